@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"retrysim/provider"
+	"retrysim/rng"
+	"retrysim/sim"
+	"retrysim/strategy"
+)
+
+// probability is a flag.Value that accepts only numbers in [0, 1].
+type probability float64
+
+func (p *probability) String() string { return strconv.FormatFloat(float64(*p), 'g', -1, 64) }
+
+func (p *probability) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return fmt.Errorf("want a probability in [0, 1], such as 0.01")
+	}
+	if err := provider.CheckProbability(v); err != nil {
+		return err
+	}
+	*p = probability(v)
+	return nil
+}
+
+// count is a flag.Value for a job count: digits with optional _ or , between
+// groups (1_000_000), or a power-of-ten form (1e9), from 1 to sim.MaxJobs.
+type count int64
+
+func (c *count) String() string { return strconv.FormatInt(int64(*c), 10) }
+
+func (c *count) Set(s string) error {
+	bad := fmt.Errorf("want a whole number from 1 to %d, such as 1000000, 1_000_000 or 1e6", int64(sim.MaxJobs))
+	clean := strings.NewReplacer("_", "", ",", "").Replace(strings.TrimSpace(s))
+	v, err := strconv.ParseInt(clean, 10, 64)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(clean, 64)
+		if ferr != nil || f != math.Trunc(f) || f > sim.MaxJobs {
+			return bad
+		}
+		v = int64(f)
+	}
+	if v < 1 || v > sim.MaxJobs {
+		return bad
+	}
+	*c = count(v)
+	return nil
+}
+
+// bounded is a flag.Value for an integer in [lo, hi].
+type bounded struct {
+	v, lo, hi int
+}
+
+func (b *bounded) String() string { return strconv.Itoa(b.v) }
+
+func (b *bounded) Set(s string) error {
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || v < b.lo || v > b.hi {
+		return fmt.Errorf("want a whole number from %d to %d", b.lo, b.hi)
+	}
+	b.v = v
+	return nil
+}
+
+// choice is a flag.Value that accepts one of a fixed set of names.
+type choice struct {
+	v     string
+	valid func(string) error
+}
+
+func (c *choice) String() string { return c.v }
+
+func (c *choice) Set(s string) error {
+	if err := c.valid(s); err != nil {
+		return err
+	}
+	c.v = s
+	return nil
+}
+
+func validRNG(s string) error {
+	if _, ok := rng.Lookup(s); !ok {
+		return fmt.Errorf("unknown generator %q (want one of %s)", s, rng.Names())
+	}
+	return nil
+}
+
+// strategyList is a flag.Value for comma-separated strategy names. Names are
+// kept as given and built once -attempts is known.
+type strategyList []string
+
+func (l *strategyList) String() string { return strings.Join(*l, ",") }
+
+func (l *strategyList) Set(s string) error {
+	var ids []string
+	for id := range strings.SplitSeq(s, ",") {
+		id = strings.TrimSpace(id)
+		if _, err := strategy.Parse(id, 1); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+	}
+	*l = ids
+	return nil
+}

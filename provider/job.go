@@ -1,0 +1,105 @@
+package provider
+
+import "retrysim/rng"
+
+// Key is the idempotency key a caller sends with a call. NoKey sends none. Keys
+// are per job: the same value in two jobs names two different actions.
+type Key uint64
+
+// NoKey is the absence of a key.
+const NoKey Key = 0
+
+// step is a Step compiled for the hot path.
+type step struct {
+	fail, lost   uint64 // rng.Threshold cuts
+	canLoseReply bool
+	honoursKeys  bool
+}
+
+// seenKey is a key one provider has already acted on.
+type seenKey struct {
+	step int
+	key  Key
+}
+
+// Job is one job's view of the scenario's providers: it makes the calls, draws
+// their outcomes from the stream, and counts the side effects they cause.
+// Reset starts the next job; a Job is reused so the engine allocates nothing a job.
+type Job struct {
+	steps   []step
+	watched int
+	stream  *rng.Stream
+
+	calls    int64
+	repeated int64 // side effects beyond the first, over all steps
+	done     [MaxSteps]uint32
+	seen     []seenKey
+}
+
+// NewJob compiles the scenario's providers to draw from stream. The scenario
+// must be valid.
+func NewJob(s Scenario, stream *rng.Stream) *Job {
+	j := &Job{steps: make([]step, len(s.Steps)), watched: s.Watched, stream: stream}
+	for i, st := range s.Steps {
+		j.steps[i] = step{
+			fail:         rng.Threshold(st.PFail),
+			lost:         rng.Threshold(st.LostReply),
+			canLoseReply: st.CanLoseReply,
+			honoursKeys:  st.HonoursKeys,
+		}
+	}
+	return j
+}
+
+// Steps is the number of steps in the scenario.
+func (j *Job) Steps() int { return len(j.steps) }
+
+// Call calls the provider of step i with key and reports whether the caller saw
+// success. The call fails, doing nothing, if its first draw is below the step's
+// failure probability. Otherwise the side effect happens, unless the provider
+// honours keys and has seen key before. Then a step that can lose its reply
+// draws again, and the caller sees an error if that draw is below LostReply.
+func (j *Job) Call(i int, key Key) bool {
+	j.calls++
+	st := &j.steps[i]
+	if j.stream.Below(st.fail) {
+		return false
+	}
+	if key == NoKey || !st.honoursKeys || j.firstUse(i, key) {
+		j.done[i]++
+		if j.done[i] > 1 {
+			j.repeated++
+		}
+	}
+	return !(st.canLoseReply && j.stream.Below(st.lost))
+}
+
+// firstUse records key for step i and reports whether it was new.
+func (j *Job) firstUse(i int, key Key) bool {
+	for _, s := range j.seen {
+		if s.step == i && s.key == key {
+			return false
+		}
+	}
+	j.seen = append(j.seen, seenKey{i, key})
+	return true
+}
+
+// Done reports how many times step i's side effect has happened in this job.
+func (j *Job) Done(i int) uint32 { return j.done[i] }
+
+// Calls reports how many calls this job has made, failed ones included.
+func (j *Job) Calls() int64 { return j.calls }
+
+// Repeated reports the side effects beyond the first, over every step.
+func (j *Job) Repeated() int64 { return j.repeated }
+
+// WatchedTwice reports whether the watched step's side effect happened more than once.
+func (j *Job) WatchedTwice() bool { return j.done[j.watched] > 1 }
+
+// Reset forgets the job: its side effects, calls and the keys its providers saw.
+func (j *Job) Reset() {
+	j.calls, j.repeated = 0, 0
+	clear(j.done[:len(j.steps)])
+	j.seen = j.seen[:0]
+}

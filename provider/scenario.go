@@ -1,0 +1,101 @@
+// Package provider models the external services a job calls: each step of a
+// scenario is one provider that can fail, lose its reply, and (if it honours
+// idempotency keys) perform its work only once per key.
+//
+// A provider's memory is per job, so jobs are independent and the engine can run
+// any job anywhere. This package knows nothing about retries: that is package
+// strategy's business.
+package provider
+
+import (
+	"fmt"
+	"math"
+)
+
+// MaxSteps bounds a scenario's length, so a job's bookkeeping fits in fixed
+// arrays and a bit set.
+const MaxSteps = 64
+
+// Step is one call of a scenario.
+type Step struct {
+	// Name says what the step does.
+	Name string
+	// PFail is the probability that a call fails before doing anything.
+	PFail float64
+	// CanLoseReply marks a step whose reply can be lost after its work is done.
+	// Only such a step draws the second random number of a call.
+	CanLoseReply bool
+	// LostReply is the probability that such a step's reply is lost.
+	LostReply float64
+	// HonoursKeys marks a provider that performs the work once per key it has seen.
+	HonoursKeys bool
+}
+
+// Scenario is the ordered steps of a job, and the step whose repeats are counted
+// per job (the article's welcome email).
+type Scenario struct {
+	Name    string
+	Steps   []Step
+	Watched int
+	// Noun names what a job is, for titles: "sign-ups".
+	Noun string
+	// WatchedLabel heads the column of jobs whose watched step ran twice or more.
+	WatchedLabel string
+}
+
+// Signup is the article's scenario: ten steps, every call fails with pFail, and
+// the welcome email (step 7) loses its reply with lostReply and is the only
+// provider that accepts keys.
+func Signup(pFail, lostReply float64) Scenario {
+	names := []string{
+		"save the user", "create the billing customer", "create the workspace",
+		"upload the default avatar", "add to the CRM", "subscribe to the newsletter",
+		"send the welcome email", "notify the sales channel", "record the analytics event",
+		"schedule the day-3 email",
+	}
+	const email = 6
+	steps := make([]Step, len(names))
+	for i, n := range names {
+		steps[i] = Step{Name: n, PFail: pFail}
+	}
+	steps[email].CanLoseReply = true
+	steps[email].LostReply = lostReply
+	steps[email].HonoursKeys = true
+	return Scenario{
+		Name:         "signup",
+		Steps:        steps,
+		Watched:      email,
+		Noun:         "sign-ups",
+		WatchedLabel: "Users with 2+ welcome emails",
+	}
+}
+
+// Validate reports the first thing wrong with s, naming the field.
+func (s Scenario) Validate() error {
+	if len(s.Steps) == 0 {
+		return fmt.Errorf("steps: a scenario needs at least one step")
+	}
+	if len(s.Steps) > MaxSteps {
+		return fmt.Errorf("steps: %d steps is more than the %d allowed", len(s.Steps), MaxSteps)
+	}
+	for i, st := range s.Steps {
+		if err := CheckProbability(st.PFail); err != nil {
+			return fmt.Errorf("steps[%d].p_fail: %v", i, err)
+		}
+		if err := CheckProbability(st.LostReply); err != nil {
+			return fmt.Errorf("steps[%d].lost_reply: %v", i, err)
+		}
+	}
+	if s.Watched < 0 || s.Watched >= len(s.Steps) {
+		return fmt.Errorf("watched: step %d does not exist (there are %d steps)", s.Watched, len(s.Steps))
+	}
+	return nil
+}
+
+// CheckProbability refuses NaN and values outside [0, 1].
+func CheckProbability(p float64) error {
+	if math.IsNaN(p) || p < 0 || p > 1 {
+		return fmt.Errorf("%v is not a probability in [0, 1]", p)
+	}
+	return nil
+}

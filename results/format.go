@@ -1,0 +1,76 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// toFixed formats x >= 0 with digits decimals as JavaScript's Number.toFixed
+// does: from the exact binary value, ties going up. strconv rounds ties to even,
+// which would differ from the article on values such as 0.0625.
+func toFixed(x float64, digits int) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+		return strconv.FormatFloat(x, 'f', digits, 64)
+	}
+	scale := new(big.Float).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(digits)), nil))
+	v := new(big.Float).SetPrec(2048).SetFloat64(x)
+	v.Mul(v, scale).Add(v, big.NewFloat(0.5))
+	n, _ := v.Int(nil) // truncates toward zero, which is floor here
+	s := n.String()
+	if digits == 0 {
+		return s
+	}
+	if len(s) <= digits {
+		s = strings.Repeat("0", digits-len(s)+1) + s
+	}
+	return s[:len(s)-digits] + "." + s[len(s)-digits:]
+}
+
+// roundJS rounds x >= 0 to digits decimals and prints it as JavaScript prints
+// Math.round(x * 10^d) / 10^d: shortest form, no trailing zeros ("10.6").
+func roundJS(x float64, digits int) string {
+	p := math.Pow(10, float64(digits))
+	return strconv.FormatFloat(math.Round(x*p)/p, 'f', -1, 64)
+}
+
+// percentOf formats part/whole as the article does, computing 100*part/whole in
+// that order (100*part is exact) and keeping three decimals: 999,005 of 1,000,000
+// is 99.900% there, not the 99.901% that 100*(part/whole) would round to.
+func percentOf(part, whole int64) string {
+	return toFixed(float64(100*part)/float64(whole), 3) + "%"
+}
+
+// group writes n with thousands separators: 464233 as "464,233".
+func group(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// shortFloat prints a parameter for people: 0.5, 1, 7 (not 7.000000000000001).
+func shortFloat(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
+
+// Title is the line above a table, in the spirit of the article's.
+func (p Params) Title() string {
+	attempts := "attempts"
+	if p.Attempts == 1 {
+		attempts = "attempt"
+	}
+	return fmt.Sprintf("%s %s, %d steps, each call fails %s%% of the time, the reply to %q is lost %s%% of the time, up to %d %s; %s, seed %d",
+		group(p.Jobs), p.Noun, p.Steps, shortFloat(100*p.PFail), p.LossyStep, shortFloat(100*p.LostReply),
+		p.Attempts, attempts, p.RNG, p.Seed)
+}

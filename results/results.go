@@ -1,0 +1,65 @@
+// Package results turns the engine's integer counters into the numbers people
+// read: rates derived at the end, and the renderings (table, markdown, csv,
+// json). It runs no simulation; only this package knows about tablewriter.
+package results
+
+// Counters are one strategy's sums over every simulated job. They are integers
+// so that sums over blocks, workers and machines are exact and order-free.
+type Counters struct {
+	Jobs   int64 `json:"jobs"`
+	Failed int64 `json:"failed"`
+	// Calls counts every provider call, failed ones included.
+	Calls int64 `json:"calls"`
+	// RepeatedSteps counts side effects beyond the first, over every job and step.
+	RepeatedSteps int64 `json:"repeated_steps"`
+	// DuplicateUsers counts jobs whose watched step's side effect happened twice or more.
+	DuplicateUsers int64 `json:"duplicate_users"`
+}
+
+// Add adds o to c.
+func (c *Counters) Add(o Counters) {
+	c.Jobs += o.Jobs
+	c.Failed += o.Failed
+	c.Calls += o.Calls
+	c.RepeatedSteps += o.RepeatedSteps
+	c.DuplicateUsers += o.DuplicateUsers
+}
+
+// Succeeded is the fraction of jobs that did not fail.
+func (c Counters) Succeeded() float64 { return float64(c.Jobs-c.Failed) / float64(c.Jobs) }
+
+// CallsPerJob is the mean number of provider calls a job.
+func (c Counters) CallsPerJob() float64 { return float64(c.Calls) / float64(c.Jobs) }
+
+// Params are the inputs that determine a report, echoed in every format.
+type Params struct {
+	Scenario string `json:"scenario"`
+	// Noun is what a job is, for titles ("sign-ups").
+	Noun  string `json:"-"`
+	Steps int    `json:"steps"`
+	// LossyStep names the step whose reply can be lost, for titles.
+	LossyStep string  `json:"-"`
+	Jobs      int64   `json:"jobs"`
+	PFail     float64 `json:"p_fail"`
+	LostReply float64 `json:"lost_reply"`
+	Attempts  int     `json:"attempts"`
+	RNG       string  `json:"rng"`
+	Seed      uint64  `json:"seed"`
+	// WatchedLabel heads the duplicate column ("Users with 2+ welcome emails").
+	WatchedLabel string `json:"-"`
+}
+
+// Row is one strategy's outcome.
+type Row struct {
+	// ID is the strategy's short name; Label the name people read.
+	ID    string `json:"strategy"`
+	Label string `json:"label"`
+	Counters
+}
+
+// Report is one run: its parameters and a row for every strategy, in the order
+// they were asked for.
+type Report struct {
+	Params
+	Rows []Row `json:"rows"`
+}

@@ -1,0 +1,83 @@
+// Package rng holds the deterministic random streams the simulator draws from.
+//
+// Every draw is a 64-bit fixed-point fraction: the value U stands for U/2^64 in
+// [0, 1). A generator whose native output is coarser (mulberry32 yields 32 bits,
+// the 64-bit PCGs are cut to 53 bits as math/rand/v2's Float64 does) is scaled so
+// that U/2^64 equals exactly the float the generator's own API would return. That
+// keeps comparisons such as "u < p" bit-exact with other implementations while the
+// hot path compares integers.
+//
+// This package never reads the clock or a global source: a stream is a pure
+// function of its generator, seed and block. It is not a general-purpose random
+// package; it offers only what the simulator needs.
+package rng
+
+import (
+	"math"
+	"slices"
+	"strings"
+)
+
+// Source is a deterministic generator of fractions. Fill overwrites dst with the
+// next len(dst) draws. A Source is not safe for concurrent use.
+//
+// Filling a buffer, rather than returning one value a call, keeps the interface
+// call off the per-draw path.
+type Source interface {
+	Fill(dst []uint64)
+}
+
+// Generator names a kind of Source and how to seed it.
+type Generator struct {
+	// Name is what -rng takes.
+	Name string
+	// Doc is one line for -help.
+	Doc string
+	// Sequential generators have one stream a seed (the article's mulberry32):
+	// a run cannot split jobs into independently seeded blocks, so New ignores
+	// block and the engine runs jobs in order.
+	Sequential bool
+	// New returns the stream for block of a run seeded with seed.
+	New func(seed, block uint64) Source
+}
+
+// Generators lists every generator, the default first.
+var Generators = []Generator{PCGGenerator, Mulberry32Generator, XExpGenerator}
+
+// Lookup returns the generator called name.
+func Lookup(name string) (Generator, bool) {
+	i := slices.IndexFunc(Generators, func(g Generator) bool { return g.Name == name })
+	if i < 0 {
+		return Generator{}, false
+	}
+	return Generators[i], true
+}
+
+// Names lists the generator names, comma-separated, for error messages.
+func Names() string {
+	names := make([]string, len(Generators))
+	for i, g := range Generators {
+		names[i] = g.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// Threshold returns the cut t such that a draw U is below probability p, in the
+// sense U/2^64 < p, exactly when U < t. It is ceil(p * 2^64); p = 1 gives the
+// largest uint64, which every draw is below because no generator here sets the
+// low 11 bits. p must be in [0, 1].
+func Threshold(p float64) uint64 {
+	if p >= 1 {
+		return math.MaxUint64
+	}
+	return uint64(math.Ceil(math.Ldexp(p, 64)))
+}
+
+// mix is the splitmix64 finaliser. It turns (seed, block) pairs into well spread
+// generator seeds, so neighbouring blocks do not start on neighbouring states.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
