@@ -30,6 +30,11 @@ type Job struct {
 	watched int
 	stream  *rng.Stream
 
+	// clean are the cuts a job's draws are tested against, in draw order, when
+	// every step is called once: a job whose draws all reach their cut sees no
+	// failure and no lost reply.
+	clean []uint64
+
 	calls    int64
 	repeated int64 // side effects beyond the first, over all steps
 	done     [MaxSteps]uint32
@@ -47,9 +52,18 @@ func NewJob(s Scenario, stream *rng.Stream) *Job {
 			canLoseReply: st.CanLoseReply,
 			honoursKeys:  st.HonoursKeys,
 		}
+		j.clean = append(j.clean, j.steps[i].fail)
+		if st.CanLoseReply {
+			j.clean = append(j.clean, j.steps[i].lost)
+		}
 	}
 	return j
 }
+
+// Clean returns the cuts of a job whose every step is called once, in draw
+// order: the job sees no failure and no lost reply exactly when each of its
+// draws is at or above its cut. Callers must not modify the slice.
+func (j *Job) Clean() []uint64 { return j.clean }
 
 // Steps is the number of steps in the scenario.
 func (j *Job) Steps() int { return len(j.steps) }

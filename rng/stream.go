@@ -1,6 +1,6 @@
 package rng
 
-// bufferLen is how many draws a Stream asks its Source for at a time.
+// bufferLen is how many draws a Stream holds at a time.
 const bufferLen = 512
 
 // Stream hands out a Source's draws one at a time from a buffer. Its methods are
@@ -10,8 +10,9 @@ type Stream struct {
 	src  Source
 	next int
 	buf  [bufferLen]uint64
-	// refills counts Fill calls, so Draws can tell how many draws were used.
-	refills int64
+	// made counts the draws the source has produced, so Draws can tell how
+	// many were taken.
+	made int64
 }
 
 // NewStream returns a stream reading from src.
@@ -34,13 +35,29 @@ func (s *Stream) Below(t uint64) bool {
 	return s.Next() < t
 }
 
+// refill moves the draws not yet taken to the front of the buffer and fills the
+// rest, so the sequence of draws is the same however they are taken.
 func (s *Stream) refill() {
-	s.src.Fill(s.buf[:])
+	kept := copy(s.buf[:], s.buf[s.next:])
+	s.src.Fill(s.buf[kept:])
+	s.made += int64(bufferLen - kept)
 	s.next = 0
-	s.refills++
 }
 
 // Draws reports how many draws have been taken from the stream.
 func (s *Stream) Draws() int64 {
-	return s.refills*bufferLen - int64(bufferLen-s.next)
+	return s.made - int64(bufferLen-s.next)
 }
+
+// Peek returns the next k draws without taking them; k must be at most 512.
+// It lets a caller test a whole job's draws at once and take them with Skip
+// only if nothing happened.
+func (s *Stream) Peek(k int) []uint64 {
+	if s.next+k > bufferLen {
+		s.refill()
+	}
+	return s.buf[s.next : s.next+k]
+}
+
+// Skip takes k draws that Peek returned.
+func (s *Stream) Skip(k int) { s.next += k }

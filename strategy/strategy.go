@@ -23,6 +23,15 @@ type Strategy interface {
 	Run(j *provider.Job) bool
 }
 
+// Straight is implemented by strategies that, in a job where no call fails and
+// no reply is lost, call each step once, in order, with any key, and succeed.
+// The engine then settles such jobs from their draws alone, without calling Run:
+// the counters of a clean job are known. Implement it only if that holds.
+type Straight interface {
+	Strategy
+	StraightThrough()
+}
+
 // Scope is what a retry repeats.
 type Scope int
 
@@ -63,7 +72,11 @@ type Retry struct {
 	Label string
 }
 
-var _ Strategy = Retry{}
+var _ Straight = Retry{}
+
+// StraightThrough marks Retry as Straight: with no failure, every scope calls
+// each step once, and the key a call sends cannot matter to a step called once.
+func (Retry) StraightThrough() {}
 
 // Name returns r.Label, or a description built from the fields.
 func (r Retry) Name() string {
@@ -142,18 +155,12 @@ func (r Retry) key(fresh *provider.Key) provider.Key {
 	return provider.NoKey
 }
 
-// Named is a strategy with its short command-line name.
-type Named struct {
-	ID string
-	Strategy
-}
-
 // DefaultIDs are the article's five rows, in its order.
 var DefaultIDs = []string{"step-nokey", "step-newkey", "step-samekey", "job-samekey", "job-samekey-skip"}
 
 // Parse builds the strategy a short name describes: scope-keys[-skip], with scope
 // step or job and keys nokey, newkey or samekey (for example job-samekey-skip).
-func Parse(id string, attempts int) (Named, error) {
+func Parse(id string, attempts int) (Retry, error) {
 	parts := strings.Split(id, "-")
 	r := Retry{Attempts: attempts}
 	ok := len(parts) == 2 || len(parts) == 3 && parts[2] == "skip"
@@ -179,8 +186,8 @@ func Parse(id string, attempts int) (Named, error) {
 		}
 	}
 	if !ok {
-		return Named{}, fmt.Errorf("unknown strategy %q (want scope-keys[-skip], scope step or job, keys nokey, newkey or samekey: %s)",
+		return Retry{}, fmt.Errorf("unknown strategy %q (want scope-keys[-skip], scope step or job, keys nokey, newkey or samekey: %s)",
 			id, strings.Join(DefaultIDs, ", "))
 	}
-	return Named{ID: id, Strategy: r}, nil
+	return r, nil
 }

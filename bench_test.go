@@ -1,0 +1,139 @@
+package retrysim_test
+
+// Benchmarks of the engine against the random-number floor. Run with
+//
+//	go test -run '^$' -bench . -count 5 | tee bench.txt; benchstat bench.txt
+//
+// BenchmarkTable simulates the article's five rows on one core; BenchmarkBare
+// draws the same number of random numbers from the bare generator and nothing
+// else. Both report ns/draw, so the cost of simulation over the floor is the
+// ratio of the two, and BenchmarkTable reports that ratio as x-bare.
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"retrysim/provider"
+	"retrysim/results"
+	"retrysim/rng"
+	"retrysim/sim"
+	"retrysim/strategy"
+)
+
+const benchJobs = 1_000_000
+
+func defaults(b *testing.B) []strategy.Strategy {
+	var out []strategy.Strategy
+	for _, id := range strategy.DefaultIDs {
+		s, err := strategy.Parse(id, 3)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// runTable runs every strategy over benchJobs jobs on the calling goroutine, as
+// sim.Run does for mulberry32, and returns the draws it took.
+func runTable(g rng.Generator, strats []strategy.Strategy) (calls, draws int64) {
+	sc := provider.Signup(0.01, 0.005)
+	for _, s := range strats {
+		stream := rng.NewStream(g.New(1, 0))
+		c := sim.RunJobs(sc, s, stream, benchJobs)
+		calls += c.Calls
+		draws += stream.Draws()
+	}
+	return calls, draws
+}
+
+// bareDraws takes n draws from a fresh generator and returns a value that
+// depends on all of them, so the compiler keeps the work.
+func bareDraws(g rng.Generator, n int64) uint64 {
+	stream := rng.NewStream(g.New(1, 0))
+	var x uint64
+	for range n {
+		x ^= stream.Next()
+	}
+	return x
+}
+
+func BenchmarkTable(b *testing.B) {
+	for _, g := range rng.Generators {
+		b.Run(g.Name, func(b *testing.B) {
+			strats := defaults(b)
+			b.ReportAllocs()
+			var calls, draws int64
+			var simTime time.Duration
+			for b.Loop() {
+				start := time.Now()
+				calls, draws = runTable(g, strats)
+				simTime += time.Since(start)
+			}
+			// The floor, measured in this same run on the same draws count.
+			start := time.Now()
+			sink = bareDraws(g, draws)
+			bare := time.Since(start)
+			n := float64(b.N)
+			b.ReportMetric(float64(simTime.Nanoseconds())/n/float64(calls), "ns/call")
+			b.ReportMetric(float64(simTime.Nanoseconds())/n/float64(draws), "ns/draw")
+			b.ReportMetric(float64(len(strats)*benchJobs)*n/simTime.Seconds(), "jobs/s")
+			b.ReportMetric(float64(simTime)/n/float64(bare), "x-bare")
+			b.ReportMetric(float64(draws), "draws")
+		})
+	}
+}
+
+var sink uint64
+
+func BenchmarkBare(b *testing.B) {
+	for _, g := range rng.Generators {
+		b.Run(g.Name, func(b *testing.B) {
+			_, draws := runTable(g, defaults(b))
+			b.ReportAllocs()
+			for b.Loop() {
+				sink = bareDraws(g, draws)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(draws), "ns/draw")
+		})
+	}
+}
+
+// BenchmarkStrategy runs each default strategy alone over benchJobs jobs.
+func BenchmarkStrategy(b *testing.B) {
+	sc := provider.Signup(0.01, 0.005)
+	for i, s := range defaults(b) {
+		b.Run(strategy.DefaultIDs[i], func(b *testing.B) {
+			b.ReportAllocs()
+			var c results.Counters
+			for b.Loop() {
+				c = sim.RunJobs(sc, s, rng.NewStream(rng.Mulberry32Generator.New(1, 0)), benchJobs)
+			}
+			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(ns/float64(c.Calls), "ns/call")
+			b.ReportMetric(benchJobs/(ns/1e9), "jobs/s")
+		})
+	}
+}
+
+// BenchmarkRun is the whole engine with all its workers, as the command runs it.
+func BenchmarkRun(b *testing.B) {
+	for _, g := range rng.Generators {
+		b.Run(g.Name, func(b *testing.B) {
+			cfg := sim.Config{
+				Scenario:   provider.Signup(0.01, 0.005),
+				Strategies: defaults(b),
+				Jobs:       benchJobs,
+				Seed:       1,
+				Generator:  g,
+			}
+			for b.Loop() {
+				if _, err := sim.Run(context.Background(), cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(cfg.Strategies)*benchJobs)*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
+		})
+	}
+}
