@@ -9,10 +9,10 @@ import (
 // pcg adapts math/rand/v2's PCG-DXSM.
 type pcg struct{ rand.PCG }
 
-// Fill keeps the top 53 bits of each output, as rand.Float64 does.
+// Fill keeps the low 53 bits of each output, as rand.Float64 does.
 func (p *pcg) Fill(dst []uint64) {
 	for i := range dst {
-		dst[i] = p.Uint64() &^ (1<<11 - 1)
+		dst[i] = p.Uint64() << 11
 	}
 }
 
@@ -30,10 +30,10 @@ var PCGGenerator = Generator{
 // xexpPCG adapts golang.org/x/exp/rand's PCGSource.
 type xexpPCG struct{ xrand.PCGSource }
 
-// Fill keeps the top 53 bits of each output.
+// Fill keeps the low 53 bits of each output, as rand.Float64 does.
 func (p *xexpPCG) Fill(dst []uint64) {
 	for i := range dst {
-		dst[i] = p.Uint64() &^ (1<<11 - 1)
+		dst[i] = p.Uint64() << 11
 	}
 }
 

@@ -17,7 +17,14 @@ type Stream struct {
 
 // NewStream returns a stream reading from src.
 func NewStream(src Source) *Stream {
-	return &Stream{src: src, next: bufferLen}
+	s := new(Stream)
+	s.Reset(src)
+	return s
+}
+
+// Reset makes s read from src from its first draw on, reusing the buffer.
+func (s *Stream) Reset(src Source) {
+	*s = Stream{src: src, next: bufferLen}
 }
 
 // Next returns the next draw.

@@ -80,6 +80,7 @@ func Run(ctx context.Context, cfg Config) ([]results.Counters, error) {
 	for w := range workers {
 		sums[w] = make([]results.Counters, len(cfg.Strategies))
 		wg.Go(func() {
+			stream := new(rng.Stream)
 			for ctx.Err() == nil {
 				t := next.Add(1) - 1
 				if t >= tasks {
@@ -88,7 +89,7 @@ func Run(ctx context.Context, cfg Config) ([]results.Counters, error) {
 				s, b := t%int64(len(cfg.Strategies)), t/int64(len(cfg.Strategies))
 				first := b * blockJobs
 				n := min(blockJobs, cfg.Jobs-first)
-				stream := rng.NewStream(cfg.Generator.New(cfg.Seed, uint64(b)))
+				stream.Reset(cfg.Generator.New(cfg.Seed, uint64(b)))
 				sums[w][s].Add(RunJobs(cfg.Scenario, cfg.Strategies[s], stream, n))
 			}
 		})

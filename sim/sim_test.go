@@ -1,0 +1,146 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+
+	"retrysim/provider"
+	"retrysim/rng"
+	"retrysim/strategy"
+)
+
+// opaque hides a strategy's Straight marker, so the engine runs every job.
+type opaque struct{ strategy.Strategy }
+
+func defaultStrategies(t testing.TB, attempts int) []strategy.Strategy {
+	var out []strategy.Strategy
+	for _, id := range strategy.DefaultIDs {
+		s, err := strategy.Parse(id, attempts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Settling clean jobs from their draws is an optimisation, not a model change:
+// the counters equal those of running every job, on every generator.
+func TestCleanJobsSettledExactly(t *testing.T) {
+	for _, g := range rng.Generators {
+		for _, pt := range []struct{ p, l float64 }{{0.01, 0.005}, {0.2, 0.3}, {0, 0}, {1, 1}} {
+			sc := provider.Signup(pt.p, pt.l)
+			for _, s := range defaultStrategies(t, 3) {
+				fast := RunJobs(sc, s, rng.NewStream(g.New(3, 0)), 20_000)
+				slow := RunJobs(sc, opaque{s}, rng.NewStream(g.New(3, 0)), 20_000)
+				if fast != slow {
+					t.Errorf("%s p=%v l=%v %s: settled %+v; run %+v", g.Name, pt.p, pt.l, s.Name(), fast, slow)
+				}
+			}
+		}
+	}
+}
+
+func TestSameCountersWhateverTheWorkers(t *testing.T) {
+	for _, g := range rng.Generators {
+		cfg := Config{
+			Scenario:   provider.Signup(0.05, 0.02),
+			Strategies: defaultStrategies(t, 3),
+			Jobs:       5*BlockJobs + 123,
+			Seed:       11,
+			Generator:  g,
+			Workers:    1,
+		}
+		want, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []int{2, 7, 64} {
+			cfg.Workers = w
+			got, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Errorf("%s, %d workers, %s: %+v; with 1 worker %+v", g.Name, w, strategy.DefaultIDs[i], got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// A run allocates per block, never per job: 64 times the jobs may not cost
+// anywhere near 64 times the bytes.
+func TestMemoryFlatInJobs(t *testing.T) {
+	alloc := func(jobs int64) uint64 {
+		cfg := Config{
+			Scenario:   provider.Signup(0.01, 0.005),
+			Strategies: defaultStrategies(t, 3),
+			Jobs:       jobs,
+			Seed:       1,
+			Generator:  rng.PCGGenerator,
+			Workers:    2,
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := Run(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := alloc(1<<16), alloc(1<<22)
+	if perJob := float64(large) / (1 << 22); perJob > 0.1 {
+		t.Errorf("%d jobs allocated %d bytes (%.2f a job; %d bytes for 65536 jobs); want well under a byte a job", 1<<22, large, perJob, small)
+	}
+}
+
+func TestRunRefusesBadConfig(t *testing.T) {
+	good := Config{
+		Scenario:   provider.Signup(0.01, 0.005),
+		Strategies: defaultStrategies(t, 3),
+		Jobs:       10,
+		Generator:  rng.PCGGenerator,
+	}
+	tests := []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"zero jobs", func(c *Config) { c.Jobs = 0 }, "jobs: 0 is not in [1, "},
+		{"too many jobs", func(c *Config) { c.Jobs = MaxJobs + 1 }, "jobs: 1000000000001 is not in"},
+		{"no strategies", func(c *Config) { c.Strategies = nil }, "strategies: none given"},
+		{"bad probability", func(c *Config) { c.Scenario.Steps[2].PFail = 1.5 }, "steps[2].p_fail: 1.5 is not a probability in [0, 1]"},
+		{"no steps", func(c *Config) { c.Scenario.Steps = nil }, "steps: a scenario needs at least one step"},
+		{"watched step missing", func(c *Config) { c.Scenario.Watched = 10 }, "watched: step 10 does not exist (there are 10 steps)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := good
+			cfg.Scenario = provider.Signup(0.01, 0.005)
+			tt.edit(&cfg)
+			_, err := Run(context.Background(), cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Run() error = %v; want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, Config{
+		Scenario:   provider.Signup(0.01, 0.005),
+		Strategies: defaultStrategies(t, 3),
+		Jobs:       MaxJobs,
+		Generator:  rng.PCGGenerator,
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Run(cancelled) error = %v; want context.Canceled", err)
+	}
+}
