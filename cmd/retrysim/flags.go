@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"strconv"
@@ -51,6 +52,51 @@ func (c *count) Set(s string) error {
 	}
 	*c = count(v)
 	return nil
+}
+
+// seed is a flag.Value for any uint64.
+type seed uint64
+
+func (v *seed) String() string { return strconv.FormatUint(uint64(*v), 10) }
+
+func (v *seed) Set(s string) error {
+	x, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return fmt.Errorf("want a whole number from 0 to %d", uint64(math.MaxUint64))
+	}
+	*v = seed(x)
+	return nil
+}
+
+// named wraps a flag's Value so that a refused value is reported as
+// "-flag: reason", which flag's own "invalid value ... for flag" wording buries.
+type named struct {
+	flag.Value
+	name string
+	err  *error
+}
+
+// String allows the nil receiver, which flag.PrintDefaults makes to find the zero value.
+func (n *named) String() string {
+	if n == nil || n.Value == nil {
+		return ""
+	}
+	return n.Value.String()
+}
+
+func (n *named) Set(s string) error {
+	err := n.Value.Set(s)
+	if err != nil && *n.err == nil {
+		*n.err = fmt.Errorf("-%s: %w", n.name, err)
+	}
+	return err
+}
+
+// nameErrors makes fs report Set errors through *err.
+func nameErrors(fs *flag.FlagSet, err *error) {
+	fs.VisitAll(func(f *flag.Flag) {
+		f.Value = &named{f.Value, f.Name, err}
+	})
 }
 
 // bounded is a flag.Value for an integer in [lo, hi].

@@ -55,7 +55,7 @@ type options struct {
 	pFail      probability
 	lostReply  probability
 	attempts   bounded
-	seed       uint64
+	seed       seed
 	rng        choice
 	strategies strategyList
 	format     choice
@@ -63,7 +63,7 @@ type options struct {
 }
 
 // newFlagSet declares every flag with its default on o.
-func newFlagSet(o *options, stdout io.Writer) *flag.FlagSet {
+func newFlagSet(o *options) *flag.FlagSet {
 	*o = options{
 		jobs:       1_000_000,
 		pFail:      0.01,
@@ -81,7 +81,7 @@ func newFlagSet(o *options, stdout io.Writer) *flag.FlagSet {
 	fs.Var(&o.pFail, "p-fail", "`probability` that a call fails before doing anything")
 	fs.Var(&o.lostReply, "lost-reply", "`probability` that the welcome email's reply is lost after the email went out")
 	fs.Var(&o.attempts, "attempts", "calls a retry allows, the first included (`n` from 1 to 1000)")
-	fs.Uint64Var(&o.seed, "seed", 1, "random `seed`; the same flags and seed print the same bytes")
+	fs.Var(&o.seed, "seed", "random `seed`; the same flags and seed print the same bytes")
 	gens := make([]string, len(rng.Generators))
 	for i, g := range rng.Generators {
 		gens[i] = fmt.Sprintf("%s: %s", g.Name, g.Doc)
@@ -89,9 +89,16 @@ func newFlagSet(o *options, stdout io.Writer) *flag.FlagSet {
 	fs.Var(&o.rng, "rng", "random `generator`: "+strings.Join(gens, "; "))
 	fs.Var(&o.strategies, "strategies", "comma-separated strategy `names`, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
 	fs.Var(&o.format, "format", "output `format`: "+strings.Join(results.Formats, ", "))
-	fs.Var(&o.workers, "workers", "parallel `workers` (default GOMAXPROCS); output does not depend on it")
-	fs.Usage = func() {
-		fmt.Fprint(stdout, `retrysim simulates multi-step background jobs under retry and idempotency-key
+	fs.Var(&o.workers, "workers", "parallel `workers`, GOMAXPROCS by default; the output does not depend on it")
+	// flag calls Usage on every parse error; errors get one line, so only an
+	// explicit -help prints it (see simulate).
+	fs.Usage = func() {}
+	return fs
+}
+
+// printUsage writes the help text of fs to w.
+func printUsage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `retrysim simulates multi-step background jobs under retry and idempotency-key
 strategies and prints, for each strategy, the jobs that failed, the calls paid,
 the side effects repeated and the users who got the watched step twice.
 
@@ -99,21 +106,24 @@ Usage: retrysim [flags]
 
 Flags:
 `)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-	return fs
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
 }
 
 // simulate parses args, runs the engine and writes the report.
 func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o options
-	fs := newFlagSet(&o, stdout)
+	fs := newFlagSet(&o)
+	var setErr error
+	nameErrors(fs, &setErr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+			printUsage(fs, stdout)
 			return err
+		}
+		if setErr != nil {
+			err = setErr
 		}
 		return usageError{err}
 	}
@@ -136,7 +146,7 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Scenario:   sc,
 		Strategies: strats,
 		Jobs:       int64(o.jobs),
-		Seed:       o.seed,
+		Seed:       uint64(o.seed),
 		Generator:  gen,
 		Workers:    o.workers.v,
 	})
@@ -160,7 +170,7 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			LostReply:    float64(o.lostReply),
 			Attempts:     o.attempts.v,
 			RNG:          gen.Name,
-			Seed:         o.seed,
+			Seed:         uint64(o.seed),
 			WatchedLabel: sc.WatchedLabel,
 		},
 		Rows: rows,

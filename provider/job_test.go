@@ -1,0 +1,114 @@
+package provider
+
+import (
+	"testing"
+
+	"retrysim/rng"
+)
+
+// fixed is a Source that returns the given fractions, then repeats the last.
+type fixed []float64
+
+func (f *fixed) Fill(dst []uint64) {
+	for i := range dst {
+		x := (*f)[0]
+		if len(*f) > 1 {
+			*f = (*f)[1:]
+		}
+		dst[i] = uint64(x * (1 << 63) * 2)
+	}
+}
+
+func TestCallDrawsAndSideEffects(t *testing.T) {
+	sc := Scenario{
+		Steps: []Step{
+			{Name: "plain", PFail: 0.5},
+			{Name: "email", PFail: 0.5, CanLoseReply: true, LostReply: 0.5, HonoursKeys: true},
+		},
+		Watched: 1,
+	}
+	tests := []struct {
+		name    string
+		draws   []float64
+		calls   func(j *Job) []bool
+		wantOK  []bool
+		done    [2]uint32
+		repeats int64
+		twice   bool
+		used    int64
+	}{
+		{
+			name:   "a failed call does nothing and draws once",
+			draws:  []float64{0.1, 0.9},
+			calls:  func(j *Job) []bool { return []bool{j.Call(0, NoKey)} },
+			wantOK: []bool{false}, used: 1,
+		},
+		{
+			name:   "a lost reply does the work, errors, and draws twice",
+			draws:  []float64{0.9, 0.1, 0.9},
+			calls:  func(j *Job) []bool { return []bool{j.Call(1, NoKey)} },
+			wantOK: []bool{false}, done: [2]uint32{0, 1}, used: 2,
+		},
+		{
+			name:   "no key: the retry sends again",
+			draws:  []float64{0.9, 0.1, 0.9, 0.9},
+			calls:  func(j *Job) []bool { return []bool{j.Call(1, NoKey), j.Call(1, NoKey)} },
+			wantOK: []bool{false, true}, done: [2]uint32{0, 2}, repeats: 1, twice: true, used: 4,
+		},
+		{
+			name:   "the same key: the provider does the work once",
+			draws:  []float64{0.9, 0.1, 0.9, 0.9},
+			calls:  func(j *Job) []bool { return []bool{j.Call(1, 7), j.Call(1, 7)} },
+			wantOK: []bool{false, true}, done: [2]uint32{0, 1}, used: 4,
+		},
+		{
+			name:   "a key the provider saw only on a failed call is new",
+			draws:  []float64{0.1, 0.9, 0.9},
+			calls:  func(j *Job) []bool { return []bool{j.Call(1, 7), j.Call(1, 7)} },
+			wantOK: []bool{false, true}, done: [2]uint32{0, 1}, used: 3,
+		},
+		{
+			name:   "a provider that ignores keys repeats the work",
+			draws:  []float64{0.9},
+			calls:  func(j *Job) []bool { return []bool{j.Call(0, 7), j.Call(0, 7)} },
+			wantOK: []bool{true, true}, done: [2]uint32{2, 0}, repeats: 1, used: 2,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := fixed(tt.draws)
+			stream := rng.NewStream(&src)
+			j := NewJob(sc, stream)
+			got := tt.calls(j)
+			for i := range got {
+				if got[i] != tt.wantOK[i] {
+					t.Errorf("call %d ok = %v; want %v", i, got[i], tt.wantOK[i])
+				}
+			}
+			if d := [2]uint32{j.Done(0), j.Done(1)}; d != tt.done {
+				t.Errorf("side effects = %v; want %v", d, tt.done)
+			}
+			if j.Repeated() != tt.repeats || j.WatchedTwice() != tt.twice {
+				t.Errorf("Repeated() = %d, WatchedTwice() = %v; want %d, %v", j.Repeated(), j.WatchedTwice(), tt.repeats, tt.twice)
+			}
+			if j.Calls() != int64(len(got)) || stream.Draws() != tt.used {
+				t.Errorf("calls %d, draws %d; want %d, %d", j.Calls(), stream.Draws(), len(got), tt.used)
+			}
+			j.Reset()
+			if j.Done(0)+j.Done(1) != 0 || j.Calls() != 0 || j.Repeated() != 0 || len(j.seen) != 0 {
+				t.Errorf("Reset left state behind")
+			}
+		})
+	}
+}
+
+func TestCleanCutsInDrawOrder(t *testing.T) {
+	j := NewJob(Signup(0.01, 0.005), rng.NewStream(rng.NewMulberry32(1)))
+	cuts := j.Clean()
+	if len(cuts) != 11 {
+		t.Fatalf("len(Clean()) = %d; want 11 (ten failure draws and the email's reply draw)", len(cuts))
+	}
+	if cuts[7] != rng.Threshold(0.005) || cuts[6] != rng.Threshold(0.01) || cuts[10] != rng.Threshold(0.01) {
+		t.Errorf("Clean() = %v; want the email's reply cut right after its failure cut", cuts)
+	}
+}
