@@ -1,10 +1,12 @@
 package results
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,16 +47,82 @@ func (r Report) header() []string {
 	return []string{"Strategy", "Succeeded", "Failed jobs", "Calls per job", "Steps done again", r.WatchedLabel}
 }
 
-// cells are one row formatted for people, as the article prints them.
-func (row Row) cells() []string {
-	return []string{
+// count formats an expected or interval count of jobs or side effects.
+func count(x float64) string { return group(int64(math.Round(x))) }
+
+// cells are one row formatted for people, as the article prints them, with
+// intervals when ci is set.
+func (row Row) cells(ci bool) []string {
+	c := row.Counters
+	n := float64(c.Jobs)
+	cells := []string{
 		row.Label,
-		percentOf(row.Jobs-row.Failed, row.Jobs),
-		group(row.Failed),
-		roundJS(row.CallsPerJob(), 2),
-		group(row.RepeatedSteps),
-		group(row.DuplicateUsers),
+		percentOf(c.Jobs-c.Failed, c.Jobs),
+		group(c.Failed),
+		roundJS(c.CallsPerJob(), 2),
+		group(c.RepeatedSteps),
+		group(c.DuplicateUsers),
 	}
+	if !ci {
+		return cells
+	}
+	e := make([]Estimate, len(Metrics))
+	for i, m := range Metrics {
+		e[i] = m.Estimate(c)
+	}
+	cells[1] += fmt.Sprintf(" [%s, %s]", toFixed(100*e[0].Lo, 3), toFixed(100*e[0].Hi, 3))
+	cells[2] += fmt.Sprintf(" [%s, %s]", count(e[1].Lo*n), count(e[1].Hi*n))
+	cells[3] += fmt.Sprintf(" [%s, %s]", toFixed(e[2].Lo, 2), toFixed(e[2].Hi, 2))
+	cells[4] += fmt.Sprintf(" [%s, %s]", count(e[3].Lo*n), count(e[3].Hi*n))
+	cells[5] += fmt.Sprintf(" [%s, %s]", count(e[4].Lo*n), count(e[4].Hi*n))
+	return cells
+}
+
+// expectedCells are the closed forms under a row, each with its z-score.
+func (row Row) expectedCells() []string {
+	c := row.Counters
+	n := float64(c.Jobs)
+	cells := []string{"  expected (z)"}
+	for i, m := range Metrics {
+		x := m.Expected(*row.Expected)
+		var s string
+		switch i {
+		case 0:
+			s = toFixed(100*x, 3) + "%"
+		case 2:
+			s = toFixed(x, 2)
+		default:
+			s = strconv.FormatFloat(x*n, 'f', 1, 64)
+		}
+		cells = append(cells, s+" ("+zText(m, c, x)+")")
+	}
+	return cells
+}
+
+func zText(m Metric, c Counters, expected float64) string {
+	zs, ok := m.Z(c, expected)
+	if !ok {
+		return "z n/a"
+	}
+	return "z " + strconv.FormatFloat(zs, 'f', 2, 64)
+}
+
+// spreadCells are the replicates' mean ± standard deviation under a row.
+func (row Row) spreadCells() []string {
+	n := float64(row.Jobs) / float64(len(row.Replicates))
+	cells := []string{fmt.Sprintf("  mean ± sd of %d", len(row.Replicates))}
+	for i, m := range Metrics {
+		s := m.SpreadOf(row.Replicates)
+		switch i {
+		case 0:
+			cells = append(cells, fmt.Sprintf("%s%% ± %s", toFixed(100*s.Mean, 3), toFixed(100*s.SD, 3)))
+		case 2:
+			cells = append(cells, fmt.Sprintf("%s ± %s", toFixed(s.Mean, 2), toFixed(s.SD, 2)))
+		default:
+			cells = append(cells, fmt.Sprintf("%s ± %s", strconv.FormatFloat(s.Mean*n, 'f', 1, 64), strconv.FormatFloat(s.SD*n, 'f', 1, 64)))
+		}
+	}
+	return cells
 }
 
 func writeTable(w io.Writer, r Report, markdown bool) error {
@@ -76,42 +144,131 @@ func writeTable(w io.Writer, r Report, markdown bool) error {
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(r.header())
 	for _, row := range r.Rows {
-		if err := t.Append(row.cells()); err != nil {
-			return err
+		rows := [][]string{row.cells(r.ShowCI)}
+		if len(row.Replicates) > 1 {
+			rows = append(rows, row.spreadCells())
+		}
+		if row.Expected != nil {
+			rows = append(rows, row.expectedCells())
+		}
+		for _, cells := range rows {
+			if err := t.Append(cells); err != nil {
+				return err
+			}
 		}
 	}
 	return t.Render()
 }
 
+// field is one named value of a flat row, in output order.
+type field struct {
+	key   string
+	value any
+}
+
+// fields flattens a row for csv and json: counters, then every metric with its
+// interval, then expectations and replicate spreads when present.
+func (row Row) fields() []field {
+	c := row.Counters
+	f := []field{
+		{"strategy", row.ID}, {"label", row.Label},
+		{"jobs", c.Jobs}, {"failed", c.Failed}, {"calls", c.Calls},
+		{"repeated_steps", c.RepeatedSteps}, {"duplicate_users", c.DuplicateUsers},
+		{"calls_sq", c.CallsSq}, {"repeated_steps_sq", c.RepeatedSq},
+	}
+	for _, m := range Metrics {
+		e := m.Estimate(c)
+		f = append(f, field{m.Name, e.Value}, field{m.Name + "_lo", e.Lo}, field{m.Name + "_hi", e.Hi})
+	}
+	if row.Expected != nil {
+		for _, m := range Metrics {
+			x := m.Expected(*row.Expected)
+			var zv any // null when undefined
+			if zs, ok := m.Z(c, x); ok {
+				zv = zs
+			}
+			f = append(f, field{"expected_" + m.Name, x}, field{"z_" + m.Name, zv})
+		}
+	}
+	if len(row.Replicates) > 1 {
+		for _, m := range Metrics {
+			s := m.SpreadOf(row.Replicates)
+			f = append(f, field{m.Name + "_mean", s.Mean}, field{m.Name + "_sd", s.SD})
+		}
+	}
+	return f
+}
+
+// text formats a field value for csv: raw numbers, shortest form.
+func text(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case Wide:
+		return x.String()
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
 func writeCSV(w io.Writer, r Report) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"strategy", "label", "jobs", "failed", "calls", "repeated_steps", "duplicate_users", "succeeded", "calls_per_job"})
-	for _, row := range r.Rows {
-		cw.Write([]string{
-			row.ID, row.Label,
-			strconv.FormatInt(row.Jobs, 10), strconv.FormatInt(row.Failed, 10), strconv.FormatInt(row.Calls, 10),
-			strconv.FormatInt(row.RepeatedSteps, 10), strconv.FormatInt(row.DuplicateUsers, 10),
-			strconv.FormatFloat(row.Succeeded(), 'g', -1, 64), strconv.FormatFloat(row.CallsPerJob(), 'g', -1, 64),
-		})
+	for i, row := range r.Rows {
+		fields := row.fields()
+		if i == 0 {
+			keys := make([]string, len(fields))
+			for j, f := range fields {
+				keys[j] = f.key
+			}
+			cw.Write(keys)
+		}
+		vals := make([]string, len(fields))
+		for j, f := range fields {
+			vals[j] = text(f.value)
+		}
+		cw.Write(vals)
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
-// jsonRow adds the derived rates to a row's counters.
-type jsonRow struct {
-	Row
-	Succeeded   float64 `json:"succeeded"`
-	CallsPerJob float64 `json:"calls_per_job"`
+// object writes fields as one JSON object, keys in order.
+func object(fields []field) (json.RawMessage, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.key)
+		v, err := json.Marshal(f.value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.key, err)
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 func writeJSON(w io.Writer, r Report) error {
 	out := struct {
 		Params
-		Rows []jsonRow `json:"rows"`
+		Rows []json.RawMessage `json:"rows"`
 	}{Params: r.Params}
 	for _, row := range r.Rows {
-		out.Rows = append(out.Rows, jsonRow{row, row.Succeeded(), row.CallsPerJob()})
+		o, err := object(row.fields())
+		if err != nil {
+			return err
+		}
+		out.Rows = append(out.Rows, o)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -14,6 +14,10 @@ type Counters struct {
 	RepeatedSteps int64 `json:"repeated_steps"`
 	// DuplicateUsers counts jobs whose watched step's side effect happened twice or more.
 	DuplicateUsers int64 `json:"duplicate_users"`
+	// CallsSq and RepeatedSq sum the squares of each job's calls and repeated
+	// side effects: the variances behind the intervals of the per-job means.
+	CallsSq    Wide `json:"calls_sq"`
+	RepeatedSq Wide `json:"repeated_steps_sq"`
 }
 
 // Add adds o to c.
@@ -23,6 +27,8 @@ func (c *Counters) Add(o Counters) {
 	c.Calls += o.Calls
 	c.RepeatedSteps += o.RepeatedSteps
 	c.DuplicateUsers += o.DuplicateUsers
+	c.CallsSq.AddWide(o.CallsSq)
+	c.RepeatedSq.AddWide(o.RepeatedSq)
 }
 
 // Succeeded is the fraction of jobs that did not fail.
@@ -47,6 +53,8 @@ type Params struct {
 	Seed      uint64  `json:"seed"`
 	// WatchedLabel heads the duplicate column ("Users with 2+ welcome emails").
 	WatchedLabel string `json:"-"`
+	// Replicates is how many independent seeds the rows pool (1 for a plain run).
+	Replicates int `json:"replicates"`
 }
 
 // Row is one strategy's outcome.
@@ -54,12 +62,19 @@ type Row struct {
 	// ID is the strategy's short name; Label the name people read.
 	ID    string `json:"strategy"`
 	Label string `json:"label"`
+	// Counters are pooled over every replicate.
 	Counters
+	// Expected is the closed form, when the strategy has one and it was asked for.
+	Expected *Expected
+	// Replicates are each replicate's counters, when there are two or more.
+	Replicates []Counters
 }
 
 // Report is one run: its parameters and a row for every strategy, in the order
 // they were asked for.
 type Report struct {
 	Params
-	Rows []Row `json:"rows"`
+	Rows []Row
+	// ShowCI puts intervals in the table formats; csv and json always carry them.
+	ShowCI bool
 }

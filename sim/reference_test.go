@@ -124,12 +124,17 @@ func articleSim(seed uint32, jobs int, pFail, lostReply float64, attempts int, w
 	c := results.Counters{Jobs: int64(jobs)}
 	for i := range jobs {
 		job := &signup{userID: fmt.Sprintf("user_%d", i), done: map[string]int{}}
+		before := calls
 		if handler(job) != nil {
 			c.Failed++
 		}
+		repeated := 0
 		for _, times := range job.done {
-			c.RepeatedSteps += int64(times - 1)
+			repeated += times - 1
 		}
+		c.RepeatedSteps += int64(repeated)
+		c.RepeatedSq.Add(uint64(repeated * repeated))
+		c.CallsSq.Add(uint64((calls - before) * (calls - before)))
 		if job.done[email] > 1 {
 			c.DuplicateUsers++
 		}

@@ -141,12 +141,17 @@ func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, 
 		if !strat.Run(j) {
 			c.Failed++
 		}
-		c.Calls += j.Calls()
-		c.RepeatedSteps += j.Repeated()
+		calls, repeated := j.Calls(), j.Repeated()
+		c.Calls += calls
+		c.CallsSq.Add(uint64(calls * calls))
+		c.RepeatedSteps += repeated
+		c.RepeatedSq.Add(uint64(repeated * repeated))
 		if j.WatchedTwice() {
 			c.DuplicateUsers++
 		}
 	}
-	c.Calls += clean * int64(j.Steps())
+	steps := int64(j.Steps())
+	c.Calls += clean * steps
+	c.CallsSq.Add(uint64(clean * steps * steps))
 	return c
 }

@@ -1,0 +1,78 @@
+package results
+
+import (
+	"math"
+	"math/big"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Confidence is the level of every interval retrysim prints.
+const Confidence = 0.95
+
+// Interval is a two-sided confidence interval.
+type Interval struct {
+	Lo, Hi float64
+}
+
+// z is the two-sided normal quantile for Confidence (1.96).
+var z = distuv.UnitNormal.Quantile(1 - (1-Confidence)/2)
+
+// Wilson is the Wilson score interval for the proportion x of n. Unlike the
+// plain normal interval it stays inside [0, 1] and keeps its coverage near 0
+// and 1.
+func Wilson(x, n int64) Interval {
+	p, nf := float64(x)/float64(n), float64(n)
+	z2 := z * z
+	centre := (p + z2/(2*nf)) / (1 + z2/nf)
+	half := z / (1 + z2/nf) * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
+	return Interval{math.Max(0, centre-half), math.Min(1, centre+half)}
+}
+
+// Garwood is the exact Poisson interval for a count x, from chi-squared
+// quantiles: it never undercovers, which matters for counts such as 11 failed
+// jobs where normal approximations do.
+func Garwood(x int64) Interval {
+	alpha := 1 - Confidence
+	lo := 0.0
+	if x > 0 {
+		lo = distuv.ChiSquared{K: 2 * float64(x)}.Quantile(alpha/2) / 2
+	}
+	hi := distuv.ChiSquared{K: 2*float64(x) + 2}.Quantile(1-alpha/2) / 2
+	return Interval{lo, hi}
+}
+
+// rareShare is the share of jobs below which a count of jobs is treated as a
+// rare count (Garwood) rather than a proportion (Wilson). Below it the Poisson
+// and binomial variances differ by under 10%, and the exact Poisson interval
+// holds its coverage for tiny counts.
+const rareShare = 0.1
+
+// CountOfJobs is the interval for x of n jobs, as a count: Garwood when x is a
+// rare share of n, Wilson scaled to n otherwise.
+func CountOfJobs(x, n int64) Interval {
+	if float64(x) <= rareShare*float64(n) {
+		g := Garwood(x)
+		return Interval{g.Lo, math.Min(g.Hi, float64(n))}
+	}
+	w := Wilson(x, n)
+	return Interval{w.Lo * float64(n), w.Hi * float64(n)}
+}
+
+// MeanOf is the mean of n values with the given sum and sum of squares, and
+// its normal interval (sample variance; n is large in every use here).
+func MeanOf(sum int64, sumSq Wide, n int64) (mean float64, ci Interval) {
+	nf := float64(n)
+	mean = float64(sum) / nf
+	variance := 0.0
+	if n > 1 {
+		// (n*sumSq - sum^2) / (n(n-1)), in exact integers: no cancellation.
+		num := new(big.Int).Mul(big.NewInt(n), sumSq.big())
+		s := big.NewInt(sum)
+		num.Sub(num, s.Mul(s, s))
+		v, _ := new(big.Float).SetInt(num).Float64()
+		variance = math.Max(0, v/nf/(nf-1))
+	}
+	half := z * math.Sqrt(variance/nf)
+	return mean, Interval{mean - half, mean + half}
+}

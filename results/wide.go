@@ -1,0 +1,56 @@
+package results
+
+import (
+	"fmt"
+	"math/big"
+	"math/bits"
+)
+
+// Wide is an unsigned 128-bit sum. Sums of squares over billions of jobs (a
+// job can make 64,000 calls) outgrow 64 bits; floats would make the sum depend
+// on the order of addition, and so on the number of workers.
+type Wide struct {
+	Hi, Lo uint64
+}
+
+// Add adds x to w.
+func (w *Wide) Add(x uint64) {
+	var carry uint64
+	w.Lo, carry = bits.Add64(w.Lo, x, 0)
+	w.Hi += carry
+}
+
+// AddWide adds o to w.
+func (w *Wide) AddWide(o Wide) {
+	var carry uint64
+	w.Lo, carry = bits.Add64(w.Lo, o.Lo, 0)
+	w.Hi += o.Hi + carry
+}
+
+// Float64 is w, rounded.
+func (w Wide) Float64() float64 {
+	return float64(w.Hi)*(1<<64) + float64(w.Lo)
+}
+
+func (w Wide) big() *big.Int {
+	b := new(big.Int).SetUint64(w.Hi)
+	return b.Lsh(b, 64).Or(b, new(big.Int).SetUint64(w.Lo))
+}
+
+// String is w in decimal.
+func (w Wide) String() string { return w.big().String() }
+
+// MarshalJSON writes w as a plain JSON number, every digit kept.
+func (w Wide) MarshalJSON() ([]byte, error) { return []byte(w.String()), nil }
+
+// UnmarshalJSON reads a JSON number written by MarshalJSON.
+func (w *Wide) UnmarshalJSON(b []byte) error {
+	n, ok := new(big.Int).SetString(string(b), 10)
+	if !ok || n.Sign() < 0 || n.BitLen() > 128 {
+		return fmt.Errorf("%s is not a whole number from 0 to 2^128-1", b)
+	}
+	lo := new(big.Int).And(n, new(big.Int).SetUint64(^uint64(0)))
+	w.Lo = lo.Uint64()
+	w.Hi = new(big.Int).Rsh(n, 64).Uint64()
+	return nil
+}
