@@ -70,7 +70,11 @@ func (p Params) Title() string {
 	if p.Attempts == 1 {
 		attempts = "attempt"
 	}
-	return fmt.Sprintf("%s %s, %d steps, each call fails %s%% of the time, the reply to %q is lost %s%% of the time, up to %d %s; %s, seed %d",
+	t := fmt.Sprintf("%s %s, %d steps, each call fails %s%% of the time, the reply to %q is lost %s%% of the time, up to %d %s; %s, seed %d",
 		group(p.Jobs), p.Noun, p.Steps, shortFloat(100*p.PFail), p.LossyStep, shortFloat(100*p.LostReply),
 		p.Attempts, attempts, p.RNG, p.Seed)
+	if p.Replicates > 1 {
+		t += fmt.Sprintf("; %d replicates, counts pooled", p.Replicates)
+	}
+	return t
 }

@@ -72,7 +72,7 @@ func (row Row) cells(ci bool) []string {
 	}
 	cells[1] += fmt.Sprintf(" [%s, %s]", toFixed(100*e[0].Lo, 3), toFixed(100*e[0].Hi, 3))
 	cells[2] += fmt.Sprintf(" [%s, %s]", count(e[1].Lo*n), count(e[1].Hi*n))
-	cells[3] += fmt.Sprintf(" [%s, %s]", toFixed(e[2].Lo, 2), toFixed(e[2].Hi, 2))
+	cells[3] += fmt.Sprintf(" [%s, %s]", toFixed(e[2].Lo, 3), toFixed(e[2].Hi, 3))
 	cells[4] += fmt.Sprintf(" [%s, %s]", count(e[3].Lo*n), count(e[3].Hi*n))
 	cells[5] += fmt.Sprintf(" [%s, %s]", count(e[4].Lo*n), count(e[4].Hi*n))
 	return cells

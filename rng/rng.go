@@ -81,3 +81,13 @@ func mix(x uint64) uint64 {
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
 	return x ^ (x >> 31)
 }
+
+// ReplicateSeed is the seed of replicate r of a run seeded with seed.
+// Replicate 0 is the run itself; the others are spread by splitmix64, so
+// replicates are independent streams for any generator.
+func ReplicateSeed(seed, r uint64) uint64 {
+	if r == 0 {
+		return seed
+	}
+	return mix(seed ^ mix(r^0x5eed))
+}

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -53,32 +54,65 @@ type Config struct {
 // Run simulates cfg.Jobs jobs through every strategy and returns one Counters a
 // strategy, in order. It stops early with ctx's error if ctx is cancelled.
 func Run(ctx context.Context, cfg Config) ([]results.Counters, error) {
-	if err := cfg.Scenario.Validate(); err != nil {
+	out, err := RunAll(ctx, []Config{cfg}, cfg.Workers, nil)
+	if err != nil {
 		return nil, err
 	}
+	return out[0], nil
+}
+
+// check reports the first thing wrong with cfg.
+func (cfg Config) check() error {
+	if err := cfg.Scenario.Validate(); err != nil {
+		return err
+	}
 	if cfg.Jobs < 1 || cfg.Jobs > MaxJobs {
-		return nil, fmt.Errorf("jobs: %d is not in [1, %d]", cfg.Jobs, int64(MaxJobs))
+		return fmt.Errorf("jobs: %d is not in [1, %d]", cfg.Jobs, int64(MaxJobs))
 	}
 	if len(cfg.Strategies) == 0 {
-		return nil, errors.New("strategies: none given")
+		return errors.New("strategies: none given")
 	}
-	blocks := (cfg.Jobs + BlockJobs - 1) / BlockJobs
-	blockJobs := int64(BlockJobs)
+	if cfg.Generator.New == nil {
+		return errors.New("generator: none given")
+	}
+	return nil
+}
+
+// blocks returns how many streams cfg's jobs use and how many jobs each holds.
+func (cfg Config) blocks() (blocks, jobsEach int64) {
 	if cfg.Generator.Sequential {
-		blocks, blockJobs = 1, cfg.Jobs
+		return 1, cfg.Jobs
 	}
-	tasks := blocks * int64(len(cfg.Strategies))
-	workers := cfg.Workers
+	return (cfg.Jobs + BlockJobs - 1) / BlockJobs, BlockJobs
+}
+
+// RunAll runs several configurations as one pool of (config, strategy, block)
+// tasks over workers (0 means GOMAXPROCS), so that small runs, replicates and
+// sweep points keep every core busy together. progress, if not nil, is called
+// from the workers after each task with the tasks done and the total.
+func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done, total int64)) ([][]results.Counters, error) {
+	first := make([]int64, len(cfgs)+1) // first[k] is config k's first task
+	for k, cfg := range cfgs {
+		if err := cfg.check(); err != nil {
+			return nil, err
+		}
+		blocks, _ := cfg.blocks()
+		first[k+1] = first[k] + blocks*int64(len(cfg.Strategies))
+	}
+	tasks := first[len(cfgs)]
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = int(min(int64(workers), tasks))
 
-	sums := make([][]results.Counters, workers) // per worker, per strategy
-	var next atomic.Int64
+	total := make([][]results.Counters, len(cfgs))
+	for k, cfg := range cfgs {
+		total[k] = make([]results.Counters, len(cfg.Strategies))
+	}
+	var mu sync.Mutex // guards total; a task is at least a block of jobs, so it is rarely contended
+	var next, done atomic.Int64
 	var wg sync.WaitGroup
-	for w := range workers {
-		sums[w] = make([]results.Counters, len(cfg.Strategies))
+	for range workers {
 		wg.Go(func() {
 			stream := new(rng.Stream)
 			for ctx.Err() == nil {
@@ -86,23 +120,27 @@ func Run(ctx context.Context, cfg Config) ([]results.Counters, error) {
 				if t >= tasks {
 					return
 				}
-				s, b := t%int64(len(cfg.Strategies)), t/int64(len(cfg.Strategies))
-				first := b * blockJobs
-				n := min(blockJobs, cfg.Jobs-first)
+				k, _ := slices.BinarySearch(first, t+1)
+				k--
+				cfg := cfgs[k]
+				local := t - first[k]
+				s, b := local%int64(len(cfg.Strategies)), local/int64(len(cfg.Strategies))
+				_, jobsEach := cfg.blocks()
+				n := min(jobsEach, cfg.Jobs-b*jobsEach)
 				stream.Reset(cfg.Generator.New(cfg.Seed, uint64(b)))
-				sums[w][s].Add(RunJobs(cfg.Scenario, cfg.Strategies[s], stream, n))
+				c := RunJobs(cfg.Scenario, cfg.Strategies[s], stream, n)
+				mu.Lock()
+				total[k][s].Add(c)
+				mu.Unlock()
+				if progress != nil {
+					progress(done.Add(1), tasks)
+				}
 			}
 		})
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
-	}
-	total := make([]results.Counters, len(cfg.Strategies))
-	for _, ws := range sums {
-		for s := range total {
-			total[s].Add(ws[s])
-		}
 	}
 	return total, nil
 }

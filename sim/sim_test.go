@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"retrysim/provider"
@@ -142,5 +143,45 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Run(cancelled) error = %v; want context.Canceled", err)
+	}
+}
+
+// Configurations pooled in one RunAll give what each gives alone.
+func TestRunAllEqualsSeparateRuns(t *testing.T) {
+	var cfgs []Config
+	for i, g := range rng.Generators {
+		cfgs = append(cfgs, Config{
+			Scenario:   provider.Signup(0.01*float64(i+1), 0.02),
+			Strategies: defaultStrategies(t, 2+i),
+			Jobs:       int64(70_000 + 1000*i),
+			Seed:       uint64(i),
+			Generator:  g,
+		})
+	}
+	var calls atomic.Int64
+	all, err := RunAll(context.Background(), cfgs, 3, func(done, total int64) {
+		for {
+			old := calls.Load()
+			if done <= old || calls.CompareAndSwap(old, done) {
+				return
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, cfg := range cfgs {
+		alone, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s := range alone {
+			if all[k][s] != alone[s] {
+				t.Errorf("config %d strategy %d: pooled %+v; alone %+v", k, s, all[k][s], alone[s])
+			}
+		}
+	}
+	if want := int64(5 * (2 + 2 + 1)); calls.Load() != want { // pcg and xexp: 2 blocks; mulberry32: 1
+		t.Errorf("progress reached %d tasks; want %d", calls.Load(), want)
 	}
 }

@@ -84,6 +84,12 @@ func (n *named) String() string {
 	return n.Value.String()
 }
 
+// IsBoolFlag keeps boolean flags usable without a value (-ci, not -ci=true).
+func (n *named) IsBoolFlag() bool {
+	b, ok := n.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
 func (n *named) Set(s string) error {
 	err := n.Value.Set(s)
 	if err != nil && *n.err == nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -9,13 +8,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 
-	"retrysim/provider"
 	"retrysim/results"
 	"retrysim/rng"
-	"retrysim/sim"
 	"retrysim/strategy"
 )
 
@@ -26,17 +25,40 @@ const (
 	exitUsage   = 2
 )
 
-// run is the whole command: it parses args, simulates, and writes the report to
-// stdout or one line of error to stderr. It returns the exit status.
+// command is a subcommand: its one-line summary and what it runs.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands are the subcommands; with none named, retrysim runs "table".
+var commands = map[string]command{
+	"table": {"simulate one point and print the comparison table (the default)", tableCommand},
+	"sweep": {"simulate a grid of points; csv, json, a pivot table or a plot", sweepCommand},
+}
+
+// run is the whole program: it picks the subcommand, runs it, and turns its
+// error into one line on stderr and an exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	err := simulate(ctx, args, stdout, stderr)
+	name := "table"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	cmd, ok := commands[name]
+	var err error
+	if ok {
+		err = cmd.run(ctx, args, stdout, stderr)
+	} else {
+		err = usageError{fmt.Errorf("unknown command %q (want one of %s, or flags alone for table)", name, commandNames())}
+	}
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
-	case errors.Is(err, flag.ErrHelp):
-		return exitOK
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "retrysim: interrupted; nothing was written")
+		return exitFailure
 	case errors.As(err, new(usageError)):
 		fmt.Fprintf(stderr, "retrysim: %v\n", err)
 		return exitUsage
@@ -46,80 +68,89 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
+func commandNames() string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
 // usageError is bad input: exit status 2.
 type usageError struct{ error }
 
-// options are the parsed flags of a simulation run.
-type options struct {
-	jobs       count
-	pFail      probability
-	lostReply  probability
-	attempts   bounded
+// common are the flags every simulating command shares.
+type common struct {
 	seed       seed
 	rng        choice
 	strategies strategyList
 	format     choice
 	workers    bounded
+	out        string
 }
 
-// newFlagSet declares every flag with its default on o.
-func newFlagSet(o *options) *flag.FlagSet {
-	*o = options{
-		jobs:       1_000_000,
-		pFail:      0.01,
-		lostReply:  0.005,
-		attempts:   bounded{v: 3, lo: 1, hi: sim.MaxAttempts},
+// register declares the shared flags on fs with their defaults.
+func (c *common) register(fs *flag.FlagSet) {
+	*c = common{
 		seed:       1,
 		rng:        choice{v: rng.Generators[0].Name, valid: validRNG},
 		strategies: strategyList(strategy.DefaultIDs),
 		format:     choice{v: results.Formats[0], valid: results.CheckFormat},
 		workers:    bounded{v: runtime.GOMAXPROCS(0), lo: 1, hi: 4096},
 	}
-	fs := flag.NewFlagSet("retrysim", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Var(&o.jobs, "jobs", "simulate `n` jobs (1e6 and 1_000_000 work too)")
-	fs.Var(&o.pFail, "p-fail", "`probability` that a call fails before doing anything")
-	fs.Var(&o.lostReply, "lost-reply", "`probability` that the welcome email's reply is lost after the email went out")
-	fs.Var(&o.attempts, "attempts", "calls a retry allows, the first included (`n` from 1 to 1000)")
-	fs.Var(&o.seed, "seed", "random `seed`; the same flags and seed print the same bytes")
+	fs.Var(&c.seed, "seed", "random `seed`; the same flags and seed print the same bytes")
 	gens := make([]string, len(rng.Generators))
 	for i, g := range rng.Generators {
 		gens[i] = fmt.Sprintf("%s: %s", g.Name, g.Doc)
 	}
-	fs.Var(&o.rng, "rng", "random `generator`: "+strings.Join(gens, "; "))
-	fs.Var(&o.strategies, "strategies", "comma-separated strategy `names`, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
-	fs.Var(&o.format, "format", "output `format`: "+strings.Join(results.Formats, ", "))
-	fs.Var(&o.workers, "workers", "parallel `workers`, GOMAXPROCS by default; the output does not depend on it")
-	// flag calls Usage on every parse error; errors get one line, so only an
-	// explicit -help prints it (see simulate).
+	fs.Var(&c.rng, "rng", "random `generator`: "+strings.Join(gens, "; "))
+	fs.Var(&c.strategies, "strategies", "comma-separated strategy `names`, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
+	fs.Var(&c.format, "format", "output `format`: "+strings.Join(results.Formats, ", "))
+	fs.Var(&c.workers, "workers", "parallel `workers`, GOMAXPROCS by default; the output does not depend on it")
+	fs.StringVar(&c.out, "o", "", "write the output to `file` (atomically: a temporary file, then a rename) instead of stdout")
+}
+
+// check refuses, before any simulating, an -o whose directory is missing, so
+// a long run does not end in an error with nowhere to write.
+func (c *common) check() error { return checkDir("o", c.out) }
+
+// checkDir refuses a file flag whose directory does not exist.
+func checkDir(flagName, path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return usageError{fmt.Errorf("-%s: directory %s does not exist", flagName, dir)}
+	}
+	return nil
+}
+
+// generator is the -rng the flags chose.
+func (c *common) generator() rng.Generator {
+	g, _ := rng.Lookup(c.rng.v)
+	return g
+}
+
+// newFlagSet returns a flag set that reports errors only through parse, so a
+// refused value gets one line and -help alone prints the usage.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	return fs
 }
 
-// printUsage writes the help text of fs to w.
-func printUsage(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprint(w, `retrysim simulates multi-step background jobs under retry and idempotency-key
-strategies and prints, for each strategy, the jobs that failed, the calls paid,
-the side effects repeated and the users who got the watched step twice.
-
-Usage: retrysim [flags]
-
-Flags:
-`)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-}
-
-// simulate parses args, runs the engine and writes the report.
-func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var o options
-	fs := newFlagSet(&o)
+// parse parses args into fs; on -help it prints intro and the flags to stdout.
+func parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
 	var setErr error
 	nameErrors(fs, &setErr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			printUsage(fs, stdout)
+			fmt.Fprint(stdout, intro)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
 			return err
 		}
 		if setErr != nil {
@@ -130,55 +161,5 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q (all settings are flags; see -help)", fs.Arg(0))}
 	}
-	gen, _ := rng.Lookup(o.rng.v)
-	sc := provider.Signup(float64(o.pFail), float64(o.lostReply))
-	strats := make([]strategy.Strategy, len(o.strategies))
-	rows := make([]results.Row, len(o.strategies))
-	for i, id := range o.strategies {
-		s, err := strategy.Parse(id, o.attempts.v)
-		if err != nil {
-			return usageError{err}
-		}
-		strats[i] = s
-		rows[i] = results.Row{ID: id, Label: s.Name()}
-	}
-	counters, err := sim.Run(ctx, sim.Config{
-		Scenario:   sc,
-		Strategies: strats,
-		Jobs:       int64(o.jobs),
-		Seed:       uint64(o.seed),
-		Generator:  gen,
-		Workers:    o.workers.v,
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return errors.New("interrupted; nothing was written")
-		}
-		return err
-	}
-	for i := range rows {
-		rows[i].Counters = counters[i]
-	}
-	rep := results.Report{
-		Params: results.Params{
-			Scenario:     sc.Name,
-			Noun:         sc.Noun,
-			Steps:        len(sc.Steps),
-			LossyStep:    sc.Steps[sc.Watched].Name,
-			Jobs:         int64(o.jobs),
-			PFail:        float64(o.pFail),
-			LostReply:    float64(o.lostReply),
-			Attempts:     o.attempts.v,
-			RNG:          gen.Name,
-			Seed:         uint64(o.seed),
-			WatchedLabel: sc.WatchedLabel,
-		},
-		Rows: rows,
-	}
-	var buf bytes.Buffer
-	if err := results.Write(&buf, rep, o.format.v); err != nil {
-		return err
-	}
-	_, err = stdout.Write(buf.Bytes())
-	return err
+	return nil
 }

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"retrysim/provider"
+	"retrysim/results"
+	"retrysim/sim"
+	"retrysim/strategy"
+	"retrysim/sweep"
+)
+
+const sweepIntro = `retrysim sweep runs every combination of the listed parameter values through
+every strategy. Each of -p-fail, -lost-reply, -attempts and -jobs takes ` + sweep.Forms + `.
+Every point uses the same seed, so each row equals a single run at that point.
+
+Usage: retrysim sweep [flags]
+
+Example: retrysim sweep -p-fail 0.001,0.005,0.01,0.02,0.05 -lost-reply 0,0.005,0.02 -format csv
+
+Flags:
+`
+
+// axisFlag is a flag.Value for one sweep axis.
+type axisFlag struct {
+	text string
+	spec sweep.Spec
+	vals []float64
+}
+
+func (a *axisFlag) String() string { return a.text }
+
+func (a *axisFlag) Set(s string) error {
+	vals, err := sweep.Parse(s, a.spec)
+	if err != nil {
+		return err
+	}
+	a.text, a.vals = s, vals
+	return nil
+}
+
+func newAxis(def string, spec sweep.Spec) *axisFlag {
+	a := &axisFlag{spec: spec}
+	if err := a.Set(def); err != nil {
+		panic(err) // a default that does not parse is a programming error
+	}
+	return a
+}
+
+// sweepCommand runs the grid and writes the long-format rows, a pivot or a plot.
+func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var c common
+	prob := sweep.Spec{Kind: sweep.Probability}
+	axes := []*axisFlag{ // in results.Axes order
+		newAxis("0.01", prob),
+		newAxis("0.005", prob),
+		newAxis("3", sweep.Spec{Kind: sweep.Whole, Min: 1, Max: sim.MaxAttempts}),
+		newAxis("1000000", sweep.Spec{Kind: sweep.Whole, Min: 1, Max: sim.MaxJobs}),
+	}
+	metric := choice{v: "failed_rate", valid: func(s string) error { _, err := results.LookupMetric(s); return err }}
+	var plotPath string
+	fs := newFlagSet("retrysim sweep")
+	fs.Var(axes[0], "p-fail", "`values` of the probability that a call fails")
+	fs.Var(axes[1], "lost-reply", "`values` of the probability that the welcome email's reply is lost")
+	fs.Var(axes[2], "attempts", "`values` of the attempts a retry allows (1 to 1000)")
+	fs.Var(axes[3], "jobs", "`values` of the jobs simulated at each point")
+	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show: succeeded, failed_rate, calls_per_job, repeated_per_job or duplicate_rate")
+	fs.StringVar(&plotPath, "plot", "", "also draw the metric to `file` (.png or .svg): a line per strategy against one swept parameter, or heat maps for two")
+	c.register(fs)
+	if err := parse(fs, args, sweepIntro, stdout); err != nil {
+		return err
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	grid := make([]sweep.Axis, len(axes))
+	for i, a := range axes {
+		grid[i] = sweep.Axis{Name: results.Axes[i].Name, Values: a.vals}
+	}
+	swept := sweep.Swept(grid)
+	if plotPath != "" {
+		if err := results.CheckPlotPath(plotPath); err != nil {
+			return usageError{fmt.Errorf("-plot: %w", err)}
+		}
+		if err := checkDir("plot", plotPath); err != nil {
+			return err
+		}
+		if len(swept) < 1 || len(swept) > 2 {
+			return usageError{fmt.Errorf("-plot: a plot needs one or two swept parameters; %d are swept", len(swept))}
+		}
+	}
+
+	gen := c.generator()
+	points := sweep.Grid(grid)
+	cfgs := make([]sim.Config, len(points))
+	for k, pt := range points {
+		strats := make([]strategy.Strategy, len(c.strategies))
+		for i, id := range c.strategies {
+			s, err := strategy.Parse(id, int(pt[2]))
+			if err != nil {
+				return usageError{err}
+			}
+			strats[i] = s
+		}
+		cfgs[k] = sim.Config{
+			Scenario:   provider.Signup(pt[0], pt[1]),
+			Strategies: strats,
+			Jobs:       int64(pt[3]),
+			Seed:       uint64(c.seed),
+			Generator:  gen,
+		}
+	}
+	counters, err := sim.RunAll(ctx, cfgs, c.workers.v, progress(stderr))
+	if err != nil {
+		return err
+	}
+
+	m, _ := results.LookupMetric(metric.v)
+	s := results.Sweep{
+		Scenario:   cfgs[0].Scenario.Name,
+		RNG:        gen.Name,
+		Seed:       uint64(c.seed),
+		Swept:      swept,
+		Metric:     m,
+		Strategies: c.strategies,
+	}
+	for k, pt := range points {
+		for i, id := range c.strategies {
+			s.Rows = append(s.Rows, results.SweepRow{
+				Point: results.Point(pt),
+				Row:   results.Row{ID: id, Label: cfgs[k].Strategies[i].Name(), Counters: counters[k][i]},
+			})
+		}
+	}
+	if plotPath != "" {
+		var img bytes.Buffer
+		if err := results.PlotSweep(&img, s, filepath.Ext(plotPath)); err != nil {
+			return err
+		}
+		if err := writeAtomic(plotPath, img.Bytes()); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	if err := results.WriteSweep(&buf, s, c.format.v); err != nil {
+		return err
+	}
+	return emit(stdout, c.out, buf.Bytes())
+}
+
+// progress returns a progress callback that draws a bar with an ETA on stderr
+// when stderr is a terminal, and nil (silence) otherwise.
+func progress(stderr io.Writer) func(done, total int64) {
+	f, ok := stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	var mu sync.Mutex // workers report concurrently and out of order
+	var bar *progressbar.ProgressBar
+	var shown int64
+	return func(done, total int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if bar == nil {
+			bar = progressbar.NewOptions64(total,
+				progressbar.OptionSetWriter(f),
+				progressbar.OptionSetDescription("sweep"),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionClearOnFinish())
+		}
+		if done > shown {
+			shown = done
+			bar.Set64(done)
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func readCSV(t *testing.T, s string) [][]string {
+	t.Helper()
+	recs, err := csv.NewReader(strings.NewReader(s)).ReadAll()
+	if err != nil {
+		t.Fatalf("%v in\n%s", err, s)
+	}
+	return recs
+}
+
+// Every row of a sweep equals a single run at the same point.
+func TestSweepRowsEqualSingleRuns(t *testing.T) {
+	out, errOut, code := retrysim(t, "sweep", "-p-fail", "0.001,0.005,0.01,0.02,0.05", "-lost-reply", "0,0.005,0.02", "-jobs", "200000", "-format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows := readCSV(t, out)
+	if len(rows) != 1+15*5 {
+		t.Fatalf("%d csv lines; want a header and 75 rows", len(rows))
+	}
+	if got := strings.Join(rows[0][:4], ","); got != "p_fail,lost_reply,attempts,strategy" {
+		t.Errorf("header starts %q; want p_fail,lost_reply,attempts,strategy", got)
+	}
+	for i := 1; i < len(rows); i += 5 {
+		single, _, code := retrysim(t, "-p-fail", rows[i][0], "-lost-reply", rows[i][1], "-attempts", rows[i][2], "-jobs", "200000", "-format", "csv")
+		if code != 0 {
+			t.Fatalf("single run at %v: exit %d", rows[i][:3], code)
+		}
+		want := readCSV(t, single)
+		for k := range 5 {
+			got := strings.Join(rows[i+k][3:], ",")
+			if w := strings.Join(want[1+k], ","); got != w {
+				t.Errorf("point %v strategy %d:\nsweep  %s\nsingle %s", rows[i][:3], k, got, w)
+			}
+		}
+	}
+}
+
+func TestSweepSameBytesWhateverTheWorkers(t *testing.T) {
+	args := []string{"sweep", "-p-fail", "0:0.04:3", "-attempts", "1,3", "-jobs", "70000", "-format", "json"}
+	want, _, _ := retrysim(t, append(args, "-workers", "1")...)
+	for _, w := range []string{"2", "7"} {
+		if got, _, _ := retrysim(t, append(args, "-workers", w)...); got != want {
+			t.Errorf("-workers %s gives other bytes than -workers 1", w)
+		}
+	}
+}
+
+func TestSweepPivotGolden(t *testing.T) {
+	out, errOut, code := retrysim(t, "sweep", "-rng", "mulberry32", "-p-fail", "0.01,0.05", "-lost-reply", "0.005,0.02", "-jobs", "20000", "-metric", "duplicate_rate")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	golden(t, "sweep.table", out)
+	md, _, _ := retrysim(t, "sweep", "-rng", "mulberry32", "-attempts", "1:4:4", "-jobs", "20000", "-format", "markdown")
+	golden(t, "sweep.markdown", md)
+}
+
+func TestSweepPlot(t *testing.T) {
+	dir := t.TempDir()
+	pngPath := filepath.Join(dir, "lines.png")
+	_, errOut, code := retrysim(t, "sweep", "-p-fail", "0.001,0.01,0.03", "-jobs", "20000", "-plot", pngPath, "-format", "csv", "-o", filepath.Join(dir, "rows.csv"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	f, err := os.Open(pngPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("the plot is not a PNG: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 600 || b.Dy() < 300 {
+		t.Errorf("plot is %dx%d pixels; want at least 600x300", b.Dx(), b.Dy())
+	}
+
+	svgPath := filepath.Join(dir, "heat.svg")
+	_, errOut, code = retrysim(t, "sweep", "-p-fail", "0.001,0.01", "-lost-reply", "0,0.02", "-jobs", "20000", "-plot", svgPath, "-format", "csv", "-o", filepath.Join(dir, "rows2.csv"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	svg, err := os.ReadFile(svgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "Probability that a call fails", "Probability that the watched step", "step-nokey", "job-samekey-skip"} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("the heat map SVG lacks %q", want)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+// -o holds exactly what stdout would have.
+func TestOutputFileEqualsStdout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "table.txt")
+	args := []string{"-jobs", "30000", "-ci"}
+	want, _, _ := retrysim(t, args...)
+	out, _, code := retrysim(t, append(args, "-o", path)...)
+	got, err := os.ReadFile(path)
+	if code != 0 || err != nil || out != "" || string(got) != want {
+		t.Errorf("-o: exit %d, err %v, stdout %q; file differs from stdout: %v", code, err, out, string(got) != want)
+	}
+}
+
+func TestSweepBadInput(t *testing.T) {
+	forms := "is not a value (0.01), a list (0.001,0.01,0.05) or a range start:stop:count (0:0.02:11)"
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-p-fail", "0:1"}, `-p-fail: "0:1" ` + forms},
+		{[]string{"-lost-reply", "a,b"}, `-lost-reply: "a,b" ` + forms},
+		{[]string{"-p-fail", "0:0.1:0"}, `-p-fail: "0:0.1:0": the count must be from 1 to 10000`},
+		{[]string{"-p-fail", "0.5,1.5"}, "-p-fail: 1.5 is not a probability in [0, 1]"},
+		{[]string{"-attempts", "0,3"}, "-attempts: 0 is not a whole number from 1 to 1000"},
+		{[]string{"-jobs", "0"}, "-jobs: 0 is not a whole number from 1 to 1e+12"},
+		{[]string{"-metric", "speed"}, `-metric: unknown metric "speed" (want one of succeeded, failed_rate, calls_per_job, repeated_per_job, duplicate_rate)`},
+		{[]string{"-plot", "out.gif", "-p-fail", "0,0.1"}, `-plot: "out.gif": want a file name ending in .png or .svg`},
+		{[]string{"-plot", "out.png"}, "-plot: a plot needs one or two swept parameters; 0 are swept"},
+		{[]string{"-plot", "out.png", "-p-fail", "0,0.1", "-lost-reply", "0,0.1", "-attempts", "1,2"}, "-plot: a plot needs one or two swept parameters; 3 are swept"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, code := retrysim(t, append([]string{"sweep"}, tt.args...)...)
+			if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing, and one line containing %q", code, out, errOut, tt.want)
+			}
+		})
+	}
+}
+
+func TestSweepHelp(t *testing.T) {
+	out, _, code := retrysim(t, "sweep", "-help")
+	if code != 0 || !strings.Contains(out, "start:stop:count") || !strings.Contains(out, "-metric") || !strings.Contains(out, "-plot") {
+		t.Errorf("sweep -help: exit %d,\n%s", code, out)
+	}
+}

@@ -1,0 +1,135 @@
+// Package sweep expands parameter lists and ranges into a grid of points, so
+// one command can ask "what if P_FAIL were 0.1% to 5%?". It parses and
+// enumerates; running the points is package sim's work and drawing them
+// package results'.
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Axis is one swept parameter and its values, in the order given.
+type Axis struct {
+	Name   string
+	Values []float64
+}
+
+// Kind says what values an axis accepts.
+type Kind int
+
+const (
+	// Probability values lie in [0, 1].
+	Probability Kind = iota
+	// Whole values are integers in [Min, Max].
+	Whole
+)
+
+// Spec constrains an axis's values.
+type Spec struct {
+	Kind     Kind
+	Min, Max float64 // for Whole
+}
+
+// Forms is the accepted syntax, for error messages.
+const Forms = "a value (0.01), a list (0.001,0.01,0.05) or a range start:stop:count (0:0.02:11)"
+
+// maxValues bounds one axis, so a typo cannot ask for a billion points.
+const maxValues = 10_000
+
+// Parse reads a value, a comma-separated list, or an inclusive range
+// start:stop:count of count evenly spaced values, and checks each value.
+func Parse(s string, spec Spec) ([]float64, error) {
+	s = strings.TrimSpace(s)
+	var vals []float64
+	if strings.Contains(s, ":") {
+		parts := strings.Split(s, ":")
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("%q is not %s", s, Forms)
+		}
+		start, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
+		stop, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
+		n, err3 := strconv.Atoi(strings.TrimSpace(parts[2]))
+		if err1 != nil || err2 != nil || err3 != nil || math.IsNaN(start) || math.IsNaN(stop) {
+			return nil, fmt.Errorf("%q is not %s", s, Forms)
+		}
+		if n < 1 || n > maxValues {
+			return nil, fmt.Errorf("%q: the count must be from 1 to %d", s, maxValues)
+		}
+		if n == 1 && start != stop {
+			return nil, fmt.Errorf("%q: a range of one value needs start = stop", s)
+		}
+		for i := range n {
+			v := start
+			if n > 1 {
+				v = start + (stop-start)*float64(i)/float64(n-1)
+			}
+			// 12 significant digits: 0:0.05:6 gives 0.03, not 0.030000000000000006.
+			v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
+			vals = append(vals, v)
+		}
+	} else {
+		for part := range strings.SplitSeq(s, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not %s", s, Forms)
+			}
+			vals = append(vals, v)
+		}
+		if len(vals) > maxValues {
+			return nil, fmt.Errorf("%d values is more than the %d allowed", len(vals), maxValues)
+		}
+	}
+	for _, v := range vals {
+		if err := spec.check(v); err != nil {
+			return nil, err
+		}
+	}
+	return vals, nil
+}
+
+func (spec Spec) check(v float64) error {
+	switch spec.Kind {
+	case Probability:
+		if math.IsNaN(v) || v < 0 || v > 1 {
+			return fmt.Errorf("%v is not a probability in [0, 1]", v)
+		}
+	case Whole:
+		if v != math.Trunc(v) || v < spec.Min || v > spec.Max {
+			return fmt.Errorf("%v is not a whole number from %v to %v", v, spec.Min, spec.Max)
+		}
+	}
+	return nil
+}
+
+// Point is one combination of axis values, in axis order.
+type Point []float64
+
+// Grid is every combination of the axes' values, the first axis varying
+// slowest.
+func Grid(axes []Axis) []Point {
+	points := []Point{{}}
+	for _, a := range axes {
+		var next []Point
+		for _, p := range points {
+			for _, v := range a.Values {
+				next = append(next, append(append(Point{}, p...), v))
+			}
+		}
+		points = next
+	}
+	return points
+}
+
+// Swept returns the indexes of the axes with more than one value.
+func Swept(axes []Axis) []int {
+	var out []int
+	for i, a := range axes {
+		if len(a.Values) > 1 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
