@@ -34,6 +34,13 @@ type Job struct {
 	// every step is called once: a job whose draws all reach their cut sees no
 	// failure and no lost reply.
 	clean []uint64
+	// stepOf[k] is the step that takes draw k of a clean job, and
+	// firstDraw[i] the first draw of step i (firstDraw[n] is len(clean)).
+	stepOf    []int
+	firstDraw []int
+	// firstKeyed is the first step whose provider honours keys, or n: a clean
+	// start that reaches it would have to register a key, so Settle stops there.
+	firstKeyed int
 
 	calls    int64
 	repeated int64 // side effects beyond the first, over all steps
@@ -44,8 +51,12 @@ type Job struct {
 // NewJob compiles the scenario's providers to draw from stream. The scenario
 // must be valid.
 func NewJob(s Scenario, stream *rng.Stream) *Job {
-	j := &Job{steps: make([]step, len(s.Steps)), watched: s.Watched, stream: stream}
+	j := &Job{steps: make([]step, len(s.Steps)), watched: s.Watched, stream: stream, firstKeyed: len(s.Steps)}
 	for i, st := range s.Steps {
+		j.firstDraw = append(j.firstDraw, len(j.clean))
+		if st.HonoursKeys {
+			j.firstKeyed = min(j.firstKeyed, i)
+		}
 		j.steps[i] = step{
 			fail:         rng.Threshold(st.PFail),
 			lost:         rng.Threshold(st.LostReply),
@@ -53,10 +64,13 @@ func NewJob(s Scenario, stream *rng.Stream) *Job {
 			honoursKeys:  st.HonoursKeys,
 		}
 		j.clean = append(j.clean, j.steps[i].fail)
+		j.stepOf = append(j.stepOf, i)
 		if st.CanLoseReply {
 			j.clean = append(j.clean, j.steps[i].lost)
+			j.stepOf = append(j.stepOf, i)
 		}
 	}
+	j.firstDraw = append(j.firstDraw, len(j.clean))
 	return j
 }
 
@@ -64,6 +78,21 @@ func NewJob(s Scenario, stream *rng.Stream) *Job {
 // order: the job sees no failure and no lost reply exactly when each of its
 // draws is at or above its cut. Callers must not modify the slice.
 func (j *Job) Clean() []uint64 { return j.clean }
+
+// Settle counts the clean start of a freshly Reset job whose first event
+// (a draw below its cut in Clean) is draw k: every step before k's step was
+// called once, did its work and succeeded. It takes those draws from the
+// stream and returns the step to resume from. It stops early at the first
+// provider that honours keys, which a settled call would have had to see.
+func (j *Job) Settle(k int) (from int) {
+	from = min(j.stepOf[k], j.firstKeyed)
+	j.calls = int64(from)
+	for i := range from {
+		j.done[i] = 1
+	}
+	j.stream.Skip(j.firstDraw[from])
+	return from
+}
 
 // Steps is the number of steps in the scenario.
 func (j *Job) Steps() int { return len(j.steps) }
@@ -76,7 +105,7 @@ func (j *Job) Steps() int { return len(j.steps) }
 func (j *Job) Call(i int, key Key) bool {
 	j.calls++
 	st := &j.steps[i]
-	if j.stream.Below(st.fail) {
+	if j.stream.Next() < st.fail {
 		return false
 	}
 	if key == NoKey || !st.honoursKeys || j.firstUse(i, key) {
@@ -85,7 +114,7 @@ func (j *Job) Call(i int, key Key) bool {
 			j.repeated++
 		}
 	}
-	return !(st.canLoseReply && j.stream.Below(st.lost))
+	return !st.canLoseReply || j.stream.Next() >= st.lost
 }
 
 // firstUse records key for step i and reports whether it was new.

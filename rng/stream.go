@@ -37,11 +37,6 @@ func (s *Stream) Next() uint64 {
 	return u
 }
 
-// Below draws once and reports whether the draw is below the cut t (see Threshold).
-func (s *Stream) Below(t uint64) bool {
-	return s.Next() < t
-}
-
 // refill moves the draws not yet taken to the front of the buffer and fills the
 // rest, so the sequence of draws is the same however they are taken.
 func (s *Stream) refill() {

@@ -115,6 +115,7 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 	for range workers {
 		wg.Go(func() {
 			stream := new(rng.Stream)
+			jobs := map[int]*provider.Job{} // by config: a Job's state is reused across its blocks
 			for ctx.Err() == nil {
 				t := next.Add(1) - 1
 				if t >= tasks {
@@ -128,7 +129,12 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 				_, jobsEach := cfg.blocks()
 				n := min(jobsEach, cfg.Jobs-b*jobsEach)
 				stream.Reset(cfg.Generator.New(cfg.Seed, uint64(b)))
-				c := RunJobs(cfg.Scenario, cfg.Strategies[s], stream, n)
+				j := jobs[k]
+				if j == nil {
+					j = provider.NewJob(cfg.Scenario, stream)
+					jobs[k] = j
+				}
+				c := runJobs(j, cfg.Strategies[s], stream, n)
 				mu.Lock()
 				total[k][s].Add(c)
 				mu.Unlock()
@@ -152,17 +158,27 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 // A Straight strategy's clean jobs (every draw at or above its cut, so nothing
 // fails and nothing is repeated) are settled from their draws without running
 // the strategy: they take the same draws and add the same counters, and at the
-// article's rates they are nine jobs in ten.
+// article's rates they are nine jobs in ten. The others resume at the step of
+// their first event, their clean start settled the same way.
 func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, n int64) results.Counters {
-	j := provider.NewJob(sc, stream)
+	return runJobs(provider.NewJob(sc, stream), strat, stream, n)
+}
+
+// runJobs is RunJobs on a Job already bound to stream.
+func runJobs(j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int64) results.Counters {
 	c := results.Counters{Jobs: n}
-	_, straight := strat.(strategy.Straight)
+	straight, isStraight := strat.(strategy.Straight)
 	cuts := j.Clean()
 	k := len(cuts)
 	cuts = cuts[:k:k]
 	var clean int64
 	for range n {
-		if straight {
+		if !isStraight {
+			j.Reset()
+			if !strat.Run(j) {
+				c.Failed++
+			}
+		} else {
 			d := stream.Peek(k)[:k:k]
 			var event uint64
 			for i := range d {
@@ -174,10 +190,14 @@ func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, 
 				clean++
 				continue
 			}
-		}
-		j.Reset()
-		if !strat.Run(j) {
-			c.Failed++
+			first := 0
+			for d[first] >= cuts[first] {
+				first++
+			}
+			j.Reset()
+			if !straight.Resume(j, j.Settle(first)) {
+				c.Failed++
+			}
 		}
 		calls, repeated := j.Calls(), j.Repeated()
 		c.Calls += calls

@@ -23,13 +23,16 @@ type Strategy interface {
 	Run(j *provider.Job) bool
 }
 
-// Straight is implemented by strategies that, in a job where no call fails and
-// no reply is lost, call each step once, in order, with any key, and succeed.
-// The engine then settles such jobs from their draws alone, without calling Run:
-// the counters of a clean job are known. Implement it only if that holds.
+// Straight is implemented by strategies that call each step once, in order,
+// for as long as calls succeed. The engine then settles a job's clean start
+// from its draws alone: a job with no failure at all without calling the
+// strategy, and a job whose first failure comes at step k by resuming there.
 type Straight interface {
 	Strategy
-	StraightThrough()
+	// Resume drives a delivery whose steps before from were each called once
+	// and succeeded; j has counted those calls already (provider.Job.Settle).
+	// Resume(j, 0) must equal Run(j).
+	Resume(j *provider.Job, from int) bool
 }
 
 // Scope is what a retry repeats.
@@ -74,10 +77,6 @@ type Retry struct {
 
 var _ Straight = Retry{}
 
-// StraightThrough marks Retry as Straight: with no failure, every scope calls
-// each step once, and the key a call sends cannot matter to a step called once.
-func (Retry) StraightThrough() {}
-
 // Name returns r.Label, or a description built from the fields.
 func (r Retry) Name() string {
 	if r.Label != "" {
@@ -106,11 +105,16 @@ func (r Retry) Name() string {
 }
 
 // Run drives one delivery of the job.
-func (r Retry) Run(j *provider.Job) bool {
+func (r Retry) Run(j *provider.Job) bool { return r.Resume(j, 0) }
+
+// Resume drives a delivery from step from on, as Straight describes. Until a
+// call fails every scope calls each step once, in order, so only the first
+// pass starts late; a whole-job retry's later attempts start from the top.
+func (r Retry) Resume(j *provider.Job, from int) bool {
 	fresh := actionKey
 	n := j.Steps()
 	if r.Scope == EachStep {
-		for i := range n {
+		for i := from; i < n; i++ {
 			ok := false
 			for a := 0; a < r.Attempts && !ok; a++ {
 				ok = j.Call(i, r.key(&fresh))
@@ -122,9 +126,12 @@ func (r Retry) Run(j *provider.Job) bool {
 		return true
 	}
 	var finished uint64 // bit i: step i finished, when the store is on
+	if r.SkipFinished {
+		finished = 1<<from - 1
+	}
 	for range r.Attempts {
 		ok := true
-		for i := range n {
+		for i := from; i < n; i++ {
 			if finished&(1<<i) != 0 {
 				continue
 			}
@@ -139,6 +146,7 @@ func (r Retry) Run(j *provider.Job) bool {
 		if ok {
 			return true
 		}
+		from = 0
 	}
 	return false
 }
