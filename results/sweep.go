@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -119,8 +120,15 @@ func writeSweepJSON(w io.Writer, s Sweep) error {
 	return err
 }
 
-// sig formats x with 4 significant digits.
-func sig(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+// sig formats x with 4 significant digits, in plain decimals (0.000002532,
+// not 2.532e-06), so a column of rates reads at a glance.
+func sig(x float64) string {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	decimals := max(0, 3-int(math.Floor(math.Log10(math.Abs(x)))))
+	return strconv.FormatFloat(x, 'f', decimals, 64)
+}
 
 // metricText formats an estimate of m for a pivot cell: shares as
 // percentages, means as they are, each with its interval.
