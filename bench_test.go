@@ -181,3 +181,33 @@ func BenchmarkSweep(b *testing.B) {
 	b.ReportMetric(float64(sweep)/(float64(len(cfgs))*float64(article)/float64(cores)), "x-15-tables")
 	b.ReportMetric(float64(sweep)/(float64(alone)/float64(cores)), "x-ideal")
 }
+
+// BenchmarkEngine runs each default strategy over 10,000,000 jobs on one core
+// with each engine (pcg, the article's rates), reporting jobs/s; skip-x-plain
+// is the skip engine's speed over the plain engine's, measured in the same run.
+func BenchmarkEngine(b *testing.B) {
+	const jobs = 10_000_000
+	for i, s := range defaults(b) {
+		b.Run(strategy.DefaultIDs[i], func(b *testing.B) {
+			run := func(e sim.Engine) time.Duration {
+				start := time.Now()
+				cfg := sim.Config{Scenario: provider.Signup(0.01, 0.005), Strategies: []strategy.Strategy{s},
+					Jobs: jobs, Seed: 1, Generator: rng.PCGGenerator, Engine: e}
+				if _, err := sim.RunAll(context.Background(), []sim.Config{cfg}, 1, nil); err != nil {
+					b.Fatal(err)
+				}
+				return time.Since(start)
+			}
+			var skip time.Duration
+			for b.Loop() {
+				skip += run(sim.Skip)
+			}
+			b.StopTimer()
+			plain := run(sim.Plain)
+			perRun := skip / time.Duration(b.N)
+			b.ReportMetric(jobs/perRun.Seconds(), "skip-jobs/s")
+			b.ReportMetric(jobs/plain.Seconds(), "plain-jobs/s")
+			b.ReportMetric(float64(plain)/float64(perRun), "skip-x-plain")
+		})
+	}
+}

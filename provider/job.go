@@ -81,17 +81,17 @@ func (j *Job) Clean() []uint64 { return j.clean }
 
 // Settle counts the clean start of a freshly Reset job whose first event
 // (a draw below its cut in Clean) is draw k: every step before k's step was
-// called once, did its work and succeeded. It takes those draws from the
-// stream and returns the step to resume from. It stops early at the first
-// provider that honours keys, which a settled call would have had to see.
-func (j *Job) Settle(k int) (from int) {
+// called once, did its work and succeeded. It returns the step to resume from
+// and how many of the job's draws that start took, for the caller to skip. It
+// stops early at the first provider that honours keys, which a settled call
+// would have had to show the key.
+func (j *Job) Settle(k int) (from, draws int) {
 	from = min(j.stepOf[k], j.firstKeyed)
 	j.calls = int64(from)
 	for i := range from {
 		j.done[i] = 1
 	}
-	j.stream.Skip(j.firstDraw[from])
-	return from
+	return from, j.firstDraw[from]
 }
 
 // Steps is the number of steps in the scenario.

@@ -73,6 +73,9 @@ func (p Params) Title() string {
 	t := fmt.Sprintf("%s %s, %d steps, each call fails %s%% of the time, the reply to %q is lost %s%% of the time, up to %d %s; %s, seed %d",
 		group(p.Jobs), p.Noun, p.Steps, shortFloat(100*p.PFail), p.LossyStep, shortFloat(100*p.LostReply),
 		p.Attempts, attempts, p.RNG, p.Seed)
+	if p.Engine == "skip" {
+		t += ", skip engine"
+	}
 	if p.Replicates > 1 {
 		t += fmt.Sprintf("; %d replicates, counts pooled", p.Replicates)
 	}

@@ -31,6 +31,18 @@ func (c *Counters) Add(o Counters) {
 	c.RepeatedSq.AddWide(o.RepeatedSq)
 }
 
+// AddJob counts one finished job's calls, repeated side effects and whether
+// its watched step ran twice; the caller counts its failure.
+func (c *Counters) AddJob(calls, repeated int64, watchedTwice bool) {
+	c.Calls += calls
+	c.CallsSq.Add(uint64(calls * calls))
+	c.RepeatedSteps += repeated
+	c.RepeatedSq.Add(uint64(repeated * repeated))
+	if watchedTwice {
+		c.DuplicateUsers++
+	}
+}
+
 // Succeeded is the fraction of jobs that did not fail.
 func (c Counters) Succeeded() float64 { return float64(c.Jobs-c.Failed) / float64(c.Jobs) }
 
@@ -51,6 +63,8 @@ type Params struct {
 	Attempts  int     `json:"attempts"`
 	RNG       string  `json:"rng"`
 	Seed      uint64  `json:"seed"`
+	// Engine is how jobs were drawn: plain or skip.
+	Engine string `json:"engine"`
 	// WatchedLabel heads the duplicate column ("Users with 2+ welcome emails").
 	WatchedLabel string `json:"-"`
 	// Replicates is how many independent seeds the rows pool (1 for a plain run).
@@ -65,9 +79,9 @@ type Row struct {
 	// Counters are pooled over every replicate.
 	Counters
 	// Expected is the closed form, when the strategy has one and it was asked for.
-	Expected *Expected
+	Expected *Expected `json:"-"`
 	// Replicates are each replicate's counters, when there are two or more.
-	Replicates []Counters
+	Replicates []Counters `json:"-"`
 }
 
 // Report is one run: its parameters and a row for every strategy, in the order
@@ -77,4 +91,17 @@ type Report struct {
 	Rows []Row
 	// ShowCI puts intervals in the table formats; csv and json always carry them.
 	ShowCI bool
+}
+
+// ShardFormat versions the shard files that merge reads.
+const ShardFormat = 1
+
+// Shard is one slice of a run, as -shard writes it and merge reads it: the
+// run's parameters, which slice, and the raw counters of every strategy.
+type Shard struct {
+	Format int `json:"retrysim_shard"`
+	Index  int `json:"shard_index"`
+	Count  int `json:"shard_count"`
+	Params
+	Rows []Row `json:"rows"`
 }

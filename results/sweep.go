@@ -39,6 +39,7 @@ type Sweep struct {
 	Scenario string `json:"scenario"`
 	RNG      string `json:"rng"`
 	Seed     uint64 `json:"seed"`
+	Engine   string `json:"engine"`
 	// Swept are indexes into Axes of the parameters that take several values.
 	Swept  []int      `json:"-"`
 	Metric Metric     `json:"-"`

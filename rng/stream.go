@@ -63,3 +63,22 @@ func (s *Stream) Peek(k int) []uint64 {
 
 // Skip takes k draws that Peek returned.
 func (s *Stream) Skip(k int) { s.next += k }
+
+// Unread puts vals in front of the draws not yet taken, so the next
+// len(vals) calls of Next return them in order. The skip engine uses it to
+// force a job's outcome draws; draws pushed off the end of the buffer to make
+// room are dropped, which leaves every remaining draw a fresh uniform.
+func (s *Stream) Unread(vals []uint64) {
+	if len(vals) > s.next {
+		shift := len(vals) - s.next
+		copy(s.buf[len(vals):], s.buf[s.next:bufferLen-shift])
+		s.next = len(vals)
+	}
+	s.next -= len(vals)
+	copy(s.buf[s.next:], vals)
+}
+
+// Open returns a draw as a float in (0, 1], for logarithms.
+func (s *Stream) Open() float64 {
+	return float64(s.Next()>>11+1) / (1 << 53)
+}

@@ -49,6 +49,16 @@ type Config struct {
 	Generator  rng.Generator
 	// Workers is how many goroutines run tasks; 0 means GOMAXPROCS.
 	Workers int
+	// Engine is how jobs are drawn; the zero value picks the fastest allowed.
+	Engine Engine
+	// Shard, when Count > 1, runs only slice Index of Count equal slices of
+	// the blocks. Shards' counters add up to the whole run's exactly.
+	Shard Shard
+}
+
+// Shard names slice Index (from 0) of Count.
+type Shard struct {
+	Index, Count int
 }
 
 // Run simulates cfg.Jobs jobs through every strategy and returns one Counters a
@@ -75,15 +85,38 @@ func (cfg Config) check() error {
 	if cfg.Generator.New == nil {
 		return errors.New("generator: none given")
 	}
+	if cfg.Engine == Skip && cfg.Generator.Sequential {
+		return fmt.Errorf("engine: skip cannot replay %s's single stream draw by draw; use plain", cfg.Generator.Name)
+	}
+	if sh := cfg.Shard; sh.Count > 1 || sh.Index != 0 {
+		if sh.Index < 0 || sh.Index >= sh.Count {
+			return fmt.Errorf("shard: %d/%d is not a slice (want i/n with 0 <= i < n)", sh.Index, sh.Count)
+		}
+		if cfg.Generator.Sequential {
+			return fmt.Errorf("shard: %s has one stream for all jobs, so its runs cannot be split", cfg.Generator.Name)
+		}
+	}
 	return nil
 }
 
-// blocks returns how many streams cfg's jobs use and how many jobs each holds.
-func (cfg Config) blocks() (blocks, jobsEach int64) {
+// blocks returns the first and end block of cfg's slice of jobs, and how many
+// jobs a block holds.
+func (cfg Config) blocks() (first, end, jobsEach int64) {
 	if cfg.Generator.Sequential {
-		return 1, cfg.Jobs
+		return 0, 1, cfg.Jobs
 	}
-	return (cfg.Jobs + BlockJobs - 1) / BlockJobs, BlockJobs
+	all := (cfg.Jobs + BlockJobs - 1) / BlockJobs
+	if cfg.Shard.Count > 1 {
+		n, i := int64(cfg.Shard.Count), int64(cfg.Shard.Index)
+		return i * all / n, (i + 1) * all / n, BlockJobs
+	}
+	return 0, all, BlockJobs
+}
+
+// ShardJobs is how many of cfg's jobs its shard runs.
+func (cfg Config) ShardJobs() int64 {
+	first, end, each := cfg.blocks()
+	return max(0, min(end*each, cfg.Jobs)-first*each)
 }
 
 // RunAll runs several configurations as one pool of (config, strategy, block)
@@ -96,8 +129,8 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 		if err := cfg.check(); err != nil {
 			return nil, err
 		}
-		blocks, _ := cfg.blocks()
-		first[k+1] = first[k] + blocks*int64(len(cfg.Strategies))
+		b0, b1, _ := cfg.blocks()
+		first[k+1] = first[k] + (b1-b0)*int64(len(cfg.Strategies))
 	}
 	tasks := first[len(cfgs)]
 	if workers <= 0 {
@@ -115,7 +148,8 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 	for range workers {
 		wg.Go(func() {
 			stream := new(rng.Stream)
-			jobs := map[int]*provider.Job{} // by config: a Job's state is reused across its blocks
+			jobs := map[int]*provider.Job{} // by config: state reused across its blocks
+			skippers := map[int]*skipper{}
 			for ctx.Err() == nil {
 				t := next.Add(1) - 1
 				if t >= tasks {
@@ -125,16 +159,22 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 				k--
 				cfg := cfgs[k]
 				local := t - first[k]
-				s, b := local%int64(len(cfg.Strategies)), local/int64(len(cfg.Strategies))
-				_, jobsEach := cfg.blocks()
+				b0, _, jobsEach := cfg.blocks()
+				s, b := local%int64(len(cfg.Strategies)), b0+local/int64(len(cfg.Strategies))
 				n := min(jobsEach, cfg.Jobs-b*jobsEach)
 				stream.Reset(cfg.Generator.New(cfg.Seed, uint64(b)))
 				j := jobs[k]
 				if j == nil {
 					j = provider.NewJob(cfg.Scenario, stream)
 					jobs[k] = j
+					skippers[k] = newSkipper(j.Clean())
 				}
-				c := runJobs(j, cfg.Strategies[s], stream, n)
+				var c results.Counters
+				if st, ok := cfg.Strategies[s].(strategy.Straight); ok && cfg.Engine.Resolve(cfg.Generator) == Skip {
+					c = runJobsSkip(j, skippers[k], st, stream, n)
+				} else {
+					c = runJobs(j, cfg.Strategies[s], stream, n)
+				}
 				mu.Lock()
 				total[k][s].Add(c)
 				mu.Unlock()
@@ -195,18 +235,13 @@ func runJobs(j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int
 				first++
 			}
 			j.Reset()
-			if !straight.Resume(j, j.Settle(first)) {
+			from, draws := j.Settle(first)
+			stream.Skip(draws)
+			if !straight.Resume(j, from) {
 				c.Failed++
 			}
 		}
-		calls, repeated := j.Calls(), j.Repeated()
-		c.Calls += calls
-		c.CallsSq.Add(uint64(calls * calls))
-		c.RepeatedSteps += repeated
-		c.RepeatedSq.Add(uint64(repeated * repeated))
-		if j.WatchedTwice() {
-			c.DuplicateUsers++
-		}
+		c.AddJob(j.Calls(), j.Repeated(), j.WatchedTwice())
 	}
 	steps := int64(j.Steps())
 	c.Calls += clean * steps

@@ -162,3 +162,43 @@ func (l *strategyList) Set(s string) error {
 	*l = ids
 	return nil
 }
+
+// engineFlag is a flag.Value for -engine.
+type engineFlag struct{ e *sim.Engine }
+
+func (f *engineFlag) String() string {
+	if f == nil || f.e == nil {
+		return ""
+	}
+	return f.e.String()
+}
+
+func (f *engineFlag) Set(s string) error {
+	for _, e := range []sim.Engine{sim.Auto, sim.Plain, sim.Skip} {
+		if e.String() == s {
+			*f.e = e
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown engine %q (want auto, plain or skip)", s)
+}
+
+// shard is a flag.Value for -shard i/n.
+type shard sim.Shard
+
+func (s *shard) String() string {
+	if s == nil || s.Count == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+func (s *shard) Set(v string) error {
+	var i, n int
+	var rest string
+	if k, err := fmt.Sscanf(v, "%d/%d%s", &i, &n, &rest); k != 2 || err == nil || n < 1 || n > 1_000_000 || i < 0 || i >= n {
+		return fmt.Errorf("%q is not a slice i/n with 0 <= i < n <= 1000000, such as 0/8", v)
+	}
+	*s = shard{Index: i, Count: n}
+	return nil
+}

@@ -15,6 +15,7 @@ import (
 
 	"retrysim/results"
 	"retrysim/rng"
+	"retrysim/sim"
 	"retrysim/strategy"
 )
 
@@ -35,6 +36,7 @@ type command struct {
 var commands = map[string]command{
 	"table": {"simulate one point and print the comparison table (the default)", tableCommand},
 	"sweep": {"simulate a grid of points; csv, json, a pivot table or a plot", sweepCommand},
+	"merge": {"add up the -shard outputs of one run into its report", mergeCommand},
 }
 
 // run is the whole program: it picks the subcommand, runs it, and turns its
@@ -87,6 +89,7 @@ type common struct {
 	strategies strategyList
 	format     choice
 	workers    bounded
+	engine     sim.Engine
 	out        string
 }
 
@@ -108,12 +111,18 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.Var(&c.strategies, "strategies", "comma-separated strategy `names`, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
 	fs.Var(&c.format, "format", "output `format`: "+strings.Join(results.Formats, ", "))
 	fs.Var(&c.workers, "workers", "parallel `workers`, GOMAXPROCS by default; the output does not depend on it")
+	fs.Var(&engineFlag{&c.engine}, "engine", "how jobs are drawn: `auto` (skip where allowed), plain (every draw of every job), or skip (only the jobs where something happens; not with mulberry32)")
 	fs.StringVar(&c.out, "o", "", "write the output to `file` (atomically: a temporary file, then a rename) instead of stdout")
 }
 
 // check refuses, before any simulating, an -o whose directory is missing, so
 // a long run does not end in an error with nowhere to write.
-func (c *common) check() error { return checkDir("o", c.out) }
+func (c *common) check() error {
+	if c.engine == sim.Skip && c.generator().Sequential {
+		return usageError{fmt.Errorf("-engine: skip cannot replay %s's single stream draw by draw; use -engine plain, or -rng pcg", c.rng.v)}
+	}
+	return checkDir("o", c.out)
+}
 
 // checkDir refuses a file flag whose directory does not exist.
 func checkDir(flagName, path string) error {
@@ -142,8 +151,19 @@ func newFlagSet(name string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args into fs; on -help it prints intro and the flags to stdout.
+// parse parses args into fs, refusing arguments that are not flags.
 func parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
+	if err := parseFlags(fs, args, intro, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q (all settings are flags; see -help)", fs.Arg(0))}
+	}
+	return nil
+}
+
+// parseFlags parses args into fs; on -help it prints intro and the flags to stdout.
+func parseFlags(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
 	var setErr error
 	nameErrors(fs, &setErr)
 	if err := fs.Parse(args); err != nil {
@@ -157,9 +177,6 @@ func parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) erro
 			err = setErr
 		}
 		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q (all settings are flags; see -help)", fs.Arg(0))}
 	}
 	return nil
 }

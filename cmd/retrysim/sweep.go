@@ -117,6 +117,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			Jobs:       int64(pt[3]),
 			Seed:       uint64(c.seed),
 			Generator:  gen,
+			Engine:     c.engine,
 		}
 	}
 	counters, err := sim.RunAll(ctx, cfgs, c.workers.v, progress(stderr))
@@ -128,6 +129,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	s := results.Sweep{
 		Scenario:   cfgs[0].Scenario.Name,
 		RNG:        gen.Name,
+		Engine:     c.engine.Resolve(gen).String(),
 		Seed:       uint64(c.seed),
 		Swept:      swept,
 		Metric:     m,

@@ -1,0 +1,195 @@
+package sim
+
+import (
+	"math"
+	"math/bits"
+
+	"retrysim/provider"
+	"retrysim/results"
+	"retrysim/rng"
+	"retrysim/strategy"
+)
+
+// Engine is how jobs are drawn.
+type Engine int
+
+const (
+	// Auto picks Skip where the run allows it and Plain otherwise.
+	Auto Engine = iota
+	// Plain draws every random number of every job, in order. It is the only
+	// engine for a sequential generator, whose output must match draw for draw.
+	Plain
+	// Skip draws how many clean jobs come before the next job in which
+	// something happens, settles them at once, and runs only that job, its
+	// first event forced. It is exact in distribution, not draw for draw.
+	Skip
+)
+
+// String names the engine as -engine does.
+func (e Engine) String() string {
+	return [...]string{"auto", "plain", "skip"}[e]
+}
+
+// Resolve picks the engine a run with generator g uses when e is asked for.
+func (e Engine) Resolve(g rng.Generator) Engine {
+	if e == Auto {
+		if g.Sequential {
+			return Plain
+		}
+		return Skip
+	}
+	return e
+}
+
+// skipper holds what the skip engine needs to know about one job's clean
+// pattern: the probability of an event at each draw, and the distribution of
+// the first event given that there is one.
+type skipper struct {
+	// logClean is log(1 - q), q the probability that a job has an event.
+	logClean float64
+	// shortCut is the cut below which a draw says the run of clean jobs is
+	// shorter than runTable (probability 1 - (1-q)^runTable); short runs are
+	// then drawn in O(1) from the alias table, long ones by a logarithm.
+	shortCut uint64
+	short    aliasTable
+	// first draws the position of a job's first event, given that it has one.
+	first aliasTable
+	// forced is scratch for the draws Unread puts in front of a job.
+	forced []uint64
+}
+
+func newSkipper(cuts []uint64) *skipper {
+	sk := &skipper{forced: make([]uint64, 0, len(cuts))}
+	// P(first event at m), padded with zeros to a power of two for the table.
+	firstAt := make([]float64, 1<<bits.Len(uint(len(cuts)-1)))
+	clean := 1.0 // P(no event in the draws so far)
+	for m, cut := range cuts {
+		p := math.Ldexp(float64(cut), -64) // P(draw < cut), exact to a float's precision
+		if cut == math.MaxUint64 {
+			p = 1
+		}
+		firstAt[m] = clean * p
+		clean *= 1 - p
+	}
+	q := 1 - clean
+	sk.logClean = math.Log1p(-q)
+	if q > 0 {
+		sk.first = newAliasTable(firstAt)
+		weights := make([]float64, runTable) // P(g clean jobs), g < runTable
+		for g := range weights {
+			weights[g] = math.Pow(clean, float64(g)) * q // clean = 1 - q; Pow(0, 0) = 1
+		}
+		sk.short = newAliasTable(weights)
+		sk.shortCut = rng.Threshold(-math.Expm1(runTable * sk.logClean))
+	}
+	return sk
+}
+
+// runTable is how many short run lengths the alias table holds.
+const runTable = 64
+
+// cleanRun draws how many clean jobs come before the next job with an event:
+// geometric, P(g) = (1-q)^g q. A run shorter than runTable (one draw decides)
+// comes from the alias table; a longer one is runTable plus a fresh geometric,
+// the distribution being memoryless, drawn by inversion with a logarithm.
+func (sk *skipper) cleanRun(stream *rng.Stream) int64 {
+	if sk.logClean == 0 { // q = 0: no job ever has an event
+		return math.MaxInt64
+	}
+	// A cut of 1 (q near 1) leaves no long runs to draw.
+	if sk.shortCut == math.MaxUint64 || stream.Next() < sk.shortCut {
+		return int64(sk.short.draw(stream.Next()))
+	}
+	g := math.Floor(math.Log(stream.Open()) / sk.logClean)
+	if g >= math.MaxInt64/2 {
+		return math.MaxInt64
+	}
+	return runTable + int64(g)
+}
+
+// aliasTable draws from a distribution over 0..len-1 (len a power of two) in
+// O(1) with Walker's alias method: one draw picks a column with its top bits
+// and, with the rest, the column's own value or its alias.
+type aliasTable struct {
+	cut   []uint64 // keep the column when the draw's remaining bits are below
+	alias []int
+	shift uint // 64 - log2(len)
+}
+
+func newAliasTable(weights []float64) aliasTable {
+	n := len(weights)
+	t := aliasTable{cut: make([]uint64, n), alias: make([]int, n), shift: uint(64 - bits.Len(uint(n-1)))}
+	total := 0.0
+	for _, w := range weights {
+		total += w
+	}
+	scaled := make([]float64, n)
+	var small, large []int
+	for i, w := range weights {
+		scaled[i] = w * float64(n) / total
+		if scaled[i] < 1 {
+			small = append(small, i)
+		} else {
+			large = append(large, i)
+		}
+	}
+	for len(small) > 0 && len(large) > 0 {
+		s, l := small[len(small)-1], large[len(large)-1]
+		small = small[:len(small)-1]
+		t.cut[s], t.alias[s] = rng.Threshold(scaled[s]), l
+		scaled[l] -= 1 - scaled[s]
+		if scaled[l] < 1 {
+			large = large[:len(large)-1]
+			small = append(small, l)
+		}
+	}
+	for _, i := range append(small, large...) { // leftovers are full columns, up to rounding
+		t.cut[i], t.alias[i] = math.MaxUint64, i
+	}
+	return t
+}
+
+// draw maps one draw to a value: its top bits pick the column, the rest
+// (shifted up to a full fraction) decide between the column and its alias.
+func (t aliasTable) draw(u uint64) int {
+	i := int(u >> t.shift)
+	if u<<(64-t.shift) < t.cut[i] {
+		return i
+	}
+	return t.alias[i]
+}
+
+// runJobsSkip is runJobs for the skip engine. Each draw of a job is compared
+// with its own cut and nothing else, so only which side of the cut a draw
+// falls on matters: the forced draws before the first event are the largest
+// value (no event) and the forced event is 0, and every later draw is fresh.
+func runJobsSkip(j *provider.Job, sk *skipper, straight strategy.Straight, stream *rng.Stream, n int64) results.Counters {
+	c := results.Counters{Jobs: n}
+	var clean int64
+	for left := n; left > 0; {
+		g := sk.cleanRun(stream)
+		if g >= left {
+			clean += left
+			break
+		}
+		clean += g
+		left -= g + 1
+		first := sk.first.draw(stream.Next())
+		j.Reset()
+		from, settled := j.Settle(first)
+		sk.forced = sk.forced[:0]
+		for range first - settled {
+			sk.forced = append(sk.forced, math.MaxUint64)
+		}
+		sk.forced = append(sk.forced, 0)
+		stream.Unread(sk.forced)
+		if !straight.Resume(j, from) {
+			c.Failed++
+		}
+		c.AddJob(j.Calls(), j.Repeated(), j.WatchedTwice())
+	}
+	steps := int64(j.Steps())
+	c.Calls += clean * steps
+	c.CallsSq.Add(uint64(clean * steps * steps))
+	return c
+}
