@@ -139,47 +139,54 @@ func BenchmarkRun(b *testing.B) {
 	}
 }
 
-// BenchmarkSweep runs 15 points x 5 strategies x 1,000,000 jobs on every core.
-// x-15-tables is its wall time over (15 x the article's table on one core) /
-// cores; x-ideal is over (the 15 points each alone on one core) / cores, which
-// allows for points with more failures costing more. 1 means every core busy.
+// BenchmarkSweep runs 15 points x 5 strategies x 1,000,000 jobs on every core,
+// with each engine. x-15-tables is its wall time over (15 x the article's
+// table on one core) / cores; x-ideal is over (the 15 points each alone on one
+// core) / cores, which allows for points with more failures costing more (far
+// more with the skip engine, whose cost follows the failure rate). 1 means
+// every core busy.
 func BenchmarkSweep(b *testing.B) {
-	var cfgs []sim.Config
-	for _, p := range []float64{0.001, 0.005, 0.01, 0.02, 0.05} {
-		for _, l := range []float64{0, 0.005, 0.02} {
-			cfgs = append(cfgs, sim.Config{
-				Scenario:   provider.Signup(p, l),
-				Strategies: defaults(b),
-				Jobs:       benchJobs,
-				Seed:       1,
-				Generator:  rng.PCGGenerator,
-			})
-		}
+	for _, engine := range []sim.Engine{sim.Plain, sim.Skip} {
+		b.Run(engine.String(), func(b *testing.B) {
+			var cfgs []sim.Config
+			for _, p := range []float64{0.001, 0.005, 0.01, 0.02, 0.05} {
+				for _, l := range []float64{0, 0.005, 0.02} {
+					cfgs = append(cfgs, sim.Config{
+						Scenario:   provider.Signup(p, l),
+						Strategies: defaults(b),
+						Jobs:       benchJobs,
+						Seed:       1,
+						Generator:  rng.PCGGenerator,
+						Engine:     engine,
+					})
+				}
+			}
+			cores := runtime.GOMAXPROCS(0)
+			for b.Loop() {
+				if _, err := sim.RunAll(context.Background(), cfgs, cores, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			sweep := b.Elapsed() / time.Duration(b.N)
+			b.StopTimer()
+			// The same points one at a time on one core: the work the sweep spreads.
+			var alone, article time.Duration
+			for i := range cfgs {
+				start := time.Now()
+				if _, err := sim.RunAll(context.Background(), cfgs[i:i+1], 1, nil); err != nil {
+					b.Fatal(err)
+				}
+				alone += time.Since(start)
+				if i == 7 { // p-fail 0.01, lost-reply 0.005: the article's table
+					article = time.Since(start)
+				}
+			}
+			b.ReportMetric(sweep.Seconds(), "s/sweep")
+			b.ReportMetric(article.Seconds(), "s/table-1-core")
+			b.ReportMetric(float64(sweep)/(float64(len(cfgs))*float64(article)/float64(cores)), "x-15-tables")
+			b.ReportMetric(float64(sweep)/(float64(alone)/float64(cores)), "x-ideal")
+		})
 	}
-	cores := runtime.GOMAXPROCS(0)
-	for b.Loop() {
-		if _, err := sim.RunAll(context.Background(), cfgs, cores, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-	sweep := b.Elapsed() / time.Duration(b.N)
-	b.StopTimer()
-	// The same points one at a time on one core: the work the sweep spreads.
-	var alone, article time.Duration
-	for i := range cfgs {
-		start := time.Now()
-		if _, err := sim.RunAll(context.Background(), cfgs[i:i+1], 1, nil); err != nil {
-			b.Fatal(err)
-		}
-		alone += time.Since(start)
-		if i == 7 { // p-fail 0.01, lost-reply 0.005: the article's table
-			article = time.Since(start)
-		}
-	}
-	b.ReportMetric(sweep.Seconds(), "s/sweep")
-	b.ReportMetric(article.Seconds(), "s/table-1-core")
-	b.ReportMetric(float64(sweep)/(float64(len(cfgs))*float64(article)/float64(cores)), "x-15-tables")
-	b.ReportMetric(float64(sweep)/(float64(alone)/float64(cores)), "x-ideal")
 }
 
 // BenchmarkEngine runs each default strategy over 10,000,000 jobs on one core
