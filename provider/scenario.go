@@ -29,6 +29,8 @@ type Step struct {
 	LostReply float64
 	// HonoursKeys marks a provider that performs the work once per key it has seen.
 	HonoursKeys bool
+	// Latency is how long a call takes, in virtual time; zero by default.
+	Latency Latency
 }
 
 // Scenario is the ordered steps of a job, and the step whose repeats are counted
@@ -84,6 +86,9 @@ func (s Scenario) Validate() error {
 		}
 		if err := CheckProbability(st.LostReply); err != nil {
 			return fmt.Errorf("steps[%d].lost_reply: %v", i, err)
+		}
+		if err := st.Latency.Check(); err != nil {
+			return fmt.Errorf("steps[%d].latency: %v", i, err)
 		}
 	}
 	if s.Watched < 0 || s.Watched >= len(s.Steps) {

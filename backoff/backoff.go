@@ -1,0 +1,95 @@
+// Package backoff computes the wait between retry attempts, by the policies of
+// the AWS Architecture Blog's "Exponential Backoff And Jitter": none,
+// constant, exponential, full jitter, equal jitter and decorrelated jitter.
+//
+// Delays are pure functions of the attempt, the previous delay and a uniform
+// draw passed in, so tests check exact values and the simulator keeps its
+// draws in its own seeded stream. Nothing here sleeps or reads a clock.
+package backoff
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Kind is a backoff policy.
+type Kind int
+
+const (
+	None Kind = iota
+	Constant
+	Exponential
+	FullJitter
+	EqualJitter
+	Decorrelated
+)
+
+var names = [...]string{"none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated"}
+
+// String names the kind as -backoff and scenario files spell it.
+func (k Kind) String() string { return names[k] }
+
+// ParseKind reads a policy name.
+func ParseKind(s string) (Kind, error) {
+	for i, n := range names {
+		if n == s {
+			return Kind(i), nil
+		}
+	}
+	return None, fmt.Errorf("unknown backoff %q (want one of %s)", s, strings.Join(names[:], ", "))
+}
+
+// Policy is a backoff policy with its base and cap. The zero value waits
+// nothing.
+type Policy struct {
+	Kind Kind
+	// Base is the first wait (the constant wait, for Constant).
+	Base time.Duration
+	// Cap bounds every wait.
+	Cap time.Duration
+}
+
+// Default is the Part 5 retry options' policy: full jitter, base 100 ms, cap 2 s.
+var Default = Policy{Kind: FullJitter, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
+
+// Jittered reports whether Delay uses its draw.
+func (p Policy) Jittered() bool {
+	return p.Kind == FullJitter || p.Kind == EqualJitter || p.Kind == Decorrelated
+}
+
+// Delay is the wait before retry number attempt (0 for the first retry).
+// prev is the previous wait (Decorrelated builds on it; pass 0 before the
+// first retry) and u a uniform draw in [0, 1), used only by the jittered
+// policies:
+//
+//	exponential   min(cap, base * 2^attempt)
+//	full jitter   u * min(cap, base * 2^attempt)
+//	equal jitter  t/2 + u * t/2, t = min(cap, base * 2^attempt)
+//	decorrelated  min(cap, base + u * (3*prev - base)), prev starting at base
+func (p Policy) Delay(attempt int, prev time.Duration, u float64) time.Duration {
+	expo := func() float64 {
+		return math.Min(float64(p.Cap), float64(p.Base)*math.Exp2(float64(attempt)))
+	}
+	var d float64
+	switch p.Kind {
+	case None:
+		return 0
+	case Constant:
+		d = float64(p.Base)
+	case Exponential:
+		d = expo()
+	case FullJitter:
+		d = u * expo()
+	case EqualJitter:
+		t := expo()
+		d = t/2 + u*t/2
+	case Decorrelated:
+		if prev <= 0 {
+			prev = p.Base
+		}
+		d = math.Min(float64(p.Cap), float64(p.Base)+u*(3*float64(prev)-float64(p.Base)))
+	}
+	return time.Duration(d)
+}

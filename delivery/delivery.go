@@ -1,0 +1,163 @@
+// Package delivery runs one job the way an at-least-once queue does, in
+// virtual time: the job's messages (a repeated request is a second message),
+// their deliveries (a crash or a slow worker past the visibility timeout
+// brings another), calls that take time, waits between attempts, and a worker
+// key store, shared by all deliveries, that guards each step in one of the
+// ways the SQLite check compares. Deliveries that overlap interleave operation
+// by operation in a small per-job event loop: that is where races come from.
+//
+// It drives strategy.Retry's scope, attempts and keys itself (a delivery has
+// to pause mid-job, which Strategy.Run cannot), and it never reads a clock.
+package delivery
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"retrysim/backoff"
+	"retrysim/provider"
+)
+
+// Store is where a delivery writes a step's key in the worker's store.
+type Store int
+
+const (
+	// NoStore keeps no keys.
+	NoStore Store = iota
+	// After checks the key, does the work, then records the key: the Part 5
+	// store. A crash between the work and the record repeats the work.
+	After
+	// Loose checks the key, then inserts it without a unique constraint, then
+	// does the work: two overlapping deliveries both pass the check.
+	Loose
+	// Claim inserts the key atomically (a unique constraint) before the work.
+	// The loser takes it as already handled; a crash after the claim loses the
+	// work; a failed call does not release it.
+	Claim
+	// Lease claims with a status and an expiry: released when the job fails,
+	// taken over once a dead holder's lease expires, skipped once done. It
+	// assumes the work commits with its done status (the check's charge lives
+	// in the same database) and keeps done keys past the redelivery window,
+	// the check's three fixes together.
+	Lease
+)
+
+var storeNames = [...]string{"none", "after", "loose", "claim", "lease"}
+
+// String names the store mode as -store and scenario files spell it.
+func (s Store) String() string { return storeNames[s] }
+
+// ParseStore reads a store mode name.
+func ParseStore(s string) (Store, error) {
+	for i, n := range storeNames {
+		if n == s {
+			return Store(i), nil
+		}
+	}
+	return NoStore, fmt.Errorf("unknown store %q (want one of %s)", s, strings.Join(storeNames[:], ", "))
+}
+
+// CrashPoint is where in a step a worker may die.
+type CrashPoint int
+
+const (
+	// BeforeKey is before the step's store operation.
+	BeforeKey CrashPoint = iota
+	// AfterKey is between the key write and the side effect.
+	AfterKey
+	// AfterWork is between the side effect and the key record.
+	AfterWork
+	// BeforeAck is after the job's last step, before the queue's ack.
+	BeforeAck
+)
+
+var crashNames = [...]string{"before-key", "after-key", "after-work", "before-ack"}
+
+// String names the crash point.
+func (c CrashPoint) String() string { return crashNames[c] }
+
+// ParseCrashPoint reads a crash point name.
+func ParseCrashPoint(s string) (CrashPoint, error) {
+	for i, n := range crashNames {
+		if n == s {
+			return CrashPoint(i), nil
+		}
+	}
+	return BeforeKey, fmt.Errorf("unknown crash point %q (want one of %s)", s, strings.Join(crashNames[:], ", "))
+}
+
+// Config is the queue, worker and store around the jobs.
+type Config struct {
+	Store Store
+	// TTL is how long a key lives after it is written; 0 keeps keys forever.
+	TTL time.Duration
+	// Lease is how long a lease holds before another delivery may take over.
+	Lease time.Duration
+	// Visibility is how long a received message stays hidden: unless it is
+	// acked by then, the queue delivers it again.
+	Visibility time.Duration
+	// MaxDeliveries bounds a message's deliveries; past it the message is
+	// dead-lettered and, if nothing else succeeded, the job has failed.
+	MaxDeliveries int
+	// RepeatP is the probability that a job's request is sent twice, the copy
+	// RepeatDelay after the first.
+	RepeatP     float64
+	RepeatDelay provider.Latency
+	// CrashP is the probability, each time a delivery passes CrashAt in a
+	// step, that its worker dies there. MaxCrashes bounds a job's crashes
+	// (0: no bound), so a forced crash (CrashP 1) happens once.
+	CrashP     float64
+	CrashAt    CrashPoint
+	MaxCrashes int
+	// Backoff is the wait between attempts.
+	Backoff backoff.Policy
+}
+
+// Defaults are a 30 s visibility timeout and lease, 10 deliveries, keys kept
+// 24 hours (the article's illustration), and the Part 5 retry options' backoff.
+var Defaults = Config{
+	TTL:           24 * time.Hour,
+	Lease:         30 * time.Second,
+	Visibility:    30 * time.Second,
+	MaxDeliveries: 10,
+	Backoff:       backoff.Default,
+}
+
+// Check reports the first thing wrong with c, naming the field.
+func (c Config) Check() error {
+	switch {
+	case c.TTL < 0:
+		return fmt.Errorf("ttl: %v is negative", c.TTL)
+	case c.Lease < 0:
+		return fmt.Errorf("lease: %v is negative", c.Lease)
+	case c.Visibility <= 0:
+		return fmt.Errorf("visibility: %v is not a positive duration", c.Visibility)
+	case c.MaxDeliveries < 1:
+		return fmt.Errorf("max_deliveries: %d is less than 1", c.MaxDeliveries)
+	case c.MaxCrashes < 0:
+		return fmt.Errorf("max_crashes: %d is negative", c.MaxCrashes)
+	case c.Backoff.Base < 0 || c.Backoff.Cap < 0:
+		return fmt.Errorf("backoff: a duration cannot be negative")
+	}
+	if err := provider.CheckProbability(c.RepeatP); err != nil {
+		return fmt.Errorf("repeat: %v", err)
+	}
+	if err := provider.CheckProbability(c.CrashP); err != nil {
+		return fmt.Errorf("crash: %v", err)
+	}
+	if err := c.RepeatDelay.Check(); err != nil {
+		return fmt.Errorf("repeat_delay: %v", err)
+	}
+	return nil
+}
+
+// Outcome is what one job did.
+type Outcome struct {
+	Failed     bool
+	Deliveries int
+	// Lost reports a step whose work was never done although its key says so.
+	Lost bool
+	// Completion is when the job first succeeded, or when the queue gave up.
+	Completion time.Duration
+}

@@ -1,0 +1,176 @@
+package delivery
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"retrysim/backoff"
+	"retrysim/provider"
+	"retrysim/rng"
+	"retrysim/strategy"
+)
+
+// charge is the SQLite check's job: one step, a charge, which never fails.
+func charge() provider.Scenario {
+	return provider.Scenario{Name: "charge", Steps: []provider.Step{{Name: "charge"}}, Watched: 0}
+}
+
+// forced returns the check's cases with their events forced (probability 1).
+func forced() []struct {
+	name        string
+	cfg         Config
+	wantCharges uint32
+	wantLost    bool
+} {
+	base := Defaults
+	seq := base
+	seq.Store, seq.RepeatP, seq.RepeatDelay = Loose, 1, provider.Latency{Median: 2 * time.Second}
+	raceLoose := base
+	raceLoose.Store, raceLoose.RepeatP = Loose, 1
+	raceClaim := raceLoose
+	raceClaim.Store = Claim
+	crashWork := base
+	crashWork.Store, crashWork.CrashP, crashWork.CrashAt, crashWork.MaxCrashes = After, 1, AfterWork, 1
+	crashClaim := base
+	crashClaim.Store, crashClaim.CrashP, crashClaim.CrashAt, crashClaim.MaxCrashes = Claim, 1, AfterKey, 1
+	ttlShort := base
+	ttlShort.Store, ttlShort.TTL, ttlShort.RepeatP, ttlShort.RepeatDelay = Claim, time.Second, 1, provider.Latency{Median: 2 * time.Second}
+	ttlLong := ttlShort
+	ttlLong.TTL = 60 * time.Second
+	return []struct {
+		name        string
+		cfg         Config
+		wantCharges uint32
+		wantLost    bool
+	}{
+		{"sequential pair, loose", seq, 1, false},
+		{"race, loose", raceLoose, 2, false},
+		{"race, claim", raceClaim, 1, false},
+		{"crash after the work, after", crashWork, 2, false},
+		{"crash after the claim, claim", crashClaim, 0, true},
+		{"TTL 1 s, redelivery after 2 s, claim", ttlShort, 2, false},
+		{"TTL 60 s, redelivery after 2 s, claim", ttlLong, 1, false},
+	}
+}
+
+func runOnce(cfg Config, r strategy.Retry, sc provider.Scenario, seed uint64) (Outcome, *provider.Job) {
+	stream := rng.NewStream(rng.PCGGenerator.New(seed, 0))
+	j := provider.NewJob(sc, stream)
+	return NewRunner(cfg, r, sc, j, stream).Run(), j
+}
+
+// The SQLite check's seven steps, forced, and the lease fix in each of them.
+func TestForcedCasesReproduceTheCheck(t *testing.T) {
+	r := strategy.Retry{Scope: strategy.EachStep, Attempts: 3}
+	for _, tt := range forced() {
+		t.Run(tt.name, func(t *testing.T) {
+			for seed := range uint64(20) {
+				out, j := runOnce(tt.cfg, r, charge(), seed)
+				if got := j.Done(0); got != tt.wantCharges || out.Lost != tt.wantLost {
+					t.Fatalf("seed %d: %d charges, lost %v; want %d, %v (outcome %+v)", seed, got, out.Lost, tt.wantCharges, tt.wantLost, out)
+				}
+			}
+			lease := tt.cfg
+			lease.Store = Lease
+			for seed := range uint64(20) {
+				out, j := runOnce(lease, r, charge(), seed)
+				if got := j.Done(0); got != 1 || out.Lost || out.Failed {
+					t.Fatalf("lease, seed %d: %d charges, lost %v, failed %v; want 1 charge, nothing lost", seed, got, out.Lost, out.Failed)
+				}
+			}
+		})
+	}
+}
+
+// With no store, no repeats, no crashes and no time, a job is one delivery
+// that calls like the Part 5 model.
+func TestOneDeliveryWhenNothingHappens(t *testing.T) {
+	out, j := runOnce(Defaults, strategy.Retry{Scope: strategy.EachStep, Attempts: 3}, provider.Signup(0, 0), 1)
+	if out.Deliveries != 1 || out.Failed || j.Calls() != 10 || out.Completion != 0 {
+		t.Errorf("outcome %+v, calls %d; want 1 delivery, success, 10 calls, completion 0", out, j.Calls())
+	}
+}
+
+// A slow job outlives its visibility timeout: the queue delivers it again
+// while the first delivery still runs, and without a key both charge.
+func TestVisibilityTimeoutOverlap(t *testing.T) {
+	sc := charge()
+	sc.Steps[0].Latency = provider.Latency{Median: 45 * time.Second}
+	cfg := Defaults
+	out, j := runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, 1)
+	if out.Deliveries != 2 || j.Done(0) != 2 {
+		t.Errorf("%d deliveries, %d charges; want 2 and 2", out.Deliveries, j.Done(0))
+	}
+	cfg.Store = Claim
+	out, j = runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, 1)
+	if out.Deliveries != 2 || j.Done(0) != 1 {
+		t.Errorf("claim: %d deliveries, %d charges; want 2 and 1", out.Deliveries, j.Done(0))
+	}
+}
+
+// The simulated chance that a repeated request charges again, against its
+// closed form, with a constant backoff and a lognormal repeat delay R. The
+// first delivery records its key at T_k = (k+1)L + kB after k failures
+// (probability p^k (1-p), k < A); the copy charges again if it arrives before
+// the key exists (R < T_k) or after it expired (R >= T_k + TTL), and then its
+// own attempts succeed (1 - p^A).
+func TestRepeatAfterExpiryClosedForm(t *testing.T) {
+	const (
+		p    = 0.3
+		a    = 3
+		lat  = 100 * time.Millisecond
+		wait = time.Second
+		ttl  = 2 * time.Second
+		jobs = 200_000
+	)
+	delay := provider.Latency{Median: 2500 * time.Millisecond, P99: 20 * time.Second}
+	sc := charge()
+	sc.Steps[0].PFail, sc.Steps[0].Latency = p, provider.Latency{Median: lat}
+	cfg := Defaults
+	cfg.Store, cfg.TTL, cfg.RepeatP, cfg.RepeatDelay = After, ttl, 1, delay
+	cfg.Backoff = backoff.Policy{Kind: backoff.Constant, Base: wait}
+	cfg.Visibility = time.Hour
+
+	sigma := math.Log(float64(delay.P99)/float64(delay.Median)) / 2.3263478740408408
+	R := distuv.LogNormal{Mu: math.Log(delay.Median.Seconds()), Sigma: sigma}
+	want := 0.0
+	for k := range a {
+		tk := (float64(k+1)*lat.Seconds() + float64(k)*wait.Seconds())
+		want += math.Pow(p, float64(k)) * (1 - p) * (R.CDF(tk) + 1 - R.CDF(tk+ttl.Seconds()))
+	}
+	want *= 1 - math.Pow(p, a)
+
+	stream := rng.NewStream(rng.PCGGenerator.New(7, 0))
+	j := provider.NewJob(sc, stream)
+	x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: a}, sc, j, stream)
+	twice := 0
+	for range jobs {
+		x.Run()
+		if j.Done(0) == 2 {
+			twice++
+		}
+	}
+	sd := math.Sqrt(jobs * want * (1 - want))
+	if d := math.Abs(float64(twice) - jobs*want); d > 4*sd {
+		t.Errorf("charged twice in %d of %d jobs; closed form %.1f ± 4 × %.1f", twice, jobs, jobs*want, sd)
+	}
+}
+
+func TestParseNames(t *testing.T) {
+	for i, n := range storeNames {
+		if s, err := ParseStore(n); err != nil || s != Store(i) || s.String() != n {
+			t.Errorf("ParseStore(%q) = %v, %v", n, s, err)
+		}
+	}
+	for i, n := range crashNames {
+		if c, err := ParseCrashPoint(n); err != nil || c != CrashPoint(i) || c.String() != n {
+			t.Errorf("ParseCrashPoint(%q) = %v, %v", n, c, err)
+		}
+	}
+	if _, err := ParseStore("unique"); err == nil {
+		t.Error("ParseStore(unique) succeeded")
+	}
+}

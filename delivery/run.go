@@ -1,0 +1,350 @@
+package delivery
+
+import (
+	"time"
+
+	"retrysim/provider"
+	"retrysim/rng"
+	"retrysim/strategy"
+)
+
+// phase is where a delivery is within a step.
+type phase int
+
+const (
+	enter     phase = iota // crash point before-key, then the store's first operation
+	insert                 // Loose's insert, its own operation so a race can split check and insert
+	call                   // crash point after-key, then the call
+	afterCall              // crash point after-work, the key record, then what comes next
+	ack                    // crash point before-ack, then the ack
+)
+
+// delivery is one worker running one delivery of a message.
+type delivery struct {
+	msg      int
+	step     int
+	attempt  int // the attempt within the step (each step) or the pass (whole job)
+	phase    phase
+	ok       bool // the last call's result
+	fresh    provider.Key
+	prevWait time.Duration
+	live     bool
+}
+
+type message struct {
+	deliveries int
+	done       bool
+}
+
+// record is a step's row in the worker's key store.
+type record struct {
+	present    bool
+	doneStatus bool // Lease: the work is done (else running)
+	holder     int
+	written    time.Duration
+	leaseUntil time.Duration
+}
+
+type eventKind int
+
+const (
+	stepEvent    eventKind = iota // advance a delivery
+	arrive                        // a message's first delivery
+	visibilityUp                  // a message's visibility timeout runs out
+)
+
+type event struct {
+	at   time.Duration
+	seq  int
+	kind eventKind
+	idx  int
+}
+
+// Runner runs jobs through one Retry strategy and one Config, reusing its
+// state from job to job. It is not safe for concurrent use.
+type Runner struct {
+	cfg    Config
+	store  Store
+	r      strategy.Retry
+	j      *provider.Job
+	sc     provider.Scenario
+	stream *rng.Stream
+
+	now        time.Duration
+	seq        int
+	events     []event
+	dl         []delivery
+	msgs       []message
+	keys       []record
+	crashes    int
+	succeeded  bool
+	completion time.Duration
+}
+
+// NewRunner runs jobs of sc through r under cfg, calling the providers of j.
+// A Retry that skips finished steps with no store configured keeps the Part 5
+// store, After.
+func NewRunner(cfg Config, r strategy.Retry, sc provider.Scenario, j *provider.Job, stream *rng.Stream) *Runner {
+	x := &Runner{cfg: cfg, store: cfg.Store, r: r, j: j, sc: sc, stream: stream, keys: make([]record, len(sc.Steps))}
+	if x.store == NoStore && r.SkipFinished {
+		x.store = After
+	}
+	return x
+}
+
+// Run runs one job from time zero and reports its outcome.
+func (x *Runner) Run() Outcome {
+	x.j.Reset()
+	x.now, x.seq, x.crashes, x.succeeded, x.completion = 0, 0, 0, false, 0
+	x.events, x.dl, x.msgs = x.events[:0], x.dl[:0], x.msgs[:0]
+	clear(x.keys)
+	x.msgs = append(x.msgs, message{})
+	x.push(0, arrive, 0)
+	if x.cfg.RepeatP > 0 && x.stream.Float64() < x.cfg.RepeatP {
+		x.msgs = append(x.msgs, message{})
+		x.push(x.cfg.RepeatDelay.Draw(x.stream), arrive, 1)
+	}
+	deliveries := 0
+	for len(x.events) > 0 {
+		e := x.pop()
+		x.now = e.at
+		switch e.kind {
+		case arrive, visibilityUp:
+			m := &x.msgs[e.idx]
+			if m.done {
+				continue
+			}
+			if m.deliveries == x.cfg.MaxDeliveries {
+				m.done = true // dead-lettered
+				continue
+			}
+			m.deliveries++
+			deliveries++
+			x.dl = append(x.dl, delivery{msg: e.idx, live: true})
+			x.push(x.now+x.cfg.Visibility, visibilityUp, e.idx)
+			x.run(len(x.dl) - 1)
+		case stepEvent:
+			x.run(e.idx)
+		}
+	}
+	out := Outcome{Failed: !x.succeeded, Deliveries: deliveries, Completion: x.completion}
+	if !x.succeeded {
+		out.Completion = x.now
+	}
+	for i, k := range x.keys {
+		if k.present && (x.store != Lease || k.doneStatus) && x.j.Done(i) == 0 {
+			out.Lost = true
+		}
+	}
+	return out
+}
+
+// run advances delivery d one operation at a time: on its own while its next
+// operation comes strictly before every other pending event, through the
+// queue otherwise, so that deliveries at the same instant alternate.
+func (x *Runner) run(d int) {
+	for x.dl[d].live {
+		wait := x.advance(d)
+		if !x.dl[d].live {
+			return
+		}
+		at := x.now + wait
+		if len(x.events) > 0 && at >= x.events[x.minEvent()].at {
+			x.push(at, stepEvent, d)
+			return
+		}
+		x.now = at
+	}
+}
+
+// crash reports whether delivery d's worker dies at point p, and ends it if so.
+func (x *Runner) crash(d int, p CrashPoint) bool {
+	if x.cfg.CrashP == 0 || x.cfg.CrashAt != p || (x.cfg.MaxCrashes > 0 && x.crashes >= x.cfg.MaxCrashes) {
+		return false
+	}
+	if x.stream.Float64() >= x.cfg.CrashP {
+		return false
+	}
+	x.crashes++
+	x.dl[d].live = false // unacked: the visibility timeout brings the message back
+	return true
+}
+
+// expired reports whether key k has outlived the TTL. Lease keeps done keys.
+func (x *Runner) expired(k record) bool {
+	if x.store == Lease && k.doneStatus {
+		return false
+	}
+	return x.cfg.TTL > 0 && x.now >= k.written+x.cfg.TTL
+}
+
+// key is the idempotency key delivery d sends with its next call.
+func (x *Runner) key(d *delivery) provider.Key {
+	switch x.r.Keys {
+	case strategy.SameKey:
+		return 1
+	case strategy.FreshKeys:
+		if d.fresh == 0 {
+			d.fresh = 1
+		}
+		d.fresh++
+		// Fresh keys must differ across deliveries too: mix in the delivery.
+		return d.fresh<<16 | provider.Key(len(x.dl))
+	}
+	return provider.NoKey
+}
+
+// advance performs delivery d's next operation at x.now and returns how long
+// until the one after it.
+func (x *Runner) advance(d int) time.Duration {
+	dv := &x.dl[d]
+	n := len(x.sc.Steps)
+	switch dv.phase {
+	case enter:
+		if dv.step == n {
+			dv.phase = ack
+			return 0
+		}
+		if x.crash(d, BeforeKey) {
+			return 0
+		}
+		k := &x.keys[dv.step]
+		have := k.present && !x.expired(*k)
+		switch x.store {
+		case After:
+			if have {
+				return x.skip(dv)
+			}
+		case Loose:
+			if have {
+				return x.skip(dv)
+			}
+			dv.phase = insert
+			return 0
+		case Claim:
+			if have {
+				return x.skip(dv) // refused: already handled
+			}
+			*k = record{present: true, written: x.now}
+		case Lease:
+			switch {
+			case have && k.doneStatus:
+				return x.skip(dv)
+			case have && k.holder != d && k.leaseUntil > x.now:
+				dv.live = false // held by a live delivery: leave it unacked, to be redelivered
+				return 0
+			}
+			*k = record{present: true, holder: d, written: x.now, leaseUntil: x.now + x.cfg.Lease}
+		}
+		dv.phase = call
+		return 0
+	case insert:
+		x.keys[dv.step] = record{present: true, written: x.now}
+		dv.phase = call
+		return 0
+	case call:
+		if x.crash(d, AfterKey) {
+			return 0
+		}
+		dv.ok = x.j.Call(dv.step, x.key(dv))
+		dv.phase = afterCall
+		return x.sc.Steps[dv.step].Latency.Draw(x.stream)
+	case afterCall:
+		if !dv.ok {
+			return x.retry(d)
+		}
+		k := &x.keys[dv.step]
+		if x.store == Lease {
+			k.doneStatus, k.written = true, x.now // committed with the work
+		}
+		if x.crash(d, AfterWork) {
+			return 0
+		}
+		if x.store == After {
+			*k = record{present: true, written: x.now}
+		}
+		return x.next(dv)
+	case ack:
+		if x.crash(d, BeforeAck) {
+			return 0
+		}
+		x.finish(dv, true)
+	}
+	return 0
+}
+
+// skip passes over a step the store says is handled.
+func (x *Runner) skip(dv *delivery) time.Duration { return x.next(dv) }
+
+// next moves to the following step.
+func (x *Runner) next(dv *delivery) time.Duration {
+	dv.step++
+	if x.r.Scope == strategy.EachStep {
+		dv.attempt = 0
+	}
+	dv.phase = enter
+	return 0
+}
+
+// retry handles a failed call: another attempt after the backoff, or the end
+// of the delivery when the attempts are spent.
+func (x *Runner) retry(d int) time.Duration {
+	dv := &x.dl[d]
+	dv.attempt++
+	if dv.attempt == x.r.Attempts {
+		if x.store == Lease {
+			for i := range x.keys {
+				if k := &x.keys[i]; k.present && !k.doneStatus && k.holder == d {
+					*k = record{} // released: the next delivery may try
+				}
+			}
+		}
+		x.finish(dv, false)
+		return 0
+	}
+	var u float64
+	if x.cfg.Backoff.Jittered() {
+		u = x.stream.Float64()
+	}
+	wait := x.cfg.Backoff.Delay(dv.attempt-1, dv.prevWait, u)
+	dv.prevWait = wait
+	if x.r.Scope == strategy.EachStep {
+		dv.phase = call // the step's key stays with this delivery
+	} else {
+		dv.step, dv.phase = 0, enter
+	}
+	return wait
+}
+
+// finish ends a delivery with an ack: the message is done either way.
+func (x *Runner) finish(dv *delivery, success bool) {
+	dv.live = false
+	x.msgs[dv.msg].done = true
+	if success && !x.succeeded {
+		x.succeeded, x.completion = true, x.now
+	}
+}
+
+func (x *Runner) push(at time.Duration, kind eventKind, idx int) {
+	x.events = append(x.events, event{at: at, seq: x.seq, kind: kind, idx: idx})
+	x.seq++
+}
+
+// minEvent is the index of the earliest event, the first pushed among equals.
+func (x *Runner) minEvent() int {
+	m := 0
+	for i, e := range x.events[1:] {
+		if e.at < x.events[m].at || (e.at == x.events[m].at && e.seq < x.events[m].seq) {
+			m = i + 1
+		}
+	}
+	return m
+}
+
+func (x *Runner) pop() event {
+	m := x.minEvent()
+	e := x.events[m]
+	x.events[m] = x.events[len(x.events)-1]
+	x.events = x.events[:len(x.events)-1]
+	return e
+}

@@ -1,0 +1,51 @@
+package provider
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"retrysim/rng"
+)
+
+// z99 is the standard normal's 99th percentile, which ties a lognormal's p99
+// to its median.
+const z99 = 2.3263478740408408
+
+// Latency is a duration that is fixed (P99 at most Median) or lognormal with
+// the given median and 99th percentile.
+type Latency struct {
+	Median time.Duration
+	P99    time.Duration
+}
+
+// Random reports whether drawing the latency takes a random draw.
+func (l Latency) Random() bool { return l.P99 > l.Median && l.Median > 0 }
+
+// Zero reports whether the latency is always zero.
+func (l Latency) Zero() bool { return l.Median <= 0 && l.P99 <= 0 }
+
+// Draw returns one latency, drawing from stream only when it is random.
+func (l Latency) Draw(stream *rng.Stream) time.Duration {
+	if !l.Random() {
+		return l.Median
+	}
+	sigma := math.Log(float64(l.P99)/float64(l.Median)) / z99
+	return time.Duration(float64(l.Median) * math.Exp(sigma*stream.Normal()))
+}
+
+// Check refuses negative durations.
+func (l Latency) Check() error {
+	if l.Median < 0 || l.P99 < 0 {
+		return fmt.Errorf("a duration cannot be negative (median %v, p99 %v)", l.Median, l.P99)
+	}
+	return nil
+}
+
+// String is "fixed 20ms" or "lognormal median 20ms p99 200ms".
+func (l Latency) String() string {
+	if l.Random() {
+		return fmt.Sprintf("lognormal median %v p99 %v", l.Median, l.P99)
+	}
+	return fmt.Sprintf("fixed %v", l.Median)
+}
