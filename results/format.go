@@ -79,5 +79,10 @@ func (p Params) Title() string {
 	if p.Replicates > 1 {
 		t += fmt.Sprintf("; %d replicates, counts pooled", p.Replicates)
 	}
+	if d := p.Delivery; d != nil {
+		t += fmt.Sprintf("\nqueue: store %s, key TTL %s, lease %s, visibility timeout %s, up to %d deliveries; repeated requests %s%% (delay %s); crashes %s%% at %s; calls take %s; backoff %s",
+			d.Store, d.TTL, d.Lease, d.Visibility, d.MaxDeliveries, shortFloat(100*d.Repeat), d.RepeatDelay,
+			shortFloat(100*d.Crash), d.CrashAt, d.Latency, d.Backoff)
+	}
 	return t
 }

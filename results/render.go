@@ -44,7 +44,29 @@ func Write(w io.Writer, r Report, format string) error {
 
 // header is the column titles of the table formats.
 func (r Report) header() []string {
-	return []string{"Strategy", "Succeeded", "Failed jobs", "Calls per job", "Steps done again", r.WatchedLabel}
+	h := []string{"Strategy", "Succeeded", "Failed jobs", "Calls per job", "Steps done again", r.WatchedLabel}
+	if r.Delivery != nil {
+		h = append(h, "Deliveries per job", "Lost work", "Completion p50 / p95 / p99")
+	}
+	return h
+}
+
+// seconds formats a duration in seconds for people: 0.1 s, 2.35 s.
+func seconds(x float64) string {
+	if x != x { // NaN: nothing counted
+		return "-"
+	}
+	return sig(x) + " s"
+}
+
+// deliveryCells are the delivery model's columns of a row.
+func (row Row) deliveryCells() []string {
+	c := row.Counters
+	return []string{
+		toFixed(float64(c.Deliveries)/float64(c.Jobs), 3),
+		group(c.LostWork),
+		seconds(c.Completion.Quantile(0.5)) + " / " + seconds(c.Completion.Quantile(0.95)) + " / " + seconds(c.Completion.Quantile(0.99)),
+	}
 }
 
 // count formats an expected or interval count of jobs or side effects.
@@ -66,6 +88,7 @@ func (row Row) cells(ci bool) []string {
 	if !ci {
 		return cells
 	}
+	cells = cells[:6:6] // the intervals go on the first six columns
 	e := make([]Estimate, len(Metrics))
 	for i, m := range Metrics {
 		e[i] = m.Estimate(c)
@@ -144,7 +167,11 @@ func writeTable(w io.Writer, r Report, markdown bool) error {
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(r.header())
 	for _, row := range r.Rows {
-		rows := [][]string{row.cells(r.ShowCI)}
+		main := row.cells(r.ShowCI)
+		if r.Delivery != nil {
+			main = append(main, row.deliveryCells()...)
+		}
+		rows := [][]string{main}
 		if len(row.Replicates) > 1 {
 			rows = append(rows, row.spreadCells())
 		}
@@ -152,9 +179,50 @@ func writeTable(w io.Writer, r Report, markdown bool) error {
 			rows = append(rows, row.expectedCells())
 		}
 		for _, cells := range rows {
+			for len(cells) < len(r.header()) {
+				cells = append(cells, "")
+			}
 			if err := t.Append(cells); err != nil {
 				return err
 			}
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if r.Delivery != nil {
+		return writeByStep(w, r, markdown)
+	}
+	return nil
+}
+
+// writeByStep is the delivery model's second table: the side effects each
+// step repeated, one column a strategy.
+func writeByStep(w io.Writer, r Report, markdown bool) error {
+	header := []string{"Side effects repeated, by step"}
+	align := []tw.Align{tw.AlignLeft}
+	for _, row := range r.Rows {
+		header = append(header, row.ID)
+		align = append(align, tw.AlignRight)
+	}
+	opts := []tablewriter.Option{
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	}
+	if markdown {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+	}
+	fmt.Fprintln(w)
+	t := tablewriter.NewTable(w, opts...)
+	t.Header(header)
+	for i, name := range r.Delivery.StepNames {
+		cells := []string{name}
+		for _, row := range r.Rows {
+			cells = append(cells, group(row.RepeatedByStep[i]))
+		}
+		if err := t.Append(cells); err != nil {
+			return err
 		}
 	}
 	return t.Render()
@@ -168,7 +236,7 @@ type field struct {
 
 // fields flattens a row for csv and json: counters, then every metric with its
 // interval, then expectations and replicate spreads when present.
-func (row Row) fields() []field {
+func (row Row) fields(r Report) []field {
 	c := row.Counters
 	f := []field{
 		{"strategy", row.ID}, {"label", row.Label},
@@ -179,6 +247,17 @@ func (row Row) fields() []field {
 	for _, m := range Metrics {
 		e := m.Estimate(c)
 		f = append(f, field{m.Name, e.Value}, field{m.Name + "_lo", e.Lo}, field{m.Name + "_hi", e.Hi})
+	}
+	if d := r.Delivery; d != nil {
+		f = append(f,
+			field{"deliveries", c.Deliveries}, field{"deliveries_per_job", float64(c.Deliveries) / float64(c.Jobs)},
+			field{"lost_work", c.LostWork},
+			field{"completion_p50", nanNull(c.Completion.Quantile(0.5))},
+			field{"completion_p95", nanNull(c.Completion.Quantile(0.95))},
+			field{"completion_p99", nanNull(c.Completion.Quantile(0.99))})
+		for i := range d.StepNames {
+			f = append(f, field{"repeated_step_" + strconv.Itoa(i+1), c.RepeatedByStep[i]})
+		}
 	}
 	if row.Expected != nil {
 		for _, m := range Metrics {
@@ -197,6 +276,14 @@ func (row Row) fields() []field {
 		}
 	}
 	return f
+}
+
+// nanNull keeps NaN (nothing counted) out of json, which cannot hold it.
+func nanNull(x float64) any {
+	if x != x {
+		return nil
+	}
+	return x
 }
 
 // text formats a field value for csv: raw numbers, shortest form.
@@ -219,7 +306,7 @@ func text(v any) string {
 func writeCSV(w io.Writer, r Report) error {
 	cw := csv.NewWriter(w)
 	for i, row := range r.Rows {
-		fields := row.fields()
+		fields := row.fields(r)
 		if i == 0 {
 			keys := make([]string, len(fields))
 			for j, f := range fields {
@@ -264,7 +351,7 @@ func writeJSON(w io.Writer, r Report) error {
 		Rows []json.RawMessage `json:"rows"`
 	}{Params: r.Params}
 	for _, row := range r.Rows {
-		o, err := object(row.fields())
+		o, err := object(row.fields(r))
 		if err != nil {
 			return err
 		}

@@ -18,7 +18,20 @@ type Counters struct {
 	// side effects: the variances behind the intervals of the per-job means.
 	CallsSq    Wide `json:"calls_sq"`
 	RepeatedSq Wide `json:"repeated_steps_sq"`
+
+	// The delivery model's counters, zero in the Part 5 model.
+	Deliveries int64 `json:"deliveries"`
+	// LostWork counts jobs with a step whose key says done but whose work
+	// never happened.
+	LostWork int64 `json:"lost_work"`
+	// RepeatedByStep splits RepeatedSteps by step.
+	RepeatedByStep [MaxSteps]int64 `json:"repeated_by_step"`
+	// Completion counts the jobs' virtual completion times.
+	Completion Histogram `json:"completion"`
 }
+
+// MaxSteps is the most steps a scenario has (provider.MaxSteps).
+const MaxSteps = 64
 
 // Add adds o to c.
 func (c *Counters) Add(o Counters) {
@@ -29,6 +42,12 @@ func (c *Counters) Add(o Counters) {
 	c.DuplicateUsers += o.DuplicateUsers
 	c.CallsSq.AddWide(o.CallsSq)
 	c.RepeatedSq.AddWide(o.RepeatedSq)
+	c.Deliveries += o.Deliveries
+	c.LostWork += o.LostWork
+	for i := range c.RepeatedByStep {
+		c.RepeatedByStep[i] += o.RepeatedByStep[i]
+	}
+	c.Completion.AddHistogram(&o.Completion)
 }
 
 // AddJob counts one finished job's calls, repeated side effects and whether
@@ -69,6 +88,25 @@ type Params struct {
 	WatchedLabel string `json:"-"`
 	// Replicates is how many independent seeds the rows pool (1 for a plain run).
 	Replicates int `json:"replicates"`
+	// Delivery describes the delivery model, when it is on.
+	Delivery *DeliveryParams `json:"delivery,omitempty"`
+}
+
+// DeliveryParams are the delivery model's settings, as outputs echo them.
+type DeliveryParams struct {
+	Store         string   `json:"store"`
+	TTL           string   `json:"ttl"`
+	Lease         string   `json:"lease"`
+	Visibility    string   `json:"visibility"`
+	MaxDeliveries int      `json:"max_deliveries"`
+	Repeat        float64  `json:"repeat"`
+	RepeatDelay   string   `json:"repeat_delay"`
+	Crash         float64  `json:"crash"`
+	CrashAt       string   `json:"crash_at"`
+	MaxCrashes    int      `json:"max_crashes"`
+	Backoff       string   `json:"backoff"`
+	Latency       string   `json:"latency"`
+	StepNames     []string `json:"-"`
 }
 
 // Row is one strategy's outcome.

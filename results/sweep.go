@@ -69,7 +69,7 @@ func (r SweepRow) fields() []field {
 		{Axes[1].Name, r.Point[1]},
 		{Axes[2].Name, int64(r.Point[2])},
 	}
-	return append(f, r.Row.fields()...)
+	return append(f, r.Row.fields(Report{})...)
 }
 
 func writeSweepCSV(w io.Writer, s Sweep) error {

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"retrysim/delivery"
 	"retrysim/provider"
 	"retrysim/results"
 	"retrysim/rng"
@@ -54,6 +55,19 @@ type Config struct {
 	// Shard, when Count > 1, runs only slice Index of Count equal slices of
 	// the blocks. Shards' counters add up to the whole run's exactly.
 	Shard Shard
+	// Delivery, when set, runs every job through package delivery: time,
+	// repeated requests, crashes, visibility timeouts and a key store. It
+	// needs strategy.Retry strategies and the plain engine.
+	Delivery *delivery.Config
+}
+
+// EngineUsed is the engine the run draws with: Engine resolved for the
+// generator, and plain under the delivery model, whose jobs draw at every step.
+func (cfg Config) EngineUsed() Engine {
+	if cfg.Delivery != nil {
+		return Plain
+	}
+	return cfg.Engine.Resolve(cfg.Generator)
 }
 
 // Shard names slice Index (from 0) of Count.
@@ -87,6 +101,19 @@ func (cfg Config) check() error {
 	}
 	if cfg.Engine == Skip && cfg.Generator.Sequential {
 		return fmt.Errorf("engine: skip cannot replay %s's single stream draw by draw; use plain", cfg.Generator.Name)
+	}
+	if cfg.Delivery != nil {
+		if cfg.Engine == Skip {
+			return errors.New("engine: skip cannot run the delivery model, whose jobs draw at every step; use plain")
+		}
+		if err := cfg.Delivery.Check(); err != nil {
+			return err
+		}
+		for _, s := range cfg.Strategies {
+			if _, ok := s.(strategy.Retry); !ok {
+				return fmt.Errorf("strategies: the delivery model runs strategy.Retry strategies only, not %T", s)
+			}
+		}
 	}
 	if sh := cfg.Shard; sh.Count > 1 || sh.Index != 0 {
 		if sh.Index < 0 || sh.Index >= sh.Count {
@@ -150,6 +177,7 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 			stream := new(rng.Stream)
 			jobs := map[int]*provider.Job{} // by config: state reused across its blocks
 			skippers := map[int]*skipper{}
+			runners := map[[2]int]*delivery.Runner{} // by config and strategy
 			for ctx.Err() == nil {
 				t := next.Add(1) - 1
 				if t >= tasks {
@@ -170,9 +198,18 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 					skippers[k] = newSkipper(j.Clean())
 				}
 				var c results.Counters
-				if st, ok := cfg.Strategies[s].(strategy.Straight); ok && cfg.Engine.Resolve(cfg.Generator) == Skip {
+				st, straight := cfg.Strategies[s].(strategy.Straight)
+				switch {
+				case cfg.Delivery != nil:
+					x := runners[[2]int{k, int(s)}]
+					if x == nil {
+						x = delivery.NewRunner(*cfg.Delivery, cfg.Strategies[s].(strategy.Retry), cfg.Scenario, j, stream)
+						runners[[2]int{k, int(s)}] = x
+					}
+					c = runJobsDelivery(x, j, n)
+				case straight && cfg.EngineUsed() == Skip:
 					c = runJobsSkip(j, skippers[k], st, stream, n)
-				} else {
+				default:
 					c = runJobs(j, cfg.Strategies[s], stream, n)
 				}
 				mu.Lock()
@@ -189,6 +226,29 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 		return nil, err
 	}
 	return total, nil
+}
+
+// runJobsDelivery runs n jobs through the delivery model.
+func runJobsDelivery(x *delivery.Runner, j *provider.Job, n int64) results.Counters {
+	c := results.Counters{Jobs: n}
+	for range n {
+		out := x.Run()
+		if out.Failed {
+			c.Failed++
+		}
+		c.AddJob(j.Calls(), j.Repeated(), j.WatchedTwice())
+		c.Deliveries += int64(out.Deliveries)
+		if out.Lost {
+			c.LostWork++
+		}
+		for i := range j.Steps() {
+			if d := j.Done(i); d > 1 {
+				c.RepeatedByStep[i] += int64(d - 1)
+			}
+		}
+		c.Completion.Add(out.Completion)
+	}
+	return c
 }
 
 // RunJobs runs n jobs one after another through strat, drawing from stream,

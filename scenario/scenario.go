@@ -1,0 +1,420 @@
+// Package scenario reads scenario files: YAML that describes a job's steps,
+// the watched step, and optionally the queue around it (deliveries, the key
+// store, crashes, the backoff). Decoding is strict: an unknown key, a value of
+// the wrong type, a probability outside [0, 1] or a negative duration is an
+// error that names the file, the line and the field.
+//
+// It only reads; the simulation is package sim's, the queue model package
+// delivery's.
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"retrysim/backoff"
+	"retrysim/delivery"
+	"retrysim/provider"
+)
+
+// Error is a problem at a line of a scenario file.
+type Error struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
+}
+
+// fieldError is raised while decoding; Load adds the file name.
+type fieldError struct {
+	line, col int
+	msg       string
+}
+
+func (e *fieldError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+// probability is a YAML number in [0, 1].
+type probability struct {
+	v    float64
+	line int
+}
+
+func (p *probability) UnmarshalYAML(n *yaml.Node) error {
+	var f float64
+	if err := n.Decode(&f); err != nil {
+		return err
+	}
+	if math.IsNaN(f) || f < 0 || f > 1 {
+		return &fieldError{n.Line, n.Column, fmt.Sprintf("%v is not a probability in [0, 1]", f)}
+	}
+	p.v, p.line = f, n.Line
+	return nil
+}
+
+// duration is a YAML duration such as 250ms or 2s, not negative.
+type duration struct {
+	v time.Duration
+}
+
+func (d *duration) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return &fieldError{n.Line, n.Column, fmt.Sprintf("%q is not a duration such as 250ms or 2s", s)}
+	}
+	if v < 0 {
+		return &fieldError{n.Line, n.Column, fmt.Sprintf("%v is negative", v)}
+	}
+	d.v = v
+	return nil
+}
+
+// latency is a fixed duration (20ms) or a lognormal {median: 20ms, p99: 200ms}.
+type latency struct {
+	v provider.Latency
+}
+
+func (l *latency) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		var d duration
+		if err := n.Decode(&d); err != nil {
+			return err
+		}
+		l.v = provider.Latency{Median: d.v}
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return &fieldError{n.Line, n.Column, "want a duration (20ms) or {median: 20ms, p99: 200ms}"}
+	}
+	var median, p99 duration
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		var err error
+		switch k.Value {
+		case "median":
+			err = v.Decode(&median)
+		case "p99":
+			err = v.Decode(&p99)
+		default:
+			return &fieldError{k.Line, k.Column, fmt.Sprintf("unknown key %q (want median and p99)", k.Value)}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if p99.v < median.v {
+		return &fieldError{n.Line, n.Column, fmt.Sprintf("p99 %v is below the median %v", p99.v, median.v)}
+	}
+	l.v = provider.Latency{Median: median.v, P99: p99.v}
+	return nil
+}
+
+type stepFile struct {
+	Name      string       `yaml:"name"`
+	PFail     probability  `yaml:"p_fail"`
+	LostReply *probability `yaml:"lost_reply"`
+	Keyed     bool         `yaml:"keyed"`
+	Latency   latency      `yaml:"latency"`
+}
+
+type backoffFile struct {
+	Policy string   `yaml:"policy"`
+	Base   duration `yaml:"base"`
+	Cap    duration `yaml:"cap"`
+}
+
+type queueFile struct {
+	Store         string       `yaml:"store"`
+	TTL           *duration    `yaml:"ttl"`
+	Lease         *duration    `yaml:"lease"`
+	Visibility    *duration    `yaml:"visibility"`
+	MaxDeliveries *int         `yaml:"max_deliveries"`
+	Repeat        probability  `yaml:"repeat"`
+	RepeatDelay   latency      `yaml:"repeat_delay"`
+	Crash         probability  `yaml:"crash"`
+	CrashAt       string       `yaml:"crash_at"`
+	MaxCrashes    int          `yaml:"max_crashes"`
+	Backoff       *backoffFile `yaml:"backoff"`
+}
+
+type file struct {
+	Name         string     `yaml:"name"`
+	Noun         string     `yaml:"noun"`
+	Watched      string     `yaml:"watched"`
+	WatchedLabel string     `yaml:"watched_label"`
+	Steps        []stepFile `yaml:"steps"`
+	Queue        *queueFile `yaml:"queue"`
+}
+
+// Loaded is what a scenario file describes.
+type Loaded struct {
+	Scenario provider.Scenario
+	// Queue is the delivery model, nil when the file has no queue section
+	// and no step takes time: then the Part 5 model runs.
+	Queue *delivery.Config
+}
+
+// Load reads and checks the scenario file at path.
+func Load(path string) (Loaded, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Loaded{}, err
+	}
+	return Parse(path, data)
+}
+
+// Parse reads a scenario file's bytes; name labels errors.
+func Parse(name string, data []byte) (Loaded, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return Loaded{}, located(name, nil, err)
+	}
+	if len(root.Content) == 0 {
+		return Loaded{}, &Error{File: name, Line: 1, Msg: "the file is empty; a scenario needs steps"}
+	}
+	var f file
+	d := yaml.NewDecoder(bytes.NewReader(data))
+	d.KnownFields(true)
+	if err := d.Decode(&f); err != nil {
+		return Loaded{}, located(name, &root, err)
+	}
+	top := root.Content[0]
+	if len(f.Steps) == 0 {
+		return Loaded{}, &Error{File: name, Line: lineOf(top, "steps"), Field: "steps", Msg: "a scenario needs at least one step"}
+	}
+	if len(f.Steps) > provider.MaxSteps {
+		return Loaded{}, &Error{File: name, Line: lineOf(top, "steps"), Field: "steps", Msg: fmt.Sprintf("%d steps is more than the %d allowed", len(f.Steps), provider.MaxSteps)}
+	}
+	sc := provider.Scenario{Name: f.Name, Noun: f.Noun, WatchedLabel: f.WatchedLabel, Watched: -1}
+	if sc.Name == "" {
+		sc.Name = "custom"
+	}
+	if sc.Noun == "" {
+		sc.Noun = "jobs"
+	}
+	timed := false
+	for i, s := range f.Steps {
+		st := provider.Step{Name: s.Name, PFail: s.PFail.v, HonoursKeys: s.Keyed, Latency: s.Latency.v}
+		if st.Name == "" {
+			st.Name = fmt.Sprintf("step %d", i+1)
+		}
+		if s.LostReply != nil {
+			st.CanLoseReply, st.LostReply = true, s.LostReply.v
+		}
+		timed = timed || !st.Latency.Zero()
+		if st.Name == f.Watched {
+			sc.Watched = i
+		}
+		sc.Steps = append(sc.Steps, st)
+	}
+	switch {
+	case f.Watched == "":
+		sc.Watched = len(sc.Steps) - 1
+	case sc.Watched < 0:
+		return Loaded{}, &Error{File: name, Line: lineOf(top, "watched"), Field: "watched", Msg: fmt.Sprintf("no step is called %q", f.Watched)}
+	}
+	if sc.WatchedLabel == "" {
+		sc.WatchedLabel = fmt.Sprintf("Jobs with 2+ %q", sc.Steps[sc.Watched].Name)
+	}
+	out := Loaded{Scenario: sc}
+	if f.Queue != nil || timed {
+		q, err := f.Queue.config(name, top)
+		if err != nil {
+			return Loaded{}, err
+		}
+		out.Queue = &q
+	}
+	return out, nil
+}
+
+// config turns the queue section (nil: the defaults) into a delivery.Config.
+func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error) {
+	c := delivery.Defaults
+	if q == nil {
+		return c, nil
+	}
+	queue := valueOf(top, "queue")
+	var err error
+	if q.Store != "" {
+		if c.Store, err = delivery.ParseStore(q.Store); err != nil {
+			return c, &Error{File: name, Line: lineOf(queue, "store"), Field: "queue.store", Msg: err.Error()}
+		}
+	}
+	if q.TTL != nil {
+		c.TTL = q.TTL.v
+	}
+	if q.Lease != nil {
+		c.Lease = q.Lease.v
+	}
+	if q.Visibility != nil {
+		if q.Visibility.v == 0 {
+			return c, &Error{File: name, Line: lineOf(queue, "visibility"), Field: "queue.visibility", Msg: "must be longer than 0s"}
+		}
+		c.Visibility = q.Visibility.v
+	}
+	if q.MaxDeliveries != nil {
+		if *q.MaxDeliveries < 1 {
+			return c, &Error{File: name, Line: lineOf(queue, "max_deliveries"), Field: "queue.max_deliveries", Msg: "must be at least 1"}
+		}
+		c.MaxDeliveries = *q.MaxDeliveries
+	}
+	if q.MaxCrashes < 0 {
+		return c, &Error{File: name, Line: lineOf(queue, "max_crashes"), Field: "queue.max_crashes", Msg: "cannot be negative"}
+	}
+	c.RepeatP, c.RepeatDelay = q.Repeat.v, q.RepeatDelay.v
+	c.CrashP, c.MaxCrashes = q.Crash.v, q.MaxCrashes
+	if q.CrashAt != "" {
+		if c.CrashAt, err = delivery.ParseCrashPoint(q.CrashAt); err != nil {
+			return c, &Error{File: name, Line: lineOf(queue, "crash_at"), Field: "queue.crash_at", Msg: err.Error()}
+		}
+	}
+	if b := q.Backoff; b != nil {
+		c.Backoff = backoff.Policy{Kind: backoff.FullJitter, Base: b.Base.v, Cap: b.Cap.v}
+		if b.Policy != "" {
+			if c.Backoff.Kind, err = backoff.ParseKind(b.Policy); err != nil {
+				return c, &Error{File: name, Line: lineOf(valueOf(queue, "backoff"), "policy"), Field: "queue.backoff.policy", Msg: err.Error()}
+			}
+		}
+	}
+	return c, nil
+}
+
+// valueOf is the value node of key in mapping m, or m itself.
+func valueOf(m *yaml.Node, key string) *yaml.Node {
+	if m != nil && m.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == key {
+				return m.Content[i+1]
+			}
+		}
+	}
+	return m
+}
+
+// lineOf is the line of key in mapping m, or m's own line.
+func lineOf(m *yaml.Node, key string) int {
+	if m == nil {
+		return 1
+	}
+	if m.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == key {
+				return m.Content[i].Line
+			}
+		}
+	}
+	return m.Line
+}
+
+var (
+	lineRE    = regexp.MustCompile(`^line (\d+): (.*)$`)
+	unknownRE = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+)
+
+// located turns a yaml error into an Error that names the file, the line
+// and, found from the line in the document, the field.
+func located(name string, root *yaml.Node, err error) error {
+	var fe *fieldError
+	if errors.As(err, &fe) {
+		return &Error{File: name, Line: fe.line, Field: fieldAt(root, fe.line, fe.col, ""), Msg: fe.msg}
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	m := lineRE.FindStringSubmatch(msg)
+	if m == nil {
+		return &Error{File: name, Line: 1, Msg: msg}
+	}
+	var line int
+	fmt.Sscan(m[1], &line)
+	text := m[2]
+	if unknownRE.MatchString(text) {
+		text = "unknown key"
+	}
+	return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, ""), Msg: plain(text)}
+}
+
+// fieldAt is the path (steps[2].p_fail) of the value at line and column in
+// n (column 0: the first on the line), or of a key there.
+func fieldAt(n *yaml.Node, line, col int, path string) string {
+	if n == nil {
+		return ""
+	}
+	at := func(m *yaml.Node) bool { return m.Line == line && (col == 0 || m.Column == col) }
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if p := fieldAt(c, line, col, path); p != "" {
+				return p
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := k.Value
+			if path != "" {
+				p = path + "." + k.Value
+			}
+			if v.Kind == yaml.ScalarNode && at(v) {
+				return p
+			}
+			if sub := fieldAt(v, line, col, p); sub != "" {
+				return sub
+			}
+			if at(k) {
+				return p
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if sub := fieldAt(c, line, col, fmt.Sprintf("%s[%d]", path, i)); sub != "" {
+				return sub
+			}
+		}
+	}
+	return ""
+}
+
+var (
+	typeRE = regexp.MustCompile("^cannot unmarshal !!\\w+ `(.*)` into (\\S+)$")
+	// typeWords say what a Go type is in a scenario file.
+	typeWords = map[string]string{
+		"float64": "a number", "int": "a whole number", "bool": "true or false", "string": "text",
+		"[]scenario.stepFile": "a list of steps", "scenario.file": "a mapping of settings",
+		"scenario.queueFile": "a mapping of queue settings", "scenario.backoffFile": "a mapping with policy, base and cap",
+		"scenario.stepFile": "a mapping of step settings",
+	}
+)
+
+// plain rewrites yaml's type errors in words.
+func plain(msg string) string {
+	m := typeRE.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	want, ok := typeWords[strings.TrimPrefix(m[2], "*")]
+	if !ok {
+		want = "the right type"
+	}
+	return fmt.Sprintf("%q is not %s", m[1], want)
+}

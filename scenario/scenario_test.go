@@ -1,0 +1,74 @@
+package scenario
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"retrysim/backoff"
+	"retrysim/delivery"
+	"retrysim/provider"
+)
+
+// The shipped sign-up file is the built-in scenario, field for field.
+func TestSignupFileEqualsBuiltIn(t *testing.T) {
+	got, err := Load("../examples/signup.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := provider.Signup(0.01, 0.005); !reflect.DeepEqual(got.Scenario, want) {
+		t.Errorf("examples/signup.yaml = %+v\nwant %+v", got.Scenario, want)
+	}
+	if got.Queue != nil {
+		t.Errorf("examples/signup.yaml turns the delivery model on: %+v", got.Queue)
+	}
+}
+
+func TestQueueFile(t *testing.T) {
+	got, err := Load("../examples/signup-queue.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := got.Queue
+	if q == nil || q.Store != delivery.Claim || q.RepeatP != 0.01 || q.CrashAt != delivery.AfterKey ||
+		q.RepeatDelay != (provider.Latency{Median: 2 * time.Second, P99: time.Minute}) ||
+		q.Backoff != (backoff.Policy{Kind: backoff.FullJitter, Base: 100 * time.Millisecond, Cap: 2 * time.Second}) {
+		t.Errorf("queue = %+v", q)
+	}
+	if l := got.Scenario.Steps[1].Latency; l != (provider.Latency{Median: 120 * time.Millisecond, P99: 900 * time.Millisecond}) {
+		t.Errorf("steps[1].latency = %+v", l)
+	}
+}
+
+func TestMalformedFiles(t *testing.T) {
+	steps := "steps:\n  - {name: a, p_fail: 0.1}\n"
+	tests := []struct {
+		name, src, want string
+	}{
+		{"unknown key", "steps:\n  - name: a\n    p_fail: 0.1\n    retries: 3\n", "s.yaml:4: steps[0].retries: unknown key"},
+		{"unknown top key", steps + "colour: red\n", "s.yaml:3: colour: unknown key"},
+		{"wrong type", "steps:\n  - name: a\n    p_fail: often\n", `s.yaml:3: steps[0].p_fail: "often" is not a number`},
+		{"probability", "steps:\n  - name: a\n  - name: b\n    lost_reply: 1.5\n", "s.yaml:4: steps[1].lost_reply: 1.5 is not a probability in [0, 1]"},
+		{"flow probability", "steps:\n  - {name: a, p_fail: -0.2}\n", "s.yaml:2: steps[0].p_fail: -0.2 is not a probability in [0, 1]"},
+		{"negative duration", steps + "queue:\n  ttl: -5s\n", "s.yaml:4: queue.ttl: -5s is negative"},
+		{"bad duration", steps + "queue:\n  lease: soon\n", `s.yaml:4: queue.lease: "soon" is not a duration such as 250ms or 2s`},
+		{"latency key", "steps:\n  - name: a\n    latency: {median: 1s, p95: 2s}\n", `s.yaml:3: steps[0].latency.p95: unknown key "p95" (want median and p99)`},
+		{"no steps", "name: x\nsteps: []\n", "s.yaml:2: steps: a scenario needs at least one step"},
+		{"empty", "", "s.yaml:1: the file is empty"},
+		{"watched missing", steps + "watched: send the email\n", `s.yaml:3: watched: no step is called "send the email"`},
+		{"store", steps + "queue:\n  store: unique\n", `s.yaml:4: queue.store: unknown store "unique"`},
+		{"crash point", steps + "queue:\n  crash_at: lunch\n", `s.yaml:4: queue.crash_at: unknown crash point "lunch"`},
+		{"backoff", steps + "queue:\n  backoff: {policy: linear}\n", `s.yaml:4: queue.backoff.policy: unknown backoff "linear"`},
+		{"steps not a list", "steps: 3\n", `s.yaml:1: steps: "3" is not a list of steps`},
+		{"syntax", "steps: [\n", "s.yaml:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("s.yaml", []byte(tt.src))
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("Parse error = %v; want it to start %q", err, tt.want)
+			}
+		})
+	}
+}
