@@ -13,48 +13,21 @@ import (
 	"retrysim/strategy"
 )
 
-// charge is the SQLite check's job: one step, a charge, which never fails.
-func charge() provider.Scenario {
-	return provider.Scenario{Name: "charge", Steps: []provider.Step{{Name: "charge"}}, Watched: 0}
+// want are the check's outcomes, from its text, by case.
+var want = map[string]struct {
+	charges uint32
+	lost    bool
+}{
+	"sequential pair, check-then-insert":    {1, false},
+	"race, check-then-insert":               {2, false},
+	"race, claim":                           {1, false},
+	"crash after the work, record after":    {2, false},
+	"crash after the claim, claim":          {0, true},
+	"TTL 1 s, redelivery after 2 s, claim":  {2, false},
+	"TTL 60 s, redelivery after 2 s, claim": {1, false},
 }
 
-// forced returns the check's cases with their events forced (probability 1).
-func forced() []struct {
-	name        string
-	cfg         Config
-	wantCharges uint32
-	wantLost    bool
-} {
-	base := Defaults
-	seq := base
-	seq.Store, seq.RepeatP, seq.RepeatDelay = Loose, 1, provider.Latency{Median: 2 * time.Second}
-	raceLoose := base
-	raceLoose.Store, raceLoose.RepeatP = Loose, 1
-	raceClaim := raceLoose
-	raceClaim.Store = Claim
-	crashWork := base
-	crashWork.Store, crashWork.CrashP, crashWork.CrashAt, crashWork.MaxCrashes = After, 1, AfterWork, 1
-	crashClaim := base
-	crashClaim.Store, crashClaim.CrashP, crashClaim.CrashAt, crashClaim.MaxCrashes = Claim, 1, AfterKey, 1
-	ttlShort := base
-	ttlShort.Store, ttlShort.TTL, ttlShort.RepeatP, ttlShort.RepeatDelay = Claim, time.Second, 1, provider.Latency{Median: 2 * time.Second}
-	ttlLong := ttlShort
-	ttlLong.TTL = 60 * time.Second
-	return []struct {
-		name        string
-		cfg         Config
-		wantCharges uint32
-		wantLost    bool
-	}{
-		{"sequential pair, loose", seq, 1, false},
-		{"race, loose", raceLoose, 2, false},
-		{"race, claim", raceClaim, 1, false},
-		{"crash after the work, after", crashWork, 2, false},
-		{"crash after the claim, claim", crashClaim, 0, true},
-		{"TTL 1 s, redelivery after 2 s, claim", ttlShort, 2, false},
-		{"TTL 60 s, redelivery after 2 s, claim", ttlLong, 1, false},
-	}
-}
+func charge() provider.Scenario { return Charge() }
 
 func runOnce(cfg Config, r strategy.Retry, sc provider.Scenario, seed uint64) (Outcome, *provider.Job) {
 	stream := rng.NewStream(rng.PCGGenerator.New(seed, 0))
@@ -65,15 +38,23 @@ func runOnce(cfg Config, r strategy.Retry, sc provider.Scenario, seed uint64) (O
 // The SQLite check's seven steps, forced, and the lease fix in each of them.
 func TestForcedCasesReproduceTheCheck(t *testing.T) {
 	r := strategy.Retry{Scope: strategy.EachStep, Attempts: 3}
-	for _, tt := range forced() {
-		t.Run(tt.name, func(t *testing.T) {
+	cases := SQLiteCheck()
+	if len(cases) != len(want) {
+		t.Fatalf("%d cases; want %d", len(cases), len(want))
+	}
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			w, ok := want[tt.Name]
+			if !ok {
+				t.Fatalf("no expected outcome for %q", tt.Name)
+			}
 			for seed := range uint64(20) {
-				out, j := runOnce(tt.cfg, r, charge(), seed)
-				if got := j.Done(0); got != tt.wantCharges || out.Lost != tt.wantLost {
-					t.Fatalf("seed %d: %d charges, lost %v; want %d, %v (outcome %+v)", seed, got, out.Lost, tt.wantCharges, tt.wantLost, out)
+				out, j := runOnce(tt.Config, r, charge(), seed)
+				if got := j.Done(0); got != w.charges || out.Lost != w.lost {
+					t.Fatalf("seed %d: %d charges, lost %v; want %d, %v (outcome %+v)", seed, got, out.Lost, w.charges, w.lost, out)
 				}
 			}
-			lease := tt.cfg
+			lease := tt.Config
 			lease.Store = Lease
 			for seed := range uint64(20) {
 				out, j := runOnce(lease, r, charge(), seed)

@@ -44,6 +44,7 @@ type Job struct {
 
 	calls    int64
 	repeated int64 // side effects beyond the first, over all steps
+	effects  int64 // side effects, over all steps
 	done     [MaxSteps]uint32
 	seen     []seenKey
 }
@@ -110,6 +111,7 @@ func (j *Job) Call(i int, key Key) bool {
 	}
 	if key == NoKey || !st.honoursKeys || j.firstUse(i, key) {
 		j.done[i]++
+		j.effects++
 		if j.done[i] > 1 {
 			j.repeated++
 		}
@@ -128,6 +130,9 @@ func (j *Job) firstUse(i int, key Key) bool {
 	return true
 }
 
+// Effects reports the side effects of the job, over every step.
+func (j *Job) Effects() int64 { return j.effects }
+
 // Done reports how many times step i's side effect has happened in this job.
 func (j *Job) Done(i int) uint32 { return j.done[i] }
 
@@ -142,7 +147,7 @@ func (j *Job) WatchedTwice() bool { return j.done[j.watched] > 1 }
 
 // Reset forgets the job: its side effects, calls and the keys its providers saw.
 func (j *Job) Reset() {
-	j.calls, j.repeated = 0, 0
+	j.calls, j.repeated, j.effects = 0, 0, 0
 	clear(j.done[:len(j.steps)])
 	j.seen = j.seen[:0]
 }

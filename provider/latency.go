@@ -25,13 +25,27 @@ func (l Latency) Random() bool { return l.P99 > l.Median && l.Median > 0 }
 // Zero reports whether the latency is always zero.
 func (l Latency) Zero() bool { return l.Median <= 0 && l.P99 <= 0 }
 
-// Draw returns one latency, drawing from stream only when it is random.
-func (l Latency) Draw(stream *rng.Stream) time.Duration {
-	if !l.Random() {
-		return l.Median
+// Sampler is a Latency ready to draw from: its lognormal's sigma worked out once.
+type Sampler struct {
+	median float64
+	sigma  float64 // 0 for a fixed latency
+}
+
+// Sampler prepares l for drawing.
+func (l Latency) Sampler() Sampler {
+	s := Sampler{median: float64(l.Median)}
+	if l.Random() {
+		s.sigma = math.Log(float64(l.P99)/float64(l.Median)) / z99
 	}
-	sigma := math.Log(float64(l.P99)/float64(l.Median)) / z99
-	return time.Duration(float64(l.Median) * math.Exp(sigma*stream.Normal()))
+	return s
+}
+
+// Draw returns one latency, drawing from stream only when it is random.
+func (s Sampler) Draw(stream *rng.Stream) time.Duration {
+	if s.sigma == 0 {
+		return time.Duration(s.median)
+	}
+	return time.Duration(s.median * math.Exp(s.sigma*stream.Normal()))
 }
 
 // Check refuses negative durations.

@@ -43,6 +43,9 @@ func percentOf(part, whole int64) string {
 	return toFixed(float64(100*part)/float64(whole), 3) + "%"
 }
 
+// Group writes n with thousands separators: 464233 as "464,233".
+func Group(n int64) string { return group(n) }
+
 // group writes n with thousands separators: 464233 as "464,233".
 func group(n int64) string {
 	s := strconv.FormatInt(n, 10)
@@ -73,6 +76,10 @@ func (p Params) Title() string {
 	t := fmt.Sprintf("%s %s, %d steps, each call fails %s%% of the time, the reply to %q is lost %s%% of the time, up to %d %s; %s, seed %d",
 		group(p.Jobs), p.Noun, p.Steps, shortFloat(100*p.PFail), p.LossyStep, shortFloat(100*p.LostReply),
 		p.Attempts, attempts, p.RNG, p.Seed)
+	if p.File != "" {
+		t = fmt.Sprintf("%s %s, %d steps from %s, up to %d %s; %s, seed %d",
+			group(p.Jobs), p.Noun, p.Steps, p.File, p.Attempts, attempts, p.RNG, p.Seed)
+	}
 	if p.Engine == "skip" {
 		t += ", skip engine"
 	}

@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -21,6 +22,9 @@ const bucketsPerDecade = 20
 // Add counts d.
 func (h *Histogram) Add(d time.Duration) { h[bucket(d)]++ }
 
+// AddN counts d n times.
+func (h *Histogram) AddN(d time.Duration, n int64) { h[bucket(d)] += n }
+
 // AddHistogram adds o to h.
 func (h *Histogram) AddHistogram(o *Histogram) {
 	for i := range h {
@@ -28,12 +32,25 @@ func (h *Histogram) AddHistogram(o *Histogram) {
 	}
 }
 
+// lower[b] is the shortest duration in bucket b: 1 µs x 10^((b-1)/20).
+var lower = func() (l [HistogramBuckets]time.Duration) {
+	for b := 1; b < HistogramBuckets; b++ {
+		l[b] = time.Duration(math.Round(float64(time.Microsecond) * math.Pow(10, float64(b-1)/bucketsPerDecade)))
+	}
+	return l
+}()
+
+// bucket finds d's bucket by binary search over the boundaries: cheaper than
+// a logarithm, and exact at the edges.
 func bucket(d time.Duration) int {
 	if d < time.Microsecond {
 		return 0
 	}
-	b := 1 + int(bucketsPerDecade*math.Log10(float64(d)/float64(time.Microsecond)))
-	return min(b, HistogramBuckets-1)
+	b, found := slices.BinarySearch(lower[:], d)
+	if !found {
+		b--
+	}
+	return b
 }
 
 // value is a bucket's representative duration in seconds: its geometric middle.

@@ -153,7 +153,8 @@ func writeTable(w io.Writer, r Report, markdown bool) error {
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{
-			PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight},
+			PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
+				tw.AlignRight, tw.AlignRight, tw.AlignRight},
 		}),
 	}
 	title := r.Title()
@@ -304,23 +305,39 @@ func text(v any) string {
 }
 
 func writeCSV(w io.Writer, r Report) error {
-	cw := csv.NewWriter(w)
+	rows := make([][]field, len(r.Rows))
 	for i, row := range r.Rows {
-		fields := row.fields(r)
+		rows[i] = row.fields(r)
+	}
+	return writeFields(w, rows)
+}
+
+// writeFields writes rows of fields as csv, the first row's keys as the header.
+func writeFields(w io.Writer, rows [][]field) error {
+	var lines [][]string
+	for i, fields := range rows {
 		if i == 0 {
 			keys := make([]string, len(fields))
 			for j, f := range fields {
 				keys[j] = f.key
 			}
-			cw.Write(keys)
+			lines = append(lines, keys)
 		}
 		vals := make([]string, len(fields))
 		for j, f := range fields {
 			vals[j] = text(f.value)
 		}
-		cw.Write(vals)
+		lines = append(lines, vals)
 	}
-	cw.Flush()
+	return writeRecords(w, lines)
+}
+
+// writeRecords writes csv lines.
+func writeRecords(w io.Writer, lines [][]string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.WriteAll(lines); err != nil {
+		return err
+	}
 	return cw.Error()
 }
 

@@ -20,7 +20,9 @@ type Counters struct {
 	RepeatedSq Wide `json:"repeated_steps_sq"`
 
 	// The delivery model's counters, zero in the Part 5 model.
-	Deliveries int64 `json:"deliveries"`
+	// SideEffects counts every side effect, over every job and step.
+	SideEffects int64 `json:"side_effects"`
+	Deliveries  int64 `json:"deliveries"`
 	// LostWork counts jobs with a step whose key says done but whose work
 	// never happened.
 	LostWork int64 `json:"lost_work"`
@@ -42,6 +44,7 @@ func (c *Counters) Add(o Counters) {
 	c.DuplicateUsers += o.DuplicateUsers
 	c.CallsSq.AddWide(o.CallsSq)
 	c.RepeatedSq.AddWide(o.RepeatedSq)
+	c.SideEffects += o.SideEffects
 	c.Deliveries += o.Deliveries
 	c.LostWork += o.LostWork
 	for i := range c.RepeatedByStep {
@@ -71,6 +74,8 @@ func (c Counters) CallsPerJob() float64 { return float64(c.Calls) / float64(c.Jo
 // Params are the inputs that determine a report, echoed in every format.
 type Params struct {
 	Scenario string `json:"scenario"`
+	// File is the scenario file the steps came from, if any.
+	File string `json:"scenario_file,omitempty"`
 	// Noun is what a job is, for titles ("sign-ups").
 	Noun  string `json:"-"`
 	Steps int    `json:"steps"`

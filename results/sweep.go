@@ -2,7 +2,6 @@ package results
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -73,24 +72,11 @@ func (r SweepRow) fields() []field {
 }
 
 func writeSweepCSV(w io.Writer, s Sweep) error {
-	cw := csv.NewWriter(w)
+	rows := make([][]field, len(s.Rows))
 	for i, row := range s.Rows {
-		fields := row.fields()
-		if i == 0 {
-			keys := make([]string, len(fields))
-			for j, f := range fields {
-				keys[j] = f.key
-			}
-			cw.Write(keys)
-		}
-		vals := make([]string, len(fields))
-		for j, f := range fields {
-			vals[j] = text(f.value)
-		}
-		cw.Write(vals)
+		rows[i] = row.fields()
 	}
-	cw.Flush()
-	return cw.Error()
+	return writeFields(w, rows)
 }
 
 func writeSweepJSON(w io.Writer, s Sweep) error {

@@ -206,7 +206,7 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 						x = delivery.NewRunner(*cfg.Delivery, cfg.Strategies[s].(strategy.Retry), cfg.Scenario, j, stream)
 						runners[[2]int{k, int(s)}] = x
 					}
-					c = runJobsDelivery(x, j, n)
+					c = runJobsDelivery(x, j, stream, n)
 				case straight && cfg.EngineUsed() == Skip:
 					c = runJobsSkip(j, skippers[k], st, stream, n)
 				default:
@@ -228,15 +228,40 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 	return total, nil
 }
 
-// runJobsDelivery runs n jobs through the delivery model.
-func runJobsDelivery(x *delivery.Runner, j *provider.Job, n int64) results.Counters {
+// settleDeliveries lets runJobsDelivery count clean jobs without running
+// them; tests turn it off to check that this changes nothing.
+var settleDeliveries = true
+
+// runJobsDelivery runs n jobs through the delivery model. Where the runner
+// allows it (see delivery.Runner.CleanJob) a job whose draws are all clean is
+// counted from them, as runJobs does: one delivery, every step once.
+func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n int64) results.Counters {
 	c := results.Counters{Jobs: n}
+	cleanTime, settle := x.CleanJob()
+	settle = settle && settleDeliveries
+	cuts := j.Clean()
+	k := len(cuts)
+	var clean int64
 	for range n {
+		if settle {
+			d := stream.Peek(k)[:k:k]
+			var event uint64
+			for i := range d {
+				_, below := bits.Sub64(d[i], cuts[i], 0)
+				event |= below
+			}
+			if event == 0 {
+				stream.Skip(k)
+				clean++
+				continue
+			}
+		}
 		out := x.Run()
 		if out.Failed {
 			c.Failed++
 		}
 		c.AddJob(j.Calls(), j.Repeated(), j.WatchedTwice())
+		c.SideEffects += j.Effects()
 		c.Deliveries += int64(out.Deliveries)
 		if out.Lost {
 			c.LostWork++
@@ -248,6 +273,12 @@ func runJobsDelivery(x *delivery.Runner, j *provider.Job, n int64) results.Count
 		}
 		c.Completion.Add(out.Completion)
 	}
+	steps := int64(j.Steps())
+	c.Calls += clean * steps
+	c.CallsSq.Add(uint64(clean * steps * steps))
+	c.SideEffects += clean * steps
+	c.Deliveries += clean
+	c.Completion.AddN(cleanTime, clean)
 	return c
 }
 

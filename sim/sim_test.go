@@ -7,7 +7,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"retrysim/delivery"
 	"retrysim/provider"
 	"retrysim/rng"
 	"retrysim/strategy"
@@ -183,5 +185,38 @@ func TestRunAllEqualsSeparateRuns(t *testing.T) {
 	}
 	if want := int64(5 * (2 + 2 + 1)); calls.Load() != want { // pcg and xexp: 2 blocks; mulberry32: 1
 		t.Errorf("progress reached %d tasks; want %d", calls.Load(), want)
+	}
+}
+
+// Counting clean jobs of the delivery model from their draws changes nothing.
+func TestCleanDeliveriesSettledExactly(t *testing.T) {
+	sc := provider.Signup(0.05, 0.02)
+	for i := range sc.Steps {
+		sc.Steps[i].Latency = provider.Latency{Median: time.Duration(i+1) * 10 * time.Millisecond}
+	}
+	for _, store := range []delivery.Store{delivery.NoStore, delivery.After, delivery.Loose, delivery.Claim, delivery.Lease} {
+		q := delivery.Defaults
+		q.Store = store
+		checkSettled(t, Config{Scenario: sc, Strategies: defaultStrategies(t, 3), Jobs: 100_000, Seed: 3, Generator: rng.PCGGenerator, Delivery: &q})
+	}
+}
+
+func checkSettled(t *testing.T, cfg Config) {
+	t.Helper()
+	fast, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settleDeliveries = false
+	defer func() { settleDeliveries = true }()
+	slow, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := range fast {
+		if fast[s] != slow[s] {
+			t.Errorf("store %s, %s: settled and run differ: calls %d and %d, lost %d and %d", cfg.Delivery.Store, cfg.Strategies[s].Name(),
+				fast[s].Calls, slow[s].Calls, fast[s].LostWork, slow[s].LostWork)
+		}
 	}
 }

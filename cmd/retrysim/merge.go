@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"retrysim/provider"
 	"retrysim/results"
 	"retrysim/rng"
 	"retrysim/sim"
@@ -158,7 +159,8 @@ func pointOf(p results.Params, rows []results.Row) (point, error) {
 	if err := (&engineFlag{&engine}).Set(p.Engine); err != nil {
 		return point{}, err
 	}
-	pt := point{jobs: p.Jobs, pFail: p.PFail, lostReply: p.LostReply, attempts: p.Attempts, seed: p.Seed, gen: gen, engine: engine}
+	pt := point{jobs: p.Jobs, pFail: p.PFail, lostReply: p.LostReply, attempts: p.Attempts, seed: p.Seed, gen: gen, engine: engine,
+		sc: provider.Signup(p.PFail, p.LostReply)}
 	for _, r := range rows {
 		pt.strategies = append(pt.strategies, r.ID)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	"retrysim/delivery"
 	"retrysim/provider"
 	"retrysim/results"
 	"retrysim/rng"
@@ -36,10 +37,32 @@ type point struct {
 	gen        rng.Generator
 	engine     sim.Engine
 	strategies []string
+	// sc is the scenario: the sign-up at the point's rates unless a file
+	// (file) gave another; queue is the delivery model, nil when off.
+	sc    provider.Scenario
+	file  string
+	queue *delivery.Config
 }
 
-// scenario is the sign-up scenario at the point's rates.
-func (p point) scenario() provider.Scenario { return provider.Signup(p.pFail, p.lostReply) }
+// scenario is the point's scenario.
+func (p point) scenario() provider.Scenario { return p.sc }
+
+// config is the engine configuration of replicate r of the point.
+func (p point) config(strats []strategy.Retry, r int, sh sim.Shard) sim.Config {
+	cfg := sim.Config{
+		Scenario:  p.sc,
+		Jobs:      p.jobs,
+		Seed:      rng.ReplicateSeed(p.seed, uint64(r)),
+		Generator: p.gen,
+		Engine:    p.engine,
+		Shard:     sh,
+		Delivery:  p.queue,
+	}
+	for _, s := range strats {
+		cfg.Strategies = append(cfg.Strategies, s)
+	}
+	return cfg
+}
 
 // build returns the point's strategies and an empty row for each.
 func (p point) build() ([]strategy.Retry, []results.Row, error) {
@@ -59,8 +82,9 @@ func (p point) build() ([]strategy.Retry, []results.Row, error) {
 // params are the point's parameters as every output echoes them.
 func (p point) params(replicates int) results.Params {
 	sc := p.scenario()
-	return results.Params{
+	par := results.Params{
 		Scenario:     sc.Name,
+		File:         p.file,
 		Noun:         sc.Noun,
 		Steps:        len(sc.Steps),
 		LossyStep:    sc.Steps[sc.Watched].Name,
@@ -70,10 +94,38 @@ func (p point) params(replicates int) results.Params {
 		Attempts:     p.attempts,
 		RNG:          p.gen.Name,
 		Seed:         p.seed,
-		Engine:       p.engine.Resolve(p.gen).String(),
+		Engine:       p.config(nil, 0, sim.Shard{}).EngineUsed().String(),
 		WatchedLabel: sc.WatchedLabel,
 		Replicates:   replicates,
 	}
+	for _, st := range sc.Steps {
+		if st.CanLoseReply {
+			par.LossyStep = st.Name
+			break
+		}
+	}
+	if q := p.queue; q != nil {
+		latency := "no time"
+		if len(sc.Steps) > 0 {
+			latency = sc.Steps[0].Latency.String()
+			for _, st := range sc.Steps[1:] {
+				if st.Latency != sc.Steps[0].Latency {
+					latency = "per-step times"
+				}
+			}
+		}
+		par.Delivery = &results.DeliveryParams{
+			Store: q.Store.String(), TTL: q.TTL.String(), Lease: q.Lease.String(), Visibility: q.Visibility.String(),
+			MaxDeliveries: q.MaxDeliveries, Repeat: q.RepeatP, RepeatDelay: q.RepeatDelay.String(),
+			Crash: q.CrashP, CrashAt: q.CrashAt.String(), MaxCrashes: q.MaxCrashes,
+			Backoff: fmt.Sprintf("%s base %v cap %v", q.Backoff.Kind, q.Backoff.Base, q.Backoff.Cap),
+			Latency: latency,
+		}
+		for _, st := range sc.Steps {
+			par.Delivery.StepNames = append(par.Delivery.StepNames, st.Name)
+		}
+	}
+	return par
 }
 
 // show is how a report is presented: the table command's and merge's flags.
@@ -123,6 +175,10 @@ func tableCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
 	fs.Var(&replicates, "replicates", "run `r` independent seeds derived from -seed and show each column's mean and standard deviation")
 	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs and write its raw counters as json, for retrysim merge")
+	preset := choice{valid: validPreset}
+	fs.Var(&preset, "preset", "run a preset instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix) (`name`)")
+	var q queueFlags
+	q.register(fs)
 	c.register(fs)
 	if err := parse(fs, args, tableIntro, stdout); err != nil {
 		return err
@@ -135,12 +191,27 @@ func tableCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 			return err
 		}
 	}
+	sc, queue, err := q.load(fs, float64(pFail), float64(lostReply))
+	if err != nil {
+		return err
+	}
 	p := point{
 		jobs: int64(jobs), pFail: float64(pFail), lostReply: float64(lostReply), attempts: attempts.v,
 		seed: uint64(c.seed), gen: c.generator(), engine: c.engine, strategies: c.strategies,
+		sc: sc, file: q.scenarioPath, queue: queue,
 	}
-	if sh.Count > 1 && p.gen.Sequential {
+	if preset.v != "" {
+		return runPreset(ctx, stdout, p, c)
+	}
+	switch {
+	case sh.Count > 1 && p.gen.Sequential:
 		return usageError{fmt.Errorf("-shard: %s has one stream for all jobs, so its runs cannot be split; use -rng pcg", p.gen.Name)}
+	case sh.Count > 0 && (queue != nil || q.scenarioPath != ""):
+		return usageError{fmt.Errorf("-shard: merge rebuilds the built-in sign-up only; runs with -scenario or the delivery model cannot be sharded yet")}
+	case queue != nil && c.engine == sim.Skip:
+		return usageError{fmt.Errorf("-engine: skip cannot run the delivery model, whose jobs draw at every step; use -engine plain or auto")}
+	case queue != nil && expect:
+		return usageError{fmt.Errorf("-expect: the closed forms cover the Part 5 model, not the delivery model")}
 	}
 	strats, rows, err := p.build()
 	if err != nil {
@@ -148,17 +219,7 @@ func tableCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	}
 	cfgs := make([]sim.Config, replicates.v)
 	for r := range cfgs {
-		cfgs[r] = sim.Config{
-			Scenario:  p.scenario(),
-			Jobs:      p.jobs,
-			Seed:      rng.ReplicateSeed(p.seed, uint64(r)),
-			Generator: p.gen,
-			Engine:    p.engine,
-			Shard:     sim.Shard(sh),
-		}
-		for _, s := range strats {
-			cfgs[r].Strategies = append(cfgs[r].Strategies, s)
-		}
+		cfgs[r] = p.config(strats, r, sim.Shard(sh))
 	}
 	counters, err := sim.RunAll(ctx, cfgs, c.workers.v, nil)
 	if err != nil {

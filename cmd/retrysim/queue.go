@@ -1,0 +1,199 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"retrysim/backoff"
+	"retrysim/delivery"
+	"retrysim/provider"
+	"retrysim/scenario"
+)
+
+// durationFlag is a flag.Value for a duration that is not negative.
+type durationFlag struct{ v time.Duration }
+
+func (d *durationFlag) String() string {
+	if d == nil {
+		return ""
+	}
+	return d.v.String()
+}
+
+func (d *durationFlag) Set(s string) error {
+	v, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || v < 0 {
+		return fmt.Errorf("want a duration that is not negative, such as 250ms, 2s or 24h")
+	}
+	d.v = v
+	return nil
+}
+
+// latencyFlag is a flag.Value for a fixed duration (20ms) or a lognormal
+// median:p99 (20ms:200ms).
+type latencyFlag struct{ v provider.Latency }
+
+func (l *latencyFlag) String() string {
+	if l == nil {
+		return ""
+	}
+	if l.v.Random() {
+		return l.v.Median.String() + ":" + l.v.P99.String()
+	}
+	return l.v.Median.String()
+}
+
+func (l *latencyFlag) Set(s string) error {
+	bad := fmt.Errorf("want a duration (20ms) or a lognormal median:p99 (20ms:200ms), not negative, p99 at least the median")
+	median, p99, two := strings.Cut(s, ":")
+	m, err := time.ParseDuration(median)
+	if err != nil || m < 0 {
+		return bad
+	}
+	l.v = provider.Latency{Median: m}
+	if two {
+		p, err := time.ParseDuration(p99)
+		if err != nil || p < m {
+			return bad
+		}
+		l.v.P99 = p
+	}
+	return nil
+}
+
+// named is a flag.Value for one of a fixed list of names.
+type nameFlag[T any] struct {
+	v     T
+	parse func(string) (T, error)
+	text  func(T) string
+}
+
+func (n *nameFlag[T]) String() string {
+	if n == nil || n.text == nil {
+		return ""
+	}
+	return n.text(n.v)
+}
+
+func (n *nameFlag[T]) Set(s string) error {
+	v, err := n.parse(s)
+	if err != nil {
+		return err
+	}
+	n.v = v
+	return nil
+}
+
+// queueFlags are the flags of the delivery model; any of them set turns it on.
+type queueFlags struct {
+	scenarioPath string
+	latency      latencyFlag
+	backoff      nameFlag[backoff.Kind]
+	base, cap    durationFlag
+	store        nameFlag[delivery.Store]
+	ttl, lease   durationFlag
+	visibility   durationFlag
+	deliveries   bounded
+	repeat       probability
+	repeatDelay  latencyFlag
+	crash        probability
+	crashAt      nameFlag[delivery.CrashPoint]
+	maxCrashes   bounded
+}
+
+// queueFlagNames are the flags that turn the delivery model on.
+var queueFlagNames = []string{"latency", "backoff", "backoff-base", "backoff-cap", "store", "ttl", "lease",
+	"visibility", "max-deliveries", "repeat", "repeat-delay", "crash", "crash-at", "max-crashes"}
+
+func (q *queueFlags) register(fs *flag.FlagSet) {
+	d := delivery.Defaults
+	q.backoff = nameFlag[backoff.Kind]{v: d.Backoff.Kind, parse: backoff.ParseKind, text: backoff.Kind.String}
+	q.base, q.cap = durationFlag{d.Backoff.Base}, durationFlag{d.Backoff.Cap}
+	q.store = nameFlag[delivery.Store]{v: d.Store, parse: delivery.ParseStore, text: delivery.Store.String}
+	q.ttl, q.lease, q.visibility = durationFlag{d.TTL}, durationFlag{d.Lease}, durationFlag{d.Visibility}
+	q.deliveries = bounded{v: d.MaxDeliveries, lo: 1, hi: 1000}
+	q.crashAt = nameFlag[delivery.CrashPoint]{v: d.CrashAt, parse: delivery.ParseCrashPoint, text: delivery.CrashPoint.String}
+	q.maxCrashes = bounded{v: 0, lo: 0, hi: 1000}
+	fs.StringVar(&q.scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`; flags override it; see examples/")
+	fs.Var(&q.latency, "latency", "every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms) of virtual time")
+	fs.Var(&q.backoff, "backoff", "the wait between attempts: none, constant, exponential, full-jitter, equal-jitter or decorrelated (`policy`)")
+	fs.Var(&q.base, "backoff-base", "the backoff's base `duration`")
+	fs.Var(&q.cap, "backoff-cap", "the backoff's cap `duration`")
+	fs.Var(&q.store, "store", "where the worker writes a step's key: none, after (check, work, record), loose (check, insert, work), claim (unique insert first) or lease (claim with status, release and takeover) (`mode`)")
+	fs.Var(&q.ttl, "ttl", "keys expire this `duration` after they are written (0: never)")
+	fs.Var(&q.lease, "lease", "a lease holds this `duration` before another delivery may take it over")
+	fs.Var(&q.visibility, "visibility", "the queue's visibility timeout: an unacked message comes back after this `duration`")
+	fs.Var(&q.deliveries, "max-deliveries", "deliveries of a message before it is dead-lettered (`n`)")
+	fs.Var(&q.repeat, "repeat", "`probability` that a request is sent twice")
+	fs.Var(&q.repeatDelay, "repeat-delay", "the second copy arrives this `d` (or lognormal median:p99) after the first")
+	fs.Var(&q.crash, "crash", "`probability` that a worker dies at -crash-at, each time a step passes it")
+	fs.Var(&q.crashAt, "crash-at", "where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack (`point`)")
+	fs.Var(&q.maxCrashes, "max-crashes", "at most `n` crashes a job (0: no bound)")
+}
+
+// load returns the scenario and the delivery model the flags describe: the
+// file's (or the built-in sign-up at pFail and lostReply), with every flag
+// that was set applied over it. The model is nil when nothing turns it on.
+func (q *queueFlags) load(fs *flag.FlagSet, pFail, lostReply float64) (provider.Scenario, *delivery.Config, error) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	sc := provider.Signup(pFail, lostReply)
+	var cfg *delivery.Config
+	if q.scenarioPath != "" {
+		loaded, err := scenario.Load(q.scenarioPath)
+		if err != nil {
+			return sc, nil, usageError{fmt.Errorf("-scenario %w", err)}
+		}
+		sc, cfg = loaded.Scenario, loaded.Queue
+		for i := range sc.Steps {
+			if set["p-fail"] {
+				sc.Steps[i].PFail = pFail
+			}
+			if set["lost-reply"] && sc.Steps[i].CanLoseReply {
+				sc.Steps[i].LostReply = lostReply
+			}
+		}
+	}
+	on := cfg != nil
+	for _, n := range queueFlagNames {
+		on = on || set[n]
+	}
+	if !on {
+		return sc, nil, nil
+	}
+	if cfg == nil {
+		c := delivery.Defaults
+		cfg = &c
+	}
+	if set["latency"] {
+		for i := range sc.Steps {
+			sc.Steps[i].Latency = q.latency.v
+		}
+	}
+	apply := map[string]func(){
+		"backoff":        func() { cfg.Backoff.Kind = q.backoff.v },
+		"backoff-base":   func() { cfg.Backoff.Base = q.base.v },
+		"backoff-cap":    func() { cfg.Backoff.Cap = q.cap.v },
+		"store":          func() { cfg.Store = q.store.v },
+		"ttl":            func() { cfg.TTL = q.ttl.v },
+		"lease":          func() { cfg.Lease = q.lease.v },
+		"visibility":     func() { cfg.Visibility = q.visibility.v },
+		"max-deliveries": func() { cfg.MaxDeliveries = q.deliveries.v },
+		"repeat":         func() { cfg.RepeatP = float64(q.repeat) },
+		"repeat-delay":   func() { cfg.RepeatDelay = q.repeatDelay.v },
+		"crash":          func() { cfg.CrashP = float64(q.crash) },
+		"crash-at":       func() { cfg.CrashAt = q.crashAt.v },
+		"max-crashes":    func() { cfg.MaxCrashes = q.maxCrashes.v },
+	}
+	for _, n := range queueFlagNames {
+		if f := apply[n]; f != nil && set[n] {
+			f()
+		}
+	}
+	if cfg.Visibility == 0 {
+		return sc, nil, usageError{fmt.Errorf("-visibility: the visibility timeout must be longer than 0s")}
+	}
+	return sc, cfg, nil
+}

@@ -1,0 +1,89 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// CaseRow is one case of a preset: a named configuration and what it did.
+type CaseRow struct {
+	Case    string
+	Store   string
+	Meaning string
+	Counters
+}
+
+// ChargesPerJob is the mean side effects a job (the check's job has one step).
+func (r CaseRow) ChargesPerJob() float64 { return float64(r.SideEffects) / float64(r.Jobs) }
+
+// Cases is a preset's report.
+type Cases struct {
+	Title string
+	Rows  []CaseRow
+}
+
+// WriteCases renders a preset's cases in format.
+func WriteCases(w io.Writer, c Cases, format string) error {
+	switch format {
+	case "table", "markdown":
+		opts := []tablewriter.Option{
+			tablewriter.WithHeaderAutoFormat(tw.Off),
+			tablewriter.WithHeaderAlignment(tw.AlignLeft),
+			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{
+				PerColumn: []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft},
+			}),
+		}
+		title := c.Title
+		if format == "markdown" {
+			opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+			title = "**" + title + "**\n"
+		}
+		fmt.Fprintln(w, title)
+		t := tablewriter.NewTable(w, opts...)
+		t.Header([]string{"Case", "Store", "Charges per job", "Lost work", "Deliveries per job", "What it means"})
+		for _, r := range c.Rows {
+			if err := t.Append([]string{r.Case, r.Store, toFixed(r.ChargesPerJob(), 3), group(r.LostWork),
+				toFixed(float64(r.Deliveries)/float64(r.Jobs), 3), r.Meaning}); err != nil {
+				return err
+			}
+		}
+		return t.Render()
+	case "csv", "json":
+		var rows []json.RawMessage
+		var all [][]field
+		for _, r := range c.Rows {
+			f := []field{
+				{"case", r.Case}, {"store", r.Store}, {"jobs", r.Jobs}, {"charges", r.SideEffects},
+				{"charges_per_job", r.ChargesPerJob()}, {"lost_work", r.LostWork},
+				{"deliveries", r.Deliveries}, {"failed", r.Failed}, {"meaning", r.Meaning},
+			}
+			o, err := object(f)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, o)
+			all = append(all, f)
+		}
+		if format == "csv" {
+			return writeFields(w, all)
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Title string            `json:"title"`
+			Rows  []json.RawMessage `json:"rows"`
+		}{c.Title, rows}); err != nil {
+			return err
+		}
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
+	return CheckFormat(format)
+}
