@@ -63,9 +63,9 @@ type event struct {
 // Runner runs jobs through one Retry strategy and one Config, reusing its
 // state from job to job. It is not safe for concurrent use.
 type Runner struct {
-	cfg    Config
-	store  Store
-	r      strategy.Retry
+	cfg     Config
+	store   Store
+	r       strategy.Retry
 	j       *provider.Job
 	sc      provider.Scenario
 	latency []provider.Sampler
