@@ -334,7 +334,7 @@ var (
 func located(name string, root *yaml.Node, err error) error {
 	var fe *fieldError
 	if errors.As(err, &fe) {
-		return &Error{File: name, Line: fe.line, Field: fieldAt(root, fe.line, fe.col, ""), Msg: fe.msg}
+		return &Error{File: name, Line: fe.line, Field: fieldAt(root, fe.line, fe.col, "", ""), Msg: fe.msg}
 	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	var te *yaml.TypeError
@@ -351,20 +351,27 @@ func located(name string, root *yaml.Node, err error) error {
 	if unknownRE.MatchString(text) {
 		text = "unknown key"
 	}
-	return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, ""), Msg: plain(text)}
+	// A type error quotes the value: find it, not the first value on the line.
+	hint := ""
+	if t := typeRE.FindStringSubmatch(text); t != nil {
+		hint = t[1]
+	}
+	return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, hint, ""), Msg: plain(text)}
 }
 
 // fieldAt is the path (steps[2].p_fail) of the value at line and column in
-// n (column 0: the first on the line), or of a key there.
-func fieldAt(n *yaml.Node, line, col int, path string) string {
+// n (column 0: any on the line; value, if not empty, must match), or of a key there.
+func fieldAt(n *yaml.Node, line, col int, value, path string) string {
 	if n == nil {
 		return ""
 	}
-	at := func(m *yaml.Node) bool { return m.Line == line && (col == 0 || m.Column == col) }
+	at := func(m *yaml.Node) bool {
+		return m.Line == line && (col == 0 || m.Column == col) && (value == "" || m.Value == value)
+	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		for _, c := range n.Content {
-			if p := fieldAt(c, line, col, path); p != "" {
+			if p := fieldAt(c, line, col, value, path); p != "" {
 				return p
 			}
 		}
@@ -378,7 +385,7 @@ func fieldAt(n *yaml.Node, line, col int, path string) string {
 			if v.Kind == yaml.ScalarNode && at(v) {
 				return p
 			}
-			if sub := fieldAt(v, line, col, p); sub != "" {
+			if sub := fieldAt(v, line, col, value, p); sub != "" {
 				return sub
 			}
 			if at(k) {
@@ -387,7 +394,7 @@ func fieldAt(n *yaml.Node, line, col int, path string) string {
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			if sub := fieldAt(c, line, col, fmt.Sprintf("%s[%d]", path, i)); sub != "" {
+			if sub := fieldAt(c, line, col, value, fmt.Sprintf("%s[%d]", path, i)); sub != "" {
 				return sub
 			}
 		}
