@@ -1,0 +1,287 @@
+package race
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"modernc.org/sqlite"
+)
+
+// SQLite result codes the harness reads.
+const (
+	codeBusy             = 5    // SQLITE_BUSY
+	codeConstraintUnique = 2067 // SQLITE_CONSTRAINT_UNIQUE: a UNIQUE column refused the key
+	codeConstraintPK     = 1555 // SQLITE_CONSTRAINT_PRIMARYKEY: the same, on a PRIMARY KEY
+)
+
+// dsn opens path in WAL mode with a busy timeout, so that readers never wait
+// for the writer and writers queue for each other instead of failing at once.
+func dsn(path string) string {
+	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+}
+
+// schema is the check's tables: the jobs' side effect (charges), two key
+// tables that differ only in UNIQUE, and the lease fix's key rows.
+const schema = `
+CREATE TABLE IF NOT EXISTS charges (id INTEGER PRIMARY KEY, key TEXT NOT NULL, worker TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS keys_plain (key TEXT NOT NULL, at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS keys_unique (key TEXT UNIQUE NOT NULL, at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, status TEXT NOT NULL, holder TEXT NOT NULL, lease_until INTEGER NOT NULL, at INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS charges_key ON charges (key);
+CREATE INDEX IF NOT EXISTS plain_key ON keys_plain (key);`
+
+// code is err's SQLite extended result code, or 0.
+func code(err error) int {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		return e.Code()
+	}
+	return 0
+}
+
+// busy reports an error that a retry can clear: SQLITE_BUSY or one of its
+// extended codes.
+func busy(err error) bool { return code(err)&0xff == codeBusy }
+
+// worker is one process handling deliveries against the database.
+type worker struct {
+	db   *sql.DB
+	name string
+	hold time.Duration // the lease
+	out  io.Writer
+	busy int
+}
+
+// retry runs f until it returns something other than SQLITE_BUSY, counting
+// the retries, so that no busy error escapes as a failure.
+func (w *worker) retry(f func() error) error {
+	for {
+		err := f()
+		if !busy(err) {
+			return err
+		}
+		w.busy++
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func (w *worker) exec(q string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := w.retry(func() (err error) {
+		res, err = w.db.Exec(q, args...)
+		return err
+	})
+	return res, err
+}
+
+// die kills the worker's own process at a crash point, as a crash would: no
+// deferred function runs and nothing is flushed.
+func (w *worker) die(key, point string) {
+	fmt.Fprintf(w.out, "crash %s %s\n", key, point)
+	syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {} // the signal ends the process
+}
+
+// stamp is a wall-clock reading for overlap measurement: the harness, unlike
+// the simulator, is about real time.
+func stamp() int64 { return time.Now().UnixNano() }
+
+// handle runs one delivery of key in mode and reports what happened on out.
+// crash names the point to die at, if any.
+func (w *worker) handle(mode Mode, key, crash string) error {
+	charge := func() error {
+		_, err := w.exec("INSERT INTO charges (key, worker) VALUES (?, ?)", key, w.name)
+		return err
+	}
+	var check, write int64
+	switch mode {
+	case Loose: // check, then write the key
+		check = stamp()
+		var one int
+		err := w.retry(func() error { return w.db.QueryRow("SELECT 1 FROM keys_plain WHERE key = ?", key).Scan(&one) })
+		if err == nil {
+			fmt.Fprintf(w.out, "t %s %d %d\ndone %s skipped\n", key, check, stamp(), key)
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if err := charge(); err != nil {
+			return err
+		}
+		if crash == string(AfterCharge) {
+			w.die(key, crash)
+		}
+		write = stamp()
+		if _, err := w.exec("INSERT INTO keys_plain (key, at) VALUES (?, ?)", key, time.Now().UnixMilli()); err != nil {
+			return err
+		}
+	case Claim: // write the key first, let SQLite judge
+		check = stamp()
+		_, err := w.exec("INSERT INTO keys_unique (key, at) VALUES (?, ?)", key, time.Now().UnixMilli())
+		write = check
+		if c := code(err); c == codeConstraintUnique || c == codeConstraintPK {
+			fmt.Fprintf(w.out, "t %s %d %d\ndone %s refused %d\n", key, check, write, key, c)
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if crash == string(AfterKey) {
+			w.die(key, crash)
+		}
+		if err := charge(); err != nil {
+			return err
+		}
+	case After: // do the work, record the key last
+		check = stamp()
+		if err := charge(); err != nil {
+			return err
+		}
+		if crash == string(AfterCharge) {
+			w.die(key, crash)
+		}
+		write = stamp()
+		_, err := w.exec("INSERT INTO keys_unique (key, at) VALUES (?, ?)", key, time.Now().UnixMilli())
+		if c := code(err); c == codeConstraintUnique || c == codeConstraintPK {
+			fmt.Fprintf(w.out, "t %s %d %d\ndone %s charged-refused %d\n", key, check, write, key, c)
+			return nil
+		} else if err != nil {
+			return err
+		}
+	case Lease:
+		return w.lease(key, crash)
+	}
+	fmt.Fprintf(w.out, "t %s %d %d\ndone %s charged\n", key, check, write, key)
+	return nil
+}
+
+// tx runs f in a transaction begun IMMEDIATE, so the key row is read and
+// written under the write lock, retrying while the database is busy.
+func (w *worker) tx(f func(c *sql.Conn) error) error {
+	ctx := context.Background()
+	return w.retry(func() error {
+		c, err := w.db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if _, err := c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+			return err
+		}
+		if err := f(c); err != nil {
+			c.ExecContext(ctx, "ROLLBACK")
+			return err
+		}
+		_, err = c.ExecContext(ctx, "COMMIT")
+		return err
+	})
+}
+
+// lease is the fix: a key row with a status and a lease expiry, taken in an
+// IMMEDIATE transaction, taken over once a dead holder's lease expires, and
+// marked done in the same transaction as the charge.
+func (w *worker) lease(key, crash string) error {
+	ctx := context.Background()
+	check := stamp()
+	var outcome string
+	err := w.tx(func(c *sql.Conn) error {
+		var status, holder string
+		var until int64
+		now := time.Now().UnixMilli()
+		err := c.QueryRowContext(ctx, "SELECT status, holder, lease_until FROM leases WHERE key = ?", key).Scan(&status, &holder, &until)
+		switch {
+		case err == nil && status == "done":
+			outcome = "skipped"
+			return nil
+		case err == nil && until > now:
+			outcome = "held" // a live holder: leave the delivery for the queue to bring back
+			return nil
+		case err != nil && !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		outcome = "taken"
+		_, err = c.ExecContext(ctx, "INSERT OR REPLACE INTO leases (key, status, holder, lease_until, at) VALUES (?, 'running', ?, ?, ?)",
+			key, w.name, now+w.hold.Milliseconds(), now)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	write := stamp()
+	if outcome != "taken" {
+		fmt.Fprintf(w.out, "t %s %d %d\ndone %s %s\n", key, check, write, key, outcome)
+		return nil
+	}
+	if crash == string(AfterKey) {
+		w.die(key, crash)
+	}
+	err = w.tx(func(c *sql.Conn) error {
+		if _, err := c.ExecContext(ctx, "INSERT INTO charges (key, worker) VALUES (?, ?)", key, w.name); err != nil {
+			return err
+		}
+		_, err := c.ExecContext(ctx, "UPDATE leases SET status = 'done', at = ? WHERE key = ? AND holder = ?", time.Now().UnixMilli(), key, w.name)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if crash == string(AfterCharge) {
+		w.die(key, crash)
+	}
+	fmt.Fprintf(w.out, "t %s %d %d\ndone %s charged\n", key, check, write, key)
+	return nil
+}
+
+// Worker is the body of a worker process: it opens the database, says
+// "ready", waits at the start gate (an instant the harness sends on its
+// standard input), then handles its deliveries in order, reporting each on
+// stdout. A task is a key, or key!point to die at.
+func Worker(args []string, stdin io.Reader, stdout io.Writer) error {
+	fs := flag.NewFlagSet("race-worker", flag.ContinueOnError)
+	path := fs.String("db", "", "database file")
+	mode := fs.String("mode", "", "loose, claim, after or lease")
+	name := fs.String("name", "W", "worker name")
+	lease := fs.Duration("lease", time.Second, "lease duration")
+	tasks := fs.String("tasks", "", "comma-separated keys, each optionally !crash-point")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", dsn(*path))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if err := db.Ping(); err != nil {
+		return err
+	}
+	w := &worker{db: db, name: *name, hold: *lease, out: stdout}
+	fmt.Fprintln(stdout, "ready")
+	// The gate: the harness sends one instant to every worker; each spins
+	// until it, so that all of them are running when it comes.
+	var at int64
+	if _, err := fmt.Fscanf(stdin, "go %d\n", &at); err != nil {
+		return fmt.Errorf("%s: start gate: %w", *name, err)
+	}
+	for time.Now().UnixNano() < at {
+	}
+	for t := range strings.SplitSeq(*tasks, ",") {
+		if t == "" {
+			continue
+		}
+		key, crash, _ := strings.Cut(t, "!")
+		if err := w.handle(Mode(*mode), key, crash); err != nil {
+			return fmt.Errorf("%s: %s: %w", *name, key, err)
+		}
+	}
+	fmt.Fprintf(stdout, "busy %d\n", w.busy)
+	return nil
+}
