@@ -85,13 +85,16 @@ type Config struct {
 
 // Result is what a run measured.
 type Result struct {
-	Mode           Mode
-	Races          int64 // jobs whose deliveries competed: Keys x Repeat
-	DoubleCharged  int64 // jobs charged more than once
-	Lost           int64 // jobs marked handled and never charged
-	BusyRetries    int64 // SQLITE_BUSY answers retried by the workers
-	Deliveries     int64 // deliveries handled or killed
-	Crashes        int64 // workers killed
+	Mode          Mode
+	Races         int64 // jobs whose deliveries competed: Keys x Repeat
+	DoubleCharged int64 // jobs charged more than once
+	Lost          int64 // jobs marked handled and never charged
+	BusyRetries   int64 // SQLITE_BUSY answers retried by the workers
+	Deliveries    int64 // deliveries handled or killed
+	Crashes       int64 // workers killed
+	// Reached counts first deliveries that passed the crash point, or died
+	// there: the denominator of the crash rate.
+	Reached        int64
 	Refused        int64 // claims refused by the constraint
 	RefusedCodes   []int // the distinct extended codes of those refusals
 	Overlaps       int64 // jobs whose deliveries' key windows overlapped
@@ -105,6 +108,8 @@ type task struct {
 	key   string
 	copy  int
 	crash CrashPoint
+	// again marks a redelivery, which never crashes.
+	again bool
 }
 
 // Run runs cfg and measures it.
@@ -251,6 +256,10 @@ func runWave(ctx context.Context, cfg Config, path string, tasks []task, res *Re
 		for w, out := range outs {
 			done := map[string]bool{}
 			crashed := map[string]bool{}
+			again := map[string]bool{}
+			for _, t := range lists[w] {
+				again[t.key] = again[t.key] || t.again
+			}
 			for _, line := range out.lines {
 				f := strings.Fields(line)
 				switch {
@@ -273,6 +282,8 @@ func runWave(ctx context.Context, cfg Config, path string, tasks []task, res *Re
 					res.Crashes++
 					res.Deliveries++
 					crashed[f[1]] = true
+				case len(f) == 3 && f[0] == "reach" && f[2] == string(cfg.Crash) && !again[f[1]]:
+					res.Reached++
 				case len(f) == 2 && f[0] == "busy":
 					n, _ := strconv.ParseInt(f[1], 10, 64)
 					res.BusyRetries += n
@@ -284,7 +295,7 @@ func runWave(ctx context.Context, cfg Config, path string, tasks []task, res *Re
 			for _, t := range lists[w] {
 				if !done[t.key] {
 					if crashed[t.key] {
-						t.crash = NoCrash // a redelivery does not crash again
+						t.crash, t.again = NoCrash, true // a redelivery does not crash again
 					}
 					pending = append(pending, t)
 				}

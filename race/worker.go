@@ -25,7 +25,7 @@ const (
 // dsn opens path in WAL mode with a busy timeout, so that readers never wait
 // for the writer and writers queue for each other instead of failing at once.
 func dsn(path string) string {
-	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"
 }
 
 // schema is the check's tables: the jobs' side effect (charges), two key
@@ -50,6 +50,9 @@ func code(err error) int {
 // busy reports an error that a retry can clear: SQLITE_BUSY or one of its
 // extended codes.
 func busy(err error) bool { return code(err)&0xff == codeBusy }
+
+// errLeaseLost rolls back a charge whose lease another worker took over.
+var errLeaseLost = errors.New("the lease was taken over")
 
 // worker is one process handling deliveries against the database.
 type worker struct {
@@ -90,6 +93,15 @@ func (w *worker) die(key, point string) {
 	select {} // the signal ends the process
 }
 
+// reach reports that the delivery of key passed point, and dies there if
+// crash names it: the harness measures crash rates per delivery that could crash.
+func (w *worker) reach(key string, point CrashPoint, crash string) {
+	fmt.Fprintf(w.out, "reach %s %s\n", key, point)
+	if crash == string(point) {
+		w.die(key, crash)
+	}
+}
+
 // stamp is a wall-clock reading for overlap measurement: the harness, unlike
 // the simulator, is about real time.
 func stamp() int64 { return time.Now().UnixNano() }
@@ -117,9 +129,7 @@ func (w *worker) handle(mode Mode, key, crash string) error {
 		if err := charge(); err != nil {
 			return err
 		}
-		if crash == string(AfterCharge) {
-			w.die(key, crash)
-		}
+		w.reach(key, AfterCharge, crash)
 		write = stamp()
 		if _, err := w.exec("INSERT INTO keys_plain (key, at) VALUES (?, ?)", key, time.Now().UnixMilli()); err != nil {
 			return err
@@ -134,9 +144,7 @@ func (w *worker) handle(mode Mode, key, crash string) error {
 		} else if err != nil {
 			return err
 		}
-		if crash == string(AfterKey) {
-			w.die(key, crash)
-		}
+		w.reach(key, AfterKey, crash)
 		if err := charge(); err != nil {
 			return err
 		}
@@ -145,9 +153,7 @@ func (w *worker) handle(mode Mode, key, crash string) error {
 		if err := charge(); err != nil {
 			return err
 		}
-		if crash == string(AfterCharge) {
-			w.die(key, crash)
-		}
+		w.reach(key, AfterCharge, crash)
 		write = stamp()
 		_, err := w.exec("INSERT INTO keys_unique (key, at) VALUES (?, ?)", key, time.Now().UnixMilli())
 		if c := code(err); c == codeConstraintUnique || c == codeConstraintPK {
@@ -220,22 +226,30 @@ func (w *worker) lease(key, crash string) error {
 		fmt.Fprintf(w.out, "t %s %d %d\ndone %s %s\n", key, check, write, key, outcome)
 		return nil
 	}
-	if crash == string(AfterKey) {
-		w.die(key, crash)
-	}
+	w.reach(key, AfterKey, crash)
+	// The charge commits with the done mark, and only while this worker still
+	// holds the lease: a holder too slow for its lease, taken over meanwhile,
+	// rolls back instead of charging a second time.
 	err = w.tx(func(c *sql.Conn) error {
-		if _, err := c.ExecContext(ctx, "INSERT INTO charges (key, worker) VALUES (?, ?)", key, w.name); err != nil {
+		res, err := c.ExecContext(ctx, "UPDATE leases SET status = 'done', at = ? WHERE key = ? AND holder = ? AND status = 'running'",
+			time.Now().UnixMilli(), key, w.name)
+		if err != nil {
 			return err
 		}
-		_, err := c.ExecContext(ctx, "UPDATE leases SET status = 'done', at = ? WHERE key = ? AND holder = ?", time.Now().UnixMilli(), key, w.name)
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return errLeaseLost
+		}
+		_, err = c.ExecContext(ctx, "INSERT INTO charges (key, worker) VALUES (?, ?)", key, w.name)
 		return err
 	})
+	if errors.Is(err, errLeaseLost) {
+		fmt.Fprintf(w.out, "t %s %d %d\ndone %s overtaken\n", key, check, write, key)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	if crash == string(AfterCharge) {
-		w.die(key, crash)
-	}
+	w.reach(key, AfterCharge, crash)
 	fmt.Fprintf(w.out, "t %s %d %d\ndone %s charged\n", key, check, write, key)
 	return nil
 }

@@ -26,7 +26,14 @@ func Wilson(x, n int64) Interval {
 	z2 := z * z
 	centre := (p + z2/(2*nf)) / (1 + z2/nf)
 	half := z / (1 + z2/nf) * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	return Interval{math.Max(0, centre-half), math.Min(1, centre+half)}
+	ci := Interval{math.Max(0, centre-half), math.Min(1, centre+half)}
+	if x == 0 { // exactly, not 1e-16 of rounding
+		ci.Lo = 0
+	}
+	if x == n {
+		ci.Hi = 1
+	}
+	return ci
 }
 
 // Garwood is the exact Poisson interval for a count x, from chi-squared

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"retrysim/race"
 	"retrysim/results"
 	"retrysim/rng"
 	"retrysim/sim"
@@ -37,6 +38,7 @@ var commands = map[string]command{
 	"table": {"simulate one point and print the comparison table (the default)", tableCommand},
 	"sweep": {"simulate a grid of points; csv, json, a pivot table or a plot", sweepCommand},
 	"merge": {"add up the -shard outputs of one run into its report", mergeCommand},
+	"race":  {"run the SQLite idempotency check for real, with worker processes", raceCommand},
 }
 
 // run is the whole program: it picks the subcommand, runs it, and turns its
@@ -44,6 +46,13 @@ var commands = map[string]command{
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if len(args) > 0 && args[0] == workerCommand { // a race worker process
+		if err := race.Worker(args[1:], os.Stdin, stdout); err != nil {
+			fmt.Fprintf(stderr, "retrysim: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	}
 	name := "table"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]

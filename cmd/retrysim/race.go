@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"retrysim/delivery"
+	"retrysim/race"
+	"retrysim/results"
+	"retrysim/rng"
+	"retrysim/sim"
+	"retrysim/strategy"
+)
+
+// workerCommand is the hidden subcommand that race starts copies of itself with.
+const workerCommand = "__race-worker"
+
+const raceIntro = `retrysim race runs the SQLite idempotency check for real: worker processes,
+released together by a start gate, race on one SQLite file (WAL, busy timeout)
+and charge keyed jobs in each -mode. It counts jobs charged twice, jobs whose
+key says handled but were never charged, and SQLITE_BUSY retries. -compare
+runs the simulator's matching store at the overlap and crash rates measured.
+
+Usage: retrysim race [flags]
+
+Flags:
+`
+
+// modeList is a flag.Value for comma-separated race modes.
+type modeList []race.Mode
+
+func (l *modeList) String() string {
+	if l == nil {
+		return ""
+	}
+	s := make([]string, len(*l))
+	for i, m := range *l {
+		s[i] = string(m)
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *modeList) Set(v string) error {
+	var out []race.Mode
+	for m := range strings.SplitSeq(v, ",") {
+		mode := race.Mode(strings.TrimSpace(m))
+		ok := false
+		for _, known := range race.Modes {
+			ok = ok || mode == known
+		}
+		if !ok {
+			return fmt.Errorf("unknown mode %q (want loose, claim, after or lease)", m)
+		}
+		out = append(out, mode)
+	}
+	*l = out
+	return nil
+}
+
+// raceCommand runs the harness for each mode and prints what it measured.
+func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
+	modes := modeList(race.Modes)
+	workers := bounded{v: 2, lo: 1, hi: 256}
+	keys := bounded{v: 1, lo: 1, hi: 1_000_000}
+	deliveries := bounded{v: 2, lo: 1, hi: 100}
+	repeat := bounded{v: 20, lo: 1, hi: 100_000}
+	crashAt := choice{valid: func(s string) error {
+		if s != "after-key" && s != "after-charge" {
+			return fmt.Errorf("unknown crash point %q (want after-key, between the key and the charge, or after-charge)", s)
+		}
+		return nil
+	}}
+	crashP := probability(1)
+	ttl, gap := durationFlag{}, durationFlag{}
+	lease := durationFlag{time.Second}
+	simJobs := count(200_000)
+	seedV := seed(1)
+	format := choice{v: results.Formats[0], valid: results.CheckFormat}
+	var keep, compare bool
+	var out string
+	fs := newFlagSet("retrysim race")
+	fs.Var(&modes, "mode", "comma-separated `modes`: loose (check, charge, insert), claim (UNIQUE insert first), after (charge, then claim), lease (status, expiry, takeover)")
+	fs.Var(&workers, "workers", "concurrent worker `processes`")
+	fs.Var(&keys, "keys", "distinct `jobs` (keys) a run")
+	fs.Var(&deliveries, "deliveries", "`copies` of each job delivered")
+	fs.Var(&repeat, "repeat", "run the whole `n` times")
+	fs.Var(&crashAt, "crash", "kill workers with SIGKILL at `point`: after-key (between the key and the charge) or after-charge (between the charge and the key)")
+	fs.Var(&crashP, "crash-p", "`probability` that a delivery's worker is killed at -crash (first deliveries only)")
+	fs.Var(&ttl, "ttl", "purge keys older than `d` before each later wave of deliveries (needs -gap)")
+	fs.Var(&gap, "gap", "deliver each job's copies in waves `d` apart instead of all at once")
+	fs.Var(&lease, "lease", "the lease mode's lease, and how long before a killed worker's deliveries come back (`d`)")
+	fs.BoolVar(&compare, "compare", false, "also run the simulator's matching store at the measured overlap and crash rates (needs -deliveries 2)")
+	fs.Var(&simJobs, "sim-jobs", "jobs the simulator runs for -compare (`n`)")
+	fs.Var(&seedV, "seed", "random `seed` for choosing which deliveries crash, and for the simulator")
+	fs.BoolVar(&keep, "keep", false, "keep the database files (their paths are printed) instead of removing them")
+	fs.Var(&format, "format", "output `format`: "+strings.Join(results.Formats, ", "))
+	fs.StringVar(&out, "o", "", "write the output to `file`, atomically, instead of stdout")
+	if err := parse(fs, args, raceIntro, stdout); err != nil {
+		return err
+	}
+	if err := checkDir("o", out); err != nil {
+		return err
+	}
+	if compare && deliveries.v != 2 {
+		return usageError{fmt.Errorf("-compare: the simulator pairs two deliveries of a job; use -deliveries 2")}
+	}
+	if ttl.v > 0 && gap.v == 0 {
+		return usageError{fmt.Errorf("-ttl: keys are purged between waves of deliveries; give -gap too")}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var dir string
+	if keep {
+		if dir, err = os.MkdirTemp("", "retrysim-race-"); err != nil {
+			return err
+		}
+	}
+	var rows []results.RaceRow
+	for _, m := range modes {
+		cfg := race.Config{
+			Mode: m, Workers: workers.v, Keys: keys.v, Deliveries: deliveries.v, Repeat: repeat.v,
+			Crash: race.CrashPoint(crashAt.v), CrashP: float64(crashP), Gap: gap.v, TTL: ttl.v, Lease: lease.v,
+			Seed: uint64(seedV), Exe: exe, Args: []string{workerCommand}, Keep: keep, Dir: dir,
+		}
+		if crashAt.v == "" {
+			cfg.CrashP = 0
+		}
+		res, err := race.Run(ctx, cfg)
+		if err != nil {
+			return fmt.Errorf("race %s: %w", m, err)
+		}
+		row := results.RaceRow{
+			Mode: string(m), Races: res.Races, DoubleCharged: res.DoubleCharged, Lost: res.Lost, BusyRetries: res.BusyRetries,
+			Deliveries: res.Deliveries, Crashes: res.Crashes, Refused: res.Refused, RefusedCodes: res.RefusedCodes,
+			Overlaps: res.Overlaps, WallSeconds: res.Wall.Seconds(),
+		}
+		if compare {
+			s, err := simulateRace(ctx, res, cfg, int64(simJobs))
+			if err != nil {
+				return err
+			}
+			row.Sim = &s
+		}
+		rows = append(rows, row)
+	}
+	title := fmt.Sprintf("The SQLite check, for real: %d worker processes, %s jobs x %d deliveries, %d times; lease %v",
+		workers.v, results.Group(int64(keys.v)), deliveries.v, repeat.v, lease.v)
+	if crashAt.v != "" {
+		title += fmt.Sprintf("; %s%% of first deliveries killed at %s", shortPct(float64(crashP)), crashAt.v)
+	}
+	if gap.v > 0 {
+		title += fmt.Sprintf("; deliveries %v apart, keys purged after %v", gap.v, ttl.v)
+	}
+	if keep {
+		title += "; databases kept in " + dir
+	}
+	var buf bytes.Buffer
+	if err := results.WriteRace(&buf, title, rows, format.v); err != nil {
+		return err
+	}
+	return emit(stdout, out, buf.Bytes())
+}
+
+func shortPct(p float64) string { return fmt.Sprint(math.Round(p*1e6) / 1e4) }
+
+// simulateRace runs the simulator's store that matches mode on the check's
+// one-step job, two deliveries a job: the measured share of overlapping
+// pairs at the same instant, the rest two seconds apart, with workers killed
+// at the measured rate at the matching point. The harness's after mode never
+// reads its key before charging, so outside crashes it is no key at all.
+func simulateRace(ctx context.Context, res race.Result, cfg race.Config, jobs int64) (results.RaceSim, error) {
+	store := map[race.Mode]delivery.Store{race.Loose: delivery.Loose, race.Claim: delivery.Claim, race.After: delivery.NoStore, race.Lease: delivery.Lease}[cfg.Mode]
+	q := delivery.Defaults
+	q.Store, q.RepeatP = store, 1
+	if res.Reached > 0 && res.Crashes > 0 {
+		// The harness kills first deliveries only, so at most one a job.
+		q.CrashP, q.MaxCrashes = float64(res.Crashes)/float64(res.Reached), 1
+		q.CrashAt = delivery.AfterKey
+		if cfg.Crash == race.AfterCharge {
+			q.CrashAt = delivery.AfterWork
+		}
+	}
+	overlapJobs := int64(math.Round(float64(res.Overlaps) / float64(res.Races) * float64(jobs)))
+	var cfgs []sim.Config
+	for _, part := range []struct {
+		n     int64
+		delay time.Duration
+	}{{overlapJobs, 0}, {jobs - overlapJobs, 2 * time.Second}} {
+		if part.n == 0 {
+			continue
+		}
+		qq := q
+		qq.RepeatDelay.Median = part.delay
+		cfgs = append(cfgs, sim.Config{
+			Scenario: delivery.Charge(), Jobs: part.n, Seed: uint64(cfg.Seed), Generator: rng.PCGGenerator, Delivery: &qq,
+			Strategies: []strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Attempts: 1}},
+		})
+	}
+	counters, err := sim.RunAll(ctx, cfgs, 0, nil)
+	if err != nil {
+		return results.RaceSim{}, err
+	}
+	out := results.RaceSim{Jobs: jobs}
+	for _, c := range counters {
+		out.DoubleCharged += c[0].DuplicateUsers
+		out.Lost += c[0].LostWork
+	}
+	return out, nil
+}

@@ -1,0 +1,157 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// RaceRow is one mode of the real SQLite check.
+type RaceRow struct {
+	Mode          string
+	Races         int64
+	DoubleCharged int64
+	Lost          int64
+	BusyRetries   int64
+	Deliveries    int64
+	Crashes       int64
+	Refused       int64
+	RefusedCodes  []int
+	Overlaps      int64
+	WallSeconds   float64
+	// Sim holds the simulator's rates at the measured overlap and crash
+	// rates, when -compare asked for them.
+	Sim *RaceSim
+}
+
+// RaceSim is the simulator's side of a comparison.
+type RaceSim struct {
+	Jobs          int64
+	DoubleCharged int64
+	Lost          int64
+}
+
+// rate is x of n with its Wilson interval, as "12.5% [9.1, 16.9]".
+func rate(x, n int64) string {
+	if n == 0 {
+		return "-"
+	}
+	w := Wilson(x, n)
+	return fmt.Sprintf("%s%% [%s, %s]", sig(100*float64(x)/float64(n)), sig(100*w.Lo), sig(100*w.Hi))
+}
+
+// Agree reports whether the simulated rates of double charges and lost keys
+// fall inside the harness's 95% intervals, or the harness's inside the
+// simulator's.
+func (r RaceRow) Agree() bool {
+	if r.Sim == nil {
+		return false
+	}
+	within := func(x, n, y, m int64) bool { // rate y/m inside the interval of x/n
+		w := Wilson(x, n)
+		p := float64(y) / float64(m)
+		return w.Lo <= p && p <= w.Hi
+	}
+	one := func(x, y int64) bool {
+		return within(x, r.Races, y, r.Sim.Jobs) || within(y, r.Sim.Jobs, x, r.Races)
+	}
+	return one(r.DoubleCharged, r.Sim.DoubleCharged) && one(r.Lost, r.Sim.Lost)
+}
+
+func (r RaceRow) fields() []field {
+	codes := make([]string, len(r.RefusedCodes))
+	for i, c := range r.RefusedCodes {
+		codes[i] = strconv.Itoa(c)
+	}
+	f := []field{
+		{"mode", r.Mode}, {"races", r.Races}, {"double_charged", r.DoubleCharged}, {"lost", r.Lost},
+		{"busy_retries", r.BusyRetries}, {"deliveries", r.Deliveries}, {"crashes", r.Crashes},
+		{"refused", r.Refused}, {"refused_codes", strings.Join(codes, " ")}, {"overlaps", r.Overlaps},
+		{"wall_seconds", r.WallSeconds},
+	}
+	if s := r.Sim; s != nil {
+		f = append(f, field{"sim_jobs", s.Jobs}, field{"sim_double_charged", s.DoubleCharged}, field{"sim_lost", s.Lost},
+			field{"agree", r.Agree()})
+	}
+	return f
+}
+
+// WriteRace renders the modes of a real run.
+func WriteRace(w io.Writer, title string, rows []RaceRow, format string) error {
+	switch format {
+	case "table", "markdown":
+		compare := len(rows) > 0 && rows[0].Sim != nil
+		header := []string{"Mode", "Races", "Charged twice", "Lost", "SQLITE_BUSY retries", "Refused (codes)", "Crashes", "Wall"}
+		if compare {
+			header = append(header, "Overlap", "Twice, real", "Twice, simulated", "Lost, real", "Lost, simulated", "Agree")
+		}
+		align := make([]tw.Align, len(header))
+		for i := range align {
+			align[i] = tw.AlignRight
+		}
+		align[0] = tw.AlignLeft
+		opts := []tablewriter.Option{
+			tablewriter.WithHeaderAutoFormat(tw.Off),
+			tablewriter.WithHeaderAlignment(tw.AlignLeft),
+			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		}
+		if format == "markdown" {
+			opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+			title = "**" + title + "**\n"
+		}
+		fmt.Fprintln(w, title)
+		t := tablewriter.NewTable(w, opts...)
+		t.Header(header)
+		for _, r := range rows {
+			codes := fmt.Sprint(r.RefusedCodes)
+			cells := []string{r.Mode, group(r.Races), group(r.DoubleCharged), group(r.Lost), group(r.BusyRetries),
+				group(r.Refused) + " " + codes, group(r.Crashes), fmt.Sprintf("%.2f s", r.WallSeconds)}
+			if compare {
+				agree := "no"
+				if r.Agree() {
+					agree = "yes"
+				}
+				cells = append(cells, rate(r.Overlaps, r.Races), rate(r.DoubleCharged, r.Races), rate(r.Sim.DoubleCharged, r.Sim.Jobs),
+					rate(r.Lost, r.Races), rate(r.Sim.Lost, r.Sim.Jobs), agree)
+			}
+			if err := t.Append(cells); err != nil {
+				return err
+			}
+		}
+		return t.Render()
+	case "csv":
+		all := make([][]field, len(rows))
+		for i, r := range rows {
+			all[i] = r.fields()
+		}
+		return writeFields(w, all)
+	case "json":
+		var out []json.RawMessage
+		for _, r := range rows {
+			o, err := object(r.fields())
+			if err != nil {
+				return err
+			}
+			out = append(out, o)
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Title string            `json:"title"`
+			Rows  []json.RawMessage `json:"rows"`
+		}{title, out}); err != nil {
+			return err
+		}
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
+	return CheckFormat(format)
+}
