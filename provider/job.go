@@ -88,7 +88,7 @@ func (j *Job) Clean() []uint64 { return j.clean }
 // would have had to show the key.
 func (j *Job) Settle(k int) (from, draws int) {
 	from = min(j.stepOf[k], j.firstKeyed)
-	j.calls = int64(from)
+	j.calls, j.effects = int64(from), int64(from)
 	for i := range from {
 		j.done[i] = 1
 	}

@@ -19,10 +19,11 @@ type Counters struct {
 	CallsSq    Wide `json:"calls_sq"`
 	RepeatedSq Wide `json:"repeated_steps_sq"`
 
-	// The delivery model's counters, zero in the Part 5 model.
 	// SideEffects counts every side effect, over every job and step.
 	SideEffects int64 `json:"side_effects"`
-	Deliveries  int64 `json:"deliveries"`
+
+	// The delivery model's counters, zero in the Part 5 model.
+	Deliveries int64 `json:"deliveries"`
 	// LostWork counts jobs with a step whose key says done but whose work
 	// never happened.
 	LostWork int64 `json:"lost_work"`
@@ -53,9 +54,10 @@ func (c *Counters) Add(o Counters) {
 	c.Completion.AddHistogram(&o.Completion)
 }
 
-// AddJob counts one finished job's calls, repeated side effects and whether
-// its watched step ran twice; the caller counts its failure.
-func (c *Counters) AddJob(calls, repeated int64, watchedTwice bool) {
+// AddJob counts one finished job's calls, repeated side effects, side effects
+// and whether its watched step ran twice; the caller counts its failure.
+func (c *Counters) AddJob(calls, repeated, effects int64, watchedTwice bool) {
+	c.SideEffects += effects
 	c.Calls += calls
 	c.CallsSq.Add(uint64(calls * calls))
 	c.RepeatedSteps += repeated
@@ -63,6 +65,14 @@ func (c *Counters) AddJob(calls, repeated int64, watchedTwice bool) {
 	if watchedTwice {
 		c.DuplicateUsers++
 	}
+}
+
+// AddClean counts n clean jobs of steps steps: each called every step once,
+// did each step's work once, and succeeded.
+func (c *Counters) AddClean(n, steps int64) {
+	c.Calls += n * steps
+	c.CallsSq.Add(uint64(n * steps * steps))
+	c.SideEffects += n * steps
 }
 
 // Succeeded is the fraction of jobs that did not fail.

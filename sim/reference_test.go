@@ -131,6 +131,7 @@ func articleSim(seed uint32, jobs int, pFail, lostReply float64, attempts int, w
 		repeated := 0
 		for _, times := range job.done {
 			repeated += times - 1
+			c.SideEffects += int64(times)
 		}
 		c.RepeatedSteps += int64(repeated)
 		c.RepeatedSq.Add(uint64(repeated * repeated))

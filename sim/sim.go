@@ -232,6 +232,19 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 // them; tests turn it off to check that this changes nothing.
 var settleDeliveries = true
 
+// anyBelow reports whether any draw of d falls below its cut: whether a job
+// whose draws these are has an event. It is branch-free over the draws, which
+// at the article's rates are clean nine jobs in ten.
+func anyBelow(d, cuts []uint64) bool {
+	d = d[:len(cuts)]
+	var event uint64
+	for i, cut := range cuts {
+		_, below := bits.Sub64(d[i], cut, 0)
+		event |= below
+	}
+	return event != 0
+}
+
 // runJobsDelivery runs n jobs through the delivery model. Where the runner
 // allows it (see delivery.Runner.CleanJob) a job whose draws are all clean is
 // counted from them, as runJobs does: one delivery, every step once.
@@ -243,25 +256,16 @@ func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n 
 	k := len(cuts)
 	var clean int64
 	for range n {
-		if settle {
-			d := stream.Peek(k)[:k:k]
-			var event uint64
-			for i := range d {
-				_, below := bits.Sub64(d[i], cuts[i], 0)
-				event |= below
-			}
-			if event == 0 {
-				stream.Skip(k)
-				clean++
-				continue
-			}
+		if settle && !anyBelow(stream.Peek(k), cuts) {
+			stream.Skip(k)
+			clean++
+			continue
 		}
 		out := x.Run()
 		if out.Failed {
 			c.Failed++
 		}
-		c.AddJob(j.Calls(), j.Repeated(), j.WatchedTwice())
-		c.SideEffects += j.Effects()
+		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.WatchedTwice())
 		c.Deliveries += int64(out.Deliveries)
 		if out.Lost {
 			c.LostWork++
@@ -273,10 +277,7 @@ func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n 
 		}
 		c.Completion.Add(out.Completion)
 	}
-	steps := int64(j.Steps())
-	c.Calls += clean * steps
-	c.CallsSq.Add(uint64(clean * steps * steps))
-	c.SideEffects += clean * steps
+	c.AddClean(clean, int64(j.Steps()))
 	c.Deliveries += clean
 	c.Completion.AddN(cleanTime, clean)
 	return c
@@ -310,13 +311,8 @@ func runJobs(j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int
 				c.Failed++
 			}
 		} else {
-			d := stream.Peek(k)[:k:k]
-			var event uint64
-			for i := range d {
-				_, below := bits.Sub64(d[i], cuts[i], 0)
-				event |= below
-			}
-			if event == 0 {
+			d := stream.Peek(k)
+			if !anyBelow(d, cuts) {
 				stream.Skip(k)
 				clean++
 				continue
@@ -332,10 +328,8 @@ func runJobs(j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int
 				c.Failed++
 			}
 		}
-		c.AddJob(j.Calls(), j.Repeated(), j.WatchedTwice())
+		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.WatchedTwice())
 	}
-	steps := int64(j.Steps())
-	c.Calls += clean * steps
-	c.CallsSq.Add(uint64(clean * steps * steps))
+	c.AddClean(clean, int64(j.Steps()))
 	return c
 }

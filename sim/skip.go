@@ -186,10 +186,8 @@ func runJobsSkip(j *provider.Job, sk *skipper, straight strategy.Straight, strea
 		if !straight.Resume(j, from) {
 			c.Failed++
 		}
-		c.AddJob(j.Calls(), j.Repeated(), j.WatchedTwice())
+		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.WatchedTwice())
 	}
-	steps := int64(j.Steps())
-	c.Calls += clean * steps
-	c.CallsSq.Add(uint64(clean * steps * steps))
+	c.AddClean(clean, int64(j.Steps()))
 	return c
 }
