@@ -1,8 +1,6 @@
 package results
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -55,35 +53,18 @@ func WriteCases(w io.Writer, c Cases, format string) error {
 		}
 		return t.Render()
 	case "csv", "json":
-		var rows []json.RawMessage
 		var all [][]field
 		for _, r := range c.Rows {
-			f := []field{
+			all = append(all, []field{
 				{"case", r.Case}, {"store", r.Store}, {"jobs", r.Jobs}, {"charges", r.SideEffects},
 				{"charges_per_job", r.ChargesPerJob()}, {"lost_work", r.LostWork},
 				{"deliveries", r.Deliveries}, {"failed", r.Failed}, {"meaning", r.Meaning},
-			}
-			o, err := object(f)
-			if err != nil {
-				return err
-			}
-			rows = append(rows, o)
-			all = append(all, f)
+			})
 		}
 		if format == "csv" {
 			return writeFields(w, all)
 		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
-			Title string            `json:"title"`
-			Rows  []json.RawMessage `json:"rows"`
-		}{c.Title, rows}); err != nil {
-			return err
-		}
-		_, err := w.Write(buf.Bytes())
-		return err
+		return titledRows(w, c.Title, all)
 	}
 	return CheckFormat(format)
 }

@@ -1,8 +1,6 @@
 package results
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -126,32 +124,15 @@ func WriteRace(w io.Writer, title string, rows []RaceRow, format string) error {
 			}
 		}
 		return t.Render()
-	case "csv":
+	case "csv", "json":
 		all := make([][]field, len(rows))
 		for i, r := range rows {
 			all[i] = r.fields()
 		}
-		return writeFields(w, all)
-	case "json":
-		var out []json.RawMessage
-		for _, r := range rows {
-			o, err := object(r.fields())
-			if err != nil {
-				return err
-			}
-			out = append(out, o)
+		if format == "csv" {
+			return writeFields(w, all)
 		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
-			Title string            `json:"title"`
-			Rows  []json.RawMessage `json:"rows"`
-		}{title, out}); err != nil {
-			return err
-		}
-		_, err := w.Write(buf.Bytes())
-		return err
+		return titledRows(w, title, all)
 	}
 	return CheckFormat(format)
 }

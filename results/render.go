@@ -374,7 +374,33 @@ func writeJSON(w io.Writer, r Report) error {
 		}
 		out.Rows = append(out.Rows, o)
 	}
-	enc := json.NewEncoder(w)
+	return writeIndented(w, out)
+}
+
+// writeIndented writes v as indented json, whole or not at all.
+func writeIndented(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// titledRows writes a title and json rows, as the presets and race print them.
+func titledRows(w io.Writer, title string, rows [][]field) error {
+	out := struct {
+		Title string            `json:"title"`
+		Rows  []json.RawMessage `json:"rows"`
+	}{Title: title}
+	for _, f := range rows {
+		o, err := object(f)
+		if err != nil {
+			return err
+		}
+		out.Rows = append(out.Rows, o)
+	}
+	return writeIndented(w, out)
 }

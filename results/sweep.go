@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -97,14 +96,7 @@ func writeSweepJSON(w io.Writer, s Sweep) error {
 		}
 		out.Rows = append(out.Rows, o)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return err
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return writeIndented(w, out)
 }
 
 // sig formats x with 4 significant digits, in plain decimals (0.000002532,
