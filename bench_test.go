@@ -220,43 +220,54 @@ func BenchmarkEngine(b *testing.B) {
 	}
 }
 
-// BenchmarkTimeModel compares the per-job cost of the Part 5 model (plain
-// engine) with the delivery model running time only (every call 20 ms, or a
-// lognormal median 20 ms p99 200 ms, and the default full-jitter backoff),
-// for the per-step and whole-job retries: x-no-time is the ratio.
+// BenchmarkTimeModel measures what virtual time costs a job: with every call
+// taking 20 ms, or a lognormal of median 20 ms and p99 200 ms, and the default
+// full-jitter backoff, against the same run with no time. "part5" runs time
+// only, against the Part 5 model's plain engine; "queue" runs the delivery
+// model (1% repeated requests, a claim store) with and without time.
+// x-no-time is the ratio.
 func BenchmarkTimeModel(b *testing.B) {
 	const jobs = 1_000_000
 	for _, lat := range []provider.Latency{{Median: 20 * time.Millisecond}, {Median: 20 * time.Millisecond, P99: 200 * time.Millisecond}} {
-		for _, id := range []string{"step-nokey", "job-samekey-skip"} {
-			b.Run(lat.String()+"/"+id, func(b *testing.B) {
-				s, _ := strategy.Parse(id, 3)
-				base := sim.Config{Scenario: provider.Signup(0.01, 0.005), Strategies: []strategy.Strategy{s},
-					Jobs: jobs, Seed: 1, Generator: rng.PCGGenerator, Engine: sim.Plain}
-				timed := base
-				timed.Scenario = provider.Signup(0.01, 0.005)
-				for i := range timed.Scenario.Steps {
-					timed.Scenario.Steps[i].Latency = lat
-				}
-				q := delivery.Defaults
-				timed.Delivery = &q
-				run := func(cfg sim.Config) time.Duration {
-					start := time.Now()
-					if _, err := sim.RunAll(context.Background(), []sim.Config{cfg}, 1, nil); err != nil {
-						b.Fatal(err)
+		for _, model := range []string{"part5", "queue"} {
+			for _, id := range []string{"step-nokey", "job-samekey-skip"} {
+				b.Run(lat.String()+"/"+model+"/"+id, func(b *testing.B) {
+					s, _ := strategy.Parse(id, 3)
+					base := sim.Config{Scenario: provider.Signup(0.01, 0.005), Strategies: []strategy.Strategy{s},
+						Jobs: jobs, Seed: 1, Generator: rng.PCGGenerator, Engine: sim.Plain}
+					if model == "queue" {
+						q := delivery.Defaults
+						q.RepeatP, q.Store = 0.01, delivery.Claim
+						base.Delivery = &q
 					}
-					return time.Since(start)
-				}
-				var on time.Duration
-				for b.Loop() {
-					on += run(timed)
-				}
-				b.StopTimer()
-				off := run(base)
-				perJob := float64(on.Nanoseconds()) / float64(b.N) / jobs
-				b.ReportMetric(perJob, "ns/job")
-				b.ReportMetric(float64(off.Nanoseconds())/jobs, "ns/job-no-time")
-				b.ReportMetric(perJob/(float64(off.Nanoseconds())/jobs), "x-no-time")
-			})
+					timed := base
+					timed.Scenario = provider.Signup(0.01, 0.005)
+					for i := range timed.Scenario.Steps {
+						timed.Scenario.Steps[i].Latency = lat
+					}
+					if timed.Delivery == nil {
+						q := delivery.Defaults
+						timed.Delivery = &q
+					}
+					run := func(cfg sim.Config) time.Duration {
+						start := time.Now()
+						if _, err := sim.RunAll(context.Background(), []sim.Config{cfg}, 1, nil); err != nil {
+							b.Fatal(err)
+						}
+						return time.Since(start)
+					}
+					var on time.Duration
+					for b.Loop() {
+						on += run(timed)
+					}
+					b.StopTimer()
+					off := run(base)
+					perJob := float64(on.Nanoseconds()) / float64(b.N) / jobs
+					b.ReportMetric(perJob, "ns/job")
+					b.ReportMetric(float64(off.Nanoseconds())/jobs, "ns/job-no-time")
+					b.ReportMetric(perJob/(float64(off.Nanoseconds())/jobs), "x-no-time")
+				})
+			}
 		}
 	}
 }
