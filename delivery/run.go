@@ -247,23 +247,23 @@ func (x *Runner) advance(d int) time.Duration {
 		switch x.store {
 		case After:
 			if have {
-				return x.skip(dv)
+				return x.next(dv)
 			}
 		case Loose:
 			if have {
-				return x.skip(dv)
+				return x.next(dv)
 			}
 			dv.phase = insert
 			return 0
 		case Claim:
 			if have {
-				return x.skip(dv) // refused: already handled
+				return x.next(dv) // refused: already handled
 			}
 			*k = record{present: true, written: x.now}
 		case Lease:
 			switch {
 			case have && k.doneStatus:
-				return x.skip(dv)
+				return x.next(dv)
 			case have && k.holder != d && k.leaseUntil > x.now:
 				dv.live = false // held by a live delivery: leave it unacked, to be redelivered
 				return 0
@@ -307,10 +307,8 @@ func (x *Runner) advance(d int) time.Duration {
 	return 0
 }
 
-// skip passes over a step the store says is handled.
-func (x *Runner) skip(dv *delivery) time.Duration { return x.next(dv) }
-
-// next moves to the following step.
+// next moves to the following step, after a call that succeeded or past a
+// step the store says is handled.
 func (x *Runner) next(dv *delivery) time.Duration {
 	dv.step++
 	if x.r.Scope == strategy.EachStep {
