@@ -49,13 +49,16 @@ var storeNames = [...]string{"none", "after", "loose", "claim", "lease"}
 func (s Store) String() string { return storeNames[s] }
 
 // ParseStore reads a store mode name.
-func ParseStore(s string) (Store, error) {
-	for i, n := range storeNames {
+func ParseStore(s string) (Store, error) { return parseName[Store](storeNames[:], "store", s) }
+
+// parseName finds s in names, the values of T in order.
+func parseName[T ~int](names []string, what, s string) (T, error) {
+	for i, n := range names {
 		if n == s {
-			return Store(i), nil
+			return T(i), nil
 		}
 	}
-	return NoStore, fmt.Errorf("unknown store %q (want one of %s)", s, strings.Join(storeNames[:], ", "))
+	return 0, fmt.Errorf("unknown %s %q (want one of %s)", what, s, strings.Join(names, ", "))
 }
 
 // CrashPoint is where in a step a worker may die.
@@ -79,12 +82,7 @@ func (c CrashPoint) String() string { return crashNames[c] }
 
 // ParseCrashPoint reads a crash point name.
 func ParseCrashPoint(s string) (CrashPoint, error) {
-	for i, n := range crashNames {
-		if n == s {
-			return CrashPoint(i), nil
-		}
-	}
-	return BeforeKey, fmt.Errorf("unknown crash point %q (want one of %s)", s, strings.Join(crashNames[:], ", "))
+	return parseName[CrashPoint](crashNames[:], "crash point", s)
 }
 
 // Config is the queue, worker and store around the jobs.
