@@ -23,6 +23,7 @@ the side effects repeated and the users who got the watched step twice.
 Usage: retrysim [table] [flags]
        retrysim sweep [flags]            a grid of points (retrysim sweep -help)
        retrysim merge [flags] FILES...   add up -shard outputs (retrysim merge -help)
+       retrysim race [flags]             the SQLite check for real (retrysim race -help)
 
 Flags:
 `
