@@ -80,6 +80,14 @@ func NewJob(s Scenario, stream *rng.Stream) *Job {
 // draws is at or above its cut. Callers must not modify the slice.
 func (j *Job) Clean() []uint64 { return j.clean }
 
+// once is what done holds for steps that each did their work once.
+var once = func() (o [MaxSteps]uint32) {
+	for i := range o {
+		o[i] = 1
+	}
+	return o
+}()
+
 // Settle counts the clean start of a freshly Reset job whose first event
 // (a draw below its cut in Clean) is draw k: every step before k's step was
 // called once, did its work and succeeded. It returns the step to resume from
@@ -89,9 +97,7 @@ func (j *Job) Clean() []uint64 { return j.clean }
 func (j *Job) Settle(k int) (from, draws int) {
 	from = min(j.stepOf[k], j.firstKeyed)
 	j.calls, j.effects = int64(from), int64(from)
-	for i := range from {
-		j.done[i] = 1
-	}
+	copy(j.done[:from], once[:from])
 	return from, j.firstDraw[from]
 }
 

@@ -111,13 +111,25 @@ func (r Retry) Run(j *provider.Job) bool { return r.Resume(j, 0) }
 // call fails every scope calls each step once, in order, so only the first
 // pass starts late; a whole-job retry's later attempts start from the top.
 func (r Retry) Resume(j *provider.Job, from int) bool {
-	fresh := actionKey
+	// The key of every call: none, the action's, or fresh ones counted up
+	// from the action's.
+	var key provider.Key
+	if r.Keys != NoKeys {
+		key = actionKey
+	}
+	fresh := r.Keys == FreshKeys
+	next := func() provider.Key {
+		if fresh {
+			key++
+		}
+		return key
+	}
 	n := j.Steps()
 	if r.Scope == EachStep {
 		for i := from; i < n; i++ {
 			ok := false
 			for a := 0; a < r.Attempts && !ok; a++ {
-				ok = j.Call(i, r.key(&fresh))
+				ok = j.Call(i, next())
 			}
 			if !ok {
 				return false
@@ -135,7 +147,7 @@ func (r Retry) Resume(j *provider.Job, from int) bool {
 			if finished&(1<<i) != 0 {
 				continue
 			}
-			if !j.Call(i, r.key(&fresh)) {
+			if !j.Call(i, next()) {
 				ok = false
 				break
 			}
@@ -149,18 +161,6 @@ func (r Retry) Resume(j *provider.Job, from int) bool {
 		from = 0
 	}
 	return false
-}
-
-// key returns the key for the next call; fresh counts the fresh keys used.
-func (r Retry) key(fresh *provider.Key) provider.Key {
-	switch r.Keys {
-	case SameKey:
-		return actionKey
-	case FreshKeys:
-		*fresh++
-		return *fresh
-	}
-	return provider.NoKey
 }
 
 // DefaultIDs are the article's five rows, in its order.
