@@ -1,6 +1,7 @@
 // Package results turns the engine's integer counters into the numbers people
-// read: rates derived at the end, and the renderings (table, markdown, csv,
-// json). It runs no simulation; only this package knows about tablewriter.
+// read: rates and their intervals derived at the end, and the renderings
+// (table, markdown, csv, json, plots). It runs no simulation; only this package
+// knows about tablewriter and gonum/plot.
 package results
 
 // Counters are one strategy's sums over every simulated job. They are integers

@@ -5,12 +5,17 @@
 // Jobs are cut into blocks of BlockJobs, each with its own random stream derived
 // from (seed, block), and every strategy sees the same streams (common random
 // numbers, so differences between rows are not noise between streams). Workers
-// take (strategy, block) tasks in any order; since counters are integers and
-// addition is exact, the sums do not depend on the number of workers. A
-// sequential generator (mulberry32) has one stream a run: each strategy is one
-// task over all jobs in order, and strategies run in parallel.
+// take (configuration, strategy, block) tasks in any order; since counters are
+// integers and addition is exact, the sums do not depend on the number of
+// workers, and shards of the blocks add up to the whole. A sequential
+// generator (mulberry32) has one stream a run: each strategy is one task over
+// all jobs in order, and strategies run in parallel.
 //
-// Memory does not grow with the number of jobs: a task keeps one Job's state.
+// Three ways to run a block: the plain engine draws every number of every job;
+// the skip engine (skip.go) draws only the jobs in which something happens;
+// the delivery model (package delivery) runs each job's deliveries in virtual
+// time. Memory does not grow with the number of jobs: a worker keeps one Job's
+// state a configuration.
 package sim
 
 import (
