@@ -37,9 +37,10 @@ const (
 	Claim
 	// Lease claims with a status and an expiry: released when the job fails,
 	// taken over once a dead holder's lease expires, skipped once done. It
-	// assumes the work commits with its done status (the check's charge lives
-	// in the same database) and keeps done keys past the redelivery window,
-	// the check's three fixes together.
+	// assumes the work commits with its done status at the end of the call,
+	// and only while the delivery still holds the lease (the check's charge
+	// lives in the same database), and keeps done keys past the redelivery
+	// window: the check's three fixes together.
 	Lease
 )
 

@@ -90,6 +90,13 @@ func TestVisibilityTimeoutOverlap(t *testing.T) {
 	if out.Deliveries != 2 || j.Done(0) != 1 {
 		t.Errorf("claim: %d deliveries, %d charges; want 2 and 1", out.Deliveries, j.Done(0))
 	}
+	// A lease shorter than the call: the second delivery takes it over, and
+	// the first, no longer the holder when its call ends, does not commit.
+	cfg.Store = Lease
+	out, j = runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, 1)
+	if j.Done(0) != 1 || out.Lost || out.Failed {
+		t.Errorf("lease: %d charges, lost %v, failed %v; want 1 charge", j.Done(0), out.Lost, out.Failed)
+	}
 }
 
 // The simulated chance that a repeated request charges again, against its

@@ -15,6 +15,7 @@ const (
 	enter     phase = iota // crash point before-key, then the store's first operation
 	insert                 // Loose's insert, its own operation so a race can split check and insert
 	call                   // crash point after-key, then the call
+	commit                 // Lease: the call's work commits with its status, if still the holder
 	afterCall              // crash point after-work, the key record, then what comes next
 	ack                    // crash point before-ack, then the ack
 )
@@ -280,9 +281,23 @@ func (x *Runner) advance(d int) time.Duration {
 		if x.crash(d, AfterKey) {
 			return 0
 		}
+		if x.store == Lease {
+			// The work commits with the key's done status at the end of the
+			// call, and only while this delivery still holds the lease.
+			dv.phase = commit
+			return x.latency[dv.step].Draw(x.stream)
+		}
 		dv.ok = x.j.Call(dv.step, x.key(dv))
 		dv.phase = afterCall
 		return x.latency[dv.step].Draw(x.stream)
+	case commit:
+		if k := x.keys[dv.step]; !k.present || k.holder != d || k.doneStatus {
+			dv.live = false // overtaken: the holder does the work; an unacked message comes back
+			return 0
+		}
+		dv.ok = x.j.Call(dv.step, x.key(dv))
+		dv.phase = afterCall
+		return 0
 	case afterCall:
 		if !dv.ok {
 			return x.retry(d)
