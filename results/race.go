@@ -31,9 +31,13 @@ type RaceRow struct {
 
 // RaceSim is the simulator's side of a comparison.
 type RaceSim struct {
+	// Jobs, DoubleCharged and Lost are the run at the measured rates.
 	Jobs          int64
 	DoubleCharged int64
 	Lost          int64
+	// The rates' range over the measured rates' 95% intervals.
+	DoubleLo, DoubleHi float64
+	LostLo, LostHi     float64
 }
 
 // rate is x of n with its Wilson interval, as "12.5% [9.1, 16.9]".
@@ -45,22 +49,28 @@ func rate(x, n int64) string {
 	return fmt.Sprintf("%s%% [%s, %s]", sig(100*float64(x)/float64(n)), sig(100*w.Lo), sig(100*w.Hi))
 }
 
+// simRate is a simulated rate with its interval widened to the range lo..hi
+// it takes over the measured rates' intervals.
+func simRate(x, n int64, lo, hi float64) string {
+	w := Wilson(x, n)
+	return fmt.Sprintf("%s%% [%s, %s]", sig(100*float64(x)/float64(n)), sig(100*min(w.Lo, lo)), sig(100*max(w.Hi, hi)))
+}
+
 // Agree reports whether the simulated rates of double charges and lost keys
 // fall inside the harness's 95% intervals, or the harness's inside the
-// simulator's.
+// simulator's: its own interval, widened to the range it gives over the
+// measured overlap and crash rates' intervals.
 func (r RaceRow) Agree() bool {
 	if r.Sim == nil {
 		return false
 	}
-	within := func(x, n, y, m int64) bool { // rate y/m inside the interval of x/n
-		w := Wilson(x, n)
-		p := float64(y) / float64(m)
-		return w.Lo <= p && p <= w.Hi
+	one := func(x, y int64, lo, hi float64) bool {
+		real, sim := Wilson(x, r.Races), Wilson(y, r.Sim.Jobs)
+		p, q := float64(x)/float64(r.Races), float64(y)/float64(r.Sim.Jobs)
+		return real.Lo <= q && q <= real.Hi || min(sim.Lo, lo) <= p && p <= max(sim.Hi, hi)
 	}
-	one := func(x, y int64) bool {
-		return within(x, r.Races, y, r.Sim.Jobs) || within(y, r.Sim.Jobs, x, r.Races)
-	}
-	return one(r.DoubleCharged, r.Sim.DoubleCharged) && one(r.Lost, r.Sim.Lost)
+	return one(r.DoubleCharged, r.Sim.DoubleCharged, r.Sim.DoubleLo, r.Sim.DoubleHi) &&
+		one(r.Lost, r.Sim.Lost, r.Sim.LostLo, r.Sim.LostHi)
 }
 
 func (r RaceRow) fields() []field {
@@ -76,7 +86,8 @@ func (r RaceRow) fields() []field {
 	}
 	if s := r.Sim; s != nil {
 		f = append(f, field{"sim_jobs", s.Jobs}, field{"sim_double_charged", s.DoubleCharged}, field{"sim_lost", s.Lost},
-			field{"agree", r.Agree()})
+			field{"sim_double_lo", s.DoubleLo}, field{"sim_double_hi", s.DoubleHi},
+			field{"sim_lost_lo", s.LostLo}, field{"sim_lost_hi", s.LostHi}, field{"agree", r.Agree()})
 	}
 	return f
 }
@@ -116,8 +127,8 @@ func WriteRace(w io.Writer, title string, rows []RaceRow, format string) error {
 				if r.Agree() {
 					agree = "yes"
 				}
-				cells = append(cells, rate(r.Overlaps, r.Races), rate(r.DoubleCharged, r.Races), rate(r.Sim.DoubleCharged, r.Sim.Jobs),
-					rate(r.Lost, r.Races), rate(r.Sim.Lost, r.Sim.Jobs), agree)
+				cells = append(cells, rate(r.Overlaps, r.Races), rate(r.DoubleCharged, r.Races), simRate(r.Sim.DoubleCharged, r.Sim.Jobs, r.Sim.DoubleLo, r.Sim.DoubleHi),
+					rate(r.Lost, r.Races), simRate(r.Sim.Lost, r.Sim.Jobs, r.Sim.LostLo, r.Sim.LostHi), agree)
 			}
 			if err := t.Append(cells); err != nil {
 				return err

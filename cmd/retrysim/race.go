@@ -176,19 +176,56 @@ func shortPct(p float64) string { return fmt.Sprint(math.Round(p*1e6) / 1e4) }
 // pairs at the same instant, the rest two seconds apart, with workers killed
 // at the measured rate at the matching point. The harness's after mode never
 // reads its key before charging, so outside crashes it is no key at all.
+//
+// The overlap and crash rates are measured on a few races, so the simulated
+// rates also come at the ends of those rates' 95% intervals: that range is
+// what the simulator predicts, given what the harness could measure.
 func simulateRace(ctx context.Context, res race.Result, cfg race.Config, jobs int64) (results.RaceSim, error) {
-	store := map[race.Mode]delivery.Store{race.Loose: delivery.Loose, race.Claim: delivery.Claim, race.After: delivery.NoStore, race.Lease: delivery.Lease}[cfg.Mode]
-	q := delivery.Defaults
-	q.Store, q.RepeatP = store, 1
+	overlap := results.Wilson(res.Overlaps, res.Races)
+	crash := results.Interval{}
 	if res.Reached > 0 && res.Crashes > 0 {
+		crash = results.Wilson(res.Crashes, res.Reached)
+	}
+	centre := func(x, n int64) float64 {
+		if n == 0 {
+			return 0
+		}
+		return float64(x) / float64(n)
+	}
+	out := results.RaceSim{Jobs: jobs, DoubleLo: 1, LostLo: 1}
+	for i, at := range [][2]float64{
+		{centre(res.Overlaps, res.Races), centre(res.Crashes, res.Reached)},
+		{overlap.Lo, crash.Lo}, {overlap.Lo, crash.Hi}, {overlap.Hi, crash.Lo}, {overlap.Hi, crash.Hi},
+	} {
+		double, lost, err := simulatePairs(ctx, cfg, at[0], at[1], jobs)
+		if err != nil {
+			return out, err
+		}
+		if i == 0 {
+			out.DoubleCharged, out.Lost = double, lost
+		}
+		d, l := float64(double)/float64(jobs), float64(lost)/float64(jobs)
+		out.DoubleLo, out.DoubleHi = min(out.DoubleLo, d), max(out.DoubleHi, d)
+		out.LostLo, out.LostHi = min(out.LostLo, l), max(out.LostHi, l)
+	}
+	return out, nil
+}
+
+// simulatePairs runs jobs two-delivery jobs, a share overlap of them at the
+// same instant, with workers dying at rate crash, and counts the jobs charged
+// twice and the jobs lost.
+func simulatePairs(ctx context.Context, cfg race.Config, overlap, crash float64, jobs int64) (double, lost int64, err error) {
+	q := delivery.Defaults
+	q.Store = map[race.Mode]delivery.Store{race.Loose: delivery.Loose, race.Claim: delivery.Claim, race.After: delivery.NoStore, race.Lease: delivery.Lease}[cfg.Mode]
+	q.RepeatP = 1
+	if crash > 0 {
 		// The harness kills first deliveries only, so at most one a job.
-		q.CrashP, q.MaxCrashes = float64(res.Crashes)/float64(res.Reached), 1
-		q.CrashAt = delivery.AfterKey
+		q.CrashP, q.MaxCrashes, q.CrashAt = crash, 1, delivery.AfterKey
 		if cfg.Crash == race.AfterCharge {
 			q.CrashAt = delivery.AfterWork
 		}
 	}
-	overlapJobs := int64(math.Round(float64(res.Overlaps) / float64(res.Races) * float64(jobs)))
+	overlapJobs := int64(math.Round(overlap * float64(jobs)))
 	var cfgs []sim.Config
 	for _, part := range []struct {
 		n     int64
@@ -206,12 +243,11 @@ func simulateRace(ctx context.Context, res race.Result, cfg race.Config, jobs in
 	}
 	counters, err := sim.RunAll(ctx, cfgs, 0, nil)
 	if err != nil {
-		return results.RaceSim{}, err
+		return 0, 0, err
 	}
-	out := results.RaceSim{Jobs: jobs}
 	for _, c := range counters {
-		out.DoubleCharged += c[0].DuplicateUsers
-		out.Lost += c[0].LostWork
+		double += c[0].DuplicateUsers
+		lost += c[0].LostWork
 	}
-	return out, nil
+	return double, lost, nil
 }
