@@ -379,7 +379,7 @@ func startWorkers(ctx context.Context, cfg Config, path string, lists [][]task) 
 	}
 	// The start gate: every worker spins until the same instant, a little
 	// after the last of them has heard of it.
-	at := time.Now().Add(time.Duration(len(gates)) * time.Millisecond).UnixNano()
+	at := time.Now().Add(10*time.Millisecond + time.Duration(len(gates))*2*time.Millisecond).UnixNano()
 	for _, g := range gates {
 		fmt.Fprintf(g, "go %d\n", at)
 		g.Close()
