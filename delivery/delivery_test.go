@@ -162,3 +162,19 @@ func TestParseNames(t *testing.T) {
 		t.Error("ParseStore(unique) succeeded")
 	}
 }
+
+// A new key on every call protects nothing, across overlapping deliveries
+// too: the same draws give the same charges as no key at all.
+func TestFreshKeysAreNoKeys(t *testing.T) {
+	sc := charge()
+	sc.Steps[0].PFail, sc.Steps[0].HonoursKeys = 0.5, true
+	cfg := Defaults
+	cfg.RepeatP = 1 // two deliveries at the same instant
+	for seed := range uint64(200) {
+		_, fresh := runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.FreshKeys}, sc, seed)
+		_, none := runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.NoKeys}, sc, seed)
+		if fresh.Done(0) != none.Done(0) {
+			t.Fatalf("seed %d: %d charges with fresh keys, %d with none", seed, fresh.Done(0), none.Done(0))
+		}
+	}
+}

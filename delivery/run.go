@@ -27,7 +27,6 @@ type delivery struct {
 	attempt  int // the attempt within the step (each step) or the pass (whole job)
 	phase    phase
 	ok       bool // the last call's result
-	fresh    provider.Key
 	prevWait time.Duration
 	live     bool
 }
@@ -79,6 +78,7 @@ type Runner struct {
 	msgs       []message
 	keys       []record
 	crashes    int
+	fresh      provider.Key // the last fresh key handed out
 	succeeded  bool
 	completion time.Duration
 }
@@ -121,7 +121,7 @@ func (x *Runner) CleanJob() (time.Duration, bool) {
 // Run runs one job from time zero and reports its outcome.
 func (x *Runner) Run() Outcome {
 	x.j.Reset()
-	x.now, x.seq, x.crashes, x.succeeded, x.completion = 0, 0, 0, false, 0
+	x.now, x.seq, x.crashes, x.fresh, x.succeeded, x.completion = 0, 0, 0, 1, false, 0
 	x.events, x.dl, x.msgs = x.events[:0], x.dl[:0], x.msgs[:0]
 	clear(x.keys)
 	x.msgs = append(x.msgs, message{})
@@ -210,17 +210,13 @@ func (x *Runner) expired(k record) bool {
 }
 
 // key is the idempotency key delivery d sends with its next call.
-func (x *Runner) key(d *delivery) provider.Key {
+func (x *Runner) key() provider.Key {
 	switch x.r.Keys {
 	case strategy.SameKey:
-		return 1
+		return 1 // the action's key: provider memory is per job and step
 	case strategy.FreshKeys:
-		if d.fresh == 0 {
-			d.fresh = 1
-		}
-		d.fresh++
-		// Fresh keys must differ across deliveries too: mix in the delivery.
-		return d.fresh<<16 | provider.Key(len(x.dl))
+		x.fresh++ // counted per job, so no two calls of any deliveries share one
+		return x.fresh
 	}
 	return provider.NoKey
 }
@@ -287,7 +283,7 @@ func (x *Runner) advance(d int) time.Duration {
 			dv.phase = commit
 			return x.latency[dv.step].Draw(x.stream)
 		}
-		dv.ok = x.j.Call(dv.step, x.key(dv))
+		dv.ok = x.j.Call(dv.step, x.key())
 		dv.phase = afterCall
 		return x.latency[dv.step].Draw(x.stream)
 	case commit:
@@ -295,7 +291,7 @@ func (x *Runner) advance(d int) time.Duration {
 			dv.live = false // overtaken: the holder does the work; an unacked message comes back
 			return 0
 		}
-		dv.ok = x.j.Call(dv.step, x.key(dv))
+		dv.ok = x.j.Call(dv.step, x.key())
 		dv.phase = afterCall
 		return 0
 	case afterCall:
