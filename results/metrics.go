@@ -62,7 +62,7 @@ var Metrics = []Metric{
 		Label: "Share of jobs that succeeded",
 		Estimate: func(c Counters) Estimate { // the mirror of failed_rate
 			f := share(c.Failed, c.Jobs)
-			return Estimate{float64(c.Jobs-c.Failed) / float64(c.Jobs), 1 - f.Hi, 1 - f.Lo}
+			return Estimate{c.Succeeded(), 1 - f.Hi, 1 - f.Lo}
 		},
 		Expected: func(e Expected) float64 { return 1 - e.FailedRate },
 		SE:       binomialSE,

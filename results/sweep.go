@@ -60,7 +60,7 @@ func WriteSweep(w io.Writer, s Sweep, format string) error {
 	return CheckFormat(format)
 }
 
-// pointFields are a row's grid point as leading fields; jobs comes with the counters.
+// fields are a row's grid point, then the row's own fields (jobs among them).
 func (r SweepRow) fields() []field {
 	f := []field{
 		{Axes[0].Name, r.Point[0]},
