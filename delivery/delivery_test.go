@@ -32,7 +32,7 @@ func charge() provider.Scenario { return Charge() }
 func runOnce(cfg Config, r strategy.Retry, sc provider.Scenario, seed uint64) (Outcome, *provider.Job) {
 	stream := rng.NewStream(rng.PCGGenerator.New(seed, 0))
 	j := provider.NewJob(sc, stream)
-	return NewRunner(cfg, r, sc, j, stream).Run(), j
+	return NewRunner(cfg, r, sc, j, stream, rng.NewStream(rng.PCGGenerator.New(rng.LatencySeed(seed), 0))).Run(), j
 }
 
 // The SQLite check's seven steps, forced, and the lease fix in each of them.
@@ -133,7 +133,7 @@ func TestRepeatAfterExpiryClosedForm(t *testing.T) {
 
 	stream := rng.NewStream(rng.PCGGenerator.New(7, 0))
 	j := provider.NewJob(sc, stream)
-	x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: a}, sc, j, stream)
+	x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: a}, sc, j, stream, rng.NewStream(rng.PCGGenerator.New(rng.LatencySeed(7), 0)))
 	twice := 0
 	for range jobs {
 		x.Run()

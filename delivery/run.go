@@ -70,6 +70,20 @@ type Runner struct {
 	sc      provider.Scenario
 	latency []provider.Sampler
 	stream  *rng.Stream
+	// lat gives the calls' latencies, apart from the outcome draws, so that
+	// a clean job's can be drawn without running it. Its normal variates pass
+	// through the queue ahead[head:]: Clean draws a job's there and takes them
+	// only if it counts the job, so every job sees the variates it would have
+	// drawn had Clean not been asked.
+	lat   *rng.Stream
+	ahead []float64
+	head  int
+	// random is whether some step's latency is random, and then draws the
+	// number of variates a clean job takes; fixed is the sum of the steps'
+	// latencies when none is.
+	random bool
+	draws  int
+	fixed  time.Duration
 
 	now        time.Duration
 	seq        int
@@ -83,13 +97,20 @@ type Runner struct {
 	completion time.Duration
 }
 
-// NewRunner runs jobs of sc through r under cfg, calling the providers of j.
-// A Retry that skips finished steps with no store configured keeps the Part 5
-// store, After.
-func NewRunner(cfg Config, r strategy.Retry, sc provider.Scenario, j *provider.Job, stream *rng.Stream) *Runner {
-	x := &Runner{cfg: cfg, store: cfg.Store, r: r, j: j, sc: sc, stream: stream, keys: make([]record, len(sc.Steps))}
+// NewRunner runs jobs of sc through r under cfg, calling the providers of j,
+// which draws from stream, as the runner does for everything but the calls'
+// latencies: those come from lat. A Retry that skips finished steps with no
+// store configured keeps the Part 5 store, After.
+func NewRunner(cfg Config, r strategy.Retry, sc provider.Scenario, j *provider.Job, stream, lat *rng.Stream) *Runner {
+	x := &Runner{cfg: cfg, store: cfg.Store, r: r, j: j, sc: sc, stream: stream, lat: lat, keys: make([]record, len(sc.Steps))}
 	for _, st := range sc.Steps {
-		x.latency = append(x.latency, st.Latency.Sampler())
+		s := st.Latency.Sampler()
+		x.latency = append(x.latency, s)
+		if s.Random() {
+			x.random = true
+			x.draws++
+		}
+		x.fixed += s.At(0)
 	}
 	if x.store == NoStore && r.SkipFinished {
 		x.store = After
@@ -97,25 +118,65 @@ func NewRunner(cfg Config, r strategy.Retry, sc provider.Scenario, j *provider.J
 	return x
 }
 
-// CleanJob reports whether a job whose calls all succeed can be counted
-// without running it, and how long it then takes: true when nothing else can
-// happen to it (no repeats, no crashes, fixed latencies) and its calls end
-// before the visibility timeout would bring a second delivery. Such a job is
-// one delivery that calls each step once, as in the Part 5 model, and takes
-// the same draws; its store, whatever the mode, finds no key and leaves none
-// without its work.
-func (x *Runner) CleanJob() (time.Duration, bool) {
-	if x.cfg.RepeatP > 0 || x.cfg.CrashP > 0 {
-		return 0, false
+// Settles reports whether a job whose calls all succeed may be counted
+// without running it: whether nothing but its calls can happen to it (no
+// repeats, no crashes). Clean then tells, job by job, whether it ends before
+// the visibility timeout.
+func (x *Runner) Settles() bool {
+	return x.cfg.RepeatP == 0 && x.cfg.CrashP == 0 && (x.random || x.fixed < x.cfg.Visibility)
+}
+
+// Clean draws the latencies of the next job as if its calls all succeed and
+// reports how long it takes and whether it ends before the visibility timeout.
+// If it does, and Settles, such a job is one delivery that calls each step
+// once, as in the Part 5 model, taking the same draws; its store, whatever
+// the mode, finds no key and leaves none without its work: the caller may
+// count it without running it. If not, the latencies drawn here stay queued
+// for the next Run.
+func (x *Runner) Clean() (time.Duration, bool) {
+	if !x.random {
+		return x.fixed, x.fixed < x.cfg.Visibility
 	}
+	for len(x.ahead)-x.head < x.draws {
+		x.ahead = append(x.ahead, x.lat.Normal())
+	}
+	zs := x.ahead[x.head : x.head+x.draws]
 	var total time.Duration
-	for _, st := range x.sc.Steps {
-		if st.Latency.Random() {
-			return 0, false
+	for _, s := range x.latency {
+		if s.Random() {
+			total += s.At(zs[0])
+			zs = zs[1:]
+		} else {
+			total += s.At(0)
 		}
-		total += st.Latency.Median
 	}
-	return total, total < x.cfg.Visibility
+	if total >= x.cfg.Visibility {
+		return total, false
+	}
+	x.take(x.draws)
+	return total, true
+}
+
+// take removes k variates from the front of the queue.
+func (x *Runner) take(k int) {
+	x.head += k
+	if x.head == len(x.ahead) {
+		x.ahead, x.head = x.ahead[:0], 0
+	}
+}
+
+// callLatency draws how long a call to step i takes.
+func (x *Runner) callLatency(i int) time.Duration {
+	s := x.latency[i]
+	if !s.Random() {
+		return s.At(0)
+	}
+	if x.head == len(x.ahead) {
+		return s.At(x.lat.Normal())
+	}
+	z := x.ahead[x.head]
+	x.take(1)
+	return s.At(z)
 }
 
 // Run runs one job from time zero and reports its outcome.
@@ -281,11 +342,11 @@ func (x *Runner) advance(d int) time.Duration {
 			// The work commits with the key's done status at the end of the
 			// call, and only while this delivery still holds the lease.
 			dv.phase = commit
-			return x.latency[dv.step].Draw(x.stream)
+			return x.callLatency(dv.step)
 		}
 		dv.ok = x.j.Call(dv.step, x.key())
 		dv.phase = afterCall
-		return x.latency[dv.step].Draw(x.stream)
+		return x.callLatency(dv.step)
 	case commit:
 		if k := x.keys[dv.step]; !k.present || k.holder != d || k.doneStatus {
 			dv.live = false // overtaken: the holder does the work; an unacked message comes back

@@ -40,12 +40,25 @@ func (l Latency) Sampler() Sampler {
 	return s
 }
 
-// Draw returns one latency, drawing from stream only when it is random.
-func (s Sampler) Draw(stream *rng.Stream) time.Duration {
+// Random reports whether drawing takes a normal variate from the stream.
+func (s Sampler) Random() bool { return s.sigma != 0 }
+
+// At is the latency of normal variate z: the median when the latency is fixed.
+// Drawing the variates apart from turning them into latencies lets a caller
+// draw a job's ahead, before it knows which steps will take them.
+func (s Sampler) At(z float64) time.Duration {
 	if s.sigma == 0 {
 		return time.Duration(s.median)
 	}
-	return time.Duration(s.median * math.Exp(s.sigma*stream.Normal()))
+	return time.Duration(s.median * math.Exp(s.sigma*z))
+}
+
+// Draw returns one latency, drawing from stream only when it is random.
+func (s Sampler) Draw(stream *rng.Stream) time.Duration {
+	if s.sigma == 0 {
+		return s.At(0)
+	}
+	return s.At(stream.Normal())
 }
 
 // Check refuses negative durations.

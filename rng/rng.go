@@ -91,3 +91,10 @@ func ReplicateSeed(seed, r uint64) uint64 {
 	}
 	return mix(seed ^ mix(r^0x5eed))
 }
+
+// LatencySeed seeds the streams a run seeded with seed draws its calls'
+// latencies from, apart from its outcome draws, so that the time model can
+// draw a job's latencies without knowing yet how its calls turn out.
+func LatencySeed(seed uint64) uint64 {
+	return mix(seed ^ mix(0x1a7e))
+}

@@ -1,7 +1,5 @@
 package rng
 
-import "math/rand/v2"
-
 // bufferLen is how many draws a Stream holds at a time.
 const bufferLen = 512
 
@@ -15,8 +13,6 @@ type Stream struct {
 	// made counts the draws the source has produced, so Draws can tell how
 	// many were taken.
 	made int64
-	// rand turns draws into normal variates, made on first use.
-	rand *rand.Rand
 }
 
 // NewStream returns a stream reading from src.
@@ -91,17 +87,3 @@ func (s *Stream) Open() float64 {
 func (s *Stream) Float64() float64 {
 	return float64(s.Next()>>11) / (1 << 53)
 }
-
-// Normal returns a standard normal draw (math/rand/v2's ziggurat, fed from
-// this stream: it reads the draws' high bits, which every generator fills).
-func (s *Stream) Normal() float64 {
-	if s.rand == nil {
-		s.rand = rand.New(source{s})
-	}
-	return s.rand.NormFloat64()
-}
-
-// source lets math/rand/v2 read a Stream.
-type source struct{ s *Stream }
-
-func (w source) Uint64() uint64 { return w.s.Next() }

@@ -179,10 +179,9 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			stream := new(rng.Stream)
+			stream, lat := new(rng.Stream), new(rng.Stream)
 			jobs := map[int]*provider.Job{} // by config: state reused across its blocks
 			skippers := map[int]*skipper{}
-			runners := map[[2]int]*delivery.Runner{} // by config and strategy
 			for ctx.Err() == nil {
 				t := next.Add(1) - 1
 				if t >= tasks {
@@ -206,11 +205,8 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 				st, straight := cfg.Strategies[s].(strategy.Straight)
 				switch {
 				case cfg.Delivery != nil:
-					x := runners[[2]int{k, int(s)}]
-					if x == nil {
-						x = delivery.NewRunner(*cfg.Delivery, cfg.Strategies[s].(strategy.Retry), cfg.Scenario, j, stream)
-						runners[[2]int{k, int(s)}] = x
-					}
+					lat.Reset(cfg.Generator.New(rng.LatencySeed(cfg.Seed), uint64(b)))
+					x := delivery.NewRunner(*cfg.Delivery, cfg.Strategies[s].(strategy.Retry), cfg.Scenario, j, stream, lat)
 					c = runJobsDelivery(x, j, stream, n)
 				case straight && cfg.EngineUsed() == Skip:
 					c = runJobsSkip(j, skippers[k], st, stream, n)
@@ -251,20 +247,22 @@ func anyBelow(d, cuts []uint64) bool {
 }
 
 // runJobsDelivery runs n jobs through the delivery model. Where the runner
-// allows it (see delivery.Runner.CleanJob) a job whose draws are all clean is
-// counted from them, as runJobs does: one delivery, every step once.
+// allows it (see delivery.Runner.Settles and Clean) a job whose draws are all
+// clean is counted from them, as runJobs does: one delivery, every step once.
 func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n int64) results.Counters {
 	c := results.Counters{Jobs: n}
-	cleanTime, settle := x.CleanJob()
-	settle = settle && settleDeliveries
+	settle := x.Settles() && settleDeliveries
 	cuts := j.Clean()
 	k := len(cuts)
 	var clean int64
 	for range n {
 		if settle && !anyBelow(stream.Peek(k), cuts) {
-			stream.Skip(k)
-			clean++
-			continue
+			if t, ok := x.Clean(); ok {
+				stream.Skip(k)
+				clean++
+				c.Completion.Add(t)
+				continue
+			}
 		}
 		out := x.Run()
 		if out.Failed {
@@ -284,7 +282,6 @@ func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n 
 	}
 	c.AddClean(clean, int64(j.Steps()))
 	c.Deliveries += clean
-	c.Completion.AddN(cleanTime, clean)
 	return c
 }
 
