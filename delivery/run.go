@@ -78,11 +78,9 @@ type Runner struct {
 	lat   *rng.Stream
 	ahead []float64
 	head  int
-	// random is whether some step's latency is random, and then draws the
-	// number of variates a clean job takes; fixed is the sum of the steps'
-	// latencies when none is.
-	random bool
-	draws  int
+	// random holds the samplers of the steps whose latency is random, in
+	// step order, and fixed the sum of the other steps' latencies.
+	random []provider.Sampler
 	fixed  time.Duration
 
 	now        time.Duration
@@ -107,10 +105,10 @@ func NewRunner(cfg Config, r strategy.Retry, sc provider.Scenario, j *provider.J
 		s := st.Latency.Sampler()
 		x.latency = append(x.latency, s)
 		if s.Random() {
-			x.random = true
-			x.draws++
+			x.random = append(x.random, s)
+		} else {
+			x.fixed += s.At(0)
 		}
-		x.fixed += s.At(0)
 	}
 	if x.store == NoStore && r.SkipFinished {
 		x.store = After
@@ -120,10 +118,11 @@ func NewRunner(cfg Config, r strategy.Retry, sc provider.Scenario, j *provider.J
 
 // Settles reports whether a job whose calls all succeed may be counted
 // without running it: whether nothing but its calls can happen to it (no
-// repeats, no crashes). Clean then tells, job by job, whether it ends before
+// repeats, no crashes) and its fixed latencies alone end before the
+// visibility timeout. Clean then tells, job by job, whether it ends before
 // the visibility timeout.
 func (x *Runner) Settles() bool {
-	return x.cfg.RepeatP == 0 && x.cfg.CrashP == 0 && (x.random || x.fixed < x.cfg.Visibility)
+	return x.cfg.RepeatP == 0 && x.cfg.CrashP == 0 && x.fixed < x.cfg.Visibility
 }
 
 // Clean draws the latencies of the next job as if its calls all succeed and
@@ -134,26 +133,18 @@ func (x *Runner) Settles() bool {
 // count it without running it. If not, the latencies drawn here stay queued
 // for the next Run.
 func (x *Runner) Clean() (time.Duration, bool) {
-	if !x.random {
-		return x.fixed, x.fixed < x.cfg.Visibility
-	}
-	for len(x.ahead)-x.head < x.draws {
+	n := len(x.random)
+	for len(x.ahead)-x.head < n {
 		x.ahead = append(x.ahead, x.lat.Normal())
 	}
-	zs := x.ahead[x.head : x.head+x.draws]
-	var total time.Duration
-	for _, s := range x.latency {
-		if s.Random() {
-			total += s.At(zs[0])
-			zs = zs[1:]
-		} else {
-			total += s.At(0)
-		}
+	total := x.fixed
+	for i, z := range x.ahead[x.head : x.head+n] {
+		total += x.random[i].At(z)
 	}
 	if total >= x.cfg.Visibility {
 		return total, false
 	}
-	x.take(x.draws)
+	x.take(n)
 	return total, true
 }
 

@@ -50,8 +50,12 @@ func (s Sampler) At(z float64) time.Duration {
 	if s.sigma == 0 {
 		return time.Duration(s.median)
 	}
-	return time.Duration(s.median * math.Exp(s.sigma*z))
+	return time.Duration(min(s.median*exp(s.sigma*z), maxLatency))
 }
+
+// maxLatency keeps a latency from a far tail within time.Duration, about 292
+// years: converting a larger float would wrap to a negative duration.
+const maxLatency = float64(1<<63 - 1<<10)
 
 // Draw returns one latency, drawing from stream only when it is random.
 func (s Sampler) Draw(stream *rng.Stream) time.Duration {

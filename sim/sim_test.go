@@ -188,16 +188,25 @@ func TestRunAllEqualsSeparateRuns(t *testing.T) {
 	}
 }
 
-// Counting clean jobs of the delivery model from their draws changes nothing.
+// Counting clean jobs of the delivery model from their draws changes nothing,
+// with fixed latencies and with random ones, some of which outlast the
+// visibility timeout (their jobs' latencies, drawn ahead, go to the event loop).
 func TestCleanDeliveriesSettledExactly(t *testing.T) {
-	sc := provider.Signup(0.05, 0.02)
-	for i := range sc.Steps {
-		sc.Steps[i].Latency = provider.Latency{Median: time.Duration(i+1) * 10 * time.Millisecond}
+	fixed, random := provider.Signup(0.05, 0.02), provider.Signup(0.05, 0.02)
+	for i := range fixed.Steps {
+		fixed.Steps[i].Latency = provider.Latency{Median: time.Duration(i+1) * 5 * time.Millisecond}
+		if i%3 != 1 {
+			random.Steps[i].Latency = provider.Latency{Median: 20 * time.Millisecond, P99: time.Duration(i+1) * 40 * time.Millisecond}
+		}
 	}
-	for _, store := range []delivery.Store{delivery.NoStore, delivery.After, delivery.Loose, delivery.Claim, delivery.Lease} {
-		q := delivery.Defaults
-		q.Store = store
-		checkSettled(t, Config{Scenario: sc, Strategies: defaultStrategies(t, 3), Jobs: 100_000, Seed: 3, Generator: rng.PCGGenerator, Delivery: &q})
+	for _, sc := range []provider.Scenario{fixed, random} {
+		for _, store := range []delivery.Store{delivery.NoStore, delivery.After, delivery.Loose, delivery.Claim, delivery.Lease} {
+			q := delivery.Defaults
+			q.Store = store
+			q.Visibility = 400 * time.Millisecond
+			q.Lease = 500 * time.Millisecond
+			checkSettled(t, Config{Scenario: sc, Strategies: defaultStrategies(t, 3), Jobs: 100_000, Seed: 3, Generator: rng.PCGGenerator, Delivery: &q})
+		}
 	}
 }
 
