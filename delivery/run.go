@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"slices"
 	"time"
 
 	"retrysim/provider"
@@ -134,13 +135,12 @@ func (x *Runner) Settles() bool {
 // for the next Run.
 func (x *Runner) Clean() (time.Duration, bool) {
 	n := len(x.random)
-	for len(x.ahead)-x.head < n {
-		x.ahead = append(x.ahead, x.lat.Normal())
+	if queued := len(x.ahead) - x.head; queued < n {
+		m := len(x.ahead)
+		x.ahead = slices.Grow(x.ahead, n-queued)[:m+n-queued]
+		x.lat.Normals(x.ahead[m:])
 	}
-	total := x.fixed
-	for i, z := range x.ahead[x.head : x.head+n] {
-		total += x.random[i].At(z)
-	}
+	total := x.fixed + provider.Total(x.random, x.ahead[x.head:x.head+n])
 	if total >= x.cfg.Visibility {
 		return total, false
 	}

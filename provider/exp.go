@@ -15,8 +15,7 @@ func exp(x float64) float64 {
 	kd -= shift
 	r := x - kd*(ln2Hi/expN) - kd*(ln2Lo/expN)
 	scale := math.Float64frombits(expTable[ki%expN] + ki<<(52-expBits))
-	p := r + r*r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120))))
-	return scale + scale*p
+	return scale + scale*(r+r*r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
 }
 
 const (

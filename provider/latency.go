@@ -50,12 +50,35 @@ func (s Sampler) At(z float64) time.Duration {
 	if s.sigma == 0 {
 		return time.Duration(s.median)
 	}
-	return time.Duration(min(s.median*exp(s.sigma*z), maxLatency))
+	return s.random(z)
+}
+
+// random is At for a random latency.
+func (s Sampler) random(z float64) time.Duration {
+	return saturate(s.median * exp(s.sigma*z))
+}
+
+// Total is the time a job's calls take when each of ss, random samplers, is
+// given its variate from zs: the sum of their At, in one loop with no call.
+func Total(ss []Sampler, zs []float64) time.Duration {
+	var t time.Duration
+	for i, s := range ss {
+		t += saturate(s.median * exp(s.sigma*zs[i]))
+	}
+	return t
+}
+
+// saturate converts nanoseconds to a Duration, maxLatency past it.
+func saturate(ns float64) time.Duration {
+	if ns > maxLatency {
+		return time.Duration(maxLatency)
+	}
+	return time.Duration(ns)
 }
 
 // maxLatency keeps a latency from a far tail within time.Duration, about 292
 // years: converting a larger float would wrap to a negative duration.
-const maxLatency = float64(1<<63 - 1<<10)
+const maxLatency = 1<<63 - 1<<10
 
 // Draw returns one latency, drawing from stream only when it is random.
 func (s Sampler) Draw(stream *rng.Stream) time.Duration {
