@@ -1,7 +1,6 @@
 package delivery
 
 import (
-	"slices"
 	"time"
 
 	"retrysim/provider"
@@ -71,18 +70,17 @@ type Runner struct {
 	sc      provider.Scenario
 	latency []provider.Sampler
 	stream  *rng.Stream
-	// lat gives the calls' latencies, apart from the outcome draws, so that
-	// a clean job's can be drawn without running it. Its normal variates pass
-	// through the queue ahead[head:]: Clean draws a job's there and takes them
-	// only if it counts the job, so every job sees the variates it would have
-	// drawn had Clean not been asked.
+	// lat gives the calls' latencies, apart from the outcome draws. The
+	// first delivery's first call of the k-th step with a random latency
+	// takes first[k], drawn before the job starts, so that Clean can draw a
+	// clean job's latencies without running it; drawn says Clean has drawn
+	// them for the job Run is about to run.
 	lat   *rng.Stream
-	ahead []float64
-	head  int
-	// random holds the samplers of the steps whose latency is random, in
-	// step order, and fixed the sum of the other steps' latencies.
-	random []provider.Sampler
-	fixed  time.Duration
+	batch *provider.Batch
+	first []time.Duration
+	drawn bool
+	rank  []int         // rank[step] is k for a step with a random latency
+	fixed time.Duration // the other steps' latencies, summed
 
 	now        time.Duration
 	seq        int
@@ -102,15 +100,18 @@ type Runner struct {
 // store configured keeps the Part 5 store, After.
 func NewRunner(cfg Config, r strategy.Retry, sc provider.Scenario, j *provider.Job, stream, lat *rng.Stream) *Runner {
 	x := &Runner{cfg: cfg, store: cfg.Store, r: r, j: j, sc: sc, stream: stream, lat: lat, keys: make([]record, len(sc.Steps))}
+	var random []provider.Sampler
 	for _, st := range sc.Steps {
 		s := st.Latency.Sampler()
 		x.latency = append(x.latency, s)
+		x.rank = append(x.rank, len(random))
 		if s.Random() {
-			x.random = append(x.random, s)
+			random = append(random, s)
 		} else {
-			x.fixed += s.At(0)
+			x.fixed += s.Draw(nil)
 		}
 	}
+	x.batch, x.first = provider.NewBatch(random), make([]time.Duration, len(random))
 	if x.store == NoStore && r.SkipFinished {
 		x.store = After
 	}
@@ -126,48 +127,34 @@ func (x *Runner) Settles() bool {
 	return x.cfg.RepeatP == 0 && x.cfg.CrashP == 0 && x.fixed < x.cfg.Visibility
 }
 
-// Clean draws the latencies of the next job as if its calls all succeed and
-// reports how long it takes and whether it ends before the visibility timeout.
-// If it does, and Settles, such a job is one delivery that calls each step
-// once, as in the Part 5 model, taking the same draws; its store, whatever
-// the mode, finds no key and leaves none without its work: the caller may
-// count it without running it. If not, the latencies drawn here stay queued
-// for the next Run.
+// Clean draws the latencies of the next job's first delivery and reports how
+// long the job takes if its calls all succeed, and whether it then ends before
+// the visibility timeout. If it does, and Settles, such a job is one delivery
+// that calls each step once, as in the Part 5 model, taking the same draws;
+// its store, whatever the mode, finds no key and leaves none without its
+// work: the caller may count it without running it. If not, the next Run
+// takes the latencies drawn here, so a job sees the same draws either way.
 func (x *Runner) Clean() (time.Duration, bool) {
-	n := len(x.random)
-	if queued := len(x.ahead) - x.head; queued < n {
-		m := len(x.ahead)
-		x.ahead = slices.Grow(x.ahead, n-queued)[:m+n-queued]
-		x.lat.Normals(x.ahead[m:])
+	if len(x.first) == 0 {
+		return x.fixed, x.fixed < x.cfg.Visibility
 	}
-	total := x.fixed + provider.Total(x.random, x.ahead[x.head:x.head+n])
-	if total >= x.cfg.Visibility {
-		return total, false
+	x.batch.Draw(x.lat, x.first)
+	total := x.fixed
+	for _, d := range x.first {
+		total += d
 	}
-	x.take(n)
-	return total, true
+	x.drawn = total >= x.cfg.Visibility
+	return total, !x.drawn
 }
 
-// take removes k variates from the front of the queue.
-func (x *Runner) take(k int) {
-	x.head += k
-	if x.head == len(x.ahead) {
-		x.ahead, x.head = x.ahead[:0], 0
+// callLatency draws how long delivery d's call to its step takes.
+func (x *Runner) callLatency(d int) time.Duration {
+	dv := &x.dl[d]
+	s := x.latency[dv.step]
+	if d == 0 && dv.attempt == 0 && s.Random() {
+		return x.first[x.rank[dv.step]]
 	}
-}
-
-// callLatency draws how long a call to step i takes.
-func (x *Runner) callLatency(i int) time.Duration {
-	s := x.latency[i]
-	if !s.Random() {
-		return s.At(0)
-	}
-	if x.head == len(x.ahead) {
-		return s.At(x.lat.Normal())
-	}
-	z := x.ahead[x.head]
-	x.take(1)
-	return s.At(z)
+	return s.Draw(x.lat)
 }
 
 // Run runs one job from time zero and reports its outcome.
@@ -175,6 +162,10 @@ func (x *Runner) Run() Outcome {
 	x.j.Reset()
 	x.now, x.seq, x.crashes, x.fresh, x.succeeded, x.completion = 0, 0, 0, 1, false, 0
 	x.events, x.dl, x.msgs = x.events[:0], x.dl[:0], x.msgs[:0]
+	if !x.drawn {
+		x.batch.Draw(x.lat, x.first)
+	}
+	x.drawn = false
 	clear(x.keys)
 	x.msgs = append(x.msgs, message{})
 	x.push(0, arrive, 0)
@@ -333,11 +324,11 @@ func (x *Runner) advance(d int) time.Duration {
 			// The work commits with the key's done status at the end of the
 			// call, and only while this delivery still holds the lease.
 			dv.phase = commit
-			return x.callLatency(dv.step)
+			return x.callLatency(d)
 		}
 		dv.ok = x.j.Call(dv.step, x.key())
 		dv.phase = afterCall
-		return x.callLatency(dv.step)
+		return x.callLatency(d)
 	case commit:
 		if k := x.keys[dv.step]; !k.present || k.holder != d || k.doneStatus {
 			dv.live = false // overtaken: the holder does the work; an unacked message comes back

@@ -25,53 +25,61 @@ func (l Latency) Random() bool { return l.P99 > l.Median && l.Median > 0 }
 // Zero reports whether the latency is always zero.
 func (l Latency) Zero() bool { return l.Median <= 0 && l.P99 <= 0 }
 
-// Sampler is a Latency ready to draw from: its lognormal's sigma worked out once.
+// Sampler is a Latency ready to draw from: its lognormal's tables built once.
 type Sampler struct {
 	median float64
-	sigma  float64 // 0 for a fixed latency
+	ln     *rng.Lognormal // nil for a fixed latency
 }
 
 // Sampler prepares l for drawing.
 func (l Latency) Sampler() Sampler {
 	s := Sampler{median: float64(l.Median)}
 	if l.Random() {
-		s.sigma = math.Log(float64(l.P99)/float64(l.Median)) / z99
+		s.ln = rng.NewLognormal(math.Log(float64(l.P99)/float64(l.Median)) / z99)
 	}
 	return s
 }
 
-// Random reports whether drawing takes a normal variate from the stream.
-func (s Sampler) Random() bool { return s.sigma != 0 }
+// Random reports whether drawing takes draws from the stream.
+func (s Sampler) Random() bool { return s.ln != nil }
 
-// At is the latency of normal variate z: the median when the latency is fixed.
-// Drawing the variates apart from turning them into latencies lets a caller
-// draw a job's ahead, before it knows which steps will take them.
-func (s Sampler) At(z float64) time.Duration {
-	if s.sigma == 0 {
+// Draw returns one latency, drawing from stream only when it is random.
+func (s Sampler) Draw(stream *rng.Stream) time.Duration {
+	if s.ln == nil {
 		return time.Duration(s.median)
 	}
-	return s.random(z)
+	return saturate(s.median * s.ln.Draw(stream))
 }
 
-// random is At for a random latency.
-func (s Sampler) random(z float64) time.Duration {
-	return saturate(s.median * exp(s.sigma*z))
+// Batch draws the latencies of a list of calls, in order, as their Samplers'
+// Draw would, in one loop.
+type Batch struct {
+	ls      []*rng.Lognormal
+	medians []float64
+	z       []float64
 }
 
-// Total is the time a job's calls take when each of ss, random samplers, is
-// given its variate from zs: the sum of their At, in one loop with no call.
-func Total(ss []Sampler, zs []float64) time.Duration {
-	var t time.Duration
-	for i, s := range ss {
-		t += saturate(s.median * exp(s.sigma*zs[i]))
+// NewBatch prepares to draw one latency for each of ss, which must be random.
+func NewBatch(ss []Sampler) *Batch {
+	b := &Batch{z: make([]float64, len(ss))}
+	for _, s := range ss {
+		b.ls, b.medians = append(b.ls, s.ln), append(b.medians, s.median)
 	}
-	return t
+	return b
+}
+
+// Draw sets dst[k] to a latency of the k-th sampler.
+func (b *Batch) Draw(stream *rng.Stream, dst []time.Duration) {
+	rng.Lognormals(b.ls, stream, b.z)
+	for k, z := range b.z {
+		dst[k] = saturate(b.medians[k] * z)
+	}
 }
 
 // saturate converts nanoseconds to a Duration, maxLatency past it.
 func saturate(ns float64) time.Duration {
 	if ns > maxLatency {
-		return time.Duration(maxLatency)
+		return maxLatency
 	}
 	return time.Duration(ns)
 }
@@ -79,14 +87,6 @@ func saturate(ns float64) time.Duration {
 // maxLatency keeps a latency from a far tail within time.Duration, about 292
 // years: converting a larger float would wrap to a negative duration.
 const maxLatency = 1<<63 - 1<<10
-
-// Draw returns one latency, drawing from stream only when it is random.
-func (s Sampler) Draw(stream *rng.Stream) time.Duration {
-	if s.sigma == 0 {
-		return s.At(0)
-	}
-	return s.At(stream.Normal())
-}
 
 // Check refuses negative durations.
 func (l Latency) Check() error {

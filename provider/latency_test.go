@@ -1,27 +1,46 @@
 package provider
 
 import (
+	"math"
 	"testing"
 	"time"
+
+	"retrysim/rng"
 )
 
-// A lognormal latency sits at its median for z = 0 and at its p99 for the
-// normal's 99th percentile, and a far tail saturates instead of wrapping to a
-// negative duration.
-func TestLatencyAt(t *testing.T) {
+// A lognormal latency has the median and p99 it was given: the fractions of
+// draws below each sit within 4 sd of 1/2 and 99/100.
+func TestLatencyQuantiles(t *testing.T) {
+	const n = 200_000
 	l := Latency{Median: 20 * time.Millisecond, P99: 200 * time.Millisecond}
-	s := l.Sampler()
-	if got := s.At(0); got != l.Median {
-		t.Errorf("At(0) = %v, want the median %v", got, l.Median)
+	s, stream := l.Sampler(), rng.NewStream(rng.PCGGenerator.New(1, 0))
+	var belowMedian, belowP99 float64
+	for range n {
+		d := s.Draw(stream)
+		if d < l.Median {
+			belowMedian++
+		}
+		if d < l.P99 {
+			belowP99++
+		}
 	}
-	if got := s.At(z99); got < l.P99-time.Microsecond || got > l.P99+time.Microsecond {
-		t.Errorf("At(z99) = %v, want the p99 %v", got, l.P99)
+	for _, c := range []struct{ got, p float64 }{{belowMedian, 0.5}, {belowP99, 0.99}} {
+		if sd := math.Sqrt(n * c.p * (1 - c.p)); math.Abs(c.got-n*c.p) > 4*sd {
+			t.Errorf("%v of %d draws below the %v quantile, want %.0f ± %.0f", c.got, n, c.p, n*c.p, 4*sd)
+		}
 	}
-	if got := (Latency{Median: 20 * time.Millisecond}).Sampler().At(3); got != 20*time.Millisecond {
-		t.Errorf("a fixed latency's At(3) = %v, want 20ms", got)
+}
+
+// A fixed latency draws nothing; a far tail saturates instead of wrapping to
+// a negative duration.
+func TestLatencyFixedAndSaturated(t *testing.T) {
+	if got := (Latency{Median: 20 * time.Millisecond}).Sampler().Draw(nil); got != 20*time.Millisecond {
+		t.Errorf("a fixed latency draws %v, want 20ms", got)
 	}
-	wide := Latency{Median: time.Second, P99: 1000 * time.Hour}.Sampler()
-	if got := wide.At(12); got < 290*365*24*time.Hour {
-		t.Errorf("a far tail's At(12) = %v, want about 292 years", got)
+	if got := saturate(1e30); got != maxLatency || got < 290*365*24*time.Hour {
+		t.Errorf("saturate(1e30) = %v, want about 292 years", got)
+	}
+	if got := saturate(1.5e9); got != 1500*time.Millisecond {
+		t.Errorf("saturate(1.5e9) = %v, want 1.5s", got)
 	}
 }

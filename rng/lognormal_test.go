@@ -1,0 +1,78 @@
+package rng
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Lognormal's variates follow e^(σZ) for narrow and wide σ and every
+// generator, the 32-bit one included: a chi-square over 200 equiprobable bins
+// (each spans a few strips, so a wrong strip, inner bound or density test
+// shows), a Kolmogorov-Smirnov distance, and the counts beyond the base
+// rectangle's ends and beyond z = ±4.5, which only the tail algorithm reaches.
+func TestLognormalDistribution(t *testing.T) {
+	const n, bins = 1_000_000, 200
+	chiBound := distuv.ChiSquared{K: bins - 1}.Quantile(1 - 1e-4)
+	ksBound := 2.0 / math.Sqrt(n) // Kolmogorov's 1e-4 point is 1.95/sqrt(n)
+	for _, sigma := range []float64{0.05, 0.5, 0.99, 2, 4} {
+		l := NewLognormal(sigma)
+		for _, g := range Generators {
+			s := NewStream(g.New(11, 5))
+			zs := make([]float64, n)
+			count := make([]float64, bins)
+			for k := range zs {
+				z := math.Log(l.Draw(s)) / sigma
+				zs[k] = z
+				count[min(int(distuv.UnitNormal.CDF(z)*bins), bins-1)]++
+			}
+			var chi float64
+			for _, c := range count {
+				chi += (c - n/bins) * (c - n/bins) / (n / bins)
+			}
+			if chi > chiBound {
+				t.Errorf("σ %v, %s: chi-square %.1f over %d bins, bound %.1f", sigma, g.Name, chi, bins, chiBound)
+			}
+			slices.Sort(zs)
+			var d float64
+			for k, z := range zs {
+				f := distuv.UnitNormal.CDF(z)
+				d = max(d, math.Abs(f-float64(k)/n), math.Abs(float64(k+1)/n-f))
+			}
+			if d > ksBound {
+				t.Errorf("σ %v, %s: Kolmogorov-Smirnov distance %.5f, bound %.5f", sigma, g.Name, d, ksBound)
+			}
+			for _, cut := range [][2]float64{{l.cutL, l.cutR}, {-4.5, 4.5}} {
+				below, _ := slices.BinarySearch(zs, cut[0])
+				above, _ := slices.BinarySearch(zs, cut[1])
+				for side, c := range map[string]struct{ got, p float64 }{
+					"below": {float64(below), distuv.UnitNormal.CDF(cut[0])},
+					"above": {float64(n - above), distuv.UnitNormal.Survival(cut[1])},
+				} {
+					if sd := math.Sqrt(n * c.p * (1 - c.p)); math.Abs(c.got-n*c.p) > 4*sd+1 {
+						t.Errorf("σ %v, %s: %v variates %s z = %.3f, want %.1f ± %.1f", sigma, g.Name, c.got, side, cut, n*c.p, 4*sd)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Nearly every variate takes one draw: the strips' inner parts hold almost
+// all of the area, less as σ grows and the peak sharpens (σ 0.99 is a p99 ten
+// times the median; σ 4, eleven thousand times).
+func TestLognormalMostlyOneDraw(t *testing.T) {
+	for _, c := range []struct{ sigma, most float64 }{{0.05, 1.03}, {0.99, 1.05}, {4, 1.15}} {
+		s := NewStream(PCGGenerator.New(1, 0))
+		l := NewLognormal(c.sigma)
+		const n = 100_000
+		for range n {
+			l.Draw(s)
+		}
+		if per := float64(s.Draws()) / n; per > c.most {
+			t.Errorf("σ %v: %.3f draws a variate, want at most %v", c.sigma, per, c.most)
+		}
+	}
+}
