@@ -231,9 +231,15 @@ func (x *Runner) run(d int) {
 	}
 }
 
-// crash reports whether delivery d's worker dies at point p, and ends it if so.
+// crash reports whether delivery d's worker dies at point p, and ends it if
+// so. Its first test is small enough to inline, as most runs have no crashes.
 func (x *Runner) crash(d int, p CrashPoint) bool {
-	if x.cfg.CrashP == 0 || x.cfg.CrashAt != p || (x.cfg.MaxCrashes > 0 && x.crashes >= x.cfg.MaxCrashes) {
+	return x.cfg.CrashAt == p && x.cfg.CrashP > 0 && x.crashNow(d)
+}
+
+// crashNow draws whether delivery d's worker dies, within the job's bound.
+func (x *Runner) crashNow(d int) bool {
+	if x.cfg.MaxCrashes > 0 && x.crashes >= x.cfg.MaxCrashes {
 		return false
 	}
 	if x.stream.Float64() >= x.cfg.CrashP {

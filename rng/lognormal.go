@@ -26,17 +26,22 @@ import (
 // here fills.
 type Lognormal struct {
 	sigma float64
-	// left[i] is the left end of strip i's rectangle, step[i] its width over
-	// 2^24 (the base strip's counts its tails as width, v/y[1]), and
-	// positions in [lo[i], hi[i]) fall under strip i+1: accepted at once.
-	left, step [strips]float64
-	lo, hi     [strips]uint32
-	y          [strips + 1]float64
+	strip [strips]strip
+	y     [strips + 1]float64
 	// tailL and tailR are the areas of the two tails beyond the base
 	// rectangle, whose ends are at e^(σ cutL) and e^(σ cutR).
 	tailL, tailR float64
 	cutL, cutR   float64
 	logNorm      float64 // log(σ √(2π)), the density's constant
+}
+
+// strip is what a draw needs of its strip, together so that it reads one
+// cache line: the left end of the strip's rectangle, its width over the
+// number of positions (the base strip counts its tails as width, v/y[1]), and
+// the positions [lo, lo+n) that fall under the next strip up, accepted at once.
+type strip struct {
+	left, step float64
+	lo, n      uint32
 }
 
 const (
@@ -113,17 +118,19 @@ func newLognormal(sigma float64) *Lognormal {
 	lo, hi := l.span(l.y[1])
 	l.cutL, l.cutR = math.Log(lo)/sigma, math.Log(hi)/sigma
 	v := l.y[1]*(hi-lo) + l.tailL + l.tailR
-	l.left[0], l.step[0] = lo, v/l.y[1]/positions
-	l.hi[0] = uint32(min((hi-lo)/l.step[0], positions))
+	base := &l.strip[0]
+	base.left, base.step = lo, v/l.y[1]/positions
+	base.n = uint32(min((hi-lo)/base.step, positions))
 	for i := 1; i < strips; i++ {
+		st := &l.strip[i]
 		lo, hi := l.span(l.y[i])
-		l.left[i], l.step[i] = lo, (hi-lo)/positions
+		st.left, st.step = lo, (hi-lo)/positions
 		// Positions under strip i+1, one in from each end so that rounding
 		// in left+u*step never accepts a point outside it.
 		in0, in1 := l.span(l.y[i+1])
-		first, last := math.Ceil((in0-lo)/l.step[i])+1, math.Floor((in1-lo)/l.step[i])-1
+		first, last := math.Ceil((in0-lo)/st.step)+1, math.Floor((in1-lo)/st.step)-1
 		if i < strips-1 && first < last {
-			l.lo[i], l.hi[i] = uint32(first), uint32(min(last, positions))
+			st.lo, st.n = uint32(first), uint32(min(last, positions)-first)
 		}
 	}
 	return l
@@ -143,8 +150,8 @@ func Lognormals(ls []*Lognormal, s *Stream, dst []float64) {
 		for {
 			w := uint32(s.Next() >> 32)
 			i, u := w&(strips-1), w>>stripBits
-			if u-l.lo[i] < l.hi[i]-l.lo[i] {
-				dst[k] = l.left[i] + float64(u)*l.step[i]
+			if st := &l.strip[i]; u-st.lo < st.n {
+				dst[k] = st.left + float64(u)*st.step
 				break
 			}
 			if x, ok := l.slow(s, i, u); ok {
@@ -164,7 +171,7 @@ func (l *Lognormal) slow(s *Stream, i, u uint32) (float64, bool) {
 		}
 		return math.Exp(l.sigma * normalTail(s, l.cutR)), true
 	}
-	x := l.left[i] + float64(u)*l.step[i]
+	x := l.strip[i].left + float64(u)*l.strip[i].step
 	y := l.y[i] + s.Float64()*(l.y[i+1]-l.y[i])
 	return x, y < l.density(x)
 }
