@@ -138,11 +138,7 @@ func (x *Runner) Clean() (time.Duration, bool) {
 	if len(x.first) == 0 {
 		return x.fixed, x.fixed < x.cfg.Visibility
 	}
-	x.batch.Draw(x.lat, x.first)
-	total := x.fixed
-	for _, d := range x.first {
-		total += d
-	}
+	total := x.fixed + x.batch.Draw(x.lat, x.first)
 	x.drawn = total >= x.cfg.Visibility
 	return total, !x.drawn
 }

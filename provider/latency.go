@@ -68,12 +68,15 @@ func NewBatch(ss []Sampler) *Batch {
 	return b
 }
 
-// Draw sets dst[k] to a latency of the k-th sampler.
-func (b *Batch) Draw(stream *rng.Stream, dst []time.Duration) {
+// Draw sets dst[k] to a latency of the k-th sampler and returns their sum.
+func (b *Batch) Draw(stream *rng.Stream, dst []time.Duration) time.Duration {
 	rng.Lognormals(b.ls, stream, b.z)
+	var sum time.Duration
 	for k, z := range b.z {
 		dst[k] = saturate(b.medians[k] * z)
+		sum += dst[k]
 	}
+	return sum
 }
 
 // saturate converts nanoseconds to a Duration, maxLatency past it.

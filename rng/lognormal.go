@@ -138,33 +138,52 @@ func newLognormal(sigma float64) *Lognormal {
 
 // Draw returns one variate.
 func (l *Lognormal) Draw(s *Stream) float64 {
-	ls, x := [1]*Lognormal{l}, [1]float64{}
-	Lognormals(ls[:], s, x[:])
-	return x[0]
+	for {
+		d := s.Next()
+		if x, ok := l.fast(d); ok {
+			return x
+		}
+		if x, ok := l.slow(s, d); ok {
+			return x
+		}
+	}
+}
+
+// fast is the variate of draw d if d falls under the next strip up.
+func (l *Lognormal) fast(d uint64) (float64, bool) {
+	w := uint32(d >> 32)
+	st, u := &l.strip[w&(strips-1)], w>>stripBits
+	return st.left + float64(u)*st.step, u-st.lo < st.n
 }
 
 // Lognormals sets dst[k] to a variate of ls[k], in order, as that many Draw
-// calls would, in one loop: a job draws one for each of its calls.
+// calls would. A job draws one for each of its calls, so this reads them from
+// the stream's buffer in one loop while they fall under their strips.
 func Lognormals(ls []*Lognormal, s *Stream, dst []float64) {
-	for k, l := range ls {
-		for {
-			w := uint32(s.Next() >> 32)
-			i, u := w&(strips-1), w>>stripBits
-			if st := &l.strip[i]; u-st.lo < st.n {
-				dst[k] = st.left + float64(u)*st.step
+	for k := 0; k < len(ls); {
+		d := s.Peek(len(ls) - k)
+		j := 0
+		for ; j < len(d); j++ {
+			x, ok := ls[k].fast(d[j])
+			if !ok {
 				break
 			}
-			if x, ok := l.slow(s, i, u); ok {
-				dst[k] = x
-				break
-			}
+			dst[k] = x
+			k++
+		}
+		s.Skip(j)
+		if k < len(ls) {
+			dst[k] = ls[k].Draw(s)
+			k++
 		}
 	}
 }
 
 // slow finishes a point outside its strip's inner part: from a tail in the
 // base strip, else under the density or rejected.
-func (l *Lognormal) slow(s *Stream, i, u uint32) (float64, bool) {
+func (l *Lognormal) slow(s *Stream, d uint64) (float64, bool) {
+	w := uint32(d >> 32)
+	i, u := w&(strips-1), w>>stripBits
 	if i == 0 {
 		if s.Float64()*(l.tailL+l.tailR) < l.tailL {
 			return math.Exp(-l.sigma * normalTail(s, -l.cutL)), true

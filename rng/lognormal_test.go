@@ -76,3 +76,22 @@ func TestLognormalMostlyOneDraw(t *testing.T) {
 		}
 	}
 }
+
+// Lognormals takes the same draws and gives the same variates as Draw called
+// for each in turn, over enough variates that every slow path is taken.
+func TestLognormalsIsDrawInTurn(t *testing.T) {
+	ls := []*Lognormal{NewLognormal(0.3), NewLognormal(0.99), NewLognormal(4), NewLognormal(0.99)}
+	a, b := NewStream(PCGGenerator.New(2, 0)), NewStream(PCGGenerator.New(2, 0))
+	got := make([]float64, len(ls))
+	for n := range 200_000 {
+		Lognormals(ls, a, got)
+		for k, l := range ls {
+			if want := l.Draw(b); got[k] != want {
+				t.Fatalf("batch %d, variate %d: Lognormals gives %v, Draw %v", n, k, got[k], want)
+			}
+		}
+		if a.Draws() != b.Draws() {
+			t.Fatalf("batch %d: Lognormals took %d draws, Draw %d", n, a.Draws(), b.Draws())
+		}
+	}
+}
