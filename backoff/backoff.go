@@ -70,7 +70,7 @@ func (p Policy) Jittered() bool {
 //	decorrelated  min(cap, base + u * (3*prev - base)), prev starting at base
 func (p Policy) Delay(attempt int, prev time.Duration, u float64) time.Duration {
 	expo := func() float64 {
-		return math.Min(float64(p.Cap), float64(p.Base)*math.Exp2(float64(attempt)))
+		return math.Min(float64(p.Cap), math.Ldexp(float64(p.Base), attempt))
 	}
 	var d float64
 	switch p.Kind {

@@ -74,13 +74,15 @@ type Runner struct {
 	// first delivery's first call of the k-th step with a random latency
 	// takes first[k], drawn before the job starts, so that Clean can draw a
 	// clean job's latencies without running it; drawn says Clean has drawn
-	// them for the job Run is about to run.
-	lat   *rng.Stream
-	batch *provider.Batch
-	first []time.Duration
-	drawn bool
-	rank  []int         // rank[step] is k for a step with a random latency
-	fixed time.Duration // the other steps' latencies, summed
+	// them for the job Run is about to run, and called has a bit for each
+	// step the first delivery has called.
+	lat    *rng.Stream
+	batch  *provider.Batch
+	first  []time.Duration
+	drawn  bool
+	called uint64
+	rank   []int         // rank[step] is k for a step with a random latency
+	fixed  time.Duration // the other steps' latencies, summed
 
 	now        time.Duration
 	seq        int
@@ -145,10 +147,14 @@ func (x *Runner) Clean() (time.Duration, bool) {
 
 // callLatency draws how long delivery d's call to its step takes.
 func (x *Runner) callLatency(d int) time.Duration {
-	dv := &x.dl[d]
-	s := x.latency[dv.step]
-	if d == 0 && dv.attempt == 0 && s.Random() {
-		return x.first[x.rank[dv.step]]
+	step := x.dl[d].step
+	s := x.latency[step]
+	if !s.Random() {
+		return s.Draw(nil)
+	}
+	if bit := uint64(1) << step; d == 0 && x.called&bit == 0 {
+		x.called |= bit
+		return x.first[x.rank[step]]
 	}
 	return s.Draw(x.lat)
 }
@@ -161,7 +167,7 @@ func (x *Runner) Run() Outcome {
 	if !x.drawn {
 		x.batch.Draw(x.lat, x.first)
 	}
-	x.drawn = false
+	x.drawn, x.called = false, 0
 	clear(x.keys)
 	x.msgs = append(x.msgs, message{})
 	x.push(0, arrive, 0)

@@ -71,10 +71,12 @@ func NewBatch(ss []Sampler) *Batch {
 // Draw sets dst[k] to a latency of the k-th sampler and returns their sum.
 func (b *Batch) Draw(stream *rng.Stream, dst []time.Duration) time.Duration {
 	rng.Lognormals(b.ls, stream, b.z)
+	medians, dst := b.medians[:len(b.z)], dst[:len(b.z)]
 	var sum time.Duration
 	for k, z := range b.z {
-		dst[k] = saturate(b.medians[k] * z)
-		sum += dst[k]
+		d := saturate(medians[k] * z)
+		dst[k] = d
+		sum += d
 	}
 	return sum
 }
