@@ -161,6 +161,65 @@ func (x *Runner) callLatency(d int) time.Duration {
 
 // Run runs one job from time zero and reports its outcome.
 func (x *Runner) Run() Outcome {
+	x.reset()
+	x.msgs = append(x.msgs, message{})
+	x.push(0, arrive, 0)
+	if x.cfg.RepeatP > 0 && x.stream.Float64() < x.cfg.RepeatP {
+		x.msgs = append(x.msgs, message{})
+		x.push(x.cfg.RepeatDelay.Sampler().Draw(x.stream), arrive, 1)
+	}
+	return x.loop(0)
+}
+
+// RunFrom runs a job that Settles, whose first event is draw k of the Job's
+// Clean cuts. Until that draw's step, or the first provider that honours keys
+// if it comes sooner, the first delivery calls each step once and each call
+// succeeds: that start is counted from its draws and latencies (Job.Settle),
+// with the keys the store leaves for it, and the event loop goes on from
+// there. A start that outlasts the visibility timeout runs from time zero.
+func (x *Runner) RunFrom(k int) Outcome {
+	x.reset()
+	from, draws := x.j.Settle(k)
+	var t time.Duration
+	for i := range from {
+		t += x.prefix(i)
+	}
+	if t >= x.cfg.Visibility {
+		x.drawn = true // keep the latencies reset drew
+		return x.Run()
+	}
+	x.stream.Skip(draws)
+	for i := range from {
+		lat := x.prefix(i)
+		switch x.store {
+		case After:
+			x.keys[i] = record{present: true, written: x.now + lat}
+		case Loose, Claim:
+			x.keys[i] = record{present: true, written: x.now}
+		case Lease:
+			x.keys[i] = record{present: true, doneStatus: true, written: x.now + lat, leaseUntil: x.now + x.cfg.Lease}
+		}
+		x.now += lat
+	}
+	x.called = 1<<from - 1 // fresh keys need only differ, so x.fresh may stay
+	x.msgs = append(x.msgs, message{deliveries: 1})
+	x.push(x.cfg.Visibility, visibilityUp, 0)
+	x.dl = append(x.dl, delivery{msg: 0, live: true, step: from})
+	x.run(0)
+	return x.loop(1)
+}
+
+// prefix is the latency of the first delivery's first call of step i.
+func (x *Runner) prefix(i int) time.Duration {
+	if s := x.latency[i]; s.Random() {
+		return x.first[x.rank[i]]
+	}
+	return x.latency[i].Draw(nil)
+}
+
+// reset starts a job at time zero with nothing pending, its first
+// delivery's latencies drawn.
+func (x *Runner) reset() {
 	x.j.Reset()
 	x.now, x.seq, x.crashes, x.fresh, x.succeeded, x.completion = 0, 0, 0, 1, false, 0
 	x.events, x.dl, x.msgs = x.events[:0], x.dl[:0], x.msgs[:0]
@@ -169,13 +228,11 @@ func (x *Runner) Run() Outcome {
 	}
 	x.drawn, x.called = false, 0
 	clear(x.keys)
-	x.msgs = append(x.msgs, message{})
-	x.push(0, arrive, 0)
-	if x.cfg.RepeatP > 0 && x.stream.Float64() < x.cfg.RepeatP {
-		x.msgs = append(x.msgs, message{})
-		x.push(x.cfg.RepeatDelay.Sampler().Draw(x.stream), arrive, 1)
-	}
-	deliveries := 0
+}
+
+// loop runs the job's events until none is left and reports its outcome,
+// deliveries having been made already.
+func (x *Runner) loop(deliveries int) Outcome {
 	for len(x.events) > 0 {
 		e := x.pop()
 		x.now = e.at
@@ -219,9 +276,10 @@ func (x *Runner) run(d int) {
 	if len(x.events) > 0 {
 		limit = x.events[x.minEvent()].at
 	}
-	for x.dl[d].live {
+	dv := &x.dl[d] // advancing a delivery starts no other
+	for dv.live {
 		wait := x.advance(d)
-		if !x.dl[d].live {
+		if !dv.live {
 			return
 		}
 		at := x.now + wait

@@ -256,15 +256,18 @@ func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n 
 	k := len(cuts)
 	var clean int64
 	for range n {
-		if settle && !anyBelow(stream.Peek(k), cuts) {
-			if t, ok := x.Clean(); ok {
+		out, counted := delivery.Outcome{}, false
+		if settle {
+			out, counted = settleJob(x, stream.Peek(k), cuts)
+			if counted {
 				stream.Skip(k)
 				clean++
-				c.Completion.Add(t)
+				c.Completion.Add(out.Completion)
 				continue
 			}
+		} else {
+			out = x.Run()
 		}
-		out := x.Run()
 		if out.Failed {
 			c.Failed++
 		}
@@ -283,6 +286,24 @@ func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n 
 	c.AddClean(clean, int64(j.Steps()))
 	c.Deliveries += clean
 	return c
+}
+
+// settleJob runs a job whose outcome draws d, tested against cuts, may be
+// settled: a clean one that ends before the visibility timeout is counted
+// from its draws (true; the caller takes them), any other job resumes at its
+// first event.
+func settleJob(x *delivery.Runner, d, cuts []uint64) (delivery.Outcome, bool) {
+	if !anyBelow(d, cuts) {
+		if t, ok := x.Clean(); ok {
+			return delivery.Outcome{Deliveries: 1, Completion: t}, true
+		}
+		return x.Run(), false
+	}
+	first := 0
+	for d[first] >= cuts[first] {
+		first++
+	}
+	return x.RunFrom(first), false
 }
 
 // RunJobs runs n jobs one after another through strat, drawing from stream,

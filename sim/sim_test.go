@@ -205,6 +205,7 @@ func TestCleanDeliveriesSettledExactly(t *testing.T) {
 			q.Store = store
 			q.Visibility = 400 * time.Millisecond
 			q.Lease = 500 * time.Millisecond
+			q.TTL = 350 * time.Millisecond
 			checkSettled(t, Config{Scenario: sc, Strategies: defaultStrategies(t, 3), Jobs: 100_000, Seed: 3, Generator: rng.PCGGenerator, Delivery: &q})
 		}
 	}
