@@ -19,6 +19,7 @@ import (
 	"retrysim/provider"
 	"retrysim/results"
 	"retrysim/rng"
+	"retrysim/scenario"
 	"retrysim/sim"
 	"retrysim/strategy"
 )
@@ -220,18 +221,32 @@ func BenchmarkEngine(b *testing.B) {
 	}
 }
 
-// BenchmarkTimeModel measures what virtual time costs a job: with every call
-// taking 20 ms, or a lognormal of median 20 ms and p99 200 ms, and the default
-// full-jitter backoff, against the same run with no time. "part5" runs time
-// only, against the Part 5 model's plain engine; "queue" runs the delivery
-// model (1% repeated requests, a claim store) with and without time.
-// x-no-time is the ratio.
+// BenchmarkTimeModel measures what virtual time costs a job, with the default
+// full-jitter backoff, against the same run with no time: with every call
+// taking 20 ms, or a lognormal of median 20 ms and p99 200 ms, or the
+// latencies of examples/signup-queue.yaml (four lognormal, six fixed).
+// "part5" runs time only, against the Part 5 model's plain engine; "queue"
+// runs the delivery model (1% repeated requests, a claim store) with and
+// without time. x-no-time is the ratio.
 func BenchmarkTimeModel(b *testing.B) {
 	const jobs = 1_000_000
-	for _, lat := range []provider.Latency{{Median: 20 * time.Millisecond}, {Median: 20 * time.Millisecond, P99: 200 * time.Millisecond}} {
+	example, err := scenario.Load("examples/signup-queue.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fixed := provider.Latency{Median: 20 * time.Millisecond}
+	lognormal := provider.Latency{Median: 20 * time.Millisecond, P99: 200 * time.Millisecond}
+	for _, lat := range []struct {
+		name string
+		of   func(step int) provider.Latency
+	}{
+		{fixed.String(), func(int) provider.Latency { return fixed }},
+		{lognormal.String(), func(int) provider.Latency { return lognormal }},
+		{"signup-queue.yaml", func(i int) provider.Latency { return example.Scenario.Steps[i].Latency }},
+	} {
 		for _, model := range []string{"part5", "queue"} {
 			for _, id := range []string{"step-nokey", "job-samekey-skip"} {
-				b.Run(lat.String()+"/"+model+"/"+id, func(b *testing.B) {
+				b.Run(lat.name+"/"+model+"/"+id, func(b *testing.B) {
 					s, _ := strategy.Parse(id, 3)
 					base := sim.Config{Scenario: provider.Signup(0.01, 0.005), Strategies: []strategy.Strategy{s},
 						Jobs: jobs, Seed: 1, Generator: rng.PCGGenerator, Engine: sim.Plain}
@@ -243,7 +258,7 @@ func BenchmarkTimeModel(b *testing.B) {
 					timed := base
 					timed.Scenario = provider.Signup(0.01, 0.005)
 					for i := range timed.Scenario.Steps {
-						timed.Scenario.Steps[i].Latency = lat
+						timed.Scenario.Steps[i].Latency = lat.of(i)
 					}
 					if timed.Delivery == nil {
 						q := delivery.Defaults
