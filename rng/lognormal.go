@@ -18,9 +18,9 @@ import (
 // lies between heights y[i] and y[i+1] over the interval where the density
 // reaches y[i]. All strips have the same area, the base strip being the
 // region under both the density and y[1], tails included. A draw's top 32
-// bits pick a strip (8 bits) and a position in its rectangle (24 bits); a
-// point under the next strip up is accepted at once, about 99 in 100, for
-// one draw and a multiply-add. The others are tested against the density,
+// bits pick one of 1,024 strips (10 bits) and a position in its rectangle
+// (22 bits); a point under the next strip up is accepted at once, more than
+// 99 in 100 for σ up to 1, for one draw and a multiply-add. The others are tested against the density,
 // or drawn from a tail by Marsaglia's method for the normal's tail. A draw
 // reads only the top 32 bits of the stream's draws, which every generator
 // here fills.
