@@ -69,6 +69,7 @@ type Runner struct {
 	j       *provider.Job
 	sc      provider.Scenario
 	latency []provider.Sampler
+	repeat  provider.Sampler // the delay of a repeated request
 	stream  *rng.Stream
 	// lat gives the calls' latencies, apart from the outcome draws. The
 	// first delivery's first call of the k-th step with a random latency
@@ -101,7 +102,8 @@ type Runner struct {
 // latencies: those come from lat. A Retry that skips finished steps with no
 // store configured keeps the Part 5 store, After.
 func NewRunner(cfg Config, r strategy.Retry, sc provider.Scenario, j *provider.Job, stream, lat *rng.Stream) *Runner {
-	x := &Runner{cfg: cfg, store: cfg.Store, r: r, j: j, sc: sc, stream: stream, lat: lat, keys: make([]record, len(sc.Steps))}
+	x := &Runner{cfg: cfg, store: cfg.Store, r: r, j: j, sc: sc, stream: stream, lat: lat, keys: make([]record, len(sc.Steps)),
+		repeat: cfg.RepeatDelay.Sampler()}
 	var random []provider.Sampler
 	for _, st := range sc.Steps {
 		s := st.Latency.Sampler()
@@ -134,8 +136,9 @@ func (x *Runner) Settles() bool {
 // the visibility timeout. If it does, and Settles, such a job is one delivery
 // that calls each step once, as in the Part 5 model, taking the same draws;
 // its store, whatever the mode, finds no key and leaves none without its
-// work: the caller may count it without running it. If not, the next Run
-// takes the latencies drawn here, so a job sees the same draws either way.
+// work: the caller may count it without running it. If not, the next Run or
+// RunFrom takes the latencies drawn here, so a job sees the same draws
+// either way.
 func (x *Runner) Clean() (time.Duration, bool) {
 	if len(x.first) == 0 {
 		return x.fixed, x.fixed < x.cfg.Visibility
@@ -166,7 +169,7 @@ func (x *Runner) Run() Outcome {
 	x.push(0, arrive, 0)
 	if x.cfg.RepeatP > 0 && x.stream.Float64() < x.cfg.RepeatP {
 		x.msgs = append(x.msgs, message{})
-		x.push(x.cfg.RepeatDelay.Sampler().Draw(x.stream), arrive, 1)
+		x.push(x.repeat.Draw(x.stream), arrive, 1)
 	}
 	return x.loop(0)
 }
