@@ -182,6 +182,7 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 			stream, lat := new(rng.Stream), new(rng.Stream)
 			jobs := map[int]*provider.Job{} // by config: state reused across its blocks
 			skippers := map[int]*skipper{}
+			runners := map[[2]int]*delivery.Runner{} // by config and strategy; nothing is pending between jobs
 			for ctx.Err() == nil {
 				t := next.Add(1) - 1
 				if t >= tasks {
@@ -206,7 +207,11 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 				switch {
 				case cfg.Delivery != nil:
 					lat.Reset(cfg.Generator.New(rng.LatencySeed(cfg.Seed), uint64(b)))
-					x := delivery.NewRunner(*cfg.Delivery, cfg.Strategies[s].(strategy.Retry), cfg.Scenario, j, stream, lat)
+					x := runners[[2]int{k, int(s)}]
+					if x == nil {
+						x = delivery.NewRunner(*cfg.Delivery, cfg.Strategies[s].(strategy.Retry), cfg.Scenario, j, stream, lat)
+						runners[[2]int{k, int(s)}] = x
+					}
 					c = runJobsDelivery(x, j, stream, n)
 				case straight && cfg.EngineUsed() == Skip:
 					c = runJobsSkip(j, skippers[k], st, stream, n)

@@ -79,26 +79,38 @@ func TestSameCountersWhateverTheWorkers(t *testing.T) {
 // A run allocates per block, never per job: 64 times the jobs may not cost
 // anywhere near 64 times the bytes.
 func TestMemoryFlatInJobs(t *testing.T) {
-	alloc := func(jobs int64) uint64 {
-		cfg := Config{
-			Scenario:   provider.Signup(0.01, 0.005),
-			Strategies: defaultStrategies(t, 3),
-			Jobs:       jobs,
-			Seed:       1,
-			Generator:  rng.PCGGenerator,
-			Workers:    2,
-		}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		if _, err := Run(context.Background(), cfg); err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
-		return after.TotalAlloc - before.TotalAlloc
+	timed := provider.Signup(0.01, 0.005)
+	for i := range timed.Steps {
+		timed.Steps[i].Latency = provider.Latency{Median: 20 * time.Millisecond, P99: 200 * time.Millisecond}
 	}
-	small, large := alloc(1<<16), alloc(1<<22)
-	if perJob := float64(large) / (1 << 22); perJob > 0.1 {
-		t.Errorf("%d jobs allocated %d bytes (%.2f a job; %d bytes for 65536 jobs); want well under a byte a job", 1<<22, large, perJob, small)
+	q := delivery.Defaults
+	for _, c := range []struct {
+		name string
+		sc   provider.Scenario
+		q    *delivery.Config
+	}{{"Part 5 model", provider.Signup(0.01, 0.005), nil}, {"lognormal latencies", timed, &q}} {
+		alloc := func(jobs int64) uint64 {
+			cfg := Config{
+				Scenario:   c.sc,
+				Strategies: defaultStrategies(t, 3),
+				Jobs:       jobs,
+				Seed:       1,
+				Generator:  rng.PCGGenerator,
+				Workers:    2,
+				Delivery:   c.q,
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			if _, err := Run(context.Background(), cfg); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			return after.TotalAlloc - before.TotalAlloc
+		}
+		small, large := alloc(1<<16), alloc(1<<22)
+		if perJob := float64(large) / (1 << 22); perJob > 0.1 {
+			t.Errorf("%s: %d jobs allocated %d bytes (%.2f a job; %d bytes for 65536 jobs); want well under a byte a job", c.name, 1<<22, large, perJob, small)
+		}
 	}
 }
 
