@@ -27,6 +27,7 @@ import (
 type Lognormal struct {
 	sigma float64
 	strip [strips]strip
+	wedge [strips]wedge
 	y     [strips + 1]float64
 	// tailL and tailR are the areas of the two tails beyond the base
 	// rectangle, whose ends are at e^(σ cutL) and e^(σ cutR).
@@ -43,6 +44,28 @@ type strip struct {
 	left, step float64
 	lo, n      uint32
 }
+
+// wedge is what the density test needs of strip i: where the next strip up
+// begins and ends (in0, in1), the rectangle's right end, and on each side
+// whether the density is convex or concave between the two strips' ends.
+// There it lies below or above the chord from (rectangle end, y[i]) to
+// (inner end, y[i+1]), so a point on the far side of the chord is decided
+// without computing the density.
+type wedge struct {
+	in0, in1, hi          float64
+	leftCurve, rightCurve curve
+}
+
+type curve int8
+
+const (
+	mixed curve = iota // an inflection point lies between: no chord test
+	convex
+	concave
+)
+
+// chordMargin keeps the chord test off points within rounding of the chord.
+const chordMargin = 1e-9
 
 const (
 	stripBits = 10
@@ -132,8 +155,26 @@ func newLognormal(sigma float64) *Lognormal {
 		if i < strips-1 && first < last {
 			st.lo, st.n = uint32(first), uint32(min(last, positions)-first)
 		}
+		l.wedge[i] = wedge{in0: in0, in1: in1, hi: hi, leftCurve: l.curve(lo, in0), rightCurve: l.curve(in1, hi)}
 	}
 	return l
+}
+
+// curve tells how the density bends on [a, b]. With u = ln(x)/σ² + 1 its
+// second derivative has the sign of u² + u - 1/σ², whose roots are its two
+// inflection points.
+func (l *Lognormal) curve(a, b float64) curve {
+	s2 := l.sigma * l.sigma
+	r := math.Sqrt(1 + 4/s2)
+	inflect := func(u float64) float64 { return math.Exp(s2 * (u - 1)) }
+	x1, x2 := inflect((-1-r)/2), inflect((-1+r)/2)
+	switch {
+	case b < x1 || a > x2:
+		return convex
+	case a > x1 && b < x2:
+		return concave
+	}
+	return mixed
 }
 
 // Draw returns one variate.
@@ -182,8 +223,8 @@ func Lognormals(ls []*Lognormal, s *Stream, dst []float64) {
 // slow finishes a point outside its strip's inner part: from a tail in the
 // base strip, else under the density or rejected.
 func (l *Lognormal) slow(s *Stream, d uint64) (float64, bool) {
-	w := uint32(d >> 32)
-	i, u := w&(strips-1), w>>stripBits
+	bits := uint32(d >> 32)
+	i, u := bits&(strips-1), bits>>stripBits
 	if i == 0 {
 		if s.Float64()*(l.tailL+l.tailR) < l.tailL {
 			return math.Exp(-l.sigma * normalTail(s, -l.cutL)), true
@@ -191,8 +232,28 @@ func (l *Lognormal) slow(s *Stream, d uint64) (float64, bool) {
 		return math.Exp(l.sigma * normalTail(s, l.cutR)), true
 	}
 	x := l.strip[i].left + float64(u)*l.strip[i].step
-	y := l.y[i] + s.Float64()*(l.y[i+1]-l.y[i])
-	return x, y < l.density(x)
+	h := s.Float64() // the point's height in the strip, from y[i] to y[i+1]
+	c, bend := l.chord(i, x)
+	switch {
+	case bend == convex && h >= c+chordMargin:
+		return x, false // above the chord, which is above the density
+	case bend == concave && h < c-chordMargin:
+		return x, true // below the chord, which is below the density
+	}
+	return x, l.y[i]+h*(l.y[i+1]-l.y[i]) < l.density(x)
+}
+
+// chord returns where the chord of strip i's wedge crosses x, as a fraction
+// of the strip's height, and how the density bends there.
+func (l *Lognormal) chord(i uint32, x float64) (float64, curve) {
+	st, w := &l.strip[i], &l.wedge[i]
+	switch {
+	case x < w.in0:
+		return (x - st.left) / (w.in0 - st.left), w.leftCurve
+	case x > w.in1:
+		return (w.hi - x) / (w.hi - w.in1), w.rightCurve
+	}
+	return 0, mixed
 }
 
 // normalTail draws a standard normal beyond a > 0 (Marsaglia, 1964).

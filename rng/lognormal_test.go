@@ -95,3 +95,31 @@ func TestLognormalsIsDrawInTurn(t *testing.T) {
 		}
 	}
 }
+
+// The chord test's shortcut holds: where a wedge is called convex the
+// density lies below its chord, where concave above, checked against the
+// density itself at points across every strip's two wedges.
+func TestLognormalChords(t *testing.T) {
+	for _, sigma := range []float64{0.05, 0.99, 4} {
+		l := NewLognormal(sigma)
+		bends := map[curve]int{}
+		for i := uint32(1); i < strips; i++ {
+			st, w := &l.strip[i], &l.wedge[i]
+			for _, side := range [][2]float64{{st.left, w.in0}, {w.in1, w.hi}} {
+				for k := 1; k < 16; k++ {
+					x := side[0] + float64(k)/16*(side[1]-side[0])
+					c, bend := l.chord(i, x)
+					bends[bend]++
+					chord := l.y[i] + c*(l.y[i+1]-l.y[i])
+					f := l.density(x)
+					if bend == convex && f > chord*(1+1e-12) || bend == concave && f < chord*(1-1e-12) {
+						t.Fatalf("σ %v, strip %d, x %v: density %v, chord %v, called %d", sigma, i, x, f, chord, bend)
+					}
+				}
+			}
+		}
+		if bends[convex] == 0 || bends[concave] == 0 {
+			t.Errorf("σ %v: wedges by curve %v, want both kinds", sigma, bends)
+		}
+	}
+}
