@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"math"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -239,6 +240,43 @@ func checkSettled(t *testing.T, cfg Config) {
 		if fast[s] != slow[s] {
 			t.Errorf("store %s, %s: settled and run differ: calls %d and %d, lost %d and %d", cfg.Delivery.Store, cfg.Strategies[s].Name(),
 				fast[s].Calls, slow[s].Calls, fast[s].LostWork, slow[s].LostWork)
+		}
+	}
+}
+
+// A job of one call that never fails completes in exactly its latency, so the
+// completion quantiles are the latency's own: a lognormal's median and p99
+// as given, and for fixed latencies their sum, each within a histogram
+// bucket (a factor 10^(1/20)), for every generator, the 32-bit one included.
+func TestCompletionQuantilesAreTheLatencies(t *testing.T) {
+	bucket := math.Pow(10, 1.0/20)
+	one := provider.Signup(0, 0)
+	one.Steps, one.Watched = one.Steps[:1], 0
+	one.Steps[0].Latency = provider.Latency{Median: 50 * time.Millisecond, P99: 400 * time.Millisecond}
+	fixed := provider.Signup(0, 0)
+	for i := range fixed.Steps {
+		fixed.Steps[i].Latency = provider.Latency{Median: time.Duration(i+1) * 10 * time.Millisecond}
+	}
+	s, _ := strategy.Parse("step-nokey", 3)
+	for _, g := range rng.Generators {
+		for _, c := range []struct {
+			sc       provider.Scenario
+			p50, p99 time.Duration
+		}{{one, 50 * time.Millisecond, 400 * time.Millisecond}, {fixed, 550 * time.Millisecond, 550 * time.Millisecond}} {
+			q := delivery.Defaults
+			got, err := Run(context.Background(), Config{Scenario: c.sc, Strategies: []strategy.Strategy{s}, Jobs: 200_000, Seed: 4, Generator: g, Delivery: &q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []struct {
+				p float64
+				d time.Duration
+			}{{0.5, c.p50}, {0.99, c.p99}} {
+				q, w := got[0].Completion.Quantile(want.p), want.d.Seconds()
+				if q < w/bucket || q > w*bucket {
+					t.Errorf("%s, %d steps: completion p%v %.4f s, want %.4f s within a bucket", g.Name, len(c.sc.Steps), 100*want.p, q, w)
+				}
+			}
 		}
 	}
 }
