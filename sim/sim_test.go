@@ -49,28 +49,41 @@ func TestCleanJobsSettledExactly(t *testing.T) {
 }
 
 func TestSameCountersWhateverTheWorkers(t *testing.T) {
+	timed := provider.Signup(0.05, 0.02)
+	for i := range timed.Steps {
+		timed.Steps[i].Latency = provider.Latency{Median: 20 * time.Millisecond, P99: 200 * time.Millisecond}
+	}
+	settled, queue := delivery.Defaults, delivery.Defaults
+	queue.Store, queue.RepeatP, queue.CrashP, queue.CrashAt = delivery.Claim, 0.01, 0.001, delivery.AfterKey
 	for _, g := range rng.Generators {
-		cfg := Config{
-			Scenario:   provider.Signup(0.05, 0.02),
-			Strategies: defaultStrategies(t, 3),
-			Jobs:       5*BlockJobs + 123,
-			Seed:       11,
-			Generator:  g,
-			Workers:    1,
-		}
-		want, err := Run(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, w := range []int{2, 7, 64} {
-			cfg.Workers = w
-			got, err := Run(context.Background(), cfg)
+		for _, c := range []struct {
+			name string
+			sc   provider.Scenario
+			q    *delivery.Config
+		}{{"Part 5 model", provider.Signup(0.05, 0.02), nil}, {"lognormal latencies", timed, &settled}, {"queue", timed, &queue}} {
+			cfg := Config{
+				Scenario:   c.sc,
+				Strategies: defaultStrategies(t, 3),
+				Jobs:       3*BlockJobs + 123,
+				Seed:       11,
+				Generator:  g,
+				Workers:    1,
+				Delivery:   c.q,
+			}
+			want, err := Run(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := range want {
-				if got[i] != want[i] {
-					t.Errorf("%s, %d workers, %s: %+v; with 1 worker %+v", g.Name, w, strategy.DefaultIDs[i], got[i], want[i])
+			for _, w := range []int{2, 7, 64} {
+				cfg.Workers = w
+				got, err := Run(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range want {
+					if got[i] != want[i] {
+						t.Errorf("%s, %s, %d workers, %s: %+v; with 1 worker %+v", c.name, g.Name, w, strategy.DefaultIDs[i], got[i], want[i])
+					}
 				}
 			}
 		}
