@@ -182,7 +182,7 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 			stream, lat := new(rng.Stream), new(rng.Stream)
 			jobs := map[int]*provider.Job{} // by config: state reused across its blocks
 			skippers := map[int]*skipper{}
-			runners := map[[2]int]*delivery.Runner{} // by config and strategy; nothing is pending between jobs
+			runners := map[[2]int]*delivery.Runner{} // by config and strategy: a runner keeps nothing from job to job
 			for ctx.Err() == nil {
 				t := next.Add(1) - 1
 				if t >= tasks {
@@ -252,8 +252,9 @@ func anyBelow(d, cuts []uint64) bool {
 }
 
 // runJobsDelivery runs n jobs through the delivery model. Where the runner
-// allows it (see delivery.Runner.Settles and Clean) a job whose draws are all
-// clean is counted from them, as runJobs does: one delivery, every step once.
+// allows it (delivery.Runner.Settles), a job whose draws are all clean is
+// counted from them and its latencies, as runJobs does (one delivery, every
+// step once), and any other resumes at its first event.
 func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n int64) results.Counters {
 	c := results.Counters{Jobs: n}
 	settle := x.Settles() && settleDeliveries
@@ -261,10 +262,10 @@ func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n 
 	k := len(cuts)
 	var clean int64
 	for range n {
-		out, counted := delivery.Outcome{}, false
+		var out delivery.Outcome
 		if settle {
-			out, counted = settleJob(x, stream.Peek(k), cuts)
-			if counted {
+			var counted bool
+			if out, counted = settleJob(x, stream.Peek(k), cuts); counted {
 				stream.Skip(k)
 				clean++
 				c.Completion.Add(out.Completion)
