@@ -183,15 +183,6 @@ func (x *Runner) Run() Outcome {
 func (x *Runner) RunFrom(k int) Outcome {
 	x.reset()
 	from, draws := x.j.Settle(k)
-	var t time.Duration
-	for i := range from {
-		t += x.prefix(i)
-	}
-	if t >= x.cfg.Visibility {
-		x.drawn = true // keep the latencies reset drew
-		return x.Run()
-	}
-	x.stream.Skip(draws)
 	for i := range from {
 		lat := x.prefix(i)
 		switch x.store {
@@ -204,6 +195,11 @@ func (x *Runner) RunFrom(k int) Outcome {
 		}
 		x.now += lat
 	}
+	if x.now >= x.cfg.Visibility {
+		x.drawn = true // Run starts over, keeping the latencies reset drew
+		return x.Run()
+	}
+	x.stream.Skip(draws)
 	x.called = 1<<from - 1 // fresh keys need only differ, so x.fresh may stay
 	x.msgs = append(x.msgs, message{deliveries: 1})
 	x.push(x.cfg.Visibility, visibilityUp, 0)
@@ -214,10 +210,10 @@ func (x *Runner) RunFrom(k int) Outcome {
 
 // prefix is the latency of the first delivery's first call of step i.
 func (x *Runner) prefix(i int) time.Duration {
-	if s := x.latency[i]; s.Random() {
-		return x.first[x.rank[i]]
+	if s := x.latency[i]; !s.Random() {
+		return s.Draw(nil)
 	}
-	return x.latency[i].Draw(nil)
+	return x.first[x.rank[i]]
 }
 
 // reset starts a job at time zero with nothing pending, its first
