@@ -15,13 +15,13 @@ import (
 	"testing"
 	"time"
 
-	"retrysim/delivery"
-	"retrysim/provider"
-	"retrysim/results"
-	"retrysim/rng"
-	"retrysim/scenario"
-	"retrysim/sim"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/scenario"
+	"github.com/retrysim/retrysim/sim"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 const benchJobs = 1_000_000

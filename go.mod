@@ -1,6 +1,6 @@
-module retrysim
+module github.com/retrysim/retrysim
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/olekukonko/tablewriter v1.1.5

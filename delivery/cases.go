@@ -3,7 +3,7 @@ package delivery
 import (
 	"time"
 
-	"retrysim/provider"
+	"github.com/retrysim/retrysim/provider"
 )
 
 // Case is one step of the SQLite idempotency check, as a delivery Config

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"retrysim/backoff"
-	"retrysim/provider"
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/provider"
 )
 
 // Store is where a delivery writes a step's key in the worker's store.

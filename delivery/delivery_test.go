@@ -7,10 +7,10 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"retrysim/backoff"
-	"retrysim/provider"
-	"retrysim/rng"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // want are the check's outcomes, from its text, by case.

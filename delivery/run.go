@@ -3,9 +3,9 @@ package delivery
 import (
 	"time"
 
-	"retrysim/provider"
-	"retrysim/rng"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // phase is where a delivery is within a step.

@@ -20,9 +20,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"retrysim/backoff"
-	"retrysim/delivery"
-	"retrysim/provider"
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/provider"
 )
 
 // Error is a problem at a line of a scenario file.

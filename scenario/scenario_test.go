@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"retrysim/backoff"
-	"retrysim/delivery"
-	"retrysim/provider"
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/provider"
 )
 
 // The shipped sign-up file is the built-in scenario, field for field.

@@ -6,9 +6,9 @@ import (
 	"math"
 	"testing"
 
-	"retrysim/provider"
-	"retrysim/rng"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // Closed forms for the signup scenario, n steps with P_FAIL p, the watched step

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"testing"
 
-	"retrysim/provider"
-	"retrysim/results"
-	"retrysim/rng"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // articleSim is a straight-line port of the article's simulate.ts, written

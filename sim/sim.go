@@ -28,11 +28,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"retrysim/delivery"
-	"retrysim/provider"
-	"retrysim/results"
-	"retrysim/rng"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // BlockJobs is the number of jobs that share one random stream. It is part of

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"retrysim/delivery"
-	"retrysim/provider"
-	"retrysim/rng"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // opaque hides a strategy's Straight marker, so the engine runs every job.

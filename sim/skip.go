@@ -4,10 +4,10 @@ import (
 	"math"
 	"math/bits"
 
-	"retrysim/provider"
-	"retrysim/results"
-	"retrysim/rng"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // Engine is how jobs are drawn.

@@ -3,10 +3,10 @@ package strategy_test
 import (
 	"fmt"
 
-	"retrysim/provider"
-	"retrysim/rng"
-	"retrysim/sim"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/sim"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // run prints what 100,000 sign-ups do under s, with the article's generator

@@ -3,8 +3,8 @@ package strategy
 import (
 	"math"
 
-	"retrysim/provider"
-	"retrysim/results"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/results"
 )
 
 // Expect returns r's closed-form expectations on sc: the probability that a job

@@ -6,11 +6,11 @@ import (
 	"math"
 	"testing"
 
-	"retrysim/provider"
-	"retrysim/results"
-	"retrysim/rng"
-	"retrysim/sim"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/sim"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 func allRetries(attempts int) []strategy.Retry {

@@ -7,11 +7,11 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"retrysim/provider"
-	"retrysim/results"
-	"retrysim/rng"
-	"retrysim/sim"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/sim"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // replicates runs the default strategies, plus a whole-job retry without a

@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"strings"
 
-	"retrysim/provider"
+	"github.com/retrysim/retrysim/provider"
 )
 
 // Strategy drives one delivery of a job. Users of the Go packages can implement

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"retrysim/provider"
-	"retrysim/rng"
-	"retrysim/sim"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/sim"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // probability is a flag.Value that accepts only numbers in [0, 1].

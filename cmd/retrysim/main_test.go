@@ -184,7 +184,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-format", "xml"}, `-format: unknown format "xml" (want one of table, markdown, csv, json)`},
 		{[]string{"-workers", "0"}, "-workers: want a whole number from 1 to 4096"},
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
-		{[]string{"extra"}, `unknown command "extra" (want one of merge, race, sweep, table, or flags alone for table)`},
+		{[]string{"extra"}, `unknown command "extra" (want one of merge, race, sweep, table, version, or flags alone for table)`},
 		{[]string{"-jobs", "5", "extra"}, `unexpected argument "extra"`},
 		{[]string{"-replicates", "0"}, "-replicates: want a whole number from 1 to 100000"},
 		{[]string{"-o", "/nonexistent-dir/x.txt", "-jobs", "10"}, "-o: directory /nonexistent-dir does not exist"},
@@ -222,6 +222,28 @@ func TestJobsAcceptsReadableForms(t *testing.T) {
 		var c count
 		if err := c.Set(s); err != nil || c != 1_000_000 {
 			t.Errorf("count.Set(%q) = %v, %d; want 1000000", s, err, c)
+		}
+	}
+}
+
+func TestVersionAndHelpCommands(t *testing.T) {
+	for _, args := range [][]string{{"-version"}, {"version"}} {
+		out, errOut, code := retrysim(t, args...)
+		// A test binary has the module's build info with version "(devel)".
+		if code != 0 || errOut != "" || !strings.HasPrefix(out, "retrysim (devel) go1.") {
+			t.Errorf("retrysim %v = %q, %q, exit %d; want \"retrysim (devel) go1...\", exit 0", args, out, errOut, code)
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help"}, "Usage: retrysim [table] [flags]"},
+		{[]string{"help", "sweep"}, "-metric"},
+	} {
+		out, _, code := retrysim(t, tt.args...)
+		if code != 0 || !strings.Contains(out, tt.want) {
+			t.Errorf("retrysim %v: exit %d, stdout lacks %q", tt.args, code, tt.want)
 		}
 	}
 }

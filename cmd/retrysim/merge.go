@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strings"
 
-	"retrysim/provider"
-	"retrysim/results"
-	"retrysim/rng"
-	"retrysim/sim"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/sim"
 )
 
 const mergeIntro = `retrysim merge adds up the shards of one run, written by retrysim -shard i/n,

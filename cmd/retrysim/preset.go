@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 
-	"retrysim/delivery"
-	"retrysim/results"
-	"retrysim/sim"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/sim"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // presets are the names -preset takes.

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"retrysim/backoff"
-	"retrysim/delivery"
-	"retrysim/provider"
-	"retrysim/scenario"
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/scenario"
 )
 
 // durationFlag is a flag.Value for a duration that is not negative.

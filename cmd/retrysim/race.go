@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"retrysim/delivery"
-	"retrysim/race"
-	"retrysim/results"
-	"retrysim/rng"
-	"retrysim/sim"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/race"
+	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/sim"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // workerCommand is the hidden subcommand that race starts copies of itself with.

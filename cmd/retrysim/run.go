@@ -10,14 +10,16 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
 
-	"retrysim/race"
-	"retrysim/results"
-	"retrysim/rng"
-	"retrysim/sim"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/race"
+	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/sim"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // Exit statuses.
@@ -35,16 +37,40 @@ type command struct {
 
 // commands are the subcommands; with none named, retrysim runs "table".
 var commands = map[string]command{
-	"table": {"simulate one point and print the comparison table (the default)", tableCommand},
-	"sweep": {"simulate a grid of points; csv, json, a pivot table or a plot", sweepCommand},
-	"merge": {"add up the -shard outputs of one run into its report", mergeCommand},
-	"race":  {"run the SQLite idempotency check for real, with worker processes", raceCommand},
+	"table":   {"simulate one point and print the comparison table (the default)", tableCommand},
+	"sweep":   {"simulate a grid of points; csv, json, a pivot table or a plot", sweepCommand},
+	"merge":   {"add up the -shard outputs of one run into its report", mergeCommand},
+	"race":    {"run the SQLite idempotency check for real, with worker processes", raceCommand},
+	"version": {"print retrysim's version, from the build info", versionCommand},
+}
+
+// versionCommand prints the module version the binary was built from
+// ("(devel)" for a build inside a checkout) and the Go toolchain.
+func versionCommand(_ context.Context, args []string, stdout, _ io.Writer) error {
+	if len(args) > 0 {
+		return usageError{fmt.Errorf("version: unexpected argument %q", args[0])}
+	}
+	fmt.Fprintf(stdout, "retrysim %s\n", version())
+	return nil
+}
+
+// version is the main module's version from the build info.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	return v + " " + info.GoVersion
 }
 
 // run is the whole program: it picks the subcommand, runs it, and turns its
 // error into one line on stderr and an exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if len(args) > 0 && args[0] == workerCommand { // a race worker process
 		if err := race.Worker(args[1:], os.Stdin, stdout); err != nil {
@@ -54,7 +80,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	name := "table"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	switch {
+	case len(args) == 1 && (args[0] == "-version" || args[0] == "--version"):
+		name, args = "version", nil
+	case len(args) > 0 && args[0] == "help":
+		if len(args) > 1 { // help COMMAND
+			name = args[1]
+		}
+		args = []string{"-help"}
+	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
 		name, args = args[0], args[1:]
 	}
 	cmd, ok := commands[name]

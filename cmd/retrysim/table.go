@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 
-	"retrysim/delivery"
-	"retrysim/provider"
-	"retrysim/results"
-	"retrysim/rng"
-	"retrysim/sim"
-	"retrysim/strategy"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/sim"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 const tableIntro = `retrysim simulates multi-step background jobs under retry and idempotency-key
