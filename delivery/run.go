@@ -431,7 +431,9 @@ func (x *Runner) advance(d int) time.Duration {
 func (x *Runner) next(dv *delivery) time.Duration {
 	dv.step++
 	if x.r.Scope == strategy.EachStep {
-		dv.attempt = 0
+		// Each step's retry loop starts fresh: its first wait builds on
+		// nothing the previous step waited (decorrelated jitter).
+		dv.attempt, dv.prevWait = 0, 0
 	}
 	dv.phase = enter
 	return 0
