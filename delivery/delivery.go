@@ -157,6 +157,9 @@ type Outcome struct {
 	Deliveries int
 	// Lost reports a step whose work was never done although its key says so.
 	Lost bool
-	// Completion is when the job first succeeded, or when the queue gave up.
+	// Completion is how long the job took: from its first enqueue until the
+	// last of its deliveries stopped (acked, gave up, died or was overtaken)
+	// or its message was dead-lettered, whichever came last. A visibility
+	// timer that fires after the ack is no part of it.
 	Completion time.Duration
 }

@@ -227,3 +227,33 @@ func TestDecorrelatedBackoffStartsFreshEachStep(t *testing.T) {
 		t.Errorf("mean time of a succeeded job = %.5f s; want %.5f s ± 4.5 × %.5f (the closed form of a fresh loop per step)", mean, want, se)
 	}
 }
+
+// A job's time runs until its last delivery stops, not until a visibility
+// timer that fires after the ack. With one attempt, no backoff and every call
+// taking L, a job that succeeds takes exactly 10 L, and one that fails at its
+// k-th call gives up there, at k L: the 30 s timer nothing waits for is no
+// part of either.
+func TestCompletionIsWhenTheLastDeliveryEnds(t *testing.T) {
+	const lat = 20 * time.Millisecond
+	sc := provider.Signup(0.03, 0)
+	for i := range sc.Steps {
+		sc.Steps[i].Latency = provider.Latency{Median: lat}
+	}
+	stream := rng.NewStream(rng.PCGGenerator.New(1, 0))
+	j := provider.NewJob(sc, stream)
+	x := NewRunner(Defaults, strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, j, stream,
+		rng.NewStream(rng.PCGGenerator.New(rng.LatencySeed(1), 0)))
+	failed := 0
+	for range 2000 {
+		out := x.Run()
+		if out.Failed {
+			failed++
+		}
+		if want := time.Duration(j.Calls()) * lat; out.Completion != want {
+			t.Fatalf("%d calls, failed %v: completion %v; want %v", j.Calls(), out.Failed, out.Completion, want)
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no job failed; the test needs some")
+	}
+}

@@ -85,16 +85,18 @@ type Runner struct {
 	rank   []int         // rank[step] is k for a step with a random latency
 	fixed  time.Duration // the other steps' latencies, summed
 
-	now        time.Duration
-	seq        int
-	events     []event
-	dl         []delivery
-	msgs       []message
-	keys       []record
-	crashes    int
-	fresh      provider.Key // the last fresh key handed out
-	succeeded  bool
-	completion time.Duration
+	now       time.Duration
+	seq       int
+	events    []event
+	dl        []delivery
+	msgs      []message
+	keys      []record
+	crashes   int
+	fresh     provider.Key // the last fresh key handed out
+	succeeded bool
+	// end is when the job's last delivery stopped (acked, gave up, died or
+	// was overtaken) or its message was dead-lettered, whichever came last.
+	end time.Duration
 }
 
 // NewRunner runs jobs of sc through r under cfg, calling the providers of j,
@@ -220,7 +222,7 @@ func (x *Runner) prefix(i int) time.Duration {
 // delivery's latencies drawn.
 func (x *Runner) reset() {
 	x.j.Reset()
-	x.now, x.seq, x.crashes, x.fresh, x.succeeded, x.completion = 0, 0, 0, 1, false, 0
+	x.now, x.seq, x.crashes, x.fresh, x.succeeded, x.end = 0, 0, 0, 1, false, 0
 	x.events, x.dl, x.msgs = x.events[:0], x.dl[:0], x.msgs[:0]
 	if !x.drawn {
 		x.batch.Draw(x.lat, x.first)
@@ -243,6 +245,7 @@ func (x *Runner) loop(deliveries int) Outcome {
 			}
 			if m.deliveries == x.cfg.MaxDeliveries {
 				m.done = true // dead-lettered
+				x.end = max(x.end, x.now)
 				continue
 			}
 			m.deliveries++
@@ -254,10 +257,9 @@ func (x *Runner) loop(deliveries int) Outcome {
 			x.run(e.idx)
 		}
 	}
-	out := Outcome{Failed: !x.succeeded, Deliveries: deliveries, Completion: x.completion}
-	if !x.succeeded {
-		out.Completion = x.now
-	}
+	// A timer left over from an acked message fires for nothing, and does
+	// not count: the job ended with its last delivery or dead letter.
+	out := Outcome{Failed: !x.succeeded, Deliveries: deliveries, Completion: x.end}
 	for i, k := range x.keys {
 		if k.present && (x.store != Lease || k.doneStatus) && x.j.Done(i) == 0 {
 			out.Lost = true
@@ -279,6 +281,7 @@ func (x *Runner) run(d int) {
 	for dv.live {
 		wait := x.advance(d)
 		if !dv.live {
+			x.end = max(x.end, x.now)
 			return
 		}
 		at := x.now + wait
@@ -473,9 +476,7 @@ func (x *Runner) retry(d int) time.Duration {
 func (x *Runner) finish(dv *delivery, success bool) {
 	dv.live = false
 	x.msgs[dv.msg].done = true
-	if success && !x.succeeded {
-		x.succeeded, x.completion = true, x.now
-	}
+	x.succeeded = x.succeeded || success
 }
 
 func (x *Runner) push(at time.Duration, kind eventKind, idx int) {

@@ -46,7 +46,7 @@ func Write(w io.Writer, r Report, format string) error {
 func (r Report) header() []string {
 	h := []string{"Strategy", "Succeeded", "Failed jobs", "Calls per job", "Steps done again", r.WatchedLabel}
 	if r.Delivery != nil {
-		h = append(h, "Deliveries per job", "Lost work", "Completion p50 / p95 / p99")
+		h = append(h, "Deliveries per job", "Lost work", "Time p50 / p95 / p99, succeeded jobs", "Time p50 / p95 / p99, failed jobs")
 	}
 	return h
 }
@@ -65,8 +65,14 @@ func (row Row) deliveryCells() []string {
 	return []string{
 		toFixed(float64(c.Deliveries)/float64(c.Jobs), 3),
 		group(c.LostWork),
-		seconds(c.Completion.Quantile(0.5)) + " / " + seconds(c.Completion.Quantile(0.95)) + " / " + seconds(c.Completion.Quantile(0.99)),
+		quantiles(&c.Completion),
+		quantiles(&c.FailedCompletion),
 	}
+}
+
+// quantiles formats a histogram's p50, p95 and p99 for people.
+func quantiles(h *Histogram) string {
+	return seconds(h.Quantile(0.5)) + " / " + seconds(h.Quantile(0.95)) + " / " + seconds(h.Quantile(0.99))
 }
 
 // count formats an expected or interval count of jobs or side effects.
@@ -154,7 +160,7 @@ func writeTable(w io.Writer, r Report, markdown bool) error {
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{
 			PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
-				tw.AlignRight, tw.AlignRight, tw.AlignRight},
+				tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight},
 		}),
 	}
 	title := r.Title()
@@ -255,7 +261,10 @@ func (row Row) fields(r Report) []field {
 			field{"lost_work", c.LostWork},
 			field{"completion_p50", nanNull(c.Completion.Quantile(0.5))},
 			field{"completion_p95", nanNull(c.Completion.Quantile(0.95))},
-			field{"completion_p99", nanNull(c.Completion.Quantile(0.99))})
+			field{"completion_p99", nanNull(c.Completion.Quantile(0.99))},
+			field{"failed_completion_p50", nanNull(c.FailedCompletion.Quantile(0.5))},
+			field{"failed_completion_p95", nanNull(c.FailedCompletion.Quantile(0.95))},
+			field{"failed_completion_p99", nanNull(c.FailedCompletion.Quantile(0.99))})
 		for i := range d.StepNames {
 			f = append(f, field{"repeated_step_" + strconv.Itoa(i+1), c.RepeatedByStep[i]})
 		}

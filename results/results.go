@@ -30,8 +30,12 @@ type Counters struct {
 	LostWork int64 `json:"lost_work"`
 	// RepeatedByStep splits RepeatedSteps by step.
 	RepeatedByStep [MaxSteps]int64 `json:"repeated_by_step"`
-	// Completion counts the jobs' virtual completion times.
-	Completion Histogram `json:"completion"`
+	// Completion counts the virtual completion times of the jobs that
+	// succeeded, FailedCompletion those of the jobs that failed: a job's time
+	// runs from its first enqueue until its last delivery stopped or its
+	// message was dead-lettered (delivery.Outcome.Completion).
+	Completion       Histogram `json:"completion"`
+	FailedCompletion Histogram `json:"failed_completion,omitzero"`
 }
 
 // MaxSteps is the most steps a scenario has (provider.MaxSteps).
@@ -53,6 +57,7 @@ func (c *Counters) Add(o Counters) {
 		c.RepeatedByStep[i] += o.RepeatedByStep[i]
 	}
 	c.Completion.AddHistogram(&o.Completion)
+	c.FailedCompletion.AddHistogram(&o.FailedCompletion)
 }
 
 // AddJob counts one finished job's calls, repeated side effects, side effects

@@ -276,6 +276,9 @@ func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n 
 		}
 		if out.Failed {
 			c.Failed++
+			c.FailedCompletion.Add(out.Completion)
+		} else {
+			c.Completion.Add(out.Completion)
 		}
 		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.WatchedTwice())
 		c.Deliveries += int64(out.Deliveries)
@@ -287,7 +290,6 @@ func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n 
 				c.RepeatedByStep[i] += int64(d - 1)
 			}
 		}
-		c.Completion.Add(out.Completion)
 	}
 	c.AddClean(clean, int64(j.Steps()))
 	c.Deliveries += clean

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,5 +117,38 @@ func TestQueueBadInput(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and one line containing %q", code, out, errOut, tt.want)
 			}
 		})
+	}
+}
+
+// The issue's run: one attempt, every call 20 ms, so no job lasts more than
+// ten calls, 0.2 s, and every succeeded job exactly that. Quantiles are
+// reported as their histogram bucket's geometric middle, 20 buckets a decade
+// from 1 µs: 0.2 s falls in bucket 1 + floor(20 log10(0.2 s / 1 µs)) = 107,
+// whose middle is 1 µs x 10^(106.5/20). Failed jobs end at their failing call,
+// by 0.2 s too (a failure at the tenth call is 8.7% of them, so p95 and p99
+// are there), and are kept out of the succeeded jobs' quantiles.
+func TestCompletionQuantilesSplitByOutcome(t *testing.T) {
+	out, errOut, code := retrysim(t, "-strategies", "step-nokey", "-p-fail", "0.03", "-attempts", "1", "-latency", "20ms",
+		"-jobs", "20000", "-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := 1e-6 * math.Pow(10, 106.5/20)
+	for _, k := range []string{"completion_p50", "completion_p95", "completion_p99", "failed_completion_p95", "failed_completion_p99"} {
+		if got, _ := rep.Rows[0][k].(float64); math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s = %v; want %v (the bucket of 0.2 s)", k, rep.Rows[0][k], want)
+		}
+	}
+	table, _, _ := retrysim(t, "-strategies", "step-nokey", "-p-fail", "0.03", "-attempts", "1", "-latency", "20ms", "-jobs", "1000")
+	for _, h := range []string{"Time p50 / p95 / p99, succeeded jobs", "Time p50 / p95 / p99, failed jobs"} {
+		if !strings.Contains(table, h) {
+			t.Errorf("the table has no column %q", h)
+		}
 	}
 }
