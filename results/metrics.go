@@ -14,12 +14,19 @@ type Estimate struct {
 	Value, Lo, Hi float64
 }
 
-// Expected holds a strategy's closed-form expectations, per job.
+// Expected holds a strategy's exact expectations, per job: the rates and
+// means, and the per-job variances of the counts behind the means.
 type Expected struct {
+	// SucceededRate is kept apart from 1 - FailedRate, which cannot hold a
+	// share of successes under 1e-16.
+	SucceededRate  float64
 	FailedRate     float64
 	CallsPerJob    float64
 	RepeatedPerJob float64
 	DuplicateRate  float64
+	// CallsVar and RepeatedVar are the variances of one job's calls and
+	// repeated side effects.
+	CallsVar, RepeatedVar float64
 }
 
 // Metric is one rate every output carries: how to estimate it from counters,
@@ -33,8 +40,12 @@ type Metric struct {
 	Estimate func(c Counters) Estimate
 	// Expected picks the metric's expectation, per job.
 	Expected func(e Expected) float64
-	// SE is the standard error of the estimate when expected is the truth.
+	// SE is the standard error of the estimate when expected is the truth,
+	// from the counters alone.
 	SE func(c Counters, expected float64) float64
+	// Variance is the per-job variance the expectation implies: p(1-p) for a
+	// share of jobs, the exact variance of the count for a mean.
+	Variance func(e Expected) float64
 }
 
 func share(x, n int64) Estimate {
@@ -64,8 +75,9 @@ var Metrics = []Metric{
 			f := share(c.Failed, c.Jobs)
 			return Estimate{c.Succeeded(), 1 - f.Hi, 1 - f.Lo}
 		},
-		Expected: func(e Expected) float64 { return 1 - e.FailedRate },
+		Expected: func(e Expected) float64 { return e.SucceededRate },
 		SE:       binomialSE,
+		Variance: func(e Expected) float64 { return e.FailedRate * e.SucceededRate },
 	},
 	{
 		Name:     "failed_rate",
@@ -73,6 +85,7 @@ var Metrics = []Metric{
 		Estimate: func(c Counters) Estimate { return share(c.Failed, c.Jobs) },
 		Expected: func(e Expected) float64 { return e.FailedRate },
 		SE:       binomialSE,
+		Variance: func(e Expected) float64 { return e.FailedRate * e.SucceededRate },
 	},
 	{
 		Name:     "calls_per_job",
@@ -80,6 +93,7 @@ var Metrics = []Metric{
 		Estimate: func(c Counters) Estimate { return mean(c.Calls, c.CallsSq, c.Jobs) },
 		Expected: func(e Expected) float64 { return e.CallsPerJob },
 		SE:       func(c Counters, _ float64) float64 { return meanSE(c.Calls, c.CallsSq, c.Jobs) },
+		Variance: func(e Expected) float64 { return e.CallsVar },
 	},
 	{
 		Name:     "repeated_per_job",
@@ -87,6 +101,7 @@ var Metrics = []Metric{
 		Estimate: func(c Counters) Estimate { return mean(c.RepeatedSteps, c.RepeatedSq, c.Jobs) },
 		Expected: func(e Expected) float64 { return e.RepeatedPerJob },
 		SE:       func(c Counters, _ float64) float64 { return meanSE(c.RepeatedSteps, c.RepeatedSq, c.Jobs) },
+		Variance: func(e Expected) float64 { return e.RepeatedVar },
 	},
 	{
 		Name:     "duplicate_rate",
@@ -94,6 +109,7 @@ var Metrics = []Metric{
 		Estimate: func(c Counters) Estimate { return share(c.DuplicateUsers, c.Jobs) },
 		Expected: func(e Expected) float64 { return e.DuplicateRate },
 		SE:       binomialSE,
+		Variance: func(e Expected) float64 { return e.DuplicateRate * (1 - e.DuplicateRate) },
 	},
 }
 
@@ -110,13 +126,16 @@ func LookupMetric(name string) (Metric, error) {
 	return Metrics[i], nil
 }
 
-// Z is how many standard errors the estimate lies from expected. A metric with
-// no spread (every job alike) gives 0 when it matches and ok false otherwise.
-func (m Metric) Z(c Counters, expected float64) (zscore float64, ok bool) {
-	diff := m.Estimate(c).Value - expected
-	se := m.SE(c, expected)
+// Z is how many standard errors the estimate lies from its expectation in e,
+// the standard error from e's own variance: the simulated jobs may all have
+// the same count (no spread to measure) where the truth has some. A metric
+// whose truth has no spread gives 0 when it matches and ok false otherwise.
+func (m Metric) Z(c Counters, e Expected) (zscore float64, ok bool) {
+	x := m.Expected(e)
+	diff := m.Estimate(c).Value - x
+	se := math.Sqrt(m.Variance(e) / float64(c.Jobs))
 	if se == 0 || math.IsNaN(se) {
-		return 0, math.Abs(diff) < 1e-12
+		return 0, math.Abs(diff) <= 1e-12*math.Max(1, math.Abs(x))
 	}
 	return diff / se, true
 }

@@ -123,13 +123,13 @@ func (row Row) expectedCells() []string {
 		default:
 			s = strconv.FormatFloat(x*n, 'f', 1, 64)
 		}
-		cells = append(cells, s+" ("+zText(m, c, x)+")")
+		cells = append(cells, s+" ("+zText(m, c, *row.Expected)+")")
 	}
 	return cells
 }
 
-func zText(m Metric, c Counters, expected float64) string {
-	zs, ok := m.Z(c, expected)
+func zText(m Metric, c Counters, e Expected) string {
+	zs, ok := m.Z(c, e)
 	if !ok {
 		return "z n/a"
 	}
@@ -273,7 +273,7 @@ func (row Row) fields(r Report) []field {
 		for _, m := range Metrics {
 			x := m.Expected(*row.Expected)
 			var zv any // null when undefined
-			if zs, ok := m.Z(c, x); ok {
+			if zs, ok := m.Z(c, *row.Expected); ok {
 				zv = zs
 			}
 			f = append(f, field{"expected_" + m.Name, x}, field{"z_" + m.Name, zv})

@@ -1,177 +1,257 @@
 package strategy
 
 import (
-	"math"
-
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/results"
 )
 
-// Expect returns r's closed-form expectations on sc: the probability that a job
-// fails, the expected calls and repeated side effects per job, and the
-// probability that the watched step's side effect happens twice or more. The
-// derivations, for a step i whose call errors with f_i = p_i + (1-p_i) l_i
-// (l_i is 0 on a step that cannot lose its reply):
+// Expect returns r's exact expectations on sc: the probability that a job
+// fails, the mean and variance of its calls and of its repeated side effects,
+// and the probability that the watched step's side effect happens twice or
+// more.
 //
-// Each step. Step i is reached with R_i = prod_{j<i} (1 - f_j^A) and gives up
-// after A errors in a row: P(fail) = 1 - prod_i (1 - f_i^A). It makes
-// sum_{k<A} f_i^k calls once reached. Its work happens on every call that does
-// not fail, (1-p_i) sum_{k<A} f_i^k times on average, and at least once with
-// 1 - p_i^A, so without a useful key it repeats the difference. Twice or more:
-// 1 - p^A - (1-p)(1-l) sum_{k<A} p^k - A (1-p) l p^(A-1), the complement of the
-// sequences with at most one side effect.
+// They come from a dynamic programme over the states of one job, not from
+// closed forms such as 1 - none - once: those subtract numbers near 1 and at
+// extreme rates (P_FAIL 0.999, ten attempts) print a negative probability or
+// one a thousand times too large. Here every probability is a sum of products
+// of p, (1-p) l and (1-p)(1-l), all non-negative, so each figure keeps its
+// relative precision however small it is.
 //
-// Whole job. An attempt reaches step i with r_i = prod_{j<i} (1 - f_j) and
-// succeeds with r_n; attempt a runs with q^a, q = 1 - r_n: P(fail) = q^A and
-// calls sum_{a<A} q^a sum_i r_i. Step i's work happens in an attempt with
-// s_i = r_i (1-p_i), on average s_i sum_{a<A} q^a times. An attempt without
-// it always fails, so none at all has (1-s_i)^A; exactly once is N^k then a
-// succeeding attempt (r_n), or one failing attempt with the work (s_i - r_n)
-// among A: r_n sum_{k<A} (1-s_i)^k + A (s_i - r_n)(1-s_i)^(A-1).
-//
-// Whole job with the store. Finished steps are skipped, so attempts are spent
-// on errors alone and the job is a walk over (step, errors so far): an exact
-// dynamic programme over at most n x A states, tracking the watched step's
-// side effects up to two.
+// Retrying each step, a job is a walk over (step, errors in the step, the
+// step's side effects up to two); retrying the whole job with the store, the
+// same walk with errors counted over the job, since finished steps are skipped
+// and attempts are spent on errors alone. Retrying the whole job without the
+// store, the steps an attempt does the work of are a prefix (those before the
+// step where it stopped, and that step too when its reply was lost), so a job
+// is a walk over (attempt, the longest prefix worked so far, the watched
+// step's side effects up to two): an attempt that works a prefix of w steps
+// repeats those of them, below the longest prefix so far, whose provider does
+// not honour the key.
 //
 // A key, when the provider honours it, keeps the work of that step to one.
 func (r Retry) Expect(sc provider.Scenario) results.Expected {
-	st := sc.Steps
-	n, a := len(st), r.Attempts
-	f := make([]float64, n)
-	for i, s := range st {
-		f[i] = s.PFail
-		if s.CanLoseReply {
-			f[i] += (1 - s.PFail) * s.LostReply
-		}
-	}
-	keyed := func(i int) bool { return r.Keys == SameKey && st[i].HonoursKeys }
-	var e results.Expected
-	switch {
-	case r.Scope == EachStep:
-		reach := 1.0
-		for i, s := range st {
-			geo := geometric(f[i], a) // expected calls once reached
-			e.CallsPerJob += reach * geo
-			if !keyed(i) {
-				e.RepeatedPerJob += reach * ((1-s.PFail)*geo - (1 - math.Pow(s.PFail, float64(a))))
-				if i == sc.Watched {
-					e.DuplicateRate = reach * twiceEachStep(s, a)
-				}
-			}
-			reach *= 1 - math.Pow(f[i], float64(a))
-		}
-		e.FailedRate = 1 - reach
-	case !r.SkipFinished:
-		ok := 1.0
-		for i := range st {
-			ok *= 1 - f[i]
-		}
-		q := 1 - ok
-		attempts := geometric(q, a) // expected attempts
-		reach := 1.0
-		for i, s := range st {
-			e.CallsPerJob += attempts * reach
-			if !keyed(i) {
-				work := reach * (1 - s.PFail)
-				none := math.Pow(1-work, float64(a))
-				e.RepeatedPerJob += work*attempts - (1 - none)
-				if i == sc.Watched {
-					// An attempt with the work succeeds with ok (the work's own
-					// reply included); the other attempts with the work fail.
-					once := ok*geometric(1-work, a) + float64(a)*(work-ok)*math.Pow(1-work, float64(a-1))
-					e.DuplicateRate = 1 - none - once
-				}
-			}
-			reach *= 1 - f[i]
-		}
-		e.FailedRate = math.Pow(q, float64(a))
-	default:
-		e = r.expectStore(sc)
-	}
-	return e
-}
-
-// geometric is sum_{k<a} x^k: the expected number of tries of something that
-// goes on with probability x, a tries at most.
-func geometric(x float64, a int) float64 {
-	s, t := 0.0, 1.0
-	for range a {
-		s += t
-		t *= x
-	}
-	return s
-}
-
-// twiceEachStep is the chance that a step retried on its own does its work two
-// or more times: one minus the sequences with none (p^A), with one that ends in
-// success (F^k S) and with one lost reply among A failures.
-func twiceEachStep(s provider.Step, a int) float64 {
-	p, l := s.PFail, 0.0
-	if s.CanLoseReply {
-		l = s.LostReply
-	}
-	af := float64(a)
-	return 1 - math.Pow(p, af) - (1-p)*(1-l)*geometric(p, a) - af*(1-p)*l*math.Pow(p, af-1)
-}
-
-// expectStore walks the whole-job retry with the store as an exact dynamic
-// programme over (step, errors so far, the step's side effects capped at 2).
-// Every call moves to more errors or to the next step, so each state is
-// visited at most once and the visit probabilities add up to the calls.
-func (r Retry) expectStore(sc provider.Scenario) results.Expected {
-	a := r.Attempts
-	var e results.Expected
-	entering := make([]float64, a) // P(the step starts with errs errors so far)
-	entering[0] = 1
+	w := walk{keyed: make([]bool, len(sc.Steps)), watched: sc.Watched}
 	for i, s := range sc.Steps {
-		keyed := r.Keys == SameKey && s.HonoursKeys
+		w.keyed[i] = r.Keys == SameKey && s.HonoursKeys
+		w.fail = append(w.fail, s.PFail)
 		l := 0.0
 		if s.CanLoseReply {
 			l = s.LostReply
 		}
-		pFail, pLost, pOK := s.PFail, (1-s.PFail)*l, (1-s.PFail)*(1-l)
-		twice := func(effects int) bool { return i == sc.Watched && effects == 2 }
-		at := make([][3]float64, a)
-		for errs := range a {
+		w.lost = append(w.lost, (1-s.PFail)*l)
+		w.ok = append(w.ok, (1-s.PFail)*(1-l))
+	}
+	switch {
+	case r.Scope == EachStep:
+		w.steps(r.Attempts, false)
+	case r.SkipFinished:
+		w.steps(r.Attempts, true)
+	default:
+		w.attempts(r.Attempts)
+	}
+	return w.expected()
+}
+
+// walk accumulates a job's outcomes over its states: the failed and duplicated
+// probability mass, and every end state merged into one.
+type walk struct {
+	fail, lost, ok []float64 // each step's call outcome probabilities
+	keyed          []bool    // the step's provider does the work once per key
+	watched        int
+
+	failed, succeeded, twice float64
+	end                      mass
+}
+
+// finish records mass m that ends the job, failed or not, whose watched step
+// did its work effects times (capped at two).
+func (w *walk) finish(m mass, failed bool, effects int) {
+	if failed {
+		w.failed += m.p
+	} else {
+		w.succeeded += m.p
+	}
+	if effects == 2 {
+		w.twice += m.p
+	}
+	w.end = w.end.merge(m)
+}
+
+func (w *walk) expected() results.Expected {
+	e := results.Expected{
+		SucceededRate:  w.succeeded,
+		FailedRate:     w.failed,
+		DuplicateRate:  w.twice,
+		CallsPerJob:    w.end.calls.mean,
+		RepeatedPerJob: w.end.repeated.mean,
+	}
+	if w.end.p > 0 {
+		e.CallsVar = w.end.calls.m2 / w.end.p
+		e.RepeatedVar = w.end.repeated.m2 / w.end.p
+	}
+	return e
+}
+
+// steps walks a job step by step, each step called until it succeeds or the
+// errors reach attempts: errors start again at each step, or with carry are
+// counted over the whole job (the whole-job retry with the store).
+func (w *walk) steps(attempts int, carry bool) {
+	entering := make([]mass, attempts) // by errors so far
+	entering[0] = mass{p: 1}
+	for i := range w.fail {
+		var at = make([][3]mass, attempts) // by errors, then the step's side effects
+		for errs := range attempts {
 			at[errs][0] = entering[errs]
 		}
-		next := make([]float64, a)
-		for errs := range a {
+		next := make([]mass, attempts)
+		for errs := range attempts {
 			for c := range 3 {
 				m := at[errs][c]
-				if m == 0 {
+				if m.p == 0 {
 					continue
 				}
-				e.CallsPerJob += m
-				// A call that passes the failure draw does the work, unless
-				// the provider has seen this step's key already.
-				c2 := c
-				if !keyed || c == 0 {
+				m = m.add(1, 0)
+				// A call that passes the failure draw does the work, unless the
+				// provider has seen this step's key already.
+				c2, rep := c, 0.0
+				if !w.keyed[i] || c == 0 {
 					c2 = min(c+1, 2)
+					if c > 0 {
+						rep = 1
+					}
 				}
-				if c >= 1 && !keyed {
-					e.RepeatedPerJob += m * (pLost + pOK)
+				effects := func(c int) int { // the watched step's, for finish
+					if i == w.watched {
+						return c
+					}
+					return 0
 				}
-				next[errs] += m * pOK
-				if twice(c2) {
-					e.DuplicateRate += m * pOK
+				done := m.add(0, rep)
+				to := 0
+				if carry {
+					to = errs
 				}
-				if errs+1 < a {
-					at[errs+1][c] += m * pFail
-					at[errs+1][c2] += m * pLost
+				next[to] = next[to].merge(done.scale(w.ok[i]))
+				if i == w.watched {
+					w.twice += done.p * w.ok[i] * boolFloat(c2 == 2)
+				}
+				if errs+1 < attempts {
+					at[errs+1][c] = at[errs+1][c].merge(m.scale(w.fail[i]))
+					at[errs+1][c2] = at[errs+1][c2].merge(done.scale(w.lost[i]))
 					continue
 				}
-				e.FailedRate += m * (pFail + pLost)
-				if twice(c) {
-					e.DuplicateRate += m * pFail
-				}
-				if twice(c2) {
-					e.DuplicateRate += m * pLost
-				}
+				w.finish(m.scale(w.fail[i]), true, effects(c))
+				w.finish(done.scale(w.lost[i]), true, effects(c2))
 			}
 		}
 		entering = next
 	}
-	return e
+	for _, m := range entering {
+		w.finish(m, false, 0) // the watched step's twice was counted as it ended
+	}
+}
+
+// attempts walks a whole-job retry without the store over (longest prefix of
+// steps worked so far, the watched step's side effects).
+func (w *walk) attempts(attempts int) {
+	n := len(w.fail)
+	free := make([]float64, n+1) // free[k]: steps before k whose provider does the work again
+	for k, keyed := range w.keyed {
+		free[k+1] = free[k] + boolFloat(!keyed)
+	}
+	cur := make([][3]mass, n+1) // by longest prefix worked, then the watched step's side effects
+	cur[0][0] = mass{p: 1}
+	for a := range attempts {
+		last := a == attempts-1
+		next := make([][3]mass, n+1)
+		for longest := range n + 1 {
+			for effects := range 3 {
+				m := cur[longest][effects]
+				if m.p == 0 {
+					continue
+				}
+				// worked ends an attempt that did the work of the first wk
+				// steps and made calls calls, with probability q from its start.
+				worked := func(wk int, calls int, q float64, succeeded bool) {
+					if q == 0 {
+						return
+					}
+					e := effects
+					if w.watched < wk && (!w.keyed[w.watched] || e == 0) {
+						e = min(e+1, 2)
+					}
+					o := m.add(float64(calls), free[min(wk, longest)]).scale(q)
+					if succeeded || last {
+						w.finish(o, !succeeded, e)
+						return
+					}
+					l := max(longest, wk)
+					next[l][e] = next[l][e].merge(o)
+				}
+				reach := 1.0
+				for k := range n {
+					worked(k, k+1, reach*w.fail[k], false)
+					worked(k+1, k+1, reach*w.lost[k], false)
+					reach *= w.ok[k]
+				}
+				worked(n, n, reach, true)
+			}
+		}
+		cur = next
+	}
+}
+
+func boolFloat(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// moments are the mean of a count over some probability mass and the sum of
+// its squared deviations from that mean, weighted by probability (Welford's
+// M2): merging two masses this way never subtracts nearly equal numbers, as
+// E[X^2] - E[X]^2 would.
+type moments struct{ mean, m2 float64 }
+
+// mass is the probability of a set of a job's paths and the moments of their
+// calls and repeated side effects.
+type mass struct {
+	p               float64
+	calls, repeated moments
+}
+
+// add shifts every path's calls and repeated side effects by dc and dr.
+func (m mass) add(dc, dr float64) mass {
+	m.calls.mean += dc
+	m.repeated.mean += dr
+	return m
+}
+
+// scale keeps the share q of the paths (the next outcome's probability).
+func (m mass) scale(q float64) mass {
+	m.p *= q
+	m.calls.m2 *= q
+	m.repeated.m2 *= q
+	return m
+}
+
+// merge pools two disjoint sets of paths (Chan, Golub and LeVeque's update
+// of the squared deviations).
+func (m mass) merge(o mass) mass {
+	if o.p == 0 {
+		return m
+	}
+	if m.p == 0 {
+		return o
+	}
+	p := m.p + o.p
+	// Counts are never negative, so the weighted mean adds non-negative
+	// terms; the form a.mean + d*(o.p/p) would cancel when a small mass with
+	// a large mean comes first.
+	pool := func(a, b moments) moments {
+		d := b.mean - a.mean
+		return moments{(m.p*a.mean + o.p*b.mean) / p, a.m2 + b.m2 + d*d*(m.p/p)*o.p}
+	}
+	return mass{p, pool(m.calls, o.calls), pool(m.repeated, o.repeated)}
 }

@@ -46,7 +46,7 @@ func TestExpectAgreesWithSimulation(t *testing.T) {
 		for i, r := range retries {
 			want := r.Expect(sc)
 			for _, m := range results.Metrics {
-				z, ok := m.Z(got[i], m.Expected(want))
+				z, ok := m.Z(got[i], want)
 				if !ok || math.Abs(z) > 4.5 {
 					t.Errorf("p=%v l=%v A=%d %s %s: simulated %.6g, expected %.6g (z %.2f, defined %v)",
 						pt.p, pt.l, pt.attempts, r.Name(), m.Name, m.Estimate(got[i]).Value, m.Expected(want), z, ok)
@@ -82,8 +82,8 @@ func TestExpectByHand(t *testing.T) {
 	}
 	for _, r := range allRetries(3) {
 		e := r.Expect(provider.Signup(0, 0))
-		if e != (results.Expected{CallsPerJob: 10}) {
-			t.Errorf("%s with no failures: %+v; want 10 calls and nothing else", r.Name(), e)
+		if e != (results.Expected{SucceededRate: 1, CallsPerJob: 10}) {
+			t.Errorf("%s with no failures: %+v; want success and 10 calls, nothing else", r.Name(), e)
 		}
 	}
 }

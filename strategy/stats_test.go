@@ -54,7 +54,7 @@ func TestZScoresOverSeeds(t *testing.T) {
 			}
 			zs := make([]float64, len(runs))
 			for k, run := range runs {
-				z, ok := m.Z(run[i], x)
+				z, ok := m.Z(run[i], want)
 				if !ok {
 					t.Fatalf("%s %s: z undefined", id, name)
 				}

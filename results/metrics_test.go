@@ -1,0 +1,40 @@
+package results
+
+import (
+	"math"
+	"testing"
+)
+
+// A z-score divides by the expectation's own spread: when every simulated job
+// repeated nothing (no spread in the sample) the z-score is still defined, and
+// is (0 - m) / sqrt(v/n). With m = 0.005 repeats a job, variance v = 0.005 and
+// n = 1,000 jobs that is -0.005 / sqrt(5e-6) = -sqrt(5).
+func TestZUsesExpectedVariance(t *testing.T) {
+	c := Counters{Jobs: 1000, Calls: 10_000}
+	c.CallsSq.Add(100_000) // every job made 10 calls
+	e := Expected{SucceededRate: 1, CallsPerJob: 10.02, CallsVar: 0.04, RepeatedPerJob: 0.005, RepeatedVar: 0.005}
+	for _, tt := range []struct {
+		metric string
+		want   float64
+	}{
+		{"repeated_per_job", -math.Sqrt(5)},
+		{"calls_per_job", -0.02 / math.Sqrt(0.04/1000)},
+	} {
+		m, _ := LookupMetric(tt.metric)
+		z, ok := m.Z(c, e)
+		if !ok || math.Abs(z-tt.want) > 1e-9 {
+			t.Errorf("%s: Z = %v, %v; want %v, true", tt.metric, z, ok, tt.want)
+		}
+	}
+	// Where the truth has no spread either, z is 0 on a match and undefined
+	// otherwise.
+	m, _ := LookupMetric("repeated_per_job")
+	if z, ok := m.Z(c, Expected{SucceededRate: 1, CallsPerJob: 10}); z != 0 || !ok {
+		t.Errorf("no repeats expected, none seen: Z = %v, %v; want 0, true", z, ok)
+	}
+	one := Counters{Jobs: 1000, RepeatedSteps: 1000}
+	one.RepeatedSq.Add(1000)
+	if _, ok := m.Z(one, Expected{SucceededRate: 1, RepeatedPerJob: 2}); ok {
+		t.Errorf("one repeat a job seen, two certain: Z defined; want undefined")
+	}
+}
