@@ -155,7 +155,8 @@ func (c Config) Check() error {
 type Outcome struct {
 	Failed     bool
 	Deliveries int
-	// Lost reports a step whose work was never done although its key says so.
+	// Lost reports a step whose work was never done although its key says
+	// so, whether or not the job failed.
 	Lost bool
 	// Completion is how long the job took: from its first enqueue until the
 	// last of its deliveries stopped (acked, gave up, died or was overtaken)

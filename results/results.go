@@ -25,8 +25,9 @@ type Counters struct {
 
 	// The delivery model's counters, zero in the Part 5 model.
 	Deliveries int64 `json:"deliveries"`
-	// LostWork counts jobs with a step whose key says done but whose work
-	// never happened.
+	// LostWork counts jobs that succeeded although a step's key says done
+	// and its work never happened: work lost silently. A failed job is
+	// counted in Failed only, so the two never overlap.
 	LostWork int64 `json:"lost_work"`
 	// RepeatedByStep splits RepeatedSteps by step.
 	RepeatedByStep [MaxSteps]int64 `json:"repeated_by_step"`

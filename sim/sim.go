@@ -282,7 +282,7 @@ func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n 
 		}
 		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.WatchedTwice())
 		c.Deliveries += int64(out.Deliveries)
-		if out.Lost {
+		if out.Lost && !out.Failed { // a failed job counts in Failed, whatever its keys say
 			c.LostWork++
 		}
 		for i := range j.Steps() {

@@ -293,3 +293,39 @@ func TestCompletionQuantilesAreTheLatencies(t *testing.T) {
 		}
 	}
 }
+
+// Lost work counts the jobs that succeeded with a step whose key says done
+// and whose work never ran, never a failed job. Two claim-store runs of one
+// step failing with p show both sides. Retried per step with one attempt, a
+// job succeeds only if its one call did, which leaves its key with its work:
+// no lost work, and a failed job's claim without work is counted in failed
+// alone. Retried as a whole job, a failed first call leaves its claim, and
+// the next pass finds the key, skips the step and acks: the job succeeds with
+// its work lost, with probability p, and no job fails. The binomial count is
+// held to within 4.5 standard deviations: a false failure about once in
+// 150,000 runs.
+func TestLostWorkCountsSucceededJobsOnly(t *testing.T) {
+	const (
+		p    = 0.1
+		jobs = 20_000
+	)
+	sc := provider.Signup(0, 0)
+	sc.Steps, sc.Watched = sc.Steps[:1], 0
+	sc.Steps[0].PFail, sc.Steps[0].Latency = p, provider.Latency{Median: time.Millisecond}
+	q := delivery.Defaults
+	q.Store = delivery.Claim
+	each := strategy.Retry{Scope: strategy.EachStep, Attempts: 1}
+	whole := strategy.Retry{Scope: strategy.WholeJob, Attempts: 3, Keys: strategy.SameKey}
+	got, err := Run(context.Background(), Config{Scenario: sc, Strategies: []strategy.Strategy{each, whole}, Jobs: jobs, Seed: 5,
+		Generator: rng.PCGGenerator, Delivery: &q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].LostWork != 0 || got[0].Failed == 0 {
+		t.Errorf("each step, 1 attempt: %d failed, %d lost; want some failed and 0 lost", got[0].Failed, got[0].LostWork)
+	}
+	sd := math.Sqrt(jobs * p * (1 - p))
+	if got[1].Failed != 0 || math.Abs(float64(got[1].LostWork)-jobs*p) > 4.5*sd {
+		t.Errorf("whole job: %d failed, %d lost; want 0 failed and %.0f ± 4.5 × %.1f lost", got[1].Failed, got[1].LostWork, jobs*p, sd)
+	}
+}
