@@ -59,6 +59,21 @@ func (p Policy) Jittered() bool {
 	return p.Kind == FullJitter || p.Kind == EqualJitter || p.Kind == Decorrelated
 }
 
+// Longest is the longest the first n retries can wait in all: each wait
+// with its draw at the top of its range, each decorrelated wait building on
+// the longest before it.
+func (p Policy) Longest(n int) time.Duration {
+	var sum, prev time.Duration
+	for a := range n {
+		prev = p.Delay(a, prev, 1)
+		if sum > math.MaxInt64-prev {
+			return math.MaxInt64 // saturate rather than wrap
+		}
+		sum += prev
+	}
+	return sum
+}
+
 // Delay is the wait before retry number attempt (0 for the first retry).
 // prev is the previous wait (Decorrelated builds on it; pass 0 before the
 // first retry) and u a uniform draw in [0, 1), used only by the jittered

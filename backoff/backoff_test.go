@@ -1,6 +1,7 @@
 package backoff
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -51,5 +52,27 @@ func TestParseKind(t *testing.T) {
 	}
 	if _, err := ParseKind("linear"); err == nil || err.Error() != `unknown backoff "linear" (want one of none, constant, exponential, full-jitter, equal-jitter, decorrelated)` {
 		t.Errorf("ParseKind(linear) error = %v", err)
+	}
+}
+
+// Longest adds the top of each wait's range: base 2^a capped for the
+// exponential family, 3 x the previous (from base) capped for decorrelated.
+func TestLongest(t *testing.T) {
+	for _, tt := range []struct {
+		p    Policy
+		n    int
+		want time.Duration
+	}{
+		{Policy{Kind: None, Base: 100 * ms, Cap: time.Second}, 5, 0},
+		{Policy{Kind: Constant, Base: 100 * ms, Cap: time.Second}, 2, 200 * ms},
+		{Policy{Kind: FullJitter, Base: 100 * ms, Cap: 2 * time.Second}, 3, 700 * ms},
+		{Policy{Kind: EqualJitter, Base: 100 * ms, Cap: 300 * ms}, 3, 600 * ms},
+		{Policy{Kind: Decorrelated, Base: 100 * ms, Cap: time.Second}, 3, 2200 * ms},
+		{Policy{Kind: Constant, Base: time.Duration(math.MaxInt64 / 2), Cap: time.Second}, 3, math.MaxInt64},
+		{Policy{Kind: FullJitter, Base: 100 * ms, Cap: 2 * time.Second}, 0, 0},
+	} {
+		if got := tt.p.Longest(tt.n); got != tt.want {
+			t.Errorf("%v base %v cap %v: Longest(%d) = %v; want %v", tt.p.Kind, tt.p.Base, tt.p.Cap, tt.n, got, tt.want)
+		}
 	}
 }

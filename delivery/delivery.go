@@ -17,6 +17,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // Store is where a delivery writes a step's key in the worker's store.
@@ -36,7 +37,8 @@ const (
 	// work; a failed call does not release it.
 	Claim
 	// Lease claims with a status and an expiry: released when the job fails,
-	// taken over once a dead holder's lease expires, skipped once done. It
+	// taken over once the holder's lease expires (dead or only slow: a slow
+	// holder's call runs on, and its work rolls back), skipped once done. It
 	// assumes the work commits with its done status at the end of the call,
 	// and only while the delivery still holds the lease (the check's charge
 	// lives in the same database), and keeps done keys past the redelivery
@@ -149,6 +151,48 @@ func (c Config) Check() error {
 		return fmt.Errorf("repeat_delay: %v", err)
 	}
 	return nil
+}
+
+// Warning says, in one line, where c lets the queue or the lease store
+// overtake a delivery that is still running, for sc run through rs, or ""
+// if nothing does. A call takes its fixed latency or its lognormal's p99, a
+// wait its backoff's longest. A lease is held from a step's claim to its
+// work's commit: every attempt and the waits between them when each step
+// retries on its own (if the step can fail), one call when the whole job
+// does (each pass claims again). A message is held for a delivery: every step's call, once, when
+// nothing fails. A lease shorter than that is taken over from a live, slow
+// holder, whose work then rolls back; a visibility timeout shorter than
+// that brings the message back while its delivery still runs.
+func (c Config) Warning(sc provider.Scenario, rs []strategy.Retry) string {
+	var delivery, hold time.Duration
+	for _, st := range sc.Steps {
+		call := slowest(st.Latency)
+		delivery += call
+		retries := st.PFail > 0 || (st.CanLoseReply && st.LostReply > 0)
+		for _, r := range rs {
+			h := call
+			if r.Scope == strategy.EachStep && retries {
+				h = time.Duration(r.Attempts)*call + c.Backoff.Longest(r.Attempts-1)
+			}
+			hold = max(hold, h)
+		}
+	}
+	var w []string
+	if c.Store == Lease && c.Lease < hold {
+		w = append(w, fmt.Sprintf("lease %v is shorter than a step can hold it (%v), so a live, slow holder is taken over and its work rolled back", c.Lease, hold))
+	}
+	if c.Visibility < delivery {
+		w = append(w, fmt.Sprintf("visibility timeout %v is shorter than a delivery can take (%v), so a message comes back while its delivery still runs", c.Visibility, delivery))
+	}
+	return strings.Join(w, "; ")
+}
+
+// slowest is the longest a call of latency l takes: fixed, or a lognormal's p99.
+func slowest(l provider.Latency) time.Duration {
+	if l.Random() {
+		return l.P99
+	}
+	return l.Median
 }
 
 // Outcome is what one job did.

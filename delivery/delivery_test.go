@@ -257,3 +257,78 @@ func TestCompletionIsWhenTheLastDeliveryEnds(t *testing.T) {
 		t.Fatal("no job failed; the test needs some")
 	}
 }
+
+// A lease shorter than a call lets a live, slow holder be taken over, and
+// the call it was making still counts. Every call takes 50 ms, the lease 20 ms,
+// the visibility timeout 30 ms, up to 10 deliveries: delivery k (from 0)
+// arrives at 30k ms, finds step 0's lease expired and takes it over before
+// its predecessor's call ends (at 30(k-1) + 50 ms), which then cannot commit.
+// Deliveries 0 to 8 each start one call and are overtaken; the message is
+// dead-lettered at 300 ms, so delivery 9, from 270 ms, calls all ten steps
+// and acks at 270 + 10 x 50 = 770 ms: 9 + 10 = 19 calls, each step's work once.
+func TestOvertakenLeaseCallsCount(t *testing.T) {
+	sc := provider.Signup(0, 0)
+	for i := range sc.Steps {
+		sc.Steps[i].Latency = provider.Latency{Median: 50 * time.Millisecond}
+	}
+	cfg := Defaults
+	cfg.Store, cfg.Lease, cfg.Visibility = Lease, 20*time.Millisecond, 30*time.Millisecond
+	out, j := runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3}, sc, 1)
+	if j.Calls() != 19 || out.Deliveries != 10 || out.Failed || out.Completion != 770*time.Millisecond {
+		t.Errorf("%d calls, %d deliveries, failed %v, completion %v; want 19, 10, false, 770ms", j.Calls(), out.Deliveries, out.Failed, out.Completion)
+	}
+	for i := range sc.Steps {
+		if j.Done(i) != 1 {
+			t.Errorf("step %d done %d times; want once", i, j.Done(i))
+		}
+	}
+}
+
+// The warning's bounds, worked by hand: a lease holds a step for every
+// attempt (fixed latency or lognormal p99) and the longest waits between them
+// when each step retries and can fail, one call when the whole job retries;
+// a delivery takes every step's call once.
+func TestWarning(t *testing.T) {
+	ms := time.Millisecond
+	signup := func(p float64, lat provider.Latency) provider.Scenario {
+		sc := provider.Signup(p, 0)
+		for i := range sc.Steps {
+			sc.Steps[i].Latency = lat
+		}
+		return sc
+	}
+	each := []strategy.Retry{{Scope: strategy.EachStep, Attempts: 3}}
+	whole := []strategy.Retry{{Scope: strategy.WholeJob, Attempts: 3}}
+	fixed := provider.Latency{Median: 50 * ms}
+	at := func(store Store, lease, vis time.Duration) Config {
+		c := Defaults
+		c.Store, c.Lease, c.Visibility = store, lease, vis
+		return c
+	}
+	leaseMsg := func(l, hold string) string {
+		return "lease " + l + " is shorter than a step can hold it (" + hold + "), so a live, slow holder is taken over and its work rolled back"
+	}
+	visMsg := func(v, d string) string {
+		return "visibility timeout " + v + " is shorter than a delivery can take (" + d + "), so a message comes back while its delivery still runs"
+	}
+	for _, tt := range []struct {
+		name string
+		cfg  Config
+		sc   provider.Scenario
+		rs   []strategy.Retry
+		want string
+	}{
+		{"the issue's livelock", at(Lease, 20*ms, 30*ms), signup(0, fixed), each, leaseMsg("20ms", "50ms") + "; " + visMsg("30ms", "500ms")},
+		// 3 calls of 50 ms and full-jitter waits of at most 100 and 200 ms.
+		{"each step, can fail", at(Lease, 449*ms, time.Minute), signup(0.01, fixed), each, leaseMsg("449ms", "450ms")},
+		{"each step, lease enough", at(Lease, 450*ms, time.Minute), signup(0.01, fixed), each, ""},
+		{"whole job claims per pass", at(Lease, 49*ms, time.Minute), signup(0.01, fixed), whole, leaseMsg("49ms", "50ms")},
+		{"lognormal at its p99", at(Lease, 199*ms, 2*time.Second), signup(0, provider.Latency{Median: 20 * ms, P99: 200 * ms}), each, leaseMsg("199ms", "200ms")},
+		{"no lease store", at(Claim, 20*ms, time.Minute), signup(0.01, fixed), each, ""},
+		{"no time", Defaults, signup(0.01, provider.Latency{}), each, ""},
+	} {
+		if got := tt.cfg.Warning(tt.sc, tt.rs); got != tt.want {
+			t.Errorf("%s: Warning() = %q; want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -399,7 +399,10 @@ func (x *Runner) advance(d int) time.Duration {
 		return x.callLatency(d)
 	case commit:
 		if k := x.keys[dv.step]; !k.present || k.holder != d || k.doneStatus {
-			dv.live = false // overtaken: the holder does the work; an unacked message comes back
+			// Overtaken: the call ran and is paid for, its work rolls back,
+			// the holder does it; an unacked message comes back.
+			x.j.RolledBack()
+			dv.live = false
 			return 0
 		}
 		dv.ok = x.j.Call(dv.step, x.key())

@@ -125,6 +125,11 @@ func (j *Job) Call(i int, key Key) bool {
 	return !st.canLoseReply || j.stream.Next() >= st.lost
 }
 
+// RolledBack counts a call that ran but whose work was rolled back before it
+// could commit (a lease taken over while it ran): it is paid for, it leaves
+// no side effect, and it draws nothing, since its outcome does not matter.
+func (j *Job) RolledBack() { j.calls++ }
+
 // firstUse records key for step i and reports whether it was new.
 func (j *Job) firstUse(i int, key Key) bool {
 	for _, s := range j.seen {

@@ -152,3 +152,32 @@ func TestCompletionQuantilesSplitByOutcome(t *testing.T) {
 		}
 	}
 }
+
+// The issue's livelock: every call that starts counts (19 a job, worked out
+// in delivery's TestOvertakenLeaseCallsCount), and one warning line on stderr
+// says why, while the run goes on.
+func TestLeaseLivelockWarnsAndCountsCalls(t *testing.T) {
+	out, errOut, code := retrysim(t, "-strategies", "step-nokey", "-p-fail", "0", "-lost-reply", "0", "-store", "lease",
+		"-lease", "20ms", "-visibility", "30ms", "-latency", "50ms", "-jobs", "1000", "-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.HasPrefix(errOut, "retrysim: warning: lease 20ms is shorter than a step can hold it (50ms)") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("stderr %q; want one warning line about the lease", errOut)
+	}
+	var rep struct {
+		Rows []struct {
+			Calls int64 `json:"calls"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Rows[0].Calls != 19*1000 {
+		t.Errorf("%d calls; want 19 a job, 19000", rep.Rows[0].Calls)
+	}
+	_, errOut, _ = retrysim(t, "-scenario", "../../examples/signup-queue.yaml", "-jobs", "100")
+	if errOut != "" {
+		t.Errorf("the example warns: %q", errOut)
+	}
+}

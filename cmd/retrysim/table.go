@@ -159,7 +159,7 @@ func (s show) write(stdout io.Writer, p point, rows []results.Row, replicates in
 
 // tableCommand simulates one point of the parameters and prints the table,
 // or with -shard one slice of it as json for merge.
-func tableCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
+func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var c common
 	jobs := count(1_000_000)
 	pFail, lostReply := probability(0.01), probability(0.005)
@@ -217,6 +217,11 @@ func tableCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	strats, rows, err := p.build()
 	if err != nil {
 		return err
+	}
+	if queue != nil {
+		if w := queue.Warning(sc, strats); w != "" {
+			fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
+		}
 	}
 	cfgs := make([]sim.Config, replicates.v)
 	for r := range cfgs {
