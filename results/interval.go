@@ -39,13 +39,16 @@ func Wilson(x, n int64) Interval {
 // Garwood is the exact Poisson interval for a count x, from chi-squared
 // quantiles: it never undercovers, which matters for counts such as 11 failed
 // jobs where normal approximations do.
-func Garwood(x int64) Interval {
+func Garwood(x int64) Interval { return garwood(float64(x)) }
+
+// garwood is Garwood's interval for a Poisson count x that need not be whole.
+func garwood(x float64) Interval {
 	alpha := 1 - Confidence
 	lo := 0.0
 	if x > 0 {
-		lo = distuv.ChiSquared{K: 2 * float64(x)}.Quantile(alpha/2) / 2
+		lo = distuv.ChiSquared{K: 2 * x}.Quantile(alpha/2) / 2
 	}
-	hi := distuv.ChiSquared{K: 2*float64(x) + 2}.Quantile(1-alpha/2) / 2
+	hi := distuv.ChiSquared{K: 2*x + 2}.Quantile(1-alpha/2) / 2
 	return Interval{lo, hi}
 }
 
@@ -82,4 +85,32 @@ func MeanOf(sum int64, sumSq Wide, n int64) (mean float64, ci Interval) {
 	}
 	half := z * math.Sqrt(variance/nf)
 	return mean, Interval{mean - half, mean + half}
+}
+
+// rareClumps is the effective count (below) under which a sum of per-job
+// counts gets the scaled Poisson interval rather than the normal one: over 400
+// seeds the normal interval held 87% at the article's point with 1,000 jobs
+// (5 repeats a run) and 96% from about 100 on.
+const rareClumps = 100
+
+// MeanOfCounts is the mean of n per-job counts with the given sum and sum of
+// squares, and its interval. Jobs with a count are rare and come in clumps (a
+// whole-job retry repeats up to nine steps at once), so the sum is treated as
+// compound Poisson: sum/d is Poisson-like with the same mean and variance
+// when d = sumSq/sum, the clumps' size weighted by size. While that effective
+// count sum^2/sumSq is under rareClumps the interval is d times Garwood's on
+// it (Garwood's own for counts of 0 and 1 a job; a sum of 0 gives [0, 3.7]
+// jobs' worth, not [0, 0]); from there on it is MeanOf's normal interval.
+func MeanOfCounts(sum int64, sumSq Wide, n int64) (mean float64, ci Interval) {
+	nf := float64(n)
+	sq := sumSq.Float64()
+	if sum == 0 || float64(sum)*float64(sum) < rareClumps*sq {
+		d := 1.0
+		if sum > 0 {
+			d = sq / float64(sum)
+		}
+		g := garwood(float64(sum) / d)
+		return float64(sum) / nf, Interval{d * g.Lo / nf, d * g.Hi / nf}
+	}
+	return MeanOf(sum, sumSq, n)
 }

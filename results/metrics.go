@@ -36,8 +36,8 @@ type Metric struct {
 	Name string
 	// Label says what it is, for axes and pivots.
 	Label string
-	// Estimate computes the rate and its interval.
-	Estimate func(c Counters) Estimate
+	// Estimate computes the rate and its interval from a row's counters.
+	Estimate func(r Row) Estimate
 	// Expected picks the metric's expectation, per job.
 	Expected func(e Expected) float64
 	// SE is the standard error of the estimate when expected is the truth,
@@ -59,6 +59,17 @@ func mean(sum int64, sumSq Wide, n int64) Estimate {
 	return Estimate{m, ci.Lo, ci.Hi}
 }
 
+// repeats is the mean of repeated side effects a job, with the interval for
+// rare counts while they are rare, and exactly 0 where none can happen.
+func repeats(r Row) Estimate {
+	c := r.Counters
+	if r.NoRepeats {
+		return Estimate{float64(c.RepeatedSteps) / float64(c.Jobs), 0, 0}
+	}
+	m, ci := MeanOfCounts(c.RepeatedSteps, c.RepeatedSq, c.Jobs)
+	return Estimate{m, ci.Lo, ci.Hi}
+}
+
 func binomialSE(c Counters, p float64) float64 { return math.Sqrt(p * (1 - p) / float64(c.Jobs)) }
 
 func meanSE(sum int64, sumSq Wide, n int64) float64 {
@@ -71,9 +82,9 @@ var Metrics = []Metric{
 	{
 		Name:  "succeeded",
 		Label: "Share of jobs that succeeded",
-		Estimate: func(c Counters) Estimate { // the mirror of failed_rate
-			f := share(c.Failed, c.Jobs)
-			return Estimate{c.Succeeded(), 1 - f.Hi, 1 - f.Lo}
+		Estimate: func(r Row) Estimate { // the mirror of failed_rate
+			f := share(r.Failed, r.Jobs)
+			return Estimate{r.Succeeded(), 1 - f.Hi, 1 - f.Lo}
 		},
 		Expected: func(e Expected) float64 { return e.SucceededRate },
 		SE:       binomialSE,
@@ -82,7 +93,7 @@ var Metrics = []Metric{
 	{
 		Name:     "failed_rate",
 		Label:    "Share of jobs that failed",
-		Estimate: func(c Counters) Estimate { return share(c.Failed, c.Jobs) },
+		Estimate: func(r Row) Estimate { return share(r.Failed, r.Jobs) },
 		Expected: func(e Expected) float64 { return e.FailedRate },
 		SE:       binomialSE,
 		Variance: func(e Expected) float64 { return e.FailedRate * e.SucceededRate },
@@ -90,7 +101,7 @@ var Metrics = []Metric{
 	{
 		Name:     "calls_per_job",
 		Label:    "Calls per job",
-		Estimate: func(c Counters) Estimate { return mean(c.Calls, c.CallsSq, c.Jobs) },
+		Estimate: func(r Row) Estimate { return mean(r.Calls, r.CallsSq, r.Jobs) },
 		Expected: func(e Expected) float64 { return e.CallsPerJob },
 		SE:       func(c Counters, _ float64) float64 { return meanSE(c.Calls, c.CallsSq, c.Jobs) },
 		Variance: func(e Expected) float64 { return e.CallsVar },
@@ -98,7 +109,7 @@ var Metrics = []Metric{
 	{
 		Name:     "repeated_per_job",
 		Label:    "Side effects repeated per job",
-		Estimate: func(c Counters) Estimate { return mean(c.RepeatedSteps, c.RepeatedSq, c.Jobs) },
+		Estimate: repeats,
 		Expected: func(e Expected) float64 { return e.RepeatedPerJob },
 		SE:       func(c Counters, _ float64) float64 { return meanSE(c.RepeatedSteps, c.RepeatedSq, c.Jobs) },
 		Variance: func(e Expected) float64 { return e.RepeatedVar },
@@ -106,7 +117,7 @@ var Metrics = []Metric{
 	{
 		Name:     "duplicate_rate",
 		Label:    "Share of jobs whose watched step ran twice or more",
-		Estimate: func(c Counters) Estimate { return share(c.DuplicateUsers, c.Jobs) },
+		Estimate: func(r Row) Estimate { return share(r.DuplicateUsers, r.Jobs) },
 		Expected: func(e Expected) float64 { return e.DuplicateRate },
 		SE:       binomialSE,
 		Variance: func(e Expected) float64 { return e.DuplicateRate * (1 - e.DuplicateRate) },
@@ -132,7 +143,7 @@ func LookupMetric(name string) (Metric, error) {
 // whose truth has no spread gives 0 when it matches and ok false otherwise.
 func (m Metric) Z(c Counters, e Expected) (zscore float64, ok bool) {
 	x := m.Expected(e)
-	diff := m.Estimate(c).Value - x
+	diff := m.Estimate(Row{Counters: c}).Value - x
 	se := math.Sqrt(m.Variance(e) / float64(c.Jobs))
 	if se == 0 || math.IsNaN(se) {
 		return 0, math.Abs(diff) <= 1e-12*math.Max(1, math.Abs(x))
@@ -150,7 +161,7 @@ type Spread struct {
 func (m Metric) SpreadOf(reps []Counters) Spread {
 	xs := make([]float64, len(reps))
 	for i, c := range reps {
-		xs[i] = m.Estimate(c).Value
+		xs[i] = m.Estimate(Row{Counters: c}).Value
 	}
 	mu, sd := stat.MeanStdDev(xs, nil)
 	if len(xs) < 2 {

@@ -38,3 +38,28 @@ func TestZUsesExpectedVariance(t *testing.T) {
 		t.Errorf("one repeat a job seen, two certain: Z defined; want undefined")
 	}
 }
+
+// The interval on repeats at small counts: a sum of 0 reaches -ln(0.025) =
+// 3.689 jobs' worth (Garwood's upper bound for 0, chi-squared with 2 degrees
+// of freedom), not 0; repeats that come two at a time (sum 20, sum of squares
+// 40: ten clumps of 2) get twice Garwood's interval for 10, [4.7954, 18.390]
+// in the published tables; a strategy that cannot repeat gets [0, 0].
+func TestRepeatsInterval(t *testing.T) {
+	m, _ := LookupMetric("repeated_per_job")
+	for _, tt := range []struct {
+		name           string
+		row            Row
+		sumSq          uint64
+		wantLo, wantHi float64
+	}{
+		{"none seen", Row{Counters: Counters{Jobs: 1000}}, 0, 0, -math.Log(0.025) / 1000},
+		{"ten pairs", Row{Counters: Counters{Jobs: 1000, RepeatedSteps: 20}}, 40, 2 * 4.7954 / 1000, 2 * 18.390 / 1000},
+		{"none possible", Row{Counters: Counters{Jobs: 1000}, NoRepeats: true}, 0, 0, 0},
+	} {
+		tt.row.RepeatedSq.Add(tt.sumSq)
+		e := m.Estimate(tt.row)
+		if math.Abs(e.Lo-tt.wantLo) > 1e-6 || math.Abs(e.Hi-tt.wantHi) > 1e-6 {
+			t.Errorf("%s: interval [%v, %v]; want [%v, %v]", tt.name, e.Lo, e.Hi, tt.wantLo, tt.wantHi)
+		}
+	}
+}

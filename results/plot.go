@@ -51,7 +51,7 @@ func PlotSweep(w io.Writer, s Sweep, ext string) error {
 		// One colour scale for every strategy, so tiles compare at a glance.
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, r := range s.Rows {
-			v := s.Metric.Estimate(r.Counters).Value
+			v := s.Metric.Estimate(r.Row).Value
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 		for i := range s.Strategies {
@@ -105,7 +105,7 @@ func linePlot(s Sweep) (*plot.Plot, error) {
 	for k, id := range s.Strategies {
 		var pts errorPoints
 		for i := k; i < len(s.Rows); i += per {
-			e := s.Metric.Estimate(s.Rows[i].Counters)
+			e := s.Metric.Estimate(s.Rows[i].Row)
 			pts.XYs = append(pts.XYs, plotter.XY{X: s.Rows[i].Point[axis], Y: e.Value})
 			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{e.Value - e.Lo, e.Hi - e.Value})
 		}
@@ -156,7 +156,7 @@ func heatPlot(s Sweep, k int, lo, hi float64) *plot.Plot {
 			seenY[y] = true
 			g.ys = append(g.ys, y)
 		}
-		g.z[[2]float64{x, y}] = s.Metric.Estimate(s.Rows[i].Counters).Value
+		g.z[[2]float64{x, y}] = s.Metric.Estimate(s.Rows[i].Row).Value
 	}
 	slices.Sort(g.xs)
 	slices.Sort(g.ys)

@@ -97,7 +97,7 @@ func (row Row) cells(ci bool) []string {
 	cells = cells[:6:6] // the intervals go on the first six columns
 	e := make([]Estimate, len(Metrics))
 	for i, m := range Metrics {
-		e[i] = m.Estimate(c)
+		e[i] = m.Estimate(row)
 	}
 	cells[1] += fmt.Sprintf(" [%s, %s]", toFixed(100*e[0].Lo, 3), toFixed(100*e[0].Hi, 3))
 	cells[2] += fmt.Sprintf(" [%s, %s]", count(e[1].Lo*n), count(e[1].Hi*n))
@@ -252,7 +252,7 @@ func (row Row) fields(r Report) []field {
 		{"calls_sq", c.CallsSq}, {"repeated_steps_sq", c.RepeatedSq},
 	}
 	for _, m := range Metrics {
-		e := m.Estimate(c)
+		e := m.Estimate(row)
 		f = append(f, field{m.Name, e.Value}, field{m.Name + "_lo", e.Lo}, field{m.Name + "_hi", e.Hi})
 	}
 	if d := r.Delivery; d != nil {

@@ -138,6 +138,11 @@ type Row struct {
 	Label string `json:"label"`
 	// Counters are pooled over every replicate.
 	Counters
+	// NoRepeats marks a strategy that cannot repeat a side effect in the model
+	// that ran (its exact expectation is 0): its repeats' interval is [0, 0].
+	// Nothing in the counters tells such a 0 from one that merely did not
+	// happen, whose interval must reach above it.
+	NoRepeats bool `json:"-"`
 	// Expected is the closed form, when the strategy has one and it was asked for.
 	Expected *Expected `json:"-"`
 	// Replicates are each replicate's counters, when there are two or more.

@@ -154,7 +154,7 @@ func writePivot(w io.Writer, s Sweep, markdown bool) error {
 			cells = append(cells, axisText(s.Rows[i].Point[a]))
 		}
 		for _, row := range s.Rows[i : i+per] {
-			cells = append(cells, metricText(s.Metric, s.Metric.Estimate(row.Counters)))
+			cells = append(cells, metricText(s.Metric, s.Metric.Estimate(row.Row)))
 		}
 		if err := t.Append(cells); err != nil {
 			return err

@@ -137,9 +137,11 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	for k, pt := range points {
 		for i, id := range c.strategies {
+			r := cfgs[k].Strategies[i].(strategy.Retry)
 			s.Rows = append(s.Rows, results.SweepRow{
 				Point: results.Point(pt),
-				Row:   results.Row{ID: id, Label: cfgs[k].Strategies[i].Name(), Counters: counters[k][i]},
+				Row: results.Row{ID: id, Label: r.Name(), Counters: counters[k][i],
+					NoRepeats: r.Expect(cfgs[k].Scenario).RepeatedPerJob == 0},
 			})
 		}
 	}

@@ -139,15 +139,18 @@ type show struct {
 
 // write renders the rows of point p and emits them.
 func (s show) write(stdout io.Writer, p point, rows []results.Row, replicates int) error {
-	if s.expect {
-		strats, _, err := p.build()
-		if err != nil {
-			return err
-		}
-		for i := range rows {
-			e := strats[i].Expect(p.scenario())
+	strats, _, err := p.build()
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		e := strats[i].Expect(p.scenario())
+		if s.expect {
 			rows[i].Expected = &e
 		}
+		// The closed forms are the Part 5 model's; in the delivery model a
+		// crash or a redelivery can repeat what a key protects.
+		rows[i].NoRepeats = p.queue == nil && e.RepeatedPerJob == 0
 	}
 	var buf bytes.Buffer
 	rep := results.Report{Params: p.params(replicates), Rows: rows, ShowCI: s.ci}
