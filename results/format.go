@@ -77,8 +77,12 @@ func (p Params) Title() string {
 		group(p.Jobs), p.Noun, p.Steps, shortFloat(100*p.PFail), p.LossyStep, shortFloat(100*p.LostReply),
 		p.Attempts, attempts, p.RNG, p.Seed)
 	if p.File != "" {
+		from := p.File
+		if p.Overrides != "" {
+			from += " (" + p.Overrides + " over the file's)"
+		}
 		t = fmt.Sprintf("%s %s, %d steps from %s, up to %d %s; %s, seed %d",
-			group(p.Jobs), p.Noun, p.Steps, p.File, p.Attempts, attempts, p.RNG, p.Seed)
+			group(p.Jobs), p.Noun, p.Steps, from, p.Attempts, attempts, p.RNG, p.Seed)
 	}
 	if p.Engine == "skip" {
 		t += ", skip engine"

@@ -316,9 +316,25 @@ func text(v any) string {
 func writeCSV(w io.Writer, r Report) error {
 	rows := make([][]field, len(r.Rows))
 	for i, row := range r.Rows {
-		rows[i] = row.fields(r)
+		rows[i] = append(row.fields(r), r.stepFields()...)
 	}
 	return writeFields(w, rows)
+}
+
+// stepFields are each step's parameters as csv columns, for a run whose
+// steps come from a file: csv rows carry no other parameters, and these are
+// the ones no flag shows.
+func (r Report) stepFields() []field {
+	if r.StepList == nil {
+		return nil
+	}
+	var f []field
+	for i, st := range *r.StepList {
+		n := "step_" + strconv.Itoa(i+1) + "_"
+		f = append(f, field{n + "p_fail", st.PFail}, field{n + "lost_reply", st.LostReply},
+			field{n + "latency", st.Latency}, field{n + "keys", strconv.FormatBool(st.Keys)})
+	}
+	return f
 }
 
 // writeFields writes rows of fields as csv, the first row's keys as the header.
@@ -372,18 +388,33 @@ func object(fields []field) (json.RawMessage, error) {
 }
 
 func writeJSON(w io.Writer, r Report) error {
-	out := struct {
-		Params
-		Rows []json.RawMessage `json:"rows"`
-	}{Params: r.Params}
+	var rows []json.RawMessage
 	for _, row := range r.Rows {
 		o, err := object(row.fields(r))
 		if err != nil {
 			return err
 		}
-		out.Rows = append(out.Rows, o)
+		rows = append(rows, o)
 	}
-	return writeIndented(w, out)
+	if r.StepList != nil {
+		return writeIndented(w, struct {
+			fileParams
+			Rows []json.RawMessage `json:"rows"`
+		}{fileParams{Params: r.Params}, rows})
+	}
+	return writeIndented(w, struct {
+		Params
+		Rows []json.RawMessage `json:"rows"`
+	}{r.Params, rows})
+}
+
+// fileParams are the parameters of a run whose steps come from a file. Its
+// two nil fields hide Params' p_fail and lost_reply, which no step may have
+// used: step_params carries what each step did.
+type fileParams struct {
+	Params
+	PFail     *float64 `json:"p_fail,omitempty"`
+	LostReply *float64 `json:"lost_reply,omitempty"`
 }
 
 // writeIndented writes v as indented json, whole or not at all.

@@ -91,8 +91,15 @@ func (c Counters) CallsPerJob() float64 { return float64(c.Calls) / float64(c.Jo
 // Params are the inputs that determine a report, echoed in every format.
 type Params struct {
 	Scenario string `json:"scenario"`
-	// File is the scenario file the steps came from, if any.
+	// File is the scenario file the steps came from, if any. Then StepList
+	// holds each step's parameters as used, the top-level p_fail and
+	// lost_reply are left out of json (the steps carry them), and Overrides
+	// names the flags set over the file ("-p-fail 0.05, -store lease").
 	File string `json:"scenario_file,omitempty"`
+	// StepList is a pointer so that Params stays comparable: merge compares
+	// shards' parameters with ==, and shards never come from a file.
+	StepList  *[]StepParams `json:"step_params,omitempty"`
+	Overrides string        `json:"overrides,omitempty"`
 	// Noun is what a job is, for titles ("sign-ups").
 	Noun  string `json:"-"`
 	Steps int    `json:"steps"`
@@ -112,6 +119,17 @@ type Params struct {
 	Replicates int `json:"replicates"`
 	// Delivery describes the delivery model, when it is on.
 	Delivery *DeliveryParams `json:"delivery,omitempty"`
+}
+
+// StepParams are one step's parameters as the run used them.
+type StepParams struct {
+	Name  string  `json:"name"`
+	PFail float64 `json:"p_fail"`
+	// LostReply is 0 for a step whose reply cannot be lost.
+	LostReply float64 `json:"lost_reply"`
+	Latency   string  `json:"latency"`
+	// Keys says whether the step's provider honours idempotency keys.
+	Keys bool `json:"keys"`
 }
 
 // DeliveryParams are the delivery model's settings, as outputs echo them.

@@ -89,18 +89,21 @@ func (n *nameFlag[T]) Set(s string) error {
 // queueFlags are the flags of the delivery model; any of them set turns it on.
 type queueFlags struct {
 	scenarioPath string
-	latency      latencyFlag
-	backoff      nameFlag[backoff.Kind]
-	base, cap    durationFlag
-	store        nameFlag[delivery.Store]
-	ttl, lease   durationFlag
-	visibility   durationFlag
-	deliveries   bounded
-	repeat       probability
-	repeatDelay  latencyFlag
-	crash        probability
-	crashAt      nameFlag[delivery.CrashPoint]
-	maxCrashes   bounded
+	// overrides names, after load, the flags set over a scenario file, with
+	// their values: "-p-fail 0.05, -store lease".
+	overrides   string
+	latency     latencyFlag
+	backoff     nameFlag[backoff.Kind]
+	base, cap   durationFlag
+	store       nameFlag[delivery.Store]
+	ttl, lease  durationFlag
+	visibility  durationFlag
+	deliveries  bounded
+	repeat      probability
+	repeatDelay latencyFlag
+	crash       probability
+	crashAt     nameFlag[delivery.CrashPoint]
+	maxCrashes  bounded
 }
 
 // queueFlagNames are the flags that turn the delivery model on.
@@ -159,6 +162,15 @@ func (q *queueFlags) load(fs *flag.FlagSet, pFail, lostReply float64) (provider.
 	on := cfg != nil
 	for _, n := range queueFlagNames {
 		on = on || set[n]
+	}
+	if q.scenarioPath != "" {
+		var over []string
+		for _, n := range append([]string{"p-fail", "lost-reply"}, queueFlagNames...) {
+			if set[n] {
+				over = append(over, "-"+n+" "+fs.Lookup(n).Value.String())
+			}
+		}
+		q.overrides = strings.Join(over, ", ")
 	}
 	if !on {
 		return sc, nil, nil

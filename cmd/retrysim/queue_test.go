@@ -1,10 +1,14 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -16,7 +20,9 @@ func TestSignupScenarioFileEqualsDefault(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatal(err)
 		}
-		delete(rep, "scenario_file")
+		for _, k := range []string{"scenario_file", "step_params", "p_fail", "lost_reply"} {
+			delete(rep, k)
+		}
 		b, _ := json.Marshal(rep)
 		return string(b)
 	}
@@ -24,6 +30,20 @@ func TestSignupScenarioFileEqualsDefault(t *testing.T) {
 	file, errOut, code := retrysim(t, "-jobs", "200000", "-format", "json", "-scenario", "../../examples/signup.yaml")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var steps struct {
+		Steps []struct {
+			PFail     float64 `json:"p_fail"`
+			LostReply float64 `json:"lost_reply"`
+		} `json:"step_params"`
+	}
+	if err := json.Unmarshal([]byte(file), &steps); err != nil || len(steps.Steps) != 10 {
+		t.Fatalf("step_params: %v, %d steps; want 10", err, len(steps.Steps))
+	}
+	for i, st := range steps.Steps {
+		if want := map[bool]float64{true: 0.005}[i == 6]; st.PFail != 0.01 || st.LostReply != want {
+			t.Errorf("step %d: p_fail %v, lost_reply %v; want 0.01, %v", i+1, st.PFail, st.LostReply, want)
+		}
 	}
 	if strip(def) != strip(file) {
 		t.Errorf("-scenario examples/signup.yaml differs from the built-in sign-up:\n%s\nwant\n%s", file, def)
@@ -179,5 +199,67 @@ func TestLeaseLivelockWarnsAndCountsCalls(t *testing.T) {
 	_, errOut, _ = retrysim(t, "-scenario", "../../examples/signup-queue.yaml", "-jobs", "100")
 	if errOut != "" {
 		t.Errorf("the example warns: %q", errOut)
+	}
+}
+
+// Outputs echo the parameters a -scenario run used: each step's, from the
+// file or from the flags set over it, never the flags' defaults, and the
+// title names the flags that override the file.
+func TestScenarioParamsEchoed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "half.yaml")
+	os.WriteFile(path, []byte("steps:\n  - {name: charge, p_fail: 0.5, latency: 10ms}\n"+
+		"  - {name: email, p_fail: 0.1, lost_reply: 0.2, keyed: true, latency: {median: 20ms, p99: 200ms}}\n"), 0o644)
+	type step struct {
+		Name      string  `json:"name"`
+		PFail     float64 `json:"p_fail"`
+		LostReply float64 `json:"lost_reply"`
+		Latency   string  `json:"latency"`
+		Keys      bool    `json:"keys"`
+	}
+	for _, tt := range []struct {
+		flags     []string
+		want      []step
+		overrides string
+	}{
+		{nil, []step{{"charge", 0.5, 0, "fixed 10ms", false}, {"email", 0.1, 0.2, "lognormal median 20ms p99 200ms", true}}, ""},
+		{[]string{"-p-fail", "0.25", "-lost-reply", "0.75", "-latency", "5ms"},
+			[]step{{"charge", 0.25, 0, "fixed 5ms", false}, {"email", 0.25, 0.75, "fixed 5ms", true}}, "-p-fail 0.25, -lost-reply 0.75, -latency 5ms"},
+	} {
+		args := append([]string{"-scenario", path, "-jobs", "100", "-strategies", "step-nokey"}, tt.flags...)
+		out, errOut, code := retrysim(t, append(args, "-format", "json")...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var rep map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		var steps []step
+		json.Unmarshal(rep["step_params"], &steps)
+		if !slices.Equal(steps, tt.want) {
+			t.Errorf("%v: step_params %+v; want %+v", tt.flags, steps, tt.want)
+		}
+		if _, ok := rep["p_fail"]; ok {
+			t.Errorf("%v: json has a top-level p_fail, which no step used as such", tt.flags)
+		}
+		if got := string(rep["overrides"]); got != map[bool]string{true: `"` + tt.overrides + `"`}[tt.overrides != ""] {
+			t.Errorf("%v: overrides %s; want %q", tt.flags, got, tt.overrides)
+		}
+		table, _, _ := retrysim(t, args...)
+		title, _, _ := strings.Cut(table, "\n")
+		if over := "(" + tt.overrides + " over the file's)"; strings.Contains(title, over) != (tt.overrides != "") {
+			t.Errorf("%v: title %q; want it to say %q only when a flag overrides the file", tt.flags, title, over)
+		}
+		text, _, _ := retrysim(t, append(args, "-format", "csv")...)
+		lines, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+		if err != nil || len(lines) != 2 {
+			t.Fatalf("%v: csv %v, %d lines; want a header and a row", tt.flags, err, len(lines))
+		}
+		for i, st := range tt.want {
+			k := slices.Index(lines[0], fmt.Sprintf("step_%d_p_fail", i+1))
+			if k < 0 || lines[1][k] != strconv.FormatFloat(st.PFail, 'g', -1, 64) {
+				t.Errorf("%v: csv step_%d_p_fail missing or not %v:\n%s", tt.flags, i+1, st.PFail, text)
+			}
+		}
 	}
 }

@@ -43,6 +43,8 @@ type point struct {
 	sc    provider.Scenario
 	file  string
 	queue *delivery.Config
+	// overrides names the flags set over the file, with their values.
+	overrides string
 }
 
 // scenario is the point's scenario.
@@ -104,6 +106,16 @@ func (p point) params(replicates int) results.Params {
 			par.LossyStep = st.Name
 			break
 		}
+	}
+	if p.file != "" {
+		steps := make([]results.StepParams, len(sc.Steps))
+		for i, st := range sc.Steps {
+			steps[i] = results.StepParams{Name: st.Name, PFail: st.PFail, Latency: st.Latency.String(), Keys: st.HonoursKeys}
+			if st.CanLoseReply {
+				steps[i].LostReply = st.LostReply
+			}
+		}
+		par.StepList, par.Overrides = &steps, p.overrides
 	}
 	if q := p.queue; q != nil {
 		latency := "no time"
@@ -202,7 +214,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	p := point{
 		jobs: int64(jobs), pFail: float64(pFail), lostReply: float64(lostReply), attempts: attempts.v,
 		seed: uint64(c.seed), gen: c.generator(), engine: c.engine, strategies: c.strategies,
-		sc: sc, file: q.scenarioPath, queue: queue,
+		sc: sc, file: q.scenarioPath, queue: queue, overrides: q.overrides,
 	}
 	if preset.v != "" {
 		return runPreset(ctx, stdout, p, c)
