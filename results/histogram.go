@@ -18,6 +18,10 @@ type Histogram [HistogramBuckets]int64
 // HistogramBuckets is the number of buckets.
 const HistogramBuckets = 256
 
+// UnmarshalJSON reads exactly HistogramBuckets counts: encoding/json would
+// drop the extra numbers of a longer array without a word.
+func (h *Histogram) UnmarshalJSON(b []byte) error { return exactly(b, h[:], "histogram buckets") }
+
 const bucketsPerDecade = 20
 
 // Add counts d.

@@ -30,7 +30,7 @@ type Counters struct {
 	// counted in Failed only, so the two never overlap.
 	LostWork int64 `json:"lost_work"`
 	// RepeatedByStep splits RepeatedSteps by step.
-	RepeatedByStep [MaxSteps]int64 `json:"repeated_by_step"`
+	RepeatedByStep StepCounts `json:"repeated_by_step"`
 	// Completion counts the virtual completion times of the jobs that
 	// succeeded, FailedCompletion those of the jobs that failed: a job's time
 	// runs from its first enqueue until its last delivery stopped or its
@@ -41,6 +41,13 @@ type Counters struct {
 
 // MaxSteps is the most steps a scenario has (provider.MaxSteps).
 const MaxSteps = 64
+
+// StepCounts counts something for each step.
+type StepCounts [MaxSteps]int64
+
+// UnmarshalJSON reads exactly MaxSteps counts: encoding/json would drop the
+// extra numbers of a longer array without a word.
+func (s *StepCounts) UnmarshalJSON(b []byte) error { return exactly(b, s[:], "step counts") }
 
 // Add adds o to c.
 func (c *Counters) Add(o Counters) {
@@ -174,17 +181,4 @@ type Report struct {
 	Rows []Row
 	// ShowCI puts intervals in the table formats; csv and json always carry them.
 	ShowCI bool
-}
-
-// ShardFormat versions the shard files that merge reads.
-const ShardFormat = 1
-
-// Shard is one slice of a run, as -shard writes it and merge reads it: the
-// run's parameters, which slice, and the raw counters of every strategy.
-type Shard struct {
-	Format int `json:"retrysim_shard"`
-	Index  int `json:"shard_index"`
-	Count  int `json:"shard_count"`
-	Params
-	Rows []Row `json:"rows"`
 }

@@ -1,0 +1,255 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"math/bits"
+	"strings"
+	"unicode"
+)
+
+// ShardFormat versions the shard files that merge reads.
+const ShardFormat = 1
+
+// MaxShardBytes is the largest shard ReadShard reads. A shard of the default
+// five strategies is about 12 KB; 4 MiB holds some 1,600 rows, and bounds
+// what a file that never ends (/dev/zero) can make a reader hold.
+const MaxShardBytes = 4 << 20
+
+// Shard is one slice of a run, as -shard writes it and merge reads it: the
+// run's parameters, which slice, and the raw counters of every strategy.
+type Shard struct {
+	Format int `json:"retrysim_shard"`
+	Index  int `json:"shard_index"`
+	Count  int `json:"shard_count"`
+	Params
+	Rows []Row `json:"rows"`
+}
+
+// ReadShard decodes one shard from r and checks it (Shard.Check). It reads at
+// most MaxShardBytes, and refuses an unknown field, an array of the wrong
+// length and anything after the JSON object but white space.
+func ReadShard(r io.Reader) (Shard, error) {
+	lr := &io.LimitedReader{R: r, N: MaxShardBytes + 1}
+	dec := json.NewDecoder(lr)
+	dec.DisallowUnknownFields()
+	var sh Shard
+	err := dec.Decode(&sh)
+	if err == nil {
+		if _, end := dec.Token(); end != io.EOF {
+			err = errors.New("data after the JSON object")
+		}
+	}
+	if lr.N == 0 { // whatever else is wrong, the file is too long to be a shard
+		return Shard{}, fmt.Errorf("larger than the %d MiB a shard may be", MaxShardBytes>>20)
+	}
+	if err != nil {
+		return Shard{}, fmt.Errorf("not a retrysim shard: %v", err)
+	}
+	return sh, sh.Check()
+}
+
+// Check reports the first thing in s that no run of retrysim -shard can have
+// written, naming the field: its format and slice, its row of counters a
+// strategy (Counters.Check, given its steps and attempts), and printable
+// names. What needs the engine (the generator, the strategies, the jobs of
+// the slice) package sim checks.
+func (s Shard) Check() error {
+	switch {
+	case s.Format != ShardFormat:
+		return fmt.Errorf("retrysim_shard: %d is not a shard format this retrysim reads (%d)", s.Format, ShardFormat)
+	case s.Count < 1:
+		return fmt.Errorf("shard_count: %d is not at least 1", s.Count)
+	case s.Index < 0 || s.Index >= s.Count:
+		return fmt.Errorf("shard_index: %d is not in [0, %d)", s.Index, s.Count)
+	case s.Steps < 1 || s.Steps > MaxSteps:
+		return fmt.Errorf("steps: %d is not from 1 to %d", s.Steps, MaxSteps)
+	case s.Attempts < 1:
+		return fmt.Errorf("attempts: %d is not at least 1", s.Attempts)
+	case s.Delivery != nil:
+		return errors.New("delivery: runs of the delivery model are not sharded, so a shard cannot hold one")
+	case len(s.Rows) == 0:
+		return errors.New("rows: none; a shard holds a row for every strategy of the run")
+	}
+	for name, v := range map[string]string{"scenario": s.Scenario, "scenario_file": s.File, "rng": s.RNG, "engine": s.Engine} {
+		if err := printable(v); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	for i, r := range s.Rows {
+		if err := printable(r.ID); err != nil {
+			return fmt.Errorf("rows[%d].strategy: %w", i, err)
+		}
+		if err := printable(r.Label); err != nil {
+			return fmt.Errorf("rows[%d].label: %w", i, err)
+		}
+		if err := r.Counters.Check(s.Steps, s.Attempts); err != nil {
+			return fmt.Errorf("rows[%d].%w", i, err)
+		}
+	}
+	return nil
+}
+
+// printable refuses control characters, which would let a file's text move
+// the terminal's cursor or forge lines of the table it is printed in.
+func printable(s string) error {
+	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
+		return fmt.Errorf("%q holds a control character", s)
+	}
+	return nil
+}
+
+// Check reports the first counter of c that no run of the Part 5 model (no
+// delivery model) could have produced, naming its field, when each of c.Jobs
+// jobs runs steps steps and a retry allows attempts calls: so a job makes
+// from 1 to steps x attempts calls, each call at most one side effect, and a
+// job that succeeded did every step's work. The bounds hold for every job, so
+// for sums over any jobs, merged shards and pooled replicates included, and
+// for none (a slice of a run can hold no jobs), when every counter is zero.
+func (c Counters) Check(steps, attempts int) error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"jobs", c.Jobs}, {"failed", c.Failed}, {"calls", c.Calls}, {"repeated_steps", c.RepeatedSteps}, {"duplicate_users", c.DuplicateUsers}, {"side_effects", c.SideEffects}} {
+		if f.v < 0 {
+			return fmt.Errorf("%s: %d is negative", f.name, f.v)
+		}
+	}
+	// Only the delivery model counts these; a Part 5 run leaves them zero.
+	if c.Deliveries != 0 || c.LostWork != 0 || c.RepeatedByStep != (StepCounts{}) || c.Completion != (Histogram{}) || c.FailedCompletion != (Histogram{}) {
+		return errors.New("deliveries, lost_work, repeated_by_step, completion, failed_completion: not zero in a run without the delivery model")
+	}
+	maxCalls := mulSat(int64(steps), int64(attempts)) // a job's calls at most
+	jobs := big.NewInt(c.Jobs)
+	switch {
+	case c.Failed > c.Jobs:
+		return fmt.Errorf("failed: %d is more than the %d jobs", c.Failed, c.Jobs)
+	case c.DuplicateUsers > c.Jobs:
+		return fmt.Errorf("duplicate_users: %d is more than the %d jobs", c.DuplicateUsers, c.Jobs)
+	case c.Calls < c.Jobs:
+		return fmt.Errorf("calls: %d is fewer than one call for each of the %d jobs", c.Calls, c.Jobs)
+	case big.NewInt(c.Calls).Cmp(new(big.Int).Mul(jobs, big.NewInt(maxCalls))) > 0:
+		return fmt.Errorf("calls: %d is more than %d jobs make at %d calls each (%d steps x %d attempts)", c.Calls, c.Jobs, maxCalls, steps, attempts)
+	case c.SideEffects > c.Calls:
+		return fmt.Errorf("side_effects: %d is more than the %d calls, each of which does the work at most once", c.SideEffects, c.Calls)
+	case c.RepeatedSteps > c.SideEffects:
+		return fmt.Errorf("repeated_steps: %d is more than the %d side effects", c.RepeatedSteps, c.SideEffects)
+	case c.DuplicateUsers > c.RepeatedSteps:
+		return fmt.Errorf("duplicate_users: %d is more than the %d repeated side effects", c.DuplicateUsers, c.RepeatedSteps)
+	}
+	// Side effects less repeats are the (job, step) pairs whose work was done:
+	// every step of every job that succeeded, at most every step of every job.
+	done := big.NewInt(c.SideEffects - c.RepeatedSteps)
+	perStep := big.NewInt(int64(steps))
+	if hi := new(big.Int).Mul(jobs, perStep); done.Cmp(hi) > 0 {
+		return fmt.Errorf("side_effects: %d, less %d repeated, is more than one a step of each job (%v)", c.SideEffects, c.RepeatedSteps, hi)
+	}
+	if lo := new(big.Int).Mul(big.NewInt(c.Jobs-c.Failed), perStep); done.Cmp(lo) < 0 {
+		return fmt.Errorf("side_effects: %d, less %d repeated, is fewer than the %v steps of the %d jobs that succeeded", c.SideEffects, c.RepeatedSteps, lo, c.Jobs-c.Failed)
+	}
+	if err := checkSquares(c.Calls, c.CallsSq, c.Jobs, maxCalls); err != nil {
+		return fmt.Errorf("calls_sq: %w", err)
+	}
+	if err := checkSquares(c.RepeatedSteps, c.RepeatedSq, c.Jobs, maxCalls-1); err != nil {
+		return fmt.Errorf("repeated_steps_sq: %w", err)
+	}
+	return nil
+}
+
+// checkSquares refuses a sum of squares sq that n whole numbers from 0 to hi
+// adding up to sum cannot have: sum^2/n <= sq (Cauchy-Schwarz), sum <= sq
+// (x <= x^2 for whole x), and sq <= hi x sum and sq <= sum^2 (x^2 <= hi x and
+// the cross terms of (sum x)^2 are not negative).
+func checkSquares(sum int64, sq Wide, n, hi int64) error {
+	s, q := big.NewInt(sum), sq.big()
+	s2 := new(big.Int).Mul(s, s)
+	switch {
+	case new(big.Int).Mul(q, big.NewInt(n)).Cmp(s2) < 0:
+		return fmt.Errorf("%v is less than the square of the sum %d over the %d jobs", sq, sum, n)
+	case q.Cmp(s) < 0:
+		return fmt.Errorf("%v is less than the sum %d of whole numbers", sq, sum)
+	case q.Cmp(s2) > 0:
+		return fmt.Errorf("%v is more than the square of the sum %d", sq, sum)
+	case q.Cmp(new(big.Int).Mul(s, big.NewInt(hi))) > 0:
+		return fmt.Errorf("%v is more than %d x the sum %d, %d being the most a job can count", sq, hi, sum, hi)
+	}
+	return nil
+}
+
+// mulSat is a x b for a, b >= 0, or math.MaxInt64 if that overflows.
+func mulSat(a, b int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(lo)
+}
+
+// AddChecked adds o to c as Add does, but refuses, leaving c as it was, a sum
+// that overflows an int64 counter or a 128-bit sum of squares.
+func (c *Counters) AddChecked(o Counters) error {
+	type term struct {
+		name string
+		dst  *int64
+		x    int64
+	}
+	sum := *c
+	terms := []term{
+		{"jobs", &sum.Jobs, o.Jobs}, {"failed", &sum.Failed, o.Failed}, {"calls", &sum.Calls, o.Calls},
+		{"repeated_steps", &sum.RepeatedSteps, o.RepeatedSteps}, {"duplicate_users", &sum.DuplicateUsers, o.DuplicateUsers},
+		{"side_effects", &sum.SideEffects, o.SideEffects}, {"deliveries", &sum.Deliveries, o.Deliveries}, {"lost_work", &sum.LostWork, o.LostWork},
+	}
+	for i := range sum.RepeatedByStep {
+		terms = append(terms, term{fmt.Sprintf("repeated_by_step[%d]", i), &sum.RepeatedByStep[i], o.RepeatedByStep[i]})
+	}
+	for i := range sum.Completion {
+		terms = append(terms, term{fmt.Sprintf("completion[%d]", i), &sum.Completion[i], o.Completion[i]},
+			term{fmt.Sprintf("failed_completion[%d]", i), &sum.FailedCompletion[i], o.FailedCompletion[i]})
+	}
+	for _, t := range terms {
+		s, ok := addInt64(*t.dst, t.x)
+		if !ok {
+			return fmt.Errorf("%s: %d + %d overflows a 64-bit counter", t.name, *t.dst, t.x)
+		}
+		*t.dst = s
+	}
+	for _, t := range []struct {
+		name string
+		dst  *Wide
+		x    Wide
+	}{{"calls_sq", &sum.CallsSq, o.CallsSq}, {"repeated_steps_sq", &sum.RepeatedSq, o.RepeatedSq}} {
+		before := *t.dst
+		var carry uint64
+		t.dst.Lo, carry = bits.Add64(t.dst.Lo, t.x.Lo, 0)
+		t.dst.Hi, carry = bits.Add64(t.dst.Hi, t.x.Hi, carry)
+		if carry != 0 {
+			return fmt.Errorf("%s: %v + %v overflows 128 bits", t.name, before, t.x)
+		}
+	}
+	*c = sum
+	return nil
+}
+
+// addInt64 is a + b and whether it fits in an int64.
+func addInt64(a, b int64) (int64, bool) {
+	s := a + b
+	return s, (s > a) == (b > 0)
+}
+
+// exactly decodes the JSON array b into dst, which it must fill exactly;
+// what names the numbers in an error.
+func exactly(b []byte, dst []int64, what string) error {
+	var xs []int64
+	if err := json.Unmarshal(b, &xs); err != nil {
+		return err
+	}
+	if len(xs) != len(dst) {
+		return fmt.Errorf("%d %s where there are %d", len(xs), what, len(dst))
+	}
+	copy(dst, xs)
+	return nil
+}

@@ -1,0 +1,120 @@
+package results
+
+import (
+	"io"
+	"math"
+	"strings"
+	"testing"
+)
+
+// endless is a reader that never ends: an opening brace, then spaces.
+type endless struct{ read int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	if e.read == 0 {
+		p[0] = '{'
+	}
+	e.read += int64(len(p))
+	return len(p), nil
+}
+
+// A file that never ends (/dev/zero, a stream of spaces) is refused having
+// read no more than MaxShardBytes and one byte.
+func TestReadShardStopsAtTheLimit(t *testing.T) {
+	var e endless
+	_, err := ReadShard(&e)
+	if err == nil || !strings.Contains(err.Error(), "larger than the 4 MiB a shard may be") {
+		t.Errorf("ReadShard(endless) = %v; want larger than the 4 MiB", err)
+	}
+	if e.read > MaxShardBytes+1 {
+		t.Errorf("ReadShard read %d bytes of an endless file; want at most %d", e.read, MaxShardBytes+1)
+	}
+	var zeros io.Reader = io.LimitReader(zeroReader{}, 10<<20)
+	if _, err := ReadShard(zeros); err == nil {
+		t.Error("ReadShard(zeros) = nil error")
+	}
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// Sums that overflow are refused, naming the counter, and leave the sum as it was.
+func TestAddCheckedRefusesOverflow(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b Counters
+		want string
+	}{
+		{"failed", Counters{Failed: math.MaxInt64}, Counters{Failed: 1}, "failed: 9223372036854775807 + 1 overflows a 64-bit counter"},
+		{"negative", Counters{Calls: math.MinInt64}, Counters{Calls: -1}, "calls: -9223372036854775808 + -1 overflows"},
+		{"histogram", Counters{Completion: Histogram{3: math.MaxInt64 - 1}}, Counters{Completion: Histogram{3: 2}}, "completion[3]: 9223372036854775806 + 2 overflows"},
+		{"squares", Counters{CallsSq: Wide{Hi: math.MaxUint64}}, Counters{CallsSq: Wide{Hi: 1}}, "calls_sq: 340282366920938463444927863358058659840 + 18446744073709551616 overflows 128 bits"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.a
+			err := c.AddChecked(tt.b)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("AddChecked = %v; want %q", err, tt.want)
+			}
+			if c != tt.a {
+				t.Errorf("AddChecked changed the sum to %+v after refusing", c)
+			}
+		})
+	}
+	// At the edge, no overflow: 2^63-2 + 1, and a carry into the high word.
+	c := Counters{Jobs: math.MaxInt64 - 1, CallsSq: Wide{Lo: math.MaxUint64}}
+	if err := c.AddChecked(Counters{Jobs: 1, CallsSq: Wide{Lo: 1}}); err != nil || c.Jobs != math.MaxInt64 || c.CallsSq != (Wide{Hi: 1}) {
+		t.Errorf("AddChecked at the edge = %v, jobs %d, calls_sq %v; want nil, 2^63-1, 2^64", err, c.Jobs, c.CallsSq)
+	}
+}
+
+// Check's bounds, each at its edge, for jobs of 2 steps and 3 attempts (at
+// most 6 calls a job): the edge passes, one past it does not.
+func TestCountersCheckEdges(t *testing.T) {
+	// Two jobs, one failed: calls 1 + 6, the success did both steps (2
+	// effects, none repeated), the failure 5 effects on one step (4 repeats).
+	ok := Counters{Jobs: 2, Failed: 1, Calls: 7, SideEffects: 7, RepeatedSteps: 4, DuplicateUsers: 1,
+		CallsSq: Wide{Lo: 1*1 + 6*6}, RepeatedSq: Wide{Lo: 4 * 4}}
+	if err := ok.Check(2, 3); err != nil {
+		t.Fatalf("Check(%+v) = %v; want nil", ok, err)
+	}
+	tests := []struct {
+		name string
+		edit func(c *Counters)
+		want string
+	}{
+		{"calls over 6 a job", func(c *Counters) { c.Calls, c.CallsSq = 13, Wide{Lo: 6*6 + 7*7} }, "calls: 13 is more than 2 jobs make at 6 calls each"},
+		{"failed over jobs", func(c *Counters) { c.Failed = 3 }, "failed: 3 is more than the 2 jobs"},
+		{"steps done over 2 a job", func(c *Counters) { c.SideEffects, c.RepeatedSteps, c.RepeatedSq = 7, 2, Wide{Lo: 4} }, "side_effects: 7, less 2 repeated, is more than one a step of each job (4)"},
+		{"success without its steps", func(c *Counters) { c.Failed = 0 }, "is fewer than the 4 steps of the 2 jobs that succeeded"},
+		// 7 calls over 2 jobs: at least 3^2 + 4^2 = 25 squared, at most 1 + 36 = 37.
+		{"squares under the spread", func(c *Counters) { c.CallsSq = Wide{Lo: 24} }, "calls_sq: 24 is less than the square of the sum 7 over the 2 jobs"},
+		{"squares over the bound", func(c *Counters) { c.CallsSq = Wide{Lo: 43} }, "calls_sq: 43 is more than 6 x the sum 7"},
+		{"repeats squared past 5 a job", func(c *Counters) { c.RepeatedSq = Wide{Lo: 21} }, "repeated_steps_sq: 21 is more than the square of the sum 4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := ok
+			tt.edit(&c)
+			if err := c.Check(2, 3); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Check = %v; want %q", err, tt.want)
+			}
+		})
+	}
+	// The spread's edge itself (3 and 4 calls, 25 squared) and the bound's (6 x 7 = 42) pass.
+	for _, sq := range []uint64{25, 37} {
+		c := ok
+		c.CallsSq = Wide{Lo: sq}
+		if err := c.Check(2, 3); err != nil {
+			t.Errorf("calls_sq %d: Check = %v; want nil", sq, err)
+		}
+	}
+}
