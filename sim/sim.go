@@ -95,8 +95,8 @@ func (cfg Config) check() error {
 	if err := cfg.Scenario.Validate(); err != nil {
 		return err
 	}
-	if cfg.Jobs < 1 || cfg.Jobs > MaxJobs {
-		return fmt.Errorf("jobs: %d is not in [1, %d]", cfg.Jobs, int64(MaxJobs))
+	if err := CheckJobs(cfg.Jobs); err != nil {
+		return fmt.Errorf("jobs: %w", err)
 	}
 	if len(cfg.Strategies) == 0 {
 		return errors.New("strategies: none given")
@@ -121,8 +121,8 @@ func (cfg Config) check() error {
 		}
 	}
 	if sh := cfg.Shard; sh.Count > 1 || sh.Index != 0 {
-		if sh.Index < 0 || sh.Index >= sh.Count {
-			return fmt.Errorf("shard: %d/%d is not a slice (want i/n with 0 <= i < n)", sh.Index, sh.Count)
+		if err := sh.Check(); err != nil {
+			return fmt.Errorf("shard: %w", err)
 		}
 		if cfg.Generator.Sequential {
 			return fmt.Errorf("shard: %s has one stream for all jobs, so its runs cannot be split", cfg.Generator.Name)

@@ -140,8 +140,8 @@ func TestRunRefusesBadConfig(t *testing.T) {
 		edit func(*Config)
 		want string
 	}{
-		{"zero jobs", func(c *Config) { c.Jobs = 0 }, "jobs: 0 is not in [1, "},
-		{"too many jobs", func(c *Config) { c.Jobs = MaxJobs + 1 }, "jobs: 1000000000001 is not in"},
+		{"zero jobs", func(c *Config) { c.Jobs = 0 }, "jobs: 0 is not a whole number from 1 to 1000000000000"},
+		{"too many jobs", func(c *Config) { c.Jobs = MaxJobs + 1 }, "jobs: 1000000000001 is not a whole number from 1 to"},
 		{"no strategies", func(c *Config) { c.Strategies = nil }, "strategies: none given"},
 		{"bad probability", func(c *Config) { c.Scenario.Steps[2].PFail = 1.5 }, "steps[2].p_fail: 1.5 is not a probability in [0, 1]"},
 		{"no steps", func(c *Config) { c.Scenario.Steps = nil }, "steps: a scenario needs at least one step"},

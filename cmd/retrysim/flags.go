@@ -47,7 +47,7 @@ func (c *count) Set(s string) error {
 		}
 		v = int64(f)
 	}
-	if v < 1 || v > sim.MaxJobs {
+	if sim.CheckJobs(v) != nil {
 		return bad
 	}
 	*c = count(v)
@@ -174,13 +174,12 @@ func (f *engineFlag) String() string {
 }
 
 func (f *engineFlag) Set(s string) error {
-	for _, e := range []sim.Engine{sim.Auto, sim.Plain, sim.Skip} {
-		if e.String() == s {
-			*f.e = e
-			return nil
-		}
+	e, err := sim.ParseEngine(s)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("unknown engine %q (want auto, plain or skip)", s)
+	*f.e = e
+	return nil
 }
 
 // shard is a flag.Value for -shard i/n.
@@ -194,11 +193,11 @@ func (s *shard) String() string {
 }
 
 func (s *shard) Set(v string) error {
-	var i, n int
+	var sh sim.Shard
 	var rest string
-	if k, err := fmt.Sscanf(v, "%d/%d%s", &i, &n, &rest); k != 2 || err == nil || n < 1 || n > 1_000_000 || i < 0 || i >= n {
-		return fmt.Errorf("%q is not a slice i/n with 0 <= i < n <= 1000000, such as 0/8", v)
+	if k, err := fmt.Sscanf(v, "%d/%d%s", &sh.Index, &sh.Count, &rest); k != 2 || err == nil || sh.Check() != nil {
+		return fmt.Errorf("%q is not a slice i/n with 0 <= i < n <= %d, such as 0/8", v, sim.MaxShards)
 	}
-	*s = shard{Index: i, Count: n}
+	*s = shard(sh)
 	return nil
 }
