@@ -1,18 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
-	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/results"
-	"github.com/retrysim/retrysim/rng"
 	"github.com/retrysim/retrysim/sim"
 )
 
@@ -20,10 +20,13 @@ const mergeIntro = `retrysim merge adds up the shards of one run, written by ret
 and prints exactly what the run would have printed in one piece. Every shard
 0/n to n-1/n must be given once, all with the same parameters and seed.
 
-Usage: retrysim merge [flags] FILES...
+Usage: retrysim merge [flags] FILES... [flags]
+
+Every number in a shard is checked against what one run can produce, and a
+file that is not a regular file, or is larger than %d MiB, is refused.
 
 Example: for i in 0 1 2 3; do retrysim -jobs 1e9 -shard $i/4 -o shard-$i.json & done; wait
-         retrysim merge shard-*.json
+         retrysim merge shard-*.json -ci
 
 Flags:
 `
@@ -37,8 +40,8 @@ func mergeCommand(_ context.Context, args []string, stdout, _ io.Writer) error {
 	fs.Var(&format, "format", "output `format`: "+strings.Join(results.Formats, ", "))
 	fs.BoolVar(&s.ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.BoolVar(&s.expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	fs.StringVar(&s.out, "o", "", "write the output to `file`, atomically, instead of stdout")
-	if err := parseFlags(fs, args, mergeIntro, stdout); err != nil {
+	fs.StringVar(&s.out, "o", "", "write the output to `file`, atomically, instead of stdout; not one of the shard files")
+	if err := parseFlags(fs, interspersed(fs, args), fmt.Sprintf(mergeIntro, results.MaxShardBytes>>20), stdout); err != nil {
 		return err
 	}
 	s.format = format.v
@@ -49,84 +52,203 @@ func mergeCommand(_ context.Context, args []string, stdout, _ io.Writer) error {
 	if len(files) == 0 {
 		return usageError{fmt.Errorf("merge: no shard files given (want retrysim merge FILES...)")}
 	}
-	shards := make([]results.Shard, len(files))
-	for i, f := range files {
+	if err := checkNotInput(s.out, files); err != nil {
+		return err
+	}
+	var m merger
+	for _, f := range files {
 		sh, err := readShard(f)
 		if err != nil {
 			return usageError{err}
 		}
-		shards[i] = sh
+		if err := m.add(f, sh); err != nil {
+			return usageError{err}
+		}
 	}
-	total, err := combine(files, shards)
+	total, cfg, err := m.result()
 	if err != nil {
 		return usageError{err}
 	}
-	p, err := pointOf(total.Params, total.Rows)
+	p, err := pointOf(cfg, total)
 	if err != nil {
-		return usageError{fmt.Errorf("merge: %s: %w", files[0], err)}
+		return usageError{fmt.Errorf("merge: %s: %w", m.first, err)}
 	}
 	return s.write(stdout, p, total.Rows, 1)
 }
 
-// readShard decodes one shard file strictly: an unknown field is an error.
+// interspersed puts the flags of args first and the file names after a "--",
+// as fs.Parse wants them: people type merge's flags after the files (merge
+// a.json b.json -ci), and Go's flag package stops at the first argument that
+// is not a flag. A flag takes the next argument as its value unless it is
+// boolean or written -flag=value; every argument after a "--" is a file.
+func interspersed(fs *flag.FlagSet, args []string) []string {
+	var flags, files []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			files = append(files, args[i+1:]...)
+			i = len(args)
+		case len(a) < 2 || a[0] != '-': // "-" is a name, as in package flag
+			files = append(files, a)
+		default:
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if strings.Contains(name, "=") {
+				continue
+			}
+			if f := fs.Lookup(name); f != nil && !isBool(f.Value) {
+				if i+1 == len(args) {
+					return flags // for fs.Parse to say the value is missing
+				}
+				i++
+				flags = append(flags, args[i])
+			}
+		}
+	}
+	return append(append(flags, "--"), files...)
+}
+
+// isBool reports whether v is a boolean flag's value, which takes no argument.
+func isBool(v flag.Value) bool {
+	b, ok := v.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// checkNotInput refuses an -o that is one of the files merge reads, by name
+// or as the same file under another name (a link, another spelling): writing
+// the output would destroy that shard.
+func checkNotInput(out string, files []string) error {
+	if out == "" {
+		return nil
+	}
+	outAbs, err := filepath.Abs(out)
+	if err != nil {
+		return usageError{fmt.Errorf("-o: %w", err)}
+	}
+	outInfo, outErr := os.Stat(out)
+	for _, f := range files {
+		same := false
+		if abs, err := filepath.Abs(f); err == nil && abs == outAbs {
+			same = true
+		} else if info, err := os.Stat(f); err == nil && outErr == nil && os.SameFile(info, outInfo) {
+			same = true
+		}
+		if same {
+			return usageError{fmt.Errorf("-o: %s is the shard file %s; writing the output there would destroy it", out, f)}
+		}
+	}
+	return nil
+}
+
+// readShard reads one shard file (results.ReadShard). It refuses at once a
+// file that is not a regular one: a FIFO would block, a device never end.
+// The file is opened without blocking, so a FIFO with no writer is seen as
+// such rather than waited on.
 func readShard(path string) (results.Shard, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return results.Shard{}, fmt.Errorf("merge: %w", err)
 	}
-	var sh results.Shard
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&sh); err != nil {
-		return sh, fmt.Errorf("merge: %s is not a retrysim shard: %v", path, err)
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return results.Shard{}, fmt.Errorf("merge: %w", err)
 	}
-	if sh.Format != results.ShardFormat || sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count {
-		return sh, fmt.Errorf("merge: %s is not a retrysim shard (format %d, shard %d/%d)", path, sh.Format, sh.Index, sh.Count)
+	if !info.Mode().IsRegular() {
+		return results.Shard{}, fmt.Errorf("merge: %s: not a regular file (%s); a shard is a file written by retrysim -shard", path, fileKind(info.Mode()))
+	}
+	sh, err := results.ReadShard(f)
+	if err != nil {
+		return sh, fmt.Errorf("merge: %s: %w", path, err)
 	}
 	return sh, nil
 }
 
-// combine checks that shards are the slices 0..n-1 of one run, each once, and
-// adds up their counters.
-func combine(files []string, shards []results.Shard) (results.Shard, error) {
-	first := shards[0]
-	seen := make(map[int]string)
-	for i, sh := range shards {
-		if sh.Count != first.Count {
-			return sh, fmt.Errorf("merge: %s is shard %d/%d but %s is of %d shards", files[i], sh.Index, sh.Count, files[0], first.Count)
-		}
-		if sh.Params != first.Params {
-			return sh, fmt.Errorf("merge: %s and %s are shards of different runs: %s", files[0], files[i], paramDiff(first.Params, sh.Params))
-		}
-		if !slices.EqualFunc(sh.Rows, first.Rows, func(a, b results.Row) bool { return a.ID == b.ID }) {
-			return sh, fmt.Errorf("merge: %s and %s ran different strategies", files[0], files[i])
-		}
-		if other, dup := seen[sh.Index]; dup {
-			return sh, fmt.Errorf("merge: shard %d/%d is given twice: %s and %s", sh.Index, sh.Count, other, files[i])
-		}
-		seen[sh.Index] = files[i]
+// fileKind names what a file that is not a regular one is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
 	}
+	return m.Type().String()
+}
+
+// merger adds up shards one at a time, checking each (sim.ShardConfig) and
+// that they are the slices 0..n-1 of one run, each once. It keeps the sums and
+// which slices it has seen, not the shards.
+type merger struct {
+	first string // the first file, which the others are compared with
+	total results.Shard
+	cfg   sim.Config
+	seen  map[int]string // file by slice
+}
+
+// add checks the shard read from file and adds its counters.
+func (m *merger) add(file string, sh results.Shard) error {
+	cfg, err := sim.ShardConfig(sh)
+	if err != nil {
+		return fmt.Errorf("merge: %s: %w", file, err)
+	}
+	if m.seen == nil {
+		m.first, m.cfg, m.seen = file, cfg, make(map[int]string)
+		m.total = sh
+		m.total.Rows = slices.Clone(sh.Rows)
+		for i := range m.total.Rows {
+			m.total.Rows[i].Counters = results.Counters{}
+		}
+	}
+	first := m.total
+	switch {
+	case sh.Count != first.Count:
+		return fmt.Errorf("merge: %s is shard %d/%d but %s is of %d shards", file, sh.Index, sh.Count, m.first, first.Count)
+	case sh.Params != first.Params:
+		return fmt.Errorf("merge: %s and %s are shards of different runs: %s", m.first, file, paramDiff(first.Params, sh.Params))
+	case !slices.EqualFunc(sh.Rows, first.Rows, func(a, b results.Row) bool { return a.ID == b.ID }):
+		return fmt.Errorf("merge: %s and %s ran different strategies", m.first, file)
+	}
+	if other, dup := m.seen[sh.Index]; dup {
+		return fmt.Errorf("merge: shard %d/%d is given twice: %s and %s", sh.Index, sh.Count, other, file)
+	}
+	m.seen[sh.Index] = file
+	for i := range m.total.Rows {
+		if err := m.total.Rows[i].Counters.AddChecked(sh.Rows[i].Counters); err != nil {
+			return fmt.Errorf("merge: %s: rows[%d].%w", file, i, err)
+		}
+	}
+	return nil
+}
+
+// maxMissing is how many missing slices an error lists.
+const maxMissing = 10
+
+// result is the merged run and its configuration, once every slice is in.
+func (m *merger) result() (results.Shard, sim.Config, error) {
 	var missing []string
-	for i := range first.Count {
-		if _, ok := seen[i]; !ok {
-			missing = append(missing, fmt.Sprintf("%d/%d", i, first.Count))
+	for i := range m.total.Count {
+		if _, ok := m.seen[i]; !ok {
+			if len(missing) == maxMissing {
+				missing = append(missing, "...")
+				break
+			}
+			missing = append(missing, fmt.Sprintf("%d/%d", i, m.total.Count))
 		}
 	}
 	if len(missing) > 0 {
-		return first, fmt.Errorf("merge: shards %s are missing", strings.Join(missing, ", "))
+		return m.total, m.cfg, fmt.Errorf("merge: shards %s are missing (%d of %d given)", strings.Join(missing, ", "), len(m.seen), m.total.Count)
 	}
-	total := first
-	total.Rows = slices.Clone(first.Rows)
-	for i := range total.Rows {
-		total.Rows[i].Counters = results.Counters{}
-		for _, sh := range shards {
-			total.Rows[i].Counters.Add(sh.Rows[i].Counters)
+	for i, r := range m.total.Rows {
+		if r.Jobs != m.total.Jobs {
+			return m.total, m.cfg, fmt.Errorf("merge: rows[%d]: the shards hold %d jobs but the run has %d", i, r.Jobs, m.total.Jobs)
 		}
 	}
-	if got := total.Rows[0].Jobs; got != total.Params.Jobs {
-		return total, fmt.Errorf("merge: the shards hold %d jobs but the run has %d", got, total.Params.Jobs)
-	}
-	return total, nil
+	return m.total, m.cfg, nil
 }
 
 // paramDiff names the first parameter in which two shards differ.
@@ -149,19 +271,13 @@ func paramDiff(a, b results.Params) string {
 	return "their parameters differ"
 }
 
-// pointOf rebuilds the point a shard file describes.
-func pointOf(p results.Params, rows []results.Row) (point, error) {
-	gen, ok := rng.Lookup(p.RNG)
-	if !ok {
-		return point{}, fmt.Errorf("unknown generator %q", p.RNG)
-	}
-	var engine sim.Engine
-	if err := (&engineFlag{&engine}).Set(p.Engine); err != nil {
-		return point{}, err
-	}
-	pt := point{jobs: p.Jobs, pFail: p.PFail, lostReply: p.LostReply, attempts: p.Attempts, seed: p.Seed, gen: gen, engine: engine,
-		sc: provider.Signup(p.PFail, p.LostReply)}
-	for _, r := range rows {
+// pointOf rebuilds the point of a merged run from its configuration, which
+// sim.ShardConfig checked.
+func pointOf(cfg sim.Config, sh results.Shard) (point, error) {
+	p := sh.Params
+	pt := point{jobs: p.Jobs, pFail: p.PFail, lostReply: p.LostReply, attempts: p.Attempts, seed: p.Seed,
+		gen: cfg.Generator, engine: cfg.Engine, sc: cfg.Scenario}
+	for _, r := range sh.Rows {
 		pt.strategies = append(pt.strategies, r.ID)
 	}
 	if _, _, err := pt.build(); err != nil {
