@@ -32,27 +32,21 @@ func TestShardConfigAcceptsEveryRun(t *testing.T) {
 			}
 			for _, attempts := range []int{1, 4} {
 				for _, pFail := range []float64{0, 0.3, 1} {
-					for _, lost := range []float64{0.5, 1} {
-						shards := 1
-						if !gen.Sequential {
-							shards = 3 // of 2 blocks: one slice is empty
-						}
-						for i := range shards {
-							checkShardOfRun(t, gen, engine, attempts, pFail, lost, Shard{Index: i, Count: shards})
-						}
+					for _, lost := range []float64{0, 0.5, 1} {
+						checkShardOfRun(t, gen, engine, attempts, pFail, lost, 3000, Shard{Index: 0, Count: 1})
 					}
 				}
 			}
 		}
 	}
+	for i := range 3 { // of 2 blocks: one slice is empty
+		checkShardOfRun(t, rng.PCGGenerator, Skip, 3, 0.3, 0.5, BlockJobs+100, Shard{Index: i, Count: 3})
+	}
 }
 
-func checkShardOfRun(t *testing.T, gen rng.Generator, engine Engine, attempts int, pFail, lost float64, sh Shard) {
+func checkShardOfRun(t *testing.T, gen rng.Generator, engine Engine, attempts int, pFail, lost float64, jobs int64, sh Shard) {
 	t.Helper()
-	cfg := Config{Scenario: provider.Signup(pFail, lost), Jobs: BlockJobs + 100, Seed: 7, Generator: gen, Engine: engine, Shard: sh}
-	if gen.Sequential {
-		cfg.Jobs = 3000
-	}
+	cfg := Config{Scenario: provider.Signup(pFail, lost), Jobs: jobs, Seed: 7, Generator: gen, Engine: engine, Shard: sh}
 	rows := make([]results.Row, len(allIDs))
 	for i, id := range allIDs {
 		s, err := strategy.Parse(id, attempts)

@@ -216,7 +216,8 @@ func TestMergeRefusesImpossibleShards(t *testing.T) {
 		{"squares below the mean's", nil, []string{editShard(t, one, map[string]any{"rows.0.calls_sq": 102136895})}, "rows[0].calls_sq: 102136895 is less than the square of the sum"},
 		{"squares above the bound", nil, []string{editShard(t, one, map[string]any{"rows.0.calls_sq": 303188401})}, "rows[0].calls_sq: 303188401 is more than 30 x the sum 10106280"},
 		{"squares under the sum", nil, []string{editShard(t, one, map[string]any{"rows.0.repeated_steps_sq": 5077})}, "rows[0].repeated_steps_sq: 5077 is less than"},
-		{"completion counted", nil, []string{editShard(t, one, map[string]any{"rows.2.completion.7": 1})}, "rows[2].deliveries, lost_work, repeated_by_step, completion: not zero"},
+		{"completion counted", nil, []string{editShard(t, one, map[string]any{"rows.2.completion.7": 1})}, "rows[2].deliveries, lost_work, repeated_by_step, completion, failed_completion: not zero"},
+		{"failed completion counted", nil, []string{editShard(t, one, map[string]any{"rows.0.failed_completion": append([]any{1}, make([]any, 255)...)})}, "rows[0].deliveries, lost_work"},
 		{"histogram too long", nil, []string{editShard(t, one, map[string]any{"rows.0.completion": make([]int, 300)})}, "300 histogram buckets where there are 256"},
 		{"delivery model", nil, []string{editShard(t, one, map[string]any{"delivery": map[string]any{"store": "claim"}})}, "delivery: runs of the delivery model are not sharded"},
 
