@@ -1,0 +1,514 @@
+package fleet
+
+import (
+	"math"
+	"time"
+
+	"github.com/retrysim/retrysim/rng"
+)
+
+// Event kinds.
+const (
+	evNone     uint8 = iota // no event: the run is over
+	evArrival               // a new request arrives at a client
+	evSend                  // a backoff wait ends: the next attempt goes out
+	evAtServer              // an attempt reaches the server
+	evResume                // a call held by a stall outage reaches the server again
+	evDone                  // the server finishes a call
+	evReply                 // a reply reaches the client
+	evTimeout               // an attempt's timeout expires
+)
+
+// Reply outcomes.
+const (
+	outOK       uint8 = iota // the work was done (or a stored reply)
+	outError                 // the call failed, was rejected or throttled, or met an outage
+	outConflict              // the key was in progress
+)
+
+// Second is one second of a replicate's time series.
+type Second struct {
+	// Starts counts new requests, Retries attempts after the first.
+	Starts, Successes, Retries, Timeouts, Conflicts int64
+	// Busy is the integral of calls in progress over the second, so its
+	// value is their time average.
+	Busy float64
+}
+
+// Counts are a replicate's totals over every request that arrived.
+type Counts struct {
+	Requests, Succeeded, Failed int64
+	// Calls counts attempts that reached the server, refused ones included.
+	Calls   int64
+	Retries int64
+	// Timeouts counts attempts the client gave up waiting for; Errors the
+	// error replies it saw (failures, rejections, throttling, outages,
+	// conflicts).
+	Timeouts, Errors int64
+	// Conflicts counts attempts refused because their key was in progress,
+	// Rejected those refused by a full queue or the rate limit, Stored those
+	// answered with a completed key's stored reply.
+	Conflicts, Rejected, Stored int64
+	// Late counts replies that came after their attempt's timeout, or after
+	// the request had finished: work the client did not see.
+	Late int64
+	// Effects counts side effects done; Duplicates those beyond the first of
+	// their request, and Duplicated the requests with two or more.
+	Effects, Duplicates, Duplicated int64
+	// PeakInProgress is the most calls the server held at once.
+	PeakInProgress int64
+}
+
+// Replicate is one seeded simulation of a run.
+type Replicate struct {
+	Counts
+	// P50, P95 and P99 are latency quantiles of successful requests, from
+	// their first attempt to the reply, in seconds (NaN with no success).
+	P50, P95, P99 float64
+	// Recovery is how long after the load settles goodput comes back; NaN
+	// for never (see Recovery).
+	Recovery float64
+	// Little's law's terms over the whole run, [0, End]: Area is the integral
+	// of calls in progress, Sojourn the sum of the times calls spent in the
+	// server (summed as departure times minus arrival times), Entered the
+	// calls that went in (not refused).
+	End, Area, Sojourn float64
+	Entered            int64
+	// Wait sums the queue server's waits before service, over Entered calls.
+	Wait float64
+	// Events counts the events the replicate processed, stale timeouts
+	// included: the unit of the engine's speed.
+	Events int64
+	Series []Second
+}
+
+// request is one request's client and key state. A slot is reused once the
+// request has finished and no event or queue entry refers to it, so memory
+// follows the requests in flight, not the length of the run.
+type request struct {
+	start    float64 // the first attempt's send time
+	deadline float64 // the current attempt's timeout
+	prev     time.Duration
+	refs     int32 // events and queue entries that name this slot
+	effects  int32
+	attempt  uint8 // attempts sent
+	waiting  bool  // the current attempt has not been answered or timed out
+	done     bool
+	keyBusy  bool // SameKey: an attempt holds the key in the server
+	keyDone  bool // SameKey: the key's work is done and its reply stored
+}
+
+// waiter is a call in the queue server's queue.
+type waiter struct {
+	slot    int32
+	attempt uint8
+	arrived float64
+}
+
+// sim is one replicate in progress.
+type sim struct {
+	cfg  *Config
+	arr  rng.Stream // arrivals only, so every run of a preset sees the same requests
+	rnd  rng.Stream // everything else
+	logn *rng.Lognormal
+	h    eventHeap
+	// timeouts holds the timeout events from timeoutHead on. Every attempt
+	// waits the same Timeout, so they fall due in the order they were set:
+	// a FIFO keeps them, at O(1), out of the heap, where most would sit
+	// until they pop stale.
+	timeouts    []event
+	timeoutHead int
+	now         float64
+	dur         float64
+	lmax        float64
+
+	reqs []request
+	free []int32
+
+	// server state
+	n       int64 // calls in progress
+	last    float64
+	busy    int // queue: workers busy
+	queue   []waiter
+	qhead   int
+	qlen    int
+	tokens  float64 // rate limit
+	tokenAt float64
+
+	hist histogram
+	rep  Replicate
+}
+
+func newSim(cfg *Config, seed uint64) *sim {
+	s := &sim{cfg: cfg, dur: cfg.Duration, lmax: cfg.Load.max()}
+	g := rng.PCGGenerator
+	s.arr.Reset(g.New(seed, 0))
+	s.rnd.Reset(g.New(seed, 1))
+	if sv := cfg.Server.Service; cfg.Server.Kind == Queue && sv.Dist == Lognormal && sv.Sigma > 0 {
+		s.logn = rng.NewLognormal(sv.Sigma)
+	}
+	if cfg.Server.Kind == Queue {
+		s.queue = make([]waiter, 64)
+	}
+	s.tokens = cfg.Server.Burst
+	s.rep.Series = make([]Second, int(math.Ceil(cfg.Duration)))
+	return s
+}
+
+// exp draws an exponential time of the given mean.
+func (s *sim) exp(mean float64) float64 {
+	if mean == 0 {
+		return 0
+	}
+	return -mean * math.Log(s.rnd.Open())
+}
+
+// nextArrival is the first arrival after t by thinning (Lewis and Shedler):
+// candidates at the shape's highest rate, each kept with probability
+// rate(t)/highest. It returns +Inf past the run's duration.
+func (s *sim) nextArrival(t float64) float64 {
+	for {
+		t += -math.Log(s.arr.Open()) / s.lmax
+		if t >= s.dur {
+			return math.Inf(1)
+		}
+		if s.cfg.Load.Kind == Constant || s.arr.Float64()*s.lmax < s.cfg.Load.At(t) {
+			return t
+		}
+	}
+}
+
+func (s *sim) push(t float64, kind uint8, slot int32, attempt, outcome uint8) {
+	if slot >= 0 {
+		s.reqs[slot].refs++
+	}
+	s.h.push(event{t: t, slot: slot, attempt: attempt, kind: kind, outcome: outcome})
+}
+
+func (s *sim) second(t float64) *Second {
+	if t < s.dur {
+		return &s.rep.Series[int(t)]
+	}
+	return nil
+}
+
+// pushTimeout schedules an attempt's timeout, stamped from the heap's
+// sequence so that ties between the two order as one heap would.
+func (s *sim) pushTimeout(t float64, slot int32, attempt uint8) {
+	s.reqs[slot].refs++
+	s.timeouts = append(s.timeouts, event{t: t, seq: s.h.seq, slot: slot, attempt: attempt, kind: evTimeout})
+	s.h.seq++
+}
+
+// popTimeout takes the earliest timeout, reclaiming the FIFO's front once
+// it is half the slice.
+func (s *sim) popTimeout() event {
+	e := s.timeouts[s.timeoutHead]
+	s.timeoutHead++
+	if s.timeoutHead == len(s.timeouts) {
+		s.timeouts, s.timeoutHead = s.timeouts[:0], 0
+	} else if s.timeoutHead >= 1024 && 2*s.timeoutHead >= len(s.timeouts) {
+		n := copy(s.timeouts, s.timeouts[s.timeoutHead:])
+		s.timeouts, s.timeoutHead = s.timeouts[:n], 0
+	}
+	return e
+}
+
+// run simulates until every request has finished.
+func (s *sim) run() Replicate {
+	if t := s.nextArrival(0); t < s.dur {
+		s.push(t, evArrival, -1, 0, 0)
+	}
+	for {
+		var e event
+		switch {
+		case s.timeoutHead < len(s.timeouts) && (s.h.len() == 0 || s.timeouts[s.timeoutHead].before(&s.h.a[0])):
+			e = s.popTimeout()
+		case s.h.len() > 0:
+			e = s.h.pop()
+		}
+		if e.kind == evNone {
+			break
+		}
+		s.rep.Events++
+		s.now = e.t
+		if e.slot >= 0 {
+			s.reqs[e.slot].refs--
+		}
+		switch e.kind {
+		case evArrival:
+			s.arrive()
+		case evSend:
+			s.send(e.slot)
+		case evAtServer:
+			s.rep.Calls++
+			s.atServer(e.slot, e.attempt)
+		case evResume:
+			s.atServer(e.slot, e.attempt)
+		case evDone:
+			s.done(e.slot, e.attempt)
+		case evReply:
+			s.reply(e.slot, e.outcome)
+		case evTimeout:
+			s.timeout(e.slot, e.attempt)
+		}
+		if e.slot >= 0 {
+			if r := &s.reqs[e.slot]; r.done && r.refs == 0 {
+				s.free = append(s.free, e.slot)
+			}
+		}
+	}
+	s.rep.End = s.now
+	s.rep.P50, s.rep.P95, s.rep.P99 = s.hist.quantile(0.5), s.hist.quantile(0.95), s.hist.quantile(0.99)
+	s.rep.Recovery = recovery(s.cfg, s.rep.Series)
+	return s.rep
+}
+
+// arrive starts a new request and schedules the next.
+func (s *sim) arrive() {
+	var slot int32
+	if k := len(s.free); k > 0 {
+		slot = s.free[k-1]
+		s.free = s.free[:k-1]
+	} else {
+		s.reqs = append(s.reqs, request{})
+		slot = int32(len(s.reqs) - 1)
+	}
+	s.reqs[slot] = request{start: s.now}
+	s.rep.Requests++
+	if sec := s.second(s.now); sec != nil {
+		sec.Starts++
+	}
+	s.send(slot)
+	if t := s.nextArrival(s.now); t < s.dur {
+		s.push(t, evArrival, -1, 0, 0)
+	}
+}
+
+// send sends the request's next attempt.
+func (s *sim) send(slot int32) {
+	r := &s.reqs[slot]
+	r.attempt++
+	if r.attempt > 1 {
+		s.rep.Retries++
+		if sec := s.second(s.now); sec != nil {
+			sec.Retries++
+		}
+	}
+	r.waiting = true
+	r.deadline = s.now + s.cfg.Client.Timeout
+	s.pushTimeout(r.deadline, slot, r.attempt)
+	s.push(s.now+s.exp(s.cfg.Net), evAtServer, slot, r.attempt, 0)
+}
+
+// atServer is an attempt reaching the server: refused at once, answered from
+// the key store, or taken in.
+func (s *sim) atServer(slot int32, attempt uint8) {
+	cfg := s.cfg
+	sv := &cfg.Server
+	if o := cfg.Outage; o.on() && s.now >= o.From && s.now < o.To {
+		if o.Mode == Stall {
+			s.push(o.To, evResume, slot, attempt, 0)
+			return
+		}
+		s.answer(slot, attempt, outError)
+		return
+	}
+	switch sv.Kind {
+	case RateLimit:
+		s.tokens = math.Min(sv.Burst, s.tokens+(s.now-s.tokenAt)*sv.Limit)
+		s.tokenAt = s.now
+		if s.tokens < 1 {
+			s.rep.Rejected++
+			s.answer(slot, attempt, outError)
+			return
+		}
+		s.tokens--
+	case Queue:
+		if s.busy == sv.Workers && s.qlen >= sv.QueueMax {
+			s.rep.Rejected++
+			s.answer(slot, attempt, outError)
+			return
+		}
+	}
+	r := &s.reqs[slot]
+	if cfg.Client.Keys == SameKey {
+		switch {
+		case r.keyDone:
+			s.rep.Stored++
+			s.answer(slot, attempt, outOK)
+			return
+		case r.keyBusy:
+			s.rep.Conflicts++
+			if sec := s.second(s.now); sec != nil {
+				sec.Conflicts++
+			}
+			s.answer(slot, attempt, outConflict)
+			return
+		}
+		r.keyBusy = true
+	}
+	s.advance()
+	s.n++
+	s.rep.PeakInProgress = max(s.rep.PeakInProgress, s.n)
+	s.rep.Entered++
+	s.rep.Sojourn -= s.now
+	switch sv.Kind {
+	case Latency:
+		s.push(s.now+sv.Base+sv.Slope*float64(s.n), evDone, slot, attempt, 0)
+	case RateLimit, Independent:
+		s.push(s.now+sv.Base, evDone, slot, attempt, 0)
+	case Queue:
+		if s.busy < sv.Workers {
+			s.busy++
+			s.push(s.now+s.service(), evDone, slot, attempt, 0)
+			return
+		}
+		if s.qlen == len(s.queue) {
+			s.growQueue()
+		}
+		s.queue[(s.qhead+s.qlen)%len(s.queue)] = waiter{slot, attempt, s.now}
+		s.qlen++
+		r.refs++
+	}
+}
+
+// growQueue doubles the queue's ring, keeping its order.
+func (s *sim) growQueue() {
+	q := make([]waiter, 2*len(s.queue))
+	for i := range s.qlen {
+		q[i] = s.queue[(s.qhead+i)%len(s.queue)]
+	}
+	s.queue, s.qhead = q, 0
+}
+
+// service draws a queue server's service time.
+func (s *sim) service() float64 {
+	sv := s.cfg.Server.Service
+	switch {
+	case sv.Dist == Exponential:
+		return s.exp(sv.Median)
+	case s.logn != nil:
+		return sv.Median * s.logn.Draw(&s.rnd)
+	}
+	return sv.Median
+}
+
+// advance adds the calls in progress since the last change to the integrals.
+func (s *sim) advance() {
+	if s.n > 0 {
+		n := float64(s.n)
+		s.rep.Area += n * (s.now - s.last)
+		for a := s.last; a < s.now && a < s.dur; {
+			sec := int(a)
+			end := math.Min(math.Min(float64(sec+1), s.now), s.dur)
+			s.rep.Series[sec].Busy += n * (end - a)
+			a = end
+		}
+	}
+	s.last = s.now
+}
+
+// done is the server finishing a call: the work is done unless the call fails.
+func (s *sim) done(slot int32, attempt uint8) {
+	sv := &s.cfg.Server
+	s.advance()
+	s.n--
+	s.rep.Sojourn += s.now
+	if sv.Kind == Queue {
+		if s.qlen > 0 {
+			w := s.queue[s.qhead]
+			s.qhead = (s.qhead + 1) % len(s.queue)
+			s.qlen--
+			s.reqs[w.slot].refs--
+			s.rep.Wait += s.now - w.arrived
+			s.push(s.now+s.service(), evDone, w.slot, w.attempt, 0)
+		} else {
+			s.busy--
+		}
+	}
+	r := &s.reqs[slot]
+	r.keyBusy = false
+	if sv.PFail > 0 && s.rnd.Float64() < sv.PFail {
+		s.answer(slot, attempt, outError)
+		return
+	}
+	r.effects++
+	s.rep.Effects++
+	if r.effects > 1 {
+		s.rep.Duplicates++
+		if r.effects == 2 {
+			s.rep.Duplicated++
+		}
+	}
+	r.keyDone = s.cfg.Client.Keys == SameKey
+	s.answer(slot, attempt, outOK)
+}
+
+// answer sends a reply back to the client. A reply that will come after its
+// attempt's timeout, or to an attempt the client no longer waits for, is
+// counted as late and not scheduled: nothing would read it.
+func (s *sim) answer(slot int32, attempt uint8, outcome uint8) {
+	t := s.now + s.exp(s.cfg.Net)
+	r := &s.reqs[slot]
+	if r.done || !r.waiting || r.attempt != attempt || t >= r.deadline {
+		s.rep.Late++
+		return
+	}
+	s.push(t, evReply, slot, attempt, outcome)
+}
+
+// reply is a reply reaching the client in time.
+func (s *sim) reply(slot int32, outcome uint8) {
+	r := &s.reqs[slot]
+	r.waiting = false
+	if outcome == outOK {
+		s.rep.Succeeded++
+		s.hist.add(s.now - r.start)
+		if sec := s.second(s.now); sec != nil {
+			sec.Successes++
+		}
+		r.done = true
+		return
+	}
+	s.rep.Errors++
+	s.retry(slot)
+}
+
+// timeout is an attempt's timeout expiring; stale when the attempt was
+// answered in time or the request moved on.
+func (s *sim) timeout(slot int32, attempt uint8) {
+	r := &s.reqs[slot]
+	if r.done || !r.waiting || r.attempt != attempt {
+		return
+	}
+	r.waiting = false
+	s.rep.Timeouts++
+	if sec := s.second(s.now); sec != nil {
+		sec.Timeouts++
+	}
+	s.retry(slot)
+}
+
+// retry sends the next attempt after the backoff, or gives the request up.
+// This is the one place a client decides whether to try again.
+func (s *sim) retry(slot int32) {
+	r := &s.reqs[slot]
+	cl := &s.cfg.Client
+	if int(r.attempt) >= cl.Attempts {
+		s.rep.Failed++
+		r.done = true
+		return
+	}
+	u := 0.0
+	if cl.Backoff.Jittered() {
+		u = s.rnd.Float64()
+	}
+	d := cl.Backoff.Delay(int(r.attempt)-1, r.prev, u)
+	r.prev = d
+	if d <= 0 {
+		s.send(slot)
+		return
+	}
+	s.push(s.now+d.Seconds(), evSend, slot, 0, 0)
+}

@@ -1,0 +1,375 @@
+// Package fleet is the coupled model of retries: many clients share one server,
+// so the retries a client sends change the latency and failures every client
+// sees. It is a discrete-event simulation in virtual time: Poisson arrivals
+// whose rate follows a shape, a server whose answers depend on its load, and
+// clients with a timeout, attempts, backoff and an idempotency key mode.
+//
+// Unlike the Part 5 and delivery models, requests here are not independent, so
+// a run is sequential; replicates (independent seeds) are the unit of
+// parallelism. Everything is a pure function of the configuration and the
+// seed: the same inputs give the same numbers, whatever the number of workers.
+//
+// The package computes; it does not render. Tables, json and plots of its
+// results live in package results and cmd/retrysim.
+package fleet
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/retrysim/retrysim/backoff"
+)
+
+// Limits on a run, checked by Config.Check before any work, so a mistyped
+// flag cannot start an hour-long or memory-filling run.
+const (
+	// MaxDuration is the longest run in seconds; the series holds a row a second.
+	MaxDuration = 3600
+	// MaxRate bounds every rate (requests a second, or the rate limit).
+	MaxRate = 1e6
+	// MaxArrivals bounds duration x peak rate, the requests a replicate can expect.
+	MaxArrivals = 1e8
+	// MaxAttempts bounds the tries of a request.
+	MaxAttempts = 100
+	// MaxClients bounds the client count.
+	MaxClients = 1_000_000
+	// MaxWorkers bounds the queue server's workers and MaxQueue its queue.
+	MaxWorkers = 1_000_000
+	MaxQueue   = 10_000_000
+	// MaxSeconds bounds every time parameter (latency, timeout, delay), in seconds.
+	MaxSeconds = 86400
+	// MaxReplicates bounds the replicates of a run.
+	MaxReplicates = 1000
+)
+
+// Config is one run of the model.
+type Config struct {
+	// Name labels the run in outputs.
+	Name string
+	// Duration is how long requests arrive, in seconds. The run then goes on
+	// until every request has finished, and those last seconds count in the
+	// summary but not in the series.
+	Duration float64
+	Load     Shape
+	Outage   Outage
+	Server   Server
+	Client   Client
+	// Net is the mean one-way network delay in seconds, exponentially
+	// distributed, drawn for every message each way (0: no delay).
+	Net float64
+}
+
+// ShapeKind is how the arrival rate changes over a run.
+type ShapeKind uint8
+
+const (
+	Constant ShapeKind = iota
+	Ramp
+	Spike
+)
+
+var shapeNames = [...]string{"constant", "ramp", "spike"}
+
+func (k ShapeKind) String() string { return shapeNames[k] }
+
+// ParseShape reads a shape name.
+func ParseShape(s string) (ShapeKind, error) {
+	for i, n := range shapeNames {
+		if n == s {
+			return ShapeKind(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown shape %q (want one of %s)", s, strings.Join(shapeNames[:], ", "))
+}
+
+// Shape is the rate of a Poisson arrival process over time, in requests a
+// second:
+//
+//	constant  Rate
+//	spike     Peak in [From, To), Rate elsewhere
+//	ramp      Rate at From, rising linearly to Peak midway to To, back to
+//	          Rate at To, and on down at the same slope (floored at 0) after
+//	          it, as in Brooker's ramp; Rate before From
+type Shape struct {
+	Kind     ShapeKind
+	Rate     float64
+	Peak     float64
+	From, To float64
+}
+
+// At is the rate at time t.
+func (s Shape) At(t float64) float64 {
+	switch s.Kind {
+	case Spike:
+		if t >= s.From && t < s.To {
+			return s.Peak
+		}
+	case Ramp:
+		if t >= s.From {
+			mid, half := (s.From+s.To)/2, (s.To-s.From)/2
+			return math.Max(0, s.Peak-(s.Peak-s.Rate)*math.Abs(t-mid)/half)
+		}
+	}
+	return s.Rate
+}
+
+// max is the largest rate the shape takes.
+func (s Shape) max() float64 {
+	if s.Kind == Constant {
+		return s.Rate
+	}
+	return math.Max(s.Rate, s.Peak)
+}
+
+// settled is when the shape is back at its base rate for good: the end of a
+// spike or ramp, 0 for a constant rate.
+func (s Shape) settled() float64 {
+	if s.Kind == Constant {
+		return 0
+	}
+	return s.To
+}
+
+// OutageMode is what the server does to calls during an outage.
+type OutageMode uint8
+
+const (
+	// Fail answers every call arriving in the window with an error at once,
+	// doing nothing.
+	Fail OutageMode = iota
+	// Stall holds every call arriving in the window until the window ends,
+	// then handles it as if it had just arrived.
+	Stall
+)
+
+var outageNames = [...]string{"fail", "stall"}
+
+func (m OutageMode) String() string { return outageNames[m] }
+
+// ParseOutageMode reads an outage mode name.
+func ParseOutageMode(s string) (OutageMode, error) {
+	for i, n := range outageNames {
+		if n == s {
+			return OutageMode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown outage mode %q (want fail or stall)", s)
+}
+
+// Outage is a window [From, To) in seconds in which the server fails or
+// stalls every call; none when To <= From.
+type Outage struct {
+	From, To float64
+	Mode     OutageMode
+}
+
+func (o Outage) on() bool { return o.To > o.From }
+
+// ServerKind is the server's model of latency and refusal.
+type ServerKind uint8
+
+const (
+	// Latency is Brooker's model: a call takes Base + Slope x (calls in
+	// progress when it arrives, itself included), with no limit.
+	Latency ServerKind = iota
+	// Queue has Workers workers and a FIFO queue of at most QueueMax waiting
+	// calls; a call arriving to a full queue is rejected at once. Service
+	// times follow Service.
+	Queue
+	// RateLimit answers "throttled" at once to calls beyond Limit a second
+	// (a token bucket of Burst tokens); the others take Base.
+	RateLimit
+	// Independent takes Base whatever the load: with PFail, the
+	// load-independent failure rate of Part 5 and Brooker's retry posts.
+	Independent
+)
+
+var serverNames = [...]string{"latency", "queue", "ratelimit", "independent"}
+
+func (k ServerKind) String() string { return serverNames[k] }
+
+// ParseServer reads a server kind name.
+func ParseServer(s string) (ServerKind, error) {
+	for i, n := range serverNames {
+		if n == s {
+			return ServerKind(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown server %q (want one of %s)", s, strings.Join(serverNames[:], ", "))
+}
+
+// Dist is the distribution of the queue server's service times.
+type Dist uint8
+
+const (
+	// Lognormal service: median Service.Median, log-sd Service.Sigma.
+	Lognormal Dist = iota
+	// Exponential service of mean Service.Median: the M/M/c queue whose mean
+	// wait Erlang's C formula gives.
+	Exponential
+)
+
+var distNames = [...]string{"lognormal", "exp"}
+
+func (d Dist) String() string { return distNames[d] }
+
+// ParseDist reads a service distribution name.
+func ParseDist(s string) (Dist, error) {
+	for i, n := range distNames {
+		if n == s {
+			return Dist(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown distribution %q (want lognormal or exp)", s)
+}
+
+// Service is how long the queue server's workers take over a call.
+type Service struct {
+	Dist Dist
+	// Median is the median (lognormal) or the mean (exp), in seconds.
+	Median float64
+	// Sigma is the lognormal's log-sd; 0 makes every call take Median.
+	Sigma float64
+}
+
+// Server is the one server every client calls.
+type Server struct {
+	Kind ServerKind
+	// Base and Slope are in seconds (Slope a call in progress).
+	Base, Slope float64
+	Workers     int
+	QueueMax    int
+	Service     Service
+	// Limit is the rate limit in calls a second and Burst its bucket size.
+	Limit, Burst float64
+	// PFail is the probability that a call the server handles fails, doing
+	// nothing, whatever the kind.
+	PFail float64
+}
+
+// KeyMode is how a client keys its attempts.
+type KeyMode uint8
+
+const (
+	// NoKey: every attempt that reaches the server does the work again.
+	NoKey KeyMode = iota
+	// SameKey: every attempt of a request carries the request's key. The
+	// server stores the reply of a completed key and returns it; an attempt
+	// arriving while its key is in progress is refused as a conflict.
+	SameKey
+)
+
+var keyNames = [...]string{"none", "same"}
+
+func (k KeyMode) String() string { return keyNames[k] }
+
+// ParseKeyMode reads a key mode name.
+func ParseKeyMode(s string) (KeyMode, error) {
+	for i, n := range keyNames {
+		if n == s {
+			return KeyMode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown key mode %q (want none or same)", s)
+}
+
+// Client is what every client does with a request. Clients says how many
+// clients share the load; the policies here act per request, so the count
+// matters only to policies that keep state per client (budgets, breakers).
+type Client struct {
+	Clients int
+	// Timeout is the wait for a reply to one attempt, in seconds; a reply
+	// after it is ignored (the work may be done: the client saw an error).
+	Timeout float64
+	// Attempts counts tries in all, the first included.
+	Attempts int
+	// Backoff is the wait before each retry, after a timeout or an error.
+	Backoff backoff.Policy
+	Keys    KeyMode
+}
+
+// NoCap is a backoff cap that never binds.
+const NoCap = 1 << 62
+
+// Check refuses a configuration outside the limits, naming the parameter as
+// the command's flag is named.
+func (c Config) Check() error {
+	var first error
+	bad := func(name, format string, args ...any) {
+		if first == nil {
+			first = fmt.Errorf("-%s: %s", name, fmt.Sprintf(format, args...))
+		}
+	}
+	seconds := func(name string, v float64, positive bool) {
+		if math.IsNaN(v) || v < 0 || v > MaxSeconds || (positive && v == 0) {
+			what := "from 0"
+			if positive {
+				what = "above 0"
+			}
+			bad(name, "%g s is not %s to %d s", v, what, MaxSeconds)
+		}
+	}
+	rate := func(name string, v float64) {
+		if math.IsNaN(v) || v < 0 || v > MaxRate {
+			bad(name, "%g is not a rate from 0 to %g a second", v, float64(MaxRate))
+		}
+	}
+	if math.IsNaN(c.Duration) || c.Duration < 1 || c.Duration > MaxDuration {
+		bad("duration", "%g s is not from 1 s to %d s", c.Duration, MaxDuration)
+	}
+	rate("rate", c.Load.Rate)
+	if c.Load.Kind != Constant {
+		rate("peak", c.Load.Peak)
+		seconds("from", c.Load.From, false)
+		seconds("to", c.Load.To, false)
+		if !(c.Load.To > c.Load.From) {
+			bad("to", "%g s is not after -from %g s", c.Load.To, c.Load.From)
+		}
+	}
+	if c.Load.max() == 0 {
+		bad("rate", "no requests arrive: the rate is 0 throughout")
+	}
+	if c.Load.max()*c.Duration > MaxArrivals {
+		bad("duration", "%g s at up to %g requests a second is more than %g requests a replicate", c.Duration, c.Load.max(), float64(MaxArrivals))
+	}
+	seconds("outage", c.Outage.From, false)
+	seconds("outage", c.Outage.To, false)
+	seconds("net", c.Net, false)
+	s := c.Server
+	seconds("base", s.Base, false)
+	seconds("slope", s.Slope, false)
+	if math.IsNaN(s.PFail) || s.PFail < 0 || s.PFail > 1 {
+		bad("p-fail", "%g is not a probability in [0, 1]", s.PFail)
+	}
+	switch s.Kind {
+	case Queue:
+		if s.Workers < 1 || s.Workers > MaxWorkers {
+			bad("capacity", "%d is not from 1 to %d workers", s.Workers, MaxWorkers)
+		}
+		if s.QueueMax < 0 || s.QueueMax > MaxQueue {
+			bad("queue", "%d is not from 0 to %d waiting calls", s.QueueMax, MaxQueue)
+		}
+		seconds("service", s.Service.Median, true)
+		if math.IsNaN(s.Service.Sigma) || s.Service.Sigma < 0 || s.Service.Sigma > 4 {
+			bad("service-sigma", "%g is not from 0 to 4", s.Service.Sigma)
+		}
+	case RateLimit:
+		rate("limit", s.Limit)
+		if math.IsNaN(s.Burst) || s.Burst < 1 || s.Burst > MaxRate {
+			bad("burst", "%g is not from 1 to %g calls", s.Burst, float64(MaxRate))
+		}
+	}
+	cl := c.Client
+	if cl.Clients < 1 || cl.Clients > MaxClients {
+		bad("clients", "%d is not from 1 to %d", cl.Clients, MaxClients)
+	}
+	seconds("timeout", cl.Timeout, true)
+	if cl.Attempts < 1 || cl.Attempts > MaxAttempts {
+		bad("attempts", "%d is not from 1 to %d", cl.Attempts, MaxAttempts)
+	}
+	if cl.Backoff.Base < 0 || cl.Backoff.Cap < 0 {
+		bad("backoff-base", "the backoff's base and cap must not be negative")
+	}
+	return first
+}

@@ -1,0 +1,376 @@
+package fleet
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/retrysim/retrysim/backoff"
+)
+
+// within99_9 reports whether want lies in the 99.9% Student t interval of
+// the mean of xs: a false failure once in 1,000 comparisons when the model is
+// right (for xs normal enough, which means of thousands of requests are).
+func within99_9(xs []float64, want float64) (mean, lo, hi float64, ok bool) {
+	n := float64(len(xs))
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= n
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(1 - 0.001/2)
+	half := t * math.Sqrt(ss/(n-1)/n)
+	return mean, mean - half, mean + half, want >= mean-half && want <= mean+half
+}
+
+func run(t *testing.T, cfg Config, reps int) []Replicate {
+	t.Helper()
+	if err := cfg.Check(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), []Config{cfg}, Options{Replicates: reps, Seed: 7, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res[0].Replicates
+}
+
+// A load-independent server that fails each call with probability f, and A
+// tries with no timeouts: a request succeeds with probability 1 - f^A and
+// makes 1 + f + ... + f^(A-1) = (1 - f^A)/(1 - f) calls. Six comparisons at
+// 1/1,000 each: a false failure of the family under 0.6%.
+func TestIndependentServerClosedForms(t *testing.T) {
+	for _, tc := range []struct {
+		f        float64
+		attempts int
+	}{{0.3, 3}, {0.5, 1}, {0.8, 5}} {
+		cfg := Config{
+			Name: "independent", Duration: 10,
+			Load:   Shape{Kind: Constant, Rate: 500},
+			Server: Server{Kind: Independent, Base: 0.01, PFail: tc.f},
+			Client: Client{Clients: 1, Timeout: 60, Attempts: tc.attempts},
+			Net:    0.001,
+		}
+		reps := run(t, cfg, 20)
+		succ, calls := make([]float64, len(reps)), make([]float64, len(reps))
+		for i, r := range reps {
+			succ[i] = float64(r.Succeeded) / float64(r.Requests)
+			calls[i] = float64(r.Calls) / float64(r.Requests)
+			if r.Timeouts != 0 || r.Duplicates != 0 || r.Succeeded+r.Failed != r.Requests {
+				t.Errorf("f=%g A=%d: timeouts %d, duplicates %d, %d+%d of %d requests; want 0, 0 and all",
+					tc.f, tc.attempts, r.Timeouts, r.Duplicates, r.Succeeded, r.Failed, r.Requests)
+			}
+		}
+		fA := math.Pow(tc.f, float64(tc.attempts))
+		if m, lo, hi, ok := within99_9(succ, 1-fA); !ok {
+			t.Errorf("f=%g A=%d: success %g [%g, %g]; want 1 - f^A = %g", tc.f, tc.attempts, m, lo, hi, 1-fA)
+		}
+		if m, lo, hi, ok := within99_9(calls, (1-fA)/(1-tc.f)); !ok {
+			t.Errorf("f=%g A=%d: calls a request %g [%g, %g]; want (1 - f^A)/(1 - f) = %g", tc.f, tc.attempts, m, lo, hi, (1-fA)/(1-tc.f))
+		}
+	}
+}
+
+// erlangCWait is the M/M/c queue's mean wait before service, from Erlang's C
+// formula: with a = λ/μ, C = (a^c/c! c/(c-a)) / (sum_{k<c} a^k/k! + a^c/c! c/(c-a)),
+// and W = C / (cμ - λ).
+func erlangCWait(c int, lambda, mu float64) float64 {
+	a := lambda / mu
+	term, sum := 1.0, 0.0 // term = a^k/k!
+	for k := range c {
+		sum += term
+		term *= a / float64(k+1)
+	}
+	top := term * float64(c) / (float64(c) - a)
+	return top / (sum + top) / (float64(c)*mu - lambda)
+}
+
+// c workers, Poisson arrivals, exponential service and an unbounded queue:
+// the mean wait is Erlang C's. The queue starts empty; at ρ = 2/3 it forgets
+// that within seconds, which over an hour biases the mean by well under its
+// interval. Two comparisons at 1/1,000: a family rate under 0.2%.
+func TestQueueErlangC(t *testing.T) {
+	for _, tc := range []struct {
+		c          int
+		lambda, mu float64
+	}{{3, 2, 1}, {1, 0.5, 1}} {
+		cfg := Config{
+			Name: "mmc", Duration: MaxDuration,
+			Load: Shape{Kind: Constant, Rate: tc.lambda},
+			Server: Server{Kind: Queue, Workers: tc.c, QueueMax: MaxQueue,
+				Service: Service{Dist: Exponential, Median: 1 / tc.mu}},
+			Client: Client{Clients: 1, Timeout: MaxSeconds, Attempts: 1},
+		}
+		reps := run(t, cfg, 20)
+		waits := make([]float64, len(reps))
+		for i, r := range reps {
+			waits[i] = r.Wait / float64(r.Entered)
+		}
+		want := erlangCWait(tc.c, tc.lambda, tc.mu)
+		if m, lo, hi, ok := within99_9(waits, want); !ok {
+			t.Errorf("M/M/%d λ=%g μ=%g: mean wait %g [%g, %g]; want Erlang C %g", tc.c, tc.lambda, tc.mu, m, lo, hi, want)
+		}
+	}
+}
+
+func TestErlangCReference(t *testing.T) {
+	// M/M/1: C = ρ, W = ρ/(μ - λ); and the hand-worked c = 3, a = 2: C = 4/9.
+	if got, want := erlangCWait(1, 0.5, 1), 0.5/0.5; math.Abs(got-want) > 1e-12 {
+		t.Errorf("erlangCWait(1, 0.5, 1) = %g; want %g", got, want)
+	}
+	if got, want := erlangCWait(3, 2, 1), 4.0/9; math.Abs(got-want) > 1e-12 {
+		t.Errorf("erlangCWait(3, 2, 1) = %g; want %g", got, want)
+	}
+}
+
+// littleConfigs cover every server kind, both outage modes, keys and backoff.
+func littleConfigs() []Config {
+	base := Config{
+		Duration: 60,
+		Load:     Shape{Kind: Spike, Rate: 40, Peak: 90, From: 20, To: 30},
+		Server:   Server{Kind: Latency, Base: 0.5, Slope: 0.01},
+		Client:   Client{Clients: 4, Timeout: 2, Attempts: 3, Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: time.Second, Cap: 10 * time.Second}},
+		Net:      0.05,
+	}
+	var out []Config
+	add := func(name string, f func(*Config)) {
+		c := base
+		c.Name = name
+		f(&c)
+		out = append(out, c)
+	}
+	add("latency", func(*Config) {})
+	add("latency-same-key", func(c *Config) { c.Client.Keys = SameKey })
+	add("queue-lognormal", func(c *Config) {
+		c.Server = Server{Kind: Queue, Workers: 4, QueueMax: 50, Service: Service{Dist: Lognormal, Median: 0.08, Sigma: 1}, PFail: 0.05}
+	})
+	add("queue-exp-same-key", func(c *Config) {
+		c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 1000, Service: Service{Dist: Exponential, Median: 0.05}}
+		c.Client.Keys = SameKey
+	})
+	add("ratelimit", func(c *Config) { c.Server = Server{Kind: RateLimit, Base: 0.2, Limit: 50, Burst: 10} })
+	add("independent-stall", func(c *Config) {
+		c.Server = Server{Kind: Independent, Base: 0.3, PFail: 0.2}
+		c.Outage = Outage{From: 10, To: 15, Mode: Stall}
+	})
+	add("latency-fail-outage-ramp", func(c *Config) {
+		c.Load = Shape{Kind: Ramp, Rate: 20, Peak: 70, From: 5, To: 45}
+		c.Outage = Outage{From: 30, To: 33, Mode: Fail}
+	})
+	return out
+}
+
+// Little's law, L = λW, over a run that ends empty: the time average of the
+// calls in progress (their integral over [0, End], added up event by event)
+// equals the arrival rate of calls into the server times their mean time in
+// it (departure minus arrival times, added up call by call). Exact but for
+// rounding; and every request ends succeeded or failed.
+func TestLittlesLaw(t *testing.T) {
+	for _, cfg := range littleConfigs() {
+		t.Run(cfg.Name, func(t *testing.T) {
+			for i, r := range run(t, cfg, 3) {
+				L := r.Area / r.End
+				lambdaW := float64(r.Entered) / r.End * (r.Sojourn / float64(r.Entered))
+				if math.Abs(L-lambdaW) > 1e-9*L || L == 0 {
+					t.Errorf("replicate %d: L = %g; λW = %g", i, L, lambdaW)
+				}
+				if r.Succeeded+r.Failed != r.Requests {
+					t.Errorf("replicate %d: %d succeeded + %d failed; want %d requests", i, r.Succeeded, r.Failed, r.Requests)
+				}
+				var busy float64
+				for _, s := range r.Series {
+					busy += s.Busy
+				}
+				if busy > r.Area*(1+1e-12) {
+					t.Errorf("replicate %d: the series' integral %g exceeds the run's %g", i, busy, r.Area)
+				}
+			}
+		})
+	}
+}
+
+// Arrivals by thinning have the shape's integral as their mean: for
+// Brooker's ramp over 80 s, ∫ max(0, 80 - 1.6|t - 25|) dt = 1500 + 2000, and
+// for the spike 40 x 75 + 80 x 5. The requests of 20 replicates are Poisson
+// with 20 times that mean; |z| < 3.29 fails falsely once in 1,000, twice in
+// the family: 0.2%.
+func TestArrivalsFollowShape(t *testing.T) {
+	runs := BrookerCollapse.Runs(80)
+	for _, tc := range []struct {
+		cfg  Config
+		want float64
+	}{{runs[0], 3500}, {runs[2], 3400}} {
+		var n int64
+		reps := run(t, tc.cfg, 20)
+		for _, r := range reps {
+			n += r.Requests
+		}
+		mean := tc.want * float64(len(reps))
+		if z := (float64(n) - mean) / math.Sqrt(mean); math.Abs(z) > 3.29 {
+			t.Errorf("%s: %d requests in %d replicates; want %g (z = %.2f)", tc.cfg.Name, n, len(reps), mean, z)
+		}
+	}
+}
+
+func TestBrookerShapes(t *testing.T) {
+	runs := BrookerCollapse.Runs(80)
+	for _, x := range []float64{0, 10, 24.5, 25, 37, 50, 60, 75, 79.9} {
+		if got, want := runs[0].Load.At(x), math.Max(0, 80-1.6*math.Abs(x-25)); math.Abs(got-want) > 1e-12 {
+			t.Errorf("ramp.At(%g) = %g; want 80 - 1.6|t - 25| = %g", x, got, want)
+		}
+		want := 40.0
+		if x >= 20 && x < 25 {
+			want = 80
+		}
+		if got := runs[2].Load.At(x); got != want {
+			t.Errorf("spike.At(%g) = %g; want %g", x, got, want)
+		}
+	}
+	// Brooker's backoff: uniform in [0, b], b = 20 s on the first retry, 40 s on the second.
+	p := runs[1].Client.Backoff
+	for attempt, b := range []time.Duration{20 * time.Second, 40 * time.Second} {
+		if got := p.Delay(attempt, 0, 0.5); got != b/2 {
+			t.Errorf("Delay(%d, u=0.5) = %v; want %v", attempt, got, b/2)
+		}
+	}
+}
+
+// Same key: a retry that arrives while its first attempt is still in the
+// server is a conflict, and no request's work is done twice; with no key the
+// same run repeats work. A slow server (4 s) and a 1 s timeout force both.
+func TestKeys(t *testing.T) {
+	cfg := Config{
+		Name: "keys", Duration: 30,
+		Load:   Shape{Kind: Constant, Rate: 20},
+		Server: Server{Kind: Independent, Base: 4},
+		Client: Client{Clients: 1, Timeout: 1, Attempts: 4, Backoff: backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}},
+	}
+	for _, r := range run(t, cfg, 2) {
+		// Attempts at 0, 3, 6, 9 s; the first finishes at 4 s: the second is
+		// done twice, no attempt sees a reply in time, every request fails.
+		if r.Succeeded != 0 || r.Duplicated != r.Requests || r.Duplicates != 3*r.Requests {
+			t.Errorf("no key: %d succeeded, %d duplicated requests, %d duplicates of %d requests; want 0, all, 3 each",
+				r.Succeeded, r.Duplicated, r.Duplicates, r.Requests)
+		}
+	}
+	cfg.Client.Keys = SameKey
+	for _, r := range run(t, cfg, 2) {
+		// The second attempt (3 s) conflicts with the first (0-4 s); the
+		// third and fourth get the stored reply at once and succeed.
+		if r.Duplicates != 0 || r.Conflicts != r.Requests || r.Stored != r.Requests || r.Succeeded != r.Requests {
+			t.Errorf("same key: %d duplicates, %d conflicts, %d stored, %d succeeded of %d; want 0, then all",
+				r.Duplicates, r.Conflicts, r.Stored, r.Succeeded, r.Requests)
+		}
+	}
+}
+
+// The heap pops events in (t, seq) order: checked against a sort.
+func TestHeapOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var h eventHeap
+	var want []event
+	for i := range 2000 {
+		e := event{t: float64(r.IntN(300)) / 8, slot: int32(i)}
+		h.push(e)
+		e.seq = uint64(i)
+		want = append(want, e)
+		if i%7 == 0 { // interleave pops with pushes
+			slices.SortFunc(want, func(a, b event) int { return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.seq, b.seq)) })
+			got := h.pop()
+			if got != want[0] {
+				t.Fatalf("pop %d = %+v; want %+v", i, got, want[0])
+			}
+			want = want[1:]
+		}
+	}
+	slices.SortFunc(want, func(a, b event) int { return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.seq, b.seq)) })
+	for i, w := range want {
+		if got := h.pop(); got != w {
+			t.Fatalf("final pop %d = %+v; want %+v", i, got, w)
+		}
+	}
+}
+
+func TestRecovery(t *testing.T) {
+	cfg := &Config{Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5, To: 10}}
+	healthy := Second{Starts: 10, Successes: 10}
+	dead := Second{Starts: 10}
+	series := func(bad ...int) []Second {
+		s := slices.Repeat([]Second{healthy}, 40)
+		for _, b := range bad {
+			s[b] = dead
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name   string
+		series []Second
+		want   float64
+	}{
+		{"never degraded", series(), 0},
+		// Window [s, s+10) holds 9 successes in 10 s only if one second is
+		// dead; two make it 80%: unhealthy. Dead at 14 and 15: the windows
+		// starting at 6..14 hold both, those from 15 on one at most: healthy
+		// from 15, 5 s after the spike's end at 10.
+		{"dip", series(14, 15), 5},
+		{"dead at the end", series(38, 39), math.NaN()},
+	} {
+		got := recovery(cfg, tc.series)
+		if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
+			t.Errorf("%s: recovery = %g; want %g", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Memory follows the requests in flight: a run ten times longer reuses the
+// same request slots.
+func TestSlotsReused(t *testing.T) {
+	cfg := BrookerCollapse.Runs(80)[3]
+	short, long := cfg, cfg
+	short.Duration, long.Duration = 100, 1000
+	s1 := newSim(&short, 1)
+	s1.run()
+	s2 := newSim(&long, 1)
+	s2.run()
+	if len(s2.reqs) > 2*len(s1.reqs) {
+		t.Errorf("request slots: %d for 100 s, %d for 1000 s; want about the same", len(s1.reqs), len(s2.reqs))
+	}
+}
+
+func TestCheck(t *testing.T) {
+	good := BrookerCollapse.Runs(80)[0]
+	if err := good.Check(); err != nil {
+		t.Fatalf("brooker ramp: %v", err)
+	}
+	for _, tc := range []struct {
+		flag string
+		f    func(*Config)
+	}{
+		{"duration", func(c *Config) { c.Duration = 0 }},
+		{"duration", func(c *Config) { c.Duration = MaxDuration + 1 }},
+		{"rate", func(c *Config) { c.Load.Rate = math.NaN() }},
+		{"to", func(c *Config) { c.Load.To = c.Load.From }},
+		{"duration", func(c *Config) { c.Load.Peak = MaxRate; c.Duration = 3600 }},
+		{"timeout", func(c *Config) { c.Client.Timeout = 0 }},
+		{"attempts", func(c *Config) { c.Client.Attempts = MaxAttempts + 1 }},
+		{"p-fail", func(c *Config) { c.Server.PFail = 1.5 }},
+		{"capacity", func(c *Config) { c.Server.Kind = Queue; c.Server.Service.Median = 1 }},
+		{"clients", func(c *Config) { c.Client.Clients = 0 }},
+	} {
+		c := good
+		tc.f(&c)
+		err := c.Check()
+		if err == nil || err.Error()[:len(tc.flag)+2] != "-"+tc.flag+":" {
+			t.Errorf("Check() = %v; want an error naming -%s", err, tc.flag)
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package fleet
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/retrysim/retrysim/rng"
+)
+
+// Options say how to run a set of configurations.
+type Options struct {
+	// Replicates is the number of independent seeds each run is simulated with.
+	Replicates int
+	// Seed seeds replicate r with rng.ReplicateSeed(Seed, r), the same for
+	// every run, so the runs of a preset meet the same arrivals.
+	Seed uint64
+	// Workers is how many replicates run at once; it never changes a number.
+	Workers int
+}
+
+// Result is a run and its replicates, in replicate order.
+type Result struct {
+	Config     Config
+	Replicates []Replicate
+}
+
+// Run simulates every configuration Replicates times on Workers goroutines.
+// The configurations must have passed Check.
+func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
+	out := make([]Result, len(cfgs))
+	for i, c := range cfgs {
+		out[i] = Result{Config: c, Replicates: make([]Replicate, opt.Replicates)}
+	}
+	jobs := len(cfgs) * opt.Replicates
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(opt.Workers, jobs)) {
+		wg.Go(func() {
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= jobs || ctx.Err() != nil {
+					return
+				}
+				run, r := j/opt.Replicates, j%opt.Replicates
+				out[run].Replicates[r] = newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(r))).run()
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RecoveryWindow is the span, in seconds, over which recovery compares
+// goodput with the offered load. Successes trail the arrivals they answer by
+// a latency, so over a window the two differ by the arrivals at its two ends;
+// at Brooker's 40 requests a second that difference has a standard deviation
+// of about 13 requests, and 10 s makes the 10% margin (40 requests) 3 of
+// them: a healthy window is judged unhealthy about once in 1,500.
+const RecoveryWindow = 10
+
+// recovery is how long after the load settles (the end of the spike or ramp,
+// or of the outage, whichever is later) goodput is back within 10% of the
+// offered load for good. A window [s, s+RecoveryWindow), s a whole second, is
+// healthy when the successes in it are at least 90% of the requests that
+// arrived in it; windows in which none arrived do not count. Recovery is the
+// start of the first window from which every later window is healthy, minus
+// the settling time (0 if all are); NaN (never) if the run's last window is
+// unhealthy. Looking at every later window, not the first healthy one, keeps
+// the successes of requests that arrived during the disturbance, which land
+// just after it, from passing for recovery.
+func recovery(cfg *Config, series []Second) float64 {
+	settled := cfg.Load.settled()
+	if cfg.Outage.on() {
+		settled = math.Max(settled, cfg.Outage.To)
+	}
+	first := int(math.Ceil(settled))
+	from, last := first, -1 // from: the first window after the last unhealthy one
+	for s := first; s+RecoveryWindow <= len(series); s++ {
+		var starts, successes int64
+		for _, sec := range series[s : s+RecoveryWindow] {
+			starts += sec.Starts
+			successes += sec.Successes
+		}
+		if starts == 0 {
+			continue
+		}
+		last = s
+		if 10*successes < 9*starts {
+			from = s + 1
+		}
+	}
+	if last < 0 || from > last {
+		return math.NaN()
+	}
+	return math.Max(0, float64(from)-settled)
+}
+
+// Estimate is a mean over replicates and its 95% Student t interval (NaN
+// bounds with one replicate).
+type Estimate struct {
+	Value, Lo, Hi float64
+	// N is how many replicates the estimate has values for.
+	N int
+}
+
+// estimate is the mean of xs with its interval, skipping NaNs.
+func estimate(xs []float64) Estimate {
+	var sum float64
+	n := 0
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			sum += x
+			n++
+		}
+	}
+	if n == 0 {
+		return Estimate{math.NaN(), math.NaN(), math.NaN(), 0}
+	}
+	mean := sum / float64(n)
+	if n == 1 {
+		return Estimate{mean, math.NaN(), math.NaN(), 1}
+	}
+	var ss float64
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			ss += (x - mean) * (x - mean)
+		}
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+	half := t * math.Sqrt(ss/float64(n-1)/float64(n))
+	return Estimate{mean, mean - half, mean + half, n}
+}
+
+// Summary is a run's row: each figure a mean over replicates with its
+// interval.
+type Summary struct {
+	Run        string
+	Replicates int
+	Requests   Estimate
+	// Succeeded is the share of requests that succeeded, Goodput the
+	// successes a second of the run's duration, Amplification the server
+	// calls a request.
+	Succeeded, Goodput, Amplification Estimate
+	Timeouts, Conflicts, Duplicates   Estimate
+	P50, P95, P99                     Estimate
+	PeakInProgress                    Estimate
+	// Recovery is over the replicates that recovered (Recovery.N of them);
+	// NaN when none did.
+	Recovery Estimate
+}
+
+// Summary sums up r's replicates.
+func (r Result) Summary() Summary {
+	col := func(f func(*Replicate) float64) Estimate {
+		xs := make([]float64, len(r.Replicates))
+		for i := range r.Replicates {
+			xs[i] = f(&r.Replicates[i])
+		}
+		return estimate(xs)
+	}
+	ratio := func(a, b int64) float64 {
+		if b == 0 {
+			return math.NaN()
+		}
+		return float64(a) / float64(b)
+	}
+	d := r.Config.Duration
+	return Summary{
+		Run:            r.Config.Name,
+		Replicates:     len(r.Replicates),
+		Requests:       col(func(p *Replicate) float64 { return float64(p.Requests) }),
+		Succeeded:      col(func(p *Replicate) float64 { return ratio(p.Succeeded, p.Requests) }),
+		Goodput:        col(func(p *Replicate) float64 { return float64(p.Succeeded) / d }),
+		Amplification:  col(func(p *Replicate) float64 { return ratio(p.Calls, p.Requests) }),
+		Timeouts:       col(func(p *Replicate) float64 { return float64(p.Timeouts) }),
+		Conflicts:      col(func(p *Replicate) float64 { return float64(p.Conflicts) }),
+		Duplicates:     col(func(p *Replicate) float64 { return float64(p.Duplicates) }),
+		P50:            col(func(p *Replicate) float64 { return p.P50 }),
+		P95:            col(func(p *Replicate) float64 { return p.P95 }),
+		P99:            col(func(p *Replicate) float64 { return p.P99 }),
+		PeakInProgress: col(func(p *Replicate) float64 { return float64(p.PeakInProgress) }),
+		Recovery:       col(func(p *Replicate) float64 { return p.Recovery }),
+	}
+}
+
+// Point is one second of a run's series, averaged over replicates.
+type Point struct {
+	Run                                             string
+	T                                               int // the second's start
+	Starts, Successes, Retries, Timeouts, Conflicts float64
+	InProgress                                      float64 // time average
+}
+
+// Series is r's time series, one point a second, averaged over replicates
+// (summed in replicate order, so the bytes do not depend on the workers).
+func (r Result) Series() []Point {
+	if len(r.Replicates) == 0 {
+		return nil
+	}
+	n := float64(len(r.Replicates))
+	pts := make([]Point, len(r.Replicates[0].Series))
+	for t := range pts {
+		p := Point{Run: r.Config.Name, T: t}
+		width := math.Min(1, r.Config.Duration-float64(t)) // the last second may be cut short
+		for i := range r.Replicates {
+			s := r.Replicates[i].Series[t]
+			p.Starts += float64(s.Starts)
+			p.Successes += float64(s.Successes)
+			p.Retries += float64(s.Retries)
+			p.Timeouts += float64(s.Timeouts)
+			p.Conflicts += float64(s.Conflicts)
+			p.InProgress += s.Busy / width
+		}
+		p.Starts /= n
+		p.Successes /= n
+		p.Retries /= n
+		p.Timeouts /= n
+		p.Conflicts /= n
+		p.InProgress /= n
+		pts[t] = p
+	}
+	return pts
+}
