@@ -41,6 +41,7 @@ var commands = map[string]command{
 	"sweep":   {"simulate a grid of points; csv, json, a pivot table or a plot", sweepCommand},
 	"merge":   {"add up the -shard outputs of one run into its report", mergeCommand},
 	"race":    {"run the SQLite idempotency check for real, with worker processes", raceCommand},
+	"fleet":   {"many clients, one server, retries that feed back: retry storms in virtual time", fleetCommand},
 	"version": {"print retrysim's version, from the build info", versionCommand},
 }
 

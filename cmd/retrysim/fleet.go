@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/results"
+)
+
+var fleetIntro = `retrysim fleet simulates many clients calling one server in virtual time, where
+retries add load, load adds latency, and latency causes more timeouts and
+retries. It prints a row a run (means over replicates with 95% Student t
+intervals) and, with -series and -plot, the runs' time series, a row a second.
+
+Usage: retrysim fleet [flags]
+
+Example: retrysim fleet -preset brooker-collapse
+
+Presets:
+  brooker-collapse  ` + fleet.BrookerCollapse.Source + `.
+                    Runs ramp_no_backoff, ramp_backoff_and_jitter, spike_no_backoff and
+                    spike_backoff_and_jitter, 80 s and 10 replicates unless -duration or
+                    -replicates say otherwise; no other model flag goes with it.
+
+Limits (checked before any work): -duration from 1 s to ` + strconv.Itoa(fleet.MaxDuration) + ` s (the series holds a row
+a run a second); rates up to ` + fmt.Sprint(fleet.MaxRate) + ` a second and duration x peak rate up to ` + fmt.Sprint(fleet.MaxArrivals) + `
+requests a replicate; -replicates 1 to ` + strconv.Itoa(fleet.MaxReplicates) + `; -clients 1 to ` + strconv.Itoa(fleet.MaxClients) + `; -attempts 1 to ` + strconv.Itoa(fleet.MaxAttempts) + `;
+times (-base, -slope, -service, -net, -timeout, ...) up to ` + strconv.Itoa(fleet.MaxSeconds) + ` s.
+
+Flags:
+`
+
+// number is a flag.Value for a float in [lo, hi].
+type number struct {
+	v, lo, hi float64
+}
+
+func (n *number) String() string {
+	if n == nil {
+		return ""
+	}
+	return strconv.FormatFloat(n.v, 'g', -1, 64)
+}
+
+func (n *number) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || !(v >= n.lo && v <= n.hi) {
+		return fmt.Errorf("want a number from %g to %g", n.lo, n.hi)
+	}
+	n.v = v
+	return nil
+}
+
+// window is a flag.Value for a time window from:to (20s:25s).
+type window struct{ from, to time.Duration }
+
+func (w *window) String() string {
+	if w == nil || w.to == 0 {
+		return ""
+	}
+	return w.from.String() + ":" + w.to.String()
+}
+
+func (w *window) Set(s string) error {
+	bad := fmt.Errorf("want a window from:to such as 20s:25s, 0 <= from < to")
+	a, b, ok := strings.Cut(s, ":")
+	if !ok {
+		return bad
+	}
+	from, err1 := time.ParseDuration(strings.TrimSpace(a))
+	to, err2 := time.ParseDuration(strings.TrimSpace(b))
+	if err1 != nil || err2 != nil || from < 0 || to <= from {
+		return bad
+	}
+	*w = window{from, to}
+	return nil
+}
+
+// fleetModelFlags are the flags that describe one run; -preset sets them all.
+var fleetModelFlags = []string{"shape", "rate", "peak", "from", "to", "outage", "outage-mode", "server", "base",
+	"slope", "capacity", "queue", "service", "service-dist", "service-sigma", "limit", "burst", "p-fail", "net",
+	"clients", "timeout", "attempts", "backoff", "backoff-base", "backoff-cap", "keys"}
+
+// fleetCommand runs the fleet model: flags, then fleet.Run, then a renderer.
+func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
+	fs := newFlagSet("retrysim fleet")
+	var (
+		preset      choice
+		seedV       seed = 1
+		format           = choice{v: results.Formats[0], valid: results.CheckFormat}
+		workers          = bounded{v: runtime.GOMAXPROCS(0), lo: 1, hi: 4096}
+		replicates       = bounded{v: 10, lo: 1, hi: fleet.MaxReplicates}
+		duration         = durationFlag{60 * time.Second}
+		out, series string
+		plotPath    string
+
+		shape    = nameFlag[fleet.ShapeKind]{v: fleet.Constant, parse: fleet.ParseShape, text: fleet.ShapeKind.String}
+		rate     = number{v: 40, lo: 0, hi: fleet.MaxRate}
+		peak     = number{v: 80, lo: 0, hi: fleet.MaxRate}
+		from, to durationFlag
+		outage   window
+		outMode  = nameFlag[fleet.OutageMode]{v: fleet.Fail, parse: fleet.ParseOutageMode, text: fleet.OutageMode.String}
+		server   = nameFlag[fleet.ServerKind]{v: fleet.Latency, parse: fleet.ParseServer, text: fleet.ServerKind.String}
+		base     = durationFlag{time.Second}
+		slope    = durationFlag{10 * time.Millisecond}
+		capacity = bounded{v: 8, lo: 1, hi: fleet.MaxWorkers}
+		queue    = bounded{v: 100, lo: 0, hi: fleet.MaxQueue}
+		service  = durationFlag{100 * time.Millisecond}
+		dist     = nameFlag[fleet.Dist]{v: fleet.Lognormal, parse: fleet.ParseDist, text: fleet.Dist.String}
+		sigma    = number{v: 0.5, lo: 0, hi: 4}
+		limit    = number{v: 50, lo: 0, hi: fleet.MaxRate}
+		burst    = number{v: 50, lo: 1, hi: fleet.MaxRate}
+		pFail    probability
+		net      = durationFlag{100 * time.Millisecond}
+		clients  = bounded{v: 1, lo: 1, hi: fleet.MaxClients}
+		timeout  = durationFlag{3 * time.Second}
+		attempts = bounded{v: 3, lo: 1, hi: fleet.MaxAttempts}
+		bkind    = nameFlag[backoff.Kind]{v: backoff.None, parse: backoff.ParseKind, text: backoff.Kind.String}
+		bbase    = durationFlag{100 * time.Millisecond}
+		bcap     = durationFlag{2 * time.Second}
+		keys     = nameFlag[fleet.KeyMode]{v: fleet.NoKey, parse: fleet.ParseKeyMode, text: fleet.KeyMode.String}
+	)
+	preset.valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
+	fs.Var(&preset, "preset", "run a preset's runs instead of one run from the flags: brooker-collapse (`name`; see above)")
+	fs.Var(&duration, "duration", "requests arrive for this `duration` of virtual time (1s to 1h; a preset's own by default)")
+	fs.Var(&replicates, "replicates", "independent seeds a run is simulated with (`n`, 1 to 1000; a preset's own by default)")
+	fs.Var(&seedV, "seed", "random `seed`; the same flags and seed print the same bytes")
+	fs.Var(&format, "format", "output `format`: "+strings.Join(results.Formats, ", ")+" (json also holds the series)")
+	fs.Var(&workers, "workers", "replicates simulated at once (`n`), GOMAXPROCS by default; the output does not depend on it")
+	fs.StringVar(&out, "o", "", "write the output to `file` (atomically) instead of stdout")
+	fs.StringVar(&series, "series", "", "also write the time series, a row a run a second, to `file` (.csv or .json)")
+	fs.StringVar(&plotPath, "plot", "", "also draw the time series to `file` (.png or .svg), a panel a run")
+	fs.Var(&shape, "shape", "how the arrival rate changes: constant, spike (-peak in [-from, -to)) or ramp (from -rate at -from up to -peak midway and down at the same slope, -rate again at -to, floored at 0) (`shape`)")
+	fs.Var(&rate, "rate", "the base arrival `rate`, requests a second (Poisson)")
+	fs.Var(&peak, "peak", "the spike's or the ramp's top `rate`, requests a second")
+	fs.Var(&from, "from", "the spike or ramp starts at this `time`")
+	fs.Var(&to, "to", "the spike or ramp ends at this `time`; recovery is measured from it")
+	fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
+	fs.Var(&outMode, "outage-mode", "fail (an error at once) or stall (held until the window ends) (`mode`)")
+	fs.Var(&server, "server", "latency (-base + -slope x calls in progress, Brooker's), queue (-capacity workers, at most -queue waiting, -service times), ratelimit (-limit a second, -burst; -base each) or independent (-base each, whatever the load) (`kind`)")
+	fs.Var(&base, "base", "the server's base latency (`duration`)")
+	fs.Var(&slope, "slope", "the latency server's extra latency a call in progress (`duration`)")
+	fs.Var(&capacity, "capacity", "the queue server's workers (`n`)")
+	fs.Var(&queue, "queue", "the queue server's waiting calls at most (`n`); a call beyond is rejected at once")
+	fs.Var(&service, "service", "the queue server's median (lognormal) or mean (exp) service time (`duration`)")
+	fs.Var(&dist, "service-dist", "lognormal or exp: the queue server's service times (`dist`)")
+	fs.Var(&sigma, "service-sigma", "the lognormal service times' log-sd (`sigma`, 0 to 4; 0: every call takes -service)")
+	fs.Var(&limit, "limit", "the rate limit in calls a second (`rate`)")
+	fs.Var(&burst, "burst", "the rate limit's bucket size in calls (`n`)")
+	fs.Var(&pFail, "p-fail", "`probability` that a call the server handles fails, doing nothing, whatever the load")
+	fs.Var(&net, "net", "the mean one-way network delay, exponential (`duration`; 0: none)")
+	fs.Var(&clients, "clients", "clients sharing the load (`n`)")
+	fs.Var(&timeout, "timeout", "the client's wait for one attempt's reply (`duration`); a later reply is ignored")
+	fs.Var(&attempts, "attempts", "tries a request in all, the first included (`n`)")
+	fs.Var(&bkind, "backoff", "the wait before a retry: none, constant, exponential, full-jitter, equal-jitter or decorrelated (`policy`)")
+	fs.Var(&bbase, "backoff-base", "the backoff's base `duration`")
+	fs.Var(&bcap, "backoff-cap", "the backoff's cap `duration` (0: no cap)")
+	fs.Var(&keys, "keys", "none (a retry repeats completed work) or same (the server stores a key's reply; an attempt while its key is in progress is a conflict) (`mode`)")
+	if err := parse(fs, args, fleetIntro, stdout); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	var cfgs []fleet.Config
+	name := "one run"
+	if preset.v != "" {
+		for _, n := range fleetModelFlags {
+			if set[n] {
+				return usageError{fmt.Errorf("-%s: a preset sets the model; drop -%s or -preset", n, n)}
+			}
+		}
+		p, _ := fleet.LookupPreset(preset.v)
+		d := p.Duration
+		if set["duration"] {
+			d = duration.v.Seconds()
+		}
+		if !set["replicates"] {
+			replicates.v = p.Replicates
+		}
+		cfgs, name = p.Runs(d), p.Name
+	} else {
+		cap := bcap.v
+		if cap == 0 {
+			cap = fleet.NoCap
+		}
+		cfg := fleet.Config{
+			Name:     "run",
+			Duration: duration.v.Seconds(),
+			Load:     fleet.Shape{Kind: shape.v, Rate: rate.v, Peak: peak.v, From: from.v.Seconds(), To: to.v.Seconds()},
+			Outage:   fleet.Outage{From: outage.from.Seconds(), To: outage.to.Seconds(), Mode: outMode.v},
+			Server: fleet.Server{Kind: server.v, Base: base.v.Seconds(), Slope: slope.v.Seconds(),
+				Workers: capacity.v, QueueMax: queue.v,
+				Service: fleet.Service{Dist: dist.v, Median: service.v.Seconds(), Sigma: sigma.v},
+				Limit:   limit.v, Burst: burst.v, PFail: float64(pFail)},
+			Client: fleet.Client{Clients: clients.v, Timeout: timeout.v.Seconds(), Attempts: attempts.v,
+				Backoff: backoff.Policy{Kind: bkind.v, Base: bbase.v, Cap: cap}, Keys: keys.v},
+			Net: net.v.Seconds(),
+		}
+		cfgs = []fleet.Config{cfg}
+	}
+	for _, c := range cfgs {
+		if err := c.Check(); err != nil {
+			return usageError{err}
+		}
+	}
+	if err := checkDir("o", out); err != nil {
+		return err
+	}
+	if series != "" {
+		if err := results.CheckSeriesPath(series); err != nil {
+			return usageError{fmt.Errorf("-series: %w", err)}
+		}
+		if err := checkDir("series", series); err != nil {
+			return err
+		}
+	}
+	if plotPath != "" {
+		if err := results.CheckPlotPath(plotPath); err != nil {
+			return usageError{fmt.Errorf("-plot: %w", err)}
+		}
+		if err := checkDir("plot", plotPath); err != nil {
+			return err
+		}
+	}
+
+	res, err := fleet.Run(ctx, cfgs, fleet.Options{Replicates: replicates.v, Seed: uint64(seedV), Workers: workers.v})
+	if err != nil {
+		return err
+	}
+	title := fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (95%% intervals over them), seed %d",
+		name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
+	rep := results.FleetReport{Title: title}
+	var runs [][]fleet.Point
+	for _, r := range res {
+		rep.Rows = append(rep.Rows, r.Summary())
+		pts := r.Series()
+		runs = append(runs, pts)
+		rep.Series = append(rep.Series, pts...)
+	}
+	var buf bytes.Buffer
+	if err := results.WriteFleet(&buf, rep, format.v); err != nil {
+		return err
+	}
+	if series != "" {
+		var s bytes.Buffer
+		if err := results.WriteFleetSeries(&s, rep.Series, filepath.Ext(series)); err != nil {
+			return err
+		}
+		if err := writeAtomic(series, s.Bytes()); err != nil {
+			return err
+		}
+	}
+	if plotPath != "" {
+		var p bytes.Buffer
+		if err := results.PlotFleet(&p, title, runs, filepath.Ext(plotPath)); err != nil {
+			return err
+		}
+		if err := writeAtomic(plotPath, p.Bytes()); err != nil {
+			return err
+		}
+	}
+	return emit(stdout, out, buf.Bytes())
+}
