@@ -24,6 +24,7 @@ Usage: retrysim [table] [flags]
        retrysim sweep [flags]            a grid of points (retrysim sweep -help)
        retrysim merge [flags] FILES...   add up -shard outputs (retrysim merge -help)
        retrysim race [flags]             the SQLite check for real (retrysim race -help)
+       retrysim fleet [flags]            retry storms: many clients, one server (retrysim fleet -help)
 
 Flags:
 `
