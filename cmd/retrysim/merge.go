@@ -33,26 +33,27 @@ Flags:
 
 // mergeCommand reads shard files, checks that they make one whole run, and
 // prints the run's report.
-func mergeCommand(_ context.Context, args []string, stdout, _ io.Writer) error {
+func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	var s show
 	format := choice{v: results.Formats[0], valid: results.CheckFormat}
 	fs := newFlagSet("retrysim merge")
 	fs.Var(&format, "format", "output `format`: "+strings.Join(results.Formats, ", "))
 	fs.BoolVar(&s.ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.BoolVar(&s.expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	fs.StringVar(&s.out, "o", "", "write the output to `file`, atomically, instead of stdout; not one of the shard files")
+	s.out.flag = "o"
+	fs.StringVar(&s.out.path, "o", "", outUsage+"; not one of the shard files")
 	if err := parseFlags(fs, interspersed(fs, args), fmt.Sprintf(mergeIntro, results.MaxShardBytes>>20), stdout); err != nil {
 		return err
 	}
 	s.format = format.v
-	if err := checkDir("o", s.out); err != nil {
+	if err := checkOutputs(s.out); err != nil {
 		return err
 	}
 	files := fs.Args()
 	if len(files) == 0 {
 		return usageError{fmt.Errorf("merge: no shard files given (want retrysim merge FILES...)")}
 	}
-	if err := checkNotInput(s.out, files); err != nil {
+	if err := checkNotInput(s.out.path, files); err != nil {
 		return err
 	}
 	var m merger
@@ -73,7 +74,7 @@ func mergeCommand(_ context.Context, args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return usageError{fmt.Errorf("merge: %s: %w", m.first, err)}
 	}
-	return s.write(stdout, p, total.Rows, 1)
+	return s.write(ctx, stdout, p, total.Rows, 1)
 }
 
 // interspersed puts the flags of args first and the file names after a "--",

@@ -202,7 +202,7 @@ func FuzzMerge(f *testing.F) {
 		for _, format := range results.Formats {
 			var out bytes.Buffer
 			rows := append([]results.Row(nil), total.Rows...)
-			if err := (show{format: format, ci: true, expect: true}).write(&out, p, rows, 1); err != nil {
+			if err := (show{format: format, ci: true, expect: true}).write(t.Context(), &out, p, rows, 1); err != nil {
 				t.Fatalf("%s: merged shards do not render: %v", format, err)
 			}
 			if format == "json" {

@@ -1,36 +1,221 @@
 package main
 
 import (
-	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/google/renameio/v2"
 )
 
-// emit writes out to stdout, or to path when one is given. A file is written
-// whole to a temporary name beside it and then renamed, so an interrupted or
-// failed run never leaves half a file behind.
-func emit(stdout io.Writer, path string, out []byte) error {
-	if path == "" {
-		_, err := stdout.Write(out)
-		return err
-	}
-	return writeAtomic(path, out)
+// maxLinks bounds a chain of symbolic links, as the kernel's ELOOP does.
+const maxLinks = 40
+
+// outFile is a file flag's destination (-o, -plot), checked before the run
+// and written after it. A regular file, new or existing, is replaced whole
+// and atomically, so an interrupted or failed run never leaves half a file;
+// anything else that takes writes (a device such as /dev/null, a FIFO, an
+// open descriptor such as /dev/stdout) is opened and written in place, as
+// the shell's > would, and is never renamed over.
+type outFile struct {
+	flag string // the flag's name, for errors
+	path string // as given; empty for stdout
 }
 
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+// dest is where an outFile's bytes go once its path is resolved.
+type dest struct {
+	// path is the file to write: the given path with every symbolic link
+	// followed, so the link is kept and its target replaced.
+	path string
+	// inPlace is set for what is opened and written rather than replaced.
+	inPlace bool
+}
+
+// resolve follows path's symbolic links to what a write should reach. A
+// link under /proc (/dev/stdout and /dev/fd/N lead there) names an open
+// file, not a path, so it is written in place whatever it leads to.
+func resolve(path string) (dest, error) {
+	if strings.HasSuffix(path, "/") {
+		return dest{}, fmt.Errorf("%s is a directory", path)
+	}
+	p := path
+	for range maxLinks {
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return dest{path: p}, nil // a new file
+		case err != nil:
+			return dest{}, err
+		case fi.Mode().IsRegular():
+			return dest{path: p}, nil
+		case fi.IsDir():
+			return dest{}, fmt.Errorf("%s is a directory", path)
+		case fi.Mode()&fs.ModeSocket != 0:
+			return dest{}, fmt.Errorf("%s is a socket, which cannot be opened for writing", path)
+		case fi.Mode()&fs.ModeSymlink == 0: // a device or a FIFO
+			return dest{path: p, inPlace: true}, nil
+		case onProc(filepath.Dir(p)):
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				return dest{}, fmt.Errorf("%s is a directory", path)
+			}
+			return dest{path: p, inPlace: true}, nil
+		}
+		link, err := os.Readlink(p)
+		if err != nil {
+			return dest{}, err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(p), link)
+		}
+		p = link
+	}
+	return dest{}, fmt.Errorf("%s: too many levels of symbolic links", path)
+}
+
+// check refuses, before the run, an output that could not be written: a
+// directory, a socket, or a file whose directory is missing or not writable.
+// A directory is tried by creating (and removing) a file in it, which asks
+// the file system itself, read-only mounts and root included.
+func (o outFile) check() (dest, error) {
+	if o.path == "" {
+		return dest{}, nil
+	}
+	d, err := resolve(o.path)
 	if err != nil {
-		return fmt.Errorf("-o: %w", err)
+		return d, usageError{fmt.Errorf("-%s: %w", o.flag, err)}
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := io.Copy(tmp, bytes.NewReader(data)); err != nil {
-		tmp.Close()
+	if d.inPlace {
+		return d, nil
+	}
+	dir := filepath.Dir(d.path)
+	switch st, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return d, usageError{fmt.Errorf("-%s: directory %s does not exist", o.flag, dir)}
+	case err != nil:
+		return d, usageError{fmt.Errorf("-%s: %w", o.flag, err)}
+	case !st.IsDir():
+		return d, usageError{fmt.Errorf("-%s: %s is not a directory", o.flag, dir)}
+	}
+	probe, err := os.CreateTemp(dir, "."+filepath.Base(d.path)+".*.check")
+	if err != nil {
+		return d, usageError{fmt.Errorf("-%s: cannot write in directory %s: %w", o.flag, dir, unwrapPath(err))}
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return d, nil
+}
+
+// unwrapPath drops a PathError's operation and temporary name, which say
+// nothing to the user, and keeps its reason.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// sameFile reports whether two checked destinations are one file: the same
+// existing file (hard links, and links to it, included) or the same new name
+// once the directories' links are followed.
+func sameFile(a, b dest) bool {
+	if a.path == "" || b.path == "" {
+		return false
+	}
+	sa, errA := os.Stat(a.path)
+	sb, errB := os.Stat(b.path)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	return canonical(a.path) == canonical(b.path)
+}
+
+// canonical is path made absolute with its directory's links followed.
+func canonical(path string) string {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		dir = filepath.Dir(path)
+	}
+	abs, err := filepath.Abs(filepath.Join(dir, filepath.Base(path)))
+	if err != nil {
+		return path
+	}
+	return abs
+}
+
+// checkOutputs checks each output and refuses two that name one file.
+func checkOutputs(outs ...outFile) error {
+	dests := make([]dest, len(outs))
+	for i, o := range outs {
+		d, err := o.check()
+		if err != nil {
+			return err
+		}
+		dests[i] = d
+		for j := range i {
+			if sameFile(dests[j], d) {
+				return usageError{fmt.Errorf("-%s: %s is also -%s's file; give each its own", o.flag, o.path, outs[j].flag)}
+			}
+		}
+	}
+	return nil
+}
+
+// write writes data to stdout, or to the file. The path is resolved again:
+// what it names may have changed during a long run.
+func (o outFile) write(ctx context.Context, stdout io.Writer, data []byte) error {
+	if o.path == "" {
+		_, err := stdout.Write(data)
 		return err
 	}
-	if err := tmp.Close(); err != nil {
+	d, err := resolve(o.path)
+	if err != nil {
+		return fmt.Errorf("-%s: %w", o.flag, err)
+	}
+	if d.inPlace {
+		err = writeInPlace(ctx, d.path, data)
+	} else {
+		// Mode 0666 less the umask for a new file, the old mode for a
+		// replaced one; the data is fsynced before the rename.
+		err = renameio.WriteFile(d.path, data, 0o666, renameio.WithTempDir(filepath.Dir(d.path)))
+	}
+	if err != nil {
+		return fmt.Errorf("-%s: %w", o.flag, err)
+	}
+	return nil
+}
+
+// writeInPlace opens path as the shell's > does, without creating it, and
+// writes data. Opening a FIFO waits for a reader, so the wait gives way to
+// an interrupt.
+func writeInPlace(ctx context.Context, path string, data []byte) error {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+		ch <- opened{f, err}
+	}()
+	var f *os.File
+	select {
+	case <-ctx.Done():
+		return ctx.Err() // the process is about to exit; the open goes with it
+	case o := <-ch:
+		if o.err != nil {
+			return o.err
+		}
+		f = o.f
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return f.Close()
 }

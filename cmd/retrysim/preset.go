@@ -58,5 +58,5 @@ func runPreset(ctx context.Context, stdout io.Writer, p point, c common) error {
 	if err := results.WriteCases(&buf, out, c.format.v); err != nil {
 		return err
 	}
-	return emit(stdout, c.out, buf.Bytes())
+	return c.out.write(ctx, stdout, buf.Bytes())
 }

@@ -83,7 +83,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	seedV := seed(1)
 	format := choice{v: results.Formats[0], valid: results.CheckFormat}
 	var keep, compare bool
-	var out string
+	out := outFile{flag: "o"}
 	fs := newFlagSet("retrysim race")
 	fs.Var(&modes, "mode", "comma-separated `modes`: loose (check, charge, insert), claim (UNIQUE insert first), after (charge, then claim), lease (status, expiry, takeover)")
 	fs.Var(&workers, "workers", "concurrent worker `processes`")
@@ -100,11 +100,11 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	fs.Var(&seedV, "seed", "random `seed` for choosing which deliveries crash, and for the simulator")
 	fs.BoolVar(&keep, "keep", false, "keep the database files (their paths are printed) instead of removing them")
 	fs.Var(&format, "format", "output `format`: "+strings.Join(results.Formats, ", "))
-	fs.StringVar(&out, "o", "", "write the output to `file`, atomically, instead of stdout")
+	fs.StringVar(&out.path, "o", "", outUsage)
 	if err := parse(fs, args, raceIntro, stdout); err != nil {
 		return err
 	}
-	if err := checkDir("o", out); err != nil {
+	if err := checkOutputs(out); err != nil {
 		return err
 	}
 	if compare && deliveries.v != 2 {
@@ -166,7 +166,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	if err := results.WriteRace(&buf, title, rows, format.v); err != nil {
 		return err
 	}
-	return emit(stdout, out, buf.Bytes())
+	return out.write(ctx, stdout, buf.Bytes())
 }
 
 func shortPct(p float64) string { return fmt.Sprint(math.Round(p*1e6) / 1e4) }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -134,7 +133,7 @@ type common struct {
 	format     choice
 	workers    bounded
 	engine     sim.Engine
-	out        string
+	out        outFile
 }
 
 // register declares the shared flags on fs with their defaults.
@@ -156,28 +155,21 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.Var(&c.format, "format", "output `format`: "+strings.Join(results.Formats, ", "))
 	fs.Var(&c.workers, "workers", "parallel `workers`, GOMAXPROCS by default; the output does not depend on it")
 	fs.Var(&engineFlag{&c.engine}, "engine", "how jobs are drawn: `auto` (skip where allowed), plain (every draw of every job), or skip (only the jobs where something happens; not with mulberry32)")
-	fs.StringVar(&c.out, "o", "", "write the output to `file` (atomically: a temporary file, then a rename) instead of stdout")
+	c.out.flag = "o"
+	fs.StringVar(&c.out.path, "o", "", outUsage)
 }
 
-// check refuses, before any simulating, an -o whose directory is missing, so
-// a long run does not end in an error with nowhere to write.
-func (c *common) check() error {
+// outUsage is every command's -o usage.
+const outUsage = "write the output to `file` instead of stdout: a regular file is replaced atomically (keeping its mode), a symbolic link's target likewise, a device or FIFO is written in place"
+
+// check refuses, before any simulating, flags that cannot work together and
+// outputs (-o and the command's others) that could not be written, so a long
+// run does not end in an error with nowhere to write.
+func (c *common) check(others ...outFile) error {
 	if c.engine == sim.Skip && c.generator().Sequential {
 		return usageError{fmt.Errorf("-engine: skip cannot replay %s's single stream draw by draw; use -engine plain, or -rng pcg", c.rng.v)}
 	}
-	return checkDir("o", c.out)
-}
-
-// checkDir refuses a file flag whose directory does not exist.
-func checkDir(flagName, path string) error {
-	if path == "" {
-		return nil
-	}
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return usageError{fmt.Errorf("-%s: directory %s does not exist", flagName, dir)}
-	}
-	return nil
+	return checkOutputs(append([]outFile{c.out}, others...)...)
 }
 
 // generator is the -rng the flags chose.

@@ -67,19 +67,16 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		newAxis("1000000", sweep.Spec{Kind: sweep.Whole, Min: 1, Max: sim.MaxJobs}),
 	}
 	metric := choice{v: "failed_rate", valid: func(s string) error { _, err := results.LookupMetric(s); return err }}
-	var plotPath string
+	plot := outFile{flag: "plot"}
 	fs := newFlagSet("retrysim sweep")
 	fs.Var(axes[0], "p-fail", "`values` of the probability that a call fails")
 	fs.Var(axes[1], "lost-reply", "`values` of the probability that the welcome email's reply is lost")
 	fs.Var(axes[2], "attempts", "`values` of the attempts a retry allows (1 to 1000)")
 	fs.Var(axes[3], "jobs", "`values` of the jobs simulated at each point")
 	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show: succeeded, failed_rate, calls_per_job, repeated_per_job or duplicate_rate")
-	fs.StringVar(&plotPath, "plot", "", "also draw the metric to `file` (.png or .svg): a line per strategy against one swept parameter, or heat maps for two")
+	fs.StringVar(&plot.path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
 	c.register(fs)
 	if err := parse(fs, args, sweepIntro, stdout); err != nil {
-		return err
-	}
-	if err := c.check(); err != nil {
 		return err
 	}
 	grid := make([]sweep.Axis, len(axes))
@@ -87,16 +84,16 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		grid[i] = sweep.Axis{Name: results.Axes[i].Name, Values: a.vals}
 	}
 	swept := sweep.Swept(grid)
-	if plotPath != "" {
-		if err := results.CheckPlotPath(plotPath); err != nil {
+	if plot.path != "" {
+		if err := results.CheckPlotPath(plot.path); err != nil {
 			return usageError{fmt.Errorf("-plot: %w", err)}
-		}
-		if err := checkDir("plot", plotPath); err != nil {
-			return err
 		}
 		if len(swept) < 1 || len(swept) > 2 {
 			return usageError{fmt.Errorf("-plot: a plot needs one or two swept parameters; %d are swept", len(swept))}
 		}
+	}
+	if err := c.check(plot); err != nil {
+		return err
 	}
 
 	gen := c.generator()
@@ -145,12 +142,12 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			})
 		}
 	}
-	if plotPath != "" {
+	if plot.path != "" {
 		var img bytes.Buffer
-		if err := results.PlotSweep(&img, s, filepath.Ext(plotPath)); err != nil {
+		if err := results.PlotSweep(&img, s, filepath.Ext(plot.path)); err != nil {
 			return err
 		}
-		if err := writeAtomic(plotPath, img.Bytes()); err != nil {
+		if err := plot.write(ctx, stdout, img.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -158,7 +155,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := results.WriteSweep(&buf, s, c.format.v); err != nil {
 		return err
 	}
-	return emit(stdout, c.out, buf.Bytes())
+	return c.out.write(ctx, stdout, buf.Bytes())
 }
 
 // progress returns a progress callback that draws a bar with an ETA on stderr

@@ -147,11 +147,11 @@ type show struct {
 	format string
 	ci     bool
 	expect bool
-	out    string
+	out    outFile
 }
 
 // write renders the rows of point p and emits them.
-func (s show) write(stdout io.Writer, p point, rows []results.Row, replicates int) error {
+func (s show) write(ctx context.Context, stdout io.Writer, p point, rows []results.Row, replicates int) error {
 	strats, _, err := p.build()
 	if err != nil {
 		return err
@@ -170,7 +170,7 @@ func (s show) write(stdout io.Writer, p point, rows []results.Row, replicates in
 	if err := results.Write(&buf, rep, s.format); err != nil {
 		return err
 	}
-	return emit(stdout, s.out, buf.Bytes())
+	return s.out.write(ctx, stdout, buf.Bytes())
 }
 
 // tableCommand simulates one point of the parameters and prints the table,
@@ -262,9 +262,9 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err != nil {
 			return err
 		}
-		return emit(stdout, c.out, append(out, '\n'))
+		return c.out.write(ctx, stdout, append(out, '\n'))
 	}
-	return show{format: c.format.v, ci: ci, expect: expect, out: c.out}.write(stdout, p, rows, replicates.v)
+	return show{format: c.format.v, ci: ci, expect: expect, out: c.out}.write(ctx, stdout, p, rows, replicates.v)
 }
 
 // shardConflicts refuses, with -shard, the flags that belong to merge or
