@@ -38,6 +38,9 @@ func runPreset(ctx context.Context, stdout io.Writer, p point, c common) error {
 				q.Store = delivery.Lease
 			}
 			p.sc, p.queue = delivery.Charge(), &q
+			if err := p.checkEngine(); err != nil {
+				return err
+			}
 			cfgs = append(cfgs, p.config([]strategy.Retry{retry}, 0, sim.Shard{}))
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/scenario"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // durationFlag is a flag.Value for a duration that is not negative.
@@ -46,7 +48,7 @@ func (l *latencyFlag) String() string {
 }
 
 func (l *latencyFlag) Set(s string) error {
-	bad := fmt.Errorf("want a duration (20ms) or a lognormal median:p99 (20ms:200ms), not negative, p99 at least the median")
+	bad := fmt.Errorf("want a duration (20ms) or a lognormal median:p99 (20ms:200ms), not negative, p99 at least the median, a median above 0 with a p99")
 	median, p99, two := strings.Cut(s, ":")
 	m, err := time.ParseDuration(median)
 	if err != nil || m < 0 {
@@ -55,7 +57,7 @@ func (l *latencyFlag) Set(s string) error {
 	l.v = provider.Latency{Median: m}
 	if two {
 		p, err := time.ParseDuration(p99)
-		if err != nil || p < m {
+		if err != nil || p < m || m == 0 { // a lognormal's median is above 0
 			return bad
 		}
 		l.v.P99 = p
@@ -120,20 +122,20 @@ func (q *queueFlags) register(fs *flag.FlagSet) {
 	q.crashAt = nameFlag[delivery.CrashPoint]{v: d.CrashAt, parse: delivery.ParseCrashPoint, text: delivery.CrashPoint.String}
 	q.maxCrashes = bounded{v: 0, lo: 0, hi: 1000}
 	fs.StringVar(&q.scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`; flags override it; see examples/")
-	fs.Var(&q.latency, "latency", "every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms) of virtual time")
+	fs.Var(&q.latency, "latency", "every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")
 	fs.Var(&q.backoff, "backoff", "the wait between attempts: none, constant, exponential, full-jitter, equal-jitter or decorrelated (`policy`)")
 	fs.Var(&q.base, "backoff-base", "the backoff's base `duration`")
 	fs.Var(&q.cap, "backoff-cap", "the backoff's cap `duration`")
 	fs.Var(&q.store, "store", "where the worker writes a step's key: none, after (check, work, record), loose (check, insert, work), claim (unique insert first) or lease (claim with status, release and takeover) (`mode`)")
 	fs.Var(&q.ttl, "ttl", "keys expire this `duration` after they are written (0: never)")
-	fs.Var(&q.lease, "lease", "a lease holds this `duration` before another delivery may take it over")
+	fs.Var(&q.lease, "lease", "a lease holds this `duration` before another delivery may take it over (-store lease only)")
 	fs.Var(&q.visibility, "visibility", "the queue's visibility timeout: an unacked message comes back after this `duration`")
 	fs.Var(&q.deliveries, "max-deliveries", "deliveries of a message before it is dead-lettered (`n`)")
 	fs.Var(&q.repeat, "repeat", "`probability` that a request is sent twice")
-	fs.Var(&q.repeatDelay, "repeat-delay", "the second copy arrives this `d` (or lognormal median:p99) after the first")
+	fs.Var(&q.repeatDelay, "repeat-delay", "the second copy arrives this `d` (or lognormal median:p99, median above 0) after the first; needs -repeat")
 	fs.Var(&q.crash, "crash", "`probability` that a worker dies at -crash-at, each time a step passes it")
-	fs.Var(&q.crashAt, "crash-at", "where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack (`point`)")
-	fs.Var(&q.maxCrashes, "max-crashes", "at most `n` crashes a job (0: no bound)")
+	fs.Var(&q.crashAt, "crash-at", "where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack (`point`); needs -crash")
+	fs.Var(&q.maxCrashes, "max-crashes", "at most `n` crashes a job (0: no bound); needs -crash")
 }
 
 // load returns the scenario and the delivery model the flags describe: the
@@ -208,4 +210,43 @@ func (q *queueFlags) load(fs *flag.FlagSet, pFail, lostReply float64) (provider.
 		return sc, nil, usageError{fmt.Errorf("-visibility: the visibility timeout must be longer than 0s")}
 	}
 	return sc, cfg, nil
+}
+
+// unusedQueueFlags refuses a flag that was set but that the run, as the
+// flags and the scenario file configure it, would never read: a setting is
+// honoured or refused, never dropped.
+func unusedQueueFlags(fs *flag.FlagSet, sc provider.Scenario, cfg *delivery.Config, strats []strategy.Retry) error {
+	lossy := slices.ContainsFunc(sc.Steps, func(st provider.Step) bool { return st.CanLoseReply })
+	var unused map[string]string
+	if cfg != nil {
+		keyed := cfg.Store != delivery.NoStore || slices.ContainsFunc(strats, func(r strategy.Retry) bool { return r.SkipFinished })
+		retried := slices.ContainsFunc(strats, func(r strategy.Retry) bool { return r.Attempts > 1 })
+		kind := cfg.Backoff.Kind
+		unused = map[string]string{}
+		add := func(cond bool, why string, flags ...string) {
+			for _, f := range flags {
+				if cond && unused[f] == "" {
+					unused[f] = why
+				}
+			}
+		}
+		add(!retried, "with -attempts 1 no call is retried, so no backoff is waited", "backoff", "backoff-base", "backoff-cap")
+		add(kind == backoff.None, "the backoff policy none never waits", "backoff-base", "backoff-cap")
+		add(kind == backoff.Constant, "the constant backoff waits -backoff-base, with no cap", "backoff-cap")
+		add(!keyed, "no key is written: the store is none and no strategy skips finished steps", "ttl")
+		add(cfg.Store != delivery.Lease, fmt.Sprintf("only -store lease takes a lease; the store is %s", cfg.Store), "lease")
+		add(cfg.CrashP == 0, "no worker crashes: the crash probability is 0", "crash-at", "max-crashes")
+		add(cfg.RepeatP == 0, "no request is sent twice: the repeat probability is 0", "repeat-delay")
+	}
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case err != nil:
+		case f.Name == "lost-reply" && !lossy:
+			err = usageError{fmt.Errorf("-lost-reply: no step of the scenario can lose its reply")}
+		case unused[f.Name] != "":
+			err = usageError{fmt.Errorf("-%s: %s", f.Name, unused[f.Name])}
+		}
+	})
+	return err
 }

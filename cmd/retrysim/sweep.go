@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -73,7 +74,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(axes[1], "lost-reply", "`values` of the probability that the welcome email's reply is lost")
 	fs.Var(axes[2], "attempts", "`values` of the attempts a retry allows (1 to 1000)")
 	fs.Var(axes[3], "jobs", "`values` of the jobs simulated at each point")
-	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show: succeeded, failed_rate, calls_per_job, repeated_per_job or duplicate_rate")
+	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job or duplicate_rate")
 	fs.StringVar(&plot.path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
 	c.register(fs)
 	if err := parse(fs, args, sweepIntro, stdout); err != nil {
@@ -94,6 +95,13 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if err := c.check(plot); err != nil {
 		return err
+	}
+	if c.format.v == "csv" || c.format.v == "json" {
+		var metricSet bool
+		fs.Visit(func(f *flag.Flag) { metricSet = metricSet || f.Name == "metric" })
+		if metricSet && plot.path == "" {
+			return usageError{fmt.Errorf("-metric: %s carries every metric; -metric picks the one a table, markdown or -plot shows", c.format.v)}
+		}
 	}
 
 	gen := c.generator()

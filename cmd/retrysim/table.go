@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
@@ -193,7 +195,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&replicates, "replicates", "run `r` independent seeds derived from -seed and show each column's mean and standard deviation")
 	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs and write its raw counters as json, for retrysim merge")
 	preset := choice{valid: validPreset}
-	fs.Var(&preset, "preset", "run a preset instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix) (`name`)")
+	fs.Var(&preset, "preset", "run a preset instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o (`name`)")
 	var q queueFlags
 	q.register(fs)
 	c.register(fs)
@@ -208,30 +210,37 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 	}
+	p := point{
+		jobs: int64(jobs), pFail: float64(pFail), lostReply: float64(lostReply), attempts: attempts.v,
+		seed: uint64(c.seed), gen: c.generator(), engine: c.engine,
+	}
+	if preset.v != "" {
+		if err := presetConflicts(fs, preset.v); err != nil {
+			return err
+		}
+		return runPreset(ctx, stdout, p, c)
+	}
 	sc, queue, err := q.load(fs, float64(pFail), float64(lostReply))
 	if err != nil {
 		return err
 	}
-	p := point{
-		jobs: int64(jobs), pFail: float64(pFail), lostReply: float64(lostReply), attempts: attempts.v,
-		seed: uint64(c.seed), gen: c.generator(), engine: c.engine, strategies: c.strategies,
-		sc: sc, file: q.scenarioPath, queue: queue, overrides: q.overrides,
+	p.strategies, p.sc, p.file, p.queue, p.overrides = c.strategies, sc, q.scenarioPath, queue, q.overrides
+	strats, rows, err := p.build()
+	if err != nil {
+		return err
 	}
-	if preset.v != "" {
-		return runPreset(ctx, stdout, p, c)
+	if err := unusedQueueFlags(fs, sc, queue, strats); err != nil {
+		return err
 	}
 	switch {
 	case sh.Count > 1 && p.gen.Sequential:
 		return usageError{fmt.Errorf("-shard: %s has one stream for all jobs, so its runs cannot be split; use -rng pcg", p.gen.Name)}
 	case sh.Count > 0 && (queue != nil || q.scenarioPath != ""):
 		return usageError{fmt.Errorf("-shard: merge rebuilds the built-in sign-up only; runs with -scenario or the delivery model cannot be sharded yet")}
-	case queue != nil && c.engine == sim.Skip:
-		return usageError{fmt.Errorf("-engine: skip cannot run the delivery model, whose jobs draw at every step; use -engine plain or auto")}
 	case queue != nil && expect:
 		return usageError{fmt.Errorf("-expect: the closed forms cover the Part 5 model, not the delivery model")}
 	}
-	strats, rows, err := p.build()
-	if err != nil {
+	if err := p.checkEngine(); err != nil {
 		return err
 	}
 	if queue != nil {
@@ -265,6 +274,30 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return c.out.write(ctx, stdout, append(out, '\n'))
 	}
 	return show{format: c.format.v, ci: ci, expect: expect, out: c.out}.write(ctx, stdout, p, rows, replicates.v)
+}
+
+// checkEngine refuses an engine that cannot run the point: skip with the
+// delivery model, whose jobs draw at every step.
+func (p point) checkEngine() error {
+	if p.queue != nil && p.engine == sim.Skip {
+		return usageError{fmt.Errorf("-engine: skip cannot run the delivery model, whose jobs draw at every step; use -engine plain or auto")}
+	}
+	return nil
+}
+
+// presetTakes are the flags a preset reads; it runs its own fixed cases, so
+// any other flag would be dropped, and is refused instead.
+var presetTakes = []string{"preset", "jobs", "attempts", "seed", "rng", "engine", "workers", "format", "o"}
+
+// presetConflicts refuses, with -preset, every flag the preset does not read.
+func presetConflicts(fs *flag.FlagSet, preset string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && !slices.Contains(presetTakes, f.Name) {
+			err = usageError{fmt.Errorf("-%s: -preset %s runs its own fixed cases and reads only -%s", f.Name, preset, strings.Join(presetTakes[1:], ", -"))}
+		}
+	})
+	return err
 }
 
 // shardConflicts refuses, with -shard, the flags that belong to merge or
