@@ -47,25 +47,36 @@ const (
 // Modes lists the modes in the order outputs show them.
 var Modes = []Mode{Loose, Claim, After, Lease}
 
-// CrashPoint is where a worker kills itself.
+// CrashPoint is where a worker kills itself. The names are the delivery
+// model's (delivery.CrashPoint), so that one word means one place in every
+// command.
 type CrashPoint string
 
 const (
-	NoCrash     CrashPoint = ""
-	AfterKey    CrashPoint = "after-key"    // between the key and the charge
-	AfterCharge CrashPoint = "after-charge" // between the charge and the key
+	NoCrash   CrashPoint = ""
+	BeforeKey CrashPoint = "before-key" // before the delivery touches the key
+	AfterKey  CrashPoint = "after-key"  // between the key and the charge
+	AfterWork CrashPoint = "after-work" // between the charge and the key
+	BeforeAck CrashPoint = "before-ack" // after the delivery's end, before it reports done
 )
+
+// CrashPoints lists the points a worker can die at.
+var CrashPoints = []CrashPoint{BeforeKey, AfterKey, AfterWork, BeforeAck}
+
+// MaxKeys bounds Config.Keys: every delivery of a round is held in memory,
+// with its key's windows, and the test suite runs a round at this bound.
+const MaxKeys = 10_000
 
 // Config is one run of the harness.
 type Config struct {
 	Mode Mode
-	// Workers is how many processes run at once; Keys how many jobs; each job
-	// is delivered Deliveries times; the whole is repeated Repeat times.
-	Workers, Keys, Deliveries, Repeat int
-	// CrashP is the probability that a delivery's worker is killed at Crash
-	// (first deliveries only: a redelivery does not crash again).
-	Crash  CrashPoint
-	CrashP float64
+	// Procs is how many worker processes run at once; Keys how many jobs;
+	// each job is delivered Deliveries times; the whole is run Rounds times.
+	Procs, Keys, Deliveries, Rounds int
+	// CrashP is the probability that a delivery's worker is killed at
+	// CrashAt (first deliveries only: a redelivery does not crash again).
+	CrashAt CrashPoint
+	CrashP  float64
 	// Gap, when positive, runs the deliveries of every job in waves Gap
 	// apart, purging keys older than TTL before each wave (TTL 0: no purge).
 	Gap, TTL time.Duration
@@ -78,15 +89,32 @@ type Config struct {
 	Exe  string
 	Args []string
 	Env  []string
-	// Keep leaves the database file in Dir (a temporary directory if empty).
+	// Keep leaves the database file of a run that finishes in Dir (a
+	// temporary directory if empty); a run that fails or is cancelled
+	// removes it whatever Keep says.
 	Keep bool
 	Dir  string
+}
+
+// check refuses a configuration the harness cannot run.
+func (cfg Config) check() error {
+	switch {
+	case !slices.Contains(Modes, cfg.Mode):
+		return fmt.Errorf("mode %q is not one of loose, claim, after, lease", cfg.Mode)
+	case cfg.CrashAt != NoCrash && !slices.Contains(CrashPoints, cfg.CrashAt):
+		return fmt.Errorf("crash point %q is not one of before-key, after-key, after-work, before-ack", cfg.CrashAt)
+	case cfg.Keys < 1 || cfg.Keys > MaxKeys:
+		return fmt.Errorf("%d keys: want 1 to %d", cfg.Keys, MaxKeys)
+	case cfg.Procs < 1 || cfg.Deliveries < 1 || cfg.Rounds < 1:
+		return fmt.Errorf("procs, deliveries and rounds must be at least 1")
+	}
+	return nil
 }
 
 // Result is what a run measured.
 type Result struct {
 	Mode          Mode
-	Races         int64 // jobs whose deliveries competed: Keys x Repeat
+	Races         int64 // jobs whose deliveries competed: Keys x Rounds
 	DoubleCharged int64 // jobs charged more than once
 	Lost          int64 // jobs marked handled and never charged
 	BusyRetries   int64 // SQLITE_BUSY answers retried by the workers
@@ -112,49 +140,62 @@ type task struct {
 	again bool
 }
 
-// Run runs cfg and measures it.
-func Run(ctx context.Context, cfg Config) (Result, error) {
-	res := Result{Mode: cfg.Mode}
-	if !slices.Contains(Modes, cfg.Mode) {
-		return res, fmt.Errorf("mode %q is not one of loose, claim, after, lease", cfg.Mode)
+// Run runs cfg and measures it. It returns when every worker it started has
+// exited, and on every path but a kept, finished run it removes the
+// database with its -wal and -shm files (and the directory, if it made it).
+// A cancelled ctx kills the workers and ends every wait, the gaps between
+// waves and rounds included, and Run returns ctx's error.
+func Run(ctx context.Context, cfg Config) (res Result, err error) {
+	res = Result{Mode: cfg.Mode}
+	if err := cfg.check(); err != nil {
+		return res, err
 	}
 	dir := cfg.Dir
 	if dir == "" {
-		d, err := os.MkdirTemp("", "retrysim-race-")
-		if err != nil {
+		if dir, err = os.MkdirTemp("", "retrysim-race-"); err != nil {
 			return res, err
-		}
-		dir = d
-		if !cfg.Keep {
-			defer os.RemoveAll(d)
 		}
 	}
 	path := filepath.Join(dir, fmt.Sprintf("race-%s.db", cfg.Mode))
-	os.Remove(path)
-	db, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
+	files := []string{path, path + "-wal", path + "-shm"}
+	var db *sql.DB
+	defer func() {
+		if db != nil {
+			db.Close()
+		}
+		if cfg.Keep && err == nil {
+			res.DatabasePath = path
+			return
+		}
+		for _, f := range files {
+			os.Remove(f)
+		}
+		if cfg.Dir == "" {
+			os.RemoveAll(dir)
+		}
+	}()
+	for _, f := range files { // a kept database of an earlier run in cfg.Dir
+		os.Remove(f)
+	}
+	if db, err = sql.Open("sqlite", dsn(path)); err != nil {
 		return res, err
 	}
-	defer db.Close()
-	if _, err := db.Exec(schema); err != nil {
+	if _, err := db.ExecContext(ctx, schema); err != nil {
 		return res, err
 	}
-	if cfg.Keep {
-		res.DatabasePath = path
-	} else {
-		defer os.Remove(path)
-	}
+	sp := newSpawner()
+	defer sp.close() // after every worker has been reaped: see spawner
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x7ace))
 	start := time.Now()
 	windows := map[string][][2]int64{}
 	codes := map[int]bool{}
-	for rep := range cfg.Repeat {
-		var all []task
+	for round := range cfg.Rounds {
+		all := make([]task, 0, cfg.Keys*cfg.Deliveries)
 		for k := range cfg.Keys {
 			for c := range cfg.Deliveries {
-				t := task{key: fmt.Sprintf("charge-%d-%d", rep, k), copy: c}
+				t := task{key: fmt.Sprintf("charge-%d-%d", round, k), copy: c}
 				if cfg.CrashP > 0 && r.Float64() < cfg.CrashP {
-					t.crash = cfg.Crash
+					t.crash = cfg.CrashAt
 				}
 				all = append(all, t)
 			}
@@ -168,23 +209,25 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		for i, wave := range waves {
 			if i > 0 {
-				time.Sleep(cfg.Gap)
+				if err := sleep(ctx, cfg.Gap); err != nil {
+					return res, err
+				}
 				if cfg.TTL > 0 {
 					cut := time.Now().Add(-cfg.TTL).UnixMilli()
 					for _, table := range []string{"keys_unique", "keys_plain"} {
-						if _, err := db.Exec("DELETE FROM "+table+" WHERE at < ?", cut); err != nil {
+						if _, err := db.ExecContext(ctx, "DELETE FROM "+table+" WHERE at < ?", cut); err != nil {
 							return res, err
 						}
 					}
 				}
 			}
-			if err := runWave(ctx, cfg, path, wave, &res, windows, codes); err != nil {
+			if err := runWave(ctx, cfg, sp, path, wave, &res, windows, codes); err != nil {
 				return res, err
 			}
 		}
 	}
 	res.Wall = time.Since(start)
-	res.Races = int64(cfg.Keys * cfg.Repeat)
+	res.Races = int64(cfg.Keys * cfg.Rounds)
 	for c := range codes {
 		res.RefusedCodes = append(res.RefusedCodes, c)
 	}
@@ -195,6 +238,18 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	return res, count(db, cfg.Mode, &res)
+}
+
+// sleep waits d, or until ctx is done, whichever comes first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // overlapping reports whether two of a job's key windows [check, write] meet.
@@ -235,20 +290,22 @@ func count(db *sql.DB, mode Mode, res *Result) error {
 // different workers so that they meet; the deliveries of a killed worker that
 // it did not finish, and those refused by a live lease, come back in another
 // round once the lease has run out, without their crash.
-func runWave(ctx context.Context, cfg Config, path string, tasks []task, res *Result, windows map[string][][2]int64, codes map[int]bool) error {
+func runWave(ctx context.Context, cfg Config, sp *spawner, path string, tasks []task, res *Result, windows map[string][][2]int64, codes map[int]bool) error {
 	pending := tasks
 	for round := 0; len(pending) > 0; round++ {
 		if round > 50 {
 			return fmt.Errorf("deliveries still pending after %d rounds", round)
 		}
 		if round > 0 {
-			time.Sleep(cfg.Lease + 50*time.Millisecond)
+			if err := sleep(ctx, cfg.Lease+50*time.Millisecond); err != nil {
+				return err
+			}
 		}
-		lists := make([][]task, min(cfg.Workers, len(pending)))
+		lists := make([][]task, min(cfg.Procs, len(pending)))
 		for i, t := range pending {
 			lists[i%len(lists)] = append(lists[i%len(lists)], t)
 		}
-		outs, err := startWorkers(ctx, cfg, path, lists)
+		outs, err := startWorkers(ctx, cfg, sp, path, lists)
 		if err != nil {
 			return err
 		}
@@ -282,7 +339,7 @@ func runWave(ctx context.Context, cfg Config, path string, tasks []task, res *Re
 					res.Crashes++
 					res.Deliveries++
 					crashed[f[1]] = true
-				case len(f) == 3 && f[0] == "reach" && f[2] == string(cfg.Crash) && !again[f[1]]:
+				case len(f) == 3 && f[0] == "reach" && f[2] == string(cfg.CrashAt) && !again[f[1]]:
 					res.Reached++
 				case len(f) == 2 && f[0] == "busy":
 					n, _ := strconv.ParseInt(f[1], 10, 64)
@@ -290,7 +347,7 @@ func runWave(ctx context.Context, cfg Config, path string, tasks []task, res *Re
 				}
 			}
 			if out.err != nil && !out.killed {
-				return fmt.Errorf("worker %d: %v: %s", w, out.err, strings.Join(out.stderr, " "))
+				return fmt.Errorf("worker %d: %v: %s", w+1, out.err, out.stderr)
 			}
 			for _, t := range lists[w] {
 				if !done[t.key] {
@@ -307,51 +364,75 @@ func runWave(ctx context.Context, cfg Config, path string, tasks []task, res *Re
 
 // output is what one worker process said.
 type output struct {
-	lines, stderr []string
-	err           error
-	killed        bool
+	lines  []string
+	stderr string
+	err    error
+	killed bool
 }
 
-// startWorkers starts one process a list, waits until every one is ready,
-// releases them together through the start gate, and collects their reports.
-func startWorkers(ctx context.Context, cfg Config, path string, lists [][]task) ([]output, error) {
+// startWorkers starts one process a list, hands each its list on its
+// standard input, waits until every one has read it and is ready, releases
+// them together through the start gate, and collects their reports. Every
+// worker it starts has exited and been reaped when it returns, whatever the
+// path: a cancelled ctx or a worker that fails to start gets the others
+// killed first.
+func startWorkers(ctx context.Context, cfg Config, sp *spawner, path string, lists [][]task) ([]output, error) {
 	outs := make([]output, len(lists))
-	gates := make([]io.WriteCloser, len(lists))
-	cmds := make([]*exec.Cmd, len(lists))
+	stderrs := make([]strings.Builder, len(lists))
+	var cmds []*exec.Cmd
+	var gates []io.WriteCloser
 	var wg sync.WaitGroup
 	ready := make(chan error, len(lists))
-	for i, list := range lists {
-		var keys []string
-		for _, t := range list {
-			s := t.key
-			if t.crash != NoCrash {
-				s += "!" + string(t.crash)
+	// reap ends the wave: it kills the workers if asked, closes their start
+	// gates (a worker still waiting there then exits), and waits for all.
+	reap := func(kill bool) {
+		for _, c := range cmds {
+			if kill {
+				c.Process.Kill()
 			}
-			keys = append(keys, s)
 		}
+		for _, g := range gates {
+			g.Close()
+		}
+		wg.Wait() // the readers first: Wait closes the pipes they read
+		for i, c := range cmds {
+			err := c.Wait()
+			outs[i].err, outs[i].stderr = err, stderrs[i].String()
+			if ee, ok := err.(*exec.ExitError); ok && !ee.Exited() {
+				outs[i].killed = true // by its own SIGKILL at a crash point
+			}
+		}
+	}
+	for i, list := range lists {
 		args := append(slices.Clone(cfg.Args), "-db", path, "-mode", string(cfg.Mode),
-			"-name", fmt.Sprintf("W%d", i+1), "-lease", cfg.Lease.String(), "-tasks", strings.Join(keys, ","))
+			"-name", fmt.Sprintf("W%d", i+1), "-lease", cfg.Lease.String())
 		cmd := exec.CommandContext(ctx, cfg.Exe, args...)
 		cmd.Env = append(os.Environ(), cfg.Env...)
+		cmd.Stderr = &stderrs[i]
+		cmd.SysProcAttr = sysProcAttr()
 		gate, err := cmd.StdinPipe()
+		var stdout io.ReadCloser
+		if err == nil {
+			stdout, err = cmd.StdoutPipe()
+		}
+		if err == nil {
+			err = sp.start(cmd)
+		}
 		if err != nil {
+			reap(true)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			return nil, err
 		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			return nil, err
-		}
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			return nil, err
-		}
-		if err := cmd.Start(); err != nil {
-			return nil, err
-		}
-		gates[i], cmds[i] = gate, cmd
+		cmds, gates = append(cmds, cmd), append(gates, gate)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// The worker reads its whole list before it says anything, so
+			// writing it first cannot block on a full stdout. A worker that
+			// died meanwhile makes this fail; its exit says why.
+			writeTasks(gate, list)
 			sc := bufio.NewScanner(stdout)
 			first := true
 			for sc.Scan() {
@@ -365,10 +446,6 @@ func startWorkers(ctx context.Context, cfg Config, path string, lists [][]task) 
 			if first {
 				ready <- fmt.Errorf("worker %d exited before it was ready", i+1)
 			}
-			errs := bufio.NewScanner(stderr)
-			for errs.Scan() {
-				outs[i].stderr = append(outs[i].stderr, errs.Text())
-			}
 		}()
 	}
 	var startErr error
@@ -377,28 +454,27 @@ func startWorkers(ctx context.Context, cfg Config, path string, lists [][]task) 
 			startErr = err
 		}
 	}
+	if startErr != nil {
+		reap(true)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		for _, o := range outs {
+			if o.stderr != "" {
+				return nil, fmt.Errorf("%v: %s", startErr, strings.TrimSpace(o.stderr))
+			}
+		}
+		return nil, startErr
+	}
 	// The start gate: every worker spins until the same instant, a little
 	// after the last of them has heard of it.
 	at := time.Now().Add(10*time.Millisecond + time.Duration(len(gates))*2*time.Millisecond).UnixNano()
 	for _, g := range gates {
 		fmt.Fprintf(g, "go %d\n", at)
-		g.Close()
 	}
-	wg.Wait()
-	for i, cmd := range cmds {
-		err := cmd.Wait()
-		outs[i].err = err
-		if ee, ok := err.(*exec.ExitError); ok && !ee.Exited() {
-			outs[i].killed = true // by its own SIGKILL at a crash point
-		}
-	}
-	if startErr != nil {
-		for _, o := range outs {
-			if len(o.stderr) > 0 {
-				return nil, fmt.Errorf("%v: %s", startErr, strings.Join(o.stderr, " "))
-			}
-		}
-		return nil, startErr
+	reap(false)
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // the workers were killed, not crashed
 	}
 	return outs, nil
 }

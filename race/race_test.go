@@ -1,10 +1,20 @@
 package race
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"database/sql"
+	"errors"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/retrysim/retrysim/delivery"
 )
 
 // TestMain lets the test binary be the worker process, as the retrysim
@@ -22,7 +32,7 @@ func TestMain(m *testing.M) {
 
 func config(mode Mode) Config {
 	return Config{
-		Mode: mode, Workers: 2, Keys: 1, Deliveries: 2, Repeat: 1,
+		Mode: mode, Procs: 2, Keys: 1, Deliveries: 2, Rounds: 1,
 		Lease: 300 * time.Millisecond, Seed: 1,
 		Exe: os.Args[0], Env: []string{"RETRYSIM_RACE_WORKER=1"},
 	}
@@ -41,12 +51,12 @@ func run(t *testing.T, cfg Config) Result {
 // nearly every time; a UNIQUE key never does, its loser refused with 2067.
 func TestTwentyRaces(t *testing.T) {
 	loose := config(Loose)
-	loose.Repeat = 20
+	loose.Rounds = 20
 	if res := run(t, loose); res.DoubleCharged < 18 {
 		t.Errorf("loose: %d of 20 races charged twice; want at least 18 (%+v)", res.DoubleCharged, res)
 	}
 	claim := config(Claim)
-	claim.Repeat = 20
+	claim.Rounds = 20
 	res := run(t, claim)
 	if res.DoubleCharged != 0 || res.Refused != 20 || len(res.RefusedCodes) != 1 || res.RefusedCodes[0] != codeConstraintUnique {
 		t.Errorf("claim: %d of 20 charged twice, %d refusals with codes %v; want 0, 20 and [2067]", res.DoubleCharged, res.Refused, res.RefusedCodes)
@@ -60,13 +70,17 @@ func TestCrashes(t *testing.T) {
 		crash         CrashPoint
 		charges, lost int64
 	}{
-		{Claim, AfterKey, 0, 1},    // the key says handled, nothing was charged
-		{Lease, AfterKey, 1, 0},    // the lease runs out and the redelivery charges once
-		{After, AfterCharge, 2, 0}, // charged, no key, charged again
+		{Claim, AfterKey, 0, 1},  // the key says handled, nothing was charged
+		{Lease, AfterKey, 1, 0},  // the lease runs out and the redelivery charges once
+		{After, AfterWork, 2, 0}, // charged, no key, charged again
+		{Claim, BeforeKey, 1, 0}, // nothing happened; the redelivery charges
+		{Loose, BeforeAck, 1, 0}, // all done but the ack; the redelivery finds the key
+		{After, BeforeAck, 2, 0}, // after never reads its key: the redelivery charges again
+		{Lease, BeforeAck, 1, 0}, // the lease row says done
 	} {
-		t.Run(string(tt.mode), func(t *testing.T) {
+		t.Run(string(tt.mode)+"/"+string(tt.crash), func(t *testing.T) {
 			cfg := config(tt.mode)
-			cfg.Workers, cfg.Deliveries, cfg.Crash, cfg.CrashP = 1, 1, tt.crash, 1
+			cfg.Procs, cfg.Deliveries, cfg.CrashAt, cfg.CrashP = 1, 1, tt.crash, 1
 			res := run(t, cfg)
 			if got := int64(res.ChargesPerRace); got != tt.charges || res.Lost != tt.lost || res.Crashes != 1 {
 				t.Errorf("%v charges, %d lost, %d crashes; want %d, %d, 1", res.ChargesPerRace, res.Lost, res.Crashes, tt.charges, tt.lost)
@@ -82,7 +96,7 @@ func TestTTL(t *testing.T) {
 		charges float64
 	}{{100 * time.Millisecond, 2}, {time.Minute, 1}} {
 		cfg := config(Claim)
-		cfg.Workers, cfg.Gap, cfg.TTL = 1, 300*time.Millisecond, tt.ttl
+		cfg.Procs, cfg.Gap, cfg.TTL = 1, 300*time.Millisecond, tt.ttl
 		if res := run(t, cfg); res.ChargesPerRace != tt.charges {
 			t.Errorf("TTL %v with deliveries 300ms apart: %v charges; want %v", tt.ttl, res.ChargesPerRace, tt.charges)
 		}
@@ -103,7 +117,7 @@ func TestScale(t *testing.T) {
 		p     float64
 	}{{Claim, NoCrash, 0}, {Lease, NoCrash, 0}, {Lease, AfterKey, 0.05}} {
 		cfg := config(tt.mode)
-		cfg.Workers, cfg.Keys, cfg.Deliveries, cfg.Crash, cfg.CrashP = 16, 1000, 4, tt.crash, tt.p
+		cfg.Procs, cfg.Keys, cfg.Deliveries, cfg.CrashAt, cfg.CrashP = 16, 1000, 4, tt.crash, tt.p
 		res := run(t, cfg)
 		t.Logf("%s, crash %v at %q: %+v", tt.mode, tt.p, tt.crash, res)
 		if res.DoubleCharged != 0 {
@@ -116,4 +130,175 @@ func TestScale(t *testing.T) {
 			t.Errorf("lease: no worker was killed; want about 5%% of 4,000 deliveries")
 		}
 	}
+}
+
+// The harness's crash points are the delivery model's, name for name.
+func TestCrashPointsAreTheDeliveryModels(t *testing.T) {
+	var want []CrashPoint
+	for p := delivery.BeforeKey; p <= delivery.BeforeAck; p++ {
+		want = append(want, CrashPoint(p.String()))
+	}
+	if !slices.Equal(CrashPoints, want) {
+		t.Errorf("race.CrashPoints = %v; want the delivery model's %v", CrashPoints, want)
+	}
+}
+
+// A cancelled run returns at once, even from a gap of an hour between
+// waves, and leaves no database and no temporary directory behind.
+func TestCancelledRunCleansUp(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // where Run makes its directory
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	cfg := config(Claim)
+	cfg.Gap = time.Hour
+	go func() {
+		_, err := Run(ctx, cfg)
+		done <- err
+	}()
+	// Cancel once the first wave has charged and its worker has exited: Run
+	// is then in the gap.
+	deadline := time.Now().Add(60 * time.Second)
+	for charges(t, tmp) < 1 || len(children(t)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the first wave did not charge within 60s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Run = %v; want context.Canceled", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run still waiting 30s after its context was cancelled")
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left behind in TMPDIR: %v", left)
+	}
+}
+
+// children lists the live child processes of the test, from /proc.
+func children(t *testing.T) []int {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil || len(stats) == 0 {
+		t.Skip("no /proc to list processes from")
+	}
+	var pids []int
+	for _, s := range stats {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			continue // exited meanwhile
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so split after its ')'.
+		i := bytes.LastIndexByte(b, ')')
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(os.Getpid()) {
+			pid, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(s, "/proc/"), "/stat"))
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// charges counts the charges in the database a run keeps under tmp, 0 while
+// there is none yet.
+func charges(t *testing.T, tmp string) int {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(tmp, "retrysim-race-*", "race-*.db"))
+	if len(paths) == 0 {
+		return 0
+	}
+	db, err := sql.Open("sqlite", dsn(paths[0]))
+	if err != nil {
+		return 0
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM charges").Scan(&n); err != nil {
+		return 0 // not created yet
+	}
+	return n
+}
+
+// A run that fails removes its database as a cancelled one does, even with
+// Keep, and so does a finished run without Keep.
+func TestRunRemovesItsFiles(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	cfg := config(Claim)
+	run(t, cfg)
+	bad := config(Claim)
+	bad.Keep, bad.Exe = true, filepath.Join(tmp, "no-such-worker")
+	if _, err := Run(context.Background(), bad); err == nil {
+		t.Error("a run whose workers cannot start succeeded")
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left behind in TMPDIR: %v", left)
+	}
+	kept := config(Claim)
+	kept.Keep = true
+	res := run(t, kept)
+	if _, err := os.Stat(res.DatabasePath); err != nil {
+		t.Errorf("Keep: %v", err)
+	}
+}
+
+// taskCases are worker inputs, good and bad, for the table test and the fuzz seeds.
+var taskCases = []struct {
+	in   string
+	want []task // nil: refused
+}{
+	{"end\n", []task{}},
+	{"charge-0-1\nend\n", []task{{key: "charge-0-1"}}},
+	{"a!after-key\nb\nc!before-ack\nend\ngo 1\n", []task{{key: "a", crash: AfterKey}, {key: "b"}, {key: "c", crash: BeforeAck}}},
+	{"", nil},
+	{"a\n", nil},
+	{"a\nend", nil},
+	{"a!after-charge\nend\n", nil},
+	{"a!\nend\n", nil},
+	{"!after-key\nend\n", nil},
+	{"a b\nend\n", nil},
+	{"\nend\n", nil},
+	{"a\r\nend\n", nil},
+	{strings.Repeat("k", 300) + "\nend\n", nil},
+	{strings.Repeat("k", 5000) + "\nend\n", nil},
+}
+
+func TestReadTasks(t *testing.T) {
+	for _, tt := range taskCases {
+		got, err := readTasks(bufio.NewReader(strings.NewReader(tt.in)))
+		switch {
+		case tt.want == nil && err == nil:
+			t.Errorf("readTasks(%.40q) = %v; want an error", tt.in, got)
+		case tt.want != nil && err != nil:
+			t.Errorf("readTasks(%.40q): %v", tt.in, err)
+		case tt.want != nil && !slices.Equal(got, tt.want):
+			t.Errorf("readTasks(%.40q) = %v; want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// Whatever comes in, readTasks returns tasks that writeTasks writes back as
+// the same tasks, or an error; it never panics.
+func FuzzReadTasks(f *testing.F) {
+	for _, tt := range taskCases {
+		f.Add([]byte(tt.in))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, err := readTasks(bufio.NewReader(bytes.NewReader(in)))
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		if err := writeTasks(&buf, got); err != nil {
+			t.Fatal(err)
+		}
+		again, err := readTasks(bufio.NewReader(&buf))
+		if err != nil || !slices.Equal(again, got) {
+			t.Fatalf("round trip of %v: %v, %v", got, again, err)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package race
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -109,6 +111,7 @@ func stamp() int64 { return time.Now().UnixNano() }
 // handle runs one delivery of key in mode and reports what happened on out.
 // crash names the point to die at, if any.
 func (w *worker) handle(mode Mode, key, crash string) error {
+	w.reach(key, BeforeKey, crash)
 	charge := func() error {
 		_, err := w.exec("INSERT INTO charges (key, worker) VALUES (?, ?)", key, w.name)
 		return err
@@ -120,7 +123,7 @@ func (w *worker) handle(mode Mode, key, crash string) error {
 		var one int
 		err := w.retry(func() error { return w.db.QueryRow("SELECT 1 FROM keys_plain WHERE key = ?", key).Scan(&one) })
 		if err == nil {
-			fmt.Fprintf(w.out, "t %s %d %d\ndone %s skipped\n", key, check, stamp(), key)
+			w.ack(key, crash, check, stamp(), "skipped")
 			return nil
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
@@ -129,7 +132,7 @@ func (w *worker) handle(mode Mode, key, crash string) error {
 		if err := charge(); err != nil {
 			return err
 		}
-		w.reach(key, AfterCharge, crash)
+		w.reach(key, AfterWork, crash)
 		write = stamp()
 		if _, err := w.exec("INSERT INTO keys_plain (key, at) VALUES (?, ?)", key, time.Now().UnixMilli()); err != nil {
 			return err
@@ -139,7 +142,7 @@ func (w *worker) handle(mode Mode, key, crash string) error {
 		_, err := w.exec("INSERT INTO keys_unique (key, at) VALUES (?, ?)", key, time.Now().UnixMilli())
 		write = check
 		if c := code(err); c == codeConstraintUnique || c == codeConstraintPK {
-			fmt.Fprintf(w.out, "t %s %d %d\ndone %s refused %d\n", key, check, write, key, c)
+			w.ack(key, crash, check, write, fmt.Sprintf("refused %d", c))
 			return nil
 		} else if err != nil {
 			return err
@@ -153,11 +156,11 @@ func (w *worker) handle(mode Mode, key, crash string) error {
 		if err := charge(); err != nil {
 			return err
 		}
-		w.reach(key, AfterCharge, crash)
+		w.reach(key, AfterWork, crash)
 		write = stamp()
 		_, err := w.exec("INSERT INTO keys_unique (key, at) VALUES (?, ?)", key, time.Now().UnixMilli())
 		if c := code(err); c == codeConstraintUnique || c == codeConstraintPK {
-			fmt.Fprintf(w.out, "t %s %d %d\ndone %s charged-refused %d\n", key, check, write, key, c)
+			w.ack(key, crash, check, write, fmt.Sprintf("charged-refused %d", c))
 			return nil
 		} else if err != nil {
 			return err
@@ -165,8 +168,17 @@ func (w *worker) handle(mode Mode, key, crash string) error {
 	case Lease:
 		return w.lease(key, crash)
 	}
-	fmt.Fprintf(w.out, "t %s %d %d\ndone %s charged\n", key, check, write, key)
+	w.ack(key, crash, check, write, "charged")
 	return nil
+}
+
+// ack reports a delivery that ended, with its key window [check, write],
+// and dies first if its crash point is before-ack: the window is real, the
+// queue never hears of the end.
+func (w *worker) ack(key, crash string, check, write int64, outcome string) {
+	fmt.Fprintf(w.out, "t %s %d %d\n", key, check, write)
+	w.reach(key, BeforeAck, crash)
+	fmt.Fprintf(w.out, "done %s %s\n", key, outcome)
 }
 
 // tx runs f in a transaction begun IMMEDIATE, so the key row is read and
@@ -222,8 +234,12 @@ func (w *worker) lease(key, crash string) error {
 		return err
 	}
 	write := stamp()
-	if outcome != "taken" {
-		fmt.Fprintf(w.out, "t %s %d %d\ndone %s %s\n", key, check, write, key, outcome)
+	switch outcome {
+	case "held": // not acked: the queue brings it back
+		fmt.Fprintf(w.out, "t %s %d %d\ndone %s held\n", key, check, write, key)
+		return nil
+	case "skipped":
+		w.ack(key, crash, check, write, outcome)
 		return nil
 	}
 	w.reach(key, AfterKey, crash)
@@ -242,31 +258,40 @@ func (w *worker) lease(key, crash string) error {
 		_, err = c.ExecContext(ctx, "INSERT INTO charges (key, worker) VALUES (?, ?)", key, w.name)
 		return err
 	})
-	if errors.Is(err, errLeaseLost) {
+	if errors.Is(err, errLeaseLost) { // not acked, as in the delivery model
 		fmt.Fprintf(w.out, "t %s %d %d\ndone %s overtaken\n", key, check, write, key)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	w.reach(key, AfterCharge, crash)
-	fmt.Fprintf(w.out, "t %s %d %d\ndone %s charged\n", key, check, write, key)
+	w.reach(key, AfterWork, crash)
+	w.ack(key, crash, check, write, "charged")
 	return nil
 }
 
-// Worker is the body of a worker process: it opens the database, says
-// "ready", waits at the start gate (an instant the harness sends on its
-// standard input), then handles its deliveries in order, reporting each on
-// stdout. A task is a key, or key!point to die at.
+// Worker is the body of a worker process. Its standard input carries its
+// deliveries, one a line (a key, or key!point to die at), then "end", then
+// the start gate: "go" and an instant in Unix nanoseconds. It reads the
+// deliveries, opens the database, says "ready", spins until the instant, so
+// that all workers are running when it comes, then handles its deliveries in
+// order, reporting each on stdout.
 func Worker(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("race-worker", flag.ContinueOnError)
-	path := fs.String("db", "", "database file")
+	path := fs.String("db", "", "database `file`")
 	mode := fs.String("mode", "", "loose, claim, after or lease")
-	name := fs.String("name", "W", "worker name")
-	lease := fs.Duration("lease", time.Second, "lease duration")
-	tasks := fs.String("tasks", "", "comma-separated keys, each optionally !crash-point")
+	name := fs.String("name", "W", "worker `name`")
+	lease := fs.Duration("lease", time.Second, "lease `duration`")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if !slices.Contains(Modes, Mode(*mode)) {
+		return fmt.Errorf("%s: -mode: %q is not one of loose, claim, after, lease", *name, *mode)
+	}
+	in := bufio.NewReader(stdin)
+	tasks, err := readTasks(in)
+	if err != nil {
+		return fmt.Errorf("%s: %w", *name, err)
 	}
 	db, err := sql.Open("sqlite", dsn(*path))
 	if err != nil {
@@ -279,23 +304,66 @@ func Worker(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	w := &worker{db: db, name: *name, hold: *lease, out: stdout}
 	fmt.Fprintln(stdout, "ready")
-	// The gate: the harness sends one instant to every worker; each spins
-	// until it, so that all of them are running when it comes.
 	var at int64
-	if _, err := fmt.Fscanf(stdin, "go %d\n", &at); err != nil {
+	if _, err := fmt.Fscanf(in, "go %d\n", &at); err != nil {
 		return fmt.Errorf("%s: start gate: %w", *name, err)
 	}
 	for time.Now().UnixNano() < at {
 	}
-	for t := range strings.SplitSeq(*tasks, ",") {
-		if t == "" {
-			continue
-		}
-		key, crash, _ := strings.Cut(t, "!")
-		if err := w.handle(Mode(*mode), key, crash); err != nil {
-			return fmt.Errorf("%s: %s: %w", *name, key, err)
+	for _, t := range tasks {
+		if err := w.handle(Mode(*mode), t.key, string(t.crash)); err != nil {
+			return fmt.Errorf("%s: %s: %w", *name, t.key, err)
 		}
 	}
 	fmt.Fprintf(stdout, "busy %d\n", w.busy)
 	return nil
+}
+
+// writeTasks writes a worker's deliveries as Worker reads them.
+func writeTasks(w io.Writer, tasks []task) error {
+	b := bufio.NewWriter(w)
+	for _, t := range tasks {
+		b.WriteString(t.key)
+		if t.crash != NoCrash {
+			b.WriteString("!" + string(t.crash))
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("end\n")
+	return b.Flush()
+}
+
+// maxTaskLine bounds a delivery's line: a key the harness makes is far shorter.
+const maxTaskLine = 256
+
+// readTasks reads deliveries up to the "end" line, refusing an empty key, a
+// key with spaces or a "!" in it, an unknown crash point, a line longer than
+// maxTaskLine and input that ends before "end".
+func readTasks(r *bufio.Reader) ([]task, error) {
+	var tasks []task
+	for n := 1; ; n++ {
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull || len(line) > maxTaskLine {
+			return nil, fmt.Errorf("deliveries: line %d: longer than %d bytes", n, maxTaskLine)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("deliveries: line %d: input ended before \"end\"", n)
+		}
+		s := string(line[:len(line)-1])
+		if s == "end" {
+			return tasks, nil
+		}
+		key, point, hasPoint := strings.Cut(s, "!")
+		if key == "" || strings.ContainsAny(key, " \t\r!") {
+			return nil, fmt.Errorf("deliveries: line %d: %q is not a key", n, key)
+		}
+		t := task{key: key}
+		if hasPoint {
+			t.crash = CrashPoint(point)
+			if !slices.Contains(CrashPoints, t.crash) {
+				return nil, fmt.Errorf("deliveries: line %d: unknown crash point %q", n, point)
+			}
+		}
+		tasks = append(tasks, t)
+	}
 }

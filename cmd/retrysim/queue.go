@@ -88,6 +88,40 @@ func (n *nameFlag[T]) Set(s string) error {
 	return nil
 }
 
+// crashProbability is -crash, in the table command and in race alike: the
+// probability that a worker dies at -crash-at. A crash point given to it
+// (race's -crash took one before the vocabulary was made one) is refused with
+// a pointer to -crash-at.
+type crashProbability struct{ p probability }
+
+func (c *crashProbability) String() string {
+	if c == nil {
+		return "0"
+	}
+	return c.p.String()
+}
+
+func (c *crashProbability) Set(s string) error {
+	if _, err := delivery.ParseCrashPoint(s); err == nil || s == "after-charge" {
+		return fmt.Errorf("%q is a crash point: give it with -crash-at; -crash is the probability that a worker dies there", s)
+	}
+	return c.p.Set(s)
+}
+
+// crashPointFlag is -crash-at, in the table command and in race alike, with
+// the delivery model's names and default.
+func crashPointFlag() nameFlag[delivery.CrashPoint] {
+	return nameFlag[delivery.CrashPoint]{v: delivery.Defaults.CrashAt, parse: parseCrashPoint, text: delivery.CrashPoint.String}
+}
+
+// parseCrashPoint reads a crash point, naming race's old after-charge's new name.
+func parseCrashPoint(s string) (delivery.CrashPoint, error) {
+	if s == "after-charge" {
+		return 0, fmt.Errorf("unknown crash point %q: it is after-work now (between the work and the key record)", s)
+	}
+	return delivery.ParseCrashPoint(s)
+}
+
 // queueFlags are the flags of the delivery model; any of them set turns it on.
 type queueFlags struct {
 	scenarioPath string
@@ -103,7 +137,7 @@ type queueFlags struct {
 	deliveries  bounded
 	repeat      probability
 	repeatDelay latencyFlag
-	crash       probability
+	crash       crashProbability
 	crashAt     nameFlag[delivery.CrashPoint]
 	maxCrashes  bounded
 }
@@ -119,7 +153,7 @@ func (q *queueFlags) register(fs *flag.FlagSet) {
 	q.store = nameFlag[delivery.Store]{v: d.Store, parse: delivery.ParseStore, text: delivery.Store.String}
 	q.ttl, q.lease, q.visibility = durationFlag{d.TTL}, durationFlag{d.Lease}, durationFlag{d.Visibility}
 	q.deliveries = bounded{v: d.MaxDeliveries, lo: 1, hi: 1000}
-	q.crashAt = nameFlag[delivery.CrashPoint]{v: d.CrashAt, parse: delivery.ParseCrashPoint, text: delivery.CrashPoint.String}
+	q.crashAt = crashPointFlag()
 	q.maxCrashes = bounded{v: 0, lo: 0, hi: 1000}
 	fs.StringVar(&q.scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`; flags override it; see examples/")
 	fs.Var(&q.latency, "latency", "every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")
@@ -197,7 +231,7 @@ func (q *queueFlags) load(fs *flag.FlagSet, pFail, lostReply float64) (provider.
 		"max-deliveries": func() { cfg.MaxDeliveries = q.deliveries.v },
 		"repeat":         func() { cfg.RepeatP = float64(q.repeat) },
 		"repeat-delay":   func() { cfg.RepeatDelay = q.repeatDelay.v },
-		"crash":          func() { cfg.CrashP = float64(q.crash) },
+		"crash":          func() { cfg.CrashP = float64(q.crash.p) },
 		"crash-at":       func() { cfg.CrashAt = q.crashAt.v },
 		"max-crashes":    func() { cfg.MaxCrashes = q.maxCrashes.v },
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -26,11 +27,30 @@ released together by a start gate, race on one SQLite file (WAL, busy timeout)
 and charge keyed jobs in each -mode. It counts jobs charged twice, jobs whose
 key says handled but were never charged, and SQLITE_BUSY retries. -compare
 runs the simulator's matching store at the overlap and crash rates measured.
+Ctrl-C or SIGTERM stops it at any point; its workers are killed and its
+databases removed.
 
 Usage: retrysim race [flags]
 
+Renamed so that a flag means one thing in every command (the old spellings
+are refused with the new one): -workers is -procs, -repeat is -rounds,
+-crash POINT is -crash-at POINT (after-charge is after-work), -crash-p is -crash.
+
 Flags:
 `
+
+// raceRenamed points each of race's old flag names at its new one.
+func raceRenamed(old string) (string, bool) {
+	switch old {
+	case "workers":
+		return "race's worker processes are -procs (-workers is the simulator's goroutines)", true
+	case "repeat":
+		return "race's rounds are -rounds (-repeat is the probability of a repeated request)", true
+	case "crash-p":
+		return "the probability that a worker is killed is -crash, its point -crash-at", true
+	}
+	return "", false
+}
 
 // modeList is a flag.Value for comma-separated race modes.
 type modeList []race.Mode
@@ -64,19 +84,14 @@ func (l *modeList) Set(v string) error {
 }
 
 // raceCommand runs the harness for each mode and prints what it measured.
-func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
+func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err error) {
 	modes := modeList(race.Modes)
-	workers := bounded{v: 2, lo: 1, hi: 256}
-	keys := bounded{v: 1, lo: 1, hi: 1_000_000}
+	procs := bounded{v: 2, lo: 1, hi: 256}
+	keys := bounded{v: 1, lo: 1, hi: race.MaxKeys}
 	deliveries := bounded{v: 2, lo: 1, hi: 100}
-	repeat := bounded{v: 20, lo: 1, hi: 100_000}
-	crashAt := choice{valid: func(s string) error {
-		if s != "after-key" && s != "after-charge" {
-			return fmt.Errorf("unknown crash point %q (want after-key, between the key and the charge, or after-charge)", s)
-		}
-		return nil
-	}}
-	crashP := probability(1)
+	rounds := bounded{v: 20, lo: 1, hi: 100_000}
+	crashAt := crashPointFlag()
+	var crashP crashProbability
 	ttl, gap := durationFlag{}, durationFlag{}
 	lease := durationFlag{time.Second}
 	simJobs := count(200_000)
@@ -86,32 +101,41 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	out := outFile{flag: "o"}
 	fs := newFlagSet("retrysim race")
 	fs.Var(&modes, "mode", "comma-separated `modes`: loose (check, charge, insert), claim (UNIQUE insert first), after (charge, then claim), lease (status, expiry, takeover)")
-	fs.Var(&workers, "workers", "concurrent worker `processes`")
-	fs.Var(&keys, "keys", "distinct `jobs` (keys) a run")
-	fs.Var(&deliveries, "deliveries", "`copies` of each job delivered")
-	fs.Var(&repeat, "repeat", "run the whole `n` times")
-	fs.Var(&crashAt, "crash", "kill workers with SIGKILL at `point`: after-key (between the key and the charge) or after-charge (between the charge and the key)")
-	fs.Var(&crashP, "crash-p", "`probability` that a delivery's worker is killed at -crash (first deliveries only)")
-	fs.Var(&ttl, "ttl", "purge keys older than `d` before each later wave of deliveries (needs -gap)")
-	fs.Var(&gap, "gap", "deliver each job's copies in waves `d` apart instead of all at once")
-	fs.Var(&lease, "lease", "the lease mode's lease, and how long before a killed worker's deliveries come back (`d`)")
+	fs.Var(&procs, "procs", "concurrent worker `processes` (1 to 256)")
+	fs.Var(&keys, "keys", fmt.Sprintf("distinct `jobs` (keys) a round (1 to %d)", race.MaxKeys))
+	fs.Var(&deliveries, "deliveries", "`copies` of each job delivered (1 to 100)")
+	fs.Var(&rounds, "rounds", "run the whole `n` times (1 to 100000)")
+	fs.Var(&crashP, "crash", "`probability` that a first delivery's worker is killed with SIGKILL at -crash-at")
+	fs.Var(&crashAt, "crash-at", "where workers are killed: before-key, after-key (between the key and the charge), after-work (between the charge and the key record) or before-ack (`point`)")
+	fs.Var(&ttl, "ttl", "purge keys older than this `duration` before each later wave of deliveries (needs -gap)")
+	fs.Var(&gap, "gap", "deliver each job's copies in waves this `duration` apart instead of all at once")
+	fs.Var(&lease, "lease", "the lease mode's lease, and how long before a killed worker's deliveries come back (`duration`)")
 	fs.BoolVar(&compare, "compare", false, "also run the simulator's matching store at the measured overlap and crash rates (needs -deliveries 2)")
 	fs.Var(&simJobs, "sim-jobs", "jobs the simulator runs for -compare (`n`)")
 	fs.Var(&seedV, "seed", "random `seed` for choosing which deliveries crash, and for the simulator")
-	fs.BoolVar(&keep, "keep", false, "keep the database files (their paths are printed) instead of removing them")
+	fs.BoolVar(&keep, "keep", false, "keep the database files of a run that finishes (their paths are printed) instead of removing them")
 	fs.Var(&format, "format", "output `format`: "+strings.Join(results.Formats, ", "))
 	fs.StringVar(&out.path, "o", "", outUsage)
 	if err := parse(fs, args, raceIntro, stdout); err != nil {
+		if _, name, ok := strings.Cut(err.Error(), "flag provided but not defined: -"); ok {
+			if msg, ok := raceRenamed(strings.TrimPrefix(name, "-")); ok {
+				return usageError{fmt.Errorf("-%s: renamed: %s", strings.TrimPrefix(name, "-"), msg)}
+			}
+		}
 		return err
 	}
 	if err := checkOutputs(out); err != nil {
 		return err
 	}
-	if compare && deliveries.v != 2 {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case compare && deliveries.v != 2:
 		return usageError{fmt.Errorf("-compare: the simulator pairs two deliveries of a job; use -deliveries 2")}
-	}
-	if ttl.v > 0 && gap.v == 0 {
+	case ttl.v > 0 && gap.v == 0:
 		return usageError{fmt.Errorf("-ttl: keys are purged between waves of deliveries; give -gap too")}
+	case set["crash-at"] && crashP.p == 0:
+		return usageError{fmt.Errorf("-crash-at: no worker is killed unless -crash gives a probability above 0")}
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -122,16 +146,21 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 		if dir, err = os.MkdirTemp("", "retrysim-race-"); err != nil {
 			return err
 		}
+		defer func() {
+			if err != nil { // nothing of a failed or interrupted run is kept
+				os.RemoveAll(dir)
+			}
+		}()
 	}
 	var rows []results.RaceRow
 	for _, m := range modes {
 		cfg := race.Config{
-			Mode: m, Workers: workers.v, Keys: keys.v, Deliveries: deliveries.v, Repeat: repeat.v,
-			Crash: race.CrashPoint(crashAt.v), CrashP: float64(crashP), Gap: gap.v, TTL: ttl.v, Lease: lease.v,
+			Mode: m, Procs: procs.v, Keys: keys.v, Deliveries: deliveries.v, Rounds: rounds.v,
+			Gap: gap.v, TTL: ttl.v, Lease: lease.v,
 			Seed: uint64(seedV), Exe: exe, Args: []string{workerCommand}, Keep: keep, Dir: dir,
 		}
-		if crashAt.v == "" {
-			cfg.CrashP = 0
+		if crashP.p > 0 {
+			cfg.CrashAt, cfg.CrashP = race.CrashPoint(crashAt.v.String()), float64(crashP.p)
 		}
 		res, err := race.Run(ctx, cfg)
 		if err != nil {
@@ -151,10 +180,10 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 		}
 		rows = append(rows, row)
 	}
-	title := fmt.Sprintf("The SQLite check, for real: %d worker processes, %s jobs x %d deliveries, %d times; lease %v",
-		workers.v, results.Group(int64(keys.v)), deliveries.v, repeat.v, lease.v)
-	if crashAt.v != "" {
-		title += fmt.Sprintf("; %s%% of first deliveries killed at %s", shortPct(float64(crashP)), crashAt.v)
+	title := fmt.Sprintf("The SQLite check, for real: %d worker processes, %s jobs x %d deliveries, %d rounds; lease %v",
+		procs.v, results.Group(int64(keys.v)), deliveries.v, rounds.v, lease.v)
+	if crashP.p > 0 {
+		title += fmt.Sprintf("; %s%% of first deliveries killed at %s", shortPct(float64(crashP.p)), crashAt.v)
 	}
 	if gap.v > 0 {
 		title += fmt.Sprintf("; deliveries %v apart, keys purged after %v", gap.v, ttl.v)
@@ -220,10 +249,11 @@ func simulatePairs(ctx context.Context, cfg race.Config, overlap, crash float64,
 	q.RepeatP = 1
 	if crash > 0 {
 		// The harness kills first deliveries only, so at most one a job.
-		q.CrashP, q.MaxCrashes, q.CrashAt = crash, 1, delivery.AfterKey
-		if cfg.Crash == race.AfterCharge {
-			q.CrashAt = delivery.AfterWork
+		point, err := delivery.ParseCrashPoint(string(cfg.CrashAt)) // the same names
+		if err != nil {
+			return 0, 0, err
 		}
+		q.CrashP, q.MaxCrashes, q.CrashAt = crash, 1, point
 	}
 	overlapJobs := int64(math.Round(overlap * float64(jobs)))
 	var cfgs []sim.Config

@@ -1,16 +1,31 @@
 package main
 
 import (
+	"bytes"
+	"database/sql"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/retrysim/retrysim/race"
 )
 
-// TestMain lets this test binary serve as retrysim's race workers: race
-// starts copies of its own executable with the hidden worker command.
+// asRetrysim makes this test binary run as retrysim itself, for tests that
+// signal or kill a harness process.
+const asRetrysim = "RETRYSIM_TEST_AS_RETRYSIM"
+
+// TestMain lets this test binary serve as retrysim's race workers (race
+// starts copies of its own executable with the hidden worker command), and
+// as retrysim when asRetrysim is set.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == workerCommand {
+	if len(os.Args) > 1 && os.Args[1] == workerCommand || os.Getenv(asRetrysim) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -45,8 +60,8 @@ func raceJSON(t *testing.T, args ...string) []raceRow {
 // deliveries killed between the key and the charge.
 func TestRaceCompareAgrees(t *testing.T) {
 	for _, args := range [][]string{
-		{"-mode", "loose,claim,after,lease", "-repeat", "20", "-compare"},
-		{"-mode", "claim,lease", "-repeat", "20", "-crash", "after-key", "-crash-p", "0.5", "-lease", "200ms", "-compare"},
+		{"-mode", "loose,claim,after,lease", "-rounds", "20", "-compare"},
+		{"-mode", "claim,lease", "-rounds", "20", "-crash-at", "after-key", "-crash", "0.5", "-lease", "200ms", "-compare"},
 	} {
 		for _, r := range raceJSON(t, args...) {
 			if !r.Agree {
@@ -67,12 +82,171 @@ func TestRaceBadInput(t *testing.T) {
 		{[]string{"-mode", "optimistic"}, `-mode: unknown mode "optimistic"`},
 		{[]string{"-compare", "-deliveries", "3"}, "-compare: the simulator pairs two deliveries of a job"},
 		{[]string{"-ttl", "1s"}, "-ttl: keys are purged between waves of deliveries; give -gap too"},
-		{[]string{"-crash", "before-lunch"}, `-crash: unknown crash point "before-lunch"`},
-		{[]string{"-workers", "0"}, "-workers: want a whole number from 1 to 256"},
+		{[]string{"-crash-at", "before-lunch", "-crash", "1"}, `-crash-at: unknown crash point "before-lunch"`},
+		{[]string{"-procs", "0"}, "-procs: want a whole number from 1 to 256"},
+		{[]string{"-keys", "10001"}, "-keys: want a whole number from 1 to 10000"},
+		{[]string{"-crash-at", "after-key"}, "-crash-at: no worker is killed unless -crash gives a probability above 0"},
+		// The spellings from before one vocabulary, each pointed at its new name.
+		{[]string{"-workers", "16"}, "-workers: renamed: race's worker processes are -procs"},
+		{[]string{"-repeat", "1"}, "-repeat: renamed: race's rounds are -rounds"},
+		{[]string{"-crash-p", "0.5"}, "-crash-p: renamed: the probability that a worker is killed is -crash"},
+		{[]string{"-crash", "after-key"}, `-crash: "after-key" is a crash point: give it with -crash-at`},
+		{[]string{"-crash-at", "after-charge", "-crash", "1"}, "it is after-work now"},
 	} {
 		out, errOut, code := retrysim(t, append([]string{"race"}, tt.args...)...)
 		if code != 2 || out != "" || !strings.Contains(errOut, tt.want) {
 			t.Errorf("race %v: exit %d, stderr %q; want 2 and %q", tt.args, code, errOut, tt.want)
+		}
+	}
+}
+
+// harness is a retrysim race process started by a test, in a TMPDIR of its
+// own, so that its workers (which inherit the environment) can be found.
+type harness struct {
+	cmd            *exec.Cmd
+	tmp            string
+	stdout, stderr bytes.Buffer
+	done           chan struct{}
+}
+
+func startHarness(t *testing.T, args ...string) *harness {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc to find worker processes in")
+	}
+	h := &harness{tmp: t.TempDir(), done: make(chan struct{})}
+	h.cmd = exec.Command(os.Args[0], append([]string{"race"}, args...)...)
+	h.cmd.Env = append(os.Environ(), asRetrysim+"=1", "TMPDIR="+h.tmp)
+	h.cmd.Stdout, h.cmd.Stderr = &h.stdout, &h.stderr
+	if err := h.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		h.cmd.Wait()
+		close(h.done)
+	}()
+	t.Cleanup(func() { // whatever the test did, nothing outlives it
+		h.cmd.Process.Kill()
+		<-h.done
+		for _, pid := range h.workers() {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	return h
+}
+
+// workers lists the live worker processes of h, from /proc: the processes
+// with h's TMPDIR in their environment that run the worker command.
+func (h *harness) workers() []int {
+	var pids []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		env, err1 := os.ReadFile(d + "/environ")
+		args, err2 := os.ReadFile(d + "/cmdline")
+		if err1 != nil || err2 != nil { // exited meanwhile, or not ours
+			continue
+		}
+		if slices.Contains(strings.Split(string(env), "\x00"), "TMPDIR="+h.tmp) &&
+			slices.Contains(strings.Split(string(args), "\x00"), workerCommand) {
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// charges counts the charges in h's database, 0 while it has none.
+func (h *harness) charges() int {
+	paths, _ := filepath.Glob(filepath.Join(h.tmp, "retrysim-race-*", "race-*.db"))
+	if len(paths) == 0 {
+		return 0
+	}
+	db, err := sql.Open("sqlite", "file:"+paths[0]+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return 0
+	}
+	defer db.Close()
+	var n int
+	if db.QueryRow("SELECT COUNT(*) FROM charges").Scan(&n) != nil {
+		return 0 // not created yet
+	}
+	return n
+}
+
+// waitFor polls cond until it holds, failing the test after limit: every
+// wait of these tests is bounded, and the bounds are generous.
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// exited waits for h to exit, at most limit.
+func (h *harness) exited(t *testing.T, limit time.Duration) {
+	t.Helper()
+	select {
+	case <-h.done:
+	case <-time.After(limit):
+		t.Fatalf("retrysim race still running %v after the signal", limit)
+	}
+}
+
+// SIGINT in the gap between waves (an hour long) and SIGTERM in the middle
+// of a wave both stop race within seconds, with the interrupted line and
+// exit 1, no worker left and the temporary directory gone.
+func TestRaceStopsOnSignal(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		sig  syscall.Signal
+		args []string
+		// ready says when the run is where the signal should find it.
+		ready func(h *harness) bool
+	}{
+		{"SIGINT in the gap", syscall.SIGINT, []string{"-mode", "claim", "-gap", "1h", "-rounds", "1"},
+			func(h *harness) bool { return h.charges() == 1 && len(h.workers()) == 0 }},
+		{"SIGTERM mid-wave", syscall.SIGTERM, []string{"-mode", "claim,lease", "-procs", "8", "-keys", "1000", "-deliveries", "4"},
+			func(h *harness) bool { return len(h.workers()) > 0 }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := startHarness(t, tt.args...)
+			waitFor(t, time.Minute, "the run to start", func() bool { return tt.ready(h) })
+			h.cmd.Process.Signal(tt.sig)
+			h.exited(t, 30*time.Second)
+			if code := h.cmd.ProcessState.ExitCode(); code != exitFailure || !strings.Contains(h.stderr.String(), "interrupted") || h.stdout.Len() > 0 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 1, nothing and the interrupted line", code, h.stdout.String(), h.stderr.String())
+			}
+			if w := h.workers(); len(w) > 0 {
+				t.Errorf("workers %v still running after the harness exited", w)
+			}
+			if left, _ := os.ReadDir(h.tmp); len(left) > 0 {
+				t.Errorf("left behind in TMPDIR: %v", left)
+			}
+		})
+	}
+}
+
+// A harness killed with SIGKILL, which it cannot handle, takes its workers
+// with it: the kernel kills them (a parent-death signal).
+func TestRaceWorkersDieWithHarness(t *testing.T) {
+	h := startHarness(t, "-mode", "claim", "-procs", "4", "-keys", "10000", "-deliveries", "2", "-rounds", "1")
+	waitFor(t, time.Minute, "four workers to start", func() bool { return len(h.workers()) == 4 })
+	h.cmd.Process.Kill()
+	h.exited(t, 30*time.Second)
+	waitFor(t, 10*time.Second, "the workers to die with their harness", func() bool { return len(h.workers()) == 0 })
+}
+
+// -keys at the top of its range: each worker gets its deliveries on its
+// standard input, not on its command line, which the kernel bounds.
+func TestRaceKeysAtTheTop(t *testing.T) {
+	top := strconv.Itoa(race.MaxKeys)
+	for _, r := range raceJSON(t, "-mode", "claim", "-keys", top, "-rounds", "1") {
+		if r.Races != race.MaxKeys || r.DoubleCharged != 0 || r.Lost != 0 {
+			t.Errorf("-keys %s: %+v; want %s races, none charged twice or lost", top, r, top)
 		}
 	}
 }

@@ -70,15 +70,17 @@ func version() string {
 // run is the whole program: it picks the subcommand, runs it, and turns its
 // error into one line on stderr and an exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if len(args) > 0 && args[0] == workerCommand { // a race worker process
+	if len(args) > 0 && args[0] == workerCommand {
+		// A race worker process: it keeps the default signal actions, so
+		// that SIGINT and SIGTERM end it; the harness handles them.
 		if err := race.Worker(args[1:], os.Stdin, stdout); err != nil {
 			fmt.Fprintf(stderr, "retrysim: %v\n", err)
 			return exitFailure
 		}
 		return exitOK
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	name := "table"
 	switch {
 	case len(args) == 1 && (args[0] == "-version" || args[0] == "--version"):
