@@ -63,16 +63,17 @@ const (
 // CrashPoints lists the points a worker can die at.
 var CrashPoints = []CrashPoint{BeforeKey, AfterKey, AfterWork, BeforeAck}
 
-// MaxKeys bounds Config.Keys: every delivery of a round is held in memory,
+// MaxJobs bounds Config.Jobs: every delivery of a round is held in memory,
 // with its key's windows, and the test suite runs a round at this bound.
-const MaxKeys = 10_000
+const MaxJobs = 10_000
 
 // Config is one run of the harness.
 type Config struct {
 	Mode Mode
-	// Procs is how many worker processes run at once; Keys how many jobs;
-	// each job is delivered Deliveries times; the whole is run Rounds times.
-	Procs, Keys, Deliveries, Rounds int
+	// Procs is how many worker processes run at once; Jobs how many jobs
+	// (keys) a round; each job is delivered Deliveries times; the whole is
+	// run Rounds times.
+	Procs, Jobs, Deliveries, Rounds int
 	// CrashP is the probability that a delivery's worker is killed at
 	// CrashAt (first deliveries only: a redelivery does not crash again).
 	CrashAt CrashPoint
@@ -103,8 +104,8 @@ func (cfg Config) check() error {
 		return fmt.Errorf("mode %q is not one of loose, claim, after, lease", cfg.Mode)
 	case cfg.CrashAt != NoCrash && !slices.Contains(CrashPoints, cfg.CrashAt):
 		return fmt.Errorf("crash point %q is not one of before-key, after-key, after-work, before-ack", cfg.CrashAt)
-	case cfg.Keys < 1 || cfg.Keys > MaxKeys:
-		return fmt.Errorf("%d keys: want 1 to %d", cfg.Keys, MaxKeys)
+	case cfg.Jobs < 1 || cfg.Jobs > MaxJobs:
+		return fmt.Errorf("%d jobs: want 1 to %d", cfg.Jobs, MaxJobs)
 	case cfg.Procs < 1 || cfg.Deliveries < 1 || cfg.Rounds < 1:
 		return fmt.Errorf("procs, deliveries and rounds must be at least 1")
 	}
@@ -114,7 +115,7 @@ func (cfg Config) check() error {
 // Result is what a run measured.
 type Result struct {
 	Mode          Mode
-	Races         int64 // jobs whose deliveries competed: Keys x Rounds
+	Races         int64 // jobs whose deliveries competed: Jobs x Rounds
 	DoubleCharged int64 // jobs charged more than once
 	Lost          int64 // jobs marked handled and never charged
 	BusyRetries   int64 // SQLITE_BUSY answers retried by the workers
@@ -190,8 +191,8 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	windows := map[string][][2]int64{}
 	codes := map[int]bool{}
 	for round := range cfg.Rounds {
-		all := make([]task, 0, cfg.Keys*cfg.Deliveries)
-		for k := range cfg.Keys {
+		all := make([]task, 0, cfg.Jobs*cfg.Deliveries)
+		for k := range cfg.Jobs {
 			for c := range cfg.Deliveries {
 				t := task{key: fmt.Sprintf("charge-%d-%d", round, k), copy: c}
 				if cfg.CrashP > 0 && r.Float64() < cfg.CrashP {
@@ -227,7 +228,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		}
 	}
 	res.Wall = time.Since(start)
-	res.Races = int64(cfg.Keys * cfg.Rounds)
+	res.Races = int64(cfg.Jobs * cfg.Rounds)
 	for c := range codes {
 		res.RefusedCodes = append(res.RefusedCodes, c)
 	}
@@ -405,7 +406,7 @@ func startWorkers(ctx context.Context, cfg Config, sp *spawner, path string, lis
 	}
 	for i, list := range lists {
 		args := append(slices.Clone(cfg.Args), "-db", path, "-mode", string(cfg.Mode),
-			"-name", fmt.Sprintf("W%d", i+1), "-lease", cfg.Lease.String())
+			"-name", fmt.Sprintf("W%d", i+1), "-lease", cfg.Lease.String(), "-crash-at", string(cfg.CrashAt))
 		cmd := exec.CommandContext(ctx, cfg.Exe, args...)
 		cmd.Env = append(os.Environ(), cfg.Env...)
 		cmd.Stderr = &stderrs[i]

@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 
 func config(mode Mode) Config {
 	return Config{
-		Mode: mode, Procs: 2, Keys: 1, Deliveries: 2, Rounds: 1,
+		Mode: mode, Procs: 2, Jobs: 1, Deliveries: 2, Rounds: 1,
 		Lease: 300 * time.Millisecond, Seed: 1,
 		Exe: os.Args[0], Env: []string{"RETRYSIM_RACE_WORKER=1"},
 	}
@@ -117,7 +117,7 @@ func TestScale(t *testing.T) {
 		p     float64
 	}{{Claim, NoCrash, 0}, {Lease, NoCrash, 0}, {Lease, AfterKey, 0.05}} {
 		cfg := config(tt.mode)
-		cfg.Procs, cfg.Keys, cfg.Deliveries, cfg.CrashAt, cfg.CrashP = 16, 1000, 4, tt.crash, tt.p
+		cfg.Procs, cfg.Jobs, cfg.Deliveries, cfg.CrashAt, cfg.CrashP = 16, 1000, 4, tt.crash, tt.p
 		res := run(t, cfg)
 		t.Logf("%s, crash %v at %q: %+v", tt.mode, tt.p, tt.crash, res)
 		if res.DoubleCharged != 0 {

@@ -63,6 +63,9 @@ type worker struct {
 	hold time.Duration // the lease
 	out  io.Writer
 	busy int
+	// measured is the crash point the harness counts deliveries at; the
+	// worker reports reaching no other, to keep its writes out of the race.
+	measured CrashPoint
 }
 
 // retry runs f until it returns something other than SQLITE_BUSY, counting
@@ -98,7 +101,9 @@ func (w *worker) die(key, point string) {
 // reach reports that the delivery of key passed point, and dies there if
 // crash names it: the harness measures crash rates per delivery that could crash.
 func (w *worker) reach(key string, point CrashPoint, crash string) {
-	fmt.Fprintf(w.out, "reach %s %s\n", key, point)
+	if point == w.measured {
+		fmt.Fprintf(w.out, "reach %s %s\n", key, point)
+	}
 	if crash == string(point) {
 		w.die(key, crash)
 	}
@@ -282,8 +287,12 @@ func Worker(args []string, stdin io.Reader, stdout io.Writer) error {
 	mode := fs.String("mode", "", "loose, claim, after or lease")
 	name := fs.String("name", "W", "worker `name`")
 	lease := fs.Duration("lease", time.Second, "lease `duration`")
+	measured := fs.String("crash-at", "", "the crash `point` the harness counts deliveries at, if any")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *measured != "" && !slices.Contains(CrashPoints, CrashPoint(*measured)) {
+		return fmt.Errorf("%s: -crash-at: unknown crash point %q", *name, *measured)
 	}
 	if !slices.Contains(Modes, Mode(*mode)) {
 		return fmt.Errorf("%s: -mode: %q is not one of loose, claim, after, lease", *name, *mode)
@@ -302,7 +311,7 @@ func Worker(args []string, stdin io.Reader, stdout io.Writer) error {
 	if err := db.Ping(); err != nil {
 		return err
 	}
-	w := &worker{db: db, name: *name, hold: *lease, out: stdout}
+	w := &worker{db: db, name: *name, hold: *lease, out: stdout, measured: CrashPoint(*measured)}
 	fmt.Fprintln(stdout, "ready")
 	var at int64
 	if _, err := fmt.Fscanf(in, "go %d\n", &at); err != nil {

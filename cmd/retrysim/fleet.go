@@ -133,10 +133,10 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	preset.valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
 	fs.Var(&preset, "preset", "run a preset's runs instead of one run from the flags: brooker-collapse (`name`; see above)")
 	fs.Var(&duration, "duration", "requests arrive for this `duration` of virtual time (1s to 1h; a preset's own by default)")
-	fs.Var(&replicates, "replicates", "independent seeds a run is simulated with (`n`, 1 to 1000; a preset's own by default)")
+	fs.Var(&replicates, "replicates", "independent seeds a run is simulated with (`r`, 1 to 1000; a preset's own by default)")
 	fs.Var(&seedV, "seed", "random `seed`; the same flags and seed print the same bytes")
 	fs.Var(&format, "format", "output `format`: "+strings.Join(results.Formats, ", ")+" (json also holds the series)")
-	fs.Var(&workers, "workers", "replicates simulated at once (`n`), GOMAXPROCS by default; the output does not depend on it")
+	fs.Var(&workers, "workers", "replicates simulated at once (`workers`), GOMAXPROCS by default; the output does not depend on it")
 	fs.StringVar(&out, "o", "", "write the output to `file` (atomically) instead of stdout")
 	fs.StringVar(&series, "series", "", "also write the time series, a row a run a second, to `file` (.csv or .json)")
 	fs.StringVar(&plotPath, "plot", "", "also draw the time series to `file` (.png or .svg), a panel a run")

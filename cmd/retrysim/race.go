@@ -32,9 +32,13 @@ databases removed.
 
 Usage: retrysim race [flags]
 
-Renamed so that a flag means one thing in every command (the old spellings
-are refused with the new one): -workers is -procs, -repeat is -rounds,
--crash POINT is -crash-at POINT (after-charge is after-work), -crash-p is -crash.
+Renamed so that a flag means one thing in every command (each old spelling
+is refused with a line naming the new one):
+  -workers n      is  -procs n
+  -keys n         is  -jobs n
+  -repeat n       is  -rounds n
+  -crash point    is  -crash-at point (and after-charge is after-work)
+  -crash-p p      is  -crash p
 
 Flags:
 `
@@ -46,6 +50,8 @@ func raceRenamed(old string) (string, bool) {
 		return "race's worker processes are -procs (-workers is the simulator's goroutines)", true
 	case "repeat":
 		return "race's rounds are -rounds (-repeat is the probability of a repeated request)", true
+	case "keys":
+		return "race's jobs are -jobs, as in the table command (-keys is fleet's key mode)", true
 	case "crash-p":
 		return "the probability that a worker is killed is -crash, its point -crash-at", true
 	}
@@ -87,7 +93,7 @@ func (l *modeList) Set(v string) error {
 func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err error) {
 	modes := modeList(race.Modes)
 	procs := bounded{v: 2, lo: 1, hi: 256}
-	keys := bounded{v: 1, lo: 1, hi: race.MaxKeys}
+	jobs := count(1)
 	deliveries := bounded{v: 2, lo: 1, hi: 100}
 	rounds := bounded{v: 20, lo: 1, hi: 100_000}
 	crashAt := crashPointFlag()
@@ -102,7 +108,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	fs := newFlagSet("retrysim race")
 	fs.Var(&modes, "mode", "comma-separated `modes`: loose (check, charge, insert), claim (UNIQUE insert first), after (charge, then claim), lease (status, expiry, takeover)")
 	fs.Var(&procs, "procs", "concurrent worker `processes` (1 to 256)")
-	fs.Var(&keys, "keys", fmt.Sprintf("distinct `jobs` (keys) a round (1 to %d)", race.MaxKeys))
+	fs.Var(&jobs, "jobs", fmt.Sprintf("distinct jobs, each with its key, a round (`n` from 1 to %d)", race.MaxJobs))
 	fs.Var(&deliveries, "deliveries", "`copies` of each job delivered (1 to 100)")
 	fs.Var(&rounds, "rounds", "run the whole `n` times (1 to 100000)")
 	fs.Var(&crashP, "crash", "`probability` that a first delivery's worker is killed with SIGKILL at -crash-at")
@@ -134,6 +140,8 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 		return usageError{fmt.Errorf("-compare: the simulator pairs two deliveries of a job; use -deliveries 2")}
 	case ttl.v > 0 && gap.v == 0:
 		return usageError{fmt.Errorf("-ttl: keys are purged between waves of deliveries; give -gap too")}
+	case jobs > race.MaxJobs:
+		return usageError{fmt.Errorf("-jobs: want a whole number from 1 to %d: every delivery of a round is held in memory", race.MaxJobs)}
 	case set["crash-at"] && crashP.p == 0:
 		return usageError{fmt.Errorf("-crash-at: no worker is killed unless -crash gives a probability above 0")}
 	}
@@ -155,7 +163,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	var rows []results.RaceRow
 	for _, m := range modes {
 		cfg := race.Config{
-			Mode: m, Procs: procs.v, Keys: keys.v, Deliveries: deliveries.v, Rounds: rounds.v,
+			Mode: m, Procs: procs.v, Jobs: int(jobs), Deliveries: deliveries.v, Rounds: rounds.v,
 			Gap: gap.v, TTL: ttl.v, Lease: lease.v,
 			Seed: uint64(seedV), Exe: exe, Args: []string{workerCommand}, Keep: keep, Dir: dir,
 		}
@@ -181,7 +189,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 		rows = append(rows, row)
 	}
 	title := fmt.Sprintf("The SQLite check, for real: %d worker processes, %s jobs x %d deliveries, %d rounds; lease %v",
-		procs.v, results.Group(int64(keys.v)), deliveries.v, rounds.v, lease.v)
+		procs.v, results.Group(int64(jobs)), deliveries.v, rounds.v, lease.v)
 	if crashP.p > 0 {
 		title += fmt.Sprintf("; %s%% of first deliveries killed at %s", shortPct(float64(crashP.p)), crashAt.v)
 	}

@@ -84,7 +84,8 @@ func TestRaceBadInput(t *testing.T) {
 		{[]string{"-ttl", "1s"}, "-ttl: keys are purged between waves of deliveries; give -gap too"},
 		{[]string{"-crash-at", "before-lunch", "-crash", "1"}, `-crash-at: unknown crash point "before-lunch"`},
 		{[]string{"-procs", "0"}, "-procs: want a whole number from 1 to 256"},
-		{[]string{"-keys", "10001"}, "-keys: want a whole number from 1 to 10000"},
+		{[]string{"-jobs", "10001"}, "-jobs: want a whole number from 1 to 10000"},
+		{[]string{"-keys", "1000"}, "-keys: renamed: race's jobs are -jobs"},
 		{[]string{"-crash-at", "after-key"}, "-crash-at: no worker is killed unless -crash gives a probability above 0"},
 		// The spellings from before one vocabulary, each pointed at its new name.
 		{[]string{"-workers", "16"}, "-workers: renamed: race's worker processes are -procs"},
@@ -209,7 +210,7 @@ func TestRaceStopsOnSignal(t *testing.T) {
 	}{
 		{"SIGINT in the gap", syscall.SIGINT, []string{"-mode", "claim", "-gap", "1h", "-rounds", "1"},
 			func(h *harness) bool { return h.charges() == 1 && len(h.workers()) == 0 }},
-		{"SIGTERM mid-wave", syscall.SIGTERM, []string{"-mode", "claim,lease", "-procs", "8", "-keys", "1000", "-deliveries", "4"},
+		{"SIGTERM mid-wave", syscall.SIGTERM, []string{"-mode", "claim,lease", "-procs", "8", "-jobs", "1000", "-deliveries", "4"},
 			func(h *harness) bool { return len(h.workers()) > 0 }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -233,20 +234,21 @@ func TestRaceStopsOnSignal(t *testing.T) {
 // A harness killed with SIGKILL, which it cannot handle, takes its workers
 // with it: the kernel kills them (a parent-death signal).
 func TestRaceWorkersDieWithHarness(t *testing.T) {
-	h := startHarness(t, "-mode", "claim", "-procs", "4", "-keys", "10000", "-deliveries", "2", "-rounds", "1")
+	h := startHarness(t, "-mode", "claim", "-procs", "4", "-jobs", "10000", "-deliveries", "2", "-rounds", "1")
 	waitFor(t, time.Minute, "four workers to start", func() bool { return len(h.workers()) == 4 })
 	h.cmd.Process.Kill()
 	h.exited(t, 30*time.Second)
 	waitFor(t, 10*time.Second, "the workers to die with their harness", func() bool { return len(h.workers()) == 0 })
 }
 
-// -keys at the top of its range: each worker gets its deliveries on its
-// standard input, not on its command line, which the kernel bounds.
-func TestRaceKeysAtTheTop(t *testing.T) {
-	top := strconv.Itoa(race.MaxKeys)
-	for _, r := range raceJSON(t, "-mode", "claim", "-keys", top, "-rounds", "1") {
-		if r.Races != race.MaxKeys || r.DoubleCharged != 0 || r.Lost != 0 {
-			t.Errorf("-keys %s: %+v; want %s races, none charged twice or lost", top, r, top)
+// -jobs (which was -keys) at the top of its range: each worker gets its
+// deliveries on its standard input, not on its command line, which the
+// kernel bounds (10,000 keys failed with "argument list too long").
+func TestRaceJobsAtTheTop(t *testing.T) {
+	top := strconv.Itoa(race.MaxJobs)
+	for _, r := range raceJSON(t, "-mode", "claim", "-jobs", top, "-rounds", "1") {
+		if r.Races != race.MaxJobs || r.DoubleCharged != 0 || r.Lost != 0 {
+			t.Errorf("-jobs %s: %+v; want %s races, none charged twice or lost", top, r, top)
 		}
 	}
 }
