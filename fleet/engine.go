@@ -192,12 +192,10 @@ func (s *sim) second(t float64) *Second {
 	return nil
 }
 
-// pushTimeout schedules an attempt's timeout, stamped from the heap's
-// sequence so that ties between the two order as one heap would.
+// pushTimeout schedules an attempt's timeout.
 func (s *sim) pushTimeout(t float64, slot int32, attempt uint8) {
 	s.reqs[slot].refs++
-	s.timeouts = append(s.timeouts, event{t: t, seq: s.h.seq, slot: slot, attempt: attempt, kind: evTimeout})
-	s.h.seq++
+	s.timeouts = append(s.timeouts, event{t: t, slot: slot, attempt: attempt, kind: evTimeout})
 }
 
 // popTimeout takes the earliest timeout, reclaiming the FIFO's front once
@@ -222,7 +220,8 @@ func (s *sim) run() Replicate {
 	for {
 		var e event
 		switch {
-		case s.timeoutHead < len(s.timeouts) && (s.h.len() == 0 || s.timeouts[s.timeoutHead].before(&s.h.a[0])):
+		// Ties go to the heap; either order would be as deterministic.
+		case s.timeoutHead < len(s.timeouts) && (s.h.len() == 0 || s.timeouts[s.timeoutHead].t < s.h.a[0].t):
 			e = s.popTimeout()
 		case s.h.len() > 0:
 			e = s.h.pop()
