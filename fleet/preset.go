@@ -20,14 +20,14 @@ type Preset struct {
 }
 
 // BrookerCollapse is the "simple collapse" simulation of M. Brooker,
-// "Metastability and distributed systems" (brooker.co.za, 2021-05-24), and
+// "Metastability and distributed systems" (brooker.co.za, 2021), and
 // its simulator_example: a server whose latency is 1 s + 0.01 s a call in
 // progress, network delay exponential with mean 0.1 s each way, a 3 s
 // timeout and 3 tries in all, without backoff or with a wait uniform in
 // [0, b], b = 20 s on the first retry and doubling after (full jitter, no cap).
 var BrookerCollapse = Preset{
 	Name: "brooker-collapse",
-	Source: "M. Brooker, \"Metastability and distributed systems\", brooker.co.za 2021-05-24 (simple collapse): " +
+	Source: "M. Brooker, \"Metastability and distributed systems\", brooker.co.za 2021 (simple collapse): " +
 		"latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, 3 tries; " +
 		"ramp 80 - 1.6 |t - 25| a second, or 40 a second with 80 from t = 20 s for 5 s; no backoff, or uniform in [0, b], b = 20 s doubling",
 	Duration:   80,

@@ -263,7 +263,9 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	}
 	if plotPath != "" {
 		var p bytes.Buffer
-		if err := results.PlotFleet(&p, title, runs, filepath.Ext(plotPath)); err != nil {
+		plotTitle := fmt.Sprintf("retrysim fleet: %s, %s s, means of %d replicates, seed %d",
+			name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
+		if err := results.PlotFleet(&p, plotTitle, runs, filepath.Ext(plotPath)); err != nil {
 			return err
 		}
 		if err := writeAtomic(plotPath, p.Bytes()); err != nil {
