@@ -137,7 +137,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(&seedV, "seed", "random `seed`; the same flags and seed print the same bytes")
 	fs.Var(&format, "format", "output `format`: "+strings.Join(results.Formats, ", ")+" (json also holds the series)")
 	fs.Var(&workers, "workers", "replicates simulated at once (`workers`), GOMAXPROCS by default; the output does not depend on it")
-	fs.StringVar(&out, "o", "", "write the output to `file` (atomically) instead of stdout")
+	fs.StringVar(&out, "o", "", "write the output to `file` (a regular file is replaced atomically) instead of stdout")
 	fs.StringVar(&series, "series", "", "also write the time series, a row a run a second, to `file` (.csv or .json)")
 	fs.StringVar(&plotPath, "plot", "", "also draw the time series to `file` (.png or .svg), a panel a run")
 	fs.Var(&shape, "shape", "how the arrival rate changes: constant, spike (-peak in [-from, -to)) or ramp (from -rate at -from up to -peak midway and down at the same slope, -rate again at -to, floored at 0) (`shape`)")
@@ -214,24 +214,19 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 			return usageError{err}
 		}
 	}
-	if err := checkDir("o", out); err != nil {
-		return err
-	}
 	if series != "" {
 		if err := results.CheckSeriesPath(series); err != nil {
 			return usageError{fmt.Errorf("-series: %w", err)}
-		}
-		if err := checkDir("series", series); err != nil {
-			return err
 		}
 	}
 	if plotPath != "" {
 		if err := results.CheckPlotPath(plotPath); err != nil {
 			return usageError{fmt.Errorf("-plot: %w", err)}
 		}
-		if err := checkDir("plot", plotPath); err != nil {
-			return err
-		}
+	}
+	outF, seriesF, plotF := outFile{"o", out}, outFile{"series", series}, outFile{"plot", plotPath}
+	if err := checkOutputs(outF, seriesF, plotF); err != nil {
+		return err
 	}
 
 	res, err := fleet.Run(ctx, cfgs, fleet.Options{Replicates: replicates.v, Seed: uint64(seedV), Workers: workers.v})
@@ -257,7 +252,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		if err := results.WriteFleetSeries(&s, rep.Series, filepath.Ext(series)); err != nil {
 			return err
 		}
-		if err := writeAtomic(series, s.Bytes()); err != nil {
+		if err := seriesF.write(ctx, stdout, s.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -268,9 +263,9 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		if err := results.PlotFleet(&p, plotTitle, runs, filepath.Ext(plotPath)); err != nil {
 			return err
 		}
-		if err := writeAtomic(plotPath, p.Bytes()); err != nil {
+		if err := plotF.write(ctx, stdout, p.Bytes()); err != nil {
 			return err
 		}
 	}
-	return emit(stdout, out, buf.Bytes())
+	return outF.write(ctx, stdout, buf.Bytes())
 }
