@@ -305,7 +305,7 @@ func (s *sim) send(slot int32) {
 func (s *sim) atServer(slot int32, attempt uint8) {
 	cfg := s.cfg
 	sv := &cfg.Server
-	if o := cfg.Outage; o.on() && s.now >= o.From && s.now < o.To {
+	if o := cfg.Outage; o.On() && s.now >= o.From && s.now < o.To {
 		if o.Mode == Stall {
 			s.push(o.To, evResume, slot, attempt, 0)
 			return

@@ -164,7 +164,8 @@ type Outage struct {
 	Mode     OutageMode
 }
 
-func (o Outage) on() bool { return o.To > o.From }
+// On reports whether there is an outage.
+func (o Outage) On() bool { return o.To > o.From }
 
 // ServerKind is the server's model of latency and refusal.
 type ServerKind uint8

@@ -379,3 +379,82 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// M/M/1/K: one worker, at most K-1 waiting, ρ = λ/μ. By PASTA an arrival is
+// rejected with the probability that K calls are in the system,
+// (1 - ρ) ρ^K / (1 - ρ^(K+1)). One comparison at 1/1,000.
+func TestQueueBlocking(t *testing.T) {
+	const lambda, mu, waiting = 1.0, 1.25, 3
+	cfg := Config{
+		Name: "mm1k", Duration: MaxDuration,
+		Load: Shape{Kind: Constant, Rate: lambda},
+		Server: Server{Kind: Queue, Workers: 1, QueueMax: waiting,
+			Service: Service{Dist: Exponential, Median: 1 / mu}},
+		Client: Client{Clients: 1, Timeout: MaxSeconds, Attempts: 1},
+	}
+	reps := run(t, cfg, 20)
+	blocked := make([]float64, len(reps))
+	for i, r := range reps {
+		blocked[i] = float64(r.Rejected) / float64(r.Calls)
+	}
+	rho, k := lambda/mu, float64(waiting+1)
+	want := (1 - rho) * math.Pow(rho, k) / (1 - math.Pow(rho, k+1))
+	if m, lo, hi, ok := within99_9(blocked, want); !ok {
+		t.Errorf("M/M/1/%g: rejected %g [%g, %g]; want %g", k, m, lo, hi, want)
+	}
+}
+
+// A token bucket of B tokens refilled at L a second, under arrivals at four
+// times L, lets through B + L x D calls at most over D seconds, and at least
+// L x D less what accrues after the last arrival (an exponential wait of
+// mean 1/(4L)): the margin of 5 calls is 20 mean waits, missed with
+// probability e^-20.
+func TestRateLimit(t *testing.T) {
+	const limit, burst, d = 50.0, 10.0, 20.0
+	cfg := Config{
+		Name: "ratelimit", Duration: d,
+		Load:   Shape{Kind: Constant, Rate: 4 * limit},
+		Server: Server{Kind: RateLimit, Base: 0.01, Limit: limit, Burst: burst},
+		Client: Client{Clients: 1, Timeout: 10, Attempts: 1},
+	}
+	for _, r := range run(t, cfg, 3) {
+		passed := float64(r.Calls - r.Rejected)
+		if passed > burst+limit*d || passed < limit*d-5 {
+			t.Errorf("%g calls passed; want from %g to %g", passed, limit*d-5, burst+limit*d)
+		}
+		if r.Succeeded != r.Calls-r.Rejected {
+			t.Errorf("%d succeeded; want the %d that passed", r.Succeeded, r.Calls-r.Rejected)
+		}
+	}
+}
+
+// An outage that fails every call fails every request and does no work; one
+// that stalls holds the calls until it ends, then answers them all.
+func TestOutages(t *testing.T) {
+	cfg := Config{
+		Name: "outage", Duration: 10,
+		Load:   Shape{Kind: Constant, Rate: 30},
+		Server: Server{Kind: Independent, Base: 0.1},
+		Client: Client{Clients: 1, Timeout: 60, Attempts: 1},
+		Outage: Outage{From: 0, To: 10, Mode: Fail},
+	}
+	for _, r := range run(t, cfg, 2) {
+		if r.Succeeded != 0 || r.Errors != r.Requests || r.Effects != 0 {
+			t.Errorf("fail outage: %d succeeded, %d errors, %d effects of %d requests; want 0, all, 0", r.Succeeded, r.Errors, r.Effects, r.Requests)
+		}
+	}
+	cfg.Outage = Outage{From: 0, To: 5, Mode: Stall}
+	for _, r := range run(t, cfg, 2) {
+		var early, held int64
+		for s, sec := range r.Series {
+			if s < 5 {
+				early += sec.Successes
+				held += sec.Starts
+			}
+		}
+		if r.Succeeded != r.Requests || early != 0 || r.Series[5].Successes < held {
+			t.Errorf("stall outage: %d of %d succeeded, %d before 5 s, %d in the sixth second for %d held; want all, 0, at least the held",
+				r.Succeeded, r.Requests, early, r.Series[5].Successes, held)
+		}
+	}
+}

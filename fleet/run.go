@@ -77,7 +77,7 @@ const RecoveryWindow = 10
 // just after it, from passing for recovery.
 func recovery(cfg *Config, series []Second) float64 {
 	settled := cfg.Load.settled()
-	if cfg.Outage.on() {
+	if cfg.Outage.On() {
 		settled = math.Max(settled, cfg.Outage.To)
 	}
 	first := int(math.Ceil(settled))

@@ -207,6 +207,9 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 				Backoff: backoff.Policy{Kind: bkind.v, Base: bbase.v, Cap: cap}, Keys: keys.v},
 			Net: net.v.Seconds(),
 		}
+		if err := unusedFleetFlags(fs, cfg); err != nil {
+			return err
+		}
 		cfgs = []fleet.Config{cfg}
 	}
 	for _, c := range cfgs {
@@ -268,4 +271,36 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		}
 	}
 	return outF.write(ctx, stdout, buf.Bytes())
+}
+
+// unusedFleetFlags refuses a flag that was set but that the run, as the other
+// flags configure it, never reads: every flag is honoured or refused, never
+// dropped.
+func unusedFleetFlags(fs *flag.FlagSet, c fleet.Config) error {
+	unused := map[string]string{}
+	add := func(cond bool, why string, flags ...string) {
+		for _, f := range flags {
+			if cond && unused[f] == "" {
+				unused[f] = why
+			}
+		}
+	}
+	sv := c.Server
+	add(c.Load.Kind == fleet.Constant, "a constant -shape has no peak and no window", "peak", "from", "to")
+	add(!c.Outage.On(), "there is no -outage", "outage-mode")
+	add(sv.Kind != fleet.Latency, fmt.Sprintf("only -server latency grows with load; the server is %s", sv.Kind), "slope")
+	add(sv.Kind == fleet.Queue, "the queue server's calls take -service", "base")
+	add(sv.Kind != fleet.Queue, fmt.Sprintf("only -server queue has workers; the server is %s", sv.Kind), "capacity", "queue", "service", "service-dist", "service-sigma")
+	add(sv.Service.Dist != fleet.Lognormal, "exponential service times have no log-sd", "service-sigma")
+	add(sv.Kind != fleet.RateLimit, fmt.Sprintf("only -server ratelimit has a limit; the server is %s", sv.Kind), "limit", "burst")
+	add(c.Client.Attempts == 1, "with -attempts 1 nothing is retried, so no backoff is waited", "backoff", "backoff-base", "backoff-cap")
+	add(c.Client.Backoff.Kind == backoff.None, "the backoff policy none never waits", "backoff-base", "backoff-cap")
+	add(c.Client.Backoff.Kind == backoff.Constant, "the constant backoff waits -backoff-base, with no cap", "backoff-cap")
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if why := unused[f.Name]; err == nil && why != "" {
+			err = usageError{fmt.Errorf("-%s: %s", f.Name, why)}
+		}
+	})
+	return err
 }

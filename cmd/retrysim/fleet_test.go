@@ -134,6 +134,12 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-plot", "p.gif"}, "-plot"},
 		{[]string{"-rate", "1000000", "-duration", "1h"}, "-duration"},
 		{[]string{"-keys", "fresh"}, "-keys"},
+		{[]string{"-capacity", "4"}, "-capacity"},
+		{[]string{"-server", "queue", "-service-dist", "exp", "-service-sigma", "1"}, "-service-sigma"},
+		{[]string{"-peak", "90"}, "-peak"},
+		{[]string{"-outage-mode", "stall"}, "-outage-mode"},
+		{[]string{"-backoff-base", "1s"}, "-backoff-base"},
+		{[]string{"-server", "queue", "-base", "1s"}, "-base"},
 	} {
 		_, errOut, code := retrysim(t, append([]string{"fleet"}, tc.args...)...)
 		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "retrysim: "+tc.flag+":") {
