@@ -193,7 +193,7 @@ func TestOutputRefused(t *testing.T) {
 		os.Remove(f.Name())
 		t.Fatalf("%s is writable; the test needs a directory that is not", unwritable)
 	}
-	race := writer{"race -o", func(p string) []string { return []string{"race", "-keys", "1", "-repeat", "1", "-o", p} }}
+	race := writer{"race -o", func(p string) []string { return []string{"race", "-jobs", "1", "-rounds", "1", "-o", p} }}
 	for _, w := range append(writers(t), race) {
 		flag := w.name[strings.Index(w.name, " ")+1:]
 		tests := []struct{ path, want string }{
