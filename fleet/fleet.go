@@ -41,7 +41,24 @@ const (
 	MaxSeconds = 86400
 	// MaxReplicates bounds the replicates of a run.
 	MaxReplicates = 1000
+	// MaxSeriesSeconds bounds replicates x duration: every replicate's
+	// series is kept until the run's are averaged in replicate order (48
+	// bytes a second, so 17 MB a run at the bound).
+	MaxSeriesSeconds = 360_000
 )
+
+// CheckReplicates refuses more replicates than the series bound allows for
+// runs of the given duration in seconds.
+func CheckReplicates(replicates int, duration float64) error {
+	if replicates < 1 || replicates > MaxReplicates {
+		return fmt.Errorf("-replicates: %d is not from 1 to %d", replicates, MaxReplicates)
+	}
+	if float64(replicates)*math.Ceil(duration) > MaxSeriesSeconds {
+		return fmt.Errorf("-replicates: %d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter -duration)",
+			replicates, duration, float64(replicates)*math.Ceil(duration), MaxSeriesSeconds)
+	}
+	return nil
+}
 
 // Config is one run of the model.
 type Config struct {

@@ -29,7 +29,7 @@ type Result struct {
 }
 
 // Run simulates every configuration Replicates times on Workers goroutines.
-// The configurations must have passed Check.
+// The configurations must have passed Check, and the replicates CheckReplicates.
 func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 	out := make([]Result, len(cfgs))
 	for i, c := range cfgs {

@@ -32,10 +32,13 @@ Presets:
                     spike_backoff_and_jitter, 80 s and 10 replicates unless -duration or
                     -replicates say otherwise; no other model flag goes with it.
 
-Limits (checked before any work): -duration from 1 s to ` + strconv.Itoa(fleet.MaxDuration) + ` s (the series holds a row
-a run a second); rates up to ` + fmt.Sprint(fleet.MaxRate) + ` a second and duration x peak rate up to ` + fmt.Sprint(fleet.MaxArrivals) + `
-requests a replicate; -replicates 1 to ` + strconv.Itoa(fleet.MaxReplicates) + `; -clients 1 to ` + strconv.Itoa(fleet.MaxClients) + `; -attempts 1 to ` + strconv.Itoa(fleet.MaxAttempts) + `;
-times (-base, -slope, -service, -net, -timeout, ...) up to ` + strconv.Itoa(fleet.MaxSeconds) + ` s.
+Limits (checked before any work):
+  -duration     1 s to ` + strconv.Itoa(fleet.MaxDuration) + ` s (the series holds a row a run a second)
+  rates         up to ` + fmt.Sprint(fleet.MaxRate) + ` a second; duration x peak rate up to ` + fmt.Sprint(fleet.MaxArrivals) + ` requests
+  -replicates   1 to ` + strconv.Itoa(fleet.MaxReplicates) + `; replicates x duration up to ` + strconv.Itoa(fleet.MaxSeriesSeconds) + ` s (each replicate's
+                series is kept until they are averaged)
+  -clients      1 to ` + strconv.Itoa(fleet.MaxClients) + `; -attempts 1 to ` + strconv.Itoa(fleet.MaxAttempts) + `; -capacity up to ` + strconv.Itoa(fleet.MaxWorkers) + `; -queue up to ` + strconv.Itoa(fleet.MaxQueue) + `
+  times         (-base, -slope, -service, -net, -timeout, ...) up to ` + strconv.Itoa(fleet.MaxSeconds) + ` s
 
 Flags:
 `
@@ -216,6 +219,9 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		if err := c.Check(); err != nil {
 			return usageError{err}
 		}
+	}
+	if err := fleet.CheckReplicates(replicates.v, cfgs[0].Duration); err != nil {
+		return usageError{err}
 	}
 	if series != "" {
 		if err := results.CheckSeriesPath(series); err != nil {

@@ -134,6 +134,7 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-plot", "p.gif"}, "-plot"},
 		{[]string{"-rate", "1000000", "-duration", "1h"}, "-duration"},
 		{[]string{"-keys", "fresh"}, "-keys"},
+		{[]string{"-replicates", "1000", "-duration", "361s"}, "-replicates"},
 		{[]string{"-capacity", "4"}, "-capacity"},
 		{[]string{"-server", "queue", "-service-dist", "exp", "-service-sigma", "1"}, "-service-sigma"},
 		{[]string{"-peak", "90"}, "-peak"},
