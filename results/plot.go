@@ -96,7 +96,7 @@ type errorPoints struct {
 func linePlot(s Sweep) (*plot.Plot, error) {
 	axis := s.Swept[0]
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s (95%% intervals); %s, seed %d", s.Metric.Label, s.RNG, s.Seed)
+	p.Title.Text = fmt.Sprintf("%s (95%% intervals); %s", s.Metric.Label, s.run())
 	p.X.Label.Text = Axes[axis].Label
 	p.Y.Label.Text = s.Metric.Label
 	p.Legend.Top = true
@@ -166,7 +166,7 @@ func heatPlot(s Sweep, k int, lo, hi float64) *plot.Plot {
 	h := plotter.NewHeatMap(g, pal.Palette(64))
 	h.Min, h.Max = lo, hi
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %s; %s, seed %d", s.Strategies[k], s.Metric.Label, s.RNG, s.Seed)
+	p.Title.Text = fmt.Sprintf("%s: %s; %s", s.Strategies[k], s.Metric.Label, s.run())
 	p.X.Label.Text = Axes[ax].Label
 	p.Y.Label.Text = Axes[ay].Label
 	p.Add(h)

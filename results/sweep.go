@@ -46,6 +46,10 @@ type Sweep struct {
 	Strategies []string `json:"strategies"`
 }
 
+// run names what drew the numbers, for titles: the generator, the seed and
+// the engine (skip and plain agree in distribution, not draw for draw).
+func (s Sweep) run() string { return fmt.Sprintf("%s, seed %d, %s engine", s.RNG, s.Seed, s.Engine) }
+
 // WriteSweep renders s: long-format csv or json with every counter and
 // interval, or a table or markdown pivot of s.Metric.
 func WriteSweep(w io.Writer, s Sweep, format string) error {
@@ -137,7 +141,7 @@ func writePivot(w io.Writer, s Sweep, markdown bool) error {
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
 	}
-	title := fmt.Sprintf("%s, 95%% intervals; %s, seed %d", s.Metric.Label, s.RNG, s.Seed)
+	title := fmt.Sprintf("%s, 95%% intervals; %s", s.Metric.Label, s.run())
 	if markdown {
 		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
 		title = "**" + title + "**\n"

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -36,5 +38,85 @@ func TestREADMETranscripts(t *testing.T) {
 	}
 	if found < 3 {
 		t.Errorf("found %d README transcripts; want at least 3", found)
+	}
+}
+
+// TestREADMEDocs re-runs every README command that writes under docs/, into a
+// temporary directory, and compares each file it writes with the committed
+// one byte for byte (gonum/plot's PNG encoding is deterministic: the same
+// sweep gives the same bytes whatever -workers). Every file under docs/ must
+// come from such a command, so none can go stale unnoticed.
+func TestREADMEDocs(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimPrefix(strings.TrimPrefix(line, "    "), "$ ")
+		cmd, ok := strings.CutPrefix(line, "go run ./cmd/retrysim")
+		if !ok || !strings.Contains(cmd, "docs/") {
+			continue
+		}
+		dir := t.TempDir()
+		args := strings.Fields(cmd)
+		outputs := map[string]string{} // committed path: where this run writes it
+		for i, a := range args {
+			if name, ok := strings.CutPrefix(a, "docs/"); ok {
+				args[i] = filepath.Join(dir, name)
+				outputs[a] = args[i]
+			}
+		}
+		_, errOut, code := retrysim(t, args...)
+		if code != 0 {
+			t.Fatalf("README: retrysim%s: exit %d: %s", cmd, code, errOut)
+		}
+		for committed, got := range outputs {
+			made[committed] = true
+			want, err := os.ReadFile(filepath.Join("../..", committed))
+			if err != nil {
+				t.Errorf("README: retrysim%s writes %s, which is not committed: %v", cmd, committed, err)
+				continue
+			}
+			if g, err := os.ReadFile(got); err != nil || !bytes.Equal(g, want) {
+				t.Errorf("README: retrysim%s no longer writes the committed %s (run it from the repository's root to regenerate)", cmd, committed)
+			}
+		}
+	}
+	entries, err := os.ReadDir("../../docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if p := "docs/" + e.Name(); !made[p] {
+			t.Errorf("%s is committed but no README command writes it", p)
+		}
+	}
+}
+
+// examples/signup.yaml says it is the built-in sign-up: the same table, under
+// a title that names the file.
+func TestSignupExampleIsTheBuiltin(t *testing.T) {
+	const file = "../../examples/signup.yaml"
+	comment, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const claim = "prints the same table as retrysim, under a title that names the file"
+	if !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(string(comment), "#", "")), " "), claim) {
+		t.Fatalf("%s no longer says it %s; keep this test and the comment together", file, claim)
+	}
+	builtin, _, _ := retrysim(t)
+	fromFile, errOut, code := retrysim(t, "-scenario", file)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	bt, brest, _ := strings.Cut(builtin, "\n")
+	ft, frest, _ := strings.Cut(fromFile, "\n")
+	if frest != brest {
+		t.Errorf("-scenario %s prints\n%s\nwant the built-in's\n%s", file, frest, brest)
+	}
+	if !strings.Contains(ft, "examples/signup.yaml") || ft == bt {
+		t.Errorf("-scenario %s title %q; want it to name the file", file, ft)
 	}
 }
