@@ -20,7 +20,7 @@ func (p *pcg) Fill(dst []uint64) {
 // every block of jobs, so runs split across any number of workers.
 var PCGGenerator = Generator{
 	Name: "pcg",
-	Doc:  "math/rand/v2 PCG-DXSM (default); a stream per block of jobs",
+	Doc:  "math/rand/v2 PCG-DXSM; a stream per block of jobs",
 	New: func(seed, block uint64) Source {
 		s := mix(seed ^ mix(block))
 		return &pcg{*rand.NewPCG(s, mix(s))}

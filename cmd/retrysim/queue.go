@@ -157,18 +157,18 @@ func (q *queueFlags) register(fs *flag.FlagSet) {
 	q.maxCrashes = bounded{v: 0, lo: 0, hi: 1000}
 	fs.StringVar(&q.scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`; flags override it; see examples/")
 	fs.Var(&q.latency, "latency", "every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")
-	fs.Var(&q.backoff, "backoff", "the wait between attempts: none, constant, exponential, full-jitter, equal-jitter or decorrelated (`policy`)")
+	fs.Var(&q.backoff, "backoff", "the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter or decorrelated")
 	fs.Var(&q.base, "backoff-base", "the backoff's base `duration`")
 	fs.Var(&q.cap, "backoff-cap", "the backoff's cap `duration`")
-	fs.Var(&q.store, "store", "where the worker writes a step's key: none, after (check, work, record), loose (check, insert, work), claim (unique insert first) or lease (claim with status, release and takeover) (`mode`)")
+	fs.Var(&q.store, "store", "the `mode` in which the worker writes a step's key: none, after (check, work, record), loose (check, insert, work), claim (unique insert first) or lease (claim with status, release and takeover)")
 	fs.Var(&q.ttl, "ttl", "keys expire this `duration` after they are written (0: never)")
 	fs.Var(&q.lease, "lease", "a lease holds this `duration` before another delivery may take it over (-store lease only)")
 	fs.Var(&q.visibility, "visibility", "the queue's visibility timeout: an unacked message comes back after this `duration`")
-	fs.Var(&q.deliveries, "max-deliveries", "deliveries of a message before it is dead-lettered (`n`)")
+	fs.Var(&q.deliveries, "max-deliveries", "dead-letter a message after `n` deliveries")
 	fs.Var(&q.repeat, "repeat", "`probability` that a request is sent twice")
 	fs.Var(&q.repeatDelay, "repeat-delay", "the second copy arrives this `d` (or lognormal median:p99, median above 0) after the first; needs -repeat")
 	fs.Var(&q.crash, "crash", "`probability` that a worker dies at -crash-at, each time a step passes it")
-	fs.Var(&q.crashAt, "crash-at", "where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack (`point`); needs -crash")
+	fs.Var(&q.crashAt, "crash-at", "the `point` where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack; needs -crash")
 	fs.Var(&q.maxCrashes, "max-crashes", "at most `n` crashes a job (0: no bound); needs -crash")
 }
 

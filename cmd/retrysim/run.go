@@ -155,8 +155,9 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.Var(&c.rng, "rng", "random `generator`: "+strings.Join(gens, "; "))
 	fs.Var(&c.strategies, "strategies", "comma-separated strategy `names`, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
 	fs.Var(&c.format, "format", "output `format`: "+strings.Join(results.Formats, ", "))
-	fs.Var(&c.workers, "workers", "parallel `workers`, GOMAXPROCS by default; the output does not depend on it")
-	fs.Var(&engineFlag{&c.engine}, "engine", "how jobs are drawn: `auto` (skip where allowed), plain (every draw of every job), or skip (only the jobs where something happens; not with mulberry32)")
+	fs.Var(&c.workers, "workers", fmt.Sprintf("parallel `workers`, %d to %d; the output does not depend on it", c.workers.lo, c.workers.hi))
+	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
+	fs.Var(&engineFlag{&c.engine}, "engine", "the `engine` that draws the jobs: auto (skip where allowed), plain (every draw of every job), or skip (only the jobs where something happens; not with mulberry32)")
 	c.out.flag = "o"
 	fs.StringVar(&c.out.path, "o", "", outUsage)
 }
@@ -189,6 +190,33 @@ func newFlagSet(name string) *flag.FlagSet {
 	return fs
 }
 
+// exitStatuses ends every command's -help.
+const exitStatuses = `
+Exit status: 0 when the command did its work (or printed -help), 1 when it
+failed or was interrupted (nothing partial is written), 2 for bad usage.
+`
+
+// printFlags lists fs's flags as flag.PrintDefaults does, with one difference:
+// a default is named only when it says something, never "false", "0" or ""
+// (every flag's Value is wrapped to name its errors, which hides its zero
+// value from PrintDefaults).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		head := "  -" + f.Name
+		if arg != "" {
+			head += " " + arg
+		}
+		fmt.Fprintf(w, "%s\n    \t%s", head, strings.ReplaceAll(usage, "\n", "\n    \t"))
+		switch f.DefValue {
+		case "", "false", "0", "0s":
+		default:
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+}
+
 // parse parses args into fs, refusing arguments that are not flags.
 func parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
 	if err := parseFlags(fs, args, intro, stdout); err != nil {
@@ -207,8 +235,8 @@ func parseFlags(fs *flag.FlagSet, args []string, intro string, stdout io.Writer)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, intro)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
+			printFlags(stdout, fs)
+			fmt.Fprint(stdout, exitStatuses)
 			return err
 		}
 		if setErr != nil {

@@ -27,6 +27,8 @@ Usage: retrysim [table] [flags]
        retrysim merge [flags] FILES...   add up -shard outputs (retrysim merge -help)
        retrysim race [flags]             the SQLite check for real (retrysim race -help)
        retrysim fleet [flags]            retry storms: many clients, one server (retrysim fleet -help)
+       retrysim version                  the version, from the build info (also -version)
+       retrysim help [command]           a command's -help
 
 Flags:
 `
@@ -186,7 +188,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var ci, expect bool
 	var sh shard
 	fs := newFlagSet("retrysim")
-	fs.Var(&jobs, "jobs", "simulate `n` jobs (1e6 and 1_000_000 work too)")
+	fs.Var(&jobs, "jobs", "simulate `n` jobs, 1 to 10^12 (1e6 and 1_000_000 work too)")
 	fs.Var(&pFail, "p-fail", "`probability` that a call fails before doing anything")
 	fs.Var(&lostReply, "lost-reply", "`probability` that the welcome email's reply is lost after the email went out")
 	fs.Var(&attempts, "attempts", "calls a retry allows, the first included (`n` from 1 to 1000)")
@@ -195,7 +197,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&replicates, "replicates", "run `r` independent seeds derived from -seed and show each column's mean and standard deviation")
 	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs and write its raw counters as json, for retrysim merge")
 	preset := choice{valid: validPreset}
-	fs.Var(&preset, "preset", "run a preset instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o (`name`)")
+	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
 	var q queueFlags
 	q.register(fs)
 	c.register(fs)
