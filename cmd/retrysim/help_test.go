@@ -10,10 +10,11 @@ import (
 // helpEntry is one flag as -help lists it: "  -name arg" and its usage.
 type helpEntry struct{ name, arg, usage string }
 
-// helpEntries parses the flag list of a -help text.
+// helpEntries parses the flag list of a -help text, which follows "Flags:".
 func helpEntries(help string) []helpEntry {
 	var out []helpEntry
-	for _, line := range strings.Split(help, "\n") {
+	_, flags, _ := strings.Cut(help, "\nFlags:\n")
+	for _, line := range strings.Split(flags, "\n") {
 		switch {
 		case strings.HasPrefix(line, "  -"):
 			name, arg, _ := strings.Cut(strings.TrimPrefix(line, "  -"), " ")
