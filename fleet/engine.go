@@ -50,7 +50,8 @@ type Counts struct {
 	// answered with a completed key's stored reply.
 	Conflicts, Rejected, Stored int64
 	// Late counts replies that came after their attempt's timeout, or after
-	// the request had finished: work the client did not see.
+	// the request had moved on: answers, often to work done, the client
+	// never saw.
 	Late int64
 	// Effects counts side effects done; Duplicates those beyond the first of
 	// their request, and Duplicated the requests with two or more.
@@ -65,8 +66,8 @@ type Replicate struct {
 	// P50, P95 and P99 are latency quantiles of successful requests, from
 	// their first attempt to the reply, in seconds (NaN with no success).
 	P50, P95, P99 float64
-	// Recovery is how long after the load settles goodput comes back; NaN
-	// for never (see Recovery).
+	// Recovery is how long after the load settles goodput is back for good,
+	// in seconds; NaN for never (see RecoveryWindow).
 	Recovery float64
 	// Little's law's terms over the whole run, [0, End]: Area is the integral
 	// of calls in progress, Sojourn the sum of the times calls spent in the
@@ -74,7 +75,8 @@ type Replicate struct {
 	// calls that went in (not refused).
 	End, Area, Sojourn float64
 	Entered            int64
-	// Wait sums the queue server's waits before service, over Entered calls.
+	// Wait sums the queue server's waits before service; Wait/Entered is
+	// the mean wait.
 	Wait float64
 	// Events counts the events the replicate processed, stale timeouts
 	// included: the unit of the engine's speed.
@@ -86,10 +88,10 @@ type Replicate struct {
 // request has finished and no event or queue entry refers to it, so memory
 // follows the requests in flight, not the length of the run.
 type request struct {
-	start    float64 // the first attempt's send time
-	deadline float64 // the current attempt's timeout
-	prev     time.Duration
-	refs     int32 // events and queue entries that name this slot
+	start    float64       // the first attempt's send time
+	deadline float64       // the current attempt's timeout
+	prev     time.Duration // the last backoff wait, which decorrelated jitter grows from
+	refs     int32         // events and queue entries that name this slot
 	effects  int32
 	attempt  uint8 // attempts sent
 	waiting  bool  // the current attempt has not been answered or timed out
