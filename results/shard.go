@@ -15,10 +15,15 @@ import (
 // ShardFormat versions the shard files that merge reads.
 const ShardFormat = 1
 
-// MaxShardBytes is the largest shard ReadShard reads. A shard of the default
-// five strategies is about 12 KB; 4 MiB holds some 1,600 rows, and bounds
-// what a file that never ends (/dev/zero) can make a reader hold.
+// MaxShardBytes is the largest shard ReadShard reads: it bounds what a file
+// that never ends (/dev/zero) can make a reader hold. A row of a shard file
+// takes about 4 KB, and at most 18 KB, every counter at its largest, so
+// MaxShardRows rows fit.
 const MaxShardBytes = 4 << 20
+
+// MaxShardRows is the most strategies a shard holds; -shard refuses more
+// before it runs, so that merge can read every shard it writes.
+const MaxShardRows = 200
 
 // Shard is one slice of a run, as -shard writes it and merge reads it: the
 // run's parameters, which slice, and the raw counters of every strategy.
@@ -74,6 +79,8 @@ func (s Shard) Check() error {
 		return errors.New("delivery: runs of the delivery model are not sharded, so a shard cannot hold one")
 	case len(s.Rows) == 0:
 		return errors.New("rows: none; a shard holds a row for every strategy of the run")
+	case len(s.Rows) > MaxShardRows:
+		return fmt.Errorf("rows: %d are more than the %d a shard holds", len(s.Rows), MaxShardRows)
 	}
 	for name, v := range map[string]string{"scenario": s.Scenario, "scenario_file": s.File, "rng": s.RNG, "engine": s.Engine} {
 		if err := printable(v); err != nil {

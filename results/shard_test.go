@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"io"
 	"math"
 	"strings"
@@ -116,5 +117,37 @@ func TestCountersCheckEdges(t *testing.T) {
 		if err := c.Check(2, 3); err != nil {
 			t.Errorf("calls_sq %d: Check = %v; want nil", sq, err)
 		}
+	}
+}
+
+// MaxShardRows rows of the largest a row can be, every counter at 2^63-1 and
+// every sum of squares at 2^128-1, fit in MaxShardBytes as -shard writes
+// them (indented json), with the longest parameters.
+func TestMaxShardRowsFit(t *testing.T) {
+	max := int64(math.MaxInt64)
+	c := Counters{Jobs: max, Failed: max, Calls: max, RepeatedSteps: max, DuplicateUsers: max, SideEffects: max,
+		Deliveries: max, LostWork: max, CallsSq: Wide{math.MaxUint64, math.MaxUint64}, RepeatedSq: Wide{math.MaxUint64, math.MaxUint64}}
+	for i := range c.RepeatedByStep {
+		c.RepeatedByStep[i] = max
+	}
+	for i := range c.Completion {
+		c.Completion[i], c.FailedCompletion[i] = max, max
+	}
+	sh := Shard{Format: ShardFormat, Index: math.MaxInt, Count: math.MaxInt, Params: Params{
+		Scenario: strings.Repeat("s", 100), File: strings.Repeat("f", 4096), Steps: MaxSteps, Jobs: max,
+		PFail: 0.1234567890123456, LostReply: 0.1234567890123456, Attempts: math.MaxInt, RNG: "mulberry32",
+		Seed: math.MaxUint64, Engine: "plain", Replicates: math.MaxInt,
+	}}
+	// The longest label: "Retry the whole job, new key on every call, skip finished steps".
+	row := Row{ID: "step-samekey-skip", Label: strings.Repeat("x", 70), Counters: c}
+	for range MaxShardRows {
+		sh.Rows = append(sh.Rows, row)
+	}
+	out, err := json.MarshalIndent(sh, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) >= MaxShardBytes {
+		t.Errorf("%d rows of the largest counters take %d bytes; want under MaxShardBytes, %d", MaxShardRows, len(out), MaxShardBytes)
 	}
 }
