@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -53,7 +52,7 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if len(files) == 0 {
 		return usageError{fmt.Errorf("merge: no shard files given (want retrysim merge FILES...)")}
 	}
-	if err := checkNotInput(s.out.path, files); err != nil {
+	if err := checkNotInput(s.out, files); err != nil {
 		return err
 	}
 	var m merger
@@ -119,24 +118,14 @@ func isBool(v flag.Value) bool {
 // checkNotInput refuses an -o that is one of the files merge reads, by name
 // or as the same file under another name (a link, another spelling): writing
 // the output would destroy that shard.
-func checkNotInput(out string, files []string) error {
-	if out == "" {
-		return nil
-	}
-	outAbs, err := filepath.Abs(out)
+func checkNotInput(out outFile, files []string) error {
+	d, err := out.check()
 	if err != nil {
-		return usageError{fmt.Errorf("-o: %w", err)}
+		return err
 	}
-	outInfo, outErr := os.Stat(out)
 	for _, f := range files {
-		same := false
-		if abs, err := filepath.Abs(f); err == nil && abs == outAbs {
-			same = true
-		} else if info, err := os.Stat(f); err == nil && outErr == nil && os.SameFile(info, outInfo) {
-			same = true
-		}
-		if same {
-			return usageError{fmt.Errorf("-o: %s is the shard file %s; writing the output there would destroy it", out, f)}
+		if sameFile(d, dest{path: f}) {
+			return usageError{fmt.Errorf("-o: %s is the shard file %s; writing the output there would destroy it", out.path, f)}
 		}
 	}
 	return nil
