@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,26 +37,84 @@ type Shard struct {
 }
 
 // ReadShard decodes one shard from r and checks it (Shard.Check). It reads at
-// most MaxShardBytes, and refuses an unknown field, an array of the wrong
-// length and anything after the JSON object but white space.
+// most MaxShardBytes, and refuses an unknown field, a key not written as the
+// field's name or given twice, an array of the wrong length, and anything
+// after the JSON object but white space.
 func ReadShard(r io.Reader) (Shard, error) {
 	lr := &io.LimitedReader{R: r, N: MaxShardBytes + 1}
-	dec := json.NewDecoder(lr)
+	data, err := io.ReadAll(lr)
+	if lr.N == 0 {
+		return Shard{}, fmt.Errorf("larger than the %d MiB a shard may be", MaxShardBytes>>20)
+	}
+	if err != nil {
+		return Shard{}, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var sh Shard
-	err := dec.Decode(&sh)
+	err = strictKeys(data)
+	if err == nil {
+		err = dec.Decode(&sh)
+	}
 	if err == nil {
 		if _, end := dec.Token(); end != io.EOF {
 			err = errors.New("data after the JSON object")
 		}
 	}
-	if lr.N == 0 { // whatever else is wrong, the file is too long to be a shard
-		return Shard{}, fmt.Errorf("larger than the %d MiB a shard may be", MaxShardBytes>>20)
-	}
 	if err != nil {
 		return Shard{}, fmt.Errorf("not a retrysim shard: %v", err)
 	}
 	return sh, sh.Check()
+}
+
+// strictKeys refuses, in the JSON value data, a key given twice in one
+// object (encoding/json keeps the last) and one that is not lower-case ASCII
+// as every field's name is (encoding/json matches names regardless of case,
+// Unicode folding included). Syntax errors it leaves to the decoder.
+func strictKeys(data []byte) error {
+	type level struct {
+		seen    map[string]bool // nil in an array
+		wantKey bool
+	}
+	var stack []level
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				stack = append(stack, level{seen: map[string]bool{}, wantKey: true})
+				continue
+			case '[':
+				stack = append(stack, level{})
+				continue
+			}
+			stack = stack[:len(stack)-1]
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].wantKey {
+				top := &stack[n-1]
+				if strings.IndexFunc(t, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '_') }) >= 0 {
+					return fmt.Errorf("key %q: field names are lower case, as -shard writes them", t)
+				}
+				if top.seen[t] {
+					return fmt.Errorf("key %q is given twice in one object", t)
+				}
+				top.seen[t], top.wantKey = true, false
+				continue
+			}
+		}
+		// A value ended: the end of data's value, or the next key is due.
+		if len(stack) == 0 {
+			return nil
+		}
+		if top := &stack[len(stack)-1]; top.seen != nil {
+			top.wantKey = true
+		}
+	}
 }
 
 // Check reports the first thing in s that no run of retrysim -shard can have

@@ -36,6 +36,8 @@ func FuzzReadShard(f *testing.F) {
 		{`"calls_sq":37`, `"calls_sq":36`},
 		{`"retrysim_shard":1`, `"retrysim_shard":1,"surprise":true`},
 		{`"label":"Retry each step, no key"`, `"label":"Retry\u001b[2J"`},
+		{`"failed":1`, `"FAILED":1`},
+		{`"failed":1`, `"failed":1,"failed":-1`},
 	} {
 		f.Add(bytes.Replace(valid, []byte(edit[0]), []byte(edit[1]), 1))
 	}
