@@ -114,15 +114,14 @@ type sim struct {
 	rnd  rng.Stream // everything else
 	logn *rng.Lognormal
 	h    eventHeap
-	// timeouts holds the timeout events from timeoutHead on. Every attempt
-	// waits the same Timeout, so they fall due in the order they were set:
-	// a FIFO keeps them, at O(1), out of the heap, where most would sit
-	// until they pop stale.
-	timeouts    []event
-	timeoutHead int
-	now         float64
-	dur         float64
-	lmax        float64
+	// timeouts holds the timeout events. Every attempt waits the same
+	// Timeout, so they fall due in the order they were set: a FIFO keeps
+	// them, at O(1), out of the heap, where most would sit until they pop
+	// stale.
+	timeouts fifo[event]
+	now      float64
+	dur      float64
+	lmax     float64
 
 	reqs []request
 	free []int32
@@ -131,9 +130,7 @@ type sim struct {
 	n       int64 // calls in progress
 	last    float64
 	busy    int // queue: workers busy
-	queue   []waiter
-	qhead   int
-	qlen    int
+	queue   fifo[waiter]
 	tokens  float64 // rate limit
 	tokenAt float64
 
@@ -148,9 +145,6 @@ func newSim(cfg *Config, seed uint64) *sim {
 	s.rnd.Reset(g.New(seed, 1))
 	if sv := cfg.Server.Service; cfg.Server.Kind == Queue && sv.Dist == Lognormal && sv.Sigma > 0 {
 		s.logn = rng.NewLognormal(sv.Sigma)
-	}
-	if cfg.Server.Kind == Queue {
-		s.queue = make([]waiter, 64)
 	}
 	s.tokens = cfg.Server.Burst
 	s.rep.Series = make([]Second, int(math.Ceil(cfg.Duration)))
@@ -197,21 +191,7 @@ func (s *sim) second(t float64) *Second {
 // pushTimeout schedules an attempt's timeout.
 func (s *sim) pushTimeout(t float64, slot int32, attempt uint8) {
 	s.reqs[slot].refs++
-	s.timeouts = append(s.timeouts, event{t: t, slot: slot, attempt: attempt, kind: evTimeout})
-}
-
-// popTimeout takes the earliest timeout, reclaiming the FIFO's front once
-// it is half the slice.
-func (s *sim) popTimeout() event {
-	e := s.timeouts[s.timeoutHead]
-	s.timeoutHead++
-	if s.timeoutHead == len(s.timeouts) {
-		s.timeouts, s.timeoutHead = s.timeouts[:0], 0
-	} else if s.timeoutHead >= 1024 && 2*s.timeoutHead >= len(s.timeouts) {
-		n := copy(s.timeouts, s.timeouts[s.timeoutHead:])
-		s.timeouts, s.timeoutHead = s.timeouts[:n], 0
-	}
-	return e
+	s.timeouts.push(event{t: t, slot: slot, attempt: attempt, kind: evTimeout})
 }
 
 // run simulates until every request has finished.
@@ -223,8 +203,8 @@ func (s *sim) run() Replicate {
 		var e event
 		switch {
 		// Ties go to the heap; either order would be as deterministic.
-		case s.timeoutHead < len(s.timeouts) && (s.h.len() == 0 || s.timeouts[s.timeoutHead].t < s.h.a[0].t):
-			e = s.popTimeout()
+		case s.timeouts.len() > 0 && (s.h.len() == 0 || s.timeouts.front().t < s.h.a[0].t):
+			e = s.timeouts.pop()
 		case s.h.len() > 0:
 			e = s.h.pop()
 		}
@@ -326,7 +306,7 @@ func (s *sim) atServer(slot int32, attempt uint8) {
 		}
 		s.tokens--
 	case Queue:
-		if s.busy == sv.Workers && s.qlen >= sv.QueueMax {
+		if s.busy == sv.Workers && s.queue.len() >= sv.QueueMax {
 			s.rep.Rejected++
 			s.answer(slot, attempt, outError)
 			return
@@ -365,22 +345,9 @@ func (s *sim) atServer(slot int32, attempt uint8) {
 			s.push(s.now+s.service(), evDone, slot, attempt, 0)
 			return
 		}
-		if s.qlen == len(s.queue) {
-			s.growQueue()
-		}
-		s.queue[(s.qhead+s.qlen)%len(s.queue)] = waiter{slot, attempt, s.now}
-		s.qlen++
+		s.queue.push(waiter{slot, attempt, s.now})
 		r.refs++
 	}
-}
-
-// growQueue doubles the queue's ring, keeping its order.
-func (s *sim) growQueue() {
-	q := make([]waiter, 2*len(s.queue))
-	for i := range s.qlen {
-		q[i] = s.queue[(s.qhead+i)%len(s.queue)]
-	}
-	s.queue, s.qhead = q, 0
 }
 
 // service draws a queue server's service time.
@@ -417,10 +384,8 @@ func (s *sim) done(slot int32, attempt uint8) {
 	s.n--
 	s.rep.Sojourn += s.now
 	if sv.Kind == Queue {
-		if s.qlen > 0 {
-			w := s.queue[s.qhead]
-			s.qhead = (s.qhead + 1) % len(s.queue)
-			s.qlen--
+		if s.queue.len() > 0 {
+			w := s.queue.pop()
 			s.reqs[w.slot].refs--
 			s.rep.Wait += s.now - w.arrived
 			s.push(s.now+s.service(), evDone, w.slot, w.attempt, 0)

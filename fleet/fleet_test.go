@@ -458,3 +458,33 @@ func TestOutages(t *testing.T) {
 		}
 	}
 }
+
+// The FIFO keeps push order across its growth and wrap-around.
+func TestFIFO(t *testing.T) {
+	var q fifo[int]
+	next, want := 0, 0
+	for round := range 50 {
+		for range round % 7 * 5 {
+			q.push(next)
+			next++
+		}
+		for range round % 5 * 3 {
+			if q.len() == 0 {
+				break
+			}
+			if got := q.pop(); got != want {
+				t.Fatalf("round %d: pop = %d; want %d", round, got, want)
+			}
+			want++
+		}
+	}
+	for q.len() > 0 {
+		if got := q.pop(); got != want {
+			t.Fatalf("drain: pop = %d; want %d", got, want)
+		}
+		want++
+	}
+	if want != next {
+		t.Errorf("popped %d; pushed %d", want, next)
+	}
+}

@@ -1,0 +1,35 @@
+package fleet
+
+// fifo is a first-in, first-out queue on a ring buffer that doubles when
+// full. Its invariant: the items are buf[(head+i) % len(buf)] for i < n, in
+// the order they were pushed. It allocates only to grow, so a queue that
+// stays bounded costs nothing once warm.
+type fifo[T any] struct {
+	buf     []T
+	head, n int
+}
+
+func (q *fifo[T]) len() int { return q.n }
+
+func (q *fifo[T]) push(v T) {
+	if q.n == len(q.buf) {
+		grown := make([]T, max(16, 2*len(q.buf)))
+		for i := range q.n {
+			grown[i] = q.buf[(q.head+i)%len(q.buf)]
+		}
+		q.buf, q.head = grown, 0
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = v
+	q.n++
+}
+
+// front is the oldest item; the queue must not be empty.
+func (q *fifo[T]) front() *T { return &q.buf[q.head] }
+
+// pop removes and returns the oldest item; the queue must not be empty.
+func (q *fifo[T]) pop() T {
+	v := q.buf[q.head]
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
+	return v
+}
