@@ -94,12 +94,15 @@ type Config struct {
 	// TTL is how long a key lives after it is written; 0 keeps keys forever.
 	TTL time.Duration
 	// Lease is how long a lease holds before another delivery may take over.
+	// It must be positive: a lease that ran out at once would hold nothing,
+	// and 0 cannot mean "never" as it does for TTL without meaning two things.
 	Lease time.Duration
 	// Visibility is how long a received message stays hidden: unless it is
 	// acked by then, the queue delivers it again.
 	Visibility time.Duration
-	// MaxDeliveries bounds a message's deliveries; past it the message is
-	// dead-lettered and, if nothing else succeeded, the job has failed.
+	// MaxDeliveries bounds a message's deliveries, 1 to DeliveriesLimit;
+	// past it the message is dead-lettered and, if nothing else succeeded,
+	// the job has failed.
 	MaxDeliveries int
 	// RepeatP is the probability that a job's request is sent twice, the copy
 	// RepeatDelay after the first.
@@ -107,13 +110,21 @@ type Config struct {
 	RepeatDelay provider.Latency
 	// CrashP is the probability, each time a delivery passes CrashAt in a
 	// step, that its worker dies there. MaxCrashes bounds a job's crashes
-	// (0: no bound), so a forced crash (CrashP 1) happens once.
+	// (0: no bound; at most CrashesLimit), so a forced crash (CrashP 1)
+	// happens once.
 	CrashP     float64
 	CrashAt    CrashPoint
 	MaxCrashes int
 	// Backoff is the wait between attempts.
 	Backoff backoff.Policy
 }
+
+// DeliveriesLimit and CrashesLimit bound MaxDeliveries and MaxCrashes, so
+// that one job's event loop stays small.
+const (
+	DeliveriesLimit = 1000
+	CrashesLimit    = 1000
+)
 
 // Defaults are a 30 s visibility timeout and lease, 10 deliveries, keys kept
 // 24 hours (the article's illustration), and the Part 5 retry options' backoff.
@@ -130,14 +141,14 @@ func (c Config) Check() error {
 	switch {
 	case c.TTL < 0:
 		return fmt.Errorf("ttl: %v is negative", c.TTL)
-	case c.Lease < 0:
-		return fmt.Errorf("lease: %v is negative", c.Lease)
+	case c.Lease <= 0:
+		return fmt.Errorf("lease: %v is not a positive duration", c.Lease)
 	case c.Visibility <= 0:
 		return fmt.Errorf("visibility: %v is not a positive duration", c.Visibility)
-	case c.MaxDeliveries < 1:
-		return fmt.Errorf("max_deliveries: %d is less than 1", c.MaxDeliveries)
-	case c.MaxCrashes < 0:
-		return fmt.Errorf("max_crashes: %d is negative", c.MaxCrashes)
+	case c.MaxDeliveries < 1 || c.MaxDeliveries > DeliveriesLimit:
+		return fmt.Errorf("max_deliveries: %d is not in [1, %d]", c.MaxDeliveries, DeliveriesLimit)
+	case c.MaxCrashes < 0 || c.MaxCrashes > CrashesLimit:
+		return fmt.Errorf("max_crashes: %d is not in [0, %d]", c.MaxCrashes, CrashesLimit)
 	case c.Backoff.Base < 0 || c.Backoff.Cap < 0:
 		return fmt.Errorf("backoff: a duration cannot be negative")
 	}

@@ -262,6 +262,9 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 		c.TTL = q.TTL.v
 	}
 	if q.Lease != nil {
+		if q.Lease.v == 0 {
+			return c, &Error{File: name, Line: lineOf(queue, "lease"), Field: "queue.lease", Msg: "must be longer than 0s"}
+		}
 		c.Lease = q.Lease.v
 	}
 	if q.Visibility != nil {
@@ -271,13 +274,15 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 		c.Visibility = q.Visibility.v
 	}
 	if q.MaxDeliveries != nil {
-		if *q.MaxDeliveries < 1 {
-			return c, &Error{File: name, Line: lineOf(queue, "max_deliveries"), Field: "queue.max_deliveries", Msg: "must be at least 1"}
+		if *q.MaxDeliveries < 1 || *q.MaxDeliveries > delivery.DeliveriesLimit {
+			return c, &Error{File: name, Line: lineOf(queue, "max_deliveries"), Field: "queue.max_deliveries",
+				Msg: fmt.Sprintf("%d is not in [1, %d]", *q.MaxDeliveries, delivery.DeliveriesLimit)}
 		}
 		c.MaxDeliveries = *q.MaxDeliveries
 	}
-	if q.MaxCrashes < 0 {
-		return c, &Error{File: name, Line: lineOf(queue, "max_crashes"), Field: "queue.max_crashes", Msg: "cannot be negative"}
+	if q.MaxCrashes < 0 || q.MaxCrashes > delivery.CrashesLimit {
+		return c, &Error{File: name, Line: lineOf(queue, "max_crashes"), Field: "queue.max_crashes",
+			Msg: fmt.Sprintf("%d is not in [0, %d]", q.MaxCrashes, delivery.CrashesLimit)}
 	}
 	c.RepeatP, c.RepeatDelay = q.Repeat.v, q.RepeatDelay.v
 	c.CrashP, c.MaxCrashes = q.Crash.v, q.MaxCrashes

@@ -62,6 +62,9 @@ func TestMalformedFiles(t *testing.T) {
 		{"backoff", steps + "queue:\n  backoff: {policy: linear}\n", `s.yaml:4: queue.backoff.policy: unknown backoff "linear"`},
 		{"steps not a list", "steps: 3\n", `s.yaml:1: steps: "3" is not a list of steps`},
 		{"syntax", "steps: [\n", "s.yaml:"},
+		{"lease zero", steps + "queue:\n  lease: 0s\n", "s.yaml:4: queue.lease: must be longer than 0s"},
+		{"deliveries limit", steps + "queue:\n  max_deliveries: 1001\n", "s.yaml:4: queue.max_deliveries: 1001 is not in [1, 1000]"},
+		{"crashes limit", steps + "queue:\n  max_crashes: 1001\n", "s.yaml:4: queue.max_crashes: 1001 is not in [0, 1000]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -152,9 +152,9 @@ func (q *queueFlags) register(fs *flag.FlagSet) {
 	q.base, q.cap = durationFlag{d.Backoff.Base}, durationFlag{d.Backoff.Cap}
 	q.store = nameFlag[delivery.Store]{v: d.Store, parse: delivery.ParseStore, text: delivery.Store.String}
 	q.ttl, q.lease, q.visibility = durationFlag{d.TTL}, durationFlag{d.Lease}, durationFlag{d.Visibility}
-	q.deliveries = bounded{v: d.MaxDeliveries, lo: 1, hi: 1000}
+	q.deliveries = bounded{v: d.MaxDeliveries, lo: 1, hi: delivery.DeliveriesLimit}
 	q.crashAt = crashPointFlag()
-	q.maxCrashes = bounded{v: 0, lo: 0, hi: 1000}
+	q.maxCrashes = bounded{v: 0, lo: 0, hi: delivery.CrashesLimit}
 	fs.StringVar(&q.scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`; flags override it; see examples/")
 	fs.Var(&q.latency, "latency", "every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")
 	fs.Var(&q.backoff, "backoff", "the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter or decorrelated")
@@ -162,14 +162,14 @@ func (q *queueFlags) register(fs *flag.FlagSet) {
 	fs.Var(&q.cap, "backoff-cap", "the backoff's cap `duration`")
 	fs.Var(&q.store, "store", "the `mode` in which the worker writes a step's key: none, after (check, work, record), loose (check, insert, work), claim (unique insert first) or lease (claim with status, release and takeover)")
 	fs.Var(&q.ttl, "ttl", "keys expire this `duration` after they are written (0: never)")
-	fs.Var(&q.lease, "lease", "a lease holds this `duration` before another delivery may take it over (-store lease only)")
+	fs.Var(&q.lease, "lease", "a lease holds this `duration` before another delivery may take it over, even from a live, slow holder (more than 0; -store lease only)")
 	fs.Var(&q.visibility, "visibility", "the queue's visibility timeout: an unacked message comes back after this `duration`")
-	fs.Var(&q.deliveries, "max-deliveries", "dead-letter a message after `n` deliveries")
+	fs.Var(&q.deliveries, "max-deliveries", "dead-letter a message after `n` deliveries, 1 to 1000")
 	fs.Var(&q.repeat, "repeat", "`probability` that a request is sent twice")
 	fs.Var(&q.repeatDelay, "repeat-delay", "the second copy arrives this `d` (or lognormal median:p99, median above 0) after the first; needs -repeat")
 	fs.Var(&q.crash, "crash", "`probability` that a worker dies at -crash-at, each time a step passes it")
 	fs.Var(&q.crashAt, "crash-at", "the `point` where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack; needs -crash")
-	fs.Var(&q.maxCrashes, "max-crashes", "at most `n` crashes a job (0: no bound); needs -crash")
+	fs.Var(&q.maxCrashes, "max-crashes", "at most `n` crashes a job, 0 to 1000 (0: no bound); needs -crash")
 }
 
 // load returns the scenario and the delivery model the flags describe: the
@@ -242,6 +242,9 @@ func (q *queueFlags) load(fs *flag.FlagSet, pFail, lostReply float64) (provider.
 	}
 	if cfg.Visibility == 0 {
 		return sc, nil, usageError{fmt.Errorf("-visibility: the visibility timeout must be longer than 0s")}
+	}
+	if cfg.Lease == 0 {
+		return sc, nil, usageError{fmt.Errorf("-lease: a lease must be longer than 0s (one that ran out at once would hold nothing)")}
 	}
 	return sc, cfg, nil
 }
