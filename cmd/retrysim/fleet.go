@@ -27,7 +27,7 @@ Usage: retrysim fleet [flags]
 Example: retrysim fleet -preset brooker-collapse
 
 Presets:
-  brooker-collapse  ` + fleet.BrookerCollapse.Source + `.
+  brooker-collapse  ` + indentWrap(fleet.BrookerCollapse.Source+".", 60, "                    ") + `
                     Runs ramp_no_backoff, ramp_backoff_and_jitter, spike_no_backoff and
                     spike_backoff_and_jitter, 80 s and 10 replicates unless -duration or
                     -replicates say otherwise; no other model flag goes with it.
@@ -37,7 +37,8 @@ Limits (checked before any work):
   rates         up to ` + fmt.Sprint(fleet.MaxRate) + ` a second; duration x peak rate up to ` + fmt.Sprint(fleet.MaxArrivals) + ` requests
   -replicates   1 to ` + strconv.Itoa(fleet.MaxReplicates) + `; replicates x duration up to ` + strconv.Itoa(fleet.MaxSeriesSeconds) + ` s (each replicate's
                 series is kept until they are averaged)
-  -clients      1 to ` + strconv.Itoa(fleet.MaxClients) + `; -attempts 1 to ` + strconv.Itoa(fleet.MaxAttempts) + `; -capacity up to ` + strconv.Itoa(fleet.MaxWorkers) + `; -queue up to ` + strconv.Itoa(fleet.MaxQueue) + `
+  -clients      1 to ` + strconv.Itoa(fleet.MaxClients) + `; -attempts 1 to ` + strconv.Itoa(fleet.MaxAttempts) + `
+  -capacity     up to ` + strconv.Itoa(fleet.MaxWorkers) + ` workers; -queue up to ` + strconv.Itoa(fleet.MaxQueue) + ` waiting calls
   times         (-base, -slope, -service, -net, -timeout, ...) up to ` + strconv.Itoa(fleet.MaxSeconds) + ` s
 
 Flags:
@@ -310,4 +311,22 @@ func unusedFleetFlags(fs *flag.FlagSet, c fleet.Config) error {
 		}
 	})
 	return err
+}
+
+// indentWrap wraps text at width columns, indenting every line but the first.
+func indentWrap(text string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(text) {
+		if i > 0 && n+1+len(w) > width {
+			b.WriteString("\n" + indent)
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }

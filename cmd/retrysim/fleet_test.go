@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -197,27 +196,4 @@ func FuzzNumberFlag(f *testing.F) {
 			t.Errorf("Set(%q) kept %g", s, n.v)
 		}
 	})
-}
-
-// The README's picture is what its command draws, byte for byte (gonum/plot's
-// PNG encoding is deterministic, and so is the run whatever -workers).
-func TestFleetREADMEPlot(t *testing.T) {
-	const committed = "docs/fleet-collapse.png"
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const cmd = "go run ./cmd/retrysim fleet -preset brooker-collapse -plot " + committed
-	if !strings.Contains(string(readme), "    "+cmd+"\n") {
-		t.Fatalf("README no longer shows %q", cmd)
-	}
-	path := filepath.Join(t.TempDir(), "p.png")
-	if _, errOut, code := retrysim(t, "fleet", "-preset", "brooker-collapse", "-plot", path); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	got, err1 := os.ReadFile(path)
-	want, err2 := os.ReadFile(filepath.Join("../..", committed))
-	if err1 != nil || err2 != nil || !bytes.Equal(got, want) {
-		t.Errorf("%s is not what the README's command draws (%v, %v); run it from the repository's root", committed, err1, err2)
-	}
 }
