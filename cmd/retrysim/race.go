@@ -109,7 +109,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	fs.Var(&modes, "mode", "comma-separated `modes`: loose (check, charge, insert), claim (UNIQUE insert first), after (charge, then claim), lease (status, expiry, takeover)")
 	fs.Var(&procs, "procs", "concurrent worker `processes` (1 to 256)")
 	fs.Var(&jobs, "jobs", fmt.Sprintf("distinct jobs, each with its key, a round (`n` from 1 to %d)", race.MaxJobs))
-	fs.Var(&deliveries, "deliveries", "`copies` of each job delivered (1 to 100)")
+	fs.Var(&deliveries, "deliveries", fmt.Sprintf("`copies` of each job delivered (1 to 100; -jobs x -deliveries at most %d)", race.MaxDeliveries))
 	fs.Var(&rounds, "rounds", "run the whole `n` times (1 to 100000)")
 	fs.Var(&crashP, "crash", "`probability` that a first delivery's worker is killed with SIGKILL at -crash-at")
 	fs.Var(&crashAt, "crash-at", "the `point` where workers are killed: before-key, after-key (between the key and the charge), after-work (between the charge and the key record) or before-ack")
@@ -142,6 +142,8 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 		return usageError{fmt.Errorf("-ttl: keys are purged between waves of deliveries; give -gap too")}
 	case jobs > race.MaxJobs:
 		return usageError{fmt.Errorf("-jobs: want a whole number from 1 to %d: every delivery of a round is held in memory", race.MaxJobs)}
+	case int(jobs)*deliveries.v > race.MaxDeliveries:
+		return usageError{fmt.Errorf("-deliveries: %d jobs x %d deliveries is more than %d deliveries a round, which are held in memory", jobs, deliveries.v, race.MaxDeliveries)}
 	case set["crash-at"] && crashP.p == 0:
 		return usageError{fmt.Errorf("-crash-at: no worker is killed unless -crash gives a probability above 0")}
 	}

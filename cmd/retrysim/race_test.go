@@ -86,6 +86,7 @@ func TestRaceBadInput(t *testing.T) {
 		{[]string{"-procs", "0"}, "-procs: want a whole number from 1 to 256"},
 		{[]string{"-jobs", "10001"}, "-jobs: want a whole number from 1 to 10000"},
 		{[]string{"-keys", "1000"}, "-keys: renamed: race's jobs are -jobs"},
+		{[]string{"-jobs", "10000", "-deliveries", "11"}, "-deliveries: 10000 jobs x 11 deliveries is more than 100000 deliveries a round"},
 		{[]string{"-crash-at", "after-key"}, "-crash-at: no worker is killed unless -crash gives a probability above 0"},
 		// The spellings from before one vocabulary, each pointed at its new name.
 		{[]string{"-workers", "16"}, "-workers: renamed: race's worker processes are -procs"},
