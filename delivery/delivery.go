@@ -167,13 +167,13 @@ func (c Config) Check() error {
 // Warning says, in one line, where c lets the queue or the lease store
 // overtake a delivery that is still running, for sc run through rs, or ""
 // if nothing does. A call takes its fixed latency or its lognormal's p99, a
-// wait its backoff's longest. A lease is held from a step's claim to its
+// wait its backoff's longest. A step holds its lease from its claim to its
 // work's commit: every attempt and the waits between them when each step
 // retries on its own (if the step can fail), one call when the whole job
-// does (each pass claims again). A message is held for a delivery: every step's call, once, when
-// nothing fails. A lease shorter than that is taken over from a live, slow
-// holder, whose work then rolls back; a visibility timeout shorter than
-// that brings the message back while its delivery still runs.
+// does (each pass claims again); a lease shorter than that is taken over
+// from a live, slow holder, whose work then rolls back. A delivery holds its
+// message for every step's call, once, when nothing fails; a visibility
+// timeout shorter than that brings the message back while it still runs.
 func (c Config) Warning(sc provider.Scenario, rs []strategy.Retry) string {
 	var delivery, hold time.Duration
 	for _, st := range sc.Steps {
