@@ -27,8 +27,8 @@ released together by a start gate, race on one SQLite file (WAL, busy timeout)
 and charge keyed jobs in each -mode. It counts jobs charged twice, jobs whose
 key says handled but were never charged, and SQLITE_BUSY retries. -compare
 runs the simulator's matching store at the overlap and crash rates measured.
-Ctrl-C or SIGTERM stops it at any point; its workers are killed and its
-databases removed.
+Ctrl-C, SIGTERM or SIGHUP stops it at any point; its workers are killed and
+its databases removed.
 
 Usage: retrysim race [flags]
 

@@ -198,8 +198,8 @@ func (h *harness) exited(t *testing.T, limit time.Duration) {
 	}
 }
 
-// SIGINT in the gap between waves (an hour long) and SIGTERM in the middle
-// of a wave both stop race within seconds, with the interrupted line and
+// SIGINT in the gap between waves (an hour long), and SIGTERM or SIGHUP in
+// the middle of a wave, all stop race within seconds, with the interrupted line and
 // exit 1, no worker left and the temporary directory gone.
 func TestRaceStopsOnSignal(t *testing.T) {
 	for _, tt := range []struct {
@@ -212,6 +212,8 @@ func TestRaceStopsOnSignal(t *testing.T) {
 		{"SIGINT in the gap", syscall.SIGINT, []string{"-mode", "claim", "-gap", "1h", "-rounds", "1"},
 			func(h *harness) bool { return h.charges() == 1 && len(h.workers()) == 0 }},
 		{"SIGTERM mid-wave", syscall.SIGTERM, []string{"-mode", "claim,lease", "-procs", "8", "-jobs", "1000", "-deliveries", "4"},
+			func(h *harness) bool { return len(h.workers()) > 0 }},
+		{"SIGHUP mid-wave", syscall.SIGHUP, []string{"-mode", "lease", "-procs", "4", "-jobs", "1000"},
 			func(h *harness) bool { return len(h.workers()) > 0 }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

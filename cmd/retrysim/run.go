@@ -72,14 +72,16 @@ func version() string {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == workerCommand {
 		// A race worker process: it keeps the default signal actions, so
-		// that SIGINT and SIGTERM end it; the harness handles them.
+		// that SIGINT, SIGTERM and SIGHUP end it; the harness handles them.
 		if err := race.Worker(args[1:], os.Stdin, stdout); err != nil {
 			fmt.Fprintf(stderr, "retrysim: %v\n", err)
 			return exitFailure
 		}
 		return exitOK
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A closed terminal (SIGHUP) stops a run as Ctrl-C does, so that race
+	// still removes its databases.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	name := "table"
 	switch {
