@@ -8,12 +8,16 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	gtext "gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -34,33 +38,53 @@ func CheckPlotPath(path string) error {
 	return fmt.Errorf("%q: want a file name ending in .png or .svg", path)
 }
 
+// Scale is how a plot maps values to an axis or to colours.
+type Scale uint8
+
+const (
+	// AutoScale is logarithmic when the positive values span more than
+	// two decades (a factor of 100), linear otherwise.
+	AutoScale Scale = iota
+	// LogScale is logarithmic whatever the values.
+	LogScale
+	// LinearScale is linear whatever the values.
+	LinearScale
+)
+
+// PlotOptions are the choices a person makes about a sweep's plot.
+type PlotOptions struct {
+	// Y is the line plot's y axis scale.
+	Y Scale
+	// SharedScale gives every heat map one colour scale; by default each
+	// panel has its own, so a strategy far better than another is not a
+	// uniform block of one colour.
+	SharedScale bool
+}
+
 // PlotSweep draws s.Metric: against the swept parameter with a line and 95%
 // error bars per strategy when one parameter is swept, or as one heat map per
-// strategy when two are. ext (".png" or ".svg") picks the encoding.
-func PlotSweep(w io.Writer, s Sweep, ext string) error {
-	var plots [][]*plot.Plot
-	width, height := 18*vg.Centimeter, 11*vg.Centimeter
+// strategy, each with its colour bar, when two are. ext (".png" or ".svg")
+// picks the encoding; the same s and opts give the same bytes.
+func PlotSweep(w io.Writer, s Sweep, ext string, opts PlotOptions) error {
+	if err := CheckPlotPath("plot" + ext); err != nil {
+		return err
+	}
 	switch len(s.Swept) {
 	case 1:
-		p, err := linePlot(s)
+		p, err := linePlot(s, opts.Y)
 		if err != nil {
 			return err
 		}
-		plots = [][]*plot.Plot{{p}}
+		width, height := 20*vg.Centimeter, 13*vg.Centimeter
+		return encode(w, ext, width, height, func(dc draw.Canvas) { p.Draw(dc) })
 	case 2:
-		// One colour scale for every strategy, so tiles compare at a glance.
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, r := range s.Rows {
-			v := s.Metric.Estimate(r.Row).Value
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-		for i := range s.Strategies {
-			plots = append(plots, []*plot.Plot{heatPlot(s, i, lo, hi)})
-		}
-		height = vg.Length(len(plots)) * 9 * vg.Centimeter
-	default:
-		return fmt.Errorf("a plot needs one or two swept parameters; this sweep has %d", len(s.Swept))
+		return heatMaps(w, s, ext, opts.SharedScale)
 	}
+	return fmt.Errorf("a plot needs one or two swept parameters; this sweep has %d", len(s.Swept))
+}
+
+// encode draws onto a width by height canvas of ext's encoding and writes it.
+func encode(w io.Writer, ext string, width, height vg.Length, drawOn func(draw.Canvas)) error {
 	var c vg.CanvasWriterTo
 	switch strings.ToLower(ext) {
 	case ".png":
@@ -71,14 +95,8 @@ func PlotSweep(w io.Writer, s Sweep, ext string) error {
 		return CheckPlotPath("plot" + ext)
 	}
 	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: len(plots), Cols: len(plots[0]), PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
-		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4, PadRight: vg.Centimeter / 4}
-	canvases := plot.Align(plots, tiles, dc)
-	for i, row := range plots {
-		for j, p := range row {
-			p.Draw(canvases[i][j])
-		}
-	}
+	dc.FillPolygon(color.White, []vg.Point{dc.Min, {X: dc.Min.X, Y: dc.Max.Y}, dc.Max, {X: dc.Max.X, Y: dc.Min.Y}})
+	drawOn(dc)
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return err
@@ -87,27 +105,189 @@ func PlotSweep(w io.Writer, s Sweep, ext string) error {
 	return err
 }
 
-// errorPoints are a strategy's estimates with their intervals as error bars.
-type errorPoints struct {
-	plotter.XYs
-	plotter.YErrors
+// axisValue formats a grid value of axis a for labels: probabilities in
+// shortest form, attempts and jobs as whole numbers (1000000, not 1e+06).
+func axisValue(a int, v float64) string {
+	if a >= 2 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return axisText(v)
 }
 
-func linePlot(s Sweep) (*plot.Plot, error) {
+// subtitle names everything a plot holds fixed: the scenario, each parameter
+// not swept with its value, the generator, the seed and the engine.
+func (s Sweep) subtitle() string {
+	parts := []string{s.Scenario}
+	var fixed []string
+	for a := range Axes {
+		if !slices.Contains(s.Swept, a) && len(s.Rows) > 0 {
+			fixed = append(fixed, Axes[a].Name+" "+axisValue(a, s.Rows[0].Point[a]))
+		}
+	}
+	if len(fixed) > 0 {
+		parts = append(parts, "fixed: "+strings.Join(fixed, ", "))
+	}
+	return strings.Join(append(parts, s.run()), "; ")
+}
+
+// series is one strategy's estimates along the swept axis, in the metric's unit.
+type series struct {
+	xs, vs, los, his []float64
+}
+
+func (a series) equal(b series) bool {
+	return slices.Equal(a.xs, b.xs) && slices.Equal(a.vs, b.vs) && slices.Equal(a.los, b.los) && slices.Equal(a.his, b.his)
+}
+
+// spansDecades reports whether the positive values in vs span more than
+// two decades.
+func spansDecades(vs []float64) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range vs {
+		if v > 0 {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	return hi > 0 && hi/lo > 100
+}
+
+// decadeFloor is the power of ten at or below the least positive value in vs.
+func decadeFloor(vs []float64) float64 {
+	lo := math.Inf(1)
+	for _, v := range vs {
+		if v > 0 {
+			lo = math.Min(lo, v)
+		}
+	}
+	return math.Pow(10, math.Floor(math.Log10(lo)))
+}
+
+// decadeLabel formats 10^k in plain decimals ("0.001", "100").
+func decadeLabel(k int, unit string) string {
+	return strconv.FormatFloat(math.Pow(10, float64(k)), 'f', max(0, -k), 64) + unit
+}
+
+// logTicks puts a labelled tick at every power of ten and unlabelled ones
+// at 2 to 9 times it, labels in plain decimals followed by unit.
+type logTicks struct{ unit string }
+
+// Ticks implements plot.Ticker.
+func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for k := int(math.Floor(math.Log10(lo))); k <= int(math.Ceil(math.Log10(hi))); k++ {
+		d := math.Pow(10, float64(k))
+		for m := 1; m < 10; m++ {
+			v := float64(m) * d
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			tick := plot.Tick{Value: v}
+			if m == 1 {
+				tick.Label = decadeLabel(k, t.unit)
+			}
+			ticks = append(ticks, tick)
+		}
+	}
+	return ticks
+}
+
+// unitTicks are gonum's default ticks with unit after each label.
+type unitTicks struct{ unit string }
+
+// Ticks implements plot.Ticker.
+func (t unitTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label += t.unit
+		}
+	}
+	return ticks
+}
+
+// unitLabel is a metric's label with its unit.
+func unitLabel(m Metric) string {
+	if _, u := m.unit(); u != "" {
+		return m.Label + " (" + u + ")"
+	}
+	return m.Label
+}
+
+func linePlot(s Sweep, scale Scale) (*plot.Plot, error) {
 	axis := s.Swept[0]
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s (95%% intervals); %s", s.Metric.Label, s.run())
-	p.X.Label.Text = Axes[axis].Label
-	p.Y.Label.Text = s.Metric.Label
-	p.Legend.Top = true
-	p.Legend.Left = true
+	mul, unit := s.Metric.unit()
 	per := len(s.Strategies)
-	for k, id := range s.Strategies {
-		var pts errorPoints
+	all := make([]series, per)
+	var values []float64
+	for k := range s.Strategies {
 		for i := k; i < len(s.Rows); i += per {
 			e := s.Metric.Estimate(s.Rows[i].Row)
-			pts.XYs = append(pts.XYs, plotter.XY{X: s.Rows[i].Point[axis], Y: e.Value})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{e.Value - e.Lo, e.Hi - e.Value})
+			all[k].xs = append(all[k].xs, s.Rows[i].Point[axis])
+			all[k].vs = append(all[k].vs, mul*e.Value)
+			all[k].los = append(all[k].los, mul*e.Lo)
+			all[k].his = append(all[k].his, mul*e.Hi)
+		}
+		values = append(values, all[k].vs...)
+	}
+	logY := scale == LogScale || scale == AutoScale && spansDecades(values)
+	if logY && !slices.ContainsFunc(values, func(v float64) bool { return v > 0 }) {
+		logY = false // nothing to place on a log axis
+	}
+	p := plot.New()
+	axisNote := "linear y axis"
+	var floor float64
+	if logY {
+		axisNote = "log y axis"
+		if slices.Contains(values, 0) {
+			axisNote += " (values of 0 are not drawn)"
+		}
+		floor = decadeFloor(values)
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logTicks{unit}
+	} else {
+		p.Y.Tick.Marker = unitTicks{unit}
+	}
+	p.Title.Text = fmt.Sprintf("%s against %s, 95%% intervals\n%s; %s", unitLabel(s.Metric), Axes[axis].Name, s.subtitle(), axisNote)
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.X.Label.Text = Axes[axis].Label
+	p.Y.Label.Text = unitLabel(s.Metric)
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Add(plotter.NewGrid())
+	for k, id := range s.Strategies {
+		// Strategies with the same numbers share a line: the first is drawn
+		// widest with the largest marker, each later one narrower on top, so
+		// every one stays visible, and the legend says which they equal.
+		same, later := -1, 0
+		for j := range k {
+			if all[j].equal(all[k]) && same < 0 {
+				same = j
+			}
+		}
+		for j := k + 1; j < per; j++ {
+			if all[j].equal(all[k]) {
+				later++
+			}
+		}
+		var pts errorPoints
+		for i, v := range all[k].vs {
+			if logY && v <= 0 {
+				continue
+			}
+			lo := all[k].los[i]
+			if logY {
+				lo = math.Max(lo, floor)
+			}
+			pts.XYs = append(pts.XYs, plotter.XY{X: all[k].xs[i], Y: v})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, all[k].his[i] - v})
+		}
+		label := id
+		if same >= 0 {
+			label += " (same as " + s.Strategies[same] + ")"
+		}
+		if len(pts.XYs) == 0 {
+			p.Legend.Add(label+": every value 0", blank{})
+			continue
 		}
 		line, points, err := plotter.NewLinePoints(pts.XYs)
 		if err != nil {
@@ -120,69 +300,232 @@ func linePlot(s Sweep) (*plot.Plot, error) {
 		col := plotutil.Color(k)
 		line.Color, points.Color, bars.Color = col, col, col
 		line.Dashes = plotutil.Dashes(k)
+		line.Width = vg.Points(1 + 1.5*float64(later))
 		points.Shape = plotutil.Shape(k)
+		points.Radius = vg.Points(3 + 2*float64(later))
 		p.Add(line, points, bars)
-		p.Legend.Add(id, line, points)
+		p.Legend.Add(label, line, points)
+	}
+	if logY {
+		p.Y.Min = floor
+		p.Y.Max = math.Max(p.Y.Max, floor*10)
 	}
 	return p, nil
 }
 
-// grid is one strategy's metric over two swept axes, for a heat map.
-type grid struct {
-	xs, ys []float64
-	z      map[[2]float64]float64
+// errorPoints are a strategy's estimates with their intervals as error bars.
+type errorPoints struct {
+	plotter.XYs
+	plotter.YErrors
 }
 
-func (g grid) Dims() (c, r int)   { return len(g.xs), len(g.ys) }
-func (g grid) Z(c, r int) float64 { return g.z[[2]float64{g.xs[c], g.ys[r]}] }
-func (g grid) X(c int) float64    { return g.xs[c] }
-func (g grid) Y(r int) float64    { return g.ys[r] }
+// grid is one strategy's colour values over two swept axes, cells at whole
+// numbers so each swept value gets one equal cell.
+type grid struct {
+	cols, rows int
+	z          []float64 // row-major
+}
 
-// heatPlot draws strategy k's metric over the two swept axes on the colour
-// scale [lo, hi].
-func heatPlot(s Sweep, k int, lo, hi float64) *plot.Plot {
-	ax, ay := s.Swept[0], s.Swept[1]
-	g := grid{z: map[[2]float64]float64{}}
-	seenX, seenY := map[float64]bool{}, map[float64]bool{}
-	per := len(s.Strategies)
-	for i := k; i < len(s.Rows); i += per {
-		pt := s.Rows[i].Point
-		x, y := pt[ax], pt[ay]
-		if !seenX[x] {
-			seenX[x] = true
-			g.xs = append(g.xs, x)
-		}
-		if !seenY[y] {
-			seenY[y] = true
-			g.ys = append(g.ys, y)
-		}
-		g.z[[2]float64{x, y}] = s.Metric.Estimate(s.Rows[i].Row).Value
+func (g grid) Dims() (c, r int)   { return g.cols, g.rows }
+func (g grid) Z(c, r int) float64 { return g.z[r*g.cols+c] }
+func (g grid) X(c int) float64    { return float64(c) }
+func (g grid) Y(r int) float64    { return float64(r) }
+
+// panel is one strategy's heat map: the values in the metric's unit at each
+// (x, y) index pair of the swept values.
+type panel struct {
+	xs, ys []float64
+	v      [][]float64 // [x][y]
+}
+
+// colourScale maps values to a colour coordinate: log10 of the value (below
+// floor counted as floor) on a log scale, the value itself on a linear one.
+type colourScale struct {
+	log        bool
+	floor      float64
+	lo, hi     float64 // the coordinate's range
+	unit, note string
+}
+
+func (cs colourScale) coord(v float64) float64 {
+	if cs.log {
+		return math.Log10(math.Max(v, cs.floor))
 	}
-	slices.Sort(g.xs)
-	slices.Sort(g.ys)
-	pal := moreland.SmoothBlueRed()
-	pal.SetMin(lo)
-	pal.SetMax(hi + 1e-300)
-	h := plotter.NewHeatMap(g, pal.Palette(64))
-	h.Min, h.Max = lo, hi
+	return v
+}
+
+func newColourScale(values []float64, unit, note string) colourScale {
+	cs := colourScale{unit: unit, note: note}
+	if spansDecades(values) {
+		cs.log, cs.floor = true, decadeFloor(values)
+		cs.note += ", log"
+	}
+	cs.lo, cs.hi = math.Inf(1), math.Inf(-1)
+	for _, v := range values {
+		cs.lo, cs.hi = math.Min(cs.lo, cs.coord(v)), math.Max(cs.hi, cs.coord(v))
+	}
+	if cs.log {
+		cs.lo, cs.hi = math.Floor(cs.lo), math.Ceil(cs.hi)
+	}
+	if cs.hi <= cs.lo { // one value everywhere: still a bar to read it from
+		cs.hi = cs.lo + 1
+	}
+	return cs
+}
+
+// Ticks implements plot.Ticker for the colour bar: decades on a log scale,
+// gonum's ticks with the unit on a linear one.
+func (cs colourScale) Ticks(lo, hi float64) []plot.Tick {
+	if !cs.log {
+		return unitTicks{cs.unit}.Ticks(lo, hi)
+	}
+	var ticks []plot.Tick
+	for k := int(math.Ceil(lo - 1e-9)); k <= int(math.Floor(hi+1e-9)); k++ {
+		label := decadeLabel(k, cs.unit)
+		if k == int(math.Round(math.Log10(cs.floor))) {
+			label = "≤" + label
+		}
+		ticks = append(ticks, plot.Tick{Value: float64(k), Label: label})
+	}
+	return ticks
+}
+
+func heatMaps(w io.Writer, s Sweep, ext string, shared bool) error {
+	ax, ay := s.Swept[0], s.Swept[1]
+	mul, unit := s.Metric.unit()
+	var xs, ys []float64
+	for _, r := range s.Rows {
+		if !slices.Contains(xs, r.Point[ax]) {
+			xs = append(xs, r.Point[ax])
+		}
+		if !slices.Contains(ys, r.Point[ay]) {
+			ys = append(ys, r.Point[ay])
+		}
+	}
+	slices.Sort(xs)
+	slices.Sort(ys)
+	per := len(s.Strategies)
+	panels := make([]panel, per)
+	var everything []float64
+	for k := range panels {
+		panels[k] = panel{xs: xs, ys: ys, v: make([][]float64, len(xs))}
+		for i := range xs {
+			panels[k].v[i] = make([]float64, len(ys))
+		}
+		for i := k; i < len(s.Rows); i += per {
+			pt := s.Rows[i].Point
+			v := mul * s.Metric.Estimate(s.Rows[i].Row).Value
+			panels[k].v[slices.Index(xs, pt[ax])][slices.Index(ys, pt[ay])] = v
+			everything = append(everything, v)
+		}
+	}
+	sharedScale := newColourScale(everything, unit, "colour scale shared by every panel")
+	rowHeight := 10 * vg.Centimeter
+	width, height := 20*vg.Centimeter, vg.Length(per)*rowHeight+vg.Centimeter
+	return encode(w, ext, width, height, func(dc draw.Canvas) {
+		head := draw.Crop(dc, 0, 0, height-vg.Centimeter, 0)
+		head.FillText(gtext.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(10)),
+			XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler},
+			vg.Point{X: (head.Min.X + head.Max.X) / 2, Y: (head.Min.Y + head.Max.Y) / 2},
+			fmt.Sprintf("%s over %s and %s\n%s", unitLabel(s.Metric), Axes[ax].Name, Axes[ay].Name, s.subtitle()))
+		for k := range panels {
+			var values []float64
+			for _, col := range panels[k].v {
+				values = append(values, col...)
+			}
+			cs := sharedScale
+			if !shared {
+				cs = newColourScale(values, unit, "this panel's own colour scale")
+			}
+			top := vg.Centimeter + vg.Length(k)*rowHeight
+			row := draw.Crop(dc, 0, 0, height-top-rowHeight, -top)
+			heat, bar := heatPanel(s, k, panels[k], cs), colourBar(cs)
+			heat.Draw(draw.Crop(row, vg.Centimeter/4, -4*vg.Centimeter, vg.Centimeter/4, -vg.Centimeter/4))
+			bar.Draw(draw.Crop(row, width-3.5*vg.Centimeter, -vg.Centimeter/4, 1.2*vg.Centimeter, -1.3*vg.Centimeter))
+		}
+	})
+}
+
+// palette is the heat maps' colours: sequential, dark for low values and
+// light for high ones.
+func heatPalette(cs colourScale) palette.ColorMap {
+	pal := moreland.ExtendedBlackBody()
+	pal.SetMin(cs.lo)
+	pal.SetMax(cs.hi)
+	return pal
+}
+
+func heatPanel(s Sweep, k int, pn panel, cs colourScale) *plot.Plot {
+	ax, ay := s.Swept[0], s.Swept[1]
+	g := grid{cols: len(pn.xs), rows: len(pn.ys), z: make([]float64, len(pn.xs)*len(pn.ys))}
+	pal := heatPalette(cs)
+	var labels plotter.XYLabels
+	var styles []gtext.Style
+	for r := range pn.ys {
+		for c := range pn.xs {
+			v := pn.v[c][r]
+			g.z[r*g.cols+c] = cs.coord(v)
+			labels.XYs = append(labels.XYs, plotter.XY{X: float64(c), Y: float64(r)})
+			labels.Labels = append(labels.Labels, sig(v)+cs.unit)
+			ink := color.Color(color.Black)
+			if bg, err := pal.At(math.Min(math.Max(cs.coord(v), cs.lo), cs.hi)); err == nil && luminance(bg) < 0.45 {
+				ink = color.White
+			}
+			styles = append(styles, gtext.Style{Color: ink, Font: font.From(plot.DefaultFont, vg.Points(8)),
+				XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler})
+		}
+	}
+	h := plotter.NewHeatMap(g, pal.Palette(256))
+	h.Min, h.Max = cs.lo, cs.hi
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %s; %s", s.Strategies[k], s.Metric.Label, s.run())
+	p.Title.Text = fmt.Sprintf("%s (%s)", s.Strategies[k], cs.note)
+	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.X.Label.Text = Axes[ax].Label
 	p.Y.Label.Text = Axes[ay].Label
+	p.X.Tick.Marker = valueTicks(ax, pn.xs)
+	p.Y.Tick.Marker = valueTicks(ay, pn.ys)
 	p.Add(h)
-	colors := pal.Palette(64).Colors()
-	p.Legend.Add("low "+sig(lo), swatch{colors[0]})
-	p.Legend.Add("high "+sig(hi), swatch{colors[len(colors)-1]})
-	p.Legend.Top = true
-	p.Legend.Left = true
+	if l, err := plotter.NewLabels(labels); err == nil {
+		l.TextStyle = styles
+		p.Add(l)
+	}
 	return p
 }
 
-// swatch is a legend entry of one colour.
-type swatch struct{ color.Color }
+// valueTicks labels each cell with its swept value.
+func valueTicks(a int, vs []float64) plot.ConstantTicks {
+	ticks := make(plot.ConstantTicks, len(vs))
+	for i, v := range vs {
+		ticks[i] = plot.Tick{Value: float64(i), Label: axisValue(a, v)}
+	}
+	return ticks
+}
+
+// colourBar is a vertical bar of the scale's colours with labelled values.
+func colourBar(cs colourScale) *plot.Plot {
+	p := plot.New()
+	p.HideX()
+	p.Add(&plotter.ColorBar{ColorMap: heatPalette(cs), Vertical: true, Colors: 256})
+	p.Y.Min, p.Y.Max = cs.lo, cs.hi
+	p.Y.Tick.Marker = cs
+	if cs.unit != "" {
+		p.Y.Label.Text = cs.unit
+	}
+	if cs.log {
+		p.Y.Label.Text += " (log)"
+	}
+	return p
+}
+
+// luminance is c's relative luminance from 0 (black) to 1 (white), to pick
+// a legible ink over it.
+func luminance(c color.Color) float64 {
+	r, g, b, _ := c.RGBA()
+	return (0.2126*float64(r) + 0.7152*float64(g) + 0.0722*float64(b)) / 0xffff
+}
+
+// blank is a legend entry without a picture.
+type blank struct{}
 
 // Thumbnail implements plot.Thumbnailer.
-func (s swatch) Thumbnail(c *draw.Canvas) {
-	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Min.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Min.Y}}
-	c.FillPolygon(s.Color, c.ClipPolygonY(pts))
-}
+func (blank) Thumbnail(*draw.Canvas) {}

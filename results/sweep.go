@@ -116,10 +116,21 @@ func sig(x float64) string {
 // metricText formats an estimate of m for a pivot cell: shares as
 // percentages, means as they are, each with its interval.
 func metricText(m Metric, e Estimate) string {
-	if strings.HasSuffix(m.Name, "_rate") || m.Name == "succeeded" {
+	if m.percent() {
 		return fmt.Sprintf("%s%% [%s, %s]", sig(100*e.Value), sig(100*e.Lo), sig(100*e.Hi))
 	}
 	return fmt.Sprintf("%s [%s, %s]", sig(e.Value), sig(e.Lo), sig(e.Hi))
+}
+
+// percent reports whether m is a share, shown in percent by tables and plots.
+func (m Metric) percent() bool { return strings.HasSuffix(m.Name, "_rate") || m.Name == "succeeded" }
+
+// unit is what m's values are multiplied by and followed with for people.
+func (m Metric) unit() (float64, string) {
+	if m.percent() {
+		return 100, "%"
+	}
+	return 1, ""
 }
 
 // axisText formats a grid value: probabilities and counts, shortest form.

@@ -19,19 +19,14 @@ func TestSweepTitlesNameTheEngine(t *testing.T) {
 	if err := WriteSweep(&pivot, s, "table"); err != nil {
 		t.Fatal(err)
 	}
-	line, err := linePlot(s)
-	if err != nil {
-		t.Fatal(err)
+	if title := strings.SplitN(pivot.String(), "\n", 2)[0]; !strings.HasSuffix(title, want) {
+		t.Errorf("pivot title %q; want it to end %q", title, want)
 	}
 	heat := s
 	heat.Swept = []int{0, 1} // two parameters: a heat map a strategy
-	for what, title := range map[string]string{
-		"pivot":    strings.SplitN(pivot.String(), "\n", 2)[0],
-		"line":     line.Title.Text,
-		"heat map": heatPlot(heat, 0, 0, 0.01).Title.Text,
-	} {
-		if !strings.HasSuffix(title, want) {
-			t.Errorf("%s title %q; want it to end %q", what, title, want)
+	for what, sw := range map[string]Sweep{"line": s, "heat map": heat} {
+		if texts := svgTexts(t, sw, PlotOptions{}); !strings.Contains(strings.Join(texts, "\n"), want) {
+			t.Errorf("%s plot's texts %q; want one to name %q", what, texts, want)
 		}
 	}
 }

@@ -76,6 +76,10 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(axes[3], "jobs", "`values` of the jobs simulated at each point (each 1 to 10^12)")
 	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job or duplicate_rate")
 	fs.StringVar(&plot.path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
+	var logY, linearY, sharedScale bool
+	fs.BoolVar(&logY, "log-y", false, "draw -plot's line plot on a log y axis (by default: when the values span more than two decades)")
+	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
+	fs.BoolVar(&sharedScale, "shared-scale", false, "give -plot's heat maps one colour scale (by default each panel has its own)")
 	c.register(fs)
 	if err := parse(fs, args, sweepIntro, stdout); err != nil {
 		return err
@@ -92,6 +96,10 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if len(swept) < 1 || len(swept) > 2 {
 			return usageError{fmt.Errorf("-plot: a plot needs one or two swept parameters; %d are swept", len(swept))}
 		}
+	}
+	opts, err := plotOptions(plot.path != "", len(swept), logY, linearY, sharedScale)
+	if err != nil {
+		return err
 	}
 	if err := c.check(plot); err != nil {
 		return err
@@ -152,7 +160,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if plot.path != "" {
 		var img bytes.Buffer
-		if err := results.PlotSweep(&img, s, filepath.Ext(plot.path)); err != nil {
+		if err := results.PlotSweep(&img, s, filepath.Ext(plot.path), opts); err != nil {
 			return err
 		}
 		if err := plot.write(ctx, stdout, img.Bytes()); err != nil {
@@ -164,6 +172,38 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	return c.out.write(ctx, stdout, buf.Bytes())
+}
+
+// plotOptions checks the flags that shape -plot: each needs -plot and the
+// kind of plot it shapes (a line plot for one swept parameter, heat maps for two).
+func plotOptions(plotting bool, swept int, logY, linearY, shared bool) (results.PlotOptions, error) {
+	var o results.PlotOptions
+	for _, f := range []struct {
+		name  string
+		set   bool
+		kind  int
+		shape string
+	}{{"log-y", logY, 1, "a line plot (one swept parameter)"}, {"linear-y", linearY, 1, "a line plot (one swept parameter)"},
+		{"shared-scale", shared, 2, "heat maps (two swept parameters)"}} {
+		switch {
+		case !f.set:
+		case !plotting:
+			return o, usageError{fmt.Errorf("-%s: shapes -plot's picture; give -plot too", f.name)}
+		case swept != f.kind:
+			return o, usageError{fmt.Errorf("-%s: applies to %s; this sweep has %d", f.name, f.shape, swept)}
+		}
+	}
+	if logY && linearY {
+		return o, usageError{fmt.Errorf("-linear-y: -log-y asks for the opposite; give one")}
+	}
+	switch {
+	case logY:
+		o.Y = results.LogScale
+	case linearY:
+		o.Y = results.LinearScale
+	}
+	o.SharedScale = shared
+	return o, nil
 }
 
 // progress returns a progress callback that draws a bar with an ETA on stderr

@@ -101,6 +101,24 @@ func TestSweepPlot(t *testing.T) {
 			t.Errorf("the heat map SVG lacks %q", want)
 		}
 	}
+	// -shared-scale and -log-y reach the picture.
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-p-fail", "0.001,0.01", "-lost-reply", "0,0.02", "-shared-scale"}, "colour scale shared by every panel"},
+		{[]string{"-p-fail", "0.001,0.01", "-lost-reply", "0,0.02"}, "own colour scale"},
+		{[]string{"-p-fail", "0.01,0.02", "-log-y"}, "log y axis"},
+		{[]string{"-p-fail", "0.01,0.02", "-linear-y"}, "linear y axis"},
+	} {
+		_, errOut, code = retrysim(t, append([]string{"sweep", "-jobs", "20000", "-plot", svgPath, "-o", os.DevNull}, tt.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tt.args, code, errOut)
+		}
+		if svg, err := os.ReadFile(svgPath); err != nil || !bytes.Contains(svg, []byte(tt.want)) {
+			t.Errorf("%v: the SVG does not say %q (%v)", tt.args, tt.want, err)
+		}
+	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".tmp") {
@@ -137,6 +155,10 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"-plot", "out.gif", "-p-fail", "0,0.1"}, `-plot: "out.gif": want a file name ending in .png or .svg`},
 		{[]string{"-plot", "out.png"}, "-plot: a plot needs one or two swept parameters; 0 are swept"},
 		{[]string{"-plot", "out.png", "-p-fail", "0,0.1", "-lost-reply", "0,0.1", "-attempts", "1,2"}, "-plot: a plot needs one or two swept parameters; 3 are swept"},
+		{[]string{"-log-y", "-p-fail", "0,0.1"}, "-log-y: shapes -plot's picture; give -plot too"},
+		{[]string{"-plot", "out.png", "-p-fail", "0,0.1", "-log-y", "-linear-y"}, "-linear-y: -log-y asks for the opposite; give one"},
+		{[]string{"-plot", "out.png", "-p-fail", "0,0.1", "-lost-reply", "0,0.1", "-linear-y"}, "-linear-y: applies to a line plot (one swept parameter); this sweep has 2"},
+		{[]string{"-plot", "out.png", "-p-fail", "0,0.1", "-shared-scale"}, "-shared-scale: applies to heat maps (two swept parameters); this sweep has 1"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
