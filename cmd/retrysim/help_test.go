@@ -35,9 +35,7 @@ var defaultRE = regexp.MustCompile(`\(default ([^)]*)\)$`)
 func TestHelpText(t *testing.T) {
 	var names []string
 	for name := range commands {
-		if name != "version" { // takes no flags
-			names = append(names, name)
-		}
+		names = append(names, name)
 	}
 	slices.Sort(names)
 	for _, name := range names {
@@ -46,7 +44,7 @@ func TestHelpText(t *testing.T) {
 			t.Fatalf("retrysim %s -help: exit %d, stderr %q", name, code, errOut)
 		}
 		entries := helpEntries(help)
-		if len(entries) == 0 {
+		if len(entries) == 0 && name != "version" { // version takes no flags
 			t.Fatalf("retrysim %s -help lists no flags:\n%s", name, help)
 		}
 		for _, e := range entries {

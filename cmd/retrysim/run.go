@@ -44,9 +44,19 @@ var commands = map[string]command{
 	"version": {"print retrysim's version, from the build info", versionCommand},
 }
 
+const versionIntro = `retrysim version prints the module version retrysim was built from
+("(devel)" for a build inside a checkout) and the Go toolchain; retrysim
+-version does the same. It takes no flags.
+
+Usage: retrysim version
+`
+
 // versionCommand prints the module version the binary was built from
 // ("(devel)" for a build inside a checkout) and the Go toolchain.
 func versionCommand(_ context.Context, args []string, stdout, _ io.Writer) error {
+	if err := parseFlags(newFlagSet("retrysim version"), args, versionIntro, stdout); err != nil {
+		return err
+	}
 	if len(args) > 0 {
 		return usageError{fmt.Errorf("version: unexpected argument %q", args[0])}
 	}
