@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"path/filepath"
@@ -201,12 +202,19 @@ func WriteFleetSeries(w io.Writer, pts []fleet.Point, ext string) error {
 	return writeIndented(w, objs)
 }
 
-// PlotFleet draws each run's series in its own panel, one above the other:
-// new requests (the offered load), successes (goodput), retries and timeouts
-// a second, averaged over replicates. ext (".png" or ".svg") picks the encoding.
-func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, ext string) error {
-	if len(runs) == 0 {
+// PlotFleet draws each run's series in its own panel, one above the other on
+// one time axis: new requests (the offered load), successes (goodput),
+// retries and timeouts a second, averaged over replicates, in front of the
+// load shape the run was given (grey), each panel titled with the run's name
+// and what it holds fixed. cfgs are the runs' configurations, in runs' order.
+// ext (".png" or ".svg") picks the encoding.
+func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, cfgs []fleet.Config, ext string) error {
+	if len(runs) == 0 || len(runs) != len(cfgs) {
 		return fmt.Errorf("nothing to plot")
+	}
+	end := 0.0
+	for _, c := range cfgs {
+		end = math.Max(end, c.Duration)
 	}
 	plots := make([][]*plot.Plot, len(runs))
 	lines := []struct {
@@ -220,16 +228,23 @@ func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, ext string) erro
 	}
 	for i, pts := range runs {
 		p := plot.New()
-		if len(pts) > 0 {
-			p.Title.Text = pts[0].Run
-		}
+		p.Title.Text = cfgs[i].Name + "\n" + describeRun(cfgs[i])
 		if i == 0 {
 			p.Title.Text = title + "\n" + p.Title.Text
 		}
+		p.Title.TextStyle.Font.Size = vg.Points(10)
 		p.X.Label.Text = "t (s)"
 		p.Y.Label.Text = "a second"
+		p.X.Min, p.X.Max = 0, end
 		p.Legend.Top = true
 		p.Legend.Left = true
+		p.Add(plotter.NewGrid())
+		load, err := loadArea(cfgs[i].Load, cfgs[i].Duration)
+		if err != nil {
+			return err
+		}
+		p.Add(load)
+		p.Legend.Add("load shape (offered rate)", load)
 		for k, l := range lines {
 			xy := make(plotter.XYs, len(pts))
 			for j, pt := range pts {
@@ -245,9 +260,10 @@ func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, ext string) erro
 			p.Add(line)
 			p.Legend.Add(l.name, line)
 		}
+		p.X.Min, p.X.Max = 0, end // the same time axis in every panel
 		plots[i] = []*plot.Plot{p}
 	}
-	width, height := 18*vg.Centimeter, vg.Length(len(runs))*7*vg.Centimeter
+	width, height := 20*vg.Centimeter, vg.Length(len(runs))*8*vg.Centimeter
 	var c vg.CanvasWriterTo
 	switch strings.ToLower(ext) {
 	case ".png":
@@ -270,4 +286,59 @@ func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, ext string) erro
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// loadArea is the load shape's rate over [0, duration] as a grey area, a
+// point every 1/400 of the run so steps and corners stay sharp.
+func loadArea(s fleet.Shape, duration float64) (*plotter.Polygon, error) {
+	const n = 400
+	xy := plotter.XYs{{X: 0, Y: 0}}
+	for i := 0; i <= n; i++ {
+		t := duration * float64(i) / n
+		xy = append(xy, plotter.XY{X: t, Y: s.At(t)})
+		if s.Kind == fleet.Spike { // the step's edges, exactly
+			for _, e := range []float64{s.From, s.To} {
+				if next := duration * float64(i+1) / n; e > t && e < next {
+					xy = append(xy, plotter.XY{X: e, Y: s.At(t)}, plotter.XY{X: e, Y: s.At(e)})
+				}
+			}
+		}
+	}
+	xy = append(xy, plotter.XY{X: duration, Y: 0})
+	poly, err := plotter.NewPolygon(xy)
+	if err != nil {
+		return nil, err
+	}
+	poly.Color = color.Gray{Y: 0xdd}
+	poly.LineStyle.Width = 0
+	return poly, nil
+}
+
+// describeRun names what a run holds fixed, for its panel's title, in two
+// lines: the load shape and backoff (what presets vary), then the server
+// and the rest of the client.
+func describeRun(c fleet.Config) string {
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	var load string
+	switch c.Load.Kind {
+	case fleet.Constant:
+		load = "load " + g(c.Load.Rate) + "/s"
+	case fleet.Spike:
+		load = fmt.Sprintf("load %s/s, %s/s from %s to %s s", g(c.Load.Rate), g(c.Load.Peak), g(c.Load.From), g(c.Load.To))
+	case fleet.Ramp:
+		load = fmt.Sprintf("load ramp %s/s to %s/s and back from %s to %s s", g(c.Load.Rate), g(c.Load.Peak), g(c.Load.From), g(c.Load.To))
+	}
+	server := "server " + c.Server.Kind.String()
+	if c.Server.Kind == fleet.Latency {
+		server += fmt.Sprintf(" %s s + %s s per call in progress", g(c.Server.Base), g(c.Server.Slope))
+	}
+	load += "; backoff " + c.Client.Backoff.Kind.String()
+	if c.Client.Backoff.Base > 0 {
+		load += " base " + c.Client.Backoff.Base.String()
+	}
+	client := fmt.Sprintf("timeout %s s, %d tries, keys %s", g(c.Client.Timeout), c.Client.Attempts, c.Client.Keys)
+	if c.Net > 0 {
+		client += ", network " + g(c.Net) + " s each way"
+	}
+	return load + "\n" + server + "; " + client
 }

@@ -271,7 +271,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		var p bytes.Buffer
 		plotTitle := fmt.Sprintf("retrysim fleet: %s, %s s, means of %d replicates, seed %d",
 			name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
-		if err := results.PlotFleet(&p, plotTitle, runs, filepath.Ext(plotPath)); err != nil {
+		if err := results.PlotFleet(&p, plotTitle, runs, cfgs, filepath.Ext(plotPath)); err != nil {
 			return err
 		}
 		if err := plotF.write(ctx, stdout, p.Bytes()); err != nil {
