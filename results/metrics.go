@@ -157,11 +157,26 @@ type Spread struct {
 	Mean, SD float64
 }
 
-// SpreadOf is m's mean and standard deviation over the replicates' counters.
-func (m Metric) SpreadOf(reps []Counters) Spread {
+// Values are one replicate's metric values, in Metrics order: what a
+// replicated row keeps of each replicate for its spreads, forty bytes where
+// the replicate's Counters take kilobytes.
+type Values []float64
+
+// ValuesOf are c's metric values.
+func ValuesOf(c Counters) Values {
+	v := make(Values, len(Metrics))
+	for i, m := range Metrics {
+		v[i] = m.Estimate(Row{Counters: c}).Value
+	}
+	return v
+}
+
+// SpreadOf is m's mean and standard deviation over the replicates' values.
+func (m Metric) SpreadOf(reps []Values) Spread {
+	i := slices.IndexFunc(Metrics, func(x Metric) bool { return x.Name == m.Name })
 	xs := make([]float64, len(reps))
-	for i, c := range reps {
-		xs[i] = m.Estimate(Row{Counters: c}).Value
+	for r, v := range reps {
+		xs[r] = v[i]
 	}
 	mu, sd := stat.MeanStdDev(xs, nil)
 	if len(xs) < 2 {

@@ -221,7 +221,7 @@ func linePlot(s Sweep, scale Scale) (*plot.Plot, error) {
 	var values []float64
 	for k := range s.Strategies {
 		for i := k; i < len(s.Rows); i += per {
-			e := s.Metric.Estimate(s.Rows[i].Row)
+			e := s.Metric.Estimate(s.Rows[i].Row())
 			all[k].xs = append(all[k].xs, s.Rows[i].Point[axis])
 			all[k].vs = append(all[k].vs, mul*e.Value)
 			all[k].los = append(all[k].los, mul*e.Lo)
@@ -414,7 +414,7 @@ func heatMaps(w io.Writer, s Sweep, ext string, shared bool) error {
 		}
 		for i := k; i < len(s.Rows); i += per {
 			pt := s.Rows[i].Point
-			v := mul * s.Metric.Estimate(s.Rows[i].Row).Value
+			v := mul * s.Metric.Estimate(s.Rows[i].Row()).Value
 			panels[k].v[slices.Index(xs, pt[ax])][slices.Index(ys, pt[ay])] = v
 			everything = append(everything, v)
 		}

@@ -55,7 +55,7 @@ func sweepOf(swept []int, points []Point, failed map[string][]int64, order []str
 	s := Sweep{Scenario: "signup", RNG: "pcg", Seed: 1, Engine: "skip", Metric: m, Swept: swept, Strategies: order}
 	for i, pt := range points {
 		for _, id := range order {
-			s.Rows = append(s.Rows, SweepRow{Point: pt, Row: Row{ID: id, Counters: Counters{Jobs: 1_000_000, Failed: failed[id][i]}}})
+			s.Rows = append(s.Rows, SweepRow{Point: pt, ID: id, Core: Core{Jobs: 1_000_000, Failed: failed[id][i]}})
 		}
 	}
 	return s

@@ -170,8 +170,8 @@ type Row struct {
 	NoRepeats bool `json:"-"`
 	// Expected is the closed form, when the strategy has one and it was asked for.
 	Expected *Expected `json:"-"`
-	// Replicates are each replicate's counters, when there are two or more.
-	Replicates []Counters `json:"-"`
+	// Replicates are each replicate's metric values, when there are two or more.
+	Replicates []Values `json:"-"`
 }
 
 // Report is one run: its parameters and a row for every strategy, in the order

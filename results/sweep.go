@@ -1,6 +1,9 @@
 package results
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,10 +28,38 @@ var Axes = []struct{ Name, Label string }{
 // Point is one grid point of a sweep: a value for every axis, in Axes order.
 type Point [4]float64
 
-// SweepRow is one strategy at one grid point.
+// SweepRow is one strategy at one grid point. It keeps the Part 5 model's
+// counters only (a sweep runs no delivery model), so that a grid of thousands
+// of points holds a hundred bytes a row, not Counters' kilobytes.
 type SweepRow struct {
 	Point Point
-	Row
+	// ID is the strategy's short name; Label the name people read.
+	ID, Label string
+	// NoRepeats is Row.NoRepeats.
+	NoRepeats bool
+	Core
+}
+
+// Core are the counters of the Part 5 model, the rates' inputs: a hundred
+// bytes, where the delivery model's histograms and per-step counts make
+// Counters kilobytes.
+type Core struct {
+	Jobs, Failed, Calls, RepeatedSteps, DuplicateUsers, SideEffects int64
+	CallsSq, RepeatedSq                                             Wide
+}
+
+// CoreOf is c's Part 5 counters.
+func CoreOf(c Counters) Core {
+	return Core{c.Jobs, c.Failed, c.Calls, c.RepeatedSteps, c.DuplicateUsers, c.SideEffects, c.CallsSq, c.RepeatedSq}
+}
+
+// Row is the sweep row as a Row, for the metrics and the flat fields.
+func (r SweepRow) Row() Row {
+	c := r.Core
+	return Row{ID: r.ID, Label: r.Label, NoRepeats: r.NoRepeats, Counters: Counters{
+		Jobs: c.Jobs, Failed: c.Failed, Calls: c.Calls, RepeatedSteps: c.RepeatedSteps, DuplicateUsers: c.DuplicateUsers,
+		SideEffects: c.SideEffects, CallsSq: c.CallsSq, RepeatedSq: c.RepeatedSq,
+	}}
 }
 
 // Sweep is a whole sweep: the fixed parameters, which axes vary, the metric
@@ -71,36 +102,80 @@ func (r SweepRow) fields() []field {
 		{Axes[1].Name, r.Point[1]},
 		{Axes[2].Name, int64(r.Point[2])},
 	}
-	return append(f, r.Row.fields(Report{})...)
+	return append(f, r.Row().fields(Report{})...)
 }
 
+// writeSweepCSV writes a line a row as it goes, so that a large grid's
+// output is not held twice, as fields and as text.
 func writeSweepCSV(w io.Writer, s Sweep) error {
-	rows := make([][]field, len(s.Rows))
+	cw := csv.NewWriter(w)
 	for i, row := range s.Rows {
-		rows[i] = row.fields()
+		fields := row.fields()
+		if i == 0 {
+			keys := make([]string, len(fields))
+			for j, f := range fields {
+				keys[j] = f.key
+			}
+			if err := cw.Write(keys); err != nil {
+				return err
+			}
+		}
+		vals := make([]string, len(fields))
+		for j, f := range fields {
+			vals[j] = text(f.value)
+		}
+		if err := cw.Write(vals); err != nil {
+			return err
+		}
 	}
-	return writeFields(w, rows)
+	cw.Flush()
+	return cw.Error()
 }
 
+// writeSweepJSON writes what json.Encoder with a two-space indent writes for
+// the sweep and its rows, one row at a time: a large grid's rows are never
+// all held as objects.
 func writeSweepJSON(w io.Writer, s Sweep) error {
 	swept := make([]string, len(s.Swept))
 	for i, a := range s.Swept {
 		swept[i] = Axes[a].Name
 	}
-	out := struct {
+	head, err := json.MarshalIndent(struct {
 		Sweep
-		Swept  []string          `json:"swept"`
-		Metric string            `json:"metric"`
-		Rows   []json.RawMessage `json:"rows"`
-	}{Sweep: s, Swept: swept, Metric: s.Metric.Name}
-	for _, row := range s.Rows {
+		Swept  []string `json:"swept"`
+		Metric string   `json:"metric"`
+	}{Sweep: s, Swept: swept, Metric: s.Metric.Name}, "", "  ")
+	if err != nil {
+		return err
+	}
+	b := bufio.NewWriter(w)
+	b.Write(head[:len(head)-2]) // without "\n}"
+	b.WriteString(",\n  \"rows\": ")
+	if len(s.Rows) == 0 {
+		b.WriteString("null")
+	}
+	var ind bytes.Buffer
+	for i, row := range s.Rows {
 		o, err := object(row.fields())
 		if err != nil {
 			return err
 		}
-		out.Rows = append(out.Rows, o)
+		if i == 0 {
+			b.WriteString("[\n    ")
+		} else {
+			b.WriteString(",\n    ")
+		}
+		ind.Reset()
+		if err := json.Indent(&ind, o, "    ", "  "); err != nil {
+			return err
+		}
+		b.Write(ind.Bytes())
 	}
-	return writeIndented(w, out)
+	if len(s.Rows) > 0 {
+		b.WriteString("\n  ]")
+	}
+	b.WriteString("\n}\n")
+	return b.Flush()
 }
 
 // sig formats x with 4 significant digits, in plain decimals (0.000002532,
@@ -169,7 +244,7 @@ func writePivot(w io.Writer, s Sweep, markdown bool) error {
 			cells = append(cells, axisText(s.Rows[i].Point[a]))
 		}
 		for _, row := range s.Rows[i : i+per] {
-			cells = append(cells, metricText(s.Metric, s.Metric.Estimate(row.Row)))
+			cells = append(cells, metricText(s.Metric, s.Metric.Estimate(row.Row())))
 		}
 		if err := t.Append(cells); err != nil {
 			return err

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,7 @@ func TestSweepTitlesNameTheEngine(t *testing.T) {
 	m, _ := LookupMetric("failed_rate")
 	s := Sweep{Scenario: "signup", RNG: "pcg", Seed: 1, Engine: "skip", Metric: m, Swept: []int{0}, Strategies: []string{"step-nokey"}}
 	for _, x := range []float64{0, 0.01} {
-		s.Rows = append(s.Rows, SweepRow{Point: Point{x, 0.005, 3, 100}, Row: Row{ID: "step-nokey", Counters: Counters{Jobs: 100, Failed: 1}}})
+		s.Rows = append(s.Rows, SweepRow{Point: Point{x, 0.005, 3, 100}, ID: "step-nokey", Core: Core{Jobs: 100, Failed: 1}})
 	}
 	const want = "pcg, seed 1, skip engine"
 	var pivot bytes.Buffer
@@ -27,6 +28,42 @@ func TestSweepTitlesNameTheEngine(t *testing.T) {
 	for what, sw := range map[string]Sweep{"line": s, "heat map": heat} {
 		if texts := svgTexts(t, sw, PlotOptions{}); !strings.Contains(strings.Join(texts, "\n"), want) {
 			t.Errorf("%s plot's texts %q; want one to name %q", what, texts, want)
+		}
+	}
+}
+
+// writeSweepJSON streams its rows; json.Encoder over the whole value is the
+// reference for the bytes it must write.
+func TestSweepJSONMatchesEncoder(t *testing.T) {
+	for _, n := range []int{0, 1, 3} {
+		s := Sweep{Scenario: "signup", RNG: "pcg", Seed: 7, Engine: "skip", Swept: []int{0}, Metric: Metrics[1], Strategies: []string{"a"}}
+		for i := range n {
+			s.Rows = append(s.Rows, SweepRow{Point: Point{float64(i) / 10, 0.005, 3, 100}, ID: "a", Label: "A <&>",
+				Core: Core{Jobs: 100, Failed: int64(i), Calls: 1000 + int64(i)}})
+		}
+		var got bytes.Buffer
+		if err := writeSweepJSON(&got, s); err != nil {
+			t.Fatal(err)
+		}
+		out := struct {
+			Sweep
+			Swept  []string          `json:"swept"`
+			Metric string            `json:"metric"`
+			Rows   []json.RawMessage `json:"rows"`
+		}{Sweep: s, Swept: []string{"p_fail"}, Metric: s.Metric.Name}
+		for _, row := range s.Rows {
+			o, err := object(row.fields())
+			if err != nil {
+				t.Fatal(err)
+			}
+			out.Rows = append(out.Rows, o)
+		}
+		var want bytes.Buffer
+		if err := writeIndented(&want, out); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%d rows: writeSweepJSON =\n%s\nwant\n%s", n, got.String(), want.String())
 		}
 	}
 }

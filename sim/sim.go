@@ -15,7 +15,7 @@
 // the skip engine (skip.go) draws only the jobs in which something happens;
 // the delivery model (package delivery) runs each job's deliveries in virtual
 // time. Memory does not grow with the number of jobs: a worker keeps one Job's
-// state a configuration.
+// state, for the configuration it is on.
 package sim
 
 import (
@@ -156,10 +156,25 @@ func (cfg Config) ShardJobs() int64 {
 // sweep points keep every core busy together. progress, if not nil, is called
 // from the workers after each task with the tasks done and the total.
 func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done, total int64)) ([][]results.Counters, error) {
+	total := make([][]results.Counters, len(cfgs))
+	err := RunEach(ctx, cfgs, workers, progress, func(k int, c []results.Counters) { total[k] = c })
+	if err != nil {
+		return nil, err
+	}
+	return total, nil
+}
+
+// RunEach is RunAll handing each configuration's counters, one a strategy, to
+// finish as soon as its last task is done, one call at a time, in the order
+// the configurations complete. It keeps nothing of a configuration after that
+// call: the counters of the configurations in progress (at most workers + 1)
+// and a worker's state for the configuration it is on, so that a sweep or a
+// run of replicates holds only what finish keeps of each point.
+func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done, total int64), finish func(k int, c []results.Counters)) error {
 	first := make([]int64, len(cfgs)+1) // first[k] is config k's first task
 	for k, cfg := range cfgs {
 		if err := cfg.check(); err != nil {
-			return nil, err
+			return err
 		}
 		b0, b1, _ := cfg.blocks()
 		first[k+1] = first[k] + (b1-b0)*int64(len(cfg.Strategies))
@@ -170,19 +185,28 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 	}
 	workers = int(min(int64(workers), tasks))
 
-	total := make([][]results.Counters, len(cfgs))
-	for k, cfg := range cfgs {
-		total[k] = make([]results.Counters, len(cfg.Strategies))
+	// open holds the counters of the configurations in progress and the
+	// tasks each still has to add; guarded by mu. A task is at least a block
+	// of jobs, so mu is rarely contended.
+	type partial struct {
+		c    []results.Counters
+		left int64
 	}
-	var mu sync.Mutex // guards total; a task is at least a block of jobs, so it is rarely contended
+	open := map[int]*partial{}
+	var mu sync.Mutex
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			stream, lat := new(rng.Stream), new(rng.Stream)
-			jobs := map[int]*provider.Job{} // by config: state reused across its blocks
-			skippers := map[int]*skipper{}
-			runners := map[[2]int]*delivery.Runner{} // by config and strategy: a runner keeps nothing from job to job
+			// The state of the configuration this worker is on, reused
+			// across its blocks. Tasks are handed out in order and a
+			// configuration's tasks are consecutive, so a worker never
+			// comes back to a configuration it has left.
+			cur := -1
+			var j *provider.Job
+			var sk *skipper
+			var runners []*delivery.Runner // by strategy: a runner keeps nothing from job to job
 			for ctx.Err() == nil {
 				t := next.Add(1) - 1
 				if t >= tasks {
@@ -196,30 +220,39 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 				s, b := local%int64(len(cfg.Strategies)), b0+local/int64(len(cfg.Strategies))
 				n := min(jobsEach, cfg.Jobs-b*jobsEach)
 				stream.Reset(cfg.Generator.New(cfg.Seed, uint64(b)))
-				j := jobs[k]
-				if j == nil {
+				if k != cur {
+					cur = k
 					j = provider.NewJob(cfg.Scenario, stream)
-					jobs[k] = j
-					skippers[k] = newSkipper(j.Clean())
+					sk = newSkipper(j.Clean())
+					runners = make([]*delivery.Runner, len(cfg.Strategies))
 				}
 				var c results.Counters
 				st, straight := cfg.Strategies[s].(strategy.Straight)
 				switch {
 				case cfg.Delivery != nil:
 					lat.Reset(cfg.Generator.New(rng.LatencySeed(cfg.Seed), uint64(b)))
-					x := runners[[2]int{k, int(s)}]
+					x := runners[s]
 					if x == nil {
 						x = delivery.NewRunner(*cfg.Delivery, cfg.Strategies[s].(strategy.Retry), cfg.Scenario, j, stream, lat)
-						runners[[2]int{k, int(s)}] = x
+						runners[s] = x
 					}
 					c = runJobsDelivery(x, j, stream, n)
 				case straight && cfg.EngineUsed() == Skip:
-					c = runJobsSkip(j, skippers[k], st, stream, n)
+					c = runJobsSkip(j, sk, st, stream, n)
 				default:
 					c = runJobs(j, cfg.Strategies[s], stream, n)
 				}
 				mu.Lock()
-				total[k][s].Add(c)
+				p := open[k]
+				if p == nil {
+					p = &partial{c: make([]results.Counters, len(cfg.Strategies)), left: first[k+1] - first[k]}
+					open[k] = p
+				}
+				p.c[s].Add(c)
+				if p.left--; p.left == 0 {
+					delete(open, k)
+					finish(k, p.c)
+				}
 				mu.Unlock()
 				if progress != nil {
 					progress(done.Add(1), tasks)
@@ -228,10 +261,7 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 		})
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return total, nil
+	return ctx.Err()
 }
 
 // settleDeliveries lets runJobsDelivery count clean jobs without running

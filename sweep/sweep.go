@@ -36,13 +36,22 @@ type Spec struct {
 // Forms is the accepted syntax, for error messages.
 const Forms = "a value (0.01), a list (0.001,0.01,0.05) or a range start:stop:count (0:0.02:11)"
 
-// maxValues bounds one axis, so a typo cannot ask for a billion points.
-const maxValues = 10_000
+// MaxPoints bounds a grid, the product of its axes' lengths, and so each
+// axis: every point holds its configuration and rows until the output is
+// written, so the bound is what keeps a sweep's memory under about 200 MB.
+const MaxPoints = 10_000 // sweep -help and the README say 10,000
+
+// MaxRows bounds a sweep's rows, points x strategies: the output (about 800
+// bytes a json row) is held until it is written, all at once.
+const MaxRows = 50_000 // sweep -help and the README say 50,000
 
 // Parse reads a value, a comma-separated list, or an inclusive range
 // start:stop:count of count evenly spaced values, and checks each value.
 func Parse(s string, spec Spec) ([]float64, error) {
 	s = strings.TrimSpace(s)
+	if n := strings.Count(s, ",") + 1; n > MaxPoints { // before splitting
+		return nil, fmt.Errorf("%d values is more than the %d allowed", n, MaxPoints)
+	}
 	var vals []float64
 	if strings.Contains(s, ":") {
 		parts := strings.Split(s, ":")
@@ -55,8 +64,8 @@ func Parse(s string, spec Spec) ([]float64, error) {
 		if err1 != nil || err2 != nil || err3 != nil || math.IsNaN(start) || math.IsNaN(stop) {
 			return nil, fmt.Errorf("%q is not %s", s, Forms)
 		}
-		if n < 1 || n > maxValues {
-			return nil, fmt.Errorf("%q: the count must be from 1 to %d", s, maxValues)
+		if n < 1 || n > MaxPoints {
+			return nil, fmt.Errorf("%q: the count must be from 1 to %d", s, MaxPoints)
 		}
 		if n == 1 && start != stop {
 			return nil, fmt.Errorf("%q: a range of one value needs start = stop", s)
@@ -77,9 +86,6 @@ func Parse(s string, spec Spec) ([]float64, error) {
 				return nil, fmt.Errorf("%q is not %s", s, Forms)
 			}
 			vals = append(vals, v)
-		}
-		if len(vals) > maxValues {
-			return nil, fmt.Errorf("%d values is more than the %d allowed", len(vals), maxValues)
 		}
 	}
 	for _, v := range vals {
@@ -107,12 +113,31 @@ func (spec Spec) check(v float64) error {
 // Point is one combination of axis values, in axis order.
 type Point []float64
 
+// Size is the number of points in the grid of axes, with an error when it is
+// more than MaxPoints. It multiplies lengths, never listing points, so it is
+// safe to call on any axes before any work (Parse keeps each length within
+// MaxPoints, so four axes' product fits an int64).
+func Size(axes []Axis) (int64, error) {
+	n := int64(1)
+	for _, a := range axes {
+		n *= int64(len(a.Values))
+	}
+	if n > MaxPoints {
+		return n, fmt.Errorf("%d points is more than the %d a sweep allows", n, MaxPoints)
+	}
+	return n, nil
+}
+
 // Grid is every combination of the axes' values, the first axis varying
-// slowest.
-func Grid(axes []Axis) []Point {
+// slowest. It refuses a grid of more than MaxPoints points, as Size does.
+func Grid(axes []Axis) ([]Point, error) {
+	n, err := Size(axes)
+	if err != nil {
+		return nil, err
+	}
 	points := []Point{{}}
 	for _, a := range axes {
-		var next []Point
+		next := make([]Point, 0, n)
 		for _, p := range points {
 			for _, v := range a.Values {
 				next = append(next, append(append(Point{}, p...), v))
@@ -120,7 +145,7 @@ func Grid(axes []Axis) []Point {
 		}
 		points = next
 	}
-	return points
+	return points, nil
 }
 
 // Swept returns the indexes of the axes with more than one value.

@@ -58,8 +58,8 @@ func TestParseRefuses(t *testing.T) {
 
 func TestGrid(t *testing.T) {
 	axes := []Axis{{"a", []float64{1, 2}}, {"b", []float64{7}}, {"c", []float64{0, 1, 2}}}
-	got := Grid(axes)
-	if len(got) != 6 {
+	got, err := Grid(axes)
+	if err != nil || len(got) != 6 {
 		t.Fatalf("len(Grid) = %d; want 6", len(got))
 	}
 	if !slices.Equal(got[0], Point{1, 7, 0}) || !slices.Equal(got[2], Point{1, 7, 2}) || !slices.Equal(got[3], Point{2, 7, 0}) {

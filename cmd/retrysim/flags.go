@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -156,6 +157,11 @@ func (l *strategyList) Set(s string) error {
 		id = strings.TrimSpace(id)
 		if _, err := strategy.Parse(id, 1); err != nil {
 			return err
+		}
+		// A row a strategy: a name given twice would print the same row
+		// twice, and unbounded repeats would multiply a sweep's rows.
+		if slices.Contains(ids, id) {
+			return fmt.Errorf("%q is listed twice", id)
 		}
 		ids = append(ids, id)
 	}

@@ -165,7 +165,7 @@ func (c *common) register(fs *flag.FlagSet) {
 		gens[i] = fmt.Sprintf("%s: %s", g.Name, g.Doc)
 	}
 	fs.Var(&c.rng, "rng", "random `generator`: "+strings.Join(gens, "; "))
-	fs.Var(&c.strategies, "strategies", "comma-separated strategy `names`, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
+	fs.Var(&c.strategies, "strategies", "comma-separated strategy `names`, each once, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
 	fs.Var(&c.format, "format", "output `format`: "+strings.Join(results.Formats, ", "))
 	fs.Var(&c.workers, "workers", fmt.Sprintf("parallel `workers`, %d to %d; the output does not depend on it", c.workers.lo, c.workers.hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count

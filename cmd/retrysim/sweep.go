@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/schollz/progressbar/v3"
@@ -23,6 +25,8 @@ import (
 const sweepIntro = `retrysim sweep runs every combination of the listed parameter values through
 every strategy. Each of -p-fail, -lost-reply, -attempts and -jobs takes ` + sweep.Forms + `.
 Every point uses the same seed, so each row equals a single run at that point.
+A grid has at most 10,000 points (the product of the lengths) and 50,000 rows (points x
+strategies); a larger one is refused before any work.
 
 Usage: retrysim sweep [flags]
 
@@ -30,6 +34,9 @@ Example: retrysim sweep -p-fail 0.001,0.005,0.01,0.02,0.05 -lost-reply 0,0.005,0
 
 Flags:
 `
+
+// axisFlags name the flags of the axes, in results.Axes order.
+var axisFlags = [...]string{"p-fail", "lost-reply", "attempts", "jobs"}
 
 // axisFlag is a flag.Value for one sweep axis.
 type axisFlag struct {
@@ -70,10 +77,10 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	metric := choice{v: "failed_rate", valid: func(s string) error { _, err := results.LookupMetric(s); return err }}
 	plot := outFile{flag: "plot"}
 	fs := newFlagSet("retrysim sweep")
-	fs.Var(axes[0], "p-fail", "`values` of the probability that a call fails")
-	fs.Var(axes[1], "lost-reply", "`values` of the probability that the welcome email's reply is lost")
-	fs.Var(axes[2], "attempts", "`values` of the attempts a retry allows (1 to 1000)")
-	fs.Var(axes[3], "jobs", "`values` of the jobs simulated at each point (each 1 to 10^12)")
+	fs.Var(axes[0], axisFlags[0], "`values` of the probability that a call fails")
+	fs.Var(axes[1], axisFlags[1], "`values` of the probability that the welcome email's reply is lost")
+	fs.Var(axes[2], axisFlags[2], "`values` of the attempts a retry allows (1 to 1000)")
+	fs.Var(axes[3], axisFlags[3], "`values` of the jobs simulated at each point (each 1 to 10^12)")
 	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job or duplicate_rate")
 	fs.StringVar(&plot.path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
 	var logY, linearY, sharedScale bool
@@ -89,6 +96,18 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		grid[i] = sweep.Axis{Name: results.Axes[i].Name, Values: a.vals}
 	}
 	swept := sweep.Swept(grid)
+	points, err := sweep.Grid(grid)
+	if err != nil {
+		var names, lens []string
+		for _, i := range swept {
+			names = append(names, "-"+axisFlags[i])
+			lens = append(lens, strconv.Itoa(len(grid[i].Values)))
+		}
+		return usageError{fmt.Errorf("%s: %s = %w", strings.Join(names, " x "), strings.Join(lens, " x "), err)}
+	}
+	if rows := len(points) * len(c.strategies); rows > sweep.MaxRows {
+		return usageError{fmt.Errorf("-strategies: %d points x %d strategies = %d rows is more than the %d a sweep allows", len(points), len(c.strategies), rows, sweep.MaxRows)}
+	}
 	if plot.path != "" {
 		if err := results.CheckPlotPath(plot.path); err != nil {
 			return usageError{fmt.Errorf("-plot: %w", err)}
@@ -113,7 +132,6 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 
 	gen := c.generator()
-	points := sweep.Grid(grid)
 	cfgs := make([]sim.Config, len(points))
 	for k, pt := range points {
 		strats := make([]strategy.Strategy, len(c.strategies))
@@ -133,11 +151,6 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			Engine:     c.engine,
 		}
 	}
-	counters, err := sim.RunAll(ctx, cfgs, c.workers.v, progress(stderr))
-	if err != nil {
-		return err
-	}
-
 	m, _ := results.LookupMetric(metric.v)
 	s := results.Sweep{
 		Scenario:   cfgs[0].Scenario.Name,
@@ -147,15 +160,23 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Swept:      swept,
 		Metric:     m,
 		Strategies: c.strategies,
+		Rows:       make([]results.SweepRow, len(points)*len(c.strategies)),
 	}
-	for k, pt := range points {
+	// Each point's rows are filled in as the point finishes.
+	err = sim.RunEach(ctx, cfgs, c.workers.v, progress(stderr), func(k int, counters []results.Counters) {
 		for i, id := range c.strategies {
+			s.Rows[k*len(c.strategies)+i] = results.SweepRow{
+				Point: results.Point(points[k]), ID: id, Label: cfgs[k].Strategies[i].Name(), Core: results.CoreOf(counters[i]),
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for k := range points {
+		for i := range c.strategies {
 			r := cfgs[k].Strategies[i].(strategy.Retry)
-			s.Rows = append(s.Rows, results.SweepRow{
-				Point: results.Point(pt),
-				Row: results.Row{ID: id, Label: r.Name(), Counters: counters[k][i],
-					NoRepeats: r.Expect(cfgs[k].Scenario).RepeatedPerJob == 0},
-			})
+			s.Rows[k*len(c.strategies)+i].NoRepeats = r.Expect(cfgs[k].Scenario).RepeatedPerJob == 0
 		}
 	}
 	if plot.path != "" {

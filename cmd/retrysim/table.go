@@ -33,6 +33,10 @@ Usage: retrysim [table] [flags]
 Flags:
 `
 
+// maxReplicates bounds -replicates: each replicate holds its configuration
+// and metric values until the output is written.
+const maxReplicates = 10_000
+
 // point is one simulated point: the scenario, the strategies and the run.
 type point struct {
 	jobs       int64
@@ -184,7 +188,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	jobs := count(1_000_000)
 	pFail, lostReply := probability(0.01), probability(0.005)
 	attempts := bounded{v: 3, lo: 1, hi: sim.MaxAttempts}
-	replicates := bounded{v: 1, lo: 1, hi: 100_000}
+	replicates := bounded{v: 1, lo: 1, hi: maxReplicates}
 	var ci, expect bool
 	var sh shard
 	fs := newFlagSet("retrysim")
@@ -194,7 +198,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&attempts, "attempts", "calls a retry allows, the first included (`n` from 1 to 1000)")
 	fs.BoolVar(&ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	fs.Var(&replicates, "replicates", "run `r` independent seeds derived from -seed and show each column's mean and standard deviation")
+	fs.Var(&replicates, "replicates", "run `r` independent seeds derived from -seed (1 to 10000) and show each column's mean and standard deviation")
 	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs and write its raw counters as json, for retrysim merge; not with -scenario or the delivery model")
 	preset := choice{valid: validPreset}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
@@ -256,17 +260,23 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	for r := range cfgs {
 		cfgs[r] = p.config(strats, r, sim.Shard(sh))
 	}
-	counters, err := sim.RunAll(ctx, cfgs, c.workers.v, nil)
-	if err != nil {
-		return err
+	if len(cfgs) > 1 {
+		for i := range rows {
+			rows[i].Replicates = make([]results.Values, len(cfgs))
+		}
 	}
-	for i := range rows {
-		for _, rep := range counters {
+	// Each replicate is pooled as it finishes, keeping only its metric
+	// values: integer sums do not depend on the order of completion.
+	err = sim.RunEach(ctx, cfgs, c.workers.v, nil, func(r int, rep []results.Counters) {
+		for i := range rows {
 			rows[i].Counters.Add(rep[i])
-			if len(counters) > 1 {
-				rows[i].Replicates = append(rows[i].Replicates, rep[i])
+			if rows[i].Replicates != nil {
+				rows[i].Replicates[r] = results.ValuesOf(rep[i])
 			}
 		}
+	})
+	if err != nil {
+		return err
 	}
 	if sh.Count > 0 {
 		out, err := json.MarshalIndent(results.Shard{
