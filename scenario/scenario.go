@@ -12,6 +12,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math"
 	"os"
 	"regexp"
@@ -25,7 +27,8 @@ import (
 	"github.com/retrysim/retrysim/provider"
 )
 
-// Error is a problem at a line of a scenario file.
+// Error is a problem at a line of a scenario file, or with the whole file
+// when Line is 0.
 type Error struct {
 	File  string
 	Line  int
@@ -34,6 +37,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e.Line == 0 { // the file as a whole
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
 	if e.Field == "" {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
@@ -172,13 +178,75 @@ type Loaded struct {
 	Queue *delivery.Config
 }
 
-// Load reads and checks the scenario file at path.
+// MaxFileSize bounds a scenario file: 64 steps with every setting take a few
+// kilobytes, so a megabyte is room for comments, and the bound keeps a
+// mistaken path (a log, /dev/zero) from being read into memory.
+const MaxFileSize = 1 << 20 // -help and the README say 1 MiB
+
+// Load reads and checks the scenario file at path. Only a regular file of at
+// most MaxFileSize bytes is read: a FIFO or a device is refused before it is
+// opened, since opening a FIFO blocks until a writer comes.
 func Load(path string) (Loaded, error) {
-	data, err := os.ReadFile(path)
+	st, err := os.Stat(path)
 	if err != nil {
+		return Loaded{}, fileError(path, err)
+	}
+	if err := checkFile(path, st); err != nil {
 		return Loaded{}, err
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		return Loaded{}, fileError(path, err)
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil { // the file opened, if path changed since
+		return Loaded{}, fileError(path, err)
+	}
+	if err := checkFile(path, st); err != nil {
+		return Loaded{}, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1)) // a file that grew is caught below
+	if err != nil {
+		return Loaded{}, fileError(path, err)
+	}
+	if len(data) > MaxFileSize {
+		return Loaded{}, &Error{File: path, Msg: fmt.Sprintf("more than the %d bytes a scenario file may hold", MaxFileSize)}
+	}
 	return Parse(path, data)
+}
+
+// fileError is err, from the file system, as an Error about the file.
+func fileError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &Error{File: path, Msg: err.Error()}
+}
+
+// kinds name the file types Load refuses.
+var kinds = []struct {
+	mode fs.FileMode
+	name string
+}{{fs.ModeDir, "a directory"}, {fs.ModeNamedPipe, "a FIFO"}, {fs.ModeSocket, "a socket"}, {fs.ModeDevice, "a device"}}
+
+// checkFile refuses what Load does not read: anything but a regular file, and
+// a file larger than MaxFileSize.
+func checkFile(path string, st os.FileInfo) error {
+	if !st.Mode().IsRegular() {
+		kind := "not a regular file"
+		for _, k := range kinds {
+			if st.Mode()&k.mode != 0 {
+				kind = k.name + ", not a regular file"
+				break
+			}
+		}
+		return &Error{File: path, Msg: kind}
+	}
+	if st.Size() > MaxFileSize {
+		return &Error{File: path, Msg: fmt.Sprintf("%d bytes is more than the %d a scenario file may hold", st.Size(), MaxFileSize)}
+	}
+	return nil
 }
 
 // Parse reads a scenario file's bytes; name labels errors.

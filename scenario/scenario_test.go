@@ -1,8 +1,12 @@
 package scenario
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -73,5 +77,32 @@ func TestMalformedFiles(t *testing.T) {
 				t.Errorf("Parse error = %v; want it to start %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// Only a regular file of at most MaxFileSize bytes is read: a device or a
+// FIFO is refused before it is opened (opening a FIFO would block), and a
+// larger file before it is read.
+func TestLoadRefusesWhatIsNotAScenarioFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("# padding\n"), MaxFileSize/10+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ path, want string }{
+		{"/dev/zero", "/dev/zero: a device, not a regular file"},
+		{fifo, fifo + ": a FIFO, not a regular file"},
+		{dir, dir + ": a directory, not a regular file"},
+		{big, big + ": 1048580 bytes is more than the 1048576 a scenario file may hold"},
+		{filepath.Join(dir, "none.yaml"), filepath.Join(dir, "none.yaml") + ": no such file or directory"},
+	}
+	for _, tt := range tests {
+		if _, err := Load(tt.path); err == nil || err.Error() != tt.want {
+			t.Errorf("Load(%s) = %v; want %q", tt.path, err, tt.want)
+		}
 	}
 }

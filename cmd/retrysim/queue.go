@@ -155,7 +155,7 @@ func (q *queueFlags) register(fs *flag.FlagSet) {
 	q.deliveries = bounded{v: d.MaxDeliveries, lo: 1, hi: delivery.DeliveriesLimit}
 	q.crashAt = crashPointFlag()
 	q.maxCrashes = bounded{v: 0, lo: 0, hi: delivery.CrashesLimit}
-	fs.StringVar(&q.scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`; flags override it; see examples/")
+	fs.StringVar(&q.scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB; flags override it; see examples/")
 	fs.Var(&q.latency, "latency", "every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")
 	fs.Var(&q.backoff, "backoff", "the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter or decorrelated")
 	fs.Var(&q.base, "backoff-base", "the backoff's base `duration`")
