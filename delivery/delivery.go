@@ -136,30 +136,44 @@ var Defaults = Config{
 	Backoff:       backoff.Default,
 }
 
-// Check reports the first thing wrong with c, naming the field.
+// FieldError is a Config field that Check refuses, named as scenario files
+// name it (max_deliveries, backoff.base).
+type FieldError struct {
+	Field, Msg string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// Check reports the first thing wrong with c as a *FieldError. It is the one
+// validator of the delivery model's settings: the flags and scenario files
+// both go through it, so each accepts what the other does.
 func (c Config) Check() error {
+	for _, d := range []struct {
+		field string
+		v     time.Duration
+	}{{"ttl", c.TTL}, {"lease", c.Lease}, {"visibility", c.Visibility}, {"backoff.base", c.Backoff.Base}, {"backoff.cap", c.Backoff.Cap}} {
+		if err := provider.CheckDuration(d.v); err != nil {
+			return &FieldError{d.field, err.Error()}
+		}
+	}
 	switch {
-	case c.TTL < 0:
-		return fmt.Errorf("ttl: %v is negative", c.TTL)
-	case c.Lease <= 0:
-		return fmt.Errorf("lease: %v is not a positive duration", c.Lease)
-	case c.Visibility <= 0:
-		return fmt.Errorf("visibility: %v is not a positive duration", c.Visibility)
+	case c.Lease == 0:
+		return &FieldError{"lease", "a lease must be longer than 0s (one that ran out at once would hold nothing)"}
+	case c.Visibility == 0:
+		return &FieldError{"visibility", "the visibility timeout must be longer than 0s"}
 	case c.MaxDeliveries < 1 || c.MaxDeliveries > DeliveriesLimit:
-		return fmt.Errorf("max_deliveries: %d is not in [1, %d]", c.MaxDeliveries, DeliveriesLimit)
+		return &FieldError{"max_deliveries", fmt.Sprintf("%d is not a whole number from 1 to %d", c.MaxDeliveries, DeliveriesLimit)}
 	case c.MaxCrashes < 0 || c.MaxCrashes > CrashesLimit:
-		return fmt.Errorf("max_crashes: %d is not in [0, %d]", c.MaxCrashes, CrashesLimit)
-	case c.Backoff.Base < 0 || c.Backoff.Cap < 0:
-		return fmt.Errorf("backoff: a duration cannot be negative")
+		return &FieldError{"max_crashes", fmt.Sprintf("%d is not a whole number from 0 to %d", c.MaxCrashes, CrashesLimit)}
 	}
 	if err := provider.CheckProbability(c.RepeatP); err != nil {
-		return fmt.Errorf("repeat: %v", err)
+		return &FieldError{"repeat", err.Error()}
 	}
 	if err := provider.CheckProbability(c.CrashP); err != nil {
-		return fmt.Errorf("crash: %v", err)
+		return &FieldError{"crash", err.Error()}
 	}
 	if err := c.RepeatDelay.Check(); err != nil {
-		return fmt.Errorf("repeat_delay: %v", err)
+		return &FieldError{"repeat_delay", err.Error()}
 	}
 	return nil
 }

@@ -114,7 +114,7 @@ func NewRunner(cfg Config, r strategy.Retry, sc provider.Scenario, j *provider.J
 		if s.Random() {
 			random = append(random, s)
 		} else {
-			x.fixed += s.Draw(nil)
+			x.fixed = provider.Later(x.fixed, s.Draw(nil))
 		}
 	}
 	x.batch, x.first = provider.NewBatch(random), make([]time.Duration, len(random))
@@ -145,7 +145,7 @@ func (x *Runner) Clean() (time.Duration, bool) {
 	if len(x.first) == 0 {
 		return x.fixed, x.fixed < x.cfg.Visibility
 	}
-	total := x.fixed + x.batch.Draw(x.lat, x.first)
+	total := provider.Later(x.fixed, x.batch.Draw(x.lat, x.first))
 	x.drawn = total >= x.cfg.Visibility
 	return total, !x.drawn
 }
@@ -189,13 +189,13 @@ func (x *Runner) RunFrom(k int) Outcome {
 		lat := x.prefix(i)
 		switch x.store {
 		case After:
-			x.keys[i] = record{present: true, written: x.now + lat}
+			x.keys[i] = record{present: true, written: provider.Later(x.now, lat)}
 		case Loose, Claim:
 			x.keys[i] = record{present: true, written: x.now}
 		case Lease:
-			x.keys[i] = record{present: true, doneStatus: true, written: x.now + lat, leaseUntil: x.now + x.cfg.Lease}
+			x.keys[i] = record{present: true, doneStatus: true, written: provider.Later(x.now, lat), leaseUntil: provider.Later(x.now, x.cfg.Lease)}
 		}
-		x.now += lat
+		x.now = provider.Later(x.now, lat)
 	}
 	if x.now >= x.cfg.Visibility {
 		x.drawn = true // Run starts over, keeping the latencies reset drew
@@ -251,7 +251,7 @@ func (x *Runner) loop(deliveries int) Outcome {
 			m.deliveries++
 			deliveries++
 			x.dl = append(x.dl, delivery{msg: e.idx, live: true})
-			x.push(x.now+x.cfg.Visibility, visibilityUp, e.idx)
+			x.push(provider.Later(x.now, x.cfg.Visibility), visibilityUp, e.idx)
 			x.run(len(x.dl) - 1)
 		case stepEvent:
 			x.run(e.idx)
@@ -284,7 +284,7 @@ func (x *Runner) run(d int) {
 			x.end = max(x.end, x.now)
 			return
 		}
-		at := x.now + wait
+		at := provider.Later(x.now, wait)
 		if at >= limit {
 			x.push(at, stepEvent, d)
 			return
@@ -317,7 +317,7 @@ func (x *Runner) expired(k record) bool {
 	if x.store == Lease && k.doneStatus {
 		return false
 	}
-	return x.cfg.TTL > 0 && x.now >= k.written+x.cfg.TTL
+	return x.cfg.TTL > 0 && x.now >= provider.Later(k.written, x.cfg.TTL)
 }
 
 // key is the idempotency key delivery d sends with its next call.
@@ -376,7 +376,7 @@ func (x *Runner) advance(d int) time.Duration {
 				dv.live = false // held by a live delivery: leave it unacked, to be redelivered
 				return 0
 			}
-			*k = record{present: true, holder: d, written: x.now, leaseUntil: x.now + x.cfg.Lease}
+			*k = record{present: true, holder: d, written: x.now, leaseUntil: provider.Later(x.now, x.cfg.Lease)}
 		}
 		dv.phase = call
 		return 0

@@ -76,7 +76,7 @@ func (b *Batch) Draw(stream *rng.Stream, dst []time.Duration) time.Duration {
 	for k, z := range b.z {
 		d := saturate(medians[k] * z)
 		dst[k] = d
-		sum += d
+		sum = Later(sum, d)
 	}
 	return sum
 }
@@ -93,10 +93,50 @@ func saturate(ns float64) time.Duration {
 // years: converting a larger float would wrap to a negative duration.
 const maxLatency = 1<<63 - 1<<10
 
-// Check refuses negative durations.
+// MaxDuration bounds every duration a run is given, from the flags and from
+// scenario files alike: latencies, backoff base and cap, TTL, lease,
+// visibility timeout, repeat delay. A year is past any timeout or key life
+// worth simulating. Virtual time still adds many such durations (up to 64
+// steps x 1000 attempts x 1000 deliveries); a sum past what time.Duration
+// holds saturates (Later), and the job's completion shows as past the
+// completion histogram's range, never as a wrapped value.
+const MaxDuration = 8760 * time.Hour // -help and the README say 8760h
+
+// CheckDuration refuses a duration that is negative or longer than MaxDuration.
+func CheckDuration(d time.Duration) error {
+	switch {
+	case d < 0:
+		return fmt.Errorf("%v is negative", d)
+	case d > MaxDuration:
+		return fmt.Errorf("%v is longer than the 8760h (365 days) a duration may be", d)
+	}
+	return nil
+}
+
+// Later is t + d for durations that are not negative, saturated at the
+// longest time.Duration instead of wrapping to a negative time.
+func Later(t, d time.Duration) time.Duration {
+	if t > math.MaxInt64-d {
+		return math.MaxInt64
+	}
+	return t + d
+}
+
+// Check refuses what a latency cannot be: a duration CheckDuration refuses,
+// a p99 below the median, or a p99 with no median (a lognormal needs both;
+// without this it would run as a fixed 0).
 func (l Latency) Check() error {
-	if l.Median < 0 || l.P99 < 0 {
-		return fmt.Errorf("a duration cannot be negative (median %v, p99 %v)", l.Median, l.P99)
+	if err := CheckDuration(l.Median); err != nil {
+		return err
+	}
+	if err := CheckDuration(l.P99); err != nil {
+		return err
+	}
+	switch {
+	case l.P99 > 0 && l.Median == 0:
+		return fmt.Errorf("a p99 (%v) needs a median above 0", l.P99)
+	case l.P99 > 0 && l.P99 < l.Median:
+		return fmt.Errorf("p99 %v is below the median %v", l.P99, l.Median)
 	}
 	return nil
 }

@@ -91,16 +91,26 @@ func searchBucket(d time.Duration) int {
 	return b
 }
 
-// value is a bucket's representative duration in seconds: its geometric middle.
+// value is a bucket's representative duration in seconds: its geometric
+// middle, or +Inf for the top bucket, which has no upper end.
 func value(b int) float64 {
-	if b == 0 {
+	switch b {
+	case 0:
 		return 0
+	case HistogramBuckets - 1:
+		return math.Inf(1)
 	}
 	return 1e-6 * math.Pow(10, (float64(b-1)+0.5)/bucketsPerDecade)
 }
 
+// Top is the shortest duration, in seconds, past the histogram's range (about
+// 5.0e6 s, 58 days): the top bucket counts every duration from there on,
+// virtual time saturated by an overflow included.
+func Top() float64 { return lower[HistogramBuckets-1].Seconds() }
+
 // Quantile is the p-quantile of the counted durations, in seconds, to within
-// a bucket (about 6%); NaN when nothing was counted.
+// a bucket (about 6%); +Inf when it lies past the range (at least Top, by how
+// much unknown), and NaN when nothing was counted.
 func (h *Histogram) Quantile(p float64) float64 {
 	var xs, ws []float64
 	for b, n := range h {

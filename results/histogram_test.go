@@ -54,3 +54,22 @@ func TestHistogramQuantile(t *testing.T) {
 		t.Errorf("an empty histogram's median is %v, want NaN", q)
 	}
 }
+
+// The top bucket has no upper end: a quantile in it is +Inf (past the range,
+// shown as such), not its middle. Its start is 10^(254/20) µs = 10^6.7 s.
+func TestHistogramPastTheTop(t *testing.T) {
+	if want := math.Pow(10, 6.7); math.Abs(Top()-want) > 1e-6 {
+		t.Errorf("Top() = %v s; want 10^6.7 = %v s", Top(), want)
+	}
+	var h Histogram
+	h.AddN(time.Second, 60)
+	h.AddN(2000*time.Hour, 40) // 7.2e6 s
+	if got := h.Quantile(0.5); got < 1/1.13 || got > 1.13 {
+		t.Errorf("Quantile(0.5) = %v s; want 1 s within a bucket", got)
+	}
+	for _, p := range []float64{0.61, 0.99} {
+		if got := h.Quantile(p); !math.IsInf(got, 1) {
+			t.Errorf("Quantile(%v) = %v s; want +Inf, past the range", p, got)
+		}
+	}
+}

@@ -51,12 +51,27 @@ func (r Report) header() []string {
 	return h
 }
 
-// seconds formats a duration in seconds for people: 0.1 s, 2.35 s.
+// seconds formats a duration in seconds for people: 0.1 s, 2.35 s, and
+// "> 5011872 s" past the histogram's range.
 func seconds(x float64) string {
-	if x != x { // NaN: nothing counted
+	switch {
+	case x != x: // NaN: nothing counted
 		return "-"
+	case math.IsInf(x, 1):
+		return "> " + sig(Top()) + " s"
 	}
 	return sig(x) + " s"
+}
+
+// quantileField is a completion quantile for csv and json: the number of
+// seconds, null when nothing was counted, and past the histogram's range the
+// text "5011872.336272715+" (Top and a plus: at least that), which no reader
+// can take for a measured time. (Not ">", which json escapes.)
+func quantileField(x float64) any {
+	if math.IsInf(x, 1) {
+		return strconv.FormatFloat(Top(), 'f', -1, 64) + "+"
+	}
+	return nanNull(x)
 }
 
 // deliveryCells are the delivery model's columns of a row.
@@ -259,12 +274,12 @@ func (row Row) fields(r Report) []field {
 		f = append(f,
 			field{"deliveries", c.Deliveries}, field{"deliveries_per_job", float64(c.Deliveries) / float64(c.Jobs)},
 			field{"lost_work", c.LostWork},
-			field{"completion_p50", nanNull(c.Completion.Quantile(0.5))},
-			field{"completion_p95", nanNull(c.Completion.Quantile(0.95))},
-			field{"completion_p99", nanNull(c.Completion.Quantile(0.99))},
-			field{"failed_completion_p50", nanNull(c.FailedCompletion.Quantile(0.5))},
-			field{"failed_completion_p95", nanNull(c.FailedCompletion.Quantile(0.95))},
-			field{"failed_completion_p99", nanNull(c.FailedCompletion.Quantile(0.99))})
+			field{"completion_p50", quantileField(c.Completion.Quantile(0.5))},
+			field{"completion_p95", quantileField(c.Completion.Quantile(0.95))},
+			field{"completion_p99", quantileField(c.Completion.Quantile(0.99))},
+			field{"failed_completion_p50", quantileField(c.FailedCompletion.Quantile(0.5))},
+			field{"failed_completion_p95", quantileField(c.FailedCompletion.Quantile(0.95))},
+			field{"failed_completion_p99", quantileField(c.FailedCompletion.Quantile(0.99))})
 		for i := range d.StepNames {
 			f = append(f, field{"repeated_step_" + strconv.Itoa(i+1), c.RepeatedByStep[i]})
 		}

@@ -1,8 +1,11 @@
 // Package scenario reads scenario files: YAML that describes a job's steps,
 // the watched step, and optionally the queue around it (deliveries, the key
-// store, crashes, the backoff). Decoding is strict: an unknown key, a value of
-// the wrong type, a probability outside [0, 1] or a negative duration is an
-// error that names the file, the line and the field.
+// store, crashes, the backoff). Decoding is strict: an unknown key, a key
+// given twice, a value of the wrong type, a second document, two steps with
+// one name, or a value the flags' validators refuse (a probability outside
+// [0, 1], a duration outside 0 to provider.MaxDuration, max_deliveries past
+// delivery.DeliveriesLimit) is an error that names the file, the line and the
+// field.
 //
 // It only reads; the simulation is package sim's, the queue model package
 // delivery's.
@@ -86,8 +89,8 @@ func (d *duration) UnmarshalYAML(n *yaml.Node) error {
 	if err != nil {
 		return &fieldError{n.Line, n.Column, fmt.Sprintf("%q is not a duration such as 250ms or 2s", s)}
 	}
-	if v < 0 {
-		return &fieldError{n.Line, n.Column, fmt.Sprintf("%v is negative", v)}
+	if err := provider.CheckDuration(v); err != nil { // as the flags check theirs
+		return &fieldError{n.Line, n.Column, err.Error()}
 	}
 	d.v = v
 	return nil
@@ -111,7 +114,7 @@ func (l *latency) UnmarshalYAML(n *yaml.Node) error {
 		return &fieldError{n.Line, n.Column, "want a duration (20ms) or {median: 20ms, p99: 200ms}"}
 	}
 	var median, p99 duration
-	for i := 0; i+1 < len(n.Content); i += 2 {
+	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
 		k, v := n.Content[i], n.Content[i+1]
 		var err error
 		switch k.Value {
@@ -126,10 +129,11 @@ func (l *latency) UnmarshalYAML(n *yaml.Node) error {
 			return err
 		}
 	}
-	if p99.v < median.v {
-		return &fieldError{n.Line, n.Column, fmt.Sprintf("p99 %v is below the median %v", p99.v, median.v)}
+	v := provider.Latency{Median: median.v, P99: p99.v}
+	if err := v.Check(); err != nil { // as the flags check theirs
+		return &fieldError{n.Line, n.Column, err.Error()}
 	}
-	l.v = provider.Latency{Median: median.v, P99: p99.v}
+	l.v = v
 	return nil
 }
 
@@ -252,11 +256,23 @@ func checkFile(path string, st os.FileInfo) error {
 // Parse reads a scenario file's bytes; name labels errors.
 func Parse(name string, data []byte) (Loaded, error) {
 	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	docs := yaml.NewDecoder(bytes.NewReader(data))
+	if err := docs.Decode(&root); err != nil && err != io.EOF {
 		return Loaded{}, located(name, nil, err)
 	}
 	if len(root.Content) == 0 {
 		return Loaded{}, &Error{File: name, Line: 1, Msg: "the file is empty; a scenario needs steps"}
+	}
+	var second yaml.Node
+	if err := docs.Decode(&second); err != io.EOF {
+		line := second.Line
+		if err != nil || line == 0 {
+			line = 1
+		}
+		return Loaded{}, &Error{File: name, Line: line, Msg: "a second YAML document; a scenario file holds one"}
+	}
+	if err := checkKeys(name, root.Content[0], ""); err != nil {
+		return Loaded{}, err
 	}
 	var f file
 	d := yaml.NewDecoder(bytes.NewReader(data))
@@ -265,6 +281,9 @@ func Parse(name string, data []byte) (Loaded, error) {
 		return Loaded{}, located(name, &root, err)
 	}
 	top := root.Content[0]
+	if f.Queue == nil && valueOf(top, "queue") != top {
+		f.Queue = &queueFile{} // an empty queue: section turns the model on, with its defaults
+	}
 	if len(f.Steps) == 0 {
 		return Loaded{}, &Error{File: name, Line: lineOf(top, "steps"), Field: "steps", Msg: "a scenario needs at least one step"}
 	}
@@ -279,11 +298,18 @@ func Parse(name string, data []byte) (Loaded, error) {
 		sc.Noun = "jobs"
 	}
 	timed := false
+	named := map[string]int{}
+	stepNodes := valueOf(top, "steps").Content
 	for i, s := range f.Steps {
 		st := provider.Step{Name: s.Name, PFail: s.PFail.v, HonoursKeys: s.Keyed, Latency: s.Latency.v}
 		if st.Name == "" {
 			st.Name = fmt.Sprintf("step %d", i+1)
 		}
+		if j, ok := named[st.Name]; ok { // watched and the by-step table name steps
+			return Loaded{}, &Error{File: name, Line: lineOf(stepNodes[i], "name"), Field: fmt.Sprintf("steps[%d].name", i),
+				Msg: fmt.Sprintf("%q is also the name of steps[%d]", st.Name, j)}
+		}
+		named[st.Name] = i
 		if s.LostReply != nil {
 			st.CanLoseReply, st.LostReply = true, s.LostReply.v
 		}
@@ -313,7 +339,8 @@ func Parse(name string, data []byte) (Loaded, error) {
 	return out, nil
 }
 
-// config turns the queue section (nil: the defaults) into a delivery.Config.
+// config turns the queue section (nil: the defaults) into a delivery.Config,
+// checked by the validator the flags go through.
 func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error) {
 	c := delivery.Defaults
 	if q == nil {
@@ -330,27 +357,13 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 		c.TTL = q.TTL.v
 	}
 	if q.Lease != nil {
-		if q.Lease.v == 0 {
-			return c, &Error{File: name, Line: lineOf(queue, "lease"), Field: "queue.lease", Msg: "must be longer than 0s"}
-		}
 		c.Lease = q.Lease.v
 	}
 	if q.Visibility != nil {
-		if q.Visibility.v == 0 {
-			return c, &Error{File: name, Line: lineOf(queue, "visibility"), Field: "queue.visibility", Msg: "must be longer than 0s"}
-		}
 		c.Visibility = q.Visibility.v
 	}
 	if q.MaxDeliveries != nil {
-		if *q.MaxDeliveries < 1 || *q.MaxDeliveries > delivery.DeliveriesLimit {
-			return c, &Error{File: name, Line: lineOf(queue, "max_deliveries"), Field: "queue.max_deliveries",
-				Msg: fmt.Sprintf("%d is not in [1, %d]", *q.MaxDeliveries, delivery.DeliveriesLimit)}
-		}
 		c.MaxDeliveries = *q.MaxDeliveries
-	}
-	if q.MaxCrashes < 0 || q.MaxCrashes > delivery.CrashesLimit {
-		return c, &Error{File: name, Line: lineOf(queue, "max_crashes"), Field: "queue.max_crashes",
-			Msg: fmt.Sprintf("%d is not in [0, %d]", q.MaxCrashes, delivery.CrashesLimit)}
 	}
 	c.RepeatP, c.RepeatDelay = q.Repeat.v, q.RepeatDelay.v
 	c.CrashP, c.MaxCrashes = q.Crash.v, q.MaxCrashes
@@ -367,7 +380,48 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 			}
 		}
 	}
+	if err := c.Check(); err != nil {
+		var fe *delivery.FieldError
+		if !errors.As(err, &fe) {
+			return c, &Error{File: name, Line: queue.Line, Field: "queue", Msg: err.Error()}
+		}
+		m, key := queue, fe.Field
+		if parent, child, ok := strings.Cut(fe.Field, "."); ok { // backoff.base
+			m, key = valueOf(queue, parent), child
+		}
+		return c, &Error{File: name, Line: lineOf(m, key), Field: "queue." + fe.Field, Msg: fe.Msg}
+	}
 	return c, nil
+}
+
+// checkKeys refuses a key given twice in any mapping under n, which path
+// names, with the line of the second.
+func checkKeys(name string, n *yaml.Node, path string) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			p := k.Value
+			if path != "" {
+				p = path + "." + k.Value
+			}
+			if line, ok := seen[k.Value]; ok {
+				return &Error{File: name, Line: k.Line, Field: p, Msg: fmt.Sprintf("the key is given twice (first at line %d)", line)}
+			}
+			seen[k.Value] = k.Line
+			if err := checkKeys(name, n.Content[i+1], p); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if err := checkKeys(name, c, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // valueOf is the value node of key in mapping m, or m itself.
@@ -421,8 +475,10 @@ func located(name string, root *yaml.Node, err error) error {
 	var line int
 	fmt.Sscan(m[1], &line)
 	text := m[2]
-	if unknownRE.MatchString(text) {
-		text = "unknown key"
+	if u := unknownRE.FindStringSubmatch(text); u != nil {
+		// Find the key itself: in flow style ({name: a, p_fial: 0.1}) the
+		// line holds other fields first.
+		return &Error{File: name, Line: line, Field: keyAt(root, line, u[1], ""), Msg: "unknown key"}
 	}
 	// A type error quotes the value: find it, not the first value on the line.
 	hint := ""
@@ -455,7 +511,7 @@ func fieldAt(n *yaml.Node, line, col int, value, path string) string {
 			if path != "" {
 				p = path + "." + k.Value
 			}
-			if v.Kind == yaml.ScalarNode && at(v) {
+			if (v.Kind == yaml.ScalarNode || col != 0) && at(v) { // a mapping's own error has its column
 				return p
 			}
 			if sub := fieldAt(v, line, col, value, p); sub != "" {
@@ -468,6 +524,42 @@ func fieldAt(n *yaml.Node, line, col int, value, path string) string {
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
 			if sub := fieldAt(c, line, col, value, fmt.Sprintf("%s[%d]", path, i)); sub != "" {
+				return sub
+			}
+		}
+	}
+	return ""
+}
+
+// keyAt is the path of the key called key at line in n.
+func keyAt(n *yaml.Node, line int, key, path string) string {
+	if n == nil {
+		return ""
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if p := keyAt(c, line, key, path); p != "" {
+				return p
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			p := k.Value
+			if path != "" {
+				p = path + "." + k.Value
+			}
+			if k.Line == line && k.Value == key {
+				return p
+			}
+			if sub := keyAt(n.Content[i+1], line, key, p); sub != "" {
+				return sub
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if sub := keyAt(c, line, key, fmt.Sprintf("%s[%d]", path, i)); sub != "" {
 				return sub
 			}
 		}

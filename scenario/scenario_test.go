@@ -66,9 +66,26 @@ func TestMalformedFiles(t *testing.T) {
 		{"backoff", steps + "queue:\n  backoff: {policy: linear}\n", `s.yaml:4: queue.backoff.policy: unknown backoff "linear"`},
 		{"steps not a list", "steps: 3\n", `s.yaml:1: steps: "3" is not a list of steps`},
 		{"syntax", "steps: [\n", "s.yaml:"},
-		{"lease zero", steps + "queue:\n  lease: 0s\n", "s.yaml:4: queue.lease: must be longer than 0s"},
-		{"deliveries limit", steps + "queue:\n  max_deliveries: 1001\n", "s.yaml:4: queue.max_deliveries: 1001 is not in [1, 1000]"},
-		{"crashes limit", steps + "queue:\n  max_crashes: 1001\n", "s.yaml:4: queue.max_crashes: 1001 is not in [0, 1000]"},
+		// Flow style names the key at fault, not the line's first field.
+		{"flow unknown key", "steps:\n  - {name: a, p_fial: 0.1}\n", "s.yaml:2: steps[0].p_fial: unknown key"},
+		{"flow backoff key", steps + "queue:\n  backoff: {policy: none, bsae: 1s}\n", "s.yaml:4: queue.backoff.bsae: unknown key"},
+		{"p99 without median", "steps:\n  - name: a\n    latency: {p99: 200ms}\n", "s.yaml:3: steps[0].latency: a p99 (200ms) needs a median above 0"},
+		{"p99 below median", "steps:\n  - name: a\n    latency: {median: 1s, p99: 10ms}\n", "s.yaml:3: steps[0].latency: p99 10ms is below the median 1s"},
+		{"duplicate top key", steps + "name: x\nname: y\n", "s.yaml:4: name: the key is given twice (first at line 3)"},
+		{"duplicate flow key", "steps:\n  - {name: a, p_fail: 0.1, p_fail: 0.2}\n", "s.yaml:2: steps[0].p_fail: the key is given twice (first at line 2)"},
+		{"duplicate latency key", "steps:\n  - name: a\n    latency: {median: 1s,\n      median: 2s}\n", "s.yaml:4: steps[0].latency.median: the key is given twice (first at line 3)"},
+		{"second document", steps + "---\n" + steps, "s.yaml:3: a second YAML document; a scenario file holds one"},
+		{"duplicate step name", "steps:\n  - {name: a}\n  - {name: b}\n  - {name: a}\n", `s.yaml:4: steps[2].name: "a" is also the name of steps[0]`},
+		{"default step name taken", "steps:\n  - {name: step 2}\n  - {p_fail: 0}\n", `s.yaml:3: steps[1].name: "step 2" is also the name of steps[0]`},
+		// The flags' bounds, through the validator the flags go through.
+		{"max_deliveries", steps + "queue:\n  max_deliveries: 100000\n", "s.yaml:4: queue.max_deliveries: 100000 is not a whole number from 1 to 1000"},
+		{"max_crashes", steps + "queue:\n  max_crashes: 1001\n", "s.yaml:4: queue.max_crashes: 1001 is not a whole number from 0 to 1000"},
+		{"visibility 0", steps + "queue:\n  visibility: 0s\n", "s.yaml:4: queue.visibility: the visibility timeout must be longer than 0s"},
+		{"long duration", steps + "queue:\n  visibility: 8761h\n", "s.yaml:4: queue.visibility: 8761h0m0s is longer than the 8760h (365 days) a duration may be"},
+		{"long backoff cap", steps + "queue:\n  backoff:\n    policy: constant\n    cap: 9000h\n", "s.yaml:6: queue.backoff.cap: 9000h0m0s is longer than"},
+		{"long latency", "steps:\n  - name: a\n    latency: 256205h\n", "s.yaml:3: steps[0].latency: 256205h0m0s is longer than"},
+		{"lease zero", steps + "queue:\n  lease: 0s\n", "s.yaml:4: queue.lease: a lease must be longer than 0s"},
+		{"deliveries limit", steps + "queue:\n  max_deliveries: 1001\n", "s.yaml:4: queue.max_deliveries: 1001 is not a whole number from 1 to 1000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,5 +121,17 @@ func TestLoadRefusesWhatIsNotAScenarioFile(t *testing.T) {
 		if _, err := Load(tt.path); err == nil || err.Error() != tt.want {
 			t.Errorf("Load(%s) = %v; want %q", tt.path, err, tt.want)
 		}
+	}
+}
+
+// An empty queue: section turns the delivery model on with its defaults, as
+// the README says.
+func TestEmptyQueueTurnsTheModelOn(t *testing.T) {
+	got, err := Parse("s.yaml", []byte("steps:\n  - {name: a}\nqueue:\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Queue == nil || *got.Queue != delivery.Defaults {
+		t.Errorf("queue = %+v; want the defaults %+v", got.Queue, delivery.Defaults)
 	}
 }

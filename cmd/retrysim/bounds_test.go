@@ -5,12 +5,15 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/sweep"
 )
@@ -112,4 +115,103 @@ func group(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// Durations have one bound, 8760h, in flags and files alike, so virtual time
+// cannot wrap: old main printed a completion of 0 s for this.
+func TestDurationBound(t *testing.T) {
+	_, errOut, code := retrysim(t, "-latency", "256205h", "-visibility", "2562047h", "-jobs", "1")
+	if want := "retrysim: -latency: 256205h0m0s is longer than the 8760h (365 days) a duration may be\n"; code != exitUsage || errOut != want {
+		t.Errorf("exit %d, %q; want exit 2, %q", code, errOut, want)
+	}
+}
+
+// A completion past the histogram's range, 10^6.7 s = 5011872.34 s (its top
+// bucket starts 254 twentieths of a decade above 1 µs), shows as such: "> "
+// in the tables, a text ending in "+" in csv and json; never as the top bucket's middle
+// (old main: 5.3e6 s). Ten steps of 1000h each take 3.6e7 s, past the range;
+// the last run's 1000 attempts of 8760h would pass what time.Duration holds,
+// and its virtual time saturates instead of wrapping (old main printed 0 s).
+func TestCompletionPastTheHistogram(t *testing.T) {
+	base := []string{"-jobs", "20", "-strategies", "step-nokey"}
+	out, errOut, code := retrysim(t, append(base, "-latency", "1000h")...)
+	if code != 0 || !strings.Contains(out, "│ > 5011872 s / > 5011872 s / > 5011872 s │") {
+		t.Errorf("table: exit %d, %s\n%s; want every quantile > 5011872 s", code, errOut, out)
+	}
+	for _, args := range [][]string{
+		{"-latency", "1000h", "-format", "csv"},
+		{"-latency", "8760h", "-visibility", "8760h", "-attempts", "1000", "-p-fail", "1", "-format", "csv"},
+	} {
+		out, errOut, code := retrysim(t, append(base, args...)...)
+		rows := readCSV(t, out)
+		if code != 0 || len(rows) != 2 {
+			t.Fatalf("%v: exit %d, %s", args, code, errOut)
+		}
+		for i, key := range rows[0] {
+			if v := rows[1][i]; strings.HasPrefix(key, "completion_p") && (!strings.HasPrefix(v, "5011872.33") || !strings.HasSuffix(v, "+")) {
+				t.Errorf("%v: %s = %q; want 5011872.33...+", args, key, v)
+			}
+		}
+	}
+	out, _, _ = retrysim(t, append(base, "-latency", "1000h", "-format", "json")...)
+	if !strings.Contains(out, `"completion_p50": "5011872.33`) {
+		t.Errorf("json does not mark the median past the range:\n%s", out)
+	}
+}
+
+// The flags and scenario files go through one validator: each value is
+// accepted by both or refused by both (old main took max_deliveries: 100000
+// from a file where the flag stops at 1000, and a p99 with no median from
+// either as a fixed 0 s).
+func TestFlagsAndFilesShareBounds(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ flag, value, yaml string }{
+		{"max-deliveries", "0", "queue: {max_deliveries: 0}"},
+		{"max-deliveries", "1000", "queue: {max_deliveries: 1000}"},
+		{"max-deliveries", "1001", "queue: {max_deliveries: 1001}"},
+		{"max-deliveries", "100000", "queue: {max_deliveries: 100000}"},
+		{"max-crashes", "1000", "queue: {max_crashes: 1000}"},
+		{"max-crashes", "1001", "queue: {max_crashes: 1001}"},
+		{"visibility", "0s", "queue: {visibility: 0s}"},
+		{"visibility", "8760h", "queue: {visibility: 8760h}"},
+		{"visibility", "8761h", "queue: {visibility: 8761h}"},
+		{"ttl", "-1s", "queue: {ttl: -1s}"},
+		{"ttl", "9000h", "queue: {ttl: 9000h}"},
+		{"lease", "8760h", "queue: {lease: 8760h}"},
+		{"backoff-cap", "8761h", "queue: {backoff: {cap: 8761h}}"},
+		{"repeat-delay", "0:1s", "queue: {repeat_delay: {p99: 1s}}"},
+		{"repeat-delay", "2s:1s", "queue: {repeat_delay: {median: 2s, p99: 1s}}"},
+		{"repeat-delay", "9000h", "queue: {repeat_delay: 9000h}"},
+		{"latency", "0:200ms", "steps: [{name: a, latency: {p99: 200ms}}]"},
+		{"latency", "8760h", "steps: [{name: a, latency: 8760h}]"},
+		{"latency", "8761h", "steps: [{name: a, latency: 8761h}]"},
+	} {
+		src := tt.yaml + "\n"
+		if !strings.HasPrefix(src, "steps") {
+			src = "steps: [{name: a}]\n" + src
+		}
+		path := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, flagErr, flagCode := retrysim(t, "-jobs", "1", "-"+tt.flag, tt.value)
+		_, fileErr, fileCode := retrysim(t, "-jobs", "1", "-scenario", path)
+		if (flagCode == 0) != (fileCode == 0) {
+			t.Errorf("-%s %s: exit %d %q, but %s: exit %d %q", tt.flag, tt.value, flagCode, flagErr, tt.yaml, fileCode, fileErr)
+		}
+	}
+}
+
+// -help states the duration bound and the delivery counts' bounds.
+func TestHelpStatesDurationBounds(t *testing.T) {
+	help, _, _ := retrysim(t, "-help")
+	for _, want := range []string{
+		"is from 0 to " + strings.TrimSuffix(provider.MaxDuration.String(), "0m0s"),
+		fmt.Sprintf("deliveries (1 to %d)", delivery.DeliveriesLimit),
+		fmt.Sprintf("up to %d)", delivery.CrashesLimit),
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("-help does not say %q", want)
+		}
+	}
 }

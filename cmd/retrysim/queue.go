@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"slices"
@@ -26,8 +27,11 @@ func (d *durationFlag) String() string {
 
 func (d *durationFlag) Set(s string) error {
 	v, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil || v < 0 {
-		return fmt.Errorf("want a duration that is not negative, such as 250ms, 2s or 24h")
+	if err != nil {
+		return fmt.Errorf("want a duration from 0 to 8760h, such as 250ms, 2s or 24h")
+	}
+	if err := provider.CheckDuration(v); err != nil { // as scenario files check theirs
+		return err
 	}
 	d.v = v
 	return nil
@@ -48,20 +52,22 @@ func (l *latencyFlag) String() string {
 }
 
 func (l *latencyFlag) Set(s string) error {
-	bad := fmt.Errorf("want a duration (20ms) or a lognormal median:p99 (20ms:200ms), not negative, p99 at least the median, a median above 0 with a p99")
+	bad := fmt.Errorf("want a duration (20ms) or a lognormal median:p99 (20ms:200ms), each from 0 to 8760h, a median above 0 with a p99")
 	median, p99, two := strings.Cut(s, ":")
 	m, err := time.ParseDuration(median)
-	if err != nil || m < 0 {
+	if err != nil {
 		return bad
 	}
-	l.v = provider.Latency{Median: m}
+	v := provider.Latency{Median: m}
 	if two {
-		p, err := time.ParseDuration(p99)
-		if err != nil || p < m || m == 0 { // a lognormal's median is above 0
+		if v.P99, err = time.ParseDuration(p99); err != nil {
 			return bad
 		}
-		l.v.P99 = p
 	}
+	if err := v.Check(); err != nil { // as scenario files check theirs
+		return err
+	}
+	l.v = v
 	return nil
 }
 
@@ -145,6 +151,12 @@ type queueFlags struct {
 // queueFlagNames are the flags that turn the delivery model on.
 var queueFlagNames = []string{"latency", "backoff", "backoff-base", "backoff-cap", "store", "ttl", "lease",
 	"visibility", "max-deliveries", "repeat", "repeat-delay", "crash", "crash-at", "max-crashes"}
+
+// fieldFlags are the flags of delivery.Config's fields, by the fields' names.
+var fieldFlags = map[string]string{
+	"ttl": "ttl", "lease": "lease", "visibility": "visibility", "backoff.base": "backoff-base", "backoff.cap": "backoff-cap",
+	"max_deliveries": "max-deliveries", "max_crashes": "max-crashes", "repeat": "repeat", "crash": "crash", "repeat_delay": "repeat-delay",
+}
 
 func (q *queueFlags) register(fs *flag.FlagSet) {
 	d := delivery.Defaults
@@ -240,11 +252,14 @@ func (q *queueFlags) load(fs *flag.FlagSet, pFail, lostReply float64) (provider.
 			f()
 		}
 	}
-	if cfg.Visibility == 0 {
-		return sc, nil, usageError{fmt.Errorf("-visibility: the visibility timeout must be longer than 0s")}
-	}
-	if cfg.Lease == 0 {
-		return sc, nil, usageError{fmt.Errorf("-lease: a lease must be longer than 0s (one that ran out at once would hold nothing)")}
+	// The validator scenario files go through; a field a file set has passed
+	// it already, so what fails is a flag's.
+	if err := cfg.Check(); err != nil {
+		var fe *delivery.FieldError
+		if errors.As(err, &fe) {
+			return sc, nil, usageError{fmt.Errorf("-%s: %s", fieldFlags[fe.Field], fe.Msg)}
+		}
+		return sc, nil, usageError{err}
 	}
 	return sc, cfg, nil
 }

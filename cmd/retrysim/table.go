@@ -30,6 +30,9 @@ Usage: retrysim [table] [flags]
        retrysim version                  the version, from the build info (also -version)
        retrysim help [command]           a command's -help
 
+Every duration (-latency, -backoff-base, -backoff-cap, -ttl, -lease, -visibility,
+-repeat-delay, and the same fields of a -scenario file) is from 0 to 8760h.
+
 Flags:
 `
 
