@@ -45,49 +45,53 @@ func TestQueueFile(t *testing.T) {
 	}
 }
 
+const steps = "steps:\n  - {name: a, p_fail: 0.1}\n"
+
+// malformed are files Parse refuses, with the start of its error; FuzzParse
+// starts from them.
+var malformed = []struct {
+	name, src, want string
+}{
+	{"unknown key", "steps:\n  - name: a\n    p_fail: 0.1\n    retries: 3\n", "s.yaml:4: steps[0].retries: unknown key"},
+	{"unknown top key", steps + "colour: red\n", "s.yaml:3: colour: unknown key"},
+	{"wrong type", "steps:\n  - name: a\n    p_fail: often\n", `s.yaml:3: steps[0].p_fail: "often" is not a number`},
+	{"probability", "steps:\n  - name: a\n  - name: b\n    lost_reply: 1.5\n", "s.yaml:4: steps[1].lost_reply: 1.5 is not a probability in [0, 1]"},
+	{"flow probability", "steps:\n  - {name: a, p_fail: -0.2}\n", "s.yaml:2: steps[0].p_fail: -0.2 is not a probability in [0, 1]"},
+	{"negative duration", steps + "queue:\n  ttl: -5s\n", "s.yaml:4: queue.ttl: -5s is negative"},
+	{"bad duration", steps + "queue:\n  lease: soon\n", `s.yaml:4: queue.lease: "soon" is not a duration such as 250ms or 2s`},
+	{"latency key", "steps:\n  - name: a\n    latency: {median: 1s, p95: 2s}\n", `s.yaml:3: steps[0].latency.p95: unknown key "p95" (want median and p99)`},
+	{"no steps", "name: x\nsteps: []\n", "s.yaml:2: steps: a scenario needs at least one step"},
+	{"empty", "", "s.yaml:1: the file is empty"},
+	{"watched missing", steps + "watched: send the email\n", `s.yaml:3: watched: no step is called "send the email"`},
+	{"store", steps + "queue:\n  store: unique\n", `s.yaml:4: queue.store: unknown store "unique"`},
+	{"crash point", steps + "queue:\n  crash_at: lunch\n", `s.yaml:4: queue.crash_at: unknown crash point "lunch"`},
+	{"backoff", steps + "queue:\n  backoff: {policy: linear}\n", `s.yaml:4: queue.backoff.policy: unknown backoff "linear"`},
+	{"steps not a list", "steps: 3\n", `s.yaml:1: steps: "3" is not a list of steps`},
+	{"syntax", "steps: [\n", "s.yaml:"},
+	// Flow style names the key at fault, not the line's first field.
+	{"flow unknown key", "steps:\n  - {name: a, p_fial: 0.1}\n", "s.yaml:2: steps[0].p_fial: unknown key"},
+	{"flow backoff key", steps + "queue:\n  backoff: {policy: none, bsae: 1s}\n", "s.yaml:4: queue.backoff.bsae: unknown key"},
+	{"p99 without median", "steps:\n  - name: a\n    latency: {p99: 200ms}\n", "s.yaml:3: steps[0].latency: a p99 (200ms) needs a median above 0"},
+	{"p99 below median", "steps:\n  - name: a\n    latency: {median: 1s, p99: 10ms}\n", "s.yaml:3: steps[0].latency: p99 10ms is below the median 1s"},
+	{"duplicate top key", steps + "name: x\nname: y\n", "s.yaml:4: name: the key is given twice (first at line 3)"},
+	{"duplicate flow key", "steps:\n  - {name: a, p_fail: 0.1, p_fail: 0.2}\n", "s.yaml:2: steps[0].p_fail: the key is given twice (first at line 2)"},
+	{"duplicate latency key", "steps:\n  - name: a\n    latency: {median: 1s,\n      median: 2s}\n", "s.yaml:4: steps[0].latency.median: the key is given twice (first at line 3)"},
+	{"second document", steps + "---\n" + steps, "s.yaml:3: a second YAML document; a scenario file holds one"},
+	{"duplicate step name", "steps:\n  - {name: a}\n  - {name: b}\n  - {name: a}\n", `s.yaml:4: steps[2].name: "a" is also the name of steps[0]`},
+	{"default step name taken", "steps:\n  - {name: step 2}\n  - {p_fail: 0}\n", `s.yaml:3: steps[1].name: "step 2" is also the name of steps[0]`},
+	// The flags' bounds, through the validator the flags go through.
+	{"max_deliveries", steps + "queue:\n  max_deliveries: 100000\n", "s.yaml:4: queue.max_deliveries: 100000 is not a whole number from 1 to 1000"},
+	{"max_crashes", steps + "queue:\n  max_crashes: 1001\n", "s.yaml:4: queue.max_crashes: 1001 is not a whole number from 0 to 1000"},
+	{"visibility 0", steps + "queue:\n  visibility: 0s\n", "s.yaml:4: queue.visibility: the visibility timeout must be longer than 0s"},
+	{"long duration", steps + "queue:\n  visibility: 8761h\n", "s.yaml:4: queue.visibility: 8761h0m0s is longer than the 8760h (365 days) a duration may be"},
+	{"long backoff cap", steps + "queue:\n  backoff:\n    policy: constant\n    cap: 9000h\n", "s.yaml:6: queue.backoff.cap: 9000h0m0s is longer than"},
+	{"long latency", "steps:\n  - name: a\n    latency: 256205h\n", "s.yaml:3: steps[0].latency: 256205h0m0s is longer than"},
+	{"lease zero", steps + "queue:\n  lease: 0s\n", "s.yaml:4: queue.lease: a lease must be longer than 0s"},
+	{"deliveries limit", steps + "queue:\n  max_deliveries: 1001\n", "s.yaml:4: queue.max_deliveries: 1001 is not a whole number from 1 to 1000"},
+}
+
 func TestMalformedFiles(t *testing.T) {
-	steps := "steps:\n  - {name: a, p_fail: 0.1}\n"
-	tests := []struct {
-		name, src, want string
-	}{
-		{"unknown key", "steps:\n  - name: a\n    p_fail: 0.1\n    retries: 3\n", "s.yaml:4: steps[0].retries: unknown key"},
-		{"unknown top key", steps + "colour: red\n", "s.yaml:3: colour: unknown key"},
-		{"wrong type", "steps:\n  - name: a\n    p_fail: often\n", `s.yaml:3: steps[0].p_fail: "often" is not a number`},
-		{"probability", "steps:\n  - name: a\n  - name: b\n    lost_reply: 1.5\n", "s.yaml:4: steps[1].lost_reply: 1.5 is not a probability in [0, 1]"},
-		{"flow probability", "steps:\n  - {name: a, p_fail: -0.2}\n", "s.yaml:2: steps[0].p_fail: -0.2 is not a probability in [0, 1]"},
-		{"negative duration", steps + "queue:\n  ttl: -5s\n", "s.yaml:4: queue.ttl: -5s is negative"},
-		{"bad duration", steps + "queue:\n  lease: soon\n", `s.yaml:4: queue.lease: "soon" is not a duration such as 250ms or 2s`},
-		{"latency key", "steps:\n  - name: a\n    latency: {median: 1s, p95: 2s}\n", `s.yaml:3: steps[0].latency.p95: unknown key "p95" (want median and p99)`},
-		{"no steps", "name: x\nsteps: []\n", "s.yaml:2: steps: a scenario needs at least one step"},
-		{"empty", "", "s.yaml:1: the file is empty"},
-		{"watched missing", steps + "watched: send the email\n", `s.yaml:3: watched: no step is called "send the email"`},
-		{"store", steps + "queue:\n  store: unique\n", `s.yaml:4: queue.store: unknown store "unique"`},
-		{"crash point", steps + "queue:\n  crash_at: lunch\n", `s.yaml:4: queue.crash_at: unknown crash point "lunch"`},
-		{"backoff", steps + "queue:\n  backoff: {policy: linear}\n", `s.yaml:4: queue.backoff.policy: unknown backoff "linear"`},
-		{"steps not a list", "steps: 3\n", `s.yaml:1: steps: "3" is not a list of steps`},
-		{"syntax", "steps: [\n", "s.yaml:"},
-		// Flow style names the key at fault, not the line's first field.
-		{"flow unknown key", "steps:\n  - {name: a, p_fial: 0.1}\n", "s.yaml:2: steps[0].p_fial: unknown key"},
-		{"flow backoff key", steps + "queue:\n  backoff: {policy: none, bsae: 1s}\n", "s.yaml:4: queue.backoff.bsae: unknown key"},
-		{"p99 without median", "steps:\n  - name: a\n    latency: {p99: 200ms}\n", "s.yaml:3: steps[0].latency: a p99 (200ms) needs a median above 0"},
-		{"p99 below median", "steps:\n  - name: a\n    latency: {median: 1s, p99: 10ms}\n", "s.yaml:3: steps[0].latency: p99 10ms is below the median 1s"},
-		{"duplicate top key", steps + "name: x\nname: y\n", "s.yaml:4: name: the key is given twice (first at line 3)"},
-		{"duplicate flow key", "steps:\n  - {name: a, p_fail: 0.1, p_fail: 0.2}\n", "s.yaml:2: steps[0].p_fail: the key is given twice (first at line 2)"},
-		{"duplicate latency key", "steps:\n  - name: a\n    latency: {median: 1s,\n      median: 2s}\n", "s.yaml:4: steps[0].latency.median: the key is given twice (first at line 3)"},
-		{"second document", steps + "---\n" + steps, "s.yaml:3: a second YAML document; a scenario file holds one"},
-		{"duplicate step name", "steps:\n  - {name: a}\n  - {name: b}\n  - {name: a}\n", `s.yaml:4: steps[2].name: "a" is also the name of steps[0]`},
-		{"default step name taken", "steps:\n  - {name: step 2}\n  - {p_fail: 0}\n", `s.yaml:3: steps[1].name: "step 2" is also the name of steps[0]`},
-		// The flags' bounds, through the validator the flags go through.
-		{"max_deliveries", steps + "queue:\n  max_deliveries: 100000\n", "s.yaml:4: queue.max_deliveries: 100000 is not a whole number from 1 to 1000"},
-		{"max_crashes", steps + "queue:\n  max_crashes: 1001\n", "s.yaml:4: queue.max_crashes: 1001 is not a whole number from 0 to 1000"},
-		{"visibility 0", steps + "queue:\n  visibility: 0s\n", "s.yaml:4: queue.visibility: the visibility timeout must be longer than 0s"},
-		{"long duration", steps + "queue:\n  visibility: 8761h\n", "s.yaml:4: queue.visibility: 8761h0m0s is longer than the 8760h (365 days) a duration may be"},
-		{"long backoff cap", steps + "queue:\n  backoff:\n    policy: constant\n    cap: 9000h\n", "s.yaml:6: queue.backoff.cap: 9000h0m0s is longer than"},
-		{"long latency", "steps:\n  - name: a\n    latency: 256205h\n", "s.yaml:3: steps[0].latency: 256205h0m0s is longer than"},
-		{"lease zero", steps + "queue:\n  lease: 0s\n", "s.yaml:4: queue.lease: a lease must be longer than 0s"},
-		{"deliveries limit", steps + "queue:\n  max_deliveries: 1001\n", "s.yaml:4: queue.max_deliveries: 1001 is not a whole number from 1 to 1000"},
-	}
-	for _, tt := range tests {
+	for _, tt := range malformed {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse("s.yaml", []byte(tt.src))
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
@@ -134,4 +138,49 @@ func TestEmptyQueueTurnsTheModelOn(t *testing.T) {
 	if got.Queue == nil || *got.Queue != delivery.Defaults {
 		t.Errorf("queue = %+v; want the defaults %+v", got.Queue, delivery.Defaults)
 	}
+}
+
+// Parse never panics, and what it accepts passes the validators the engine
+// and the flags use: the scenario's, the queue's, step names told apart, the
+// watched step among the steps.
+func FuzzParse(f *testing.F) {
+	for _, path := range []string{"../examples/signup.yaml", "../examples/signup-queue.yaml"} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, tt := range malformed {
+		f.Add([]byte(tt.src))
+	}
+	f.Add([]byte(steps + "queue:\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := Parse("f.yaml", data)
+		if err != nil {
+			if e := err.Error(); !strings.HasPrefix(e, "f.yaml:") || strings.Contains(e, "\n") {
+				t.Fatalf("error %q is not one line naming the file", e)
+			}
+			return
+		}
+		sc := got.Scenario
+		if err := sc.Validate(); err != nil {
+			t.Fatalf("accepted a scenario Validate refuses: %v", err)
+		}
+		if sc.Watched < 0 || sc.Watched >= len(sc.Steps) {
+			t.Fatalf("watched step %d of %d", sc.Watched, len(sc.Steps))
+		}
+		seen := map[string]bool{}
+		for _, st := range sc.Steps {
+			if seen[st.Name] {
+				t.Fatalf("two steps called %q", st.Name)
+			}
+			seen[st.Name] = true
+		}
+		if got.Queue != nil {
+			if err := got.Queue.Check(); err != nil {
+				t.Fatalf("accepted a queue Check refuses: %v", err)
+			}
+		}
+	})
 }

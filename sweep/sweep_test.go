@@ -6,22 +6,25 @@ import (
 	"testing"
 )
 
+var prob = Spec{Kind: Probability}
+
+// parsed are inputs Parse accepts, with what it gives; FuzzParse starts from them.
+var parsed = []struct {
+	in   string
+	spec Spec
+	want []float64
+}{
+	{"0.01", prob, []float64{0.01}},
+	{"0.001, 0.005,0.01", prob, []float64{0.001, 0.005, 0.01}},
+	{"0:0.02:5", prob, []float64{0, 0.005, 0.01, 0.015, 0.02}},
+	{"0.5:0.5:1", prob, []float64{0.5}},
+	{"1:0:3", prob, []float64{1, 0.5, 0}},
+	{"1:5:5", Spec{Kind: Whole, Min: 1, Max: 1000}, []float64{1, 2, 3, 4, 5}},
+	{"100000,1e6", Spec{Kind: Whole, Min: 1, Max: 1e12}, []float64{1e5, 1e6}},
+}
+
 func TestParse(t *testing.T) {
-	prob := Spec{Kind: Probability}
-	tests := []struct {
-		in   string
-		spec Spec
-		want []float64
-	}{
-		{"0.01", prob, []float64{0.01}},
-		{"0.001, 0.005,0.01", prob, []float64{0.001, 0.005, 0.01}},
-		{"0:0.02:5", prob, []float64{0, 0.005, 0.01, 0.015, 0.02}},
-		{"0.5:0.5:1", prob, []float64{0.5}},
-		{"1:0:3", prob, []float64{1, 0.5, 0}},
-		{"1:5:5", Spec{Kind: Whole, Min: 1, Max: 1000}, []float64{1, 2, 3, 4, 5}},
-		{"100000,1e6", Spec{Kind: Whole, Min: 1, Max: 1e12}, []float64{1e5, 1e6}},
-	}
-	for _, tt := range tests {
+	for _, tt := range parsed {
 		got, err := Parse(tt.in, tt.spec)
 		if err != nil || !slices.Equal(got, tt.want) {
 			t.Errorf("Parse(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
@@ -29,26 +32,29 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// refused are inputs Parse refuses, with a part of its error; FuzzParse
+// starts from them too.
+var refused = []struct {
+	in   string
+	spec Spec
+	want string
+}{
+	{"0:1", prob, `"0:1" is not a value (0.01), a list (0.001,0.01,0.05) or a range start:stop:count (0:0.02:11)`},
+	{"a,b", prob, `"a,b" is not a value`},
+	{"", prob, `"" is not a value`},
+	{"0:1:0", prob, `"0:1:0": the count must be from 1 to 10000`},
+	{"0:1:x", prob, `"0:1:x" is not a value`},
+	{"0:1:1", prob, "a range of one value needs start = stop"},
+	{"0.5,1.5", prob, "1.5 is not a probability in [0, 1]"},
+	{"0:2:3", prob, "2 is not a probability in [0, 1]"},
+	{"NaN", prob, "NaN is not a probability"},
+	{"1:2:3", Spec{Kind: Whole, Min: 1, Max: 1000}, "1.5 is not a whole number from 1 to 1000"},
+	{"0", Spec{Kind: Whole, Min: 1, Max: 1000}, "0 is not a whole number from 1 to 1000"},
+	{strings.Repeat("0,", 10_000) + "0", prob, "10001 values is more than the 10000 allowed"},
+}
+
 func TestParseRefuses(t *testing.T) {
-	prob := Spec{Kind: Probability}
-	tests := []struct {
-		in   string
-		spec Spec
-		want string
-	}{
-		{"0:1", prob, `"0:1" is not a value (0.01), a list (0.001,0.01,0.05) or a range start:stop:count (0:0.02:11)`},
-		{"a,b", prob, `"a,b" is not a value`},
-		{"", prob, `"" is not a value`},
-		{"0:1:0", prob, `"0:1:0": the count must be from 1 to 10000`},
-		{"0:1:x", prob, `"0:1:x" is not a value`},
-		{"0:1:1", prob, "a range of one value needs start = stop"},
-		{"0.5,1.5", prob, "1.5 is not a probability in [0, 1]"},
-		{"0:2:3", prob, "2 is not a probability in [0, 1]"},
-		{"NaN", prob, "NaN is not a probability"},
-		{"1:2:3", Spec{Kind: Whole, Min: 1, Max: 1000}, "1.5 is not a whole number from 1 to 1000"},
-		{"0", Spec{Kind: Whole, Min: 1, Max: 1000}, "0 is not a whole number from 1 to 1000"},
-	}
-	for _, tt := range tests {
+	for _, tt := range refused {
 		_, err := Parse(tt.in, tt.spec)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Parse(%q) error = %v; want it to contain %q", tt.in, err, tt.want)
@@ -68,4 +74,64 @@ func TestGrid(t *testing.T) {
 	if s := Swept(axes); !slices.Equal(s, []int{0, 2}) {
 		t.Errorf("Swept = %v; want [0 2]", s)
 	}
+}
+
+// Grids past MaxPoints are refused before any point is listed; the largest
+// accepted grid is listed whole.
+func TestGridSize(t *testing.T) {
+	vals := func(n int) []float64 { return make([]float64, n) }
+	big := []Axis{{"a", vals(10_000)}, {"b", vals(10_000)}, {"c", vals(1000)}, {"d", vals(10_000)}}
+	if n, err := Size(big); n != 1e15 || err == nil || err.Error() != "1000000000000000 points is more than the 10000 a sweep allows" {
+		t.Errorf("Size(10^4 x 10^4 x 10^3 x 10^4) = %d, %v; want 10^15 and an error", n, err)
+	}
+	if _, err := Grid(big); err == nil {
+		t.Error("Grid of 10^15 points: no error")
+	}
+	if got, err := Grid([]Axis{{"a", vals(100)}, {"b", vals(100)}}); err != nil || len(got) != MaxPoints {
+		t.Errorf("Grid(100 x 100) = %d points, %v; want %d", len(got), err, MaxPoints)
+	}
+}
+
+// kinds are the specs FuzzParse picks from.
+var kinds = []Spec{prob, {Kind: Whole, Min: 1, Max: 1000}, {Kind: Whole, Min: 1, Max: 1e12}}
+
+// Parse never panics, and what it accepts is what its spec allows: one to
+// MaxPoints values, each one Spec.check takes, a grid of them sized by Size.
+func FuzzParse(f *testing.F) {
+	for _, tt := range parsed {
+		f.Add(tt.in, uint8(tt.spec.Kind))
+	}
+	for _, tt := range refused {
+		if len(tt.in) < 1000 {
+			f.Add(tt.in, uint8(tt.spec.Kind))
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string, kind uint8) {
+		spec := kinds[int(kind)%len(kinds)]
+		vals, err := Parse(s, spec)
+		if err != nil {
+			if vals != nil {
+				t.Errorf("Parse(%q) = %v with error %v", s, vals, err)
+			}
+			return
+		}
+		if len(vals) < 1 || len(vals) > MaxPoints {
+			t.Fatalf("Parse(%q) gave %d values", s, len(vals))
+		}
+		for _, v := range vals {
+			if err := spec.check(v); err != nil {
+				t.Fatalf("Parse(%q) accepted %v: %v", s, v, err)
+			}
+		}
+		axes := []Axis{{"a", vals}, {"b", vals[:min(len(vals), 3)]}}
+		n, err := Size(axes)
+		if want := int64(len(vals) * min(len(vals), 3)); n != want {
+			t.Fatalf("Size = %d; want %d", n, want)
+		}
+		if err == nil {
+			if g, err := Grid(axes); err != nil || int64(len(g)) != n {
+				t.Fatalf("Grid = %d points, %v; want %d", len(g), err, n)
+			}
+		}
+	})
 }
