@@ -184,6 +184,11 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = int(min(int64(workers), tasks))
+	for k, cfg := range cfgs {
+		if first[k+1] == first[k] { // an empty shard: no task will finish it
+			finish(k, make([]results.Counters, len(cfg.Strategies)))
+		}
+	}
 
 	// open holds the counters of the configurations in progress and the
 	// tasks each still has to add; guarded by mu. A task is at least a block
