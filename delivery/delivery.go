@@ -192,12 +192,12 @@ func (c Config) Warning(sc provider.Scenario, rs []strategy.Retry) string {
 	var delivery, hold time.Duration
 	for _, st := range sc.Steps {
 		call := slowest(st.Latency)
-		delivery += call
+		delivery = provider.Later(delivery, call)
 		retries := st.PFail > 0 || (st.CanLoseReply && st.LostReply > 0)
 		for _, r := range rs {
 			h := call
 			if r.Scope == strategy.EachStep && retries {
-				h = time.Duration(r.Attempts)*call + c.Backoff.Longest(r.Attempts-1)
+				h = provider.Later(provider.Times(call, r.Attempts), c.Backoff.Longest(r.Attempts-1))
 			}
 			hold = max(hold, h)
 		}

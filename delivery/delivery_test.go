@@ -326,6 +326,10 @@ func TestWarning(t *testing.T) {
 		{"lognormal at its p99", at(Lease, 199*ms, 2*time.Second), signup(0, provider.Latency{Median: 20 * ms, P99: 200 * ms}), each, leaseMsg("199ms", "200ms")},
 		{"no lease store", at(Claim, 20*ms, time.Minute), signup(0.01, fixed), each, ""},
 		{"no time", Defaults, signup(0.01, provider.Latency{}), each, ""},
+		// 1000 calls of 8760h pass what a Duration holds: the hold saturates.
+		{"saturated", at(Lease, provider.MaxDuration, provider.MaxDuration), signup(0.01, provider.Latency{Median: provider.MaxDuration}),
+			[]strategy.Retry{{Scope: strategy.EachStep, Attempts: 1000}},
+			leaseMsg("8760h0m0s", "2562047h47m16.854775807s") + "; " + visMsg("8760h0m0s", "87600h0m0s")},
 	} {
 		if got := tt.cfg.Warning(tt.sc, tt.rs); got != tt.want {
 			t.Errorf("%s: Warning() = %q; want %q", tt.name, got, tt.want)

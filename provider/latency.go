@@ -122,6 +122,15 @@ func Later(t, d time.Duration) time.Duration {
 	return t + d
 }
 
+// Times is n x d for a duration and a count that are not negative, saturated
+// at the longest time.Duration as Later is.
+func Times(d time.Duration, n int) time.Duration {
+	if n > 0 && d > math.MaxInt64/time.Duration(n) {
+		return math.MaxInt64
+	}
+	return d * time.Duration(n)
+}
+
 // Check refuses what a latency cannot be: a duration CheckDuration refuses,
 // a p99 below the median, or a p99 with no median (a lognormal needs both;
 // without this it would run as a fixed 0).
