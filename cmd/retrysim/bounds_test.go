@@ -177,18 +177,21 @@ func TestFlagsAndFilesShareBounds(t *testing.T) {
 		{"max-deliveries", "1000", "queue: {max_deliveries: 1000}"},
 		{"max-deliveries", "1001", "queue: {max_deliveries: 1001}"},
 		{"max-deliveries", "100000", "queue: {max_deliveries: 100000}"},
-		{"max-crashes", "1000", "queue: {max_crashes: 1000}"},
-		{"max-crashes", "1001", "queue: {max_crashes: 1001}"},
+		{"max-crashes", "1000", "queue: {crash: 0.1, max_crashes: 1000}"},
+		{"max-crashes", "1001", "queue: {crash: 0.1, max_crashes: 1001}"},
 		{"visibility", "0s", "queue: {visibility: 0s}"},
 		{"visibility", "8760h", "queue: {visibility: 8760h}"},
 		{"visibility", "8761h", "queue: {visibility: 8761h}"},
-		{"ttl", "-1s", "queue: {ttl: -1s}"},
-		{"ttl", "9000h", "queue: {ttl: 9000h}"},
-		{"lease", "8760h", "queue: {lease: 8760h}"},
+		{"ttl", "-1s", "queue: {store: claim, ttl: -1s}"},
+		{"ttl", "9000h", "queue: {store: claim, ttl: 9000h}"},
+		{"ttl", "8760h", "queue: {store: claim, ttl: 8760h}"},
+		{"lease", "8760h", "queue: {store: lease, lease: 8760h}"},
+		{"lease", "8761h", "queue: {store: lease, lease: 8761h}"},
 		{"backoff-cap", "8761h", "queue: {backoff: {cap: 8761h}}"},
-		{"repeat-delay", "0:1s", "queue: {repeat_delay: {p99: 1s}}"},
-		{"repeat-delay", "2s:1s", "queue: {repeat_delay: {median: 2s, p99: 1s}}"},
-		{"repeat-delay", "9000h", "queue: {repeat_delay: 9000h}"},
+		{"repeat-delay", "0:1s", "queue: {repeat: 0.1, repeat_delay: {p99: 1s}}"},
+		{"repeat-delay", "2s:1s", "queue: {repeat: 0.1, repeat_delay: {median: 2s, p99: 1s}}"},
+		{"repeat-delay", "9000h", "queue: {repeat: 0.1, repeat_delay: 9000h}"},
+		{"repeat-delay", "8760h", "queue: {repeat: 0.1, repeat_delay: 8760h}"},
 		{"latency", "0:200ms", "steps: [{name: a, latency: {p99: 200ms}}]"},
 		{"latency", "8760h", "steps: [{name: a, latency: 8760h}]"},
 		{"latency", "8761h", "steps: [{name: a, latency: 8761h}]"},
@@ -201,7 +204,18 @@ func TestFlagsAndFilesShareBounds(t *testing.T) {
 		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, flagErr, flagCode := retrysim(t, "-jobs", "1", "-"+tt.flag, tt.value)
+		args := []string{"-jobs", "1", "-" + tt.flag, tt.value}
+		switch tt.flag { // flags that another must come with
+		case "max-crashes":
+			args = append(args, "-crash", "0.1")
+		case "lease":
+			args = append(args, "-store", "lease")
+		case "ttl":
+			args = append(args, "-store", "claim")
+		case "repeat-delay":
+			args = append(args, "-repeat", "0.1")
+		}
+		_, flagErr, flagCode := retrysim(t, args...)
 		_, fileErr, fileCode := retrysim(t, "-jobs", "1", "-scenario", path)
 		if (flagCode == 0) != (fileCode == 0) {
 			t.Errorf("-%s %s: exit %d %q, but %s: exit %d %q", tt.flag, tt.value, flagCode, flagErr, tt.yaml, fileCode, fileErr)
