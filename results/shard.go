@@ -22,8 +22,9 @@ const ShardFormat = 1
 // MaxShardRows rows fit.
 const MaxShardBytes = 4 << 20
 
-// MaxShardRows is the most strategies a shard holds; -shard refuses more
-// before it runs, so that merge can read every shard it writes.
+// MaxShardRows is the most strategies a shard holds. -strategies names each
+// of the twelve strategies at most once, so every shard -shard writes fits
+// and merge can read it.
 const MaxShardRows = 200
 
 // Shard is one slice of a run, as -shard writes it and merge reads it: the

@@ -228,8 +228,8 @@ func TestHelpStatesDurationBounds(t *testing.T) {
 	help, _, _ := retrysim(t, "-help")
 	for _, want := range []string{
 		"is from 0 to " + strings.TrimSuffix(provider.MaxDuration.String(), "0m0s"),
-		fmt.Sprintf("deliveries (1 to %d)", delivery.DeliveriesLimit),
-		fmt.Sprintf("up to %d)", delivery.CrashesLimit),
+		fmt.Sprintf("deliveries, 1 to %d", delivery.DeliveriesLimit),
+		fmt.Sprintf("a job, 0 to %d", delivery.CrashesLimit),
 	} {
 		if !strings.Contains(help, want) {
 			t.Errorf("-help does not say %q", want)

@@ -244,8 +244,6 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	switch {
 	case sh.Count > 1 && p.gen.Sequential:
 		return usageError{fmt.Errorf("-shard: %s has one stream for all jobs, so its runs cannot be split; use -rng pcg", p.gen.Name)}
-	case sh.Count > 0 && len(p.strategies) > results.MaxShardRows:
-		return usageError{fmt.Errorf("-shard: %d strategies are more than the %d a shard file holds", len(p.strategies), results.MaxShardRows)}
 	case sh.Count > 0 && (queue != nil || q.scenarioPath != ""):
 		return usageError{fmt.Errorf("-shard: merge rebuilds the built-in sign-up only; runs with -scenario or the delivery model cannot be sharded yet")}
 	case queue != nil && expect:
