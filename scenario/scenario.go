@@ -452,7 +452,7 @@ func lineOf(m *yaml.Node, key string) int {
 }
 
 var (
-	lineRE    = regexp.MustCompile(`^line (\d+): (.*)$`)
+	lineRE    = regexp.MustCompile(`(?s)^line (\d+): (.*)$`) // a quoted value may span lines
 	unknownRE = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
 )
 
@@ -470,7 +470,7 @@ func located(name string, root *yaml.Node, err error) error {
 	}
 	m := lineRE.FindStringSubmatch(msg)
 	if m == nil {
-		return &Error{File: name, Line: 1, Msg: msg}
+		return &Error{File: name, Line: 1, Msg: oneLine(msg)}
 	}
 	var line int
 	fmt.Sscan(m[1], &line)
@@ -485,7 +485,7 @@ func located(name string, root *yaml.Node, err error) error {
 	if t := typeRE.FindStringSubmatch(text); t != nil {
 		hint = t[1]
 	}
-	return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, hint, ""), Msg: plain(text)}
+	return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, hint, ""), Msg: oneLine(plain(text))}
 }
 
 // fieldAt is the path (steps[2].p_fail) of the value at line and column in
@@ -568,7 +568,7 @@ func keyAt(n *yaml.Node, line int, key, path string) string {
 }
 
 var (
-	typeRE = regexp.MustCompile("^cannot unmarshal !!\\w+ `(.*)` into (\\S+)$")
+	typeRE = regexp.MustCompile("(?s)^cannot unmarshal !!\\w+ `(.*)` into (\\S+)$")
 	// typeWords say what a Go type is in a scenario file.
 	typeWords = map[string]string{
 		"float64": "a number", "int": "a whole number", "bool": "true or false", "string": "text",
@@ -577,6 +577,9 @@ var (
 		"scenario.stepFile": "a mapping of step settings",
 	}
 )
+
+// oneLine keeps an error on one line: a value yaml quotes may hold newlines.
+func oneLine(msg string) string { return strings.ReplaceAll(msg, "\n", `\n`) }
 
 // plain rewrites yaml's type errors in words.
 func plain(msg string) string {
