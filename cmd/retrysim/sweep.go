@@ -173,10 +173,15 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	// NoRepeats matters only to a row that saw no repeat, so only those pay
+	// for the exact walk that tells an impossible 0 from a chance one.
 	for k := range points {
 		for i := range c.strategies {
-			r := cfgs[k].Strategies[i].(strategy.Retry)
-			s.Rows[k*len(c.strategies)+i].NoRepeats = r.Expect(cfgs[k].Scenario).RepeatedPerJob == 0
+			row := &s.Rows[k*len(c.strategies)+i]
+			if row.RepeatedSteps == 0 {
+				r := cfgs[k].Strategies[i].(strategy.Retry)
+				row.NoRepeats = r.Expect(cfgs[k].Scenario).RepeatedPerJob == 0
+			}
 		}
 	}
 	if plot.path != "" {
