@@ -145,10 +145,12 @@ type stepFile struct {
 	Latency   latency      `yaml:"latency"`
 }
 
+// backoffFile's base and cap are pointers so that a key left out keeps the
+// run's default (100ms and 2s), as a flag left out does.
 type backoffFile struct {
-	Policy string   `yaml:"policy"`
-	Base   duration `yaml:"base"`
-	Cap    duration `yaml:"cap"`
+	Policy string    `yaml:"policy"`
+	Base   *duration `yaml:"base"`
+	Cap    *duration `yaml:"cap"`
 }
 
 type queueFile struct {
@@ -373,7 +375,12 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 		}
 	}
 	if b := q.Backoff; b != nil {
-		c.Backoff = backoff.Policy{Kind: backoff.FullJitter, Base: b.Base.v, Cap: b.Cap.v}
+		if b.Base != nil {
+			c.Backoff.Base = b.Base.v
+		}
+		if b.Cap != nil {
+			c.Backoff.Cap = b.Cap.v
+		}
 		if b.Policy != "" {
 			if c.Backoff.Kind, err = backoff.ParseKind(b.Policy); err != nil {
 				return c, &Error{File: name, Line: lineOf(valueOf(queue, "backoff"), "policy"), Field: "queue.backoff.policy", Msg: err.Error()}

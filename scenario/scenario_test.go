@@ -45,6 +45,27 @@ func TestQueueFile(t *testing.T) {
 	}
 }
 
+// A backoff section keeps the run's default for what it leaves out, as the
+// flags do: full jitter, base 100ms, cap 2s (the README's flags table).
+func TestBackoffDefaultsKept(t *testing.T) {
+	for _, tt := range []struct {
+		src  string
+		want backoff.Policy
+	}{
+		{"  backoff: {policy: exponential}\n", backoff.Policy{Kind: backoff.Exponential, Base: 100 * time.Millisecond, Cap: 2 * time.Second}},
+		{"  backoff: {base: 1s}\n", backoff.Policy{Kind: backoff.FullJitter, Base: time.Second, Cap: 2 * time.Second}},
+		{"  backoff: {cap: 5s}\n", backoff.Policy{Kind: backoff.FullJitter, Base: 100 * time.Millisecond, Cap: 5 * time.Second}},
+	} {
+		got, err := Parse("s.yaml", []byte(steps+"queue:\n"+tt.src))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.src, err)
+		}
+		if got.Queue.Backoff != tt.want {
+			t.Errorf("%q: backoff = %+v; want %+v", tt.src, got.Queue.Backoff, tt.want)
+		}
+	}
+}
+
 const steps = "steps:\n  - {name: a, p_fail: 0.1}\n"
 
 // malformed are files Parse refuses, with the start of its error; FuzzParse
