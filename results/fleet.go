@@ -121,9 +121,27 @@ func plusMinus(e fleet.Estimate, scale float64, unit string) string {
 	return strconv.FormatFloat(v, 'f', decimals, 64) + unit + " ±" + strconv.FormatFloat(half, 'f', decimals, 64)
 }
 
+// fleetHeader heads the fleet's table, in every format for people.
+var fleetHeader = []string{"Run", "Requests", "Succeeded", "Goodput /s", "Calls per request", "Timeouts", "Conflicts",
+	"Duplicates", "Latency p50 / p95 / p99", "Peak in progress", "Recovery"}
+
+// fleetCells are a run's row for people, in fleetHeader's order.
+func fleetCells(s fleet.Summary) []string {
+	rec := plusMinus(s.Recovery, 1, " s")
+	switch {
+	case s.Recovery.N == 0:
+		rec = "never"
+	case s.Recovery.N < s.Replicates:
+		rec = fmt.Sprintf("never in %d of %d", s.Replicates-s.Recovery.N, s.Replicates)
+	}
+	lat := fmt.Sprintf("%s / %s / %s s", sigOrDash(s.P50.Value), sigOrDash(s.P95.Value), sigOrDash(s.P99.Value))
+	return []string{s.Run, plusMinus(s.Requests, 1, ""), plusMinus(s.Succeeded, 100, "%"), plusMinus(s.Goodput, 1, ""),
+		plusMinus(s.Amplification, 1, ""), plusMinus(s.Timeouts, 1, ""), plusMinus(s.Conflicts, 1, ""),
+		plusMinus(s.Duplicates, 1, ""), lat, plusMinus(s.PeakInProgress, 1, ""), rec}
+}
+
 func writeFleetTable(w io.Writer, r FleetReport, markdown bool) error {
-	header := []string{"Run", "Requests", "Succeeded", "Goodput /s", "Calls per request", "Timeouts", "Conflicts",
-		"Duplicates", "Latency p50 / p95 / p99", "Peak in progress", "Recovery"}
+	header := fleetHeader
 	align := make([]tw.Align, len(header))
 	for i := range align {
 		align[i] = tw.AlignRight
@@ -145,17 +163,7 @@ func writeFleetTable(w io.Writer, r FleetReport, markdown bool) error {
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(header)
 	for _, s := range r.Rows {
-		rec := plusMinus(s.Recovery, 1, " s")
-		switch {
-		case s.Recovery.N == 0:
-			rec = "never"
-		case s.Recovery.N < s.Replicates:
-			rec = fmt.Sprintf("never in %d of %d", s.Replicates-s.Recovery.N, s.Replicates)
-		}
-		lat := fmt.Sprintf("%s / %s / %s s", sigOrDash(s.P50.Value), sigOrDash(s.P95.Value), sigOrDash(s.P99.Value))
-		cells := []string{s.Run, plusMinus(s.Requests, 1, ""), plusMinus(s.Succeeded, 100, "%"), plusMinus(s.Goodput, 1, ""),
-			plusMinus(s.Amplification, 1, ""), plusMinus(s.Timeouts, 1, ""), plusMinus(s.Conflicts, 1, ""),
-			plusMinus(s.Duplicates, 1, ""), lat, plusMinus(s.PeakInProgress, 1, ""), rec}
+		cells := fleetCells(s)
 		if err := t.Append(cells); err != nil {
 			return err
 		}

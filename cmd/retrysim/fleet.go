@@ -101,7 +101,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	var (
 		preset      choice
 		seedV       seed = 1
-		format           = choice{v: results.Formats[0], valid: results.CheckFormat}
+		format           = choice{v: results.Formats[0], valid: results.CheckPageFormat}
 		workers          = bounded{v: runtime.GOMAXPROCS(0), lo: 1, hi: 4096}
 		replicates       = bounded{v: 10, lo: 1, hi: fleet.MaxReplicates}
 		duration         = durationFlag{60 * time.Second}
@@ -139,7 +139,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(&duration, "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")
 	fs.Var(&seedV, "seed", "random `seed`; the same flags and seed print the same bytes")
-	fs.Var(&format, "format", "output `format`: "+strings.Join(results.Formats, ", ")+" (json also holds the series)")
+	fs.Var(&format, "format", "output `format`: "+strings.Join(results.PageFormats(), ", ")+" (json also holds the series; html is one page with the series drawn)")
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it", workers.lo, workers.hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.StringVar(&out, "o", "", "write the output to `file` (a regular file is replaced atomically) instead of stdout")
@@ -178,7 +178,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	var cfgs []fleet.Config
-	name := "one run"
+	name, source := "one run", ""
 	if preset.v != "" {
 		for _, n := range fleetModelFlags {
 			if set[n] {
@@ -194,6 +194,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 			replicates.v = p.Replicates
 		}
 		cfgs, name = p.Runs(d), p.Name
+		source = p.Source
 	} else {
 		cap := bcap.v
 		if cap == 0 {
@@ -254,8 +255,19 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		runs = append(runs, pts)
 		rep.Series = append(rep.Series, pts...)
 	}
+	plotTitle := fmt.Sprintf("retrysim fleet: %s, %s s, means of %d replicates, seed %d",
+		name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
 	var buf bytes.Buffer
-	if err := results.WriteFleet(&buf, rep, format.v); err != nil {
+	if format.v == "html" {
+		params := []string{"model: " + name, fmt.Sprintf("%d replicates a run, seed %d", replicates.v, uint64(seedV))}
+		if source != "" {
+			params = append(params, "source: "+source)
+		}
+		err = results.WriteFleetHTML(&buf, rep, params, runs, cfgs, plotTitle)
+	} else {
+		err = results.WriteFleet(&buf, rep, format.v)
+	}
+	if err != nil {
 		return err
 	}
 	if series != "" {
@@ -269,8 +281,6 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	}
 	if plotPath != "" {
 		var p bytes.Buffer
-		plotTitle := fmt.Sprintf("retrysim fleet: %s, %s s, means of %d replicates, seed %d",
-			name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
 		if err := results.PlotFleet(&p, plotTitle, runs, cfgs, filepath.Ext(plotPath)); err != nil {
 			return err
 		}

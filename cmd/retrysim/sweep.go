@@ -87,7 +87,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.BoolVar(&logY, "log-y", false, "draw -plot's line plot on a log y axis (by default: when the values span more than two decades)")
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
 	fs.BoolVar(&sharedScale, "shared-scale", false, "give -plot's heat maps one colour scale (by default each panel has its own)")
-	c.register(fs)
+	c.registerFormats(fs, results.PageFormats(), results.CheckPageFormat)
 	if err := parse(fs, args, sweepIntro, stdout); err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return usageError{fmt.Errorf("-plot: a plot needs one or two swept parameters; %d are swept", len(swept))}
 		}
 	}
-	opts, err := plotOptions(plot.path != "", len(swept), logY, linearY, sharedScale)
+	opts, err := plotOptions(plot.path != "" || c.format.v == "html", len(swept), logY, linearY, sharedScale)
 	if err != nil {
 		return err
 	}
@@ -194,7 +194,12 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	var buf bytes.Buffer
-	if err := results.WriteSweep(&buf, s, c.format.v); err != nil {
+	if c.format.v == "html" {
+		err = results.WriteSweepHTML(&buf, s, opts)
+	} else {
+		err = results.WriteSweep(&buf, s, c.format.v)
+	}
+	if err != nil {
 		return err
 	}
 	return c.out.write(ctx, stdout, buf.Bytes())
@@ -214,7 +219,7 @@ func plotOptions(plotting bool, swept int, logY, linearY, shared bool) (results.
 		switch {
 		case !f.set:
 		case !plotting:
-			return o, usageError{fmt.Errorf("-%s: shapes -plot's picture; give -plot too", f.name)}
+			return o, usageError{fmt.Errorf("-%s: shapes the picture -plot or -format html draws; give one of them", f.name)}
 		case swept != f.kind:
 			return o, usageError{fmt.Errorf("-%s: applies to %s; this sweep has %d", f.name, f.shape, swept)}
 		}

@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
+	"encoding/xml"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -155,7 +159,7 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"-plot", "out.gif", "-p-fail", "0,0.1"}, `-plot: "out.gif": want a file name ending in .png or .svg`},
 		{[]string{"-plot", "out.png"}, "-plot: a plot needs one or two swept parameters; 0 are swept"},
 		{[]string{"-plot", "out.png", "-p-fail", "0,0.1", "-lost-reply", "0,0.1", "-attempts", "1,2"}, "-plot: a plot needs one or two swept parameters; 3 are swept"},
-		{[]string{"-log-y", "-p-fail", "0,0.1"}, "-log-y: shapes -plot's picture; give -plot too"},
+		{[]string{"-log-y", "-p-fail", "0,0.1"}, "-log-y: shapes the picture -plot or -format html draws; give one of them"},
 		{[]string{"-plot", "out.png", "-p-fail", "0,0.1", "-log-y", "-linear-y"}, "-linear-y: -log-y asks for the opposite; give one"},
 		{[]string{"-plot", "out.png", "-p-fail", "0,0.1", "-lost-reply", "0,0.1", "-linear-y"}, "-linear-y: applies to a line plot (one swept parameter); this sweep has 2"},
 		{[]string{"-plot", "out.png", "-p-fail", "0,0.1", "-shared-scale"}, "-shared-scale: applies to heat maps (two swept parameters); this sweep has 1"},
@@ -174,5 +178,55 @@ func TestSweepHelp(t *testing.T) {
 	out, _, code := retrysim(t, "sweep", "-help")
 	if code != 0 || !strings.Contains(out, "start:stop:count") || !strings.Contains(out, "-metric") || !strings.Contains(out, "-plot") {
 		t.Errorf("sweep -help: exit %d,\n%s", code, out)
+	}
+}
+
+// -format html writes one page whose every data cell holds the number the
+// json output has for that row and metric (results' tests check the page
+// itself); the fleet command's page likewise.
+func TestHTMLPagesMatchJSON(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		key  string // the json field a row's cells name
+	}{
+		{[]string{"sweep", "-p-fail", "0.001,0.01", "-jobs", "20000"}, "failed_rate"},
+		{[]string{"fleet", "-duration", "5s", "-replicates", "2"}, ""},
+	} {
+		page, errOut, code := retrysim(t, append(tt.args, "-format", "html")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tt.args, code, errOut)
+		}
+		js, _, _ := retrysim(t, append(tt.args, "-format", "json")...)
+		var out struct{ Rows []map[string]any }
+		if err := json.Unmarshal([]byte(js), &out); err != nil {
+			t.Fatal(err)
+		}
+		d := xml.NewDecoder(strings.NewReader(page))
+		cells := 0
+		for {
+			tok, err := d.Token()
+			if err != nil {
+				if err != io.EOF {
+					t.Fatalf("%v: the page does not parse: %v", tt.args, err)
+				}
+				break
+			}
+			el, ok := tok.(xml.StartElement)
+			if !ok || el.Name.Local != "td" || len(el.Attr) < 2 {
+				continue
+			}
+			field, value := el.Attr[0].Value, el.Attr[1].Value
+			row := cells // the sweep's pivot has a cell a json row
+			if tt.key == "" {
+				row = 0 // the fleet's one run: a row of cells
+			}
+			if got, want := value, strconv.FormatFloat(out.Rows[row][field].(float64), 'g', -1, 64); got != want {
+				t.Errorf("%v: cell %d (%s) holds %s; json %s", tt.args, cells, field, got, want)
+			}
+			cells++
+		}
+		if cells == 0 || !strings.Contains(page, "<svg") {
+			t.Errorf("%v: %d data cells, svg %v; want cells and the plot inline", tt.args, cells, strings.Contains(page, "<svg"))
+		}
 	}
 }

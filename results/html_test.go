@@ -1,0 +1,198 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/retrysim/retrysim/fleet"
+)
+
+// pageCells parses a page as XML and returns its data cells (json key,
+// exact value, text shown) and every element name and text, for checks on
+// what the page holds and fetches.
+type parsedPage struct {
+	cells []struct {
+		field, text string
+		value       float64
+	}
+	elements map[string]int
+	text     string
+	refs     []string // src and href attribute values
+}
+
+func parsePage(t *testing.T, page []byte) parsedPage {
+	t.Helper()
+	p := parsedPage{elements: map[string]int{}}
+	d := xml.NewDecoder(bytes.NewReader(page))
+	var cell *struct {
+		field, text string
+		value       float64
+	}
+	var all strings.Builder
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the page does not parse: %v", err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			p.elements[tok.Name.Local]++
+			var field, value string
+			for _, a := range tok.Attr {
+				switch a.Name.Local {
+				case "data-field":
+					field = a.Value
+				case "data-value":
+					value = a.Value
+				case "src", "href":
+					p.refs = append(p.refs, a.Value)
+				}
+			}
+			if tok.Name.Local == "td" && field != "" {
+				v, err := strconv.ParseFloat(value, 64)
+				if err != nil {
+					t.Fatalf("data-value %q: %v", value, err)
+				}
+				p.cells = append(p.cells, struct {
+					field, text string
+					value       float64
+				}{field: field, value: v})
+				cell = &p.cells[len(p.cells)-1]
+			}
+		case xml.EndElement:
+			if tok.Name.Local == "td" {
+				cell = nil
+			}
+		case xml.CharData:
+			all.Write(tok)
+			if cell != nil {
+				cell.text += string(tok)
+			}
+		}
+	}
+	p.text = all.String()
+	return p
+}
+
+// selfContained fails when the page could fetch anything: a script, a
+// stylesheet or image by reference, or any src or href.
+func selfContained(t *testing.T, p parsedPage) {
+	t.Helper()
+	for _, el := range []string{"script", "link", "img", "iframe", "object", "image"} {
+		if p.elements[el] > 0 {
+			t.Errorf("the page has %d <%s> elements; want none (self-contained)", p.elements[el], el)
+		}
+	}
+	if len(p.refs) > 0 {
+		t.Errorf("the page refers out: %q", p.refs)
+	}
+}
+
+// shown is the first number a cell shows, divided by 100 when it is a percent.
+func shown(t *testing.T, text string) float64 {
+	f := strings.Fields(strings.ReplaceAll(text, "%", " % "))
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		t.Fatalf("cell %q: %v", text, err)
+	}
+	if len(f) > 1 && f[1] == "%" {
+		v /= 100
+	}
+	return v
+}
+
+// TestSweepHTML: the page's numbers are the json output's, exactly in the
+// data attributes and to the 4 significant digits shown (a relative
+// difference within 5e-4) in the text; the page carries its parameters, a
+// "how to read it", the plot inline, and fetches nothing.
+func TestSweepHTML(t *testing.T) {
+	s := lineSweep()
+	var page, js bytes.Buffer
+	if err := WriteSweepHTML(&page, s, PlotOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSweep(&js, s, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var out struct{ Rows []map[string]any }
+	if err := json.Unmarshal(js.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	p := parsePage(t, page.Bytes())
+	selfContained(t, p)
+	if len(p.cells) != len(out.Rows) {
+		t.Fatalf("%d numeric cells; want one per json row, %d", len(p.cells), len(out.Rows))
+	}
+	for i, c := range p.cells { // the pivot reads the rows in json order
+		want := out.Rows[i][c.field].(float64)
+		if c.value != want {
+			t.Errorf("cell %d (%s): data-value %v; json %v", i, c.field, c.value, want)
+		}
+		if got := shown(t, c.text); math.Abs(got-want) > 5e-4*want {
+			t.Errorf("cell %d shows %q; json %v", i, c.text, want)
+		}
+	}
+	for _, want := range []string{"How to read it.", "fixed: lost_reply 0.005", "fixed: attempts 3", "fixed: jobs 1000000",
+		"seed 1", "skip engine", "generator pcg"} {
+		if !strings.Contains(p.text, want) {
+			t.Errorf("the page does not say %q", want)
+		}
+	}
+	if p.elements["svg"] != 1 || p.elements["style"] != 1 {
+		t.Errorf("want one inline <svg> and one <style>; have %v", p.elements)
+	}
+	if !bytes.Contains(page.Bytes(), []byte("@media print")) {
+		t.Errorf("no print style")
+	}
+}
+
+// TestFleetHTML: the same for the fleet's table: each numeric cell's value
+// is the json field it names, and its text shows it.
+func TestFleetHTML(t *testing.T) {
+	e := func(v, half float64) fleet.Estimate {
+		return fleet.Estimate{Value: v, Lo: v - half, Hi: v + half, N: 5}
+	}
+	r := FleetReport{Title: "retrysim fleet: test", Rows: []fleet.Summary{{
+		Run: "a", Replicates: 5, Requests: e(3520, 46), Succeeded: e(0.37, 0.023), Goodput: e(16.25, 0.95),
+		Amplification: e(2.384, 0.029), Timeouts: e(7090, 234), Conflicts: e(3, 1), Duplicates: e(4871, 135),
+		P50: e(2.4, 0), P95: e(56.6, 0), P99: e(63, 0), PeakInProgress: e(1544, 107), Recovery: e(math.NaN(), 0),
+	}}}
+	var page, js bytes.Buffer
+	if err := WriteFleetHTML(&page, r, []string{"model: test"}, nil, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFleet(&js, r, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var out struct{ Rows []map[string]any }
+	if err := json.Unmarshal(js.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	p := parsePage(t, page.Bytes())
+	selfContained(t, p)
+	if len(p.cells) != 8 {
+		t.Errorf("%d numeric cells; want 8 (every column but run, latency and recovery)", len(p.cells))
+	}
+	for _, c := range p.cells {
+		want := out.Rows[0][c.field].(float64)
+		if c.value != want {
+			t.Errorf("%s: data-value %v; json %v", c.field, c.value, want)
+		}
+		if got := shown(t, c.text); math.Abs(got-want) > 5e-3*want { // shown to the interval's decimals
+			t.Errorf("%s shows %q; json %v", c.field, c.text, want)
+		}
+	}
+	if !strings.Contains(p.text, "How to read it.") || !strings.Contains(p.text, "model: test") {
+		t.Errorf("no parameters or how to read it in %q", p.text)
+	}
+}
