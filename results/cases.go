@@ -65,6 +65,8 @@ func WriteCases(w io.Writer, c Cases, format string) error {
 			return writeFields(w, all)
 		}
 		return titledRows(w, c.Title, all)
+	case "html":
+		return writeCasesHTML(w, c)
 	}
 	return CheckFormat(format)
 }

@@ -39,8 +39,10 @@ type page struct {
 // when set, is the exact number the json output carries for it.
 type pageTable struct {
 	heading, howTo string
-	header         []string
-	rows           [][]pageCell
+	// pre, when set, is shown as preformatted text instead of a table.
+	pre    string
+	header []string
+	rows   [][]pageCell
 }
 
 type pageCell struct {
@@ -94,6 +96,10 @@ func writePage(w io.Writer, p page) error {
 	b.WriteString("</ul>\n")
 	for _, t := range p.tables {
 		fmt.Fprintf(&b, "<h2>%s</h2>\n<p class=\"how\"><strong>How to read it.</strong> %s</p>\n", e(t.heading), e(t.howTo))
+		if t.pre != "" {
+			fmt.Fprintf(&b, "<div class=\"scroll\"><pre>%s</pre></div>\n", e(t.pre))
+			continue
+		}
 		b.WriteString("<div class=\"scroll\"><table>\n<thead><tr>")
 		for _, h := range t.header {
 			fmt.Fprintf(&b, "<th>%s</th>", e(h))
@@ -211,4 +217,83 @@ func WriteFleetHTML(w io.Writer, r FleetReport, params []string, runs [][]fleet.
 		p.svg = svg.Bytes()
 	}
 	return writePage(w, p)
+}
+
+// writeReportHTML is the table command's page: the strategies' table with
+// intervals, the spread and closed-form lines under a row when asked, and
+// the delivery model's by-step table.
+func writeReportHTML(w io.Writer, r Report) error {
+	p := page{title: r.Title()}
+	t := pageTable{
+		heading: "The strategies",
+		howTo: "A row is one strategy over every simulated job. Succeeded is the share of jobs that finished; " +
+			"failed jobs, steps done again and the watched duplicates are counts over all jobs; calls per job is a mean. " +
+			"Brackets are 95% intervals (with -ci); an \"expected (z)\" line is the closed form and how many standard " +
+			"errors the simulation is from it (|z| above 3 is suspicious).",
+		header: r.header(),
+	}
+	fields := []string{"", "succeeded", "failed", "calls_per_job", "repeated_steps", "duplicate_users"}
+	values := func(row Row) []float64 {
+		c := row.Counters
+		return []float64{0, Metrics[0].Estimate(row).Value, float64(c.Failed), Metrics[2].Estimate(row).Value,
+			float64(c.RepeatedSteps), float64(c.DuplicateUsers)}
+	}
+	for _, row := range r.Rows {
+		main := row.cells(r.ShowCI)
+		if r.Delivery != nil {
+			main = append(main, row.deliveryCells()...)
+		}
+		var cells []pageCell
+		v := values(row)
+		for i, c := range main {
+			if i > 0 && i < len(fields) {
+				cells = append(cells, num(c, fields[i], v[i]))
+			} else {
+				cells = append(cells, pageCell{text: c})
+			}
+		}
+		t.rows = append(t.rows, cells)
+		var extra [][]string
+		if len(row.Replicates) > 1 {
+			extra = append(extra, row.spreadCells())
+		}
+		if row.Expected != nil {
+			extra = append(extra, row.expectedCells())
+		}
+		for _, x := range extra {
+			var cells []pageCell
+			for _, c := range x {
+				cells = append(cells, pageCell{text: c})
+			}
+			t.rows = append(t.rows, cells)
+		}
+	}
+	p.tables = []pageTable{t}
+	if r.Delivery != nil {
+		var by bytes.Buffer
+		if err := writeByStep(&by, r, false); err != nil {
+			return err
+		}
+		p.tables = append(p.tables, pageTable{heading: "Side effects repeated, by step",
+			howTo: "A line is one step of the job, a column one strategy: how many times that step's side effect happened again.",
+			pre:   by.String()})
+	}
+	return writePage(w, p)
+}
+
+// writeCasesHTML is a preset's page: its cases' table.
+func writeCasesHTML(w io.Writer, c Cases) error {
+	t := pageTable{
+		heading: "The cases",
+		howTo: "A row is one case of the preset. Charges per job above 1 means some jobs charged twice; lost work counts " +
+			"jobs whose work was lost; deliveries per job counts how often the queue handed each job out.",
+		header: []string{"Case", "Store", "Charges per job", "Lost work", "Deliveries per job", "What it means"},
+	}
+	for _, r := range c.Rows {
+		t.rows = append(t.rows, []pageCell{{text: r.Case}, {text: r.Store},
+			num(toFixed(r.ChargesPerJob(), 3), "charges_per_job", r.ChargesPerJob()),
+			num(group(r.LostWork), "lost_work", float64(r.LostWork)),
+			{text: toFixed(float64(r.Deliveries)/float64(r.Jobs), 3)}, {text: r.Meaning}})
+	}
+	return writePage(w, page{title: c.Title, tables: []pageTable{t}})
 }

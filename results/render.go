@@ -38,6 +38,8 @@ func Write(w io.Writer, r Report, format string) error {
 		return writeCSV(w, r)
 	case "json":
 		return writeJSON(w, r)
+	case "html":
+		return writeReportHTML(w, r)
 	}
 	return CheckFormat(format)
 }

@@ -182,15 +182,18 @@ func TestSweepHelp(t *testing.T) {
 }
 
 // -format html writes one page whose every data cell holds the number the
-// json output has for that row and metric (results' tests check the page
-// itself); the fleet command's page likewise.
+// json output has for that row and field (results' tests check the page
+// itself): the sweep's, the fleet's, the table command's and a preset's.
 func TestHTMLPagesMatchJSON(t *testing.T) {
 	for _, tt := range []struct {
-		args []string
-		key  string // the json field a row's cells name
+		args    []string
+		perCell bool // a data cell a json row (the sweep's pivot), or a table row a json row
+		plot    bool
 	}{
-		{[]string{"sweep", "-p-fail", "0.001,0.01", "-jobs", "20000"}, "failed_rate"},
-		{[]string{"fleet", "-duration", "5s", "-replicates", "2"}, ""},
+		{[]string{"sweep", "-p-fail", "0.001,0.01", "-jobs", "20000"}, true, true},
+		{[]string{"fleet", "-duration", "5s", "-replicates", "2"}, false, true},
+		{[]string{"-jobs", "20000", "-ci", "-expect"}, false, false},
+		{[]string{"-preset", "sqlite-check", "-jobs", "200"}, false, false},
 	} {
 		page, errOut, code := retrysim(t, append(tt.args, "-format", "html")...)
 		if code != 0 {
@@ -202,7 +205,7 @@ func TestHTMLPagesMatchJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := xml.NewDecoder(strings.NewReader(page))
-		cells := 0
+		cells, trs, rowStart := 0, -1, false
 		for {
 			tok, err := d.Token()
 			if err != nil {
@@ -212,21 +215,32 @@ func TestHTMLPagesMatchJSON(t *testing.T) {
 				break
 			}
 			el, ok := tok.(xml.StartElement)
+			if ok && el.Name.Local == "tr" {
+				rowStart = true
+			}
 			if !ok || el.Name.Local != "td" || len(el.Attr) < 2 {
 				continue
 			}
+			if rowStart { // the first data cell of a table row
+				trs, rowStart = trs+1, false
+			}
 			field, value := el.Attr[0].Value, el.Attr[1].Value
-			row := cells // the sweep's pivot has a cell a json row
-			if tt.key == "" {
-				row = 0 // the fleet's one run: a row of cells
+			row := trs
+			if tt.perCell {
+				row = cells
 			}
 			if got, want := value, strconv.FormatFloat(out.Rows[row][field].(float64), 'g', -1, 64); got != want {
 				t.Errorf("%v: cell %d (%s) holds %s; json %s", tt.args, cells, field, got, want)
 			}
 			cells++
 		}
-		if cells == 0 || !strings.Contains(page, "<svg") {
-			t.Errorf("%v: %d data cells, svg %v; want cells and the plot inline", tt.args, cells, strings.Contains(page, "<svg"))
+		rows := trs + 1
+		if tt.perCell {
+			rows = cells
+		}
+		if cells == 0 || rows != len(out.Rows) || strings.Contains(page, "<svg") != tt.plot {
+			t.Errorf("%v: %d data cells in %d rows (json %d), svg %v; want cells in every row, plot %v",
+				tt.args, cells, trs+1, len(out.Rows), strings.Contains(page, "<svg"), tt.plot)
 		}
 	}
 }

@@ -207,7 +207,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
 	var q queueFlags
 	q.register(fs)
-	c.register(fs)
+	c.registerFormats(fs, results.PageFormats(), results.CheckPageFormat)
 	if err := parse(fs, args, tableIntro, stdout); err != nil {
 		return err
 	}
