@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"math"
+	"math/bits"
 	"time"
 
 	"github.com/retrysim/retrysim/rng"
@@ -49,6 +50,9 @@ type Counts struct {
 	// Rejected those refused by a full queue or the rate limit, Stored those
 	// answered with a completed key's stored reply.
 	Conflicts, Rejected, Stored int64
+	// Denied counts retries the attempts allowed and the client's Policy
+	// refused; each such request failed.
+	Denied int64
 	// Late counts replies that came after their attempt's timeout, or after
 	// the request had moved on: answers, often to work done, the client
 	// never saw.
@@ -91,6 +95,8 @@ type request struct {
 	start    float64       // the first attempt's send time
 	deadline float64       // the current attempt's timeout
 	prev     time.Duration // the last backoff wait, which decorrelated jitter grows from
+	cost     float64       // what the policy charged for the attempt in flight (0: the first)
+	client   int32         // the client the request belongs to
 	refs     int32         // events and queue entries that name this slot
 	effects  int32
 	attempt  uint8 // attempts sent
@@ -125,6 +131,8 @@ type sim struct {
 
 	reqs []request
 	free []int32
+	// pols holds a policy state per client, or one shared by the fleet.
+	pols []Policy
 
 	// server state
 	n       int64 // calls in progress
@@ -147,6 +155,14 @@ func newSim(cfg *Config, seed uint64) *sim {
 		s.logn = rng.NewLognormal(sv.Sigma)
 	}
 	s.tokens = cfg.Server.Burst
+	n := cfg.Client.Clients
+	if cfg.Client.Policy.Shared || cfg.Client.Policy.Kind == Unlimited {
+		n = 1
+	}
+	s.pols = make([]Policy, n)
+	for i := range s.pols {
+		s.pols[i] = cfg.Client.Policy.New()
+	}
 	s.rep.Series = make([]Second, int(math.Ceil(cfg.Duration)))
 	return s
 }
@@ -256,6 +272,13 @@ func (s *sim) arrive() {
 		slot = int32(len(s.reqs) - 1)
 	}
 	s.reqs[slot] = request{start: s.now}
+	if c := s.cfg.Client.Clients; c > 1 {
+		// Drawn from the arrival stream, so every run of a preset gives
+		// the same requests to the same clients.
+		hi, _ := bits.Mul64(s.arr.Next(), uint64(c))
+		s.reqs[slot].client = int32(hi)
+	}
+	s.policy(slot).Start()
 	s.rep.Requests++
 	if sec := s.second(s.now); sec != nil {
 		sec.Starts++
@@ -264,6 +287,14 @@ func (s *sim) arrive() {
 	if t := s.nextArrival(s.now); t < s.dur {
 		s.push(t, evArrival, -1, 0, 0)
 	}
+}
+
+// policy is the policy state the request's client answers to.
+func (s *sim) policy(slot int32) Policy {
+	if len(s.pols) == 1 {
+		return s.pols[0]
+	}
+	return s.pols[s.reqs[slot].client]
 }
 
 // send sends the request's next attempt.
@@ -429,6 +460,7 @@ func (s *sim) reply(slot int32, outcome uint8) {
 	r := &s.reqs[slot]
 	r.waiting = false
 	if outcome == outOK {
+		s.policy(slot).Success(r.cost)
 		s.rep.Succeeded++
 		s.hist.add(s.now - r.start)
 		if sec := s.second(s.now); sec != nil {
@@ -438,7 +470,8 @@ func (s *sim) reply(slot int32, outcome uint8) {
 		return
 	}
 	s.rep.Errors++
-	s.retry(slot)
+	s.policy(slot).Failure(false)
+	s.retry(slot, false)
 }
 
 // timeout is an attempt's timeout expiring; stale when the attempt was
@@ -453,12 +486,15 @@ func (s *sim) timeout(slot int32, attempt uint8) {
 	if sec := s.second(s.now); sec != nil {
 		sec.Timeouts++
 	}
-	s.retry(slot)
+	s.policy(slot).Failure(true)
+	s.retry(slot, true)
 }
 
-// retry sends the next attempt after the backoff, or gives the request up.
-// This is the one place a client decides whether to try again.
-func (s *sim) retry(slot int32) {
+// retry sends the next attempt after the backoff, or gives the request up
+// when its attempts are spent or its client's policy refuses (after a
+// timeout when timeout). This is the one place a client decides whether to
+// try again.
+func (s *sim) retry(slot int32, timeout bool) {
 	r := &s.reqs[slot]
 	cl := &s.cfg.Client
 	if int(r.attempt) >= cl.Attempts {
@@ -466,6 +502,14 @@ func (s *sim) retry(slot int32) {
 		r.done = true
 		return
 	}
+	ok, cost := s.policy(slot).Retry(timeout)
+	if !ok {
+		s.rep.Denied++
+		s.rep.Failed++
+		r.done = true
+		return
+	}
+	r.cost = cost
 	u := 0.0
 	if cl.Backoff.Jittered() {
 		u = s.rnd.Float64()

@@ -293,8 +293,9 @@ func ParseKeyMode(s string) (KeyMode, error) {
 }
 
 // Client is what every client does with a request. Clients says how many
-// clients share the load; the policies here act per request, so the count
-// matters only to policies that keep state per client (budgets, breakers).
+// clients share the load: each request belongs to one of them, drawn
+// uniformly (so each client's arrivals are a Poisson process of the rate
+// over Clients), and a Policy not Shared keeps a state per client.
 type Client struct {
 	Clients int
 	// Timeout is the wait for a reply to one attempt, in seconds; a reply
@@ -305,6 +306,8 @@ type Client struct {
 	// Backoff is the wait before each retry, after a timeout or an error.
 	Backoff backoff.Policy
 	Keys    KeyMode
+	// Policy may refuse a retry the attempts would allow.
+	Policy PolicyConfig
 }
 
 // NoCap is a backoff cap that never binds.
@@ -389,5 +392,6 @@ func (c Config) Check() error {
 	if cl.Backoff.Base < 0 || cl.Backoff.Cap < 0 {
 		bad("backoff-base", "the backoff's base and cap must not be negative")
 	}
+	cl.Policy.check(bad)
 	return first
 }

@@ -370,6 +370,11 @@ func TestCheck(t *testing.T) {
 		{"p-fail", func(c *Config) { c.Server.PFail = 1.5 }},
 		{"capacity", func(c *Config) { c.Server.Kind = Queue; c.Server.Service.Median = 1 }},
 		{"clients", func(c *Config) { c.Client.Clients = 0 }},
+		{"bucket-size", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket, Size: math.NaN()} }},
+		{"bucket-rate", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket, Rate: -1} }},
+		{"quota-cost", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: AWSQuota, Tokens: 500, TimeoutCost: 10} }},
+		{"grpc-token-ratio", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: GRPCThrottle, MaxTokens: 10} }},
+		{"breaker-threshold", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: Breaker, Threshold: 1.5} }},
 	} {
 		c := good
 		tc.f(&c)

@@ -40,6 +40,8 @@ Limits (checked before any work):
   -clients      1 to ` + strconv.Itoa(fleet.MaxClients) + `; -attempts 1 to ` + strconv.Itoa(fleet.MaxAttempts) + `
   -capacity     up to ` + strconv.Itoa(fleet.MaxWorkers) + ` workers; -queue up to ` + strconv.Itoa(fleet.MaxQueue) + ` waiting calls
   times         (-base, -slope, -service, -net, -timeout, ...) up to ` + strconv.Itoa(fleet.MaxSeconds) + ` s
+  policies      token counts and costs (-bucket-*, -quota*, -grpc-*) up to ` + fmt.Sprint(fleet.MaxTokens) + `;
+                -breaker-threshold 0 to 1
 
 Flags:
 `
@@ -93,7 +95,27 @@ func (w *window) Set(s string) error {
 // fleetModelFlags are the flags that describe one run; -preset sets them all.
 var fleetModelFlags = []string{"shape", "rate", "peak", "from", "to", "outage", "outage-mode", "server", "base",
 	"slope", "capacity", "queue", "service", "service-dist", "service-sigma", "limit", "burst", "p-fail", "net",
-	"clients", "timeout", "attempts", "backoff", "backoff-base", "backoff-cap", "keys"}
+	"clients", "timeout", "attempts", "backoff", "backoff-base", "backoff-cap", "keys",
+	"policy", "policy-scope", "bucket-rate", "bucket-size", "quota", "quota-cost", "quota-timeout-cost",
+	"grpc-max-tokens", "grpc-token-ratio", "breaker-threshold"}
+
+// parseScope reads -policy-scope: whether one policy state serves the fleet.
+func parseScope(s string) (bool, error) {
+	switch s {
+	case "client":
+		return false, nil
+	case "fleet":
+		return true, nil
+	}
+	return false, fmt.Errorf("unknown scope %q (want client or fleet)", s)
+}
+
+func scopeText(shared bool) string {
+	if shared {
+		return "fleet"
+	}
+	return "client"
+}
 
 // fleetCommand runs the fleet model: flags, then fleet.Run, then a renderer.
 func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
@@ -133,6 +155,16 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		bbase    = durationFlag{100 * time.Millisecond}
 		bcap     = durationFlag{2 * time.Second}
 		keys     = nameFlag[fleet.KeyMode]{v: fleet.NoKey, parse: fleet.ParseKeyMode, text: fleet.KeyMode.String}
+		policy   = nameFlag[fleet.PolicyKind]{v: fleet.Unlimited, parse: fleet.ParsePolicy, text: fleet.PolicyKind.String}
+		scope    = nameFlag[bool]{parse: parseScope, text: scopeText}
+		bRate    = number{v: 0.1, lo: 0, hi: fleet.MaxTokens}
+		bSize    = number{v: 5, lo: 0, hi: fleet.MaxTokens}
+		quota    = number{v: 500, lo: 0, hi: fleet.MaxTokens}
+		qCost    = number{v: 5, lo: 1, hi: fleet.MaxTokens}
+		qTimeout = number{v: 10, lo: 1, hi: fleet.MaxTokens}
+		gMax     = number{v: 10, lo: 0, hi: fleet.MaxTokens}
+		gRatio   = number{v: 0.1, lo: 0, hi: fleet.MaxTokens}
+		bThresh  = number{v: 0.1, lo: 0, hi: 1}
 	)
 	preset.valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
 	fs.Var(&preset, "preset", "run the runs of the preset `name` instead of one run from the flags: brooker-collapse (see above)")
@@ -171,6 +203,16 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(&bbase, "backoff-base", "the backoff's base `duration`")
 	fs.Var(&bcap, "backoff-cap", "the backoff's cap `duration` (0: no cap)")
 	fs.Var(&keys, "keys", "the key `mode`: none (a retry repeats completed work) or same (the server stores a key's reply; an attempt while its key is in progress is a conflict)")
+	fs.Var(&policy, "policy", "the client `policy` that may refuse a retry: unlimited, token-bucket (-bucket-rate, -bucket-size), aws (-quota, -quota-cost, -quota-timeout-cost), grpc (-grpc-max-tokens, -grpc-token-ratio) or breaker (-breaker-threshold)")
+	fs.Var(&scope, "policy-scope", "the policy's state is kept per `scope`: client (each of -clients has its own) or fleet (one shared by all)")
+	fs.Var(&bRate, "bucket-rate", "token-bucket: each new request adds `r` tokens, 0 to 1e6")
+	fs.Var(&bSize, "bucket-size", "token-bucket: the bucket holds at most `s` tokens (full at the start), 0 to 1e6; a retry costs 1 and goes while more than 1 remains")
+	fs.Var(&quota, "quota", "aws: the retry quota holds `n` tokens (full at the start), 0 to 1e6")
+	fs.Var(&qCost, "quota-cost", "aws: a retry costs `n` tokens, 1 to 1e6; a success returns its retry's cost, or 1 on a first attempt")
+	fs.Var(&qTimeout, "quota-timeout-cost", "aws: a retry after a timeout costs `n` tokens, 1 to 1e6")
+	fs.Var(&gMax, "grpc-max-tokens", "grpc: tokens start at `n`, 0 to 1e6; a failure takes 1, and no retry goes while tokens are at or below n/2")
+	fs.Var(&gRatio, "grpc-token-ratio", "grpc: a success adds `r` tokens, above 0 and at most -grpc-max-tokens")
+	fs.Var(&bThresh, "breaker-threshold", "breaker: a retry goes only while the client's failed attempts over its attempts are at most `ratio`, 0 to 1")
 	if err := parse(fs, args, fleetIntro, stdout); err != nil {
 		return err
 	}
@@ -210,7 +252,10 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 				Service: fleet.Service{Dist: dist.v, Median: service.v.Seconds(), Sigma: sigma.v},
 				Limit:   limit.v, Burst: burst.v, PFail: float64(pFail)},
 			Client: fleet.Client{Clients: clients.v, Timeout: timeout.v.Seconds(), Attempts: attempts.v,
-				Backoff: backoff.Policy{Kind: bkind.v, Base: bbase.v, Cap: cap}, Keys: keys.v},
+				Backoff: backoff.Policy{Kind: bkind.v, Base: bbase.v, Cap: cap}, Keys: keys.v,
+				Policy: fleet.PolicyConfig{Kind: policy.v, Shared: scope.v, Rate: bRate.v, Size: bSize.v,
+					Tokens: quota.v, Cost: qCost.v, TimeoutCost: qTimeout.v, MaxTokens: gMax.v, Ratio: gRatio.v,
+					Threshold: bThresh.v}},
 			Net: net.v.Seconds(),
 		}
 		if err := unusedFleetFlags(fs, cfg); err != nil {
@@ -314,6 +359,13 @@ func unusedFleetFlags(fs *flag.FlagSet, c fleet.Config) error {
 	add(c.Client.Attempts == 1, "with -attempts 1 nothing is retried, so no backoff is waited", "backoff", "backoff-base", "backoff-cap")
 	add(c.Client.Backoff.Kind == backoff.None, "the backoff policy none never waits", "backoff-base", "backoff-cap")
 	add(c.Client.Backoff.Kind == backoff.Constant, "the constant backoff waits -backoff-base, with no cap", "backoff-cap")
+	pk := c.Client.Policy.Kind
+	add(c.Client.Attempts == 1, "with -attempts 1 nothing is retried, so no policy is asked", "policy", "policy-scope")
+	add(pk == fleet.Unlimited, "-policy unlimited keeps no state", "policy-scope")
+	add(pk != fleet.TokenBucket, fmt.Sprintf("only -policy token-bucket has a bucket; the policy is %s", pk), "bucket-rate", "bucket-size")
+	add(pk != fleet.AWSQuota, fmt.Sprintf("only -policy aws has a quota; the policy is %s", pk), "quota", "quota-cost", "quota-timeout-cost")
+	add(pk != fleet.GRPCThrottle, fmt.Sprintf("only -policy grpc throttles by tokens; the policy is %s", pk), "grpc-max-tokens", "grpc-token-ratio")
+	add(pk != fleet.Breaker, fmt.Sprintf("only -policy breaker has a threshold; the policy is %s", pk), "breaker-threshold")
 	var err error
 	fs.Visit(func(f *flag.Flag) {
 		if why := unused[f.Name]; err == nil && why != "" {

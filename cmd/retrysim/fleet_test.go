@@ -140,6 +140,16 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-outage-mode", "stall"}, "-outage-mode"},
 		{[]string{"-backoff-base", "1s"}, "-backoff-base"},
 		{[]string{"-server", "queue", "-base", "1s"}, "-base"},
+		{[]string{"-policy", "budget"}, "-policy"},
+		{[]string{"-policy", "aws", "-attempts", "1"}, "-policy"},
+		{[]string{"-policy", "grpc", "-quota", "4"}, "-quota"},
+		{[]string{"-policy", "grpc", "-grpc-token-ratio", "0"}, "-grpc-token-ratio"},
+		{[]string{"-policy", "token-bucket", "-bucket-size", "1e7"}, "-bucket-size"},
+		{[]string{"-policy", "aws", "-quota-cost", "0.5"}, "-quota-cost"},
+		{[]string{"-policy", "breaker", "-breaker-threshold", "NaN"}, "-breaker-threshold"},
+		{[]string{"-policy-scope", "fleet"}, "-policy-scope"},
+		{[]string{"-policy", "breaker", "-policy-scope", "team"}, "-policy-scope"},
+		{[]string{"-preset", "brooker-collapse", "-policy", "aws"}, "-policy"},
 	} {
 		_, errOut, code := retrysim(t, append([]string{"fleet"}, tc.args...)...)
 		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "retrysim: "+tc.flag+":") {
