@@ -17,6 +17,10 @@ type Preset struct {
 	// Duration and Replicates are the defaults the source used.
 	Duration   float64
 	Replicates int
+	// Totals says the runs compare policies over a grid of failure rates:
+	// what to print of them is each run's Totals, not its summary and series.
+	// ByClients says the grid also varies the client count.
+	Totals, ByClients bool
 }
 
 // BrookerCollapse is the "simple collapse" simulation of M. Brooker,
@@ -62,8 +66,87 @@ var BrookerCollapse = Preset{
 	},
 }
 
+// brookerFailureRates are the load-independent failure rates of Brooker's
+// retry runs.
+var brookerFailureRates = [...]float64{0, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.0325,
+	0.05, 0.075, 0.1, 0.2, 0.3, 0.4, 0.5}
+
+type brookerPolicy struct {
+	name     string
+	attempts int
+	policy   PolicyConfig
+}
+
+// brookerPolicies are the clients of Brooker's retry runs, by name: A tries
+// in all and a policy. adaptive_10pct and breaker_10pct retry up to 3 times,
+// as three_retries does, while their policy allows.
+var brookerPolicies = [...]brookerPolicy{
+	{"no_retries", 1, PolicyConfig{}},
+	{"three_retries", 4, PolicyConfig{}},
+	{"adaptive_10pct", 4, PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}},
+	{"breaker_10pct", 4, PolicyConfig{Kind: Breaker, Threshold: 0.1}},
+}
+
+// BrookerRetries is the "Simulating performance" runs of M. Brooker, "Fixing
+// retries with token buckets and circuit breakers" (brooker.co.za,
+// 2022-02-28): 100 clients at 10 requests a second each, a server failing
+// each call with a load-independent probability, network delay exponential
+// with mean 10 ms each way, and four clients: no retries, three retries, a
+// token bucket (r = 0.1, s = 5, per client, full at the start) and a breaker
+// (retries while the client's failures/calls ratio is at most 0.1). The
+// server answers at once and the timeout (60 s) never binds, as in the post.
+var BrookerRetries = Preset{
+	Name: "brooker-retries",
+	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28: " +
+		"100 clients x 10 requests a second, server failure rate 0 to 0.5 (17 rates), network 10 ms each way; " +
+		"no_retries, three_retries, adaptive_10pct (token bucket r = 0.1, s = 5 per client), breaker_10pct (retry while failures/calls <= 0.1)",
+	Duration:   10,
+	Replicates: 1,
+	Totals:     true,
+	Runs:       func(d float64) []Config { return brookerRuns(d, 100, 1000, brookerPolicies[:]) },
+}
+
+// BrookerClients is the same comparison for the policies that keep state
+// per client, with 10, 100 and 1000 clients sharing 100 requests a second:
+// the fewer requests a client sends, the less its bucket or breaker learns.
+var BrookerClients = Preset{
+	Name: "brooker-clients",
+	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28: " +
+		"as brooker-retries, with 10, 100 and 1000 clients sharing 100 requests a second; adaptive_10pct and breaker_10pct",
+	Duration:   10,
+	Replicates: 1,
+	Totals:     true,
+	ByClients:  true,
+	Runs: func(d float64) []Config {
+		var runs []Config
+		for _, c := range []int{10, 100, 1000} {
+			runs = append(runs, brookerRuns(d, c, 100, brookerPolicies[2:])...)
+		}
+		return runs
+	},
+}
+
+// brookerRuns are Brooker's retry runs for clients sharing rate requests a
+// second, a run a failure rate and policy.
+func brookerRuns(d float64, clients int, rate float64, policies []brookerPolicy) []Config {
+	var runs []Config
+	for _, f := range brookerFailureRates {
+		for _, p := range policies {
+			runs = append(runs, Config{
+				Name:     p.name,
+				Duration: d,
+				Load:     Shape{Kind: Constant, Rate: rate},
+				Server:   Server{Kind: Independent, PFail: f},
+				Client:   Client{Clients: clients, Timeout: 60, Attempts: p.attempts, Policy: p.policy},
+				Net:      0.01,
+			})
+		}
+	}
+	return runs
+}
+
 // Presets lists the presets.
-func Presets() []Preset { return []Preset{BrookerCollapse} }
+func Presets() []Preset { return []Preset{BrookerCollapse, BrookerRetries, BrookerClients} }
 
 // LookupPreset returns the preset called name.
 func LookupPreset(name string) (Preset, error) {

@@ -190,6 +190,27 @@ func (r Result) Summary() Summary {
 	}
 }
 
+// Totals are a run's counts summed over its replicates, as Brooker's retry
+// runs report them.
+type Totals struct {
+	Run         string
+	Clients     int
+	FailureRate float64
+	// Calls counts server calls.
+	Requests, Succeeded, Calls int64
+}
+
+// Totals sums r's replicates.
+func (r Result) Totals() Totals {
+	t := Totals{Run: r.Config.Name, Clients: r.Config.Client.Clients, FailureRate: r.Config.Server.PFail}
+	for i := range r.Replicates {
+		t.Requests += r.Replicates[i].Requests
+		t.Succeeded += r.Replicates[i].Succeeded
+		t.Calls += r.Replicates[i].Calls
+	}
+	return t
+}
+
 // Point is one second of a run's series, averaged over replicates.
 type Point struct {
 	Run                                             string

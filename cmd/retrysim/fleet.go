@@ -31,6 +31,13 @@ Presets:
                     Runs ramp_no_backoff, ramp_backoff_and_jitter, spike_no_backoff and
                     spike_backoff_and_jitter, 80 s and 10 replicates unless -duration or
                     -replicates say otherwise; no other model flag goes with it.
+  brooker-retries   ` + indentWrap(fleet.BrookerRetries.Source+".", 60, "                    ") + `
+                    17 x 4 runs of 10 s, 1 replicate unless -duration or -replicates say
+                    otherwise; prints a row a failure rate and policy (json and csv:
+                    failure_rate, policy, requests, succeeded, calls, summed over
+                    replicates); no -series or -plot.
+  brooker-clients   ` + indentWrap(fleet.BrookerClients.Source+".", 60, "                    ") + `
+                    3 x 17 x 2 runs, printed as brooker-retries's with clients first.
 
 Limits (checked before any work):
   -duration     1 s to ` + strconv.Itoa(fleet.MaxDuration) + ` s (the series holds a row a run a second)
@@ -167,7 +174,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		bThresh  = number{v: 0.1, lo: 0, hi: 1}
 	)
 	preset.valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
-	fs.Var(&preset, "preset", "run the runs of the preset `name` instead of one run from the flags: brooker-collapse (see above)")
+	fs.Var(&preset, "preset", "run the runs of the preset `name` instead of one run from the flags: brooker-collapse, brooker-retries or brooker-clients (see above)")
 	fs.Var(&duration, "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")
 	fs.Var(&seedV, "seed", "random `seed`; the same flags and seed print the same bytes")
@@ -221,6 +228,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 
 	var cfgs []fleet.Config
 	name, source := "one run", ""
+	totals, byClients := false, false
 	if preset.v != "" {
 		for _, n := range fleetModelFlags {
 			if set[n] {
@@ -235,8 +243,18 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		if !set["replicates"] {
 			replicates.v = p.Replicates
 		}
-		cfgs, name = p.Runs(d), p.Name
+		cfgs, name, totals, byClients = p.Runs(d), p.Name, p.Totals, p.ByClients
 		source = p.Source
+		if totals {
+			for _, f := range []string{"series", "plot"} {
+				if set[f] {
+					return usageError{fmt.Errorf("-%s: -preset %s prints totals by failure rate and policy, with no time series", f, p.Name)}
+				}
+			}
+			if format.v == "html" {
+				return usageError{fmt.Errorf("-format: -preset %s prints totals by failure rate and policy as table, markdown, csv or json, not html", p.Name)}
+			}
+		}
 	} else {
 		cap := bcap.v
 		if cap == 0 {
@@ -289,6 +307,19 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	res, err := fleet.Run(ctx, cfgs, fleet.Options{Replicates: replicates.v, Seed: uint64(seedV), Workers: workers.v})
 	if err != nil {
 		return err
+	}
+	if totals {
+		rows := make([]fleet.Totals, len(res))
+		for i, r := range res {
+			rows[i] = r.Totals()
+		}
+		title := fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (counts summed over them), seed %d",
+			name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
+		var buf bytes.Buffer
+		if err := results.WriteFleetTotals(&buf, title, rows, byClients, format.v); err != nil {
+			return err
+		}
+		return outF.write(ctx, stdout, buf.Bytes())
 	}
 	title := fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (95%% intervals over them), seed %d",
 		name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,6 +151,10 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-policy-scope", "fleet"}, "-policy-scope"},
 		{[]string{"-policy", "breaker", "-policy-scope", "team"}, "-policy-scope"},
 		{[]string{"-preset", "brooker-collapse", "-policy", "aws"}, "-policy"},
+		{[]string{"-preset", "brooker-retries", "-series", "s.csv"}, "-series"},
+		{[]string{"-preset", "brooker-retries", "-plot", "p.png"}, "-plot"},
+		{[]string{"-preset", "brooker-retries", "-clients", "10"}, "-clients"},
+		{[]string{"-preset", "brooker-retries", "-format", "html"}, "-format"},
 	} {
 		_, errOut, code := retrysim(t, append([]string{"fleet"}, tc.args...)...)
 		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "retrysim: "+tc.flag+":") {
@@ -206,4 +211,113 @@ func FuzzNumberFlag(f *testing.F) {
 			t.Errorf("Set(%q) kept %g", s, n.v)
 		}
 	})
+}
+
+// bernstein is the half-width t within which a sum of n independent draws
+// of mean mu, variance v and |draw - mu| <= m falls with probability at
+// least 1 - alpha: Bernstein's inequality, P(|sum - n mu| >= t) <= 2
+// exp(-t^2 / (2 (n v + m t / 3))), solved for t. It assumes nothing of the
+// draws' shape, so it holds for rare failures as for common ones.
+func bernstein(n, v, m, alpha float64) float64 {
+	l := math.Log(2 / alpha)
+	return l*m/3 + math.Sqrt(l*m/3*l*m/3+2*l*n*v)
+}
+
+// The brooker-retries preset prints the issue's 17 failure rates x 4
+// policies, and its no_retries and three_retries rows match the closed forms
+// of a load-independent server: with A tries a request succeeds with
+// probability 1 - f^A, and its calls K = min(Geometric(1 - f), A) have mean
+// sum_{k<A} f^k = (1 - f^A)/(1 - f) and E[K^2] = sum_{k=1..A} (2k - 1)
+// f^(k-1). Requests are independent (the server ignores load, and the 60 s
+// timeout never binds), so Bernstein bounds each total at a false-failure
+// rate of 1e-4: 17 rates x 2 policies x 2 figures = 68 comparisons, under
+// 0.7% for the family.
+func TestFleetBrookerRetries(t *testing.T) {
+	out, errOut, code := retrysim(t, "fleet", "-preset", "brooker-retries", "-replicates", "3", "-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	rates := []float64{0, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.0325, 0.05, 0.075, 0.1, 0.2, 0.3, 0.4, 0.5}
+	policies := []string{"no_retries", "three_retries", "adaptive_10pct", "breaker_10pct"}
+	if len(got.Rows) != len(rates)*len(policies) {
+		t.Fatalf("%d rows; want %d x %d", len(got.Rows), len(rates), len(policies))
+	}
+	const alpha = 1e-4
+	for i, row := range got.Rows {
+		f, p := rates[i/len(policies)], policies[i%len(policies)]
+		if len(row) != 5 || row["failure_rate"] != f || row["policy"] != p {
+			t.Fatalf("row %d = %v; want failure_rate %g, policy %s, requests, succeeded, calls", i, row, f, p)
+		}
+		n, s, c := row["requests"].(float64), row["succeeded"].(float64), row["calls"].(float64)
+		// 3 replicates of 100 clients x 10 requests a second for 10 s.
+		if n < 29_000 || n > 31_000 || s > n || c < n {
+			t.Errorf("f=%g %s: %g requests, %g succeeded, %g calls; want about 30,000, succeeded <= requests <= calls", f, p, n, s, c)
+		}
+		a := map[string]int{"no_retries": 1, "three_retries": 4}[p]
+		if a == 0 {
+			continue
+		}
+		ps := 1 - math.Pow(f, float64(a))
+		if tol := bernstein(n, ps*(1-ps), 1, alpha); math.Abs(s-n*ps) > tol {
+			t.Errorf("f=%g %s: %g of %g succeeded; want %g x (1 - f^A) = %.1f within %.1f", f, p, s, n, n, n*ps, tol)
+		}
+		var mean, sq float64
+		for k := 1; k <= a; k++ {
+			mean += math.Pow(f, float64(k-1))
+			sq += float64(2*k-1) * math.Pow(f, float64(k-1))
+		}
+		if want := (1 - math.Pow(f, float64(a))) / (1 - f); math.Abs(mean-want) > 1e-12 {
+			t.Fatalf("f=%g A=%d: sum f^k = %g; (1 - f^A)/(1 - f) = %g", f, a, mean, want)
+		}
+		if tol := bernstein(n, sq-mean*mean, float64(a-1), alpha); math.Abs(c-n*mean) > tol {
+			t.Errorf("f=%g %s: %g calls for %g requests; want %g x (1 - f^A)/(1 - f) = %.1f within %.1f", f, p, c, n, n, n*mean, tol)
+		}
+	}
+}
+
+// The brooker-clients preset prints 10, 100 and 1000 clients x the 17
+// failure rates x adaptive_10pct and breaker_10pct, clients first. Both
+// policies meet the same arrivals at a client count, so their requests are
+// equal; at failure rate 0 nothing is retried. Requests are Poisson with mean
+// 100 x 10 = 1,000, so 1,000 ± 200 (6.3 standard deviations) fails by chance
+// with probability about 3e-10 a row.
+func TestFleetBrookerClients(t *testing.T) {
+	out, errOut, code := retrysim(t, "fleet", "-preset", "brooker-clients", "-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Rows []struct {
+			Clients     int     `json:"clients"`
+			FailureRate float64 `json:"failure_rate"`
+			Policy      string  `json:"policy"`
+			Requests    int64   `json:"requests"`
+			Succeeded   int64   `json:"succeeded"`
+			Calls       int64   `json:"calls"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Rows) != 3*17*2 {
+		t.Fatalf("%d rows; want 3 x 17 x 2", len(got.Rows))
+	}
+	for i, r := range got.Rows {
+		clients, policy := []int{10, 100, 1000}[i/34], []string{"adaptive_10pct", "breaker_10pct"}[i%2]
+		if r.Clients != clients || r.Policy != policy || r.Requests < 800 || r.Requests > 1200 {
+			t.Errorf("row %d: %d clients, %s, %d requests; want %d, %s, 1,000 ± 200", i, r.Clients, r.Policy, r.Requests, clients, policy)
+		}
+		if i%2 == 1 && r.Requests != got.Rows[i-1].Requests {
+			t.Errorf("row %d: %d requests; the policy before met %d", i, r.Requests, got.Rows[i-1].Requests)
+		}
+		if r.FailureRate == 0 && (r.Succeeded != r.Requests || r.Calls != r.Requests) {
+			t.Errorf("row %d at failure rate 0: %d of %d succeeded in %d calls; want all in one call each", i, r.Succeeded, r.Requests, r.Calls)
+		}
+	}
 }

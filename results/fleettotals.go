@@ -1,0 +1,109 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/retrysim/retrysim/fleet"
+)
+
+// WriteFleetTotals renders the totals of a preset that compares client
+// policies over failure rates (fleet.Preset.Totals). csv and json print a row
+// a run: clients (when byClients), failure_rate, policy, requests, succeeded,
+// calls, as integers summed over replicates. The tables pivot them for people:
+// a row a failure rate (and client count), and for each policy the share of
+// requests that succeeded and the server calls a request.
+func WriteFleetTotals(w io.Writer, title string, rows []fleet.Totals, byClients bool, format string) error {
+	fields := make([][]field, len(rows))
+	for i, r := range rows {
+		var f []field
+		if byClients {
+			f = append(f, field{"clients", int64(r.Clients)})
+		}
+		fields[i] = append(f, field{"failure_rate", r.FailureRate}, field{"policy", r.Run},
+			field{"requests", r.Requests}, field{"succeeded", r.Succeeded}, field{"calls", r.Calls})
+	}
+	switch format {
+	case "csv":
+		return writeFields(w, fields)
+	case "json":
+		return titledRows(w, title, fields)
+	case "table", "markdown":
+		return writeTotalsTable(w, title, rows, byClients, format == "markdown")
+	}
+	return fmt.Errorf("unknown format %q for fleet totals (want table, markdown, csv or json)", format)
+}
+
+func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients, markdown bool) error {
+	var policies []string
+	for _, r := range rows {
+		if !slices.Contains(policies, r.Run) {
+			policies = append(policies, r.Run)
+		}
+	}
+	header := []string{"Failure rate"}
+	if byClients {
+		header = []string{"Clients", "Failure rate"}
+	}
+	lead := len(header)
+	for _, p := range policies {
+		header = append(header, p+" succeeded", p+" calls a request")
+	}
+	align := make([]tw.Align, len(header))
+	for i := range align {
+		align[i] = tw.AlignRight
+	}
+	opts := []tablewriter.Option{
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	}
+	if markdown {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+		title = "**" + title + "**\n"
+	}
+	if _, err := fmt.Fprintln(w, title); err != nil {
+		return err
+	}
+	t := tablewriter.NewTable(w, opts...)
+	t.Header(header)
+	var cells []string
+	flush := func() error {
+		if cells == nil {
+			return nil
+		}
+		err := t.Append(cells)
+		cells = nil
+		return err
+	}
+	for i, r := range rows {
+		if i == 0 || r.FailureRate != rows[i-1].FailureRate || r.Clients != rows[i-1].Clients {
+			if err := flush(); err != nil {
+				return err
+			}
+			cells = make([]string, len(header))
+			for j := range cells {
+				cells[j] = "-"
+			}
+			if byClients {
+				cells[0] = strconv.Itoa(r.Clients)
+			}
+			cells[lead-1] = strconv.FormatFloat(r.FailureRate, 'g', -1, 64)
+		}
+		j := lead + 2*slices.Index(policies, r.Run)
+		if r.Requests > 0 {
+			cells[j] = percentOf(r.Succeeded, r.Requests)
+			cells[j+1] = strconv.FormatFloat(float64(r.Calls)/float64(r.Requests), 'f', 4, 64)
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return t.Render()
+}
