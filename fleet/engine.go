@@ -219,7 +219,7 @@ func (s *sim) run() Replicate {
 		var e event
 		switch {
 		// Ties go to the heap; either order would be as deterministic.
-		case s.timeouts.len() > 0 && (s.h.len() == 0 || s.timeouts.front().t < s.h.a[0].t):
+		case s.timeouts.len() > 0 && (s.h.len() == 0 || s.timeouts.front().t < s.h.min()):
 			e = s.timeouts.pop()
 		case s.h.len() > 0:
 			e = s.h.pop()

@@ -15,20 +15,32 @@ type event struct {
 }
 
 // eventHeap is a 4-ary min-heap of events by t. Four children a node
-// halve the depth of a binary heap and keep a node's children in one or two
-// cache lines, which is what a pop spends its time on.
+// halve the depth of a binary heap, and a pop spends its time reading them.
+// The slice starts with pad unused events so that every node's four children
+// begin at a multiple of four events, 64 bytes: on a backing array aligned to
+// 64 bytes (as Go aligns every large allocation) a pop reads one cache line a
+// level, not two. Node k's children are 4k-8 to 4k-5 and its parent k/4+2;
+// the root is at pad.
 type eventHeap struct {
 	a []event
 }
 
-func (h *eventHeap) len() int { return len(h.a) }
+const pad = 3
+
+func (h *eventHeap) len() int { return max(len(h.a)-pad, 0) }
+
+// min is the earliest event's time; the heap must not be empty.
+func (h *eventHeap) min() float64 { return h.a[pad].t }
 
 // push schedules e.
 func (h *eventHeap) push(e event) {
+	if len(h.a) == 0 {
+		h.a = make([]event, pad, 256)
+	}
 	h.a = append(h.a, e)
 	i := len(h.a) - 1
-	for i > 0 {
-		p := (i - 1) / 4
+	for i > pad {
+		p := i/4 + 2
 		if e.t >= h.a[p].t {
 			break
 		}
@@ -40,23 +52,36 @@ func (h *eventHeap) push(e event) {
 
 // pop removes and returns the earliest event; the heap must not be empty.
 func (h *eventHeap) pop() event {
-	top := h.a[0]
+	top := h.a[pad]
 	n := len(h.a) - 1
 	last := h.a[n]
 	h.a = h.a[:n]
-	if n == 0 {
+	if n == pad {
 		return top
 	}
-	i := 0
+	i := pad
 	for {
-		c := 4*i + 1
+		c := 4*i - 8
 		if c >= n {
 			break
 		}
 		m := c
-		for j := c + 1; j < c+4 && j < n; j++ {
-			if h.a[j].t < h.a[m].t {
-				m = j
+		if c+3 < n { // all four children: the common case, without bounds tests
+			k := h.a[c : c+4 : c+4]
+			if k[1].t < k[0].t {
+				m = c + 1
+			}
+			if k[2].t < h.a[m].t {
+				m = c + 2
+			}
+			if k[3].t < h.a[m].t {
+				m = c + 3
+			}
+		} else {
+			for j := c + 1; j < n; j++ {
+				if h.a[j].t < h.a[m].t {
+					m = j
+				}
 			}
 		}
 		if h.a[m].t >= last.t {
