@@ -181,7 +181,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-rng", "mt19937"}, `-rng: unknown generator "mt19937" (want one of pcg, mulberry32, xexp)`},
 		{[]string{"-strategies", "step-nokey,retry-harder"}, `-strategies: unknown strategy "retry-harder" (want scope-keys[-skip]`},
 		{[]string{"-strategies", ""}, `-strategies: unknown strategy ""`},
-		{[]string{"-format", "xml"}, `-format: unknown format "xml" (want one of table, markdown, csv, json)`},
+		{[]string{"-format", "xml"}, `-format: unknown format "xml" (want one of table, markdown, csv, json, html)`},
 		{[]string{"-workers", "0"}, "-workers: want a whole number from 1 to 4096"},
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
 		{[]string{"extra"}, `unknown command "extra" (want one of fleet, merge, race, sweep, table, version, or flags alone for table)`},
