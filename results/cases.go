@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
@@ -30,16 +29,10 @@ type Cases struct {
 func WriteCases(w io.Writer, c Cases, format string) error {
 	switch format {
 	case "table", "markdown":
-		opts := []tablewriter.Option{
-			tablewriter.WithHeaderAutoFormat(tw.Off),
-			tablewriter.WithHeaderAlignment(tw.AlignLeft),
-			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{
-				PerColumn: []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft},
-			}),
-		}
+		opts := tableOptions(format == "markdown",
+			[]tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft})
 		title := c.Title
 		if format == "markdown" {
-			opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
 			title = "**" + title + "**\n"
 		}
 		fmt.Fprintln(w, title)

@@ -12,8 +12,6 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -142,19 +140,9 @@ func fleetCells(s fleet.Summary) []string {
 
 func writeFleetTable(w io.Writer, r FleetReport, markdown bool) error {
 	header := fleetHeader
-	align := make([]tw.Align, len(header))
-	for i := range align {
-		align[i] = tw.AlignRight
-	}
-	align[0] = tw.AlignLeft
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	}
+	opts := tableOptions(markdown, numberColumns(len(header), 1))
 	title := r.Title
 	if markdown {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
 		title = "**" + title + "**\n"
 	}
 	if _, err := fmt.Fprintln(w, title); err != nil {

@@ -7,8 +7,6 @@ import (
 	"strconv"
 
 	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/retrysim/retrysim/fleet"
 )
@@ -55,17 +53,8 @@ func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients,
 	for _, p := range policies {
 		header = append(header, p+" succeeded", p+" calls a request")
 	}
-	align := make([]tw.Align, len(header))
-	for i := range align {
-		align[i] = tw.AlignRight
-	}
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	}
+	opts := tableOptions(markdown, numberColumns(len(header), 0))
 	if markdown {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
 		title = "**" + title + "**\n"
 	}
 	if _, err := fmt.Fprintln(w, title); err != nil {

@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 // RaceRow is one mode of the real SQLite check.
@@ -101,18 +99,8 @@ func WriteRace(w io.Writer, title string, rows []RaceRow, format string) error {
 		if compare {
 			header = append(header, "Overlap", "Twice, real", "Twice, simulated", "Lost, real", "Lost, simulated", "Agree")
 		}
-		align := make([]tw.Align, len(header))
-		for i := range align {
-			align[i] = tw.AlignRight
-		}
-		align[0] = tw.AlignLeft
-		opts := []tablewriter.Option{
-			tablewriter.WithHeaderAutoFormat(tw.Off),
-			tablewriter.WithHeaderAlignment(tw.AlignLeft),
-			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		}
+		opts := tableOptions(format == "markdown", numberColumns(len(header), 1))
 		if format == "markdown" {
-			opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
 			title = "**" + title + "**\n"
 		}
 		fmt.Fprintln(w, title)

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
@@ -172,17 +171,9 @@ func (row Row) spreadCells() []string {
 }
 
 func writeTable(w io.Writer, r Report, markdown bool) error {
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{
-			PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
-				tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight},
-		}),
-	}
+	opts := tableOptions(markdown, numberColumns(10, 1))
 	title := r.Title()
 	if markdown {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
 		title = "**" + title + "**\n"
 	}
 	if _, err := fmt.Fprintln(w, title); err != nil {
@@ -229,14 +220,7 @@ func writeByStep(w io.Writer, r Report, markdown bool) error {
 		header = append(header, row.ID)
 		align = append(align, tw.AlignRight)
 	}
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	}
-	if markdown {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-	}
+	opts := tableOptions(markdown, align)
 	fmt.Fprintln(w)
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(header)

@@ -12,8 +12,6 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 // Axes are the parameters a sweep can vary, in grid order, with the words
@@ -218,18 +216,9 @@ func writePivot(w io.Writer, s Sweep, markdown bool) error {
 		header = append(header, Axes[a].Name)
 	}
 	header = append(header, s.Strategies...)
-	align := make([]tw.Align, len(header))
-	for i := range align {
-		align[i] = tw.AlignRight
-	}
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	}
+	opts := tableOptions(markdown, numberColumns(len(header), 0))
 	title := fmt.Sprintf("%s, 95%% intervals; %s", s.Metric.Label, s.run())
 	if markdown {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
 		title = "**" + title + "**\n"
 	}
 	if _, err := fmt.Fprintln(w, title); err != nil {
