@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"image/color"
@@ -17,8 +16,6 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/retrysim/retrysim/fleet"
 )
@@ -260,28 +257,14 @@ func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, cfgs []fleet.Con
 		plots[i] = []*plot.Plot{p}
 	}
 	width, height := 20*vg.Centimeter, vg.Length(len(runs))*8*vg.Centimeter
-	var c vg.CanvasWriterTo
-	switch strings.ToLower(ext) {
-	case ".png":
-		c = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
-	case ".svg":
-		c = vgsvg.New(width, height)
-	default:
-		return CheckPlotPath("plot" + ext)
-	}
-	dc := draw.New(c)
 	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
 		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4, PadRight: vg.Centimeter / 4}
-	canvases := plot.Align(plots, tiles, dc)
-	for i, row := range plots {
-		row[0].Draw(canvases[i][0])
-	}
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return err
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return encode(w, ext, width, height, func(dc draw.Canvas) {
+		canvases := plot.Align(plots, tiles, dc)
+		for i, row := range plots {
+			row[0].Draw(canvases[i][0])
+		}
+	})
 }
 
 // loadArea is the load shape's rate over [0, duration] as a grey area, a
