@@ -39,14 +39,19 @@ type Error struct {
 	Msg   string
 }
 
+// Error is one line whatever the file held: a key or value quoted from the
+// file may span lines, so every newline is written as \n.
 func (e *Error) Error() string {
-	if e.Line == 0 { // the file as a whole
-		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	var s string
+	switch {
+	case e.Line == 0: // the file as a whole
+		s = fmt.Sprintf("%s: %s", e.File, e.Msg)
+	case e.Field == "":
+		s = fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	default:
+		s = fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
 	}
-	if e.Field == "" {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
+	return oneLine(s)
 }
 
 // fieldError is raised while decoding; Load adds the file name.
@@ -477,7 +482,7 @@ func located(name string, root *yaml.Node, err error) error {
 	}
 	m := lineRE.FindStringSubmatch(msg)
 	if m == nil {
-		return &Error{File: name, Line: 1, Msg: oneLine(msg)}
+		return &Error{File: name, Line: 1, Msg: msg}
 	}
 	var line int
 	fmt.Sscan(m[1], &line)
@@ -492,7 +497,7 @@ func located(name string, root *yaml.Node, err error) error {
 	if t := typeRE.FindStringSubmatch(text); t != nil {
 		hint = t[1]
 	}
-	return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, hint, ""), Msg: oneLine(plain(text))}
+	return &Error{File: name, Line: line, Field: fieldAt(root, line, 0, hint, ""), Msg: plain(text)}
 }
 
 // fieldAt is the path (steps[2].p_fail) of the value at line and column in
