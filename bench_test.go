@@ -16,11 +16,11 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/results"
-	"github.com/retrysim/retrysim/rng"
 	"github.com/retrysim/retrysim/scenario"
-	"github.com/retrysim/retrysim/sim"
 	"github.com/retrysim/retrysim/strategy"
 )
 

@@ -3,8 +3,8 @@ package delivery
 import (
 	"time"
 
+	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/rng"
 	"github.com/retrysim/retrysim/strategy"
 )
 

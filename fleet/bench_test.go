@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/internal/rng"
 )
 
 // BenchmarkBrookerCollapse runs the brooker-collapse preset, 10 replicates of

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/internal/rng"
 )
 
 // Event kinds.

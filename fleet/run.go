@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/internal/rng"
 )
 
 // Options say how to run a set of configurations.

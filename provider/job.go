@@ -1,6 +1,6 @@
 package provider
 
-import "github.com/retrysim/retrysim/rng"
+import "github.com/retrysim/retrysim/internal/rng"
 
 // Key is the idempotency key a caller sends with a call. NoKey sends none. Keys
 // are per job: the same value in two jobs names two different actions.

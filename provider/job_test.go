@@ -3,7 +3,7 @@ package provider
 import (
 	"testing"
 
-	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/internal/rng"
 )
 
 // fixed is a Source that returns the given fractions, then repeats the last.

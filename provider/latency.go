@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/internal/rng"
 )
 
 // z99 is the standard normal's 99th percentile, which ties a lognormal's p99

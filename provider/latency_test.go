@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retrysim/retrysim/rng"
+	"github.com/retrysim/retrysim/internal/rng"
 )
 
 // A lognormal latency has the median and p99 it was given: the fractions of

@@ -3,9 +3,9 @@ package strategy_test
 import (
 	"fmt"
 
+	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/rng"
-	"github.com/retrysim/retrysim/sim"
 	"github.com/retrysim/retrysim/strategy"
 )
 

@@ -6,10 +6,10 @@ import (
 	"math"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/results"
-	"github.com/retrysim/retrysim/rng"
-	"github.com/retrysim/retrysim/sim"
 	"github.com/retrysim/retrysim/strategy"
 )
 

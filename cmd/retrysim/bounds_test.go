@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/scenario"
-	"github.com/retrysim/retrysim/sweep"
 )
 
 // Grids and replicates past their limits are refused at once, with exit 2

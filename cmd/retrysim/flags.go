@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/rng"
-	"github.com/retrysim/retrysim/sim"
 	"github.com/retrysim/retrysim/strategy"
 )
 

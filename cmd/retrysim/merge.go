@@ -11,8 +11,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/results"
-	"github.com/retrysim/retrysim/sim"
 )
 
 const mergeIntro = `retrysim merge adds up the shards of one run, written by retrysim -shard i/n,

@@ -7,8 +7,8 @@ import (
 	"io"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/results"
-	"github.com/retrysim/retrysim/sim"
 	"github.com/retrysim/retrysim/strategy"
 )
 

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
-	"github.com/retrysim/retrysim/race"
+	"github.com/retrysim/retrysim/internal/race"
+	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/results"
-	"github.com/retrysim/retrysim/rng"
-	"github.com/retrysim/retrysim/sim"
 	"github.com/retrysim/retrysim/strategy"
 )
 

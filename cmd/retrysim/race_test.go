@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retrysim/retrysim/race"
+	"github.com/retrysim/retrysim/internal/race"
 )
 
 // asRetrysim makes this test binary run as retrysim itself, for tests that

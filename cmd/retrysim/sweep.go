@@ -15,11 +15,11 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/results"
-	"github.com/retrysim/retrysim/sim"
 	"github.com/retrysim/retrysim/strategy"
-	"github.com/retrysim/retrysim/sweep"
 )
 
 const sweepIntro = `retrysim sweep runs every combination of the listed parameter values through

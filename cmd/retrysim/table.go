@@ -11,10 +11,10 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/results"
-	"github.com/retrysim/retrysim/rng"
-	"github.com/retrysim/retrysim/sim"
 	"github.com/retrysim/retrysim/strategy"
 )
 

@@ -6,8 +6,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/rng"
 	"github.com/retrysim/retrysim/strategy"
 )
 

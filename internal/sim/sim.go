@@ -29,9 +29,9 @@ import (
 	"sync/atomic"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/results"
-	"github.com/retrysim/retrysim/rng"
 	"github.com/retrysim/retrysim/strategy"
 )
 

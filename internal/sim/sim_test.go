@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/rng"
 	"github.com/retrysim/retrysim/strategy"
 )
 

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/results"
-	"github.com/retrysim/retrysim/rng"
 	"github.com/retrysim/retrysim/strategy"
 )
 

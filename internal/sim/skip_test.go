@@ -10,9 +10,9 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/results"
-	"github.com/retrysim/retrysim/rng"
 )
 
 // skipJobs is how many jobs each engine runs in TestSkipMatchesPlain:
