@@ -66,13 +66,26 @@ type Config struct {
 	Delivery *delivery.Config
 }
 
-// EngineUsed is the engine the run draws with: Engine resolved for the
-// generator, and plain under the delivery model, whose jobs draw at every step.
+// EngineUsed is the engine the run draws with, for every strategy: Engine
+// resolved for the generator; plain under the delivery model, whose jobs draw
+// at every step; and plain when Auto is asked for and a strategy is not
+// strategy.Straight, since the skip engine can only force the first event of
+// a job whose calls it knows until then.
 func (cfg Config) EngineUsed() Engine {
-	if cfg.Delivery != nil {
+	if cfg.Delivery != nil || cfg.Engine == Auto && !allStraight(cfg.Strategies) {
 		return Plain
 	}
 	return cfg.Engine.Resolve(cfg.Generator)
+}
+
+// allStraight reports whether every strategy is strategy.Straight.
+func allStraight(ss []strategy.Strategy) bool {
+	for _, s := range ss {
+		if _, ok := s.(strategy.Straight); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Shard names slice Index (from 0) of Count.
@@ -106,6 +119,13 @@ func (cfg Config) check() error {
 	}
 	if cfg.Engine == Skip && cfg.Generator.Sequential {
 		return fmt.Errorf("engine: skip cannot replay %s's single stream draw by draw; use plain", cfg.Generator.Name)
+	}
+	if cfg.Engine == Skip {
+		for _, s := range cfg.Strategies {
+			if _, ok := s.(strategy.Straight); !ok {
+				return fmt.Errorf("engine: skip runs only strategies that call each step once until a call fails (strategy.Straight), not %q; use plain", s.Name())
+			}
+		}
 	}
 	if cfg.Delivery != nil {
 		if cfg.Engine == Skip {
@@ -232,7 +252,6 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 					runners = make([]*delivery.Runner, len(cfg.Strategies))
 				}
 				var c results.Counters
-				st, straight := cfg.Strategies[s].(strategy.Straight)
 				switch {
 				case cfg.Delivery != nil:
 					lat.Reset(cfg.Generator.New(rng.LatencySeed(cfg.Seed), uint64(b)))
@@ -242,8 +261,8 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 						runners[s] = x
 					}
 					c = runJobsDelivery(x, j, stream, n)
-				case straight && cfg.EngineUsed() == Skip:
-					c = runJobsSkip(j, sk, st, stream, n)
+				case cfg.EngineUsed() == Skip: // every strategy is Straight
+					c = runJobsSkip(j, sk, cfg.Strategies[s].(strategy.Straight), stream, n)
 				default:
 					c = runJobs(j, cfg.Strategies[s], stream, n)
 				}

@@ -146,6 +146,12 @@ func TestRunRefusesBadConfig(t *testing.T) {
 		{"bad probability", func(c *Config) { c.Scenario.Steps[2].PFail = 1.5 }, "steps[2].p_fail: 1.5 is not a probability in [0, 1]"},
 		{"no steps", func(c *Config) { c.Scenario.Steps = nil }, "steps: a scenario needs at least one step"},
 		{"watched step missing", func(c *Config) { c.Scenario.Watched = 10 }, "watched: step 10 does not exist (there are 10 steps)"},
+		// The skip engine forces a job's first event and resumes the
+		// strategy there; it used to run a strategy that cannot resume with
+		// the plain engine while the title said "skip engine".
+		{"skip with a strategy that cannot resume", func(c *Config) {
+			c.Engine, c.Strategies = Skip, []strategy.Strategy{c.Strategies[0], opaque{c.Strategies[1]}}
+		}, `engine: skip runs only strategies that call each step once until a call fails (strategy.Straight), not "Retry each step, new key on every call"; use plain`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,6 +163,30 @@ func TestRunRefusesBadConfig(t *testing.T) {
 				t.Errorf("Run() error = %v; want one containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// Auto asked for with a strategy the skip engine cannot run draws every
+// strategy with the plain engine, and says so.
+func TestAutoWithoutStraightIsPlain(t *testing.T) {
+	cfg := Config{Scenario: provider.Signup(0.01, 0.005), Jobs: 100_000, Seed: 4, Generator: rng.PCGGenerator}
+	cfg.Strategies = append(defaultStrategies(t, 3), opaque{defaultStrategies(t, 3)[0]})
+	if got := cfg.EngineUsed(); got != Plain {
+		t.Fatalf("EngineUsed() = %v; want plain", got)
+	}
+	auto, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Engine = Plain
+	plain, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range auto {
+		if auto[i] != plain[i] {
+			t.Errorf("strategy %d: auto %+v, plain %+v", i, auto[i], plain[i])
+		}
 	}
 }
 
