@@ -89,14 +89,15 @@ func Parse(s string, spec Spec) ([]float64, error) {
 		}
 	}
 	for _, v := range vals {
-		if err := spec.check(v); err != nil {
+		if err := spec.Check(v); err != nil {
 			return nil, err
 		}
 	}
 	return vals, nil
 }
 
-func (spec Spec) check(v float64) error {
+// Check refuses a value the axis does not accept.
+func (spec Spec) Check(v float64) error {
 	switch spec.Kind {
 	case Probability:
 		if math.IsNaN(v) || v < 0 || v > 1 {

@@ -119,7 +119,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q) gave %d values", s, len(vals))
 		}
 		for _, v := range vals {
-			if err := spec.check(v); err != nil {
+			if err := spec.Check(v); err != nil {
 				t.Fatalf("Parse(%q) accepted %v: %v", s, v, err)
 			}
 		}

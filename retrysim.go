@@ -1,0 +1,405 @@
+// Package retrysim is the Go API of the retrysim simulator: build an
+// Experiment (a scenario, the strategies to compare, how many jobs, the seed,
+// the generator, the engine and, optionally, the delivery model), Run it, and
+// read the Report: the parameters as used and, per strategy, the counters,
+// the rates with their 95% intervals, and the closed-form expectations where a
+// strategy has them. A run can also be cut into shards (RunShard) that are
+// merged elsewhere (Merger), and a grid of points can be swept (RunSweep).
+//
+// The command retrysim is flags over this package, then a renderer: every
+// check a flag gets here is the command's check, and the same experiment
+// prints the same bytes whether it comes from flags or from Go.
+//
+// Scenarios come from package provider (or package scenario, from YAML),
+// strategies from package strategy (or your own strategy.Strategy), and the
+// delivery model's settings from package delivery.
+package retrysim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/strategy"
+)
+
+// Limits of an experiment, checked by Experiment.Check before any work.
+const (
+	// MaxJobs bounds Jobs so that no counter can overflow.
+	MaxJobs = sim.MaxJobs
+	// MaxAttempts bounds a strategy.Retry's attempts.
+	MaxAttempts = sim.MaxAttempts
+	// MaxReplicates bounds Replicates: each replicate keeps its metric
+	// values until the report is built.
+	MaxReplicates = 10_000
+	// MaxWorkers bounds Workers.
+	MaxWorkers = 4096
+)
+
+// Experiment is one simulated point: a scenario, the strategies to compare
+// on it, and how to run them. The zero values of Generator, Engine,
+// Replicates and Workers are the command's defaults.
+type Experiment struct {
+	// Scenario is the job's steps and the step whose repeats are watched
+	// (provider.Signup is the article's; scenario.Load reads a YAML file).
+	Scenario provider.Scenario
+	// ScenarioFile names the file Scenario came from, if any: the report then
+	// lists every step's parameters, as the command does for -scenario.
+	ScenarioFile string
+	// Strategies are compared on the same random draws, a report row each.
+	Strategies []strategy.Strategy
+	// Jobs is how many jobs each strategy runs, 1 to MaxJobs.
+	Jobs int64
+	// Seed is the random seed; the same experiment and seed give the same report.
+	Seed uint64
+	// Generator names the random generator: "pcg" (the default), "mulberry32"
+	// (the article's) or "xexp".
+	Generator string
+	// Engine names how jobs are drawn: "auto" (the default: skip where the
+	// generator allows it), "plain" or "skip".
+	Engine string
+	// Delivery, when set, runs every job as messages on an at-least-once
+	// queue in virtual time (package delivery).
+	Delivery *delivery.Config
+	// Replicates runs this many independent seeds derived from Seed (the
+	// first is Seed itself) and pools their counts; 0 means 1.
+	Replicates int
+	// Workers is how many goroutines simulate, 0 for GOMAXPROCS. The report
+	// does not depend on it.
+	Workers int
+}
+
+// FieldError is a setting of an Experiment that cannot be run. Field is the
+// setting's name in lower case ("engine", "generator", "jobs", "strategies",
+// "replicates", "workers", "shard", "scenario"), the name the command's flag
+// for it takes unless the command says otherwise.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// generator is the Experiment's generator, pcg by default.
+func (e Experiment) generator() (rng.Generator, error) {
+	name := e.Generator
+	if name == "" {
+		name = rng.PCGGenerator.Name
+	}
+	g, ok := rng.Lookup(name)
+	if !ok {
+		return g, fieldErr("generator", "unknown generator %q (want one of %s)", name, rng.Names())
+	}
+	return g, nil
+}
+
+// engine is the Experiment's engine, auto by default.
+func (e Experiment) engine() (sim.Engine, error) {
+	if e.Engine == "" {
+		return sim.Auto, nil
+	}
+	en, err := sim.ParseEngine(e.Engine)
+	if err != nil {
+		return en, &FieldError{Field: "engine", Msg: err.Error()}
+	}
+	return en, nil
+}
+
+func (e Experiment) replicates() int { return max(1, e.Replicates) }
+
+// Check reports the first setting of e that cannot be run, as a *FieldError
+// (a scenario's own errors come as "scenario: " and the field of the step;
+// the delivery model's as its *delivery.FieldError).
+// Run checks too; Check lets a caller refuse an experiment before it has
+// anything else to do.
+func (e Experiment) Check() error {
+	g, err := e.generator()
+	if err != nil {
+		return err
+	}
+	en, err := e.engine()
+	if err != nil {
+		return err
+	}
+	switch {
+	case en == sim.Skip && g.Sequential:
+		return fieldErr("engine", "skip cannot replay %s's single stream draw by draw; use -engine plain, or -rng pcg", g.Name)
+	case e.Delivery != nil && en == sim.Skip:
+		return fieldErr("engine", "skip cannot run the delivery model, whose jobs draw at every step; use -engine plain or auto")
+	}
+	if err := sim.CheckJobs(e.Jobs); err != nil {
+		return fieldErr("jobs", "%v", err)
+	}
+	if r := e.Replicates; r < 0 || r > MaxReplicates {
+		return fieldErr("replicates", "%d is not a whole number from 1 to %d", r, MaxReplicates)
+	}
+	if w := e.Workers; w < 0 || w > MaxWorkers {
+		return fieldErr("workers", "%d is not a whole number from 1 to %d", w, MaxWorkers)
+	}
+	if err := e.Scenario.Validate(); err != nil {
+		return fieldErr("scenario", "%v", err)
+	}
+	if len(e.Strategies) == 0 {
+		return fieldErr("strategies", "none given")
+	}
+	var ids []string
+	for i, s := range e.Strategies {
+		if s == nil {
+			return fieldErr("strategies", "[%d] is nil", i)
+		}
+		if r, ok := s.(strategy.Retry); ok {
+			if err := sim.CheckAttempts(r.Attempts); err != nil {
+				return fieldErr("strategies", "[%d] attempts: %v", i, err)
+			}
+		}
+		// A row a strategy: a strategy given twice would print its row twice.
+		id := strategyID(s)
+		if slices.Contains(ids, id) {
+			return fieldErr("strategies", "%q is listed twice", id)
+		}
+		ids = append(ids, id)
+	}
+	if d := e.Delivery; d != nil {
+		if err := d.Check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// strategyID is the short name of a strategy in reports: scope-keys[-skip]
+// for an unlabelled strategy.Retry (what strategy.Parse reads), the name
+// otherwise.
+func strategyID(s strategy.Strategy) string {
+	r, ok := s.(strategy.Retry)
+	if !ok || r.Label != "" {
+		return s.Name()
+	}
+	id := [...]string{strategy.EachStep: "step", strategy.WholeJob: "job"}[r.Scope] + "-" +
+		[...]string{strategy.NoKeys: "nokey", strategy.FreshKeys: "newkey", strategy.SameKey: "samekey"}[r.Keys]
+	if r.SkipFinished {
+		id += "-skip"
+	}
+	return id
+}
+
+// config is the engine's configuration of replicate r, slice sh.
+func (e Experiment) config(r int, sh sim.Shard) sim.Config {
+	g, _ := e.generator()
+	en, _ := e.engine()
+	return sim.Config{
+		Scenario:   e.Scenario,
+		Strategies: e.Strategies,
+		Jobs:       e.Jobs,
+		Seed:       rng.ReplicateSeed(e.Seed, uint64(r)),
+		Generator:  g,
+		Engine:     en,
+		Shard:      sh,
+		Delivery:   e.Delivery,
+	}
+}
+
+// Report is what a run measured: its parameters as used and a row for every
+// strategy, in the order the experiment listed them.
+type Report struct {
+	Params results.Params
+	Rows   []Row
+}
+
+// Row is one strategy's outcome.
+type Row struct {
+	// ID is the strategy's short name, Label the name people read.
+	ID, Label string
+	// Counters are the integer sums over every job of every replicate.
+	Counters results.Counters
+	// Expected is the strategy's closed form for the scenario, when it has
+	// one (a strategy.Retry, or any strategy with the same Expect method)
+	// and the run is of the Part 5 model: the delivery model's crashes and
+	// redeliveries are outside it.
+	Expected *results.Expected
+	// NoRepeats marks a strategy whose closed form repeats no side effect:
+	// its repeats' interval is [0, 0], where a 0 that merely did not happen
+	// gets an interval above it.
+	NoRepeats bool
+	// Replicates are each replicate's metric values (results.ValuesOf),
+	// when the experiment ran two or more.
+	Replicates []results.Values
+}
+
+// Rate is one metric of a row: its estimate with the 95% interval, and,
+// when the strategy has a closed form, the expectation and how many
+// standard errors the estimate lies from it.
+type Rate struct {
+	results.Estimate
+	Expected float64 // NaN without a closed form
+	Z        float64 // NaN without a closed form, or when undefined
+}
+
+// Rate returns the row's metric called name, one of results.Metrics'
+// ("succeeded", "failed_rate", "calls_per_job", "repeated_per_job",
+// "duplicate_rate").
+func (r Row) Rate(name string) (Rate, error) {
+	m, err := results.LookupMetric(name)
+	if err != nil {
+		return Rate{}, err
+	}
+	out := Rate{Estimate: m.Estimate(r.row()), Expected: math.NaN(), Z: math.NaN()}
+	if r.Expected != nil {
+		out.Expected = m.Expected(*r.Expected)
+		if z, ok := m.Z(r.Counters, *r.Expected); ok {
+			out.Z = z
+		}
+	}
+	return out, nil
+}
+
+// row is r as the renderers take it, with its expectations.
+func (r Row) row() results.Row {
+	return results.Row{ID: r.ID, Label: r.Label, Counters: r.Counters, NoRepeats: r.NoRepeats, Expected: r.Expected, Replicates: r.Replicates}
+}
+
+// Results is the report as package results renders it: with the expected
+// lines only when expect is set, and the intervals in the tables when ci is.
+func (rep Report) Results(ci, expect bool) results.Report {
+	out := results.Report{Params: rep.Params, ShowCI: ci, Rows: make([]results.Row, len(rep.Rows))}
+	for i, r := range rep.Rows {
+		out.Rows[i] = r.row()
+		if !expect {
+			out.Rows[i].Expected = nil
+		}
+	}
+	return out
+}
+
+// expecter is a strategy with a closed form, as strategy.Retry has.
+type expecter interface {
+	Expect(sc provider.Scenario) results.Expected
+}
+
+// newReport is the report of e with empty counters: its parameters and a
+// row a strategy, with each strategy's closed form.
+func (e Experiment) newReport() Report {
+	rep := Report{Params: e.Params(), Rows: make([]Row, len(e.Strategies))}
+	for i, s := range e.Strategies {
+		rep.Rows[i] = Row{ID: strategyID(s), Label: s.Name()}
+		if x, ok := s.(expecter); ok && e.Delivery == nil {
+			ex := x.Expect(e.Scenario)
+			rep.Rows[i].Expected = &ex
+			rep.Rows[i].NoRepeats = ex.RepeatedPerJob == 0
+		}
+	}
+	return rep
+}
+
+// Run simulates the experiment and reports it. It stops early with ctx's
+// error when ctx is cancelled.
+func Run(ctx context.Context, e Experiment) (Report, error) {
+	if err := e.Check(); err != nil {
+		return Report{}, err
+	}
+	rep := e.newReport()
+	cfgs := make([]sim.Config, e.replicates())
+	for r := range cfgs {
+		cfgs[r] = e.config(r, sim.Shard{})
+	}
+	if len(cfgs) > 1 {
+		for i := range rep.Rows {
+			rep.Rows[i].Replicates = make([]results.Values, len(cfgs))
+		}
+	}
+	// Each replicate is pooled as it finishes, keeping only its metric
+	// values: integer sums do not depend on the order of completion.
+	err := sim.RunEach(ctx, cfgs, e.Workers, nil, func(r int, counters []results.Counters) {
+		for i := range rep.Rows {
+			rep.Rows[i].Counters.Add(counters[i])
+			if rep.Rows[i].Replicates != nil {
+				rep.Rows[i].Replicates[r] = results.ValuesOf(counters[i])
+			}
+		}
+	})
+	if err != nil {
+		return Report{}, err
+	}
+	return rep, nil
+}
+
+// Params are the experiment's parameters as its report echoes them. The
+// top-level failure and lost-reply probabilities are the first step's and
+// the first step's that can lose its reply (the sign-up's, which the
+// command's -p-fail and -lost-reply set); with a ScenarioFile every step's
+// own are listed too. Attempts is the most a strategy.Retry allows.
+func (e Experiment) Params() results.Params {
+	sc := e.Scenario
+	g, _ := e.generator()
+	par := results.Params{
+		Scenario:     sc.Name,
+		File:         e.ScenarioFile,
+		Noun:         sc.Noun,
+		Steps:        len(sc.Steps),
+		Jobs:         e.Jobs,
+		RNG:          g.Name,
+		Seed:         e.Seed,
+		Engine:       e.config(0, sim.Shard{}).EngineUsed().String(),
+		WatchedLabel: sc.WatchedLabel,
+		Replicates:   e.replicates(),
+	}
+	if len(sc.Steps) > 0 {
+		par.PFail = sc.Steps[0].PFail
+		if w := sc.Watched; w >= 0 && w < len(sc.Steps) {
+			par.LossyStep = sc.Steps[w].Name
+		}
+	}
+	for _, s := range e.Strategies {
+		if r, ok := s.(strategy.Retry); ok {
+			par.Attempts = max(par.Attempts, r.Attempts)
+		}
+	}
+	for _, st := range sc.Steps {
+		if st.CanLoseReply {
+			par.LossyStep, par.LostReply = st.Name, st.LostReply
+			break
+		}
+	}
+	if e.ScenarioFile != "" {
+		steps := make([]results.StepParams, len(sc.Steps))
+		for i, st := range sc.Steps {
+			steps[i] = results.StepParams{Name: st.Name, PFail: st.PFail, Latency: st.Latency.String(), Keys: st.HonoursKeys}
+			if st.CanLoseReply {
+				steps[i].LostReply = st.LostReply
+			}
+		}
+		par.StepList = &steps
+	}
+	if q := e.Delivery; q != nil {
+		latency := "no time"
+		if len(sc.Steps) > 0 {
+			latency = sc.Steps[0].Latency.String()
+			for _, st := range sc.Steps[1:] {
+				if st.Latency != sc.Steps[0].Latency {
+					latency = "per-step times"
+				}
+			}
+		}
+		par.Delivery = &results.DeliveryParams{
+			Store: q.Store.String(), TTL: q.TTL.String(), Lease: q.Lease.String(), Visibility: q.Visibility.String(),
+			MaxDeliveries: q.MaxDeliveries, Repeat: q.RepeatP, RepeatDelay: q.RepeatDelay.String(),
+			Crash: q.CrashP, CrashAt: q.CrashAt.String(), MaxCrashes: q.MaxCrashes,
+			Backoff: fmt.Sprintf("%s base %v cap %v", q.Backoff.Kind, q.Backoff.Base, q.Backoff.Cap),
+			Latency: latency,
+		}
+		for _, st := range sc.Steps {
+			par.Delivery.StepNames = append(par.Delivery.StepNames, st.Name)
+		}
+	}
+	return par
+}

@@ -1,0 +1,237 @@
+package retrysim_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/strategy"
+)
+
+// article is the Part 5 experiment at n jobs: the sign-up, the article's five
+// strategies, seed 1.
+func article(t *testing.T, n int64, gen string) retrysim.Experiment {
+	t.Helper()
+	e := retrysim.Experiment{Scenario: provider.Signup(0.01, 0.005), Jobs: n, Seed: 1, Generator: gen}
+	for _, id := range []string{"step-nokey", "step-newkey", "step-samekey", "job-samekey", "job-samekey-skip"} {
+		s, err := strategy.Parse(id, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Strategies = append(e.Strategies, s)
+	}
+	return e
+}
+
+// TestRunArticle runs the article's experiment through the API and checks
+// the article's own table (its published figures, not this program's):
+// failed jobs, steps done again and users emailed twice, row by row.
+func TestRunArticle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a million jobs")
+	}
+	rep, err := retrysim.Run(context.Background(), article(t, 1_000_000, "mulberry32"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		id                       string
+		failed, repeated, emails int64
+	}{
+		{"step-nokey", 11, 4971, 4939}, {"step-newkey", 11, 4971, 4939}, {"step-samekey", 11, 0, 0},
+		{"job-samekey", 995, 464233, 0}, {"job-samekey-skip", 250, 0, 0},
+	}
+	if len(rep.Rows) != len(want) {
+		t.Fatalf("%d rows; want %d", len(rep.Rows), len(want))
+	}
+	for i, w := range want {
+		r := rep.Rows[i]
+		if r.ID != w.id || r.Counters.Failed != w.failed || r.Counters.RepeatedSteps != w.repeated || r.Counters.DuplicateUsers != w.emails {
+			t.Errorf("row %d = %s %d/%d/%d; want %s %d/%d/%d", i, r.ID, r.Counters.Failed, r.Counters.RepeatedSteps, r.Counters.DuplicateUsers,
+				w.id, w.failed, w.repeated, w.emails)
+		}
+	}
+	if p := rep.Params; p.Jobs != 1_000_000 || p.Attempts != 3 || p.PFail != 0.01 || p.LostReply != 0.005 || p.Engine != "plain" || p.RNG != "mulberry32" || p.Replicates != 1 {
+		t.Errorf("params = %+v; want the article's, plain engine, one replicate", p)
+	}
+}
+
+// TestRate checks a row's rates against closed forms: with no duplicate in
+// n jobs the duplicate rate's upper bound is Garwood's for a count of 0,
+// -ln(0.025)/n (the chi-squared with 2 degrees of freedom is an exponential
+// of mean 2); a strategy with a closed form carries it.
+func TestRate(t *testing.T) {
+	e := article(t, 100_000, "")
+	rep, err := retrysim.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Rows[2] // step-samekey: the key protects the only step that can repeat
+	got, err := r.Rate("duplicate_rate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := -math.Log(0.025) / 1e5; got.Value != 0 || math.Abs(got.Hi-want) > 1e-9*want {
+		t.Errorf("duplicate_rate = %+v; want 0 up to %g", got, want)
+	}
+	if got.Expected != 0 || got.Z != 0 {
+		t.Errorf("duplicate_rate expected %g, z %g; want 0 and 0", got.Expected, got.Z)
+	}
+	if _, err := r.Rate("nonsense"); err == nil {
+		t.Error(`Rate("nonsense") = nil error; want an unknown metric`)
+	}
+	// The delivery model has no closed form.
+	q := delivery.Defaults
+	e.Delivery, e.Jobs = &q, 1000
+	rep, err = retrysim.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := rep.Rows[0].Rate("failed_rate"); rep.Rows[0].Expected != nil || !math.IsNaN(got.Expected) {
+		t.Errorf("delivery model: expected %v, %g; want none", rep.Rows[0].Expected, got.Expected)
+	}
+}
+
+// TestCheck refuses each setting that cannot run, naming its field, before
+// any work.
+func TestCheck(t *testing.T) {
+	q := delivery.Defaults
+	for _, tc := range []struct {
+		name  string
+		edit  func(*retrysim.Experiment)
+		field string
+		msg   string
+	}{
+		{"skip with mulberry32", func(e *retrysim.Experiment) { e.Generator, e.Engine = "mulberry32", "skip" }, "engine", "skip cannot replay mulberry32"},
+		{"skip with the delivery model", func(e *retrysim.Experiment) { e.Engine, e.Delivery = "skip", &q }, "engine", "skip cannot run the delivery model"},
+		{"unknown generator", func(e *retrysim.Experiment) { e.Generator = "lcg" }, "generator", `unknown generator "lcg"`},
+		{"unknown engine", func(e *retrysim.Experiment) { e.Engine = "fast" }, "engine", `unknown engine "fast"`},
+		{"no jobs", func(e *retrysim.Experiment) { e.Jobs = 0 }, "jobs", "0 is not a whole number"},
+		{"too many jobs", func(e *retrysim.Experiment) { e.Jobs = retrysim.MaxJobs + 1 }, "jobs", "is not a whole number"},
+		{"too many replicates", func(e *retrysim.Experiment) { e.Replicates = retrysim.MaxReplicates + 1 }, "replicates", "10001"},
+		{"negative workers", func(e *retrysim.Experiment) { e.Workers = -1 }, "workers", "-1"},
+		{"no scenario", func(e *retrysim.Experiment) { e.Scenario = provider.Scenario{} }, "scenario", "at least one step"},
+		{"no strategies", func(e *retrysim.Experiment) { e.Strategies = nil }, "strategies", "none given"},
+		{"a strategy twice", func(e *retrysim.Experiment) { e.Strategies = append(e.Strategies, e.Strategies[0]) }, "strategies", `"step-nokey" is listed twice`},
+		{"attempts 0", func(e *retrysim.Experiment) { e.Strategies[0] = strategy.Retry{} }, "strategies", "attempts: 0 is not"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := article(t, 1000, "")
+			tc.edit(&e)
+			err := e.Check()
+			var fe *retrysim.FieldError
+			if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Msg, tc.msg) {
+				t.Fatalf("Check() = %v; want a %s error with %q", err, tc.field, tc.msg)
+			}
+			if _, err := retrysim.Run(context.Background(), e); err == nil || err.Error() != fe.Error() {
+				t.Errorf("Run() = %v; want Check's %v", err, fe)
+			}
+		})
+	}
+}
+
+// TestShardsMerge cuts a run into shards, merges them in another order, and
+// gets Run's report: counters add exactly, whatever the slices.
+func TestShardsMerge(t *testing.T) {
+	e := article(t, 300_000, "")
+	want, err := retrysim.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m retrysim.Merger
+	for _, i := range []int{2, 0, 3, 1} {
+		sh, err := retrysim.RunShard(context.Background(), e, i, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Add(string(rune('a'+i)), sh); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if err := m.Add("again", sh); err == nil || !strings.Contains(err.Error(), "given twice") {
+				t.Errorf("adding shard 0/4 twice = %v; want given twice", err)
+			}
+		}
+	}
+	got, err := m.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("merged report differs from Run's:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestShardRefused refuses a shard that merge could not rebuild.
+func TestShardRefused(t *testing.T) {
+	q := delivery.Defaults
+	for _, tc := range []struct {
+		name string
+		edit func(*retrysim.Experiment)
+		msg  string
+	}{
+		{"sequential generator", func(e *retrysim.Experiment) { e.Generator = "mulberry32" }, "shard: mulberry32 has one stream"},
+		{"replicates", func(e *retrysim.Experiment) { e.Replicates = 2 }, "shard: replicates cannot be split"},
+		{"delivery model", func(e *retrysim.Experiment) { e.Delivery = &q }, "shard: merge rebuilds the built-in sign-up only"},
+		{"another scenario", func(e *retrysim.Experiment) { e.Scenario.Steps[0].PFail = 0.5 }, "shard: merge rebuilds the built-in sign-up only"},
+		{"a labelled strategy", func(e *retrysim.Experiment) { e.Strategies[0] = strategy.Retry{Attempts: 3, Label: "mine"} }, "strategies: [0]: merge rebuilds"},
+		{"mixed attempts", func(e *retrysim.Experiment) { e.Strategies[0] = strategy.Retry{Attempts: 2} }, "strategies: [0]: merge rebuilds"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := article(t, 1000, "")
+			tc.edit(&e)
+			if _, err := retrysim.RunShard(context.Background(), e, 0, 2); err == nil || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("RunShard = %v; want %q", err, tc.msg)
+			}
+		})
+	}
+}
+
+// TestSweepPointIsRun checks that each row of a sweep is what a single Run
+// at its point gives.
+func TestSweepPointIsRun(t *testing.T) {
+	s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{
+		Axes:       []retrysim.Axis{{Name: "p_fail", Values: []float64{0.001, 0.05}}, {Name: "jobs", Values: []float64{20_000}}},
+		Strategies: []string{"step-nokey", "job-samekey"},
+		Seed:       7,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Rows) != 4 || !reflect.DeepEqual(s.Swept, []int{0}) {
+		t.Fatalf("%d rows, swept %v; want 4, [0]", len(s.Rows), s.Swept)
+	}
+	for _, row := range s.Rows {
+		e := retrysim.Experiment{Scenario: provider.Signup(row.Point[0], row.Point[1]), Jobs: int64(row.Point[3]), Seed: 7}
+		st, _ := strategy.Parse(row.ID, int(row.Point[2]))
+		e.Strategies = []strategy.Strategy{st}
+		rep, err := retrysim.Run(context.Background(), e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := row.Core, results.CoreOf(rep.Rows[0].Counters); got != want {
+			t.Errorf("%s at %v: sweep %+v; run %+v", row.ID, row.Point, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		axes []retrysim.Axis
+		msg  string
+	}{
+		{[]retrysim.Axis{{Name: "p-fail", Values: []float64{0.1}}}, `axes: unknown parameter "p-fail"`},
+		{[]retrysim.Axis{{Name: "p_fail", Values: []float64{1.5}}}, "p_fail: 1.5 is not a probability"},
+		{[]retrysim.Axis{{Name: "attempts", Values: []float64{2.5}}}, "attempts: 2.5 is not a whole number"},
+		{[]retrysim.Axis{{Name: "p_fail", Values: make([]float64, 101)}, {Name: "lost_reply", Values: make([]float64, 101)}}, "p_fail x lost_reply: 101 x 101 = 10201 points"},
+	} {
+		_, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Axes: tc.axes, Strategies: []string{"step-nokey"}})
+		if err == nil || !strings.HasPrefix(err.Error(), tc.msg) {
+			t.Errorf("RunSweep(%v) = %v; want %q", tc.axes[0].Name, err, tc.msg)
+		}
+	}
+}
