@@ -19,8 +19,8 @@ import (
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
 	"github.com/retrysim/retrysim/scenario"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -109,7 +109,7 @@ func BenchmarkStrategy(b *testing.B) {
 	for i, s := range defaults(b) {
 		b.Run(strategy.DefaultIDs[i], func(b *testing.B) {
 			b.ReportAllocs()
-			var c results.Counters
+			var c stats.Counters
 			for b.Loop() {
 				c = sim.RunJobs(sc, s, rng.NewStream(rng.Mulberry32Generator.New(1, 0)), benchJobs)
 			}

@@ -25,7 +25,7 @@ import (
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -212,7 +212,7 @@ func (e Experiment) config(r int, sh sim.Shard) sim.Config {
 // Report is what a run measured: its parameters as used and a row for every
 // strategy, in the order the experiment listed them.
 type Report struct {
-	Params results.Params
+	Params stats.Params
 	Rows   []Row
 }
 
@@ -221,35 +221,35 @@ type Row struct {
 	// ID is the strategy's short name, Label the name people read.
 	ID, Label string
 	// Counters are the integer sums over every job of every replicate.
-	Counters results.Counters
+	Counters stats.Counters
 	// Expected is the strategy's closed form for the scenario, when it has
 	// one (a strategy.Retry, or any strategy with the same Expect method)
 	// and the run is of the Part 5 model: the delivery model's crashes and
 	// redeliveries are outside it.
-	Expected *results.Expected
+	Expected *stats.Expected
 	// NoRepeats marks a strategy whose closed form repeats no side effect:
 	// its repeats' interval is [0, 0], where a 0 that merely did not happen
 	// gets an interval above it.
 	NoRepeats bool
-	// Replicates are each replicate's metric values (results.ValuesOf),
+	// Replicates are each replicate's metric values (stats.ValuesOf),
 	// when the experiment ran two or more.
-	Replicates []results.Values
+	Replicates []stats.Values
 }
 
 // Rate is one metric of a row: its estimate with the 95% interval, and,
 // when the strategy has a closed form, the expectation and how many
 // standard errors the estimate lies from it.
 type Rate struct {
-	results.Estimate
+	stats.Estimate
 	Expected float64 // NaN without a closed form
 	Z        float64 // NaN without a closed form, or when undefined
 }
 
-// Rate returns the row's metric called name, one of results.Metrics'
+// Rate returns the row's metric called name, one of stats.Metrics'
 // ("succeeded", "failed_rate", "calls_per_job", "repeated_per_job",
 // "duplicate_rate").
 func (r Row) Rate(name string) (Rate, error) {
-	m, err := results.LookupMetric(name)
+	m, err := stats.LookupMetric(name)
 	if err != nil {
 		return Rate{}, err
 	}
@@ -264,14 +264,14 @@ func (r Row) Rate(name string) (Rate, error) {
 }
 
 // row is r as the renderers take it, with its expectations.
-func (r Row) row() results.Row {
-	return results.Row{ID: r.ID, Label: r.Label, Counters: r.Counters, NoRepeats: r.NoRepeats, Expected: r.Expected, Replicates: r.Replicates}
+func (r Row) row() stats.Row {
+	return stats.Row{ID: r.ID, Label: r.Label, Counters: r.Counters, NoRepeats: r.NoRepeats, Expected: r.Expected, Replicates: r.Replicates}
 }
 
-// Results is the report as package results renders it: with the expected
+// Results is the report as package internal/render renders it: with the expected
 // lines only when expect is set, and the intervals in the tables when ci is.
-func (rep Report) Results(ci, expect bool) results.Report {
-	out := results.Report{Params: rep.Params, ShowCI: ci, Rows: make([]results.Row, len(rep.Rows))}
+func (rep Report) Results(ci, expect bool) stats.Report {
+	out := stats.Report{Params: rep.Params, ShowCI: ci, Rows: make([]stats.Row, len(rep.Rows))}
 	for i, r := range rep.Rows {
 		out.Rows[i] = r.row()
 		if !expect {
@@ -283,7 +283,7 @@ func (rep Report) Results(ci, expect bool) results.Report {
 
 // expecter is a strategy with a closed form, as strategy.Retry has.
 type expecter interface {
-	Expect(sc provider.Scenario) results.Expected
+	Expect(sc provider.Scenario) stats.Expected
 }
 
 // newReport is the report of e with empty counters: its parameters and a
@@ -314,16 +314,16 @@ func Run(ctx context.Context, e Experiment) (Report, error) {
 	}
 	if len(cfgs) > 1 {
 		for i := range rep.Rows {
-			rep.Rows[i].Replicates = make([]results.Values, len(cfgs))
+			rep.Rows[i].Replicates = make([]stats.Values, len(cfgs))
 		}
 	}
 	// Each replicate is pooled as it finishes, keeping only its metric
 	// values: integer sums do not depend on the order of completion.
-	err := sim.RunEach(ctx, cfgs, e.Workers, nil, func(r int, counters []results.Counters) {
+	err := sim.RunEach(ctx, cfgs, e.Workers, nil, func(r int, counters []stats.Counters) {
 		for i := range rep.Rows {
 			rep.Rows[i].Counters.Add(counters[i])
 			if rep.Rows[i].Replicates != nil {
-				rep.Rows[i].Replicates[r] = results.ValuesOf(counters[i])
+				rep.Rows[i].Replicates[r] = stats.ValuesOf(counters[i])
 			}
 		}
 	})
@@ -338,10 +338,10 @@ func Run(ctx context.Context, e Experiment) (Report, error) {
 // the first step's that can lose its reply (the sign-up's, which the
 // command's -p-fail and -lost-reply set); with a ScenarioFile every step's
 // own are listed too. Attempts is the most a strategy.Retry allows.
-func (e Experiment) Params() results.Params {
+func (e Experiment) Params() stats.Params {
 	sc := e.Scenario
 	g, _ := e.generator()
-	par := results.Params{
+	par := stats.Params{
 		Scenario:     sc.Name,
 		File:         e.ScenarioFile,
 		Noun:         sc.Noun,
@@ -371,9 +371,9 @@ func (e Experiment) Params() results.Params {
 		}
 	}
 	if e.ScenarioFile != "" {
-		steps := make([]results.StepParams, len(sc.Steps))
+		steps := make([]stats.StepParams, len(sc.Steps))
 		for i, st := range sc.Steps {
-			steps[i] = results.StepParams{Name: st.Name, PFail: st.PFail, Latency: st.Latency.String(), Keys: st.HonoursKeys}
+			steps[i] = stats.StepParams{Name: st.Name, PFail: st.PFail, Latency: st.Latency.String(), Keys: st.HonoursKeys}
 			if st.CanLoseReply {
 				steps[i].LostReply = st.LostReply
 			}
@@ -390,7 +390,7 @@ func (e Experiment) Params() results.Params {
 				}
 			}
 		}
-		par.Delivery = &results.DeliveryParams{
+		par.Delivery = &stats.DeliveryParams{
 			Store: q.Store.String(), TTL: q.TTL.String(), Lease: q.Lease.String(), Visibility: q.Visibility.String(),
 			MaxDeliveries: q.MaxDeliveries, Repeat: q.RepeatP, RepeatDelay: q.RepeatDelay.String(),
 			Crash: q.CrashP, CrashAt: q.CrashAt.String(), MaxCrashes: q.MaxCrashes,

@@ -11,7 +11,7 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -216,7 +216,7 @@ func TestSweepPointIsRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := row.Core, results.CoreOf(rep.Rows[0].Counters); got != want {
+		if got, want := row.Core, stats.CoreOf(rep.Rows[0].Counters); got != want {
 			t.Errorf("%s at %v: sweep %+v; run %+v", row.ID, row.Point, got, want)
 		}
 	}

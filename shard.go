@@ -12,7 +12,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -23,25 +23,25 @@ import (
 // the built-in sign-up (provider.Signup) with unlabelled strategy.Retry
 // strategies of one number of attempts, one replicate, no delivery model and
 // a generator with a stream a block (not mulberry32, unless count is 1).
-func RunShard(ctx context.Context, e Experiment, index, count int) (results.Shard, error) {
+func RunShard(ctx context.Context, e Experiment, index, count int) (stats.Shard, error) {
 	sh := sim.Shard{Index: index, Count: count}
 	if err := sh.Check(); err != nil {
-		return results.Shard{}, fieldErr("shard", "%v", err)
+		return stats.Shard{}, fieldErr("shard", "%v", err)
 	}
 	if err := e.Check(); err != nil {
-		return results.Shard{}, err
+		return stats.Shard{}, err
 	}
 	if err := e.shardable(count); err != nil {
-		return results.Shard{}, err
+		return stats.Shard{}, err
 	}
 	rep := e.newReport()
 	counters, err := sim.Run(ctx, e.config(0, sh))
 	if err != nil {
-		return results.Shard{}, err
+		return stats.Shard{}, err
 	}
-	out := results.Shard{Format: results.ShardFormat, Index: index, Count: count, Params: rep.Params}
+	out := stats.Shard{Format: stats.ShardFormat, Index: index, Count: count, Params: rep.Params}
 	for i, r := range rep.Rows {
-		out.Rows = append(out.Rows, results.Row{ID: r.ID, Label: r.Label, Counters: counters[i]})
+		out.Rows = append(out.Rows, stats.Row{ID: r.ID, Label: r.Label, Counters: counters[i]})
 	}
 	return out, nil
 }
@@ -68,24 +68,24 @@ func (e Experiment) shardable(count int) error {
 	return nil
 }
 
-// ReadShard reads the shard file at path (results.ReadShard). It refuses at
+// ReadShard reads the shard file at path (stats.ReadShard). It refuses at
 // once a file that is not a regular one: a FIFO would block, a device never
 // end. The file is opened without blocking, so a FIFO with no writer is seen
 // as such rather than waited on.
-func ReadShard(path string) (results.Shard, error) {
+func ReadShard(path string) (stats.Shard, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return results.Shard{}, err
+		return stats.Shard{}, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return results.Shard{}, err
+		return stats.Shard{}, err
 	}
 	if !info.Mode().IsRegular() {
-		return results.Shard{}, fmt.Errorf("%s: not a regular file (%s); a shard is a file written by retrysim -shard", path, fileKind(info.Mode()))
+		return stats.Shard{}, fmt.Errorf("%s: not a regular file (%s); a shard is a file written by retrysim -shard", path, fileKind(info.Mode()))
 	}
-	sh, err := results.ReadShard(f)
+	sh, err := stats.ReadShard(f)
 	if err != nil {
 		return sh, fmt.Errorf("%s: %w", path, err)
 	}
@@ -114,13 +114,13 @@ func fileKind(m os.FileMode) string {
 // it was added under.
 type Merger struct {
 	first string // the first shard's name, which the others are compared with
-	total results.Shard
+	total stats.Shard
 	cfg   sim.Config
 	seen  map[int]string // name by slice
 }
 
 // Add checks the shard called name and adds its counters.
-func (m *Merger) Add(name string, sh results.Shard) error {
+func (m *Merger) Add(name string, sh stats.Shard) error {
 	cfg, err := sim.ShardConfig(sh)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -130,7 +130,7 @@ func (m *Merger) Add(name string, sh results.Shard) error {
 		m.total = sh
 		m.total.Rows = slices.Clone(sh.Rows)
 		for i := range m.total.Rows {
-			m.total.Rows[i].Counters = results.Counters{}
+			m.total.Rows[i].Counters = stats.Counters{}
 		}
 	}
 	first := m.total
@@ -139,7 +139,7 @@ func (m *Merger) Add(name string, sh results.Shard) error {
 		return fmt.Errorf("%s is shard %d/%d but %s is of %d shards", name, sh.Index, sh.Count, m.first, first.Count)
 	case sh.Params != first.Params:
 		return fmt.Errorf("%s and %s are shards of different runs: %s", m.first, name, paramDiff(first.Params, sh.Params))
-	case !slices.EqualFunc(sh.Rows, first.Rows, func(a, b results.Row) bool { return a.ID == b.ID }):
+	case !slices.EqualFunc(sh.Rows, first.Rows, func(a, b stats.Row) bool { return a.ID == b.ID }):
 		return fmt.Errorf("%s and %s ran different strategies", m.first, name)
 	}
 	if other, dup := m.seen[sh.Index]; dup {
@@ -192,7 +192,7 @@ func (m *Merger) Report() (Report, error) {
 }
 
 // paramDiff names the first parameter in which two shards differ.
-func paramDiff(a, b results.Params) string {
+func paramDiff(a, b stats.Params) string {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	var ma, mb map[string]any

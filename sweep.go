@@ -9,7 +9,7 @@ import (
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -23,7 +23,7 @@ const (
 
 // Axis is one parameter of a sweep and its values, in the order given.
 type Axis struct {
-	// Name is one of results.Axes' names: p_fail, lost_reply, attempts, jobs.
+	// Name is one of stats.Axes' names: p_fail, lost_reply, attempts, jobs.
 	Name   string
 	Values []float64
 }
@@ -42,30 +42,30 @@ type Sweep struct {
 	Generator, Engine string
 	Workers           int
 	// Metric names the metric the table formats and plots show (one of
-	// results.Metrics'); empty means failed_rate.
+	// stats.Metrics'); empty means failed_rate.
 	Metric string
 	// Progress, if not nil, is called from the workers as points finish.
 	Progress func(done, total int64)
 }
 
-// sweepDefaults are the values of an axis a Sweep leaves out, in results.Axes order.
+// sweepDefaults are the values of an axis a Sweep leaves out, in stats.Axes order.
 var sweepDefaults = [...]float64{0.01, 0.005, 3, 1_000_000}
 
-// sweepSpecs are what each axis accepts, in results.Axes order.
+// sweepSpecs are what each axis accepts, in stats.Axes order.
 var sweepSpecs = [...]sweep.Spec{
 	{Kind: sweep.Probability}, {Kind: sweep.Probability},
 	{Kind: sweep.Whole, Min: 1, Max: sim.MaxAttempts}, {Kind: sweep.Whole, Min: 1, Max: sim.MaxJobs},
 }
 
-// grid is the sweep's four axes in results.Axes order, defaults filled in.
+// grid is the sweep's four axes in stats.Axes order, defaults filled in.
 func (s Sweep) grid() ([]sweep.Axis, error) {
-	grid := make([]sweep.Axis, len(results.Axes))
-	for i, a := range results.Axes {
+	grid := make([]sweep.Axis, len(stats.Axes))
+	for i, a := range stats.Axes {
 		grid[i] = sweep.Axis{Name: a.Name, Values: []float64{sweepDefaults[i]}}
 	}
 	var given []string
 	for _, a := range s.Axes {
-		i := slices.IndexFunc(results.Axes, func(x struct{ Name, Label string }) bool { return x.Name == a.Name })
+		i := slices.IndexFunc(stats.Axes, func(x struct{ Name, Label string }) bool { return x.Name == a.Name })
 		switch {
 		case i < 0:
 			return nil, fieldErr("axes", "unknown parameter %q (want p_fail, lost_reply, attempts or jobs)", a.Name)
@@ -90,10 +90,10 @@ func (s Sweep) grid() ([]sweep.Axis, error) {
 // MaxSweepPoints points or MaxSweepRows rows is refused before any work: as
 // a *FieldError whose Field is the swept parameters joined by " x " and whose
 // message gives their lengths, or for the rows with Field "strategies".
-func RunSweep(ctx context.Context, s Sweep) (results.Sweep, error) {
+func RunSweep(ctx context.Context, s Sweep) (stats.Sweep, error) {
 	grid, err := s.grid()
 	if err != nil {
-		return results.Sweep{}, err
+		return stats.Sweep{}, err
 	}
 	swept := sweep.Swept(grid)
 	points, err := sweep.Grid(grid)
@@ -103,21 +103,21 @@ func RunSweep(ctx context.Context, s Sweep) (results.Sweep, error) {
 			names = append(names, grid[i].Name)
 			lens = append(lens, strconv.Itoa(len(grid[i].Values)))
 		}
-		return results.Sweep{}, fieldErr(strings.Join(names, " x "), "%s = %v", strings.Join(lens, " x "), err)
+		return stats.Sweep{}, fieldErr(strings.Join(names, " x "), "%s = %v", strings.Join(lens, " x "), err)
 	}
 	if len(s.Strategies) == 0 {
-		return results.Sweep{}, fieldErr("strategies", "none given")
+		return stats.Sweep{}, fieldErr("strategies", "none given")
 	}
 	if rows := len(points) * len(s.Strategies); rows > sweep.MaxRows {
-		return results.Sweep{}, fieldErr("strategies", "%d points x %d strategies = %d rows is more than the %d a sweep allows", len(points), len(s.Strategies), rows, sweep.MaxRows)
+		return stats.Sweep{}, fieldErr("strategies", "%d points x %d strategies = %d rows is more than the %d a sweep allows", len(points), len(s.Strategies), rows, sweep.MaxRows)
 	}
 	metric := s.Metric
 	if metric == "" {
 		metric = "failed_rate"
 	}
-	m, err := results.LookupMetric(metric)
+	m, err := stats.LookupMetric(metric)
 	if err != nil {
-		return results.Sweep{}, fieldErr("metric", "%v", err)
+		return stats.Sweep{}, fieldErr("metric", "%v", err)
 	}
 	cfgs := make([]sim.Config, len(points))
 	for k, pt := range points {
@@ -126,16 +126,16 @@ func RunSweep(ctx context.Context, s Sweep) (results.Sweep, error) {
 		for _, id := range s.Strategies {
 			st, err := strategy.Parse(id, int(pt[2]))
 			if err != nil {
-				return results.Sweep{}, fieldErr("strategies", "%v", err)
+				return stats.Sweep{}, fieldErr("strategies", "%v", err)
 			}
 			e.Strategies = append(e.Strategies, st)
 		}
 		if err := e.Check(); err != nil {
-			return results.Sweep{}, err
+			return stats.Sweep{}, err
 		}
 		cfgs[k] = e.config(0, sim.Shard{})
 	}
-	out := results.Sweep{
+	out := stats.Sweep{
 		Scenario:   cfgs[0].Scenario.Name,
 		RNG:        cfgs[0].Generator.Name,
 		Engine:     cfgs[0].Engine.Resolve(cfgs[0].Generator).String(),
@@ -143,19 +143,19 @@ func RunSweep(ctx context.Context, s Sweep) (results.Sweep, error) {
 		Swept:      swept,
 		Metric:     m,
 		Strategies: s.Strategies,
-		Rows:       make([]results.SweepRow, len(points)*len(s.Strategies)),
+		Rows:       make([]stats.SweepRow, len(points)*len(s.Strategies)),
 	}
 	// Each point's rows are filled in as the point finishes.
 	n := len(s.Strategies)
-	err = sim.RunEach(ctx, cfgs, s.Workers, s.Progress, func(k int, counters []results.Counters) {
+	err = sim.RunEach(ctx, cfgs, s.Workers, s.Progress, func(k int, counters []stats.Counters) {
 		for i, id := range s.Strategies {
-			out.Rows[k*n+i] = results.SweepRow{
-				Point: results.Point(points[k]), ID: id, Label: cfgs[k].Strategies[i].Name(), Core: results.CoreOf(counters[i]),
+			out.Rows[k*n+i] = stats.SweepRow{
+				Point: stats.Point(points[k]), ID: id, Label: cfgs[k].Strategies[i].Name(), Core: stats.CoreOf(counters[i]),
 			}
 		}
 	})
 	if err != nil {
-		return results.Sweep{}, err
+		return stats.Sweep{}, err
 	}
 	// NoRepeats matters only to a row that saw no repeat, so only those pay
 	// for the exact walk that tells an impossible 0 from a chance one.

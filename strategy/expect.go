@@ -2,7 +2,7 @@ package strategy
 
 import (
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // Expect returns r's exact expectations on sc: the probability that a job
@@ -29,7 +29,7 @@ import (
 // not honour the key.
 //
 // A key, when the provider honours it, keeps the work of that step to one.
-func (r Retry) Expect(sc provider.Scenario) results.Expected {
+func (r Retry) Expect(sc provider.Scenario) stats.Expected {
 	w := walk{keyed: make([]bool, len(sc.Steps)), watched: sc.Watched}
 	for i, s := range sc.Steps {
 		w.keyed[i] = r.Keys == SameKey && s.HonoursKeys
@@ -77,8 +77,8 @@ func (w *walk) finish(m mass, failed bool, effects int) {
 	w.end = w.end.merge(m)
 }
 
-func (w *walk) expected() results.Expected {
-	e := results.Expected{
+func (w *walk) expected() stats.Expected {
+	e := stats.Expected{
 		SucceededRate:  w.succeeded,
 		FailedRate:     w.failed,
 		DuplicateRate:  w.twice,

@@ -9,7 +9,7 @@ import (
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -45,11 +45,11 @@ func TestExpectAgreesWithSimulation(t *testing.T) {
 		}
 		for i, r := range retries {
 			want := r.Expect(sc)
-			for _, m := range results.Metrics {
+			for _, m := range stats.Metrics {
 				z, ok := m.Z(got[i], want)
 				if !ok || math.Abs(z) > 4.5 {
 					t.Errorf("p=%v l=%v A=%d %s %s: simulated %.6g, expected %.6g (z %.2f, defined %v)",
-						pt.p, pt.l, pt.attempts, r.Name(), m.Name, m.Estimate(results.Row{Counters: got[i]}).Value, m.Expected(want), z, ok)
+						pt.p, pt.l, pt.attempts, r.Name(), m.Name, m.Estimate(stats.Row{Counters: got[i]}).Value, m.Expected(want), z, ok)
 				}
 			}
 		}
@@ -82,7 +82,7 @@ func TestExpectByHand(t *testing.T) {
 	}
 	for _, r := range allRetries(3) {
 		e := r.Expect(provider.Signup(0, 0))
-		if e != (results.Expected{SucceededRate: 1, CallsPerJob: 10}) {
+		if e != (stats.Expected{SucceededRate: 1, CallsPerJob: 10}) {
 			t.Errorf("%s with no failures: %+v; want success and 10 calls, nothing else", r.Name(), e)
 		}
 	}

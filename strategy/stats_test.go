@@ -10,13 +10,13 @@ import (
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
 // replicates runs the default strategies, plus a whole-job retry without a
 // key, over seeds independent seeds at P_FAIL 0.05 and LOST_REPLY 0.02.
-func replicates(t *testing.T, seeds int, jobs int64) (sc provider.Scenario, ids []string, runs [][]results.Counters) {
+func replicates(t *testing.T, seeds int, jobs int64) (sc provider.Scenario, ids []string, runs [][]stats.Counters) {
 	t.Helper()
 	sc = provider.Signup(0.05, 0.02)
 	ids = append(append([]string{}, strategy.DefaultIDs...), "job-nokey")
@@ -47,7 +47,7 @@ func TestZScoresOverSeeds(t *testing.T) {
 		r, _ := strategy.Parse(id, 3)
 		want := r.Expect(sc)
 		for _, name := range []string{"failed_rate", "duplicate_rate"} {
-			m, _ := results.LookupMetric(name)
+			m, _ := stats.LookupMetric(name)
 			x := m.Expected(want)
 			if x == 0 {
 				continue // a key makes duplicates impossible: nothing to spread
@@ -92,11 +92,11 @@ func TestIntervalCoverage(t *testing.T) {
 			}
 		}
 		r, _ := strategy.Parse(c.id, 3)
-		m, _ := results.LookupMetric(c.metric)
+		m, _ := stats.LookupMetric(c.metric)
 		truth := m.Expected(r.Expect(sc))
 		covered := 0
 		for _, run := range runs {
-			if e := m.Estimate(results.Row{Counters: run[i]}); e.Lo <= truth && truth <= e.Hi {
+			if e := m.Estimate(stats.Row{Counters: run[i]}); e.Lo <= truth && truth <= e.Hi {
 				covered++
 			}
 		}
@@ -123,7 +123,7 @@ func TestRepeatsIntervalCoverageAtSmallCounts(t *testing.T) {
 		s, _ := strategy.Parse(id, 3)
 		strats = append(strats, s)
 	}
-	m, _ := results.LookupMetric("repeated_per_job")
+	m, _ := stats.LookupMetric("repeated_per_job")
 	for _, jobs := range []int64{1000, 20_000} {
 		cfgs := make([]sim.Config, 400)
 		for r := range cfgs {
@@ -137,7 +137,7 @@ func TestRepeatsIntervalCoverageAtSmallCounts(t *testing.T) {
 			truth := strats[i].(strategy.Retry).Expect(sc).RepeatedPerJob
 			covered := 0
 			for _, run := range runs {
-				if e := m.Estimate(results.Row{Counters: run[i]}); e.Lo <= truth && truth <= e.Hi {
+				if e := m.Estimate(stats.Row{Counters: run[i]}); e.Lo <= truth && truth <= e.Hi {
 					covered++
 				}
 			}

@@ -7,9 +7,9 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -49,7 +49,7 @@ var flagValues = []struct {
 		return nil
 	}},
 	{"rng", func() flag.Value { return &choice{valid: validRNG} }, func(v flag.Value) error { return validRNG(v.String()) }},
-	{"format", func() flag.Value { return &choice{valid: results.CheckFormat} }, func(v flag.Value) error { return results.CheckFormat(v.String()) }},
+	{"format", func() flag.Value { return &choice{valid: render.CheckFormat} }, func(v flag.Value) error { return render.CheckFormat(v.String()) }},
 	{"preset", func() flag.Value { return &choice{valid: validPreset} }, func(v flag.Value) error { return validPreset(v.String()) }},
 	{"engine", func() flag.Value { return &engineFlag{new(sim.Engine)} }, func(v flag.Value) error {
 		_, err := sim.ParseEngine(v.String())

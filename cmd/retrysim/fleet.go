@@ -14,7 +14,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/internal/render"
 )
 
 var fleetIntro = `retrysim fleet simulates many clients calling one server in virtual time, where
@@ -130,7 +130,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	var (
 		preset      choice
 		seedV       seed = 1
-		format           = choice{v: results.Formats[0], valid: results.CheckPageFormat}
+		format           = choice{v: render.Formats[0], valid: render.CheckPageFormat}
 		workers          = bounded{v: runtime.GOMAXPROCS(0), lo: 1, hi: 4096}
 		replicates       = bounded{v: 10, lo: 1, hi: fleet.MaxReplicates}
 		duration         = durationFlag{60 * time.Second}
@@ -178,7 +178,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(&duration, "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")
 	fs.Var(&seedV, "seed", "random `seed`; the same flags and seed print the same bytes")
-	fs.Var(&format, "format", "output `format`: "+strings.Join(results.PageFormats(), ", ")+" (json also holds the series; html is one page with the series drawn)")
+	fs.Var(&format, "format", "output `format`: "+strings.Join(render.PageFormats(), ", ")+" (json also holds the series; html is one page with the series drawn)")
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it", workers.lo, workers.hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.StringVar(&out, "o", "", "write the output to `file` (a regular file is replaced atomically) instead of stdout")
@@ -290,12 +290,12 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		return usageError{err}
 	}
 	if series != "" {
-		if err := results.CheckSeriesPath(series); err != nil {
+		if err := render.CheckSeriesPath(series); err != nil {
 			return usageError{fmt.Errorf("-series: %w", err)}
 		}
 	}
 	if plotPath != "" {
-		if err := results.CheckPlotPath(plotPath); err != nil {
+		if err := render.CheckPlotPath(plotPath); err != nil {
 			return usageError{fmt.Errorf("-plot: %w", err)}
 		}
 	}
@@ -316,14 +316,14 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		title := fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (counts summed over them), seed %d",
 			name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
 		var buf bytes.Buffer
-		if err := results.WriteFleetTotals(&buf, title, rows, byClients, format.v); err != nil {
+		if err := render.WriteFleetTotals(&buf, title, rows, byClients, format.v); err != nil {
 			return err
 		}
 		return outF.write(ctx, stdout, buf.Bytes())
 	}
 	title := fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (95%% intervals over them), seed %d",
 		name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
-	rep := results.FleetReport{Title: title}
+	rep := render.FleetReport{Title: title}
 	var runs [][]fleet.Point
 	for _, r := range res {
 		rep.Rows = append(rep.Rows, r.Summary())
@@ -339,16 +339,16 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		if source != "" {
 			params = append(params, "source: "+source)
 		}
-		err = results.WriteFleetHTML(&buf, rep, params, runs, cfgs, plotTitle)
+		err = render.WriteFleetHTML(&buf, rep, params, runs, cfgs, plotTitle)
 	} else {
-		err = results.WriteFleet(&buf, rep, format.v)
+		err = render.WriteFleet(&buf, rep, format.v)
 	}
 	if err != nil {
 		return err
 	}
 	if series != "" {
 		var s bytes.Buffer
-		if err := results.WriteFleetSeries(&s, rep.Series, filepath.Ext(series)); err != nil {
+		if err := render.WriteFleetSeries(&s, rep.Series, filepath.Ext(series)); err != nil {
 			return err
 		}
 		if err := seriesF.write(ctx, stdout, s.Bytes()); err != nil {
@@ -357,7 +357,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	}
 	if plotPath != "" {
 		var p bytes.Buffer
-		if err := results.PlotFleet(&p, plotTitle, runs, cfgs, filepath.Ext(plotPath)); err != nil {
+		if err := render.PlotFleet(&p, plotTitle, runs, cfgs, filepath.Ext(plotPath)); err != nil {
 			return err
 		}
 		if err := plotF.write(ctx, stdout, p.Bytes()); err != nil {

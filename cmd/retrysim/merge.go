@@ -11,8 +11,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 )
 
 const mergeIntro = `retrysim merge adds up the shards of one run, written by retrysim -shard i/n,
@@ -34,14 +35,14 @@ Flags:
 // prints the run's report.
 func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	var s show
-	format := choice{v: results.Formats[0], valid: results.CheckFormat}
+	format := choice{v: render.Formats[0], valid: render.CheckFormat}
 	fs := newFlagSet("retrysim merge")
-	fs.Var(&format, "format", "output `format`: "+strings.Join(results.Formats, ", "))
+	fs.Var(&format, "format", "output `format`: "+strings.Join(render.Formats, ", "))
 	fs.BoolVar(&s.ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.BoolVar(&s.expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
 	s.out.flag = "o"
 	fs.StringVar(&s.out.path, "o", "", outUsage+"; not one of the shard files")
-	if err := parseFlags(fs, interspersed(fs, args), fmt.Sprintf(mergeIntro, results.MaxShardBytes>>20), stdout); err != nil {
+	if err := parseFlags(fs, interspersed(fs, args), fmt.Sprintf(mergeIntro, stats.MaxShardBytes>>20), stdout); err != nil {
 		return err
 	}
 	s.format = format.v
@@ -131,24 +132,24 @@ func checkNotInput(out outFile, files []string) error {
 	return nil
 }
 
-// readShard reads one shard file (results.ReadShard). It refuses at once a
+// readShard reads one shard file (stats.ReadShard). It refuses at once a
 // file that is not a regular one: a FIFO would block, a device never end.
 // The file is opened without blocking, so a FIFO with no writer is seen as
 // such rather than waited on.
-func readShard(path string) (results.Shard, error) {
+func readShard(path string) (stats.Shard, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return results.Shard{}, fmt.Errorf("merge: %w", err)
+		return stats.Shard{}, fmt.Errorf("merge: %w", err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return results.Shard{}, fmt.Errorf("merge: %w", err)
+		return stats.Shard{}, fmt.Errorf("merge: %w", err)
 	}
 	if !info.Mode().IsRegular() {
-		return results.Shard{}, fmt.Errorf("merge: %s: not a regular file (%s); a shard is a file written by retrysim -shard", path, fileKind(info.Mode()))
+		return stats.Shard{}, fmt.Errorf("merge: %s: not a regular file (%s); a shard is a file written by retrysim -shard", path, fileKind(info.Mode()))
 	}
-	sh, err := results.ReadShard(f)
+	sh, err := stats.ReadShard(f)
 	if err != nil {
 		return sh, fmt.Errorf("merge: %s: %w", path, err)
 	}
@@ -175,13 +176,13 @@ func fileKind(m os.FileMode) string {
 // which slices it has seen, not the shards.
 type merger struct {
 	first string // the first file, which the others are compared with
-	total results.Shard
+	total stats.Shard
 	cfg   sim.Config
 	seen  map[int]string // file by slice
 }
 
 // add checks the shard read from file and adds its counters.
-func (m *merger) add(file string, sh results.Shard) error {
+func (m *merger) add(file string, sh stats.Shard) error {
 	cfg, err := sim.ShardConfig(sh)
 	if err != nil {
 		return fmt.Errorf("merge: %s: %w", file, err)
@@ -191,7 +192,7 @@ func (m *merger) add(file string, sh results.Shard) error {
 		m.total = sh
 		m.total.Rows = slices.Clone(sh.Rows)
 		for i := range m.total.Rows {
-			m.total.Rows[i].Counters = results.Counters{}
+			m.total.Rows[i].Counters = stats.Counters{}
 		}
 	}
 	first := m.total
@@ -200,7 +201,7 @@ func (m *merger) add(file string, sh results.Shard) error {
 		return fmt.Errorf("merge: %s is shard %d/%d but %s is of %d shards", file, sh.Index, sh.Count, m.first, first.Count)
 	case sh.Params != first.Params:
 		return fmt.Errorf("merge: %s and %s are shards of different runs: %s", m.first, file, paramDiff(first.Params, sh.Params))
-	case !slices.EqualFunc(sh.Rows, first.Rows, func(a, b results.Row) bool { return a.ID == b.ID }):
+	case !slices.EqualFunc(sh.Rows, first.Rows, func(a, b stats.Row) bool { return a.ID == b.ID }):
 		return fmt.Errorf("merge: %s and %s ran different strategies", m.first, file)
 	}
 	if other, dup := m.seen[sh.Index]; dup {
@@ -219,7 +220,7 @@ func (m *merger) add(file string, sh results.Shard) error {
 const maxMissing = 10
 
 // result is the merged run and its configuration, once every slice is in.
-func (m *merger) result() (results.Shard, sim.Config, error) {
+func (m *merger) result() (stats.Shard, sim.Config, error) {
 	var missing []string
 	for i := range m.total.Count {
 		if _, ok := m.seen[i]; !ok {
@@ -242,7 +243,7 @@ func (m *merger) result() (results.Shard, sim.Config, error) {
 }
 
 // paramDiff names the first parameter in which two shards differ.
-func paramDiff(a, b results.Params) string {
+func paramDiff(a, b stats.Params) string {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	var ma, mb map[string]any
@@ -263,7 +264,7 @@ func paramDiff(a, b results.Params) string {
 
 // pointOf rebuilds the point of a merged run from its configuration, which
 // sim.ShardConfig checked.
-func pointOf(cfg sim.Config, sh results.Shard) (point, error) {
+func pointOf(cfg sim.Config, sh stats.Shard) (point, error) {
 	p := sh.Params
 	pt := point{jobs: p.Jobs, pFail: p.PFail, lostReply: p.LostReply, attempts: p.Attempts, seed: p.Seed,
 		gen: cfg.Generator, engine: cfg.Engine, sc: cfg.Scenario}

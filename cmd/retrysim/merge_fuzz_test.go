@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // shardFields are the fields FuzzMerge edits, by number.
@@ -28,7 +29,7 @@ var names = []string{"pcg", "mulberry32", "xexp", "plain", "skip", "auto", "sign
 // editShard sets field number field of sh (of row row, for a row's) from v:
 // v itself, or the field's value plus v mod 8 when field's top bit is set, so
 // the fuzzer reaches both wild values and the edges of the valid ones.
-func editShardField(sh *results.Shard, field, row uint8, v int64) {
+func editShardField(sh *stats.Shard, field, row uint8, v int64) {
 	relative := field&0x80 != 0
 	name := shardFields[int(field&0x7f)%len(shardFields)]
 	set := func(p *int64) {
@@ -56,7 +57,7 @@ func editShardField(sh *results.Shard, field, row uint8, v int64) {
 		}
 	}
 	text := names[uint64(v)%uint64(len(names))]
-	var c *results.Counters
+	var c *stats.Counters
 	if len(sh.Rows) > 0 {
 		c = &sh.Rows[int(row)%len(sh.Rows)].Counters
 	}
@@ -134,7 +135,7 @@ func editShardField(sh *results.Shard, field, row uint8, v int64) {
 // rates (shares at most 1).
 func FuzzMerge(f *testing.F) {
 	dir := f.TempDir()
-	var base [2]results.Shard
+	var base [2]stats.Shard
 	for i := range base {
 		path := filepath.Join(dir, []string{"0.json", "1.json"}[i])
 		var out, errOut bytes.Buffer
@@ -145,7 +146,7 @@ func FuzzMerge(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		if base[i], err = results.ReadShard(bytes.NewReader(data)); err != nil {
+		if base[i], err = stats.ReadShard(bytes.NewReader(data)); err != nil {
 			f.Fatal(err)
 		}
 	}
@@ -168,9 +169,9 @@ func FuzzMerge(f *testing.F) {
 	f.Add(uint8(0), field("attempts")|0x80, uint8(0), int64(5), field("p_fail"), int64(1000))
 	f.Add(uint8(1), field("rows.label"), uint8(1), int64(13), field("rows.strategy"), int64(8))
 	f.Fuzz(func(t *testing.T, which, field1, row uint8, v1 int64, field2 uint8, v2 int64) {
-		shards := [2]results.Shard{base[0], base[1]}
+		shards := [2]stats.Shard{base[0], base[1]}
 		for i := range shards {
-			shards[i].Rows = append([]results.Row(nil), base[i].Rows...)
+			shards[i].Rows = append([]stats.Row(nil), base[i].Rows...)
 		}
 		editShardField(&shards[which%2], field1, row, v1)
 		editShardField(&shards[which/2%2], field2, row/2, v2)
@@ -180,7 +181,7 @@ func FuzzMerge(f *testing.F) {
 			if err != nil {
 				return // not json: nothing to merge
 			}
-			read, err := results.ReadShard(bytes.NewReader(data))
+			read, err := stats.ReadShard(bytes.NewReader(data))
 			if err == nil {
 				err = m.add([]string{"0.json", "1.json"}[i], read)
 			}
@@ -199,9 +200,9 @@ func FuzzMerge(f *testing.F) {
 		if err != nil {
 			t.Fatalf("merged shards but cannot rebuild their point: %v", err)
 		}
-		for _, format := range results.Formats {
+		for _, format := range render.Formats {
 			var out bytes.Buffer
-			rows := append([]results.Row(nil), total.Rows...)
+			rows := append([]stats.Row(nil), total.Rows...)
 			if err := (show{format: format, ci: true, expect: true}).write(t.Context(), &out, p, rows, 1); err != nil {
 				t.Fatalf("%s: merged shards do not render: %v", format, err)
 			}
@@ -221,7 +222,7 @@ func checkRates(t *testing.T, out []byte) {
 		t.Fatal(err)
 	}
 	for i, row := range doc.Rows {
-		for _, m := range results.Metrics {
+		for _, m := range stats.Metrics {
 			v, ok := row[m.Name].(float64)
 			if !ok || math.IsInf(v, 0) || v < 0 {
 				t.Errorf("rows[%d].%s = %v; want a finite rate at least 0", i, m.Name, row[m.Name])

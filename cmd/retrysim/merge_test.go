@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // writeShards runs the shards of args into dir and returns their paths.
@@ -340,11 +340,11 @@ func TestMergeFlagsAfterFiles(t *testing.T) {
 	}
 }
 
-// Issue 10 item 6: a shard file longer than results.MaxShardBytes is refused
+// Issue 10 item 6: a shard file longer than stats.MaxShardBytes is refused
 // having read no more than that, and a directory or a device at once.
 func TestMergeRefusesHugeAndIrregularFiles(t *testing.T) {
 	one := writeShards(t, t.TempDir(), 1, "-jobs", "100000")[0]
-	huge := appendTo(t, one, strings.Repeat(" ", results.MaxShardBytes))
+	huge := appendTo(t, one, strings.Repeat(" ", stats.MaxShardBytes))
 	for _, tt := range []struct{ file, want string }{
 		{huge, filepath.Base(huge) + ": larger than the 4 MiB a shard may be"},
 		{t.TempDir(), "not a regular file (a directory)"},
@@ -359,8 +359,8 @@ func TestMergeRefusesHugeAndIrregularFiles(t *testing.T) {
 		t.Errorf("merge -help does not state the limit:\n%s", help)
 	}
 	// No run writes more strategies than a shard holds: each is named once.
-	many := strings.TrimSuffix(strings.Repeat("step-nokey,", results.MaxShardRows+1), ",")
+	many := strings.TrimSuffix(strings.Repeat("step-nokey,", stats.MaxShardRows+1), ",")
 	if _, errOut, code := retrysim(t, "-jobs", "1000", "-shard", "0/2", "-strategies", many); code != 2 || !strings.Contains(errOut, `-strategies: "step-nokey" is listed twice`) {
-		t.Errorf("-shard with %d strategies: exit %d, stderr %q; want 2 and a refusal", results.MaxShardRows+1, code, errOut)
+		t.Errorf("-shard with %d strategies: exit %d, stderr %q; want 2 and a refusal", stats.MaxShardRows+1, code, errOut)
 	}
 }

@@ -7,8 +7,9 @@ import (
 	"io"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -48,17 +49,17 @@ func runPreset(ctx context.Context, stdout io.Writer, p point, c common) error {
 	if err != nil {
 		return err
 	}
-	out := results.Cases{Title: fmt.Sprintf("The SQLite idempotency check, forced: %s jobs a case, one step (a charge), up to %d attempts; %s, seed %d",
-		results.Group(p.jobs), p.attempts, p.gen.Name, p.seed)}
-	fix := results.CaseRow{Case: "the lease fix, in every case above", Store: "lease",
+	out := stats.Cases{Title: fmt.Sprintf("The SQLite idempotency check, forced: %s jobs a case, one step (a charge), up to %d attempts; %s, seed %d",
+		render.Group(p.jobs), p.attempts, p.gen.Name, p.seed)}
+	fix := stats.CaseRow{Case: "the lease fix, in every case above", Store: "lease",
 		Meaning: "status, release, takeover, done committed with the work, keys kept past the retries"}
 	for i, k := range cases {
-		out.Rows = append(out.Rows, results.CaseRow{Case: k.Name, Store: k.Config.Store.String(), Meaning: k.Meaning, Counters: counters[i][0]})
+		out.Rows = append(out.Rows, stats.CaseRow{Case: k.Name, Store: k.Config.Store.String(), Meaning: k.Meaning, Counters: counters[i][0]})
 		fix.Counters.Add(counters[len(cases)+i][0])
 	}
 	out.Rows = append(out.Rows, fix)
 	var buf bytes.Buffer
-	if err := results.WriteCases(&buf, out, c.format.v); err != nil {
+	if err := render.WriteCases(&buf, out, c.format.v); err != nil {
 		return err
 	}
 	return c.out.write(ctx, stdout, buf.Bytes())

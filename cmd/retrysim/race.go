@@ -13,9 +13,10 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/race"
+	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -102,7 +103,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	lease := durationFlag{time.Second}
 	simJobs := count(200_000)
 	seedV := seed(1)
-	format := choice{v: results.Formats[0], valid: results.CheckFormat}
+	format := choice{v: render.Formats[0], valid: render.CheckFormat}
 	var keep, compare bool
 	out := outFile{flag: "o"}
 	fs := newFlagSet("retrysim race")
@@ -120,7 +121,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	fs.Var(&simJobs, "sim-jobs", "the simulator runs `n` jobs for -compare")
 	fs.Var(&seedV, "seed", "random `seed` for choosing which deliveries crash, and for the simulator")
 	fs.BoolVar(&keep, "keep", false, "keep the database files of a run that finishes (their paths are printed) instead of removing them")
-	fs.Var(&format, "format", "output `format`: "+strings.Join(results.Formats, ", "))
+	fs.Var(&format, "format", "output `format`: "+strings.Join(render.Formats, ", "))
 	fs.StringVar(&out.path, "o", "", outUsage)
 	if err := parse(fs, args, raceIntro, stdout); err != nil {
 		if _, name, ok := strings.Cut(err.Error(), "flag provided but not defined: -"); ok {
@@ -162,7 +163,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 			}
 		}()
 	}
-	var rows []results.RaceRow
+	var rows []stats.RaceRow
 	for _, m := range modes {
 		cfg := race.Config{
 			Mode: m, Procs: procs.v, Jobs: int(jobs), Deliveries: deliveries.v, Rounds: rounds.v,
@@ -176,7 +177,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 		if err != nil {
 			return fmt.Errorf("race %s: %w", m, err)
 		}
-		row := results.RaceRow{
+		row := stats.RaceRow{
 			Mode: string(m), Races: res.Races, DoubleCharged: res.DoubleCharged, Lost: res.Lost, BusyRetries: res.BusyRetries,
 			Deliveries: res.Deliveries, Crashes: res.Crashes, Refused: res.Refused, RefusedCodes: res.RefusedCodes,
 			Overlaps: res.Overlaps, WallSeconds: res.Wall.Seconds(),
@@ -191,7 +192,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 		rows = append(rows, row)
 	}
 	title := fmt.Sprintf("The SQLite check, for real: %d worker processes, %s jobs x %d deliveries, %d rounds; lease %v",
-		procs.v, results.Group(int64(jobs)), deliveries.v, rounds.v, lease.v)
+		procs.v, render.Group(int64(jobs)), deliveries.v, rounds.v, lease.v)
 	if crashP.p > 0 {
 		title += fmt.Sprintf("; %s%% of first deliveries killed at %s", shortPct(float64(crashP.p)), crashAt.v)
 	}
@@ -202,7 +203,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 		title += "; databases kept in " + dir
 	}
 	var buf bytes.Buffer
-	if err := results.WriteRace(&buf, title, rows, format.v); err != nil {
+	if err := render.WriteRace(&buf, title, rows, format.v); err != nil {
 		return err
 	}
 	return out.write(ctx, stdout, buf.Bytes())
@@ -219,11 +220,11 @@ func shortPct(p float64) string { return fmt.Sprint(math.Round(p*1e6) / 1e4) }
 // The overlap and crash rates are measured on a few races, so the simulated
 // rates also come at the ends of those rates' 95% intervals: that range is
 // what the simulator predicts, given what the harness could measure.
-func simulateRace(ctx context.Context, res race.Result, cfg race.Config, jobs int64) (results.RaceSim, error) {
-	overlap := results.Wilson(res.Overlaps, res.Races)
-	crash := results.Interval{}
+func simulateRace(ctx context.Context, res race.Result, cfg race.Config, jobs int64) (stats.RaceSim, error) {
+	overlap := stats.Wilson(res.Overlaps, res.Races)
+	crash := stats.Interval{}
 	if res.Reached > 0 && res.Crashes > 0 {
-		crash = results.Wilson(res.Crashes, res.Reached)
+		crash = stats.Wilson(res.Crashes, res.Reached)
 	}
 	centre := func(x, n int64) float64 {
 		if n == 0 {
@@ -231,7 +232,7 @@ func simulateRace(ctx context.Context, res race.Result, cfg race.Config, jobs in
 		}
 		return float64(x) / float64(n)
 	}
-	out := results.RaceSim{Jobs: jobs, DoubleLo: 1, LostLo: 1}
+	out := stats.RaceSim{Jobs: jobs, DoubleLo: 1, LostLo: 1}
 	for i, at := range [][2]float64{
 		{centre(res.Overlaps, res.Races), centre(res.Crashes, res.Reached)},
 		{overlap.Lo, crash.Lo}, {overlap.Lo, crash.Hi}, {overlap.Hi, crash.Lo}, {overlap.Hi, crash.Hi},

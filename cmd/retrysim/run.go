@@ -15,9 +15,9 @@ import (
 	"syscall"
 
 	"github.com/retrysim/retrysim/internal/race"
+	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
-	"github.com/retrysim/retrysim/results"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -152,7 +152,7 @@ type common struct {
 
 // register declares the shared flags on fs with their defaults.
 func (c *common) register(fs *flag.FlagSet) {
-	c.registerFormats(fs, results.Formats, results.CheckFormat)
+	c.registerFormats(fs, render.Formats, render.CheckFormat)
 }
 
 // registerFormats is register for a command whose -format takes formats,

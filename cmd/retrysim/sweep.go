@@ -15,10 +15,11 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -35,7 +36,7 @@ Example: retrysim sweep -p-fail 0.001,0.005,0.01,0.02,0.05 -lost-reply 0,0.005,0
 Flags:
 `
 
-// axisFlags name the flags of the axes, in results.Axes order.
+// axisFlags name the flags of the axes, in stats.Axes order.
 var axisFlags = [...]string{"p-fail", "lost-reply", "attempts", "jobs"}
 
 // axisFlag is a flag.Value for one sweep axis.
@@ -68,13 +69,13 @@ func newAxis(def string, spec sweep.Spec) *axisFlag {
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var c common
 	prob := sweep.Spec{Kind: sweep.Probability}
-	axes := []*axisFlag{ // in results.Axes order
+	axes := []*axisFlag{ // in stats.Axes order
 		newAxis("0.01", prob),
 		newAxis("0.005", prob),
 		newAxis("3", sweep.Spec{Kind: sweep.Whole, Min: 1, Max: sim.MaxAttempts}),
 		newAxis("1000000", sweep.Spec{Kind: sweep.Whole, Min: 1, Max: sim.MaxJobs}),
 	}
-	metric := choice{v: "failed_rate", valid: func(s string) error { _, err := results.LookupMetric(s); return err }}
+	metric := choice{v: "failed_rate", valid: func(s string) error { _, err := stats.LookupMetric(s); return err }}
 	plot := outFile{flag: "plot"}
 	fs := newFlagSet("retrysim sweep")
 	fs.Var(axes[0], axisFlags[0], "`values` of the probability that a call fails")
@@ -87,13 +88,13 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.BoolVar(&logY, "log-y", false, "draw -plot's line plot on a log y axis (by default: when the values span more than two decades)")
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
 	fs.BoolVar(&sharedScale, "shared-scale", false, "give -plot's heat maps one colour scale (by default each panel has its own)")
-	c.registerFormats(fs, results.PageFormats(), results.CheckPageFormat)
+	c.registerFormats(fs, render.PageFormats(), render.CheckPageFormat)
 	if err := parse(fs, args, sweepIntro, stdout); err != nil {
 		return err
 	}
 	grid := make([]sweep.Axis, len(axes))
 	for i, a := range axes {
-		grid[i] = sweep.Axis{Name: results.Axes[i].Name, Values: a.vals}
+		grid[i] = sweep.Axis{Name: stats.Axes[i].Name, Values: a.vals}
 	}
 	swept := sweep.Swept(grid)
 	points, err := sweep.Grid(grid)
@@ -109,7 +110,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return usageError{fmt.Errorf("-strategies: %d points x %d strategies = %d rows is more than the %d a sweep allows", len(points), len(c.strategies), rows, sweep.MaxRows)}
 	}
 	if plot.path != "" {
-		if err := results.CheckPlotPath(plot.path); err != nil {
+		if err := render.CheckPlotPath(plot.path); err != nil {
 			return usageError{fmt.Errorf("-plot: %w", err)}
 		}
 		if len(swept) < 1 || len(swept) > 2 {
@@ -151,8 +152,8 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			Engine:     c.engine,
 		}
 	}
-	m, _ := results.LookupMetric(metric.v)
-	s := results.Sweep{
+	m, _ := stats.LookupMetric(metric.v)
+	s := stats.Sweep{
 		Scenario:   cfgs[0].Scenario.Name,
 		RNG:        gen.Name,
 		Engine:     c.engine.Resolve(gen).String(),
@@ -160,13 +161,13 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Swept:      swept,
 		Metric:     m,
 		Strategies: c.strategies,
-		Rows:       make([]results.SweepRow, len(points)*len(c.strategies)),
+		Rows:       make([]stats.SweepRow, len(points)*len(c.strategies)),
 	}
 	// Each point's rows are filled in as the point finishes.
-	err = sim.RunEach(ctx, cfgs, c.workers.v, progress(stderr), func(k int, counters []results.Counters) {
+	err = sim.RunEach(ctx, cfgs, c.workers.v, progress(stderr), func(k int, counters []stats.Counters) {
 		for i, id := range c.strategies {
-			s.Rows[k*len(c.strategies)+i] = results.SweepRow{
-				Point: results.Point(points[k]), ID: id, Label: cfgs[k].Strategies[i].Name(), Core: results.CoreOf(counters[i]),
+			s.Rows[k*len(c.strategies)+i] = stats.SweepRow{
+				Point: stats.Point(points[k]), ID: id, Label: cfgs[k].Strategies[i].Name(), Core: stats.CoreOf(counters[i]),
 			}
 		}
 	})
@@ -186,7 +187,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if plot.path != "" {
 		var img bytes.Buffer
-		if err := results.PlotSweep(&img, s, filepath.Ext(plot.path), opts); err != nil {
+		if err := render.PlotSweep(&img, s, filepath.Ext(plot.path), opts); err != nil {
 			return err
 		}
 		if err := plot.write(ctx, stdout, img.Bytes()); err != nil {
@@ -195,9 +196,9 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	var buf bytes.Buffer
 	if c.format.v == "html" {
-		err = results.WriteSweepHTML(&buf, s, opts)
+		err = render.WriteSweepHTML(&buf, s, opts)
 	} else {
-		err = results.WriteSweep(&buf, s, c.format.v)
+		err = render.WriteSweep(&buf, s, c.format.v)
 	}
 	if err != nil {
 		return err
@@ -207,8 +208,8 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // plotOptions checks the flags that shape -plot: each needs -plot and the
 // kind of plot it shapes (a line plot for one swept parameter, heat maps for two).
-func plotOptions(plotting bool, swept int, logY, linearY, shared bool) (results.PlotOptions, error) {
-	var o results.PlotOptions
+func plotOptions(plotting bool, swept int, logY, linearY, shared bool) (render.PlotOptions, error) {
+	var o render.PlotOptions
 	for _, f := range []struct {
 		name  string
 		set   bool
@@ -229,9 +230,9 @@ func plotOptions(plotting bool, swept int, logY, linearY, shared bool) (results.
 	}
 	switch {
 	case logY:
-		o.Y = results.LogScale
+		o.Y = render.LogScale
 	case linearY:
-		o.Y = results.LinearScale
+		o.Y = render.LinearScale
 	}
 	o.SharedScale = shared
 	return o, nil

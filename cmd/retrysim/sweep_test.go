@@ -182,7 +182,7 @@ func TestSweepHelp(t *testing.T) {
 }
 
 // -format html writes one page whose every data cell holds the number the
-// json output has for that row and field (results' tests check the page
+// json output has for that row and field (internal/render's tests check the page
 // itself): the sweep's, the fleet's, the table command's and a preset's.
 func TestHTMLPagesMatchJSON(t *testing.T) {
 	for _, tt := range []struct {

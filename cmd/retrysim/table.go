@@ -11,10 +11,11 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -80,24 +81,24 @@ func (p point) config(strats []strategy.Retry, r int, sh sim.Shard) sim.Config {
 }
 
 // build returns the point's strategies and an empty row for each.
-func (p point) build() ([]strategy.Retry, []results.Row, error) {
+func (p point) build() ([]strategy.Retry, []stats.Row, error) {
 	strats := make([]strategy.Retry, len(p.strategies))
-	rows := make([]results.Row, len(p.strategies))
+	rows := make([]stats.Row, len(p.strategies))
 	for i, id := range p.strategies {
 		s, err := strategy.Parse(id, p.attempts)
 		if err != nil {
 			return nil, nil, usageError{err}
 		}
 		strats[i] = s
-		rows[i] = results.Row{ID: id, Label: s.Name()}
+		rows[i] = stats.Row{ID: id, Label: s.Name()}
 	}
 	return strats, rows, nil
 }
 
 // params are the point's parameters as every output echoes them.
-func (p point) params(replicates int) results.Params {
+func (p point) params(replicates int) stats.Params {
 	sc := p.scenario()
-	par := results.Params{
+	par := stats.Params{
 		Scenario:     sc.Name,
 		File:         p.file,
 		Noun:         sc.Noun,
@@ -120,9 +121,9 @@ func (p point) params(replicates int) results.Params {
 		}
 	}
 	if p.file != "" {
-		steps := make([]results.StepParams, len(sc.Steps))
+		steps := make([]stats.StepParams, len(sc.Steps))
 		for i, st := range sc.Steps {
-			steps[i] = results.StepParams{Name: st.Name, PFail: st.PFail, Latency: st.Latency.String(), Keys: st.HonoursKeys}
+			steps[i] = stats.StepParams{Name: st.Name, PFail: st.PFail, Latency: st.Latency.String(), Keys: st.HonoursKeys}
 			if st.CanLoseReply {
 				steps[i].LostReply = st.LostReply
 			}
@@ -139,7 +140,7 @@ func (p point) params(replicates int) results.Params {
 				}
 			}
 		}
-		par.Delivery = &results.DeliveryParams{
+		par.Delivery = &stats.DeliveryParams{
 			Store: q.Store.String(), TTL: q.TTL.String(), Lease: q.Lease.String(), Visibility: q.Visibility.String(),
 			MaxDeliveries: q.MaxDeliveries, Repeat: q.RepeatP, RepeatDelay: q.RepeatDelay.String(),
 			Crash: q.CrashP, CrashAt: q.CrashAt.String(), MaxCrashes: q.MaxCrashes,
@@ -162,7 +163,7 @@ type show struct {
 }
 
 // write renders the rows of point p and emits them.
-func (s show) write(ctx context.Context, stdout io.Writer, p point, rows []results.Row, replicates int) error {
+func (s show) write(ctx context.Context, stdout io.Writer, p point, rows []stats.Row, replicates int) error {
 	strats, _, err := p.build()
 	if err != nil {
 		return err
@@ -177,8 +178,8 @@ func (s show) write(ctx context.Context, stdout io.Writer, p point, rows []resul
 		rows[i].NoRepeats = p.queue == nil && e.RepeatedPerJob == 0
 	}
 	var buf bytes.Buffer
-	rep := results.Report{Params: p.params(replicates), Rows: rows, ShowCI: s.ci}
-	if err := results.Write(&buf, rep, s.format); err != nil {
+	rep := stats.Report{Params: p.params(replicates), Rows: rows, ShowCI: s.ci}
+	if err := render.Write(&buf, rep, s.format); err != nil {
 		return err
 	}
 	return s.out.write(ctx, stdout, buf.Bytes())
@@ -207,7 +208,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
 	var q queueFlags
 	q.register(fs)
-	c.registerFormats(fs, results.PageFormats(), results.CheckPageFormat)
+	c.registerFormats(fs, render.PageFormats(), render.CheckPageFormat)
 	if err := parse(fs, args, tableIntro, stdout); err != nil {
 		return err
 	}
@@ -263,16 +264,16 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if len(cfgs) > 1 {
 		for i := range rows {
-			rows[i].Replicates = make([]results.Values, len(cfgs))
+			rows[i].Replicates = make([]stats.Values, len(cfgs))
 		}
 	}
 	// Each replicate is pooled as it finishes, keeping only its metric
 	// values: integer sums do not depend on the order of completion.
-	err = sim.RunEach(ctx, cfgs, c.workers.v, nil, func(r int, rep []results.Counters) {
+	err = sim.RunEach(ctx, cfgs, c.workers.v, nil, func(r int, rep []stats.Counters) {
 		for i := range rows {
 			rows[i].Counters.Add(rep[i])
 			if rows[i].Replicates != nil {
-				rows[i].Replicates[r] = results.ValuesOf(rep[i])
+				rows[i].Replicates[r] = stats.ValuesOf(rep[i])
 			}
 		}
 	})
@@ -280,8 +281,8 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if sh.Count > 0 {
-		out, err := json.MarshalIndent(results.Shard{
-			Format: results.ShardFormat, Index: sh.Index, Count: sh.Count, Params: p.params(1), Rows: rows,
+		out, err := json.MarshalIndent(stats.Shard{
+			Format: stats.ShardFormat, Index: sh.Index, Count: sh.Count, Params: p.params(1), Rows: rows,
 		}, "", "  ")
 		if err != nil {
 			return err

@@ -8,7 +8,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -17,7 +17,7 @@ import (
 // "<", string keys in maps, closures for retry and workflow, a store that
 // remembers finished steps. It knows nothing of thresholds, streams or clean
 // jobs, so agreement with the engine is evidence, not tautology.
-func articleSim(seed uint32, jobs int, pFail, lostReply float64, attempts int, wholeJob bool, keyMode string, skipFinished bool) results.Counters {
+func articleSim(seed uint32, jobs int, pFail, lostReply float64, attempts int, wholeJob bool, keyMode string, skipFinished bool) stats.Counters {
 	a := seed
 	random := func() float64 { // mulberry32, as in the article
 		a += 0x6d2b79f5
@@ -121,7 +121,7 @@ func articleSim(seed uint32, jobs int, pFail, lostReply float64, attempts int, w
 		handler = workflow(each)
 	}
 
-	c := results.Counters{Jobs: int64(jobs)}
+	c := stats.Counters{Jobs: int64(jobs)}
 	for i := range jobs {
 		job := &signup{userID: fmt.Sprintf("user_%d", i), done: map[string]int{}}
 		before := calls

@@ -5,7 +5,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -46,14 +46,14 @@ func ParseEngine(name string) (Engine, error) {
 	return Auto, fmt.Errorf("unknown engine %q (want auto, plain or skip)", name)
 }
 
-// ShardConfig checks a shard (results.Shard.Check) and rebuilds the run it is
+// ShardConfig checks a shard (stats.Shard.Check) and rebuilds the run it is
 // a slice of: the built-in sign-up at its rates, with its generator, engine,
 // seed and strategies. The shard must be what running that configuration
 // writes: parameters valid as the flags take them (provider.CheckProbability,
 // CheckJobs, CheckAttempts, rng.Lookup, ParseEngine, strategy.Parse,
 // Shard.Check), the engine as the run resolves it, each row labelled as its
 // strategy, and each row's jobs those of the slice (Config.ShardJobs).
-func ShardConfig(sh results.Shard) (Config, error) {
+func ShardConfig(sh stats.Shard) (Config, error) {
 	if err := sh.Check(); err != nil {
 		return Config{}, err
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -47,14 +47,14 @@ func TestShardConfigAcceptsEveryRun(t *testing.T) {
 func checkShardOfRun(t *testing.T, gen rng.Generator, engine Engine, attempts int, pFail, lost float64, jobs int64, sh Shard) {
 	t.Helper()
 	cfg := Config{Scenario: provider.Signup(pFail, lost), Jobs: jobs, Seed: 7, Generator: gen, Engine: engine, Shard: sh}
-	rows := make([]results.Row, len(allIDs))
+	rows := make([]stats.Row, len(allIDs))
 	for i, id := range allIDs {
 		s, err := strategy.Parse(id, attempts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg.Strategies = append(cfg.Strategies, s)
-		rows[i] = results.Row{ID: id, Label: s.Name()}
+		rows[i] = stats.Row{ID: id, Label: s.Name()}
 	}
 	counters, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -63,7 +63,7 @@ func checkShardOfRun(t *testing.T, gen rng.Generator, engine Engine, attempts in
 	for i := range rows {
 		rows[i].Counters = counters[i]
 	}
-	shard := results.Shard{Format: results.ShardFormat, Index: sh.Index, Count: sh.Count, Rows: rows, Params: results.Params{
+	shard := stats.Shard{Format: stats.ShardFormat, Index: sh.Index, Count: sh.Count, Rows: rows, Params: stats.Params{
 		Scenario: "signup", Steps: 10, Jobs: cfg.Jobs, PFail: pFail, LostReply: lost, Attempts: attempts,
 		RNG: gen.Name, Seed: cfg.Seed, Engine: cfg.EngineUsed().String(), Replicates: 1,
 	}}

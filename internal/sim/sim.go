@@ -31,7 +31,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -95,7 +95,7 @@ type Shard struct {
 
 // Run simulates cfg.Jobs jobs through every strategy and returns one Counters a
 // strategy, in order. It stops early with ctx's error if ctx is cancelled.
-func Run(ctx context.Context, cfg Config) ([]results.Counters, error) {
+func Run(ctx context.Context, cfg Config) ([]stats.Counters, error) {
 	out, err := RunAll(ctx, []Config{cfg}, cfg.Workers, nil)
 	if err != nil {
 		return nil, err
@@ -175,9 +175,9 @@ func (cfg Config) ShardJobs() int64 {
 // tasks over workers (0 means GOMAXPROCS), so that small runs, replicates and
 // sweep points keep every core busy together. progress, if not nil, is called
 // from the workers after each task with the tasks done and the total.
-func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done, total int64)) ([][]results.Counters, error) {
-	total := make([][]results.Counters, len(cfgs))
-	err := RunEach(ctx, cfgs, workers, progress, func(k int, c []results.Counters) { total[k] = c })
+func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done, total int64)) ([][]stats.Counters, error) {
+	total := make([][]stats.Counters, len(cfgs))
+	err := RunEach(ctx, cfgs, workers, progress, func(k int, c []stats.Counters) { total[k] = c })
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +190,7 @@ func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done,
 // call: the counters of the configurations in progress (at most workers + 1)
 // and a worker's state for the configuration it is on, so that a sweep or a
 // run of replicates holds only what finish keeps of each point.
-func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done, total int64), finish func(k int, c []results.Counters)) error {
+func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done, total int64), finish func(k int, c []stats.Counters)) error {
 	first := make([]int64, len(cfgs)+1) // first[k] is config k's first task
 	for k, cfg := range cfgs {
 		if err := cfg.check(); err != nil {
@@ -206,7 +206,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 	workers = int(min(int64(workers), tasks))
 	for k, cfg := range cfgs {
 		if first[k+1] == first[k] { // an empty shard: no task will finish it
-			finish(k, make([]results.Counters, len(cfg.Strategies)))
+			finish(k, make([]stats.Counters, len(cfg.Strategies)))
 		}
 	}
 
@@ -214,7 +214,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 	// tasks each still has to add; guarded by mu. A task is at least a block
 	// of jobs, so mu is rarely contended.
 	type partial struct {
-		c    []results.Counters
+		c    []stats.Counters
 		left int64
 	}
 	open := map[int]*partial{}
@@ -251,7 +251,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 					sk = newSkipper(j.Clean())
 					runners = make([]*delivery.Runner, len(cfg.Strategies))
 				}
-				var c results.Counters
+				var c stats.Counters
 				switch {
 				case cfg.Delivery != nil:
 					lat.Reset(cfg.Generator.New(rng.LatencySeed(cfg.Seed), uint64(b)))
@@ -269,7 +269,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 				mu.Lock()
 				p := open[k]
 				if p == nil {
-					p = &partial{c: make([]results.Counters, len(cfg.Strategies)), left: first[k+1] - first[k]}
+					p = &partial{c: make([]stats.Counters, len(cfg.Strategies)), left: first[k+1] - first[k]}
 					open[k] = p
 				}
 				p.c[s].Add(c)
@@ -309,8 +309,8 @@ func anyBelow(d, cuts []uint64) bool {
 // allows it (delivery.Runner.Settles), a job whose draws are all clean is
 // counted from them and its latencies, as runJobs does (one delivery, every
 // step once), and any other resumes at its first event.
-func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n int64) results.Counters {
-	c := results.Counters{Jobs: n}
+func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n int64) stats.Counters {
+	c := stats.Counters{Jobs: n}
 	settle := x.Settles() && settleDeliveries
 	cuts := j.Clean()
 	k := len(cuts)
@@ -377,13 +377,13 @@ func settleJob(x *delivery.Runner, d, cuts []uint64) (delivery.Outcome, bool) {
 // the strategy: they take the same draws and add the same counters, and at the
 // article's rates they are nine jobs in ten. The others resume at the step of
 // their first event, their clean start settled the same way.
-func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, n int64) results.Counters {
+func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, n int64) stats.Counters {
 	return runJobs(provider.NewJob(sc, stream), strat, stream, n)
 }
 
 // runJobs is RunJobs on a Job already bound to stream.
-func runJobs(j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int64) results.Counters {
-	c := results.Counters{Jobs: n}
+func runJobs(j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int64) stats.Counters {
+	c := stats.Counters{Jobs: n}
 	straight, isStraight := strat.(strategy.Straight)
 	cuts := j.Clean()
 	k := len(cuts)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -163,8 +163,8 @@ func (t aliasTable) draw(u uint64) int {
 // with its own cut and nothing else, so only which side of the cut a draw
 // falls on matters: the forced draws before the first event are the largest
 // value (no event) and the forced event is 0, and every later draw is fresh.
-func runJobsSkip(j *provider.Job, sk *skipper, straight strategy.Straight, stream *rng.Stream, n int64) results.Counters {
-	c := results.Counters{Jobs: n}
+func runJobsSkip(j *provider.Job, sk *skipper, straight strategy.Straight, stream *rng.Stream, n int64) stats.Counters {
+	c := stats.Counters{Jobs: n}
 	var clean int64
 	for left := n; left > 0; {
 		g := sk.cleanRun(stream)

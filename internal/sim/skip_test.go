@@ -12,7 +12,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/results"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // skipJobs is how many jobs each engine runs in TestSkipMatchesPlain:
@@ -52,8 +52,8 @@ func TestSkipMatchesPlain(t *testing.T) {
 			}
 			for s := range cfg.Strategies {
 				plain, skip := got[0][s], got[1][s]
-				for _, m := range results.Metrics[1:] { // succeeded mirrors failed_rate
-					ep, es := m.Estimate(results.Row{Counters: plain}), m.Estimate(results.Row{Counters: skip})
+				for _, m := range stats.Metrics[1:] { // succeeded mirrors failed_rate
+					ep, es := m.Estimate(stats.Row{Counters: plain}), m.Estimate(stats.Row{Counters: skip})
 					sp, ss := m.SE(plain, ep.Value), m.SE(skip, es.Value)
 					if m.Name == "failed_rate" || m.Name == "duplicate_rate" {
 						pooled := (ep.Value + es.Value) / 2 // binomial SE from the pooled rate

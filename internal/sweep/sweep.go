@@ -1,7 +1,7 @@
 // Package sweep expands parameter lists and ranges into a grid of points, so
 // one command can ask "what if P_FAIL were 0.1% to 5%?". It parses and
 // enumerates; running the points is package sim's work and drawing them
-// package results'.
+// package internal/render's.
 package sweep
 
 import (

@@ -1,4 +1,4 @@
-package results
+package render
 
 import (
 	"bytes"
@@ -22,6 +22,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/retrysim/retrysim/stats"
 )
 
 // PlotFormats are the file extensions PlotSweep writes.
@@ -65,7 +67,7 @@ type PlotOptions struct {
 // error bars per strategy when one parameter is swept, or as one heat map per
 // strategy, each with its colour bar, when two are. ext (".png" or ".svg")
 // picks the encoding; the same s and opts give the same bytes.
-func PlotSweep(w io.Writer, s Sweep, ext string, opts PlotOptions) error {
+func PlotSweep(w io.Writer, s stats.Sweep, ext string, opts PlotOptions) error {
 	if err := CheckPlotPath("plot" + ext); err != nil {
 		return err
 	}
@@ -116,18 +118,18 @@ func axisValue(a int, v float64) string {
 
 // subtitle names everything a plot holds fixed: the scenario, each parameter
 // not swept with its value, the generator, the seed and the engine.
-func (s Sweep) subtitle() string {
+func subtitle(s stats.Sweep) string {
 	parts := []string{s.Scenario}
 	var fixed []string
-	for a := range Axes {
+	for a := range stats.Axes {
 		if !slices.Contains(s.Swept, a) && len(s.Rows) > 0 {
-			fixed = append(fixed, Axes[a].Name+" "+axisValue(a, s.Rows[0].Point[a]))
+			fixed = append(fixed, stats.Axes[a].Name+" "+axisValue(a, s.Rows[0].Point[a]))
 		}
 	}
 	if len(fixed) > 0 {
 		parts = append(parts, "fixed: "+strings.Join(fixed, ", "))
 	}
-	return strings.Join(append(parts, s.run()), "; ")
+	return strings.Join(append(parts, sweepRun(s)), "; ")
 }
 
 // series is one strategy's estimates along the swept axis, in the metric's unit.
@@ -206,16 +208,16 @@ func (t unitTicks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 // unitLabel is a metric's label with its unit.
-func unitLabel(m Metric) string {
-	if _, u := m.unit(); u != "" {
+func unitLabel(m stats.Metric) string {
+	if _, u := metricUnit(m); u != "" {
 		return m.Label + " (" + u + ")"
 	}
 	return m.Label
 }
 
-func linePlot(s Sweep, scale Scale) (*plot.Plot, error) {
+func linePlot(s stats.Sweep, scale Scale) (*plot.Plot, error) {
 	axis := s.Swept[0]
-	mul, unit := s.Metric.unit()
+	mul, unit := metricUnit(s.Metric)
 	per := len(s.Strategies)
 	all := make([]series, per)
 	var values []float64
@@ -247,9 +249,9 @@ func linePlot(s Sweep, scale Scale) (*plot.Plot, error) {
 	} else {
 		p.Y.Tick.Marker = unitTicks{unit}
 	}
-	p.Title.Text = fmt.Sprintf("%s against %s, 95%% intervals\n%s; %s", unitLabel(s.Metric), Axes[axis].Name, s.subtitle(), axisNote)
+	p.Title.Text = fmt.Sprintf("%s against %s, 95%% intervals\n%s; %s", unitLabel(s.Metric), stats.Axes[axis].Name, subtitle(s), axisNote)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = Axes[axis].Label
+	p.X.Label.Text = stats.Axes[axis].Label
 	p.Y.Label.Text = unitLabel(s.Metric)
 	p.Legend.Top = true
 	p.Legend.Left = true
@@ -390,9 +392,9 @@ func (cs colourScale) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-func heatMaps(w io.Writer, s Sweep, ext string, shared bool) error {
+func heatMaps(w io.Writer, s stats.Sweep, ext string, shared bool) error {
 	ax, ay := s.Swept[0], s.Swept[1]
-	mul, unit := s.Metric.unit()
+	mul, unit := metricUnit(s.Metric)
 	var xs, ys []float64
 	for _, r := range s.Rows {
 		if !slices.Contains(xs, r.Point[ax]) {
@@ -427,7 +429,7 @@ func heatMaps(w io.Writer, s Sweep, ext string, shared bool) error {
 		head.FillText(gtext.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(10)),
 			XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler},
 			vg.Point{X: (head.Min.X + head.Max.X) / 2, Y: (head.Min.Y + head.Max.Y) / 2},
-			fmt.Sprintf("%s over %s and %s\n%s", unitLabel(s.Metric), Axes[ax].Name, Axes[ay].Name, s.subtitle()))
+			fmt.Sprintf("%s over %s and %s\n%s", unitLabel(s.Metric), stats.Axes[ax].Name, stats.Axes[ay].Name, subtitle(s)))
 		for k := range panels {
 			var values []float64
 			for _, col := range panels[k].v {
@@ -455,7 +457,7 @@ func heatPalette(cs colourScale) palette.ColorMap {
 	return pal
 }
 
-func heatPanel(s Sweep, k int, pn panel, cs colourScale) *plot.Plot {
+func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 	ax, ay := s.Swept[0], s.Swept[1]
 	g := grid{cols: len(pn.xs), rows: len(pn.ys), z: make([]float64, len(pn.xs)*len(pn.ys))}
 	pal := heatPalette(cs)
@@ -480,8 +482,8 @@ func heatPanel(s Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s (%s)", s.Strategies[k], cs.note)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = Axes[ax].Label
-	p.Y.Label.Text = Axes[ay].Label
+	p.X.Label.Text = stats.Axes[ax].Label
+	p.Y.Label.Text = stats.Axes[ay].Label
 	p.X.Tick.Marker = valueTicks(ax, pn.xs)
 	p.Y.Tick.Marker = valueTicks(ay, pn.ys)
 	p.Add(h)

@@ -1,4 +1,4 @@
-package results
+package render
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // PageFormats are the formats of the commands that also write an HTML page
@@ -135,24 +136,24 @@ func writePage(w io.Writer, p page) error {
 // WriteSweepHTML writes s as one page: what was run, the pivot of s.Metric
 // with its intervals, and when one or two parameters are swept the plot
 // -plot draws (with opts), inline as SVG.
-func WriteSweepHTML(w io.Writer, s Sweep, opts PlotOptions) error {
+func WriteSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	p := page{title: fmt.Sprintf("retrysim sweep: %s", s.Metric.Label)}
 	p.params = append(p.params, "scenario "+s.Scenario)
 	var swept []string
 	for _, a := range s.Swept {
-		swept = append(swept, Axes[a].Name)
+		swept = append(swept, stats.Axes[a].Name)
 	}
 	if len(swept) > 0 {
 		p.params = append(p.params, "swept: "+strings.Join(swept, ", "))
 	}
-	for a := range Axes {
+	for a := range stats.Axes {
 		if !slices.Contains(s.Swept, a) && len(s.Rows) > 0 {
-			p.params = append(p.params, "fixed: "+Axes[a].Name+" "+axisValue(a, s.Rows[0].Point[a]))
+			p.params = append(p.params, "fixed: "+stats.Axes[a].Name+" "+axisValue(a, s.Rows[0].Point[a]))
 		}
 	}
 	p.params = append(p.params, "generator "+s.RNG, "seed "+strconv.FormatUint(s.Seed, 10), s.Engine+" engine",
 		"strategies: "+strings.Join(s.Strategies, ", "))
-	_, unit := s.Metric.unit()
+	_, unit := metricUnit(s.Metric)
 	if unit == "" {
 		unit = "its own unit"
 	} else {
@@ -222,26 +223,26 @@ func WriteFleetHTML(w io.Writer, r FleetReport, params []string, runs [][]fleet.
 // writeReportHTML is the table command's page: the strategies' table with
 // intervals, the spread and closed-form lines under a row when asked, and
 // the delivery model's by-step table.
-func writeReportHTML(w io.Writer, r Report) error {
-	p := page{title: r.Title()}
+func writeReportHTML(w io.Writer, r stats.Report) error {
+	p := page{title: reportTitle(r.Params)}
 	t := pageTable{
 		heading: "The strategies",
 		howTo: "A row is one strategy over every simulated job. Succeeded is the share of jobs that finished; " +
 			"failed jobs, steps done again and the watched duplicates are counts over all jobs; calls per job is a mean. " +
 			"Brackets are 95% intervals (with -ci); an \"expected (z)\" line is the closed form and how many standard " +
 			"errors the simulation is from it (|z| above 3 is suspicious).",
-		header: r.header(),
+		header: header(r),
 	}
 	fields := []string{"", "succeeded", "failed", "calls_per_job", "repeated_steps", "duplicate_users"}
-	values := func(row Row) []float64 {
+	values := func(row stats.Row) []float64 {
 		c := row.Counters
-		return []float64{0, Metrics[0].Estimate(row).Value, float64(c.Failed), Metrics[2].Estimate(row).Value,
+		return []float64{0, stats.Metrics[0].Estimate(row).Value, float64(c.Failed), stats.Metrics[2].Estimate(row).Value,
 			float64(c.RepeatedSteps), float64(c.DuplicateUsers)}
 	}
 	for _, row := range r.Rows {
-		main := row.cells(r.ShowCI)
+		main := cells(row, r.ShowCI)
 		if r.Delivery != nil {
-			main = append(main, row.deliveryCells()...)
+			main = append(main, deliveryCells(row)...)
 		}
 		var cells []pageCell
 		v := values(row)
@@ -255,10 +256,10 @@ func writeReportHTML(w io.Writer, r Report) error {
 		t.rows = append(t.rows, cells)
 		var extra [][]string
 		if len(row.Replicates) > 1 {
-			extra = append(extra, row.spreadCells())
+			extra = append(extra, spreadCells(row))
 		}
 		if row.Expected != nil {
-			extra = append(extra, row.expectedCells())
+			extra = append(extra, expectedCells(row))
 		}
 		for _, x := range extra {
 			var cells []pageCell
@@ -282,7 +283,7 @@ func writeReportHTML(w io.Writer, r Report) error {
 }
 
 // writeCasesHTML is a preset's page: its cases' table.
-func writeCasesHTML(w io.Writer, c Cases) error {
+func writeCasesHTML(w io.Writer, c stats.Cases) error {
 	t := pageTable{
 		heading: "The cases",
 		howTo: "A row is one case of the preset. Charges per job above 1 means some jobs charged twice; lost work counts " +

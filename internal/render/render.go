@@ -1,4 +1,8 @@
-package results
+// Package render presents what package stats computes: tables (tablewriter),
+// markdown, csv, json, html pages and plots (gonum/plot). It computes no
+// statistics of its own, and it is the only package that imports tablewriter
+// or gonum/plot.
+package render
 
 import (
 	"bytes"
@@ -13,6 +17,8 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/retrysim/retrysim/stats"
 )
 
 // Formats lists the output formats, the default first.
@@ -27,7 +33,7 @@ func CheckFormat(format string) error {
 }
 
 // Write renders r in format.
-func Write(w io.Writer, r Report, format string) error {
+func Write(w io.Writer, r stats.Report, format string) error {
 	switch format {
 	case "table":
 		return writeTable(w, r, false)
@@ -44,7 +50,7 @@ func Write(w io.Writer, r Report, format string) error {
 }
 
 // header is the column titles of the table formats.
-func (r Report) header() []string {
+func header(r stats.Report) []string {
 	h := []string{"Strategy", "Succeeded", "Failed jobs", "Calls per job", "Steps done again", r.WatchedLabel}
 	if r.Delivery != nil {
 		h = append(h, "Deliveries per job", "Lost work", "Time p50 / p95 / p99, succeeded jobs", "Time p50 / p95 / p99, failed jobs")
@@ -59,7 +65,7 @@ func seconds(x float64) string {
 	case x != x: // NaN: nothing counted
 		return "-"
 	case math.IsInf(x, 1):
-		return "> " + sig(Top()) + " s"
+		return "> " + sig(stats.Top()) + " s"
 	}
 	return sig(x) + " s"
 }
@@ -70,13 +76,13 @@ func seconds(x float64) string {
 // can take for a measured time. (Not ">", which json escapes.)
 func quantileField(x float64) any {
 	if math.IsInf(x, 1) {
-		return strconv.FormatFloat(Top(), 'f', -1, 64) + "+"
+		return strconv.FormatFloat(stats.Top(), 'f', -1, 64) + "+"
 	}
 	return nanNull(x)
 }
 
 // deliveryCells are the delivery model's columns of a row.
-func (row Row) deliveryCells() []string {
+func deliveryCells(row stats.Row) []string {
 	c := row.Counters
 	return []string{
 		toFixed(float64(c.Deliveries)/float64(c.Jobs), 3),
@@ -87,7 +93,7 @@ func (row Row) deliveryCells() []string {
 }
 
 // quantiles formats a histogram's p50, p95 and p99 for people.
-func quantiles(h *Histogram) string {
+func quantiles(h *stats.Histogram) string {
 	return seconds(h.Quantile(0.5)) + " / " + seconds(h.Quantile(0.95)) + " / " + seconds(h.Quantile(0.99))
 }
 
@@ -96,7 +102,7 @@ func count(x float64) string { return group(int64(math.Round(x))) }
 
 // cells are one row formatted for people, as the article prints them, with
 // intervals when ci is set.
-func (row Row) cells(ci bool) []string {
+func cells(row stats.Row, ci bool) []string {
 	c := row.Counters
 	n := float64(c.Jobs)
 	cells := []string{
@@ -111,8 +117,8 @@ func (row Row) cells(ci bool) []string {
 		return cells
 	}
 	cells = cells[:6:6] // the intervals go on the first six columns
-	e := make([]Estimate, len(Metrics))
-	for i, m := range Metrics {
+	e := make([]stats.Estimate, len(stats.Metrics))
+	for i, m := range stats.Metrics {
 		e[i] = m.Estimate(row)
 	}
 	cells[1] += fmt.Sprintf(" [%s, %s]", toFixed(100*e[0].Lo, 3), toFixed(100*e[0].Hi, 3))
@@ -124,11 +130,11 @@ func (row Row) cells(ci bool) []string {
 }
 
 // expectedCells are the closed forms under a row, each with its z-score.
-func (row Row) expectedCells() []string {
+func expectedCells(row stats.Row) []string {
 	c := row.Counters
 	n := float64(c.Jobs)
 	cells := []string{"  expected (z)"}
-	for i, m := range Metrics {
+	for i, m := range stats.Metrics {
 		x := m.Expected(*row.Expected)
 		var s string
 		switch i {
@@ -144,7 +150,7 @@ func (row Row) expectedCells() []string {
 	return cells
 }
 
-func zText(m Metric, c Counters, e Expected) string {
+func zText(m stats.Metric, c stats.Counters, e stats.Expected) string {
 	zs, ok := m.Z(c, e)
 	if !ok {
 		return "z n/a"
@@ -153,10 +159,10 @@ func zText(m Metric, c Counters, e Expected) string {
 }
 
 // spreadCells are the replicates' mean ± standard deviation under a row.
-func (row Row) spreadCells() []string {
+func spreadCells(row stats.Row) []string {
 	n := float64(row.Jobs) / float64(len(row.Replicates))
 	cells := []string{fmt.Sprintf("  mean ± sd of %d", len(row.Replicates))}
-	for i, m := range Metrics {
+	for i, m := range stats.Metrics {
 		s := m.SpreadOf(row.Replicates)
 		switch i {
 		case 0:
@@ -170,9 +176,9 @@ func (row Row) spreadCells() []string {
 	return cells
 }
 
-func writeTable(w io.Writer, r Report, markdown bool) error {
+func writeTable(w io.Writer, r stats.Report, markdown bool) error {
 	opts := tableOptions(markdown, numberColumns(10, 1))
-	title := r.Title()
+	title := reportTitle(r.Params)
 	if markdown {
 		title = "**" + title + "**\n"
 	}
@@ -180,21 +186,21 @@ func writeTable(w io.Writer, r Report, markdown bool) error {
 		return err
 	}
 	t := tablewriter.NewTable(w, opts...)
-	t.Header(r.header())
+	t.Header(header(r))
 	for _, row := range r.Rows {
-		main := row.cells(r.ShowCI)
+		main := cells(row, r.ShowCI)
 		if r.Delivery != nil {
-			main = append(main, row.deliveryCells()...)
+			main = append(main, deliveryCells(row)...)
 		}
 		rows := [][]string{main}
 		if len(row.Replicates) > 1 {
-			rows = append(rows, row.spreadCells())
+			rows = append(rows, spreadCells(row))
 		}
 		if row.Expected != nil {
-			rows = append(rows, row.expectedCells())
+			rows = append(rows, expectedCells(row))
 		}
 		for _, cells := range rows {
-			for len(cells) < len(r.header()) {
+			for len(cells) < len(header(r)) {
 				cells = append(cells, "")
 			}
 			if err := t.Append(cells); err != nil {
@@ -213,7 +219,7 @@ func writeTable(w io.Writer, r Report, markdown bool) error {
 
 // writeByStep is the delivery model's second table: the side effects each
 // step repeated, one column a strategy.
-func writeByStep(w io.Writer, r Report, markdown bool) error {
+func writeByStep(w io.Writer, r stats.Report, markdown bool) error {
 	header := []string{"Side effects repeated, by step"}
 	align := []tw.Align{tw.AlignLeft}
 	for _, row := range r.Rows {
@@ -242,9 +248,9 @@ type field struct {
 	value any
 }
 
-// fields flattens a row for csv and json: counters, then every metric with its
+// rowFields flattens a row for csv and json: counters, then every metric with its
 // interval, then expectations and replicate spreads when present.
-func (row Row) fields(r Report) []field {
+func rowFields(row stats.Row, r stats.Report) []field {
 	c := row.Counters
 	f := []field{
 		{"strategy", row.ID}, {"label", row.Label},
@@ -252,7 +258,7 @@ func (row Row) fields(r Report) []field {
 		{"repeated_steps", c.RepeatedSteps}, {"duplicate_users", c.DuplicateUsers},
 		{"calls_sq", c.CallsSq}, {"repeated_steps_sq", c.RepeatedSq},
 	}
-	for _, m := range Metrics {
+	for _, m := range stats.Metrics {
 		e := m.Estimate(row)
 		f = append(f, field{m.Name, e.Value}, field{m.Name + "_lo", e.Lo}, field{m.Name + "_hi", e.Hi})
 	}
@@ -271,7 +277,7 @@ func (row Row) fields(r Report) []field {
 		}
 	}
 	if row.Expected != nil {
-		for _, m := range Metrics {
+		for _, m := range stats.Metrics {
 			x := m.Expected(*row.Expected)
 			var zv any // null when undefined
 			if zs, ok := m.Z(c, *row.Expected); ok {
@@ -281,7 +287,7 @@ func (row Row) fields(r Report) []field {
 		}
 	}
 	if len(row.Replicates) > 1 {
-		for _, m := range Metrics {
+		for _, m := range stats.Metrics {
 			s := m.SpreadOf(row.Replicates)
 			f = append(f, field{m.Name + "_mean", s.Mean}, field{m.Name + "_sd", s.SD})
 		}
@@ -306,7 +312,7 @@ func text(v any) string {
 		return strconv.FormatInt(x, 10)
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
-	case Wide:
+	case stats.Wide:
 		return x.String()
 	case nil:
 		return ""
@@ -314,10 +320,10 @@ func text(v any) string {
 	return fmt.Sprint(v)
 }
 
-func writeCSV(w io.Writer, r Report) error {
+func writeCSV(w io.Writer, r stats.Report) error {
 	rows := make([][]field, len(r.Rows))
 	for i, row := range r.Rows {
-		rows[i] = append(row.fields(r), r.stepFields()...)
+		rows[i] = append(rowFields(row, r), stepFields(r)...)
 	}
 	return writeFields(w, rows)
 }
@@ -325,7 +331,7 @@ func writeCSV(w io.Writer, r Report) error {
 // stepFields are each step's parameters as csv columns, for a run whose
 // steps come from a file: csv rows carry no other parameters, and these are
 // the ones no flag shows.
-func (r Report) stepFields() []field {
+func stepFields(r stats.Report) []field {
 	if r.StepList == nil {
 		return nil
 	}
@@ -388,10 +394,10 @@ func object(fields []field) (json.RawMessage, error) {
 	return b.Bytes(), nil
 }
 
-func writeJSON(w io.Writer, r Report) error {
+func writeJSON(w io.Writer, r stats.Report) error {
 	var rows []json.RawMessage
 	for _, row := range r.Rows {
-		o, err := object(row.fields(r))
+		o, err := object(rowFields(row, r))
 		if err != nil {
 			return err
 		}
@@ -404,7 +410,7 @@ func writeJSON(w io.Writer, r Report) error {
 		}{fileParams{Params: r.Params}, rows})
 	}
 	return writeIndented(w, struct {
-		Params
+		stats.Params
 		Rows []json.RawMessage `json:"rows"`
 	}{r.Params, rows})
 }
@@ -413,7 +419,7 @@ func writeJSON(w io.Writer, r Report) error {
 // two nil fields hide Params' p_fail and lost_reply, which no step may have
 // used: step_params carries what each step did.
 type fileParams struct {
-	Params
+	stats.Params
 	PFail     *float64 `json:"p_fail,omitempty"`
 	LostReply *float64 `json:"lost_reply,omitempty"`
 }

@@ -1,4 +1,4 @@
-package results
+package render
 
 import (
 	"bytes"
@@ -9,11 +9,13 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/retrysim/retrysim/stats"
 )
 
 // svgTexts draws s as SVG and returns the text of every <text> element, in
 // document order, parsed as XML: what a reader of the picture sees written.
-func svgTexts(t *testing.T, s Sweep, opts PlotOptions) []string {
+func svgTexts(t *testing.T, s stats.Sweep, opts PlotOptions) []string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := PlotSweep(&buf, s, ".svg", opts); err != nil {
@@ -50,12 +52,12 @@ func svgTexts(t *testing.T, s Sweep, opts PlotOptions) []string {
 
 // sweepOf builds a sweep of failed_rate from failures per million jobs, one
 // slice a strategy, at the points given (each a full grid point).
-func sweepOf(swept []int, points []Point, failed map[string][]int64, order []string) Sweep {
-	m, _ := LookupMetric("failed_rate")
-	s := Sweep{Scenario: "signup", RNG: "pcg", Seed: 1, Engine: "skip", Metric: m, Swept: swept, Strategies: order}
+func sweepOf(swept []int, points []stats.Point, failed map[string][]int64, order []string) stats.Sweep {
+	m, _ := stats.LookupMetric("failed_rate")
+	s := stats.Sweep{Scenario: "signup", RNG: "pcg", Seed: 1, Engine: "skip", Metric: m, Swept: swept, Strategies: order}
 	for i, pt := range points {
 		for _, id := range order {
-			s.Rows = append(s.Rows, SweepRow{Point: pt, ID: id, Core: Core{Jobs: 1_000_000, Failed: failed[id][i]}})
+			s.Rows = append(s.Rows, stats.SweepRow{Point: pt, ID: id, Core: stats.Core{Jobs: 1_000_000, Failed: failed[id][i]}})
 		}
 	}
 	return s
@@ -64,8 +66,8 @@ func sweepOf(swept []int, points []Point, failed map[string][]int64, order []str
 // lineSweep has three strategies over p_fail: a and b identical, c failing
 // 1000 times as often, so the plotted shares span 10/10^6 = 0.001% to
 // 10000/10^6 = 1% (three decades).
-func lineSweep() Sweep {
-	pts := []Point{{0.01, 0.005, 3, 1e6}, {0.02, 0.005, 3, 1e6}, {0.03, 0.005, 3, 1e6}}
+func lineSweep() stats.Sweep {
+	pts := []stats.Point{{0.01, 0.005, 3, 1e6}, {0.02, 0.005, 3, 1e6}, {0.03, 0.005, 3, 1e6}}
 	return sweepOf([]int{0}, pts, map[string][]int64{
 		"a": {10, 40, 90}, "b": {10, 40, 90}, "c": {2500, 5000, 10000},
 	}, []string{"a", "b", "c"})
@@ -105,7 +107,7 @@ func TestLinePlotAxis(t *testing.T) {
 	// and -log-y makes it log.
 	narrow := lineSweep()
 	narrow.Strategies = []string{"a", "b"}
-	var rows []SweepRow
+	var rows []stats.SweepRow
 	for _, r := range narrow.Rows {
 		if r.ID != "c" {
 			rows = append(rows, r)
@@ -143,11 +145,11 @@ func TestLinePlotLegendAndSubtitle(t *testing.T) {
 
 // heatSweep has two strategies over p_fail x lost_reply; a's shares run
 // from 0.001% to 1% (three decades), b's from 10% to 16% (within one).
-func heatSweep() Sweep {
-	var pts []Point
+func heatSweep() stats.Sweep {
+	var pts []stats.Point
 	for _, lost := range []float64{0, 0.02} {
 		for _, p := range []float64{0.001, 0.005, 0.05} {
-			pts = append(pts, Point{p, lost, 3, 1e6})
+			pts = append(pts, stats.Point{p, lost, 3, 1e6})
 		}
 	}
 	return sweepOf([]int{0, 1}, pts, map[string][]int64{
@@ -184,7 +186,7 @@ func TestHeatMap(t *testing.T) {
 // 96 dpi is 756 pixels), the same bytes twice, and in the heat map a colour
 // bar: a column with a long run of pixels each a different colour.
 func TestPlotPNG(t *testing.T) {
-	for what, s := range map[string]Sweep{"line": lineSweep(), "heat": heatSweep()} {
+	for what, s := range map[string]stats.Sweep{"line": lineSweep(), "heat": heatSweep()} {
 		var one, two bytes.Buffer
 		if err := PlotSweep(&one, s, ".png", PlotOptions{}); err != nil {
 			t.Fatal(err)

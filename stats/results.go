@@ -1,8 +1,10 @@
-// Package results turns the engine's integer counters into the numbers people
-// read: rates and their intervals derived at the end, and the renderings
-// (table, markdown, csv, json, plots). It runs no simulation; only this package
-// knows about tablewriter and gonum/plot.
-package results
+// Package stats turns the engines' integer counters into the numbers people
+// read: rates and their confidence intervals derived at the end, expectations
+// and z-scores, latency histograms, and the shard file format with its
+// validation. It is the computation side only: it runs no simulation and
+// renders nothing, so engines and models import it without pulling in
+// tablewriter or gonum/plot (package internal/render does the presentation).
+package stats
 
 // Counters are one strategy's sums over every simulated job. They are integers
 // so that sums over blocks, workers and machines are exact and order-free.

@@ -1,19 +1,21 @@
-package results
+package render
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/retrysim/retrysim/stats"
 )
 
 // Every sweep title names the engine: skip and plain agree in distribution,
 // not draw for draw, so the same seed gives other numbers under each.
 func TestSweepTitlesNameTheEngine(t *testing.T) {
-	m, _ := LookupMetric("failed_rate")
-	s := Sweep{Scenario: "signup", RNG: "pcg", Seed: 1, Engine: "skip", Metric: m, Swept: []int{0}, Strategies: []string{"step-nokey"}}
+	m, _ := stats.LookupMetric("failed_rate")
+	s := stats.Sweep{Scenario: "signup", RNG: "pcg", Seed: 1, Engine: "skip", Metric: m, Swept: []int{0}, Strategies: []string{"step-nokey"}}
 	for _, x := range []float64{0, 0.01} {
-		s.Rows = append(s.Rows, SweepRow{Point: Point{x, 0.005, 3, 100}, ID: "step-nokey", Core: Core{Jobs: 100, Failed: 1}})
+		s.Rows = append(s.Rows, stats.SweepRow{Point: stats.Point{x, 0.005, 3, 100}, ID: "step-nokey", Core: stats.Core{Jobs: 100, Failed: 1}})
 	}
 	const want = "pcg, seed 1, skip engine"
 	var pivot bytes.Buffer
@@ -25,7 +27,7 @@ func TestSweepTitlesNameTheEngine(t *testing.T) {
 	}
 	heat := s
 	heat.Swept = []int{0, 1} // two parameters: a heat map a strategy
-	for what, sw := range map[string]Sweep{"line": s, "heat map": heat} {
+	for what, sw := range map[string]stats.Sweep{"line": s, "heat map": heat} {
 		if texts := svgTexts(t, sw, PlotOptions{}); !strings.Contains(strings.Join(texts, "\n"), want) {
 			t.Errorf("%s plot's texts %q; want one to name %q", what, texts, want)
 		}
@@ -36,23 +38,23 @@ func TestSweepTitlesNameTheEngine(t *testing.T) {
 // reference for the bytes it must write.
 func TestSweepJSONMatchesEncoder(t *testing.T) {
 	for _, n := range []int{0, 1, 3} {
-		s := Sweep{Scenario: "signup", RNG: "pcg", Seed: 7, Engine: "skip", Swept: []int{0}, Metric: Metrics[1], Strategies: []string{"a"}}
+		s := stats.Sweep{Scenario: "signup", RNG: "pcg", Seed: 7, Engine: "skip", Swept: []int{0}, Metric: stats.Metrics[1], Strategies: []string{"a"}}
 		for i := range n {
-			s.Rows = append(s.Rows, SweepRow{Point: Point{float64(i) / 10, 0.005, 3, 100}, ID: "a", Label: "A <&>",
-				Core: Core{Jobs: 100, Failed: int64(i), Calls: 1000 + int64(i)}})
+			s.Rows = append(s.Rows, stats.SweepRow{Point: stats.Point{float64(i) / 10, 0.005, 3, 100}, ID: "a", Label: "A <&>",
+				Core: stats.Core{Jobs: 100, Failed: int64(i), Calls: 1000 + int64(i)}})
 		}
 		var got bytes.Buffer
 		if err := writeSweepJSON(&got, s); err != nil {
 			t.Fatal(err)
 		}
 		out := struct {
-			Sweep
+			stats.Sweep
 			Swept  []string          `json:"swept"`
 			Metric string            `json:"metric"`
 			Rows   []json.RawMessage `json:"rows"`
 		}{Sweep: s, Swept: []string{"p_fail"}, Metric: s.Metric.Name}
 		for _, row := range s.Rows {
-			o, err := object(row.fields())
+			o, err := object(sweepFields(row))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package results
+package render
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/retrysim/retrysim/stats"
 )
 
 // toFixed formats x >= 0 with digits decimals as JavaScript's Number.toFixed
@@ -67,8 +69,8 @@ func group(n int64) string {
 // shortFloat prints a parameter for people: 0.5, 1, 7 (not 7.000000000000001).
 func shortFloat(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
 
-// Title is the line above a table, in the spirit of the article's.
-func (p Params) Title() string {
+// reportTitle is the line above a table, in the spirit of the article's.
+func reportTitle(p stats.Params) string {
 	attempts := "attempts"
 	if p.Attempts == 1 {
 		attempts = "attempt"

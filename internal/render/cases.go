@@ -1,4 +1,4 @@
-package results
+package render
 
 import (
 	"fmt"
@@ -6,27 +6,12 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/retrysim/retrysim/stats"
 )
 
-// CaseRow is one case of a preset: a named configuration and what it did.
-type CaseRow struct {
-	Case    string
-	Store   string
-	Meaning string
-	Counters
-}
-
-// ChargesPerJob is the mean side effects a job (the check's job has one step).
-func (r CaseRow) ChargesPerJob() float64 { return float64(r.SideEffects) / float64(r.Jobs) }
-
-// Cases is a preset's report.
-type Cases struct {
-	Title string
-	Rows  []CaseRow
-}
-
 // WriteCases renders a preset's cases in format.
-func WriteCases(w io.Writer, c Cases, format string) error {
+func WriteCases(w io.Writer, c stats.Cases, format string) error {
 	switch format {
 	case "table", "markdown":
 		opts := tableOptions(format == "markdown",

@@ -1,4 +1,4 @@
-package results
+package stats_test
 
 import (
 	"bytes"
@@ -6,17 +6,20 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // twoJobs is a shard Check accepts, worked out by hand: two jobs of two steps
 // and up to three attempts, one of which failed after six calls, having done
 // one step's work five times; the other made one call.
-func twoJobs() Shard {
-	c := Counters{Jobs: 2, Failed: 1, Calls: 7, SideEffects: 7, RepeatedSteps: 4, DuplicateUsers: 1,
-		CallsSq: Wide{Lo: 1*1 + 6*6}, RepeatedSq: Wide{Lo: 4 * 4}}
-	return Shard{Format: ShardFormat, Index: 0, Count: 1,
-		Params: Params{Scenario: "two", Steps: 2, Jobs: 2, PFail: 0.5, LostReply: 0.5, Attempts: 3, RNG: "pcg", Engine: "plain", Replicates: 1},
-		Rows:   []Row{{ID: "step-nokey", Label: "Retry each step, no key", Counters: c}, {ID: "job-samekey", Label: "Retry the whole job, same key", Counters: c}}}
+func twoJobs() stats.Shard {
+	c := stats.Counters{Jobs: 2, Failed: 1, Calls: 7, SideEffects: 7, RepeatedSteps: 4, DuplicateUsers: 1,
+		CallsSq: stats.Wide{Lo: 1*1 + 6*6}, RepeatedSq: stats.Wide{Lo: 4 * 4}}
+	return stats.Shard{Format: stats.ShardFormat, Index: 0, Count: 1,
+		Params: stats.Params{Scenario: "two", Steps: 2, Jobs: 2, PFail: 0.5, LostReply: 0.5, Attempts: 3, RNG: "pcg", Engine: "plain", Replicates: 1},
+		Rows:   []stats.Row{{ID: "step-nokey", Label: "Retry each step, no key", Counters: c}, {ID: "job-samekey", Label: "Retry the whole job, same key", Counters: c}}}
 }
 
 // FuzzReadShard: ReadShard never panics, and a shard it accepts renders in
@@ -46,7 +49,7 @@ func FuzzReadShard(f *testing.F) {
 	f.Add([]byte(`{"rows": []}`))
 	f.Add([]byte{0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sh, err := ReadShard(bytes.NewReader(data))
+		sh, err := stats.ReadShard(bytes.NewReader(data))
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("ReadShard error spans lines: %q", err)
@@ -57,11 +60,11 @@ func FuzzReadShard(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted shard does not encode: %v", err)
 		}
-		back, err := ReadShard(bytes.NewReader(again))
+		back, err := stats.ReadShard(bytes.NewReader(again))
 		if err != nil || !bytes.Equal(mustJSON(t, back), again) {
 			t.Fatalf("shard does not read back: %v\n%s", err, again)
 		}
-		checkRendered(t, Report{Params: sh.Params, Rows: sh.Rows, ShowCI: true})
+		checkRendered(t, stats.Report{Params: sh.Params, Rows: sh.Rows, ShowCI: true})
 	})
 }
 
@@ -75,11 +78,11 @@ func mustJSON(t *testing.T, v any) []byte {
 }
 
 // checkRendered renders r in every format and checks the json's rates.
-func checkRendered(t *testing.T, r Report) {
+func checkRendered(t *testing.T, r stats.Report) {
 	t.Helper()
-	for _, format := range Formats {
+	for _, format := range render.Formats {
 		var out bytes.Buffer
-		if err := Write(&out, r, format); err != nil {
+		if err := render.Write(&out, r, format); err != nil {
 			t.Fatalf("%s: %v", format, err)
 		}
 		if format != "json" {
@@ -90,7 +93,7 @@ func checkRendered(t *testing.T, r Report) {
 			t.Fatal(err)
 		}
 		for i, row := range doc.Rows {
-			for _, m := range Metrics {
+			for _, m := range stats.Metrics {
 				v, ok := row[m.Name].(float64)
 				if !ok || math.IsInf(v, 0) || v < 0 {
 					t.Errorf("rows[%d].%s = %v; want a finite rate at least 0", i, m.Name, row[m.Name])
@@ -99,6 +102,33 @@ func checkRendered(t *testing.T, r Report) {
 					t.Errorf("rows[%d].%s = %v; want a share at most 1", i, m.Name, v)
 				}
 			}
+		}
+	}
+}
+
+// Keys are field names exactly, once an object: encoding/json alone would
+// take "FAILED" or "ſeed" (long s, folded to s) for a field, and keep the
+// last of two.
+func TestReadShardStrictKeys(t *testing.T) {
+	valid, err := json.Marshal(twoJobs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stats.ReadShard(bytes.NewReader(valid)); err != nil {
+		t.Fatalf("ReadShard(twoJobs) = %v; want nil", err)
+	}
+	for _, tt := range [][3]string{
+		{`"failed":1`, `"FAILED":1`, `key "FAILED": field names are lower case`},
+		{`"seed":0`, `"\u017feed":0`, `key "ſeed": field names are lower case`},
+		{`"failed":1`, `"failed":1,"failed":1`, `key "failed" is given twice in one object`},
+		{`"retrysim_shard":1`, `"retrysim_shard":1,"retrysim_shard":1`, `key "retrysim_shard" is given twice`},
+	} {
+		data := bytes.Replace(valid, []byte(tt[0]), []byte(tt[1]), 1)
+		if bytes.Equal(data, valid) {
+			t.Fatalf("%s is not in the shard", tt[0])
+		}
+		if _, err := stats.ReadShard(bytes.NewReader(data)); err == nil || !strings.Contains(err.Error(), tt[2]) {
+			t.Errorf("ReadShard with %s = %v; want %q", tt[1], err, tt[2])
 		}
 	}
 }

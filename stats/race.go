@@ -1,0 +1,47 @@
+package stats
+
+// RaceRow is one mode of the real SQLite check.
+type RaceRow struct {
+	Mode          string
+	Races         int64
+	DoubleCharged int64
+	Lost          int64
+	BusyRetries   int64
+	Deliveries    int64
+	Crashes       int64
+	Refused       int64
+	RefusedCodes  []int
+	Overlaps      int64
+	WallSeconds   float64
+	// Sim holds the simulator's rates at the measured overlap and crash
+	// rates, when -compare asked for them.
+	Sim *RaceSim
+}
+
+// RaceSim is the simulator's side of a comparison.
+type RaceSim struct {
+	// Jobs, DoubleCharged and Lost are the run at the measured rates.
+	Jobs          int64
+	DoubleCharged int64
+	Lost          int64
+	// The rates' range over the measured rates' 95% intervals.
+	DoubleLo, DoubleHi float64
+	LostLo, LostHi     float64
+}
+
+// Agree reports whether the simulated rates of double charges and lost keys
+// fall inside the harness's 95% intervals, or the harness's inside the
+// simulator's: its own interval, widened to the range it gives over the
+// measured overlap and crash rates' intervals.
+func (r RaceRow) Agree() bool {
+	if r.Sim == nil {
+		return false
+	}
+	one := func(x, y int64, lo, hi float64) bool {
+		real, sim := Wilson(x, r.Races), Wilson(y, r.Sim.Jobs)
+		p, q := float64(x)/float64(r.Races), float64(y)/float64(r.Sim.Jobs)
+		return real.Lo <= q && q <= real.Hi || min(sim.Lo, lo) <= p && p <= max(sim.Hi, hi)
+	}
+	return one(r.DoubleCharged, r.Sim.DoubleCharged, r.Sim.DoubleLo, r.Sim.DoubleHi) &&
+		one(r.Lost, r.Sim.Lost, r.Sim.LostLo, r.Sim.LostHi)
+}
