@@ -80,9 +80,13 @@ func mustJSON(t *testing.T, v any) []byte {
 // checkRendered renders r in every format and checks the json's rates.
 func checkRendered(t *testing.T, r stats.Report) {
 	t.Helper()
-	for _, format := range render.Formats {
+	for _, format := range render.Names(render.ReportDoc) {
+		rd, err := render.Lookup(render.ReportDoc, format)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var out bytes.Buffer
-		if err := render.Write(&out, r, format); err != nil {
+		if err := rd.Report(&out, r); err != nil {
 			t.Fatalf("%s: %v", format, err)
 		}
 		if format != "json" {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
@@ -120,6 +121,42 @@ func (b *bounded) Set(s string) error {
 	}
 	b.v = v
 	return nil
+}
+
+// formatFlag is -format: one of the formats in render's table that writes
+// the command's document, the table's first by default.
+type formatFlag struct {
+	doc render.Doc
+	r   render.Renderer
+}
+
+func newFormatFlag(d render.Doc) formatFlag {
+	r, _ := render.Lookup(d, render.Names(d)[0])
+	return formatFlag{d, r}
+}
+
+func (f *formatFlag) String() string { return f.r.Name() }
+
+func (f *formatFlag) Set(s string) error {
+	r, err := render.Lookup(f.doc, s)
+	if err != nil {
+		return err
+	}
+	f.r = r
+	return nil
+}
+
+// usage is the flag's help: the formats it takes.
+func (f *formatFlag) usage() string {
+	return "output `format`: " + strings.Join(render.Names(f.doc), ", ")
+}
+
+// orList joins names for a sentence: "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // choice is a flag.Value that accepts one of a fixed set of names.

@@ -49,7 +49,10 @@ var flagValues = []struct {
 		return nil
 	}},
 	{"rng", func() flag.Value { return &choice{valid: validRNG} }, func(v flag.Value) error { return validRNG(v.String()) }},
-	{"format", func() flag.Value { return &choice{valid: render.CheckFormat} }, func(v flag.Value) error { return render.CheckFormat(v.String()) }},
+	{"format", func() flag.Value { f := newFormatFlag(render.ReportDoc); return &f }, func(v flag.Value) error {
+		_, err := render.Lookup(render.ReportDoc, v.String())
+		return err
+	}},
 	{"preset", func() flag.Value { return &choice{valid: validPreset} }, func(v flag.Value) error { return validPreset(v.String()) }},
 	{"engine", func() flag.Value { return &engineFlag{new(sim.Engine)} }, func(v flag.Value) error {
 		_, err := sim.ParseEngine(v.String())

@@ -130,7 +130,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	var (
 		preset      choice
 		seedV       seed = 1
-		format           = choice{v: render.Formats[0], valid: render.CheckPageFormat}
+		format           = newFormatFlag(render.FleetDoc)
 		workers          = bounded{v: runtime.GOMAXPROCS(0), lo: 1, hi: 4096}
 		replicates       = bounded{v: 10, lo: 1, hi: fleet.MaxReplicates}
 		duration         = durationFlag{60 * time.Second}
@@ -178,7 +178,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(&duration, "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")
 	fs.Var(&seedV, "seed", "random `seed`; the same flags and seed print the same bytes")
-	fs.Var(&format, "format", "output `format`: "+strings.Join(render.PageFormats(), ", ")+" (json also holds the series; html is one page with the series drawn)")
+	fs.Var(&format, "format", format.usage()+" (json also holds the series; html is one page with the series drawn)")
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it", workers.lo, workers.hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.StringVar(&out, "o", "", "write the output to `file` (a regular file is replaced atomically) instead of stdout")
@@ -251,8 +251,8 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 					return usageError{fmt.Errorf("-%s: -preset %s prints totals by failure rate and policy, with no time series", f, p.Name)}
 				}
 			}
-			if format.v == "html" {
-				return usageError{fmt.Errorf("-format: -preset %s prints totals by failure rate and policy as table, markdown, csv or json, not html", p.Name)}
+			if _, err := render.Lookup(render.TotalsDoc, format.r.Name()); err != nil {
+				return usageError{fmt.Errorf("-format: -preset %s prints totals by failure rate and policy as %s, not %s", p.Name, orList(render.Names(render.TotalsDoc)), format.r.Name())}
 			}
 		}
 	} else {
@@ -316,7 +316,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		title := fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (counts summed over them), seed %d",
 			name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
 		var buf bytes.Buffer
-		if err := render.WriteFleetTotals(&buf, title, rows, byClients, format.v); err != nil {
+		if err := format.r.FleetTotals(&buf, title, rows, byClients); err != nil {
 			return err
 		}
 		return outF.write(ctx, stdout, buf.Bytes())
@@ -333,17 +333,13 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	}
 	plotTitle := fmt.Sprintf("retrysim fleet: %s, %s s, means of %d replicates, seed %d",
 		name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
-	var buf bytes.Buffer
-	if format.v == "html" {
-		params := []string{"model: " + name, fmt.Sprintf("%d replicates a run, seed %d", replicates.v, uint64(seedV))}
-		if source != "" {
-			params = append(params, "source: "+source)
-		}
-		err = render.WriteFleetHTML(&buf, rep, params, runs, cfgs, plotTitle)
-	} else {
-		err = render.WriteFleet(&buf, rep, format.v)
+	rep.Params = []string{"model: " + name, fmt.Sprintf("%d replicates a run, seed %d", replicates.v, uint64(seedV))}
+	if source != "" {
+		rep.Params = append(rep.Params, "source: "+source)
 	}
-	if err != nil {
+	rep.Runs, rep.Configs, rep.PlotTitle = runs, cfgs, plotTitle
+	var buf bytes.Buffer
+	if err := format.r.Fleet(&buf, rep); err != nil {
 		return err
 	}
 	if series != "" {

@@ -35,9 +35,9 @@ Flags:
 // prints the run's report.
 func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	var s show
-	format := choice{v: render.Formats[0], valid: render.CheckFormat}
+	format := newFormatFlag(render.ReportDoc)
 	fs := newFlagSet("retrysim merge")
-	fs.Var(&format, "format", "output `format`: "+strings.Join(render.Formats, ", "))
+	fs.Var(&format, "format", format.usage())
 	fs.BoolVar(&s.ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.BoolVar(&s.expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
 	s.out.flag = "o"
@@ -45,7 +45,7 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if err := parseFlags(fs, interspersed(fs, args), fmt.Sprintf(mergeIntro, stats.MaxShardBytes>>20), stdout); err != nil {
 		return err
 	}
-	s.format = format.v
+	s.format = format.r
 	if err := checkOutputs(s.out); err != nil {
 		return err
 	}

@@ -200,10 +200,14 @@ func FuzzMerge(f *testing.F) {
 		if err != nil {
 			t.Fatalf("merged shards but cannot rebuild their point: %v", err)
 		}
-		for _, format := range render.Formats {
+		for _, format := range render.Names(render.ReportDoc) {
+			r, err := render.Lookup(render.ReportDoc, format)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var out bytes.Buffer
 			rows := append([]stats.Row(nil), total.Rows...)
-			if err := (show{format: format, ci: true, expect: true}).write(t.Context(), &out, p, rows, 1); err != nil {
+			if err := (show{format: r, ci: true, expect: true}).write(t.Context(), &out, p, rows, 1); err != nil {
 				t.Fatalf("%s: merged shards do not render: %v", format, err)
 			}
 			if format == "json" {

@@ -59,7 +59,7 @@ func runPreset(ctx context.Context, stdout io.Writer, p point, c common) error {
 	}
 	out.Rows = append(out.Rows, fix)
 	var buf bytes.Buffer
-	if err := render.WriteCases(&buf, out, c.format.v); err != nil {
+	if err := c.format.r.Cases(&buf, out); err != nil {
 		return err
 	}
 	return c.out.write(ctx, stdout, buf.Bytes())

@@ -103,7 +103,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	lease := durationFlag{time.Second}
 	simJobs := count(200_000)
 	seedV := seed(1)
-	format := choice{v: render.Formats[0], valid: render.CheckFormat}
+	format := newFormatFlag(render.RaceDoc)
 	var keep, compare bool
 	out := outFile{flag: "o"}
 	fs := newFlagSet("retrysim race")
@@ -121,7 +121,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	fs.Var(&simJobs, "sim-jobs", "the simulator runs `n` jobs for -compare")
 	fs.Var(&seedV, "seed", "random `seed` for choosing which deliveries crash, and for the simulator")
 	fs.BoolVar(&keep, "keep", false, "keep the database files of a run that finishes (their paths are printed) instead of removing them")
-	fs.Var(&format, "format", "output `format`: "+strings.Join(render.Formats, ", "))
+	fs.Var(&format, "format", format.usage())
 	fs.StringVar(&out.path, "o", "", outUsage)
 	if err := parse(fs, args, raceIntro, stdout); err != nil {
 		if _, name, ok := strings.Cut(err.Error(), "flag provided but not defined: -"); ok {
@@ -203,7 +203,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 		title += "; databases kept in " + dir
 	}
 	var buf bytes.Buffer
-	if err := render.WriteRace(&buf, title, rows, format.v); err != nil {
+	if err := format.r.Race(&buf, title, rows); err != nil {
 		return err
 	}
 	return out.write(ctx, stdout, buf.Bytes())

@@ -144,25 +144,20 @@ type common struct {
 	seed       seed
 	rng        choice
 	strategies strategyList
-	format     choice
+	format     formatFlag
 	workers    bounded
 	engine     sim.Engine
 	out        outFile
 }
 
-// register declares the shared flags on fs with their defaults.
-func (c *common) register(fs *flag.FlagSet) {
-	c.registerFormats(fs, render.Formats, render.CheckFormat)
-}
-
-// registerFormats is register for a command whose -format takes formats,
-// checked by check.
-func (c *common) registerFormats(fs *flag.FlagSet, formats []string, check func(string) error) {
+// register declares the shared flags on fs with their defaults, -format
+// taking the formats that write doc.
+func (c *common) register(fs *flag.FlagSet, doc render.Doc) {
 	*c = common{
 		seed:       1,
 		rng:        choice{v: rng.Generators[0].Name, valid: validRNG},
 		strategies: strategyList(strategy.DefaultIDs),
-		format:     choice{v: formats[0], valid: check},
+		format:     newFormatFlag(doc),
 		workers:    bounded{v: runtime.GOMAXPROCS(0), lo: 1, hi: 4096},
 	}
 	fs.Var(&c.seed, "seed", "random `seed`; the same flags and seed print the same bytes")
@@ -172,7 +167,7 @@ func (c *common) registerFormats(fs *flag.FlagSet, formats []string, check func(
 	}
 	fs.Var(&c.rng, "rng", "random `generator`: "+strings.Join(gens, "; "))
 	fs.Var(&c.strategies, "strategies", "comma-separated strategy `names`, each once, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
-	fs.Var(&c.format, "format", "output `format`: "+strings.Join(formats, ", "))
+	fs.Var(&c.format, "format", c.format.usage())
 	fs.Var(&c.workers, "workers", fmt.Sprintf("parallel `workers`, %d to %d; the output does not depend on it", c.workers.lo, c.workers.hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.Var(&engineFlag{&c.engine}, "engine", "the `engine` that draws the jobs: auto (skip where allowed), plain (every draw of every job), or skip (only the jobs where something happens; not with mulberry32)")

@@ -88,7 +88,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.BoolVar(&logY, "log-y", false, "draw -plot's line plot on a log y axis (by default: when the values span more than two decades)")
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
 	fs.BoolVar(&sharedScale, "shared-scale", false, "give -plot's heat maps one colour scale (by default each panel has its own)")
-	c.registerFormats(fs, render.PageFormats(), render.CheckPageFormat)
+	c.register(fs, render.SweepDoc)
 	if err := parse(fs, args, sweepIntro, stdout); err != nil {
 		return err
 	}
@@ -117,18 +117,18 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return usageError{fmt.Errorf("-plot: a plot needs one or two swept parameters; %d are swept", len(swept))}
 		}
 	}
-	opts, err := plotOptions(plot.path != "" || c.format.v == "html", len(swept), logY, linearY, sharedScale)
+	opts, err := plotOptions(plot.path != "" || c.format.r.Page(), len(swept), logY, linearY, sharedScale)
 	if err != nil {
 		return err
 	}
 	if err := c.check(plot); err != nil {
 		return err
 	}
-	if c.format.v == "csv" || c.format.v == "json" {
+	if c.format.r.Raw() {
 		var metricSet bool
 		fs.Visit(func(f *flag.Flag) { metricSet = metricSet || f.Name == "metric" })
 		if metricSet && plot.path == "" {
-			return usageError{fmt.Errorf("-metric: %s carries every metric; -metric picks the one a table, markdown or -plot shows", c.format.v)}
+			return usageError{fmt.Errorf("-metric: %s carries every metric; -metric picks the one a table, markdown or -plot shows", c.format.r.Name())}
 		}
 	}
 
@@ -195,12 +195,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	var buf bytes.Buffer
-	if c.format.v == "html" {
-		err = render.WriteSweepHTML(&buf, s, opts)
-	} else {
-		err = render.WriteSweep(&buf, s, c.format.v)
-	}
-	if err != nil {
+	if err := c.format.r.Sweep(&buf, s, opts); err != nil {
 		return err
 	}
 	return c.out.write(ctx, stdout, buf.Bytes())

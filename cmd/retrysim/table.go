@@ -156,7 +156,7 @@ func (p point) params(replicates int) stats.Params {
 
 // show is how a report is presented: the table command's and merge's flags.
 type show struct {
-	format string
+	format render.Renderer
 	ci     bool
 	expect bool
 	out    outFile
@@ -179,7 +179,7 @@ func (s show) write(ctx context.Context, stdout io.Writer, p point, rows []stats
 	}
 	var buf bytes.Buffer
 	rep := stats.Report{Params: p.params(replicates), Rows: rows, ShowCI: s.ci}
-	if err := render.Write(&buf, rep, s.format); err != nil {
+	if err := s.format.Report(&buf, rep); err != nil {
 		return err
 	}
 	return s.out.write(ctx, stdout, buf.Bytes())
@@ -208,7 +208,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
 	var q queueFlags
 	q.register(fs)
-	c.registerFormats(fs, render.PageFormats(), render.CheckPageFormat)
+	c.register(fs, render.ReportDoc)
 	if err := parse(fs, args, tableIntro, stdout); err != nil {
 		return err
 	}
@@ -289,7 +289,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		return c.out.write(ctx, stdout, append(out, '\n'))
 	}
-	return show{format: c.format.v, ci: ci, expect: expect, out: c.out}.write(ctx, stdout, p, rows, replicates.v)
+	return show{format: c.format.r, ci: ci, expect: expect, out: c.out}.write(ctx, stdout, p, rows, replicates.v)
 }
 
 // checkEngine refuses an engine that cannot run the point: skip with the

@@ -10,41 +10,35 @@ import (
 	"github.com/retrysim/retrysim/stats"
 )
 
-// WriteCases renders a preset's cases in format.
-func WriteCases(w io.Writer, c stats.Cases, format string) error {
-	switch format {
-	case "table", "markdown":
-		opts := tableOptions(format == "markdown",
-			[]tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft})
-		title := c.Title
-		if format == "markdown" {
-			title = "**" + title + "**\n"
-		}
-		fmt.Fprintln(w, title)
-		t := tablewriter.NewTable(w, opts...)
-		t.Header([]string{"Case", "Store", "Charges per job", "Lost work", "Deliveries per job", "What it means"})
-		for _, r := range c.Rows {
-			if err := t.Append([]string{r.Case, r.Store, toFixed(r.ChargesPerJob(), 3), group(r.LostWork),
-				toFixed(float64(r.Deliveries)/float64(r.Jobs), 3), r.Meaning}); err != nil {
-				return err
-			}
-		}
-		return t.Render()
-	case "csv", "json":
-		var all [][]field
-		for _, r := range c.Rows {
-			all = append(all, []field{
-				{"case", r.Case}, {"store", r.Store}, {"jobs", r.Jobs}, {"charges", r.SideEffects},
-				{"charges_per_job", r.ChargesPerJob()}, {"lost_work", r.LostWork},
-				{"deliveries", r.Deliveries}, {"failed", r.Failed}, {"meaning", r.Meaning},
-			})
-		}
-		if format == "csv" {
-			return writeFields(w, all)
-		}
-		return titledRows(w, c.Title, all)
-	case "html":
-		return writeCasesHTML(w, c)
+// writeCasesTable is a preset's cases for people, as a table or markdown.
+func writeCasesTable(w io.Writer, c stats.Cases, markdown bool) error {
+	opts := tableOptions(markdown,
+		[]tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft})
+	title := c.Title
+	if markdown {
+		title = "**" + title + "**\n"
 	}
-	return CheckFormat(format)
+	fmt.Fprintln(w, title)
+	t := tablewriter.NewTable(w, opts...)
+	t.Header([]string{"Case", "Store", "Charges per job", "Lost work", "Deliveries per job", "What it means"})
+	for _, r := range c.Rows {
+		if err := t.Append([]string{r.Case, r.Store, toFixed(r.ChargesPerJob(), 3), group(r.LostWork),
+			toFixed(float64(r.Deliveries)/float64(r.Jobs), 3), r.Meaning}); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// casesFields flattens a preset's cases for csv and json.
+func casesFields(c stats.Cases) [][]field {
+	var all [][]field
+	for _, r := range c.Rows {
+		all = append(all, []field{
+			{"case", r.Case}, {"store", r.Store}, {"jobs", r.Jobs}, {"charges", r.SideEffects},
+			{"charges_per_job", r.ChargesPerJob()}, {"lost_work", r.LostWork},
+			{"deliveries", r.Deliveries}, {"failed", r.Failed}, {"meaning", r.Meaning},
+		})
+	}
+	return all
 }

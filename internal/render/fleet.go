@@ -21,29 +21,26 @@ import (
 )
 
 // FleetReport is what `retrysim fleet` prints: a row a run and each run's
-// series.
+// series. Only json carries the series; the html page draws Runs.
 type FleetReport struct {
 	Title  string
 	Rows   []fleet.Summary
 	Series []fleet.Point
+	// Params are the page's parameter lines; Runs, Configs and PlotTitle
+	// what its plot draws (as PlotFleet takes them), when Runs is not empty.
+	Params    []string
+	Runs      [][]fleet.Point
+	Configs   []fleet.Config
+	PlotTitle string
 }
 
-// WriteFleet renders r in format (one of Formats). Only json carries the
-// series; the others print the rows.
-func WriteFleet(w io.Writer, r FleetReport, format string) error {
-	switch format {
-	case "table", "markdown":
-		return writeFleetTable(w, r, format == "markdown")
-	case "csv":
-		rows := make([][]field, len(r.Rows))
-		for i, s := range r.Rows {
-			rows[i] = fleetFields(s)
-		}
-		return writeFields(w, rows)
-	case "json":
-		return writeFleetJSON(w, r)
+// writeFleetCSV writes a row a run; the series go to -series.
+func writeFleetCSV(w io.Writer, r FleetReport) error {
+	rows := make([][]field, len(r.Rows))
+	for i, s := range r.Rows {
+		rows[i] = fleetFields(s)
 	}
-	return CheckFormat(format)
+	return writeFields(w, rows)
 }
 
 // fleetFields flattens a summary for csv and json: each figure with its
@@ -162,9 +159,6 @@ func sigOrDash(x float64) string {
 	}
 	return sig(x)
 }
-
-// SeriesFormats are the file extensions WriteFleetSeries writes.
-var SeriesFormats = []string{".csv", ".json"}
 
 // CheckSeriesPath refuses a file name whose extension WriteFleetSeries cannot write.
 func CheckSeriesPath(path string) error {

@@ -11,13 +11,11 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 )
 
-// WriteFleetTotals renders the totals of a preset that compares client
-// policies over failure rates (fleet.Preset.Totals). csv and json print a row
-// a run: clients (when byClients), failure_rate, policy, requests, succeeded,
-// calls, as integers summed over replicates. The tables pivot them for people:
-// a row a failure rate (and client count), and for each policy the share of
-// requests that succeeded and the server calls a request.
-func WriteFleetTotals(w io.Writer, title string, rows []fleet.Totals, byClients bool, format string) error {
+// totalsFields flattens the totals of a preset that compares client
+// policies over failure rates (fleet.Preset.Totals) for csv and json: a row a
+// run with clients (when byClients), failure_rate, policy, requests,
+// succeeded, calls, as integers summed over replicates.
+func totalsFields(rows []fleet.Totals, byClients bool) [][]field {
 	fields := make([][]field, len(rows))
 	for i, r := range rows {
 		var f []field
@@ -27,17 +25,12 @@ func WriteFleetTotals(w io.Writer, title string, rows []fleet.Totals, byClients 
 		fields[i] = append(f, field{"failure_rate", r.FailureRate}, field{"policy", r.Run},
 			field{"requests", r.Requests}, field{"succeeded", r.Succeeded}, field{"calls", r.Calls})
 	}
-	switch format {
-	case "csv":
-		return writeFields(w, fields)
-	case "json":
-		return titledRows(w, title, fields)
-	case "table", "markdown":
-		return writeTotalsTable(w, title, rows, byClients, format == "markdown")
-	}
-	return fmt.Errorf("unknown format %q for fleet totals (want table, markdown, csv or json)", format)
+	return fields
 }
 
+// writeTotalsTable pivots the totals for people: a row a failure rate (and
+// client count), and for each policy the share of requests that succeeded
+// and the server calls a request.
 func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients, markdown bool) error {
 	var policies []string
 	for _, r := range rows {

@@ -37,7 +37,7 @@ func TestWriteFleetTotals(t *testing.T) {
 `},
 	} {
 		var b bytes.Buffer
-		if err := WriteFleetTotals(&b, "T", rows, tc.byClients, tc.format); err != nil {
+		if err := lookup(t, TotalsDoc, tc.format).FleetTotals(&b, "T", rows, tc.byClients); err != nil {
 			t.Fatalf("%s: %v", tc.format, err)
 		}
 		got := b.String()
@@ -52,7 +52,9 @@ func TestWriteFleetTotals(t *testing.T) {
 			t.Errorf("%s (clients %v):\n%s\nwant\n%s", tc.format, tc.byClients, got, tc.want)
 		}
 	}
-	if err := WriteFleetTotals(&bytes.Buffer{}, "T", rows, false, "xml"); err == nil || !strings.Contains(err.Error(), "xml") {
-		t.Errorf("format xml: %v; want an error naming it", err)
+	for _, name := range []string{"xml", "html"} {
+		if _, err := Lookup(TotalsDoc, name); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("Lookup(TotalsDoc, %q) = %v; want an error naming it", name, err)
+		}
 	}
 }

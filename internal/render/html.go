@@ -10,21 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/stats"
 )
-
-// PageFormats are the formats of the commands that also write an HTML page
-// (sweep and fleet): Formats and html.
-func PageFormats() []string { return append(slices.Clone(Formats), "html") }
-
-// CheckPageFormat refuses a format name a page-writing command does not know.
-func CheckPageFormat(format string) error {
-	if !slices.Contains(PageFormats(), format) {
-		return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(PageFormats(), ", "))
-	}
-	return nil
-}
 
 // page is one self-contained HTML report: no scripts, fonts or links to
 // fetch. It is well-formed XML as well, so encoding/xml reads it back.
@@ -133,10 +120,10 @@ func writePage(w io.Writer, p page) error {
 	return err
 }
 
-// WriteSweepHTML writes s as one page: what was run, the pivot of s.Metric
+// writeSweepHTML writes s as one page: what was run, the pivot of s.Metric
 // with its intervals, and when one or two parameters are swept the plot
 // -plot draws (with opts), inline as SVG.
-func WriteSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
+func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	p := page{title: fmt.Sprintf("retrysim sweep: %s", s.Metric.Label)}
 	p.params = append(p.params, "scenario "+s.Scenario)
 	var swept []string
@@ -189,10 +176,10 @@ func WriteSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	return writePage(w, p)
 }
 
-// WriteFleetHTML writes r as one page: the runs' table with its intervals
-// and, when runs are given, their time series as -plot draws them, inline.
-func WriteFleetHTML(w io.Writer, r FleetReport, params []string, runs [][]fleet.Point, cfgs []fleet.Config, plotTitle string) error {
-	p := page{title: r.Title, params: params}
+// writeFleetHTML writes r as one page: the runs' table with its intervals
+// and, when r.Runs are given, their time series as -plot draws them, inline.
+func writeFleetHTML(w io.Writer, r FleetReport) error {
+	p := page{title: r.Title, params: r.Params}
 	t := pageTable{
 		heading: "The runs, means over replicates with 95% intervals",
 		howTo: "A row is one run. Each figure is the mean over the replicates, then ± half its 95% Student t " +
@@ -210,9 +197,9 @@ func WriteFleetHTML(w io.Writer, r FleetReport, params []string, runs [][]fleet.
 			{text: c[8]}, num(c[9], "peak_in_progress", s.PeakInProgress.Value), {text: c[10]}})
 	}
 	p.tables = []pageTable{t}
-	if len(runs) > 0 {
+	if len(r.Runs) > 0 {
 		var svg bytes.Buffer
-		if err := PlotFleet(&svg, plotTitle, runs, cfgs, ".svg"); err != nil {
+		if err := PlotFleet(&svg, r.PlotTitle, r.Runs, r.Configs, ".svg"); err != nil {
 			return err
 		}
 		p.svg = svg.Bytes()

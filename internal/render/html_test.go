@@ -118,10 +118,10 @@ func shown(t *testing.T, text string) float64 {
 func TestSweepHTML(t *testing.T) {
 	s := lineSweep()
 	var page, js bytes.Buffer
-	if err := WriteSweepHTML(&page, s, PlotOptions{}); err != nil {
+	if err := lookup(t, SweepDoc, "html").Sweep(&page, s, PlotOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteSweep(&js, s, "json"); err != nil {
+	if err := lookup(t, SweepDoc, "json").Sweep(&js, s, PlotOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var out struct{ Rows []map[string]any }
@@ -162,16 +162,16 @@ func TestFleetHTML(t *testing.T) {
 	e := func(v, half float64) fleet.Estimate {
 		return fleet.Estimate{Value: v, Lo: v - half, Hi: v + half, N: 5}
 	}
-	r := FleetReport{Title: "retrysim fleet: test", Rows: []fleet.Summary{{
+	r := FleetReport{Title: "retrysim fleet: test", Params: []string{"model: test"}, Rows: []fleet.Summary{{
 		Run: "a", Replicates: 5, Requests: e(3520, 46), Succeeded: e(0.37, 0.023), Goodput: e(16.25, 0.95),
 		Amplification: e(2.384, 0.029), Timeouts: e(7090, 234), Conflicts: e(3, 1), Duplicates: e(4871, 135),
 		P50: e(2.4, 0), P95: e(56.6, 0), P99: e(63, 0), PeakInProgress: e(1544, 107), Recovery: e(math.NaN(), 0),
 	}}}
 	var page, js bytes.Buffer
-	if err := WriteFleetHTML(&page, r, []string{"model: test"}, nil, nil, ""); err != nil {
+	if err := lookup(t, FleetDoc, "html").Fleet(&page, r); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFleet(&js, r, "json"); err != nil {
+	if err := lookup(t, FleetDoc, "json").Fleet(&js, r); err != nil {
 		t.Fatal(err)
 	}
 	var out struct{ Rows []map[string]any }

@@ -48,48 +48,45 @@ func raceFields(r stats.RaceRow) []field {
 	return f
 }
 
-// WriteRace renders the modes of a real run.
-func WriteRace(w io.Writer, title string, rows []stats.RaceRow, format string) error {
-	switch format {
-	case "table", "markdown":
-		compare := len(rows) > 0 && rows[0].Sim != nil
-		header := []string{"Mode", "Races", "Charged twice", "Lost", "SQLITE_BUSY retries", "Refused (codes)", "Crashes", "Wall"}
-		if compare {
-			header = append(header, "Overlap", "Twice, real", "Twice, simulated", "Lost, real", "Lost, simulated", "Agree")
-		}
-		opts := tableOptions(format == "markdown", numberColumns(len(header), 1))
-		if format == "markdown" {
-			title = "**" + title + "**\n"
-		}
-		fmt.Fprintln(w, title)
-		t := tablewriter.NewTable(w, opts...)
-		t.Header(header)
-		for _, r := range rows {
-			codes := fmt.Sprint(r.RefusedCodes)
-			cells := []string{r.Mode, group(r.Races), group(r.DoubleCharged), group(r.Lost), group(r.BusyRetries),
-				group(r.Refused) + " " + codes, group(r.Crashes), fmt.Sprintf("%.2f s", r.WallSeconds)}
-			if compare {
-				agree := "no"
-				if r.Agree() {
-					agree = "yes"
-				}
-				cells = append(cells, rate(r.Overlaps, r.Races), rate(r.DoubleCharged, r.Races), simRate(r.Sim.DoubleCharged, r.Sim.Jobs, r.Sim.DoubleLo, r.Sim.DoubleHi),
-					rate(r.Lost, r.Races), simRate(r.Sim.Lost, r.Sim.Jobs, r.Sim.LostLo, r.Sim.LostHi), agree)
-			}
-			if err := t.Append(cells); err != nil {
-				return err
-			}
-		}
-		return t.Render()
-	case "csv", "json":
-		all := make([][]field, len(rows))
-		for i, r := range rows {
-			all[i] = raceFields(r)
-		}
-		if format == "csv" {
-			return writeFields(w, all)
-		}
-		return titledRows(w, title, all)
+// writeRaceTable is the modes of a real run for people, as a table or
+// markdown, with the comparison's columns when -compare asked for it.
+func writeRaceTable(w io.Writer, title string, rows []stats.RaceRow, markdown bool) error {
+	compare := len(rows) > 0 && rows[0].Sim != nil
+	header := []string{"Mode", "Races", "Charged twice", "Lost", "SQLITE_BUSY retries", "Refused (codes)", "Crashes", "Wall"}
+	if compare {
+		header = append(header, "Overlap", "Twice, real", "Twice, simulated", "Lost, real", "Lost, simulated", "Agree")
 	}
-	return CheckFormat(format)
+	opts := tableOptions(markdown, numberColumns(len(header), 1))
+	if markdown {
+		title = "**" + title + "**\n"
+	}
+	fmt.Fprintln(w, title)
+	t := tablewriter.NewTable(w, opts...)
+	t.Header(header)
+	for _, r := range rows {
+		codes := fmt.Sprint(r.RefusedCodes)
+		cells := []string{r.Mode, group(r.Races), group(r.DoubleCharged), group(r.Lost), group(r.BusyRetries),
+			group(r.Refused) + " " + codes, group(r.Crashes), fmt.Sprintf("%.2f s", r.WallSeconds)}
+		if compare {
+			agree := "no"
+			if r.Agree() {
+				agree = "yes"
+			}
+			cells = append(cells, rate(r.Overlaps, r.Races), rate(r.DoubleCharged, r.Races), simRate(r.Sim.DoubleCharged, r.Sim.Jobs, r.Sim.DoubleLo, r.Sim.DoubleHi),
+				rate(r.Lost, r.Races), simRate(r.Sim.Lost, r.Sim.Jobs, r.Sim.LostLo, r.Sim.LostHi), agree)
+		}
+		if err := t.Append(cells); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// raceRows flattens the modes for csv and json.
+func raceRows(rows []stats.RaceRow) [][]field {
+	all := make([][]field, len(rows))
+	for i, r := range rows {
+		all[i] = raceFields(r)
+	}
+	return all
 }

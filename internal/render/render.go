@@ -11,43 +11,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/retrysim/retrysim/stats"
 )
-
-// Formats lists the output formats, the default first.
-var Formats = []string{"table", "markdown", "csv", "json"}
-
-// CheckFormat refuses a format name Write does not know.
-func CheckFormat(format string) error {
-	if !slices.Contains(Formats, format) {
-		return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
-	}
-	return nil
-}
-
-// Write renders r in format.
-func Write(w io.Writer, r stats.Report, format string) error {
-	switch format {
-	case "table":
-		return writeTable(w, r, false)
-	case "markdown":
-		return writeTable(w, r, true)
-	case "csv":
-		return writeCSV(w, r)
-	case "json":
-		return writeJSON(w, r)
-	case "html":
-		return writeReportHTML(w, r)
-	}
-	return CheckFormat(format)
-}
 
 // header is the column titles of the table formats.
 func header(r stats.Report) []string {

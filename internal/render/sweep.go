@@ -22,20 +22,6 @@ func sweepRun(s stats.Sweep) string {
 	return fmt.Sprintf("%s, seed %d, %s engine", s.RNG, s.Seed, s.Engine)
 }
 
-// WriteSweep renders s: long-format csv or json with every counter and
-// interval, or a table or markdown pivot of s.Metric.
-func WriteSweep(w io.Writer, s stats.Sweep, format string) error {
-	switch format {
-	case "table", "markdown":
-		return writePivot(w, s, format == "markdown")
-	case "csv":
-		return writeSweepCSV(w, s)
-	case "json":
-		return writeSweepJSON(w, s)
-	}
-	return CheckFormat(format)
-}
-
 // sweepFields are a row's grid point, then the row's own fields (jobs among them).
 func sweepFields(r stats.SweepRow) []field {
 	f := []field{

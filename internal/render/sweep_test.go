@@ -19,7 +19,7 @@ func TestSweepTitlesNameTheEngine(t *testing.T) {
 	}
 	const want = "pcg, seed 1, skip engine"
 	var pivot bytes.Buffer
-	if err := WriteSweep(&pivot, s, "table"); err != nil {
+	if err := lookup(t, SweepDoc, "table").Sweep(&pivot, s, PlotOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if title := strings.SplitN(pivot.String(), "\n", 2)[0]; !strings.HasSuffix(title, want) {

@@ -1,0 +1,215 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/stats"
+)
+
+// Doc is one of the documents retrysim's commands print.
+type Doc uint8
+
+const (
+	// ReportDoc is the table command's and merge's stats.Report.
+	ReportDoc Doc = iota
+	// SweepDoc is the sweep command's stats.Sweep.
+	SweepDoc
+	// FleetDoc is the fleet command's FleetReport.
+	FleetDoc
+	// TotalsDoc is a fleet preset's totals by failure rate and policy.
+	TotalsDoc
+	// CasesDoc is a table preset's stats.Cases.
+	CasesDoc
+	// RaceDoc is the race command's modes.
+	RaceDoc
+)
+
+// Renderer is one output format: its name and how it writes each document.
+// A nil writer means the format does not write that document, and a command
+// that prints the document does not offer the format. The fields are
+// unexported so that the one table below is the only place a format is
+// defined.
+type Renderer struct {
+	name string
+	// raw formats print numbers unformatted, every counter and metric of a row.
+	raw bool
+	// page formats write one self-contained html page, plots included.
+	page bool
+
+	report func(io.Writer, stats.Report) error
+	sweep  func(io.Writer, stats.Sweep, PlotOptions) error
+	fleet  func(io.Writer, FleetReport) error
+	totals func(w io.Writer, title string, rows []fleet.Totals, byClients bool) error
+	cases  func(io.Writer, stats.Cases) error
+	race   func(w io.Writer, title string, rows []stats.RaceRow) error
+}
+
+// renderers are every format, the default first: each command offers, in
+// this order, those that write its document.
+var renderers = []Renderer{tableFormat("table", false), tableFormat("markdown", true), {
+	name: "csv", raw: true,
+	report: writeCSV,
+	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepCSV(w, s) },
+	fleet:  writeFleetCSV,
+	totals: func(w io.Writer, _ string, rows []fleet.Totals, byClients bool) error {
+		return writeFields(w, totalsFields(rows, byClients))
+	},
+	cases: func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
+	race:  func(w io.Writer, _ string, rows []stats.RaceRow) error { return writeFields(w, raceRows(rows)) },
+}, {
+	name: "json", raw: true,
+	report: writeJSON,
+	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepJSON(w, s) },
+	fleet:  writeFleetJSON,
+	totals: func(w io.Writer, title string, rows []fleet.Totals, byClients bool) error {
+		return titledRows(w, title, totalsFields(rows, byClients))
+	},
+	cases: func(w io.Writer, c stats.Cases) error { return titledRows(w, c.Title, casesFields(c)) },
+	race: func(w io.Writer, title string, rows []stats.RaceRow) error {
+		return titledRows(w, title, raceRows(rows))
+	},
+}, {
+	name: "html", page: true,
+	report: writeReportHTML,
+	sweep:  writeSweepHTML,
+	fleet:  writeFleetHTML,
+	cases:  writeCasesHTML,
+}}
+
+// tableFormat is the format that writes every document as a tablewriter
+// table, in markdown when markdown is set.
+func tableFormat(name string, markdown bool) Renderer {
+	return Renderer{
+		name:   name,
+		report: func(w io.Writer, r stats.Report) error { return writeTable(w, r, markdown) },
+		sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writePivot(w, s, markdown) },
+		fleet:  func(w io.Writer, r FleetReport) error { return writeFleetTable(w, r, markdown) },
+		totals: func(w io.Writer, title string, rows []fleet.Totals, byClients bool) error {
+			return writeTotalsTable(w, title, rows, byClients, markdown)
+		},
+		cases: func(w io.Writer, c stats.Cases) error { return writeCasesTable(w, c, markdown) },
+		race: func(w io.Writer, title string, rows []stats.RaceRow) error {
+			return writeRaceTable(w, title, rows, markdown)
+		},
+	}
+}
+
+// writes reports whether r writes d.
+func (r Renderer) writes(d Doc) bool {
+	switch d {
+	case ReportDoc:
+		return r.report != nil
+	case SweepDoc:
+		return r.sweep != nil
+	case FleetDoc:
+		return r.fleet != nil
+	case TotalsDoc:
+		return r.totals != nil
+	case CasesDoc:
+		return r.cases != nil
+	case RaceDoc:
+		return r.race != nil
+	}
+	return false
+}
+
+// Names are the formats that write d, the default first.
+func Names(d Doc) []string {
+	var names []string
+	for _, r := range renderers {
+		if r.writes(d) {
+			names = append(names, r.name)
+		}
+	}
+	return names
+}
+
+// Lookup is the format called name, if it writes d. Its error lists the
+// formats that do.
+func Lookup(d Doc, name string) (Renderer, error) {
+	for _, r := range renderers {
+		if r.name == name && r.writes(d) {
+			return r, nil
+		}
+	}
+	return Renderer{}, fmt.Errorf("unknown format %q (want one of %s)", name, strings.Join(Names(d), ", "))
+}
+
+// Check is Lookup's error alone, for a -format flag of a command that prints d.
+func Check(d Doc) func(name string) error {
+	return func(name string) error {
+		_, err := Lookup(d, name)
+		return err
+	}
+}
+
+// Name is the format's name, as -format takes it.
+func (r Renderer) Name() string { return r.name }
+
+// Raw reports whether the format prints numbers unformatted, every counter
+// and metric of a row (csv and json), rather than one view for people.
+func (r Renderer) Raw() bool { return r.raw }
+
+// Page reports whether the format writes one self-contained html page, which
+// draws a plot where the document has one.
+func (r Renderer) Page() bool { return r.page }
+
+// unwritten is the error of a format asked for a document it does not write,
+// which Lookup would have refused.
+func (r Renderer) unwritten(what string) error {
+	return fmt.Errorf("format %q does not write %s", r.name, what)
+}
+
+// Report writes a run's report.
+func (r Renderer) Report(w io.Writer, rep stats.Report) error {
+	if r.report == nil {
+		return r.unwritten("a report")
+	}
+	return r.report(w, rep)
+}
+
+// Sweep writes a sweep: a pivot of s.Metric for people, every counter and
+// interval in csv and json (a row a point and strategy), and a page with the
+// plot opts describes.
+func (r Renderer) Sweep(w io.Writer, s stats.Sweep, opts PlotOptions) error {
+	if r.sweep == nil {
+		return r.unwritten("a sweep")
+	}
+	return r.sweep(w, s, opts)
+}
+
+// Fleet writes the fleet command's runs.
+func (r Renderer) Fleet(w io.Writer, f FleetReport) error {
+	if r.fleet == nil {
+		return r.unwritten("fleet runs")
+	}
+	return r.fleet(w, f)
+}
+
+// FleetTotals writes a fleet preset's totals by failure rate (and clients,
+// when byClients) and policy.
+func (r Renderer) FleetTotals(w io.Writer, title string, rows []fleet.Totals, byClients bool) error {
+	if r.totals == nil {
+		return r.unwritten("fleet totals")
+	}
+	return r.totals(w, title, rows, byClients)
+}
+
+// Cases writes a table preset's cases.
+func (r Renderer) Cases(w io.Writer, c stats.Cases) error {
+	if r.cases == nil {
+		return r.unwritten("a preset's cases")
+	}
+	return r.cases(w, c)
+}
+
+// Race writes the modes of a real run.
+func (r Renderer) Race(w io.Writer, title string, rows []stats.RaceRow) error {
+	if r.race == nil {
+		return r.unwritten("race modes")
+	}
+	return r.race(w, title, rows)
+}
