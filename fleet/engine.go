@@ -18,6 +18,7 @@ const (
 	evDone                  // the server finishes a call
 	evReply                 // a reply reaches the client
 	evTimeout               // an attempt's timeout expires
+	evHedge                 // a hedge's delay ends: another copy may go out
 )
 
 // Reply outcomes.
@@ -53,6 +54,12 @@ type Counts struct {
 	// Denied counts retries the attempts allowed and the client's Policy
 	// refused; each such request failed.
 	Denied int64
+	// LocalRejected counts requests whose first attempt the Policy refused
+	// (an open breaker, a throttle): they failed without calling the server.
+	LocalRejected int64
+	// Hedges counts the extra copies of attempts sent by hedging; Calls
+	// includes those that reached the server.
+	Hedges int64
 	// Late counts replies that came after their attempt's timeout, or after
 	// the request had moved on: answers, often to work done, the client
 	// never saw.
@@ -99,8 +106,9 @@ type request struct {
 	client   int32         // the client the request belongs to
 	refs     int32         // events and queue entries that name this slot
 	effects  int32
-	attempt  uint8 // attempts sent
-	waiting  bool  // the current attempt has not been answered or timed out
+	attempt  uint8  // attempts (rounds) sent
+	copies   uint8  // copies of the current attempt sent: 1, and its hedges
+	pending  uint16 // bit k: copy k of the current attempt awaits its reply or timeout
 	done     bool
 	keyBusy  bool // SameKey: an attempt holds the key in the server
 	keyDone  bool // SameKey: the key's work is done and its reply stored
@@ -108,9 +116,9 @@ type request struct {
 
 // waiter is a call in the queue server's queue.
 type waiter struct {
-	slot    int32
-	attempt uint8
-	arrived float64
+	slot          int32
+	attempt, copy uint8
+	arrived       float64
 }
 
 // sim is one replicate in progress.
@@ -133,6 +141,9 @@ type sim struct {
 	free []int32
 	// pols holds a policy state per client, or one shared by the fleet.
 	pols []Policy
+	// draw says the policy decides at random: each Start and Retry gets a
+	// draw from rnd (and only then, so other policies' runs keep theirs).
+	draw bool
 
 	// server state
 	n       int64 // calls in progress
@@ -159,6 +170,7 @@ func newSim(cfg *Config, seed uint64) *sim {
 	if cfg.Client.Policy.Shared || cfg.Client.Policy.Kind == Unlimited {
 		n = 1
 	}
+	s.draw = cfg.Client.Policy.Kind.random()
 	s.pols = make([]Policy, n)
 	for i := range s.pols {
 		s.pols[i] = cfg.Client.Policy.New()
@@ -190,11 +202,19 @@ func (s *sim) nextArrival(t float64) float64 {
 	}
 }
 
-func (s *sim) push(t float64, kind uint8, slot int32, attempt, outcome uint8) {
+func (s *sim) push(t float64, kind uint8, slot int32, attempt, copy, outcome uint8) {
 	if slot >= 0 {
 		s.reqs[slot].refs++
 	}
-	s.h.push(event{t: t, slot: slot, attempt: attempt, kind: kind, outcome: outcome})
+	s.h.push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: kind, outcome: outcome})
+}
+
+// u is the draw a random policy decides with, 0 for the others.
+func (s *sim) u() float64 {
+	if !s.draw {
+		return 0
+	}
+	return s.rnd.Float64()
 }
 
 func (s *sim) second(t float64) *Second {
@@ -205,15 +225,15 @@ func (s *sim) second(t float64) *Second {
 }
 
 // pushTimeout schedules an attempt's timeout.
-func (s *sim) pushTimeout(t float64, slot int32, attempt uint8) {
+func (s *sim) pushTimeout(t float64, slot int32, attempt, copy uint8) {
 	s.reqs[slot].refs++
-	s.timeouts.push(event{t: t, slot: slot, attempt: attempt, kind: evTimeout})
+	s.timeouts.push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
 }
 
 // run simulates until every request has finished.
 func (s *sim) run() Replicate {
 	if t := s.nextArrival(0); t < s.dur {
-		s.push(t, evArrival, -1, 0, 0)
+		s.push(t, evArrival, -1, 0, 0, 0)
 	}
 	for {
 		var e event
@@ -239,15 +259,17 @@ func (s *sim) run() Replicate {
 			s.send(e.slot)
 		case evAtServer:
 			s.rep.Calls++
-			s.atServer(e.slot, e.attempt)
+			s.atServer(e.slot, e.attempt, e.copy)
 		case evResume:
-			s.atServer(e.slot, e.attempt)
+			s.atServer(e.slot, e.attempt, e.copy)
 		case evDone:
-			s.done(e.slot, e.attempt)
+			s.done(e.slot, e.attempt, e.copy)
 		case evReply:
-			s.reply(e.slot, e.outcome)
+			s.reply(e.slot, e.attempt, e.copy, e.outcome)
 		case evTimeout:
-			s.timeout(e.slot, e.attempt)
+			s.timeout(e.slot, e.attempt, e.copy)
+		case evHedge:
+			s.hedge(e.slot, e.attempt)
 		}
 		if e.slot >= 0 {
 			if r := &s.reqs[e.slot]; r.done && r.refs == 0 {
@@ -278,14 +300,19 @@ func (s *sim) arrive() {
 		hi, _ := bits.Mul64(s.arr.Next(), uint64(c))
 		s.reqs[slot].client = int32(hi)
 	}
-	s.policy(slot).Start()
 	s.rep.Requests++
 	if sec := s.second(s.now); sec != nil {
 		sec.Starts++
 	}
-	s.send(slot)
+	if s.policy(slot).Start(s.now, s.u()) {
+		s.send(slot)
+	} else {
+		s.rep.LocalRejected++
+		s.rep.Failed++
+		s.reqs[slot].done = true
+	}
 	if t := s.nextArrival(s.now); t < s.dur {
-		s.push(t, evArrival, -1, 0, 0)
+		s.push(t, evArrival, -1, 0, 0, 0)
 	}
 }
 
@@ -297,7 +324,7 @@ func (s *sim) policy(slot int32) Policy {
 	return s.pols[s.reqs[slot].client]
 }
 
-// send sends the request's next attempt.
+// send sends the request's next attempt, and schedules its first hedge.
 func (s *sim) send(slot int32) {
 	r := &s.reqs[slot]
 	r.attempt++
@@ -307,23 +334,62 @@ func (s *sim) send(slot int32) {
 			sec.Retries++
 		}
 	}
-	r.waiting = true
+	r.copies, r.pending = 0, 0
 	r.deadline = s.now + s.cfg.Client.Timeout
-	s.pushTimeout(r.deadline, slot, r.attempt)
-	s.push(s.now+s.exp(s.cfg.Net), evAtServer, slot, r.attempt, 0)
+	s.sendCopy(slot)
+}
+
+// sendCopy sends the next copy of the current attempt: the attempt itself,
+// or a hedge. Copy k leaves k hedge delays after the attempt, so its
+// timeout is the attempt's deadline plus k delays.
+func (s *sim) sendCopy(slot int32) {
+	r := &s.reqs[slot]
+	cl := &s.cfg.Client
+	c := r.copies
+	r.copies++
+	r.pending |= 1 << c
+	s.policy(slot).Sent(s.now, r.attempt > 1 || c > 0)
+	s.pushTimeout(s.now+cl.Timeout, slot, r.attempt, c)
+	s.push(s.now+s.exp(s.cfg.Net), evAtServer, slot, r.attempt, c, 0)
+	if int(r.copies) <= cl.Hedges {
+		s.push(s.now+cl.HedgeDelay, evHedge, slot, r.attempt, 0, 0)
+	}
+}
+
+// deadline is when copy c of the current attempt times out.
+func (s *sim) deadline(r *request, c uint8) float64 {
+	if c == 0 {
+		return r.deadline
+	}
+	return r.deadline + float64(c)*s.cfg.Client.HedgeDelay
+}
+
+// hedge is a hedge's delay ending with no reply yet: another copy of the
+// attempt goes out if the policy allows it, as it would a retry. Stale when
+// the attempt has had its answer (a success, or every copy failed).
+func (s *sim) hedge(slot int32, attempt uint8) {
+	r := &s.reqs[slot]
+	if r.done || r.attempt != attempt || r.pending == 0 {
+		return
+	}
+	if ok, _ := s.policy(slot).Retry(s.now, false, s.u()); !ok {
+		return
+	}
+	s.rep.Hedges++
+	s.sendCopy(slot)
 }
 
 // atServer is an attempt reaching the server: refused at once, answered from
 // the key store, or taken in.
-func (s *sim) atServer(slot int32, attempt uint8) {
+func (s *sim) atServer(slot int32, attempt, copy uint8) {
 	cfg := s.cfg
 	sv := &cfg.Server
 	if o := cfg.Outage; o.On() && s.now >= o.From && s.now < o.To {
 		if o.Mode == Stall {
-			s.push(o.To, evResume, slot, attempt, 0)
+			s.push(o.To, evResume, slot, attempt, copy, 0)
 			return
 		}
-		s.answer(slot, attempt, outError)
+		s.answer(slot, attempt, copy, outError)
 		return
 	}
 	switch sv.Kind {
@@ -332,14 +398,14 @@ func (s *sim) atServer(slot int32, attempt uint8) {
 		s.tokenAt = s.now
 		if s.tokens < 1 {
 			s.rep.Rejected++
-			s.answer(slot, attempt, outError)
+			s.answer(slot, attempt, copy, outError)
 			return
 		}
 		s.tokens--
 	case Queue:
 		if s.busy == sv.Workers && s.queue.len() >= sv.QueueMax {
 			s.rep.Rejected++
-			s.answer(slot, attempt, outError)
+			s.answer(slot, attempt, copy, outError)
 			return
 		}
 	}
@@ -348,14 +414,14 @@ func (s *sim) atServer(slot int32, attempt uint8) {
 		switch {
 		case r.keyDone:
 			s.rep.Stored++
-			s.answer(slot, attempt, outOK)
+			s.answer(slot, attempt, copy, outOK)
 			return
 		case r.keyBusy:
 			s.rep.Conflicts++
 			if sec := s.second(s.now); sec != nil {
 				sec.Conflicts++
 			}
-			s.answer(slot, attempt, outConflict)
+			s.answer(slot, attempt, copy, outConflict)
 			return
 		}
 		r.keyBusy = true
@@ -367,16 +433,16 @@ func (s *sim) atServer(slot int32, attempt uint8) {
 	s.rep.Sojourn -= s.now
 	switch sv.Kind {
 	case Latency:
-		s.push(s.now+sv.Base+sv.Slope*float64(s.n), evDone, slot, attempt, 0)
+		s.push(s.now+sv.Base+sv.Slope*float64(s.n), evDone, slot, attempt, copy, 0)
 	case RateLimit, Independent:
-		s.push(s.now+sv.Base, evDone, slot, attempt, 0)
+		s.push(s.now+sv.Base, evDone, slot, attempt, copy, 0)
 	case Queue:
 		if s.busy < sv.Workers {
 			s.busy++
-			s.push(s.now+s.service(), evDone, slot, attempt, 0)
+			s.push(s.now+s.service(), evDone, slot, attempt, copy, 0)
 			return
 		}
-		s.queue.push(waiter{slot, attempt, s.now})
+		s.queue.push(waiter{slot, attempt, copy, s.now})
 		r.refs++
 	}
 }
@@ -409,7 +475,7 @@ func (s *sim) advance() {
 }
 
 // done is the server finishing a call: the work is done unless the call fails.
-func (s *sim) done(slot int32, attempt uint8) {
+func (s *sim) done(slot int32, attempt, copy uint8) {
 	sv := &s.cfg.Server
 	s.advance()
 	s.n--
@@ -419,7 +485,7 @@ func (s *sim) done(slot int32, attempt uint8) {
 			w := s.queue.pop()
 			s.reqs[w.slot].refs--
 			s.rep.Wait += s.now - w.arrived
-			s.push(s.now+s.service(), evDone, w.slot, w.attempt, 0)
+			s.push(s.now+s.service(), evDone, w.slot, w.attempt, w.copy, 0)
 		} else {
 			s.busy--
 		}
@@ -427,7 +493,7 @@ func (s *sim) done(slot int32, attempt uint8) {
 	r := &s.reqs[slot]
 	r.keyBusy = false
 	if sv.PFail > 0 && s.rnd.Float64() < sv.PFail {
-		s.answer(slot, attempt, outError)
+		s.answer(slot, attempt, copy, outError)
 		return
 	}
 	r.effects++
@@ -439,55 +505,77 @@ func (s *sim) done(slot int32, attempt uint8) {
 		}
 	}
 	r.keyDone = s.cfg.Client.Keys == SameKey
-	s.answer(slot, attempt, outOK)
+	s.answer(slot, attempt, copy, outOK)
 }
 
 // answer sends a reply back to the client. A reply that will come after its
 // attempt's timeout, or to an attempt the client no longer waits for, is
 // counted as late and not scheduled: nothing would read it.
-func (s *sim) answer(slot int32, attempt uint8, outcome uint8) {
+func (s *sim) answer(slot int32, attempt, copy uint8, outcome uint8) {
 	t := s.now + s.exp(s.cfg.Net)
 	r := &s.reqs[slot]
-	if r.done || !r.waiting || r.attempt != attempt || t >= r.deadline {
+	if !r.awaits(attempt, copy) || t >= s.deadline(r, copy) {
 		s.rep.Late++
 		return
 	}
-	s.push(t, evReply, slot, attempt, outcome)
+	s.push(t, evReply, slot, attempt, copy, outcome)
 }
 
-// reply is a reply reaching the client in time.
-func (s *sim) reply(slot int32, outcome uint8) {
+// awaits says whether the request still waits for copy c of its attempt a.
+func (r *request) awaits(a, c uint8) bool {
+	return !r.done && r.attempt == a && r.pending&(1<<c) != 0
+}
+
+// reply is a reply reaching the client in time. A hedged attempt succeeds
+// with its first successful copy, and fails once every copy has failed.
+func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 	r := &s.reqs[slot]
-	r.waiting = false
+	if !r.awaits(attempt, copy) { // another copy's success ended the request
+		s.rep.Late++
+		return
+	}
+	r.pending &^= 1 << copy
+	retry := r.attempt > 1 || copy > 0
+	p := s.policy(slot)
 	if outcome == outOK {
-		s.policy(slot).Success(r.cost)
+		p.Success(s.now, retry, r.cost)
 		s.rep.Succeeded++
 		s.hist.add(s.now - r.start)
 		if sec := s.second(s.now); sec != nil {
 			sec.Successes++
 		}
 		r.done = true
+		for c := range r.copies { // hedges still out: the client stops waiting
+			if r.pending&(1<<c) != 0 {
+				p.Cancel(s.now, r.attempt > 1 || c > 0)
+			}
+		}
+		r.pending = 0
 		return
 	}
 	s.rep.Errors++
-	s.policy(slot).Failure(false)
-	s.retry(slot, false)
+	p.Failure(s.now, retry, false)
+	if r.pending == 0 {
+		s.retry(slot, false)
+	}
 }
 
 // timeout is an attempt's timeout expiring; stale when the attempt was
 // answered in time or the request moved on.
-func (s *sim) timeout(slot int32, attempt uint8) {
+func (s *sim) timeout(slot int32, attempt, copy uint8) {
 	r := &s.reqs[slot]
-	if r.done || !r.waiting || r.attempt != attempt {
+	if !r.awaits(attempt, copy) {
 		return
 	}
-	r.waiting = false
+	r.pending &^= 1 << copy
 	s.rep.Timeouts++
 	if sec := s.second(s.now); sec != nil {
 		sec.Timeouts++
 	}
-	s.policy(slot).Failure(true)
-	s.retry(slot, true)
+	s.policy(slot).Failure(s.now, r.attempt > 1 || copy > 0, true)
+	if r.pending == 0 {
+		s.retry(slot, true)
+	}
 }
 
 // retry sends the next attempt after the backoff, or gives the request up
@@ -502,7 +590,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 		r.done = true
 		return
 	}
-	ok, cost := s.policy(slot).Retry(timeout)
+	ok, cost := s.policy(slot).Retry(s.now, timeout, s.u())
 	if !ok {
 		s.rep.Denied++
 		s.rep.Failed++
@@ -520,5 +608,5 @@ func (s *sim) retry(slot int32, timeout bool) {
 		s.send(slot)
 		return
 	}
-	s.push(s.now+d.Seconds(), evSend, slot, 0, 0)
+	s.push(s.now+d.Seconds(), evSend, slot, 0, 0, 0)
 }

@@ -306,9 +306,23 @@ type Client struct {
 	// Backoff is the wait before each retry, after a timeout or an error.
 	Backoff backoff.Policy
 	Keys    KeyMode
-	// Policy may refuse a retry the attempts would allow.
+	// Policy may refuse a retry the attempts would allow, a hedge, or (for
+	// the kinds that stop first attempts too) a request.
 	Policy PolicyConfig
+	// Hedges is how many extra copies of an attempt may go out, one each
+	// HedgeDelay seconds while no copy has succeeded and some copy is still
+	// awaited: the attempt succeeds with its first successful copy and fails
+	// once every copy sent has failed or timed out (then the next attempt,
+	// if any, is hedged again). Copies carry the attempt's key, so with
+	// -keys same a copy arriving while another is in the server is a
+	// conflict, and without keys each copy that completes does the work.
+	Hedges     int
+	HedgeDelay float64
 }
+
+// MaxHedges bounds the hedges of an attempt (the copies of an attempt are
+// bits of a 16-bit set).
+const MaxHedges = 15
 
 // NoCap is a backoff cap that never binds.
 const NoCap = 1 << 62
@@ -391,6 +405,12 @@ func (c Config) Check() error {
 	}
 	if cl.Backoff.Base < 0 || cl.Backoff.Cap < 0 {
 		bad("backoff-base", "the backoff's base and cap must not be negative")
+	}
+	if cl.Hedges < 0 || cl.Hedges > MaxHedges {
+		bad("hedges", "%d is not from 0 to %d", cl.Hedges, MaxHedges)
+	}
+	if cl.Hedges > 0 {
+		seconds("hedge-delay", cl.HedgeDelay, true)
 	}
 	cl.Policy.check(bad)
 	return first

@@ -356,6 +356,20 @@ func TestCheck(t *testing.T) {
 	if err := good.Check(); err != nil {
 		t.Fatalf("brooker ramp: %v", err)
 	}
+	// with is the default policy of kind k, changed by f.
+	with := func(k PolicyKind, f func(*PolicyConfig)) PolicyConfig {
+		p := DefaultPolicy()
+		p.Kind = k
+		f(&p)
+		return p
+	}
+	for k := range PolicyKind(len(policyNames)) {
+		c := good
+		c.Client.Policy = with(k, func(*PolicyConfig) {})
+		if err := c.Check(); err != nil {
+			t.Errorf("%s at its defaults: %v", k, err)
+		}
+	}
 	for _, tc := range []struct {
 		flag string
 		f    func(*Config)
@@ -375,6 +389,22 @@ func TestCheck(t *testing.T) {
 		{"quota-cost", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: AWSQuota, Tokens: 500, TimeoutCost: 10} }},
 		{"grpc-token-ratio", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: GRPCThrottle, MaxTokens: 10} }},
 		{"breaker-threshold", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: Breaker, Threshold: 1.5} }},
+		{"budget-ttl", func(c *Config) { c.Client.Policy = with(FinagleBudget, func(p *PolicyConfig) { p.TTL = 61 }) }},
+		{"budget-ratio", func(c *Config) { c.Client.Policy = with(FinagleBudget, func(p *PolicyConfig) { p.BudgetRatio = 1001 }) }},
+		{"budget-ratio", func(c *Config) { c.Client.Policy = with(EnvoyBudget, func(p *PolicyConfig) { p.BudgetRatio = 1.5 }) }},
+		{"budget-min-concurrency", func(c *Config) { c.Client.Policy = with(EnvoyBudget, func(p *PolicyConfig) { p.MinConcurrency = -1 }) }},
+		{"cb-failure-rate", func(c *Config) { c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.FailureRate = 0 }) }},
+		{"cb-window", func(c *Config) { c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.Window = 0 }) }},
+		{"cb-half-open", func(c *Config) {
+			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.HalfOpenCalls = MaxWindow + 1 })
+		}},
+		{"cb-open", func(c *Config) {
+			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.OpenSeconds = math.NaN() })
+		}},
+		{"sre-k", func(c *Config) { c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.K = 0 }) }},
+		{"sre-window", func(c *Config) { c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.SREWindow = 0.5 }) }},
+		{"hedges", func(c *Config) { c.Client.Hedges = MaxHedges + 1 }},
+		{"hedge-delay", func(c *Config) { c.Client.Hedges = 1 }},
 	} {
 		c := good
 		tc.f(&c)

@@ -9,7 +9,8 @@ package fleet
 type event struct {
 	t       float64
 	slot    int32 // the request, for the events that have one
-	attempt uint8 // which of the request's attempts
+	attempt uint8 // which of the request's attempts (rounds)
+	copy    uint8 // which copy of the attempt: 0, or a hedge
 	kind    uint8
 	outcome uint8 // what a reply says
 }

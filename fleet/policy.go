@@ -3,28 +3,48 @@ package fleet
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
 // Policy is a client's guard against retries amplifying an outage: a retry
-// budget or a circuit breaker. The engine tells it of every request start and
-// of every attempt's outcome, and asks it before each retry; it never sees
-// the clock or a random source, so its decisions are a pure function of the
-// sequence of calls. A Policy is used by one replicate, from one goroutine.
+// budget, a circuit breaker or an adaptive throttle. The engine tells it of
+// every request start, every attempt sent and every attempt's outcome, and
+// asks it before each retry or hedge; a policy that can refuse a request's
+// first attempt (a breaker that is open, a throttle) says so from Start.
+//
+// Every call carries now, the virtual time in seconds, which never goes
+// back: windowed policies expire what they have counted by it. Start and
+// Retry also get u, a uniform draw in [0, 1) for a policy that decides at
+// random (the engine draws it only for such kinds, so the others' runs do not
+// move the random stream, and it is 0 for them). The policy never reads a
+// clock or a random source itself, so its decisions are a pure function of
+// the sequence of calls. A Policy is used by one replicate, from one
+// goroutine.
 type Policy interface {
-	// Start is told of a new request (its first attempt goes out).
-	Start()
+	// Start is told of a new request and says whether its first attempt
+	// may go out; a refused request fails at once without calling the
+	// server (a local rejection).
+	Start(now, u float64) bool
+	// Retry is asked, after an attempt failed (timeout says whether it
+	// timed out), whether the request may send another attempt, and before
+	// each hedge (timeout false). When it allows the attempt it charges it
+	// and returns its cost, which the engine hands back to Success if the
+	// attempt's round succeeds.
+	Retry(now float64, timeout bool, u float64) (ok bool, cost float64)
+	// Sent is told of an attempt leaving the client: a first attempt at
+	// once, a retry when its backoff ends, a hedge when its delay ends.
+	// retry is false only for a request's first attempt.
+	Sent(now float64, retry bool)
+	// Success is told of an attempt that succeeded; cost is what the Retry
+	// that started its round returned, 0 for the first round.
+	Success(now float64, retry bool, cost float64)
 	// Failure is told of an attempt that failed: an error reply (failure,
 	// rejection, throttling, outage, conflict), or a timeout when timeout.
-	Failure(timeout bool)
-	// Retry is asked, after Failure, whether the request may send another
-	// attempt; timeout says whether the last one timed out. When it allows
-	// the retry it charges it and returns its cost, which the engine hands
-	// back to Success if that retry succeeds.
-	Retry(timeout bool) (ok bool, cost float64)
-	// Success is told of an attempt that succeeded; cost is what the Retry
-	// that sent it returned, 0 for a first attempt.
-	Success(cost float64)
+	Failure(now float64, retry, timeout bool)
+	// Cancel is told of an attempt the client stops waiting for without an
+	// outcome: a hedge's other copies once one of them succeeded.
+	Cancel(now float64, retry bool)
 }
 
 // PolicyKind names a policy.
@@ -50,11 +70,48 @@ const (
 	// the failed attempts over all attempts the client has sent, since the
 	// start of the run, are at most Threshold.
 	Breaker
+	// FinagleBudget is Finagle's RetryBudget: each request deposits, each
+	// retry withdraws, and deposits and withdrawals expire after TTL
+	// seconds; a retry is allowed while the retries of the last TTL seconds
+	// stay within BudgetRatio of its requests plus a reserve of MinRate
+	// retries a second (MinRate x TTL), as Finagle's leaky bucket counts in
+	// thousandths: a request deposits 1000, a retry costs 1000/BudgetRatio
+	// (truncated), and a retry goes while the balance is at least its cost.
+	// The window is exact here, where Finagle's is cut into slices.
+	FinagleBudget
+	// EnvoyBudget is Envoy's retry budget: a retry is allowed while the
+	// retries in flight are fewer than max(MinConcurrency, BudgetRatio x the
+	// attempts in flight) (truncated). A retry counts from when it is sent, so
+	// one waiting out its backoff is in no count (Envoy #30205).
+	EnvoyBudget
+	// SlidingBreaker is the circuit breaker of resilience4j and Polly: its
+	// window holds the outcomes of the last Window attempts (or, with
+	// WindowSeconds > 0, those of the last WindowSeconds seconds); once it
+	// holds at least MinCalls of them and their failure rate is at least
+	// FailureRate, the breaker opens: every attempt, first ones included,
+	// is refused for OpenSeconds. The next attempt after that half-opens it:
+	// HalfOpenCalls attempts go, the rest are refused, and once their
+	// outcomes are in it opens again if their failure rate is at least
+	// FailureRate, or closes with an empty window. Outcomes that arrive while
+	// it is open are not counted.
+	SlidingBreaker
+	// SREThrottle is the client-side adaptive throttling of Google's SRE
+	// book ("Handling overload"): over the last WindowSeconds seconds it
+	// counts requests (every attempt the client wanted to send, refused
+	// ones included) and accepts (attempts that succeeded), and refuses an
+	// attempt, first or retry, with probability max(0, (requests - K x
+	// accepts)/(requests + 1)).
+	SREThrottle
 )
 
-var policyNames = [...]string{"unlimited", "token-bucket", "aws", "grpc", "breaker"}
+var policyNames = [...]string{"unlimited", "token-bucket", "aws", "grpc", "breaker",
+	"finagle-budget", "envoy-budget", "sliding-breaker", "sre-throttle"}
 
 func (k PolicyKind) String() string { return policyNames[k] }
+
+// random says whether the kind decides at random, so the engine draws a u
+// for each Start and Retry.
+func (k PolicyKind) random() bool { return k == SREThrottle }
 
 // ParsePolicy reads a policy name.
 func ParsePolicy(s string) (PolicyKind, error) {
@@ -82,19 +139,125 @@ type PolicyConfig struct {
 	MaxTokens, Ratio float64
 	// Breaker: the largest failures/calls ratio at which a retry is allowed.
 	Threshold float64
+	// FinagleBudget and EnvoyBudget: BudgetRatio, the retries allowed a
+	// request (Finagle) or a retry in flight an attempt in flight (Envoy).
+	// FinagleBudget: TTL seconds, MinRate retries a second. EnvoyBudget:
+	// MinConcurrency retries in flight.
+	BudgetRatio, TTL, MinRate, MinConcurrency float64
+	// SlidingBreaker: FailureRate, Window attempts or WindowSeconds
+	// seconds (when above 0), MinCalls, OpenSeconds, HalfOpenCalls.
+	FailureRate                     float64
+	Window, MinCalls, HalfOpenCalls int
+	WindowSeconds, OpenSeconds      float64
+	// SREThrottle: K and SREWindow seconds.
+	K, SREWindow float64
+}
+
+// DefaultPolicy is Unlimited with every kind's parameters at the defaults
+// of the clients they come from: Brooker's post (r = 0.1, s = 5; 10%), the
+// AWS SDKs (500, 5, 10), gRPC's example (10, 0.1), Finagle (20%, 10 s, 10
+// a second), Envoy (20%, 3), resilience4j (50%, 100 calls, at least 100,
+// 60 s open, 10 half-open) and the SRE book (K = 2, 2 minutes). Flags and
+// scenario files start from it.
+func DefaultPolicy() PolicyConfig {
+	return PolicyConfig{
+		Rate: 0.1, Size: 5,
+		Tokens: 500, Cost: 5, TimeoutCost: 10,
+		MaxTokens: 10, Ratio: 0.1,
+		Threshold:   0.1,
+		BudgetRatio: 0.2, TTL: 10, MinRate: 10, MinConcurrency: 3,
+		FailureRate: 0.5, Window: 100, MinCalls: 100, OpenSeconds: 60, HalfOpenCalls: 10,
+		K: 2, SREWindow: 120,
+	}
+}
+
+// policyParams names the parameters each kind reads, as the flags name
+// them (a scenario file writes - as _).
+var policyParams = [...][]string{
+	Unlimited:      nil,
+	TokenBucket:    {"bucket-rate", "bucket-size"},
+	AWSQuota:       {"quota", "quota-cost", "quota-timeout-cost"},
+	GRPCThrottle:   {"grpc-max-tokens", "grpc-token-ratio"},
+	Breaker:        {"breaker-threshold"},
+	FinagleBudget:  {"budget-ratio", "budget-ttl", "budget-min-rate"},
+	EnvoyBudget:    {"budget-ratio", "budget-min-concurrency"},
+	SlidingBreaker: {"cb-failure-rate", "cb-window", "cb-window-time", "cb-min-calls", "cb-open", "cb-half-open"},
+	SREThrottle:    {"sre-k", "sre-window"},
+}
+
+// Reads says whether the kind reads the parameter called name.
+func (k PolicyKind) Reads(name string) bool { return slices.Contains(policyParams[k], name) }
+
+// PolicyParams lists every policy parameter's name, each once, in the order
+// of the kinds.
+func PolicyParams() []string {
+	var out []string
+	for _, ps := range policyParams {
+		for _, p := range ps {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// ParamError is a parameter outside its limits, named as its flag is.
+type ParamError struct{ Param, Msg string }
+
+func (e *ParamError) Error() string { return "-" + e.Param + ": " + e.Msg }
+
+// Check refuses parameters of the policy's kind that are outside their
+// limits, with a *ParamError.
+func (p PolicyConfig) Check() error {
+	var first error
+	p.check(func(name, format string, args ...any) {
+		if first == nil {
+			first = &ParamError{name, fmt.Sprintf(format, args...)}
+		}
+	})
+	return first
 }
 
 // Limits on the policies' parameters.
 const (
 	// MaxTokens bounds every token count and cost.
 	MaxTokens = 1e6
+	// MaxBudgetRatio bounds Finagle's percentCanRetry (its own bound).
+	MaxBudgetRatio = 1000
+	// MinTTL and MaxTTL bound Finagle's ttl, in seconds (its own bounds).
+	MinTTL, MaxTTL = 1, 60
+	// MaxWindow bounds the sliding breaker's counts (window, minimum
+	// calls, half-open calls): its window keeps one entry an outcome.
+	MaxWindow = 1_000_000
+	// MaxK bounds the SRE throttle's K.
+	MaxK = 1000
 )
 
 // check refuses parameters outside their limits, naming the flag.
 func (p PolicyConfig) check(bad func(name, format string, args ...any)) {
 	tokens := func(name string, v float64, lo float64) {
 		if math.IsNaN(v) || v < lo || v > MaxTokens {
-			bad(name, "%g is not from %g to %g tokens", v, lo, float64(MaxTokens))
+			bad(name, "%g is not from %g to %g", v, lo, float64(MaxTokens))
+		}
+	}
+	count := func(name string, v, lo int) {
+		if v < lo || v > MaxWindow {
+			bad(name, "%d is not from %d to %d", v, lo, MaxWindow)
+		}
+	}
+	seconds := func(name string, v, lo, hi float64) {
+		if math.IsNaN(v) || v < lo || v > hi {
+			bad(name, "%g s is not from %g s to %g s", v, lo, hi)
+		}
+	}
+	ratio := func(name string, v, lo, hi float64, open bool) {
+		if math.IsNaN(v) || v < lo || v > hi || (open && v == lo) {
+			what := "from"
+			if open {
+				what = "above"
+			}
+			bad(name, "%g is not %s %g to %g", v, what, lo, hi)
 		}
 	}
 	switch p.Kind {
@@ -114,6 +277,23 @@ func (p PolicyConfig) check(bad func(name, format string, args ...any)) {
 		if math.IsNaN(p.Threshold) || p.Threshold < 0 || p.Threshold > 1 {
 			bad("breaker-threshold", "%g is not a ratio in [0, 1]", p.Threshold)
 		}
+	case FinagleBudget:
+		ratio("budget-ratio", p.BudgetRatio, 0, MaxBudgetRatio, false)
+		seconds("budget-ttl", p.TTL, MinTTL, MaxTTL)
+		tokens("budget-min-rate", p.MinRate, 0)
+	case EnvoyBudget:
+		ratio("budget-ratio", p.BudgetRatio, 0, 1, false)
+		tokens("budget-min-concurrency", p.MinConcurrency, 0)
+	case SlidingBreaker:
+		ratio("cb-failure-rate", p.FailureRate, 0, 1, true)
+		count("cb-window", p.Window, 1)
+		seconds("cb-window-time", p.WindowSeconds, 0, MaxSeconds)
+		count("cb-min-calls", p.MinCalls, 1)
+		seconds("cb-open", p.OpenSeconds, 0, MaxSeconds)
+		count("cb-half-open", p.HalfOpenCalls, 1)
+	case SREThrottle:
+		ratio("sre-k", p.K, 0, MaxK, true)
+		seconds("sre-window", p.SREWindow, 1, MaxSeconds)
 	}
 }
 
@@ -128,6 +308,15 @@ func (p PolicyConfig) New() Policy {
 		return &grpcThrottle{max: p.MaxTokens, tokens: p.MaxTokens, ratio: p.Ratio}
 	case Breaker:
 		return &breaker{threshold: p.Threshold}
+	case FinagleBudget:
+		return newFinagleBudget(p.BudgetRatio, p.TTL, p.MinRate)
+	case EnvoyBudget:
+		return &envoyBudget{ratio: p.BudgetRatio, min: p.MinConcurrency}
+	case SlidingBreaker:
+		return &slidingBreaker{rate: p.FailureRate, size: p.Window, seconds: p.WindowSeconds,
+			minCalls: p.MinCalls, open: p.OpenSeconds, probes: p.HalfOpenCalls}
+	case SREThrottle:
+		return &sreThrottle{k: p.K, window: p.SREWindow}
 	}
 	return unlimited{}
 }
@@ -138,36 +327,51 @@ var (
 	_ Policy = (*awsQuota)(nil)
 	_ Policy = (*grpcThrottle)(nil)
 	_ Policy = (*breaker)(nil)
+	_ Policy = (*finagleBudget)(nil)
+	_ Policy = (*envoyBudget)(nil)
+	_ Policy = (*slidingBreaker)(nil)
+	_ Policy = (*sreThrottle)(nil)
 )
 
-// unlimited allows every retry.
-type unlimited struct{}
+// quiet gives a policy the calls it ignores.
+type quiet struct{}
 
-func (unlimited) Start()                     {}
-func (unlimited) Failure(bool)               {}
-func (unlimited) Retry(bool) (bool, float64) { return true, 0 }
-func (unlimited) Success(float64)            {}
+func (quiet) Start(float64, float64) bool    { return true }
+func (quiet) Sent(float64, bool)             {}
+func (quiet) Success(float64, bool, float64) {}
+func (quiet) Failure(float64, bool, bool)    {}
+func (quiet) Cancel(float64, bool)           {}
+
+// unlimited allows every retry.
+type unlimited struct{ quiet }
+
+func (unlimited) Retry(float64, bool, float64) (bool, float64) { return true, 0 }
 
 // tokenBucket keeps 0 <= tokens <= size.
-type tokenBucket struct{ rate, size, tokens float64 }
+type tokenBucket struct {
+	quiet
+	rate, size, tokens float64
+}
 
-func (b *tokenBucket) Start()       { b.tokens = math.Min(b.size, b.tokens+b.rate) }
-func (b *tokenBucket) Failure(bool) {}
-func (b *tokenBucket) Retry(bool) (bool, float64) {
+func (b *tokenBucket) Start(float64, float64) bool {
+	b.tokens = math.Min(b.size, b.tokens+b.rate)
+	return true
+}
+func (b *tokenBucket) Retry(float64, bool, float64) (bool, float64) {
 	if b.tokens <= 1 {
 		return false, 0
 	}
 	b.tokens--
 	return true, 1
 }
-func (b *tokenBucket) Success(float64) {}
 
 // awsQuota keeps 0 <= tokens <= max, as aws-sdk-go-v2's retry token bucket.
-type awsQuota struct{ max, tokens, cost, timeoutCost float64 }
+type awsQuota struct {
+	quiet
+	max, tokens, cost, timeoutCost float64
+}
 
-func (q *awsQuota) Start()       {}
-func (q *awsQuota) Failure(bool) {}
-func (q *awsQuota) Retry(timeout bool) (bool, float64) {
+func (q *awsQuota) Retry(_ float64, timeout bool, _ float64) (bool, float64) {
 	c := q.cost
 	if timeout {
 		c = q.timeoutCost
@@ -178,7 +382,7 @@ func (q *awsQuota) Retry(timeout bool) (bool, float64) {
 	q.tokens -= c
 	return true, c
 }
-func (q *awsQuota) Success(cost float64) {
+func (q *awsQuota) Success(_ float64, _ bool, cost float64) {
 	if cost == 0 {
 		cost = 1
 	}
@@ -186,26 +390,28 @@ func (q *awsQuota) Success(cost float64) {
 }
 
 // grpcThrottle keeps 0 <= tokens <= max, as gRPC's retryThrottler.
-type grpcThrottle struct{ max, tokens, ratio float64 }
+type grpcThrottle struct {
+	quiet
+	max, tokens, ratio float64
+}
 
-func (g *grpcThrottle) Start()          {}
-func (g *grpcThrottle) Failure(bool)    { g.tokens = math.Max(0, g.tokens-1) }
-func (g *grpcThrottle) Success(float64) { g.tokens = math.Min(g.max, g.tokens+g.ratio) }
-func (g *grpcThrottle) Retry(bool) (bool, float64) {
+func (g *grpcThrottle) Failure(float64, bool, bool)    { g.tokens = math.Max(0, g.tokens-1) }
+func (g *grpcThrottle) Success(float64, bool, float64) { g.tokens = math.Min(g.max, g.tokens+g.ratio) }
+func (g *grpcThrottle) Retry(float64, bool, float64) (bool, float64) {
 	return g.tokens > g.max/2, 0
 }
 
 // breaker counts the client's attempts (calls) and failed attempts; Retry
 // comes after a Start, so calls > 0 when it divides.
 type breaker struct {
+	quiet
 	threshold       float64
 	calls, failures int64
 }
 
-func (b *breaker) Start()          { b.calls++ }
-func (b *breaker) Failure(bool)    { b.failures++ }
-func (b *breaker) Success(float64) {}
-func (b *breaker) Retry(bool) (bool, float64) {
+func (b *breaker) Start(float64, float64) bool { b.calls++; return true }
+func (b *breaker) Failure(float64, bool, bool) { b.failures++ }
+func (b *breaker) Retry(float64, bool, float64) (bool, float64) {
 	if float64(b.failures)/float64(b.calls) > b.threshold {
 		return false, 0
 	}

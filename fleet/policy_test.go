@@ -11,10 +11,10 @@ func TestPolicyDefinitions(t *testing.T) {
 	// retries counts the retries p allows when every attempt fails, each
 	// retry asked right after its failure, until the first refusal.
 	retries := func(p Policy, timeout bool) int {
-		p.Start()
+		p.Start(0, 0)
 		for n := 0; ; n++ {
-			p.Failure(timeout)
-			if ok, _ := p.Retry(timeout); !ok {
+			p.Failure(0, true, timeout)
+			if ok, _ := p.Retry(0, timeout, 0); !ok {
 				return n
 			}
 		}
@@ -26,15 +26,15 @@ func TestPolicyDefinitions(t *testing.T) {
 			t.Errorf("full bucket of 5: %d retries; want 4", n)
 		}
 		// Three more starts (and the one retries makes) add 4 x 0.5: 3 tokens, 2 retries.
-		p.Start()
-		p.Start()
-		p.Start()
+		p.Start(0, 0)
+		p.Start(0, 0)
+		p.Start(0, 0)
 		if n := retries(p, false); n != 2 {
 			t.Errorf("1 + 4 x 0.5 tokens: %d retries; want 2", n)
 		}
 		// The size caps what starts add: 100 starts from 1 fill it to 5, not 51.
 		for range 100 {
-			p.Start()
+			p.Start(0, 0)
 		}
 		if n := retries(p, false); n != 4 {
 			t.Errorf("after 100 starts: %d retries; want 4 (capped at 5)", n)
@@ -52,24 +52,24 @@ func TestPolicyDefinitions(t *testing.T) {
 		// retry more), and a success on a first attempt returns 1.
 		p := cfg.New()
 		retries(p, false)
-		p.Success(5)
+		p.Success(0, true, 5)
 		if n := retries(p, false); n != 1 {
 			t.Errorf("after a success that retried: %d retries; want 1", n)
 		}
 		for range 4 {
-			p.Success(0)
+			p.Success(0, false, 0)
 		}
 		if n := retries(p, false); n != 0 {
 			t.Errorf("after 4 first-attempt successes (4 tokens): %d retries; want 0", n)
 		}
-		p.Success(0)
+		p.Success(0, false, 0)
 		if n := retries(p, false); n != 1 {
 			t.Errorf("after 5 first-attempt successes (5 tokens): %d retries; want 1", n)
 		}
 		// Successes never fill it past 500.
 		p = cfg.New()
 		for range 1000 {
-			p.Success(10)
+			p.Success(0, true, 10)
 		}
 		if n := retries(p, false); n != 100 {
 			t.Errorf("after 1000 successes: %d retries; want 100 (capped at 500)", n)
@@ -82,23 +82,23 @@ func TestPolicyDefinitions(t *testing.T) {
 		if n := retries(p, false); n != 4 {
 			t.Errorf("a failure at every call: %d retries; want 4", n)
 		}
-		if ok, _ := p.Retry(false); ok {
+		if ok, _ := p.Retry(0, false, 0); ok {
 			t.Errorf("at 5 tokens: a retry allowed; want none at maxTokens/2")
 		}
 		// One success: 5.5 > 5, retries again; its failure takes it to 4.5.
-		p.Success(0)
-		if ok, _ := p.Retry(false); !ok {
+		p.Success(0, false, 0)
+		if ok, _ := p.Retry(0, false, 0); !ok {
 			t.Errorf("at 5.5 tokens: no retry; want one")
 		}
-		p.Failure(false)
+		p.Failure(0, true, false)
 		// Failures floor at 0, so 20 successes (10 tokens) reopen from 0.
 		for range 100 {
-			p.Failure(false)
+			p.Failure(0, true, false)
 		}
 		for range 11 {
-			p.Success(0)
+			p.Success(0, false, 0)
 		}
-		if ok, _ := p.Retry(false); !ok {
+		if ok, _ := p.Retry(0, false, 0); !ok {
 			t.Errorf("0 + 11 x 0.5 tokens: no retry; want one")
 		}
 	})
@@ -107,18 +107,18 @@ func TestPolicyDefinitions(t *testing.T) {
 		// its failure makes 2/11 > 0.1, and retries stop.
 		p := PolicyConfig{Kind: Breaker, Threshold: 0.1}.New()
 		for range 9 {
-			p.Start()
-			p.Success(0)
+			p.Start(0, 0)
+			p.Success(0, false, 0)
 		}
 		if n := retries(p, false); n != 1 {
 			t.Errorf("9 successes, then failures: %d retries; want 1", n)
 		}
 		// Successes bring the ratio back: 2 failures in 20 calls.
 		for range 9 {
-			p.Start()
-			p.Success(0)
+			p.Start(0, 0)
+			p.Success(0, false, 0)
 		}
-		if ok, _ := p.Retry(false); !ok {
+		if ok, _ := p.Retry(0, false, 0); !ok {
 			t.Errorf("2 failures in 20 calls: no retry; want one")
 		}
 	})
@@ -191,6 +191,350 @@ func TestTokenBucketConvergesToRate(t *testing.T) {
 		extra := float64(rep.Retries - shared[i].Retries)
 		if extra < 9*(s-2) || extra > 10*s {
 			t.Errorf("replicate %d: per-client buckets make %g retries more than a shared one; want from %g to %g", i, extra, 9*(s-2), 10*s)
+		}
+	}
+}
+
+// The windowed policies against their definitions, driven by forced
+// sequences of calls at chosen times; every expected count is worked out by
+// hand from the definition in the comment beside it.
+func TestWindowedPolicyDefinitions(t *testing.T) {
+	// retriesAt counts the retries p allows at time now, each asked after
+	// a failure of the one before, until the first refusal (at most 10,000).
+	retriesAt := func(p Policy, now float64) int {
+		for n := 0; n < 10_000; n++ {
+			if ok, _ := p.Retry(now, false, 0); !ok {
+				return n
+			}
+		}
+		return 10_000
+	}
+	t.Run("finagle-budget share", func(t *testing.T) {
+		// No reserve: retries within the TTL are exactly floor(ratio x
+		// requests): a request deposits 1000, a retry costs 1000/0.2 = 5000.
+		for n := range 60 {
+			p := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10}.New()
+			for range n {
+				p.Start(1, 0)
+			}
+			if got := retriesAt(p, 2); got != n/5 {
+				t.Errorf("%d requests: %d retries; want floor(0.2 x %d) = %d", n, got, n, n/5)
+			}
+		}
+		// 0.3: a retry costs 3333 thousandths, so 10 requests buy 3.
+		p := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.3, TTL: 10}.New()
+		for range 10 {
+			p.Start(0, 0)
+		}
+		if got := retriesAt(p, 0); got != 3 {
+			t.Errorf("ratio 0.3, 10 requests: %d retries; want 3", got)
+		}
+	})
+	t.Run("finagle-budget window", func(t *testing.T) {
+		// Finagle's defaults: 20%, 10 s, 10 retries a second: a reserve of
+		// 10 x 10 = 100 retries before any request.
+		cfg := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10, MinRate: 10}
+		p := cfg.New()
+		if got := retriesAt(p, 0); got != 100 {
+			t.Errorf("no requests: %d retries; want the reserve, 10/s x 10 s = 100", got)
+		}
+		// 50 requests at t = 5 add 10 more; at t = 9.9 the withdrawals of
+		// t = 0 still count.
+		for range 50 {
+			p.Start(5, 0)
+		}
+		if got := retriesAt(p, 9.9); got != 10 {
+			t.Errorf("50 requests at 5 s, reserve spent at 0 s: %d retries at 9.9 s; want 10", got)
+		}
+		// At t = 10 the 100 withdrawals of t = 0 expire: the reserve is back
+		// (the 50 deposits of t = 5 and the 10 withdrawals of 9.9 still count).
+		if got := retriesAt(p, 10); got != 100 {
+			t.Errorf("at 10 s: %d retries; want 100", got)
+		}
+		// At t = 19.9 only 9.9's withdrawals (110 retries) are in the window:
+		// 100 + 0 - 110 < 1, none; at 20 s all have expired: the reserve again.
+		if got := retriesAt(p, 19.9); got != 0 {
+			t.Errorf("at 19.9 s: %d retries; want 0", got)
+		}
+		if got := retriesAt(p, 20.001); got != 100 {
+			t.Errorf("at 20.001 s: %d retries; want 100", got)
+		}
+	})
+	t.Run("envoy-budget", func(t *testing.T) {
+		// 10 first attempts in flight: the limit is max(3, floor(0.2 x
+		// (10 + r))) = 3 for r < 5, so 3 retries go.
+		send := func(p Policy, firsts int) int {
+			for range firsts {
+				p.Sent(0, false)
+			}
+			n := 0
+			for ; n < 10_000; n++ {
+				if ok, _ := p.Retry(0, false, 0); !ok {
+					break
+				}
+				p.Sent(0, true)
+			}
+			return n
+		}
+		cfg := PolicyConfig{Kind: EnvoyBudget, BudgetRatio: 0.2, MinConcurrency: 3}
+		if got := send(cfg.New(), 10); got != 3 {
+			t.Errorf("10 in flight: %d retries; want the minimum 3", got)
+		}
+		// 100 in flight: r goes on while r < floor(0.2 (100 + r)): at r = 23
+		// the limit is floor(24.6) = 24, at r = 24 it is floor(24.8) = 24.
+		p := cfg.New()
+		if got := send(p, 100); got != 24 {
+			t.Errorf("100 in flight: %d retries; want 24", got)
+		}
+		// A retry that ends (either way) frees its place: one more goes.
+		p.Failure(0, true, false)
+		if got := send(p, 0); got != 1 {
+			t.Errorf("after a retry failed: %d retries; want 1", got)
+		}
+		// Retries allowed but not yet sent (waiting out a backoff) are in no
+		// count, so any number of them is allowed (Envoy #30205).
+		q := cfg.New()
+		if got := retriesAt(q, 0); got != 10_000 {
+			t.Errorf("retries never sent: %d allowed; want all (10,000)", got)
+		}
+	})
+	t.Run("sliding-breaker count window", func(t *testing.T) {
+		// resilience4j's defaults: 50%, a window of 100 calls, at least 100,
+		// open 60 s, 10 calls half-open.
+		cfg := PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.5, Window: 100, MinCalls: 100, OpenSeconds: 60, HalfOpenCalls: 10}
+		p := cfg.New()
+		for range 99 {
+			p.Failure(1, false, false)
+		}
+		if !p.Start(1, 0) {
+			t.Fatal("99 failures, fewer than the minimum 100 calls: open; want closed")
+		}
+		p.Failure(2, false, false) // 100 failures of 100: open at t = 2
+		if p.Start(2, 0) || p.Start(61.9, 0) {
+			t.Error("100 failures of 100: a call went before 2 + 60 s; want open")
+		}
+		if ok, _ := p.Retry(61.9, false, 0); ok {
+			t.Error("open: a retry went; want it refused too")
+		}
+		// At 62 s it half-opens: 10 calls go, the 11th does not.
+		for i := range 10 {
+			if !p.Start(62, 0) {
+				t.Fatalf("half-open call %d refused; want 10 let through", i+1)
+			}
+		}
+		if p.Start(62, 0) {
+			t.Error("an 11th half-open call went; want 10 only")
+		}
+		// 5 of the 10 fail: 50% >= 50%, open again at 63 s.
+		for i := range 10 {
+			if i < 5 {
+				p.Failure(63, false, false)
+			} else {
+				p.Success(63, false, 0)
+			}
+		}
+		if p.Start(122.9, 0) || !p.Start(123, 0) {
+			t.Error("5 of 10 probes failed at 63 s: want open until 123 s, then half-open")
+		}
+		// 9 more probes, 4 failures of the 10: closed, with an empty window.
+		for range 9 {
+			p.Start(123, 0)
+		}
+		for i := range 10 {
+			if i < 4 {
+				p.Failure(124, false, false)
+			} else {
+				p.Success(124, false, 0)
+			}
+		}
+		// The window slides: 51 successes then 49 failures stay closed (49%),
+		// and one more failure pushes the oldest success out: 50%, open.
+		for range 51 {
+			p.Success(125, false, 0)
+		}
+		for range 49 {
+			p.Failure(125, false, false)
+		}
+		if !p.Start(125, 0) {
+			t.Fatal("49 failures in 100: open; want closed")
+		}
+		p.Failure(126, false, false)
+		if p.Start(126, 0) {
+			t.Error("50 failures in the last 100: closed; want open")
+		}
+	})
+	t.Run("sliding-breaker time window", func(t *testing.T) {
+		// Polly's defaults: a ratio of 0.1 over 30 s, at least 100 calls,
+		// open 5 s, one probe.
+		cfg := PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.1, Window: 1, WindowSeconds: 30, MinCalls: 100, OpenSeconds: 5, HalfOpenCalls: 1}
+		p := cfg.New()
+		for range 100 {
+			p.Success(0, false, 0)
+		}
+		// At 31 s the successes of 0 s have left the window: 11 failures and
+		// 88 successes are 99 calls, under the minimum; the 89th success
+		// makes 100 with 11% failures: open.
+		for range 11 {
+			p.Failure(31, false, false)
+		}
+		for range 88 {
+			p.Success(31, false, 0)
+		}
+		if !p.Start(31, 0) {
+			t.Fatal("99 calls in the window: open; want closed")
+		}
+		p.Success(31, false, 0)
+		if p.Start(35.9, 0) {
+			t.Error("11 failures in 100: a call went within 5 s; want open")
+		}
+		if !p.Start(36, 0) || p.Start(36, 0) {
+			t.Error("at 36 s: want one probe, then refusals")
+		}
+		p.Success(36.5, false, 0)
+		if !p.Start(36.5, 0) || !p.Start(36.5, 0) {
+			t.Error("the probe succeeded: want closed")
+		}
+	})
+	t.Run("sre-throttle", func(t *testing.T) {
+		// K = 2 over 120 s. 10 requests (u = 0.999 always above
+		// (r - 2a)/(r + 1) <= 9/10) and 3 accepts: p = (10 - 6)/11.
+		cfg := PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}
+		p := cfg.New()
+		for range 10 {
+			if !p.Start(0, 0.999) {
+				t.Fatal("refused at u = 0.999; want every one of the first 10 let through")
+			}
+		}
+		for range 3 {
+			p.Success(1, false, 0)
+		}
+		const eps = 1e-9
+		if p.Start(2, 4.0/11-eps) {
+			t.Error("10 requests, 3 accepts: u just under 4/11 let through; want refused")
+		}
+		// The refused one counted: 11 requests, so p = 5/12; retries too.
+		if ok, _ := p.Retry(2, false, 5.0/12-eps); ok {
+			t.Error("11 requests, 3 accepts: u just under 5/12 let through; want refused")
+		}
+		if ok, _ := p.Retry(2, false, 6.0/13+eps); !ok {
+			t.Error("12 requests, 3 accepts: u just over 6/13 refused; want let through")
+		}
+		// At 120 s the requests of 0 s have left the window: 3 (of 2 s)
+		// and 3 accepts, p = max(0, (3 - 6)/4) = 0.
+		if !p.Start(120, 0) {
+			t.Error("at 120 s: refused at u = 0; want p = 0")
+		}
+		// At 121 s the accepts of 1 s have gone too: 4 requests, p = 4/5.
+		if p.Start(121, 0.8-eps) || !p.Start(121, 5.0/6+eps) {
+			t.Error("at 121 s: want p = 4/5, then 5/6")
+		}
+	})
+}
+
+// Policies that need the clock, inside the engine, where the counts follow
+// from the definitions exactly.
+func TestWindowedPoliciesInEngine(t *testing.T) {
+	t.Run("finagle-budget drains to its share", func(t *testing.T) {
+		// Every call fails and the TTL (60 s) outlasts the run, so nothing
+		// expires: the last request's failure asks until the balance is
+		// under one retry, so retries = 600 (the reserve, 10/s x 60 s) +
+		// floor(requests/5).
+		cfg := Config{
+			Name: "fail", Duration: 10,
+			Load:   Shape{Kind: Constant, Rate: 100},
+			Server: Server{Kind: Independent, Base: 0.01, PFail: 1},
+			Client: Client{Clients: 10, Timeout: 60, Attempts: 100,
+				Policy: PolicyConfig{Kind: FinagleBudget, Shared: true, BudgetRatio: 0.2, TTL: 60, MinRate: 10}},
+			Net: 0.005,
+		}
+		for _, r := range run(t, cfg, 2) {
+			if want := 600 + r.Requests/5; r.Retries != want || r.Denied != r.Requests {
+				t.Errorf("%d requests: %d retries, %d denied; want 600 + %d/5 = %d, all", r.Requests, r.Retries, r.Denied, r.Requests, want)
+			}
+		}
+	})
+	t.Run("sliding-breaker stops first attempts", func(t *testing.T) {
+		// The server answers at once (no latency, no network), so each
+		// outcome is in before the next request: the shared breaker opens on
+		// the 10th failure, and stays open past the run; every later request
+		// is rejected locally, never reaching the server.
+		cfg := Config{
+			Name: "fail", Duration: 100,
+			Load:   Shape{Kind: Constant, Rate: 10},
+			Server: Server{Kind: Independent, PFail: 1},
+			Client: Client{Clients: 3, Timeout: 1, Attempts: 1,
+				Policy: PolicyConfig{Kind: SlidingBreaker, Shared: true, FailureRate: 0.5, Window: 10, MinCalls: 10, OpenSeconds: 1000, HalfOpenCalls: 1}},
+		}
+		for _, r := range run(t, cfg, 2) {
+			if r.Calls != 10 || r.LocalRejected != r.Requests-10 || r.Failed != r.Requests {
+				t.Errorf("%d requests: %d calls, %d rejected locally, %d failed; want 10, %d, all", r.Requests, r.Calls, r.LocalRejected, r.Failed, r.Requests-10)
+			}
+		}
+	})
+	t.Run("sre-throttle never rejects a healthy server", func(t *testing.T) {
+		// Every attempt succeeds, so accepts = requests (but for those in
+		// flight) and (r - 2a)/(r + 1) < 0 once a is over r/2.
+		cfg := Config{
+			Name: "ok", Duration: 20,
+			Load:   Shape{Kind: Constant, Rate: 100},
+			Server: Server{Kind: Independent},
+			Client: Client{Clients: 1, Timeout: 1, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
+		}
+		for _, r := range run(t, cfg, 2) {
+			if r.LocalRejected != 0 || r.Succeeded != r.Requests {
+				t.Errorf("%d requests: %d rejected locally, %d succeeded; want 0, all", r.Requests, r.LocalRejected, r.Succeeded)
+			}
+		}
+	})
+}
+
+// Hedges against their definition: with no network delay and a server that
+// takes 0.25 s, a copy goes out at 0.1 s and at 0.2 s (the next, at 0.3 s,
+// comes after the first reply), so 2 hedges and 3 calls a request, whatever
+// the number of hedges allowed from 2 up; the copies do the work again
+// without keys (2 duplicates a request) and are conflicts with the same key
+// (the first copy holds it till 0.25 s). With 1 hedge allowed: 1 and 2
+// calls. With a server failing every call the attempt fails once all 3
+// copies have, at 0.45 s. A delay longer than the server's time sends none.
+func TestHedges(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		hedges                int
+		delay, pFail          float64
+		keys                  KeyMode
+		perReq                int64 // hedges, and duplicates or conflicts, a request
+		duplicates, conflicts bool
+		succeed               bool
+	}{
+		{"5 allowed, no keys", 5, 0.1, 0, NoKey, 2, true, false, true},
+		{"2 allowed, same key", 2, 0.1, 0, SameKey, 2, false, true, true},
+		{"1 allowed, no keys", 1, 0.1, 0, NoKey, 1, true, false, true},
+		{"delay past the reply", 3, 0.3, 0, NoKey, 0, false, false, true},
+		{"every call fails", 2, 0.1, 1, NoKey, 2, false, false, false},
+	} {
+		cfg := Config{
+			Name: "hedge", Duration: 20,
+			Load:   Shape{Kind: Constant, Rate: 10},
+			Server: Server{Kind: Independent, Base: 0.25, PFail: tc.pFail},
+			Client: Client{Clients: 1, Timeout: 5, Attempts: 1, Keys: tc.keys, Hedges: tc.hedges, HedgeDelay: tc.delay},
+		}
+		for _, r := range run(t, cfg, 2) {
+			n := r.Requests
+			var dup, conf int64
+			if tc.duplicates {
+				dup = tc.perReq * n
+			}
+			if tc.conflicts {
+				conf = tc.perReq * n
+			}
+			succeeded := n
+			if !tc.succeed {
+				succeeded = 0
+			}
+			if r.Hedges != tc.perReq*n || r.Calls != (1+tc.perReq)*n || r.Duplicates != dup || r.Conflicts != conf || r.Succeeded != succeeded {
+				t.Errorf("%s: %d requests: %d hedges, %d calls, %d duplicates, %d conflicts, %d succeeded; want %d, %d, %d, %d, %d",
+					tc.name, n, r.Hedges, r.Calls, r.Duplicates, r.Conflicts, r.Succeeded, tc.perReq*n, (1+tc.perReq)*n, dup, conf, succeeded)
+			}
 		}
 	}
 }

@@ -48,7 +48,9 @@ Limits (checked before any work):
   -capacity     up to ` + strconv.Itoa(fleet.MaxWorkers) + ` workers; -queue up to ` + strconv.Itoa(fleet.MaxQueue) + ` waiting calls
   times         (-base, -slope, -service, -net, -timeout, ...) up to ` + strconv.Itoa(fleet.MaxSeconds) + ` s
   policies      token counts and costs (-bucket-*, -quota*, -grpc-*) up to ` + fmt.Sprint(fleet.MaxTokens) + `;
-                -breaker-threshold 0 to 1
+                -breaker-threshold 0 to 1; -budget-ratio 0 to ` + fmt.Sprint(fleet.MaxBudgetRatio) + ` (finagle) or 1 (envoy);
+                -budget-ttl ` + fmt.Sprint(fleet.MinTTL) + ` s to ` + fmt.Sprint(fleet.MaxTTL) + ` s; -cb-window, -cb-min-calls, -cb-half-open 1 to
+                ` + fmt.Sprint(fleet.MaxWindow) + `; -sre-k above 0 to ` + fmt.Sprint(fleet.MaxK) + `; -hedges 0 to ` + fmt.Sprint(fleet.MaxHedges) + `
 
 Flags:
 `
@@ -104,7 +106,9 @@ var fleetModelFlags = []string{"shape", "rate", "peak", "from", "to", "outage", 
 	"slope", "capacity", "queue", "service", "service-dist", "service-sigma", "limit", "burst", "p-fail", "net",
 	"clients", "timeout", "attempts", "backoff", "backoff-base", "backoff-cap", "keys",
 	"policy", "policy-scope", "bucket-rate", "bucket-size", "quota", "quota-cost", "quota-timeout-cost",
-	"grpc-max-tokens", "grpc-token-ratio", "breaker-threshold"}
+	"grpc-max-tokens", "grpc-token-ratio", "breaker-threshold", "budget-ratio", "budget-ttl", "budget-min-rate",
+	"budget-min-concurrency", "cb-failure-rate", "cb-window", "cb-window-time", "cb-min-calls", "cb-open", "cb-half-open",
+	"sre-k", "sre-window", "hedges", "hedge-delay"}
 
 // parseScope reads -policy-scope: whether one policy state serves the fleet.
 func parseScope(s string) (bool, error) {
@@ -164,14 +168,29 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		keys     = nameFlag[fleet.KeyMode]{v: fleet.NoKey, parse: fleet.ParseKeyMode, text: fleet.KeyMode.String}
 		policy   = nameFlag[fleet.PolicyKind]{v: fleet.Unlimited, parse: fleet.ParsePolicy, text: fleet.PolicyKind.String}
 		scope    = nameFlag[bool]{parse: parseScope, text: scopeText}
-		bRate    = number{v: 0.1, lo: 0, hi: fleet.MaxTokens}
-		bSize    = number{v: 5, lo: 0, hi: fleet.MaxTokens}
-		quota    = number{v: 500, lo: 0, hi: fleet.MaxTokens}
-		qCost    = number{v: 5, lo: 1, hi: fleet.MaxTokens}
-		qTimeout = number{v: 10, lo: 1, hi: fleet.MaxTokens}
-		gMax     = number{v: 10, lo: 0, hi: fleet.MaxTokens}
-		gRatio   = number{v: 0.1, lo: 0, hi: fleet.MaxTokens}
-		bThresh  = number{v: 0.1, lo: 0, hi: 1}
+		dp       = fleet.DefaultPolicy()
+		bRate    = number{v: dp.Rate, lo: 0, hi: fleet.MaxTokens}
+		bSize    = number{v: dp.Size, lo: 0, hi: fleet.MaxTokens}
+		quota    = number{v: dp.Tokens, lo: 0, hi: fleet.MaxTokens}
+		qCost    = number{v: dp.Cost, lo: 1, hi: fleet.MaxTokens}
+		qTimeout = number{v: dp.TimeoutCost, lo: 1, hi: fleet.MaxTokens}
+		gMax     = number{v: dp.MaxTokens, lo: 0, hi: fleet.MaxTokens}
+		gRatio   = number{v: dp.Ratio, lo: 0, hi: fleet.MaxTokens}
+		bThresh  = number{v: dp.Threshold, lo: 0, hi: 1}
+		buRatio  = number{v: dp.BudgetRatio, lo: 0, hi: fleet.MaxBudgetRatio}
+		buTTL    = durationFlag{seconds(dp.TTL)}
+		buMin    = number{v: dp.MinRate, lo: 0, hi: fleet.MaxTokens}
+		buConc   = number{v: dp.MinConcurrency, lo: 0, hi: fleet.MaxTokens}
+		cbRate   = number{v: dp.FailureRate, lo: 0, hi: 1}
+		cbWindow = bounded{v: dp.Window, lo: 1, hi: fleet.MaxWindow}
+		cbTime   = durationFlag{seconds(dp.WindowSeconds)}
+		cbMin    = bounded{v: dp.MinCalls, lo: 1, hi: fleet.MaxWindow}
+		cbOpen   = durationFlag{seconds(dp.OpenSeconds)}
+		cbHalf   = bounded{v: dp.HalfOpenCalls, lo: 1, hi: fleet.MaxWindow}
+		sreK     = number{v: dp.K, lo: 0, hi: fleet.MaxK}
+		sreWin   = durationFlag{seconds(dp.SREWindow)}
+		hedges   = bounded{v: 0, lo: 0, hi: fleet.MaxHedges}
+		hDelay   = durationFlag{50 * time.Millisecond}
 	)
 	preset.valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
 	fs.Var(&preset, "preset", "run the runs of the preset `name` instead of one run from the flags: brooker-collapse, brooker-retries or brooker-clients (see above)")
@@ -210,7 +229,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(&bbase, "backoff-base", "the backoff's base `duration`")
 	fs.Var(&bcap, "backoff-cap", "the backoff's cap `duration` (0: no cap)")
 	fs.Var(&keys, "keys", "the key `mode`: none (a retry repeats completed work) or same (the server stores a key's reply; an attempt while its key is in progress is a conflict)")
-	fs.Var(&policy, "policy", "the client `policy` that may refuse a retry: unlimited, token-bucket (-bucket-rate, -bucket-size), aws (-quota, -quota-cost, -quota-timeout-cost), grpc (-grpc-max-tokens, -grpc-token-ratio) or breaker (-breaker-threshold)")
+	fs.Var(&policy, "policy", "the client `policy` that may refuse a retry or a hedge: unlimited, token-bucket (-bucket-rate, -bucket-size), aws (-quota, -quota-cost, -quota-timeout-cost), grpc (-grpc-max-tokens, -grpc-token-ratio), breaker (-breaker-threshold), finagle-budget (-budget-ratio, -budget-ttl, -budget-min-rate), envoy-budget (-budget-ratio, -budget-min-concurrency); or, refusing first attempts too, sliding-breaker (-cb-*) or sre-throttle (-sre-k, -sre-window)")
 	fs.Var(&scope, "policy-scope", "the policy's state is kept per `scope`: client (each of -clients has its own) or fleet (one shared by all)")
 	fs.Var(&bRate, "bucket-rate", "token-bucket: each new request adds `r` tokens, 0 to 1e6")
 	fs.Var(&bSize, "bucket-size", "token-bucket: the bucket holds at most `s` tokens (full at the start), 0 to 1e6; a retry costs 1 and goes while more than 1 remains")
@@ -220,6 +239,20 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(&gMax, "grpc-max-tokens", "grpc: tokens start at `n`, 0 to 1e6; a failure takes 1, and no retry goes while tokens are at or below n/2")
 	fs.Var(&gRatio, "grpc-token-ratio", "grpc: a success adds `r` tokens, above 0 and at most -grpc-max-tokens")
 	fs.Var(&bThresh, "breaker-threshold", "breaker: a retry goes only while the client's failed attempts over its attempts are at most `ratio`, 0 to 1")
+	fs.Var(&buRatio, "budget-ratio", "finagle-budget: retries at most `r` of the requests of the last -budget-ttl, 0 to 1000 (Finagle's percentCanRetry); envoy-budget: retries in flight at most r of the attempts in flight, 0 to 1 (budget_percent/100)")
+	fs.Var(&buTTL, "budget-ttl", "finagle-budget: requests and retries count for this `duration`, 1s to 1m")
+	fs.Var(&buMin, "budget-min-rate", "finagle-budget: a reserve of `n` retries a second over -budget-ttl, 0 to 1e6")
+	fs.Var(&buConc, "budget-min-concurrency", "envoy-budget: at least `n` retries may be in flight, 0 to 1e6")
+	fs.Var(&cbRate, "cb-failure-rate", "sliding-breaker: opens when the window's failed attempts over its attempts are at least `ratio`, above 0 to 1")
+	fs.Var(&cbWindow, "cb-window", "sliding-breaker: the window holds the outcomes of the last `n` attempts, 1 to 1e6")
+	fs.Var(&cbTime, "cb-window-time", "sliding-breaker: the window holds the outcomes of the last `duration` instead (0: -cb-window attempts), up to 24h")
+	fs.Var(&cbMin, "cb-min-calls", "sliding-breaker: opens only with at least `n` outcomes in the window, 1 to 1e6")
+	fs.Var(&cbOpen, "cb-open", "sliding-breaker: stays open, refusing every attempt, for this `duration`, up to 24h")
+	fs.Var(&cbHalf, "cb-half-open", "sliding-breaker: then lets `n` attempts through and closes if their failure rate is under -cb-failure-rate, 1 to 1e6")
+	fs.Var(&sreK, "sre-k", "sre-throttle: refuses an attempt with probability max(0, (requests - `K` x accepts)/(requests + 1)), K above 0 to 1000")
+	fs.Var(&sreWin, "sre-window", "sre-throttle: requests and accepts count for this `duration`, 1s to 24h")
+	fs.Var(&hedges, "hedges", fmt.Sprintf("send up to `h` extra copies of an attempt, one each -hedge-delay without a success, 0 to %d; each is asked of -policy as a retry is", fleet.MaxHedges))
+	fs.Var(&hDelay, "hedge-delay", "the hedges' `duration` apart")
 	if err := parse(fs, args, fleetIntro, stdout); err != nil {
 		return err
 	}
@@ -273,7 +306,10 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 				Backoff: backoff.Policy{Kind: bkind.v, Base: bbase.v, Cap: cap}, Keys: keys.v,
 				Policy: fleet.PolicyConfig{Kind: policy.v, Shared: scope.v, Rate: bRate.v, Size: bSize.v,
 					Tokens: quota.v, Cost: qCost.v, TimeoutCost: qTimeout.v, MaxTokens: gMax.v, Ratio: gRatio.v,
-					Threshold: bThresh.v}},
+					Threshold: bThresh.v, BudgetRatio: buRatio.v, TTL: buTTL.v.Seconds(), MinRate: buMin.v,
+					MinConcurrency: buConc.v, FailureRate: cbRate.v, Window: cbWindow.v, WindowSeconds: cbTime.v.Seconds(),
+					MinCalls: cbMin.v, OpenSeconds: cbOpen.v.Seconds(), HalfOpenCalls: cbHalf.v, K: sreK.v, SREWindow: sreWin.v.Seconds()},
+				Hedges: hedges.v, HedgeDelay: hDelay.v.Seconds()},
 			Net: net.v.Seconds(),
 		}
 		if err := unusedFleetFlags(fs, cfg); err != nil {
@@ -387,12 +423,15 @@ func unusedFleetFlags(fs *flag.FlagSet, c fleet.Config) error {
 	add(c.Client.Backoff.Kind == backoff.None, "the backoff policy none never waits", "backoff-base", "backoff-cap")
 	add(c.Client.Backoff.Kind == backoff.Constant, "the constant backoff waits -backoff-base, with no cap", "backoff-cap")
 	pk := c.Client.Policy.Kind
-	add(c.Client.Attempts == 1, "with -attempts 1 nothing is retried, so no policy is asked", "policy", "policy-scope")
+	firstToo := pk == fleet.SlidingBreaker || pk == fleet.SREThrottle
+	add(c.Client.Attempts == 1 && c.Client.Hedges == 0 && !firstToo,
+		fmt.Sprintf("with -attempts 1 and no -hedges nothing is retried, so -policy %s is never asked", pk), "policy", "policy-scope")
 	add(pk == fleet.Unlimited, "-policy unlimited keeps no state", "policy-scope")
-	add(pk != fleet.TokenBucket, fmt.Sprintf("only -policy token-bucket has a bucket; the policy is %s", pk), "bucket-rate", "bucket-size")
-	add(pk != fleet.AWSQuota, fmt.Sprintf("only -policy aws has a quota; the policy is %s", pk), "quota", "quota-cost", "quota-timeout-cost")
-	add(pk != fleet.GRPCThrottle, fmt.Sprintf("only -policy grpc throttles by tokens; the policy is %s", pk), "grpc-max-tokens", "grpc-token-ratio")
-	add(pk != fleet.Breaker, fmt.Sprintf("only -policy breaker has a threshold; the policy is %s", pk), "breaker-threshold")
+	for _, p := range fleet.PolicyParams() {
+		add(!pk.Reads(p), fmt.Sprintf("-policy %s does not read it", pk), p)
+	}
+	add(pk == fleet.SlidingBreaker && c.Client.Policy.WindowSeconds > 0, "-cb-window-time makes the window one of time, not of attempts", "cb-window")
+	add(c.Client.Hedges == 0, "there are no -hedges", "hedge-delay")
 	var err error
 	fs.Visit(func(f *flag.Flag) {
 		if why := unused[f.Name]; err == nil && why != "" {
@@ -401,6 +440,9 @@ func unusedFleetFlags(fs *flag.FlagSet, c fleet.Config) error {
 	})
 	return err
 }
+
+// seconds is a time in seconds as a time.Duration.
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // indentWrap wraps text at width columns, indenting every line but the first.
 func indentWrap(text string, width int, indent string) string {

@@ -155,6 +155,22 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-preset", "brooker-retries", "-plot", "p.png"}, "-plot"},
 		{[]string{"-preset", "brooker-retries", "-clients", "10"}, "-clients"},
 		{[]string{"-preset", "brooker-retries", "-format", "html"}, "-format"},
+		{[]string{"-policy", "finagle-budget", "-budget-ttl", "61s"}, "-budget-ttl"},
+		{[]string{"-policy", "finagle-budget", "-budget-ratio", "1001"}, "-budget-ratio"},
+		{[]string{"-policy", "envoy-budget", "-budget-ratio", "2"}, "-budget-ratio"},
+		{[]string{"-policy", "envoy-budget", "-budget-ttl", "5s"}, "-budget-ttl"},
+		{[]string{"-policy", "finagle-budget", "-budget-min-concurrency", "5"}, "-budget-min-concurrency"},
+		{[]string{"-policy", "sliding-breaker", "-cb-failure-rate", "0"}, "-cb-failure-rate"},
+		{[]string{"-policy", "sliding-breaker", "-cb-window", "0"}, "-cb-window"},
+		{[]string{"-policy", "sliding-breaker", "-cb-window-time", "30s", "-cb-window", "50"}, "-cb-window"},
+		{[]string{"-policy", "sliding-breaker", "-cb-half-open", "1000001"}, "-cb-half-open"},
+		{[]string{"-policy", "breaker", "-cb-open", "1s"}, "-cb-open"},
+		{[]string{"-policy", "sre-throttle", "-sre-k", "0"}, "-sre-k"},
+		{[]string{"-policy", "sre-throttle", "-sre-window", "0s"}, "-sre-window"},
+		{[]string{"-policy", "aws", "-sre-window", "10s"}, "-sre-window"},
+		{[]string{"-hedges", "16"}, "-hedges"},
+		{[]string{"-hedge-delay", "10ms"}, "-hedge-delay"},
+		{[]string{"-hedges", "1", "-hedge-delay", "0s"}, "-hedge-delay"},
 	} {
 		_, errOut, code := retrysim(t, append([]string{"fleet"}, tc.args...)...)
 		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "retrysim: "+tc.flag+":") {

@@ -1,0 +1,223 @@
+package fleet
+
+import "math"
+
+// The policies that count over a window of virtual time or of attempts.
+
+// stamped is an amount counted at a time.
+type stamped struct {
+	t float64
+	v int64
+}
+
+// finagleBudget keeps balance = the deposits minus the withdrawals of the
+// last ttl seconds, which are the entries of log; a retry goes while
+// reserve + balance >= withdraw. Amounts are integers, in Finagle's
+// thousandths, so the share it allows is exact.
+type finagleBudget struct {
+	quiet
+	ttl               float64
+	deposit, withdraw int64
+	reserve, balance  int64
+	log               fifo[stamped]
+}
+
+func newFinagleBudget(ratio, ttl, minRate float64) *finagleBudget {
+	b := &finagleBudget{ttl: ttl, deposit: 1000, withdraw: 1000}
+	if ratio > 0 {
+		b.withdraw = int64(1000 / ratio)
+	} else {
+		b.deposit = 0 // only the reserve
+	}
+	b.withdraw = max(b.withdraw, 1) // a ratio above 1000 would make retries free
+	b.reserve = int64(math.Floor(minRate*ttl)) * b.withdraw
+	return b
+}
+
+// expire drops what was counted ttl or more seconds before now.
+func (b *finagleBudget) expire(now float64) {
+	for b.log.len() > 0 && b.log.front().t <= now-b.ttl {
+		b.balance -= b.log.pop().v
+	}
+}
+
+func (b *finagleBudget) Start(now, _ float64) bool {
+	b.expire(now)
+	if b.deposit > 0 {
+		b.log.push(stamped{now, b.deposit})
+		b.balance += b.deposit
+	}
+	return true
+}
+
+func (b *finagleBudget) Retry(now float64, _ bool, _ float64) (bool, float64) {
+	b.expire(now)
+	if b.reserve+b.balance < b.withdraw {
+		return false, 0
+	}
+	b.log.push(stamped{now, -b.withdraw})
+	b.balance -= b.withdraw
+	return true, 0
+}
+
+// envoyBudget counts the attempts in flight (sent, no outcome yet) and,
+// among them, the retries.
+type envoyBudget struct {
+	quiet
+	ratio, min       float64
+	active, retrying int64
+}
+
+func (e *envoyBudget) Retry(float64, bool, float64) (bool, float64) {
+	limit := math.Max(e.min, math.Floor(e.ratio*float64(e.active)))
+	return float64(e.retrying) < limit, 0
+}
+
+func (e *envoyBudget) Sent(_ float64, retry bool) {
+	e.active++
+	if retry {
+		e.retrying++
+	}
+}
+
+func (e *envoyBudget) end(retry bool) {
+	e.active--
+	if retry {
+		e.retrying--
+	}
+}
+
+func (e *envoyBudget) Success(_ float64, retry bool, _ float64) { e.end(retry) }
+func (e *envoyBudget) Failure(_ float64, retry, _ bool)         { e.end(retry) }
+func (e *envoyBudget) Cancel(_ float64, retry bool)             { e.end(retry) }
+
+// Breaker states.
+const (
+	closed uint8 = iota
+	open
+	halfOpen
+)
+
+// slidingBreaker keeps, while closed, the outcomes of its window in log
+// (v = 1 for a failure), with failures their sum; while open, since when;
+// while half-open, the probes let through and the outcomes and failures
+// counted of them.
+type slidingBreaker struct {
+	quiet
+	rate                     float64
+	size, minCalls, probes   int
+	seconds, open            float64
+	state                    uint8
+	log                      fifo[stamped]
+	failures                 int64
+	openedAt                 float64
+	sentProbes, done, failed int
+}
+
+// expire drops the outcomes that have left a time window.
+func (b *slidingBreaker) expire(now float64) {
+	if b.seconds > 0 {
+		for b.log.len() > 0 && b.log.front().t <= now-b.seconds {
+			b.failures -= b.log.pop().v
+		}
+	}
+}
+
+// allow says whether an attempt may go now, moving from open to half-open
+// once the open time is over.
+func (b *slidingBreaker) allow(now float64) bool {
+	if b.state == open && now >= b.openedAt+b.open {
+		b.state, b.sentProbes, b.done, b.failed = halfOpen, 0, 0, 0
+	}
+	switch b.state {
+	case open:
+		return false
+	case halfOpen:
+		if b.sentProbes >= b.probes {
+			return false
+		}
+		b.sentProbes++
+	}
+	return true
+}
+
+func (b *slidingBreaker) Start(now, _ float64) bool { return b.allow(now) }
+func (b *slidingBreaker) Retry(now float64, _ bool, _ float64) (bool, float64) {
+	return b.allow(now), 0
+}
+
+func (b *slidingBreaker) record(now float64, failed bool) {
+	var v int64
+	if failed {
+		v = 1
+	}
+	switch b.state {
+	case closed:
+		b.expire(now)
+		b.log.push(stamped{now, v})
+		b.failures += v
+		if b.seconds == 0 && b.log.len() > b.size {
+			b.failures -= b.log.pop().v
+		}
+		if n := b.log.len(); n >= b.minCalls && float64(b.failures) >= b.rate*float64(n) {
+			b.trip(now)
+		}
+	case halfOpen:
+		b.done++
+		b.failed += int(v)
+		if b.done < b.probes {
+			return
+		}
+		if float64(b.failed) >= b.rate*float64(b.done) {
+			b.trip(now)
+			return
+		}
+		b.state = closed
+		for b.log.len() > 0 {
+			b.log.pop()
+		}
+		b.failures = 0
+	}
+}
+
+func (b *slidingBreaker) trip(now float64) { b.state, b.openedAt = open, now }
+
+func (b *slidingBreaker) Success(now float64, _ bool, _ float64) { b.record(now, false) }
+func (b *slidingBreaker) Failure(now float64, _, _ bool)         { b.record(now, true) }
+
+// sreThrottle keeps the times of the requests and of the accepts of the
+// last window seconds.
+type sreThrottle struct {
+	quiet
+	k, window         float64
+	requests, accepts fifo[float64]
+}
+
+func (s *sreThrottle) expire(now float64) {
+	for s.requests.len() > 0 && *s.requests.front() <= now-s.window {
+		s.requests.pop()
+	}
+	for s.accepts.len() > 0 && *s.accepts.front() <= now-s.window {
+		s.accepts.pop()
+	}
+}
+
+// rejectP is the SRE book's probability of refusing the next request.
+func (s *sreThrottle) rejectP() float64 {
+	r, a := float64(s.requests.len()), float64(s.accepts.len())
+	return math.Max(0, (r-s.k*a)/(r+1))
+}
+
+// admit decides one attempt with the draw u and counts it as a request.
+func (s *sreThrottle) admit(now, u float64) bool {
+	s.expire(now)
+	ok := u >= s.rejectP()
+	s.requests.push(now)
+	return ok
+}
+
+func (s *sreThrottle) Start(now, u float64) bool { return s.admit(now, u) }
+func (s *sreThrottle) Retry(now float64, _ bool, u float64) (bool, float64) {
+	return s.admit(now, u), 0
+}
+func (s *sreThrottle) Success(now float64, _ bool, _ float64) { s.accepts.push(now) }
