@@ -1,6 +1,7 @@
 // Package backoff computes the wait between retry attempts, by the policies of
 // the AWS Architecture Blog's "Exponential Backoff And Jitter": none,
-// constant, exponential, full jitter, equal jitter and decorrelated jitter.
+// constant, exponential, full jitter, equal jitter and decorrelated jitter;
+// and by the fixed schedules of two job queues, Sidekiq's and River's.
 //
 // Delays are pure functions of the attempt, the previous delay and a uniform
 // draw passed in, so tests check exact values and the simulator keeps its
@@ -24,9 +25,16 @@ const (
 	FullJitter
 	EqualJitter
 	Decorrelated
+	// Sidekiq is Sidekiq's job retry schedule (lib/sidekiq/job_retry.rb):
+	// retry count c (0 for the first retry) waits c^4 + 15 + rand(10) x
+	// (c + 1) seconds, rand(10) a whole number from 0 to 9.
+	Sidekiq
+	// River is River's DefaultClientRetryPolicy (retry_policy.go): the
+	// retry after the n-th error waits n^4 seconds, jittered by ±10%.
+	River
 )
 
-var names = [...]string{"none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated"}
+var names = [...]string{"none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated", "sidekiq", "river"}
 
 // String names the kind as -backoff and scenario files spell it.
 func (k Kind) String() string { return names[k] }
@@ -56,8 +64,12 @@ var Default = Policy{Kind: FullJitter, Base: 100 * time.Millisecond, Cap: 2 * ti
 
 // Jittered reports whether Delay uses its draw.
 func (p Policy) Jittered() bool {
-	return p.Kind == FullJitter || p.Kind == EqualJitter || p.Kind == Decorrelated
+	return p.Kind == FullJitter || p.Kind == EqualJitter || p.Kind == Decorrelated || p.Kind.Schedule()
 }
+
+// Schedule reports whether k is a job queue's fixed schedule, whose waits
+// are set in seconds by the attempt alone: it reads neither Base nor Cap.
+func (k Kind) Schedule() bool { return k == Sidekiq || k == River }
 
 // Longest is the longest the first n retries can wait in all: each wait
 // with its draw at the top of its range, each decorrelated wait building on
@@ -83,6 +95,11 @@ func (p Policy) Longest(n int) time.Duration {
 //	full jitter   u * min(cap, base * 2^attempt)
 //	equal jitter  t/2 + u * t/2, t = min(cap, base * 2^attempt)
 //	decorrelated  min(cap, base + u * (3*prev - base)), prev starting at base
+//	sidekiq       a^4 + 15 + floor(10u) * (a + 1) seconds, a = attempt
+//	river         n^4 * (0.9 + 0.2u) seconds, n = attempt + 1
+//
+// The schedules have no cap: a wait past the largest Duration (about 292
+// years) saturates to it.
 func (p Policy) Delay(attempt int, prev time.Duration, u float64) time.Duration {
 	expo := func() float64 {
 		return math.Min(float64(p.Cap), math.Ldexp(float64(p.Base), attempt))
@@ -105,6 +122,15 @@ func (p Policy) Delay(attempt int, prev time.Duration, u float64) time.Duration 
 			prev = p.Base
 		}
 		d = math.Min(float64(p.Cap), float64(p.Base)+u*(3*float64(prev)-float64(p.Base)))
+	case Sidekiq:
+		a := float64(attempt)
+		d = (a*a*a*a + 15 + math.Min(9, math.Floor(10*u))*(a+1)) * float64(time.Second)
+	case River:
+		n := float64(attempt + 1)
+		d = n * n * n * n * (0.9 + 0.2*u) * float64(time.Second)
+	}
+	if d >= math.MaxInt64 {
+		return math.MaxInt64
 	}
 	return time.Duration(d)
 }

@@ -35,6 +35,16 @@ func TestDelay(t *testing.T) {
 		{Decorrelated, 0, 0, 0.5, 200 * ms},                // base + 0.5*(300-100)
 		{Decorrelated, 4, 500 * ms, 0.5, 800 * ms},         // 100 + 0.5*(1500-100)
 		{Decorrelated, 4, 1500 * ms, 0.9, 2 * time.Second}, // capped
+		// Sidekiq: c^4 + 15 + rand(10) (c + 1) s; base and cap are not read.
+		{Sidekiq, 0, 0, 0, 15 * time.Second},
+		{Sidekiq, 0, 0, 0.99, 24 * time.Second}, // rand(10) = 9
+		{Sidekiq, 3, 0, 0.5, (81 + 15 + 5*4) * time.Second},
+		{Sidekiq, 24, 0, 1, (331776 + 15 + 9*25) * time.Second}, // u = 1 is rand(10)'s top, 9
+		// River: n^4 s ±10%, n = attempt + 1.
+		{River, 0, 0, 0.5, time.Second},
+		{River, 2, 0, 0, 72900 * ms},        // 81 x 0.9
+		{River, 2, 0, 0.75, 85050 * ms},     // 81 x (0.9 + 0.2 x 0.75)
+		{River, 999, 0, 0.5, math.MaxInt64}, // 1000^4 s saturates
 	}
 	for _, tt := range tests {
 		p := Policy{Kind: tt.kind, Base: base, Cap: cap}
@@ -50,7 +60,7 @@ func TestParseKind(t *testing.T) {
 			t.Errorf("ParseKind(%q) = %v, %v", n, k, err)
 		}
 	}
-	if _, err := ParseKind("linear"); err == nil || err.Error() != `unknown backoff "linear" (want one of none, constant, exponential, full-jitter, equal-jitter, decorrelated)` {
+	if _, err := ParseKind("linear"); err == nil || err.Error() != `unknown backoff "linear" (want one of none, constant, exponential, full-jitter, equal-jitter, decorrelated, sidekiq, river)` {
 		t.Errorf("ParseKind(linear) error = %v", err)
 	}
 }
@@ -74,5 +84,39 @@ func TestLongest(t *testing.T) {
 		if got := tt.p.Longest(tt.n); got != tt.want {
 			t.Errorf("%v base %v cap %v: Longest(%d) = %v; want %v", tt.p.Kind, tt.p.Base, tt.p.Cap, tt.n, got, tt.want)
 		}
+	}
+}
+
+// The schedules' totals against their published figures. Sidekiq's 25
+// retries with rand(10) at its middle, 5, wait sum_{c<25} (c^4 + 15 + 5 (c +
+// 1)) = N(N+1)(2N+1)(3N^2+3N-1)/30 + 25 x 15 + 5 x 325 for N = 24, which is
+// 1,765,020 s, the "20d 10h 17m" of the schedule tables Sidekiq's users
+// publish ("25 retries over approximately 21 days", Sidekiq's wiki). River's
+// 25 attempts (24 retries) with no jitter (u = 0.5) wait sum_{n<=24} n^4 =
+// 1,763,020 s, about 20.4 days.
+func TestScheduleTotals(t *testing.T) {
+	const n = 24
+	fourth := n * (n + 1) * (2*n + 1) * (3*n*n + 3*n - 1) / 30
+	for _, tt := range []struct {
+		kind    Kind
+		retries int
+		want    time.Duration
+	}{
+		{Sidekiq, 25, time.Duration(fourth+25*15+5*325) * time.Second},
+		{River, 24, time.Duration(fourth) * time.Second},
+	} {
+		var sum time.Duration
+		for a := range tt.retries {
+			sum += Policy{Kind: tt.kind}.Delay(a, 0, 0.5)
+		}
+		if d := sum - tt.want; d < -time.Microsecond || d > time.Microsecond {
+			t.Errorf("%s: %d retries wait %v; want %v", tt.kind, tt.retries, sum, tt.want)
+		}
+	}
+	if got := (Policy{Kind: Sidekiq}).Delay(0, 0, 0.5) + (Policy{Kind: Sidekiq}).Delay(1, 0, 0.5); got != 46*time.Second {
+		t.Errorf("Sidekiq's first two waits at rand(10) = 5: %v; want 20 s + 26 s", got)
+	}
+	if !Sidekiq.Schedule() || !River.Schedule() || FullJitter.Schedule() {
+		t.Errorf("Schedule: sidekiq %v, river %v, full-jitter %v; want true, true, false", Sidekiq.Schedule(), River.Schedule(), FullJitter.Schedule())
 	}
 }

@@ -169,7 +169,7 @@ func (q *queueFlags) register(fs *flag.FlagSet) {
 	q.maxCrashes = bounded{v: 0, lo: 0, hi: delivery.CrashesLimit}
 	fs.StringVar(&q.scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB; flags override it; see examples/")
 	fs.Var(&q.latency, "latency", "every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")
-	fs.Var(&q.backoff, "backoff", "the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter or decorrelated")
+	fs.Var(&q.backoff, "backoff", "the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter, decorrelated, or a job queue's schedule: sidekiq (c^4 + 15 + rand(10) x (c + 1) s for retry c from 0) or river (n^4 s ±10% after the n-th error)")
 	fs.Var(&q.base, "backoff-base", "the backoff's base `duration`")
 	fs.Var(&q.cap, "backoff-cap", "the backoff's cap `duration`")
 	fs.Var(&q.store, "store", "the `mode` in which the worker writes a step's key: none, after (check, work, record), loose (check, insert, work), claim (unique insert first) or lease (claim with status, release and takeover)")
@@ -284,6 +284,7 @@ func unusedQueueFlags(fs *flag.FlagSet, sc provider.Scenario, cfg *delivery.Conf
 		}
 		add(!retried, "with -attempts 1 no call is retried, so no backoff is waited", "backoff", "backoff-base", "backoff-cap")
 		add(kind == backoff.None, "the backoff policy none never waits", "backoff-base", "backoff-cap")
+		add(kind.Schedule(), fmt.Sprintf("the %s schedule sets its own waits, in seconds by attempt", kind), "backoff-base", "backoff-cap")
 		add(kind == backoff.Constant, "the constant backoff waits -backoff-base, with no cap", "backoff-cap")
 		add(!keyed, "no key is written: the store is none and no strategy skips finished steps", "ttl")
 		add(cfg.Store != delivery.Lease, fmt.Sprintf("only -store lease takes a lease; the store is %s", cfg.Store), "lease")
