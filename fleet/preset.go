@@ -71,20 +71,23 @@ var BrookerCollapse = Preset{
 var brookerFailureRates = [...]float64{0, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.0325,
 	0.05, 0.075, 0.1, 0.2, 0.3, 0.4, 0.5}
 
+// brookerPolicy is a client compared on Brooker's load: A tries in all, a
+// policy and a backoff (none in Brooker's own runs).
 type brookerPolicy struct {
 	name     string
 	attempts int
 	policy   PolicyConfig
+	backoff  backoff.Policy
 }
 
 // brookerPolicies are the clients of Brooker's retry runs, by name: A tries
 // in all and a policy. adaptive_10pct and breaker_10pct retry up to 3 times,
 // as three_retries does, while their policy allows.
 var brookerPolicies = [...]brookerPolicy{
-	{"no_retries", 1, PolicyConfig{}},
-	{"three_retries", 4, PolicyConfig{}},
-	{"adaptive_10pct", 4, PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}},
-	{"breaker_10pct", 4, PolicyConfig{Kind: Breaker, Threshold: 0.1}},
+	{"no_retries", 1, PolicyConfig{}, backoff.Policy{}},
+	{"three_retries", 4, PolicyConfig{}, backoff.Policy{}},
+	{"adaptive_10pct", 4, PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}, backoff.Policy{}},
+	{"breaker_10pct", 4, PolicyConfig{Kind: Breaker, Threshold: 0.1}, backoff.Policy{}},
 }
 
 // BrookerRetries is the "Simulating performance" runs of M. Brooker, "Fixing
@@ -137,7 +140,7 @@ func brookerRuns(d float64, clients int, rate float64, policies []brookerPolicy)
 				Duration: d,
 				Load:     Shape{Kind: Constant, Rate: rate},
 				Server:   Server{Kind: Independent, PFail: f},
-				Client:   Client{Clients: clients, Timeout: 60, Attempts: p.attempts, Policy: p.policy},
+				Client:   Client{Clients: clients, Timeout: 60, Attempts: p.attempts, Policy: p.policy, Backoff: p.backoff},
 				Net:      0.01,
 			})
 		}
@@ -146,7 +149,9 @@ func brookerRuns(d float64, clients int, rate float64, policies []brookerPolicy)
 }
 
 // Presets lists the presets.
-func Presets() []Preset { return []Preset{BrookerCollapse, BrookerRetries, BrookerClients} }
+func Presets() []Preset {
+	return []Preset{BrookerCollapse, BrookerRetries, BrookerClients, AWSStandard, GRPCThrottling, JobRetries}
+}
 
 // LookupPreset returns the preset called name.
 func LookupPreset(name string) (Preset, error) {
@@ -159,4 +164,115 @@ func LookupPreset(name string) (Preset, error) {
 		names[i] = p.Name
 	}
 	return Preset{}, fmt.Errorf("unknown preset %q (want %s)", name, strings.Join(names, ", "))
+}
+
+// AWSStandardClient is the standard retry mode of the AWS SDKs with its
+// defaults as aws-sdk-go-v2's aws/retry package sets them: DefaultMaxAttempts
+// 3; a quota of DefaultRetryRateTokens 500, a retry costing DefaultRetryCost
+// 5 or DefaultRetryTimeoutCost 10 after a timeout, DefaultNoRetryIncrement 1
+// back for a success without retry; and ExponentialJitterBackoff, which waits
+// u x 2^a seconds before retry a (a = 1 for the first), capped at
+// DefaultMaxBackoff 20 s: full jitter with a base of 2 s. shared says whether
+// one SDK client serves the whole fleet.
+func AWSStandardClient(shared bool) Client {
+	return Client{Attempts: 3,
+		Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 2 * time.Second, Cap: 20 * time.Second},
+		Policy:  PolicyConfig{Kind: AWSQuota, Shared: shared, Tokens: 500, Cost: 5, TimeoutCost: 10}}
+}
+
+// GRPCRetryClient is the retry policy and retry throttling of gRPC's
+// proposal A6 ("gRPC Retry Design"), with the values of its examples:
+// maxAttempts 4, initialBackoff 0.1 s, maxBackoff 1 s, backoffMultiplier 2
+// (retry n waits random(0, min(0.1 s x 2^(n-1), 1 s)): full jitter), and
+// retryThrottling maxTokens 10, tokenRatio 0.1. The throttle belongs to a
+// channel: shared says whether one channel serves the whole fleet.
+func GRPCRetryClient(shared bool) Client {
+	return Client{Attempts: 4,
+		Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 100 * time.Millisecond, Cap: time.Second},
+		Policy:  PolicyConfig{Kind: GRPCThrottle, Shared: shared, MaxTokens: 10, Ratio: 0.1}}
+}
+
+// productionRuns compares a production client on Brooker's retry load (as
+// BrookerRetries: 100 clients at 10 requests a second, the 17 failure
+// rates): the client without its policy, with a policy state per client, and
+// with one state shared by the fleet.
+func productionRuns(d float64, prefix, bare string, client func(shared bool) Client) []Config {
+	per, shared := client(false), client(true)
+	unlimited := per
+	unlimited.Policy = PolicyConfig{}
+	return brookerRuns(d, 100, 1000, []brookerPolicy{
+		{bare, unlimited.Attempts, unlimited.Policy, unlimited.Backoff},
+		{prefix + "_client", per.Attempts, per.Policy, per.Backoff},
+		{prefix + "_fleet", shared.Attempts, shared.Policy, shared.Backoff},
+	})
+}
+
+// AWSStandard runs the AWS SDKs' standard retry mode on Brooker's retry load.
+var AWSStandard = Preset{
+	Name: "aws-standard",
+	Source: "The AWS SDKs' standard retry mode as aws-sdk-go-v2 (aws/retry) sets it: 3 attempts; a retry quota of 500 tokens, " +
+		"a retry costing 5 (10 after a timeout), 1 back for a success without retry; wait u x min(2^a s, 20 s) before retry a = 1, 2; " +
+		"on brooker-retries's load: no_quota, aws_client (a quota per client), aws_fleet (one quota shared by the fleet)",
+	Duration:   10,
+	Replicates: 1,
+	Totals:     true,
+	Runs:       func(d float64) []Config { return productionRuns(d, "aws", "no_quota", AWSStandardClient) },
+}
+
+// GRPCThrottling runs gRPC's retry policy with retry throttling on
+// Brooker's retry load.
+var GRPCThrottling = Preset{
+	Name: "grpc-throttling",
+	Source: "gRPC's retry policy and retry throttling, proposal A6 (\"gRPC Retry Design\"), with its examples' values: maxAttempts 4, " +
+		"backoff random(0, min(0.1 s x 2^(n-1), 1 s)), retryThrottling maxTokens 10, tokenRatio 0.1; " +
+		"on brooker-retries's load: no_throttle, grpc_client (a throttle per client), grpc_fleet (one shared by the fleet)",
+	Duration:   10,
+	Replicates: 1,
+	Totals:     true,
+	Runs:       func(d float64) []Config { return productionRuns(d, "grpc", "no_throttle", GRPCRetryClient) },
+}
+
+// SidekiqClient is Sidekiq's default job retry: 25 retries (26 attempts) on
+// its schedule (backoff.Sidekiq), from lib/sidekiq/job_retry.rb.
+func SidekiqClient() Client {
+	return Client{Attempts: 26, Backoff: backoff.Policy{Kind: backoff.Sidekiq}}
+}
+
+// RiverClient is River's default job retry: MaxAttempts 25 (attempts, the
+// first included) on DefaultClientRetryPolicy's schedule (backoff.River).
+func RiverClient() Client {
+	return Client{Attempts: 25, Backoff: backoff.Policy{Kind: backoff.River}}
+}
+
+// JobRetries puts the two job queues' default schedules behind an outage:
+// 10 jobs a second for 20 minutes, each calling a service that takes 0.1 s
+// and fails 1% of its calls, down (failing every call at once) from 5 to 10
+// minutes. A job's call has a 60 s timeout, which never binds.
+var JobRetries = Preset{
+	Name: "job-retries",
+	Source: "Sidekiq's job retry (lib/sidekiq/job_retry.rb: 25 retries, retry c from 0 waits c^4 + 15 + rand(10) x (c + 1) s) and " +
+		"River's (DefaultClientRetryPolicy: n^4 s ±10% after the n-th error, MaxAttempts 25): 10 jobs a second for 1200 s calling a service " +
+		"of 0.1 s that fails 1% of calls and is down from 300 s to 600 s",
+	Duration:   1200,
+	Replicates: 5,
+	Runs: func(d float64) []Config {
+		var runs []Config
+		for _, r := range []struct {
+			name   string
+			client Client
+		}{{"sidekiq", SidekiqClient()}, {"river", RiverClient()}} {
+			c := r.client
+			c.Clients, c.Timeout = 1, 60
+			runs = append(runs, Config{
+				Name:     r.name,
+				Duration: d,
+				Load:     Shape{Kind: Constant, Rate: 10},
+				Outage:   Outage{From: 300, To: 600, Mode: Fail},
+				Server:   Server{Kind: Independent, Base: 0.1, PFail: 0.01},
+				Client:   c,
+				Net:      0.01,
+			})
+		}
+		return runs
+	},
 }

@@ -38,6 +38,13 @@ Presets:
                     replicates); no -series or -plot.
   brooker-clients   ` + indentWrap(fleet.BrookerClients.Source+".", 60, "                    ") + `
                     3 x 17 x 2 runs, printed as brooker-retries's with clients first.
+  aws-standard      ` + indentWrap(fleet.AWSStandard.Source+".", 60, "                    ") + `
+                    17 x 3 runs, printed as brooker-retries's.
+  grpc-throttling   ` + indentWrap(fleet.GRPCThrottling.Source+".", 60, "                    ") + `
+                    17 x 3 runs, printed as brooker-retries's.
+  job-retries       ` + indentWrap(fleet.JobRetries.Source+".", 60, "                    ") + `
+                    Runs sidekiq and river, 1200 s and 5 replicates unless -duration or
+                    -replicates say otherwise; printed as brooker-collapse's.
 
 Limits (checked before any work):
   -duration     1 s to ` + strconv.Itoa(fleet.MaxDuration) + ` s (the series holds a row a run a second)
@@ -193,7 +200,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		hDelay   = durationFlag{50 * time.Millisecond}
 	)
 	preset.valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
-	fs.Var(&preset, "preset", "run the runs of the preset `name` instead of one run from the flags: brooker-collapse, brooker-retries or brooker-clients (see above)")
+	fs.Var(&preset, "preset", "run the runs of the preset `name` instead of one run from the flags: brooker-collapse, brooker-retries, brooker-clients, aws-standard, grpc-throttling or job-retries (see above)")
 	fs.Var(&duration, "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")
 	fs.Var(&seedV, "seed", "random `seed`; the same flags and seed print the same bytes")
@@ -225,7 +232,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(&clients, "clients", "`n` clients share the load")
 	fs.Var(&timeout, "timeout", "the client waits this `duration` for one attempt's reply; a later reply is ignored")
 	fs.Var(&attempts, "attempts", "`n` tries a request in all, the first included")
-	fs.Var(&bkind, "backoff", "the `policy` of the wait before a retry: none, constant, exponential, full-jitter, equal-jitter or decorrelated")
+	fs.Var(&bkind, "backoff", "the `policy` of the wait before a retry: none, constant, exponential, full-jitter, equal-jitter, decorrelated, or a job queue's schedule: sidekiq (c^4 + 15 + rand(10) x (c + 1) s for retry c from 0) or river (n^4 s ±10% after the n-th error)")
 	fs.Var(&bbase, "backoff-base", "the backoff's base `duration`")
 	fs.Var(&bcap, "backoff-cap", "the backoff's cap `duration` (0: no cap)")
 	fs.Var(&keys, "keys", "the key `mode`: none (a retry repeats completed work) or same (the server stores a key's reply; an attempt while its key is in progress is a conflict)")
@@ -421,6 +428,7 @@ func unusedFleetFlags(fs *flag.FlagSet, c fleet.Config) error {
 	add(sv.Kind != fleet.RateLimit, fmt.Sprintf("only -server ratelimit has a limit; the server is %s", sv.Kind), "limit", "burst")
 	add(c.Client.Attempts == 1, "with -attempts 1 nothing is retried, so no backoff is waited", "backoff", "backoff-base", "backoff-cap")
 	add(c.Client.Backoff.Kind == backoff.None, "the backoff policy none never waits", "backoff-base", "backoff-cap")
+	add(c.Client.Backoff.Kind.Schedule(), fmt.Sprintf("the %s schedule sets its own waits, in seconds by attempt", c.Client.Backoff.Kind), "backoff-base", "backoff-cap")
 	add(c.Client.Backoff.Kind == backoff.Constant, "the constant backoff waits -backoff-base, with no cap", "backoff-cap")
 	pk := c.Client.Policy.Kind
 	firstToo := pk == fleet.SlidingBreaker || pk == fleet.SREThrottle

@@ -140,6 +140,10 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-peak", "90"}, "-peak"},
 		{[]string{"-outage-mode", "stall"}, "-outage-mode"},
 		{[]string{"-backoff-base", "1s"}, "-backoff-base"},
+		{[]string{"-backoff", "sidekiq", "-backoff-cap", "1s"}, "-backoff-cap"},
+		{[]string{"-preset", "aws-standard", "-attempts", "5"}, "-attempts"},
+		{[]string{"-preset", "grpc-throttling", "-series", "s.csv"}, "-series"},
+		{[]string{"-preset", "job-retries", "-backoff", "river"}, "-backoff"},
 		{[]string{"-server", "queue", "-base", "1s"}, "-base"},
 		{[]string{"-policy", "budget"}, "-policy"},
 		{[]string{"-policy", "aws", "-attempts", "1"}, "-policy"},
@@ -275,24 +279,85 @@ func TestFleetBrookerRetries(t *testing.T) {
 		if n < 29_000 || n > 31_000 || s > n || c < n {
 			t.Errorf("f=%g %s: %g requests, %g succeeded, %g calls; want about 30,000, succeeded <= requests <= calls", f, p, n, s, c)
 		}
-		a := map[string]int{"no_retries": 1, "three_retries": 4}[p]
-		if a == 0 {
-			continue
+		if a := map[string]int{"no_retries": 1, "three_retries": 4}[p]; a > 0 {
+			closedForm(t, p, f, a, n, s, c, alpha)
 		}
-		ps := 1 - math.Pow(f, float64(a))
-		if tol := bernstein(n, ps*(1-ps), 1, alpha); math.Abs(s-n*ps) > tol {
-			t.Errorf("f=%g %s: %g of %g succeeded; want %g x (1 - f^A) = %.1f within %.1f", f, p, s, n, n, n*ps, tol)
+	}
+}
+
+// closedForm holds the totals of n requests with A tries each on a
+// load-independent server failing with probability f to the closed forms:
+// s successes against n (1 - f^A), c calls against n (1 - f^A)/(1 - f), each
+// within the Bernstein bound at a false-failure rate of alpha.
+func closedForm(t *testing.T, p string, f float64, a int, n, s, c, alpha float64) {
+	t.Helper()
+	ps := 1 - math.Pow(f, float64(a))
+	if tol := bernstein(n, ps*(1-ps), 1, alpha); math.Abs(s-n*ps) > tol {
+		t.Errorf("f=%g %s: %g of %g succeeded; want %g x (1 - f^A) = %.1f within %.1f", f, p, s, n, n, n*ps, tol)
+	}
+	var mean, sq float64
+	for k := 1; k <= a; k++ {
+		mean += math.Pow(f, float64(k-1))
+		sq += float64(2*k-1) * math.Pow(f, float64(k-1))
+	}
+	if want := (1 - math.Pow(f, float64(a))) / (1 - f); math.Abs(mean-want) > 1e-12 {
+		t.Fatalf("f=%g A=%d: sum f^k = %g; (1 - f^A)/(1 - f) = %g", f, a, mean, want)
+	}
+	if tol := bernstein(n, sq-mean*mean, float64(a-1), alpha); math.Abs(c-n*mean) > tol {
+		t.Errorf("f=%g %s: %g calls for %g requests; want %g x (1 - f^A)/(1 - f) = %.1f within %.1f", f, p, c, n, n, n*mean, tol)
+	}
+}
+
+// The aws-standard and grpc-throttling presets print Brooker's 17 failure
+// rates x their three clients, in the brooker-retries json. The client
+// without its policy (3 and 4 tries, with the source's backoff, which does
+// not change a load-independent server's totals) meets the closed forms:
+// 17 rates x 2 presets x 2 figures = 68 comparisons at 1e-4 each, under 0.7%
+// for the family. The per-client AWS quota never binds on this load, so
+// aws_client prints exactly what no_quota prints (same seed, same draws): a
+// client's quota falls, net, by 5 for each request that succeeds on its
+// third try and 10 for each that fails, and rises by 1 for each first-try
+// success; over a client's Poisson(100) requests at f = 0.5 that is 137 ± 40
+// tokens, and the 495 it would take to refuse a retry is 9 standard
+// deviations away (with the retries in backoff, under 10 at once, added).
+func TestFleetProductionPresets(t *testing.T) {
+	const alpha = 1e-4
+	rates := []float64{0, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.0325, 0.05, 0.075, 0.1, 0.2, 0.3, 0.4, 0.5}
+	for _, tc := range []struct {
+		preset   string
+		runs     []string
+		attempts int
+	}{
+		{"aws-standard", []string{"no_quota", "aws_client", "aws_fleet"}, 3},
+		{"grpc-throttling", []string{"no_throttle", "grpc_client", "grpc_fleet"}, 4},
+	} {
+		out, errOut, code := retrysim(t, "fleet", "-preset", tc.preset, "-format", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.preset, code, errOut)
 		}
-		var mean, sq float64
-		for k := 1; k <= a; k++ {
-			mean += math.Pow(f, float64(k-1))
-			sq += float64(2*k-1) * math.Pow(f, float64(k-1))
+		var got struct {
+			Rows []map[string]any `json:"rows"`
 		}
-		if want := (1 - math.Pow(f, float64(a))) / (1 - f); math.Abs(mean-want) > 1e-12 {
-			t.Fatalf("f=%g A=%d: sum f^k = %g; (1 - f^A)/(1 - f) = %g", f, a, mean, want)
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
 		}
-		if tol := bernstein(n, sq-mean*mean, float64(a-1), alpha); math.Abs(c-n*mean) > tol {
-			t.Errorf("f=%g %s: %g calls for %g requests; want %g x (1 - f^A)/(1 - f) = %.1f within %.1f", f, p, c, n, n, n*mean, tol)
+		if len(got.Rows) != len(rates)*len(tc.runs) {
+			t.Fatalf("%s: %d rows; want %d x %d", tc.preset, len(got.Rows), len(rates), len(tc.runs))
+		}
+		for i, row := range got.Rows {
+			f, p := rates[i/len(tc.runs)], tc.runs[i%len(tc.runs)]
+			if len(row) != 5 || row["failure_rate"] != f || row["policy"] != p {
+				t.Fatalf("%s row %d = %v; want failure_rate %g, policy %s, requests, succeeded, calls", tc.preset, i, row, f, p)
+			}
+			n, s, c := row["requests"].(float64), row["succeeded"].(float64), row["calls"].(float64)
+			switch i % len(tc.runs) {
+			case 0:
+				closedForm(t, tc.preset+" "+p, f, tc.attempts, n, s, c, alpha)
+			case 1:
+				if bare := got.Rows[i-1]; tc.preset == "aws-standard" && (s != bare["succeeded"] || c != bare["calls"]) {
+					t.Errorf("f=%g aws_client: %g succeeded, %g calls; want no_quota's %v and %v (the quota never binds)", f, s, c, bare["succeeded"], bare["calls"])
+				}
+			}
 		}
 	}
 }

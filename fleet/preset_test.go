@@ -1,0 +1,153 @@
+package fleet
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/retrysim/retrysim/backoff"
+)
+
+// The production clients hold the defaults their sources state, written out
+// here from those sources rather than from the code: aws-sdk-go-v2's
+// aws/retry (DefaultMaxAttempts 3, DefaultRetryRateTokens 500,
+// DefaultRetryCost 5, DefaultRetryTimeoutCost 10, DefaultMaxBackoff 20 s,
+// ExponentialJitterBackoff's u x 2^attempt seconds with attempt 1 before the
+// first retry); gRPC's A6 examples (maxAttempts 4, initialBackoff 0.1 s,
+// maxBackoff 1 s, backoffMultiplier 2, maxTokens 10, tokenRatio 0.1);
+// Sidekiq's 25 retries and River's MaxAttempts 25.
+func TestProductionDefaults(t *testing.T) {
+	aws := AWSStandardClient(true)
+	if want := (PolicyConfig{Kind: AWSQuota, Shared: true, Tokens: 500, Cost: 5, TimeoutCost: 10}); aws.Attempts != 3 || aws.Policy != want {
+		t.Errorf("aws: %d attempts, %+v; want 3, %+v", aws.Attempts, aws.Policy, want)
+	}
+	grpc := GRPCRetryClient(false)
+	if want := (PolicyConfig{Kind: GRPCThrottle, MaxTokens: 10, Ratio: 0.1}); grpc.Attempts != 4 || grpc.Policy != want {
+		t.Errorf("grpc: %d attempts, %+v; want 4, %+v", grpc.Attempts, grpc.Policy, want)
+	}
+	for _, u := range []float64{0, 0.25, 0.5, 0.999} {
+		// aws-sdk-go-v2: attempt a (1 for the first retry) waits u x 2^a
+		// s, and 20 s once 2^a s would pass it.
+		for a := 1; a <= 2; a++ {
+			want := time.Duration(u * math.Min(math.Pow(2, float64(a)), 20) * float64(time.Second))
+			if got := aws.Backoff.Delay(a-1, 0, u); got != want {
+				t.Errorf("aws: retry %d, u = %g: waits %v; want %v", a, u, got, want)
+			}
+		}
+		// A6: retry n waits random(0, min(initialBackoff x multiplier^(n-1), maxBackoff)).
+		for n := 1; n <= 3; n++ {
+			want := time.Duration(u * math.Min(0.1*math.Pow(2, float64(n-1)), 1) * float64(time.Second))
+			if got := grpc.Backoff.Delay(n-1, 0, u); got != want {
+				t.Errorf("grpc: retry %d, u = %g: waits %v; want %v", n, u, got, want)
+			}
+		}
+	}
+	if got := grpc.Backoff.Delay(5, 0, 0.5); got != 500*time.Millisecond {
+		t.Errorf("grpc: retry 6 at u = 0.5 waits %v; want half of maxBackoff 1 s", got)
+	}
+	if c := SidekiqClient(); c.Attempts != 26 || c.Backoff.Kind != backoff.Sidekiq {
+		t.Errorf("sidekiq: %d attempts, %s; want 25 retries (26 attempts) on the sidekiq schedule", c.Attempts, c.Backoff.Kind)
+	}
+	if c := RiverClient(); c.Attempts != 25 || c.Backoff.Kind != backoff.River {
+		t.Errorf("river: %d attempts, %s; want MaxAttempts 25 on the river schedule", c.Attempts, c.Backoff.Kind)
+	}
+}
+
+// Each production preset runs its client on the load it names, and the runs
+// with state shared by the fleet meet the closed forms of their policies when
+// every call fails: the shared AWS quota funds 500/5 = 100 retries and no
+// more (no success ever returns a token), and the shared gRPC throttle allows
+// a retry after each failure that leaves it above maxTokens/2 = 5, the first
+// four (9, 8, 7, 6 tokens); the job queues make every attempt of every job.
+// These are counts, not estimates: exact whatever the seed.
+func TestProductionPresetsClosedForms(t *testing.T) {
+	byName := func(p Preset, name string) Config {
+		t.Helper()
+		for _, c := range p.Runs(p.Duration) {
+			if c.Name == name { // the first: failure rate 0 in a Totals preset
+				return c
+			}
+		}
+		t.Fatalf("%s: no run %s", p.Name, name)
+		return Config{}
+	}
+	for _, p := range []Preset{AWSStandard, GRPCThrottling} {
+		runs := p.Runs(p.Duration)
+		if len(runs) != 17*3 {
+			t.Fatalf("%s: %d runs; want 17 failure rates x 3 clients", p.Name, len(runs))
+		}
+		for i, c := range runs {
+			if c.Server.PFail != brookerFailureRates[i/3] || c.Client.Clients != 100 || c.Load.Rate != 1000 || c.Net != 0.01 {
+				t.Errorf("%s run %d: failure rate %g, %d clients, %g a second, net %g; want Brooker's load", p.Name, i, c.Server.PFail, c.Client.Clients, c.Load.Rate, c.Net)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		p              Preset
+		run            string
+		retriesPerRun  int64 // when every call fails
+		attemptsPerReq int64 // or, when 0, the retries above in all
+	}{
+		{AWSStandard, "aws_fleet", 100, 0},
+		{GRPCThrottling, "grpc_fleet", 4, 0},
+		{AWSStandard, "no_quota", 0, 3},
+		{JobRetries, "sidekiq", 0, 26},
+		{JobRetries, "river", 0, 25},
+	} {
+		cfg := byName(tc.p, tc.run)
+		cfg.Server.PFail = 1
+		cfg.Duration = 5
+		for _, r := range run(t, cfg, 2) {
+			want := tc.retriesPerRun
+			if tc.attemptsPerReq > 0 {
+				want = (tc.attemptsPerReq - 1) * r.Requests
+			}
+			if r.Retries != want || r.Succeeded != 0 || r.Calls != r.Requests+want {
+				t.Errorf("%s %s, every call failing: %d retries, %d calls, %d succeeded of %d requests; want %d retries, requests + retries calls, 0",
+					tc.p.Name, tc.run, r.Retries, r.Calls, r.Succeeded, r.Requests, want)
+			}
+		}
+	}
+}
+
+// job-retries against the schedules' closed form. A job arriving at a
+// uniform time in the outage [300, 600) s, with R = 600 - t of it left, fails
+// its first call and then every retry whose cumulative wait W_k (k retries)
+// is under R; R is uniform on [0, 300], so P(W_k < R) = 1 - E[W_k]/300 while
+// W_k stays in [0, 300], which every W_k that can fall there does (Sidekiq's
+// 4th retry starts past 256 + 15 + ... with the three before, River's past
+// 354 x 0.9). With mean waits c^4 + 15 + 4.5 (c + 1) (Sidekiq, rand(10)
+// averaging 4.5) and n^4 (River), such a job makes 1 + sum_k P(W_k < R)
+// calls in the outage, then 1/(1 - f) more once the server is back (f =
+// 0.01); a job outside it, 1/(1 - f) (f^25 is nil). A quarter of the jobs
+// arrive in the outage, so calls a request are 0.75/(1 - f) + 0.25 (1 +
+// sum + 1/(1 - f)). Left out: each failed call's 20 ms round trip (under
+// 0.1 s in 300 s) and the jobs that first fail just before the outage and
+// retry into it (1% of a few hundred): under 0.002 in all, against a 99.9%
+// interval over 10 replicates about 0.01 wide. Two comparisons at 1e-3.
+func TestJobRetriesClosedForm(t *testing.T) {
+	const f, outage = 0.01, 300.0
+	means := map[string]func(k int) float64{
+		"sidekiq": func(c int) float64 { x := float64(c); return x*x*x*x + 15 + 4.5*(x+1) },
+		"river":   func(c int) float64 { n := float64(c + 1); return n * n * n * n },
+	}
+	for _, cfg := range JobRetries.Runs(JobRetries.Duration) {
+		var w, sum float64
+		for k := 0; ; k++ {
+			w += means[cfg.Name](k)
+			if w >= outage {
+				break
+			}
+			sum += 1 - w/outage
+		}
+		want := 0.75/(1-f) + 0.25*(1+sum+1/(1-f))
+		reps := run(t, cfg, 10)
+		xs := make([]float64, len(reps))
+		for i, r := range reps {
+			xs[i] = float64(r.Calls) / float64(r.Requests)
+		}
+		if mean, lo, hi, ok := within99_9(xs, want); !ok {
+			t.Errorf("%s: %.4f calls a request [%.4f, %.4f]; want %.4f", cfg.Name, mean, lo, hi, want)
+		}
+	}
+}
