@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"errors"
 	"math"
 	"testing"
 )
@@ -536,5 +537,36 @@ func TestHedges(t *testing.T) {
 					tc.name, n, r.Hedges, r.Calls, r.Duplicates, r.Conflicts, r.Succeeded, tc.perReq*n, (1+tc.perReq)*n, dup, conf, succeeded)
 			}
 		}
+	}
+}
+
+// Every parameter a kind reads can be set by name, and lands in the field
+// its kind's Check looks at: set out of its limits, Check names it.
+func TestSetParam(t *testing.T) {
+	for _, name := range PolicyParams() {
+		var kind PolicyKind
+		for k := range PolicyKind(len(policyNames)) {
+			if k.Reads(name) {
+				kind = k
+				break
+			}
+		}
+		p := DefaultPolicy()
+		p.Kind = kind
+		err := p.SetParam(name, 2e6) // a count is refused here, the rest by Check
+		if err == nil {
+			err = p.Check()
+		}
+		var pe *ParamError
+		if !errors.As(err, &pe) || pe.Param != name {
+			t.Errorf("%s at 2e6: %v; want an error naming -%s", name, err, name)
+		}
+	}
+	var p PolicyConfig
+	if err := p.SetParam("cb-window", 1.5); err == nil {
+		t.Error("SetParam(cb-window, 1.5) = nil; want an error: a count is whole")
+	}
+	if err := p.SetParam("colour", 1); err == nil {
+		t.Error("SetParam(colour, 1) = nil; want an error")
 	}
 }

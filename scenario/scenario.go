@@ -1,6 +1,7 @@
 // Package scenario reads scenario files: YAML that describes a job's steps,
-// the watched step, and optionally the queue around it (deliveries, the key
-// store, crashes, the backoff). Decoding is strict: an unknown key, a key
+// the watched step, optionally the queue around it (deliveries, the key
+// store, crashes, the backoff), and optionally the client policy and hedges
+// of the fleet model (its fleet section). Decoding is strict: an unknown key, a key
 // given twice, a value of the wrong type, a second document, two steps with
 // one name, or a value the flags' validators refuse (a probability outside
 // [0, 1], a duration outside 0 to provider.MaxDuration, max_deliveries past
@@ -179,6 +180,7 @@ type file struct {
 	WatchedLabel string     `yaml:"watched_label"`
 	Steps        []stepFile `yaml:"steps"`
 	Queue        *queueFile `yaml:"queue"`
+	Fleet        yaml.Node  `yaml:"fleet"` // read by fleetSection
 }
 
 // Loaded is what a scenario file describes.
@@ -187,6 +189,9 @@ type Loaded struct {
 	// Queue is the delivery model, nil when the file has no queue section
 	// and no step takes time: then the Part 5 model runs.
 	Queue *delivery.Config
+	// Fleet is the fleet section, read by retrysim fleet only; nil when the
+	// file has none.
+	Fleet *Fleet
 }
 
 // MaxFileSize bounds a scenario file: 64 steps with every setting take a few
@@ -336,6 +341,13 @@ func Parse(name string, data []byte) (Loaded, error) {
 		sc.WatchedLabel = fmt.Sprintf("Jobs with 2+ %q", sc.Steps[sc.Watched].Name)
 	}
 	out := Loaded{Scenario: sc}
+	if f.Fleet.Kind != 0 {
+		fl, err := fleetSection(name, &f.Fleet)
+		if err != nil {
+			return Loaded{}, err
+		}
+		out.Fleet = fl
+	}
 	if f.Queue != nil || timed {
 		q, err := f.Queue.config(name, top)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/provider"
 )
 
@@ -109,6 +110,24 @@ var malformed = []struct {
 	{"long latency", "steps:\n  - name: a\n    latency: 256205h\n", "s.yaml:3: steps[0].latency: 256205h0m0s is longer than"},
 	{"lease zero", steps + "queue:\n  lease: 0s\n", "s.yaml:4: queue.lease: a lease must be longer than 0s"},
 	{"deliveries limit", steps + "queue:\n  max_deliveries: 1001\n", "s.yaml:4: queue.max_deliveries: 1001 is not a whole number from 1 to 1000"},
+	// The fleet section: the fleet command's flags, checked as they are.
+	{"fleet not a mapping", steps + "fleet: 3\n", "s.yaml:3: fleet: want a mapping of policy settings"},
+	{"fleet policy", steps + "fleet:\n  policy: hystrix\n", `s.yaml:4: fleet.policy: unknown policy "hystrix"`},
+	{"fleet scope", steps + "fleet:\n  policy: aws\n  policy_scope: team\n", `s.yaml:5: fleet.policy_scope: unknown scope "team"`},
+	{"fleet unknown key", steps + "fleet:\n  policy: aws\n  quota_kost: 5\n", "s.yaml:5: fleet.quota_kost: unknown key"},
+	{"fleet unread key", steps + "fleet:\n  policy: aws\n  cb_open: 5s\n", "s.yaml:5: fleet.cb_open: policy aws does not read it"},
+	{"fleet unread key unlimited", steps + "fleet:\n  bucket_size: 5\n", "s.yaml:4: fleet.bucket_size: policy unlimited does not read it"},
+	{"fleet scope unlimited", steps + "fleet:\n  policy_scope: fleet\n", "s.yaml:4: fleet.policy_scope: policy unlimited keeps no state"},
+	{"fleet ttl", steps + "fleet:\n  policy: finagle-budget\n  budget_ttl: 2m\n", "s.yaml:5: fleet.budget_ttl: 120 s is not from 1 s to 60 s"},
+	{"fleet ttl type", steps + "fleet:\n  policy: finagle-budget\n  budget_ttl: 10\n", `s.yaml:5: fleet.budget_ttl: "10" is not a duration such as 250ms or 2s`},
+	{"fleet ratio", steps + "fleet:\n  policy: envoy-budget\n  budget_ratio: 20\n", "s.yaml:5: fleet.budget_ratio: 20 is not from 0 to 1"},
+	{"fleet number", steps + "fleet:\n  policy: sre-throttle\n  sre_k: two\n", `s.yaml:5: fleet.sre_k: "two" is not a number`},
+	{"fleet nan", steps + "fleet:\n  policy: sre-throttle\n  sre_k: .nan\n", `s.yaml:5: fleet.sre_k: ".nan" is not a number`},
+	{"fleet count", steps + "fleet:\n  policy: sliding-breaker\n  cb_window: 2.5\n", "s.yaml:5: fleet.cb_window: 2.5 is not a whole number from 1 to 1000000"},
+	{"fleet hedges", steps + "fleet:\n  hedges: 16\n", `s.yaml:4: fleet.hedges: "16" is not a whole number from 0 to 15`},
+	{"fleet hedge delay alone", steps + "fleet:\n  hedge_delay: 10ms\n", "s.yaml:4: fleet.hedge_delay: there are no hedges"},
+	{"fleet hedge delay 0", steps + "fleet:\n  hedges: 1\n  hedge_delay: 0s\n", "s.yaml:5: fleet.hedge_delay: a hedge delay of 0s is not above 0"},
+	{"fleet duplicate key", steps + "fleet:\n  hedges: 1\n  hedges: 2\n", "s.yaml:5: fleet.hedges: the key is given twice (first at line 4)"},
 }
 
 func TestMalformedFiles(t *testing.T) {
@@ -176,6 +195,8 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(tt.src))
 	}
 	f.Add([]byte(steps + "queue:\n"))
+	f.Add([]byte(steps + "fleet:\n  policy: sliding-breaker\n  cb_open: 5s\n  cb_window: 20\n  hedges: 2\n  hedge_delay: 1s\n"))
+	f.Add([]byte(steps + "fleet: {policy: finagle-budget, budget_ttl: 10s, budget_min_rate: 10, policy_scope: fleet}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := Parse("f.yaml", data)
 		if err != nil {
@@ -183,6 +204,11 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("error %q is not one line naming the file", e)
 			}
 			return
+		}
+		if fl := got.Fleet; fl != nil {
+			if err := fl.Policy.Check(); err != nil || fl.Hedges < 0 || fl.Hedges > fleet.MaxHedges || (fl.Hedges > 0 && fl.HedgeDelay <= 0) {
+				t.Fatalf("accepted a fleet section the flags refuse: %+v (%v)", fl, err)
+			}
 		}
 		sc := got.Scenario
 		if err := sc.Validate(); err != nil {
@@ -204,4 +230,36 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A fleet section sets what the fleet command's flags would, from their
+// defaults (fleet.DefaultPolicy) for what it leaves out.
+func TestFleetSection(t *testing.T) {
+	src := steps + `fleet:
+  policy: sliding-breaker
+  policy_scope: fleet
+  cb_failure_rate: 0.1
+  cb_window_time: 30s
+  cb_open: 5s
+  cb_half_open: 1
+  hedges: 2
+  hedge_delay: 20ms
+`
+	got, err := Parse("s.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fleet.DefaultPolicy()
+	want.Kind, want.Shared = fleet.SlidingBreaker, true
+	want.FailureRate, want.WindowSeconds, want.OpenSeconds, want.HalfOpenCalls = 0.1, 30, 5, 1
+	f := got.Fleet
+	if f == nil || f.Policy != want || f.Hedges != 2 || f.HedgeDelay != 20*time.Millisecond {
+		t.Fatalf("fleet = %+v; want %+v, 2 hedges 20ms apart", f, want)
+	}
+	if f.Set["cb-open"] != 8 || f.Set["policy"] != 4 || len(f.Set) != 8 {
+		t.Errorf("Set = %v; want the 8 flags with their lines", f.Set)
+	}
+	if got, err := Parse("s.yaml", []byte(steps)); err != nil || got.Fleet != nil {
+		t.Errorf("no fleet section: %+v, %v; want a nil Fleet", got.Fleet, err)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/scenario"
 )
 
 var fleetIntro = `retrysim fleet simulates many clients calling one server in virtual time, where
@@ -115,7 +116,7 @@ var fleetModelFlags = []string{"shape", "rate", "peak", "from", "to", "outage", 
 	"policy", "policy-scope", "bucket-rate", "bucket-size", "quota", "quota-cost", "quota-timeout-cost",
 	"grpc-max-tokens", "grpc-token-ratio", "breaker-threshold", "budget-ratio", "budget-ttl", "budget-min-rate",
 	"budget-min-concurrency", "cb-failure-rate", "cb-window", "cb-window-time", "cb-min-calls", "cb-open", "cb-half-open",
-	"sre-k", "sre-window", "hedges", "hedge-delay"}
+	"sre-k", "sre-window", "hedges", "hedge-delay", "scenario"}
 
 // parseScope reads -policy-scope: whether one policy state serves the fleet.
 func parseScope(s string) (bool, error) {
@@ -197,7 +198,8 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		sreK     = number{v: dp.K, lo: 0, hi: fleet.MaxK}
 		sreWin   = durationFlag{seconds(dp.SREWindow)}
 		hedges   = bounded{v: 0, lo: 0, hi: fleet.MaxHedges}
-		hDelay   = durationFlag{50 * time.Millisecond}
+		hDelay   = durationFlag{scenario.DefaultHedgeDelay}
+		scenPath string
 	)
 	preset.valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
 	fs.Var(&preset, "preset", "run the runs of the preset `name` instead of one run from the flags: brooker-collapse, brooker-retries, brooker-clients, aws-standard, grpc-throttling or job-retries (see above)")
@@ -260,6 +262,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(&sreWin, "sre-window", "sre-throttle: requests and accepts count for this `duration`, 1s to 24h")
 	fs.Var(&hedges, "hedges", fmt.Sprintf("send up to `h` extra copies of an attempt, one each -hedge-delay without a success, 0 to %d; each is asked of -policy as a retry is", fleet.MaxHedges))
 	fs.Var(&hDelay, "hedge-delay", "the hedges' `duration` apart")
+	fs.StringVar(&scenPath, "scenario", "", "take -policy, -policy-scope, its parameters, -hedges and -hedge-delay from the fleet section of this scenario `file` (keys named as the flags, with _ for -); a flag it sets may not be given too")
 	if err := parse(fs, args, fleetIntro, stdout); err != nil {
 		return err
 	}
@@ -318,6 +321,11 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 					MinCalls: cbMin.v, OpenSeconds: cbOpen.v.Seconds(), HalfOpenCalls: cbHalf.v, K: sreK.v, SREWindow: sreWin.v.Seconds()},
 				Hedges: hedges.v, HedgeDelay: hDelay.v.Seconds()},
 			Net: net.v.Seconds(),
+		}
+		if scenPath != "" {
+			if err := fleetScenario(fs, scenPath, &cfg.Client); err != nil {
+				return err
+			}
 		}
 		if err := unusedFleetFlags(fs, cfg); err != nil {
 			return err
@@ -404,6 +412,29 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		}
 	}
 	return outF.write(ctx, stdout, buf.Bytes())
+}
+
+// fleetScenario sets the client's policy and hedges from the fleet section
+// of the scenario file at path, refusing a flag that sets the same thing.
+func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
+	loaded, err := scenario.Load(path)
+	if err != nil {
+		return usageError{fmt.Errorf("-scenario %w", err)}
+	}
+	f := loaded.Fleet
+	if f == nil {
+		return usageError{fmt.Errorf("-scenario: %s has no fleet section (policy, hedges and their parameters)", path)}
+	}
+	fs.Visit(func(fl *flag.Flag) {
+		if line, ok := f.Set[fl.Name]; ok && err == nil {
+			err = usageError{fmt.Errorf("-%s: %s:%d sets it too; drop one", fl.Name, path, line)}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	cl.Policy, cl.Hedges, cl.HedgeDelay = f.Policy, f.Hedges, f.HedgeDelay.Seconds()
+	return nil
 }
 
 // unusedFleetFlags refuses a flag that was set but that the run, as the other

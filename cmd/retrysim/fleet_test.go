@@ -175,6 +175,10 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-hedges", "16"}, "-hedges"},
 		{[]string{"-hedge-delay", "10ms"}, "-hedge-delay"},
 		{[]string{"-hedges", "1", "-hedge-delay", "0s"}, "-hedge-delay"},
+		{[]string{"-scenario", "../../examples/fleet-polly.yaml", "-cb-open", "1s"}, "-cb-open"},
+		{[]string{"-scenario", "../../examples/fleet-polly.yaml", "-policy", "aws"}, "-policy"},
+		{[]string{"-scenario", "../../examples/signup.yaml"}, "-scenario"},
+		{[]string{"-preset", "brooker-retries", "-scenario", "../../examples/fleet-polly.yaml"}, "-scenario"},
 	} {
 		_, errOut, code := retrysim(t, append([]string{"fleet"}, tc.args...)...)
 		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "retrysim: "+tc.flag+":") {
@@ -400,5 +404,24 @@ func TestFleetBrookerClients(t *testing.T) {
 		if r.FailureRate == 0 && (r.Succeeded != r.Requests || r.Calls != r.Requests) {
 			t.Errorf("row %d at failure rate 0: %d of %d succeeded in %d calls; want all in one call each", i, r.Succeeded, r.Requests, r.Calls)
 		}
+	}
+}
+
+// A scenario file's fleet section is the flags it names, with the same
+// meaning: examples/fleet-polly.yaml prints what its flags print, byte for
+// byte, and other flags still apply around it.
+func TestFleetScenarioEqualsFlags(t *testing.T) {
+	common := []string{"fleet", "-shape", "spike", "-rate", "40", "-peak", "80", "-from", "10s", "-to", "15s", "-duration", "30s", "-replicates", "2", "-format", "json"}
+	file, errOut, code := retrysim(t, append(common, "-scenario", "../../examples/fleet-polly.yaml")...)
+	if code != 0 {
+		t.Fatalf("-scenario: exit %d: %s", code, errOut)
+	}
+	flags, errOut, code := retrysim(t, append(common, "-policy", "sliding-breaker", "-policy-scope", "fleet", "-cb-failure-rate", "0.1",
+		"-cb-window-time", "30s", "-cb-min-calls", "100", "-cb-open", "5s", "-cb-half-open", "1", "-hedges", "2", "-hedge-delay", "200ms")...)
+	if code != 0 {
+		t.Fatalf("flags: exit %d: %s", code, errOut)
+	}
+	if file != flags {
+		t.Errorf("-scenario examples/fleet-polly.yaml prints\n%s\nwant what its flags print\n%s", file, flags)
 	}
 }

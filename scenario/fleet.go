@@ -1,0 +1,133 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/retrysim/retrysim/fleet"
+)
+
+// Fleet is what a scenario file's fleet section sets for retrysim fleet: the
+// client policy, its scope and parameters, and hedging. Its keys are the
+// fleet command's flags with _ for - (policy, policy_scope, hedges,
+// hedge_delay, and each parameter the policy reads: bucket_rate, cb_open,
+// ...); a time is a duration such as 10s. What it leaves out keeps the
+// flags' defaults.
+type Fleet struct {
+	Policy     fleet.PolicyConfig
+	Hedges     int
+	HedgeDelay time.Duration
+	// Set names the flags the section stands for, with the line of each,
+	// so a command can refuse a flag that says the same thing twice.
+	Set map[string]int
+}
+
+// DefaultHedgeDelay is the hedge delay when neither a flag nor a file sets
+// one.
+const DefaultHedgeDelay = 50 * time.Millisecond
+
+// fleetSection reads the fleet mapping n, checked by the validators the
+// flags go through; name labels errors.
+func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, &Error{File: name, Line: n.Line, Field: "fleet", Msg: "want a mapping of policy settings"}
+	}
+	f := &Fleet{Policy: fleet.DefaultPolicy(), HedgeDelay: DefaultHedgeDelay, Set: map[string]int{}}
+	fail := func(k *yaml.Node, msg string) error {
+		return &Error{File: name, Line: k.Line, Field: "fleet." + k.Value, Msg: msg}
+	}
+	params := fleet.PolicyParams()
+	keys := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
+		k, v := n.Content[i], n.Content[i+1]
+		flag := strings.ReplaceAll(k.Value, "_", "-")
+		keys[flag] = k
+		f.Set[flag] = k.Line
+		switch {
+		case flag == "policy" || flag == "policy-scope":
+			var s string
+			if v.Kind != yaml.ScalarNode || v.Decode(&s) != nil {
+				return nil, fail(k, fmt.Sprintf("%q is not text", v.Value))
+			}
+			var err error
+			if flag == "policy" {
+				f.Policy.Kind, err = fleet.ParsePolicy(s)
+			} else {
+				switch s {
+				case "client", "fleet":
+					f.Policy.Shared = s == "fleet"
+				default:
+					err = fmt.Errorf("unknown scope %q (want client or fleet)", s)
+				}
+			}
+			if err != nil {
+				return nil, fail(k, err.Error())
+			}
+		case flag == "hedges":
+			var h int
+			if v.Kind != yaml.ScalarNode || v.Decode(&h) != nil || h < 0 || h > fleet.MaxHedges {
+				return nil, fail(k, fmt.Sprintf("%q is not a whole number from 0 to %d", v.Value, fleet.MaxHedges))
+			}
+			f.Hedges = h
+		case flag == "hedge-delay" || fleet.ParamSeconds(flag):
+			var d duration
+			if err := v.Decode(&d); err != nil {
+				msg := fmt.Sprintf("%q is not a duration such as 250ms or 2s", v.Value)
+				if fe, ok := err.(*fieldError); ok {
+					msg = fe.msg
+				}
+				return nil, fail(k, msg)
+			}
+			if flag == "hedge-delay" {
+				f.HedgeDelay = d.v
+			} else if err := f.Policy.SetParam(flag, d.v.Seconds()); err != nil {
+				return nil, fail(k, err.Error())
+			}
+		case slices.Contains(params, flag):
+			var x float64
+			if v.Kind != yaml.ScalarNode || v.Decode(&x) != nil || math.IsNaN(x) {
+				return nil, fail(k, fmt.Sprintf("%q is not a number", v.Value))
+			}
+			if err := f.Policy.SetParam(flag, x); err != nil {
+				return nil, fail(k, strings.TrimPrefix(err.Error(), "-"+flag+": "))
+			}
+		default:
+			return nil, fail(k, "unknown key (want policy, policy_scope, hedges, hedge_delay or a policy parameter such as cb_window)")
+		}
+	}
+	// Every key is read by what the section sets up, as every flag is.
+	kind := f.Policy.Kind
+	for i := 0; i < len(n.Content); i += 2 {
+		k := n.Content[i]
+		flag := strings.ReplaceAll(k.Value, "_", "-")
+		switch {
+		case slices.Contains(params, flag) && !kind.Reads(flag):
+			return nil, fail(k, fmt.Sprintf("policy %s does not read it", kind))
+		case flag == "policy-scope" && kind == fleet.Unlimited:
+			return nil, fail(k, "policy unlimited keeps no state")
+		case flag == "hedge-delay" && f.Hedges == 0:
+			return nil, fail(k, "there are no hedges")
+		}
+	}
+	if err := f.Policy.Check(); err != nil {
+		pe := err.(*fleet.ParamError)
+		k := keys[pe.Param]
+		if k == nil { // a default that the kind refuses cannot happen, but say where
+			return nil, &Error{File: name, Line: n.Line, Field: "fleet", Msg: err.Error()}
+		}
+		return nil, fail(k, pe.Msg)
+	}
+	if f.Hedges > 0 && (f.HedgeDelay <= 0 || f.HedgeDelay > fleet.MaxSeconds*time.Second) {
+		k := keys["hedge-delay"]
+		if k == nil {
+			k = keys["hedges"]
+		}
+		return nil, fail(k, fmt.Sprintf("a hedge delay of %v is not above 0 and at most %d s", f.HedgeDelay, fleet.MaxSeconds))
+	}
+	return f, nil
+}
