@@ -28,7 +28,7 @@ const benchJobs = 1_000_000
 
 func defaults(b *testing.B) []strategy.Strategy {
 	var out []strategy.Strategy
-	for _, id := range strategy.DefaultIDs {
+	for _, id := range strategy.DefaultIDs() {
 		s, err := strategy.Parse(id, 3)
 		if err != nil {
 			b.Fatal(err)
@@ -63,7 +63,7 @@ func bareDraws(g rng.Generator, n int64) uint64 {
 }
 
 func BenchmarkTable(b *testing.B) {
-	for _, g := range rng.Generators {
+	for _, g := range rng.Generators() {
 		b.Run(g.Name, func(b *testing.B) {
 			strats := defaults(b)
 			b.ReportAllocs()
@@ -91,7 +91,7 @@ func BenchmarkTable(b *testing.B) {
 var sink uint64
 
 func BenchmarkBare(b *testing.B) {
-	for _, g := range rng.Generators {
+	for _, g := range rng.Generators() {
 		b.Run(g.Name, func(b *testing.B) {
 			_, draws := runTable(g, defaults(b))
 			b.ReportAllocs()
@@ -107,11 +107,11 @@ func BenchmarkBare(b *testing.B) {
 func BenchmarkStrategy(b *testing.B) {
 	sc := provider.Signup(0.01, 0.005)
 	for i, s := range defaults(b) {
-		b.Run(strategy.DefaultIDs[i], func(b *testing.B) {
+		b.Run(strategy.DefaultIDs()[i], func(b *testing.B) {
 			b.ReportAllocs()
 			var c stats.Counters
 			for b.Loop() {
-				c = sim.RunJobs(sc, s, rng.NewStream(rng.Mulberry32Generator.New(1, 0)), benchJobs)
+				c = sim.RunJobs(sc, s, rng.NewStream(rng.Mulberry32Generator().New(1, 0)), benchJobs)
 			}
 			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 			b.ReportMetric(ns/float64(c.Calls), "ns/call")
@@ -122,7 +122,7 @@ func BenchmarkStrategy(b *testing.B) {
 
 // BenchmarkRun is the whole engine with all its workers, as the command runs it.
 func BenchmarkRun(b *testing.B) {
-	for _, g := range rng.Generators {
+	for _, g := range rng.Generators() {
 		b.Run(g.Name, func(b *testing.B) {
 			cfg := sim.Config{
 				Scenario:   provider.Signup(0.01, 0.005),
@@ -158,7 +158,7 @@ func BenchmarkSweep(b *testing.B) {
 						Strategies: defaults(b),
 						Jobs:       benchJobs,
 						Seed:       1,
-						Generator:  rng.PCGGenerator,
+						Generator:  rng.PCGGenerator(),
 						Engine:     engine,
 					})
 				}
@@ -197,11 +197,11 @@ func BenchmarkSweep(b *testing.B) {
 func BenchmarkEngine(b *testing.B) {
 	const jobs = 10_000_000
 	for i, s := range defaults(b) {
-		b.Run(strategy.DefaultIDs[i], func(b *testing.B) {
+		b.Run(strategy.DefaultIDs()[i], func(b *testing.B) {
 			run := func(e sim.Engine) time.Duration {
 				start := time.Now()
 				cfg := sim.Config{Scenario: provider.Signup(0.01, 0.005), Strategies: []strategy.Strategy{s},
-					Jobs: jobs, Seed: 1, Generator: rng.PCGGenerator, Engine: e}
+					Jobs: jobs, Seed: 1, Generator: rng.PCGGenerator(), Engine: e}
 				if _, err := sim.RunAll(context.Background(), []sim.Config{cfg}, 1, nil); err != nil {
 					b.Fatal(err)
 				}
@@ -249,9 +249,9 @@ func BenchmarkTimeModel(b *testing.B) {
 				b.Run(lat.name+"/"+model+"/"+id, func(b *testing.B) {
 					s, _ := strategy.Parse(id, 3)
 					base := sim.Config{Scenario: provider.Signup(0.01, 0.005), Strategies: []strategy.Strategy{s},
-						Jobs: jobs, Seed: 1, Generator: rng.PCGGenerator, Engine: sim.Plain}
+						Jobs: jobs, Seed: 1, Generator: rng.PCGGenerator(), Engine: sim.Plain}
 					if model == "queue" {
-						q := delivery.Defaults
+						q := delivery.Defaults()
 						q.RepeatP, q.Store = 0.01, delivery.Claim
 						base.Delivery = &q
 					}
@@ -261,7 +261,7 @@ func BenchmarkTimeModel(b *testing.B) {
 						timed.Scenario.Steps[i].Latency = lat.of(i)
 					}
 					if timed.Delivery == nil {
-						q := delivery.Defaults
+						q := delivery.Defaults()
 						timed.Delivery = &q
 					}
 					run := func(cfg sim.Config) time.Duration {

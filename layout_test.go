@@ -1,10 +1,20 @@
 package retrysim_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/retrysim/retrysim/internal/race"
+	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // computation are the packages that simulate and compute: the engines, the
@@ -84,4 +94,91 @@ func pathTo(imports map[string][]string, root string, match func(string) bool) [
 		}
 	}
 	return nil
+}
+
+// TestNoExportedVars fails on any exported package-level variable in the
+// module's non-test code: an importer could assign to it (rng.Generators,
+// stats.Metrics, delivery.Defaults were such) and change every later output.
+// Registries and defaults are functions returning fresh copies, or constants.
+// Error sentinels (var ErrX = errors.New(...)) are allowed: errors.Is needs
+// one value to compare with, and assigning to one changes no output.
+func TestNoExportedVars(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range g.Specs {
+				v := spec.(*ast.ValueSpec)
+				for i, n := range v.Names {
+					if n.IsExported() && !errorSentinel(n.Name, v, i) {
+						t.Errorf("%s: exported package variable %s: any importer can change it; make it a constant or a function returning a fresh copy",
+							fset.Position(n.Pos()), n.Name)
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// errorSentinel reports whether the i-th name of v is ErrX = errors.New(...)
+// or fmt.Errorf(...).
+func errorSentinel(name string, v *ast.ValueSpec, i int) bool {
+	if !strings.HasPrefix(name, "Err") || i >= len(v.Values) {
+		return false
+	}
+	call, ok := v.Values[i].(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && (pkg.Name == "errors" && sel.Sel.Name == "New" || pkg.Name == "fmt" && sel.Sel.Name == "Errorf")
+}
+
+// The registries that replaced exported variables hand out copies: what one
+// caller does to its copy, the next caller does not see. (Defaults such as
+// delivery.Defaults() and backoff.Default() return structs by value, which
+// the compiler already keeps apart.)
+func TestRegistriesAreCopies(t *testing.T) {
+	rng.Generators()[0].Name = "changed"
+	stats.Metrics()[0].Name = "changed"
+	stats.Axes()[0].Name = "changed"
+	strategy.DefaultIDs()[0] = "changed"
+	race.Modes()[0] = "changed"
+	race.CrashPoints()[0] = "changed"
+	for what, got := range map[string]string{
+		"rng.Generators()[0].Name": rng.Generators()[0].Name, "stats.Metrics()[0].Name": stats.Metrics()[0].Name,
+		"stats.Axes()[0].Name": stats.Axes()[0].Name, "strategy.DefaultIDs()[0]": strategy.DefaultIDs()[0],
+		"race.Modes()[0]": string(race.Modes()[0]), "race.CrashPoints()[0]": string(race.CrashPoints()[0]),
+	} {
+		if got == "changed" {
+			t.Errorf("%s kept a caller's change", what)
+		}
+	}
 }

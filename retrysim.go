@@ -94,7 +94,7 @@ func fieldErr(field, format string, args ...any) error {
 func (e Experiment) generator() (rng.Generator, error) {
 	name := e.Generator
 	if name == "" {
-		name = rng.PCGGenerator.Name
+		name = rng.PCGGenerator().Name
 	}
 	g, ok := rng.Lookup(name)
 	if !ok {

@@ -88,7 +88,7 @@ func TestRate(t *testing.T) {
 		t.Error(`Rate("nonsense") = nil error; want an unknown metric`)
 	}
 	// The delivery model has no closed form.
-	q := delivery.Defaults
+	q := delivery.Defaults()
 	e.Delivery, e.Jobs = &q, 1000
 	rep, err = retrysim.Run(context.Background(), e)
 	if err != nil {
@@ -102,7 +102,7 @@ func TestRate(t *testing.T) {
 // TestCheck refuses each setting that cannot run, naming its field, before
 // any work.
 func TestCheck(t *testing.T) {
-	q := delivery.Defaults
+	q := delivery.Defaults()
 	for _, tc := range []struct {
 		name  string
 		edit  func(*retrysim.Experiment)
@@ -171,7 +171,7 @@ func TestShardsMerge(t *testing.T) {
 
 // TestShardRefused refuses a shard that merge could not rebuild.
 func TestShardRefused(t *testing.T) {
-	q := delivery.Defaults
+	q := delivery.Defaults()
 	for _, tc := range []struct {
 		name string
 		edit func(*retrysim.Experiment)

@@ -59,13 +59,13 @@ var sweepSpecs = [...]sweep.Spec{
 
 // grid is the sweep's four axes in stats.Axes order, defaults filled in.
 func (s Sweep) grid() ([]sweep.Axis, error) {
-	grid := make([]sweep.Axis, len(stats.Axes))
-	for i, a := range stats.Axes {
+	grid := make([]sweep.Axis, len(stats.Axes()))
+	for i, a := range stats.Axes() {
 		grid[i] = sweep.Axis{Name: a.Name, Values: []float64{sweepDefaults[i]}}
 	}
 	var given []string
 	for _, a := range s.Axes {
-		i := slices.IndexFunc(stats.Axes, func(x struct{ Name, Label string }) bool { return x.Name == a.Name })
+		i := slices.IndexFunc(stats.Axes(), func(x stats.Axis) bool { return x.Name == a.Name })
 		switch {
 		case i < 0:
 			return nil, fieldErr("axes", "unknown parameter %q (want p_fail, lost_reply, attempts or jobs)", a.Name)

@@ -60,7 +60,9 @@ type Policy struct {
 }
 
 // Default is the Part 5 retry options' policy: full jitter, base 100 ms, cap 2 s.
-var Default = Policy{Kind: FullJitter, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
+func Default() Policy {
+	return Policy{Kind: FullJitter, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
+}
 
 // Jittered reports whether Delay uses its draw.
 func (p Policy) Jittered() bool {

@@ -24,7 +24,7 @@ func Charge() provider.Scenario {
 // SQLiteCheck returns the check's seven steps, from the Defaults.
 func SQLiteCheck() []Case {
 	at := func(edit func(*Config)) Config {
-		c := Defaults
+		c := Defaults()
 		edit(&c)
 		return c
 	}

@@ -128,12 +128,14 @@ const (
 
 // Defaults are a 30 s visibility timeout and lease, 10 deliveries, keys kept
 // 24 hours (the article's illustration), and the Part 5 retry options' backoff.
-var Defaults = Config{
-	TTL:           24 * time.Hour,
-	Lease:         30 * time.Second,
-	Visibility:    30 * time.Second,
-	MaxDeliveries: 10,
-	Backoff:       backoff.Default,
+func Defaults() Config {
+	return Config{
+		TTL:           24 * time.Hour,
+		Lease:         30 * time.Second,
+		Visibility:    30 * time.Second,
+		MaxDeliveries: 10,
+		Backoff:       backoff.Default(),
+	}
 }
 
 // FieldError is a Config field that Check refuses, named as scenario files

@@ -30,9 +30,9 @@ var want = map[string]struct {
 func charge() provider.Scenario { return Charge() }
 
 func runOnce(cfg Config, r strategy.Retry, sc provider.Scenario, seed uint64) (Outcome, *provider.Job) {
-	stream := rng.NewStream(rng.PCGGenerator.New(seed, 0))
+	stream := rng.NewStream(rng.PCGGenerator().New(seed, 0))
 	j := provider.NewJob(sc, stream)
-	return NewRunner(cfg, r, sc, j, stream, rng.NewStream(rng.PCGGenerator.New(rng.LatencySeed(seed), 0))).Run(), j
+	return NewRunner(cfg, r, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(seed), 0))).Run(), j
 }
 
 // The SQLite check's seven steps, forced, and the lease fix in each of them.
@@ -69,7 +69,7 @@ func TestForcedCasesReproduceTheCheck(t *testing.T) {
 // With no store, no repeats, no crashes and no time, a job is one delivery
 // that calls like the Part 5 model.
 func TestOneDeliveryWhenNothingHappens(t *testing.T) {
-	out, j := runOnce(Defaults, strategy.Retry{Scope: strategy.EachStep, Attempts: 3}, provider.Signup(0, 0), 1)
+	out, j := runOnce(Defaults(), strategy.Retry{Scope: strategy.EachStep, Attempts: 3}, provider.Signup(0, 0), 1)
 	if out.Deliveries != 1 || out.Failed || j.Calls() != 10 || out.Completion != 0 {
 		t.Errorf("outcome %+v, calls %d; want 1 delivery, success, 10 calls, completion 0", out, j.Calls())
 	}
@@ -80,7 +80,7 @@ func TestOneDeliveryWhenNothingHappens(t *testing.T) {
 func TestVisibilityTimeoutOverlap(t *testing.T) {
 	sc := charge()
 	sc.Steps[0].Latency = provider.Latency{Median: 45 * time.Second}
-	cfg := Defaults
+	cfg := Defaults()
 	out, j := runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, 1)
 	if out.Deliveries != 2 || j.Done(0) != 2 {
 		t.Errorf("%d deliveries, %d charges; want 2 and 2", out.Deliveries, j.Done(0))
@@ -117,7 +117,7 @@ func TestRepeatAfterExpiryClosedForm(t *testing.T) {
 	delay := provider.Latency{Median: 2500 * time.Millisecond, P99: 20 * time.Second}
 	sc := charge()
 	sc.Steps[0].PFail, sc.Steps[0].Latency = p, provider.Latency{Median: lat}
-	cfg := Defaults
+	cfg := Defaults()
 	cfg.Store, cfg.TTL, cfg.RepeatP, cfg.RepeatDelay = After, ttl, 1, delay
 	cfg.Backoff = backoff.Policy{Kind: backoff.Constant, Base: wait}
 	cfg.Visibility = time.Hour
@@ -131,9 +131,9 @@ func TestRepeatAfterExpiryClosedForm(t *testing.T) {
 	}
 	want *= 1 - math.Pow(p, a)
 
-	stream := rng.NewStream(rng.PCGGenerator.New(7, 0))
+	stream := rng.NewStream(rng.PCGGenerator().New(7, 0))
 	j := provider.NewJob(sc, stream)
-	x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: a}, sc, j, stream, rng.NewStream(rng.PCGGenerator.New(rng.LatencySeed(7), 0)))
+	x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: a}, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(7), 0)))
 	twice := 0
 	for range jobs {
 		x.Run()
@@ -168,7 +168,7 @@ func TestParseNames(t *testing.T) {
 func TestFreshKeysAreNoKeys(t *testing.T) {
 	sc := charge()
 	sc.Steps[0].PFail, sc.Steps[0].HonoursKeys = 0.5, true
-	cfg := Defaults
+	cfg := Defaults()
 	cfg.RepeatP = 1 // two deliveries at the same instant
 	for seed := range uint64(200) {
 		_, fresh := runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.FreshKeys}, sc, seed)
@@ -201,17 +201,17 @@ func TestDecorrelatedBackoffStartsFreshEachStep(t *testing.T) {
 	for i := range sc.Steps {
 		sc.Steps[i].Latency = provider.Latency{Median: lat}
 	}
-	cfg := Defaults
+	cfg := Defaults()
 	cfg.Backoff = backoff.Policy{Kind: backoff.Decorrelated, Base: base, Cap: time.Second}
 
 	L, b := lat.Seconds(), base.Seconds()
 	step := (1 - p) * (L + p*(2*L+2*b) + p*p*(3*L+5.5*b)) / (1 - p*p*p)
 	want := float64(len(sc.Steps)) * step
 
-	stream := rng.NewStream(rng.PCGGenerator.New(7, 0))
+	stream := rng.NewStream(rng.PCGGenerator().New(7, 0))
 	j := provider.NewJob(sc, stream)
 	x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.SameKey}, sc, j, stream,
-		rng.NewStream(rng.PCGGenerator.New(rng.LatencySeed(7), 0)))
+		rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(7), 0)))
 	var n, sum, sumSq float64
 	for range jobs {
 		out := x.Run()
@@ -239,10 +239,10 @@ func TestCompletionIsWhenTheLastDeliveryEnds(t *testing.T) {
 	for i := range sc.Steps {
 		sc.Steps[i].Latency = provider.Latency{Median: lat}
 	}
-	stream := rng.NewStream(rng.PCGGenerator.New(1, 0))
+	stream := rng.NewStream(rng.PCGGenerator().New(1, 0))
 	j := provider.NewJob(sc, stream)
-	x := NewRunner(Defaults, strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, j, stream,
-		rng.NewStream(rng.PCGGenerator.New(rng.LatencySeed(1), 0)))
+	x := NewRunner(Defaults(), strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, j, stream,
+		rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
 	failed := 0
 	for range 2000 {
 		out := x.Run()
@@ -271,7 +271,7 @@ func TestOvertakenLeaseCallsCount(t *testing.T) {
 	for i := range sc.Steps {
 		sc.Steps[i].Latency = provider.Latency{Median: 50 * time.Millisecond}
 	}
-	cfg := Defaults
+	cfg := Defaults()
 	cfg.Store, cfg.Lease, cfg.Visibility = Lease, 20*time.Millisecond, 30*time.Millisecond
 	out, j := runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3}, sc, 1)
 	if j.Calls() != 19 || out.Deliveries != 10 || out.Failed || out.Completion != 770*time.Millisecond {
@@ -301,7 +301,7 @@ func TestWarning(t *testing.T) {
 	whole := []strategy.Retry{{Scope: strategy.WholeJob, Attempts: 3}}
 	fixed := provider.Latency{Median: 50 * ms}
 	at := func(store Store, lease, vis time.Duration) Config {
-		c := Defaults
+		c := Defaults()
 		c.Store, c.Lease, c.Visibility = store, lease, vis
 		return c
 	}
@@ -325,7 +325,7 @@ func TestWarning(t *testing.T) {
 		{"whole job claims per pass", at(Lease, 49*ms, time.Minute), signup(0.01, fixed), whole, leaseMsg("49ms", "50ms")},
 		{"lognormal at its p99", at(Lease, 199*ms, 2*time.Second), signup(0, provider.Latency{Median: 20 * ms, P99: 200 * ms}), each, leaseMsg("199ms", "200ms")},
 		{"no lease store", at(Claim, 20*ms, time.Minute), signup(0.01, fixed), each, ""},
-		{"no time", Defaults, signup(0.01, provider.Latency{}), each, ""},
+		{"no time", Defaults(), signup(0.01, provider.Latency{}), each, ""},
 		// 1000 calls of 8760h pass what a Duration holds: the hold saturates.
 		{"saturated", at(Lease, provider.MaxDuration, provider.MaxDuration), signup(0.01, provider.Latency{Median: provider.MaxDuration}),
 			[]strategy.Retry{{Scope: strategy.EachStep, Attempts: 1000}},
@@ -356,11 +356,11 @@ func TestCrashDrawnPerPoint(t *testing.T) {
 		at       CrashPoint
 		mean, vr float64
 	}{{AfterKey, 0.875, 1.875 - 0.875*0.875}, {BeforeKey, 1.5, 2.25}} {
-		cfg := Defaults
+		cfg := Defaults()
 		cfg.CrashP, cfg.CrashAt, cfg.MaxDeliveries, cfg.Backoff = c, tt.at, 1, backoff.Policy{}
-		stream := rng.NewStream(rng.PCGGenerator.New(3, 0))
+		stream := rng.NewStream(rng.PCGGenerator().New(3, 0))
 		j := provider.NewJob(sc, stream)
-		x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3}, sc, j, stream, rng.NewStream(rng.PCGGenerator.New(3, 1)))
+		x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3}, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(3, 1)))
 		var calls int64
 		for range jobs {
 			x.Run()

@@ -15,7 +15,7 @@ import (
 // push and pop of the same 4-ary heap: the share of the time the model
 // itself, not the event queue, takes.
 func BenchmarkBrookerCollapse(b *testing.B) {
-	cfgs := BrookerCollapse.Runs(BrookerCollapse.Duration)
+	cfgs := brookerCollapse.Runs(brookerCollapse.Duration)
 	var events int64
 	b.ReportAllocs()
 	cpu0 := cpuTime()
@@ -61,7 +61,7 @@ func cpuTime() float64 {
 // a hold model keeping 2,000 events (the preset's heap holds hundreds to a
 // few thousand), each pop followed by a push an exponential time later.
 func heapWork(n int64) {
-	s := rng.NewStream(rng.PCGGenerator.New(1, 0))
+	s := rng.NewStream(rng.PCGGenerator().New(1, 0))
 	var h eventHeap
 	for range 2000 {
 		h.push(event{t: -math.Log(s.Open())})

@@ -159,7 +159,7 @@ type sim struct {
 
 func newSim(cfg *Config, seed uint64) *sim {
 	s := &sim{cfg: cfg, dur: cfg.Duration, lmax: cfg.Load.max()}
-	g := rng.PCGGenerator
+	g := rng.PCGGenerator()
 	s.arr.Reset(g.New(seed, 0))
 	s.rnd.Reset(g.New(seed, 1))
 	if sv := cfg.Server.Service; cfg.Server.Kind == Queue && sv.Dist == Lognormal && sv.Sigma > 0 {

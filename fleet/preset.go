@@ -23,13 +23,13 @@ type Preset struct {
 	Totals, ByClients bool
 }
 
-// BrookerCollapse is the "simple collapse" simulation of M. Brooker,
+// brookerCollapse is the "simple collapse" simulation of M. Brooker,
 // "Metastability and distributed systems" (brooker.co.za, 2021), and
 // its simulator_example: a server whose latency is 1 s + 0.01 s a call in
 // progress, network delay exponential with mean 0.1 s each way, a 3 s
 // timeout and 3 tries in all, without backoff or with a wait uniform in
 // [0, b], b = 20 s on the first retry and doubling after (full jitter, no cap).
-var BrookerCollapse = Preset{
+var brookerCollapse = Preset{
 	Name: "brooker-collapse",
 	Source: "M. Brooker, \"Metastability and distributed systems\", brooker.co.za 2021 (simple collapse): " +
 		"latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, 3 tries; " +
@@ -90,7 +90,7 @@ var brookerPolicies = [...]brookerPolicy{
 	{"breaker_10pct", 4, PolicyConfig{Kind: Breaker, Threshold: 0.1}, backoff.Policy{}},
 }
 
-// BrookerRetries is the "Simulating performance" runs of M. Brooker, "Fixing
+// brookerRetries is the "Simulating performance" runs of M. Brooker, "Fixing
 // retries with token buckets and circuit breakers" (brooker.co.za,
 // 2022-02-28): 100 clients at 10 requests a second each, a server failing
 // each call with a load-independent probability, network delay exponential
@@ -98,7 +98,7 @@ var brookerPolicies = [...]brookerPolicy{
 // token bucket (r = 0.1, s = 5, per client, full at the start) and a breaker
 // (retries while the client's failures/calls ratio is at most 0.1). The
 // server answers at once and the timeout (60 s) never binds, as in the post.
-var BrookerRetries = Preset{
+var brookerRetries = Preset{
 	Name: "brooker-retries",
 	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28: " +
 		"100 clients x 10 requests a second, server failure rate 0 to 0.5 (17 rates), network 10 ms each way; " +
@@ -109,10 +109,10 @@ var BrookerRetries = Preset{
 	Runs:       func(d float64) []Config { return brookerRuns(d, 100, 1000, brookerPolicies[:]) },
 }
 
-// BrookerClients is the same comparison for the policies that keep state
+// brookerClients is the same comparison for the policies that keep state
 // per client, with 10, 100 and 1000 clients sharing 100 requests a second:
 // the fewer requests a client sends, the less its bucket or breaker learns.
-var BrookerClients = Preset{
+var brookerClients = Preset{
 	Name: "brooker-clients",
 	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28: " +
 		"as brooker-retries, with 10, 100 and 1000 clients sharing 100 requests a second; adaptive_10pct and breaker_10pct",
@@ -150,7 +150,7 @@ func brookerRuns(d float64, clients int, rate float64, policies []brookerPolicy)
 
 // Presets lists the presets.
 func Presets() []Preset {
-	return []Preset{BrookerCollapse, BrookerRetries, BrookerClients, AWSStandard, GRPCThrottling, JobRetries}
+	return []Preset{brookerCollapse, brookerRetries, brookerClients, awsStandard, grpcThrottling, jobRetries}
 }
 
 // LookupPreset returns the preset called name.
@@ -207,8 +207,8 @@ func productionRuns(d float64, prefix, bare string, client func(shared bool) Cli
 	})
 }
 
-// AWSStandard runs the AWS SDKs' standard retry mode on Brooker's retry load.
-var AWSStandard = Preset{
+// awsStandard runs the AWS SDKs' standard retry mode on Brooker's retry load.
+var awsStandard = Preset{
 	Name: "aws-standard",
 	Source: "The AWS SDKs' standard retry mode as aws-sdk-go-v2 (aws/retry) sets it: 3 attempts; a retry quota of 500 tokens, " +
 		"a retry costing 5 (10 after a timeout), 1 back for a success without retry; wait u x min(2^a s, 20 s) before retry a = 1, 2; " +
@@ -219,9 +219,9 @@ var AWSStandard = Preset{
 	Runs:       func(d float64) []Config { return productionRuns(d, "aws", "no_quota", AWSStandardClient) },
 }
 
-// GRPCThrottling runs gRPC's retry policy with retry throttling on
+// grpcThrottling runs gRPC's retry policy with retry throttling on
 // Brooker's retry load.
-var GRPCThrottling = Preset{
+var grpcThrottling = Preset{
 	Name: "grpc-throttling",
 	Source: "gRPC's retry policy and retry throttling, proposal A6 (\"gRPC Retry Design\"), with its examples' values: maxAttempts 4, " +
 		"backoff random(0, min(0.1 s x 2^(n-1), 1 s)), retryThrottling maxTokens 10, tokenRatio 0.1; " +
@@ -244,11 +244,11 @@ func RiverClient() Client {
 	return Client{Attempts: 25, Backoff: backoff.Policy{Kind: backoff.River}}
 }
 
-// JobRetries puts the two job queues' default schedules behind an outage:
+// jobRetries puts the two job queues' default schedules behind an outage:
 // 10 jobs a second for 20 minutes, each calling a service that takes 0.1 s
 // and fails 1% of its calls, down (failing every call at once) from 5 to 10
 // minutes. A job's call has a 60 s timeout, which never binds.
-var JobRetries = Preset{
+var jobRetries = Preset{
 	Name: "job-retries",
 	Source: "Sidekiq's job retry (lib/sidekiq/job_retry.rb: 25 retries, retry c from 0 waits c^4 + 15 + rand(10) x (c + 1) s) and " +
 		"River's (DefaultClientRetryPolicy: n^4 s ±10% after the n-th error, MaxAttempts 25): 10 jobs a second for 1200 s calling a service " +

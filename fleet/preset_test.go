@@ -71,7 +71,7 @@ func TestProductionPresetsClosedForms(t *testing.T) {
 		t.Fatalf("%s: no run %s", p.Name, name)
 		return Config{}
 	}
-	for _, p := range []Preset{AWSStandard, GRPCThrottling} {
+	for _, p := range []Preset{awsStandard, grpcThrottling} {
 		runs := p.Runs(p.Duration)
 		if len(runs) != 17*3 {
 			t.Fatalf("%s: %d runs; want 17 failure rates x 3 clients", p.Name, len(runs))
@@ -88,11 +88,11 @@ func TestProductionPresetsClosedForms(t *testing.T) {
 		retriesPerRun  int64 // when every call fails
 		attemptsPerReq int64 // or, when 0, the retries above in all
 	}{
-		{AWSStandard, "aws_fleet", 100, 0},
-		{GRPCThrottling, "grpc_fleet", 4, 0},
-		{AWSStandard, "no_quota", 0, 3},
-		{JobRetries, "sidekiq", 0, 26},
-		{JobRetries, "river", 0, 25},
+		{awsStandard, "aws_fleet", 100, 0},
+		{grpcThrottling, "grpc_fleet", 4, 0},
+		{awsStandard, "no_quota", 0, 3},
+		{jobRetries, "sidekiq", 0, 26},
+		{jobRetries, "river", 0, 25},
 	} {
 		cfg := byName(tc.p, tc.run)
 		cfg.Server.PFail = 1
@@ -131,7 +131,7 @@ func TestJobRetriesClosedForm(t *testing.T) {
 		"sidekiq": func(c int) float64 { x := float64(c); return x*x*x*x + 15 + 4.5*(x+1) },
 		"river":   func(c int) float64 { n := float64(c + 1); return n * n * n * n },
 	}
-	for _, cfg := range JobRetries.Runs(JobRetries.Duration) {
+	for _, cfg := range jobRetries.Runs(jobRetries.Duration) {
 		var w, sum float64
 		for k := 0; ; k++ {
 			w += means[cfg.Name](k)

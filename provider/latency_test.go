@@ -13,7 +13,7 @@ import (
 func TestLatencyQuantiles(t *testing.T) {
 	const n = 200_000
 	l := Latency{Median: 20 * time.Millisecond, P99: 200 * time.Millisecond}
-	s, stream := l.Sampler(), rng.NewStream(rng.PCGGenerator.New(1, 0))
+	s, stream := l.Sampler(), rng.NewStream(rng.PCGGenerator().New(1, 0))
 	var belowMedian, belowP99 float64
 	for range n {
 		d := s.Draw(stream)

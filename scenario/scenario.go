@@ -361,7 +361,7 @@ func Parse(name string, data []byte) (Loaded, error) {
 // config turns the queue section (nil: the defaults) into a delivery.Config,
 // checked by the validator the flags go through.
 func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error) {
-	c := delivery.Defaults
+	c := delivery.Defaults()
 	if q == nil {
 		return c, nil
 	}

@@ -175,8 +175,8 @@ func TestEmptyQueueTurnsTheModelOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Queue == nil || *got.Queue != delivery.Defaults {
-		t.Errorf("queue = %+v; want the defaults %+v", got.Queue, delivery.Defaults)
+	if got.Queue == nil || *got.Queue != delivery.Defaults() {
+		t.Errorf("queue = %+v; want the defaults %+v", got.Queue, delivery.Defaults())
 	}
 }
 

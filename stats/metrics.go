@@ -77,8 +77,8 @@ func meanSE(sum int64, sumSq Wide, n int64) float64 {
 	return (ci.Hi - m) / z
 }
 
-// Metrics are the rates of a row, in output order.
-var Metrics = []Metric{
+// metrics are the rates of a row, in output order.
+var metrics = []Metric{
 	{
 		Name:  "succeeded",
 		Label: "Share of jobs that succeeded",
@@ -124,17 +124,21 @@ var Metrics = []Metric{
 	},
 }
 
+// Metrics are the rates of a row, in output order: a fresh slice, so no
+// importer can change what another gets.
+func Metrics() []Metric { return slices.Clone(metrics) }
+
 // LookupMetric returns the metric called name.
 func LookupMetric(name string) (Metric, error) {
-	i := slices.IndexFunc(Metrics, func(m Metric) bool { return m.Name == name })
+	i := slices.IndexFunc(metrics, func(m Metric) bool { return m.Name == name })
 	if i < 0 {
-		names := make([]string, len(Metrics))
-		for j, m := range Metrics {
+		names := make([]string, len(metrics))
+		for j, m := range metrics {
 			names[j] = m.Name
 		}
 		return Metric{}, fmt.Errorf("unknown metric %q (want one of %s)", name, strings.Join(names, ", "))
 	}
-	return Metrics[i], nil
+	return metrics[i], nil
 }
 
 // Z is how many standard errors the estimate lies from its expectation in e,
@@ -157,15 +161,15 @@ type Spread struct {
 	Mean, SD float64
 }
 
-// Values are one replicate's metric values, in Metrics order: what a
+// Values are one replicate's metric values, in metrics order: what a
 // replicated row keeps of each replicate for its spreads, forty bytes where
 // the replicate's Counters take kilobytes.
 type Values []float64
 
 // ValuesOf are c's metric values.
 func ValuesOf(c Counters) Values {
-	v := make(Values, len(Metrics))
-	for i, m := range Metrics {
+	v := make(Values, len(metrics))
+	for i, m := range metrics {
 		v[i] = m.Estimate(Row{Counters: c}).Value
 	}
 	return v
@@ -173,7 +177,7 @@ func ValuesOf(c Counters) Values {
 
 // SpreadOf is m's mean and standard deviation over the replicates' values.
 func (m Metric) SpreadOf(reps []Values) Spread {
-	i := slices.IndexFunc(Metrics, func(x Metric) bool { return x.Name == m.Name })
+	i := slices.IndexFunc(metrics, func(x Metric) bool { return x.Name == m.Name })
 	xs := make([]float64, len(reps))
 	for r, v := range reps {
 		xs[r] = v[i]

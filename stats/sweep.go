@@ -1,13 +1,22 @@
 package stats
 
-// Axes are the parameters a sweep can vary, in grid order, with the words
-// that label them.
-var Axes = []struct{ Name, Label string }{
+import "slices"
+
+// Axis is a parameter a sweep can vary: its name in outputs and the words
+// that label it on a plot.
+type Axis struct{ Name, Label string }
+
+// axes are the parameters a sweep can vary, in grid order.
+var axes = []Axis{
 	{"p_fail", "Probability that a call fails"},
 	{"lost_reply", "Probability that the watched step's reply is lost"},
 	{"attempts", "Attempts a retry allows"},
 	{"jobs", "Jobs simulated"},
 }
+
+// Axes are the parameters a sweep can vary, in grid order: a fresh slice,
+// so no importer can change what another gets.
+func Axes() []Axis { return slices.Clone(axes) }
 
 // Point is one grid point of a sweep: a value for every axis, in Axes order.
 type Point [4]float64

@@ -39,13 +39,13 @@ func TestExpectAgreesWithSimulation(t *testing.T) {
 		for i, r := range retries {
 			strats[i] = r
 		}
-		got, err := sim.Run(context.Background(), sim.Config{Scenario: sc, Strategies: strats, Jobs: jobs, Seed: 77, Generator: rng.PCGGenerator})
+		got, err := sim.Run(context.Background(), sim.Config{Scenario: sc, Strategies: strats, Jobs: jobs, Seed: 77, Generator: rng.PCGGenerator()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, r := range retries {
 			want := r.Expect(sc)
-			for _, m := range stats.Metrics {
+			for _, m := range stats.Metrics() {
 				z, ok := m.Z(got[i], want)
 				if !ok || math.Abs(z) > 4.5 {
 					t.Errorf("p=%v l=%v A=%d %s %s: simulated %.6g, expected %.6g (z %.2f, defined %v)",
@@ -90,7 +90,7 @@ func TestExpectByHand(t *testing.T) {
 
 func ExampleRetry_Expect() {
 	sc := provider.Signup(0.01, 0.005)
-	for _, id := range strategy.DefaultIDs {
+	for _, id := range strategy.DefaultIDs() {
 		r, _ := strategy.Parse(id, 3)
 		e := r.Expect(sc)
 		fmt.Printf("%-17s failed %6.1f  calls/job %.4f  repeated %8.1f  duplicates %6.1f (per 1,000,000)\n",

@@ -19,7 +19,7 @@ import (
 func replicates(t *testing.T, seeds int, jobs int64) (sc provider.Scenario, ids []string, runs [][]stats.Counters) {
 	t.Helper()
 	sc = provider.Signup(0.05, 0.02)
-	ids = append(append([]string{}, strategy.DefaultIDs...), "job-nokey")
+	ids = append(append([]string{}, strategy.DefaultIDs()...), "job-nokey")
 	var strats []strategy.Strategy
 	for _, id := range ids {
 		s, err := strategy.Parse(id, 3)
@@ -30,7 +30,7 @@ func replicates(t *testing.T, seeds int, jobs int64) (sc provider.Scenario, ids 
 	}
 	cfgs := make([]sim.Config, seeds)
 	for r := range cfgs {
-		cfgs[r] = sim.Config{Scenario: sc, Strategies: strats, Jobs: jobs, Seed: rng.ReplicateSeed(2026, uint64(r)), Generator: rng.PCGGenerator}
+		cfgs[r] = sim.Config{Scenario: sc, Strategies: strats, Jobs: jobs, Seed: rng.ReplicateSeed(2026, uint64(r)), Generator: rng.PCGGenerator()}
 	}
 	runs, err := sim.RunAll(context.Background(), cfgs, 0, nil)
 	if err != nil {
@@ -127,7 +127,7 @@ func TestRepeatsIntervalCoverageAtSmallCounts(t *testing.T) {
 	for _, jobs := range []int64{1000, 20_000} {
 		cfgs := make([]sim.Config, 400)
 		for r := range cfgs {
-			cfgs[r] = sim.Config{Scenario: sc, Strategies: strats, Jobs: jobs, Seed: rng.ReplicateSeed(11, uint64(r)), Generator: rng.PCGGenerator}
+			cfgs[r] = sim.Config{Scenario: sc, Strategies: strats, Jobs: jobs, Seed: rng.ReplicateSeed(11, uint64(r)), Generator: rng.PCGGenerator()}
 		}
 		runs, err := sim.RunAll(context.Background(), cfgs, 0, nil)
 		if err != nil {

@@ -9,6 +9,7 @@ package strategy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/retrysim/retrysim/provider"
@@ -163,8 +164,12 @@ func (r Retry) Resume(j *provider.Job, from int) bool {
 	return false
 }
 
-// DefaultIDs are the article's five rows, in its order.
-var DefaultIDs = []string{"step-nokey", "step-newkey", "step-samekey", "job-samekey", "job-samekey-skip"}
+// defaultIDs are the article's five rows, in its order.
+var defaultIDs = []string{"step-nokey", "step-newkey", "step-samekey", "job-samekey", "job-samekey-skip"}
+
+// DefaultIDs are the article's five rows, in its order: a fresh slice, so no
+// importer can change what another gets.
+func DefaultIDs() []string { return slices.Clone(defaultIDs) }
 
 // Parse builds the strategy a short name describes: scope-keys[-skip], with scope
 // step or job and keys nokey, newkey or samekey (for example job-samekey-skip).
@@ -195,7 +200,7 @@ func Parse(id string, attempts int) (Retry, error) {
 	}
 	if !ok {
 		return Retry{}, fmt.Errorf("unknown strategy %q (want scope-keys[-skip], scope step or job, keys nokey, newkey or samekey: %s)",
-			id, strings.Join(DefaultIDs, ", "))
+			id, strings.Join(defaultIDs, ", "))
 	}
 	return r, nil
 }

@@ -28,22 +28,22 @@ Usage: retrysim fleet [flags]
 Example: retrysim fleet -preset brooker-collapse
 
 Presets:
-  brooker-collapse  ` + indentWrap(fleet.BrookerCollapse.Source+".", 60, "                    ") + `
+  brooker-collapse  ` + indentWrap(presetSource("brooker-collapse")+".", 60, "                    ") + `
                     Runs ramp_no_backoff, ramp_backoff_and_jitter, spike_no_backoff and
                     spike_backoff_and_jitter, 80 s and 10 replicates unless -duration or
                     -replicates say otherwise; no other model flag goes with it.
-  brooker-retries   ` + indentWrap(fleet.BrookerRetries.Source+".", 60, "                    ") + `
+  brooker-retries   ` + indentWrap(presetSource("brooker-retries")+".", 60, "                    ") + `
                     17 x 4 runs of 10 s, 1 replicate unless -duration or -replicates say
                     otherwise; prints a row a failure rate and policy (json and csv:
                     failure_rate, policy, requests, succeeded, calls, summed over
                     replicates); no -series or -plot.
-  brooker-clients   ` + indentWrap(fleet.BrookerClients.Source+".", 60, "                    ") + `
+  brooker-clients   ` + indentWrap(presetSource("brooker-clients")+".", 60, "                    ") + `
                     3 x 17 x 2 runs, printed as brooker-retries's with clients first.
-  aws-standard      ` + indentWrap(fleet.AWSStandard.Source+".", 60, "                    ") + `
+  aws-standard      ` + indentWrap(presetSource("aws-standard")+".", 60, "                    ") + `
                     17 x 3 runs, printed as brooker-retries's.
-  grpc-throttling   ` + indentWrap(fleet.GRPCThrottling.Source+".", 60, "                    ") + `
+  grpc-throttling   ` + indentWrap(presetSource("grpc-throttling")+".", 60, "                    ") + `
                     17 x 3 runs, printed as brooker-retries's.
-  job-retries       ` + indentWrap(fleet.JobRetries.Source+".", 60, "                    ") + `
+  job-retries       ` + indentWrap(presetSource("job-retries")+".", 60, "                    ") + `
                     Runs sidekiq and river, 1200 s and 5 replicates unless -duration or
                     -replicates say otherwise; printed as brooker-collapse's.
 
@@ -499,4 +499,13 @@ func indentWrap(text string, width int, indent string) string {
 		n += len(w)
 	}
 	return b.String()
+}
+
+// presetSource is the named fleet preset's source, for -help.
+func presetSource(name string) string {
+	p, err := fleet.LookupPreset(name)
+	if err != nil {
+		panic(err) // a name written in this file
+	}
+	return p.Source
 }

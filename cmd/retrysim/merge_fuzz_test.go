@@ -226,7 +226,7 @@ func checkRates(t *testing.T, out []byte) {
 		t.Fatal(err)
 	}
 	for i, row := range doc.Rows {
-		for _, m := range stats.Metrics {
+		for _, m := range stats.Metrics() {
 			v, ok := row[m.Name].(float64)
 			if !ok || math.IsInf(v, 0) || v < 0 {
 				t.Errorf("rows[%d].%s = %v; want a finite rate at least 0", i, m.Name, row[m.Name])

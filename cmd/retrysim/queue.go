@@ -117,7 +117,7 @@ func (c *crashProbability) Set(s string) error {
 // crashPointFlag is -crash-at, in the table command and in race alike, with
 // the delivery model's names and default.
 func crashPointFlag() nameFlag[delivery.CrashPoint] {
-	return nameFlag[delivery.CrashPoint]{v: delivery.Defaults.CrashAt, parse: parseCrashPoint, text: delivery.CrashPoint.String}
+	return nameFlag[delivery.CrashPoint]{v: delivery.Defaults().CrashAt, parse: parseCrashPoint, text: delivery.CrashPoint.String}
 }
 
 // parseCrashPoint reads a crash point, naming race's old after-charge's new name.
@@ -159,7 +159,7 @@ var fieldFlags = map[string]string{
 }
 
 func (q *queueFlags) register(fs *flag.FlagSet) {
-	d := delivery.Defaults
+	d := delivery.Defaults()
 	q.backoff = nameFlag[backoff.Kind]{v: d.Backoff.Kind, parse: backoff.ParseKind, text: backoff.Kind.String}
 	q.base, q.cap = durationFlag{d.Backoff.Base}, durationFlag{d.Backoff.Cap}
 	q.store = nameFlag[delivery.Store]{v: d.Store, parse: delivery.ParseStore, text: delivery.Store.String}
@@ -224,7 +224,7 @@ func (q *queueFlags) load(fs *flag.FlagSet, pFail, lostReply float64) (provider.
 		return sc, nil, nil
 	}
 	if cfg == nil {
-		c := delivery.Defaults
+		c := delivery.Defaults()
 		cfg = &c
 	}
 	if set["latency"] {

@@ -78,7 +78,7 @@ func (l *modeList) Set(v string) error {
 	for m := range strings.SplitSeq(v, ",") {
 		mode := race.Mode(strings.TrimSpace(m))
 		ok := false
-		for _, known := range race.Modes {
+		for _, known := range race.Modes() {
 			ok = ok || mode == known
 		}
 		if !ok {
@@ -92,7 +92,7 @@ func (l *modeList) Set(v string) error {
 
 // raceCommand runs the harness for each mode and prints what it measured.
 func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err error) {
-	modes := modeList(race.Modes)
+	modes := modeList(race.Modes())
 	procs := bounded{v: 2, lo: 1, hi: 256}
 	jobs := count(1)
 	deliveries := bounded{v: 2, lo: 1, hi: 100}
@@ -255,7 +255,7 @@ func simulateRace(ctx context.Context, res race.Result, cfg race.Config, jobs in
 // same instant, with workers dying at rate crash, and counts the jobs charged
 // twice and the jobs lost.
 func simulatePairs(ctx context.Context, cfg race.Config, overlap, crash float64, jobs int64) (double, lost int64, err error) {
-	q := delivery.Defaults
+	q := delivery.Defaults()
 	q.Store = map[race.Mode]delivery.Store{race.Loose: delivery.Loose, race.Claim: delivery.Claim, race.After: delivery.NoStore, race.Lease: delivery.Lease}[cfg.Mode]
 	q.RepeatP = 1
 	if crash > 0 {
@@ -278,7 +278,7 @@ func simulatePairs(ctx context.Context, cfg race.Config, overlap, crash float64,
 		qq := q
 		qq.RepeatDelay.Median = part.delay
 		cfgs = append(cfgs, sim.Config{
-			Scenario: delivery.Charge(), Jobs: part.n, Seed: uint64(cfg.Seed), Generator: rng.PCGGenerator, Delivery: &qq,
+			Scenario: delivery.Charge(), Jobs: part.n, Seed: uint64(cfg.Seed), Generator: rng.PCGGenerator(), Delivery: &qq,
 			Strategies: []strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Attempts: 1}},
 		})
 	}

@@ -155,14 +155,14 @@ type common struct {
 func (c *common) register(fs *flag.FlagSet, doc render.Doc) {
 	*c = common{
 		seed:       1,
-		rng:        choice{v: rng.Generators[0].Name, valid: validRNG},
-		strategies: strategyList(strategy.DefaultIDs),
+		rng:        choice{v: rng.Generators()[0].Name, valid: validRNG},
+		strategies: strategyList(strategy.DefaultIDs()),
 		format:     newFormatFlag(doc),
 		workers:    bounded{v: runtime.GOMAXPROCS(0), lo: 1, hi: 4096},
 	}
 	fs.Var(&c.seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	gens := make([]string, len(rng.Generators))
-	for i, g := range rng.Generators {
+	gens := make([]string, len(rng.Generators()))
+	for i, g := range rng.Generators() {
 		gens[i] = fmt.Sprintf("%s: %s", g.Name, g.Doc)
 	}
 	fs.Var(&c.rng, "rng", "random `generator`: "+strings.Join(gens, "; "))

@@ -69,7 +69,7 @@ func newAxis(def string, spec sweep.Spec) *axisFlag {
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var c common
 	prob := sweep.Spec{Kind: sweep.Probability}
-	axes := []*axisFlag{ // in stats.Axes order
+	axes := []*axisFlag{ // in stats.Axes() order
 		newAxis("0.01", prob),
 		newAxis("0.005", prob),
 		newAxis("3", sweep.Spec{Kind: sweep.Whole, Min: 1, Max: sim.MaxAttempts}),
@@ -94,7 +94,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	grid := make([]sweep.Axis, len(axes))
 	for i, a := range axes {
-		grid[i] = sweep.Axis{Name: stats.Axes[i].Name, Values: a.vals}
+		grid[i] = sweep.Axis{Name: stats.Axes()[i].Name, Values: a.vals}
 	}
 	swept := sweep.Swept(grid)
 	points, err := sweep.Grid(grid)

@@ -45,7 +45,7 @@ const (
 )
 
 // Modes lists the modes in the order outputs show them.
-var Modes = []Mode{Loose, Claim, After, Lease}
+func Modes() []Mode { return []Mode{Loose, Claim, After, Lease} }
 
 // CrashPoint is where a worker kills itself. The names are the delivery
 // model's (delivery.CrashPoint), so that one word means one place in every
@@ -61,7 +61,7 @@ const (
 )
 
 // CrashPoints lists the points a worker can die at.
-var CrashPoints = []CrashPoint{BeforeKey, AfterKey, AfterWork, BeforeAck}
+func CrashPoints() []CrashPoint { return []CrashPoint{BeforeKey, AfterKey, AfterWork, BeforeAck} }
 
 // MaxJobs bounds Config.Jobs, and MaxDeliveries Jobs x Deliveries: every
 // delivery of a round is held in memory with its report, about 0.4 KB each
@@ -105,9 +105,9 @@ type Config struct {
 // check refuses a configuration the harness cannot run.
 func (cfg Config) check() error {
 	switch {
-	case !slices.Contains(Modes, cfg.Mode):
+	case !slices.Contains(Modes(), cfg.Mode):
 		return fmt.Errorf("mode %q is not one of loose, claim, after, lease", cfg.Mode)
-	case cfg.CrashAt != NoCrash && !slices.Contains(CrashPoints, cfg.CrashAt):
+	case cfg.CrashAt != NoCrash && !slices.Contains(CrashPoints(), cfg.CrashAt):
 		return fmt.Errorf("crash point %q is not one of before-key, after-key, after-work, before-ack", cfg.CrashAt)
 	case cfg.Jobs < 1 || cfg.Jobs > MaxJobs:
 		return fmt.Errorf("%d jobs: want 1 to %d", cfg.Jobs, MaxJobs)

@@ -291,10 +291,10 @@ func Worker(args []string, stdin io.Reader, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *measured != "" && !slices.Contains(CrashPoints, CrashPoint(*measured)) {
+	if *measured != "" && !slices.Contains(CrashPoints(), CrashPoint(*measured)) {
 		return fmt.Errorf("%s: -crash-at: unknown crash point %q", *name, *measured)
 	}
-	if !slices.Contains(Modes, Mode(*mode)) {
+	if !slices.Contains(Modes(), Mode(*mode)) {
 		return fmt.Errorf("%s: -mode: %q is not one of loose, claim, after, lease", *name, *mode)
 	}
 	in := bufio.NewReader(stdin)
@@ -369,7 +369,7 @@ func readTasks(r *bufio.Reader) ([]task, error) {
 		t := task{key: key}
 		if hasPoint {
 			t.crash = CrashPoint(point)
-			if !slices.Contains(CrashPoints, t.crash) {
+			if !slices.Contains(CrashPoints(), t.crash) {
 				return nil, fmt.Errorf("deliveries: line %d: unknown crash point %q", n, point)
 			}
 		}

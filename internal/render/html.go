@@ -128,14 +128,14 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	p.params = append(p.params, "scenario "+s.Scenario)
 	var swept []string
 	for _, a := range s.Swept {
-		swept = append(swept, stats.Axes[a].Name)
+		swept = append(swept, stats.Axes()[a].Name)
 	}
 	if len(swept) > 0 {
 		p.params = append(p.params, "swept: "+strings.Join(swept, ", "))
 	}
-	for a := range stats.Axes {
+	for a := range stats.Axes() {
 		if !slices.Contains(s.Swept, a) && len(s.Rows) > 0 {
-			p.params = append(p.params, "fixed: "+stats.Axes[a].Name+" "+axisValue(a, s.Rows[0].Point[a]))
+			p.params = append(p.params, "fixed: "+stats.Axes()[a].Name+" "+axisValue(a, s.Rows[0].Point[a]))
 		}
 	}
 	p.params = append(p.params, "generator "+s.RNG, "seed "+strconv.FormatUint(s.Seed, 10), s.Engine+" engine",
@@ -223,7 +223,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 	fields := []string{"", "succeeded", "failed", "calls_per_job", "repeated_steps", "duplicate_users"}
 	values := func(row stats.Row) []float64 {
 		c := row.Counters
-		return []float64{0, stats.Metrics[0].Estimate(row).Value, float64(c.Failed), stats.Metrics[2].Estimate(row).Value,
+		return []float64{0, stats.Metrics()[0].Estimate(row).Value, float64(c.Failed), stats.Metrics()[2].Estimate(row).Value,
 			float64(c.RepeatedSteps), float64(c.DuplicateUsers)}
 	}
 	for _, row := range r.Rows {

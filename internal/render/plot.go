@@ -26,13 +26,13 @@ import (
 	"github.com/retrysim/retrysim/stats"
 )
 
-// PlotFormats are the file extensions PlotSweep writes.
-var PlotFormats = []string{".png", ".svg"}
+// plotFormats are the file extensions PlotSweep writes.
+var plotFormats = []string{".png", ".svg"}
 
 // CheckPlotPath refuses a file name whose extension PlotSweep cannot write.
 func CheckPlotPath(path string) error {
 	ext := strings.ToLower(filepath.Ext(path))
-	for _, f := range PlotFormats {
+	for _, f := range plotFormats {
 		if ext == f {
 			return nil
 		}
@@ -121,9 +121,9 @@ func axisValue(a int, v float64) string {
 func subtitle(s stats.Sweep) string {
 	parts := []string{s.Scenario}
 	var fixed []string
-	for a := range stats.Axes {
+	for a := range stats.Axes() {
 		if !slices.Contains(s.Swept, a) && len(s.Rows) > 0 {
-			fixed = append(fixed, stats.Axes[a].Name+" "+axisValue(a, s.Rows[0].Point[a]))
+			fixed = append(fixed, stats.Axes()[a].Name+" "+axisValue(a, s.Rows[0].Point[a]))
 		}
 	}
 	if len(fixed) > 0 {
@@ -249,9 +249,9 @@ func linePlot(s stats.Sweep, scale Scale) (*plot.Plot, error) {
 	} else {
 		p.Y.Tick.Marker = unitTicks{unit}
 	}
-	p.Title.Text = fmt.Sprintf("%s against %s, 95%% intervals\n%s; %s", unitLabel(s.Metric), stats.Axes[axis].Name, subtitle(s), axisNote)
+	p.Title.Text = fmt.Sprintf("%s against %s, 95%% intervals\n%s; %s", unitLabel(s.Metric), stats.Axes()[axis].Name, subtitle(s), axisNote)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = stats.Axes[axis].Label
+	p.X.Label.Text = stats.Axes()[axis].Label
 	p.Y.Label.Text = unitLabel(s.Metric)
 	p.Legend.Top = true
 	p.Legend.Left = true
@@ -429,7 +429,7 @@ func heatMaps(w io.Writer, s stats.Sweep, ext string, shared bool) error {
 		head.FillText(gtext.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(10)),
 			XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler},
 			vg.Point{X: (head.Min.X + head.Max.X) / 2, Y: (head.Min.Y + head.Max.Y) / 2},
-			fmt.Sprintf("%s over %s and %s\n%s", unitLabel(s.Metric), stats.Axes[ax].Name, stats.Axes[ay].Name, subtitle(s)))
+			fmt.Sprintf("%s over %s and %s\n%s", unitLabel(s.Metric), stats.Axes()[ax].Name, stats.Axes()[ay].Name, subtitle(s)))
 		for k := range panels {
 			var values []float64
 			for _, col := range panels[k].v {
@@ -482,8 +482,8 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s (%s)", s.Strategies[k], cs.note)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = stats.Axes[ax].Label
-	p.Y.Label.Text = stats.Axes[ay].Label
+	p.X.Label.Text = stats.Axes()[ax].Label
+	p.Y.Label.Text = stats.Axes()[ay].Label
 	p.X.Tick.Marker = valueTicks(ax, pn.xs)
 	p.Y.Tick.Marker = valueTicks(ay, pn.ys)
 	p.Add(h)

@@ -87,8 +87,8 @@ func cells(row stats.Row, ci bool) []string {
 		return cells
 	}
 	cells = cells[:6:6] // the intervals go on the first six columns
-	e := make([]stats.Estimate, len(stats.Metrics))
-	for i, m := range stats.Metrics {
+	e := make([]stats.Estimate, len(stats.Metrics()))
+	for i, m := range stats.Metrics() {
 		e[i] = m.Estimate(row)
 	}
 	cells[1] += fmt.Sprintf(" [%s, %s]", toFixed(100*e[0].Lo, 3), toFixed(100*e[0].Hi, 3))
@@ -104,7 +104,7 @@ func expectedCells(row stats.Row) []string {
 	c := row.Counters
 	n := float64(c.Jobs)
 	cells := []string{"  expected (z)"}
-	for i, m := range stats.Metrics {
+	for i, m := range stats.Metrics() {
 		x := m.Expected(*row.Expected)
 		var s string
 		switch i {
@@ -132,7 +132,7 @@ func zText(m stats.Metric, c stats.Counters, e stats.Expected) string {
 func spreadCells(row stats.Row) []string {
 	n := float64(row.Jobs) / float64(len(row.Replicates))
 	cells := []string{fmt.Sprintf("  mean ± sd of %d", len(row.Replicates))}
-	for i, m := range stats.Metrics {
+	for i, m := range stats.Metrics() {
 		s := m.SpreadOf(row.Replicates)
 		switch i {
 		case 0:
@@ -228,7 +228,7 @@ func rowFields(row stats.Row, r stats.Report) []field {
 		{"repeated_steps", c.RepeatedSteps}, {"duplicate_users", c.DuplicateUsers},
 		{"calls_sq", c.CallsSq}, {"repeated_steps_sq", c.RepeatedSq},
 	}
-	for _, m := range stats.Metrics {
+	for _, m := range stats.Metrics() {
 		e := m.Estimate(row)
 		f = append(f, field{m.Name, e.Value}, field{m.Name + "_lo", e.Lo}, field{m.Name + "_hi", e.Hi})
 	}
@@ -247,7 +247,7 @@ func rowFields(row stats.Row, r stats.Report) []field {
 		}
 	}
 	if row.Expected != nil {
-		for _, m := range stats.Metrics {
+		for _, m := range stats.Metrics() {
 			x := m.Expected(*row.Expected)
 			var zv any // null when undefined
 			if zs, ok := m.Z(c, *row.Expected); ok {
@@ -257,7 +257,7 @@ func rowFields(row stats.Row, r stats.Report) []field {
 		}
 	}
 	if len(row.Replicates) > 1 {
-		for _, m := range stats.Metrics {
+		for _, m := range stats.Metrics() {
 			s := m.SpreadOf(row.Replicates)
 			f = append(f, field{m.Name + "_mean", s.Mean}, field{m.Name + "_sd", s.SD})
 		}

@@ -25,9 +25,9 @@ func sweepRun(s stats.Sweep) string {
 // sweepFields are a row's grid point, then the row's own fields (jobs among them).
 func sweepFields(r stats.SweepRow) []field {
 	f := []field{
-		{stats.Axes[0].Name, r.Point[0]},
-		{stats.Axes[1].Name, r.Point[1]},
-		{stats.Axes[2].Name, int64(r.Point[2])},
+		{stats.Axes()[0].Name, r.Point[0]},
+		{stats.Axes()[1].Name, r.Point[1]},
+		{stats.Axes()[2].Name, int64(r.Point[2])},
 	}
 	return append(f, rowFields(r.Row(), stats.Report{})...)
 }
@@ -65,7 +65,7 @@ func writeSweepCSV(w io.Writer, s stats.Sweep) error {
 func writeSweepJSON(w io.Writer, s stats.Sweep) error {
 	swept := make([]string, len(s.Swept))
 	for i, a := range s.Swept {
-		swept[i] = stats.Axes[a].Name
+		swept[i] = stats.Axes()[a].Name
 	}
 	head, err := json.MarshalIndent(struct {
 		stats.Sweep
@@ -144,7 +144,7 @@ func axisText(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 func writePivot(w io.Writer, s stats.Sweep, markdown bool) error {
 	header := []string{}
 	for _, a := range s.Swept {
-		header = append(header, stats.Axes[a].Name)
+		header = append(header, stats.Axes()[a].Name)
 	}
 	header = append(header, s.Strategies...)
 	opts := tableOptions(markdown, numberColumns(len(header), 0))

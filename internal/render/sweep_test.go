@@ -38,7 +38,7 @@ func TestSweepTitlesNameTheEngine(t *testing.T) {
 // reference for the bytes it must write.
 func TestSweepJSONMatchesEncoder(t *testing.T) {
 	for _, n := range []int{0, 1, 3} {
-		s := stats.Sweep{Scenario: "signup", RNG: "pcg", Seed: 7, Engine: "skip", Swept: []int{0}, Metric: stats.Metrics[1], Strategies: []string{"a"}}
+		s := stats.Sweep{Scenario: "signup", RNG: "pcg", Seed: 7, Engine: "skip", Swept: []int{0}, Metric: stats.Metrics()[1], Strategies: []string{"a"}}
 		for i := range n {
 			s.Rows = append(s.Rows, stats.SweepRow{Point: stats.Point{float64(i) / 10, 0.005, 3, 100}, ID: "a", Label: "A <&>",
 				Core: stats.Core{Jobs: 100, Failed: int64(i), Calls: 1000 + int64(i)}})

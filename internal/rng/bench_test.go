@@ -17,7 +17,7 @@ func BenchmarkMulberry32Next(b *testing.B) {
 }
 
 func BenchmarkFill(b *testing.B) {
-	for _, g := range Generators {
+	for _, g := range Generators() {
 		b.Run(g.Name, func(b *testing.B) {
 			src := g.New(1, 0)
 			var buf [bufferLen]uint64
@@ -47,7 +47,7 @@ func BenchmarkLognormals(b *testing.B) {
 		ls[i] = NewLognormal(0.99)
 	}
 	dst := make([]float64, len(ls))
-	bare := NewStream(PCGGenerator.New(1, 0))
+	bare := NewStream(pcgGenerator.New(1, 0))
 	start := time.Now()
 	const rounds = 1_000_000
 	var sum uint64
@@ -59,7 +59,7 @@ func BenchmarkLognormals(b *testing.B) {
 	}
 	sink = sum
 	perBare := float64(time.Since(start).Nanoseconds()) / rounds
-	s := NewStream(PCGGenerator.New(1, 0))
+	s := NewStream(pcgGenerator.New(1, 0))
 	for b.Loop() {
 		Lognormals(ls, s, dst)
 	}

@@ -19,7 +19,7 @@ func TestLognormalDistribution(t *testing.T) {
 	ksBound := 2.0 / math.Sqrt(n) // Kolmogorov's 1e-4 point is 1.95/sqrt(n)
 	for _, sigma := range []float64{0.05, 0.5, 0.99, 2, 4} {
 		l := NewLognormal(sigma)
-		for _, g := range Generators {
+		for _, g := range Generators() {
 			s := NewStream(g.New(11, 5))
 			zs := make([]float64, n)
 			count := make([]float64, bins)
@@ -65,7 +65,7 @@ func TestLognormalDistribution(t *testing.T) {
 // times the median; σ 4, eleven thousand times).
 func TestLognormalMostlyOneDraw(t *testing.T) {
 	for _, c := range []struct{ sigma, most float64 }{{0.05, 1.01}, {0.99, 1.015}, {4, 1.05}} {
-		s := NewStream(PCGGenerator.New(1, 0))
+		s := NewStream(pcgGenerator.New(1, 0))
 		l := NewLognormal(c.sigma)
 		const n = 100_000
 		for range n {
@@ -81,7 +81,7 @@ func TestLognormalMostlyOneDraw(t *testing.T) {
 // for each in turn, over enough variates that every slow path is taken.
 func TestLognormalsIsDrawInTurn(t *testing.T) {
 	ls := []*Lognormal{NewLognormal(0.3), NewLognormal(0.99), NewLognormal(4), NewLognormal(0.99)}
-	a, b := NewStream(PCGGenerator.New(2, 0)), NewStream(PCGGenerator.New(2, 0))
+	a, b := NewStream(pcgGenerator.New(2, 0)), NewStream(pcgGenerator.New(2, 0))
 	got := make([]float64, len(ls))
 	for n := range 200_000 {
 		Lognormals(ls, a, got)

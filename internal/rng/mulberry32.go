@@ -32,9 +32,9 @@ func (m *Mulberry32) Fill(dst []uint64) {
 	m.a = a
 }
 
-// Mulberry32Generator reproduces the article's simulation exactly. It has a
+// mulberry32Generator reproduces the article's simulation exactly. It has a
 // single stream, so jobs run in order and only strategies run in parallel.
-var Mulberry32Generator = Generator{
+var mulberry32Generator = Generator{
 	Name:       "mulberry32",
 	Doc:        "the article's 32-bit generator; bit-exact with its table, one stream a seed",
 	Sequential: true,

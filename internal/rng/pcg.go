@@ -16,9 +16,9 @@ func (p *pcg) Fill(dst []uint64) {
 	}
 }
 
-// PCGGenerator is the default: math/rand/v2's PCG, one independent stream for
+// pcgGenerator is the default: math/rand/v2's PCG, one independent stream for
 // every block of jobs, so runs split across any number of workers.
-var PCGGenerator = Generator{
+var pcgGenerator = Generator{
 	Name: "pcg",
 	Doc:  "math/rand/v2 PCG-DXSM; a stream per block of jobs",
 	New: func(seed, block uint64) Source {
@@ -37,10 +37,10 @@ func (p *xexpPCG) Fill(dst []uint64) {
 	}
 }
 
-// XExpGenerator is golang.org/x/exp/rand's PCGSource, which the project brief
+// xexpGenerator is golang.org/x/exp/rand's PCGSource, which the project brief
 // named. That package is deprecated upstream in favour of math/rand/v2 and is
 // scheduled for deletion, so it is offered for comparison, never as the default.
-var XExpGenerator = Generator{
+var xexpGenerator = Generator{
 	Name: "xexp",
 	Doc:  "golang.org/x/exp/rand PCGSource (deprecated upstream: use pcg)",
 	New: func(seed, block uint64) Source {

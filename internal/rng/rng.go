@@ -41,22 +41,38 @@ type Generator struct {
 	New func(seed, block uint64) Source
 }
 
-// Generators lists every generator, the default first.
-var Generators = []Generator{PCGGenerator, Mulberry32Generator, XExpGenerator}
+// generators are every generator, the default first.
+var generators = []Generator{pcgGenerator, mulberry32Generator, xexpGenerator}
+
+// Generators lists every generator, the default first: a fresh slice, so no
+// importer can change what another gets.
+func Generators() []Generator { return slices.Clone(generators) }
+
+// PCGGenerator is the default: math/rand/v2's PCG, one independent stream for
+// every block of jobs, so runs split across any number of workers.
+func PCGGenerator() Generator { return pcgGenerator }
+
+// Mulberry32Generator reproduces the article's simulation exactly. It has a
+// single stream, so jobs run in order and only strategies run in parallel.
+func Mulberry32Generator() Generator { return mulberry32Generator }
+
+// XExpGenerator is golang.org/x/exp/rand's PCGSource, which the project brief
+// named; deprecated upstream, it is offered for comparison, never as the default.
+func XExpGenerator() Generator { return xexpGenerator }
 
 // Lookup returns the generator called name.
 func Lookup(name string) (Generator, bool) {
-	i := slices.IndexFunc(Generators, func(g Generator) bool { return g.Name == name })
+	i := slices.IndexFunc(generators, func(g Generator) bool { return g.Name == name })
 	if i < 0 {
 		return Generator{}, false
 	}
-	return Generators[i], true
+	return generators[i], true
 }
 
 // Names lists the generator names, comma-separated, for error messages.
 func Names() string {
-	names := make([]string, len(Generators))
-	for i, g := range Generators {
+	names := make([]string, len(generators))
+	for i, g := range generators {
 		names[i] = g.Name
 	}
 	return strings.Join(names, ", ")

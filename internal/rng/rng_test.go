@@ -74,7 +74,7 @@ func TestPCGMatchesMathRandFloat64(t *testing.T) {
 	for _, block := range []uint64{0, 1, 99} {
 		s := mix(42 ^ mix(block))
 		want := rand.New(rand.NewPCG(s, mix(s)))
-		src := PCGGenerator.New(42, block)
+		src := pcgGenerator.New(42, block)
 		buf := make([]uint64, 100)
 		src.Fill(buf)
 		for i, u := range buf {
@@ -86,7 +86,7 @@ func TestPCGMatchesMathRandFloat64(t *testing.T) {
 }
 
 func TestBlocksAreDistinctStreams(t *testing.T) {
-	for _, g := range Generators {
+	for _, g := range Generators() {
 		a, b := make([]uint64, 8), make([]uint64, 8)
 		g.New(1, 0).Fill(a)
 		g.New(1, 1).Fill(b)

@@ -120,20 +120,20 @@ func TestPCGAgreesWithClosedForms(t *testing.T) {
 			sc := provider.Signup(pt.p, pt.l)
 			cf := closedForm{steps: len(sc.Steps), watched: sc.Watched, p: pt.p, l: pt.l, attempts: 3}
 			var strats []strategy.Strategy
-			for _, id := range strategy.DefaultIDs {
+			for _, id := range strategy.DefaultIDs() {
 				s, err := strategy.Parse(id, cf.attempts)
 				if err != nil {
 					t.Fatal(err)
 				}
 				strats = append(strats, s)
 			}
-			got, err := Run(context.Background(), Config{Scenario: sc, Strategies: strats, Jobs: jobs, Seed: 5, Generator: rng.PCGGenerator})
+			got, err := Run(context.Background(), Config{Scenario: sc, Strategies: strats, Jobs: jobs, Seed: 5, Generator: rng.PCGGenerator()})
 			if err != nil {
 				t.Fatal(err)
 			}
 			wantFail := []float64{cf.failEachStep(), cf.failEachStep(), cf.failEachStep(), cf.failWholeJob(), cf.failWholeJobStore()}
 			wantDup := []float64{cf.duplicateEachStep(), cf.duplicateEachStep(), 0, 0, 0}
-			for i, id := range strategy.DefaultIDs {
+			for i, id := range strategy.DefaultIDs() {
 				within4SD(t, id+" failed", got[i].Failed, jobs, wantFail[i])
 				if wantDup[i] == 0 {
 					if got[i].DuplicateUsers != 0 {

@@ -174,7 +174,7 @@ func TestMulberry32MatchesArticleSimulation(t *testing.T) {
 						Scenario:  provider.Signup(pFail, lost),
 						Jobs:      int64(jobs),
 						Seed:      seed,
-						Generator: rng.Mulberry32Generator,
+						Generator: rng.Mulberry32Generator(),
 						Workers:   3,
 					}
 					for _, s := range strats {
@@ -200,7 +200,7 @@ func TestMulberry32MatchesArticleSimulation(t *testing.T) {
 // The article's own numbers, from its published table, through the engine.
 func TestArticleTable(t *testing.T) {
 	var strats []strategy.Strategy
-	for _, id := range strategy.DefaultIDs {
+	for _, id := range strategy.DefaultIDs() {
 		s, err := strategy.Parse(id, 3)
 		if err != nil {
 			t.Fatal(err)
@@ -212,7 +212,7 @@ func TestArticleTable(t *testing.T) {
 		Strategies: strats,
 		Jobs:       1_000_000,
 		Seed:       1,
-		Generator:  rng.Mulberry32Generator,
+		Generator:  rng.Mulberry32Generator(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +233,7 @@ func TestArticleTable(t *testing.T) {
 		cpj := float64(int64(float64(g.Calls)/float64(g.Jobs)*100+0.5)) / 100
 		if g.Failed != w.failed || g.RepeatedSteps != w.repeated || g.DuplicateUsers != w.dup || cpj != w.callsPerJob {
 			t.Errorf("%s: failed %d, repeated %d, dup %d, calls/job %v; want %d, %d, %d, %v",
-				strategy.DefaultIDs[i], g.Failed, g.RepeatedSteps, g.DuplicateUsers, cpj, w.failed, w.repeated, w.dup, w.callsPerJob)
+				strategy.DefaultIDs()[i], g.Failed, g.RepeatedSteps, g.DuplicateUsers, cpj, w.failed, w.repeated, w.dup, w.callsPerJob)
 		}
 	}
 }

@@ -25,7 +25,7 @@ var allIDs = func() (ids []string) {
 // must pass them: every strategy, at failure rates 0, between and 1 and reply losses between and 1, few and many
 // attempts, each generator and engine, and slices with and without jobs.
 func TestShardConfigAcceptsEveryRun(t *testing.T) {
-	for _, gen := range []rng.Generator{rng.PCGGenerator, rng.Mulberry32Generator, rng.XExpGenerator} {
+	for _, gen := range []rng.Generator{rng.PCGGenerator(), rng.Mulberry32Generator(), rng.XExpGenerator()} {
 		for _, engine := range []Engine{Plain, Skip} {
 			if engine == Skip && gen.Sequential {
 				continue
@@ -40,7 +40,7 @@ func TestShardConfigAcceptsEveryRun(t *testing.T) {
 		}
 	}
 	for i := range 3 { // of 2 blocks: one slice is empty
-		checkShardOfRun(t, rng.PCGGenerator, Skip, 3, 0.3, 0.5, BlockJobs+100, Shard{Index: i, Count: 3})
+		checkShardOfRun(t, rng.PCGGenerator(), Skip, 3, 0.3, 0.5, BlockJobs+100, Shard{Index: i, Count: 3})
 	}
 }
 

@@ -21,7 +21,7 @@ type opaque struct{ strategy.Strategy }
 
 func defaultStrategies(t testing.TB, attempts int) []strategy.Strategy {
 	var out []strategy.Strategy
-	for _, id := range strategy.DefaultIDs {
+	for _, id := range strategy.DefaultIDs() {
 		s, err := strategy.Parse(id, attempts)
 		if err != nil {
 			t.Fatal(err)
@@ -34,7 +34,7 @@ func defaultStrategies(t testing.TB, attempts int) []strategy.Strategy {
 // Settling clean jobs from their draws is an optimisation, not a model change:
 // the counters equal those of running every job, on every generator.
 func TestCleanJobsSettledExactly(t *testing.T) {
-	for _, g := range rng.Generators {
+	for _, g := range rng.Generators() {
 		for _, pt := range []struct{ p, l float64 }{{0.01, 0.005}, {0.2, 0.3}, {0, 0}, {1, 1}} {
 			sc := provider.Signup(pt.p, pt.l)
 			for _, s := range defaultStrategies(t, 3) {
@@ -53,9 +53,9 @@ func TestSameCountersWhateverTheWorkers(t *testing.T) {
 	for i := range timed.Steps {
 		timed.Steps[i].Latency = provider.Latency{Median: 20 * time.Millisecond, P99: 200 * time.Millisecond}
 	}
-	settled, queue := delivery.Defaults, delivery.Defaults
+	settled, queue := delivery.Defaults(), delivery.Defaults()
 	queue.Store, queue.RepeatP, queue.CrashP, queue.CrashAt = delivery.Claim, 0.01, 0.001, delivery.AfterKey
-	for _, g := range rng.Generators {
+	for _, g := range rng.Generators() {
 		for _, c := range []struct {
 			name string
 			sc   provider.Scenario
@@ -82,7 +82,7 @@ func TestSameCountersWhateverTheWorkers(t *testing.T) {
 				}
 				for i := range want {
 					if got[i] != want[i] {
-						t.Errorf("%s, %s, %d workers, %s: %+v; with 1 worker %+v", c.name, g.Name, w, strategy.DefaultIDs[i], got[i], want[i])
+						t.Errorf("%s, %s, %d workers, %s: %+v; with 1 worker %+v", c.name, g.Name, w, strategy.DefaultIDs()[i], got[i], want[i])
 					}
 				}
 			}
@@ -97,7 +97,7 @@ func TestMemoryFlatInJobs(t *testing.T) {
 	for i := range timed.Steps {
 		timed.Steps[i].Latency = provider.Latency{Median: 20 * time.Millisecond, P99: 200 * time.Millisecond}
 	}
-	q := delivery.Defaults
+	q := delivery.Defaults()
 	for _, c := range []struct {
 		name string
 		sc   provider.Scenario
@@ -109,7 +109,7 @@ func TestMemoryFlatInJobs(t *testing.T) {
 				Strategies: defaultStrategies(t, 3),
 				Jobs:       jobs,
 				Seed:       1,
-				Generator:  rng.PCGGenerator,
+				Generator:  rng.PCGGenerator(),
 				Workers:    2,
 				Delivery:   c.q,
 			}
@@ -133,7 +133,7 @@ func TestRunRefusesBadConfig(t *testing.T) {
 		Scenario:   provider.Signup(0.01, 0.005),
 		Strategies: defaultStrategies(t, 3),
 		Jobs:       10,
-		Generator:  rng.PCGGenerator,
+		Generator:  rng.PCGGenerator(),
 	}
 	tests := []struct {
 		name string
@@ -169,7 +169,7 @@ func TestRunRefusesBadConfig(t *testing.T) {
 // Auto asked for with a strategy the skip engine cannot run draws every
 // strategy with the plain engine, and says so.
 func TestAutoWithoutStraightIsPlain(t *testing.T) {
-	cfg := Config{Scenario: provider.Signup(0.01, 0.005), Jobs: 100_000, Seed: 4, Generator: rng.PCGGenerator}
+	cfg := Config{Scenario: provider.Signup(0.01, 0.005), Jobs: 100_000, Seed: 4, Generator: rng.PCGGenerator()}
 	cfg.Strategies = append(defaultStrategies(t, 3), opaque{defaultStrategies(t, 3)[0]})
 	if got := cfg.EngineUsed(); got != Plain {
 		t.Fatalf("EngineUsed() = %v; want plain", got)
@@ -197,7 +197,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 		Scenario:   provider.Signup(0.01, 0.005),
 		Strategies: defaultStrategies(t, 3),
 		Jobs:       MaxJobs,
-		Generator:  rng.PCGGenerator,
+		Generator:  rng.PCGGenerator(),
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Run(cancelled) error = %v; want context.Canceled", err)
@@ -207,7 +207,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 // Configurations pooled in one RunAll give what each gives alone.
 func TestRunAllEqualsSeparateRuns(t *testing.T) {
 	var cfgs []Config
-	for i, g := range rng.Generators {
+	for i, g := range rng.Generators() {
 		cfgs = append(cfgs, Config{
 			Scenario:   provider.Signup(0.01*float64(i+1), 0.02),
 			Strategies: defaultStrategies(t, 2+i),
@@ -257,12 +257,12 @@ func TestCleanDeliveriesSettledExactly(t *testing.T) {
 	}
 	for _, sc := range []provider.Scenario{fixed, random} {
 		for _, store := range []delivery.Store{delivery.NoStore, delivery.After, delivery.Loose, delivery.Claim, delivery.Lease} {
-			q := delivery.Defaults
+			q := delivery.Defaults()
 			q.Store = store
 			q.Visibility = 400 * time.Millisecond
 			q.Lease = 500 * time.Millisecond
 			q.TTL = 350 * time.Millisecond
-			checkSettled(t, Config{Scenario: sc, Strategies: defaultStrategies(t, 3), Jobs: 100_000, Seed: 3, Generator: rng.PCGGenerator, Delivery: &q})
+			checkSettled(t, Config{Scenario: sc, Strategies: defaultStrategies(t, 3), Jobs: 100_000, Seed: 3, Generator: rng.PCGGenerator(), Delivery: &q})
 		}
 	}
 }
@@ -301,12 +301,12 @@ func TestCompletionQuantilesAreTheLatencies(t *testing.T) {
 		fixed.Steps[i].Latency = provider.Latency{Median: time.Duration(i+1) * 10 * time.Millisecond}
 	}
 	s, _ := strategy.Parse("step-nokey", 3)
-	for _, g := range rng.Generators {
+	for _, g := range rng.Generators() {
 		for _, c := range []struct {
 			sc       provider.Scenario
 			p50, p99 time.Duration
 		}{{one, 50 * time.Millisecond, 400 * time.Millisecond}, {fixed, 550 * time.Millisecond, 550 * time.Millisecond}} {
-			q := delivery.Defaults
+			q := delivery.Defaults()
 			got, err := Run(context.Background(), Config{Scenario: c.sc, Strategies: []strategy.Strategy{s}, Jobs: 200_000, Seed: 4, Generator: g, Delivery: &q})
 			if err != nil {
 				t.Fatal(err)
@@ -342,12 +342,12 @@ func TestLostWorkCountsSucceededJobsOnly(t *testing.T) {
 	sc := provider.Signup(0, 0)
 	sc.Steps, sc.Watched = sc.Steps[:1], 0
 	sc.Steps[0].PFail, sc.Steps[0].Latency = p, provider.Latency{Median: time.Millisecond}
-	q := delivery.Defaults
+	q := delivery.Defaults()
 	q.Store = delivery.Claim
 	each := strategy.Retry{Scope: strategy.EachStep, Attempts: 1}
 	whole := strategy.Retry{Scope: strategy.WholeJob, Attempts: 3, Keys: strategy.SameKey}
 	got, err := Run(context.Background(), Config{Scenario: sc, Strategies: []strategy.Strategy{each, whole}, Jobs: jobs, Seed: 5,
-		Generator: rng.PCGGenerator, Delivery: &q})
+		Generator: rng.PCGGenerator(), Delivery: &q})
 	if err != nil {
 		t.Fatal(err)
 	}

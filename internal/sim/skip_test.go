@@ -41,7 +41,7 @@ func TestSkipMatchesPlain(t *testing.T) {
 				Strategies: defaultStrategies(t, 3),
 				Jobs:       jobs,
 				Seed:       99,
-				Generator:  rng.PCGGenerator,
+				Generator:  rng.PCGGenerator(),
 			}
 			plainCfg, skipCfg := cfg, cfg
 			plainCfg.Engine, skipCfg.Engine = Plain, Skip
@@ -52,7 +52,7 @@ func TestSkipMatchesPlain(t *testing.T) {
 			}
 			for s := range cfg.Strategies {
 				plain, skip := got[0][s], got[1][s]
-				for _, m := range stats.Metrics[1:] { // succeeded mirrors failed_rate
+				for _, m := range stats.Metrics()[1:] { // succeeded mirrors failed_rate
 					ep, es := m.Estimate(stats.Row{Counters: plain}), m.Estimate(stats.Row{Counters: skip})
 					sp, ss := m.SE(plain, ep.Value), m.SE(skip, es.Value)
 					if m.Name == "failed_rate" || m.Name == "duplicate_rate" {
@@ -80,7 +80,7 @@ func TestSkipDeterministic(t *testing.T) {
 		Strategies: defaultStrategies(t, 3),
 		Jobs:       3*BlockJobs + 5,
 		Seed:       4,
-		Generator:  rng.PCGGenerator,
+		Generator:  rng.PCGGenerator(),
 		Engine:     Skip,
 	}
 	one, err := RunAll(context.Background(), []Config{cfg}, 1, nil)
@@ -105,7 +105,7 @@ func TestSkipEdges(t *testing.T) {
 		failed int64
 		calls  int64
 	}{{0, 0, 0, 10}, {1, 1, 1, 3}} {
-		cfg := Config{Scenario: provider.Signup(pt.p, pt.l), Strategies: defaultStrategies(t, 3)[:1], Jobs: 100_000, Generator: rng.PCGGenerator, Engine: Skip}
+		cfg := Config{Scenario: provider.Signup(pt.p, pt.l), Strategies: defaultStrategies(t, 3)[:1], Jobs: 100_000, Generator: rng.PCGGenerator(), Engine: Skip}
 		got, err := Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -120,7 +120,7 @@ func TestAliasTable(t *testing.T) {
 	weights := []float64{0.5, 0, 0.25, 0.125, 0.125, 0, 0, 0}
 	tab := newAliasTable(weights)
 	counts := make([]int, len(weights))
-	src := rng.NewStream(rng.PCGGenerator.New(1, 0))
+	src := rng.NewStream(rng.PCGGenerator().New(1, 0))
 	const n = 800_000
 	for range n {
 		counts[tab.draw(src.Next())]++
