@@ -512,12 +512,18 @@ func TestHedges(t *testing.T) {
 		{"1 allowed, no keys", 1, 0.1, 0, NoKey, 1, true, false, true},
 		{"delay past the reply", 3, 0.3, 0, NoKey, 0, false, false, true},
 		{"every call fails", 2, 0.1, 1, NoKey, 2, false, false, false},
+		// A policy is asked before each hedge as before a retry: a token
+		// bucket holding 1 token, never refilled, refuses them all.
+		{"refused by the policy", 5, 0.1, 0, NoKey, 0, false, false, true},
 	} {
 		cfg := Config{
 			Name: "hedge", Duration: 20,
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: Server{Kind: Independent, Base: 0.25, PFail: tc.pFail},
 			Client: Client{Clients: 1, Timeout: 5, Attempts: 1, Keys: tc.keys, Hedges: tc.hedges, HedgeDelay: tc.delay},
+		}
+		if tc.name == "refused by the policy" {
+			cfg.Client.Policy = PolicyConfig{Kind: TokenBucket, Rate: 0, Size: 1}
 		}
 		for _, r := range run(t, cfg, 2) {
 			n := r.Requests

@@ -149,8 +149,11 @@ type Summary struct {
 	// calls a request.
 	Succeeded, Goodput, Amplification Estimate
 	Timeouts, Conflicts, Duplicates   Estimate
-	P50, P95, P99                     Estimate
-	PeakInProgress                    Estimate
+	// LocalRejected counts requests the policy refused before any call,
+	// Hedges the extra copies hedging sent.
+	LocalRejected, Hedges Estimate
+	P50, P95, P99         Estimate
+	PeakInProgress        Estimate
 	// Recovery is over the replicates that recovered (Recovery.N of them);
 	// NaN when none did.
 	Recovery Estimate
@@ -182,6 +185,8 @@ func (r Result) Summary() Summary {
 		Timeouts:       col(func(p *Replicate) float64 { return float64(p.Timeouts) }),
 		Conflicts:      col(func(p *Replicate) float64 { return float64(p.Conflicts) }),
 		Duplicates:     col(func(p *Replicate) float64 { return float64(p.Duplicates) }),
+		LocalRejected:  col(func(p *Replicate) float64 { return float64(p.LocalRejected) }),
+		Hedges:         col(func(p *Replicate) float64 { return float64(p.Hedges) }),
 		P50:            col(func(p *Replicate) float64 { return p.P50 }),
 		P95:            col(func(p *Replicate) float64 { return p.P95 }),
 		P99:            col(func(p *Replicate) float64 { return p.P99 }),

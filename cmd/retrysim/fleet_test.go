@@ -425,3 +425,31 @@ func TestFleetScenarioEqualsFlags(t *testing.T) {
 		t.Errorf("-scenario examples/fleet-polly.yaml prints\n%s\nwant what its flags print\n%s", file, flags)
 	}
 }
+
+// The json carries local rejections and hedges. A shared sliding breaker
+// over 10 attempts, in front of a server failing every call at once, opens
+// on the 10th failure and stays open past the run, so every request after
+// the 10th is rejected locally: local_rejected = requests - 10 in each
+// replicate, and so in their mean, exactly.
+func TestFleetLocalRejectedJSON(t *testing.T) {
+	out, errOut, code := retrysim(t, "fleet", "-server", "independent", "-p-fail", "1", "-base", "0s", "-net", "0s", "-attempts", "1",
+		"-policy", "sliding-breaker", "-policy-scope", "fleet", "-cb-window", "10", "-cb-min-calls", "10", "-cb-open", "1h",
+		"-rate", "10", "-duration", "100s", "-replicates", "2", "-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Rows []struct {
+			Requests      float64 `json:"requests"`
+			LocalRejected float64 `json:"local_rejected"`
+			Hedges        float64 `json:"hedges"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Rows) != 1 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	r := got.Rows[0]
+	if r.LocalRejected != r.Requests-10 || r.Hedges != 0 {
+		t.Errorf("%g requests: %g rejected locally, %g hedges; want requests - 10, 0", r.Requests, r.LocalRejected, r.Hedges)
+	}
+}

@@ -57,6 +57,8 @@ func fleetFields(s fleet.Summary) []field {
 	add("timeouts", s.Timeouts)
 	add("conflicts", s.Conflicts)
 	add("duplicates", s.Duplicates)
+	add("local_rejected", s.LocalRejected)
+	add("hedges", s.Hedges)
 	add("latency_p50", s.P50)
 	add("latency_p95", s.P95)
 	add("latency_p99", s.P99)
