@@ -26,7 +26,7 @@ func Example_checkout() {
 		Name:  "checkout",
 		Steps: []provider.Step{step("reserve inventory"), charge, step("create the shipment"), step("send the receipt"), step("update the CRM")},
 		// Duplicates are counted for the watched step: the charge.
-		Watched: 1, Noun: "checkouts", WatchedLabel: "Checkouts charged twice",
+		Watched: []provider.Watch{{Step: 1, Label: "Checkouts charged twice"}}, Noun: "checkouts",
 	}
 	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{
 		Scenario: checkout,

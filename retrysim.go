@@ -342,21 +342,25 @@ func (e Experiment) Params() stats.Params {
 	sc := e.Scenario
 	g, _ := e.generator()
 	par := stats.Params{
-		Scenario:     sc.Name,
-		File:         e.ScenarioFile,
-		Noun:         sc.Noun,
-		Steps:        len(sc.Steps),
-		Jobs:         e.Jobs,
-		RNG:          g.Name,
-		Seed:         e.Seed,
-		Engine:       e.config(0, sim.Shard{}).EngineUsed().String(),
-		WatchedLabel: sc.WatchedLabel,
-		Replicates:   e.replicates(),
+		Scenario:   sc.Name,
+		File:       e.ScenarioFile,
+		Noun:       sc.Noun,
+		Steps:      len(sc.Steps),
+		Jobs:       e.Jobs,
+		RNG:        g.Name,
+		Seed:       e.Seed,
+		Engine:     e.config(0, sim.Shard{}).EngineUsed().String(),
+		Replicates: e.replicates(),
 	}
 	if len(sc.Steps) > 0 {
 		par.PFail = sc.Steps[0].PFail
-		if w := sc.Watched; w >= 0 && w < len(sc.Steps) {
-			par.LossyStep = sc.Steps[w].Name
+		if len(sc.Watched) > 0 && sc.Watched[0].Step >= 0 && sc.Watched[0].Step < len(sc.Steps) {
+			par.LossyStep = sc.Steps[sc.Watched[0].Step].Name
+		}
+	}
+	for k, w := range sc.Watched {
+		if w.Step >= 0 && w.Step < len(sc.Steps) {
+			par.Watched = append(par.Watched, stats.Watch{Step: w.Step, Name: sc.Steps[w.Step].Name, Label: sc.WatchLabel(k)})
 		}
 	}
 	for _, s := range e.Strategies {

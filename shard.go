@@ -137,7 +137,7 @@ func (m *Merger) Add(name string, sh stats.Shard) error {
 	switch {
 	case sh.Count != first.Count:
 		return fmt.Errorf("%s is shard %d/%d but %s is of %d shards", name, sh.Index, sh.Count, m.first, first.Count)
-	case sh.Params != first.Params:
+	case !reflect.DeepEqual(sh.Params, first.Params):
 		return fmt.Errorf("%s and %s are shards of different runs: %s", m.first, name, paramDiff(first.Params, sh.Params))
 	case !slices.EqualFunc(sh.Rows, first.Rows, func(a, b stats.Row) bool { return a.ID == b.ID }):
 		return fmt.Errorf("%s and %s ran different strategies", m.first, name)

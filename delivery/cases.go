@@ -18,7 +18,7 @@ type Case struct {
 
 // Charge is the check's job: one step, a charge, which never fails.
 func Charge() provider.Scenario {
-	return provider.Scenario{Name: "charge", Noun: "jobs", Steps: []provider.Step{{Name: "charge"}}, WatchedLabel: "Jobs charged twice"}
+	return provider.Scenario{Name: "charge", Noun: "jobs", Steps: []provider.Step{{Name: "charge"}}, Watched: []provider.Watch{{Step: 0, Label: "Jobs charged twice"}}}
 }
 
 // SQLiteCheck returns the check's seven steps, from the Defaults.

@@ -26,9 +26,8 @@ type seenKey struct {
 // their outcomes from the stream, and counts the side effects they cause.
 // Reset starts the next job; a Job is reused so the engine allocates nothing a job.
 type Job struct {
-	steps   []step
-	watched int
-	stream  *rng.Stream
+	steps  []step
+	stream *rng.Stream
 
 	// clean are the cuts a job's draws are tested against, in draw order, when
 	// every step is called once: a job whose draws all reach their cut sees no
@@ -52,7 +51,7 @@ type Job struct {
 // NewJob compiles the scenario's providers to draw from stream. The scenario
 // must be valid.
 func NewJob(s Scenario, stream *rng.Stream) *Job {
-	j := &Job{steps: make([]step, len(s.Steps)), watched: s.Watched, stream: stream, firstKeyed: len(s.Steps)}
+	j := &Job{steps: make([]step, len(s.Steps)), stream: stream, firstKeyed: len(s.Steps)}
 	for i, st := range s.Steps {
 		j.firstDraw = append(j.firstDraw, len(j.clean))
 		if st.HonoursKeys {
@@ -147,14 +146,15 @@ func (j *Job) Effects() int64 { return j.effects }
 // Done reports how many times step i's side effect has happened in this job.
 func (j *Job) Done(i int) uint32 { return j.done[i] }
 
+// DoneBySteps reports how many times each step's side effect has happened in
+// this job, a step an element. Callers must not modify the slice.
+func (j *Job) DoneBySteps() []uint32 { return j.done[:len(j.steps)] }
+
 // Calls reports how many calls this job has made, failed ones included.
 func (j *Job) Calls() int64 { return j.calls }
 
 // Repeated reports the side effects beyond the first, over every step.
 func (j *Job) Repeated() int64 { return j.repeated }
-
-// WatchedTwice reports whether the watched step's side effect happened more than once.
-func (j *Job) WatchedTwice() bool { return j.done[j.watched] > 1 }
 
 // Reset forgets the job: its side effects, calls and the keys its providers saw.
 func (j *Job) Reset() {

@@ -33,16 +33,45 @@ type Step struct {
 	Latency Latency
 }
 
-// Scenario is the ordered steps of a job, and the step whose repeats are counted
-// per job (the article's welcome email).
+// Scenario is the ordered steps of a job, and the steps whose repeats are
+// counted job by job (the article's welcome email; a checkout's charge and its
+// receipt).
 type Scenario struct {
-	Name    string
-	Steps   []Step
-	Watched int
+	Name  string
+	Steps []Step
+	// Watched are the steps whose side effect happening twice in one job is
+	// counted, each in a column of its own, the first in the duplicate_users
+	// column the Part 5 outputs carry. There must be at least one: a zero
+	// Scenario watches nothing and Validate refuses it, where an int would
+	// have silently watched the first step.
+	Watched []Watch
 	// Noun names what a job is, for titles: "sign-ups".
 	Noun string
-	// WatchedLabel heads the column of jobs whose watched step ran twice or more.
-	WatchedLabel string
+}
+
+// Watch is one watched step.
+type Watch struct {
+	// Step is the step's index in Steps.
+	Step int
+	// Label heads the step's column; empty means Jobs with 2+ "<step name>".
+	Label string
+}
+
+// WatchLabel is the column heading of the k-th watched step.
+func (s Scenario) WatchLabel(k int) string {
+	if l := s.Watched[k].Label; l != "" {
+		return l
+	}
+	return fmt.Sprintf("Jobs with 2+ %q", s.Steps[s.Watched[k].Step].Name)
+}
+
+// WatchedSteps are the indices of the watched steps, in order.
+func (s Scenario) WatchedSteps() []int {
+	ix := make([]int, len(s.Watched))
+	for k, w := range s.Watched {
+		ix[k] = w.Step
+	}
+	return ix
 }
 
 // Signup is the article's scenario: ten steps, every call fails with pFail, and
@@ -64,11 +93,10 @@ func Signup(pFail, lostReply float64) Scenario {
 	steps[email].LostReply = lostReply
 	steps[email].HonoursKeys = true
 	return Scenario{
-		Name:         "signup",
-		Steps:        steps,
-		Watched:      email,
-		Noun:         "sign-ups",
-		WatchedLabel: "Users with 2+ welcome emails",
+		Name:    "signup",
+		Steps:   steps,
+		Watched: []Watch{{Step: email, Label: "Users with 2+ welcome emails"}},
+		Noun:    "sign-ups",
 	}
 }
 
@@ -91,8 +119,18 @@ func (s Scenario) Validate() error {
 			return fmt.Errorf("steps[%d].latency: %v", i, err)
 		}
 	}
-	if s.Watched < 0 || s.Watched >= len(s.Steps) {
-		return fmt.Errorf("watched: step %d does not exist (there are %d steps)", s.Watched, len(s.Steps))
+	if len(s.Watched) == 0 {
+		return fmt.Errorf("watched: no step is watched; name at least one step whose repeated side effect is counted")
+	}
+	seen := map[int]int{}
+	for k, w := range s.Watched {
+		if w.Step < 0 || w.Step >= len(s.Steps) {
+			return fmt.Errorf("watched[%d]: step %d does not exist (there are %d steps)", k, w.Step, len(s.Steps))
+		}
+		if j, ok := seen[w.Step]; ok {
+			return fmt.Errorf("watched[%d]: step %d is also watched[%d]", k, w.Step, j)
+		}
+		seen[w.Step] = k
 	}
 	return nil
 }

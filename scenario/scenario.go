@@ -143,6 +143,67 @@ func (l *latency) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// watchFile is one watched step: its name, or {step: NAME, label: TEXT}.
+type watchFile struct {
+	step, label string
+	line, col   int
+}
+
+func (w *watchFile) UnmarshalYAML(n *yaml.Node) error {
+	w.line, w.col = n.Line, n.Column
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return n.Decode(&w.step)
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
+			k, v := n.Content[i], n.Content[i+1]
+			var err error
+			switch k.Value {
+			case "step":
+				err = v.Decode(&w.step)
+			case "label":
+				err = v.Decode(&w.label)
+			default:
+				return &fieldError{k.Line, k.Column, fmt.Sprintf("unknown key %q (want step and label)", k.Value)}
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if w.step == "" {
+			return &fieldError{n.Line, n.Column, "a watched step needs its step: the name of a step"}
+		}
+		return nil
+	}
+	return &fieldError{n.Line, n.Column, "want a step's name or {step: NAME, label: TEXT}"}
+}
+
+// watchList is the watched key: one watched step (the name alone, as
+// watched: send the welcome email) or a list of them.
+type watchList []watchFile
+
+func (l *watchList) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.SequenceNode {
+		var w watchFile
+		if err := n.Decode(&w); err != nil {
+			return err
+		}
+		*l = watchList{w}
+		return nil
+	}
+	if len(n.Content) == 0 {
+		return &fieldError{n.Line, n.Column, "an empty list; name at least one step"}
+	}
+	for _, c := range n.Content {
+		var w watchFile
+		if err := c.Decode(&w); err != nil {
+			return err
+		}
+		*l = append(*l, w)
+	}
+	return nil
+}
+
 type stepFile struct {
 	Name      string       `yaml:"name"`
 	PFail     probability  `yaml:"p_fail"`
@@ -176,7 +237,7 @@ type queueFile struct {
 type file struct {
 	Name         string     `yaml:"name"`
 	Noun         string     `yaml:"noun"`
-	Watched      string     `yaml:"watched"`
+	Watched      watchList  `yaml:"watched"`
 	WatchedLabel string     `yaml:"watched_label"`
 	Steps        []stepFile `yaml:"steps"`
 	Queue        *queueFile `yaml:"queue"`
@@ -302,7 +363,7 @@ func Parse(name string, data []byte) (Loaded, error) {
 	if len(f.Steps) > provider.MaxSteps {
 		return Loaded{}, &Error{File: name, Line: lineOf(top, "steps"), Field: "steps", Msg: fmt.Sprintf("%d steps is more than the %d allowed", len(f.Steps), provider.MaxSteps)}
 	}
-	sc := provider.Scenario{Name: f.Name, Noun: f.Noun, WatchedLabel: f.WatchedLabel, Watched: -1}
+	sc := provider.Scenario{Name: f.Name, Noun: f.Noun}
 	if sc.Name == "" {
 		sc.Name = "custom"
 	}
@@ -326,21 +387,9 @@ func Parse(name string, data []byte) (Loaded, error) {
 			st.CanLoseReply, st.LostReply = true, s.LostReply.v
 		}
 		timed = timed || !st.Latency.Zero()
-		if st.Name == f.Watched {
-			sc.Watched = i
-		}
 		sc.Steps = append(sc.Steps, st)
 	}
-	switch {
-	case f.Watched == "":
-		sc.Watched = len(sc.Steps) - 1
-	case sc.Watched < 0:
-		return Loaded{}, &Error{File: name, Line: lineOf(top, "watched"), Field: "watched", Msg: fmt.Sprintf("no step is called %q", f.Watched)}
-	}
-	if sc.WatchedLabel == "" {
-		sc.WatchedLabel = fmt.Sprintf("Jobs with 2+ %q", sc.Steps[sc.Watched].Name)
-	}
-	out := Loaded{Scenario: sc}
+	out := Loaded{}
 	if f.Fleet.Kind != 0 {
 		fl, err := fleetSection(name, &f.Fleet)
 		if err != nil {
@@ -355,7 +404,51 @@ func Parse(name string, data []byte) (Loaded, error) {
 		}
 		out.Queue = &q
 	}
+	var err error
+	if sc.Watched, err = f.watches(name, top, named); err != nil {
+		return Loaded{}, err
+	}
+	out.Scenario = sc
 	return out, nil
+}
+
+// watches resolves the watched steps by name (named maps a name to its step).
+// A file that watches nothing is refused, as provider.Scenario.Validate
+// refuses a scenario that does: no step is watched by default.
+func (f *file) watches(name string, top *yaml.Node, named map[string]int) ([]provider.Watch, error) {
+	if len(f.Watched) == 0 {
+		return nil, &Error{File: name, Line: top.Line, Field: "watched", Msg: "missing; name the step (or list the steps) whose repeated side effect is counted"}
+	}
+	node := valueOf(top, "watched")
+	if f.WatchedLabel != "" && node.Kind == yaml.SequenceNode {
+		return nil, &Error{File: name, Line: lineOf(top, "watched_label"), Field: "watched_label",
+			Msg: "goes with a single watched step; give each listed step its own {step: NAME, label: TEXT}"}
+	}
+	var ws []provider.Watch
+	seen := map[int]int{}
+	for k, w := range f.Watched {
+		field := "watched"
+		if node.Kind == yaml.SequenceNode {
+			field = fmt.Sprintf("watched[%d]", k)
+		}
+		i, ok := named[w.step]
+		if !ok {
+			return nil, &Error{File: name, Line: w.line, Field: field, Msg: fmt.Sprintf("no step is called %q", w.step)}
+		}
+		if j, ok := seen[i]; ok {
+			return nil, &Error{File: name, Line: w.line, Field: field, Msg: fmt.Sprintf("%q is also watched[%d]", w.step, j)}
+		}
+		seen[i] = k
+		label := w.label
+		if len(f.Watched) == 1 && f.WatchedLabel != "" {
+			if label != "" {
+				return nil, &Error{File: name, Line: lineOf(top, "watched_label"), Field: "watched_label", Msg: "the watched step has its label already"}
+			}
+			label = f.WatchedLabel
+		}
+		ws = append(ws, provider.Watch{Step: i, Label: label})
+	}
+	return ws, nil
 }
 
 // config turns the queue section (nil: the defaults) into a delivery.Config,
@@ -547,7 +640,11 @@ func fieldAt(n *yaml.Node, line, col int, value, path string) string {
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			if sub := fieldAt(c, line, col, value, fmt.Sprintf("%s[%d]", path, i)); sub != "" {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			if col != 0 && c.Kind != yaml.ScalarNode && at(c) { // an item's own error
+				return p
+			}
+			if sub := fieldAt(c, line, col, value, p); sub != "" {
 				return sub
 			}
 		}
@@ -598,7 +695,7 @@ var (
 		"float64": "a number", "int": "a whole number", "bool": "true or false", "string": "text",
 		"[]scenario.stepFile": "a list of steps", "scenario.file": "a mapping of settings",
 		"scenario.queueFile": "a mapping of queue settings", "scenario.backoffFile": "a mapping with policy, base and cap",
-		"scenario.stepFile": "a mapping of step settings",
+		"scenario.stepFile": "a mapping of step settings", "scenario.watchFile": "a step's name or {step: NAME, label: TEXT}",
 	}
 )
 

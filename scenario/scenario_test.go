@@ -57,7 +57,7 @@ func TestBackoffDefaultsKept(t *testing.T) {
 		{"  backoff: {base: 1s}\n", backoff.Policy{Kind: backoff.FullJitter, Base: time.Second, Cap: 2 * time.Second}},
 		{"  backoff: {cap: 5s}\n", backoff.Policy{Kind: backoff.FullJitter, Base: 100 * time.Millisecond, Cap: 5 * time.Second}},
 	} {
-		got, err := Parse("s.yaml", []byte(steps+"queue:\n"+tt.src))
+		got, err := Parse("s.yaml", []byte(steps+"queue:\n"+tt.src+"watched: a\n"))
 		if err != nil {
 			t.Fatalf("%q: %v", tt.src, err)
 		}
@@ -85,6 +85,15 @@ var malformed = []struct {
 	{"no steps", "name: x\nsteps: []\n", "s.yaml:2: steps: a scenario needs at least one step"},
 	{"empty", "", "s.yaml:1: the file is empty"},
 	{"watched missing", steps + "watched: send the email\n", `s.yaml:3: watched: no step is called "send the email"`},
+	{"nothing watched", steps, `s.yaml:1: watched: missing; name the step`},
+	{"empty watched list", steps + "watched: []\n", `s.yaml:3: watched: an empty list; name at least one step`},
+	{"watched list unknown", steps + "watched: [a, b]\n", `s.yaml:3: watched[1]: no step is called "b"`},
+	{"watched twice", steps + "watched:\n  - a\n  - {step: a, label: again}\n", `s.yaml:5: watched[1]: "a" is also watched[0]`},
+	{"watched unknown key", steps + "watched:\n  - {step: a, lable: x}\n", `s.yaml:4: watched[0].lable: unknown key "lable" (want step and label)`},
+	{"watched without step", steps + "watched:\n  - {label: x}\n", `s.yaml:4: watched[0]: a watched step needs its step`},
+	{"watched label with a list", steps + "watched: [a]\nwatched_label: x\n", `s.yaml:4: watched_label: goes with a single watched step`},
+	{"watched label twice", steps + "watched: {step: a, label: y}\nwatched_label: x\n", `s.yaml:4: watched_label: the watched step has its label already`},
+	{"watched not a name", steps + "watched: [[a]]\n", `s.yaml:3: watched[0]: want a step's name or {step: NAME, label: TEXT}`},
 	{"store", steps + "queue:\n  store: unique\n", `s.yaml:4: queue.store: unknown store "unique"`},
 	{"crash point", steps + "queue:\n  crash_at: lunch\n", `s.yaml:4: queue.crash_at: unknown crash point "lunch"`},
 	{"backoff", steps + "queue:\n  backoff: {policy: linear}\n", `s.yaml:4: queue.backoff.policy: unknown backoff "linear"`},
@@ -168,10 +177,37 @@ func TestLoadRefusesWhatIsNotAScenarioFile(t *testing.T) {
 	}
 }
 
+// watched takes a step's name (the single watched step, as before), or a list
+// of names and {step, label} mappings; each step gets its label or the
+// default heading, in the file's order.
+func TestSeveralWatchedSteps(t *testing.T) {
+	src := "steps:\n  - {name: reserve}\n  - {name: charge, keyed: true}\n  - {name: receipt}\n" +
+		"watched:\n  - {step: charge, label: Checkouts charged twice}\n  - receipt\n"
+	got, err := Parse("s.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := got.Scenario
+	want := []provider.Watch{{Step: 1, Label: "Checkouts charged twice"}, {Step: 2}}
+	if !reflect.DeepEqual(sc.Watched, want) {
+		t.Fatalf("watched = %+v; want %+v", sc.Watched, want)
+	}
+	if l := sc.WatchLabel(1); l != `Jobs with 2+ "receipt"` {
+		t.Errorf("WatchLabel(1) = %q; want the default heading", l)
+	}
+	one, err := Parse("s.yaml", []byte("steps:\n  - {name: a}\n  - {name: b}\nwatched: a\nwatched_label: As twice\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := one.Scenario.Watched; !reflect.DeepEqual(w, []provider.Watch{{Step: 0, Label: "As twice"}}) {
+		t.Errorf("single watched = %+v; want step 0 labelled As twice", w)
+	}
+}
+
 // An empty queue: section turns the delivery model on with its defaults, as
 // the README says.
 func TestEmptyQueueTurnsTheModelOn(t *testing.T) {
-	got, err := Parse("s.yaml", []byte("steps:\n  - {name: a}\nqueue:\n"))
+	got, err := Parse("s.yaml", []byte("steps:\n  - {name: a}\nwatched: a\nqueue:\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +220,7 @@ func TestEmptyQueueTurnsTheModelOn(t *testing.T) {
 // and the flags use: the scenario's, the queue's, step names told apart, the
 // watched step among the steps.
 func FuzzParse(f *testing.F) {
-	for _, path := range []string{"../examples/signup.yaml", "../examples/signup-queue.yaml"} {
+	for _, path := range []string{"../examples/signup.yaml", "../examples/signup-queue.yaml", "../examples/checkout.yaml"} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)
@@ -214,8 +250,8 @@ func FuzzParse(f *testing.F) {
 		if err := sc.Validate(); err != nil {
 			t.Fatalf("accepted a scenario Validate refuses: %v", err)
 		}
-		if sc.Watched < 0 || sc.Watched >= len(sc.Steps) {
-			t.Fatalf("watched step %d of %d", sc.Watched, len(sc.Steps))
+		if len(sc.Watched) == 0 {
+			t.Fatalf("accepted a file that watches no step")
 		}
 		seen := map[string]bool{}
 		for _, st := range sc.Steps {
@@ -235,7 +271,7 @@ func FuzzParse(f *testing.F) {
 // A fleet section sets what the fleet command's flags would, from their
 // defaults (fleet.DefaultPolicy) for what it leaves out.
 func TestFleetSection(t *testing.T) {
-	src := steps + `fleet:
+	src := steps + "watched: a\n" + `fleet:
   policy: sliding-breaker
   policy_scope: fleet
   cb_failure_rate: 0.1

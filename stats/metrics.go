@@ -24,6 +24,9 @@ type Expected struct {
 	CallsPerJob    float64
 	RepeatedPerJob float64
 	DuplicateRate  float64
+	// DuplicateRates are the duplicate rates of every watched step, in the
+	// scenario's order: DuplicateRate is the first.
+	DuplicateRates []float64
 	// CallsVar and RepeatedVar are the variances of one job's calls and
 	// repeated side effects.
 	CallsVar, RepeatedVar float64

@@ -15,7 +15,8 @@ type Counters struct {
 	Calls int64 `json:"calls"`
 	// RepeatedSteps counts side effects beyond the first, over every job and step.
 	RepeatedSteps int64 `json:"repeated_steps"`
-	// DuplicateUsers counts jobs whose watched step's side effect happened twice or more.
+	// DuplicateUsers counts jobs whose first watched step's side effect
+	// happened twice or more (TwiceByStep of that step).
 	DuplicateUsers int64 `json:"duplicate_users"`
 	// CallsSq and RepeatedSq sum the squares of each job's calls and repeated
 	// side effects: the variances behind the intervals of the per-job means.
@@ -31,8 +32,12 @@ type Counters struct {
 	// and its work never happened: work lost silently. A failed job is
 	// counted in Failed only, so the two never overlap.
 	LostWork int64 `json:"lost_work"`
-	// RepeatedByStep splits RepeatedSteps by step.
+	// RepeatedByStep splits RepeatedSteps by step, and TwiceByStep counts,
+	// step by step, the jobs whose side effect at that step happened twice or
+	// more: every engine fills both, so any step a scenario watches is read
+	// off them.
 	RepeatedByStep StepCounts `json:"repeated_by_step"`
+	TwiceByStep    StepCounts `json:"twice_by_step"`
 	// Completion counts the virtual completion times of the jobs that
 	// succeeded, FailedCompletion those of the jobs that failed: a job's time
 	// runs from its first enqueue until its last delivery stopped or its
@@ -65,21 +70,33 @@ func (c *Counters) Add(o Counters) {
 	c.LostWork += o.LostWork
 	for i := range c.RepeatedByStep {
 		c.RepeatedByStep[i] += o.RepeatedByStep[i]
+		c.TwiceByStep[i] += o.TwiceByStep[i]
 	}
 	c.Completion.AddHistogram(&o.Completion)
 	c.FailedCompletion.AddHistogram(&o.FailedCompletion)
 }
 
-// AddJob counts one finished job's calls, repeated side effects, side effects
-// and whether its watched step ran twice; the caller counts its failure.
-func (c *Counters) AddJob(calls, repeated, effects int64, watchedTwice bool) {
+// AddJob counts one finished job's calls, repeated side effects and side
+// effects, and from done, how many times each step's side effect happened,
+// its repeats and duplicates step by step; watched is the step DuplicateUsers
+// counts. The caller counts its failure.
+func (c *Counters) AddJob(calls, repeated, effects int64, done []uint32, watched int) {
 	c.SideEffects += effects
 	c.Calls += calls
 	c.CallsSq.Add(uint64(calls * calls))
 	c.RepeatedSteps += repeated
 	c.RepeatedSq.Add(uint64(repeated * repeated))
-	if watchedTwice {
+	if repeated == 0 { // no step did its work twice: nothing by step to count
+		return
+	}
+	if done[watched] > 1 {
 		c.DuplicateUsers++
+	}
+	for i, d := range done {
+		if d > 1 {
+			c.RepeatedByStep[i] += int64(d - 1)
+			c.TwiceByStep[i]++
+		}
 	}
 }
 
@@ -122,12 +139,23 @@ type Params struct {
 	Seed      uint64  `json:"seed"`
 	// Engine is how jobs were drawn: plain or skip.
 	Engine string `json:"engine"`
-	// WatchedLabel heads the duplicate column ("Users with 2+ welcome emails").
-	WatchedLabel string `json:"-"`
+	// Watched are the watched steps, each heading a duplicate column: the
+	// first is the duplicate_users column ("Users with 2+ welcome emails"),
+	// the others follow it. A run from a file echoes them in json.
+	Watched []Watch `json:"-"`
 	// Replicates is how many independent seeds the rows pool (1 for a plain run).
 	Replicates int `json:"replicates"`
 	// Delivery describes the delivery model, when it is on.
 	Delivery *DeliveryParams `json:"delivery,omitempty"`
+}
+
+// Watch is one watched step as outputs show it.
+type Watch struct {
+	// Step is the step's index, from 0; its csv and json fields number it
+	// from 1, as repeated_step_<i> does.
+	Step  int    `json:"-"`
+	Name  string `json:"name"`
+	Label string `json:"label"`
 }
 
 // StepParams are one step's parameters as the run used them.
@@ -184,3 +212,16 @@ type Report struct {
 	// ShowCI puts intervals in the table formats; csv and json always carry them.
 	ShowCI bool
 }
+
+// Twice is the count of jobs whose k-th watched step w did its work twice or
+// more: DuplicateUsers for the first, TwiceByStep for the others.
+func (c Counters) Twice(k int, w Watch) int64 {
+	if k == 0 {
+		return c.DuplicateUsers
+	}
+	return c.TwiceByStep[w.Step]
+}
+
+// WatchedRate is Twice's share of the jobs with its interval, as
+// duplicate_rate is the first watched step's.
+func (c Counters) WatchedRate(k int, w Watch) Estimate { return share(c.Twice(k, w), c.Jobs) }

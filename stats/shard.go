@@ -14,7 +14,8 @@ import (
 )
 
 // ShardFormat versions the shard files that merge reads.
-const ShardFormat = 1
+// Format 2 added the by-step counters that every engine fills.
+const ShardFormat = 2
 
 // MaxShardBytes is the largest shard ReadShard reads: it bounds what a file
 // that never ends (/dev/zero) can make a reader hold. A row of a shard file
@@ -187,8 +188,8 @@ func (c Counters) Check(steps, attempts int) error {
 		}
 	}
 	// Only the delivery model counts these; a Part 5 run leaves them zero.
-	if c.Deliveries != 0 || c.LostWork != 0 || c.RepeatedByStep != (StepCounts{}) || c.Completion != (Histogram{}) || c.FailedCompletion != (Histogram{}) {
-		return errors.New("deliveries, lost_work, repeated_by_step, completion, failed_completion: not zero in a run without the delivery model")
+	if c.Deliveries != 0 || c.LostWork != 0 || c.Completion != (Histogram{}) || c.FailedCompletion != (Histogram{}) {
+		return errors.New("deliveries, lost_work, completion, failed_completion: not zero in a run without the delivery model")
 	}
 	maxCalls := mulSat(int64(steps), int64(attempts)) // a job's calls at most
 	jobs := big.NewInt(c.Jobs)
@@ -223,6 +224,38 @@ func (c Counters) Check(steps, attempts int) error {
 	}
 	if err := checkSquares(c.RepeatedSteps, c.RepeatedSq, c.Jobs, maxCalls-1); err != nil {
 		return fmt.Errorf("repeated_steps_sq: %w", err)
+	}
+	return c.checkByStep(steps)
+}
+
+// checkByStep refuses by-step counts that do not split c's totals, which
+// every engine counts step by step: each step's repeats at least the jobs
+// that did its work twice (each repeated it once or more) and none past the
+// scenario's steps, the repeats adding up to repeated_steps. Each step's
+// duplicate jobs are at most the jobs.
+func (c Counters) checkByStep(steps int) error {
+	var sum int64
+	for i := range c.RepeatedByStep {
+		r, t := c.RepeatedByStep[i], c.TwiceByStep[i]
+		switch {
+		case r < 0:
+			return fmt.Errorf("repeated_by_step[%d]: %d is negative", i, r)
+		case t < 0:
+			return fmt.Errorf("twice_by_step[%d]: %d is negative", i, t)
+		case i >= steps && (r != 0 || t != 0):
+			return fmt.Errorf("repeated_by_step[%d], twice_by_step[%d]: not zero past the %d steps", i, i, steps)
+		case t > r:
+			return fmt.Errorf("twice_by_step[%d]: %d jobs are more than the step's %d repeated side effects", i, t, r)
+		case t > c.Jobs:
+			return fmt.Errorf("twice_by_step[%d]: %d is more than the %d jobs", i, t, c.Jobs)
+		}
+		var ok bool
+		if sum, ok = addInt64(sum, r); !ok {
+			return fmt.Errorf("repeated_by_step: the sum overflows a 64-bit counter")
+		}
+	}
+	if sum != c.RepeatedSteps {
+		return fmt.Errorf("repeated_by_step: the steps' %d add up to other than repeated_steps %d", sum, c.RepeatedSteps)
 	}
 	return nil
 }
@@ -271,7 +304,8 @@ func (c *Counters) AddChecked(o Counters) error {
 		{"side_effects", &sum.SideEffects, o.SideEffects}, {"deliveries", &sum.Deliveries, o.Deliveries}, {"lost_work", &sum.LostWork, o.LostWork},
 	}
 	for i := range sum.RepeatedByStep {
-		terms = append(terms, term{fmt.Sprintf("repeated_by_step[%d]", i), &sum.RepeatedByStep[i], o.RepeatedByStep[i]})
+		terms = append(terms, term{fmt.Sprintf("repeated_by_step[%d]", i), &sum.RepeatedByStep[i], o.RepeatedByStep[i]},
+			term{fmt.Sprintf("twice_by_step[%d]", i), &sum.TwiceByStep[i], o.TwiceByStep[i]})
 	}
 	for i := range sum.Completion {
 		terms = append(terms, term{fmt.Sprintf("completion[%d]", i), &sum.Completion[i], o.Completion[i]},

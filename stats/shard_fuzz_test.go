@@ -16,7 +16,8 @@ import (
 // one step's work five times; the other made one call.
 func twoJobs() stats.Shard {
 	c := stats.Counters{Jobs: 2, Failed: 1, Calls: 7, SideEffects: 7, RepeatedSteps: 4, DuplicateUsers: 1,
-		CallsSq: stats.Wide{Lo: 1*1 + 6*6}, RepeatedSq: stats.Wide{Lo: 4 * 4}}
+		CallsSq: stats.Wide{Lo: 1*1 + 6*6}, RepeatedSq: stats.Wide{Lo: 4 * 4},
+		RepeatedByStep: stats.StepCounts{4}, TwiceByStep: stats.StepCounts{1}}
 	return stats.Shard{Format: stats.ShardFormat, Index: 0, Count: 1,
 		Params: stats.Params{Scenario: "two", Steps: 2, Jobs: 2, PFail: 0.5, LostReply: 0.5, Attempts: 3, RNG: "pcg", Engine: "plain", Replicates: 1},
 		Rows:   []stats.Row{{ID: "step-nokey", Label: "Retry each step, no key", Counters: c}, {ID: "job-samekey", Label: "Retry the whole job, same key", Counters: c}}}
@@ -37,7 +38,9 @@ func FuzzReadShard(f *testing.F) {
 		{`"attempts":3`, `"attempts":0`},
 		{`"failed":1`, `"failed":9223372036854775807`},
 		{`"calls_sq":37`, `"calls_sq":36`},
-		{`"retrysim_shard":1`, `"retrysim_shard":1,"surprise":true`},
+		{`"repeated_by_step":[4,`, `"repeated_by_step":[3,`},
+		{`"twice_by_step":[1,`, `"twice_by_step":[5,`},
+		{`"retrysim_shard":2`, `"retrysim_shard":2,"surprise":true`},
 		{`"label":"Retry each step, no key"`, `"label":"Retry\u001b[2J"`},
 		{`"failed":1`, `"FAILED":1`},
 		{`"failed":1`, `"failed":1,"failed":-1`},
@@ -125,7 +128,7 @@ func TestReadShardStrictKeys(t *testing.T) {
 		{`"failed":1`, `"FAILED":1`, `key "FAILED": field names are lower case`},
 		{`"seed":0`, `"\u017feed":0`, `key "ſeed": field names are lower case`},
 		{`"failed":1`, `"failed":1,"failed":1`, `key "failed" is given twice in one object`},
-		{`"retrysim_shard":1`, `"retrysim_shard":1,"retrysim_shard":1`, `key "retrysim_shard" is given twice`},
+		{`"retrysim_shard":2`, `"retrysim_shard":2,"retrysim_shard":2`, `key "retrysim_shard" is given twice`},
 	} {
 		data := bytes.Replace(valid, []byte(tt[0]), []byte(tt[1]), 1)
 		if bytes.Equal(data, valid) {

@@ -83,7 +83,8 @@ func TestCountersCheckEdges(t *testing.T) {
 	// Two jobs, one failed: calls 1 + 6, the success did both steps (2
 	// effects, none repeated), the failure 5 effects on one step (4 repeats).
 	ok := Counters{Jobs: 2, Failed: 1, Calls: 7, SideEffects: 7, RepeatedSteps: 4, DuplicateUsers: 1,
-		CallsSq: Wide{Lo: 1*1 + 6*6}, RepeatedSq: Wide{Lo: 4 * 4}}
+		CallsSq: Wide{Lo: 1*1 + 6*6}, RepeatedSq: Wide{Lo: 4 * 4},
+		RepeatedByStep: StepCounts{4}, TwiceByStep: StepCounts{1}}
 	if err := ok.Check(2, 3); err != nil {
 		t.Fatalf("Check(%+v) = %v; want nil", ok, err)
 	}
@@ -94,6 +95,11 @@ func TestCountersCheckEdges(t *testing.T) {
 	}{
 		{"calls over 6 a job", func(c *Counters) { c.Calls, c.CallsSq = 13, Wide{Lo: 6*6 + 7*7} }, "calls: 13 is more than 2 jobs make at 6 calls each"},
 		{"failed over jobs", func(c *Counters) { c.Failed = 3 }, "failed: 3 is more than the 2 jobs"},
+		{"by step not the total", func(c *Counters) { c.RepeatedByStep[0] = 3 }, "repeated_by_step: the steps' 3 add up to other than repeated_steps 4"},
+		{"by step past the steps", func(c *Counters) { c.RepeatedByStep[0], c.RepeatedByStep[2] = 3, 1 }, "repeated_by_step[2], twice_by_step[2]: not zero past the 2 steps"},
+		{"twice over the step's repeats", func(c *Counters) { c.RepeatedByStep = StepCounts{2, 2}; c.TwiceByStep[1] = 3 }, "twice_by_step[1]: 3 jobs are more than the step's 2 repeated side effects"},
+		{"twice over jobs", func(c *Counters) { c.TwiceByStep[0] = 3 }, "twice_by_step[0]: 3 is more than the 2 jobs"},
+		{"negative by step", func(c *Counters) { c.RepeatedByStep = StepCounts{5, -1} }, "repeated_by_step[1]: -1 is negative"},
 		{"steps done over 2 a job", func(c *Counters) { c.SideEffects, c.RepeatedSteps, c.RepeatedSq = 7, 2, Wide{Lo: 4} }, "side_effects: 7, less 2 repeated, is more than one a step of each job (4)"},
 		{"success without its steps", func(c *Counters) { c.Failed = 0 }, "is fewer than the 4 steps of the 2 jobs that succeeded"},
 		// 7 calls over 2 jobs: at least 3^2 + 4^2 = 25 squared, at most 1 + 36 = 37.

@@ -84,7 +84,7 @@ func closedForms(sc provider.Scenario, r strategy.Retry) (failed, calls, repeate
 			calls = add(calls, mul(reach, g))
 			if !keyed(i) {
 				repeated = add(repeated, mul(reach, sub(mul(sub(one, p[i]), g), sub(one, pow(p[i], a)))))
-				if i == sc.Watched {
+				if i == sc.Watched[0].Step {
 					once := add(mul(mul(sub(one, p[i]), sub(one, l[i])), geom(p[i], a)),
 						mul(mul(ratInt(a), mul(sub(one, p[i]), l[i])), pow(p[i], a-1)))
 					twice = mul(reach, sub(sub(one, pow(p[i], a)), once))
@@ -112,7 +112,7 @@ func closedForms(sc provider.Scenario, r strategy.Retry) (failed, calls, repeate
 			s := mul(reach, sub(one, p[i]))
 			none := pow(sub(one, s), a)
 			repeated = add(repeated, sub(mul(s, attempts), sub(one, none)))
-			if i == sc.Watched {
+			if i == sc.Watched[0].Step {
 				once := add(mul(ok, geom(sub(one, s), a)), mul(mul(ratInt(a), sub(s, ok)), pow(sub(one, s), a-1)))
 				twice = sub(sub(one, none), once)
 			}
@@ -185,7 +185,7 @@ func enumerate(sc provider.Scenario, r strategy.Retry) outcome {
 		if failed {
 			o.failed.Add(o.failed, prob)
 		}
-		if done[sc.Watched] >= 2 {
+		if done[sc.Watched[0].Step] >= 2 {
 			o.twice.Add(o.twice, prob)
 		}
 	}
@@ -299,7 +299,7 @@ func TestExpectMatchesEnumeration(t *testing.T) {
 		{0.999, 0.999}, {0.05, 0.02}, {0.3, 0.5}, {1e-9, 1e-6}, {0.5, 1e-12}, {1, 0.5}, {0.2, 1}, {0, 0.4},
 	} {
 		for _, watched := range []int{1, 2} {
-			sc := provider.Scenario{Watched: watched, Steps: []provider.Step{
+			sc := provider.Scenario{Watched: []provider.Watch{{Step: watched}}, Steps: []provider.Step{
 				{PFail: pt.p},
 				{PFail: pt.p, CanLoseReply: true, LostReply: pt.l, HonoursKeys: true},
 				{PFail: pt.p / 2, CanLoseReply: true, LostReply: pt.l / 3},
@@ -319,6 +319,24 @@ func TestExpectMatchesEnumeration(t *testing.T) {
 					checkClose(t, name+": repeated variance", e.RepeatedVar, repVar)
 					checkClose(t, name+": twice", e.DuplicateRate, o.twice)
 				}
+			}
+		}
+		// Both steps watched, the last first: each watched step's rate is
+		// the enumeration's for that step alone, in the scenario's order.
+		both := provider.Scenario{Watched: []provider.Watch{{Step: 2}, {Step: 1}}, Steps: []provider.Step{
+			{PFail: pt.p},
+			{PFail: pt.p, CanLoseReply: true, LostReply: pt.l, HonoursKeys: true},
+			{PFail: pt.p / 2, CanLoseReply: true, LostReply: pt.l / 3},
+		}}
+		for _, r := range allRetries(3) {
+			e := r.Expect(both)
+			if len(e.DuplicateRates) != 2 {
+				t.Fatalf("%s: %d duplicate rates for 2 watched steps", r.Name(), len(e.DuplicateRates))
+			}
+			for k, w := range both.Watched {
+				one := both
+				one.Watched = []provider.Watch{w}
+				checkClose(t, fmt.Sprintf("p=%g l=%g %s: watched[%d] twice", pt.p, pt.l, r.Name(), k), e.DuplicateRates[k], enumerate(one, r).twice)
 			}
 		}
 	}

@@ -7,8 +7,8 @@ import (
 
 // Expect returns r's exact expectations on sc: the probability that a job
 // fails, the mean and variance of its calls and of its repeated side effects,
-// and the probability that the watched step's side effect happens twice or
-// more.
+// and the probability that each watched step's side effect happens twice or
+// more (DuplicateRates, the first also in DuplicateRate). sc must be valid.
 //
 // They come from a dynamic programme over the states of one job, not from
 // closed forms such as 1 - none - once: those subtract numbers near 1 and at
@@ -30,7 +30,21 @@ import (
 //
 // A key, when the provider honours it, keeps the work of that step to one.
 func (r Retry) Expect(sc provider.Scenario) stats.Expected {
-	w := walk{keyed: make([]bool, len(sc.Steps)), watched: sc.Watched}
+	var e stats.Expected
+	for k, wa := range sc.Watched {
+		x := r.expectWatching(sc, wa.Step)
+		if k == 0 {
+			e = x
+		}
+		e.DuplicateRates = append(e.DuplicateRates, x.DuplicateRate)
+	}
+	return e
+}
+
+// expectWatching is Expect with the one watched step watched: the walk over a
+// whole-job retry's states follows one step's side effects.
+func (r Retry) expectWatching(sc provider.Scenario, watched int) stats.Expected {
+	w := walk{keyed: make([]bool, len(sc.Steps)), watched: watched}
 	for i, s := range sc.Steps {
 		w.keyed[i] = r.Keys == SameKey && s.HonoursKeys
 		w.fail = append(w.fail, s.PFail)

@@ -196,7 +196,7 @@ func TestFlagsAndFilesShareBounds(t *testing.T) {
 		{"latency", "8760h", "steps: [{name: a, latency: 8760h}]"},
 		{"latency", "8761h", "steps: [{name: a, latency: 8761h}]"},
 	} {
-		src := tt.yaml + "\n"
+		src := tt.yaml + "\nwatched: a\n"
 		if !strings.HasPrefix(src, "steps") {
 			src = "steps: [{name: a}]\n" + src
 		}

@@ -15,7 +15,7 @@ import (
 func TestIgnoredFlagsRefused(t *testing.T) {
 	dir := t.TempDir()
 	noLossy := filepath.Join(dir, "charge.yaml")
-	os.WriteFile(noLossy, []byte("steps:\n  - {name: charge, p_fail: 0.1}\n"), 0o644)
+	os.WriteFile(noLossy, []byte("steps:\n  - {name: charge, p_fail: 0.1}\nwatched: charge\n"), 0o644)
 	preset := "-preset sqlite-check runs its own fixed cases"
 	tests := []struct {
 		args []string

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -199,7 +200,7 @@ func (m *merger) add(file string, sh stats.Shard) error {
 	switch {
 	case sh.Count != first.Count:
 		return fmt.Errorf("merge: %s is shard %d/%d but %s is of %d shards", file, sh.Index, sh.Count, m.first, first.Count)
-	case sh.Params != first.Params:
+	case !reflect.DeepEqual(sh.Params, first.Params):
 		return fmt.Errorf("merge: %s and %s are shards of different runs: %s", m.first, file, paramDiff(first.Params, sh.Params))
 	case !slices.EqualFunc(sh.Rows, first.Rows, func(a, b stats.Row) bool { return a.ID == b.ID }):
 		return fmt.Errorf("merge: %s and %s ran different strategies", m.first, file)

@@ -53,7 +53,7 @@ func TestMergeRefuses(t *testing.T) {
 	three := writeShards(t, t.TempDir(), 3, "-jobs", "300000")
 	otherStrategies := writeShards(t, t.TempDir(), 4, "-jobs", "300000", "-strategies", "step-nokey")
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte(`{"retrysim_shard": 1, "surprise": true}`), 0o644)
+	os.WriteFile(bad, []byte(`{"retrysim_shard": 2, "surprise": true}`), 0o644)
 	notJSON := filepath.Join(dir, "table.txt")
 	os.WriteFile(notJSON, []byte("1,000,000 sign-ups"), 0o644)
 
@@ -216,7 +216,7 @@ func TestMergeRefusesImpossibleShards(t *testing.T) {
 		{"squares below the mean's", nil, []string{editShard(t, one, map[string]any{"rows.0.calls_sq": 102136895})}, "rows[0].calls_sq: 102136895 is less than the square of the sum"},
 		{"squares above the bound", nil, []string{editShard(t, one, map[string]any{"rows.0.calls_sq": 303188401})}, "rows[0].calls_sq: 303188401 is more than 30 x the sum 10106280"},
 		{"squares under the sum", nil, []string{editShard(t, one, map[string]any{"rows.0.repeated_steps_sq": 5077})}, "rows[0].repeated_steps_sq: 5077 is less than"},
-		{"completion counted", nil, []string{editShard(t, one, map[string]any{"rows.2.completion.7": 1})}, "rows[2].deliveries, lost_work, repeated_by_step, completion, failed_completion: not zero"},
+		{"completion counted", nil, []string{editShard(t, one, map[string]any{"rows.2.completion.7": 1})}, "rows[2].deliveries, lost_work, completion, failed_completion: not zero"},
 		{"failed completion counted", nil, []string{editShard(t, one, map[string]any{"rows.0.failed_completion": append([]any{1}, make([]any, 255)...)})}, "rows[0].deliveries, lost_work"},
 		{"histogram too long", nil, []string{editShard(t, one, map[string]any{"rows.0.completion": make([]int, 300)})}, "300 histogram buckets where there are 256"},
 		{"delivery model", nil, []string{editShard(t, one, map[string]any{"delivery": map[string]any{"store": "claim"}})}, "delivery: runs of the delivery model are not sharded"},
@@ -238,7 +238,7 @@ func TestMergeRefusesImpossibleShards(t *testing.T) {
 		{"shard count", nil, []string{editShard(t, one, map[string]any{"shard_count": 0})}, "shard_count: 0 is not at least 1"},
 		{"shard count above the flag's", nil, []string{editShard(t, one, map[string]any{"shard_index": 1_000_000, "shard_count": 1_000_001})},
 			"shard_index, shard_count: 1000000/1000001 is not a slice"},
-		{"format", nil, []string{editShard(t, one, map[string]any{"retrysim_shard": 2})}, "retrysim_shard: 2 is not a shard format"},
+		{"format", nil, []string{editShard(t, one, map[string]any{"retrysim_shard": 1})}, "retrysim_shard: 1 is not a shard format"},
 		{"unknown field in a row", nil, []string{editShard(t, one, map[string]any{"rows.0.bonus": 1})}, `unknown field "bonus"`},
 		{"data after the object", nil, []string{appendTo(t, one, "{}")}, "data after the JSON object"},
 		{"garbage after the object", nil, []string{appendTo(t, one, "x")}, "data after the JSON object"},

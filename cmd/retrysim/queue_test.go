@@ -20,7 +20,7 @@ func TestSignupScenarioFileEqualsDefault(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range []string{"scenario_file", "step_params", "p_fail", "lost_reply"} {
+		for _, k := range []string{"scenario_file", "step_params", "p_fail", "lost_reply", "watched"} {
 			delete(rep, k)
 		}
 		b, _ := json.Marshal(rep)
@@ -116,6 +116,7 @@ func TestQueueBadInput(t *testing.T) {
 		{[]string{"-scenario", write("c.yaml", "steps:\n  - {name: charge, p_fail: 1.5}\n")}, "c.yaml:2: steps[0].p_fail: 1.5 is not a probability in [0, 1]"},
 		{[]string{"-scenario", write("d.yaml", steps+"queue:\n  ttl: -1s\n")}, "d.yaml:4: queue.ttl: -1s is negative"},
 		{[]string{"-scenario", write("e.yaml", "steps: []\n")}, "e.yaml:1: steps: a scenario needs at least one step"},
+		{[]string{"-scenario", write("g.yaml", steps)}, "g.yaml:1: watched: missing; name the step (or list the steps) whose repeated side effect is counted"},
 		{[]string{"-scenario", write("f.yaml", steps+"watched: refund\n")}, `f.yaml:3: watched: no step is called "refund"`},
 		{[]string{"-scenario", filepath.Join(dir, "missing.yaml")}, "missing.yaml: no such file or directory"},
 		{[]string{"-store", "unique"}, `-store: unknown store "unique" (want one of none, after, loose, claim, lease)`},
@@ -211,7 +212,7 @@ func TestLeaseLivelockWarnsAndCountsCalls(t *testing.T) {
 func TestScenarioParamsEchoed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "half.yaml")
 	os.WriteFile(path, []byte("steps:\n  - {name: charge, p_fail: 0.5, latency: 10ms}\n"+
-		"  - {name: email, p_fail: 0.1, lost_reply: 0.2, keyed: true, latency: {median: 20ms, p99: 200ms}}\n"), 0o644)
+		"  - {name: email, p_fail: 0.1, lost_reply: 0.2, keyed: true, latency: {median: 20ms, p99: 200ms}}\nwatched: email\n"), 0o644)
 	type step struct {
 		Name      string  `json:"name"`
 		PFail     float64 `json:"p_fail"`

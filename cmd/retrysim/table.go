@@ -99,26 +99,28 @@ func (p point) build() ([]strategy.Retry, []stats.Row, error) {
 func (p point) params(replicates int) stats.Params {
 	sc := p.scenario()
 	par := stats.Params{
-		Scenario:     sc.Name,
-		File:         p.file,
-		Noun:         sc.Noun,
-		Steps:        len(sc.Steps),
-		LossyStep:    sc.Steps[sc.Watched].Name,
-		Jobs:         p.jobs,
-		PFail:        p.pFail,
-		LostReply:    p.lostReply,
-		Attempts:     p.attempts,
-		RNG:          p.gen.Name,
-		Seed:         p.seed,
-		Engine:       p.config(nil, 0, sim.Shard{}).EngineUsed().String(),
-		WatchedLabel: sc.WatchedLabel,
-		Replicates:   replicates,
+		Scenario:   sc.Name,
+		File:       p.file,
+		Noun:       sc.Noun,
+		Steps:      len(sc.Steps),
+		LossyStep:  sc.Steps[sc.Watched[0].Step].Name,
+		Jobs:       p.jobs,
+		PFail:      p.pFail,
+		LostReply:  p.lostReply,
+		Attempts:   p.attempts,
+		RNG:        p.gen.Name,
+		Seed:       p.seed,
+		Engine:     p.config(nil, 0, sim.Shard{}).EngineUsed().String(),
+		Replicates: replicates,
 	}
 	for _, st := range sc.Steps {
 		if st.CanLoseReply {
 			par.LossyStep = st.Name
 			break
 		}
+	}
+	for k, w := range sc.Watched {
+		par.Watched = append(par.Watched, stats.Watch{Step: w.Step, Name: sc.Steps[w.Step].Name, Label: sc.WatchLabel(k)})
 	}
 	if p.file != "" {
 		steps := make([]stats.StepParams, len(sc.Steps))

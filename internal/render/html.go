@@ -221,13 +221,20 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 		header: header(r),
 	}
 	fields := []string{"", "succeeded", "failed", "calls_per_job", "repeated_steps", "duplicate_users"}
+	for _, w := range r.Watched[min(1, len(r.Watched)):] {
+		fields = append(fields, "duplicate_users_step_"+strconv.Itoa(w.Step+1))
+	}
 	values := func(row stats.Row) []float64 {
 		c := row.Counters
-		return []float64{0, stats.Metrics()[0].Estimate(row).Value, float64(c.Failed), stats.Metrics()[2].Estimate(row).Value,
-			float64(c.RepeatedSteps), float64(c.DuplicateUsers)}
+		v := []float64{0, stats.Metrics()[0].Estimate(row).Value, float64(c.Failed), stats.Metrics()[2].Estimate(row).Value,
+			float64(c.RepeatedSteps)}
+		for k, w := range r.Watched {
+			v = append(v, float64(c.Twice(k, w)))
+		}
+		return v
 	}
 	for _, row := range r.Rows {
-		main := cells(row, r.ShowCI)
+		main := cells(row, r.ShowCI, r.Watched)
 		if r.Delivery != nil {
 			main = append(main, deliveryCells(row)...)
 		}
@@ -246,7 +253,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 			extra = append(extra, spreadCells(row))
 		}
 		if row.Expected != nil {
-			extra = append(extra, expectedCells(row))
+			extra = append(extra, expectedCells(row, r.Watched))
 		}
 		for _, x := range extra {
 			var cells []pageCell

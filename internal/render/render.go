@@ -21,7 +21,10 @@ import (
 
 // header is the column titles of the table formats.
 func header(r stats.Report) []string {
-	h := []string{"Strategy", "Succeeded", "Failed jobs", "Calls per job", "Steps done again", r.WatchedLabel}
+	h := []string{"Strategy", "Succeeded", "Failed jobs", "Calls per job", "Steps done again"}
+	for _, w := range r.Watched {
+		h = append(h, w.Label)
+	}
 	if r.Delivery != nil {
 		h = append(h, "Deliveries per job", "Lost work", "Time p50 / p95 / p99, succeeded jobs", "Time p50 / p95 / p99, failed jobs")
 	}
@@ -71,8 +74,8 @@ func quantiles(h *stats.Histogram) string {
 func count(x float64) string { return group(int64(math.Round(x))) }
 
 // cells are one row formatted for people, as the article prints them, with
-// intervals when ci is set.
-func cells(row stats.Row, ci bool) []string {
+// intervals when ci is set; watched are the run's watched steps.
+func cells(row stats.Row, ci bool, watched []stats.Watch) []string {
 	c := row.Counters
 	n := float64(c.Jobs)
 	cells := []string{
@@ -81,12 +84,13 @@ func cells(row stats.Row, ci bool) []string {
 		group(c.Failed),
 		roundJS(c.CallsPerJob(), 2),
 		group(c.RepeatedSteps),
-		group(c.DuplicateUsers),
+	}
+	for k, w := range watched {
+		cells = append(cells, group(c.Twice(k, w)))
 	}
 	if !ci {
 		return cells
 	}
-	cells = cells[:6:6] // the intervals go on the first six columns
 	e := make([]stats.Estimate, len(stats.Metrics()))
 	for i, m := range stats.Metrics() {
 		e[i] = m.Estimate(row)
@@ -95,12 +99,16 @@ func cells(row stats.Row, ci bool) []string {
 	cells[2] += fmt.Sprintf(" [%s, %s]", count(e[1].Lo*n), count(e[1].Hi*n))
 	cells[3] += fmt.Sprintf(" [%s, %s]", toFixed(e[2].Lo, 3), toFixed(e[2].Hi, 3))
 	cells[4] += fmt.Sprintf(" [%s, %s]", count(e[3].Lo*n), count(e[3].Hi*n))
-	cells[5] += fmt.Sprintf(" [%s, %s]", count(e[4].Lo*n), count(e[4].Hi*n))
+	for k, w := range watched {
+		d := c.WatchedRate(k, w)
+		cells[5+k] += fmt.Sprintf(" [%s, %s]", count(d.Lo*n), count(d.Hi*n))
+	}
 	return cells
 }
 
-// expectedCells are the closed forms under a row, each with its z-score.
-func expectedCells(row stats.Row) []string {
+// expectedCells are the closed forms under a row, each with its z-score;
+// the watched steps after the first follow the metrics.
+func expectedCells(row stats.Row, watched []stats.Watch) []string {
 	c := row.Counters
 	n := float64(c.Jobs)
 	cells := []string{"  expected (z)"}
@@ -117,7 +125,29 @@ func expectedCells(row stats.Row) []string {
 		}
 		cells = append(cells, s+" ("+zText(m, c, *row.Expected)+")")
 	}
+	for k, w := range watched[min(1, len(watched)):] {
+		m, e := watchedMetric(row, k+1, w)
+		x := m.Expected(e)
+		cells = append(cells, strconv.FormatFloat(x*n, 'f', 1, 64)+" ("+zText(m, c, e)+")")
+	}
 	return cells
+}
+
+// watchedMetric is the duplicate_rate metric of the k-th watched step w, and
+// the expectations with its duplicate rate in DuplicateRate, for the
+// columns of a watched step after the first.
+func watchedMetric(row stats.Row, k int, w stats.Watch) (stats.Metric, stats.Expected) {
+	m := stats.Metrics()[len(stats.Metrics())-1] // duplicate_rate
+	m.Name += "_step_" + strconv.Itoa(w.Step+1)
+	m.Estimate = func(r stats.Row) stats.Estimate { return r.WatchedRate(k, w) }
+	var e stats.Expected
+	if row.Expected != nil {
+		e = *row.Expected
+		if k < len(e.DuplicateRates) {
+			e.DuplicateRate = e.DuplicateRates[k]
+		}
+	}
+	return m, e
 }
 
 func zText(m stats.Metric, c stats.Counters, e stats.Expected) string {
@@ -147,7 +177,7 @@ func spreadCells(row stats.Row) []string {
 }
 
 func writeTable(w io.Writer, r stats.Report, markdown bool) error {
-	opts := tableOptions(markdown, numberColumns(10, 1))
+	opts := tableOptions(markdown, numberColumns(max(10, len(header(r))), 1))
 	title := reportTitle(r.Params)
 	if markdown {
 		title = "**" + title + "**\n"
@@ -158,7 +188,7 @@ func writeTable(w io.Writer, r stats.Report, markdown bool) error {
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(header(r))
 	for _, row := range r.Rows {
-		main := cells(row, r.ShowCI)
+		main := cells(row, r.ShowCI, r.Watched)
 		if r.Delivery != nil {
 			main = append(main, deliveryCells(row)...)
 		}
@@ -167,7 +197,7 @@ func writeTable(w io.Writer, r stats.Report, markdown bool) error {
 			rows = append(rows, spreadCells(row))
 		}
 		if row.Expected != nil {
-			rows = append(rows, expectedCells(row))
+			rows = append(rows, expectedCells(row, r.Watched))
 		}
 		for _, cells := range rows {
 			for len(cells) < len(header(r)) {
@@ -232,6 +262,15 @@ func rowFields(row stats.Row, r stats.Report) []field {
 		e := m.Estimate(row)
 		f = append(f, field{m.Name, e.Value}, field{m.Name + "_lo", e.Lo}, field{m.Name + "_hi", e.Hi})
 	}
+	if len(r.Watched) > 1 { // each watched step side by side, the first again
+		for k, w := range r.Watched {
+			m, _ := watchedMetric(row, k, w)
+			e := m.Estimate(row)
+			n := "_step_" + strconv.Itoa(w.Step+1)
+			f = append(f, field{"duplicate_users" + n, c.Twice(k, w)},
+				field{m.Name, e.Value}, field{m.Name + "_lo", e.Lo}, field{m.Name + "_hi", e.Hi})
+		}
+	}
 	if d := r.Delivery; d != nil {
 		f = append(f,
 			field{"deliveries", c.Deliveries}, field{"deliveries_per_job", float64(c.Deliveries) / float64(c.Jobs)},
@@ -254,6 +293,16 @@ func rowFields(row stats.Row, r stats.Report) []field {
 				zv = zs
 			}
 			f = append(f, field{"expected_" + m.Name, x}, field{"z_" + m.Name, zv})
+		}
+		if len(r.Watched) > 1 {
+			for k, w := range r.Watched {
+				m, e := watchedMetric(row, k, w)
+				var zv any
+				if zs, ok := m.Z(c, e); ok {
+					zv = zs
+				}
+				f = append(f, field{"expected_" + m.Name, m.Expected(e)}, field{"z_" + m.Name, zv})
+			}
 		}
 	}
 	if len(row.Replicates) > 1 {
@@ -377,7 +426,7 @@ func writeJSON(w io.Writer, r stats.Report) error {
 		return writeIndented(w, struct {
 			fileParams
 			Rows []json.RawMessage `json:"rows"`
-		}{fileParams{Params: r.Params}, rows})
+		}{fileParams{Params: r.Params, Watched: r.Watched}, rows})
 	}
 	return writeIndented(w, struct {
 		stats.Params
@@ -387,11 +436,13 @@ func writeJSON(w io.Writer, r stats.Report) error {
 
 // fileParams are the parameters of a run whose steps come from a file. Its
 // two nil fields hide Params' p_fail and lost_reply, which no step may have
-// used: step_params carries what each step did.
+// used: step_params carries what each step did, and watched names the
+// watched steps, in the order of their columns.
 type fileParams struct {
 	stats.Params
-	PFail     *float64 `json:"p_fail,omitempty"`
-	LostReply *float64 `json:"lost_reply,omitempty"`
+	PFail     *float64      `json:"p_fail,omitempty"`
+	LostReply *float64      `json:"lost_reply,omitempty"`
+	Watched   []stats.Watch `json:"watched"`
 }
 
 // writeIndented writes v as indented json, whole or not at all.

@@ -118,7 +118,7 @@ func TestPCGAgreesWithClosedForms(t *testing.T) {
 	for _, pt := range []struct{ p, l float64 }{{0.01, 0.005}, {0.05, 0.02}} {
 		t.Run(fmt.Sprintf("p=%v/l=%v", pt.p, pt.l), func(t *testing.T) {
 			sc := provider.Signup(pt.p, pt.l)
-			cf := closedForm{steps: len(sc.Steps), watched: sc.Watched, p: pt.p, l: pt.l, attempts: 3}
+			cf := closedForm{steps: len(sc.Steps), watched: sc.Watched[0].Step, p: pt.p, l: pt.l, attempts: 3}
 			var strats []strategy.Strategy
 			for _, id := range strategy.DefaultIDs() {
 				s, err := strategy.Parse(id, cf.attempts)

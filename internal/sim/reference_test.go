@@ -129,8 +129,13 @@ func articleSim(seed uint32, jobs int, pFail, lostReply float64, attempts int, w
 			c.Failed++
 		}
 		repeated := 0
-		for _, times := range job.done {
-			repeated += times - 1
+		for k, st := range names {
+			times := job.done[st.Name]
+			if times > 1 {
+				repeated += times - 1
+				c.RepeatedByStep[k] += int64(times - 1)
+				c.TwiceByStep[k]++
+			}
 			c.SideEffects += int64(times)
 		}
 		c.RepeatedSteps += int64(repeated)

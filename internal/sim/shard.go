@@ -109,6 +109,9 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 		if r.Jobs != want {
 			return Config{}, fmt.Errorf("rows[%d].jobs: %d, but slice %d/%d of %d jobs holds %d", i, r.Jobs, sh.Index, sh.Count, p.Jobs, want)
 		}
+		if w := cfg.Scenario.Watched[0].Step; r.DuplicateUsers != r.TwiceByStep[w] {
+			return Config{}, fmt.Errorf("rows[%d].duplicate_users: %d, but twice_by_step[%d] of the watched step is %d", i, r.DuplicateUsers, w, r.TwiceByStep[w])
+		}
 		cfg.Strategies = append(cfg.Strategies, s)
 	}
 	if err := cfg.check(); err != nil {

@@ -252,6 +252,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 					runners = make([]*delivery.Runner, len(cfg.Strategies))
 				}
 				var c stats.Counters
+				watched := cfg.Scenario.Watched[0].Step
 				switch {
 				case cfg.Delivery != nil:
 					lat.Reset(cfg.Generator.New(rng.LatencySeed(cfg.Seed), uint64(b)))
@@ -260,11 +261,11 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 						x = delivery.NewRunner(*cfg.Delivery, cfg.Strategies[s].(strategy.Retry), cfg.Scenario, j, stream, lat)
 						runners[s] = x
 					}
-					c = runJobsDelivery(x, j, stream, n)
+					c = runJobsDelivery(x, j, stream, n, watched)
 				case cfg.EngineUsed() == Skip: // every strategy is Straight
-					c = runJobsSkip(j, sk, cfg.Strategies[s].(strategy.Straight), stream, n)
+					c = runJobsSkip(j, sk, cfg.Strategies[s].(strategy.Straight), stream, n, watched)
 				default:
-					c = runJobs(j, cfg.Strategies[s], stream, n)
+					c = runJobs(j, cfg.Strategies[s], stream, n, watched)
 				}
 				mu.Lock()
 				p := open[k]
@@ -309,7 +310,7 @@ func anyBelow(d, cuts []uint64) bool {
 // allows it (delivery.Runner.Settles), a job whose draws are all clean is
 // counted from them and its latencies, as runJobs does (one delivery, every
 // step once), and any other resumes at its first event.
-func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n int64) stats.Counters {
+func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n int64, watched int) stats.Counters {
 	c := stats.Counters{Jobs: n}
 	settle := x.Settles() && settleDeliveries
 	cuts := j.Clean()
@@ -334,15 +335,10 @@ func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n 
 		} else {
 			c.Completion.Add(out.Completion)
 		}
-		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.WatchedTwice())
+		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
 		c.Deliveries += int64(out.Deliveries)
 		if out.Lost && !out.Failed { // a failed job counts in Failed, whatever its keys say
 			c.LostWork++
-		}
-		for i := range j.Steps() {
-			if d := j.Done(i); d > 1 {
-				c.RepeatedByStep[i] += int64(d - 1)
-			}
 		}
 	}
 	c.AddClean(clean, int64(j.Steps()))
@@ -378,11 +374,12 @@ func settleJob(x *delivery.Runner, d, cuts []uint64) (delivery.Outcome, bool) {
 // article's rates they are nine jobs in ten. The others resume at the step of
 // their first event, their clean start settled the same way.
 func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, n int64) stats.Counters {
-	return runJobs(provider.NewJob(sc, stream), strat, stream, n)
+	return runJobs(provider.NewJob(sc, stream), strat, stream, n, sc.Watched[0].Step)
 }
 
-// runJobs is RunJobs on a Job already bound to stream.
-func runJobs(j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int64) stats.Counters {
+// runJobs is RunJobs on a Job already bound to stream; watched is the step
+// whose duplicates DuplicateUsers counts.
+func runJobs(j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int64, watched int) stats.Counters {
 	c := stats.Counters{Jobs: n}
 	straight, isStraight := strat.(strategy.Straight)
 	cuts := j.Clean()
@@ -413,7 +410,7 @@ func runJobs(j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int
 				c.Failed++
 			}
 		}
-		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.WatchedTwice())
+		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
 	}
 	c.AddClean(clean, int64(j.Steps()))
 	return c

@@ -145,7 +145,9 @@ func TestRunRefusesBadConfig(t *testing.T) {
 		{"no strategies", func(c *Config) { c.Strategies = nil }, "strategies: none given"},
 		{"bad probability", func(c *Config) { c.Scenario.Steps[2].PFail = 1.5 }, "steps[2].p_fail: 1.5 is not a probability in [0, 1]"},
 		{"no steps", func(c *Config) { c.Scenario.Steps = nil }, "steps: a scenario needs at least one step"},
-		{"watched step missing", func(c *Config) { c.Scenario.Watched = 10 }, "watched: step 10 does not exist (there are 10 steps)"},
+		{"watched step missing", func(c *Config) { c.Scenario.Watched = []provider.Watch{{Step: 10}} }, "watched[0]: step 10 does not exist (there are 10 steps)"},
+		{"no watched step", func(c *Config) { c.Scenario.Watched = nil }, "watched: no step is watched"},
+		{"a step watched twice", func(c *Config) { c.Scenario.Watched = []provider.Watch{{Step: 6}, {Step: 6}} }, "watched[1]: step 6 is also watched[0]"},
 		// The skip engine forces a job's first event and resumes the
 		// strategy there; it used to run a strategy that cannot resume with
 		// the plain engine while the title said "skip engine".
@@ -294,7 +296,7 @@ func checkSettled(t *testing.T, cfg Config) {
 func TestCompletionQuantilesAreTheLatencies(t *testing.T) {
 	bucket := math.Pow(10, 1.0/20)
 	one := provider.Signup(0, 0)
-	one.Steps, one.Watched = one.Steps[:1], 0
+	one.Steps, one.Watched = one.Steps[:1], []provider.Watch{{Step: 0}}
 	one.Steps[0].Latency = provider.Latency{Median: 50 * time.Millisecond, P99: 400 * time.Millisecond}
 	fixed := provider.Signup(0, 0)
 	for i := range fixed.Steps {
@@ -340,7 +342,7 @@ func TestLostWorkCountsSucceededJobsOnly(t *testing.T) {
 		jobs = 20_000
 	)
 	sc := provider.Signup(0, 0)
-	sc.Steps, sc.Watched = sc.Steps[:1], 0
+	sc.Steps, sc.Watched = sc.Steps[:1], []provider.Watch{{Step: 0}}
 	sc.Steps[0].PFail, sc.Steps[0].Latency = p, provider.Latency{Median: time.Millisecond}
 	q := delivery.Defaults()
 	q.Store = delivery.Claim

@@ -163,7 +163,7 @@ func (t aliasTable) draw(u uint64) int {
 // with its own cut and nothing else, so only which side of the cut a draw
 // falls on matters: the forced draws before the first event are the largest
 // value (no event) and the forced event is 0, and every later draw is fresh.
-func runJobsSkip(j *provider.Job, sk *skipper, straight strategy.Straight, stream *rng.Stream, n int64) stats.Counters {
+func runJobsSkip(j *provider.Job, sk *skipper, straight strategy.Straight, stream *rng.Stream, n int64, watched int) stats.Counters {
 	c := stats.Counters{Jobs: n}
 	var clean int64
 	for left := n; left > 0; {
@@ -186,7 +186,7 @@ func runJobsSkip(j *provider.Job, sk *skipper, straight strategy.Straight, strea
 		if !straight.Resume(j, from) {
 			c.Failed++
 		}
-		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.WatchedTwice())
+		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
 	}
 	c.AddClean(clean, int64(j.Steps()))
 	return c
