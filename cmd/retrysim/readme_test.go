@@ -16,6 +16,7 @@ func TestREADMETranscripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(data), "\n")
+	t.Chdir("../..") // the README's commands run at the root: examples/checkout.yaml
 	found := 0
 	for i := 0; i < len(lines); i++ {
 		cmd, ok := strings.CutPrefix(lines[i], "    $ go run ./cmd/retrysim")
