@@ -65,15 +65,6 @@ func (s Scenario) WatchLabel(k int) string {
 	return fmt.Sprintf("Jobs with 2+ %q", s.Steps[s.Watched[k].Step].Name)
 }
 
-// WatchedSteps are the indices of the watched steps, in order.
-func (s Scenario) WatchedSteps() []int {
-	ix := make([]int, len(s.Watched))
-	for k, w := range s.Watched {
-		ix[k] = w.Step
-	}
-	return ix
-}
-
 // Signup is the article's scenario: ten steps, every call fails with pFail, and
 // the welcome email (step 7) loses its reply with lostReply and is the only
 // provider that accepts keys.
