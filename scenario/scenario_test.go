@@ -271,7 +271,7 @@ func FuzzParse(f *testing.F) {
 // A fleet section sets what the fleet command's flags would, from their
 // defaults (fleet.DefaultPolicy) for what it leaves out.
 func TestFleetSection(t *testing.T) {
-	src := steps + "watched: a\n" + `fleet:
+	src := steps + `fleet:
   policy: sliding-breaker
   policy_scope: fleet
   cb_failure_rate: 0.1
@@ -280,6 +280,7 @@ func TestFleetSection(t *testing.T) {
   cb_half_open: 1
   hedges: 2
   hedge_delay: 20ms
+watched: a
 `
 	got, err := Parse("s.yaml", []byte(src))
 	if err != nil {
@@ -295,7 +296,7 @@ func TestFleetSection(t *testing.T) {
 	if f.Set["cb-open"] != 8 || f.Set["policy"] != 4 || len(f.Set) != 8 {
 		t.Errorf("Set = %v; want the 8 flags with their lines", f.Set)
 	}
-	if got, err := Parse("s.yaml", []byte(steps)); err != nil || got.Fleet != nil {
+	if got, err := Parse("s.yaml", []byte(steps+"watched: a\n")); err != nil || got.Fleet != nil {
 		t.Errorf("no fleet section: %+v, %v; want a nil Fleet", got.Fleet, err)
 	}
 }
