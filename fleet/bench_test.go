@@ -54,13 +54,13 @@ func BenchmarkBrookerCollapse(b *testing.B) {
 // under 1 s; Brooker's Python takes about 26 s of CPU for the same runs) and
 // its events a CPU second.
 func BenchmarkBrookerRetries(b *testing.B) {
-	cfgs := BrookerRetries.Runs(BrookerRetries.Duration)
+	cfgs := brookerRetries.Runs(brookerRetries.Duration)
 	var events int64
 	b.ReportAllocs()
 	cpu0 := cpuTime()
 	for b.Loop() {
 		events = 0
-		res, err := Run(context.Background(), cfgs, Options{Replicates: BrookerRetries.Replicates, Seed: 1, Workers: 1})
+		res, err := Run(context.Background(), cfgs, Options{Replicates: brookerRetries.Replicates, Seed: 1, Workers: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
