@@ -150,7 +150,8 @@ func brookerRuns(d float64, clients int, rate float64, policies []brookerPolicy)
 
 // Presets lists the presets.
 func Presets() []Preset {
-	return []Preset{brookerCollapse, brookerRetries, brookerClients, awsStandard, grpcThrottling, jobRetries}
+	return []Preset{brookerCollapse, brookerRetries, brookerClients, awsStandard, grpcThrottling,
+		envoyPreset, finaglePreset, resilience4jPreset, jobRetries, retryPolicies}
 }
 
 // LookupPreset returns the preset called name.
@@ -232,6 +233,79 @@ var grpcThrottling = Preset{
 	Runs:       func(d float64) []Config { return productionRuns(d, "grpc", "no_throttle", GRPCRetryClient) },
 }
 
+// EnvoyRetryClient is Envoy's router retry with its defaults: num_retries 1
+// (2 attempts), a fully jittered back-off of base interval 25 ms (retry N
+// waits within [0, (2^N - 1) x 25 ms), [0, 25 ms) for the one retry: full
+// jitter, base 25 ms, cap 10 x base), and the cluster's retry budget at
+// budget_percent 20% and min_retry_concurrency 3 (envoy.config.cluster.v3.
+// CircuitBreakers.Thresholds.RetryBudget). The budget belongs to an Envoy:
+// shared says whether one Envoy serves the whole fleet.
+func EnvoyRetryClient(shared bool) Client {
+	return Client{Attempts: 2,
+		Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond},
+		Policy:  PolicyConfig{Kind: EnvoyBudget, Shared: shared, BudgetRatio: 0.2, MinConcurrency: 3}}
+}
+
+// FinagleRetryClient is Finagle's default RetryBudget (the 2016 "Retry
+// Budgets" post and RetryBudget.apply: 20% of requests, a reserve of 10
+// retries a second, deposits kept 10 s) with Brooker's three retries and no
+// backoff, as Finagle requeues at once. The budget belongs to a client:
+// shared says whether one serves the whole fleet.
+func FinagleRetryClient(shared bool) Client {
+	return Client{Attempts: 4,
+		Policy: PolicyConfig{Kind: FinagleBudget, Shared: shared, BudgetRatio: 0.2, TTL: 10, MinRate: 10}}
+}
+
+// Resilience4jClient is resilience4j's Retry and CircuitBreaker with their
+// defaults: RetryConfig maxAttempts 3 with waitDuration 500 ms between
+// them; CircuitBreakerConfig failureRateThreshold 50%, a COUNT_BASED window
+// of slidingWindowSize 100 calls, minimumNumberOfCalls 100,
+// waitDurationInOpenState 60 s, permittedNumberOfCallsInHalfOpenState 10.
+// shared says whether one breaker serves the whole fleet.
+func Resilience4jClient(shared bool) Client {
+	return Client{Attempts: 3,
+		Backoff: backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond},
+		Policy: PolicyConfig{Kind: SlidingBreaker, Shared: shared, FailureRate: 0.5, Window: 100, MinCalls: 100,
+			OpenSeconds: 60, HalfOpenCalls: 10}}
+}
+
+// envoyPreset runs Envoy's retry defaults on Brooker's retry load.
+var envoyPreset = Preset{
+	Name: "envoy-budget",
+	Source: "Envoy's router retry and cluster retry budget with their defaults: num_retries 1, back-off within [0, 25 ms), " +
+		"budget_percent 20%, min_retry_concurrency 3; on brooker-retries's load: no_budget, envoy_client (a budget per client), " +
+		"envoy_fleet (one Envoy for the fleet)",
+	Duration:   10,
+	Replicates: 1,
+	Totals:     true,
+	Runs:       func(d float64) []Config { return productionRuns(d, "envoy", "no_budget", EnvoyRetryClient) },
+}
+
+// finaglePreset runs Finagle's default RetryBudget on Brooker's retry load.
+var finaglePreset = Preset{
+	Name: "finagle-budget",
+	Source: "Finagle's default RetryBudget (\"Retry Budgets\", finagle.github.io 2016; RetryBudget.apply): 20% of requests, " +
+		"a reserve of 10 retries a second, deposits kept 10 s; with 3 retries and no backoff, on brooker-retries's load: " +
+		"no_budget, finagle_client (a budget per client), finagle_fleet (one shared by the fleet)",
+	Duration:   10,
+	Replicates: 1,
+	Totals:     true,
+	Runs:       func(d float64) []Config { return productionRuns(d, "finagle", "no_budget", FinagleRetryClient) },
+}
+
+// resilience4jPreset runs resilience4j's default Retry and CircuitBreaker
+// on Brooker's retry load.
+var resilience4jPreset = Preset{
+	Name: "resilience4j-breaker",
+	Source: "resilience4j's defaults: Retry maxAttempts 3, waitDuration 500 ms; CircuitBreaker failureRateThreshold 50%, " +
+		"slidingWindowSize 100 calls, minimumNumberOfCalls 100, waitDurationInOpenState 60 s, permittedNumberOfCallsInHalfOpenState 10; " +
+		"on brooker-retries's load: no_breaker, r4j_client (a breaker per client), r4j_fleet (one shared by the fleet)",
+	Duration:   10,
+	Replicates: 1,
+	Totals:     true,
+	Runs:       func(d float64) []Config { return productionRuns(d, "r4j", "no_breaker", Resilience4jClient) },
+}
+
 // SidekiqClient is Sidekiq's default job retry: 25 retries (26 attempts) on
 // its schedule (backoff.Sidekiq), from lib/sidekiq/job_retry.rb.
 func SidekiqClient() Client {
@@ -274,5 +348,42 @@ var jobRetries = Preset{
 			})
 		}
 		return runs
+	},
+}
+
+// asCompared is a production client as one of the policies compared on
+// Brooker's retry load.
+func asCompared(name string, c Client) brookerPolicy {
+	return brookerPolicy{name, c.Attempts, c.Policy, c.Backoff}
+}
+
+// SREThrottleClient is the client-side adaptive throttling of Google's SRE
+// book ("Handling overload": K = 2 over the last 2 minutes) with Brooker's
+// three retries and no backoff.
+func SREThrottleClient(shared bool) Client {
+	return Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, Shared: shared, K: 2, SREWindow: 120}}
+}
+
+// retryPolicies is the figure of Brooker's "Fixing retries" post with every
+// client policy on it: Brooker's four, then the production clients with
+// their defaults and the SRE book's throttle, each keeping its state per
+// client as Brooker's do. 4 replicates, so each point has an interval.
+var retryPolicies = Preset{
+	Name: "retry-policies",
+	Source: "brooker-retries's load and its four clients, with beside them, each per client: aws_standard, grpc_throttling, " +
+		"envoy_budget, finagle_budget and r4j_breaker (as the presets of those names run them) and sre_throttle " +
+		"(the SRE book's K = 2 over 2 minutes, with 3 retries)",
+	Duration:   10,
+	Replicates: 4,
+	Totals:     true,
+	Runs: func(d float64) []Config {
+		ps := append(brookerPolicies[:len(brookerPolicies):len(brookerPolicies)],
+			asCompared("aws_standard", AWSStandardClient(false)),
+			asCompared("grpc_throttling", GRPCRetryClient(false)),
+			asCompared("envoy_budget", EnvoyRetryClient(false)),
+			asCompared("finagle_budget", FinagleRetryClient(false)),
+			asCompared("r4j_breaker", Resilience4jClient(false)),
+			asCompared("sre_throttle", SREThrottleClient(false)))
+		return brookerRuns(d, 100, 1000, ps)
 	},
 }

@@ -45,6 +45,36 @@ func TestProductionDefaults(t *testing.T) {
 	if got := grpc.Backoff.Delay(5, 0, 0.5); got != 500*time.Millisecond {
 		t.Errorf("grpc: retry 6 at u = 0.5 waits %v; want half of maxBackoff 1 s", got)
 	}
+	for _, tc := range []struct {
+		name string
+		got  Client
+		want Client
+	}{
+		// Envoy: num_retries 1; base_interval 25 ms, max_interval 10 x
+		// base; budget_percent 20%, min_retry_concurrency 3.
+		{"envoy", EnvoyRetryClient(true), Client{Attempts: 2,
+			Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond},
+			Policy:  PolicyConfig{Kind: EnvoyBudget, Shared: true, BudgetRatio: 0.2, MinConcurrency: 3}}},
+		// Finagle: percentCanRetry 0.2, ttl 10 s, minRetriesPerSec 10.
+		{"finagle", FinagleRetryClient(false), Client{Attempts: 4,
+			Policy: PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10, MinRate: 10}}},
+		// resilience4j: maxAttempts 3, waitDuration 500 ms; 50%, 100
+		// calls, at least 100, 60 s open, 10 half-open.
+		{"resilience4j", Resilience4jClient(false), Client{Attempts: 3,
+			Backoff: backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond},
+			Policy: PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.5, Window: 100, MinCalls: 100,
+				OpenSeconds: 60, HalfOpenCalls: 10}}},
+		// The SRE book: K = 2 over 2 minutes.
+		{"sre", SREThrottleClient(false), Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}}},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: %+v; want %+v", tc.name, tc.got, tc.want)
+		}
+	}
+	// Envoy's one retry waits within [0, (2^1 - 1) x 25 ms).
+	if got := EnvoyRetryClient(false).Backoff.Delay(0, 0, 0.999); got >= 25*time.Millisecond {
+		t.Errorf("envoy: the retry waits %v; want under 25 ms", got)
+	}
 	if c := SidekiqClient(); c.Attempts != 26 || c.Backoff.Kind != backoff.Sidekiq {
 		t.Errorf("sidekiq: %d attempts, %s; want 25 retries (26 attempts) on the sidekiq schedule", c.Attempts, c.Backoff.Kind)
 	}

@@ -36,13 +36,25 @@ Presets:
                     17 x 4 runs of 10 s, 1 replicate unless -duration or -replicates say
                     otherwise; prints a row a failure rate and policy (json and csv:
                     failure_rate, policy, requests, succeeded, calls, summed over
-                    replicates); no -series or -plot.
+                    replicates); no -series; -plot draws success and calls a request
+                    against the failure rate, a line a policy, with 95% intervals
+                    over replicates.
   brooker-clients   ` + indentWrap(presetSource("brooker-clients")+".", 60, "                    ") + `
                     3 x 17 x 2 runs, printed as brooker-retries's with clients first.
   aws-standard      ` + indentWrap(presetSource("aws-standard")+".", 60, "                    ") + `
                     17 x 3 runs, printed as brooker-retries's.
   grpc-throttling   ` + indentWrap(presetSource("grpc-throttling")+".", 60, "                    ") + `
                     17 x 3 runs, printed as brooker-retries's.
+  envoy-budget      ` + indentWrap(presetSource("envoy-budget")+".", 60, "                    ") + `
+                    17 x 3 runs, printed as brooker-retries's.
+  finagle-budget    ` + indentWrap(presetSource("finagle-budget")+".", 60, "                    ") + `
+                    17 x 3 runs, printed as brooker-retries's.
+  resilience4j-breaker
+                    ` + indentWrap(presetSource("resilience4j-breaker")+".", 60, "                    ") + `
+                    17 x 3 runs, printed as brooker-retries's.
+  retry-policies    ` + indentWrap(presetSource("retry-policies")+".", 60, "                    ") + `
+                    17 x 10 runs, 4 replicates unless -replicates says otherwise,
+                    printed as brooker-retries's; -plot draws the figure.
   job-retries       ` + indentWrap(presetSource("job-retries")+".", 60, "                    ") + `
                     Runs sidekiq and river, 1200 s and 5 replicates unless -duration or
                     -replicates say otherwise; printed as brooker-collapse's.
@@ -202,7 +214,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		scenPath string
 	)
 	preset.valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
-	fs.Var(&preset, "preset", "run the runs of the preset `name` instead of one run from the flags: brooker-collapse, brooker-retries, brooker-clients, aws-standard, grpc-throttling or job-retries (see above)")
+	fs.Var(&preset, "preset", "run the runs of the preset `name` instead of one run from the flags: brooker-collapse, brooker-retries, brooker-clients, aws-standard, grpc-throttling, envoy-budget, finagle-budget, resilience4j-breaker, retry-policies or job-retries (see above)")
 	fs.Var(&duration, "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")
 	fs.Var(&seedV, "seed", "random `seed`; the same flags and seed print the same bytes")
@@ -289,10 +301,8 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		cfgs, name, totals, byClients = p.Runs(d), p.Name, p.Totals, p.ByClients
 		source = p.Source
 		if totals {
-			for _, f := range []string{"series", "plot"} {
-				if set[f] {
-					return usageError{fmt.Errorf("-%s: -preset %s prints totals by failure rate and policy, with no time series", f, p.Name)}
-				}
+			if set["series"] {
+				return usageError{fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name)}
 			}
 			if _, err := render.Lookup(render.TotalsDoc, format.r.Name()); err != nil {
 				return usageError{fmt.Errorf("-format: -preset %s prints totals by failure rate and policy as %s, not %s", p.Name, orList(render.Names(render.TotalsDoc)), format.r.Name())}
@@ -369,6 +379,16 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		var buf bytes.Buffer
 		if err := format.r.FleetTotals(&buf, title, rows, byClients); err != nil {
 			return err
+		}
+		if plotPath != "" {
+			var p bytes.Buffer
+			plotTitle := fmt.Sprintf("retrysim fleet: %s, seed %d", name, uint64(seedV))
+			if err := render.PlotFleetTotals(&p, plotTitle, res, byClients, filepath.Ext(plotPath)); err != nil {
+				return err
+			}
+			if err := plotF.write(ctx, stdout, p.Bytes()); err != nil {
+				return err
+			}
 		}
 		return outF.write(ctx, stdout, buf.Bytes())
 	}

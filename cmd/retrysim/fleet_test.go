@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -156,7 +159,7 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-policy", "breaker", "-policy-scope", "team"}, "-policy-scope"},
 		{[]string{"-preset", "brooker-collapse", "-policy", "aws"}, "-policy"},
 		{[]string{"-preset", "brooker-retries", "-series", "s.csv"}, "-series"},
-		{[]string{"-preset", "brooker-retries", "-plot", "p.png"}, "-plot"},
+		{[]string{"-preset", "retry-policies", "-series", "s.json"}, "-series"},
 		{[]string{"-preset", "brooker-retries", "-clients", "10"}, "-clients"},
 		{[]string{"-preset", "brooker-retries", "-format", "html"}, "-format"},
 		{[]string{"-policy", "finagle-budget", "-budget-ttl", "61s"}, "-budget-ttl"},
@@ -312,12 +315,12 @@ func closedForm(t *testing.T, p string, f float64, a int, n, s, c, alpha float64
 	}
 }
 
-// The aws-standard and grpc-throttling presets print Brooker's 17 failure
-// rates x their three clients, in the brooker-retries json. The client
-// without its policy (3 and 4 tries, with the source's backoff, which does
-// not change a load-independent server's totals) meets the closed forms:
-// 17 rates x 2 presets x 2 figures = 68 comparisons at 1e-4 each, under 0.7%
-// for the family. The per-client AWS quota never binds on this load, so
+// The production presets on Brooker's load print its 17 failure rates x
+// their three clients, in the brooker-retries json. The client without its
+// policy (2 to 4 tries, with the source's backoff, which does not change a
+// load-independent server's totals) meets the closed forms: 17 rates x 5
+// presets x 2 figures = 170 comparisons at 1e-4 each, under 1.7% for the
+// family. The per-client AWS quota never binds on this load, so
 // aws_client prints exactly what no_quota prints (same seed, same draws): a
 // client's quota falls, net, by 5 for each request that succeeds on its
 // third try and 10 for each that fails, and rises by 1 for each first-try
@@ -334,6 +337,9 @@ func TestFleetProductionPresets(t *testing.T) {
 	}{
 		{"aws-standard", []string{"no_quota", "aws_client", "aws_fleet"}, 3},
 		{"grpc-throttling", []string{"no_throttle", "grpc_client", "grpc_fleet"}, 4},
+		{"envoy-budget", []string{"no_budget", "envoy_client", "envoy_fleet"}, 2},
+		{"finagle-budget", []string{"no_budget", "finagle_client", "finagle_fleet"}, 4},
+		{"resilience4j-breaker", []string{"no_breaker", "r4j_client", "r4j_fleet"}, 3},
 	} {
 		out, errOut, code := retrysim(t, "fleet", "-preset", tc.preset, "-format", "json")
 		if code != 0 {
@@ -360,6 +366,19 @@ func TestFleetProductionPresets(t *testing.T) {
 			case 1:
 				if bare := got.Rows[i-1]; tc.preset == "aws-standard" && (s != bare["succeeded"] || c != bare["calls"]) {
 					t.Errorf("f=%g aws_client: %g succeeded, %g calls; want no_quota's %v and %v (the quota never binds)", f, s, c, bare["succeeded"], bare["calls"])
+				}
+			case 2:
+				// Finagle's shared budget, once retries want more than it
+				// holds (from f = 0.3, when 3 retries would ask 0.3 + 0.09
+				// + 0.027 a request), allows 20% of the requests of the
+				// last 10 s plus a reserve of 10 x 10: N + 0.2 N + 100
+				// calls, but for the last retries (up to 3 x 20 ms after
+				// the 10 s), which meet a window whose first ~60 ms of
+				// deposits (about 60 requests: -12) and withdrawals (those
+				// 60 requests' retries, under 0.9 x 60 = 54 at f = 0.5,
+				// about 25 at f = 0.3) have expired: within 50.
+				if want := 1.2*n + 100; tc.preset == "finagle-budget" && f >= 0.3 && math.Abs(c-want) > 50 {
+					t.Errorf("f=%g finagle_fleet: %g calls for %g requests; want 1.2 x requests + 100 = %g within 50", f, c, n, want)
 				}
 			}
 		}
@@ -451,5 +470,35 @@ func TestFleetLocalRejectedJSON(t *testing.T) {
 	r := got.Rows[0]
 	if r.LocalRejected != r.Requests-10 || r.Hedges != 0 {
 		t.Errorf("%g requests: %g rejected locally, %g hedges; want requests - 10, 0", r.Requests, r.LocalRejected, r.Hedges)
+	}
+}
+
+// A preset that compares policies over failure rates draws, with -plot, its
+// two panels (success and calls a request against the failure rate), with
+// intervals over the replicates, and the same flags draw the same bytes.
+func TestFleetTotalsPlot(t *testing.T) {
+	dir := t.TempDir()
+	var plots [2][]byte
+	for i := range plots {
+		path := filepath.Join(dir, fmt.Sprintf("p%d.svg", i))
+		_, errOut, code := retrysim(t, "fleet", "-preset", "brooker-retries", "-duration", "2s", "-replicates", "2",
+			"-workers", strconv.Itoa(i+1), "-plot", path, "-o", filepath.Join(dir, "out.json"), "-format", "json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var err error
+		if plots[i], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svg := string(plots[0])
+	for _, want := range []string{"<svg", "Requests that succeeded (%)", "Server calls a request (amplification)",
+		"95% intervals over 2 replicates", "log x axis", "three_retries", "breaker_10pct"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("the plot has no %q", want)
+		}
+	}
+	if !bytes.Equal(plots[0], plots[1]) {
+		t.Errorf("-workers 1 and 2 draw different plots")
 	}
 }

@@ -1,0 +1,214 @@
+package render
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/retrysim/retrysim/fleet"
+)
+
+// compareColours tell a dozen policies apart (plotutil's palette repeats
+// after seven): Tableau's ten, then two darker tones.
+var compareColours = [...]color.RGBA{
+	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff},
+	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
+	{0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff}, {0x00, 0x33, 0x66, 0xff}, {0x66, 0x33, 0x00, 0xff},
+}
+
+// curve is one policy's estimates along a comparison's x axis.
+type curve struct {
+	label string
+	series
+}
+
+// comparePanel draws curves against x, a line, markers and 95% error bars
+// each, with the conventions of the sweep plots: a log x axis when xLog (the
+// points at x = 0 are left out, and the title says so), values in unit
+// (mul times the estimates), a log y axis when the values span more than two
+// decades, and curves with the same numbers drawn widest first.
+func comparePanel(title, xLabel, yLabel, unit string, xLog, legendTop bool, curves []curve) (*plot.Plot, error) {
+	var values []float64
+	for _, c := range curves {
+		for i, v := range c.vs {
+			if !math.IsNaN(v) && (!xLog || c.xs[i] > 0) {
+				values = append(values, v)
+			}
+		}
+	}
+	logY := spansDecades(values)
+	p := plot.New()
+	var notes []string
+	if xLog {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = logTicks{}
+		notes = append(notes, "log x axis (x = 0 not drawn)")
+	}
+	var floor float64
+	if logY {
+		floor = decadeFloor(values)
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logTicks{unit}
+		note := "log y axis"
+		if slices.Contains(values, 0) {
+			note += " (values of 0 not drawn)"
+		}
+		notes = append(notes, note)
+	} else {
+		p.Y.Tick.Marker = unitTicks{unit}
+		notes = append(notes, "linear y axis")
+	}
+	p.Title.Text = title + "; " + strings.Join(notes, ", ")
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.Legend.Top = legendTop
+	p.Legend.Left = true
+	p.Add(plotter.NewGrid())
+	for k, c := range curves {
+		same, later := -1, 0
+		for j := range k {
+			if curves[j].series.equal(c.series) && same < 0 {
+				same = j
+			}
+		}
+		for j := k + 1; j < len(curves); j++ {
+			if curves[j].series.equal(c.series) {
+				later++
+			}
+		}
+		var pts errorPoints
+		for i, v := range c.vs {
+			if math.IsNaN(v) || xLog && c.xs[i] <= 0 || logY && v <= 0 {
+				continue
+			}
+			lo, hi := c.los[i], c.his[i]
+			if math.IsNaN(lo) || math.IsNaN(hi) {
+				lo, hi = v, v // one replicate: no interval
+			}
+			if logY {
+				lo = math.Max(lo, floor)
+			}
+			pts.XYs = append(pts.XYs, plotter.XY{X: c.xs[i], Y: v})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, hi - v})
+		}
+		label := c.label
+		if same >= 0 {
+			label += " (same as " + curves[same].label + ")"
+		}
+		if len(pts.XYs) == 0 {
+			p.Legend.Add(label+": nothing to draw", blank{})
+			continue
+		}
+		line, points, err := plotter.NewLinePoints(pts.XYs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.label, err)
+		}
+		bars, err := plotter.NewYErrorBars(pts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.label, err)
+		}
+		col := compareColours[k%len(compareColours)]
+		line.Color, points.Color, bars.Color = col, col, col
+		line.Dashes = plotutil.Dashes(k)
+		line.Width = vg.Points(1 + 1.5*float64(later))
+		points.Shape = plotutil.Shape(k)
+		points.Radius = vg.Points(2.5 + 2*float64(later))
+		p.Add(line, points, bars)
+		p.Legend.Add(label, line, points)
+	}
+	if logY {
+		p.Y.Min = floor
+		p.Y.Max = math.Max(p.Y.Max, floor*10)
+	}
+	return p, nil
+}
+
+// drawPanels encodes panels one above the other, each height tall.
+func drawPanels(w io.Writer, ext string, height vg.Length, panels ...*plot.Plot) error {
+	rows := make([][]*plot.Plot, len(panels))
+	for i, p := range panels {
+		rows[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
+		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4, PadRight: vg.Centimeter / 4}
+	return encode(w, ext, 20*vg.Centimeter, vg.Length(len(rows))*height, func(dc draw.Canvas) {
+		canvases := plot.Align(rows, tiles, dc)
+		for i, row := range rows {
+			row[0].Draw(canvases[i][0])
+		}
+	})
+}
+
+// PlotFleetTotals draws a preset that compares client policies over failure
+// rates (fleet.Preset.Totals), as the figure of Brooker's "Fixing retries"
+// post: the share of requests that succeeded, and the server calls a request
+// (amplification), against the server's failure rate, a line per policy
+// (and client count, when the preset varies it) with 95% Student t intervals
+// over the replicates (none with one replicate, as the subtitle says).
+// The subtitle names what the runs hold fixed. The failure rate axis is
+// logarithmic, its 0 left out.
+func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bool, ext string) error {
+	if len(res) == 0 {
+		return fmt.Errorf("nothing to plot")
+	}
+	c := res[0].Config
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	clients := fmt.Sprintf("%d clients", c.Client.Clients)
+	if byClients {
+		clients = "clients"
+	}
+	subtitle := fmt.Sprintf("%s sharing %s requests a second for %s s; server %s (%s s a call, failing each at the failure rate);\nnetwork %s s each way; timeout %s s",
+		clients, g(c.Load.Rate), g(c.Duration), c.Server.Kind, g(c.Server.Base), g(c.Net), g(c.Client.Timeout))
+	var labels []string
+	succ, amp := map[string]*curve{}, map[string]*curve{}
+	for _, r := range res {
+		label := r.Config.Name
+		if byClients {
+			label = fmt.Sprintf("%s, %d clients", label, r.Config.Client.Clients)
+		}
+		if succ[label] == nil {
+			labels = append(labels, label)
+			succ[label], amp[label] = &curve{label: label}, &curve{label: label}
+		}
+		s := r.Summary()
+		add := func(c *curve, e fleet.Estimate, mul float64) {
+			c.xs = append(c.xs, r.Config.Server.PFail)
+			c.vs, c.los, c.his = append(c.vs, mul*e.Value), append(c.los, mul*e.Lo), append(c.his, mul*e.Hi)
+		}
+		add(succ[label], s.Succeeded, 100)
+		add(amp[label], s.Amplification, 1)
+	}
+	reps := len(res[0].Replicates)
+	intervals := fmt.Sprintf("95%% intervals over %d replicates", reps)
+	if reps == 1 {
+		intervals = "1 replicate: no intervals"
+	}
+	head := title + "\n" + subtitle + "; " + intervals + "\n"
+	pick := func(m map[string]*curve) []curve {
+		cs := make([]curve, len(labels))
+		for i, l := range labels {
+			cs[i] = *m[l]
+		}
+		return cs
+	}
+	top, err := comparePanel(head+"Requests that succeeded (%)", "server failure rate", "requests that succeeded (%)", "%", true, false, pick(succ))
+	if err != nil {
+		return err
+	}
+	bottom, err := comparePanel("Server calls a request (amplification)", "server failure rate", "server calls a request", "", true, true, pick(amp))
+	if err != nil {
+		return err
+	}
+	return drawPanels(w, ext, 11*vg.Centimeter, top, bottom)
+}
