@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"image/color"
@@ -198,8 +199,41 @@ func WriteFleetSeries(w io.Writer, pts []fleet.Point, ext string) error {
 // and what it holds fixed. cfgs are the runs' configurations, in runs' order.
 // ext (".png" or ".svg") picks the encoding.
 func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, cfgs []fleet.Config, ext string) error {
+	f, err := newFleetFigure(title, runs, cfgs)
+	if err != nil {
+		return err
+	}
+	return f.encode(w, ext, 0, len(runs))
+}
+
+// fleetFigure is PlotFleet's panels, a run each.
+type fleetFigure struct{ plots [][]*plot.Plot }
+
+// fleetPanelHeight is the height of one run's panel.
+const fleetPanelHeight = 8 * vg.Centimeter
+
+// fleetPanels draws each run's panel of PlotFleet's figure as a picture of
+// its own, so a page can break between them; every panel is laid out as in
+// the whole figure, so their time axes stay aligned.
+func fleetPanels(title string, runs [][]fleet.Point, cfgs []fleet.Config, ext string) ([][]byte, error) {
+	f, err := newFleetFigure(title, runs, cfgs)
+	if err != nil {
+		return nil, err
+	}
+	var panels [][]byte
+	for i := range runs {
+		var b bytes.Buffer
+		if err := f.encode(&b, ext, i, i+1); err != nil {
+			return nil, err
+		}
+		panels = append(panels, b.Bytes())
+	}
+	return panels, nil
+}
+
+func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (fleetFigure, error) {
 	if len(runs) == 0 || len(runs) != len(cfgs) {
-		return fmt.Errorf("nothing to plot")
+		return fleetFigure{}, fmt.Errorf("nothing to plot")
 	}
 	end := 0.0
 	for _, c := range cfgs {
@@ -230,7 +264,7 @@ func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, cfgs []fleet.Con
 		p.Add(plotter.NewGrid())
 		load, err := loadArea(cfgs[i].Load, cfgs[i].Duration)
 		if err != nil {
-			return err
+			return fleetFigure{}, err
 		}
 		p.Add(load)
 		p.Legend.Add("load shape (offered rate)", load)
@@ -241,7 +275,7 @@ func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, cfgs []fleet.Con
 			}
 			line, err := plotter.NewLine(xy)
 			if err != nil {
-				return fmt.Errorf("%s: %w", l.name, err)
+				return fleetFigure{}, fmt.Errorf("%s: %w", l.name, err)
 			}
 			line.Color = plotutil.Color(k)
 			line.Dashes = plotutil.Dashes(k)
@@ -252,13 +286,22 @@ func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, cfgs []fleet.Con
 		p.X.Min, p.X.Max = 0, end // the same time axis in every panel
 		plots[i] = []*plot.Plot{p}
 	}
-	width, height := 20*vg.Centimeter, vg.Length(len(runs))*8*vg.Centimeter
-	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
+	return fleetFigure{plots}, nil
+}
+
+// encode draws the panels from up to (not including) to: the whole figure
+// laid out (plot.Align), shifted so that those panels fall on the canvas.
+func (f fleetFigure) encode(w io.Writer, ext string, from, to int) error {
+	width, height := 20*vg.Centimeter, vg.Length(to-from)*fleetPanelHeight
+	tiles := draw.Tiles{Rows: len(f.plots), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
 		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4, PadRight: vg.Centimeter / 4}
 	return encode(w, ext, width, height, func(dc draw.Canvas) {
-		canvases := plot.Align(plots, tiles, dc)
-		for i, row := range plots {
-			row[0].Draw(canvases[i][0])
+		whole := dc
+		whole.Max.Y = dc.Max.Y + vg.Length(from)*fleetPanelHeight
+		whole.Min.Y = whole.Max.Y - vg.Length(len(f.plots))*fleetPanelHeight
+		canvases := plot.Align(f.plots, tiles, whole)
+		for i := from; i < to; i++ {
+			f.plots[i][0].Draw(canvases[i][0])
 		}
 	})
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"image"
+	"image/color"
+	"image/png"
 	"io"
 	"strings"
 	"testing"
@@ -15,20 +18,7 @@ import (
 // time axis (a 10 s run's panel still ends at the 20 s run's end), with the
 // load shape drawn as a grey area behind the series.
 func TestFleetPlot(t *testing.T) {
-	cfgs := []fleet.Config{
-		{Name: "short", Duration: 10, Load: fleet.Shape{Kind: fleet.Constant, Rate: 5},
-			Server: fleet.Server{Kind: fleet.Latency, Base: 1, Slope: 0.01}, Client: fleet.Client{Clients: 1, Timeout: 3, Attempts: 3}},
-		{Name: "long", Duration: 20, Load: fleet.Shape{Kind: fleet.Spike, Rate: 5, Peak: 10, From: 5, To: 8},
-			Server: fleet.Server{Kind: fleet.Latency, Base: 1, Slope: 0.01}, Client: fleet.Client{Clients: 1, Timeout: 2, Attempts: 1}},
-	}
-	var runs [][]fleet.Point
-	for _, c := range cfgs {
-		var pts []fleet.Point
-		for s := range int(c.Duration) {
-			pts = append(pts, fleet.Point{Run: c.Name, T: s, Starts: c.Load.At(float64(s)), Successes: 1})
-		}
-		runs = append(runs, pts)
-	}
+	runs, cfgs := fleetRuns()
 	var buf bytes.Buffer
 	if err := PlotFleet(&buf, "retrysim fleet: test", runs, cfgs, ".svg"); err != nil {
 		t.Fatal(err)
@@ -68,7 +58,7 @@ func TestFleetPlot(t *testing.T) {
 		}
 		return n
 	}
-	for _, want := range []string{"load 5/s; backoff none", "load 5/s, 10/s from 5 to 8 s; backoff none",
+	for _, want := range []string{"load 5/s; backoff none", "load 50/s, 100/s from 5 to 8 s; backoff none",
 		"server latency 1 s + 0.01 s per call in progress; timeout 3 s, 3 tries, keys none",
 		"server latency 1 s + 0.01 s per call in progress; timeout 2 s, 1 tries, keys none"} {
 		if count(want) != 1 {
@@ -83,5 +73,77 @@ func TestFleetPlot(t *testing.T) {
 	}
 	if n := strings.Count(svg, "fill:#DDDDDD"); n != 4 { // color.Gray{0xdd}: the area and its legend swatch, a panel
 		t.Errorf("%d grey areas in the SVG; want the load shape and its legend swatch in each of the 2 panels", n)
+	}
+}
+
+// fleetRuns are two runs of 10 s and 20 s, the first's load 5 a second, the
+// second's 50 with a spike to 100.
+func fleetRuns() ([][]fleet.Point, []fleet.Config) {
+	cfgs := []fleet.Config{
+		{Name: "short", Duration: 10, Load: fleet.Shape{Kind: fleet.Constant, Rate: 5},
+			Server: fleet.Server{Kind: fleet.Latency, Base: 1, Slope: 0.01}, Client: fleet.Client{Clients: 1, Timeout: 3, Attempts: 3}},
+		{Name: "long", Duration: 20, Load: fleet.Shape{Kind: fleet.Spike, Rate: 50, Peak: 100, From: 5, To: 8},
+			Server: fleet.Server{Kind: fleet.Latency, Base: 1, Slope: 0.01}, Client: fleet.Client{Clients: 1, Timeout: 2, Attempts: 1}},
+	}
+	var runs [][]fleet.Point
+	for _, c := range cfgs {
+		var pts []fleet.Point
+		for s := range int(c.Duration) {
+			pts = append(pts, fleet.Point{Run: c.Name, T: s, Starts: c.Load.At(float64(s)), Successes: 1})
+		}
+		runs = append(runs, pts)
+	}
+	return runs, cfgs
+}
+
+// TestFleetPanels: the html page's panels, a picture each, keep the whole
+// figure's layout: the load shape's grey area (the data area's left edge,
+// t = 0) starts at the same pixel column in each, although their y tick
+// labels differ in width ("5.00", "100"), and where it starts in the whole
+// figure.
+func TestFleetPanels(t *testing.T) {
+	runs, cfgs := fleetRuns()
+	grey := color.RGBA{0xdd, 0xdd, 0xdd, 0xff}
+	left := func(img image.Image) int { // the first column with 20 grey pixels in a row
+		b := img.Bounds()
+		for x := b.Min.X; x < b.Max.X; x++ {
+			run := 0
+			for y := b.Min.Y; y < b.Max.Y; y++ {
+				if !same(img.At(x, y), grey) {
+					run = 0
+				} else if run++; run == 20 {
+					return x
+				}
+			}
+		}
+		return -1
+	}
+	var whole bytes.Buffer
+	if err := PlotFleet(&whole, "t", runs, cfgs, ".png"); err != nil {
+		t.Fatal(err)
+	}
+	all, err := png.Decode(&whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := left(all)
+	panels, err := fleetPanels("t", runs, cfgs, ".png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(panels) != 2 {
+		t.Fatalf("%d panels; want 2", len(panels))
+	}
+	for i, b := range panels {
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := left(img); got < want-1 || got > want+1 || want < 0 {
+			t.Errorf("panel %d: the load shape starts at column %d; the whole figure's at %d", i, got, want)
+		}
+		if h := img.Bounds().Dy(); 2*h < all.Bounds().Dy()-2 || 2*h > all.Bounds().Dy()+2 {
+			t.Errorf("panel %d is %d pixels high; want half the whole figure's %d", i, h, all.Bounds().Dy())
+		}
 	}
 }
