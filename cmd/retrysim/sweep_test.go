@@ -181,19 +181,23 @@ func TestSweepHelp(t *testing.T) {
 	}
 }
 
-// -format html writes one page whose every data cell holds the number the
-// json output has for that row and field (internal/render's tests check the page
-// itself): the sweep's, the fleet's, the table command's and a preset's.
+// -format html writes one page whose every data cell names the json row and
+// field it shows and holds that row's number for the field exactly (render's
+// tests check the page itself): the sweep's, the fleet's, the table
+// command's (with the delivery model's by-step table too) and a preset's.
 func TestHTMLPagesMatchJSON(t *testing.T) {
 	for _, tt := range []struct {
-		args    []string
-		perCell bool // a data cell a json row (the sweep's pivot), or a table row a json row
-		plot    bool
+		args   []string
+		fields []string // fields every json row must have a cell for
+		plot   bool
 	}{
-		{[]string{"sweep", "-p-fail", "0.001,0.01", "-jobs", "20000"}, true, true},
-		{[]string{"fleet", "-duration", "5s", "-replicates", "2"}, false, true},
-		{[]string{"-jobs", "20000", "-ci", "-expect"}, false, false},
-		{[]string{"-preset", "sqlite-check", "-jobs", "200"}, false, false},
+		{[]string{"sweep", "-p-fail", "0.001,0.01", "-jobs", "20000"}, []string{"failed_rate"}, true},
+		{[]string{"sweep", "-p-fail", "0.001,0.01", "-attempts", "2,3", "-jobs", "20000"}, []string{"failed_rate"}, true},
+		{[]string{"fleet", "-duration", "5s", "-replicates", "2"}, []string{"requests", "succeeded", "amplification"}, true},
+		{[]string{"-jobs", "20000", "-ci", "-expect"}, []string{"succeeded", "failed", "calls_per_job", "repeated_steps", "duplicate_users"}, false},
+		{[]string{"-jobs", "2000", "-crash", "0.01", "-latency", "20ms"},
+			[]string{"failed", "deliveries_per_job", "lost_work", "repeated_step_1", "repeated_step_7", "repeated_step_10"}, false},
+		{[]string{"-preset", "sqlite-check", "-jobs", "200"}, []string{"charges_per_job", "lost_work"}, false},
 	} {
 		page, errOut, code := retrysim(t, append(tt.args, "-format", "html")...)
 		if code != 0 {
@@ -204,8 +208,8 @@ func TestHTMLPagesMatchJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(js), &out); err != nil {
 			t.Fatal(err)
 		}
+		seen := map[string]bool{} // "row field"
 		d := xml.NewDecoder(strings.NewReader(page))
-		cells, trs, rowStart := 0, -1, false
 		for {
 			tok, err := d.Token()
 			if err != nil {
@@ -215,32 +219,36 @@ func TestHTMLPagesMatchJSON(t *testing.T) {
 				break
 			}
 			el, ok := tok.(xml.StartElement)
-			if ok && el.Name.Local == "tr" {
-				rowStart = true
-			}
-			if !ok || el.Name.Local != "td" || len(el.Attr) < 2 {
+			if !ok || el.Name.Local != "td" {
 				continue
 			}
-			if rowStart { // the first data cell of a table row
-				trs, rowStart = trs+1, false
+			attr := map[string]string{}
+			for _, a := range el.Attr {
+				attr[a.Name.Local] = a.Value
 			}
-			field, value := el.Attr[0].Value, el.Attr[1].Value
-			row := trs
-			if tt.perCell {
-				row = cells
+			if attr["data-field"] == "" {
+				continue
 			}
-			if got, want := value, strconv.FormatFloat(out.Rows[row][field].(float64), 'g', -1, 64); got != want {
-				t.Errorf("%v: cell %d (%s) holds %s; json %s", tt.args, cells, field, got, want)
+			row, err := strconv.Atoi(attr["data-row"])
+			if err != nil || row < 0 || row >= len(out.Rows) {
+				t.Fatalf("%v: a cell of field %s names row %q; json has %d rows", tt.args, attr["data-field"], attr["data-row"], len(out.Rows))
 			}
-			cells++
+			field := attr["data-field"]
+			want, ok := out.Rows[row][field].(float64)
+			if got := attr["data-value"]; !ok || got != strconv.FormatFloat(want, 'g', -1, 64) {
+				t.Errorf("%v: row %d %s holds %s; json %v", tt.args, row, field, got, out.Rows[row][field])
+			}
+			seen[strconv.Itoa(row)+" "+field] = true
 		}
-		rows := trs + 1
-		if tt.perCell {
-			rows = cells
+		for i := range out.Rows {
+			for _, f := range tt.fields {
+				if !seen[strconv.Itoa(i)+" "+f] {
+					t.Errorf("%v: no cell shows json row %d's %s", tt.args, i, f)
+				}
+			}
 		}
-		if cells == 0 || rows != len(out.Rows) || strings.Contains(page, "<svg") != tt.plot {
-			t.Errorf("%v: %d data cells in %d rows (json %d), svg %v; want cells in every row, plot %v",
-				tt.args, cells, trs+1, len(out.Rows), strings.Contains(page, "<svg"), tt.plot)
+		if strings.Contains(page, "<svg") != tt.plot {
+			t.Errorf("%v: svg %v; want %v", tt.args, strings.Contains(page, "<svg"), tt.plot)
 		}
 	}
 }

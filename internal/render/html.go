@@ -16,98 +16,164 @@ import (
 // page is one self-contained HTML report: no scripts, fonts or links to
 // fetch. It is well-formed XML as well, so encoding/xml reads it back.
 type page struct {
+	// title is the first line of the heading; any further lines open the
+	// parameters' list.
 	title  string
 	params []string
 	tables []pageTable
-	// svg is a picture drawn inline after the tables (nil: none).
-	svg []byte
+	// figures are pictures drawn inline after the tables, each an SVG
+	// that fits on one printed page.
+	figures [][]byte
 }
 
-// pageTable is a table with a paragraph on how to read it. A cell's value,
-// when set, is the exact number the json output carries for it.
+// pageTable is a table with a paragraph on how to read it.
 type pageTable struct {
 	heading, howTo string
-	// pre, when set, is shown as preformatted text instead of a table.
-	pre    string
-	header []string
-	rows   [][]pageCell
+	header         []string
+	rows           []pageRow
 }
 
+// pageRow is a table row; a sub row is a line under the row before it (an
+// expectation, a spread), drawn lighter.
+type pageRow struct {
+	cells []pageCell
+	sub   bool
+}
+
+// pageCell is one cell. Prose (names, explanations) reads left-aligned and
+// wraps; a number aligns right and breaks only between its value and its
+// interval. A cell whose value is set holds the exact number the json
+// output carries for it, at json row index row under key field.
 type pageCell struct {
-	text string
-	// field and value are the json output's key and number for the cell.
+	text  string
+	prose bool
+	row   int
 	field string
 	value *float64
 }
 
-// num is a cell showing the json field's value v as text (no value when v
-// is NaN, which json writes as null).
-func num(text, field string, v float64) pageCell {
+// num is a cell showing the value v that json row row has under field, as
+// text (no value when v is NaN, which json writes as null).
+func num(text string, row int, field string, v float64) pageCell {
 	if math.IsNaN(v) {
 		return pageCell{text: text}
 	}
-	return pageCell{text: text, field: field, value: &v}
+	return pageCell{text: text, row: row, field: field, value: &v}
 }
 
-// pageStyle reads at 1280 px (a centred column, wide tables scroll) and
-// prints on A4 (smaller type, no scrolling, a picture never split).
+// prose is a cell of words: a name or an explanation.
+func prose(text string) pageCell { return pageCell{text: strings.TrimSpace(text), prose: true} }
+
+// plain is a number cell that no json field holds as it is shown.
+func plain(text string) pageCell { return pageCell{text: text} }
+
+// pageStyle reads at 1280 px (a centred column; numbers right-aligned, each
+// value kept whole; wide tables scroll rather than overflow) and prints on
+// A4: type no smaller than 7.5 pt, a table's rows and every picture kept
+// whole on a page, headings kept with what follows.
 const pageStyle = `
-body { font-family: system-ui, sans-serif; max-width: 1200px; margin: 1.5em auto; padding: 0 1em; color: #222; line-height: 1.4; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.5em; }
-ul.params { columns: 2; font-size: 0.9em; }
+body { font-family: system-ui, sans-serif; max-width: 1220px; margin: 1.5em auto; padding: 0 1em; color: #222; line-height: 1.4; }
+h1 { font-size: 1.3em; margin-bottom: 0.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
+ul.params { columns: 2; column-gap: 2em; font-size: 0.9em; padding-left: 1.2em; }
+ul.params li { break-inside: avoid; }
 p.how { background: #f4f4f4; padding: 0.5em 0.8em; font-size: 0.9em; }
 div.scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: 0.85em; font-variant-numeric: tabular-nums; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; white-space: nowrap; }
-th { background: #eee; text-align: left; }
-figure { margin: 1.5em 0; } figure svg { max-width: 100%; height: auto; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; vertical-align: top; }
+th { background: #eee; text-align: left; font-weight: 600; }
+td { text-align: right; }
+td span { white-space: nowrap; }
+td.prose { text-align: left; min-width: 8em; }
+tr.sub td { color: #555; font-size: 0.92em; border-top-style: dotted; }
+tr.sub td.prose { padding-left: 1.5em; }
+figure { margin: 1.5em 0; } figure svg { display: block; width: 100%; max-width: 1000px; height: auto; }
 @media print {
   @page { size: A4; margin: 12mm; }
   body { max-width: none; margin: 0; padding: 0; font-size: 9pt; }
+  h1 { font-size: 13pt; } h2 { font-size: 11pt; break-after: avoid; }
+  p.how { break-after: avoid; print-color-adjust: exact; -webkit-print-color-adjust: exact; }
   ul.params { columns: 1; }
   div.scroll { overflow: visible; }
-  table { font-size: 6.5pt; } th, td { padding: 0.1em 0.25em; white-space: normal; }
-  figure { break-inside: avoid; } figure svg { max-height: 260mm; width: auto; }
+  table { font-size: 7.5pt; }
+  th { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+  th, td { padding: 0.15em 0.3em; }
+  td.prose { min-width: 6em; }
+  thead { display: table-header-group; }
+  tr { break-inside: avoid; }
+  figure { break-inside: avoid; margin: 1em 0; } figure svg { max-width: 100%; max-height: 255mm; }
 }
 `
+
+// numberSpans writes a number cell's text as spans that do not break
+// inside: a new span starts at an interval ("[", "±"), a z-score ("(") and
+// after each "/" of a list of quantiles, so a narrow column breaks there.
+func numberSpans(b *bytes.Buffer, text string) {
+	var spans [][]string
+	for i, w := range strings.Fields(text) {
+		if i == 0 || strings.ContainsAny(w[:1], "[±(") || spans[len(spans)-1][len(spans[len(spans)-1])-1] == "/" {
+			spans = append(spans, nil)
+		}
+		spans[len(spans)-1] = append(spans[len(spans)-1], w)
+	}
+	for i, s := range spans {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(b, "<span>%s</span>", html.EscapeString(strings.Join(s, " ")))
+	}
+}
 
 func writePage(w io.Writer, p page) error {
 	var b bytes.Buffer
 	e := html.EscapeString
+	lines := strings.Split(p.title, "\n")
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
-	fmt.Fprintf(&b, "<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>%s</h1>\n", e(p.title), pageStyle, e(p.title))
-	b.WriteString("<ul class=\"params\">\n")
-	for _, s := range p.params {
-		fmt.Fprintf(&b, "<li>%s</li>\n", e(s))
+	fmt.Fprintf(&b, "<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>%s</h1>\n", e(lines[0]), pageStyle, e(lines[0]))
+	if params := append(lines[1:], p.params...); len(params) > 0 {
+		b.WriteString("<ul class=\"params\">\n")
+		for _, s := range params {
+			fmt.Fprintf(&b, "<li>%s</li>\n", e(s))
+		}
+		b.WriteString("</ul>\n")
 	}
-	b.WriteString("</ul>\n")
 	for _, t := range p.tables {
 		fmt.Fprintf(&b, "<h2>%s</h2>\n<p class=\"how\"><strong>How to read it.</strong> %s</p>\n", e(t.heading), e(t.howTo))
-		if t.pre != "" {
-			fmt.Fprintf(&b, "<div class=\"scroll\"><pre>%s</pre></div>\n", e(t.pre))
-			continue
-		}
 		b.WriteString("<div class=\"scroll\"><table>\n<thead><tr>")
 		for _, h := range t.header {
 			fmt.Fprintf(&b, "<th>%s</th>", e(h))
 		}
 		b.WriteString("</tr></thead>\n<tbody>\n")
 		for _, row := range t.rows {
-			b.WriteString("<tr>")
-			for _, c := range row {
-				if c.value != nil {
-					fmt.Fprintf(&b, "<td data-field=\"%s\" data-value=\"%s\">%s</td>", e(c.field), strconv.FormatFloat(*c.value, 'g', -1, 64), e(c.text))
-				} else {
-					fmt.Fprintf(&b, "<td>%s</td>", e(c.text))
+			if row.sub {
+				b.WriteString("<tr class=\"sub\">")
+			} else {
+				b.WriteString("<tr>")
+			}
+			for i := range len(t.header) {
+				if i >= len(row.cells) { // a sub row leaves the columns it has nothing for empty
+					b.WriteString("<td></td>")
+					continue
 				}
+				c := row.cells[i]
+				switch {
+				case c.prose:
+					fmt.Fprintf(&b, "<td class=\"prose\">%s</td>", e(c.text))
+					continue
+				case c.value != nil:
+					fmt.Fprintf(&b, "<td data-row=\"%d\" data-field=\"%s\" data-value=\"%s\">", c.row, e(c.field),
+						strconv.FormatFloat(*c.value, 'g', -1, 64))
+				default:
+					b.WriteString("<td>")
+				}
+				numberSpans(&b, c.text)
+				b.WriteString("</td>")
 			}
 			b.WriteString("</tr>\n")
 		}
 		b.WriteString("</tbody>\n</table></div>\n")
 	}
-	if p.svg != nil {
-		svg := p.svg
+	for _, svg := range p.figures {
 		if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
 			svg = svg[i:] // drop the XML declaration: the page declares itself
 		}
@@ -122,7 +188,8 @@ func writePage(w io.Writer, p page) error {
 
 // writeSweepHTML writes s as one page: what was run, the pivot of s.Metric
 // with its intervals, and when one or two parameters are swept the plot
-// -plot draws (with opts), inline as SVG.
+// -plot draws (with opts), inline as SVG: a heat map a figure per strategy,
+// so each prints whole on a page.
 func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	p := page{title: fmt.Sprintf("retrysim sweep: %s", s.Metric.Label)}
 	p.params = append(p.params, "scenario "+s.Scenario)
@@ -157,13 +224,13 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	for i := 0; i < len(s.Rows); i += per {
 		var row []pageCell
 		for _, a := range s.Swept {
-			row = append(row, pageCell{text: axisText(s.Rows[i].Point[a])})
+			row = append(row, plain(axisValue(a, s.Rows[i].Point[a])))
 		}
-		for _, r := range s.Rows[i : i+per] {
+		for k, r := range s.Rows[i : i+per] {
 			e := s.Metric.Estimate(r.Row())
-			row = append(row, num(metricText(s.Metric, e), s.Metric.Name, e.Value))
+			row = append(row, num(metricText(s.Metric, e), i+k, s.Metric.Name, e.Value))
 		}
-		t.rows = append(t.rows, row)
+		t.rows = append(t.rows, pageRow{cells: row})
 	}
 	p.tables = []pageTable{t}
 	if len(s.Swept) == 1 || len(s.Swept) == 2 {
@@ -171,13 +238,14 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 		if err := PlotSweep(&svg, s, ".svg", opts); err != nil {
 			return err
 		}
-		p.svg = svg.Bytes()
+		p.figures = [][]byte{svg.Bytes()}
 	}
 	return writePage(w, p)
 }
 
 // writeFleetHTML writes r as one page: the runs' table with its intervals
-// and, when r.Runs are given, their time series as -plot draws them, inline.
+// and, when r.Runs are given, their time series as -plot draws them, inline,
+// a figure per run so each prints whole on a page.
 func writeFleetHTML(w io.Writer, r FleetReport) error {
 	p := page{title: r.Title, params: r.Params}
 	t := pageTable{
@@ -188,21 +256,21 @@ func writeFleetHTML(w io.Writer, r FleetReport) error {
 			"long after the load's last change successes came back, or never.",
 		header: fleetHeader,
 	}
-	for _, s := range r.Rows {
+	for i, s := range r.Rows {
 		c := fleetCells(s)
-		t.rows = append(t.rows, []pageCell{{text: c[0]}, num(c[1], "requests", s.Requests.Value),
-			num(c[2], "succeeded", s.Succeeded.Value), num(c[3], "goodput", s.Goodput.Value),
-			num(c[4], "amplification", s.Amplification.Value), num(c[5], "timeouts", s.Timeouts.Value),
-			num(c[6], "conflicts", s.Conflicts.Value), num(c[7], "duplicates", s.Duplicates.Value),
-			{text: c[8]}, num(c[9], "peak_in_progress", s.PeakInProgress.Value), {text: c[10]}})
+		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(c[0]), num(c[1], i, "requests", s.Requests.Value),
+			num(c[2], i, "succeeded", s.Succeeded.Value), num(c[3], i, "goodput", s.Goodput.Value),
+			num(c[4], i, "amplification", s.Amplification.Value), num(c[5], i, "timeouts", s.Timeouts.Value),
+			num(c[6], i, "conflicts", s.Conflicts.Value), num(c[7], i, "duplicates", s.Duplicates.Value),
+			plain(c[8]), num(c[9], i, "peak_in_progress", s.PeakInProgress.Value), plain(c[10])}})
 	}
 	p.tables = []pageTable{t}
 	if len(r.Runs) > 0 {
-		var svg bytes.Buffer
-		if err := PlotFleet(&svg, r.PlotTitle, r.Runs, r.Configs, ".svg"); err != nil {
+		figs, err := fleetPanels(r.PlotTitle, r.Runs, r.Configs, ".svg")
+		if err != nil {
 			return err
 		}
-		p.svg = svg.Bytes()
+		p.figures = figs
 	}
 	return writePage(w, p)
 }
@@ -220,34 +288,36 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 			"errors the simulation is from it (|z| above 3 is suspicious).",
 		header: header(r),
 	}
-	fields := []string{"", "succeeded", "failed", "calls_per_job", "repeated_steps", "duplicate_users"}
-	for _, w := range r.Watched[min(1, len(r.Watched)):] {
-		fields = append(fields, "duplicate_users_step_"+strconv.Itoa(w.Step+1))
+	fields := []string{"", "succeeded", "failed", "calls_per_job", "repeated_steps"}
+	for j, w := range r.Watched {
+		if j == 0 {
+			fields = append(fields, "duplicate_users")
+		} else {
+			fields = append(fields, "duplicate_users_step_"+strconv.Itoa(w.Step+1))
+		}
 	}
-	values := func(row stats.Row) []float64 {
+	fields = append(fields, "deliveries_per_job", "lost_work") // read only with the delivery model's columns
+	for k, row := range r.Rows {
 		c := row.Counters
 		v := []float64{0, stats.Metrics()[0].Estimate(row).Value, float64(c.Failed), stats.Metrics()[2].Estimate(row).Value,
 			float64(c.RepeatedSteps)}
-		for k, w := range r.Watched {
-			v = append(v, float64(c.Twice(k, w)))
+		for j, w := range r.Watched {
+			v = append(v, float64(c.Twice(j, w)))
 		}
-		return v
-	}
-	for _, row := range r.Rows {
+		v = append(v, float64(c.Deliveries)/float64(c.Jobs), float64(c.LostWork))
 		main := cells(row, r.ShowCI, r.Watched)
 		if r.Delivery != nil {
 			main = append(main, deliveryCells(row)...)
 		}
-		var cells []pageCell
-		v := values(row)
-		for i, c := range main {
-			if i > 0 && i < len(fields) {
-				cells = append(cells, num(c, fields[i], v[i]))
+		cells := []pageCell{prose(main[0])}
+		for i, text := range main[1:] {
+			if i+1 < len(fields) {
+				cells = append(cells, num(text, k, fields[i+1], v[i+1]))
 			} else {
-				cells = append(cells, pageCell{text: c})
+				cells = append(cells, plain(text))
 			}
 		}
-		t.rows = append(t.rows, cells)
+		t.rows = append(t.rows, pageRow{cells: cells})
 		var extra [][]string
 		if len(row.Replicates) > 1 {
 			extra = append(extra, spreadCells(row))
@@ -256,22 +326,31 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 			extra = append(extra, expectedCells(row, r.Watched))
 		}
 		for _, x := range extra {
-			var cells []pageCell
-			for _, c := range x {
-				cells = append(cells, pageCell{text: c})
+			cells := []pageCell{prose(x[0])}
+			for _, text := range x[1:] {
+				cells = append(cells, plain(text))
 			}
-			t.rows = append(t.rows, cells)
+			t.rows = append(t.rows, pageRow{cells: cells, sub: true})
 		}
 	}
 	p.tables = []pageTable{t}
 	if r.Delivery != nil {
-		var by bytes.Buffer
-		if err := writeByStep(&by, r, false); err != nil {
-			return err
+		by := pageTable{heading: "Side effects repeated, by step",
+			howTo: "A row is one step of the job, a column one strategy: how many times that step's side effect " +
+				"happened again, over every job. The steps' sum is the strategies' table's steps done again.",
+			header: []string{"Step"}}
+		for _, row := range r.Rows {
+			by.header = append(by.header, row.ID)
 		}
-		p.tables = append(p.tables, pageTable{heading: "Side effects repeated, by step",
-			howTo: "A line is one step of the job, a column one strategy: how many times that step's side effect happened again.",
-			pre:   by.String()})
+		for i, name := range r.Delivery.StepNames {
+			cells := []pageCell{prose(name)}
+			field := "repeated_step_" + strconv.Itoa(i+1)
+			for k, row := range r.Rows {
+				cells = append(cells, num(group(row.RepeatedByStep[i]), k, field, float64(row.RepeatedByStep[i])))
+			}
+			by.rows = append(by.rows, pageRow{cells: cells})
+		}
+		p.tables = append(p.tables, by)
 	}
 	return writePage(w, p)
 }
@@ -284,11 +363,11 @@ func writeCasesHTML(w io.Writer, c stats.Cases) error {
 			"jobs whose work was lost; deliveries per job counts how often the queue handed each job out.",
 		header: []string{"Case", "Store", "Charges per job", "Lost work", "Deliveries per job", "What it means"},
 	}
-	for _, r := range c.Rows {
-		t.rows = append(t.rows, []pageCell{{text: r.Case}, {text: r.Store},
-			num(toFixed(r.ChargesPerJob(), 3), "charges_per_job", r.ChargesPerJob()),
-			num(group(r.LostWork), "lost_work", float64(r.LostWork)),
-			{text: toFixed(float64(r.Deliveries)/float64(r.Jobs), 3)}, {text: r.Meaning}})
+	for i, r := range c.Rows {
+		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(r.Case), prose(r.Store),
+			num(toFixed(r.ChargesPerJob(), 3), i, "charges_per_job", r.ChargesPerJob()),
+			num(group(r.LostWork), i, "lost_work", float64(r.LostWork)),
+			plain(toFixed(float64(r.Deliveries)/float64(r.Jobs), 3)), prose(r.Meaning)}})
 	}
 	return writePage(w, page{title: c.Title, tables: []pageTable{t}})
 }

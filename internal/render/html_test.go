@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // pageCells parses a page as XML and returns its data cells (json key,
@@ -19,6 +21,7 @@ import (
 // what the page holds and fetches.
 type parsedPage struct {
 	cells []struct {
+		row         int
 		field, text string
 		value       float64
 	}
@@ -32,6 +35,7 @@ func parsePage(t *testing.T, page []byte) parsedPage {
 	p := parsedPage{elements: map[string]int{}}
 	d := xml.NewDecoder(bytes.NewReader(page))
 	var cell *struct {
+		row         int
 		field, text string
 		value       float64
 	}
@@ -48,8 +52,11 @@ func parsePage(t *testing.T, page []byte) parsedPage {
 		case xml.StartElement:
 			p.elements[tok.Name.Local]++
 			var field, value string
+			row := -1
 			for _, a := range tok.Attr {
 				switch a.Name.Local {
+				case "data-row":
+					row, _ = strconv.Atoi(a.Value)
 				case "data-field":
 					field = a.Value
 				case "data-value":
@@ -64,9 +71,10 @@ func parsePage(t *testing.T, page []byte) parsedPage {
 					t.Fatalf("data-value %q: %v", value, err)
 				}
 				p.cells = append(p.cells, struct {
+					row         int
 					field, text string
 					value       float64
-				}{field: field, value: v})
+				}{row: row, field: field, value: v})
 				cell = &p.cells[len(p.cells)-1]
 			}
 		case xml.EndElement:
@@ -194,5 +202,67 @@ func TestFleetHTML(t *testing.T) {
 	}
 	if !strings.Contains(p.text, "How to read it.") || !strings.Contains(p.text, "model: test") {
 		t.Errorf("no parameters or how to read it in %q", p.text)
+	}
+}
+
+// TestReportHTMLByStep: the delivery model's by-step table is an HTML table,
+// not preformatted text: a row a step named in its first cell, a column a
+// strategy, each cell the step's repeated side effects as set in the
+// counters here, grouped in thousands as the text table shows them.
+func TestReportHTMLByStep(t *testing.T) {
+	steps := []string{"charge", "email", "log"}
+	by := map[string][]int64{"a": {1234, 0, 7}, "b": {0, 56789, 1}}
+	r := stats.Report{Params: stats.Params{Scenario: "test", Noun: "jobs", Steps: len(steps), Jobs: 100000, Attempts: 3, RNG: "pcg",
+		Seed: 1, Engine: "plain", Watched: []stats.Watch{{Step: 1, Name: "email", Label: "Watched twice"}}, Replicates: 1,
+		Delivery: &stats.DeliveryParams{Store: "claim", StepNames: steps}}}
+	for _, id := range []string{"a", "b"} {
+		row := stats.Row{ID: id, Label: "strategy " + id, Counters: stats.Counters{Jobs: 100000, Calls: 300000, Deliveries: 100000}}
+		for i, v := range by[id] {
+			row.RepeatedByStep[i] = v
+			row.RepeatedSteps += v
+		}
+		r.Rows = append(r.Rows, row)
+	}
+	var page bytes.Buffer
+	if err := writeReportHTML(&page, r); err != nil {
+		t.Fatal(err)
+	}
+	p := parsePage(t, page.Bytes())
+	selfContained(t, p)
+	if p.elements["pre"] != 0 || p.elements["table"] != 2 {
+		t.Errorf("want two tables and no <pre>; have %v", p.elements)
+	}
+	want := map[string]string{}
+	for k, id := range []string{"a", "b"} {
+		for i, v := range by[id] {
+			want[fmt.Sprintf("%d repeated_step_%d", k, i+1)] = fmt.Sprint(v)
+		}
+	}
+	shows := map[string]string{"1234": "1,234", "56789": "56,789"}
+	for _, c := range p.cells {
+		key := fmt.Sprintf("%d %s", c.row, c.field)
+		w, ok := want[key]
+		if !ok {
+			continue
+		}
+		delete(want, key)
+		if got := strconv.FormatFloat(c.value, 'f', -1, 64); got != w {
+			t.Errorf("%s holds %s; want %s", key, got, w)
+		}
+		text := w
+		if s, ok := shows[w]; ok {
+			text = s
+		}
+		if c.text != text {
+			t.Errorf("%s shows %q; want %q", key, c.text, text)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no cells for %v", want)
+	}
+	for _, name := range steps {
+		if !strings.Contains(p.text, name) {
+			t.Errorf("the step %q is not named", name)
+		}
 	}
 }
