@@ -110,7 +110,8 @@ figure { margin: 1.5em 0; } figure svg { display: block; width: 100%; max-width:
 func numberSpans(b *bytes.Buffer, text string) {
 	var spans [][]string
 	for i, w := range strings.Fields(text) {
-		if i == 0 || strings.ContainsAny(w[:1], "[±(") || spans[len(spans)-1][len(spans[len(spans)-1])-1] == "/" {
+		opens := strings.HasPrefix(w, "[") || strings.HasPrefix(w, "±") || strings.HasPrefix(w, "(")
+		if i == 0 || opens || spans[len(spans)-1][len(spans[len(spans)-1])-1] == "/" {
 			spans = append(spans, nil)
 		}
 		spans[len(spans)-1] = append(spans[len(spans)-1], w)

@@ -266,3 +266,40 @@ func TestReportHTMLByStep(t *testing.T) {
 		}
 	}
 }
+
+// TestPageLayout: what makes a page read at 1280 px and print on A4 (seen
+// in Chromium; the style itself is checked here): prose cells are marked to
+// wrap left-aligned, a number and its interval are separate unbreakable
+// spans (so a narrow column breaks between them, never inside a number),
+// sub rows are marked, and the style sets an A4 page and keeps rows whole.
+func TestPageLayout(t *testing.T) {
+	c := stats.Cases{Title: "t", Rows: []stats.CaseRow{{Case: "race, claim", Store: "claim",
+		Meaning:  "the database refused the second key: treat that error as already handled",
+		Counters: stats.Counters{Jobs: 1000, SideEffects: 2000, Deliveries: 2000}}}}
+	var page bytes.Buffer
+	if err := writeCasesHTML(&page, c); err != nil {
+		t.Fatal(err)
+	}
+	s := page.String()
+	for _, want := range []string{`<td class="prose">race, claim</td>`, `<td class="prose">the database refused`,
+		`data-field="charges_per_job" data-value="2"><span>2.000</span></td>`,
+		"@page { size: A4;", "tr { break-inside: avoid; }", "td.prose { text-align: left;"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the page has no %q", want)
+		}
+	}
+	var b bytes.Buffer
+	for text, want := range map[string]string{
+		"99.999% [99.998, 99.999]":     "<span>99.999%</span> <span>[99.998, 99.999]</span>",
+		"0.2113 s / 29.85 s / 59.57 s": "<span>0.2113 s /</span> <span>29.85 s /</span> <span>59.57 s</span>",
+		"3520 ±46":                     "<span>3520</span> <span>±46</span>",
+		"12.3 (z -0.10)":               "<span>12.3</span> <span>(z -0.10)</span>",
+		"never in 9 of 10":             "<span>never in 9 of 10</span>",
+	} {
+		b.Reset()
+		numberSpans(&b, text)
+		if b.String() != want {
+			t.Errorf("numberSpans(%q) = %q; want %q", text, b.String(), want)
+		}
+	}
+}
