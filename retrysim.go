@@ -4,7 +4,10 @@
 // read the Report: the parameters as used and, per strategy, the counters,
 // the rates with their 95% intervals, and the closed-form expectations where a
 // strategy has them. A run can also be cut into shards (RunShard) that are
-// merged elsewhere (Merger), and a grid of points can be swept (RunSweep).
+// merged elsewhere (Merger): from the shard files alone, or, for a run only
+// the program knows (your own strategies), by the program that built it
+// (Experiment.Shard and Experiment.Merger). A grid of points can be swept
+// (RunSweep).
 //
 // The command retrysim is flags over this package, then a renderer: every
 // check a flag gets here is the command's check, and the same experiment

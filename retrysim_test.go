@@ -2,14 +2,19 @@ package retrysim_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
@@ -233,5 +238,92 @@ func TestSweepPointIsRun(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), tc.msg) {
 			t.Errorf("RunSweep(%v) = %v; want %q", tc.axes[0].Name, err, tc.msg)
 		}
+	}
+}
+
+// TestExperimentShards cuts an experiment that no shard file can describe
+// (a scenario built in Go, a labelled strategy, mixed attempts, the delivery
+// model with latencies, a claim store, repeats and crashes) into shards,
+// sends each through JSON as another machine would, and merges them with the
+// experiment's own Merger, in another order: the report is Run's. The zero
+// Merger, which rebuilds runs from their parameters alone, refuses them.
+func TestExperimentShards(t *testing.T) {
+	sc := provider.Scenario{Name: "pay", Noun: "payments", Watched: []provider.Watch{{Step: 1, Label: "Charged twice"}}, Steps: []provider.Step{
+		{Name: "reserve", PFail: 0.05, Latency: provider.Latency{Median: 20 * time.Millisecond, P99: 200 * time.Millisecond}},
+		{Name: "charge", PFail: 0.1, CanLoseReply: true, LostReply: 0.05, HonoursKeys: true, Latency: provider.Latency{Median: 300 * time.Millisecond}},
+	}}
+	q := delivery.Defaults()
+	q.Store, q.RepeatP, q.RepeatDelay = delivery.Claim, 0.05, provider.Latency{Median: time.Second}
+	q.CrashP, q.CrashAt = 0.02, delivery.AfterWork
+	e := retrysim.Experiment{Scenario: sc, Jobs: 3 * sim.BlockJobs / 2, Seed: 7, Delivery: &q, Strategies: []strategy.Strategy{
+		strategy.Retry{Scope: strategy.EachStep, Attempts: 4, Keys: strategy.SameKey, Label: "ours"},
+		strategy.Retry{Scope: strategy.WholeJob, Attempts: 2, Keys: strategy.NoKeys},
+	}}
+	want, err := retrysim.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := e.Merger()
+	var zero retrysim.Merger
+	for _, i := range []int{1, 2, 0} {
+		sh, err := e.Shard(context.Background(), i, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := json.Marshal(sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back stats.Shard
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Add(fmt.Sprint("shard ", i), back); err != nil {
+			t.Fatal(err)
+		}
+		if err := zero.Add("any", back); err == nil {
+			t.Errorf("the zero Merger took shard %d, which its parameters do not describe", i)
+		}
+	}
+	got, err := m.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("merged report differs from Run's:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestExperimentMergerRefuses names what makes a shard not one of the
+// experiment's: another experiment, another strategy, the wrong number of
+// jobs for its slice, a slice that does not exist.
+func TestExperimentMergerRefuses(t *testing.T) {
+	e := article(t, 2*sim.BlockJobs, "") // two blocks: slice 0/2 is the first
+	good, err := e.Shard(context.Background(), 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*stats.Shard)
+		msg  string
+	}{
+		{"another seed", func(s *stats.Shard) { s.Seed = 2 }, "not a shard of this experiment: seed is 2 in one and 1 in the other"},
+		{"another strategy", func(s *stats.Shard) { s.Rows[1].ID = "job-nokey" }, "rows[1]: strategy job-nokey"},
+		{"wrong jobs", func(s *stats.Shard) { s.Rows[0].Jobs-- }, "rows[0].jobs: 65535, but slice 0/2 of 131072 jobs holds 65536"},
+		{"no such slice", func(s *stats.Shard) { s.Index = 2 }, "shard_index, shard_count: shard: 2/2 is not a slice"},
+		{"a row short", func(s *stats.Shard) { s.Rows = s.Rows[1:] }, "rows: 4, but the experiment has 5 strategies"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sh := good
+			sh.Rows = slices.Clone(good.Rows)
+			tc.edit(&sh)
+			if err := e.Merger().Add("f", sh); err == nil || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("Add = %v; want %q", err, tc.msg)
+			}
+		})
+	}
+	if err := e.Merger().Add("f", good); err != nil {
+		t.Errorf("Add(the experiment's own shard) = %v", err)
 	}
 }

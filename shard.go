@@ -1,6 +1,7 @@
 package retrysim
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,19 +24,55 @@ import (
 // the built-in sign-up (provider.Signup) with unlabelled strategy.Retry
 // strategies of one number of attempts, one replicate, no delivery model and
 // a generator with a stream a block (not mulberry32, unless count is 1).
+// Experiment.Shard runs the slices of any other experiment, for
+// Experiment.Merger to merge.
 func RunShard(ctx context.Context, e Experiment, index, count int) (stats.Shard, error) {
+	if err := e.checkShard(index, count); err != nil {
+		return stats.Shard{}, err
+	}
+	if err := e.shardable(); err != nil {
+		return stats.Shard{}, err
+	}
+	return e.runShard(ctx, index, count)
+}
+
+// Shard runs slice index of count equal slices of e's jobs, as RunShard
+// does, for a program that can build e again to merge (Experiment.Merger).
+// Since that merger knows e, e need not be one the shard's parameters
+// describe: your own strategies and scenarios, labels, mixed attempts and
+// the delivery model shard this way. It refuses only what cannot be split:
+// replicates, and a generator with one stream for all jobs (unless count is 1).
+func (e Experiment) Shard(ctx context.Context, index, count int) (stats.Shard, error) {
+	if err := e.checkShard(index, count); err != nil {
+		return stats.Shard{}, err
+	}
+	return e.runShard(ctx, index, count)
+}
+
+// checkShard refuses an experiment that cannot be run, or cut into count
+// slices, and a slice that is not one.
+func (e Experiment) checkShard(index, count int) error {
 	sh := sim.Shard{Index: index, Count: count}
 	if err := sh.Check(); err != nil {
-		return stats.Shard{}, fieldErr("shard", "%v", err)
+		return fieldErr("shard", "%v", err)
 	}
 	if err := e.Check(); err != nil {
-		return stats.Shard{}, err
+		return err
 	}
-	if err := e.shardable(count); err != nil {
-		return stats.Shard{}, err
+	g, _ := e.generator()
+	switch {
+	case e.Replicates > 1:
+		return fieldErr("shard", "replicates cannot be split into shards; shard each replicate's seed instead")
+	case count > 1 && g.Sequential:
+		return fieldErr("shard", "%s has one stream for all jobs, so its runs cannot be split; use -rng pcg", g.Name)
 	}
+	return nil
+}
+
+// runShard runs slice index of count of a checked experiment.
+func (e Experiment) runShard(ctx context.Context, index, count int) (stats.Shard, error) {
 	rep := e.newReport()
-	counters, err := sim.Run(ctx, e.config(0, sh))
+	counters, err := sim.Run(ctx, e.config(0, sim.Shard{Index: index, Count: count}))
 	if err != nil {
 		return stats.Shard{}, err
 	}
@@ -48,14 +85,9 @@ func RunShard(ctx context.Context, e Experiment, index, count int) (stats.Shard,
 
 // shardable refuses an experiment that its shards' parameters do not
 // describe, so that no shard is written that merge would refuse.
-func (e Experiment) shardable(count int) error {
-	g, _ := e.generator()
+func (e Experiment) shardable() error {
 	par := e.Params()
 	switch {
-	case e.Replicates > 1:
-		return fieldErr("shard", "replicates cannot be split into shards; shard each replicate's seed instead")
-	case count > 1 && g.Sequential:
-		return fieldErr("shard", "%s has one stream for all jobs, so its runs cannot be split; use -rng pcg", g.Name)
 	case e.Delivery != nil || e.ScenarioFile != "" || !reflect.DeepEqual(e.Scenario, provider.Signup(par.PFail, par.LostReply)):
 		return fieldErr("shard", "merge rebuilds the built-in sign-up only; runs with -scenario or the delivery model cannot be sharded yet")
 	}
@@ -107,21 +139,41 @@ func fileKind(m os.FileMode) string {
 	return m.Type().String()
 }
 
-// Merger adds up the shards of one run, one at a time, checking each
-// (sim.ShardConfig: every number is one a run can produce) and that they are
-// the slices 0 to n-1 of one run, each once. It keeps the sums and which
-// slices it has seen, not the shards. Its errors name the shard by the name
-// it was added under.
+// Merger adds up the shards of one run, one at a time, checking each and
+// that they are the slices 0 to n-1 of one run, each once. The zero Merger
+// rebuilds the run from the first shard's parameters (sim.ShardConfig: every
+// number is one a run can produce), as the command's merge does; the Merger
+// of an experiment (Experiment.Merger) checks each shard against it. It keeps
+// the sums and which slices it has seen, not the shards. Its errors name the
+// shard by the name it was added under.
 type Merger struct {
-	first string // the first shard's name, which the others are compared with
+	exp   *Experiment // the run, when the merger was made knowing it
+	first string      // the first shard's name, which the others are compared with
 	total stats.Shard
 	cfg   sim.Config
 	seen  map[int]string // name by slice
 }
 
+// Merger returns a Merger of e's shards (Experiment.Shard, or RunShard's),
+// whose Report is what Run(e) reports. It checks that each shard is a slice
+// of e (its parameters as e's report writes them, its strategies by name and
+// label, and its rows' jobs those of the slice) instead of rebuilding the run
+// from the shard, so it merges the shards of any experiment, your own
+// strategies included. It trusts the counters as e's shards wrote them,
+// checking only that their sums do not overflow.
+func (e Experiment) Merger() *Merger {
+	return &Merger{exp: &e}
+}
+
 // Add checks the shard called name and adds its counters.
 func (m *Merger) Add(name string, sh stats.Shard) error {
-	cfg, err := sim.ShardConfig(sh)
+	var cfg sim.Config
+	var err error
+	if m.exp != nil {
+		err = m.exp.sliceOf(sh)
+	} else {
+		cfg, err = sim.ShardConfig(sh)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -181,14 +233,55 @@ func (m *Merger) Report() (Report, error) {
 			return Report{}, fmt.Errorf("rows[%d]: the shards hold %d jobs but the run has %d", i, r.Jobs, m.total.Jobs)
 		}
 	}
-	c := m.cfg
-	e := Experiment{Scenario: c.Scenario, Strategies: c.Strategies, Jobs: c.Jobs, Seed: c.Seed,
-		Generator: c.Generator.Name, Engine: c.Engine.String()}
+	var e Experiment
+	if m.exp != nil {
+		e = *m.exp
+	} else {
+		c := m.cfg
+		e = Experiment{Scenario: c.Scenario, Strategies: c.Strategies, Jobs: c.Jobs, Seed: c.Seed,
+			Generator: c.Generator.Name, Engine: c.Engine.String()}
+	}
 	rep := e.newReport()
 	for i := range rep.Rows {
 		rep.Rows[i].Counters = m.total.Rows[i].Counters
 	}
 	return rep, nil
+}
+
+// sliceOf reports why sh is not a slice of e, as e.Shard writes them.
+func (e Experiment) sliceOf(sh stats.Shard) error {
+	s := sim.Shard{Index: sh.Index, Count: sh.Count}
+	if err := e.checkShard(s.Index, s.Count); err != nil {
+		return fmt.Errorf("shard_index, shard_count: %w", err)
+	}
+	rep := e.newReport()
+	switch {
+	case sh.Format != stats.ShardFormat:
+		return fmt.Errorf("retrysim_shard: %d is not a shard format this retrysim reads (%d)", sh.Format, stats.ShardFormat)
+	case !sameJSON(sh.Params, rep.Params):
+		return fmt.Errorf("not a shard of this experiment: %s", paramDiff(sh.Params, rep.Params))
+	case len(sh.Rows) != len(rep.Rows):
+		return fmt.Errorf("rows: %d, but the experiment has %d strategies", len(sh.Rows), len(rep.Rows))
+	}
+	want := e.config(0, s).ShardJobs()
+	for i, r := range sh.Rows {
+		switch {
+		case r.ID != rep.Rows[i].ID || r.Label != rep.Rows[i].Label:
+			return fmt.Errorf("rows[%d]: strategy %s (%q), but the experiment's is %s (%q)", i, r.ID, r.Label, rep.Rows[i].ID, rep.Rows[i].Label)
+		case r.Jobs != want:
+			return fmt.Errorf("rows[%d].jobs: %d, but slice %d/%d of %d jobs holds %d", i, r.Jobs, sh.Index, sh.Count, e.Jobs, want)
+		}
+	}
+	return nil
+}
+
+// sameJSON reports whether a and b write the same JSON: what a shard file
+// carries of its parameters, without those (Noun, the column labels) that
+// only the experiment knows.
+func sameJSON(a, b stats.Params) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // paramDiff names the first parameter in which two shards differ.
