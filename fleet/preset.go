@@ -21,6 +21,10 @@ type Preset struct {
 	// what to print of them is each run's Totals, not its summary and series.
 	// ByClients says the grid also varies the client count.
 	Totals, ByClients bool
+	// Spikes says the runs compare policies over spike heights, with and
+	// without keys: -plot draws their recovery and duplicates against the
+	// height, not their series.
+	Spikes bool
 }
 
 // brookerCollapse is the "simple collapse" simulation of M. Brooker,
@@ -151,7 +155,7 @@ func brookerRuns(d float64, clients int, rate float64, policies []brookerPolicy)
 // Presets lists the presets.
 func Presets() []Preset {
 	return []Preset{brookerCollapse, brookerRetries, brookerClients, awsStandard, grpcThrottling,
-		envoyPreset, finaglePreset, resilience4jPreset, jobRetries, retryPolicies}
+		envoyPreset, finaglePreset, resilience4jPreset, jobRetries, retryPolicies, spikeRecovery}
 }
 
 // LookupPreset returns the preset called name.
@@ -385,5 +389,64 @@ var retryPolicies = Preset{
 			asCompared("r4j_breaker", Resilience4jClient(false)),
 			asCompared("sre_throttle", SREThrottleClient(false)))
 		return brookerRuns(d, 100, 1000, ps)
+	},
+}
+
+// spikeHeights are the spike peaks spikeRecovery runs, requests a second
+// over the base 40.
+var spikeHeights = [...]float64{50, 60, 70, 80, 90}
+
+// spikeRecovery compares every policy after a spike on the collapse server
+// of brookerCollapse (latency 1 s + 0.01 s a call in progress, network 0.1 s
+// each way, timeout 3 s, one client, so every policy state is the fleet's):
+// 40 requests a second, a spike from t = 20 s for 5 s to each of
+// spikeHeights, 80 s, without keys and with the request's key on every
+// attempt. Runs are named "policy keys none|same peak H".
+var spikeRecovery = Preset{
+	Name: "spike-recovery",
+	Source: "brooker-collapse's server (latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, one client) " +
+		"at 40 requests a second with a spike to 50, 60, 70, 80 or 90 from t = 20 s for 5 s; every policy " +
+		"(no_retries, three_tries, backoff_jitter, adaptive_10pct, breaker_10pct, the production clients, sre_throttle, hedge_2.5s), " +
+		"without keys and with the same key on every attempt",
+	Duration:   80,
+	Replicates: 5,
+	Spikes:     true,
+	Runs: func(d float64) []Config {
+		jitter := backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: NoCap}
+		clients := []struct {
+			name   string
+			client Client
+		}{
+			{"no_retries", Client{Attempts: 1}},
+			{"three_tries", Client{Attempts: 3}},
+			{"backoff_jitter", Client{Attempts: 3, Backoff: jitter}},
+			{"adaptive_10pct", Client{Attempts: 3, Policy: PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}}},
+			{"breaker_10pct", Client{Attempts: 3, Policy: PolicyConfig{Kind: Breaker, Threshold: 0.1}}},
+			{"aws_standard", AWSStandardClient(false)},
+			{"grpc_throttling", GRPCRetryClient(false)},
+			{"envoy_budget", EnvoyRetryClient(false)},
+			{"finagle_budget", FinagleRetryClient(false)},
+			{"r4j_breaker", Resilience4jClient(false)},
+			{"sre_throttle", SREThrottleClient(false)},
+			{"hedge_2.5s", Client{Attempts: 1, Hedges: 1, HedgeDelay: 2.5}},
+		}
+		var runs []Config
+		for _, keys := range []KeyMode{NoKey, SameKey} {
+			for _, c := range clients {
+				for _, h := range spikeHeights {
+					cl := c.client
+					cl.Clients, cl.Timeout, cl.Keys = 1, 3, keys
+					runs = append(runs, Config{
+						Name:     fmt.Sprintf("%s keys %s peak %g", c.name, keys, h),
+						Duration: d,
+						Load:     Shape{Kind: Spike, Rate: 40, Peak: h, From: 20, To: 25},
+						Server:   Server{Kind: Latency, Base: 1, Slope: 0.01},
+						Client:   cl,
+						Net:      0.1,
+					})
+				}
+			}
+		}
+		return runs
 	},
 }

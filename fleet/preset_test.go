@@ -1,7 +1,9 @@
 package fleet
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -179,5 +181,42 @@ func TestJobRetriesClosedForm(t *testing.T) {
 		if mean, lo, hi, ok := within99_9(xs, want); !ok {
 			t.Errorf("%s: %.4f calls a request [%.4f, %.4f]; want %.4f", cfg.Name, mean, lo, hi, want)
 		}
+	}
+}
+
+// spike-recovery runs each policy at each height, without and with keys, on
+// brooker-collapse's server, and names each run after the three.
+func TestSpikeRecoveryRuns(t *testing.T) {
+	runs := spikeRecovery.Runs(spikeRecovery.Duration)
+	if len(runs) != 2*12*len(spikeHeights) {
+		t.Fatalf("%d runs; want 2 key modes x 12 policies x %d heights", len(runs), len(spikeHeights))
+	}
+	for i, c := range runs {
+		keys, h := []KeyMode{NoKey, SameKey}[i/(12*len(spikeHeights))], spikeHeights[i%len(spikeHeights)]
+		want := Shape{Kind: Spike, Rate: 40, Peak: h, From: 20, To: 25}
+		if c.Load != want || c.Client.Keys != keys || c.Server != (Server{Kind: Latency, Base: 1, Slope: 0.01}) ||
+			c.Net != 0.1 || c.Client.Timeout != 3 || c.Client.Clients != 1 || !strings.HasSuffix(c.Name, fmt.Sprintf(" keys %s peak %g", keys, h)) {
+			t.Errorf("run %d %q: %+v", i, c.Name, c)
+		}
+		if err := c.Check(); err != nil {
+			t.Errorf("run %d %q: %v", i, c.Name, err)
+		}
+	}
+}
+
+// Recovered counts a replicate that never recovered as recovering at the
+// run's end, 80 - 25 = 55 s after a spike that ends at 25 s; and
+// DuplicatesPerRequest is the mean of the replicates' ratios.
+func TestRecoveredAndDuplicates(t *testing.T) {
+	r := Result{Config: Config{Duration: 80, Load: Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20, To: 25}},
+		Replicates: []Replicate{
+			{Recovery: math.NaN(), Counts: Counts{Requests: 100, Duplicates: 10}, Series: make([]Second, 80)},
+			{Recovery: 5, Counts: Counts{Requests: 200, Duplicates: 60}, Series: make([]Second, 80)},
+		}}
+	if e := r.Recovered(); e.Value != 30 || e.N != 2 {
+		t.Errorf("Recovered() = %+v; want the mean of 55 and 5, 30, over 2", e)
+	}
+	if e := r.DuplicatesPerRequest(); math.Abs(e.Value-0.2) > 1e-15 || e.N != 2 {
+		t.Errorf("DuplicatesPerRequest() = %+v; want the mean of 0.1 and 0.3, 0.2", e)
 	}
 }

@@ -195,6 +195,40 @@ func (r Result) Summary() Summary {
 	}
 }
 
+// Recovered is the run's recovery over every replicate, a replicate that
+// never recovered counted as recovering at the run's end (the time from the
+// load settling to the end of its series): a lower bound on its mean, with
+// its 95% Student t interval, which, unlike Summary's Recovery, does not
+// leave out the replicates that fared worst.
+func (r Result) Recovered() Estimate {
+	c := r.Config
+	settled := c.Load.settled()
+	if c.Outage.On() {
+		settled = math.Max(settled, c.Outage.To)
+	}
+	xs := make([]float64, len(r.Replicates))
+	for i := range r.Replicates {
+		xs[i] = r.Replicates[i].Recovery
+		if math.IsNaN(xs[i]) {
+			xs[i] = math.Max(0, float64(len(r.Replicates[i].Series))-settled)
+		}
+	}
+	return estimate(xs)
+}
+
+// DuplicatesPerRequest is the duplicate side effects a request, a mean over
+// replicates with its 95% Student t interval.
+func (r Result) DuplicatesPerRequest() Estimate {
+	xs := make([]float64, len(r.Replicates))
+	for i, p := range r.Replicates {
+		xs[i] = math.NaN()
+		if p.Requests > 0 {
+			xs[i] = float64(p.Duplicates) / float64(p.Requests)
+		}
+	}
+	return estimate(xs)
+}
+
 // Totals are a run's counts summed over its replicates, as Brooker's retry
 // runs report them.
 type Totals struct {

@@ -55,6 +55,10 @@ Presets:
   retry-policies    ` + indentWrap(presetSource("retry-policies")+".", 60, "                    ") + `
                     17 x 10 runs, 4 replicates unless -replicates says otherwise,
                     printed as brooker-retries's; -plot draws the figure.
+  spike-recovery    ` + indentWrap(presetSource("spike-recovery")+".", 60, "                    ") + `
+                    12 x 2 x 5 runs of 80 s, 5 replicates unless -replicates says otherwise,
+                    named "policy keys none|same peak H", printed as brooker-collapse's
+                    (not as html); -plot draws recovery and duplicates against the height.
   job-retries       ` + indentWrap(presetSource("job-retries")+".", 60, "                    ") + `
                     Runs sidekiq and river, 1200 s and 5 replicates unless -duration or
                     -replicates say otherwise; printed as brooker-collapse's.
@@ -214,7 +218,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		scenPath string
 	)
 	preset.valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
-	fs.Var(&preset, "preset", "run the runs of the preset `name` instead of one run from the flags: brooker-collapse, brooker-retries, brooker-clients, aws-standard, grpc-throttling, envoy-budget, finagle-budget, resilience4j-breaker, retry-policies or job-retries (see above)")
+	fs.Var(&preset, "preset", "run the runs of the preset `name` instead of one run from the flags: brooker-collapse, brooker-retries, brooker-clients, aws-standard, grpc-throttling, envoy-budget, finagle-budget, resilience4j-breaker, retry-policies, spike-recovery or job-retries (see above)")
 	fs.Var(&duration, "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")
 	fs.Var(&seedV, "seed", "random `seed`; the same flags and seed print the same bytes")
@@ -283,7 +287,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 
 	var cfgs []fleet.Config
 	name, source := "one run", ""
-	totals, byClients := false, false
+	totals, byClients, spikes := false, false, false
 	if preset.v != "" {
 		for _, n := range fleetModelFlags {
 			if set[n] {
@@ -298,8 +302,12 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		if !set["replicates"] {
 			replicates.v = p.Replicates
 		}
-		cfgs, name, totals, byClients = p.Runs(d), p.Name, p.Totals, p.ByClients
+		cfgs, name, totals, byClients, spikes = p.Runs(d), p.Name, p.Totals, p.ByClients, p.Spikes
 		source = p.Source
+		if spikes && format.r.Page() {
+			return usageError{fmt.Errorf("-format: -preset %s compares %d runs, which -plot draws against the spike's height; it prints them as %s, not %s",
+				p.Name, len(cfgs), orList(render.Names(render.TotalsDoc)), format.r.Name())}
+		}
 		if totals {
 			if set["series"] {
 				return usageError{fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name)}
@@ -424,7 +432,13 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	}
 	if plotPath != "" {
 		var p bytes.Buffer
-		if err := render.PlotFleet(&p, plotTitle, runs, cfgs, filepath.Ext(plotPath)); err != nil {
+		draw := func() error { return render.PlotFleet(&p, plotTitle, runs, cfgs, filepath.Ext(plotPath)) }
+		if spikes {
+			draw = func() error {
+				return render.PlotFleetSpikes(&p, fmt.Sprintf("retrysim fleet: %s, seed %d", name, uint64(seedV)), res, filepath.Ext(plotPath))
+			}
+		}
+		if err := draw(); err != nil {
 			return err
 		}
 		if err := plotF.write(ctx, stdout, p.Bytes()); err != nil {

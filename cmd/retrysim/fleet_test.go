@@ -502,3 +502,51 @@ func TestFleetTotalsPlot(t *testing.T) {
 		t.Errorf("-workers 1 and 2 draw different plots")
 	}
 }
+
+// spike-recovery prints a row a run, named "policy keys none|same peak H".
+// With the request's key on every attempt no run does a side effect twice,
+// whatever it retries or hedges, and with one try and no hedge no run calls
+// the server more than once a request: both hold exactly, in every replicate
+// and so in the mean. -plot draws the three panels; html is refused.
+func TestFleetSpikeRecovery(t *testing.T) {
+	dir := t.TempDir()
+	plot := filepath.Join(dir, "s.svg")
+	out, errOut, code := retrysim(t, "fleet", "-preset", "spike-recovery", "-replicates", "1", "-format", "json", "-plot", plot)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Rows []struct {
+			Run           string  `json:"run"`
+			Amplification float64 `json:"amplification"`
+			Duplicates    float64 `json:"duplicates"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Rows) != 2*12*5 {
+		t.Fatalf("%d rows; want 2 x 12 x 5", len(got.Rows))
+	}
+	for _, r := range got.Rows {
+		if strings.Contains(r.Run, " keys same ") && r.Duplicates != 0 {
+			t.Errorf("%s: %g duplicates; want 0 with keys", r.Run, r.Duplicates)
+		}
+		if strings.HasPrefix(r.Run, "no_retries ") && r.Amplification != 1 {
+			t.Errorf("%s: %g calls a request; want 1", r.Run, r.Amplification)
+		}
+	}
+	svg, err := os.ReadFile(plot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Recovery after the spike, no keys", "Recovery after the spike, the same key on every attempt",
+		"Duplicate side effects a request, no keys", "hedge_2.5s", "never counted as 55 s"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("the plot has no %q", want)
+		}
+	}
+	if _, errOut, code := retrysim(t, "fleet", "-preset", "spike-recovery", "-format", "html"); code != 2 || !strings.HasPrefix(errOut, "retrysim: -format:") {
+		t.Errorf("-format html: exit %d, %q; want 2 and a line naming -format", code, errOut)
+	}
+}

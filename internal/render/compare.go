@@ -212,3 +212,93 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 	}
 	return drawPanels(w, ext, 11*vg.Centimeter, top, bottom)
 }
+
+// PlotFleetSpikes draws a preset that compares policies over spike heights
+// (fleet.Preset.Spikes), runs named "policy keys none|same peak H": how long
+// after the spike each policy's goodput is back (fleet.Result.Recovered, a
+// replicate that never recovers counted at the run's end), without keys and
+// with the request's key on every attempt, and the duplicate side effects a
+// request without keys (with keys there are none), against the spike's
+// height, a line a policy with 95% intervals over the replicates.
+func PlotFleetSpikes(w io.Writer, title string, res []fleet.Result, ext string) error {
+	if len(res) == 0 {
+		return fmt.Errorf("nothing to plot")
+	}
+	var labels []string
+	var heights []float64
+	rec := [2]map[string]*curve{{}, {}}
+	dup := map[string]*curve{}
+	for _, r := range res {
+		label, _, _ := strings.Cut(r.Config.Name, " ")
+		if !slices.Contains(labels, label) {
+			labels = append(labels, label)
+			rec[0][label], rec[1][label], dup[label] = &curve{label: label}, &curve{label: label}, &curve{label: label}
+		}
+		add := func(c *curve, e fleet.Estimate) {
+			c.xs = append(c.xs, r.Config.Load.Peak)
+			c.vs, c.los, c.his = append(c.vs, e.Value), append(c.los, e.Lo), append(c.his, e.Hi)
+		}
+		k := 0
+		if r.Config.Client.Keys == fleet.SameKey {
+			k = 1
+		}
+		// A recovery lies in [0, the run's end], and so does its mean: the
+		// interval is drawn within it.
+		e, end := r.Recovered(), r.Config.Duration-r.Config.Load.To
+		e.Lo, e.Hi = math.Max(0, e.Lo), math.Min(end, e.Hi)
+		add(rec[k][label], e)
+		if k == 0 {
+			add(dup[label], r.DuplicatesPerRequest())
+		}
+		if !slices.Contains(heights, r.Config.Load.Peak) {
+			heights = append(heights, r.Config.Load.Peak)
+		}
+	}
+	pick := func(m map[string]*curve) []curve {
+		var cs []curve
+		for _, l := range labels {
+			if c := m[l]; c != nil && len(c.xs) > 0 {
+				cs = append(cs, *c)
+			}
+		}
+		return cs
+	}
+	c := res[0].Config
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	end := c.Duration - c.Load.To
+	head := fmt.Sprintf("%s\nserver %s s + %s s per call in progress, network %s s each way, timeout %s s, one client; %s requests a second,\n"+
+		"the spike from %s to %s s; recovery: goodput back within 10%% of the load for good, never counted as %s s (the run's end);\n"+
+		"95%% intervals over %d replicates\n", title, g(c.Server.Base), g(c.Server.Slope), g(c.Net), g(c.Client.Timeout), g(c.Load.Rate),
+		g(c.Load.From), g(c.Load.To), g(end), len(res[0].Replicates))
+	// The heights are ticked; the x axis runs on past the last for the
+	// legend, so it covers no line.
+	slices.Sort(heights)
+	ticks := make(plot.ConstantTicks, len(heights))
+	for i, h := range heights {
+		ticks[i] = plot.Tick{Value: h, Label: g(h)}
+	}
+	room := func(p *plot.Plot) {
+		p.X.Tick.Marker = ticks
+		p.X.Min = heights[0] - 0.05*(heights[len(heights)-1]-heights[0])
+		p.X.Max = heights[len(heights)-1] + 0.8*(heights[len(heights)-1]-heights[0])
+		p.Legend.Left = false
+	}
+	var panels []*plot.Plot
+	for i, t := range []string{head + "Recovery after the spike, no keys (s)", "Recovery after the spike, the same key on every attempt (s)"} {
+		p, err := comparePanel(t, "spike height (requests a second)", "recovery (s)", " s", false, true, pick(rec[i]))
+		if err != nil {
+			return err
+		}
+		p.Y.Min, p.Y.Max = 0, end
+		room(p)
+		panels = append(panels, p)
+	}
+	p, err := comparePanel("Duplicate side effects a request, no keys (with keys: none)", "spike height (requests a second)",
+		"duplicates a request", "", false, true, pick(dup))
+	if err != nil {
+		return err
+	}
+	room(p)
+	panels = append(panels, p)
+	return drawPanels(w, ext, 11*vg.Centimeter, panels...)
+}
