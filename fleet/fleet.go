@@ -2,7 +2,9 @@
 // so the retries a client sends change the latency and failures every client
 // sees. It is a discrete-event simulation in virtual time: Poisson arrivals
 // whose rate follows a shape, a server whose answers depend on its load, and
-// clients with a timeout, attempts, backoff and an idempotency key mode.
+// clients with a timeout, attempts, backoff, an idempotency key mode, hedges,
+// and a policy (a retry budget, a breaker or a throttle) that decides in
+// virtual time, per client or shared by the fleet.
 //
 // Unlike the Part 5 and delivery models, requests here are not independent, so
 // a run is sequential; replicates (independent seeds) are the unit of

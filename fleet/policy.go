@@ -90,10 +90,12 @@ const (
 	// holds at least MinCalls of them and their failure rate is at least
 	// FailureRate, the breaker opens: every attempt, first ones included,
 	// is refused for OpenSeconds. The next attempt after that half-opens it:
-	// HalfOpenCalls attempts go, the rest are refused, and once their
-	// outcomes are in it opens again if their failure rate is at least
-	// FailureRate, or closes with an empty window. Outcomes that arrive while
-	// it is open are not counted.
+	// HalfOpenCalls attempts go, the rest are refused, and once as many
+	// outcomes are in (whichever attempts they belong to) it opens again if
+	// their failure rate is at least FailureRate, or closes with an empty
+	// window. Outcomes that arrive while it is open are not counted, nor are
+	// hedges abandoned. As resilience4j without its automatic transition to
+	// half-open, and without slow-call counting.
 	SlidingBreaker
 	// SREThrottle is the client-side adaptive throttling of Google's SRE
 	// book ("Handling overload"): over the last WindowSeconds seconds it
