@@ -111,6 +111,10 @@ var policyNames = [...]string{"unlimited", "token-bucket", "aws", "grpc", "break
 
 func (k PolicyKind) String() string { return policyNames[k] }
 
+// GuardsFirst says whether the kind may refuse a request's first attempt
+// too, so it is asked even when nothing is retried or hedged.
+func (k PolicyKind) GuardsFirst() bool { return k == SlidingBreaker || k == SREThrottle }
+
 // random says whether the kind decides at random, so the engine draws a u
 // for each Start and Retry.
 func (k PolicyKind) random() bool { return k == SREThrottle }

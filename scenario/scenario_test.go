@@ -220,7 +220,8 @@ func TestEmptyQueueTurnsTheModelOn(t *testing.T) {
 // and the flags use: the scenario's, the queue's, step names told apart, the
 // watched step among the steps.
 func FuzzParse(f *testing.F) {
-	for _, path := range []string{"../examples/signup.yaml", "../examples/signup-queue.yaml", "../examples/checkout.yaml"} {
+	for _, path := range []string{"../examples/signup.yaml", "../examples/signup-queue.yaml", "../examples/checkout.yaml",
+		"../examples/fleet-polly.yaml", "../examples/fleet-budget.yaml"} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)

@@ -468,6 +468,9 @@ func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
 		return err
 	}
 	cl.Policy, cl.Hedges, cl.HedgeDelay = f.Policy, f.Hedges, f.HedgeDelay.Seconds()
+	if k := cl.Policy.Kind; k != fleet.Unlimited && cl.Attempts == 1 && cl.Hedges == 0 && !k.GuardsFirst() {
+		return usageError{fmt.Errorf("-scenario: %s:%d sets policy %s, which with -attempts 1 and no hedges is never asked", path, f.Set["policy"], k)}
+	}
 	return nil
 }
 
@@ -496,8 +499,7 @@ func unusedFleetFlags(fs *flag.FlagSet, c fleet.Config) error {
 	add(c.Client.Backoff.Kind.Schedule(), fmt.Sprintf("the %s schedule sets its own waits, in seconds by attempt", c.Client.Backoff.Kind), "backoff-base", "backoff-cap")
 	add(c.Client.Backoff.Kind == backoff.Constant, "the constant backoff waits -backoff-base, with no cap", "backoff-cap")
 	pk := c.Client.Policy.Kind
-	firstToo := pk == fleet.SlidingBreaker || pk == fleet.SREThrottle
-	add(c.Client.Attempts == 1 && c.Client.Hedges == 0 && !firstToo,
+	add(c.Client.Attempts == 1 && c.Client.Hedges == 0 && !pk.GuardsFirst(),
 		fmt.Sprintf("with -attempts 1 and no -hedges nothing is retried, so -policy %s is never asked", pk), "policy", "policy-scope")
 	add(pk == fleet.Unlimited, "-policy unlimited keeps no state", "policy-scope")
 	for _, p := range fleet.PolicyParams() {

@@ -181,6 +181,7 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-scenario", "../../examples/fleet-polly.yaml", "-cb-open", "1s"}, "-cb-open"},
 		{[]string{"-scenario", "../../examples/fleet-polly.yaml", "-policy", "aws"}, "-policy"},
 		{[]string{"-scenario", "../../examples/signup.yaml"}, "-scenario"},
+		{[]string{"-scenario", "../../examples/fleet-budget.yaml", "-attempts", "1"}, "-scenario"},
 		{[]string{"-preset", "brooker-retries", "-scenario", "../../examples/fleet-polly.yaml"}, "-scenario"},
 	} {
 		_, errOut, code := retrysim(t, append([]string{"fleet"}, tc.args...)...)
@@ -427,21 +428,30 @@ func TestFleetBrookerClients(t *testing.T) {
 }
 
 // A scenario file's fleet section is the flags it names, with the same
-// meaning: examples/fleet-polly.yaml prints what its flags print, byte for
-// byte, and other flags still apply around it.
+// meaning: each example prints what its flags print, byte for byte, and
+// other flags still apply around it.
 func TestFleetScenarioEqualsFlags(t *testing.T) {
 	common := []string{"fleet", "-shape", "spike", "-rate", "40", "-peak", "80", "-from", "10s", "-to", "15s", "-duration", "30s", "-replicates", "2", "-format", "json"}
-	file, errOut, code := retrysim(t, append(common, "-scenario", "../../examples/fleet-polly.yaml")...)
-	if code != 0 {
-		t.Fatalf("-scenario: exit %d: %s", code, errOut)
-	}
-	flags, errOut, code := retrysim(t, append(common, "-policy", "sliding-breaker", "-policy-scope", "fleet", "-cb-failure-rate", "0.1",
-		"-cb-window-time", "30s", "-cb-min-calls", "100", "-cb-open", "5s", "-cb-half-open", "1", "-hedges", "2", "-hedge-delay", "200ms")...)
-	if code != 0 {
-		t.Fatalf("flags: exit %d: %s", code, errOut)
-	}
-	if file != flags {
-		t.Errorf("-scenario examples/fleet-polly.yaml prints\n%s\nwant what its flags print\n%s", file, flags)
+	for _, tc := range []struct {
+		file  string
+		flags []string
+	}{
+		{"fleet-polly.yaml", []string{"-policy", "sliding-breaker", "-policy-scope", "fleet", "-cb-failure-rate", "0.1",
+			"-cb-window-time", "30s", "-cb-min-calls", "100", "-cb-open", "5s", "-cb-half-open", "1", "-hedges", "2", "-hedge-delay", "200ms"}},
+		{"fleet-budget.yaml", []string{"-policy", "finagle-budget", "-policy-scope", "fleet", "-budget-ratio", "0.2",
+			"-budget-ttl", "10s", "-budget-min-rate", "10"}},
+	} {
+		file, errOut, code := retrysim(t, append(common, "-scenario", "../../examples/"+tc.file)...)
+		if code != 0 {
+			t.Fatalf("-scenario %s: exit %d: %s", tc.file, code, errOut)
+		}
+		flags, errOut, code := retrysim(t, append(common, tc.flags...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.flags, code, errOut)
+		}
+		if file != flags {
+			t.Errorf("-scenario examples/%s prints\n%s\nwant what its flags print\n%s", tc.file, file, flags)
+		}
 	}
 }
 
