@@ -8,27 +8,17 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// phase is where a delivery is within a step.
-type phase int
-
-const (
-	enter     phase = iota // crash point before-key, then the store's first operation
-	insert                 // Loose's insert, its own operation so a race can split check and insert
-	call                   // crash point after-key, then the call
-	commit                 // Lease: the call's work commits with its status, if still the holder
-	afterCall              // crash point after-work, the key record, then what comes next
-	ack                    // crash point before-ack, then the ack
-)
-
 // delivery is one worker running one delivery of a message.
 type delivery struct {
-	msg      int
-	step     int
-	attempt  int // the attempt within the step (each step) or the pass (whole job)
-	phase    phase
-	ok       bool // the last call's result
-	prevWait time.Duration
-	live     bool
+	msg  int
+	step int  // the step of its last Enter or Call
+	from int  // the step its strategy resumes at (RunFrom's first delivery)
+	live bool // false once it has acked, given up, died or been overtaken
+	// pend says that an operation has ended and the next waits wait first;
+	// a Backoff after a failed call sets the wait in its place.
+	pend     bool
+	wait     time.Duration
+	prevWait time.Duration // the last backoff, which decorrelated jitter builds on
 }
 
 type message struct {
@@ -60,13 +50,16 @@ type event struct {
 	idx  int
 }
 
-// Runner runs jobs through one Retry strategy and one Config, reusing its
-// state from job to job. It is not safe for concurrent use.
+// Runner runs jobs through one strategy and one Config, reusing its state
+// from job to job. Each delivery runs the strategy on a worker of its own (a
+// coroutine), whose calls pause it until their virtual reply time. It is not
+// safe for concurrent use, and Close frees its workers.
 type Runner struct {
-	cfg     Config
-	store   Store
-	r       strategy.Retry
-	j       *provider.Job
+	cfg      Config
+	store    Store
+	s        strategy.Strategy
+	straight strategy.Straight // s, if it is one: only then are jobs settled
+	j        *provider.Job
 	sc      provider.Scenario
 	latency []provider.Sampler
 	repeat  provider.Sampler // the delay of a repeated request
@@ -85,8 +78,10 @@ type Runner struct {
 	rank   []int         // rank[step] is k for a step with a random latency
 	fixed  time.Duration // the other steps' latencies, summed
 
-	now       time.Duration
-	seq       int
+	workers []*worker // by delivery
+	limit   time.Duration
+	now     time.Duration
+	seq     int
 	events    []event
 	dl        []delivery
 	msgs      []message
@@ -99,13 +94,14 @@ type Runner struct {
 	end time.Duration
 }
 
-// NewRunner runs jobs of sc through r under cfg, calling the providers of j,
+// NewRunner runs jobs of sc through s under cfg, calling the providers of j,
 // which draws from stream, as the runner does for everything but the calls'
-// latencies: those come from lat. A Retry that skips finished steps with no
-// store configured keeps the Part 5 store, After.
-func NewRunner(cfg Config, r strategy.Retry, sc provider.Scenario, j *provider.Job, stream, lat *rng.Stream) *Runner {
-	x := &Runner{cfg: cfg, store: cfg.Store, r: r, j: j, sc: sc, stream: stream, lat: lat, keys: make([]record, len(sc.Steps)),
+// latencies: those come from lat. A strategy that asks for a store
+// (UsesStore) with no store configured keeps the Part 5 store, After.
+func NewRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, j *provider.Job, stream, lat *rng.Stream) *Runner {
+	x := &Runner{cfg: cfg, store: cfg.Store, s: s, j: j, sc: sc, stream: stream, lat: lat, keys: make([]record, len(sc.Steps)),
 		repeat: cfg.RepeatDelay.Sampler()}
+	x.straight, _ = s.(strategy.Straight)
 	var random []provider.Sampler
 	for _, st := range sc.Steps {
 		s := st.Latency.Sampler()
@@ -118,19 +114,27 @@ func NewRunner(cfg Config, r strategy.Retry, sc provider.Scenario, j *provider.J
 		}
 	}
 	x.batch, x.first = provider.NewBatch(random), make([]time.Duration, len(random))
-	if x.store == NoStore && r.SkipFinished {
+	if x.store == NoStore && s.UsesStore() {
 		x.store = After
 	}
 	return x
 }
 
+// Close ends the runner's workers. A Runner is not used after Close.
+func (x *Runner) Close() {
+	for _, w := range x.workers {
+		w.stop()
+	}
+	x.workers = nil
+}
+
 // Settles reports whether a job whose calls all succeed may be counted
-// without running it: whether nothing but its calls can happen to it (no
-// repeats, no crashes) and its fixed latencies alone end before the
-// visibility timeout. Clean then tells, job by job, whether it ends before
-// the visibility timeout.
+// without running it: whether the strategy is Straight, nothing but its
+// calls can happen to it (no repeats, no crashes) and its fixed latencies
+// alone end before the visibility timeout. Clean then tells, job by job,
+// whether it ends before the visibility timeout.
 func (x *Runner) Settles() bool {
-	return x.cfg.RepeatP == 0 && x.cfg.CrashP == 0 && x.fixed < x.cfg.Visibility
+	return x.straight != nil && x.cfg.RepeatP == 0 && x.cfg.CrashP == 0 && x.fixed < x.cfg.Visibility
 }
 
 // Clean draws the latencies of the next job's first delivery and reports how
@@ -176,7 +180,7 @@ func (x *Runner) Run() Outcome {
 	return x.loop(0)
 }
 
-// RunFrom runs a job that Settles, whose first event is draw k of the Job's
+// RunFrom runs a job of a Runner that Settles, whose first event is draw k of the Job's
 // Clean cuts. Until that draw's step, or the first provider that honours keys
 // if it comes sooner, the first delivery calls each step once and each call
 // succeeds: that start is counted from its draws and latencies (Job.Settle),
@@ -205,7 +209,7 @@ func (x *Runner) RunFrom(k int) Outcome {
 	x.called = 1<<from - 1 // fresh keys need only differ, so x.fresh may stay
 	x.msgs = append(x.msgs, message{deliveries: 1})
 	x.push(x.cfg.Visibility, visibilityUp, 0)
-	x.dl = append(x.dl, delivery{msg: 0, live: true, step: from})
+	x.dl = append(x.dl, delivery{msg: 0, live: true, from: from})
 	x.run(0)
 	return x.loop(1)
 }
@@ -268,29 +272,25 @@ func (x *Runner) loop(deliveries int) Outcome {
 	return out
 }
 
-// run advances delivery d one operation at a time: on its own while its next
+// run advances delivery d on its worker: on its own while its next
 // operation comes strictly before every other pending event, through the
 // queue otherwise, so that deliveries at the same instant alternate.
 func (x *Runner) run(d int) {
 	// Advancing a delivery pushes no events, so the next one stays put.
-	limit := time.Duration(1<<63 - 1)
+	x.limit = time.Duration(1<<63 - 1)
 	if len(x.events) > 0 {
-		limit = x.events[x.minEvent()].at
+		x.limit = x.events[x.minEvent()].at
 	}
-	dv := &x.dl[d] // advancing a delivery starts no other
-	for dv.live {
-		wait := x.advance(d)
-		if !dv.live {
-			x.end = max(x.end, x.now)
-			return
-		}
-		at := provider.Later(x.now, wait)
-		if at >= limit {
-			x.push(at, stepEvent, d)
-			return
-		}
-		x.now = at
+	for len(x.workers) <= d {
+		x.workers = append(x.workers, newWorker(x))
 	}
+	w := x.workers[d]
+	w.d = d
+	if at, _ := w.resume(); at != idle {
+		x.push(at, stepEvent, d)
+		return
+	}
+	x.end = max(x.end, x.now)
 }
 
 // crash reports whether delivery d's worker dies at point p, and ends it if
@@ -318,161 +318,6 @@ func (x *Runner) expired(k record) bool {
 		return false
 	}
 	return x.cfg.TTL > 0 && x.now >= provider.Later(k.written, x.cfg.TTL)
-}
-
-// key is the idempotency key delivery d sends with its next call.
-func (x *Runner) key() provider.Key {
-	switch x.r.Keys {
-	case strategy.SameKey:
-		return 1 // the action's key: provider memory is per job and step
-	case strategy.FreshKeys:
-		x.fresh++ // counted per job, so no two calls of any deliveries share one
-		return x.fresh
-	}
-	return provider.NoKey
-}
-
-// advance performs delivery d's next operation at x.now and returns how long
-// until the one after it.
-func (x *Runner) advance(d int) time.Duration {
-	dv := &x.dl[d]
-	n := len(x.sc.Steps)
-	switch dv.phase {
-	case enter:
-		if dv.step == n {
-			dv.phase = ack
-			return 0
-		}
-		if x.store == NoStore && x.cfg.CrashP == 0 {
-			dv.phase = call
-			return x.advance(d) // nothing to interleave before the call
-		}
-		if x.crash(d, BeforeKey) {
-			return 0
-		}
-		k := &x.keys[dv.step]
-		have := k.present && !x.expired(*k)
-		switch x.store {
-		case After:
-			if have {
-				return x.next(dv)
-			}
-		case Loose:
-			if have {
-				return x.next(dv)
-			}
-			dv.phase = insert
-			return 0
-		case Claim:
-			if have {
-				return x.next(dv) // refused: already handled
-			}
-			*k = record{present: true, written: x.now}
-		case Lease:
-			switch {
-			case have && k.doneStatus:
-				return x.next(dv)
-			case have && k.holder != d && k.leaseUntil > x.now:
-				dv.live = false // held by a live delivery: leave it unacked, to be redelivered
-				return 0
-			}
-			*k = record{present: true, holder: d, written: x.now, leaseUntil: provider.Later(x.now, x.cfg.Lease)}
-		}
-		dv.phase = call
-		return 0
-	case insert:
-		x.keys[dv.step] = record{present: true, written: x.now}
-		dv.phase = call
-		return 0
-	case call:
-		if x.crash(d, AfterKey) {
-			return 0
-		}
-		if x.store == Lease {
-			// The work commits with the key's done status at the end of the
-			// call, and only while this delivery still holds the lease.
-			dv.phase = commit
-			return x.callLatency(d)
-		}
-		dv.ok = x.j.Call(dv.step, x.key())
-		dv.phase = afterCall
-		return x.callLatency(d)
-	case commit:
-		if k := x.keys[dv.step]; !k.present || k.holder != d || k.doneStatus {
-			// Overtaken: the call ran and is paid for, its work rolls back,
-			// the holder does it; an unacked message comes back.
-			x.j.RolledBack()
-			dv.live = false
-			return 0
-		}
-		dv.ok = x.j.Call(dv.step, x.key())
-		dv.phase = afterCall
-		return 0
-	case afterCall:
-		if !dv.ok {
-			return x.retry(d)
-		}
-		k := &x.keys[dv.step]
-		if x.store == Lease {
-			k.doneStatus, k.written = true, x.now // committed with the work
-		}
-		if x.crash(d, AfterWork) {
-			return 0
-		}
-		if x.store == After {
-			*k = record{present: true, written: x.now}
-		}
-		return x.next(dv)
-	case ack:
-		if x.crash(d, BeforeAck) {
-			return 0
-		}
-		x.finish(dv, true)
-	}
-	return 0
-}
-
-// next moves to the following step, after a call that succeeded or past a
-// step the store says is handled.
-func (x *Runner) next(dv *delivery) time.Duration {
-	dv.step++
-	if x.r.Scope == strategy.EachStep {
-		// Each step's retry loop starts fresh: its first wait builds on
-		// nothing the previous step waited (decorrelated jitter).
-		dv.attempt, dv.prevWait = 0, 0
-	}
-	dv.phase = enter
-	return 0
-}
-
-// retry handles a failed call: another attempt after the backoff, or the end
-// of the delivery when the attempts are spent.
-func (x *Runner) retry(d int) time.Duration {
-	dv := &x.dl[d]
-	dv.attempt++
-	if dv.attempt == x.r.Attempts {
-		if x.store == Lease {
-			for i := range x.keys {
-				if k := &x.keys[i]; k.present && !k.doneStatus && k.holder == d {
-					*k = record{} // released: the next delivery may try
-				}
-			}
-		}
-		x.finish(dv, false)
-		return 0
-	}
-	var u float64
-	if x.cfg.Backoff.Jittered() {
-		u = x.stream.Float64()
-	}
-	wait := x.cfg.Backoff.Delay(dv.attempt-1, dv.prevWait, u)
-	dv.prevWait = wait
-	if x.r.Scope == strategy.EachStep {
-		dv.phase = call // the step's key stays with this delivery
-	} else {
-		dv.step, dv.phase = 0, enter
-	}
-	return wait
 }
 
 // finish ends a delivery with an ack: the message is done either way.

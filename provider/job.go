@@ -14,6 +14,7 @@ type step struct {
 	fail, lost   uint64 // rng.Threshold cuts
 	canLoseReply bool
 	honoursKeys  bool
+	policy       Policy
 }
 
 // seenKey is a key one provider has already acted on.
@@ -46,12 +47,17 @@ type Job struct {
 	effects  int64 // side effects, over all steps
 	done     [MaxSteps]uint32
 	seen     []seenKey
+	fresh    Key // the last fresh key handed out
+	// store says the strategy keeps the Part 5 store, which holds finished
+	// (bit i: step i's call succeeded) and reports those steps handled.
+	store    bool
+	finished uint64
 }
 
 // NewJob compiles the scenario's providers to draw from stream. The scenario
 // must be valid.
 func NewJob(s Scenario, stream *rng.Stream) *Job {
-	j := &Job{steps: make([]step, len(s.Steps)), stream: stream, firstKeyed: len(s.Steps)}
+	j := &Job{steps: make([]step, len(s.Steps)), stream: stream, firstKeyed: len(s.Steps), fresh: 1}
 	for i, st := range s.Steps {
 		j.firstDraw = append(j.firstDraw, len(j.clean))
 		if st.HonoursKeys {
@@ -62,6 +68,7 @@ func NewJob(s Scenario, stream *rng.Stream) *Job {
 			lost:         rng.Threshold(st.LostReply),
 			canLoseReply: st.CanLoseReply,
 			honoursKeys:  st.HonoursKeys,
+			policy:       st.Policy,
 		}
 		j.clean = append(j.clean, j.steps[i].fail)
 		j.stepOf = append(j.stepOf, i)
@@ -97,11 +104,34 @@ func (j *Job) Settle(k int) (from, draws int) {
 	from = min(j.stepOf[k], j.firstKeyed)
 	j.calls, j.effects = int64(from), int64(from)
 	copy(j.done[:from], once[:from])
+	j.finished = 1<<from - 1
 	return from, j.firstDraw[from]
 }
 
 // Steps is the number of steps in the scenario.
 func (j *Job) Steps() int { return len(j.steps) }
+
+// Policy is step i's own retry settings.
+func (j *Job) Policy(i int) Policy { return j.steps[i].policy }
+
+// UseStore gives the job the Part 5 store, or none: the store's one switch
+// in the Part 5 engines, which set it from the strategy (Strategy.UsesStore).
+func (j *Job) UseStore(on bool) { j.store = on }
+
+// Enter reports whether the Part 5 store, when the job keeps one, holds step
+// i as finished, so that a strategy skips it. It has nothing to do else: the
+// Part 5 model has no crashes.
+func (j *Job) Enter(i int) bool { return j.store && j.finished&(1<<i) != 0 }
+
+// FreshKey returns a key no call of this job has sent.
+func (j *Job) FreshKey() Key {
+	j.fresh++
+	return j.fresh
+}
+
+// Backoff does nothing: the Part 5 model has no time, and its draws do not
+// depend on the waits.
+func (j *Job) Backoff(int, int) {}
 
 // Call calls the provider of step i with key and reports whether the caller saw
 // success. The call fails, doing nothing, if its first draw is below the step's
@@ -121,7 +151,11 @@ func (j *Job) Call(i int, key Key) bool {
 			j.repeated++
 		}
 	}
-	return !st.canLoseReply || j.stream.Next() >= st.lost
+	if st.canLoseReply && j.stream.Next() < st.lost {
+		return false
+	}
+	j.finished |= 1 << i
+	return true
 }
 
 // RolledBack counts a call that ran but whose work was rolled back before it
@@ -161,4 +195,5 @@ func (j *Job) Reset() {
 	j.calls, j.repeated, j.effects = 0, 0, 0
 	clear(j.done[:len(j.steps)])
 	j.seen = j.seen[:0]
+	j.fresh, j.finished = 1, 0 // fresh keys count up from the action's key, 1
 }

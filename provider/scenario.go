@@ -31,6 +31,9 @@ type Step struct {
 	HonoursKeys bool
 	// Latency is how long a call takes, in virtual time; zero by default.
 	Latency Latency
+	// Policy is the step's own attempts, key mode and backoff, overriding
+	// the run's; its zero value keeps the run's.
+	Policy Policy
 }
 
 // Scenario is the ordered steps of a job, and the steps whose repeats are
@@ -108,6 +111,9 @@ func (s Scenario) Validate() error {
 		}
 		if err := st.Latency.Check(); err != nil {
 			return fmt.Errorf("steps[%d].latency: %v", i, err)
+		}
+		if err := st.Policy.Check(); err != nil {
+			return fmt.Errorf("steps[%d].%v", i, err)
 		}
 	}
 	if len(s.Watched) == 0 {

@@ -16,12 +16,48 @@ import (
 )
 
 // Strategy drives one delivery of a job. Users of the Go packages can implement
-// their own and hand it to the engine.
+// their own and hand it to any engine: the Part 5 engines and the delivery
+// model both run it through Calls.
 type Strategy interface {
 	// Name is the label shown in outputs.
 	Name() string
-	// Run makes the job's calls and reports whether the job succeeded.
-	Run(j *provider.Job) bool
+	// Run makes one delivery's calls and reports whether the job succeeded.
+	// It must end after a bounded number of failed calls, as with a
+	// provider that always fails.
+	Run(c Calls) bool
+	// UsesStore reports whether the strategy wants a key store of the job's
+	// finished steps even where the run configures none: the Part 5 store,
+	// which records a step once its call succeeded (the delivery model's
+	// After), so that Calls.Enter reports it handled. It is part of the
+	// interface, not an option, so that a strategy that wraps another by
+	// embedding keeps its store.
+	UsesStore() bool
+}
+
+// Calls is one delivery of a job as a strategy sees it. The engine behind it
+// supplies the providers, the key store, fresh keys and time: the Part 5
+// engines have no time and keep the Part 5 store only for a strategy that
+// asks for it (UsesStore); the delivery model runs the store its
+// configuration names, and a Backoff or a Call takes virtual time, during
+// which other deliveries of the job may run. Once a delivery's worker has
+// died, Enter and Call report failure and do nothing.
+type Calls interface {
+	// Steps is the number of steps in the scenario.
+	Steps() int
+	// Policy is step i's own retry settings, overriding the run's where set.
+	Policy(i int) provider.Policy
+	// Enter starts step i: a strategy calls it before the first call of the
+	// step in each pass over the steps, and skips the step, with no call,
+	// when it reports the step handled (the key store holds it as done).
+	Enter(i int) (handled bool)
+	// Call calls the provider of step i with key and reports whether the
+	// caller saw success.
+	Call(i int, key provider.Key) bool
+	// FreshKey returns a key that no call of the job has sent.
+	FreshKey() provider.Key
+	// Backoff waits before retry n (0 for the first) of a loop: step i's
+	// own, or the whole job's when i is -1, whose policy is the run's.
+	Backoff(i, n int)
 }
 
 // Straight is implemented by strategies that call each step once, in order,
@@ -31,9 +67,9 @@ type Strategy interface {
 type Straight interface {
 	Strategy
 	// Resume drives a delivery whose steps before from were each called once
-	// and succeeded; j has counted those calls already (provider.Job.Settle).
-	// Resume(j, 0) must equal Run(j).
-	Resume(j *provider.Job, from int) bool
+	// and succeeded; c has counted those calls already (provider.Job.Settle).
+	// Resume(c, 0) must equal Run(c).
+	Resume(c Calls, from int) bool
 }
 
 // Scope is what a retry repeats.
@@ -46,23 +82,29 @@ const (
 	WholeJob
 )
 
-// KeyMode is which idempotency key a call sends to a provider that honours keys.
-type KeyMode int
+// KeyMode is which idempotency key a call sends to a provider that honours
+// keys; it is provider's, so that a scenario's step can name its own.
+type KeyMode = provider.KeyMode
 
 const (
 	// NoKeys sends no key.
-	NoKeys KeyMode = iota
+	NoKeys = provider.NoKeys
 	// FreshKeys sends a new key on every call, which protects nothing.
-	FreshKeys
+	FreshKeys = provider.FreshKeys
 	// SameKey sends the key of the business action, unchanged on every attempt.
-	SameKey
+	SameKey = provider.SameKey
 )
 
 // actionKey is the key of "this step of this job"; provider memory is per job and
-// per step, so one constant names every action. Fresh keys count up from above it.
+// per step, so one constant names every action. Fresh keys come from the
+// engine (Calls.FreshKey), which counts them up from above it.
 const actionKey provider.Key = 1
 
 // Retry is the composable strategy: any scope, attempts, key mode and store.
+// A step's own Policy overrides Attempts and Keys for that step: its
+// attempts bound its own retry loop, so they apply when each step is
+// retried (a whole-job retry calls each step once a pass, and its Attempts
+// count passes); its key mode applies to its calls under either scope.
 type Retry struct {
 	Scope Scope
 	// Attempts is the number of calls a retry allows, the first included (at least 1).
@@ -105,32 +147,34 @@ func (r Retry) Name() string {
 	return strings.Join(parts, ", ")
 }
 
-// Run drives one delivery of the job.
-func (r Retry) Run(j *provider.Job) bool { return r.Resume(j, 0) }
+// UsesStore reports whether r skips finished steps.
+func (r Retry) UsesStore() bool { return r.SkipFinished }
 
-// Resume drives a delivery from step from on, as Straight describes. Until a
+// Run drives one delivery of the job.
+func (r Retry) Run(c Calls) bool { return r.Resume(c, 0) }
+
+// Resume drives a delivery from step from on, as Straight describes. It is
+// the one definition of what Retry does, whatever engine runs it. Until a
 // call fails every scope calls each step once, in order, so only the first
-// pass starts late; a whole-job retry's later attempts start from the top.
-func (r Retry) Resume(j *provider.Job, from int) bool {
-	// The key of every call: none, the action's, or fresh ones counted up
-	// from the action's.
-	var key provider.Key
-	if r.Keys != NoKeys {
-		key = actionKey
-	}
-	fresh := r.Keys == FreshKeys
-	next := func() provider.Key {
-		if fresh {
-			key++
-		}
-		return key
-	}
-	n := j.Steps()
+// pass starts late; a whole-job retry's later passes start from the top,
+// skipping the steps Enter reports handled.
+func (r Retry) Resume(c Calls, from int) bool {
+	n := c.Steps()
 	if r.Scope == EachStep {
 		for i := from; i < n; i++ {
-			ok := false
-			for a := 0; a < r.Attempts && !ok; a++ {
-				ok = j.Call(i, next())
+			if c.Enter(i) {
+				continue
+			}
+			pol := c.Policy(i)
+			attempts, keys := pol.AttemptsOr(r.Attempts), pol.KeysOr(r.Keys)
+			key := r.key(c, keys)
+			ok := c.Call(i, key)
+			for a := 1; a < attempts && !ok; a++ {
+				c.Backoff(i, a-1)
+				if keys == FreshKeys {
+					key = c.FreshKey()
+				}
+				ok = c.Call(i, key)
 			}
 			if !ok {
 				return false
@@ -138,23 +182,16 @@ func (r Retry) Resume(j *provider.Job, from int) bool {
 		}
 		return true
 	}
-	var finished uint64 // bit i: step i finished, when the store is on
-	if r.SkipFinished {
-		finished = 1<<from - 1
-	}
-	for range r.Attempts {
+	for a := range r.Attempts {
+		if a > 0 {
+			c.Backoff(-1, a-1)
+		}
 		ok := true
-		for i := from; i < n; i++ {
-			if finished&(1<<i) != 0 {
+		for i := from; i < n && ok; i++ {
+			if c.Enter(i) {
 				continue
 			}
-			if !j.Call(i, next()) {
-				ok = false
-				break
-			}
-			if r.SkipFinished {
-				finished |= 1 << i
-			}
+			ok = c.Call(i, r.key(c, c.Policy(i).KeysOr(r.Keys)))
 		}
 		if ok {
 			return true
@@ -162,6 +199,17 @@ func (r Retry) Resume(j *provider.Job, from int) bool {
 		from = 0
 	}
 	return false
+}
+
+// key is the key of a step's first call in a pass under mode.
+func (r Retry) key(c Calls, mode KeyMode) provider.Key {
+	switch mode {
+	case SameKey:
+		return actionKey
+	case FreshKeys:
+		return c.FreshKey()
+	}
+	return provider.NoKey
 }
 
 // defaultIDs are the article's five rows, in its order.

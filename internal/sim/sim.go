@@ -62,7 +62,7 @@ type Config struct {
 	Shard Shard
 	// Delivery, when set, runs every job through package delivery: time,
 	// repeated requests, crashes, visibility timeouts and a key store. It
-	// needs strategy.Retry strategies and the plain engine.
+	// runs any strategy, with the plain engine.
 	Delivery *delivery.Config
 }
 
@@ -133,11 +133,6 @@ func (cfg Config) check() error {
 		}
 		if err := cfg.Delivery.Check(); err != nil {
 			return err
-		}
-		for _, s := range cfg.Strategies {
-			if _, ok := s.(strategy.Retry); !ok {
-				return fmt.Errorf("strategies: the delivery model runs strategy.Retry strategies only, not %T", s)
-			}
 		}
 	}
 	if sh := cfg.Shard; sh.Count > 1 || sh.Index != 0 {
@@ -232,6 +227,14 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 			var j *provider.Job
 			var sk *skipper
 			var runners []*delivery.Runner // by strategy: a runner keeps nothing from job to job
+			closeRunners := func() {
+				for _, x := range runners {
+					if x != nil {
+						x.Close()
+					}
+				}
+			}
+			defer closeRunners()
 			for ctx.Err() == nil {
 				t := next.Add(1) - 1
 				if t >= tasks {
@@ -249,6 +252,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 					cur = k
 					j = provider.NewJob(cfg.Scenario, stream)
 					sk = newSkipper(j.Clean())
+					closeRunners()
 					runners = make([]*delivery.Runner, len(cfg.Strategies))
 				}
 				var c stats.Counters
@@ -258,7 +262,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 					lat.Reset(cfg.Generator.New(rng.LatencySeed(cfg.Seed), uint64(b)))
 					x := runners[s]
 					if x == nil {
-						x = delivery.NewRunner(*cfg.Delivery, cfg.Strategies[s].(strategy.Retry), cfg.Scenario, j, stream, lat)
+						x = delivery.NewRunner(*cfg.Delivery, cfg.Strategies[s], cfg.Scenario, j, stream, lat)
 						runners[s] = x
 					}
 					c = runJobsDelivery(x, j, stream, n, watched)
@@ -381,6 +385,7 @@ func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, 
 // whose duplicates DuplicateUsers counts.
 func runJobs(j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int64, watched int) stats.Counters {
 	c := stats.Counters{Jobs: n}
+	j.UseStore(strat.UsesStore())
 	straight, isStraight := strat.(strategy.Straight)
 	cuts := j.Clean()
 	k := len(cuts)

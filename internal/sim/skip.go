@@ -165,6 +165,7 @@ func (t aliasTable) draw(u uint64) int {
 // value (no event) and the forced event is 0, and every later draw is fresh.
 func runJobsSkip(j *provider.Job, sk *skipper, straight strategy.Straight, stream *rng.Stream, n int64, watched int) stats.Counters {
 	c := stats.Counters{Jobs: n}
+	j.UseStore(straight.UsesStore())
 	var clean int64
 	for left := n; left > 0; {
 		g := sk.cleanRun(stream)

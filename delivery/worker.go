@@ -1,0 +1,235 @@
+package delivery
+
+import (
+	"iter"
+	"time"
+
+	"github.com/retrysim/retrysim/provider"
+)
+
+// idle is what a worker yields when its delivery has ended.
+const idle time.Duration = -1
+
+// worker runs deliveries, one after another, on a coroutine of its own: the
+// strategy's Run is an ordinary synchronous function, and a Call or a
+// Backoff that must wait past the next pending event of the job suspends it
+// until the event loop comes back to it at that time. It is the
+// strategy.Calls of the delivery it runs, and all of the delivery model's
+// store, crashes, time and keys happen in its methods: what a delivery does
+// next is the strategy's alone.
+type worker struct {
+	x      *Runner
+	d      int
+	yield  func(time.Duration) bool
+	resume func() (time.Duration, bool)
+	stop   func()
+}
+
+func newWorker(x *Runner) *worker {
+	w := &worker{x: x}
+	w.resume, w.stop = iter.Pull(func(yield func(time.Duration) bool) {
+		w.yield = yield
+		for {
+			w.deliver()
+			if !yield(idle) {
+				return
+			}
+		}
+	})
+	return w
+}
+
+// deliver runs delivery w.d from its first operation to its end.
+func (w *worker) deliver() {
+	x, d := w.x, w.d
+	var ok bool
+	if from := x.dl[d].from; from > 0 {
+		ok = x.straight.Resume(w, from)
+	} else {
+		ok = x.s.Run(w)
+	}
+	dv := &x.dl[d]
+	switch {
+	case !dv.live: // died, or was overtaken
+	case !ok:
+		if x.store == Lease {
+			for i := range x.keys {
+				if k := &x.keys[i]; k.present && !k.doneStatus && k.holder == d {
+					*k = record{} // released: the next delivery may try
+				}
+			}
+		}
+		x.finish(dv, false)
+	default:
+		w.sync()
+		w.pause(0) // past the last step
+		if !x.crash(d, BeforeAck) {
+			x.finish(&x.dl[d], true)
+		}
+	}
+}
+
+// pause lets wait pass: on this worker when nothing else is due before,
+// else by suspending it until the event loop reaches that time.
+func (w *worker) pause(wait time.Duration) {
+	x := w.x
+	at := provider.Later(x.now, wait)
+	if at >= x.limit {
+		w.yield(at)
+		return
+	}
+	x.now = at
+}
+
+// end ends an operation of the delivery: the next one comes wait later.
+func (w *worker) end(wait time.Duration) {
+	dv := &w.x.dl[w.d]
+	dv.pend, dv.wait = true, wait
+}
+
+// sync lets the wait of the last operation pass before the next one starts.
+func (w *worker) sync() {
+	if dv := &w.x.dl[w.d]; dv.pend {
+		dv.pend = false
+		w.pause(dv.wait)
+	}
+}
+
+// Steps is the number of steps in the scenario.
+func (w *worker) Steps() int { return len(w.x.sc.Steps) }
+
+// Policy is step i's own retry settings.
+func (w *worker) Policy(i int) provider.Policy { return w.x.sc.Steps[i].Policy }
+
+// FreshKey returns a key that no call of any of the job's deliveries has sent.
+func (w *worker) FreshKey() provider.Key {
+	w.x.fresh++
+	return w.x.fresh
+}
+
+// Enter is a step's first operation: the crash point before the key, then
+// the store's check (and Loose's insert, an operation of its own so that a
+// race can split check and insert). With no store and no crashes there is
+// nothing to interleave before the call, which then starts this operation.
+func (w *worker) Enter(i int) bool {
+	x, d := w.x, w.d
+	if !x.dl[d].live {
+		return false
+	}
+	w.sync()
+	x.dl[d].step = i
+	if x.store == NoStore && x.cfg.CrashP == 0 {
+		return false
+	}
+	if x.crash(d, BeforeKey) {
+		return false
+	}
+	k := &x.keys[i]
+	have := k.present && !x.expired(*k)
+	switch x.store {
+	case After:
+		if have {
+			w.end(0)
+			return true
+		}
+	case Loose:
+		if have {
+			w.end(0)
+			return true
+		}
+		w.pause(0)
+		*k = record{present: true, written: x.now}
+	case Claim:
+		if have {
+			w.end(0)
+			return true // refused: already handled
+		}
+		*k = record{present: true, written: x.now}
+	case Lease:
+		switch {
+		case have && k.doneStatus:
+			w.end(0)
+			return true
+		case have && k.holder != d && k.leaseUntil > x.now:
+			x.dl[d].live = false // held by a live delivery: leave it unacked, to be redelivered
+			return false
+		}
+		*k = record{present: true, holder: d, written: x.now, leaseUntil: provider.Later(x.now, x.cfg.Lease)}
+	}
+	w.end(0)
+	return false
+}
+
+// Call is the crash point after the key, then the call, which takes its
+// latency (under Lease, its work commits with the key's done status at the
+// end of the call, and only while this delivery still holds the lease), then
+// an operation that sees the reply: on success the crash point after the
+// work and the After store's record.
+func (w *worker) Call(i int, key provider.Key) bool {
+	x, d := w.x, w.d
+	if !x.dl[d].live {
+		return false
+	}
+	w.sync()
+	x.dl[d].step = i
+	if x.crash(d, AfterKey) {
+		return false
+	}
+	var ok bool
+	if x.store == Lease {
+		w.pause(x.callLatency(d))
+		if k := x.keys[i]; !k.present || k.holder != d || k.doneStatus {
+			// Overtaken: the call ran and is paid for, its work rolls back,
+			// the holder does it; an unacked message comes back.
+			x.j.RolledBack()
+			x.dl[d].live = false
+			return false
+		}
+		ok = x.j.Call(i, key)
+		w.pause(0)
+	} else {
+		ok = x.j.Call(i, key)
+		w.pause(x.callLatency(d))
+	}
+	if !ok {
+		w.end(0)
+		return false
+	}
+	k := &x.keys[i]
+	if x.store == Lease {
+		k.doneStatus, k.written = true, x.now // committed with the work
+	}
+	if x.crash(d, AfterWork) {
+		return false
+	}
+	if x.store == After {
+		*k = record{present: true, written: x.now}
+	}
+	w.end(0)
+	return true
+}
+
+// Backoff draws the wait before retry n of step i's loop (the whole job's
+// for -1) from the step's policy or the run's, and makes it the wait before
+// the delivery's next operation. A loop's first retry builds on no earlier
+// wait.
+func (w *worker) Backoff(i, n int) {
+	x, d := w.x, w.d
+	dv := &x.dl[d]
+	if !dv.live {
+		return
+	}
+	pol := x.cfg.Backoff
+	if i >= 0 {
+		pol = x.sc.Steps[i].Policy.BackoffOr(pol)
+	}
+	var u float64
+	if pol.Jittered() {
+		u = x.stream.Float64()
+	}
+	if n == 0 {
+		dv.prevWait = 0
+	}
+	dv.prevWait = pol.Delay(n, dv.prevWait, u)
+	w.end(dv.prevWait)
+}
