@@ -104,7 +104,7 @@ func TestOutsideStrategyEveryEngine(t *testing.T) {
 	run := func(q *delivery.Config, engine sim.Engine) stats.Counters {
 		t.Helper()
 		c, err := sim.Run(context.Background(), sim.Config{Scenario: sc, Strategies: []strategy.Strategy{s}, Jobs: jobs, Seed: 9,
-			Generator: rng.PCGGenerator, Engine: engine, Delivery: q})
+			Generator: rng.PCGGenerator(), Engine: engine, Delivery: q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,14 +114,14 @@ func TestOutsideStrategyEveryEngine(t *testing.T) {
 	// time and a store but no repeat and no crash draws what the Part 5
 	// model draws, and counts the same, to the call.
 	queue := func(edit func(*delivery.Config)) *delivery.Config {
-		q := delivery.Defaults
+		q := delivery.Defaults()
 		q.Backoff, q.Store = backoff.Policy{}, delivery.After
 		edit(&q)
 		return &q
 	}
 	part5 := run(nil, sim.Plain)
 	if _, err := sim.Run(context.Background(), sim.Config{Scenario: sc, Strategies: []strategy.Strategy{s}, Jobs: 1,
-		Generator: rng.PCGGenerator, Engine: sim.Skip}); err == nil {
+		Generator: rng.PCGGenerator(), Engine: sim.Skip}); err == nil {
 		t.Error("the skip engine ran a strategy it cannot resume")
 	}
 	if auto := run(nil, sim.Auto); auto.Calls != part5.Calls || auto.Failed != part5.Failed {

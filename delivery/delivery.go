@@ -6,8 +6,10 @@
 // ways the SQLite check compares. Deliveries that overlap interleave operation
 // by operation in a small per-job event loop: that is where races come from.
 //
-// It drives strategy.Retry's scope, attempts and keys itself (a delivery has
-// to pause mid-job, which Strategy.Run cannot), and it never reads a clock.
+// A delivery runs any strategy.Strategy: the strategy decides what to call,
+// with which key, and when to give up; this package supplies the time, the
+// store, fresh keys and the deliveries behind strategy.Calls. It never reads
+// a clock.
 package delivery
 
 import (
@@ -187,7 +189,8 @@ func (c Config) Check() error {
 // work's commit: every attempt and the waits between them when each step
 // retries on its own (if the step can fail), one call when the whole job
 // does (each pass claims again); a lease shorter than that is taken over
-// from a live, slow holder, whose work then rolls back. A delivery holds its
+// from a live, slow holder, whose work then rolls back. A step's own attempts
+// and backoff count where it sets them. A delivery holds its
 // message for every step's call, once, when nothing fails; a visibility
 // timeout shorter than that brings the message back while it still runs.
 func (c Config) Warning(sc provider.Scenario, rs []strategy.Retry) string {
@@ -198,8 +201,8 @@ func (c Config) Warning(sc provider.Scenario, rs []strategy.Retry) string {
 		retries := st.PFail > 0 || (st.CanLoseReply && st.LostReply > 0)
 		for _, r := range rs {
 			h := call
-			if r.Scope == strategy.EachStep && retries {
-				h = provider.Later(provider.Times(call, r.Attempts), c.Backoff.Longest(r.Attempts-1))
+			if a := st.Policy.AttemptsOr(r.Attempts); r.Scope == strategy.EachStep && retries {
+				h = provider.Later(provider.Times(call, a), st.Policy.BackoffOr(c.Backoff).Longest(a-1))
 			}
 			hold = max(hold, h)
 		}

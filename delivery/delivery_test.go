@@ -32,7 +32,35 @@ func charge() provider.Scenario { return Charge() }
 func runOnce(cfg Config, r strategy.Retry, sc provider.Scenario, seed uint64) (Outcome, *provider.Job) {
 	stream := rng.NewStream(rng.PCGGenerator().New(seed, 0))
 	j := provider.NewJob(sc, stream)
-	return NewRunner(cfg, r, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(seed), 0))).Run(), j
+	x := NewRunner(cfg, r, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(seed), 0)))
+	defer x.Close()
+	return x.Run(), j
+}
+
+// A step's own attempts and backoff replace the run's in its retry loop,
+// and only there: a step that always fails, 10 ms a call, with three
+// attempts 1 s apart of its own, takes 3 x 10 ms + 2 x 1 s under a run of
+// one attempt and 1 min waits; the run's waits are the whole job's.
+func TestStepPolicyTimes(t *testing.T) {
+	sec := backoff.Policy{Kind: backoff.Constant, Base: time.Second, Cap: time.Second}
+	sc := provider.Scenario{Name: "one", Steps: []provider.Step{{Name: "a", PFail: 1, Latency: provider.Latency{Median: 10 * time.Millisecond},
+		Policy: provider.Policy{Attempts: 3, Backoff: &sec}}}}
+	cfg := Defaults()
+	cfg.Visibility = time.Hour
+	cfg.Backoff = backoff.Policy{Kind: backoff.Constant, Base: time.Minute, Cap: time.Minute}
+	for _, c := range []struct {
+		r     strategy.Retry
+		calls int64
+		took  time.Duration
+	}{
+		{strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, 3, 2*time.Second + 30*time.Millisecond},
+		{strategy.Retry{Scope: strategy.WholeJob, Attempts: 2}, 2, time.Minute + 20*time.Millisecond},
+	} {
+		out, j := runOnce(cfg, c.r, sc, 1)
+		if !out.Failed || j.Calls() != c.calls || out.Completion != c.took {
+			t.Errorf("%s: failed %v, %d calls, took %v; want failed, %d calls, %v", c.r.Name(), out.Failed, j.Calls(), out.Completion, c.calls, c.took)
+		}
+	}
 }
 
 // The SQLite check's seven steps, forced, and the lease fix in each of them.

@@ -206,7 +206,7 @@ func enumerate(sc provider.Scenario, r strategy.Retry) outcome {
 		work := func(s state) state {
 			done := append([]int(nil), s.done...)
 			seen := append([]bool(nil), s.keysSeen...)
-			sameKey := r.Keys == strategy.SameKey
+			sameKey := st.Policy.KeysOr(r.Keys) == strategy.SameKey
 			if !(st.HonoursKeys && sameKey && seen[i]) {
 				done[i]++
 			}
@@ -240,7 +240,7 @@ func enumerate(sc provider.Scenario, r strategy.Retry) outcome {
 				switch {
 				case ok:
 					step(s, i+1, 0)
-				case tries+1 == r.Attempts:
+				case tries+1 == sc.Steps[i].Policy.AttemptsOr(r.Attempts):
 					end(s.prob, s.calls, s.done, s.keysSeen, true)
 				default:
 					step(s, i, tries+1)
@@ -298,15 +298,26 @@ func TestExpectMatchesEnumeration(t *testing.T) {
 	for _, pt := range []struct{ p, l float64 }{
 		{0.999, 0.999}, {0.05, 0.02}, {0.3, 0.5}, {1e-9, 1e-6}, {0.5, 1e-12}, {1, 0.5}, {0.2, 1}, {0, 0.4},
 	} {
-		for _, watched := range []int{1, 2} {
+		for k := range 4 {
+			watched, own := 1+k%2, k >= 2
 			sc := provider.Scenario{Watched: []provider.Watch{{Step: watched}}, Steps: []provider.Step{
 				{PFail: pt.p},
 				{PFail: pt.p, CanLoseReply: true, LostReply: pt.l, HonoursKeys: true},
 				{PFail: pt.p / 2, CanLoseReply: true, LostReply: pt.l / 3},
 			}}
+			if own {
+				// Each step's own policy, overriding the run's: one
+				// attempt for the first, the same key for the keyed one
+				// whatever the run sends, two attempts and no key for
+				// the last.
+				same, none := strategy.SameKey, strategy.NoKeys
+				sc.Steps[0].Policy = provider.Policy{Attempts: 1}
+				sc.Steps[1].Policy = provider.Policy{Keys: &same}
+				sc.Steps[2].Policy = provider.Policy{Attempts: 2, Keys: &none}
+			}
 			for _, attempts := range []int{1, 3} {
 				for _, r := range allRetries(attempts) {
-					name := fmt.Sprintf("p=%g l=%g watched %d A=%d %s", pt.p, pt.l, watched, attempts, r.Name())
+					name := fmt.Sprintf("p=%g l=%g watched %d own policies %v A=%d %s", pt.p, pt.l, watched, own, attempts, r.Name())
 					e := r.Expect(sc)
 					o := enumerate(sc, r)
 					calls, callsVar := o.meanVar(0)

@@ -29,6 +29,8 @@ import (
 // not honour the key.
 //
 // A key, when the provider honours it, keeps the work of that step to one.
+// A step's own attempts and key mode (provider.Policy) count as Retry
+// applies them.
 func (r Retry) Expect(sc provider.Scenario) stats.Expected {
 	var e stats.Expected
 	for k, wa := range sc.Watched {
@@ -45,8 +47,13 @@ func (r Retry) Expect(sc provider.Scenario) stats.Expected {
 // whole-job retry's states follows one step's side effects.
 func (r Retry) expectWatching(sc provider.Scenario, watched int) stats.Expected {
 	w := walk{keyed: make([]bool, len(sc.Steps)), watched: watched}
+	att := make([]int, len(sc.Steps)) // each step's own attempts, when each step retries
 	for i, s := range sc.Steps {
-		w.keyed[i] = r.Keys == SameKey && s.HonoursKeys
+		w.keyed[i] = s.Policy.KeysOr(r.Keys) == SameKey && s.HonoursKeys
+		att[i] = r.Attempts
+		if r.Scope == EachStep {
+			att[i] = s.Policy.AttemptsOr(r.Attempts)
+		}
 		w.fail = append(w.fail, s.PFail)
 		l := 0.0
 		if s.CanLoseReply {
@@ -57,9 +64,9 @@ func (r Retry) expectWatching(sc provider.Scenario, watched int) stats.Expected 
 	}
 	switch {
 	case r.Scope == EachStep:
-		w.steps(r.Attempts, false)
+		w.steps(att, false)
 	case r.SkipFinished:
-		w.steps(r.Attempts, true)
+		w.steps(att, true)
 	default:
 		w.attempts(r.Attempts)
 	}
@@ -106,16 +113,20 @@ func (w *walk) expected() stats.Expected {
 	return e
 }
 
-// steps walks a job step by step, each step called until it succeeds or the
-// errors reach attempts: errors start again at each step, or with carry are
-// counted over the whole job (the whole-job retry with the store).
-func (w *walk) steps(attempts int, carry bool) {
-	entering := make([]mass, attempts) // by errors so far
-	entering[0] = mass{p: 1}
+// steps walks a job step by step, step i called until it succeeds or the
+// errors reach att[i]: errors start again at each step, or with carry are
+// counted over the whole job (the whole-job retry with the store, whose
+// att is the same for every step).
+func (w *walk) steps(att []int, carry bool) {
+	entering := []mass{{p: 1}} // by errors so far
 	for i := range w.fail {
+		attempts := att[i]
+		if !carry {
+			entering = entering[:1] // only the step's own errors count
+		}
 		var at = make([][3]mass, attempts) // by errors, then the step's side effects
-		for errs := range attempts {
-			at[errs][0] = entering[errs]
+		for errs, m := range entering {
+			at[errs][0] = m
 		}
 		next := make([]mass, attempts)
 		for errs := range attempts {
