@@ -60,10 +60,10 @@ type Runner struct {
 	s        strategy.Strategy
 	straight strategy.Straight // s, if it is one: only then are jobs settled
 	j        *provider.Job
-	sc      provider.Scenario
-	latency []provider.Sampler
-	repeat  provider.Sampler // the delay of a repeated request
-	stream  *rng.Stream
+	sc       provider.Scenario
+	latency  []provider.Sampler
+	repeat   provider.Sampler // the delay of a repeated request
+	stream   *rng.Stream
 	// lat gives the calls' latencies, apart from the outcome draws. The
 	// first delivery's first call of the k-th step with a random latency
 	// takes first[k], drawn before the job starts, so that Clean can draw a
@@ -78,10 +78,10 @@ type Runner struct {
 	rank   []int         // rank[step] is k for a step with a random latency
 	fixed  time.Duration // the other steps' latencies, summed
 
-	workers []*worker // by delivery
-	limit   time.Duration
-	now     time.Duration
-	seq     int
+	workers   []*worker // by delivery
+	limit     time.Duration
+	now       time.Duration
+	seq       int
 	events    []event
 	dl        []delivery
 	msgs      []message
