@@ -102,6 +102,19 @@ func (d *duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// whole is a YAML integer, written as one: yaml.v3 would truncate 2.5 into
+// an int.
+type whole struct {
+	v int
+}
+
+func (w *whole) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+		return &fieldError{n.Line, n.Column, fmt.Sprintf("%q is not a whole number", n.Value)}
+	}
+	return n.Decode(&w.v)
+}
+
 // latency is a fixed duration (20ms) or a lognormal {median: 20ms, p99: 200ms}.
 type latency struct {
 	v provider.Latency
@@ -204,12 +217,17 @@ func (l *watchList) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// stepFile's attempts, keys and backoff are the step's own policy; left
+// out, the run's apply.
 type stepFile struct {
 	Name      string       `yaml:"name"`
 	PFail     probability  `yaml:"p_fail"`
 	LostReply *probability `yaml:"lost_reply"`
 	Keyed     bool         `yaml:"keyed"`
 	Latency   latency      `yaml:"latency"`
+	Attempts  *whole       `yaml:"attempts"`
+	Keys      string       `yaml:"keys"`
+	Backoff   *backoffFile `yaml:"backoff"`
 }
 
 // backoffFile's base and cap are pointers so that a key left out keeps the
@@ -386,7 +404,12 @@ func Parse(name string, data []byte) (Loaded, error) {
 		if s.LostReply != nil {
 			st.CanLoseReply, st.LostReply = true, s.LostReply.v
 		}
-		timed = timed || !st.Latency.Zero()
+		var err error
+		if st.Policy, err = s.policy(name, stepNodes[i], i); err != nil {
+			return Loaded{}, err
+		}
+		// A wait of its own is time: the delivery model runs it.
+		timed = timed || !st.Latency.Zero() || s.Backoff != nil
 		sc.Steps = append(sc.Steps, st)
 	}
 	out := Loaded{}
@@ -449,6 +472,45 @@ func (f *file) watches(name string, top *yaml.Node, named map[string]int) ([]pro
 		ws = append(ws, provider.Watch{Step: i, Label: label})
 	}
 	return ws, nil
+}
+
+// policy is the step's own attempts, key mode and backoff; n is the step's
+// node, i its index. A backoff key left out takes the default, as the
+// queue's does.
+func (s stepFile) policy(name string, n *yaml.Node, i int) (provider.Policy, error) {
+	var p provider.Policy
+	field := func(key string) string { return fmt.Sprintf("steps[%d].%s", i, key) }
+	if s.Attempts != nil {
+		if a := s.Attempts.v; a < 1 || a > provider.MaxAttempts {
+			return p, &Error{File: name, Line: lineOf(n, "attempts"), Field: field("attempts"),
+				Msg: fmt.Sprintf("%d is not a whole number from 1 to %d", a, provider.MaxAttempts)}
+		}
+		p.Attempts = s.Attempts.v
+	}
+	if s.Keys != "" {
+		k, err := provider.ParseKeyMode(s.Keys)
+		if err != nil {
+			return p, &Error{File: name, Line: lineOf(n, "keys"), Field: field("keys"), Msg: err.Error()}
+		}
+		p.Keys = &k
+	}
+	if b := s.Backoff; b != nil {
+		pol := backoff.Default()
+		if b.Base != nil {
+			pol.Base = b.Base.v
+		}
+		if b.Cap != nil {
+			pol.Cap = b.Cap.v
+		}
+		if b.Policy != "" {
+			var err error
+			if pol.Kind, err = backoff.ParseKind(b.Policy); err != nil {
+				return p, &Error{File: name, Line: lineOf(valueOf(n, "backoff"), "policy"), Field: field("backoff.policy"), Msg: err.Error()}
+			}
+		}
+		p.Backoff = &pol
+	}
+	return p, nil
 }
 
 // config turns the queue section (nil: the defaults) into a delivery.Config,

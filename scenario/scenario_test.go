@@ -137,6 +137,37 @@ var malformed = []struct {
 	{"fleet hedge delay alone", steps + "fleet:\n  hedge_delay: 10ms\n", "s.yaml:4: fleet.hedge_delay: there are no hedges"},
 	{"fleet hedge delay 0", steps + "fleet:\n  hedges: 1\n  hedge_delay: 0s\n", "s.yaml:5: fleet.hedge_delay: a hedge delay of 0s is not above 0"},
 	{"fleet duplicate key", steps + "fleet:\n  hedges: 1\n  hedges: 2\n", "s.yaml:5: fleet.hedges: the key is given twice (first at line 4)"},
+	// A step's own policy.
+	{"step attempts 0", "steps:\n  - name: a\n    attempts: 0\n", "s.yaml:3: steps[0].attempts: 0 is not a whole number from 1 to 1000"},
+	{"step attempts", "steps:\n  - {name: a}\n  - {name: b, attempts: 1001}\n", "s.yaml:3: steps[1].attempts: 1001 is not a whole number from 1 to 1000"},
+	{"step attempts type", "steps:\n  - {name: a, attempts: 2.5}\n", `s.yaml:2: steps[0].attempts: "2.5" is not`},
+	{"step keys", "steps:\n  - name: a\n    keys: same\n  - name: b\n    keys: some\n", `s.yaml:5: steps[1].keys: unknown key mode "some" (want none, fresh or same)`},
+	{"step backoff", "steps:\n  - name: a\n    backoff:\n      policy: linear\n", `s.yaml:4: steps[0].backoff.policy: unknown backoff "linear"`},
+	{"step backoff key", "steps:\n  - {name: a, backoff: {base: 1s, cpa: 2s}}\n", "s.yaml:2: steps[0].backoff.cpa: unknown key"},
+	{"step backoff cap", "steps:\n  - {name: a, backoff: {cap: 9000h}}\n", "s.yaml:2: steps[0].backoff.cap: 9000h0m0s is longer than"},
+}
+
+// A step's own attempts, key mode and backoff are read into its policy;
+// left out, the run's apply. A backoff of its own is time, so it turns the
+// delivery model on.
+func TestStepPolicy(t *testing.T) {
+	got, err := Parse("s.yaml", []byte("watched: c\nsteps:\n  - {name: a, attempts: 1}\n  - {name: b, keys: fresh}\n"+
+		"  - name: c\n    keyed: true\n    keys: same\n    attempts: 5\n    backoff: {policy: constant, base: 1s}\n  - {name: d}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, same := provider.FreshKeys, provider.SameKey
+	pol := backoff.Default()
+	pol.Kind, pol.Base = backoff.Constant, time.Second
+	want := []provider.Policy{{Attempts: 1}, {Keys: &fresh}, {Attempts: 5, Keys: &same, Backoff: &pol}, {}}
+	for i, w := range want {
+		if p := got.Scenario.Steps[i].Policy; !reflect.DeepEqual(p, w) {
+			t.Errorf("steps[%d] policy %+v; want %+v", i, p, w)
+		}
+	}
+	if got.Queue == nil {
+		t.Error("a step's own backoff left the Part 5 model on")
+	}
 }
 
 func TestMalformedFiles(t *testing.T) {

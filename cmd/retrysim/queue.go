@@ -272,7 +272,16 @@ func unusedQueueFlags(fs *flag.FlagSet, sc provider.Scenario, cfg *delivery.Conf
 	var unused map[string]string
 	if cfg != nil {
 		keyed := cfg.Store != delivery.NoStore || slices.ContainsFunc(strats, func(r strategy.Retry) bool { return r.SkipFinished })
-		retried := slices.ContainsFunc(strats, func(r strategy.Retry) bool { return r.Attempts > 1 })
+		// The run's backoff is waited between a whole job's passes and
+		// between the attempts of a step with no backoff of its own.
+		retried := slices.ContainsFunc(strats, func(r strategy.Retry) bool {
+			if r.Scope == strategy.WholeJob {
+				return r.Attempts > 1
+			}
+			return slices.ContainsFunc(sc.Steps, func(st provider.Step) bool {
+				return st.Policy.Backoff == nil && st.Policy.AttemptsOr(r.Attempts) > 1
+			})
+		})
 		kind := cfg.Backoff.Kind
 		unused = map[string]string{}
 		add := func(cond bool, why string, flags ...string) {
@@ -282,7 +291,7 @@ func unusedQueueFlags(fs *flag.FlagSet, sc provider.Scenario, cfg *delivery.Conf
 				}
 			}
 		}
-		add(!retried, "with -attempts 1 no call is retried, so no backoff is waited", "backoff", "backoff-base", "backoff-cap")
+		add(!retried, "with -attempts 1 no call is retried, so no backoff is waited (a step's own attempts wait its own backoff)", "backoff", "backoff-base", "backoff-cap")
 		add(kind == backoff.None, "the backoff policy none never waits", "backoff-base", "backoff-cap")
 		add(kind.Schedule(), fmt.Sprintf("the %s schedule sets its own waits, in seconds by attempt", kind), "backoff-base", "backoff-cap")
 		add(kind == backoff.Constant, "the constant backoff waits -backoff-base, with no cap", "backoff-cap")
