@@ -43,8 +43,9 @@ const BlockJobs = 1 << 16
 // provider.MaxSteps x MaxAttempts calls.
 const MaxJobs = 1_000_000_000_000
 
-// MaxAttempts bounds the attempts a strategy may make.
-const MaxAttempts = 1000
+// MaxAttempts bounds the attempts a strategy may make: the bound a step's
+// own attempts have too.
+const MaxAttempts = provider.MaxAttempts
 
 // Config is one run.
 type Config struct {
