@@ -39,6 +39,9 @@ var names = [...]string{"none", "constant", "exponential", "full-jitter", "equal
 // String names the kind as -backoff and scenario files spell it.
 func (k Kind) String() string { return names[k] }
 
+// Valid reports whether k is one of the policies.
+func (k Kind) Valid() bool { return k >= 0 && int(k) < len(names) }
+
 // ParseKind reads a policy name.
 func ParseKind(s string) (Kind, error) {
 	for i, n := range names {

@@ -88,7 +88,7 @@ func (p Policy) Check() error {
 		return fmt.Errorf("keys: %v is not a key mode", *p.Keys)
 	}
 	if b := p.Backoff; b != nil {
-		if b.Kind < backoff.None || b.Kind > backoff.Decorrelated {
+		if !b.Kind.Valid() {
 			return fmt.Errorf("backoff.policy: %d is not a backoff policy", b.Kind)
 		}
 		if err := CheckDuration(b.Base); err != nil {
