@@ -46,7 +46,7 @@ func TestStepPolicyEveryEngine(t *testing.T) {
 	for i := range timed.Steps {
 		timed.Steps[i].Latency = provider.Latency{Median: 10 * time.Millisecond}
 	}
-	q5 := delivery.Defaults // no store: a claim would skip, on the next pass, a step whose call failed
+	q5 := delivery.Defaults() // no store: a claim would skip, on the next pass, a step whose call failed
 	for _, c := range []struct {
 		name   string
 		sc     provider.Scenario
@@ -58,7 +58,7 @@ func TestStepPolicyEveryEngine(t *testing.T) {
 		{"delivery model", timed, Plain, &q5},
 	} {
 		got, err := Run(context.Background(), Config{Scenario: c.sc, Strategies: []strategy.Strategy{each, whole}, Jobs: jobs, Seed: 5,
-			Generator: rng.PCGGenerator, Engine: c.engine, Delivery: c.queue})
+			Generator: rng.PCGGenerator(), Engine: c.engine, Delivery: c.queue})
 		if err != nil {
 			t.Fatal(err)
 		}
