@@ -96,7 +96,7 @@ func TestOutsideStrategyEveryEngine(t *testing.T) {
 		f              = 0.3
 		jobs           = 200_000
 	)
-	sc := provider.Scenario{Name: "five", Noun: "jobs", WatchedLabel: "twice"}
+	sc := provider.Scenario{Name: "five", Noun: "jobs", Watched: []provider.Watch{{Step: 0}}}
 	for i := range steps {
 		sc.Steps = append(sc.Steps, provider.Step{Name: fmt.Sprint(i), PFail: f, Latency: provider.Latency{Median: 20 * time.Millisecond}})
 	}

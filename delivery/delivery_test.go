@@ -43,7 +43,7 @@ func runOnce(cfg Config, r strategy.Retry, sc provider.Scenario, seed uint64) (O
 // one attempt and 1 min waits; the run's waits are the whole job's.
 func TestStepPolicyTimes(t *testing.T) {
 	sec := backoff.Policy{Kind: backoff.Constant, Base: time.Second, Cap: time.Second}
-	sc := provider.Scenario{Name: "one", Steps: []provider.Step{{Name: "a", PFail: 1, Latency: provider.Latency{Median: 10 * time.Millisecond},
+	sc := provider.Scenario{Name: "one", Watched: []provider.Watch{{Step: 0}}, Steps: []provider.Step{{Name: "a", PFail: 1, Latency: provider.Latency{Median: 10 * time.Millisecond},
 		Policy: provider.Policy{Attempts: 3, Backoff: &sec}}}}
 	cfg := Defaults()
 	cfg.Visibility = time.Hour

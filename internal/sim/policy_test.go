@@ -27,7 +27,7 @@ func TestStepPolicyEveryEngine(t *testing.T) {
 		jobs = 200_000
 	)
 	same := strategy.SameKey
-	sc := provider.Scenario{Name: "five", Noun: "jobs", Watched: 3, WatchedLabel: "twice"}
+	sc := provider.Scenario{Name: "five", Noun: "jobs", Watched: []provider.Watch{{Step: 3}}}
 	for i := range 5 {
 		sc.Steps = append(sc.Steps, provider.Step{Name: fmt.Sprint(i), PFail: p})
 	}
