@@ -14,6 +14,8 @@ type delivery struct {
 	step int  // the step of its last Enter or Call
 	from int  // the step its strategy resumes at (RunFrom's first delivery)
 	live bool // false once it has acked, given up, died or been overtaken
+	// worker runs it, from its first operation to its end.
+	worker *worker
 	// pend says that an operation has ended and the next waits wait first;
 	// a Backoff after a failed call sets the wait in its place.
 	pend     bool
@@ -78,7 +80,8 @@ type Runner struct {
 	rank   []int         // rank[step] is k for a step with a random latency
 	fixed  time.Duration // the other steps' latencies, summed
 
-	workers   []*worker // by delivery
+	workers   []*worker // every worker, for Close
+	idle      []*worker // the workers with no delivery: all of them between jobs
 	limit     time.Duration
 	now       time.Duration
 	seq       int
@@ -125,7 +128,7 @@ func (x *Runner) Close() {
 	for _, w := range x.workers {
 		w.stop()
 	}
-	x.workers = nil
+	x.workers, x.idle = nil, nil
 }
 
 // Settles reports whether a job whose calls all succeed may be counted
@@ -281,15 +284,21 @@ func (x *Runner) run(d int) {
 	if len(x.events) > 0 {
 		x.limit = x.events[x.minEvent()].at
 	}
-	for len(x.workers) <= d {
-		x.workers = append(x.workers, newWorker(x))
+	w := x.dl[d].worker
+	if w == nil { // a delivery's first operation: an idle worker takes it
+		if n := len(x.idle); n > 0 {
+			w, x.idle = x.idle[n-1], x.idle[:n-1]
+		} else {
+			w = newWorker(x)
+			x.workers = append(x.workers, w)
+		}
+		w.d, x.dl[d].worker = d, w
 	}
-	w := x.workers[d]
-	w.d = d
 	if at, _ := w.resume(); at != idle {
 		x.push(at, stepEvent, d)
 		return
 	}
+	x.idle = append(x.idle, w)
 	x.end = max(x.end, x.now)
 }
 
