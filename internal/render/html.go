@@ -234,12 +234,19 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 		t.rows = append(t.rows, pageRow{cells: row})
 	}
 	p.tables = []pageTable{t}
-	if len(s.Swept) == 1 || len(s.Swept) == 2 {
+	switch len(s.Swept) {
+	case 1:
 		var svg bytes.Buffer
 		if err := PlotSweep(&svg, s, ".svg", opts); err != nil {
 			return err
 		}
 		p.figures = [][]byte{svg.Bytes()}
+	case 2:
+		figs, err := heatPanels(s, ".svg", opts.SharedScale)
+		if err != nil {
+			return err
+		}
+		p.figures = figs
 	}
 	return writePage(w, p)
 }

@@ -393,6 +393,26 @@ func (cs colourScale) Ticks(lo, hi float64) []plot.Tick {
 }
 
 func heatMaps(w io.Writer, s stats.Sweep, ext string, shared bool) error {
+	f := newHeatFigure(s, shared)
+	return f.encode(w, ext, 0, len(f.panels), true)
+}
+
+// heatFigure is a sweep's heat maps: a panel and colour scale a strategy,
+// under a heading that names the metric, the axes and what is held fixed.
+type heatFigure struct {
+	s       stats.Sweep
+	panels  []panel
+	scales  []colourScale
+	heading string
+}
+
+// The heat figure's heading band and each panel's height.
+const (
+	heatHeadHeight  = vg.Centimeter
+	heatPanelHeight = 10 * vg.Centimeter
+)
+
+func newHeatFigure(s stats.Sweep, shared bool) heatFigure {
 	ax, ay := s.Swept[0], s.Swept[1]
 	mul, unit := metricUnit(s.Metric)
 	var xs, ys []float64
@@ -407,53 +427,102 @@ func heatMaps(w io.Writer, s stats.Sweep, ext string, shared bool) error {
 	slices.Sort(xs)
 	slices.Sort(ys)
 	per := len(s.Strategies)
-	panels := make([]panel, per)
+	f := heatFigure{s: s, panels: make([]panel, per), scales: make([]colourScale, per),
+		heading: fmt.Sprintf("%s over %s and %s\n%s", unitLabel(s.Metric), stats.Axes()[ax].Name, stats.Axes()[ay].Name, subtitle(s))}
 	var everything []float64
-	for k := range panels {
-		panels[k] = panel{xs: xs, ys: ys, v: make([][]float64, len(xs))}
+	for k := range f.panels {
+		f.panels[k] = panel{xs: xs, ys: ys, v: make([][]float64, len(xs))}
 		for i := range xs {
-			panels[k].v[i] = make([]float64, len(ys))
+			f.panels[k].v[i] = make([]float64, len(ys))
 		}
+		var values []float64
 		for i := k; i < len(s.Rows); i += per {
 			pt := s.Rows[i].Point
 			v := mul * s.Metric.Estimate(s.Rows[i].Row()).Value
-			panels[k].v[slices.Index(xs, pt[ax])][slices.Index(ys, pt[ay])] = v
-			everything = append(everything, v)
+			f.panels[k].v[slices.Index(xs, pt[ax])][slices.Index(ys, pt[ay])] = v
+			values = append(values, v)
+		}
+		everything = append(everything, values...)
+		f.scales[k] = newColourScale(values, unit, "this panel's own colour scale")
+	}
+	if shared {
+		for k := range f.scales {
+			f.scales[k] = newColourScale(everything, unit, "colour scale shared by every panel")
 		}
 	}
-	sharedScale := newColourScale(everything, unit, "colour scale shared by every panel")
-	rowHeight := 10 * vg.Centimeter
-	width, height := 20*vg.Centimeter, vg.Length(per)*rowHeight+vg.Centimeter
+	return f
+}
+
+// heatPanels draws each strategy's panel as a picture of its own, the
+// heading above the first, so a page can break between them.
+func heatPanels(s stats.Sweep, ext string, shared bool) ([][]byte, error) {
+	f := newHeatFigure(s, shared)
+	var pics [][]byte
+	for k := range f.panels {
+		var b bytes.Buffer
+		if err := f.encode(&b, ext, k, k+1, k == 0); err != nil {
+			return nil, err
+		}
+		pics = append(pics, b.Bytes())
+	}
+	return pics, nil
+}
+
+// encode draws the panels from up to (not including) to, one above the
+// other, under the heading when head is set.
+func (f heatFigure) encode(w io.Writer, ext string, from, to int, head bool) error {
+	width, height := 20*vg.Centimeter, vg.Length(to-from)*heatPanelHeight
+	top := vg.Length(0)
+	if head {
+		top = heatHeadHeight
+		height += top
+	}
 	return encode(w, ext, width, height, func(dc draw.Canvas) {
-		head := draw.Crop(dc, 0, 0, height-vg.Centimeter, 0)
-		head.FillText(gtext.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(10)),
-			XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler},
-			vg.Point{X: (head.Min.X + head.Max.X) / 2, Y: (head.Min.Y + head.Max.Y) / 2},
-			fmt.Sprintf("%s over %s and %s\n%s", unitLabel(s.Metric), stats.Axes()[ax].Name, stats.Axes()[ay].Name, subtitle(s)))
-		for k := range panels {
-			var values []float64
-			for _, col := range panels[k].v {
-				values = append(values, col...)
-			}
-			cs := sharedScale
-			if !shared {
-				cs = newColourScale(values, unit, "this panel's own colour scale")
-			}
-			top := vg.Centimeter + vg.Length(k)*rowHeight
-			row := draw.Crop(dc, 0, 0, height-top-rowHeight, -top)
-			heat, bar := heatPanel(s, k, panels[k], cs), colourBar(cs)
-			heat.Draw(draw.Crop(row, vg.Centimeter/4, -4*vg.Centimeter, vg.Centimeter/4, -vg.Centimeter/4))
-			bar.Draw(draw.Crop(row, width-3.5*vg.Centimeter, -vg.Centimeter/4, 1.2*vg.Centimeter, -1.3*vg.Centimeter))
+		if head {
+			band := draw.Crop(dc, 0, 0, height-top, 0)
+			band.FillText(gtext.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(10)),
+				XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler},
+				vg.Point{X: (band.Min.X + band.Max.X) / 2, Y: (band.Min.Y + band.Max.Y) / 2}, f.heading)
+		}
+		for k := from; k < to; k++ {
+			y := top + vg.Length(k-from)*heatPanelHeight
+			f.drawPanel(draw.Crop(dc, 0, 0, height-y-heatPanelHeight, -y), k)
 		}
 	})
 }
 
-// palette is the heat maps' colours: sequential, dark for low values and
-// light for high ones.
+// drawPanel draws strategy k's heat map on the left of c and its colour
+// bar on the right, the bar's scale spanning exactly the heat map's height
+// (its data area's), so a colour reads straight across.
+func (f heatFigure) drawPanel(c draw.Canvas, k int) {
+	cs := f.scales[k]
+	heat, bar := heatPanel(f.s, k, f.panels[k], cs), colourBar(cs)
+	area := draw.Crop(c, vg.Centimeter/4, -4*vg.Centimeter, vg.Centimeter/4, -vg.Centimeter/4)
+	heat.Draw(area)
+	want := heat.DataCanvas(area)
+	side := draw.Crop(c, c.Size().X-3.5*vg.Centimeter, -vg.Centimeter/4, 0, 0)
+	// The bar's axis pads its data area by its labels' size, which does
+	// not depend on the area's height: one correction lines it up, the
+	// loop only guards against rounding.
+	for range 3 {
+		got := bar.DataCanvas(side)
+		if got.Min.Y == want.Min.Y && got.Max.Y == want.Max.Y {
+			break
+		}
+		side.Min.Y += want.Min.Y - got.Min.Y
+		side.Max.Y += want.Max.Y - got.Max.Y
+	}
+	bar.Draw(side)
+}
+
+// heatPalette is the heat maps' colours: sequential, dark for low values
+// and light for high ones. The scale's top is 90% of the way along the
+// palette, pale yellow: its last tenth fades to white, and a white cell or
+// bar end would not stand out from the page.
 func heatPalette(cs colourScale) palette.ColorMap {
 	pal := moreland.ExtendedBlackBody()
 	pal.SetMin(cs.lo)
-	pal.SetMax(cs.hi)
+	pal.SetMax(cs.lo + (cs.hi-cs.lo)/0.9)
 	return pal
 }
 
@@ -478,7 +547,7 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 		}
 	}
 	h := plotter.NewHeatMap(g, pal.Palette(256))
-	h.Min, h.Max = cs.lo, cs.hi
+	h.Min, h.Max = pal.Min(), pal.Max()
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s (%s)", s.Strategies[k], cs.note)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
@@ -507,7 +576,7 @@ func valueTicks(a int, vs []float64) plot.ConstantTicks {
 func colourBar(cs colourScale) *plot.Plot {
 	p := plot.New()
 	p.HideX()
-	p.Add(&plotter.ColorBar{ColorMap: heatPalette(cs), Vertical: true, Colors: 256})
+	p.Add(colourStrip{pal: heatPalette(cs), lo: cs.lo, hi: cs.hi})
 	p.Y.Min, p.Y.Max = cs.lo, cs.hi
 	p.Y.Tick.Marker = cs
 	if cs.unit != "" {
@@ -518,6 +587,37 @@ func colourBar(cs colourScale) *plot.Plot {
 	}
 	return p
 }
+
+// colourStrip is a colour bar drawn as stacked rectangles, not as
+// plotter.ColorBar's image: an SVG viewer keeps an image's aspect ratio, so
+// a one-pixel-wide strip of the palette showed as a hairline in a browser.
+type colourStrip struct {
+	pal    palette.ColorMap
+	lo, hi float64
+}
+
+// colourSteps is how many rectangles make up a colour bar.
+const colourSteps = 128
+
+// Plot implements plot.Plotter. Each rectangle reaches into the next, which
+// covers the overlap, so no seam of background shows between them.
+func (b colourStrip) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	x0, x1 := trX(0), trX(1)
+	step := (b.hi - b.lo) / colourSteps
+	for i := range colourSteps {
+		lo := b.lo + float64(i)*step
+		col, err := b.pal.At(lo + step/2)
+		if err != nil {
+			continue
+		}
+		y0, y1 := trY(lo), trY(math.Min(lo+1.5*step, b.hi))
+		c.FillPolygon(col, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (b colourStrip) DataRange() (xmin, xmax, ymin, ymax float64) { return 0, 1, b.lo, b.hi }
 
 // luminance is c's relative luminance from 0 (black) to 1 (white), to pick
 // a legible ink over it.

@@ -21,7 +21,13 @@ func svgTexts(t *testing.T, s stats.Sweep, opts PlotOptions) []string {
 	if err := PlotSweep(&buf, s, ".svg", opts); err != nil {
 		t.Fatal(err)
 	}
-	d := xml.NewDecoder(&buf)
+	return svgTextsOf(t, buf.Bytes())
+}
+
+// svgTextsOf returns the text of every <text> element of svg, in order.
+func svgTextsOf(t *testing.T, svg []byte) []string {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(svg))
 	d.Strict = false
 	var texts []string
 	inText := false
@@ -230,4 +236,81 @@ func same(a, b color.Color) bool {
 	r1, g1, b1, a1 := a.RGBA()
 	r2, g2, b2, a2 := b.RGBA()
 	return r1 == r2 && g1 == g2 && b1 == b2 && a1 == a2
+}
+
+// TestHeatMapColourBarAligned decodes the heat map PNG: in each panel the
+// colour bar's coloured strip spans the same rows as the heat map's cells
+// (within a pixel), so a colour reads straight across from a cell to its
+// value; and the SVG draws the bar as shapes, not as an <image>, which
+// browsers squeezed to a hairline (they keep an image's aspect ratio).
+func TestHeatMapColourBarAligned(t *testing.T) {
+	s := heatSweep()
+	var buf bytes.Buffer
+	if err := PlotSweep(&buf, s, ".png", PlotOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	white := func(x, y int) bool { return same(img.At(x, y), color.White) }
+	// extent is the run of non-white rows through (x, y).
+	extent := func(x, y int) (top, bottom int) {
+		for top = y; top > 0 && !white(x, top-1); top-- {
+		}
+		for bottom = y; bottom < img.Bounds().Max.Y-1 && !white(x, bottom+1); bottom++ {
+		}
+		return top, bottom
+	}
+	const pxPerCm = 96 / 2.54
+	b := img.Bounds()
+	for k := range s.Strategies {
+		// The middle of panel k's band, under the 1 cm heading, 10 cm a panel.
+		y := int((1 + 10*float64(k) + 5) * pxPerCm)
+		right := b.Max.X - 1
+		for right > 0 && white(right, y) {
+			right--
+		}
+		barTop, barBottom := extent(right-3, y)
+		// Each panel's lowest values are in its first column: dark cells.
+		cellTop, cellBottom := extent(b.Dx()/4, y)
+		if barBottom-barTop < 100 {
+			t.Fatalf("panel %d: the colour bar at column %d spans rows %d to %d; want a bar", k, right-3, barTop, barBottom)
+		}
+		if d := barTop - cellTop; d < -1 || d > 1 {
+			t.Errorf("panel %d: the colour bar's top is at row %d, the cells' at %d", k, barTop, cellTop)
+		}
+		if d := barBottom - cellBottom; d < -1 || d > 1 {
+			t.Errorf("panel %d: the colour bar's bottom is at row %d, the cells' at %d", k, barBottom, cellBottom)
+		}
+	}
+	var svg bytes.Buffer
+	if err := PlotSweep(&svg, s, ".svg", PlotOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(svg.Bytes(), []byte("<image")) {
+		t.Errorf("the heat map's SVG holds an <image>; want the colour bar drawn as shapes")
+	}
+}
+
+// TestHeatPanels: the html page's heat maps, a picture a strategy, each
+// with its own colour bar, the heading only above the first.
+func TestHeatPanels(t *testing.T) {
+	pics, err := heatPanels(heatSweep(), ".svg", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pics) != 2 {
+		t.Fatalf("%d pictures; want one a strategy, 2", len(pics))
+	}
+	for k, want := range []string{"a (this panel's own colour scale, log)", "b (this panel's own colour scale)"} {
+		texts := svgTextsOf(t, pics[k])
+		if !contains(texts, want) {
+			t.Errorf("picture %d: no %q in %q", k, want, texts)
+		}
+		heading := strings.Contains(strings.Join(texts, "\n"), "fixed: attempts 3")
+		if heading != (k == 0) {
+			t.Errorf("picture %d: heading %v; want it above the first only", k, heading)
+		}
+	}
 }
