@@ -320,8 +320,8 @@ func closedForm(t *testing.T, p string, f float64, a int, n, s, c, alpha float64
 // their three clients, in the brooker-retries json. The client without its
 // policy (2 to 4 tries, with the source's backoff, which does not change a
 // load-independent server's totals) meets the closed forms: 17 rates x 5
-// presets x 2 figures = 170 comparisons at 1e-4 each, under 1.7% for the
-// family. The per-client AWS quota never binds on this load, so
+// presets x 2 figures = 170 comparisons at 1e-5 each (Bernstein's bound,
+// which is conservative), under 0.17% for the family. The per-client AWS quota never binds on this load, so
 // aws_client prints exactly what no_quota prints (same seed, same draws): a
 // client's quota falls, net, by 5 for each request that succeeds on its
 // third try and 10 for each that fails, and rises by 1 for each first-try
@@ -329,7 +329,7 @@ func closedForm(t *testing.T, p string, f float64, a int, n, s, c, alpha float64
 // tokens, and the 495 it would take to refuse a retry is 9 standard
 // deviations away (with the retries in backoff, under 10 at once, added).
 func TestFleetProductionPresets(t *testing.T) {
-	const alpha = 1e-4
+	const alpha = 1e-5
 	rates := []float64{0, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.0325, 0.05, 0.075, 0.1, 0.2, 0.3, 0.4, 0.5}
 	for _, tc := range []struct {
 		preset   string
