@@ -20,12 +20,12 @@ import (
 // RunShard runs slice index of count equal slices of the experiment's jobs
 // and returns its raw counters, for a Merger that adds the count slices up
 // to exactly what Run reports. A shard is rebuilt by the merger from its
-// parameters alone, so the experiment must be one the parameters describe:
-// the built-in sign-up (provider.Signup) with unlabelled strategy.Retry
-// strategies of one number of attempts, one replicate, no delivery model and
-// a generator with a stream a block (not mulberry32, unless count is 1).
-// Experiment.Shard runs the slices of any other experiment, for
-// Experiment.Merger to merge.
+// parameters and its model (the scenario and the delivery model, carried
+// unless the scenario is the built-in sign-up at its rates), so the
+// experiment must be one they describe: unlabelled strategy.Retry
+// strategies of one number of attempts, one replicate, and a generator with
+// a stream a block (not mulberry32, unless count is 1). Experiment.Shard
+// runs the slices of any other experiment, for Experiment.Merger to merge.
 func RunShard(ctx context.Context, e Experiment, index, count int) (stats.Shard, error) {
 	if err := e.checkShard(index, count); err != nil {
 		return stats.Shard{}, err
@@ -77,20 +77,26 @@ func (e Experiment) runShard(ctx context.Context, index, count int) (stats.Shard
 		return stats.Shard{}, err
 	}
 	out := stats.Shard{Format: stats.ShardFormat, Index: index, Count: count, Params: rep.Params}
+	if e.Delivery != nil || e.ScenarioFile != "" || !e.isSignup() {
+		out.Model = sim.ModelOf(e.Scenario, e.Delivery)
+	}
 	for i, r := range rep.Rows {
 		out.Rows = append(out.Rows, stats.Row{ID: r.ID, Label: r.Label, Counters: counters[i]})
 	}
 	return out, nil
 }
 
+// isSignup reports whether the experiment's scenario is the built-in sign-up
+// at its parameters' rates, which a shard names without a model.
+func (e Experiment) isSignup() bool {
+	par := e.Params()
+	return reflect.DeepEqual(e.Scenario, provider.Signup(par.PFail, par.LostReply))
+}
+
 // shardable refuses an experiment that its shards' parameters do not
 // describe, so that no shard is written that merge would refuse.
 func (e Experiment) shardable() error {
 	par := e.Params()
-	switch {
-	case e.Delivery != nil || e.ScenarioFile != "" || !reflect.DeepEqual(e.Scenario, provider.Signup(par.PFail, par.LostReply)):
-		return fieldErr("shard", "merge rebuilds the built-in sign-up only; runs with -scenario or the delivery model cannot be sharded yet")
-	}
 	for i, s := range e.Strategies {
 		r, ok := s.(strategy.Retry)
 		if !ok || r.Label != "" || r.Attempts != par.Attempts {
@@ -191,6 +197,8 @@ func (m *Merger) Add(name string, sh stats.Shard) error {
 		return fmt.Errorf("%s is shard %d/%d but %s is of %d shards", name, sh.Index, sh.Count, m.first, first.Count)
 	case !reflect.DeepEqual(sh.Params, first.Params):
 		return fmt.Errorf("%s and %s are shards of different runs: %s", m.first, name, paramDiff(first.Params, sh.Params))
+	case !reflect.DeepEqual(sh.Model, first.Model):
+		return fmt.Errorf("%s and %s are shards of different runs: their models (scenario steps, watched steps or queue) differ", m.first, name)
 	case !slices.EqualFunc(sh.Rows, first.Rows, func(a, b stats.Row) bool { return a.ID == b.ID }):
 		return fmt.Errorf("%s and %s ran different strategies", m.first, name)
 	}
@@ -238,8 +246,8 @@ func (m *Merger) Report() (Report, error) {
 		e = *m.exp
 	} else {
 		c := m.cfg
-		e = Experiment{Scenario: c.Scenario, Strategies: c.Strategies, Jobs: c.Jobs, Seed: c.Seed,
-			Generator: c.Generator.Name, Engine: c.Engine.String()}
+		e = Experiment{Scenario: c.Scenario, ScenarioFile: m.total.File, Strategies: c.Strategies, Jobs: c.Jobs, Seed: c.Seed,
+			Generator: c.Generator.Name, Engine: c.Engine.String(), Delivery: c.Delivery}
 	}
 	rep := e.newReport()
 	for i := range rep.Rows {

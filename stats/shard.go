@@ -35,7 +35,11 @@ type Shard struct {
 	Index  int `json:"shard_index"`
 	Count  int `json:"shard_count"`
 	Params
-	Rows []Row `json:"rows"`
+	// Model is the run's scenario and queue, when it is not the built-in
+	// sign-up at p_fail and lost_reply: a run of a scenario file, of the
+	// delivery model, or of any other scenario built in Go.
+	Model *Model `json:"model,omitempty"`
+	Rows  []Row  `json:"rows"`
 }
 
 // ReadShard decodes one shard from r and checks it (Shard.Check). It reads at
@@ -136,8 +140,10 @@ func (s Shard) Check() error {
 		return fmt.Errorf("steps: %d is not from 1 to %d", s.Steps, MaxSteps)
 	case s.Attempts < 1:
 		return fmt.Errorf("attempts: %d is not at least 1", s.Attempts)
-	case s.Delivery != nil:
-		return errors.New("delivery: runs of the delivery model are not sharded, so a shard cannot hold one")
+	case (s.Delivery != nil) != (s.Model != nil && s.Model.Queue != nil):
+		return errors.New("delivery, model.queue: a run of the delivery model carries both, any other run neither")
+	case (s.File != "") && s.Model == nil:
+		return errors.New("model: missing; a run of a scenario file carries its model")
 	case len(s.Rows) == 0:
 		return errors.New("rows: none; a shard holds a row for every strategy of the run")
 	case len(s.Rows) > MaxShardRows:
@@ -148,6 +154,14 @@ func (s Shard) Check() error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
+	if err := printable(s.Overrides); err != nil {
+		return fmt.Errorf("overrides: %w", err)
+	}
+	if s.Model != nil {
+		if err := s.Model.check(s.Steps); err != nil {
+			return err
+		}
+	}
 	for i, r := range s.Rows {
 		if err := printable(r.ID); err != nil {
 			return fmt.Errorf("rows[%d].strategy: %w", i, err)
@@ -155,7 +169,14 @@ func (s Shard) Check() error {
 		if err := printable(r.Label); err != nil {
 			return fmt.Errorf("rows[%d].label: %w", i, err)
 		}
-		if err := r.Counters.Check(s.Steps, s.Attempts); err != nil {
+		check := func() error { return r.Counters.Check(s.Steps, s.Attempts) }
+		if s.Model != nil && s.Model.Queue != nil {
+			if s.Model.Queue.MaxDeliveries < 1 {
+				return fmt.Errorf("model.queue.max_deliveries: %d is not at least 1", s.Model.Queue.MaxDeliveries)
+			}
+			check = func() error { return r.Counters.CheckDelivery(s.Steps, s.Attempts, s.Model.Queue.deliveriesPerJob()) }
+		}
+		if err := check(); err != nil {
 			return fmt.Errorf("rows[%d].%w", i, err)
 		}
 	}

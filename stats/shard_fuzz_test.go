@@ -23,6 +23,28 @@ func twoJobs() stats.Shard {
 		Rows:   []stats.Row{{ID: "step-nokey", Label: "Retry each step, no key", Counters: c}, {ID: "job-samekey", Label: "Retry the whole job, same key", Counters: c}}}
 }
 
+// twoJobsQueue is twoJobs run by the delivery model, worked out by hand: the
+// failed job was delivered twice and the other once (3 deliveries, at most
+// 10 each), each job timed once, the success in completion and the failure
+// in failed_completion; the shard carries its model, two steps, the first
+// watched, and the queue.
+func twoJobsQueue() stats.Shard {
+	sh := twoJobs()
+	for i := range sh.Rows {
+		c := &sh.Rows[i].Counters
+		c.Deliveries = 3
+		c.Completion[40], c.FailedCompletion[60] = 1, 1
+	}
+	sh.Delivery = &stats.DeliveryParams{Store: "claim", TTL: "24h0m0s", Lease: "30s", Visibility: "30s", MaxDeliveries: 10,
+		RepeatDelay: "fixed 0s", CrashAt: "before-key", Backoff: "full-jitter base 100ms cap 2s", Latency: "fixed 10ms"}
+	sh.Model = &stats.Model{Name: "two", Noun: "jobs",
+		Steps:   []stats.ModelStep{{Name: "charge", PFail: 0.5, LatencyNs: 1e7}, {Name: "email", PFail: 0.5, CanLoseReply: true, LostReply: 0.5, LatencyNs: 1e7}},
+		Watched: []stats.ModelWatch{{Step: 0, Label: "Jobs charged twice"}},
+		Queue: &stats.ModelQueue{Store: "claim", TTLNs: 864e11, LeaseNs: 3e10, VisibilityNs: 3e10, MaxDeliveries: 10,
+			CrashAt: "before-key", Backoff: "full-jitter", BackoffBaseNs: 1e8, BackoffCapNs: 2e9}}
+	return sh
+}
+
 // FuzzReadShard: ReadShard never panics, and a shard it accepts renders in
 // every format with finite, non-negative rates (shares at most 1), and
 // encodes to a shard it reads back the same.
@@ -46,6 +68,23 @@ func FuzzReadShard(f *testing.F) {
 		{`"failed":1`, `"failed":1,"failed":-1`},
 	} {
 		f.Add(bytes.Replace(valid, []byte(edit[0]), []byte(edit[1]), 1))
+	}
+	queue, err := json.Marshal(twoJobsQueue())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(queue)
+	for _, edit := range [][2]string{
+		{`"deliveries":3`, `"deliveries":1`},
+		{`"deliveries":3`, `"deliveries":21`},
+		{`"lost_work":0`, `"lost_work":2`},
+		{`"max_deliveries":10,"repeat"`, `"max_deliveries":0,"repeat"`},
+		{`"queue":{`, `"queuee":{`},
+		{`"watched":[{"step":0`, `"watched":[{"step":7`},
+		{`"name":"charge"`, `"name":"charge[2J"`},
+		{`"model":{`, `"model":null,"x":{`},
+	} {
+		f.Add(bytes.Replace(queue, []byte(edit[0]), []byte(edit[1]), 1))
 	}
 	f.Add(append(append([]byte{}, valid...), "{}"...))
 	f.Add([]byte("1,000,000 sign-ups"))

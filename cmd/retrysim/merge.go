@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -74,6 +75,9 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	p, err := pointOf(cfg, total)
 	if err != nil {
 		return usageError{fmt.Errorf("merge: %s: %w", m.first, err)}
+	}
+	if p.queue != nil && s.expect {
+		return usageError{fmt.Errorf("-expect: the closed forms cover the Part 5 model, not the delivery model these shards ran")}
 	}
 	return s.write(ctx, stdout, p, total.Rows, 1)
 }
@@ -202,6 +206,8 @@ func (m *merger) add(file string, sh stats.Shard) error {
 		return fmt.Errorf("merge: %s is shard %d/%d but %s is of %d shards", file, sh.Index, sh.Count, m.first, first.Count)
 	case !reflect.DeepEqual(sh.Params, first.Params):
 		return fmt.Errorf("merge: %s and %s are shards of different runs: %s", m.first, file, paramDiff(first.Params, sh.Params))
+	case !reflect.DeepEqual(sh.Model, first.Model):
+		return fmt.Errorf("merge: %s and %s are shards of different runs: their models (scenario steps, watched steps or queue) differ", m.first, file)
 	case !slices.EqualFunc(sh.Rows, first.Rows, func(a, b stats.Row) bool { return a.ID == b.ID }):
 		return fmt.Errorf("merge: %s and %s ran different strategies", m.first, file)
 	}
@@ -268,12 +274,19 @@ func paramDiff(a, b stats.Params) string {
 func pointOf(cfg sim.Config, sh stats.Shard) (point, error) {
 	p := sh.Params
 	pt := point{jobs: p.Jobs, pFail: p.PFail, lostReply: p.LostReply, attempts: p.Attempts, seed: p.Seed,
-		gen: cfg.Generator, engine: cfg.Engine, sc: cfg.Scenario}
+		gen: cfg.Generator, engine: cfg.Engine, sc: cfg.Scenario, file: p.File, queue: cfg.Delivery, overrides: p.Overrides}
 	for _, r := range sh.Rows {
 		pt.strategies = append(pt.strategies, r.ID)
 	}
 	if _, _, err := pt.build(); err != nil {
 		return point{}, err
+	}
+	// The report's parameters come from the point: they must be the ones the
+	// shards echo, or the merged output would say what no shard ran.
+	want, _ := json.Marshal(pt.params(1))
+	got, _ := json.Marshal(p)
+	if !bytes.Equal(got, want) {
+		return point{}, fmt.Errorf("the parameters are not the model's: %s", paramDiff(pt.params(1), p))
 	}
 	return pt, nil
 }

@@ -205,7 +205,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.BoolVar(&ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
 	fs.Var(&replicates, "replicates", "run `r` independent seeds derived from -seed (1 to 10000) and show each column's mean and standard deviation")
-	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs and write its raw counters as json, for retrysim merge; not with -scenario or the delivery model")
+	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
 	preset := choice{valid: validPreset}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
 	var q queueFlags
@@ -247,8 +247,6 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	switch {
 	case sh.Count > 1 && p.gen.Sequential:
 		return usageError{fmt.Errorf("-shard: %s has one stream for all jobs, so its runs cannot be split; use -rng pcg", p.gen.Name)}
-	case sh.Count > 0 && (queue != nil || q.scenarioPath != ""):
-		return usageError{fmt.Errorf("-shard: merge rebuilds the built-in sign-up only; runs with -scenario or the delivery model cannot be sharded yet")}
 	case queue != nil && expect:
 		return usageError{fmt.Errorf("-expect: the closed forms cover the Part 5 model, not the delivery model")}
 	}
@@ -283,9 +281,11 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if sh.Count > 0 {
-		out, err := json.MarshalIndent(stats.Shard{
-			Format: stats.ShardFormat, Index: sh.Index, Count: sh.Count, Params: p.params(1), Rows: rows,
-		}, "", "  ")
+		shard := stats.Shard{Format: stats.ShardFormat, Index: sh.Index, Count: sh.Count, Params: p.params(1), Rows: rows}
+		if p.file != "" || p.queue != nil {
+			shard.Model = sim.ModelOf(p.sc, p.queue)
+		}
+		out, err := json.MarshalIndent(shard, "", "  ")
 		if err != nil {
 			return err
 		}

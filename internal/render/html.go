@@ -297,7 +297,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 		header: header(r),
 	}
 	fields := []string{"", "succeeded", "failed", "calls_per_job", "repeated_steps"}
-	for j, w := range r.Watched {
+	for j, w := range watchedOf(r) {
 		if j == 0 {
 			fields = append(fields, "duplicate_users")
 		} else {
@@ -309,11 +309,11 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 		c := row.Counters
 		v := []float64{0, stats.Metrics()[0].Estimate(row).Value, float64(c.Failed), stats.Metrics()[2].Estimate(row).Value,
 			float64(c.RepeatedSteps)}
-		for j, w := range r.Watched {
+		for j, w := range watchedOf(r) {
 			v = append(v, float64(c.Twice(j, w)))
 		}
 		v = append(v, float64(c.Deliveries)/float64(c.Jobs), float64(c.LostWork))
-		main := cells(row, r.ShowCI, r.Watched)
+		main := cells(row, r.ShowCI, watchedOf(r))
 		if r.Delivery != nil {
 			main = append(main, deliveryCells(row)...)
 		}
@@ -331,7 +331,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 			extra = append(extra, spreadCells(row))
 		}
 		if row.Expected != nil {
-			extra = append(extra, expectedCells(row, r.Watched))
+			extra = append(extra, expectedCells(row, watchedOf(r)))
 		}
 		for _, x := range extra {
 			cells := []pageCell{prose(x[0])}

@@ -19,10 +19,19 @@ import (
 	"github.com/retrysim/retrysim/stats"
 )
 
+// watchedOf are r's watched steps, each a duplicate column; a report that
+// names none still has the duplicate_users column every output carries.
+func watchedOf(r stats.Report) []stats.Watch {
+	if len(r.Watched) == 0 {
+		return []stats.Watch{{}}
+	}
+	return r.Watched
+}
+
 // header is the column titles of the table formats.
 func header(r stats.Report) []string {
 	h := []string{"Strategy", "Succeeded", "Failed jobs", "Calls per job", "Steps done again"}
-	for _, w := range r.Watched {
+	for _, w := range watchedOf(r) {
 		h = append(h, w.Label)
 	}
 	if r.Delivery != nil {
@@ -188,7 +197,7 @@ func writeTable(w io.Writer, r stats.Report, markdown bool) error {
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(header(r))
 	for _, row := range r.Rows {
-		main := cells(row, r.ShowCI, r.Watched)
+		main := cells(row, r.ShowCI, watchedOf(r))
 		if r.Delivery != nil {
 			main = append(main, deliveryCells(row)...)
 		}
@@ -197,7 +206,7 @@ func writeTable(w io.Writer, r stats.Report, markdown bool) error {
 			rows = append(rows, spreadCells(row))
 		}
 		if row.Expected != nil {
-			rows = append(rows, expectedCells(row, r.Watched))
+			rows = append(rows, expectedCells(row, watchedOf(r)))
 		}
 		for _, cells := range rows {
 			for len(cells) < len(header(r)) {
@@ -263,7 +272,7 @@ func rowFields(row stats.Row, r stats.Report) []field {
 		f = append(f, field{m.Name, e.Value}, field{m.Name + "_lo", e.Lo}, field{m.Name + "_hi", e.Hi})
 	}
 	if len(r.Watched) > 1 { // each watched step side by side, the first again
-		for k, w := range r.Watched {
+		for k, w := range watchedOf(r) {
 			m, _ := watchedMetric(row, k, w)
 			e := m.Estimate(row)
 			n := "_step_" + strconv.Itoa(w.Step+1)
@@ -295,7 +304,7 @@ func rowFields(row stats.Row, r stats.Report) []field {
 			f = append(f, field{"expected_" + m.Name, x}, field{"z_" + m.Name, zv})
 		}
 		if len(r.Watched) > 1 {
-			for k, w := range r.Watched {
+			for k, w := range watchedOf(r) {
 				m, e := watchedMetric(row, k, w)
 				var zv any
 				if zs, ok := m.Z(c, e); ok {

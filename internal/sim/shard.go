@@ -2,6 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"time"
+
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
 
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
@@ -47,8 +51,8 @@ func ParseEngine(name string) (Engine, error) {
 }
 
 // ShardConfig checks a shard (stats.Shard.Check) and rebuilds the run it is
-// a slice of: the built-in sign-up at its rates, with its generator, engine,
-// seed and strategies. The shard must be what running that configuration
+// a slice of: its model (FromModel), or the built-in sign-up at its rates,
+// with its generator, engine, seed and strategies. The shard must be what running that configuration
 // writes: parameters valid as the flags take them (provider.CheckProbability,
 // CheckJobs, CheckAttempts, rng.Lookup, ParseEngine, strategy.Parse,
 // Shard.Check), the engine as the run resolves it, each row labelled as its
@@ -84,12 +88,17 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 		Scenario: provider.Signup(p.PFail, p.LostReply), Jobs: p.Jobs, Seed: p.Seed,
 		Generator: gen, Engine: engine, Shard: Shard{Index: sh.Index, Count: sh.Count},
 	}
+	if sh.Model != nil {
+		if cfg.Scenario, cfg.Delivery, err = FromModel(*sh.Model); err != nil {
+			return Config{}, fmt.Errorf("model.%w", err)
+		}
+	}
 	if err := cfg.Shard.Check(); err != nil {
 		return Config{}, fmt.Errorf("shard_index, shard_count: %w", err)
 	}
 	switch {
-	case p.Scenario != cfg.Scenario.Name || p.File != "":
-		return Config{}, fmt.Errorf("scenario: %q from %q, but shards hold the built-in %s only", p.Scenario, p.File, cfg.Scenario.Name)
+	case p.Scenario != cfg.Scenario.Name:
+		return Config{}, fmt.Errorf("scenario: %q, but the model is %q", p.Scenario, cfg.Scenario.Name)
 	case p.Steps != len(cfg.Scenario.Steps):
 		return Config{}, fmt.Errorf("steps: %d, but the %s scenario has %d", p.Steps, cfg.Scenario.Name, len(cfg.Scenario.Steps))
 	case p.Replicates != 1:
@@ -118,4 +127,67 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// ModelOf is the model a shard carries for a run of sc and, when not nil,
+// the delivery model q: what FromModel rebuilds them from.
+func ModelOf(sc provider.Scenario, q *delivery.Config) *stats.Model {
+	m := &stats.Model{Name: sc.Name, Noun: sc.Noun}
+	for _, st := range sc.Steps {
+		m.Steps = append(m.Steps, stats.ModelStep{Name: st.Name, PFail: st.PFail, CanLoseReply: st.CanLoseReply,
+			LostReply: st.LostReply, Keyed: st.HonoursKeys, LatencyNs: int64(st.Latency.Median), LatencyP99Ns: int64(st.Latency.P99)})
+	}
+	for _, w := range sc.Watched {
+		m.Watched = append(m.Watched, stats.ModelWatch{Step: w.Step, Label: w.Label})
+	}
+	if q != nil {
+		m.Queue = &stats.ModelQueue{Store: q.Store.String(), TTLNs: int64(q.TTL), LeaseNs: int64(q.Lease),
+			VisibilityNs: int64(q.Visibility), MaxDeliveries: q.MaxDeliveries, Repeat: q.RepeatP,
+			RepeatDelayNs: int64(q.RepeatDelay.Median), RepeatDelayP99: int64(q.RepeatDelay.P99),
+			Crash: q.CrashP, CrashAt: q.CrashAt.String(), MaxCrashes: q.MaxCrashes,
+			Backoff: q.Backoff.Kind.String(), BackoffBaseNs: int64(q.Backoff.Base), BackoffCapNs: int64(q.Backoff.Cap)}
+	}
+	return m
+}
+
+// FromModel rebuilds the scenario and the delivery model (nil without a
+// queue) of m, refusing, with the field named, what the validators of the
+// flags and scenario files refuse (provider.Scenario.Validate,
+// delivery.Config.Check).
+func FromModel(m stats.Model) (provider.Scenario, *delivery.Config, error) {
+	sc := provider.Scenario{Name: m.Name, Noun: m.Noun}
+	for _, st := range m.Steps {
+		sc.Steps = append(sc.Steps, provider.Step{Name: st.Name, PFail: st.PFail, CanLoseReply: st.CanLoseReply,
+			LostReply: st.LostReply, HonoursKeys: st.Keyed,
+			Latency: provider.Latency{Median: time.Duration(st.LatencyNs), P99: time.Duration(st.LatencyP99Ns)}})
+	}
+	for _, w := range m.Watched {
+		sc.Watched = append(sc.Watched, provider.Watch{Step: w.Step, Label: w.Label})
+	}
+	if err := sc.Validate(); err != nil {
+		return sc, nil, err
+	}
+	if m.Queue == nil {
+		return sc, nil, nil
+	}
+	q := m.Queue
+	c := delivery.Config{TTL: time.Duration(q.TTLNs), Lease: time.Duration(q.LeaseNs), Visibility: time.Duration(q.VisibilityNs),
+		MaxDeliveries: q.MaxDeliveries, RepeatP: q.Repeat,
+		RepeatDelay: provider.Latency{Median: time.Duration(q.RepeatDelayNs), P99: time.Duration(q.RepeatDelayP99)},
+		CrashP:      q.Crash, MaxCrashes: q.MaxCrashes,
+		Backoff: backoff.Policy{Base: time.Duration(q.BackoffBaseNs), Cap: time.Duration(q.BackoffCapNs)}}
+	var err error
+	if c.Store, err = delivery.ParseStore(q.Store); err != nil {
+		return sc, nil, fmt.Errorf("queue.store: %w", err)
+	}
+	if c.CrashAt, err = delivery.ParseCrashPoint(q.CrashAt); err != nil {
+		return sc, nil, fmt.Errorf("queue.crash_at: %w", err)
+	}
+	if c.Backoff.Kind, err = backoff.ParseKind(q.Backoff); err != nil {
+		return sc, nil, fmt.Errorf("queue.backoff: %w", err)
+	}
+	if err := c.Check(); err != nil {
+		return sc, nil, fmt.Errorf("queue.%w", err)
+	}
+	return sc, &c, nil
 }

@@ -1,0 +1,166 @@
+package stats
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Model is the model a shard's run simulated when it is not the built-in
+// sign-up at the shard's p_fail and lost_reply: the scenario's steps as the
+// run used them (a file's, with any flag set over it), its watched steps, and
+// the delivery model's queue. Merge rebuilds the run from it (sim.ShardConfig)
+// and checks that every shard carries the same one. Durations are whole
+// nanoseconds, so they read back exactly.
+type Model struct {
+	Name    string       `json:"name"`
+	Noun    string       `json:"noun"`
+	Steps   []ModelStep  `json:"steps"`
+	Watched []ModelWatch `json:"watched"`
+	Queue   *ModelQueue  `json:"queue,omitempty"`
+}
+
+// ModelStep is one step of a Model (provider.Step).
+type ModelStep struct {
+	Name         string  `json:"name"`
+	PFail        float64 `json:"p_fail"`
+	CanLoseReply bool    `json:"can_lose_reply"`
+	LostReply    float64 `json:"lost_reply"`
+	Keyed        bool    `json:"keyed"`
+	LatencyNs    int64   `json:"latency_ns"`
+	LatencyP99Ns int64   `json:"latency_p99_ns"`
+}
+
+// ModelWatch is one watched step of a Model (provider.Watch).
+type ModelWatch struct {
+	Step  int    `json:"step"`
+	Label string `json:"label"`
+}
+
+// ModelQueue is a Model's delivery model (delivery.Config), each setting by
+// the name its flag takes.
+type ModelQueue struct {
+	Store          string  `json:"store"`
+	TTLNs          int64   `json:"ttl_ns"`
+	LeaseNs        int64   `json:"lease_ns"`
+	VisibilityNs   int64   `json:"visibility_ns"`
+	MaxDeliveries  int     `json:"max_deliveries"`
+	Repeat         float64 `json:"repeat"`
+	RepeatDelayNs  int64   `json:"repeat_delay_ns"`
+	RepeatDelayP99 int64   `json:"repeat_delay_p99_ns"`
+	Crash          float64 `json:"crash"`
+	CrashAt        string  `json:"crash_at"`
+	MaxCrashes     int     `json:"max_crashes"`
+	Backoff        string  `json:"backoff"`
+	BackoffBaseNs  int64   `json:"backoff_base_ns"`
+	BackoffCapNs   int64   `json:"backoff_cap_ns"`
+}
+
+// check refuses what no run writes in a model of steps steps: another number
+// of steps, and names that are not printable. The values' own bounds (the
+// probabilities, durations and names of stores) package sim checks with the
+// validators the flags use.
+func (m *Model) check(steps int) error {
+	if len(m.Steps) != steps {
+		return fmt.Errorf("model.steps: %d steps, but the run has %d", len(m.Steps), steps)
+	}
+	for name, v := range map[string]string{"model.name": m.Name, "model.noun": m.Noun} {
+		if err := printable(v); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	for i, st := range m.Steps {
+		if err := printable(st.Name); err != nil {
+			return fmt.Errorf("model.steps[%d].name: %w", i, err)
+		}
+	}
+	for i, w := range m.Watched {
+		if err := printable(w.Label); err != nil {
+			return fmt.Errorf("model.watched[%d].label: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// deliveriesPerJob is the most deliveries a job of the model's queue gets:
+// max_deliveries for its message, twice that when a request may be sent twice.
+func (q *ModelQueue) deliveriesPerJob() int64 {
+	if q.Repeat > 0 {
+		return 2 * int64(q.MaxDeliveries)
+	}
+	return int64(q.MaxDeliveries)
+}
+
+// CheckDelivery reports the first counter of c that no run of the delivery
+// model could have produced, naming its field, when each of c.Jobs jobs runs
+// steps steps, a retry allows attempts calls and a job gets at most
+// deliveries deliveries. Each delivery makes at most steps x attempts calls;
+// a crash before any call means a job may make none, and a job that lost its
+// work succeeded without doing every step, so the bounds are looser than
+// Check's. Every job counts one completion time: in completion if it
+// succeeded, in failed_completion if it failed.
+func (c Counters) CheckDelivery(steps, attempts int, deliveries int64) error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"jobs", c.Jobs}, {"failed", c.Failed}, {"calls", c.Calls}, {"repeated_steps", c.RepeatedSteps},
+		{"duplicate_users", c.DuplicateUsers}, {"side_effects", c.SideEffects}, {"deliveries", c.Deliveries}, {"lost_work", c.LostWork}} {
+		if f.v < 0 {
+			return fmt.Errorf("%s: %d is negative", f.name, f.v)
+		}
+	}
+	maxCalls := mulSat(mulSat(int64(steps), int64(attempts)), deliveries)
+	switch {
+	case c.Failed > c.Jobs:
+		return fmt.Errorf("failed: %d is more than the %d jobs", c.Failed, c.Jobs)
+	case c.LostWork > c.Jobs-c.Failed:
+		return fmt.Errorf("lost_work: %d is more than the %d jobs that succeeded", c.LostWork, c.Jobs-c.Failed)
+	case c.DuplicateUsers > c.Jobs:
+		return fmt.Errorf("duplicate_users: %d is more than the %d jobs", c.DuplicateUsers, c.Jobs)
+	case c.Deliveries < c.Jobs:
+		return fmt.Errorf("deliveries: %d is fewer than one for each of the %d jobs", c.Deliveries, c.Jobs)
+	case over(c.Deliveries, deliveries, c.Jobs):
+		return fmt.Errorf("deliveries: %d is more than %d jobs get at %d deliveries each", c.Deliveries, c.Jobs, deliveries)
+	case over(c.Calls, maxCalls, c.Jobs):
+		return fmt.Errorf("calls: %d is more than %d jobs make at %d calls each", c.Calls, c.Jobs, maxCalls)
+	case c.SideEffects > c.Calls:
+		return fmt.Errorf("side_effects: %d is more than the %d calls, each of which does the work at most once", c.SideEffects, c.Calls)
+	case c.RepeatedSteps > c.SideEffects:
+		return fmt.Errorf("repeated_steps: %d is more than the %d side effects", c.RepeatedSteps, c.SideEffects)
+	case c.DuplicateUsers > c.RepeatedSteps:
+		return fmt.Errorf("duplicate_users: %d is more than the %d repeated side effects", c.DuplicateUsers, c.RepeatedSteps)
+	case over(c.SideEffects-c.RepeatedSteps, int64(steps), c.Jobs):
+		return fmt.Errorf("side_effects: %d, less %d repeated, is more than one a step of each job", c.SideEffects, c.RepeatedSteps)
+	}
+	for _, h := range []struct {
+		name string
+		h    *Histogram
+		want int64
+	}{{"completion", &c.Completion, c.Jobs - c.Failed}, {"failed_completion", &c.FailedCompletion, c.Failed}} {
+		var sum uint64
+		for i, n := range h.h {
+			if n < 0 {
+				return fmt.Errorf("%s[%d]: %d is negative", h.name, i, n)
+			}
+			var carry uint64
+			if sum, carry = bits.Add64(sum, uint64(n), 0); carry != 0 || sum > uint64(c.Jobs) {
+				return fmt.Errorf("%s: its counts add up to more than the %d jobs", h.name, c.Jobs)
+			}
+		}
+		if int64(sum) != h.want {
+			return fmt.Errorf("%s: its counts add up to %d, not the %d jobs it times", h.name, sum, h.want)
+		}
+	}
+	if err := checkSquares(c.Calls, c.CallsSq, c.Jobs, maxCalls); err != nil {
+		return fmt.Errorf("calls_sq: %w", err)
+	}
+	if err := checkSquares(c.RepeatedSteps, c.RepeatedSq, c.Jobs, maxCalls-1); err != nil {
+		return fmt.Errorf("repeated_steps_sq: %w", err)
+	}
+	return c.checkByStep(steps)
+}
+
+// over reports whether x > each x jobs, for x, each > 0 and jobs >= 0,
+// without the product, which may overflow.
+func over(x, each, jobs int64) bool {
+	return x/each > jobs || x/each == jobs && x%each != 0
+}
