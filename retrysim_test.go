@@ -176,7 +176,6 @@ func TestShardsMerge(t *testing.T) {
 
 // TestShardRefused refuses a shard that merge could not rebuild.
 func TestShardRefused(t *testing.T) {
-	q := delivery.Defaults()
 	for _, tc := range []struct {
 		name string
 		edit func(*retrysim.Experiment)
@@ -184,8 +183,6 @@ func TestShardRefused(t *testing.T) {
 	}{
 		{"sequential generator", func(e *retrysim.Experiment) { e.Generator = "mulberry32" }, "shard: mulberry32 has one stream"},
 		{"replicates", func(e *retrysim.Experiment) { e.Replicates = 2 }, "shard: replicates cannot be split"},
-		{"delivery model", func(e *retrysim.Experiment) { e.Delivery = &q }, "shard: merge rebuilds the built-in sign-up only"},
-		{"another scenario", func(e *retrysim.Experiment) { e.Scenario.Steps[0].PFail = 0.5 }, "shard: merge rebuilds the built-in sign-up only"},
 		{"a labelled strategy", func(e *retrysim.Experiment) { e.Strategies[0] = strategy.Retry{Attempts: 3, Label: "mine"} }, "strategies: [0]: merge rebuilds"},
 		{"mixed attempts", func(e *retrysim.Experiment) { e.Strategies[0] = strategy.Retry{Attempts: 2} }, "strategies: [0]: merge rebuilds"},
 	} {
@@ -196,6 +193,47 @@ func TestShardRefused(t *testing.T) {
 				t.Errorf("RunShard = %v; want %q", err, tc.msg)
 			}
 		})
+	}
+}
+
+// A scenario of our own with the delivery model, sharded three ways (the
+// shards carry the scenario and the queue) and merged, reports what Run
+// reports for the whole: the same parameters and counters.
+func TestShardOwnScenarioWithQueue(t *testing.T) {
+	q := delivery.Defaults()
+	q.Store = delivery.Claim
+	e := article(t, 150_000, "")
+	e.Scenario.Steps[0].PFail, e.Scenario.Steps[1].Latency = 0.05, provider.Latency{Median: 20e6, P99: 200e6}
+	e.Scenario.Watched = append(e.Scenario.Watched, provider.Watch{Step: 0})
+	e.Delivery = &q
+	want, err := retrysim.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m retrysim.Merger
+	for i := range 3 {
+		sh, err := retrysim.RunShard(context.Background(), e, i, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sh.Model == nil || sh.Model.Queue == nil {
+			t.Fatalf("shard %d carries no model and queue", i)
+		}
+		if err := m.Add(fmt.Sprint(i), sh); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := m.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Params, want.Params) {
+		t.Errorf("merged params %+v; want %+v", got.Params, want.Params)
+	}
+	for i := range want.Rows {
+		if got.Rows[i].Counters != want.Rows[i].Counters {
+			t.Errorf("%s: merged counters differ from Run's", want.Rows[i].ID)
+		}
 	}
 }
 

@@ -132,7 +132,6 @@ func TestQueueBadInput(t *testing.T) {
 		{[]string{"-preset", "mysql"}, `-preset: unknown preset "mysql" (want sqlite-check)`},
 		{[]string{"-store", "claim", "-expect"}, "-expect: the closed forms cover the Part 5 model"},
 		{[]string{"-store", "claim", "-engine", "skip"}, "-engine: skip cannot run the delivery model"},
-		{[]string{"-store", "claim", "-shard", "0/2"}, "-shard: merge rebuilds the built-in sign-up only"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
