@@ -219,7 +219,7 @@ func TestMergeRefusesImpossibleShards(t *testing.T) {
 		{"completion counted", nil, []string{editShard(t, one, map[string]any{"rows.2.completion.7": 1})}, "rows[2].deliveries, lost_work, completion, failed_completion: not zero"},
 		{"failed completion counted", nil, []string{editShard(t, one, map[string]any{"rows.0.failed_completion": append([]any{1}, make([]any, 255)...)})}, "rows[0].deliveries, lost_work"},
 		{"histogram too long", nil, []string{editShard(t, one, map[string]any{"rows.0.completion": make([]int, 300)})}, "300 histogram buckets where there are 256"},
-		{"delivery model", nil, []string{editShard(t, one, map[string]any{"delivery": map[string]any{"store": "claim"}})}, "delivery: runs of the delivery model are not sharded"},
+		{"delivery without its model", nil, []string{editShard(t, one, map[string]any{"delivery": map[string]any{"store": "claim"}})}, "delivery, model.queue: a run of the delivery model carries both"},
 
 		{"p_fail", nil, []string{editShard(t, one, map[string]any{"p_fail": 1.5})}, "p_fail: 1.5 is not a probability in [0, 1]"},
 		{"jobs", nil, []string{editShard(t, one, map[string]any{"jobs": 0})}, "jobs: 0 is not a whole number from 1 to 1000000000000"},
