@@ -1,0 +1,60 @@
+package retrysim_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExternalModule builds and tests testdata/external, a module of its own
+// that imports github.com/retrysim/retrysim, defines its own strategy and
+// scenario, and runs them through the Part 5 engines and the delivery model,
+// sharded and merged. It runs the go command offline (GOPROXY=off) with a
+// go.mod derived from the root's: the root's requirements and go.sum, plus
+// retrysim itself replaced by this directory, so that every module it needs
+// is one the root's build has already fetched.
+func TestExternalModule(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to build the external module: %v", err)
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rootMod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile("go.sum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, rest, ok := bytes.Cut(rootMod, []byte("\n"))
+	if !ok || string(first) != "module github.com/retrysim/retrysim" {
+		t.Fatalf("go.mod starts %q; want the module line", first)
+	}
+	mod := "module example.com/ownjob\n" + string(rest) +
+		"\nrequire github.com/retrysim/retrysim v0.0.0\n\nreplace github.com/retrysim/retrysim => " + root + "\n"
+	dir := t.TempDir()
+	modfile := filepath.Join(dir, "go.mod")
+	if err := os.WriteFile(modfile, []byte(mod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(gobin, "test", "-count=1", "-p=1", "-modfile="+modfile, ".")
+	cmd.Dir = filepath.Join("testdata", "external")
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly", "GOWORK=off", "GOTOOLCHAIN=local")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go test in testdata/external: %v\n%s", err, out)
+	}
+	if !strings.HasPrefix(string(out), "ok  \texample.com/ownjob") {
+		t.Errorf("go test in testdata/external printed %q; want ok", out)
+	}
+}
