@@ -472,6 +472,39 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 			}
 		}
 	})
+	t.Run("sre-throttle against a dead server", func(t *testing.T) {
+		// Nothing is ever accepted and the window (120 s) outlasts the run,
+		// so the n-th request meets n - 1 requests and 0 accepts and goes
+		// with probability 1 - (n - 1)/n = 1/n, on its own draw: the calls of
+		// a replicate of N requests are a sum of independent Bernoullis of
+		// mean H_N = sum 1/n and variance sum (1/n)(1 - 1/n). Bernstein's
+		// inequality bounds the total over 400 replicates at a false-failure
+		// rate of 1e-4 (one comparison): about 170 calls around 2,070, where
+		// counting each request before deciding it (1/(n + 1)) would take 400
+		// away.
+		cfg := Config{
+			Name: "dead", Duration: 10,
+			Load:   Shape{Kind: Constant, Rate: 10},
+			Server: Server{Kind: Independent, PFail: 1},
+			Client: Client{Clients: 1, Timeout: 1, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
+		}
+		var calls, mean, v float64
+		for _, r := range run(t, cfg, 400) {
+			calls += float64(r.Calls)
+			for n := 1; n <= int(r.Requests); n++ {
+				mean += 1 / float64(n)
+				v += 1 / float64(n) * (1 - 1/float64(n))
+			}
+			if r.Calls+r.LocalRejected != r.Requests {
+				t.Errorf("%d calls + %d rejected locally; want the %d requests", r.Calls, r.LocalRejected, r.Requests)
+			}
+		}
+		l := math.Log(2 / 1e-4)
+		if tol := l/3 + math.Sqrt(l/3*l/3+2*l*v); math.Abs(calls-mean) > tol {
+			t.Errorf("%g calls over 400 replicates; want sum H_N = %.1f within %.1f", calls, mean, tol)
+
+		}
+	})
 	t.Run("sre-throttle never rejects a healthy server", func(t *testing.T) {
 		// Every attempt succeeds, so accepts = requests (but for those in
 		// flight) and (r - 2a)/(r + 1) < 0 once a is over r/2.
