@@ -206,8 +206,16 @@ func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, cfgs []fleet.Con
 	return f.encode(w, ext, 0, len(runs))
 }
 
-// fleetFigure is PlotFleet's panels, a run each.
-type fleetFigure struct{ plots [][]*plot.Plot }
+// fleetFigure is PlotFleet's panels, a run each, and each panel's legend,
+// drawn right of its data area: inside, it covered the series where a
+// spike or ramp starts (the top left of the panel).
+type fleetFigure struct {
+	plots   [][]*plot.Plot
+	legends []plot.Legend
+}
+
+// fleetLegendWidth is the strip right of each panel that holds its legend.
+const fleetLegendWidth = 5 * vg.Centimeter
 
 // fleetPanelHeight is the height of one run's panel.
 const fleetPanelHeight = 8 * vg.Centimeter
@@ -239,7 +247,7 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (fl
 	for _, c := range cfgs {
 		end = math.Max(end, c.Duration)
 	}
-	plots := make([][]*plot.Plot, len(runs))
+	f := fleetFigure{plots: make([][]*plot.Plot, len(runs)), legends: make([]plot.Legend, len(runs))}
 	lines := []struct {
 		name string
 		get  func(fleet.Point) float64
@@ -259,15 +267,16 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (fl
 		p.X.Label.Text = "t (s)"
 		p.Y.Label.Text = "a second"
 		p.X.Min, p.X.Max = 0, end
-		p.Legend.Top = true
-		p.Legend.Left = true
+		legend := plot.NewLegend()
+		legend.TextStyle.Font.Size = vg.Points(10)
+		legend.Top, legend.Left = true, true
 		p.Add(plotter.NewGrid())
 		load, err := loadArea(cfgs[i].Load, cfgs[i].Duration)
 		if err != nil {
 			return fleetFigure{}, err
 		}
 		p.Add(load)
-		p.Legend.Add("load shape (offered rate)", load)
+		legend.Add("load shape (offered rate)", load)
 		for k, l := range lines {
 			xy := make(plotter.XYs, len(pts))
 			for j, pt := range pts {
@@ -281,12 +290,12 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (fl
 			line.Dashes = plotutil.Dashes(k)
 			line.Width = vg.Points(1.2)
 			p.Add(line)
-			p.Legend.Add(l.name, line)
+			legend.Add(l.name, line)
 		}
 		p.X.Min, p.X.Max = 0, end // the same time axis in every panel
-		plots[i] = []*plot.Plot{p}
+		f.plots[i], f.legends[i] = []*plot.Plot{p}, legend
 	}
-	return fleetFigure{plots}, nil
+	return f, nil
 }
 
 // encode draws the panels from up to (not including) to: the whole figure
@@ -294,14 +303,19 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (fl
 func (f fleetFigure) encode(w io.Writer, ext string, from, to int) error {
 	width, height := 20*vg.Centimeter, vg.Length(to-from)*fleetPanelHeight
 	tiles := draw.Tiles{Rows: len(f.plots), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
-		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4, PadRight: vg.Centimeter / 4}
+		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4, PadRight: fleetLegendWidth}
 	return encode(w, ext, width, height, func(dc draw.Canvas) {
 		whole := dc
 		whole.Max.Y = dc.Max.Y + vg.Length(from)*fleetPanelHeight
 		whole.Min.Y = whole.Max.Y - vg.Length(len(f.plots))*fleetPanelHeight
 		canvases := plot.Align(f.plots, tiles, whole)
 		for i := from; i < to; i++ {
-			f.plots[i][0].Draw(canvases[i][0])
+			c := canvases[i][0]
+			f.plots[i][0].Draw(c)
+			da := f.plots[i][0].DataCanvas(c)
+			strip := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: c.Max.X + vg.Centimeter/4, Y: da.Min.Y}, Max: vg.Point{X: dc.Max.X, Y: da.Max.Y}}}
+			f.legends[i].Draw(strip)
 		}
 	})
 }

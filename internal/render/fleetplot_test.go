@@ -147,3 +147,47 @@ func TestFleetPanels(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetLegendOutside: each panel's legend sits right of its data area,
+// where it covers no series: in the PNG, the load shape's grey legend
+// swatch is right of the grey load area itself (which reaches the data
+// area's right edge in the 20 s run), not over the data as it was.
+func TestFleetLegendOutside(t *testing.T) {
+	runs, cfgs := fleetRuns()
+	var buf bytes.Buffer
+	if err := PlotFleet(&buf, "t", runs, cfgs, ".png"); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grey := color.RGBA{0xdd, 0xdd, 0xdd, 0xff}
+	b := img.Bounds()
+	// The 20 s run's panel is the lower half; per column, the longest run
+	// of grey pixels: 20 and more is the load area, 3 to 19 the swatch.
+	area, swatchLeft := -1, b.Max.X
+	for x := b.Min.X; x < b.Max.X; x++ {
+		longest, run := 0, 0
+		for y := b.Dy() / 2; y < b.Max.Y; y++ {
+			if same(img.At(x, y), grey) {
+				run++
+				longest = max(longest, run)
+			} else {
+				run = 0
+			}
+		}
+		switch {
+		case longest >= 20:
+			area = x
+		case longest >= 3:
+			swatchLeft = min(swatchLeft, x)
+		}
+	}
+	if area < 0 || swatchLeft == b.Max.X {
+		t.Fatalf("no load area (%d) or no legend swatch (%d) found", area, swatchLeft)
+	}
+	if swatchLeft <= area {
+		t.Errorf("the legend's swatch starts at column %d, inside the data area (the load area ends at %d)", swatchLeft, area)
+	}
+}
