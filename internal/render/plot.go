@@ -255,6 +255,11 @@ func linePlot(s stats.Sweep, scale Scale) (*plot.Plot, error) {
 	p.Y.Label.Text = unitLabel(s.Metric)
 	p.Legend.Top = true
 	p.Legend.Left = true
+	// The title's size, and room between entries for the largest marker
+	// (7 pt across at most three equal series): at gonum's 12 pt with no
+	// padding the markers of neighbouring entries overlapped.
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.Legend.Padding = vg.Points(4)
 	p.Add(plotter.NewGrid())
 	for k, id := range s.Strategies {
 		// Strategies with the same numbers share a line: the first is drawn

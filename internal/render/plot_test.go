@@ -7,6 +7,8 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -311,6 +313,60 @@ func TestHeatPanels(t *testing.T) {
 		heading := strings.Contains(strings.Join(texts, "\n"), "fixed: attempts 3")
 		if heading != (k == 0) {
 			t.Errorf("picture %d: heading %v; want it above the first only", k, heading)
+		}
+	}
+}
+
+// TestLinePlotLegendSpacing parses the SVG: the legend's labels are in the
+// title's 10 pt, and consecutive entries are at least 12 pt apart, room for
+// the widest marker of equal series (7 pt across for three) without
+// touching the next entry's, which gonum's 12 pt labels with no padding
+// gave.
+func TestLinePlotLegendSpacing(t *testing.T) {
+	var buf bytes.Buffer
+	if err := PlotSweep(&buf, lineSweep(), ".svg", PlotOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d := xml.NewDecoder(&buf)
+	var ys []float64
+	var y float64
+	var style string
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if tok.Name.Local == "text" {
+				for _, a := range tok.Attr {
+					switch a.Name.Local {
+					case "y":
+						y, _ = strconv.ParseFloat(a.Value, 64)
+					case "style":
+						style = a.Value
+					}
+				}
+			}
+		case xml.CharData:
+			switch strings.TrimSpace(string(tok)) {
+			case "a", "b (same as a)", "c":
+				ys = append(ys, y)
+				if !strings.Contains(style, "font-size:10px") {
+					t.Errorf("legend label %q has style %q; want 10 pt", tok, style)
+				}
+			}
+		}
+	}
+	if len(ys) != 3 {
+		t.Fatalf("%d legend labels; want 3", len(ys))
+	}
+	for i := 1; i < len(ys); i++ {
+		if gap := math.Abs(ys[i] - ys[i-1]); gap < 12 {
+			t.Errorf("legend entries %d and %d are %.2f pt apart; want at least 12", i-1, i, gap)
 		}
 	}
 }
