@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
@@ -23,7 +24,9 @@ const (
 
 // Axis is one parameter of a sweep and its values, in the order given.
 type Axis struct {
-	// Name is one of stats.Axes' names: p_fail, lost_reply, attempts, jobs.
+	// Name is one of stats.Axes' names (p_fail, lost_reply, attempts, jobs)
+	// or a parameter of the scenario by name (LookupParam:
+	// steps[charge the card].p_fail, queue.ttl; durations in seconds).
 	Name   string
 	Values []float64
 }
@@ -35,6 +38,15 @@ type Sweep struct {
 	// takes the command's default (p_fail 0.01, lost_reply 0.005, attempts 3,
 	// jobs 1,000,000).
 	Axes []Axis
+	// Scenario, when not nil, is what every point runs instead of the
+	// sign-up (ScenarioFile names its file, if any): p_fail and lost_reply
+	// then apply only when Axes name them, over every step as the command's
+	// -p-fail and -lost-reply do over a file. Delivery, when not nil, runs
+	// every point through the delivery model (the rows keep the Part 5
+	// counters).
+	Scenario     *provider.Scenario
+	ScenarioFile string
+	Delivery     *delivery.Config
 	// Strategies are strategy.Parse names, built at each point's attempts.
 	Strategies []string
 	Seed       uint64
@@ -57,32 +69,118 @@ var sweepSpecs = [...]sweep.Spec{
 	{Kind: sweep.Whole, Min: 1, Max: sim.MaxAttempts}, {Kind: sweep.Whole, Min: 1, Max: sim.MaxJobs},
 }
 
-// grid is the sweep's four axes in stats.Axes order, defaults filled in.
-func (s Sweep) grid() ([]sweep.Axis, error) {
-	grid := make([]sweep.Axis, len(stats.Axes()))
+// sweepAxis is one axis of the grid as it runs: its values, how outputs
+// show it, and, for a parameter named in the scenario, how a point sets it.
+type sweepAxis struct {
+	sweep.Axis
+	show  stats.Axis
+	fixed int   // index into stats.Axes, or -1 for a parameter
+	param Param // when fixed is -1
+}
+
+// base is the scenario every point starts from, and whether it is the
+// built-in sign-up.
+func (s Sweep) base() (provider.Scenario, bool) {
+	if s.Scenario == nil {
+		return provider.Signup(sweepDefaults[0], sweepDefaults[1]), true
+	}
+	return *s.Scenario, false
+}
+
+// grid is the sweep's axes: the four of stats.Axes, defaults filled in
+// (p_fail and lost_reply only when named, with a Scenario), then the
+// parameters named in the scenario, in the order given.
+func (s Sweep) grid() ([]sweepAxis, error) {
+	sc, signup := s.base()
+	var grid, params []sweepAxis
 	for i, a := range stats.Axes() {
-		grid[i] = sweep.Axis{Name: a.Name, Values: []float64{sweepDefaults[i]}}
+		if signup || i >= 2 || slices.ContainsFunc(s.Axes, func(x Axis) bool { return x.Name == a.Name }) {
+			grid = append(grid, sweepAxis{Axis: sweep.Axis{Name: a.Name, Values: []float64{sweepDefaults[i]}}, show: a, fixed: i})
+		}
 	}
 	var given []string
 	for _, a := range s.Axes {
-		i := slices.IndexFunc(stats.Axes(), func(x stats.Axis) bool { return x.Name == a.Name })
+		i := slices.IndexFunc(grid, func(x sweepAxis) bool { return x.Name == a.Name })
+		spec := sweep.Spec{}
+		var p Param
+		if i >= 0 {
+			spec = sweepSpecs[grid[i].fixed]
+		} else {
+			var err error
+			if p, err = LookupParam(a.Name, sc, s.Delivery); err != nil {
+				return nil, fieldErr("axes", "%v", err)
+			}
+			spec = p.Spec
+		}
 		switch {
-		case i < 0:
-			return nil, fieldErr("axes", "unknown parameter %q (want p_fail, lost_reply, attempts or jobs)", a.Name)
 		case slices.Contains(given, a.Name):
 			return nil, fieldErr(a.Name, "given twice")
 		case len(a.Values) == 0:
 			return nil, fieldErr(a.Name, "no values")
+		case i < 0 && len(params) == MaxSetAxes:
+			return nil, fieldErr(a.Name, "more than the %d parameters a sweep varies by name", MaxSetAxes)
 		}
 		for _, v := range a.Values {
-			if err := sweepSpecs[i].Check(v); err != nil {
+			if err := spec.Check(v); err != nil {
 				return nil, fieldErr(a.Name, "%v", err)
 			}
 		}
 		given = append(given, a.Name)
-		grid[i].Values = a.Values
+		if i >= 0 {
+			grid[i].Values = a.Values
+			continue
+		}
+		label := p.Name
+		if p.Spec.Kind == sweep.Duration {
+			label += " (seconds)"
+		}
+		params = append(params, sweepAxis{Axis: sweep.Axis{Name: p.Name, Values: a.Values},
+			show: stats.Axis{Name: p.Name, Label: label, Whole: p.Spec.Kind == sweep.Whole}, fixed: -1, param: p})
 	}
-	return grid, nil
+	return append(grid, params...), nil
+}
+
+// at is the experiment at one grid point.
+func (s Sweep) at(grid []sweepAxis, pt sweep.Point) (Experiment, error) {
+	sc, _ := s.base()
+	sc.Steps = slices.Clone(sc.Steps)
+	var q *delivery.Config
+	if s.Delivery != nil {
+		c := *s.Delivery
+		q = &c
+	}
+	e := Experiment{Jobs: int64(sweepDefaults[3]), Seed: s.Seed, Generator: s.Generator, Engine: s.Engine, Delivery: q, ScenarioFile: s.ScenarioFile}
+	attempts := int(sweepDefaults[2])
+	for k, a := range grid {
+		v := pt[k]
+		switch a.fixed {
+		case 0: // over every step, as -p-fail over a file
+			for i := range sc.Steps {
+				sc.Steps[i].PFail = v
+			}
+		case 1:
+			for i := range sc.Steps {
+				if sc.Steps[i].CanLoseReply {
+					sc.Steps[i].LostReply = v
+				}
+			}
+		case 2:
+			attempts = int(v)
+		case 3:
+			e.Jobs = int64(v)
+		default:
+			a.param.set(&sc, q, v)
+		}
+	}
+	e.Scenario = sc
+	for _, id := range s.Strategies {
+		st, err := strategy.Parse(id, attempts)
+		if err != nil {
+			return e, fieldErr("strategies", "%v", err)
+		}
+		e.Strategies = append(e.Strategies, st)
+	}
+	return e, e.Check()
 }
 
 // RunSweep runs every point of the sweep and returns its rows, a row a point
@@ -95,8 +193,13 @@ func RunSweep(ctx context.Context, s Sweep) (stats.Sweep, error) {
 	if err != nil {
 		return stats.Sweep{}, err
 	}
-	swept := sweep.Swept(grid)
-	points, err := sweep.Grid(grid)
+	axes := make([]sweep.Axis, len(grid))
+	shown := make([]stats.Axis, len(grid))
+	for k, a := range grid {
+		axes[k], shown[k] = a.Axis, a.show
+	}
+	swept := sweep.Swept(axes)
+	points, err := sweep.Grid(axes)
 	if err != nil {
 		var names, lens []string
 		for _, i := range swept {
@@ -121,16 +224,8 @@ func RunSweep(ctx context.Context, s Sweep) (stats.Sweep, error) {
 	}
 	cfgs := make([]sim.Config, len(points))
 	for k, pt := range points {
-		e := Experiment{Scenario: provider.Signup(pt[0], pt[1]), Jobs: int64(pt[3]), Seed: s.Seed,
-			Generator: s.Generator, Engine: s.Engine}
-		for _, id := range s.Strategies {
-			st, err := strategy.Parse(id, int(pt[2]))
-			if err != nil {
-				return stats.Sweep{}, fieldErr("strategies", "%v", err)
-			}
-			e.Strategies = append(e.Strategies, st)
-		}
-		if err := e.Check(); err != nil {
+		e, err := s.at(grid, pt)
+		if err != nil {
 			return stats.Sweep{}, err
 		}
 		cfgs[k] = e.config(0, sim.Shard{})
@@ -138,7 +233,9 @@ func RunSweep(ctx context.Context, s Sweep) (stats.Sweep, error) {
 	out := stats.Sweep{
 		Scenario:   cfgs[0].Scenario.Name,
 		RNG:        cfgs[0].Generator.Name,
-		Engine:     cfgs[0].Engine.Resolve(cfgs[0].Generator).String(),
+		Engine:     cfgs[0].EngineUsed().String(),
+		File:       s.ScenarioFile,
+		Axes:       shown,
 		Seed:       s.Seed,
 		Swept:      swept,
 		Metric:     m,
@@ -161,7 +258,7 @@ func RunSweep(ctx context.Context, s Sweep) (stats.Sweep, error) {
 	// for the exact walk that tells an impossible 0 from a chance one.
 	for k := range points {
 		for i := range s.Strategies {
-			if row := &out.Rows[k*n+i]; row.RepeatedSteps == 0 {
+			if row := &out.Rows[k*n+i]; row.RepeatedSteps == 0 && cfgs[k].Delivery == nil {
 				r := cfgs[k].Strategies[i].(strategy.Retry)
 				row.NoRepeats = r.Expect(cfgs[k].Scenario).RepeatedPerJob == 0
 			}

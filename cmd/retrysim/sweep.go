@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,16 +17,22 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/stats"
-	"github.com/retrysim/retrysim/strategy"
 )
 
 const sweepIntro = `retrysim sweep runs every combination of the listed parameter values through
 every strategy. Each of -p-fail, -lost-reply, -attempts and -jobs takes ` + sweep.Forms + `.
+-scenario FILE sweeps a scenario file instead of the sign-up (-p-fail and -lost-reply
+then apply only when given), and -set NAME=VALUES varies any numeric parameter of
+it by name, as in -set 'steps[charge the card].p_fail=0:0.05:11' or
+-set queue.ttl=1h,24h,72h (at most 8 -set; their values count in the grid).
 Every point uses the same seed, so each row equals a single run at that point.
 A grid has at most 10,000 points (the product of the lengths) and 50,000 rows (points x
 strategies); a larger one is refused before any work.
@@ -84,6 +92,10 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(axes[3], axisFlags[3], "`values` of the jobs simulated at each point (each 1 to 10^12)")
 	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job or duplicate_rate")
 	fs.StringVar(&plot.path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
+	var scenarioPath string
+	fs.StringVar(&scenarioPath, "scenario", "", "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step")
+	var sets setList
+	fs.Var(&sets, "set", "vary a numeric parameter of the scenario by `name=values`: steps[STEP].p_fail, .lost_reply or .latency, or queue.ttl, .lease, .visibility, .repeat_delay, .backoff.base, .backoff.cap, .max_deliveries, .max_crashes, .repeat or .crash (durations as 1h or 250ms); repeat for several, at most 8")
 	var logY, linearY, sharedScale bool
 	fs.BoolVar(&logY, "log-y", false, "draw -plot's line plot on a log y axis (by default: when the values span more than two decades)")
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
@@ -92,22 +104,59 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := parse(fs, args, sweepIntro, stdout); err != nil {
 		return err
 	}
-	grid := make([]sweep.Axis, len(axes))
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var base *provider.Scenario
+	var queue *delivery.Config
+	if scenarioPath != "" {
+		loaded, err := scenario.Load(scenarioPath)
+		if err != nil {
+			return usageError{fmt.Errorf("-scenario %w", err)}
+		}
+		base, queue = &loaded.Scenario, loaded.Queue
+	}
+	// The grid as the flags give it, each axis named by its flag for errors:
+	// the four axes (p_fail and lost_reply over a file only when given),
+	// then each -set.
+	var grid []sweep.Axis
+	var flagOf, sweepName []string
 	for i, a := range axes {
-		grid[i] = sweep.Axis{Name: stats.Axes()[i].Name, Values: a.vals}
+		if base != nil && i < 2 && !set[axisFlags[i]] {
+			continue
+		}
+		grid = append(grid, sweep.Axis{Name: stats.Axes()[i].Name, Values: a.vals})
+		flagOf, sweepName = append(flagOf, "-"+axisFlags[i]), append(sweepName, stats.Axes()[i].Name)
+	}
+	sc := provider.Signup(0.01, 0.005)
+	if base != nil {
+		sc = *base
+	}
+	for _, arg := range sets {
+		p, vals, err := api.ParseSet(arg, sc, queue)
+		if err != nil {
+			return usageError{fmt.Errorf("-set: %w", err)}
+		}
+		if slices.Contains(sweepName, p.Name) {
+			return usageError{fmt.Errorf("-set: %s is given twice", p.Name)}
+		}
+		grid = append(grid, sweep.Axis{Name: p.Name, Values: vals})
+		flagOf, sweepName = append(flagOf, "-set "+p.Name), append(sweepName, p.Name)
+	}
+	if len(sets) > api.MaxSetAxes {
+		return usageError{fmt.Errorf("-set: %d parameters are more than the %d a sweep varies by name", len(sets), api.MaxSetAxes)}
 	}
 	swept := sweep.Swept(grid)
-	points, err := sweep.Grid(grid)
+	npoints, err := sweep.Size(grid)
 	if err != nil {
 		var names, lens []string
 		for _, i := range swept {
-			names = append(names, "-"+axisFlags[i])
+			names = append(names, flagOf[i])
 			lens = append(lens, strconv.Itoa(len(grid[i].Values)))
 		}
 		return usageError{fmt.Errorf("%s: %s = %w", strings.Join(names, " x "), strings.Join(lens, " x "), err)}
 	}
-	if rows := len(points) * len(c.strategies); rows > sweep.MaxRows {
-		return usageError{fmt.Errorf("-strategies: %d points x %d strategies = %d rows is more than the %d a sweep allows", len(points), len(c.strategies), rows, sweep.MaxRows)}
+	if rows := int(npoints) * len(c.strategies); rows > sweep.MaxRows {
+		return usageError{fmt.Errorf("-strategies: %d points x %d strategies = %d rows is more than the %d a sweep allows", npoints, len(c.strategies), rows, sweep.MaxRows)}
 	}
 	if plot.path != "" {
 		if err := render.CheckPlotPath(plot.path); err != nil {
@@ -132,58 +181,21 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 
-	gen := c.generator()
-	cfgs := make([]sim.Config, len(points))
-	for k, pt := range points {
-		strats := make([]strategy.Strategy, len(c.strategies))
-		for i, id := range c.strategies {
-			s, err := strategy.Parse(id, int(pt[2]))
-			if err != nil {
-				return usageError{err}
-			}
-			strats[i] = s
-		}
-		cfgs[k] = sim.Config{
-			Scenario:   provider.Signup(pt[0], pt[1]),
-			Strategies: strats,
-			Jobs:       int64(pt[3]),
-			Seed:       uint64(c.seed),
-			Generator:  gen,
-			Engine:     c.engine,
-		}
+	var given []api.Axis
+	for k, a := range grid {
+		given = append(given, api.Axis{Name: sweepName[k], Values: a.Values})
 	}
-	m, _ := stats.LookupMetric(metric.v)
-	s := stats.Sweep{
-		Scenario:   cfgs[0].Scenario.Name,
-		RNG:        gen.Name,
-		Engine:     c.engine.Resolve(gen).String(),
-		Seed:       uint64(c.seed),
-		Swept:      swept,
-		Metric:     m,
-		Strategies: c.strategies,
-		Rows:       make([]stats.SweepRow, len(points)*len(c.strategies)),
-	}
-	// Each point's rows are filled in as the point finishes.
-	err = sim.RunEach(ctx, cfgs, c.workers.v, progress(stderr), func(k int, counters []stats.Counters) {
-		for i, id := range c.strategies {
-			s.Rows[k*len(c.strategies)+i] = stats.SweepRow{
-				Point: stats.Point(points[k]), ID: id, Label: cfgs[k].Strategies[i].Name(), Core: stats.CoreOf(counters[i]),
-			}
-		}
+	s, err := api.RunSweep(ctx, api.Sweep{
+		Axes: given, Scenario: base, ScenarioFile: scenarioPath, Delivery: queue,
+		Strategies: c.strategies, Seed: uint64(c.seed), Generator: c.generator().Name, Engine: c.engine.String(),
+		Workers: c.workers.v, Metric: metric.v, Progress: progress(stderr),
 	})
 	if err != nil {
-		return err
-	}
-	// NoRepeats matters only to a row that saw no repeat, so only those pay
-	// for the exact walk that tells an impossible 0 from a chance one.
-	for k := range points {
-		for i := range c.strategies {
-			row := &s.Rows[k*len(c.strategies)+i]
-			if row.RepeatedSteps == 0 {
-				r := cfgs[k].Strategies[i].(strategy.Retry)
-				row.NoRepeats = r.Expect(cfgs[k].Scenario).RepeatedPerJob == 0
-			}
+		var fe *api.FieldError
+		if errors.As(err, &fe) {
+			return usageError{fmt.Errorf("-%s: %s", strings.ReplaceAll(fe.Field, "generator", "rng"), fe.Msg)}
 		}
+		return err
 	}
 	if plot.path != "" {
 		var img bytes.Buffer
@@ -259,4 +271,14 @@ func progress(stderr io.Writer) func(done, total int64) {
 			bar.Set64(done)
 		}
 	}
+}
+
+// setList is -set, given once a parameter: NAME=VALUES each time.
+type setList []string
+
+func (l *setList) String() string { return strings.Join(*l, " ") }
+
+func (l *setList) Set(s string) error {
+	*l = append(*l, s)
+	return nil
 }

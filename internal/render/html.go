@@ -196,14 +196,14 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	p.params = append(p.params, "scenario "+s.Scenario)
 	var swept []string
 	for _, a := range s.Swept {
-		swept = append(swept, stats.Axes()[a].Name)
+		swept = append(swept, s.AxisList()[a].Name)
 	}
 	if len(swept) > 0 {
 		p.params = append(p.params, "swept: "+strings.Join(swept, ", "))
 	}
-	for a := range stats.Axes() {
+	for a := range s.AxisList() {
 		if !slices.Contains(s.Swept, a) && len(s.Rows) > 0 {
-			p.params = append(p.params, "fixed: "+stats.Axes()[a].Name+" "+axisValue(a, s.Rows[0].Point[a]))
+			p.params = append(p.params, "fixed: "+s.AxisList()[a].Name+" "+axisValue(s.AxisList()[a], s.Rows[0].At(a)))
 		}
 	}
 	p.params = append(p.params, "generator "+s.RNG, "seed "+strconv.FormatUint(s.Seed, 10), s.Engine+" engine",
@@ -225,7 +225,7 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	for i := 0; i < len(s.Rows); i += per {
 		var row []pageCell
 		for _, a := range s.Swept {
-			row = append(row, plain(axisValue(a, s.Rows[i].Point[a])))
+			row = append(row, plain(axisValue(s.AxisList()[a], s.Rows[i].At(a))))
 		}
 		for k, r := range s.Rows[i : i+per] {
 			e := s.Metric.Estimate(r.Row())

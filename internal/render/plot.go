@@ -109,8 +109,8 @@ func encode(w io.Writer, ext string, width, height vg.Length, drawOn func(draw.C
 
 // axisValue formats a grid value of axis a for labels: probabilities in
 // shortest form, attempts and jobs as whole numbers (1000000, not 1e+06).
-func axisValue(a int, v float64) string {
-	if a >= 2 {
+func axisValue(a stats.Axis, v float64) string {
+	if a.Whole {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return axisText(v)
@@ -121,9 +121,9 @@ func axisValue(a int, v float64) string {
 func subtitle(s stats.Sweep) string {
 	parts := []string{s.Scenario}
 	var fixed []string
-	for a := range stats.Axes() {
+	for a := range s.AxisList() {
 		if !slices.Contains(s.Swept, a) && len(s.Rows) > 0 {
-			fixed = append(fixed, stats.Axes()[a].Name+" "+axisValue(a, s.Rows[0].Point[a]))
+			fixed = append(fixed, s.AxisList()[a].Name+" "+axisValue(s.AxisList()[a], s.Rows[0].At(a)))
 		}
 	}
 	if len(fixed) > 0 {
@@ -224,7 +224,7 @@ func linePlot(s stats.Sweep, scale Scale) (*plot.Plot, error) {
 	for k := range s.Strategies {
 		for i := k; i < len(s.Rows); i += per {
 			e := s.Metric.Estimate(s.Rows[i].Row())
-			all[k].xs = append(all[k].xs, s.Rows[i].Point[axis])
+			all[k].xs = append(all[k].xs, s.Rows[i].At(axis))
 			all[k].vs = append(all[k].vs, mul*e.Value)
 			all[k].los = append(all[k].los, mul*e.Lo)
 			all[k].his = append(all[k].his, mul*e.Hi)
@@ -249,9 +249,9 @@ func linePlot(s stats.Sweep, scale Scale) (*plot.Plot, error) {
 	} else {
 		p.Y.Tick.Marker = unitTicks{unit}
 	}
-	p.Title.Text = fmt.Sprintf("%s against %s, 95%% intervals\n%s; %s", unitLabel(s.Metric), stats.Axes()[axis].Name, subtitle(s), axisNote)
+	p.Title.Text = fmt.Sprintf("%s against %s, 95%% intervals\n%s; %s", unitLabel(s.Metric), s.AxisList()[axis].Name, subtitle(s), axisNote)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = stats.Axes()[axis].Label
+	p.X.Label.Text = s.AxisList()[axis].Label
 	p.Y.Label.Text = unitLabel(s.Metric)
 	p.Legend.Top = true
 	p.Legend.Left = true
@@ -422,18 +422,18 @@ func newHeatFigure(s stats.Sweep, shared bool) heatFigure {
 	mul, unit := metricUnit(s.Metric)
 	var xs, ys []float64
 	for _, r := range s.Rows {
-		if !slices.Contains(xs, r.Point[ax]) {
-			xs = append(xs, r.Point[ax])
+		if !slices.Contains(xs, r.At(ax)) {
+			xs = append(xs, r.At(ax))
 		}
-		if !slices.Contains(ys, r.Point[ay]) {
-			ys = append(ys, r.Point[ay])
+		if !slices.Contains(ys, r.At(ay)) {
+			ys = append(ys, r.At(ay))
 		}
 	}
 	slices.Sort(xs)
 	slices.Sort(ys)
 	per := len(s.Strategies)
 	f := heatFigure{s: s, panels: make([]panel, per), scales: make([]colourScale, per),
-		heading: fmt.Sprintf("%s over %s and %s\n%s", unitLabel(s.Metric), stats.Axes()[ax].Name, stats.Axes()[ay].Name, subtitle(s))}
+		heading: fmt.Sprintf("%s over %s and %s\n%s", unitLabel(s.Metric), s.AxisList()[ax].Name, s.AxisList()[ay].Name, subtitle(s))}
 	var everything []float64
 	for k := range f.panels {
 		f.panels[k] = panel{xs: xs, ys: ys, v: make([][]float64, len(xs))}
@@ -442,9 +442,9 @@ func newHeatFigure(s stats.Sweep, shared bool) heatFigure {
 		}
 		var values []float64
 		for i := k; i < len(s.Rows); i += per {
-			pt := s.Rows[i].Point
-			v := mul * s.Metric.Estimate(s.Rows[i].Row()).Value
-			f.panels[k].v[slices.Index(xs, pt[ax])][slices.Index(ys, pt[ay])] = v
+			r := s.Rows[i]
+			v := mul * s.Metric.Estimate(r.Row()).Value
+			f.panels[k].v[slices.Index(xs, r.At(ax))][slices.Index(ys, r.At(ay))] = v
 			values = append(values, v)
 		}
 		everything = append(everything, values...)
@@ -556,10 +556,10 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s (%s)", s.Strategies[k], cs.note)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = stats.Axes()[ax].Label
-	p.Y.Label.Text = stats.Axes()[ay].Label
-	p.X.Tick.Marker = valueTicks(ax, pn.xs)
-	p.Y.Tick.Marker = valueTicks(ay, pn.ys)
+	p.X.Label.Text = s.AxisList()[ax].Label
+	p.Y.Label.Text = s.AxisList()[ay].Label
+	p.X.Tick.Marker = valueTicks(s.AxisList()[ax], pn.xs)
+	p.Y.Tick.Marker = valueTicks(s.AxisList()[ay], pn.ys)
 	p.Add(h)
 	if l, err := plotter.NewLabels(labels); err == nil {
 		l.TextStyle = styles
@@ -569,7 +569,7 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 }
 
 // valueTicks labels each cell with its swept value.
-func valueTicks(a int, vs []float64) plot.ConstantTicks {
+func valueTicks(a stats.Axis, vs []float64) plot.ConstantTicks {
 	ticks := make(plot.ConstantTicks, len(vs))
 	for i, v := range vs {
 		ticks[i] = plot.Tick{Value: float64(i), Label: axisValue(a, v)}

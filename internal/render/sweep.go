@@ -22,12 +22,18 @@ func sweepRun(s stats.Sweep) string {
 	return fmt.Sprintf("%s, seed %d, %s engine", s.RNG, s.Seed, s.Engine)
 }
 
-// sweepFields are a row's grid point, then the row's own fields (jobs among them).
-func sweepFields(r stats.SweepRow) []field {
-	f := []field{
-		{stats.Axes()[0].Name, r.Point[0]},
-		{stats.Axes()[1].Name, r.Point[1]},
-		{stats.Axes()[2].Name, int64(r.Point[2])},
+// sweepFields are a row's grid point, then the row's own fields (jobs among
+// them, so not the jobs axis).
+func sweepFields(s stats.Sweep, r stats.SweepRow) []field {
+	var f []field
+	for a, ax := range s.AxisList() {
+		switch {
+		case ax.Name == "jobs":
+		case ax.Whole:
+			f = append(f, field{ax.Name, int64(r.At(a))})
+		default:
+			f = append(f, field{ax.Name, r.At(a)})
+		}
 	}
 	return append(f, rowFields(r.Row(), stats.Report{})...)
 }
@@ -37,7 +43,7 @@ func sweepFields(r stats.SweepRow) []field {
 func writeSweepCSV(w io.Writer, s stats.Sweep) error {
 	cw := csv.NewWriter(w)
 	for i, row := range s.Rows {
-		fields := sweepFields(row)
+		fields := sweepFields(s, row)
 		if i == 0 {
 			keys := make([]string, len(fields))
 			for j, f := range fields {
@@ -65,7 +71,7 @@ func writeSweepCSV(w io.Writer, s stats.Sweep) error {
 func writeSweepJSON(w io.Writer, s stats.Sweep) error {
 	swept := make([]string, len(s.Swept))
 	for i, a := range s.Swept {
-		swept[i] = stats.Axes()[a].Name
+		swept[i] = s.AxisList()[a].Name
 	}
 	head, err := json.MarshalIndent(struct {
 		stats.Sweep
@@ -83,7 +89,7 @@ func writeSweepJSON(w io.Writer, s stats.Sweep) error {
 	}
 	var ind bytes.Buffer
 	for i, row := range s.Rows {
-		o, err := object(sweepFields(row))
+		o, err := object(sweepFields(s, row))
 		if err != nil {
 			return err
 		}
@@ -144,7 +150,7 @@ func axisText(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 func writePivot(w io.Writer, s stats.Sweep, markdown bool) error {
 	header := []string{}
 	for _, a := range s.Swept {
-		header = append(header, stats.Axes()[a].Name)
+		header = append(header, s.AxisList()[a].Name)
 	}
 	header = append(header, s.Strategies...)
 	opts := tableOptions(markdown, numberColumns(len(header), 0))
@@ -161,7 +167,7 @@ func writePivot(w io.Writer, s stats.Sweep, markdown bool) error {
 	for i := 0; i < len(s.Rows); i += per {
 		var cells []string
 		for _, a := range s.Swept {
-			cells = append(cells, axisText(s.Rows[i].Point[a]))
+			cells = append(cells, axisText(s.Rows[i].At(a)))
 		}
 		for _, row := range s.Rows[i : i+per] {
 			cells = append(cells, metricText(s.Metric, s.Metric.Estimate(row.Row())))

@@ -54,7 +54,7 @@ func TestSweepJSONMatchesEncoder(t *testing.T) {
 			Rows   []json.RawMessage `json:"rows"`
 		}{Sweep: s, Swept: []string{"p_fail"}, Metric: s.Metric.Name}
 		for _, row := range s.Rows {
-			o, err := object(sweepFields(row))
+			o, err := object(sweepFields(s, row))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Axis is one swept parameter and its values, in the order given.
@@ -25,12 +26,15 @@ const (
 	Probability Kind = iota
 	// Whole values are integers in [Min, Max].
 	Whole
+	// Duration values are written as durations (250ms, 24h) and held in
+	// seconds, in [Min, Max].
+	Duration
 )
 
 // Spec constrains an axis's values.
 type Spec struct {
 	Kind     Kind
-	Min, Max float64 // for Whole
+	Min, Max float64 // for Whole and Duration
 }
 
 // Forms is the accepted syntax, for error messages.
@@ -58,8 +62,8 @@ func Parse(s string, spec Spec) ([]float64, error) {
 		if len(parts) != 3 {
 			return nil, fmt.Errorf("%q is not %s", s, Forms)
 		}
-		start, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
-		stop, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
+		start, err1 := spec.number(parts[0])
+		stop, err2 := spec.number(parts[1])
 		n, err3 := strconv.Atoi(strings.TrimSpace(parts[2]))
 		if err1 != nil || err2 != nil || err3 != nil || math.IsNaN(start) || math.IsNaN(stop) {
 			return nil, fmt.Errorf("%q is not %s", s, Forms)
@@ -81,7 +85,7 @@ func Parse(s string, spec Spec) ([]float64, error) {
 		}
 	} else {
 		for part := range strings.SplitSeq(s, ",") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+			v, err := spec.number(part)
 			if err != nil {
 				return nil, fmt.Errorf("%q is not %s", s, Forms)
 			}
@@ -96,6 +100,16 @@ func Parse(s string, spec Spec) ([]float64, error) {
 	return vals, nil
 }
 
+// number reads one value: a duration in seconds for Duration, else a number.
+func (spec Spec) number(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if spec.Kind == Duration {
+		d, err := time.ParseDuration(s)
+		return d.Seconds(), err
+	}
+	return strconv.ParseFloat(s, 64)
+}
+
 // Check refuses a value the axis does not accept.
 func (spec Spec) Check(v float64) error {
 	switch spec.Kind {
@@ -106,6 +120,10 @@ func (spec Spec) Check(v float64) error {
 	case Whole:
 		if v != math.Trunc(v) || v < spec.Min || v > spec.Max {
 			return fmt.Errorf("%v is not a whole number from %v to %v", v, spec.Min, spec.Max)
+		}
+	case Duration:
+		if math.IsNaN(v) || v < spec.Min || v > spec.Max {
+			return fmt.Errorf("%gs is not a duration from %v to %v", v, time.Duration(spec.Min*1e9), time.Duration(spec.Max*1e9))
 		}
 	}
 	return nil
