@@ -28,6 +28,30 @@ type ModelStep struct {
 	Keyed        bool    `json:"keyed"`
 	LatencyNs    int64   `json:"latency_ns"`
 	LatencyP99Ns int64   `json:"latency_p99_ns"`
+	// Attempts, Keys and Backoff are the step's own policy
+	// (provider.Policy), each left out where the step keeps the run's:
+	// without them a merge would rebuild a step that retries as the run
+	// does, and its closed forms would not be the run's.
+	Attempts int           `json:"attempts,omitempty"`
+	Keys     string        `json:"keys,omitempty"`
+	Backoff  *ModelBackoff `json:"backoff,omitempty"`
+}
+
+// ModelBackoff is a step's own backoff (backoff.Policy).
+type ModelBackoff struct {
+	Policy string `json:"policy"`
+	BaseNs int64  `json:"base_ns"`
+	CapNs  int64  `json:"cap_ns"`
+}
+
+// maxAttempts is the most calls any step of m may make in one retry loop:
+// its own attempts where it has them, the run's otherwise.
+func (m *Model) maxAttempts(run int) int {
+	n := run
+	for _, st := range m.Steps {
+		n = max(n, st.Attempts)
+	}
+	return n
 }
 
 // ModelWatch is one watched step of a Model (provider.Watch).

@@ -169,12 +169,18 @@ func (s Shard) Check() error {
 		if err := printable(r.Label); err != nil {
 			return fmt.Errorf("rows[%d].label: %w", i, err)
 		}
-		check := func() error { return r.Counters.Check(s.Steps, s.Attempts) }
+		// A step's own attempts may exceed the run's: a job's calls are
+		// bounded by steps x the most attempts any step has.
+		attempts := s.Attempts
+		if s.Model != nil {
+			attempts = s.Model.maxAttempts(attempts)
+		}
+		check := func() error { return r.Counters.Check(s.Steps, attempts) }
 		if s.Model != nil && s.Model.Queue != nil {
 			if s.Model.Queue.MaxDeliveries < 1 {
 				return fmt.Errorf("model.queue.max_deliveries: %d is not at least 1", s.Model.Queue.MaxDeliveries)
 			}
-			check = func() error { return r.Counters.CheckDelivery(s.Steps, s.Attempts, s.Model.Queue.deliveriesPerJob()) }
+			check = func() error { return r.Counters.CheckDelivery(s.Steps, attempts, s.Model.Queue.deliveriesPerJob()) }
 		}
 		if err := check(); err != nil {
 			return fmt.Errorf("rows[%d].%w", i, err)

@@ -83,6 +83,7 @@ func FuzzReadShard(f *testing.F) {
 		{`"watched":[{"step":0`, `"watched":[{"step":7`},
 		{`"name":"charge"`, `"name":"charge[2J"`},
 		{`"model":{`, `"model":null,"x":{`},
+		{`"latency_p99_ns":0},{"name":"email"`, `"latency_p99_ns":0,"attempts":5,"keys":"same","backoff":{"policy":"constant","base_ns":1000000000,"cap_ns":0}},{"name":"email"`},
 	} {
 		f.Add(bytes.Replace(queue, []byte(edit[0]), []byte(edit[1]), 1))
 	}

@@ -134,8 +134,16 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 func ModelOf(sc provider.Scenario, q *delivery.Config) *stats.Model {
 	m := &stats.Model{Name: sc.Name, Noun: sc.Noun}
 	for _, st := range sc.Steps {
-		m.Steps = append(m.Steps, stats.ModelStep{Name: st.Name, PFail: st.PFail, CanLoseReply: st.CanLoseReply,
-			LostReply: st.LostReply, Keyed: st.HonoursKeys, LatencyNs: int64(st.Latency.Median), LatencyP99Ns: int64(st.Latency.P99)})
+		ms := stats.ModelStep{Name: st.Name, PFail: st.PFail, CanLoseReply: st.CanLoseReply,
+			LostReply: st.LostReply, Keyed: st.HonoursKeys, LatencyNs: int64(st.Latency.Median), LatencyP99Ns: int64(st.Latency.P99),
+			Attempts: st.Policy.Attempts}
+		if k := st.Policy.Keys; k != nil {
+			ms.Keys = k.String()
+		}
+		if b := st.Policy.Backoff; b != nil {
+			ms.Backoff = &stats.ModelBackoff{Policy: b.Kind.String(), BaseNs: int64(b.Base), CapNs: int64(b.Cap)}
+		}
+		m.Steps = append(m.Steps, ms)
 	}
 	for _, w := range sc.Watched {
 		m.Watched = append(m.Watched, stats.ModelWatch{Step: w.Step, Label: w.Label})
@@ -156,10 +164,26 @@ func ModelOf(sc provider.Scenario, q *delivery.Config) *stats.Model {
 // delivery.Config.Check).
 func FromModel(m stats.Model) (provider.Scenario, *delivery.Config, error) {
 	sc := provider.Scenario{Name: m.Name, Noun: m.Noun}
-	for _, st := range m.Steps {
-		sc.Steps = append(sc.Steps, provider.Step{Name: st.Name, PFail: st.PFail, CanLoseReply: st.CanLoseReply,
+	for i, st := range m.Steps {
+		step := provider.Step{Name: st.Name, PFail: st.PFail, CanLoseReply: st.CanLoseReply,
 			LostReply: st.LostReply, HonoursKeys: st.Keyed,
-			Latency: provider.Latency{Median: time.Duration(st.LatencyNs), P99: time.Duration(st.LatencyP99Ns)}})
+			Latency: provider.Latency{Median: time.Duration(st.LatencyNs), P99: time.Duration(st.LatencyP99Ns)},
+			Policy:  provider.Policy{Attempts: st.Attempts}}
+		if st.Keys != "" {
+			k, err := provider.ParseKeyMode(st.Keys)
+			if err != nil {
+				return sc, nil, fmt.Errorf("steps[%d].keys: %w", i, err)
+			}
+			step.Policy.Keys = &k
+		}
+		if b := st.Backoff; b != nil {
+			kind, err := backoff.ParseKind(b.Policy)
+			if err != nil {
+				return sc, nil, fmt.Errorf("steps[%d].backoff.policy: %w", i, err)
+			}
+			step.Policy.Backoff = &backoff.Policy{Kind: kind, Base: time.Duration(b.BaseNs), Cap: time.Duration(b.CapNs)}
+		}
+		sc.Steps = append(sc.Steps, step)
 	}
 	for _, w := range m.Watched {
 		sc.Watched = append(sc.Watched, provider.Watch{Step: w.Step, Label: w.Label})
