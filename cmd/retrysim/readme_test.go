@@ -9,18 +9,38 @@ import (
 )
 
 // TestREADMETranscripts runs every "$ go run ./cmd/retrysim ..." example in
-// the README that shows its output, so the documentation cannot drift.
+// the README that shows its output, so the documentation cannot drift. A
+// command followed at once by another, as the shards before their merge, is
+// run too, and must print nothing and succeed. They run in a scratch
+// directory that holds the repository's examples/, as at the root, so that
+// the files they write stay out of the repository.
 func TestREADMETranscripts(t *testing.T) {
 	data, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
+	examples, err := filepath.Abs("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
 	lines := strings.Split(string(data), "\n")
-	t.Chdir("../..") // the README's commands run at the root: examples/checkout.yaml
+	dir := t.TempDir()
+	if err := os.Symlink(examples, filepath.Join(dir, "examples")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	const prompt = "    $ go run ./cmd/retrysim"
 	found := 0
 	for i := 0; i < len(lines); i++ {
-		cmd, ok := strings.CutPrefix(lines[i], "    $ go run ./cmd/retrysim")
+		cmd, ok := strings.CutPrefix(lines[i], prompt)
 		if !ok {
+			continue
+		}
+		args := strings.Fields(cmd)
+		if i+1 < len(lines) && strings.HasPrefix(lines[i+1], prompt) {
+			if out, errOut, code := retrysim(t, args...); code != 0 || out+errOut != "" {
+				t.Errorf("README: retrysim%s: exit %d, printed %q; want a silent success before the next command", cmd, code, out+errOut)
+			}
 			continue
 		}
 		var want []string
@@ -31,7 +51,6 @@ func TestREADMETranscripts(t *testing.T) {
 			continue
 		}
 		found++
-		args := strings.Fields(cmd)
 		out, errOut, _ := retrysim(t, args...)
 		if got := strings.TrimRight(out+errOut, "\n"); got != strings.Join(want, "\n") {
 			t.Errorf("README: retrysim%s prints\n%s\nwant (README)\n%s", cmd, got, strings.Join(want, "\n"))

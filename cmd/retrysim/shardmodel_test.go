@@ -10,17 +10,20 @@ import (
 // A run of a scenario file, with the delivery model or without, a flag set
 // over the file, sharded and merged, prints what the single run prints, byte
 // for byte, in every format: the shard files carry the scenario and the
-// queue, and merge rebuilds the run from them. 150,000 jobs are three blocks,
-// so each of the three shards holds one.
+// queue, and merge rebuilds the run from them; with -expect too, where the
+// model has closed forms, which need every step's own policy (the checkout's
+// attempts and keys). 150,000 jobs are three blocks, so each of the three
+// shards holds one.
 func TestShardedScenarioFilesMergeToTheSingleRun(t *testing.T) {
 	dir := t.TempDir()
 	for _, tt := range []struct {
-		name string
-		args []string
+		name   string
+		args   []string
+		expect bool
 	}{
-		{"queue", []string{"-scenario", "../../examples/signup-queue.yaml", "-jobs", "150000", "-strategies", "step-samekey,job-samekey-skip"}},
-		{"checkout", []string{"-scenario", "../../examples/checkout.yaml", "-jobs", "150000", "-p-fail", "0.05"}},
-		{"latency flag", []string{"-jobs", "150000", "-latency", "20ms:200ms", "-store", "claim", "-strategies", "step-nokey"}},
+		{"queue", []string{"-scenario", "../../examples/signup-queue.yaml", "-jobs", "150000", "-strategies", "step-samekey,job-samekey-skip"}, false},
+		{"checkout", []string{"-scenario", "../../examples/checkout.yaml", "-jobs", "150000", "-p-fail", "0.05"}, true},
+		{"latency flag", []string{"-jobs", "150000", "-latency", "20ms:200ms", "-store", "claim", "-strategies", "step-nokey"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var files []string
@@ -32,12 +35,17 @@ func TestShardedScenarioFilesMergeToTheSingleRun(t *testing.T) {
 				}
 				files = append(files, out)
 			}
-			for _, format := range []string{"table", "csv", "json"} {
-				single, errOut, code := retrysim(t, append(append([]string(nil), tt.args...), "-format", format)...)
+			outputs := [][]string{{"-format", "table"}, {"-format", "csv"}, {"-format", "json"}}
+			if tt.expect {
+				outputs = append(outputs, []string{"-format", "csv", "-expect"}, []string{"-ci", "-expect"})
+			}
+			for _, flags := range outputs {
+				format := strings.Join(flags, " ")
+				single, errOut, code := retrysim(t, append(append([]string(nil), tt.args...), flags...)...)
 				if code != 0 {
 					t.Fatalf("single run: exit %d: %s", code, errOut)
 				}
-				merged, errOut, code := retrysim(t, append(append([]string{"merge"}, files...), "-format", format)...)
+				merged, errOut, code := retrysim(t, append(append([]string{"merge"}, files...), flags...)...)
 				if code != 0 {
 					t.Fatalf("merge: exit %d: %s", code, errOut)
 				}

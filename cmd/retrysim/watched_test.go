@@ -8,36 +8,49 @@ import (
 )
 
 // twiceEachStep is the probability that step i of a job retried step by step
-// (attempts calls a step) does its work twice or more, worked out apart from
-// the engine and from strategy.Expect: the job reaches step i when every
-// earlier step got a reply within its attempts (1 - e_j^A, e_j = p_j + (1 -
-// p_j) l_j the chance that a call errs), and then the step works twice unless
-// it never works (every call fails, p^A) or works exactly once (k failed calls,
-// then one that works and replies, or one that works and loses its reply
-// followed by failures to the end).
-func twiceEachStep(p, l []float64, i, attempts int) float64 {
+// (attempts[j] calls at most at step j, its own) does its work twice or
+// more, worked out apart from the engine and from strategy.Expect: the job
+// reaches step i when every earlier step got a reply within its attempts (1
+// - e_j^A_j, e_j = p_j + (1 - p_j) l_j the chance that a call errs), and then
+// the step works twice unless it never works (every call fails, p^A) or
+// works exactly once (k failed calls, then one that works and replies, or
+// one that works and loses its reply followed by failures to the end).
+func twiceEachStep(p, l []float64, i int, attempts []int) float64 {
 	reach := 1.0
 	for j := range i {
-		reach *= 1 - math.Pow(p[j]+(1-p[j])*l[j], float64(attempts))
+		reach *= 1 - math.Pow(p[j]+(1-p[j])*l[j], float64(attempts[j]))
 	}
-	a := float64(attempts)
+	a := float64(attempts[i])
 	once := 0.0
-	for k := range attempts {
+	for k := range attempts[i] {
 		once += math.Pow(p[i], float64(k)) * ((1-p[i])*(1-l[i]) + (1-p[i])*l[i]*math.Pow(p[i], a-float64(k)-1))
 	}
 	return reach * (1 - math.Pow(p[i], a) - once)
 }
 
+// failEachStep is the probability that a job retried step by step fails: some
+// step errs on every one of its attempts, 1 - prod_j (1 - e_j^A_j).
+func failEachStep(p, l []float64, attempts []int) float64 {
+	ok := 1.0
+	for j := range p {
+		ok *= 1 - math.Pow(p[j]+(1-p[j])*l[j], float64(attempts[j]))
+	}
+	return 1 - ok
+}
+
 // examples/checkout.yaml watches two steps, the keyed charge and the receipt,
-// and every output counts each in its own column and fields: without keys
-// both are duplicated at the closed form's rate, with the same key the charge
-// never is while the receipt still is. Each count is held within 5 standard
-// deviations of its binomial: a false failure below 5.7e-7 a comparison,
-// 2.3e-6 over the four.
+// and every output counts each in its own column and fields. Its steps carry
+// their own attempts (5, the run's 3, 3, 2, 5) and the charge its own key
+// mode (same): the receipts are duplicated and jobs fail at the closed
+// forms' rates for those attempts, and the charge is never duplicated, even
+// under step-nokey, whose key mode the step's overrides. Each count is held
+// within 5 standard deviations of its binomial: a false failure below 5.7e-7
+// a comparison, 2.3e-6 over the four that can vary.
 func TestCheckoutWatchesTwoSteps(t *testing.T) {
 	const jobs = 400_000
 	p := []float64{0.01, 0.02, 0.01, 0.01, 0.05}
 	l := []float64{0, 0.01, 0, 0.01, 0}
+	attempts := []int{5, 3, 3, 2, 5}
 	out, errOut, code := retrysim(t, "-scenario", "../../examples/checkout.yaml", "-jobs", "400000", "-strategies", "step-nokey,step-samekey", "-format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -52,26 +65,22 @@ func TestCheckoutWatchesTwoSteps(t *testing.T) {
 	if len(rep.Watched) != 2 || rep.Watched[0].Name != "charge the card" || rep.Watched[1].Label != "Checkouts with 2+ receipts" {
 		t.Fatalf("watched = %+v; want the charge, then the receipts", rep.Watched)
 	}
-	for r, keyed := range []bool{false, true} {
+	near := func(r int, field string, got any, want float64) {
+		t.Helper()
+		g, ok := got.(float64)
+		sd := math.Sqrt(jobs * want * (1 - want))
+		if !ok || math.Abs(g-jobs*want) > 5*sd || (want == 0 && g != 0) {
+			t.Errorf("row %d (%s): %s = %v; want %.1f ± 5 × %.1f", r, rep.Rows[r]["strategy"], field, got, jobs*want, sd)
+		}
+	}
+	for r := range 2 {
 		row := rep.Rows[r]
-		for _, w := range []struct {
-			step  int
-			field string
-		}{{1, "duplicate_users_step_2"}, {3, "duplicate_users_step_4"}} {
-			got, ok := row[w.field].(float64)
-			if !ok {
-				t.Fatalf("row %d has no %s: %v", r, w.field, row)
-			}
-			if _, ok := row["duplicate_rate_step_"+w.field[len(w.field)-1:]+"_hi"]; !ok {
-				t.Errorf("row %d: %s has no rate with its interval", r, w.field)
-			}
-			want := twiceEachStep(p, l, w.step, 3)
-			if keyed && w.step == 1 {
-				want = 0
-			}
-			sd := math.Sqrt(jobs * want * (1 - want))
-			if math.Abs(got-jobs*want) > 5*sd || (want == 0 && got != 0) {
-				t.Errorf("row %d (%s): %s = %v; want %.1f ± 5 × %.1f", r, row["strategy"], w.field, got, jobs*want, sd)
+		near(r, "failed", row["failed"], failEachStep(p, l, attempts))
+		near(r, "duplicate_users_step_2", row["duplicate_users_step_2"], 0)
+		near(r, "duplicate_users_step_4", row["duplicate_users_step_4"], twiceEachStep(p, l, 3, attempts))
+		for _, f := range []string{"duplicate_rate_step_2_hi", "duplicate_rate_step_4_hi"} {
+			if _, ok := row[f]; !ok {
+				t.Errorf("row %d has no %s: its rate has no interval", r, f)
 			}
 		}
 		if row["duplicate_users"] != row["duplicate_users_step_2"] {
