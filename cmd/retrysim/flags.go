@@ -151,14 +151,6 @@ func (f *formatFlag) usage() string {
 	return "output `format`: " + strings.Join(render.Names(f.doc), ", ")
 }
 
-// orList joins names for a sentence: "a, b or c".
-func orList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
 // choice is a flag.Value that accepts one of a fixed set of names.
 type choice struct {
 	v     string

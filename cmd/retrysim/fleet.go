@@ -38,7 +38,9 @@ Presets:
                     failure_rate, policy, requests, succeeded, calls, summed over
                     replicates); no -series; -plot draws success and calls a request
                     against the failure rate, a line a policy, with 95% intervals
-                    over replicates.
+                    over replicates; html is one page: success and calls a request
+                    as two tables (a row a failure rate, a column a policy) with
+                    their intervals, and that plot.
   brooker-clients   ` + indentWrap(presetSource("brooker-clients")+".", 60, "                    ") + `
                     3 x 17 x 2 runs, printed as brooker-retries's with clients first.
   aws-standard      ` + indentWrap(presetSource("aws-standard")+".", 60, "                    ") + `
@@ -57,8 +59,9 @@ Presets:
                     printed as brooker-retries's; -plot draws the figure.
   spike-recovery    ` + indentWrap(presetSource("spike-recovery")+".", 60, "                    ") + `
                     12 x 2 x 5 runs of 80 s, 5 replicates unless -replicates says otherwise,
-                    named "policy keys none|same peak H", printed as brooker-collapse's
-                    (not as html); -plot draws recovery and duplicates against the height.
+                    named "policy keys none|same peak H", printed as brooker-collapse's;
+                    -plot draws recovery and duplicates against the height, and html
+                    draws that picture under the table instead of a run's series.
   job-retries       ` + indentWrap(presetSource("job-retries")+".", 60, "                    ") + `
                     Runs sidekiq and river, 1200 s and 5 replicates unless -duration or
                     -replicates say otherwise; printed as brooker-collapse's.
@@ -304,16 +307,9 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		}
 		cfgs, name, totals, byClients, spikes = p.Runs(d), p.Name, p.Totals, p.ByClients, p.Spikes
 		source = p.Source
-		if spikes && format.r.Page() {
-			return usageError{fmt.Errorf("-format: -preset %s compares %d runs, which -plot draws against the spike's height; it prints them as %s, not %s",
-				p.Name, len(cfgs), orList(render.Names(render.TotalsDoc)), format.r.Name())}
-		}
 		if totals {
 			if set["series"] {
 				return usageError{fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name)}
-			}
-			if _, err := render.Lookup(render.TotalsDoc, format.r.Name()); err != nil {
-				return usageError{fmt.Errorf("-format: -preset %s prints totals by failure rate and policy as %s, not %s", p.Name, orList(render.Names(render.TotalsDoc)), format.r.Name())}
 			}
 		}
 	} else {
@@ -384,13 +380,14 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		}
 		title := fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (counts summed over them), seed %d",
 			name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
+		plotTitle := fmt.Sprintf("retrysim fleet: %s, seed %d", name, uint64(seedV))
 		var buf bytes.Buffer
-		if err := format.r.FleetTotals(&buf, title, rows, byClients); err != nil {
+		if err := format.r.FleetTotals(&buf, render.TotalsReport{Title: title, Rows: rows, ByClients: byClients,
+			Params: fleetParams(name, source, replicates.v, uint64(seedV)), Results: res, PlotTitle: plotTitle}); err != nil {
 			return err
 		}
 		if plotPath != "" {
 			var p bytes.Buffer
-			plotTitle := fmt.Sprintf("retrysim fleet: %s, seed %d", name, uint64(seedV))
 			if err := render.PlotFleetTotals(&p, plotTitle, res, byClients, filepath.Ext(plotPath)); err != nil {
 				return err
 			}
@@ -412,11 +409,12 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	}
 	plotTitle := fmt.Sprintf("retrysim fleet: %s, %s s, means of %d replicates, seed %d",
 		name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
-	rep.Params = []string{"model: " + name, fmt.Sprintf("%d replicates a run, seed %d", replicates.v, uint64(seedV))}
-	if source != "" {
-		rep.Params = append(rep.Params, "source: "+source)
-	}
+	rep.Params = fleetParams(name, source, replicates.v, uint64(seedV))
 	rep.Runs, rep.Configs, rep.PlotTitle = runs, cfgs, plotTitle
+	if spikes { // one picture of the runs against the spike's height, as -plot draws them
+		rep.Runs, rep.Configs, rep.Spikes = nil, nil, res
+		rep.PlotTitle = fmt.Sprintf("retrysim fleet: %s, seed %d", name, uint64(seedV))
+	}
 	var buf bytes.Buffer
 	if err := format.r.Fleet(&buf, rep); err != nil {
 		return err
@@ -434,9 +432,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		var p bytes.Buffer
 		draw := func() error { return render.PlotFleet(&p, plotTitle, runs, cfgs, filepath.Ext(plotPath)) }
 		if spikes {
-			draw = func() error {
-				return render.PlotFleetSpikes(&p, fmt.Sprintf("retrysim fleet: %s, seed %d", name, uint64(seedV)), res, filepath.Ext(plotPath))
-			}
+			draw = func() error { return render.PlotFleetSpikes(&p, rep.PlotTitle, res, filepath.Ext(plotPath)) }
 		}
 		if err := draw(); err != nil {
 			return err
@@ -446,6 +442,16 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		}
 	}
 	return outF.write(ctx, stdout, buf.Bytes())
+}
+
+// fleetParams are a fleet page's parameter lines: the model, its source when
+// a preset names one, the replicates and the seed.
+func fleetParams(name, source string, replicates int, seed uint64) []string {
+	params := []string{"model: " + name, fmt.Sprintf("%d replicates a run, seed %d", replicates, seed)}
+	if source != "" {
+		params = append(params, "source: "+source)
+	}
+	return params
 }
 
 // fleetScenario sets the client's policy and hedges from the fleet section

@@ -161,7 +161,6 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-preset", "brooker-retries", "-series", "s.csv"}, "-series"},
 		{[]string{"-preset", "retry-policies", "-series", "s.json"}, "-series"},
 		{[]string{"-preset", "brooker-retries", "-clients", "10"}, "-clients"},
-		{[]string{"-preset", "brooker-retries", "-format", "html"}, "-format"},
 		{[]string{"-policy", "finagle-budget", "-budget-ttl", "61s"}, "-budget-ttl"},
 		{[]string{"-policy", "finagle-budget", "-budget-ratio", "1001"}, "-budget-ratio"},
 		{[]string{"-policy", "envoy-budget", "-budget-ratio", "2"}, "-budget-ratio"},
@@ -517,7 +516,8 @@ func TestFleetTotalsPlot(t *testing.T) {
 // With the request's key on every attempt no run does a side effect twice,
 // whatever it retries or hedges, and with one try and no hedge no run calls
 // the server more than once a request: both hold exactly, in every replicate
-// and so in the mean. -plot draws the three panels; html is refused.
+// and so in the mean. -plot draws the three panels (TestHTMLPagesMatchJSON
+// checks the html page, which draws them too).
 func TestFleetSpikeRecovery(t *testing.T) {
 	dir := t.TempDir()
 	plot := filepath.Join(dir, "s.svg")
@@ -555,8 +555,5 @@ func TestFleetSpikeRecovery(t *testing.T) {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("the plot has no %q", want)
 		}
-	}
-	if _, errOut, code := retrysim(t, "fleet", "-preset", "spike-recovery", "-format", "html"); code != 2 || !strings.HasPrefix(errOut, "retrysim: -format:") {
-		t.Errorf("-format html: exit %d, %q; want 2 and a line naming -format", code, errOut)
 	}
 }

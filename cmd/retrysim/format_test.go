@@ -8,8 +8,7 @@ import (
 )
 
 // Every command's -format takes the formats of render's one table that write
-// its document, lists exactly those in -help and in its error, and a fleet
-// preset that prints totals refuses a format that has no totals.
+// its document and lists exactly those in -help and in its error.
 func TestFormatsComeFromTheRegistry(t *testing.T) {
 	for _, tt := range []struct {
 		cmd []string
@@ -28,10 +27,5 @@ func TestFormatsComeFromTheRegistry(t *testing.T) {
 		if !strings.Contains(help, "output format: "+names) {
 			t.Errorf("%q -help does not list the formats %s:\n%s", tt.cmd, names, help)
 		}
-	}
-	_, errOut, code := retrysim(t, "fleet", "-preset", "brooker-retries", "-format", "html")
-	want := "retrysim: -format: -preset brooker-retries prints totals by failure rate and policy as table, markdown, csv or json, not html\n"
-	if code != 2 || errOut != want {
-		t.Errorf("fleet totals as html: exit %d, stderr %q; want 2 and %q", code, errOut, want)
 	}
 }

@@ -184,7 +184,9 @@ func TestSweepHelp(t *testing.T) {
 // -format html writes one page whose every data cell names the json row and
 // field it shows and holds that row's number for the field exactly (render's
 // tests check the page itself): the sweep's, the fleet's, the table
-// command's (with the delivery model's by-step table too) and a preset's.
+// command's (with the delivery model's by-step table too), a preset's, a
+// fleet totals preset's (a field "a/b" is the ratio of the row's two counts)
+// and spike-recovery's.
 func TestHTMLPagesMatchJSON(t *testing.T) {
 	for _, tt := range []struct {
 		args   []string
@@ -198,6 +200,10 @@ func TestHTMLPagesMatchJSON(t *testing.T) {
 		{[]string{"-jobs", "2000", "-crash", "0.01", "-latency", "20ms"},
 			[]string{"failed", "deliveries_per_job", "lost_work", "repeated_step_1", "repeated_step_7", "repeated_step_10"}, false},
 		{[]string{"-preset", "sqlite-check", "-jobs", "200"}, []string{"charges_per_job", "lost_work"}, false},
+		{[]string{"fleet", "-preset", "brooker-retries", "-replicates", "2", "-duration", "5s"},
+			[]string{"succeeded/requests", "calls/requests"}, true},
+		{[]string{"fleet", "-preset", "spike-recovery", "-replicates", "1", "-duration", "30s"},
+			[]string{"requests", "succeeded", "amplification"}, true},
 	} {
 		page, errOut, code := retrysim(t, append(tt.args, "-format", "html")...)
 		if code != 0 {
@@ -235,6 +241,11 @@ func TestHTMLPagesMatchJSON(t *testing.T) {
 			}
 			field := attr["data-field"]
 			want, ok := out.Rows[row][field].(float64)
+			if a, b, ratio := strings.Cut(field, "/"); ratio { // a ratio json carries as its two counts
+				num, ok1 := out.Rows[row][a].(float64)
+				den, ok2 := out.Rows[row][b].(float64)
+				want, ok = num/den, ok1 && ok2
+			}
 			if got := attr["data-value"]; !ok || got != strconv.FormatFloat(want, 'g', -1, 64) {
 				t.Errorf("%v: row %d %s holds %s; json %v", tt.args, row, field, got, out.Rows[row][field])
 			}

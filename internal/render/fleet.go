@@ -33,6 +33,10 @@ type FleetReport struct {
 	Runs      [][]fleet.Point
 	Configs   []fleet.Config
 	PlotTitle string
+	// Spikes, when not empty, are the runs of a preset that compares
+	// policies over spike heights (fleet.Preset.Spikes): the page draws them
+	// as PlotFleetSpikes does, one picture, instead of a time series a run.
+	Spikes []fleet.Result
 }
 
 // writeFleetCSV writes a row a run; the series go to -series.

@@ -11,6 +11,22 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 )
 
+// TotalsReport is what a preset that compares client policies over failure
+// rates (fleet.Preset.Totals) prints: a row a run, its counts summed over
+// the replicates.
+type TotalsReport struct {
+	Title string
+	Rows  []fleet.Totals
+	// ByClients says the runs vary the client count too.
+	ByClients bool
+	// Params are the page's parameter lines; Results, when given, are the
+	// runs of Rows in the same order, whose replicates give the page its
+	// intervals and its plot (PlotFleetTotals, titled PlotTitle).
+	Params    []string
+	Results   []fleet.Result
+	PlotTitle string
+}
+
 // totalsFields flattens the totals of a preset that compares client
 // policies over failure rates (fleet.Preset.Totals) for csv and json: a row a
 // run with clients (when byClients), failure_rate, policy, requests,

@@ -37,7 +37,7 @@ func TestWriteFleetTotals(t *testing.T) {
 `},
 	} {
 		var b bytes.Buffer
-		if err := lookup(t, TotalsDoc, tc.format).FleetTotals(&b, "T", rows, tc.byClients); err != nil {
+		if err := lookup(t, TotalsDoc, tc.format).FleetTotals(&b, TotalsReport{Title: "T", Rows: rows, ByClients: tc.byClients}); err != nil {
 			t.Fatalf("%s: %v", tc.format, err)
 		}
 		got := b.String()
@@ -52,9 +52,67 @@ func TestWriteFleetTotals(t *testing.T) {
 			t.Errorf("%s (clients %v):\n%s\nwant\n%s", tc.format, tc.byClients, got, tc.want)
 		}
 	}
-	for _, name := range []string{"xml", "html"} {
-		if _, err := Lookup(TotalsDoc, name); err == nil || !strings.Contains(err.Error(), name) {
-			t.Errorf("Lookup(TotalsDoc, %q) = %v; want an error naming it", name, err)
+	if _, err := Lookup(TotalsDoc, "xml"); err == nil || !strings.Contains(err.Error(), "xml") {
+		t.Errorf("Lookup(TotalsDoc, xml) = %v; want an error naming it", err)
+	}
+}
+
+// TestTotalsHTML: the page pivots the totals as the text table does, each
+// figure followed by half the 95% Student t interval over the replicates,
+// worked out here by hand: replicate shares 0.9 and 0.8 have mean 0.85 and
+// standard error sqrt(0.005/2) = 0.05, t(0.975, 1 df) = 12.7062, so the half
+// width is 63.53 percentage points, shown as ±64 (two significant digits);
+// calls 1.1 and 1.3 a request have the same standard error over 1, 0.1, so
+// ±1.3. The data attributes are the json row's counts' ratio, exactly.
+func TestTotalsHTML(t *testing.T) {
+	rep := func(req, succ, calls int64) fleet.Replicate {
+		var r fleet.Replicate
+		r.Requests, r.Succeeded, r.Calls = req, succ, calls
+		return r
+	}
+	cfg := func(name string, pfail float64) fleet.Config {
+		c := fleet.Config{Name: name, Duration: 10, Load: fleet.Shape{Rate: 10}, Server: fleet.Server{PFail: pfail}}
+		c.Client.Clients, c.Client.Timeout = 1, 1
+		return c
+	}
+	res := []fleet.Result{
+		{Config: cfg("no_retries", 0.1), Replicates: []fleet.Replicate{rep(100, 90, 110), rep(100, 80, 130)}},
+		{Config: cfg("three_tries", 0.1), Replicates: []fleet.Replicate{rep(100, 100, 100), rep(100, 100, 100)}},
+		{Config: cfg("no_retries", 0.5), Replicates: []fleet.Replicate{rep(4, 2, 4), rep(4, 2, 4)}},
+	}
+	r := TotalsReport{Title: "retrysim fleet: test", Params: []string{"model: test"}, Results: res, PlotTitle: "test"}
+	for _, x := range res {
+		r.Rows = append(r.Rows, x.Totals())
+	}
+	var page bytes.Buffer
+	if err := lookup(t, TotalsDoc, "html").FleetTotals(&page, r); err != nil {
+		t.Fatal(err)
+	}
+	p := parsePage(t, page.Bytes())
+	selfContained(t, p)
+	type cell struct {
+		row   int
+		field string
+		value float64
+		text  string
+	}
+	want := []cell{
+		{0, "succeeded/requests", 0.85, "85.000% ±64"}, {1, "succeeded/requests", 1, "100.000%"},
+		{2, "succeeded/requests", 0.5, "50.000%"},
+		{0, "calls/requests", 1.2, "1.2000 ±1.3"}, {1, "calls/requests", 1, "1.0000"}, {2, "calls/requests", 1, "1.0000"},
+	}
+	if len(p.cells) != len(want) {
+		t.Fatalf("%d numeric cells; want %d", len(p.cells), len(want))
+	}
+	for i, c := range p.cells {
+		if got := (cell{c.row, c.field, c.value, c.text}); got != want[i] {
+			t.Errorf("cell %d = %+v; want %+v", i, got, want[i])
 		}
+	}
+	if n := strings.Count(p.text, "How to read it."); n != 2 || !strings.Contains(p.text, "model: test") || p.elements["svg"] != 1 {
+		t.Errorf("%d how to read it, %d svg; want 2 and 1, and the parameters, in %q", n, p.elements["svg"], p.text)
+	}
+	if !strings.Contains(p.text, "-") { // three_tries ran at 0.1 only
+		t.Error("no - for the policy that did not run at 0.5")
 	}
 }

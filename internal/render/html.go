@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -43,7 +44,8 @@ type pageRow struct {
 // pageCell is one cell. Prose (names, explanations) reads left-aligned and
 // wraps; a number aligns right and breaks only between its value and its
 // interval. A cell whose value is set holds the exact number the json
-// output carries for it, at json row index row under key field.
+// output carries for it, at json row index row under key field; a field
+// "a/b" is a ratio the json carries as its two counts, the row's a over its b.
 type pageCell struct {
 	text  string
 	prose bool
@@ -253,7 +255,8 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 
 // writeFleetHTML writes r as one page: the runs' table with its intervals
 // and, when r.Runs are given, their time series as -plot draws them, inline,
-// a figure per run so each prints whole on a page.
+// a figure per run so each prints whole on a page; when r.Spikes are, the
+// one picture -plot draws of them.
 func writeFleetHTML(w io.Writer, r FleetReport) error {
 	p := page{title: r.Title, params: r.Params}
 	t := pageTable{
@@ -264,6 +267,10 @@ func writeFleetHTML(w io.Writer, r FleetReport) error {
 			"long after the load's last change successes came back, or never.",
 		header: fleetHeader,
 	}
+	if len(r.Spikes) > 0 {
+		t.howTo += " A run's name is its client policy, keys none or same, and the spike's height; the picture under " +
+			"the table draws each policy's recovery and duplicates against the height."
+	}
 	for i, s := range r.Rows {
 		c := fleetCells(s)
 		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(c[0]), num(c[1], i, "requests", s.Requests.Value),
@@ -273,7 +280,14 @@ func writeFleetHTML(w io.Writer, r FleetReport) error {
 			plain(c[8]), num(c[9], i, "peak_in_progress", s.PeakInProgress.Value), plain(c[10])}})
 	}
 	p.tables = []pageTable{t}
-	if len(r.Runs) > 0 {
+	switch {
+	case len(r.Spikes) > 0:
+		var svg bytes.Buffer
+		if err := PlotFleetSpikes(&svg, r.PlotTitle, r.Spikes, ".svg"); err != nil {
+			return err
+		}
+		p.figures = [][]byte{svg.Bytes()}
+	case len(r.Runs) > 0:
 		figs, err := fleetPanels(r.PlotTitle, r.Runs, r.Configs, ".svg")
 		if err != nil {
 			return err
@@ -378,4 +392,104 @@ func writeCasesHTML(w io.Writer, c stats.Cases) error {
 			plain(toFixed(float64(r.Deliveries)/float64(r.Jobs), 3)), prose(r.Meaning)}})
 	}
 	return writePage(w, page{title: c.Title, tables: []pageTable{t}})
+}
+
+// writeTotalsHTML is a totals preset's page: what was run, the share of
+// requests that succeeded and the server calls a request as two pivots (a
+// row a failure rate, and client count when t.ByClients; a column a policy),
+// each figure the text table's with its interval over the replicates, and
+// the preset's plot when t.Results are given.
+func writeTotalsHTML(w io.Writer, t TotalsReport) error {
+	if len(t.Results) > 0 && len(t.Results) != len(t.Rows) {
+		return fmt.Errorf("totals: %d results for %d rows", len(t.Results), len(t.Rows))
+	}
+	p := page{title: t.Title, params: t.Params}
+	var policies []string
+	type key struct {
+		clients int
+		rate    float64
+	}
+	var keys []key
+	at := map[key]map[string]int{} // the row index of a key's policy
+	for i, r := range t.Rows {
+		if !slices.Contains(policies, r.Run) {
+			policies = append(policies, r.Run)
+		}
+		k := key{r.Clients, r.FailureRate}
+		if !t.ByClients {
+			k.clients = 0
+		}
+		if at[k] == nil {
+			keys = append(keys, k)
+			at[k] = map[string]int{}
+		}
+		at[k][r.Run] = i
+	}
+	lead := []string{"Failure rate"}
+	if t.ByClients {
+		lead = []string{"Clients", "Failure rate"}
+	}
+	intervals := "the total over every replicate, as the text table prints it, then ± half the 95% Student t " +
+		"interval of the replicates' own figures (none with one replicate): where two policies' intervals do not overlap, " +
+		"the difference is not chance."
+	if len(t.Results) == 0 {
+		intervals = "the total over every replicate, as the text table prints it."
+	}
+	// pivot is one table of a figure of each run: what reads it off the
+	// totals (num/den, as field/of of the json row) and off the replicates.
+	pivot := func(heading, howTo, field, of string, text func(fleet.Totals) string, ratio func(fleet.Totals) float64,
+		est func(fleet.Summary) fleet.Estimate, scale float64) pageTable {
+		pt := pageTable{heading: heading, howTo: howTo + " " + intervals, header: append(slices.Clone(lead), policies...)}
+		for _, k := range keys {
+			var cells []pageCell
+			if t.ByClients {
+				cells = append(cells, plain(strconv.Itoa(k.clients)))
+			}
+			cells = append(cells, plain(strconv.FormatFloat(k.rate, 'g', -1, 64)))
+			for _, pol := range policies {
+				i, ok := at[k][pol]
+				if !ok || t.Rows[i].Requests == 0 {
+					cells = append(cells, plain("-"))
+					continue
+				}
+				s := text(t.Rows[i])
+				if len(t.Results) > 0 {
+					e := est(t.Results[i].Summary())
+					if half := scale * (e.Hi - e.Lo) / 2; half > 0 {
+						s += " ±" + strconv.FormatFloat(half, 'f', max(0, 1-int(math.Floor(math.Log10(half)))), 64)
+					}
+				}
+				cells = append(cells, num(s, i, field+"/"+of, ratio(t.Rows[i])))
+			}
+			pt.rows = append(pt.rows, pageRow{cells: cells})
+		}
+		return pt
+	}
+	who := "A row is one failure rate of the server"
+	if t.ByClients {
+		who = "A row is one client count and failure rate of the server"
+	}
+	p.tables = []pageTable{
+		pivot("Requests that succeeded", who+", a column one client policy: the share of the requests that "+
+			"succeeded, within the policy's attempts, in percent;", "succeeded", "requests",
+			func(r fleet.Totals) string { return percentOf(r.Succeeded, r.Requests) },
+			func(r fleet.Totals) float64 { return float64(r.Succeeded) / float64(r.Requests) },
+			func(s fleet.Summary) fleet.Estimate { return s.Succeeded }, 100),
+		pivot("Server calls a request (amplification)", who+", a column one client policy: the calls the server "+
+			"received over the requests, 1 when nothing is retried; what a policy adds above 1 is load on a server "+
+			"that is already failing;", "calls", "requests",
+			func(r fleet.Totals) string {
+				return strconv.FormatFloat(float64(r.Calls)/float64(r.Requests), 'f', 4, 64)
+			},
+			func(r fleet.Totals) float64 { return float64(r.Calls) / float64(r.Requests) },
+			func(s fleet.Summary) fleet.Estimate { return s.Amplification }, 1),
+	}
+	if len(t.Results) > 0 {
+		var svg bytes.Buffer
+		if err := PlotFleetTotals(&svg, t.PlotTitle, t.Results, t.ByClients, ".svg"); err != nil {
+			return err
+		}
+		p.figures = [][]byte{svg.Bytes()}
+	}
+	return writePage(w, p)
 }

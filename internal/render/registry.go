@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -42,7 +41,7 @@ type Renderer struct {
 	report func(io.Writer, stats.Report) error
 	sweep  func(io.Writer, stats.Sweep, PlotOptions) error
 	fleet  func(io.Writer, FleetReport) error
-	totals func(w io.Writer, title string, rows []fleet.Totals, byClients bool) error
+	totals func(io.Writer, TotalsReport) error
 	cases  func(io.Writer, stats.Cases) error
 	race   func(w io.Writer, title string, rows []stats.RaceRow) error
 }
@@ -54,18 +53,16 @@ var renderers = []Renderer{tableFormat("table", false), tableFormat("markdown", 
 	report: writeCSV,
 	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepCSV(w, s) },
 	fleet:  writeFleetCSV,
-	totals: func(w io.Writer, _ string, rows []fleet.Totals, byClients bool) error {
-		return writeFields(w, totalsFields(rows, byClients))
-	},
-	cases: func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
-	race:  func(w io.Writer, _ string, rows []stats.RaceRow) error { return writeFields(w, raceRows(rows)) },
+	totals: func(w io.Writer, t TotalsReport) error { return writeFields(w, totalsFields(t.Rows, t.ByClients)) },
+	cases:  func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
+	race:   func(w io.Writer, _ string, rows []stats.RaceRow) error { return writeFields(w, raceRows(rows)) },
 }, {
 	name: "json", raw: true,
 	report: writeJSON,
 	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepJSON(w, s) },
 	fleet:  writeFleetJSON,
-	totals: func(w io.Writer, title string, rows []fleet.Totals, byClients bool) error {
-		return titledRows(w, title, totalsFields(rows, byClients))
+	totals: func(w io.Writer, t TotalsReport) error {
+		return titledRows(w, t.Title, totalsFields(t.Rows, t.ByClients))
 	},
 	cases: func(w io.Writer, c stats.Cases) error { return titledRows(w, c.Title, casesFields(c)) },
 	race: func(w io.Writer, title string, rows []stats.RaceRow) error {
@@ -76,6 +73,7 @@ var renderers = []Renderer{tableFormat("table", false), tableFormat("markdown", 
 	report: writeReportHTML,
 	sweep:  writeSweepHTML,
 	fleet:  writeFleetHTML,
+	totals: writeTotalsHTML,
 	cases:  writeCasesHTML,
 }}
 
@@ -87,8 +85,8 @@ func tableFormat(name string, markdown bool) Renderer {
 		report: func(w io.Writer, r stats.Report) error { return writeTable(w, r, markdown) },
 		sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writePivot(w, s, markdown) },
 		fleet:  func(w io.Writer, r FleetReport) error { return writeFleetTable(w, r, markdown) },
-		totals: func(w io.Writer, title string, rows []fleet.Totals, byClients bool) error {
-			return writeTotalsTable(w, title, rows, byClients, markdown)
+		totals: func(w io.Writer, t TotalsReport) error {
+			return writeTotalsTable(w, t.Title, t.Rows, t.ByClients, markdown)
 		},
 		cases: func(w io.Writer, c stats.Cases) error { return writeCasesTable(w, c, markdown) },
 		race: func(w io.Writer, title string, rows []stats.RaceRow) error {
@@ -190,12 +188,12 @@ func (r Renderer) Fleet(w io.Writer, f FleetReport) error {
 }
 
 // FleetTotals writes a fleet preset's totals by failure rate (and clients,
-// when byClients) and policy.
-func (r Renderer) FleetTotals(w io.Writer, title string, rows []fleet.Totals, byClients bool) error {
+// when t.ByClients) and policy.
+func (r Renderer) FleetTotals(w io.Writer, t TotalsReport) error {
 	if r.totals == nil {
 		return r.unwritten("fleet totals")
 	}
-	return r.totals(w, title, rows, byClients)
+	return r.totals(w, t)
 }
 
 // Cases writes a table preset's cases.

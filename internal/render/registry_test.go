@@ -21,8 +21,8 @@ func lookup(t *testing.T, d Doc, name string) Renderer {
 }
 
 // Each document offers the formats that write it, in the table's order, and
-// an unknown name's error lists exactly those: race and fleet totals have no
-// html page, every other document has one.
+// an unknown name's error lists exactly those: race has no html page, every
+// other document has one.
 func TestRegistryNames(t *testing.T) {
 	text := []string{"table", "markdown", "csv", "json"}
 	page := append(slices.Clone(text), "html")
@@ -30,8 +30,8 @@ func TestRegistryNames(t *testing.T) {
 		doc  Doc
 		want []string
 	}{
-		{ReportDoc, page}, {SweepDoc, page}, {FleetDoc, page}, {CasesDoc, page},
-		{TotalsDoc, text}, {RaceDoc, text},
+		{ReportDoc, page}, {SweepDoc, page}, {FleetDoc, page}, {CasesDoc, page}, {TotalsDoc, page},
+		{RaceDoc, text},
 	} {
 		if got := Names(tt.doc); !slices.Equal(got, tt.want) {
 			t.Errorf("Names(%d) = %q; want %q", tt.doc, got, tt.want)
@@ -76,7 +76,7 @@ func TestRegistryWrites(t *testing.T) {
 			case FleetDoc:
 				err = r.Fleet(&b, fl)
 			case TotalsDoc:
-				err = r.FleetTotals(&b, "t", []fleet.Totals{{Run: "r", FailureRate: 0.1, Requests: 2, Succeeded: 1, Calls: 3}}, false)
+				err = r.FleetTotals(&b, TotalsReport{Title: "t", Rows: []fleet.Totals{{Run: "r", FailureRate: 0.1, Requests: 2, Succeeded: 1, Calls: 3}}})
 			case CasesDoc:
 				err = r.Cases(&b, stats.Cases{Title: "t", Rows: []stats.CaseRow{{Case: "c", Counters: c}}})
 			case RaceDoc:
