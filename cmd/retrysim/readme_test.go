@@ -36,7 +36,7 @@ func TestREADMETranscripts(t *testing.T) {
 		if !ok {
 			continue
 		}
-		args := strings.Fields(cmd)
+		args := shellWords(t, cmd)
 		if i+1 < len(lines) && strings.HasPrefix(lines[i+1], prompt) {
 			if out, errOut, code := retrysim(t, args...); code != 0 || out+errOut != "" {
 				t.Errorf("README: retrysim%s: exit %d, printed %q; want a silent success before the next command", cmd, code, out+errOut)
@@ -61,6 +61,37 @@ func TestREADMETranscripts(t *testing.T) {
 	}
 }
 
+// shellWords splits a README command line into arguments as a shell would
+// for the quoting the README uses: words separated by spaces, and a word in
+// single quotes (a step's name with spaces in -set) kept whole.
+func shellWords(t *testing.T, line string) []string {
+	t.Helper()
+	var words []string
+	var word strings.Builder
+	inWord, quoted := false, false
+	for _, r := range line {
+		switch {
+		case r == '\'':
+			quoted, inWord = !quoted, true
+		case r == ' ' && !quoted:
+			if inWord {
+				words, inWord = append(words, word.String()), false
+				word.Reset()
+			}
+		default:
+			word.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quoted {
+		t.Fatalf("README: unbalanced quote in %q", line)
+	}
+	if inWord {
+		words = append(words, word.String())
+	}
+	return words
+}
+
 // TestREADMEDocs re-runs every README command that writes under docs/, into a
 // temporary directory, and compares each file it writes with the committed
 // one byte for byte (gonum/plot's PNG encoding is deterministic: the same
@@ -79,7 +110,7 @@ func TestREADMEDocs(t *testing.T) {
 			continue
 		}
 		dir := t.TempDir()
-		args := strings.Fields(cmd)
+		args := shellWords(t, cmd)
 		outputs := map[string]string{} // committed path: where this run writes it
 		for i, a := range args {
 			if name, ok := strings.CutPrefix(a, "docs/"); ok {

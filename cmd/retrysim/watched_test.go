@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"math"
 	"strings"
@@ -92,4 +93,50 @@ func TestCheckoutWatchesTwoSteps(t *testing.T) {
 	if !strings.Contains(header, "Checkouts charged twice │ Checkouts with 2+ receipts") {
 		t.Errorf("table header %q; want both watched steps' columns side by side", header)
 	}
+}
+
+// A sweep of examples/checkout.yaml keeps every step's own policy: at the
+// file's own value of the swept parameter each row's counters are the table
+// command's for the file, column by column.
+func TestCheckoutSweepPointIsTheTable(t *testing.T) {
+	common := []string{"-scenario", "../../examples/checkout.yaml", "-jobs", "100000", "-strategies", "step-nokey,job-nokey,job-samekey-skip", "-format", "csv"}
+	sweep, errOut, code := retrysim(t, append([]string{"sweep", "-set", "steps[update the CRM].p_fail=0.05"}, common...)...)
+	if code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, errOut)
+	}
+	table, errOut, code := retrysim(t, common...)
+	if code != 0 {
+		t.Fatalf("table: exit %d: %s", code, errOut)
+	}
+	sw, tb := csvRows(t, sweep), csvRows(t, table)
+	if len(sw) != 3 || len(tb) != 3 {
+		t.Fatalf("%d sweep rows and %d table rows; want 3 each", len(sw), len(tb))
+	}
+	for i := range sw {
+		for _, f := range []string{"strategy", "jobs", "failed", "calls", "repeated_steps", "duplicate_users", "calls_sq", "repeated_steps_sq"} {
+			a, okA := sw[i][f]
+			b, okB := tb[i][f]
+			if !okA || !okB || a != b {
+				t.Errorf("row %d: sweep %s = %q; the table's is %q", i, f, a, b)
+			}
+		}
+	}
+}
+
+// csvRows reads a csv output's rows as maps from its header's names.
+func csvRows(t *testing.T, out string) []map[string]string {
+	t.Helper()
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) < 1 {
+		t.Fatalf("csv: %v\n%s", err, out)
+	}
+	var rows []map[string]string
+	for _, rec := range recs[1:] {
+		row := map[string]string{}
+		for j, name := range recs[0] {
+			row[name] = rec[j]
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
