@@ -10,9 +10,10 @@ import (
 )
 
 // sweep -scenario with -set varies one step's p_fail by name: with one
-// attempt a job fails when any call errs, each step i with e_i = p_i + (1 -
-// p_i) l_i, so the share that fails is 1 - prod (1 - e_i), the charge's p_fail
-// swept. Each point's count is held within 5 binomial standard deviations
+// attempt (the run's; the file gives the inventory and the CRM 5 and the
+// receipt 2 of their own, A_i) a job fails when some step errs on each of its
+// attempts, each call of step i with e_i = p_i + (1 - p_i) l_i, so the share
+// that fails is 1 - prod (1 - e_i^A_i), the charge's p_fail swept. Each point's count is held within 5 binomial standard deviations
 // (exactly 0 or all where the closed form is): a false failure below 5.7e-7
 // a comparison, 1.7e-6 over the three. The rows and the plot are labelled
 // with the parameter's name; p_fail and lost_reply, not set over the file,
@@ -41,6 +42,7 @@ func TestSweepScenarioSetStepParameter(t *testing.T) {
 	}
 	p := []float64{0.01, 0, 0.01, 0.01, 0.05}
 	l := []float64{0, 0.01, 0, 0.01, 0}
+	attempts := []float64{5, 1, 1, 2, 5}
 	for k, x := range []float64{0, 0.5, 1} {
 		row := doc.Rows[k]
 		if row[name] != x {
@@ -52,7 +54,7 @@ func TestSweepScenarioSetStepParameter(t *testing.T) {
 		p[1] = x
 		ok := 1.0
 		for i := range p {
-			ok *= 1 - (p[i] + (1-p[i])*l[i])
+			ok *= 1 - math.Pow(p[i]+(1-p[i])*l[i], attempts[i])
 		}
 		want := (1 - ok) * jobs
 		sd := math.Sqrt(jobs * ok * (1 - ok))
