@@ -63,6 +63,7 @@ type Runner struct {
 	straight strategy.Straight // s, if it is one: only then are jobs settled
 	j        *provider.Job
 	sc       provider.Scenario
+	policies []provider.Policy // sc's, nil when no step has its own
 	latency  []provider.Sampler
 	repeat   provider.Sampler // the delay of a repeated request
 	stream   *rng.Stream
@@ -105,6 +106,7 @@ func NewRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, j *provide
 	x := &Runner{cfg: cfg, store: cfg.Store, s: s, j: j, sc: sc, stream: stream, lat: lat, keys: make([]record, len(sc.Steps)),
 		repeat: cfg.RepeatDelay.Sampler()}
 	x.straight, _ = s.(strategy.Straight)
+	x.policies = sc.Policies()
 	var random []provider.Sampler
 	for _, st := range sc.Steps {
 		s := st.Latency.Sampler()

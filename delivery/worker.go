@@ -98,14 +98,18 @@ func (w *worker) sync() {
 // Steps is the number of steps in the scenario.
 func (w *worker) Steps() int { return len(w.x.sc.Steps) }
 
-// Policy is step i's own retry settings.
-func (w *worker) Policy(i int) provider.Policy { return w.x.sc.Steps[i].Policy }
+// Policies are the steps' own retry settings, nil when no step sets any.
+func (w *worker) Policies() []provider.Policy { return w.x.policies }
 
 // FreshKey returns a key that no call of any of the job's deliveries has sent.
 func (w *worker) FreshKey() provider.Key {
 	w.x.fresh++
 	return w.x.fresh
 }
+
+// Guarded reports whether Enter has a store to check or a crash point to
+// pass; without either it returns at once, and the call starts the step.
+func (w *worker) Guarded() bool { return w.x.store != NoStore || w.x.cfg.CrashP > 0 }
 
 // Enter is a step's first operation: the crash point before the key, then
 // the store's check (and Loose's insert, an operation of its own so that a

@@ -14,7 +14,6 @@ type step struct {
 	fail, lost   uint64 // rng.Threshold cuts
 	canLoseReply bool
 	honoursKeys  bool
-	policy       Policy
 }
 
 // seenKey is a key one provider has already acted on.
@@ -27,8 +26,9 @@ type seenKey struct {
 // their outcomes from the stream, and counts the side effects they cause.
 // Reset starts the next job; a Job is reused so the engine allocates nothing a job.
 type Job struct {
-	steps  []step
-	stream *rng.Stream
+	steps    []step
+	policies []Policy // nil when no step has a policy of its own
+	stream   *rng.Stream
 
 	// clean are the cuts a job's draws are tested against, in draw order, when
 	// every step is called once: a job whose draws all reach their cut sees no
@@ -68,7 +68,6 @@ func NewJob(s Scenario, stream *rng.Stream) *Job {
 			lost:         rng.Threshold(st.LostReply),
 			canLoseReply: st.CanLoseReply,
 			honoursKeys:  st.HonoursKeys,
-			policy:       st.Policy,
 		}
 		j.clean = append(j.clean, j.steps[i].fail)
 		j.stepOf = append(j.stepOf, i)
@@ -78,6 +77,7 @@ func NewJob(s Scenario, stream *rng.Stream) *Job {
 		}
 	}
 	j.firstDraw = append(j.firstDraw, len(j.clean))
+	j.policies = s.Policies()
 	return j
 }
 
@@ -111,8 +111,9 @@ func (j *Job) Settle(k int) (from, draws int) {
 // Steps is the number of steps in the scenario.
 func (j *Job) Steps() int { return len(j.steps) }
 
-// Policy is step i's own retry settings.
-func (j *Job) Policy(i int) Policy { return j.steps[i].policy }
+// Policies are the steps' own retry settings, nil when no step sets any.
+// Callers must not modify the slice.
+func (j *Job) Policies() []Policy { return j.policies }
 
 // UseStore gives the job the Part 5 store, or none: the store's one switch
 // in the Part 5 engines, which set it from the strategy (Strategy.UsesStore).
@@ -122,6 +123,10 @@ func (j *Job) UseStore(on bool) { j.store = on }
 // i as finished, so that a strategy skips it. It has nothing to do else: the
 // Part 5 model has no crashes.
 func (j *Job) Enter(i int) bool { return j.store && j.finished&(1<<i) != 0 }
+
+// Guarded reports whether the job keeps the Part 5 store, the only thing
+// Enter can report.
+func (j *Job) Guarded() bool { return j.store }
 
 // FreshKey returns a key no call of this job has sent.
 func (j *Job) FreshKey() Key {

@@ -94,6 +94,21 @@ func Signup(pFail, lostReply float64) Scenario {
 	}
 }
 
+// Policies are the steps' own policies, one a step, or nil when no step
+// sets any.
+func (s Scenario) Policies() []Policy {
+	for _, st := range s.Steps {
+		if st.Policy != (Policy{}) {
+			out := make([]Policy, len(s.Steps))
+			for i, st := range s.Steps {
+				out[i] = st.Policy
+			}
+			return out
+		}
+	}
+	return nil
+}
+
 // Validate reports the first thing wrong with s, naming the field.
 func (s Scenario) Validate() error {
 	if len(s.Steps) == 0 {

@@ -44,12 +44,19 @@ type Strategy interface {
 type Calls interface {
 	// Steps is the number of steps in the scenario.
 	Steps() int
-	// Policy is step i's own retry settings, overriding the run's where set.
-	Policy(i int) provider.Policy
+	// Policies are the steps' own retry settings, overriding the run's
+	// where set, one a step; nil when no step sets any. Callers must not
+	// modify the slice.
+	Policies() []provider.Policy
 	// Enter starts step i: a strategy calls it before the first call of the
 	// step in each pass over the steps, and skips the step, with no call,
 	// when it reports the step handled (the key store holds it as done).
 	Enter(i int) (handled bool)
+	// Guarded reports whether Enter can do anything in this delivery (a key
+	// store, or a crash point before the key): when it cannot, Enter
+	// reports false at no cost to the model, and a strategy may leave it
+	// out, as Retry does on its hot path.
+	Guarded() bool
 	// Call calls the provider of step i with key and reports whether the
 	// caller saw success.
 	Call(i int, key provider.Key) bool
@@ -159,14 +166,16 @@ func (r Retry) Run(c Calls) bool { return r.Resume(c, 0) }
 // pass starts late; a whole-job retry's later passes start from the top,
 // skipping the steps Enter reports handled.
 func (r Retry) Resume(c Calls, from int) bool {
-	n := c.Steps()
+	n, own, guarded := c.Steps(), c.Policies(), c.Guarded()
 	if r.Scope == EachStep {
 		for i := from; i < n; i++ {
-			if c.Enter(i) {
+			if guarded && c.Enter(i) {
 				continue
 			}
-			pol := c.Policy(i)
-			attempts, keys := pol.AttemptsOr(r.Attempts), pol.KeysOr(r.Keys)
+			attempts, keys := r.Attempts, r.Keys
+			if own != nil {
+				attempts, keys = own[i].AttemptsOr(attempts), own[i].KeysOr(keys)
+			}
 			key := r.key(c, keys)
 			ok := c.Call(i, key)
 			for a := 1; a < attempts && !ok; a++ {
@@ -188,10 +197,14 @@ func (r Retry) Resume(c Calls, from int) bool {
 		}
 		ok := true
 		for i := from; i < n && ok; i++ {
-			if c.Enter(i) {
+			if guarded && c.Enter(i) {
 				continue
 			}
-			ok = c.Call(i, r.key(c, c.Policy(i).KeysOr(r.Keys)))
+			keys := r.Keys
+			if own != nil {
+				keys = own[i].KeysOr(keys)
+			}
+			ok = c.Call(i, r.key(c, keys))
 		}
 		if ok {
 			return true
