@@ -1,7 +1,7 @@
-// Package scenario reads scenario files: YAML that describes a job's steps,
-// the watched step, optionally the queue around it (deliveries, the key
-// store, crashes, the backoff), and optionally the client policy and hedges
-// of the fleet model (its fleet section). Decoding is strict: an unknown key, a key
+// Package scenario reads scenario files: YAML that describes a job (its
+// steps, the watched step, optionally the queue around it: deliveries, the
+// key store, crashes, the backoff), or the client policy and hedges of the
+// fleet model (its fleet section), or both. Decoding is strict: an unknown key, a key
 // given twice, a value of the wrong type, a second document, two steps with
 // one name, or a value the flags' validators refuse (a probability outside
 // [0, 1], a duration outside 0 to provider.MaxDuration, max_deliveries past
@@ -21,6 +21,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -262,8 +263,9 @@ type file struct {
 	Fleet        yaml.Node  `yaml:"fleet"` // read by fleetSection
 }
 
-// Loaded is what a scenario file describes.
+// Loaded is what a scenario file describes: a job, a fleet, or both.
 type Loaded struct {
+	// Scenario is the job; it has no steps when the file describes none.
 	Scenario provider.Scenario
 	// Queue is the delivery model, nil when the file has no queue section
 	// and no step takes time: then the Part 5 model runs.
@@ -271,6 +273,40 @@ type Loaded struct {
 	// Fleet is the fleet section, read by retrysim fleet only; nil when the
 	// file has none.
 	Fleet *Fleet
+
+	file      string // labels the errors of CheckJob and CheckFleet
+	jobKey    string // the file's first key that describes a job, if any
+	jobLine   int    // and its line
+	fleetLine int    // the line of the fleet key, if any
+}
+
+// jobKeys describe a job: a file with any of them describes one, and needs
+// its steps and watched steps.
+var jobKeys = []string{"name", "noun", "steps", "watched", "watched_label", "queue"}
+
+// CheckJob refuses, for a command that runs a job (table, sweep, shards), a
+// file that describes none, and a fleet section, which only retrysim fleet
+// reads: every setting given is read or refused, as every flag is.
+func (l Loaded) CheckJob() error {
+	if l.jobKey == "" {
+		return &Error{File: l.file, Line: 1, Field: "steps", Msg: "missing; the file describes only a fleet, which retrysim fleet -scenario reads"}
+	}
+	if l.Fleet != nil {
+		return &Error{File: l.file, Line: l.fleetLine, Field: "fleet", Msg: "only retrysim fleet reads it; give this command a file without it"}
+	}
+	return nil
+}
+
+// CheckFleet refuses, for retrysim fleet, a file with no fleet section, and
+// one that describes a job too, which the fleet command does not read.
+func (l Loaded) CheckFleet() error {
+	if l.Fleet == nil {
+		return &Error{File: l.file, Line: 1, Field: "fleet", Msg: "missing; retrysim fleet reads the policy and hedges from the fleet section"}
+	}
+	if l.jobKey != "" {
+		return &Error{File: l.file, Line: l.jobLine, Field: l.jobKey, Msg: "describes a job, which retrysim fleet does not read; give it a file with only a fleet section"}
+	}
+	return nil
 }
 
 // MaxFileSize bounds a scenario file: 64 steps with every setting take a few
@@ -352,7 +388,7 @@ func Parse(name string, data []byte) (Loaded, error) {
 		return Loaded{}, located(name, nil, err)
 	}
 	if len(root.Content) == 0 {
-		return Loaded{}, &Error{File: name, Line: 1, Msg: "the file is empty; a scenario needs steps"}
+		return Loaded{}, &Error{File: name, Line: 1, Msg: "the file is empty; a scenario file describes a job (steps and watched), a fleet (a fleet section), or both"}
 	}
 	var second yaml.Node
 	if err := docs.Decode(&second); err != io.EOF {
@@ -374,6 +410,32 @@ func Parse(name string, data []byte) (Loaded, error) {
 	top := root.Content[0]
 	if f.Queue == nil && valueOf(top, "queue") != top {
 		f.Queue = &queueFile{} // an empty queue: section turns the model on, with its defaults
+	}
+	out := Loaded{file: name}
+	for i := 0; top.Kind == yaml.MappingNode && i+1 < len(top.Content); i += 2 {
+		k := top.Content[i]
+		if k.Value == "fleet" {
+			out.fleetLine = k.Line
+		} else if out.jobKey == "" && slices.Contains(jobKeys, k.Value) {
+			out.jobKey, out.jobLine = k.Value, k.Line
+		}
+	}
+	if f.Fleet.Kind != 0 {
+		fl, err := fleetSection(name, &f.Fleet)
+		if err != nil {
+			return Loaded{}, err
+		}
+		out.Fleet = fl
+	}
+	if out.jobKey == "" {
+		if out.Fleet == nil {
+			return Loaded{}, &Error{File: name, Line: top.Line, Msg: "describes neither a job (steps and watched) nor a fleet (a fleet section)"}
+		}
+		return out, nil // a fleet alone
+	}
+	if valueOf(top, "steps") == top {
+		return Loaded{}, &Error{File: name, Line: top.Line, Field: "steps",
+			Msg: fmt.Sprintf("missing; %s describes a job, which needs at least one step", out.jobKey)}
 	}
 	if len(f.Steps) == 0 {
 		return Loaded{}, &Error{File: name, Line: lineOf(top, "steps"), Field: "steps", Msg: "a scenario needs at least one step"}
@@ -411,14 +473,6 @@ func Parse(name string, data []byte) (Loaded, error) {
 		// A wait of its own is time: the delivery model runs it.
 		timed = timed || !st.Latency.Zero() || s.Backoff != nil
 		sc.Steps = append(sc.Steps, st)
-	}
-	out := Loaded{}
-	if f.Fleet.Kind != 0 {
-		fl, err := fleetSection(name, &f.Fleet)
-		if err != nil {
-			return Loaded{}, err
-		}
-		out.Fleet = fl
 	}
 	if f.Queue != nil || timed {
 		q, err := f.Queue.config(name, top)

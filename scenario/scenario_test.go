@@ -145,6 +145,57 @@ var malformed = []struct {
 	{"step backoff", "steps:\n  - name: a\n    backoff:\n      policy: linear\n", `s.yaml:4: steps[0].backoff.policy: unknown backoff "linear"`},
 	{"step backoff key", "steps:\n  - {name: a, backoff: {base: 1s, cpa: 2s}}\n", "s.yaml:2: steps[0].backoff.cpa: unknown key"},
 	{"step backoff cap", "steps:\n  - {name: a, backoff: {cap: 9000h}}\n", "s.yaml:2: steps[0].backoff.cap: 9000h0m0s is longer than"},
+	// A file describes a job, a fleet or both; a job needs its steps.
+	{"nothing", "{}\n", "s.yaml:1: describes neither a job (steps and watched) nor a fleet (a fleet section)"},
+	{"null document", "~\n", "s.yaml:1: describes neither a job"},
+	{"watched without steps", "watched: a\nfleet: {policy: aws}\n", "s.yaml:1: steps: missing; watched describes a job, which needs at least one step"},
+	{"name without steps", "name: x\nfleet: {policy: aws}\n", "s.yaml:1: steps: missing; name describes a job"},
+	{"queue without steps", "fleet: {policy: aws}\nqueue:\n", "s.yaml:1: steps: missing; queue describes a job"},
+	{"fleet alone not a mapping", "fleet: 3\n", "s.yaml:1: fleet: want a mapping of policy settings"},
+	{"fleet alone empty", "fleet:\n", "s.yaml:1: fleet: want a mapping of policy settings"},
+}
+
+// A file may describe a job, a fleet, or both; a command checks that the
+// file describes what it reads and nothing it does not: the job commands
+// refuse a file with no steps and a fleet section, retrysim fleet a file
+// with no fleet section and a job.
+func TestJobAndFleet(t *testing.T) {
+	const (
+		jobSrc   = "name: x\nsteps:\n  - {name: a}\nwatched: a\n"
+		fleetSrc = "fleet:\n  policy: aws\n"
+	)
+	for _, tt := range []struct {
+		name, src        string
+		jobErr, fleetErr string // "" when the check passes
+	}{
+		{"job", jobSrc, "", "s.yaml:1: fleet: missing; retrysim fleet reads the policy and hedges from the fleet section"},
+		{"fleet", fleetSrc, "s.yaml:1: steps: missing; the file describes only a fleet, which retrysim fleet -scenario reads", ""},
+		{"both", jobSrc + fleetSrc, "s.yaml:5: fleet: only retrysim fleet reads it; give this command a file without it",
+			"s.yaml:1: name: describes a job, which retrysim fleet does not read; give it a file with only a fleet section"},
+		{"fleet then queue", fleetSrc + "watched: a\nsteps: [{name: a}]\nqueue: {store: claim}\n", "s.yaml:1: fleet: only retrysim fleet reads it",
+			"s.yaml:3: watched: describes a job, which retrysim fleet does not read"},
+	} {
+		got, err := Parse("s.yaml", []byte(tt.src))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		for _, c := range []struct {
+			what string
+			err  error
+			want string
+		}{{"CheckJob", got.CheckJob(), tt.jobErr}, {"CheckFleet", got.CheckFleet(), tt.fleetErr}} {
+			switch {
+			case c.want == "" && c.err != nil:
+				t.Errorf("%s: %s: %v; want none", tt.name, c.what, c.err)
+			case c.want != "" && (c.err == nil || !strings.HasPrefix(c.err.Error(), c.want)):
+				t.Errorf("%s: %s: %v; want %q", tt.name, c.what, c.err, c.want)
+			}
+		}
+	}
+	got, err := Parse("s.yaml", []byte(fleetSrc))
+	if err != nil || len(got.Scenario.Steps) != 0 || got.Queue != nil || got.Fleet == nil || got.Fleet.Policy.Kind != fleet.AWSQuota {
+		t.Errorf("a fleet alone: %+v, %v; want no steps, no queue, the aws policy", got, err)
+	}
 }
 
 // A step's own attempts, key mode and backoff are read into its policy;
@@ -265,6 +316,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(steps + "queue:\n"))
 	f.Add([]byte(steps + "fleet:\n  policy: sliding-breaker\n  cb_open: 5s\n  cb_window: 20\n  hedges: 2\n  hedge_delay: 1s\n"))
 	f.Add([]byte(steps + "fleet: {policy: finagle-budget, budget_ttl: 10s, budget_min_rate: 10, policy_scope: fleet}\n"))
+	f.Add([]byte("fleet: {policy: aws}\n"))
+	f.Add([]byte("fleet: {policy: aws}\nwatched: a\nsteps: [{name: a}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := Parse("f.yaml", data)
 		if err != nil {
@@ -279,6 +332,15 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		sc := got.Scenario
+		if len(sc.Steps) == 0 { // a fleet alone
+			if got.Fleet == nil || got.Queue != nil || got.CheckJob() == nil || got.CheckFleet() != nil {
+				t.Fatalf("accepted a file with no steps that is not a fleet alone: %+v", got)
+			}
+			return
+		}
+		if got.CheckJob() == nil && got.CheckFleet() == nil {
+			t.Fatalf("a file both commands take: %+v", got)
+		}
 		if err := sc.Validate(); err != nil {
 			t.Fatalf("accepted a scenario Validate refuses: %v", err)
 		}
