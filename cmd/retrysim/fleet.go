@@ -281,7 +281,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(&sreWin, "sre-window", "sre-throttle: requests and accepts count for this `duration`, 1s to 24h")
 	fs.Var(&hedges, "hedges", fmt.Sprintf("send up to `h` extra copies of an attempt, one each -hedge-delay without a success, 0 to %d; each is asked of -policy as a retry is", fleet.MaxHedges))
 	fs.Var(&hDelay, "hedge-delay", "the hedges' `duration` apart")
-	fs.StringVar(&scenPath, "scenario", "", "take -policy, -policy-scope, its parameters, -hedges and -hedge-delay from the fleet section of this scenario `file` (keys named as the flags, with _ for -); a flag it sets may not be given too")
+	fs.StringVar(&scenPath, "scenario", "", "take -policy, -policy-scope, its parameters, -hedges and -hedge-delay from the fleet section of this scenario `file` (keys named as the flags, with _ for -), which holds no job (steps, watched, queue); a flag it sets may not be given too")
 	if err := parse(fs, args, fleetIntro, stdout); err != nil {
 		return err
 	}
@@ -458,13 +458,13 @@ func fleetParams(name, source string, replicates int, seed uint64) []string {
 // of the scenario file at path, refusing a flag that sets the same thing.
 func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
 	loaded, err := scenario.Load(path)
+	if err == nil {
+		err = loaded.CheckFleet()
+	}
 	if err != nil {
 		return usageError{fmt.Errorf("-scenario %w", err)}
 	}
 	f := loaded.Fleet
-	if f == nil {
-		return usageError{fmt.Errorf("-scenario: %s has no fleet section (policy, hedges and their parameters)", path)}
-	}
 	fs.Visit(func(fl *flag.Flag) {
 		if line, ok := f.Set[fl.Name]; ok && err == nil {
 			err = usageError{fmt.Errorf("-%s: %s:%d sets it too; drop one", fl.Name, path, line)}

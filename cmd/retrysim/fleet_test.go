@@ -179,7 +179,6 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-hedges", "1", "-hedge-delay", "0s"}, "-hedge-delay"},
 		{[]string{"-scenario", "../../examples/fleet-polly.yaml", "-cb-open", "1s"}, "-cb-open"},
 		{[]string{"-scenario", "../../examples/fleet-polly.yaml", "-policy", "aws"}, "-policy"},
-		{[]string{"-scenario", "../../examples/signup.yaml"}, "-scenario"},
 		{[]string{"-scenario", "../../examples/fleet-budget.yaml", "-attempts", "1"}, "-scenario"},
 		{[]string{"-preset", "brooker-retries", "-scenario", "../../examples/fleet-polly.yaml"}, "-scenario"},
 	} {
@@ -422,6 +421,26 @@ func TestFleetBrookerClients(t *testing.T) {
 		}
 		if r.FailureRate == 0 && (r.Succeeded != r.Requests || r.Calls != r.Requests) {
 			t.Errorf("row %d at failure rate 0: %d of %d succeeded in %d calls; want all in one call each", i, r.Succeeded, r.Requests, r.Calls)
+		}
+	}
+}
+
+// retrysim fleet -scenario reads a file's fleet section and nothing else:
+// a file without one is refused, and so is one that describes a job too,
+// whose steps the fleet model would not read.
+func TestFleetScenarioFile(t *testing.T) {
+	dir := t.TempDir()
+	both := filepath.Join(dir, "both.yaml")
+	if err := os.WriteFile(both, []byte("fleet: {policy: aws}\nsteps: [{name: a}]\nwatched: a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{"../../examples/signup.yaml", "retrysim: -scenario ../../examples/signup.yaml:1: fleet: missing; retrysim fleet reads the policy and hedges from the fleet section\n"},
+		{both, "retrysim: -scenario " + both + ":2: steps: describes a job, which retrysim fleet does not read; give it a file with only a fleet section\n"},
+	} {
+		out, errOut, code := retrysim(t, "fleet", "-scenario", tc.file)
+		if code != 2 || out != "" || errOut != tc.want {
+			t.Errorf("fleet -scenario %s: exit %d, stdout %q, stderr %q; want 2 and %q", tc.file, code, out, errOut, tc.want)
 		}
 	}
 }

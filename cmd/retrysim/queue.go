@@ -167,7 +167,7 @@ func (q *queueFlags) register(fs *flag.FlagSet) {
 	q.deliveries = bounded{v: d.MaxDeliveries, lo: 1, hi: delivery.DeliveriesLimit}
 	q.crashAt = crashPointFlag()
 	q.maxCrashes = bounded{v: 0, lo: 0, hi: delivery.CrashesLimit}
-	fs.StringVar(&q.scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB; flags override it; see examples/")
+	fs.StringVar(&q.scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/")
 	fs.Var(&q.latency, "latency", "every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")
 	fs.Var(&q.backoff, "backoff", "the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter, decorrelated, or a job queue's schedule: sidekiq (c^4 + 15 + rand(10) x (c + 1) s for retry c from 0) or river (n^4 s ±10% after the n-th error)")
 	fs.Var(&q.base, "backoff-base", "the backoff's base `duration`")
@@ -194,6 +194,9 @@ func (q *queueFlags) load(fs *flag.FlagSet, pFail, lostReply float64) (provider.
 	var cfg *delivery.Config
 	if q.scenarioPath != "" {
 		loaded, err := scenario.Load(q.scenarioPath)
+		if err == nil {
+			err = loaded.CheckJob()
+		}
 		if err != nil {
 			return sc, nil, usageError{fmt.Errorf("-scenario %w", err)}
 		}

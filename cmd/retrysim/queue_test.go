@@ -119,6 +119,11 @@ func TestQueueBadInput(t *testing.T) {
 		{[]string{"-scenario", write("g.yaml", steps)}, "g.yaml:1: watched: missing; name the step (or list the steps) whose repeated side effect is counted"},
 		{[]string{"-scenario", write("f.yaml", steps+"watched: refund\n")}, `f.yaml:3: watched: no step is called "refund"`},
 		{[]string{"-scenario", filepath.Join(dir, "missing.yaml")}, "missing.yaml: no such file or directory"},
+		// A file with a fleet alone describes no job; a fleet section only
+		// retrysim fleet reads.
+		{[]string{"-scenario", write("h.yaml", "fleet:\n  policy: aws\n")}, "h.yaml:1: steps: missing; the file describes only a fleet"},
+		{[]string{"-shard", "0/2", "-scenario", filepath.Join(dir, "h.yaml")}, "h.yaml:1: steps: missing; the file describes only a fleet"},
+		{[]string{"-scenario", write("i.yaml", steps+"watched: charge\nfleet: {policy: aws}\n")}, "i.yaml:4: fleet: only retrysim fleet reads it"},
 		{[]string{"-store", "unique"}, `-store: unknown store "unique" (want one of none, after, loose, claim, lease)`},
 		{[]string{"-ttl", "-1s"}, "-ttl: -1s is negative"},
 		{[]string{"-latency", "50ms:10ms"}, "-latency: p99 10ms is below the median 50ms"},
