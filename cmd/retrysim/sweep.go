@@ -110,6 +110,9 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var queue *delivery.Config
 	if scenarioPath != "" {
 		loaded, err := scenario.Load(scenarioPath)
+		if err == nil {
+			err = loaded.CheckJob()
+		}
 		if err != nil {
 			return usageError{fmt.Errorf("-scenario %w", err)}
 		}

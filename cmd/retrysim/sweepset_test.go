@@ -104,6 +104,7 @@ func TestSweepSetRefused(t *testing.T) {
 			"-set steps[charge the card].p_fail x -set steps[send the receipt].p_fail: 101 x 101 = 10201 points is more than the 10000 a sweep allows"},
 		{[]string{"-scenario", "../../examples/checkout.yaml", "-set", "steps[update the CRM].p_fail=0.1", "-set", "steps[update the CRM].p_fail=0.2"}, "-set: steps[update the CRM].p_fail is given twice"},
 		{[]string{"-scenario", "../../examples/nope.yaml"}, "-scenario ../../examples/nope.yaml: no such file or directory"},
+		{[]string{"-scenario", "../../examples/fleet-polly.yaml"}, "-scenario ../../examples/fleet-polly.yaml:1: steps: missing; the file describes only a fleet"},
 	} {
 		_, errOut, code := retrysim(t, append([]string{"sweep", "-jobs", "10"}, tt.args...)...)
 		if code != 2 || !strings.Contains(errOut, tt.want) || strings.Count(errOut, "\n") != 1 {
