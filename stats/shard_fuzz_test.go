@@ -87,6 +87,25 @@ func FuzzReadShard(f *testing.F) {
 	} {
 		f.Add(bytes.Replace(queue, []byte(edit[0]), []byte(edit[1]), 1))
 	}
+	// A shard whose steps carry their own policy (sim.ModelOf), and edits of it.
+	policy := twoJobsQueue()
+	policy.Model.Steps[0].Attempts, policy.Model.Steps[0].Keys = 5, "same"
+	policy.Model.Steps[0].Backoff = &stats.ModelBackoff{Policy: "constant", BaseNs: 5e7, CapNs: 2e9}
+	policyJSON, err := json.Marshal(policy)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(policyJSON)
+	for _, edit := range [][2]string{
+		{`"attempts":5`, `"attempts":1001`},
+		{`"attempts":5`, `"attempts":-5`},
+		{`"keys":"same"`, `"keys":"s\u001b[2J"`},
+		{`"policy":"constant"`, `"policy":"later"`},
+		{`"base_ns":50000000`, `"base_ns":-1`},
+		{`"backoff":{`, `"backoff":{"jitter":1,`},
+	} {
+		f.Add(bytes.Replace(policyJSON, []byte(edit[0]), []byte(edit[1]), 1))
+	}
 	f.Add(append(append([]byte{}, valid...), "{}"...))
 	f.Add([]byte("1,000,000 sign-ups"))
 	f.Add([]byte(`{"rows": []}`))

@@ -23,6 +23,7 @@ func TestShardedScenarioFilesMergeToTheSingleRun(t *testing.T) {
 	}{
 		{"queue", []string{"-scenario", "../../examples/signup-queue.yaml", "-jobs", "150000", "-strategies", "step-samekey,job-samekey-skip"}, false},
 		{"checkout", []string{"-scenario", "../../examples/checkout.yaml", "-jobs", "150000", "-p-fail", "0.05"}, true},
+		{"step backoff, delivery", []string{"-scenario", "testdata/step-policy-queue.yaml", "-jobs", "60000", "-strategies", "step-nokey,job-samekey"}, false},
 		{"latency flag", []string{"-jobs", "150000", "-latency", "20ms:200ms", "-store", "claim", "-strategies", "step-nokey"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,6 +90,49 @@ func TestMergeRefusesShardsOfAnotherModel(t *testing.T) {
 			_, errOut, code := retrysim(t, append([]string{"merge"}, tt.files...)...)
 			if code != 2 || !strings.Contains(errOut, tt.want) || strings.Count(errOut, "\n") != 1 {
 				t.Errorf("exit %d, %q; want 2 and one line containing %q", code, errOut, tt.want)
+			}
+		})
+	}
+}
+
+// A shard carries each step's own policy (attempts, keys, backoff), and
+// merge refuses one whose policy was edited, naming the file and the field,
+// with the scenario reader's own messages.
+func TestMergeRefusesAnEditedStepPolicy(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i := range 2 {
+		out := filepath.Join(dir, fmt.Sprintf("p-%d.json", i))
+		if _, errOut, code := retrysim(t, "-scenario", "testdata/step-policy-queue.yaml", "-jobs", "20000", "-strategies", "step-nokey", "-shard", fmt.Sprintf("%d/2", i), "-o", out); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		files = append(files, out)
+	}
+	both := func(edit map[string]any) []string {
+		return []string{editShard(t, files[0], edit), editShard(t, files[1], edit)}
+	}
+	for _, tt := range []struct {
+		name  string
+		files []string
+		want  string
+	}{
+		{"attempts out of range", both(map[string]any{"model.steps.1.attempts": 1001}),
+			": model.steps[1].attempts: 1001 is not a whole number from 1 to 1000"},
+		{"attempts negative", both(map[string]any{"model.steps.2.attempts": -1}),
+			": model.steps[2].attempts: -1 is not a whole number from 1 to 1000"},
+		{"unknown key mode", both(map[string]any{"model.steps.1.keys": "sometimes"}),
+			`: model.steps[1].keys: unknown key mode "sometimes" (want none, fresh or same)`},
+		{"unknown backoff", both(map[string]any{"model.steps.1.backoff.policy": "later"}),
+			`: model.steps[1].backoff.policy: unknown backoff "later"`},
+		{"negative backoff", both(map[string]any{"model.steps.1.backoff.base_ns": -1}),
+			": model.steps[1].backoff.base: -1ns is negative"},
+		{"one shard's attempts", []string{files[0], editShard(t, files[1], map[string]any{"model.steps.1.attempts": 4})},
+			"are shards of different runs: their models (scenario steps, watched steps or queue) differ"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := retrysim(t, append([]string{"merge"}, tt.files...)...)
+			if code != 2 || !strings.Contains(errOut, tt.want) || !strings.Contains(errOut, filepath.Base(tt.files[0])) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("exit %d, %q; want 2 and one line naming the file and containing %q", code, errOut, tt.want)
 			}
 		})
 	}
