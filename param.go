@@ -42,6 +42,9 @@ var stepFields = map[string]stepField{
 	"p_fail":     {spec: sweep.Spec{Kind: sweep.Probability}, set: func(st *provider.Step, v float64) { st.PFail = v }},
 	"lost_reply": {spec: sweep.Spec{Kind: sweep.Probability}, set: func(st *provider.Step, v float64) { st.LostReply = v }, lossy: true},
 	"latency":    {spec: durationSpec, set: func(st *provider.Step, v float64) { st.Latency = provider.Latency{Median: seconds(v)} }},
+	// attempts is the step's own (provider.Policy), bounded as a scenario
+	// file's: 1 to provider.MaxAttempts.
+	"attempts": {spec: sweep.Spec{Kind: sweep.Whole, Min: 1, Max: provider.MaxAttempts}, set: func(st *provider.Step, v float64) { st.Policy.Attempts = int(v) }},
 }
 
 // durationSpec takes durations from 0 to provider.MaxDuration, in seconds.
@@ -72,7 +75,8 @@ var stepRE = regexp.MustCompile(`^steps\[([^\]]*)\]\.([a-z_.]+)$`)
 
 // LookupParam is the parameter called name in sc and, when not nil, its
 // queue q: steps[STEP].FIELD, STEP a step's name and FIELD p_fail,
-// lost_reply (a step that can lose its reply) or latency (a fixed duration);
+// lost_reply (a step that can lose its reply), latency (a fixed duration) or
+// attempts (the step's own, overriding the run's);
 // queue.FIELD, FIELD ttl, lease, visibility, repeat_delay, backoff.base,
 // backoff.cap (durations), max_deliveries, max_crashes, repeat or crash. An
 // unknown name is refused with the names allowed.
@@ -89,7 +93,7 @@ func LookupParam(name string, sc provider.Scenario, q *delivery.Config) (Param, 
 		f, ok := stepFields[m[2]]
 		switch {
 		case !ok:
-			return Param{}, fmt.Errorf("%s: a step has no numeric field %q (want p_fail, lost_reply or latency)", name, m[2])
+			return Param{}, fmt.Errorf("%s: a step has no numeric field %q (want %s)", name, m[2], strings.Join(sortedKeys(stepFields), ", "))
 		case f.lossy && !sc.Steps[i].CanLoseReply:
 			return Param{}, fmt.Errorf("%s: step %q cannot lose its reply; give it a lost_reply in the file to vary it", name, m[1])
 		}

@@ -95,7 +95,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var scenarioPath string
 	fs.StringVar(&scenarioPath, "scenario", "", "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step")
 	var sets setList
-	fs.Var(&sets, "set", "vary a numeric parameter of the scenario by `name=values`: steps[STEP].p_fail, .lost_reply or .latency, or queue.ttl, .lease, .visibility, .repeat_delay, .backoff.base, .backoff.cap, .max_deliveries, .max_crashes, .repeat or .crash (durations as 1h or 250ms); repeat for several, at most 8")
+	fs.Var(&sets, "set", "vary a numeric parameter of the scenario by `name=values`: steps[STEP].p_fail, .lost_reply, .latency or .attempts (the step's own), or queue.ttl, .lease, .visibility, .repeat_delay, .backoff.base, .backoff.cap, .max_deliveries, .max_crashes, .repeat or .crash (durations as 1h or 250ms); repeat for several, at most 8")
 	var logY, linearY, sharedScale bool
 	fs.BoolVar(&logY, "log-y", false, "draw -plot's line plot on a log y axis (by default: when the values span more than two decades)")
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")

@@ -112,3 +112,44 @@ func TestSweepSetRefused(t *testing.T) {
 		}
 	}
 }
+
+// sweep -set varies a step's own attempts: the charge's calls err with
+// e = 0.02 + 0.98 x 0.01, and with a attempts of its own the charge fails
+// with e^a, so the share of jobs that fails is 1 - prod (1 - e_i^a_i), the
+// other steps keeping the file's attempts (5, 1 from -attempts 1, 2, 5).
+// Each count is held within 5 binomial standard deviations: a false failure
+// below 5.7e-7 a comparison, 1.7e-6 over the three.
+func TestSweepScenarioSetStepAttempts(t *testing.T) {
+	const jobs = 40_000
+	name := "steps[charge the card].attempts"
+	out, errOut, code := retrysim(t, "sweep", "-scenario", "../../examples/checkout.yaml", "-set", name+"=1,2,3",
+		"-attempts", "1", "-jobs", "40000", "-strategies", "step-nokey", "-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct{ Rows []map[string]any }
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Rows) != 3 {
+		t.Fatalf("%d rows; want 3", len(doc.Rows))
+	}
+	p := []float64{0.01, 0.02, 0.01, 0.01, 0.05}
+	l := []float64{0, 0.01, 0, 0.01, 0}
+	a := []float64{5, 0, 1, 2, 5}
+	for k, x := range []float64{1, 2, 3} {
+		row := doc.Rows[k]
+		if row[name] != x {
+			t.Errorf("row %d: %s = %v; want %v", k, name, row[name], x)
+		}
+		a[1] = x
+		ok := 1.0
+		for i := range p {
+			ok *= 1 - math.Pow(p[i]+(1-p[i])*l[i], a[i])
+		}
+		want, sd := (1-ok)*jobs, math.Sqrt(jobs*ok*(1-ok))
+		if got := row["failed"].(float64); math.Abs(got-want) > 5*sd {
+			t.Errorf("%s = %v: failed %v; want %.1f ± 5 × %.1f", name, x, got, want, sd)
+		}
+	}
+}
