@@ -340,7 +340,8 @@ func Run(ctx context.Context, e Experiment) (Report, error) {
 // top-level failure and lost-reply probabilities are the first step's and
 // the first step's that can lose its reply (the sign-up's, which the
 // command's -p-fail and -lost-reply set); with a ScenarioFile every step's
-// own are listed too. Attempts is the most a strategy.Retry allows.
+// own are listed instead, and the top-level ones are 0. Attempts is the
+// most a strategy.Retry allows.
 func (e Experiment) Params() stats.Params {
 	sc := e.Scenario
 	g, _ := e.generator()
@@ -378,6 +379,9 @@ func (e Experiment) Params() stats.Params {
 		}
 	}
 	if e.ScenarioFile != "" {
+		// A file's steps each have their own rates, listed below; no
+		// top-level rate describes them, so none is echoed.
+		par.PFail, par.LostReply = 0, 0
 		steps := make([]stats.StepParams, len(sc.Steps))
 		for i, st := range sc.Steps {
 			steps[i] = stats.StepParams{Name: st.Name, PFail: st.PFail, Latency: st.Latency.String(), Keys: st.HonoursKeys}

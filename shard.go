@@ -250,6 +250,15 @@ func (m *Merger) Report() (Report, error) {
 			Generator: c.Generator.Name, Engine: c.Engine.String(), Delivery: c.Delivery}
 	}
 	rep := e.newReport()
+	// The report's parameters come from the experiment: they must be the
+	// ones the shards echo (with the flags a title names as set over a
+	// scenario file), or the merged output would say what no shard ran.
+	rep.Params.Overrides = m.total.Overrides
+	want, _ := json.Marshal(rep.Params)
+	got, _ := json.Marshal(m.total.Params)
+	if !bytes.Equal(got, want) {
+		return Report{}, fmt.Errorf("%s: the parameters are not the model's: %s", m.first, paramDiff(rep.Params, m.total.Params))
+	}
 	for i := range rep.Rows {
 		rep.Rows[i].Counters = m.total.Rows[i].Counters
 	}

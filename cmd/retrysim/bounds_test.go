@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
@@ -96,7 +97,7 @@ func TestHelpStatesLimits(t *testing.T) {
 	table, _, _ := retrysim(t, "-help")
 	sweepHelp, _, _ := retrysim(t, "sweep", "-help")
 	for _, tt := range []struct{ help, want string }{
-		{table, fmt.Sprintf("(1 to %d)", maxReplicates)},
+		{table, fmt.Sprintf("(1 to %d)", api.MaxReplicates)},
 		{table, fmt.Sprintf("at most %d MiB", scenario.MaxFileSize>>20)},
 		{table, "names, each once"},
 		{sweepHelp, "at most " + group(sweep.MaxPoints) + " points"},

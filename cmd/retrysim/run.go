@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 
+	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/race"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
@@ -178,20 +180,26 @@ func (c *common) register(fs *flag.FlagSet, doc render.Doc) {
 // outUsage is every command's -o usage.
 const outUsage = "write the output to `file` instead of stdout: a regular file is replaced atomically (keeping its mode), a symbolic link's target likewise, a device or FIFO is written in place"
 
-// check refuses, before any simulating, flags that cannot work together and
-// outputs (-o and the command's others) that could not be written, so a long
-// run does not end in an error with nowhere to write.
-func (c *common) check(others ...outFile) error {
-	if c.engine == sim.Skip && c.generator().Sequential {
-		return usageError{fmt.Errorf("-engine: skip cannot replay %s's single stream draw by draw; use -engine plain, or -rng pcg", c.rng.v)}
+// usage turns the library's refusal of a setting into the flag's: a
+// api.FieldError names the setting (sweep's axes joined by " x "), a
+// delivery.FieldError a field of the delivery model.
+func usage(err error) error {
+	var fe *api.FieldError
+	var de *delivery.FieldError
+	switch {
+	case errors.As(err, &fe):
+		flags := strings.Split(fe.Field, " x ")
+		for i, f := range flags {
+			if f == "generator" {
+				f = "rng"
+			}
+			flags[i] = "-" + strings.ReplaceAll(f, "_", "-")
+		}
+		return usageError{fmt.Errorf("%s: %s", strings.Join(flags, " x "), fe.Msg)}
+	case errors.As(err, &de):
+		return usageError{fmt.Errorf("-%s: %s", fieldFlags[de.Field], de.Msg)}
 	}
-	return checkOutputs(append([]outFile{c.out}, others...)...)
-}
-
-// generator is the -rng the flags chose.
-func (c *common) generator() rng.Generator {
-	g, _ := rng.Lookup(c.rng.v)
-	return g
+	return err
 }
 
 // newFlagSet returns a flag set that reports errors only through parse, so a

@@ -173,7 +173,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if err := c.check(plot); err != nil {
+	if err := checkOutputs(c.out, plot); err != nil {
 		return err
 	}
 	if c.format.r.Raw() {
@@ -190,7 +190,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	s, err := api.RunSweep(ctx, api.Sweep{
 		Axes: given, Scenario: base, ScenarioFile: scenarioPath, Delivery: queue,
-		Strategies: c.strategies, Seed: uint64(c.seed), Generator: c.generator().Name, Engine: c.engine.String(),
+		Strategies: c.strategies, Seed: uint64(c.seed), Generator: c.rng.v, Engine: c.engine.String(),
 		Workers: c.workers.v, Metric: metric.v, Progress: progress(stderr),
 	})
 	if err != nil {

@@ -1,16 +1,18 @@
-package main
+package retrysim_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // shardFields are the fields FuzzMerge edits, by number.
@@ -130,19 +132,23 @@ func editShardField(sh *stats.Shard, field, row uint8, v int64) {
 
 // FuzzMerge is structure-aware: it decodes the two shards of a valid run,
 // edits fields of either from the fuzzer's numbers, encodes them again and
-// merges them as merge does. Merging never panics, and what it accepts
+// merges them as retrysim merge does. Merging never panics, and what it accepts
 // renders with -ci and -expect in every format with finite, non-negative
 // rates (shares at most 1).
 func FuzzMerge(f *testing.F) {
-	dir := f.TempDir()
+	e := retrysim.Experiment{Scenario: provider.Signup(0.01, 0.005), Jobs: 100_000, Seed: 1}
+	for _, id := range strategy.DefaultIDs() {
+		s, _ := strategy.Parse(id, 3)
+		e.Strategies = append(e.Strategies, s)
+	}
 	var base [2]stats.Shard
 	for i := range base {
-		path := filepath.Join(dir, []string{"0.json", "1.json"}[i])
-		var out, errOut bytes.Buffer
-		if code := run([]string{"-jobs", "100000", "-shard", []string{"0/2", "1/2"}[i], "-o", path}, &out, &errOut); code != 0 {
-			f.Fatalf("shard %d/2: exit %d: %s", i, code, errOut.String())
+		sh, err := retrysim.RunShard(context.Background(), e, i, 2)
+		if err != nil {
+			f.Fatal(err)
 		}
-		data, err := os.ReadFile(path)
+		// Through json, as a shard file is written and read.
+		data, err := json.Marshal(sh)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -175,7 +181,7 @@ func FuzzMerge(f *testing.F) {
 		}
 		editShardField(&shards[which%2], field1, row, v1)
 		editShardField(&shards[which/2%2], field2, row/2, v2)
-		var m merger
+		var m retrysim.Merger
 		for i, sh := range shards {
 			data, err := json.Marshal(sh)
 			if err != nil {
@@ -183,7 +189,7 @@ func FuzzMerge(f *testing.F) {
 			}
 			read, err := stats.ReadShard(bytes.NewReader(data))
 			if err == nil {
-				err = m.add([]string{"0.json", "1.json"}[i], read)
+				err = m.Add([]string{"0.json", "1.json"}[i], read)
 			}
 			if err != nil {
 				if strings.Contains(err.Error(), "\n") {
@@ -192,13 +198,9 @@ func FuzzMerge(f *testing.F) {
 				return
 			}
 		}
-		total, cfg, err := m.result()
+		rep, err := m.Report()
 		if err != nil {
 			return
-		}
-		p, err := pointOf(cfg, total)
-		if err != nil {
-			t.Fatalf("merged shards but cannot rebuild their point: %v", err)
 		}
 		for _, format := range render.Names(render.ReportDoc) {
 			r, err := render.Lookup(render.ReportDoc, format)
@@ -206,8 +208,7 @@ func FuzzMerge(f *testing.F) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			rows := append([]stats.Row(nil), total.Rows...)
-			if err := (show{format: r, ci: true, expect: true}).write(t.Context(), &out, p, rows, 1); err != nil {
+			if err := r.Report(&out, rep.Results(true, true)); err != nil {
 				t.Fatalf("%s: merged shards do not render: %v", format, err)
 			}
 			if format == "json" {

@@ -1,0 +1,102 @@
+package retrysim
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/strategy"
+)
+
+// Preset is a fixed set of cases run instead of a comparison of strategies:
+// each case is its own configuration, and the report a row a case.
+type Preset struct {
+	Name string
+	// Doc says what the preset runs, for -help.
+	Doc string
+	run func(ctx context.Context, p PresetRun) (stats.Cases, error)
+}
+
+// PresetRun is what a preset takes from its caller; everything else is the
+// preset's own.
+type PresetRun struct {
+	Jobs     int64
+	Attempts int
+	Seed     uint64
+	// Generator, Engine and Workers are as in Experiment.
+	Generator, Engine string
+	Workers           int
+}
+
+// Run runs the preset's cases.
+func (p Preset) Run(ctx context.Context, r PresetRun) (stats.Cases, error) { return p.run(ctx, r) }
+
+// Presets are the presets, in the order -help lists them. Each call returns
+// a new slice, so no caller can change another's.
+func Presets() []Preset {
+	return []Preset{{
+		Name: "sqlite-check",
+		Doc:  "the SQLite check's cases, forced, and the lease fix",
+		run:  sqliteCheck,
+	}}
+}
+
+// LookupPreset returns the preset called name.
+func LookupPreset(name string) (Preset, error) {
+	for _, p := range Presets() {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return Preset{}, fmt.Errorf("unknown preset %q (want sqlite-check)", name)
+}
+
+// sqliteCheck runs the SQLite check's cases (delivery.SQLiteCheck), each
+// forced, over r's jobs with a per-step retry, then the same cases with the
+// lease store: a row a case and one for the lease fix over all of them.
+func sqliteCheck(ctx context.Context, r PresetRun) (stats.Cases, error) {
+	cases := delivery.SQLiteCheck()
+	retry := strategy.Retry{Scope: strategy.EachStep, Attempts: r.Attempts}
+	var cfgs []sim.Config
+	for _, lease := range []bool{false, true} {
+		for _, k := range cases {
+			q := k.Config
+			if lease {
+				q.Store = delivery.Lease
+			}
+			e := Experiment{Scenario: delivery.Charge(), Strategies: []strategy.Strategy{retry}, Jobs: r.Jobs, Seed: r.Seed,
+				Generator: r.Generator, Engine: r.Engine, Delivery: &q, Workers: r.Workers}
+			if err := e.Check(); err != nil {
+				return stats.Cases{}, err
+			}
+			cfgs = append(cfgs, e.config(0, sim.Shard{}))
+		}
+	}
+	counters, err := sim.RunAll(ctx, cfgs, r.Workers, nil)
+	if err != nil {
+		return stats.Cases{}, err
+	}
+	out := stats.Cases{Title: fmt.Sprintf("The SQLite idempotency check, forced: %s jobs a case, one step (a charge), up to %d attempts; %s, seed %d",
+		thousands(r.Jobs), r.Attempts, cfgs[0].Generator.Name, r.Seed)}
+	fix := stats.CaseRow{Case: "the lease fix, in every case above", Store: "lease",
+		Meaning: "status, release, takeover, done committed with the work, keys kept past the retries"}
+	for i, k := range cases {
+		out.Rows = append(out.Rows, stats.CaseRow{Case: k.Name, Store: k.Config.Store.String(), Meaning: k.Meaning, Counters: counters[i][0]})
+		fix.Counters.Add(counters[len(cases)+i][0])
+	}
+	out.Rows = append(out.Rows, fix)
+	return out, nil
+}
+
+// thousands writes n with a comma between groups of three digits, as the
+// tables do (render.Group), without making the API import the renderers.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
