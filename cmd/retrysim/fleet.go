@@ -14,6 +14,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/scenario"
 )
@@ -364,9 +365,9 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 			return usageError{fmt.Errorf("-plot: %w", err)}
 		}
 	}
-	outF, seriesF, plotF := outFile{"o", out}, outFile{"series", series}, outFile{"plot", plotPath}
-	if err := checkOutputs(outF, seriesF, plotF); err != nil {
-		return err
+	outF, seriesF, plotF := outfile.File{Flag: "o", Path: out}, outfile.File{Flag: "series", Path: series}, outfile.File{Flag: "plot", Path: plotPath}
+	if err := outfile.Check(outF, seriesF, plotF); err != nil {
+		return usageError{err}
 	}
 
 	res, err := fleet.Run(ctx, cfgs, fleet.Options{Replicates: replicates.v, Seed: uint64(seedV), Workers: workers.v})
@@ -391,11 +392,11 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 			if err := render.PlotFleetTotals(&p, plotTitle, res, byClients, filepath.Ext(plotPath)); err != nil {
 				return err
 			}
-			if err := plotF.write(ctx, stdout, p.Bytes()); err != nil {
+			if err := plotF.Write(ctx, stdout, p.Bytes()); err != nil {
 				return err
 			}
 		}
-		return outF.write(ctx, stdout, buf.Bytes())
+		return outF.Write(ctx, stdout, buf.Bytes())
 	}
 	title := fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (95%% intervals over them), seed %d",
 		name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
@@ -424,7 +425,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		if err := render.WriteFleetSeries(&s, rep.Series, filepath.Ext(series)); err != nil {
 			return err
 		}
-		if err := seriesF.write(ctx, stdout, s.Bytes()); err != nil {
+		if err := seriesF.Write(ctx, stdout, s.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -437,11 +438,11 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		if err := draw(); err != nil {
 			return err
 		}
-		if err := plotF.write(ctx, stdout, p.Bytes()); err != nil {
+		if err := plotF.Write(ctx, stdout, p.Bytes()); err != nil {
 			return err
 		}
 	}
-	return outF.write(ctx, stdout, buf.Bytes())
+	return outF.Write(ctx, stdout, buf.Bytes())
 }
 
 // fleetParams are a fleet page's parameter lines: the model, its source when

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -32,24 +33,24 @@ Flags:
 func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	var ci, expect bool
 	format := newFormatFlag(render.ReportDoc)
-	out := outFile{flag: "o"}
+	out := outfile.File{Flag: "o"}
 	fs := newFlagSet("retrysim merge")
 	fs.Var(&format, "format", format.usage())
 	fs.BoolVar(&ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	fs.StringVar(&out.path, "o", "", outUsage+"; not one of the shard files")
+	fs.StringVar(&out.Path, "o", "", outUsage+"; not one of the shard files")
 	if err := parseFlags(fs, interspersed(fs, args), fmt.Sprintf(mergeIntro, stats.MaxShardBytes>>20), stdout); err != nil {
 		return err
 	}
-	if err := checkOutputs(out); err != nil {
-		return err
+	if err := outfile.Check(out); err != nil {
+		return usageError{err}
 	}
 	files := fs.Args()
 	if len(files) == 0 {
 		return usageError{fmt.Errorf("merge: no shard files given (want retrysim merge FILES...)")}
 	}
-	if err := checkNotInput(out, files); err != nil {
-		return err
+	if err := outfile.NotInput(out, "shard file", files); err != nil {
+		return usageError{err}
 	}
 	var m api.Merger
 	for _, f := range files {
@@ -108,20 +109,4 @@ func interspersed(fs *flag.FlagSet, args []string) []string {
 func isBool(v flag.Value) bool {
 	b, ok := v.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
-}
-
-// checkNotInput refuses an -o that is one of the files merge reads, by name
-// or as the same file under another name (a link, another spelling): writing
-// the output would destroy that shard.
-func checkNotInput(out outFile, files []string) error {
-	d, err := out.check()
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		if sameFile(d, dest{path: f}) {
-			return usageError{fmt.Errorf("-o: %s is the shard file %s; writing the output there would destroy it", out.path, f)}
-		}
-	}
-	return nil
 }

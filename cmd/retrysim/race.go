@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/race"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
@@ -105,7 +106,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	seedV := seed(1)
 	format := newFormatFlag(render.RaceDoc)
 	var keep, compare bool
-	out := outFile{flag: "o"}
+	out := outfile.File{Flag: "o"}
 	fs := newFlagSet("retrysim race")
 	fs.Var(&modes, "mode", "comma-separated `modes`: loose (check, charge, insert), claim (UNIQUE insert first), after (charge, then claim), lease (status, expiry, takeover)")
 	fs.Var(&procs, "procs", "concurrent worker `processes` (1 to 256)")
@@ -122,7 +123,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	fs.Var(&seedV, "seed", "random `seed` for choosing which deliveries crash, and for the simulator")
 	fs.BoolVar(&keep, "keep", false, "keep the database files of a run that finishes (their paths are printed) instead of removing them")
 	fs.Var(&format, "format", format.usage())
-	fs.StringVar(&out.path, "o", "", outUsage)
+	fs.StringVar(&out.Path, "o", "", outUsage)
 	if err := parse(fs, args, raceIntro, stdout); err != nil {
 		if _, name, ok := strings.Cut(err.Error(), "flag provided but not defined: -"); ok {
 			if msg, ok := raceRenamed(strings.TrimPrefix(name, "-")); ok {
@@ -131,8 +132,8 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 		}
 		return err
 	}
-	if err := checkOutputs(out); err != nil {
-		return err
+	if err := outfile.Check(out); err != nil {
+		return usageError{err}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -206,7 +207,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	if err := format.r.Race(&buf, title, rows); err != nil {
 		return err
 	}
-	return out.write(ctx, stdout, buf.Bytes())
+	return out.Write(ctx, stdout, buf.Bytes())
 }
 
 func shortPct(p float64) string { return fmt.Sprint(math.Round(p*1e6) / 1e4) }

@@ -16,6 +16,7 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/race"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
@@ -149,7 +150,7 @@ type common struct {
 	format     formatFlag
 	workers    bounded
 	engine     sim.Engine
-	out        outFile
+	out        outfile.File
 }
 
 // register declares the shared flags on fs with their defaults, -format
@@ -173,8 +174,8 @@ func (c *common) register(fs *flag.FlagSet, doc render.Doc) {
 	fs.Var(&c.workers, "workers", fmt.Sprintf("parallel `workers`, %d to %d; the output does not depend on it", c.workers.lo, c.workers.hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.Var(&engineFlag{&c.engine}, "engine", "the `engine` that draws the jobs: auto (skip where allowed), plain (every draw of every job), or skip (only the jobs where something happens; not with mulberry32)")
-	c.out.flag = "o"
-	fs.StringVar(&c.out.path, "o", "", outUsage)
+	c.out.Flag = "o"
+	fs.StringVar(&c.out.Path, "o", "", outUsage)
 }
 
 // outUsage is every command's -o usage.

@@ -19,6 +19,7 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/sweep"
@@ -84,14 +85,14 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		newAxis("1000000", sweep.Spec{Kind: sweep.Whole, Min: 1, Max: sim.MaxJobs}),
 	}
 	metric := choice{v: "failed_rate", valid: func(s string) error { _, err := stats.LookupMetric(s); return err }}
-	plot := outFile{flag: "plot"}
+	plot := outfile.File{Flag: "plot"}
 	fs := newFlagSet("retrysim sweep")
 	fs.Var(axes[0], axisFlags[0], "`values` of the probability that a call fails")
 	fs.Var(axes[1], axisFlags[1], "`values` of the probability that the welcome email's reply is lost")
 	fs.Var(axes[2], axisFlags[2], "`values` of the attempts a retry allows (1 to 1000)")
 	fs.Var(axes[3], axisFlags[3], "`values` of the jobs simulated at each point (each 1 to 10^12)")
 	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job or duplicate_rate")
-	fs.StringVar(&plot.path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
+	fs.StringVar(&plot.Path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
 	var scenarioPath string
 	fs.StringVar(&scenarioPath, "scenario", "", "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step")
 	var sets setList
@@ -161,25 +162,25 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if rows := int(npoints) * len(c.strategies); rows > sweep.MaxRows {
 		return usageError{fmt.Errorf("-strategies: %d points x %d strategies = %d rows is more than the %d a sweep allows", npoints, len(c.strategies), rows, sweep.MaxRows)}
 	}
-	if plot.path != "" {
-		if err := render.CheckPlotPath(plot.path); err != nil {
+	if plot.Path != "" {
+		if err := render.CheckPlotPath(plot.Path); err != nil {
 			return usageError{fmt.Errorf("-plot: %w", err)}
 		}
 		if len(swept) < 1 || len(swept) > 2 {
 			return usageError{fmt.Errorf("-plot: a plot needs one or two swept parameters; %d are swept", len(swept))}
 		}
 	}
-	opts, err := plotOptions(plot.path != "" || c.format.r.Page(), len(swept), logY, linearY, sharedScale)
+	opts, err := plotOptions(plot.Path != "" || c.format.r.Page(), len(swept), logY, linearY, sharedScale)
 	if err != nil {
 		return err
 	}
-	if err := checkOutputs(c.out, plot); err != nil {
-		return err
+	if err := outfile.Check(c.out, plot); err != nil {
+		return usageError{err}
 	}
 	if c.format.r.Raw() {
 		var metricSet bool
 		fs.Visit(func(f *flag.Flag) { metricSet = metricSet || f.Name == "metric" })
-		if metricSet && plot.path == "" {
+		if metricSet && plot.Path == "" {
 			return usageError{fmt.Errorf("-metric: %s carries every metric; -metric picks the one a table, markdown or -plot shows", c.format.r.Name())}
 		}
 	}
@@ -200,12 +201,12 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		return err
 	}
-	if plot.path != "" {
+	if plot.Path != "" {
 		var img bytes.Buffer
-		if err := render.PlotSweep(&img, s, filepath.Ext(plot.path), opts); err != nil {
+		if err := render.PlotSweep(&img, s, filepath.Ext(plot.Path), opts); err != nil {
 			return err
 		}
-		if err := plot.write(ctx, stdout, img.Bytes()); err != nil {
+		if err := plot.Write(ctx, stdout, img.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -213,7 +214,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := c.format.r.Sweep(&buf, s, opts); err != nil {
 		return err
 	}
-	return c.out.write(ctx, stdout, buf.Bytes())
+	return c.out.Write(ctx, stdout, buf.Bytes())
 }
 
 // plotOptions checks the flags that shape -plot: each needs -plot and the

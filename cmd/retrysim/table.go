@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/stats"
@@ -37,12 +38,12 @@ Flags:
 
 // show renders the report in format and writes it to out: the table
 // command's and merge's last step.
-func show(ctx context.Context, stdout io.Writer, rep stats.Report, format render.Renderer, out outFile) error {
+func show(ctx context.Context, stdout io.Writer, rep stats.Report, format render.Renderer, out outfile.File) error {
 	var buf bytes.Buffer
 	if err := format.Report(&buf, rep); err != nil {
 		return err
 	}
-	return out.write(ctx, stdout, buf.Bytes())
+	return out.Write(ctx, stdout, buf.Bytes())
 }
 
 // tableCommand simulates one point of the parameters and prints the table,
@@ -72,8 +73,8 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := parse(fs, args, tableIntro, stdout); err != nil {
 		return err
 	}
-	if err := checkOutputs(c.out); err != nil {
-		return err
+	if err := outfile.Check(c.out); err != nil {
+		return usageError{err}
 	}
 	if sh.Count > 0 {
 		if err := shardConflicts(fs); err != nil {
@@ -94,7 +95,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err := c.format.r.Cases(&buf, cases); err != nil {
 			return err
 		}
-		return c.out.write(ctx, stdout, buf.Bytes())
+		return c.out.Write(ctx, stdout, buf.Bytes())
 	}
 	sc, queue, err := q.load(fs, float64(pFail), float64(lostReply))
 	if err != nil {
@@ -125,7 +126,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err != nil {
 			return err
 		}
-		return c.out.write(ctx, stdout, append(out, '\n'))
+		return c.out.Write(ctx, stdout, append(out, '\n'))
 	}
 	if err := e.Check(); err != nil {
 		return usage(err)

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package outfile
 
 // onProc reports whether dir is on Linux's procfs: never, elsewhere.
 func onProc(string) bool { return false }

@@ -1,4 +1,8 @@
-package main
+// Package outfile writes a command's outputs (-o and the like): checked
+// before a run, so that a long run does not end with nowhere to write, and
+// written after it atomically when the output is a regular file. It is the
+// command's, not the simulator's: nothing here draws or counts.
+package outfile
 
 import (
 	"context"
@@ -16,18 +20,18 @@ import (
 // maxLinks bounds a chain of symbolic links, as the kernel's ELOOP does.
 const maxLinks = 40
 
-// outFile is a file flag's destination (-o, -plot), checked before the run
+// File is a file flag's destination (-o, -plot), checked before the run
 // and written after it. A regular file, new or existing, is replaced whole
 // and atomically, so an interrupted or failed run never leaves half a file;
 // anything else that takes writes (a device such as /dev/null, a FIFO, an
 // open descriptor such as /dev/stdout) is opened and written in place, as
 // the shell's > would, and is never renamed over.
-type outFile struct {
-	flag string // the flag's name, for errors
-	path string // as given; empty for stdout
+type File struct {
+	Flag string // the flag's name, for errors
+	Path string // as given; empty for stdout
 }
 
-// dest is where an outFile's bytes go once its path is resolved.
+// dest is where a File's bytes go once its path is resolved.
 type dest struct {
 	// path is the file to write: the given path with every symbolic link
 	// followed, so the link is kept and its target replaced.
@@ -81,13 +85,13 @@ func resolve(path string) (dest, error) {
 // directory, a socket, or a file whose directory is missing or not writable.
 // A directory is tried by creating (and removing) a file in it, which asks
 // the file system itself, read-only mounts and root included.
-func (o outFile) check() (dest, error) {
-	if o.path == "" {
+func (o File) check() (dest, error) {
+	if o.Path == "" {
 		return dest{}, nil
 	}
-	d, err := resolve(o.path)
+	d, err := resolve(o.Path)
 	if err != nil {
-		return d, usageError{fmt.Errorf("-%s: %w", o.flag, err)}
+		return d, fmt.Errorf("-%s: %w", o.Flag, err)
 	}
 	if d.inPlace {
 		return d, nil
@@ -95,15 +99,15 @@ func (o outFile) check() (dest, error) {
 	dir := filepath.Dir(d.path)
 	switch st, err := os.Stat(dir); {
 	case errors.Is(err, fs.ErrNotExist):
-		return d, usageError{fmt.Errorf("-%s: directory %s does not exist", o.flag, dir)}
+		return d, fmt.Errorf("-%s: directory %s does not exist", o.Flag, dir)
 	case err != nil:
-		return d, usageError{fmt.Errorf("-%s: %w", o.flag, err)}
+		return d, fmt.Errorf("-%s: %w", o.Flag, err)
 	case !st.IsDir():
-		return d, usageError{fmt.Errorf("-%s: %s is not a directory", o.flag, dir)}
+		return d, fmt.Errorf("-%s: %s is not a directory", o.Flag, dir)
 	}
 	probe, err := os.CreateTemp(dir, "."+filepath.Base(d.path)+".*.check")
 	if err != nil {
-		return d, usageError{fmt.Errorf("-%s: cannot write in directory %s: %w", o.flag, dir, unwrapPath(err))}
+		return d, fmt.Errorf("-%s: cannot write in directory %s: %w", o.Flag, dir, unwrapPath(err))
 	}
 	probe.Close()
 	os.Remove(probe.Name())
@@ -148,8 +152,9 @@ func canonical(path string) string {
 	return abs
 }
 
-// checkOutputs checks each output and refuses two that name one file.
-func checkOutputs(outs ...outFile) error {
+// Check checks each output, before any work, and refuses two that name one
+// file. Every error it returns is the user's to fix, naming the flag.
+func Check(outs ...File) error {
 	dests := make([]dest, len(outs))
 	for i, o := range outs {
 		d, err := o.check()
@@ -159,23 +164,23 @@ func checkOutputs(outs ...outFile) error {
 		dests[i] = d
 		for j := range i {
 			if sameFile(dests[j], d) {
-				return usageError{fmt.Errorf("-%s: %s is also -%s's file; give each its own", o.flag, o.path, outs[j].flag)}
+				return fmt.Errorf("-%s: %s is also -%s's file; give each its own", o.Flag, o.Path, outs[j].Flag)
 			}
 		}
 	}
 	return nil
 }
 
-// write writes data to stdout, or to the file. The path is resolved again:
+// Write writes data to stdout, or to the file. The path is resolved again:
 // what it names may have changed during a long run.
-func (o outFile) write(ctx context.Context, stdout io.Writer, data []byte) error {
-	if o.path == "" {
+func (o File) Write(ctx context.Context, stdout io.Writer, data []byte) error {
+	if o.Path == "" {
 		_, err := stdout.Write(data)
 		return err
 	}
-	d, err := resolve(o.path)
+	d, err := resolve(o.Path)
 	if err != nil {
-		return fmt.Errorf("-%s: %w", o.flag, err)
+		return fmt.Errorf("-%s: %w", o.Flag, err)
 	}
 	if d.inPlace {
 		err = writeInPlace(ctx, d.path, data)
@@ -185,7 +190,7 @@ func (o outFile) write(ctx context.Context, stdout io.Writer, data []byte) error
 		err = renameio.WriteFile(d.path, data, 0o666, renameio.WithTempDir(filepath.Dir(d.path)))
 	}
 	if err != nil {
-		return fmt.Errorf("-%s: %w", o.flag, err)
+		return fmt.Errorf("-%s: %w", o.Flag, err)
 	}
 	return nil
 }
@@ -218,4 +223,20 @@ func writeInPlace(ctx context.Context, path string, data []byte) error {
 		return err
 	}
 	return f.Close()
+}
+
+// NotInput refuses an out that is one of the files the command reads (each
+// a kind, "shard file"), by name or as the same file under another name (a
+// link, another spelling): writing the output would destroy that input.
+func NotInput(out File, kind string, files []string) error {
+	d, err := out.check()
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if sameFile(d, dest{path: f}) {
+			return fmt.Errorf("-%s: %s is the %s %s; writing the output there would destroy it", out.Flag, out.Path, kind, f)
+		}
+	}
+	return nil
 }
