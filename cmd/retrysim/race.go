@@ -11,14 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/race"
 	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/internal/rng"
-	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/stats"
-	"github.com/retrysim/retrysim/strategy"
 )
 
 // workerCommand is the hidden subcommand that race starts copies of itself with.
@@ -184,7 +180,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 			Overlaps: res.Overlaps, WallSeconds: res.Wall.Seconds(),
 		}
 		if compare {
-			s, err := simulateRace(ctx, res, cfg, int64(simJobs))
+			s, err := race.Compare(ctx, res, cfg, int64(simJobs))
 			if err != nil {
 				return err
 			}
@@ -211,85 +207,3 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 }
 
 func shortPct(p float64) string { return fmt.Sprint(math.Round(p*1e6) / 1e4) }
-
-// simulateRace runs the simulator's store that matches mode on the check's
-// one-step job, two deliveries a job: the measured share of overlapping
-// pairs at the same instant, the rest two seconds apart, with workers killed
-// at the measured rate at the matching point. The harness's after mode never
-// reads its key before charging, so outside crashes it is no key at all.
-//
-// The overlap and crash rates are measured on a few races, so the simulated
-// rates also come at the ends of those rates' 95% intervals: that range is
-// what the simulator predicts, given what the harness could measure.
-func simulateRace(ctx context.Context, res race.Result, cfg race.Config, jobs int64) (stats.RaceSim, error) {
-	overlap := stats.Wilson(res.Overlaps, res.Races)
-	crash := stats.Interval{}
-	if res.Reached > 0 && res.Crashes > 0 {
-		crash = stats.Wilson(res.Crashes, res.Reached)
-	}
-	centre := func(x, n int64) float64 {
-		if n == 0 {
-			return 0
-		}
-		return float64(x) / float64(n)
-	}
-	out := stats.RaceSim{Jobs: jobs, DoubleLo: 1, LostLo: 1}
-	for i, at := range [][2]float64{
-		{centre(res.Overlaps, res.Races), centre(res.Crashes, res.Reached)},
-		{overlap.Lo, crash.Lo}, {overlap.Lo, crash.Hi}, {overlap.Hi, crash.Lo}, {overlap.Hi, crash.Hi},
-	} {
-		double, lost, err := simulatePairs(ctx, cfg, at[0], at[1], jobs)
-		if err != nil {
-			return out, err
-		}
-		if i == 0 {
-			out.DoubleCharged, out.Lost = double, lost
-		}
-		d, l := float64(double)/float64(jobs), float64(lost)/float64(jobs)
-		out.DoubleLo, out.DoubleHi = min(out.DoubleLo, d), max(out.DoubleHi, d)
-		out.LostLo, out.LostHi = min(out.LostLo, l), max(out.LostHi, l)
-	}
-	return out, nil
-}
-
-// simulatePairs runs jobs two-delivery jobs, a share overlap of them at the
-// same instant, with workers dying at rate crash, and counts the jobs charged
-// twice and the jobs lost.
-func simulatePairs(ctx context.Context, cfg race.Config, overlap, crash float64, jobs int64) (double, lost int64, err error) {
-	q := delivery.Defaults()
-	q.Store = map[race.Mode]delivery.Store{race.Loose: delivery.Loose, race.Claim: delivery.Claim, race.After: delivery.NoStore, race.Lease: delivery.Lease}[cfg.Mode]
-	q.RepeatP = 1
-	if crash > 0 {
-		// The harness kills first deliveries only, so at most one a job.
-		point, err := delivery.ParseCrashPoint(string(cfg.CrashAt)) // the same names
-		if err != nil {
-			return 0, 0, err
-		}
-		q.CrashP, q.MaxCrashes, q.CrashAt = crash, 1, point
-	}
-	overlapJobs := int64(math.Round(overlap * float64(jobs)))
-	var cfgs []sim.Config
-	for _, part := range []struct {
-		n     int64
-		delay time.Duration
-	}{{overlapJobs, 0}, {jobs - overlapJobs, 2 * time.Second}} {
-		if part.n == 0 {
-			continue
-		}
-		qq := q
-		qq.RepeatDelay.Median = part.delay
-		cfgs = append(cfgs, sim.Config{
-			Scenario: delivery.Charge(), Jobs: part.n, Seed: uint64(cfg.Seed), Generator: rng.PCGGenerator(), Delivery: &qq,
-			Strategies: []strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Attempts: 1}},
-		})
-	}
-	counters, err := sim.RunAll(ctx, cfgs, 0, nil)
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, c := range counters {
-		double += c[0].DuplicateUsers
-		lost += c[0].LostWork
-	}
-	return double, lost, nil
-}
