@@ -14,6 +14,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/scenario"
@@ -83,52 +84,6 @@ Limits (checked before any work):
 Flags:
 `
 
-// number is a flag.Value for a float in [lo, hi].
-type number struct {
-	v, lo, hi float64
-}
-
-func (n *number) String() string {
-	if n == nil {
-		return ""
-	}
-	return strconv.FormatFloat(n.v, 'g', -1, 64)
-}
-
-func (n *number) Set(s string) error {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || !(v >= n.lo && v <= n.hi) {
-		return fmt.Errorf("want a number from %g to %g", n.lo, n.hi)
-	}
-	n.v = v
-	return nil
-}
-
-// window is a flag.Value for a time window from:to (20s:25s).
-type window struct{ from, to time.Duration }
-
-func (w *window) String() string {
-	if w == nil || w.to == 0 {
-		return ""
-	}
-	return w.from.String() + ":" + w.to.String()
-}
-
-func (w *window) Set(s string) error {
-	bad := fmt.Errorf("want a window from:to such as 20s:25s, 0 <= from < to")
-	a, b, ok := strings.Cut(s, ":")
-	if !ok {
-		return bad
-	}
-	from, err1 := time.ParseDuration(strings.TrimSpace(a))
-	to, err2 := time.ParseDuration(strings.TrimSpace(b))
-	if err1 != nil || err2 != nil || from < 0 || to <= from {
-		return bad
-	}
-	*w = window{from, to}
-	return nil
-}
-
 // fleetModelFlags are the flags that describe one run; -preset sets them all.
 var fleetModelFlags = []string{"shape", "rate", "peak", "from", "to", "outage", "outage-mode", "server", "base",
 	"slope", "capacity", "queue", "service", "service-dist", "service-sigma", "limit", "burst", "p-fail", "net",
@@ -160,74 +115,74 @@ func scopeText(shared bool) string {
 func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	fs := newFlagSet("retrysim fleet")
 	var (
-		preset      choice
-		seedV       seed = 1
-		format           = newFormatFlag(render.FleetDoc)
-		workers          = bounded{v: runtime.GOMAXPROCS(0), lo: 1, hi: 4096}
-		replicates       = bounded{v: 10, lo: 1, hi: fleet.MaxReplicates}
-		duration         = durationFlag{60 * time.Second}
+		preset      flagval.Choice
+		seedV       flagval.Seed = 1
+		format                   = flagval.NewFormat(render.FleetDoc)
+		workers                  = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
+		replicates               = flagval.Bounded{V: 10, Lo: 1, Hi: fleet.MaxReplicates}
+		duration                 = flagval.Duration{V: 60 * time.Second}
 		out, series string
 		plotPath    string
 
-		shape    = nameFlag[fleet.ShapeKind]{v: fleet.Constant, parse: fleet.ParseShape, text: fleet.ShapeKind.String}
-		rate     = number{v: 40, lo: 0, hi: fleet.MaxRate}
-		peak     = number{v: 80, lo: 0, hi: fleet.MaxRate}
-		from, to durationFlag
-		outage   window
-		outMode  = nameFlag[fleet.OutageMode]{v: fleet.Fail, parse: fleet.ParseOutageMode, text: fleet.OutageMode.String}
-		server   = nameFlag[fleet.ServerKind]{v: fleet.Latency, parse: fleet.ParseServer, text: fleet.ServerKind.String}
-		base     = durationFlag{time.Second}
-		slope    = durationFlag{10 * time.Millisecond}
-		capacity = bounded{v: 8, lo: 1, hi: fleet.MaxWorkers}
-		queue    = bounded{v: 100, lo: 0, hi: fleet.MaxQueue}
-		service  = durationFlag{100 * time.Millisecond}
-		dist     = nameFlag[fleet.Dist]{v: fleet.Lognormal, parse: fleet.ParseDist, text: fleet.Dist.String}
-		sigma    = number{v: 0.5, lo: 0, hi: 4}
-		limit    = number{v: 50, lo: 0, hi: fleet.MaxRate}
-		burst    = number{v: 50, lo: 1, hi: fleet.MaxRate}
-		pFail    probability
-		net      = durationFlag{100 * time.Millisecond}
-		clients  = bounded{v: 1, lo: 1, hi: fleet.MaxClients}
-		timeout  = durationFlag{3 * time.Second}
-		attempts = bounded{v: 3, lo: 1, hi: fleet.MaxAttempts}
-		bkind    = nameFlag[backoff.Kind]{v: backoff.None, parse: backoff.ParseKind, text: backoff.Kind.String}
-		bbase    = durationFlag{100 * time.Millisecond}
-		bcap     = durationFlag{2 * time.Second}
-		keys     = nameFlag[fleet.KeyMode]{v: fleet.NoKey, parse: fleet.ParseKeyMode, text: fleet.KeyMode.String}
-		policy   = nameFlag[fleet.PolicyKind]{v: fleet.Unlimited, parse: fleet.ParsePolicy, text: fleet.PolicyKind.String}
-		scope    = nameFlag[bool]{parse: parseScope, text: scopeText}
+		shape    = flagval.Name[fleet.ShapeKind]{V: fleet.Constant, Parse: fleet.ParseShape, Text: fleet.ShapeKind.String}
+		rate     = flagval.Number{V: 40, Lo: 0, Hi: fleet.MaxRate}
+		peak     = flagval.Number{V: 80, Lo: 0, Hi: fleet.MaxRate}
+		from, to flagval.Duration
+		outage   flagval.Window
+		outMode  = flagval.Name[fleet.OutageMode]{V: fleet.Fail, Parse: fleet.ParseOutageMode, Text: fleet.OutageMode.String}
+		server   = flagval.Name[fleet.ServerKind]{V: fleet.Latency, Parse: fleet.ParseServer, Text: fleet.ServerKind.String}
+		base     = flagval.Duration{V: time.Second}
+		slope    = flagval.Duration{V: 10 * time.Millisecond}
+		capacity = flagval.Bounded{V: 8, Lo: 1, Hi: fleet.MaxWorkers}
+		queue    = flagval.Bounded{V: 100, Lo: 0, Hi: fleet.MaxQueue}
+		service  = flagval.Duration{V: 100 * time.Millisecond}
+		dist     = flagval.Name[fleet.Dist]{V: fleet.Lognormal, Parse: fleet.ParseDist, Text: fleet.Dist.String}
+		sigma    = flagval.Number{V: 0.5, Lo: 0, Hi: 4}
+		limit    = flagval.Number{V: 50, Lo: 0, Hi: fleet.MaxRate}
+		burst    = flagval.Number{V: 50, Lo: 1, Hi: fleet.MaxRate}
+		pFail    flagval.Probability
+		net      = flagval.Duration{V: 100 * time.Millisecond}
+		clients  = flagval.Bounded{V: 1, Lo: 1, Hi: fleet.MaxClients}
+		timeout  = flagval.Duration{V: 3 * time.Second}
+		attempts = flagval.Bounded{V: 3, Lo: 1, Hi: fleet.MaxAttempts}
+		bkind    = flagval.Name[backoff.Kind]{V: backoff.None, Parse: backoff.ParseKind, Text: backoff.Kind.String}
+		bbase    = flagval.Duration{V: 100 * time.Millisecond}
+		bcap     = flagval.Duration{V: 2 * time.Second}
+		keys     = flagval.Name[fleet.KeyMode]{V: fleet.NoKey, Parse: fleet.ParseKeyMode, Text: fleet.KeyMode.String}
+		policy   = flagval.Name[fleet.PolicyKind]{V: fleet.Unlimited, Parse: fleet.ParsePolicy, Text: fleet.PolicyKind.String}
+		scope    = flagval.Name[bool]{Parse: parseScope, Text: scopeText}
 		dp       = fleet.DefaultPolicy()
-		bRate    = number{v: dp.Rate, lo: 0, hi: fleet.MaxTokens}
-		bSize    = number{v: dp.Size, lo: 0, hi: fleet.MaxTokens}
-		quota    = number{v: dp.Tokens, lo: 0, hi: fleet.MaxTokens}
-		qCost    = number{v: dp.Cost, lo: 1, hi: fleet.MaxTokens}
-		qTimeout = number{v: dp.TimeoutCost, lo: 1, hi: fleet.MaxTokens}
-		gMax     = number{v: dp.MaxTokens, lo: 0, hi: fleet.MaxTokens}
-		gRatio   = number{v: dp.Ratio, lo: 0, hi: fleet.MaxTokens}
-		bThresh  = number{v: dp.Threshold, lo: 0, hi: 1}
-		buRatio  = number{v: dp.BudgetRatio, lo: 0, hi: fleet.MaxBudgetRatio}
-		buTTL    = durationFlag{seconds(dp.TTL)}
-		buMin    = number{v: dp.MinRate, lo: 0, hi: fleet.MaxTokens}
-		buConc   = number{v: dp.MinConcurrency, lo: 0, hi: fleet.MaxTokens}
-		cbRate   = number{v: dp.FailureRate, lo: 0, hi: 1}
-		cbWindow = bounded{v: dp.Window, lo: 1, hi: fleet.MaxWindow}
-		cbTime   = durationFlag{seconds(dp.WindowSeconds)}
-		cbMin    = bounded{v: dp.MinCalls, lo: 1, hi: fleet.MaxWindow}
-		cbOpen   = durationFlag{seconds(dp.OpenSeconds)}
-		cbHalf   = bounded{v: dp.HalfOpenCalls, lo: 1, hi: fleet.MaxWindow}
-		sreK     = number{v: dp.K, lo: 0, hi: fleet.MaxK}
-		sreWin   = durationFlag{seconds(dp.SREWindow)}
-		hedges   = bounded{v: 0, lo: 0, hi: fleet.MaxHedges}
-		hDelay   = durationFlag{scenario.DefaultHedgeDelay}
+		bRate    = flagval.Number{V: dp.Rate, Lo: 0, Hi: fleet.MaxTokens}
+		bSize    = flagval.Number{V: dp.Size, Lo: 0, Hi: fleet.MaxTokens}
+		quota    = flagval.Number{V: dp.Tokens, Lo: 0, Hi: fleet.MaxTokens}
+		qCost    = flagval.Number{V: dp.Cost, Lo: 1, Hi: fleet.MaxTokens}
+		qTimeout = flagval.Number{V: dp.TimeoutCost, Lo: 1, Hi: fleet.MaxTokens}
+		gMax     = flagval.Number{V: dp.MaxTokens, Lo: 0, Hi: fleet.MaxTokens}
+		gRatio   = flagval.Number{V: dp.Ratio, Lo: 0, Hi: fleet.MaxTokens}
+		bThresh  = flagval.Number{V: dp.Threshold, Lo: 0, Hi: 1}
+		buRatio  = flagval.Number{V: dp.BudgetRatio, Lo: 0, Hi: fleet.MaxBudgetRatio}
+		buTTL    = flagval.Duration{V: seconds(dp.TTL)}
+		buMin    = flagval.Number{V: dp.MinRate, Lo: 0, Hi: fleet.MaxTokens}
+		buConc   = flagval.Number{V: dp.MinConcurrency, Lo: 0, Hi: fleet.MaxTokens}
+		cbRate   = flagval.Number{V: dp.FailureRate, Lo: 0, Hi: 1}
+		cbWindow = flagval.Bounded{V: dp.Window, Lo: 1, Hi: fleet.MaxWindow}
+		cbTime   = flagval.Duration{V: seconds(dp.WindowSeconds)}
+		cbMin    = flagval.Bounded{V: dp.MinCalls, Lo: 1, Hi: fleet.MaxWindow}
+		cbOpen   = flagval.Duration{V: seconds(dp.OpenSeconds)}
+		cbHalf   = flagval.Bounded{V: dp.HalfOpenCalls, Lo: 1, Hi: fleet.MaxWindow}
+		sreK     = flagval.Number{V: dp.K, Lo: 0, Hi: fleet.MaxK}
+		sreWin   = flagval.Duration{V: seconds(dp.SREWindow)}
+		hedges   = flagval.Bounded{V: 0, Lo: 0, Hi: fleet.MaxHedges}
+		hDelay   = flagval.Duration{V: scenario.DefaultHedgeDelay}
 		scenPath string
 	)
-	preset.valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
+	preset.Valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
 	fs.Var(&preset, "preset", "run the runs of the preset `name` instead of one run from the flags: brooker-collapse, brooker-retries, brooker-clients, aws-standard, grpc-throttling, envoy-budget, finagle-budget, resilience4j-breaker, retry-policies, spike-recovery or job-retries (see above)")
 	fs.Var(&duration, "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")
 	fs.Var(&seedV, "seed", "random `seed`; the same flags and seed print the same bytes")
-	fs.Var(&format, "format", format.usage()+" (json also holds the series; html is one page with the series drawn)")
-	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it", workers.lo, workers.hi))
+	fs.Var(&format, "format", format.Usage()+" (json also holds the series; html is one page with the series drawn)")
+	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.StringVar(&out, "o", "", "write the output to `file` (a regular file is replaced atomically) instead of stdout")
 	fs.StringVar(&series, "series", "", "also write the time series, a row a run a second, to `file` (.csv or .json)")
@@ -292,19 +247,19 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	var cfgs []fleet.Config
 	name, source := "one run", ""
 	totals, byClients, spikes := false, false, false
-	if preset.v != "" {
+	if preset.V != "" {
 		for _, n := range fleetModelFlags {
 			if set[n] {
 				return usageError{fmt.Errorf("-%s: a preset sets the model; drop -%s or -preset", n, n)}
 			}
 		}
-		p, _ := fleet.LookupPreset(preset.v)
+		p, _ := fleet.LookupPreset(preset.V)
 		d := p.Duration
 		if set["duration"] {
-			d = duration.v.Seconds()
+			d = duration.V.Seconds()
 		}
 		if !set["replicates"] {
-			replicates.v = p.Replicates
+			replicates.V = p.Replicates
 		}
 		cfgs, name, totals, byClients, spikes = p.Runs(d), p.Name, p.Totals, p.ByClients, p.Spikes
 		source = p.Source
@@ -314,28 +269,28 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 			}
 		}
 	} else {
-		cap := bcap.v
+		cap := bcap.V
 		if cap == 0 {
 			cap = fleet.NoCap
 		}
 		cfg := fleet.Config{
 			Name:     "run",
-			Duration: duration.v.Seconds(),
-			Load:     fleet.Shape{Kind: shape.v, Rate: rate.v, Peak: peak.v, From: from.v.Seconds(), To: to.v.Seconds()},
-			Outage:   fleet.Outage{From: outage.from.Seconds(), To: outage.to.Seconds(), Mode: outMode.v},
-			Server: fleet.Server{Kind: server.v, Base: base.v.Seconds(), Slope: slope.v.Seconds(),
-				Workers: capacity.v, QueueMax: queue.v,
-				Service: fleet.Service{Dist: dist.v, Median: service.v.Seconds(), Sigma: sigma.v},
-				Limit:   limit.v, Burst: burst.v, PFail: float64(pFail)},
-			Client: fleet.Client{Clients: clients.v, Timeout: timeout.v.Seconds(), Attempts: attempts.v,
-				Backoff: backoff.Policy{Kind: bkind.v, Base: bbase.v, Cap: cap}, Keys: keys.v,
-				Policy: fleet.PolicyConfig{Kind: policy.v, Shared: scope.v, Rate: bRate.v, Size: bSize.v,
-					Tokens: quota.v, Cost: qCost.v, TimeoutCost: qTimeout.v, MaxTokens: gMax.v, Ratio: gRatio.v,
-					Threshold: bThresh.v, BudgetRatio: buRatio.v, TTL: buTTL.v.Seconds(), MinRate: buMin.v,
-					MinConcurrency: buConc.v, FailureRate: cbRate.v, Window: cbWindow.v, WindowSeconds: cbTime.v.Seconds(),
-					MinCalls: cbMin.v, OpenSeconds: cbOpen.v.Seconds(), HalfOpenCalls: cbHalf.v, K: sreK.v, SREWindow: sreWin.v.Seconds()},
-				Hedges: hedges.v, HedgeDelay: hDelay.v.Seconds()},
-			Net: net.v.Seconds(),
+			Duration: duration.V.Seconds(),
+			Load:     fleet.Shape{Kind: shape.V, Rate: rate.V, Peak: peak.V, From: from.V.Seconds(), To: to.V.Seconds()},
+			Outage:   fleet.Outage{From: outage.From.Seconds(), To: outage.To.Seconds(), Mode: outMode.V},
+			Server: fleet.Server{Kind: server.V, Base: base.V.Seconds(), Slope: slope.V.Seconds(),
+				Workers: capacity.V, QueueMax: queue.V,
+				Service: fleet.Service{Dist: dist.V, Median: service.V.Seconds(), Sigma: sigma.V},
+				Limit:   limit.V, Burst: burst.V, PFail: float64(pFail)},
+			Client: fleet.Client{Clients: clients.V, Timeout: timeout.V.Seconds(), Attempts: attempts.V,
+				Backoff: backoff.Policy{Kind: bkind.V, Base: bbase.V, Cap: cap}, Keys: keys.V,
+				Policy: fleet.PolicyConfig{Kind: policy.V, Shared: scope.V, Rate: bRate.V, Size: bSize.V,
+					Tokens: quota.V, Cost: qCost.V, TimeoutCost: qTimeout.V, MaxTokens: gMax.V, Ratio: gRatio.V,
+					Threshold: bThresh.V, BudgetRatio: buRatio.V, TTL: buTTL.V.Seconds(), MinRate: buMin.V,
+					MinConcurrency: buConc.V, FailureRate: cbRate.V, Window: cbWindow.V, WindowSeconds: cbTime.V.Seconds(),
+					MinCalls: cbMin.V, OpenSeconds: cbOpen.V.Seconds(), HalfOpenCalls: cbHalf.V, K: sreK.V, SREWindow: sreWin.V.Seconds()},
+				Hedges: hedges.V, HedgeDelay: hDelay.V.Seconds()},
+			Net: net.V.Seconds(),
 		}
 		if scenPath != "" {
 			if err := fleetScenario(fs, scenPath, &cfg.Client); err != nil {
@@ -352,7 +307,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 			return usageError{err}
 		}
 	}
-	if err := fleet.CheckReplicates(replicates.v, cfgs[0].Duration); err != nil {
+	if err := fleet.CheckReplicates(replicates.V, cfgs[0].Duration); err != nil {
 		return usageError{err}
 	}
 	if series != "" {
@@ -370,7 +325,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		return usageError{err}
 	}
 
-	res, err := fleet.Run(ctx, cfgs, fleet.Options{Replicates: replicates.v, Seed: uint64(seedV), Workers: workers.v})
+	res, err := fleet.Run(ctx, cfgs, fleet.Options{Replicates: replicates.V, Seed: uint64(seedV), Workers: workers.V})
 	if err != nil {
 		return err
 	}
@@ -380,11 +335,11 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 			rows[i] = r.Totals()
 		}
 		title := fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (counts summed over them), seed %d",
-			name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
+			name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.V, uint64(seedV))
 		plotTitle := fmt.Sprintf("retrysim fleet: %s, seed %d", name, uint64(seedV))
 		var buf bytes.Buffer
-		if err := format.r.FleetTotals(&buf, render.TotalsReport{Title: title, Rows: rows, ByClients: byClients,
-			Params: fleetParams(name, source, replicates.v, uint64(seedV)), Results: res, PlotTitle: plotTitle}); err != nil {
+		if err := format.R.FleetTotals(&buf, render.TotalsReport{Title: title, Rows: rows, ByClients: byClients,
+			Params: fleetParams(name, source, replicates.V, uint64(seedV)), Results: res, PlotTitle: plotTitle}); err != nil {
 			return err
 		}
 		if plotPath != "" {
@@ -399,7 +354,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		return outF.Write(ctx, stdout, buf.Bytes())
 	}
 	title := fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (95%% intervals over them), seed %d",
-		name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
+		name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.V, uint64(seedV))
 	rep := render.FleetReport{Title: title}
 	var runs [][]fleet.Point
 	for _, r := range res {
@@ -409,15 +364,15 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		rep.Series = append(rep.Series, pts...)
 	}
 	plotTitle := fmt.Sprintf("retrysim fleet: %s, %s s, means of %d replicates, seed %d",
-		name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.v, uint64(seedV))
-	rep.Params = fleetParams(name, source, replicates.v, uint64(seedV))
+		name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.V, uint64(seedV))
+	rep.Params = fleetParams(name, source, replicates.V, uint64(seedV))
 	rep.Runs, rep.Configs, rep.PlotTitle = runs, cfgs, plotTitle
 	if spikes { // one picture of the runs against the spike's height, as -plot draws them
 		rep.Runs, rep.Configs, rep.Spikes = nil, nil, res
 		rep.PlotTitle = fmt.Sprintf("retrysim fleet: %s, seed %d", name, uint64(seedV))
 	}
 	var buf bytes.Buffer
-	if err := format.r.Fleet(&buf, rep); err != nil {
+	if err := format.R.Fleet(&buf, rep); err != nil {
 		return err
 	}
 	if series != "" {

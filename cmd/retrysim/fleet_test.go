@@ -212,33 +212,6 @@ func TestFleetOutputs(t *testing.T) {
 	}
 }
 
-// FuzzWindowFlag checks that -outage's parser never panics and keeps only
-// windows with 0 <= from < to.
-func FuzzWindowFlag(f *testing.F) {
-	for _, s := range []string{"20s:25s", "0s:1ms", "5s", "5s:2s", ":", "-1s:2s", "1h:2h30m"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var w window
-		if err := w.Set(s); err == nil && (w.from < 0 || w.to <= w.from) {
-			t.Errorf("Set(%q) kept %v:%v", s, w.from, w.to)
-		}
-	})
-}
-
-// FuzzNumberFlag checks that the number flag keeps only values in its range.
-func FuzzNumberFlag(f *testing.F) {
-	for _, s := range []string{"40", "-1", "1e6", "NaN", "Inf", "0x10", " 3 "} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		n := number{lo: 0, hi: 1e6}
-		if err := n.Set(s); err == nil && !(n.v >= 0 && n.v <= 1e6) {
-			t.Errorf("Set(%q) kept %g", s, n.v)
-		}
-	})
-}
-
 // bernstein is the half-width t within which a sum of n independent draws
 // of mean mu, variance v and |draw - mu| <= m falls with probability at
 // least 1 - alpha: Bernstein's inequality, P(|sum - n mu| >= t) <= 2

@@ -217,15 +217,6 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	}
 }
 
-func TestJobsAcceptsReadableForms(t *testing.T) {
-	for _, s := range []string{"1000000", "1_000_000", "1,000,000", "1e6"} {
-		var c count
-		if err := c.Set(s); err != nil || c != 1_000_000 {
-			t.Errorf("count.Set(%q) = %v, %d; want 1000000", s, err, c)
-		}
-	}
-}
-
 func TestVersionAndHelpCommands(t *testing.T) {
 	for _, args := range [][]string{{"-version"}, {"version"}} {
 		out, errOut, code := retrysim(t, args...)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/stats"
@@ -32,10 +33,10 @@ Flags:
 // prints the run's report.
 func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	var ci, expect bool
-	format := newFormatFlag(render.ReportDoc)
+	format := flagval.NewFormat(render.ReportDoc)
 	out := outfile.File{Flag: "o"}
 	fs := newFlagSet("retrysim merge")
-	fs.Var(&format, "format", format.usage())
+	fs.Var(&format, "format", format.Usage())
 	fs.BoolVar(&ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
 	fs.StringVar(&out.Path, "o", "", outUsage+"; not one of the shard files")
@@ -69,7 +70,7 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if rep.Params.Delivery != nil && expect {
 		return usageError{fmt.Errorf("-expect: the closed forms cover the Part 5 model, not the delivery model these shards ran")}
 	}
-	return show(ctx, stdout, rep.Results(ci, expect), format.r, out)
+	return show(ctx, stdout, rep.Results(ci, expect), format.R, out)
 }
 
 // interspersed puts the flags of args first and the file names after a "--",

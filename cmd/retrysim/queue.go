@@ -6,127 +6,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/strategy"
 )
-
-// durationFlag is a flag.Value for a duration that is not negative.
-type durationFlag struct{ v time.Duration }
-
-func (d *durationFlag) String() string {
-	if d == nil {
-		return ""
-	}
-	return d.v.String()
-}
-
-func (d *durationFlag) Set(s string) error {
-	v, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil {
-		return fmt.Errorf("want a duration from 0 to 8760h, such as 250ms, 2s or 24h")
-	}
-	if err := provider.CheckDuration(v); err != nil { // as scenario files check theirs
-		return err
-	}
-	d.v = v
-	return nil
-}
-
-// latencyFlag is a flag.Value for a fixed duration (20ms) or a lognormal
-// median:p99 (20ms:200ms).
-type latencyFlag struct{ v provider.Latency }
-
-func (l *latencyFlag) String() string {
-	if l == nil {
-		return ""
-	}
-	if l.v.Random() {
-		return l.v.Median.String() + ":" + l.v.P99.String()
-	}
-	return l.v.Median.String()
-}
-
-func (l *latencyFlag) Set(s string) error {
-	bad := fmt.Errorf("want a duration (20ms) or a lognormal median:p99 (20ms:200ms), each from 0 to 8760h, a median above 0 with a p99")
-	median, p99, two := strings.Cut(s, ":")
-	m, err := time.ParseDuration(median)
-	if err != nil {
-		return bad
-	}
-	v := provider.Latency{Median: m}
-	if two {
-		if v.P99, err = time.ParseDuration(p99); err != nil {
-			return bad
-		}
-	}
-	if err := v.Check(); err != nil { // as scenario files check theirs
-		return err
-	}
-	l.v = v
-	return nil
-}
-
-// named is a flag.Value for one of a fixed list of names.
-type nameFlag[T any] struct {
-	v     T
-	parse func(string) (T, error)
-	text  func(T) string
-}
-
-func (n *nameFlag[T]) String() string {
-	if n == nil || n.text == nil {
-		return ""
-	}
-	return n.text(n.v)
-}
-
-func (n *nameFlag[T]) Set(s string) error {
-	v, err := n.parse(s)
-	if err != nil {
-		return err
-	}
-	n.v = v
-	return nil
-}
-
-// crashProbability is -crash, in the table command and in race alike: the
-// probability that a worker dies at -crash-at. A crash point given to it
-// (race's -crash took one before the vocabulary was made one) is refused with
-// a pointer to -crash-at.
-type crashProbability struct{ p probability }
-
-func (c *crashProbability) String() string {
-	if c == nil {
-		return "0"
-	}
-	return c.p.String()
-}
-
-func (c *crashProbability) Set(s string) error {
-	if _, err := delivery.ParseCrashPoint(s); err == nil || s == "after-charge" {
-		return fmt.Errorf("%q is a crash point: give it with -crash-at; -crash is the probability that a worker dies there", s)
-	}
-	return c.p.Set(s)
-}
-
-// crashPointFlag is -crash-at, in the table command and in race alike, with
-// the delivery model's names and default.
-func crashPointFlag() nameFlag[delivery.CrashPoint] {
-	return nameFlag[delivery.CrashPoint]{v: delivery.Defaults().CrashAt, parse: parseCrashPoint, text: delivery.CrashPoint.String}
-}
-
-// parseCrashPoint reads a crash point, naming race's old after-charge's new name.
-func parseCrashPoint(s string) (delivery.CrashPoint, error) {
-	if s == "after-charge" {
-		return 0, fmt.Errorf("unknown crash point %q: it is after-work now (between the work and the key record)", s)
-	}
-	return delivery.ParseCrashPoint(s)
-}
 
 // queueFlags are the flags of the delivery model; any of them set turns it on.
 type queueFlags struct {
@@ -134,18 +21,18 @@ type queueFlags struct {
 	// overrides names, after load, the flags set over a scenario file, with
 	// their values: "-p-fail 0.05, -store lease".
 	overrides   string
-	latency     latencyFlag
-	backoff     nameFlag[backoff.Kind]
-	base, cap   durationFlag
-	store       nameFlag[delivery.Store]
-	ttl, lease  durationFlag
-	visibility  durationFlag
-	deliveries  bounded
-	repeat      probability
-	repeatDelay latencyFlag
-	crash       crashProbability
-	crashAt     nameFlag[delivery.CrashPoint]
-	maxCrashes  bounded
+	latency     flagval.Latency
+	backoff     flagval.Name[backoff.Kind]
+	base, cap   flagval.Duration
+	store       flagval.Name[delivery.Store]
+	ttl, lease  flagval.Duration
+	visibility  flagval.Duration
+	deliveries  flagval.Bounded
+	repeat      flagval.Probability
+	repeatDelay flagval.Latency
+	crash       flagval.CrashProbability
+	crashAt     flagval.Name[delivery.CrashPoint]
+	maxCrashes  flagval.Bounded
 }
 
 // queueFlagNames are the flags that turn the delivery model on.
@@ -160,13 +47,13 @@ var fieldFlags = map[string]string{
 
 func (q *queueFlags) register(fs *flag.FlagSet) {
 	d := delivery.Defaults()
-	q.backoff = nameFlag[backoff.Kind]{v: d.Backoff.Kind, parse: backoff.ParseKind, text: backoff.Kind.String}
-	q.base, q.cap = durationFlag{d.Backoff.Base}, durationFlag{d.Backoff.Cap}
-	q.store = nameFlag[delivery.Store]{v: d.Store, parse: delivery.ParseStore, text: delivery.Store.String}
-	q.ttl, q.lease, q.visibility = durationFlag{d.TTL}, durationFlag{d.Lease}, durationFlag{d.Visibility}
-	q.deliveries = bounded{v: d.MaxDeliveries, lo: 1, hi: delivery.DeliveriesLimit}
-	q.crashAt = crashPointFlag()
-	q.maxCrashes = bounded{v: 0, lo: 0, hi: delivery.CrashesLimit}
+	q.backoff = flagval.Name[backoff.Kind]{V: d.Backoff.Kind, Parse: backoff.ParseKind, Text: backoff.Kind.String}
+	q.base, q.cap = flagval.Duration{V: d.Backoff.Base}, flagval.Duration{V: d.Backoff.Cap}
+	q.store = flagval.Name[delivery.Store]{V: d.Store, Parse: delivery.ParseStore, Text: delivery.Store.String}
+	q.ttl, q.lease, q.visibility = flagval.Duration{V: d.TTL}, flagval.Duration{V: d.Lease}, flagval.Duration{V: d.Visibility}
+	q.deliveries = flagval.Bounded{V: d.MaxDeliveries, Lo: 1, Hi: delivery.DeliveriesLimit}
+	q.crashAt = flagval.CrashPoint()
+	q.maxCrashes = flagval.Bounded{V: 0, Lo: 0, Hi: delivery.CrashesLimit}
 	fs.StringVar(&q.scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/")
 	fs.Var(&q.latency, "latency", "every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")
 	fs.Var(&q.backoff, "backoff", "the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter, decorrelated, or a job queue's schedule: sidekiq (c^4 + 15 + rand(10) x (c + 1) s for retry c from 0) or river (n^4 s ±10% after the n-th error)")
@@ -232,23 +119,23 @@ func (q *queueFlags) load(fs *flag.FlagSet, pFail, lostReply float64) (provider.
 	}
 	if set["latency"] {
 		for i := range sc.Steps {
-			sc.Steps[i].Latency = q.latency.v
+			sc.Steps[i].Latency = q.latency.V
 		}
 	}
 	apply := map[string]func(){
-		"backoff":        func() { cfg.Backoff.Kind = q.backoff.v },
-		"backoff-base":   func() { cfg.Backoff.Base = q.base.v },
-		"backoff-cap":    func() { cfg.Backoff.Cap = q.cap.v },
-		"store":          func() { cfg.Store = q.store.v },
-		"ttl":            func() { cfg.TTL = q.ttl.v },
-		"lease":          func() { cfg.Lease = q.lease.v },
-		"visibility":     func() { cfg.Visibility = q.visibility.v },
-		"max-deliveries": func() { cfg.MaxDeliveries = q.deliveries.v },
+		"backoff":        func() { cfg.Backoff.Kind = q.backoff.V },
+		"backoff-base":   func() { cfg.Backoff.Base = q.base.V },
+		"backoff-cap":    func() { cfg.Backoff.Cap = q.cap.V },
+		"store":          func() { cfg.Store = q.store.V },
+		"ttl":            func() { cfg.TTL = q.ttl.V },
+		"lease":          func() { cfg.Lease = q.lease.V },
+		"visibility":     func() { cfg.Visibility = q.visibility.V },
+		"max-deliveries": func() { cfg.MaxDeliveries = q.deliveries.V },
 		"repeat":         func() { cfg.RepeatP = float64(q.repeat) },
-		"repeat-delay":   func() { cfg.RepeatDelay = q.repeatDelay.v },
-		"crash":          func() { cfg.CrashP = float64(q.crash.p) },
-		"crash-at":       func() { cfg.CrashAt = q.crashAt.v },
-		"max-crashes":    func() { cfg.MaxCrashes = q.maxCrashes.v },
+		"repeat-delay":   func() { cfg.RepeatDelay = q.repeatDelay.V },
+		"crash":          func() { cfg.CrashP = float64(q.crash.P) },
+		"crash-at":       func() { cfg.CrashAt = q.crashAt.V },
+		"max-crashes":    func() { cfg.MaxCrashes = q.maxCrashes.V },
 	}
 	for _, n := range queueFlagNames {
 		if f := apply[n]; f != nil && set[n] {

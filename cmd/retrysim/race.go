@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/race"
 	"github.com/retrysim/retrysim/internal/render"
@@ -90,17 +91,17 @@ func (l *modeList) Set(v string) error {
 // raceCommand runs the harness for each mode and prints what it measured.
 func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err error) {
 	modes := modeList(race.Modes())
-	procs := bounded{v: 2, lo: 1, hi: 256}
-	jobs := count(1)
-	deliveries := bounded{v: 2, lo: 1, hi: 100}
-	rounds := bounded{v: 20, lo: 1, hi: 100_000}
-	crashAt := crashPointFlag()
-	var crashP crashProbability
-	ttl, gap := durationFlag{}, durationFlag{}
-	lease := durationFlag{time.Second}
-	simJobs := count(200_000)
-	seedV := seed(1)
-	format := newFormatFlag(render.RaceDoc)
+	procs := flagval.Bounded{V: 2, Lo: 1, Hi: 256}
+	jobs := flagval.Count(1)
+	deliveries := flagval.Bounded{V: 2, Lo: 1, Hi: 100}
+	rounds := flagval.Bounded{V: 20, Lo: 1, Hi: 100_000}
+	crashAt := flagval.CrashPoint()
+	var crashP flagval.CrashProbability
+	ttl, gap := flagval.Duration{}, flagval.Duration{}
+	lease := flagval.Duration{V: time.Second}
+	simJobs := flagval.Count(200_000)
+	seedV := flagval.Seed(1)
+	format := flagval.NewFormat(render.RaceDoc)
 	var keep, compare bool
 	out := outfile.File{Flag: "o"}
 	fs := newFlagSet("retrysim race")
@@ -118,7 +119,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	fs.Var(&simJobs, "sim-jobs", "the simulator runs `n` jobs for -compare")
 	fs.Var(&seedV, "seed", "random `seed` for choosing which deliveries crash, and for the simulator")
 	fs.BoolVar(&keep, "keep", false, "keep the database files of a run that finishes (their paths are printed) instead of removing them")
-	fs.Var(&format, "format", format.usage())
+	fs.Var(&format, "format", format.Usage())
 	fs.StringVar(&out.Path, "o", "", outUsage)
 	if err := parse(fs, args, raceIntro, stdout); err != nil {
 		if _, name, ok := strings.Cut(err.Error(), "flag provided but not defined: -"); ok {
@@ -134,15 +135,15 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
-	case compare && deliveries.v != 2:
+	case compare && deliveries.V != 2:
 		return usageError{fmt.Errorf("-compare: the simulator pairs two deliveries of a job; use -deliveries 2")}
-	case ttl.v > 0 && gap.v == 0:
+	case ttl.V > 0 && gap.V == 0:
 		return usageError{fmt.Errorf("-ttl: keys are purged between waves of deliveries; give -gap too")}
 	case jobs > race.MaxJobs:
 		return usageError{fmt.Errorf("-jobs: want a whole number from 1 to %d: every delivery of a round is held in memory", race.MaxJobs)}
-	case int(jobs)*deliveries.v > race.MaxDeliveries:
-		return usageError{fmt.Errorf("-deliveries: %d jobs x %d deliveries is more than %d deliveries a round, which are held in memory", jobs, deliveries.v, race.MaxDeliveries)}
-	case set["crash-at"] && crashP.p == 0:
+	case int(jobs)*deliveries.V > race.MaxDeliveries:
+		return usageError{fmt.Errorf("-deliveries: %d jobs x %d deliveries is more than %d deliveries a round, which are held in memory", jobs, deliveries.V, race.MaxDeliveries)}
+	case set["crash-at"] && crashP.P == 0:
 		return usageError{fmt.Errorf("-crash-at: no worker is killed unless -crash gives a probability above 0")}
 	}
 	exe, err := os.Executable()
@@ -163,12 +164,12 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	var rows []stats.RaceRow
 	for _, m := range modes {
 		cfg := race.Config{
-			Mode: m, Procs: procs.v, Jobs: int(jobs), Deliveries: deliveries.v, Rounds: rounds.v,
-			Gap: gap.v, TTL: ttl.v, Lease: lease.v,
+			Mode: m, Procs: procs.V, Jobs: int(jobs), Deliveries: deliveries.V, Rounds: rounds.V,
+			Gap: gap.V, TTL: ttl.V, Lease: lease.V,
 			Seed: uint64(seedV), Exe: exe, Args: []string{workerCommand}, Keep: keep, Dir: dir,
 		}
-		if crashP.p > 0 {
-			cfg.CrashAt, cfg.CrashP = race.CrashPoint(crashAt.v.String()), float64(crashP.p)
+		if crashP.P > 0 {
+			cfg.CrashAt, cfg.CrashP = race.CrashPoint(crashAt.V.String()), float64(crashP.P)
 		}
 		res, err := race.Run(ctx, cfg)
 		if err != nil {
@@ -189,18 +190,18 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 		rows = append(rows, row)
 	}
 	title := fmt.Sprintf("The SQLite check, for real: %d worker processes, %s jobs x %d deliveries, %d rounds; lease %v",
-		procs.v, render.Group(int64(jobs)), deliveries.v, rounds.v, lease.v)
-	if crashP.p > 0 {
-		title += fmt.Sprintf("; %s%% of first deliveries killed at %s", shortPct(float64(crashP.p)), crashAt.v)
+		procs.V, render.Group(int64(jobs)), deliveries.V, rounds.V, lease.V)
+	if crashP.P > 0 {
+		title += fmt.Sprintf("; %s%% of first deliveries killed at %s", shortPct(float64(crashP.P)), crashAt.V)
 	}
-	if gap.v > 0 {
-		title += fmt.Sprintf("; deliveries %v apart, keys purged after %v", gap.v, ttl.v)
+	if gap.V > 0 {
+		title += fmt.Sprintf("; deliveries %v apart, keys purged after %v", gap.V, ttl.V)
 	}
 	if keep {
 		title += "; databases kept in " + dir
 	}
 	var buf bytes.Buffer
-	if err := format.r.Race(&buf, title, rows); err != nil {
+	if err := format.R.Race(&buf, title, rows); err != nil {
 		return err
 	}
 	return out.Write(ctx, stdout, buf.Bytes())

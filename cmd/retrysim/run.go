@@ -16,11 +16,11 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/race"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
-	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -144,12 +144,12 @@ type usageError struct{ error }
 
 // common are the flags every simulating command shares.
 type common struct {
-	seed       seed
-	rng        choice
-	strategies strategyList
-	format     formatFlag
-	workers    bounded
-	engine     sim.Engine
+	seed       flagval.Seed
+	rng        flagval.Choice
+	strategies flagval.Strategies
+	format     flagval.Format
+	workers    flagval.Bounded
+	engine     flagval.Engine
 	out        outfile.File
 }
 
@@ -158,10 +158,10 @@ type common struct {
 func (c *common) register(fs *flag.FlagSet, doc render.Doc) {
 	*c = common{
 		seed:       1,
-		rng:        choice{v: rng.Generators()[0].Name, valid: validRNG},
-		strategies: strategyList(strategy.DefaultIDs()),
-		format:     newFormatFlag(doc),
-		workers:    bounded{v: runtime.GOMAXPROCS(0), lo: 1, hi: 4096},
+		rng:        flagval.Choice{V: rng.Generators()[0].Name, Valid: flagval.ValidRNG},
+		strategies: flagval.Strategies(strategy.DefaultIDs()),
+		format:     flagval.NewFormat(doc),
+		workers:    flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096},
 	}
 	fs.Var(&c.seed, "seed", "random `seed`; the same flags and seed print the same bytes")
 	gens := make([]string, len(rng.Generators()))
@@ -170,10 +170,10 @@ func (c *common) register(fs *flag.FlagSet, doc render.Doc) {
 	}
 	fs.Var(&c.rng, "rng", "random `generator`: "+strings.Join(gens, "; "))
 	fs.Var(&c.strategies, "strategies", "comma-separated strategy `names`, each once, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
-	fs.Var(&c.format, "format", c.format.usage())
-	fs.Var(&c.workers, "workers", fmt.Sprintf("parallel `workers`, %d to %d; the output does not depend on it", c.workers.lo, c.workers.hi))
+	fs.Var(&c.format, "format", c.format.Usage())
+	fs.Var(&c.workers, "workers", fmt.Sprintf("parallel `workers`, %d to %d; the output does not depend on it", c.workers.Lo, c.workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
-	fs.Var(&engineFlag{&c.engine}, "engine", "the `engine` that draws the jobs: auto (skip where allowed), plain (every draw of every job), or skip (only the jobs where something happens; not with mulberry32)")
+	fs.Var(&c.engine, "engine", "the `engine` that draws the jobs: auto (skip where allowed), plain (every draw of every job), or skip (only the jobs where something happens; not with mulberry32)")
 	c.out.Flag = "o"
 	fs.StringVar(&c.out.Path, "o", "", outUsage)
 }
@@ -218,27 +218,6 @@ Exit status: 0 when the command did its work (or printed -help), 1 when it
 failed or was interrupted (nothing partial is written), 2 for bad usage.
 `
 
-// printFlags lists fs's flags as flag.PrintDefaults does, with one difference:
-// a default is named only when it says something, never "false", "0" or ""
-// (every flag's Value is wrapped to name its errors, which hides its zero
-// value from PrintDefaults).
-func printFlags(w io.Writer, fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) {
-		arg, usage := flag.UnquoteUsage(f)
-		head := "  -" + f.Name
-		if arg != "" {
-			head += " " + arg
-		}
-		fmt.Fprintf(w, "%s\n    \t%s", head, strings.ReplaceAll(usage, "\n", "\n    \t"))
-		switch f.DefValue {
-		case "", "false", "0", "0s":
-		default:
-			fmt.Fprintf(w, " (default %s)", f.DefValue)
-		}
-		fmt.Fprintln(w)
-	})
-}
-
 // parse parses args into fs, refusing arguments that are not flags.
 func parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
 	if err := parseFlags(fs, args, intro, stdout); err != nil {
@@ -253,11 +232,11 @@ func parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) erro
 // parseFlags parses args into fs; on -help it prints intro and the flags to stdout.
 func parseFlags(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
 	var setErr error
-	nameErrors(fs, &setErr)
+	flagval.NameErrors(fs, &setErr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, intro)
-			printFlags(stdout, fs)
+			flagval.PrintFlags(stdout, fs)
 			fmt.Fprint(stdout, exitStatuses)
 			return err
 		}

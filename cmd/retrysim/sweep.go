@@ -19,6 +19,7 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
@@ -84,7 +85,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		newAxis("3", sweep.Spec{Kind: sweep.Whole, Min: 1, Max: sim.MaxAttempts}),
 		newAxis("1000000", sweep.Spec{Kind: sweep.Whole, Min: 1, Max: sim.MaxJobs}),
 	}
-	metric := choice{v: "failed_rate", valid: func(s string) error { _, err := stats.LookupMetric(s); return err }}
+	metric := flagval.Choice{V: "failed_rate", Valid: func(s string) error { _, err := stats.LookupMetric(s); return err }}
 	plot := outfile.File{Flag: "plot"}
 	fs := newFlagSet("retrysim sweep")
 	fs.Var(axes[0], axisFlags[0], "`values` of the probability that a call fails")
@@ -170,18 +171,18 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return usageError{fmt.Errorf("-plot: a plot needs one or two swept parameters; %d are swept", len(swept))}
 		}
 	}
-	opts, err := plotOptions(plot.Path != "" || c.format.r.Page(), len(swept), logY, linearY, sharedScale)
+	opts, err := plotOptions(plot.Path != "" || c.format.R.Page(), len(swept), logY, linearY, sharedScale)
 	if err != nil {
 		return err
 	}
 	if err := outfile.Check(c.out, plot); err != nil {
 		return usageError{err}
 	}
-	if c.format.r.Raw() {
+	if c.format.R.Raw() {
 		var metricSet bool
 		fs.Visit(func(f *flag.Flag) { metricSet = metricSet || f.Name == "metric" })
 		if metricSet && plot.Path == "" {
-			return usageError{fmt.Errorf("-metric: %s carries every metric; -metric picks the one a table, markdown or -plot shows", c.format.r.Name())}
+			return usageError{fmt.Errorf("-metric: %s carries every metric; -metric picks the one a table, markdown or -plot shows", c.format.R.Name())}
 		}
 	}
 
@@ -191,8 +192,8 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	s, err := api.RunSweep(ctx, api.Sweep{
 		Axes: given, Scenario: base, ScenarioFile: scenarioPath, Delivery: queue,
-		Strategies: c.strategies, Seed: uint64(c.seed), Generator: c.rng.v, Engine: c.engine.String(),
-		Workers: c.workers.v, Metric: metric.v, Progress: progress(stderr),
+		Strategies: c.strategies, Seed: uint64(c.seed), Generator: c.rng.V, Engine: c.engine.String(),
+		Workers: c.workers.V, Metric: metric.V, Progress: progress(stderr),
 	})
 	if err != nil {
 		var fe *api.FieldError
@@ -211,7 +212,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	var buf bytes.Buffer
-	if err := c.format.r.Sweep(&buf, s, opts); err != nil {
+	if err := c.format.R.Sweep(&buf, s, opts); err != nil {
 		return err
 	}
 	return c.out.Write(ctx, stdout, buf.Bytes())

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
@@ -50,12 +51,12 @@ func show(ctx context.Context, stdout io.Writer, rep stats.Report, format render
 // or with -shard one slice of it as json for merge.
 func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var c common
-	jobs := count(1_000_000)
-	pFail, lostReply := probability(0.01), probability(0.005)
-	attempts := bounded{v: 3, lo: 1, hi: sim.MaxAttempts}
-	replicates := bounded{v: 1, lo: 1, hi: api.MaxReplicates}
+	jobs := flagval.Count(1_000_000)
+	pFail, lostReply := flagval.Probability(0.01), flagval.Probability(0.005)
+	attempts := flagval.Bounded{V: 3, Lo: 1, Hi: sim.MaxAttempts}
+	replicates := flagval.Bounded{V: 1, Lo: 1, Hi: api.MaxReplicates}
 	var ci, expect bool
-	var sh shard
+	var sh flagval.Shard
 	fs := newFlagSet("retrysim")
 	fs.Var(&jobs, "jobs", "simulate `n` jobs, 1 to 10^12 (1e6 and 1_000_000 work too)")
 	fs.Var(&pFail, "p-fail", "`probability` that a call fails before doing anything")
@@ -65,7 +66,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
 	fs.Var(&replicates, "replicates", "run `r` independent seeds derived from -seed (1 to 10000) and show each column's mean and standard deviation")
 	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
-	preset := choice{valid: validPreset}
+	preset := flagval.Choice{Valid: validPreset}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
 	var q queueFlags
 	q.register(fs)
@@ -81,18 +82,18 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	if preset.v != "" {
-		if err := presetConflicts(fs, preset.v); err != nil {
+	if preset.V != "" {
+		if err := presetConflicts(fs, preset.V); err != nil {
 			return err
 		}
-		p, _ := api.LookupPreset(preset.v)
-		cases, err := p.Run(ctx, api.PresetRun{Jobs: int64(jobs), Attempts: attempts.v, Seed: uint64(c.seed),
-			Generator: c.rng.v, Engine: c.engine.String(), Workers: c.workers.v})
+		p, _ := api.LookupPreset(preset.V)
+		cases, err := p.Run(ctx, api.PresetRun{Jobs: int64(jobs), Attempts: attempts.V, Seed: uint64(c.seed),
+			Generator: c.rng.V, Engine: c.engine.String(), Workers: c.workers.V})
 		if err != nil {
 			return usage(err)
 		}
 		var buf bytes.Buffer
-		if err := c.format.r.Cases(&buf, cases); err != nil {
+		if err := c.format.R.Cases(&buf, cases); err != nil {
 			return err
 		}
 		return c.out.Write(ctx, stdout, buf.Bytes())
@@ -102,10 +103,10 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	e := api.Experiment{Scenario: sc, ScenarioFile: q.scenarioPath, Jobs: int64(jobs), Seed: uint64(c.seed),
-		Generator: c.rng.v, Engine: c.engine.String(), Delivery: queue, Replicates: replicates.v, Workers: c.workers.v}
+		Generator: c.rng.V, Engine: c.engine.String(), Delivery: queue, Replicates: replicates.V, Workers: c.workers.V}
 	strats := make([]strategy.Retry, len(c.strategies))
 	for i, id := range c.strategies {
-		if strats[i], err = strategy.Parse(id, attempts.v); err != nil {
+		if strats[i], err = strategy.Parse(id, attempts.V); err != nil {
 			return usageError{err}
 		}
 		e.Strategies = append(e.Strategies, strats[i])
@@ -142,7 +143,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	out := rep.Results(ci, expect)
 	out.Overrides = q.overrides
-	return show(ctx, stdout, out, c.format.r, c.out)
+	return show(ctx, stdout, out, c.format.R, c.out)
 }
 
 // validPreset refuses a -preset that is not one of retrysim.Presets.

@@ -1,0 +1,426 @@
+// Package flagval holds the flag.Value types of retrysim's commands: each
+// parses one kind of setting, checks it while parsing with the validator the
+// library uses, and names what it accepts when it refuses a value. It parses;
+// what a setting does is the library's.
+package flagval
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/strategy"
+)
+
+// Probability is a flag.Value that accepts only numbers in [0, 1].
+type Probability float64
+
+func (p *Probability) String() string { return strconv.FormatFloat(float64(*p), 'g', -1, 64) }
+
+func (p *Probability) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return fmt.Errorf("want a probability in [0, 1], such as 0.01")
+	}
+	if err := provider.CheckProbability(v); err != nil {
+		return err
+	}
+	*p = Probability(v)
+	return nil
+}
+
+// Count is a flag.Value for a job count: digits with optional _ or , between
+// groups (1_000_000), or a power-of-ten form (1e9), from 1 to sim.MaxJobs.
+type Count int64
+
+func (c *Count) String() string { return strconv.FormatInt(int64(*c), 10) }
+
+func (c *Count) Set(s string) error {
+	bad := fmt.Errorf("want a whole number from 1 to %d, such as 1000000, 1_000_000 or 1e6", int64(sim.MaxJobs))
+	clean := strings.NewReplacer("_", "", ",", "").Replace(strings.TrimSpace(s))
+	v, err := strconv.ParseInt(clean, 10, 64)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(clean, 64)
+		if ferr != nil || f != math.Trunc(f) || f > sim.MaxJobs {
+			return bad
+		}
+		v = int64(f)
+	}
+	if sim.CheckJobs(v) != nil {
+		return bad
+	}
+	*c = Count(v)
+	return nil
+}
+
+// Seed is a flag.Value for any uint64.
+type Seed uint64
+
+func (v *Seed) String() string { return strconv.FormatUint(uint64(*v), 10) }
+
+func (v *Seed) Set(s string) error {
+	x, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return fmt.Errorf("want a whole number from 0 to %d", uint64(math.MaxUint64))
+	}
+	*v = Seed(x)
+	return nil
+}
+
+// named wraps a flag's Value so that a refused value is reported as
+// "-flag: reason", which flag's own "invalid value ... for flag" wording buries.
+type named struct {
+	flag.Value
+	name string
+	err  *error
+}
+
+// String allows the nil receiver, which flag.PrintDefaults makes to find the zero value.
+func (n *named) String() string {
+	if n == nil || n.Value == nil {
+		return ""
+	}
+	return n.Value.String()
+}
+
+// IsBoolFlag keeps boolean flags usable without a value (-ci, not -ci=true).
+func (n *named) IsBoolFlag() bool {
+	b, ok := n.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+func (n *named) Set(s string) error {
+	err := n.Value.Set(s)
+	if err != nil && *n.err == nil {
+		*n.err = fmt.Errorf("-%s: %w", n.name, err)
+	}
+	return err
+}
+
+// NameErrors makes fs report Set errors through *err.
+func NameErrors(fs *flag.FlagSet, err *error) {
+	fs.VisitAll(func(f *flag.Flag) {
+		f.Value = &named{f.Value, f.Name, err}
+	})
+}
+
+// Bounded is a flag.Value for an integer in [Lo, Hi].
+type Bounded struct {
+	V, Lo, Hi int
+}
+
+func (b *Bounded) String() string { return strconv.Itoa(b.V) }
+
+func (b *Bounded) Set(s string) error {
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || v < b.Lo || v > b.Hi {
+		return fmt.Errorf("want a whole number from %d to %d", b.Lo, b.Hi)
+	}
+	b.V = v
+	return nil
+}
+
+// Format is -format: one of the formats in render's table that writes
+// the command's document, the table's first by default.
+type Format struct {
+	Doc render.Doc
+	R   render.Renderer
+}
+
+func NewFormat(d render.Doc) Format {
+	r, _ := render.Lookup(d, render.Names(d)[0])
+	return Format{Doc: d, R: r}
+}
+
+func (f *Format) String() string { return f.R.Name() }
+
+func (f *Format) Set(s string) error {
+	r, err := render.Lookup(f.Doc, s)
+	if err != nil {
+		return err
+	}
+	f.R = r
+	return nil
+}
+
+// Usage is the flag's help: the formats it takes.
+func (f *Format) Usage() string {
+	return "output `format`: " + strings.Join(render.Names(f.Doc), ", ")
+}
+
+// Choice is a flag.Value that accepts one of a fixed set of names.
+type Choice struct {
+	V     string
+	Valid func(string) error
+}
+
+func (c *Choice) String() string { return c.V }
+
+func (c *Choice) Set(s string) error {
+	if err := c.Valid(s); err != nil {
+		return err
+	}
+	c.V = s
+	return nil
+}
+
+// ValidRNG refuses a generator name that rng.Lookup does not know.
+func ValidRNG(s string) error {
+	if _, ok := rng.Lookup(s); !ok {
+		return fmt.Errorf("unknown generator %q (want one of %s)", s, rng.Names())
+	}
+	return nil
+}
+
+// Strategies is a flag.Value for comma-separated strategy names. Names are
+// kept as given and built once -attempts is known.
+type Strategies []string
+
+func (l *Strategies) String() string { return strings.Join(*l, ",") }
+
+func (l *Strategies) Set(s string) error {
+	var ids []string
+	for id := range strings.SplitSeq(s, ",") {
+		id = strings.TrimSpace(id)
+		if _, err := strategy.Parse(id, 1); err != nil {
+			return err
+		}
+		// A row a strategy: a name given twice would print the same row
+		// twice, and unbounded repeats would multiply a sweep's rows.
+		if slices.Contains(ids, id) {
+			return fmt.Errorf("%q is listed twice", id)
+		}
+		ids = append(ids, id)
+	}
+	*l = ids
+	return nil
+}
+
+// Engine is a flag.Value for -engine.
+type Engine sim.Engine
+
+func (f *Engine) String() string {
+	if f == nil {
+		return ""
+	}
+	return sim.Engine(*f).String()
+}
+
+func (f *Engine) Set(s string) error {
+	e, err := sim.ParseEngine(s)
+	if err != nil {
+		return err
+	}
+	*f = Engine(e)
+	return nil
+}
+
+// Shard is a flag.Value for -shard i/n.
+type Shard sim.Shard
+
+func (s *Shard) String() string {
+	if s == nil || s.Count == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+func (s *Shard) Set(v string) error {
+	var sh sim.Shard
+	var rest string
+	if k, err := fmt.Sscanf(v, "%d/%d%s", &sh.Index, &sh.Count, &rest); k != 2 || err == nil || sh.Check() != nil {
+		return fmt.Errorf("%q is not a slice i/n with 0 <= i < n <= %d, such as 0/8", v, sim.MaxShards)
+	}
+	*s = Shard(sh)
+	return nil
+}
+
+// Duration is a flag.Value for a duration that is not negative.
+type Duration struct{ V time.Duration }
+
+func (d *Duration) String() string {
+	if d == nil {
+		return ""
+	}
+	return d.V.String()
+}
+
+func (d *Duration) Set(s string) error {
+	v, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("want a duration from 0 to 8760h, such as 250ms, 2s or 24h")
+	}
+	if err := provider.CheckDuration(v); err != nil { // as scenario files check theirs
+		return err
+	}
+	d.V = v
+	return nil
+}
+
+// Latency is a flag.Value for a fixed duration (20ms) or a lognormal
+// median:p99 (20ms:200ms).
+type Latency struct{ V provider.Latency }
+
+func (l *Latency) String() string {
+	if l == nil {
+		return ""
+	}
+	if l.V.Random() {
+		return l.V.Median.String() + ":" + l.V.P99.String()
+	}
+	return l.V.Median.String()
+}
+
+func (l *Latency) Set(s string) error {
+	bad := fmt.Errorf("want a duration (20ms) or a lognormal median:p99 (20ms:200ms), each from 0 to 8760h, a median above 0 with a p99")
+	median, p99, two := strings.Cut(s, ":")
+	m, err := time.ParseDuration(median)
+	if err != nil {
+		return bad
+	}
+	v := provider.Latency{Median: m}
+	if two {
+		if v.P99, err = time.ParseDuration(p99); err != nil {
+			return bad
+		}
+	}
+	if err := v.Check(); err != nil { // as scenario files check theirs
+		return err
+	}
+	l.V = v
+	return nil
+}
+
+// Name is a flag.Value for one of a fixed list of names.
+type Name[T any] struct {
+	V     T
+	Parse func(string) (T, error)
+	Text  func(T) string
+}
+
+func (n *Name[T]) String() string {
+	if n == nil || n.Text == nil {
+		return ""
+	}
+	return n.Text(n.V)
+}
+
+func (n *Name[T]) Set(s string) error {
+	v, err := n.Parse(s)
+	if err != nil {
+		return err
+	}
+	n.V = v
+	return nil
+}
+
+// CrashProbability is -crash, in the table command and in race alike: the
+// Probability that a worker dies at -crash-at. A crash point given to it
+// (race's -crash took one before the vocabulary was made one) is refused with
+// a pointer to -crash-at.
+type CrashProbability struct{ P Probability }
+
+func (c *CrashProbability) String() string {
+	if c == nil {
+		return "0"
+	}
+	return c.P.String()
+}
+
+func (c *CrashProbability) Set(s string) error {
+	if _, err := delivery.ParseCrashPoint(s); err == nil || s == "after-charge" {
+		return fmt.Errorf("%q is a crash point: give it with -crash-at; -crash is the probability that a worker dies there", s)
+	}
+	return c.P.Set(s)
+}
+
+// CrashPoint is -crash-at, in the table command and in race alike, with
+// the delivery model's names and default.
+func CrashPoint() Name[delivery.CrashPoint] {
+	return Name[delivery.CrashPoint]{V: delivery.Defaults().CrashAt, Parse: parseCrashPoint, Text: delivery.CrashPoint.String}
+}
+
+// parseCrashPoint reads a crash point, naming race's old after-charge's new name.
+func parseCrashPoint(s string) (delivery.CrashPoint, error) {
+	if s == "after-charge" {
+		return 0, fmt.Errorf("unknown crash point %q: it is after-work now (between the work and the key record)", s)
+	}
+	return delivery.ParseCrashPoint(s)
+}
+
+// Number is a flag.Value for a float in [Lo, Hi].
+type Number struct {
+	V, Lo, Hi float64
+}
+
+func (n *Number) String() string {
+	if n == nil {
+		return ""
+	}
+	return strconv.FormatFloat(n.V, 'g', -1, 64)
+}
+
+func (n *Number) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || !(v >= n.Lo && v <= n.Hi) {
+		return fmt.Errorf("want a number from %g to %g", n.Lo, n.Hi)
+	}
+	n.V = v
+	return nil
+}
+
+// Window is a flag.Value for a time window from:to (20s:25s).
+type Window struct{ From, To time.Duration }
+
+func (w *Window) String() string {
+	if w == nil || w.To == 0 {
+		return ""
+	}
+	return w.From.String() + ":" + w.To.String()
+}
+
+func (w *Window) Set(s string) error {
+	bad := fmt.Errorf("want a window from:to such as 20s:25s, 0 <= from < to")
+	a, b, ok := strings.Cut(s, ":")
+	if !ok {
+		return bad
+	}
+	from, err1 := time.ParseDuration(strings.TrimSpace(a))
+	to, err2 := time.ParseDuration(strings.TrimSpace(b))
+	if err1 != nil || err2 != nil || from < 0 || to <= from {
+		return bad
+	}
+	*w = Window{From: from, To: to}
+	return nil
+}
+
+// PrintFlags lists fs's flags as flag.PrintDefaults does, with one difference:
+// a default is named only when it says something, never "false", "0" or ""
+// (every flag's Value is wrapped to name its errors, which hides its zero
+// value from PrintDefaults).
+func PrintFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		head := "  -" + f.Name
+		if arg != "" {
+			head += " " + arg
+		}
+		fmt.Fprintf(w, "%s\n    \t%s", head, strings.ReplaceAll(usage, "\n", "\n    \t"))
+		switch f.DefValue {
+		case "", "false", "0", "0s":
+		default:
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+}

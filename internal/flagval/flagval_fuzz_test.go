@@ -1,0 +1,150 @@
+package flagval_test
+
+import (
+	"flag"
+	"fmt"
+	"testing"
+
+	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/strategy"
+)
+
+// validPreset is the command's -preset check.
+func validPreset(s string) error {
+	_, err := retrysim.LookupPreset(s)
+	return err
+}
+
+// flagValues are the flag.Value parsers the commands use, each new and with
+// a check of what it holds after accepting a value.
+var flagValues = []struct {
+	name  string
+	new   func() flag.Value
+	valid func(v flag.Value) error
+}{
+	{"count", func() flag.Value { c := flagval.Count(1); return &c }, func(v flag.Value) error { return sim.CheckJobs(int64(*v.(*flagval.Count))) }},
+	{"bounded", func() flag.Value { return &flagval.Bounded{V: 3, Lo: 1, Hi: sim.MaxAttempts} }, func(v flag.Value) error {
+		b := v.(*flagval.Bounded)
+		return sim.CheckAttempts(b.V)
+	}},
+	{"seed", func() flag.Value { return new(flagval.Seed) }, func(flag.Value) error { return nil }},
+	{"probability", func() flag.Value { return new(flagval.Probability) }, func(v flag.Value) error { return provider.CheckProbability(float64(*v.(*flagval.Probability))) }},
+	{"duration", func() flag.Value { return new(flagval.Duration) }, func(v flag.Value) error {
+		if d := v.(*flagval.Duration).V; d < 0 {
+			return fmt.Errorf("negative %v", d)
+		}
+		return nil
+	}},
+	{"latency", func() flag.Value { return new(flagval.Latency) }, func(v flag.Value) error {
+		l := v.(*flagval.Latency).V
+		if l.P99 != 0 && l.P99 < l.Median {
+			return fmt.Errorf("p99 %v below the median %v", l.P99, l.Median)
+		}
+		return l.Check()
+	}},
+	{"strategies", func() flag.Value { return new(flagval.Strategies) }, func(v flag.Value) error {
+		for _, id := range *v.(*flagval.Strategies) {
+			if _, err := strategy.Parse(id, 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{"rng", func() flag.Value { return &flagval.Choice{Valid: flagval.ValidRNG} }, func(v flag.Value) error { return flagval.ValidRNG(v.String()) }},
+	{"format", func() flag.Value { f := flagval.NewFormat(render.ReportDoc); return &f }, func(v flag.Value) error {
+		_, err := render.Lookup(render.ReportDoc, v.String())
+		return err
+	}},
+	{"preset", func() flag.Value { return &flagval.Choice{Valid: validPreset} }, func(v flag.Value) error { return validPreset(v.String()) }},
+	{"engine", func() flag.Value { return new(flagval.Engine) }, func(v flag.Value) error {
+		_, err := sim.ParseEngine(v.String())
+		return err
+	}},
+	{"shard", func() flag.Value { return new(flagval.Shard) }, func(v flag.Value) error { return sim.Shard(*v.(*flagval.Shard)).Check() }},
+	{"backoff", func() flag.Value {
+		return &flagval.Name[backoff.Kind]{Parse: backoff.ParseKind, Text: backoff.Kind.String}
+	}, func(flag.Value) error { return nil }},
+	{"store", func() flag.Value {
+		return &flagval.Name[delivery.Store]{Parse: delivery.ParseStore, Text: delivery.Store.String}
+	}, func(flag.Value) error { return nil }},
+	{"crash-at", func() flag.Value {
+		return &flagval.Name[delivery.CrashPoint]{Parse: delivery.ParseCrashPoint, Text: delivery.CrashPoint.String}
+	}, func(flag.Value) error { return nil }},
+}
+
+// FuzzFlagValue gives one string to every flag.Value parser: none panics, a
+// value one accepts is within its bounds, and what String then prints is
+// accepted again and printed the same (so -help's defaults and echoed
+// parameters read back).
+func FuzzFlagValue(f *testing.F) {
+	for _, s := range []string{
+		// From TestBadInput, TestEngineAndShardFlags and the queue tests.
+		"1.5", "-0.1", "NaN", "often", "2", "Inf", "0", "-5", "1e13", "9223372036854775808", "2.5", "lots",
+		"1001", "-1", "mt19937", "step-nokey,retry-harder", "", "xml", "fast", "8/8", "1/", "1/4x", "1/4",
+		"1000000/1000001", "auto", "skip", "plain", "mulberry32", "pcg", "xexp", "sqlite-check",
+		// Valid values of every kind.
+		"1e6", "1_000_000", "1,000,000", " 7 ", "0.01", "250ms", "24h", "20ms:200ms", "200ms:20ms", "0s:5s", "1s:1s",
+		"job-samekey-skip", "step-nokey, job-samekey", "json", "exponential", "full-jitter", "claim", "lease", "after-key",
+		"18446744073709551615", "-9223372036854775808ns", "2562047h47m16.854775807s",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, fv := range flagValues {
+			v := fv.new()
+			if v.Set(s) != nil {
+				continue
+			}
+			if err := fv.valid(v); err != nil {
+				t.Errorf("%s: Set(%q) accepted a value out of bounds: %v", fv.name, s, err)
+			}
+			text := v.String()
+			again := fv.new()
+			if err := again.Set(text); err != nil || again.String() != text {
+				t.Errorf("%s: Set(%q) prints %q, which Set reads as %q, %v", fv.name, s, text, again.String(), err)
+			}
+		}
+	})
+}
+
+// FuzzWindowFlag checks that -outage's parser never panics and keeps only
+// windows with 0 <= from < to.
+func FuzzWindowFlag(f *testing.F) {
+	for _, s := range []string{"20s:25s", "0s:1ms", "5s", "5s:2s", ":", "-1s:2s", "1h:2h30m"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var w flagval.Window
+		if err := w.Set(s); err == nil && (w.From < 0 || w.To <= w.From) {
+			t.Errorf("Set(%q) kept %v:%v", s, w.From, w.To)
+		}
+	})
+}
+
+// FuzzNumberFlag checks that the number flag keeps only values in its range.
+func FuzzNumberFlag(f *testing.F) {
+	for _, s := range []string{"40", "-1", "1e6", "NaN", "Inf", "0x10", " 3 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := flagval.Number{Lo: 0, Hi: 1e6}
+		if err := n.Set(s); err == nil && !(n.V >= 0 && n.V <= 1e6) {
+			t.Errorf("Set(%q) kept %g", s, n.V)
+		}
+	})
+}
+
+func TestJobsAcceptsReadableForms(t *testing.T) {
+	for _, s := range []string{"1000000", "1_000_000", "1,000,000", "1e6"} {
+		var c flagval.Count
+		if err := c.Set(s); err != nil || c != 1_000_000 {
+			t.Errorf("Count.Set(%q) = %v, %d; want 1000000", s, err, c)
+		}
+	}
+}
