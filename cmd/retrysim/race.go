@@ -15,7 +15,6 @@ import (
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/race"
 	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // workerCommand is the hidden subcommand that race starts copies of itself with.
@@ -161,33 +160,19 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 			}
 		}()
 	}
-	var rows []stats.RaceRow
-	for _, m := range modes {
-		cfg := race.Config{
-			Mode: m, Procs: procs.V, Jobs: int(jobs), Deliveries: deliveries.V, Rounds: rounds.V,
-			Gap: gap.V, TTL: ttl.V, Lease: lease.V,
-			Seed: uint64(seedV), Exe: exe, Args: []string{workerCommand}, Keep: keep, Dir: dir,
-		}
-		if crashP.P > 0 {
-			cfg.CrashAt, cfg.CrashP = race.CrashPoint(crashAt.V.String()), float64(crashP.P)
-		}
-		res, err := race.Run(ctx, cfg)
-		if err != nil {
-			return fmt.Errorf("race %s: %w", m, err)
-		}
-		row := stats.RaceRow{
-			Mode: string(m), Races: res.Races, DoubleCharged: res.DoubleCharged, Lost: res.Lost, BusyRetries: res.BusyRetries,
-			Deliveries: res.Deliveries, Crashes: res.Crashes, Refused: res.Refused, RefusedCodes: res.RefusedCodes,
-			Overlaps: res.Overlaps, WallSeconds: res.Wall.Seconds(),
-		}
-		if compare {
-			s, err := race.Compare(ctx, res, cfg, int64(simJobs))
-			if err != nil {
-				return err
-			}
-			row.Sim = &s
-		}
-		rows = append(rows, row)
+	base := race.Config{
+		Procs: procs.V, Jobs: int(jobs), Deliveries: deliveries.V, Rounds: rounds.V, Gap: gap.V, TTL: ttl.V, Lease: lease.V,
+		Seed: uint64(seedV), Exe: exe, Args: []string{workerCommand}, Keep: keep, Dir: dir,
+	}
+	if crashP.P > 0 {
+		base.CrashAt, base.CrashP = race.CrashPoint(crashAt.V.String()), float64(crashP.P)
+	}
+	if !compare {
+		simJobs = 0
+	}
+	rows, err := race.Study(ctx, modes, base, int64(simJobs))
+	if err != nil {
+		return err
 	}
 	title := fmt.Sprintf("The SQLite check, for real: %d worker processes, %s jobs x %d deliveries, %d rounds; lease %v",
 		procs.V, render.Group(int64(jobs)), deliveries.V, rounds.V, lease.V)

@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 
@@ -11,6 +12,35 @@ import (
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
+
+// Study runs the harness in each mode, base's settings otherwise, and rows
+// of what it measured; with simJobs above 0 each row also holds the
+// simulator's prediction over that many jobs (Compare).
+func Study(ctx context.Context, modes []Mode, base Config, simJobs int64) ([]stats.RaceRow, error) {
+	var rows []stats.RaceRow
+	for _, m := range modes {
+		cfg := base
+		cfg.Mode = m
+		res, err := Run(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("race %s: %w", m, err)
+		}
+		row := stats.RaceRow{
+			Mode: string(m), Races: res.Races, DoubleCharged: res.DoubleCharged, Lost: res.Lost, BusyRetries: res.BusyRetries,
+			Deliveries: res.Deliveries, Crashes: res.Crashes, Refused: res.Refused, RefusedCodes: res.RefusedCodes,
+			Overlaps: res.Overlaps, WallSeconds: res.Wall.Seconds(),
+		}
+		if simJobs > 0 {
+			s, err := Compare(ctx, res, cfg, simJobs)
+			if err != nil {
+				return nil, err
+			}
+			row.Sim = &s
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
 
 // Compare runs the simulator's store that matches cfg.Mode, for jobs jobs, on the check's
 // one-step job, two deliveries a job: the measured share of overlapping
