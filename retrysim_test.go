@@ -365,3 +365,24 @@ func TestExperimentMergerRefuses(t *testing.T) {
 		t.Errorf("Add(the experiment's own shard) = %v", err)
 	}
 }
+
+// TestUnread names the settings a run would not read: without the delivery
+// model only lost-reply can be unread, and with it the key's TTL needs a key.
+func TestUnread(t *testing.T) {
+	e := article(t, 1000, "")
+	if got := e.Unread(); len(got) != 0 {
+		t.Errorf("the sign-up: Unread() = %v; want nothing", got)
+	}
+	e.Scenario.Steps[6].CanLoseReply = false
+	q := delivery.Defaults()
+	e.Delivery, e.Strategies = &q, e.Strategies[:1] // step-nokey: no key is written
+	got := e.Unread()
+	for _, k := range []string{"lost-reply", "ttl", "lease", "crash-at", "max-crashes", "repeat-delay"} {
+		if got[k] == "" {
+			t.Errorf("Unread()[%q] is empty; want a reason", k)
+		}
+	}
+	if got["backoff"] != "" {
+		t.Errorf("Unread()[backoff] = %q; want it read (3 attempts)", got["backoff"])
+	}
+}

@@ -437,41 +437,13 @@ func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
 }
 
 // unusedFleetFlags refuses a flag that was set but that the run, as the other
-// flags configure it, never reads: every flag is honoured or refused, never
-// dropped.
+// flags configure it, never reads (fleet.Config.Unread): every flag is
+// honoured or refused, never dropped.
 func unusedFleetFlags(fs *flag.FlagSet, c fleet.Config) error {
-	unused := map[string]string{}
-	add := func(cond bool, why string, flags ...string) {
-		for _, f := range flags {
-			if cond && unused[f] == "" {
-				unused[f] = why
-			}
-		}
-	}
-	sv := c.Server
-	add(c.Load.Kind == fleet.Constant, "a constant -shape has no peak and no window", "peak", "from", "to")
-	add(!c.Outage.On(), "there is no -outage", "outage-mode")
-	add(sv.Kind != fleet.Latency, fmt.Sprintf("only -server latency grows with load; the server is %s", sv.Kind), "slope")
-	add(sv.Kind == fleet.Queue, "the queue server's calls take -service", "base")
-	add(sv.Kind != fleet.Queue, fmt.Sprintf("only -server queue has workers; the server is %s", sv.Kind), "capacity", "queue", "service", "service-dist", "service-sigma")
-	add(sv.Service.Dist != fleet.Lognormal, "exponential service times have no log-sd", "service-sigma")
-	add(sv.Kind != fleet.RateLimit, fmt.Sprintf("only -server ratelimit has a limit; the server is %s", sv.Kind), "limit", "burst")
-	add(c.Client.Attempts == 1, "with -attempts 1 nothing is retried, so no backoff is waited", "backoff", "backoff-base", "backoff-cap")
-	add(c.Client.Backoff.Kind == backoff.None, "the backoff policy none never waits", "backoff-base", "backoff-cap")
-	add(c.Client.Backoff.Kind.Schedule(), fmt.Sprintf("the %s schedule sets its own waits, in seconds by attempt", c.Client.Backoff.Kind), "backoff-base", "backoff-cap")
-	add(c.Client.Backoff.Kind == backoff.Constant, "the constant backoff waits -backoff-base, with no cap", "backoff-cap")
-	pk := c.Client.Policy.Kind
-	add(c.Client.Attempts == 1 && c.Client.Hedges == 0 && !pk.GuardsFirst(),
-		fmt.Sprintf("with -attempts 1 and no -hedges nothing is retried, so -policy %s is never asked", pk), "policy", "policy-scope")
-	add(pk == fleet.Unlimited, "-policy unlimited keeps no state", "policy-scope")
-	for _, p := range fleet.PolicyParams() {
-		add(!pk.Reads(p), fmt.Sprintf("-policy %s does not read it", pk), p)
-	}
-	add(pk == fleet.SlidingBreaker && c.Client.Policy.WindowSeconds > 0, "-cb-window-time makes the window one of time, not of attempts", "cb-window")
-	add(c.Client.Hedges == 0, "there are no -hedges", "hedge-delay")
+	unread := c.Unread()
 	var err error
 	fs.Visit(func(f *flag.Flag) {
-		if why := unused[f.Name]; err == nil && why != "" {
+		if why := unread[f.Name]; err == nil && why != "" {
 			err = usageError{fmt.Errorf("-%s: %s", f.Name, why)}
 		}
 	})

@@ -4,15 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"slices"
 	"strings"
 
+	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/scenario"
-	"github.com/retrysim/retrysim/strategy"
 )
 
 // queueFlags are the flags of the delivery model; any of them set turns it on.
@@ -154,50 +153,15 @@ func (q *queueFlags) load(fs *flag.FlagSet, pFail, lostReply float64) (provider.
 	return sc, cfg, nil
 }
 
-// unusedQueueFlags refuses a flag that was set but that the run, as the
-// flags and the scenario file configure it, would never read: a setting is
-// honoured or refused, never dropped.
-func unusedQueueFlags(fs *flag.FlagSet, sc provider.Scenario, cfg *delivery.Config, strats []strategy.Retry) error {
-	lossy := slices.ContainsFunc(sc.Steps, func(st provider.Step) bool { return st.CanLoseReply })
-	var unused map[string]string
-	if cfg != nil {
-		keyed := cfg.Store != delivery.NoStore || slices.ContainsFunc(strats, func(r strategy.Retry) bool { return r.SkipFinished })
-		// The run's backoff is waited between a whole job's passes and
-		// between the attempts of a step with no backoff of its own.
-		retried := slices.ContainsFunc(strats, func(r strategy.Retry) bool {
-			if r.Scope == strategy.WholeJob {
-				return r.Attempts > 1
-			}
-			return slices.ContainsFunc(sc.Steps, func(st provider.Step) bool {
-				return st.Policy.Backoff == nil && st.Policy.AttemptsOr(r.Attempts) > 1
-			})
-		})
-		kind := cfg.Backoff.Kind
-		unused = map[string]string{}
-		add := func(cond bool, why string, flags ...string) {
-			for _, f := range flags {
-				if cond && unused[f] == "" {
-					unused[f] = why
-				}
-			}
-		}
-		add(!retried, "with -attempts 1 no call is retried, so no backoff is waited (a step's own attempts wait its own backoff)", "backoff", "backoff-base", "backoff-cap")
-		add(kind == backoff.None, "the backoff policy none never waits", "backoff-base", "backoff-cap")
-		add(kind.Schedule(), fmt.Sprintf("the %s schedule sets its own waits, in seconds by attempt", kind), "backoff-base", "backoff-cap")
-		add(kind == backoff.Constant, "the constant backoff waits -backoff-base, with no cap", "backoff-cap")
-		add(!keyed, "no key is written: the store is none and no strategy skips finished steps", "ttl")
-		add(cfg.Store != delivery.Lease, fmt.Sprintf("only -store lease takes a lease; the store is %s", cfg.Store), "lease")
-		add(cfg.CrashP == 0, "no worker crashes: the crash probability is 0", "crash-at", "max-crashes")
-		add(cfg.RepeatP == 0, "no request is sent twice: the repeat probability is 0", "repeat-delay")
-	}
+// unusedFlags refuses a flag that was set but that the run, as the flags
+// and the scenario file configure it, would never read (Experiment.Unread):
+// a setting is honoured or refused, never dropped.
+func unusedFlags(fs *flag.FlagSet, e api.Experiment) error {
+	unread := e.Unread()
 	var err error
 	fs.Visit(func(f *flag.Flag) {
-		switch {
-		case err != nil:
-		case f.Name == "lost-reply" && !lossy:
-			err = usageError{fmt.Errorf("-lost-reply: no step of the scenario can lose its reply")}
-		case unused[f.Name] != "":
-			err = usageError{fmt.Errorf("-%s: %s", f.Name, unused[f.Name])}
+		if why := unread[f.Name]; err == nil && why != "" {
+			err = usageError{fmt.Errorf("-%s: %s", f.Name, why)}
 		}
 	})
 	return err

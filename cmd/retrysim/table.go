@@ -111,7 +111,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		e.Strategies = append(e.Strategies, strats[i])
 	}
-	if err := unusedQueueFlags(fs, sc, queue, strats); err != nil {
+	if err := unusedFlags(fs, e); err != nil {
 		return err
 	}
 	if queue != nil && expect {
