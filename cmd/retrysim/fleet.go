@@ -113,7 +113,7 @@ func scopeText(shared bool) string {
 
 // fleetCommand runs the fleet model: flags, then fleet.Run, then a renderer.
 func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
-	fs := newFlagSet("retrysim fleet")
+	fs := flagval.NewFlagSet("retrysim fleet")
 	var (
 		preset      flagval.Choice
 		seedV       flagval.Seed = 1
@@ -238,7 +238,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(&hedges, "hedges", fmt.Sprintf("send up to `h` extra copies of an attempt, one each -hedge-delay without a success, 0 to %d; each is asked of -policy as a retry is", fleet.MaxHedges))
 	fs.Var(&hDelay, "hedge-delay", "the hedges' `duration` apart")
 	fs.StringVar(&scenPath, "scenario", "", "take -policy, -policy-scope, its parameters, -hedges and -hedge-delay from the fleet section of this scenario `file` (keys named as the flags, with _ for -), which holds no job (steps, watched, queue); a flag it sets may not be given too")
-	if err := parse(fs, args, fleetIntro, stdout); err != nil {
+	if err := flagval.Parse(fs, args, fleetIntro, stdout); err != nil {
 		return err
 	}
 	set := map[string]bool{}
@@ -250,7 +250,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if preset.V != "" {
 		for _, n := range fleetModelFlags {
 			if set[n] {
-				return usageError{fmt.Errorf("-%s: a preset sets the model; drop -%s or -preset", n, n)}
+				return flagval.Usage(fmt.Errorf("-%s: a preset sets the model; drop -%s or -preset", n, n))
 			}
 		}
 		p, _ := fleet.LookupPreset(preset.V)
@@ -265,7 +265,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		source = p.Source
 		if totals {
 			if set["series"] {
-				return usageError{fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name)}
+				return flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
 			}
 		}
 	} else {
@@ -304,25 +304,25 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	}
 	for _, c := range cfgs {
 		if err := c.Check(); err != nil {
-			return usageError{err}
+			return flagval.Usage(err)
 		}
 	}
 	if err := fleet.CheckReplicates(replicates.V, cfgs[0].Duration); err != nil {
-		return usageError{err}
+		return flagval.Usage(err)
 	}
 	if series != "" {
 		if err := render.CheckSeriesPath(series); err != nil {
-			return usageError{fmt.Errorf("-series: %w", err)}
+			return flagval.Usage(fmt.Errorf("-series: %w", err))
 		}
 	}
 	if plotPath != "" {
 		if err := render.CheckPlotPath(plotPath); err != nil {
-			return usageError{fmt.Errorf("-plot: %w", err)}
+			return flagval.Usage(fmt.Errorf("-plot: %w", err))
 		}
 	}
 	outF, seriesF, plotF := outfile.File{Flag: "o", Path: out}, outfile.File{Flag: "series", Path: series}, outfile.File{Flag: "plot", Path: plotPath}
 	if err := outfile.Check(outF, seriesF, plotF); err != nil {
-		return usageError{err}
+		return flagval.Usage(err)
 	}
 
 	res, err := fleet.Run(ctx, cfgs, fleet.Options{Replicates: replicates.V, Seed: uint64(seedV), Workers: workers.V})
@@ -418,12 +418,12 @@ func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
 		err = loaded.CheckFleet()
 	}
 	if err != nil {
-		return usageError{fmt.Errorf("-scenario %w", err)}
+		return flagval.Usage(fmt.Errorf("-scenario %w", err))
 	}
 	f := loaded.Fleet
 	fs.Visit(func(fl *flag.Flag) {
 		if line, ok := f.Set[fl.Name]; ok && err == nil {
-			err = usageError{fmt.Errorf("-%s: %s:%d sets it too; drop one", fl.Name, path, line)}
+			err = flagval.Usage(fmt.Errorf("-%s: %s:%d sets it too; drop one", fl.Name, path, line))
 		}
 	})
 	if err != nil {
@@ -431,7 +431,7 @@ func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
 	}
 	cl.Policy, cl.Hedges, cl.HedgeDelay = f.Policy, f.Hedges, f.HedgeDelay.Seconds()
 	if k := cl.Policy.Kind; k != fleet.Unlimited && cl.Attempts == 1 && cl.Hedges == 0 && !k.GuardsFirst() {
-		return usageError{fmt.Errorf("-scenario: %s:%d sets policy %s, which with -attempts 1 and no hedges is never asked", path, f.Set["policy"], k)}
+		return flagval.Usage(fmt.Errorf("-scenario: %s:%d sets policy %s, which with -attempts 1 and no hedges is never asked", path, f.Set["policy"], k))
 	}
 	return nil
 }
@@ -444,7 +444,7 @@ func unusedFleetFlags(fs *flag.FlagSet, c fleet.Config) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
 		if why := unread[f.Name]; err == nil && why != "" {
-			err = usageError{fmt.Errorf("-%s: %s", f.Name, why)}
+			err = flagval.Usage(fmt.Errorf("-%s: %s", f.Name, why))
 		}
 	})
 	return err

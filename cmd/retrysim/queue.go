@@ -84,7 +84,7 @@ func (q *queueFlags) load(fs *flag.FlagSet, pFail, lostReply float64) (provider.
 			err = loaded.CheckJob()
 		}
 		if err != nil {
-			return sc, nil, usageError{fmt.Errorf("-scenario %w", err)}
+			return sc, nil, flagval.Usage(fmt.Errorf("-scenario %w", err))
 		}
 		sc, cfg = loaded.Scenario, loaded.Queue
 		for i := range sc.Steps {
@@ -146,9 +146,9 @@ func (q *queueFlags) load(fs *flag.FlagSet, pFail, lostReply float64) (provider.
 	if err := cfg.Check(); err != nil {
 		var fe *delivery.FieldError
 		if errors.As(err, &fe) {
-			return sc, nil, usageError{fmt.Errorf("-%s: %s", fieldFlags[fe.Field], fe.Msg)}
+			return sc, nil, flagval.Usage(fmt.Errorf("-%s: %s", fieldFlags[fe.Field], fe.Msg))
 		}
-		return sc, nil, usageError{err}
+		return sc, nil, flagval.Usage(err)
 	}
 	return sc, cfg, nil
 }
@@ -161,7 +161,7 @@ func unusedFlags(fs *flag.FlagSet, e api.Experiment) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
 		if why := unread[f.Name]; err == nil && why != "" {
-			err = usageError{fmt.Errorf("-%s: %s", f.Name, why)}
+			err = flagval.Usage(fmt.Errorf("-%s: %s", f.Name, why))
 		}
 	})
 	return err

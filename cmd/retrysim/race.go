@@ -103,7 +103,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	format := flagval.NewFormat(render.RaceDoc)
 	var keep, compare bool
 	out := outfile.File{Flag: "o"}
-	fs := newFlagSet("retrysim race")
+	fs := flagval.NewFlagSet("retrysim race")
 	fs.Var(&modes, "mode", "comma-separated `modes`: loose (check, charge, insert), claim (UNIQUE insert first), after (charge, then claim), lease (status, expiry, takeover)")
 	fs.Var(&procs, "procs", "concurrent worker `processes` (1 to 256)")
 	fs.Var(&jobs, "jobs", fmt.Sprintf("distinct jobs, each with its key, a round (`n` from 1 to %d)", race.MaxJobs))
@@ -120,30 +120,30 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	fs.BoolVar(&keep, "keep", false, "keep the database files of a run that finishes (their paths are printed) instead of removing them")
 	fs.Var(&format, "format", format.Usage())
 	fs.StringVar(&out.Path, "o", "", outUsage)
-	if err := parse(fs, args, raceIntro, stdout); err != nil {
+	if err := flagval.Parse(fs, args, raceIntro, stdout); err != nil {
 		if _, name, ok := strings.Cut(err.Error(), "flag provided but not defined: -"); ok {
 			if msg, ok := raceRenamed(strings.TrimPrefix(name, "-")); ok {
-				return usageError{fmt.Errorf("-%s: renamed: %s", strings.TrimPrefix(name, "-"), msg)}
+				return flagval.Usage(fmt.Errorf("-%s: renamed: %s", strings.TrimPrefix(name, "-"), msg))
 			}
 		}
 		return err
 	}
 	if err := outfile.Check(out); err != nil {
-		return usageError{err}
+		return flagval.Usage(err)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
 	case compare && deliveries.V != 2:
-		return usageError{fmt.Errorf("-compare: the simulator pairs two deliveries of a job; use -deliveries 2")}
+		return flagval.Usage(fmt.Errorf("-compare: the simulator pairs two deliveries of a job; use -deliveries 2"))
 	case ttl.V > 0 && gap.V == 0:
-		return usageError{fmt.Errorf("-ttl: keys are purged between waves of deliveries; give -gap too")}
+		return flagval.Usage(fmt.Errorf("-ttl: keys are purged between waves of deliveries; give -gap too"))
 	case jobs > race.MaxJobs:
-		return usageError{fmt.Errorf("-jobs: want a whole number from 1 to %d: every delivery of a round is held in memory", race.MaxJobs)}
+		return flagval.Usage(fmt.Errorf("-jobs: want a whole number from 1 to %d: every delivery of a round is held in memory", race.MaxJobs))
 	case int(jobs)*deliveries.V > race.MaxDeliveries:
-		return usageError{fmt.Errorf("-deliveries: %d jobs x %d deliveries is more than %d deliveries a round, which are held in memory", jobs, deliveries.V, race.MaxDeliveries)}
+		return flagval.Usage(fmt.Errorf("-deliveries: %d jobs x %d deliveries is more than %d deliveries a round, which are held in memory", jobs, deliveries.V, race.MaxDeliveries))
 	case set["crash-at"] && crashP.P == 0:
-		return usageError{fmt.Errorf("-crash-at: no worker is killed unless -crash gives a probability above 0")}
+		return flagval.Usage(fmt.Errorf("-crash-at: no worker is killed unless -crash gives a probability above 0"))
 	}
 	exe, err := os.Executable()
 	if err != nil {

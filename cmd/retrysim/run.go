@@ -57,11 +57,11 @@ Usage: retrysim version
 // versionCommand prints the module version the binary was built from
 // ("(devel)" for a build inside a checkout) and the Go toolchain.
 func versionCommand(_ context.Context, args []string, stdout, _ io.Writer) error {
-	if err := parseFlags(newFlagSet("retrysim version"), args, versionIntro, stdout); err != nil {
+	if err := flagval.ParseFlags(flagval.NewFlagSet("retrysim version"), args, versionIntro, stdout); err != nil {
 		return err
 	}
 	if len(args) > 0 {
-		return usageError{fmt.Errorf("version: unexpected argument %q", args[0])}
+		return flagval.Usage(fmt.Errorf("version: unexpected argument %q", args[0]))
 	}
 	fmt.Fprintf(stdout, "retrysim %s\n", version())
 	return nil
@@ -113,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if ok {
 		err = cmd.run(ctx, args, stdout, stderr)
 	} else {
-		err = usageError{fmt.Errorf("unknown command %q (want one of %s, or flags alone for table)", name, commandNames())}
+		err = flagval.Usage(fmt.Errorf("unknown command %q (want one of %s, or flags alone for table)", name, commandNames()))
 	}
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
@@ -121,7 +121,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case ctx.Err() != nil:
 		fmt.Fprintln(stderr, "retrysim: interrupted; nothing was written")
 		return exitFailure
-	case errors.As(err, new(usageError)):
+	case errors.As(err, new(flagval.UsageError)):
 		fmt.Fprintf(stderr, "retrysim: %v\n", err)
 		return exitUsage
 	default:
@@ -138,9 +138,6 @@ func commandNames() string {
 	sort.Strings(names)
 	return strings.Join(names, ", ")
 }
-
-// usageError is bad input: exit status 2.
-type usageError struct{ error }
 
 // common are the flags every simulating command shares.
 type common struct {
@@ -196,54 +193,9 @@ func usage(err error) error {
 			}
 			flags[i] = "-" + strings.ReplaceAll(f, "_", "-")
 		}
-		return usageError{fmt.Errorf("%s: %s", strings.Join(flags, " x "), fe.Msg)}
+		return flagval.Usage(fmt.Errorf("%s: %s", strings.Join(flags, " x "), fe.Msg))
 	case errors.As(err, &de):
-		return usageError{fmt.Errorf("-%s: %s", fieldFlags[de.Field], de.Msg)}
+		return flagval.Usage(fmt.Errorf("-%s: %s", fieldFlags[de.Field], de.Msg))
 	}
 	return err
-}
-
-// newFlagSet returns a flag set that reports errors only through parse, so a
-// refused value gets one line and -help alone prints the usage.
-func newFlagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	return fs
-}
-
-// exitStatuses ends every command's -help.
-const exitStatuses = `
-Exit status: 0 when the command did its work (or printed -help), 1 when it
-failed or was interrupted (nothing partial is written), 2 for bad usage.
-`
-
-// parse parses args into fs, refusing arguments that are not flags.
-func parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
-	if err := parseFlags(fs, args, intro, stdout); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q (all settings are flags; see -help)", fs.Arg(0))}
-	}
-	return nil
-}
-
-// parseFlags parses args into fs; on -help it prints intro and the flags to stdout.
-func parseFlags(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
-	var setErr error
-	flagval.NameErrors(fs, &setErr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, intro)
-			flagval.PrintFlags(stdout, fs)
-			fmt.Fprint(stdout, exitStatuses)
-			return err
-		}
-		if setErr != nil {
-			err = setErr
-		}
-		return usageError{err}
-	}
-	return nil
 }

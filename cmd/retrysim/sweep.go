@@ -87,7 +87,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	metric := flagval.Choice{V: "failed_rate", Valid: func(s string) error { _, err := stats.LookupMetric(s); return err }}
 	plot := outfile.File{Flag: "plot"}
-	fs := newFlagSet("retrysim sweep")
+	fs := flagval.NewFlagSet("retrysim sweep")
 	fs.Var(axes[0], axisFlags[0], "`values` of the probability that a call fails")
 	fs.Var(axes[1], axisFlags[1], "`values` of the probability that the welcome email's reply is lost")
 	fs.Var(axes[2], axisFlags[2], "`values` of the attempts a retry allows (1 to 1000)")
@@ -103,7 +103,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
 	fs.BoolVar(&sharedScale, "shared-scale", false, "give -plot's heat maps one colour scale (by default each panel has its own)")
 	c.register(fs, render.SweepDoc)
-	if err := parse(fs, args, sweepIntro, stdout); err != nil {
+	if err := flagval.Parse(fs, args, sweepIntro, stdout); err != nil {
 		return err
 	}
 	set := map[string]bool{}
@@ -116,7 +116,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			err = loaded.CheckJob()
 		}
 		if err != nil {
-			return usageError{fmt.Errorf("-scenario %w", err)}
+			return flagval.Usage(fmt.Errorf("-scenario %w", err))
 		}
 		base, queue = &loaded.Scenario, loaded.Queue
 	}
@@ -139,16 +139,16 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	for _, arg := range sets {
 		p, vals, err := api.ParseSet(arg, sc, queue)
 		if err != nil {
-			return usageError{fmt.Errorf("-set: %w", err)}
+			return flagval.Usage(fmt.Errorf("-set: %w", err))
 		}
 		if slices.Contains(sweepName, p.Name) {
-			return usageError{fmt.Errorf("-set: %s is given twice", p.Name)}
+			return flagval.Usage(fmt.Errorf("-set: %s is given twice", p.Name))
 		}
 		grid = append(grid, sweep.Axis{Name: p.Name, Values: vals})
 		flagOf, sweepName = append(flagOf, "-set "+p.Name), append(sweepName, p.Name)
 	}
 	if len(sets) > api.MaxSetAxes {
-		return usageError{fmt.Errorf("-set: %d parameters are more than the %d a sweep varies by name", len(sets), api.MaxSetAxes)}
+		return flagval.Usage(fmt.Errorf("-set: %d parameters are more than the %d a sweep varies by name", len(sets), api.MaxSetAxes))
 	}
 	swept := sweep.Swept(grid)
 	npoints, err := sweep.Size(grid)
@@ -158,17 +158,17 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			names = append(names, flagOf[i])
 			lens = append(lens, strconv.Itoa(len(grid[i].Values)))
 		}
-		return usageError{fmt.Errorf("%s: %s = %w", strings.Join(names, " x "), strings.Join(lens, " x "), err)}
+		return flagval.Usage(fmt.Errorf("%s: %s = %w", strings.Join(names, " x "), strings.Join(lens, " x "), err))
 	}
 	if rows := int(npoints) * len(c.strategies); rows > sweep.MaxRows {
-		return usageError{fmt.Errorf("-strategies: %d points x %d strategies = %d rows is more than the %d a sweep allows", npoints, len(c.strategies), rows, sweep.MaxRows)}
+		return flagval.Usage(fmt.Errorf("-strategies: %d points x %d strategies = %d rows is more than the %d a sweep allows", npoints, len(c.strategies), rows, sweep.MaxRows))
 	}
 	if plot.Path != "" {
 		if err := render.CheckPlotPath(plot.Path); err != nil {
-			return usageError{fmt.Errorf("-plot: %w", err)}
+			return flagval.Usage(fmt.Errorf("-plot: %w", err))
 		}
 		if len(swept) < 1 || len(swept) > 2 {
-			return usageError{fmt.Errorf("-plot: a plot needs one or two swept parameters; %d are swept", len(swept))}
+			return flagval.Usage(fmt.Errorf("-plot: a plot needs one or two swept parameters; %d are swept", len(swept)))
 		}
 	}
 	opts, err := plotOptions(plot.Path != "" || c.format.R.Page(), len(swept), logY, linearY, sharedScale)
@@ -176,13 +176,13 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if err := outfile.Check(c.out, plot); err != nil {
-		return usageError{err}
+		return flagval.Usage(err)
 	}
 	if c.format.R.Raw() {
 		var metricSet bool
 		fs.Visit(func(f *flag.Flag) { metricSet = metricSet || f.Name == "metric" })
 		if metricSet && plot.Path == "" {
-			return usageError{fmt.Errorf("-metric: %s carries every metric; -metric picks the one a table, markdown or -plot shows", c.format.R.Name())}
+			return flagval.Usage(fmt.Errorf("-metric: %s carries every metric; -metric picks the one a table, markdown or -plot shows", c.format.R.Name()))
 		}
 	}
 
@@ -198,7 +198,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		var fe *api.FieldError
 		if errors.As(err, &fe) {
-			return usageError{fmt.Errorf("-%s: %s", strings.ReplaceAll(fe.Field, "generator", "rng"), fe.Msg)}
+			return flagval.Usage(fmt.Errorf("-%s: %s", strings.ReplaceAll(fe.Field, "generator", "rng"), fe.Msg))
 		}
 		return err
 	}
@@ -232,13 +232,13 @@ func plotOptions(plotting bool, swept int, logY, linearY, shared bool) (render.P
 		switch {
 		case !f.set:
 		case !plotting:
-			return o, usageError{fmt.Errorf("-%s: shapes the picture -plot or -format html draws; give one of them", f.name)}
+			return o, flagval.Usage(fmt.Errorf("-%s: shapes the picture -plot or -format html draws; give one of them", f.name))
 		case swept != f.kind:
-			return o, usageError{fmt.Errorf("-%s: applies to %s; this sweep has %d", f.name, f.shape, swept)}
+			return o, flagval.Usage(fmt.Errorf("-%s: applies to %s; this sweep has %d", f.name, f.shape, swept))
 		}
 	}
 	if logY && linearY {
-		return o, usageError{fmt.Errorf("-linear-y: -log-y asks for the opposite; give one")}
+		return o, flagval.Usage(fmt.Errorf("-linear-y: -log-y asks for the opposite; give one"))
 	}
 	switch {
 	case logY:

@@ -57,7 +57,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	replicates := flagval.Bounded{V: 1, Lo: 1, Hi: api.MaxReplicates}
 	var ci, expect bool
 	var sh flagval.Shard
-	fs := newFlagSet("retrysim")
+	fs := flagval.NewFlagSet("retrysim")
 	fs.Var(&jobs, "jobs", "simulate `n` jobs, 1 to 10^12 (1e6 and 1_000_000 work too)")
 	fs.Var(&pFail, "p-fail", "`probability` that a call fails before doing anything")
 	fs.Var(&lostReply, "lost-reply", "`probability` that the welcome email's reply is lost after the email went out")
@@ -71,11 +71,11 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var q queueFlags
 	q.register(fs)
 	c.register(fs, render.ReportDoc)
-	if err := parse(fs, args, tableIntro, stdout); err != nil {
+	if err := flagval.Parse(fs, args, tableIntro, stdout); err != nil {
 		return err
 	}
 	if err := outfile.Check(c.out); err != nil {
-		return usageError{err}
+		return flagval.Usage(err)
 	}
 	if sh.Count > 0 {
 		if err := shardConflicts(fs); err != nil {
@@ -107,7 +107,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	strats := make([]strategy.Retry, len(c.strategies))
 	for i, id := range c.strategies {
 		if strats[i], err = strategy.Parse(id, attempts.V); err != nil {
-			return usageError{err}
+			return flagval.Usage(err)
 		}
 		e.Strategies = append(e.Strategies, strats[i])
 	}
@@ -115,7 +115,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if queue != nil && expect {
-		return usageError{fmt.Errorf("-expect: the closed forms cover the Part 5 model, not the delivery model")}
+		return flagval.Usage(fmt.Errorf("-expect: the closed forms cover the Part 5 model, not the delivery model"))
 	}
 	if sh.Count > 0 {
 		shard, err := api.RunShard(ctx, e, sh.Index, sh.Count)
@@ -161,7 +161,7 @@ func presetConflicts(fs *flag.FlagSet, preset string) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
 		if err == nil && !slices.Contains(presetTakes, f.Name) {
-			err = usageError{fmt.Errorf("-%s: -preset %s runs its own fixed cases and reads only -%s", f.Name, preset, strings.Join(presetTakes[1:], ", -"))}
+			err = flagval.Usage(fmt.Errorf("-%s: -preset %s runs its own fixed cases and reads only -%s", f.Name, preset, strings.Join(presetTakes[1:], ", -")))
 		}
 	})
 	return err
@@ -174,9 +174,9 @@ func shardConflicts(fs *flag.FlagSet) error {
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "ci", "expect", "format":
-			err = usageError{fmt.Errorf("-shard writes raw json for merge; give -%s to retrysim merge instead", f.Name)}
+			err = flagval.Usage(fmt.Errorf("-shard writes raw json for merge; give -%s to retrysim merge instead", f.Name))
 		case "replicates":
-			err = usageError{fmt.Errorf("-shard: -replicates cannot be split into shards; shard each replicate's -seed instead")}
+			err = flagval.Usage(fmt.Errorf("-shard: -replicates cannot be split into shards; shard each replicate's -seed instead"))
 		}
 	})
 	return err

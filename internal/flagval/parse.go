@@ -1,0 +1,103 @@
+package flagval
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// UsageError is bad input, the user's to fix: the commands exit with
+// status 2 for it.
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
+
+// Usage marks err as the user's to fix.
+func Usage(err error) error { return UsageError{Err: err} }
+
+// NewFlagSet returns a flag set that reports errors only through parse, so a
+// refused value gets one line and -help alone prints the usage.
+func NewFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// exitStatuses ends every command's -help.
+const exitStatuses = `
+Exit status: 0 when the command did its work (or printed -help), 1 when it
+failed or was interrupted (nothing partial is written), 2 for bad usage.
+`
+
+// Parse parses args into fs, refusing arguments that are not flags.
+func Parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
+	if err := ParseFlags(fs, args, intro, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return Usage(fmt.Errorf("unexpected argument %q (all settings are flags; see -help)", fs.Arg(0)))
+	}
+	return nil
+}
+
+// ParseFlags parses args into fs; on -help it prints intro and the flags to stdout.
+func ParseFlags(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
+	var setErr error
+	NameErrors(fs, &setErr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, intro)
+			PrintFlags(stdout, fs)
+			fmt.Fprint(stdout, exitStatuses)
+			return err
+		}
+		if setErr != nil {
+			err = setErr
+		}
+		return Usage(err)
+	}
+	return nil
+}
+
+// Interspersed puts the flags of args first and the file names after a "--",
+// as fs.Parse wants them: people type merge's flags after the files (merge
+// a.json b.json -ci), and Go's flag package stops at the first argument that
+// is not a flag. A flag takes the next argument as its value unless it is
+// boolean or written -flag=value; every argument after a "--" is a file.
+func Interspersed(fs *flag.FlagSet, args []string) []string {
+	var flags, files []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			files = append(files, args[i+1:]...)
+			i = len(args)
+		case len(a) < 2 || a[0] != '-': // "-" is a name, as in package flag
+			files = append(files, a)
+		default:
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if strings.Contains(name, "=") {
+				continue
+			}
+			if f := fs.Lookup(name); f != nil && !isBool(f.Value) {
+				if i+1 == len(args) {
+					return flags // for fs.Parse to say the value is missing
+				}
+				i++
+				flags = append(flags, args[i])
+			}
+		}
+	}
+	return append(append(flags, "--"), files...)
+}
+
+// isBool reports whether v is a boolean flag's value, which takes no argument.
+func isBool(v flag.Value) bool {
+	b, ok := v.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
