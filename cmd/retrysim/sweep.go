@@ -7,15 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
@@ -193,7 +188,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	s, err := api.RunSweep(ctx, api.Sweep{
 		Axes: given, Scenario: base, ScenarioFile: scenarioPath, Delivery: queue,
 		Strategies: c.strategies, Seed: uint64(c.seed), Generator: c.rng.V, Engine: c.engine.String(),
-		Workers: c.workers.V, Metric: metric.V, Progress: progress(stderr),
+		Workers: c.workers.V, Metric: metric.V, Progress: outfile.Progress(stderr, "sweep"),
 	})
 	if err != nil {
 		var fe *api.FieldError
@@ -248,34 +243,6 @@ func plotOptions(plotting bool, swept int, logY, linearY, shared bool) (render.P
 	}
 	o.SharedScale = shared
 	return o, nil
-}
-
-// progress returns a progress callback that draws a bar with an ETA on stderr
-// when stderr is a terminal, and nil (silence) otherwise.
-func progress(stderr io.Writer) func(done, total int64) {
-	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
-	}
-	var mu sync.Mutex // workers report concurrently and out of order
-	var bar *progressbar.ProgressBar
-	var shown int64
-	return func(done, total int64) {
-		mu.Lock()
-		defer mu.Unlock()
-		if bar == nil {
-			bar = progressbar.NewOptions64(total,
-				progressbar.OptionSetWriter(f),
-				progressbar.OptionSetDescription("sweep"),
-				progressbar.OptionShowCount(),
-				progressbar.OptionSetPredictTime(true),
-				progressbar.OptionClearOnFinish())
-		}
-		if done > shown {
-			shown = done
-			bar.Set64(done)
-		}
-	}
 }
 
 // setList is -set, given once a parameter: NAME=VALUES each time.

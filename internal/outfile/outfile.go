@@ -1,7 +1,8 @@
-// Package outfile writes a command's outputs (-o and the like): checked
-// before a run, so that a long run does not end with nowhere to write, and
-// written after it atomically when the output is a regular file. It is the
-// command's, not the simulator's: nothing here draws or counts.
+// Package outfile writes a command's outputs (-o and the like, and a
+// progress bar on a terminal): checked before a run, so that a long run does
+// not end with nowhere to write, and written after it atomically when the
+// output is a regular file. It is the command's, not the simulator's:
+// nothing here draws or counts.
 package outfile
 
 import (
