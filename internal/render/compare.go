@@ -11,7 +11,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -110,22 +109,9 @@ func comparePanel(title, xLabel, yLabel, unit string, xLog, legendTop bool, curv
 			p.Legend.Add(label+": nothing to draw", blank{})
 			continue
 		}
-		line, points, err := plotter.NewLinePoints(pts.XYs)
-		if err != nil {
+		if err := addSeries(p, pts, k, later, compareColours[k%len(compareColours)], 2.5, label); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.label, err)
 		}
-		bars, err := plotter.NewYErrorBars(pts)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.label, err)
-		}
-		col := compareColours[k%len(compareColours)]
-		line.Color, points.Color, bars.Color = col, col, col
-		line.Dashes = plotutil.Dashes(k)
-		line.Width = vg.Points(1 + 1.5*float64(later))
-		points.Shape = plotutil.Shape(k)
-		points.Radius = vg.Points(2.5 + 2*float64(later))
-		p.Add(line, points, bars)
-		p.Legend.Add(label, line, points)
 	}
 	if logY {
 		p.Y.Min = floor

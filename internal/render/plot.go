@@ -296,22 +296,9 @@ func linePlot(s stats.Sweep, scale Scale) (*plot.Plot, error) {
 			p.Legend.Add(label+": every value 0", blank{})
 			continue
 		}
-		line, points, err := plotter.NewLinePoints(pts.XYs)
-		if err != nil {
+		if err := addSeries(p, pts, k, later, plotutil.Color(k), 3, label); err != nil {
 			return nil, fmt.Errorf("%s: %w", id, err)
 		}
-		bars, err := plotter.NewYErrorBars(pts)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", id, err)
-		}
-		col := plotutil.Color(k)
-		line.Color, points.Color, bars.Color = col, col, col
-		line.Dashes = plotutil.Dashes(k)
-		line.Width = vg.Points(1 + 1.5*float64(later))
-		points.Shape = plotutil.Shape(k)
-		points.Radius = vg.Points(3 + 2*float64(later))
-		p.Add(line, points, bars)
-		p.Legend.Add(label, line, points)
 	}
 	if logY {
 		p.Y.Min = floor
@@ -636,3 +623,25 @@ type blank struct{}
 
 // Thumbnail implements plot.Thumbnailer.
 func (blank) Thumbnail(*draw.Canvas) {}
+
+// addSeries draws one series with its error bars, styled by its index k: a
+// series equal to later ones (later of them) gets a wider line and larger
+// markers, so series drawn on top of each other stay visible.
+func addSeries(p *plot.Plot, pts errorPoints, k, later int, col color.Color, radius float64, label string) error {
+	line, points, err := plotter.NewLinePoints(pts.XYs)
+	if err != nil {
+		return err
+	}
+	bars, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return err
+	}
+	line.Color, points.Color, bars.Color = col, col, col
+	line.Dashes = plotutil.Dashes(k)
+	line.Width = vg.Points(1 + 1.5*float64(later))
+	points.Shape = plotutil.Shape(k)
+	points.Radius = vg.Points(radius + 2*float64(later))
+	p.Add(line, points, bars)
+	p.Legend.Add(label, line, points)
+	return nil
+}
