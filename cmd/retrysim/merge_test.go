@@ -95,8 +95,8 @@ func TestEngineAndShardFlags(t *testing.T) {
 		{[]string{"-shard", "1/"}, `-shard: "1/" is not a slice`},
 		{[]string{"-shard", "1/4x"}, `-shard: "1/4x" is not a slice`},
 		{[]string{"-shard", "1/4", "-rng", "mulberry32"}, "-shard: mulberry32 has one stream for all jobs"},
-		{[]string{"-shard", "1/4", "-ci"}, "-shard writes raw json for merge; give -ci to retrysim merge instead"},
-		{[]string{"-shard", "1/4", "-replicates", "3"}, "-shard: -replicates cannot be split"},
+		{[]string{"-shard", "1/4", "-ci"}, "-ci: -shard writes raw json for merge; give -ci to retrysim merge instead"},
+		{[]string{"-shard", "1/4", "-replicates", "3"}, "-shard: replicates cannot be split"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
@@ -151,18 +150,4 @@ func (q *queueFlags) load(fs *flag.FlagSet, pFail, lostReply float64) (provider.
 		return sc, nil, flagval.Usage(err)
 	}
 	return sc, cfg, nil
-}
-
-// unusedFlags refuses a flag that was set but that the run, as the flags
-// and the scenario file configure it, would never read (Experiment.Unread):
-// a setting is honoured or refused, never dropped.
-func unusedFlags(fs *flag.FlagSet, e api.Experiment) error {
-	unread := e.Unread()
-	var err error
-	fs.Visit(func(f *flag.Flag) {
-		if why := unread[f.Name]; err == nil && why != "" {
-			err = flagval.Usage(fmt.Errorf("-%s: %s", f.Name, why))
-		}
-	})
-	return err
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -78,12 +77,18 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return flagval.Usage(err)
 	}
 	if sh.Count > 0 {
-		if err := shardConflicts(fs); err != nil {
+		if err := flagval.Refuse(fs, shardRefuses); err != nil {
 			return err
 		}
 	}
 	if preset.V != "" {
-		if err := presetConflicts(fs, preset.V); err != nil {
+		err := flagval.Refuse(fs, func(n string) string {
+			if slices.Contains(presetTakes, n) {
+				return ""
+			}
+			return fmt.Sprintf("-preset %s runs its own fixed cases and reads only -%s", preset.V, strings.Join(presetTakes[1:], ", -"))
+		})
+		if err != nil {
 			return err
 		}
 		p, _ := api.LookupPreset(preset.V)
@@ -111,7 +116,8 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		e.Strategies = append(e.Strategies, strats[i])
 	}
-	if err := unusedFlags(fs, e); err != nil {
+	unread := e.Unread()
+	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
 		return err
 	}
 	if queue != nil && expect {
@@ -156,28 +162,12 @@ func validPreset(s string) error {
 // any other flag would be dropped, and is refused instead.
 var presetTakes = []string{"preset", "jobs", "attempts", "seed", "rng", "engine", "workers", "format", "o"}
 
-// presetConflicts refuses, with -preset, every flag the preset does not read.
-func presetConflicts(fs *flag.FlagSet, preset string) error {
-	var err error
-	fs.Visit(func(f *flag.Flag) {
-		if err == nil && !slices.Contains(presetTakes, f.Name) {
-			err = flagval.Usage(fmt.Errorf("-%s: -preset %s runs its own fixed cases and reads only -%s", f.Name, preset, strings.Join(presetTakes[1:], ", -")))
-		}
-	})
-	return err
-}
-
-// shardConflicts refuses, with -shard, the flags that belong to merge or
-// cannot be split.
-func shardConflicts(fs *flag.FlagSet) error {
-	var err error
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "ci", "expect", "format":
-			err = flagval.Usage(fmt.Errorf("-shard writes raw json for merge; give -%s to retrysim merge instead", f.Name))
-		case "replicates":
-			err = flagval.Usage(fmt.Errorf("-shard: -replicates cannot be split into shards; shard each replicate's -seed instead"))
-		}
-	})
-	return err
+// shardRefuses names, with -shard, the flags that belong to merge (a
+// replicate is refused by the library: only one can be cut into slices).
+func shardRefuses(name string) string {
+	switch name {
+	case "ci", "expect", "format":
+		return fmt.Sprintf("-shard writes raw json for merge; give -%s to retrysim merge instead", name)
+	}
+	return ""
 }

@@ -101,3 +101,17 @@ func isBool(v flag.Value) bool {
 	b, ok := v.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
 }
+
+// Refuse returns, for the first flag set on fs (in name order) that why
+// gives a reason for, the usage error "-name: reason", and nil when why
+// names none: every command refuses a flag its run would drop, or that
+// cannot go with another, this one way.
+func Refuse(fs *flag.FlagSet, why func(name string) string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if r := why(f.Name); err == nil && r != "" {
+			err = Usage(fmt.Errorf("-%s: %s", f.Name, r))
+		}
+	})
+	return err
+}
