@@ -24,6 +24,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
@@ -341,7 +342,8 @@ func Run(ctx context.Context, e Experiment) (Report, error) {
 // the first step's that can lose its reply (the sign-up's, which the
 // command's -p-fail and -lost-reply set); with a ScenarioFile every step's
 // own are listed instead, and the top-level ones are 0. Attempts is the
-// most a strategy.Retry allows.
+// most a strategy.Retry allows; Policies name the steps whose own attempts,
+// key mode or backoff override it and the strategies' keys.
 func (e Experiment) Params() stats.Params {
 	sc := e.Scenario
 	g, _ := e.generator()
@@ -378,13 +380,20 @@ func (e Experiment) Params() stats.Params {
 			break
 		}
 	}
+	for _, st := range sc.Steps {
+		if st.Policy != (provider.Policy{}) {
+			par.Policies = append(par.Policies, policyOf(st))
+		}
+	}
 	if e.ScenarioFile != "" {
 		// A file's steps each have their own rates, listed below; no
 		// top-level rate describes them, so none is echoed.
 		par.PFail, par.LostReply = 0, 0
 		steps := make([]stats.StepParams, len(sc.Steps))
 		for i, st := range sc.Steps {
-			steps[i] = stats.StepParams{Name: st.Name, PFail: st.PFail, Latency: st.Latency.String(), Keys: st.HonoursKeys}
+			pol := policyOf(st)
+			steps[i] = stats.StepParams{Name: st.Name, PFail: st.PFail, Latency: st.Latency.String(), Keys: st.HonoursKeys,
+				Attempts: pol.Attempts, KeyMode: pol.KeyMode, Backoff: pol.Backoff}
 			if st.CanLoseReply {
 				steps[i].LostReply = st.LostReply
 			}
@@ -405,7 +414,7 @@ func (e Experiment) Params() stats.Params {
 			Store: q.Store.String(), TTL: q.TTL.String(), Lease: q.Lease.String(), Visibility: q.Visibility.String(),
 			MaxDeliveries: q.MaxDeliveries, Repeat: q.RepeatP, RepeatDelay: q.RepeatDelay.String(),
 			Crash: q.CrashP, CrashAt: q.CrashAt.String(), MaxCrashes: q.MaxCrashes,
-			Backoff: fmt.Sprintf("%s base %v cap %v", q.Backoff.Kind, q.Backoff.Base, q.Backoff.Cap),
+			Backoff: backoffText(q.Backoff),
 			Latency: latency,
 		}
 		for _, st := range sc.Steps {
@@ -413,4 +422,22 @@ func (e Experiment) Params() stats.Params {
 		}
 	}
 	return par
+}
+
+// policyOf is st's own policy as reports show it.
+func policyOf(st provider.Step) stats.StepPolicy {
+	p := stats.StepPolicy{Step: st.Name, Attempts: st.Policy.Attempts}
+	if k := st.Policy.Keys; k != nil {
+		p.KeyMode = k.String()
+	}
+	if b := st.Policy.Backoff; b != nil {
+		p.Backoff = backoffText(*b)
+	}
+	return p
+}
+
+// backoffText is a backoff policy as reports show it: "full-jitter base
+// 100ms cap 2s".
+func backoffText(b backoff.Policy) string {
+	return fmt.Sprintf("%s base %v cap %v", b.Kind, b.Base, b.Cap)
 }

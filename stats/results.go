@@ -135,8 +135,12 @@ type Params struct {
 	PFail     float64 `json:"p_fail"`
 	LostReply float64 `json:"lost_reply"`
 	Attempts  int     `json:"attempts"`
-	RNG       string  `json:"rng"`
-	Seed      uint64  `json:"seed"`
+	// Policies are the steps that set their own attempts, key mode or
+	// backoff, in step order (none for the sign-up): titles name them, since
+	// Attempts does not hold for them. A file's step_params carry them too.
+	Policies []StepPolicy `json:"-"`
+	RNG      string       `json:"rng"`
+	Seed     uint64       `json:"seed"`
 	// Engine is how jobs were drawn: plain or skip.
 	Engine string `json:"engine"`
 	// Watched are the watched steps, each heading a duplicate column: the
@@ -167,6 +171,27 @@ type StepParams struct {
 	Latency   string  `json:"latency"`
 	// Keys says whether the step's provider honours idempotency keys.
 	Keys bool `json:"keys"`
+	// Attempts, KeyMode and Backoff are the step's own policy, each left
+	// out where the step keeps the run's (StepPolicy).
+	Attempts int    `json:"attempts,omitempty"`
+	KeyMode  string `json:"key_mode,omitempty"`
+	Backoff  string `json:"backoff,omitempty"`
+}
+
+// StepPolicy is a step's own retry policy (provider.Policy) as outputs show
+// it: a field is zero where the step keeps the run's. A step's own setting
+// holds under every strategy of the run, where the run's attempts and key
+// mode are each strategy's.
+type StepPolicy struct {
+	// Step is the step's name.
+	Step string
+	// Attempts bounds the step's retry loop, the first call included.
+	Attempts int
+	// KeyMode is none, fresh or same.
+	KeyMode string
+	// Backoff is the wait between the step's attempts in the delivery
+	// model, as DeliveryParams.Backoff writes it.
+	Backoff string
 }
 
 // DeliveryParams are the delivery model's settings, as outputs echo them.

@@ -75,16 +75,21 @@ func reportTitle(p stats.Params) string {
 	if p.Attempts == 1 {
 		attempts = "attempt"
 	}
-	t := fmt.Sprintf("%s %s, %d steps, each call fails %s%% of the time, the reply to %q is lost %s%% of the time, up to %d %s; %s, seed %d",
+	upTo := fmt.Sprintf("up to %d %s", p.Attempts, attempts)
+	if own := ownPolicies(p); own != "" {
+		// The steps that retry otherwise than the run, where it is named.
+		upTo += " (" + own + ")"
+	}
+	t := fmt.Sprintf("%s %s, %d steps, each call fails %s%% of the time, the reply to %q is lost %s%% of the time, %s; %s, seed %d",
 		group(p.Jobs), p.Noun, p.Steps, shortFloat(100*p.PFail), p.LossyStep, shortFloat(100*p.LostReply),
-		p.Attempts, attempts, p.RNG, p.Seed)
+		upTo, p.RNG, p.Seed)
 	if p.File != "" {
 		from := p.File
 		if p.Overrides != "" {
 			from += " (" + p.Overrides + " over the file's)"
 		}
-		t = fmt.Sprintf("%s %s, %d steps from %s, up to %d %s; %s, seed %d",
-			group(p.Jobs), p.Noun, p.Steps, from, p.Attempts, attempts, p.RNG, p.Seed)
+		t = fmt.Sprintf("%s %s, %d steps from %s, %s; %s, seed %d",
+			group(p.Jobs), p.Noun, p.Steps, from, upTo, p.RNG, p.Seed)
 	}
 	if p.Engine == "skip" {
 		t += ", skip engine"
@@ -98,4 +103,39 @@ func reportTitle(p stats.Params) string {
 			shortFloat(100*d.Crash), d.CrashAt, d.Latency, d.Backoff)
 	}
 	return t
+}
+
+// keyModeWords say what a step's own key mode sends, as the strategies'
+// labels say it.
+var keyModeWords = map[string]string{"none": "no key", "fresh": "new key on every call", "same": "same key"}
+
+// ownPolicies names the steps that set their own policy and what each sets,
+// for the title: "reserve the inventory: 5 attempts; charge the card: same
+// key". A step's own backoff is named with the delivery model only, the one
+// model that waits.
+func ownPolicies(p stats.Params) string {
+	var steps []string
+	for _, st := range p.Policies {
+		var set []string
+		switch {
+		case st.Attempts == 1:
+			set = append(set, "1 attempt")
+		case st.Attempts > 1:
+			set = append(set, strconv.Itoa(st.Attempts)+" attempts")
+		}
+		if st.KeyMode != "" {
+			words, ok := keyModeWords[st.KeyMode]
+			if !ok {
+				words = "keys " + st.KeyMode
+			}
+			set = append(set, words)
+		}
+		if st.Backoff != "" && p.Delivery != nil {
+			set = append(set, "backoff "+st.Backoff)
+		}
+		if len(set) > 0 {
+			steps = append(steps, st.Step+": "+strings.Join(set, ", "))
+		}
+	}
+	return strings.Join(steps, "; ")
 }

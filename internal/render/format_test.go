@@ -1,6 +1,11 @@
 package render
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/retrysim/retrysim/stats"
+)
 
 // Expected strings come from Node.js 20 (x.toFixed(d) and Math.round), the
 // article's runtime, so the table prints what the article's code would.
@@ -69,6 +74,33 @@ func TestGroup(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 464233: "464,233", 1_000_000_000: "1,000,000,000", -4971: "-4,971"} {
 		if got := group(n); got != want {
 			t.Errorf("group(%d) = %q; want %q", n, got, want)
+		}
+	}
+}
+
+// A scenario built in Go, not read from a file, names its steps' own policy
+// in the sign-up's title too; a step's own backoff only with the delivery
+// model, and a sign-up that sets none keeps the article's title.
+func TestReportTitleNamesOwnPolicies(t *testing.T) {
+	signup := stats.Params{Jobs: 1000, Noun: "sign-ups", Steps: 10, PFail: 0.01, LossyStep: "send the welcome email",
+		LostReply: 0.005, Attempts: 3, RNG: "pcg", Seed: 1}
+	own := signup
+	own.Policies = []stats.StepPolicy{{Step: "save the user", Attempts: 1}, {Step: "send the welcome email", KeyMode: "same", Backoff: "constant base 1s cap 2s"}}
+	queued := own
+	queued.Delivery = &stats.DeliveryParams{}
+	const head = `1,000 sign-ups, 10 steps, each call fails 1% of the time, the reply to "send the welcome email" is lost 0.5% of the time, up to 3 attempts`
+	for _, tt := range []struct {
+		name string
+		p    stats.Params
+		want string
+	}{
+		{"none", signup, head + "; pcg, seed 1"},
+		{"own", own, head + " (save the user: 1 attempt; send the welcome email: same key); pcg, seed 1"},
+		{"delivery", queued, head + " (save the user: 1 attempt; send the welcome email: same key, backoff constant base 1s cap 2s); pcg, seed 1"},
+	} {
+		title, _, _ := strings.Cut(reportTitle(tt.p), "\n")
+		if title != tt.want {
+			t.Errorf("%s: reportTitle = %q; want %q", tt.name, title, tt.want)
 		}
 	}
 }

@@ -358,7 +358,8 @@ func writeCSV(w io.Writer, r stats.Report) error {
 
 // stepFields are each step's parameters as csv columns, for a run whose
 // steps come from a file: csv rows carry no other parameters, and these are
-// the ones no flag shows.
+// the ones no flag shows. A step's own attempts, key mode and backoff are
+// empty where it keeps the run's.
 func stepFields(r stats.Report) []field {
 	if r.StepList == nil {
 		return nil
@@ -367,9 +368,19 @@ func stepFields(r stats.Report) []field {
 	for i, st := range *r.StepList {
 		n := "step_" + strconv.Itoa(i+1) + "_"
 		f = append(f, field{n + "p_fail", st.PFail}, field{n + "lost_reply", st.LostReply},
-			field{n + "latency", st.Latency}, field{n + "keys", strconv.FormatBool(st.Keys)})
+			field{n + "latency", st.Latency}, field{n + "keys", strconv.FormatBool(st.Keys)},
+			field{n + "attempts", ownAttempts(st.Attempts)}, field{n + "key_mode", st.KeyMode}, field{n + "backoff", st.Backoff})
 	}
 	return f
+}
+
+// ownAttempts is a step's own attempts as a csv field: empty where the step
+// keeps the run's, as its key mode and backoff are.
+func ownAttempts(n int) any {
+	if n == 0 {
+		return nil
+	}
+	return int64(n)
 }
 
 // writeFields writes rows of fields as csv, the first row's keys as the header.
