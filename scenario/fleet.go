@@ -69,11 +69,14 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 				return nil, fail(k, err.Error())
 			}
 		case flag == "hedges":
-			var h int
-			if v.Kind != yaml.ScalarNode || v.Decode(&h) != nil || h < 0 || h > fleet.MaxHedges {
+			var h whole
+			if err := v.Decode(&h); err != nil {
+				return nil, fail(k, err.(*fieldError).msg)
+			}
+			if h.v < 0 || h.v > fleet.MaxHedges {
 				return nil, fail(k, fmt.Sprintf("%q is not a whole number from 0 to %d", v.Value, fleet.MaxHedges))
 			}
-			f.Hedges = h
+			f.Hedges = h.v
 		case flag == "hedge-delay" || fleet.ParamSeconds(flag):
 			var d duration
 			if err := v.Decode(&d); err != nil {

@@ -104,16 +104,16 @@ func (d *duration) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // whole is a YAML integer, written as one: yaml.v3 would truncate 2.5 into
-// an int.
+// an int. Every integer of a scenario file is one.
 type whole struct {
 	v int
 }
 
 func (w *whole) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-		return &fieldError{n.Line, n.Column, fmt.Sprintf("%q is not a whole number", n.Value)}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&w.v) != nil {
+		return &fieldError{n.Line, n.Column, fmt.Sprintf("want a whole number, not %q", n.Value)}
 	}
-	return n.Decode(&w.v)
+	return nil
 }
 
 // latency is a fixed duration (20ms) or a lognormal {median: 20ms, p99: 200ms}.
@@ -244,12 +244,12 @@ type queueFile struct {
 	TTL           *duration    `yaml:"ttl"`
 	Lease         *duration    `yaml:"lease"`
 	Visibility    *duration    `yaml:"visibility"`
-	MaxDeliveries *int         `yaml:"max_deliveries"`
+	MaxDeliveries *whole       `yaml:"max_deliveries"`
 	Repeat        probability  `yaml:"repeat"`
 	RepeatDelay   latency      `yaml:"repeat_delay"`
 	Crash         probability  `yaml:"crash"`
 	CrashAt       string       `yaml:"crash_at"`
-	MaxCrashes    int          `yaml:"max_crashes"`
+	MaxCrashes    whole        `yaml:"max_crashes"`
 	Backoff       *backoffFile `yaml:"backoff"`
 }
 
@@ -591,10 +591,10 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 		c.Visibility = q.Visibility.v
 	}
 	if q.MaxDeliveries != nil {
-		c.MaxDeliveries = *q.MaxDeliveries
+		c.MaxDeliveries = q.MaxDeliveries.v
 	}
 	c.RepeatP, c.RepeatDelay = q.Repeat.v, q.RepeatDelay.v
-	c.CrashP, c.MaxCrashes = q.Crash.v, q.MaxCrashes
+	c.CrashP, c.MaxCrashes = q.Crash.v, q.MaxCrashes.v
 	if q.CrashAt != "" {
 		if c.CrashAt, err = delivery.ParseCrashPoint(q.CrashAt); err != nil {
 			return c, &Error{File: name, Line: lineOf(queue, "crash_at"), Field: "queue.crash_at", Msg: err.Error()}

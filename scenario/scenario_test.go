@@ -140,7 +140,14 @@ var malformed = []struct {
 	// A step's own policy.
 	{"step attempts 0", "steps:\n  - name: a\n    attempts: 0\n", "s.yaml:3: steps[0].attempts: 0 is not a whole number from 1 to 1000"},
 	{"step attempts", "steps:\n  - {name: a}\n  - {name: b, attempts: 1001}\n", "s.yaml:3: steps[1].attempts: 1001 is not a whole number from 1 to 1000"},
-	{"step attempts type", "steps:\n  - {name: a, attempts: 2.5}\n", `s.yaml:2: steps[0].attempts: "2.5" is not`},
+	// Every integer is written as one: yaml.v3 alone would truncate 2.5 to 2.
+	{"step attempts type", "steps:\n  - {name: a, attempts: 2.5}\n", `s.yaml:2: steps[0].attempts: want a whole number, not "2.5"`},
+	{"max_deliveries fraction", steps + "queue:\n  max_deliveries: 2.5\n", `s.yaml:4: queue.max_deliveries: want a whole number, not "2.5"`},
+	{"max_crashes fraction", steps + "queue:\n  max_crashes: 1.5\n", `s.yaml:4: queue.max_crashes: want a whole number, not "1.5"`},
+	{"max_crashes exponent", steps + "queue:\n  max_crashes: 1e2\n", `s.yaml:4: queue.max_crashes: want a whole number, not "1e2"`},
+	{"max_crashes text", steps + "queue:\n  max_crashes: many\n", `s.yaml:4: queue.max_crashes: want a whole number, not "many"`},
+	{"max_deliveries huge", steps + "queue:\n  max_deliveries: 99999999999999999999\n", `s.yaml:4: queue.max_deliveries: want a whole number, not "99999999999999999999"`},
+	{"fleet hedges fraction", steps + "fleet:\n  hedges: 2.5\n", `s.yaml:4: fleet.hedges: want a whole number, not "2.5"`},
 	{"step keys", "steps:\n  - name: a\n    keys: same\n  - name: b\n    keys: some\n", `s.yaml:5: steps[1].keys: unknown key mode "some" (want none, fresh or same)`},
 	{"step backoff", "steps:\n  - name: a\n    backoff:\n      policy: linear\n", `s.yaml:4: steps[0].backoff.policy: unknown backoff "linear"`},
 	{"step backoff key", "steps:\n  - {name: a, backoff: {base: 1s, cpa: 2s}}\n", "s.yaml:2: steps[0].backoff.cpa: unknown key"},
