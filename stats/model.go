@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/bits"
 )
@@ -80,26 +81,44 @@ type ModelQueue struct {
 }
 
 // check refuses what no run writes in a model of steps steps: another number
-// of steps, and names that are not printable. The values' own bounds (the
-// probabilities, durations and names of stores) package sim checks with the
-// validators the flags use.
+// of steps. Its texts Shard.Check has found printable; the values' own
+// bounds (the probabilities, durations, a step's own attempts, the names of
+// stores and key modes) package sim checks with the validators the flags
+// use.
 func (m *Model) check(steps int) error {
 	if len(m.Steps) != steps {
 		return fmt.Errorf("model.steps: %d steps, but the run has %d", len(m.Steps), steps)
 	}
-	for name, v := range map[string]string{"model.name": m.Name, "model.noun": m.Noun} {
-		if err := printable(v); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
+	return nil
+}
+
+// stepsLeftOut refuses, in a shard file's data, a step's own attempts,
+// keys or backoff written with the value that means "the run's" (0, "" or
+// null): -shard leaves the field out instead (omitempty), so such a field
+// is one no run wrote, and "attempts": 0 read silently as the run's
+// attempts would run a step otherwise than the file seems to say.
+func stepsLeftOut(data []byte) error {
+	var file struct {
+		Model *struct {
+			Steps []struct {
+				Attempts *int            `json:"attempts"`
+				Keys     *string         `json:"keys"`
+				Backoff  json.RawMessage `json:"backoff"`
+			} `json:"steps"`
+		} `json:"model"`
 	}
-	for i, st := range m.Steps {
-		if err := printable(st.Name); err != nil {
-			return fmt.Errorf("model.steps[%d].name: %w", i, err)
-		}
+	if json.Unmarshal(data, &file) != nil || file.Model == nil {
+		return nil // the decoder has said what is wrong, or there is no model
 	}
-	for i, w := range m.Watched {
-		if err := printable(w.Label); err != nil {
-			return fmt.Errorf("model.watched[%d].label: %w", i, err)
+	const keep = "a step that keeps the run's leaves the field out, as -shard writes it"
+	for i, st := range file.Model.Steps {
+		switch {
+		case st.Attempts != nil && *st.Attempts == 0:
+			return fmt.Errorf("model.steps[%d].attempts: 0 is not a number of attempts; %s", i, keep)
+		case st.Keys != nil && *st.Keys == "":
+			return fmt.Errorf("model.steps[%d].keys: \"\" is not a key mode; %s", i, keep)
+		case string(st.Backoff) == "null":
+			return fmt.Errorf("model.steps[%d].backoff: null is not a backoff; %s", i, keep)
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"reflect"
 	"strings"
 	"unicode"
 )
@@ -44,8 +45,9 @@ type Shard struct {
 
 // ReadShard decodes one shard from r and checks it (Shard.Check). It reads at
 // most MaxShardBytes, and refuses an unknown field, a key not written as the
-// field's name or given twice, an array of the wrong length, and anything
-// after the JSON object but white space.
+// field's name or given twice, an array of the wrong length, a step's own
+// policy written with the value that means the run's (which -shard leaves
+// out), and anything after the JSON object but white space.
 func ReadShard(r io.Reader) (Shard, error) {
 	lr := &io.LimitedReader{R: r, N: MaxShardBytes + 1}
 	data, err := io.ReadAll(lr)
@@ -69,6 +71,9 @@ func ReadShard(r io.Reader) (Shard, error) {
 	}
 	if err != nil {
 		return Shard{}, fmt.Errorf("not a retrysim shard: %v", err)
+	}
+	if err := stepsLeftOut(data); err != nil {
+		return Shard{}, err
 	}
 	return sh, sh.Check()
 }
@@ -126,7 +131,7 @@ func strictKeys(data []byte) error {
 // Check reports the first thing in s that no run of retrysim -shard can have
 // written, naming the field: its format and slice, its row of counters a
 // strategy (Counters.Check, given its steps and attempts), and printable
-// names. What needs the engine (the generator, the strategies, the jobs of
+// text in every field. What needs the engine (the generator, the strategies, the jobs of
 // the slice) package sim checks.
 func (s Shard) Check() error {
 	switch {
@@ -149,13 +154,8 @@ func (s Shard) Check() error {
 	case len(s.Rows) > MaxShardRows:
 		return fmt.Errorf("rows: %d are more than the %d a shard holds", len(s.Rows), MaxShardRows)
 	}
-	for name, v := range map[string]string{"scenario": s.Scenario, "scenario_file": s.File, "rng": s.RNG, "engine": s.Engine} {
-		if err := printable(v); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	if err := printable(s.Overrides); err != nil {
-		return fmt.Errorf("overrides: %w", err)
+	if err := printableText(reflect.ValueOf(s), ""); err != nil {
+		return err
 	}
 	if s.Model != nil {
 		if err := s.Model.check(s.Steps); err != nil {
@@ -163,12 +163,6 @@ func (s Shard) Check() error {
 		}
 	}
 	for i, r := range s.Rows {
-		if err := printable(r.ID); err != nil {
-			return fmt.Errorf("rows[%d].strategy: %w", i, err)
-		}
-		if err := printable(r.Label); err != nil {
-			return fmt.Errorf("rows[%d].label: %w", i, err)
-		}
 		// A step's own attempts may exceed the run's: a job's calls are
 		// bounded by steps x the most attempts any step has.
 		attempts := s.Attempts
@@ -196,6 +190,70 @@ func printable(s string) error {
 		return fmt.Errorf("%q holds a control character", s)
 	}
 	return nil
+}
+
+// printableText refuses a control character in any text of v that a shard
+// file carries, naming the field by its path in the file
+// (model.steps[1].keys): every text may end up in a title, a table or an
+// error, and a field added later is checked without a line here. path is
+// v's own path.
+func printableText(v reflect.Value, path string) error {
+	switch v.Kind() {
+	case reflect.String:
+		if err := printable(v.String()); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			return printableText(v.Elem(), path)
+		}
+	case reflect.Slice, reflect.Array:
+		if !holdsText(v.Type().Elem()) { // the counters: nothing to read
+			return nil
+		}
+		for i := range v.Len() {
+			if err := printableText(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" { // not in the file
+				continue
+			}
+			p := path
+			if !f.Anonymous { // an embedded struct's fields are its parent's
+				if p != "" {
+					p += "."
+				}
+				p += name
+			}
+			if err := printableText(v.Field(i), p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// holdsText reports whether a value of type t can hold a string.
+func holdsText(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.String:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return holdsText(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if holdsText(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Check reports the first counter of c that no run of the Part 5 model (no

@@ -45,9 +45,10 @@ func twoJobsQueue() stats.Shard {
 	return sh
 }
 
-// FuzzReadShard: ReadShard never panics, and a shard it accepts renders in
-// every format with finite, non-negative rates (shares at most 1), and
-// encodes to a shard it reads back the same.
+// FuzzReadShard: ReadShard never panics, and a shard it accepts holds no
+// control character in any text, renders in every format with finite,
+// non-negative rates (shares at most 1), and encodes to a shard it reads
+// back the same.
 func FuzzReadShard(f *testing.F) {
 	valid, err := json.Marshal(twoJobs())
 	if err != nil {
@@ -103,6 +104,12 @@ func FuzzReadShard(f *testing.F) {
 		{`"policy":"constant"`, `"policy":"later"`},
 		{`"base_ns":50000000`, `"base_ns":-1`},
 		{`"backoff":{`, `"backoff":{"jitter":1,`},
+		{`"attempts":5`, `"attempts":0`},
+		{`"keys":"same"`, `"keys":""`},
+		{`"backoff":{"policy":"constant","base_ns":50000000,"cap_ns":2000000000}`, `"backoff":null`},
+		{`"policy":"constant"`, `"policy":"constant\u0007"`},
+		{`"store":"claim","ttl_ns"`, `"store":"claim\r","ttl_ns"`},
+		{`"crash_at":"before-key"`, `"crash_at":"before-key\u009b"`},
 	} {
 		f.Add(bytes.Replace(policyJSON, []byte(edit[0]), []byte(edit[1]), 1))
 	}
@@ -121,6 +128,9 @@ func FuzzReadShard(f *testing.F) {
 		again, err := json.Marshal(sh)
 		if err != nil {
 			t.Fatalf("accepted shard does not encode: %v", err)
+		}
+		if s, ok := printableJSON(again); !ok {
+			t.Fatalf("accepted shard holds a control character in %q", s)
 		}
 		back, err := stats.ReadShard(bytes.NewReader(again))
 		if err != nil || !bytes.Equal(mustJSON(t, back), again) {
