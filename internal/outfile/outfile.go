@@ -173,8 +173,13 @@ func Check(outs ...File) error {
 }
 
 // Write writes data to stdout, or to the file. The path is resolved again:
-// what it names may have changed during a long run.
+// what it names may have changed during a long run. Once ctx is done it
+// writes nothing and returns ctx's error: an interrupted command leaves no
+// output it did not finish writing before the interrupt.
 func (o File) Write(ctx context.Context, stdout io.Writer, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if o.Path == "" {
 		_, err := stdout.Write(data)
 		return err
