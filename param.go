@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
@@ -30,42 +31,204 @@ type Param struct {
 // bounds their values.
 const MaxSetAxes = 8
 
-// stepField is a step's field that a sweep can set, with what it takes.
-type stepField struct {
-	spec sweep.Spec
-	set  func(st *provider.Step, v float64)
-	// lossy: only a step that can lose its reply has the field.
-	lossy bool
+// field is a field of a step or of the queue that a setting names: one
+// table, so that a name means one thing whether a flag gives it over a
+// scenario (Override) or a sweep varies it (ParseSet).
+type field struct {
+	// put sets v, of the field's own type, in the step or the queue; it
+	// reports false for a value of another type.
+	put func(st *provider.Step, q *delivery.Config, v any) bool
+	// spec, for a numeric field, is what values a sweep gives it, and from
+	// turns such a value into the field's type (seconds into a duration).
+	spec *sweep.Spec
+	from func(v float64) any
+	// zero is a value of the field's type, to name it.
+	zero any
+	// lossy: only a step that can lose its reply has the field. timed: only
+	// the delivery model reads it.
+	lossy, timed bool
 }
 
-var stepFields = map[string]stepField{
-	"p_fail":     {spec: sweep.Spec{Kind: sweep.Probability}, set: func(st *provider.Step, v float64) { st.PFail = v }},
-	"lost_reply": {spec: sweep.Spec{Kind: sweep.Probability}, set: func(st *provider.Step, v float64) { st.LostReply = v }, lossy: true},
-	"latency":    {spec: durationSpec, set: func(st *provider.Step, v float64) { st.Latency = provider.Latency{Median: seconds(v)} }},
+// newField is the field where returns, in a step or the queue; spec is nil
+// for a field that is not numeric (a store, a backoff kind, a crash point).
+func newField[T any](spec *sweep.Spec, where func(*provider.Step, *delivery.Config) *T) field {
+	return field{
+		put: func(st *provider.Step, q *delivery.Config, v any) bool {
+			x, ok := v.(T)
+			if ok {
+				*where(st, q) = x
+			}
+			return ok
+		},
+		spec: spec,
+		zero: *new(T),
+		from: func(v float64) any {
+			switch any(*new(T)).(type) {
+			case int:
+				return int(v)
+			case time.Duration:
+				return seconds(v)
+			case provider.Latency: // a fixed one: a sweep's value is one number
+				return provider.Latency{Median: seconds(v)}
+			}
+			return v
+		},
+	}
+}
+
+var (
+	probabilitySpec = &sweep.Spec{Kind: sweep.Probability}
+	// durationSpec takes durations from 0 to provider.MaxDuration, in seconds.
+	durationSpec = &sweep.Spec{Kind: sweep.Duration, Min: 0, Max: provider.MaxDuration.Seconds()}
+)
+
+func stepField[T any](spec *sweep.Spec, where func(*provider.Step) *T) field {
+	return newField(spec, func(st *provider.Step, _ *delivery.Config) *T { return where(st) })
+}
+
+func queueField[T any](spec *sweep.Spec, where func(*delivery.Config) *T) field {
+	return timed(newField(spec, func(_ *provider.Step, q *delivery.Config) *T { return where(q) }))
+}
+
+var stepFields = map[string]field{
+	"p_fail":     stepField(probabilitySpec, func(st *provider.Step) *float64 { return &st.PFail }),
+	"lost_reply": lossy(stepField(probabilitySpec, func(st *provider.Step) *float64 { return &st.LostReply })),
+	"latency":    timed(stepField(durationSpec, func(st *provider.Step) *provider.Latency { return &st.Latency })),
 	// attempts is the step's own (provider.Policy), bounded as a scenario
 	// file's: 1 to provider.MaxAttempts.
-	"attempts": {spec: sweep.Spec{Kind: sweep.Whole, Min: 1, Max: provider.MaxAttempts}, set: func(st *provider.Step, v float64) { st.Policy.Attempts = int(v) }},
+	"attempts": stepField(&sweep.Spec{Kind: sweep.Whole, Min: 1, Max: provider.MaxAttempts}, func(st *provider.Step) *int { return &st.Policy.Attempts }),
 }
 
-// durationSpec takes durations from 0 to provider.MaxDuration, in seconds.
-var durationSpec = sweep.Spec{Kind: sweep.Duration, Min: 0, Max: provider.MaxDuration.Seconds()}
-
-type queueField struct {
-	spec sweep.Spec
-	set  func(q *delivery.Config, v float64)
+func lossy(f field) field {
+	f.lossy = true
+	return f
 }
 
-var queueFields = map[string]queueField{
-	"ttl":            {durationSpec, func(q *delivery.Config, v float64) { q.TTL = seconds(v) }},
-	"lease":          {durationSpec, func(q *delivery.Config, v float64) { q.Lease = seconds(v) }},
-	"visibility":     {durationSpec, func(q *delivery.Config, v float64) { q.Visibility = seconds(v) }},
-	"repeat_delay":   {durationSpec, func(q *delivery.Config, v float64) { q.RepeatDelay = provider.Latency{Median: seconds(v)} }},
-	"backoff.base":   {durationSpec, func(q *delivery.Config, v float64) { q.Backoff.Base = seconds(v) }},
-	"backoff.cap":    {durationSpec, func(q *delivery.Config, v float64) { q.Backoff.Cap = seconds(v) }},
-	"max_deliveries": {sweep.Spec{Kind: sweep.Whole, Min: 1, Max: delivery.DeliveriesLimit}, func(q *delivery.Config, v float64) { q.MaxDeliveries = int(v) }},
-	"max_crashes":    {sweep.Spec{Kind: sweep.Whole, Min: 0, Max: delivery.CrashesLimit}, func(q *delivery.Config, v float64) { q.MaxCrashes = int(v) }},
-	"repeat":         {sweep.Spec{Kind: sweep.Probability}, func(q *delivery.Config, v float64) { q.RepeatP = v }},
-	"crash":          {sweep.Spec{Kind: sweep.Probability}, func(q *delivery.Config, v float64) { q.CrashP = v }},
+func timed(f field) field {
+	f.timed = true
+	return f
+}
+
+var queueFields = map[string]field{
+	"store":          queueField(nil, func(q *delivery.Config) *delivery.Store { return &q.Store }),
+	"ttl":            queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.TTL }),
+	"lease":          queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Lease }),
+	"visibility":     queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Visibility }),
+	"repeat_delay":   queueField(durationSpec, func(q *delivery.Config) *provider.Latency { return &q.RepeatDelay }),
+	"backoff":        queueField(nil, func(q *delivery.Config) *backoff.Kind { return &q.Backoff.Kind }),
+	"backoff.base":   queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Backoff.Base }),
+	"backoff.cap":    queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Backoff.Cap }),
+	"max_deliveries": queueField(&sweep.Spec{Kind: sweep.Whole, Min: 1, Max: delivery.DeliveriesLimit}, func(q *delivery.Config) *int { return &q.MaxDeliveries }),
+	"max_crashes":    queueField(&sweep.Spec{Kind: sweep.Whole, Min: 0, Max: delivery.CrashesLimit}, func(q *delivery.Config) *int { return &q.MaxCrashes }),
+	"repeat":         queueField(probabilitySpec, func(q *delivery.Config) *float64 { return &q.RepeatP }),
+	"crash":          queueField(probabilitySpec, func(q *delivery.Config) *float64 { return &q.CrashP }),
+	"crash_at":       queueField(nil, func(q *delivery.Config) *delivery.CrashPoint { return &q.CrashAt }),
+}
+
+// Settings are the names Override takes besides steps[STEP].FIELD, in the
+// order reports list them: p_fail, lost_reply and latency over every step,
+// and every field of the queue.
+func Settings() []string {
+	return []string{"p_fail", "lost_reply", "latency", "queue.backoff", "queue.backoff.base", "queue.backoff.cap",
+		"queue.store", "queue.ttl", "queue.lease", "queue.visibility", "queue.max_deliveries", "queue.repeat",
+		"queue.repeat_delay", "queue.crash", "queue.crash_at", "queue.max_crashes"}
+}
+
+// Setting is a value given by name over a scenario and its queue. Value has
+// the field's own type: a float64 for a probability, an int for a count, a
+// time.Duration, a provider.Latency for latency and queue.repeat_delay, a
+// delivery.Store, a backoff.Kind or a delivery.CrashPoint.
+type Setting struct {
+	Name  string
+	Value any
+}
+
+// Override returns sc and q with the settings applied in order: p_fail,
+// lost_reply (on the steps that can lose their reply) and latency set every
+// step's field; steps[STEP].FIELD one step's; queue.FIELD the queue's. A
+// setting that only the delivery model reads (latency, queue.FIELD) turns it
+// on, from delivery.Defaults, when q is nil. The result's queue is checked
+// (delivery.Config.Check's *delivery.FieldError); sc's steps and q are
+// copied, never changed.
+func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (provider.Scenario, *delivery.Config, error) {
+	sc.Steps = slices.Clone(sc.Steps)
+	if q != nil {
+		c := *q
+		q = &c
+	}
+	for _, s := range settings {
+		f, steps, queue, err := lookupField(s.Name, sc, false)
+		if err != nil {
+			return sc, q, err
+		}
+		if q == nil && f.timed {
+			c := delivery.Defaults()
+			q = &c
+		}
+		ok := true
+		if queue {
+			ok = f.put(nil, q, s.Value)
+		}
+		for _, i := range steps {
+			ok = ok && f.put(&sc.Steps[i], q, s.Value)
+		}
+		if !ok {
+			return sc, q, fmt.Errorf("%s takes a %T, not a %T", s.Name, f.zero, s.Value)
+		}
+	}
+	if q != nil {
+		if err := q.Check(); err != nil {
+			return sc, q, err
+		}
+	}
+	return sc, q, nil
+}
+
+// lookupField is the field a setting names: the steps it sets in sc, or
+// whether it is the queue's. With numeric, it takes only what a sweep
+// varies: a numeric field of one step or of the queue.
+func lookupField(name string, sc provider.Scenario, numeric bool) (f field, steps []int, queue bool, err error) {
+	what := ""
+	if numeric {
+		what = "numeric "
+	}
+	if f, ok := stepFields[name]; ok && name != "attempts" && !numeric { // every step's
+		for i, st := range sc.Steps {
+			if !f.lossy || st.CanLoseReply {
+				steps = append(steps, i)
+			}
+		}
+		return f, steps, false, nil
+	}
+	if m := stepRE.FindStringSubmatch(name); m != nil {
+		i := slices.IndexFunc(sc.Steps, func(st provider.Step) bool { return st.Name == m[1] })
+		if i < 0 {
+			names := make([]string, len(sc.Steps))
+			for k, st := range sc.Steps {
+				names[k] = fmt.Sprintf("%q", st.Name)
+			}
+			return f, nil, false, fmt.Errorf("%s: no step is called %q (the steps are %s)", name, m[1], strings.Join(names, ", "))
+		}
+		f, ok := stepFields[m[2]]
+		switch {
+		case !ok || numeric && f.spec == nil:
+			return f, nil, false, fmt.Errorf("%s: a step has no %sfield %q (want %s)", name, what, m[2], strings.Join(sortedKeys(stepFields, numeric), ", "))
+		case f.lossy && !sc.Steps[i].CanLoseReply:
+			return f, nil, false, fmt.Errorf("%s: step %q cannot lose its reply; give it a lost_reply in the file to vary it", name, m[1])
+		}
+		return f, []int{i}, false, nil
+	}
+	if key, ok := strings.CutPrefix(name, "queue."); ok {
+		f, ok := queueFields[key]
+		if !ok || numeric && f.spec == nil {
+			return f, nil, true, fmt.Errorf("%s: the queue has no %sfield %q (want %s)", name, what, key, strings.Join(sortedKeys(queueFields, numeric), ", "))
+		}
+		return f, nil, true, nil
+	}
+	if numeric {
+		return f, nil, false, fmt.Errorf("unknown parameter %q (want steps[STEP].FIELD or queue.FIELD)", name)
+	}
+	return f, nil, false, fmt.Errorf("unknown setting %q (want %s, or steps[STEP].FIELD)", name, strings.Join(Settings(), ", "))
 }
 
 // seconds is v seconds as a Duration, to the nanosecond.
@@ -79,43 +242,33 @@ var stepRE = regexp.MustCompile(`^steps\[([^\]]*)\]\.([a-z_.]+)$`)
 // attempts (the step's own, overriding the run's);
 // queue.FIELD, FIELD ttl, lease, visibility, repeat_delay, backoff.base,
 // backoff.cap (durations), max_deliveries, max_crashes, repeat or crash. An
-// unknown name is refused with the names allowed.
+// unknown name is refused with the names allowed. It sets the field Override
+// sets by the same name.
 func LookupParam(name string, sc provider.Scenario, q *delivery.Config) (Param, error) {
-	if m := stepRE.FindStringSubmatch(name); m != nil {
-		i := slices.IndexFunc(sc.Steps, func(st provider.Step) bool { return st.Name == m[1] })
-		if i < 0 {
-			names := make([]string, len(sc.Steps))
-			for k, st := range sc.Steps {
-				names[k] = fmt.Sprintf("%q", st.Name)
-			}
-			return Param{}, fmt.Errorf("%s: no step is called %q (the steps are %s)", name, m[1], strings.Join(names, ", "))
-		}
-		f, ok := stepFields[m[2]]
-		switch {
-		case !ok:
-			return Param{}, fmt.Errorf("%s: a step has no numeric field %q (want %s)", name, m[2], strings.Join(sortedKeys(stepFields), ", "))
-		case f.lossy && !sc.Steps[i].CanLoseReply:
-			return Param{}, fmt.Errorf("%s: step %q cannot lose its reply; give it a lost_reply in the file to vary it", name, m[1])
-		}
-		return Param{Name: name, Spec: f.spec, set: func(sc *provider.Scenario, _ *delivery.Config, v float64) { f.set(&sc.Steps[i], v) }}, nil
+	f, steps, queue, err := lookupField(name, sc, true)
+	switch {
+	case err != nil:
+		return Param{}, err
+	case queue && q == nil:
+		return Param{}, fmt.Errorf("%s: the scenario has no queue; give the file a queue: section to vary it", name)
 	}
-	if field, ok := strings.CutPrefix(name, "queue."); ok {
-		f, ok := queueFields[field]
-		switch {
-		case !ok:
-			return Param{}, fmt.Errorf("%s: the queue has no numeric field %q (want %s)", name, field, strings.Join(sortedKeys(queueFields), ", "))
-		case q == nil:
-			return Param{}, fmt.Errorf("%s: the scenario has no queue; give the file a queue: section to vary it", name)
+	return Param{Name: name, Spec: *f.spec, set: func(sc *provider.Scenario, q *delivery.Config, v float64) {
+		if queue {
+			f.put(nil, q, f.from(v))
 		}
-		return Param{Name: name, Spec: f.spec, set: func(_ *provider.Scenario, q *delivery.Config, v float64) { f.set(q, v) }}, nil
-	}
-	return Param{}, fmt.Errorf("unknown parameter %q (want steps[STEP].FIELD or queue.FIELD)", name)
+		for _, i := range steps {
+			f.put(&sc.Steps[i], q, f.from(v))
+		}
+	}}, nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+// sortedKeys are the fields' names in order, only the numeric ones if numeric.
+func sortedKeys(m map[string]field, numeric bool) []string {
 	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	for k, f := range m {
+		if f.spec != nil || !numeric {
+			keys = append(keys, k)
+		}
 	}
 	slices.Sort(keys)
 	return keys

@@ -2,6 +2,7 @@ package retrysim
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,6 +99,15 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 			grid = append(grid, sweepAxis{Axis: sweep.Axis{Name: a.Name, Values: []float64{sweepDefaults[i]}}, show: a, fixed: i})
 		}
 	}
+	named := 0
+	for _, a := range s.Axes {
+		if !slices.ContainsFunc(stats.Axes(), func(x stats.Axis) bool { return x.Name == a.Name }) {
+			named++
+		}
+	}
+	if named > MaxSetAxes {
+		return nil, fieldErr("axes", "%d parameters are more than the %d a sweep varies by name", named, MaxSetAxes)
+	}
 	var given []string
 	for _, a := range s.Axes {
 		i := slices.IndexFunc(grid, func(x sweepAxis) bool { return x.Name == a.Name })
@@ -114,11 +124,9 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 		}
 		switch {
 		case slices.Contains(given, a.Name):
-			return nil, fieldErr(a.Name, "given twice")
+			return nil, fieldErr("axes", "%s is given twice", a.Name)
 		case len(a.Values) == 0:
 			return nil, fieldErr(a.Name, "no values")
-		case i < 0 && len(params) == MaxSetAxes:
-			return nil, fieldErr(a.Name, "more than the %d parameters a sweep varies by name", MaxSetAxes)
 		}
 		for _, v := range a.Values {
 			if err := spec.Check(v); err != nil {
@@ -140,39 +148,33 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 	return append(grid, params...), nil
 }
 
-// at is the experiment at one grid point.
+// at is the experiment at one grid point. A queue the point's values make
+// invalid is refused naming the queue's field as -set does (queue.lease).
 func (s Sweep) at(grid []sweepAxis, pt sweep.Point) (Experiment, error) {
-	sc, _ := s.base()
-	sc.Steps = slices.Clone(sc.Steps)
-	var q *delivery.Config
-	if s.Delivery != nil {
-		c := *s.Delivery
-		q = &c
-	}
-	e := Experiment{Jobs: int64(sweepDefaults[3]), Seed: s.Seed, Generator: s.Generator, Engine: s.Engine, Delivery: q, ScenarioFile: s.ScenarioFile}
+	e := Experiment{Jobs: int64(sweepDefaults[3]), Seed: s.Seed, Generator: s.Generator, Engine: s.Engine, ScenarioFile: s.ScenarioFile}
 	attempts := int(sweepDefaults[2])
+	var over []Setting // p_fail and lost_reply over every step, as the command's flags over a file
 	for k, a := range grid {
-		v := pt[k]
 		switch a.fixed {
-		case 0: // over every step, as -p-fail over a file
-			for i := range sc.Steps {
-				sc.Steps[i].PFail = v
-			}
-		case 1:
-			for i := range sc.Steps {
-				if sc.Steps[i].CanLoseReply {
-					sc.Steps[i].LostReply = v
-				}
-			}
+		case 0, 1:
+			over = append(over, Setting{Name: a.Name, Value: pt[k]})
 		case 2:
-			attempts = int(v)
+			attempts = int(pt[k])
 		case 3:
-			e.Jobs = int64(v)
-		default:
-			a.param.set(&sc, q, v)
+			e.Jobs = int64(pt[k])
 		}
 	}
-	e.Scenario = sc
+	sc, _ := s.base()
+	sc, q, err := Override(sc, s.Delivery, over...) // copies sc's steps and the queue
+	if err != nil {
+		return e, err
+	}
+	for k, a := range grid {
+		if a.fixed < 0 {
+			a.param.set(&sc, q, pt[k])
+		}
+	}
+	e.Scenario, e.Delivery = sc, q
 	for _, id := range s.Strategies {
 		st, err := strategy.Parse(id, attempts)
 		if err != nil {
@@ -180,18 +182,52 @@ func (s Sweep) at(grid []sweepAxis, pt sweep.Point) (Experiment, error) {
 		}
 		e.Strategies = append(e.Strategies, st)
 	}
-	return e, e.Check()
+	err = e.Check()
+	if de := (*delivery.FieldError)(nil); errors.As(err, &de) {
+		return e, fieldErr("queue."+de.Field, "%s", de.Msg)
+	}
+	return e, err
 }
 
-// RunSweep runs every point of the sweep and returns its rows, a row a point
-// and strategy, the first axis varying slowest. A grid of more than
-// MaxSweepPoints points or MaxSweepRows rows is refused before any work: as
-// a *FieldError whose Field is the swept parameters joined by " x " and whose
-// message gives their lengths, or for the rows with Field "strategies".
-func RunSweep(ctx context.Context, s Sweep) (stats.Sweep, error) {
+// Set adds the axis a -set argument gives, NAME=VALUES (ParseSet, against
+// the sweep's scenario and queue); its errors name the parameter.
+func (s *Sweep) Set(arg string) error {
+	sc, _ := s.base()
+	p, vals, err := ParseSet(arg, sc, s.Delivery)
+	if err == nil {
+		s.Axes = append(s.Axes, Axis{Name: p.Name, Values: vals})
+	}
+	return err
+}
+
+// plan is a sweep checked and ready to run: its points, each one's engine
+// configuration, how outputs show it, and the metric.
+type plan struct {
+	points []sweep.Point
+	cfgs   []sim.Config
+	out    stats.Sweep
+}
+
+// Check refuses, before any work, every sweep RunSweep would refuse, as a
+// *FieldError naming the setting (plan's), and names the swept axes, those
+// of more than one value.
+func (s Sweep) Check() (swept []string, err error) {
+	p, err := s.plan()
+	for _, i := range p.out.Swept {
+		swept = append(swept, p.out.Axes[i].Name)
+	}
+	return swept, err
+}
+
+// plan checks the sweep and builds its points. A grid of more than
+// MaxSweepPoints points or MaxSweepRows rows is refused as a *FieldError
+// whose Field is the swept parameters joined by " x " and whose message gives
+// their lengths, or for the rows with Field "strategies"; a parameter given
+// twice, or more than MaxSetAxes of them, with Field "axes".
+func (s Sweep) plan() (plan, error) {
 	grid, err := s.grid()
 	if err != nil {
-		return stats.Sweep{}, err
+		return plan{}, err
 	}
 	axes := make([]sweep.Axis, len(grid))
 	shown := make([]stats.Axis, len(grid))
@@ -206,13 +242,13 @@ func RunSweep(ctx context.Context, s Sweep) (stats.Sweep, error) {
 			names = append(names, grid[i].Name)
 			lens = append(lens, strconv.Itoa(len(grid[i].Values)))
 		}
-		return stats.Sweep{}, fieldErr(strings.Join(names, " x "), "%s = %v", strings.Join(lens, " x "), err)
+		return plan{}, fieldErr(strings.Join(names, " x "), "%s = %v", strings.Join(lens, " x "), err)
 	}
 	if len(s.Strategies) == 0 {
-		return stats.Sweep{}, fieldErr("strategies", "none given")
+		return plan{}, fieldErr("strategies", "none given")
 	}
 	if rows := len(points) * len(s.Strategies); rows > sweep.MaxRows {
-		return stats.Sweep{}, fieldErr("strategies", "%d points x %d strategies = %d rows is more than the %d a sweep allows", len(points), len(s.Strategies), rows, sweep.MaxRows)
+		return plan{}, fieldErr("strategies", "%d points x %d strategies = %d rows is more than the %d a sweep allows", len(points), len(s.Strategies), rows, sweep.MaxRows)
 	}
 	metric := s.Metric
 	if metric == "" {
@@ -220,13 +256,13 @@ func RunSweep(ctx context.Context, s Sweep) (stats.Sweep, error) {
 	}
 	m, err := stats.LookupMetric(metric)
 	if err != nil {
-		return stats.Sweep{}, fieldErr("metric", "%v", err)
+		return plan{}, fieldErr("metric", "%v", err)
 	}
 	cfgs := make([]sim.Config, len(points))
 	for k, pt := range points {
 		e, err := s.at(grid, pt)
 		if err != nil {
-			return stats.Sweep{}, err
+			return plan{}, err
 		}
 		cfgs[k] = e.config(0, sim.Shard{})
 	}
@@ -240,8 +276,20 @@ func RunSweep(ctx context.Context, s Sweep) (stats.Sweep, error) {
 		Swept:      swept,
 		Metric:     m,
 		Strategies: s.Strategies,
-		Rows:       make([]stats.SweepRow, len(points)*len(s.Strategies)),
 	}
+	return plan{points, cfgs, out}, nil
+}
+
+// RunSweep runs every point of the sweep and returns its rows, a row a point
+// and strategy, the first axis varying slowest. It refuses what Check
+// refuses, before any work.
+func RunSweep(ctx context.Context, s Sweep) (stats.Sweep, error) {
+	p, err := s.plan()
+	if err != nil {
+		return stats.Sweep{}, err
+	}
+	points, cfgs, out := p.points, p.cfgs, p.out
+	out.Rows = make([]stats.SweepRow, len(points)*len(s.Strategies))
 	// Each point's rows are filled in as the point finishes.
 	n := len(s.Strategies)
 	err = sim.RunEach(ctx, cfgs, s.Workers, s.Progress, func(k int, counters []stats.Counters) {

@@ -18,6 +18,7 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -38,6 +39,9 @@ func (p *Probability) Set(s string) error {
 	*p = Probability(v)
 	return nil
 }
+
+// Get is the value, for the library's settings (flag.Getter).
+func (p *Probability) Get() any { return float64(*p) }
 
 // Count is a flag.Value for a job count: digits with optional _ or , between
 // groups (1_000_000), or a power-of-ten form (1e9), from 1 to sim.MaxJobs.
@@ -107,6 +111,14 @@ func (n *named) Set(s string) error {
 	return err
 }
 
+// Get is the wrapped value's, for a flag.Getter.
+func (n *named) Get() any {
+	if g, ok := n.Value.(flag.Getter); ok {
+		return g.Get()
+	}
+	return nil
+}
+
 // NameErrors makes fs report Set errors through *err.
 func NameErrors(fs *flag.FlagSet, err *error) {
 	fs.VisitAll(func(f *flag.Flag) {
@@ -129,6 +141,8 @@ func (b *Bounded) Set(s string) error {
 	b.V = v
 	return nil
 }
+
+func (b *Bounded) Get() any { return b.V }
 
 // Format is -format: one of the formats in render's table that writes
 // the command's document, the table's first by default.
@@ -267,6 +281,8 @@ func (d *Duration) Set(s string) error {
 	return nil
 }
 
+func (d *Duration) Get() any { return d.V }
+
 // Latency is a flag.Value for a fixed duration (20ms) or a lognormal
 // median:p99 (20ms:200ms).
 type Latency struct{ V provider.Latency }
@@ -301,6 +317,8 @@ func (l *Latency) Set(s string) error {
 	return nil
 }
 
+func (l *Latency) Get() any { return l.V }
+
 // Name is a flag.Value for one of a fixed list of names.
 type Name[T any] struct {
 	V     T
@@ -324,6 +342,8 @@ func (n *Name[T]) Set(s string) error {
 	return nil
 }
 
+func (n *Name[T]) Get() any { return n.V }
+
 // CrashProbability is -crash, in the table command and in race alike: the
 // Probability that a worker dies at -crash-at. A crash point given to it
 // (race's -crash took one before the vocabulary was made one) is refused with
@@ -343,6 +363,8 @@ func (c *CrashProbability) Set(s string) error {
 	}
 	return c.P.Set(s)
 }
+
+func (c *CrashProbability) Get() any { return float64(c.P) }
 
 // CrashPoint is -crash-at, in the table command and in race alike, with
 // the delivery model's names and default.
@@ -401,6 +423,39 @@ func (w *Window) Set(s string) error {
 		return bad
 	}
 	*w = Window{From: from, To: to}
+	return nil
+}
+
+// Values is a flag.Value for a sweep's axis: a value, a list or a range
+// (sweep.Parse), each value one Spec takes.
+type Values struct {
+	Spec sweep.Spec
+	V    []float64
+	text string
+}
+
+// NewValues is an axis flag at its default, def.
+func NewValues(def string, spec sweep.Spec) *Values {
+	v := &Values{Spec: spec}
+	if err := v.Set(def); err != nil {
+		panic(err) // a default that does not parse is a programming error
+	}
+	return v
+}
+
+func (v *Values) String() string {
+	if v == nil {
+		return ""
+	}
+	return v.text
+}
+
+func (v *Values) Set(s string) error {
+	vals, err := sweep.Parse(s, v.Spec)
+	if err != nil {
+		return err
+	}
+	v.text, v.V = s, vals
 	return nil
 }
 

@@ -63,6 +63,51 @@ type PlotOptions struct {
 	SharedScale bool
 }
 
+// NewPlotOptions checks the choices that shape a sweep's pictures and
+// returns them: path is the -plot file, if any (.png or .svg, drawing one or
+// two swept parameters); page says the format draws the picture itself
+// (html); swept is how many parameters the sweep varies. A choice needs a
+// picture and the kind it shapes: logY and linearY a line plot (one swept
+// parameter), shared heat maps (two). Errors name the choices as sweep's
+// flags do.
+func NewPlotOptions(path string, page bool, swept int, logY, linearY, shared bool) (PlotOptions, error) {
+	var o PlotOptions
+	if path != "" {
+		if err := CheckPlotPath(path); err != nil {
+			return o, fmt.Errorf("-plot: %w", err)
+		}
+		if swept < 1 || swept > 2 {
+			return o, fmt.Errorf("-plot: a plot needs one or two swept parameters; %d are swept", swept)
+		}
+	}
+	for _, f := range []struct {
+		name  string
+		set   bool
+		kind  int
+		shape string
+	}{{"log-y", logY, 1, "a line plot (one swept parameter)"}, {"linear-y", linearY, 1, "a line plot (one swept parameter)"},
+		{"shared-scale", shared, 2, "heat maps (two swept parameters)"}} {
+		switch {
+		case !f.set:
+		case path == "" && !page:
+			return o, fmt.Errorf("-%s: shapes the picture -plot or -format html draws; give one of them", f.name)
+		case swept != f.kind:
+			return o, fmt.Errorf("-%s: applies to %s; this sweep has %d", f.name, f.shape, swept)
+		}
+	}
+	if logY && linearY {
+		return o, fmt.Errorf("-linear-y: -log-y asks for the opposite; give one")
+	}
+	switch {
+	case logY:
+		o.Y = LogScale
+	case linearY:
+		o.Y = LinearScale
+	}
+	o.SharedScale = shared
+	return o, nil
+}
+
 // PlotSweep draws s.Metric: against the swept parameter with a line and 95%
 // error bars per strategy when one parameter is swept, or as one heat map per
 // strategy, each with its colour bar, when two are. ext (".png" or ".svg")

@@ -1,0 +1,126 @@
+package retrysim
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/provider"
+)
+
+// A setting given as a command's flag gives (Override, with the flag's typed
+// value) and the same name swept by -set (LookupParam, a number; durations
+// in seconds) change the same field to the same value: one name, one thing.
+// Every numeric field of a step and of the queue is covered.
+func TestOverrideIsSet(t *testing.T) {
+	const email, user = "steps[send the welcome email]", "steps[save the user]"
+	cases := []struct {
+		name string
+		flag any     // what the flag's value is (flag.Getter)
+		set  float64 // what -set gives
+	}{
+		{"queue.ttl", 2 * time.Hour, 7200},
+		{"queue.lease", 90 * time.Second, 90},
+		{"queue.visibility", time.Minute, 60},
+		{"queue.backoff.base", 250 * time.Millisecond, 0.25},
+		{"queue.backoff.cap", 3 * time.Second, 3},
+		{"queue.repeat_delay", provider.Latency{Median: 2 * time.Second}, 2},
+		{"queue.max_deliveries", 7, 7},
+		{"queue.max_crashes", 3, 3},
+		{"queue.repeat", 0.25, 0.25},
+		{"queue.crash", 0.125, 0.125},
+		{email + ".p_fail", 0.2, 0.2},
+		{email + ".lost_reply", 0.3, 0.3},
+		{user + ".latency", provider.Latency{Median: time.Second}, 1},
+		{user + ".attempts", 4, 4},
+	}
+	base, defaults := provider.Signup(0.01, 0.005), delivery.Defaults()
+	var covered []string
+	for _, tt := range cases {
+		sc1, q1, err := Override(base, &defaults, Setting{tt.name, tt.flag})
+		if err != nil {
+			t.Fatalf("Override(%s) = %v", tt.name, err)
+		}
+		p, err := LookupParam(tt.name, base, &defaults)
+		if err != nil {
+			t.Fatalf("LookupParam(%s) = %v", tt.name, err)
+		}
+		sc2, q2 := base, defaults
+		sc2.Steps = slices.Clone(base.Steps)
+		p.set(&sc2, &q2, tt.set)
+		if !reflect.DeepEqual(sc1, sc2) || *q1 != q2 {
+			t.Errorf("%s: Override gives %+v %+v; -set gives %+v %+v", tt.name, sc1.Steps, *q1, sc2.Steps, q2)
+		}
+		if reflect.DeepEqual(sc1, base) && *q1 == defaults {
+			t.Errorf("%s: changed nothing", tt.name)
+		}
+		covered = append(covered, tt.name[strings.LastIndex(tt.name, "]")+1:])
+	}
+	for name, f := range queueFields {
+		if f.spec != nil && !slices.Contains(covered, "queue."+name) {
+			t.Errorf("queue.%s is not covered", name)
+		}
+	}
+	for name := range stepFields {
+		if !slices.Contains(covered, "."+name) {
+			t.Errorf("steps[STEP].%s is not covered", name)
+		}
+	}
+}
+
+// Override sets p_fail on every step, lost_reply on the steps that can lose
+// their reply; latency and the queue's fields turn the delivery model on,
+// the others do not; the input is never changed; a value of another type, an
+// unknown name and a queue that Check refuses are errors.
+func TestOverride(t *testing.T) {
+	base := provider.Signup(0.01, 0.005)
+	sc, q, err := Override(base, nil, Setting{"p_fail", 0.5}, Setting{"lost_reply", 0.25})
+	if err != nil || q != nil {
+		t.Fatalf("Override(p_fail, lost_reply) = %v, %v; want no queue", q, err)
+	}
+	for i, st := range sc.Steps {
+		want := 0.0
+		if st.CanLoseReply {
+			want = 0.25
+		}
+		if st.PFail != 0.5 || st.LostReply != want {
+			t.Errorf("step %d: p_fail %v, lost_reply %v; want 0.5, %v", i, st.PFail, st.LostReply, want)
+		}
+	}
+	if base.Steps[0].PFail != 0.01 {
+		t.Errorf("Override changed its input's steps")
+	}
+	lat := provider.Latency{Median: 20 * time.Millisecond, P99: 200 * time.Millisecond}
+	sc, q, err = Override(base, nil, Setting{"latency", lat})
+	if err != nil || q == nil || *q != delivery.Defaults() || sc.Steps[3].Latency != lat {
+		t.Errorf("Override(latency) = %v, %v; want every step's latency and the default queue", q, err)
+	}
+	_, q, err = Override(base, nil, Setting{"queue.store", delivery.Lease}, Setting{"queue.backoff", backoff.River},
+		Setting{"queue.crash_at", delivery.AfterKey})
+	if err != nil || q == nil || q.Store != delivery.Lease || q.Backoff.Kind != backoff.River || q.CrashAt != delivery.AfterKey {
+		t.Errorf("Override(store, backoff, crash_at) = %+v, %v", q, err)
+	}
+	for _, tt := range []struct {
+		s    Setting
+		want string
+	}{
+		{Setting{"queue.ttl", 7200.0}, "queue.ttl takes a time.Duration, not a float64"},
+		{Setting{"p_fail", "0.1"}, "p_fail takes a float64, not a string"},
+		{Setting{"queue.colour", 1}, `queue.colour: the queue has no field "colour"`},
+		{Setting{"attempts", 2}, `unknown setting "attempts"`},
+		{Setting{"steps[nope].p_fail", 0.1}, `no step is called "nope"`},
+	} {
+		if _, _, err := Override(base, nil, tt.s); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Override(%v) = %v; want %q", tt.s, err, tt.want)
+		}
+	}
+	var fe *delivery.FieldError
+	if _, _, err := Override(base, nil, Setting{"queue.lease", time.Duration(0)}); !errors.As(err, &fe) || fe.Field != "lease" {
+		t.Errorf("Override(lease 0) = %v; want delivery's FieldError for lease", err)
+	}
+}

@@ -1,0 +1,74 @@
+package retrysim_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/scenario"
+)
+
+// Sweep.Check refuses, before any work, every grid RunSweep would refuse, as
+// a *FieldError naming the setting, and names the swept axes.
+func TestSweepCheck(t *testing.T) {
+	checkout, err := scenario.Load("examples/checkout.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	queue, err := scenario.Load("examples/signup-queue.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := func(n int) []float64 { return make([]float64, n) }
+	all := []string{"step-nokey", "step-nokey-skip", "step-newkey", "step-newkey-skip", "step-samekey", "step-samekey-skip",
+		"job-nokey", "job-nokey-skip", "job-newkey", "job-newkey-skip", "job-samekey", "job-samekey-skip"}
+	var nine []string // nine parameters of the checkout by name, each once
+	for _, st := range []string{"reserve the inventory", "charge the card", "create the shipment"} {
+		for _, f := range []string{"p_fail=0.1", "attempts=2", "latency=1s"} {
+			nine = append(nine, fmt.Sprintf("steps[%s].%s", st, f))
+		}
+	}
+	for _, tt := range []struct {
+		name       string
+		sweep      retrysim.Sweep
+		sets       []string
+		field, msg string
+		wantSwept  []string
+	}{
+		{name: "101 x 100 points", sweep: retrysim.Sweep{Axes: []retrysim.Axis{{Name: "p_fail", Values: values(101)}, {Name: "lost_reply", Values: values(100)}}},
+			field: "p_fail x lost_reply", msg: "101 x 100 = 10100 points is more than the 10000 a sweep allows"},
+		{name: "5000 points x 12", sweep: retrysim.Sweep{Axes: []retrysim.Axis{{Name: "p_fail", Values: values(5000)}}, Strategies: all},
+			field: "strategies", msg: "5000 points x 12 strategies = 60000 rows is more than the 50000 a sweep allows"},
+		{name: "nine by name", sweep: retrysim.Sweep{Scenario: &checkout.Scenario}, sets: nine,
+			field: "axes", msg: "9 parameters are more than the 8 a sweep varies by name"},
+		{name: "twice", sweep: retrysim.Sweep{Scenario: &checkout.Scenario}, sets: []string{"steps[charge the card].p_fail=0.1", "steps[charge the card].p_fail=0.2"},
+			field: "axes", msg: "steps[charge the card].p_fail is given twice"},
+		{name: "a lease of 0s", sweep: retrysim.Sweep{Scenario: &queue.Scenario, Delivery: queue.Queue}, sets: []string{"queue.lease=0s,1s"},
+			field: "queue.lease", msg: "a lease must be longer than 0s"},
+		{name: "swept", sweep: retrysim.Sweep{Axes: []retrysim.Axis{{Name: "jobs", Values: []float64{10, 20}}, {Name: "p_fail", Values: []float64{0.1, 0.2}}}},
+			wantSwept: []string{"p_fail", "jobs"}},
+		{name: "swept by name", sweep: retrysim.Sweep{Scenario: &queue.Scenario, Delivery: queue.Queue}, sets: []string{"queue.ttl=1h,2h"},
+			wantSwept: []string{"queue.ttl"}},
+	} {
+		s := tt.sweep
+		if s.Strategies == nil {
+			s.Strategies = []string{"step-samekey"}
+		}
+		for _, arg := range tt.sets {
+			if err := s.Set(arg); err != nil {
+				t.Fatalf("%s: Set(%s) = %v", tt.name, arg, err)
+			}
+		}
+		swept, err := s.Check()
+		var fe *retrysim.FieldError
+		switch {
+		case tt.field == "" && (err != nil || !slices.Equal(swept, tt.wantSwept)):
+			t.Errorf("%s: Check = %v, %v; want %v", tt.name, swept, err, tt.wantSwept)
+		case tt.field != "" && (!errors.As(err, &fe) || fe.Field != tt.field || !strings.HasPrefix(fe.Msg, tt.msg)):
+			t.Errorf("%s: Check = %v; want field %q: %q", tt.name, err, tt.field, tt.msg)
+		}
+	}
+}
