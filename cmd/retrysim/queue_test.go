@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -11,6 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/provider"
 )
 
 // The shipped sign-up file gives the default run's numbers.
@@ -268,6 +274,35 @@ func TestScenarioParamsEchoed(t *testing.T) {
 			if k < 0 || lines[1][k] != strconv.FormatFloat(st.PFail, 'g', -1, 64) {
 				t.Errorf("%v: csv step_%d_p_fail missing or not %v:\n%s", tt.flags, i+1, st.PFail, text)
 			}
+		}
+	}
+}
+
+// Every setting the library takes by name over a scenario (api.Settings) is
+// a flag of the table command, spelled by flagOf (queue.backoff.base is
+// -backoff-base), whose value api.Override takes: the flags and -set cannot
+// drift apart, and usage() names the same flag for the setting's errors.
+func TestEverySettingIsAFlag(t *testing.T) {
+	out, _, _ := retrysim(t, "-help")
+	_, help, _ := strings.Cut(out, "\nFlags:\n")
+	fs := flagval.NewFlagSet("t")
+	registerQueue(fs)
+	fs.Var(new(flagval.Probability), "p-fail", "")
+	fs.Var(new(flagval.Probability), "lost-reply", "")
+	for _, name := range api.Settings() {
+		f := fs.Lookup(flagOf(name))
+		if f == nil || !strings.Contains(help, "\n  -"+f.Name+" ") {
+			t.Errorf("%s: no table flag -%s", name, flagOf(name))
+			continue
+		}
+		if _, _, err := api.Override(provider.Signup(0.01, 0.005), nil, api.Setting{Name: name, Value: f.Value.(flag.Getter).Get()}); err != nil {
+			t.Errorf("-%s: %v", f.Name, err)
+		}
+	}
+	for field, want := range map[string]string{"backoff.base": "-backoff-base", "max_deliveries": "-max-deliveries", "repeat_delay": "-repeat-delay"} {
+		err := usage(&delivery.FieldError{Field: field, Msg: "bad"})
+		if err == nil || err.Error() != want+": bad" {
+			t.Errorf("usage(%s) = %v; want %s: bad", field, err, want)
 		}
 	}
 }

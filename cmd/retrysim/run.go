@@ -179,8 +179,9 @@ func (c *common) register(fs *flag.FlagSet, doc render.Doc) {
 const outUsage = "write the output to `file` instead of stdout: a regular file is replaced atomically (keeping its mode), a symbolic link's target likewise, a device or FIFO is written in place"
 
 // usage turns the library's refusal of a setting into the flag's: a
-// api.FieldError names the setting (sweep's axes joined by " x "), a
-// delivery.FieldError a field of the delivery model.
+// api.FieldError names the setting (sweep's axes joined by " x ", a
+// parameter by name given with -set), a delivery.FieldError a field of the
+// queue.
 func usage(err error) error {
 	var fe *api.FieldError
 	var de *delivery.FieldError
@@ -188,14 +189,26 @@ func usage(err error) error {
 	case errors.As(err, &fe):
 		flags := strings.Split(fe.Field, " x ")
 		for i, f := range flags {
-			if f == "generator" {
-				f = "rng"
+			switch {
+			case f == "generator":
+				flags[i] = "-rng"
+			case f == "axes":
+				flags[i] = "-set"
+			case strings.ContainsAny(f, "[."): // steps[STEP].FIELD, queue.FIELD
+				flags[i] = "-set " + f
+			default:
+				flags[i] = "-" + flagOf(f)
 			}
-			flags[i] = "-" + strings.ReplaceAll(f, "_", "-")
 		}
 		return flagval.Usage(fmt.Errorf("%s: %s", strings.Join(flags, " x "), fe.Msg))
 	case errors.As(err, &de):
-		return flagval.Usage(fmt.Errorf("-%s: %s", fieldFlags[de.Field], de.Msg))
+		return flagval.Usage(fmt.Errorf("-%s: %s", flagOf("queue."+de.Field), de.Msg))
 	}
 	return err
+}
+
+// flagOf is the flag that gives the library's setting called name:
+// queue.backoff.base is -backoff-base, p_fail -p-fail.
+func flagOf(name string) string {
+	return strings.NewReplacer(".", "-", "_", "-").Replace(strings.TrimPrefix(name, "queue."))
 }

@@ -104,6 +104,9 @@ func TestSweepSetRefused(t *testing.T) {
 			"-set steps[charge the card].p_fail x -set steps[send the receipt].p_fail: 101 x 101 = 10201 points is more than the 10000 a sweep allows"},
 		{[]string{"-scenario", "../../examples/checkout.yaml", "-set", "steps[update the CRM].p_fail=0.1", "-set", "steps[update the CRM].p_fail=0.2"}, "-set: steps[update the CRM].p_fail is given twice"},
 		{[]string{"-scenario", "../../examples/nope.yaml"}, "-scenario ../../examples/nope.yaml: no such file or directory"},
+		// A point whose queue Check refuses names its -set (it was exit 1,
+		// "lease: ...", naming no flag).
+		{[]string{"-scenario", "../../examples/signup-queue.yaml", "-set", "queue.lease=0s,1s"}, "-set queue.lease: a lease must be longer than 0s"},
 		{[]string{"-scenario", "../../examples/fleet-polly.yaml"}, "-scenario ../../examples/fleet-polly.yaml:1: steps: missing; the file describes only a fleet"},
 	} {
 		_, errOut, code := retrysim(t, append([]string{"sweep", "-jobs", "10"}, tt.args...)...)

@@ -4,16 +4,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
 	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -56,6 +61,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	replicates := flagval.Bounded{V: 1, Lo: 1, Hi: api.MaxReplicates}
 	var ci, expect bool
 	var sh flagval.Shard
+	var scenarioPath string
 	fs := flagval.NewFlagSet("retrysim")
 	fs.Var(&jobs, "jobs", "simulate `n` jobs, 1 to 10^12 (1e6 and 1_000_000 work too)")
 	fs.Var(&pFail, "p-fail", "`probability` that a call fails before doing anything")
@@ -67,8 +73,8 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
 	preset := flagval.Choice{Valid: validPreset}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
-	var q queueFlags
-	q.register(fs)
+	fs.StringVar(&scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/")
+	registerQueue(fs)
 	c.register(fs, render.ReportDoc)
 	if err := flagval.Parse(fs, args, tableIntro, stdout); err != nil {
 		return err
@@ -103,11 +109,22 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		return c.out.Write(ctx, stdout, buf.Bytes())
 	}
-	sc, queue, err := q.load(fs, float64(pFail), float64(lostReply))
+	file, err := scenarioFile(scenarioPath)
 	if err != nil {
 		return err
 	}
-	e := api.Experiment{Scenario: sc, ScenarioFile: q.scenarioPath, Jobs: int64(jobs), Seed: uint64(c.seed),
+	sc, queue := provider.Signup(float64(pFail), float64(lostReply)), (*delivery.Config)(nil)
+	if file != nil {
+		sc, queue = file.Scenario, file.Queue
+	}
+	settings, overrides := settingFlags(fs)
+	if sc, queue, err = api.Override(sc, queue, settings...); err != nil {
+		return usage(err)
+	}
+	if file == nil {
+		overrides = ""
+	}
+	e := api.Experiment{Scenario: sc, ScenarioFile: scenarioPath, Jobs: int64(jobs), Seed: uint64(c.seed),
 		Generator: c.rng.V, Engine: c.engine.String(), Delivery: queue, Replicates: replicates.V, Workers: c.workers.V}
 	strats := make([]strategy.Retry, len(c.strategies))
 	for i, id := range c.strategies {
@@ -128,7 +145,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err != nil {
 			return usage(err)
 		}
-		shard.Overrides = q.overrides
+		shard.Overrides = overrides
 		out, err := json.MarshalIndent(shard, "", "  ")
 		if err != nil {
 			return err
@@ -148,8 +165,63 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	out := rep.Results(ci, expect)
-	out.Overrides = q.overrides
+	out.Overrides = overrides
 	return show(ctx, stdout, out, c.format.R, c.out)
+}
+
+// registerQueue declares the delivery model's flags, at its defaults: each
+// gives the library's setting of its name (api.Override), and any of them
+// turns the model on.
+func registerQueue(fs *flag.FlagSet) {
+	d := delivery.Defaults()
+	crashAt := flagval.CrashPoint()
+	fs.Var(&flagval.Latency{}, "latency", "every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")
+	fs.Var(&flagval.Name[backoff.Kind]{V: d.Backoff.Kind, Parse: backoff.ParseKind, Text: backoff.Kind.String}, "backoff", "the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter, decorrelated, or a job queue's schedule: sidekiq (c^4 + 15 + rand(10) x (c + 1) s for retry c from 0) or river (n^4 s ±10% after the n-th error)")
+	fs.Var(&flagval.Duration{V: d.Backoff.Base}, "backoff-base", "the backoff's base `duration`")
+	fs.Var(&flagval.Duration{V: d.Backoff.Cap}, "backoff-cap", "the backoff's cap `duration`")
+	fs.Var(&flagval.Name[delivery.Store]{V: d.Store, Parse: delivery.ParseStore, Text: delivery.Store.String}, "store", "the `mode` in which the worker writes a step's key: none, after (check, work, record), loose (check, insert, work), claim (unique insert first) or lease (claim with status, release and takeover)")
+	fs.Var(&flagval.Duration{V: d.TTL}, "ttl", "keys expire this `duration` after they are written (0: never)")
+	fs.Var(&flagval.Duration{V: d.Lease}, "lease", "a lease holds this `duration` before another delivery may take it over, even from a live, slow holder (more than 0; -store lease only)")
+	fs.Var(&flagval.Duration{V: d.Visibility}, "visibility", "the queue's visibility timeout: an unacked message comes back after this `duration`")
+	fs.Var(&flagval.Bounded{V: d.MaxDeliveries, Lo: 1, Hi: delivery.DeliveriesLimit}, "max-deliveries", "dead-letter a message after `n` deliveries, 1 to 1000")
+	fs.Var(new(flagval.Probability), "repeat", "`probability` that a request is sent twice")
+	fs.Var(&flagval.Latency{}, "repeat-delay", "the second copy arrives this `d` (or lognormal median:p99, median above 0) after the first; needs -repeat")
+	fs.Var(new(flagval.CrashProbability), "crash", "`probability` that a worker dies at -crash-at, each time a step passes it")
+	fs.Var(&crashAt, "crash-at", "the `point` where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack; needs -crash")
+	fs.Var(&flagval.Bounded{V: 0, Lo: 0, Hi: delivery.CrashesLimit}, "max-crashes", "at most `n` crashes a job, 0 to 1000 (0: no bound); needs -crash")
+}
+
+// scenarioFile reads -scenario, when given, as table and sweep both do: the
+// job's steps and its queue, if the file has one.
+func scenarioFile(path string) (*scenario.Loaded, error) {
+	if path == "" {
+		return nil, nil
+	}
+	loaded, err := scenario.Load(path)
+	if err == nil {
+		err = loaded.CheckJob()
+	}
+	if err != nil {
+		return nil, flagval.Usage(fmt.Errorf("-scenario %w", err))
+	}
+	return &loaded, nil
+}
+
+// settingFlags are the flags set on fs that give one of the library's
+// settings (api.Settings, queue.ttl as -ttl), as settings, and as a report
+// names what overrides a scenario file: "-p-fail 0.05, -store lease".
+func settingFlags(fs *flag.FlagSet) ([]api.Setting, string) {
+	set := map[string]*flag.Flag{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = f })
+	var settings []api.Setting
+	var text []string
+	for _, name := range api.Settings() {
+		if f := set[flagOf(name)]; f != nil {
+			settings = append(settings, api.Setting{Name: name, Value: f.Value.(flag.Getter).Get()})
+			text = append(text, "-"+f.Name+" "+f.Value.String())
+		}
+	}
+	return settings, strings.Join(text, ", ")
 }
 
 // validPreset refuses a -preset that is not one of retrysim.Presets.
