@@ -12,6 +12,10 @@ import (
 // Preset is a named set of runs, with its source.
 type Preset struct {
 	Name, Source string
+	// About says what the runs are and what the fleet command prints of
+	// them, for its -help; it leaves out the duration and replicates,
+	// which -help takes from the fields below.
+	About string
 	// Runs builds the runs for a duration in seconds.
 	Runs func(duration float64) []Config
 	// Duration and Replicates are the defaults the source used.
@@ -34,7 +38,8 @@ type Preset struct {
 // timeout and 3 tries in all, without backoff or with a wait uniform in
 // [0, b], b = 20 s on the first retry and doubling after (full jitter, no cap).
 var brookerCollapse = Preset{
-	Name: "brooker-collapse",
+	Name:  "brooker-collapse",
+	About: "Runs ramp_no_backoff, ramp_backoff_and_jitter, spike_no_backoff and spike_backoff_and_jitter;",
 	Source: "M. Brooker, \"Metastability and distributed systems\", brooker.co.za 2021 (simple collapse): " +
 		"latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, 3 tries; " +
 		"ramp 80 - 1.6 |t - 25| a second, or 40 a second with 80 from t = 20 s for 5 s; no backoff, or uniform in [0, b], b = 20 s doubling",
@@ -104,6 +109,10 @@ var brookerPolicies = [...]brookerPolicy{
 // server answers at once and the timeout (60 s) never binds, as in the post.
 var brookerRetries = Preset{
 	Name: "brooker-retries",
+	About: "17 x 4 runs; prints a row a failure rate and policy (json and csv: failure_rate, policy, requests, succeeded, " +
+		"calls, summed over replicates); no -series; -plot draws success and calls a request against the failure rate, " +
+		"a line a policy, with 95% intervals over replicates; html is one page: success and calls a request as two tables " +
+		"(a row a failure rate, a column a policy) with their intervals, and that plot;",
 	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28: " +
 		"100 clients x 10 requests a second, server failure rate 0 to 0.5 (17 rates), network 10 ms each way; " +
 		"no_retries, three_retries, adaptive_10pct (token bucket r = 0.1, s = 5 per client), breaker_10pct (retry while failures/calls <= 0.1)",
@@ -117,7 +126,8 @@ var brookerRetries = Preset{
 // per client, with 10, 100 and 1000 clients sharing 100 requests a second:
 // the fewer requests a client sends, the less its bucket or breaker learns.
 var brookerClients = Preset{
-	Name: "brooker-clients",
+	Name:  "brooker-clients",
+	About: "3 x 17 x 2 runs, printed as brooker-retries's with clients first;",
 	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28: " +
 		"as brooker-retries, with 10, 100 and 1000 clients sharing 100 requests a second; adaptive_10pct and breaker_10pct",
 	Duration:   10,
@@ -214,7 +224,8 @@ func productionRuns(d float64, prefix, bare string, client func(shared bool) Cli
 
 // awsStandard runs the AWS SDKs' standard retry mode on Brooker's retry load.
 var awsStandard = Preset{
-	Name: "aws-standard",
+	Name:  "aws-standard",
+	About: "17 x 3 runs, printed as brooker-retries's;",
 	Source: "The AWS SDKs' standard retry mode as aws-sdk-go-v2 (aws/retry) sets it: 3 attempts; a retry quota of 500 tokens, " +
 		"a retry costing 5 (10 after a timeout), 1 back for a success without retry; wait u x min(2^a s, 20 s) before retry a = 1, 2; " +
 		"on brooker-retries's load: no_quota, aws_client (a quota per client), aws_fleet (one quota shared by the fleet)",
@@ -227,7 +238,8 @@ var awsStandard = Preset{
 // grpcThrottling runs gRPC's retry policy with retry throttling on
 // Brooker's retry load.
 var grpcThrottling = Preset{
-	Name: "grpc-throttling",
+	Name:  "grpc-throttling",
+	About: "17 x 3 runs, printed as brooker-retries's;",
 	Source: "gRPC's retry policy and retry throttling, proposal A6 (\"gRPC Retry Design\"), with its examples' values: maxAttempts 4, " +
 		"backoff random(0, min(0.1 s x 2^(n-1), 1 s)), retryThrottling maxTokens 10, tokenRatio 0.1; " +
 		"on brooker-retries's load: no_throttle, grpc_client (a throttle per client), grpc_fleet (one shared by the fleet)",
@@ -275,7 +287,8 @@ func Resilience4jClient(shared bool) Client {
 
 // envoyPreset runs Envoy's retry defaults on Brooker's retry load.
 var envoyPreset = Preset{
-	Name: "envoy-budget",
+	Name:  "envoy-budget",
+	About: "17 x 3 runs, printed as brooker-retries's;",
 	Source: "Envoy's router retry and cluster retry budget with their defaults: num_retries 1, back-off within [0, 25 ms), " +
 		"budget_percent 20%, min_retry_concurrency 3; on brooker-retries's load: no_budget, envoy_client (a budget per client), " +
 		"envoy_fleet (one Envoy for the fleet)",
@@ -287,7 +300,8 @@ var envoyPreset = Preset{
 
 // finaglePreset runs Finagle's default RetryBudget on Brooker's retry load.
 var finaglePreset = Preset{
-	Name: "finagle-budget",
+	Name:  "finagle-budget",
+	About: "17 x 3 runs, printed as brooker-retries's;",
 	Source: "Finagle's default RetryBudget (\"Retry Budgets\", finagle.github.io 2016; RetryBudget.apply): 20% of requests, " +
 		"a reserve of 10 retries a second, deposits kept 10 s; with 3 retries and no backoff, on brooker-retries's load: " +
 		"no_budget, finagle_client (a budget per client), finagle_fleet (one shared by the fleet)",
@@ -300,7 +314,8 @@ var finaglePreset = Preset{
 // resilience4jPreset runs resilience4j's default Retry and CircuitBreaker
 // on Brooker's retry load.
 var resilience4jPreset = Preset{
-	Name: "resilience4j-breaker",
+	Name:  "resilience4j-breaker",
+	About: "17 x 3 runs, printed as brooker-retries's;",
 	Source: "resilience4j's defaults: Retry maxAttempts 3, waitDuration 500 ms; CircuitBreaker failureRateThreshold 50%, " +
 		"slidingWindowSize 100 calls, minimumNumberOfCalls 100, waitDurationInOpenState 60 s, permittedNumberOfCallsInHalfOpenState 10; " +
 		"on brooker-retries's load: no_breaker, r4j_client (a breaker per client), r4j_fleet (one shared by the fleet)",
@@ -327,7 +342,8 @@ func RiverClient() Client {
 // and fails 1% of its calls, down (failing every call at once) from 5 to 10
 // minutes. A job's call has a 60 s timeout, which never binds.
 var jobRetries = Preset{
-	Name: "job-retries",
+	Name:  "job-retries",
+	About: "Runs sidekiq and river, printed as brooker-collapse's;",
 	Source: "Sidekiq's job retry (lib/sidekiq/job_retry.rb: 25 retries, retry c from 0 waits c^4 + 15 + rand(10) x (c + 1) s) and " +
 		"River's (DefaultClientRetryPolicy: n^4 s ±10% after the n-th error, MaxAttempts 25): 10 jobs a second for 1200 s calling a service " +
 		"of 0.1 s that fails 1% of calls and is down from 300 s to 600 s",
@@ -373,7 +389,8 @@ func SREThrottleClient(shared bool) Client {
 // their defaults and the SRE book's throttle, each keeping its state per
 // client as Brooker's do. 4 replicates, so each point has an interval.
 var retryPolicies = Preset{
-	Name: "retry-policies",
+	Name:  "retry-policies",
+	About: "17 x 10 runs, printed as brooker-retries's; -plot draws the figure;",
 	Source: "brooker-retries's load and its four clients, with beside them, each per client: aws_standard, grpc_throttling, " +
 		"envoy_budget, finagle_budget and r4j_breaker (as the presets of those names run them) and sre_throttle " +
 		"(the SRE book's K = 2 over 2 minutes, with 3 retries)",
@@ -404,6 +421,8 @@ var spikeHeights = [...]float64{50, 60, 70, 80, 90}
 // attempt. Runs are named "policy keys none|same peak H".
 var spikeRecovery = Preset{
 	Name: "spike-recovery",
+	About: `12 x 2 x 5 runs named "policy keys none|same peak H", printed as brooker-collapse's; -plot draws ` +
+		"recovery and duplicates against the height, and html draws that picture under the table instead of a run's series;",
 	Source: "brooker-collapse's server (latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, one client) " +
 		"at 40 requests a second with a spike to 50, 60, 70, 80 or 90 from t = 20 s for 5 s; every policy " +
 		"(no_retries, three_tries, backoff_jitter, adaptive_10pct, breaker_10pct, the production clients, sre_throttle, hedge_2.5s), " +

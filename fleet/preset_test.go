@@ -3,6 +3,8 @@ package fleet
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -218,5 +220,39 @@ func TestRecoveredAndDuplicates(t *testing.T) {
 	}
 	if e := r.DuplicatesPerRequest(); math.Abs(e.Value-0.2) > 1e-15 || e.N != 2 {
 		t.Errorf("DuplicatesPerRequest() = %+v; want the mean of 0.1 and 0.3, 0.2", e)
+	}
+}
+
+// Each preset's About, which -help prints, counts its runs as Runs builds
+// them ("17 x 4 runs") or names them ("Runs sidekiq and river"), so the help
+// cannot drift from the presets.
+func TestPresetAboutMatchesRuns(t *testing.T) {
+	for _, p := range Presets() {
+		runs := p.Runs(p.Duration)
+		head, _, _ := strings.Cut(p.About, ";")
+		head, _, _ = strings.Cut(head, ", printed")
+		if names, ok := strings.CutPrefix(head, "Runs "); ok {
+			var got []string
+			for _, r := range runs {
+				got = append(got, r.Name)
+			}
+			want := strings.Split(strings.ReplaceAll(names, " and ", ", "), ", ")
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: About names the runs %q; Runs builds %q", p.Name, want, got)
+			}
+			continue
+		}
+		counts, _, ok := strings.Cut(head, " runs")
+		n := 1
+		for f := range strings.SplitSeq(counts, " x ") {
+			k, err := strconv.Atoi(f)
+			if !ok || err != nil {
+				t.Fatalf("%s: About %q neither names nor counts its runs", p.Name, p.About)
+			}
+			n *= k
+		}
+		if n != len(runs) {
+			t.Errorf("%s: About counts %d runs (%q); Runs builds %d", p.Name, n, counts, len(runs))
+		}
 	}
 }

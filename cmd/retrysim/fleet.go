@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
@@ -29,45 +27,8 @@ Usage: retrysim fleet [flags]
 
 Example: retrysim fleet -preset brooker-collapse
 
-Presets:
-  brooker-collapse  ` + indentWrap(presetSource("brooker-collapse")+".", 60, "                    ") + `
-                    Runs ramp_no_backoff, ramp_backoff_and_jitter, spike_no_backoff and
-                    spike_backoff_and_jitter, 80 s and 10 replicates unless -duration or
-                    -replicates say otherwise; no other model flag goes with it.
-  brooker-retries   ` + indentWrap(presetSource("brooker-retries")+".", 60, "                    ") + `
-                    17 x 4 runs of 10 s, 1 replicate unless -duration or -replicates say
-                    otherwise; prints a row a failure rate and policy (json and csv:
-                    failure_rate, policy, requests, succeeded, calls, summed over
-                    replicates); no -series; -plot draws success and calls a request
-                    against the failure rate, a line a policy, with 95% intervals
-                    over replicates; html is one page: success and calls a request
-                    as two tables (a row a failure rate, a column a policy) with
-                    their intervals, and that plot.
-  brooker-clients   ` + indentWrap(presetSource("brooker-clients")+".", 60, "                    ") + `
-                    3 x 17 x 2 runs, printed as brooker-retries's with clients first.
-  aws-standard      ` + indentWrap(presetSource("aws-standard")+".", 60, "                    ") + `
-                    17 x 3 runs, printed as brooker-retries's.
-  grpc-throttling   ` + indentWrap(presetSource("grpc-throttling")+".", 60, "                    ") + `
-                    17 x 3 runs, printed as brooker-retries's.
-  envoy-budget      ` + indentWrap(presetSource("envoy-budget")+".", 60, "                    ") + `
-                    17 x 3 runs, printed as brooker-retries's.
-  finagle-budget    ` + indentWrap(presetSource("finagle-budget")+".", 60, "                    ") + `
-                    17 x 3 runs, printed as brooker-retries's.
-  resilience4j-breaker
-                    ` + indentWrap(presetSource("resilience4j-breaker")+".", 60, "                    ") + `
-                    17 x 3 runs, printed as brooker-retries's.
-  retry-policies    ` + indentWrap(presetSource("retry-policies")+".", 60, "                    ") + `
-                    17 x 10 runs, 4 replicates unless -replicates says otherwise,
-                    printed as brooker-retries's; -plot draws the figure.
-  spike-recovery    ` + indentWrap(presetSource("spike-recovery")+".", 60, "                    ") + `
-                    12 x 2 x 5 runs of 80 s, 5 replicates unless -replicates says otherwise,
-                    named "policy keys none|same peak H", printed as brooker-collapse's;
-                    -plot draws recovery and duplicates against the height, and html
-                    draws that picture under the table instead of a run's series.
-  job-retries       ` + indentWrap(presetSource("job-retries")+".", 60, "                    ") + `
-                    Runs sidekiq and river, 1200 s and 5 replicates unless -duration or
-                    -replicates say otherwise; printed as brooker-collapse's.
-
+Presets (a preset sets the model: no model flag goes with it):
+` + render.FleetPresets(fleet.Presets()) + `
 Limits (checked before any work):
   -duration     1 s to ` + strconv.Itoa(fleet.MaxDuration) + ` s (the series holds a row a run a second)
   rates         up to ` + fmt.Sprint(fleet.MaxRate) + ` a second; duration x peak rate up to ` + fmt.Sprint(fleet.MaxArrivals) + ` requests
@@ -177,7 +138,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		scenPath string
 	)
 	preset.Valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
-	fs.Var(&preset, "preset", "run the runs of the preset `name` instead of one run from the flags: brooker-collapse, brooker-retries, brooker-clients, aws-standard, grpc-throttling, envoy-budget, finagle-budget, resilience4j-breaker, retry-policies, spike-recovery or job-retries (see above)")
+	fs.Var(&preset, "preset", "run the runs of the preset `name` (listed above) instead of one run from the flags")
 	fs.Var(&duration, "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")
 	fs.Var(&seedV, "seed", "random `seed`; the same flags and seed print the same bytes")
@@ -245,15 +206,14 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	var cfgs []fleet.Config
-	name, source := "one run", ""
-	totals, byClients, spikes := false, false, false
+	p := fleet.Preset{Name: "one run"}
 	if preset.V != "" {
 		for _, n := range fleetModelFlags {
 			if set[n] {
 				return flagval.Usage(fmt.Errorf("-%s: a preset sets the model; drop -%s or -preset", n, n))
 			}
 		}
-		p, _ := fleet.LookupPreset(preset.V)
+		p, _ = fleet.LookupPreset(preset.V)
 		d := p.Duration
 		if set["duration"] {
 			d = duration.V.Seconds()
@@ -261,12 +221,9 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		if !set["replicates"] {
 			replicates.V = p.Replicates
 		}
-		cfgs, name, totals, byClients, spikes = p.Runs(d), p.Name, p.Totals, p.ByClients, p.Spikes
-		source = p.Source
-		if totals {
-			if set["series"] {
-				return flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
-			}
+		cfgs = p.Runs(d)
+		if p.Totals && set["series"] {
+			return flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
 		}
 	} else {
 		cap := bcap.V
@@ -329,85 +286,22 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if err != nil {
 		return err
 	}
-	if totals {
-		rows := make([]fleet.Totals, len(res))
-		for i, r := range res {
-			rows[i] = r.Totals()
-		}
-		title := fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (counts summed over them), seed %d",
-			name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.V, uint64(seedV))
-		plotTitle := fmt.Sprintf("retrysim fleet: %s, seed %d", name, uint64(seedV))
-		var buf bytes.Buffer
-		if err := format.R.FleetTotals(&buf, render.TotalsReport{Title: title, Rows: rows, ByClients: byClients,
-			Params: fleetParams(name, source, replicates.V, uint64(seedV)), Results: res, PlotTitle: plotTitle}); err != nil {
-			return err
-		}
-		if plotPath != "" {
-			var p bytes.Buffer
-			if err := render.PlotFleetTotals(&p, plotTitle, res, byClients, filepath.Ext(plotPath)); err != nil {
-				return err
-			}
-			if err := plotF.Write(ctx, stdout, p.Bytes()); err != nil {
-				return err
-			}
-		}
-		return outF.Write(ctx, stdout, buf.Bytes())
-	}
-	title := fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (95%% intervals over them), seed %d",
-		name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.V, uint64(seedV))
-	rep := render.FleetReport{Title: title}
-	var runs [][]fleet.Point
-	for _, r := range res {
-		rep.Rows = append(rep.Rows, r.Summary())
-		pts := r.Series()
-		runs = append(runs, pts)
-		rep.Series = append(rep.Series, pts...)
-	}
-	plotTitle := fmt.Sprintf("retrysim fleet: %s, %s s, means of %d replicates, seed %d",
-		name, strconv.FormatFloat(cfgs[0].Duration, 'g', -1, 64), replicates.V, uint64(seedV))
-	rep.Params = fleetParams(name, source, replicates.V, uint64(seedV))
-	rep.Runs, rep.Configs, rep.PlotTitle = runs, cfgs, plotTitle
-	if spikes { // one picture of the runs against the spike's height, as -plot draws them
-		rep.Runs, rep.Configs, rep.Spikes = nil, nil, res
-		rep.PlotTitle = fmt.Sprintf("retrysim fleet: %s, seed %d", name, uint64(seedV))
-	}
-	var buf bytes.Buffer
-	if err := format.R.Fleet(&buf, rep); err != nil {
+	run := render.FleetRun{Preset: p, Replicates: replicates.V, Seed: uint64(seedV), Configs: cfgs, Results: res}
+	main, ser, pic, err := format.R.FleetOutputs(run, filepath.Ext(series), filepath.Ext(plotPath))
+	if err != nil {
 		return err
 	}
 	if series != "" {
-		var s bytes.Buffer
-		if err := render.WriteFleetSeries(&s, rep.Series, filepath.Ext(series)); err != nil {
-			return err
-		}
-		if err := seriesF.Write(ctx, stdout, s.Bytes()); err != nil {
+		if err := seriesF.Write(ctx, stdout, ser); err != nil {
 			return err
 		}
 	}
 	if plotPath != "" {
-		var p bytes.Buffer
-		draw := func() error { return render.PlotFleet(&p, plotTitle, runs, cfgs, filepath.Ext(plotPath)) }
-		if spikes {
-			draw = func() error { return render.PlotFleetSpikes(&p, rep.PlotTitle, res, filepath.Ext(plotPath)) }
-		}
-		if err := draw(); err != nil {
-			return err
-		}
-		if err := plotF.Write(ctx, stdout, p.Bytes()); err != nil {
+		if err := plotF.Write(ctx, stdout, pic); err != nil {
 			return err
 		}
 	}
-	return outF.Write(ctx, stdout, buf.Bytes())
-}
-
-// fleetParams are a fleet page's parameter lines: the model, its source when
-// a preset names one, the replicates and the seed.
-func fleetParams(name, source string, replicates int, seed uint64) []string {
-	params := []string{"model: " + name, fmt.Sprintf("%d replicates a run, seed %d", replicates, seed)}
-	if source != "" {
-		params = append(params, "source: "+source)
-	}
-	return params
+	return outF.Write(ctx, stdout, main)
 }
 
 // fleetScenario sets the client's policy and hedges from the fleet section
@@ -452,30 +346,3 @@ func unusedFleetFlags(fs *flag.FlagSet, c fleet.Config) error {
 
 // seconds is a time in seconds as a time.Duration.
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-
-// indentWrap wraps text at width columns, indenting every line but the first.
-func indentWrap(text string, width int, indent string) string {
-	var b strings.Builder
-	n := 0
-	for i, w := range strings.Fields(text) {
-		if i > 0 && n+1+len(w) > width {
-			b.WriteString("\n" + indent)
-			n = 0
-		} else if i > 0 {
-			b.WriteByte(' ')
-			n++
-		}
-		b.WriteString(w)
-		n += len(w)
-	}
-	return b.String()
-}
-
-// presetSource is the named fleet preset's source, for -help.
-func presetSource(name string) string {
-	p, err := fleet.LookupPreset(name)
-	if err != nil {
-		panic(err) // a name written in this file
-	}
-	return p.Source
-}

@@ -1,0 +1,126 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/retrysim/retrysim/fleet"
+)
+
+// FleetRun is what one `retrysim fleet` ran: a preset's runs, or the one run
+// its flags describe (a Preset named "one run", with nothing else set).
+// Results are Configs' results, in their order.
+type FleetRun struct {
+	Preset     fleet.Preset
+	Replicates int
+	Seed       uint64
+	Configs    []fleet.Config
+	Results    []fleet.Result
+}
+
+// FleetOutputs renders run as the fleet command prints it: its document in
+// r's format, and, when asked by a file extension (".csv" or ".json",
+// ".png" or ".svg"; "" for none), its time series and its plot. What a
+// preset's runs are decides what is printed: totals by failure rate, a
+// picture against the spike's height, or a row and a time series a run.
+func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, series, plot []byte, err error) {
+	p := run.Preset
+	secs := strconv.FormatFloat(run.Configs[0].Duration, 'g', -1, 64)
+	params := []string{"model: " + p.Name, fmt.Sprintf("%d replicates a run, seed %d", run.Replicates, run.Seed)}
+	if p.Source != "" {
+		params = append(params, "source: "+p.Source)
+	}
+	var o, s, pic bytes.Buffer
+	if p.Totals {
+		rows := make([]fleet.Totals, len(run.Results))
+		for i, res := range run.Results {
+			rows[i] = res.Totals()
+		}
+		title := fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (counts summed over them), seed %d", p.Name, secs, run.Replicates, run.Seed)
+		plotTitle := fmt.Sprintf("retrysim fleet: %s, seed %d", p.Name, run.Seed)
+		rep := TotalsReport{Title: title, Rows: rows, ByClients: p.ByClients, Params: params, Results: run.Results, PlotTitle: plotTitle}
+		if err := r.FleetTotals(&o, rep); err != nil {
+			return nil, nil, nil, err
+		}
+		if plotExt != "" {
+			if err := PlotFleetTotals(&pic, plotTitle, run.Results, p.ByClients, plotExt); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		return o.Bytes(), nil, pic.Bytes(), nil
+	}
+	rep := FleetReport{
+		Title:     fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (95%% intervals over them), seed %d", p.Name, secs, run.Replicates, run.Seed),
+		Params:    params,
+		Configs:   run.Configs,
+		PlotTitle: fmt.Sprintf("retrysim fleet: %s, %s s, means of %d replicates, seed %d", p.Name, secs, run.Replicates, run.Seed),
+	}
+	for _, res := range run.Results {
+		rep.Rows = append(rep.Rows, res.Summary())
+		pts := res.Series()
+		rep.Runs = append(rep.Runs, pts)
+		rep.Series = append(rep.Series, pts...)
+	}
+	draw := func() error { return PlotFleet(&pic, rep.PlotTitle, rep.Runs, rep.Configs, plotExt) }
+	if p.Spikes { // one picture of the runs against the spike's height, as -plot draws them
+		rep.Runs, rep.Configs, rep.Spikes = nil, nil, run.Results
+		rep.PlotTitle = fmt.Sprintf("retrysim fleet: %s, seed %d", p.Name, run.Seed)
+		draw = func() error { return PlotFleetSpikes(&pic, rep.PlotTitle, run.Results, plotExt) }
+	}
+	if err := r.Fleet(&o, rep); err != nil {
+		return nil, nil, nil, err
+	}
+	if seriesExt != "" {
+		if err := WriteFleetSeries(&s, rep.Series, seriesExt); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if plotExt != "" {
+		if err := draw(); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return o.Bytes(), s.Bytes(), pic.Bytes(), nil
+}
+
+// FleetPresets lists the presets for the fleet command's -help: each one's
+// name, its source, what it runs and prints, and the duration and
+// replicates it runs unless -duration or -replicates say otherwise.
+func FleetPresets(ps []fleet.Preset) string {
+	const indent = "                    "
+	var b strings.Builder
+	for _, p := range ps {
+		head := fmt.Sprintf("  %-18s", p.Name)
+		if len(head) > len(indent) {
+			head += "\n" + indent
+		}
+		reps := fmt.Sprintf("%d replicates", p.Replicates)
+		if p.Replicates == 1 {
+			reps = "1 replicate"
+		}
+		about := fmt.Sprintf("%s %ss and %s unless -duration or -replicates say otherwise.",
+			p.About, strconv.FormatFloat(p.Duration, 'g', -1, 64), reps)
+		fmt.Fprintf(&b, "%s%s\n%s%s\n", head, indentWrap(p.Source+".", 60, indent), indent, indentWrap(about, 60, indent))
+	}
+	return b.String()
+}
+
+// indentWrap wraps text at width columns, indenting every line but the first.
+func indentWrap(text string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(text) {
+		if i > 0 && n+1+len(w) > width {
+			b.WriteString("\n" + indent)
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
+}

@@ -1,0 +1,74 @@
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/retrysim/retrysim/fleet"
+)
+
+// FleetPresets lays a preset out as name, wrapped source, then what it runs
+// with the duration and replicates taken from its fields; a name too long
+// for the column gets a line of its own.
+func TestFleetPresets(t *testing.T) {
+	ps := []fleet.Preset{
+		{Name: "short", Source: "a source", About: "Runs a and b;", Duration: 80, Replicates: 10},
+		{Name: "a-name-longer-than-18", Source: "s", About: "2 x 3 runs;", Duration: 10, Replicates: 1},
+	}
+	want := "  short             a source.\n" +
+		"                    Runs a and b; 80s and 10 replicates unless -duration or\n" +
+		"                    -replicates say otherwise.\n" +
+		"  a-name-longer-than-18\n" +
+		"                    s.\n" +
+		"                    2 x 3 runs; 10s and 1 replicate unless -duration or\n" +
+		"                    -replicates say otherwise.\n"
+	if got := FleetPresets(ps); got != want {
+		t.Errorf("FleetPresets = \n%s; want\n%s", got, want)
+	}
+}
+
+// FleetOutputs titles a run by what it ran, prints a preset that compares
+// totals as totals with no series, and gives a run's series a row a second.
+func TestFleetOutputs(t *testing.T) {
+	cfg := fleet.Config{Name: "run", Duration: 3, Load: fleet.Shape{Kind: fleet.Constant, Rate: 5},
+		Server: fleet.Server{Kind: fleet.Independent, Base: 0.1}, Client: fleet.Client{Clients: 1, Timeout: 1, Attempts: 2}, Net: 0.01}
+	cfg.Server.PFail = 0.1
+	failing := cfg
+	failing.Server.PFail = 0.5
+	cfgs := []fleet.Config{cfg, failing} // a totals plot's log axes want two failure rates above 0
+	res, err := fleet.Run(context.Background(), cfgs, fleet.Options{Replicates: 2, Seed: 7, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		preset                fleet.Preset
+		title                 string
+		seriesRows, plotBytes bool
+	}{
+		{fleet.Preset{Name: "one run"}, "retrysim fleet: one run, 3 s, 2 replicates (95% intervals over them), seed 7", true, true},
+		{fleet.Preset{Name: "t", Totals: true}, "retrysim fleet: t, 3 s, 2 replicates (counts summed over them), seed 7", false, true},
+	} {
+		run := FleetRun{Preset: tc.preset, Replicates: 2, Seed: 7, Configs: cfgs, Results: res}
+		out, series, plot, err := lookup(t, FleetDoc, "json").FleetOutputs(run, ".csv", ".svg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct{ Title string }
+		if err := json.Unmarshal(out, &doc); err != nil || doc.Title != tc.title {
+			t.Errorf("%s: title %q (%v); want %q", tc.preset.Name, doc.Title, err, tc.title)
+		}
+		lines := strings.Count(string(series), "\n")
+		if tc.seriesRows && lines != 1+2*3 || !tc.seriesRows && lines != 0 {
+			t.Errorf("%s: the series has %d lines; want a header and a row a run a second (%v)", tc.preset.Name, lines, tc.seriesRows)
+		}
+		if !strings.HasPrefix(string(plot), "<?xml") {
+			t.Errorf("%s: the plot is not an svg: %.40q", tc.preset.Name, plot)
+		}
+		_, _, none, _ := lookup(t, FleetDoc, "csv").FleetOutputs(run, "", "")
+		if len(none) != 0 {
+			t.Errorf("%s: %d bytes of plot with no plot asked for", tc.preset.Name, len(none))
+		}
+	}
+}
