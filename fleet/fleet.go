@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/retrysim/retrysim/backoff"
 )
@@ -78,6 +79,30 @@ type Config struct {
 	// distributed, drawn for every message each way (0: no delay).
 	Net float64
 }
+
+// DefaultConfig is the run `retrysim fleet` makes when no flag says
+// otherwise: Brooker's collapse server (latency 1 s + 0.01 s a call in
+// progress, network 0.1 s each way) at a constant 40 requests a second for
+// 60 s, one client with a 3 s timeout and 3 tries, no backoff, no keys, the
+// policy Unlimited; the other kinds' parameters are set (DefaultPolicy, a
+// queue of 8 workers and 100 places at 0.1 s lognormal service, a limit of
+// 50 a second), so that choosing a kind is enough to run it.
+func DefaultConfig() Config {
+	return Config{
+		Name:     "run",
+		Duration: 60,
+		Load:     Shape{Kind: Constant, Rate: 40, Peak: 80},
+		Server: Server{Kind: Latency, Base: 1, Slope: 0.01, Workers: 8, QueueMax: 100,
+			Service: Service{Dist: Lognormal, Median: 0.1, Sigma: 0.5}, Limit: 50, Burst: 50},
+		Client: Client{Clients: 1, Timeout: 3, Attempts: 3,
+			Backoff: backoff.Policy{Kind: backoff.None, Base: 100 * time.Millisecond, Cap: 2 * time.Second},
+			Policy:  DefaultPolicy(), HedgeDelay: DefaultHedgeDelay},
+		Net: 0.1,
+	}
+}
+
+// DefaultHedgeDelay is the hedges' delay in seconds when nothing sets one.
+const DefaultHedgeDelay = 0.05
 
 // ShapeKind is how the arrival rate changes over a run.
 type ShapeKind uint8

@@ -498,3 +498,23 @@ func (p *PolicyConfig) SetParam(name string, v float64) error {
 	}
 	return nil
 }
+
+// ParseScope reads a policy's scope as PolicyConfig.Shared holds it:
+// client (a state per client) or fleet (one state shared by every client).
+func ParseScope(s string) (shared bool, err error) {
+	switch s {
+	case "client":
+		return false, nil
+	case "fleet":
+		return true, nil
+	}
+	return false, fmt.Errorf("unknown scope %q (want client or fleet)", s)
+}
+
+// ScopeName is the name ParseScope reads as shared.
+func ScopeName(shared bool) string {
+	if shared {
+		return "fleet"
+	}
+	return "client"
+}

@@ -18,3 +18,34 @@ func TestUnread(t *testing.T) {
 		}
 	}
 }
+
+// DefaultConfig runs as it is, and stays a valid run whichever server or
+// policy is chosen, with nothing else changed: a command that starts from
+// it can offer every kind with its defaults. Its policy parameters are
+// DefaultPolicy's.
+func TestDefaultConfigRunsEveryKind(t *testing.T) {
+	if got := DefaultConfig().Client.Policy; got != DefaultPolicy() {
+		t.Errorf("DefaultConfig's policy = %+v; want DefaultPolicy %+v", got, DefaultPolicy())
+	}
+	for _, server := range []ServerKind{Latency, Queue, RateLimit, Independent} {
+		for k := Unlimited; k <= SREThrottle; k++ {
+			c := DefaultConfig()
+			c.Server.Kind, c.Client.Policy.Kind = server, k
+			if err := c.Check(); err != nil {
+				t.Errorf("DefaultConfig with server %s, policy %s: %v", server, k, err)
+			}
+		}
+	}
+}
+
+// ParseScope reads the names ScopeName prints, and only those.
+func TestParseScope(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		if got, err := ParseScope(ScopeName(shared)); err != nil || got != shared {
+			t.Errorf("ParseScope(ScopeName(%v)) = %v, %v", shared, got, err)
+		}
+	}
+	if _, err := ParseScope("global"); err == nil || err.Error() != `unknown scope "global" (want client or fleet)` {
+		t.Errorf("ParseScope(global) = %v", err)
+	}
+}

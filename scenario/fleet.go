@@ -29,7 +29,7 @@ type Fleet struct {
 
 // DefaultHedgeDelay is the hedge delay when neither a flag nor a file sets
 // one.
-const DefaultHedgeDelay = 50 * time.Millisecond
+const DefaultHedgeDelay = time.Duration(fleet.DefaultHedgeDelay * float64(time.Second))
 
 // fleetSection reads the fleet mapping n, checked by the validators the
 // flags go through; name labels errors.

@@ -3,7 +3,9 @@ package flagval_test
 import (
 	"flag"
 	"fmt"
+	"math"
 	"testing"
+	"time"
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/backoff"
@@ -147,4 +149,46 @@ func TestJobsAcceptsReadableForms(t *testing.T) {
 			t.Errorf("Count.Set(%q) = %v, %d; want 1000000", s, err, c)
 		}
 	}
+}
+
+// FuzzVars gives one string to each Var that writes into a field: none
+// panics, a refused value leaves the field alone, an accepted one is within
+// bounds, and what String prints reads back to the same field (a time in
+// float64 seconds to within a nanosecond, the float's own precision at a
+// year).
+func FuzzVars(f *testing.F) {
+	for _, s := range []string{"7", "0", "101", "-1", "0.25", "NaN", "1e6", "250ms", "2m", "-1s", "8760h", "8760h0m0.000000001s", " 3 ", "1.5s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, x, d, secs := 3, 0.5, time.Second, 1.5
+		if err := flagval.IntVar(&n, 1, 100).Set(s); (err != nil && n != 3) || n < 1 || n > 100 {
+			t.Errorf("IntVar.Set(%q) = %v, leaving %d", s, err, n)
+		}
+		if err := flagval.FloatVar(&x, 0, 1e6).Set(s); (err != nil && x != 0.5) || !(x >= 0 && x <= 1e6) {
+			t.Errorf("FloatVar.Set(%q) = %v, leaving %g", s, err, x)
+		}
+		if err := flagval.DurationVar(&d).Set(s); (err != nil && d != time.Second) || d < 0 {
+			t.Errorf("DurationVar.Set(%q) = %v, leaving %v", s, err, d)
+		}
+		if err := flagval.SecondsVar(&secs).Set(s); (err != nil && secs != 1.5) || !(secs >= 0 && secs <= 8760*3600) {
+			t.Errorf("SecondsVar.Set(%q) = %v, leaving %g", s, err, secs)
+		}
+		n2, x2, d2, secs2 := 0, 0.0, time.Duration(0), 0.0
+		for _, v := range []struct {
+			from, to flag.Value
+		}{
+			{flagval.IntVar(&n, 1, 100), flagval.IntVar(&n2, 1, 100)},
+			{flagval.FloatVar(&x, 0, 1e6), flagval.FloatVar(&x2, 0, 1e6)},
+			{flagval.DurationVar(&d), flagval.DurationVar(&d2)},
+			{flagval.SecondsVar(&secs), flagval.SecondsVar(&secs2)},
+		} {
+			if err := v.to.Set(v.from.String()); err != nil {
+				t.Errorf("%q, printed from %q, is refused: %v", v.from, s, err)
+			}
+		}
+		if n2 != n || x2 != x || d2 != d || math.Abs(secs2-secs) > 1e-9 {
+			t.Errorf("from %q: %d %g %v %g read back as %d %g %v %g", s, n, x, d, secs, n2, x2, d2, secs2)
+		}
+	})
 }

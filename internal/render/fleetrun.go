@@ -85,6 +85,22 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	return o.Bytes(), s.Bytes(), pic.Bytes(), nil
 }
 
+// CheckFleetFiles refuses a -series or a -plot file name ("" for none)
+// whose extension FleetOutputs cannot write.
+func CheckFleetFiles(series, plot string) error {
+	if series != "" {
+		if err := CheckSeriesPath(series); err != nil {
+			return fmt.Errorf("-series: %w", err)
+		}
+	}
+	if plot != "" {
+		if err := CheckPlotPath(plot); err != nil {
+			return fmt.Errorf("-plot: %w", err)
+		}
+	}
+	return nil
+}
+
 // FleetPresets lists the presets for the fleet command's -help: each one's
 // name, its source, what it runs and prints, and the duration and
 // replicates it runs unless -duration or -replicates say otherwise.

@@ -1,0 +1,134 @@
+package flagval
+
+import (
+	"flag"
+	"math"
+	"strconv"
+	"time"
+)
+
+// The Var values below write into a field of a library's configuration, so
+// a command binds a flag to each field of a configuration that starts at the
+// library's defaults, instead of holding a copy of each setting and
+// assembling the configuration by hand. Each checks and parses as Bounded,
+// Number, Duration or Name does, through them; a refused value leaves the
+// field as it was. String allows the zero value, as package flag asks.
+
+type intVar struct {
+	p      *int
+	lo, hi int
+}
+
+// IntVar is Bounded writing into *p.
+func IntVar(p *int, lo, hi int) flag.Value { return intVar{p, lo, hi} }
+
+func (v intVar) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strconv.Itoa(*v.p)
+}
+
+func (v intVar) Set(s string) error {
+	b := Bounded{Lo: v.lo, Hi: v.hi}
+	if err := b.Set(s); err != nil {
+		return err
+	}
+	*v.p = b.V
+	return nil
+}
+
+type floatVar struct {
+	p      *float64
+	lo, hi float64
+}
+
+// FloatVar is Number writing into *p.
+func FloatVar(p *float64, lo, hi float64) flag.Value { return floatVar{p, lo, hi} }
+
+func (v floatVar) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v.p, 'g', -1, 64)
+}
+
+func (v floatVar) Set(s string) error {
+	n := Number{Lo: v.lo, Hi: v.hi}
+	if err := n.Set(s); err != nil {
+		return err
+	}
+	*v.p = n.V
+	return nil
+}
+
+type durationVar struct{ p *time.Duration }
+
+// DurationVar is Duration writing into *p.
+func DurationVar(p *time.Duration) flag.Value { return durationVar{p} }
+
+func (v durationVar) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return v.p.String()
+}
+
+func (v durationVar) Set(s string) error {
+	var d Duration
+	if err := d.Set(s); err != nil {
+		return err
+	}
+	*v.p = d.V
+	return nil
+}
+
+type secondsVar struct{ p *float64 }
+
+// SecondsVar is Duration writing into *p in seconds, for a model whose times
+// are float64 seconds: the flag reads and prints 250ms, 2s or 1h.
+func SecondsVar(p *float64) flag.Value { return secondsVar{p} }
+
+func (v secondsVar) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return time.Duration(math.Round(*v.p * float64(time.Second))).String()
+}
+
+func (v secondsVar) Set(s string) error {
+	var d Duration
+	if err := d.Set(s); err != nil {
+		return err
+	}
+	*v.p = d.V.Seconds()
+	return nil
+}
+
+type nameVar[T any] struct {
+	p     *T
+	parse func(string) (T, error)
+	text  func(T) string
+}
+
+// NameVar is Name writing into *p: one of the names parse reads, which text
+// prints.
+func NameVar[T any](p *T, parse func(string) (T, error), text func(T) string) flag.Value {
+	return nameVar[T]{p, parse, text}
+}
+
+func (v nameVar[T]) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return v.text(*v.p)
+}
+
+func (v nameVar[T]) Set(s string) error {
+	n := Name[T]{Parse: v.parse}
+	if err := n.Set(s); err != nil {
+		return err
+	}
+	*v.p = n.V
+	return nil
+}
