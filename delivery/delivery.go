@@ -183,28 +183,32 @@ func (c Config) Check() error {
 }
 
 // Warning says, in one line, where c lets the queue or the lease store
-// overtake a delivery that is still running, for sc run through rs, or ""
-// if nothing does. A call takes its fixed latency or its lognormal's p99, a
-// wait its backoff's longest. A step holds its lease from its claim to its
-// work's commit: every attempt and the waits between them when each step
-// retries on its own (if the step can fail), one call when the whole job
-// does (each pass claims again); a lease shorter than that is taken over
-// from a live, slow holder, whose work then rolls back. A step's own attempts
-// and backoff count where it sets them. A delivery holds its
-// message for every step's call, once, when nothing fails; a visibility
-// timeout shorter than that brings the message back while it still runs.
-func (c Config) Warning(sc provider.Scenario, rs []strategy.Retry) string {
+// overtake a delivery that is still running, for sc run through strategies,
+// or "" if nothing does. A call takes its fixed latency or its lognormal's
+// p99, a wait its backoff's longest. A step holds its lease from its claim
+// to its work's commit: every attempt and the waits between them when a
+// strategy.Retry retries each step on its own (if the step can fail), one
+// call when it retries the whole job (each pass claims again); a lease
+// shorter than that is taken over from a live, slow holder, whose work then
+// rolls back. A step's own attempts and backoff count where it sets them.
+// Any other strategy retries as its Run decides, which no setting tells, so
+// it is held to one call a step, the least any strategy holds a claim: its
+// warning is certain, its silence no promise. A delivery holds its message
+// for every step's call, once, when nothing fails, whatever the strategy; a
+// visibility timeout shorter than that brings the message back while it
+// still runs.
+func (c Config) Warning(sc provider.Scenario, strategies []strategy.Strategy) string {
 	var delivery, hold time.Duration
 	for _, st := range sc.Steps {
 		call := slowest(st.Latency)
 		delivery = provider.Later(delivery, call)
+		hold = max(hold, call)
 		retries := st.PFail > 0 || (st.CanLoseReply && st.LostReply > 0)
-		for _, r := range rs {
-			h := call
-			if a := st.Policy.AttemptsOr(r.Attempts); r.Scope == strategy.EachStep && retries {
-				h = provider.Later(provider.Times(call, a), st.Policy.BackoffOr(c.Backoff).Longest(a-1))
+		for _, s := range strategies {
+			if r, ok := s.(strategy.Retry); ok && r.Scope == strategy.EachStep && retries {
+				a := st.Policy.AttemptsOr(r.Attempts)
+				hold = max(hold, provider.Later(provider.Times(call, a), st.Policy.BackoffOr(c.Backoff).Longest(a-1)))
 			}
-			hold = max(hold, h)
 		}
 	}
 	var w []string

@@ -325,8 +325,8 @@ func TestWarning(t *testing.T) {
 		}
 		return sc
 	}
-	each := []strategy.Retry{{Scope: strategy.EachStep, Attempts: 3}}
-	whole := []strategy.Retry{{Scope: strategy.WholeJob, Attempts: 3}}
+	each := []strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Attempts: 3}}
+	whole := []strategy.Strategy{strategy.Retry{Scope: strategy.WholeJob, Attempts: 3}}
 	fixed := provider.Latency{Median: 50 * ms}
 	at := func(store Store, lease, vis time.Duration) Config {
 		c := Defaults()
@@ -343,7 +343,7 @@ func TestWarning(t *testing.T) {
 		name string
 		cfg  Config
 		sc   provider.Scenario
-		rs   []strategy.Retry
+		rs   []strategy.Strategy
 		want string
 	}{
 		{"the issue's livelock", at(Lease, 20*ms, 30*ms), signup(0, fixed), each, leaseMsg("20ms", "50ms") + "; " + visMsg("30ms", "500ms")},
@@ -356,7 +356,7 @@ func TestWarning(t *testing.T) {
 		{"no time", Defaults(), signup(0.01, provider.Latency{}), each, ""},
 		// 1000 calls of 8760h pass what a Duration holds: the hold saturates.
 		{"saturated", at(Lease, provider.MaxDuration, provider.MaxDuration), signup(0.01, provider.Latency{Median: provider.MaxDuration}),
-			[]strategy.Retry{{Scope: strategy.EachStep, Attempts: 1000}},
+			[]strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Attempts: 1000}},
 			leaseMsg("8760h0m0s", "2562047h47m16.854775807s") + "; " + visMsg("8760h0m0s", "87600h0m0s")},
 	} {
 		if got := tt.cfg.Warning(tt.sc, tt.rs); got != tt.want {

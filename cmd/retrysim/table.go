@@ -156,7 +156,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return usage(err)
 	}
 	if queue != nil {
-		if w := queue.Warning(sc, strats); w != "" {
+		if w := queue.Warning(sc, e.Strategies); w != "" {
 			fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
 		}
 	}
