@@ -181,6 +181,22 @@ func (e Experiment) Check() error {
 	return nil
 }
 
+// ParseStrategies builds the strategies called ids, as strategy.Parse
+// reads them (step-nokey, job-samekey-skip), each allowing attempts calls: the
+// command's -strategies at its -attempts, and a sweep's at each point's. A
+// name it cannot build is a *FieldError for "strategies".
+func ParseStrategies(ids []string, attempts int) ([]strategy.Strategy, error) {
+	out := make([]strategy.Strategy, len(ids))
+	for i, id := range ids {
+		r, err := strategy.Parse(id, attempts)
+		if err != nil {
+			return nil, fieldErr("strategies", "%v", err)
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
 // strategyID is the short name of a strategy in reports: scope-keys[-skip]
 // for an unlabelled strategy.Retry (what strategy.Parse reads), the name
 // otherwise.

@@ -11,6 +11,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // A setting given as a command's flag gives (Override, with the flag's typed
@@ -122,5 +123,18 @@ func TestOverride(t *testing.T) {
 	var fe *delivery.FieldError
 	if _, _, err := Override(base, nil, Setting{"queue.lease", time.Duration(0)}); !errors.As(err, &fe) || fe.Field != "lease" {
 		t.Errorf("Override(lease 0) = %v; want delivery's FieldError for lease", err)
+	}
+}
+
+// ParseStrategies builds each name at the attempts given and refuses an
+// unknown one as a FieldError for strategies.
+func TestParseStrategies(t *testing.T) {
+	st, err := ParseStrategies([]string{"step-nokey", "job-samekey-skip"}, 7)
+	if err != nil || len(st) != 2 || st[0].(strategy.Retry).Attempts != 7 || !st[1].(strategy.Retry).SkipFinished {
+		t.Fatalf("ParseStrategies = %v, %v", st, err)
+	}
+	var fe *FieldError
+	if _, err := ParseStrategies([]string{"step-retry-harder"}, 3); !errors.As(err, &fe) || fe.Field != "strategies" {
+		t.Errorf("ParseStrategies(step-retry-harder) = %v; want a FieldError for strategies", err)
 	}
 }

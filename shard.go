@@ -214,6 +214,16 @@ func (m *Merger) Add(name string, sh stats.Shard) error {
 	return nil
 }
 
+// AddFile reads the shard file at path (ReadShard) and adds it, as the
+// command's merge does with each file it is given.
+func (m *Merger) AddFile(path string) error {
+	sh, err := ReadShard(path)
+	if err != nil {
+		return err
+	}
+	return m.Add(path, sh)
+}
+
 // maxMissing is how many missing slices an error lists.
 const maxMissing = 10
 

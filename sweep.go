@@ -175,12 +175,8 @@ func (s Sweep) at(grid []sweepAxis, pt sweep.Point) (Experiment, error) {
 		}
 	}
 	e.Scenario, e.Delivery = sc, q
-	for _, id := range s.Strategies {
-		st, err := strategy.Parse(id, attempts)
-		if err != nil {
-			return e, fieldErr("strategies", "%v", err)
-		}
-		e.Strategies = append(e.Strategies, st)
+	if e.Strategies, err = ParseStrategies(s.Strategies, attempts); err != nil {
+		return e, err
 	}
 	err = e.Check()
 	if de := (*delivery.FieldError)(nil); errors.As(err, &de) {
