@@ -6,6 +6,7 @@
 package outfile
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -199,6 +200,16 @@ func (o File) Write(ctx context.Context, stdout io.Writer, data []byte) error {
 		return fmt.Errorf("-%s: %w", o.Flag, err)
 	}
 	return nil
+}
+
+// Render writes what render writes, as Write does, in one piece once render
+// has finished: a renderer that fails leaves the file as it was.
+func (o File) Render(ctx context.Context, stdout io.Writer, render func(w io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		return err
+	}
+	return o.Write(ctx, stdout, buf.Bytes())
 }
 
 // writeInPlace opens path as the shell's > does, without creating it, and
