@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -78,6 +79,24 @@ var flagValues = []struct {
 	{"crash-at", func() flag.Value {
 		return &flagval.Name[delivery.CrashPoint]{Parse: delivery.ParseCrashPoint, Text: delivery.CrashPoint.String}
 	}, func(flag.Value) error { return nil }},
+	{"sweep's -attempts", func() flag.Value {
+		return flagval.NewValues("3", sweep.Spec{Kind: sweep.Whole, Min: 1, Max: sim.MaxAttempts})
+	}, func(v flag.Value) error {
+		for _, x := range v.(*flagval.Values).V {
+			if err := sim.CheckAttempts(int(x)); err != nil || x != float64(int(x)) {
+				return fmt.Errorf("%v: not a whole number of attempts (%v)", x, err)
+			}
+		}
+		return nil
+	}},
+	{"sweep's -p-fail", func() flag.Value { return flagval.NewValues("0.01", sweep.Spec{Kind: sweep.Probability}) }, func(v flag.Value) error {
+		for _, x := range v.(*flagval.Values).V {
+			if err := provider.CheckProbability(x); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
 }
 
 // FuzzFlagValue gives one string to every flag.Value parser: none panics, a
@@ -94,6 +113,8 @@ func FuzzFlagValue(f *testing.F) {
 		"1e6", "1_000_000", "1,000,000", " 7 ", "0.01", "250ms", "24h", "20ms:200ms", "200ms:20ms", "0s:5s", "1s:1s",
 		"job-samekey-skip", "step-nokey, job-samekey", "json", "exponential", "full-jitter", "claim", "lease", "after-key",
 		"18446744073709551615", "-9223372036854775808ns", "2562047h47m16.854775807s",
+		// Sweep axes: lists and ranges.
+		"0:0.02:11", "0.001,0.01,0.05", "1:4:4", "0:1:10001", "1,2,2",
 	} {
 		f.Add(s)
 	}
