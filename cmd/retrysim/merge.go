@@ -53,11 +53,7 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	}
 	var m api.Merger
 	for _, f := range files {
-		sh, err := api.ReadShard(f)
-		if err == nil {
-			err = m.Add(f, sh)
-		}
-		if err != nil {
+		if err := m.AddFile(f); err != nil {
 			return flagval.Usage(fmt.Errorf("merge: %w", err))
 		}
 	}
@@ -68,5 +64,5 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if rep.Params.Delivery != nil && expect {
 		return flagval.Usage(fmt.Errorf("-expect: the closed forms cover the Part 5 model, not the delivery model these shards ran"))
 	}
-	return show(ctx, stdout, rep.Results(ci, expect), format.R, out)
+	return out.Render(ctx, stdout, func(w io.Writer) error { return format.R.Report(w, rep.Results(ci, expect)) })
 }

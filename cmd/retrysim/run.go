@@ -6,11 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -31,20 +32,14 @@ const (
 	exitUsage   = 2
 )
 
-// command is a subcommand: its one-line summary and what it runs.
-type command struct {
-	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}
-
 // commands are the subcommands; with none named, retrysim runs "table".
-var commands = map[string]command{
-	"table":   {"simulate one point and print the comparison table (the default)", tableCommand},
-	"sweep":   {"simulate a grid of points; csv, json, a pivot table or a plot", sweepCommand},
-	"merge":   {"add up the -shard outputs of one run into its report", mergeCommand},
-	"race":    {"run the SQLite idempotency check for real, with worker processes", raceCommand},
-	"fleet":   {"many clients, one server, retries that feed back: retry storms in virtual time", fleetCommand},
-	"version": {"print retrysim's version, from the build info", versionCommand},
+var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
+	"table":   tableCommand,
+	"sweep":   sweepCommand,
+	"merge":   mergeCommand,
+	"race":    raceCommand,
+	"fleet":   fleetCommand,
+	"version": versionCommand,
 }
 
 const versionIntro = `retrysim version prints the module version retrysim was built from
@@ -111,9 +106,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd, ok := commands[name]
 	var err error
 	if ok {
-		err = cmd.run(ctx, args, stdout, stderr)
+		err = cmd(ctx, args, stdout, stderr)
 	} else {
-		err = flagval.Usage(fmt.Errorf("unknown command %q (want one of %s, or flags alone for table)", name, commandNames()))
+		err = flagval.Usage(fmt.Errorf("unknown command %q (want one of %s, or flags alone for table)", name, strings.Join(slices.Sorted(maps.Keys(commands)), ", ")))
 	}
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
@@ -128,15 +123,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "retrysim: %v\n", err)
 		return exitFailure
 	}
-}
-
-func commandNames() string {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
 }
 
 // common are the flags every simulating command shares.

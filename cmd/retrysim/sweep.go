@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -113,17 +112,10 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return usage(err)
 	}
 	if plot.Path != "" {
-		var img bytes.Buffer
-		if err := render.PlotSweep(&img, s, filepath.Ext(plot.Path), opts); err != nil {
-			return err
-		}
-		if err := plot.Write(ctx, stdout, img.Bytes()); err != nil {
+		err := plot.Render(ctx, stdout, func(w io.Writer) error { return render.PlotSweep(w, s, filepath.Ext(plot.Path), opts) })
+		if err != nil {
 			return err
 		}
 	}
-	var buf bytes.Buffer
-	if err := c.format.R.Sweep(&buf, s, opts); err != nil {
-		return err
-	}
-	return c.out.Write(ctx, stdout, buf.Bytes())
+	return c.out.Render(ctx, stdout, func(w io.Writer) error { return c.format.R.Sweep(w, s, opts) })
 }

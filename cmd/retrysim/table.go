@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -19,8 +18,6 @@ import (
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/scenario"
-	"github.com/retrysim/retrysim/stats"
-	"github.com/retrysim/retrysim/strategy"
 )
 
 const tableIntro = `retrysim simulates multi-step background jobs under retry and idempotency-key
@@ -40,16 +37,6 @@ Every duration (-latency, -backoff-base, -backoff-cap, -ttl, -lease, -visibility
 
 Flags:
 `
-
-// show renders the report in format and writes it to out: the table
-// command's and merge's last step.
-func show(ctx context.Context, stdout io.Writer, rep stats.Report, format render.Renderer, out outfile.File) error {
-	var buf bytes.Buffer
-	if err := format.Report(&buf, rep); err != nil {
-		return err
-	}
-	return out.Write(ctx, stdout, buf.Bytes())
-}
 
 // tableCommand simulates one point of the parameters and prints the table,
 // or with -shard one slice of it as json for merge.
@@ -71,7 +58,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
 	fs.Var(&replicates, "replicates", "run `r` independent seeds derived from -seed (1 to 10000) and show each column's mean and standard deviation")
 	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
-	preset := flagval.Choice{Valid: validPreset}
+	preset := flagval.Choice{Valid: func(s string) error { _, err := api.LookupPreset(s); return err }}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
 	fs.StringVar(&scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/")
 	registerQueue(fs)
@@ -103,11 +90,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err != nil {
 			return usage(err)
 		}
-		var buf bytes.Buffer
-		if err := c.format.R.Cases(&buf, cases); err != nil {
-			return err
-		}
-		return c.out.Write(ctx, stdout, buf.Bytes())
+		return c.out.Render(ctx, stdout, func(w io.Writer) error { return c.format.R.Cases(w, cases) })
 	}
 	file, err := scenarioFile(scenarioPath)
 	if err != nil {
@@ -126,12 +109,8 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	e := api.Experiment{Scenario: sc, ScenarioFile: scenarioPath, Jobs: int64(jobs), Seed: uint64(c.seed),
 		Generator: c.rng.V, Engine: c.engine.String(), Delivery: queue, Replicates: replicates.V, Workers: c.workers.V}
-	strats := make([]strategy.Retry, len(c.strategies))
-	for i, id := range c.strategies {
-		if strats[i], err = strategy.Parse(id, attempts.V); err != nil {
-			return flagval.Usage(err)
-		}
-		e.Strategies = append(e.Strategies, strats[i])
+	if e.Strategies, err = api.ParseStrategies(c.strategies, attempts.V); err != nil {
+		return usage(err)
 	}
 	unread := e.Unread()
 	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
@@ -146,11 +125,11 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return usage(err)
 		}
 		shard.Overrides = overrides
-		out, err := json.MarshalIndent(shard, "", "  ")
-		if err != nil {
-			return err
-		}
-		return c.out.Write(ctx, stdout, append(out, '\n'))
+		return c.out.Render(ctx, stdout, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(shard)
+		})
 	}
 	if err := e.Check(); err != nil {
 		return usage(err)
@@ -166,7 +145,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	out := rep.Results(ci, expect)
 	out.Overrides = overrides
-	return show(ctx, stdout, out, c.format.R, c.out)
+	return c.out.Render(ctx, stdout, func(w io.Writer) error { return c.format.R.Report(w, out) })
 }
 
 // registerQueue declares the delivery model's flags, at its defaults: each
@@ -222,12 +201,6 @@ func settingFlags(fs *flag.FlagSet) ([]api.Setting, string) {
 		}
 	}
 	return settings, strings.Join(text, ", ")
-}
-
-// validPreset refuses a -preset that is not one of retrysim.Presets.
-func validPreset(s string) error {
-	_, err := api.LookupPreset(s)
-	return err
 }
 
 // presetTakes are the flags a preset reads; it runs its own fixed cases, so
