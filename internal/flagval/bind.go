@@ -2,8 +2,10 @@ package flagval
 
 import (
 	"flag"
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -131,4 +133,57 @@ func (v nameVar[T]) Set(s string) error {
 	}
 	*v.p = n.V
 	return nil
+}
+
+type listVar[T any] struct {
+	p     *[]T
+	parse func(string) (T, error)
+	text  func(T) string
+}
+
+// ListVar is a comma-separated list of names parse reads, written into *p
+// in the order given; one name refused refuses the list.
+func ListVar[T any](p *[]T, parse func(string) (T, error), text func(T) string) flag.Value {
+	return listVar[T]{p, parse, text}
+}
+
+func (v listVar[T]) String() string {
+	if v.p == nil {
+		return ""
+	}
+	s := make([]string, len(*v.p))
+	for i, x := range *v.p {
+		s[i] = v.text(x)
+	}
+	return strings.Join(s, ",")
+}
+
+func (v listVar[T]) Set(s string) error {
+	var out []T
+	for name := range strings.SplitSeq(s, ",") {
+		x, err := v.parse(name)
+		if err != nil {
+			return err
+		}
+		out = append(out, x)
+	}
+	*v.p = out
+	return nil
+}
+
+// Renamed is a flag's old name: any use of it, with a value or without, is
+// refused with "renamed: " and the text, which names the new flag. -help
+// leaves it out; the command's intro lists what was renamed.
+type Renamed string
+
+func (r Renamed) String() string   { return "" }
+func (r Renamed) Set(string) error { return fmt.Errorf("renamed: %s", string(r)) }
+func (r Renamed) IsBoolFlag() bool { return true }
+func isRenamed(v flag.Value) bool  { _, ok := v.(Renamed); return ok }
+
+// Given is the set of flags the command line set.
+func Given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
 }

@@ -1,7 +1,11 @@
 package flagval
 
 import (
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"strings"
 	"testing"
 	"time"
 )
@@ -54,5 +58,52 @@ func TestVarsWriteTheirField(t *testing.T) {
 	}
 	if n != 7 || x != 0.25 || d != 250*time.Millisecond || secs != 120 || shape != "b" {
 		t.Errorf("fields %d, %g, %v, %g, %q; want 7, 0.25, 250ms, 120, b", n, x, d, secs, shape)
+	}
+}
+
+// ListVar keeps the names in the order given and refuses the whole list for
+// one bad name, leaving the field alone.
+func TestListVar(t *testing.T) {
+	l := []string{"a"}
+	parse := func(s string) (string, error) {
+		if s != "a" && s != "b" {
+			return "", fmt.Errorf("unknown %q", s)
+		}
+		return s, nil
+	}
+	v := ListVar(&l, parse, func(s string) string { return s })
+	if err := v.Set("b,a,b"); err != nil || v.String() != "b,a,b" || len(l) != 3 {
+		t.Errorf(`Set("b,a,b") = %v, leaving %q; want nil, [b a b]`, err, l)
+	}
+	if err := v.Set("a,c"); err == nil || err.Error() != `unknown "c"` || v.String() != "b,a,b" {
+		t.Errorf(`Set("a,c") = %v, leaving %q; want unknown "c", [b a b]`, err, l)
+	}
+}
+
+// An old name is refused with or without a value, naming the new one, and
+// -help lists only the flags of today; Given names what was set.
+func TestRenamedAndGiven(t *testing.T) {
+	for _, args := range [][]string{{"-old", "3"}, {"-old"}, {"-old=3"}, {"-new", "1", "-old"}} {
+		fs := NewFlagSet("t")
+		fs.Int("new", 0, "the new `n`")
+		fs.Var(Renamed("it is -new"), "old", "")
+		err := Parse(fs, args, "", io.Discard)
+		if err == nil || err.Error() != "-old: renamed: it is -new" {
+			t.Errorf("%q: %v; want -old: renamed: it is -new", args, err)
+		}
+	}
+	fs := NewFlagSet("t")
+	fs.Int("new", 0, "the new `n`")
+	fs.Int("other", 0, "another `n`")
+	fs.Var(Renamed("it is -new"), "old", "")
+	var help strings.Builder
+	if err := Parse(fs, []string{"-help"}, "", &help); !errors.Is(err, flag.ErrHelp) || strings.Contains(help.String(), "-old") {
+		t.Errorf("-help = %v:\n%s\nwant it without -old", err, help.String())
+	}
+	if err := Parse(fs, []string{"-other", "2"}, "", io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if got := Given(fs); len(got) != 1 || !got["other"] {
+		t.Errorf("Given = %v; want only other", got)
 	}
 }

@@ -465,6 +465,9 @@ func (v *Values) Set(s string) error {
 // value from PrintDefaults).
 func PrintFlags(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
+		if n, ok := f.Value.(*named); ok && isRenamed(n.Value) || isRenamed(f.Value) {
+			return // the command's intro lists its old names
+		}
 		arg, usage := flag.UnquoteUsage(f)
 		head := "  -" + f.Name
 		if arg != "" {

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/race"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/sweep"
@@ -76,6 +79,17 @@ var flagValues = []struct {
 	{"store", func() flag.Value {
 		return &flagval.Name[delivery.Store]{Parse: delivery.ParseStore, Text: delivery.Store.String}
 	}, func(flag.Value) error { return nil }},
+	{"race modes", func() flag.Value {
+		var l []race.Mode
+		return flagval.ListVar(&l, race.ParseMode, func(m race.Mode) string { return string(m) })
+	}, func(v flag.Value) error {
+		for m := range strings.SplitSeq(v.String(), ",") {
+			if !slices.Contains(race.Modes(), race.Mode(m)) {
+				return fmt.Errorf("mode %q", m)
+			}
+		}
+		return nil
+	}},
 	{"crash-at", func() flag.Value {
 		return &flagval.Name[delivery.CrashPoint]{Parse: delivery.ParseCrashPoint, Text: delivery.CrashPoint.String}
 	}, func(flag.Value) error { return nil }},
@@ -111,7 +125,7 @@ func FuzzFlagValue(f *testing.F) {
 		"1000000/1000001", "auto", "skip", "plain", "mulberry32", "pcg", "xexp", "sqlite-check",
 		// Valid values of every kind.
 		"1e6", "1_000_000", "1,000,000", " 7 ", "0.01", "250ms", "24h", "20ms:200ms", "200ms:20ms", "0s:5s", "1s:1s",
-		"job-samekey-skip", "step-nokey, job-samekey", "json", "exponential", "full-jitter", "claim", "lease", "after-key",
+		"job-samekey-skip", "step-nokey, job-samekey", "loose, claim", "lease,after", "json", "exponential", "full-jitter", "claim", "lease", "after-key",
 		"18446744073709551615", "-9223372036854775808ns", "2562047h47m16.854775807s",
 		// Sweep axes: lists and ranges.
 		"0:0.02:11", "0.001,0.01,0.05", "1:4:4", "0:1:10001", "1,2,2",

@@ -13,6 +13,7 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -46,6 +47,14 @@ const (
 
 // Modes lists the modes in the order outputs show them.
 func Modes() []Mode { return []Mode{Loose, Claim, After, Lease} }
+
+// ParseMode reads a mode's name, spaces around it allowed.
+func ParseMode(s string) (Mode, error) {
+	if m := Mode(strings.TrimSpace(s)); slices.Contains(Modes(), m) {
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown mode %q (want loose, claim, after or lease)", s)
+}
 
 // CrashPoint is where a worker kills itself. The names are the delivery
 // model's (delivery.CrashPoint), so that one word means one place in every
@@ -100,6 +109,29 @@ type Config struct {
 	// removes it whatever Keep says.
 	Keep bool
 	Dir  string
+}
+
+// CheckStudy refuses, before any work and naming the race command's flag,
+// a base configuration for Study that it cannot run, or whose settings
+// cannot all be honoured: a comparison (simJobs above 0) pairs two
+// deliveries; keys are purged (TTL) only between waves (Gap); every delivery
+// of a round is held in memory (MaxJobs, MaxDeliveries); a crash point
+// without a crash probability kills no worker.
+func CheckStudy(base Config, simJobs int64) error {
+	switch {
+	case simJobs > 0 && base.Deliveries != 2:
+		return errors.New("-compare: the simulator pairs two deliveries of a job; use -deliveries 2")
+	case base.TTL > 0 && base.Gap == 0:
+		return errors.New("-ttl: keys are purged between waves of deliveries; give -gap too")
+	case base.Jobs > MaxJobs:
+		return fmt.Errorf("-jobs: want a whole number from 1 to %d: every delivery of a round is held in memory", MaxJobs)
+	case base.Jobs*base.Deliveries > MaxDeliveries:
+		return fmt.Errorf("-deliveries: %d jobs x %d deliveries is more than %d deliveries a round, which are held in memory",
+			base.Jobs, base.Deliveries, MaxDeliveries)
+	case base.CrashAt != NoCrash && base.CrashP == 0:
+		return errors.New("-crash-at: no worker is killed unless -crash gives a probability above 0")
+	}
+	return nil
 }
 
 // check refuses a configuration the harness cannot run.

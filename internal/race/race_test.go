@@ -302,3 +302,46 @@ func FuzzReadTasks(f *testing.F) {
 		}
 	})
 }
+
+// ParseMode reads every mode's name, with spaces around it, and refuses
+// another naming the four.
+func TestParseMode(t *testing.T) {
+	for _, m := range Modes() {
+		if got, err := ParseMode(" " + string(m) + " "); err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %q, %v", m, got, err)
+		}
+	}
+	if _, err := ParseMode("strict"); err == nil || err.Error() != `unknown mode "strict" (want loose, claim, after or lease)` {
+		t.Errorf("ParseMode(strict) = %v", err)
+	}
+}
+
+// CheckStudy names the flag of each setting it refuses, and passes the
+// bounds themselves: MaxJobs jobs, MaxDeliveries deliveries a round.
+func TestCheckStudy(t *testing.T) {
+	ok := Config{Procs: 2, Jobs: 1, Deliveries: 2, Rounds: 1}
+	for _, tc := range []struct {
+		name    string
+		edit    func(*Config)
+		simJobs int64
+		want    string // the flag the error starts with; "" for none
+	}{
+		{"defaults", func(*Config) {}, 0, ""},
+		{"compare with two deliveries", func(*Config) {}, 1000, ""},
+		{"compare with three", func(c *Config) { c.Deliveries = 3 }, 1000, "-compare: "},
+		{"ttl without gap", func(c *Config) { c.TTL = time.Second }, 0, "-ttl: "},
+		{"ttl with gap", func(c *Config) { c.TTL, c.Gap = time.Second, time.Second }, 0, ""},
+		{"MaxJobs", func(c *Config) { c.Jobs, c.Deliveries = MaxJobs, MaxDeliveries/MaxJobs }, 0, ""},
+		{"MaxJobs + 1", func(c *Config) { c.Jobs = MaxJobs + 1 }, 0, "-jobs: "},
+		{"a delivery too many", func(c *Config) { c.Jobs, c.Deliveries = MaxJobs, MaxDeliveries/MaxJobs+1 }, 0, "-deliveries: "},
+		{"crash point alone", func(c *Config) { c.CrashAt = BeforeAck }, 0, "-crash-at: "},
+		{"crash point and probability", func(c *Config) { c.CrashAt, c.CrashP = BeforeAck, 0.1 }, 0, ""},
+	} {
+		c := ok
+		tc.edit(&c)
+		err := CheckStudy(c, tc.simJobs)
+		if (tc.want == "") != (err == nil) || err != nil && !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: CheckStudy = %v; want an error starting %q", tc.name, err, tc.want)
+		}
+	}
+}
