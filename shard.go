@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"slices"
@@ -104,6 +105,15 @@ func (e Experiment) shardable() error {
 		}
 	}
 	return nil
+}
+
+// WriteShard writes sh as the command's -shard does, for ReadShard (and
+// the command's merge) to read on another machine: indented json, then a
+// newline.
+func WriteShard(w io.Writer, sh stats.Shard) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sh)
 }
 
 // ReadShard reads the shard file at path (stats.ReadShard). It refuses at
