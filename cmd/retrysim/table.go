@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -125,11 +124,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return usage(err)
 		}
 		shard.Overrides = overrides
-		return c.out.Render(ctx, stdout, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(shard)
-		})
+		return c.out.Render(ctx, stdout, func(w io.Writer) error { return api.WriteShard(w, shard) })
 	}
 	if err := e.Check(); err != nil {
 		return usage(err)
