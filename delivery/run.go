@@ -53,9 +53,13 @@ type event struct {
 }
 
 // Runner runs jobs through one strategy and one Config, reusing its state
-// from job to job. Each delivery runs the strategy on a worker of its own (a
-// coroutine), whose calls pause it until their virtual reply time. It is not
-// safe for concurrent use, and Close frees its workers.
+// from job to job. Each delivery runs the strategy on a worker of its own,
+// whose calls pause it until their virtual reply time: one delivery at a
+// time runs on the event loop's own goroutine (own), which runs the events
+// due before each of its pauses from inside it, and the deliveries that
+// start meanwhile run on coroutines. Most jobs are one delivery, which then
+// switches to no coroutine at all. It is not safe for concurrent use, and
+// Close frees its workers.
 type Runner struct {
 	cfg      Config
 	store    Store
@@ -81,7 +85,9 @@ type Runner struct {
 	rank   []int         // rank[step] is k for a step with a random latency
 	fixed  time.Duration // the other steps' latencies, summed
 
-	workers   []*worker // every worker, for Close
+	// own runs a delivery on the loop's goroutine, while busy.
+	own       worker
+	workers   []*worker // every coroutine worker, for Close
 	idle      []*worker // the workers with no delivery: all of them between jobs
 	limit     time.Duration
 	now       time.Duration
@@ -91,6 +97,7 @@ type Runner struct {
 	msgs      []message
 	keys      []record
 	crashes   int
+	delivered int          // the job's deliveries so far
 	fresh     provider.Key // the last fresh key handed out
 	succeeded bool
 	// end is when the job's last delivery stopped (acked, gave up, died or
@@ -106,6 +113,7 @@ func NewRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, j *provide
 	x := &Runner{cfg: cfg, store: cfg.Store, s: s, j: j, sc: sc, stream: stream, lat: lat, keys: make([]record, len(sc.Steps)),
 		repeat: cfg.RepeatDelay.Sampler()}
 	x.straight, _ = s.(strategy.Straight)
+	x.own = worker{x: x, direct: true}
 	x.policies = sc.Policies()
 	var random []provider.Sampler
 	for _, st := range sc.Steps {
@@ -182,7 +190,7 @@ func (x *Runner) Run() Outcome {
 		x.msgs = append(x.msgs, message{})
 		x.push(x.repeat.Draw(x.stream), arrive, 1)
 	}
-	return x.loop(0)
+	return x.loop()
 }
 
 // RunFrom runs a job of a Runner that Settles, whose first event is draw k of the Job's
@@ -215,8 +223,9 @@ func (x *Runner) RunFrom(k int) Outcome {
 	x.msgs = append(x.msgs, message{deliveries: 1})
 	x.push(x.cfg.Visibility, visibilityUp, 0)
 	x.dl = append(x.dl, delivery{msg: 0, live: true, from: from})
+	x.delivered = 1
 	x.run(0)
-	return x.loop(1)
+	return x.loop()
 }
 
 // prefix is the latency of the first delivery's first call of step i.
@@ -231,7 +240,7 @@ func (x *Runner) prefix(i int) time.Duration {
 // delivery's latencies drawn.
 func (x *Runner) reset() {
 	x.j.Reset()
-	x.now, x.seq, x.crashes, x.fresh, x.succeeded, x.end = 0, 0, 0, 1, false, 0
+	x.now, x.seq, x.crashes, x.delivered, x.fresh, x.succeeded, x.end = 0, 0, 0, 0, 1, false, 0
 	x.events, x.dl, x.msgs = x.events[:0], x.dl[:0], x.msgs[:0]
 	if !x.drawn {
 		x.batch.Draw(x.lat, x.first)
@@ -240,35 +249,16 @@ func (x *Runner) reset() {
 	clear(x.keys)
 }
 
-// loop runs the job's events until none is left and reports its outcome,
-// deliveries having been made already.
-func (x *Runner) loop(deliveries int) Outcome {
+// loop runs the job's events until none is left and reports its outcome.
+func (x *Runner) loop() Outcome {
 	for len(x.events) > 0 {
 		e := x.pop()
 		x.now = e.at
-		switch e.kind {
-		case arrive, visibilityUp:
-			m := &x.msgs[e.idx]
-			if m.done {
-				continue
-			}
-			if m.deliveries == x.cfg.MaxDeliveries {
-				m.done = true // dead-lettered
-				x.end = max(x.end, x.now)
-				continue
-			}
-			m.deliveries++
-			deliveries++
-			x.dl = append(x.dl, delivery{msg: e.idx, live: true})
-			x.push(provider.Later(x.now, x.cfg.Visibility), visibilityUp, e.idx)
-			x.run(len(x.dl) - 1)
-		case stepEvent:
-			x.run(e.idx)
-		}
+		x.handle(e)
 	}
 	// A timer left over from an acked message fires for nothing, and does
 	// not count: the job ended with its last delivery or dead letter.
-	out := Outcome{Failed: !x.succeeded, Deliveries: deliveries, Completion: x.end}
+	out := Outcome{Failed: !x.succeeded, Deliveries: x.delivered, Completion: x.end}
 	for i, k := range x.keys {
 		if k.present && (x.store != Lease || k.doneStatus) && x.j.Done(i) == 0 {
 			out.Lost = true
@@ -277,16 +267,74 @@ func (x *Runner) loop(deliveries int) Outcome {
 	return out
 }
 
-// run advances delivery d on its worker: on its own while its next
-// operation comes strictly before every other pending event, through the
-// queue otherwise, so that deliveries at the same instant alternate.
-func (x *Runner) run(d int) {
-	// Advancing a delivery pushes no events, so the next one stays put.
+// handle runs event e, x.now being its time.
+func (x *Runner) handle(e event) {
+	switch e.kind {
+	case arrive, visibilityUp:
+		m := &x.msgs[e.idx]
+		if m.done {
+			return
+		}
+		if m.deliveries == x.cfg.MaxDeliveries {
+			m.done = true // dead-lettered
+			x.end = max(x.end, x.now)
+			return
+		}
+		m.deliveries++
+		x.delivered++
+		x.dl = append(x.dl, delivery{msg: e.idx, live: true})
+		x.push(provider.Later(x.now, x.cfg.Visibility), visibilityUp, e.idx)
+		x.run(len(x.dl) - 1)
+	case stepEvent:
+		x.run(e.idx)
+	}
+}
+
+// await suspends delivery d, which runs on the loop's goroutine, until at:
+// it runs the events due before, as loop would, and returns when it comes to
+// d's, as run would resume d's coroutine. Only one delivery runs there at a
+// time, so every other event it pops is another's.
+func (x *Runner) await(d int, at time.Duration) {
+	x.push(at, stepEvent, d)
+	for {
+		e := x.pop()
+		x.now = e.at
+		if e.kind == stepEvent && e.idx == d {
+			x.setLimit()
+			return
+		}
+		x.handle(e)
+	}
+}
+
+// setLimit sets the time before which a delivery may go on without
+// suspending: the next pending event. Advancing a delivery pushes no
+// events, so it stays put.
+func (x *Runner) setLimit() {
 	x.limit = time.Duration(1<<63 - 1)
 	if len(x.events) > 0 {
 		x.limit = x.events[x.minEvent()].at
 	}
+}
+
+// onLoop lets a delivery run on the loop's goroutine; tests turn it off to
+// check that this changes nothing.
+var onLoop = true
+
+// run advances delivery d on its worker: on its own while its next
+// operation comes strictly before every other pending event, through the
+// queue otherwise, so that deliveries at the same instant alternate. A
+// delivery that starts while own is free runs on own to its end.
+func (x *Runner) run(d int) {
+	x.setLimit()
 	w := x.dl[d].worker
+	if w == nil && onLoop && !x.own.busy {
+		x.own.busy, x.own.d, x.dl[d].worker = true, d, &x.own
+		x.own.deliver()
+		x.own.busy = false
+		x.end = max(x.end, x.now)
+		return
+	}
 	if w == nil { // a delivery's first operation: an idle worker takes it
 		if n := len(x.idle); n > 0 {
 			w, x.idle = x.idle[n-1], x.idle[:n-1]

@@ -10,7 +10,8 @@ import (
 // idle is what a worker yields when its delivery has ended.
 const idle time.Duration = -1
 
-// worker runs deliveries, one after another, on a coroutine of its own: the
+// worker runs deliveries, one after another, on a coroutine of its own, or,
+// for the Runner's own worker (direct), on the event loop's goroutine: the
 // strategy's Run is an ordinary synchronous function, and a Call or a
 // Backoff that must wait past the next pending event of the job suspends it
 // until the event loop comes back to it at that time. It is the
@@ -18,11 +19,14 @@ const idle time.Duration = -1
 // store, crashes, time and keys happen in its methods: what a delivery does
 // next is the strategy's alone.
 type worker struct {
-	x      *Runner
-	d      int
-	yield  func(time.Duration) bool
-	resume func() (time.Duration, bool)
-	stop   func()
+	x *Runner
+	d int
+	// direct says the worker runs on the loop's goroutine (Runner.await
+	// suspends it), and busy that it is running a delivery.
+	direct, busy bool
+	yield        func(time.Duration) bool
+	resume       func() (time.Duration, bool)
+	stop         func()
 }
 
 func newWorker(x *Runner) *worker {
@@ -75,7 +79,11 @@ func (w *worker) pause(wait time.Duration) {
 	x := w.x
 	at := provider.Later(x.now, wait)
 	if at >= x.limit {
-		w.yield(at)
+		if w.direct {
+			x.await(w.d, at)
+		} else {
+			w.yield(at)
+		}
 		return
 	}
 	x.now = at
