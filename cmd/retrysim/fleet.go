@@ -129,8 +129,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if err := flagval.Parse(fs, args, fleetIntro, stdout); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := flagval.Given(fs)
 	var cfgs []fleet.Config
 	p := fleet.Preset{Name: "one run"}
 	if preset.V != "" {
