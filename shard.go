@@ -82,9 +82,16 @@ func (e Experiment) runShard(ctx context.Context, index, count int) (stats.Shard
 		out.Model = sim.ModelOf(e.Scenario, e.Delivery)
 	}
 	for i, r := range rep.Rows {
-		out.Rows = append(out.Rows, stats.Row{ID: r.ID, Label: r.Label, Counters: counters[i]})
+		out.Rows = append(out.Rows, stats.Row{ID: r.ID, Label: r.Label, OwnStrategy: ownStrategy(e.Strategies[i]), Counters: counters[i]})
 	}
 	return out, nil
+}
+
+// ownStrategy reports whether s sets its own limits, not being a
+// strategy.Retry, whose calls the run's attempts bound (stats.Row.OwnStrategy).
+func ownStrategy(s strategy.Strategy) bool {
+	_, ok := s.(strategy.Retry)
+	return !ok
 }
 
 // isSignup reports whether the experiment's scenario is the built-in sign-up
@@ -305,6 +312,8 @@ func (e Experiment) sliceOf(sh stats.Shard) error {
 		switch {
 		case r.ID != rep.Rows[i].ID || r.Label != rep.Rows[i].Label:
 			return fmt.Errorf("rows[%d]: strategy %s (%q), but the experiment's is %s (%q)", i, r.ID, r.Label, rep.Rows[i].ID, rep.Rows[i].Label)
+		case r.OwnStrategy != ownStrategy(e.Strategies[i]):
+			return fmt.Errorf("rows[%d].own_strategy: %t, but it is %t for the experiment's %s", i, r.OwnStrategy, !r.OwnStrategy, r.ID)
 		case r.Jobs != want:
 			return fmt.Errorf("rows[%d].jobs: %d, but slice %d/%d of %d jobs holds %d", i, r.Jobs, sh.Index, sh.Count, e.Jobs, want)
 		}

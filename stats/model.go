@@ -136,7 +136,8 @@ func (q *ModelQueue) deliveriesPerJob() int64 {
 // CheckDelivery reports the first counter of c that no run of the delivery
 // model could have produced, naming its field, when each of c.Jobs jobs runs
 // steps steps, a retry allows attempts calls and a job gets at most
-// deliveries deliveries. Each delivery makes at most steps x attempts calls;
+// deliveries deliveries. Each delivery makes at most steps x attempts calls
+// (any number when attempts is 0, as Check takes it);
 // a crash before any call means a job may make none, and a job that lost its
 // work succeeded without doing every step, so the bounds are looser than
 // Check's. Every job counts one completion time: in completion if it
@@ -151,7 +152,7 @@ func (c Counters) CheckDelivery(steps, attempts int, deliveries int64) error {
 			return fmt.Errorf("%s: %d is negative", f.name, f.v)
 		}
 	}
-	maxCalls := mulSat(mulSat(int64(steps), int64(attempts)), deliveries)
+	maxCalls := callsBound(steps, attempts, deliveries)
 	switch {
 	case c.Failed > c.Jobs:
 		return fmt.Errorf("failed: %d is more than the %d jobs", c.Failed, c.Jobs)

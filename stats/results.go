@@ -134,7 +134,10 @@ type Params struct {
 	Jobs      int64   `json:"jobs"`
 	PFail     float64 `json:"p_fail"`
 	LostReply float64 `json:"lost_reply"`
-	Attempts  int     `json:"attempts"`
+	// Attempts is the most calls a strategy.Retry of the run allows a try,
+	// the first included; 0 when no strategy is one (Row.OwnStrategy),
+	// each setting its own limits.
+	Attempts int `json:"attempts"`
 	// Policies are the steps that set their own attempts, key mode or
 	// backoff, in step order (none for the sign-up): titles name them, since
 	// Attempts does not hold for them. A file's step_params carry them too.
@@ -216,6 +219,12 @@ type Row struct {
 	// ID is the strategy's short name; Label the name people read.
 	ID    string `json:"strategy"`
 	Label string `json:"label"`
+	// OwnStrategy marks a strategy that is not a strategy.Retry, such as
+	// one written in Go against strategy.Strategy: it sets its own limits,
+	// so the run's attempts do not bound its calls, and only the program
+	// that ran it can rebuild it to merge its shards. A shard file writes
+	// it only where it is set.
+	OwnStrategy bool `json:"own_strategy,omitempty"`
 	// Counters are pooled over every replicate.
 	Counters
 	// NoRepeats marks a strategy that cannot repeat a side effect in the model

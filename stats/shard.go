@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"math/bits"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -143,8 +144,8 @@ func (s Shard) Check() error {
 		return fmt.Errorf("shard_index: %d is not in [0, %d)", s.Index, s.Count)
 	case s.Steps < 1 || s.Steps > MaxSteps:
 		return fmt.Errorf("steps: %d is not from 1 to %d", s.Steps, MaxSteps)
-	case s.Attempts < 1:
-		return fmt.Errorf("attempts: %d is not at least 1", s.Attempts)
+	case s.Attempts < 0:
+		return fmt.Errorf("attempts: %d is negative", s.Attempts)
 	case (s.Delivery != nil) != (s.Model != nil && s.Model.Queue != nil):
 		return errors.New("delivery, model.queue: a run of the delivery model carries both, any other run neither")
 	case (s.File != "") && s.Model == nil:
@@ -153,6 +154,9 @@ func (s Shard) Check() error {
 		return errors.New("rows: none; a shard holds a row for every strategy of the run")
 	case len(s.Rows) > MaxShardRows:
 		return fmt.Errorf("rows: %d are more than the %d a shard holds", len(s.Rows), MaxShardRows)
+	}
+	if err := s.checkAttempts(); err != nil {
+		return err
 	}
 	if err := printableText(reflect.ValueOf(s), ""); err != nil {
 		return err
@@ -164,10 +168,14 @@ func (s Shard) Check() error {
 	}
 	for i, r := range s.Rows {
 		// A step's own attempts may exceed the run's: a job's calls are
-		// bounded by steps x the most attempts any step has.
+		// bounded by steps x the most attempts any step has. Nothing in the
+		// shard bounds the calls of a strategy that sets its own limits.
 		attempts := s.Attempts
 		if s.Model != nil {
 			attempts = s.Model.maxAttempts(attempts)
+		}
+		if r.OwnStrategy {
+			attempts = 0
 		}
 		check := func() error { return r.Counters.Check(s.Steps, attempts) }
 		if s.Model != nil && s.Model.Queue != nil {
@@ -179,6 +187,20 @@ func (s Shard) Check() error {
 		if err := check(); err != nil {
 			return fmt.Errorf("rows[%d].%w", i, err)
 		}
+	}
+	return nil
+}
+
+// checkAttempts refuses attempts that are not the run's: the most a
+// strategy.Retry allows, at least 1, when a row is one, and 0 when every
+// strategy sets its own limits (Row.OwnStrategy).
+func (s Shard) checkAttempts() error {
+	retry := slices.IndexFunc(s.Rows, func(r Row) bool { return !r.OwnStrategy })
+	switch {
+	case retry >= 0 && s.Attempts == 0:
+		return fmt.Errorf("attempts: 0, but rows[%d] is a strategy.Retry, which makes at least 1", retry)
+	case retry < 0 && s.Attempts != 0:
+		return fmt.Errorf("attempts: %d, but every row is a strategy that sets its own limits (own_strategy), and no strategy.Retry", s.Attempts)
 	}
 	return nil
 }
@@ -263,6 +285,10 @@ func holdsText(t reflect.Type) bool {
 // job that succeeded did every step's work. The bounds hold for every job, so
 // for sums over any jobs, merged shards and pooled replicates included, and
 // for none (a slice of a run can hold no jobs), when every counter is zero.
+// Attempts 0 stands for a strategy that sets its own limits (Row.OwnStrategy):
+// its jobs may make any number of calls, none included, and may call a job a
+// success without every step's work (a best-effort receipt), so only what
+// holds for every strategy.Strategy is checked.
 func (c Counters) Check(steps, attempts int) error {
 	for _, f := range []struct {
 		name string
@@ -276,14 +302,15 @@ func (c Counters) Check(steps, attempts int) error {
 	if c.Deliveries != 0 || c.LostWork != 0 || c.Completion != (Histogram{}) || c.FailedCompletion != (Histogram{}) {
 		return errors.New("deliveries, lost_work, completion, failed_completion: not zero in a run without the delivery model")
 	}
-	maxCalls := mulSat(int64(steps), int64(attempts)) // a job's calls at most
+	maxCalls := callsBound(steps, attempts, 1)
+	own := attempts == 0
 	jobs := big.NewInt(c.Jobs)
 	switch {
 	case c.Failed > c.Jobs:
 		return fmt.Errorf("failed: %d is more than the %d jobs", c.Failed, c.Jobs)
 	case c.DuplicateUsers > c.Jobs:
 		return fmt.Errorf("duplicate_users: %d is more than the %d jobs", c.DuplicateUsers, c.Jobs)
-	case c.Calls < c.Jobs:
+	case !own && c.Calls < c.Jobs:
 		return fmt.Errorf("calls: %d is fewer than one call for each of the %d jobs", c.Calls, c.Jobs)
 	case big.NewInt(c.Calls).Cmp(new(big.Int).Mul(jobs, big.NewInt(maxCalls))) > 0:
 		return fmt.Errorf("calls: %d is more than %d jobs make at %d calls each (%d steps x %d attempts)", c.Calls, c.Jobs, maxCalls, steps, attempts)
@@ -295,13 +322,14 @@ func (c Counters) Check(steps, attempts int) error {
 		return fmt.Errorf("duplicate_users: %d is more than the %d repeated side effects", c.DuplicateUsers, c.RepeatedSteps)
 	}
 	// Side effects less repeats are the (job, step) pairs whose work was done:
-	// every step of every job that succeeded, at most every step of every job.
+	// every step of every job that a strategy.Retry saw succeed, at most every
+	// step of every job.
 	done := big.NewInt(c.SideEffects - c.RepeatedSteps)
 	perStep := big.NewInt(int64(steps))
 	if hi := new(big.Int).Mul(jobs, perStep); done.Cmp(hi) > 0 {
 		return fmt.Errorf("side_effects: %d, less %d repeated, is more than one a step of each job (%v)", c.SideEffects, c.RepeatedSteps, hi)
 	}
-	if lo := new(big.Int).Mul(big.NewInt(c.Jobs-c.Failed), perStep); done.Cmp(lo) < 0 {
+	if lo := new(big.Int).Mul(big.NewInt(c.Jobs-c.Failed), perStep); !own && done.Cmp(lo) < 0 {
 		return fmt.Errorf("side_effects: %d, less %d repeated, is fewer than the %v steps of the %d jobs that succeeded", c.SideEffects, c.RepeatedSteps, lo, c.Jobs-c.Failed)
 	}
 	if err := checkSquares(c.Calls, c.CallsSq, c.Jobs, maxCalls); err != nil {
@@ -363,6 +391,16 @@ func checkSquares(sum int64, sq Wide, n, hi int64) error {
 		return fmt.Errorf("%v is more than %d x the sum %d, %d being the most a job can count", sq, hi, sum, hi)
 	}
 	return nil
+}
+
+// callsBound is the most calls a job makes in deliveries deliveries of
+// steps steps of attempts calls each, or math.MaxInt64 when attempts is 0
+// (a strategy that sets its own limits) or the product overflows.
+func callsBound(steps, attempts int, deliveries int64) int64 {
+	if attempts == 0 {
+		return math.MaxInt64
+	}
+	return mulSat(mulSat(int64(steps), int64(attempts)), deliveries)
 }
 
 // mulSat is a x b for a, b >= 0, or math.MaxInt64 if that overflows.

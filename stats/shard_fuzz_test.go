@@ -113,6 +113,21 @@ func FuzzReadShard(f *testing.F) {
 	} {
 		f.Add(bytes.Replace(policyJSON, []byte(edit[0]), []byte(edit[1]), 1))
 	}
+	// Shards of strategies that set their own limits (TestReadShardOwnStrategy).
+	for _, sh := range []stats.Shard{ownShard(), onlyOwn()} {
+		own, err := json.Marshal(sh)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(own)
+		for _, edit := range [][2]string{
+			{`"own_strategy":true`, `"own_strategy":false`},
+			{`"attempts":`, `"attempts":1`},
+			{`"calls":9`, `"calls":9223372036854775807`},
+		} {
+			f.Add(bytes.Replace(own, []byte(edit[0]), []byte(edit[1]), 1))
+		}
+	}
 	f.Add(append(append([]byte{}, valid...), "{}"...))
 	f.Add([]byte("1,000,000 sign-ups"))
 	f.Add([]byte(`{"rows": []}`))

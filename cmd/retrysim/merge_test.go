@@ -197,7 +197,7 @@ func TestMergeRefusesImpossibleShards(t *testing.T) {
 	}{
 		{"no rows", nil, []string{editShard(t, one, map[string]any{"rows": []any{}})}, "rows: none"},
 		{"negative failed", []string{"-ci"}, []string{editShard(t, one, map[string]any{"rows.0.failed": -11})}, "rows[0].failed: -11 is negative"},
-		{"no attempts", []string{"-expect"}, []string{editShard(t, one, map[string]any{"attempts": 0})}, "attempts: 0 is not at least 1"},
+		{"no attempts", []string{"-expect"}, []string{editShard(t, one, map[string]any{"attempts": 0})}, "attempts: 0, but rows[0] is a strategy.Retry, which makes at least 1"},
 		{"more failed than jobs", nil, []string{editShard(t, one, map[string]any{"rows.0.failed": 1_000_000_000})},
 			"rows[0].failed: 1000000000 is more than the 1000000 jobs"},
 		{"failed sum overflows", nil, []string{editShard(t, two[0], map[string]any{"rows.0.failed": maxInt}), editShard(t, two[1], map[string]any{"rows.0.failed": maxInt})},

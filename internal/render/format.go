@@ -76,6 +76,10 @@ func reportTitle(p stats.Params) string {
 		attempts = "attempt"
 	}
 	upTo := fmt.Sprintf("up to %d %s", p.Attempts, attempts)
+	if p.Attempts == 0 {
+		// No strategy is a strategy.Retry: each sets its own limits.
+		upTo = "each strategy's own limits"
+	}
 	if own := ownPolicies(p); own != "" {
 		// The steps that retry otherwise than the run, where it is named.
 		upTo += " (" + own + ")"

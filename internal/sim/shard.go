@@ -56,10 +56,17 @@ func ParseEngine(name string) (Engine, error) {
 // writes: parameters valid as the flags take them (provider.CheckProbability,
 // CheckJobs, CheckAttempts, rng.Lookup, ParseEngine, strategy.Parse,
 // Shard.Check), the engine as the run resolves it, each row labelled as its
-// strategy, and each row's jobs those of the slice (Config.ShardJobs).
+// strategy, and each row's jobs those of the slice (Config.ShardJobs). A
+// strategy that sets its own limits (stats.Row.OwnStrategy) it cannot
+// rebuild: only the program that ran it can merge its shards.
 func ShardConfig(sh stats.Shard) (Config, error) {
 	if err := sh.Check(); err != nil {
 		return Config{}, err
+	}
+	for i, r := range sh.Rows {
+		if r.OwnStrategy {
+			return Config{}, fmt.Errorf("rows[%d].own_strategy: %q is not a strategy.Retry, and a shard does not carry its code: merge its shards in the Go program that ran them (retrysim's Experiment.Merger)", i, r.Label)
+		}
 	}
 	p := sh.Params
 	for _, f := range []struct {
