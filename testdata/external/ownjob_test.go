@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 
 	"example.com/ownjob"
@@ -33,15 +34,18 @@ func experiment(n int64, engine string) retrysim.Experiment {
 	}
 }
 
-// runAndMerge runs e whole, and again as count shards, each sent through
-// JSON as from another machine and added in reverse order, and fails unless
-// the merged report is the whole run's byte for byte (as JSON).
+// runAndMerge runs e whole, and again as count shards, each written to a
+// file as on another machine and read back with the library's checks
+// (Merger.AddFile, which reads with retrysim.ReadShard) in reverse order,
+// and fails unless the merged report is the whole run's byte for byte (as
+// JSON).
 func runAndMerge(t *testing.T, e retrysim.Experiment, count int) retrysim.Report {
 	t.Helper()
 	whole, err := retrysim.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
+	dir := t.TempDir()
 	m := e.Merger()
 	for i := count - 1; i >= 0; i-- {
 		sh, err := e.Shard(context.Background(), i, count)
@@ -52,13 +56,11 @@ func runAndMerge(t *testing.T, e retrysim.Experiment, count int) retrysim.Report
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back stats.Shard
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&back); err != nil {
+		path := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := m.Add(fmt.Sprintf("shard-%d.json", i), back); err != nil {
+		if err := m.AddFile(path); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,6 +161,26 @@ func TestBudgetDelivery(t *testing.T) {
 		// a crash: both happen here, so there are more deliveries than jobs.
 		if c.Deliveries <= c.Jobs {
 			t.Errorf("%s: %d deliveries of %d jobs; want repeats and crashes to add some", r.Label, c.Deliveries, c.Jobs)
+		}
+	}
+}
+
+// TestBudgetAlone runs the team's strategy with no strategy.Retry beside
+// it, so the run has no attempts of its own (0, each strategy setting its
+// own limits), through both Part 5 engines and the delivery model, sharded
+// into files and merged.
+func TestBudgetAlone(t *testing.T) {
+	q := delivery.Defaults()
+	for _, tc := range []struct {
+		engine string
+		queue  *delivery.Config
+	}{{"plain", nil}, {"skip", nil}, {"", &q}} {
+		e := experiment(100_000, tc.engine)
+		e.Strategies = e.Strategies[:1]
+		e.Delivery = tc.queue
+		rep := runAndMerge(t, e, 2)
+		if got := rep.Params.Attempts; got != 0 {
+			t.Errorf("%s engine, delivery %t: attempts %d; want 0, there being no strategy.Retry", rep.Params.Engine, tc.queue != nil, got)
 		}
 	}
 }
