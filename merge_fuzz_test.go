@@ -22,6 +22,7 @@ var shardFields = []string{
 	"rows.jobs", "rows.failed", "rows.calls", "rows.repeated_steps", "rows.duplicate_users", "rows.side_effects",
 	"rows.calls_sq", "rows.calls_sq.hi", "rows.repeated_steps_sq", "rows.repeated_steps_sq.hi",
 	"rows.deliveries", "rows.lost_work", "rows.repeated_by_step", "rows.completion", "rows.strategy", "rows.label",
+	"rows.own_strategy",
 }
 
 // names are the strings FuzzMerge puts in text fields: valid and not.
@@ -127,6 +128,8 @@ func editShardField(sh *stats.Shard, field, row uint8, v int64) {
 		sh.Rows[int(row)%len(sh.Rows)].ID = text
 	case "rows.label":
 		sh.Rows[int(row)%len(sh.Rows)].Label = text
+	case "rows.own_strategy":
+		sh.Rows[int(row)%len(sh.Rows)].OwnStrategy = v%2 != 0
 	}
 }
 
@@ -174,6 +177,11 @@ func FuzzMerge(f *testing.F) {
 	f.Add(uint8(1), field("rows.calls_sq")|0x80, uint8(3), int64(-1), field("rows.calls")|0x80, int64(1))
 	f.Add(uint8(0), field("attempts")|0x80, uint8(0), int64(5), field("p_fail"), int64(1000))
 	f.Add(uint8(1), field("rows.label"), uint8(1), int64(13), field("rows.strategy"), int64(8))
+	// A row that says it is not a strategy.Retry, with the run's attempts
+	// and with none (TestOwnStrategyShardFiles): the zero Merger cannot
+	// rebuild it.
+	f.Add(uint8(0), field("rows.own_strategy"), uint8(0), int64(1), field("jobs")|0x80, int64(0))
+	f.Add(uint8(0), field("rows.own_strategy"), uint8(0), int64(1), field("attempts"), int64(0))
 	f.Fuzz(func(t *testing.T, which, field1, row uint8, v1 int64, field2 uint8, v2 int64) {
 		shards := [2]stats.Shard{base[0], base[1]}
 		for i := range shards {

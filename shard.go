@@ -41,7 +41,10 @@ func RunShard(ctx context.Context, e Experiment, index, count int) (stats.Shard,
 // does, for a program that can build e again to merge (Experiment.Merger).
 // Since that merger knows e, e need not be one the shard's parameters
 // describe: your own strategies and scenarios, labels, mixed attempts and
-// the delivery model shard this way. It refuses only what cannot be split:
+// the delivery model shard this way. A row of a strategy that is not a
+// strategy.Retry is marked stats.Row.OwnStrategy, so that ReadShard holds
+// it to what every strategy does rather than to the run's attempts (0 when
+// no strategy is a Retry). It refuses only what cannot be split:
 // replicates, and a generator with one stream for all jobs (unless count is 1).
 func (e Experiment) Shard(ctx context.Context, index, count int) (stats.Shard, error) {
 	if err := e.checkShard(index, count); err != nil {
@@ -165,8 +168,9 @@ func fileKind(m os.FileMode) string {
 // Merger adds up the shards of one run, one at a time, checking each and
 // that they are the slices 0 to n-1 of one run, each once. The zero Merger
 // rebuilds the run from the first shard's parameters (sim.ShardConfig: every
-// number is one a run can produce), as the command's merge does; the Merger
-// of an experiment (Experiment.Merger) checks each shard against it. It keeps
+// number is one a run can produce), as the command's merge does, and so
+// refuses a row of your own strategy, whose code no shard carries; the
+// Merger of an experiment (Experiment.Merger) checks each shard against it. It keeps
 // the sums and which slices it has seen, not the shards. Its errors name the
 // shard by the name it was added under.
 type Merger struct {
