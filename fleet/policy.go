@@ -425,77 +425,32 @@ func (b *breaker) Retry(float64, bool, float64) (bool, float64) {
 	return true, 0
 }
 
-// field is where the parameter called name lives in p: a float64 or an int
-// field; whole says it is an int, seconds that it is a time in seconds.
-func (p *PolicyConfig) field(name string) (f *float64, n *int, seconds bool) {
-	switch name {
-	case "bucket-rate":
-		return &p.Rate, nil, false
-	case "bucket-size":
-		return &p.Size, nil, false
-	case "quota":
-		return &p.Tokens, nil, false
-	case "quota-cost":
-		return &p.Cost, nil, false
-	case "quota-timeout-cost":
-		return &p.TimeoutCost, nil, false
-	case "grpc-max-tokens":
-		return &p.MaxTokens, nil, false
-	case "grpc-token-ratio":
-		return &p.Ratio, nil, false
-	case "breaker-threshold":
-		return &p.Threshold, nil, false
-	case "budget-ratio":
-		return &p.BudgetRatio, nil, false
-	case "budget-ttl":
-		return &p.TTL, nil, true
-	case "budget-min-rate":
-		return &p.MinRate, nil, false
-	case "budget-min-concurrency":
-		return &p.MinConcurrency, nil, false
-	case "cb-failure-rate":
-		return &p.FailureRate, nil, false
-	case "cb-window":
-		return nil, &p.Window, false
-	case "cb-window-time":
-		return &p.WindowSeconds, nil, true
-	case "cb-min-calls":
-		return nil, &p.MinCalls, false
-	case "cb-open":
-		return &p.OpenSeconds, nil, true
-	case "cb-half-open":
-		return nil, &p.HalfOpenCalls, false
-	case "sre-k":
-		return &p.K, nil, false
-	case "sre-window":
-		return &p.SREWindow, nil, true
-	}
-	return nil, nil, false
-}
-
 // ParamSeconds says whether the parameter called name is a time, in
 // seconds (a flag or a scenario file gives it as a duration such as 10s).
 func ParamSeconds(name string) bool {
-	var p PolicyConfig
-	_, _, s := p.field(name)
-	return s
+	p, _ := LookupParam(name)
+	return p.Seconds
 }
 
-// SetParam sets the parameter called name (as its flag is named) to v, in
-// seconds for a time; a count must be a whole number. Limits are Check's.
+// SetParam sets the policy parameter called name (as its flag is named) to
+// v, in seconds for a time; a count must be a whole number. Limits are
+// Check's.
 func (p *PolicyConfig) SetParam(name string, v float64) error {
-	f, n, _ := p.field(name)
-	switch {
-	case f != nil:
+	prm, _ := LookupParam(name)
+	if !slices.Contains(PolicyParams(), name) {
+		return &ParamError{name, "no policy has this parameter"}
+	}
+	c := Config{Client: Client{Policy: *p}}
+	switch f := prm.Field(&c).(type) {
+	case *float64:
 		*f = v
-	case n != nil:
+	case *int:
 		if v != math.Trunc(v) || math.Abs(v) > MaxWindow+1 {
 			return &ParamError{name, fmt.Sprintf("%g is not a whole number from 1 to %d", v, MaxWindow)}
 		}
-		*n = int(v)
-	default:
-		return &ParamError{name, "no policy has this parameter"}
+		*f = int(v)
 	}
+	*p = c.Client.Policy
 	return nil
 }
 

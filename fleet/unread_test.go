@@ -49,3 +49,46 @@ func TestParseScope(t *testing.T) {
 		t.Errorf("ParseScope(global) = %v", err)
 	}
 }
+
+// Params names each setting once; every policy parameter is one of them,
+// and SetParam writes where its Field reads, whole numbers into counts.
+func TestParams(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range Params() {
+		if seen[p.Name] {
+			t.Errorf("%s is listed twice", p.Name)
+		}
+		seen[p.Name] = true
+	}
+	for _, name := range PolicyParams() {
+		p, ok := LookupParam(name)
+		if !ok {
+			t.Errorf("policy parameter %s is not a Param", name)
+			continue
+		}
+		var pol PolicyConfig
+		if err := pol.SetParam(name, 7); err != nil {
+			t.Errorf("SetParam(%s, 7) = %v", name, err)
+		}
+		c := Config{Client: Client{Policy: pol}}
+		var got float64
+		switch f := p.Field(&c).(type) {
+		case *float64:
+			got = *f
+		case *int:
+			got = float64(*f)
+		default:
+			t.Errorf("%s: a field of kind %T", name, f)
+		}
+		if got != 7 {
+			t.Errorf("SetParam(%s, 7), then its Field reads %g", name, got)
+		}
+	}
+	var pol PolicyConfig
+	if err := pol.SetParam("cb-window", 2.5); err == nil {
+		t.Errorf("SetParam(cb-window, 2.5) = nil; want a whole number refused")
+	}
+	if err := pol.SetParam("rate", 1); err == nil {
+		t.Errorf("SetParam(rate, 1) = nil; want it refused: rate is the load's, not a policy's")
+	}
+}

@@ -1,20 +1,23 @@
 package flagval
 
 import (
+	"encoding"
 	"flag"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/retrysim/retrysim/fleet"
 )
 
 // The Var values below write into a field of a library's configuration, so
 // a command binds a flag to each field of a configuration that starts at the
 // library's defaults, instead of holding a copy of each setting and
 // assembling the configuration by hand. Each checks and parses as Bounded,
-// Number, Duration or Name does, through them; a refused value leaves the
-// field as it was. String allows the zero value, as package flag asks.
+// Number or Duration does, through them; a refused value leaves the field
+// as it was. String allows the zero value, as package flag asks.
 
 type intVar struct {
 	p      *int
@@ -107,34 +110,6 @@ func (v secondsVar) Set(s string) error {
 	return nil
 }
 
-type nameVar[T any] struct {
-	p     *T
-	parse func(string) (T, error)
-	text  func(T) string
-}
-
-// NameVar is Name writing into *p: one of the names parse reads, which text
-// prints.
-func NameVar[T any](p *T, parse func(string) (T, error), text func(T) string) flag.Value {
-	return nameVar[T]{p, parse, text}
-}
-
-func (v nameVar[T]) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return v.text(*v.p)
-}
-
-func (v nameVar[T]) Set(s string) error {
-	n := Name[T]{Parse: v.parse}
-	if err := n.Set(s); err != nil {
-		return err
-	}
-	*v.p = n.V
-	return nil
-}
-
 type listVar[T any] struct {
 	p     *[]T
 	parse func(string) (T, error)
@@ -187,3 +162,43 @@ func Given(fs *flag.FlagSet) map[string]bool {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return set
 }
+
+// ParamVar is the flag of the fleet setting p, writing into c: the Var its
+// field's kind asks for (a Probability's own refusal for a probability).
+func ParamVar(p fleet.Param, c *fleet.Config) flag.Value {
+	switch f := p.Field(c).(type) {
+	case *float64:
+		switch {
+		case p.Seconds:
+			return SecondsVar(f)
+		case p.Probability:
+			return (*Probability)(f)
+		}
+		return FloatVar(f, p.Lo, p.Hi)
+	case *int:
+		return IntVar(f, int(p.Lo), int(p.Hi))
+	case *time.Duration:
+		return DurationVar(f)
+	case text:
+		return textVar{f}
+	}
+	panic(fmt.Sprintf("fleet setting %s: a field of kind %T", p.Name, p.Field(c)))
+}
+
+// text is a setting written and read as text, such as a name.
+type text interface {
+	encoding.TextMarshaler
+	encoding.TextUnmarshaler
+}
+
+type textVar struct{ t text }
+
+func (v textVar) String() string {
+	if v.t == nil {
+		return ""
+	}
+	b, _ := v.t.MarshalText()
+	return string(b)
+}
+
+func (v textVar) Set(s string) error { return v.t.UnmarshalText([]byte(s)) }

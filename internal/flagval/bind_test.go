@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/retrysim/retrysim/fleet"
 )
 
 // Each Var writes an accepted value into its field, prints the field, and
@@ -15,18 +17,11 @@ import (
 // words, leaving the field as it was.
 func TestVarsWriteTheirField(t *testing.T) {
 	var (
-		n     = 3
-		x     = 0.5
-		d     = time.Second
-		secs  = 1.5
-		shape = "a"
+		n    = 3
+		x    = 0.5
+		d    = time.Second
+		secs = 1.5
 	)
-	parse := func(s string) (string, error) {
-		if s != "a" && s != "b" {
-			return "", fmt.Errorf("unknown %q (want a or b)", s)
-		}
-		return s, nil
-	}
 	for _, tc := range []struct {
 		name          string
 		set, good     string
@@ -37,14 +32,13 @@ func TestVarsWriteTheirField(t *testing.T) {
 		{"float", "0.25", "0.25", "0.25", "0.5", "2", "want a number from 0 to 1"},
 		{"duration", "250ms", "250ms", "250ms", "1s", "-1s", "-1s is negative"},
 		{"seconds", "2m", "2m", "2m0s", "1.5s", "soon", "want a duration from 0 to 8760h, such as 250ms, 2s or 24h"},
-		{"name", "b", "b", "b", "a", "c", `unknown "c" (want a or b)`},
 	} {
 		v := map[string]interface {
 			String() string
 			Set(string) error
 		}{
 			"int": IntVar(&n, 1, 100), "float": FloatVar(&x, 0, 1), "duration": DurationVar(&d),
-			"seconds": SecondsVar(&secs), "name": NameVar(&shape, parse, func(s string) string { return s }),
+			"seconds": SecondsVar(&secs),
 		}[tc.name]
 		if got := v.String(); got != tc.before {
 			t.Errorf("%s: String() = %q; want %q", tc.name, got, tc.before)
@@ -56,8 +50,8 @@ func TestVarsWriteTheirField(t *testing.T) {
 			t.Errorf("%s: Set(%q) = %v, then String() = %q; want nil, %q", tc.name, tc.good, err, v, tc.after)
 		}
 	}
-	if n != 7 || x != 0.25 || d != 250*time.Millisecond || secs != 120 || shape != "b" {
-		t.Errorf("fields %d, %g, %v, %g, %q; want 7, 0.25, 250ms, 120, b", n, x, d, secs, shape)
+	if n != 7 || x != 0.25 || d != 250*time.Millisecond || secs != 120 {
+		t.Errorf("fields %d, %g, %v, %g; want 7, 0.25, 250ms, 120", n, x, d, secs)
 	}
 }
 
@@ -105,5 +99,42 @@ func TestRenamedAndGiven(t *testing.T) {
 	}
 	if got := Given(fs); len(got) != 1 || !got["other"] {
 		t.Errorf("Given = %v; want only other", got)
+	}
+}
+
+// Every fleet setting gets a flag that prints its default, reads that back,
+// and writes what it accepts into the configuration: a name, a probability
+// with its own refusal, a count, a time in seconds.
+func TestParamVar(t *testing.T) {
+	c := fleet.DefaultConfig()
+	for _, p := range fleet.Params() {
+		v := ParamVar(p, &c)
+		if err := v.Set(v.String()); err != nil {
+			t.Errorf("-%s: its default %q is refused: %v", p.Name, v.String(), err)
+		}
+	}
+	set := func(name, s string) error {
+		p, _ := fleet.LookupParam(name)
+		return ParamVar(p, &c).Set(s)
+	}
+	for _, tc := range []struct{ name, value, err string }{
+		{"shape", "ramp", ""},
+		{"shape", "square", `unknown shape "square" (want one of constant, ramp, spike)`},
+		{"p-fail", "0.25", ""},
+		{"p-fail", "2", "2 is not a probability in [0, 1]"},
+		{"cb-window", "0", "want a whole number from 1 to 1000000"},
+		{"cb-window", "7", ""},
+		{"budget-ttl", "20s", ""},
+		{"backoff-cap", "3s", ""},
+		{"policy-scope", "fleet", ""},
+	} {
+		if err := set(tc.name, tc.value); fmt.Sprint(err) != tc.err && !(err == nil && tc.err == "") {
+			t.Errorf("-%s %s: %v; want %q", tc.name, tc.value, err, tc.err)
+		}
+	}
+	pol := c.Client.Policy
+	if c.Load.Kind != fleet.Ramp || c.Server.PFail != 0.25 || pol.Window != 7 || pol.TTL != 20 || c.Client.Backoff.Cap != 3*time.Second || !pol.Shared {
+		t.Errorf("the flags wrote %v, %g, %d, %g, %v, %v; want ramp, 0.25, 7, 20, 3s, true",
+			c.Load.Kind, c.Server.PFail, pol.Window, pol.TTL, c.Client.Backoff.Cap, pol.Shared)
 	}
 }
