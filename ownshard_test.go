@@ -58,8 +58,8 @@ func TestOwnStrategyShardFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := want.Params.Attempts; got != tc.attempts {
-				t.Errorf("attempts = %d; want %d, the most a strategy.Retry allows", got, tc.attempts)
+			if p := want.Params; p.Attempts != tc.attempts || !p.OwnStrategies {
+				t.Errorf("attempts = %d, own strategies %t; want %d, the most a strategy.Retry allows, and true", p.Attempts, p.OwnStrategies, tc.attempts)
 			}
 			dir := t.TempDir()
 			m := e.Merger()

@@ -388,6 +388,8 @@ func (e Experiment) Params() stats.Params {
 	for _, s := range e.Strategies {
 		if r, ok := s.(strategy.Retry); ok {
 			par.Attempts = max(par.Attempts, r.Attempts)
+		} else {
+			par.OwnStrategies = true
 		}
 	}
 	for _, st := range sc.Steps {

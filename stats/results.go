@@ -138,6 +138,9 @@ type Params struct {
 	// the first included; 0 when no strategy is one (Row.OwnStrategy),
 	// each setting its own limits.
 	Attempts int `json:"attempts"`
+	// OwnStrategies is set when some strategy is not a strategy.Retry
+	// (Row.OwnStrategy): Attempts does not bound it, and titles say so.
+	OwnStrategies bool `json:"-"`
 	// Policies are the steps that set their own attempts, key mode or
 	// backoff, in step order (none for the sign-up): titles name them, since
 	// Attempts does not hold for them. A file's step_params carry them too.

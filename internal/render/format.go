@@ -84,6 +84,10 @@ func reportTitle(p stats.Params) string {
 		// The steps that retry otherwise than the run, where it is named.
 		upTo += " (" + own + ")"
 	}
+	if p.OwnStrategies && p.Attempts > 0 {
+		// The attempts are the strategy.Retry strategies'.
+		upTo += ", other strategies their own limits"
+	}
 	t := fmt.Sprintf("%s %s, %d steps, each call fails %s%% of the time, the reply to %q is lost %s%% of the time, %s; %s, seed %d",
 		group(p.Jobs), p.Noun, p.Steps, shortFloat(100*p.PFail), p.LossyStep, shortFloat(100*p.LostReply),
 		upTo, p.RNG, p.Seed)

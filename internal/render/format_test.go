@@ -107,11 +107,22 @@ func TestReportTitleNamesOwnPolicies(t *testing.T) {
 
 // A run with no strategy.Retry (Params.Attempts 0: every strategy written in
 // Go against strategy.Strategy) has no run-wide attempts to name: its title
-// says that each strategy sets its own limits, not "up to 0 attempts".
+// says that each strategy sets its own limits, not "up to 0 attempts"; beside
+// a strategy.Retry, the attempts are said to be the Retry's alone.
 func TestReportTitleOwnStrategies(t *testing.T) {
-	p := stats.Params{Jobs: 1000, Noun: "invoices", Steps: 4, PFail: 0.02, LossyStep: "charge the card", LostReply: 0.01, RNG: "pcg", Seed: 42}
-	const want = `1,000 invoices, 4 steps, each call fails 2% of the time, the reply to "charge the card" is lost 1% of the time, each strategy's own limits; pcg, seed 42`
-	if got := reportTitle(p); got != want {
-		t.Errorf("reportTitle = %q; want %q", got, want)
+	alone := stats.Params{Jobs: 1000, Noun: "invoices", Steps: 4, PFail: 0.02, LossyStep: "charge the card", LostReply: 0.01, RNG: "pcg", Seed: 42, OwnStrategies: true}
+	beside := alone
+	beside.Attempts = 3
+	const head = `1,000 invoices, 4 steps, each call fails 2% of the time, the reply to "charge the card" is lost 1% of the time, `
+	for _, tt := range []struct {
+		p    stats.Params
+		want string
+	}{
+		{alone, head + "each strategy's own limits; pcg, seed 42"},
+		{beside, head + "up to 3 attempts, other strategies their own limits; pcg, seed 42"},
+	} {
+		if got := reportTitle(tt.p); got != tt.want {
+			t.Errorf("reportTitle = %q; want %q", got, tt.want)
+		}
 	}
 }
