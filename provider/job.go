@@ -122,7 +122,7 @@ func (j *Job) UseStore(on bool) { j.store = on }
 // Enter reports whether the Part 5 store, when the job keeps one, holds step
 // i as finished, so that a strategy skips it. It has nothing to do else: the
 // Part 5 model has no crashes.
-func (j *Job) Enter(i int) bool { return j.store && j.finished&(1<<i) != 0 }
+func (j *Job) Enter(i int) bool { return j.store && j.finished&(1<<(uint(i)&(MaxSteps-1))) != 0 }
 
 // Guarded reports whether the job keeps the Part 5 store, the only thing
 // Enter can report.
@@ -159,7 +159,7 @@ func (j *Job) Call(i int, key Key) bool {
 	if st.canLoseReply && j.stream.Next() < st.lost {
 		return false
 	}
-	j.finished |= 1 << i
+	j.finished |= 1 << (uint(i) & (MaxSteps - 1))
 	return true
 }
 

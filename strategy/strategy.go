@@ -167,14 +167,14 @@ func (r Retry) Run(c Calls) bool { return r.Resume(c, 0) }
 // skipping the steps Enter reports handled.
 func (r Retry) Resume(c Calls, from int) bool {
 	if j, ok := c.(*provider.Job); ok {
-		return r.resumeJob(j, from)
+		return (&r).resumeJob(j, from)
 	}
-	return r.resume(c, from)
+	return (&r).resume(c, from)
 }
 
 // resume is Resume over any Calls, one method call through the interface
 // each.
-func (r Retry) resume(c Calls, from int) bool {
+func (r *Retry) resume(c Calls, from int) bool {
 	n, own, guarded := c.Steps(), c.Policies(), c.Guarded()
 	if r.Scope == EachStep {
 		for i := from; i < n; i++ {
@@ -228,7 +228,7 @@ func (r Retry) resume(c Calls, from int) bool {
 // inlines the small ones (Steps, Policies, Guarded, Enter, FreshKey, Backoff).
 // Through the interface they cost the skip engine a fifth of its speed.
 // TestResumeJobIsResume holds the two bodies equal, token for token.
-func (r Retry) resumeJob(c *provider.Job, from int) bool {
+func (r *Retry) resumeJob(c *provider.Job, from int) bool {
 	n, own, guarded := c.Steps(), c.Policies(), c.Guarded()
 	if r.Scope == EachStep {
 		for i := from; i < n; i++ {
@@ -278,7 +278,7 @@ func (r Retry) resumeJob(c *provider.Job, from int) bool {
 }
 
 // key is the key of a step's first call in a pass under mode.
-func (r Retry) key(c Calls, mode KeyMode) provider.Key {
+func (r *Retry) key(c Calls, mode KeyMode) provider.Key {
 	switch mode {
 	case SameKey:
 		return actionKey
