@@ -92,9 +92,6 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	if err := race.CheckStudy(base, int64(simJobs)); err != nil {
 		return flagval.Usage(err)
 	}
-	if base.Exe, err = os.Executable(); err != nil {
-		return err
-	}
 	if base.Keep {
 		if base.Dir, err = os.MkdirTemp("", "retrysim-race-"); err != nil {
 			return err

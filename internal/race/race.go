@@ -100,7 +100,8 @@ type Config struct {
 	// queue's visibility timeout would.
 	Lease time.Duration
 	Seed  uint64
-	// Exe and Args start a worker process: Exe Args... then the worker flags.
+	// Exe and Args start a worker process: Exe Args... then the worker
+	// flags; Exe is this executable when empty.
 	Exe  string
 	Args []string
 	Env  []string
@@ -189,6 +190,11 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	res = Result{Mode: cfg.Mode}
 	if err := cfg.check(); err != nil {
 		return res, err
+	}
+	if cfg.Exe == "" {
+		if cfg.Exe, err = os.Executable(); err != nil {
+			return res, err
+		}
 	}
 	dir := cfg.Dir
 	if dir == "" {

@@ -345,3 +345,13 @@ func TestCheckStudy(t *testing.T) {
 		}
 	}
 }
+
+// With no Exe, Run starts its workers from this executable, as the retrysim
+// command's race does.
+func TestRunDefaultsToThisExecutable(t *testing.T) {
+	cfg := config(Claim)
+	cfg.Exe = ""
+	if res := run(t, cfg); res.Races != 1 || res.DoubleCharged != 0 {
+		t.Errorf("claim, one job: %d races, %d charged twice; want 1, 0", res.Races, res.DoubleCharged)
+	}
+}
