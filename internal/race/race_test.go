@@ -48,12 +48,17 @@ func run(t *testing.T, cfg Config) Result {
 }
 
 // Twenty two-worker races, as in the check: check-then-insert charges twice
-// nearly every time; a UNIQUE key never does, its loser refused with 2067.
+// nearly every time (20 of 20 on an idle machine); a UNIQUE key never does,
+// its loser refused with 2067. The races are real, so how often the two
+// workers overlap depends on the scheduler: on two cores shared with other
+// work as few as 15 of 20 have overlapped, so the loose bound is half,
+// which still tells a race from none (a store that never charged twice
+// gives 0).
 func TestTwentyRaces(t *testing.T) {
 	loose := config(Loose)
 	loose.Rounds = 20
-	if res := run(t, loose); res.DoubleCharged < 18 {
-		t.Errorf("loose: %d of 20 races charged twice; want at least 18 (%+v)", res.DoubleCharged, res)
+	if res := run(t, loose); res.DoubleCharged < 10 {
+		t.Errorf("loose: %d of 20 races charged twice; want at least 10 (%+v)", res.DoubleCharged, res)
 	}
 	claim := config(Claim)
 	claim.Rounds = 20
