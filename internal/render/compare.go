@@ -117,6 +117,11 @@ func comparePanel(title, xLabel, yLabel, unit string, xLog, legendTop bool, curv
 		p.Y.Min = floor
 		p.Y.Max = math.Max(p.Y.Max, floor*10)
 	}
+	if xLog && p.X.Min == p.X.Max && p.X.Min > 0 {
+		// One x: gonum would widen the axis by 1 each way, below 0, where
+		// a log axis has no place.
+		p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+	}
 	return p, nil
 }
 

@@ -221,6 +221,9 @@ type logTicks struct{ unit string }
 // Ticks implements plot.Ticker.
 func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 	var ticks []plot.Tick
+	if !(lo > 0 && hi >= lo && !math.IsInf(hi, 0)) {
+		return nil // no decade to count through (log10 of 0 would count from MinInt)
+	}
 	for k := int(math.Floor(math.Log10(lo))); k <= int(math.Ceil(math.Log10(hi))); k++ {
 		d := math.Pow(10, float64(k))
 		for m := 1; m < 10; m++ {
