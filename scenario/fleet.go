@@ -58,12 +58,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 			if flag == "policy" {
 				f.Policy.Kind, err = fleet.ParsePolicy(s)
 			} else {
-				switch s {
-				case "client", "fleet":
-					f.Policy.Shared = s == "fleet"
-				default:
-					err = fmt.Errorf("unknown scope %q (want client or fleet)", s)
-				}
+				f.Policy.Shared, err = fleet.ParseScope(s)
 			}
 			if err != nil {
 				return nil, fail(k, err.Error())
