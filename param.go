@@ -42,8 +42,13 @@ type field struct {
 	// turns such a value into the field's type (seconds into a duration).
 	spec *sweep.Spec
 	from func(v float64) any
+	// get is the field's value in the step or the queue, of its own type.
+	get func(st *provider.Step, q *delivery.Config) any
 	// zero is a value of the field's type, to name it.
 	zero any
+	// usage says what the field means, as a flag's help: its argument's
+	// name in backquotes, as package flag reads it.
+	usage string
 	// lossy: only a step that can lose its reply has the field. timed: only
 	// the delivery model reads it.
 	lossy, timed bool
@@ -60,6 +65,7 @@ func newField[T any](spec *sweep.Spec, where func(*provider.Step, *delivery.Conf
 			}
 			return ok
 		},
+		get:  func(st *provider.Step, q *delivery.Config) any { return *where(st, q) },
 		spec: spec,
 		zero: *new(T),
 		from: func(v float64) any {
@@ -91,9 +97,12 @@ func queueField[T any](spec *sweep.Spec, where func(*delivery.Config) *T) field 
 }
 
 var stepFields = map[string]field{
-	"p_fail":     stepField(probabilitySpec, func(st *provider.Step) *float64 { return &st.PFail }),
-	"lost_reply": lossy(stepField(probabilitySpec, func(st *provider.Step) *float64 { return &st.LostReply })),
-	"latency":    timed(stepField(durationSpec, func(st *provider.Step) *provider.Latency { return &st.Latency })),
+	"p_fail": doc(stepField(probabilitySpec, func(st *provider.Step) *float64 { return &st.PFail }),
+		"`probability` that a call fails before doing anything"),
+	"lost_reply": doc(lossy(stepField(probabilitySpec, func(st *provider.Step) *float64 { return &st.LostReply })),
+		"`probability` that the welcome email's reply is lost after the email went out"),
+	"latency": doc(timed(stepField(durationSpec, func(st *provider.Step) *provider.Latency { return &st.Latency })),
+		"every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time"),
 	// attempts is the step's own (provider.Policy), bounded as a scenario
 	// file's: 1 to provider.MaxAttempts.
 	"attempts": stepField(&sweep.Spec{Kind: sweep.Whole, Min: 1, Max: provider.MaxAttempts}, func(st *provider.Step) *int { return &st.Policy.Attempts }),
@@ -109,29 +118,81 @@ func timed(f field) field {
 	return f
 }
 
-var queueFields = map[string]field{
-	"store":          queueField(nil, func(q *delivery.Config) *delivery.Store { return &q.Store }),
-	"ttl":            queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.TTL }),
-	"lease":          queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Lease }),
-	"visibility":     queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Visibility }),
-	"repeat_delay":   queueField(durationSpec, func(q *delivery.Config) *provider.Latency { return &q.RepeatDelay }),
-	"backoff":        queueField(nil, func(q *delivery.Config) *backoff.Kind { return &q.Backoff.Kind }),
-	"backoff.base":   queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Backoff.Base }),
-	"backoff.cap":    queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Backoff.Cap }),
-	"max_deliveries": queueField(&sweep.Spec{Kind: sweep.Whole, Min: 1, Max: delivery.DeliveriesLimit}, func(q *delivery.Config) *int { return &q.MaxDeliveries }),
-	"max_crashes":    queueField(&sweep.Spec{Kind: sweep.Whole, Min: 0, Max: delivery.CrashesLimit}, func(q *delivery.Config) *int { return &q.MaxCrashes }),
-	"repeat":         queueField(probabilitySpec, func(q *delivery.Config) *float64 { return &q.RepeatP }),
-	"crash":          queueField(probabilitySpec, func(q *delivery.Config) *float64 { return &q.CrashP }),
-	"crash_at":       queueField(nil, func(q *delivery.Config) *delivery.CrashPoint { return &q.CrashAt }),
+func doc(f field, usage string) field {
+	f.usage = usage
+	return f
 }
 
-// Settings are the names Override takes besides steps[STEP].FIELD, in the
-// order reports list them: p_fail, lost_reply and latency over every step,
-// and every field of the queue.
-func Settings() []string {
-	return []string{"p_fail", "lost_reply", "latency", "queue.backoff", "queue.backoff.base", "queue.backoff.cap",
+var queueFields = map[string]field{
+	"store": doc(queueField(nil, func(q *delivery.Config) *delivery.Store { return &q.Store }),
+		"the `mode` in which the worker writes a step's key: none, after (check, work, record), loose (check, insert, work), claim (unique insert first) or lease (claim with status, release and takeover)"),
+	"ttl": doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.TTL }),
+		"keys expire this `duration` after they are written (0: never)"),
+	"lease": doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Lease }),
+		"a lease holds this `duration` before another delivery may take it over, even from a live, slow holder (more than 0; -store lease only)"),
+	"visibility": doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Visibility }),
+		"the queue's visibility timeout: an unacked message comes back after this `duration`"),
+	"repeat_delay": doc(queueField(durationSpec, func(q *delivery.Config) *provider.Latency { return &q.RepeatDelay }),
+		"the second copy arrives this `d` (or lognormal median:p99, median above 0) after the first; needs -repeat"),
+	"backoff": doc(queueField(nil, func(q *delivery.Config) *backoff.Kind { return &q.Backoff.Kind }),
+		"the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter, decorrelated, or a job queue's schedule: sidekiq (c^4 + 15 + rand(10) x (c + 1) s for retry c from 0) or river (n^4 s ±10% after the n-th error)"),
+	"backoff.base": doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Backoff.Base }),
+		"the backoff's base `duration`"),
+	"backoff.cap": doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Backoff.Cap }),
+		"the backoff's cap `duration`"),
+	"max_deliveries": doc(queueField(&sweep.Spec{Kind: sweep.Whole, Min: 1, Max: delivery.DeliveriesLimit}, func(q *delivery.Config) *int { return &q.MaxDeliveries }),
+		"dead-letter a message after `n` deliveries, 1 to 1000"),
+	"max_crashes": doc(queueField(&sweep.Spec{Kind: sweep.Whole, Min: 0, Max: delivery.CrashesLimit}, func(q *delivery.Config) *int { return &q.MaxCrashes }),
+		"at most `n` crashes a job, 0 to 1000 (0: no bound); needs -crash"),
+	"repeat": doc(queueField(probabilitySpec, func(q *delivery.Config) *float64 { return &q.RepeatP }),
+		"`probability` that a request is sent twice"),
+	"crash": doc(queueField(probabilitySpec, func(q *delivery.Config) *float64 { return &q.CrashP }),
+		"`probability` that a worker dies at -crash-at, each time a step passes it"),
+	"crash_at": doc(queueField(nil, func(q *delivery.Config) *delivery.CrashPoint { return &q.CrashAt }),
+		"the `point` where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack; needs -crash"),
+}
+
+// Signup is the job a run has without a scenario: the sign-up at the
+// settings' defaults (p_fail 0.01, lost_reply 0.005).
+func Signup() provider.Scenario { return provider.Signup(sweepDefaults[0], sweepDefaults[1]) }
+
+// SettingDef is a setting Override takes by a plain name: what it means and
+// what a run has without it, so that a command declares its flags from
+// Settings instead of repeating them.
+type SettingDef struct {
+	// Name is the setting's name: p_fail, queue.backoff.base.
+	Name string
+	// Usage says what it means, as a flag's help: its argument's name in
+	// backquotes, as package flag reads it.
+	Usage string
+	// Default is the value a run has when the setting is not given (the
+	// sign-up's p_fail and lost_reply, delivery.Defaults' queue), of the
+	// type Override takes for it (Setting.Value).
+	Default any
+	// Min and Max bound a count: an int Default.
+	Min, Max int
+}
+
+// Settings are the settings Override takes besides steps[STEP].FIELD, in
+// the order reports list them: p_fail, lost_reply and latency over every
+// step, and every field of the queue.
+func Settings() []SettingDef {
+	names := []string{"p_fail", "lost_reply", "latency", "queue.backoff", "queue.backoff.base", "queue.backoff.cap",
 		"queue.store", "queue.ttl", "queue.lease", "queue.visibility", "queue.max_deliveries", "queue.repeat",
 		"queue.repeat_delay", "queue.crash", "queue.crash_at", "queue.max_crashes"}
+	step, queue := provider.Step{PFail: sweepDefaults[0], LostReply: sweepDefaults[1]}, delivery.Defaults()
+	defs := make([]SettingDef, len(names))
+	for i, name := range names {
+		f := stepFields[name]
+		if key, ok := strings.CutPrefix(name, "queue."); ok {
+			f = queueFields[key]
+		}
+		defs[i] = SettingDef{Name: name, Usage: f.usage, Default: f.get(&step, &queue)}
+		if f.spec != nil && f.spec.Kind == sweep.Whole {
+			defs[i].Min, defs[i].Max = int(f.spec.Min), int(f.spec.Max)
+		}
+	}
+	return defs
 }
 
 // Setting is a value given by name over a scenario and its queue. Value has
@@ -228,7 +289,11 @@ func lookupField(name string, sc provider.Scenario, numeric bool) (f field, step
 	if numeric {
 		return f, nil, false, fmt.Errorf("unknown parameter %q (want steps[STEP].FIELD or queue.FIELD)", name)
 	}
-	return f, nil, false, fmt.Errorf("unknown setting %q (want %s, or steps[STEP].FIELD)", name, strings.Join(Settings(), ", "))
+	names := make([]string, 0, len(queueFields)+3)
+	for _, s := range Settings() {
+		names = append(names, s.Name)
+	}
+	return f, nil, false, fmt.Errorf("unknown setting %q (want %s, or steps[STEP].FIELD)", name, strings.Join(names, ", "))
 }
 
 // seconds is v seconds as a Duration, to the nanosecond.

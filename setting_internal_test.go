@@ -138,3 +138,32 @@ func TestParseStrategies(t *testing.T) {
 		t.Errorf("ParseStrategies(step-retry-harder) = %v; want a FieldError for strategies", err)
 	}
 }
+
+// Settings describes each setting a command declares as a flag: a help text
+// naming its argument, and as default what a run has without it, written
+// out here from the model's own defaults (the sign-up at p_fail 0.01 and
+// lost_reply 0.005, delivery.Defaults' queue): giving every default over
+// that run changes nothing. A count's bounds are the limits its field takes.
+func TestSettingsDescribeTheirFlags(t *testing.T) {
+	base, q := provider.Signup(0.01, 0.005), delivery.Defaults()
+	var given []Setting
+	for _, s := range Settings() {
+		if strings.Count(s.Usage, "`") != 2 {
+			t.Errorf("%s: usage %q names no argument in backquotes", s.Name, s.Usage)
+		}
+		given = append(given, Setting{s.Name, s.Default})
+	}
+	sc, q2, err := Override(base, &q, given...)
+	if err != nil || !reflect.DeepEqual(sc, base) || *q2 != q {
+		t.Errorf("Override(every default) = %+v, %+v, %v; want the run unchanged", sc.Steps, q2, err)
+	}
+	if !reflect.DeepEqual(Signup(), base) {
+		t.Errorf("Signup() = %+v; want the sign-up at 0.01, 0.005", Signup().Steps)
+	}
+	bounds := map[string][2]int{"queue.max_deliveries": {1, delivery.DeliveriesLimit}, "queue.max_crashes": {0, delivery.CrashesLimit}}
+	for _, s := range Settings() {
+		if _, count := s.Default.(int); count && [2]int{s.Min, s.Max} != bounds[s.Name] {
+			t.Errorf("%s: bounds %d to %d; want %v", s.Name, s.Min, s.Max, bounds[s.Name])
+		}
+	}
+}

@@ -83,7 +83,7 @@ type sweepAxis struct {
 // built-in sign-up.
 func (s Sweep) base() (provider.Scenario, bool) {
 	if s.Scenario == nil {
-		return provider.Signup(sweepDefaults[0], sweepDefaults[1]), true
+		return Signup(), true
 	}
 	return *s.Scenario, false
 }

@@ -286,10 +286,9 @@ func TestEverySettingIsAFlag(t *testing.T) {
 	out, _, _ := retrysim(t, "-help")
 	_, help, _ := strings.Cut(out, "\nFlags:\n")
 	fs := flagval.NewFlagSet("t")
-	registerQueue(fs)
-	fs.Var(new(flagval.Probability), "p-fail", "")
-	fs.Var(new(flagval.Probability), "lost-reply", "")
-	for _, name := range api.Settings() {
+	registerSettings(fs)
+	for _, s := range api.Settings() {
+		name := s.Name
 		f := fs.Lookup(flagOf(name))
 		if f == nil || !strings.Contains(help, "\n  -"+f.Name+" ") {
 			t.Errorf("%s: no table flag -%s", name, flagOf(name))

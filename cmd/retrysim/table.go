@@ -9,13 +9,11 @@ import (
 	"strings"
 
 	api "github.com/retrysim/retrysim"
-	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
-	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/scenario"
 )
 
@@ -42,7 +40,6 @@ Flags:
 func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var c common
 	jobs := flagval.Count(1_000_000)
-	pFail, lostReply := flagval.Probability(0.01), flagval.Probability(0.005)
 	attempts := flagval.Bounded{V: 3, Lo: 1, Hi: sim.MaxAttempts}
 	replicates := flagval.Bounded{V: 1, Lo: 1, Hi: api.MaxReplicates}
 	var ci, expect bool
@@ -50,8 +47,6 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var scenarioPath string
 	fs := flagval.NewFlagSet("retrysim")
 	fs.Var(&jobs, "jobs", "simulate `n` jobs, 1 to 10^12 (1e6 and 1_000_000 work too)")
-	fs.Var(&pFail, "p-fail", "`probability` that a call fails before doing anything")
-	fs.Var(&lostReply, "lost-reply", "`probability` that the welcome email's reply is lost after the email went out")
 	fs.Var(&attempts, "attempts", "calls a retry allows, the first included (`n` from 1 to 1000)")
 	fs.BoolVar(&ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
@@ -60,7 +55,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	preset := flagval.Choice{Valid: func(s string) error { _, err := api.LookupPreset(s); return err }}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
 	fs.StringVar(&scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/")
-	registerQueue(fs)
+	registerSettings(fs)
 	c.register(fs, render.ReportDoc)
 	if err := flagval.Parse(fs, args, tableIntro, stdout); err != nil {
 		return err
@@ -95,7 +90,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	sc, queue := provider.Signup(float64(pFail), float64(lostReply)), (*delivery.Config)(nil)
+	sc, queue := api.Signup(), (*delivery.Config)(nil)
 	if file != nil {
 		sc, queue = file.Scenario, file.Queue
 	}
@@ -143,26 +138,13 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return c.out.Render(ctx, stdout, func(w io.Writer) error { return c.format.R.Report(w, out) })
 }
 
-// registerQueue declares the delivery model's flags, at its defaults: each
-// gives the library's setting of its name (api.Override), and any of them
-// turns the model on.
-func registerQueue(fs *flag.FlagSet) {
-	d := delivery.Defaults()
-	crashAt := flagval.CrashPoint()
-	fs.Var(&flagval.Latency{}, "latency", "every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")
-	fs.Var(&flagval.Name[backoff.Kind]{V: d.Backoff.Kind, Parse: backoff.ParseKind, Text: backoff.Kind.String}, "backoff", "the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter, decorrelated, or a job queue's schedule: sidekiq (c^4 + 15 + rand(10) x (c + 1) s for retry c from 0) or river (n^4 s ±10% after the n-th error)")
-	fs.Var(&flagval.Duration{V: d.Backoff.Base}, "backoff-base", "the backoff's base `duration`")
-	fs.Var(&flagval.Duration{V: d.Backoff.Cap}, "backoff-cap", "the backoff's cap `duration`")
-	fs.Var(&flagval.Name[delivery.Store]{V: d.Store, Parse: delivery.ParseStore, Text: delivery.Store.String}, "store", "the `mode` in which the worker writes a step's key: none, after (check, work, record), loose (check, insert, work), claim (unique insert first) or lease (claim with status, release and takeover)")
-	fs.Var(&flagval.Duration{V: d.TTL}, "ttl", "keys expire this `duration` after they are written (0: never)")
-	fs.Var(&flagval.Duration{V: d.Lease}, "lease", "a lease holds this `duration` before another delivery may take it over, even from a live, slow holder (more than 0; -store lease only)")
-	fs.Var(&flagval.Duration{V: d.Visibility}, "visibility", "the queue's visibility timeout: an unacked message comes back after this `duration`")
-	fs.Var(&flagval.Bounded{V: d.MaxDeliveries, Lo: 1, Hi: delivery.DeliveriesLimit}, "max-deliveries", "dead-letter a message after `n` deliveries, 1 to 1000")
-	fs.Var(new(flagval.Probability), "repeat", "`probability` that a request is sent twice")
-	fs.Var(&flagval.Latency{}, "repeat-delay", "the second copy arrives this `d` (or lognormal median:p99, median above 0) after the first; needs -repeat")
-	fs.Var(new(flagval.CrashProbability), "crash", "`probability` that a worker dies at -crash-at, each time a step passes it")
-	fs.Var(&crashAt, "crash-at", "the `point` where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack; needs -crash")
-	fs.Var(&flagval.Bounded{V: 0, Lo: 0, Hi: delivery.CrashesLimit}, "max-crashes", "at most `n` crashes a job, 0 to 1000 (0: no bound); needs -crash")
+// registerSettings declares a flag for each of the library's settings
+// (api.Settings), at its default, named by flagOf: -p-fail, -lost-reply,
+// and the delivery model's, any of which turns the model on.
+func registerSettings(fs *flag.FlagSet) {
+	for _, s := range api.Settings() {
+		fs.Var(flagval.SettingVar(s), flagOf(s.Name), s.Usage)
+	}
 }
 
 // scenarioFile reads -scenario, when given, as table and sweep both do: the
@@ -189,9 +171,9 @@ func settingFlags(fs *flag.FlagSet) ([]api.Setting, string) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = f })
 	var settings []api.Setting
 	var text []string
-	for _, name := range api.Settings() {
-		if f := set[flagOf(name)]; f != nil {
-			settings = append(settings, api.Setting{Name: name, Value: f.Value.(flag.Getter).Get()})
+	for _, s := range api.Settings() {
+		if f := set[flagOf(s.Name)]; f != nil {
+			settings = append(settings, api.Setting{Name: s.Name, Value: f.Value.(flag.Getter).Get()})
 			text = append(text, "-"+f.Name+" "+f.Value.String())
 		}
 	}

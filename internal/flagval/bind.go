@@ -9,7 +9,11 @@ import (
 	"strings"
 	"time"
 
+	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/provider"
 )
 
 // The Var values below write into a field of a library's configuration, so
@@ -202,3 +206,31 @@ func (v textVar) String() string {
 }
 
 func (v textVar) Set(s string) error { return v.t.UnmarshalText([]byte(s)) }
+
+// SettingVar is the flag of the library's setting s (api.Settings), at its
+// default: the Var its value's type asks for, whose Get is the value
+// api.Override takes. queue.crash is -crash, a CrashProbability.
+func SettingVar(s api.SettingDef) flag.Value {
+	switch v := s.Default.(type) {
+	case float64:
+		if s.Name == "queue.crash" {
+			return &CrashProbability{P: Probability(v)}
+		}
+		return (*Probability)(&v)
+	case int:
+		return &Bounded{V: v, Lo: s.Min, Hi: s.Max}
+	case time.Duration:
+		return &Duration{V: v}
+	case provider.Latency:
+		return &Latency{V: v}
+	case backoff.Kind:
+		return &Name[backoff.Kind]{V: v, Parse: backoff.ParseKind, Text: backoff.Kind.String}
+	case delivery.Store:
+		return &Name[delivery.Store]{V: v, Parse: delivery.ParseStore, Text: delivery.Store.String}
+	case delivery.CrashPoint:
+		c := CrashPoint()
+		c.V = v
+		return &c
+	}
+	panic(fmt.Sprintf("setting %s: a value of type %T", s.Name, s.Default))
+}

@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
 )
 
@@ -136,5 +138,33 @@ func TestParamVar(t *testing.T) {
 	if c.Load.Kind != fleet.Ramp || c.Server.PFail != 0.25 || pol.Window != 7 || pol.TTL != 20 || c.Client.Backoff.Cap != 3*time.Second || !pol.Shared {
 		t.Errorf("the flags wrote %v, %g, %d, %g, %v, %v; want ramp, 0.25, 7, 20, 3s, true",
 			c.Load.Kind, c.Server.PFail, pol.Window, pol.TTL, c.Client.Backoff.Cap, pol.Shared)
+	}
+}
+
+// Each setting's flag prints its default as the value Override takes, reads
+// a value Override takes (Get), and refuses one with its own words: -crash a
+// crash point, a count one out of its bounds.
+func TestSettingVar(t *testing.T) {
+	want := map[string]string{"p_fail": "0.01", "lost_reply": "0.005", "latency": "0s", "queue.backoff": "full-jitter",
+		"queue.ttl": "24h0m0s", "queue.max_deliveries": "10", "queue.crash": "0", "queue.store": "none"}
+	for _, s := range api.Settings() {
+		v := SettingVar(s)
+		if w, ok := want[s.Name]; ok && v.String() != w {
+			t.Errorf("%s: default %s; want %s", s.Name, v.String(), w)
+		}
+		if g := v.(flag.Getter).Get(); fmt.Sprintf("%T %v", g, g) != fmt.Sprintf("%T %v", s.Default, s.Default) {
+			t.Errorf("%s: Get() = %T %v; want %T %v", s.Name, g, g, s.Default, s.Default)
+		}
+	}
+	for name, tc := range map[string]struct{ bad, err string }{
+		"queue.crash":          {"after-work", `"after-work" is a crash point: give it with -crash-at; -crash is the probability that a worker dies there`},
+		"queue.max_deliveries": {"0", "want a whole number from 1 to 1000"},
+		"queue.max_crashes":    {"1001", "want a whole number from 0 to 1000"},
+		"p_fail":               {"1.5", "1.5 is not a probability in [0, 1]"},
+	} {
+		i := slices.IndexFunc(api.Settings(), func(s api.SettingDef) bool { return s.Name == name })
+		if err := SettingVar(api.Settings()[i]).Set(tc.bad); err == nil || err.Error() != tc.err {
+			t.Errorf("%s.Set(%s) = %v; want %s", name, tc.bad, err, tc.err)
+		}
 	}
 }
