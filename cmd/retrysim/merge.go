@@ -37,7 +37,7 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(&format, "format", format.Usage())
 	fs.BoolVar(&ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	fs.StringVar(&out.Path, "o", "", outUsage+"; not one of the shard files")
+	fs.StringVar(&out.Path, "o", "", flagval.OutUsage+"; not one of the shard files")
 	if err := flagval.ParseFlags(fs, flagval.Interspersed(fs, args), fmt.Sprintf(mergeIntro, stats.MaxShardBytes>>20), stdout); err != nil {
 		return err
 	}

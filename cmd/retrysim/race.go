@@ -72,7 +72,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	fs.Var(&seed, "seed", "random `seed` for choosing which deliveries crash, and for the simulator")
 	fs.BoolVar(&base.Keep, "keep", false, "keep the database files of a run that finishes (their paths are printed) instead of removing them")
 	fs.Var(&format, "format", format.Usage())
-	fs.StringVar(&out.Path, "o", "", outUsage)
+	fs.StringVar(&out.Path, "o", "", flagval.OutUsage)
 	for old, why := range raceRenamed {
 		fs.Var(why, old, "")
 	}

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -18,11 +17,7 @@ import (
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
-	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/race"
-	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/internal/rng"
-	"github.com/retrysim/retrysim/strategy"
 )
 
 // Exit statuses.
@@ -124,45 +119,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 }
-
-// common are the flags every simulating command shares.
-type common struct {
-	seed       flagval.Seed
-	rng        flagval.Choice
-	strategies flagval.Strategies
-	format     flagval.Format
-	workers    flagval.Bounded
-	engine     flagval.Engine
-	out        outfile.File
-}
-
-// register declares the shared flags on fs with their defaults, -format
-// taking the formats that write doc.
-func (c *common) register(fs *flag.FlagSet, doc render.Doc) {
-	*c = common{
-		seed:       1,
-		rng:        flagval.Choice{V: rng.Generators()[0].Name, Valid: flagval.ValidRNG},
-		strategies: flagval.Strategies(strategy.DefaultIDs()),
-		format:     flagval.NewFormat(doc),
-		workers:    flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096},
-	}
-	fs.Var(&c.seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	gens := make([]string, len(rng.Generators()))
-	for i, g := range rng.Generators() {
-		gens[i] = fmt.Sprintf("%s: %s", g.Name, g.Doc)
-	}
-	fs.Var(&c.rng, "rng", "random `generator`: "+strings.Join(gens, "; "))
-	fs.Var(&c.strategies, "strategies", "comma-separated strategy `names`, each once, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
-	fs.Var(&c.format, "format", c.format.Usage())
-	fs.Var(&c.workers, "workers", fmt.Sprintf("parallel `workers`, %d to %d; the output does not depend on it", c.workers.Lo, c.workers.Hi))
-	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
-	fs.Var(&c.engine, "engine", "the `engine` that draws the jobs: auto (skip where allowed), plain (every draw of every job), or skip (only the jobs where something happens; not with mulberry32)")
-	c.out.Flag = "o"
-	fs.StringVar(&c.out.Path, "o", "", outUsage)
-}
-
-// outUsage is every command's -o usage.
-const outUsage = "write the output to `file` instead of stdout: a regular file is replaced atomically (keeping its mode), a symbolic link's target likewise, a device or FIFO is written in place"
 
 // usage turns the library's refusal of a setting into the flag's: a
 // api.FieldError names the setting (sweep's axes joined by " x ", a

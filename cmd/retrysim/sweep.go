@@ -36,7 +36,7 @@ Flags:
 
 // sweepCommand runs the grid and writes the long-format rows, a pivot or a plot.
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var c common
+	var c flagval.Common
 	prob := sweep.Spec{Kind: sweep.Probability}
 	axes := []*flagval.Values{ // in stats.Axes() order, each the default a sweep leaves out
 		flagval.NewValues("0.01", prob),
@@ -64,7 +64,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.BoolVar(&logY, "log-y", false, "draw -plot's line plot on a log y axis (by default: when the values span more than two decades)")
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
 	fs.BoolVar(&sharedScale, "shared-scale", false, "give -plot's heat maps one colour scale (by default each panel has its own)")
-	c.register(fs, render.SweepDoc)
+	c.Register(fs, render.SweepDoc)
 	if err := flagval.Parse(fs, args, sweepIntro, stdout); err != nil {
 		return err
 	}
@@ -72,8 +72,8 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	sw := api.Sweep{ScenarioFile: scenarioPath, Strategies: c.strategies, Seed: uint64(c.seed), Generator: c.rng.V,
-		Engine: c.engine.String(), Workers: c.workers.V, Metric: metric.V, Progress: outfile.Progress(stderr, "sweep")}
+	sw := api.Sweep{ScenarioFile: scenarioPath, Strategies: c.Strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
+		Engine: c.Engine.String(), Workers: c.Workers.V, Metric: metric.V, Progress: outfile.Progress(stderr, "sweep")}
 	if file != nil {
 		sw.Scenario, sw.Delivery = &file.Scenario, file.Queue
 	}
@@ -91,18 +91,18 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return usage(err)
 	}
-	opts, err := render.NewPlotOptions(plot.Path, c.format.R.Page(), len(swept), logY, linearY, sharedScale)
+	opts, err := render.NewPlotOptions(plot.Path, c.Format.R.Page(), len(swept), logY, linearY, sharedScale)
 	if err != nil {
 		return flagval.Usage(err)
 	}
-	if err := outfile.Check(c.out, plot); err != nil {
+	if err := outfile.Check(c.Out, plot); err != nil {
 		return flagval.Usage(err)
 	}
 	err = flagval.Refuse(fs, func(n string) string {
-		if n != "metric" || !c.format.R.Raw() || plot.Path != "" {
+		if n != "metric" || !c.Format.R.Raw() || plot.Path != "" {
 			return ""
 		}
-		return fmt.Sprintf("%s carries every metric; -metric picks the one a table, markdown or -plot shows", c.format.R.Name())
+		return fmt.Sprintf("%s carries every metric; -metric picks the one a table, markdown or -plot shows", c.Format.R.Name())
 	})
 	if err != nil {
 		return err
@@ -117,5 +117,5 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	return c.out.Render(ctx, stdout, func(w io.Writer) error { return c.format.R.Sweep(w, s, opts) })
+	return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Format.R.Sweep(w, s, opts) })
 }

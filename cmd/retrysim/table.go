@@ -38,7 +38,7 @@ Flags:
 // tableCommand simulates one point of the parameters and prints the table,
 // or with -shard one slice of it as json for merge.
 func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var c common
+	var c flagval.Common
 	jobs := flagval.Count(1_000_000)
 	attempts := flagval.Bounded{V: 3, Lo: 1, Hi: sim.MaxAttempts}
 	replicates := flagval.Bounded{V: 1, Lo: 1, Hi: api.MaxReplicates}
@@ -56,11 +56,11 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
 	fs.StringVar(&scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/")
 	registerSettings(fs)
-	c.register(fs, render.ReportDoc)
+	c.Register(fs, render.ReportDoc)
 	if err := flagval.Parse(fs, args, tableIntro, stdout); err != nil {
 		return err
 	}
-	if err := outfile.Check(c.out); err != nil {
+	if err := outfile.Check(c.Out); err != nil {
 		return flagval.Usage(err)
 	}
 	if sh.Count > 0 {
@@ -79,12 +79,12 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 		p, _ := api.LookupPreset(preset.V)
-		cases, err := p.Run(ctx, api.PresetRun{Jobs: int64(jobs), Attempts: attempts.V, Seed: uint64(c.seed),
-			Generator: c.rng.V, Engine: c.engine.String(), Workers: c.workers.V})
+		cases, err := p.Run(ctx, api.PresetRun{Jobs: int64(jobs), Attempts: attempts.V, Seed: uint64(c.Seed),
+			Generator: c.RNG.V, Engine: c.Engine.String(), Workers: c.Workers.V})
 		if err != nil {
 			return usage(err)
 		}
-		return c.out.Render(ctx, stdout, func(w io.Writer) error { return c.format.R.Cases(w, cases) })
+		return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Format.R.Cases(w, cases) })
 	}
 	file, err := scenarioFile(scenarioPath)
 	if err != nil {
@@ -101,9 +101,9 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if file == nil {
 		overrides = ""
 	}
-	e := api.Experiment{Scenario: sc, ScenarioFile: scenarioPath, Jobs: int64(jobs), Seed: uint64(c.seed),
-		Generator: c.rng.V, Engine: c.engine.String(), Delivery: queue, Replicates: replicates.V, Workers: c.workers.V}
-	if e.Strategies, err = api.ParseStrategies(c.strategies, attempts.V); err != nil {
+	e := api.Experiment{Scenario: sc, ScenarioFile: scenarioPath, Jobs: int64(jobs), Seed: uint64(c.Seed),
+		Generator: c.RNG.V, Engine: c.Engine.String(), Delivery: queue, Replicates: replicates.V, Workers: c.Workers.V}
+	if e.Strategies, err = api.ParseStrategies(c.Strategies, attempts.V); err != nil {
 		return usage(err)
 	}
 	unread := e.Unread()
@@ -119,7 +119,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return usage(err)
 		}
 		shard.Overrides = overrides
-		return c.out.Render(ctx, stdout, func(w io.Writer) error { return api.WriteShard(w, shard) })
+		return c.Out.Render(ctx, stdout, func(w io.Writer) error { return api.WriteShard(w, shard) })
 	}
 	if err := e.Check(); err != nil {
 		return usage(err)
@@ -135,7 +135,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	out := rep.Results(ci, expect)
 	out.Overrides = overrides
-	return c.out.Render(ctx, stdout, func(w io.Writer) error { return c.format.R.Report(w, out) })
+	return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Format.R.Report(w, out) })
 }
 
 // registerSettings declares a flag for each of the library's settings

@@ -1,0 +1,53 @@
+package flagval
+
+import (
+	"flag"
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/retrysim/retrysim/internal/outfile"
+	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/strategy"
+)
+
+// Common are the flags every simulating command shares: what draws the
+// jobs, which strategies run, and where and how the output is written.
+type Common struct {
+	Seed       Seed
+	RNG        Choice
+	Strategies Strategies
+	Format     Format
+	Workers    Bounded
+	Engine     Engine
+	Out        outfile.File
+}
+
+// OutUsage is every command's -o usage.
+const OutUsage = "write the output to `file` instead of stdout: a regular file is replaced atomically (keeping its mode), a symbolic link's target likewise, a device or FIFO is written in place"
+
+// Register declares the shared flags on fs with their defaults, -format
+// taking the formats that write doc.
+func (c *Common) Register(fs *flag.FlagSet, doc render.Doc) {
+	*c = Common{
+		Seed:       1,
+		RNG:        Choice{V: rng.Generators()[0].Name, Valid: ValidRNG},
+		Strategies: Strategies(strategy.DefaultIDs()),
+		Format:     NewFormat(doc),
+		Workers:    Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096},
+	}
+	fs.Var(&c.Seed, "seed", "random `seed`; the same flags and seed print the same bytes")
+	gens := make([]string, len(rng.Generators()))
+	for i, g := range rng.Generators() {
+		gens[i] = fmt.Sprintf("%s: %s", g.Name, g.Doc)
+	}
+	fs.Var(&c.RNG, "rng", "random `generator`: "+strings.Join(gens, "; "))
+	fs.Var(&c.Strategies, "strategies", "comma-separated strategy `names`, each once, each scope-keys[-skip] with scope step or job and keys nokey, newkey or samekey")
+	fs.Var(&c.Format, "format", c.Format.Usage())
+	fs.Var(&c.Workers, "workers", fmt.Sprintf("parallel `workers`, %d to %d; the output does not depend on it", c.Workers.Lo, c.Workers.Hi))
+	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
+	fs.Var(&c.Engine, "engine", "the `engine` that draws the jobs: auto (skip where allowed), plain (every draw of every job), or skip (only the jobs where something happens; not with mulberry32)")
+	c.Out.Flag = "o"
+	fs.StringVar(&c.Out.Path, "o", "", OutUsage)
+}
