@@ -31,6 +31,13 @@ type PresetRun struct {
 	Workers           int
 }
 
+// Reads are the settings a preset takes from its caller (PresetRun's
+// fields), by the command's flag names: any other is the preset's own, and
+// a command refuses it rather than drop it.
+func (p Preset) Reads() []string {
+	return []string{"jobs", "attempts", "seed", "rng", "engine", "workers"}
+}
+
 // Run runs the preset's cases.
 func (p Preset) Run(ctx context.Context, r PresetRun) (stats.Cases, error) { return p.run(ctx, r) }
 

@@ -301,6 +301,16 @@ func (rep Report) Results(ci, expect bool) stats.Report {
 	return out
 }
 
+// CheckExpect refuses expectations (Results' expect) asked of a run of the
+// delivery model, as a *FieldError: the closed forms cover the Part 5 model
+// only. The command's table and merge both ask it.
+func CheckExpect(expect, delivery bool) error {
+	if expect && delivery {
+		return &FieldError{Field: "expect", Msg: "the closed forms cover the Part 5 model, not the delivery model"}
+	}
+	return nil
+}
+
 // expecter is a strategy with a closed form, as strategy.Retry has.
 type expecter interface {
 	Expect(sc provider.Scenario) stats.Expected

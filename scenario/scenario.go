@@ -297,6 +297,16 @@ func (l Loaded) CheckJob() error {
 	return nil
 }
 
+// LoadJob is Load for a command that runs a job (table, sweep, shards): the
+// file, refused by CheckJob as well as by Load.
+func LoadJob(path string) (Loaded, error) {
+	l, err := Load(path)
+	if err == nil {
+		err = l.CheckJob()
+	}
+	return l, err
+}
+
 // CheckFleet refuses, for retrysim fleet, a file with no fleet section, and
 // one that describes a job too, which the fleet command does not read.
 func (l Loaded) CheckFleet() error {

@@ -401,3 +401,30 @@ watched: a
 		t.Errorf("no fleet section: %+v, %v; want a nil Fleet", got.Fleet, err)
 	}
 }
+
+// LoadJob reads a job file as Load does and refuses, with CheckJob's words,
+// one that describes no job or a fleet too; a file Load refuses it refuses
+// with Load's error.
+func TestLoadJob(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ name, src, err string }{
+		{"job", "name: x\nsteps:\n  - {name: a}\nwatched: a\n", ""},
+		{"fleet", "fleet:\n  policy: aws\n", "fleet.yaml:1: steps: missing; the file describes only a fleet"},
+		{"both", "name: x\nsteps:\n  - {name: a}\nwatched: a\nfleet:\n  policy: aws\n", "both.yaml:5: fleet: only retrysim fleet reads it"},
+		{"none", "", "none.yaml: no such file or directory"},
+	} {
+		path := filepath.Join(dir, tt.name+".yaml")
+		if tt.src != "" {
+			if err := os.WriteFile(path, []byte(tt.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := LoadJob(path)
+		switch {
+		case tt.err == "" && (err != nil || len(got.Scenario.Steps) != 1 || got.Scenario.Steps[0].Name != "a"):
+			t.Errorf("%s: LoadJob = %+v, %v; want the one step a", tt.name, got.Scenario, err)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%s: LoadJob = %v; want %q", tt.name, err, tt.err)
+		}
+	}
+}

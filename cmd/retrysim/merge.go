@@ -61,8 +61,8 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if err != nil {
 		return flagval.Usage(fmt.Errorf("merge: %w", err))
 	}
-	if rep.Params.Delivery != nil && expect {
-		return flagval.Usage(fmt.Errorf("-expect: the closed forms cover the Part 5 model, not the delivery model these shards ran"))
+	if err := api.CheckExpect(expect, rep.Params.Delivery != nil); err != nil {
+		return usage(err)
 	}
 	return out.Render(ctx, stdout, func(w io.Writer) error { return format.R.Report(w, rep.Results(ci, expect)) })
 }

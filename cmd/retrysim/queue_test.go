@@ -305,3 +305,18 @@ func TestEverySettingIsAFlag(t *testing.T) {
 		}
 	}
 }
+
+// -expect is refused for the delivery model in the same words whether the
+// table is about to run it or merge is adding up its shards.
+func TestExpectRefusedForDeliveryAlike(t *testing.T) {
+	const want = "retrysim: -expect: the closed forms cover the Part 5 model, not the delivery model\n"
+	shard := filepath.Join(t.TempDir(), "shard.json")
+	if _, errOut, code := retrysim(t, "-jobs", "1000", "-latency", "1ms", "-shard", "0/1", "-o", shard); code != 0 {
+		t.Fatalf("-shard: exit %d: %s", code, errOut)
+	}
+	for _, args := range [][]string{{"-jobs", "1000", "-latency", "1ms", "-expect"}, {"merge", shard, "-expect"}} {
+		if _, errOut, code := retrysim(t, args...); code != 2 || errOut != want {
+			t.Errorf("retrysim %v: exit %d, %q; want 2, %q", args, code, errOut, want)
+		}
+	}
+}

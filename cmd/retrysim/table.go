@@ -69,16 +69,17 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	if preset.V != "" {
+		p, _ := api.LookupPreset(preset.V)
+		reads := append(p.Reads(), "format", "o")
 		err := flagval.Refuse(fs, func(n string) string {
-			if slices.Contains(presetTakes, n) {
+			if n == "preset" || slices.Contains(reads, n) {
 				return ""
 			}
-			return fmt.Sprintf("-preset %s runs its own fixed cases and reads only -%s", preset.V, strings.Join(presetTakes[1:], ", -"))
+			return fmt.Sprintf("-preset %s runs its own fixed cases and reads only -%s", p.Name, strings.Join(reads, ", -"))
 		})
 		if err != nil {
 			return err
 		}
-		p, _ := api.LookupPreset(preset.V)
 		cases, err := p.Run(ctx, api.PresetRun{Jobs: int64(jobs), Attempts: attempts.V, Seed: uint64(c.Seed),
 			Generator: c.RNG.V, Engine: c.Engine.String(), Workers: c.Workers.V})
 		if err != nil {
@@ -110,8 +111,8 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
 		return err
 	}
-	if queue != nil && expect {
-		return flagval.Usage(fmt.Errorf("-expect: the closed forms cover the Part 5 model, not the delivery model"))
+	if err := api.CheckExpect(expect, queue != nil); err != nil {
+		return usage(err)
 	}
 	if sh.Count > 0 {
 		shard, err := api.RunShard(ctx, e, sh.Index, sh.Count)
@@ -153,10 +154,7 @@ func scenarioFile(path string) (*scenario.Loaded, error) {
 	if path == "" {
 		return nil, nil
 	}
-	loaded, err := scenario.Load(path)
-	if err == nil {
-		err = loaded.CheckJob()
-	}
+	loaded, err := scenario.LoadJob(path)
 	if err != nil {
 		return nil, flagval.Usage(fmt.Errorf("-scenario %w", err))
 	}
@@ -179,10 +177,6 @@ func settingFlags(fs *flag.FlagSet) ([]api.Setting, string) {
 	}
 	return settings, strings.Join(text, ", ")
 }
-
-// presetTakes are the flags a preset reads; it runs its own fixed cases, so
-// any other flag would be dropped, and is refused instead.
-var presetTakes = []string{"preset", "jobs", "attempts", "seed", "rng", "engine", "workers", "format", "o"}
 
 // shardRefuses names, with -shard, the flags that belong to merge (a
 // replicate is refused by the library: only one can be cut into slices).
