@@ -70,6 +70,33 @@ var sweepSpecs = [...]sweep.Spec{
 	{Kind: sweep.Whole, Min: 1, Max: sim.MaxAttempts}, {Kind: sweep.Whole, Min: 1, Max: sim.MaxJobs},
 }
 
+// SweepAxis is one of a sweep's fixed axes as a command declares its flag:
+// what its values mean, what each takes, and the value a sweep that leaves
+// it out runs.
+type SweepAxis struct {
+	// Name is the axis's (stats.Axes): p_fail, lost_reply, attempts, jobs.
+	Name string
+	// Usage is the flag's help, its argument named in backquotes.
+	Usage   string
+	Default float64
+	Spec    sweep.Spec
+}
+
+// SweepAxes are a sweep's fixed axes, in stats.Axes order.
+func SweepAxes() []SweepAxis {
+	usage := [...]string{
+		"`values` of the probability that a call fails",
+		"`values` of the probability that the welcome email's reply is lost",
+		"`values` of the attempts a retry allows (1 to 1000)",
+		"`values` of the jobs simulated at each point (each 1 to 10^12)",
+	}
+	axes := make([]SweepAxis, len(usage))
+	for i, a := range stats.Axes() {
+		axes[i] = SweepAxis{Name: a.Name, Usage: usage[i], Default: sweepDefaults[i], Spec: sweepSpecs[i]}
+	}
+	return axes
+}
+
 // sweepAxis is one axis of the grid as it runs: its values, how outputs
 // show it, and, for a parameter named in the scenario, how a point sets it.
 type sweepAxis struct {

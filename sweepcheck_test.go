@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/scenario"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // Sweep.Check refuses, before any work, every grid RunSweep would refuse, as
@@ -69,6 +72,26 @@ func TestSweepCheck(t *testing.T) {
 			t.Errorf("%s: Check = %v, %v; want %v", tt.name, swept, err, tt.wantSwept)
 		case tt.field != "" && (!errors.As(err, &fe) || fe.Field != tt.field || !strings.HasPrefix(fe.Msg, tt.msg)):
 			t.Errorf("%s: Check = %v; want field %q: %q", tt.name, err, tt.field, tt.msg)
+		}
+	}
+}
+
+// SweepAxes are stats.Axes in order, each at the default -help states and
+// a Sweep that leaves it out runs (p_fail 0.01, lost_reply 0.005, attempts
+// 3, jobs 1e6), a value its own spec accepts, with a help text naming its
+// argument.
+func TestSweepAxes(t *testing.T) {
+	want := map[string]float64{"p_fail": 0.01, "lost_reply": 0.005, "attempts": 3, "jobs": 1e6}
+	axes := retrysim.SweepAxes()
+	if len(axes) != len(stats.Axes()) {
+		t.Fatalf("%d axes; want %d", len(axes), len(stats.Axes()))
+	}
+	for i, a := range axes {
+		if a.Name != stats.Axes()[i].Name || a.Default != want[a.Name] || !strings.HasPrefix(a.Usage, "`values` of the ") {
+			t.Errorf("axis %d = %+v; want %s at %g", i, a, stats.Axes()[i].Name, want[a.Name])
+		}
+		if v, err := sweep.Parse(strconv.FormatFloat(a.Default, 'f', -1, 64), a.Spec); err != nil || len(v) != 1 || v[0] != a.Default {
+			t.Errorf("%s: its default parses as %v, %v", a.Name, v, err)
 		}
 	}
 }

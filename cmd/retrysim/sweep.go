@@ -7,12 +7,12 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -37,23 +37,18 @@ Flags:
 // sweepCommand runs the grid and writes the long-format rows, a pivot or a plot.
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var c flagval.Common
-	prob := sweep.Spec{Kind: sweep.Probability}
-	axes := []*flagval.Values{ // in stats.Axes() order, each the default a sweep leaves out
-		flagval.NewValues("0.01", prob),
-		flagval.NewValues("0.005", prob),
-		flagval.NewValues("3", sweep.Spec{Kind: sweep.Whole, Min: 1, Max: sim.MaxAttempts}),
-		flagval.NewValues("1000000", sweep.Spec{Kind: sweep.Whole, Min: 1, Max: sim.MaxJobs}),
-	}
 	metric := flagval.Choice{V: "failed_rate", Valid: func(s string) error { _, err := stats.LookupMetric(s); return err }}
 	plot := outfile.File{Flag: "plot"}
 	var scenarioPath string
 	var sets []string
 	var logY, linearY, sharedScale bool
 	fs := flagval.NewFlagSet("retrysim sweep")
-	fs.Var(axes[0], "p-fail", "`values` of the probability that a call fails")
-	fs.Var(axes[1], "lost-reply", "`values` of the probability that the welcome email's reply is lost")
-	fs.Var(axes[2], "attempts", "`values` of the attempts a retry allows (1 to 1000)")
-	fs.Var(axes[3], "jobs", "`values` of the jobs simulated at each point (each 1 to 10^12)")
+	axes := api.SweepAxes()
+	values := make([]*flagval.Values, len(axes))
+	for i, a := range axes {
+		values[i] = flagval.NewValues(strconv.FormatFloat(a.Default, 'f', -1, 64), a.Spec)
+		fs.Var(values[i], flagOf(a.Name), a.Usage)
+	}
 	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job or duplicate_rate")
 	fs.StringVar(&plot.Path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
 	fs.StringVar(&scenarioPath, "scenario", "", "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step")
@@ -78,8 +73,8 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		sw.Scenario, sw.Delivery = &file.Scenario, file.Queue
 	}
 	fs.Visit(func(f *flag.Flag) { // an axis not given takes its default, as the flag's
-		if i := slices.IndexFunc(stats.Axes(), func(a stats.Axis) bool { return flagOf(a.Name) == f.Name }); i >= 0 {
-			sw.Axes = append(sw.Axes, api.Axis{Name: stats.Axes()[i].Name, Values: axes[i].V})
+		if i := slices.IndexFunc(axes, func(a api.SweepAxis) bool { return flagOf(a.Name) == f.Name }); i >= 0 {
+			sw.Axes = append(sw.Axes, api.Axis{Name: axes[i].Name, Values: values[i].V})
 		}
 	})
 	for _, arg := range sets {
