@@ -62,7 +62,7 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		return flagval.Usage(fmt.Errorf("merge: %w", err))
 	}
 	if err := api.CheckExpect(expect, rep.Params.Delivery != nil); err != nil {
-		return usage(err)
+		return flagval.LibraryError(err)
 	}
 	return out.Render(ctx, stdout, func(w io.Writer) error { return format.R.Report(w, rep.Results(ci, expect)) })
 }

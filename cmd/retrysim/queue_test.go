@@ -286,12 +286,12 @@ func TestEverySettingIsAFlag(t *testing.T) {
 	out, _, _ := retrysim(t, "-help")
 	_, help, _ := strings.Cut(out, "\nFlags:\n")
 	fs := flagval.NewFlagSet("t")
-	registerSettings(fs)
+	flagval.RegisterSettings(fs)
 	for _, s := range api.Settings() {
 		name := s.Name
-		f := fs.Lookup(flagOf(name))
+		f := fs.Lookup(flagval.FlagOf(name))
 		if f == nil || !strings.Contains(help, "\n  -"+f.Name+" ") {
-			t.Errorf("%s: no table flag -%s", name, flagOf(name))
+			t.Errorf("%s: no table flag -%s", name, flagval.FlagOf(name))
 			continue
 		}
 		if _, _, err := api.Override(provider.Signup(0.01, 0.005), nil, api.Setting{Name: name, Value: f.Value.(flag.Getter).Get()}); err != nil {
@@ -299,7 +299,7 @@ func TestEverySettingIsAFlag(t *testing.T) {
 		}
 	}
 	for field, want := range map[string]string{"backoff.base": "-backoff-base", "max_deliveries": "-max-deliveries", "repeat_delay": "-repeat-delay"} {
-		err := usage(&delivery.FieldError{Field: field, Msg: "bad"})
+		err := flagval.LibraryError(&delivery.FieldError{Field: field, Msg: "bad"})
 		if err == nil || err.Error() != want+": bad" {
 			t.Errorf("usage(%s) = %v; want %s: bad", field, err, want)
 		}

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"syscall"
 
-	api "github.com/retrysim/retrysim"
-	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/race"
 )
@@ -118,39 +116,4 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "retrysim: %v\n", err)
 		return exitFailure
 	}
-}
-
-// usage turns the library's refusal of a setting into the flag's: a
-// api.FieldError names the setting (sweep's axes joined by " x ", a
-// parameter by name given with -set), a delivery.FieldError a field of the
-// queue.
-func usage(err error) error {
-	var fe *api.FieldError
-	var de *delivery.FieldError
-	switch {
-	case errors.As(err, &fe):
-		flags := strings.Split(fe.Field, " x ")
-		for i, f := range flags {
-			switch {
-			case f == "generator":
-				flags[i] = "-rng"
-			case f == "axes":
-				flags[i] = "-set"
-			case strings.ContainsAny(f, "[."): // steps[STEP].FIELD, queue.FIELD
-				flags[i] = "-set " + f
-			default:
-				flags[i] = "-" + flagOf(f)
-			}
-		}
-		return flagval.Usage(fmt.Errorf("%s: %s", strings.Join(flags, " x "), fe.Msg))
-	case errors.As(err, &de):
-		return flagval.Usage(fmt.Errorf("-%s: %s", flagOf("queue."+de.Field), de.Msg))
-	}
-	return err
-}
-
-// flagOf is the flag that gives the library's setting called name:
-// queue.backoff.base is -backoff-base, p_fail -p-fail.
-func flagOf(name string) string {
-	return strings.NewReplacer(".", "-", "_", "-").Replace(strings.TrimPrefix(name, "queue."))
 }

@@ -47,7 +47,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	values := make([]*flagval.Values, len(axes))
 	for i, a := range axes {
 		values[i] = flagval.NewValues(strconv.FormatFloat(a.Default, 'f', -1, 64), a.Spec)
-		fs.Var(values[i], flagOf(a.Name), a.Usage)
+		fs.Var(values[i], flagval.FlagOf(a.Name), a.Usage)
 	}
 	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job or duplicate_rate")
 	fs.StringVar(&plot.Path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
@@ -73,7 +73,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		sw.Scenario, sw.Delivery = &file.Scenario, file.Queue
 	}
 	fs.Visit(func(f *flag.Flag) { // an axis not given takes its default, as the flag's
-		if i := slices.IndexFunc(axes, func(a api.SweepAxis) bool { return flagOf(a.Name) == f.Name }); i >= 0 {
+		if i := slices.IndexFunc(axes, func(a api.SweepAxis) bool { return flagval.FlagOf(a.Name) == f.Name }); i >= 0 {
 			sw.Axes = append(sw.Axes, api.Axis{Name: axes[i].Name, Values: values[i].V})
 		}
 	})
@@ -84,7 +84,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	swept, err := sw.Check()
 	if err != nil {
-		return usage(err)
+		return flagval.LibraryError(err)
 	}
 	opts, err := render.NewPlotOptions(plot.Path, c.Format.R.Page(), len(swept), logY, linearY, sharedScale)
 	if err != nil {
@@ -104,7 +104,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	s, err := api.RunSweep(ctx, sw)
 	if err != nil {
-		return usage(err)
+		return flagval.LibraryError(err)
 	}
 	if plot.Path != "" {
 		err := plot.Render(ctx, stdout, func(w io.Writer) error { return render.PlotSweep(w, s, filepath.Ext(plot.Path), opts) })

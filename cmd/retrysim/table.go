@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -55,7 +54,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	preset := flagval.Choice{Valid: func(s string) error { _, err := api.LookupPreset(s); return err }}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
 	fs.StringVar(&scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/")
-	registerSettings(fs)
+	flagval.RegisterSettings(fs)
 	c.Register(fs, render.ReportDoc)
 	if err := flagval.Parse(fs, args, tableIntro, stdout); err != nil {
 		return err
@@ -83,7 +82,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		cases, err := p.Run(ctx, api.PresetRun{Jobs: int64(jobs), Attempts: attempts.V, Seed: uint64(c.Seed),
 			Generator: c.RNG.V, Engine: c.Engine.String(), Workers: c.Workers.V})
 		if err != nil {
-			return usage(err)
+			return flagval.LibraryError(err)
 		}
 		return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Format.R.Cases(w, cases) })
 	}
@@ -95,9 +94,9 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if file != nil {
 		sc, queue = file.Scenario, file.Queue
 	}
-	settings, overrides := settingFlags(fs)
+	settings, overrides := flagval.GivenSettings(fs)
 	if sc, queue, err = api.Override(sc, queue, settings...); err != nil {
-		return usage(err)
+		return flagval.LibraryError(err)
 	}
 	if file == nil {
 		overrides = ""
@@ -105,25 +104,25 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	e := api.Experiment{Scenario: sc, ScenarioFile: scenarioPath, Jobs: int64(jobs), Seed: uint64(c.Seed),
 		Generator: c.RNG.V, Engine: c.Engine.String(), Delivery: queue, Replicates: replicates.V, Workers: c.Workers.V}
 	if e.Strategies, err = api.ParseStrategies(c.Strategies, attempts.V); err != nil {
-		return usage(err)
+		return flagval.LibraryError(err)
 	}
 	unread := e.Unread()
 	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
 		return err
 	}
 	if err := api.CheckExpect(expect, queue != nil); err != nil {
-		return usage(err)
+		return flagval.LibraryError(err)
 	}
 	if sh.Count > 0 {
 		shard, err := api.RunShard(ctx, e, sh.Index, sh.Count)
 		if err != nil {
-			return usage(err)
+			return flagval.LibraryError(err)
 		}
 		shard.Overrides = overrides
 		return c.Out.Render(ctx, stdout, func(w io.Writer) error { return api.WriteShard(w, shard) })
 	}
 	if err := e.Check(); err != nil {
-		return usage(err)
+		return flagval.LibraryError(err)
 	}
 	if queue != nil {
 		if w := queue.Warning(sc, e.Strategies); w != "" {
@@ -139,15 +138,6 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Format.R.Report(w, out) })
 }
 
-// registerSettings declares a flag for each of the library's settings
-// (api.Settings), at its default, named by flagOf: -p-fail, -lost-reply,
-// and the delivery model's, any of which turns the model on.
-func registerSettings(fs *flag.FlagSet) {
-	for _, s := range api.Settings() {
-		fs.Var(flagval.SettingVar(s), flagOf(s.Name), s.Usage)
-	}
-}
-
 // scenarioFile reads -scenario, when given, as table and sweep both do: the
 // job's steps and its queue, if the file has one.
 func scenarioFile(path string) (*scenario.Loaded, error) {
@@ -159,23 +149,6 @@ func scenarioFile(path string) (*scenario.Loaded, error) {
 		return nil, flagval.Usage(fmt.Errorf("-scenario %w", err))
 	}
 	return &loaded, nil
-}
-
-// settingFlags are the flags set on fs that give one of the library's
-// settings (api.Settings, queue.ttl as -ttl), as settings, and as a report
-// names what overrides a scenario file: "-p-fail 0.05, -store lease".
-func settingFlags(fs *flag.FlagSet) ([]api.Setting, string) {
-	set := map[string]*flag.Flag{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = f })
-	var settings []api.Setting
-	var text []string
-	for _, s := range api.Settings() {
-		if f := set[flagOf(s.Name)]; f != nil {
-			settings = append(settings, api.Setting{Name: s.Name, Value: f.Value.(flag.Getter).Get()})
-			text = append(text, "-"+f.Name+" "+f.Value.String())
-		}
-	}
-	return settings, strings.Join(text, ", ")
 }
 
 // shardRefuses names, with -shard, the flags that belong to merge (a

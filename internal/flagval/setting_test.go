@@ -1,0 +1,54 @@
+package flagval
+
+import (
+	"flag"
+	"io"
+	"reflect"
+	"testing"
+	"time"
+
+	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/delivery"
+)
+
+// The settings given on the command line come back as the library's, in
+// Settings' order whatever the order given, each with the value Override
+// takes, and as the text a report shows of what overrides a file.
+func TestGivenSettings(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	RegisterSettings(fs)
+	if err := fs.Parse([]string{"-ttl", "2h", "-store", "lease", "-p-fail", "0.05"}); err != nil {
+		t.Fatal(err)
+	}
+	settings, text := GivenSettings(fs)
+	want := []api.Setting{{Name: "p_fail", Value: 0.05}, {Name: "queue.store", Value: delivery.Lease}, {Name: "queue.ttl", Value: 2 * time.Hour}}
+	if !reflect.DeepEqual(settings, want) || text != "-p-fail 0.05, -store lease, -ttl 2h0m0s" {
+		t.Errorf("GivenSettings = %v, %q; want %v, -p-fail 0.05, -store lease, -ttl 2h0m0s", settings, text, want)
+	}
+}
+
+// The library's refusals name the flag a user gave: a setting by its flag,
+// the generator as -rng, sweep axes joined by " x ", a parameter by name
+// with -set, and a field of the queue by its flag; other errors pass as
+// they are.
+func TestLibraryError(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{&api.FieldError{Field: "replicates", Msg: "bad"}, "-replicates: bad"},
+		{&api.FieldError{Field: "generator", Msg: "bad"}, "-rng: bad"},
+		{&api.FieldError{Field: "p_fail x steps[charge the card].p_fail x axes", Msg: "bad"}, "-p-fail x -set steps[charge the card].p_fail x -set: bad"},
+		{&delivery.FieldError{Field: "backoff.base", Msg: "bad"}, "-backoff-base: bad"},
+		{&delivery.FieldError{Field: "max_deliveries", Msg: "bad"}, "-max-deliveries: bad"},
+	} {
+		err := LibraryError(tt.err)
+		if _, usage := err.(UsageError); !usage || err.Error() != tt.want {
+			t.Errorf("LibraryError(%v) = %v; want the usage error %s", tt.err, err, tt.want)
+		}
+	}
+	if err := io.EOF; LibraryError(err) != err {
+		t.Errorf("LibraryError(io.EOF) = %v; want it unchanged", LibraryError(err))
+	}
+}
