@@ -245,6 +245,19 @@ func (m *Merger) AddFile(path string) error {
 	return m.Add(path, sh)
 }
 
+// MergeFiles reads the shard files at paths with the zero Merger and
+// returns the merged run's report, as the command's merge does; an error
+// names the file.
+func MergeFiles(paths ...string) (Report, error) {
+	var m Merger
+	for _, p := range paths {
+		if err := m.AddFile(p); err != nil {
+			return Report{}, err
+		}
+	}
+	return m.Report()
+}
+
 // maxMissing is how many missing slices an error lists.
 const maxMissing = 10
 

@@ -15,11 +15,12 @@ import (
 
 // WriteShard writes what the command's -shard always wrote (indented json
 // and a newline), which ReadShard reads back to the same bytes; a Merger
-// adds the files up to Run's counters.
+// adds the files up to Run's counters, and so does MergeFiles.
 func TestWriteShardReadsBack(t *testing.T) {
 	st, _ := strategy.Parse("step-samekey", 3)
 	e := retrysim.Experiment{Scenario: provider.Signup(0.05, 0.02), Strategies: []strategy.Strategy{st}, Jobs: 5000, Seed: 3}
 	var m retrysim.Merger
+	var paths []string
 	for i := range 2 {
 		sh, err := retrysim.RunShard(context.Background(), e, i, 2)
 		if err != nil {
@@ -48,10 +49,17 @@ func TestWriteShardReadsBack(t *testing.T) {
 		if err := m.AddFile(path); err != nil {
 			t.Errorf("AddFile: %v", err)
 		}
+		paths = append(paths, path)
 	}
 	rep, err := m.Report()
 	run, _ := retrysim.Run(context.Background(), e)
 	if err != nil || rep.Rows[0].Counters != run.Rows[0].Counters {
 		t.Errorf("merged %+v, %v; Run %+v", rep.Rows, err, run.Rows)
+	}
+	if rep, err := retrysim.MergeFiles(paths...); err != nil || rep.Rows[0].Counters != run.Rows[0].Counters {
+		t.Errorf("MergeFiles = %+v, %v; Run %+v", rep.Rows, err, run.Rows)
+	}
+	if _, err := retrysim.MergeFiles(paths[0]); err == nil {
+		t.Errorf("MergeFiles of one shard of two: no error")
 	}
 }

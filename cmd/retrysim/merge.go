@@ -51,13 +51,7 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if err := outfile.NotInput(out, "shard file", files); err != nil {
 		return flagval.Usage(err)
 	}
-	var m api.Merger
-	for _, f := range files {
-		if err := m.AddFile(f); err != nil {
-			return flagval.Usage(fmt.Errorf("merge: %w", err))
-		}
-	}
-	rep, err := m.Report()
+	rep, err := api.MergeFiles(files...)
 	if err != nil {
 		return flagval.Usage(fmt.Errorf("merge: %w", err))
 	}
