@@ -185,10 +185,10 @@ type StepParams struct {
 }
 
 // StepPolicy is a step's own retry policy (provider.Policy) as outputs show
-// it: a field is zero where the step keeps the run's. Every strategy.Retry
-// of the run honours a step's own setting, where the run's attempts and key
-// mode are each strategy's; a strategy of a Go program's own reads it from
-// Calls.Policies, or may not.
+// it: a field is zero where the step keeps the run's. A strategy.Retry
+// honours a step's own key mode under either scope and its own attempts
+// when it retries each step (a whole-job retry counts passes); a strategy
+// of a Go program's own reads them from Calls.Policies, or may not.
 type StepPolicy struct {
 	// Step is the step's name.
 	Step string
