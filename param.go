@@ -23,8 +23,10 @@ type Param struct {
 	Name string
 	// Spec is what values it takes.
 	Spec sweep.Spec
-	// set puts v in the scenario or the queue.
-	set func(sc *provider.Scenario, q *delivery.Config, v float64)
+	// value is v as the value Override takes for the setting called Name
+	// (seconds as a time.Duration), so that a point sets it as a flag does,
+	// turning the delivery model on for a field only it reads.
+	value func(v float64) any
 }
 
 // MaxSetAxes bounds the parameters a sweep varies by name; the grid's size
@@ -308,23 +310,18 @@ var stepRE = regexp.MustCompile(`^steps\[([^\]]*)\]\.([a-z_.]+)$`)
 // queue.FIELD, FIELD ttl, lease, visibility, repeat_delay, backoff.base,
 // backoff.cap (durations), max_deliveries, max_crashes, repeat or crash. An
 // unknown name is refused with the names allowed. It sets the field Override
-// sets by the same name.
+// sets by the same name, as Override does: a step's latency turns the
+// delivery model on when q is nil, and a latency or queue.repeat_delay takes
+// a fixed duration, replacing a lognormal median:p99.
 func LookupParam(name string, sc provider.Scenario, q *delivery.Config) (Param, error) {
-	f, steps, queue, err := lookupField(name, sc, true)
+	f, _, queue, err := lookupField(name, sc, true)
 	switch {
 	case err != nil:
 		return Param{}, err
 	case queue && q == nil:
 		return Param{}, fmt.Errorf("%s: the scenario has no queue; give the file a queue: section to vary it", name)
 	}
-	return Param{Name: name, Spec: *f.spec, set: func(sc *provider.Scenario, q *delivery.Config, v float64) {
-		if queue {
-			f.put(nil, q, f.from(v))
-		}
-		for _, i := range steps {
-			f.put(&sc.Steps[i], q, f.from(v))
-		}
-	}}, nil
+	return Param{Name: name, Spec: *f.spec, value: f.from}, nil
 }
 
 // sortedKeys are the fields' names in order, only the numeric ones if numeric.

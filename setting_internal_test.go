@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -43,22 +44,34 @@ func TestOverrideIsSet(t *testing.T) {
 	base, defaults := provider.Signup(0.01, 0.005), delivery.Defaults()
 	var covered []string
 	for _, tt := range cases {
-		sc1, q1, err := Override(base, &defaults, Setting{tt.name, tt.flag})
-		if err != nil {
-			t.Fatalf("Override(%s) = %v", tt.name, err)
-		}
-		p, err := LookupParam(tt.name, base, &defaults)
-		if err != nil {
-			t.Fatalf("LookupParam(%s) = %v", tt.name, err)
-		}
-		sc2, q2 := base, defaults
-		sc2.Steps = slices.Clone(base.Steps)
-		p.set(&sc2, &q2, tt.set)
-		if !reflect.DeepEqual(sc1, sc2) || *q1 != q2 {
-			t.Errorf("%s: Override gives %+v %+v; -set gives %+v %+v", tt.name, sc1.Steps, *q1, sc2.Steps, q2)
-		}
-		if reflect.DeepEqual(sc1, base) && *q1 == defaults {
-			t.Errorf("%s: changed nothing", tt.name)
+		// With no queue, a step's field given as a flag turns the delivery
+		// model on for latency only (delivery.Defaults), and -set must too;
+		// a queue's field is refused by -set (TestParseSet).
+		for _, q := range []*delivery.Config{&defaults, nil} {
+			if q == nil && strings.HasPrefix(tt.name, "queue.") {
+				continue
+			}
+			sc1, q1, err := Override(base, q, Setting{tt.name, tt.flag})
+			if err != nil {
+				t.Fatalf("Override(%s) = %v", tt.name, err)
+			}
+			sw := Sweep{Scenario: &base, Delivery: q, Strategies: []string{"step-nokey"},
+				Axes: []Axis{{Name: tt.name, Values: []float64{tt.set}}}}
+			grid, err := sw.grid()
+			if err != nil {
+				t.Fatalf("-set %s: %v", tt.name, err)
+			}
+			e, err := sw.at(grid, sweep.Point{3, 1e6, tt.set})
+			if err != nil {
+				t.Fatalf("-set %s: %v", tt.name, err)
+			}
+			wantQueue := q != nil || tt.name == user+".latency"
+			if !reflect.DeepEqual(sc1, e.Scenario) || !reflect.DeepEqual(q1, e.Delivery) || (q1 != nil) != wantQueue {
+				t.Errorf("%s over queue %v: Override gives %+v %+v; -set gives %+v %+v", tt.name, q, sc1.Steps, q1, e.Scenario.Steps, e.Delivery)
+			}
+			if reflect.DeepEqual(sc1, base) && (q1 == nil || *q1 == defaults) {
+				t.Errorf("%s: changed nothing", tt.name)
+			}
 		}
 		covered = append(covered, tt.name[strings.LastIndex(tt.name, "]")+1:])
 	}

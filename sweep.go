@@ -180,7 +180,9 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 func (s Sweep) at(grid []sweepAxis, pt sweep.Point) (Experiment, error) {
 	e := Experiment{Jobs: int64(sweepDefaults[3]), Seed: s.Seed, Generator: s.Generator, Engine: s.Engine, ScenarioFile: s.ScenarioFile}
 	attempts := int(sweepDefaults[2])
-	var over []Setting // p_fail and lost_reply over every step, as the command's flags over a file
+	// p_fail and lost_reply over every step, as the command's flags over a
+	// file, then the parameters named: a point is set as flags set a run.
+	var over []Setting
 	for k, a := range grid {
 		switch a.fixed {
 		case 0, 1:
@@ -191,21 +193,20 @@ func (s Sweep) at(grid []sweepAxis, pt sweep.Point) (Experiment, error) {
 			e.Jobs = int64(pt[k])
 		}
 	}
-	sc, _ := s.base()
-	sc, q, err := Override(sc, s.Delivery, over...) // copies sc's steps and the queue
-	if err != nil {
-		return e, err
-	}
 	for k, a := range grid {
 		if a.fixed < 0 {
-			a.param.set(&sc, q, pt[k])
+			over = append(over, Setting{Name: a.Name, Value: a.param.value(pt[k])})
 		}
 	}
+	sc, _ := s.base()
+	sc, q, err := Override(sc, s.Delivery, over...) // copies sc's steps and the queue
 	e.Scenario, e.Delivery = sc, q
-	if e.Strategies, err = ParseStrategies(s.Strategies, attempts); err != nil {
-		return e, err
+	if err == nil {
+		if e.Strategies, err = ParseStrategies(s.Strategies, attempts); err != nil {
+			return e, err
+		}
+		err = e.Check()
 	}
-	err = e.Check()
 	if de := (*delivery.FieldError)(nil); errors.As(err, &de) {
 		return e, fieldErr("queue."+de.Field, "%s", de.Msg)
 	}
