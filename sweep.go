@@ -140,9 +140,13 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 		i := slices.IndexFunc(grid, func(x sweepAxis) bool { return x.Name == a.Name })
 		spec := sweep.Spec{}
 		var p Param
-		if i >= 0 {
+		switch {
+		case i >= 0 && a.Name == "lost_reply" && !slices.ContainsFunc(sc.Steps, func(st provider.Step) bool { return st.CanLoseReply }):
+			// as Experiment.Unread refuses it for a run: the axis would set nothing
+			return nil, fieldErr(a.Name, "no step of the scenario can lose its reply")
+		case i >= 0:
 			spec = sweepSpecs[grid[i].fixed]
-		} else {
+		default:
 			var err error
 			if p, err = LookupParam(a.Name, sc, s.Delivery); err != nil {
 				return nil, fieldErr("axes", "%v", err)

@@ -26,6 +26,13 @@ func TestSweepCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	values := func(n int) []float64 { return make([]float64, n) }
+	// the checkout with no step that can lose its reply: a lost_reply axis
+	// over it would set nothing
+	sure := checkout.Scenario
+	sure.Steps = slices.Clone(sure.Steps)
+	for i := range sure.Steps {
+		sure.Steps[i].CanLoseReply, sure.Steps[i].LostReply = false, 0
+	}
 	all := []string{"step-nokey", "step-nokey-skip", "step-newkey", "step-newkey-skip", "step-samekey", "step-samekey-skip",
 		"job-nokey", "job-nokey-skip", "job-newkey", "job-newkey-skip", "job-samekey", "job-samekey-skip"}
 	var nine []string // nine parameters of the checkout by name, each once
@@ -51,6 +58,8 @@ func TestSweepCheck(t *testing.T) {
 			field: "axes", msg: "steps[charge the card].p_fail is given twice"},
 		{name: "a lease of 0s", sweep: retrysim.Sweep{Scenario: &queue.Scenario, Delivery: queue.Queue}, sets: []string{"queue.lease=0s,1s"},
 			field: "queue.lease", msg: "a lease must be longer than 0s"},
+		{name: "lost_reply over no lossy step", sweep: retrysim.Sweep{Scenario: &sure, Axes: []retrysim.Axis{{Name: "lost_reply", Values: []float64{0, 0.1}}}},
+			field: "lost_reply", msg: "no step of the scenario can lose its reply"},
 		{name: "swept", sweep: retrysim.Sweep{Axes: []retrysim.Axis{{Name: "jobs", Values: []float64{10, 20}}, {Name: "p_fail", Values: []float64{0.1, 0.2}}}},
 			wantSwept: []string{"p_fail", "jobs"}},
 		{name: "swept by name", sweep: retrysim.Sweep{Scenario: &queue.Scenario, Delivery: queue.Queue}, sets: []string{"queue.ttl=1h,2h"},
