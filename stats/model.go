@@ -101,8 +101,9 @@ func stepsLeftOut(data []byte) error {
 	var file struct {
 		Model *struct {
 			Steps []struct {
-				Attempts *int            `json:"attempts"`
-				Keys     *string         `json:"keys"`
+				// raw, as a pointer would read null as absent
+				Attempts json.RawMessage `json:"attempts"`
+				Keys     json.RawMessage `json:"keys"`
 				Backoff  json.RawMessage `json:"backoff"`
 			} `json:"steps"`
 		} `json:"model"`
@@ -112,13 +113,14 @@ func stepsLeftOut(data []byte) error {
 	}
 	const keep = "a step that keeps the run's leaves the field out, as -shard writes it"
 	for i, st := range file.Model.Steps {
-		switch {
-		case st.Attempts != nil && *st.Attempts == 0:
-			return fmt.Errorf("model.steps[%d].attempts: 0 is not a number of attempts; %s", i, keep)
-		case st.Keys != nil && *st.Keys == "":
-			return fmt.Errorf("model.steps[%d].keys: \"\" is not a key mode; %s", i, keep)
-		case string(st.Backoff) == "null":
-			return fmt.Errorf("model.steps[%d].backoff: null is not a backoff; %s", i, keep)
+		for _, f := range []struct {
+			name, what string
+			raw        json.RawMessage
+		}{{"attempts", "a number of attempts", st.Attempts}, {"keys", "a key mode", st.Keys}, {"backoff", "a backoff", st.Backoff}} {
+			var v any
+			if f.raw != nil && json.Unmarshal(f.raw, &v) == nil && (v == nil || v == 0.0 || v == "") {
+				return fmt.Errorf("model.steps[%d].%s: %s is not %s; %s", i, f.name, f.raw, f.what, keep)
+			}
 		}
 	}
 	return nil

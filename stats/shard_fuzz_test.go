@@ -106,6 +106,8 @@ func FuzzReadShard(f *testing.F) {
 		{`"backoff":{`, `"backoff":{"jitter":1,`},
 		{`"attempts":5`, `"attempts":0`},
 		{`"keys":"same"`, `"keys":""`},
+		{`"attempts":5`, `"attempts":null`},
+		{`"keys":"same"`, `"keys":null`},
 		{`"backoff":{"policy":"constant","base_ns":50000000,"cap_ns":2000000000}`, `"backoff":null`},
 		{`"policy":"constant"`, `"policy":"constant\u0007"`},
 		{`"store":"claim","ttl_ns"`, `"store":"claim\r","ttl_ns"`},

@@ -116,6 +116,8 @@ func TestReadShardRefusesAStepPolicyWrittenAsTheRuns(t *testing.T) {
 		{"model.steps[1].attempts", 0.0, "model.steps[1].attempts: 0 is not a number of attempts; a step that keeps the run's leaves the field out"},
 		{"model.steps[1].keys", "", `model.steps[1].keys: "" is not a key mode; a step that keeps the run's leaves the field out`},
 		{"model.steps[1].backoff", json.RawMessage("null"), "model.steps[1].backoff: null is not a backoff; a step that keeps the run's leaves the field out"},
+		{"model.steps[1].attempts", json.RawMessage("null"), "model.steps[1].attempts: null is not a number of attempts; a step that keeps the run's leaves the field out"},
+		{"model.steps[1].keys", json.RawMessage("null"), "model.steps[1].keys: null is not a key mode; a step that keeps the run's leaves the field out"},
 	} {
 		m := everyText(t)
 		set(t, m, tt.path, tt.v)
