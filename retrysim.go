@@ -82,10 +82,13 @@ type Experiment struct {
 // FieldError is a setting of an Experiment that cannot be run. Field is the
 // setting's name in lower case ("engine", "generator", "jobs", "strategies",
 // "replicates", "workers", "shard", "scenario"), the name the command's flag
-// for it takes unless the command says otherwise.
+// for it takes unless the command says otherwise. Fields, when settings
+// are refused together (a sweep's grid too large), names each of them, and
+// Field joins them with " x ": a step's name may itself hold " x ".
 type FieldError struct {
-	Field string
-	Msg   string
+	Field  string
+	Fields []string
+	Msg    string
 }
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }

@@ -3,6 +3,7 @@ package retrysim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -249,7 +250,7 @@ func (s Sweep) Check() (swept []string, err error) {
 
 // plan checks the sweep and builds its points. A grid of more than
 // MaxSweepPoints points or MaxSweepRows rows is refused as a *FieldError
-// whose Field is the swept parameters joined by " x " and whose message gives
+// whose Fields are the swept parameters (Field joins them by " x ") and whose message gives
 // their lengths, or for the rows with Field "strategies"; a parameter given
 // twice, or more than MaxSetAxes of them, with Field "axes".
 func (s Sweep) plan() (plan, error) {
@@ -270,7 +271,7 @@ func (s Sweep) plan() (plan, error) {
 			names = append(names, grid[i].Name)
 			lens = append(lens, strconv.Itoa(len(grid[i].Values)))
 		}
-		return plan{}, fieldErr(strings.Join(names, " x "), "%s = %v", strings.Join(lens, " x "), err)
+		return plan{}, &FieldError{Field: strings.Join(names, " x "), Fields: names, Msg: fmt.Sprintf("%s = %v", strings.Join(lens, " x "), err)}
 	}
 	if len(s.Strategies) == 0 {
 		return plan{}, fieldErr("strategies", "none given")

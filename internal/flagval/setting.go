@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 
 	api "github.com/retrysim/retrysim"
@@ -37,15 +38,18 @@ func GivenSettings(fs *flag.FlagSet) ([]api.Setting, string) {
 }
 
 // LibraryError turns the library's refusal of a setting into the flag's: a
-// api.FieldError names the setting (sweep's axes joined by " x ", a
-// parameter by name given with -set), a delivery.FieldError a field of the
-// queue.
+// api.FieldError names the setting (or its Fields, sweep's axes, joined by
+// " x "; a parameter by name given with -set), a delivery.FieldError a field
+// of the queue.
 func LibraryError(err error) error {
 	var fe *api.FieldError
 	var de *delivery.FieldError
 	switch {
 	case errors.As(err, &fe):
-		flags := strings.Split(fe.Field, " x ")
+		flags := slices.Clone(fe.Fields)
+		if flags == nil {
+			flags = []string{fe.Field}
+		}
 		for i, f := range flags {
 			switch {
 			case f == "generator":

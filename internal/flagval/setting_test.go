@@ -9,6 +9,7 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/provider"
 )
 
 // The settings given on the command line come back as the library's, in
@@ -29,7 +30,7 @@ func TestGivenSettings(t *testing.T) {
 }
 
 // The library's refusals name the flag a user gave: a setting by its flag,
-// the generator as -rng, sweep axes joined by " x ", a parameter by name
+// the generator as -rng, sweep axes (Fields) joined by " x ", a parameter by name
 // with -set, and a field of the queue by its flag; other errors pass as
 // they are.
 func TestLibraryError(t *testing.T) {
@@ -39,7 +40,7 @@ func TestLibraryError(t *testing.T) {
 	}{
 		{&api.FieldError{Field: "replicates", Msg: "bad"}, "-replicates: bad"},
 		{&api.FieldError{Field: "generator", Msg: "bad"}, "-rng: bad"},
-		{&api.FieldError{Field: "p_fail x steps[charge the card].p_fail x axes", Msg: "bad"}, "-p-fail x -set steps[charge the card].p_fail x -set: bad"},
+		{&api.FieldError{Field: "p_fail x steps[charge the card].p_fail x axes", Fields: []string{"p_fail", "steps[charge the card].p_fail", "axes"}, Msg: "bad"}, "-p-fail x -set steps[charge the card].p_fail x -set: bad"},
 		{&delivery.FieldError{Field: "backoff.base", Msg: "bad"}, "-backoff-base: bad"},
 		{&delivery.FieldError{Field: "max_deliveries", Msg: "bad"}, "-max-deliveries: bad"},
 	} {
@@ -47,6 +48,16 @@ func TestLibraryError(t *testing.T) {
 		if _, usage := err.(UsageError); !usage || err.Error() != tt.want {
 			t.Errorf("LibraryError(%v) = %v; want the usage error %s", tt.err, err, tt.want)
 		}
+	}
+	// A grid too large names each swept parameter, whatever its name holds:
+	// a step called "a x b" is one parameter, not two.
+	sc := provider.Scenario{Name: "t", Steps: []provider.Step{{Name: "a x b"}, {Name: "c"}}}
+	sw := api.Sweep{Scenario: &sc, Strategies: []string{"step-nokey"}, Axes: []api.Axis{
+		{Name: "steps[a x b].p_fail", Values: make([]float64, 101)}, {Name: "steps[c].p_fail", Values: make([]float64, 100)}}}
+	_, err := sw.Check()
+	const want = "-set steps[a x b].p_fail x -set steps[c].p_fail: 101 x 100 = 10100 points is more than the 10000 a sweep allows"
+	if err = LibraryError(err); err == nil || err.Error() != want {
+		t.Errorf("LibraryError(Check of a grid too large) = %v; want %s", err, want)
 	}
 	if err := io.EOF; LibraryError(err) != err {
 		t.Errorf("LibraryError(io.EOF) = %v; want it unchanged", LibraryError(err))
