@@ -224,19 +224,20 @@ func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (pr
 		if err != nil {
 			return sc, q, err
 		}
+		// The value's type is checked on a scratch step and queue, so
+		// that it is checked even when no step takes the setting.
+		if !f.put(&provider.Step{}, &delivery.Config{}, s.Value) {
+			return sc, q, fmt.Errorf("%s takes a %T, not a %T", s.Name, f.zero, s.Value)
+		}
 		if q == nil && f.timed {
 			c := delivery.Defaults()
 			q = &c
 		}
-		ok := true
 		if queue {
-			ok = f.put(nil, q, s.Value)
+			f.put(nil, q, s.Value)
 		}
 		for _, i := range steps {
-			ok = ok && f.put(&sc.Steps[i], q, s.Value)
-		}
-		if !ok {
-			return sc, q, fmt.Errorf("%s takes a %T, not a %T", s.Name, f.zero, s.Value)
+			f.put(&sc.Steps[i], q, s.Value)
 		}
 	}
 	if q != nil {

@@ -133,6 +133,12 @@ func TestOverride(t *testing.T) {
 			t.Errorf("Override(%v) = %v; want %q", tt.s, err, tt.want)
 		}
 	}
+	// A value of another type is refused even where no step takes the
+	// setting: lost_reply over a scenario with no step that can lose its reply.
+	sure := provider.Scenario{Name: "sure", Steps: []provider.Step{{Name: "a"}}}
+	if _, _, err := Override(sure, nil, Setting{"lost_reply", "0.1"}); err == nil || err.Error() != "lost_reply takes a float64, not a string" {
+		t.Errorf("Override(lost_reply %q) over no lossy step = %v; want lost_reply takes a float64, not a string", "0.1", err)
+	}
 	var fe *delivery.FieldError
 	if _, _, err := Override(base, nil, Setting{"queue.lease", time.Duration(0)}); !errors.As(err, &fe) || fe.Field != "lease" {
 		t.Errorf("Override(lease 0) = %v; want delivery's FieldError for lease", err)
