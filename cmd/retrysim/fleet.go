@@ -7,7 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 
 	"github.com/retrysim/retrysim/fleet"
@@ -44,10 +43,6 @@ Limits (checked before any work):
 Flags:
 `
 
-// fleetRunFlags say how the model is run and printed; every other flag
-// describes the model, which -preset sets.
-var fleetRunFlags = []string{"preset", "duration", "replicates", "seed", "format", "workers", "o", "series", "plot"}
-
 // fleetCommand runs the fleet model: flags, then fleet.Run, then a renderer.
 func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	fs := flagval.NewFlagSet("retrysim fleet")
@@ -81,29 +76,16 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if err := flagval.Parse(fs, args, fleetIntro, stdout); err != nil {
 		return err
 	}
-	set := flagval.Given(fs)
 	var cfgs []fleet.Config
 	p := fleet.Preset{Name: "one run"}
 	if preset.V != "" {
-		err := flagval.Refuse(fs, func(n string) string {
-			if slices.Contains(fleetRunFlags, n) {
-				return ""
-			}
-			return fmt.Sprintf("a preset sets the model; drop -%s or -preset", n)
-		})
-		if err != nil {
+		p, _ = fleet.LookupPreset(preset.V)
+		if err := flagval.Refuse(fs, p.Refuses); err != nil {
 			return err
 		}
-		p, _ = fleet.LookupPreset(preset.V)
-		if !set["duration"] {
-			c.Duration = p.Duration
-		}
-		if !set["replicates"] {
-			replicates.V = p.Replicates
-		}
-		cfgs = p.Runs(c.Duration)
-		if p.Totals && set["series"] {
-			return flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
+		var err error
+		if cfgs, replicates.V, err = p.Plan(flagval.Given(fs), c.Duration, replicates.V); err != nil {
+			return flagval.Usage(err)
 		}
 	} else {
 		c.Outage.From, c.Outage.To = outage.From.Seconds(), outage.To.Seconds()
