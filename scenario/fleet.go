@@ -25,6 +25,19 @@ type Fleet struct {
 	// Set names the flags the section stands for, with the line of each,
 	// so a command can refuse a flag that says the same thing twice.
 	Set map[string]int
+	// file names the file, for Apply's errors.
+	file string
+}
+
+// Apply sets the client's policy and hedges to the section's, and refuses a
+// policy the client would never ask: with cl.Attempts 1 and no hedges only a
+// policy that guards first calls is asked, as Config.Unread says of the flag.
+func (f *Fleet) Apply(cl *fleet.Client) error {
+	cl.Policy, cl.Hedges, cl.HedgeDelay = f.Policy, f.Hedges, f.HedgeDelay.Seconds()
+	if k := cl.Policy.Kind; k != fleet.Unlimited && cl.Attempts == 1 && cl.Hedges == 0 && !k.GuardsFirst() {
+		return fmt.Errorf("%s:%d sets policy %s, which with -attempts 1 and no hedges is never asked", f.file, f.Set["policy"], k)
+	}
+	return nil
 }
 
 // DefaultHedgeDelay is the hedge delay when neither a flag nor a file sets
@@ -37,7 +50,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	if n.Kind != yaml.MappingNode {
 		return nil, &Error{File: name, Line: n.Line, Field: "fleet", Msg: "want a mapping of policy settings"}
 	}
-	f := &Fleet{Policy: fleet.DefaultPolicy(), HedgeDelay: DefaultHedgeDelay, Set: map[string]int{}}
+	f := &Fleet{Policy: fleet.DefaultPolicy(), HedgeDelay: DefaultHedgeDelay, Set: map[string]int{}, file: name}
 	fail := func(k *yaml.Node, msg string) error {
 		return &Error{File: name, Line: k.Line, Field: "fleet." + k.Value, Msg: msg}
 	}

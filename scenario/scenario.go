@@ -307,6 +307,16 @@ func LoadJob(path string) (Loaded, error) {
 	return l, err
 }
 
+// LoadFleet is Load for retrysim fleet: the file, refused by CheckFleet as
+// well as by Load.
+func LoadFleet(path string) (Loaded, error) {
+	l, err := Load(path)
+	if err == nil {
+		err = l.CheckFleet()
+	}
+	return l, err
+}
+
 // CheckFleet refuses, for retrysim fleet, a file with no fleet section, and
 // one that describes a job too, which the fleet command does not read.
 func (l Loaded) CheckFleet() error {

@@ -428,3 +428,37 @@ func TestLoadJob(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetApply: a fleet section sets the client's policy and hedges, and
+// refuses, naming its file and line, a policy that with one attempt and no
+// hedges is never asked; a policy that guards first calls is asked.
+func TestFleetApply(t *testing.T) {
+	l, err := Parse("f.yaml", []byte("# budget\nfleet:\n  policy: finagle-budget\n  budget_ratio: 0.2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := fleet.Client{Attempts: 3}
+	if err := l.Fleet.Apply(&cl); err != nil || cl.Policy.Kind != fleet.FinagleBudget || cl.Policy.BudgetRatio != 0.2 || cl.Hedges != 0 {
+		t.Fatalf("attempts 3: %+v, %v", cl.Policy, err)
+	}
+	cl = fleet.Client{Attempts: 1}
+	err = l.Fleet.Apply(&cl)
+	if want := "f.yaml:3 sets policy finagle-budget, which with -attempts 1 and no hedges is never asked"; err == nil || err.Error() != want {
+		t.Fatalf("attempts 1: %v, want %s", err, want)
+	}
+	l, err = Parse("f.yaml", []byte("fleet:\n  policy: finagle-budget\n  hedges: 1\n  hedge_delay: 2s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl = fleet.Client{Attempts: 1}
+	if err := l.Fleet.Apply(&cl); err != nil || cl.Hedges != 1 || cl.HedgeDelay != 2 {
+		t.Fatalf("hedged: %+v, %v", cl, err)
+	}
+	l, err = Parse("f.yaml", []byte("fleet:\n  policy: sre-throttle\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Fleet.Apply(&fleet.Client{Attempts: 1}); err != nil {
+		t.Fatalf("sre-throttle guards first calls: %v", err)
+	}
+}

@@ -144,10 +144,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 // fleetScenario sets the client's policy and hedges from the fleet section
 // of the scenario file at path, refusing a flag that sets the same thing.
 func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
-	loaded, err := scenario.Load(path)
-	if err == nil {
-		err = loaded.CheckFleet()
-	}
+	loaded, err := scenario.LoadFleet(path)
 	if err != nil {
 		return flagval.Usage(fmt.Errorf("-scenario %w", err))
 	}
@@ -161,9 +158,8 @@ func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
 	if err != nil {
 		return err
 	}
-	cl.Policy, cl.Hedges, cl.HedgeDelay = f.Policy, f.Hedges, f.HedgeDelay.Seconds()
-	if k := cl.Policy.Kind; k != fleet.Unlimited && cl.Attempts == 1 && cl.Hedges == 0 && !k.GuardsFirst() {
-		return flagval.Usage(fmt.Errorf("-scenario: %s:%d sets policy %s, which with -attempts 1 and no hedges is never asked", path, f.Set["policy"], k))
+	if err := f.Apply(cl); err != nil {
+		return flagval.Usage(fmt.Errorf("-scenario: %w", err))
 	}
 	return nil
 }
