@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
@@ -69,14 +67,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if preset.V != "" {
 		p, _ := api.LookupPreset(preset.V)
-		reads := append(p.Reads(), "format", "o")
-		err := flagval.Refuse(fs, func(n string) string {
-			if n == "preset" || slices.Contains(reads, n) {
-				return ""
-			}
-			return fmt.Sprintf("-preset %s runs its own fixed cases and reads only -%s", p.Name, strings.Join(reads, ", -"))
-		})
-		if err != nil {
+		if err := flagval.Refuse(fs, p.Refuses); err != nil {
 			return err
 		}
 		cases, err := p.Run(ctx, api.PresetRun{Jobs: int64(jobs), Attempts: attempts.V, Seed: uint64(c.Seed),
