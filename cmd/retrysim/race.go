@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/retrysim/retrysim/internal/flagval"
@@ -47,7 +45,7 @@ var raceRenamed = map[string]flagval.Renamed{
 }
 
 // raceCommand runs the harness for each mode and prints what it measured.
-func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err error) {
+func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	base := race.Config{Procs: 2, Deliveries: 2, Rounds: 20, Lease: time.Second, Args: []string{workerCommand}}
 	modes := race.Modes()
 	jobs, simJobs, seed := flagval.Count(1), flagval.Count(200_000), flagval.Seed(1)
@@ -92,23 +90,9 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) (err e
 	if err := race.CheckStudy(base, int64(simJobs)); err != nil {
 		return flagval.Usage(err)
 	}
-	if base.Keep {
-		if base.Dir, err = os.MkdirTemp("", "retrysim-race-"); err != nil {
-			return err
-		}
-		defer func() {
-			if err != nil { // nothing of a failed or interrupted run is kept
-				os.RemoveAll(base.Dir)
-			}
-		}()
-	}
-	rows, err := race.Study(ctx, modes, base, int64(simJobs))
+	rows, err := race.Study(ctx, modes, &base, int64(simJobs))
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := format.R.Race(&buf, render.RaceTitle(base), rows); err != nil {
-		return err
-	}
-	return out.Write(ctx, stdout, buf.Bytes())
+	return out.Render(ctx, stdout, func(w io.Writer) error { return format.R.Race(w, render.RaceTitle(base), rows) })
 }

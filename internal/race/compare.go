@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
@@ -15,11 +16,23 @@ import (
 
 // Study runs the harness in each mode, base's settings otherwise, and rows
 // of what it measured; with simJobs above 0 each row also holds the
-// simulator's prediction over that many jobs (Compare).
-func Study(ctx context.Context, modes []Mode, base Config, simJobs int64) ([]stats.RaceRow, error) {
-	var rows []stats.RaceRow
+// simulator's prediction over that many jobs (Compare). With base.Keep and
+// no base.Dir, Study makes one temporary directory for every mode's database
+// and sets base.Dir to it, for the caller to print; a study that fails or is
+// cancelled removes it, so nothing of it is kept.
+func Study(ctx context.Context, modes []Mode, base *Config, simJobs int64) (rows []stats.RaceRow, err error) {
+	if base.Keep && base.Dir == "" {
+		if base.Dir, err = os.MkdirTemp("", "retrysim-race-"); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				os.RemoveAll(base.Dir)
+			}
+		}()
+	}
 	for _, m := range modes {
-		cfg := base
+		cfg := *base
 		cfg.Mode = m
 		res, err := Run(ctx, cfg)
 		if err != nil {

@@ -360,3 +360,41 @@ func TestRunDefaultsToThisExecutable(t *testing.T) {
 		t.Errorf("claim, one job: %d races, %d charged twice; want 1, 0", res.Races, res.DoubleCharged)
 	}
 }
+
+// A study with Keep and no Dir keeps every mode's database in one temporary
+// directory it names in Dir; a study that fails or is cancelled leaves
+// nothing behind.
+func TestStudyKeepsItsDirectory(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	base := config("")
+	base.Keep = true
+	if _, err := Study(context.Background(), []Mode{Claim, Lease}, &base, 0); err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(base.Dir) != tmp {
+		t.Fatalf("Dir %q is not a new directory in TMPDIR %s", base.Dir, tmp)
+	}
+	for _, m := range []Mode{Claim, Lease} {
+		if _, err := os.Stat(filepath.Join(base.Dir, "race-"+string(m)+".db")); err != nil {
+			t.Errorf("%s not kept: %v", m, err)
+		}
+	}
+	os.RemoveAll(base.Dir)
+	bad := config("")
+	bad.Keep = true
+	bad.Exe = filepath.Join(tmp, "no-such-worker")
+	if _, err := Study(context.Background(), []Mode{Claim}, &bad, 0); err == nil {
+		t.Error("a study whose workers cannot start succeeded")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cancelled := config("")
+	cancelled.Keep = true
+	if _, err := Study(ctx, []Mode{Claim}, &cancelled, 0); err == nil {
+		t.Error("a cancelled study succeeded")
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left behind in TMPDIR: %v", left)
+	}
+}
