@@ -48,24 +48,23 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs := flagval.NewFlagSet("retrysim fleet")
 	c := fleet.DefaultConfig() // the model flags write into it
 	var (
-		preset            flagval.Choice
-		seed              flagval.Seed = 1
-		format                         = flagval.NewFormat(render.FleetDoc)
-		workers                        = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
-		replicates                     = flagval.Bounded{V: 10, Lo: 1, Hi: fleet.MaxReplicates}
-		outage            flagval.Window
-		out, series, plot string
-		scenPath          string
+		preset       flagval.Choice
+		seed         flagval.Seed = 1
+		workers                   = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
+		replicates                = flagval.Bounded{V: 10, Lo: 1, Hi: fleet.MaxReplicates}
+		outage       flagval.Window
+		o            flagval.Output
+		series, plot string
+		scenPath     string
 	)
 	preset.Valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
 	fs.Var(&preset, "preset", "run the runs of the preset `name` (listed above) instead of one run from the flags")
 	fs.Var(flagval.SecondsVar(&c.Duration), "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")
 	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	fs.Var(&format, "format", format.Usage()+" (json also holds the series; html is one page with the series drawn)")
+	o.Register(fs, render.FleetDoc, " (json also holds the series; html is one page with the series drawn)", "")
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
-	fs.StringVar(&out, "o", "", "write the output to `file` (a regular file is replaced atomically) instead of stdout")
 	fs.StringVar(&series, "series", "", "also write the time series, a row a run a second, to `file` (.csv or .json)")
 	fs.StringVar(&plot, "plot", "", "also draw the time series to `file` (.png or .svg), a panel a run")
 	for _, p := range fleet.Params() {
@@ -114,8 +113,8 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if err := render.CheckFleetFiles(series, plot); err != nil {
 		return flagval.Usage(err)
 	}
-	outF, seriesF, plotF := outfile.File{Flag: "o", Path: out}, outfile.File{Flag: "series", Path: series}, outfile.File{Flag: "plot", Path: plot}
-	if err := outfile.Check(outF, seriesF, plotF); err != nil {
+	seriesF, plotF := outfile.File{Flag: "series", Path: series}, outfile.File{Flag: "plot", Path: plot}
+	if err := outfile.Check(o.Out, seriesF, plotF); err != nil {
 		return flagval.Usage(err)
 	}
 
@@ -124,7 +123,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		return err
 	}
 	run := render.FleetRun{Preset: p, Replicates: replicates.V, Seed: uint64(seed), Configs: cfgs, Results: res}
-	main, ser, pic, err := format.R.FleetOutputs(run, filepath.Ext(series), filepath.Ext(plot))
+	main, ser, pic, err := o.Format.R.FleetOutputs(run, filepath.Ext(series), filepath.Ext(plot))
 	if err != nil {
 		return err
 	}
@@ -138,7 +137,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 			return err
 		}
 	}
-	return outF.Write(ctx, stdout, main)
+	return o.Out.Write(ctx, stdout, main)
 }
 
 // fleetScenario sets the client's policy and hedges from the fleet section

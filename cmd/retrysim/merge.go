@@ -31,24 +31,22 @@ Flags:
 // prints the run's report.
 func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	var ci, expect bool
-	format := flagval.NewFormat(render.ReportDoc)
-	out := outfile.File{Flag: "o"}
+	var o flagval.Output
 	fs := flagval.NewFlagSet("retrysim merge")
-	fs.Var(&format, "format", format.Usage())
+	o.Register(fs, render.ReportDoc, "", "; not one of the shard files")
 	fs.BoolVar(&ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	fs.StringVar(&out.Path, "o", "", flagval.OutUsage+"; not one of the shard files")
 	if err := flagval.ParseFlags(fs, flagval.Interspersed(fs, args), fmt.Sprintf(mergeIntro, stats.MaxShardBytes>>20), stdout); err != nil {
 		return err
 	}
-	if err := outfile.Check(out); err != nil {
+	if err := outfile.Check(o.Out); err != nil {
 		return flagval.Usage(err)
 	}
 	files := fs.Args()
 	if len(files) == 0 {
 		return flagval.Usage(fmt.Errorf("merge: no shard files given (want retrysim merge FILES...)"))
 	}
-	if err := outfile.NotInput(out, "shard file", files); err != nil {
+	if err := outfile.NotInput(o.Out, "shard file", files); err != nil {
 		return flagval.Usage(err)
 	}
 	rep, err := api.MergeFiles(files...)
@@ -58,5 +56,5 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if err := api.CheckExpect(expect, rep.Params.Delivery != nil); err != nil {
 		return flagval.LibraryError(err)
 	}
-	return out.Render(ctx, stdout, func(w io.Writer) error { return format.R.Report(w, rep.Results(ci, expect)) })
+	return o.Out.Render(ctx, stdout, func(w io.Writer) error { return o.Format.R.Report(w, rep.Results(ci, expect)) })
 }

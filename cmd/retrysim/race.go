@@ -52,8 +52,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	crashAt := flagval.CrashPoint()
 	var crashP flagval.CrashProbability
 	var compare bool
-	format := flagval.NewFormat(render.RaceDoc)
-	out := outfile.File{Flag: "o"}
+	var o flagval.Output
 	fs := flagval.NewFlagSet("retrysim race")
 	fs.Var(flagval.ListVar(&modes, race.ParseMode, func(m race.Mode) string { return string(m) }), "mode", "comma-separated `modes`: loose (check, charge, insert), claim (UNIQUE insert first), after (charge, then claim), lease (status, expiry, takeover)")
 	fs.Var(flagval.IntVar(&base.Procs, 1, 256), "procs", "concurrent worker `processes` (1 to 256)")
@@ -69,15 +68,14 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	fs.Var(&simJobs, "sim-jobs", "the simulator runs `n` jobs for -compare")
 	fs.Var(&seed, "seed", "random `seed` for choosing which deliveries crash, and for the simulator")
 	fs.BoolVar(&base.Keep, "keep", false, "keep the database files of a run that finishes (their paths are printed) instead of removing them")
-	fs.Var(&format, "format", format.Usage())
-	fs.StringVar(&out.Path, "o", "", flagval.OutUsage)
+	o.Register(fs, render.RaceDoc, "", "")
 	for old, why := range raceRenamed {
 		fs.Var(why, old, "")
 	}
 	if err := flagval.Parse(fs, args, raceIntro, stdout); err != nil {
 		return err
 	}
-	if err := outfile.Check(out); err != nil {
+	if err := outfile.Check(o.Out); err != nil {
 		return flagval.Usage(err)
 	}
 	base.Jobs, base.Seed, base.CrashP = int(jobs), uint64(seed), float64(crashP.P)
@@ -94,5 +92,5 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	if err != nil {
 		return err
 	}
-	return out.Render(ctx, stdout, func(w io.Writer) error { return format.R.Race(w, render.RaceTitle(base), rows) })
+	return o.Out.Render(ctx, stdout, func(w io.Writer) error { return o.Format.R.Race(w, render.RaceTitle(base), rows) })
 }

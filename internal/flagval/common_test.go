@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/retrysim/retrysim/internal/render"
@@ -32,5 +33,30 @@ func TestCommon(t *testing.T) {
 	if c.Seed != 7 || c.RNG.V != "xexp" || c.Strategies.String() != "job-samekey" || c.Format.R.Name() != "csv" ||
 		c.Workers.V != 3 || c.Engine.String() != "plain" || c.Out.Path != "out.csv" || c.Out.Flag != "o" {
 		t.Errorf("after %v: %+v", args, c)
+	}
+}
+
+// Output declares -format and -o with the command's notes after their
+// usage, starts at the doc's first format and stdout, and writes where the
+// command reads them.
+func TestOutput(t *testing.T) {
+	var o Output
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.Register(fs, render.RaceDoc, " (F)", "; not an input")
+	if o.Format.R.Name() != "table" || o.Out.Path != "" || o.Out.Flag != "o" {
+		t.Errorf("defaults = %+v", o)
+	}
+	if u := fs.Lookup("format").Usage; !strings.HasSuffix(u, "json (F)") {
+		t.Errorf("-format usage %q does not end with the race formats and the note", u)
+	}
+	if u, want := fs.Lookup("o").Usage, "write the output to `file` instead of stdout: a regular file is replaced atomically (keeping its mode), a symbolic link's target likewise, a device or FIFO is written in place; not an input"; u != want {
+		t.Errorf("-o usage %q; want %q", u, want)
+	}
+	if err := fs.Parse([]string{"-format", "json", "-o", "out.json"}); err != nil {
+		t.Fatal(err)
+	}
+	if o.Format.R.Name() != "json" || o.Out.Path != "out.json" {
+		t.Errorf("after -format json -o out.json: %+v", o)
 	}
 }
