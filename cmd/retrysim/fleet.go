@@ -7,7 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
-	"strconv"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
@@ -28,18 +27,7 @@ Example: retrysim fleet -preset brooker-collapse
 Presets (a preset sets the model: no model flag goes with it):
 ` + render.FleetPresets(fleet.Presets()) + `
 Limits (checked before any work):
-  -duration     1 s to ` + strconv.Itoa(fleet.MaxDuration) + ` s (the series holds a row a run a second)
-  rates         up to ` + fmt.Sprint(fleet.MaxRate) + ` a second; duration x peak rate up to ` + fmt.Sprint(fleet.MaxArrivals) + ` requests
-  -replicates   1 to ` + strconv.Itoa(fleet.MaxReplicates) + `; replicates x duration up to ` + strconv.Itoa(fleet.MaxSeriesSeconds) + ` s (each replicate's
-                series is kept until they are averaged)
-  -clients      1 to ` + strconv.Itoa(fleet.MaxClients) + `; -attempts 1 to ` + strconv.Itoa(fleet.MaxAttempts) + `
-  -capacity     up to ` + strconv.Itoa(fleet.MaxWorkers) + ` workers; -queue up to ` + strconv.Itoa(fleet.MaxQueue) + ` waiting calls
-  times         (-base, -slope, -service, -net, -timeout, ...) up to ` + strconv.Itoa(fleet.MaxSeconds) + ` s
-  policies      token counts and costs (-bucket-*, -quota*, -grpc-*) up to ` + fmt.Sprint(fleet.MaxTokens) + `;
-                -breaker-threshold 0 to 1; -budget-ratio 0 to ` + fmt.Sprint(fleet.MaxBudgetRatio) + ` (finagle) or 1 (envoy);
-                -budget-ttl ` + fmt.Sprint(fleet.MinTTL) + ` s to ` + fmt.Sprint(fleet.MaxTTL) + ` s; -cb-window, -cb-min-calls, -cb-half-open 1 to
-                ` + fmt.Sprint(fleet.MaxWindow) + `; -sre-k above 0 to ` + fmt.Sprint(fleet.MaxK) + `; -hedges 0 to ` + fmt.Sprint(fleet.MaxHedges) + `
-
+` + render.FleetLimits(fleet.Limits()) + `
 Flags:
 `
 

@@ -123,6 +123,17 @@ func FleetPresets(ps []fleet.Preset) string {
 	return b.String()
 }
 
+// FleetLimits lists the model's limits for the fleet command's -help, a
+// limit a paragraph, wrapped at 80 columns as FleetPresets is.
+func FleetLimits(ls []fleet.Limit) string {
+	const indent = "                "
+	var b strings.Builder
+	for _, l := range ls {
+		fmt.Fprintf(&b, "  %-14s%s\n", l.What, indentWrap(l.Bound, 80-len(indent), indent))
+	}
+	return b.String()
+}
+
 // indentWrap wraps text at width columns, indenting every line but the first.
 func indentWrap(text string, width int, indent string) string {
 	var b strings.Builder

@@ -72,3 +72,27 @@ func TestFleetOutputs(t *testing.T) {
 		}
 	}
 }
+
+// The limits in the fleet command's -help are the library's words, each
+// limit's bound wrapped under its column, no line over 80 columns (the
+// hand-written block had lines of 81 to 90).
+func TestFleetLimits(t *testing.T) {
+	ls := fleet.Limits()
+	got := FleetLimits(ls)
+	for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+		if len(line) > 80 {
+			t.Errorf("%d columns: %q", len(line), line)
+		}
+		if !strings.HasPrefix(line, "  ") || line[15] != ' ' || line[16] == ' ' {
+			t.Errorf("not in the two columns: %q", line)
+		}
+	}
+	var want []string
+	for _, l := range ls {
+		want = append(want, l.What)
+		want = append(want, strings.Fields(l.Bound)...)
+	}
+	if w := strings.Fields(got); strings.Join(w, " ") != strings.Join(want, " ") {
+		t.Errorf("words\n%s\nwant\n%s", strings.Join(w, " "), strings.Join(want, " "))
+	}
+}

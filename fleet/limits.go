@@ -1,0 +1,24 @@
+package fleet
+
+import "fmt"
+
+// Limit is a bound the model checks before any work, as the fleet command's
+// -help states it: what it bounds (a flag, or a group of flags) and the
+// bound, built from the constants Check enforces so help cannot drift from
+// them.
+type Limit struct{ What, Bound string }
+
+// Limits are the model's limits, in the order -help lists them.
+func Limits() []Limit {
+	return []Limit{
+		{"-duration", fmt.Sprintf("1 s to %d s (the series holds a row a run a second)", MaxDuration)},
+		{"rates", fmt.Sprintf("up to %v a second; duration x peak rate up to %v requests", MaxRate, MaxArrivals)},
+		{"-replicates", fmt.Sprintf("1 to %d; replicates x duration up to %d s (each replicate's series is kept until they are averaged)", MaxReplicates, MaxSeriesSeconds)},
+		{"-clients", fmt.Sprintf("1 to %d; -attempts 1 to %d", MaxClients, MaxAttempts)},
+		{"-capacity", fmt.Sprintf("up to %d workers; -queue up to %d waiting calls", MaxWorkers, MaxQueue)},
+		{"times", fmt.Sprintf("(-base, -slope, -service, -net, -timeout, ...) up to %d s", MaxSeconds)},
+		{"policies", fmt.Sprintf("token counts and costs (-bucket-*, -quota*, -grpc-*) up to %v; -breaker-threshold 0 to 1; "+
+			"-budget-ratio 0 to %v (finagle) or 1 (envoy); -budget-ttl %v s to %v s; -cb-window, -cb-min-calls, -cb-half-open 1 to %v; "+
+			"-sre-k above 0 to %v; -hedges 0 to %v", MaxTokens, MaxBudgetRatio, MinTTL, MaxTTL, MaxWindow, MaxK, MaxHedges)},
+	}
+}
