@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding"
 	"fmt"
 	"math"
 	"slices"
@@ -29,11 +30,27 @@ type Fleet struct {
 	file string
 }
 
-// Apply sets the client's policy and hedges to the section's, and refuses a
-// policy the client would never ask: with cl.Attempts 1 and no hedges only a
-// policy that guards first calls is asked, as Config.Unread says of the flag.
+// Apply sets each setting the section gives (Set) in the client, leaving
+// the others as they are, so that a flag for a setting the file does not
+// give still counts; and it refuses a policy the client would never ask:
+// with cl.Attempts 1 and no hedges only a policy that guards first calls is
+// asked, as Config.Unread says of the flag.
 func (f *Fleet) Apply(cl *fleet.Client) error {
-	cl.Policy, cl.Hedges, cl.HedgeDelay = f.Policy, f.Hedges, f.HedgeDelay.Seconds()
+	src := fleet.Config{Client: fleet.Client{Policy: f.Policy, Hedges: f.Hedges, HedgeDelay: f.HedgeDelay.Seconds()}}
+	dst := fleet.Config{Client: *cl}
+	for name := range f.Set { // each names its own field: the order does not matter
+		p, _ := fleet.LookupParam(name) // fleetSection read only settings
+		switch d := p.Field(&dst).(type) {
+		case *float64:
+			*d = *p.Field(&src).(*float64)
+		case *int:
+			*d = *p.Field(&src).(*int)
+		case encoding.TextUnmarshaler: // a name: what src writes, dst reads
+			text, _ := p.Field(&src).(encoding.TextMarshaler).MarshalText()
+			d.UnmarshalText(text)
+		}
+	}
+	*cl = dst.Client
 	if k := cl.Policy.Kind; k != fleet.Unlimited && cl.Attempts == 1 && cl.Hedges == 0 && !k.GuardsFirst() {
 		return fmt.Errorf("%s:%d sets policy %s, which with -attempts 1 and no hedges is never asked", f.file, f.Set["policy"], k)
 	}

@@ -461,4 +461,19 @@ func TestFleetApply(t *testing.T) {
 	if err := l.Fleet.Apply(&fleet.Client{Attempts: 1}); err != nil {
 		t.Fatalf("sre-throttle guards first calls: %v", err)
 	}
+	// What the file does not set stays as the flags set it: a budget ratio,
+	// hedges and a scope given by flags over a file that names only the
+	// policy (they were replaced by the section's defaults, dropping the flags).
+	l, err = Parse("f.yaml", []byte("fleet:\n  policy: finagle-budget\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl = fleet.Client{Attempts: 3, Hedges: 2, HedgeDelay: 0.5, Policy: fleet.PolicyConfig{BudgetRatio: 7, Shared: true}}
+	if err := l.Fleet.Apply(&cl); err != nil {
+		t.Fatal(err)
+	}
+	want := fleet.Client{Attempts: 3, Hedges: 2, HedgeDelay: 0.5, Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, BudgetRatio: 7, Shared: true}}
+	if cl != want {
+		t.Errorf("flags under a file naming only the policy: %+v; want %+v", cl, want)
+	}
 }
