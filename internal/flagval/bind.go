@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -121,7 +122,7 @@ type listVar[T any] struct {
 }
 
 // ListVar is a comma-separated list of names parse reads, written into *p
-// in the order given; one name refused refuses the list.
+// in the order given; one name refused, or given twice, refuses the list.
 func ListVar[T any](p *[]T, parse func(string) (T, error), text func(T) string) flag.Value {
 	return listVar[T]{p, parse, text}
 }
@@ -143,6 +144,9 @@ func (v listVar[T]) Set(s string) error {
 		x, err := v.parse(name)
 		if err != nil {
 			return err
+		}
+		if slices.ContainsFunc(out, func(y T) bool { return v.text(y) == v.text(x) }) {
+			return fmt.Errorf("%q is listed twice", v.text(x))
 		}
 		out = append(out, x)
 	}
