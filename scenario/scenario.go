@@ -648,7 +648,10 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 }
 
 // checkKeys refuses a key given twice in any mapping under n, which path
-// names, with the line of the second.
+// names, with the line of the second, and a key with no value (null, ~ or
+// nothing after the colon), which the fields' readers would take as their
+// zero: only an empty queue section means something (the queue's
+// defaults), and an empty fleet section has its own error.
 func checkKeys(name string, n *yaml.Node, path string) error {
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -663,6 +666,9 @@ func checkKeys(name string, n *yaml.Node, path string) error {
 				return &Error{File: name, Line: k.Line, Field: p, Msg: fmt.Sprintf("the key is given twice (first at line %d)", line)}
 			}
 			seen[k.Value] = k.Line
+			if v := n.Content[i+1]; v.Kind == yaml.ScalarNode && v.Tag == "!!null" && p != "queue" && p != "fleet" {
+				return &Error{File: name, Line: k.Line, Field: p, Msg: "no value; give one or leave the key out"}
+			}
 			if err := checkKeys(name, n.Content[i+1], p); err != nil {
 				return err
 			}

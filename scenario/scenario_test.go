@@ -148,6 +148,11 @@ var malformed = []struct {
 	{"max_crashes text", steps + "queue:\n  max_crashes: many\n", `s.yaml:4: queue.max_crashes: want a whole number, not "many"`},
 	{"max_deliveries huge", steps + "queue:\n  max_deliveries: 99999999999999999999\n", `s.yaml:4: queue.max_deliveries: want a whole number, not "99999999999999999999"`},
 	{"fleet hedges fraction", steps + "fleet:\n  hedges: 2.5\n", `s.yaml:4: fleet.hedges: want a whole number, not "2.5"`},
+	// A key with no value was read as the field's zero (hedges: ~ as 0
+	// hedges, p_fail: as 0); only an empty queue section means something.
+	{"fleet hedges null", steps + "fleet:\n  policy: aws\n  hedges: ~\n", "s.yaml:5: fleet.hedges: no value; give one or leave the key out"},
+	{"step p_fail empty", "steps:\n  - name: a\n    p_fail:\n", "s.yaml:3: steps[0].p_fail: no value; give one or leave the key out"},
+	{"queue ttl null", steps + "queue: {ttl: null}\n", "s.yaml:3: queue.ttl: no value; give one or leave the key out"},
 	{"step keys", "steps:\n  - name: a\n    keys: same\n  - name: b\n    keys: some\n", `s.yaml:5: steps[1].keys: unknown key mode "some" (want none, fresh or same)`},
 	{"step backoff", "steps:\n  - name: a\n    backoff:\n      policy: linear\n", `s.yaml:4: steps[0].backoff.policy: unknown backoff "linear"`},
 	{"step backoff key", "steps:\n  - {name: a, backoff: {base: 1s, cpa: 2s}}\n", "s.yaml:2: steps[0].backoff.cpa: unknown key"},
