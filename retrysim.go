@@ -468,7 +468,11 @@ func policyOf(st provider.Step) stats.StepPolicy {
 }
 
 // backoffText is a backoff policy as reports show it: "full-jitter base
-// 100ms cap 2s".
+// 100ms cap 2s"; a constant backoff waits its base and has no cap (Unread
+// refuses -backoff-cap with it), so its cap is left out: "constant base 1s".
 func backoffText(b backoff.Policy) string {
+	if b.Kind == backoff.Constant {
+		return fmt.Sprintf("%s base %v", b.Kind, b.Base)
+	}
 	return fmt.Sprintf("%s base %v cap %v", b.Kind, b.Base, b.Cap)
 }

@@ -85,7 +85,7 @@ func TestReportTitleNamesOwnPolicies(t *testing.T) {
 	signup := stats.Params{Jobs: 1000, Noun: "sign-ups", Steps: 10, PFail: 0.01, LossyStep: "send the welcome email",
 		LostReply: 0.005, Attempts: 3, RNG: "pcg", Seed: 1}
 	own := signup
-	own.Policies = []stats.StepPolicy{{Step: "save the user", Attempts: 1}, {Step: "send the welcome email", KeyMode: "same", Backoff: "constant base 1s cap 2s"}}
+	own.Policies = []stats.StepPolicy{{Step: "save the user", Attempts: 1}, {Step: "send the welcome email", KeyMode: "same", Backoff: "constant base 1s"}}
 	queued := own
 	queued.Delivery = &stats.DeliveryParams{}
 	const head = `1,000 sign-ups, 10 steps, each call fails 1% of the time, the reply to "send the welcome email" is lost 0.5% of the time, up to 3 attempts`
@@ -96,7 +96,7 @@ func TestReportTitleNamesOwnPolicies(t *testing.T) {
 	}{
 		{"none", signup, head + "; pcg, seed 1"},
 		{"own", own, head + " (save the user: 1 attempt; send the welcome email: same key); pcg, seed 1"},
-		{"delivery", queued, head + " (save the user: 1 attempt; send the welcome email: same key, backoff constant base 1s cap 2s); pcg, seed 1"},
+		{"delivery", queued, head + " (save the user: 1 attempt; send the welcome email: same key, backoff constant base 1s); pcg, seed 1"},
 	} {
 		title, _, _ := strings.Cut(reportTitle(tt.p), "\n")
 		if title != tt.want {
