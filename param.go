@@ -308,12 +308,13 @@ var stepRE = regexp.MustCompile(`^steps\[([^\]]*)\]\.([a-z_.]+)$`)
 // queue q: steps[STEP].FIELD, STEP a step's name and FIELD p_fail,
 // lost_reply (a step that can lose its reply), latency (a fixed duration) or
 // attempts (the step's own, overriding the run's);
-// queue.FIELD, FIELD ttl, lease, visibility, repeat_delay, backoff.base,
-// backoff.cap (durations), max_deliveries, max_crashes, repeat or crash. An
-// unknown name is refused with the names allowed. It sets the field Override
-// sets by the same name, as Override does: a step's latency turns the
-// delivery model on when q is nil, and a latency or queue.repeat_delay takes
-// a fixed duration, replacing a lognormal median:p99.
+// queue.FIELD, FIELD ttl, lease, visibility, repeat_delay (a fixed
+// duration), backoff.base, backoff.cap (durations), max_deliveries,
+// max_crashes, repeat or crash. An unknown name is refused with the names
+// allowed. It sets the field Override sets by the same name, as Override
+// does: a step's latency turns the delivery model on when q is nil, and a
+// latency or queue.repeat_delay takes a fixed duration, replacing a
+// lognormal median:p99.
 func LookupParam(name string, sc provider.Scenario, q *delivery.Config) (Param, error) {
 	f, _, queue, err := lookupField(name, sc, true)
 	switch {
