@@ -160,17 +160,33 @@ func TestParseStrategies(t *testing.T) {
 
 // Settings describes each setting a command declares as a flag: a help text
 // naming its argument, and as default what a run has without it, written
-// out here from the model's own defaults (the sign-up at p_fail 0.01 and
-// lost_reply 0.005, delivery.Defaults' queue): giving every default over
-// that run changes nothing. A count's bounds are the limits its field takes.
+// out here from the README's flags table (the sign-up at p_fail 0.01 and
+// lost_reply 0.005, latency 0; the queue's full-jitter backoff of base 100ms
+// and cap 2s, store none, ttl 24h, lease and visibility 30s, 10 deliveries,
+// no repeat, no crash, crashes at before-key): giving every default over
+// the run changes nothing. A count's bounds are the limits its field takes.
 func TestSettingsDescribeTheirFlags(t *testing.T) {
+	want := map[string]any{
+		"p_fail": 0.01, "lost_reply": 0.005, "latency": provider.Latency{},
+		"queue.backoff": backoff.FullJitter, "queue.backoff.base": 100 * time.Millisecond, "queue.backoff.cap": 2 * time.Second,
+		"queue.store": delivery.NoStore, "queue.ttl": 24 * time.Hour, "queue.lease": 30 * time.Second,
+		"queue.visibility": 30 * time.Second, "queue.max_deliveries": 10, "queue.repeat": 0.0,
+		"queue.repeat_delay": provider.Latency{}, "queue.crash": 0.0, "queue.crash_at": delivery.BeforeKey, "queue.max_crashes": 0,
+	}
 	base, q := provider.Signup(0.01, 0.005), delivery.Defaults()
 	var given []Setting
 	for _, s := range Settings() {
 		if strings.Count(s.Usage, "`") != 2 {
 			t.Errorf("%s: usage %q names no argument in backquotes", s.Name, s.Usage)
 		}
+		if w, ok := want[s.Name]; !ok || s.Default != w {
+			t.Errorf("%s: default %v (%T); want %v (%T)", s.Name, s.Default, s.Default, w, w)
+		}
+		delete(want, s.Name)
 		given = append(given, Setting{s.Name, s.Default})
+	}
+	for name := range want {
+		t.Errorf("%s: not among the settings", name)
 	}
 	sc, q2, err := Override(base, &q, given...)
 	if err != nil || !reflect.DeepEqual(sc, base) || *q2 != q {

@@ -57,11 +57,13 @@ type jobRun struct {
 	draws, latDraws          int64
 }
 
-func runJobs(cfg Config, s strategy.Strategy, sc provider.Scenario, jobs int) []jobRun {
+// runJobs runs jobs jobs, every delivery on a coroutine if offLoop.
+func runJobs(cfg Config, s strategy.Strategy, sc provider.Scenario, jobs int, offLoop bool) []jobRun {
 	stream := rng.NewStream(rng.PCGGenerator().New(5, 0))
 	lat := rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(5), 0))
 	j := provider.NewJob(sc, stream)
 	x := NewRunner(cfg, s, sc, j, stream, lat)
+	x.offLoop = offLoop
 	defer x.Close()
 	var runs []jobRun
 	for range jobs {
@@ -73,10 +75,8 @@ func runJobs(cfg Config, s strategy.Strategy, sc provider.Scenario, jobs int) []
 
 func compareOnLoop(t *testing.T, cfg Config, s strategy.Strategy, sc provider.Scenario) {
 	const jobs = 300
-	direct := runJobs(cfg, s, sc, jobs)
-	onLoop = false
-	defer func() { onLoop = true }()
-	coroutines := runJobs(cfg, s, sc, jobs)
+	direct := runJobs(cfg, s, sc, jobs, false)
+	coroutines := runJobs(cfg, s, sc, jobs, true)
 	overlapped := 0
 	for k := range jobs {
 		a, b := direct[k], coroutines[k]

@@ -103,6 +103,10 @@ type Runner struct {
 	// end is when the job's last delivery stopped (acked, gave up, died or
 	// was overtaken) or its message was dead-lettered, whichever came last.
 	end time.Duration
+	// offLoop runs every delivery on a coroutine, never on the loop's
+	// goroutine: tests set it to check that this changes nothing. A field,
+	// not a package variable, so that tests may run in parallel.
+	offLoop bool
 }
 
 // NewRunner runs jobs of sc through s under cfg, calling the providers of j,
@@ -317,10 +321,6 @@ func (x *Runner) setLimit() {
 	}
 }
 
-// onLoop lets a delivery run on the loop's goroutine; tests turn it off to
-// check that this changes nothing.
-var onLoop = true
-
 // run advances delivery d on its worker: on its own while its next
 // operation comes strictly before every other pending event, through the
 // queue otherwise, so that deliveries at the same instant alternate. A
@@ -328,7 +328,7 @@ var onLoop = true
 func (x *Runner) run(d int) {
 	x.setLimit()
 	w := x.dl[d].worker
-	if w == nil && onLoop && !x.own.busy {
+	if w == nil && !x.offLoop && !x.own.busy {
 		x.own.busy, x.own.d, x.dl[d].worker = true, d, &x.own
 		x.own.deliver()
 		x.own.busy = false
