@@ -115,17 +115,14 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if err != nil {
 		return err
 	}
+	outs := []outfile.Output{{File: o.Out, Data: main}}
 	if series != "" {
-		if err := seriesF.Write(ctx, stdout, ser); err != nil {
-			return err
-		}
+		outs = append(outs, outfile.Output{File: seriesF, Data: ser})
 	}
 	if plot != "" {
-		if err := plotF.Write(ctx, stdout, pic); err != nil {
-			return err
-		}
+		outs = append(outs, outfile.Output{File: plotF, Data: pic})
 	}
-	return o.Out.Write(ctx, stdout, main)
+	return outfile.WriteAll(ctx, stdout, outs...)
 }
 
 // fleetScenario sets the client's policy and hedges from the fleet section

@@ -289,3 +289,45 @@ func TestOutputAndPlotSameFile(t *testing.T) {
 		})
 	}
 }
+
+// A command's files are written all or none: an -o that fails when written
+// (/dev/full passes the check before the run, then refuses every byte with
+// ENOSPC) leaves the -series and -plot files of an earlier run as they were.
+func TestFailedOutputWritesNoOtherFile(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skipf("no /dev/full: %v", err)
+	}
+	tests := []struct {
+		name  string
+		files []string // the other files, each with its flag
+		args  []string
+	}{
+		{"fleet", []string{"-series", "s.csv", "-plot", "p.svg"}, []string{"fleet", "-duration", "2s", "-replicates", "1"}},
+		{"sweep", []string{"-plot", "p.svg"}, []string{"sweep", "-jobs", "1000", "-p-fail", "0,0.1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{}, tt.args...)
+			for i := 0; i < len(tt.files); i += 2 {
+				p := filepath.Join(dir, tt.files[i+1])
+				if err := os.WriteFile(p, []byte("earlier"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, tt.files[i], p)
+			}
+			_, errOut, code := retrysim(t, append(args, "-o", "/dev/full")...)
+			if code != 1 || !strings.Contains(errOut, "-o: ") || !strings.Contains(errOut, "no space left") {
+				t.Errorf("exit %d, stderr %q; want 1 and -o's write error", code, errOut)
+			}
+			for i := 0; i < len(tt.files); i += 2 {
+				if b, _ := os.ReadFile(filepath.Join(dir, tt.files[i+1])); string(b) != "earlier" {
+					t.Errorf("%s %s was rewritten (%d bytes) by a run whose -o failed", tt.files[i], tt.files[i+1], len(b))
+				}
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != len(tt.files)/2 {
+				t.Errorf("%d files left in the directory; want the %d earlier ones, no temporary", len(ents), len(tt.files)/2)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -106,11 +107,16 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return flagval.LibraryError(err)
 	}
+	var doc, pic bytes.Buffer
+	if err := c.Format.R.Sweep(&doc, s, opts); err != nil {
+		return err
+	}
+	outs := []outfile.Output{{File: c.Out, Data: doc.Bytes()}}
 	if plot.Path != "" {
-		err := plot.Render(ctx, stdout, func(w io.Writer) error { return render.PlotSweep(w, s, filepath.Ext(plot.Path), opts) })
-		if err != nil {
+		if err := render.PlotSweep(&pic, s, filepath.Ext(plot.Path), opts); err != nil {
 			return err
 		}
+		outs = append(outs, outfile.Output{File: plot, Data: pic.Bytes()})
 	}
-	return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Format.R.Sweep(w, s, opts) })
+	return outfile.WriteAll(ctx, stdout, outs...)
 }

@@ -173,33 +173,99 @@ func Check(outs ...File) error {
 	return nil
 }
 
-// Write writes data to stdout, or to the file. The path is resolved again:
-// what it names may have changed during a long run. Once ctx is done it
-// writes nothing and returns ctx's error: an interrupted command leaves no
-// output it did not finish writing before the interrupt.
+// Write writes data to stdout, or to the file, as WriteAll writes a set of
+// one.
 func (o File) Write(ctx context.Context, stdout io.Writer, data []byte) error {
+	return WriteAll(ctx, stdout, Output{o, data})
+}
+
+// Output is one file of a command's outputs and the bytes it gets.
+type Output struct {
+	File File
+	Data []byte
+}
+
+// WriteAll writes each output, all or none: every regular file's bytes go
+// to a temporary file beside it (synced), then what is written in place
+// (stdout, a device, a FIFO) is written, and only then is each temporary
+// renamed over its file. A failure before the renames, or ctx done, leaves
+// every file as it was and no temporary behind; what was written in place
+// before the failure stays written, as it cannot be taken back. Paths are
+// resolved again: what they name may have changed during a long run.
+func WriteAll(ctx context.Context, stdout io.Writer, outs ...Output) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if o.Path == "" {
-		_, err := stdout.Write(data)
+	type staged struct {
+		flag string
+		file *renameio.PendingFile
+	}
+	var temps []staged
+	defer func() {
+		for _, t := range temps {
+			t.file.Cleanup() // a no-op once renamed
+		}
+	}()
+	inPlace := make([]string, len(outs)) // the path each in-place output is written to
+	for i, o := range outs {
+		if o.File.Path == "" {
+			continue
+		}
+		d, err := resolve(o.File.Path)
+		if err != nil {
+			return fmt.Errorf("-%s: %w", o.File.Flag, err)
+		}
+		if d.inPlace {
+			inPlace[i] = d.path
+			continue
+		}
+		f, err := stage(d.path, o.Data)
+		if err != nil {
+			return fmt.Errorf("-%s: %w", o.File.Flag, err)
+		}
+		temps = append(temps, staged{o.File.Flag, f})
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	d, err := resolve(o.Path)
-	if err != nil {
-		return fmt.Errorf("-%s: %w", o.Flag, err)
+	for i, o := range outs {
+		var err error
+		switch {
+		case o.File.Path == "":
+			_, err = stdout.Write(o.Data)
+		case inPlace[i] != "":
+			err = writeInPlace(ctx, inPlace[i], o.Data)
+		}
+		if err != nil {
+			return fmt.Errorf("-%s: %w", o.File.Flag, err)
+		}
 	}
-	if d.inPlace {
-		err = writeInPlace(ctx, d.path, data)
-	} else {
-		// Mode 0666 less the umask for a new file, the old mode for a
-		// replaced one; the data is fsynced before the rename.
-		err = renameio.WriteFile(d.path, data, 0o666, renameio.WithTempDir(filepath.Dir(d.path)))
-	}
-	if err != nil {
-		return fmt.Errorf("-%s: %w", o.Flag, err)
+	for _, t := range temps {
+		if err := t.file.CloseAtomicallyReplace(); err != nil {
+			return fmt.Errorf("-%s: %w", t.flag, err)
+		}
 	}
 	return nil
+}
+
+// stage writes data to a synced temporary file in path's directory, to be
+// renamed over path. Mode 0666 less the umask for a new file, the old mode
+// for a replaced one, as renameio.WriteFile gives.
+func stage(path string, data []byte) (*renameio.PendingFile, error) {
+	f, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o666), renameio.WithExistingPermissions(),
+		renameio.WithTempDir(filepath.Dir(path)))
+	if err != nil {
+		return nil, fmt.Errorf("cannot write in directory %s: %w", filepath.Dir(path), unwrapPath(err))
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Cleanup()
+		return nil, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Cleanup()
+		return nil, err
+	}
+	return f, nil
 }
 
 // Render writes what render writes, as Write does, in one piece once render

@@ -244,3 +244,69 @@ func TestWriteAfterAnInterruptWritesNothing(t *testing.T) {
 	}
 	onlyFiles(t, dir, "old.json")
 }
+
+// WriteAll writes a set of files all or none: when one output cannot be
+// written (its directory gone, a directory in its place, a device that
+// refuses the bytes, the run interrupted), every other keeps its earlier
+// content and no temporary file is left; when all can, each gets its bytes.
+func TestWriteAllOrNone(t *testing.T) {
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name, bad string // bad is the failing output's path, under the test's directory
+		ctx       context.Context
+		want      string // in the error
+	}{
+		{"missing directory", "gone/out.txt", context.Background(), "-o: cannot write in directory %s/gone: no such file or directory"},
+		{"a directory", "sub", context.Background(), "-o: " + "%s/sub is a directory"},
+		{"interrupted", "out.txt", canceled, "context canceled"},
+	}
+	if _, err := os.Stat("/dev/full"); err == nil {
+		tests = append(tests, struct {
+			name, bad string
+			ctx       context.Context
+			want      string
+		}{"full device", "/dev/full", context.Background(), "no space left"})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+			series, plot := filepath.Join(dir, "s.csv"), filepath.Join(dir, "p.svg")
+			write(t, series, "earlier series")
+			write(t, plot, "earlier plot")
+			bad := tt.bad
+			if !filepath.IsAbs(bad) {
+				bad = filepath.Join(dir, bad)
+			}
+			err := WriteAll(tt.ctx, nil,
+				Output{File{Flag: "series", Path: series}, []byte("new series")},
+				Output{File{Flag: "plot", Path: plot}, []byte("new plot")},
+				Output{File{Flag: "o", Path: bad}, []byte("new output")})
+			want := strings.ReplaceAll(tt.want, "%s", dir)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("WriteAll = %v; want an error containing %q", err, want)
+			}
+			if got := readFile(t, series); got != "earlier series" {
+				t.Errorf("-series holds %q after a failed set; want the earlier %q", got, "earlier series")
+			}
+			if got := readFile(t, plot); got != "earlier plot" {
+				t.Errorf("-plot holds %q after a failed set; want the earlier %q", got, "earlier plot")
+			}
+			onlyFiles(t, dir, "p.svg", "s.csv", "sub")
+		})
+	}
+	t.Run("all written", func(t *testing.T) {
+		dir := t.TempDir()
+		a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+		write(t, a, "earlier")
+		var stdout bytes.Buffer
+		err := WriteAll(context.Background(), &stdout, Output{File{Flag: "o"}, []byte("to stdout")},
+			Output{File{Flag: "series", Path: a}, []byte("new a")}, Output{File{Flag: "plot", Path: b}, []byte("new b")})
+		if err != nil || stdout.String() != "to stdout" || readFile(t, a) != "new a" || readFile(t, b) != "new b" {
+			t.Errorf("WriteAll = %v, stdout %q, a %q, b %q; want nil, %q, %q, %q", err, stdout.String(),
+				readFile(t, a), readFile(t, b), "to stdout", "new a", "new b")
+		}
+		onlyFiles(t, dir, "a", "b")
+	})
+}
