@@ -132,9 +132,10 @@ func ParseShape(s string) (ShapeKind, error) {
 //
 //	constant  Rate
 //	spike     Peak in [From, To), Rate elsewhere
-//	ramp      Rate at From, rising linearly to Peak midway to To, back to
-//	          Rate at To, and on down at the same slope (floored at 0) after
-//	          it, as in Brooker's ramp; Rate before From
+//	ramp      Rate at From, rising linearly to Peak (at least Rate, as
+//	          Check holds) midway to To, back to Rate at To, and on down at
+//	          the same slope (floored at 0) after it, as in Brooker's ramp;
+//	          Rate before From
 type Shape struct {
 	Kind     ShapeKind
 	Rate     float64
@@ -387,6 +388,9 @@ func (c Config) Check() error {
 		seconds("to", c.Load.To, false)
 		if !(c.Load.To > c.Load.From) {
 			bad("to", "%g s is not after -from %g s", c.Load.To, c.Load.From)
+		}
+		if c.Load.Kind == Ramp && c.Load.Peak < c.Load.Rate {
+			bad("peak", "%g is below -rate %g; a ramp rises from -rate to -peak and back (a drop in load is a -shape spike with -peak below -rate)", c.Load.Peak, c.Load.Rate)
 		}
 	}
 	if c.Load.max() == 0 {

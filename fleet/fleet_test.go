@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -521,5 +522,37 @@ func TestFIFO(t *testing.T) {
 	}
 	if want != next {
 		t.Errorf("popped %d; pushed %d", want, next)
+	}
+}
+
+// A ramp rises from its rate to its peak: one whose peak is below its rate
+// would, past -to, go on "down at the same slope" upwards without bound (to
+// 500 a second at 60 s for a 100 -> 50 ramp over 10 s to 20 s), a load the
+// arrivals, thinned from the shape's largest rate, never follow. Check
+// refuses it, naming -peak; every shape it accepts stays within the rate
+// the arrivals are thinned from, so arrivals follow At, the plotted load.
+func TestRampPeakBelowRate(t *testing.T) {
+	c := DefaultConfig()
+	c.Load = Shape{Kind: Ramp, Rate: 100, Peak: 50, From: 10, To: 20}
+	err := c.Check()
+	want := "-peak: 50 is below -rate 100"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("Check() = %v; want an error starting %q", err, want)
+	}
+	for _, kind := range []ShapeKind{Constant, Spike, Ramp} {
+		for _, rate := range []float64{0, 40, 100} {
+			for _, peak := range []float64{0, 40, 100} {
+				c.Load = Shape{Kind: kind, Rate: rate, Peak: peak, From: 10, To: 20}
+				if c.Check() != nil {
+					continue
+				}
+				for i := 0; i <= 600; i++ {
+					at := float64(i) / 10
+					if got := c.Load.At(at); got > c.Load.max() {
+						t.Errorf("%+v: At(%g) = %g; above the arrivals' rate %g", c.Load, at, got, c.Load.max())
+					}
+				}
+			}
+		}
 	}
 }

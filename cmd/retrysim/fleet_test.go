@@ -141,6 +141,7 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-capacity", "4"}, "-capacity"},
 		{[]string{"-server", "queue", "-service-dist", "exp", "-service-sigma", "1"}, "-service-sigma"},
 		{[]string{"-peak", "90"}, "-peak"},
+		{[]string{"-shape", "ramp", "-rate", "100", "-peak", "50", "-from", "10s", "-to", "20s"}, "-peak"}, // climbed to 500/s in the plot
 		{[]string{"-outage-mode", "stall"}, "-outage-mode"},
 		{[]string{"-backoff-base", "1s"}, "-backoff-base"},
 		{[]string{"-backoff", "sidekiq", "-backoff-cap", "1s"}, "-backoff-cap"},
