@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -251,8 +253,8 @@ func TestFleetBrookerRetries(t *testing.T) {
 	const alpha = 1e-4
 	for i, row := range got.Rows {
 		f, p := rates[i/len(policies)], policies[i%len(policies)]
-		if len(row) != 5 || row["failure_rate"] != f || row["policy"] != p {
-			t.Fatalf("row %d = %v; want failure_rate %g, policy %s, requests, succeeded, calls", i, row, f, p)
+		if params, _ := row["params"].(map[string]any); len(row) != 6 || row["failure_rate"] != f || row["policy"] != p || params["p_fail"] != f {
+			t.Fatalf("row %d = %v; want failure_rate %g, policy %s, requests, succeeded, calls, and params with p_fail %g", i, row, f, p, f)
 		}
 		n, s, c := row["requests"].(float64), row["succeeded"].(float64), row["calls"].(float64)
 		// 3 replicates of 100 clients x 10 requests a second for 10 s.
@@ -329,8 +331,8 @@ func TestFleetProductionPresets(t *testing.T) {
 		}
 		for i, row := range got.Rows {
 			f, p := rates[i/len(tc.runs)], tc.runs[i%len(tc.runs)]
-			if len(row) != 5 || row["failure_rate"] != f || row["policy"] != p {
-				t.Fatalf("%s row %d = %v; want failure_rate %g, policy %s, requests, succeeded, calls", tc.preset, i, row, f, p)
+			if params, _ := row["params"].(map[string]any); len(row) != 6 || row["failure_rate"] != f || row["policy"] != p || params["p_fail"] != f {
+				t.Fatalf("%s row %d = %v; want failure_rate %g, policy %s, requests, succeeded, calls, and params with p_fail %g", tc.preset, i, row, f, p, f)
 			}
 			n, s, c := row["requests"].(float64), row["succeeded"].(float64), row["calls"].(float64)
 			switch i % len(tc.runs) {
@@ -441,8 +443,12 @@ func TestFleetScenarioEqualsFlags(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", tc.flags, code, errOut)
 		}
+		// but for naming the file, in the title and as scenario_file
+		named := "../../examples/" + tc.file
+		file = strings.Replace(file, ", scenario file "+named, "", 1)
+		file = strings.Replace(file, "\n  \"scenario_file\": \""+named+"\",", "", 1)
 		if file != flags {
-			t.Errorf("-scenario examples/%s prints\n%s\nwant what its flags print\n%s", tc.file, file, flags)
+			t.Errorf("-scenario examples/%s prints, once its name is taken out,\n%s\nwant what its flags print\n%s", tc.file, file, flags)
 		}
 	}
 }
@@ -548,5 +554,90 @@ func TestFleetSpikeRecovery(t *testing.T) {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("the plot has no %q", want)
 		}
+	}
+}
+
+// Every fleet output says what ran (issue 21, item 5): the run of the issue,
+// whose title was "one run, 2 s, 1 replicates, seed 1", whose json held no
+// parameters and whose captions printed "backoff none base 100ms" and no
+// policy, hedges or failure rate. The expected settings are written out
+// from the flags given and the defaults the README states (40 requests a
+// second, a 3 s timeout and 3 tries, 100 ms network, 8 workers, 100
+// places, 100 ms lognormal service of log-sd 0.5, Finagle's 0.2, 10 s and
+// 10 a second, hedges 50 ms apart), not from the program's output.
+func TestFleetOutputSaysWhatRan(t *testing.T) {
+	args := []string{"fleet", "-policy", "finagle-budget", "-server", "queue", "-p-fail", "0.3", "-hedges", "2", "-keys", "same",
+		"-duration", "2s", "-replicates", "1"}
+	settings := "shape constant, rate 40; server queue, capacity 8, queue 100, service 100ms, service-dist lognormal, " +
+		"service-sigma 0.5, p-fail 0.3; net 100ms; clients 1, timeout 3s, attempts 3, backoff none, keys same; " +
+		"policy finagle-budget, policy-scope client, budget-ratio 0.2, budget-ttl 10s, budget-min-rate 10; hedges 2, hedge-delay 50ms"
+	wantTitle := "retrysim fleet: one run, 2 s, 1 replicate, seed 1; " + settings
+	out, errOut, code := retrysim(t, args...)
+	if first, _, _ := strings.Cut(out, "\n"); code != 0 || first != wantTitle {
+		t.Errorf("table: exit %d (%s), title\n%s\nwant\n%s", code, errOut, first, wantTitle)
+	}
+
+	out, _, _ = retrysim(t, append(args, "-format", "json")...)
+	var doc struct {
+		Title      string
+		Replicates int
+		Seed       uint64
+		Rows       []struct{ Params map[string]any }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Rows) != 1 {
+		t.Fatalf("json: %v, %d rows", err, len(doc.Rows))
+	}
+	wantParams := map[string]any{"duration": "2s", "shape": "constant", "rate": 40.0, "server": "queue", "capacity": 8.0,
+		"queue": 100.0, "service": "100ms", "service_dist": "lognormal", "service_sigma": 0.5, "p_fail": 0.3, "net": "100ms",
+		"clients": 1.0, "timeout": "3s", "attempts": 3.0, "backoff": "none", "keys": "same", "policy": "finagle-budget",
+		"policy_scope": "client", "budget_ratio": 0.2, "budget_ttl": "10s", "budget_min_rate": 10.0, "hedges": 2.0, "hedge_delay": "50ms"}
+	if doc.Title != wantTitle || doc.Replicates != 1 || doc.Seed != 1 || !reflect.DeepEqual(doc.Rows[0].Params, wantParams) {
+		t.Errorf("json: title %q, replicates %d, seed %d, params %v; want the table's title, 1, 1 and %v",
+			doc.Title, doc.Replicates, doc.Seed, doc.Rows[0].Params, wantParams)
+	}
+
+	out, _, _ = retrysim(t, append(args, "-format", "csv")...)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("csv: %v, %d records", err, len(recs))
+	}
+	got := map[string]string{}
+	for i, k := range recs[0] {
+		got[k] = recs[1][i]
+	}
+	for k, v := range map[string]string{"params.policy": "finagle-budget", "params.budget_ratio": "0.2", "params.hedges": "2",
+		"params.p_fail": "0.3", "params.server": "queue", "params.rate": "40", "params.keys": "same", "seed": "1", "replicates": "1"} {
+		if got[k] != v {
+			t.Errorf("csv column %s = %q; want %q", k, got[k], v)
+		}
+	}
+	if _, ok := got["params.backoff_base"]; ok {
+		t.Errorf("csv has a params.backoff_base column; a backoff of none never reads it")
+	}
+
+	svg := filepath.Join(t.TempDir(), "p.svg")
+	out, _, _ = retrysim(t, append(args, "-format", "html", "-plot", svg)...)
+	pic, _ := os.ReadFile(svg)
+	for what, doc := range map[string]string{"html": out, "plot": string(pic)} {
+		for _, want := range []string{"policy finagle-budget", "budget-ratio 0.2", "hedges 2", "p-fail 0.3", "server queue", "shape constant, rate 40"} {
+			if !strings.Contains(doc, want) {
+				t.Errorf("%s does not say %q", what, want)
+			}
+		}
+		if strings.Contains(doc, "base 100ms") || strings.Contains(doc, "backoff-base") {
+			t.Errorf("%s shows a backoff base for a backoff of none", what)
+		}
+	}
+
+	scen := "../../examples/fleet-budget.yaml"
+	out, _, code = retrysim(t, "fleet", "-scenario", scen, "-duration", "2s", "-replicates", "2", "-format", "json")
+	var withFile struct {
+		Title    string
+		Scenario string `json:"scenario_file"`
+	}
+	json.Unmarshal([]byte(out), &withFile)
+	if code != 0 || withFile.Scenario != scen || !strings.Contains(withFile.Title, "2 replicates (95% intervals over them), seed 1, scenario file "+scen+"; ") ||
+		!strings.Contains(withFile.Title, "policy finagle-budget, policy-scope fleet,") {
+		t.Errorf("-scenario: exit %d, title %q, scenario_file %q; want the file named in both", code, withFile.Title, withFile.Scenario)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,15 +38,105 @@ type FleetReport struct {
 	// policies over spike heights (fleet.Preset.Spikes): the page draws them
 	// as PlotFleetSpikes does, one picture, instead of a time series a run.
 	Spikes []fleet.Result
+	// RunConfigs are Rows' runs, in their order, whose settings json and
+	// csv echo; Replicates, Seed and Scenario (the scenario file, if any)
+	// what ran them.
+	RunConfigs []fleet.Config
+	Replicates int
+	Seed       uint64
+	Scenario   string
 }
 
-// writeFleetCSV writes a row a run; the series go to -series.
+// writeFleetCSV writes a row a run, its settings after its figures; the
+// series go to -series.
 func writeFleetCSV(w io.Writer, r FleetReport) error {
 	rows := make([][]field, len(r.Rows))
 	for i, s := range r.Rows {
 		rows[i] = fleetFields(s)
 	}
-	return writeFields(w, rows)
+	return writeFields(w, withSettingColumns(rows, r.RunConfigs, r.Replicates, r.Seed, r.Scenario))
+}
+
+// withSettingColumns appends to each row (a run's, cfgs[i] its
+// configuration) columns "params.<key>" holding the run's settings as json's
+// params object does, then what ran it: seed and scenario_file. A column
+// is every setting some run read, in fleet.Params' order; a run that does
+// not read it leaves it empty; replicates too where the rows lack it, and
+// scenario_file when there is one. Columns rather than a header comment:
+// the runs of a preset differ in their settings, and a csv reader takes no
+// comment line.
+func withSettingColumns(rows [][]field, cfgs []fleet.Config, replicates int, seed uint64, scenario string) [][]field {
+	if len(cfgs) != len(rows) {
+		cfgs = nil // no settings to echo
+	}
+	per := make([]map[string]any, len(cfgs))
+	var keys []string
+	for i, c := range cfgs {
+		per[i] = map[string]any{}
+		for _, f := range settingsObject(fleetSettings(c)) {
+			per[i][f.key] = f.value
+		}
+	}
+	for _, p := range append([]string{"duration", "outage"}, paramKeys()...) {
+		for _, m := range per {
+			if _, ok := m[p]; ok {
+				keys = append(keys, p)
+				break
+			}
+		}
+	}
+	out := make([][]field, len(rows))
+	for i, row := range rows {
+		f := append([]field{}, row...)
+		for _, k := range keys {
+			f = append(f, field{"params." + k, per[i][k]}) // a missing key is nil: empty
+		}
+		if !slices.ContainsFunc(row, func(f field) bool { return f.key == "replicates" }) {
+			f = append(f, field{"replicates", int64(replicates)})
+		}
+		f = append(f, field{"seed", seed})
+		if scenario != "" {
+			f = append(f, field{"scenario_file", scenario})
+		}
+		out[i] = f
+	}
+	return out
+}
+
+// paramKeys are fleet.Params' names as settingsObject keys them.
+func paramKeys() []string {
+	var keys []string
+	for _, p := range fleet.Params() {
+		keys = append(keys, strings.ReplaceAll(p.Name, "-", "_"))
+	}
+	return keys
+}
+
+// withSettingsObject appends to each row (a run's, cfgs[i] its
+// configuration) a params object: the settings the run read, keyed as a
+// scenario file keys them.
+func withSettingsObject(rows [][]field, cfgs []fleet.Config) ([][]field, error) {
+	if len(cfgs) != len(rows) {
+		return rows, nil
+	}
+	out := make([][]field, len(rows))
+	for i, row := range rows {
+		o, err := object(settingsObject(fleetSettings(cfgs[i])))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = append(append([]field{}, row...), field{"params", o})
+	}
+	return out, nil
+}
+
+// fleetHead is what a fleet json document says first: its title and what
+// ran its runs.
+type fleetHead struct {
+	Title      string `json:"title"`
+	Replicates int    `json:"replicates"`
+	Seed       uint64 `json:"seed"`
+	Scenario   string `json:"scenario_file,omitempty"`
 }
 
 // fleetFields flattens a summary for csv and json: each figure with its
@@ -78,12 +169,20 @@ func fleetFields(s fleet.Summary) []field {
 
 func writeFleetJSON(w io.Writer, r FleetReport) error {
 	out := struct {
-		Title  string            `json:"title"`
+		fleetHead
 		Rows   []json.RawMessage `json:"rows"`
 		Series []json.RawMessage `json:"series"`
-	}{Title: r.Title, Rows: []json.RawMessage{}, Series: []json.RawMessage{}}
-	for _, s := range r.Rows {
-		o, err := object(fleetFields(s))
+	}{fleetHead{r.Title, r.Replicates, r.Seed, r.Scenario}, []json.RawMessage{}, []json.RawMessage{}}
+	rows := make([][]field, len(r.Rows))
+	for i, s := range r.Rows {
+		rows[i] = fleetFields(s)
+	}
+	rows, err := withSettingsObject(rows, r.RunConfigs)
+	if err != nil {
+		return err
+	}
+	for _, f := range rows {
+		o, err := object(f)
 		if err != nil {
 			return err
 		}
@@ -263,7 +362,7 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (fl
 	}
 	for i, pts := range runs {
 		p := plot.New()
-		p.Title.Text = cfgs[i].Name + "\n" + describeRun(cfgs[i])
+		p.Title.Text = cfgs[i].Name + "\n" + wrapSettings(describeSettings(fleetSettings(cfgs[i])), 90)
 		if i == 0 {
 			p.Title.Text = title + "\n" + p.Title.Text
 		}
@@ -348,33 +447,4 @@ func loadArea(s fleet.Shape, duration float64) (*plotter.Polygon, error) {
 	poly.Color = color.Gray{Y: 0xdd}
 	poly.LineStyle.Width = 0
 	return poly, nil
-}
-
-// describeRun names what a run holds fixed, for its panel's title, in two
-// lines: the load shape and backoff (what presets vary), then the server
-// and the rest of the client.
-func describeRun(c fleet.Config) string {
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	var load string
-	switch c.Load.Kind {
-	case fleet.Constant:
-		load = "load " + g(c.Load.Rate) + "/s"
-	case fleet.Spike:
-		load = fmt.Sprintf("load %s/s, %s/s from %s to %s s", g(c.Load.Rate), g(c.Load.Peak), g(c.Load.From), g(c.Load.To))
-	case fleet.Ramp:
-		load = fmt.Sprintf("load ramp %s/s to %s/s and back from %s to %s s", g(c.Load.Rate), g(c.Load.Peak), g(c.Load.From), g(c.Load.To))
-	}
-	server := "server " + c.Server.Kind.String()
-	if c.Server.Kind == fleet.Latency {
-		server += fmt.Sprintf(" %s s + %s s per call in progress", g(c.Server.Base), g(c.Server.Slope))
-	}
-	load += "; backoff " + c.Client.Backoff.Kind.String()
-	if c.Client.Backoff.Base > 0 {
-		load += " base " + c.Client.Backoff.Base.String()
-	}
-	client := fmt.Sprintf("timeout %s s, %d tries, keys %s", g(c.Client.Timeout), c.Client.Attempts, c.Client.Keys)
-	if c.Net > 0 {
-		client += ", network " + g(c.Net) + " s each way"
-	}
-	return load + "\n" + server + "; " + client
 }

@@ -10,7 +10,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
 )
 
@@ -58,11 +60,39 @@ func TestFleetPlot(t *testing.T) {
 		}
 		return n
 	}
-	for _, want := range []string{"load 5/s; backoff none", "load 50/s, 100/s from 5 to 8 s; backoff none",
-		"server latency 1 s + 0.01 s per call in progress; timeout 3 s, 3 tries, keys none",
-		"server latency 1 s + 0.01 s per call in progress; timeout 2 s, 1 tries, keys none"} {
-		if count(want) != 1 {
-			t.Errorf("want one title line %q; texts %q", want, texts)
+	// Each panel names its run's settings as used, in the flags' words, over
+	// lines of at most 90 bytes: no base for a backoff of none (which never
+	// waits), the policy with the parameters it reads, the hedges, the
+	// failure rate, the server and the load.
+	caption := func(run string) (string, int) {
+		var lines []string
+		for i, s := range texts {
+			if s == run {
+				for _, l := range texts[i+1:] {
+					if l == "t (s)" {
+						break
+					}
+					lines = append(lines, l)
+				}
+				break
+			}
+		}
+		longest := 0
+		for _, l := range lines {
+			longest = max(longest, len(l))
+		}
+		return strings.Join(lines, " "), longest
+	}
+	for run, want := range map[string]string{
+		"short": "shape constant, rate 5; server latency, base 1s, slope 10ms, p-fail 0; net 0s; " +
+			"clients 1, timeout 3s, attempts 3, backoff none, keys none; policy unlimited; hedges 0",
+		"long": "shape spike, rate 50, peak 100, from 5s, to 8s; server queue, capacity 8, queue 100, " +
+			"service 100ms, service-dist exp, p-fail 0.3; net 0s; clients 1, timeout 2s, attempts 1, keys same; " +
+			"policy finagle-budget, policy-scope client, budget-ratio 0.2, budget-ttl 10s, budget-min-rate 10; " +
+			"hedges 2, hedge-delay 50ms",
+	} {
+		if got, longest := caption(run); got != want || longest > 90 {
+			t.Errorf("panel %s's caption %q (longest line %d bytes); want %q in lines of at most 90", run, got, longest, want)
 		}
 	}
 	if n := count("load shape (offered rate)"); n != 2 {
@@ -81,9 +111,12 @@ func TestFleetPlot(t *testing.T) {
 func fleetRuns() ([][]fleet.Point, []fleet.Config) {
 	cfgs := []fleet.Config{
 		{Name: "short", Duration: 10, Load: fleet.Shape{Kind: fleet.Constant, Rate: 5},
-			Server: fleet.Server{Kind: fleet.Latency, Base: 1, Slope: 0.01}, Client: fleet.Client{Clients: 1, Timeout: 3, Attempts: 3}},
+			Server: fleet.Server{Kind: fleet.Latency, Base: 1, Slope: 0.01},
+			Client: fleet.Client{Clients: 1, Timeout: 3, Attempts: 3, Backoff: backoff.Policy{Kind: backoff.None, Base: 100 * time.Millisecond}}},
 		{Name: "long", Duration: 20, Load: fleet.Shape{Kind: fleet.Spike, Rate: 50, Peak: 100, From: 5, To: 8},
-			Server: fleet.Server{Kind: fleet.Latency, Base: 1, Slope: 0.01}, Client: fleet.Client{Clients: 1, Timeout: 2, Attempts: 1}},
+			Server: fleet.Server{Kind: fleet.Queue, Workers: 8, QueueMax: 100, Service: fleet.Service{Dist: fleet.Exponential, Median: 0.1}, PFail: 0.3},
+			Client: fleet.Client{Clients: 1, Timeout: 2, Attempts: 1, Keys: fleet.SameKey, Hedges: 2, HedgeDelay: 0.05,
+				Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, BudgetRatio: 0.2, TTL: 10, MinRate: 10}}},
 	}
 	var runs [][]fleet.Point
 	for _, c := range cfgs {

@@ -18,6 +18,9 @@ type FleetRun struct {
 	Seed       uint64
 	Configs    []fleet.Config
 	Results    []fleet.Result
+	// ScenarioFile is the file the one run's policy and hedges came from,
+	// if any.
+	ScenarioFile string
 }
 
 // FleetOutputs renders run as the fleet command prints it: its document in
@@ -28,19 +31,40 @@ type FleetRun struct {
 func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, series, plot []byte, err error) {
 	p := run.Preset
 	secs := strconv.FormatFloat(run.Configs[0].Duration, 'g', -1, 64)
-	params := []string{"model: " + p.Name, fmt.Sprintf("%d replicates a run, seed %d", run.Replicates, run.Seed)}
+	params := []string{"model: " + p.Name, fmt.Sprintf("%s a run, seed %d", replicatesText(run.Replicates), run.Seed)}
 	if p.Source != "" {
 		params = append(params, "source: "+p.Source)
 	}
+	scen := ""
+	if run.ScenarioFile != "" {
+		params = append(params, "scenario file: "+run.ScenarioFile)
+		scen = ", scenario file " + run.ScenarioFile
+	}
+	// what follows the title's seed: the scenario file, and one run's
+	// settings (a preset's name says what its runs are).
+	what := scen
+	if p.Runs == nil && len(run.Configs) == 1 {
+		what += "; " + describeSettings(fleetSettings(run.Configs[0]))
+	}
+	names := make([]string, len(run.Configs))
+	for i, c := range run.Configs {
+		names[i] = c.Name
+	}
+	params = append(params, settingsLines(names, run.Configs)...)
 	var o, s, pic bytes.Buffer
 	if p.Totals {
 		rows := make([]fleet.Totals, len(run.Results))
 		for i, res := range run.Results {
 			rows[i] = res.Totals()
 		}
-		title := fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (counts summed over them), seed %d", p.Name, secs, run.Replicates, run.Seed)
-		plotTitle := fmt.Sprintf("retrysim fleet: %s, seed %d", p.Name, run.Seed)
-		rep := TotalsReport{Title: title, Rows: rows, ByClients: p.ByClients, Params: params, Results: run.Results, PlotTitle: plotTitle}
+		reps := replicatesText(run.Replicates)
+		if run.Replicates > 1 {
+			reps += " (counts summed over them)"
+		}
+		title := fmt.Sprintf("retrysim fleet: %s, %s s, %s, seed %d%s", p.Name, secs, reps, run.Seed, what)
+		plotTitle := fmt.Sprintf("retrysim fleet: %s, %s s, %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
+		rep := TotalsReport{Title: title, Rows: rows, ByClients: p.ByClients, Params: params, Results: run.Results, PlotTitle: plotTitle,
+			Configs: run.Configs, Replicates: run.Replicates, Seed: run.Seed, Scenario: run.ScenarioFile}
 		if err := r.FleetTotals(&o, rep); err != nil {
 			return nil, nil, nil, err
 		}
@@ -51,11 +75,19 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		}
 		return o.Bytes(), nil, pic.Bytes(), nil
 	}
+	reps := replicatesText(run.Replicates)
+	if run.Replicates > 1 {
+		reps += " (95% intervals over them)"
+	}
 	rep := FleetReport{
-		Title:     fmt.Sprintf("retrysim fleet: %s, %s s, %d replicates (95%% intervals over them), seed %d", p.Name, secs, run.Replicates, run.Seed),
-		Params:    params,
-		Configs:   run.Configs,
-		PlotTitle: fmt.Sprintf("retrysim fleet: %s, %s s, means of %d replicates, seed %d", p.Name, secs, run.Replicates, run.Seed),
+		Title:      fmt.Sprintf("retrysim fleet: %s, %s s, %s, seed %d%s", p.Name, secs, reps, run.Seed, what),
+		Params:     params,
+		Configs:    run.Configs,
+		PlotTitle:  fmt.Sprintf("retrysim fleet: %s, %s s, means of %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen),
+		RunConfigs: run.Configs,
+		Replicates: run.Replicates,
+		Seed:       run.Seed,
+		Scenario:   run.ScenarioFile,
 	}
 	for _, res := range run.Results {
 		rep.Rows = append(rep.Rows, res.Summary())
@@ -66,7 +98,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	draw := func() error { return PlotFleet(&pic, rep.PlotTitle, rep.Runs, rep.Configs, plotExt) }
 	if p.Spikes { // one picture of the runs against the spike's height, as -plot draws them
 		rep.Runs, rep.Configs, rep.Spikes = nil, nil, run.Results
-		rep.PlotTitle = fmt.Sprintf("retrysim fleet: %s, seed %d", p.Name, run.Seed)
+		rep.PlotTitle = fmt.Sprintf("retrysim fleet: %s, %s s, means of %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
 		draw = func() error { return PlotFleetSpikes(&pic, rep.PlotTitle, run.Results, plotExt) }
 	}
 	if err := r.Fleet(&o, rep); err != nil {

@@ -47,10 +47,15 @@ func TestFleetOutputs(t *testing.T) {
 		title                 string
 		seriesRows, plotBytes bool
 	}{
-		{fleet.Preset{Name: "one run"}, "retrysim fleet: one run, 3 s, 2 replicates (95% intervals over them), seed 7", true, true},
+		{fleet.Preset{Name: "one run"}, "retrysim fleet: one run, 3 s, 2 replicates (95% intervals over them), seed 7; " +
+			"shape constant, rate 5; server independent, base 100ms, p-fail 0.1; net 10ms; " +
+			"clients 1, timeout 1s, attempts 2, backoff none, keys none; policy unlimited; hedges 0", true, true},
 		{fleet.Preset{Name: "t", Totals: true}, "retrysim fleet: t, 3 s, 2 replicates (counts summed over them), seed 7", false, true},
 	} {
 		run := FleetRun{Preset: tc.preset, Replicates: 2, Seed: 7, Configs: cfgs, Results: res}
+		if tc.preset.Name == "one run" {
+			run.Configs, run.Results = cfgs[:1], res[:1]
+		}
 		out, series, plot, err := lookup(t, FleetDoc, "json").FleetOutputs(run, ".csv", ".svg")
 		if err != nil {
 			t.Fatal(err)
@@ -60,7 +65,7 @@ func TestFleetOutputs(t *testing.T) {
 			t.Errorf("%s: title %q (%v); want %q", tc.preset.Name, doc.Title, err, tc.title)
 		}
 		lines := strings.Count(string(series), "\n")
-		if tc.seriesRows && lines != 1+2*3 || !tc.seriesRows && lines != 0 {
+		if tc.seriesRows && lines != 1+len(run.Configs)*3 || !tc.seriesRows && lines != 0 {
 			t.Errorf("%s: the series has %d lines; want a header and a row a run a second (%v)", tc.preset.Name, lines, tc.seriesRows)
 		}
 		if !strings.HasPrefix(string(plot), "<?xml") {

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -25,6 +26,13 @@ type TotalsReport struct {
 	Params    []string
 	Results   []fleet.Result
 	PlotTitle string
+	// Configs are Rows' runs, in their order, whose settings json and csv
+	// echo; Replicates, Seed and Scenario (the scenario file, if any) what
+	// ran them.
+	Configs    []fleet.Config
+	Replicates int
+	Seed       uint64
+	Scenario   string
 }
 
 // totalsFields flattens the totals of a preset that compares client
@@ -42,6 +50,27 @@ func totalsFields(rows []fleet.Totals, byClients bool) [][]field {
 			field{"requests", r.Requests}, field{"succeeded", r.Succeeded}, field{"calls", r.Calls})
 	}
 	return fields
+}
+
+// writeTotalsJSON writes the title, what ran the runs, and a row a run
+// with the settings it read.
+func writeTotalsJSON(w io.Writer, t TotalsReport) error {
+	rows, err := withSettingsObject(totalsFields(t.Rows, t.ByClients), t.Configs)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		fleetHead
+		Rows []json.RawMessage `json:"rows"`
+	}{fleetHead{t.Title, t.Replicates, t.Seed, t.Scenario}, []json.RawMessage{}}
+	for _, f := range rows {
+		o, err := object(f)
+		if err != nil {
+			return err
+		}
+		out.Rows = append(out.Rows, o)
+	}
+	return writeIndented(w, out)
 }
 
 // writeTotalsTable pivots the totals for people: a row a failure rate (and

@@ -22,9 +22,9 @@ func TestWriteFleetTotals(t *testing.T) {
 		byClients bool
 		want      string
 	}{
-		{"csv", false, "failure_rate,policy,requests,succeeded,calls\n0.1,no_retries,1000,900,1000\n0.1,three_retries,1000,1000,1111\n0.5,no_retries,8,4,8\n"},
-		{"csv", true, "clients,failure_rate,policy,requests,succeeded,calls\n100,0.1,no_retries,1000,900,1000\n100,0.1,three_retries,1000,1000,1111\n100,0.5,no_retries,8,4,8\n"},
-		{"json", false, `{"title":"T","rows":[` +
+		{"csv", false, "failure_rate,policy,requests,succeeded,calls,replicates,seed\n0.1,no_retries,1000,900,1000,2,7\n0.1,three_retries,1000,1000,1111,2,7\n0.5,no_retries,8,4,8,2,7\n"},
+		{"csv", true, "clients,failure_rate,policy,requests,succeeded,calls,replicates,seed\n100,0.1,no_retries,1000,900,1000,2,7\n100,0.1,three_retries,1000,1000,1111,2,7\n100,0.5,no_retries,8,4,8,2,7\n"},
+		{"json", false, `{"title":"T","replicates":2,"seed":7,"rows":[` +
 			`{"failure_rate":0.1,"policy":"no_retries","requests":1000,"succeeded":900,"calls":1000},` +
 			`{"failure_rate":0.1,"policy":"three_retries","requests":1000,"succeeded":1000,"calls":1111},` +
 			`{"failure_rate":0.5,"policy":"no_retries","requests":8,"succeeded":4,"calls":8}]}`},
@@ -37,7 +37,7 @@ func TestWriteFleetTotals(t *testing.T) {
 `},
 	} {
 		var b bytes.Buffer
-		if err := lookup(t, TotalsDoc, tc.format).FleetTotals(&b, TotalsReport{Title: "T", Rows: rows, ByClients: tc.byClients}); err != nil {
+		if err := lookup(t, TotalsDoc, tc.format).FleetTotals(&b, TotalsReport{Title: "T", Rows: rows, ByClients: tc.byClients, Replicates: 2, Seed: 7}); err != nil {
 			t.Fatalf("%s: %v", tc.format, err)
 		}
 		got := b.String()

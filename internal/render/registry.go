@@ -53,18 +53,18 @@ var renderers = []Renderer{tableFormat("table", false), tableFormat("markdown", 
 	report: writeCSV,
 	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepCSV(w, s) },
 	fleet:  writeFleetCSV,
-	totals: func(w io.Writer, t TotalsReport) error { return writeFields(w, totalsFields(t.Rows, t.ByClients)) },
-	cases:  func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
-	race:   func(w io.Writer, _ string, rows []stats.RaceRow) error { return writeFields(w, raceRows(rows)) },
+	totals: func(w io.Writer, t TotalsReport) error {
+		return writeFields(w, withSettingColumns(totalsFields(t.Rows, t.ByClients), t.Configs, t.Replicates, t.Seed, t.Scenario))
+	},
+	cases: func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
+	race:  func(w io.Writer, _ string, rows []stats.RaceRow) error { return writeFields(w, raceRows(rows)) },
 }, {
 	name: "json", raw: true,
 	report: writeJSON,
 	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepJSON(w, s) },
 	fleet:  writeFleetJSON,
-	totals: func(w io.Writer, t TotalsReport) error {
-		return titledRows(w, t.Title, totalsFields(t.Rows, t.ByClients))
-	},
-	cases: func(w io.Writer, c stats.Cases) error { return titledRows(w, c.Title, casesFields(c)) },
+	totals: writeTotalsJSON,
+	cases:  func(w io.Writer, c stats.Cases) error { return titledRows(w, c.Title, casesFields(c)) },
 	race: func(w io.Writer, title string, rows []stats.RaceRow) error {
 		return titledRows(w, title, raceRows(rows))
 	},

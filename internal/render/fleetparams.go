@@ -1,0 +1,173 @@
+package render
+
+import (
+	"encoding"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retrysim/retrysim/fleet"
+)
+
+// fleetSettings are the settings a run read, as fields keyed by their flag
+// names (fleet.Params' order, the run's duration first and the outage
+// window before its mode): every setting but those c.Unread names, so that
+// a setting the run never looks at (a backoff base with no backoff, another
+// policy's parameters) is not shown as if used. Times are Go durations
+// ("3s", "100ms") and names are as the flags take them.
+func fleetSettings(c fleet.Config) []field {
+	unread := c.Unread()
+	f := []field{{"duration", secondsText(c.Duration)}}
+	for _, p := range fleet.Params() {
+		if unread[p.Name] != "" {
+			continue
+		}
+		if p.Name == "outage-mode" {
+			f = append(f, field{"outage", secondsText(c.Outage.From) + ":" + secondsText(c.Outage.To)})
+		}
+		f = append(f, field{p.Name, settingValue(p, &c)})
+	}
+	return f
+}
+
+// settingValue is p's value in c as fleetSettings shows it.
+func settingValue(p fleet.Param, c *fleet.Config) any {
+	switch v := p.Field(c).(type) {
+	case *float64:
+		if p.Seconds {
+			return secondsText(*v)
+		}
+		return *v
+	case *int:
+		return int64(*v)
+	case *time.Duration:
+		if *v == fleet.NoCap { // -backoff-cap 0 says no cap
+			return "0s"
+		}
+		return v.String()
+	case encoding.TextMarshaler:
+		b, _ := v.MarshalText()
+		return string(b)
+	}
+	return nil
+}
+
+// secondsText is a time in seconds as a Go duration, as the flags take it.
+func secondsText(s float64) string {
+	return time.Duration(math.Round(s * float64(time.Second))).String()
+}
+
+// settingsObject is settings as one json object (or csv columns), each key
+// a scenario file's (the flag's name with _ for -).
+func settingsObject(settings []field) []field {
+	f := make([]field, len(settings))
+	for i, s := range settings {
+		f[i] = field{strings.ReplaceAll(s.key, "-", "_"), s.value}
+	}
+	return f
+}
+
+// fleetGroups are the settings that start a group of describeSettings' line:
+// the load comes first, then the outage, the server, the network, the
+// client, its policy and its hedges.
+var fleetGroups = map[string]bool{"outage": true, "server": true, "net": true, "clients": true, "policy": true, "hedges": true}
+
+// describeSettings is settings for people, on one line in the flags' words:
+// "shape constant, rate 40; server latency, base 1s, ...; hedges 0", a "; "
+// between groups. The duration is left out: titles give it.
+func describeSettings(settings []field) string {
+	var b strings.Builder
+	for _, s := range settings {
+		if s.key == "duration" {
+			continue
+		}
+		switch {
+		case b.Len() == 0:
+		case fleetGroups[s.key]:
+			b.WriteString("; ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(s.key + " " + text(s.value))
+	}
+	return b.String()
+}
+
+// wrapSettings breaks describeSettings' line into lines of at most width
+// bytes where it can, after a "; " or a ", ", for a plot's caption.
+func wrapSettings(line string, width int) string {
+	var b strings.Builder
+	n := 0
+	for len(line) > 0 {
+		// the next item, with the separator that ends it
+		item := line
+		if i := strings.IndexAny(line, ",;"); i >= 0 {
+			item = line[:i+1]
+		}
+		line = strings.TrimPrefix(line[len(item):], " ")
+		if n > 0 && n+1+len(item) > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if n > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(item)
+		n += len(item)
+	}
+	return b.String()
+}
+
+// settingsLines are the html page's lines naming what runs ran: for one
+// run its settings; for several, the settings every run shares, then each
+// run's name and the settings it does not share.
+func settingsLines(names []string, cfgs []fleet.Config) []string {
+	all := make([][]field, len(cfgs))
+	for i, c := range cfgs {
+		all[i] = fleetSettings(c)
+	}
+	if len(all) == 1 {
+		return []string{"settings: " + describeSettings(all[0])}
+	}
+	shared := func(s field) bool {
+		for _, other := range all {
+			found := false
+			for _, o := range other {
+				if o.key == s.key && o.value == s.value {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	var common []field
+	for _, s := range all[0] {
+		if shared(s) {
+			common = append(common, s)
+		}
+	}
+	lines := []string{"every run: " + describeSettings(common)}
+	for i, settings := range all {
+		var own []field
+		for _, s := range settings {
+			if !shared(s) {
+				own = append(own, s)
+			}
+		}
+		lines = append(lines, names[i]+": "+describeSettings(own))
+	}
+	return lines
+}
+
+// replicatesText is "n replicates", "1 replicate" for one.
+func replicatesText(n int) string {
+	if n == 1 {
+		return "1 replicate"
+	}
+	return strconv.Itoa(n) + " replicates"
+}
