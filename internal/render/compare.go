@@ -180,12 +180,7 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 		add(succ[label], s.Succeeded, 100)
 		add(amp[label], s.Amplification, 1)
 	}
-	reps := len(res[0].Replicates)
-	intervals := fmt.Sprintf("95%% intervals over %d replicates", reps)
-	if reps == 1 {
-		intervals = "1 replicate: no intervals"
-	}
-	head := title + "\n" + subtitle + "; " + intervals + "\n"
+	head := title + "\n" + subtitle + "; " + intervalsOver(len(res[0].Replicates)) + "\n"
 	pick := func(m map[string]*curve) []curve {
 		cs := make([]curve, len(labels))
 		for i, l := range labels {
@@ -259,8 +254,8 @@ func PlotFleetSpikes(w io.Writer, title string, res []fleet.Result, ext string) 
 	end := c.Duration - c.Load.To
 	head := fmt.Sprintf("%s\nserver %s s + %s s per call in progress, network %s s each way, timeout %s s, one client; %s requests a second,\n"+
 		"the spike from %s to %s s; recovery: goodput back within 10%% of the load for good, never counted as %s s (the run's end);\n"+
-		"95%% intervals over %d replicates\n", title, g(c.Server.Base), g(c.Server.Slope), g(c.Net), g(c.Client.Timeout), g(c.Load.Rate),
-		g(c.Load.From), g(c.Load.To), g(end), len(res[0].Replicates))
+		"%s\n", title, g(c.Server.Base), g(c.Server.Slope), g(c.Net), g(c.Client.Timeout), g(c.Load.Rate),
+		g(c.Load.From), g(c.Load.To), g(end), intervalsOver(len(res[0].Replicates)))
 	// The heights are ticked; the x axis runs on past the last for the
 	// legend, so it covers no line.
 	slices.Sort(heights)
@@ -292,4 +287,13 @@ func PlotFleetSpikes(w io.Writer, title string, res []fleet.Result, ext string) 
 	room(p)
 	panels = append(panels, p)
 	return drawPanels(w, ext, 11*vg.Centimeter, panels...)
+}
+
+// intervalsOver says what a picture's intervals are over: "95% intervals
+// over n replicates", or none with one.
+func intervalsOver(replicates int) string {
+	if replicates == 1 {
+		return "1 replicate: no intervals"
+	}
+	return fmt.Sprintf("95%% intervals over %d replicates", replicates)
 }
