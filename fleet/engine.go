@@ -78,8 +78,11 @@ type Replicate struct {
 	// their first attempt to the reply, in seconds (NaN with no success).
 	P50, P95, P99 float64
 	// Recovery is how long after the load settles goodput is back for good,
-	// in seconds; NaN for never (see RecoveryWindow).
+	// in seconds, when Verdict is Recovered; NaN otherwise (see RecoveryWindow).
 	Recovery float64
+	// Verdict says whether the replicate recovered, stayed down, or could
+	// not be judged (no trigger, or too short).
+	Verdict Verdict
 	// Little's law's terms over the whole run, [0, End]: Area is the integral
 	// of calls in progress, Sojourn the sum of the times calls spent in the
 	// server (summed as departure times minus arrival times), Entered the
@@ -279,7 +282,7 @@ func (s *sim) run() Replicate {
 	}
 	s.rep.End = s.now
 	s.rep.P50, s.rep.P95, s.rep.P99 = s.hist.quantile(0.5), s.hist.quantile(0.95), s.hist.quantile(0.99)
-	s.rep.Recovery = recovery(s.cfg, s.rep.Series)
+	s.rep.Recovery, s.rep.Verdict = recovery(s.cfg, s.rep.Series)
 	return s.rep
 }
 
