@@ -332,10 +332,12 @@ func (r Result) Totals() Totals {
 
 // Point is one second of a run's series, averaged over replicates.
 type Point struct {
-	Run                                             string
-	T                                               int // the second's start
-	Starts, Successes, Retries, Timeouts, Conflicts float64
-	InProgress                                      float64 // time average
+	Run string
+	T   int // the second's start
+	// RetriesDecided and RetriesSent count retries when decided and when
+	// sent, as Second does.
+	Starts, Successes, RetriesDecided, RetriesSent, Timeouts, Conflicts float64
+	InProgress                                                          float64 // time average
 }
 
 // Series is r's time series, one point a second, averaged over replicates
@@ -353,14 +355,16 @@ func (r Result) Series() []Point {
 			s := r.Replicates[i].Series[t]
 			p.Starts += float64(s.Starts)
 			p.Successes += float64(s.Successes)
-			p.Retries += float64(s.Retries)
+			p.RetriesDecided += float64(s.RetriesDecided)
+			p.RetriesSent += float64(s.RetriesSent)
 			p.Timeouts += float64(s.Timeouts)
 			p.Conflicts += float64(s.Conflicts)
 			p.InProgress += s.Busy / width
 		}
 		p.Starts /= n
 		p.Successes /= n
-		p.Retries /= n
+		p.RetriesDecided /= n
+		p.RetriesSent /= n
 		p.Timeouts /= n
 		p.Conflicts /= n
 		p.InProgress /= n

@@ -36,7 +36,8 @@ type fleetJSON struct {
 		T          int     `json:"t"`
 		Starts     float64 `json:"starts"`
 		Successes  float64 `json:"successes"`
-		Retries    float64 `json:"retries"`
+		Decided    float64 `json:"retries_decided"`
+		Retries    float64 `json:"retries_sent"`
 		Timeouts   float64 `json:"timeouts"`
 		InProgress float64 `json:"in_progress"`
 	} `json:"series"`
@@ -85,6 +86,28 @@ func TestFleetCollapsePreset(t *testing.T) {
 	if su > 0.25*st || re < st || to < st {
 		t.Errorf("spike_no_backoff, t >= 60 s: %.1f successes, %.1f retries, %.1f timeouts a second for %.1f new requests; want collapsed: successes under a quarter, retries and timeouts above",
 			su, re, to, st)
+	}
+	// Issue 22 item 7: without backoff a retry is sent as it is decided;
+	// with backoff the spike's retries are decided in its last seconds and
+	// sent over the next 20 (about 20 times fewer sent than decided at t =
+	// 27 s), while every retry decided is sent before the run ends.
+	var decided, sent [2]float64
+	for _, p := range got.Series {
+		switch {
+		case p.Run == "spike_no_backoff" && p.Decided != p.Retries:
+			t.Errorf("spike_no_backoff, t = %d s: %g retries decided, %g sent; want the same", p.T, p.Decided, p.Retries)
+		case p.Run == "spike_backoff_and_jitter":
+			decided[0] += p.Decided
+			sent[0] += p.Retries
+			if p.T >= 25 && p.T < 29 {
+				decided[1] += p.Decided
+				sent[1] += p.Retries
+			}
+		}
+	}
+	if math.Abs(decided[0]-sent[0]) > 0.5 || decided[1] < 5*sent[1] {
+		t.Errorf("spike_backoff_and_jitter: %g retries decided, %g sent; from 25 to 29 s %g and %g; want as many, and 5 times more decided then",
+			decided[0], sent[0], decided[1], sent[1])
 	}
 	if r := got.Rows[2]; r.Recovered > 3 || r.JudgedN != 10 || r.Judged != "yes" {
 		t.Errorf("spike_no_backoff: recovered %d of %d (judged %q); want at most 3 of 10", r.Recovered, r.JudgedN, r.Judged)

@@ -114,7 +114,8 @@ func writeFleetJSON(w io.Writer, r FleetReport) error {
 
 func pointFields(p fleet.Point) []field {
 	return []field{{"run", p.Run}, {"t", int64(p.T)}, {"starts", p.Starts}, {"successes", p.Successes},
-		{"retries", p.Retries}, {"timeouts", p.Timeouts}, {"conflicts", p.Conflicts}, {"in_progress", p.InProgress}}
+		{"retries_decided", p.RetriesDecided}, {"retries_sent", p.RetriesSent}, {"timeouts", p.Timeouts},
+		{"conflicts", p.Conflicts}, {"in_progress", p.InProgress}}
 }
 
 // plusMinus formats an estimate for people: the mean and its interval's half
@@ -234,7 +235,8 @@ func WriteFleetSeries(w io.Writer, pts []fleet.Point, ext string) error {
 
 // PlotFleet draws each run's series in its own panel, one above the other on
 // one time axis: new requests (the offered load), successes (goodput),
-// retries and timeouts a second, averaged over replicates, in front of the
+// retries decided (when an attempt fails) and sent (after the backoff) and
+// timeouts a second, averaged over replicates, in front of the
 // load shape the run was given (grey), each panel titled with the run's name
 // and what it holds fixed. cfgs are the runs' configurations, in runs' order.
 // ext (".png" or ".svg") picks the encoding.
@@ -294,7 +296,8 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (fl
 	}{
 		{"new requests", func(p fleet.Point) float64 { return p.Starts }},
 		{"successes", func(p fleet.Point) float64 { return p.Successes }},
-		{"retries", func(p fleet.Point) float64 { return p.Retries }},
+		{"retries decided", func(p fleet.Point) float64 { return p.RetriesDecided }},
+		{"retries sent", func(p fleet.Point) float64 { return p.RetriesSent }},
 		{"timeouts", func(p fleet.Point) float64 { return p.Timeouts }},
 	}
 	for i, pts := range runs {
