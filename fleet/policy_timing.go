@@ -8,11 +8,11 @@ package fleet
 //
 //	kind             asked                      source
 //	token-bucket     when the retry is decided  Brooker's simulations (no backoff: the two coincide)
-//	aws              when the retry is decided  aws-sdk-go-v2 aws/retry middleware: GetRetryToken, then RetryDelay, then the sleep
-//	grpc             when the retry is decided  grpc-go clientStream.shouldRetry: the throttler, then the backoff timer
+//	aws              when the retry is decided  aws-sdk-go-v2 aws/retry/middleware.go handleAttempt: GetRetryToken, RetryDelay, then the sleep
+//	grpc             when the retry is decided  grpc-go v1.83.1 stream.go csAttempt.shouldRetry: retryThrottler.throttle(), then the backoff timer
 //	breaker          when the retry is decided  Brooker's simulations (no backoff: the two coincide)
-//	finagle-budget   when the retry is decided  Finagle RetryFilter: retryBudget.tryWithdraw(), then the backoff's schedule
-//	envoy-budget     when the retry is decided  Envoy RetryStateImpl::shouldRetry: retries().canCreate(), then the backoff timer
+//	finagle-budget   when the retry is decided  Finagle 24.5.0 RetryFilter: retryBudget.tryWithdraw(), then schedule(howlong)
+//	envoy-budget     when the retry is decided  Envoy router/retry_state_impl.cc RetryStateImpl::shouldRetry: retries().canCreate(), then enableBackoffTimer()
 //	sliding-breaker  when the attempt is sent   resilience4j 2.4.0 and Polly 8.7.0: the retry wraps the breaker, which is asked on every attempt
 //	sre-throttle     when the attempt is sent   the SRE book: the client throttles each request as it is about to send it
 //
