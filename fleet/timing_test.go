@@ -57,6 +57,14 @@ func TestSlidingBreakerAskedAtSend(t *testing.T) {
 		t.Errorf("requests %d, calls %d, retries sent %d, failed %d, denied %d, local rejections %d; want 2, 2, 0, 2, 2, 0",
 			r.Requests, r.Calls, r.Retries, r.Failed, r.Denied, r.LocalRejected)
 	}
+	// C arrives at 1 s, the breaker open: its first attempt is refused, and
+	// so are the two it is retried with, decided at 1 and 1.5 s and refused
+	// at 1.5 and 2 s; it fails without a call, a local rejection.
+	r = trace(traceConfig(p, 500*time.Millisecond), 0, 0.05, 1)
+	if r.Requests != 3 || r.Calls != 2 || r.Failed != 3 || r.Denied != 2 || r.LocalRejected != 1 || r.Series[1].RetriesDecided != 2 || r.Series[2].RetriesDecided != 0 {
+		t.Errorf("with C: requests %d, calls %d, failed %d, denied %d, local rejections %d, retries decided %v; want 3, 2, 3, 2, 1, 2 in second 1",
+			r.Requests, r.Calls, r.Failed, r.Denied, r.LocalRejected, r.Series[1].RetriesDecided)
+	}
 }
 
 // series is the replicate's retries decided and sent in its first n seconds.
