@@ -30,8 +30,13 @@ const (
 
 // Second is one second of a replicate's time series.
 type Second struct {
-	// Starts counts new requests, Retries attempts after the first.
-	Starts, Successes, Retries, Timeouts, Conflicts int64
+	// Starts counts new requests. RetriesDecided counts retries when the
+	// client decides them (an attempt failed or timed out, an attempt is
+	// left and the policy, if asked then, allows it), as Brooker's
+	// simulations count them; RetriesSent counts attempts after the first
+	// when they leave the client, after their backoff. A retry refused at
+	// its send is decided and not sent.
+	Starts, Successes, RetriesDecided, RetriesSent, Timeouts, Conflicts int64
 	// Busy is the integral of calls in progress over the second, so its
 	// value is their time average.
 	Busy float64
@@ -51,11 +56,12 @@ type Counts struct {
 	// Rejected those refused by a full queue or the rate limit, Stored those
 	// answered with a completed key's stored reply.
 	Conflicts, Rejected, Stored int64
-	// Denied counts retries the attempts allowed and the client's Policy
-	// refused; each such request failed.
+	// Denied counts requests that called the server and failed because
+	// the client's Policy refused an attempt the attempts allowed (its last,
+	// for a kind whose refusals are retried).
 	Denied int64
-	// LocalRejected counts requests whose first attempt the Policy refused
-	// (an open breaker, a throttle): they failed without calling the server.
+	// LocalRejected counts requests the Policy refused (an open breaker, a
+	// throttle) before any call: they failed without calling the server.
 	LocalRejected int64
 	// Hedges counts the extra copies of attempts sent by hedging; Calls
 	// includes those that reached the server.
@@ -78,8 +84,11 @@ type Replicate struct {
 	// their first attempt to the reply, in seconds (NaN with no success).
 	P50, P95, P99 float64
 	// Recovery is how long after the load settles goodput is back for good,
-	// in seconds; NaN for never (see RecoveryWindow).
+	// in seconds, when Verdict is Recovered; NaN otherwise (see RecoveryWindow).
 	Recovery float64
+	// Verdict says whether the replicate recovered, stayed down, or could
+	// not be judged (no trigger, or too short).
+	Verdict Verdict
 	// Little's law's terms over the whole run, [0, End]: Area is the integral
 	// of calls in progress, Sojourn the sum of the times calls spent in the
 	// server (summed as departure times minus arrival times), Entered the
@@ -106,10 +115,12 @@ type request struct {
 	client   int32         // the client the request belongs to
 	refs     int32         // events and queue entries that name this slot
 	effects  int32
-	attempt  uint8  // attempts (rounds) sent
+	attempt  uint8  // attempts (rounds) sent or refused
 	copies   uint8  // copies of the current attempt sent: 1, and its hedges
 	pending  uint16 // bit k: copy k of the current attempt awaits its reply or timeout
 	done     bool
+	called   bool // an attempt was sent
+	timedOut bool // the last attempt timed out: what a policy asked at send is told
 	keyBusy  bool // SameKey: an attempt holds the key in the server
 	keyDone  bool // SameKey: the key's work is done and its reply stored
 }
@@ -256,7 +267,7 @@ func (s *sim) run() Replicate {
 		case evArrival:
 			s.arrive()
 		case evSend:
-			s.send(e.slot)
+			s.sendRetry(e.slot)
 		case evAtServer:
 			s.rep.Calls++
 			s.atServer(e.slot, e.attempt, e.copy)
@@ -279,7 +290,7 @@ func (s *sim) run() Replicate {
 	}
 	s.rep.End = s.now
 	s.rep.P50, s.rep.P95, s.rep.P99 = s.hist.quantile(0.5), s.hist.quantile(0.95), s.hist.quantile(0.99)
-	s.rep.Recovery = recovery(s.cfg, s.rep.Series)
+	s.rep.Recovery, s.rep.Verdict = recovery(s.cfg, s.rep.Series)
 	return s.rep
 }
 
@@ -307,9 +318,7 @@ func (s *sim) arrive() {
 	if s.policy(slot).Start(s.now, s.u()) {
 		s.send(slot)
 	} else {
-		s.rep.LocalRejected++
-		s.rep.Failed++
-		s.reqs[slot].done = true
+		s.refused(slot)
 	}
 	if t := s.nextArrival(s.now); t < s.dur {
 		s.push(t, evArrival, -1, 0, 0, 0)
@@ -328,10 +337,11 @@ func (s *sim) policy(slot int32) Policy {
 func (s *sim) send(slot int32) {
 	r := &s.reqs[slot]
 	r.attempt++
+	r.called = true
 	if r.attempt > 1 {
 		s.rep.Retries++
 		if sec := s.second(s.now); sec != nil {
-			sec.Retries++
+			sec.RetriesSent++
 		}
 	}
 	r.copies, r.pending = 0, 0
@@ -579,9 +589,9 @@ func (s *sim) timeout(slot int32, attempt, copy uint8) {
 }
 
 // retry sends the next attempt after the backoff, or gives the request up
-// when its attempts are spent or its client's policy refuses (after a
-// timeout when timeout). This is the one place a client decides whether to
-// try again.
+// when its attempts are spent or its client's policy, if asked when the
+// retry is decided, refuses (after a timeout when timeout). This is the one
+// place a client decides whether to try again.
 func (s *sim) retry(slot int32, timeout bool) {
 	r := &s.reqs[slot]
 	cl := &s.cfg.Client
@@ -590,14 +600,20 @@ func (s *sim) retry(slot int32, timeout bool) {
 		r.done = true
 		return
 	}
-	ok, cost := s.policy(slot).Retry(s.now, timeout, s.u())
-	if !ok {
-		s.rep.Denied++
-		s.rep.Failed++
-		r.done = true
-		return
+	if !cl.Policy.Kind.AskedAtSend() {
+		ok, cost := s.policy(slot).Retry(s.now, timeout, s.u())
+		if !ok {
+			s.rep.Denied++
+			s.rep.Failed++
+			r.done = true
+			return
+		}
+		r.cost = cost
 	}
-	r.cost = cost
+	r.timedOut = timeout
+	if sec := s.second(s.now); sec != nil {
+		sec.RetriesDecided++
+	}
 	u := 0.0
 	if cl.Backoff.Jittered() {
 		u = s.rnd.Float64()
@@ -605,8 +621,44 @@ func (s *sim) retry(slot int32, timeout bool) {
 	d := cl.Backoff.Delay(int(r.attempt)-1, r.prev, u)
 	r.prev = d
 	if d <= 0 {
-		s.send(slot)
+		s.sendRetry(slot)
 		return
 	}
 	s.push(s.now+d.Seconds(), evSend, slot, 0, 0, 0)
+}
+
+// sendRetry is a decided retry leaving the client once its backoff is over:
+// a policy asked at send decides now (AskedAtSend).
+func (s *sim) sendRetry(slot int32) {
+	r := &s.reqs[slot]
+	if s.cfg.Client.Policy.Kind.AskedAtSend() {
+		ok, cost := s.policy(slot).Retry(s.now, r.timedOut, s.u())
+		if !ok {
+			s.refused(slot)
+			return
+		}
+		r.cost = cost
+	}
+	s.send(slot)
+}
+
+// refused is the policy refusing the request's next attempt as it would go
+// out. The request fails, a local rejection if it never called the server,
+// else a denial; but for a kind whose refusals are retried
+// (RefusalRetried), the refusal uses up the attempt and, while attempts
+// remain, the next is decided as after a failure.
+func (s *sim) refused(slot int32) {
+	r := &s.reqs[slot]
+	if s.cfg.Client.Policy.Kind.RefusalRetried() && int(r.attempt)+1 < s.cfg.Client.Attempts {
+		r.attempt++
+		s.retry(slot, false)
+		return
+	}
+	if r.called {
+		s.rep.Denied++
+	} else {
+		s.rep.LocalRejected++
+	}
+	s.rep.Failed++
+	r.done = true
 }

@@ -307,33 +307,98 @@ func TestHeapOrder(t *testing.T) {
 }
 
 func TestRecovery(t *testing.T) {
-	cfg := &Config{Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5, To: 10}}
+	spike := &Config{Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5, To: 10}}
+	constant := &Config{Load: Shape{Kind: Constant, Rate: 10}}
+	outage := &Config{Load: Shape{Kind: Constant, Rate: 10}, Outage: Outage{From: 5, To: 10}}
 	healthy := Second{Starts: 10, Successes: 10}
 	dead := Second{Starts: 10}
-	series := func(bad ...int) []Second {
-		s := slices.Repeat([]Second{healthy}, 40)
+	series := func(n int, bad ...int) []Second {
+		s := slices.Repeat([]Second{healthy}, n)
 		for _, b := range bad {
 			s[b] = dead
 		}
 		return s
 	}
 	for _, tc := range []struct {
-		name   string
-		series []Second
-		want   float64
+		name    string
+		cfg     *Config
+		series  []Second
+		want    float64
+		verdict Verdict
 	}{
-		{"never degraded", series(), 0},
+		{"never degraded", spike, series(40), 0, Recovered},
 		// Window [s, s+10) holds 9 successes in 10 s only if one second is
 		// dead; two make it 80%: unhealthy. Dead at 14 and 15: the windows
 		// starting at 6..14 hold both, those from 15 on one at most: healthy
 		// from 15, 5 s after the spike's end at 10.
-		{"dip", series(14, 15), 5},
-		{"dead at the end", series(38, 39), math.NaN()},
+		{"dip", spike, series(40, 14, 15), 5, Recovered},
+		{"dead at the end", spike, series(40, 38, 39), math.NaN(), Down},
+		// Issue 21 item 10: a constant run has nothing to recover from,
+		// however its windows look; a run whose series ends before a whole
+		// window after the spike (10 + 10 > 19) cannot be judged.
+		{"constant, healthy", constant, series(40), math.NaN(), NoTrigger},
+		{"constant, dead at the end", constant, series(40, 38, 39), math.NaN(), NoTrigger},
+		{"outage", outage, series(40, 12, 13), 3, Recovered}, // healthy from the window at 13
+		{"spike, too short", spike, series(19), math.NaN(), TooShort},
+		{"spike, one window", spike, series(20), 0, Recovered},
 	} {
-		got := recovery(cfg, tc.series)
-		if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
-			t.Errorf("%s: recovery = %g; want %g", tc.name, got, tc.want)
+		got, verdict := recovery(tc.cfg, tc.series)
+		if (got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want))) || verdict != tc.verdict {
+			t.Errorf("%s: recovery = %g, %v; want %g, %v", tc.name, got, verdict, tc.want, tc.verdict)
 		}
+	}
+}
+
+// TestShare holds the recovered share's interval to the Wilson score
+// interval (95%, z = 1.959964) computed by hand: for k of n, centre (p +
+// z^2/2n)/(1 + z^2/n), half width z/(1 + z^2/n) sqrt(p(1-p)/n + z^2/4n^2).
+// 1 of 10: centre 0.211013, half 0.193137; 0 of 10: hi = z^2/(n + z^2) =
+// 3.841459/13.841459; 50 of 200: centre 0.254711, half 0.059630.
+func TestShare(t *testing.T) {
+	for _, tc := range []struct {
+		k, n   int
+		lo, hi float64
+	}{
+		{1, 10, 0.017876, 0.404150},
+		{0, 10, 0, 0.277533},
+		{10, 10, 0.722467, 1},
+		{50, 200, 0.195082, 0.314341},
+	} {
+		s := share(tc.k, tc.n)
+		if s.K != tc.k || s.N != tc.n || s.Value != float64(tc.k)/float64(tc.n) ||
+			math.Abs(s.Lo-tc.lo) > 2e-6 || math.Abs(s.Hi-tc.hi) > 2e-6 {
+			t.Errorf("share(%d, %d) = %+v; want [%g, %g]", tc.k, tc.n, s, tc.lo, tc.hi)
+		}
+	}
+	if s := share(0, 0); !math.IsNaN(s.Value) || !math.IsNaN(s.Lo) || !math.IsNaN(s.Hi) {
+		t.Errorf("share(0, 0) = %+v; want NaN", s)
+	}
+}
+
+// TestSummaryRecovered: a row's share counts the replicates judged (a too
+// short one is not), and its recovery time is over those that recovered,
+// with an interval that does not go below 0 (Student t on 0 and 4 s: 2 ±
+// 25.4 s, cut to [0, 27.4]).
+func TestSummaryRecovered(t *testing.T) {
+	spike := Config{Duration: 40, Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5, To: 10}}
+	nan := math.NaN()
+	r := Result{Config: spike, Replicates: []Replicate{
+		{Recovery: 0, Verdict: Recovered}, {Recovery: nan, Verdict: Down}, {Recovery: 4, Verdict: Recovered},
+		{Recovery: nan, Verdict: Down}, {Recovery: nan, Verdict: TooShort},
+	}}
+	s := r.Summary()
+	if sh := s.RecoveredShare; sh.K != 2 || sh.N != 4 || sh.Value != 0.5 {
+		t.Errorf("RecoveredShare = %+v; want 2 of 4", sh)
+	}
+	if e := s.Recovery; e.Value != 2 || e.N != 2 || e.Lo != 0 || math.Abs(e.Hi-(2+12.7062*2)) > 1e-3 {
+		t.Errorf("Recovery = %+v; want 2 over 2, [0, 27.41]", e)
+	}
+	if !s.Trigger {
+		t.Errorf("a spike run: Trigger false")
+	}
+	r.Config.Load = Shape{Kind: Constant, Rate: 10}
+	if s := r.Summary(); s.Trigger {
+		t.Errorf("a constant run: Trigger true")
 	}
 }
 

@@ -26,9 +26,10 @@ type Policy interface {
 	// may go out; a refused request fails at once without calling the
 	// server (a local rejection).
 	Start(now, u float64) bool
-	// Retry is asked, after an attempt failed (timeout says whether it
-	// timed out), whether the request may send another attempt, and before
-	// each hedge (timeout false). When it allows the attempt it charges it
+	// Retry is asked whether the request may send another attempt after
+	// one failed (timeout says whether it timed out): when the retry is
+	// decided, or, for a kind AskedAtSend, when it would go out after its
+	// backoff; and before each hedge (timeout false). When it allows the attempt it charges it
 	// and returns its cost, which the engine hands back to Success if the
 	// attempt's round succeeds.
 	Retry(now float64, timeout bool, u float64) (ok bool, cost float64)

@@ -212,8 +212,8 @@ func TestSpikeRecoveryRuns(t *testing.T) {
 func TestRecoveredAndDuplicates(t *testing.T) {
 	r := Result{Config: Config{Duration: 80, Load: Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20, To: 25}},
 		Replicates: []Replicate{
-			{Recovery: math.NaN(), Counts: Counts{Requests: 100, Duplicates: 10}, Series: make([]Second, 80)},
-			{Recovery: 5, Counts: Counts{Requests: 200, Duplicates: 60}, Series: make([]Second, 80)},
+			{Recovery: math.NaN(), Verdict: Down, Counts: Counts{Requests: 100, Duplicates: 10}, Series: make([]Second, 80)},
+			{Recovery: 5, Verdict: Recovered, Counts: Counts{Requests: 200, Duplicates: 60}, Series: make([]Second, 80)},
 		}}
 	if e := r.Recovered(); e.Value != 30 || e.N != 2 {
 		t.Errorf("Recovered() = %+v; want the mean of 55 and 5, 30, over 2", e)

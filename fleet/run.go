@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // Options say how to run a set of configurations.
@@ -65,21 +66,58 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 // them: a healthy window is judged unhealthy about once in 1,500.
 const RecoveryWindow = 10
 
+// Verdict is what recovery found of a replicate.
+type Verdict uint8
+
+const (
+	// NoTrigger is a run with no spike, ramp or outage: constant load has
+	// nothing to recover from, so recovery is not judged.
+	NoTrigger Verdict = iota
+	// TooShort is a run with a trigger but no RecoveryWindow after the load
+	// settles in which requests arrived: too short to judge.
+	TooShort
+	// Down is a replicate whose last window is unhealthy: it had not
+	// recovered when the run ended.
+	Down
+	// Recovered is a replicate whose goodput came back for good.
+	Recovered
+)
+
+var verdictNames = [...]string{"no trigger", "too short", "down", "recovered"}
+
+func (v Verdict) String() string { return verdictNames[v] }
+
+// Triggered says whether the run has something to recover from: a spike or
+// ramp in its load, or an outage.
+func (c *Config) Triggered() bool { return c.Load.Kind != Constant || c.Outage.On() }
+
+// settledAt is when the load settles: the end of the spike or ramp, or of
+// the outage, whichever is later.
+func (c *Config) settledAt() float64 {
+	settled := c.Load.settled()
+	if c.Outage.On() {
+		settled = math.Max(settled, c.Outage.To)
+	}
+	return settled
+}
+
 // recovery is how long after the load settles (the end of the spike or ramp,
 // or of the outage, whichever is later) goodput is back within 10% of the
-// offered load for good. A window [s, s+RecoveryWindow), s a whole second, is
-// healthy when the successes in it are at least 90% of the requests that
-// arrived in it; windows in which none arrived do not count. Recovery is the
-// start of the first window from which every later window is healthy, minus
-// the settling time (0 if all are); NaN (never) if the run's last window is
-// unhealthy. Looking at every later window, not the first healthy one, keeps
-// the successes of requests that arrived during the disturbance, which land
-// just after it, from passing for recovery.
-func recovery(cfg *Config, series []Second) float64 {
-	settled := cfg.Load.settled()
-	if cfg.Outage.On() {
-		settled = math.Max(settled, cfg.Outage.To)
+// offered load for good, and its verdict. A window [s, s+RecoveryWindow), s
+// a whole second, is healthy when the successes in it are at least 90% of
+// the requests that arrived in it; windows in which none arrived do not
+// count. Recovery is the start of the first window from which every later
+// window is healthy, minus the settling time (0 if all are); NaN when the
+// run's last window is unhealthy (Down), when no window after the settling
+// holds an arrival (TooShort), or when the run has no trigger (NoTrigger).
+// Looking at every later window, not the first healthy one, keeps the
+// successes of requests that arrived during the disturbance, which land just
+// after it, from passing for recovery.
+func recovery(cfg *Config, series []Second) (float64, Verdict) {
+	if !cfg.Triggered() {
+		return math.NaN(), NoTrigger
 	}
+	settled := cfg.settledAt()
 	first := int(math.Ceil(settled))
 	from, last := first, -1 // from: the first window after the last unhealthy one
 	for s := first; s+RecoveryWindow <= len(series); s++ {
@@ -96,10 +134,37 @@ func recovery(cfg *Config, series []Second) float64 {
 			from = s + 1
 		}
 	}
-	if last < 0 || from > last {
-		return math.NaN()
+	switch {
+	case last < 0:
+		return math.NaN(), TooShort
+	case from > last:
+		return math.NaN(), Down
 	}
-	return math.Max(0, float64(from)-settled)
+	return math.Max(0, float64(from)-settled), Recovered
+}
+
+// Share is a proportion over replicates, K of N, with its 95% Wilson score
+// interval; NaN with N = 0.
+type Share struct {
+	K, N          int
+	Value, Lo, Hi float64
+}
+
+// share is k of n with its Wilson score interval.
+func share(k, n int) Share {
+	if n == 0 {
+		return Share{K: k, Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+	}
+	ci := stats.Wilson(int64(k), int64(n))
+	return Share{k, n, float64(k) / float64(n), ci.Lo, ci.Hi}
+}
+
+// nonNegative cuts an estimate of a quantity that cannot be negative at 0:
+// the true mean lies in [0, inf), so the interval's part below 0 holds no
+// value it could take, and cutting it keeps the interval's coverage.
+func nonNegative(e Estimate) Estimate {
+	e.Lo = math.Max(0, e.Lo)
+	return e
 }
 
 // Estimate is a mean over replicates and its 95% Student t interval (NaN
@@ -154,8 +219,15 @@ type Summary struct {
 	LocalRejected, Hedges Estimate
 	P50, P95, P99         Estimate
 	PeakInProgress        Estimate
-	// Recovery is over the replicates that recovered (Recovery.N of them);
-	// NaN when none did.
+	// Trigger says whether the run has a spike, ramp or outage to recover
+	// from; without one the recovery figures are empty.
+	Trigger bool
+	// RecoveredShare is the share of the replicates judged (all of them,
+	// less those too short to judge) that recovered, with its Wilson
+	// interval; N = 0 when none was judged.
+	RecoveredShare Share
+	// Recovery is the time to recover over the replicates that recovered
+	// (RecoveredShare.K of them), its interval cut at 0; NaN when none did.
 	Recovery Estimate
 }
 
@@ -175,6 +247,16 @@ func (r Result) Summary() Summary {
 		return float64(a) / float64(b)
 	}
 	d := r.Config.Duration
+	judged, recovered := 0, 0
+	for i := range r.Replicates {
+		switch r.Replicates[i].Verdict {
+		case Recovered:
+			recovered++
+			judged++
+		case Down:
+			judged++
+		}
+	}
 	return Summary{
 		Run:            r.Config.Name,
 		Replicates:     len(r.Replicates),
@@ -191,7 +273,9 @@ func (r Result) Summary() Summary {
 		P95:            col(func(p *Replicate) float64 { return p.P95 }),
 		P99:            col(func(p *Replicate) float64 { return p.P99 }),
 		PeakInProgress: col(func(p *Replicate) float64 { return float64(p.PeakInProgress) }),
-		Recovery:       col(func(p *Replicate) float64 { return p.Recovery }),
+		Trigger:        r.Config.Triggered(),
+		RecoveredShare: share(recovered, judged),
+		Recovery:       nonNegative(col(func(p *Replicate) float64 { return p.Recovery })),
 	}
 }
 
@@ -201,19 +285,15 @@ func (r Result) Summary() Summary {
 // its 95% Student t interval, which, unlike Summary's Recovery, does not
 // leave out the replicates that fared worst.
 func (r Result) Recovered() Estimate {
-	c := r.Config
-	settled := c.Load.settled()
-	if c.Outage.On() {
-		settled = math.Max(settled, c.Outage.To)
-	}
+	settled := r.Config.settledAt()
 	xs := make([]float64, len(r.Replicates))
 	for i := range r.Replicates {
 		xs[i] = r.Replicates[i].Recovery
-		if math.IsNaN(xs[i]) {
+		if r.Replicates[i].Verdict == Down {
 			xs[i] = math.Max(0, float64(len(r.Replicates[i].Series))-settled)
 		}
 	}
-	return estimate(xs)
+	return nonNegative(estimate(xs))
 }
 
 // DuplicatesPerRequest is the duplicate side effects a request, a mean over
@@ -252,10 +332,12 @@ func (r Result) Totals() Totals {
 
 // Point is one second of a run's series, averaged over replicates.
 type Point struct {
-	Run                                             string
-	T                                               int // the second's start
-	Starts, Successes, Retries, Timeouts, Conflicts float64
-	InProgress                                      float64 // time average
+	Run string
+	T   int // the second's start
+	// RetriesDecided and RetriesSent count retries when decided and when
+	// sent, as Second does.
+	Starts, Successes, RetriesDecided, RetriesSent, Timeouts, Conflicts float64
+	InProgress                                                          float64 // time average
 }
 
 // Series is r's time series, one point a second, averaged over replicates
@@ -273,14 +355,16 @@ func (r Result) Series() []Point {
 			s := r.Replicates[i].Series[t]
 			p.Starts += float64(s.Starts)
 			p.Successes += float64(s.Successes)
-			p.Retries += float64(s.Retries)
+			p.RetriesDecided += float64(s.RetriesDecided)
+			p.RetriesSent += float64(s.RetriesSent)
 			p.Timeouts += float64(s.Timeouts)
 			p.Conflicts += float64(s.Conflicts)
 			p.InProgress += s.Busy / width
 		}
 		p.Starts /= n
 		p.Successes /= n
-		p.Retries /= n
+		p.RetriesDecided /= n
+		p.RetriesSent /= n
 		p.Timeouts /= n
 		p.Conflicts /= n
 		p.InProgress /= n

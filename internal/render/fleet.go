@@ -159,12 +159,25 @@ func fleetFields(s fleet.Summary) []field {
 	add("latency_p95", s.P95)
 	add("latency_p99", s.P99)
 	add("peak_in_progress", s.PeakInProgress)
-	rec := s.Recovery
-	if rec.N < s.Replicates { // a replicate never recovered: so did the run
-		rec = fleet.Estimate{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), N: rec.N}
+	sh := s.RecoveredShare
+	f = append(f, field{"recovery_judged", recoveryJudged(s)})
+	add("recovered_share", fleet.Estimate{Value: sh.Value, Lo: sh.Lo, Hi: sh.Hi})
+	f = append(f, field{"recovered_replicates", int64(sh.K)}, field{"judged_replicates", int64(sh.N)})
+	add("recovery_seconds", s.Recovery)
+	return f
+}
+
+// recoveryJudged says whether the run's recovery was judged: "yes", or
+// why not ("no trigger": constant load and no outage; "too short": no window
+// after the load settled).
+func recoveryJudged(s fleet.Summary) string {
+	switch {
+	case !s.Trigger:
+		return "no trigger"
+	case s.RecoveredShare.N == 0:
+		return "too short"
 	}
-	add("recovery_seconds", rec)
-	return append(f, field{"recovered_replicates", int64(s.Recovery.N)})
+	return "yes"
 }
 
 func writeFleetJSON(w io.Writer, r FleetReport) error {
@@ -200,7 +213,8 @@ func writeFleetJSON(w io.Writer, r FleetReport) error {
 
 func pointFields(p fleet.Point) []field {
 	return []field{{"run", p.Run}, {"t", int64(p.T)}, {"starts", p.Starts}, {"successes", p.Successes},
-		{"retries", p.Retries}, {"timeouts", p.Timeouts}, {"conflicts", p.Conflicts}, {"in_progress", p.InProgress}}
+		{"retries_decided", p.RetriesDecided}, {"retries_sent", p.RetriesSent}, {"timeouts", p.Timeouts},
+		{"conflicts", p.Conflicts}, {"in_progress", p.InProgress}}
 }
 
 // plusMinus formats an estimate for people: the mean and its interval's half
@@ -221,21 +235,44 @@ func plusMinus(e fleet.Estimate, scale float64, unit string) string {
 
 // fleetHeader heads the fleet's table, in every format for people.
 var fleetHeader = []string{"Run", "Requests", "Succeeded", "Goodput /s", "Calls per request", "Timeouts", "Conflicts",
-	"Duplicates", "Latency p50 / p95 / p99", "Peak in progress", "Recovery"}
+	"Duplicates", "Latency p50 / p95 / p99", "Peak in progress", "Recovered", "Recovery"}
 
 // fleetCells are a run's row for people, in fleetHeader's order.
 func fleetCells(s fleet.Summary) []string {
-	rec := plusMinus(s.Recovery, 1, " s")
-	switch {
-	case s.Recovery.N == 0:
-		rec = "never"
-	case s.Recovery.N < s.Replicates:
-		rec = fmt.Sprintf("never in %d of %d", s.Replicates-s.Recovery.N, s.Replicates)
+	recovered, rec := recoveryJudged(s), "-"
+	if recovered == "yes" {
+		sh := s.RecoveredShare
+		recovered = fmt.Sprintf("%d of %d (%s to %s%%)", sh.K, sh.N, percent(sh.Lo), percent(sh.Hi))
+		rec = nonNegative(s.Recovery, " s")
 	}
 	lat := fmt.Sprintf("%s / %s / %s s", sigOrDash(s.P50.Value), sigOrDash(s.P95.Value), sigOrDash(s.P99.Value))
 	return []string{s.Run, plusMinus(s.Requests, 1, ""), plusMinus(s.Succeeded, 100, "%"), plusMinus(s.Goodput, 1, ""),
 		plusMinus(s.Amplification, 1, ""), plusMinus(s.Timeouts, 1, ""), plusMinus(s.Conflicts, 1, ""),
-		plusMinus(s.Duplicates, 1, ""), lat, plusMinus(s.PeakInProgress, 1, ""), rec}
+		plusMinus(s.Duplicates, 1, ""), lat, plusMinus(s.PeakInProgress, 1, ""), recovered, rec}
+}
+
+// percent formats a share as a whole percentage, the bounds of a share's
+// interval (rounded out of 0 and 100 only when they are 0 or 1).
+func percent(x float64) string {
+	return strconv.FormatFloat(100*x, 'f', 0, 64)
+}
+
+// nonNegative formats an estimate whose interval was cut at 0 (a
+// fleet.Summary's Recovery) as plusMinus does, or, when the cut made it
+// lopsided, as the mean with its bounds: "0.20 s (0 to 0.65)".
+func nonNegative(e fleet.Estimate, unit string) string {
+	if math.IsNaN(e.Lo) || e.Value-e.Lo >= e.Hi-e.Value || e.Hi <= e.Lo {
+		return plusMinus(e, 1, unit)
+	}
+	half := (e.Hi - e.Value)
+	decimals := max(0, 1-int(math.Floor(math.Log10(half))))
+	g := func(x float64) string {
+		if x == 0 {
+			return "0"
+		}
+		return strconv.FormatFloat(x, 'f', decimals, 64)
+	}
+	return g(e.Value) + unit + " (" + g(e.Lo) + " to " + g(e.Hi) + ")"
 }
 
 func writeFleetTable(w io.Writer, r FleetReport, markdown bool) error {
@@ -297,7 +334,8 @@ func WriteFleetSeries(w io.Writer, pts []fleet.Point, ext string) error {
 
 // PlotFleet draws each run's series in its own panel, one above the other on
 // one time axis: new requests (the offered load), successes (goodput),
-// retries and timeouts a second, averaged over replicates, in front of the
+// retries decided (when an attempt fails) and sent (after the backoff) and
+// timeouts a second, averaged over replicates, in front of the
 // load shape the run was given (grey), each panel titled with the run's name
 // and what it holds fixed. cfgs are the runs' configurations, in runs' order.
 // ext (".png" or ".svg") picks the encoding.
@@ -357,7 +395,8 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (fl
 	}{
 		{"new requests", func(p fleet.Point) float64 { return p.Starts }},
 		{"successes", func(p fleet.Point) float64 { return p.Successes }},
-		{"retries", func(p fleet.Point) float64 { return p.Retries }},
+		{"retries decided", func(p fleet.Point) float64 { return p.RetriesDecided }},
+		{"retries sent", func(p fleet.Point) float64 { return p.RetriesSent }},
 		{"timeouts", func(p fleet.Point) float64 { return p.Timeouts }},
 	}
 	for i, pts := range runs {

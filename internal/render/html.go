@@ -263,8 +263,11 @@ func writeFleetHTML(w io.Writer, r FleetReport) error {
 		heading: "The runs, means over replicates with 95% intervals",
 		howTo: "A row is one run. Each figure is the mean over the replicates, then ± half its 95% Student t " +
 			"interval (none with one replicate). Calls per request counts every attempt a request made; timeouts, " +
-			"conflicts and duplicates are counts over the run; latency is that of successful requests; recovery is how " +
-			"long after the load's last change successes came back, or never.",
+			"conflicts and duplicates are counts over the run; latency is that of successful requests; recovered is " +
+			"how many replicates had goodput back for good when the run ended, of those judged, with its 95% Wilson " +
+			"score interval (\"no trigger\" for a run without a spike, ramp or outage, \"too short\" for one with no " +
+			"10 s window after it); recovery is how long after the load's last change successes came back, over the " +
+			"replicates that recovered.",
 		header: fleetHeader,
 	}
 	if len(r.Spikes) > 0 {
@@ -277,7 +280,7 @@ func writeFleetHTML(w io.Writer, r FleetReport) error {
 			num(c[2], i, "succeeded", s.Succeeded.Value), num(c[3], i, "goodput", s.Goodput.Value),
 			num(c[4], i, "amplification", s.Amplification.Value), num(c[5], i, "timeouts", s.Timeouts.Value),
 			num(c[6], i, "conflicts", s.Conflicts.Value), num(c[7], i, "duplicates", s.Duplicates.Value),
-			plain(c[8]), num(c[9], i, "peak_in_progress", s.PeakInProgress.Value), plain(c[10])}})
+			plain(c[8]), num(c[9], i, "peak_in_progress", s.PeakInProgress.Value), plain(c[10]), plain(c[11])}})
 	}
 	p.tables = []pageTable{t}
 	switch {
