@@ -126,7 +126,7 @@ func (c *child) untouched(t *testing.T) {
 // at the signal only between replicates and between blocks of 65,536 jobs:
 // the one-replicate fleet run ignored it and replaced out.txt, the delivery
 // model's three jobs took a minute more, and a sequential generator's single
-// block (mulberry32) never stopped.
+// block (mulberry32), in a run or a sweep's point, never stopped.
 func TestSignalStopsEveryModel(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -152,6 +152,8 @@ func TestSignalStopsEveryModel(t *testing.T) {
 			"-p-fail", "0.999", "-attempts", "1000", "-strategies", "step-nokey", "-workers", "1", "-o", "out.txt"}},
 		{"plain engine mid-block SIGTERM", syscall.SIGTERM, []string{"-rng", "mulberry32", "-jobs", "1e12",
 			"-p-fail", "0.999", "-attempts", "1000", "-strategies", "job-samekey-skip", "-workers", "1", "-o", "out.txt"}},
+		{"sweep mid-point SIGINT", syscall.SIGINT, []string{"sweep", "-p-fail", "0.99:0.999:3", "-rng", "mulberry32", "-jobs", "1e12",
+			"-attempts", "1000", "-workers", "1", "-o", "out.txt"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := startChild(t, nil, tt.args...)
