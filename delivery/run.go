@@ -107,7 +107,16 @@ type Runner struct {
 	// goroutine: tests set it to check that this changes nothing. A field,
 	// not a package variable, so that tests may run in parallel.
 	offLoop bool
+	// stop, once it reports true, ends the job in progress (StopWhen);
+	// popped counts the events popped since the last call of stop.
+	stop   func() bool
+	popped int
 }
+
+// checkEvery is how many events a Runner pops between two calls of its stop
+// function: well under a millisecond's work, and one look per thousands of
+// events costs nothing measurable.
+const checkEvery = 1 << 12
 
 // NewRunner runs jobs of sc through s under cfg, calling the providers of j,
 // which draws from stream, as the runner does for everything but the calls'
@@ -143,6 +152,32 @@ func (x *Runner) Close() {
 		w.stop()
 	}
 	x.workers, x.idle = nil, nil
+}
+
+// StopWhen makes the runner call stop every checkEvery events (nil: never)
+// and, once it reports true (a context is done), end the job it is running
+// and every later one at its first event: Run and RunFrom then return at
+// once with an outcome that means nothing, and the runner is fit only for
+// Close.
+func (x *Runner) StopWhen(stop func() bool) { x.stop = stop }
+
+// stopped counts an event about to be popped and, every checkEvery events,
+// reports whether stop says to stop, ending the job if so.
+func (x *Runner) stopped() bool {
+	if x.popped++; x.popped < checkEvery || x.stop == nil {
+		return false
+	}
+	if !x.stop() {
+		x.popped = 0
+		return false
+	}
+	// popped stays at checkEvery or more: a later job ends at once.
+	x.events = x.events[:0]
+	for i := range x.dl {
+		x.dl[i].live = false // every operation of a delivery that is not live returns at once
+	}
+	x.Close() // the suspended deliveries run to their end, doing nothing
+	return true
 }
 
 // Settles reports whether a job whose calls all succeed may be counted
@@ -255,7 +290,7 @@ func (x *Runner) reset() {
 
 // loop runs the job's events until none is left and reports its outcome.
 func (x *Runner) loop() Outcome {
-	for len(x.events) > 0 {
+	for len(x.events) > 0 && !x.stopped() {
 		e := x.pop()
 		x.now = e.at
 		x.handle(e)
@@ -301,6 +336,10 @@ func (x *Runner) handle(e event) {
 func (x *Runner) await(d int, at time.Duration) {
 	x.push(at, stepEvent, d)
 	for {
+		if x.stopped() {
+			x.setLimit()
+			return // d is not live: the delivery ends at its next operation
+		}
 		e := x.pop()
 		x.now = e.at
 		if e.kind == stepEvent && e.idx == d {

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"math"
 	"math/bits"
 	"time"
@@ -241,12 +242,23 @@ func (s *sim) pushTimeout(t float64, slot int32, attempt, copy uint8) {
 	s.timeouts.push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
 }
 
-// run simulates until every request has finished.
-func (s *sim) run() Replicate {
+// checkEvery is how many events a replicate runs between two looks at its
+// context: well under a millisecond's work, and one look per thousands of
+// events costs nothing measurable.
+const checkEvery = 1 << 12
+
+// run simulates until every request has finished. Once ctx is done it
+// returns ctx's error within checkEvery events.
+func (s *sim) run(ctx context.Context) (Replicate, error) {
 	if t := s.nextArrival(0); t < s.dur {
 		s.push(t, evArrival, -1, 0, 0, 0)
 	}
 	for {
+		if s.rep.Events%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return Replicate{}, err
+			}
+		}
 		var e event
 		switch {
 		// Ties go to the heap; either order would be as deterministic.
@@ -291,7 +303,7 @@ func (s *sim) run() Replicate {
 	s.rep.End = s.now
 	s.rep.P50, s.rep.P95, s.rep.P99 = s.hist.quantile(0.5), s.hist.quantile(0.95), s.hist.quantile(0.99)
 	s.rep.Recovery, s.rep.Verdict = recovery(s.cfg, s.rep.Series)
-	return s.rep
+	return s.rep, nil
 }
 
 // arrive starts a new request and schedules the next.

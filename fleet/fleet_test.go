@@ -409,9 +409,9 @@ func TestSlotsReused(t *testing.T) {
 	short, long := cfg, cfg
 	short.Duration, long.Duration = 100, 1000
 	s1 := newSim(&short, 1)
-	s1.run()
+	s1.run(context.Background())
 	s2 := newSim(&long, 1)
-	s2.run()
+	s2.run(context.Background())
 	if len(s2.reqs) > 2*len(s1.reqs) {
 		t.Errorf("request slots: %d for 100 s, %d for 1000 s; want about the same", len(s1.reqs), len(s2.reqs))
 	}

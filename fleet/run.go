@@ -31,6 +31,8 @@ type Result struct {
 
 // Run simulates every configuration Replicates times on Workers goroutines.
 // The configurations must have passed Check, and the replicates CheckReplicates.
+// Once ctx is done it returns ctx's error within a few thousand events of
+// each replicate in progress.
 func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 	out := make([]Result, len(cfgs))
 	for i, c := range cfgs {
@@ -47,7 +49,11 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 					return
 				}
 				run, r := j/opt.Replicates, j%opt.Replicates
-				out[run].Replicates[r] = newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(r))).run()
+				rep, err := newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(r))).run(ctx)
+				if err != nil {
+					return // ctx is done: Run returns its error
+				}
+				out[run].Replicates[r] = rep
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -27,7 +28,8 @@ func trace(cfg Config, arrivals ...float64) Replicate {
 	for _, t := range arrivals {
 		s.push(t, evArrival, -1, 0, 0, 0)
 	}
-	return s.run()
+	rep, _ := s.run(context.Background())
+	return rep
 }
 
 // TestSlidingBreakerAskedAtSend is issue 22 item 1, from resilience4j's rule

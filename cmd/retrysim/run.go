@@ -81,9 +81,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	// A closed terminal (SIGHUP) stops a run as Ctrl-C does, so that race
-	// still removes its databases.
+	// still removes its databases. The first signal cancels ctx, and the
+	// run stops within a second, writing nothing; stop then hands the
+	// signals back to their default action, so a second one ends the
+	// process at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	context.AfterFunc(ctx, stop)
 	name := "table"
 	switch {
 	case len(args) == 1 && (args[0] == "-version" || args[0] == "--version"):

@@ -31,6 +31,9 @@ func NewFlagSet(name string) *flag.FlagSet {
 const exitStatuses = `
 Exit status: 0 when the command did its work (or printed -help), 1 when it
 failed or was interrupted (nothing partial is written), 2 for bad usage.
+Ctrl-C, SIGTERM or SIGHUP stops a run within a second, writing nothing; a
+second one ends the process at once, killed by that signal (a shell shows
+128 plus its number: 130 for Ctrl-C).
 `
 
 // Parse parses args into fs, refusing arguments that are not flags.

@@ -47,6 +47,12 @@ const MaxJobs = 1_000_000_000_000
 // own attempts have too.
 const MaxAttempts = provider.MaxAttempts
 
+// checkEvery is how much work, counted in jobs and calls, a worker does
+// between two looks at its context, plus the rest of the job it is on: well
+// under a millisecond, so that a cancelled run stops within a second, and
+// one look per thousands of jobs costs nothing measurable.
+const checkEvery = 1 << 12
+
 // Config is one run.
 type Config struct {
 	Scenario   provider.Scenario
@@ -264,13 +270,17 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 					x := runners[s]
 					if x == nil {
 						x = delivery.NewRunner(*cfg.Delivery, cfg.Strategies[s], cfg.Scenario, j, stream, lat)
+						x.StopWhen(func() bool { return ctx.Err() != nil })
 						runners[s] = x
 					}
-					c = runJobsDelivery(x, j, stream, n, watched)
+					c = runJobsDelivery(ctx, x, j, stream, n, watched)
 				case cfg.EngineUsed() == Skip: // every strategy is Straight
-					c = runJobsSkip(j, sk, cfg.Strategies[s].(strategy.Straight), stream, n, watched)
+					c = runJobsSkip(ctx, j, sk, cfg.Strategies[s].(strategy.Straight), stream, n, watched)
 				default:
-					c = runJobs(j, cfg.Strategies[s], stream, n, watched)
+					c = runJobs(ctx, j, cfg.Strategies[s], stream, n, watched)
+				}
+				if ctx.Err() != nil {
+					return // c may be a block's first jobs only: add nothing
 				}
 				mu.Lock()
 				p := open[k]
@@ -314,14 +324,23 @@ func anyBelow(d, cuts []uint64) bool {
 // runJobsDelivery runs n jobs through the delivery model. Where the runner
 // allows it (delivery.Runner.Settles), a job whose draws are all clean is
 // counted from them and its latencies, as runJobs does (one delivery, every
-// step once), and any other resumes at its first event.
-func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n int64, watched int) stats.Counters {
+// step once), and any other resumes at its first event. Once ctx is done it
+// returns within checkEvery jobs and calls (x, told to stop when ctx is
+// done, ends a job within its own checkEvery events), its counters then
+// meaningless.
+func runJobsDelivery(ctx context.Context, x *delivery.Runner, j *provider.Job, stream *rng.Stream, n int64, watched int) stats.Counters {
 	c := stats.Counters{Jobs: n}
 	settle := x.Settles() && settleDeliveries
 	cuts := j.Clean()
 	k := len(cuts)
-	var clean int64
+	var clean, work int64
 	for range n {
+		if work++; work >= checkEvery {
+			if ctx.Err() != nil {
+				return c
+			}
+			work = 0
+		}
 		var out delivery.Outcome
 		if settle {
 			var counted bool
@@ -341,6 +360,7 @@ func runJobsDelivery(x *delivery.Runner, j *provider.Job, stream *rng.Stream, n 
 			c.Completion.Add(out.Completion)
 		}
 		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
+		work += j.Calls()
 		c.Deliveries += int64(out.Deliveries)
 		if out.Lost && !out.Failed { // a failed job counts in Failed, whatever its keys say
 			c.LostWork++
@@ -379,20 +399,27 @@ func settleJob(x *delivery.Runner, d, cuts []uint64) (delivery.Outcome, bool) {
 // article's rates they are nine jobs in ten. The others resume at the step of
 // their first event, their clean start settled the same way.
 func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, n int64) stats.Counters {
-	return runJobs(provider.NewJob(sc, stream), strat, stream, n, sc.Watched[0].Step)
+	return runJobs(context.Background(), provider.NewJob(sc, stream), strat, stream, n, sc.Watched[0].Step)
 }
 
 // runJobs is RunJobs on a Job already bound to stream; watched is the step
-// whose duplicates DuplicateUsers counts.
-func runJobs(j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int64, watched int) stats.Counters {
+// whose duplicates DuplicateUsers counts. Once ctx is done it returns within
+// checkEvery jobs and calls, its counters then meaningless.
+func runJobs(ctx context.Context, j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int64, watched int) stats.Counters {
 	c := stats.Counters{Jobs: n}
 	j.UseStore(strat.UsesStore())
 	straight, isStraight := strat.(strategy.Straight)
 	cuts := j.Clean()
 	k := len(cuts)
 	cuts = cuts[:k:k]
-	var clean int64
+	var clean, work int64
 	for range n {
+		if work++; work >= checkEvery {
+			if ctx.Err() != nil {
+				return c
+			}
+			work = 0
+		}
 		if !isStraight {
 			j.Reset()
 			if !strat.Run(j) {
@@ -417,6 +444,7 @@ func runJobs(j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int
 			}
 		}
 		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
+		work += j.Calls()
 	}
 	c.AddClean(clean, int64(j.Steps()))
 	return c

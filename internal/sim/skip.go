@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"math"
 	"math/bits"
 
@@ -163,11 +164,19 @@ func (t aliasTable) draw(u uint64) int {
 // with its own cut and nothing else, so only which side of the cut a draw
 // falls on matters: the forced draws before the first event are the largest
 // value (no event) and the forced event is 0, and every later draw is fresh.
-func runJobsSkip(j *provider.Job, sk *skipper, straight strategy.Straight, stream *rng.Stream, n int64, watched int) stats.Counters {
+// Once ctx is done it returns within checkEvery jobs with an event and their
+// calls, its counters then meaningless.
+func runJobsSkip(ctx context.Context, j *provider.Job, sk *skipper, straight strategy.Straight, stream *rng.Stream, n int64, watched int) stats.Counters {
 	c := stats.Counters{Jobs: n}
 	j.UseStore(straight.UsesStore())
-	var clean int64
+	var clean, work int64
 	for left := n; left > 0; {
+		if work++; work >= checkEvery {
+			if ctx.Err() != nil {
+				return c
+			}
+			work = 0
+		}
 		g := sk.cleanRun(stream)
 		if g >= left {
 			clean += left
@@ -188,6 +197,7 @@ func runJobsSkip(j *provider.Job, sk *skipper, straight strategy.Straight, strea
 			c.Failed++
 		}
 		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
+		work += j.Calls()
 	}
 	c.AddClean(clean, int64(j.Steps()))
 	return c

@@ -1,0 +1,56 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// doneAfter is a context that is cancelled from the n-th call of Err on: it
+// says exactly how often, and when, the engine looked.
+type doneAfter struct {
+	context.Context
+	n, looks int
+}
+
+func (c *doneAfter) Err() error {
+	if c.looks++; c.looks >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A replicate looks at its context every checkEvery events, from its first:
+// cancelled at its third look, it returns context.Canceled after 2 x
+// checkEvery events of the millions the run would take. Before, a
+// replicate ran to its end whatever the context said.
+func TestReplicateStopsMidway(t *testing.T) {
+	cfg := brookerCollapse.Runs(80)[3]
+	cfg.Duration = 1e5 // about 4 x 10^6 requests
+	s := newSim(&cfg, 1)
+	ctx := &doneAfter{Context: context.Background(), n: 3}
+	if _, err := s.run(ctx); !errors.Is(err, context.Canceled) || ctx.looks != 3 || s.rep.Events != 2*checkEvery {
+		t.Errorf("run = %v after %d looks and %d events; want context.Canceled after 3 looks and %d events", err, ctx.looks, s.rep.Events, 2*checkEvery)
+	}
+}
+
+// Run, cancelled while its only replicate runs (4 x 10^7 requests, which
+// take tens of seconds),
+// returns context.Canceled within a second or so; the bound is for a loaded
+// machine, the check is every few thousand events.
+func TestRunCancelledMidReplicate(t *testing.T) {
+	cfg := brookerCollapse.Runs(80)[3]
+	cfg.Duration = 1e6
+	ctx, cancel := context.WithCancel(context.Background())
+	var cancelled time.Time
+	time.AfterFunc(200*time.Millisecond, func() { cancelled = time.Now(); cancel() })
+	res, err := Run(ctx, []Config{cfg}, Options{Replicates: 1, Seed: 1, Workers: 1})
+	took := time.Since(cancelled)
+	if !errors.Is(err, context.Canceled) || res != nil {
+		t.Fatalf("Run = %v, %v; want nothing and context.Canceled", res, err)
+	}
+	if took > 3*time.Second {
+		t.Errorf("Run returned %v after the cancel; want within a second or so", took)
+	}
+}
