@@ -272,3 +272,153 @@ func mean(xs []float64) float64 {
 	}
 	return m / float64(len(xs))
 }
+
+// Event kinds of collapseReference.
+const (
+	colNew     = iota // a new request
+	colArrive         // an attempt reaches the server
+	colDone           // the server finishes a call
+	colReply          // a reply reaches the client
+	colTimeout        // an attempt's timeout
+)
+
+// collapseEvent is an event of collapseReference: kind at t, for try try of
+// request req.
+type collapseEvent struct {
+	t              float64
+	kind, req, try int
+}
+
+type collapseEvents []collapseEvent
+
+func (h collapseEvents) Len() int           { return len(h) }
+func (h collapseEvents) Less(i, j int) bool { return h[i].t < h[j].t }
+func (h collapseEvents) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *collapseEvents) Push(x any)        { *h = append(*h, x.(collapseEvent)) }
+func (h *collapseEvents) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// collapseReference simulates one run of his simple collapse model from his
+// code, simple_collapse_sim/sim.py at simulator_example commit bbfe394, not
+// from this package: "network_delay = 0.1" each way ("random.expovariate(
+// 1.0/network_delay)"), "max_request_t = 3.0", a server taking
+// "base_server_time + self.concurrency * server_concurrency_slope" (1.0,
+// 0.01, the arriving call counted); a client with "self.retries_left = 3"
+// that retries on a timeout of its current try and ignores late replies;
+// with backoff, "self.backoff_time = 10.0", doubled before each retry, which
+// waits "random.random() * self.backoff_time". The load is his generators':
+// a request at t draws the next after an exponential gap at the rate at t,
+// "self.base_rate - self.slope * abs(t - self.peak_t)" (80, 1.6, 25) while
+// positive, or 40 with 80 for "spike_start" 20 <= t <= 25, from t = 0.01
+// until 80 s; each request is followed to its end.
+func collapseReference(r *rand.Rand, spike, backoff bool) brookerTotals {
+	const net, timeout, base, slope, end = 0.1, 3.0, 1.0, 0.01, 80.0
+	rate := func(t float64) float64 {
+		if !spike {
+			return 80 - 1.6*math.Abs(t-25)
+		}
+		if t < 20 || t > 25 {
+			return 40
+		}
+		return 80
+	}
+	type request struct {
+		try, left int
+		wait      float64
+	}
+	var (
+		reqs []request
+		h    collapseEvents
+		tot  brookerTotals
+		n    int // calls in progress
+	)
+	send := func(t float64, i int, wait float64) {
+		tot.calls++
+		heap.Push(&h, collapseEvent{t + timeout + wait, colTimeout, i, reqs[i].try})
+		heap.Push(&h, collapseEvent{t + net*r.ExpFloat64() + wait, colArrive, i, reqs[i].try})
+	}
+	heap.Push(&h, collapseEvent{t: 0.01, kind: colNew})
+	for h.Len() > 0 {
+		e := heap.Pop(&h).(collapseEvent)
+		switch e.kind {
+		case colNew:
+			reqs = append(reqs, request{left: 3, wait: 10})
+			tot.requests++
+			send(e.t, len(reqs)-1, 0)
+			if l := rate(e.t); l > 0 {
+				if next := e.t + r.ExpFloat64()/l; next < end {
+					heap.Push(&h, collapseEvent{t: next, kind: colNew})
+				}
+			}
+		case colArrive:
+			n++
+			heap.Push(&h, collapseEvent{e.t + base + slope*float64(n), colDone, e.req, e.try})
+		case colDone:
+			n--
+			heap.Push(&h, collapseEvent{e.t + net*r.ExpFloat64(), colReply, e.req, e.try})
+		case colReply:
+			if q := &reqs[e.req]; q.try == e.try {
+				tot.succeeded++
+				q.try++
+			}
+		case colTimeout:
+			q := &reqs[e.req]
+			if q.try != e.try {
+				continue
+			}
+			q.left--
+			q.try++
+			if q.left > 0 {
+				wait := 0.0
+				if backoff {
+					q.wait *= 2
+					wait = r.Float64() * q.wait
+				}
+				send(e.t, e.req, wait)
+			}
+		}
+	}
+	return tot
+}
+
+// Every run of brooker-collapse against collapseReference: success and
+// calls a request, 30 replicates of each, within Welch's bound at 1e-3 a
+// comparison (4 runs x 2 figures: under 0.8% for the family). The bound
+// assumes a replicate mean near normal, which spike_no_backoff, a run that
+// either recovers or stays collapsed, meets only roughly over 30 replicates.
+func TestBrookerCollapseAgainstReference(t *testing.T) {
+	const reps, alpha = 30, 1e-3
+	cfgs := brookerCollapse.Runs(brookerCollapse.Duration)
+	res, err := Run(context.Background(), cfgs, Options{Replicates: reps, Seed: 5, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(80, 3))
+	for i, name := range []string{"ramp_no_backoff", "ramp_backoff_and_jitter", "spike_no_backoff", "spike_backoff_and_jitter"} {
+		if res[i].Config.Name != name {
+			t.Fatalf("run %d is %s; want %s", i, res[i].Config.Name, name)
+		}
+		xs, xc := make([]float64, reps), make([]float64, reps)
+		var n float64
+		for k, rep := range res[i].Replicates {
+			n += float64(rep.Requests)
+			xs[k], xc[k] = float64(rep.Succeeded)/float64(rep.Requests), float64(rep.Calls)/float64(rep.Requests)
+		}
+		ys, yc := make([]float64, reps), make([]float64, reps)
+		for k := range ys {
+			tot := collapseReference(r, i >= 2, i%2 == 1)
+			ys[k], yc[k] = tot.succeeded/tot.requests, tot.calls/tot.requests
+		}
+		step := 1 / (n / reps)
+		if d, b, ok := welch(xs, ys, step, alpha); !ok {
+			t.Errorf("%s: success %.4f, reference %.4f: %+.4f, bound %.4f", name, d+mean(ys), mean(ys), d, b)
+		}
+		if d, b, ok := welch(xc, yc, step, alpha); !ok {
+			t.Errorf("%s: calls a request %.4f, reference %.4f: %+.4f, bound %.4f", name, d+mean(yc), mean(yc), d, b)
+		}
+	}
+}
