@@ -53,9 +53,10 @@ type PolicyKind uint8
 const (
 	// Unlimited retries up to the attempts, whatever happens.
 	Unlimited PolicyKind = iota
-	// TokenBucket is M. Brooker's "adaptive" client: every request adds
-	// Rate tokens up to Size (full at the start); a retry costs 1 and is
-	// allowed while more than 1 remains.
+	// TokenBucket is M. Brooker's "adaptive" client, as his retry_sim's
+	// AdaptiveRetryStrategy: every request adds Rate tokens up to Size (full
+	// at the start); a retry costs 1 and is allowed while more than 1
+	// remains.
 	TokenBucket
 	// AWSQuota is the AWS SDKs' standard retry quota: Tokens (500) at the
 	// start and at most; a retry costs Cost (5), TimeoutCost (10) after a

@@ -155,6 +155,8 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-policy", "token-bucket", "-bucket-size", "1e7"}, "-bucket-size"},
 		{[]string{"-policy", "aws", "-quota-cost", "0.5"}, "-quota-cost"},
 		{[]string{"-policy", "breaker", "-breaker-threshold", "NaN"}, "-breaker-threshold"},
+		{[]string{"-policy", "attempt-breaker", "-breaker-threshold", "1.5"}, "-breaker-threshold"},
+		{[]string{"-policy", "attempt-breaker", "-bucket-size", "3"}, "-bucket-size"},
 		{[]string{"-policy-scope", "fleet"}, "-policy-scope"},
 		{[]string{"-policy", "breaker", "-policy-scope", "team"}, "-policy-scope"},
 		{[]string{"-preset", "brooker-collapse", "-policy", "aws"}, "-policy"},
