@@ -54,9 +54,10 @@ type PolicyKind uint8
 const (
 	// Unlimited retries up to the attempts, whatever happens.
 	Unlimited PolicyKind = iota
-	// TokenBucket is M. Brooker's "adaptive" client: every request adds
-	// Rate tokens up to Size (full at the start); a retry costs 1 and is
-	// allowed while more than 1 remains.
+	// TokenBucket is M. Brooker's "adaptive" client, as his retry_sim's
+	// AdaptiveRetryStrategy: every request adds Rate tokens up to Size (full
+	// at the start); a retry costs 1 and is allowed while more than 1
+	// remains.
 	TokenBucket
 	// AWSQuota is the AWS SDKs' standard retry quota: Tokens (500) at the
 	// start and at most; a retry costs Cost (5), TimeoutCost (10) after a
@@ -67,9 +68,10 @@ const (
 	// failure takes 1 (floored at 0), a success adds Ratio (up to
 	// MaxTokens); no retry while tokens are at or below MaxTokens/2.
 	GRPCThrottle
-	// Breaker is M. Brooker's circuit breaker: a retry is allowed only while
-	// the failed attempts over all attempts the client has sent, since the
-	// start of the run, are at most Threshold.
+	// Breaker is M. Brooker's retry circuit breaker, as his retry_sim's
+	// CircuitBreakerRetryCall counts: a retry is allowed only while the
+	// client's failed attempts (retries' included) over its requests (first
+	// attempts), since the start of the run, are at most Threshold.
 	Breaker
 	// FinagleBudget is Finagle's RetryBudget: each request deposits, each
 	// retry withdraws, and deposits and withdrawals expire after TTL
@@ -105,10 +107,15 @@ const (
 	// attempt, first or retry, with probability max(0, (requests - K x
 	// accepts)/(requests + 1)).
 	SREThrottle
+	// AttemptBreaker is Breaker with attempts for requests: a retry is
+	// allowed only while the client's failed attempts over its attempts
+	// (first ones and retries allowed), since the start of the run, are at
+	// most Threshold.
+	AttemptBreaker
 )
 
 var policyNames = [...]string{"unlimited", "token-bucket", "aws", "grpc", "breaker",
-	"finagle-budget", "envoy-budget", "sliding-breaker", "sre-throttle"}
+	"finagle-budget", "envoy-budget", "sliding-breaker", "sre-throttle", "attempt-breaker"}
 
 func (k PolicyKind) String() string { return policyNames[k] }
 
@@ -144,7 +151,9 @@ type PolicyConfig struct {
 	Tokens, Cost, TimeoutCost float64
 	// GRPCThrottle: MaxTokens and the TokenRatio a success adds.
 	MaxTokens, Ratio float64
-	// Breaker: the largest failures/calls ratio at which a retry is allowed.
+	// Breaker and AttemptBreaker: the largest ratio of failed attempts to
+	// requests (Breaker) or to attempts (AttemptBreaker) at which a retry is
+	// allowed.
 	Threshold float64
 	// FinagleBudget and EnvoyBudget: BudgetRatio, the retries allowed a
 	// request (Finagle) or a retry in flight an attempt in flight (Envoy).
@@ -190,6 +199,7 @@ var policyParams = [...][]string{
 	EnvoyBudget:    {"budget-ratio", "budget-min-concurrency"},
 	SlidingBreaker: {"cb-failure-rate", "cb-window", "cb-window-time", "cb-min-calls", "cb-open", "cb-half-open"},
 	SREThrottle:    {"sre-k", "sre-window"},
+	AttemptBreaker: {"breaker-threshold"},
 }
 
 // Reads says whether the kind reads the parameter called name.
@@ -280,7 +290,7 @@ func (p PolicyConfig) check(bad func(name, format string, args ...any)) {
 		if math.IsNaN(p.Ratio) || p.Ratio <= 0 || p.Ratio > p.MaxTokens {
 			bad("grpc-token-ratio", "%g is not above 0 and at most -grpc-max-tokens", p.Ratio)
 		}
-	case Breaker:
+	case Breaker, AttemptBreaker:
 		if math.IsNaN(p.Threshold) || p.Threshold < 0 || p.Threshold > 1 {
 			bad("breaker-threshold", "%g is not a ratio in [0, 1]", p.Threshold)
 		}
@@ -313,8 +323,8 @@ func (p PolicyConfig) New() Policy {
 		return &awsQuota{max: p.Tokens, tokens: p.Tokens, cost: p.Cost, timeoutCost: p.TimeoutCost}
 	case GRPCThrottle:
 		return &grpcThrottle{max: p.MaxTokens, tokens: p.MaxTokens, ratio: p.Ratio}
-	case Breaker:
-		return &breaker{threshold: p.Threshold}
+	case Breaker, AttemptBreaker:
+		return &breaker{threshold: p.Threshold, perAttempt: p.Kind == AttemptBreaker}
 	case FinagleBudget:
 		return newFinagleBudget(p.BudgetRatio, p.TTL, p.MinRate)
 	case EnvoyBudget:
@@ -408,11 +418,13 @@ func (g *grpcThrottle) Retry(float64, bool, float64) (bool, float64) {
 	return g.tokens > g.max/2, 0
 }
 
-// breaker counts the client's attempts (calls) and failed attempts; Retry
-// comes after a Start, so calls > 0 when it divides.
+// breaker counts the client's failed attempts, and in calls its requests,
+// and its retries too when perAttempt; Retry comes after a Start, so calls >
+// 0 when it divides.
 type breaker struct {
 	quiet
 	threshold       float64
+	perAttempt      bool
 	calls, failures int64
 }
 
@@ -422,7 +434,9 @@ func (b *breaker) Retry(float64, bool, float64) (bool, float64) {
 	if float64(b.failures)/float64(b.calls) > b.threshold {
 		return false, 0
 	}
-	b.calls++
+	if b.perAttempt {
+		b.calls++
+	}
 	return true, 0
 }
 

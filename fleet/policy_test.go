@@ -104,23 +104,66 @@ func TestPolicyDefinitions(t *testing.T) {
 		}
 	})
 	t.Run("breaker", func(t *testing.T) {
-		// Ten calls, one failed: 1/10 <= 0.1, so the retry goes (11 calls);
-		// its failure makes 2/11 > 0.1, and retries stop.
+		// Brooker's rule, from retry_sim/retry_strategy.py in
+		// github.com/mbrooker/simulator_example (commit 7e5a117, unchanged
+		// to bbfe394): CircuitBreakerRetryCall.start does
+		// "self.cbrs.calls += 1.0" once a request, and should_retry, asked
+		// after every failed attempt, does "self.cbrs.failures += 1.0" and
+		// refuses if "(self.cbrs.failures / self.cbrs.calls) >
+		// self.cbrs.max_rate". Retries are not calls. 91 requests succeed;
+		// 10 fail once and retry (k/(91 + k) <= 10/101 < 0.1); the next
+		// one's failure makes 11/102 > 0.1: refused, where counting the 10
+		// retries as calls would make 11/112 < 0.1.
 		p := PolicyConfig{Kind: Breaker, Threshold: 0.1}.New()
-		for range 9 {
+		a := PolicyConfig{Kind: AttemptBreaker, Threshold: 0.1}.New()
+		names := [...]string{"breaker", "attempt-breaker"}
+		for i, p := range []Policy{p, a} {
+			for range 91 {
+				p.Start(0, 0)
+				p.Success(0, false, 0)
+			}
+			for k := 1; k <= 10; k++ {
+				p.Start(0, 0)
+				p.Failure(0, false, false)
+				if ok, _ := p.Retry(0, false, 0); !ok {
+					t.Fatalf("%s: failure %d after %d requests refused; want a retry", names[i], k, 91+k)
+				}
+				p.Success(0, true, 0)
+			}
 			p.Start(0, 0)
-			p.Success(0, false, 0)
+			p.Failure(0, false, false)
 		}
-		if n := retries(p, false); n != 1 {
-			t.Errorf("9 successes, then failures: %d retries; want 1", n)
+		if ok, _ := p.Retry(0, false, 0); ok {
+			t.Errorf("breaker: 11 failed attempts in 102 requests: a retry allowed; want none (11/102 > 0.1)")
 		}
-		// Successes bring the ratio back: 2 failures in 20 calls.
-		for range 9 {
-			p.Start(0, 0)
-			p.Success(0, false, 0)
+		if ok, _ := a.Retry(0, false, 0); !ok {
+			t.Errorf("attempt-breaker: 11 failed attempts in 112 attempts: no retry; want one (11/112 <= 0.1)")
 		}
-		if ok, _ := p.Retry(0, false, 0); !ok {
-			t.Errorf("2 failures in 20 calls: no retry; want one")
+		// Ten requests, one failed: 1/10 <= 0.1, so the retry goes; its
+		// failure makes 2/10 > 0.1 (2/11 counting attempts), and retries
+		// stop.
+		p = PolicyConfig{Kind: Breaker, Threshold: 0.1}.New()
+		a = PolicyConfig{Kind: AttemptBreaker, Threshold: 0.1}.New()
+		for i, p := range []Policy{p, a} {
+			for range 9 {
+				p.Start(0, 0)
+				p.Success(0, false, 0)
+			}
+			if n := retries(p, false); n != 1 {
+				t.Errorf("%s: 9 successes, then failures: %d retries; want 1", names[i], n)
+			}
+			// Successes bring the ratio down: 2 failures in 19 requests
+			// (2/19 > 0.1), in 20 attempts (2/20 <= 0.1).
+			for range 9 {
+				p.Start(0, 0)
+				p.Success(0, false, 0)
+			}
+		}
+		if ok, _ := p.Retry(0, false, 0); ok {
+			t.Errorf("breaker: 2 failures in 19 requests: a retry allowed; want none")
+		}
+		if ok, _ := a.Retry(0, false, 0); !ok {
+			t.Errorf("attempt-breaker: 2 failures in 20 attempts: no retry; want one")
 		}
 	})
 }

@@ -32,16 +32,17 @@ type Preset struct {
 }
 
 // brookerCollapse is the "simple collapse" simulation of M. Brooker,
-// "Metastability and distributed systems" (brooker.co.za, 2021), and
-// its simulator_example: a server whose latency is 1 s + 0.01 s a call in
-// progress, network delay exponential with mean 0.1 s each way, a 3 s
-// timeout and 3 tries in all, without backoff or with a wait uniform in
-// [0, b], b = 20 s on the first retry and doubling after (full jitter, no cap).
+// "Metastability and distributed systems" (brooker.co.za, 2021), and its
+// simulator_example (simple_collapse_sim/sim.py, commit bbfe394): a server
+// whose latency is 1 s + 0.01 s a call in progress, network delay
+// exponential with mean 0.1 s each way, a 3 s timeout and 3 tries in all,
+// without backoff or with a wait uniform in [0, b], b = 20 s on the first
+// retry and doubling after (full jitter, no cap).
 var brookerCollapse = Preset{
 	Name:  "brooker-collapse",
 	About: "Runs ramp_no_backoff, ramp_backoff_and_jitter, spike_no_backoff and spike_backoff_and_jitter;",
-	Source: "M. Brooker, \"Metastability and distributed systems\", brooker.co.za 2021 (simple collapse): " +
-		"latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, 3 tries; " +
+	Source: "M. Brooker, \"Metastability and distributed systems\", brooker.co.za 2021 (simple collapse), as its code " +
+		"github.com/mbrooker/simulator_example simple_collapse_sim/sim.py at commit bbfe394 (2023-10-26) runs it: latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, 3 tries; " +
 		"ramp 80 - 1.6 |t - 25| a second, or 40 a second with 80 from t = 20 s for 5 s; no backoff, or uniform in [0, b], b = 20 s doubling",
 	Duration:   80,
 	Replicates: 10,
@@ -76,9 +77,12 @@ var brookerCollapse = Preset{
 }
 
 // brookerFailureRates are the load-independent failure rates of Brooker's
-// retry runs.
+// retry runs: his list (retry_sim.py, run_sims and run_sims_clients, at
+// github.com/mbrooker/simulator_example commit fa8981e) as he wrote it, 0.75
+// included where 0.075 may have been meant, in ascending order (his puts 0.75
+// between 0.05 and 0.1; each rate is a run of its own, so order moves nothing).
 var brookerFailureRates = [...]float64{0, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.0325,
-	0.05, 0.075, 0.1, 0.2, 0.3, 0.4, 0.5}
+	0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75}
 
 // brookerPolicy is a client compared on Brooker's load: A tries in all, a
 // policy and a backoff (none in Brooker's own runs).
@@ -90,32 +94,40 @@ type brookerPolicy struct {
 }
 
 // brookerPolicies are the clients of Brooker's retry runs, by name: A tries
-// in all and a policy. adaptive_10pct and breaker_10pct retry up to 3 times,
-// as three_retries does, while their policy allows.
+// in all and a policy, as his retry_sim builds them: NRetriesFactory(0) and
+// (3), AdaptiveRetryFactory(0.1, 5), whose bucket alone bounds its retries
+// (MaxAttempts never binds: a request would need its client to start about
+// 950 requests while it retries), and CircuitBreakerRetryFactory(
+// NRetriesFactory(3), 0.1).
 var brookerPolicies = [...]brookerPolicy{
 	{"no_retries", 1, PolicyConfig{}, backoff.Policy{}},
 	{"three_retries", 4, PolicyConfig{}, backoff.Policy{}},
-	{"adaptive_10pct", 4, PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}, backoff.Policy{}},
+	{"adaptive_10pct", MaxAttempts, PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}, backoff.Policy{}},
 	{"breaker_10pct", 4, PolicyConfig{Kind: Breaker, Threshold: 0.1}, backoff.Policy{}},
 }
+
+// brookerRetryCode names the code brooker-retries and brooker-clients follow.
+const brookerRetryCode = "github.com/mbrooker/simulator_example retry_sim at commit fa8981e (2022-08-11)"
 
 // brookerRetries is the "Simulating performance" runs of M. Brooker, "Fixing
 // retries with token buckets and circuit breakers" (brooker.co.za,
 // 2022-02-28): 100 clients at 10 requests a second each, a server failing
 // each call with a load-independent probability, network delay exponential
 // with mean 10 ms each way, and four clients: no retries, three retries, a
-// token bucket (r = 0.1, s = 5, per client, full at the start) and a breaker
-// (retries while the client's failures/calls ratio is at most 0.1). The
-// server answers at once and the timeout (60 s) never binds, as in the post.
+// token bucket (r = 0.1, s = 5, per client, full at the start, retrying
+// while it has tokens) and a breaker (3 retries while the client's failed
+// attempts over its requests are at most 0.1). The server answers at once
+// and the timeout (60 s) never binds, as in the post.
 var brookerRetries = Preset{
 	Name: "brooker-retries",
 	About: "17 x 4 runs; prints a row a failure rate and policy (json and csv: failure_rate, policy, requests, succeeded, " +
 		"calls, summed over replicates); no -series; -plot draws success and calls a request against the failure rate, " +
 		"a line a policy, with 95% intervals over replicates; html is one page: success and calls a request as two tables " +
 		"(a row a failure rate, a column a policy) with their intervals, and that plot;",
-	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28: " +
-		"100 clients x 10 requests a second, server failure rate 0 to 0.5 (17 rates), network 10 ms each way; " +
-		"no_retries, three_retries, adaptive_10pct (token bucket r = 0.1, s = 5 per client), breaker_10pct (retry while failures/calls <= 0.1)",
+	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28, as its code " +
+		brookerRetryCode + " runs it: 100 clients x 10 requests a second, server failure rate 0 to 0.75 (his 17 rates), " +
+		"network 10 ms each way; no_retries, three_retries, adaptive_10pct (token bucket r = 0.1, s = 5 per client, " +
+		"retrying while more than 1 token is left, with no cap), breaker_10pct (3 retries while failed attempts/requests <= 0.1)",
 	Duration:   10,
 	Replicates: 1,
 	Totals:     true,
@@ -128,8 +140,9 @@ var brookerRetries = Preset{
 var brookerClients = Preset{
 	Name:  "brooker-clients",
 	About: "3 x 17 x 2 runs, printed as brooker-retries's with clients first;",
-	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28: " +
-		"as brooker-retries, with 10, 100 and 1000 clients sharing 100 requests a second; adaptive_10pct and breaker_10pct",
+	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28, as its code " +
+		brookerRetryCode + " runs it: as brooker-retries, with 10, 100 and 1000 clients sharing 100 requests a second; " +
+		"adaptive_10pct and breaker_10pct",
 	Duration:   10,
 	Replicates: 1,
 	Totals:     true,
@@ -471,7 +484,7 @@ var spikeRecovery = Preset{
 			{"no_retries", Client{Attempts: 1}},
 			{"three_tries", Client{Attempts: 3}},
 			{"backoff_jitter", Client{Attempts: 3, Backoff: jitter}},
-			{"adaptive_10pct", Client{Attempts: 3, Policy: PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}}},
+			{"adaptive_10pct", Client{Attempts: MaxAttempts, Policy: PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}}},
 			{"breaker_10pct", Client{Attempts: 3, Policy: PolicyConfig{Kind: Breaker, Threshold: 0.1}}},
 			{"aws_standard", AWSStandardClient(false)},
 			{"grpc_throttling", GRPCRetryClient(false)},
