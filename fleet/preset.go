@@ -228,14 +228,16 @@ func AWSStandardClient(shared bool) Client {
 }
 
 // GRPCRetryClient is the retry policy and retry throttling of gRPC's
-// proposal A6 ("gRPC Retry Design"), with the values of its examples:
-// maxAttempts 4, initialBackoff 0.1 s, maxBackoff 1 s, backoffMultiplier 2
-// (retry n waits random(0, min(0.1 s x 2^(n-1), 1 s)): full jitter), and
-// retryThrottling maxTokens 10, tokenRatio 0.1. The throttle belongs to a
-// channel: shared says whether one channel serves the whole fleet.
+// proposal A6 ("gRPC Retry Design", as amended in 2024 by grpc/proposal#452
+// and implemented by grpc-go v1.69.0 to v1.83.1), with the values of its
+// examples: maxAttempts 4, initialBackoff 0.1 s, maxBackoff 1 s,
+// backoffMultiplier 2 (retry n waits min(0.1 s x 2^(n-1), 1 s) x
+// random(0.8, 1.2): backoff.GRPC), and retryThrottling maxTokens 10,
+// tokenRatio 0.1. The throttle belongs to a channel: shared says whether one
+// channel serves the whole fleet.
 func GRPCRetryClient(shared bool) Client {
 	return Client{Attempts: 4,
-		Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 100 * time.Millisecond, Cap: time.Second},
+		Backoff: backoff.Policy{Kind: backoff.GRPC, Base: 100 * time.Millisecond, Cap: time.Second},
 		Policy:  PolicyConfig{Kind: GRPCThrottle, Shared: shared, MaxTokens: 10, Ratio: 0.1}}
 }
 
@@ -272,8 +274,9 @@ var awsStandard = Preset{
 var grpcThrottling = Preset{
 	Name:  "grpc-throttling",
 	About: "17 x 3 runs, printed as brooker-retries's;",
-	Source: "gRPC's retry policy and retry throttling, proposal A6 (\"gRPC Retry Design\"), with its examples' values: maxAttempts 4, " +
-		"backoff random(0, min(0.1 s x 2^(n-1), 1 s)), retryThrottling maxTokens 10, tokenRatio 0.1; " +
+	Source: "gRPC's retry policy and retry throttling, proposal A6 (\"gRPC Retry Design\", as amended in 2024, grpc/proposal#452; " +
+		"grpc-go v1.83.1), with its examples' values: maxAttempts 4, " +
+		"backoff min(0.1 s x 2^(n-1), 1 s) x random(0.8, 1.2) before retry n, retryThrottling maxTokens 10, tokenRatio 0.1; " +
 		"on brooker-retries's load: no_throttle, grpc_client (a throttle per client), grpc_fleet (one shared by the fleet)",
 	Duration:   10,
 	Replicates: 1,
@@ -357,8 +360,8 @@ var resilience4jPreset = Preset{
 	Runs:       func(d float64) []Config { return productionRuns(d, "r4j", "no_breaker", Resilience4jClient) },
 }
 
-// SidekiqClient is Sidekiq's default job retry: 25 retries (26 attempts) on
-// its schedule (backoff.Sidekiq), from lib/sidekiq/job_retry.rb.
+// SidekiqClient is Sidekiq 8's default job retry: 25 retries (26 attempts)
+// on its schedule (backoff.Sidekiq), from lib/sidekiq/job_retry.rb (v8.1.7).
 func SidekiqClient() Client {
 	return Client{Attempts: 26, Backoff: backoff.Policy{Kind: backoff.Sidekiq}}
 }
@@ -376,7 +379,7 @@ func RiverClient() Client {
 var jobRetries = Preset{
 	Name:  "job-retries",
 	About: "Runs sidekiq and river, printed as brooker-collapse's;",
-	Source: "Sidekiq's job retry (lib/sidekiq/job_retry.rb: 25 retries, retry c from 0 waits c^4 + 15 + rand(10) x (c + 1) s) and " +
+	Source: "Sidekiq 8's job retry (v8.1.7, lib/sidekiq/job_retry.rb: 25 retries, retry c from 0 waits c^4 + 15 + rand(10 x (c + 1)) s) and " +
 		"River's (DefaultClientRetryPolicy: n^4 s ±10% after the n-th error, MaxAttempts 25): 10 jobs a second for 1200 s calling a service " +
 		"of 0.1 s that fails 1% of calls and is down from 300 s to 600 s",
 	Duration:   1200,
