@@ -214,10 +214,12 @@ func (p Preset) Plan(given map[string]bool, duration float64, replicates int) ([
 }
 
 // AWSStandardClient is the standard retry mode of the AWS SDKs with its
-// defaults as aws-sdk-go-v2's aws/retry package sets them: DefaultMaxAttempts
-// 3; a quota of DefaultRetryRateTokens 500, a retry costing DefaultRetryCost
-// 5 or DefaultRetryTimeoutCost 10 after a timeout, DefaultNoRetryIncrement 1
-// back for a success without retry; and ExponentialJitterBackoff, which waits
+// defaults as aws-sdk-go-v2's aws/retry package sets them at v1.47.8 (the
+// last release before v1.48.0 made the 2026 retry behaviour the default):
+// DefaultMaxAttempts 3; a quota of DefaultRetryRateTokens 500, a retry
+// costing DefaultRetryCost 5 or DefaultRetryTimeoutCost 10 after a timeout,
+// DefaultNoRetryIncrement 1 back for every successful attempt and a
+// successful retry's cost with it (AWSQuota); and ExponentialJitterBackoff, which waits
 // u x 2^a seconds before retry a (a = 1 for the first), capped at
 // DefaultMaxBackoff 20 s: full jitter with a base of 2 s. shared says whether
 // one SDK client serves the whole fleet.
@@ -260,8 +262,9 @@ func productionRuns(d float64, prefix, bare string, client func(shared bool) Cli
 var awsStandard = Preset{
 	Name:  "aws-standard",
 	About: "17 x 3 runs, printed as brooker-retries's;",
-	Source: "The AWS SDKs' standard retry mode as aws-sdk-go-v2 (aws/retry) sets it: 3 attempts; a retry quota of 500 tokens, " +
-		"a retry costing 5 (10 after a timeout), 1 back for a success without retry; wait u x min(2^a s, 20 s) before retry a = 1, 2; " +
+	Source: "The AWS SDKs' standard retry mode as aws-sdk-go-v2 v1.47.8 (aws/retry) sets it: 3 attempts; a retry quota of 500 tokens, " +
+		"a retry costing 5 (10 after a timeout), 1 back for every successful attempt and a successful retry's cost with it; " +
+		"wait u x min(2^a s, 20 s) before retry a = 1, 2; " +
 		"on brooker-retries's load: no_quota, aws_client (a quota per client), aws_fleet (one quota shared by the fleet)",
 	Duration:   10,
 	Replicates: 1,
@@ -413,8 +416,9 @@ func asCompared(name string, c Client) brookerPolicy {
 }
 
 // SREThrottleClient is the client-side adaptive throttling of Google's SRE
-// book ("Handling overload": K = 2 over the last 2 minutes) with Brooker's
-// three retries and no backoff.
+// book ("Handling overload", 2016: K = 2 over the last 2 minutes, accepts
+// every reply but an overload rejection) with Brooker's three retries and no
+// backoff.
 func SREThrottleClient(shared bool) Client {
 	return Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, Shared: shared, K: 2, SREWindow: 120}}
 }
@@ -428,7 +432,7 @@ var retryPolicies = Preset{
 	About: "17 x 10 runs, printed as brooker-retries's; -plot draws the figure;",
 	Source: "brooker-retries's load and its four clients, with beside them, each per client: aws_standard, grpc_throttling, " +
 		"envoy_budget, finagle_budget and r4j_breaker (as the presets of those names run them) and sre_throttle " +
-		"(the SRE book's K = 2 over 2 minutes, with 3 retries)",
+		"(the SRE book's adaptive throttling, 2016: K = 2 over 2 minutes, accepts every reply but an overload rejection; with 3 retries)",
 	Duration:   10,
 	Replicates: 4,
 	Totals:     true,
@@ -460,7 +464,8 @@ var spikeRecovery = Preset{
 		"recovery and duplicates against the height, and html draws that picture under the table instead of a run's series;",
 	Source: "brooker-collapse's server (latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, one client) " +
 		"at 40 requests a second with a spike to 50, 60, 70, 80 or 90 from t = 20 s for 5 s; every policy " +
-		"(no_retries, three_tries, backoff_jitter, adaptive_10pct, breaker_10pct, the production clients, sre_throttle, hedge_2.5s), " +
+		"(no_retries, three_tries, backoff_jitter, adaptive_10pct, breaker_10pct, the production clients, " +
+		"sre_throttle (the SRE book's, 2016: K = 2 over 2 minutes), hedge_2.5s), " +
 		"without keys and with the same key on every attempt",
 	Duration:   80,
 	Replicates: 5,
