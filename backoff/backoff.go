@@ -30,8 +30,9 @@ const (
 	// v8.0.0 to v8.1.7): retry count c (0 for the first retry) waits c^4 +
 	// 15 + rand(10 x (c + 1)) seconds, rand(n) a whole number from 0 to n - 1.
 	Sidekiq
-	// River is River's DefaultClientRetryPolicy (retry_policy.go): the
-	// retry after the n-th error waits n^4 seconds, jittered by ±10%.
+	// River is River's DefaultClientRetryPolicy (v0.43.0, retry_policy.go and
+	// internal/retrypolicy): the retry after the n-th error waits n^4
+	// seconds, jittered by ±10%.
 	River
 	// GRPC is gRPC's retry backoff (proposal A6 as amended in 2024 by
 	// grpc/proposal#452; grpc-go from v1.69.0, stream.go): retry n (0 for

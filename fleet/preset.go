@@ -369,8 +369,9 @@ func SidekiqClient() Client {
 	return Client{Attempts: 26, Backoff: backoff.Policy{Kind: backoff.Sidekiq}}
 }
 
-// RiverClient is River's default job retry: MaxAttempts 25 (attempts, the
-// first included) on DefaultClientRetryPolicy's schedule (backoff.River).
+// RiverClient is River's default job retry (v0.43.0): MaxAttempts 25
+// (attempts, the first included) on DefaultClientRetryPolicy's schedule
+// (backoff.River).
 func RiverClient() Client {
 	return Client{Attempts: 25, Backoff: backoff.Policy{Kind: backoff.River}}
 }
@@ -383,7 +384,7 @@ var jobRetries = Preset{
 	Name:  "job-retries",
 	About: "Runs sidekiq and river, printed as brooker-collapse's;",
 	Source: "Sidekiq 8's job retry (v8.1.7, lib/sidekiq/job_retry.rb: 25 retries, retry c from 0 waits c^4 + 15 + rand(10 x (c + 1)) s) and " +
-		"River's (DefaultClientRetryPolicy: n^4 s ±10% after the n-th error, MaxAttempts 25): 10 jobs a second for 1200 s calling a service " +
+		"River's (v0.43.0, DefaultClientRetryPolicy: n^4 s ±10% after the n-th error, MaxAttempts 25): 10 jobs a second for 1200 s calling a service " +
 		"of 0.1 s that fails 1% of calls and is down from 300 s to 600 s",
 	Duration:   1200,
 	Replicates: 5,
