@@ -1,7 +1,8 @@
 // Package backoff computes the wait between retry attempts, by the policies of
 // the AWS Architecture Blog's "Exponential Backoff And Jitter": none,
 // constant, exponential, full jitter, equal jitter and decorrelated jitter;
-// and by the fixed schedules of two job queues, Sidekiq's and River's.
+// by gRPC's retry backoff; and by the fixed schedules of two job queues,
+// Sidekiq's and River's.
 //
 // Delays are pure functions of the attempt, the previous delay and a uniform
 // draw passed in, so tests check exact values and the simulator keeps its
@@ -25,16 +26,22 @@ const (
 	FullJitter
 	EqualJitter
 	Decorrelated
-	// Sidekiq is Sidekiq's job retry schedule (lib/sidekiq/job_retry.rb):
-	// retry count c (0 for the first retry) waits c^4 + 15 + rand(10) x
-	// (c + 1) seconds, rand(10) a whole number from 0 to 9.
+	// Sidekiq is Sidekiq 8's job retry schedule (lib/sidekiq/job_retry.rb,
+	// v8.0.0 to v8.1.7): retry count c (0 for the first retry) waits c^4 +
+	// 15 + rand(10 x (c + 1)) seconds, rand(n) a whole number from 0 to n - 1.
 	Sidekiq
-	// River is River's DefaultClientRetryPolicy (retry_policy.go): the
-	// retry after the n-th error waits n^4 seconds, jittered by ±10%.
+	// River is River's DefaultClientRetryPolicy (v0.43.0, retry_policy.go and
+	// internal/retrypolicy): the retry after the n-th error waits n^4
+	// seconds, jittered by ±10%.
 	River
+	// GRPC is gRPC's retry backoff (proposal A6 as amended in 2024 by
+	// grpc/proposal#452; grpc-go from v1.69.0, stream.go): retry n (0 for
+	// the first) waits min(base x 2^n, cap) x random(0.8, 1.2), with
+	// backoffMultiplier 2.
+	GRPC
 )
 
-var names = [...]string{"none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated", "sidekiq", "river"}
+var names = [...]string{"none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated", "sidekiq", "river", "grpc"}
 
 // String names the kind as -backoff and scenario files spell it.
 func (k Kind) String() string { return names[k] }
@@ -69,7 +76,7 @@ func Default() Policy {
 
 // Jittered reports whether Delay uses its draw.
 func (p Policy) Jittered() bool {
-	return p.Kind == FullJitter || p.Kind == EqualJitter || p.Kind == Decorrelated || p.Kind.Schedule()
+	return p.Kind == FullJitter || p.Kind == EqualJitter || p.Kind == Decorrelated || p.Kind == GRPC || p.Kind.Schedule()
 }
 
 // Schedule reports whether k is a job queue's fixed schedule, whose waits
@@ -100,7 +107,8 @@ func (p Policy) Longest(n int) time.Duration {
 //	full jitter   u * min(cap, base * 2^attempt)
 //	equal jitter  t/2 + u * t/2, t = min(cap, base * 2^attempt)
 //	decorrelated  min(cap, base + u * (3*prev - base)), prev starting at base
-//	sidekiq       a^4 + 15 + floor(10u) * (a + 1) seconds, a = attempt
+//	grpc          min(cap, base * 2^attempt) * (0.8 + 0.4u)
+//	sidekiq       a^4 + 15 + floor(10 * (a + 1) * u) seconds, a = attempt
 //	river         n^4 * (0.9 + 0.2u) seconds, n = attempt + 1
 //
 // The schedules have no cap: a wait past the largest Duration (about 292
@@ -127,9 +135,12 @@ func (p Policy) Delay(attempt int, prev time.Duration, u float64) time.Duration 
 			prev = p.Base
 		}
 		d = math.Min(float64(p.Cap), float64(p.Base)+u*(3*float64(prev)-float64(p.Base)))
+	case GRPC:
+		d = expo() * (0.8 + 0.4*u)
 	case Sidekiq:
 		a := float64(attempt)
-		d = (a*a*a*a + 15 + math.Min(9, math.Floor(10*u))*(a+1)) * float64(time.Second)
+		n := 10 * (a + 1) // rand(n) is floor(n u), at most n - 1
+		d = (a*a*a*a + 15 + math.Min(n-1, math.Floor(n*u))) * float64(time.Second)
 	case River:
 		n := float64(attempt + 1)
 		d = n * n * n * n * (0.9 + 0.2*u) * float64(time.Second)

@@ -35,11 +35,23 @@ func TestDelay(t *testing.T) {
 		{Decorrelated, 0, 0, 0.5, 200 * ms},                // base + 0.5*(300-100)
 		{Decorrelated, 4, 500 * ms, 0.5, 800 * ms},         // 100 + 0.5*(1500-100)
 		{Decorrelated, 4, 1500 * ms, 0.9, 2 * time.Second}, // capped
-		// Sidekiq: c^4 + 15 + rand(10) (c + 1) s; base and cap are not read.
+		// Sidekiq 8: "jitter = rand(10 * (count + 1))" after "delay =
+		// (count**4) + 15" (sidekiq lib/sidekiq/job_retry.rb, v8.1.7; since
+		// v8.0.0, #6513); base and cap are not read. rand(n) is floor(n u).
 		{Sidekiq, 0, 0, 0, 15 * time.Second},
-		{Sidekiq, 0, 0, 0.99, 24 * time.Second}, // rand(10) = 9
-		{Sidekiq, 3, 0, 0.5, (81 + 15 + 5*4) * time.Second},
-		{Sidekiq, 24, 0, 1, (331776 + 15 + 9*25) * time.Second}, // u = 1 is rand(10)'s top, 9
+		{Sidekiq, 0, 0, 0.99, 24 * time.Second},                // rand(10) = 9
+		{Sidekiq, 1, 0, 0.55, (1 + 15 + 11) * time.Second},     // rand(20) = 11, which Sidekiq 7's rand(10) x 2 could not be
+		{Sidekiq, 1, 0, 0.99, (1 + 15 + 19) * time.Second},     // rand(20)'s top
+		{Sidekiq, 3, 0, 0.5, (81 + 15 + 20) * time.Second},     // rand(40) = 20
+		{Sidekiq, 24, 0, 1, (331776 + 15 + 249) * time.Second}, // u = 1 is rand(250)'s top, 249
+		// gRPC: "min(initialBackoff*backoffMultiplier**(n-1), maxBackoff) *
+		// random(0.8, 1.2)" for the n-th retry (grpc/proposal A6 after #452);
+		// grpc-go v1.83.1 stream.go: "cur *= 0.8 + 0.4*rand.Float64()".
+		{GRPC, 0, 0, 0, 80 * ms},      // 100 ms x 0.8
+		{GRPC, 0, 0, 0.5, 100 * ms},   // x 1.0
+		{GRPC, 2, 0, 0.75, 440 * ms},  // 400 ms x 1.1
+		{GRPC, 5, 0, 1, 2400 * ms},    // 3.2 s capped at 2 s, x 1.2: above the cap
+		{GRPC, 9, 0, 0.25, 1800 * ms}, // 2 s x 0.9
 		// River: n^4 s ±10%, n = attempt + 1.
 		{River, 0, 0, 0.5, time.Second},
 		{River, 2, 0, 0, 72900 * ms},        // 81 x 0.9
@@ -60,7 +72,7 @@ func TestParseKind(t *testing.T) {
 			t.Errorf("ParseKind(%q) = %v, %v", n, k, err)
 		}
 	}
-	if _, err := ParseKind("linear"); err == nil || err.Error() != `unknown backoff "linear" (want one of none, constant, exponential, full-jitter, equal-jitter, decorrelated, sidekiq, river)` {
+	if _, err := ParseKind("linear"); err == nil || err.Error() != `unknown backoff "linear" (want one of none, constant, exponential, full-jitter, equal-jitter, decorrelated, sidekiq, river, grpc)` {
 		t.Errorf("ParseKind(linear) error = %v", err)
 	}
 }
@@ -78,6 +90,7 @@ func TestLongest(t *testing.T) {
 		{Policy{Kind: FullJitter, Base: 100 * ms, Cap: 2 * time.Second}, 3, 700 * ms},
 		{Policy{Kind: EqualJitter, Base: 100 * ms, Cap: 300 * ms}, 3, 600 * ms},
 		{Policy{Kind: Decorrelated, Base: 100 * ms, Cap: time.Second}, 3, 2200 * ms},
+		{Policy{Kind: GRPC, Base: 100 * ms, Cap: 300 * ms}, 3, 720 * ms}, // (100 + 200 + 300) x 1.2
 		{Policy{Kind: Constant, Base: time.Duration(math.MaxInt64 / 2), Cap: time.Second}, 3, math.MaxInt64},
 		{Policy{Kind: FullJitter, Base: 100 * ms, Cap: 2 * time.Second}, 0, 0},
 	} {
@@ -88,7 +101,8 @@ func TestLongest(t *testing.T) {
 }
 
 // The schedules' totals against their published figures. Sidekiq's 25
-// retries with rand(10) at its middle, 5, wait sum_{c<25} (c^4 + 15 + 5 (c +
+// retries with u = 0.5 (rand(10 (c + 1)) = 5 (c + 1), as Sidekiq 7's
+// rand(10) x (c + 1) at its middle, 5) wait sum_{c<25} (c^4 + 15 + 5 (c +
 // 1)) = N(N+1)(2N+1)(3N^2+3N-1)/30 + 25 x 15 + 5 x 325 for N = 24, which is
 // 1,765,020 s, the "20d 10h 17m" of the schedule tables Sidekiq's users
 // publish ("25 retries over approximately 21 days", Sidekiq's wiki). River's
@@ -114,7 +128,7 @@ func TestScheduleTotals(t *testing.T) {
 		}
 	}
 	if got := (Policy{Kind: Sidekiq}).Delay(0, 0, 0.5) + (Policy{Kind: Sidekiq}).Delay(1, 0, 0.5); got != 46*time.Second {
-		t.Errorf("Sidekiq's first two waits at rand(10) = 5: %v; want 20 s + 26 s", got)
+		t.Errorf("Sidekiq's first two waits at u = 0.5: %v; want 20 s + 26 s", got)
 	}
 	if !Sidekiq.Schedule() || !River.Schedule() || FullJitter.Schedule() {
 		t.Errorf("Schedule: sidekiq %v, river %v, full-jitter %v; want true, true, false", Sidekiq.Schedule(), River.Schedule(), FullJitter.Schedule())

@@ -25,8 +25,9 @@ const (
 // Reply outcomes.
 const (
 	outOK       uint8 = iota // the work was done (or a stored reply)
-	outError                 // the call failed, was rejected or throttled, or met an outage
+	outError                 // the call failed or met an outage
 	outConflict              // the key was in progress
+	outRejected              // a full queue or the rate limit refused the call: overload
 )
 
 // Second is one second of a replicate's time series.
@@ -420,14 +421,14 @@ func (s *sim) atServer(slot int32, attempt, copy uint8) {
 		s.tokenAt = s.now
 		if s.tokens < 1 {
 			s.rep.Rejected++
-			s.answer(slot, attempt, copy, outError)
+			s.answer(slot, attempt, copy, outRejected)
 			return
 		}
 		s.tokens--
 	case Queue:
 		if s.busy == sv.Workers && s.queue.len() >= sv.QueueMax {
 			s.rep.Rejected++
-			s.answer(slot, attempt, copy, outError)
+			s.answer(slot, attempt, copy, outRejected)
 			return
 		}
 	}
@@ -559,6 +560,7 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 	r.pending &^= 1 << copy
 	retry := r.attempt > 1 || copy > 0
 	p := s.policy(slot)
+	p.Answered(s.now, outcome == outRejected)
 	if outcome == outOK {
 		p.Success(s.now, retry, r.cost)
 		s.rep.Succeeded++

@@ -26,6 +26,9 @@ func (q *fifo[T]) push(v T) {
 // front is the oldest item; the queue must not be empty.
 func (q *fifo[T]) front() *T { return &q.buf[q.head] }
 
+// back is the newest item; the queue must not be empty.
+func (q *fifo[T]) back() *T { return &q.buf[(q.head+q.n-1)%len(q.buf)] }
+
 // pop removes and returns the oldest item; the queue must not be empty.
 func (q *fifo[T]) pop() T {
 	v := q.buf[q.head]

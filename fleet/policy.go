@@ -9,9 +9,10 @@ import (
 
 // Policy is a client's guard against retries amplifying an outage: a retry
 // budget, a circuit breaker or an adaptive throttle. The engine tells it of
-// every request start, every attempt sent and every attempt's outcome, and
-// asks it before each retry or hedge; a policy that can refuse a request's
-// first attempt (a breaker that is open, a throttle) says so from Start.
+// every request start, every attempt sent, every reply and every attempt's
+// outcome, and asks it before each retry or hedge; a policy that can refuse
+// a request's first attempt (a breaker that is open, a throttle) says so
+// from Start.
 //
 // Every call carries now, the virtual time in seconds, which never goes
 // back: windowed policies expire what they have counted by it. Start and
@@ -37,6 +38,11 @@ type Policy interface {
 	// once, a retry when its backoff ends, a hedge when its delay ends.
 	// retry is false only for a request's first attempt.
 	Sent(now float64, retry bool)
+	// Answered is told of each reply that reaches the client in time,
+	// before its Success or Failure; overload says it was an overload
+	// rejection (a full queue or the rate limit), not a served call or
+	// another error.
+	Answered(now float64, overload bool)
 	// Success is told of an attempt that succeeded; cost is what the Retry
 	// that started its round returned, 0 for the first round.
 	Success(now float64, retry bool, cost float64)
@@ -59,10 +65,13 @@ const (
 	// at the start); a retry costs 1 and is allowed while more than 1
 	// remains.
 	TokenBucket
-	// AWSQuota is the AWS SDKs' standard retry quota: Tokens (500) at the
-	// start and at most; a retry costs Cost (5), TimeoutCost (10) after a
-	// timeout, and is refused when fewer remain; a success on a first attempt
-	// returns 1 token, a success on a retry returns that retry's cost.
+	// AWSQuota is the standard retry quota of aws-sdk-go-v2 (v1.47.8, the
+	// last release before v1.48.0 made its 2026 retry behaviour the
+	// default): Tokens (500) at the start and at most; a retry costs Cost
+	// (5), TimeoutCost (10) after a timeout, and is refused when fewer
+	// remain; every attempt that succeeds returns 1 token (its
+	// NoRetryIncrement), and one that was a retry also returns that retry's
+	// cost.
 	AWSQuota
 	// GRPCThrottle is gRPC's retry throttling: tokens start at MaxTokens; a
 	// failure takes 1 (floored at 0), a success adds Ratio (up to
@@ -101,31 +110,49 @@ const (
 	// half-open, and without slow-call counting.
 	SlidingBreaker
 	// SREThrottle is the client-side adaptive throttling of Google's SRE
-	// book ("Handling overload"): over the last WindowSeconds seconds it
-	// counts requests (every attempt the client wanted to send, refused
-	// ones included) and accepts (attempts that succeeded), and refuses an
-	// attempt, first or retry, with probability max(0, (requests - K x
-	// accepts)/(requests + 1)).
+	// book ("Handling overload", 2016): over the last WindowSeconds seconds
+	// it counts requests (every attempt the client wanted to send, refused
+	// ones included) and accepts (replies that were not an overload
+	// rejection: successes, load-independent errors and conflicts alike),
+	// and refuses an attempt, first or retry, with probability max(0,
+	// (requests - K x accepts)/(requests + 1)). A request counts once its
+	// outcome is known (its reply, timeout or refusal, or its abandonment as
+	// a hedge), as grpc-go counts, so a call in flight is in neither count.
 	SREThrottle
 	// AttemptBreaker is Breaker with attempts for requests: a retry is
 	// allowed only while the client's failed attempts over its attempts
 	// (first ones and retries allowed), since the start of the run, are at
 	// most Threshold.
 	AttemptBreaker
+	// AWSSpecQuota is AWSQuota with the refund of the AWS SDKs' retry
+	// specification, which aws-sdk-go-v2 follows from v1.48.0: a success on
+	// a first attempt returns 1 token, a success on a retry only that
+	// retry's cost.
+	AWSSpecQuota
+	// GRPCAdaptive is grpc-go's adaptive throttler (v1.83.1,
+	// balancer/rls/internal/adaptive) with its fixed defaults: over 30 s
+	// of history in 100 bins it counts accepts (replies that were not an
+	// overload rejection) and throttles (overload rejections, and attempts
+	// it refused itself), both when they happen, and refuses an attempt,
+	// first or retry, with probability (requests - 2 x accepts)/(requests
+	// + 8), requests = accepts + throttles. A timeout is neither.
+	GRPCAdaptive
 )
 
 var policyNames = [...]string{"unlimited", "token-bucket", "aws", "grpc", "breaker",
-	"finagle-budget", "envoy-budget", "sliding-breaker", "sre-throttle", "attempt-breaker"}
+	"finagle-budget", "envoy-budget", "sliding-breaker", "sre-throttle", "attempt-breaker", "aws-spec", "grpc-adaptive"}
 
 func (k PolicyKind) String() string { return policyNames[k] }
 
 // GuardsFirst says whether the kind may refuse a request's first attempt
 // too, so it is asked even when nothing is retried or hedged.
-func (k PolicyKind) GuardsFirst() bool { return k == SlidingBreaker || k == SREThrottle }
+func (k PolicyKind) GuardsFirst() bool {
+	return k == SlidingBreaker || k == SREThrottle || k == GRPCAdaptive
+}
 
 // random says whether the kind decides at random, so the engine draws a u
 // for each Start and Retry.
-func (k PolicyKind) random() bool { return k == SREThrottle }
+func (k PolicyKind) random() bool { return k == SREThrottle || k == GRPCAdaptive }
 
 // ParsePolicy reads a policy name.
 func ParsePolicy(s string) (PolicyKind, error) {
@@ -146,8 +173,8 @@ type PolicyConfig struct {
 	Shared bool
 	// TokenBucket: Rate tokens a request, Size at most.
 	Rate, Size float64
-	// AWSQuota: Tokens at the start and at most, Cost a retry, TimeoutCost
-	// a retry after a timeout.
+	// AWSQuota and AWSSpecQuota: Tokens at the start and at most, Cost a
+	// retry, TimeoutCost a retry after a timeout.
 	Tokens, Cost, TimeoutCost float64
 	// GRPCThrottle: MaxTokens and the TokenRatio a success adds.
 	MaxTokens, Ratio float64
@@ -200,6 +227,8 @@ var policyParams = [...][]string{
 	SlidingBreaker: {"cb-failure-rate", "cb-window", "cb-window-time", "cb-min-calls", "cb-open", "cb-half-open"},
 	SREThrottle:    {"sre-k", "sre-window"},
 	AttemptBreaker: {"breaker-threshold"},
+	AWSSpecQuota:   {"quota", "quota-cost", "quota-timeout-cost"},
+	GRPCAdaptive:   nil,
 }
 
 // Reads says whether the kind reads the parameter called name.
@@ -281,7 +310,7 @@ func (p PolicyConfig) check(bad func(name, format string, args ...any)) {
 	case TokenBucket:
 		tokens("bucket-rate", p.Rate, 0)
 		tokens("bucket-size", p.Size, 0)
-	case AWSQuota:
+	case AWSQuota, AWSSpecQuota:
 		tokens("quota", p.Tokens, 0)
 		tokens("quota-cost", p.Cost, 1)
 		tokens("quota-timeout-cost", p.TimeoutCost, 1)
@@ -319,8 +348,9 @@ func (p PolicyConfig) New() Policy {
 	switch p.Kind {
 	case TokenBucket:
 		return &tokenBucket{rate: p.Rate, size: p.Size, tokens: p.Size}
-	case AWSQuota:
-		return &awsQuota{max: p.Tokens, tokens: p.Tokens, cost: p.Cost, timeoutCost: p.TimeoutCost}
+	case AWSQuota, AWSSpecQuota:
+		return &awsQuota{max: p.Tokens, tokens: p.Tokens, cost: p.Cost, timeoutCost: p.TimeoutCost,
+			spec: p.Kind == AWSSpecQuota}
 	case GRPCThrottle:
 		return &grpcThrottle{max: p.MaxTokens, tokens: p.MaxTokens, ratio: p.Ratio}
 	case Breaker, AttemptBreaker:
@@ -334,6 +364,8 @@ func (p PolicyConfig) New() Policy {
 			minCalls: p.MinCalls, open: p.OpenSeconds, probes: p.HalfOpenCalls}
 	case SREThrottle:
 		return &sreThrottle{k: p.K, window: p.SREWindow}
+	case GRPCAdaptive:
+		return &grpcAdaptive{}
 	}
 	return unlimited{}
 }
@@ -348,6 +380,7 @@ var (
 	_ Policy = (*envoyBudget)(nil)
 	_ Policy = (*slidingBreaker)(nil)
 	_ Policy = (*sreThrottle)(nil)
+	_ Policy = (*grpcAdaptive)(nil)
 )
 
 // quiet gives a policy the calls it ignores.
@@ -355,6 +388,7 @@ type quiet struct{}
 
 func (quiet) Start(float64, float64) bool    { return true }
 func (quiet) Sent(float64, bool)             {}
+func (quiet) Answered(float64, bool)         {}
 func (quiet) Success(float64, bool, float64) {}
 func (quiet) Failure(float64, bool, bool)    {}
 func (quiet) Cancel(float64, bool)           {}
@@ -382,10 +416,12 @@ func (b *tokenBucket) Retry(float64, bool, float64) (bool, float64) {
 	return true, 1
 }
 
-// awsQuota keeps 0 <= tokens <= max, as aws-sdk-go-v2's retry token bucket.
+// awsQuota keeps 0 <= tokens <= max, as aws-sdk-go-v2's retry token bucket;
+// spec says a successful retry returns only its cost.
 type awsQuota struct {
 	quiet
 	max, tokens, cost, timeoutCost float64
+	spec                           bool
 }
 
 func (q *awsQuota) Retry(_ float64, timeout bool, _ float64) (bool, float64) {
@@ -400,8 +436,8 @@ func (q *awsQuota) Retry(_ float64, timeout bool, _ float64) (bool, float64) {
 	return true, c
 }
 func (q *awsQuota) Success(_ float64, _ bool, cost float64) {
-	if cost == 0 {
-		cost = 1
+	if cost == 0 || !q.spec {
+		cost++ // the no-retry increment
 	}
 	q.tokens = math.Min(q.max, q.tokens+cost)
 }

@@ -49,19 +49,20 @@ func TestPolicyDefinitions(t *testing.T) {
 		if n := retries(cfg.New(), true); n != 50 {
 			t.Errorf("a timeout at every call: %d retries; want 500/10 = 50", n)
 		}
-		// Drain to 0, then a success after a retry returns its cost (5: one
-		// retry more), and a success on a first attempt returns 1.
+		// Drain to 0, then a success after a retry returns its cost and 1
+		// (6: one retry more, 1 left), and a success on a first attempt
+		// returns 1 (TestAWSQuotaRefund traces both rules).
 		p := cfg.New()
 		retries(p, false)
 		p.Success(0, true, 5)
 		if n := retries(p, false); n != 1 {
 			t.Errorf("after a success that retried: %d retries; want 1", n)
 		}
-		for range 4 {
+		for range 3 {
 			p.Success(0, false, 0)
 		}
 		if n := retries(p, false); n != 0 {
-			t.Errorf("after 4 first-attempt successes (4 tokens): %d retries; want 0", n)
+			t.Errorf("after 3 first-attempt successes (4 tokens): %d retries; want 0", n)
 		}
 		p.Success(0, false, 0)
 		if n := retries(p, false); n != 1 {
@@ -440,19 +441,24 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 		}
 	})
 	t.Run("sre-throttle", func(t *testing.T) {
-		// K = 2 over 120 s. 10 requests (u = 0.999 always above
-		// (r - 2a)/(r + 1) <= 9/10) and 3 accepts: p = (10 - 6)/11.
+		// K = 2 over 120 s. A request counts once its outcome is known:
+		// a reply (an accept unless an overload rejection), a timeout, a
+		// hedge abandoned, or a refusal here.
 		cfg := PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}
 		p := cfg.New()
-		for range 10 {
-			if !p.Start(0, 0.999) {
-				t.Fatal("refused at u = 0.999; want every one of the first 10 let through")
-			}
+		const eps = 1e-9
+		if !p.Start(0, 0) {
+			t.Fatal("no history: refused at u = 0; want p = 0")
 		}
 		for range 3 {
-			p.Success(1, false, 0)
+			p.Answered(1, false)
 		}
-		const eps = 1e-9
+		for range 5 {
+			p.Answered(1, true)
+		}
+		// 8 requests, 3 accepts; then 2 timeouts: 10 requests, p = (10 - 6)/11.
+		p.Failure(1, false, true)
+		p.Failure(1, false, true)
 		if p.Start(2, 4.0/11-eps) {
 			t.Error("10 requests, 3 accepts: u just under 4/11 let through; want refused")
 		}
@@ -460,17 +466,22 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 		if ok, _ := p.Retry(2, false, 5.0/12-eps); ok {
 			t.Error("11 requests, 3 accepts: u just under 5/12 let through; want refused")
 		}
+		// One let through is not counted until its outcome: still 12.
 		if ok, _ := p.Retry(2, false, 6.0/13+eps); !ok {
 			t.Error("12 requests, 3 accepts: u just over 6/13 refused; want let through")
 		}
-		// At 120 s the requests of 0 s have left the window: 3 (of 2 s)
-		// and 3 accepts, p = max(0, (3 - 6)/4) = 0.
-		if !p.Start(120, 0) {
-			t.Error("at 120 s: refused at u = 0; want p = 0")
+		if p.Start(2, 6.0/13-eps) {
+			t.Error("12 requests, 3 accepts: u just under 6/13 let through; want refused")
 		}
-		// At 121 s the accepts of 1 s have gone too: 4 requests, p = 4/5.
-		if p.Start(121, 0.8-eps) || !p.Start(121, 5.0/6+eps) {
-			t.Error("at 121 s: want p = 4/5, then 5/6")
+		// An abandoned hedge counts: 14 requests, p = 8/15.
+		p.Cancel(3, true)
+		if !p.Start(3, 8.0/15+eps) || p.Start(3, 8.0/15-eps) {
+			t.Error("14 requests, 3 accepts: want p = 8/15")
+		}
+		// At 121 s what was counted at 1 s has left the window: the 3
+		// refusals of 2 s and the hedge and refusal of 3 s, p = 5/6.
+		if p.Start(121, 5.0/6-eps) || !p.Start(121, 6.0/7+eps) {
+			t.Error("at 121 s: want p = 5/6, then 6/7")
 		}
 	})
 }
@@ -515,28 +526,31 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 			}
 		}
 	})
-	t.Run("sre-throttle against a dead server", func(t *testing.T) {
-		// Nothing is ever accepted and the window (120 s) outlasts the run,
-		// so the n-th request meets n - 1 requests and 0 accepts and goes
-		// with probability 1 - (n - 1)/n = 1/n, on its own draw: the calls of
-		// a replicate of N requests are a sum of independent Bernoullis of
-		// mean H_N = sum 1/n and variance sum (1/n)(1 - 1/n). Bernstein's
-		// inequality bounds the total over 400 replicates at a false-failure
-		// rate of 1e-4 (one comparison): about 170 calls around 2,070, where
-		// counting each request before deciding it (1/(n + 1)) would take 400
-		// away.
+	t.Run("sre-throttle against an overloaded server", func(t *testing.T) {
+		// A rate limit of 0 with a bucket of 1 serves the first call and
+		// rejects every other as overload, answering at once; the window
+		// (120 s) outlasts the run. So the n-th request meets n - 1 requests
+		// and 1 accept and goes with probability 1 - max(0, (n - 3)/n): 1
+		// up to n = 3, then 3/n, on its own draw. The calls of a replicate
+		// of N requests are a sum of independent Bernoullis of mean 2 + 3
+		// sum_{n=3..N} 1/n and variance sum_{n=4..N} (3/n)(1 - 3/n).
+		// Bernstein's inequality bounds the total over 400 replicates at a
+		// false-failure rate of 1e-4 (one comparison): about 250 calls
+		// around 5,200 (N about 100), where counting each request before
+		// deciding it (3/(n + 1) from n = 3) would take about 390 away.
 		cfg := Config{
-			Name: "dead", Duration: 10,
+			Name: "overloaded", Duration: 10,
 			Load:   Shape{Kind: Constant, Rate: 10},
-			Server: Server{Kind: Independent, PFail: 1},
+			Server: Server{Kind: RateLimit, Limit: 0, Burst: 1},
 			Client: Client{Clients: 1, Timeout: 1, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
 		}
 		var calls, mean, v float64
 		for _, r := range run(t, cfg, 400) {
 			calls += float64(r.Calls)
 			for n := 1; n <= int(r.Requests); n++ {
-				mean += 1 / float64(n)
-				v += 1 / float64(n) * (1 - 1/float64(n))
+				pGo := math.Min(1, 3/float64(n))
+				mean += pGo
+				v += pGo * (1 - pGo)
 			}
 			if r.Calls+r.LocalRejected != r.Requests {
 				t.Errorf("%d calls + %d rejected locally; want the %d requests", r.Calls, r.LocalRejected, r.Requests)

@@ -11,10 +11,13 @@ package fleet
 //	aws              when the retry is decided  aws-sdk-go-v2 aws/retry/middleware.go handleAttempt: GetRetryToken, RetryDelay, then the sleep
 //	grpc             when the retry is decided  grpc-go v1.83.1 stream.go csAttempt.shouldRetry: retryThrottler.throttle(), then the backoff timer
 //	breaker          when the retry is decided  Brooker's simulations (no backoff: the two coincide)
+//	attempt-breaker  when the retry is decided  as breaker
+//	aws-spec         when the retry is decided  as aws
 //	finagle-budget   when the retry is decided  Finagle 24.5.0 RetryFilter: retryBudget.tryWithdraw(), then schedule(howlong)
 //	envoy-budget     when the retry is decided  Envoy router/retry_state_impl.cc RetryStateImpl::shouldRetry: retries().canCreate(), then enableBackoffTimer()
 //	sliding-breaker  when the attempt is sent   resilience4j 2.4.0 and Polly 8.7.0: the retry wraps the breaker, which is asked on every attempt
 //	sre-throttle     when the attempt is sent   the SRE book: the client throttles each request as it is about to send it
+//	grpc-adaptive    when the attempt is sent   grpc-go v1.83.1 balancer/rls: ShouldThrottle() as each lookup is about to be sent
 //
 // A refusal ends the request, except for sliding-breaker: resilience4j's
 // CallNotPermittedException and Polly's BrokenCircuitException are
@@ -23,7 +26,9 @@ package fleet
 
 // AskedAtSend says whether the kind is asked for a retry when the retry is
 // sent, after its backoff, rather than when it is decided.
-func (k PolicyKind) AskedAtSend() bool { return k == SlidingBreaker || k == SREThrottle }
+func (k PolicyKind) AskedAtSend() bool {
+	return k == SlidingBreaker || k == SREThrottle || k == GRPCAdaptive
+}
 
 // RefusalRetried says whether an attempt the kind refuses is a failed
 // attempt the client retries after its backoff, rather than the request's

@@ -186,7 +186,8 @@ func (b *slidingBreaker) Success(now float64, _ bool, _ float64) { b.record(now,
 func (b *slidingBreaker) Failure(now float64, _, _ bool)         { b.record(now, true) }
 
 // sreThrottle keeps the times of the requests and of the accepts of the
-// last window seconds.
+// last window seconds; a request is counted when the client is done with it:
+// at its reply, its timeout, its cancellation or its refusal here.
 type sreThrottle struct {
 	quiet
 	k, window         float64
@@ -208,11 +209,14 @@ func (s *sreThrottle) rejectP() float64 {
 	return math.Max(0, (r-s.k*a)/(r+1))
 }
 
-// admit decides one attempt with the draw u and counts it as a request.
+// admit decides one attempt with the draw u, counting it as a request if it
+// refuses it.
 func (s *sreThrottle) admit(now, u float64) bool {
 	s.expire(now)
 	ok := u >= s.rejectP()
-	s.requests.push(now)
+	if !ok {
+		s.requests.push(now)
+	}
 	return ok
 }
 
@@ -220,4 +224,96 @@ func (s *sreThrottle) Start(now, u float64) bool { return s.admit(now, u) }
 func (s *sreThrottle) Retry(now float64, _ bool, u float64) (bool, float64) {
 	return s.admit(now, u), 0
 }
-func (s *sreThrottle) Success(now float64, _ bool, _ float64) { s.accepts.push(now) }
+
+// Answered counts a reply as a request, and as an accept unless it was an
+// overload rejection.
+func (s *sreThrottle) Answered(now float64, overload bool) {
+	s.requests.push(now)
+	if !overload {
+		s.accepts.push(now)
+	}
+}
+
+// Failure counts a timeout as a request (an error reply came to Answered).
+func (s *sreThrottle) Failure(now float64, _, timeout bool) {
+	if timeout {
+		s.requests.push(now)
+	}
+}
+
+func (s *sreThrottle) Cancel(now float64, _ bool) { s.requests.push(now) }
+
+// grpcAdaptive is grpc-go's adaptive throttler: accepts and throttles, each
+// summed over the bins of its lookback.
+type grpcAdaptive struct {
+	quiet
+	accepts, throttles lookback
+}
+
+// grpc-go's adaptive throttler's lookback: defaultDuration 30 s in
+// defaultBins 100.
+const (
+	lookbackBins     = 100
+	lookbackBinNanos = 30e9 / lookbackBins
+)
+
+// lookback keeps total = the sum of the counts in bins, the bins (time in
+// nanoseconds over lookbackBinNanos, as grpc-go numbers them) from the
+// newest asked for minus lookbackBins + 1 on that have a count, oldest
+// first: the sum grpc-go's ring of lookbackBins keeps, held in the bins used
+// only, since time never goes back.
+type lookback struct {
+	bins  fifo[stamped] // t the bin, v its count
+	total int64
+}
+
+// advance drops the bins that have left the lookback at now and returns the
+// bin of now.
+func (l *lookback) advance(now float64) float64 {
+	b := float64(int64(now*1e9) / lookbackBinNanos)
+	for l.bins.len() > 0 && l.bins.front().t <= b-lookbackBins {
+		l.total -= l.bins.pop().v
+	}
+	return b
+}
+
+func (l *lookback) add(now float64) {
+	b := l.advance(now)
+	if l.bins.len() == 0 || l.bins.back().t != b {
+		l.bins.push(stamped{b, 0})
+	}
+	l.bins.back().v++
+	l.total++
+}
+
+func (l *lookback) sum(now float64) int64 {
+	l.advance(now)
+	return l.total
+}
+
+// admit is grpc-go's ShouldThrottle with the draw u: it refuses with
+// probability (requests - 2 x accepts)/(requests + 8) and counts a refusal
+// as a throttle.
+func (g *grpcAdaptive) admit(now, u float64) bool {
+	a, t := float64(g.accepts.sum(now)), float64(g.throttles.sum(now))
+	r := a + t
+	if (r-2*a)/(r+8) <= u {
+		return true
+	}
+	g.throttles.add(now)
+	return false
+}
+
+func (g *grpcAdaptive) Start(now, u float64) bool { return g.admit(now, u) }
+func (g *grpcAdaptive) Retry(now float64, _ bool, u float64) (bool, float64) {
+	return g.admit(now, u), 0
+}
+
+// Answered is grpc-go's RegisterBackendResponse(throttled).
+func (g *grpcAdaptive) Answered(now float64, overload bool) {
+	if overload {
+		g.throttles.add(now)
+	} else {
+		g.accepts.add(now)
+	}
+}

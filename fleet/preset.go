@@ -227,10 +227,12 @@ func (p Preset) Plan(given map[string]bool, duration float64, replicates int) ([
 }
 
 // AWSStandardClient is the standard retry mode of the AWS SDKs with its
-// defaults as aws-sdk-go-v2's aws/retry package sets them: DefaultMaxAttempts
-// 3; a quota of DefaultRetryRateTokens 500, a retry costing DefaultRetryCost
-// 5 or DefaultRetryTimeoutCost 10 after a timeout, DefaultNoRetryIncrement 1
-// back for a success without retry; and ExponentialJitterBackoff, which waits
+// defaults as aws-sdk-go-v2's aws/retry package sets them at v1.47.8 (the
+// last release before v1.48.0 made the 2026 retry behaviour the default):
+// DefaultMaxAttempts 3; a quota of DefaultRetryRateTokens 500, a retry
+// costing DefaultRetryCost 5 or DefaultRetryTimeoutCost 10 after a timeout,
+// DefaultNoRetryIncrement 1 back for every successful attempt and a
+// successful retry's cost with it (AWSQuota); and ExponentialJitterBackoff, which waits
 // u x 2^a seconds before retry a (a = 1 for the first), capped at
 // DefaultMaxBackoff 20 s: full jitter with a base of 2 s. shared says whether
 // one SDK client serves the whole fleet.
@@ -241,14 +243,16 @@ func AWSStandardClient(shared bool) Client {
 }
 
 // GRPCRetryClient is the retry policy and retry throttling of gRPC's
-// proposal A6 ("gRPC Retry Design"), with the values of its examples:
-// maxAttempts 4, initialBackoff 0.1 s, maxBackoff 1 s, backoffMultiplier 2
-// (retry n waits random(0, min(0.1 s x 2^(n-1), 1 s)): full jitter), and
-// retryThrottling maxTokens 10, tokenRatio 0.1. The throttle belongs to a
-// channel: shared says whether one channel serves the whole fleet.
+// proposal A6 ("gRPC Retry Design", as amended in 2024 by grpc/proposal#452
+// and implemented by grpc-go v1.69.0 to v1.83.1), with the values of its
+// examples: maxAttempts 4, initialBackoff 0.1 s, maxBackoff 1 s,
+// backoffMultiplier 2 (retry n waits min(0.1 s x 2^(n-1), 1 s) x
+// random(0.8, 1.2): backoff.GRPC), and retryThrottling maxTokens 10,
+// tokenRatio 0.1. The throttle belongs to a channel: shared says whether one
+// channel serves the whole fleet.
 func GRPCRetryClient(shared bool) Client {
 	return Client{Attempts: 4,
-		Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 100 * time.Millisecond, Cap: time.Second},
+		Backoff: backoff.Policy{Kind: backoff.GRPC, Base: 100 * time.Millisecond, Cap: time.Second},
 		Policy:  PolicyConfig{Kind: GRPCThrottle, Shared: shared, MaxTokens: 10, Ratio: 0.1}}
 }
 
@@ -271,8 +275,9 @@ func productionRuns(d float64, prefix, bare string, client func(shared bool) Cli
 var awsStandard = Preset{
 	Name:  "aws-standard",
 	About: "17 x 3 runs, printed as brooker-retries's;",
-	Source: "The AWS SDKs' standard retry mode as aws-sdk-go-v2 (aws/retry) sets it: 3 attempts; a retry quota of 500 tokens, " +
-		"a retry costing 5 (10 after a timeout), 1 back for a success without retry; wait u x min(2^a s, 20 s) before retry a = 1, 2; " +
+	Source: "The AWS SDKs' standard retry mode as aws-sdk-go-v2 v1.47.8 (aws/retry) sets it: 3 attempts; a retry quota of 500 tokens, " +
+		"a retry costing 5 (10 after a timeout), 1 back for every successful attempt and a successful retry's cost with it; " +
+		"wait u x min(2^a s, 20 s) before retry a = 1, 2; " +
 		"on brooker-retries's load: no_quota, aws_client (a quota per client), aws_fleet (one quota shared by the fleet)",
 	Duration:   10,
 	Replicates: 1,
@@ -285,8 +290,9 @@ var awsStandard = Preset{
 var grpcThrottling = Preset{
 	Name:  "grpc-throttling",
 	About: "17 x 3 runs, printed as brooker-retries's;",
-	Source: "gRPC's retry policy and retry throttling, proposal A6 (\"gRPC Retry Design\"), with its examples' values: maxAttempts 4, " +
-		"backoff random(0, min(0.1 s x 2^(n-1), 1 s)), retryThrottling maxTokens 10, tokenRatio 0.1; " +
+	Source: "gRPC's retry policy and retry throttling, proposal A6 (\"gRPC Retry Design\", as amended in 2024, grpc/proposal#452; " +
+		"grpc-go v1.83.1), with its examples' values: maxAttempts 4, " +
+		"backoff min(0.1 s x 2^(n-1), 1 s) x random(0.8, 1.2) before retry n, retryThrottling maxTokens 10, tokenRatio 0.1; " +
 		"on brooker-retries's load: no_throttle, grpc_client (a throttle per client), grpc_fleet (one shared by the fleet)",
 	Duration:   10,
 	Replicates: 1,
@@ -370,14 +376,15 @@ var resilience4jPreset = Preset{
 	Runs:       func(d float64) []Config { return productionRuns(d, "r4j", "no_breaker", Resilience4jClient) },
 }
 
-// SidekiqClient is Sidekiq's default job retry: 25 retries (26 attempts) on
-// its schedule (backoff.Sidekiq), from lib/sidekiq/job_retry.rb.
+// SidekiqClient is Sidekiq 8's default job retry: 25 retries (26 attempts)
+// on its schedule (backoff.Sidekiq), from lib/sidekiq/job_retry.rb (v8.1.7).
 func SidekiqClient() Client {
 	return Client{Attempts: 26, Backoff: backoff.Policy{Kind: backoff.Sidekiq}}
 }
 
-// RiverClient is River's default job retry: MaxAttempts 25 (attempts, the
-// first included) on DefaultClientRetryPolicy's schedule (backoff.River).
+// RiverClient is River's default job retry (v0.43.0): MaxAttempts 25
+// (attempts, the first included) on DefaultClientRetryPolicy's schedule
+// (backoff.River).
 func RiverClient() Client {
 	return Client{Attempts: 25, Backoff: backoff.Policy{Kind: backoff.River}}
 }
@@ -389,8 +396,8 @@ func RiverClient() Client {
 var jobRetries = Preset{
 	Name:  "job-retries",
 	About: "Runs sidekiq and river, printed as brooker-collapse's;",
-	Source: "Sidekiq's job retry (lib/sidekiq/job_retry.rb: 25 retries, retry c from 0 waits c^4 + 15 + rand(10) x (c + 1) s) and " +
-		"River's (DefaultClientRetryPolicy: n^4 s ±10% after the n-th error, MaxAttempts 25): 10 jobs a second for 1200 s calling a service " +
+	Source: "Sidekiq 8's job retry (v8.1.7, lib/sidekiq/job_retry.rb: 25 retries, retry c from 0 waits c^4 + 15 + rand(10 x (c + 1)) s) and " +
+		"River's (v0.43.0, DefaultClientRetryPolicy: n^4 s ±10% after the n-th error, MaxAttempts 25): 10 jobs a second for 1200 s calling a service " +
 		"of 0.1 s that fails 1% of calls and is down from 300 s to 600 s",
 	Duration:   1200,
 	Replicates: 5,
@@ -423,8 +430,9 @@ func asCompared(name string, c Client) brookerPolicy {
 }
 
 // SREThrottleClient is the client-side adaptive throttling of Google's SRE
-// book ("Handling overload": K = 2 over the last 2 minutes) with Brooker's
-// three retries and no backoff.
+// book ("Handling overload", 2016: K = 2 over the last 2 minutes, accepts
+// every reply but an overload rejection) with Brooker's three retries and no
+// backoff.
 func SREThrottleClient(shared bool) Client {
 	return Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, Shared: shared, K: 2, SREWindow: 120}}
 }
@@ -438,7 +446,7 @@ var retryPolicies = Preset{
 	About: "17 x 10 runs, printed as brooker-retries's; -plot draws the figure;",
 	Source: "brooker-retries's load and its four clients, with beside them, each per client: aws_standard, grpc_throttling, " +
 		"envoy_budget, finagle_budget and r4j_breaker (as the presets of those names run them) and sre_throttle " +
-		"(the SRE book's K = 2 over 2 minutes, with 3 retries)",
+		"(the SRE book's adaptive throttling, 2016: K = 2 over 2 minutes, accepts every reply but an overload rejection; with 3 retries)",
 	Duration:   10,
 	Replicates: 4,
 	Totals:     true,
@@ -470,7 +478,8 @@ var spikeRecovery = Preset{
 		"recovery and duplicates against the height, and html draws that picture under the table instead of a run's series;",
 	Source: "brooker-collapse's server (latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, one client) " +
 		"at 40 requests a second with a spike to 50, 60, 70, 80 or 90 from t = 20 s for 5 s; every policy " +
-		"(no_retries, three_tries, backoff_jitter, adaptive_10pct, breaker_10pct, the production clients, sre_throttle, hedge_2.5s), " +
+		"(no_retries, three_tries, backoff_jitter, adaptive_10pct, breaker_10pct, the production clients, " +
+		"sre_throttle (the SRE book's, 2016: K = 2 over 2 minutes), hedge_2.5s), " +
 		"without keys and with the same key on every attempt",
 	Duration:   80,
 	Replicates: 5,

@@ -19,7 +19,7 @@ import (
 // ExponentialJitterBackoff's u x 2^attempt seconds with attempt 1 before the
 // first retry); gRPC's A6 examples (maxAttempts 4, initialBackoff 0.1 s,
 // maxBackoff 1 s, backoffMultiplier 2, maxTokens 10, tokenRatio 0.1);
-// Sidekiq's 25 retries and River's MaxAttempts 25.
+// Sidekiq 8's 25 retries and River's MaxAttempts 25.
 func TestProductionDefaults(t *testing.T) {
 	aws := AWSStandardClient(true)
 	if want := (PolicyConfig{Kind: AWSQuota, Shared: true, Tokens: 500, Cost: 5, TimeoutCost: 10}); aws.Attempts != 3 || aws.Policy != want {
@@ -38,16 +38,19 @@ func TestProductionDefaults(t *testing.T) {
 				t.Errorf("aws: retry %d, u = %g: waits %v; want %v", a, u, got, want)
 			}
 		}
-		// A6: retry n waits random(0, min(initialBackoff x multiplier^(n-1), maxBackoff)).
+		// A6 after grpc/proposal#452: the n-th retry waits
+		// "min(initialBackoff*backoffMultiplier**(n-1), maxBackoff) *
+		// random(0.8, 1.2)" (grpc-go v1.83.1 stream.go: "cur *= 0.8 +
+		// 0.4*rand.Float64()").
 		for n := 1; n <= 3; n++ {
-			want := time.Duration(u * math.Min(0.1*math.Pow(2, float64(n-1)), 1) * float64(time.Second))
+			want := time.Duration(math.Min(0.1*math.Pow(2, float64(n-1)), 1) * (0.8 + 0.4*u) * float64(time.Second))
 			if got := grpc.Backoff.Delay(n-1, 0, u); got != want {
 				t.Errorf("grpc: retry %d, u = %g: waits %v; want %v", n, u, got, want)
 			}
 		}
 	}
-	if got := grpc.Backoff.Delay(5, 0, 0.5); got != 500*time.Millisecond {
-		t.Errorf("grpc: retry 6 at u = 0.5 waits %v; want half of maxBackoff 1 s", got)
+	if got := grpc.Backoff.Delay(5, 0, 0.5); got != time.Second {
+		t.Errorf("grpc: retry 6 at u = 0.5 waits %v; want maxBackoff 1 s x 1.0", got)
 	}
 	for _, tc := range []struct {
 		name string
@@ -150,8 +153,9 @@ func TestProductionPresetsClosedForms(t *testing.T) {
 // is under R; R is uniform on [0, 300], so P(W_k < R) = 1 - E[W_k]/300 while
 // W_k stays in [0, 300], which every W_k that can fall there does (Sidekiq's
 // 4th retry starts past 256 + 15 + ... with the three before, River's past
-// 354 x 0.9). With mean waits c^4 + 15 + 4.5 (c + 1) (Sidekiq, rand(10)
-// averaging 4.5) and n^4 (River), such a job makes 1 + sum_k P(W_k < R)
+// 354 x 0.9). With mean waits c^4 + 15 + (10 (c + 1) - 1)/2 (Sidekiq 8,
+// whose "jitter = rand(10 * (count + 1))", sidekiq v8.1.7 job_retry.rb, is
+// uniform on 0 to 10 (c + 1) - 1) and n^4 (River), such a job makes 1 + sum_k P(W_k < R)
 // calls in the outage, then 1/(1 - f) more once the server is back (f =
 // 0.01); a job outside it, 1/(1 - f) (f^25 is nil). A quarter of the jobs
 // arrive in the outage, so calls a request are 0.75/(1 - f) + 0.25 (1 +
@@ -162,7 +166,7 @@ func TestProductionPresetsClosedForms(t *testing.T) {
 func TestJobRetriesClosedForm(t *testing.T) {
 	const f, outage = 0.01, 300.0
 	means := map[string]func(k int) float64{
-		"sidekiq": func(c int) float64 { x := float64(c); return x*x*x*x + 15 + 4.5*(x+1) },
+		"sidekiq": func(c int) float64 { x := float64(c); return x*x*x*x + 15 + (10*(x+1)-1)/2 },
 		"river":   func(c int) float64 { n := float64(c + 1); return n * n * n * n },
 	}
 	for _, cfg := range jobRetries.Runs(jobRetries.Duration) {

@@ -28,7 +28,7 @@ func TestDefaultConfigRunsEveryKind(t *testing.T) {
 		t.Errorf("DefaultConfig's policy = %+v; want DefaultPolicy %+v", got, DefaultPolicy())
 	}
 	for _, server := range []ServerKind{Latency, Queue, RateLimit, Independent} {
-		for k := Unlimited; k <= SREThrottle; k++ {
+		for k := range PolicyKind(len(policyNames)) {
 			c := DefaultConfig()
 			c.Server.Kind, c.Client.Policy.Kind = server, k
 			if err := c.Check(); err != nil {

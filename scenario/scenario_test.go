@@ -466,6 +466,23 @@ func TestFleetApply(t *testing.T) {
 	if err := l.Fleet.Apply(&fleet.Client{Attempts: 1}); err != nil {
 		t.Fatalf("sre-throttle guards first calls: %v", err)
 	}
+	for _, tc := range []struct {
+		yaml string
+		kind fleet.PolicyKind
+		cost float64
+	}{
+		{"fleet:\n  policy: aws-spec\n  quota_cost: 14\n", fleet.AWSSpecQuota, 14},
+		{"fleet:\n  policy: grpc-adaptive\n", fleet.GRPCAdaptive, 0},
+	} {
+		l, err = Parse("f.yaml", []byte(tc.yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl = fleet.Client{Attempts: 3}
+		if err := l.Fleet.Apply(&cl); err != nil || cl.Policy.Kind != tc.kind || cl.Policy.Cost != tc.cost {
+			t.Errorf("policy %s: %+v, %v", tc.kind, cl.Policy, err)
+		}
+	}
 	// What the file does not set stays as the flags set it: a budget ratio,
 	// hedges and a scope given by flags over a file that names only the
 	// policy (they were replaced by the section's defaults, dropping the flags).
