@@ -30,6 +30,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // Error is a problem at a line of a scenario file, or with the whole file
@@ -463,6 +464,11 @@ func Parse(name string, data []byte) (Loaded, error) {
 	if len(f.Steps) > provider.MaxSteps {
 		return Loaded{}, &Error{File: name, Line: lineOf(top, "steps"), Field: "steps", Msg: fmt.Sprintf("%d steps is more than the %d allowed", len(f.Steps), provider.MaxSteps)}
 	}
+	for _, t := range []struct{ key, v string }{{"name", f.Name}, {"noun", f.Noun}, {"watched_label", f.WatchedLabel}} {
+		if err := stats.CheckName(t.v); err != nil {
+			return Loaded{}, &Error{File: name, Line: lineOf(top, t.key), Field: t.key, Msg: err.Error()}
+		}
+	}
 	sc := provider.Scenario{Name: f.Name, Noun: f.Noun}
 	if sc.Name == "" {
 		sc.Name = "custom"
@@ -475,6 +481,9 @@ func Parse(name string, data []byte) (Loaded, error) {
 	stepNodes := valueOf(top, "steps").Content
 	for i, s := range f.Steps {
 		st := provider.Step{Name: s.Name, PFail: s.PFail.v, HonoursKeys: s.Keyed, Latency: s.Latency.v}
+		if err := stats.CheckName(st.Name); err != nil {
+			return Loaded{}, &Error{File: name, Line: lineOf(stepNodes[i], "name"), Field: fmt.Sprintf("steps[%d].name", i), Msg: err.Error()}
+		}
 		if st.Name == "" {
 			st.Name = fmt.Sprintf("step %d", i+1)
 		}
@@ -537,6 +546,9 @@ func (f *file) watches(name string, top *yaml.Node, named map[string]int) ([]pro
 		}
 		seen[i] = k
 		label := w.label
+		if err := stats.CheckName(label); err != nil {
+			return nil, &Error{File: name, Line: w.line, Field: field + ".label", Msg: err.Error()}
+		}
 		if len(f.Watched) == 1 && f.WatchedLabel != "" {
 			if label != "" {
 				return nil, &Error{File: name, Line: lineOf(top, "watched_label"), Field: "watched_label", Msg: "the watched step has its label already"}

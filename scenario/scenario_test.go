@@ -84,6 +84,15 @@ var malformed = []struct {
 	{"latency key", "steps:\n  - name: a\n    latency: {median: 1s, p95: 2s}\n", `s.yaml:3: steps[0].latency.p95: unknown key "p95" (want median and p99)`},
 	{"no steps", "name: x\nsteps: []\n", "s.yaml:2: steps: a scenario needs at least one step"},
 	{"empty", "", "s.yaml:1: the file is empty"},
+	// Names and labels are held to stats.CheckName, with the line, where
+	// they were written to a shard that merge then refused (issue 21).
+	{"tab in a step name", "steps:\n  - {name: \"a\\tb\"}\nwatched: \"a\\tb\"\n", `s.yaml:2: steps[0].name: "a\tb" holds a control character`},
+	{"escape in a step name", "steps:\n  - name: x\n  - name: \"\\e[31mred\"\nwatched: x\n", `s.yaml:3: steps[1].name: "\x1b[31mred" holds a control character`},
+	{"NUL in the name", "name: \"a\\0\"\n" + steps, `s.yaml:1: name: "a\x00" holds a control character`},
+	{"newline in the noun", steps + "noun: \"sign\\nups\"\n", `s.yaml:3: noun: "sign\nups" holds a control character`},
+	{"line separator in a label", steps + "watched_label: \"a\\Lb\"\n", `s.yaml:3: watched_label: "a\u2028b" holds a control character`},
+	{"C1 in a listed label", "steps:\n  - name: a\nwatched:\n  - {step: a, label: \"x\\x9by\"}\n", `s.yaml:4: watched[0].label: "x\u009by" holds a control character`},
+	{"long step name", "steps:\n  - name: " + strings.Repeat("x", 201) + "\n", `s.yaml:2: steps[0].name: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"... is 201 bytes, more than the 200 a name may be`},
 	{"watched missing", steps + "watched: send the email\n", `s.yaml:3: watched: no step is called "send the email"`},
 	{"nothing watched", steps, `s.yaml:1: watched: missing; name the step`},
 	{"empty watched list", steps + "watched: []\n", `s.yaml:3: watched: an empty list; name at least one step`},
