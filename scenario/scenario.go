@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -401,6 +402,32 @@ func checkFile(path string, st os.FileInfo) error {
 	return nil
 }
 
+// stepBackoffDepth is how deep a scenario file's deepest setting,
+// steps[i].backoff.policy, nests: in the top mapping, the steps list, a
+// step's mapping and its backoff's.
+const stepBackoffDepth = 4
+
+// maxDepth is how deep Parse lets a file's mappings and lists nest, well
+// past any setting, so that a file nested thousands deep gets a short error
+// instead of one naming thousands of keys.
+const maxDepth = 16
+
+// tooDeep is the first node under n (itself at depth) that nests more than
+// maxDepth mappings and lists deep, or nil.
+func tooDeep(n *yaml.Node, depth int) *yaml.Node {
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		if depth++; depth > maxDepth {
+			return n
+		}
+	}
+	for _, c := range n.Content {
+		if d := tooDeep(c, depth); d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
 // Parse reads a scenario file's bytes; name labels errors.
 func Parse(name string, data []byte) (Loaded, error) {
 	var root yaml.Node
@@ -418,6 +445,9 @@ func Parse(name string, data []byte) (Loaded, error) {
 			line = 1
 		}
 		return Loaded{}, &Error{File: name, Line: line, Msg: "a second YAML document; a scenario file holds one"}
+	}
+	if n := tooDeep(root.Content[0], 0); n != nil {
+		return Loaded{}, &Error{File: name, Line: n.Line, Msg: fmt.Sprintf("mappings and lists nested more than %d deep; a scenario file's deepest key, steps[i].backoff.policy, is %d", maxDepth, stepBackoffDepth)}
 	}
 	if err := checkKeys(name, root.Content[0], ""); err != nil {
 		return Loaded{}, err
@@ -853,8 +883,23 @@ var (
 	}
 )
 
-// oneLine keeps an error on one line: a value yaml quotes may hold newlines.
-func oneLine(msg string) string { return strings.ReplaceAll(msg, "\n", `\n`) }
+// oneLine keeps an error on one line of at most maxErrorBytes (and "..."):
+// a value yaml quotes may hold newlines.
+func oneLine(msg string) string {
+	msg = strings.ReplaceAll(msg, "\n", `\n`)
+	if len(msg) <= maxErrorBytes {
+		return msg
+	}
+	n := maxErrorBytes
+	for !utf8.RuneStart(msg[n]) {
+		n--
+	}
+	return msg[:n] + "..."
+}
+
+// maxErrorBytes bounds an error's line: a key or value it quotes may be as
+// long as the file.
+const maxErrorBytes = 400
 
 // plain rewrites yaml's type errors in words.
 func plain(msg string) string {

@@ -92,6 +92,11 @@ var malformed = []struct {
 	{"newline in the noun", steps + "noun: \"sign\\nups\"\n", `s.yaml:3: noun: "sign\nups" holds a control character`},
 	{"line separator in a label", steps + "watched_label: \"a\\Lb\"\n", `s.yaml:3: watched_label: "a\u2028b" holds a control character`},
 	{"C1 in a listed label", "steps:\n  - name: a\nwatched:\n  - {step: a, label: \"x\\x9by\"}\n", `s.yaml:4: watched[0].label: "x\u009by" holds a control character`},
+	// A file nested 5,000 deep gave an error naming 5,000 keys, 10 KB on
+	// one line (issue 21).
+	{"deep mapping", "name: " + strings.Repeat("{a: ", 5000) + "1" + strings.Repeat("}", 5000) + "\n", "s.yaml:1: mappings and lists nested more than 16 deep; a scenario file's deepest key, steps[i].backoff.policy, is 4"},
+	{"deep list", "steps: " + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + "\n", "s.yaml:1: mappings and lists nested more than 16 deep"},
+	{"long key", "steps:\n  - name: a\n    " + strings.Repeat("k", 1000) + ": 1\n", "s.yaml:3: steps[0].kkkkkkkkkk"},
 	{"long step name", "steps:\n  - name: " + strings.Repeat("x", 201) + "\n", `s.yaml:2: steps[0].name: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"... is 201 bytes, more than the 200 a name may be`},
 	{"watched missing", steps + "watched: send the email\n", `s.yaml:3: watched: no step is called "send the email"`},
 	{"nothing watched", steps, `s.yaml:1: watched: missing; name the step`},
@@ -247,7 +252,10 @@ func TestMalformedFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse("s.yaml", []byte(tt.src))
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("Parse error = %v; want it to start %q", err, tt.want)
+				t.Errorf("Parse error = %.500v; want it to start %q", err, tt.want)
+			}
+			if err != nil && len(err.Error()) > 403 {
+				t.Errorf("Parse error is %d bytes; want at most 400 and ...", len(err.Error()))
 			}
 		})
 	}
