@@ -53,12 +53,14 @@ func seconds(x float64) string {
 }
 
 // quantileField is a completion quantile for csv and json: the number of
-// seconds, null when nothing was counted, and past the histogram's range the
-// text "5011872.336272715+" (Top and a plus: at least that), which no reader
-// can take for a measured time. (Not ">", which json escapes.)
+// seconds, null when nothing was counted, and past the histogram's range
+// the least it can be, stats.Top (5011872.336272715), which no quantile
+// within the range equals (each is its bucket's middle); the columns
+// completion_past_range and failed_completion_past_range count the jobs
+// there.
 func quantileField(x float64) any {
 	if math.IsInf(x, 1) {
-		return strconv.FormatFloat(stats.Top(), 'f', -1, 64) + "+"
+		return stats.Top()
 	}
 	return nanNull(x)
 }
@@ -291,9 +293,11 @@ func rowFields(row stats.Row, r stats.Report) []field {
 			field{"completion_p50", quantileField(c.Completion.Quantile(0.5))},
 			field{"completion_p95", quantileField(c.Completion.Quantile(0.95))},
 			field{"completion_p99", quantileField(c.Completion.Quantile(0.99))},
+			field{"completion_past_range", c.Completion.PastRange()},
 			field{"failed_completion_p50", quantileField(c.FailedCompletion.Quantile(0.5))},
 			field{"failed_completion_p95", quantileField(c.FailedCompletion.Quantile(0.95))},
-			field{"failed_completion_p99", quantileField(c.FailedCompletion.Quantile(0.99))})
+			field{"failed_completion_p99", quantileField(c.FailedCompletion.Quantile(0.99))},
+			field{"failed_completion_past_range", c.FailedCompletion.PastRange()})
 		for i := range d.StepNames {
 			f = append(f, field{"repeated_step_" + strconv.Itoa(i+1), c.RepeatedByStep[i]})
 		}
