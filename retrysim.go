@@ -157,7 +157,7 @@ func (e Experiment) Check() error {
 		return fieldErr("scenario", "%v", err)
 	}
 	if err := stats.CheckText(e.ScenarioFile); err != nil {
-		return fieldErr("scenario_file", "%v", err)
+		return fieldErr("scenario", "file name %v", err)
 	}
 	if len(e.Strategies) == 0 {
 		return fieldErr("strategies", "none given")

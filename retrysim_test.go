@@ -134,7 +134,7 @@ func TestCheck(t *testing.T) {
 		{"a strategy's label", func(e *retrysim.Experiment) {
 			e.Strategies[0] = strategy.Retry{Attempts: 3, Label: strings.Repeat("x", 201)}
 		}, "strategies", "[0] name: \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"... is 201 bytes, more than the 200 a name may be"},
-		{"a scenario file named with a newline", func(e *retrysim.Experiment) { e.ScenarioFile = "a\nb.yaml" }, "scenario_file", `"a\nb.yaml" holds a control character`},
+		{"a scenario file named with a newline", func(e *retrysim.Experiment) { e.ScenarioFile = "a\nb.yaml" }, "scenario", `file name "a\nb.yaml" holds a control character`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := article(t, 1000, "")
