@@ -327,7 +327,7 @@ func TestEmptyQueueTurnsTheModelOn(t *testing.T) {
 	}
 }
 
-// Parse never panics, and what it accepts passes the validators the engine
+// Parse never panics, its errors are one short line, and what it accepts passes the validators the engine
 // and the flags use: the scenario's, the queue's, step names told apart, the
 // watched step among the steps.
 func FuzzParse(f *testing.F) {
@@ -350,8 +350,8 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := Parse("f.yaml", data)
 		if err != nil {
-			if e := err.Error(); !strings.HasPrefix(e, "f.yaml:") || strings.Contains(e, "\n") {
-				t.Fatalf("error %q is not one line naming the file", e)
+			if e := err.Error(); !strings.HasPrefix(e, "f.yaml:") || strings.Contains(e, "\n") || len(e) > maxErrorBytes+len("...") {
+				t.Fatalf("error %q is not one line of at most %d bytes naming the file", e, maxErrorBytes)
 			}
 			return
 		}
