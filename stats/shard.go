@@ -130,9 +130,11 @@ func strictKeys(data []byte) error {
 
 // Check reports the first thing in s that no run of retrysim -shard can have
 // written, naming the field: its format and slice, its row of counters a
-// strategy (Counters.Check, given its steps and attempts), and printable
-// text in every field. What needs the engine (the generator, the strategies, the jobs of
-// the slice) package sim checks.
+// strategy (Counters.Check, given its steps and attempts), printable text in
+// every field (CheckText), names and labels CheckName takes, and what every
+// run's shard holds (checkRun). What needs the engine (which names are
+// generators and strategies, the exact jobs of the slice) package sim
+// checks.
 func (s Shard) Check() error {
 	switch {
 	case s.Format != ShardFormat:
