@@ -7,12 +7,12 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // Param is a numeric parameter of a scenario or its queue that a sweep can
@@ -348,8 +348,8 @@ func ParseSet(arg string, sc provider.Scenario, q *delivery.Config) (Param, []fl
 		return Param{}, nil, fmt.Errorf("%q is not NAME=VALUES (steps[charge the card].p_fail=0:0.05:11, queue.ttl=1h,24h)", arg)
 	}
 	name = strings.TrimSpace(name)
-	if strings.IndexFunc(name, unicode.IsControl) >= 0 {
-		return Param{}, nil, fmt.Errorf("%q holds a control character", name)
+	if err := stats.CheckText(name); err != nil {
+		return Param{}, nil, err
 	}
 	p, err := LookupParam(name, sc, q)
 	if err != nil {

@@ -156,6 +156,9 @@ func (e Experiment) Check() error {
 	if err := e.Scenario.Validate(); err != nil {
 		return fieldErr("scenario", "%v", err)
 	}
+	if err := stats.CheckText(e.ScenarioFile); err != nil {
+		return fieldErr("scenario", "file name %v", err)
+	}
 	if len(e.Strategies) == 0 {
 		return fieldErr("strategies", "none given")
 	}
@@ -163,6 +166,9 @@ func (e Experiment) Check() error {
 	for i, s := range e.Strategies {
 		if s == nil {
 			return fieldErr("strategies", "[%d] is nil", i)
+		}
+		if err := stats.CheckName(s.Name()); err != nil {
+			return fieldErr("strategies", "[%d] name: %v", i, err)
 		}
 		if r, ok := s.(strategy.Retry); ok {
 			if err := sim.CheckAttempts(r.Attempts); err != nil {

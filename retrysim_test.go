@@ -126,6 +126,15 @@ func TestCheck(t *testing.T) {
 		{"no strategies", func(e *retrysim.Experiment) { e.Strategies = nil }, "strategies", "none given"},
 		{"a strategy twice", func(e *retrysim.Experiment) { e.Strategies = append(e.Strategies, e.Strategies[0]) }, "strategies", `"step-nokey" is listed twice`},
 		{"attempts 0", func(e *retrysim.Experiment) { e.Strategies[0] = strategy.Retry{} }, "strategies", "attempts: 0 is not"},
+		// Names are held to stats.CheckName, so no run writes a shard that
+		// merge refuses (issue 21).
+		{"a tab in a step's name", func(e *retrysim.Experiment) { e.Scenario.Steps[2].Name = "create\tthe workspace" }, "scenario", `steps[2].name: "create\tthe workspace" holds a control character`},
+		{"a newline in a label", func(e *retrysim.Experiment) { e.Scenario.Watched[0].Label = "Users\nforged" }, "scenario", `watched[0].label: "Users\nforged" holds a control character`},
+		{"ESC in the noun", func(e *retrysim.Experiment) { e.Scenario.Noun = "\x1b[2J" }, "scenario", `noun: "\x1b[2J" holds a control character`},
+		{"a strategy's label", func(e *retrysim.Experiment) {
+			e.Strategies[0] = strategy.Retry{Attempts: 3, Label: strings.Repeat("x", 201)}
+		}, "strategies", "[0] name: \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"... is 201 bytes, more than the 200 a name may be"},
+		{"a scenario file named with a newline", func(e *retrysim.Experiment) { e.ScenarioFile = "a\nb.yaml" }, "scenario", `file name "a\nb.yaml" holds a control character`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := article(t, 1000, "")

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
@@ -219,7 +221,7 @@ func (m *Merger) Add(name string, sh stats.Shard) error {
 	case !reflect.DeepEqual(sh.Params, first.Params):
 		return fmt.Errorf("%s and %s are shards of different runs: %s", m.first, name, paramDiff(first.Params, sh.Params))
 	case !reflect.DeepEqual(sh.Model, first.Model):
-		return fmt.Errorf("%s and %s are shards of different runs: their models (scenario steps, watched steps or queue) differ", m.first, name)
+		return fmt.Errorf("%s and %s are shards of different runs: their models (scenario steps, watched steps or queue) differ: %s", m.first, name, jsonDiff(first.Model, sh.Model, "model"))
 	case !slices.EqualFunc(sh.Rows, first.Rows, func(a, b stats.Row) bool { return a.ID == b.ID }):
 		return fmt.Errorf("%s and %s ran different strategies", m.first, name)
 	}
@@ -349,20 +351,98 @@ func sameJSON(a, b stats.Params) bool {
 
 // paramDiff names the first parameter in which two shards differ.
 func paramDiff(a, b stats.Params) string {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	var ma, mb map[string]any
-	json.Unmarshal(ja, &ma)
-	json.Unmarshal(jb, &mb)
-	keys := make([]string, 0, len(ma))
-	for k := range ma {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if fmt.Sprint(ma[k]) != fmt.Sprint(mb[k]) {
-			return fmt.Sprintf("%s is %v in one and %v in the other", k, ma[k], mb[k])
-		}
+	if d := jsonDiff(a, b, ""); d != "" {
+		return d
 	}
 	return "their parameters differ"
+}
+
+// maxDiffValue is the longest value, in bytes of JSON, that jsonDiff quotes.
+const maxDiffValue = 60
+
+// jsonDiff names the first field in which a and b, written as JSON at path
+// root of a shard file, differ, by its path (delivery.ttl,
+// model.steps[1].name), with the two values as the files write them; ""
+// when they do not.
+func jsonDiff(a, b any, root string) string {
+	var va, vb any
+	for _, x := range []struct {
+		v   any
+		dst *any
+	}{{a, &va}, {b, &vb}} {
+		data, err := json.Marshal(x.v)
+		if err != nil || json.Unmarshal(data, x.dst) != nil {
+			return ""
+		}
+	}
+	return firstDiff(va, vb, root)
+}
+
+// firstDiff is jsonDiff of decoded JSON values a and b at path.
+func firstDiff(a, b any, path string) string {
+	at := func(key string) string {
+		if path == "" {
+			return key
+		}
+		return path + "." + key
+	}
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := slices.Collect(maps.Keys(x))
+		for k := range y {
+			if _, ok := x[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			va, inA := x[k]
+			vb, inB := y[k]
+			switch {
+			case !inA:
+				return fmt.Sprintf("%s is absent in one and %s in the other", at(k), jsonValue(vb))
+			case !inB:
+				return fmt.Sprintf("%s is %s in one and absent in the other", at(k), jsonValue(va))
+			}
+			if d := firstDiff(va, vb, at(k)); d != "" {
+				return d
+			}
+		}
+		return ""
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			break
+		}
+		if len(x) != len(y) {
+			return fmt.Sprintf("%s has %d entries in one and %d in the other", path, len(x), len(y))
+		}
+		for i := range x {
+			if d := firstDiff(x[i], y[i], fmt.Sprintf("%s[%d]", path, i)); d != "" {
+				return d
+			}
+		}
+		return ""
+	}
+	if reflect.DeepEqual(a, b) {
+		return ""
+	}
+	return fmt.Sprintf("%s is %s in one and %s in the other", path, jsonValue(a), jsonValue(b))
+}
+
+// jsonValue is v as JSON, cut after maxDiffValue bytes at a rune's start.
+func jsonValue(v any) string {
+	data, _ := json.Marshal(v)
+	if len(data) <= maxDiffValue {
+		return string(data)
+	}
+	n := maxDiffValue
+	for !utf8.RuneStart(data[n]) {
+		n--
+	}
+	return string(data[:n]) + "..."
 }

@@ -10,6 +10,8 @@ package provider
 import (
 	"fmt"
 	"math"
+
+	"github.com/retrysim/retrysim/stats"
 )
 
 // MaxSteps bounds a scenario's length, so a job's bookkeeping fits in fixed
@@ -109,8 +111,14 @@ func (s Scenario) Policies() []Policy {
 	return nil
 }
 
-// Validate reports the first thing wrong with s, naming the field.
+// Validate reports the first thing wrong with s, naming the field. Its
+// names and labels are held to stats.CheckName.
 func (s Scenario) Validate() error {
+	for _, f := range []struct{ name, v string }{{"name", s.Name}, {"noun", s.Noun}} {
+		if err := stats.CheckName(f.v); err != nil {
+			return fmt.Errorf("%s: %v", f.name, err)
+		}
+	}
 	if len(s.Steps) == 0 {
 		return fmt.Errorf("steps: a scenario needs at least one step")
 	}
@@ -118,6 +126,9 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("steps: %d steps is more than the %d allowed", len(s.Steps), MaxSteps)
 	}
 	for i, st := range s.Steps {
+		if err := stats.CheckName(st.Name); err != nil {
+			return fmt.Errorf("steps[%d].name: %v", i, err)
+		}
 		if err := CheckProbability(st.PFail); err != nil {
 			return fmt.Errorf("steps[%d].p_fail: %v", i, err)
 		}
@@ -141,6 +152,9 @@ func (s Scenario) Validate() error {
 		}
 		if j, ok := seen[w.Step]; ok {
 			return fmt.Errorf("watched[%d]: step %d is also watched[%d]", k, w.Step, j)
+		}
+		if err := stats.CheckName(w.Label); err != nil {
+			return fmt.Errorf("watched[%d].label: %v", k, err)
 		}
 		seen[w.Step] = k
 	}

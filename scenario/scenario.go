@@ -24,12 +24,14 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // Error is a problem at a line of a scenario file, or with the whole file
@@ -400,6 +402,32 @@ func checkFile(path string, st os.FileInfo) error {
 	return nil
 }
 
+// stepBackoffDepth is how deep a scenario file's deepest setting,
+// steps[i].backoff.policy, nests: in the top mapping, the steps list, a
+// step's mapping and its backoff's.
+const stepBackoffDepth = 4
+
+// maxDepth is how deep Parse lets a file's mappings and lists nest, well
+// past any setting, so that a file nested thousands deep gets a short error
+// instead of one naming thousands of keys.
+const maxDepth = 16
+
+// tooDeep is the first node under n (itself at depth) that nests more than
+// maxDepth mappings and lists deep, or nil.
+func tooDeep(n *yaml.Node, depth int) *yaml.Node {
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		if depth++; depth > maxDepth {
+			return n
+		}
+	}
+	for _, c := range n.Content {
+		if d := tooDeep(c, depth); d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
 // Parse reads a scenario file's bytes; name labels errors.
 func Parse(name string, data []byte) (Loaded, error) {
 	var root yaml.Node
@@ -417,6 +445,9 @@ func Parse(name string, data []byte) (Loaded, error) {
 			line = 1
 		}
 		return Loaded{}, &Error{File: name, Line: line, Msg: "a second YAML document; a scenario file holds one"}
+	}
+	if n := tooDeep(root.Content[0], 0); n != nil {
+		return Loaded{}, &Error{File: name, Line: n.Line, Msg: fmt.Sprintf("mappings and lists nested more than %d deep; a scenario file's deepest key, steps[i].backoff.policy, is %d", maxDepth, stepBackoffDepth)}
 	}
 	if err := checkKeys(name, root.Content[0], ""); err != nil {
 		return Loaded{}, err
@@ -463,6 +494,11 @@ func Parse(name string, data []byte) (Loaded, error) {
 	if len(f.Steps) > provider.MaxSteps {
 		return Loaded{}, &Error{File: name, Line: lineOf(top, "steps"), Field: "steps", Msg: fmt.Sprintf("%d steps is more than the %d allowed", len(f.Steps), provider.MaxSteps)}
 	}
+	for _, t := range []struct{ key, v string }{{"name", f.Name}, {"noun", f.Noun}, {"watched_label", f.WatchedLabel}} {
+		if err := stats.CheckName(t.v); err != nil {
+			return Loaded{}, &Error{File: name, Line: lineOf(top, t.key), Field: t.key, Msg: err.Error()}
+		}
+	}
 	sc := provider.Scenario{Name: f.Name, Noun: f.Noun}
 	if sc.Name == "" {
 		sc.Name = "custom"
@@ -475,6 +511,9 @@ func Parse(name string, data []byte) (Loaded, error) {
 	stepNodes := valueOf(top, "steps").Content
 	for i, s := range f.Steps {
 		st := provider.Step{Name: s.Name, PFail: s.PFail.v, HonoursKeys: s.Keyed, Latency: s.Latency.v}
+		if err := stats.CheckName(st.Name); err != nil {
+			return Loaded{}, &Error{File: name, Line: lineOf(stepNodes[i], "name"), Field: fmt.Sprintf("steps[%d].name", i), Msg: err.Error()}
+		}
 		if st.Name == "" {
 			st.Name = fmt.Sprintf("step %d", i+1)
 		}
@@ -537,6 +576,9 @@ func (f *file) watches(name string, top *yaml.Node, named map[string]int) ([]pro
 		}
 		seen[i] = k
 		label := w.label
+		if err := stats.CheckName(label); err != nil {
+			return nil, &Error{File: name, Line: w.line, Field: field + ".label", Msg: err.Error()}
+		}
 		if len(f.Watched) == 1 && f.WatchedLabel != "" {
 			if label != "" {
 				return nil, &Error{File: name, Line: lineOf(top, "watched_label"), Field: "watched_label", Msg: "the watched step has its label already"}
@@ -841,8 +883,23 @@ var (
 	}
 )
 
-// oneLine keeps an error on one line: a value yaml quotes may hold newlines.
-func oneLine(msg string) string { return strings.ReplaceAll(msg, "\n", `\n`) }
+// oneLine keeps an error on one line of at most maxErrorBytes (and "..."):
+// a value yaml quotes may hold newlines.
+func oneLine(msg string) string {
+	msg = strings.ReplaceAll(msg, "\n", `\n`)
+	if len(msg) <= maxErrorBytes {
+		return msg
+	}
+	n := maxErrorBytes
+	for !utf8.RuneStart(msg[n]) {
+		n--
+	}
+	return msg[:n] + "..."
+}
+
+// maxErrorBytes bounds an error's line: a key or value it quotes may be as
+// long as the file.
+const maxErrorBytes = 400
 
 // plain rewrites yaml's type errors in words.
 func plain(msg string) string {

@@ -84,6 +84,20 @@ var malformed = []struct {
 	{"latency key", "steps:\n  - name: a\n    latency: {median: 1s, p95: 2s}\n", `s.yaml:3: steps[0].latency.p95: unknown key "p95" (want median and p99)`},
 	{"no steps", "name: x\nsteps: []\n", "s.yaml:2: steps: a scenario needs at least one step"},
 	{"empty", "", "s.yaml:1: the file is empty"},
+	// Names and labels are held to stats.CheckName, with the line, where
+	// they were written to a shard that merge then refused (issue 21).
+	{"tab in a step name", "steps:\n  - {name: \"a\\tb\"}\nwatched: \"a\\tb\"\n", `s.yaml:2: steps[0].name: "a\tb" holds a control character`},
+	{"escape in a step name", "steps:\n  - name: x\n  - name: \"\\e[31mred\"\nwatched: x\n", `s.yaml:3: steps[1].name: "\x1b[31mred" holds a control character`},
+	{"NUL in the name", "name: \"a\\0\"\n" + steps, `s.yaml:1: name: "a\x00" holds a control character`},
+	{"newline in the noun", steps + "noun: \"sign\\nups\"\n", `s.yaml:3: noun: "sign\nups" holds a control character`},
+	{"line separator in a label", steps + "watched_label: \"a\\Lb\"\n", `s.yaml:3: watched_label: "a\u2028b" holds a control character`},
+	{"C1 in a listed label", "steps:\n  - name: a\nwatched:\n  - {step: a, label: \"x\\x9by\"}\n", `s.yaml:4: watched[0].label: "x\u009by" holds a control character`},
+	// A file nested 5,000 deep gave an error naming 5,000 keys, 10 KB on
+	// one line (issue 21).
+	{"deep mapping", "name: " + strings.Repeat("{a: ", 5000) + "1" + strings.Repeat("}", 5000) + "\n", "s.yaml:1: mappings and lists nested more than 16 deep; a scenario file's deepest key, steps[i].backoff.policy, is 4"},
+	{"deep list", "steps: " + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + "\n", "s.yaml:1: mappings and lists nested more than 16 deep"},
+	{"long key", "steps:\n  - name: a\n    " + strings.Repeat("k", 1000) + ": 1\n", "s.yaml:3: steps[0].kkkkkkkkkk"},
+	{"long step name", "steps:\n  - name: " + strings.Repeat("x", 201) + "\n", `s.yaml:2: steps[0].name: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"... is 201 bytes, more than the 200 a name may be`},
 	{"watched missing", steps + "watched: send the email\n", `s.yaml:3: watched: no step is called "send the email"`},
 	{"nothing watched", steps, `s.yaml:1: watched: missing; name the step`},
 	{"empty watched list", steps + "watched: []\n", `s.yaml:3: watched: an empty list; name at least one step`},
@@ -238,7 +252,10 @@ func TestMalformedFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse("s.yaml", []byte(tt.src))
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("Parse error = %v; want it to start %q", err, tt.want)
+				t.Errorf("Parse error = %.500v; want it to start %q", err, tt.want)
+			}
+			if err != nil && len(err.Error()) > 403 {
+				t.Errorf("Parse error is %d bytes; want at most 400 and ...", len(err.Error()))
 			}
 		})
 	}
@@ -310,7 +327,7 @@ func TestEmptyQueueTurnsTheModelOn(t *testing.T) {
 	}
 }
 
-// Parse never panics, and what it accepts passes the validators the engine
+// Parse never panics, its errors are one short line, and what it accepts passes the validators the engine
 // and the flags use: the scenario's, the queue's, step names told apart, the
 // watched step among the steps.
 func FuzzParse(f *testing.F) {
@@ -333,8 +350,8 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := Parse("f.yaml", data)
 		if err != nil {
-			if e := err.Error(); !strings.HasPrefix(e, "f.yaml:") || strings.Contains(e, "\n") {
-				t.Fatalf("error %q is not one line naming the file", e)
+			if e := err.Error(); !strings.HasPrefix(e, "f.yaml:") || strings.Contains(e, "\n") || len(e) > maxErrorBytes+len("...") {
+				t.Fatalf("error %q is not one line of at most %d bytes naming the file", e, maxErrorBytes)
 			}
 			return
 		}

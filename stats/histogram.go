@@ -103,6 +103,9 @@ func value(b int) float64 {
 	return 1e-6 * math.Pow(10, (float64(b-1)+0.5)/bucketsPerDecade)
 }
 
+// PastRange is how many durations h counted past its range: Top or longer.
+func (h *Histogram) PastRange() int64 { return h[HistogramBuckets-1] }
+
 // Top is the shortest duration, in seconds, past the histogram's range (about
 // 5.0e6 s, 58 days): the top bucket counts every duration from there on,
 // virtual time saturated by an overflow included.

@@ -46,6 +46,10 @@ type Counters struct {
 	FailedCompletion Histogram `json:"failed_completion,omitzero"`
 }
 
+// MaxJobs is the most jobs a run has (sim.MaxJobs), so that no counter
+// can overflow.
+const MaxJobs = 1_000_000_000_000
+
 // MaxSteps is the most steps a scenario has (provider.MaxSteps).
 const MaxSteps = 64
 

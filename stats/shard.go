@@ -12,7 +12,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"unicode"
 )
 
 // ShardFormat versions the shard files that merge reads.
@@ -131,9 +130,11 @@ func strictKeys(data []byte) error {
 
 // Check reports the first thing in s that no run of retrysim -shard can have
 // written, naming the field: its format and slice, its row of counters a
-// strategy (Counters.Check, given its steps and attempts), and printable
-// text in every field. What needs the engine (the generator, the strategies, the jobs of
-// the slice) package sim checks.
+// strategy (Counters.Check, given its steps and attempts), printable text in
+// every field (CheckText), names and labels CheckName takes, and what every
+// run's shard holds (checkRun). What needs the engine (which names are
+// generators and strategies, the exact jobs of the slice) package sim
+// checks.
 func (s Shard) Check() error {
 	switch {
 	case s.Format != ShardFormat:
@@ -188,6 +189,64 @@ func (s Shard) Check() error {
 			return fmt.Errorf("rows[%d].%w", i, err)
 		}
 	}
+	return s.checkRun()
+}
+
+// checkRun refuses what every run's shard has otherwise: at least one job,
+// probabilities in [0, 1], one replicate, a generator and an engine, names
+// and labels that stats.CheckName takes, and rows that each name their
+// strategy and count the same jobs, all of the run's in its one slice. The
+// exact jobs of a slice, and which names are strategies, generators and
+// engines, package sim checks.
+func (s Shard) checkRun() error {
+	switch {
+	case s.Jobs < 1 || s.Jobs > MaxJobs:
+		return fmt.Errorf("jobs: %d is not a whole number from 1 to %d", s.Jobs, int64(MaxJobs))
+	case !(s.PFail >= 0 && s.PFail <= 1):
+		return fmt.Errorf("p_fail: %v is not a probability in [0, 1]", s.PFail)
+	case !(s.LostReply >= 0 && s.LostReply <= 1):
+		return fmt.Errorf("lost_reply: %v is not a probability in [0, 1]", s.LostReply)
+	case s.Replicates != 1:
+		return fmt.Errorf("replicates: %d, but a shard holds one replicate", s.Replicates)
+	case s.RNG == "":
+		return errors.New("rng: missing; a shard names its generator")
+	case s.Engine == "":
+		return errors.New("engine: missing; a shard names its engine")
+	}
+	type text struct{ path, v string }
+	names := []text{{"scenario", s.Scenario}}
+	if m := s.Model; m != nil {
+		names = append(names, text{"model.name", m.Name}, text{"model.noun", m.Noun})
+		for i, st := range m.Steps {
+			names = append(names, text{fmt.Sprintf("model.steps[%d].name", i), st.Name})
+		}
+		for i, w := range m.Watched {
+			names = append(names, text{fmt.Sprintf("model.watched[%d].label", i), w.Label})
+		}
+	}
+	for _, n := range names {
+		if err := CheckName(n.v); err != nil {
+			return fmt.Errorf("%s: %w", n.path, err)
+		}
+	}
+	for i, r := range s.Rows {
+		for _, f := range []struct{ name, v string }{{"strategy", r.ID}, {"label", r.Label}} {
+			if f.v == "" {
+				return fmt.Errorf("rows[%d].%s: missing; every row names its strategy", i, f.name)
+			}
+			if err := CheckName(f.v); err != nil {
+				return fmt.Errorf("rows[%d].%s: %w", i, f.name, err)
+			}
+		}
+		switch {
+		case s.Count == 1 && r.Jobs != s.Jobs:
+			return fmt.Errorf("rows[%d].jobs: %d, but slice 0/1 of %d jobs holds %d", i, r.Jobs, s.Jobs, s.Jobs)
+		case r.Jobs > s.Jobs:
+			return fmt.Errorf("rows[%d].jobs: %d is more than the run's %d", i, r.Jobs, s.Jobs)
+		case r.Jobs != s.Rows[0].Jobs:
+			return fmt.Errorf("rows[%d].jobs: %d, but rows[0] holds %d; every strategy runs the slice's jobs", i, r.Jobs, s.Rows[0].Jobs)
+		}
+	}
 	return nil
 }
 
@@ -205,15 +264,6 @@ func (s Shard) checkAttempts() error {
 	return nil
 }
 
-// printable refuses control characters, which would let a file's text move
-// the terminal's cursor or forge lines of the table it is printed in.
-func printable(s string) error {
-	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
-		return fmt.Errorf("%q holds a control character", s)
-	}
-	return nil
-}
-
 // printableText refuses a control character in any text of v that a shard
 // file carries, naming the field by its path in the file
 // (model.steps[1].keys): every text may end up in a title, a table or an
@@ -222,7 +272,7 @@ func printable(s string) error {
 func printableText(v reflect.Value, path string) error {
 	switch v.Kind() {
 	case reflect.String:
-		if err := printable(v.String()); err != nil {
+		if err := CheckText(v.String()); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	case reflect.Pointer:

@@ -134,6 +134,7 @@ func FuzzReadShard(f *testing.F) {
 	f.Add([]byte("1,000,000 sign-ups"))
 	f.Add([]byte(`{"rows": []}`))
 	f.Add([]byte{0, 0, 0})
+	f.Add([]byte(issue21Shard))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sh, err := stats.ReadShard(bytes.NewReader(data))
 		if err != nil {
@@ -187,6 +188,12 @@ func checkRendered(t *testing.T, r stats.Report) {
 		}
 		for i, row := range doc.Rows {
 			for _, m := range stats.Metrics() {
+				if r.Rows[i].Jobs == 0 { // a slice may hold no jobs: no rate
+					if row[m.Name] != nil {
+						t.Errorf("rows[%d].%s = %v of no jobs; want null", i, m.Name, row[m.Name])
+					}
+					continue
+				}
 				v, ok := row[m.Name].(float64)
 				if !ok || math.IsInf(v, 0) || v < 0 {
 					t.Errorf("rows[%d].%s = %v; want a finite rate at least 0", i, m.Name, row[m.Name])
@@ -195,6 +202,83 @@ func checkRendered(t *testing.T, r stats.Report) {
 					t.Errorf("rows[%d].%s = %v; want a share at most 1", i, m.Name, v)
 				}
 			}
+		}
+	}
+}
+
+// issue21Shard is the shard issue 21 found ReadShard accepting though the
+// command's merge refuses it: no jobs, no generator, a row of nothing.
+// Rendered, its rates were NaN, which json cannot write.
+const issue21Shard = `{"retrysim_shard":2,"shard_count":1,"steps":1,"attempts":1,"rows":[{}]}`
+
+// ReadShard refuses, naming the field, what every shard -shard writes has:
+// at least one job, one replicate, a generator and an engine, rows that
+// name their strategy and hold the slice's jobs (all the run's in a run of
+// one slice), and names CheckName takes.
+func TestReadShardRefusesWhatNoRunWrites(t *testing.T) {
+	if _, err := stats.ReadShard(strings.NewReader(issue21Shard)); err == nil || err.Error() != "jobs: 0 is not a whole number from 1 to 1000000000000" {
+		t.Errorf("ReadShard(%s) = %v; want jobs: 0 is not a whole number from 1 to 1000000000000", issue21Shard, err)
+	}
+	long := strings.Repeat("x", stats.MaxNameBytes+1)
+	for _, tt := range []struct {
+		edit func(sh *stats.Shard)
+		want string
+	}{
+		{func(sh *stats.Shard) { sh.Jobs = 0 }, "jobs: 0 is not a whole number from 1 to 1000000000000"},
+		{func(sh *stats.Shard) { sh.PFail = 1.5 }, "p_fail: 1.5 is not a probability in [0, 1]"},
+		{func(sh *stats.Shard) { sh.Replicates = 2 }, "replicates: 2, but a shard holds one replicate"},
+		{func(sh *stats.Shard) { sh.RNG = "" }, "rng: missing; a shard names its generator"},
+		{func(sh *stats.Shard) { sh.Engine = "" }, "engine: missing; a shard names its engine"},
+		{func(sh *stats.Shard) { sh.Rows[1].ID = "" }, "rows[1].strategy: missing; every row names its strategy"},
+		{func(sh *stats.Shard) { sh.Rows[0].Label = long }, `rows[0].label: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"... is 201 bytes, more than the 200 a name may be`},
+		{func(sh *stats.Shard) { sh.Scenario = "a\u2028b" }, `scenario: "a\u2028b" holds a control character`},
+		{func(sh *stats.Shard) { sh.Count, sh.Rows[1].Counters = 2, stats.Counters{} }, "rows[1].jobs: 0, but rows[0] holds 2; every strategy runs the slice's jobs"},
+		{func(sh *stats.Shard) { sh.Jobs = 3 }, "rows[0].jobs: 2, but slice 0/1 of 3 jobs holds 3"},
+		{func(sh *stats.Shard) { sh.Jobs, sh.Count = 1, 2 }, "rows[0].jobs: 2 is more than the run's 1"},
+	} {
+		sh := twoJobs()
+		tt.edit(&sh)
+		data, err := json.Marshal(sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := stats.ReadShard(bytes.NewReader(data)); err == nil || err.Error() != tt.want {
+			t.Errorf("ReadShard = %v; want %s", err, tt.want)
+		}
+	}
+}
+
+// A slice can hold no jobs (-jobs 3 -shard 0/4 with the plain engine):
+// its rates are not numbers, so json writes null, csv an empty cell and the
+// table "-", where json failed on NaN.
+func TestRenderRowOfNoJobs(t *testing.T) {
+	sh := twoJobs()
+	sh.Count = 2
+	for i := range sh.Rows {
+		sh.Rows[i].Counters = stats.Counters{}
+	}
+	data, err := json.Marshal(sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stats.ReadShard(bytes.NewReader(data)); err != nil {
+		t.Fatalf("ReadShard(a slice of no jobs) = %v; want nil", err)
+	}
+	checkRendered(t, stats.Report{Params: sh.Params, Rows: sh.Rows, ShowCI: true})
+	for format, want := range map[string]string{
+		"csv":   "step-nokey,\"Retry each step, no key\",0,0,0,0,0,0,0,,,,",
+		"table": "│ Retry each step, no key       │  - [-, -] │    0 [-, -] │      - [-, -] │         0 [-, -] │",
+	} {
+		rd, err := render.Lookup(render.ReportDoc, format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := rd.Report(&out, stats.Report{Params: sh.Params, Rows: sh.Rows, ShowCI: true}); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("%s of no jobs:\n%s\nwant it to hold %q", format, out.String(), want)
 		}
 	}
 }

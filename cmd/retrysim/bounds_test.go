@@ -129,8 +129,10 @@ func TestDurationBound(t *testing.T) {
 
 // A completion past the histogram's range, 10^6.7 s = 5011872.34 s (its top
 // bucket starts 254 twentieths of a decade above 1 µs), shows as such: "> "
-// in the tables, a text ending in "+" in csv and json; never as the top bucket's middle
-// (old main: 5.3e6 s). Ten steps of 1000h each take 3.6e7 s, past the range;
+// in the tables; in csv and json the number 5011872.336272715, the least it
+// can be, with completion_past_range or failed_completion_past_range
+// counting the jobs there (before, the text "5011872.336272715+", not a
+// number, issue 21); never as the top bucket's middle (old main: 5.3e6 s). Ten steps of 1000h each take 3.6e7 s, past the range;
 // the last run's 1000 attempts of 8760h would pass what time.Duration holds,
 // and its virtual time saturates instead of wrapping (old main printed 0 s).
 func TestCompletionPastTheHistogram(t *testing.T) {
@@ -148,22 +150,31 @@ func TestCompletionPastTheHistogram(t *testing.T) {
 		if code != 0 || len(rows) != 2 {
 			t.Fatalf("%v: exit %d, %s", args, code, errOut)
 		}
-		marked := 0 // succeeded jobs' quantiles, or failed ones' when all failed
+		marked, past := 0, 0 // succeeded jobs' quantiles, or failed ones' when all failed
 		for i, key := range rows[0] {
-			if v := rows[1][i]; strings.Contains(key, "completion_p") && v != "" {
-				if !strings.HasPrefix(v, "5011872.33") || !strings.HasSuffix(v, "+") {
-					t.Errorf("%v: %s = %q; want 5011872.33...+", args, key, v)
+			v := rows[1][i]
+			switch {
+			case strings.HasSuffix(key, "completion_past_range"):
+				if v != "0" && v != "20" {
+					t.Errorf("%v: %s = %q; want 20 jobs or none", args, key, v)
+				}
+				if v == "20" {
+					past++
+				}
+			case strings.Contains(key, "completion_p") && v != "":
+				if x, err := strconv.ParseFloat(v, 64); err != nil || x != 5011872.336272715 {
+					t.Errorf("%v: %s = %q; want the number 5011872.336272715", args, key, v)
 				}
 				marked++
 			}
 		}
-		if marked != 3 {
-			t.Errorf("%v: %d completion quantiles; want 3", args, marked)
+		if marked != 3 || past != 1 {
+			t.Errorf("%v: %d completion quantiles, %d counts of 20 jobs past the range; want 3 and 1", args, marked, past)
 		}
 	}
 	out, _, _ = retrysim(t, append(base, "-latency", "1000h", "-format", "json")...)
-	if !strings.Contains(out, `"completion_p50": "5011872.33`) {
-		t.Errorf("json does not mark the median past the range:\n%s", out)
+	if !strings.Contains(out, `"completion_p50": 5011872.336272715,`) || !strings.Contains(out, `"completion_past_range": 20,`) {
+		t.Errorf("json does not give the median past the range as a number and count the jobs there:\n%s", out)
 	}
 }
 

@@ -78,7 +78,7 @@ func TestMergeRefusesShardsOfAnotherModel(t *testing.T) {
 		{"another label", []string{files[0], editShard(t, files[1], map[string]any{"model.watched.1.label": "Receipts"})},
 			"are shards of different runs: their models (scenario steps, watched steps or queue) differ"},
 		{"params not the model's", []string{editShard(t, files[0], map[string]any{"model.steps.0.p_fail": 0.5}), editShard(t, files[1], map[string]any{"model.steps.0.p_fail": 0.5})},
-			"the parameters are not the model's: step_params is"},
+			"the parameters are not the model's: step_params[0].p_fail is 0.5 in one and 0.01 in the other"},
 		{"a queue without delivery", []string{editShard(t, files[0], map[string]any{"model.queue": map[string]any{"store": "claim", "max_deliveries": 10}}), files[1]},
 			"delivery, model.queue: a run of the delivery model carries both"},
 		{"no model for a file", []string{editShard(t, files[0], map[string]any{"model": nil}), files[1]},

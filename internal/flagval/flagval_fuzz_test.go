@@ -186,13 +186,18 @@ func TestJobsAcceptsReadableForms(t *testing.T) {
 	}
 }
 
+// ulp is the spacing of float64 values at x >= 0.
+func ulp(x float64) float64 { return math.Nextafter(x, math.Inf(1)) - x }
+
 // FuzzVars gives one string to each Var that writes into a field: none
 // panics, a refused value leaves the field alone, an accepted one is within
 // bounds, and what String prints reads back to the same field (a time in
-// float64 seconds to within a nanosecond, the float's own precision at a
-// year).
+// float64 seconds to within the half nanosecond String rounds to, plus the
+// float's own spacing there: 3.7e-9 s at 7000 h, more than a nanosecond).
 func FuzzVars(f *testing.F) {
-	for _, s := range []string{"7", "0", "101", "-1", "0.25", "NaN", "1e6", "250ms", "2m", "-1s", "8760h", "8760h0m0.000000001s", " 3 ", "1.5s"} {
+	// 7000h0.000070001s failed a tolerance of 1e-9 s, below float64's
+	// spacing at 7000 h (issue 21): a defect of the test, kept as a seed.
+	for _, s := range []string{"7", "0", "101", "-1", "0.25", "NaN", "1e6", "250ms", "2m", "-1s", "8760h", "8760h0m0.000000001s", " 3 ", "1.5s", "7000h0.000070001s"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -222,7 +227,7 @@ func FuzzVars(f *testing.F) {
 				t.Errorf("%q, printed from %q, is refused: %v", v.from, s, err)
 			}
 		}
-		if n2 != n || x2 != x || d2 != d || math.Abs(secs2-secs) > 1e-9 {
+		if n2 != n || x2 != x || d2 != d || math.Abs(secs2-secs) > 0.5e-9+2*ulp(secs) {
 			t.Errorf("from %q: %d %g %v %g read back as %d %g %v %g", s, n, x, d, secs, n2, x2, d2, secs2)
 		}
 	})

@@ -15,9 +15,7 @@ func writeCasesTable(w io.Writer, c stats.Cases, markdown bool) error {
 	opts := tableOptions(markdown,
 		[]tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft})
 	title := c.Title
-	if markdown {
-		title = "**" + title + "**\n"
-	}
+	title = tableTitle(title, markdown)
 	fmt.Fprintln(w, title)
 	t := tablewriter.NewTable(w, opts...)
 	t.Header([]string{"Case", "Store", "Charges per job", "Lost work", "Deliveries per job", "What it means"})

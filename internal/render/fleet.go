@@ -279,9 +279,7 @@ func writeFleetTable(w io.Writer, r FleetReport, markdown bool) error {
 	header := fleetHeader
 	opts := tableOptions(markdown, numberColumns(len(header), 1))
 	title := r.Title
-	if markdown {
-		title = "**" + title + "**\n"
-	}
+	title = tableTitle(title, markdown)
 	if _, err := fmt.Fprintln(w, title); err != nil {
 		return err
 	}

@@ -92,9 +92,7 @@ func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients,
 		header = append(header, p+" succeeded", p+" calls a request")
 	}
 	opts := tableOptions(markdown, numberColumns(len(header), 0))
-	if markdown {
-		title = "**" + title + "**\n"
-	}
+	title = tableTitle(title, markdown)
 	if _, err := fmt.Fprintln(w, title); err != nil {
 		return err
 	}

@@ -12,9 +12,13 @@ import (
 
 // toFixed formats x >= 0 with digits decimals as JavaScript's Number.toFixed
 // does: from the exact binary value, ties going up. strconv rounds ties to even,
-// which would differ from the article on values such as 0.0625.
+// which would differ from the article on values such as 0.0625. NaN, a rate
+// of no jobs, is "-".
 func toFixed(x float64, digits int) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	if math.IsInf(x, 0) || x < 0 {
 		return strconv.FormatFloat(x, 'f', digits, 64)
 	}
 	scale := new(big.Float).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(digits)), nil))
@@ -32,16 +36,24 @@ func toFixed(x float64, digits int) string {
 }
 
 // roundJS rounds x >= 0 to digits decimals and prints it as JavaScript prints
-// Math.round(x * 10^d) / 10^d: shortest form, no trailing zeros ("10.6").
+// Math.round(x * 10^d) / 10^d: shortest form, no trailing zeros ("10.6");
+// NaN, a rate of no jobs, is "-".
 func roundJS(x float64, digits int) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
 	p := math.Pow(10, float64(digits))
 	return strconv.FormatFloat(math.Round(x*p)/p, 'f', -1, 64)
 }
 
 // percentOf formats part/whole as the article does, computing 100*part/whole in
 // that order (100*part is exact) and keeping three decimals: 999,005 of 1,000,000
-// is 99.900% there, not the 99.901% that 100*(part/whole) would round to.
+// is 99.900% there, not the 99.901% that 100*(part/whole) would round to;
+// "-" of no jobs.
 func percentOf(part, whole int64) string {
+	if whole == 0 {
+		return "-"
+	}
 	return toFixed(float64(100*part)/float64(whole), 3) + "%"
 }
 

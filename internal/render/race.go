@@ -57,9 +57,7 @@ func writeRaceTable(w io.Writer, title string, rows []stats.RaceRow, markdown bo
 		header = append(header, "Overlap", "Twice, real", "Twice, simulated", "Lost, real", "Lost, simulated", "Agree")
 	}
 	opts := tableOptions(markdown, numberColumns(len(header), 1))
-	if markdown {
-		title = "**" + title + "**\n"
-	}
+	title = tableTitle(title, markdown)
 	fmt.Fprintln(w, title)
 	t := tablewriter.NewTable(w, opts...)
 	t.Header(header)

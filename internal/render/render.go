@@ -53,12 +53,14 @@ func seconds(x float64) string {
 }
 
 // quantileField is a completion quantile for csv and json: the number of
-// seconds, null when nothing was counted, and past the histogram's range the
-// text "5011872.336272715+" (Top and a plus: at least that), which no reader
-// can take for a measured time. (Not ">", which json escapes.)
+// seconds, null when nothing was counted, and past the histogram's range
+// the least it can be, stats.Top (5011872.336272715), which no quantile
+// within the range equals (each is its bucket's middle); the columns
+// completion_past_range and failed_completion_past_range count the jobs
+// there.
 func quantileField(x float64) any {
 	if math.IsInf(x, 1) {
-		return strconv.FormatFloat(stats.Top(), 'f', -1, 64) + "+"
+		return stats.Top()
 	}
 	return nanNull(x)
 }
@@ -79,8 +81,14 @@ func quantiles(h *stats.Histogram) string {
 	return seconds(h.Quantile(0.5)) + " / " + seconds(h.Quantile(0.95)) + " / " + seconds(h.Quantile(0.99))
 }
 
-// count formats an expected or interval count of jobs or side effects.
-func count(x float64) string { return group(int64(math.Round(x))) }
+// count formats an expected or interval count of jobs or side effects, "-"
+// for none (NaN: a row of no jobs).
+func count(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return group(int64(math.Round(x)))
+}
 
 // cells are one row formatted for people, as the article prints them, with
 // intervals when ci is set; watched are the run's watched steps.
@@ -188,9 +196,7 @@ func spreadCells(row stats.Row) []string {
 func writeTable(w io.Writer, r stats.Report, markdown bool) error {
 	opts := tableOptions(markdown, numberColumns(max(10, len(header(r))), 1))
 	title := reportTitle(r.Params)
-	if markdown {
-		title = "**" + title + "**\n"
-	}
+	title = tableTitle(title, markdown)
 	if _, err := fmt.Fprintln(w, title); err != nil {
 		return err
 	}
@@ -269,27 +275,29 @@ func rowFields(row stats.Row, r stats.Report) []field {
 	}
 	for _, m := range stats.Metrics() {
 		e := m.Estimate(row)
-		f = append(f, field{m.Name, e.Value}, field{m.Name + "_lo", e.Lo}, field{m.Name + "_hi", e.Hi})
+		f = append(f, estimateFields(m.Name, e, c.Jobs)...)
 	}
 	if len(r.Watched) > 1 { // each watched step side by side, the first again
 		for k, w := range watchedOf(r) {
 			m, _ := watchedMetric(row, k, w)
 			e := m.Estimate(row)
 			n := "_step_" + strconv.Itoa(w.Step+1)
-			f = append(f, field{"duplicate_users" + n, c.Twice(k, w)},
-				field{m.Name, e.Value}, field{m.Name + "_lo", e.Lo}, field{m.Name + "_hi", e.Hi})
+			f = append(f, field{"duplicate_users" + n, c.Twice(k, w)})
+			f = append(f, estimateFields(m.Name, e, c.Jobs)...)
 		}
 	}
 	if d := r.Delivery; d != nil {
 		f = append(f,
-			field{"deliveries", c.Deliveries}, field{"deliveries_per_job", float64(c.Deliveries) / float64(c.Jobs)},
+			field{"deliveries", c.Deliveries}, field{"deliveries_per_job", nanNull(float64(c.Deliveries) / float64(c.Jobs))},
 			field{"lost_work", c.LostWork},
 			field{"completion_p50", quantileField(c.Completion.Quantile(0.5))},
 			field{"completion_p95", quantileField(c.Completion.Quantile(0.95))},
 			field{"completion_p99", quantileField(c.Completion.Quantile(0.99))},
+			field{"completion_past_range", c.Completion.PastRange()},
 			field{"failed_completion_p50", quantileField(c.FailedCompletion.Quantile(0.5))},
 			field{"failed_completion_p95", quantileField(c.FailedCompletion.Quantile(0.95))},
-			field{"failed_completion_p99", quantileField(c.FailedCompletion.Quantile(0.99))})
+			field{"failed_completion_p99", quantileField(c.FailedCompletion.Quantile(0.99))},
+			field{"failed_completion_past_range", c.FailedCompletion.PastRange()})
 		for i := range d.StepNames {
 			f = append(f, field{"repeated_step_" + strconv.Itoa(i+1), c.RepeatedByStep[i]})
 		}
@@ -323,7 +331,18 @@ func rowFields(row stats.Row, r stats.Report) []field {
 	return f
 }
 
-// nanNull keeps NaN (nothing counted) out of json, which cannot hold it.
+// estimateFields are an estimate's value and interval, named name,
+// name_lo and name_hi: null, an empty csv cell, for a row of no jobs
+// (a slice may hold none), whose rates are not numbers.
+func estimateFields(name string, e stats.Estimate, jobs int64) []field {
+	if jobs == 0 {
+		return []field{{name, nil}, {name + "_lo", nil}, {name + "_hi", nil}}
+	}
+	return []field{{name, e.Value}, {name + "_lo", e.Lo}, {name + "_hi", e.Hi}}
+}
+
+// nanNull keeps NaN (nothing counted, or a rate of no jobs) out of json,
+// which cannot hold it: null, and an empty csv cell.
 func nanNull(x float64) any {
 	if x != x {
 		return nil

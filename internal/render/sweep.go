@@ -155,9 +155,7 @@ func writePivot(w io.Writer, s stats.Sweep, markdown bool) error {
 	header = append(header, s.Strategies...)
 	opts := tableOptions(markdown, numberColumns(len(header), 0))
 	title := fmt.Sprintf("%s, 95%% intervals; %s", s.Metric.Label, sweepRun(s))
-	if markdown {
-		title = "**" + title + "**\n"
-	}
+	title = tableTitle(title, markdown)
 	if _, err := fmt.Fprintln(w, title); err != nil {
 		return err
 	}

@@ -40,8 +40,9 @@ import (
 const BlockJobs = 1 << 16
 
 // MaxJobs bounds a run so that no counter can overflow: a job makes at most
-// provider.MaxSteps x MaxAttempts calls.
-const MaxJobs = 1_000_000_000_000
+// provider.MaxSteps x MaxAttempts calls. Shard files are held to it
+// (stats.MaxJobs).
+const MaxJobs = stats.MaxJobs
 
 // MaxAttempts bounds the attempts a strategy may make: the bound a step's
 // own attempts have too.

@@ -1,0 +1,81 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/retrysim/retrysim/stats"
+)
+
+// hostile is a report whose every name holds what a terminal or a markdown
+// table would act on, as if a reader had let it through: the table writes
+// each as its Go escape, and markdown escapes |, <, >, & and \ besides.
+func hostile() stats.Report {
+	c := stats.Counters{Jobs: 1, Calls: 1}
+	return stats.Report{
+		Params: stats.Params{Scenario: "s\x1b]0;title\x07", Noun: "jobs\r", Steps: 1, Jobs: 1, Attempts: 1, RNG: "pcg", Engine: "plain", Replicates: 1,
+			Watched: []stats.Watch{{Name: "a", Label: "Jobs | twice\t<script>"}}},
+		Rows: []stats.Row{
+			{ID: "x", Label: "Retry\x1b[2J\nforged | row \u2028 \u202e", Counters: c},
+			{ID: "y", Label: "back\\| & \u009b \xff", Counters: c},
+		},
+	}
+}
+
+// The table wrote a name's escape sequences to the terminal raw (issue 21);
+// now no control character reaches it, and no name adds a line.
+func TestTableEscapesControlBytes(t *testing.T) {
+	var out bytes.Buffer
+	if err := writeTable(&out, hostile(), false); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for i, r := range got {
+		if r != '\n' && stats.IsControl(r) || r == '\uFFFD' && !strings.HasPrefix(got[i:], "\uFFFD") {
+			t.Fatalf("table holds %U at byte %d:\n%s", r, i, got)
+		}
+	}
+	for _, want := range []string{`Retry\x1b[2J\nforged | row \u2028 \u202e`, `back\| & \u009b \xff`, `Jobs | twice\t<script>`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("table does not show %s:\n%s", want, got)
+		}
+	}
+	// The title's one line, then three borders, a header and two rows.
+	if n := strings.Count(got, "\n"); n != 7 {
+		t.Errorf("table has %d lines; want 7:\n%s", n, got)
+	}
+}
+
+// A | or newline in a name broke the markdown table (a header of 12 cells
+// over a delimiter row of 11) and <script> passed through (issue 21); now
+// each row has its header's cells and no html.
+func TestMarkdownEscapesCells(t *testing.T) {
+	var out bytes.Buffer
+	if err := writeTable(&out, hostile(), true); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	// The title, an empty line, a header of 6 cells, its delimiter, two rows.
+	if len(lines) != 6 {
+		t.Fatalf("markdown has %d lines; want 6:\n%s", len(lines), got)
+	}
+	for _, line := range lines[2:] {
+		if n := strings.Count(line, "|") - strings.Count(line, `\|`); n != 7 {
+			t.Errorf("markdown row has %d cell borders; want 7: %s", n, line)
+		}
+	}
+	for _, want := range []string{
+		`| Retry\\x1b[2J\\nforged \| row \\u2028 \\u202e |`,
+		`| back\\\| &amp; \\u009b \\xff `,
+		`| Jobs \| twice\\t&lt;script&gt; |`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("markdown does not hold %s:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "<") {
+		t.Errorf("markdown passes < through:\n%s", got)
+	}
+}
