@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -49,11 +48,10 @@ func (e Experiment) Unread() map[string]string {
 		}
 	}
 	keyed = keyed || cfg.Store != delivery.NoStore
-	kind := cfg.Backoff.Kind
 	add(!retried, "with -attempts 1 no call is retried, so no backoff is waited (a step's own attempts wait its own backoff)", "backoff", "backoff-base", "backoff-cap")
-	add(kind == backoff.None, "the backoff policy none never waits", "backoff-base", "backoff-cap")
-	add(kind.Schedule(), fmt.Sprintf("the %s schedule sets its own waits, in seconds by attempt", kind), "backoff-base", "backoff-cap")
-	add(kind == backoff.Constant, "the constant backoff waits -backoff-base, with no cap", "backoff-cap")
+	baseWhy, capWhy := cfg.Backoff.Kind.Unread() // as a scenario file's backoff is refused
+	add(baseWhy != "", baseWhy, "backoff-base")
+	add(capWhy != "", capWhy, "backoff-cap")
 	add(!keyed, "no key is written: the store is none and no strategy skips finished steps", "ttl")
 	add(cfg.Store != delivery.Lease, fmt.Sprintf("only -store lease takes a lease; the store is %s", cfg.Store), "lease")
 	add(cfg.CrashP == 0, "no worker crashes: the crash probability is 0", "crash-at", "max-crashes")

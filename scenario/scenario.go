@@ -2,7 +2,8 @@
 // steps, the watched step, optionally the queue around it: deliveries, the
 // key store, crashes, the backoff), or the client policy and hedges of the
 // fleet model (its fleet section), or both. Decoding is strict: an unknown key, a key
-// given twice, a value of the wrong type, a second document, two steps with
+// given twice in any spelling (budget_ratio and budget-ratio), a YAML merge
+// key (<<), a value of the wrong type, a second document, two steps with
 // one name, or a value the flags' validators refuse (a probability outside
 // [0, 1], a duration outside 0 to provider.MaxDuration, max_deliveries past
 // delivery.DeliveriesLimit) is an error that names the file, the line and the
@@ -237,6 +238,20 @@ type backoffFile struct {
 	Policy string    `yaml:"policy"`
 	Base   *duration `yaml:"base"`
 	Cap    *duration `yaml:"cap"`
+}
+
+// checkRead refuses a base or a cap that a backoff of kind k never reads,
+// by the rule -backoff-base and -backoff-cap are refused by
+// (backoff.Kind.Unread); m is the backoff's node, path its field.
+func (b *backoffFile) checkRead(name string, m *yaml.Node, path string, k backoff.Kind) error {
+	baseWhy, capWhy := k.Unread()
+	if b.Base != nil && baseWhy != "" {
+		return &Error{File: name, Line: lineOf(m, "base"), Field: path + ".base", Msg: baseWhy}
+	}
+	if b.Cap != nil && capWhy != "" {
+		return &Error{File: name, Line: lineOf(m, "cap"), Field: path + ".cap", Msg: capWhy}
+	}
+	return nil
 }
 
 type queueFile struct {
@@ -576,11 +591,19 @@ func (s stepFile) policy(name string, n *yaml.Node, i int) (provider.Policy, err
 		if b.Cap != nil {
 			pol.Cap = b.Cap.v
 		}
+		m := valueOf(n, "backoff")
 		if b.Policy != "" {
 			var err error
 			if pol.Kind, err = backoff.ParseKind(b.Policy); err != nil {
-				return p, &Error{File: name, Line: lineOf(valueOf(n, "backoff"), "policy"), Field: field("backoff.policy"), Msg: err.Error()}
+				return p, &Error{File: name, Line: lineOf(m, "policy"), Field: field("backoff.policy"), Msg: err.Error()}
 			}
+		}
+		if err := b.checkRead(name, m, field("backoff"), pol.Kind); err != nil {
+			return p, err
+		}
+		if p.Attempts == 1 {
+			return p, &Error{File: name, Line: lineOf(n, "backoff"), Field: field("backoff"),
+				Msg: "with attempts 1 the step's calls are not retried, so its backoff is never waited"}
 		}
 		p.Backoff = &pol
 	}
@@ -627,10 +650,14 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 		if b.Cap != nil {
 			c.Backoff.Cap = b.Cap.v
 		}
+		m := valueOf(queue, "backoff")
 		if b.Policy != "" {
 			if c.Backoff.Kind, err = backoff.ParseKind(b.Policy); err != nil {
-				return c, &Error{File: name, Line: lineOf(valueOf(queue, "backoff"), "policy"), Field: "queue.backoff.policy", Msg: err.Error()}
+				return c, &Error{File: name, Line: lineOf(m, "policy"), Field: "queue.backoff.policy", Msg: err.Error()}
 			}
+		}
+		if err := b.checkRead(name, m, "queue.backoff", c.Backoff.Kind); err != nil {
+			return c, err
 		}
 	}
 	if err := c.Check(); err != nil {
@@ -647,25 +674,40 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 	return c, nil
 }
 
-// checkKeys refuses a key given twice in any mapping under n, which path
-// names, with the line of the second, and a key with no value (null, ~ or
-// nothing after the colon), which the fields' readers would take as their
-// zero: only an empty queue section means something (the queue's
-// defaults), and an empty fleet section has its own error.
+// checkKeys refuses, in any mapping under n, which path names: a key given
+// twice in any spelling (budget_ratio and budget-ratio, as the fleet
+// section reads them, are one key), with the line of the second; a YAML
+// merge key (<<), which gives the keys it merges a second time; and a key
+// with no value (null, ~ or nothing after the colon), which the fields'
+// readers would take as their zero: only an empty queue section means
+// something (the queue's defaults), and an empty fleet section has its own
+// error.
 func checkKeys(name string, n *yaml.Node, path string) error {
 	switch n.Kind {
 	case yaml.MappingNode:
-		seen := map[string]int{}
+		type first struct {
+			line     int
+			spelling string
+		}
+		seen := map[string]first{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			p := k.Value
 			if path != "" {
 				p = path + "." + k.Value
 			}
-			if line, ok := seen[k.Value]; ok {
-				return &Error{File: name, Line: k.Line, Field: p, Msg: fmt.Sprintf("the key is given twice (first at line %d)", line)}
+			if k.ShortTag() == "!!merge" {
+				return &Error{File: name, Line: k.Line, Field: p, Msg: "a YAML merge key is refused, since it gives keys a second time; write each key out once"}
 			}
-			seen[k.Value] = k.Line
+			key := strings.ReplaceAll(k.Value, "-", "_")
+			if f, ok := seen[key]; ok {
+				as := ""
+				if f.spelling != k.Value {
+					as = ", as " + f.spelling
+				}
+				return &Error{File: name, Line: k.Line, Field: p, Msg: fmt.Sprintf("the key is given twice (first at line %d%s)", f.line, as)}
+			}
+			seen[key] = first{k.Line, k.Value}
 			if v := n.Content[i+1]; v.Kind == yaml.ScalarNode && v.Tag == "!!null" && p != "queue" && p != "fleet" {
 				return &Error{File: name, Line: k.Line, Field: p, Msg: "no value; give one or leave the key out"}
 			}
