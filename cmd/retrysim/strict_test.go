@@ -3,9 +3,14 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/retrysim/retrysim/fleet"
 )
 
 // One strictness for files and flags (issue 21, items 7 and 8): a scenario
@@ -86,5 +91,101 @@ func TestBackoffEchoLeavesOutWhatIsNotRead(t *testing.T) {
 	}
 	if len(rep.Steps) != 2 || rep.Steps[0].Backoff != "sidekiq" || rep.Steps[1].Backoff != "none" || rep.Queue.Backoff != "river" {
 		t.Errorf("step_params %+v, delivery backoff %q; want sidekiq, none and river alone", rep.Steps, rep.Queue.Backoff)
+	}
+}
+
+// A harness killed with SIGKILL leaves its database directory in TMPDIR (no
+// handler runs; issue 21, item 13, measured 4.6 MB); the next harness removes
+// it, since its owner holds its lock no more. A directory kept with -keep is
+// left where it is.
+func TestRaceKilledHarnessCleanedByTheNext(t *testing.T) {
+	h := startHarness(t, "-mode", "claim", "-procs", "4", "-jobs", "10000", "-deliveries", "2", "-rounds", "1")
+	waitFor(t, time.Minute, "four workers to start", func() bool { return len(h.workers()) == 4 })
+	h.cmd.Process.Kill()
+	h.exited(t, 30*time.Second)
+	waitFor(t, 10*time.Second, "the workers to die with their harness", func() bool { return len(h.workers()) == 0 })
+	left, _ := filepath.Glob(filepath.Join(h.tmp, "retrysim-race-*", "race-claim.db"))
+	if len(left) != 1 {
+		t.Fatalf("after SIGKILL TMPDIR holds databases %v; want the killed harness's one", left)
+	}
+	next := func(args ...string) string {
+		cmd := exec.Command(os.Args[0], append([]string{"race", "-mode", "claim", "-rounds", "1"}, args...)...)
+		cmd.Env = append(os.Environ(), asRetrysim+"=1", "TMPDIR="+h.tmp)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("the next harness: %v: %s", err, out)
+		}
+		return string(out)
+	}
+	next("-keep")
+	kept, _ := filepath.Glob(filepath.Join(h.tmp, "retrysim-race-*", "race-claim.db"))
+	if len(kept) != 1 || kept[0] == left[0] {
+		t.Fatalf("after a -keep run TMPDIR holds databases %v; want only the kept one, not %s", kept, left[0])
+	}
+	next()
+	if again, _ := filepath.Glob(filepath.Join(h.tmp, "*", "*")); !slices.Equal(again, kept) {
+		t.Errorf("after a third run TMPDIR holds %v; want only the kept %v", again, kept)
+	}
+}
+
+// race refuses a flag it would not read, and a lease its lease mode could
+// not hold, with the table's message for -lease 0 (issue 21, item 13).
+func TestRaceRefusesUnreadAndZero(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string // the whole of stderr
+	}{
+		{[]string{"race", "-sim-jobs", "1000"}, "retrysim: -sim-jobs: only -compare runs the simulator; give -compare too, or leave -sim-jobs out\n"},
+		{[]string{"race", "-lease", "0s"}, "retrysim: -lease: a lease must be longer than 0s (one that ran out at once would hold nothing)\n"},
+		{[]string{"-store", "lease", "-lease", "0s"}, "retrysim: -lease: a lease must be longer than 0s (one that ran out at once would hold nothing)\n"},
+	} {
+		out, errOut, code := retrysim(t, tt.args...)
+		if code != 2 || out != "" || errOut != tt.want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2, no stdout, stderr %q", tt.args, code, out, errOut, tt.want)
+		}
+	}
+}
+
+// Every time fleet reads is bounded as -help says, up to a day (fleet.Limits:
+// "times ... up to 86400 s"): 25h is refused for each, naming its flag. The
+// backoff's base and cap were only kept from being negative (issue 21, item
+// 13: -backoff-base 8760h ran). The table covers every time setting of
+// fleet.Params, each with the flags that make the run read it.
+func TestFleetTimesUpToADay(t *testing.T) {
+	read := map[string][]string{
+		"from":           {"-shape", "spike", "-peak", "10", "-to", "26h"},
+		"to":             {"-shape", "spike", "-peak", "10"},
+		"base":           nil,
+		"slope":          nil,
+		"service":        {"-server", "queue"},
+		"net":            nil,
+		"timeout":        nil,
+		"backoff-base":   {"-attempts", "2", "-backoff", "exponential"},
+		"backoff-cap":    {"-attempts", "2", "-backoff", "exponential"},
+		"budget-ttl":     {"-attempts", "2", "-policy", "finagle-budget"},
+		"cb-window-time": {"-attempts", "2", "-policy", "sliding-breaker"},
+		"cb-open":        {"-attempts", "2", "-policy", "sliding-breaker"},
+		"sre-window":     {"-attempts", "2", "-policy", "sre-throttle"},
+		"hedge-delay":    {"-hedges", "1"},
+	}
+	for _, p := range fleet.Params() {
+		var c fleet.Config
+		if _, ok := p.Field(&c).(*time.Duration); !ok && !p.Seconds {
+			continue
+		}
+		flags, ok := read[p.Name]
+		if !ok {
+			t.Errorf("-%s: a time setting this test does not try", p.Name)
+			continue
+		}
+		args := append([]string{"fleet", "-duration", "1s", "-replicates", "1"}, flags...)
+		out, errOut, code := retrysim(t, append(args, "-"+p.Name, "25h")...)
+		if code != 2 || out != "" || !strings.HasPrefix(errOut, "retrysim: -"+p.Name+": 90000 s is not ") {
+			t.Errorf("-%s 25h: exit %d, stderr %q; want exit 2 and an error naming -%s", p.Name, code, errOut, p.Name)
+		}
+	}
+	_, errOut, code := retrysim(t, "fleet", "-attempts", "2", "-backoff", "exponential", "-backoff-base", "8760h")
+	if want := "retrysim: -backoff-base: 3.1536e+07 s is not from 0 to 86400 s\n"; code != 2 || errOut != want {
+		t.Errorf("-backoff-base 8760h: exit %d, stderr %q; want exit 2, %q", code, errOut, want)
 	}
 }
