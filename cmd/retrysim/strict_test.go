@@ -189,3 +189,29 @@ func TestFleetTimesUpToADay(t *testing.T) {
 		t.Errorf("-backoff-base 8760h: exit %d, stderr %q; want exit 2, %q", code, errOut, want)
 	}
 }
+
+// A flag given twice, in any spelling (-p-fail and --p-fail=), is refused,
+// as a scenario file's key given twice is: the later one won silently.
+// Only sweep's -set is given once for each parameter it varies.
+func TestFlagGivenTwiceRefused(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"-jobs", "10", "-p-fail", "0.1", "-p-fail", "0.2"}, "p-fail"},
+		{[]string{"-jobs", "10", "-p-fail", "0.1", "--p-fail=0.2"}, "p-fail"},
+		{[]string{"sweep", "-jobs", "10", "-p-fail", "0:0.5:2", "-p-fail", "0:1:3"}, "p-fail"},
+		{[]string{"fleet", "-policy", "finagle-budget", "-budget-ratio", "0.1", "-budget-ratio", "0.5"}, "budget-ratio"},
+		{[]string{"race", "-procs", "2", "-procs", "4"}, "procs"},
+		{[]string{"merge", "-ci", "-ci", "a.json"}, "ci"},
+	} {
+		want := "retrysim: -" + tt.flag + ": given twice; give it once\n"
+		if out, errOut, code := retrysim(t, tt.args...); code != 2 || out != "" || errOut != want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2, %q", tt.args, code, out, errOut, want)
+		}
+	}
+	if _, errOut, code := retrysim(t, "sweep", "-jobs", "10", "-set", "steps[save the user].p_fail=0,0.5",
+		"-set", "steps[create the workspace].p_fail=0,1", "-format", "csv"); code != 0 {
+		t.Errorf("sweep with two -set: exit %d, %s", code, errOut)
+	}
+}
