@@ -289,10 +289,53 @@ type Loaded struct {
 	// file has none.
 	Fleet *Fleet
 
-	file      string // labels the errors of CheckJob and CheckFleet
+	file      string // labels the errors of CheckJob, CheckFleet and CheckRead
+	queueKeys []givenKey
 	jobKey    string // the file's first key that describes a job, if any
 	jobLine   int    // and its line
 	fleetLine int    // the line of the fleet key, if any
+}
+
+// givenKey is a key of the queue section: its field in the file
+// (queue.backoff.policy), the setting it gives as -set and Settings name it
+// (queue.backoff), and its line.
+type givenKey struct {
+	field, setting string
+	line           int
+}
+
+// CheckRead refuses the first key of the queue section (in file order)
+// whose setting the run never reads, as the command refuses a flag it would
+// not read: unread says why for a setting (queue.lease, queue.backoff.base),
+// or "" when the run reads it or a flag gives it instead.
+func (l Loaded) CheckRead(unread func(setting string) string) error {
+	for _, k := range l.queueKeys {
+		if why := unread(k.setting); why != "" {
+			return &Error{File: l.file, Line: k.line, Field: k.field, Msg: why}
+		}
+	}
+	return nil
+}
+
+// queueKeys lists the keys of the queue section in q, in file order.
+func queueKeys(q *yaml.Node) []givenKey {
+	var keys []givenKey
+	for i := 0; q.Kind == yaml.MappingNode && i+1 < len(q.Content); i += 2 {
+		k, v := q.Content[i], q.Content[i+1]
+		if k.Value != "backoff" {
+			keys = append(keys, givenKey{"queue." + k.Value, "queue." + k.Value, k.Line})
+			continue
+		}
+		for j := 0; v.Kind == yaml.MappingNode && j+1 < len(v.Content); j += 2 {
+			b := v.Content[j]
+			setting := "queue.backoff." + b.Value
+			if b.Value == "policy" {
+				setting = "queue.backoff"
+			}
+			keys = append(keys, givenKey{"queue.backoff." + b.Value, setting, b.Line})
+		}
+	}
+	return keys
 }
 
 // jobKeys describe a job: a file with any of them describes one, and needs
@@ -515,6 +558,9 @@ func Parse(name string, data []byte) (Loaded, error) {
 			return Loaded{}, err
 		}
 		out.Queue = &q
+		if f.Queue != nil {
+			out.queueKeys = queueKeys(valueOf(top, "queue"))
+		}
 	}
 	var err error
 	if sc.Watched, err = f.watches(name, top, named); err != nil {

@@ -507,3 +507,36 @@ func TestFleetApply(t *testing.T) {
 		t.Errorf("flags under a file naming only the policy: %+v; want %+v", cl, want)
 	}
 }
+
+// CheckRead refuses the first queue key, in file order, whose setting the
+// run does not read, naming the file's field (backoff.policy is the
+// setting queue.backoff) and its line.
+func TestCheckRead(t *testing.T) {
+	got, err := Parse("s.yaml", []byte(steps+"watched: a\nqueue:\n  store: claim\n  backoff: {policy: exponential, base: 1s}\n  lease: 5s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	err = got.CheckRead(func(setting string) string {
+		asked = append(asked, setting)
+		if setting == "queue.lease" {
+			return "not read"
+		}
+		return ""
+	})
+	if want := "s.yaml:7: queue.lease: not read"; err == nil || err.Error() != want {
+		t.Errorf("CheckRead = %v; want %q", err, want)
+	}
+	if want := []string{"queue.store", "queue.backoff", "queue.backoff.base", "queue.lease"}; !reflect.DeepEqual(asked, want) {
+		t.Errorf("CheckRead asked of %q; want %q", asked, want)
+	}
+	err = got.CheckRead(func(setting string) string {
+		if setting == "queue.backoff" {
+			return "not read"
+		}
+		return ""
+	})
+	if want := "s.yaml:6: queue.backoff.policy: not read"; err == nil || err.Error() != want {
+		t.Errorf("CheckRead = %v; want %q", err, want)
+	}
+}

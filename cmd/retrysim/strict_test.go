@@ -50,6 +50,17 @@ func TestScenarioFileAsStrictAsFlags(t *testing.T) {
 			"retrysim: -scenario DIR/queue.yaml:4: queue.backoff.base: the backoff policy none never waits\n"},
 		{"flag none base", []string{"-jobs", "10", "-backoff", "none", "-backoff-base", "5s", "-latency", "1ms"},
 			"retrysim: -backoff-base: the backoff policy none never waits\n"},
+		// A queue key the run never reads, as its flag is refused.
+		{"queue lease with claim", []string{"-jobs", "10", "-scenario", file("lease.yaml", job+"queue:\n  store: claim\n  lease: 5s\n")},
+			"retrysim: -scenario DIR/lease.yaml:6: queue.lease: only -store lease takes a lease; the store is claim\n"},
+		{"flag lease with claim", []string{"-jobs", "10", "-store", "claim", "-lease", "5s"},
+			"retrysim: -lease: only -store lease takes a lease; the store is claim\n"},
+		{"queue crash_at without crash", []string{"-jobs", "10", "-scenario", file("crash.yaml", job+"queue: {crash_at: after-key}\n")},
+			"retrysim: -scenario DIR/crash.yaml:4: queue.crash_at: no worker crashes: the crash probability is 0\n"},
+		{"queue ttl with no key", []string{"-jobs", "10", "-strategies", "step-nokey", "-scenario", file("ttl.yaml", job+"queue: {ttl: 1h}\n")},
+			"retrysim: -scenario DIR/ttl.yaml:4: queue.ttl: no key is written: the store is none and no strategy skips finished steps\n"},
+		{"queue backoff with attempts 1", []string{"-jobs", "10", "-attempts", "1", "-scenario", file("once-queue.yaml", job+"queue:\n  backoff:\n    policy: constant\n")},
+			"retrysim: -scenario DIR/once-queue.yaml:6: queue.backoff.policy: with -attempts 1 no call is retried, so no backoff is waited (a step's own attempts wait its own backoff)\n"},
 		{"step attempts 1", []string{"-jobs", "10", "-scenario",
 			file("once.yaml", "steps:\n  - {name: a, p_fail: 0.1, attempts: 1, backoff: {policy: full-jitter, base: 1s}}\nwatched: a\n")},
 			"retrysim: -scenario DIR/once.yaml:2: steps[0].backoff: with attempts 1 the step's calls are not retried, so its backoff is never waited\n"},
@@ -62,6 +73,10 @@ func TestScenarioFileAsStrictAsFlags(t *testing.T) {
 			}
 		})
 	}
+	// A flag that makes the run read the key: the lease store takes a lease.
+	if _, errOut, code := retrysim(t, "-jobs", "10", "-store", "lease", "-scenario", filepath.Join(dir, "lease.yaml")); code != 0 {
+		t.Errorf("-store lease over a file's lease: exit %d, %s", code, errOut)
+	}
 }
 
 // A report echoes a backoff without what its policy never reads (issue 21,
@@ -70,7 +85,7 @@ func TestScenarioFileAsStrictAsFlags(t *testing.T) {
 func TestBackoffEchoLeavesOutWhatIsNotRead(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.yaml")
 	src := "steps:\n  - {name: a, p_fail: 0.1, backoff: {policy: sidekiq}}\n  - {name: b, p_fail: 0.1, backoff: {policy: none}}\n" +
-		"watched: a\nqueue: {backoff: {policy: river}}\n"
+		"  - {name: c, p_fail: 0.1}\nwatched: a\nqueue: {backoff: {policy: river}}\n" // c waits the queue's backoff
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +104,7 @@ func TestBackoffEchoLeavesOutWhatIsNotRead(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Steps) != 2 || rep.Steps[0].Backoff != "sidekiq" || rep.Steps[1].Backoff != "none" || rep.Queue.Backoff != "river" {
+	if len(rep.Steps) != 3 || rep.Steps[0].Backoff != "sidekiq" || rep.Steps[1].Backoff != "none" || rep.Queue.Backoff != "river" {
 		t.Errorf("step_params %+v, delivery backoff %q; want sidekiq, none and river alone", rep.Steps, rep.Queue.Backoff)
 	}
 }
