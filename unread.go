@@ -58,3 +58,37 @@ func (e Experiment) Unread() map[string]string {
 	add(cfg.RepeatP == 0, "no request is sent twice: the repeat probability is 0", "repeat-delay")
 	return unread
 }
+
+// UnreadStepPolicy says why e's run never reads step i's own attempts, and
+// why never its own backoff, each "" when it does (or when the step sets
+// none): only a strategy that retries each step reads them, and a step's
+// backoff is waited only if such a strategy retries that step. A strategy
+// other than a strategy.Retry may read anything.
+func (e Experiment) UnreadStepPolicy(i int) (attempts, backoff string) {
+	own := e.Scenario.Steps[i].Policy
+	var eachStep, retried bool
+	for _, s := range e.Strategies {
+		r, ok := s.(strategy.Retry)
+		if !ok {
+			return "", ""
+		}
+		if r.Scope == strategy.EachStep {
+			eachStep = true
+			retried = retried || own.AttemptsOr(r.Attempts) > 1
+		}
+	}
+	const wholeJob = "every strategy retries the whole job, which reads the run's -attempts and backoff, not a step's own"
+	switch {
+	case !eachStep:
+		attempts, backoff = wholeJob, wholeJob
+	case !retried:
+		backoff = "with -attempts 1 the step's calls are not retried, so its own backoff is never waited"
+	}
+	if own.Attempts == 0 {
+		attempts = ""
+	}
+	if own.Backoff == nil {
+		backoff = ""
+	}
+	return attempts, backoff
+}

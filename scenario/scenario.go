@@ -291,9 +291,12 @@ type Loaded struct {
 
 	file      string // labels the errors of CheckJob, CheckFleet and CheckRead
 	queueKeys []givenKey
-	jobKey    string // the file's first key that describes a job, if any
-	jobLine   int    // and its line
-	fleetLine int    // the line of the fleet key, if any
+	// stepPolicyLines are the lines of each step's attempts and backoff
+	// keys, 0 where the step has none.
+	stepPolicyLines [][2]int
+	jobKey          string // the file's first key that describes a job, if any
+	jobLine         int    // and its line
+	fleetLine       int    // the line of the fleet key, if any
 }
 
 // givenKey is a key of the queue section: its field in the file
@@ -312,6 +315,22 @@ func (l Loaded) CheckRead(unread func(setting string) string) error {
 	for _, k := range l.queueKeys {
 		if why := unread(k.setting); why != "" {
 			return &Error{File: l.file, Line: k.line, Field: k.field, Msg: why}
+		}
+	}
+	return nil
+}
+
+// CheckStepsRead refuses the first step's own attempts or backoff that the
+// run never reads: unread says why for step i's attempts and its backoff,
+// "" for what the run reads.
+func (l Loaded) CheckStepsRead(unread func(i int) (attempts, backoff string)) error {
+	for i, lines := range l.stepPolicyLines {
+		whys := [2]string{}
+		whys[0], whys[1] = unread(i)
+		for j, key := range []string{"attempts", "backoff"} {
+			if lines[j] != 0 && whys[j] != "" {
+				return &Error{File: l.file, Line: lines[j], Field: fmt.Sprintf("steps[%d].%s", i, key), Msg: whys[j]}
+			}
 		}
 	}
 	return nil
@@ -548,6 +567,14 @@ func Parse(name string, data []byte) (Loaded, error) {
 		if st.Policy, err = s.policy(name, stepNodes[i], i); err != nil {
 			return Loaded{}, err
 		}
+		var lines [2]int
+		if s.Attempts != nil {
+			lines[0] = lineOf(stepNodes[i], "attempts")
+		}
+		if s.Backoff != nil {
+			lines[1] = lineOf(stepNodes[i], "backoff")
+		}
+		out.stepPolicyLines = append(out.stepPolicyLines, lines)
 		// A wait of its own is time: the delivery model runs it.
 		timed = timed || !st.Latency.Zero() || s.Backoff != nil
 		sc.Steps = append(sc.Steps, st)

@@ -61,6 +61,13 @@ func TestScenarioFileAsStrictAsFlags(t *testing.T) {
 			"retrysim: -scenario DIR/ttl.yaml:4: queue.ttl: no key is written: the store is none and no strategy skips finished steps\n"},
 		{"queue backoff with attempts 1", []string{"-jobs", "10", "-attempts", "1", "-scenario", file("once-queue.yaml", job+"queue:\n  backoff:\n    policy: constant\n")},
 			"retrysim: -scenario DIR/once-queue.yaml:6: queue.backoff.policy: with -attempts 1 no call is retried, so no backoff is waited (a step's own attempts wait its own backoff)\n"},
+		// A step's own attempts or backoff that no strategy reads.
+		{"step attempts, whole-job strategies", []string{"-jobs", "10", "-strategies", "job-samekey,job-samekey-skip", "-scenario",
+			file("whole.yaml", "steps:\n  - {name: a, p_fail: 0.1}\n  - name: b\n    attempts: 4\nwatched: a\n")},
+			"retrysim: -scenario DIR/whole.yaml:4: steps[1].attempts: every strategy retries the whole job, which reads the run's -attempts and backoff, not a step's own\n"},
+		{"step backoff, -attempts 1", []string{"-jobs", "10", "-attempts", "1", "-scenario",
+			file("run-once.yaml", "steps:\n  - {name: a, p_fail: 0.1, backoff: {policy: constant}}\nwatched: a\n")},
+			"retrysim: -scenario DIR/run-once.yaml:2: steps[0].backoff: with -attempts 1 the step's calls are not retried, so its own backoff is never waited\n"},
 		{"step attempts 1", []string{"-jobs", "10", "-scenario",
 			file("once.yaml", "steps:\n  - {name: a, p_fail: 0.1, attempts: 1, backoff: {policy: full-jitter, base: 1s}}\nwatched: a\n")},
 			"retrysim: -scenario DIR/once.yaml:2: steps[0].backoff: with attempts 1 the step's calls are not retried, so its backoff is never waited\n"},

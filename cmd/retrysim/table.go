@@ -105,6 +105,11 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := refuseUnreadKeys(file, fs, unread); err != nil {
 		return err
 	}
+	if file != nil {
+		if err := file.CheckStepsRead(e.UnreadStepPolicy); err != nil {
+			return flagval.Usage(fmt.Errorf("-scenario %w", err))
+		}
+	}
 	if err := api.CheckExpect(expect, queue != nil); err != nil {
 		return flagval.LibraryError(err)
 	}
