@@ -21,7 +21,8 @@ and charge keyed jobs in each -mode. It counts jobs charged twice, jobs whose
 key says handled but were never charged, and SQLITE_BUSY retries. -compare
 runs the simulator's matching store at the overlap and crash rates measured.
 Ctrl-C, SIGTERM or SIGHUP stops it at any point; its workers are killed and
-its databases removed.
+its databases removed. The databases of a harness killed by SIGKILL are
+removed by the next one.
 
 Usage: retrysim race [flags]
 
