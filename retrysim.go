@@ -474,11 +474,17 @@ func policyOf(st provider.Step) stats.StepPolicy {
 }
 
 // backoffText is a backoff policy as reports show it: "full-jitter base
-// 100ms cap 2s"; a constant backoff waits its base and has no cap (Unread
-// refuses -backoff-cap with it), so its cap is left out: "constant base 1s".
+// 100ms cap 2s", leaving out what the kind never reads (backoff.Kind.Unread,
+// by which flags and files refuse it): "constant base 1s", "sidekiq",
+// "none".
 func backoffText(b backoff.Policy) string {
-	if b.Kind == backoff.Constant {
-		return fmt.Sprintf("%s base %v", b.Kind, b.Base)
+	text := b.Kind.String()
+	baseWhy, capWhy := b.Kind.Unread()
+	if baseWhy == "" {
+		text += fmt.Sprintf(" base %v", b.Base)
 	}
-	return fmt.Sprintf("%s base %v cap %v", b.Kind, b.Base, b.Cap)
+	if capWhy == "" {
+		text += fmt.Sprintf(" cap %v", b.Cap)
+	}
+	return text
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
@@ -393,5 +394,40 @@ func TestUnread(t *testing.T) {
 	}
 	if got["backoff"] != "" {
 		t.Errorf("Unread()[backoff] = %q; want it read (3 attempts)", got["backoff"])
+	}
+}
+
+// UnreadStepPolicy: a step's own attempts and backoff are read only by a
+// strategy that retries each step, and its backoff only if such a strategy
+// retries the step (step-nokey at -attempts 1 never does, unless the step
+// gives itself more attempts). Worked by hand from Retry.resume.
+func TestUnreadStepPolicy(t *testing.T) {
+	wait := backoff.Default()
+	four := provider.Policy{Attempts: 4, Backoff: &wait}
+	both := provider.Policy{Backoff: &wait}
+	for _, tt := range []struct {
+		strategies    string
+		attempts      int
+		own           provider.Policy
+		attempt, wait bool // unread
+	}{
+		{"step-nokey", 3, four, false, false},
+		{"job-samekey,job-samekey-skip", 3, four, true, true},
+		{"job-samekey,step-samekey", 3, four, false, false},
+		{"step-nokey", 1, both, false, true},
+		{"step-nokey", 1, four, false, false}, // the step's own 4 attempts wait its backoff
+		{"job-nokey", 1, provider.Policy{}, false, false},
+	} {
+		e := article(t, 10, "")
+		e.Scenario.Steps[2].Policy = tt.own
+		var err error
+		if e.Strategies, err = retrysim.ParseStrategies(strings.Split(tt.strategies, ","), tt.attempts); err != nil {
+			t.Fatal(err)
+		}
+		a, b := e.UnreadStepPolicy(2)
+		if (a != "") != tt.attempt || (b != "") != tt.wait {
+			t.Errorf("%s at -attempts %d, own %+v: UnreadStepPolicy = %q, %q; want unread attempts %v, backoff %v",
+				tt.strategies, tt.attempts, tt.own, a, b, tt.attempt, tt.wait)
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -49,14 +48,47 @@ func (e Experiment) Unread() map[string]string {
 		}
 	}
 	keyed = keyed || cfg.Store != delivery.NoStore
-	kind := cfg.Backoff.Kind
 	add(!retried, "with -attempts 1 no call is retried, so no backoff is waited (a step's own attempts wait its own backoff)", "backoff", "backoff-base", "backoff-cap")
-	add(kind == backoff.None, "the backoff policy none never waits", "backoff-base", "backoff-cap")
-	add(kind.Schedule(), fmt.Sprintf("the %s schedule sets its own waits, in seconds by attempt", kind), "backoff-base", "backoff-cap")
-	add(kind == backoff.Constant, "the constant backoff waits -backoff-base, with no cap", "backoff-cap")
+	baseWhy, capWhy := cfg.Backoff.Kind.Unread() // as a scenario file's backoff is refused
+	add(baseWhy != "", baseWhy, "backoff-base")
+	add(capWhy != "", capWhy, "backoff-cap")
 	add(!keyed, "no key is written: the store is none and no strategy skips finished steps", "ttl")
 	add(cfg.Store != delivery.Lease, fmt.Sprintf("only -store lease takes a lease; the store is %s", cfg.Store), "lease")
 	add(cfg.CrashP == 0, "no worker crashes: the crash probability is 0", "crash-at", "max-crashes")
 	add(cfg.RepeatP == 0, "no request is sent twice: the repeat probability is 0", "repeat-delay")
 	return unread
+}
+
+// UnreadStepPolicy says why e's run never reads step i's own attempts, and
+// why never its own backoff, each "" when it does (or when the step sets
+// none): only a strategy that retries each step reads them, and a step's
+// backoff is waited only if such a strategy retries that step. A strategy
+// other than a strategy.Retry may read anything.
+func (e Experiment) UnreadStepPolicy(i int) (attempts, backoff string) {
+	own := e.Scenario.Steps[i].Policy
+	var eachStep, retried bool
+	for _, s := range e.Strategies {
+		r, ok := s.(strategy.Retry)
+		if !ok {
+			return "", ""
+		}
+		if r.Scope == strategy.EachStep {
+			eachStep = true
+			retried = retried || own.AttemptsOr(r.Attempts) > 1
+		}
+	}
+	const wholeJob = "every strategy retries the whole job, which reads the run's -attempts and backoff, not a step's own"
+	switch {
+	case !eachStep:
+		attempts, backoff = wholeJob, wholeJob
+	case !retried:
+		backoff = "with -attempts 1 the step's calls are not retried, so its own backoff is never waited"
+	}
+	if own.Attempts == 0 {
+		attempts = ""
+	}
+	if own.Backoff == nil {
+		backoff = ""
+	}
+	return attempts, backoff
 }

@@ -83,6 +83,24 @@ func (p Policy) Jittered() bool {
 // are set in seconds by the attempt alone: it reads neither Base nor Cap.
 func (k Kind) Schedule() bool { return k == Sidekiq || k == River }
 
+// Unread says why a policy of kind k never reads its base, and why never
+// its cap, each "" when it does: none waits nothing, a schedule sets its
+// own waits, a constant backoff has no cap. Flags and scenario files refuse
+// a base or a cap by this one rule.
+func (k Kind) Unread() (base, cap string) {
+	switch {
+	case k == None:
+		why := "the backoff policy none never waits"
+		return why, why
+	case k.Schedule():
+		why := fmt.Sprintf("the %s schedule sets its own waits, in seconds by attempt", k)
+		return why, why
+	case k == Constant:
+		return "", "the constant backoff waits its base, with no cap"
+	}
+	return "", ""
+}
+
 // Longest is the longest the first n retries can wait in all: each wait
 // with its draw at the top of its range, each decorrelated wait building on
 // the longest before it.

@@ -134,3 +134,34 @@ func TestScheduleTotals(t *testing.T) {
 		t.Errorf("Schedule: sidekiq %v, river %v, full-jitter %v; want true, true, false", Sidekiq.Schedule(), River.Schedule(), FullJitter.Schedule())
 	}
 }
+
+// Unread says a kind never reads its base (or cap) exactly when no wait
+// Delay computes changes with it: checked over the first ten retries, draws
+// 0, 0.5 and 0.99, and previous waits 0 and 3s, base 100ms against 1s and
+// cap 2s against 20s. So the rule flags and files refuse by is the formulas'.
+func TestUnreadIsWhatDelayNeverReads(t *testing.T) {
+	reads := func(a, b Policy) bool {
+		for n := range 10 {
+			for _, u := range []float64{0, 0.5, 0.99} {
+				for _, prev := range []time.Duration{0, 3 * time.Second} {
+					if a.Delay(n, prev, u) != b.Delay(n, prev, u) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	for k := range Kind(len(names)) {
+		p := Policy{Kind: k, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
+		base, cap := p, p
+		base.Base, cap.Cap = time.Second, 20*time.Second
+		baseWhy, capWhy := k.Unread()
+		if got, want := baseWhy == "", reads(p, base); got != want {
+			t.Errorf("%v: Unread says base read %v (%q); Delay reads it: %v", k, got, baseWhy, want)
+		}
+		if got, want := capWhy == "", reads(p, cap); got != want {
+			t.Errorf("%v: Unread says cap read %v (%q); Delay reads it: %v", k, got, capWhy, want)
+		}
+	}
+}

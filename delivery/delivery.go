@@ -13,6 +13,7 @@
 package delivery
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -140,6 +141,16 @@ func Defaults() Config {
 	}
 }
 
+// CheckLease refuses a lease that is not longer than 0s, for the delivery
+// model's lease store and for the race harness's lease mode alike: one bound,
+// one message.
+func CheckLease(d time.Duration) error {
+	if d <= 0 {
+		return errors.New("a lease must be longer than 0s (one that ran out at once would hold nothing)")
+	}
+	return nil
+}
+
 // FieldError is a Config field that Check refuses, named as scenario files
 // name it (max_deliveries, backoff.base).
 type FieldError struct {
@@ -160,9 +171,10 @@ func (c Config) Check() error {
 			return &FieldError{d.field, err.Error()}
 		}
 	}
+	if err := CheckLease(c.Lease); err != nil {
+		return &FieldError{"lease", err.Error()}
+	}
 	switch {
-	case c.Lease == 0:
-		return &FieldError{"lease", "a lease must be longer than 0s (one that ran out at once would hold nothing)"}
 	case c.Visibility == 0:
 		return &FieldError{"visibility", "the visibility timeout must be longer than 0s"}
 	case c.MaxDeliveries < 1 || c.MaxDeliveries > DeliveriesLimit:

@@ -434,8 +434,9 @@ func (c Config) Check() error {
 	if cl.Attempts < 1 || cl.Attempts > MaxAttempts {
 		bad("attempts", "%d is not from 1 to %d", cl.Attempts, MaxAttempts)
 	}
-	if cl.Backoff.Base < 0 || cl.Backoff.Cap < 0 {
-		bad("backoff-base", "the backoff's base and cap must not be negative")
+	seconds("backoff-base", cl.Backoff.Base.Seconds(), false)
+	if cl.Backoff.Cap != NoCap { // -backoff-cap 0
+		seconds("backoff-cap", cl.Backoff.Cap.Seconds(), false)
 	}
 	if cl.Hedges < 0 || cl.Hedges > MaxHedges {
 		bad("hedges", "%d is not from 0 to %d", cl.Hedges, MaxHedges)

@@ -469,6 +469,10 @@ func TestCheck(t *testing.T) {
 		}},
 		{"sre-k", func(c *Config) { c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.K = 0 }) }},
 		{"sre-window", func(c *Config) { c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.SREWindow = 0.5 }) }},
+		{"backoff-base", func(c *Config) { c.Client.Backoff.Base = 8760 * time.Hour }}, // issue 21, item 13: help says up to a day
+		{"backoff-base", func(c *Config) { c.Client.Backoff.Base = -1 }},
+		{"backoff-cap", func(c *Config) { c.Client.Backoff.Cap = MaxSeconds*time.Second + 1 }},
+		{"backoff-cap", func(c *Config) { c.Client.Backoff.Cap = -1 }},
 		{"hedges", func(c *Config) { c.Client.Hedges = MaxHedges + 1 }},
 		{"hedge-delay", func(c *Config) { c.Client.Hedges = 1 }},
 	} {

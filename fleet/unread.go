@@ -2,8 +2,6 @@ package fleet
 
 import (
 	"fmt"
-
-	"github.com/retrysim/retrysim/backoff"
 )
 
 // Unread names the settings of c that a run never reads, given the others,
@@ -28,9 +26,9 @@ func (c Config) Unread() map[string]string {
 	add(sv.Service.Dist != Lognormal, "exponential service times have no log-sd", "service-sigma")
 	add(sv.Kind != RateLimit, fmt.Sprintf("only -server ratelimit has a limit; the server is %s", sv.Kind), "limit", "burst")
 	add(c.Client.Attempts == 1, "with -attempts 1 nothing is retried, so no backoff is waited", "backoff", "backoff-base", "backoff-cap")
-	add(c.Client.Backoff.Kind == backoff.None, "the backoff policy none never waits", "backoff-base", "backoff-cap")
-	add(c.Client.Backoff.Kind.Schedule(), fmt.Sprintf("the %s schedule sets its own waits, in seconds by attempt", c.Client.Backoff.Kind), "backoff-base", "backoff-cap")
-	add(c.Client.Backoff.Kind == backoff.Constant, "the constant backoff waits -backoff-base, with no cap", "backoff-cap")
+	baseWhy, capWhy := c.Client.Backoff.Kind.Unread() // as the job commands' -backoff-base and -backoff-cap
+	add(baseWhy != "", baseWhy, "backoff-base")
+	add(capWhy != "", capWhy, "backoff-cap")
 	pk := c.Client.Policy.Kind
 	add(c.Client.Attempts == 1 && c.Client.Hedges == 0 && !pk.GuardsFirst(),
 		fmt.Sprintf("with -attempts 1 and no -hedges nothing is retried, so -policy %s is never asked", pk), "policy", "policy-scope")

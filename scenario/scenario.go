@@ -2,7 +2,8 @@
 // steps, the watched step, optionally the queue around it: deliveries, the
 // key store, crashes, the backoff), or the client policy and hedges of the
 // fleet model (its fleet section), or both. Decoding is strict: an unknown key, a key
-// given twice, a value of the wrong type, a second document, two steps with
+// given twice in any spelling (budget_ratio and budget-ratio), a YAML merge
+// key (<<), a value of the wrong type, a second document, two steps with
 // one name, or a value the flags' validators refuse (a probability outside
 // [0, 1], a duration outside 0 to provider.MaxDuration, max_deliveries past
 // delivery.DeliveriesLimit) is an error that names the file, the line and the
@@ -241,6 +242,20 @@ type backoffFile struct {
 	Cap    *duration `yaml:"cap"`
 }
 
+// checkRead refuses a base or a cap that a backoff of kind k never reads,
+// by the rule -backoff-base and -backoff-cap are refused by
+// (backoff.Kind.Unread); m is the backoff's node, path its field.
+func (b *backoffFile) checkRead(name string, m *yaml.Node, path string, k backoff.Kind) error {
+	baseWhy, capWhy := k.Unread()
+	if b.Base != nil && baseWhy != "" {
+		return &Error{File: name, Line: lineOf(m, "base"), Field: path + ".base", Msg: baseWhy}
+	}
+	if b.Cap != nil && capWhy != "" {
+		return &Error{File: name, Line: lineOf(m, "cap"), Field: path + ".cap", Msg: capWhy}
+	}
+	return nil
+}
+
 type queueFile struct {
 	Store         string       `yaml:"store"`
 	TTL           *duration    `yaml:"ttl"`
@@ -276,10 +291,72 @@ type Loaded struct {
 	// file has none.
 	Fleet *Fleet
 
-	file      string // labels the errors of CheckJob and CheckFleet
-	jobKey    string // the file's first key that describes a job, if any
-	jobLine   int    // and its line
-	fleetLine int    // the line of the fleet key, if any
+	file      string // labels the errors of CheckJob, CheckFleet and CheckRead
+	queueKeys []givenKey
+	// stepPolicyLines are the lines of each step's attempts and backoff
+	// keys, 0 where the step has none.
+	stepPolicyLines [][2]int
+	jobKey          string // the file's first key that describes a job, if any
+	jobLine         int    // and its line
+	fleetLine       int    // the line of the fleet key, if any
+}
+
+// givenKey is a key of the queue section: its field in the file
+// (queue.backoff.policy), the setting it gives as -set and Settings name it
+// (queue.backoff), and its line.
+type givenKey struct {
+	field, setting string
+	line           int
+}
+
+// CheckRead refuses the first key of the queue section (in file order)
+// whose setting the run never reads, as the command refuses a flag it would
+// not read: unread says why for a setting (queue.lease, queue.backoff.base),
+// or "" when the run reads it or a flag gives it instead.
+func (l Loaded) CheckRead(unread func(setting string) string) error {
+	for _, k := range l.queueKeys {
+		if why := unread(k.setting); why != "" {
+			return &Error{File: l.file, Line: k.line, Field: k.field, Msg: why}
+		}
+	}
+	return nil
+}
+
+// CheckStepsRead refuses the first step's own attempts or backoff that the
+// run never reads: unread says why for step i's attempts and its backoff,
+// "" for what the run reads.
+func (l Loaded) CheckStepsRead(unread func(i int) (attempts, backoff string)) error {
+	for i, lines := range l.stepPolicyLines {
+		whys := [2]string{}
+		whys[0], whys[1] = unread(i)
+		for j, key := range []string{"attempts", "backoff"} {
+			if lines[j] != 0 && whys[j] != "" {
+				return &Error{File: l.file, Line: lines[j], Field: fmt.Sprintf("steps[%d].%s", i, key), Msg: whys[j]}
+			}
+		}
+	}
+	return nil
+}
+
+// queueKeys lists the keys of the queue section in q, in file order.
+func queueKeys(q *yaml.Node) []givenKey {
+	var keys []givenKey
+	for i := 0; q.Kind == yaml.MappingNode && i+1 < len(q.Content); i += 2 {
+		k, v := q.Content[i], q.Content[i+1]
+		if k.Value != "backoff" {
+			keys = append(keys, givenKey{"queue." + k.Value, "queue." + k.Value, k.Line})
+			continue
+		}
+		for j := 0; v.Kind == yaml.MappingNode && j+1 < len(v.Content); j += 2 {
+			b := v.Content[j]
+			setting := "queue.backoff." + b.Value
+			if b.Value == "policy" {
+				setting = "queue.backoff"
+			}
+			keys = append(keys, givenKey{"queue.backoff." + b.Value, setting, b.Line})
+		}
+	}
+	return keys
 }
 
 // jobKeys describe a job: a file with any of them describes one, and needs
@@ -529,6 +606,14 @@ func Parse(name string, data []byte) (Loaded, error) {
 		if st.Policy, err = s.policy(name, stepNodes[i], i); err != nil {
 			return Loaded{}, err
 		}
+		var lines [2]int
+		if s.Attempts != nil {
+			lines[0] = lineOf(stepNodes[i], "attempts")
+		}
+		if s.Backoff != nil {
+			lines[1] = lineOf(stepNodes[i], "backoff")
+		}
+		out.stepPolicyLines = append(out.stepPolicyLines, lines)
 		// A wait of its own is time: the delivery model runs it.
 		timed = timed || !st.Latency.Zero() || s.Backoff != nil
 		sc.Steps = append(sc.Steps, st)
@@ -539,6 +624,9 @@ func Parse(name string, data []byte) (Loaded, error) {
 			return Loaded{}, err
 		}
 		out.Queue = &q
+		if f.Queue != nil {
+			out.queueKeys = queueKeys(valueOf(top, "queue"))
+		}
 	}
 	var err error
 	if sc.Watched, err = f.watches(name, top, named); err != nil {
@@ -618,11 +706,19 @@ func (s stepFile) policy(name string, n *yaml.Node, i int) (provider.Policy, err
 		if b.Cap != nil {
 			pol.Cap = b.Cap.v
 		}
+		m := valueOf(n, "backoff")
 		if b.Policy != "" {
 			var err error
 			if pol.Kind, err = backoff.ParseKind(b.Policy); err != nil {
-				return p, &Error{File: name, Line: lineOf(valueOf(n, "backoff"), "policy"), Field: field("backoff.policy"), Msg: err.Error()}
+				return p, &Error{File: name, Line: lineOf(m, "policy"), Field: field("backoff.policy"), Msg: err.Error()}
 			}
+		}
+		if err := b.checkRead(name, m, field("backoff"), pol.Kind); err != nil {
+			return p, err
+		}
+		if p.Attempts == 1 {
+			return p, &Error{File: name, Line: lineOf(n, "backoff"), Field: field("backoff"),
+				Msg: "with attempts 1 the step's calls are not retried, so its backoff is never waited"}
 		}
 		p.Backoff = &pol
 	}
@@ -669,10 +765,14 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 		if b.Cap != nil {
 			c.Backoff.Cap = b.Cap.v
 		}
+		m := valueOf(queue, "backoff")
 		if b.Policy != "" {
 			if c.Backoff.Kind, err = backoff.ParseKind(b.Policy); err != nil {
-				return c, &Error{File: name, Line: lineOf(valueOf(queue, "backoff"), "policy"), Field: "queue.backoff.policy", Msg: err.Error()}
+				return c, &Error{File: name, Line: lineOf(m, "policy"), Field: "queue.backoff.policy", Msg: err.Error()}
 			}
+		}
+		if err := b.checkRead(name, m, "queue.backoff", c.Backoff.Kind); err != nil {
+			return c, err
 		}
 	}
 	if err := c.Check(); err != nil {
@@ -689,25 +789,40 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 	return c, nil
 }
 
-// checkKeys refuses a key given twice in any mapping under n, which path
-// names, with the line of the second, and a key with no value (null, ~ or
-// nothing after the colon), which the fields' readers would take as their
-// zero: only an empty queue section means something (the queue's
-// defaults), and an empty fleet section has its own error.
+// checkKeys refuses, in any mapping under n, which path names: a key given
+// twice in any spelling (budget_ratio and budget-ratio, as the fleet
+// section reads them, are one key), with the line of the second; a YAML
+// merge key (<<), which gives the keys it merges a second time; and a key
+// with no value (null, ~ or nothing after the colon), which the fields'
+// readers would take as their zero: only an empty queue section means
+// something (the queue's defaults), and an empty fleet section has its own
+// error.
 func checkKeys(name string, n *yaml.Node, path string) error {
 	switch n.Kind {
 	case yaml.MappingNode:
-		seen := map[string]int{}
+		type first struct {
+			line     int
+			spelling string
+		}
+		seen := map[string]first{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			p := k.Value
 			if path != "" {
 				p = path + "." + k.Value
 			}
-			if line, ok := seen[k.Value]; ok {
-				return &Error{File: name, Line: k.Line, Field: p, Msg: fmt.Sprintf("the key is given twice (first at line %d)", line)}
+			if k.ShortTag() == "!!merge" {
+				return &Error{File: name, Line: k.Line, Field: p, Msg: "a YAML merge key is refused, since it gives keys a second time; write each key out once"}
 			}
-			seen[k.Value] = k.Line
+			key := strings.ReplaceAll(k.Value, "-", "_")
+			if f, ok := seen[key]; ok {
+				as := ""
+				if f.spelling != k.Value {
+					as = ", as " + f.spelling
+				}
+				return &Error{File: name, Line: k.Line, Field: p, Msg: fmt.Sprintf("the key is given twice (first at line %d%s)", f.line, as)}
+			}
+			seen[key] = first{k.Line, k.Value}
 			if v := n.Content[i+1]; v.Kind == yaml.ScalarNode && v.Tag == "!!null" && p != "queue" && p != "fleet" {
 				return &Error{File: name, Line: k.Line, Field: p, Msg: "no value; give one or leave the key out"}
 			}

@@ -151,6 +151,16 @@ var malformed = []struct {
 	{"fleet hedge delay alone", steps + "fleet:\n  hedge_delay: 10ms\n", "s.yaml:4: fleet.hedge_delay: there are no hedges"},
 	{"fleet hedge delay 0", steps + "fleet:\n  hedges: 1\n  hedge_delay: 0s\n", "s.yaml:5: fleet.hedge_delay: a hedge delay of 0s is not above 0"},
 	{"fleet duplicate key", steps + "fleet:\n  hedges: 1\n  hedges: 2\n", "s.yaml:5: fleet.hedges: the key is given twice (first at line 4)"},
+	// A key in its two spellings is one key given twice, in any section
+	// (issue 21, item 7: the later budget-ratio won silently).
+	{"fleet key in two spellings", steps + "fleet:\n  policy: finagle-budget\n  budget_ratio: 0.1\n  budget-ratio: 0.5\n",
+		"s.yaml:6: fleet.budget-ratio: the key is given twice (first at line 5, as budget_ratio)"},
+	{"step key in two spellings", "steps:\n  - {name: a, p_fail: 0.1, p-fail: 0.2}\n", "s.yaml:2: steps[0].p-fail: the key is given twice (first at line 2, as p_fail)"},
+	// A merge key gives the keys it merges a second time, the later winning.
+	{"merge key in a step", "steps:\n  - &a {name: a, p_fail: 0.1}\n  - <<: *a\n    name: b\n", "s.yaml:3: steps[1].<<: a YAML merge key"},
+	{"merge key in the queue", steps + "queue:\n  <<: {store: claim}\n  store: lease\n", "s.yaml:4: queue.<<: a YAML merge key"},
+	{"merge key in the fleet", steps + "fleet:\n  <<: {policy: aws}\n  policy: grpc\n", "s.yaml:4: fleet.<<: a YAML merge key"},
+	{"merge key at the top", "defaults: &d {name: x}\n<<: *d\n" + steps, "s.yaml:2: <<: a YAML merge key"},
 	// A step's own policy.
 	{"step attempts 0", "steps:\n  - name: a\n    attempts: 0\n", "s.yaml:3: steps[0].attempts: 0 is not a whole number from 1 to 1000"},
 	{"step attempts", "steps:\n  - {name: a}\n  - {name: b, attempts: 1001}\n", "s.yaml:3: steps[1].attempts: 1001 is not a whole number from 1 to 1000"},
@@ -171,6 +181,21 @@ var malformed = []struct {
 	{"step backoff", "steps:\n  - name: a\n    backoff:\n      policy: linear\n", `s.yaml:4: steps[0].backoff.policy: unknown backoff "linear"`},
 	{"step backoff key", "steps:\n  - {name: a, backoff: {base: 1s, cpa: 2s}}\n", "s.yaml:2: steps[0].backoff.cpa: unknown key"},
 	{"step backoff cap", "steps:\n  - {name: a, backoff: {cap: 9000h}}\n", "s.yaml:2: steps[0].backoff.cap: 9000h0m0s is longer than"},
+	// A base or a cap the backoff never reads is refused, as -backoff-base
+	// and -backoff-cap are (issue 21, item 8), and so is a backoff a step
+	// that is never retried never waits.
+	{"step schedule base", "steps:\n  - {name: a, backoff: {policy: sidekiq, base: 1s}}\n",
+		"s.yaml:2: steps[0].backoff.base: the sidekiq schedule sets its own waits, in seconds by attempt"},
+	{"step schedule cap", "steps:\n  - name: a\n    backoff:\n      policy: river\n      cap: 1m\n",
+		"s.yaml:5: steps[0].backoff.cap: the river schedule sets its own waits, in seconds by attempt"},
+	{"step none base", "steps:\n  - {name: a, backoff: {policy: none, base: 5s}}\n", "s.yaml:2: steps[0].backoff.base: the backoff policy none never waits"},
+	{"step constant cap", "steps:\n  - {name: a, backoff: {policy: constant, base: 1s, cap: 5s}}\n",
+		"s.yaml:2: steps[0].backoff.cap: the constant backoff waits its base, with no cap"},
+	{"step attempts 1 backoff", "steps:\n  - name: a\n    attempts: 1\n    backoff: {policy: constant}\n",
+		"s.yaml:4: steps[0].backoff: with attempts 1 the step's calls are not retried, so its backoff is never waited"},
+	{"queue none base", steps + "queue:\n  backoff: {policy: none, base: 5s}\n", "s.yaml:4: queue.backoff.base: the backoff policy none never waits"},
+	{"queue schedule cap", steps + "queue:\n  backoff:\n    policy: sidekiq\n    cap: 5s\n", "s.yaml:6: queue.backoff.cap: the sidekiq schedule sets its own waits"},
+	{"queue constant cap", steps + "queue:\n  backoff: {policy: constant, cap: 5s}\n", "s.yaml:4: queue.backoff.cap: the constant backoff waits its base, with no cap"},
 	// A file describes a job, a fleet or both; a job needs its steps.
 	{"nothing", "{}\n", "s.yaml:1: describes neither a job (steps and watched) nor a fleet (a fleet section)"},
 	{"null document", "~\n", "s.yaml:1: describes neither a job"},
@@ -514,5 +539,38 @@ func TestFleetApply(t *testing.T) {
 	want := fleet.Client{Attempts: 3, Hedges: 2, HedgeDelay: 0.5, Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, BudgetRatio: 7, Shared: true}}
 	if cl != want {
 		t.Errorf("flags under a file naming only the policy: %+v; want %+v", cl, want)
+	}
+}
+
+// CheckRead refuses the first queue key, in file order, whose setting the
+// run does not read, naming the file's field (backoff.policy is the
+// setting queue.backoff) and its line.
+func TestCheckRead(t *testing.T) {
+	got, err := Parse("s.yaml", []byte(steps+"watched: a\nqueue:\n  store: claim\n  backoff: {policy: exponential, base: 1s}\n  lease: 5s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	err = got.CheckRead(func(setting string) string {
+		asked = append(asked, setting)
+		if setting == "queue.lease" {
+			return "not read"
+		}
+		return ""
+	})
+	if want := "s.yaml:7: queue.lease: not read"; err == nil || err.Error() != want {
+		t.Errorf("CheckRead = %v; want %q", err, want)
+	}
+	if want := []string{"queue.store", "queue.backoff", "queue.backoff.base", "queue.lease"}; !reflect.DeepEqual(asked, want) {
+		t.Errorf("CheckRead asked of %q; want %q", asked, want)
+	}
+	err = got.CheckRead(func(setting string) string {
+		if setting == "queue.backoff" {
+			return "not read"
+		}
+		return ""
+	})
+	if want := "s.yaml:6: queue.backoff.policy: not read"; err == nil || err.Error() != want {
+		t.Errorf("CheckRead = %v; want %q", err, want)
 	}
 }

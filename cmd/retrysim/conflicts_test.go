@@ -41,7 +41,7 @@ func TestIgnoredFlagsRefused(t *testing.T) {
 		{[]string{"-crash-at", "after-key"}, "-crash-at: no worker crashes"},
 		{[]string{"-max-crashes", "1"}, "-max-crashes: no worker crashes"},
 		{[]string{"-backoff", "none", "-backoff-base", "1s"}, "-backoff-base: the backoff policy none never waits"},
-		{[]string{"-backoff", "constant", "-backoff-cap", "1s"}, "-backoff-cap: the constant backoff waits -backoff-base, with no cap"},
+		{[]string{"-backoff", "constant", "-backoff-cap", "1s"}, "-backoff-cap: the constant backoff waits its base, with no cap"},
 		{[]string{"-backoff", "river", "-backoff-base", "1s"}, "-backoff-base: the river schedule sets its own waits, in seconds by attempt"},
 		{[]string{"-attempts", "1", "-backoff", "exponential"}, "-backoff: with -attempts 1 no call is retried"},
 		{[]string{"-scenario", noLossy, "-lost-reply", "0.1"}, "-lost-reply: no step of the scenario can lose its reply"},

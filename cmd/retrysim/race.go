@@ -21,7 +21,8 @@ and charge keyed jobs in each -mode. It counts jobs charged twice, jobs whose
 key says handled but were never charged, and SQLITE_BUSY retries. -compare
 runs the simulator's matching store at the overlap and crash rates measured.
 Ctrl-C, SIGTERM or SIGHUP stops it at any point; its workers are killed and
-its databases removed.
+its databases removed. The databases of a harness killed by SIGKILL are
+removed by the next one.
 
 Usage: retrysim race [flags]
 
@@ -65,7 +66,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	fs.Var(flagval.DurationVar(&base.Gap), "gap", "deliver each job's copies in waves this `duration` apart instead of all at once")
 	fs.Var(flagval.DurationVar(&base.Lease), "lease", "the lease mode's lease `duration`, and how long before a killed worker's deliveries come back")
 	fs.BoolVar(&compare, "compare", false, "also run the simulator's matching store at the measured overlap and crash rates (needs -deliveries 2)")
-	fs.Var(&simJobs, "sim-jobs", "the simulator runs `n` jobs for -compare")
+	fs.Var(&simJobs, "sim-jobs", "the simulator runs `n` jobs for -compare (only with it)")
 	fs.Var(&seed, "seed", "random `seed` for choosing which deliveries crash, and for the simulator")
 	fs.BoolVar(&base.Keep, "keep", false, "keep the database files of a run that finishes (their paths are printed) instead of removing them")
 	o.Register(fs, render.RaceDoc, "", "")
@@ -81,6 +82,14 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	base.Jobs, base.Seed, base.CrashP = int(jobs), uint64(seed), float64(crashP.P)
 	if crashP.P > 0 || flagval.Given(fs)["crash-at"] {
 		base.CrashAt = race.CrashPoint(crashAt.V.String())
+	}
+	if err := flagval.Refuse(fs, func(name string) string {
+		if name == "sim-jobs" && !compare {
+			return "only -compare runs the simulator; give -compare too, or leave -sim-jobs out"
+		}
+		return ""
+	}); err != nil {
+		return err
 	}
 	if !compare {
 		simJobs = 0

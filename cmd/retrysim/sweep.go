@@ -53,10 +53,10 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job or duplicate_rate")
 	fs.StringVar(&plot.Path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
 	fs.StringVar(&scenarioPath, "scenario", "", "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step")
-	fs.Func("set", "vary a numeric parameter of the scenario by `name=values`: steps[STEP].p_fail, .lost_reply, .latency or .attempts (the step's own), or queue.ttl, .lease, .visibility, .repeat_delay, .backoff.base, .backoff.cap, .max_deliveries, .max_crashes, .repeat or .crash (durations as 1h or 250ms; a latency or repeat_delay is a fixed one, replacing a lognormal median:p99); repeat for several, at most 8", func(s string) error {
+	fs.Var(flagval.Repeated(func(s string) error {
 		sets = append(sets, s)
 		return nil
-	})
+	}), "set", "vary a numeric parameter of the scenario by `name=values`: steps[STEP].p_fail, .lost_reply, .latency or .attempts (the step's own), or queue.ttl, .lease, .visibility, .repeat_delay, .backoff.base, .backoff.cap, .max_deliveries, .max_crashes, .repeat or .crash (durations as 1h or 250ms; a latency or repeat_delay is a fixed one, replacing a lognormal median:p99); repeat for several, at most 8")
 	fs.BoolVar(&logY, "log-y", false, "draw -plot's line plot on a log y axis (by default: when the values span more than two decades)")
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
 	fs.BoolVar(&sharedScale, "shared-scale", false, "give -plot's heat maps one colour scale (by default each panel has its own)")

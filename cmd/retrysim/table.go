@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 
@@ -101,6 +102,14 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
 		return err
 	}
+	if err := refuseUnreadKeys(file, fs, unread); err != nil {
+		return err
+	}
+	if file != nil {
+		if err := file.CheckStepsRead(e.UnreadStepPolicy); err != nil {
+			return flagval.Usage(fmt.Errorf("-scenario %w", err))
+		}
+	}
 	if err := api.CheckExpect(expect, queue != nil); err != nil {
 		return flagval.LibraryError(err)
 	}
@@ -140,6 +149,26 @@ func scenarioFile(path string) (*scenario.Loaded, error) {
 		return nil, flagval.Usage(fmt.Errorf("-scenario %w", err))
 	}
 	return &loaded, nil
+}
+
+// refuseUnreadKeys refuses a key of file's queue section that the run never
+// reads (unread, by flag name, from Experiment.Unread), as the flag for the
+// same setting is refused; a setting a flag gives is the flag's.
+func refuseUnreadKeys(file *scenario.Loaded, fs *flag.FlagSet, unread map[string]string) error {
+	if file == nil {
+		return nil
+	}
+	given := flagval.Given(fs)
+	err := file.CheckRead(func(setting string) string {
+		if f := flagval.FlagOf(setting); !given[f] {
+			return unread[f]
+		}
+		return ""
+	})
+	if err != nil {
+		return flagval.Usage(fmt.Errorf("-scenario %w", err))
+	}
+	return nil
 }
 
 // shardRefuses names, with -shard, the flags that belong to merge (a

@@ -5,6 +5,7 @@
 package flagval
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -82,11 +83,15 @@ func (v *Seed) Set(s string) error {
 }
 
 // named wraps a flag's Value so that a refused value is reported as
-// "-flag: reason", which flag's own "invalid value ... for flag" wording buries.
+// "-flag: reason", which flag's own "invalid value ... for flag" wording buries,
+// and so that a flag given twice (-p-fail 1 -p-fail 2, or -p-fail and
+// --p-fail) is refused, as a scenario file's key given twice is, unless it
+// is Repeated.
 type named struct {
 	flag.Value
-	name string
-	err  *error
+	name  string
+	err   *error
+	given bool
 }
 
 // String allows the nil receiver, which flag.PrintDefaults makes to find the zero value.
@@ -104,7 +109,13 @@ func (n *named) IsBoolFlag() bool {
 }
 
 func (n *named) Set(s string) error {
-	err := n.Value.Set(s)
+	var err error
+	if _, repeated := n.Value.(Repeated); n.given && !repeated {
+		err = errors.New("given twice; give it once")
+	} else {
+		err = n.Value.Set(s)
+	}
+	n.given = true
 	if err != nil && *n.err == nil {
 		*n.err = fmt.Errorf("-%s: %w", n.name, err)
 	}
@@ -119,12 +130,21 @@ func (n *named) Get() any {
 	return nil
 }
 
-// NameErrors makes fs report Set errors through *err.
+// NameErrors makes fs report Set errors through *err, a flag given twice
+// among them.
 func NameErrors(fs *flag.FlagSet, err *error) {
 	fs.VisitAll(func(f *flag.Flag) {
-		f.Value = &named{f.Value, f.Name, err}
+		f.Value = &named{Value: f.Value, name: f.Name, err: err}
 	})
 }
+
+// Repeated is a flag.Value that may be given any number of times, each
+// value passed to the function in turn (sweep's -set); every other flag
+// given twice is refused.
+type Repeated func(string) error
+
+func (r Repeated) Set(s string) error { return r(s) }
+func (r Repeated) String() string     { return "" }
 
 // Bounded is a flag.Value for an integer in [Lo, Hi].
 type Bounded struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
@@ -22,12 +21,16 @@ import (
 // cancelled removes it, so nothing of it is kept.
 func Study(ctx context.Context, modes []Mode, base *Config, simJobs int64) (rows []stats.RaceRow, err error) {
 	if base.Keep && base.Dir == "" {
-		if base.Dir, err = os.MkdirTemp("", "retrysim-race-"); err != nil {
+		var tmp *tempDir
+		if tmp, err = newTempDir(); err != nil {
 			return nil, err
 		}
+		base.Dir = tmp.path
 		defer func() {
 			if err != nil {
-				os.RemoveAll(base.Dir)
+				tmp.remove()
+			} else {
+				tmp.keep()
 			}
 		}()
 	}

@@ -27,6 +27,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
+
+	"github.com/retrysim/retrysim/delivery"
 )
 
 // Mode is where a worker writes the key.
@@ -117,8 +119,12 @@ type Config struct {
 // cannot all be honoured: a comparison (simJobs above 0) pairs two
 // deliveries; keys are purged (TTL) only between waves (Gap); every delivery
 // of a round is held in memory (MaxJobs, MaxDeliveries); a crash point
-// without a crash probability kills no worker.
+// without a crash probability kills no worker; a lease must be longer than
+// 0s, as the delivery model's (delivery.CheckLease).
 func CheckStudy(base Config, simJobs int64) error {
+	if err := delivery.CheckLease(base.Lease); err != nil {
+		return fmt.Errorf("-lease: %w", err)
+	}
 	switch {
 	case simJobs > 0 && base.Deliveries != 2:
 		return errors.New("-compare: the simulator pairs two deliveries of a job; use -deliveries 2")
@@ -183,7 +189,8 @@ type task struct {
 
 // Run runs cfg and measures it. It returns when every worker it started has
 // exited, and on every path but a kept, finished run it removes the
-// database with its -wal and -shm files (and the directory, if it made it).
+// database with its -wal and -shm files (and the directory, if it made it:
+// one a harness killed by SIGKILL left is removed by the next, newTempDir).
 // A cancelled ctx kills the workers and ends every wait, the gaps between
 // waves and rounds included, and Run returns ctx's error.
 func Run(ctx context.Context, cfg Config) (res Result, err error) {
@@ -197,10 +204,12 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		}
 	}
 	dir := cfg.Dir
+	var tmp *tempDir
 	if dir == "" {
-		if dir, err = os.MkdirTemp("", "retrysim-race-"); err != nil {
+		if tmp, err = newTempDir(); err != nil {
 			return res, err
 		}
+		dir = tmp.path
 	}
 	path := filepath.Join(dir, fmt.Sprintf("race-%s.db", cfg.Mode))
 	files := []string{path, path + "-wal", path + "-shm"}
@@ -211,13 +220,16 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		}
 		if cfg.Keep && err == nil {
 			res.DatabasePath = path
+			if tmp != nil {
+				tmp.keep()
+			}
 			return
 		}
 		for _, f := range files {
 			os.Remove(f)
 		}
-		if cfg.Dir == "" {
-			os.RemoveAll(dir)
+		if tmp != nil {
+			tmp.remove()
 		}
 	}()
 	for _, f := range files { // a kept database of an earlier run in cfg.Dir

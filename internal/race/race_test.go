@@ -324,7 +324,7 @@ func TestParseMode(t *testing.T) {
 // CheckStudy names the flag of each setting it refuses, and passes the
 // bounds themselves: MaxJobs jobs, MaxDeliveries deliveries a round.
 func TestCheckStudy(t *testing.T) {
-	ok := Config{Procs: 2, Jobs: 1, Deliveries: 2, Rounds: 1}
+	ok := Config{Procs: 2, Jobs: 1, Deliveries: 2, Rounds: 1, Lease: time.Second}
 	for _, tc := range []struct {
 		name    string
 		edit    func(*Config)
@@ -341,6 +341,8 @@ func TestCheckStudy(t *testing.T) {
 		{"a delivery too many", func(c *Config) { c.Jobs, c.Deliveries = MaxJobs, MaxDeliveries/MaxJobs+1 }, 0, "-deliveries: "},
 		{"crash point alone", func(c *Config) { c.CrashAt = BeforeAck }, 0, "-crash-at: "},
 		{"crash point and probability", func(c *Config) { c.CrashAt, c.CrashP = BeforeAck, 0.1 }, 0, ""},
+		{"lease 0", func(c *Config) { c.Lease = 0 }, 0, "-lease: a lease must be longer than 0s"},
+		{"lease 1ns", func(c *Config) { c.Lease = 1 }, 0, ""},
 	} {
 		c := ok
 		tc.edit(&c)
