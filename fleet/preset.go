@@ -300,7 +300,8 @@ var grpcThrottling = Preset{
 	Runs:       func(d float64) []Config { return productionRuns(d, "grpc", "no_throttle", GRPCRetryClient) },
 }
 
-// EnvoyRetryClient is Envoy v1.39.0's router retry with its defaults:
+// EnvoyRetryClient is Envoy v1.39.0's router retry, retrying every error
+// (retry_on, which has no default, set to 5xx), with its defaults:
 // num_retries 1 (2 attempts), a fully jittered back-off of base interval
 // 25 ms capped at 10 x base (retry N waits within [0, min(25 ms x 2^(N-1),
 // 250 ms)), [0, 25 ms) for the one retry), and the cluster's retry budget at
