@@ -91,10 +91,11 @@ const (
 	// (truncated), and a retry goes while the balance is at least its cost.
 	// The window is exact here, where Finagle's is cut into slices.
 	FinagleBudget
-	// EnvoyBudget is Envoy's retry budget: a retry is allowed while the
-	// retries in flight are fewer than max(MinConcurrency, BudgetRatio x the
-	// attempts in flight) (truncated). A retry counts from when it is sent, so
-	// one waiting out its backoff is in no count (Envoy #30205).
+	// EnvoyBudget is Envoy's retry budget (v1.39.0): a retry is allowed while
+	// the retries outstanding are fewer than max(MinConcurrency, BudgetRatio
+	// x the attempts in flight) (truncated). A retry is outstanding from when
+	// it is allowed, through its backoff, to its attempt's outcome; a request
+	// waiting out its backoff has no attempt in flight (Envoy #30205).
 	EnvoyBudget
 	// SlidingBreaker is the circuit breaker of resilience4j and Polly: its
 	// window holds the outcomes of the last Window attempts (or, with
@@ -183,9 +184,9 @@ type PolicyConfig struct {
 	// allowed.
 	Threshold float64
 	// FinagleBudget and EnvoyBudget: BudgetRatio, the retries allowed a
-	// request (Finagle) or a retry in flight an attempt in flight (Envoy).
+	// request (Finagle) or a retry outstanding an attempt in flight (Envoy).
 	// FinagleBudget: TTL seconds, MinRate retries a second. EnvoyBudget:
-	// MinConcurrency retries in flight.
+	// MinConcurrency retries outstanding.
 	BudgetRatio, TTL, MinRate, MinConcurrency float64
 	// SlidingBreaker: FailureRate, Window attempts or WindowSeconds
 	// seconds (when above 0), MinCalls, OpenSeconds, HalfOpenCalls.

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 )
@@ -336,12 +337,70 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 		if got := send(p, 0); got != 1 {
 			t.Errorf("after a retry failed: %d retries; want 1", got)
 		}
-		// Retries allowed but not yet sent (waiting out a backoff) are in no
-		// count, so any number of them is allowed (Envoy #30205).
+		// Retries allowed but not yet sent (waiting out a backoff) count:
+		// Envoy v1.39.0 increments retries() when it decides, before the
+		// backoff (router/retry_state_impl.cc RetryStateImpl::shouldRetry:
+		// "cluster_.resourceManager(priority_).retries().inc();" then
+		// "enableBackoffTimer();"), so with nothing in flight only
+		// min_retry_concurrency 3 go.
 		q := cfg.New()
-		if got := retriesAt(q, 0); got != 10_000 {
-			t.Errorf("retries never sent: %d allowed; want all (10,000)", got)
+		if got := retriesAt(q, 0); got != 3 {
+			t.Errorf("retries never sent: %d allowed; want min_retry_concurrency 3", got)
 		}
+	})
+	t.Run("envoy-budget trace", func(t *testing.T) {
+		// Envoy v1.39.0 (8eea328, 2026-07-14), worked by hand:
+		//  - a retry counts from shouldRetry's "retries().inc()", before
+		//    "enableBackoffTimer()", to resetRetry's "retries().dec()", which
+		//    the next shouldRetry of its request calls first (its attempt's
+		//    reply, reset or timeout) or ~RetryStateImpl at the request's end;
+		//    router.cc doRetry, the retry leaving, touches neither;
+		//  - upstream/resource_manager_impl.h RetryBudgetImpl: canCreate is
+		//    "count() < max()", max is "std::max<uint64_t>(budget_percent /
+		//    100.0 * requests_for_budget, min_retry_concurrency)" with
+		//    "requests_for_budget = requests_.count() +
+		//    pending_requests_.count()" (budget_interval 0, its default): the
+		//    upstream requests, first attempts and retries, in flight; a
+		//    request waiting out its backoff has none.
+		p := PolicyConfig{Kind: EnvoyBudget, BudgetRatio: 0.2, MinConcurrency: 3}.New()
+		ask := func(step string, want bool) {
+			t.Helper()
+			if ok, _ := p.Retry(0, false, 0); ok != want {
+				t.Errorf("%s: retry allowed %v; want %v", step, ok, want)
+			}
+		}
+		for range 20 {
+			p.Sent(0, false) // 20 first attempts in flight
+		}
+		// Four fail in turn, each retry decided and waiting out its backoff:
+		// in flight 19, 18, 17, 16, limit max(3, floor(0.2 x that)) = 3, and
+		// the retries counted before each ask 0, 1, 2, then 3: not < 3.
+		for i, want := range []bool{true, true, true, false} {
+			p.Failure(0, false, false)
+			ask(fmt.Sprintf("failure %d of a first attempt", i+1), want)
+		}
+		// The three retries go out: in flight 16 + 3 = 19, limit 3, count 3.
+		for range 3 {
+			p.Sent(0, true)
+		}
+		p.Failure(0, false, false) // in flight 18, limit 3, count 3
+		ask("with 3 retries out", false)
+		// One retry fails: its count ends (resetRetry) before the ask:
+		// count 2 < 3, allowed, count 3 again, in flight 17.
+		p.Failure(0, true, false)
+		ask("after a retry failed", true)
+		// 10 more first attempts (27 in flight, the retry in backoff not
+		// among them): limit max(3, floor(5.4)) = 5, count 3: two go.
+		for range 10 {
+			p.Sent(0, false)
+		}
+		ask("27 in flight, count 3", true)
+		ask("27 in flight, count 4", true)
+		ask("27 in flight, count 5", false)
+		// A retry succeeds: count 4, in flight 26, limit floor(5.2) = 5.
+		p.Success(0, true, 0)
+		ask("after a retry succeeded", true)
+		ask("count 5 of 5", false)
 	})
 	t.Run("sliding-breaker count window", func(t *testing.T) {
 		// resilience4j's defaults: 50%, a window of 100 calls, at least 100,

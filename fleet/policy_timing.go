@@ -14,7 +14,7 @@ package fleet
 //	attempt-breaker  when the retry is decided  as breaker
 //	aws-spec         when the retry is decided  as aws
 //	finagle-budget   when the retry is decided  Finagle 24.5.0 RetryFilter: retryBudget.tryWithdraw(), then schedule(howlong)
-//	envoy-budget     when the retry is decided  Envoy router/retry_state_impl.cc RetryStateImpl::shouldRetry: retries().canCreate(), then enableBackoffTimer()
+//	envoy-budget     when the retry is decided  Envoy v1.39.0 router/retry_state_impl.cc RetryStateImpl::shouldRetry: retries().canCreate(), then enableBackoffTimer()
 //	sliding-breaker  when the attempt is sent   resilience4j 2.4.0 and Polly 8.7.0: the retry wraps the breaker, which is asked on every attempt
 //	sre-throttle     when the attempt is sent   the SRE book: the client throttles each request as it is about to send it
 //	grpc-adaptive    when the attempt is sent   grpc-go v1.83.1 balancer/rls: ShouldThrottle() as each lookup is about to be sent

@@ -60,8 +60,9 @@ func (b *finagleBudget) Retry(now float64, _ bool, _ float64) (bool, float64) {
 	return true, 0
 }
 
-// envoyBudget counts the attempts in flight (sent, no outcome yet) and,
-// among them, the retries.
+// envoyBudget counts the attempts in flight (sent, no outcome yet) and the
+// retries from when each is allowed to its attempt's outcome, backoff
+// included, as Envoy's retries() resource counts.
 type envoyBudget struct {
 	quiet
 	ratio, min       float64
@@ -70,15 +71,14 @@ type envoyBudget struct {
 
 func (e *envoyBudget) Retry(float64, bool, float64) (bool, float64) {
 	limit := math.Max(e.min, math.Floor(e.ratio*float64(e.active)))
-	return float64(e.retrying) < limit, 0
+	if float64(e.retrying) >= limit {
+		return false, 0
+	}
+	e.retrying++
+	return true, 0
 }
 
-func (e *envoyBudget) Sent(_ float64, retry bool) {
-	e.active++
-	if retry {
-		e.retrying++
-	}
-}
+func (e *envoyBudget) Sent(float64, bool) { e.active++ }
 
 func (e *envoyBudget) end(retry bool) {
 	e.active--

@@ -300,10 +300,11 @@ var grpcThrottling = Preset{
 	Runs:       func(d float64) []Config { return productionRuns(d, "grpc", "no_throttle", GRPCRetryClient) },
 }
 
-// EnvoyRetryClient is Envoy's router retry with its defaults: num_retries 1
-// (2 attempts), a fully jittered back-off of base interval 25 ms (retry N
-// waits within [0, (2^N - 1) x 25 ms), [0, 25 ms) for the one retry: full
-// jitter, base 25 ms, cap 10 x base), and the cluster's retry budget at
+// EnvoyRetryClient is Envoy v1.39.0's router retry, retrying every error
+// (retry_on, which has no default, set to 5xx), with its defaults:
+// num_retries 1 (2 attempts), a fully jittered back-off of base interval
+// 25 ms capped at 10 x base (retry N waits within [0, min(25 ms x 2^(N-1),
+// 250 ms)), [0, 25 ms) for the one retry), and the cluster's retry budget at
 // budget_percent 20% and min_retry_concurrency 3 (envoy.config.cluster.v3.
 // CircuitBreakers.Thresholds.RetryBudget). The budget belongs to an Envoy:
 // shared says whether one Envoy serves the whole fleet.
@@ -313,18 +314,18 @@ func EnvoyRetryClient(shared bool) Client {
 		Policy:  PolicyConfig{Kind: EnvoyBudget, Shared: shared, BudgetRatio: 0.2, MinConcurrency: 3}}
 }
 
-// FinagleRetryClient is Finagle's default RetryBudget (the 2016 "Retry
-// Budgets" post and RetryBudget.apply: 20% of requests, a reserve of 10
-// retries a second, deposits kept 10 s) with Brooker's three retries and no
-// backoff, as Finagle requeues at once. The budget belongs to a client:
-// shared says whether one serves the whole fleet.
+// FinagleRetryClient is Finagle 24.5.0's default RetryBudget
+// (RetryBudget.apply, as the 2016 "Retry Budgets" post describes it: 20% of
+// requests, a reserve of 10 retries a second, deposits kept 10 s) with
+// Brooker's three retries and no backoff, as Finagle requeues at once. The
+// budget belongs to a client: shared says whether one serves the whole fleet.
 func FinagleRetryClient(shared bool) Client {
 	return Client{Attempts: 4,
 		Policy: PolicyConfig{Kind: FinagleBudget, Shared: shared, BudgetRatio: 0.2, TTL: 10, MinRate: 10}}
 }
 
-// Resilience4jClient is resilience4j's Retry and CircuitBreaker with their
-// defaults: RetryConfig maxAttempts 3 with waitDuration 500 ms between
+// Resilience4jClient is resilience4j 2.4.0's Retry and CircuitBreaker with
+// their defaults: RetryConfig maxAttempts 3 with waitDuration 500 ms between
 // them; CircuitBreakerConfig failureRateThreshold 50%, a COUNT_BASED window
 // of slidingWindowSize 100 calls, minimumNumberOfCalls 100,
 // waitDurationInOpenState 60 s, permittedNumberOfCallsInHalfOpenState 10.
@@ -340,7 +341,7 @@ func Resilience4jClient(shared bool) Client {
 var envoyPreset = Preset{
 	Name:  "envoy-budget",
 	About: "17 x 3 runs, printed as brooker-retries's;",
-	Source: "Envoy's router retry and cluster retry budget with their defaults: num_retries 1, back-off within [0, 25 ms), " +
+	Source: "Envoy v1.39.0's router retry and cluster retry budget with their defaults: num_retries 1, back-off within [0, 25 ms), " +
 		"budget_percent 20%, min_retry_concurrency 3; on brooker-retries's load: no_budget, envoy_client (a budget per client), " +
 		"envoy_fleet (one Envoy for the fleet)",
 	Duration:   10,
@@ -353,7 +354,7 @@ var envoyPreset = Preset{
 var finaglePreset = Preset{
 	Name:  "finagle-budget",
 	About: "17 x 3 runs, printed as brooker-retries's;",
-	Source: "Finagle's default RetryBudget (\"Retry Budgets\", finagle.github.io 2016; RetryBudget.apply): 20% of requests, " +
+	Source: "Finagle 24.5.0's default RetryBudget (RetryBudget.apply; \"Retry Budgets\", finagle.github.io 2016): 20% of requests, " +
 		"a reserve of 10 retries a second, deposits kept 10 s; with 3 retries and no backoff, on brooker-retries's load: " +
 		"no_budget, finagle_client (a budget per client), finagle_fleet (one shared by the fleet)",
 	Duration:   10,
@@ -367,7 +368,7 @@ var finaglePreset = Preset{
 var resilience4jPreset = Preset{
 	Name:  "resilience4j-breaker",
 	About: "17 x 3 runs, printed as brooker-retries's;",
-	Source: "resilience4j's defaults: Retry maxAttempts 3, waitDuration 500 ms; CircuitBreaker failureRateThreshold 50%, " +
+	Source: "resilience4j 2.4.0's defaults: Retry maxAttempts 3, waitDuration 500 ms; CircuitBreaker failureRateThreshold 50%, " +
 		"slidingWindowSize 100 calls, minimumNumberOfCalls 100, waitDurationInOpenState 60 s, permittedNumberOfCallsInHalfOpenState 10; " +
 		"on brooker-retries's load: no_breaker, r4j_client (a breaker per client), r4j_fleet (one shared by the fleet)",
 	Duration:   10,

@@ -57,16 +57,29 @@ func TestProductionDefaults(t *testing.T) {
 		got  Client
 		want Client
 	}{
-		// Envoy: num_retries 1; base_interval 25 ms, max_interval 10 x
-		// base; budget_percent 20%, min_retry_concurrency 3.
+		// Envoy v1.39.0 (tag commit 8eea328, 2026-07-14):
+		// route_components.proto RetryPolicy num_retries "defaults to 1";
+		// router/retry_state_impl.cc "getInteger(\"upstream.base_retry_backoff_ms\",
+		// 25)" and "max_interval = base_interval * 10";
+		// upstream/resource_manager_impl.h RetryBudgetImpl::max "budget_percent_ ?
+		// *budget_percent_ : 20.0" and "min_retry_concurrency_ ?
+		// *min_retry_concurrency_ : 3".
 		{"envoy", EnvoyRetryClient(true), Client{Attempts: 2,
 			Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond},
 			Policy:  PolicyConfig{Kind: EnvoyBudget, Shared: true, BudgetRatio: 0.2, MinConcurrency: 3}}},
-		// Finagle: percentCanRetry 0.2, ttl 10 s, minRetriesPerSec 10.
+		// Finagle 24.5.0 (tag finagle-24.5.0, 2024-05-06),
+		// finagle-core/.../service/RetryBudget.scala: "val DefaultTtl =
+		// 10.seconds", "val DefaultMinRetriesPerSec = 10", and "def apply():
+		// RetryBudget = apply(DefaultTtl, DefaultMinRetriesPerSec, 0.2, ...)".
 		{"finagle", FinagleRetryClient(false), Client{Attempts: 4,
 			Policy: PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10, MinRate: 10}}},
-		// resilience4j: maxAttempts 3, waitDuration 500 ms; 50%, 100
-		// calls, at least 100, 60 s open, 10 half-open.
+		// resilience4j 2.4.0 (tag v2.4.0, 2026-03-14): RetryConfig.java
+		// "DEFAULT_WAIT_DURATION = 500", "DEFAULT_MAX_ATTEMPTS = 3";
+		// CircuitBreakerConfig.java "DEFAULT_FAILURE_RATE_THRESHOLD = 50",
+		// "DEFAULT_WAIT_DURATION_IN_OPEN_STATE = 60", "DEFAULT_PERMITTED_CALLS_IN_HALF_OPEN_STATE
+		// = 10", "DEFAULT_MINIMUM_NUMBER_OF_CALLS = 100",
+		// "DEFAULT_SLIDING_WINDOW_SIZE = 100", "DEFAULT_SLIDING_WINDOW_TYPE =
+		// SlidingWindowType.COUNT_BASED".
 		{"resilience4j", Resilience4jClient(false), Client{Attempts: 3,
 			Backoff: backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond},
 			Policy: PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.5, Window: 100, MinCalls: 100,
@@ -78,9 +91,16 @@ func TestProductionDefaults(t *testing.T) {
 			t.Errorf("%s: %+v; want %+v", tc.name, tc.got, tc.want)
 		}
 	}
-	// Envoy's one retry waits within [0, (2^1 - 1) x 25 ms).
-	if got := EnvoyRetryClient(false).Backoff.Delay(0, 0, 0.999); got >= 25*time.Millisecond {
-		t.Errorf("envoy: the retry waits %v; want under 25 ms", got)
+	// Envoy v1.39.0 common/backoff_strategy.cc JitteredExponentialBackOffStrategy::
+	// nextBackOffMs: "return (random_.random() % backoff);" with backoff
+	// base_interval, then doubled per retry ("next_interval_ * 2u") up to
+	// max_interval: retry N waits within [0, min(25 ms x 2^(N-1), 250 ms)),
+	// [0, 25 ms) for the one retry, [0, 50 ms) for a second.
+	for n, want := range []time.Duration{25, 50, 100, 200, 250, 250} {
+		want *= time.Millisecond
+		if got := EnvoyRetryClient(false).Backoff.Delay(n, 0, 0.999); got >= want || got < want*99/100 {
+			t.Errorf("envoy: retry %d at u = 0.999 waits %v; want just under %v", n+1, got, want)
+		}
 	}
 	if c := SidekiqClient(); c.Attempts != 26 || c.Backoff.Kind != backoff.Sidekiq {
 		t.Errorf("sidekiq: %d attempts, %s; want 25 retries (26 attempts) on the sidekiq schedule", c.Attempts, c.Backoff.Kind)
