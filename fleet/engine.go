@@ -105,10 +105,10 @@ type request struct {
 	cost     float64       // what the policy charged for the attempt in flight (0: the first)
 	client   int32         // the client the request belongs to
 	refs     int32         // events and queue entries that name this slot
-	effects  int32
-	attempt  uint8  // attempts (rounds) sent
-	copies   uint8  // copies of the current attempt sent: 1, and its hedges
-	pending  uint16 // bit k: copy k of the current attempt awaits its reply or timeout
+	pending  uint16        // bit k: copy k of the current attempt awaits its reply or timeout
+	effects  uint8         // side effects done, counted up to 2: enough to tell a duplicate
+	attempt  uint8         // attempts (rounds) sent
+	copies   uint8         // copies of the current attempt sent: 1, and its hedges
 	done     bool
 	keyBusy  bool // SameKey: an attempt holds the key in the server
 	keyDone  bool // SameKey: the key's work is done and its reply stored
@@ -310,6 +310,7 @@ func (s *sim) arrive() {
 		s.rep.LocalRejected++
 		s.rep.Failed++
 		s.reqs[slot].done = true
+		s.free = append(s.free, slot) // no event names it: nothing else would free it
 	}
 	if t := s.nextArrival(s.now); t < s.dur {
 		s.push(t, evArrival, -1, 0, 0, 0)
@@ -496,14 +497,14 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 		s.answer(slot, attempt, copy, outError)
 		return
 	}
-	r.effects++
 	s.rep.Effects++
-	if r.effects > 1 {
+	if r.effects > 0 {
 		s.rep.Duplicates++
-		if r.effects == 2 {
+		if r.effects == 1 {
 			s.rep.Duplicated++
 		}
 	}
+	r.effects = min(r.effects+1, 2)
 	r.keyDone = s.cfg.Client.Keys == SameKey
 	s.answer(slot, attempt, copy, outOK)
 }
