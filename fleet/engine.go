@@ -155,6 +155,8 @@ type sim struct {
 
 	hist histogram
 	rep  Replicate
+	// tick, if not nil, is told the time every 65,536 events.
+	tick func(now float64)
 }
 
 func newSim(cfg *Config, seed uint64) *sim {
@@ -249,6 +251,9 @@ func (s *sim) run() Replicate {
 		}
 		s.rep.Events++
 		s.now = e.t
+		if s.tick != nil && s.rep.Events&0xffff == 0 {
+			s.tick(s.now)
+		}
 		if e.slot >= 0 {
 			s.reqs[e.slot].refs--
 		}

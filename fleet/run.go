@@ -20,6 +20,9 @@ type Options struct {
 	Seed uint64
 	// Workers is how many replicates run at once; it never changes a number.
 	Workers int
+	// Progress, if not nil, is told from the workers, as replicates go,
+	// how many of all the replicates' seconds of arrivals are simulated.
+	Progress func(done, total int64)
 }
 
 // Result is a run and its replicates, in replicate order.
@@ -36,7 +39,11 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 		out[i] = Result{Config: c, Replicates: make([]Replicate, opt.Replicates)}
 	}
 	jobs := len(cfgs) * opt.Replicates
-	var next atomic.Int64
+	var total int64
+	for _, c := range cfgs {
+		total += int64(opt.Replicates) * int64(math.Ceil(c.Duration))
+	}
+	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	for range max(1, min(opt.Workers, jobs)) {
 		wg.Go(func() {
@@ -46,7 +53,20 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 					return
 				}
 				run, r := j/opt.Replicates, j%opt.Replicates
-				out[run].Replicates[r] = newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(r))).run()
+				s := newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(r)))
+				if opt.Progress == nil {
+					out[run].Replicates[r] = s.run()
+					continue
+				}
+				var shown int64 // this replicate's seconds told
+				s.tick = func(now float64) {
+					if sec := int64(math.Min(now, s.dur)); sec > shown {
+						opt.Progress(done.Add(sec-shown), total)
+						shown = sec
+					}
+				}
+				out[run].Replicates[r] = s.run()
+				opt.Progress(done.Add(int64(math.Ceil(s.dur))-shown), total)
 			}
 		})
 	}
