@@ -89,14 +89,14 @@ func fifoBytes(n, size float64) float64 {
 	return math.Max(16, 2*n) * size
 }
 
-// Cost bounds what one replicate of c can reach; c must have passed
-// Check. A request makes at most Attempts x (1 + Hedges) calls, each of at
-// most 5 events (at the server, resumed after a stall, done, reply,
-// timeout), an event a hedge's delay and one a retry's backoff. It holds its slot at most its
-// client's timeouts, hedge delays and longest backoffs, plus a call's
-// longest network delay, stall and time in the server (for the latency
-// server, Base + Slope x every call it can get) after its last copy left;
-// the queue server holds at most its workers' and its queue's calls.
+// Cost bounds what one replicate of c can reach; c must have passed Check.
+// A request makes at most Attempts x (1 + Hedges) calls, each of at most 5
+// events (at the server, resumed after a stall, done, reply, timeout), an
+// event a hedge's delay and one a retry's backoff. It holds its slot at
+// most its client's timeouts, hedge delays and longest backoffs, plus a
+// call's longest network delay, stall and time in the server (for the
+// latency server, Base + Slope x every call it can get) after its last copy
+// left; the queue server holds at most its workers' and its queue's calls.
 func (c Config) Cost() Cost {
 	cl := c.Client
 	lmax, dur := c.Load.max(), c.Duration
@@ -143,7 +143,7 @@ func (c Config) Cost() Cost {
 	}
 	for _, t := range terms {
 		e.life += t.secs
-		if t.secs > e.longest.secs || e.longest.flag == "" {
+		if t.secs > e.longest.secs { // the timeout, above 0, comes first
 			e.longest = t
 		}
 	}
@@ -272,8 +272,8 @@ func CheckCost(cfgs []Config, opt Options) error {
 	case wc.queue >= wc.slots && wc.queue >= wc.window:
 		return fmt.Errorf("-queue: %d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, gib(wc.queue), atOnce, limit)
 	case wc.window >= wc.slots:
-		return fmt.Errorf("-%s: the %s policy's states (%d clients, -policy-scope %s) need up to %s a replicate, %g at once, %s",
-			wc.windowFlag, w.Policy.Kind, w.Clients, ScopeName(w.Policy.Shared), gib(wc.window), atOnce, limit)
+		return fmt.Errorf("-%s: the %s policy's states (%s, -policy-scope %s) need up to %s a replicate, %g at once, %s",
+			wc.windowFlag, w.Policy.Kind, plural(w.Clients, "client"), ScopeName(w.Policy.Shared), gib(wc.window), atOnce, limit)
 	}
 	return fmt.Errorf("-%s: %s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
 		wc.longest.flag, wc.longest.what, worst.Load.max(), wc.InFlight, gib(wc.slots), atOnce, limit)

@@ -132,7 +132,7 @@ func TestCheckCostRefuses(t *testing.T) {
 		{"sre window 24h", big(func(c *Config) {
 			c.Client.Policy = PolicyConfig{Kind: SREThrottle, Shared: true, K: 2, SREWindow: 86400}
 			c.Load.Rate, c.Duration = 1e5, 1000
-		}), Options{Replicates: 1, Workers: 1}, "-sre-window: the sre-throttle policy's states (1 clients, -policy-scope fleet)"},
+		}), Options{Replicates: 1, Workers: 1}, "-sre-window: the sre-throttle policy's states (1 client, -policy-scope fleet)"},
 		// 100 attempts x 16 copies failing: 1,600 calls a request. Up to
 		// 1e6 + 12 x 1e3 + 60 = 1,012,060 requests, each 1 + 1600 x 4 +
 		// 100 x 15 = 7,901 events, 10 times: 7.996e10.
