@@ -142,6 +142,18 @@ func TestCheckCostRefuses(t *testing.T) {
 		}), Options{Replicates: 10, Workers: 2}, "-attempts: up to 100 attempts x 16 copies (1 + -hedges) a request, 10 replicates of up to 1.01e+06 requests can take up to 8e+10 events"},
 		// A preset's replicates: 2.9 GB of series (and 9e11 events).
 		{"preset replicates", retryPolicies.Runs(3600), Options{Replicates: 100, Workers: 2}, "-replicates: 170 runs x 100 replicates"},
+		// Series: 1000 runs x 100 replicates x 3600 s x 48 bytes are 16 GiB,
+		// at 1 request a second (5.6e9 events at most).
+		{"series", func() []Config {
+			c := DefaultConfig()
+			c.Server = Server{Kind: Independent, Base: 0.01}
+			c.Load.Rate, c.Duration = 1, 3600
+			cfgs := make([]Config, 1000)
+			for i := range cfgs {
+				cfgs[i] = c
+			}
+			return cfgs
+		}(), Options{Replicates: 100, Workers: 2}, "-replicates: 1000 runs x 100 replicates of 1h0m0s keep 16."},
 		// Replicates at once: each fits, twelve do not.
 		{"workers", big(func(c *Config) { c.Client.Timeout, c.Load.Rate, c.Duration = 1, 1e5, 100 }),
 			Options{Replicates: 12, Workers: 12}, "-workers: 12 replicates at once need up to"},
