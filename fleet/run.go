@@ -32,7 +32,8 @@ type Result struct {
 }
 
 // Run simulates every configuration Replicates times on Workers goroutines.
-// The configurations must have passed Check, and the replicates CheckReplicates.
+// The configurations must have passed Check, and the replicates
+// CheckReplicates; CheckCost bounds the events and memory it can take.
 func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 	out := make([]Result, len(cfgs))
 	for i, c := range cfgs {
