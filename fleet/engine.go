@@ -115,11 +115,11 @@ type request struct {
 	prev     time.Duration // the last backoff wait, which decorrelated jitter grows from
 	cost     float64       // what the policy charged for the attempt in flight (0: the first)
 	client   int32         // the client the request belongs to
-	refs     int32         // events and queue entries that name this slot
-	effects  int32
-	attempt  uint8  // attempts (rounds) sent or refused
-	copies   uint8  // copies of the current attempt sent: 1, and its hedges
-	pending  uint16 // bit k: copy k of the current attempt awaits its reply or timeout
+	refs     int16         // events and queue entries that name this slot: at most 2 a call, and a request makes at most MaxAttempts x (1 + MaxHedges)
+	pending  uint16        // bit k: copy k of the current attempt awaits its reply or timeout
+	effects  uint8         // side effects done, counted up to 2: enough to tell a duplicate
+	attempt  uint8         // attempts (rounds) sent or refused
+	copies   uint8         // copies of the current attempt sent: 1, and its hedges
 	done     bool
 	called   bool // an attempt was sent
 	timedOut bool // the last attempt timed out: what a policy asked at send is told
@@ -168,6 +168,8 @@ type sim struct {
 
 	hist histogram
 	rep  Replicate
+	// tick, if not nil, is told the time every 65,536 events.
+	tick func(now float64)
 }
 
 func newSim(cfg *Config, seed uint64) *sim {
@@ -273,6 +275,9 @@ func (s *sim) run(ctx context.Context) (Replicate, error) {
 		}
 		s.rep.Events++
 		s.now = e.t
+		if s.tick != nil && s.rep.Events&0xffff == 0 {
+			s.tick(s.now)
+		}
 		if e.slot >= 0 {
 			s.reqs[e.slot].refs--
 		}
@@ -332,6 +337,9 @@ func (s *sim) arrive() {
 		s.send(slot)
 	} else {
 		s.refused(slot)
+		if r := &s.reqs[slot]; r.done && r.refs == 0 {
+			s.free = append(s.free, slot) // no event names it: nothing else would free it
+		}
 	}
 	if t := s.nextArrival(s.now); t < s.dur {
 		s.push(t, evArrival, -1, 0, 0, 0)
@@ -519,14 +527,14 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 		s.answer(slot, attempt, copy, outError)
 		return
 	}
-	r.effects++
 	s.rep.Effects++
-	if r.effects > 1 {
+	if r.effects > 0 {
 		s.rep.Duplicates++
-		if r.effects == 2 {
+		if r.effects == 1 {
 			s.rep.Duplicated++
 		}
 	}
+	r.effects = min(r.effects+1, 2)
 	r.keyDone = s.cfg.Client.Keys == SameKey
 	s.answer(slot, attempt, copy, outOK)
 }

@@ -21,6 +21,9 @@ type Options struct {
 	Seed uint64
 	// Workers is how many replicates run at once; it never changes a number.
 	Workers int
+	// Progress, if not nil, is told from the workers, as replicates go,
+	// how many of all the replicates' seconds of arrivals are simulated.
+	Progress func(done, total int64)
 }
 
 // Result is a run and its replicates, in replicate order.
@@ -30,7 +33,8 @@ type Result struct {
 }
 
 // Run simulates every configuration Replicates times on Workers goroutines.
-// The configurations must have passed Check, and the replicates CheckReplicates.
+// The configurations must have passed Check, and the replicates
+// CheckReplicates; CheckCost bounds the events and memory it can take.
 // Once ctx is done it returns ctx's error within a few thousand events of
 // each replicate in progress.
 func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
@@ -39,9 +43,13 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 		out[i] = Result{Config: c, Replicates: make([]Replicate, opt.Replicates)}
 	}
 	jobs := len(cfgs) * opt.Replicates
-	var next atomic.Int64
+	var total int64
+	for _, c := range cfgs {
+		total += int64(opt.Replicates) * int64(math.Ceil(c.Duration))
+	}
+	var next, done atomic.Int64
 	var wg sync.WaitGroup
-	for range max(1, min(opt.Workers, jobs)) {
+	for range boundsOf(cfgs, opt).atOnce(opt) {
 		wg.Go(func() {
 			for {
 				j := int(next.Add(1) - 1)
@@ -49,11 +57,24 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 					return
 				}
 				run, r := j/opt.Replicates, j%opt.Replicates
-				rep, err := newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(r))).run(ctx)
+				s := newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(r)))
+				var shown int64 // this replicate's seconds told
+				if opt.Progress != nil {
+					s.tick = func(now float64) {
+						if sec := int64(math.Min(now, s.dur)); sec > shown {
+							opt.Progress(done.Add(sec-shown), total)
+							shown = sec
+						}
+					}
+				}
+				rep, err := s.run(ctx)
 				if err != nil {
 					return // ctx is done: Run returns its error
 				}
 				out[run].Replicates[r] = rep
+				if opt.Progress != nil {
+					opt.Progress(done.Add(int64(math.Ceil(s.dur))-shown), total)
+				}
 			}
 		})
 	}

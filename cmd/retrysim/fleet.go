@@ -32,7 +32,7 @@ Flags:
 `
 
 // fleetCommand runs the fleet model: flags, then fleet.Run, then a renderer.
-func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
+func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flagval.NewFlagSet("retrysim fleet")
 	c := fleet.DefaultConfig() // the model flags write into it
 	var (
@@ -98,6 +98,10 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if err := fleet.CheckReplicates(replicates.V, cfgs[0].Duration); err != nil {
 		return flagval.Usage(err)
 	}
+	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "fleet")}
+	if err := fleet.CheckCost(cfgs, opts); err != nil {
+		return flagval.Usage(err)
+	}
 	if err := render.CheckFleetFiles(series, plot); err != nil {
 		return flagval.Usage(err)
 	}
@@ -106,7 +110,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 		return flagval.Usage(err)
 	}
 
-	res, err := fleet.Run(ctx, cfgs, fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V})
+	res, err := fleet.Run(ctx, cfgs, opts)
 	if err != nil {
 		return err
 	}

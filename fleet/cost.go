@@ -1,0 +1,321 @@
+package fleet
+
+import (
+	"fmt"
+	"math"
+	"time"
+	"unsafe"
+
+	"github.com/retrysim/retrysim/backoff"
+)
+
+// Limits on what a command's runs may cost, checked by CheckCost before any
+// work against the bounds Config.Cost computes from the settings alone.
+const (
+	// MaxEvents bounds the events of every run and replicate together: at
+	// the engine's 4 to 5 million events a CPU second, about 40 CPU
+	// minutes at worst (20 on two cores).
+	MaxEvents = 1e10
+	// MaxBytes bounds the memory the runs hold at once: the replicates
+	// running at once (one a worker) and every replicate's series, kept
+	// until the run's are averaged.
+	MaxBytes = 4 << 30
+)
+
+// netReach is the most times its mean an exponential network delay can be:
+// the engine draws it as -mean ln U with U at least 2^-53, and 53 ln 2 is
+// 36.74.
+const netReach = 36.74
+
+// simFixed bounds a replicate's memory that does not grow with its load:
+// the sim itself with its latency histogram (about 50 KB) and its result.
+const simFixed = 64 << 10
+
+// Cost bounds what one replicate of a run can reach. A count of arrivals is
+// random: its bound is a Poisson bound (arrivalBound), which the count
+// exceeds with probability below e^-72; the rest follows exactly.
+type Cost struct {
+	// Requests, Calls and Events bound the replicate's totals (Replicate's
+	// Requests, Calls and Events).
+	Requests, Calls, Events float64
+	// InFlight bounds the request slots the replicate holds at once.
+	InFlight float64
+	// Bytes bounds the replicate's memory while it runs, its series
+	// included; Series is the series alone, kept until the run's
+	// replicates are averaged.
+	Bytes, Series float64
+
+	// life bounds how long after its arrival a request holds its slot, but
+	// for a call a queue server holds; longest is its largest term.
+	life    float64
+	longest lifeTerm
+	// slots, queue and window are the bytes of the request slots with
+	// their events, of the queue server's queue, and of the policy states;
+	// windowFlag names the setting that sizes the last.
+	slots, queue, window float64
+	windowFlag           string
+}
+
+// lifeTerm is a part of a request's longest life: the setting that makes
+// it, what it is, and its seconds.
+type lifeTerm struct {
+	flag, what string
+	secs       float64
+}
+
+// arrivalBound bounds a Poisson count of mean mu: mu + 12 sqrt(mu) + 60,
+// which by Bernstein's inequality the count exceeds with probability below
+// e^-72 (so below 1e-24 over any run's windows, clients and replicates).
+func arrivalBound(mu float64) float64 { return mu + 12*math.Sqrt(mu) + 60 }
+
+// inWindow bounds the arrivals at a rate up to lmax in any window of w
+// seconds of a run of dur seconds: each such window lies in one of the
+// windows [kw, (k+2)w).
+func inWindow(lmax, w, dur float64) float64 {
+	return arrivalBound(lmax * math.Min(2*w, dur))
+}
+
+// sliceBytes bounds the bytes of a slice grown by append to n items of size
+// bytes, or made with room for 256: Go at most doubles a capacity and rounds
+// it up to a size class (at most 12.5% more) or to a page.
+func sliceBytes(n, size float64) float64 { return 2.25*math.Max(n, 256)*size + 8192 }
+
+// fifoBytes bounds the bytes of a fifo that held up to n items of size
+// bytes: its ring starts at 16 and doubles.
+func fifoBytes(n, size float64) float64 {
+	if n == 0 {
+		return 0
+	}
+	return math.Max(16, 2*n) * size
+}
+
+// Cost bounds what one replicate of c can reach; c must have passed Check.
+// A request makes at most Attempts x (1 + Hedges) calls, each of at most 5
+// events (at the server, resumed after a stall, done, reply, timeout), an
+// event a hedge's delay and one a retry's backoff. It holds its slot at
+// most its client's timeouts, hedge delays and longest backoffs, plus a
+// call's longest network delay, stall and time in the server (for the
+// latency server, Base + Slope x every call it can get) after its last copy
+// left; the queue server holds at most its workers' and its queue's calls.
+func (c Config) Cost() Cost {
+	cl := c.Client
+	lmax, dur := c.Load.max(), c.Duration
+	attempts := float64(cl.Attempts)
+	copies := attempts * float64(1+cl.Hedges)
+	var e Cost
+	e.Requests = arrivalBound(lmax * dur)
+	e.Calls = e.Requests * copies
+	perCopy := 4.0 // at the server, done, reply, timeout
+	stall := c.Outage.On() && c.Outage.Mode == Stall
+	if stall {
+		perCopy++
+	}
+	sends := 0.0
+	if cl.Backoff.Kind != backoff.None {
+		sends = attempts - 1
+	}
+	e.Events = e.Requests * (1 + sends + copies*perCopy + attempts*float64(cl.Hedges))
+
+	terms := []lifeTerm{
+		{"timeout", fmt.Sprintf("%v x %d attempts", dur2(cl.Timeout), cl.Attempts), attempts * cl.Timeout},
+		{"hedge-delay", fmt.Sprintf("%d hedges %v apart x %d attempts", cl.Hedges, dur2(cl.HedgeDelay), cl.Attempts),
+			attempts * float64(cl.Hedges) * cl.HedgeDelay},
+		{"backoff-cap", fmt.Sprintf("%d %s backoff waits", cl.Attempts-1, cl.Backoff.Kind), cl.Backoff.Longest(cl.Attempts - 1).Seconds()},
+	}
+	if cl.Backoff.Kind.Schedule() { // a schedule reads no cap
+		terms[2].flag = "backoff"
+	}
+	client := terms[0].secs + terms[1].secs + terms[2].secs
+	terms = append(terms, lifeTerm{"net", fmt.Sprintf("a network delay of mean %v", dur2(c.Net)), netReach * c.Net})
+	if stall {
+		terms = append(terms, lifeTerm{"outage", fmt.Sprintf("a stall of %v", dur2(c.Outage.To-c.Outage.From)), c.Outage.To - c.Outage.From})
+	}
+	switch c.Server.Kind {
+	case Latency:
+		flag := "slope"
+		if c.Server.Slope*e.Calls < c.Server.Base {
+			flag = "base"
+		}
+		terms = append(terms, lifeTerm{flag, fmt.Sprintf("a latency of %v + %v a call in progress", dur2(c.Server.Base), dur2(c.Server.Slope)),
+			c.Server.Base + c.Server.Slope*e.Calls})
+	case RateLimit, Independent:
+		terms = append(terms, lifeTerm{"base", fmt.Sprintf("a latency of %v", dur2(c.Server.Base)), c.Server.Base})
+	}
+	for _, t := range terms {
+		e.life += t.secs
+		if t.secs > e.longest.secs { // the timeout, above 0, comes first
+			e.longest = t
+		}
+	}
+	e.life = e.life*(1+1e-9) + 1e-6 // the engine adds these times in floating point
+	held := math.Min(e.Requests, inWindow(lmax, e.life, dur))
+	var queued, serving float64 // calls the queue server holds past life
+	if c.Server.Kind == Queue {
+		queued = math.Min(float64(c.Server.QueueMax), e.Calls)
+		serving = math.Min(float64(c.Server.Workers), e.Calls)
+	}
+	e.InFlight = math.Min(e.Requests, held+queued+serving)
+	// A request held has at most a backoff's send pending, a timeout and
+	// an event on its way through the server a copy, and a hedge's.
+	pending := math.Min(e.Events, 1+held*(1+2*copies+attempts*float64(cl.Hedges))+serving)
+	eventSize := float64(unsafe.Sizeof(event{}))
+	e.slots = sliceBytes(e.InFlight, float64(unsafe.Sizeof(request{}))) + sliceBytes(e.InFlight, 4) +
+		sliceBytes(pending+pad, eventSize) + fifoBytes(pending, eventSize)
+	e.queue = fifoBytes(queued, float64(unsafe.Sizeof(waiter{})))
+	e.window, e.windowFlag = windowBytes(c, e.Requests, copies, client)
+	e.Series = math.Ceil(dur) * float64(unsafe.Sizeof(Second{}))
+	e.Bytes = e.slots + e.queue + e.window + e.Series + simFixed
+	return e
+}
+
+// windowBytes bounds the bytes of the policy states (one a client, or one
+// for the fleet) with what their windows keep, and names the setting that
+// sizes them. A windowed state expires entries only when it adds one, so
+// what it keeps was added within one window before its last addition: by
+// requests that arrived in that window or a client life before it (each
+// request adds at most perRequest entries, within client seconds of its
+// arrival). requests bounds the run's requests and copies a request's calls.
+func windowBytes(c Config, requests, copies, client float64) (float64, string) {
+	p := c.Client.Policy
+	states := float64(c.Client.Clients)
+	if p.Shared || p.Kind == Unlimited {
+		states = 1
+	}
+	size, entry, perRequest, flag := 32.0, 16.0, copies, "clients"
+	var window float64
+	switch p.Kind {
+	case FinagleBudget:
+		size, window, flag = float64(unsafe.Sizeof(finagleBudget{})), p.TTL, "budget-ttl"
+	case SlidingBreaker:
+		size, window, flag = float64(unsafe.Sizeof(slidingBreaker{})), p.WindowSeconds, "cb-window-time"
+	case SREThrottle:
+		// Two rings of times: every attempt asked for, and each success.
+		size, window, flag = float64(unsafe.Sizeof(sreThrottle{})), p.SREWindow, "sre-window"
+		entry, perRequest = 8, copies+1
+	}
+	// Each state: its place in the slice, its struct in a size class (at
+	// most 16 bytes more), and up to two rings' first 16 entries.
+	bytes := states * (16 + size + 16 + 2*16*entry)
+	var entries float64
+	switch {
+	case p.Kind == SlidingBreaker && p.WindowSeconds == 0:
+		entries, flag = math.Min(requests*copies, states*float64(p.Window+1)), "cb-window"
+	case window > 0:
+		perState := inWindow(c.Load.max()/states, window+client, c.Duration) * perRequest
+		entries = math.Min(requests*perRequest, states*perState)
+	}
+	return bytes + 2*entries*entry, flag
+}
+
+// dur2 is s seconds as a time.Duration, for messages.
+func dur2(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// bounds is what every run and replicate of a Run can reach together.
+type bounds struct {
+	events, kept, running float64 // events in all, bytes kept to the end, bytes of the largest replicate running
+	jobs                  int     // replicates in all
+	worst                 Config  // the run of the largest replicate
+	worstCost             Cost
+}
+
+// boundsOf adds up the runs' costs.
+func boundsOf(cfgs []Config, opt Options) bounds {
+	b := bounds{jobs: len(cfgs) * opt.Replicates}
+	reps := float64(opt.Replicates)
+	for _, c := range cfgs {
+		e := c.Cost()
+		b.events += reps * e.Events
+		b.kept += reps*(e.Series+float64(unsafe.Sizeof(Replicate{}))) + math.Ceil(c.Duration)*float64(unsafe.Sizeof(Point{}))
+		if r := e.Bytes - e.Series; r > b.running {
+			b.running, b.worst, b.worstCost = r, c, e
+		}
+	}
+	return b
+}
+
+// atOnce is how many replicates Run runs at once: opt.Workers, fewer when
+// that many would hold more than MaxBytes, so whether a run is accepted
+// never depends on the workers (and the numbers never do either).
+func (b bounds) atOnce(opt Options) int {
+	n := max(1, min(opt.Workers, b.jobs))
+	if b.running > 0 {
+		if fit := int((MaxBytes - b.kept) / b.running); fit < n {
+			n = max(1, fit)
+		}
+	}
+	return n
+}
+
+// CheckCost refuses runs (each passed Check) whose bounds, over every run
+// and replicate, pass MaxEvents events or MaxBytes bytes held at once, with
+// a one-line error naming the setting to change. With several runs (a
+// preset, which sets the model) it names -duration or -replicates. Run
+// runs fewer replicates at once than opt.Workers where that many would not
+// fit, so the workers never decide whether a run is accepted.
+func CheckCost(cfgs []Config, opt Options) error {
+	b := boundsOf(cfgs, opt)
+	events, kept, running, worst, wc := b.events, b.kept, b.running, b.worst, b.worstCost
+	atOnce := float64(b.atOnce(opt))
+	preset := len(cfgs) > 1
+	c := cfgs[0]
+	runs := plural(opt.Replicates, "replicate")
+	if preset {
+		runs = plural(len(cfgs), "run") + " x " + runs
+	}
+	if events > MaxEvents {
+		cl := c.Client
+		what := fmt.Sprintf("%s of up to %.3g requests", runs, c.Cost().Requests)
+		flag := "duration"
+		switch {
+		case !preset && cl.Attempts*(1+cl.Hedges) >= 16:
+			flag = "attempts"
+			if 1+cl.Hedges > cl.Attempts {
+				flag = "hedges"
+			}
+			what = fmt.Sprintf("up to %d attempts x %d copies (1 + -hedges) a request, %s", cl.Attempts, 1+cl.Hedges, what)
+		case opt.Replicates > 1:
+			flag = "replicates"
+		}
+		return fmt.Errorf("-%s: %s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", flag, what, events, float64(MaxEvents))
+	}
+	total := atOnce*running + kept
+	if total <= MaxBytes {
+		return nil
+	}
+	limit := fmt.Sprintf("about %s in all; at most %s", gib(total), gib(MaxBytes))
+	if kept >= atOnce*running {
+		flag := "replicates"
+		if opt.Replicates == 1 {
+			flag = "duration"
+		}
+		return fmt.Errorf("-%s: %s of %v keep %s of series until they are averaged, %s", flag, runs, dur2(c.Duration), gib(kept), limit)
+	}
+	w := worst.Client
+	switch {
+	case preset:
+		return fmt.Errorf("-duration: a run of %v needs up to %s a replicate, %g at once, %s", dur2(worst.Duration), gib(running), atOnce, limit)
+	case wc.queue >= wc.slots && wc.queue >= wc.window:
+		return fmt.Errorf("-queue: %d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, gib(wc.queue), atOnce, limit)
+	case wc.window >= wc.slots:
+		return fmt.Errorf("-%s: the %s policy's states (%s, -policy-scope %s) need up to %s a replicate, %g at once, %s",
+			wc.windowFlag, w.Policy.Kind, plural(w.Clients, "client"), ScopeName(w.Policy.Shared), gib(wc.window), atOnce, limit)
+	}
+	return fmt.Errorf("-%s: %s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
+		wc.longest.flag, wc.longest.what, worst.Load.max(), wc.InFlight, gib(wc.slots), atOnce, limit)
+}
+
+// gib writes bytes in GiB, or MiB below one.
+func gib(b float64) string {
+	if b < 1<<30 {
+		return fmt.Sprintf("%.0f MiB", b/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GiB", b/(1<<30))
+}
+
+// plural is n things, with an s unless n is 1.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
