@@ -24,8 +24,7 @@ type Param struct {
 	// Spec is what values it takes.
 	Spec sweep.Spec
 	// value is v as the value Override takes for the setting called Name
-	// (seconds as a time.Duration), so that a point sets it as a flag does,
-	// turning the delivery model on for a field only it reads.
+	// (seconds as a time.Duration), so that a point sets it as a flag does.
 	value func(v float64) any
 }
 
@@ -173,6 +172,8 @@ type SettingDef struct {
 	Default any
 	// Min and Max bound a count: an int Default.
 	Min, Max int
+	// Delivery: only the delivery model reads it (latency, queue.FIELD).
+	Delivery bool
 }
 
 // Settings are the settings Override takes besides steps[STEP].FIELD, in
@@ -189,7 +190,7 @@ func Settings() []SettingDef {
 		if key, ok := strings.CutPrefix(name, "queue."); ok {
 			f = queueFields[key]
 		}
-		defs[i] = SettingDef{Name: name, Usage: f.usage, Default: f.get(&step, &queue)}
+		defs[i] = SettingDef{Name: name, Usage: f.usage, Default: f.get(&step, &queue), Delivery: f.timed}
 		if f.spec != nil && f.spec.Kind == sweep.Whole {
 			defs[i].Min, defs[i].Max = int(f.spec.Min), int(f.spec.Max)
 		}
@@ -208,11 +209,12 @@ type Setting struct {
 
 // Override returns sc and q with the settings applied in order: p_fail,
 // lost_reply (on the steps that can lose their reply) and latency set every
-// step's field; steps[STEP].FIELD one step's; queue.FIELD the queue's. A
-// setting that only the delivery model reads (latency, queue.FIELD) turns it
-// on, from delivery.Defaults, when q is nil. The result's queue is checked
-// (delivery.Config.Check's *delivery.FieldError); sc's steps and q are
-// copied, never changed.
+// step's field; steps[STEP].FIELD one step's; queue.FIELD the queue's. The
+// model is q's to choose, never a setting's: with q nil (the job model) a
+// setting that only the delivery model reads (latency, queue.FIELD) is
+// refused as a *FieldError, whatever its value. The result's queue is
+// checked (delivery.Config.Check's *delivery.FieldError); sc's steps and q
+// are copied, never changed.
 func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (provider.Scenario, *delivery.Config, error) {
 	sc.Steps = slices.Clone(sc.Steps)
 	if q != nil {
@@ -230,8 +232,7 @@ func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (pr
 			return sc, q, fmt.Errorf("%s takes a %T, not a %T", s.Name, f.zero, s.Value)
 		}
 		if q == nil && f.timed {
-			c := delivery.Defaults()
-			q = &c
+			return sc, q, &FieldError{Field: s.Name, Msg: jobModelMsg}
 		}
 		if queue {
 			f.put(nil, q, s.Value)
@@ -299,6 +300,10 @@ func lookupField(name string, sc provider.Scenario, numeric bool) (f field, step
 	return f, nil, false, fmt.Errorf("unknown setting %q (want %s, or steps[STEP].FIELD)", name, strings.Join(names, ", "))
 }
 
+// jobModelMsg refuses a setting that only the delivery model reads in a run
+// of the job model.
+const jobModelMsg = "only the delivery model reads it, and the run is of the job model (no queue); give the run a queue: -model delivery, or a scenario file with a queue: section"
+
 // seconds is v seconds as a Duration, to the nanosecond.
 func seconds(v float64) time.Duration { return time.Duration(math.Round(v * 1e9)) }
 
@@ -312,16 +317,16 @@ var stepRE = regexp.MustCompile(`^steps\[([^\]]*)\]\.([a-z_.]+)$`)
 // duration), backoff.base, backoff.cap (durations), max_deliveries,
 // max_crashes, repeat or crash. An unknown name is refused with the names
 // allowed. It sets the field Override sets by the same name, as Override
-// does: a step's latency turns the delivery model on when q is nil, and a
-// latency or queue.repeat_delay takes a fixed duration, replacing a
-// lognormal median:p99.
+// does: with q nil (the job model) a step's latency and the queue's fields
+// are refused, and a latency or queue.repeat_delay takes a fixed duration,
+// replacing a lognormal median:p99.
 func LookupParam(name string, sc provider.Scenario, q *delivery.Config) (Param, error) {
-	f, _, queue, err := lookupField(name, sc, true)
+	f, _, _, err := lookupField(name, sc, true)
 	switch {
 	case err != nil:
 		return Param{}, err
-	case queue && q == nil:
-		return Param{}, fmt.Errorf("%s: the scenario has no queue; give the file a queue: section to vary it", name)
+	case f.timed && q == nil:
+		return Param{}, fmt.Errorf("%s: %s", name, jobModelMsg)
 	}
 	return Param{Name: name, Spec: *f.spec, value: f.from}, nil
 }

@@ -61,7 +61,7 @@ func TestParseSet(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := retrysim.ParseSet("queue.ttl=1h", sc, nil); err == nil || !strings.Contains(err.Error(), "the scenario has no queue") {
+	if _, _, err := retrysim.ParseSet("queue.ttl=1h", sc, nil); err == nil || !strings.Contains(err.Error(), "only the delivery model reads it") {
 		t.Errorf("queue.ttl without a queue: %v; want refused", err)
 	}
 }

@@ -447,6 +447,7 @@ func (e Experiment) Params() stats.Params {
 				}
 			}
 		}
+		par.Model = "delivery"
 		par.Delivery = &stats.DeliveryParams{
 			Store: q.Store.String(), TTL: q.TTL.String(), Lease: q.Lease.String(), Visibility: q.Visibility.String(),
 			MaxDeliveries: q.MaxDeliveries, Repeat: q.RepeatP, RepeatDelay: q.RepeatDelay.String(),

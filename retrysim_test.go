@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -376,12 +377,15 @@ func TestExperimentMergerRefuses(t *testing.T) {
 	}
 }
 
-// TestUnread names the settings a run would not read: without the delivery
-// model only lost-reply can be unread, and with it the key's TTL needs a key.
+// TestUnread names the settings a run would not read: in the job model the
+// delivery model's (and lost-reply where no step loses a reply), and in the
+// delivery model the key's TTL needs a key.
 func TestUnread(t *testing.T) {
 	e := article(t, 1000, "")
-	if got := e.Unread(); len(got) != 0 {
-		t.Errorf("the sign-up: Unread() = %v; want nothing", got)
+	want := []string{"backoff", "backoff-base", "backoff-cap", "crash", "crash-at", "latency", "lease", "max-crashes",
+		"max-deliveries", "repeat", "repeat-delay", "store", "ttl", "visibility"}
+	if got := e.Unread(); !slices.Equal(slices.Sorted(maps.Keys(got)), want) || got["ttl"] != "only the delivery model reads it; add -model delivery" {
+		t.Errorf("the sign-up: Unread() = %v; want %v, each read only by the delivery model", got, want)
 	}
 	e.Scenario.Steps[6].CanLoseReply = false
 	q := delivery.Defaults()

@@ -44,11 +44,18 @@ func TestOverrideIsSet(t *testing.T) {
 	base, defaults := provider.Signup(0.01, 0.005), delivery.Defaults()
 	var covered []string
 	for _, tt := range cases {
-		// With no queue, a step's field given as a flag turns the delivery
-		// model on for latency only (delivery.Defaults), and -set must too;
-		// a queue's field is refused by -set (TestParseSet).
+		// With no queue (the job model), a field only the delivery model
+		// reads, a step's latency or the queue's, is refused by Override
+		// and by -set alike: no setting turns the model on.
 		for _, q := range []*delivery.Config{&defaults, nil} {
-			if q == nil && strings.HasPrefix(tt.name, "queue.") {
+			if q == nil && (strings.HasPrefix(tt.name, "queue.") || strings.HasSuffix(tt.name, ".latency")) {
+				var fe *FieldError
+				if _, _, err := Override(base, q, Setting{tt.name, tt.flag}); !errors.As(err, &fe) || fe.Field != tt.name {
+					t.Errorf("Override(%s) with no queue = %v; want a FieldError for %s", tt.name, err, tt.name)
+				}
+				if _, err := LookupParam(tt.name, base, q); err == nil || !strings.Contains(err.Error(), "only the delivery model reads it") {
+					t.Errorf("-set %s with no queue = %v; want refused", tt.name, err)
+				}
 				continue
 			}
 			sc1, q1, err := Override(base, q, Setting{tt.name, tt.flag})
@@ -65,7 +72,7 @@ func TestOverrideIsSet(t *testing.T) {
 			if err != nil {
 				t.Fatalf("-set %s: %v", tt.name, err)
 			}
-			wantQueue := q != nil || tt.name == user+".latency"
+			wantQueue := q != nil
 			if !reflect.DeepEqual(sc1, e.Scenario) || !reflect.DeepEqual(q1, e.Delivery) || (q1 != nil) != wantQueue {
 				t.Errorf("%s over queue %v: Override gives %+v %+v; -set gives %+v %+v", tt.name, q, sc1.Steps, q1, e.Scenario.Steps, e.Delivery)
 			}
@@ -88,9 +95,10 @@ func TestOverrideIsSet(t *testing.T) {
 }
 
 // Override sets p_fail on every step, lost_reply on the steps that can lose
-// their reply; latency and the queue's fields turn the delivery model on,
-// the others do not; the input is never changed; a value of another type, an
-// unknown name and a queue that Check refuses are errors.
+// their reply; latency and the queue's fields set the queue given and are
+// refused without one (the job model), never turning the delivery model on;
+// the input is never changed; a value of another type, an unknown name and
+// a queue that Check refuses are errors.
 func TestOverride(t *testing.T) {
 	base := provider.Signup(0.01, 0.005)
 	sc, q, err := Override(base, nil, Setting{"p_fail", 0.5}, Setting{"lost_reply", 0.25})
@@ -110,11 +118,16 @@ func TestOverride(t *testing.T) {
 		t.Errorf("Override changed its input's steps")
 	}
 	lat := provider.Latency{Median: 20 * time.Millisecond, P99: 200 * time.Millisecond}
-	sc, q, err = Override(base, nil, Setting{"latency", lat})
+	defaults := delivery.Defaults()
+	sc, q, err = Override(base, &defaults, Setting{"latency", lat})
 	if err != nil || q == nil || *q != delivery.Defaults() || sc.Steps[3].Latency != lat {
 		t.Errorf("Override(latency) = %v, %v; want every step's latency and the default queue", q, err)
 	}
-	_, q, err = Override(base, nil, Setting{"queue.store", delivery.Lease}, Setting{"queue.backoff", backoff.River},
+	var jobModel *FieldError
+	if _, q, err := Override(base, nil, Setting{"latency", lat}); !errors.As(err, &jobModel) || jobModel.Field != "latency" || q != nil {
+		t.Errorf("Override(latency) with no queue = %v, %v; want no queue and a FieldError for latency", q, err)
+	}
+	_, q, err = Override(base, &defaults, Setting{"queue.store", delivery.Lease}, Setting{"queue.backoff", backoff.River},
 		Setting{"queue.crash_at", delivery.AfterKey})
 	if err != nil || q == nil || q.Store != delivery.Lease || q.Backoff.Kind != backoff.River || q.CrashAt != delivery.AfterKey {
 		t.Errorf("Override(store, backoff, crash_at) = %+v, %v", q, err)
@@ -140,7 +153,7 @@ func TestOverride(t *testing.T) {
 		t.Errorf("Override(lost_reply %q) over no lossy step = %v; want lost_reply takes a float64, not a string", "0.1", err)
 	}
 	var fe *delivery.FieldError
-	if _, _, err := Override(base, nil, Setting{"queue.lease", time.Duration(0)}); !errors.As(err, &fe) || fe.Field != "lease" {
+	if _, _, err := Override(base, &defaults, Setting{"queue.lease", time.Duration(0)}); !errors.As(err, &fe) || fe.Field != "lease" {
 		t.Errorf("Override(lease 0) = %v; want delivery's FieldError for lease", err)
 	}
 }

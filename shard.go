@@ -82,7 +82,7 @@ func (e Experiment) runShard(ctx context.Context, index, count int) (stats.Shard
 	if err != nil {
 		return stats.Shard{}, err
 	}
-	out := stats.Shard{Format: stats.ShardFormat, Index: index, Count: count, Params: rep.Params}
+	out := stats.Shard{Format: stats.ShardFormat, Index: index, Count: count, Params: shardParams(rep.Params)}
 	if e.Delivery != nil || e.ScenarioFile != "" || !e.isSignup() {
 		out.Model = sim.ModelOf(e.Scenario, e.Delivery)
 	}
@@ -300,10 +300,10 @@ func (m *Merger) Report() (Report, error) {
 	// ones the shards echo (with the flags a title names as set over a
 	// scenario file), or the merged output would say what no shard ran.
 	rep.Params.Overrides = m.total.Overrides
-	want, _ := json.Marshal(rep.Params)
+	want, _ := json.Marshal(shardParams(rep.Params))
 	got, _ := json.Marshal(m.total.Params)
 	if !bytes.Equal(got, want) {
-		return Report{}, fmt.Errorf("%s: the parameters are not the model's: %s", m.first, paramDiff(rep.Params, m.total.Params))
+		return Report{}, fmt.Errorf("%s: the parameters are not the model's: %s", m.first, paramDiff(shardParams(rep.Params), m.total.Params))
 	}
 	for i := range rep.Rows {
 		rep.Rows[i].Counters = m.total.Rows[i].Counters
@@ -321,8 +321,8 @@ func (e Experiment) sliceOf(sh stats.Shard) error {
 	switch {
 	case sh.Format != stats.ShardFormat:
 		return fmt.Errorf("retrysim_shard: %d is not a shard format this retrysim reads (%d)", sh.Format, stats.ShardFormat)
-	case !sameJSON(sh.Params, rep.Params):
-		return fmt.Errorf("not a shard of this experiment: %s", paramDiff(sh.Params, rep.Params))
+	case !sameJSON(sh.Params, shardParams(rep.Params)):
+		return fmt.Errorf("not a shard of this experiment: %s", paramDiff(sh.Params, shardParams(rep.Params)))
 	case len(sh.Rows) != len(rep.Rows):
 		return fmt.Errorf("rows: %d, but the experiment has %d strategies", len(sh.Rows), len(rep.Rows))
 	}
@@ -445,4 +445,12 @@ func jsonValue(v any) string {
 		n--
 	}
 	return string(data[:n]) + "..."
+}
+
+// shardParams are a report's parameters as its shards carry them: without
+// the model's name, since a shard's "model" key is its stats.Model (whose
+// queue says the delivery model).
+func shardParams(p stats.Params) stats.Params {
+	p.Model = ""
+	return p
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/stats"
@@ -17,6 +18,7 @@ import (
 // Sweep.Check refuses, before any work, every grid RunSweep would refuse, as
 // a *FieldError naming the setting, and names the swept axes.
 func TestSweepCheck(t *testing.T) {
+	defaults := delivery.Defaults()
 	checkout, err := scenario.Load("examples/checkout.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +54,7 @@ func TestSweepCheck(t *testing.T) {
 			field: "p_fail x lost_reply", msg: "101 x 100 = 10100 points is more than the 10000 a sweep allows"},
 		{name: "5000 points x 12", sweep: retrysim.Sweep{Axes: []retrysim.Axis{{Name: "p_fail", Values: values(5000)}}, Strategies: all},
 			field: "strategies", msg: "5000 points x 12 strategies = 60000 rows is more than the 50000 a sweep allows"},
-		{name: "nine by name", sweep: retrysim.Sweep{Scenario: &checkout.Scenario}, sets: nine,
+		{name: "nine by name", sweep: retrysim.Sweep{Scenario: &checkout.Scenario, Delivery: &defaults}, sets: nine,
 			field: "axes", msg: "9 parameters are more than the 8 a sweep varies by name"},
 		{name: "twice", sweep: retrysim.Sweep{Scenario: &checkout.Scenario}, sets: []string{"steps[charge the card].p_fail=0.1", "steps[charge the card].p_fail=0.2"},
 			field: "axes", msg: "steps[charge the card].p_fail is given twice"},

@@ -3,6 +3,7 @@ package retrysim
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
@@ -13,8 +14,9 @@ import (
 // others, each with why, so that the command refuses a flag it would
 // otherwise drop: the keys are the command's flag names (lost-reply, and the
 // delivery model's backoff, backoff-base, backoff-cap, ttl, lease, crash-at,
-// max-crashes, repeat-delay). A setting unread for several reasons gets the
-// first.
+// max-crashes, repeat-delay; in a run of the job model, every flag of a
+// setting only the delivery model reads). A setting unread for several
+// reasons gets the first.
 func (e Experiment) Unread() map[string]string {
 	unread := map[string]string{}
 	add := func(cond bool, why string, flags ...string) {
@@ -28,6 +30,9 @@ func (e Experiment) Unread() map[string]string {
 		"no step of the scenario can lose its reply", "lost-reply")
 	cfg := e.Delivery
 	if cfg == nil {
+		for _, s := range Settings() {
+			add(s.Delivery, "only the delivery model reads it; add -model delivery", settingFlag(s.Name))
+		}
 		return unread
 	}
 	var keyed, retried bool
@@ -91,4 +96,10 @@ func (e Experiment) UnreadStepPolicy(i int) (attempts, backoff string) {
 		backoff = ""
 	}
 	return attempts, backoff
+}
+
+// settingFlag is the flag that gives the setting called name, as the
+// commands name it (flagval.FlagOf): queue.backoff.base is backoff-base.
+func settingFlag(name string) string {
+	return strings.NewReplacer(".", "-", "_", "-").Replace(strings.TrimPrefix(name, "queue."))
 }

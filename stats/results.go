@@ -159,6 +159,11 @@ type Params struct {
 	Watched []Watch `json:"-"`
 	// Replicates is how many independent seeds the rows pool (1 for a plain run).
 	Replicates int `json:"replicates"`
+	// Model is "delivery" when the delivery model ran, and empty for the
+	// job model, Part 5's, whose outputs name no model: they are the Part 5
+	// goldens, which define what a seed means. A shard leaves it empty: its
+	// "model" key is its Model, which has a queue for the delivery model.
+	Model string `json:"model,omitempty"`
 	// Delivery describes the delivery model, when it is on.
 	Delivery *DeliveryParams `json:"delivery,omitempty"`
 }

@@ -136,7 +136,7 @@ func TestDurationBound(t *testing.T) {
 // the last run's 1000 attempts of 8760h would pass what time.Duration holds,
 // and its virtual time saturates instead of wrapping (old main printed 0 s).
 func TestCompletionPastTheHistogram(t *testing.T) {
-	base := []string{"-jobs", "20", "-strategies", "step-nokey"}
+	base := []string{"-jobs", "20", "-strategies", "step-nokey", "-model", "delivery"}
 	out, errOut, code := retrysim(t, append(base, "-latency", "1000h")...)
 	if code != 0 || !strings.Contains(out, "│ > 5011872 s / > 5011872 s / > 5011872 s │") {
 		t.Errorf("table: exit %d, %s\n%s; want every quantile > 5011872 s", code, errOut, out)
@@ -216,7 +216,7 @@ func TestFlagsAndFilesShareBounds(t *testing.T) {
 		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		args := []string{"-jobs", "1", "-" + tt.flag, tt.value}
+		args := []string{"-jobs", "1", "-model", "delivery", "-" + tt.flag, tt.value}
 		switch tt.flag { // flags that another must come with
 		case "max-crashes":
 			args = append(args, "-crash", "0.1")

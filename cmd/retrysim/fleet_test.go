@@ -179,7 +179,7 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-preset", "aws-standard", "-attempts", "5"}, "-attempts"},
 		{[]string{"-preset", "grpc-throttling", "-series", "s.csv"}, "-series"},
 		{[]string{"-preset", "job-retries", "-backoff", "river"}, "-backoff"},
-		{[]string{"-server", "queue", "-base", "1s"}, "-base"},
+		{[]string{"-server", "queue", "-base", "2s"}, "-base"},
 		{[]string{"-policy", "budget"}, "-policy"},
 		{[]string{"-policy", "aws", "-attempts", "1"}, "-policy"},
 		{[]string{"-policy", "grpc", "-quota", "4"}, "-quota"},

@@ -142,9 +142,9 @@ func TestSignalStopsEveryModel(t *testing.T) {
 			"-rate", "100000", "-duration", "100s", "-replicates", "1", "-workers", "1", "-o", "out.txt"}},
 		// Up to 1,000 deliveries of a job at once, each up to 10 x 1,000
 		// calls: each job takes tens of seconds.
-		{"delivery model mid-job SIGINT", syscall.SIGINT, []string{"-jobs", "3", "-attempts", "1000", "-max-deliveries", "1000",
+		{"delivery model mid-job SIGINT", syscall.SIGINT, []string{"-model", "delivery", "-jobs", "3", "-attempts", "1000", "-max-deliveries", "1000",
 			"-p-fail", "0.999", "-latency", "1ms", "-visibility", "1ms", "-workers", "1", "-o", "out.txt"}},
-		{"delivery model mid-job SIGTERM", syscall.SIGTERM, []string{"-jobs", "10", "-attempts", "1000", "-max-deliveries", "1000",
+		{"delivery model mid-job SIGTERM", syscall.SIGTERM, []string{"-model", "delivery", "-jobs", "10", "-attempts", "1000", "-max-deliveries", "1000",
 			"-p-fail", "0.999", "-latency", "1ms", "-visibility", "1ms", "-workers", "1", "-o", "out.txt"}},
 		// A sequential generator's jobs are one block: 10^12 jobs of about
 		// 1,600 calls each would take years.

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,13 +137,22 @@ func TestQueueBadInput(t *testing.T) {
 		{[]string{"-crash", "2"}, "-crash: 2 is not a probability in [0, 1]"},
 		{[]string{"-crash-at", "lunch"}, `-crash-at: unknown crash point "lunch"`},
 		{[]string{"-backoff", "linear"}, `-backoff: unknown backoff "linear"`},
-		{[]string{"-visibility", "0s"}, "-visibility: the visibility timeout must be longer than 0s"},
-		{[]string{"-lease", "0s"}, "-lease: a lease must be longer than 0s"},
+		{[]string{"-model", "delivery", "-visibility", "0s"}, "-visibility: the visibility timeout must be longer than 0s"},
+		{[]string{"-model", "delivery", "-lease", "0s"}, "-lease: a lease must be longer than 0s"},
 		{[]string{"-max-deliveries", "1001"}, "-max-deliveries: want a whole number from 1 to 1000"},
 		{[]string{"-max-crashes", "1001"}, "-max-crashes: want a whole number from 0 to 1000"},
 		{[]string{"-preset", "mysql"}, `-preset: unknown preset "mysql" (want sqlite-check)`},
-		{[]string{"-store", "claim", "-expect"}, "-expect: the closed forms cover the Part 5 model"},
-		{[]string{"-store", "claim", "-engine", "skip"}, "-engine: skip cannot run the delivery model"},
+		{[]string{"-model", "delivery", "-expect"}, "-expect: the closed forms cover the Part 5 model"},
+		{[]string{"-model", "delivery", "-engine", "skip"}, "-engine: skip cannot run the delivery model"},
+		// No flag chooses the model: one only the delivery model reads,
+		// given another value than its default in the job model, is
+		// refused, however it is given.
+		{[]string{"-ttl", "1h"}, "-ttl: only the delivery model reads it; add -model delivery"},
+		{[]string{"-backoff", "constant"}, "-backoff: only the delivery model reads it; add -model delivery"},
+		{[]string{"-latency", "20ms"}, "-latency: only the delivery model reads it; add -model delivery"},
+		{[]string{"-scenario", "../../examples/signup-queue.yaml", "-model", "job", "-store", "lease"}, "-store: only the delivery model reads it; add -model delivery"},
+		{[]string{"sweep", "-set", "queue.ttl=1h,2h"}, "-set: queue.ttl: only the delivery model reads it, and the run is of the job model (no queue); give the run a queue: -model delivery"},
+		{[]string{"-model", "part5"}, "-model: want auto, job or delivery"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -162,7 +172,7 @@ func TestQueueBadInput(t *testing.T) {
 // by 0.2 s too (a failure at the tenth call is 8.7% of them, so p95 and p99
 // are there), and are kept out of the succeeded jobs' quantiles.
 func TestCompletionQuantilesSplitByOutcome(t *testing.T) {
-	out, errOut, code := retrysim(t, "-strategies", "step-nokey", "-p-fail", "0.03", "-attempts", "1", "-latency", "20ms",
+	out, errOut, code := retrysim(t, "-model", "delivery", "-strategies", "step-nokey", "-p-fail", "0.03", "-attempts", "1", "-latency", "20ms",
 		"-jobs", "20000", "-format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -179,7 +189,7 @@ func TestCompletionQuantilesSplitByOutcome(t *testing.T) {
 			t.Errorf("%s = %v; want %v (the bucket of 0.2 s)", k, rep.Rows[0][k], want)
 		}
 	}
-	table, _, _ := retrysim(t, "-strategies", "step-nokey", "-p-fail", "0.03", "-attempts", "1", "-latency", "20ms", "-jobs", "1000")
+	table, _, _ := retrysim(t, "-model", "delivery", "-strategies", "step-nokey", "-p-fail", "0.03", "-attempts", "1", "-latency", "20ms", "-jobs", "1000")
 	for _, h := range []string{"Time p50 / p95 / p99, succeeded jobs", "Time p50 / p95 / p99, failed jobs"} {
 		if !strings.Contains(table, h) {
 			t.Errorf("the table has no column %q", h)
@@ -191,7 +201,7 @@ func TestCompletionQuantilesSplitByOutcome(t *testing.T) {
 // in delivery's TestOvertakenLeaseCallsCount), and one warning line on stderr
 // says why, while the run goes on.
 func TestLeaseLivelockWarnsAndCountsCalls(t *testing.T) {
-	out, errOut, code := retrysim(t, "-strategies", "step-nokey", "-p-fail", "0", "-lost-reply", "0", "-store", "lease",
+	out, errOut, code := retrysim(t, "-model", "delivery", "-strategies", "step-nokey", "-p-fail", "0", "-lost-reply", "0", "-store", "lease",
 		"-lease", "20ms", "-visibility", "30ms", "-latency", "50ms", "-jobs", "1000", "-format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -294,7 +304,8 @@ func TestEverySettingIsAFlag(t *testing.T) {
 			t.Errorf("%s: no table flag -%s", name, flagval.FlagOf(name))
 			continue
 		}
-		if _, _, err := api.Override(provider.Signup(0.01, 0.005), nil, api.Setting{Name: name, Value: f.Value.(flag.Getter).Get()}); err != nil {
+		q := delivery.Defaults()
+		if _, _, err := api.Override(provider.Signup(0.01, 0.005), &q, api.Setting{Name: name, Value: f.Value.(flag.Getter).Get()}); err != nil {
 			t.Errorf("-%s: %v", f.Name, err)
 		}
 	}
@@ -311,12 +322,73 @@ func TestEverySettingIsAFlag(t *testing.T) {
 func TestExpectRefusedForDeliveryAlike(t *testing.T) {
 	const want = "retrysim: -expect: the closed forms cover the Part 5 model, not the delivery model\n"
 	shard := filepath.Join(t.TempDir(), "shard.json")
-	if _, errOut, code := retrysim(t, "-jobs", "1000", "-latency", "1ms", "-shard", "0/1", "-o", shard); code != 0 {
+	if _, errOut, code := retrysim(t, "-model", "delivery", "-jobs", "1000", "-latency", "1ms", "-shard", "0/1", "-o", shard); code != 0 {
 		t.Fatalf("-shard: exit %d: %s", code, errOut)
 	}
-	for _, args := range [][]string{{"-jobs", "1000", "-latency", "1ms", "-expect"}, {"merge", shard, "-expect"}} {
+	for _, args := range [][]string{{"-model", "delivery", "-jobs", "1000", "-latency", "1ms", "-expect"}, {"merge", shard, "-expect"}} {
 		if _, errOut, code := retrysim(t, args...); code != 2 || errOut != want {
 			t.Errorf("retrysim %v: exit %d, %q; want 2, %q", args, code, errOut, want)
 		}
+	}
+}
+
+// The model is -model's, and the output says which ran: auto takes it from
+// the file (signup-queue.yaml's queue: section: the delivery model, the
+// same bytes as -model delivery); -model delivery over the sign-up runs the
+// queue's defaults, as the sign-up's own file with an empty queue: section
+// does (the same rows, independently of -model); -model job over the queue
+// file runs the job model, whose outputs name no model and echo no queue
+// or latency; the delivery model's title and json name it.
+func TestModelIsChosenExplicitly(t *testing.T) {
+	const queueFile = "../../examples/signup-queue.yaml"
+	base := []string{"-jobs", "3000", "-strategies", "step-nokey,job-samekey-skip"}
+	run := func(args ...string) string {
+		t.Helper()
+		out, errOut, code := retrysim(t, append(slices.Clone(base), args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		return out
+	}
+	if auto, delivery := run("-scenario", queueFile), run("-scenario", queueFile, "-model", "delivery"); auto != delivery {
+		t.Errorf("-scenario %s prints\n%s\nbut with -model delivery\n%s", queueFile, auto, delivery)
+	}
+	signup, err := os.ReadFile("../../examples/signup.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emptyQueue := filepath.Join(t.TempDir(), "signup-empty-queue.yaml")
+	if err := os.WriteFile(emptyQueue, append(signup, "queue:\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	type report struct {
+		Model    *string          `json:"model"`
+		Delivery *json.RawMessage `json:"delivery"`
+		Rows     []map[string]any `json:"rows"`
+	}
+	decode := func(out string) report {
+		t.Helper()
+		var r report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v in %s", err, out)
+		}
+		return r
+	}
+	flagged, filed := decode(run("-model", "delivery", "-format", "json")), decode(run("-scenario", emptyQueue, "-format", "json"))
+	if flagged.Model == nil || *flagged.Model != "delivery" || filed.Model == nil || *filed.Model != "delivery" {
+		t.Errorf("json model = %v (-model delivery), %v (a file with an empty queue: section); want delivery in both", flagged.Model, filed.Model)
+	}
+	if len(flagged.Rows) != 2 || !reflect.DeepEqual(flagged.Rows, filed.Rows) {
+		t.Errorf("-model delivery rows\n%v\ndiffer from the sign-up file's with an empty queue: section\n%v", flagged.Rows, filed.Rows)
+	}
+	if title, _, _ := strings.Cut(run("-model", "delivery"), "┌"); !strings.Contains(title, "\ndelivery model; queue: store none,") {
+		t.Errorf("-model delivery: title %q; want a line starting \"delivery model; queue: store none,\"", title)
+	}
+	job := run("-scenario", queueFile, "-model", "job", "-format", "json")
+	if r := decode(job); r.Model != nil || r.Delivery != nil || strings.Contains(job, "lognormal") || len(r.Rows) != 2 {
+		t.Errorf("-scenario %s -model job: json model %v, delivery %v; want neither, and no latency echoed:\n%s", queueFile, r.Model, r.Delivery, job)
+	}
+	if title, _, _ := strings.Cut(run("-scenario", queueFile, "-model", "job"), "┌"); strings.Contains(title, "queue:") || strings.Contains(title, "model") {
+		t.Errorf("-scenario %s -model job: title %q names a queue or a model", queueFile, title)
 	}
 }

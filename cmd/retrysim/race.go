@@ -80,7 +80,7 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 		return flagval.Usage(err)
 	}
 	base.Jobs, base.Seed, base.CrashP = int(jobs), uint64(seed), float64(crashP.P)
-	if crashP.P > 0 || flagval.Given(fs)["crash-at"] {
+	if crashP.P > 0 || flagval.Changed(fs, "crash-at") {
 		base.CrashAt = race.CrashPoint(crashAt.V.String())
 	}
 	if err := flagval.Refuse(fs, func(name string) string {

@@ -24,7 +24,7 @@ func TestShardedScenarioFilesMergeToTheSingleRun(t *testing.T) {
 		{"queue", []string{"-scenario", "../../examples/signup-queue.yaml", "-jobs", "150000", "-strategies", "step-samekey,job-samekey-skip"}, false},
 		{"checkout", []string{"-scenario", "../../examples/checkout.yaml", "-jobs", "150000", "-p-fail", "0.05"}, true},
 		{"step backoff, delivery", []string{"-scenario", "testdata/step-policy-queue.yaml", "-jobs", "60000", "-strategies", "step-nokey,job-samekey"}, false},
-		{"latency flag", []string{"-jobs", "150000", "-latency", "20ms:200ms", "-store", "claim", "-strategies", "step-nokey"}, false},
+		{"latency flag", []string{"-model", "delivery", "-jobs", "150000", "-latency", "20ms:200ms", "-store", "claim", "-strategies", "step-nokey"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var files []string

@@ -41,6 +41,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	metric := flagval.Choice{V: "failed_rate", Valid: func(s string) error { _, err := stats.LookupMetric(s); return err }}
 	plot := outfile.File{Flag: "plot"}
 	var scenarioPath string
+	var model flagval.Model
 	var sets []string
 	var logY, linearY, sharedScale bool
 	fs := flagval.NewFlagSet("retrysim sweep")
@@ -53,6 +54,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job or duplicate_rate")
 	fs.StringVar(&plot.Path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
 	fs.StringVar(&scenarioPath, "scenario", "", "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step")
+	model.RegisterModel(fs)
 	fs.Var(flagval.Repeated(func(s string) error {
 		sets = append(sets, s)
 		return nil
@@ -71,7 +73,10 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	sw := api.Sweep{ScenarioFile: scenarioPath, Strategies: c.Strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
 		Engine: c.Engine.String(), Workers: c.Workers.V, Metric: metric.V, Progress: outfile.Progress(stderr, "sweep")}
 	if file != nil {
-		sw.Scenario, sw.Delivery = &file.Scenario, file.Queue
+		sc, q := model.Apply(file.Scenario, file.Queue)
+		sw.Scenario, sw.Delivery = &sc, q
+	} else { // the sign-up, which takes no time
+		_, sw.Delivery = model.Apply(api.Signup(), nil)
 	}
 	fs.Visit(func(f *flag.Flag) { // an axis not given takes its default, as the flag's
 		if i := slices.IndexFunc(axes, func(a api.SweepAxis) bool { return flagval.FlagOf(a.Name) == f.Name }); i >= 0 {

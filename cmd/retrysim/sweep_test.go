@@ -197,7 +197,7 @@ func TestHTMLPagesMatchJSON(t *testing.T) {
 		{[]string{"sweep", "-p-fail", "0.001,0.01", "-attempts", "2,3", "-jobs", "20000"}, []string{"failed_rate"}, true},
 		{[]string{"fleet", "-duration", "5s", "-replicates", "2"}, []string{"requests", "succeeded", "amplification"}, true},
 		{[]string{"-jobs", "20000", "-ci", "-expect"}, []string{"succeeded", "failed", "calls_per_job", "repeated_steps", "duplicate_users"}, false},
-		{[]string{"-jobs", "2000", "-crash", "0.01", "-latency", "20ms"},
+		{[]string{"-model", "delivery", "-jobs", "2000", "-crash", "0.01", "-latency", "20ms"},
 			[]string{"failed", "deliveries_per_job", "lost_work", "repeated_step_1", "repeated_step_7", "repeated_step_10"}, false},
 		{[]string{"-preset", "sqlite-check", "-jobs", "200"}, []string{"charges_per_job", "lost_work"}, false},
 		{[]string{"fleet", "-preset", "brooker-retries", "-replicates", "2", "-duration", "5s"},

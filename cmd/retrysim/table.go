@@ -27,6 +27,14 @@ Usage: retrysim [table] [flags]
        retrysim version                  the version, from the build info (also -version)
        retrysim help [command]           a command's -help
 
+The model is chosen by -model, never by which flags are given: job (the Part 5
+model) for the plain invocation, delivery for a -scenario file with a queue:
+section or a step that takes time; -model delivery runs the sign-up behind a
+queue. The delivery model's flags (-latency and the queue's: -store, -ttl,
+-lease, -visibility, -max-deliveries, -backoff..., -repeat..., -crash...) given
+at their default change nothing in the job model, and at another value are
+refused there. Any flag given at its default prints the same bytes.
+
 Every duration (-latency, -backoff-base, -backoff-cap, -ttl, -lease, -visibility,
 -repeat-delay, and the same fields of a -scenario file) is from 0 to 8760h.
 
@@ -43,6 +51,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var ci, expect bool
 	var sh flagval.Shard
 	var scenarioPath string
+	var model flagval.Model
 	fs := flagval.NewFlagSet("retrysim")
 	fs.Var(&jobs, "jobs", "simulate `n` jobs, 1 to 10^12 (1e6 and 1_000_000 work too)")
 	fs.Var(&attempts, "attempts", "calls a retry allows, the first included (`n` from 1 to 1000)")
@@ -53,6 +62,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	preset := flagval.Choice{Valid: func(s string) error { _, err := api.LookupPreset(s); return err }}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
 	fs.StringVar(&scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/")
+	model.RegisterModel(fs)
 	flagval.RegisterSettings(fs)
 	c.Register(fs, render.ReportDoc)
 	if err := flagval.Parse(fs, args, tableIntro, stdout); err != nil {
@@ -86,7 +96,8 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if file != nil {
 		sc, queue = file.Scenario, file.Queue
 	}
-	settings, overrides := flagval.GivenSettings(fs)
+	sc, queue = model.Apply(sc, queue)
+	settings, overrides := flagval.GivenSettings(fs, queue != nil)
 	if sc, queue, err = api.Override(sc, queue, settings...); err != nil {
 		return flagval.LibraryError(err)
 	}

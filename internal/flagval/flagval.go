@@ -479,13 +479,20 @@ func (v *Values) Set(s string) error {
 	return nil
 }
 
+// Listed reports whether -help lists f: every flag but an old name
+// (Renamed), which any use refuses.
+func Listed(f *flag.Flag) bool {
+	n, ok := f.Value.(*named)
+	return !(ok && isRenamed(n.Value) || isRenamed(f.Value))
+}
+
 // PrintFlags lists fs's flags as flag.PrintDefaults does, with one difference:
 // a default is named only when it says something, never "false", "0" or ""
 // (every flag's Value is wrapped to name its errors, which hides its zero
 // value from PrintDefaults).
 func PrintFlags(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
-		if n, ok := f.Value.(*named); ok && isRenamed(n.Value) || isRenamed(f.Value) {
+		if !Listed(f) {
 			return // the command's intro lists its old names
 		}
 		arg, usage := flag.UnquoteUsage(f)

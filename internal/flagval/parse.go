@@ -47,7 +47,15 @@ func Parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) erro
 	return nil
 }
 
-// ParseFlags parses args into fs; on -help it prints intro and the flags to stdout.
+// HelpError is what a command returns for -help: flag.ErrHelp, with the
+// flag set the help listed, so that a test can walk a command's flags.
+type HelpError struct{ Flags *flag.FlagSet }
+
+func (e HelpError) Error() string { return flag.ErrHelp.Error() }
+func (e HelpError) Unwrap() error { return flag.ErrHelp }
+
+// ParseFlags parses args into fs; on -help it prints intro and the flags to
+// stdout and returns a HelpError.
 func ParseFlags(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
 	var setErr error
 	NameErrors(fs, &setErr)
@@ -56,7 +64,7 @@ func ParseFlags(fs *flag.FlagSet, args []string, intro string, stdout io.Writer)
 			fmt.Fprint(stdout, intro)
 			PrintFlags(stdout, fs)
 			fmt.Fprint(stdout, exitStatuses)
-			return err
+			return HelpError{Flags: fs}
 		}
 		if setErr != nil {
 			err = setErr
@@ -105,13 +113,18 @@ func isBool(v flag.Value) bool {
 	return ok && b.IsBoolFlag()
 }
 
-// Refuse returns, for the first flag set on fs (in name order) that why
-// gives a reason for, the usage error "-name: reason", and nil when why
-// names none: every command refuses a flag its run would drop, or that
-// cannot go with another, this one way.
+// Refuse returns, for the first flag set on fs (in name order) to a value
+// other than its default that why gives a reason for, the usage error
+// "-name: reason", and nil when why names none: every command refuses a
+// flag its run would drop, or that cannot go with another, this one way. A
+// flag given at its default drops nothing and is never refused, so that
+// naming a flag at its default never changes what a command does.
 func Refuse(fs *flag.FlagSet, why func(name string) string) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
+		if f.Value.String() == f.DefValue {
+			return
+		}
 		if r := why(f.Name); err == nil && r != "" {
 			err = Usage(fmt.Errorf("-%s: %s", f.Name, r))
 		}

@@ -9,27 +9,72 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/provider"
 )
 
 // RegisterSettings declares a flag for each of the library's settings
 // (api.Settings), at its default, named by FlagOf: -p-fail, -lost-reply,
-// and the delivery model's, any of which turns the model on.
+// and the delivery model's, which -model chooses (none of them does).
 func RegisterSettings(fs *flag.FlagSet) {
 	for _, s := range api.Settings() {
 		fs.Var(SettingVar(s), FlagOf(s.Name), s.Usage)
 	}
 }
 
+// Model is -model: which model runs. auto leaves it to the scenario: the
+// delivery model for a -scenario file with a queue: section (or a step that
+// takes time), the job model otherwise.
+type Model struct{ Choice }
+
+// modelUsage is -model's help.
+const modelUsage = "the `model` that runs: job (the Part 5 model: each job's attempts in a loop, no time, no queue), delivery (each job as messages on an at-least-once queue in virtual time, which reads -latency and the queue's flags: -store, -ttl, -lease, -visibility, -max-deliveries, -backoff, -repeat, -crash...), or auto: delivery for a -scenario file with a queue: section or a step that takes time, job otherwise; the model is never chosen by which flags are given"
+
+// RegisterModel declares -model on fs, auto by default.
+func (m *Model) RegisterModel(fs *flag.FlagSet) {
+	m.Choice = Choice{V: "auto", Valid: func(s string) error {
+		if s != "auto" && s != "job" && s != "delivery" {
+			return fmt.Errorf("want auto, job or delivery")
+		}
+		return nil
+	}}
+	fs.Var(&m.Choice, "model", modelUsage)
+}
+
+// Apply is the scenario and queue of the run -model chooses, given the
+// scenario's and its file's queue (nil when there is no file or it has no
+// queue): for the job model no queue, and the steps without the latencies
+// it does not read (it has no time), so that no output echoes them; for the
+// delivery model the file's queue or delivery.Defaults; for auto the file's.
+func (m *Model) Apply(sc provider.Scenario, file *delivery.Config) (provider.Scenario, *delivery.Config) {
+	switch m.V {
+	case "job":
+		sc.Steps = slices.Clone(sc.Steps)
+		for i := range sc.Steps {
+			sc.Steps[i].Latency = provider.Latency{}
+		}
+		return sc, nil
+	case "delivery":
+		if file == nil {
+			q := delivery.Defaults()
+			return sc, &q
+		}
+	}
+	return sc, file
+}
+
 // GivenSettings are the flags set on fs that give one of the library's
 // settings (api.Settings, queue.ttl as -ttl), as settings, and as a report
-// names what overrides a scenario file: "-p-fail 0.05, -store lease".
-func GivenSettings(fs *flag.FlagSet) ([]api.Setting, string) {
+// names what overrides a scenario file: "-p-fail 0.05, -store lease". In a
+// run of the job model (not delivery) it leaves out the settings only the
+// delivery model reads: at their default they change nothing, and at any
+// other value Experiment.Unread names them for Refuse.
+func GivenSettings(fs *flag.FlagSet, delivery bool) ([]api.Setting, string) {
 	set := map[string]*flag.Flag{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = f })
 	var settings []api.Setting
 	var text []string
 	for _, s := range api.Settings() {
-		if f := set[FlagOf(s.Name)]; f != nil {
+		if f := set[FlagOf(s.Name)]; f != nil && (delivery || !s.Delivery) {
 			settings = append(settings, api.Setting{Name: s.Name, Value: f.Value.(flag.Getter).Get()})
 			text = append(text, "-"+f.Name+" "+f.Value.String())
 		}

@@ -22,10 +22,15 @@ func TestGivenSettings(t *testing.T) {
 	if err := fs.Parse([]string{"-ttl", "2h", "-store", "lease", "-p-fail", "0.05"}); err != nil {
 		t.Fatal(err)
 	}
-	settings, text := GivenSettings(fs)
+	settings, text := GivenSettings(fs, true)
 	want := []api.Setting{{Name: "p_fail", Value: 0.05}, {Name: "queue.store", Value: delivery.Lease}, {Name: "queue.ttl", Value: 2 * time.Hour}}
 	if !reflect.DeepEqual(settings, want) || text != "-p-fail 0.05, -store lease, -ttl 2h0m0s" {
-		t.Errorf("GivenSettings = %v, %q; want %v, -p-fail 0.05, -store lease, -ttl 2h0m0s", settings, text, want)
+		t.Errorf("GivenSettings(delivery) = %v, %q; want %v, -p-fail 0.05, -store lease, -ttl 2h0m0s", settings, text, want)
+	}
+	// The job model reads no queue: its settings are left for Unread.
+	settings, text = GivenSettings(fs, false)
+	if want := want[:1]; !reflect.DeepEqual(settings, want) || text != "-p-fail 0.05" {
+		t.Errorf("GivenSettings(job) = %v, %q; want %v, -p-fail 0.05", settings, text, want)
 	}
 }
 

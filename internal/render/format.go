@@ -118,7 +118,7 @@ func reportTitle(p stats.Params) string {
 		t += fmt.Sprintf("; %d replicates, counts pooled", p.Replicates)
 	}
 	if d := p.Delivery; d != nil {
-		t += fmt.Sprintf("\nqueue: store %s, key TTL %s, lease %s, visibility timeout %s, up to %d deliveries; repeated requests %s%% (delay %s); crashes %s%% at %s; calls take %s; backoff %s",
+		t += fmt.Sprintf("\ndelivery model; queue: store %s, key TTL %s, lease %s, visibility timeout %s, up to %d deliveries; repeated requests %s%% (delay %s); crashes %s%% at %s; calls take %s; backoff %s",
 			d.Store, d.TTL, d.Lease, d.Visibility, d.MaxDeliveries, shortFloat(100*d.Repeat), d.RepeatDelay,
 			shortFloat(100*d.Crash), d.CrashAt, d.Latency, d.Backoff)
 	}
