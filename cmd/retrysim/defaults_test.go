@@ -30,7 +30,7 @@ var defaultRuns = map[string][][]string{
 	},
 	"fleet": {{"-duration", "3s", "-clients", "20"}},
 	"merge": {{"SHARD0", "SHARD1"}},
-	"race":  {{"-jobs", "4", "-procs", "1", "-sim-jobs", "1000", "-rounds", "1"}},
+	"race":  {{"-jobs", "4", "-procs", "1", "-rounds", "1"}},
 }
 
 // wallTime is race's Wall column, the one figure of a run that is not a

@@ -27,8 +27,8 @@ func TestMergeNamesTheFieldThatDiffers(t *testing.T) {
 		}
 		return p
 	}
-	ttl1 := shard("ttl1.json", "", "-store", "claim", "-ttl", "1h", "-shard", "0/2")
-	ttl2 := shard("ttl2.json", "", "-store", "claim", "-ttl", "2h", "-shard", "1/2")
+	ttl1 := shard("ttl1.json", "", "-model", "delivery", "-store", "claim", "-ttl", "1h", "-shard", "0/2")
+	ttl2 := shard("ttl2.json", "", "-model", "delivery", "-store", "claim", "-ttl", "2h", "-shard", "1/2")
 	none := shard("none.json", "", "-shard", "1/2")
 	a := shard("a.json", "steps:\n  - {name: charge, p_fail: 0.1}\n  - {name: email}\nwatched: {step: charge, label: Charged twice}\n", "-scenario", file, "-shard", "0/2")
 	b := editShard(t, shard("b.json", "", "-scenario", file, "-shard", "1/2"), map[string]any{"model.watched.0.label": "Charged 2+"})

@@ -41,19 +41,19 @@ func TestScenarioFileAsStrictAsFlags(t *testing.T) {
 		{"step sidekiq base", []string{"-jobs", "10", "-scenario",
 			file("sidekiq.yaml", "steps:\n  - {name: a, p_fail: 0.1, backoff: {policy: sidekiq, base: 1s}}\nwatched: a\n")},
 			"retrysim: -scenario DIR/sidekiq.yaml:2: steps[0].backoff.base: the sidekiq schedule sets its own waits, in seconds by attempt\n"},
-		{"flag sidekiq base", []string{"-jobs", "10", "-backoff", "sidekiq", "-backoff-base", "1s", "-latency", "1ms"},
+		{"flag sidekiq base", []string{"-jobs", "10", "-model", "delivery", "-backoff", "sidekiq", "-backoff-base", "1s", "-latency", "1ms"},
 			"retrysim: -backoff-base: the sidekiq schedule sets its own waits, in seconds by attempt\n"},
 		{"step none base", []string{"-jobs", "10", "-scenario",
 			file("none.yaml", "steps:\n  - {name: a, p_fail: 0.1, backoff: {policy: none, base: 5s}}\nwatched: a\n")},
 			"retrysim: -scenario DIR/none.yaml:2: steps[0].backoff.base: the backoff policy none never waits\n"},
 		{"queue none base", []string{"-jobs", "10", "-scenario", file("queue.yaml", job+"queue: {backoff: {policy: none, base: 5s}}\n")},
 			"retrysim: -scenario DIR/queue.yaml:4: queue.backoff.base: the backoff policy none never waits\n"},
-		{"flag none base", []string{"-jobs", "10", "-backoff", "none", "-backoff-base", "5s", "-latency", "1ms"},
+		{"flag none base", []string{"-jobs", "10", "-model", "delivery", "-backoff", "none", "-backoff-base", "5s", "-latency", "1ms"},
 			"retrysim: -backoff-base: the backoff policy none never waits\n"},
 		// A queue key the run never reads, as its flag is refused.
 		{"queue lease with claim", []string{"-jobs", "10", "-scenario", file("lease.yaml", job+"queue:\n  store: claim\n  lease: 5s\n")},
 			"retrysim: -scenario DIR/lease.yaml:6: queue.lease: only -store lease takes a lease; the store is claim\n"},
-		{"flag lease with claim", []string{"-jobs", "10", "-store", "claim", "-lease", "5s"},
+		{"flag lease with claim", []string{"-jobs", "10", "-model", "delivery", "-store", "claim", "-lease", "5s"},
 			"retrysim: -lease: only -store lease takes a lease; the store is claim\n"},
 		{"queue crash_at without crash", []string{"-jobs", "10", "-scenario", file("crash.yaml", job+"queue: {crash_at: after-key}\n")},
 			"retrysim: -scenario DIR/crash.yaml:4: queue.crash_at: no worker crashes: the crash probability is 0\n"},
@@ -159,7 +159,7 @@ func TestRaceRefusesUnreadAndZero(t *testing.T) {
 	}{
 		{[]string{"race", "-sim-jobs", "1000"}, "retrysim: -sim-jobs: only -compare runs the simulator; give -compare too, or leave -sim-jobs out\n"},
 		{[]string{"race", "-lease", "0s"}, "retrysim: -lease: a lease must be longer than 0s (one that ran out at once would hold nothing)\n"},
-		{[]string{"-store", "lease", "-lease", "0s"}, "retrysim: -lease: a lease must be longer than 0s (one that ran out at once would hold nothing)\n"},
+		{[]string{"-model", "delivery", "-store", "lease", "-lease", "0s"}, "retrysim: -lease: a lease must be longer than 0s (one that ran out at once would hold nothing)\n"},
 	} {
 		out, errOut, code := retrysim(t, tt.args...)
 		if code != 2 || out != "" || errOut != tt.want {

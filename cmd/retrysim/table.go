@@ -113,8 +113,10 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
 		return err
 	}
-	if err := refuseUnreadKeys(file, fs, unread); err != nil {
-		return err
+	if queue != nil { // -model job drops the file's queue section whole, as asked
+		if err := refuseUnreadKeys(file, fs, unread); err != nil {
+			return err
+		}
 	}
 	if file != nil {
 		if err := file.CheckStepsRead(e.UnreadStepPolicy); err != nil {
