@@ -168,6 +168,9 @@ func (c Config) Cost() Cost {
 	return e
 }
 
+// unwindowedBytes bounds the struct of a policy state that keeps no window.
+const unwindowedBytes = 48
+
 // windowBytes bounds the bytes of the policy states (one a client, or one
 // for the fleet) with what their windows keep, and names the setting that
 // sizes them. A windowed state expires entries only when it adds one, so
@@ -181,9 +184,12 @@ func windowBytes(c Config, requests, copies, client float64) (float64, string) {
 	if p.Shared || p.Kind == Unlimited {
 		states = 1
 	}
-	size, entry, perRequest, flag := 32.0, 16.0, copies, "clients"
+	size, entry, perRequest, flag := float64(unwindowedBytes), 16.0, copies, "clients"
 	var window float64
 	switch p.Kind {
+	case GRPCAdaptive:
+		// Two lookbacks of at most lookbackBins + 1 bins each, whatever the load.
+		size = float64(unsafe.Sizeof(grpcAdaptive{})) + 2*fifoBytes(lookbackBins+1, float64(unsafe.Sizeof(stamped{})))
 	case FinagleBudget:
 		size, window, flag = float64(unsafe.Sizeof(finagleBudget{})), p.TTL, "budget-ttl"
 	case SlidingBreaker:

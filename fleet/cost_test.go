@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -26,9 +27,11 @@ func footprint(s *sim) float64 {
 			b += unsafe.Sizeof(*p) + uintptr(len(p.log.buf))*unsafe.Sizeof(stamped{})
 		case *sreThrottle:
 			b += unsafe.Sizeof(*p) + uintptr(len(p.requests.buf)+len(p.accepts.buf))*8
+		case *grpcAdaptive:
+			b += unsafe.Sizeof(*p) + uintptr(len(p.accepts.bins.buf)+len(p.throttles.bins.buf))*unsafe.Sizeof(stamped{})
 		case unlimited:
 		default:
-			b += 32 // the unwindowed states are at most 32 bytes
+			b += reflect.TypeOf(p).Elem().Size()
 		}
 	}
 	return float64(b)
@@ -224,9 +227,9 @@ func FuzzCostBound(f *testing.F) {
 		c.Client.Hedges = int(hedges % 16)
 		c.Client.HedgeDelay = float64(hedgeMs)/1000 + 0.001
 		c.Client.Keys = KeyMode(pFail % 2)
-		c.Client.Backoff = backoff.Policy{Kind: backoff.Kind(backoffKind % 8), Base: time.Duration(baseMs) * time.Millisecond, Cap: NoCap}
+		c.Client.Backoff = backoff.Policy{Kind: backoff.Kind(backoffKind % backoffKinds()), Base: time.Duration(baseMs) * time.Millisecond, Cap: NoCap}
 		p := DefaultPolicy()
-		p.Kind, p.Shared = PolicyKind(policy%9), shared
+		p.Kind, p.Shared = PolicyKind(policy%uint8(len(policyNames))), shared
 		p.TTL = float64(window%60) + 1
 		p.Window, p.MinCalls, p.WindowSeconds = int(window)+1, int(window%100)+1, float64(window%3)*float64(window)/10
 		p.SREWindow = float64(window) + 1
@@ -261,4 +264,40 @@ func TestWorkersNeverRefuse(t *testing.T) {
 	if n >= 12 || float64(n)*b.running+b.kept > MaxBytes {
 		t.Errorf("12 workers run %d replicates at once of %.3g bytes each; want fewer than 12 within %d bytes", n, b.running, int64(MaxBytes))
 	}
+}
+
+// Every policy state that keeps no window fits in unwindowedBytes, which the
+// cost model counts for it; grpc-adaptive's lookbacks, counted apart, hold
+// what 5,000 clients at 50,000 requests a second put in them (a state's two
+// rings of 100 bins each, which its struct size alone misses by about 4 KB).
+func TestPolicyStatesWithinTheirBound(t *testing.T) {
+	for k := range len(policyNames) {
+		p := DefaultPolicy()
+		p.Kind = PolicyKind(k)
+		switch p.Kind {
+		case Unlimited, FinagleBudget, SlidingBreaker, SREThrottle, GRPCAdaptive:
+			continue
+		}
+		if n := reflect.TypeOf(p.New()).Elem().Size(); n > unwindowedBytes {
+			t.Errorf("a %s state is %d bytes; the cost model counts %d", p.Kind, n, unwindowedBytes)
+		}
+	}
+	c := DefaultConfig()
+	c.Server = Server{Kind: Independent, Base: 0.001}
+	c.Net, c.Load.Rate, c.Duration = 0, 50000, 31
+	c.Client.Clients, c.Client.Timeout = 5000, 0.01
+	c.Client.Policy = PolicyConfig{Kind: GRPCAdaptive}
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+	checkCost(t, c, 1)
+}
+
+// backoffKinds counts the backoff kinds, so the fuzzer draws every one.
+func backoffKinds() uint8 {
+	n := uint8(0)
+	for backoff.Kind(n).Valid() {
+		n++
+	}
+	return n
 }

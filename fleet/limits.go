@@ -22,7 +22,7 @@ func Limits() []Limit {
 			"-sre-k above 0 to %v; -hedges 0 to %v", MaxTokens, MaxBudgetRatio, MinTTL, MaxTTL, MaxWindow, MaxK, MaxHedges)},
 		{"events", fmt.Sprintf("up to %.0e over every run and replicate, about 40 CPU minutes: a request makes "+
 			"up to -attempts x (1 + -hedges) calls of up to 5 events each", float64(MaxEvents))},
-		{"memory", fmt.Sprintf("up to %d GiB at once: each replicate running (-workers at once) holds its requests in flight "+
+		{"memory", fmt.Sprintf("up to %d GiB at once: each replicate running (up to -workers at once, fewer when they would not fit) holds its requests in flight "+
 			"(the rate x how long one can live: -timeout x -attempts, hedge delays, backoffs, its time in the server), "+
 			"its policy windows (-budget-ttl, -cb-window*, -sre-window, a state per client) and its series, kept for "+
 			"every replicate until they are averaged", MaxBytes>>30)},

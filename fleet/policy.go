@@ -136,7 +136,9 @@ const (
 	// overload rejection) and throttles (overload rejections, and attempts
 	// it refused itself), both when they happen, and refuses an attempt,
 	// first or retry, with probability (requests - 2 x accepts)/(requests
-	// + 8), requests = accepts + throttles. A timeout is neither.
+	// + 8), requests = accepts + throttles. A timeout is neither. grpc-go
+	// v1.83.1 registers no response with it, so which replies are throttles
+	// is this model's choice, the SRE book's accepts.
 	GRPCAdaptive
 )
 

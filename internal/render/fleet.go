@@ -242,7 +242,7 @@ func fleetCells(s fleet.Summary) []string {
 	recovered, rec := recoveryJudged(s), "-"
 	if recovered == "yes" {
 		sh := s.RecoveredShare
-		recovered = fmt.Sprintf("%d of %d (%s to %s%%)", sh.K, sh.N, percent(sh.Lo), percent(sh.Hi))
+		recovered = fmt.Sprintf("%d of %d (%s to %s%%)", sh.K, sh.N, percentDown(sh.Lo), percentUp(sh.Hi))
 		rec = nonNegative(s.Recovery, " s")
 	}
 	lat := fmt.Sprintf("%s / %s / %s s", sigOrDash(s.P50.Value), sigOrDash(s.P95.Value), sigOrDash(s.P99.Value))
@@ -251,11 +251,11 @@ func fleetCells(s fleet.Summary) []string {
 		plusMinus(s.Duplicates, 1, ""), lat, plusMinus(s.PeakInProgress, 1, ""), recovered, rec}
 }
 
-// percent formats a share as a whole percentage, the bounds of a share's
-// interval (rounded out of 0 and 100 only when they are 0 or 1).
-func percent(x float64) string {
-	return strconv.FormatFloat(100*x, 'f', 0, 64)
-}
+// percentDown and percentUp format the bounds of a share's interval as
+// whole percentages, rounded outwards so the interval printed holds the one
+// computed: 0 and 100 only when a bound is 0 or 1.
+func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x), 'f', 0, 64) }
+func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
 
 // nonNegative formats an estimate whose interval was cut at 0 (a
 // fleet.Summary's Recovery) as plusMinus does, or, when the cut made it
