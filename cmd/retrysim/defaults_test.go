@@ -119,3 +119,15 @@ func hasFlags(fs *flag.FlagSet) bool {
 	fs.VisitAll(func(*flag.Flag) { declared = true })
 	return declared
 }
+
+// A flag at its default that the run does not read changes nothing over a
+// scenario file either: -lease over the claim store of signup-queue.yaml
+// was named in the title as overriding the file.
+func TestUnreadFlagAtDefaultOverAFile(t *testing.T) {
+	file := "../../examples/signup-queue.yaml"
+	plain, _, code := retrysim(t, "-scenario", file, "-jobs", "1000")
+	with, errOut, code2 := retrysim(t, "-scenario", file, "-jobs", "1000", "-lease", "30s")
+	if code != 0 || code2 != 0 || plain != with {
+		t.Errorf("-lease 30s over %s: exit %d (%s), output\n%s\nwant exit 0 and\n%s", file, code2, errOut, with, plain)
+	}
+}

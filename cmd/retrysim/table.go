@@ -33,7 +33,8 @@ section or a step that takes time; -model delivery runs the sign-up behind a
 queue. The delivery model's flags (-latency and the queue's: -store, -ttl,
 -lease, -visibility, -max-deliveries, -backoff..., -repeat..., -crash...) given
 at their default change nothing in the job model, and at another value are
-refused there. Any flag given at its default prints the same bytes.
+refused there. Without -scenario, any flag given at its default prints the same bytes
+(over a file, a flag given sets its value over the file's).
 
 Every duration (-latency, -backoff-base, -backoff-cap, -ttl, -lease, -visibility,
 -repeat-delay, and the same fields of a -scenario file) is from 0 to 8760h.
@@ -97,12 +98,9 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		sc, queue = file.Scenario, file.Queue
 	}
 	sc, queue = model.Apply(sc, queue)
-	settings, overrides := flagval.GivenSettings(fs, queue != nil)
+	settings := flagval.GivenSettings(fs, queue != nil)
 	if sc, queue, err = api.Override(sc, queue, settings...); err != nil {
 		return flagval.LibraryError(err)
-	}
-	if file == nil {
-		overrides = ""
 	}
 	e := api.Experiment{Scenario: sc, ScenarioFile: scenarioPath, Jobs: int64(jobs), Seed: uint64(c.Seed),
 		Generator: c.RNG.V, Engine: c.Engine.String(), Delivery: queue, Replicates: replicates.V, Workers: c.Workers.V}
@@ -110,6 +108,10 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return flagval.LibraryError(err)
 	}
 	unread := e.Unread()
+	overrides := ""
+	if file != nil {
+		overrides = flagval.Overrides(fs, queue != nil, unread)
+	}
 	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
 		return err
 	}

@@ -63,23 +63,49 @@ func (m *Model) Apply(sc provider.Scenario, file *delivery.Config) (provider.Sce
 }
 
 // GivenSettings are the flags set on fs that give one of the library's
-// settings (api.Settings, queue.ttl as -ttl), as settings, and as a report
-// names what overrides a scenario file: "-p-fail 0.05, -store lease". In a
-// run of the job model (not delivery) it leaves out the settings only the
-// delivery model reads: at their default they change nothing, and at any
-// other value Experiment.Unread names them for Refuse.
-func GivenSettings(fs *flag.FlagSet, delivery bool) ([]api.Setting, string) {
-	set := map[string]*flag.Flag{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = f })
+// settings (api.Settings, queue.ttl as -ttl), as settings. In a run of the
+// job model (not delivery) it leaves out the settings only the delivery
+// model reads: at their default they change nothing, and at any other value
+// Experiment.Unread names them for Refuse.
+func GivenSettings(fs *flag.FlagSet, delivery bool) []api.Setting {
 	var settings []api.Setting
+	for _, f := range givenSettingFlags(fs, delivery) {
+		settings = append(settings, api.Setting{Name: f.setting, Value: f.Value.(flag.Getter).Get()})
+	}
+	return settings
+}
+
+// Overrides names, as a report does, the setting flags set on fs that
+// override a scenario file, "-p-fail 0.05, -store lease", leaving out those
+// the run does not read (unread, by flag name: Experiment.Unread), which
+// Refuse lets through only at their default, where they change nothing.
+func Overrides(fs *flag.FlagSet, delivery bool, unread map[string]string) string {
 	var text []string
-	for _, s := range api.Settings() {
-		if f := set[FlagOf(s.Name)]; f != nil && (delivery || !s.Delivery) {
-			settings = append(settings, api.Setting{Name: s.Name, Value: f.Value.(flag.Getter).Get()})
+	for _, f := range givenSettingFlags(fs, delivery) {
+		if unread[f.Name] == "" {
 			text = append(text, "-"+f.Name+" "+f.Value.String())
 		}
 	}
-	return settings, strings.Join(text, ", ")
+	return strings.Join(text, ", ")
+}
+
+// settingFlag is a flag set on a FlagSet with the setting it gives.
+type settingFlag struct {
+	*flag.Flag
+	setting string
+}
+
+// givenSettingFlags are GivenSettings' flags, in api.Settings' order.
+func givenSettingFlags(fs *flag.FlagSet, delivery bool) []settingFlag {
+	set := map[string]*flag.Flag{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = f })
+	var out []settingFlag
+	for _, s := range api.Settings() {
+		if f := set[FlagOf(s.Name)]; f != nil && (delivery || !s.Delivery) {
+			out = append(out, settingFlag{f, s.Name})
+		}
+	}
+	return out
 }
 
 // LibraryError turns the library's refusal of a setting into the flag's: a

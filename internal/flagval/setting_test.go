@@ -22,15 +22,19 @@ func TestGivenSettings(t *testing.T) {
 	if err := fs.Parse([]string{"-ttl", "2h", "-store", "lease", "-p-fail", "0.05"}); err != nil {
 		t.Fatal(err)
 	}
-	settings, text := GivenSettings(fs, true)
+	settings, text := GivenSettings(fs, true), Overrides(fs, true, nil)
 	want := []api.Setting{{Name: "p_fail", Value: 0.05}, {Name: "queue.store", Value: delivery.Lease}, {Name: "queue.ttl", Value: 2 * time.Hour}}
 	if !reflect.DeepEqual(settings, want) || text != "-p-fail 0.05, -store lease, -ttl 2h0m0s" {
 		t.Errorf("GivenSettings(delivery) = %v, %q; want %v, -p-fail 0.05, -store lease, -ttl 2h0m0s", settings, text, want)
 	}
 	// The job model reads no queue: its settings are left for Unread.
-	settings, text = GivenSettings(fs, false)
+	settings, text = GivenSettings(fs, false), Overrides(fs, false, nil)
 	if want := want[:1]; !reflect.DeepEqual(settings, want) || text != "-p-fail 0.05" {
 		t.Errorf("GivenSettings(job) = %v, %q; want %v, -p-fail 0.05", settings, text, want)
+	}
+	// A flag the run does not read (let through only at its default) is no override.
+	if text := Overrides(fs, true, map[string]string{"ttl": "no key is written"}); text != "-p-fail 0.05, -store lease" {
+		t.Errorf("Overrides with -ttl unread = %q; want -p-fail 0.05, -store lease", text)
 	}
 }
 
