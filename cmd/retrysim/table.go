@@ -124,6 +124,9 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := e.Check(); err != nil {
 		return flagval.LibraryError(err)
 	}
+	if file != nil {
+		warnKeysInVain(stderr, scenarioPath, sc, c.Strategies, e.Strategies)
+	}
 	if queue != nil {
 		if w := queue.Warning(sc, e.Strategies); w != "" {
 			fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
