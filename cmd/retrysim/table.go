@@ -26,6 +26,7 @@ Usage: retrysim [table] [flags]
        retrysim fleet [flags]            retry storms: many clients, one server (retrysim fleet -help)
        retrysim version                  the version, from the build info (also -version)
        retrysim help [command]           a command's -help
+       retrysim help scenario            every key of a -scenario file (-format markdown too)
 
 Every duration (-latency, -backoff-base, -backoff-cap, -ttl, -lease, -visibility,
 -repeat-delay, and the same fields of a -scenario file) is from 0 to 8760h.
@@ -128,6 +129,9 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		warnKeysInVain(stderr, scenarioPath, sc, c.Strategies, e.Strategies)
 	}
 	if queue != nil {
+	if file != nil {
+		warnKeysInVain(stderr, scenarioPath, sc, c.Strategies, e.Strategies)
+	}
 		if w := queue.Warning(sc, e.Strategies); w != "" {
 			fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
 		}
