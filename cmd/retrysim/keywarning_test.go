@@ -44,8 +44,9 @@ func TestKeysInVainWarning(t *testing.T) {
 	const ids = "step-nokey,step-newkey,step-samekey,job-nokey,job-samekey,job-nokey-skip,job-samekey-skip"
 	warning := "retrysim: warning: no step of " + path + " honours keys (keyed: true), so the keys of step-newkey, step-samekey, job-samekey and job-samekey-skip change nothing: each runs as with no key\n"
 	for _, cmd := range [][]string{
-		{"-scenario", path, "-strategies", ids},
-		{"sweep", "-scenario", path, "-strategies", ids, "-p-fail", "0.01,0.02"},
+		{"-scenario", path, "-strategies", ids, "-jobs", "20000"},
+		{"-scenario", path, "-strategies", ids, "-jobs", "20000", "-latency", "1ms"}, // the delivery model
+		{"sweep", "-scenario", path, "-strategies", ids, "-p-fail", "0.01,0.02", "-jobs", "20000"},
 	} {
 		out, errOut, code := retrysim(t, cmd...)
 		if code != 0 || errOut != warning || strings.Contains(out, "warning") {

@@ -129,9 +129,6 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		warnKeysInVain(stderr, scenarioPath, sc, c.Strategies, e.Strategies)
 	}
 	if queue != nil {
-	if file != nil {
-		warnKeysInVain(stderr, scenarioPath, sc, c.Strategies, e.Strategies)
-	}
 		if w := queue.Warning(sc, e.Strategies); w != "" {
 			fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
 		}
