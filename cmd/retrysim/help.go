@@ -137,7 +137,8 @@ func paramType(p fleet.Param) (typ, bounds, def string) {
 	case *float64:
 		switch {
 		case p.Seconds:
-			return "duration", "as the meaning says", plainValue(time.Duration(*v * float64(time.Second)))
+			return "duration", "up to " + plainValue(fleet.MaxSeconds*time.Second) + ", less where the meaning says",
+				plainValue(time.Duration(*v * float64(time.Second)))
 		case p.Probability:
 			return "probability", "0 to 1", plainValue(*v)
 		}
