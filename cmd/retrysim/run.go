@@ -89,9 +89,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	context.AfterFunc(ctx, stop)
 	name := "table"
+	var topic func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	switch {
 	case len(args) == 1 && (args[0] == "-version" || args[0] == "--version"):
 		name, args = "version", nil
+	case len(args) > 1 && args[0] == "help" && helpTopics[args[1]] != nil: // help scenario [flags]
+		topic, args = helpTopics[args[1]], args[2:]
 	case len(args) > 0 && args[0] == "help":
 		if len(args) > 1 { // help COMMAND
 			name = args[1]
@@ -101,6 +104,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		name, args = args[0], args[1:]
 	}
 	cmd, ok := commands[name]
+	if topic != nil {
+		cmd, ok = topic, true
+	}
 	var err error
 	if ok {
 		err = cmd(ctx, args, stdout, stderr)

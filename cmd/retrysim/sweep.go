@@ -108,6 +108,10 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	if file != nil {
+		strategies, _ := api.ParseStrategies(sw.Strategies, 1) // Check has read them; a key mode is the same at any attempts
+		warnKeysInVain(stderr, scenarioPath, file.Scenario, sw.Strategies, strategies)
+	}
 	s, err := api.RunSweep(ctx, sw)
 	if err != nil {
 		return flagval.LibraryError(err)

@@ -26,6 +26,7 @@ Usage: retrysim [table] [flags]
        retrysim fleet [flags]            retry storms: many clients, one server (retrysim fleet -help)
        retrysim version                  the version, from the build info (also -version)
        retrysim help [command]           a command's -help
+       retrysim help scenario            every key of a -scenario file (-format markdown too)
 
 The model is chosen by -model, never by which flags are given: job (the Part 5
 model) for the plain invocation, delivery for a -scenario file with a queue:
@@ -138,6 +139,9 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if err := e.Check(); err != nil {
 		return flagval.LibraryError(err)
+	}
+	if file != nil {
+		warnKeysInVain(stderr, scenarioPath, sc, c.Strategies, e.Strategies)
 	}
 	if queue != nil {
 		if w := queue.Warning(sc, e.Strategies); w != "" {

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"encoding"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/outfile"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/scenario"
+)
+
+// helpTopics are what retrysim help TOPIC prints besides a command's -help.
+var helpTopics = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
+	"scenario": scenarioHelp,
+}
+
+const scenarioHelpIntro = `retrysim help scenario prints every key a scenario file (-scenario FILE) takes:
+its type, its default, its bounds, which model reads it and what it means.
+docs/scenario.md is its -format markdown.
+
+Usage: retrysim help scenario [flags]
+
+Flags:
+`
+
+// scenarioHelp prints the reference of the scenario file's keys.
+func scenarioHelp(ctx context.Context, args []string, stdout, _ io.Writer) error {
+	fs := flagval.NewFlagSet("retrysim help scenario")
+	format := flagval.Choice{V: "text", Valid: func(s string) error {
+		if s != "text" && s != "markdown" {
+			return fmt.Errorf("unknown format %q (want text or markdown)", s)
+		}
+		return nil
+	}}
+	fs.Var(&format, "format", "print the reference as `text` or markdown")
+	out := outfile.File{Flag: "-o"}
+	fs.StringVar(&out.Path, "o", "", "write to `file` instead of stdout")
+	if err := flagval.Parse(fs, args, scenarioHelpIntro, stdout); err != nil {
+		return err
+	}
+	if err := outfile.Check(out); err != nil {
+		return flagval.Usage(err)
+	}
+	refs := scenarioReference()
+	return out.Render(ctx, stdout, func(w io.Writer) error {
+		if format.V == "markdown" {
+			return writeReferenceMarkdown(w, refs)
+		}
+		return writeReferenceText(w, refs)
+	})
+}
+
+// keyRef is one key of the reference, resolved through the table that
+// documents it.
+type keyRef struct {
+	scenario.Key
+	section string
+}
+
+// The reference's sections, in order, and what each says first.
+var referenceSections = []struct{ name, intro string }{
+	{"The job", "A file that describes a job (table, sweep, -shard) has steps and watched."},
+	{"Its steps", "Each item of steps is a mapping; a step's attempts, keys and backoff are its own policy over the run's."},
+	{"The queue", "A queue section, even empty, or a step that takes time, runs the delivery model; each key left out keeps its default, and a flag for the same setting overrides it."},
+	{"The fleet section", "Only retrysim fleet -scenario reads it, from a file that describes no job; its keys are the fleet command's flags (written with _ or -), documented as in retrysim fleet -help, and a key a policy does not read is refused."},
+}
+
+const referenceIntro = "A scenario file is YAML: one document, one mapping. An unknown key, a key given " +
+	"twice, a key with no value, or a value out of bounds is refused with an error that names the file, " +
+	"the line and the key. A name is at most 200 bytes of text with no control character. Every duration " +
+	"is written as 250ms, 2s or 24h."
+
+// scenarioReference is every key of scenario.Keys with its type, default,
+// bounds and meaning, taken from retrysim.Settings or fleet.Params where
+// one of them documents the key.
+func scenarioReference() []keyRef {
+	settings := map[string]api.SettingDef{}
+	for _, s := range api.Settings() {
+		settings[s.Name] = s
+	}
+	var refs []keyRef
+	for _, k := range scenario.Keys() {
+		r := keyRef{Key: k}
+		switch {
+		case k.Path == "steps" || strings.HasPrefix(k.Path, "steps[]"):
+			r.section = referenceSections[1].name
+		case strings.HasPrefix(k.Path, "queue"):
+			r.section = referenceSections[2].name
+		case strings.HasPrefix(k.Path, "fleet"):
+			r.section = referenceSections[3].name
+		default:
+			r.section = referenceSections[0].name
+		}
+		if s, ok := settings[k.Setting]; ok {
+			r.Doc = fileWords(s.Usage, "queue.")
+			r.Type, r.Bounds = settingType(s)
+			r.Default = plainValue(s.Default)
+		} else if p, ok := fleet.LookupParam(k.Setting); ok {
+			r.Doc = fileWords(p.Usage, "fleet.")
+			r.Type, r.Bounds, r.Default = paramType(p)
+		}
+		refs = append(refs, r)
+	}
+	return refs
+}
+
+// settingType is a setting's type and bounds, by the type of its default.
+func settingType(s api.SettingDef) (typ, bounds string) {
+	durations := "0 to " + plainValue(provider.MaxDuration)
+	switch s.Default.(type) {
+	case float64:
+		return "probability", "0 to 1"
+	case int:
+		return "whole number", fmt.Sprintf("%d to %d", s.Min, s.Max)
+	case time.Duration:
+		return "duration", durations
+	case provider.Latency:
+		return "duration, or {median, p99} (lognormal)", durations + "; a p99 needs a median, and is at least it"
+	}
+	return "name", "one of the names in the meaning"
+}
+
+// paramType is a fleet parameter's type, bounds and default (from
+// fleet.DefaultConfig).
+func paramType(p fleet.Param) (typ, bounds, def string) {
+	c := fleet.DefaultConfig()
+	switch v := p.Field(&c).(type) {
+	case *float64:
+		switch {
+		case p.Seconds:
+			return "duration", "up to " + plainValue(fleet.MaxSeconds*time.Second) + ", less where the meaning says",
+				plainValue(time.Duration(*v * float64(time.Second)))
+		case p.Probability:
+			return "probability", "0 to 1", plainValue(*v)
+		}
+		return "number", number(p.Lo) + " to " + number(p.Hi), plainValue(*v)
+	case *int:
+		return "whole number", number(p.Lo) + " to " + number(p.Hi), plainValue(*v)
+	case encoding.TextMarshaler:
+		text, _ := v.MarshalText()
+		return "name", "one of the names in the meaning", string(text)
+	}
+	return "", "", ""
+}
+
+// number writes x in full: 1000000, not 1e+06.
+func number(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// plainValue writes a default as a file writes it: durations as 24h, not
+// 24h0m0s, and a fixed latency as its duration.
+func plainValue(v any) string {
+	switch v := v.(type) {
+	case time.Duration:
+		s := v.String()
+		if strings.HasSuffix(s, "m0s") {
+			s = strings.TrimSuffix(s, "0s")
+		}
+		if strings.HasSuffix(s, "h0m") {
+			s = strings.TrimSuffix(s, "0m")
+		}
+		return s
+	case provider.Latency:
+		if !v.Random() {
+			return plainValue(v.Median)
+		}
+		return fmt.Sprintf("{median: %s, p99: %s}", plainValue(v.Median), plainValue(v.P99))
+	}
+	return fmt.Sprint(v)
+}
+
+// flagRE is a flag named in a usage text.
+var flagRE = regexp.MustCompile("-[a-z][a-z0-9-]*")
+
+// fileWords turns a flag's usage into a file key's: the argument's name
+// loses its backquotes, and a flag that is a key of the same section
+// (prefix: queue. or fleet.) is named as the key.
+func fileWords(usage, prefix string) string {
+	keys := map[string]bool{}
+	for _, k := range scenario.Keys() {
+		if rest, ok := strings.CutPrefix(k.Path, prefix); ok {
+			keys[rest] = true
+		}
+	}
+	usage = strings.ReplaceAll(usage, "`", "")
+	return flagRE.ReplaceAllStringFunc(usage, func(f string) string {
+		key := strings.ReplaceAll(f[1:], "-", "_")
+		for k := range keys {
+			if k == key || strings.HasSuffix(key, "_") && strings.HasPrefix(k, key) { // -cb-* is cb_*
+				return key
+			}
+		}
+		return f
+	})
+}
+
+// writeReferenceText writes the reference for a terminal: each key on a
+// line with its type, default and bounds, then who reads it and what it
+// means, wrapped at 80 columns.
+func writeReferenceText(w io.Writer, refs []keyRef) error {
+	var b strings.Builder
+	b.WriteString("Scenario files: every key\n\n")
+	wrap(&b, referenceIntro, "")
+	for _, s := range referenceSections {
+		fmt.Fprintf(&b, "\n%s\n\n", s.name)
+		wrap(&b, s.intro, "")
+		for _, r := range refs {
+			if r.section != s.name {
+				continue
+			}
+			fmt.Fprintf(&b, "\n  %s\n", r.Path)
+			wrap(&b, fmt.Sprintf("%s; default %s; read by the %s.", typeAndBounds(r), r.Default, r.ReadBy), "      ")
+			wrap(&b, sentence(r.Doc), "      ")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeReferenceMarkdown writes the reference as docs/scenario.md: a table
+// of the keys for each section.
+func writeReferenceMarkdown(w io.Writer, refs []keyRef) error {
+	var b strings.Builder
+	b.WriteString("# Scenario files: every key\n\n<!-- Generated by: go run ./cmd/retrysim help scenario -format markdown -o docs/scenario.md -->\n\n")
+	b.WriteString(referenceIntro + "\n")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	for _, s := range referenceSections {
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n| key | type | default | bounds | read by | meaning |\n| --- | --- | --- | --- | --- | --- |\n", s.name, s.intro)
+		for _, r := range refs {
+			if r.section == s.name {
+				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", r.Path, cell(r.Type), cell(r.Default), cell(r.Bounds), r.ReadBy, cell(sentence(r.Doc)))
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// typeAndBounds is r's type, and its bounds when they say more.
+func typeAndBounds(r keyRef) string {
+	if r.Bounds == r.Type {
+		return r.Type
+	}
+	return r.Type + ", " + r.Bounds
+}
+
+// sentence is s with a capital letter and a full stop.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	if first, _, _ := strings.Cut(s, " "); !strings.ContainsAny(first, ":,") { // not a policy's name: token-bucket: ...
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// wrap writes text in lines of at most 80 columns, each after indent.
+func wrap(b *strings.Builder, text, indent string) {
+	line := indent
+	for _, word := range strings.Fields(text) {
+		if len(line) > len(indent) && len(line)+1+len(word) > 80 {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if len(line) > len(indent) {
+			line += " "
+		}
+		line += word
+	}
+	if len(line) > len(indent) {
+		b.WriteString(line + "\n")
+	}
+}

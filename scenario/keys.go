@@ -1,0 +1,125 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/provider"
+)
+
+// Key is one key a scenario file takes, as the reference (retrysim help
+// scenario) describes it.
+type Key struct {
+	// Path names the key: watched, steps[].p_fail, queue.backoff.base,
+	// fleet.budget_ratio; [] marks an item of a list.
+	Path string
+	// Setting names the table entry that documents the key: a setting of
+	// retrysim.Settings (queue.ttl) or a parameter of fleet.Params
+	// (budget-ratio); "" when Key documents it itself.
+	Setting string
+	// Type, Default, Bounds and Doc describe a key that no table documents.
+	Type, Default, Bounds, Doc string
+	// ReadBy names the models that read the key.
+	ReadBy string
+	// Example is a value the reader accepts for the key, as YAML.
+	Example string
+}
+
+// Who reads a key.
+const (
+	ReadByJob      = "job and delivery models"
+	ReadByDelivery = "delivery model"
+	ReadByFleet    = "fleet model (retrysim fleet)"
+)
+
+var durationBounds = fmt.Sprintf("0 to %dh", int(provider.MaxDuration.Hours()))
+
+// jobKeyDocs are the keys of a job, its steps and its queue, in the order
+// of a file; the queue's settings are documented by retrysim.Settings.
+var jobKeyDocs = []Key{
+	{Path: "name", Type: "text", Default: "custom", Bounds: "a name", ReadBy: ReadByJob, Example: "checkout",
+		Doc: "the scenario's name, in every output's title"},
+	{Path: "noun", Type: "text", Default: "jobs", Bounds: "a name", ReadBy: ReadByJob, Example: "checkouts",
+		Doc: "what one job is called in the outputs (sign-ups, checkouts)"},
+	{Path: "watched", Type: "a step's name, {step: NAME, label: TEXT}, or a list of them", Default: "none: required", Bounds: "steps of this file, each once", ReadBy: ReadByJob, Example: "a",
+		Doc: "the steps whose side effect done twice is counted, each in its own column"},
+	{Path: "watched[].step", Type: "text", Default: "none: required", Bounds: "a step's name", ReadBy: ReadByJob, Example: "a",
+		Doc: "the watched step"},
+	{Path: "watched[].label", Type: "text", Default: `Jobs with 2+ "NAME", NAME the step's`, Bounds: "a name", ReadBy: ReadByJob, Example: "Users with 2+ emails",
+		Doc: "the watched step's column heading"},
+	{Path: "watched_label", Type: "text", Default: `Jobs with 2+ "NAME", NAME the step's`, Bounds: "a name; only with a single watched step", ReadBy: ReadByJob, Example: "Users with 2+ emails",
+		Doc: "the column heading of the single watched step"},
+	{Path: "steps", Type: "a list of steps", Default: "none: required", Bounds: fmt.Sprintf("1 to %d steps", provider.MaxSteps), ReadBy: ReadByJob, Example: "[{name: a}]",
+		Doc: "the job's steps, run in order; the job stops at the first step still failing after its attempts"},
+	{Path: "steps[].name", Type: "text", Default: "step N (its place, from 1)", Bounds: "a name, unique in the file", ReadBy: ReadByJob, Example: "a",
+		Doc: "the step's name, by which watched and -set name it"},
+	{Path: "steps[].p_fail", Type: "probability", Default: "0", Bounds: "0 to 1", ReadBy: ReadByJob, Example: "0.01",
+		Doc: "probability that a call fails before doing anything; -p-fail sets it on every step"},
+	{Path: "steps[].lost_reply", Type: "probability", Default: "none: the step never loses its reply", Bounds: "0 to 1", ReadBy: ReadByJob, Example: "0.005",
+		Doc: "probability that the reply of a call that did its work is lost, so that the caller sees a failure; only a step with this key can lose its reply, and -lost-reply sets it on those steps only"},
+	{Path: "steps[].keyed", Type: "true or false", Default: "false", Bounds: "true or false", ReadBy: ReadByJob, Example: "true",
+		Doc: "the step's provider honours idempotency keys: it does the work once per key it has seen. Only a keyed step reads a key, so with no keyed step every key mode (nokey, newkey, samekey, a step's keys) gives the same numbers, and a run says so on stderr"},
+	{Path: "steps[].latency", Type: "duration, or {median, p99} (lognormal)", Default: "0s", Bounds: durationBounds + "; a p99 needs a median, and is at least it", ReadBy: ReadByDelivery, Example: "20ms",
+		Doc: "how long each call takes in virtual time; above 0 it turns the delivery model on; -latency sets it on every step"},
+	{Path: "steps[].latency.median", Type: "duration", Default: "0s", Bounds: durationBounds, ReadBy: ReadByDelivery, Example: "20ms",
+		Doc: "the lognormal latency's median"},
+	{Path: "steps[].latency.p99", Type: "duration", Default: "0s (every call takes the median)", Bounds: durationBounds + ", at least the median", ReadBy: ReadByDelivery, Example: "200ms",
+		Doc: "the lognormal latency's 99th percentile"},
+	{Path: "steps[].attempts", Type: "whole number", Default: "the run's -attempts", Bounds: fmt.Sprintf("1 to %d", provider.MaxAttempts), ReadBy: ReadByJob, Example: "5",
+		Doc: "the step's own attempts, the first included, for strategies that retry each step (a whole-job retry counts passes)"},
+	{Path: "steps[].keys", Type: "none, fresh or same", Default: "the strategy's key mode", Bounds: "none, fresh or same", ReadBy: ReadByJob, Example: "same",
+		Doc: "the key the step's calls send under any strategy: none, a new one on every call, or the same one for every attempt; only a keyed step reads it"},
+	{Path: "steps[].backoff", Type: "{policy, base, cap}", Default: "the queue's backoff", Bounds: "not with attempts 1", ReadBy: ReadByDelivery, Example: "{policy: constant, base: 1s}",
+		Doc: "the wait between the step's own attempts; it turns the delivery model on"},
+	{Path: "steps[].backoff.policy", Setting: "queue.backoff", ReadBy: ReadByDelivery, Example: "exponential"},
+	{Path: "steps[].backoff.base", Setting: "queue.backoff.base", ReadBy: ReadByDelivery, Example: "100ms"},
+	{Path: "steps[].backoff.cap", Setting: "queue.backoff.cap", ReadBy: ReadByDelivery, Example: "2s"},
+	{Path: "queue", Type: "a mapping of queue settings", Default: "none: the job model runs (unless a step takes time)", Bounds: "may be empty", ReadBy: ReadByDelivery, Example: "{}",
+		Doc: "the queue around the job; the section, even empty, turns the delivery model on, and each key left out keeps its default"},
+	{Path: "queue.store", Setting: "queue.store", ReadBy: ReadByDelivery, Example: "claim"},
+	{Path: "queue.ttl", Setting: "queue.ttl", ReadBy: ReadByDelivery, Example: "24h"},
+	{Path: "queue.lease", Setting: "queue.lease", ReadBy: ReadByDelivery, Example: "30s"},
+	{Path: "queue.visibility", Setting: "queue.visibility", ReadBy: ReadByDelivery, Example: "30s"},
+	{Path: "queue.max_deliveries", Setting: "queue.max_deliveries", ReadBy: ReadByDelivery, Example: "10"},
+	{Path: "queue.repeat", Setting: "queue.repeat", ReadBy: ReadByDelivery, Example: "0.01"},
+	{Path: "queue.repeat_delay", Setting: "queue.repeat_delay", ReadBy: ReadByDelivery, Example: "{median: 2s, p99: 60s}"},
+	{Path: "queue.repeat_delay.median", Type: "duration", Default: "0s", Bounds: durationBounds, ReadBy: ReadByDelivery, Example: "2s",
+		Doc: "the lognormal delay's median"},
+	{Path: "queue.repeat_delay.p99", Type: "duration", Default: "0s (every copy comes after the median)", Bounds: durationBounds + ", at least the median", ReadBy: ReadByDelivery, Example: "60s",
+		Doc: "the lognormal delay's 99th percentile"},
+	{Path: "queue.crash", Setting: "queue.crash", ReadBy: ReadByDelivery, Example: "0.001"},
+	{Path: "queue.crash_at", Setting: "queue.crash_at", ReadBy: ReadByDelivery, Example: "after-key"},
+	{Path: "queue.max_crashes", Setting: "queue.max_crashes", ReadBy: ReadByDelivery, Example: "3"},
+	{Path: "queue.backoff", Type: "{policy, base, cap}", Default: "{policy: full-jitter, base: 100ms, cap: 2s}", Bounds: "a base or cap only where the policy reads it", ReadBy: ReadByDelivery, Example: "{policy: full-jitter}",
+		Doc: "the wait between attempts, for every step without its own"},
+	{Path: "queue.backoff.policy", Setting: "queue.backoff", ReadBy: ReadByDelivery, Example: "full-jitter"},
+	{Path: "queue.backoff.base", Setting: "queue.backoff.base", ReadBy: ReadByDelivery, Example: "100ms"},
+	{Path: "queue.backoff.cap", Setting: "queue.backoff.cap", ReadBy: ReadByDelivery, Example: "2s"},
+}
+
+// Keys lists every key a scenario file takes, in the order of a file: the
+// job's, its steps', its queue's, then the fleet section's (policy,
+// policy_scope, every policy parameter of fleet.PolicyParams, hedges and
+// hedge_delay, each documented by fleet.Params under its flag's name).
+func Keys() []Key {
+	keys := append([]Key(nil), jobKeyDocs...)
+	keys = append(keys, Key{Path: "fleet", Type: "a mapping of policy settings", Default: "none", Bounds: "only in a file for retrysim fleet, which reads no job", ReadBy: ReadByFleet, Example: "{policy: unlimited}",
+		Doc: "the client policy and hedges of retrysim fleet; each key is the fleet command's flag with _ for -, and a key left out keeps the flag's default (a flag may not give it again)"})
+	names := append([]string{"policy", "policy-scope"}, fleet.PolicyParams()...)
+	for _, name := range append(names, "hedges", "hedge-delay") {
+		example, ok := fleetExamples[name]
+		switch {
+		case !ok && fleet.ParamSeconds(name):
+			example = "1s"
+		case !ok:
+			example = "1"
+		}
+		keys = append(keys, Key{Path: "fleet." + strings.ReplaceAll(name, "-", "_"), Setting: name, ReadBy: ReadByFleet, Example: example})
+	}
+	return keys
+}
+
+// fleetExamples are values the fleet section accepts for its keys that are
+// not numbers; a number's is 1 (1s for a time).
+var fleetExamples = map[string]string{"policy": "token-bucket", "policy-scope": "fleet"}

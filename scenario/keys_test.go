@@ -1,0 +1,151 @@
+package scenario
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/retrysim/retrysim/fleet"
+)
+
+// readerPaths walks the reader's structs by their yaml tags: every key the
+// decoder takes, a type with its own UnmarshalYAML (a latency, the watched
+// list) or a yaml.Node (the fleet section) as one key.
+func readerPaths(t reflect.Type, prefix string) []string {
+	var paths []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		path := prefix + name
+		paths = append(paths, path)
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		own := reflect.PointerTo(ft).Implements(reflect.TypeFor[yaml.Unmarshaler]())
+		if ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct && !own {
+			paths = append(paths, readerPaths(ft.Elem(), path+"[].")...)
+			continue
+		}
+		if ft.Kind() == reflect.Struct && !own && ft != reflect.TypeFor[yaml.Node]() {
+			paths = append(paths, readerPaths(ft, path+".")...)
+		}
+	}
+	return paths
+}
+
+// Every key the reader's structs take is in the reference.
+func TestKeysCoverTheReader(t *testing.T) {
+	var listed []string
+	for _, k := range Keys() {
+		listed = append(listed, k.Path)
+	}
+	paths := readerPaths(reflect.TypeFor[file](), "")
+	if len(paths) < 30 {
+		t.Fatalf("found %d keys in the reader's structs; want at least 30: %v", len(paths), paths)
+	}
+	for _, p := range paths {
+		if !slices.Contains(listed, p) {
+			t.Errorf("the reader takes %s, which Keys does not list", p)
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range listed {
+		if seen[p] {
+			t.Errorf("Keys lists %s twice", p)
+		}
+		seen[p] = true
+	}
+}
+
+// fileWith is a YAML file that gives the key at path its example, in the
+// least context the key needs: a job of one step named a that watches it,
+// or a fleet section whose policy reads the key.
+func fileWith(t *testing.T, k Key, policy string) string {
+	t.Helper()
+	var ex any
+	if err := yaml.Unmarshal([]byte(k.Example), &ex); err != nil {
+		t.Fatalf("%s: example %q is not YAML: %v", k.Path, k.Example, err)
+	}
+	if rest, ok := strings.CutPrefix(k.Path, "fleet."); ok {
+		m := map[string]any{rest: ex}
+		switch {
+		case rest == "hedge_delay":
+			m["hedges"] = 1
+		case policy != "":
+			m["policy"] = policy
+		}
+		return marshal(t, map[string]any{"fleet": m})
+	}
+	step := map[string]any{"name": "a"}
+	doc := map[string]any{"watched": "a", "steps": []any{step}}
+	var at map[string]any // the mapping the key's last part goes in
+	parts := strings.Split(k.Path, ".")
+	switch parts[0] {
+	case "steps[]":
+		at, parts = step, parts[1:]
+	case "watched[]":
+		at = map[string]any{"step": "a"}
+		doc["watched"], parts = []any{at}, parts[1:]
+	default:
+		at = doc
+	}
+	for _, p := range parts[:len(parts)-1] {
+		m := map[string]any{}
+		at[p], at = m, m
+	}
+	last := parts[len(parts)-1]
+	at[last] = ex
+	if last == "p99" {
+		at["median"] = "1ms" // a p99 needs a median
+	}
+	return marshal(t, doc)
+}
+
+func marshal(t *testing.T, v any) string {
+	t.Helper()
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Every key of the reference is one the reader takes, with the value the
+// reference shows for it; and a key next to it that the reference does not
+// list is refused.
+func TestKeysAreRead(t *testing.T) {
+	_, err := fleet.ParsePolicy("")
+	_, list, _ := strings.Cut(err.Error(), "want one of ")
+	policies := strings.Split(strings.TrimSuffix(list, ")"), ", ")
+	for _, k := range Keys() {
+		t.Run(k.Path, func(t *testing.T) {
+			if k.Example == "" {
+				t.Fatal("no example")
+			}
+			candidates := []string{""}
+			if strings.HasPrefix(k.Path, "fleet.") {
+				candidates = append(candidates, policies...)
+			}
+			var errs []string
+			for _, p := range candidates { // for a fleet key, some policy reads it
+				text := fileWith(t, k, p)
+				_, err := Parse("f.yaml", []byte(text))
+				if err == nil {
+					return
+				}
+				errs = append(errs, err.Error())
+			}
+			t.Errorf("no file that gives %s: %s is read: %v", k.Path, k.Example, errs)
+		})
+	}
+	for _, path := range []string{"nmae", "steps[].keyd", "steps[].latency.p90", "watched[].labl", "queue.stor", "queue.backoff.bse", "fleet.budget_rat"} {
+		k := Key{Path: path, Example: "1"}
+		if _, err := Parse("f.yaml", []byte(fileWith(t, k, ""))); err == nil || !strings.Contains(err.Error(), "unknown key") {
+			t.Errorf("a file with %s: Parse = %v; want an unknown key", path, err)
+		}
+	}
+}

@@ -1,0 +1,30 @@
+package strategy
+
+import "github.com/retrysim/retrysim/provider"
+
+// KeysInVain reports, for each of strategies, whether it sends an
+// idempotency key (a new one or the same one, by its key mode or a step's
+// own) although no step of sc honours keys: no provider reads the key, so
+// the strategy gives the numbers it would with no key. A strategy other
+// than a Retry is never reported: what it sends cannot be known without
+// running it.
+func KeysInVain(sc provider.Scenario, strategies []Strategy) []bool {
+	vain := make([]bool, len(strategies))
+	for _, st := range sc.Steps {
+		if st.HonoursKeys {
+			return vain
+		}
+	}
+	for i, s := range strategies {
+		r, ok := s.(Retry)
+		if !ok {
+			continue
+		}
+		for _, st := range sc.Steps {
+			if st.Policy.KeysOr(r.Keys) != NoKeys {
+				vain[i] = true
+			}
+		}
+	}
+	return vain
+}
