@@ -45,7 +45,7 @@ func TestKeysInVainWarning(t *testing.T) {
 	warning := "retrysim: warning: no step of " + path + " honours keys (keyed: true), so the keys of step-newkey, step-samekey, job-samekey and job-samekey-skip change nothing: each runs as with no key\n"
 	for _, cmd := range [][]string{
 		{"-scenario", path, "-strategies", ids, "-jobs", "20000"},
-		{"-scenario", path, "-strategies", ids, "-jobs", "20000", "-latency", "1ms"}, // the delivery model
+		{"-scenario", path, "-strategies", ids, "-jobs", "20000", "-model", "delivery", "-latency", "1ms"}, // the delivery model
 		{"sweep", "-scenario", path, "-strategies", ids, "-p-fail", "0.01,0.02", "-jobs", "20000"},
 	} {
 		out, errOut, code := retrysim(t, cmd...)
