@@ -66,6 +66,37 @@ func TestComputationImportsNoPresentation(t *testing.T) {
 	}
 }
 
+// TestRetrysimBuildsWithoutSQLite runs `go list -deps` over the two commands
+// and fails naming the import chain by which retrysim reaches the SQLite
+// driver or the race harness: they are most of the modules and of a first
+// build's time and memory, and only retrysim-race, which retrysim race
+// runs, needs them (issue 23, item 1).
+func TestRetrysimBuildsWithoutSQLite(t *testing.T) {
+	const retrysim, retrysimRace = "github.com/retrysim/retrysim/cmd/retrysim", "github.com/retrysim/retrysim/cmd/retrysim-race"
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", retrysim, retrysimRace).Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list -deps: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list -deps: %v", err)
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		imports[f[0]] = f[1:]
+	}
+	isSQLite := func(path string) bool {
+		return path == "github.com/retrysim/retrysim/internal/race" || path == "modernc.org/sqlite" || strings.HasPrefix(path, "modernc.org/sqlite/")
+	}
+	if chain := pathTo(imports, retrysim, isSQLite); chain != nil {
+		t.Errorf("retrysim builds the SQLite harness: %s", strings.Join(chain, " -> "))
+	}
+	// The check above finds what it looks for where it is.
+	if chain := pathTo(imports, retrysimRace, func(p string) bool { return p == "modernc.org/sqlite" }); chain == nil {
+		t.Errorf("go list -deps finds no modernc.org/sqlite under %s", retrysimRace)
+	}
+}
+
 func isPresentation(path string) bool {
 	return slices.ContainsFunc(presentation, func(p string) bool { return path == p || strings.HasPrefix(path, p+"/") })
 }

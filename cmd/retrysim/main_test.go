@@ -12,9 +12,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// retrysim runs the command in-process and returns its stdout, stderr and status.
+// retrysim runs the command in-process (race, which replaces its process, as
+// a process of its own) and returns its stdout, stderr and status.
 func retrysim(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	if runsRace(args) {
+		return retrysimProcess(t, args...)
+	}
 	var out, errOut bytes.Buffer
 	code = run(args, &out, &errOut)
 	return out.String(), errOut.String(), code

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,14 +23,68 @@ import (
 // signal or kill a harness process.
 const asRetrysim = "RETRYSIM_TEST_AS_RETRYSIM"
 
-// TestMain lets this test binary serve as retrysim's race workers (race
-// starts copies of its own executable with the hidden worker command), and
-// as retrysim when asRetrysim is set.
+// workerCommand is the hidden command retrysim-race starts its workers with.
+const workerCommand = "__race-worker"
+
+// raceBin is where the tests build retrysim-race, put first on PATH, so that
+// retrysim race finds it as it finds an installed one.
+var raceBin struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// TestMain lets this test binary serve as retrysim when asRetrysim is set.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == workerCommand || os.Getenv(asRetrysim) == "1" {
+	if os.Getenv(asRetrysim) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if raceBin.dir != "" {
+		os.RemoveAll(raceBin.dir)
+	}
+	os.Exit(code)
+}
+
+// buildRace builds retrysim-race once and puts its directory first on PATH,
+// for retrysim race run by this process and the processes it starts.
+func buildRace(t *testing.T) {
+	t.Helper()
+	raceBin.once.Do(func() {
+		if raceBin.dir, raceBin.err = os.MkdirTemp("", "retrysim-race-bin"); raceBin.err != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", raceBin.dir, "github.com/retrysim/retrysim/cmd/retrysim-race").CombinedOutput()
+		if err != nil {
+			raceBin.err = fmt.Errorf("go build ./cmd/retrysim-race: %v\n%s", err, out)
+			return
+		}
+		raceBin.err = os.Setenv("PATH", raceBin.dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	})
+	if raceBin.err != nil {
+		t.Fatal(raceBin.err)
+	}
+}
+
+// runsRace reports whether retrysim given args runs race, which replaces the
+// process with retrysim-race and so cannot run inside this test binary.
+func runsRace(args []string) bool {
+	return len(args) > 0 && args[0] == "race" || len(args) > 1 && args[0] == "help" && args[1] == "race"
+}
+
+// retrysimProcess runs retrysim with args as a process of its own (this test
+// binary, as TestMain lets it) and returns its stdout, stderr and status.
+func retrysimProcess(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	buildRace(t)
+	var out, errOut bytes.Buffer
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asRetrysim+"=1")
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
 }
 
 type raceRow struct {
@@ -116,6 +172,7 @@ func startHarness(t *testing.T, args ...string) *harness {
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
 		t.Skip("no /proc to find worker processes in")
 	}
+	buildRace(t)
 	h := &harness{tmp: t.TempDir(), done: make(chan struct{})}
 	h.cmd = exec.Command(os.Args[0], append([]string{"race"}, args...)...)
 	h.cmd.Env = append(os.Environ(), asRetrysim+"=1", "TMPDIR="+h.tmp)
@@ -252,6 +309,63 @@ func TestRaceJobsAtTheTop(t *testing.T) {
 	for _, r := range raceJSON(t, "-mode", "claim", "-jobs", top, "-rounds", "1") {
 		if r.Races != race.MaxJobs || r.DoubleCharged != 0 || r.Lost != 0 {
 			t.Errorf("-jobs %s: %+v; want %s races, none charged twice or lost", top, r, top)
+		}
+	}
+}
+
+// Built as the README installs them, side by side (go install ./cmd/...),
+// retrysim race runs the retrysim-race beside it with nothing on PATH: the
+// harness, its workers (copies of retrysim-race) and retrysim help race.
+func TestRaceRunsTheCommandBesideIt(t *testing.T) {
+	bin := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/retrysim/retrysim/cmd/retrysim",
+		"github.com/retrysim/retrysim/cmd/retrysim-race").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	retrysim := func(args ...string) (string, string, int) {
+		var out, errOut bytes.Buffer
+		cmd := exec.Command(filepath.Join(bin, "retrysim"), args...)
+		cmd.Env = append(os.Environ(), "PATH="+t.TempDir())
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+			t.Fatal(err)
+		}
+		return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
+	}
+	out, errOut, code := retrysim("race", "-mode", "loose,claim", "-rounds", "3", "-format", "json")
+	var rep struct{ Rows []raceRow }
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+		t.Fatalf("retrysim race: exit %d, %v, stderr %q", code, err, errOut)
+	}
+	if len(rep.Rows) != 2 || rep.Rows[1].Mode != "claim" || rep.Rows[1].Races != 3 || rep.Rows[1].DoubleCharged != 0 {
+		t.Errorf("retrysim race: rows %+v; want loose and claim, 3 races each, claim charging none twice", rep.Rows)
+	}
+	for _, args := range [][]string{{"help", "race"}, {"race", "-help"}} {
+		if out, errOut, code := retrysim(args...); code != 0 || !strings.Contains(out, "Usage: retrysim race [flags]") || !strings.Contains(out, "-procs processes") {
+			t.Errorf("retrysim %s: exit %d, stdout %q, stderr %q; want race's usage and flags", strings.Join(args, " "), code, out, errOut)
+		}
+	}
+	if _, errOut, code := retrysim("race", "-procs", "0"); code != 2 || errOut != "retrysim: -procs: want a whole number from 1 to 256\n" {
+		t.Errorf("retrysim race -procs 0: exit %d, stderr %q; want retrysim-race's exit 2 and its line", code, errOut)
+	}
+}
+
+// Without retrysim-race beside it or on PATH, retrysim race says in one line
+// how to install it, and exits 1: the command line is right, the install is not.
+func TestRaceMissingSaysHowToInstall(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	for _, args := range [][]string{{"race", "-compare"}, {"help", "race"}} {
+		var out, errOut bytes.Buffer
+		code := run(args, &out, &errOut)
+		want := "retrysim: race runs the retrysim-race command, found neither in " + filepath.Dir(self) +
+			" beside retrysim nor on PATH: install it with go install github.com/retrysim/retrysim/cmd/retrysim-race@latest" +
+			" (in a checkout: go install ./cmd/... installs both commands)\n"
+		if code != 1 || out.Len() > 0 || errOut.String() != want {
+			t.Errorf("retrysim %s: exit %d, stdout %q, stderr %q; want exit 1 and %q", strings.Join(args, " "), code, out.String(), errOut.String(), want)
 		}
 	}
 }

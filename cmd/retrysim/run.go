@@ -15,7 +15,6 @@ import (
 	"syscall"
 
 	"github.com/retrysim/retrysim/internal/flagval"
-	"github.com/retrysim/retrysim/internal/race"
 )
 
 // Exit statuses.
@@ -71,15 +70,6 @@ func version() string {
 // run is the whole program: it picks the subcommand, runs it, and turns its
 // error into one line on stderr and an exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == workerCommand {
-		// A race worker process: it keeps the default signal actions, so
-		// that SIGINT, SIGTERM and SIGHUP end it; the harness handles them.
-		if err := race.Worker(args[1:], os.Stdin, stdout); err != nil {
-			fmt.Fprintf(stderr, "retrysim: %v\n", err)
-			return exitFailure
-		}
-		return exitOK
-	}
 	// A closed terminal (SIGHUP) stops a run as Ctrl-C does, so that race
 	// still removes its databases. The first signal cancels ctx, and the
 	// run stops within a second, writing nothing; stop then hands the

@@ -1,4 +1,4 @@
-package render
+package main
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	"github.com/retrysim/retrysim/internal/race"
 )
 
-// RaceTitle names the crashes, the waves and the kept databases only when
+// raceTitle names the crashes, the waves and the kept databases only when
 // the run has them, and a crash probability as a percentage to 4 digits.
 func TestRaceTitle(t *testing.T) {
 	base := race.Config{Procs: 4, Jobs: 12000, Deliveries: 2, Rounds: 3, Lease: time.Second}
@@ -25,8 +25,8 @@ func TestRaceTitle(t *testing.T) {
 		{waves, head + "; deliveries 10ms apart, keys purged after 5ms"},
 		{kept, head + "; databases kept in /tmp/d"},
 	} {
-		if got := RaceTitle(tc.cfg); got != tc.want {
-			t.Errorf("RaceTitle = %q; want %q", got, tc.want)
+		if got := raceTitle(tc.cfg); got != tc.want {
+			t.Errorf("raceTitle = %q; want %q", got, tc.want)
 		}
 	}
 }
