@@ -533,7 +533,7 @@ func TestFleetTotalsPlot(t *testing.T) {
 	}
 	svg := string(plots[0])
 	for _, want := range []string{"<svg", "Requests that succeeded (%)", "Server calls a request (amplification)",
-		"95% intervals over 2 replicates", "log x axis", "three_retries", "breaker_10pct"} {
+		"95% intervals over 2 replicates", "server failure rate", "three_retries", "breaker_10pct"} { // a linear x axis: no "log x axis"
 		if !strings.Contains(svg, want) {
 			t.Errorf("the plot has no %q", want)
 		}
@@ -582,7 +582,7 @@ func TestFleetSpikeRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Recovery after the spike, no keys", "Recovery after the spike, the same key on every attempt",
-		"Duplicate side effects a request, no keys", "hedge_2.5s", "never counted as 55 s",
+		"Duplicate side effects a request, no keys", "hedge_2.5s", "counted as 55 s, the run", "never recovered (most replicates)",
 		"spike-recovery, 80 s, means of 1 replicate, seed 1", "1 replicate: no intervals"} { // was "over 1 replicates"
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("the plot has no %q", want)

@@ -43,7 +43,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var scenarioPath string
 	var model flagval.Model
 	var sets []string
-	var logY, linearY, sharedScale bool
+	var logY, linearY, ownScales bool
 	fs := flagval.NewFlagSet("retrysim sweep")
 	axes := api.SweepAxes()
 	values := make([]*flagval.Values, len(axes))
@@ -61,7 +61,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}), "set", "vary a numeric parameter of the scenario by `name=values`: steps[STEP].p_fail, .lost_reply, .latency or .attempts (the step's own), or queue.ttl, .lease, .visibility, .repeat_delay, .backoff.base, .backoff.cap, .max_deliveries, .max_crashes, .repeat or .crash (durations as 1h or 250ms; a latency or repeat_delay is a fixed one, replacing a lognormal median:p99); repeat for several, at most 8")
 	fs.BoolVar(&logY, "log-y", false, "draw -plot's line plot on a log y axis (by default: when the values span more than two decades)")
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
-	fs.BoolVar(&sharedScale, "shared-scale", false, "give -plot's heat maps one colour scale (by default each panel has its own)")
+	fs.BoolVar(&ownScales, "own-scales", false, "give each of -plot's heat maps its own colour scale (by default they share one, so a colour is the same value in every panel)")
 	c.Register(fs, render.SweepDoc)
 	if err := flagval.Parse(fs, args, sweepIntro, stdout); err != nil {
 		return err
@@ -92,7 +92,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return flagval.LibraryError(err)
 	}
-	opts, err := render.NewPlotOptions(plot.Path, c.Format.R.Page(), len(swept), logY, linearY, sharedScale)
+	opts, err := render.NewPlotOptions(plot.Path, c.Format.R.Page(), len(swept), logY, linearY, ownScales)
 	if err != nil {
 		return flagval.Usage(err)
 	}

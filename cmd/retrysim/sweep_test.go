@@ -100,18 +100,18 @@ func TestSweepPlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<svg", "Probability that a call fails", "Probability that the watched step", "step-nokey", "job-samekey-skip"} {
+	for _, want := range []string{"<svg", "Probability that a call fails", "Probability that the watched step", "Retry each step, no key", "Retry the whole job, same key, skip finished steps"} {
 		if !bytes.Contains(svg, []byte(want)) {
 			t.Errorf("the heat map SVG lacks %q", want)
 		}
 	}
-	// -shared-scale and -log-y reach the picture.
+	// -own-scales and -log-y reach the picture.
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"-p-fail", "0.001,0.01", "-lost-reply", "0,0.02", "-shared-scale"}, "colour scale shared by every panel"},
-		{[]string{"-p-fail", "0.001,0.01", "-lost-reply", "0,0.02"}, "own colour scale"},
+		{[]string{"-p-fail", "0.001,0.01", "-lost-reply", "0,0.02"}, "colour scale shared by every panel"},
+		{[]string{"-p-fail", "0.001,0.01", "-lost-reply", "0,0.02", "-own-scales"}, "own colour scale"},
 		{[]string{"-p-fail", "0.01,0.02", "-log-y"}, "log y axis"},
 		{[]string{"-p-fail", "0.01,0.02", "-linear-y"}, "linear y axis"},
 	} {
@@ -162,7 +162,7 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"-log-y", "-p-fail", "0,0.1"}, "-log-y: shapes the picture -plot or -format html draws; give one of them"},
 		{[]string{"-plot", "out.png", "-p-fail", "0,0.1", "-log-y", "-linear-y"}, "-linear-y: -log-y asks for the opposite; give one"},
 		{[]string{"-plot", "out.png", "-p-fail", "0,0.1", "-lost-reply", "0,0.1", "-linear-y"}, "-linear-y: applies to a line plot (one swept parameter); this sweep has 2"},
-		{[]string{"-plot", "out.png", "-p-fail", "0,0.1", "-shared-scale"}, "-shared-scale: applies to heat maps (two swept parameters); this sweep has 1"},
+		{[]string{"-plot", "out.png", "-p-fail", "0,0.1", "-own-scales"}, "-own-scales: applies to heat maps (two swept parameters); this sweep has 1"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -17,14 +17,6 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 )
 
-// compareColours tell a dozen policies apart (plotutil's palette repeats
-// after seven): Tableau's ten, then two darker tones.
-var compareColours = [...]color.RGBA{
-	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff},
-	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
-	{0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff}, {0x00, 0x33, 0x66, 0xff}, {0x66, 0x33, 0x00, 0xff},
-}
-
 // curve is one policy's estimates along a comparison's x axis.
 type curve struct {
 	label string
@@ -32,47 +24,40 @@ type curve struct {
 }
 
 // comparePanel draws curves against x, a line, markers and 95% error bars
-// each, with the conventions of the sweep plots: a log x axis when xLog (the
-// points at x = 0 are left out, and the title says so), values in unit
-// (mul times the estimates), a log y axis when the values span more than two
-// decades, and curves with the same numbers drawn widest first.
-func comparePanel(title, xLabel, yLabel, unit string, xLog, legendTop bool, curves []curve) (*plot.Plot, error) {
+// each, with the conventions of the sweep plots: values in unit, a log y
+// axis when the values span more than two decades, and curves with the
+// same numbers drawn widest first. Its legend is p.Legend, for a stack to
+// draw beside it.
+func comparePanel(title, xLabel, yLabel, unit string, curves []curve) (*plot.Plot, error) {
 	var values []float64
 	for _, c := range curves {
-		for i, v := range c.vs {
-			if !math.IsNaN(v) && (!xLog || c.xs[i] > 0) {
+		for _, v := range c.vs {
+			if !math.IsNaN(v) {
 				values = append(values, v)
 			}
 		}
 	}
 	logY := spansDecades(values)
 	p := plot.New()
-	var notes []string
-	if xLog {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = logTicks{}
-		notes = append(notes, "log x axis (x = 0 not drawn)")
-	}
 	var floor float64
+	note := "linear y axis"
 	if logY {
 		floor = decadeFloor(values)
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks{unit}
-		note := "log y axis"
+		note = "log y axis"
 		if slices.Contains(values, 0) {
 			note += " (values of 0 not drawn)"
 		}
-		notes = append(notes, note)
 	} else {
 		p.Y.Tick.Marker = unitTicks{unit}
-		notes = append(notes, "linear y axis")
 	}
-	p.Title.Text = title + "; " + strings.Join(notes, ", ")
+	p.Title.Text = title + "; " + note
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.X.Label.Text = xLabel
+	p.X.Tick.Marker = unitTicks{}
 	p.Y.Label.Text = yLabel
-	p.Legend.Top = legendTop
-	p.Legend.Left = true
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Add(plotter.NewGrid())
 	for k, c := range curves {
 		same, later := -1, 0
@@ -88,7 +73,7 @@ func comparePanel(title, xLabel, yLabel, unit string, xLog, legendTop bool, curv
 		}
 		var pts errorPoints
 		for i, v := range c.vs {
-			if math.IsNaN(v) || xLog && c.xs[i] <= 0 || logY && v <= 0 {
+			if math.IsNaN(v) || logY && v <= 0 {
 				continue
 			}
 			lo, hi := c.los[i], c.his[i]
@@ -109,7 +94,7 @@ func comparePanel(title, xLabel, yLabel, unit string, xLog, legendTop bool, curv
 			p.Legend.Add(label+": nothing to draw", blank{})
 			continue
 		}
-		if err := addSeries(p, pts, k, later, compareColours[k%len(compareColours)], 2.5, label); err != nil {
+		if err := addSeries(p, pts, k, later, 2.5, label); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.label, err)
 		}
 	}
@@ -117,28 +102,17 @@ func comparePanel(title, xLabel, yLabel, unit string, xLog, legendTop bool, curv
 		p.Y.Min = floor
 		p.Y.Max = math.Max(p.Y.Max, floor*10)
 	}
-	if xLog && p.X.Min == p.X.Max && p.X.Min > 0 {
-		// One x: gonum would widen the axis by 1 each way, below 0, where
-		// a log axis has no place.
-		p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
-	}
 	return p, nil
 }
 
-// drawPanels encodes panels one above the other, each height tall.
-func drawPanels(w io.Writer, ext string, height vg.Length, panels ...*plot.Plot) error {
-	rows := make([][]*plot.Plot, len(panels))
-	for i, p := range panels {
-		rows[i] = []*plot.Plot{p}
+// compareStack stacks panels, each height tall, their legends to their right.
+func compareStack(height vg.Length, panels ...*plot.Plot) stack {
+	s := stack{plotWidth: 17 * vg.Centimeter, panelHeight: height}
+	for _, p := range panels {
+		p, l := withLegend(p)
+		s.panels, s.legends = append(s.panels, p), append(s.legends, l)
 	}
-	tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
-		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4, PadRight: vg.Centimeter / 4}
-	return encode(w, ext, 20*vg.Centimeter, vg.Length(len(rows))*height, func(dc draw.Canvas) {
-		canvases := plot.Align(rows, tiles, dc)
-		for i, row := range rows {
-			row[0].Draw(canvases[i][0])
-		}
-	})
+	return s
 }
 
 // PlotFleetTotals draws a preset that compares client policies over failure
@@ -148,7 +122,8 @@ func drawPanels(w io.Writer, ext string, height vg.Length, panels ...*plot.Plot)
 // (and client count, when the preset varies it) with 95% Student t intervals
 // over the replicates (none with one replicate, as the subtitle says).
 // The subtitle names what the runs hold fixed. The failure rate axis is
-// logarithmic, its 0 left out.
+// linear: on a log axis the rates below 0.05, where no policy binds, took
+// most of the width.
 func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bool, ext string) error {
 	if len(res) == 0 {
 		return fmt.Errorf("nothing to plot")
@@ -188,31 +163,60 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 		}
 		return cs
 	}
-	top, err := comparePanel(head+"Requests that succeeded (%)", "server failure rate", "requests that succeeded (%)", "%", true, false, pick(succ))
+	top, err := comparePanel(head+"Requests that succeeded (%)", "server failure rate", "requests that succeeded (%)", "%", pick(succ))
 	if err != nil {
 		return err
 	}
-	bottom, err := comparePanel("Server calls a request (amplification)", "server failure rate", "server calls a request", "", true, true, pick(amp))
+	bottom, err := comparePanel("Server calls a request (amplification)", "server failure rate", "server calls a request", "", pick(amp))
 	if err != nil {
 		return err
 	}
-	return drawPanels(w, ext, 11*vg.Centimeter, top, bottom)
+	return compareStack(11*vg.Centimeter, top, bottom).encode(w, ext, 0, 2)
 }
 
 // PlotFleetSpikes draws a preset that compares policies over spike heights
 // (fleet.Preset.Spikes), runs named "policy keys none|same peak H": how long
-// after the spike each policy's goodput is back (fleet.Result.Recovered, a
-// replicate that never recovers counted at the run's end), without keys and
-// with the request's key on every attempt, and the duplicate side effects a
-// request without keys (with keys there are none), against the spike's
-// height, a line a policy with 95% intervals over the replicates.
+// after the spike each policy's goodput is back (fleet.Result.Recovered),
+// without keys and with the request's key on every attempt, and the
+// duplicate side effects a request without keys (with keys there are none),
+// against the spike's height, a line a policy with 95% intervals over the
+// replicates. A run where most replicates never recovered is no time: it is
+// drawn as an arrow at the top edge, ticked "never", with no interval.
 func PlotFleetSpikes(w io.Writer, title string, res []fleet.Result, ext string) error {
+	sp, err := newSpikeFigure(title, res)
+	if err != nil {
+		return err
+	}
+	return sp.encode(w, ext, 0, len(sp.panels))
+}
+
+// never is where a recovery panel puts its runs that never recovered: at
+// top, above the axis' last time, with the arrow in each curve's colour.
+type never struct {
+	top float64
+	at  [][]float64 // x values a curve
+}
+
+// neverRecovered reports whether more than half of r's replicates never
+// recovered, so its typical replicate has no recovery time.
+func neverRecovered(r fleet.Result) bool {
+	down := 0
+	for i := range r.Replicates {
+		if r.Replicates[i].Verdict == fleet.Down {
+			down++
+		}
+	}
+	return 2*down > len(r.Replicates)
+}
+
+func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 	if len(res) == 0 {
-		return fmt.Errorf("nothing to plot")
+		return stack{}, fmt.Errorf("nothing to plot")
 	}
 	var labels []string
 	var heights []float64
 	rec := [2]map[string]*curve{{}, {}}
+	nev := [2]map[string][]float64{{}, {}}
 	dup := map[string]*curve{}
 	for _, r := range res {
 		label, _, _ := strings.Cut(r.Config.Name, " ")
@@ -232,6 +236,10 @@ func PlotFleetSpikes(w io.Writer, title string, res []fleet.Result, ext string) 
 		// interval is drawn within it.
 		e, end := r.Recovered(), r.Config.Duration-r.Config.Load.To
 		e.Lo, e.Hi = math.Max(0, e.Lo), math.Min(end, e.Hi)
+		if neverRecovered(r) {
+			e = fleet.Estimate{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+			nev[k][label] = append(nev[k][label], r.Config.Load.Peak)
+		}
 		add(rec[k][label], e)
 		if k == 0 {
 			add(dup[label], r.DuplicatesPerRequest())
@@ -253,40 +261,99 @@ func PlotFleetSpikes(w io.Writer, title string, res []fleet.Result, ext string) 
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	end := c.Duration - c.Load.To
 	head := fmt.Sprintf("%s\nserver %s s + %s s per call in progress, network %s s each way, timeout %s s, one client; %s requests a second,\n"+
-		"the spike from %s to %s s; recovery: goodput back within 10%% of the load for good, never counted as %s s (the run's end);\n"+
-		"%s\n", title, g(c.Server.Base), g(c.Server.Slope), g(c.Net), g(c.Client.Timeout), g(c.Load.Rate),
+		"the spike from %s to %s s; recovery: goodput back within 10%% of the load for good\n"+
+		"(a replicate that never recovers counted as %s s, the run's end;\n"+
+		"an arrow at the top edge, \"never\", when most replicates never recovered); %s\n", title, g(c.Server.Base), g(c.Server.Slope), g(c.Net), g(c.Client.Timeout), g(c.Load.Rate),
 		g(c.Load.From), g(c.Load.To), g(end), intervalsOver(len(res[0].Replicates)))
-	// The heights are ticked; the x axis runs on past the last for the
-	// legend, so it covers no line.
 	slices.Sort(heights)
 	ticks := make(plot.ConstantTicks, len(heights))
 	for i, h := range heights {
 		ticks[i] = plot.Tick{Value: h, Label: g(h)}
 	}
-	room := func(p *plot.Plot) {
-		p.X.Tick.Marker = ticks
-		p.X.Min = heights[0] - 0.05*(heights[len(heights)-1]-heights[0])
-		p.X.Max = heights[len(heights)-1] + 0.8*(heights[len(heights)-1]-heights[0])
-		p.Legend.Left = false
-	}
+	pad := 0.05 * (heights[len(heights)-1] - heights[0])
 	var panels []*plot.Plot
 	for i, t := range []string{head + "Recovery after the spike, no keys (s)", "Recovery after the spike, the same key on every attempt (s)"} {
-		p, err := comparePanel(t, "spike height (requests a second)", "recovery (s)", " s", false, true, pick(rec[i]))
+		cs := pick(rec[i])
+		p, err := comparePanel(t, "spike height (requests a second)", "recovery (s)", "", cs)
 		if err != nil {
-			return err
+			return stack{}, err
 		}
-		p.Y.Min, p.Y.Max = 0, end
-		room(p)
+		nv := never{top: end * 1.1}
+		for _, cv := range cs {
+			nv.at = append(nv.at, nev[i][cv.label])
+		}
+		p.Add(nv)
+		p.Y.Min, p.Y.Max = 0, nv.top
+		p.Y.Tick.Marker = recoveryTicks{end: end, never: nv.top}
+		if slices.ContainsFunc(nv.at, func(xs []float64) bool { return len(xs) > 0 }) {
+			p.Legend.Add("never recovered (most replicates)", neverThumb{})
+		}
 		panels = append(panels, p)
 	}
 	p, err := comparePanel("Duplicate side effects a request, no keys (with keys: none)", "spike height (requests a second)",
-		"duplicates a request", "", false, true, pick(dup))
+		"duplicates a request", "", pick(dup))
 	if err != nil {
-		return err
+		return stack{}, err
 	}
-	room(p)
 	panels = append(panels, p)
-	return drawPanels(w, ext, 11*vg.Centimeter, panels...)
+	for _, p := range panels {
+		p.X.Tick.Marker = ticks
+		p.X.Min, p.X.Max = heights[0]-pad, heights[len(heights)-1]+pad
+	}
+	return compareStack(11*vg.Centimeter, panels...), nil
+}
+
+// recoveryTicks are a recovery axis' ticks: timeTicks up to end, and
+// "never" at the top edge, where the runs that never recovered are drawn.
+type recoveryTicks struct{ end, never float64 }
+
+// Ticks implements plot.Ticker.
+func (r recoveryTicks) Ticks(lo, hi float64) []plot.Tick {
+	return append(timeTicks{}.Ticks(lo, r.end), plot.Tick{Value: r.never, Label: "never"})
+}
+
+// Plot implements plot.Plotter: an upward arrow at each never recovered
+// run, in its curve's colour.
+func (n never) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	// Several curves that never recovered at one x stand side by side,
+	// an arrow's width apart, so each colour shows.
+	at := map[float64][]int{}
+	var xs []float64
+	for k, kxs := range n.at {
+		for _, x := range kxs {
+			if at[x] == nil {
+				xs = append(xs, x)
+			}
+			at[x] = append(at[x], k)
+		}
+	}
+	for _, x := range xs {
+		ks := at[x]
+		for j, k := range ks {
+			dx := (vg.Length(j) - vg.Length(len(ks)-1)/2) * vg.Points(neverArrowSize)
+			neverArrow(c, vg.Point{X: trX(x) + dx, Y: trY(n.top)}, lineColour(k))
+		}
+	}
+}
+
+// neverArrowSize is the never arrow's height.
+const neverArrowSize = 8
+
+// neverArrow draws an arrow pointing up, its tip at tip.
+func neverArrow(c draw.Canvas, tip vg.Point, col color.Color) {
+	sty := draw.LineStyle{Color: col, Width: vg.Points(1.5)}
+	h := vg.Points(neverArrowSize)
+	c.StrokeLines(sty, []vg.Point{{X: tip.X, Y: tip.Y - h}, tip})
+	c.StrokeLines(sty, []vg.Point{{X: tip.X - h/3, Y: tip.Y - h/3}, tip, {X: tip.X + h/3, Y: tip.Y - h/3}})
+}
+
+// neverThumb is the never arrow's legend entry.
+type neverThumb struct{}
+
+// Thumbnail implements plot.Thumbnailer.
+func (neverThumb) Thumbnail(c *draw.Canvas) {
+	neverArrow(*c, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, color.Black)
 }
 
 // intervalsOver says what a picture's intervals are over: "95% intervals

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"image/color"
@@ -17,7 +16,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/retrysim/retrysim/fleet"
 )
@@ -331,12 +329,13 @@ func WriteFleetSeries(w io.Writer, pts []fleet.Point, ext string) error {
 }
 
 // PlotFleet draws each run's series in its own panel, one above the other on
-// one time axis: new requests (the offered load), successes (goodput),
-// retries decided (when an attempt fails) and sent (after the backoff) and
-// timeouts a second, averaged over replicates, in front of the
-// load shape the run was given (grey), each panel titled with the run's name
-// and what it holds fixed. cfgs are the runs' configurations, in runs' order.
-// ext (".png" or ".svg") picks the encoding.
+// one time axis and one y scale: new requests (the offered load), successes
+// (goodput), retries decided (when an attempt fails) and sent (after the
+// backoff), timeouts and, when the run's attempts carry keys, conflicts a
+// second, averaged over replicates, in front of the load shape the run was
+// given (grey), each panel titled with the run's name and what it holds
+// fixed, its legend to its right. cfgs are the runs' configurations, in
+// runs' order. ext (".png" or ".svg") picks the encoding.
 func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, cfgs []fleet.Config, ext string) error {
 	f, err := newFleetFigure(title, runs, cfgs)
 	if err != nil {
@@ -344,20 +343,6 @@ func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, cfgs []fleet.Con
 	}
 	return f.encode(w, ext, 0, len(runs))
 }
-
-// fleetFigure is PlotFleet's panels, a run each, and each panel's legend,
-// drawn right of its data area: inside, it covered the series where a
-// spike or ramp starts (the top left of the panel).
-type fleetFigure struct {
-	plots   [][]*plot.Plot
-	legends []plot.Legend
-}
-
-// fleetLegendWidth is the strip right of each panel that holds its legend.
-const fleetLegendWidth = 5 * vg.Centimeter
-
-// fleetPanelHeight is the height of one run's panel.
-const fleetPanelHeight = 8 * vg.Centimeter
 
 // fleetPanels draws each run's panel of PlotFleet's figure as a picture of
 // its own, so a page can break between them; every panel is laid out as in
@@ -367,36 +352,51 @@ func fleetPanels(title string, runs [][]fleet.Point, cfgs []fleet.Config, ext st
 	if err != nil {
 		return nil, err
 	}
-	var panels [][]byte
-	for i := range runs {
-		var b bytes.Buffer
-		if err := f.encode(&b, ext, i, i+1); err != nil {
-			return nil, err
-		}
-		panels = append(panels, b.Bytes())
-	}
-	return panels, nil
+	return f.encodeEach(ext)
 }
 
-func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (fleetFigure, error) {
-	if len(runs) == 0 || len(runs) != len(cfgs) {
-		return fleetFigure{}, fmt.Errorf("nothing to plot")
-	}
-	end := 0.0
-	for _, c := range cfgs {
-		end = math.Max(end, c.Duration)
-	}
-	f := fleetFigure{plots: make([][]*plot.Plot, len(runs)), legends: make([]plot.Legend, len(runs))}
-	lines := []struct {
-		name string
-		get  func(fleet.Point) float64
-	}{
+// fleetPanelHeight is the height of one run's panel.
+const fleetPanelHeight = 8 * vg.Centimeter
+
+// fleetLine is a series PlotFleet draws: its legend name and its value at a point.
+type fleetLine struct {
+	name string
+	get  func(fleet.Point) float64
+}
+
+// fleetLines are the series of a run's panel; conflicts only when keys
+// is on, as without keys there are none.
+func fleetLines(keys bool) []fleetLine {
+	lines := []fleetLine{
 		{"new requests", func(p fleet.Point) float64 { return p.Starts }},
 		{"successes", func(p fleet.Point) float64 { return p.Successes }},
 		{"retries decided", func(p fleet.Point) float64 { return p.RetriesDecided }},
 		{"retries sent", func(p fleet.Point) float64 { return p.RetriesSent }},
 		{"timeouts", func(p fleet.Point) float64 { return p.Timeouts }},
 	}
+	if keys {
+		lines = append(lines, fleetLine{"conflicts (key in use)", func(p fleet.Point) float64 { return p.Conflicts }})
+	}
+	return lines
+}
+
+func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (stack, error) {
+	if len(runs) == 0 || len(runs) != len(cfgs) {
+		return stack{}, fmt.Errorf("nothing to plot")
+	}
+	end, top := 0.0, 0.0
+	for i, c := range cfgs {
+		end = math.Max(end, c.Duration)
+		for j := 0; j <= 400; j++ {
+			top = math.Max(top, c.Load.At(c.Duration*float64(j)/400))
+		}
+		for _, l := range fleetLines(c.Client.Keys != fleet.NoKey) {
+			for _, pt := range runs[i] {
+				top = math.Max(top, l.get(pt))
+			}
+		}
+	}
+	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: fleetPanelHeight}
 	for i, pts := range runs {
 		p := plot.New()
 		p.Title.Text = cfgs[i].Name + "\n" + wrapSettings(describeSettings(fleetSettings(cfgs[i])), 90)
@@ -405,59 +405,66 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (fl
 		}
 		p.Title.TextStyle.Font.Size = vg.Points(10)
 		p.X.Label.Text = "t (s)"
-		p.Y.Label.Text = "a second"
-		p.X.Min, p.X.Max = 0, end
-		legend := plot.NewLegend()
-		legend.TextStyle.Font.Size = vg.Points(10)
-		legend.Top, legend.Left = true, true
+		p.X.Tick.Marker = timeTicks{}
+		p.Y.Label.Text = "per second"
+		p.Legend.TextStyle.Font.Size = vg.Points(10)
 		p.Add(plotter.NewGrid())
 		load, err := loadArea(cfgs[i].Load, cfgs[i].Duration)
 		if err != nil {
-			return fleetFigure{}, err
+			return stack{}, err
 		}
 		p.Add(load)
-		legend.Add("load shape (offered rate)", load)
-		for k, l := range lines {
+		p.Legend.Add("load shape (offered rate)", load)
+		for k, l := range fleetLines(cfgs[i].Client.Keys != fleet.NoKey) {
 			xy := make(plotter.XYs, len(pts))
 			for j, pt := range pts {
 				xy[j] = plotter.XY{X: float64(pt.T) + 0.5, Y: l.get(pt)}
 			}
 			line, err := plotter.NewLine(xy)
 			if err != nil {
-				return fleetFigure{}, fmt.Errorf("%s: %w", l.name, err)
+				return stack{}, fmt.Errorf("%s: %w", l.name, err)
 			}
-			line.Color = plotutil.Color(k)
+			line.Color = lineColour(k)
 			line.Dashes = plotutil.Dashes(k)
 			line.Width = vg.Points(1.2)
 			p.Add(line)
-			legend.Add(l.name, line)
+			p.Legend.Add(l.name, line)
 		}
-		p.X.Min, p.X.Max = 0, end // the same time axis in every panel
-		f.plots[i], f.legends[i] = []*plot.Plot{p}, legend
+		// The same time axis and the same y scale in every panel, so runs
+		// compare by eye.
+		p.X.Min, p.X.Max = 0, end
+		p.Y.Min, p.Y.Max = 0, top*1.05
+		p, legend := withLegend(p)
+		f.panels, f.legends = append(f.panels, p), append(f.legends, legend)
 	}
 	return f, nil
 }
 
-// encode draws the panels from up to (not including) to: the whole figure
-// laid out (plot.Align), shifted so that those panels fall on the canvas.
-func (f fleetFigure) encode(w io.Writer, ext string, from, to int) error {
-	width, height := 20*vg.Centimeter, vg.Length(to-from)*fleetPanelHeight
-	tiles := draw.Tiles{Rows: len(f.plots), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
-		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4, PadRight: fleetLegendWidth}
-	return encode(w, ext, width, height, func(dc draw.Canvas) {
-		whole := dc
-		whole.Max.Y = dc.Max.Y + vg.Length(from)*fleetPanelHeight
-		whole.Min.Y = whole.Max.Y - vg.Length(len(f.plots))*fleetPanelHeight
-		canvases := plot.Align(f.plots, tiles, whole)
-		for i := from; i < to; i++ {
-			c := canvases[i][0]
-			f.plots[i][0].Draw(c)
-			da := f.plots[i][0].DataCanvas(c)
-			strip := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
-				Min: vg.Point{X: c.Max.X + vg.Centimeter/4, Y: da.Min.Y}, Max: vg.Point{X: dc.Max.X, Y: da.Max.Y}}}
-			f.legends[i].Draw(strip)
+// timeTicks label a time axis in seconds at a round step that gives at
+// most ten labels (1, 2, 5, 10, 20, 30 or 60 s and on), with an unlabelled
+// tick halfway between, so a 5 s spike in an 80 s run starts and ends on
+// ticks.
+type timeTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
+	steps := []float64{1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600}
+	step := steps[len(steps)-1]
+	for _, s := range steps {
+		if (hi-lo)/s <= 10 {
+			step = s
+			break
 		}
-	})
+	}
+	var ticks []plot.Tick
+	for i := math.Ceil(lo / (step / 2)); i*step/2 <= hi+1e-9; i++ {
+		t := plot.Tick{Value: i * step / 2}
+		if int(i)%2 == 0 {
+			t.Label = strconv.FormatFloat(t.Value, 'f', -1, 64)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
 }
 
 // loadArea is the load shape's rate over [0, duration] as a grey area, a

@@ -84,7 +84,7 @@ func TestFleetPlot(t *testing.T) {
 		return strings.Join(lines, " "), longest
 	}
 	for run, want := range map[string]string{
-		"short": "shape constant, rate 5; server latency, base 1s, slope 10ms, p-fail 0; net 0s; " +
+		"short": "shape constant, rate 40; server latency, base 1s, slope 10ms, p-fail 0; net 0s; " +
 			"clients 1, timeout 3s, attempts 3, backoff none, keys none; policy unlimited; hedges 0",
 		"long": "shape spike, rate 50, peak 100, from 5s, to 8s; server queue, capacity 8, queue 100, " +
 			"service 100ms, service-dist exp, p-fail 0.3; net 0s; clients 1, timeout 2s, attempts 1, keys same; " +
@@ -98,6 +98,14 @@ func TestFleetPlot(t *testing.T) {
 	if n := count("load shape (offered rate)"); n != 2 {
 		t.Errorf("%d legend entries for the load shape; want one a panel", n)
 	}
+	// Conflicts are drawn for the run whose attempts carry keys (long,
+	// -keys same), and only there: without keys there are none.
+	if n := count("conflicts (key in use)"); n != 1 {
+		t.Errorf("%d legend entries for conflicts; want one, the keyed run's", n)
+	}
+	if n := count("per second"); n != 2 {
+		t.Errorf("the y label \"per second\" appears %d times; want once a panel", n)
+	}
 	if n := count("20"); n != 2 {
 		t.Errorf("the 20 s tick appears %d times; want once in each panel (one time axis)", n)
 	}
@@ -110,7 +118,7 @@ func TestFleetPlot(t *testing.T) {
 // second's 50 with a spike to 100.
 func fleetRuns() ([][]fleet.Point, []fleet.Config) {
 	cfgs := []fleet.Config{
-		{Name: "short", Duration: 10, Load: fleet.Shape{Kind: fleet.Constant, Rate: 5},
+		{Name: "short", Duration: 10, Load: fleet.Shape{Kind: fleet.Constant, Rate: 40},
 			Server: fleet.Server{Kind: fleet.Latency, Base: 1, Slope: 0.01},
 			Client: fleet.Client{Clients: 1, Timeout: 3, Attempts: 3, Backoff: backoff.Policy{Kind: backoff.None, Base: 100 * time.Millisecond}}},
 		{Name: "long", Duration: 20, Load: fleet.Shape{Kind: fleet.Spike, Rate: 50, Peak: 100, From: 5, To: 8},
@@ -131,9 +139,10 @@ func fleetRuns() ([][]fleet.Point, []fleet.Config) {
 
 // TestFleetPanels: the html page's panels, a picture each, keep the whole
 // figure's layout: the load shape's grey area (the data area's left edge,
-// t = 0) starts at the same pixel column in each, although their y tick
-// labels differ in width ("5.00", "100"), and where it starts in the whole
-// figure.
+// t = 0) starts at the same pixel column in each, and where it starts in
+// the whole figure. (The panels share one y scale, so their tick labels no
+// longer differ in width; the short run's load is 40 a second, tall enough
+// on the long run's scale for the grey area to be found.)
 func TestFleetPanels(t *testing.T) {
 	runs, cfgs := fleetRuns()
 	grey := color.RGBA{0xdd, 0xdd, 0xdd, 0xff}

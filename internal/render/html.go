@@ -244,7 +244,7 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 		}
 		p.figures = [][]byte{svg.Bytes()}
 	case 2:
-		figs, err := heatPanels(s, ".svg", opts.SharedScale)
+		figs, err := heatPanels(s, ".svg", opts.OwnScales)
 		if err != nil {
 			return err
 		}

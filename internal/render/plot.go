@@ -57,10 +57,9 @@ const (
 type PlotOptions struct {
 	// Y is the line plot's y axis scale.
 	Y Scale
-	// SharedScale gives every heat map one colour scale; by default each
-	// panel has its own, so a strategy far better than another is not a
-	// uniform block of one colour.
-	SharedScale bool
+	// OwnScales gives each heat map its own colour scale; by default every
+	// panel has one scale, so the same colour is the same value in each.
+	OwnScales bool
 }
 
 // NewPlotOptions checks the choices that shape a sweep's pictures and
@@ -68,9 +67,9 @@ type PlotOptions struct {
 // two swept parameters); page says the format draws the picture itself
 // (html); swept is how many parameters the sweep varies. A choice needs a
 // picture and the kind it shapes: logY and linearY a line plot (one swept
-// parameter), shared heat maps (two). Errors name the choices as sweep's
+// parameter), ownScales heat maps (two). Errors name the choices as sweep's
 // flags do.
-func NewPlotOptions(path string, page bool, swept int, logY, linearY, shared bool) (PlotOptions, error) {
+func NewPlotOptions(path string, page bool, swept int, logY, linearY, ownScales bool) (PlotOptions, error) {
 	var o PlotOptions
 	if path != "" {
 		if err := CheckPlotPath(path); err != nil {
@@ -86,7 +85,7 @@ func NewPlotOptions(path string, page bool, swept int, logY, linearY, shared boo
 		kind  int
 		shape string
 	}{{"log-y", logY, 1, "a line plot (one swept parameter)"}, {"linear-y", linearY, 1, "a line plot (one swept parameter)"},
-		{"shared-scale", shared, 2, "heat maps (two swept parameters)"}} {
+		{"own-scales", ownScales, 2, "heat maps (two swept parameters)"}} {
 		switch {
 		case !f.set:
 		case path == "" && !page:
@@ -104,13 +103,14 @@ func NewPlotOptions(path string, page bool, swept int, logY, linearY, shared boo
 	case linearY:
 		o.Y = LinearScale
 	}
-	o.SharedScale = shared
+	o.OwnScales = ownScales
 	return o, nil
 }
 
 // PlotSweep draws s.Metric: against the swept parameter with a line and 95%
 // error bars per strategy when one parameter is swept, or as one heat map per
-// strategy, each with its colour bar, when two are. ext (".png" or ".svg")
+// strategy, each with its colour bar (one scale for all unless
+// opts.OwnScales), when two are. ext (".png" or ".svg")
 // picks the encoding; the same s and opts give the same bytes.
 func PlotSweep(w io.Writer, s stats.Sweep, ext string, opts PlotOptions) error {
 	if err := CheckPlotPath("plot" + ext); err != nil {
@@ -118,14 +118,13 @@ func PlotSweep(w io.Writer, s stats.Sweep, ext string, opts PlotOptions) error {
 	}
 	switch len(s.Swept) {
 	case 1:
-		p, err := linePlot(s, opts.Y)
+		f, err := linePlot(s, opts.Y)
 		if err != nil {
 			return err
 		}
-		width, height := 20*vg.Centimeter, 13*vg.Centimeter
-		return encode(w, ext, width, height, func(dc draw.Canvas) { p.Draw(dc) })
+		return f.encode(w, ext, 0, 1)
 	case 2:
-		return heatMaps(w, s, ext, opts.SharedScale)
+		return heatMaps(w, s, ext, opts.OwnScales)
 	}
 	return fmt.Errorf("a plot needs one or two swept parameters; this sweep has %d", len(s.Swept))
 }
@@ -241,15 +240,16 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// unitTicks are gonum's default ticks with unit after each label.
+// unitTicks are gonum's default ticks, labelled in shortest form ("50",
+// not gonum's "50.00") with unit after each label.
 type unitTicks struct{ unit string }
 
 // Ticks implements plot.Ticker.
 func (t unitTicks) Ticks(lo, hi float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
 	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label += t.unit
+		if v, err := strconv.ParseFloat(ticks[i].Label, 64); err == nil { // gonum's label, rounded to its step
+			ticks[i].Label = strconv.FormatFloat(v, 'f', -1, 64) + t.unit
 		}
 	}
 	return ticks
@@ -263,12 +263,26 @@ func unitLabel(m stats.Metric) string {
 	return m.Label
 }
 
-func linePlot(s stats.Sweep, scale Scale) (*plot.Plot, error) {
+// strategyLabels are s's strategies as its table names them (each row's
+// Label), in s.Strategies' order; an ID without a label stands for itself.
+func strategyLabels(s stats.Sweep) []string {
+	labels := slices.Clone(s.Strategies)
+	for k := range labels {
+		if k < len(s.Rows) && s.Rows[k].Label != "" {
+			labels[k] = s.Rows[k].Label
+		}
+	}
+	return labels
+}
+
+// linePlot is the line plot of a sweep over one parameter, its legend to
+// the right of the data: a line a strategy, named as the table names it.
+func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 	axis := s.Swept[0]
 	mul, unit := metricUnit(s.Metric)
 	per := len(s.Strategies)
 	all := make([]series, per)
-	var values []float64
+	var values, xs []float64
 	for k := range s.Strategies {
 		for i := k; i < len(s.Rows); i += per {
 			e := s.Metric.Estimate(s.Rows[i].Row())
@@ -276,9 +290,13 @@ func linePlot(s stats.Sweep, scale Scale) (*plot.Plot, error) {
 			all[k].vs = append(all[k].vs, mul*e.Value)
 			all[k].los = append(all[k].los, mul*e.Lo)
 			all[k].his = append(all[k].his, mul*e.Hi)
+			if !slices.Contains(xs, s.Rows[i].At(axis)) {
+				xs = append(xs, s.Rows[i].At(axis))
+			}
 		}
 		values = append(values, all[k].vs...)
 	}
+	slices.Sort(xs)
 	logY := scale == LogScale || scale == AutoScale && spansDecades(values)
 	if logY && !slices.ContainsFunc(values, func(v float64) bool { return v > 0 }) {
 		logY = false // nothing to place on a log axis
@@ -286,30 +304,35 @@ func linePlot(s stats.Sweep, scale Scale) (*plot.Plot, error) {
 	p := plot.New()
 	axisNote := "linear y axis"
 	var floor float64
+	var zeroAt []float64 // the x values where some value of 0 is left out
 	if logY {
 		axisNote = "log y axis"
-		if slices.Contains(values, 0) {
-			axisNote += " (values of 0 are not drawn)"
-		}
 		floor = decadeFloor(values)
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks{unit}
+		for _, a := range all {
+			for i, v := range a.vs {
+				if v <= 0 && !slices.Contains(zeroAt, a.xs[i]) {
+					zeroAt = append(zeroAt, a.xs[i])
+				}
+			}
+		}
+		slices.Sort(zeroAt)
 	} else {
 		p.Y.Tick.Marker = unitTicks{unit}
 	}
-	p.Title.Text = fmt.Sprintf("%s against %s, 95%% intervals\n%s; %s", unitLabel(s.Metric), s.AxisList()[axis].Name, subtitle(s), axisNote)
+	ax := s.AxisList()[axis]
+	p.Title.Text = fmt.Sprintf("%s against %s, 95%% intervals\n%s; %s", unitLabel(s.Metric), ax.Name, subtitle(s), axisNote)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = s.AxisList()[axis].Label
+	p.X.Label.Text = ax.Label
+	if len(xs) <= 12 {
+		p.X.Tick.Marker = sweptTicks{a: ax, xs: xs}
+	}
 	p.Y.Label.Text = unitLabel(s.Metric)
-	p.Legend.Top = true
-	p.Legend.Left = true
-	// The title's size, and room between entries for the largest marker
-	// (7 pt across at most three equal series): at gonum's 12 pt with no
-	// padding the markers of neighbouring entries overlapped.
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	p.Legend.Padding = vg.Points(4)
 	p.Add(plotter.NewGrid())
-	for k, id := range s.Strategies {
+	labels := strategyLabels(s)
+	for k := range s.Strategies {
 		// Strategies with the same numbers share a line: the first is drawn
 		// widest with the largest marker, each later one narrower on top, so
 		// every one stays visible, and the legend says which they equal.
@@ -336,23 +359,46 @@ func linePlot(s stats.Sweep, scale Scale) (*plot.Plot, error) {
 			pts.XYs = append(pts.XYs, plotter.XY{X: all[k].xs[i], Y: v})
 			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, all[k].his[i] - v})
 		}
-		label := id
+		label := labels[k]
 		if same >= 0 {
-			label += " (same as " + s.Strategies[same] + ")"
+			label += " (same as " + labels[same] + ")"
 		}
 		if len(pts.XYs) == 0 {
 			p.Legend.Add(label+": every value 0", blank{})
 			continue
 		}
-		if err := addSeries(p, pts, k, later, plotutil.Color(k), 3, label); err != nil {
-			return nil, fmt.Errorf("%s: %w", id, err)
+		if err := addSeries(p, pts, k, later, 3, label); err != nil {
+			return stack{}, fmt.Errorf("%s: %w", s.Strategies[k], err)
 		}
+	}
+	if len(zeroAt) > 0 {
+		at := make([]string, len(zeroAt))
+		for i, x := range zeroAt {
+			at[i] = axisValue(ax, x)
+		}
+		p.Legend.Add(fmt.Sprintf("values of 0 (at %s = %s) not shown on the log axis", ax.Name, strings.Join(at, ", ")), blank{})
 	}
 	if logY {
 		p.Y.Min = floor
 		p.Y.Max = math.Max(p.Y.Max, floor*10)
 	}
-	return p, nil
+	p, legend := withLegend(p)
+	return stack{panels: []*plot.Plot{p}, legends: []plot.Legend{legend}, plotWidth: 17 * vg.Centimeter, panelHeight: 13 * vg.Centimeter}, nil
+}
+
+// sweptTicks label a line plot's x axis at each swept value.
+type sweptTicks struct {
+	a  stats.Axis
+	xs []float64
+}
+
+// Ticks implements plot.Ticker.
+func (t sweptTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for _, x := range t.xs {
+		ticks = append(ticks, plot.Tick{Value: x, Label: axisValue(t.a, x)})
+	}
+	return ticks
 }
 
 // errorPoints are a strategy's estimates with their intervals as error bars.
@@ -432,8 +478,8 @@ func (cs colourScale) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-func heatMaps(w io.Writer, s stats.Sweep, ext string, shared bool) error {
-	f := newHeatFigure(s, shared)
+func heatMaps(w io.Writer, s stats.Sweep, ext string, ownScales bool) error {
+	f := newHeatFigure(s, ownScales)
 	return f.encode(w, ext, 0, len(f.panels), true)
 }
 
@@ -452,7 +498,7 @@ const (
 	heatPanelHeight = 10 * vg.Centimeter
 )
 
-func newHeatFigure(s stats.Sweep, shared bool) heatFigure {
+func newHeatFigure(s stats.Sweep, ownScales bool) heatFigure {
 	ax, ay := s.Swept[0], s.Swept[1]
 	mul, unit := metricUnit(s.Metric)
 	var xs, ys []float64
@@ -485,7 +531,7 @@ func newHeatFigure(s stats.Sweep, shared bool) heatFigure {
 		everything = append(everything, values...)
 		f.scales[k] = newColourScale(values, unit, "this panel's own colour scale")
 	}
-	if shared {
+	if !ownScales {
 		for k := range f.scales {
 			f.scales[k] = newColourScale(everything, unit, "colour scale shared by every panel")
 		}
@@ -495,8 +541,8 @@ func newHeatFigure(s stats.Sweep, shared bool) heatFigure {
 
 // heatPanels draws each strategy's panel as a picture of its own, the
 // heading above the first, so a page can break between them.
-func heatPanels(s stats.Sweep, ext string, shared bool) ([][]byte, error) {
-	f := newHeatFigure(s, shared)
+func heatPanels(s stats.Sweep, ext string, ownScales bool) ([][]byte, error) {
+	f := newHeatFigure(s, ownScales)
 	var pics [][]byte
 	for k := range f.panels {
 		var b bytes.Buffer
@@ -577,7 +623,7 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 			v := pn.v[c][r]
 			g.z[r*g.cols+c] = cs.coord(v)
 			labels.XYs = append(labels.XYs, plotter.XY{X: float64(c), Y: float64(r)})
-			labels.Labels = append(labels.Labels, sig(v)+cs.unit)
+			labels.Labels = append(labels.Labels, sigDigits(v, 2)+cs.unit)
 			ink := color.Color(color.Black)
 			if bg, err := pal.At(math.Min(math.Max(cs.coord(v), cs.lo), cs.hi)); err == nil && luminance(bg) < 0.45 {
 				ink = color.White
@@ -589,7 +635,7 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 	h := plotter.NewHeatMap(g, pal.Palette(256))
 	h.Min, h.Max = pal.Min(), pal.Max()
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s (%s)", s.Strategies[k], cs.note)
+	p.Title.Text = fmt.Sprintf("%s (%s)", strategyLabels(s)[k], cs.note)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.X.Label.Text = s.AxisList()[ax].Label
 	p.Y.Label.Text = s.AxisList()[ay].Label
@@ -601,6 +647,17 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 		p.Add(l)
 	}
 	return p
+}
+
+// sigDigits formats x with n significant digits in plain decimals
+// (0.00060, 2.2, 150), as a heat map's cell shows it: the cell's colour
+// reads to about that precision, and the table holds the rest.
+func sigDigits(x float64, n int) string {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', n, 64), 64) // rounded first: 0.0996 is 0.10, not 0.100
+	return strconv.FormatFloat(r, 'f', max(0, n-1-int(math.Floor(math.Log10(math.Abs(r))))), 64)
 }
 
 // valueTicks labels each cell with its swept value.
@@ -672,10 +729,11 @@ type blank struct{}
 // Thumbnail implements plot.Thumbnailer.
 func (blank) Thumbnail(*draw.Canvas) {}
 
-// addSeries draws one series with its error bars, styled by its index k: a
-// series equal to later ones (later of them) gets a wider line and larger
-// markers, so series drawn on top of each other stay visible.
-func addSeries(p *plot.Plot, pts errorPoints, k, later int, col color.Color, radius float64, label string) error {
+// addSeries draws one series with its error bars, styled by its index k
+// (lineColour, lineDashes, plotutil.Shape): a series equal to later ones
+// (later of them) gets a wider line and larger markers, so series drawn on
+// top of each other stay visible.
+func addSeries(p *plot.Plot, pts errorPoints, k, later int, radius float64, label string) error {
 	line, points, err := plotter.NewLinePoints(pts.XYs)
 	if err != nil {
 		return err
@@ -684,8 +742,9 @@ func addSeries(p *plot.Plot, pts errorPoints, k, later int, col color.Color, rad
 	if err != nil {
 		return err
 	}
+	col := lineColour(k)
 	line.Color, points.Color, bars.Color = col, col, col
-	line.Dashes = plotutil.Dashes(k)
+	line.Dashes = lineDashes(k)
 	line.Width = vg.Points(1 + 1.5*float64(later))
 	points.Shape = plotutil.Shape(k)
 	points.Radius = vg.Points(radius + 2*float64(later))

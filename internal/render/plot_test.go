@@ -166,13 +166,14 @@ func heatSweep() stats.Sweep {
 	}, []string{"a", "b"})
 }
 
-// TestHeatMap: ticks at the swept values, each cell's value written in it,
-// a colour bar labelled in decades for the panel that spans decades, each
-// panel saying whose scale it uses, and -shared-scale sharing one.
+// TestHeatMap: ticks at the swept values, each cell's value written in it
+// to two significant digits, a colour bar labelled in decades for the panel
+// that spans decades, each panel saying whose scale it uses, one shared by
+// default and -own-scales giving each its own.
 func TestHeatMap(t *testing.T) {
-	texts := svgTexts(t, heatSweep(), PlotOptions{})
+	texts := svgTexts(t, heatSweep(), PlotOptions{OwnScales: true})
 	for _, want := range []string{"0.001", "0.005", "0.05", "0", "0.02", // swept values
-		"0.001000%", "0.01000%", "0.1000%", "1.000%", "10.00%", "16.00%", // cells: failed/10^6 in percent
+		"0.0010%", "0.010%", "0.10%", "1.0%", "10%", "16%", // cells: failed/10^6 in percent, two digits
 		"≤0.001%", "0.01%", "0.1%", "1%", // a's colour bar, log: its floor and decades
 		"a (this panel's own colour scale, log)", "b (this panel's own colour scale)"} {
 		if !contains(texts, want) {
@@ -182,16 +183,20 @@ func TestHeatMap(t *testing.T) {
 	if contains(texts, "0.015") || contains(texts, "0.025") {
 		t.Errorf("ticks between swept values: %q", texts)
 	}
-	shared := svgTexts(t, heatSweep(), PlotOptions{SharedScale: true})
+	if contains(texts, "0.001000%") || contains(texts, "1.000%") {
+		t.Errorf("cells with four significant digits: %q", texts)
+	}
+	shared := svgTexts(t, heatSweep(), PlotOptions{})
 	for _, want := range []string{"a (colour scale shared by every panel, log)", "b (colour scale shared by every panel, log)", "10%"} {
 		if !contains(shared, want) {
-			t.Errorf("-shared-scale: no text %q in %q", want, shared)
+			t.Errorf("default: no text %q in %q", want, shared)
 		}
 	}
 }
 
 // TestPlotPNG decodes the pictures: the size asked for (20 cm at gonum's
-// 96 dpi is 756 pixels), the same bytes twice, and in the heat map a colour
+// 96 dpi is 756 pixels for the heat map; the line plot is its plot's 17 cm
+// and its legend's strip), the same bytes twice, and in the heat map a colour
 // bar: a column with a long run of pixels each a different colour.
 func TestPlotPNG(t *testing.T) {
 	for what, s := range map[string]stats.Sweep{"line": lineSweep(), "heat": heatSweep()} {
@@ -209,8 +214,16 @@ func TestPlotPNG(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		if w := img.Bounds().Dx(); w != 756 {
-			t.Errorf("%s: %d pixels wide; want 756", what, w)
+		want := 756
+		if what == "line" {
+			f, err := linePlot(s, AutoScale)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = int(f.width().Points() * 96 / 72) // vgimg truncates
+		}
+		if w := img.Bounds().Dx(); w != want {
+			t.Errorf("%s: %d pixels wide; want %d", what, w, want)
 		}
 		if what != "heat" {
 			continue
@@ -298,7 +311,7 @@ func TestHeatMapColourBarAligned(t *testing.T) {
 // TestHeatPanels: the html page's heat maps, a picture a strategy, each
 // with its own colour bar, the heading only above the first.
 func TestHeatPanels(t *testing.T) {
-	pics, err := heatPanels(heatSweep(), ".svg", false)
+	pics, err := heatPanels(heatSweep(), ".svg", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,131 @@
+package render
+
+import (
+	"bytes"
+	"image/color"
+	"io"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// okabeIto is the Okabe-Ito palette (Okabe and Ito, "Color Universal
+// Design", 2008), told apart by people with each common colour-vision
+// deficiency, darkest first; its yellow, faint on white, comes last.
+var okabeIto = [...]color.RGBA{
+	{0x00, 0x72, 0xb2, 0xff}, // blue
+	{0xd5, 0x5e, 0x00, 0xff}, // vermillion
+	{0x00, 0x9e, 0x73, 0xff}, // bluish green
+	{0xcc, 0x79, 0xa7, 0xff}, // reddish purple
+	{0xe6, 0x9f, 0x00, 0xff}, // orange
+	{0x56, 0xb4, 0xe9, 0xff}, // sky blue
+	{0x00, 0x00, 0x00, 0xff}, // black
+	{0xf0, 0xe4, 0x42, 0xff}, // yellow
+}
+
+// lineColour is series k's colour; past eight they repeat, and the
+// series' markers and dashes (plotutil.Shape, plotutil.Dashes, seven of
+// each) tell them apart.
+func lineColour(k int) color.Color { return okabeIto[k%len(okabeIto)] }
+
+// lineDashes is series k's dash pattern: solid up to six series (colour
+// tells them apart), plotutil's patterns from the seventh on.
+func lineDashes(k int) []vg.Length {
+	if k < 6 {
+		return nil
+	}
+	return plotutil.Dashes(k - 5)
+}
+
+// stack is panels one above the other, each with its legend in a strip
+// right of the panel, outside its data area, so no entry hides a point.
+type stack struct {
+	panels  []*plot.Plot
+	legends []plot.Legend
+	// plotWidth is the width of the panels, axes and titles included;
+	// panelHeight each one's height.
+	plotWidth, panelHeight vg.Length
+}
+
+// legendGap is the space between a panel and its legend.
+const legendGap = vg.Centimeter / 4
+
+// withLegend returns p's legend and leaves p without one, for a stack to
+// draw beside it.
+func withLegend(p *plot.Plot) (*plot.Plot, plot.Legend) {
+	l := p.Legend
+	p.Legend = plot.NewLegend()
+	l.Top, l.Left = true, true
+	// Room between entries for the largest marker (7 pt across at most
+	// three equal series): with no padding neighbouring markers overlapped.
+	l.Padding = vg.Points(4)
+	return p, l
+}
+
+// legendWidth is the widest legend's width.
+func (s stack) legendWidth() vg.Length {
+	var w vg.Length
+	for i := range s.legends {
+		r := s.legends[i].Rectangle(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: 100 * vg.Centimeter, Y: 100 * vg.Centimeter}}})
+		w = max(w, r.Size().X)
+	}
+	return w
+}
+
+// width is the stack's canvas width: the panels' and the legend strip's.
+func (s stack) width() vg.Length {
+	return s.plotWidth + legendGap + s.legendWidth() + vg.Centimeter/4
+}
+
+// layout lays the whole stack out on a canvas drawn from panel from on
+// (the canvas holding from up to to) and returns each panel's canvas and
+// its legend's canvas; panels outside the canvas get canvases off it.
+func (s stack) layout(dc draw.Canvas, from int) (panels, legends []draw.Canvas) {
+	rows := make([][]*plot.Plot, len(s.panels))
+	for i, p := range s.panels {
+		rows[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
+		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4,
+		PadRight: dc.Size().X - s.plotWidth + vg.Centimeter/4}
+	whole := dc
+	whole.Max.Y = dc.Max.Y + vg.Length(from)*s.panelHeight
+	whole.Min.Y = whole.Max.Y - vg.Length(len(rows))*s.panelHeight
+	canvases := plot.Align(rows, tiles, whole)
+	for i := range rows {
+		c := canvases[i][0]
+		da := s.panels[i].DataCanvas(c)
+		panels = append(panels, c)
+		legends = append(legends, draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: c.Max.X + legendGap, Y: da.Min.Y}, Max: vg.Point{X: dc.Max.X, Y: da.Max.Y}}})
+	}
+	return panels, legends
+}
+
+// encode draws the panels from up to (not including) to with their legends.
+func (s stack) encode(w io.Writer, ext string, from, to int) error {
+	height := vg.Length(to-from) * s.panelHeight
+	return encode(w, ext, s.width(), height, func(dc draw.Canvas) {
+		panels, legends := s.layout(dc, from)
+		for i := from; i < to; i++ {
+			s.panels[i].Draw(panels[i])
+			s.legends[i].Draw(legends[i])
+		}
+	})
+}
+
+// encodeEach draws each panel as a picture of its own, laid out as in the
+// whole stack so their axes stay aligned, for a page to break between them.
+func (s stack) encodeEach(ext string) ([][]byte, error) {
+	var pics [][]byte
+	for i := range s.panels {
+		var b bytes.Buffer
+		if err := s.encode(&b, ext, i, i+1); err != nil {
+			return nil, err
+		}
+		pics = append(pics, b.Bytes())
+	}
+	return pics, nil
+}
