@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,13 +10,6 @@ import (
 
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/race"
-)
-
-// Exit statuses, as retrysim's.
-const (
-	exitOK      = 0
-	exitFailure = 1
-	exitUsage   = 2
 )
 
 // run is the whole program: a worker process when started with the worker
@@ -30,9 +21,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// that SIGINT, SIGTERM and SIGHUP end it; the harness handles them.
 		if err := race.Worker(args[1:], os.Stdin, stdout); err != nil {
 			fmt.Fprintf(stderr, "retrysim: %v\n", err)
-			return exitFailure
+			return flagval.ExitFailure
 		}
-		return exitOK
+		return flagval.ExitOK
 	}
 	// A closed terminal (SIGHUP) stops a run as Ctrl-C does, so that race
 	// still removes its databases. The first signal cancels ctx, and the
@@ -43,17 +34,5 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	context.AfterFunc(ctx, stop)
 	err := raceCommand(ctx, args, stdout, stderr)
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return exitOK
-	case ctx.Err() != nil:
-		fmt.Fprintln(stderr, "retrysim: interrupted; nothing was written")
-		return exitFailure
-	case errors.As(err, new(flagval.UsageError)):
-		fmt.Fprintf(stderr, "retrysim: %v\n", err)
-		return exitUsage
-	default:
-		fmt.Fprintf(stderr, "retrysim: %v\n", err)
-		return exitFailure
-	}
+	return flagval.ExitStatus(ctx, err, stderr)
 }

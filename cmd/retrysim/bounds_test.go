@@ -14,6 +14,7 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/scenario"
@@ -38,7 +39,7 @@ func TestLimitsRefusedBeforeWork(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, errOut, code := retrysim(t, tt.args...)
-		if code != exitUsage || strings.TrimSpace(errOut) != tt.want {
+		if code != flagval.ExitUsage || strings.TrimSpace(errOut) != tt.want {
 			t.Errorf("retrysim %s: exit %d, %q; want exit 2, %q", strings.Join(tt.args, " "), code, errOut, tt.want)
 		}
 	}
@@ -87,7 +88,7 @@ func TestPeakRSS(t *testing.T) {
 // A scenario that is not a regular file is refused at once, naming -scenario.
 func TestScenarioNotARegularFile(t *testing.T) {
 	_, errOut, code := retrysim(t, "-scenario", "/dev/zero", "-jobs", "1")
-	if want := "retrysim: -scenario /dev/zero: a device, not a regular file\n"; code != exitUsage || errOut != want {
+	if want := "retrysim: -scenario /dev/zero: a device, not a regular file\n"; code != flagval.ExitUsage || errOut != want {
 		t.Errorf("-scenario /dev/zero: exit %d, %q; want exit 2, %q", code, errOut, want)
 	}
 }
@@ -122,7 +123,7 @@ func group(n int) string {
 // cannot wrap: old main printed a completion of 0 s for this.
 func TestDurationBound(t *testing.T) {
 	_, errOut, code := retrysim(t, "-latency", "256205h", "-visibility", "2562047h", "-jobs", "1")
-	if want := "retrysim: -latency: 256205h0m0s is longer than the 8760h (365 days) a duration may be\n"; code != exitUsage || errOut != want {
+	if want := "retrysim: -latency: 256205h0m0s is longer than the 8760h (365 days) a duration may be\n"; code != flagval.ExitUsage || errOut != want {
 		t.Errorf("exit %d, %q; want exit 2, %q", code, errOut, want)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/retrysim/retrysim/internal/flagval"
 )
 
 // stopBound is how long after a signal a run may take to exit: the engines
@@ -161,7 +163,7 @@ func TestSignalStopsEveryModel(t *testing.T) {
 			c.cmd.Process.Signal(tt.sig)
 			c.stopsWithin(t, stopBound, tt.sig.String())
 			// The delivery model's settings draw a warning first.
-			if code := c.cmd.ProcessState.ExitCode(); code != exitFailure || c.stdout.Len() > 0 ||
+			if code := c.cmd.ProcessState.ExitCode(); code != flagval.ExitFailure || c.stdout.Len() > 0 ||
 				!strings.HasSuffix(c.stderr.String(), "retrysim: interrupted; nothing was written\n") {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 1, nothing and the interrupted line last", code, c.stdout.String(), c.stderr.String())
 			}

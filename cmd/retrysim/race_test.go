@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/race"
 )
 
@@ -278,7 +279,7 @@ func TestRaceStopsOnSignal(t *testing.T) {
 			waitFor(t, time.Minute, "the run to start", func() bool { return tt.ready(h) })
 			h.cmd.Process.Signal(tt.sig)
 			h.exited(t, 30*time.Second)
-			if code := h.cmd.ProcessState.ExitCode(); code != exitFailure || !strings.Contains(h.stderr.String(), "interrupted") || h.stdout.Len() > 0 {
+			if code := h.cmd.ProcessState.ExitCode(); code != flagval.ExitFailure || !strings.Contains(h.stderr.String(), "interrupted") || h.stdout.Len() > 0 {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 1, nothing and the interrupted line", code, h.stdout.String(), h.stderr.String())
 			}
 			if w := h.workers(); len(w) > 0 {

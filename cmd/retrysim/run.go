@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -15,13 +13,6 @@ import (
 	"syscall"
 
 	"github.com/retrysim/retrysim/internal/flagval"
-)
-
-// Exit statuses.
-const (
-	exitOK      = 0
-	exitFailure = 1
-	exitUsage   = 2
 )
 
 // commands are the subcommands; with none named, retrysim runs "table".
@@ -103,17 +94,5 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else {
 		err = flagval.Usage(fmt.Errorf("unknown command %q (want one of %s, or flags alone for table)", name, strings.Join(slices.Sorted(maps.Keys(commands)), ", ")))
 	}
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return exitOK
-	case ctx.Err() != nil:
-		fmt.Fprintln(stderr, "retrysim: interrupted; nothing was written")
-		return exitFailure
-	case errors.As(err, new(flagval.UsageError)):
-		fmt.Fprintf(stderr, "retrysim: %v\n", err)
-		return exitUsage
-	default:
-		fmt.Fprintf(stderr, "retrysim: %v\n", err)
-		return exitFailure
-	}
+	return flagval.ExitStatus(ctx, err, stderr)
 }

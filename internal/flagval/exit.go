@@ -1,0 +1,35 @@
+package flagval
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+)
+
+// Exit statuses of every command.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+)
+
+// ExitStatus reports a command's err as one line on stderr and returns the
+// process's exit status: ExitOK for none or -help, ExitFailure for a failure
+// or an interrupt (ctx done: nothing was written), ExitUsage for bad usage.
+func ExitStatus(ctx context.Context, err error, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return ExitOK
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "retrysim: interrupted; nothing was written")
+		return ExitFailure
+	case errors.As(err, new(UsageError)):
+		fmt.Fprintf(stderr, "retrysim: %v\n", err)
+		return ExitUsage
+	default:
+		fmt.Fprintf(stderr, "retrysim: %v\n", err)
+		return ExitFailure
+	}
+}
