@@ -70,7 +70,7 @@ type keyRef struct {
 var referenceSections = []struct{ name, intro string }{
 	{"The job", "A file that describes a job (table, sweep, -shard) has steps and watched."},
 	{"Its steps", "Each item of steps is a mapping; a step's attempts, keys and backoff are its own policy over the run's."},
-	{"The queue", "A queue section, even empty, or a step that takes time, runs the delivery model; each key left out keeps its default, and a flag for the same setting overrides it."},
+	{"The queue", "A queue section, even empty, or a step that takes time or waits its own backoff, runs the delivery model; each key left out keeps its default, and a flag for the same setting overrides it."},
 	{"The fleet section", "Only retrysim fleet -scenario reads it, from a file that describes no job; its keys are the fleet command's flags (written with _ or -), documented as in retrysim fleet -help, and a key a policy does not read is refused."},
 }
 

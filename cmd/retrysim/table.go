@@ -30,7 +30,7 @@ Usage: retrysim [table] [flags]
 
 The model is chosen by -model, never by which flags are given: job (the Part 5
 model) for the plain invocation, delivery for a -scenario file with a queue:
-section or a step that takes time; -model delivery runs the sign-up behind a
+section or a step that takes time or waits its own backoff; -model delivery runs the sign-up behind a
 queue. The delivery model's flags (-latency and the queue's: -store, -ttl,
 -lease, -visibility, -max-deliveries, -backoff..., -repeat..., -crash...) given
 at their default change nothing in the job model, and at another value are

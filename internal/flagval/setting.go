@@ -27,7 +27,7 @@ func RegisterSettings(fs *flag.FlagSet) {
 type Model struct{ Choice }
 
 // modelUsage is -model's help.
-const modelUsage = "the `model` that runs: job (the Part 5 model: each job's attempts in a loop, no time, no queue), delivery (each job as messages on an at-least-once queue in virtual time, which reads -latency and the queue's flags: -store, -ttl, -lease, -visibility, -max-deliveries, -backoff, -repeat, -crash...), or auto: delivery for a -scenario file with a queue: section or a step that takes time, job otherwise; the model is never chosen by which flags are given"
+const modelUsage = "the `model` that runs: job (the Part 5 model: each job's attempts in a loop, no time, no queue), delivery (each job as messages on an at-least-once queue in virtual time, which reads -latency and the queue's flags: -store, -ttl, -lease, -visibility, -max-deliveries, -backoff, -repeat, -crash...), or auto: delivery for a -scenario file with a queue: section or a step that takes time or waits its own backoff, job otherwise; the model is never chosen by which flags are given"
 
 // RegisterModel declares -model on fs, auto by default.
 func (m *Model) RegisterModel(fs *flag.FlagSet) {
