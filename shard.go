@@ -214,13 +214,18 @@ func (m *Merger) Add(name string, sh stats.Shard) error {
 			m.total.Rows[i].Counters = stats.Counters{}
 		}
 	}
+	// Shards are compared as their files write them: a shard held in memory
+	// (RunShard, Experiment.Shard) also holds what only its experiment knows
+	// (stats.Params' fields tagged json:"-", such as the noun and the
+	// watched steps' labels), which a shard read from a file lacks, and the
+	// two are slices of the same run all the same.
 	first := m.total
 	switch {
 	case sh.Count != first.Count:
 		return fmt.Errorf("%s is shard %d/%d but %s is of %d shards", name, sh.Index, sh.Count, m.first, first.Count)
-	case !reflect.DeepEqual(sh.Params, first.Params):
+	case !sameJSON(sh.Params, first.Params):
 		return fmt.Errorf("%s and %s are shards of different runs: %s", m.first, name, paramDiff(first.Params, sh.Params))
-	case !reflect.DeepEqual(sh.Model, first.Model):
+	case !sameJSON(sh.Model, first.Model):
 		return fmt.Errorf("%s and %s are shards of different runs: their models (scenario steps, watched steps or queue) differ: %s", m.first, name, jsonDiff(first.Model, sh.Model, "model"))
 	case !slices.EqualFunc(sh.Rows, first.Rows, func(a, b stats.Row) bool { return a.ID == b.ID }):
 		return fmt.Errorf("%s and %s ran different strategies", m.first, name)
@@ -341,9 +346,9 @@ func (e Experiment) sliceOf(sh stats.Shard) error {
 }
 
 // sameJSON reports whether a and b write the same JSON: what a shard file
-// carries of its parameters, without those (Noun, the column labels) that
-// only the experiment knows.
-func sameJSON(a, b stats.Params) bool {
+// carries of its parameters or its model, without what (the noun, the
+// column labels) only the experiment knows.
+func sameJSON(a, b any) bool {
 	ja, errA := json.Marshal(a)
 	jb, errB := json.Marshal(b)
 	return errA == nil && errB == nil && bytes.Equal(ja, jb)

@@ -1,0 +1,115 @@
+package retrysim_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/provider"
+)
+
+// TestShardsFromFilesAndMemory merges the four shards of one run, two held
+// in memory as RunShard returned them and two written to files and read
+// back (Merger.AddFile), with the zero Merger and with the experiment's:
+// the report is Run's. A shard held in memory carries what only its
+// experiment knows (the noun, the watched steps' labels), which its file
+// does not, and the two were once refused as "different runs". A shard
+// given again, from its file after it was added from memory, is "given
+// twice", not a shard of another run.
+func TestShardsFromFilesAndMemory(t *testing.T) {
+	q := delivery.Defaults()
+	q.Store = delivery.Claim
+	queued := article(t, 200_000, "")
+	queued.Scenario.Steps[1].Latency = provider.Latency{Median: 20e6, P99: 200e6}
+	queued.Scenario.Watched = append(queued.Scenario.Watched, provider.Watch{Step: 0, Label: "Users saved twice"})
+	queued.Delivery = &q
+	for _, tc := range []struct {
+		name string
+		e    retrysim.Experiment
+	}{{"sign-up", article(t, 300_000, "")}, {"own scenario, two watched steps, delivery model", queued}} {
+		for _, own := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, experiment's merger %t", tc.name, own), func(t *testing.T) {
+				want, err := retrysim.Run(context.Background(), tc.e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m := &retrysim.Merger{}
+				if own {
+					m = tc.e.Merger()
+				}
+				dir := t.TempDir()
+				file := func(i int) string { return filepath.Join(dir, fmt.Sprintf("shard-%d.json", i)) }
+				for _, i := range []int{2, 1, 0, 3} {
+					sh, err := retrysim.RunShard(context.Background(), tc.e, i, 4)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var b bytes.Buffer
+					if err := retrysim.WriteShard(&b, sh); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(file(i), b.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					if i%2 == 0 {
+						err = m.Add(fmt.Sprint("memory ", i), sh)
+					} else {
+						err = m.AddFile(file(i))
+					}
+					if err != nil {
+						t.Fatalf("shard %d/4: %v", i, err)
+					}
+				}
+				err = m.AddFile(file(2))
+				if wantErr := "shard 2/4 is given twice: memory 2 and " + file(2); err == nil || err.Error() != wantErr {
+					t.Errorf("adding shard 2/4 again from its file = %v; want %q", err, wantErr)
+				}
+				got, err := m.Report()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("merged report differs from Run's:\n got %+v\nwant %+v", got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestShardOfAnotherRunFromFile still refuses, as of another run, a shard
+// whose file differs from the one in memory in what the file carries.
+func TestShardOfAnotherRunFromFile(t *testing.T) {
+	e := article(t, 100_000, "")
+	sh0, err := retrysim.RunShard(context.Background(), e, 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Seed = 2
+	sh1, err := retrysim.RunShard(context.Background(), e, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := retrysim.WriteShard(&b, sh1); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "shard-1.json")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var m retrysim.Merger
+	if err := m.Add("memory 0", sh0); err != nil {
+		t.Fatal(err)
+	}
+	err = m.AddFile(path)
+	if want := "memory 0 and " + path + " are shards of different runs: seed is 1 in one and 2 in the other"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("AddFile = %v; want %q", err, want)
+	}
+}
