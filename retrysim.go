@@ -300,7 +300,7 @@ func (r Row) row() stats.Row {
 // Results is the report as package internal/render renders it: with the expected
 // lines only when expect is set, and the intervals in the tables when ci is.
 func (rep Report) Results(ci, expect bool) stats.Report {
-	out := stats.Report{Params: rep.Params, ShowCI: ci, Rows: make([]stats.Row, len(rep.Rows))}
+	out := stats.Report{Params: rep.Params, ShowCI: ci, EchoWatched: echoWatched(rep.Params), Rows: make([]stats.Row, len(rep.Rows))}
 	for i, r := range rep.Rows {
 		out.Rows[i] = r.row()
 		if !expect {

@@ -258,6 +258,19 @@ type Report struct {
 	Rows []Row
 	// ShowCI puts intervals in the table formats; csv and json always carry them.
 	ShowCI bool
+	// EchoWatched has json name the watched steps, each with its step
+	// (numbered from 1), for a run whose watched steps are neither the
+	// built-in sign-up's nor a scenario file's (whose json names them by
+	// step name): so that a report read back from its json keeps them.
+	EchoWatched bool
+}
+
+// EchoWatch is one watched step as json echoes it when Report.EchoWatched
+// is set: the step numbered from 1, as its csv and json fields number it.
+type EchoWatch struct {
+	Step  int    `json:"step"`
+	Name  string `json:"name"`
+	Label string `json:"label"`
 }
 
 // Twice is the count of jobs whose k-th watched step w did its work twice or

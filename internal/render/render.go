@@ -467,6 +467,17 @@ func writeJSON(w io.Writer, r stats.Report) error {
 			Rows []json.RawMessage `json:"rows"`
 		}{fileParams{Params: r.Params, Watched: r.Watched}, rows})
 	}
+	if r.EchoWatched {
+		watched := make([]stats.EchoWatch, len(r.Watched))
+		for i, w := range r.Watched {
+			watched[i] = stats.EchoWatch{Step: w.Step + 1, Name: w.Name, Label: w.Label}
+		}
+		return writeIndented(w, struct {
+			stats.Params
+			Watched []stats.EchoWatch `json:"watched"`
+			Rows    []json.RawMessage `json:"rows"`
+		}{r.Params, watched, rows})
+	}
 	return writeIndented(w, struct {
 		stats.Params
 		Rows []json.RawMessage `json:"rows"`

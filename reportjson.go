@@ -1,0 +1,195 @@
+package retrysim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/stats"
+)
+
+// signupWatched are the built-in sign-up's watched steps, as its reports
+// name them: the json of its reports leaves them out (the Part 5 outputs),
+// and a report read back from json gets them again.
+func signupWatched() (provider.Scenario, []stats.Watch) {
+	sc := provider.Signup(0, 0)
+	var ws []stats.Watch
+	for k, w := range sc.Watched {
+		ws = append(ws, stats.Watch{Step: w.Step, Name: sc.Steps[w.Step].Name, Label: sc.WatchLabel(k)})
+	}
+	return sc, ws
+}
+
+// echoWatched reports whether the json of a report of p names its watched
+// steps with their step numbers: neither a scenario file's run, whose
+// json names them by step name, nor the built-in sign-up's.
+func echoWatched(p stats.Params) bool {
+	if p.StepList != nil {
+		return false
+	}
+	_, ws := signupWatched()
+	return !(p.Scenario == "signup" && reflect.DeepEqual(p.Watched, ws))
+}
+
+// MarshalJSON writes the report as the command's -format json prints it
+// (package report's JSON writes the same bytes, indented): the parameters
+// as used, then a row a strategy with its counters and every metric with
+// its 95% interval, in output order. The expectations are left out, as
+// the command leaves them out without -expect.
+func (r Report) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	f, err := render.Lookup(render.ReportDoc, "json")
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Report(&b, r.Results(false, false)); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads a report from the json MarshalJSON (or the command's
+// -format json, or merge's) writes: its parameters, its watched steps, and
+// for each row the counters the json carries (jobs, failed, calls,
+// repeated_steps, duplicate_users and their squares, every watched step's
+// duplicates, and the delivery model's deliveries, lost work and repeats
+// by step). What the json does not carry is left zero: the completion
+// histograms (the json has their quantiles), the replicates' values (their
+// mean and sd), the expectations, side_effects, and, but for the built-in
+// sign-up and a scenario file's steps, the noun and step names that titles
+// and the delivery model's table by step show. Written again, a report of
+// one replicate of the job model gives the same json.
+func (r *Report) UnmarshalJSON(data []byte) error {
+	var doc struct {
+		stats.Params
+		Watched json.RawMessage              `json:"watched"`
+		Rows    []map[string]json.RawMessage `json:"rows"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	out := Report{Params: doc.Params}
+	p := &out.Params
+	switch {
+	case len(doc.Watched) > 0 && p.StepList != nil: // a file's: by step name
+		if err := json.Unmarshal(doc.Watched, &p.Watched); err != nil {
+			return fmt.Errorf("watched: %w", err)
+		}
+		for k, w := range p.Watched {
+			p.Watched[k].Step = -1
+			for i, st := range *p.StepList {
+				if st.Name == w.Name {
+					p.Watched[k].Step = i
+					break
+				}
+			}
+			if p.Watched[k].Step < 0 {
+				return fmt.Errorf("watched[%d]: no step is named %q", k, w.Name)
+			}
+		}
+	case len(doc.Watched) > 0:
+		var ws []stats.EchoWatch
+		if err := json.Unmarshal(doc.Watched, &ws); err != nil {
+			return fmt.Errorf("watched: %w", err)
+		}
+		for k, w := range ws {
+			if w.Step < 1 || w.Step > stats.MaxSteps {
+				return fmt.Errorf("watched[%d].step: %d is not from 1 to %d", k, w.Step, stats.MaxSteps)
+			}
+			p.Watched = append(p.Watched, stats.Watch{Step: w.Step - 1, Name: w.Name, Label: w.Label})
+		}
+	case p.Scenario == "signup" && p.StepList == nil:
+		sc, ws := signupWatched()
+		p.Watched, p.Noun = ws, sc.Noun
+		p.LossyStep = ws[0].Name
+	}
+	var names []string
+	if p.StepList != nil {
+		for _, st := range *p.StepList {
+			names = append(names, st.Name)
+		}
+	} else if p.Scenario == "signup" {
+		sc, _ := signupWatched()
+		for _, st := range sc.Steps {
+			names = append(names, st.Name)
+		}
+	}
+	if p.Delivery != nil {
+		for i := range p.Steps {
+			name := "step " + strconv.Itoa(i+1)
+			if i < len(names) {
+				name = names[i]
+			}
+			p.Delivery.StepNames = append(p.Delivery.StepNames, name)
+		}
+	}
+	for i, fields := range doc.Rows {
+		row, err := rowOf(fields)
+		if err != nil {
+			return fmt.Errorf("rows[%d].%w", i, err)
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	*r = out
+	return nil
+}
+
+// rowOf reads a row's counters from its json fields, the watched steps'
+// duplicates from duplicate_users_step_<i>.
+func rowOf(fields map[string]json.RawMessage) (Row, error) {
+	var row Row
+	c := &row.Counters
+	for key, dst := range map[string]any{
+		"strategy": &row.ID, "label": &row.Label, "jobs": &c.Jobs, "failed": &c.Failed, "calls": &c.Calls,
+		"repeated_steps": &c.RepeatedSteps, "duplicate_users": &c.DuplicateUsers,
+		"calls_sq": &c.CallsSq, "repeated_steps_sq": &c.RepeatedSq, "deliveries": &c.Deliveries, "lost_work": &c.LostWork,
+	} {
+		if raw, ok := fields[key]; ok {
+			if err := json.Unmarshal(raw, dst); err != nil {
+				return Row{}, fmt.Errorf("%s: %w", key, err)
+			}
+		}
+	}
+	for key, raw := range fields {
+		var step int
+		var dst *stats.StepCounts
+		switch {
+		case strings.HasPrefix(key, "duplicate_users_step_"):
+			step, dst = atoiAfter(key, "duplicate_users_step_"), &c.TwiceByStep
+		case strings.HasPrefix(key, "repeated_step_"):
+			step, dst = atoiAfter(key, "repeated_step_"), &c.RepeatedByStep
+		default:
+			continue
+		}
+		if step < 1 || step > stats.MaxSteps {
+			return Row{}, fmt.Errorf("%s: no such step", key)
+		}
+		if err := json.Unmarshal(raw, &dst[step-1]); err != nil {
+			return Row{}, fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	// Only a strategy that cannot repeat a side effect has the interval
+	// [0, 0] for its repeats; any other's reaches above 0.
+	var hi *float64
+	if raw, ok := fields["repeated_per_job_hi"]; ok {
+		if err := json.Unmarshal(raw, &hi); err != nil {
+			return Row{}, fmt.Errorf("repeated_per_job_hi: %w", err)
+		}
+	}
+	row.NoRepeats = hi != nil && *hi == 0 && c.Jobs > 0
+	return row, nil
+}
+
+// atoiAfter is the number after prefix in key, or 0.
+func atoiAfter(key, prefix string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(key, prefix))
+	if err != nil {
+		return 0
+	}
+	return n
+}

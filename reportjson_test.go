@@ -1,0 +1,73 @@
+package retrysim_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/provider"
+)
+
+// TestReportJSONRoundTrip marshals reports with encoding/json and reads them
+// back: the parameters, the watched steps (each step, name and label), the
+// counters the json carries, and a strategy that repeats nothing come back,
+// and the report read back marshals to the same bytes. The sign-up's json
+// names no watched step (the Part 5 outputs); reading it back gives the
+// sign-up's.
+func TestReportJSONRoundTrip(t *testing.T) {
+	two := article(t, 20_000, "")
+	two.Scenario.Name = "two watched"
+	two.Scenario.Watched = append(two.Scenario.Watched, provider.Watch{Step: 2, Label: "Workspaces made twice"})
+	for _, tc := range []struct {
+		name string
+		e    retrysim.Experiment
+	}{{"sign-up", article(t, 20_000, "")}, {"two watched steps", two}} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := retrysim.Run(context.Background(), tc.e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := json.Marshal(rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back retrysim.Report
+			if err := json.Unmarshal(data, &back); err != nil {
+				t.Fatal(err)
+			}
+			want := rep.Params
+			if tc.name != "sign-up" { // only titles show them, and the json does not carry them
+				want.Noun, want.LossyStep = "", ""
+			}
+			if !reflect.DeepEqual(back.Params, want) {
+				t.Errorf("parameters read back:\n got %+v\nwant %+v", back.Params, want)
+			}
+			if len(back.Rows) != len(rep.Rows) {
+				t.Fatalf("%d rows read back; want %d", len(back.Rows), len(rep.Rows))
+			}
+			for i, r := range rep.Rows {
+				b, c := back.Rows[i], r.Counters
+				bc := b.Counters
+				if b.ID != r.ID || b.Label != r.Label || b.NoRepeats != r.NoRepeats || bc.Jobs != c.Jobs || bc.Failed != c.Failed ||
+					bc.Calls != c.Calls || bc.RepeatedSteps != c.RepeatedSteps || bc.DuplicateUsers != c.DuplicateUsers ||
+					bc.CallsSq != c.CallsSq || bc.RepeatedSq != c.RepeatedSq {
+					t.Errorf("row %d read back as %+v; want %+v", i, b, r)
+				}
+				for k, w := range rep.Params.Watched {
+					if got, want := bc.Twice(k, w), c.Twice(k, w); got != want {
+						t.Errorf("row %d, watched step %q: %d jobs twice read back; want %d", i, w.Name, got, want)
+					}
+				}
+			}
+			again, err := json.Marshal(back)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(again) != string(data) {
+				t.Errorf("the report read back marshals otherwise:\n got %s\nwant %s", again, data)
+			}
+		})
+	}
+}
