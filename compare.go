@@ -1,0 +1,155 @@
+package retrysim
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/retrysim/retrysim/stats"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Comparison says whether row B differs from row A on one metric, and how
+// sure that is, from their counters alone, as
+// golang.org/x/perf/benchmath's Comparison does for benchmarks.
+//
+// A share of jobs (succeeded, failed_rate, duplicate_rate) is compared with
+// Newcombe's hybrid score interval for the difference of two proportions
+// (his method 10, from each row's Wilson interval) and the pooled
+// two-proportion z test; a mean per job (calls_per_job, repeated_per_job)
+// with the normal interval and z test of a difference of two means, each
+// with its sample variance (Welch's, at the normal quantile: the rows hold
+// many jobs). Both treat the rows as independent samples. Two rows of one
+// experiment ran on the same random draws, which correlates them
+// positively: the interval is then wider and the p-value larger than they
+// need be, never narrower or smaller.
+type Comparison struct {
+	// Metric is the metric compared, one of stats.Metrics' names.
+	Metric string
+	// A and B are the rows' estimates; Diff is B - A.
+	A, B, Diff float64
+	// Lo and Hi are Diff's 95% interval.
+	Lo, Hi float64
+	// P is the two-sided p-value of no difference: the chance of a
+	// difference at least this large were the rows' true values equal.
+	P float64
+	// Method names the interval and the test.
+	Method string
+}
+
+// Comparison methods, as Comparison.Method names them.
+const (
+	// Proportions is the method for a share of jobs.
+	Proportions = "Newcombe hybrid score interval, pooled two-proportion z test"
+	// Means is the method for a mean per job.
+	Means = "normal interval and z test of a difference of means, unpooled variances"
+)
+
+// alpha is the level below which a p-value is a significant difference:
+// one minus the intervals' confidence.
+const alpha = 1 - stats.Confidence
+
+// Significant reports whether the rows differ at the 5% level (P below
+// 0.05), which is when Diff's 95% interval leaves out 0, but for rounding
+// at the edge.
+func (c Comparison) Significant() bool { return c.P < alpha }
+
+// Better reports whether B is significantly better than A: more jobs
+// succeeded, or fewer failed, fewer calls, fewer repeats or fewer
+// duplicates.
+func (c Comparison) Better() bool {
+	if !c.Significant() {
+		return false
+	}
+	if c.Metric == "succeeded" {
+		return c.Diff > 0
+	}
+	return c.Diff < 0
+}
+
+// String is the difference with its interval and p-value, "+0.0151
+// [+0.0075, +0.0227] (p=0.0001)", or "~ (p=0.42)" for no significant
+// difference, as benchstat prints one.
+func (c Comparison) String() string {
+	p := "(p=" + strconv.FormatFloat(c.P, 'g', 2, 64) + ")"
+	if !c.Significant() {
+		return "~ " + p
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
+	sign := func(x float64) string {
+		if x >= 0 {
+			return "+" + f(x)
+		}
+		return f(x)
+	}
+	return fmt.Sprintf("%s [%s, %s] %s", sign(c.Diff), sign(c.Lo), sign(c.Hi), p)
+}
+
+// Compare compares row b with row a on metric, one of stats.Metrics'
+// names (succeeded, failed_rate, calls_per_job, repeated_per_job,
+// duplicate_rate). It refuses an unknown metric and a row of no jobs.
+func Compare(a, b Row, metric string) (Comparison, error) {
+	if _, err := stats.LookupMetric(metric); err != nil {
+		return Comparison{}, err
+	}
+	if a.Counters.Jobs < 1 || b.Counters.Jobs < 1 {
+		return Comparison{}, fmt.Errorf("compare %s: a row of no jobs has no %s", metric, metric)
+	}
+	ca, cb := a.Counters, b.Counters
+	switch metric {
+	case "succeeded":
+		return proportions(metric, ca.Jobs-ca.Failed, ca.Jobs, cb.Jobs-cb.Failed, cb.Jobs), nil
+	case "failed_rate":
+		return proportions(metric, ca.Failed, ca.Jobs, cb.Failed, cb.Jobs), nil
+	case "duplicate_rate":
+		return proportions(metric, ca.DuplicateUsers, ca.Jobs, cb.DuplicateUsers, cb.Jobs), nil
+	case "calls_per_job":
+		return means(metric, ca.Calls, ca.CallsSq, ca.Jobs, cb.Calls, cb.CallsSq, cb.Jobs), nil
+	}
+	return means(metric, ca.RepeatedSteps, ca.RepeatedSq, ca.Jobs, cb.RepeatedSteps, cb.RepeatedSq, cb.Jobs), nil
+}
+
+// zQuantile is the two-sided normal quantile of the intervals (1.96).
+func zQuantile() float64 { return distuv.UnitNormal.Quantile(1 - alpha/2) }
+
+// pValue is the two-sided p-value of a standard normal z.
+func pValue(z float64) float64 { return math.Erfc(math.Abs(z) / math.Sqrt2) }
+
+// proportions compares x2 of n2 with x1 of n1: Newcombe's hybrid score
+// interval for p2 - p1, and the pooled two-proportion z test.
+func proportions(metric string, x1, n1, x2, n2 int64) Comparison {
+	p1, p2 := float64(x1)/float64(n1), float64(x2)/float64(n2)
+	w1, w2 := stats.Wilson(x1, n1), stats.Wilson(x2, n2)
+	d := p2 - p1
+	c := Comparison{Metric: metric, A: p1, B: p2, Diff: d, Method: Proportions,
+		Lo: d - math.Hypot(p2-w2.Lo, w1.Hi-p1),
+		Hi: d + math.Hypot(w2.Hi-p2, p1-w1.Lo)}
+	pooled := float64(x1+x2) / float64(n1+n2)
+	se := math.Sqrt(pooled * (1 - pooled) * (1/float64(n1) + 1/float64(n2)))
+	switch {
+	case se > 0:
+		c.P = pValue(d / se)
+	case d == 0: // both 0% or both 100%: nothing tells them apart
+		c.P = 1
+	}
+	return c
+}
+
+// means compares the mean of n2 per-job counts (sum2, sq2 their sum and
+// sum of squares) with that of n1.
+func means(metric string, sum1 int64, sq1 stats.Wide, n1 int64, sum2 int64, sq2 stats.Wide, n2 int64) Comparison {
+	z := zQuantile()
+	m1, ci1 := stats.MeanOf(sum1, sq1, n1)
+	m2, ci2 := stats.MeanOf(sum2, sq2, n2)
+	se1, se2 := (ci1.Hi-m1)/z, (ci2.Hi-m2)/z // each mean's standard error
+	d := m2 - m1
+	se := math.Hypot(se1, se2)
+	c := Comparison{Metric: metric, A: m1, B: m2, Diff: d, Lo: d - z*se, Hi: d + z*se, Method: Means}
+	switch {
+	case se > 0:
+		c.P = pValue(d / se)
+	case d == 0:
+		c.P = 1
+	}
+	return c
+}

@@ -1,0 +1,135 @@
+package retrysim_test
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/stats"
+)
+
+// row is a row of jobs jobs of which failed failed.
+func row(jobs, failed int64) retrysim.Row {
+	return retrysim.Row{Counters: stats.Counters{Jobs: jobs, Failed: failed}}
+}
+
+// near reports whether got is want to 1e-9 relative.
+func near(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
+
+// TestCompareNewcombe checks the interval for a difference of shares
+// against the values Newcombe published (Statistics in Medicine 17, 1998,
+// "Interval estimation for the difference between independent proportions",
+// table II, method 10, the hybrid score interval): 56/70 - 48/80 is
+// [0.0524, 0.3339], 0/10 - 0/20 [-0.1611, 0.2775]. Here the shares are of
+// succeeded jobs, B's minus A's.
+func TestCompareNewcombe(t *testing.T) {
+	for _, tc := range []struct {
+		xa, na, xb, nb int64
+		lo, hi         float64
+	}{{48, 80, 56, 70, 0.0524, 0.3339}, {0, 20, 0, 10, -0.1611, 0.2775}} {
+		c, err := retrysim.Compare(row(tc.na, tc.na-tc.xa), row(tc.nb, tc.nb-tc.xb), "succeeded")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(c.Lo-tc.lo) > 5e-5 || math.Abs(c.Hi-tc.hi) > 5e-5 || c.Method != retrysim.Proportions {
+			t.Errorf("%d/%d - %d/%d: [%.4f, %.4f] by %q; want Newcombe's [%.4f, %.4f]", tc.xb, tc.nb, tc.xa, tc.na, c.Lo, c.Hi, c.Method, tc.lo, tc.hi)
+		}
+	}
+}
+
+// TestCompareByHand checks every field against values computed by hand from
+// the formulas, z = 1.959963984540054. Shares: A failed 30 of 1000 jobs, B
+// 15 of 1000; Wilson's intervals are [0.0210937, 0.0425034] and
+// [0.0091110, 0.0246010]; Newcombe's is d - sqrt((pB-lB)^2 + (uA-pA)^2) to
+// d + sqrt((uB-pB)^2 + (pA-lA)^2) with d = -0.015; the pooled share is
+// 45/2000, so z = -0.015 / sqrt(0.0225 x 0.9775 x 2/1000) = -2.2616564 and
+// p = erfc(|z|/sqrt 2). Means: A's four jobs made 1, 2, 3, 4 calls (sum 10,
+// squares 30), B's 2, 2, 3, 5 (12, 42); the sample variances are 5/3 and
+// 2, the standard error of the difference sqrt(5/12 + 2/4), d = 0.5.
+func TestCompareByHand(t *testing.T) {
+	c, err := retrysim.Compare(row(1000, 30), row(1000, 15), "failed_rate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := retrysim.Comparison{Metric: "failed_rate", A: 0.03, B: 0.015, Diff: -0.015,
+		Lo: -0.02882085149301797, Hi: -0.001904189753970803, P: 0.02371864263219147, Method: retrysim.Proportions}
+	if !near(c.A, want.A) || !near(c.B, want.B) || !near(c.Diff, want.Diff) || !near(c.Lo, want.Lo) || !near(c.Hi, want.Hi) || !near(c.P, want.P) || c.Method != want.Method || c.Metric != want.Metric {
+		t.Errorf("Compare = %+v; want %+v", c, want)
+	}
+	if !c.Significant() || !c.Better() {
+		t.Errorf("%v: significant %t, better %t; want B, failing half as often, better", c, c.Significant(), c.Better())
+	}
+	if got, want := c.String(), "-0.015 [-0.0288, -0.0019] (p=0.024)"; got != want {
+		t.Errorf("String() = %q; want %q", got, want)
+	}
+	a := retrysim.Row{Counters: stats.Counters{Jobs: 4, Calls: 10, CallsSq: stats.Wide{Lo: 30}}}
+	b := retrysim.Row{Counters: stats.Counters{Jobs: 4, Calls: 12, CallsSq: stats.Wide{Lo: 42}}}
+	c, err = retrysim.Compare(a, b, "calls_per_job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	se := math.Sqrt(5.0/12 + 2.0/4)
+	const z = 1.959963984540054
+	if !near(c.Diff, 0.5) || !near(c.Lo, 0.5-z*se) || !near(c.Hi, 0.5+z*se) || !near(c.P, math.Erfc(0.5/se/math.Sqrt2)) || c.Method != retrysim.Means {
+		t.Errorf("Compare(calls_per_job) = %+v; want 0.5 [%v, %v], p %v", c, 0.5-z*se, 0.5+z*se, math.Erfc(0.5/se/math.Sqrt2))
+	}
+	if c.Significant() || c.Better() || c.String() != "~ (p=0.6)" {
+		t.Errorf("%v: significant %t, better %t; want no significant difference, ~ (p=0.6)", c, c.Significant(), c.Better())
+	}
+	if _, err := retrysim.Compare(a, b, "speed"); err == nil || !strings.Contains(err.Error(), `unknown metric "speed"`) {
+		t.Errorf("Compare(speed) = %v; want unknown metric", err)
+	}
+	if _, err := retrysim.Compare(a, retrysim.Row{}, "failed_rate"); err == nil {
+		t.Error("Compare with a row of no jobs: no error")
+	}
+}
+
+// TestTypedAccessors reads every metric of the article's rows by its
+// accessor and by name, and every watched step by name: the same values.
+func TestTypedAccessors(t *testing.T) {
+	e := article(t, 20_000, "")
+	e.Scenario.Watched = append(e.Scenario.Watched, e.Scenario.Watched[0])
+	e.Scenario.Watched[1].Step, e.Scenario.Watched[1].Label = 1, "Billing customers made twice"
+	rep, err := retrysim.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Rows {
+		for name, got := range map[string]retrysim.Rate{"succeeded": r.Succeeded(), "failed_rate": r.FailedRate(),
+			"calls_per_job": r.CallsPerJob(), "repeated_per_job": r.RepeatedPerJob(), "duplicate_rate": r.DuplicateRate()} {
+			want, err := r.Rate(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Estimate != want.Estimate || !sameFloat(got.Expected, want.Expected) || !sameFloat(got.Z, want.Z) {
+				t.Errorf("%s %s: accessor %+v, by name %+v", r.ID, name, got, want)
+			}
+		}
+		ws := rep.Watched(r)
+		if len(ws) != 2 {
+			t.Fatalf("%s: %d watched steps; want 2", r.ID, len(ws))
+		}
+		if ws[0].Rate.Estimate != r.DuplicateRate().Estimate || ws[0].Twice != r.Counters.DuplicateUsers {
+			t.Errorf("%s: first watched step %+v; want the duplicate rate %+v", r.ID, ws[0], r.DuplicateRate())
+		}
+		second, err := rep.WatchedStep(r, "create the billing customer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if second.Step != 1 || second.Twice != r.Counters.TwiceByStep[1] || second.Label != "Billing customers made twice" ||
+			!near(second.Value, float64(r.Counters.TwiceByStep[1])/20_000) || second.Estimate != ws[1].Estimate || !sameFloat(second.Z, ws[1].Z) {
+			t.Errorf("%s: watched step by name %+v; want step 1, %d jobs twice", r.ID, second, r.Counters.TwiceByStep[1])
+		}
+		if r.Expected != nil && !near(second.Expected, r.Expected.DuplicateRates[1]) {
+			t.Errorf("%s: expected %v; want the closed form's %v", r.ID, second.Expected, r.Expected.DuplicateRates[1])
+		}
+	}
+	if _, err := rep.WatchedStep(rep.Rows[0], "charge"); err == nil || !strings.Contains(err.Error(), `no watched step is named "charge"`) {
+		t.Errorf("WatchedStep(charge) = %v; want no such watched step", err)
+	}
+}
+
+// sameFloat reports whether a and b are equal, NaN equal to NaN.
+func sameFloat(a, b float64) bool { return a == b || a != a && b != b }
