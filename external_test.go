@@ -12,7 +12,8 @@ import (
 // TestExternalModule builds and tests testdata/external, a module of its own
 // that imports github.com/retrysim/retrysim, defines its own strategy and
 // scenario, and runs them through the Part 5 engines and the delivery model,
-// sharded and merged. It runs the go command offline (GOPROXY=off) with a
+// sharded and merged (four shards through files and memory), and renders a
+// report in every format, the command's bytes. It runs the go command offline (GOPROXY=off) with a
 // go.mod derived from the root's: the root's requirements and go.sum, plus
 // retrysim itself replaced by this directory, so that every module it needs
 // is one the root's build has already fetched.
@@ -49,7 +50,9 @@ func TestExternalModule(t *testing.T) {
 	}
 	cmd := exec.Command(gobin, "test", "-count=1", "-p=1", "-modfile="+modfile, ".")
 	cmd.Dir = filepath.Join("testdata", "external")
-	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly", "GOWORK=off", "GOTOOLCHAIN=local")
+	// GOFLAGS carries the go.mod to the go commands the module's tests run
+	// themselves (go run of retrysim's command, to compare outputs).
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly -modfile="+modfile, "GOWORK=off", "GOTOOLCHAIN=local")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go test in testdata/external: %v\n%s", err, out)
