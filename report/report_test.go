@@ -49,7 +49,9 @@ func TestImagesAndSeries(t *testing.T) {
 		start []byte
 	}{
 		{"sweep png", func() (report.Reporter, error) { return report.NewSweepPlot(s, report.PNG, report.PlotOptions{}) }, png},
-		{"sweep svg", func() (report.Reporter, error) { return report.NewSweepPlot(s, report.SVG, report.PlotOptions{LogY: true}) }, svg},
+		{"sweep svg", func() (report.Reporter, error) {
+			return report.NewSweepPlot(s, report.SVG, report.PlotOptions{LogY: true})
+		}, svg},
 		{"fleet png", func() (report.Reporter, error) { return report.NewFleetPlot(run, report.PNG) }, png},
 		{"fleet series csv", func() (report.Reporter, error) { return report.NewFleetSeries(run, report.CSV) }, []byte("run,t,")},
 		{"fleet series json", func() (report.Reporter, error) { return report.NewFleetSeries(run, report.JSON) }, []byte("[\n  {")},
