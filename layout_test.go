@@ -17,11 +17,14 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// computation are the packages that simulate and compute: the engines, the
-// models, the strategies and the statistics. They must build without any
+// computation are the packages that simulate and compute: the root
+// package's API, the engines, the models, the strategies, the statistics,
+// and the json writer of a report that Report.MarshalJSON uses. They must build without any
 // presentation library, so that a program embedding the simulator does not
 // pull in tables and plots, and so that no number can depend on a renderer.
 var computation = []string{
+	"github.com/retrysim/retrysim",
+	"github.com/retrysim/retrysim/internal/reportjson",
 	"github.com/retrysim/retrysim/internal/sim",
 	"github.com/retrysim/retrysim/internal/rng",
 	"github.com/retrysim/retrysim/delivery",

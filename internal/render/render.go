@@ -5,7 +5,6 @@
 package render
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -16,17 +15,12 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/stats"
 )
 
-// watchedOf are r's watched steps, each a duplicate column; a report that
-// names none still has the duplicate_users column every output carries.
-func watchedOf(r stats.Report) []stats.Watch {
-	if len(r.Watched) == 0 {
-		return []stats.Watch{{}}
-	}
-	return r.Watched
-}
+// watchedOf are r's watched steps, each a duplicate column (reportjson.Watched).
+func watchedOf(r stats.Report) []stats.Watch { return reportjson.Watched(r) }
 
 // header is the column titles of the table formats.
 func header(r stats.Report) []string {
@@ -50,19 +44,6 @@ func seconds(x float64) string {
 		return "> " + sig(stats.Top()) + " s"
 	}
 	return sig(x) + " s"
-}
-
-// quantileField is a completion quantile for csv and json: the number of
-// seconds, null when nothing was counted, and past the histogram's range
-// the least it can be, stats.Top (5011872.336272715), which no quantile
-// within the range equals (each is its bucket's middle); the columns
-// completion_past_range and failed_completion_past_range count the jobs
-// there.
-func quantileField(x float64) any {
-	if math.IsInf(x, 1) {
-		return stats.Top()
-	}
-	return nanNull(x)
 }
 
 // deliveryCells are the delivery model's columns of a row.
@@ -150,21 +131,10 @@ func expectedCells(row stats.Row, watched []stats.Watch) []string {
 	return cells
 }
 
-// watchedMetric is the duplicate_rate metric of the k-th watched step w, and
-// the expectations with its duplicate rate in DuplicateRate, for the
-// columns of a watched step after the first.
+// watchedMetric is the duplicate_rate metric of the k-th watched step w
+// (reportjson.WatchedMetric).
 func watchedMetric(row stats.Row, k int, w stats.Watch) (stats.Metric, stats.Expected) {
-	m := stats.Metrics()[len(stats.Metrics())-1] // duplicate_rate
-	m.Name += "_step_" + strconv.Itoa(w.Step+1)
-	m.Estimate = func(r stats.Row) stats.Estimate { return r.WatchedRate(k, w) }
-	var e stats.Expected
-	if row.Expected != nil {
-		e = *row.Expected
-		if k < len(e.DuplicateRates) {
-			e.DuplicateRate = e.DuplicateRates[k]
-		}
-	}
-	return m, e
+	return reportjson.WatchedMetric(row, k, w)
 }
 
 func zText(m stats.Metric, c stats.Counters, e stats.Expected) string {
@@ -263,92 +233,17 @@ type field struct {
 	value any
 }
 
-// rowFields flattens a row for csv and json: counters, then every metric with its
-// interval, then expectations and replicate spreads when present.
+// rowFields flattens a row for csv and json (reportjson.Row).
 func rowFields(row stats.Row, r stats.Report) []field {
-	c := row.Counters
-	f := []field{
-		{"strategy", row.ID}, {"label", row.Label},
-		{"jobs", c.Jobs}, {"failed", c.Failed}, {"calls", c.Calls},
-		{"repeated_steps", c.RepeatedSteps}, {"duplicate_users", c.DuplicateUsers},
-		{"calls_sq", c.CallsSq}, {"repeated_steps_sq", c.RepeatedSq},
-	}
-	for _, m := range stats.Metrics() {
-		e := m.Estimate(row)
-		f = append(f, estimateFields(m.Name, e, c.Jobs)...)
-	}
-	if len(r.Watched) > 1 { // each watched step side by side, the first again
-		for k, w := range watchedOf(r) {
-			m, _ := watchedMetric(row, k, w)
-			e := m.Estimate(row)
-			n := "_step_" + strconv.Itoa(w.Step+1)
-			f = append(f, field{"duplicate_users" + n, c.Twice(k, w)})
-			f = append(f, estimateFields(m.Name, e, c.Jobs)...)
-		}
-	}
-	if d := r.Delivery; d != nil {
-		f = append(f,
-			field{"deliveries", c.Deliveries}, field{"deliveries_per_job", nanNull(float64(c.Deliveries) / float64(c.Jobs))},
-			field{"lost_work", c.LostWork},
-			field{"completion_p50", quantileField(c.Completion.Quantile(0.5))},
-			field{"completion_p95", quantileField(c.Completion.Quantile(0.95))},
-			field{"completion_p99", quantileField(c.Completion.Quantile(0.99))},
-			field{"completion_past_range", c.Completion.PastRange()},
-			field{"failed_completion_p50", quantileField(c.FailedCompletion.Quantile(0.5))},
-			field{"failed_completion_p95", quantileField(c.FailedCompletion.Quantile(0.95))},
-			field{"failed_completion_p99", quantileField(c.FailedCompletion.Quantile(0.99))},
-			field{"failed_completion_past_range", c.FailedCompletion.PastRange()})
-		for i := range d.StepNames {
-			f = append(f, field{"repeated_step_" + strconv.Itoa(i+1), c.RepeatedByStep[i]})
-		}
-	}
-	if row.Expected != nil {
-		for _, m := range stats.Metrics() {
-			x := m.Expected(*row.Expected)
-			var zv any // null when undefined
-			if zs, ok := m.Z(c, *row.Expected); ok {
-				zv = zs
-			}
-			f = append(f, field{"expected_" + m.Name, x}, field{"z_" + m.Name, zv})
-		}
-		if len(r.Watched) > 1 {
-			for k, w := range watchedOf(r) {
-				m, e := watchedMetric(row, k, w)
-				var zv any
-				if zs, ok := m.Z(c, e); ok {
-					zv = zs
-				}
-				f = append(f, field{"expected_" + m.Name, m.Expected(e)}, field{"z_" + m.Name, zv})
-			}
-		}
-	}
-	if len(row.Replicates) > 1 {
-		for _, m := range stats.Metrics() {
-			s := m.SpreadOf(row.Replicates)
-			f = append(f, field{m.Name + "_mean", s.Mean}, field{m.Name + "_sd", s.SD})
-		}
+	var f []field
+	for _, x := range reportjson.Row(row, r) {
+		f = append(f, field{x.Key, x.Value})
 	}
 	return f
 }
 
-// estimateFields are an estimate's value and interval, named name,
-// name_lo and name_hi: null, an empty csv cell, for a row of no jobs
-// (a slice may hold none), whose rates are not numbers.
-func estimateFields(name string, e stats.Estimate, jobs int64) []field {
-	if jobs == 0 {
-		return []field{{name, nil}, {name + "_lo", nil}, {name + "_hi", nil}}
-	}
-	return []field{{name, e.Value}, {name + "_lo", e.Lo}, {name + "_hi", e.Hi}}
-}
-
-// nanNull keeps NaN (nothing counted, or a rate of no jobs) out of json,
-// which cannot hold it: null, and an empty csv cell.
-func nanNull(x float64) any {
-	if x != x {
-		return nil
-	}
-	return x
-}
+// nanNull keeps NaN out of json and csv (reportjson.NaNNull).
+func nanNull(x float64) any { return reportjson.NaNNull(x) }
 
 // text formats a field value for csv: raw numbers, shortest form.
 func text(v any) string {
@@ -431,81 +326,20 @@ func writeRecords(w io.Writer, lines [][]string) error {
 	return cw.Error()
 }
 
-// object writes fields as one JSON object, keys in order.
+// object writes fields as one JSON object, keys in order (reportjson.Object).
 func object(fields []field) (json.RawMessage, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range fields {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(f.key)
-		v, err := json.Marshal(f.value)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.key, err)
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
+	f := make([]reportjson.Field, len(fields))
+	for i, x := range fields {
+		f[i] = reportjson.Field{Key: x.key, Value: x.value}
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return reportjson.Object(f)
 }
 
-func writeJSON(w io.Writer, r stats.Report) error {
-	var rows []json.RawMessage
-	for _, row := range r.Rows {
-		o, err := object(rowFields(row, r))
-		if err != nil {
-			return err
-		}
-		rows = append(rows, o)
-	}
-	if r.StepList != nil {
-		return writeIndented(w, struct {
-			fileParams
-			Rows []json.RawMessage `json:"rows"`
-		}{fileParams{Params: r.Params, Watched: r.Watched}, rows})
-	}
-	if r.EchoWatched {
-		watched := make([]stats.EchoWatch, len(r.Watched))
-		for i, w := range r.Watched {
-			watched[i] = stats.EchoWatch{Step: w.Step + 1, Name: w.Name, Label: w.Label}
-		}
-		return writeIndented(w, struct {
-			stats.Params
-			Watched []stats.EchoWatch `json:"watched"`
-			Rows    []json.RawMessage `json:"rows"`
-		}{r.Params, watched, rows})
-	}
-	return writeIndented(w, struct {
-		stats.Params
-		Rows []json.RawMessage `json:"rows"`
-	}{r.Params, rows})
-}
-
-// fileParams are the parameters of a run whose steps come from a file. Its
-// two nil fields hide Params' p_fail and lost_reply, which no step may have
-// used: step_params carries what each step did, and watched names the
-// watched steps, in the order of their columns.
-type fileParams struct {
-	stats.Params
-	PFail     *float64      `json:"p_fail,omitempty"`
-	LostReply *float64      `json:"lost_reply,omitempty"`
-	Watched   []stats.Watch `json:"watched"`
-}
+// writeJSON writes a report as json (reportjson.WriteReport).
+func writeJSON(w io.Writer, r stats.Report) error { return reportjson.WriteReport(w, r) }
 
 // writeIndented writes v as indented json, whole or not at all.
-func writeIndented(w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
-}
+func writeIndented(w io.Writer, v any) error { return reportjson.WriteIndented(w, v) }
 
 // titledRows writes a title and json rows, as the presets and race print them.
 func titledRows(w io.Writer, title string, rows [][]field) error {

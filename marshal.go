@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -37,17 +37,14 @@ func echoWatched(p stats.Params) bool {
 }
 
 // MarshalJSON writes the report as the command's -format json prints it
-// (package report's JSON writes the same bytes, indented): the parameters
+// (json.MarshalIndent with two spaces, and a newline, gives the same bytes,
+// as package report's JSON writes them): the parameters
 // as used, then a row a strategy with its counters and every metric with
 // its 95% interval, in output order. The expectations are left out, as
 // the command leaves them out without -expect.
 func (r Report) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	f, err := render.Lookup(render.ReportDoc, "json")
-	if err != nil {
-		return nil, err
-	}
-	if err := f.Report(&b, r.Results(false, false)); err != nil {
+	if err := reportjson.WriteReport(&b, r.Results(false, false)); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
