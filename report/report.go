@@ -1,7 +1,8 @@
 // Package report renders what a retrysim run measured, in the formats and
 // documents the retrysim command prints: a job or delivery run's Report
-// (and a merge's), a sweep, and a fleet run, each as a table, markdown, csv,
-// json or an html page, and a sweep's or a fleet run's plot as png or svg.
+// (and a merge's), a preset's cases, a sweep, and a fleet run, each as a
+// table, markdown, csv, json or an html page, and a sweep's or a fleet run's
+// plot as png or svg.
 //
 // A Reporter writes one document in one format, as vegeta's reporters do:
 //
@@ -102,6 +103,16 @@ func NewReport(rep retrysim.Report, opts Options) (Reporter, error) {
 	}
 	res := rep.Results(opts.Intervals, opts.Expect)
 	return whole(func(w io.Writer) error { return r.Report(w, res) }), nil
+}
+
+// NewCases returns the Reporter of a preset's cases (retrysim.Preset.Run)
+// in f ("" for Table).
+func NewCases(c stats.Cases, f Format) (Reporter, error) {
+	r, err := renderer(render.CasesDoc, f)
+	if err != nil {
+		return nil, err
+	}
+	return whole(func(w io.Writer) error { return r.Cases(w, c) }), nil
 }
 
 // whole is write as a Reporter that writes the whole document or nothing.
