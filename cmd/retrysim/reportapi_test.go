@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	api "github.com/retrysim/retrysim"
@@ -103,6 +105,22 @@ func TestReportSweepIsTheCommands(t *testing.T) {
 			t.Errorf("%s from Go differs from the command's:\n got %.600s\nwant %.600s", f, got, want)
 		}
 	}
+	plot := filepath.Join(t.TempDir(), "sweep.svg")
+	command(t, "sweep", "-p-fail", "0.01,0.02", "-jobs", "20000", "-log-y", "-plot", plot)
+	r, err := report.NewSweepPlot(s, report.SVG, report.PlotOptions{LogY: true})
+	if got, want := written(t, r, err), readFile(t, plot); got != want {
+		t.Errorf("the plot drawn from Go differs from the command's -plot")
+	}
+}
+
+// readFile is the file at path, failing the test on an error.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 // TestReportFleetIsTheCommands runs the fleet model in Go, one run of its
@@ -140,6 +158,24 @@ func TestReportFleetIsTheCommands(t *testing.T) {
 				if got != want {
 					t.Errorf("%s from Go differs from the command's:\n got %.600s\nwant %.600s", f, got, want)
 				}
+			}
+			dir := t.TempDir()
+			series, plot := filepath.Join(dir, "series.csv"), filepath.Join(dir, "plot.svg")
+			args := []string{"fleet", "-duration", "5s", "-replicates", "2", "-plot", plot}
+			if tc.run.Preset.Name == "" { // a preset of totals has no series
+				args = append(args, "-series", series)
+				r, err := report.NewFleetSeries(tc.run, report.CSV)
+				got := written(t, r, err)
+				command(t, append(args, tc.args...)...)
+				if want := readFile(t, series); got != want {
+					t.Errorf("the series written from Go differ from the command's -series:\n got %.300s\nwant %.300s", got, want)
+				}
+			} else {
+				command(t, append(args, tc.args...)...)
+			}
+			r, err := report.NewFleetPlot(tc.run, report.SVG)
+			if got, want := written(t, r, err), readFile(t, plot); got != want {
+				t.Errorf("the plot drawn from Go differs from the command's -plot")
 			}
 		})
 	}
