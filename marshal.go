@@ -51,7 +51,8 @@ func (r Report) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads a report from the json MarshalJSON (or the command's
-// -format json, or merge's) writes: its parameters, its watched steps, and
+// -format json, or merge's) writes: its parameters (a scenario file's steps'
+// own policies among them), its watched steps, and
 // for each row the counters the json carries (jobs, failed, calls,
 // repeated_steps, duplicate_users and their squares, every watched step's
 // duplicates, and the delivery model's deliveries, lost work and repeats
@@ -109,6 +110,9 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 	if p.StepList != nil {
 		for _, st := range *p.StepList {
 			names = append(names, st.Name)
+			if st.Attempts != 0 || st.KeyMode != "" || st.Backoff != "" {
+				p.Policies = append(p.Policies, stats.StepPolicy{Step: st.Name, Attempts: st.Attempts, KeyMode: st.KeyMode, Backoff: st.Backoff})
+			}
 		}
 	} else if p.Scenario == "signup" {
 		sc, _ := signupWatched()

@@ -7,23 +7,31 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/scenario"
 )
 
 // TestReportJSONRoundTrip marshals reports with encoding/json and reads them
-// back: the parameters, the watched steps (each step, name and label), the
-// counters the json carries, and a strategy that repeats nothing come back,
-// and the report read back marshals to the same bytes. The sign-up's json
-// names no watched step (the Part 5 outputs); reading it back gives the
-// sign-up's.
+// back: the parameters, the watched steps (each step, name and label), a
+// scenario file's steps' own policies, the counters the json carries, and a
+// strategy that repeats nothing come back, and the report read back
+// marshals to the same bytes. The sign-up's json names no watched step (the
+// Part 5 outputs); reading it back gives the sign-up's.
 func TestReportJSONRoundTrip(t *testing.T) {
+	loaded, err := scenario.LoadJob("examples/checkout.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := article(t, 20_000, "")
+	file.Scenario, file.ScenarioFile = loaded.Scenario, "examples/checkout.yaml"
 	two := article(t, 20_000, "")
 	two.Scenario.Name = "two watched"
 	two.Scenario.Watched = append(two.Scenario.Watched, provider.Watch{Step: 2, Label: "Workspaces made twice"})
 	for _, tc := range []struct {
 		name string
 		e    retrysim.Experiment
-	}{{"sign-up", article(t, 20_000, "")}, {"two watched steps", two}} {
+	}{{"sign-up", article(t, 20_000, "")}, {"two watched steps", two}, {"a scenario file's steps and policies", file}} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep, err := retrysim.Run(context.Background(), tc.e)
 			if err != nil {
@@ -69,5 +77,37 @@ func TestReportJSONRoundTrip(t *testing.T) {
 				t.Errorf("the report read back marshals otherwise:\n got %s\nwant %s", again, data)
 			}
 		})
+	}
+}
+
+// TestReportJSONDeliveryCounters reads back a delivery model's report: the
+// step names of its table by step, and its deliveries, lost work and repeats
+// by step. Its completion times the json holds as quantiles only.
+func TestReportJSONDeliveryCounters(t *testing.T) {
+	q := delivery.Defaults()
+	q.CrashP = 0.05
+	e := article(t, 20_000, "")
+	e.Delivery = &q
+	rep, err := retrysim.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back retrysim.Report
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := back.Params.Delivery.StepNames, rep.Params.Delivery.StepNames; !reflect.DeepEqual(got, want) {
+		t.Errorf("step names read back %q; want %q", got, want)
+	}
+	for i, r := range rep.Rows {
+		b, c := back.Rows[i].Counters, r.Counters
+		if b.Deliveries != c.Deliveries || b.LostWork != c.LostWork || b.RepeatedByStep != c.RepeatedByStep || b.Deliveries <= b.Jobs {
+			t.Errorf("%s: read back %d deliveries, %d lost, %v by step; want %d, %d, %v (more deliveries than jobs)",
+				r.ID, b.Deliveries, b.LostWork, b.RepeatedByStep[:10], c.Deliveries, c.LostWork, c.RepeatedByStep[:10])
+		}
 	}
 }
