@@ -36,12 +36,12 @@ func echoWatched(p stats.Params) bool {
 	return !(p.Scenario == "signup" && reflect.DeepEqual(p.Watched, ws))
 }
 
-// MarshalJSON writes the report as the command's -format json prints it
-// (json.MarshalIndent with two spaces, and a newline, gives the same bytes,
-// as package report's JSON writes them): the parameters
-// as used, then a row a strategy with its counters and every metric with
-// its 95% interval, in output order. The expectations are left out, as
-// the command leaves them out without -expect.
+// MarshalJSON writes the report as the retrysim command's json format
+// prints it (json.MarshalIndent with two spaces, and a newline, gives the
+// same bytes, as package report's JSON writes them): the parameters as
+// used, then a row a strategy with its counters and every metric with its
+// 95% interval, in output order. The expectations are left out, as the
+// command leaves them out unless asked for them.
 func (r Report) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	if err := reportjson.WriteReport(&b, r.Results(false, false)); err != nil {
@@ -51,17 +51,18 @@ func (r Report) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads a report from the json MarshalJSON (or the command's
-// -format json, or merge's) writes: its parameters (a scenario file's steps'
-// own policies among them), its watched steps, and
-// for each row the counters the json carries (jobs, failed, calls,
-// repeated_steps, duplicate_users and their squares, every watched step's
-// duplicates, and the delivery model's deliveries, lost work and repeats
-// by step). What the json does not carry is left zero: the completion
-// histograms (the json has their quantiles), the replicates' values (their
-// mean and sd), the expectations, side_effects, and, but for the built-in
-// sign-up and a scenario file's steps, the noun and step names that titles
-// and the delivery model's table by step show. Written again, a report of
-// one replicate of the job model gives the same json.
+// json format, or merge's) writes: its parameters (a scenario file's steps'
+// own policies among them), its watched steps, and for each row the
+// counters the json carries (jobs, failed, calls, repeated_steps,
+// duplicate_users and their squares, every watched step's duplicates, and
+// the delivery model's deliveries, lost work and repeats by step). What the
+// json does not carry is left zero: the completion histograms (the json has
+// their quantiles), the replicates' values (their mean and sd), the
+// expectations, side_effects, the noun and the step that loses its reply
+// (but for the built-in sign-up's), and the step names of the delivery
+// model's table by step (but for the sign-up's and a scenario file's).
+// Written again, a report of one replicate of the job model gives the same
+// json.
 func (r *Report) UnmarshalJSON(data []byte) error {
 	var doc struct {
 		stats.Params
