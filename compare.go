@@ -39,10 +39,10 @@ type Comparison struct {
 
 // Comparison methods, as Comparison.Method names them.
 const (
-	// Proportions is the method for a share of jobs.
-	Proportions = "Newcombe hybrid score interval, pooled two-proportion z test"
-	// Means is the method for a mean per job.
-	Means = "normal interval and z test of a difference of means, unpooled variances"
+	// ProportionsMethod is the method for a share of jobs.
+	ProportionsMethod = "Newcombe hybrid score interval, pooled two-proportion z test"
+	// MeansMethod is the method for a mean per job.
+	MeansMethod = "normal interval and z test of a difference of means, unpooled variances"
 )
 
 // alpha is the level below which a p-value is a significant difference:
@@ -121,7 +121,7 @@ func proportions(metric string, x1, n1, x2, n2 int64) Comparison {
 	p1, p2 := float64(x1)/float64(n1), float64(x2)/float64(n2)
 	w1, w2 := stats.Wilson(x1, n1), stats.Wilson(x2, n2)
 	d := p2 - p1
-	c := Comparison{Metric: metric, A: p1, B: p2, Diff: d, Method: Proportions,
+	c := Comparison{Metric: metric, A: p1, B: p2, Diff: d, Method: ProportionsMethod,
 		Lo: d - math.Hypot(p2-w2.Lo, w1.Hi-p1),
 		Hi: d + math.Hypot(w2.Hi-p2, p1-w1.Lo)}
 	pooled := float64(x1+x2) / float64(n1+n2)
@@ -144,7 +144,7 @@ func means(metric string, sum1 int64, sq1 stats.Wide, n1 int64, sum2 int64, sq2 
 	se1, se2 := (ci1.Hi-m1)/z, (ci2.Hi-m2)/z // each mean's standard error
 	d := m2 - m1
 	se := math.Hypot(se1, se2)
-	c := Comparison{Metric: metric, A: m1, B: m2, Diff: d, Lo: d - z*se, Hi: d + z*se, Method: Means}
+	c := Comparison{Metric: metric, A: m1, B: m2, Diff: d, Lo: d - z*se, Hi: d + z*se, Method: MeansMethod}
 	switch {
 	case se > 0:
 		c.P = pValue(d / se)

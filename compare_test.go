@@ -33,7 +33,7 @@ func TestCompareNewcombe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(c.Lo-tc.lo) > 5e-5 || math.Abs(c.Hi-tc.hi) > 5e-5 || c.Method != retrysim.Proportions {
+		if math.Abs(c.Lo-tc.lo) > 5e-5 || math.Abs(c.Hi-tc.hi) > 5e-5 || c.Method != retrysim.ProportionsMethod {
 			t.Errorf("%d/%d - %d/%d: [%.4f, %.4f] by %q; want Newcombe's [%.4f, %.4f]", tc.xb, tc.nb, tc.xa, tc.na, c.Lo, c.Hi, c.Method, tc.lo, tc.hi)
 		}
 	}
@@ -45,7 +45,7 @@ func TestCompareNewcombe(t *testing.T) {
 // [0.0091110, 0.0246010]; Newcombe's is d - sqrt((pB-lB)^2 + (uA-pA)^2) to
 // d + sqrt((uB-pB)^2 + (pA-lA)^2) with d = -0.015; the pooled share is
 // 45/2000, so z = -0.015 / sqrt(0.0225 x 0.9775 x 2/1000) = -2.2616564 and
-// p = erfc(|z|/sqrt 2). Means: A's four jobs made 1, 2, 3, 4 calls (sum 10,
+// p = erfc(|z|/sqrt 2). MeansMethod: A's four jobs made 1, 2, 3, 4 calls (sum 10,
 // squares 30), B's 2, 2, 3, 5 (12, 42); the sample variances are 5/3 and
 // 2, the standard error of the difference sqrt(5/12 + 2/4), d = 0.5.
 func TestCompareByHand(t *testing.T) {
@@ -54,7 +54,7 @@ func TestCompareByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := retrysim.Comparison{Metric: "failed_rate", A: 0.03, B: 0.015, Diff: -0.015,
-		Lo: -0.02882085149301797, Hi: -0.001904189753970803, P: 0.02371864263219147, Method: retrysim.Proportions}
+		Lo: -0.02882085149301797, Hi: -0.001904189753970803, P: 0.02371864263219147, Method: retrysim.ProportionsMethod}
 	if !near(c.A, want.A) || !near(c.B, want.B) || !near(c.Diff, want.Diff) || !near(c.Lo, want.Lo) || !near(c.Hi, want.Hi) || !near(c.P, want.P) || c.Method != want.Method || c.Metric != want.Metric {
 		t.Errorf("Compare = %+v; want %+v", c, want)
 	}
@@ -72,7 +72,7 @@ func TestCompareByHand(t *testing.T) {
 	}
 	se := math.Sqrt(5.0/12 + 2.0/4)
 	const z = 1.959963984540054
-	if !near(c.Diff, 0.5) || !near(c.Lo, 0.5-z*se) || !near(c.Hi, 0.5+z*se) || !near(c.P, math.Erfc(0.5/se/math.Sqrt2)) || c.Method != retrysim.Means {
+	if !near(c.Diff, 0.5) || !near(c.Lo, 0.5-z*se) || !near(c.Hi, 0.5+z*se) || !near(c.P, math.Erfc(0.5/se/math.Sqrt2)) || c.Method != retrysim.MeansMethod {
 		t.Errorf("Compare(calls_per_job) = %+v; want 0.5 [%v, %v], p %v", c, 0.5-z*se, 0.5+z*se, math.Erfc(0.5/se/math.Sqrt2))
 	}
 	if c.Significant() || c.Better() || c.String() != "~ (p=0.6)" {
