@@ -45,7 +45,7 @@ func TestCompareNewcombe(t *testing.T) {
 // [0.0091110, 0.0246010]; Newcombe's is d - sqrt((pB-lB)^2 + (uA-pA)^2) to
 // d + sqrt((uB-pB)^2 + (pA-lA)^2) with d = -0.015; the pooled share is
 // 45/2000, so z = -0.015 / sqrt(0.0225 x 0.9775 x 2/1000) = -2.2616564 and
-// p = erfc(|z|/sqrt 2). MeansMethod: A's four jobs made 1, 2, 3, 4 calls (sum 10,
+// p = erfc(|z|/sqrt 2). Means: A's four jobs made 1, 2, 3, 4 calls (sum 10,
 // squares 30), B's 2, 2, 3, 5 (12, 42); the sample variances are 5/3 and
 // 2, the standard error of the difference sqrt(5/12 + 2/4), d = 0.5.
 func TestCompareByHand(t *testing.T) {
