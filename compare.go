@@ -109,6 +109,23 @@ func Compare(a, b Row, metric string) (Comparison, error) {
 	return means(metric, ca.RepeatedSteps, ca.RepeatedSq, ca.Jobs, cb.RepeatedSteps, cb.RepeatedSq, cb.Jobs), nil
 }
 
+// CompareWatched compares row b with row a of the report on the share of
+// jobs whose watched step called step did its work twice or more, as
+// Compare does on duplicate_rate (the first watched step's). Its Metric is
+// that share's json name, duplicate_rate_step_<i>, i the step's number from 1.
+func (rep Report) CompareWatched(a, b Row, step string) (Comparison, error) {
+	wa, err := rep.WatchedStep(a, step)
+	if err != nil {
+		return Comparison{}, err
+	}
+	wb, _ := rep.WatchedStep(b, step)
+	name := "duplicate_rate_step_" + strconv.Itoa(wa.Step+1)
+	if a.Counters.Jobs < 1 || b.Counters.Jobs < 1 {
+		return Comparison{}, fmt.Errorf("compare %s: a row of no jobs has no %s", name, name)
+	}
+	return proportions(name, wa.Twice, a.Counters.Jobs, wb.Twice, b.Counters.Jobs), nil
+}
+
 // zQuantile is the two-sided normal quantile of the intervals (1.96).
 func zQuantile() float64 { return distuv.UnitNormal.Quantile(1 - alpha/2) }
 

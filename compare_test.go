@@ -133,3 +133,23 @@ func TestTypedAccessors(t *testing.T) {
 
 // sameFloat reports whether a and b are equal, NaN equal to NaN.
 func sameFloat(a, b float64) bool { return a == b || a != a && b != b }
+
+// TestCompareWatched compares two rows on a watched step after the first:
+// the counts are the rows' jobs that did that step's work twice, compared
+// as Compare compares shares (its hand-computed case above, by the same
+// counts).
+func TestCompareWatched(t *testing.T) {
+	rep := retrysim.Report{Params: stats.Params{Watched: []stats.Watch{{Step: 6, Name: "send the welcome email"}, {Step: 2, Name: "create the workspace"}}}}
+	a, b := row(1000, 0), row(1000, 0)
+	a.Counters.TwiceByStep[2], b.Counters.TwiceByStep[2] = 30, 15
+	c, err := rep.CompareWatched(a, b, "create the workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Metric != "duplicate_rate_step_3" || !near(c.Diff, -0.015) || !near(c.Lo, -0.02882085149301797) || !near(c.Hi, -0.001904189753970803) || !near(c.P, 0.02371864263219147) {
+		t.Errorf("CompareWatched = %+v; want duplicate_rate_step_3, -0.015 [-0.0288, -0.0019], p 0.0237", c)
+	}
+	if _, err := rep.CompareWatched(a, b, "charge"); err == nil || !strings.Contains(err.Error(), `no watched step is named "charge"`) {
+		t.Errorf("CompareWatched(charge) = %v; want no such watched step", err)
+	}
+}
