@@ -154,6 +154,9 @@ func encode(w io.Writer, ext string, width, height vg.Length, drawOn func(draw.C
 // axisValue formats a grid value of axis a for labels: probabilities in
 // shortest form, attempts and jobs as whole numbers (1000000, not 1e+06).
 func axisValue(a stats.Axis, v float64) string {
+	if a.Duration {
+		return durationText(v)
+	}
 	if a.Whole {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
@@ -322,7 +325,11 @@ func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 		p.Y.Tick.Marker = unitTicks{unit}
 	}
 	ax := s.AxisList()[axis]
-	p.Title.Text = fmt.Sprintf("%s against %s, 95%% intervals\n%s; %s", unitLabel(s.Metric), ax.Name, subtitle(s), axisNote)
+	intervals := ", 95% intervals"
+	if !hasInterval(s.Metric) {
+		intervals = ""
+	}
+	p.Title.Text = fmt.Sprintf("%s against %s%s\n%s; %s", unitLabel(s.Metric), ax.Name, intervals, subtitle(s), axisNote)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.X.Label.Text = ax.Label
 	if len(xs) <= 12 {
@@ -349,15 +356,18 @@ func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 		}
 		var pts errorPoints
 		for i, v := range all[k].vs {
-			if logY && v <= 0 {
+			if logY && v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) { // a time of no job, or past the histogram
 				continue
 			}
-			lo := all[k].los[i]
+			lo, hi := all[k].los[i], all[k].his[i]
+			if math.IsNaN(lo) { // a metric with no interval
+				lo, hi = v, v
+			}
 			if logY {
 				lo = math.Max(lo, floor)
 			}
 			pts.XYs = append(pts.XYs, plotter.XY{X: all[k].xs[i], Y: v})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, all[k].his[i] - v})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, hi - v})
 		}
 		label := labels[k]
 		if same >= 0 {
