@@ -283,7 +283,7 @@ func (s Sweep) named() ([]strategy.Strategy, []string) {
 	}
 	for i, st := range out {
 		r, ok := st.(strategy.Retry)
-		if !ok || r.Label != "" || !slices.ContainsFunc(out, func(o strategy.Strategy) bool {
+		if !ok || r.Label != "" || !slices.ContainsFunc(s.Strategies, func(o strategy.Strategy) bool {
 			x, ok := o.(strategy.Retry)
 			return ok && x.Label == "" && x != r && strategyID(x) == ids[i] && x.Attempts != r.Attempts
 		}) {
