@@ -39,15 +39,15 @@ type Axis struct {
 // strategy with the same seed, so each row equals a single Run at its point.
 type Sweep struct {
 	// Axes give the values of the parameters that vary; a parameter left out
-	// takes the command's default (p_fail 0.01, lost_reply 0.005, attempts 3,
-	// jobs 1,000,000).
+	// takes the command's default (p_fail 0.01, lost_reply 0.005, jobs
+	// 1,000,000), attempts the strategies' own.
 	Axes []Axis
 	// Scenario, when not nil, is what every point runs instead of the
 	// sign-up (ScenarioFile names its file, if any): p_fail and lost_reply
 	// then apply only when Axes name them, over every step as the command's
 	// -p-fail and -lost-reply do over a file. Delivery, when not nil, runs
-	// every point through the delivery model (the rows keep the Part 5
-	// counters).
+	// every point through the delivery model (the rows keep its counters
+	// too).
 	Scenario     *provider.Scenario
 	ScenarioFile string
 	Delivery     *delivery.Config

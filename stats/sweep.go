@@ -29,8 +29,9 @@ type Point []float64
 
 // SweepRow is one strategy at one grid point: the Part 5 model's counters
 // in Core, and the others (the delivery model's, the side effects by step)
-// kept only where they are not zero, so that a grid of thousands of points
-// holds a few hundred bytes a row, not Counters' kilobytes.
+// kept only where they are not zero, 16 bytes each, so that a row holds a
+// few hundred bytes in the Part 5 model and at most a few kilobytes (the
+// time histograms' buckets) in the delivery model, not Counters' 9 KB.
 type SweepRow struct {
 	Point Point
 	// ID is the strategy's short name; Label the name people read.
