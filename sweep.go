@@ -318,6 +318,7 @@ type plan struct {
 	cfgs   []sim.Config
 	out    stats.Sweep
 	unread map[string]string
+	warn   string
 }
 
 // Check refuses, before any work, every sweep RunSweep would refuse, as a
@@ -373,6 +374,7 @@ func (s Sweep) plan() (plan, error) {
 	if !slices.Equal(strategies, s.Strategies) && slices.ContainsFunc(s.Axes, func(x Axis) bool { return x.Name == "attempts" }) {
 		return plan{}, fieldErr("strategies", "two strategies differ only in their attempts, which the attempts axis sets for both")
 	}
+	var p plan
 	cfgs := make([]sim.Config, len(points)*reps)
 	var e Experiment
 	var unread map[string]string
@@ -382,6 +384,9 @@ func (s Sweep) plan() (plan, error) {
 		}
 		for r := range reps {
 			cfgs[k*reps+r] = e.config(r, sim.Shard{})
+		}
+		if q := e.Delivery; q != nil && p.warn == "" {
+			p.warn = q.Warning(e.Scenario, e.Strategies)
 		}
 		if k == 0 {
 			unread = e.Unread()
@@ -418,7 +423,15 @@ func (s Sweep) plan() (plan, error) {
 			out.StepNames = append(out.StepNames, st.Name)
 		}
 	}
-	return plan{points, cfgs, out, unread}, nil
+	p.points, p.cfgs, p.out, p.unread = points, cfgs, out, unread
+	return p, nil
+}
+
+// Warning is the delivery model's warning (delivery.Config.Warning) at the
+// first point that has one, "" when none has or Check refuses the sweep.
+func (s Sweep) Warning() string {
+	p, _ := s.plan()
+	return p.warn
 }
 
 // Unread names, as Experiment.Unread does, the settings the sweep never

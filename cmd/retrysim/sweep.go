@@ -145,6 +145,9 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if file != nil {
 		warnKeysInVain(stderr, scenarioPath, file.Scenario, c.Strategies, strategies)
 	}
+	if w := sw.Warning(); w != "" { // as the table warns
+		fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
+	}
 	s, err := api.RunSweep(ctx, sw)
 	if err != nil {
 		return flagval.LibraryError(err)

@@ -150,3 +150,15 @@ func TestSweepQueueColumns(t *testing.T) {
 		}
 	}
 }
+
+// sweep warns as the table does when the queue's settings cannot hold
+// (TestLeaseLivelockWarnsAndCountsCalls): the same line on stderr.
+func TestSweepWarnsAsTheTable(t *testing.T) {
+	args := []string{"-model", "delivery", "-strategies", "step-nokey", "-p-fail", "0", "-lost-reply", "0", "-store", "lease",
+		"-lease", "20ms", "-visibility", "30ms", "-latency", "50ms", "-jobs", "200", "-format", "json"}
+	_, table, code := retrysim(t, args...)
+	_, sweep, code2 := retrysim(t, append([]string{"sweep"}, args...)...)
+	if code != 0 || code2 != 0 || sweep != table || !strings.HasPrefix(sweep, "retrysim: warning: lease 20ms") {
+		t.Errorf("sweep: exit %d, stderr %q; table: exit %d, stderr %q; want 0 and the same warning", code2, sweep, code, table)
+	}
+}
