@@ -261,7 +261,7 @@ func (t unitTicks) Ticks(lo, hi float64) []plot.Tick {
 // unitLabel is a metric's label with its unit.
 func unitLabel(m stats.Metric) string {
 	if _, u := metricUnit(m); u != "" {
-		return m.Label + " (" + u + ")"
+		return m.Label + " (" + strings.TrimSpace(u) + ")"
 	}
 	return m.Label
 }
@@ -454,6 +454,12 @@ func (cs colourScale) coord(v float64) float64 {
 
 func newColourScale(values []float64, unit, note string) colourScale {
 	cs := colourScale{unit: unit, note: note}
+	// a time of no job (NaN) or past the histogram (+Inf) has no colour
+	values = slices.DeleteFunc(slices.Clone(values), func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) })
+	if len(values) == 0 {
+		cs.lo, cs.hi = 0, 1
+		return cs
+	}
 	if spansDecades(values) {
 		cs.log, cs.floor = true, decadeFloor(values)
 		cs.note += ", log"
@@ -633,9 +639,16 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 			v := pn.v[c][r]
 			g.z[r*g.cols+c] = cs.coord(v)
 			labels.XYs = append(labels.XYs, plotter.XY{X: float64(c), Y: float64(r)})
-			labels.Labels = append(labels.Labels, sigDigits(v, 2)+cs.unit)
 			ink := color.Color(color.Black)
-			if bg, err := pal.At(math.Min(math.Max(cs.coord(v), cs.lo), cs.hi)); err == nil && luminance(bg) < 0.45 {
+			switch {
+			case math.IsNaN(v): // no job to take the time of: an empty cell
+				labels.Labels = append(labels.Labels, "-")
+			case math.IsInf(v, 1):
+				labels.Labels = append(labels.Labels, "past range")
+			default:
+				labels.Labels = append(labels.Labels, sigDigits(v, 2)+cs.unit)
+			}
+			if bg, err := pal.At(math.Min(math.Max(cs.coord(v), cs.lo), cs.hi)); err == nil && !math.IsNaN(v) && luminance(bg) < 0.45 {
 				ink = color.White
 			}
 			styles = append(styles, gtext.Style{Color: ink, Font: font.From(plot.DefaultFont, vg.Points(8)),
