@@ -244,6 +244,9 @@ func SweepMetrics(watched []Watch, delivery bool) []Metric {
 		m := metrics[len(metrics)-1] // duplicate_rate
 		m.Name = WatchedMetricName(w.Name)
 		m.Label = "Share of jobs whose step " + w.Name + " ran twice or more"
+		if w.Label != "" { // the table's column
+			m.Label = w.Label + ", share of jobs"
+		}
 		m.Estimate = func(r Row) Estimate { return r.WatchedRate(k, w) }
 		out = append(out, m)
 	}

@@ -126,6 +126,17 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
 		return err
 	}
+	if sw.Delivery != nil { // as the table refuses a queue key no point reads
+		if err := refuseUnreadKeys(file, fs, unread); err != nil {
+			return err
+		}
+	}
+	if file != nil { // and a step's own policy no strategy reads
+		e := api.Experiment{Scenario: *sw.Scenario, Strategies: strategies}
+		if err := file.CheckStepsRead(e.UnreadStepPolicy); err != nil {
+			return flagval.Usage(fmt.Errorf("-scenario %w", err))
+		}
+	}
 	opts, err := render.NewPlotOptions(plot.Path, c.Format.R.Page(), len(swept), logY, linearY, ownScales)
 	if err != nil {
 		return flagval.Usage(err)

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -160,5 +162,42 @@ func TestSweepWarnsAsTheTable(t *testing.T) {
 	_, sweep, code2 := retrysim(t, append([]string{"sweep"}, args...)...)
 	if code != 0 || code2 != 0 || sweep != table || !strings.HasPrefix(sweep, "retrysim: warning: lease 20ms") {
 		t.Errorf("sweep: exit %d, stderr %q; table: exit %d, stderr %q; want 0 and the same warning", code2, sweep, code, table)
+	}
+}
+
+// Every watched step is a metric by its name, the table's column for it:
+// the pivot's cell is the table's count of checkouts with two receipts over
+// the jobs, titled with the column's label.
+func TestSweepWatchedStepMetric(t *testing.T) {
+	file := "../../examples/checkout.yaml"
+	table, errOut, code := retrysim(t, "-scenario", file, "-jobs", "20000", "-strategies", "step-nokey,job-nokey", "-format", "csv")
+	if code != 0 {
+		t.Fatalf("table: exit %d: %s", code, errOut)
+	}
+	recs := readCSV(t, table)
+	twice, err := strconv.ParseInt(recs[2][slices.Index(recs[0], "duplicate_users_step_4")], 10, 64)
+	if err != nil || twice == 0 {
+		t.Fatalf("the table's duplicate_users_step_4: %d, %v; want some", twice, err)
+	}
+	pivot, errOut, code := retrysim(t, "sweep", "-scenario", file, "-jobs", "20000", "-strategies", "step-nokey,job-nokey", "-metric", "steps[send the receipt].duplicate_rate")
+	if code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(pivot, "\n")
+	cells := strings.Split(lines[4], "│")
+	got, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(cells[2]), "%"), 64)
+	if !strings.HasPrefix(lines[0], "Checkouts with 2+ receipts, share of jobs; ") || err != nil || math.Abs(got-float64(twice)/200) > 0.0005*got {
+		t.Errorf("pivot\n%s\nwant the receipts' column titled and %d/20000 = %v%%", pivot, twice, float64(twice)/200)
+	}
+}
+
+// A scenario's step policy no strategy reads is refused by sweep as by the
+// table, naming the file's line.
+func TestSweepRefusesUnreadStepPolicy(t *testing.T) {
+	args := []string{"-scenario", "../../examples/checkout.yaml", "-jobs", "100", "-strategies", "job-nokey"}
+	_, table, code := retrysim(t, args...)
+	_, sweep, code2 := retrysim(t, append([]string{"sweep"}, args...)...)
+	if code != 2 || code2 != 2 || sweep != table || !strings.Contains(sweep, "checkout.yaml:15: steps[0].attempts") {
+		t.Errorf("sweep: exit %d, %q; table: exit %d, %q; want 2 and the same line", code2, sweep, code, table)
 	}
 }
