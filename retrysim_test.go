@@ -253,7 +253,7 @@ func TestShardOwnScenarioWithQueue(t *testing.T) {
 func TestSweepPointIsRun(t *testing.T) {
 	s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{
 		Axes:       []retrysim.Axis{{Name: "p_fail", Values: []float64{0.001, 0.05}}, {Name: "jobs", Values: []float64{20_000}}},
-		Strategies: []string{"step-nokey", "job-samekey"},
+		Strategies: strategiesNamed("step-nokey", "job-samekey"),
 		Seed:       7,
 	})
 	if err != nil {
@@ -283,7 +283,7 @@ func TestSweepPointIsRun(t *testing.T) {
 		{[]retrysim.Axis{{Name: "attempts", Values: []float64{2.5}}}, "attempts: 2.5 is not a whole number"},
 		{[]retrysim.Axis{{Name: "p_fail", Values: make([]float64, 101)}, {Name: "lost_reply", Values: make([]float64, 101)}}, "p_fail x lost_reply: 101 x 101 = 10201 points"},
 	} {
-		_, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Axes: tc.axes, Strategies: []string{"step-nokey"}})
+		_, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Axes: tc.axes, Strategies: strategiesNamed("step-nokey")})
 		if err == nil || !strings.HasPrefix(err.Error(), tc.msg) {
 			t.Errorf("RunSweep(%v) = %v; want %q", tc.axes[0].Name, err, tc.msg)
 		}

@@ -62,13 +62,13 @@ func TestOverrideIsSet(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Override(%s) = %v", tt.name, err)
 			}
-			sw := Sweep{Scenario: &base, Delivery: q, Strategies: []string{"step-nokey"},
+			sw := Sweep{Scenario: &base, Delivery: q, Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}},
 				Axes: []Axis{{Name: tt.name, Values: []float64{tt.set}}}}
 			grid, err := sw.grid()
 			if err != nil {
 				t.Fatalf("-set %s: %v", tt.name, err)
 			}
-			e, err := sw.at(grid, sweep.Point{3, 1e6, tt.set})
+			e, err := sw.at(grid, sweep.Point{3, 1e6, tt.set}, sw.Strategies)
 			if err != nil {
 				t.Fatalf("-set %s: %v", tt.name, err)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,7 +29,8 @@ const (
 type Axis struct {
 	// Name is one of stats.Axes' names (p_fail, lost_reply, attempts, jobs)
 	// or a parameter of the scenario by name (LookupParam:
-	// steps[charge the card].p_fail, queue.ttl; durations in seconds).
+	// steps[charge the card].p_fail, queue.ttl; durations in seconds). The
+	// attempts axis sets every strategy.Retry's Attempts at each point.
 	Name   string
 	Values []float64
 }
@@ -37,28 +39,37 @@ type Axis struct {
 // strategy with the same seed, so each row equals a single Run at its point.
 type Sweep struct {
 	// Axes give the values of the parameters that vary; a parameter left out
-	// takes the command's default (p_fail 0.01, lost_reply 0.005, attempts 3,
-	// jobs 1,000,000).
+	// takes the command's default (p_fail 0.01, lost_reply 0.005, jobs
+	// 1,000,000), attempts the strategies' own.
 	Axes []Axis
 	// Scenario, when not nil, is what every point runs instead of the
 	// sign-up (ScenarioFile names its file, if any): p_fail and lost_reply
 	// then apply only when Axes name them, over every step as the command's
 	// -p-fail and -lost-reply do over a file. Delivery, when not nil, runs
-	// every point through the delivery model (the rows keep the Part 5
-	// counters).
+	// every point through the delivery model (the rows keep its counters
+	// too).
 	Scenario     *provider.Scenario
 	ScenarioFile string
 	Delivery     *delivery.Config
-	// Strategies are strategy.Parse names, built at each point's attempts.
-	Strategies []string
+	// Settings are set over the scenario and its queue at every point
+	// before the axes, as Override sets them.
+	Settings []Setting
+	// Strategies run at every point (ParseStrategies builds them from
+	// names). Two strategy.Retry values that differ only in their Attempts
+	// get rows of their own, each ID and label naming its attempts.
+	Strategies []strategy.Strategy
 	Seed       uint64
-	// Generator, Engine and Workers are as in Experiment.
+	// Generator, Engine, Replicates and Workers are as in Experiment: a
+	// row pools a point's replicates, as a Run's row does.
 	Generator, Engine string
+	Replicates        int
 	Workers           int
 	// Metric names the metric the table formats and plots show (one of
-	// stats.Metrics'); empty means failed_rate.
+	// stats.SweepMetrics', for the scenario's watched steps and model);
+	// empty means failed_rate.
 	Metric string
-	// Progress, if not nil, is called from the workers as points finish.
+	// Progress, if not nil, is called as points finish, with the points
+	// done and the points in all, one call at a time.
 	Progress func(done, total int64)
 }
 
@@ -124,7 +135,11 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 	var grid, params []sweepAxis
 	for i, a := range stats.Axes() {
 		if signup || i >= 2 || slices.ContainsFunc(s.Axes, func(x Axis) bool { return x.Name == a.Name }) {
-			grid = append(grid, sweepAxis{Axis: sweep.Axis{Name: a.Name, Values: []float64{sweepDefaults[i]}}, show: a, fixed: i})
+			v := sweepDefaults[i]
+			if i == 2 { // what the strategies allow, when no axis sets it
+				v = float64(s.attempts())
+			}
+			grid = append(grid, sweepAxis{Axis: sweep.Axis{Name: a.Name, Values: []float64{v}}, show: a, fixed: i})
 		}
 	}
 	named := 0
@@ -170,30 +185,30 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 			grid[i].Values = a.Values
 			continue
 		}
-		label := p.Name
-		if p.Spec.Kind == sweep.Duration {
-			label += " (seconds)"
-		}
 		params = append(params, sweepAxis{Axis: sweep.Axis{Name: p.Name, Values: a.Values},
-			show: stats.Axis{Name: p.Name, Label: label, Whole: p.Spec.Kind == sweep.Whole}, fixed: -1, param: p})
+			show: stats.Axis{Name: p.Name, Label: p.Name, Whole: p.Spec.Kind == sweep.Whole, Duration: p.Spec.Kind == sweep.Duration}, fixed: -1, param: p})
 	}
 	return append(grid, params...), nil
 }
 
 // at is the experiment at one grid point. A queue the point's values make
 // invalid is refused naming the queue's field as -set does (queue.lease).
-func (s Sweep) at(grid []sweepAxis, pt sweep.Point) (Experiment, error) {
-	e := Experiment{Jobs: int64(sweepDefaults[3]), Seed: s.Seed, Generator: s.Generator, Engine: s.Engine, ScenarioFile: s.ScenarioFile}
-	attempts := int(sweepDefaults[2])
-	// p_fail and lost_reply over every step, as the command's flags over a
-	// file, then the parameters named: a point is set as flags set a run.
-	var over []Setting
+func (s Sweep) at(grid []sweepAxis, pt sweep.Point, strategies []strategy.Strategy) (Experiment, error) {
+	e := Experiment{Jobs: int64(sweepDefaults[3]), Seed: s.Seed, Generator: s.Generator, Engine: s.Engine,
+		ScenarioFile: s.ScenarioFile, Replicates: s.Replicates}
+	attempts := 0 // the strategies' own, unless the attempts axis is named
+	// The settings, then p_fail and lost_reply over every step, as the
+	// command's flags over a file, then the parameters named: a point is
+	// set as flags set a run.
+	over := slices.Clone(s.Settings)
 	for k, a := range grid {
 		switch a.fixed {
 		case 0, 1:
 			over = append(over, Setting{Name: a.Name, Value: pt[k]})
 		case 2:
-			attempts = int(pt[k])
+			if slices.ContainsFunc(s.Axes, func(x Axis) bool { return x.Name == "attempts" }) {
+				attempts = int(pt[k])
+			}
 		case 3:
 			e.Jobs = int64(pt[k])
 		}
@@ -207,9 +222,7 @@ func (s Sweep) at(grid []sweepAxis, pt sweep.Point) (Experiment, error) {
 	sc, q, err := Override(sc, s.Delivery, over...) // copies sc's steps and the queue
 	e.Scenario, e.Delivery = sc, q
 	if err == nil {
-		if e.Strategies, err = ParseStrategies(s.Strategies, attempts); err != nil {
-			return e, err
-		}
+		e.Strategies = withAttempts(strategies, attempts)
 		err = e.Check()
 	}
 	if de := (*delivery.FieldError)(nil); errors.As(err, &de) {
@@ -218,9 +231,20 @@ func (s Sweep) at(grid []sweepAxis, pt sweep.Point) (Experiment, error) {
 	return e, err
 }
 
-// Set adds the axis a -set argument gives, NAME=VALUES (ParseSet, against
-// the sweep's scenario and queue); its errors name the parameter.
+// Set adds the axis NAME=VALUES: one of stats.Axes' (p_fail, lost_reply,
+// attempts, jobs) or a parameter of the scenario and its queue (ParseSet);
+// its errors name the parameter.
 func (s *Sweep) Set(arg string) error {
+	name, values, _ := strings.Cut(arg, "=")
+	name = strings.TrimSpace(name)
+	if i := slices.IndexFunc(stats.Axes(), func(a stats.Axis) bool { return a.Name == name }); i >= 0 && strings.Contains(arg, "=") {
+		vals, err := sweep.Parse(values, sweepSpecs[i])
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		s.Axes = append(s.Axes, Axis{Name: name, Values: vals})
+		return nil
+	}
 	sc, _ := s.base()
 	p, vals, err := ParseSet(arg, sc, s.Delivery)
 	if err == nil {
@@ -229,12 +253,72 @@ func (s *Sweep) Set(arg string) error {
 	return err
 }
 
+// withAttempts is strategies with every strategy.Retry allowing attempts
+// calls, or as they are for attempts 0.
+func withAttempts(strategies []strategy.Strategy, attempts int) []strategy.Strategy {
+	if attempts == 0 {
+		return strategies
+	}
+	out := slices.Clone(strategies)
+	for i, st := range out {
+		if r, ok := st.(strategy.Retry); ok {
+			r.Attempts = attempts
+			out[i] = r
+		}
+	}
+	return out
+}
+
+// named are the sweep's strategies with their row IDs: strategyID's, and
+// for strategy.Retry values that differ only in their Attempts (so share
+// an ID), the ID and a label naming the attempts, so that their rows are
+// told apart and Experiment.Check does not refuse them as the same.
+func (s Sweep) named() ([]strategy.Strategy, []string) {
+	out := slices.Clone(s.Strategies)
+	ids := make([]string, len(out))
+	for i, st := range out {
+		if st != nil {
+			ids[i] = strategyID(st)
+		}
+	}
+	for i, st := range out {
+		r, ok := st.(strategy.Retry)
+		if !ok || r.Label != "" || !slices.ContainsFunc(s.Strategies, func(o strategy.Strategy) bool {
+			x, ok := o.(strategy.Retry)
+			return ok && x.Label == "" && x != r && strategyID(x) == ids[i] && x.Attempts != r.Attempts
+		}) {
+			continue
+		}
+		r.Label = fmt.Sprintf("%s, %d attempts", r.Name(), r.Attempts)
+		out[i] = r
+		ids[i] = fmt.Sprintf("%s-%dattempts", ids[i], r.Attempts)
+	}
+	return out, ids
+}
+
+// attempts is the most attempts a strategy.Retry of the sweep allows, as a
+// report's Params.Attempts, or the command's default when none is one.
+func (s Sweep) attempts() int {
+	n := 0
+	for _, st := range s.Strategies {
+		if r, ok := st.(strategy.Retry); ok {
+			n = max(n, r.Attempts)
+		}
+	}
+	if n == 0 {
+		return int(sweepDefaults[2])
+	}
+	return n
+}
+
 // plan is a sweep checked and ready to run: its points, each one's engine
-// configuration, how outputs show it, and the metric.
+// configurations (a replicate each), how outputs show it, and the metric.
 type plan struct {
 	points []sweep.Point
 	cfgs   []sim.Config
 	out    stats.Sweep
+	unread map[string]string
+	warn   string
 }
 
 // Check refuses, before any work, every sweep RunSweep would refuse, as a
@@ -279,21 +363,46 @@ func (s Sweep) plan() (plan, error) {
 	if rows := len(points) * len(s.Strategies); rows > sweep.MaxRows {
 		return plan{}, fieldErr("strategies", "%d points x %d strategies = %d rows is more than the %d a sweep allows", len(points), len(s.Strategies), rows, sweep.MaxRows)
 	}
+	if r := s.Replicates; r < 0 || r > MaxReplicates {
+		return plan{}, fieldErr("replicates", "%d is not a whole number from 1 to %d", r, MaxReplicates)
+	}
+	reps := max(1, s.Replicates)
+	if runs := len(points) * reps; runs > sweep.MaxPoints {
+		return plan{}, fieldErr("replicates", "%d points x %d replicates = %d runs is more than the %d a sweep allows", len(points), reps, runs, sweep.MaxPoints)
+	}
+	strategies, ids := s.named()
+	if !slices.Equal(strategies, s.Strategies) && slices.ContainsFunc(s.Axes, func(x Axis) bool { return x.Name == "attempts" }) {
+		return plan{}, fieldErr("strategies", "two strategies differ only in their attempts, which the attempts axis sets for both")
+	}
+	var p plan
+	cfgs := make([]sim.Config, len(points)*reps)
+	var e Experiment
+	var unread map[string]string
+	for k, pt := range points {
+		if e, err = s.at(grid, pt, strategies); err != nil {
+			return plan{}, err
+		}
+		for r := range reps {
+			cfgs[k*reps+r] = e.config(r, sim.Shard{})
+		}
+		if q := e.Delivery; q != nil && p.warn == "" {
+			p.warn = q.Warning(e.Scenario, e.Strategies)
+		}
+		if k == 0 {
+			unread = e.Unread()
+		} else { // unread by the sweep only if unread at every point
+			here := e.Unread()
+			maps.DeleteFunc(unread, func(name, _ string) bool { return here[name] == "" })
+		}
+	}
+	par := e.Params()
 	metric := s.Metric
 	if metric == "" {
 		metric = "failed_rate"
 	}
-	m, err := stats.LookupMetric(metric)
+	m, err := stats.LookupSweepMetric(metric, par.Watched, e.Delivery != nil)
 	if err != nil {
 		return plan{}, fieldErr("metric", "%v", err)
-	}
-	cfgs := make([]sim.Config, len(points))
-	for k, pt := range points {
-		e, err := s.at(grid, pt)
-		if err != nil {
-			return plan{}, err
-		}
-		cfgs[k] = e.config(0, sim.Shard{})
 	}
 	out := stats.Sweep{
 		Scenario:   cfgs[0].Scenario.Name,
@@ -304,9 +413,32 @@ func (s Sweep) plan() (plan, error) {
 		Seed:       s.Seed,
 		Swept:      swept,
 		Metric:     m,
-		Strategies: s.Strategies,
+		Strategies: ids,
 	}
-	return plan{points, cfgs, out}, nil
+	if len(par.Watched) > 1 {
+		out.Watched = par.Watched
+	}
+	if e.Delivery != nil {
+		for _, st := range e.Scenario.Steps {
+			out.StepNames = append(out.StepNames, st.Name)
+		}
+	}
+	p.points, p.cfgs, p.out, p.unread = points, cfgs, out, unread
+	return p, nil
+}
+
+// Warning is the delivery model's warning (delivery.Config.Warning) at the
+// first point that has one, "" when none has or Check refuses the sweep.
+func (s Sweep) Warning() string {
+	p, _ := s.plan()
+	return p.warn
+}
+
+// Unread names, as Experiment.Unread does, the settings the sweep never
+// reads at any of its points, each with why; nil for a sweep Check refuses.
+func (s Sweep) Unread() map[string]string {
+	p, _ := s.plan()
+	return p.unread
 }
 
 // RunSweep runs every point of the sweep and returns its rows, a row a point
@@ -318,26 +450,54 @@ func RunSweep(ctx context.Context, s Sweep) (stats.Sweep, error) {
 		return stats.Sweep{}, err
 	}
 	points, cfgs, out := p.points, p.cfgs, p.out
-	out.Rows = make([]stats.SweepRow, len(points)*len(s.Strategies))
-	// Each point's rows are filled in as the point finishes.
-	n := len(s.Strategies)
-	err = sim.RunEach(ctx, cfgs, s.Workers, s.Progress, func(k int, counters []stats.Counters) {
-		for i, id := range s.Strategies {
-			out.Rows[k*n+i] = stats.SweepRow{
-				Point: stats.Point(points[k]), ID: id, Label: cfgs[k].Strategies[i].Name(), Core: stats.CoreOf(counters[i]),
+	n, reps := len(s.Strategies), len(cfgs)/len(points)
+	out.Rows = make([]stats.SweepRow, len(points)*n)
+	// A point's rows pool its replicates' counters as each finishes
+	// (integer sums do not depend on the order), and are filled in when
+	// its last one has: finish is called one replicate at a time.
+	pooled := make([][]stats.Counters, len(points))
+	left := make([]int, len(points))
+	var done int64
+	err = sim.RunEach(ctx, cfgs, s.Workers, nil, func(c int, counters []stats.Counters) {
+		k, r := c/reps, c%reps
+		if pooled[k] == nil {
+			pooled[k], left[k] = make([]stats.Counters, n), reps
+		}
+		for i := range n {
+			pooled[k][i].Add(counters[i])
+			row := &out.Rows[k*n+i]
+			if reps > 1 {
+				if row.Replicates == nil {
+					row.Replicates = make([]stats.Values, reps)
+				}
+				row.Replicates[r] = stats.ValuesOf(counters[i])
 			}
+		}
+		if left[k]--; left[k] > 0 {
+			return
+		}
+		for i, id := range out.Strategies {
+			row := &out.Rows[k*n+i]
+			row.Point, row.ID, row.Label = stats.Point(points[k]), id, cfgs[c].Strategies[i].Name()
+			row.SetCounters(pooled[k][i])
+		}
+		pooled[k] = nil
+		if done++; s.Progress != nil {
+			s.Progress(done, int64(len(points)))
 		}
 	})
 	if err != nil {
 		return stats.Sweep{}, err
 	}
 	// NoRepeats matters only to a row that saw no repeat, so only those pay
-	// for the exact walk that tells an impossible 0 from a chance one.
+	// for the exact walk that tells an impossible 0 from a chance one; a
+	// strategy of a program's own has no such walk.
 	for k := range points {
-		for i := range s.Strategies {
-			if row := &out.Rows[k*n+i]; row.RepeatedSteps == 0 && cfgs[k].Delivery == nil {
-				r := cfgs[k].Strategies[i].(strategy.Retry)
-				row.NoRepeats = r.Expect(cfgs[k].Scenario).RepeatedPerJob == 0
+		cfg := cfgs[k*reps]
+		for i := range n {
+			row := &out.Rows[k*n+i]
+			if r, ok := cfg.Strategies[i].(strategy.Retry); ok && row.RepeatedSteps == 0 && cfg.Delivery == nil {
+				row.NoRepeats = r.Expect(cfg.Scenario).RepeatedPerJob == 0
 			}
 		}
 	}

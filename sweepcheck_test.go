@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // Sweep.Check refuses, before any work, every grid RunSweep would refuse, as
@@ -52,7 +53,7 @@ func TestSweepCheck(t *testing.T) {
 	}{
 		{name: "101 x 100 points", sweep: retrysim.Sweep{Axes: []retrysim.Axis{{Name: "p_fail", Values: values(101)}, {Name: "lost_reply", Values: values(100)}}},
 			field: "p_fail x lost_reply", msg: "101 x 100 = 10100 points is more than the 10000 a sweep allows"},
-		{name: "5000 points x 12", sweep: retrysim.Sweep{Axes: []retrysim.Axis{{Name: "p_fail", Values: values(5000)}}, Strategies: all},
+		{name: "5000 points x 12", sweep: retrysim.Sweep{Axes: []retrysim.Axis{{Name: "p_fail", Values: values(5000)}}, Strategies: strategiesNamed(all...)},
 			field: "strategies", msg: "5000 points x 12 strategies = 60000 rows is more than the 50000 a sweep allows"},
 		{name: "nine by name", sweep: retrysim.Sweep{Scenario: &checkout.Scenario, Delivery: &defaults}, sets: nine,
 			field: "axes", msg: "9 parameters are more than the 8 a sweep varies by name"},
@@ -69,7 +70,7 @@ func TestSweepCheck(t *testing.T) {
 	} {
 		s := tt.sweep
 		if s.Strategies == nil {
-			s.Strategies = []string{"step-samekey"}
+			s.Strategies = strategiesNamed("step-samekey")
 		}
 		for _, arg := range tt.sets {
 			if err := s.Set(arg); err != nil {
@@ -105,4 +106,13 @@ func TestSweepAxes(t *testing.T) {
 			t.Errorf("%s: its default parses as %v, %v", a.Name, v, err)
 		}
 	}
+}
+
+// strategiesNamed are the strategies called ids at the command's 3 attempts.
+func strategiesNamed(ids ...string) []strategy.Strategy {
+	s, err := retrysim.ParseStrategies(ids, 3)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

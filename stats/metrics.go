@@ -191,3 +191,85 @@ func (m Metric) SpreadOf(reps []Values) Spread {
 	}
 	return Spread{mu, sd}
 }
+
+// deliveryMetrics are the delivery model's metrics a sweep can show; the
+// completion quantiles, in seconds, have no interval (Lo and Hi are NaN).
+var deliveryMetrics = []Metric{
+	{
+		Name:  "deliveries_per_job",
+		Label: "Deliveries per job",
+		Estimate: func(r Row) Estimate {
+			return Estimate{float64(r.Deliveries) / float64(r.Jobs), math.NaN(), math.NaN()}
+		},
+	},
+	{
+		Name:     "lost_work",
+		Label:    "Share of jobs whose work was lost silently",
+		Estimate: func(r Row) Estimate { return share(r.LostWork, r.Jobs) },
+	},
+	quantileMetric("completion_p50", "Time to complete, p50 of succeeded jobs", false, 0.5),
+	quantileMetric("completion_p95", "Time to complete, p95 of succeeded jobs", false, 0.95),
+	quantileMetric("completion_p99", "Time to complete, p99 of succeeded jobs", false, 0.99),
+	quantileMetric("failed_completion_p50", "Time to fail, p50 of failed jobs", true, 0.5),
+	quantileMetric("failed_completion_p95", "Time to fail, p95 of failed jobs", true, 0.95),
+	quantileMetric("failed_completion_p99", "Time to fail, p99 of failed jobs", true, 0.99),
+}
+
+// quantileMetric is the p quantile of a row's completion times in seconds,
+// of the jobs that failed if failed: NaN when none was counted, +Inf past
+// the histogram's range.
+func quantileMetric(name, label string, failed bool, p float64) Metric {
+	return Metric{Name: name, Label: label, Estimate: func(r Row) Estimate {
+		h := &r.Completion
+		if failed {
+			h = &r.FailedCompletion
+		}
+		return Estimate{h.Quantile(p), math.NaN(), math.NaN()}
+	}}
+}
+
+// WatchedMetricName is the name of the duplicate rate of the watched step
+// called step, as a sweep's metric: steps[STEP].duplicate_rate.
+func WatchedMetricName(step string) string { return "steps[" + step + "].duplicate_rate" }
+
+// SweepMetrics are the metrics a sweep can show of rows whose scenario
+// watches watched: Metrics(), then each watched step's duplicate rate by
+// its name (WatchedMetricName), then, with delivery, the delivery model's:
+// deliveries_per_job, lost_work (a share of jobs) and the completion times'
+// quantiles in seconds (completion_p50 to failed_completion_p99), which
+// have no interval.
+func SweepMetrics(watched []Watch, delivery bool) []Metric {
+	out := Metrics()
+	for k, w := range watched {
+		m := metrics[len(metrics)-1] // duplicate_rate
+		m.Name = WatchedMetricName(w.Name)
+		m.Label = "Share of jobs whose step " + w.Name + " ran twice or more"
+		if w.Label != "" { // the table's column
+			m.Label = w.Label + ", share of jobs"
+		}
+		m.Estimate = func(r Row) Estimate { return r.WatchedRate(k, w) }
+		out = append(out, m)
+	}
+	if delivery {
+		out = append(out, deliveryMetrics...)
+	}
+	return out
+}
+
+// LookupSweepMetric returns the metric of SweepMetrics(watched, delivery)
+// called name; a metric of the delivery model in a sweep of the job model
+// is refused saying so.
+func LookupSweepMetric(name string, watched []Watch, delivery bool) (Metric, error) {
+	all := SweepMetrics(watched, delivery)
+	if i := slices.IndexFunc(all, func(m Metric) bool { return m.Name == name }); i >= 0 {
+		return all[i], nil
+	}
+	if !delivery && slices.ContainsFunc(deliveryMetrics, func(m Metric) bool { return m.Name == name }) {
+		return Metric{}, fmt.Errorf("%s is counted by the delivery model only; this sweep runs the job model", name)
+	}
+	names := make([]string, len(all))
+	for j, m := range all {
+		names[j] = m.Name
+	}
+	return Metric{}, fmt.Errorf("unknown metric %q (want one of %s)", name, strings.Join(names, ", "))
+}

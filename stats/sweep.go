@@ -3,18 +3,20 @@ package stats
 import "slices"
 
 // Axis is a parameter a sweep can vary: its name in outputs, the words that
-// label it on a plot, and whether its values are whole numbers.
+// label it on a plot, and whether its values are whole numbers or durations
+// (held in seconds, shown as written: 1h, 250ms).
 type Axis struct {
 	Name, Label string
 	Whole       bool
+	Duration    bool
 }
 
 // axes are the parameters a sweep can vary, in grid order.
 var axes = []Axis{
-	{"p_fail", "Probability that a call fails", false},
-	{"lost_reply", "Probability that the watched step's reply is lost", false},
-	{"attempts", "Attempts a retry allows", true},
-	{"jobs", "Jobs simulated", true},
+	{Name: "p_fail", Label: "Probability that a call fails"},
+	{Name: "lost_reply", Label: "Probability that the watched step's reply is lost"},
+	{Name: "attempts", Label: "Attempts a retry allows", Whole: true},
+	{Name: "jobs", Label: "Jobs simulated", Whole: true},
 }
 
 // Axes are the parameters a sweep can vary, in grid order: a fresh slice,
@@ -25,9 +27,11 @@ func Axes() []Axis { return slices.Clone(axes) }
 // in the order of its axes (Sweep.AxisList).
 type Point []float64
 
-// SweepRow is one strategy at one grid point. It keeps the Part 5 model's
-// counters only (a sweep runs no delivery model), so that a grid of thousands
-// of points holds a hundred bytes a row, not Counters' kilobytes.
+// SweepRow is one strategy at one grid point: the Part 5 model's counters
+// in Core, and the others (the delivery model's, the side effects by step)
+// kept only where they are not zero, 16 bytes each, so that a row holds a
+// few hundred bytes in the Part 5 model and at most a few kilobytes (the
+// time histograms' buckets) in the delivery model, not Counters' 9 KB.
 type SweepRow struct {
 	Point Point
 	// ID is the strategy's short name; Label the name people read.
@@ -35,6 +39,40 @@ type SweepRow struct {
 	// NoRepeats is Row.NoRepeats.
 	NoRepeats bool
 	Core
+	// Replicates are each replicate's metric values, when there are two or more.
+	Replicates []Values
+	// rest are the counters beyond Core that are not zero.
+	rest []counted
+}
+
+// counted is one counter beyond Core, by its index in restOf's order.
+type counted struct {
+	at int
+	n  int64
+}
+
+// restOf are the counters of c beyond Core, in a fixed order.
+func restOf(c *Counters) []*int64 {
+	p := []*int64{&c.Deliveries, &c.LostWork}
+	for i := range c.RepeatedByStep {
+		p = append(p, &c.RepeatedByStep[i], &c.TwiceByStep[i])
+	}
+	for i := range c.Completion {
+		p = append(p, &c.Completion[i], &c.FailedCompletion[i])
+	}
+	return p
+}
+
+// SetCounters sets the row's counters to c, every one of them: Row gives
+// them back whole.
+func (r *SweepRow) SetCounters(c Counters) {
+	r.Core = CoreOf(c)
+	r.rest = nil
+	for i, p := range restOf(&c) {
+		if *p != 0 {
+			r.rest = append(r.rest, counted{i, *p})
+		}
+	}
 }
 
 // Core are the counters of the Part 5 model, the rates' inputs: a hundred
@@ -53,10 +91,17 @@ func CoreOf(c Counters) Core {
 // Row is the sweep row as a Row, for the metrics and the flat fields.
 func (r SweepRow) Row() Row {
 	c := r.Core
-	return Row{ID: r.ID, Label: r.Label, NoRepeats: r.NoRepeats, Counters: Counters{
+	row := Row{ID: r.ID, Label: r.Label, NoRepeats: r.NoRepeats, Replicates: r.Replicates, Counters: Counters{
 		Jobs: c.Jobs, Failed: c.Failed, Calls: c.Calls, RepeatedSteps: c.RepeatedSteps, DuplicateUsers: c.DuplicateUsers,
 		SideEffects: c.SideEffects, CallsSq: c.CallsSq, RepeatedSq: c.RepeatedSq,
 	}}
+	if len(r.rest) > 0 {
+		p := restOf(&row.Counters)
+		for _, x := range r.rest {
+			*p[x.at] = x.n
+		}
+	}
+	return row
 }
 
 // Sweep is a whole sweep: the fixed parameters, which axes vary, the metric
@@ -75,9 +120,18 @@ type Sweep struct {
 	// four, labelled with its name.
 	Axes []Axis `json:"-"`
 	// Swept are indexes into the axes of the parameters that take several values.
-	Swept  []int      `json:"-"`
-	Metric Metric     `json:"-"`
-	Rows   []SweepRow `json:"-"`
+	Swept  []int  `json:"-"`
+	Metric Metric `json:"-"`
+	// CI puts the metric's intervals in the table formats; csv and json
+	// always carry them.
+	CI bool `json:"-"`
+	// Watched are the scenario's watched steps, as Params.Watched; csv and
+	// json carry each one's columns as the table's do.
+	Watched []Watch `json:"watched,omitempty"`
+	// StepNames, when the delivery model ran, are the scenario's steps:
+	// csv and json then carry the delivery model's columns.
+	StepNames []string   `json:"-"`
+	Rows      []SweepRow `json:"-"`
 	// Strategies are the row IDs in the order asked for, for columns and legends.
 	Strategies []string `json:"strategies"`
 }

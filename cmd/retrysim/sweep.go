@@ -9,22 +9,28 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sweep"
-	"github.com/retrysim/retrysim/stats"
 )
 
-const sweepIntro = `retrysim sweep runs every combination of the listed parameter values through
-every strategy. Each of -p-fail, -lost-reply, -attempts and -jobs takes ` + sweep.Forms + `.
+const sweepIntro = `retrysim sweep runs the table command at every combination of the listed
+parameter values, through every strategy. Each of -p-fail, -lost-reply, -attempts
+and -jobs takes ` + sweep.Forms + `.
 -scenario FILE sweeps a scenario file instead of the sign-up (-p-fail and -lost-reply
 then apply only when given), and -set NAME=VALUES varies any numeric parameter of
 it by name, as in -set 'steps[charge the card].p_fail=0:0.05:11' or
 -set queue.ttl=1h,24h,72h (at most 8 -set; their values count in the grid).
-Every point uses the same seed, so each row equals a single run at that point.
+Every other flag of the table command means the same here and holds at every point
+(-model, -store, -ttl, -latency, -replicates, -ci...); -expect, -shard and -preset
+are the table's only. Every point uses the same seed, so each row equals a single
+run at that point. -metric takes every column of the table: the metrics of csv,
+steps[STEP].duplicate_rate for each watched step, and with the delivery model
+deliveries_per_job, lost_work and completion_p50 to failed_completion_p99.
 A grid has at most 10,000 points (the product of the lengths) and 50,000 rows (points x
 strategies); a larger one is refused before any work.
 
@@ -38,7 +44,8 @@ Flags:
 // sweepCommand runs the grid and writes the long-format rows, a pivot or a plot.
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var c flagval.Common
-	metric := flagval.Choice{V: "failed_rate", Valid: func(s string) error { _, err := stats.LookupMetric(s); return err }}
+	var rows flagval.Rows
+	metric := flagval.Choice{V: "failed_rate", Valid: func(string) error { return nil }} // the library checks it against the scenario
 	plot := outfile.File{Flag: "plot"}
 	var scenarioPath string
 	var model flagval.Model
@@ -51,10 +58,19 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		values[i] = flagval.NewValues(strconv.FormatFloat(a.Default, 'f', -1, 64), a.Spec)
 		fs.Var(values[i], flagval.FlagOf(a.Name), a.Usage)
 	}
-	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job or duplicate_rate")
+	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job, duplicate_rate, steps[STEP].duplicate_rate of a watched step, or with the delivery model deliveries_per_job, lost_work, completion_p50, _p95, _p99, failed_completion_p50, _p95 or _p99")
 	fs.StringVar(&plot.Path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
 	fs.StringVar(&scenarioPath, "scenario", "", "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step")
 	model.RegisterModel(fs)
+	flagval.RegisterSettings(fs, "p_fail", "lost_reply") // the axes'
+	rows.Register(fs)
+	for name, why := range map[string]string{
+		"expect": "a sweep shows no closed forms; run retrysim -expect at a point of it",
+		"shard":  "a sweep is not cut into slices; run retrysim -shard at a point of it",
+		"preset": "a preset runs its own cases, not a grid; run retrysim -preset",
+	} {
+		fs.Var(flagval.NotHere(why), name, "")
+	}
 	fs.Var(flagval.Repeated(func(s string) error {
 		sets = append(sets, s)
 		return nil
@@ -70,27 +86,56 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	sw := api.Sweep{ScenarioFile: scenarioPath, Strategies: c.Strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
-		Engine: c.Engine.String(), Workers: c.Workers.V, Metric: metric.V, Progress: outfile.Progress(stderr, "sweep")}
+	strategies, err := api.ParseStrategies(c.Strategies, int(axes[2].Default)) // the attempts axis sets theirs
+	if err != nil {
+		return flagval.LibraryError(err)
+	}
+	sw := api.Sweep{ScenarioFile: scenarioPath, Strategies: strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
+		Engine: c.Engine.String(), Replicates: rows.Replicates.V, Workers: c.Workers.V, Metric: metric.V,
+		Progress: outfile.Progress(stderr, "sweep")}
 	if file != nil {
 		sc, q := model.Apply(file.Scenario, file.Queue)
 		sw.Scenario, sw.Delivery = &sc, q
 	} else { // the sign-up, which takes no time
 		_, sw.Delivery = model.Apply(api.Signup(), nil)
 	}
+	for _, st := range flagval.GivenSettings(fs, sw.Delivery != nil) {
+		if st.Name != "p_fail" && st.Name != "lost_reply" { // the axes'
+			sw.Settings = append(sw.Settings, st)
+		}
+	}
 	fs.Visit(func(f *flag.Flag) { // an axis not given takes its default, as the flag's
 		if i := slices.IndexFunc(axes, func(a api.SweepAxis) bool { return flagval.FlagOf(a.Name) == f.Name }); i >= 0 {
 			sw.Axes = append(sw.Axes, api.Axis{Name: axes[i].Name, Values: values[i].V})
 		}
 	})
+	given := flagval.Given(fs)
 	for _, arg := range sets {
 		if err := sw.Set(arg); err != nil {
 			return flagval.Usage(fmt.Errorf("-set: %w", err))
+		}
+		if name := sw.Axes[len(sw.Axes)-1].Name; given[flagval.FlagOf(name)] && !strings.Contains(name, "[") {
+			return flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", flagval.FlagOf(name), name))
 		}
 	}
 	swept, err := sw.Check()
 	if err != nil {
 		return flagval.LibraryError(err)
+	}
+	unread := sw.Unread()
+	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
+		return err
+	}
+	if sw.Delivery != nil { // as the table refuses a queue key no point reads
+		if err := refuseUnreadKeys(file, fs, unread); err != nil {
+			return err
+		}
+	}
+	if file != nil { // and a step's own policy no strategy reads
+		e := api.Experiment{Scenario: *sw.Scenario, Strategies: strategies}
+		if err := file.CheckStepsRead(e.UnreadStepPolicy); err != nil {
+			return flagval.Usage(fmt.Errorf("-scenario %w", err))
+		}
 	}
 	opts, err := render.NewPlotOptions(plot.Path, c.Format.R.Page(), len(swept), logY, linearY, ownScales)
 	if err != nil {
@@ -109,13 +154,16 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if file != nil {
-		strategies, _ := api.ParseStrategies(sw.Strategies, 1) // Check has read them; a key mode is the same at any attempts
-		warnKeysInVain(stderr, scenarioPath, file.Scenario, sw.Strategies, strategies)
+		warnKeysInVain(stderr, scenarioPath, file.Scenario, c.Strategies, strategies)
+	}
+	if w := sw.Warning(); w != "" { // as the table warns
+		fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
 	}
 	s, err := api.RunSweep(ctx, sw)
 	if err != nil {
 		return flagval.LibraryError(err)
 	}
+	s.CI = rows.CI
 	var doc, pic bytes.Buffer
 	if err := c.Format.R.Sweep(&doc, s, opts); err != nil {
 		return err

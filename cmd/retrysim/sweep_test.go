@@ -62,13 +62,20 @@ func TestSweepSameBytesWhateverTheWorkers(t *testing.T) {
 }
 
 func TestSweepPivotGolden(t *testing.T) {
-	out, errOut, code := retrysim(t, "sweep", "-rng", "mulberry32", "-p-fail", "0.01,0.05", "-lost-reply", "0.005,0.02", "-jobs", "20000", "-metric", "duplicate_rate")
+	args := []string{"sweep", "-rng", "mulberry32", "-p-fail", "0.01,0.05", "-lost-reply", "0.005,0.02", "-jobs", "20000", "-metric", "duplicate_rate"}
+	out, errOut, code := retrysim(t, append(args, "-ci")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	golden(t, "sweep.table", out)
-	md, _, _ := retrysim(t, "sweep", "-rng", "mulberry32", "-attempts", "1:4:4", "-jobs", "20000", "-format", "markdown")
+	md, _, _ := retrysim(t, "sweep", "-rng", "mulberry32", "-attempts", "1:4:4", "-jobs", "20000", "-format", "markdown", "-ci")
 	golden(t, "sweep.markdown", md)
+	// Without -ci, as the table command, a cell is the value alone.
+	plain, _, _ := retrysim(t, args...)
+	if lines := strings.Split(plain, "\n"); lines[0] != "Share of jobs whose watched step ran twice or more; mulberry32, seed 1, plain engine" ||
+		strings.Contains(plain, "[") || !strings.Contains(lines[4], "│   0.01 │      0.005 │    0.5100% │     0.5100% │           0% │") {
+		t.Errorf("sweep without -ci:\n%s\nwant the values of sweep.table without their intervals", plain)
+	}
 }
 
 func TestSweepPlot(t *testing.T) {
@@ -155,7 +162,7 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"-p-fail", "0.5,1.5"}, "-p-fail: 1.5 is not a probability in [0, 1]"},
 		{[]string{"-attempts", "0,3"}, "-attempts: 0 is not a whole number from 1 to 1000"},
 		{[]string{"-jobs", "0"}, "-jobs: 0 is not a whole number from 1 to 1e+12"},
-		{[]string{"-metric", "speed"}, `-metric: unknown metric "speed" (want one of succeeded, failed_rate, calls_per_job, repeated_per_job, duplicate_rate)`},
+		{[]string{"-metric", "speed"}, `-metric: unknown metric "speed" (want one of succeeded, failed_rate, calls_per_job, repeated_per_job, duplicate_rate, steps[send the welcome email].duplicate_rate)`},
 		{[]string{"-plot", "out.gif", "-p-fail", "0,0.1"}, `-plot: "out.gif": want a file name ending in .png or .svg`},
 		{[]string{"-plot", "out.png"}, "-plot: a plot needs one or two swept parameters; 0 are swept"},
 		{[]string{"-plot", "out.png", "-p-fail", "0,0.1", "-lost-reply", "0,0.1", "-attempts", "1,2"}, "-plot: a plot needs one or two swept parameters; 3 are swept"},

@@ -71,7 +71,7 @@ func TestSweepScenarioSetStepParameter(t *testing.T) {
 	}
 }
 
-// A queue setting varies by name too, durations in seconds (1 h = 3600 s),
+// A queue setting varies by name too, durations as written and in seconds (1 h = 3600 s),
 // through the delivery model; and a sweep of the built-in sign-up with no
 // -set prints what it printed before (the sweep goldens and docs tests).
 func TestSweepScenarioSetQueue(t *testing.T) {
@@ -81,10 +81,10 @@ func TestSweepScenarioSetQueue(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 4 || !strings.HasPrefix(lines[0], "attempts,queue.ttl,strategy,") {
-		t.Fatalf("csv header %q, %d lines; want attempts,queue.ttl first and 3 rows", lines[0], len(lines))
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "attempts,queue.ttl,queue.ttl_seconds,strategy,") {
+		t.Fatalf("csv header %q, %d lines; want attempts,queue.ttl,queue.ttl_seconds first and 3 rows", lines[0], len(lines))
 	}
-	for i, want := range []string{"3,3600,", "3,86400,", "3,259200,"} {
+	for i, want := range []string{"3,1h,3600,", "3,24h,86400,", "3,72h,259200,"} {
 		if !strings.HasPrefix(lines[i+1], want) {
 			t.Errorf("row %d = %q; want it to start %q", i, lines[i+1], want)
 		}

@@ -49,17 +49,16 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var c flagval.Common
 	jobs := flagval.Count(1_000_000)
 	attempts := flagval.Bounded{V: 3, Lo: 1, Hi: sim.MaxAttempts}
-	replicates := flagval.Bounded{V: 1, Lo: 1, Hi: api.MaxReplicates}
-	var ci, expect bool
+	var rows flagval.Rows
+	var expect bool
 	var sh flagval.Shard
 	var scenarioPath string
 	var model flagval.Model
 	fs := flagval.NewFlagSet("retrysim")
 	fs.Var(&jobs, "jobs", "simulate `n` jobs, 1 to 10^12 (1e6 and 1_000_000 work too)")
 	fs.Var(&attempts, "attempts", "calls a retry allows, the first included (`n` from 1 to 1000)")
-	fs.BoolVar(&ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
+	rows.Register(fs)
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	fs.Var(&replicates, "replicates", "run `r` independent seeds derived from -seed (1 to 10000) and show each column's mean and standard deviation")
 	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
 	preset := flagval.Choice{Valid: func(s string) error { _, err := api.LookupPreset(s); return err }}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
@@ -104,7 +103,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return flagval.LibraryError(err)
 	}
 	e := api.Experiment{Scenario: sc, ScenarioFile: scenarioPath, Jobs: int64(jobs), Seed: uint64(c.Seed),
-		Generator: c.RNG.V, Engine: c.Engine.String(), Delivery: queue, Replicates: replicates.V, Workers: c.Workers.V}
+		Generator: c.RNG.V, Engine: c.Engine.String(), Delivery: queue, Replicates: rows.Replicates.V, Workers: c.Workers.V}
 	if e.Strategies, err = api.ParseStrategies(c.Strategies, attempts.V); err != nil {
 		return flagval.LibraryError(err)
 	}
@@ -152,7 +151,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	out := rep.Results(ci, expect)
+	out := rep.Results(rows.CI, expect)
 	out.Overrides = overrides
 	return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Format.R.Report(w, out) })
 }

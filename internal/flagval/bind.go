@@ -2,6 +2,7 @@ package flagval
 
 import (
 	"encoding"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -162,7 +163,22 @@ type Renamed string
 func (r Renamed) String() string   { return "" }
 func (r Renamed) Set(string) error { return fmt.Errorf("renamed: %s", string(r)) }
 func (r Renamed) IsBoolFlag() bool { return true }
-func isRenamed(v flag.Value) bool  { _, ok := v.(Renamed); return ok }
+func isRenamed(v flag.Value) bool {
+	switch v.(type) {
+	case Renamed, NotHere:
+		return true
+	}
+	return false
+}
+
+// NotHere is a flag another command takes that this one cannot: any use of
+// it, with a value or without, is refused with the text, which says why.
+// -help leaves it out.
+type NotHere string
+
+func (n NotHere) String() string   { return "" }
+func (n NotHere) Set(string) error { return errors.New(string(n)) }
+func (n NotHere) IsBoolFlag() bool { return true }
 
 // Given is the set of flags the command line set.
 func Given(fs *flag.FlagSet) map[string]bool {

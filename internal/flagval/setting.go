@@ -13,12 +13,29 @@ import (
 )
 
 // RegisterSettings declares a flag for each of the library's settings
-// (api.Settings), at its default, named by FlagOf: -p-fail, -lost-reply,
-// and the delivery model's, which -model chooses (none of them does).
-func RegisterSettings(fs *flag.FlagSet) {
+// (api.Settings) but those named in except, at its default, named by
+// FlagOf: -p-fail, -lost-reply, and the delivery model's, which -model
+// chooses (none of them does).
+func RegisterSettings(fs *flag.FlagSet, except ...string) {
 	for _, s := range api.Settings() {
-		fs.Var(SettingVar(s), FlagOf(s.Name), s.Usage)
+		if !slices.Contains(except, s.Name) {
+			fs.Var(SettingVar(s), FlagOf(s.Name), s.Usage)
+		}
 	}
+}
+
+// Rows are the flags that say how a run's rows are made and shown, which
+// the table and sweep share: -replicates and -ci.
+type Rows struct {
+	Replicates Bounded
+	CI         bool
+}
+
+// Register declares -replicates and -ci on fs, at their defaults.
+func (r *Rows) Register(fs *flag.FlagSet) {
+	r.Replicates = Bounded{V: 1, Lo: 1, Hi: api.MaxReplicates}
+	fs.BoolVar(&r.CI, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
+	fs.Var(&r.Replicates, "replicates", "run `r` independent seeds derived from -seed (1 to 10000) and show each column's mean and standard deviation")
 }
 
 // Model is -model: which model runs. auto leaves it to the scenario: the

@@ -10,6 +10,7 @@ import (
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // The settings given on the command line come back as the library's, in
@@ -61,7 +62,7 @@ func TestLibraryError(t *testing.T) {
 	// A grid too large names each swept parameter, whatever its name holds:
 	// a step called "a x b" is one parameter, not two.
 	sc := provider.Scenario{Name: "t", Steps: []provider.Step{{Name: "a x b"}, {Name: "c"}}}
-	sw := api.Sweep{Scenario: &sc, Strategies: []string{"step-nokey"}, Axes: []api.Axis{
+	sw := api.Sweep{Scenario: &sc, Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Axes: []api.Axis{
 		{Name: "steps[a x b].p_fail", Values: make([]float64, 101)}, {Name: "steps[c].p_fail", Values: make([]float64, 100)}}}
 	_, err := sw.Check()
 	const want = "-set steps[a x b].p_fail x -set steps[c].p_fail: 101 x 100 = 10100 points is more than the 10000 a sweep allows"

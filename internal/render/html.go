@@ -231,9 +231,14 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 		}
 		for k, r := range s.Rows[i : i+per] {
 			e := s.Metric.Estimate(r.Row())
-			row = append(row, num(metricText(s.Metric, e), i+k, s.Metric.Name, e.Value))
+			row = append(row, num(metricText(s.Metric, e, true), i+k, s.Metric.Name, e.Value))
 		}
 		t.rows = append(t.rows, pageRow{cells: row})
+	}
+	if !hasInterval(s.Metric) {
+		t.heading = s.Metric.Label
+		t.howTo = fmt.Sprintf("A row is one grid point, a column one strategy. A cell is the %s in %s. Every point "+
+			"uses seed %d, so a row equals a single run at that point.", strings.ToLower(s.Metric.Label), unit, s.Seed)
 	}
 	p.tables = []pageTable{t}
 	switch len(s.Swept) {

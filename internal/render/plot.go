@@ -154,6 +154,9 @@ func encode(w io.Writer, ext string, width, height vg.Length, drawOn func(draw.C
 // axisValue formats a grid value of axis a for labels: probabilities in
 // shortest form, attempts and jobs as whole numbers (1000000, not 1e+06).
 func axisValue(a stats.Axis, v float64) string {
+	if a.Duration {
+		return durationText(v)
+	}
 	if a.Whole {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
@@ -258,7 +261,7 @@ func (t unitTicks) Ticks(lo, hi float64) []plot.Tick {
 // unitLabel is a metric's label with its unit.
 func unitLabel(m stats.Metric) string {
 	if _, u := metricUnit(m); u != "" {
-		return m.Label + " (" + u + ")"
+		return m.Label + " (" + strings.TrimSpace(u) + ")"
 	}
 	return m.Label
 }
@@ -322,7 +325,11 @@ func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 		p.Y.Tick.Marker = unitTicks{unit}
 	}
 	ax := s.AxisList()[axis]
-	p.Title.Text = fmt.Sprintf("%s against %s, 95%% intervals\n%s; %s", unitLabel(s.Metric), ax.Name, subtitle(s), axisNote)
+	intervals := ", 95% intervals"
+	if !hasInterval(s.Metric) {
+		intervals = ""
+	}
+	p.Title.Text = fmt.Sprintf("%s against %s%s\n%s; %s", unitLabel(s.Metric), ax.Name, intervals, subtitle(s), axisNote)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.X.Label.Text = ax.Label
 	if len(xs) <= 12 {
@@ -349,15 +356,18 @@ func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 		}
 		var pts errorPoints
 		for i, v := range all[k].vs {
-			if logY && v <= 0 {
+			if logY && v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) { // a time of no job, or past the histogram
 				continue
 			}
-			lo := all[k].los[i]
+			lo, hi := all[k].los[i], all[k].his[i]
+			if math.IsNaN(lo) { // a metric with no interval
+				lo, hi = v, v
+			}
 			if logY {
 				lo = math.Max(lo, floor)
 			}
 			pts.XYs = append(pts.XYs, plotter.XY{X: all[k].xs[i], Y: v})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, all[k].his[i] - v})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{v - lo, hi - v})
 		}
 		label := labels[k]
 		if same >= 0 {
@@ -444,6 +454,12 @@ func (cs colourScale) coord(v float64) float64 {
 
 func newColourScale(values []float64, unit, note string) colourScale {
 	cs := colourScale{unit: unit, note: note}
+	// a time of no job (NaN) or past the histogram (+Inf) has no colour
+	values = slices.DeleteFunc(slices.Clone(values), func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) })
+	if len(values) == 0 {
+		cs.lo, cs.hi = 0, 1
+		return cs
+	}
 	if spansDecades(values) {
 		cs.log, cs.floor = true, decadeFloor(values)
 		cs.note += ", log"
@@ -623,9 +639,16 @@ func heatPanel(s stats.Sweep, k int, pn panel, cs colourScale) *plot.Plot {
 			v := pn.v[c][r]
 			g.z[r*g.cols+c] = cs.coord(v)
 			labels.XYs = append(labels.XYs, plotter.XY{X: float64(c), Y: float64(r)})
-			labels.Labels = append(labels.Labels, sigDigits(v, 2)+cs.unit)
 			ink := color.Color(color.Black)
-			if bg, err := pal.At(math.Min(math.Max(cs.coord(v), cs.lo), cs.hi)); err == nil && luminance(bg) < 0.45 {
+			switch {
+			case math.IsNaN(v): // no job to take the time of: an empty cell
+				labels.Labels = append(labels.Labels, "-")
+			case math.IsInf(v, 1):
+				labels.Labels = append(labels.Labels, "past range")
+			default:
+				labels.Labels = append(labels.Labels, sigDigits(v, 2)+cs.unit)
+			}
+			if bg, err := pal.At(math.Min(math.Max(cs.coord(v), cs.lo), cs.hi)); err == nil && !math.IsNaN(v) && luminance(bg) < 0.45 {
 				ink = color.White
 			}
 			styles = append(styles, gtext.Style{Color: ink, Font: font.From(plot.DefaultFont, vg.Points(8)),

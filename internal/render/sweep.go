@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 
@@ -23,7 +24,9 @@ func sweepRun(s stats.Sweep) string {
 }
 
 // sweepFields are a row's grid point, then the row's own fields (jobs among
-// them, so not the jobs axis).
+// them, so not the jobs axis) as the table command's csv and json have
+// them: each watched step's, and the delivery model's when it ran. A
+// duration is written as written (1h), then in seconds (NAME_seconds).
 func sweepFields(s stats.Sweep, r stats.SweepRow) []field {
 	var f []field
 	for a, ax := range s.AxisList() {
@@ -31,11 +34,30 @@ func sweepFields(s stats.Sweep, r stats.SweepRow) []field {
 		case ax.Name == "jobs":
 		case ax.Whole:
 			f = append(f, field{ax.Name, int64(r.At(a))})
+		case ax.Duration:
+			f = append(f, field{ax.Name, durationText(r.At(a))}, field{ax.Name + "_seconds", r.At(a)})
 		default:
 			f = append(f, field{ax.Name, r.At(a)})
 		}
 	}
-	return append(f, rowFields(r.Row(), stats.Report{})...)
+	rep := stats.Report{Params: stats.Params{Watched: s.Watched}}
+	if s.StepNames != nil {
+		rep.Delivery = &stats.DeliveryParams{StepNames: s.StepNames}
+	}
+	return append(f, rowFields(r.Row(), rep)...)
+}
+
+// durationText writes seconds as people write a duration: 1h, 90m, 1h30m,
+// 2.5s, 250ms (time.Duration's form without its zero minutes and seconds).
+func durationText(seconds float64) string {
+	t := time.Duration(math.Round(seconds * 1e9)).String()
+	if strings.HasSuffix(t, "m0s") {
+		t = strings.TrimSuffix(t, "0s")
+	}
+	if strings.HasSuffix(t, "h0m") {
+		t = strings.TrimSuffix(t, "0m")
+	}
+	return t
 }
 
 // writeSweepCSV writes a line a row as it goes, so that a large grid's
@@ -122,29 +144,56 @@ func sig(x float64) string {
 }
 
 // metricText formats an estimate of m for a pivot cell: shares as
-// percentages, means as they are, each with its interval.
-func metricText(m stats.Metric, e stats.Estimate) string {
-	if isPercent(m) {
-		return fmt.Sprintf("%s%% [%s, %s]", sig(100*e.Value), sig(100*e.Lo), sig(100*e.Hi))
+// percentages, times in seconds, means as they are, each with its interval
+// when ci is set and it has one.
+func metricText(m stats.Metric, e stats.Estimate, ci bool) string {
+	if isSeconds(m) {
+		return seconds(e.Value)
 	}
-	return fmt.Sprintf("%s [%s, %s]", sig(e.Value), sig(e.Lo), sig(e.Hi))
+	mul, unit := metricUnit(m)
+	text := sig(mul*e.Value) + unit
+	if ci && !math.IsNaN(e.Lo) {
+		text += fmt.Sprintf(" [%s, %s]", sig(mul*e.Lo), sig(mul*e.Hi))
+	}
+	return text
 }
 
 // isPercent reports whether m is a share, shown in percent by tables and plots.
 func isPercent(m stats.Metric) bool {
-	return strings.HasSuffix(m.Name, "_rate") || m.Name == "succeeded"
+	return strings.HasSuffix(m.Name, "_rate") || m.Name == "succeeded" || m.Name == "lost_work"
 }
+
+// hasInterval reports whether m's estimates have an interval: the
+// completion quantiles and deliveries per job have none (Lo is NaN).
+func hasInterval(m stats.Metric) bool {
+	return !math.IsNaN(m.Estimate(stats.Row{Counters: stats.Counters{Jobs: 1}}).Lo)
+}
+
+// isSeconds reports whether m is a time, a completion quantile in seconds.
+func isSeconds(m stats.Metric) bool { return strings.Contains(m.Name, "completion_p") }
 
 // metricUnit is what m's values are multiplied by and followed with for people.
 func metricUnit(m stats.Metric) (float64, string) {
-	if isPercent(m) {
+	switch {
+	case isPercent(m):
 		return 100, "%"
+	case isSeconds(m):
+		return 1, " s"
 	}
 	return 1, ""
 }
 
 // axisText formats a grid value: probabilities and counts, shortest form.
 func axisText(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// pivotAxisText formats a grid value of axis a for a pivot: a duration as
+// written, any other value as axisText.
+func pivotAxisText(a stats.Axis, v float64) string {
+	if a.Duration {
+		return durationText(v)
+	}
+	return axisText(v)
+}
 
 // writePivot shows s.Metric with one line a grid point and one column a strategy.
 func writePivot(w io.Writer, s stats.Sweep, markdown bool) error {
@@ -154,7 +203,10 @@ func writePivot(w io.Writer, s stats.Sweep, markdown bool) error {
 	}
 	header = append(header, s.Strategies...)
 	opts := tableOptions(markdown, numberColumns(len(header), 0))
-	title := fmt.Sprintf("%s, 95%% intervals; %s", s.Metric.Label, sweepRun(s))
+	title := fmt.Sprintf("%s; %s", s.Metric.Label, sweepRun(s))
+	if s.CI && hasInterval(s.Metric) {
+		title = fmt.Sprintf("%s, 95%% intervals; %s", s.Metric.Label, sweepRun(s))
+	}
 	title = tableTitle(title, markdown)
 	if _, err := fmt.Fprintln(w, title); err != nil {
 		return err
@@ -165,10 +217,10 @@ func writePivot(w io.Writer, s stats.Sweep, markdown bool) error {
 	for i := 0; i < len(s.Rows); i += per {
 		var cells []string
 		for _, a := range s.Swept {
-			cells = append(cells, axisText(s.Rows[i].At(a)))
+			cells = append(cells, pivotAxisText(s.AxisList()[a], s.Rows[i].At(a)))
 		}
 		for _, row := range s.Rows[i : i+per] {
-			cells = append(cells, metricText(s.Metric, s.Metric.Estimate(row.Row())))
+			cells = append(cells, metricText(s.Metric, s.Metric.Estimate(row.Row()), s.CI))
 		}
 		if err := t.Append(cells); err != nil {
 			return err

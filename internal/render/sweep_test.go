@@ -69,3 +69,51 @@ func TestSweepJSONMatchesEncoder(t *testing.T) {
 		}
 	}
 }
+
+// A duration axis is written as people write a duration, never in seconds.
+func TestDurationText(t *testing.T) {
+	for seconds, want := range map[float64]string{
+		0: "0s", 0.25: "250ms", 2.5: "2.5s", 90: "1m30s", 60: "1m", 3600: "1h", 5400: "1h30m", 86400: "24h", 259200: "72h", 3601: "1h0m1s",
+	} {
+		if got := durationText(seconds); got != want {
+			t.Errorf("durationText(%v) = %q; want %q", seconds, got, want)
+		}
+	}
+}
+
+// A time metric's cells may be no number: NaN where no job failed, +Inf past
+// the histogram. The pivot, the line plot and the heat maps draw them
+// without a panic (gonum's palette panicked on NaN), and the pivot says "-".
+func TestSweepTimeMetricWithoutJobs(t *testing.T) {
+	m, err := stats.LookupSweepMetric("failed_completion_p99", nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := stats.Sweep{Scenario: "signup", RNG: "pcg", Seed: 1, Engine: "plain", Metric: m, Strategies: []string{"a"},
+		Axes: []stats.Axis{{Name: "queue.ttl", Label: "queue.ttl", Duration: true}, {Name: "queue.lease", Label: "queue.lease", Duration: true}}}
+	for _, pt := range [][]float64{{3600, 1}, {3600, 2}, {7200, 1}, {7200, 2}} {
+		row := stats.SweepRow{Point: pt, ID: "a"}
+		c := stats.Counters{Jobs: 10}
+		if pt[0] == 7200 && pt[1] == 2 { // every failed job past the histogram's range
+			c.Failed, c.FailedCompletion[stats.HistogramBuckets-1] = 5, 5
+		}
+		row.SetCounters(c)
+		s.Rows = append(s.Rows, row)
+	}
+	for _, swept := range [][]int{{0}, {0, 1}} {
+		s.Swept = swept
+		var b bytes.Buffer
+		if err := PlotSweep(&b, s, ".svg", PlotOptions{}); err != nil {
+			t.Errorf("PlotSweep of %d swept: %v", len(swept), err)
+		}
+	}
+	var b bytes.Buffer
+	if err := writePivot(&b, s, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"│        1h │          1s │           - │\n", "│        2h │          2s │ > 5011872 s │\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("pivot\n%s\nwant a line %q", b.String(), want)
+		}
+	}
+}
