@@ -30,7 +30,11 @@ func bytesOf(t *testing.T, r report.Reporter, err error) []byte {
 // svg and writes the fleet run's series as csv and json: each starts as
 // its encoding does.
 func TestImagesAndSeries(t *testing.T) {
-	s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Strategies: []string{"step-nokey", "job-samekey"}, Seed: 1,
+	strategies, err := retrysim.ParseStrategies([]string{"step-nokey", "job-samekey"}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Strategies: strategies, Seed: 1,
 		Axes: []retrysim.Axis{{Name: "p_fail", Values: []float64{0.01, 0.02}}, {Name: "jobs", Values: []float64{2000}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +77,7 @@ func TestRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Strategies: []string{"step-nokey"}, Seed: 1,
+	s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Seed: 1,
 		Axes: []retrysim.Axis{{Name: "jobs", Values: []float64{1000, 2000}}}})
 	if err != nil {
 		t.Fatal(err)

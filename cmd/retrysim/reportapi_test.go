@@ -91,7 +91,11 @@ func TestReportPackageIsTheCommands(t *testing.T) {
 // TestReportSweepIsTheCommands renders a sweep run in Go in every format
 // and compares the bytes with the command's.
 func TestReportSweepIsTheCommands(t *testing.T) {
-	sw := api.Sweep{Strategies: strategy.DefaultIDs(), Seed: 1, Axes: []api.Axis{
+	strategies, err := api.ParseStrategies(strategy.DefaultIDs(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := api.Sweep{Strategies: strategies, Seed: 1, Axes: []api.Axis{
 		{Name: "p_fail", Values: []float64{0.01, 0.02}}, {Name: "jobs", Values: []float64{20_000}}}}
 	s, err := api.RunSweep(context.Background(), sw)
 	if err != nil {
