@@ -64,7 +64,12 @@ type Runner struct {
 	cfg      Config
 	store    Store
 	s        strategy.Strategy
-	straight strategy.Straight // s, if it is one: only then are jobs settled
+	// resume is s's fast path (strategy.ResumeOf): only then are jobs
+	// settled. guard says s is not the built-in Retry: every Calls method
+	// it uses then looks at stop first, and unwinds it once stopped.
+	resume func(c strategy.Calls, from int) bool
+	guard  bool
+	step   int // the step of the last Enter or Call, for a strategy.PanicError
 	j        *provider.Job
 	sc       provider.Scenario
 	policies []provider.Policy // sc's, nil when no step has its own
@@ -125,7 +130,12 @@ const checkEvery = 1 << 12
 func NewRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, j *provider.Job, stream, lat *rng.Stream) *Runner {
 	x := &Runner{cfg: cfg, store: cfg.Store, s: s, j: j, sc: sc, stream: stream, lat: lat, keys: make([]record, len(sc.Steps)),
 		repeat: cfg.RepeatDelay.Sampler()}
-	x.straight, _ = s.(strategy.Straight)
+	x.resume = strategy.ResumeOf(s)
+	switch s.(type) {
+	case strategy.Retry, *strategy.Retry:
+	default:
+		x.guard = true
+	}
 	x.own = worker{x: x, direct: true}
 	x.policies = sc.Policies()
 	var random []provider.Sampler
@@ -146,19 +156,45 @@ func NewRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, j *provide
 	return x
 }
 
-// Close ends the runner's workers. A Runner is not used after Close.
+// Close ends the runner's workers. A Runner is not used after Close. A
+// delivery still in progress on a worker runs on, every operation failing,
+// to its end; a strategy that panics meanwhile (strategy.ErrStopped, or
+// anything else: the job is abandoned) ends it there, and Close goes on.
 func (x *Runner) Close() {
 	for _, w := range x.workers {
-		w.stop()
+		func() {
+			defer func() { _ = recover() }()
+			w.stop()
+		}()
 	}
 	x.workers, x.idle = nil, nil
+}
+
+// Strategy is the strategy the runner runs.
+func (x *Runner) Strategy() strategy.Strategy { return x.s }
+
+// Step is the step of the last Enter or Call of any delivery of the job in
+// progress, -1 before the first: the step a panic of the strategy
+// (strategy.PanicError) happened at.
+func (x *Runner) Step() int { return x.step }
+
+// check unwinds a strategy other than the built-in Retry, with
+// strategy.ErrStopped, once stop reports true: at every Calls method, so
+// that a strategy that never ends, or ends only with the run, cannot hold
+// the run up.
+func (x *Runner) check() {
+	if x.guard && x.stop != nil && x.stop() {
+		panic(strategy.ErrStopped)
+	}
 }
 
 // StopWhen makes the runner call stop every checkEvery events (nil: never)
 // and, once it reports true (a context is done), end the job it is running
 // and every later one at its first event: Run and RunFrom then return at
 // once with an outcome that means nothing, and the runner is fit only for
-// Close.
+// Close. A strategy other than the built-in Retry is also stopped at its
+// next Calls method, which panics with strategy.ErrStopped: Run and RunFrom
+// then panic with it, for the caller to recover.
 func (x *Runner) StopWhen(stop func() bool) { x.stop = stop }
 
 // stopped counts an event about to be popped and, every checkEvery events,
@@ -186,7 +222,7 @@ func (x *Runner) stopped() bool {
 // alone end before the visibility timeout. Clean then tells, job by job,
 // whether it ends before the visibility timeout.
 func (x *Runner) Settles() bool {
-	return x.straight != nil && x.cfg.RepeatP == 0 && x.cfg.CrashP == 0 && x.fixed < x.cfg.Visibility
+	return x.resume != nil && x.cfg.RepeatP == 0 && x.cfg.CrashP == 0 && x.fixed < x.cfg.Visibility
 }
 
 // Clean draws the latencies of the next job's first delivery and reports how
@@ -279,7 +315,8 @@ func (x *Runner) prefix(i int) time.Duration {
 // delivery's latencies drawn.
 func (x *Runner) reset() {
 	x.j.Reset()
-	x.now, x.seq, x.crashes, x.delivered, x.fresh, x.succeeded, x.end = 0, 0, 0, 0, 1, false, 0
+	x.now, x.seq, x.crashes, x.delivered, x.fresh, x.succeeded, x.end = 0, 0, 0, 0, provider.StepKey, false, 0
+	x.step = -1
 	x.events, x.dl, x.msgs = x.events[:0], x.dl[:0], x.msgs[:0]
 	if !x.drawn {
 		x.batch.Draw(x.lat, x.first)
