@@ -61,15 +61,15 @@ type event struct {
 // switches to no coroutine at all. It is not safe for concurrent use, and
 // Close frees its workers.
 type Runner struct {
-	cfg      Config
-	store    Store
-	s        strategy.Strategy
+	cfg   Config
+	store Store
+	s     strategy.Strategy
 	// resume is s's fast path (strategy.ResumeOf): only then are jobs
 	// settled. guard says s is not the built-in Retry: every Calls method
 	// it uses then looks at stop first, and unwinds it once stopped.
-	resume func(c strategy.Calls, from int) bool
-	guard  bool
-	step   int // the step of the last Enter or Call, for a strategy.PanicError
+	resume   func(c strategy.Calls, from int) bool
+	guard    bool
+	step     int // the step of the last Enter or Call, for a strategy.PanicError
 	j        *provider.Job
 	sc       provider.Scenario
 	policies []provider.Policy // sc's, nil when no step has its own
