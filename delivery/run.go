@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"github.com/retrysim/retrysim/internal/rng"
@@ -73,8 +74,8 @@ type Runner struct {
 	j        *provider.Job
 	sc       provider.Scenario
 	policies []provider.Policy // sc's, nil when no step has its own
-	latency  []provider.Sampler
-	repeat   provider.Sampler // the delay of a repeated request
+	latency  []sampler
+	repeat   sampler // the delay of a repeated request
 	stream   *rng.Stream
 	// lat gives the calls' latencies, apart from the outcome draws. The
 	// first delivery's first call of the k-th step with a random latency
@@ -83,7 +84,7 @@ type Runner struct {
 	// them for the job Run is about to run, and called has a bit for each
 	// step the first delivery has called.
 	lat    *rng.Stream
-	batch  *provider.Batch
+	batch  *batch
 	first  []time.Duration
 	drawn  bool
 	called uint64
@@ -124,12 +125,13 @@ type Runner struct {
 const checkEvery = 1 << 12
 
 // NewRunner runs jobs of sc through s under cfg, calling the providers of j,
-// which draws from stream, as the runner does for everything but the calls'
-// latencies: those come from lat. A strategy that asks for a store
-// (UsesStore) with no store configured keeps the Part 5 store, After.
-func NewRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, j *provider.Job, stream, lat *rng.Stream) *Runner {
-	x := &Runner{cfg: cfg, store: cfg.Store, s: s, j: j, sc: sc, stream: stream, lat: lat, keys: make([]record, len(sc.Steps)),
-		repeat: cfg.RepeatDelay.Sampler()}
+// which draws from stream (the source j was made with), as the runner does
+// for everything but the calls' latencies: those come from lat. A strategy
+// that asks for a store (UsesStore) with no store configured keeps the Part
+// 5 store, After.
+func NewRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, j *provider.Job, stream, lat rand.Source) *Runner {
+	x := &Runner{cfg: cfg, store: cfg.Store, s: s, j: j, sc: sc, stream: rng.StreamOf(stream), lat: rng.StreamOf(lat), keys: make([]record, len(sc.Steps)),
+		repeat: newSampler(cfg.RepeatDelay)}
 	x.resume = strategy.ResumeOf(s)
 	switch s.(type) {
 	case strategy.Retry, *strategy.Retry:
@@ -138,18 +140,18 @@ func NewRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, j *provide
 	}
 	x.own = worker{x: x, direct: true}
 	x.policies = sc.Policies()
-	var random []provider.Sampler
+	var random []sampler
 	for _, st := range sc.Steps {
-		s := st.Latency.Sampler()
+		s := newSampler(st.Latency)
 		x.latency = append(x.latency, s)
 		x.rank = append(x.rank, len(random))
-		if s.Random() {
+		if s.random() {
 			random = append(random, s)
 		} else {
-			x.fixed = provider.Later(x.fixed, s.Draw(nil))
+			x.fixed = provider.Later(x.fixed, s.draw(nil))
 		}
 	}
-	x.batch, x.first = provider.NewBatch(random), make([]time.Duration, len(random))
+	x.batch, x.first = newBatch(random), make([]time.Duration, len(random))
 	if x.store == NoStore && s.UsesStore() {
 		x.store = After
 	}
@@ -237,7 +239,7 @@ func (x *Runner) Clean() (time.Duration, bool) {
 	if len(x.first) == 0 {
 		return x.fixed, x.fixed < x.cfg.Visibility
 	}
-	total := provider.Later(x.fixed, x.batch.Draw(x.lat, x.first))
+	total := provider.Later(x.fixed, x.batch.draw(x.lat, x.first))
 	x.drawn = total >= x.cfg.Visibility
 	return total, !x.drawn
 }
@@ -246,14 +248,14 @@ func (x *Runner) Clean() (time.Duration, bool) {
 func (x *Runner) callLatency(d int) time.Duration {
 	step := x.dl[d].step
 	s := x.latency[step]
-	if !s.Random() {
-		return s.Draw(nil)
+	if !s.random() {
+		return s.draw(nil)
 	}
 	if bit := uint64(1) << step; d == 0 && x.called&bit == 0 {
 		x.called |= bit
 		return x.first[x.rank[step]]
 	}
-	return s.Draw(x.lat)
+	return s.draw(x.lat)
 }
 
 // Run runs one job from time zero and reports its outcome.
@@ -263,7 +265,7 @@ func (x *Runner) Run() Outcome {
 	x.push(0, arrive, 0)
 	if x.cfg.RepeatP > 0 && x.stream.Float64() < x.cfg.RepeatP {
 		x.msgs = append(x.msgs, message{})
-		x.push(x.repeat.Draw(x.stream), arrive, 1)
+		x.push(x.repeat.draw(x.stream), arrive, 1)
 	}
 	return x.loop()
 }
@@ -305,8 +307,8 @@ func (x *Runner) RunFrom(k int) Outcome {
 
 // prefix is the latency of the first delivery's first call of step i.
 func (x *Runner) prefix(i int) time.Duration {
-	if s := x.latency[i]; !s.Random() {
-		return s.Draw(nil)
+	if s := x.latency[i]; !s.random() {
+		return s.draw(nil)
 	}
 	return x.first[x.rank[i]]
 }
@@ -319,7 +321,7 @@ func (x *Runner) reset() {
 	x.step = -1
 	x.events, x.dl, x.msgs = x.events[:0], x.dl[:0], x.msgs[:0]
 	if !x.drawn {
-		x.batch.Draw(x.lat, x.first)
+		x.batch.draw(x.lat, x.first)
 	}
 	x.drawn, x.called = false, 0
 	clear(x.keys)

@@ -1,6 +1,10 @@
 package provider
 
-import "github.com/retrysim/retrysim/internal/rng"
+import (
+	"math/rand/v2"
+
+	"github.com/retrysim/retrysim/internal/rng"
+)
 
 // Key is the idempotency key a caller sends with a call. NoKey sends none. Keys
 // are per job: the same value in two jobs names two different actions.
@@ -60,10 +64,11 @@ type Job struct {
 	finished uint64
 }
 
-// NewJob compiles the scenario's providers to draw from stream. The scenario
-// must be valid.
-func NewJob(s Scenario, stream *rng.Stream) *Job {
-	j := &Job{steps: make([]step, len(s.Steps)), stream: stream, firstKeyed: len(s.Steps), fresh: StepKey}
+// NewJob compiles the scenario's providers to draw from src, which it reads
+// ahead (the engines hand it a stream of their own that it reads in place).
+// The scenario must be valid.
+func NewJob(s Scenario, src rand.Source) *Job {
+	j := &Job{steps: make([]step, len(s.Steps)), stream: rng.StreamOf(src), firstKeyed: len(s.Steps), fresh: StepKey}
 	for i, st := range s.Steps {
 		j.firstDraw = append(j.firstDraw, len(j.clean))
 		if st.HonoursKeys {
