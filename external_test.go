@@ -10,10 +10,11 @@ import (
 )
 
 // TestExternalModule builds and tests testdata/external, a module of its own
-// that imports github.com/retrysim/retrysim, defines its own strategy and
+// that imports github.com/retrysim/retrysim, defines its own strategies and
 // scenario, and runs them through the Part 5 engines and the delivery model,
-// sharded and merged (four shards through files and memory), and renders a
-// report in every format, the command's bytes. It runs the go command offline (GOPROXY=off) with a
+// sharded and merged (four shards through files and memory), renders a
+// report in every format, the command's bytes, and runs its own strategies
+// beside the built-ins under -race. It runs the go command offline (GOPROXY=off) with a
 // go.mod derived from the root's: the root's requirements and go.sum, plus
 // retrysim itself replaced by this directory, so that every module it needs
 // is one the root's build has already fetched.
@@ -48,16 +49,22 @@ func TestExternalModule(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(gobin, "test", "-count=1", "-p=1", "-modfile="+modfile, ".")
-	cmd.Dir = filepath.Join("testdata", "external")
-	// GOFLAGS carries the go.mod to the go commands the module's tests run
-	// themselves (go run of retrysim's command, to compare outputs).
-	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly -modfile="+modfile, "GOWORK=off", "GOTOOLCHAIN=local")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go test in testdata/external: %v\n%s", err, out)
-	}
-	if !strings.HasPrefix(string(out), "ok  \texample.com/ownjob") {
-		t.Errorf("go test in testdata/external printed %q; want ok", out)
+	// Every test, then the team's own strategies beside the built-ins
+	// under the race detector: the engines call a strategy's Run from
+	// several goroutines at once, as its doc says.
+	for _, flags := range [][]string{nil, {"-race", "-run", "^TestOwnStrategyRace$"}} {
+		args := append([]string{"test", "-count=1", "-p=1", "-modfile=" + modfile}, flags...)
+		cmd := exec.Command(gobin, append(args, ".")...)
+		cmd.Dir = filepath.Join("testdata", "external")
+		// GOFLAGS carries the go.mod to the go commands the module's tests
+		// run themselves (go run of retrysim's command, to compare outputs).
+		cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly -modfile="+modfile, "GOWORK=off", "GOTOOLCHAIN=local")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go test %s in testdata/external: %v\n%s", strings.Join(flags, " "), err, out)
+		}
+		if !strings.HasPrefix(string(out), "ok  \texample.com/ownjob") {
+			t.Errorf("go test %s in testdata/external printed %q; want ok", strings.Join(flags, " "), out)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"github.com/retrysim/retrysim/internal/rng"
@@ -61,15 +62,20 @@ type event struct {
 // switches to no coroutine at all. It is not safe for concurrent use, and
 // Close frees its workers.
 type Runner struct {
-	cfg      Config
-	store    Store
-	s        strategy.Strategy
-	straight strategy.Straight // s, if it is one: only then are jobs settled
+	cfg   Config
+	store Store
+	s     strategy.Strategy
+	// resume is s's fast path (strategy.ResumeOf): only then are jobs
+	// settled. guard says s is not the built-in Retry: every Calls method
+	// it uses then looks at stop first, and unwinds it once stopped.
+	resume   func(c strategy.Calls, from int) bool
+	guard    bool
+	step     int // the step of the last Enter or Call, for a strategy.PanicError
 	j        *provider.Job
 	sc       provider.Scenario
 	policies []provider.Policy // sc's, nil when no step has its own
-	latency  []provider.Sampler
-	repeat   provider.Sampler // the delay of a repeated request
+	latency  []sampler
+	repeat   sampler // the delay of a repeated request
 	stream   *rng.Stream
 	// lat gives the calls' latencies, apart from the outcome draws. The
 	// first delivery's first call of the k-th step with a random latency
@@ -78,7 +84,7 @@ type Runner struct {
 	// them for the job Run is about to run, and called has a bit for each
 	// step the first delivery has called.
 	lat    *rng.Stream
-	batch  *provider.Batch
+	batch  *batch
 	first  []time.Duration
 	drawn  bool
 	called uint64
@@ -119,46 +125,78 @@ type Runner struct {
 const checkEvery = 1 << 12
 
 // NewRunner runs jobs of sc through s under cfg, calling the providers of j,
-// which draws from stream, as the runner does for everything but the calls'
-// latencies: those come from lat. A strategy that asks for a store
-// (UsesStore) with no store configured keeps the Part 5 store, After.
-func NewRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, j *provider.Job, stream, lat *rng.Stream) *Runner {
-	x := &Runner{cfg: cfg, store: cfg.Store, s: s, j: j, sc: sc, stream: stream, lat: lat, keys: make([]record, len(sc.Steps)),
-		repeat: cfg.RepeatDelay.Sampler()}
-	x.straight, _ = s.(strategy.Straight)
+// which draws from stream (the source j was made with), as the runner does
+// for everything but the calls' latencies: those come from lat. A strategy
+// that asks for a store (UsesStore) with no store configured keeps the Part
+// 5 store, After.
+func NewRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, j *provider.Job, stream, lat rand.Source) *Runner {
+	x := &Runner{cfg: cfg, store: cfg.Store, s: s, j: j, sc: sc, stream: rng.StreamOf(stream), lat: rng.StreamOf(lat), keys: make([]record, len(sc.Steps)),
+		repeat: newSampler(cfg.RepeatDelay)}
+	x.resume = strategy.ResumeOf(s)
+	switch s.(type) {
+	case strategy.Retry, *strategy.Retry:
+	default:
+		x.guard = true
+	}
 	x.own = worker{x: x, direct: true}
 	x.policies = sc.Policies()
-	var random []provider.Sampler
+	var random []sampler
 	for _, st := range sc.Steps {
-		s := st.Latency.Sampler()
+		s := newSampler(st.Latency)
 		x.latency = append(x.latency, s)
 		x.rank = append(x.rank, len(random))
-		if s.Random() {
+		if s.random() {
 			random = append(random, s)
 		} else {
-			x.fixed = provider.Later(x.fixed, s.Draw(nil))
+			x.fixed = provider.Later(x.fixed, s.draw(nil))
 		}
 	}
-	x.batch, x.first = provider.NewBatch(random), make([]time.Duration, len(random))
+	x.batch, x.first = newBatch(random), make([]time.Duration, len(random))
 	if x.store == NoStore && s.UsesStore() {
 		x.store = After
 	}
 	return x
 }
 
-// Close ends the runner's workers. A Runner is not used after Close.
+// Close ends the runner's workers. A Runner is not used after Close. A
+// delivery still in progress on a worker runs on, every operation failing,
+// to its end; a strategy that panics meanwhile (strategy.ErrStopped, or
+// anything else: the job is abandoned) ends it there, and Close goes on.
 func (x *Runner) Close() {
 	for _, w := range x.workers {
-		w.stop()
+		func() {
+			defer func() { _ = recover() }()
+			w.stop()
+		}()
 	}
 	x.workers, x.idle = nil, nil
+}
+
+// Strategy is the strategy the runner runs.
+func (x *Runner) Strategy() strategy.Strategy { return x.s }
+
+// Step is the step of the last Enter or Call of any delivery of the job in
+// progress, -1 before the first: the step a panic of the strategy
+// (strategy.PanicError) happened at.
+func (x *Runner) Step() int { return x.step }
+
+// check unwinds a strategy other than the built-in Retry, with
+// strategy.ErrStopped, once stop reports true: at every Calls method, so
+// that a strategy that never ends, or ends only with the run, cannot hold
+// the run up.
+func (x *Runner) check() {
+	if x.guard && x.stop != nil && x.stop() {
+		panic(strategy.ErrStopped)
+	}
 }
 
 // StopWhen makes the runner call stop every checkEvery events (nil: never)
 // and, once it reports true (a context is done), end the job it is running
 // and every later one at its first event: Run and RunFrom then return at
 // once with an outcome that means nothing, and the runner is fit only for
-// Close.
+// Close. A strategy other than the built-in Retry is also stopped at its
+// next Calls method, which panics with strategy.ErrStopped: Run and RunFrom
+// then panic with it, for the caller to recover.
 func (x *Runner) StopWhen(stop func() bool) { x.stop = stop }
 
 // stopped counts an event about to be popped and, every checkEvery events,
@@ -186,7 +224,7 @@ func (x *Runner) stopped() bool {
 // alone end before the visibility timeout. Clean then tells, job by job,
 // whether it ends before the visibility timeout.
 func (x *Runner) Settles() bool {
-	return x.straight != nil && x.cfg.RepeatP == 0 && x.cfg.CrashP == 0 && x.fixed < x.cfg.Visibility
+	return x.resume != nil && x.cfg.RepeatP == 0 && x.cfg.CrashP == 0 && x.fixed < x.cfg.Visibility
 }
 
 // Clean draws the latencies of the next job's first delivery and reports how
@@ -201,7 +239,7 @@ func (x *Runner) Clean() (time.Duration, bool) {
 	if len(x.first) == 0 {
 		return x.fixed, x.fixed < x.cfg.Visibility
 	}
-	total := provider.Later(x.fixed, x.batch.Draw(x.lat, x.first))
+	total := provider.Later(x.fixed, x.batch.draw(x.lat, x.first))
 	x.drawn = total >= x.cfg.Visibility
 	return total, !x.drawn
 }
@@ -210,14 +248,14 @@ func (x *Runner) Clean() (time.Duration, bool) {
 func (x *Runner) callLatency(d int) time.Duration {
 	step := x.dl[d].step
 	s := x.latency[step]
-	if !s.Random() {
-		return s.Draw(nil)
+	if !s.random() {
+		return s.draw(nil)
 	}
 	if bit := uint64(1) << step; d == 0 && x.called&bit == 0 {
 		x.called |= bit
 		return x.first[x.rank[step]]
 	}
-	return s.Draw(x.lat)
+	return s.draw(x.lat)
 }
 
 // Run runs one job from time zero and reports its outcome.
@@ -227,7 +265,7 @@ func (x *Runner) Run() Outcome {
 	x.push(0, arrive, 0)
 	if x.cfg.RepeatP > 0 && x.stream.Float64() < x.cfg.RepeatP {
 		x.msgs = append(x.msgs, message{})
-		x.push(x.repeat.Draw(x.stream), arrive, 1)
+		x.push(x.repeat.draw(x.stream), arrive, 1)
 	}
 	return x.loop()
 }
@@ -269,8 +307,8 @@ func (x *Runner) RunFrom(k int) Outcome {
 
 // prefix is the latency of the first delivery's first call of step i.
 func (x *Runner) prefix(i int) time.Duration {
-	if s := x.latency[i]; !s.Random() {
-		return s.Draw(nil)
+	if s := x.latency[i]; !s.random() {
+		return s.draw(nil)
 	}
 	return x.first[x.rank[i]]
 }
@@ -279,10 +317,11 @@ func (x *Runner) prefix(i int) time.Duration {
 // delivery's latencies drawn.
 func (x *Runner) reset() {
 	x.j.Reset()
-	x.now, x.seq, x.crashes, x.delivered, x.fresh, x.succeeded, x.end = 0, 0, 0, 0, 1, false, 0
+	x.now, x.seq, x.crashes, x.delivered, x.fresh, x.succeeded, x.end = 0, 0, 0, 0, provider.StepKey, false, 0
+	x.step = -1
 	x.events, x.dl, x.msgs = x.events[:0], x.dl[:0], x.msgs[:0]
 	if !x.drawn {
-		x.batch.Draw(x.lat, x.first)
+		x.batch.draw(x.lat, x.first)
 	}
 	x.drawn, x.called = false, 0
 	clear(x.keys)

@@ -48,7 +48,7 @@ func (w *worker) deliver() {
 	x, d := w.x, w.d
 	var ok bool
 	if from := x.dl[d].from; from > 0 {
-		ok = x.straight.Resume(w, from)
+		ok = x.resume(w, from)
 	} else {
 		ok = x.s.Run(w)
 	}
@@ -104,20 +104,24 @@ func (w *worker) sync() {
 }
 
 // Steps is the number of steps in the scenario.
-func (w *worker) Steps() int { return len(w.x.sc.Steps) }
+func (w *worker) Steps() int { w.x.check(); return len(w.x.sc.Steps) }
 
 // Policies are the steps' own retry settings, nil when no step sets any.
-func (w *worker) Policies() []provider.Policy { return w.x.policies }
+func (w *worker) Policies() []provider.Policy { w.x.check(); return w.x.policies }
 
 // FreshKey returns a key that no call of any of the job's deliveries has sent.
 func (w *worker) FreshKey() provider.Key {
+	w.x.check()
 	w.x.fresh++
 	return w.x.fresh
 }
 
 // Guarded reports whether Enter has a store to check or a crash point to
 // pass; without either it returns at once, and the call starts the step.
-func (w *worker) Guarded() bool { return w.x.store != NoStore || w.x.cfg.CrashP > 0 }
+func (w *worker) Guarded() bool {
+	w.x.check()
+	return w.x.store != NoStore || w.x.cfg.CrashP > 0
+}
 
 // Enter is a step's first operation: the crash point before the key, then
 // the store's check (and Loose's insert, an operation of its own so that a
@@ -125,11 +129,12 @@ func (w *worker) Guarded() bool { return w.x.store != NoStore || w.x.cfg.CrashP 
 // nothing to interleave before the call, which then starts this operation.
 func (w *worker) Enter(i int) bool {
 	x, d := w.x, w.d
+	x.check()
 	if !x.dl[d].live {
 		return false
 	}
 	w.sync()
-	x.dl[d].step = i
+	x.dl[d].step, x.step = i, i
 	if x.store == NoStore && x.cfg.CrashP == 0 {
 		return false
 	}
@@ -179,11 +184,12 @@ func (w *worker) Enter(i int) bool {
 // work and the After store's record.
 func (w *worker) Call(i int, key provider.Key) bool {
 	x, d := w.x, w.d
+	x.check()
 	if !x.dl[d].live {
 		return false
 	}
 	w.sync()
-	x.dl[d].step = i
+	x.dl[d].step, x.step = i, i
 	if x.crash(d, AfterKey) {
 		return false
 	}
@@ -227,6 +233,7 @@ func (w *worker) Call(i int, key provider.Key) bool {
 // wait.
 func (w *worker) Backoff(i, n int) {
 	x, d := w.x, w.d
+	x.check()
 	dv := &x.dl[d]
 	if !dv.live {
 		return

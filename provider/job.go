@@ -1,6 +1,10 @@
 package provider
 
-import "github.com/retrysim/retrysim/internal/rng"
+import (
+	"math/rand/v2"
+
+	"github.com/retrysim/retrysim/internal/rng"
+)
 
 // Key is the idempotency key a caller sends with a call. NoKey sends none. Keys
 // are per job: the same value in two jobs names two different actions.
@@ -8,6 +12,12 @@ type Key uint64
 
 // NoKey is the absence of a key.
 const NoKey Key = 0
+
+// StepKey is the key of the business action "this step of this job": the
+// same on every call of the step, in every delivery of the job, which is
+// what the SameKey mode sends. Provider memory is per job and per step, so
+// one value names every step's action; fresh keys count up from above it.
+const StepKey Key = 1
 
 // step is a Step compiled for the hot path.
 type step struct {
@@ -54,10 +64,11 @@ type Job struct {
 	finished uint64
 }
 
-// NewJob compiles the scenario's providers to draw from stream. The scenario
-// must be valid.
-func NewJob(s Scenario, stream *rng.Stream) *Job {
-	j := &Job{steps: make([]step, len(s.Steps)), stream: stream, firstKeyed: len(s.Steps), fresh: 1}
+// NewJob compiles the scenario's providers to draw from src, which it reads
+// ahead (the engines hand it a stream of their own that it reads in place).
+// The scenario must be valid.
+func NewJob(s Scenario, src rand.Source) *Job {
+	j := &Job{steps: make([]step, len(s.Steps)), stream: rng.StreamOf(src), firstKeyed: len(s.Steps), fresh: StepKey}
 	for i, st := range s.Steps {
 		j.firstDraw = append(j.firstDraw, len(j.clean))
 		if st.HonoursKeys {
@@ -200,5 +211,5 @@ func (j *Job) Reset() {
 	j.calls, j.repeated, j.effects = 0, 0, 0
 	clear(j.done[:len(j.steps)])
 	j.seen = j.seen[:0]
-	j.fresh, j.finished = 1, 0 // fresh keys count up from the action's key, 1
+	j.fresh, j.finished = StepKey, 0 // fresh keys count up from the step's key
 }

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/retrysim/retrysim/internal/rng"
@@ -110,5 +112,34 @@ func TestCleanCutsInDrawOrder(t *testing.T) {
 	}
 	if cuts[7] != rng.Threshold(0.005) || cuts[6] != rng.Threshold(0.01) || cuts[10] != rng.Threshold(0.01) {
 		t.Errorf("Clean() = %v; want the email's reply cut right after its failure cut", cuts)
+	}
+}
+
+// constant is a math/rand/v2 Source that always returns v.
+type constant uint64
+
+func (c constant) Uint64() uint64 { return uint64(c) }
+
+// A Job draws from any math/rand/v2 Source: from one that always returns
+// the largest value, no call fails and no reply is lost (each draw is at or
+// above its cut); from one that always returns 0, every call fails before
+// its work (each draw is below a failure cut above 0).
+func TestJobDrawsFromARandSource(t *testing.T) {
+	sc := Signup(0.01, 0.005)
+	for _, c := range []struct {
+		src     rand.Source
+		ok      bool
+		effects int64
+	}{{constant(math.MaxUint64), true, 1}, {constant(0), false, 0}} {
+		j := NewJob(sc, c.src)
+		for i := range j.Steps() {
+			got := j.Call(i, NoKey)
+			if got != c.ok || int64(j.Done(i)) != c.effects {
+				t.Errorf("source %v, step %d: call ok %v with %d side effects; want %v and %d", c.src, i, got, j.Done(i), c.ok, c.effects)
+			}
+		}
+		if j.Calls() != int64(j.Steps()) {
+			t.Errorf("source %v: %d calls; want %d", c.src, j.Calls(), j.Steps())
+		}
 	}
 }

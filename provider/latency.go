@@ -4,13 +4,7 @@ import (
 	"fmt"
 	"math"
 	"time"
-
-	"github.com/retrysim/retrysim/internal/rng"
 )
-
-// z99 is the standard normal's 99th percentile, which ties a lognormal's p99
-// to its median.
-const z99 = 2.3263478740408408
 
 // Latency is a duration that is fixed (P99 at most Median) or lognormal with
 // the given median and 99th percentile.
@@ -24,74 +18,6 @@ func (l Latency) Random() bool { return l.P99 > l.Median && l.Median > 0 }
 
 // Zero reports whether the latency is always zero.
 func (l Latency) Zero() bool { return l.Median <= 0 && l.P99 <= 0 }
-
-// Sampler is a Latency ready to draw from: its lognormal's tables built once.
-type Sampler struct {
-	median float64
-	ln     *rng.Lognormal // nil for a fixed latency
-}
-
-// Sampler prepares l for drawing.
-func (l Latency) Sampler() Sampler {
-	s := Sampler{median: float64(l.Median)}
-	if l.Random() {
-		s.ln = rng.NewLognormal(math.Log(float64(l.P99)/float64(l.Median)) / z99)
-	}
-	return s
-}
-
-// Random reports whether drawing takes draws from the stream.
-func (s Sampler) Random() bool { return s.ln != nil }
-
-// Draw returns one latency, drawing from stream only when it is random.
-func (s Sampler) Draw(stream *rng.Stream) time.Duration {
-	if s.ln == nil {
-		return time.Duration(s.median)
-	}
-	return saturate(s.median * s.ln.Draw(stream))
-}
-
-// Batch draws the latencies of a list of calls, in order, as their Samplers'
-// Draw would, in one loop.
-type Batch struct {
-	ls      []*rng.Lognormal
-	medians []float64
-	z       []float64
-}
-
-// NewBatch prepares to draw one latency for each of ss, which must be random.
-func NewBatch(ss []Sampler) *Batch {
-	b := &Batch{z: make([]float64, len(ss))}
-	for _, s := range ss {
-		b.ls, b.medians = append(b.ls, s.ln), append(b.medians, s.median)
-	}
-	return b
-}
-
-// Draw sets dst[k] to a latency of the k-th sampler and returns their sum.
-func (b *Batch) Draw(stream *rng.Stream, dst []time.Duration) time.Duration {
-	rng.Lognormals(b.ls, stream, b.z)
-	medians, dst := b.medians[:len(b.z)], dst[:len(b.z)]
-	var sum time.Duration
-	for k, z := range b.z {
-		d := saturate(medians[k] * z)
-		dst[k] = d
-		sum = Later(sum, d)
-	}
-	return sum
-}
-
-// saturate converts nanoseconds to a Duration, maxLatency past it.
-func saturate(ns float64) time.Duration {
-	if ns > maxLatency {
-		return maxLatency
-	}
-	return time.Duration(ns)
-}
-
-// maxLatency keeps a latency from a far tail within time.Duration, about 292
-// years: converting a larger float would wrap to a negative duration.
-const maxLatency = 1<<63 - 1<<10
 
 // MaxDuration bounds every duration a run is given, from the flags and from
 // scenario files alike: latencies, backoff base and cap, TTL, lease,

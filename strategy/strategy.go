@@ -8,6 +8,7 @@
 package strategy
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,12 +19,24 @@ import (
 // Strategy drives one delivery of a job. Users of the Go packages can implement
 // their own and hand it to any engine: the Part 5 engines and the delivery
 // model both run it through Calls.
+//
+// A run calls one Strategy value from several goroutines at once (its
+// workers, each on its own jobs and with its own Calls), so Run must be safe
+// for concurrent use: a strategy that keeps state across calls guards it
+// (package sync/atomic, a mutex) or keeps it per delivery, on Run's stack.
+// The built-in Retry keeps none. One value shared by the workers, rather
+// than one made per worker by a factory, keeps a strategy a plain value that
+// a caller lists, compares and labels, and costs the built-ins nothing.
+//
+// A panic in Run does not crash the program: the run stops and returns a
+// *PanicError naming the strategy, the job and the step.
 type Strategy interface {
 	// Name is the label shown in outputs.
 	Name() string
 	// Run makes one delivery's calls and reports whether the job succeeded.
 	// It must end after a bounded number of failed calls, as with a
-	// provider that always fails.
+	// provider that always fails. It is called from several goroutines at
+	// once, as Strategy says.
 	Run(c Calls) bool
 	// UsesStore reports whether the strategy wants a key store of the job's
 	// finished steps even where the run configures none: the Part 5 store,
@@ -41,6 +54,13 @@ type Strategy interface {
 // configuration names, and a Backoff or a Call takes virtual time, during
 // which other deliveries of the job may run. Once a delivery's worker has
 // died, Enter and Call report failure and do nothing.
+//
+// Once the run is stopped (its context cancelled, or another strategy of
+// the run panicked), every method of a Calls given to a strategy other than
+// Retry panics with ErrStopped, which unwinds the strategy however it loops;
+// the engine recovers it and the run returns the context's error. A
+// strategy that recovers panics itself must panic again with ErrStopped.
+// A Calls is used by the one Run it is given to, on that Run's goroutine.
 type Calls interface {
 	// Steps is the number of steps in the scenario.
 	Steps() int
@@ -58,7 +78,9 @@ type Calls interface {
 	// out, as Retry does on its hot path.
 	Guarded() bool
 	// Call calls the provider of step i with key and reports whether the
-	// caller saw success.
+	// caller saw success. Key provider.StepKey is the step's own key, the
+	// same on every call of the step (what SameKey sends); FreshKey gives
+	// keys no call has sent; provider.NoKey sends none.
 	Call(i int, key provider.Key) bool
 	// FreshKey returns a key that no call of the job has sent.
 	FreshKey() provider.Key
@@ -67,16 +89,73 @@ type Calls interface {
 	Backoff(i, n int)
 }
 
-// Straight is implemented by strategies that call each step once, in order,
-// for as long as calls succeed. The engine then settles a job's clean start
+// ErrStopped is what a Calls method panics with once the run is stopped, as
+// Calls says; a run never returns it.
+var ErrStopped = errors.New("strategy: the run is stopped")
+
+// PanicError is the error a run returns when a strategy panicked: which
+// strategy, in which job, at which step, with what. Run and the other
+// entry points return it (possibly wrapped), for errors.As.
+type PanicError struct {
+	// Strategy is the strategy's Name.
+	Strategy string
+	// Job is the job's index in the run, from 0.
+	Job int64
+	// Step is the step of the strategy's last Enter or Call in that job,
+	// or -1 before its first.
+	Step int
+	// Value is what the strategy panicked with.
+	Value any
+	// Stack is the stack of the goroutine that panicked, as runtime/debug.Stack prints it.
+	Stack []byte
+}
+
+// Error names the strategy, the job, the step and the panic's value.
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("strategy %q panicked in job %d at step %d: %v", e.Strategy, e.Job, e.Step, e.Value)
+}
+
+// Unwrap returns the panic's value when it is an error, else nil.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// Straight is a strategy that calls each step once, in order, for as long as
+// calls succeed, together with the Resume that says so: the explicit opt-in
+// to the engines' fast path. The engine then settles a job's clean start
 // from its draws alone: a job with no failure at all without calling the
-// strategy, and a job whose first failure comes at step k by resuming there.
-type Straight interface {
+// strategy, and a job whose first failure comes at step k by resuming
+// there (and the skip engine runs only such strategies).
+//
+// The engines take the fast path for a Retry and for a Straight value
+// (ResumeOf), and for no other type: a type that embeds a Retry or a
+// Straight is a type of its own, which the engines run through its Run, so
+// that overriding Run by embedding can never be bypassed.
+type Straight struct {
 	Strategy
-	// Resume drives a delivery whose steps before from were each called once
-	// and succeeded; c has counted those calls already (provider.Job.Settle).
-	// Resume(c, 0) must equal Run(c).
-	Resume(c Calls, from int) bool
+	// Resume drives a delivery whose steps before from were each called
+	// once and succeeded; c has counted those calls already. Resume(c, 0)
+	// must equal Strategy.Run(c), and, like Run, it is called from several
+	// goroutines at once.
+	Resume func(c Calls, from int) bool
+}
+
+// ResumeOf returns s's fast path, as Straight describes: Retry's Resume, or
+// a Straight's own (nil if it has none); nil for every other type, which
+// the engines run only through Run.
+func ResumeOf(s Strategy) func(c Calls, from int) bool {
+	switch v := s.(type) {
+	case Retry:
+		return v.Resume
+	case *Retry:
+		return v.Resume
+	case Straight:
+		return v.Resume
+	case *Straight:
+		return v.Resume
+	}
+	return nil
 }
 
 // Scope is what a retry repeats.
@@ -102,11 +181,6 @@ const (
 	SameKey = provider.SameKey
 )
 
-// actionKey is the key of "this step of this job"; provider memory is per job and
-// per step, so one constant names every action. Fresh keys come from the
-// engine (Calls.FreshKey), which counts them up from above it.
-const actionKey provider.Key = 1
-
 // Retry is the composable strategy: any scope, attempts, key mode and store.
 // A step's own Policy overrides Attempts and Keys for that step: its
 // attempts bound its own retry loop, so they apply when each step is
@@ -124,8 +198,6 @@ type Retry struct {
 	// Label is the name shown in outputs; Name derives one when it is empty.
 	Label string
 }
-
-var _ Straight = Retry{}
 
 // Name returns r.Label, or a description built from the fields.
 func (r Retry) Name() string {
@@ -160,7 +232,8 @@ func (r Retry) UsesStore() bool { return r.SkipFinished }
 // Run drives one delivery of the job.
 func (r Retry) Run(c Calls) bool { return r.Resume(c, 0) }
 
-// Resume drives a delivery from step from on, as Straight describes. It is
+// Resume drives a delivery from step from on, as Straight.Resume does: the
+// fast path the engines take for a Retry (ResumeOf). It is
 // the one definition of what Retry does, whatever engine runs it. Until a
 // call fails every scope calls each step once, in order, so only the first
 // pass starts late; a whole-job retry's later passes start from the top,
@@ -281,7 +354,7 @@ func (r *Retry) resumeJob(c *provider.Job, from int) bool {
 func (r *Retry) key(c Calls, mode KeyMode) provider.Key {
 	switch mode {
 	case SameKey:
-		return actionKey
+		return provider.StepKey
 	case FreshKeys:
 		return c.FreshKey()
 	}

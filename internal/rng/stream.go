@@ -1,5 +1,7 @@
 package rng
 
+import "math/rand/v2"
+
 // bufferLen is how many draws a Stream holds at a time.
 const bufferLen = 512
 
@@ -35,6 +37,30 @@ func (s *Stream) Next() uint64 {
 	u := s.buf[s.next]
 	s.next++
 	return u
+}
+
+// Uint64 is Next: a Stream is a math/rand/v2 Source, which the public
+// packages' functions take.
+func (s *Stream) Uint64() uint64 { return s.Next() }
+
+// StreamOf is src as a Stream: src itself when it is one, which is how the
+// engines' streams pass through the public packages at no cost, else a
+// Stream that reads src ahead, a buffer at a time.
+func StreamOf(src rand.Source) *Stream {
+	if s, ok := src.(*Stream); ok {
+		return s
+	}
+	return NewStream(randSource{src})
+}
+
+// randSource fills a Stream's buffer from a math/rand/v2 Source.
+type randSource struct{ src rand.Source }
+
+// Fill overwrites dst with src's next len(dst) values.
+func (r randSource) Fill(dst []uint64) {
+	for i := range dst {
+		dst[i] = r.src.Uint64()
+	}
 }
 
 // refill moves the draws not yet taken to the front of the buffer and fills the

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -76,9 +77,9 @@ type Config struct {
 
 // EngineUsed is the engine the run draws with, for every strategy: Engine
 // resolved for the generator; plain under the delivery model, whose jobs draw
-// at every step; and plain when Auto is asked for and a strategy is not
-// strategy.Straight, since the skip engine can only force the first event of
-// a job whose calls it knows until then.
+// at every step; and plain when Auto is asked for and a strategy has no fast
+// path (strategy.ResumeOf), since the skip engine can only force the first
+// event of a job whose calls it knows until then.
 func (cfg Config) EngineUsed() Engine {
 	if cfg.Delivery != nil || cfg.Engine == Auto && !allStraight(cfg.Strategies) {
 		return Plain
@@ -86,10 +87,11 @@ func (cfg Config) EngineUsed() Engine {
 	return cfg.Engine.Resolve(cfg.Generator)
 }
 
-// allStraight reports whether every strategy is strategy.Straight.
+// allStraight reports whether every strategy has a fast path
+// (strategy.ResumeOf).
 func allStraight(ss []strategy.Strategy) bool {
 	for _, s := range ss {
-		if _, ok := s.(strategy.Straight); !ok {
+		if strategy.ResumeOf(s) == nil {
 			return false
 		}
 	}
@@ -102,7 +104,8 @@ type Shard struct {
 }
 
 // Run simulates cfg.Jobs jobs through every strategy and returns one Counters a
-// strategy, in order. It stops early with ctx's error if ctx is cancelled.
+// strategy, in order. It stops early with ctx's error if ctx is cancelled,
+// and with a *strategy.PanicError if a strategy panics.
 func Run(ctx context.Context, cfg Config) ([]stats.Counters, error) {
 	out, err := RunAll(ctx, []Config{cfg}, cfg.Workers, nil)
 	if err != nil {
@@ -130,7 +133,7 @@ func (cfg Config) check() error {
 	}
 	if cfg.Engine == Skip {
 		for _, s := range cfg.Strategies {
-			if _, ok := s.(strategy.Straight); !ok {
+			if strategy.ResumeOf(s) == nil {
 				return fmt.Errorf("engine: skip runs only strategies that call each step once until a call fails (strategy.Straight), not %q; use plain", s.Name())
 			}
 		}
@@ -178,6 +181,12 @@ func (cfg Config) ShardJobs() int64 {
 // tasks over workers (0 means GOMAXPROCS), so that small runs, replicates and
 // sweep points keep every core busy together. progress, if not nil, is called
 // from the workers after each task with the tasks done and the total.
+//
+// A strategy's Run is called from every worker at once. A panic in it stops
+// the run, which returns a *strategy.PanicError (that of the first task, in
+// task order, of those that panicked before the run stopped); once ctx is
+// done, every Calls method a strategy other than strategy.Retry uses
+// unwinds it (strategy.ErrStopped), and the run returns ctx's error.
 func RunAll(ctx context.Context, cfgs []Config, workers int, progress func(done, total int64)) ([][]stats.Counters, error) {
 	total := make([][]stats.Counters, len(cfgs))
 	err := RunEach(ctx, cfgs, workers, progress, func(k int, c []stats.Counters) { total[k] = c })
@@ -203,6 +212,12 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 		first[k+1] = first[k] + (b1-b0)*int64(len(cfg.Strategies))
 	}
 	tasks := first[len(cfgs)]
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	// failed is the panic of the earliest task that panicked, and failedAt
+	// that task; guarded by mu.
+	var failed error
+	failedAt := tasks
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -264,7 +279,8 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 					runners = make([]*delivery.Runner, len(cfg.Strategies))
 				}
 				var c stats.Counters
-				watched := cfg.Scenario.Watched[0].Step
+				var err error
+				watched, job0 := cfg.Scenario.Watched[0].Step, b*jobsEach
 				switch {
 				case cfg.Delivery != nil:
 					lat.Reset(cfg.Generator.New(rng.LatencySeed(cfg.Seed), uint64(b)))
@@ -274,11 +290,20 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 						x.StopWhen(func() bool { return ctx.Err() != nil })
 						runners[s] = x
 					}
-					c = runJobsDelivery(ctx, x, j, stream, n, watched)
-				case cfg.EngineUsed() == Skip: // every strategy is Straight
-					c = runJobsSkip(ctx, j, sk, cfg.Strategies[s].(strategy.Straight), stream, n, watched)
+					c, err = runJobsDelivery(ctx, x, j, stream, n, watched, job0)
+				case cfg.EngineUsed() == Skip: // every strategy has a fast path
+					c, err = runJobsSkip(ctx, j, sk, cfg.Strategies[s], stream, n, watched, job0)
 				default:
-					c = runJobs(ctx, j, cfg.Strategies[s], stream, n, watched)
+					c, err = runJobs(ctx, j, cfg.Strategies[s], stream, n, watched, job0)
+				}
+				if err != nil && err != strategy.ErrStopped {
+					mu.Lock()
+					if t < failedAt {
+						failed, failedAt = err, t
+					}
+					mu.Unlock()
+					stop()
+					return
 				}
 				if ctx.Err() != nil {
 					return // c may be a block's first jobs only: add nothing
@@ -302,7 +327,106 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 		})
 	}
 	wg.Wait()
+	if failed != nil {
+		return failed
+	}
 	return ctx.Err()
+}
+
+// recovered turns what a job's strategy panicked with, v, into the error a
+// block returns: strategy.ErrStopped as it is (the run was stopped, and the
+// strategy unwound), anything else a *strategy.PanicError naming s, the job
+// and the step.
+func recovered(v any, s strategy.Strategy, job int64, step int) error {
+	if v == strategy.ErrStopped {
+		return strategy.ErrStopped
+	}
+	e := &strategy.PanicError{Job: job, Step: step, Value: v, Stack: debug.Stack()}
+	func() {
+		defer func() {
+			if recover() != nil {
+				e.Strategy = fmt.Sprintf("%T", s) // a Name that panics too
+			}
+		}()
+		e.Strategy = s.Name()
+	}()
+	return e
+}
+
+// builtin reports whether s is the built-in strategy.Retry, which ends on its
+// own after a bounded number of calls: the engines run it on their own Calls,
+// with no look at the context a call, and any other strategy on a guard.
+func builtin(s strategy.Strategy) bool {
+	switch s.(type) {
+	case strategy.Retry, *strategy.Retry:
+		return true
+	}
+	return false
+}
+
+// guard is the Calls a strategy other than the built-in Retry runs on in the
+// Part 5 engines: the Job's, each method first looking whether the run is
+// stopped, to unwind the strategy with strategy.ErrStopped if so, and
+// recording the step it is at for a strategy.PanicError.
+type guard struct {
+	j    *provider.Job
+	done <-chan struct{}
+	step int
+}
+
+// check unwinds the strategy once the run is stopped.
+func (g *guard) check() {
+	select {
+	case <-g.done:
+		panic(strategy.ErrStopped)
+	default:
+	}
+}
+
+// Steps is the Job's, as strategy.Calls describes.
+func (g *guard) Steps() int { g.check(); return g.j.Steps() }
+
+// Policies is the Job's, as strategy.Calls describes.
+func (g *guard) Policies() []provider.Policy { g.check(); return g.j.Policies() }
+
+// Enter is the Job's, as strategy.Calls describes.
+func (g *guard) Enter(i int) bool { g.check(); g.step = i; return g.j.Enter(i) }
+
+// Guarded is the Job's, as strategy.Calls describes.
+func (g *guard) Guarded() bool { g.check(); return g.j.Guarded() }
+
+// Call is the Job's, as strategy.Calls describes.
+func (g *guard) Call(i int, key provider.Key) bool { g.check(); g.step = i; return g.j.Call(i, key) }
+
+// FreshKey is the Job's, as strategy.Calls describes.
+func (g *guard) FreshKey() provider.Key { g.check(); return g.j.FreshKey() }
+
+// Backoff is the Job's, as strategy.Calls describes.
+func (g *guard) Backoff(i, n int) { g.check(); g.j.Backoff(i, n) }
+
+// calls is the Calls s runs on over j: j itself for the built-in Retry, with
+// a nil guard, and a guard for any other strategy.
+func calls(ctx context.Context, j *provider.Job, s strategy.Strategy) (strategy.Calls, *guard) {
+	if builtin(s) {
+		return j, nil
+	}
+	g := &guard{j: j, done: ctx.Done(), step: -1}
+	return g, g
+}
+
+// stepOf is the step g records, -1 without a guard.
+func (g *guard) stepOf() int {
+	if g == nil {
+		return -1
+	}
+	return g.step
+}
+
+// reset forgets the step of the last job, if there is a guard.
+func (g *guard) reset() {
+	if g != nil {
+		g.step = -1
+	}
 }
 
 // settleDeliveries lets runJobsDelivery count clean jobs without running
@@ -328,17 +452,24 @@ func anyBelow(d, cuts []uint64) bool {
 // step once), and any other resumes at its first event. Once ctx is done it
 // returns within checkEvery jobs and calls (x, told to stop when ctx is
 // done, ends a job within its own checkEvery events), its counters then
-// meaningless.
-func runJobsDelivery(ctx context.Context, x *delivery.Runner, j *provider.Job, stream *rng.Stream, n int64, watched int) stats.Counters {
-	c := stats.Counters{Jobs: n}
+// meaningless. A panic of the strategy is its error (recovered), job0 being
+// the index of the block's first job in the run.
+func runJobsDelivery(ctx context.Context, x *delivery.Runner, j *provider.Job, stream *rng.Stream, n int64, watched int, job0 int64) (c stats.Counters, err error) {
+	var job int64
+	defer func() {
+		if v := recover(); v != nil {
+			err = recovered(v, x.Strategy(), job0+job, x.Step())
+		}
+	}()
+	c = stats.Counters{Jobs: n}
 	settle := x.Settles() && settleDeliveries
 	cuts := j.Clean()
 	k := len(cuts)
 	var clean, work int64
-	for range n {
+	for ; job < n; job++ {
 		if work++; work >= checkEvery {
 			if ctx.Err() != nil {
-				return c
+				return c, nil
 			}
 			work = 0
 		}
@@ -369,7 +500,7 @@ func runJobsDelivery(ctx context.Context, x *delivery.Runner, j *provider.Job, s
 	}
 	c.AddClean(clean, int64(j.Steps()))
 	c.Deliveries += clean
-	return c
+	return c, nil
 }
 
 // settleJob runs a job whose outcome draws d, tested against cuts, may be
@@ -399,31 +530,46 @@ func settleJob(x *delivery.Runner, d, cuts []uint64) (delivery.Outcome, bool) {
 // the strategy: they take the same draws and add the same counters, and at the
 // article's rates they are nine jobs in ten. The others resume at the step of
 // their first event, their clean start settled the same way.
+//
+// A panic of strat panics again, as a *strategy.PanicError.
 func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, n int64) stats.Counters {
-	return runJobs(context.Background(), provider.NewJob(sc, stream), strat, stream, n, sc.Watched[0].Step)
+	c, err := runJobs(context.Background(), provider.NewJob(sc, stream), strat, stream, n, sc.Watched[0].Step, 0)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }
 
 // runJobs is RunJobs on a Job already bound to stream; watched is the step
-// whose duplicates DuplicateUsers counts. Once ctx is done it returns within
-// checkEvery jobs and calls, its counters then meaningless.
-func runJobs(ctx context.Context, j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int64, watched int) stats.Counters {
-	c := stats.Counters{Jobs: n}
+// whose duplicates DuplicateUsers counts, and job0 the index of the first
+// job in the run, for a strategy.PanicError. Once ctx is done it returns
+// within checkEvery jobs and calls, its counters then meaningless.
+func runJobs(ctx context.Context, j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (c stats.Counters, err error) {
+	var job int64
+	cs, g := calls(ctx, j, strat)
+	defer func() {
+		if v := recover(); v != nil {
+			err = recovered(v, strat, job0+job, g.stepOf())
+		}
+	}()
+	c = stats.Counters{Jobs: n}
 	j.UseStore(strat.UsesStore())
-	straight, isStraight := strat.(strategy.Straight)
+	resume := strategy.ResumeOf(strat)
 	cuts := j.Clean()
 	k := len(cuts)
 	cuts = cuts[:k:k]
 	var clean, work int64
-	for range n {
+	for ; job < n; job++ {
 		if work++; work >= checkEvery {
 			if ctx.Err() != nil {
-				return c
+				return c, nil
 			}
 			work = 0
 		}
-		if !isStraight {
+		if resume == nil {
 			j.Reset()
-			if !strat.Run(j) {
+			g.reset()
+			if !strat.Run(cs) {
 				c.Failed++
 			}
 		} else {
@@ -438,9 +584,10 @@ func runJobs(ctx context.Context, j *provider.Job, strat strategy.Strategy, stre
 				first++
 			}
 			j.Reset()
+			g.reset()
 			from, draws := j.Settle(first)
 			stream.Skip(draws)
-			if !straight.Resume(j, from) {
+			if !resume(cs, from) {
 				c.Failed++
 			}
 		}
@@ -448,5 +595,5 @@ func runJobs(ctx context.Context, j *provider.Job, strat strategy.Strategy, stre
 		work += j.Calls()
 	}
 	c.AddClean(clean, int64(j.Steps()))
-	return c
+	return c, nil
 }

@@ -160,20 +160,29 @@ func (t aliasTable) draw(u uint64) int {
 	return t.alias[i]
 }
 
-// runJobsSkip is runJobs for the skip engine. Each draw of a job is compared
+// runJobsSkip is runJobs for the skip engine, strat having a fast path
+// (strategy.ResumeOf). Each draw of a job is compared
 // with its own cut and nothing else, so only which side of the cut a draw
 // falls on matters: the forced draws before the first event are the largest
 // value (no event) and the forced event is 0, and every later draw is fresh.
 // Once ctx is done it returns within checkEvery jobs with an event and their
 // calls, its counters then meaningless.
-func runJobsSkip(ctx context.Context, j *provider.Job, sk *skipper, straight strategy.Straight, stream *rng.Stream, n int64, watched int) stats.Counters {
-	c := stats.Counters{Jobs: n}
-	j.UseStore(straight.UsesStore())
+func runJobsSkip(ctx context.Context, j *provider.Job, sk *skipper, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (c stats.Counters, err error) {
+	var job int64 // the job with an event in progress, from the block's first
+	cs, gd := calls(ctx, j, strat)
+	defer func() {
+		if v := recover(); v != nil {
+			err = recovered(v, strat, job0+job, gd.stepOf())
+		}
+	}()
+	c = stats.Counters{Jobs: n}
+	j.UseStore(strat.UsesStore())
+	resume := strategy.ResumeOf(strat)
 	var clean, work int64
 	for left := n; left > 0; {
 		if work++; work >= checkEvery {
 			if ctx.Err() != nil {
-				return c
+				return c, nil
 			}
 			work = 0
 		}
@@ -184,8 +193,10 @@ func runJobsSkip(ctx context.Context, j *provider.Job, sk *skipper, straight str
 		}
 		clean += g
 		left -= g + 1
+		job = n - left - 1
 		first := sk.first.draw(stream.Next())
 		j.Reset()
+		gd.reset()
 		from, settled := j.Settle(first)
 		sk.forced = sk.forced[:0]
 		for range first - settled {
@@ -193,12 +204,12 @@ func runJobsSkip(ctx context.Context, j *provider.Job, sk *skipper, straight str
 		}
 		sk.forced = append(sk.forced, 0)
 		stream.Unread(sk.forced)
-		if !straight.Resume(j, from) {
+		if !resume(cs, from) {
 			c.Failed++
 		}
 		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
 		work += j.Calls()
 	}
 	c.AddClean(clean, int64(j.Steps()))
-	return c
+	return c, nil
 }

@@ -45,14 +45,17 @@ func TestBlockStopsMidway(t *testing.T) {
 		run  func(ctx context.Context, stream *rng.Stream) stats.Counters
 	}{
 		{"plain straight", func(ctx context.Context, stream *rng.Stream) stats.Counters {
-			return runJobs(ctx, provider.NewJob(sc, stream), step, stream, jobs, 0)
+			c, _ := runJobs(ctx, provider.NewJob(sc, stream), step, stream, jobs, 0, 0)
+			return c
 		}},
 		{"plain opaque", func(ctx context.Context, stream *rng.Stream) stats.Counters {
-			return runJobs(ctx, provider.NewJob(sc, stream), opaque{step}, stream, jobs, 0)
+			c, _ := runJobs(ctx, provider.NewJob(sc, stream), opaque{step}, stream, jobs, 0, 0)
+			return c
 		}},
 		{"skip", func(ctx context.Context, stream *rng.Stream) stats.Counters {
 			j := provider.NewJob(sc, stream)
-			return runJobsSkip(ctx, j, newSkipper(j.Clean()), step, stream, jobs, 0)
+			c, _ := runJobsSkip(ctx, j, newSkipper(j.Clean()), step, stream, jobs, 0, 0)
+			return c
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +92,7 @@ func TestDeliveryBlockStopsMidJob(t *testing.T) {
 	x.StopWhen(func() bool { return ctx.Err() != nil })
 	var cancelled time.Time
 	time.AfterFunc(200*time.Millisecond, func() { cancelled = time.Now(); cancel() })
-	c := runJobsDelivery(ctx, x, j, stream, 1_000_000_000_000, 0)
+	c, _ := runJobsDelivery(ctx, x, j, stream, 1_000_000_000_000, 0, 0)
 	if took := time.Since(cancelled); c.Calls == 0 || took > 3*time.Second {
 		t.Errorf("returned %v after the cancel, %d calls made; want some calls, and within a second or so", took, c.Calls)
 	}

@@ -6,6 +6,7 @@ package ownjob
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/retrysim/retrysim/provider"
@@ -19,13 +20,14 @@ type Budget struct {
 	Retries int
 }
 
-// Budget calls each step once, in order, while calls succeed, so the skip
-// engine may settle its clean starts.
-var _ strategy.Straight = Budget{}
-
-// key is the key of this step of this job: provider memory is per job and
-// per step, so one constant names every action.
-const key provider.Key = 1
+// NewBudget is Budget with its fast path: it calls each step once, in
+// order, while calls succeed, so the engines may settle its clean starts
+// and the skip engine may run it. The opt-in is explicit (a
+// strategy.Straight), never found on a type by its methods.
+func NewBudget(retries int) strategy.Straight {
+	b := Budget{Retries: retries}
+	return strategy.Straight{Strategy: b, Resume: b.Resume}
+}
 
 // Name is the row's label.
 func (b Budget) Name() string { return fmt.Sprintf("Same key, %d retries a job", b.Retries) }
@@ -37,14 +39,15 @@ func (b Budget) UsesStore() bool { return false }
 func (b Budget) Run(c strategy.Calls) bool { return b.Resume(c, 0) }
 
 // Resume drives a delivery from step from on; the steps before it were each
-// called once and succeeded, which cost no retry.
+// called once and succeeded, which cost no retry. Every call sends the
+// step's own key, the same on every attempt.
 func (b Budget) Resume(c strategy.Calls, from int) bool {
 	left := b.Retries
 	for i := from; i < c.Steps(); i++ {
 		if c.Enter(i) {
 			continue
 		}
-		for n := 0; !c.Call(i, key); n++ {
+		for n := 0; !c.Call(i, provider.StepKey); n++ {
 			if left == 0 {
 				return false
 			}
@@ -54,6 +57,24 @@ func (b Budget) Resume(c strategy.Calls, from int) bool {
 	}
 	return true
 }
+
+// Counted is the library's Retry with the team's bookkeeping: its Run
+// counts the deliveries it drives, then runs the Retry. It embeds the Retry
+// for its name and store; the engines still run its own Run, which they
+// call from several goroutines at once, hence the atomic counter.
+type Counted struct {
+	strategy.Retry
+	Runs *atomic.Int64
+}
+
+// Run counts the delivery and drives it as the Retry does.
+func (c Counted) Run(calls strategy.Calls) bool {
+	c.Runs.Add(1)
+	return c.Retry.Run(calls)
+}
+
+// Name tells the row from the plain Retry's.
+func (c Counted) Name() string { return c.Retry.Name() + ", counted" }
 
 // Invoice is the team's job: look the order up, charge the card (the
 // payment provider honours keys, and its reply can be lost), render the

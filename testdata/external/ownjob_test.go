@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ func experiment(n int64, engine string) retrysim.Experiment {
 	return retrysim.Experiment{
 		Scenario: ownjob.Invoice(),
 		Strategies: []strategy.Strategy{
-			ownjob.Budget{Retries: 2},
+			ownjob.NewBudget(2),
 			strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.SameKey},
 		},
 		Jobs:   n,
@@ -181,6 +182,48 @@ func TestBudgetAlone(t *testing.T) {
 		rep := runAndMerge(t, e, 2)
 		if got := rep.Params.Attempts; got != 0 {
 			t.Errorf("%s engine, delivery %t: attempts %d; want 0, there being no strategy.Retry", rep.Params.Engine, tc.queue != nil, got)
+		}
+	}
+}
+
+// TestOwnStrategyRace runs the team's strategies beside the library's
+// built-ins, in the job model's two engines and the delivery model: Counted
+// embeds strategy.Retry and overrides Run, and its Run is the one the
+// engines call, once a delivery, from several workers at once (the main
+// module runs this test under -race). Its counts equal the plain Retry's,
+// the same draws through the same loop.
+func TestOwnStrategyRace(t *testing.T) {
+	const n = 3 << 16 // three blocks, for three workers
+	q := delivery.Defaults()
+	q.RepeatP, q.RepeatDelay = 0.05, provider.Latency{Median: time.Second}
+	for _, tc := range []struct {
+		engine string
+		queue  *delivery.Config
+	}{{"plain", nil}, {"", nil}, {"", &q}} {
+		var runs atomic.Int64
+		retry := strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.SameKey}
+		e := experiment(n, tc.engine)
+		e.Strategies = []strategy.Strategy{ownjob.NewBudget(2), ownjob.Counted{Retry: retry, Runs: &runs}, retry,
+			strategy.Retry{Scope: strategy.WholeJob, Attempts: 3, Keys: strategy.SameKey, SkipFinished: true}}
+		e.Delivery, e.Workers = tc.queue, 3
+		rep, err := retrysim.Run(context.Background(), e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counted, plain := rep.Rows[1].Counters, rep.Rows[2].Counters
+		want := int64(n) // the job model: one delivery a job
+		if tc.queue != nil {
+			want = counted.Deliveries
+		}
+		if got := runs.Load(); got != want || got < n {
+			t.Errorf("%s engine, delivery %t: Counted's Run ran %d times; want once a delivery, %d (at least once a job, %d)",
+				rep.Params.Engine, tc.queue != nil, got, want, n)
+		}
+		counted.Deliveries, plain.Deliveries = 0, 0
+		a, _ := json.Marshal(counted)
+		b, _ := json.Marshal(plain)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s engine, delivery %t: Counted counted %s; the Retry it wraps %s", rep.Params.Engine, tc.queue != nil, a, b)
 		}
 	}
 }
