@@ -12,6 +12,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -153,8 +154,9 @@ var queueFields = map[string]field{
 		"the `point` where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack; needs -crash"),
 }
 
-// Signup is the job a run has without a scenario: the sign-up at the
-// settings' defaults (p_fail 0.01, lost_reply 0.005).
+// Signup is the job the command runs without a scenario file: the sign-up
+// at the settings' defaults (p_fail 0.01, lost_reply 0.005). An Experiment
+// has no default scenario: Check refuses a zero one, and names Signup.
 func Signup() provider.Scenario { return provider.Signup(sweepDefaults[0], sweepDefaults[1]) }
 
 // SettingDef is a setting Override takes by a plain name: what it means and
@@ -213,8 +215,8 @@ type Setting struct {
 // model is q's to choose, never a setting's: with q nil (the job model) a
 // setting that only the delivery model reads (latency, queue.FIELD) is
 // refused as a *FieldError, whatever its value. The result's queue is
-// checked (delivery.Config.Check's *delivery.FieldError); sc's steps and q
-// are copied, never changed.
+// checked (delivery.Config.Check, its *FieldError's path under queue:
+// queue.lease); sc's steps and q are copied, never changed.
 func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (provider.Scenario, *delivery.Config, error) {
 	sc.Steps = slices.Clone(sc.Steps)
 	if q != nil {
@@ -229,7 +231,7 @@ func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (pr
 		// The value's type is checked on a scratch step and queue, so
 		// that it is checked even when no step takes the setting.
 		if !f.put(&provider.Step{}, &delivery.Config{}, s.Value) {
-			return sc, q, fmt.Errorf("%s takes a %T, not a %T", s.Name, f.zero, s.Value)
+			return sc, q, fieldErr(s.Name, "takes a %T, not a %T", f.zero, s.Value)
 		}
 		if q == nil && f.timed {
 			return sc, q, &FieldError{Field: s.Name, Msg: jobModelMsg}
@@ -243,7 +245,7 @@ func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (pr
 	}
 	if q != nil {
 		if err := q.Check(); err != nil {
-			return sc, q, err
+			return sc, q, schema.Within("queue", err)
 		}
 	}
 	return sc, q, nil
@@ -272,21 +274,21 @@ func lookupField(name string, sc provider.Scenario, numeric bool) (f field, step
 			for k, st := range sc.Steps {
 				names[k] = fmt.Sprintf("%q", st.Name)
 			}
-			return f, nil, false, fmt.Errorf("%s: no step is called %q (the steps are %s)", name, m[1], strings.Join(names, ", "))
+			return f, nil, false, fieldErr(name, "no step is called %q (the steps are %s)", m[1], strings.Join(names, ", "))
 		}
 		f, ok := stepFields[m[2]]
 		switch {
 		case !ok || numeric && f.spec == nil:
-			return f, nil, false, fmt.Errorf("%s: a step has no %sfield %q (want %s)", name, what, m[2], strings.Join(sortedKeys(stepFields, numeric), ", "))
+			return f, nil, false, fieldErr(name, "a step has no %sfield %q (want %s)", what, m[2], strings.Join(sortedKeys(stepFields, numeric), ", "))
 		case f.lossy && !sc.Steps[i].CanLoseReply:
-			return f, nil, false, fmt.Errorf("%s: step %q cannot lose its reply; give it a lost_reply in the file to vary it", name, m[1])
+			return f, nil, false, fieldErr(name, "step %q cannot lose its reply; give it a lost_reply in the file to vary it", m[1])
 		}
 		return f, []int{i}, false, nil
 	}
 	if key, ok := strings.CutPrefix(name, "queue."); ok {
 		f, ok := queueFields[key]
 		if !ok || numeric && f.spec == nil {
-			return f, nil, true, fmt.Errorf("%s: the queue has no %sfield %q (want %s)", name, what, key, strings.Join(sortedKeys(queueFields, numeric), ", "))
+			return f, nil, true, fieldErr(name, "the queue has no %sfield %q (want %s)", what, key, strings.Join(sortedKeys(queueFields, numeric), ", "))
 		}
 		return f, nil, true, nil
 	}
@@ -326,7 +328,7 @@ func LookupParam(name string, sc provider.Scenario, q *delivery.Config) (Param, 
 	case err != nil:
 		return Param{}, err
 	case f.timed && q == nil:
-		return Param{}, fmt.Errorf("%s: %s", name, jobModelMsg)
+		return Param{}, fieldErr(name, "%s", jobModelMsg)
 	}
 	return Param{Name: name, Spec: *f.spec, value: f.from}, nil
 }

@@ -124,15 +124,16 @@ func TestCheck(t *testing.T) {
 		{"too many jobs", func(e *retrysim.Experiment) { e.Jobs = retrysim.MaxJobs + 1 }, "jobs", "is not a whole number"},
 		{"too many replicates", func(e *retrysim.Experiment) { e.Replicates = retrysim.MaxReplicates + 1 }, "replicates", "10001"},
 		{"negative workers", func(e *retrysim.Experiment) { e.Workers = -1 }, "workers", "-1"},
-		{"no scenario", func(e *retrysim.Experiment) { e.Scenario = provider.Scenario{} }, "scenario", "at least one step"},
+		{"no scenario", func(e *retrysim.Experiment) { e.Scenario = provider.Scenario{} }, "scenario", "none given"},
+		{"a scenario with no step", func(e *retrysim.Experiment) { e.Scenario.Steps = nil }, "scenario.steps", "at least one step"},
 		{"no strategies", func(e *retrysim.Experiment) { e.Strategies = nil }, "strategies", "none given"},
 		{"a strategy twice", func(e *retrysim.Experiment) { e.Strategies = append(e.Strategies, e.Strategies[0]) }, "strategies", `"step-nokey" is listed twice`},
 		{"attempts 0", func(e *retrysim.Experiment) { e.Strategies[0] = strategy.Retry{} }, "strategies", "attempts: 0 is not"},
 		// Names are held to stats.CheckName, so no run writes a shard that
 		// merge refuses (issue 21).
-		{"a tab in a step's name", func(e *retrysim.Experiment) { e.Scenario.Steps[2].Name = "create\tthe workspace" }, "scenario", `steps[2].name: "create\tthe workspace" holds a control character`},
-		{"a newline in a label", func(e *retrysim.Experiment) { e.Scenario.Watched[0].Label = "Users\nforged" }, "scenario", `watched[0].label: "Users\nforged" holds a control character`},
-		{"ESC in the noun", func(e *retrysim.Experiment) { e.Scenario.Noun = "\x1b[2J" }, "scenario", `noun: "\x1b[2J" holds a control character`},
+		{"a tab in a step's name", func(e *retrysim.Experiment) { e.Scenario.Steps[2].Name = "create\tthe workspace" }, "scenario.steps[2].name", `"create\tthe workspace" holds a control character`},
+		{"a newline in a label", func(e *retrysim.Experiment) { e.Scenario.Watched[0].Label = "Users\nforged" }, "scenario.watched[0].label", `"Users\nforged" holds a control character`},
+		{"ESC in the noun", func(e *retrysim.Experiment) { e.Scenario.Noun = "\x1b[2J" }, "scenario.noun", `"\x1b[2J" holds a control character`},
 		{"a strategy's label", func(e *retrysim.Experiment) {
 			e.Strategies[0] = strategy.Retry{Attempts: 3, Label: strings.Repeat("x", 201)}
 		}, "strategies", "[0] name: \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"... is 201 bytes, more than the 200 a name may be"},

@@ -2,7 +2,6 @@ package retrysim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -211,9 +210,6 @@ func (s Sweep) at(grid []sweepAxis, pt sweep.Point) (Experiment, error) {
 			return e, err
 		}
 		err = e.Check()
-	}
-	if de := (*delivery.FieldError)(nil); errors.As(err, &de) {
-		return e, fieldErr("queue."+de.Field, "%s", de.Msg)
 	}
 	return e, err
 }

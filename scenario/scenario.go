@@ -32,6 +32,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -716,6 +717,10 @@ func (s stepFile) policy(name string, n *yaml.Node, i int) (provider.Policy, err
 		if err := b.checkRead(name, m, field("backoff"), pol.Kind); err != nil {
 			return p, err
 		}
+		var fe *schema.FieldError
+		if err := provider.CheckBackoff(pol); errors.As(err, &fe) {
+			return p, &Error{File: name, Line: lineOf(m, fe.Field), Field: field("backoff." + fe.Field), Msg: fe.Msg}
+		}
 		if p.Attempts == 1 {
 			return p, &Error{File: name, Line: lineOf(n, "backoff"), Field: field("backoff"),
 				Msg: "with attempts 1 the step's calls are not retried, so its backoff is never waited"}
@@ -776,7 +781,7 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 		}
 	}
 	if err := c.Check(); err != nil {
-		var fe *delivery.FieldError
+		var fe *schema.FieldError
 		if !errors.As(err, &fe) {
 			return c, &Error{File: name, Line: queue.Line, Field: "queue", Msg: err.Error()}
 		}

@@ -177,7 +177,7 @@ var malformed = []struct {
 	{"fleet hedges null", steps + "fleet:\n  policy: aws\n  hedges: ~\n", "s.yaml:5: fleet.hedges: no value; give one or leave the key out"},
 	{"step p_fail empty", "steps:\n  - name: a\n    p_fail:\n", "s.yaml:3: steps[0].p_fail: no value; give one or leave the key out"},
 	{"queue ttl null", steps + "queue: {ttl: null}\n", "s.yaml:3: queue.ttl: no value; give one or leave the key out"},
-	{"step keys", "steps:\n  - name: a\n    keys: same\n  - name: b\n    keys: some\n", `s.yaml:5: steps[1].keys: unknown key mode "some" (want none, fresh or same)`},
+	{"step keys", "steps:\n  - name: a\n    keys: same\n  - name: b\n    keys: some\n", `s.yaml:5: steps[1].keys: unknown key mode "some" (want one of none, fresh, same)`},
 	{"step backoff", "steps:\n  - name: a\n    backoff:\n      policy: linear\n", `s.yaml:4: steps[0].backoff.policy: unknown backoff "linear"`},
 	{"step backoff key", "steps:\n  - {name: a, backoff: {base: 1s, cpa: 2s}}\n", "s.yaml:2: steps[0].backoff.cpa: unknown key"},
 	{"step backoff cap", "steps:\n  - {name: a, backoff: {cap: 9000h}}\n", "s.yaml:2: steps[0].backoff.cap: 9000h0m0s is longer than"},

@@ -310,7 +310,7 @@ func TestEverySettingIsAFlag(t *testing.T) {
 		}
 	}
 	for field, want := range map[string]string{"backoff.base": "-backoff-base", "max_deliveries": "-max-deliveries", "repeat_delay": "-repeat-delay"} {
-		err := flagval.LibraryError(&delivery.FieldError{Field: field, Msg: "bad"})
+		err := flagval.LibraryError(&api.FieldError{Field: "queue." + field, Msg: "bad"})
 		if err == nil || err.Error() != want+": bad" {
 			t.Errorf("usage(%s) = %v; want %s: bad", field, err, want)
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/flagval"
@@ -88,9 +89,15 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return flagval.Usage(fmt.Errorf("-set: %w", err))
 		}
 	}
+	// A setting -set names is named as -set gave it, not by its flag.
+	var byName []string
+	for _, arg := range sets {
+		name, _, _ := strings.Cut(arg, "=")
+		byName = append(byName, strings.TrimSpace(name))
+	}
 	swept, err := sw.Check()
 	if err != nil {
-		return flagval.LibraryError(err)
+		return flagval.LibraryError(err, byName...)
 	}
 	opts, err := render.NewPlotOptions(plot.Path, c.Format.R.Page(), len(swept), logY, linearY, ownScales)
 	if err != nil {
@@ -114,7 +121,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	s, err := api.RunSweep(ctx, sw)
 	if err != nil {
-		return flagval.LibraryError(err)
+		return flagval.LibraryError(err, byName...)
 	}
 	var doc, pic bytes.Buffer
 	if err := c.Format.R.Sweep(&doc, s, opts); err != nil {
