@@ -378,27 +378,27 @@ func TestExperimentMergerRefuses(t *testing.T) {
 	}
 }
 
-// TestUnread names the settings a run would not read: in the job model the
-// delivery model's (and lost-reply where no step loses a reply), and in the
-// delivery model the key's TTL needs a key.
+// TestUnread names the settings a run would not read, by their paths: in
+// the job model the delivery model's (and lost_reply where no step loses a
+// reply), and in the delivery model the key's TTL needs a key.
 func TestUnread(t *testing.T) {
 	e := article(t, 1000, "")
-	want := []string{"backoff", "backoff-base", "backoff-cap", "crash", "crash-at", "latency", "lease", "max-crashes",
-		"max-deliveries", "repeat", "repeat-delay", "store", "ttl", "visibility"}
-	if got := e.Unread(); !slices.Equal(slices.Sorted(maps.Keys(got)), want) || got["ttl"] != "only the delivery model reads it; add -model delivery" {
+	want := []string{"latency", "queue.backoff", "queue.backoff.base", "queue.backoff.cap", "queue.crash", "queue.crash_at", "queue.lease", "queue.max_crashes",
+		"queue.max_deliveries", "queue.repeat", "queue.repeat_delay", "queue.store", "queue.ttl", "queue.visibility"}
+	if got := e.Unread(); !slices.Equal(slices.Sorted(maps.Keys(got)), want) || got["queue.ttl"] != retrysim.UnreadInJobModel {
 		t.Errorf("the sign-up: Unread() = %v; want %v, each read only by the delivery model", got, want)
 	}
 	e.Scenario.Steps[6].CanLoseReply = false
 	q := delivery.Defaults()
 	e.Delivery, e.Strategies = &q, e.Strategies[:1] // step-nokey: no key is written
 	got := e.Unread()
-	for _, k := range []string{"lost-reply", "ttl", "lease", "crash-at", "max-crashes", "repeat-delay"} {
+	for _, k := range []string{"lost_reply", "queue.ttl", "queue.lease", "queue.crash_at", "queue.max_crashes", "queue.repeat_delay"} {
 		if got[k] == "" {
 			t.Errorf("Unread()[%q] is empty; want a reason", k)
 		}
 	}
-	if got["backoff"] != "" {
-		t.Errorf("Unread()[backoff] = %q; want it read (3 attempts)", got["backoff"])
+	if got["queue.backoff"] != "" {
+		t.Errorf("Unread()[queue.backoff] = %q; want it read (3 attempts)", got["queue.backoff"])
 	}
 }
 

@@ -151,6 +151,20 @@ func LibraryError(err error, byName ...string) error {
 	return Usage(fmt.Errorf("%s: %s", strings.Join(flags, " x "), msg))
 }
 
+// UnreadFlags is the library's unread settings (Experiment.Unread, keyed
+// by setting) keyed by the flags that give them, each with why: a setting
+// only the delivery model reads tells how to run that model.
+func UnreadFlags(unread map[string]string) map[string]string {
+	out := make(map[string]string, len(unread))
+	for setting, why := range unread {
+		if why == api.UnreadInJobModel {
+			why += "; add -model delivery"
+		}
+		out[FlagOf(setting)] = why
+	}
+	return out
+}
+
 // FlagOf is the flag that gives the library's setting called name:
 // queue.backoff.base is -backoff-base, p_fail -p-fail.
 func FlagOf(name string) string {
