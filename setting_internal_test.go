@@ -82,12 +82,12 @@ func TestOverrideIsSet(t *testing.T) {
 		}
 		covered = append(covered, tt.name[strings.LastIndex(tt.name, "]")+1:])
 	}
-	for name, f := range queueFields {
-		if f.spec != nil && !slices.Contains(covered, "queue."+name) {
+	for _, name := range fieldNames(true, true) {
+		if !slices.Contains(covered, "queue."+name) {
 			t.Errorf("queue.%s is not covered", name)
 		}
 	}
-	for name := range stepFields {
+	for _, name := range fieldNames(false, false) {
 		if !slices.Contains(covered, "."+name) {
 			t.Errorf("steps[STEP].%s is not covered", name)
 		}
