@@ -344,7 +344,7 @@ func lookupField(name string, sc provider.Scenario, numeric bool) (f field, step
 
 // jobModelMsg refuses a setting that only the delivery model reads in a run
 // of the job model.
-const jobModelMsg = "only the delivery model reads it, and the run is of the job model (no queue); give the run a queue: -model delivery, or a scenario file with a queue: section"
+const jobModelMsg = UnreadInJobModel + ", and the run is of the job model (no queue)"
 
 // seconds is v seconds as a Duration, to the nanosecond.
 func seconds(v float64) time.Duration { return time.Duration(math.Round(v * 1e9)) }
@@ -392,7 +392,7 @@ func ParseSet(arg string, sc provider.Scenario, q *delivery.Config) (Param, []fl
 	}
 	vals, err := sweep.Parse(values, p.Spec)
 	if err != nil {
-		return Param{}, nil, fmt.Errorf("%s: %w", p.Name, err)
+		return Param{}, nil, fieldErr(p.Name, "%v", err)
 	}
 	return p, vals, nil
 }

@@ -86,7 +86,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	})
 	for _, arg := range sets {
 		if err := sw.Set(arg); err != nil {
-			return flagval.Usage(fmt.Errorf("-set: %w", err))
+			return flagval.SetError(err)
 		}
 	}
 	// A setting -set names is named as -set gave it, not by its flag.

@@ -157,12 +157,30 @@ func LibraryError(err error, byName ...string) error {
 func UnreadFlags(unread map[string]string) map[string]string {
 	out := make(map[string]string, len(unread))
 	for setting, why := range unread {
-		if why == api.UnreadInJobModel {
-			why += "; add -model delivery"
-		}
-		out[FlagOf(setting)] = why
+		out[FlagOf(setting)] = ModelHint(why)
 	}
 	return out
+}
+
+// ModelHint is why, the library's reason for refusing a setting, with the
+// flag that runs the delivery model added when the reason is that only
+// that model reads the setting (api.UnreadInJobModel), which the library
+// says without naming a flag.
+func ModelHint(why string) string {
+	if strings.HasPrefix(why, api.UnreadInJobModel) {
+		return why + "; add -model delivery"
+	}
+	return why
+}
+
+// SetError is the command's error for a -set argument the library refused:
+// its field's reason with ModelHint.
+func SetError(err error) error {
+	var fe *api.FieldError
+	if errors.As(err, &fe) {
+		return Usage(fmt.Errorf("-set: %s: %s", fe.Field, ModelHint(fe.Msg)))
+	}
+	return Usage(fmt.Errorf("-set: %w", err))
 }
 
 // FlagOf is the flag that gives the library's setting called name:
