@@ -53,6 +53,7 @@ func Within(prefix string, err error) error {
 		for i, f := range fe.Fields {
 			out.Fields[i] = join(prefix, f)
 		}
+		out.Field = strings.Join(out.Fields, " x ")
 	}
 	return &out
 }
