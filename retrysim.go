@@ -128,10 +128,12 @@ func (e Experiment) engine() (sim.Engine, error) {
 func (e Experiment) replicates() int { return max(1, e.Replicates) }
 
 // Check reports the first setting of e that cannot be run, as a *FieldError
-// (a scenario's own errors come as "scenario: " and the field of the step;
-// the delivery model's as its *delivery.FieldError).
-// Run checks too; Check lets a caller refuse an experiment before it has
-// anything else to do.
+// naming its path: the scenario's fields under "scenario"
+// (scenario.steps[2].p_fail), the delivery model's under "queue"
+// (queue.lease). What it accepts, Run runs: every enum in range, every
+// backoff a policy with its cap (0: none) not below its base. Run checks
+// too; Check lets a caller refuse an experiment before it has anything else
+// to do.
 func (e Experiment) Check() error {
 	g, err := e.generator()
 	if err != nil {
