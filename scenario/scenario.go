@@ -37,7 +37,9 @@ import (
 )
 
 // Error is a problem at a line of a scenario file, or with the whole file
-// when Line is 0.
+// when Line is 0. With a Field (a path such as queue.lease or
+// steps[2].p_fail) it wraps the *schema.FieldError for it, which errors.As
+// finds.
 type Error struct {
 	File  string
 	Line  int
@@ -58,6 +60,15 @@ func (e *Error) Error() string {
 		s = fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
 	}
 	return oneLine(s)
+}
+
+// Unwrap is the *schema.FieldError naming e's field, or nil when e names
+// none.
+func (e *Error) Unwrap() error {
+	if e.Field == "" {
+		return nil
+	}
+	return &schema.FieldError{Field: e.Field, Msg: e.Msg}
 }
 
 // fieldError is raised while decoding; Load adds the file name.
