@@ -12,6 +12,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -51,8 +52,8 @@ type field struct {
 	// name in backquotes, as package flag reads it.
 	usage string
 	// lossy: only a step that can lose its reply has the field. timed: only
-	// the delivery model reads it.
-	lossy, timed bool
+	// the delivery model reads it. stepOnly: see stepOnly.
+	lossy, timed, stepOnly bool
 }
 
 // newField is the field where returns, in a step or the queue; spec is nil
@@ -97,16 +98,42 @@ func queueField[T any](spec *sweep.Spec, where func(*delivery.Config) *T) field 
 	return timed(newField(spec, func(_ *provider.Step, q *delivery.Config) *T { return where(q) }))
 }
 
-var stepFields = map[string]field{
-	"p_fail": doc(stepField(probabilitySpec, func(st *provider.Step) *float64 { return &st.PFail }),
-		"`probability` that a call fails before doing anything"),
-	"lost_reply": doc(lossy(stepField(probabilitySpec, func(st *provider.Step) *float64 { return &st.LostReply })),
-		"`probability` that the welcome email's reply is lost after the email went out"),
-	"latency": doc(timed(stepField(durationSpec, func(st *provider.Step) *provider.Latency { return &st.Latency })),
-		"every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time"),
-	// attempts is the step's own (provider.Policy), bounded as a scenario
-	// file's: 1 to provider.MaxAttempts.
-	"attempts": stepField(&sweep.Spec{Kind: sweep.Whole, Min: 1, Max: provider.MaxAttempts}, func(st *provider.Step) *int { return &st.Policy.Attempts }),
+// setting is one declaration of settingTable: a setting's name and its field.
+type setting struct {
+	name string
+	field
+}
+
+// stepOnly marks a step's field that is given for one step only
+// (steps[STEP].FIELD), never over every step, and so is no entry of Settings.
+func stepOnly(f field) field {
+	f.stepOnly = true
+	return f
+}
+
+// lookupTable is the setting called name in settingTable.
+func lookupTable(name string) (field, bool) {
+	for _, s := range settingTable {
+		if s.name == name {
+			return s.field, true
+		}
+	}
+	return field{}, false
+}
+
+// fieldNames are the names of a step's fields (p_fail, attempts), or
+// the queue's (ttl, backoff.base) with queue, in order; only the numeric
+// ones if numeric.
+func fieldNames(queue, numeric bool) []string {
+	var names []string
+	for _, s := range settingTable {
+		key, isQueue := strings.CutPrefix(s.name, "queue.")
+		if isQueue == queue && (s.spec != nil || !numeric) {
+			names = append(names, key)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 func lossy(f field) field {
@@ -124,37 +151,54 @@ func doc(f field, usage string) field {
 	return f
 }
 
-var queueFields = map[string]field{
-	"store": doc(queueField(nil, func(q *delivery.Config) *delivery.Store { return &q.Store }),
-		"the `mode` in which the worker writes a step's key: none, after (check, work, record), loose (check, insert, work), claim (unique insert first) or lease (claim with status, release and takeover)"),
-	"ttl": doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.TTL }),
-		"keys expire this `duration` after they are written (0: never)"),
-	"lease": doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Lease }),
-		"a lease holds this `duration` before another delivery may take it over, even from a live, slow holder (more than 0; -store lease only)"),
-	"visibility": doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Visibility }),
-		"the queue's visibility timeout: an unacked message comes back after this `duration`"),
-	"repeat_delay": doc(queueField(durationSpec, func(q *delivery.Config) *provider.Latency { return &q.RepeatDelay }),
-		"the second copy arrives this `d` (or lognormal median:p99, median above 0) after the first; needs -repeat"),
-	"backoff": doc(queueField(nil, func(q *delivery.Config) *backoff.Kind { return &q.Backoff.Kind }),
-		"the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter, decorrelated, grpc (min(cap, base x 2^n) x random(0.8, 1.2) for retry n from 0, gRPC's A6 since 2024), or a job queue's schedule: sidekiq (c^4 + 15 + rand(10 x (c + 1)) s for retry c from 0, Sidekiq 8) or river (n^4 s ±10% after the n-th error)"),
-	"backoff.base": doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Backoff.Base }),
-		"the backoff's base `duration`"),
-	"backoff.cap": doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Backoff.Cap }),
-		"the backoff's cap `duration`"),
-	"max_deliveries": doc(queueField(&sweep.Spec{Kind: sweep.Whole, Min: 1, Max: delivery.DeliveriesLimit}, func(q *delivery.Config) *int { return &q.MaxDeliveries }),
-		"dead-letter a message after `n` deliveries, 1 to 1000"),
-	"max_crashes": doc(queueField(&sweep.Spec{Kind: sweep.Whole, Min: 0, Max: delivery.CrashesLimit}, func(q *delivery.Config) *int { return &q.MaxCrashes }),
-		"at most `n` crashes a job, 0 to 1000 (0: no bound); needs -crash"),
-	"repeat": doc(queueField(probabilitySpec, func(q *delivery.Config) *float64 { return &q.RepeatP }),
-		"`probability` that a request is sent twice"),
-	"crash": doc(queueField(probabilitySpec, func(q *delivery.Config) *float64 { return &q.CrashP }),
-		"`probability` that a worker dies at -crash-at, each time a step passes it"),
-	"crash_at": doc(queueField(nil, func(q *delivery.Config) *delivery.CrashPoint { return &q.CrashAt }),
-		"the `point` where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack; needs -crash"),
+// settingTable declares every setting of a step and of the queue once, in
+// the order reports and Settings list them: its name (the path Override,
+// -set, the command's flags and scenario files give it by), its field, what
+// it means, its bounds (spec) and which model reads it; Settings, Override,
+// LookupParam, the command's flags and help, and Unread's rule for the job
+// model are all read from it. attempts is a step's own, given as
+// steps[STEP].attempts only.
+var settingTable = []setting{
+	{"p_fail", doc(stepField(probabilitySpec, func(st *provider.Step) *float64 { return &st.PFail }),
+		"`probability` that a call fails before doing anything")},
+	{"lost_reply", doc(lossy(stepField(probabilitySpec, func(st *provider.Step) *float64 { return &st.LostReply })),
+		"`probability` that the welcome email's reply is lost after the email went out")},
+	{"latency", doc(timed(stepField(durationSpec, func(st *provider.Step) *provider.Latency { return &st.Latency })),
+		"every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")},
+	// attempts is the step's own (provider.Policy), bounded as a scenario
+	// file's: 1 to provider.MaxAttempts.
+	{"attempts", stepOnly(stepField(&sweep.Spec{Kind: sweep.Whole, Min: 1, Max: provider.MaxAttempts}, func(st *provider.Step) *int { return &st.Policy.Attempts }))},
+	{"queue.backoff", doc(queueField(nil, func(q *delivery.Config) *backoff.Kind { return &q.Backoff.Kind }),
+		"the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter, decorrelated, grpc (min(cap, base x 2^n) x random(0.8, 1.2) for retry n from 0, gRPC's A6 since 2024), or a job queue's schedule: sidekiq (c^4 + 15 + rand(10 x (c + 1)) s for retry c from 0, Sidekiq 8) or river (n^4 s ±10% after the n-th error)")},
+	{"queue.backoff.base", doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Backoff.Base }),
+		"the backoff's base `duration`")},
+	{"queue.backoff.cap", doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Backoff.Cap }),
+		"the backoff's cap `duration`")},
+	{"queue.store", doc(queueField(nil, func(q *delivery.Config) *delivery.Store { return &q.Store }),
+		"the `mode` in which the worker writes a step's key: none, after (check, work, record), loose (check, insert, work), claim (unique insert first) or lease (claim with status, release and takeover)")},
+	{"queue.ttl", doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.TTL }),
+		"keys expire this `duration` after they are written (0: never)")},
+	{"queue.lease", doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Lease }),
+		"a lease holds this `duration` before another delivery may take it over, even from a live, slow holder (more than 0; -store lease only)")},
+	{"queue.visibility", doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Visibility }),
+		"the queue's visibility timeout: an unacked message comes back after this `duration`")},
+	{"queue.max_deliveries", doc(queueField(&sweep.Spec{Kind: sweep.Whole, Min: 1, Max: delivery.DeliveriesLimit}, func(q *delivery.Config) *int { return &q.MaxDeliveries }),
+		"dead-letter a message after `n` deliveries, 1 to 1000")},
+	{"queue.repeat", doc(queueField(probabilitySpec, func(q *delivery.Config) *float64 { return &q.RepeatP }),
+		"`probability` that a request is sent twice")},
+	{"queue.repeat_delay", doc(queueField(durationSpec, func(q *delivery.Config) *provider.Latency { return &q.RepeatDelay }),
+		"the second copy arrives this `d` (or lognormal median:p99, median above 0) after the first; needs -repeat")},
+	{"queue.crash", doc(queueField(probabilitySpec, func(q *delivery.Config) *float64 { return &q.CrashP }),
+		"`probability` that a worker dies at -crash-at, each time a step passes it")},
+	{"queue.crash_at", doc(queueField(nil, func(q *delivery.Config) *delivery.CrashPoint { return &q.CrashAt }),
+		"the `point` where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack; needs -crash")},
+	{"queue.max_crashes", doc(queueField(&sweep.Spec{Kind: sweep.Whole, Min: 0, Max: delivery.CrashesLimit}, func(q *delivery.Config) *int { return &q.MaxCrashes }),
+		"at most `n` crashes a job, 0 to 1000 (0: no bound); needs -crash")},
 }
 
-// Signup is the job a run has without a scenario: the sign-up at the
-// settings' defaults (p_fail 0.01, lost_reply 0.005).
+// Signup is the job the command runs without a scenario file: the sign-up
+// at the settings' defaults (p_fail 0.01, lost_reply 0.005). An Experiment
+// has no default scenario: Check refuses a zero one, and names Signup.
 func Signup() provider.Scenario { return provider.Signup(sweepDefaults[0], sweepDefaults[1]) }
 
 // SettingDef is a setting Override takes by a plain name: what it means and
@@ -180,20 +224,17 @@ type SettingDef struct {
 // the order reports list them: p_fail, lost_reply and latency over every
 // step, and every field of the queue.
 func Settings() []SettingDef {
-	names := []string{"p_fail", "lost_reply", "latency", "queue.backoff", "queue.backoff.base", "queue.backoff.cap",
-		"queue.store", "queue.ttl", "queue.lease", "queue.visibility", "queue.max_deliveries", "queue.repeat",
-		"queue.repeat_delay", "queue.crash", "queue.crash_at", "queue.max_crashes"}
 	step, queue := provider.Step{PFail: sweepDefaults[0], LostReply: sweepDefaults[1]}, delivery.Defaults()
-	defs := make([]SettingDef, len(names))
-	for i, name := range names {
-		f := stepFields[name]
-		if key, ok := strings.CutPrefix(name, "queue."); ok {
-			f = queueFields[key]
+	var defs []SettingDef
+	for _, s := range settingTable {
+		if s.stepOnly {
+			continue
 		}
-		defs[i] = SettingDef{Name: name, Usage: f.usage, Default: f.get(&step, &queue), Delivery: f.timed}
-		if f.spec != nil && f.spec.Kind == sweep.Whole {
-			defs[i].Min, defs[i].Max = int(f.spec.Min), int(f.spec.Max)
+		def := SettingDef{Name: s.name, Usage: s.usage, Default: s.get(&step, &queue), Delivery: s.timed}
+		if s.spec != nil && s.spec.Kind == sweep.Whole {
+			def.Min, def.Max = int(s.spec.Min), int(s.spec.Max)
 		}
+		defs = append(defs, def)
 	}
 	return defs
 }
@@ -213,8 +254,8 @@ type Setting struct {
 // model is q's to choose, never a setting's: with q nil (the job model) a
 // setting that only the delivery model reads (latency, queue.FIELD) is
 // refused as a *FieldError, whatever its value. The result's queue is
-// checked (delivery.Config.Check's *delivery.FieldError); sc's steps and q
-// are copied, never changed.
+// checked (delivery.Config.Check, its *FieldError's path under queue:
+// queue.lease); sc's steps and q are copied, never changed.
 func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (provider.Scenario, *delivery.Config, error) {
 	sc.Steps = slices.Clone(sc.Steps)
 	if q != nil {
@@ -229,7 +270,7 @@ func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (pr
 		// The value's type is checked on a scratch step and queue, so
 		// that it is checked even when no step takes the setting.
 		if !f.put(&provider.Step{}, &delivery.Config{}, s.Value) {
-			return sc, q, fmt.Errorf("%s takes a %T, not a %T", s.Name, f.zero, s.Value)
+			return sc, q, fieldErr(s.Name, "takes a %T, not a %T", f.zero, s.Value)
 		}
 		if q == nil && f.timed {
 			return sc, q, &FieldError{Field: s.Name, Msg: jobModelMsg}
@@ -243,7 +284,7 @@ func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (pr
 	}
 	if q != nil {
 		if err := q.Check(); err != nil {
-			return sc, q, err
+			return sc, q, schema.Within("queue", err)
 		}
 	}
 	return sc, q, nil
@@ -257,7 +298,7 @@ func lookupField(name string, sc provider.Scenario, numeric bool) (f field, step
 	if numeric {
 		what = "numeric "
 	}
-	if f, ok := stepFields[name]; ok && name != "attempts" && !numeric { // every step's
+	if f, ok := lookupTable(name); ok && !strings.HasPrefix(name, "queue.") && !f.stepOnly && !numeric { // every step's
 		for i, st := range sc.Steps {
 			if !f.lossy || st.CanLoseReply {
 				steps = append(steps, i)
@@ -272,28 +313,29 @@ func lookupField(name string, sc provider.Scenario, numeric bool) (f field, step
 			for k, st := range sc.Steps {
 				names[k] = fmt.Sprintf("%q", st.Name)
 			}
-			return f, nil, false, fmt.Errorf("%s: no step is called %q (the steps are %s)", name, m[1], strings.Join(names, ", "))
+			return f, nil, false, fieldErr(name, "no step is called %q (the steps are %s)", m[1], strings.Join(names, ", "))
 		}
-		f, ok := stepFields[m[2]]
+		f, ok := lookupTable(m[2])
+		ok = ok && !strings.HasPrefix(m[2], "queue.")
 		switch {
 		case !ok || numeric && f.spec == nil:
-			return f, nil, false, fmt.Errorf("%s: a step has no %sfield %q (want %s)", name, what, m[2], strings.Join(sortedKeys(stepFields, numeric), ", "))
+			return f, nil, false, fieldErr(name, "a step has no %sfield %q (want %s)", what, m[2], strings.Join(fieldNames(false, numeric), ", "))
 		case f.lossy && !sc.Steps[i].CanLoseReply:
-			return f, nil, false, fmt.Errorf("%s: step %q cannot lose its reply; give it a lost_reply in the file to vary it", name, m[1])
+			return f, nil, false, fieldErr(name, "step %q cannot lose its reply; give it a lost_reply in the file to vary it", m[1])
 		}
 		return f, []int{i}, false, nil
 	}
 	if key, ok := strings.CutPrefix(name, "queue."); ok {
-		f, ok := queueFields[key]
+		f, ok := lookupTable(name)
 		if !ok || numeric && f.spec == nil {
-			return f, nil, true, fmt.Errorf("%s: the queue has no %sfield %q (want %s)", name, what, key, strings.Join(sortedKeys(queueFields, numeric), ", "))
+			return f, nil, true, fieldErr(name, "the queue has no %sfield %q (want %s)", what, key, strings.Join(fieldNames(true, numeric), ", "))
 		}
 		return f, nil, true, nil
 	}
 	if numeric {
 		return f, nil, false, fmt.Errorf("unknown parameter %q (want steps[STEP].FIELD or queue.FIELD)", name)
 	}
-	names := make([]string, 0, len(queueFields)+3)
+	var names []string
 	for _, s := range Settings() {
 		names = append(names, s.Name)
 	}
@@ -302,7 +344,7 @@ func lookupField(name string, sc provider.Scenario, numeric bool) (f field, step
 
 // jobModelMsg refuses a setting that only the delivery model reads in a run
 // of the job model.
-const jobModelMsg = "only the delivery model reads it, and the run is of the job model (no queue); give the run a queue: -model delivery, or a scenario file with a queue: section"
+const jobModelMsg = UnreadInJobModel + ", and the run is of the job model (no queue)"
 
 // seconds is v seconds as a Duration, to the nanosecond.
 func seconds(v float64) time.Duration { return time.Duration(math.Round(v * 1e9)) }
@@ -326,21 +368,9 @@ func LookupParam(name string, sc provider.Scenario, q *delivery.Config) (Param, 
 	case err != nil:
 		return Param{}, err
 	case f.timed && q == nil:
-		return Param{}, fmt.Errorf("%s: %s", name, jobModelMsg)
+		return Param{}, fieldErr(name, "%s", jobModelMsg)
 	}
 	return Param{Name: name, Spec: *f.spec, value: f.from}, nil
-}
-
-// sortedKeys are the fields' names in order, only the numeric ones if numeric.
-func sortedKeys(m map[string]field, numeric bool) []string {
-	keys := make([]string, 0, len(m))
-	for k, f := range m {
-		if f.spec != nil || !numeric {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // ParseSet reads a -set argument, NAME=VALUES: the parameter's name
@@ -362,7 +392,7 @@ func ParseSet(arg string, sc provider.Scenario, q *delivery.Config) (Param, []fl
 	}
 	vals, err := sweep.Parse(values, p.Spec)
 	if err != nil {
-		return Param{}, nil, fmt.Errorf("%s: %w", p.Name, err)
+		return Param{}, nil, fieldErr(p.Name, "%v", err)
 	}
 	return p, vals, nil
 }

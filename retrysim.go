@@ -29,6 +29,7 @@ import (
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -44,6 +45,9 @@ const (
 	MaxReplicates = 10_000
 	// MaxWorkers bounds Workers.
 	MaxWorkers = 4096
+	// DefaultSeed is the seed the command runs without -seed: the seed of
+	// the article's tables.
+	DefaultSeed = 1
 )
 
 // Experiment is one simulated point: a scenario, the strategies to compare
@@ -51,7 +55,12 @@ const (
 // Replicates and Workers are the command's defaults.
 type Experiment struct {
 	// Scenario is the job's steps and the step whose repeats are watched
-	// (provider.Signup is the article's; scenario.Load reads a YAML file).
+	// (Signup is the command's default, provider.Signup the article's at any
+	// rates; scenario.Load reads a YAML file). It has no default: Check
+	// refuses a zero Scenario. A step's Latency is time, which only the
+	// delivery model reads: with Delivery nil, Check refuses a step that
+	// takes time rather than drop it (a scenario file with one turns the
+	// delivery model on: its Queue is then not nil).
 	Scenario provider.Scenario
 	// ScenarioFile names the file Scenario came from, if any: the report then
 	// lists every step's parameters, as the command does for -scenario.
@@ -60,7 +69,10 @@ type Experiment struct {
 	Strategies []strategy.Strategy
 	// Jobs is how many jobs each strategy runs, 1 to MaxJobs.
 	Jobs int64
-	// Seed is the random seed; the same experiment and seed give the same report.
+	// Seed is the random seed; the same experiment and seed give the same
+	// report. Every value is a seed, 0 included (the article's simulation
+	// takes any seed): 0 is seed 0, not a default. The command's default is
+	// DefaultSeed.
 	Seed uint64
 	// Generator names the random generator: "pcg" (the default), "mulberry32"
 	// (the article's) or "xexp".
@@ -79,23 +91,14 @@ type Experiment struct {
 	Workers int
 }
 
-// FieldError is a setting of an Experiment that cannot be run. Field is the
-// setting's name in lower case ("engine", "generator", "jobs", "strategies",
-// "replicates", "workers", "shard", "scenario"), the name the command's flag
-// for it takes unless the command says otherwise. Fields, when settings
-// are refused together (a sweep's grid too large), names each of them, and
-// Field joins them with " x ": a step's name may itself hold " x ".
-type FieldError struct {
-	Field  string
-	Fields []string
-	Msg    string
-}
+// FieldError is a setting of an Experiment that cannot be run, named by its
+// field path (schema.FieldError): a top-level setting in lower case
+// ("engine", "generator", "jobs", "strategies", "replicates", "workers",
+// "shard", "scenario"), a field of the scenario ("scenario.steps[2].p_fail")
+// or of the delivery model's queue ("queue.lease").
+type FieldError = schema.FieldError
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
-
-func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
-}
+func fieldErr(field, format string, args ...any) error { return schema.Errorf(field, format, args...) }
 
 // generator is the Experiment's generator, pcg by default.
 func (e Experiment) generator() (rng.Generator, error) {
@@ -125,10 +128,12 @@ func (e Experiment) engine() (sim.Engine, error) {
 func (e Experiment) replicates() int { return max(1, e.Replicates) }
 
 // Check reports the first setting of e that cannot be run, as a *FieldError
-// (a scenario's own errors come as "scenario: " and the field of the step;
-// the delivery model's as its *delivery.FieldError).
-// Run checks too; Check lets a caller refuse an experiment before it has
-// anything else to do.
+// naming its path: the scenario's fields under "scenario"
+// (scenario.steps[2].p_fail), the delivery model's under "queue"
+// (queue.lease). What it accepts, Run runs: every enum in range, every
+// backoff a policy with its cap (0: none) not below its base. Run checks
+// too; Check lets a caller refuse an experiment before it has anything else
+// to do.
 func (e Experiment) Check() error {
 	g, err := e.generator()
 	if err != nil {
@@ -153,8 +158,8 @@ func (e Experiment) Check() error {
 	if w := e.Workers; w < 0 || w > MaxWorkers {
 		return fieldErr("workers", "%d is not a whole number from 1 to %d", w, MaxWorkers)
 	}
-	if err := e.Scenario.Validate(); err != nil {
-		return fieldErr("scenario", "%v", err)
+	if err := e.checkScenario(); err != nil {
+		return err
 	}
 	if err := stats.CheckText(e.ScenarioFile); err != nil {
 		return fieldErr("scenario", "file name %v", err)
@@ -174,6 +179,12 @@ func (e Experiment) Check() error {
 			if err := sim.CheckAttempts(r.Attempts); err != nil {
 				return fieldErr("strategies", "[%d] attempts: %v", i, err)
 			}
+			if err := strategy.Scopes().Check(r.Scope); err != nil {
+				return fieldErr("strategies", "[%d] scope: %v", i, err)
+			}
+			if err := provider.KeyModes().Check(r.Keys); err != nil {
+				return fieldErr("strategies", "[%d] keys: %v", i, err)
+			}
 		}
 		// A row a strategy: a strategy given twice would print its row twice.
 		id := strategyID(s)
@@ -183,8 +194,27 @@ func (e Experiment) Check() error {
 		ids = append(ids, id)
 	}
 	if d := e.Delivery; d != nil {
-		if err := d.Check(); err != nil {
-			return err
+		return schema.Within("queue", d.Check())
+	}
+	return nil
+}
+
+// checkScenario refuses a zero Scenario, a scenario that provider's
+// Validate refuses (its field under "scenario"), and, with no delivery
+// model, a step that takes time: the job model has none, and would drop it.
+func (e Experiment) checkScenario() error {
+	sc := e.Scenario
+	if sc.Name == "" && sc.Noun == "" && sc.Steps == nil && sc.Watched == nil {
+		return fieldErr("scenario", "none given; a zero Scenario has no steps (Signup is the command's default)")
+	}
+	if err := sc.Validate(); err != nil {
+		return schema.Within("scenario", err)
+	}
+	if e.Delivery == nil {
+		for i, st := range sc.Steps {
+			if !st.Latency.Zero() {
+				return fieldErr(fmt.Sprintf("scenario.steps[%d].latency", i), "%v is time, which only the delivery model reads, and the run is of the job model (Delivery nil); give it a Delivery (delivery.Defaults()), or no latency", st.Latency)
+			}
 		}
 	}
 	return nil

@@ -124,15 +124,16 @@ func TestCheck(t *testing.T) {
 		{"too many jobs", func(e *retrysim.Experiment) { e.Jobs = retrysim.MaxJobs + 1 }, "jobs", "is not a whole number"},
 		{"too many replicates", func(e *retrysim.Experiment) { e.Replicates = retrysim.MaxReplicates + 1 }, "replicates", "10001"},
 		{"negative workers", func(e *retrysim.Experiment) { e.Workers = -1 }, "workers", "-1"},
-		{"no scenario", func(e *retrysim.Experiment) { e.Scenario = provider.Scenario{} }, "scenario", "at least one step"},
+		{"no scenario", func(e *retrysim.Experiment) { e.Scenario = provider.Scenario{} }, "scenario", "none given"},
+		{"a scenario with no step", func(e *retrysim.Experiment) { e.Scenario.Steps = nil }, "scenario.steps", "at least one step"},
 		{"no strategies", func(e *retrysim.Experiment) { e.Strategies = nil }, "strategies", "none given"},
 		{"a strategy twice", func(e *retrysim.Experiment) { e.Strategies = append(e.Strategies, e.Strategies[0]) }, "strategies", `"step-nokey" is listed twice`},
 		{"attempts 0", func(e *retrysim.Experiment) { e.Strategies[0] = strategy.Retry{} }, "strategies", "attempts: 0 is not"},
 		// Names are held to stats.CheckName, so no run writes a shard that
 		// merge refuses (issue 21).
-		{"a tab in a step's name", func(e *retrysim.Experiment) { e.Scenario.Steps[2].Name = "create\tthe workspace" }, "scenario", `steps[2].name: "create\tthe workspace" holds a control character`},
-		{"a newline in a label", func(e *retrysim.Experiment) { e.Scenario.Watched[0].Label = "Users\nforged" }, "scenario", `watched[0].label: "Users\nforged" holds a control character`},
-		{"ESC in the noun", func(e *retrysim.Experiment) { e.Scenario.Noun = "\x1b[2J" }, "scenario", `noun: "\x1b[2J" holds a control character`},
+		{"a tab in a step's name", func(e *retrysim.Experiment) { e.Scenario.Steps[2].Name = "create\tthe workspace" }, "scenario.steps[2].name", `"create\tthe workspace" holds a control character`},
+		{"a newline in a label", func(e *retrysim.Experiment) { e.Scenario.Watched[0].Label = "Users\nforged" }, "scenario.watched[0].label", `"Users\nforged" holds a control character`},
+		{"ESC in the noun", func(e *retrysim.Experiment) { e.Scenario.Noun = "\x1b[2J" }, "scenario.noun", `"\x1b[2J" holds a control character`},
 		{"a strategy's label", func(e *retrysim.Experiment) {
 			e.Strategies[0] = strategy.Retry{Attempts: 3, Label: strings.Repeat("x", 201)}
 		}, "strategies", "[0] name: \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"... is 201 bytes, more than the 200 a name may be"},
@@ -377,27 +378,27 @@ func TestExperimentMergerRefuses(t *testing.T) {
 	}
 }
 
-// TestUnread names the settings a run would not read: in the job model the
-// delivery model's (and lost-reply where no step loses a reply), and in the
-// delivery model the key's TTL needs a key.
+// TestUnread names the settings a run would not read, by their paths: in
+// the job model the delivery model's (and lost_reply where no step loses a
+// reply), and in the delivery model the key's TTL needs a key.
 func TestUnread(t *testing.T) {
 	e := article(t, 1000, "")
-	want := []string{"backoff", "backoff-base", "backoff-cap", "crash", "crash-at", "latency", "lease", "max-crashes",
-		"max-deliveries", "repeat", "repeat-delay", "store", "ttl", "visibility"}
-	if got := e.Unread(); !slices.Equal(slices.Sorted(maps.Keys(got)), want) || got["ttl"] != "only the delivery model reads it; add -model delivery" {
+	want := []string{"latency", "queue.backoff", "queue.backoff.base", "queue.backoff.cap", "queue.crash", "queue.crash_at", "queue.lease", "queue.max_crashes",
+		"queue.max_deliveries", "queue.repeat", "queue.repeat_delay", "queue.store", "queue.ttl", "queue.visibility"}
+	if got := e.Unread(); !slices.Equal(slices.Sorted(maps.Keys(got)), want) || got["queue.ttl"] != retrysim.UnreadInJobModel {
 		t.Errorf("the sign-up: Unread() = %v; want %v, each read only by the delivery model", got, want)
 	}
 	e.Scenario.Steps[6].CanLoseReply = false
 	q := delivery.Defaults()
 	e.Delivery, e.Strategies = &q, e.Strategies[:1] // step-nokey: no key is written
 	got := e.Unread()
-	for _, k := range []string{"lost-reply", "ttl", "lease", "crash-at", "max-crashes", "repeat-delay"} {
+	for _, k := range []string{"lost_reply", "queue.ttl", "queue.lease", "queue.crash_at", "queue.max_crashes", "queue.repeat_delay"} {
 		if got[k] == "" {
 			t.Errorf("Unread()[%q] is empty; want a reason", k)
 		}
 	}
-	if got["backoff"] != "" {
-		t.Errorf("Unread()[backoff] = %q; want it read (3 attempts)", got["backoff"])
+	if got["queue.backoff"] != "" {
+		t.Errorf("Unread()[queue.backoff] = %q; want it read (3 attempts)", got["queue.backoff"])
 	}
 }
 

@@ -82,12 +82,12 @@ func TestOverrideIsSet(t *testing.T) {
 		}
 		covered = append(covered, tt.name[strings.LastIndex(tt.name, "]")+1:])
 	}
-	for name, f := range queueFields {
-		if f.spec != nil && !slices.Contains(covered, "queue."+name) {
+	for _, name := range fieldNames(true, true) {
+		if !slices.Contains(covered, "queue."+name) {
 			t.Errorf("queue.%s is not covered", name)
 		}
 	}
-	for name := range stepFields {
+	for _, name := range fieldNames(false, false) {
 		if !slices.Contains(covered, "."+name) {
 			t.Errorf("steps[STEP].%s is not covered", name)
 		}
@@ -136,8 +136,8 @@ func TestOverride(t *testing.T) {
 		s    Setting
 		want string
 	}{
-		{Setting{"queue.ttl", 7200.0}, "queue.ttl takes a time.Duration, not a float64"},
-		{Setting{"p_fail", "0.1"}, "p_fail takes a float64, not a string"},
+		{Setting{"queue.ttl", 7200.0}, "queue.ttl: takes a time.Duration, not a float64"},
+		{Setting{"p_fail", "0.1"}, "p_fail: takes a float64, not a string"},
 		{Setting{"queue.colour", 1}, `queue.colour: the queue has no field "colour"`},
 		{Setting{"attempts", 2}, `unknown setting "attempts"`},
 		{Setting{"steps[nope].p_fail", 0.1}, `no step is called "nope"`},
@@ -149,12 +149,12 @@ func TestOverride(t *testing.T) {
 	// A value of another type is refused even where no step takes the
 	// setting: lost_reply over a scenario with no step that can lose its reply.
 	sure := provider.Scenario{Name: "sure", Steps: []provider.Step{{Name: "a"}}}
-	if _, _, err := Override(sure, nil, Setting{"lost_reply", "0.1"}); err == nil || err.Error() != "lost_reply takes a float64, not a string" {
-		t.Errorf("Override(lost_reply %q) over no lossy step = %v; want lost_reply takes a float64, not a string", "0.1", err)
+	if _, _, err := Override(sure, nil, Setting{"lost_reply", "0.1"}); err == nil || err.Error() != "lost_reply: takes a float64, not a string" {
+		t.Errorf("Override(lost_reply %q) over no lossy step = %v; want lost_reply: takes a float64, not a string", "0.1", err)
 	}
-	var fe *delivery.FieldError
-	if _, _, err := Override(base, &defaults, Setting{"queue.lease", time.Duration(0)}); !errors.As(err, &fe) || fe.Field != "lease" {
-		t.Errorf("Override(lease 0) = %v; want delivery's FieldError for lease", err)
+	var fe *FieldError
+	if _, _, err := Override(base, &defaults, Setting{"queue.lease", time.Duration(0)}); !errors.As(err, &fe) || fe.Field != "queue.lease" {
+		t.Errorf("Override(lease 0) = %v; want a FieldError for queue.lease", err)
 	}
 }
 

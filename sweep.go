@@ -2,7 +2,6 @@ package retrysim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -224,9 +223,6 @@ func (s Sweep) at(grid []sweepAxis, pt sweep.Point, strategies []strategy.Strate
 	if err == nil {
 		e.Strategies = withAttempts(strategies, attempts)
 		err = e.Check()
-	}
-	if de := (*delivery.FieldError)(nil); errors.As(err, &de) {
-		return e, fieldErr("queue."+de.Field, "%s", de.Msg)
 	}
 	return e, err
 }

@@ -3,7 +3,6 @@ package retrysim
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
@@ -11,27 +10,28 @@ import (
 )
 
 // Unread names the settings of e that its run never reads, given the
-// others, each with why, so that the command refuses a flag it would
-// otherwise drop: the keys are the command's flag names (lost-reply, and the
-// delivery model's backoff, backoff-base, backoff-cap, ttl, lease, crash-at,
-// max-crashes, repeat-delay; in a run of the job model, every flag of a
-// setting only the delivery model reads). A setting unread for several
-// reasons gets the first.
+// others, each with why, so that a command refuses a setting it would
+// otherwise drop: the keys are the settings' names as Settings and Override
+// name them (lost_reply, and the delivery model's queue.backoff,
+// queue.backoff.base, queue.backoff.cap, queue.ttl, queue.lease,
+// queue.crash_at, queue.max_crashes, queue.repeat_delay; in a run of the
+// job model, every setting only the delivery model reads, with the reason
+// UnreadInJobModel). A setting unread for several reasons gets the first.
 func (e Experiment) Unread() map[string]string {
 	unread := map[string]string{}
-	add := func(cond bool, why string, flags ...string) {
-		for _, f := range flags {
+	add := func(cond bool, why string, settings ...string) {
+		for _, f := range settings {
 			if cond && unread[f] == "" {
 				unread[f] = why
 			}
 		}
 	}
 	add(!slices.ContainsFunc(e.Scenario.Steps, func(st provider.Step) bool { return st.CanLoseReply }),
-		"no step of the scenario can lose its reply", "lost-reply")
+		"no step of the scenario can lose its reply", "lost_reply")
 	cfg := e.Delivery
 	if cfg == nil {
 		for _, s := range Settings() {
-			add(s.Delivery, "only the delivery model reads it; add -model delivery", settingFlag(s.Name))
+			add(s.Delivery, UnreadInJobModel, s.Name)
 		}
 		return unread
 	}
@@ -53,14 +53,14 @@ func (e Experiment) Unread() map[string]string {
 		}
 	}
 	keyed = keyed || cfg.Store != delivery.NoStore
-	add(!retried, "with -attempts 1 no call is retried, so no backoff is waited (a step's own attempts wait its own backoff)", "backoff", "backoff-base", "backoff-cap")
+	add(!retried, "with attempts 1 no call is retried, so no backoff is waited (a step's own attempts wait its own backoff)", "queue.backoff", "queue.backoff.base", "queue.backoff.cap")
 	baseWhy, capWhy := cfg.Backoff.Kind.Unread() // as a scenario file's backoff is refused
-	add(baseWhy != "", baseWhy, "backoff-base")
-	add(capWhy != "", capWhy, "backoff-cap")
-	add(!keyed, "no key is written: the store is none and no strategy skips finished steps", "ttl")
-	add(cfg.Store != delivery.Lease, fmt.Sprintf("only -store lease takes a lease; the store is %s", cfg.Store), "lease")
-	add(cfg.CrashP == 0, "no worker crashes: the crash probability is 0", "crash-at", "max-crashes")
-	add(cfg.RepeatP == 0, "no request is sent twice: the repeat probability is 0", "repeat-delay")
+	add(baseWhy != "", baseWhy, "queue.backoff.base")
+	add(capWhy != "", capWhy, "queue.backoff.cap")
+	add(!keyed, "no key is written: the store is none and no strategy skips finished steps", "queue.ttl")
+	add(cfg.Store != delivery.Lease, fmt.Sprintf("only the lease store takes a lease; the store is %s", cfg.Store), "queue.lease")
+	add(cfg.CrashP == 0, "no worker crashes: the crash probability is 0", "queue.crash_at", "queue.max_crashes")
+	add(cfg.RepeatP == 0, "no request is sent twice: the repeat probability is 0", "queue.repeat_delay")
 	return unread
 }
 
@@ -82,12 +82,12 @@ func (e Experiment) UnreadStepPolicy(i int) (attempts, backoff string) {
 			retried = retried || own.AttemptsOr(r.Attempts) > 1
 		}
 	}
-	const wholeJob = "every strategy retries the whole job, which reads the run's -attempts and backoff, not a step's own"
+	const wholeJob = "every strategy retries the whole job, which reads the run's attempts and backoff, not a step's own"
 	switch {
 	case !eachStep:
 		attempts, backoff = wholeJob, wholeJob
 	case !retried:
-		backoff = "with -attempts 1 the step's calls are not retried, so its own backoff is never waited"
+		backoff = "with attempts 1 the step's calls are not retried, so its own backoff is never waited"
 	}
 	if own.Attempts == 0 {
 		attempts = ""
@@ -98,8 +98,6 @@ func (e Experiment) UnreadStepPolicy(i int) (attempts, backoff string) {
 	return attempts, backoff
 }
 
-// settingFlag is the flag that gives the setting called name, as the
-// commands name it (flagval.FlagOf): queue.backoff.base is backoff-base.
-func settingFlag(name string) string {
-	return strings.NewReplacer(".", "-", "_", "-").Replace(strings.TrimPrefix(name, "queue."))
-}
+// UnreadInJobModel is why Unread names a setting only the delivery model
+// reads, in a run of the job model (Delivery nil).
+const UnreadInJobModel = "only the delivery model reads it"

@@ -12,8 +12,9 @@ package backoff
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
+
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Kind is a backoff policy.
@@ -41,23 +42,25 @@ const (
 	GRPC
 )
 
-var names = [...]string{"none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated", "sidekiq", "river", "grpc"}
+// Kinds is the enumeration of the policies, named as scenario files and reports spell them.
+func Kinds() schema.Enum[Kind] { return kinds }
 
-// String names the kind as -backoff and scenario files spell it.
-func (k Kind) String() string { return names[k] }
+var kinds = schema.NewEnum[Kind]("backoff", "none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated", "sidekiq", "river", "grpc")
+
+// String names the kind as scenario files spell it.
+func (k Kind) String() string { return kinds.String(k) }
 
 // Valid reports whether k is one of the policies.
-func (k Kind) Valid() bool { return k >= 0 && int(k) < len(names) }
+func (k Kind) Valid() bool { return kinds.Valid(k) }
+
+// MarshalText is the kind's name.
+func (k Kind) MarshalText() ([]byte, error) { return kinds.MarshalText(k) }
+
+// UnmarshalText reads a kind's name.
+func (k *Kind) UnmarshalText(text []byte) error { return kinds.UnmarshalText(text, k) }
 
 // ParseKind reads a policy name.
-func ParseKind(s string) (Kind, error) {
-	for i, n := range names {
-		if n == s {
-			return Kind(i), nil
-		}
-	}
-	return None, fmt.Errorf("unknown backoff %q (want one of %s)", s, strings.Join(names[:], ", "))
-}
+func ParseKind(s string) (Kind, error) { return kinds.Parse(s) }
 
 // Policy is a backoff policy with its base and cap. The zero value waits
 // nothing.
@@ -65,8 +68,32 @@ type Policy struct {
 	Kind Kind
 	// Base is the first wait (the constant wait, for Constant).
 	Base time.Duration
-	// Cap bounds every wait.
+	// Cap bounds every wait; 0 means no cap. A cap, when given, is not
+	// below Base (Check).
 	Cap time.Duration
+}
+
+// Check reports the first thing wrong with p, as a *schema.FieldError
+// naming its field (policy, cap): a kind that is not one of the policies,
+// or a cap below the base for a kind that reads both. Bounds on the
+// durations themselves are the caller's.
+func (p Policy) Check() error {
+	if err := kinds.Check(p.Kind); err != nil {
+		return &schema.FieldError{Field: "policy", Msg: err.Error()}
+	}
+	baseWhy, capWhy := p.Kind.Unread()
+	if baseWhy == "" && capWhy == "" && p.Cap != 0 && p.Cap < p.Base {
+		return &schema.FieldError{Field: "cap", Msg: fmt.Sprintf("%v is below the base %v (0 means no cap)", p.Cap, p.Base)}
+	}
+	return nil
+}
+
+// cap is the wait p's cap allows: Cap, or no bound when Cap is 0.
+func (p Policy) cap() float64 {
+	if p.Cap == 0 {
+		return math.Inf(1)
+	}
+	return float64(p.Cap)
 }
 
 // Default is the Part 5 retry options' policy: full jitter, base 100 ms, cap 2 s.
@@ -129,11 +156,12 @@ func (p Policy) Longest(n int) time.Duration {
 //	sidekiq       a^4 + 15 + floor(10 * (a + 1) * u) seconds, a = attempt
 //	river         n^4 * (0.9 + 0.2u) seconds, n = attempt + 1
 //
-// The schedules have no cap: a wait past the largest Duration (about 292
-// years) saturates to it.
+// A Cap of 0 is no cap, and the schedules have none: a wait past the
+// largest Duration (about 292 years) saturates to it. A kind that is not
+// one of the policies (Check refuses it) waits nothing.
 func (p Policy) Delay(attempt int, prev time.Duration, u float64) time.Duration {
 	expo := func() float64 {
-		return math.Min(float64(p.Cap), math.Ldexp(float64(p.Base), attempt))
+		return math.Min(p.cap(), math.Ldexp(float64(p.Base), attempt))
 	}
 	var d float64
 	switch p.Kind {
@@ -152,7 +180,7 @@ func (p Policy) Delay(attempt int, prev time.Duration, u float64) time.Duration 
 		if prev <= 0 {
 			prev = p.Base
 		}
-		d = math.Min(float64(p.Cap), float64(p.Base)+u*(3*float64(prev)-float64(p.Base)))
+		d = math.Min(p.cap(), float64(p.Base)+u*(3*float64(prev)-float64(p.Base)))
 	case GRPC:
 		d = expo() * (0.8 + 0.4*u)
 	case Sidekiq:

@@ -67,7 +67,7 @@ func TestDelay(t *testing.T) {
 }
 
 func TestParseKind(t *testing.T) {
-	for i, n := range names {
+	for i, n := range Kinds().Names() {
 		if k, err := ParseKind(n); err != nil || k != Kind(i) || k.String() != n {
 			t.Errorf("ParseKind(%q) = %v, %v", n, k, err)
 		}
@@ -152,7 +152,7 @@ func TestUnreadIsWhatDelayNeverReads(t *testing.T) {
 		}
 		return false
 	}
-	for k := range Kind(len(names)) {
+	for k := range Kind(len(Kinds().Names())) {
 		p := Policy{Kind: k, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
 		base, cap := p, p
 		base.Base, cap.Cap = time.Second, 20*time.Second

@@ -20,6 +20,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -49,23 +50,22 @@ const (
 	Lease
 )
 
-var storeNames = [...]string{"none", "after", "loose", "claim", "lease"}
+// Stores is the enumeration of the store modes, named as scenario files and reports spell them.
+func Stores() schema.Enum[Store] { return stores }
 
-// String names the store mode as -store and scenario files spell it.
-func (s Store) String() string { return storeNames[s] }
+var stores = schema.NewEnum[Store]("store", "none", "after", "loose", "claim", "lease")
+
+// String names the store mode as scenario files spell it.
+func (s Store) String() string { return stores.String(s) }
+
+// MarshalText is the store mode's name.
+func (s Store) MarshalText() ([]byte, error) { return stores.MarshalText(s) }
+
+// UnmarshalText reads a store mode's name.
+func (s *Store) UnmarshalText(text []byte) error { return stores.UnmarshalText(text, s) }
 
 // ParseStore reads a store mode name.
-func ParseStore(s string) (Store, error) { return parseName[Store](storeNames[:], "store", s) }
-
-// parseName finds s in names, the values of T in order.
-func parseName[T ~int](names []string, what, s string) (T, error) {
-	for i, n := range names {
-		if n == s {
-			return T(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown %s %q (want one of %s)", what, s, strings.Join(names, ", "))
-}
+func ParseStore(s string) (Store, error) { return stores.Parse(s) }
 
 // CrashPoint is where in a step a worker may die.
 type CrashPoint int
@@ -81,15 +81,23 @@ const (
 	BeforeAck
 )
 
-var crashNames = [...]string{"before-key", "after-key", "after-work", "before-ack"}
+// CrashPoints is the enumeration of the crash points, named as scenario
+// files and reports spell them.
+func CrashPoints() schema.Enum[CrashPoint] { return crashPoints }
+
+var crashPoints = schema.NewEnum[CrashPoint]("crash point", "before-key", "after-key", "after-work", "before-ack")
 
 // String names the crash point.
-func (c CrashPoint) String() string { return crashNames[c] }
+func (c CrashPoint) String() string { return crashPoints.String(c) }
+
+// MarshalText is the crash point's name.
+func (c CrashPoint) MarshalText() ([]byte, error) { return crashPoints.MarshalText(c) }
+
+// UnmarshalText reads a crash point's name.
+func (c *CrashPoint) UnmarshalText(text []byte) error { return crashPoints.UnmarshalText(text, c) }
 
 // ParseCrashPoint reads a crash point name.
-func ParseCrashPoint(s string) (CrashPoint, error) {
-	return parseName[CrashPoint](crashNames[:], "crash point", s)
-}
+func ParseCrashPoint(s string) (CrashPoint, error) { return crashPoints.Parse(s) }
 
 // Config is the queue, worker and store around the jobs.
 type Config struct {
@@ -151,45 +159,48 @@ func CheckLease(d time.Duration) error {
 	return nil
 }
 
-// FieldError is a Config field that Check refuses, named as scenario files
-// name it (max_deliveries, backoff.base).
-type FieldError struct {
-	Field, Msg string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
-
-// Check reports the first thing wrong with c as a *FieldError. It is the one
-// validator of the delivery model's settings: the flags and scenario files
-// both go through it, so each accepts what the other does.
+// Check reports the first thing wrong with c as a *schema.FieldError naming
+// its field as scenario files name it under queue: (store, max_deliveries,
+// backoff.cap). It is the one validator of the delivery model's settings:
+// the flags and scenario files both go through it, so each accepts what the
+// other does, and a Config it accepts runs.
 func (c Config) Check() error {
+	if err := stores.Check(c.Store); err != nil {
+		return &schema.FieldError{Field: "store", Msg: err.Error()}
+	}
 	for _, d := range []struct {
 		field string
 		v     time.Duration
-	}{{"ttl", c.TTL}, {"lease", c.Lease}, {"visibility", c.Visibility}, {"backoff.base", c.Backoff.Base}, {"backoff.cap", c.Backoff.Cap}} {
+	}{{"ttl", c.TTL}, {"lease", c.Lease}, {"visibility", c.Visibility}} {
 		if err := provider.CheckDuration(d.v); err != nil {
-			return &FieldError{d.field, err.Error()}
+			return &schema.FieldError{Field: d.field, Msg: err.Error()}
 		}
 	}
+	if err := provider.CheckBackoff(c.Backoff); err != nil {
+		return schema.Within("backoff", err)
+	}
 	if err := CheckLease(c.Lease); err != nil {
-		return &FieldError{"lease", err.Error()}
+		return &schema.FieldError{Field: "lease", Msg: err.Error()}
 	}
 	switch {
 	case c.Visibility == 0:
-		return &FieldError{"visibility", "the visibility timeout must be longer than 0s"}
+		return schema.Errorf("visibility", "the visibility timeout must be longer than 0s")
 	case c.MaxDeliveries < 1 || c.MaxDeliveries > DeliveriesLimit:
-		return &FieldError{"max_deliveries", fmt.Sprintf("%d is not a whole number from 1 to %d", c.MaxDeliveries, DeliveriesLimit)}
+		return schema.Errorf("max_deliveries", "%d is not a whole number from 1 to %d", c.MaxDeliveries, DeliveriesLimit)
 	case c.MaxCrashes < 0 || c.MaxCrashes > CrashesLimit:
-		return &FieldError{"max_crashes", fmt.Sprintf("%d is not a whole number from 0 to %d", c.MaxCrashes, CrashesLimit)}
+		return schema.Errorf("max_crashes", "%d is not a whole number from 0 to %d", c.MaxCrashes, CrashesLimit)
 	}
 	if err := provider.CheckProbability(c.RepeatP); err != nil {
-		return &FieldError{"repeat", err.Error()}
+		return &schema.FieldError{Field: "repeat", Msg: err.Error()}
 	}
 	if err := provider.CheckProbability(c.CrashP); err != nil {
-		return &FieldError{"crash", err.Error()}
+		return &schema.FieldError{Field: "crash", Msg: err.Error()}
+	}
+	if err := crashPoints.Check(c.CrashAt); err != nil {
+		return &schema.FieldError{Field: "crash_at", Msg: err.Error()}
 	}
 	if err := c.RepeatDelay.Check(); err != nil {
-		return &FieldError{"repeat_delay", err.Error()}
+		return &schema.FieldError{Field: "repeat_delay", Msg: err.Error()}
 	}
 	return nil
 }

@@ -176,12 +176,12 @@ func TestRepeatAfterExpiryClosedForm(t *testing.T) {
 }
 
 func TestParseNames(t *testing.T) {
-	for i, n := range storeNames {
+	for i, n := range Stores().Names() {
 		if s, err := ParseStore(n); err != nil || s != Store(i) || s.String() != n {
 			t.Errorf("ParseStore(%q) = %v, %v", n, s, err)
 		}
 	}
-	for i, n := range crashNames {
+	for i, n := range CrashPoints().Names() {
 		if c, err := ParseCrashPoint(n); err != nil || c != CrashPoint(i) || c.String() != n {
 			t.Errorf("ParseCrashPoint(%q) = %v, %v", n, c, err)
 		}

@@ -1,9 +1,10 @@
 package provider
 
 import (
-	"fmt"
+	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // KeyMode is which idempotency key a call sends to a provider that honours keys.
@@ -18,25 +19,22 @@ const (
 	SameKey
 )
 
-var keyModeNames = [...]string{"none", "fresh", "same"}
+// KeyModes is the enumeration of the key modes, named as scenario files spell them.
+func KeyModes() schema.Enum[KeyMode] { return keyModes }
+
+var keyModes = schema.NewEnum[KeyMode]("key mode", "none", "fresh", "same")
 
 // String names the key mode as scenario files spell it.
-func (k KeyMode) String() string {
-	if k < 0 || int(k) >= len(keyModeNames) {
-		return fmt.Sprintf("KeyMode(%d)", int(k))
-	}
-	return keyModeNames[k]
-}
+func (k KeyMode) String() string { return keyModes.String(k) }
+
+// MarshalText is the key mode's name.
+func (k KeyMode) MarshalText() ([]byte, error) { return keyModes.MarshalText(k) }
+
+// UnmarshalText reads a key mode's name.
+func (k *KeyMode) UnmarshalText(text []byte) error { return keyModes.UnmarshalText(text, k) }
 
 // ParseKeyMode reads a key mode name: none, fresh or same.
-func ParseKeyMode(s string) (KeyMode, error) {
-	for i, n := range keyModeNames {
-		if n == s {
-			return KeyMode(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown key mode %q (want none, fresh or same)", s)
-}
+func ParseKeyMode(s string) (KeyMode, error) { return keyModes.Parse(s) }
 
 // MaxAttempts bounds the calls any retry loop may make, a step's own included,
 // so that no counter can overflow.
@@ -79,24 +77,34 @@ func (p Policy) BackoffOr(run backoff.Policy) backoff.Policy {
 	return *p.Backoff
 }
 
-// Check reports the first thing wrong with p, naming its field.
+// CheckBackoff reports the first thing wrong with b as a *schema.FieldError
+// naming its field (policy, base, cap): each duration held to
+// CheckDuration, then backoff.Policy.Check.
+func CheckBackoff(b backoff.Policy) error {
+	for _, d := range []struct {
+		field string
+		v     time.Duration
+	}{{"base", b.Base}, {"cap", b.Cap}} {
+		if err := CheckDuration(d.v); err != nil {
+			return &schema.FieldError{Field: d.field, Msg: err.Error()}
+		}
+	}
+	return b.Check()
+}
+
+// Check reports the first thing wrong with p as a *schema.FieldError naming
+// its field (attempts, keys, backoff.cap).
 func (p Policy) Check() error {
 	if p.Attempts < 0 || p.Attempts > MaxAttempts {
-		return fmt.Errorf("attempts: %d is not a whole number from 1 to %d", p.Attempts, MaxAttempts)
+		return schema.Errorf("attempts", "%d is not a whole number from 1 to %d", p.Attempts, MaxAttempts)
 	}
-	if p.Keys != nil && (*p.Keys < NoKeys || *p.Keys > SameKey) {
-		return fmt.Errorf("keys: %v is not a key mode", *p.Keys)
+	if p.Keys != nil {
+		if err := keyModes.Check(*p.Keys); err != nil {
+			return &schema.FieldError{Field: "keys", Msg: err.Error()}
+		}
 	}
 	if b := p.Backoff; b != nil {
-		if !b.Kind.Valid() {
-			return fmt.Errorf("backoff.policy: %d is not a backoff policy", b.Kind)
-		}
-		if err := CheckDuration(b.Base); err != nil {
-			return fmt.Errorf("backoff.base: %v", err)
-		}
-		if err := CheckDuration(b.Cap); err != nil {
-			return fmt.Errorf("backoff.cap: %v", err)
-		}
+		return schema.Within("backoff", CheckBackoff(*b))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -111,50 +112,51 @@ func (s Scenario) Policies() []Policy {
 	return nil
 }
 
-// Validate reports the first thing wrong with s, naming the field. Its
-// names and labels are held to stats.CheckName.
+// Validate reports the first thing wrong with s as a *schema.FieldError
+// naming its field path (steps[2].p_fail, watched[0]). Its names and labels
+// are held to stats.CheckName.
 func (s Scenario) Validate() error {
 	for _, f := range []struct{ name, v string }{{"name", s.Name}, {"noun", s.Noun}} {
 		if err := stats.CheckName(f.v); err != nil {
-			return fmt.Errorf("%s: %v", f.name, err)
+			return &schema.FieldError{Field: f.name, Msg: err.Error()}
 		}
 	}
 	if len(s.Steps) == 0 {
-		return fmt.Errorf("steps: a scenario needs at least one step")
+		return schema.Errorf("steps", "a scenario needs at least one step")
 	}
 	if len(s.Steps) > MaxSteps {
-		return fmt.Errorf("steps: %d steps is more than the %d allowed", len(s.Steps), MaxSteps)
+		return schema.Errorf("steps", "%d steps is more than the %d allowed", len(s.Steps), MaxSteps)
 	}
 	for i, st := range s.Steps {
 		if err := stats.CheckName(st.Name); err != nil {
-			return fmt.Errorf("steps[%d].name: %v", i, err)
+			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].name", i), Msg: err.Error()}
 		}
 		if err := CheckProbability(st.PFail); err != nil {
-			return fmt.Errorf("steps[%d].p_fail: %v", i, err)
+			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].p_fail", i), Msg: err.Error()}
 		}
 		if err := CheckProbability(st.LostReply); err != nil {
-			return fmt.Errorf("steps[%d].lost_reply: %v", i, err)
+			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].lost_reply", i), Msg: err.Error()}
 		}
 		if err := st.Latency.Check(); err != nil {
-			return fmt.Errorf("steps[%d].latency: %v", i, err)
+			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].latency", i), Msg: err.Error()}
 		}
 		if err := st.Policy.Check(); err != nil {
-			return fmt.Errorf("steps[%d].%v", i, err)
+			return schema.Within(fmt.Sprintf("steps[%d]", i), err)
 		}
 	}
 	if len(s.Watched) == 0 {
-		return fmt.Errorf("watched: no step is watched; name at least one step whose repeated side effect is counted")
+		return schema.Errorf("watched", "no step is watched; name at least one step whose repeated side effect is counted")
 	}
 	seen := map[int]int{}
 	for k, w := range s.Watched {
 		if w.Step < 0 || w.Step >= len(s.Steps) {
-			return fmt.Errorf("watched[%d]: step %d does not exist (there are %d steps)", k, w.Step, len(s.Steps))
+			return schema.Errorf(fmt.Sprintf("watched[%d]", k), "step %d does not exist (there are %d steps)", w.Step, len(s.Steps))
 		}
 		if j, ok := seen[w.Step]; ok {
-			return fmt.Errorf("watched[%d]: step %d is also watched[%d]", k, w.Step, j)
+			return schema.Errorf(fmt.Sprintf("watched[%d]", k), "step %d is also watched[%d]", w.Step, j)
 		}
 		if err := stats.CheckName(w.Label); err != nil {
-			return fmt.Errorf("watched[%d].label: %v", k, err)
+			return &schema.FieldError{Field: fmt.Sprintf("watched[%d].label", k), Msg: err.Error()}
 		}
 		seen[w.Step] = k
 	}

@@ -32,11 +32,14 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
 // Error is a problem at a line of a scenario file, or with the whole file
-// when Line is 0.
+// when Line is 0. With a Field (a path such as queue.lease or
+// steps[2].p_fail) it wraps the *schema.FieldError for it, which errors.As
+// finds.
 type Error struct {
 	File  string
 	Line  int
@@ -57,6 +60,15 @@ func (e *Error) Error() string {
 		s = fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
 	}
 	return oneLine(s)
+}
+
+// Unwrap is the *schema.FieldError naming e's field, or nil when e names
+// none.
+func (e *Error) Unwrap() error {
+	if e.Field == "" {
+		return nil
+	}
+	return &schema.FieldError{Field: e.Field, Msg: e.Msg}
 }
 
 // fieldError is raised while decoding; Load adds the file name.
@@ -716,6 +728,10 @@ func (s stepFile) policy(name string, n *yaml.Node, i int) (provider.Policy, err
 		if err := b.checkRead(name, m, field("backoff"), pol.Kind); err != nil {
 			return p, err
 		}
+		var fe *schema.FieldError
+		if err := provider.CheckBackoff(pol); errors.As(err, &fe) {
+			return p, &Error{File: name, Line: lineOf(m, fe.Field), Field: field("backoff." + fe.Field), Msg: fe.Msg}
+		}
 		if p.Attempts == 1 {
 			return p, &Error{File: name, Line: lineOf(n, "backoff"), Field: field("backoff"),
 				Msg: "with attempts 1 the step's calls are not retried, so its backoff is never waited"}
@@ -776,7 +792,7 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 		}
 	}
 	if err := c.Check(); err != nil {
-		var fe *delivery.FieldError
+		var fe *schema.FieldError
 		if !errors.As(err, &fe) {
 			return c, &Error{File: name, Line: queue.Line, Field: "queue", Msg: err.Error()}
 		}

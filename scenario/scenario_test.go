@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // The shipped sign-up file is the built-in scenario, field for field.
@@ -177,7 +179,7 @@ var malformed = []struct {
 	{"fleet hedges null", steps + "fleet:\n  policy: aws\n  hedges: ~\n", "s.yaml:5: fleet.hedges: no value; give one or leave the key out"},
 	{"step p_fail empty", "steps:\n  - name: a\n    p_fail:\n", "s.yaml:3: steps[0].p_fail: no value; give one or leave the key out"},
 	{"queue ttl null", steps + "queue: {ttl: null}\n", "s.yaml:3: queue.ttl: no value; give one or leave the key out"},
-	{"step keys", "steps:\n  - name: a\n    keys: same\n  - name: b\n    keys: some\n", `s.yaml:5: steps[1].keys: unknown key mode "some" (want none, fresh or same)`},
+	{"step keys", "steps:\n  - name: a\n    keys: same\n  - name: b\n    keys: some\n", `s.yaml:5: steps[1].keys: unknown key mode "some" (want one of none, fresh, same)`},
 	{"step backoff", "steps:\n  - name: a\n    backoff:\n      policy: linear\n", `s.yaml:4: steps[0].backoff.policy: unknown backoff "linear"`},
 	{"step backoff key", "steps:\n  - {name: a, backoff: {base: 1s, cpa: 2s}}\n", "s.yaml:2: steps[0].backoff.cpa: unknown key"},
 	{"step backoff cap", "steps:\n  - {name: a, backoff: {cap: 9000h}}\n", "s.yaml:2: steps[0].backoff.cap: 9000h0m0s is longer than"},
@@ -572,5 +574,18 @@ func TestCheckRead(t *testing.T) {
 	})
 	if want := "s.yaml:6: queue.backoff.policy: not read"; err == nil || err.Error() != want {
 		t.Errorf("CheckRead = %v; want %q", err, want)
+	}
+}
+
+// A file's error that names a field is a *schema.FieldError for its path,
+// found with errors.As, as the library's own are; one that names none is not.
+func TestErrorIsAFieldError(t *testing.T) {
+	_, err := Parse("s.yaml", []byte("steps:\n  - name: a\nwatched: a\nqueue:\n  lease: 0s\n"))
+	var fe *schema.FieldError
+	if !errors.As(err, &fe) || fe.Field != "queue.lease" || !strings.HasPrefix(fe.Msg, "a lease must be longer than 0s") {
+		t.Errorf("Parse(lease 0s) = %v; want a *schema.FieldError for queue.lease", err)
+	}
+	if err := (&Error{File: "s.yaml", Line: 1, Msg: "not YAML"}); errors.As(error(err), &fe) {
+		t.Errorf("%v, which names no field, is a *schema.FieldError", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Strategy drives one delivery of a job. Users of the Go packages can implement
@@ -167,6 +168,14 @@ const (
 	// WholeJob runs the workflow again from its first step.
 	WholeJob
 )
+
+// Scopes is the enumeration of the scopes, named as strategy ids spell them (Parse).
+func Scopes() schema.Enum[Scope] { return scopes }
+
+var scopes = schema.NewEnum[Scope]("scope", "step", "job")
+
+// String names the scope as strategy ids spell it.
+func (s Scope) String() string { return scopes.String(s) }
 
 // KeyMode is which idempotency key a call sends to a provider that honours
 // keys; it is provider's, so that a scenario's step can name its own.

@@ -151,7 +151,7 @@ func TestQueueBadInput(t *testing.T) {
 		{[]string{"-backoff", "constant"}, "-backoff: only the delivery model reads it; add -model delivery"},
 		{[]string{"-latency", "20ms"}, "-latency: only the delivery model reads it; add -model delivery"},
 		{[]string{"-scenario", "../../examples/signup-queue.yaml", "-model", "job", "-store", "lease"}, "-store: only the delivery model reads it; add -model delivery"},
-		{[]string{"sweep", "-set", "queue.ttl=1h,2h"}, "-set: queue.ttl: only the delivery model reads it, and the run is of the job model (no queue); give the run a queue: -model delivery"},
+		{[]string{"sweep", "-set", "queue.ttl=1h,2h"}, "-set: queue.ttl: only the delivery model reads it, and the run is of the job model (no queue); add -model delivery"},
 		{[]string{"-model", "part5"}, "-model: want auto, job or delivery"},
 	}
 	for _, tt := range tests {
@@ -310,7 +310,7 @@ func TestEverySettingIsAFlag(t *testing.T) {
 		}
 	}
 	for field, want := range map[string]string{"backoff.base": "-backoff-base", "max_deliveries": "-max-deliveries", "repeat_delay": "-repeat-delay"} {
-		err := flagval.LibraryError(&delivery.FieldError{Field: field, Msg: "bad"})
+		err := flagval.LibraryError(&api.FieldError{Field: "queue." + field, Msg: "bad"})
 		if err == nil || err.Error() != want+": bad" {
 			t.Errorf("usage(%s) = %v; want %s: bad", field, err, want)
 		}

@@ -121,7 +121,7 @@ func TestMergeRefusesAnEditedStepPolicy(t *testing.T) {
 		{"attempts negative", both(map[string]any{"model.steps.2.attempts": -1}),
 			": model.steps[2].attempts: -1 is not a whole number from 1 to 1000"},
 		{"unknown key mode", both(map[string]any{"model.steps.1.keys": "sometimes"}),
-			`: model.steps[1].keys: unknown key mode "sometimes" (want none, fresh or same)`},
+			`: model.steps[1].keys: unknown key mode "sometimes" (want one of none, fresh, same)`},
 		{"unknown backoff", both(map[string]any{"model.steps.1.backoff.policy": "later"}),
 			`: model.steps[1].backoff.policy: unknown backoff "later"`},
 		{"negative backoff", both(map[string]any{"model.steps.1.backoff.base_ns": -1}),

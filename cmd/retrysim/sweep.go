@@ -112,15 +112,21 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	given := flagval.Given(fs)
 	for _, arg := range sets {
 		if err := sw.Set(arg); err != nil {
-			return flagval.Usage(fmt.Errorf("-set: %w", err))
+			return flagval.SetError(err)
 		}
 		if name := sw.Axes[len(sw.Axes)-1].Name; given[flagval.FlagOf(name)] && !strings.Contains(name, "[") {
 			return flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", flagval.FlagOf(name), name))
 		}
 	}
+	// A setting -set names is named as -set gave it, not by its flag.
+	var byName []string
+	for _, arg := range sets {
+		name, _, _ := strings.Cut(arg, "=")
+		byName = append(byName, strings.TrimSpace(name))
+	}
 	swept, err := sw.Check()
 	if err != nil {
-		return flagval.LibraryError(err)
+		return flagval.LibraryError(err, byName...)
 	}
 	unread := sw.Unread()
 	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
@@ -161,7 +167,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	s, err := api.RunSweep(ctx, sw)
 	if err != nil {
-		return flagval.LibraryError(err)
+		return flagval.LibraryError(err, byName...)
 	}
 	s.CI = rows.CI
 	var doc, pic bytes.Buffer

@@ -97,7 +97,7 @@ func TestSweepSetRefused(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-set", "queue.ttl=1h"}, "-set: queue.ttl: only the delivery model reads it, and the run is of the job model (no queue); give the run a queue: -model delivery"},
+		{[]string{"-set", "queue.ttl=1h"}, "-set: queue.ttl: only the delivery model reads it, and the run is of the job model (no queue); add -model delivery"},
 		{[]string{"-set", "steps[charge].p_fail=0.1"}, `-set: steps[charge].p_fail: no step is called "charge"`},
 		{[]string{"-scenario", "../../examples/checkout.yaml", "-set", "steps[charge the card].p_fail=2"}, "-set: steps[charge the card].p_fail: 2 is not a probability in [0, 1]"},
 		{[]string{"-scenario", "../../examples/checkout.yaml", "-set", "steps[charge the card].p_fail=0:1:101", "-set", "steps[send the receipt].p_fail=0:1:101"},

@@ -107,7 +107,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if e.Strategies, err = api.ParseStrategies(c.Strategies, attempts.V); err != nil {
 		return flagval.LibraryError(err)
 	}
-	unread := e.Unread()
+	unread := flagval.UnreadFlags(e.Unread())
 	overrides := ""
 	if file != nil {
 		overrides = flagval.Overrides(fs, queue != nil, unread)

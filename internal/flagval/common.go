@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 
+	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
@@ -46,7 +47,7 @@ func (o *Output) Register(fs *flag.FlagSet, doc render.Doc, formatNote, outNote 
 // taking the formats that write doc.
 func (c *Common) Register(fs *flag.FlagSet, doc render.Doc) {
 	*c = Common{
-		Seed:       1,
+		Seed:       api.DefaultSeed,
 		RNG:        Choice{V: rng.Generators()[0].Name, Valid: ValidRNG},
 		Strategies: Strategies(strategy.DefaultIDs()),
 		Workers:    Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096},

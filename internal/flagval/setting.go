@@ -125,36 +125,79 @@ func givenSettingFlags(fs *flag.FlagSet, delivery bool) []settingFlag {
 	return out
 }
 
-// LibraryError turns the library's refusal of a setting into the flag's: a
-// api.FieldError names the setting (or its Fields, sweep's axes, joined by
-// " x "; a parameter by name given with -set), a delivery.FieldError a field
-// of the queue.
-func LibraryError(err error) error {
+// LibraryError turns the library's refusal of a setting, a *api.FieldError
+// naming its field path (or its Fields, a sweep's axes, joined by " x "),
+// into the flag's: a setting a flag gives (api.Settings, jobs, generator as
+// -rng, queue.lease as -lease, queue.backoff.policy as -backoff) is named by
+// its flag, a path given by name with -set (byName) or any other path of a
+// step or the queue as "-set PATH", and a field of the scenario
+// (scenario.steps[2].p_fail) as "-scenario: steps[2].p_fail".
+func LibraryError(err error, byName ...string) error {
 	var fe *api.FieldError
-	var de *delivery.FieldError
-	switch {
-	case errors.As(err, &fe):
-		flags := slices.Clone(fe.Fields)
-		if flags == nil {
-			flags = []string{fe.Field}
-		}
-		for i, f := range flags {
-			switch {
-			case f == "generator":
-				flags[i] = "-rng"
-			case f == "axes":
-				flags[i] = "-set"
-			case strings.ContainsAny(f, "[."): // steps[STEP].FIELD, queue.FIELD
-				flags[i] = "-set " + f
-			default:
-				flags[i] = "-" + FlagOf(f)
-			}
-		}
-		return Usage(fmt.Errorf("%s: %s", strings.Join(flags, " x "), fe.Msg))
-	case errors.As(err, &de):
-		return Usage(fmt.Errorf("-%s: %s", FlagOf("queue."+de.Field), de.Msg))
+	if !errors.As(err, &fe) {
+		return err
 	}
-	return err
+	flags := slices.Clone(fe.Fields)
+	if flags == nil {
+		flags = []string{fe.Field}
+	}
+	msg := fe.Msg
+	settings := map[string]bool{}
+	for _, s := range api.Settings() {
+		settings[s.Name] = true
+	}
+	for i, f := range flags {
+		f = strings.TrimSuffix(f, ".policy") // queue.backoff.policy is -backoff
+		switch inner, inScenario := strings.CutPrefix(f, "scenario."); {
+		case f == "generator":
+			flags[i] = "-rng"
+		case f == "axes":
+			flags[i] = "-set"
+		case slices.Contains(byName, f):
+			flags[i] = "-set " + f
+		case settings[f]:
+			flags[i] = "-" + FlagOf(f)
+		case inScenario && len(flags) == 1:
+			flags[i], msg = "-scenario", inner+": "+msg
+		case strings.ContainsAny(f, "[."): // steps[STEP].FIELD, queue.FIELD
+			flags[i] = "-set " + f
+		default:
+			flags[i] = "-" + FlagOf(f)
+		}
+	}
+	return Usage(fmt.Errorf("%s: %s", strings.Join(flags, " x "), msg))
+}
+
+// UnreadFlags is the library's unread settings (Experiment.Unread, keyed
+// by setting) keyed by the flags that give them, each with why: a setting
+// only the delivery model reads tells how to run that model.
+func UnreadFlags(unread map[string]string) map[string]string {
+	out := make(map[string]string, len(unread))
+	for setting, why := range unread {
+		out[FlagOf(setting)] = ModelHint(why)
+	}
+	return out
+}
+
+// ModelHint is why, the library's reason for refusing a setting, with the
+// flag that runs the delivery model added when the reason is that only
+// that model reads the setting (api.UnreadInJobModel), which the library
+// says without naming a flag.
+func ModelHint(why string) string {
+	if strings.HasPrefix(why, api.UnreadInJobModel) {
+		return why + "; add -model delivery"
+	}
+	return why
+}
+
+// SetError is the command's error for a -set argument the library refused:
+// its field's reason with ModelHint.
+func SetError(err error) error {
+	var fe *api.FieldError
+	if errors.As(err, &fe) {
+		return Usage(fmt.Errorf("-set: %s: %s", fe.Field, ModelHint(fe.Msg)))
+	}
+	return Usage(fmt.Errorf("-set: %w", err))
 }
 
 // FlagOf is the flag that gives the library's setting called name:

@@ -2,6 +2,7 @@ package flagval
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"reflect"
 	"testing"
@@ -51,10 +52,14 @@ func TestLibraryError(t *testing.T) {
 		{&api.FieldError{Field: "replicates", Msg: "bad"}, "-replicates: bad"},
 		{&api.FieldError{Field: "generator", Msg: "bad"}, "-rng: bad"},
 		{&api.FieldError{Field: "p_fail x steps[charge the card].p_fail x axes", Fields: []string{"p_fail", "steps[charge the card].p_fail", "axes"}, Msg: "bad"}, "-p-fail x -set steps[charge the card].p_fail x -set: bad"},
-		{&delivery.FieldError{Field: "backoff.base", Msg: "bad"}, "-backoff-base: bad"},
-		{&delivery.FieldError{Field: "max_deliveries", Msg: "bad"}, "-max-deliveries: bad"},
+		{&api.FieldError{Field: "queue.backoff.base", Msg: "bad"}, "-backoff-base: bad"},
+		{&api.FieldError{Field: "queue.backoff.policy", Msg: "bad"}, "-backoff: bad"},
+		{&api.FieldError{Field: "queue.max_deliveries", Msg: "bad"}, "-max-deliveries: bad"},
+		{&api.FieldError{Field: "queue.lease", Msg: "bad"}, "-set queue.lease: bad"}, // given by name
+		{&api.FieldError{Field: "scenario.steps[2].p_fail", Msg: "bad"}, "-scenario: steps[2].p_fail: bad"},
+		{fmt.Errorf("point 3: %w", &api.FieldError{Field: "jobs", Msg: "bad"}), "-jobs: bad"},
 	} {
-		err := LibraryError(tt.err)
+		err := LibraryError(tt.err, "queue.lease")
 		if _, usage := err.(UsageError); !usage || err.Error() != tt.want {
 			t.Errorf("LibraryError(%v) = %v; want the usage error %s", tt.err, err, tt.want)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -97,7 +98,7 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 	}
 	if sh.Model != nil {
 		if cfg.Scenario, cfg.Delivery, err = FromModel(*sh.Model); err != nil {
-			return Config{}, fmt.Errorf("model.%w", err)
+			return Config{}, schema.Within("model", err)
 		}
 	}
 	if err := cfg.Shard.Check(); err != nil {
@@ -166,7 +167,7 @@ func ModelOf(sc provider.Scenario, q *delivery.Config) *stats.Model {
 }
 
 // FromModel rebuilds the scenario and the delivery model (nil without a
-// queue) of m, refusing, with the field named, what the validators of the
+// queue) of m, refusing, as a *schema.FieldError naming the field, what the validators of the
 // flags and scenario files refuse (provider.Scenario.Validate,
 // delivery.Config.Check).
 func FromModel(m stats.Model) (provider.Scenario, *delivery.Config, error) {
@@ -179,14 +180,14 @@ func FromModel(m stats.Model) (provider.Scenario, *delivery.Config, error) {
 		if st.Keys != "" {
 			k, err := provider.ParseKeyMode(st.Keys)
 			if err != nil {
-				return sc, nil, fmt.Errorf("steps[%d].keys: %w", i, err)
+				return sc, nil, schema.Errorf(fmt.Sprintf("steps[%d].keys", i), "%v", err)
 			}
 			step.Policy.Keys = &k
 		}
 		if b := st.Backoff; b != nil {
 			kind, err := backoff.ParseKind(b.Policy)
 			if err != nil {
-				return sc, nil, fmt.Errorf("steps[%d].backoff.policy: %w", i, err)
+				return sc, nil, schema.Errorf(fmt.Sprintf("steps[%d].backoff.policy", i), "%v", err)
 			}
 			step.Policy.Backoff = &backoff.Policy{Kind: kind, Base: time.Duration(b.BaseNs), Cap: time.Duration(b.CapNs)}
 		}
@@ -209,16 +210,16 @@ func FromModel(m stats.Model) (provider.Scenario, *delivery.Config, error) {
 		Backoff: backoff.Policy{Base: time.Duration(q.BackoffBaseNs), Cap: time.Duration(q.BackoffCapNs)}}
 	var err error
 	if c.Store, err = delivery.ParseStore(q.Store); err != nil {
-		return sc, nil, fmt.Errorf("queue.store: %w", err)
+		return sc, nil, schema.Errorf("queue.store", "%v", err)
 	}
 	if c.CrashAt, err = delivery.ParseCrashPoint(q.CrashAt); err != nil {
-		return sc, nil, fmt.Errorf("queue.crash_at: %w", err)
+		return sc, nil, schema.Errorf("queue.crash_at", "%v", err)
 	}
 	if c.Backoff.Kind, err = backoff.ParseKind(q.Backoff); err != nil {
-		return sc, nil, fmt.Errorf("queue.backoff: %w", err)
+		return sc, nil, schema.Errorf("queue.backoff", "%v", err)
 	}
 	if err := c.Check(); err != nil {
-		return sc, nil, fmt.Errorf("queue.%w", err)
+		return sc, nil, schema.Within("queue", err)
 	}
 	return sc, &c, nil
 }

@@ -1,0 +1,134 @@
+// Package schema is the vocabulary the simulator's models share: the error
+// that names a setting by its field path (steps[charge].p_fail, queue.lease),
+// and the names of an enumeration (a store mode, a backoff policy), which
+// parse, print, marshal as text and say which values are valid.
+//
+// Library errors name settings by these paths, never by a command's flags;
+// the command maps a path to its flag.
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// FieldError is a setting that cannot be run. Field is its path, the name a
+// scenario file gives it: a top-level setting ("jobs", "engine"), a step's
+// field ("steps[charge the card].p_fail", "steps[2].latency") or the
+// queue's ("queue.lease", "queue.backoff.cap"). Fields, when settings are
+// refused together (a sweep's grid too large), names each of them, and
+// Field joins them with " x ": a step's name may itself hold " x ". Use
+// errors.As to find it.
+type FieldError struct {
+	Field  string
+	Fields []string
+	Msg    string
+}
+
+// Error is "FIELD: MSG".
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// Errorf is a *FieldError for field with a formatted message.
+func Errorf(field, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Within is err with its field path put under prefix: a *FieldError for
+// "lease" within "queue" names "queue.lease", one for "[2].p_fail" within
+// "steps" names "steps[2].p_fail". Any other error becomes a *FieldError
+// naming prefix; nil stays nil.
+func Within(prefix string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var fe *FieldError
+	if !errors.As(err, &fe) {
+		return &FieldError{Field: prefix, Msg: err.Error()}
+	}
+	out := *fe
+	out.Field = join(prefix, fe.Field)
+	if fe.Fields != nil {
+		out.Fields = make([]string, len(fe.Fields))
+		for i, f := range fe.Fields {
+			out.Fields[i] = join(prefix, f)
+		}
+		out.Field = strings.Join(out.Fields, " x ")
+	}
+	return &out
+}
+
+// join is the path of field within prefix.
+func join(prefix, field string) string {
+	if prefix == "" || strings.HasPrefix(field, "[") {
+		return prefix + field
+	}
+	return prefix + "." + field
+}
+
+// Enum is the names of an enumeration's values, value 0 first: what
+// scenario files and reports spell them. An enumeration's type keeps one
+// Enum and defines its String, MarshalText and UnmarshalText by it, so that
+// every enumeration parses, prints and refuses alike.
+type Enum[T ~int] struct {
+	// What names the enumeration in errors: "store", "backoff".
+	What  string
+	names []string
+}
+
+// NewEnum is the enumeration called what whose values 0, 1, ... are called
+// names.
+func NewEnum[T ~int](what string, names ...string) Enum[T] {
+	return Enum[T]{What: what, names: names}
+}
+
+// Names are the values' names, in order: a fresh slice.
+func (e Enum[T]) Names() []string { return append([]string(nil), e.names...) }
+
+// Valid reports whether v is one of the values.
+func (e Enum[T]) Valid(v T) bool { return v >= 0 && int(v) < len(e.names) }
+
+// String is v's name, or "WHAT(v)" for a value that is not one.
+func (e Enum[T]) String(v T) string {
+	if !e.Valid(v) {
+		return fmt.Sprintf("%s(%d)", e.What, int(v))
+	}
+	return e.names[v]
+}
+
+// Parse is the value called s; an unknown name is refused with the names
+// allowed.
+func (e Enum[T]) Parse(s string) (T, error) {
+	for i, n := range e.names {
+		if n == s {
+			return T(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown %s %q (want one of %s)", e.What, s, strings.Join(e.names, ", "))
+}
+
+// Check refuses a value that is not one, saying which are.
+func (e Enum[T]) Check(v T) error {
+	if !e.Valid(v) {
+		return fmt.Errorf("%d is not a %s (want one of %s)", int(v), e.What, strings.Join(e.names, ", "))
+	}
+	return nil
+}
+
+// MarshalText is v's name; a value that is not one is refused.
+func (e Enum[T]) MarshalText(v T) ([]byte, error) {
+	if err := e.Check(v); err != nil {
+		return nil, err
+	}
+	return []byte(e.names[v]), nil
+}
+
+// UnmarshalText sets *v to the value called text.
+func (e Enum[T]) UnmarshalText(text []byte, v *T) error {
+	x, err := e.Parse(string(text))
+	if err != nil {
+		return err
+	}
+	*v = x
+	return nil
+}

@@ -1,0 +1,91 @@
+package schema_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/retrysim/retrysim/schema"
+)
+
+type colour int
+
+var colours = schema.NewEnum[colour]("colour", "red", "green", "blue")
+
+func (c colour) String() string                { return colours.String(c) }
+func (c colour) MarshalText() ([]byte, error)  { return colours.MarshalText(c) }
+func (c *colour) UnmarshalText(b []byte) error { return colours.UnmarshalText(b, c) }
+
+// An enumeration parses and prints its names, round-trips through JSON by
+// name, and refuses a value out of range wherever it meets one.
+func TestEnum(t *testing.T) {
+	for i, name := range colours.Names() {
+		c, err := colours.Parse(name)
+		if err != nil || c != colour(i) || c.String() != name || !colours.Valid(c) {
+			t.Errorf("Parse(%q) = %v, %v; want %d, printed %q", name, c, err, i, name)
+		}
+	}
+	if _, err := colours.Parse("mauve"); err == nil || err.Error() != `unknown colour "mauve" (want one of red, green, blue)` {
+		t.Errorf("Parse(mauve) = %v", err)
+	}
+	for _, c := range []colour{-1, 3, 42} {
+		if colours.Valid(c) {
+			t.Errorf("Valid(%d) = true", c)
+		}
+		if got, want := c.String(), fmt.Sprintf("colour(%d)", int(c)); got != want {
+			t.Errorf("String(%d) = %q; want %q", c, got, want)
+		}
+		if err := colours.Check(c); err == nil || err.Error() != fmt.Sprintf("%d is not a colour (want one of red, green, blue)", int(c)) {
+			t.Errorf("Check(%d) = %v", c, err)
+		}
+		if _, err := json.Marshal(c); err == nil {
+			t.Errorf("json.Marshal(%d) succeeded", c)
+		}
+	}
+	b, err := json.Marshal(map[string]colour{"sky": 2})
+	if err != nil || string(b) != `{"sky":"blue"}` {
+		t.Errorf("json.Marshal = %s, %v", b, err)
+	}
+	var back map[string]colour
+	if err := json.Unmarshal(b, &back); err != nil || back["sky"] != 2 {
+		t.Errorf("json.Unmarshal(%s) = %v, %v", b, back, err)
+	}
+	if err := json.Unmarshal([]byte(`"mauve"`), new(colour)); err == nil {
+		t.Error(`json.Unmarshal("mauve") succeeded`)
+	}
+	names := colours.Names()
+	names[0] = "changed"
+	if colours.String(0) != "red" {
+		t.Error("Names returned the enumeration's own slice")
+	}
+}
+
+// Within puts a field path under its parent, through wrapping, and makes
+// any other error the parent's.
+func TestWithin(t *testing.T) {
+	for _, tt := range []struct {
+		prefix string
+		err    error
+		want   string
+	}{
+		{"queue", &schema.FieldError{Field: "lease", Msg: "bad"}, "queue.lease"},
+		{"queue", &schema.FieldError{Field: "backoff.cap", Msg: "bad"}, "queue.backoff.cap"},
+		{"steps", &schema.FieldError{Field: "[2].p_fail", Msg: "bad"}, "steps[2].p_fail"},
+		{"scenario", fmt.Errorf("wrapped: %w", &schema.FieldError{Field: "steps[0].latency", Msg: "bad"}), "scenario.steps[0].latency"},
+		{"scenario", errors.New("bad"), "scenario"},
+	} {
+		var fe *schema.FieldError
+		if err := schema.Within(tt.prefix, tt.err); !errors.As(err, &fe) || fe.Field != tt.want || fe.Msg != "bad" {
+			t.Errorf("Within(%q, %v) = %v; want a FieldError for %s: bad", tt.prefix, tt.err, err, tt.want)
+		}
+	}
+	if schema.Within("queue", nil) != nil {
+		t.Error("Within(queue, nil) is not nil")
+	}
+	joint := &schema.FieldError{Field: "a x b", Fields: []string{"a", "b"}, Msg: "bad"}
+	var fe *schema.FieldError
+	if err := schema.Within("queue", joint); !errors.As(err, &fe) || fe.Field != "queue.a x queue.b" || len(fe.Fields) != 2 || fe.Fields[0] != "queue.a" || fe.Fields[1] != "queue.b" || joint.Fields[0] != "a" {
+		t.Errorf("Within(queue, a x b) = %+v; want each field under queue, the input unchanged", fe)
+	}
+}

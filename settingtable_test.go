@@ -1,0 +1,68 @@
+package retrysim_test
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/strategy"
+)
+
+// A setting is declared once, in the settings table, and what reads
+// settings by name sees a new one with nothing else written: Settings
+// lists it with its help and default, the command declares its flag (and
+// help) from it, the flag's value reaches the queue through Override, -set
+// sweeps it (ParseSet), and Unread refuses it in the job model. The new
+// setting here is the visibility timeout under a second name.
+func TestOneDeclarationPerSetting(t *testing.T) {
+	const name, usage = "queue.redelivery_after", "an unacked message comes back after this `duration`"
+	remove := retrysim.AddQueueSettingForTest(name, usage, func(q *delivery.Config) *time.Duration { return &q.Visibility })
+	defer remove()
+
+	i := slices.IndexFunc(retrysim.Settings(), func(s retrysim.SettingDef) bool { return s.Name == name })
+	if i < 0 {
+		t.Fatalf("Settings() does not list %s", name)
+	}
+	if def := retrysim.Settings()[i]; def.Usage != usage || def.Default != 30*time.Second || !def.Delivery {
+		t.Errorf("Settings()[%s] = %+v; want its usage, the queue's default 30s, read by the delivery model", name, def)
+	}
+
+	fs := flag.NewFlagSet("table", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	flagval.RegisterSettings(fs)
+	if f := fs.Lookup("redelivery-after"); f == nil || f.Usage != usage || f.DefValue != "30s" {
+		t.Fatalf("flag -redelivery-after = %+v; want it declared with its usage, at 30s", f)
+	}
+	var help bytes.Buffer
+	fs.SetOutput(&help)
+	fs.PrintDefaults()
+	if !strings.Contains(help.String(), "-redelivery-after duration\n    \t"+strings.ReplaceAll(usage, "`", "")) {
+		t.Errorf("the flags' help does not describe -redelivery-after:\n%s", help.String())
+	}
+
+	if err := fs.Parse([]string{"-redelivery-after", "45s"}); err != nil {
+		t.Fatal(err)
+	}
+	q := delivery.Defaults()
+	_, got, err := retrysim.Override(retrysim.Signup(), &q, flagval.GivenSettings(fs, true)...)
+	if err != nil || got.Visibility != 45*time.Second {
+		t.Fatalf("-redelivery-after 45s through Override = %+v, %v; want a visibility timeout of 45s", got, err)
+	}
+
+	p, values, err := retrysim.ParseSet(name+"=10s,20s", retrysim.Signup(), &q)
+	if err != nil || p.Name != name || !slices.Equal(values, []float64{10, 20}) {
+		t.Errorf("ParseSet(%s=10s,20s) = %v, %v, %v; want the parameter and 10, 20 seconds", name, p.Name, values, err)
+	}
+
+	e := retrysim.Experiment{Scenario: retrysim.Signup(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 10}
+	if why := e.Unread()[name]; why != retrysim.UnreadInJobModel {
+		t.Errorf("Unread()[%s] in the job model = %q; want %q", name, why, retrysim.UnreadInJobModel)
+	}
+}
