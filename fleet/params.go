@@ -27,7 +27,7 @@ type Param struct {
 func Params() []Param {
 	return []Param{
 		{Name: "shape", Field: func(c *Config) any { return nameField(&c.Load.Kind, ParseShape, ShapeKind.String) },
-			Usage: "the `shape` of the arrival rate over time: constant, spike (-peak in [-from, -to)) or ramp (from -rate at -from up to -peak, at least -rate, midway and down at the same slope, -rate again at -to, floored at 0)"},
+			Usage: "the `shape` of the arrival rate over time: constant, spike (-peak in [-from, -to), brooker-collapse's spike unless they are given) or ramp (from -rate at -from up to -peak, at least -rate, midway and down at the same slope, -rate again at -to, floored at 0)"},
 		{Name: "rate", Field: func(c *Config) any { return &c.Load.Rate }, Lo: 0, Hi: MaxRate,
 			Usage: "the base arrival `rate`, requests a second (Poisson)"},
 		{Name: "peak", Field: func(c *Config) any { return &c.Load.Peak }, Lo: 0, Hi: MaxRate,

@@ -723,3 +723,34 @@ func TestFleetRecoveryNotJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetSpikeDefaults is issue 23 item 7: -shape spike without -from and
+// -to failed ("-to: 0 s is not after -from 0 s") and -help showed no
+// default for them. Now they default to brooker-collapse's spike window,
+// 20 s to 25 s, -help says so, and a window that starts after the run ends
+// is refused by name.
+func TestFleetSpikeDefaults(t *testing.T) {
+	out, errOut, code := retrysim(t, "fleet", "-shape", "spike", "-duration", "30s", "-replicates", "2", "-format", "json")
+	var got struct {
+		Rows []struct {
+			Params map[string]any `json:"params"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Rows) != 1 {
+		t.Fatalf("-shape spike: exit %d, %v: %s", code, err, errOut)
+	}
+	if p := got.Rows[0].Params; p["from"] != "20s" || p["to"] != "25s" || p["peak"] != 80.0 {
+		t.Errorf("-shape spike: params from %v, to %v, peak %v; want 20s, 25s, 80", p["from"], p["to"], p["peak"])
+	}
+	help, _, _ := retrysim(t, "fleet", "-help")
+	for _, want := range []string{"at this time (default 20s)", "recovery is measured from it (default 25s)"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("fleet -help does not say %q", want)
+		}
+	}
+	_, errOut, code = retrysim(t, "fleet", "-shape", "ramp", "-duration", "10s")
+	const want = "retrysim: -from: 20 s is not before the run's end (-duration 10 s): the ramp would never start\n"
+	if code != 2 || !strings.HasSuffix(errOut, want) {
+		t.Errorf("-shape ramp -duration 10s: exit %d, stderr %q; want 2 and %q", code, errOut, want)
+	}
+}
