@@ -4,7 +4,6 @@ import (
 	"encoding"
 	"flag"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/provider"
 )
 
@@ -81,7 +81,7 @@ func (v durationVar) String() string {
 	if v.p == nil {
 		return ""
 	}
-	return v.p.String()
+	return human.Duration(*v.p)
 }
 
 func (v durationVar) Set(s string) error {
@@ -103,7 +103,7 @@ func (v secondsVar) String() string {
 	if v.p == nil {
 		return ""
 	}
-	return time.Duration(math.Round(*v.p * float64(time.Second))).String()
+	return human.Seconds(*v.p)
 }
 
 func (v secondsVar) Set(s string) error {

@@ -361,6 +361,10 @@ func text(v any) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case stats.Wide:
 		return x.String()
+	case durationValue:
+		return x.goText()
+	case windowValue:
+		return x.goText()
 	case nil:
 		return ""
 	}
