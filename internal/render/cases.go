@@ -20,8 +20,8 @@ func writeCasesTable(w io.Writer, c stats.Cases, markdown bool) error {
 	t := tablewriter.NewTable(w, opts...)
 	t.Header([]string{"Case", "Store", "Charges per job", "Lost work", "Deliveries per job", "What it means"})
 	for _, r := range c.Rows {
-		if err := t.Append([]string{r.Case, r.Store, toFixed(r.ChargesPerJob(), 3), group(r.LostWork),
-			toFixed(float64(r.Deliveries)/float64(r.Jobs), 3), r.Meaning}); err != nil {
+		if err := t.Append([]string{r.Case, r.Store, perJob.text(r.ChargesPerJob()), group(r.LostWork),
+			perJob.text(float64(r.Deliveries) / float64(r.Jobs)), r.Meaning}); err != nil {
 			return err
 		}
 	}

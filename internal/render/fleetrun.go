@@ -77,7 +77,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	}
 	reps := replicatesText(run.Replicates)
 	if run.Replicates > 1 {
-		reps += " (95% intervals over them)"
+		reps += " ([lo, hi]: 95% intervals over them)"
 	}
 	rep := FleetReport{
 		Title:      fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, reps, run.Seed, what),

@@ -47,7 +47,7 @@ func TestFleetOutputs(t *testing.T) {
 		title                 string
 		seriesRows, plotBytes bool
 	}{
-		{fleet.Preset{Name: "one run"}, "retrysim fleet: one run, 3s, 2 replicates (95% intervals over them), seed 7; " +
+		{fleet.Preset{Name: "one run"}, "retrysim fleet: one run, 3s, 2 replicates ([lo, hi]: 95% intervals over them), seed 7; " +
 			"shape constant, rate 5; server independent, base 100ms, p-fail 0.1; net 10ms; " +
 			"clients 1, timeout 1s, attempts 2, backoff none, keys none; policy unlimited; hedges 0", true, true},
 		{fleet.Preset{Name: "t", Totals: true}, "retrysim fleet: t, 3s, 2 replicates (counts summed over them), seed 7", false, true},

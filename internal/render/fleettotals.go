@@ -123,8 +123,8 @@ func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients,
 		}
 		j := lead + 2*slices.Index(policies, r.Run)
 		if r.Requests > 0 {
-			cells[j] = percentOf(r.Succeeded, r.Requests)
-			cells[j+1] = strconv.FormatFloat(float64(r.Calls)/float64(r.Requests), 'f', 4, 64)
+			cells[j] = totalsShare.text(float64(r.Succeeded) / float64(r.Requests))
+			cells[j+1] = totalsCalls.text(float64(r.Calls) / float64(r.Requests))
 		}
 	}
 	if err := flush(); err != nil {

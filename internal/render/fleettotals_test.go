@@ -58,12 +58,14 @@ func TestWriteFleetTotals(t *testing.T) {
 }
 
 // TestTotalsHTML: the page pivots the totals as the text table does, each
-// figure followed by half the 95% Student t interval over the replicates,
-// worked out here by hand: replicate shares 0.9 and 0.8 have mean 0.85 and
-// standard error sqrt(0.005/2) = 0.05, t(0.975, 1 df) = 12.7062, so the half
-// width is 63.53 percentage points, shown as ±64 (two significant digits);
-// calls 1.1 and 1.3 a request have the same standard error over 1, 0.1, so
-// ±1.3. The data attributes are the json row's counts' ratio, exactly.
+// figure followed by the 95% Student t interval over the replicates [lo,
+// hi], worked out here by hand: replicate shares 0.9 and 0.8 have mean 0.85
+// and standard error sqrt(0.005/2) = 0.05, t(0.975, 1 df) = 12.706205, so
+// the half width is 0.635310, the interval [21.46898%, 148.53%], cut at 100%
+// and rounded outwards to the column's 3 decimals: [21.468, 100.000]; calls
+// 1.1 and 1.3 a request have the same standard error over 1, 0.1, so
+// [-0.07062, 2.47062], cut at 0: [0.0000, 2.4707]. The data attributes are
+// the json row's counts' ratio, exactly.
 func TestTotalsHTML(t *testing.T) {
 	rep := func(req, succ, calls int64) fleet.Replicate {
 		var r fleet.Replicate
@@ -97,9 +99,9 @@ func TestTotalsHTML(t *testing.T) {
 		text  string
 	}
 	want := []cell{
-		{0, "succeeded/requests", 0.85, "85.000% ±64"}, {1, "succeeded/requests", 1, "100.000%"},
+		{0, "succeeded/requests", 0.85, "85.000% [21.468, 100.000]"}, {1, "succeeded/requests", 1, "100.000%"},
 		{2, "succeeded/requests", 0.5, "50.000%"},
-		{0, "calls/requests", 1.2, "1.2000 ±1.3"}, {1, "calls/requests", 1, "1.0000"}, {2, "calls/requests", 1, "1.0000"},
+		{0, "calls/requests", 1.2, "1.2000 [0.0000, 2.4707]"}, {1, "calls/requests", 1, "1.0000"}, {2, "calls/requests", 1, "1.0000"},
 	}
 	if len(p.cells) != len(want) {
 		t.Fatalf("%d numeric cells; want %d", len(p.cells), len(want))

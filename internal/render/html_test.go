@@ -108,7 +108,7 @@ func selfContained(t *testing.T, p parsedPage) {
 
 // shown is the first number a cell shows, divided by 100 when it is a percent.
 func shown(t *testing.T, text string) float64 {
-	f := strings.Fields(strings.ReplaceAll(text, "%", " % "))
+	f := strings.Fields(strings.ReplaceAll(strings.ReplaceAll(text, "%", " % "), ",", ""))
 	v, err := strconv.ParseFloat(f[0], 64)
 	if err != nil {
 		t.Fatalf("cell %q: %v", text, err)

@@ -64,7 +64,7 @@ func writeRaceTable(w io.Writer, title string, rows []stats.RaceRow, markdown bo
 	for _, r := range rows {
 		codes := fmt.Sprint(r.RefusedCodes)
 		cells := []string{r.Mode, group(r.Races), group(r.DoubleCharged), group(r.Lost), group(r.BusyRetries),
-			group(r.Refused) + " " + codes, group(r.Crashes), fmt.Sprintf("%.2f s", r.WallSeconds)}
+			group(r.Refused) + " " + codes, group(r.Crashes), wallSeconds.text(r.WallSeconds)}
 		if compare {
 			agree := "no"
 			if r.Agree() {

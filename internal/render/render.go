@@ -16,6 +16,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -40,16 +41,13 @@ func header(r stats.Report) []string {
 	return h
 }
 
-// seconds formats a duration in seconds for people: 0.1 s, 2.35 s, and
-// "> 5011872 s" past the histogram's range.
+// seconds formats a duration in seconds for people: 0.1000 s, 2.350 s, and
+// "> 5,011,872 s" past the histogram's range.
 func seconds(x float64) string {
-	switch {
-	case x != x: // NaN: nothing counted
-		return "-"
-	case math.IsInf(x, 1):
-		return "> " + sig(stats.Top()) + " s"
+	if math.IsInf(x, 1) {
+		return "> " + timeSeconds.text(stats.Top())
 	}
-	return sig(x) + " s"
+	return timeSeconds.text(x) // "-" for NaN: nothing counted
 }
 
 // quantileField is a completion quantile for csv and json: the number of
@@ -69,7 +67,7 @@ func quantileField(x float64) any {
 func deliveryCells(row stats.Row) []string {
 	c := row.Counters
 	return []string{
-		toFixed(float64(c.Deliveries)/float64(c.Jobs), 3),
+		perJob.text(float64(c.Deliveries) / float64(c.Jobs)),
 		group(c.LostWork),
 		quantiles(&c.Completion),
 		quantiles(&c.FailedCompletion),
@@ -79,15 +77,6 @@ func deliveryCells(row stats.Row) []string {
 // quantiles formats a histogram's p50, p95 and p99 for people.
 func quantiles(h *stats.Histogram) string {
 	return seconds(h.Quantile(0.5)) + " / " + seconds(h.Quantile(0.95)) + " / " + seconds(h.Quantile(0.99))
-}
-
-// count formats an expected or interval count of jobs or side effects, "-"
-// for none (NaN: a row of no jobs).
-func count(x float64) string {
-	if math.IsNaN(x) {
-		return "-"
-	}
-	return group(int64(math.Round(x)))
 }
 
 // cells are one row formatted for people, as the article prints them, with
@@ -112,15 +101,35 @@ func cells(row stats.Row, ci bool, watched []stats.Watch) []string {
 	for i, m := range stats.Metrics() {
 		e[i] = m.Estimate(row)
 	}
-	cells[1] += fmt.Sprintf(" [%s, %s]", toFixed(100*e[0].Lo, 3), toFixed(100*e[0].Hi, 3))
-	cells[2] += fmt.Sprintf(" [%s, %s]", count(e[1].Lo*n), count(e[1].Hi*n))
-	cells[3] += fmt.Sprintf(" [%s, %s]", toFixed(e[2].Lo, 3), toFixed(e[2].Hi, 3))
-	cells[4] += fmt.Sprintf(" [%s, %s]", count(e[3].Lo*n), count(e[3].Hi*n))
+	cells[1] += bounds(jobShare, e[0].Lo, e[0].Hi)
+	cells[2] += bounds(wholeCount, e[1].Lo*n, e[1].Hi*n)
+	cells[3] += bounds(callsPerJob, e[2].Lo, e[2].Hi)
+	cells[4] += bounds(wholeCount, e[3].Lo*n, e[3].Hi*n)
 	for k, w := range watched {
 		d := c.WatchedRate(k, w)
-		cells[5+k] += fmt.Sprintf(" [%s, %s]", count(d.Lo*n), count(d.Hi*n))
+		cells[5+k] += bounds(wholeCount, d.Lo*n, d.Hi*n)
 	}
 	return cells
+}
+
+// bounds is an interval's " [lo, hi]" in the column's style, always shown
+// (a -ci interval of no width says so).
+func bounds(s numberStyle, lo, hi float64) string {
+	l, h := s.bounds(lo, hi)
+	return " [" + l + ", " + h + "]"
+}
+
+// metricStyle is the table's style of the i-th of stats.Metrics' closed
+// forms and spreads: succeeded in percent, calls per job per job, the rest
+// counts over the row's jobs (perJobs: the rate times the jobs).
+func metricStyle(i int) (s numberStyle, perJobs bool) {
+	switch i {
+	case 0:
+		return jobShare, false
+	case 2:
+		return callsPerJob, false
+	}
+	return expectedCount, true
 }
 
 // expectedCells are the closed forms under a row, each with its z-score;
@@ -131,21 +140,15 @@ func expectedCells(row stats.Row, watched []stats.Watch) []string {
 	cells := []string{"  expected (z)"}
 	for i, m := range stats.Metrics() {
 		x := m.Expected(*row.Expected)
-		var s string
-		switch i {
-		case 0:
-			s = toFixed(100*x, 3) + "%"
-		case 2:
-			s = toFixed(x, 2)
-		default:
-			s = strconv.FormatFloat(x*n, 'f', 1, 64)
+		s, scaled := metricStyle(i)
+		if scaled {
+			x *= n
 		}
-		cells = append(cells, s+" ("+zText(m, c, *row.Expected)+")")
+		cells = append(cells, s.text(x)+" ("+zText(m, c, *row.Expected)+")")
 	}
 	for k, w := range watched[min(1, len(watched)):] {
 		m, e := watchedMetric(row, k+1, w)
-		x := m.Expected(e)
-		cells = append(cells, strconv.FormatFloat(x*n, 'f', 1, 64)+" ("+zText(m, c, e)+")")
+		cells = append(cells, expectedCount.text(m.Expected(e)*n)+" ("+zText(m, c, e)+")")
 	}
 	return cells
 }
@@ -172,23 +175,21 @@ func zText(m stats.Metric, c stats.Counters, e stats.Expected) string {
 	if !ok {
 		return "z n/a"
 	}
-	return "z " + strconv.FormatFloat(zs, 'f', 2, 64)
+	return "z " + zScore.text(zs)
 }
 
-// spreadCells are the replicates' mean ± standard deviation under a row.
+// spreadCells are, under a row, the replicates' mean of each metric with
+// the mean's 95% Student t interval, counts per replicate.
 func spreadCells(row stats.Row) []string {
 	n := float64(row.Jobs) / float64(len(row.Replicates))
-	cells := []string{fmt.Sprintf("  mean ± sd of %d", len(row.Replicates))}
+	cells := []string{"  mean of " + human.Count(int64(len(row.Replicates)), "replicate") + " [95% t interval]"}
 	for i, m := range stats.Metrics() {
 		s := m.SpreadOf(row.Replicates)
-		switch i {
-		case 0:
-			cells = append(cells, fmt.Sprintf("%s%% ± %s", toFixed(100*s.Mean, 3), toFixed(100*s.SD, 3)))
-		case 2:
-			cells = append(cells, fmt.Sprintf("%s ± %s", toFixed(s.Mean, 2), toFixed(s.SD, 2)))
-		default:
-			cells = append(cells, fmt.Sprintf("%s ± %s", strconv.FormatFloat(s.Mean*n, 'f', 1, 64), strconv.FormatFloat(s.SD*n, 'f', 1, 64)))
+		style, scaled := metricStyle(i)
+		if scaled {
+			s.Mean, s.Lo, s.Hi = s.Mean*n, s.Lo*n, s.Hi*n
 		}
+		cells = append(cells, style.text(s.Mean)+bounds(style, s.Lo, s.Hi))
 	}
 	return cells
 }
@@ -196,6 +197,9 @@ func spreadCells(row stats.Row) []string {
 func writeTable(w io.Writer, r stats.Report, markdown bool) error {
 	opts := tableOptions(markdown, numberColumns(max(10, len(header(r))), 1))
 	title := reportTitle(r.Params)
+	if r.ShowCI {
+		title += "; [lo, hi]: 95% intervals"
+	}
 	title = tableTitle(title, markdown)
 	if _, err := fmt.Fprintln(w, title); err != nil {
 		return err

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
@@ -111,15 +110,10 @@ func writeSweepJSON(w io.Writer, s stats.Sweep) error {
 	return b.Flush()
 }
 
-// sig formats x with 4 significant digits, in plain decimals (0.000002532,
-// not 2.532e-06), so a column of rates reads at a glance.
-func sig(x float64) string {
-	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	decimals := max(0, 3-int(math.Floor(math.Log10(math.Abs(x)))))
-	return strconv.FormatFloat(x, 'f', decimals, 64)
-}
+// sig formats x as sweepValue does, 4 significant digits in plain decimals
+// (0.000002532, not 2.532e-06) with thousands separators, so a column of
+// rates reads at a glance; "-" for NaN.
+func sig(x float64) string { return sweepValue.number(x) }
 
 // metricText formats an estimate of m for a pivot cell: shares as
 // percentages, means as they are, each with its interval.
