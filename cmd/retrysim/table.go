@@ -59,7 +59,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&attempts, "attempts", "calls a retry allows, the first included (`n` from 1 to 1000)")
 	fs.BoolVar(&ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	fs.Var(&replicates, "replicates", "run `r` independent seeds derived from -seed (1 to 10000) and show each column's mean and standard deviation")
+	fs.Var(&replicates, "replicates", "run `r` independent seeds derived from -seed (1 to 10000) and show, under each row, each column's mean over them with the mean's 95% Student t interval")
 	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
 	preset := flagval.Choice{Valid: func(s string) error { _, err := api.LookupPreset(s); return err }}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")

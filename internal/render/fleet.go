@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/human"
 )
 
 // FleetReport is what `retrysim fleet` prints: a row a run and each run's
@@ -231,7 +232,7 @@ func fleetCells(s fleet.Summary) []string {
 	recovered, rec := recoveryJudged(s), "-"
 	if recovered == "yes" {
 		sh := s.RecoveredShare
-		recovered = fmt.Sprintf("%d of %d [%s%%, %s%%]", sh.K, sh.N, percentDown(sh.Lo), percentUp(sh.Hi))
+		recovered = fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(int64(sh.K)), human.Group(int64(sh.N)), percentDown(sh.Lo), percentUp(sh.Hi))
 		rec = estimateText(s.Recovery, recoverySeconds)
 	}
 	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(s.P50.Value), timeSeconds.number(s.P95.Value), timeSeconds.number(s.P99.Value))

@@ -14,7 +14,7 @@ import (
 func TestWriteFleetTotals(t *testing.T) {
 	rows := []fleet.Totals{
 		{Run: "no_retries", Clients: 100, FailureRate: 0.1, Requests: 1000, Succeeded: 900, Calls: 1000},
-		{Run: "three_retries", Clients: 100, FailureRate: 0.1, Requests: 1000, Succeeded: 1000, Calls: 1111},
+		{Run: "4_tries", Clients: 100, FailureRate: 0.1, Requests: 1000, Succeeded: 1000, Calls: 1111},
 		{Run: "no_retries", Clients: 100, FailureRate: 0.5, Requests: 8, Succeeded: 4, Calls: 8},
 	}
 	for _, tc := range []struct {
@@ -22,15 +22,15 @@ func TestWriteFleetTotals(t *testing.T) {
 		byClients bool
 		want      string
 	}{
-		{"csv", false, "failure_rate,policy,requests,succeeded,calls,replicates,seed\n0.1,no_retries,1000,900,1000,2,7\n0.1,three_retries,1000,1000,1111,2,7\n0.5,no_retries,8,4,8,2,7\n"},
-		{"csv", true, "clients,failure_rate,policy,requests,succeeded,calls,replicates,seed\n100,0.1,no_retries,1000,900,1000,2,7\n100,0.1,three_retries,1000,1000,1111,2,7\n100,0.5,no_retries,8,4,8,2,7\n"},
+		{"csv", false, "failure_rate,policy,requests,succeeded,calls,replicates,seed\n0.1,no_retries,1000,900,1000,2,7\n0.1,4_tries,1000,1000,1111,2,7\n0.5,no_retries,8,4,8,2,7\n"},
+		{"csv", true, "clients,failure_rate,policy,requests,succeeded,calls,replicates,seed\n100,0.1,no_retries,1000,900,1000,2,7\n100,0.1,4_tries,1000,1000,1111,2,7\n100,0.5,no_retries,8,4,8,2,7\n"},
 		{"json", false, `{"title":"T","replicates":2,"seed":7,"rows":[` +
 			`{"failure_rate":0.1,"policy":"no_retries","requests":1000,"succeeded":900,"calls":1000},` +
-			`{"failure_rate":0.1,"policy":"three_retries","requests":1000,"succeeded":1000,"calls":1111},` +
+			`{"failure_rate":0.1,"policy":"4_tries","requests":1000,"succeeded":1000,"calls":1111},` +
 			`{"failure_rate":0.5,"policy":"no_retries","requests":8,"succeeded":4,"calls":8}]}`},
 		{"markdown", false, `**T**
 
-| Failure rate | no_retries succeeded | no_retries calls a request | three_retries succeeded | three_retries calls a request |
+| Failure rate | no_retries succeeded | no_retries calls a request | 4_tries succeeded | 4_tries calls a request |
 |-------------:|---------------------:|---------------------------:|------------------------:|------------------------------:|
 |          0.1 |              90.000% |                     1.0000 |                100.000% |                        1.1110 |
 |          0.5 |              50.000% |                     1.0000 |                       - |                             - |
@@ -79,7 +79,7 @@ func TestTotalsHTML(t *testing.T) {
 	}
 	res := []fleet.Result{
 		{Config: cfg("no_retries", 0.1), Replicates: []fleet.Replicate{rep(100, 90, 110), rep(100, 80, 130)}},
-		{Config: cfg("three_tries", 0.1), Replicates: []fleet.Replicate{rep(100, 100, 100), rep(100, 100, 100)}},
+		{Config: cfg("3_tries", 0.1), Replicates: []fleet.Replicate{rep(100, 100, 100), rep(100, 100, 100)}},
 		{Config: cfg("no_retries", 0.5), Replicates: []fleet.Replicate{rep(4, 2, 4), rep(4, 2, 4)}},
 	}
 	r := TotalsReport{Title: "retrysim fleet: test", Params: []string{"model: test"}, Results: res, PlotTitle: "test"}
@@ -114,7 +114,7 @@ func TestTotalsHTML(t *testing.T) {
 	if n := strings.Count(p.text, "How to read it."); n != 2 || !strings.Contains(p.text, "model: test") || p.elements["svg"] != 1 {
 		t.Errorf("%d how to read it, %d svg; want 2 and 1, and the parameters, in %q", n, p.elements["svg"], p.text)
 	}
-	if !strings.Contains(p.text, "-") { // three_tries ran at 0.1 only
+	if !strings.Contains(p.text, "-") { // 3_tries ran at 0.1 only
 		t.Error("no - for the policy that did not run at 0.5")
 	}
 }
