@@ -100,18 +100,24 @@ func reportTitle(p stats.Params) string {
 			jobs, steps, from, upTo, p.RNG, p.Seed)
 	}
 	if p.Engine == "skip" {
-		t += ", skip engine"
+		t += ", " + engineTerm(p.Engine)
 	}
 	if p.Replicates > 1 {
 		t += fmt.Sprintf("; %d replicates, counts pooled", p.Replicates)
 	}
 	if d := p.Delivery; d != nil {
-		t += human.Durations(fmt.Sprintf("\ndelivery model; queue: store %s, key TTL %s, lease %s, visibility timeout %s, up to %s; repeated requests %s%% (delay %s); crashes %s%% at %s; calls take %s; backoff %s",
+		t += human.Durations(fmt.Sprintf("\n"+deliveryModelTerm+"; queue: store %s, key TTL %s, lease %s, visibility timeout %s, up to %s; repeated requests %s%% (delay %s); crashes %s%% at %s; calls take %s; backoff %s",
 			d.Store, d.TTL, d.Lease, d.Visibility, human.Count(int64(d.MaxDeliveries), "delivery"), shortFloat(100*d.Repeat), d.RepeatDelay,
 			shortFloat(100*d.Crash), d.CrashAt, d.Latency, d.Backoff))
 	}
 	return t
 }
+
+// deliveryModelTerm opens the delivery model's line of a title.
+const deliveryModelTerm = "delivery model"
+
+// engineTerm names the engine e ("skip" or "plain") in titles.
+func engineTerm(e string) string { return e + " engine" }
 
 // keyModeWords say what a step's own key mode sends, as the strategies'
 // labels say it.

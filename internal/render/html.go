@@ -357,7 +357,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 	}
 	p.tables = []pageTable{t}
 	if r.Delivery != nil {
-		by := pageTable{heading: "Side effects repeated, by step",
+		by := pageTable{heading: byStepHeading,
 			howTo: "A row is one step of the job, a column one strategy: how many times that step's side effect " +
 				"happened again, over every job. The steps' sum is the strategies' table's steps done again.",
 			header: []string{"Step"}}
@@ -409,7 +409,7 @@ func writeCasesHTML(w io.Writer, c stats.Cases) error {
 		heading: "The cases",
 		howTo: "A row is one case of the preset. Charges per job above 1 means some jobs charged twice; lost work counts " +
 			"jobs whose work was lost; deliveries per job counts how often the queue handed each job out.",
-		header: []string{"Case", "Store", "Charges per job", "Lost work", "Deliveries per job", "What it means"},
+		header: casesHeader,
 	}
 	for i, r := range c.Rows {
 		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(r.Case), prose(r.Store),

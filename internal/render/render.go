@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -137,7 +138,7 @@ func metricStyle(i int) (s numberStyle, perJobs bool) {
 func expectedCells(row stats.Row, watched []stats.Watch) []string {
 	c := row.Counters
 	n := float64(c.Jobs)
-	cells := []string{"  expected (z)"}
+	cells := []string{"  " + expectedRowLabel}
 	for i, m := range stats.Metrics() {
 		x := m.Expected(*row.Expected)
 		s, scaled := metricStyle(i)
@@ -182,7 +183,8 @@ func zText(m stats.Metric, c stats.Counters, e stats.Expected) string {
 // the mean's 95% Student t interval, counts per replicate.
 func spreadCells(row stats.Row) []string {
 	n := float64(row.Jobs) / float64(len(row.Replicates))
-	cells := []string{"  mean of " + human.Count(int64(len(row.Replicates)), "replicate") + " [95% t interval]"}
+	label := strings.Replace(spreadRowLabel, "n replicates", human.Count(int64(len(row.Replicates)), "replicate"), 1)
+	cells := []string{"  " + label + " [95% t interval]"}
 	for i, m := range stats.Metrics() {
 		s := m.SpreadOf(row.Replicates)
 		style, scaled := metricStyle(i)
@@ -236,10 +238,20 @@ func writeTable(w io.Writer, r stats.Report, markdown bool) error {
 	return nil
 }
 
+// byStepHeading heads the delivery model's second table.
+const byStepHeading = "Side effects repeated, by step"
+
+// The labels of the rows under a strategy's: its closed forms, and its
+// replicates' means (n written as their count).
+const (
+	expectedRowLabel = "expected (z)"
+	spreadRowLabel   = "mean of n replicates"
+)
+
 // writeByStep is the delivery model's second table: the side effects each
 // step repeated, one column a strategy.
 func writeByStep(w io.Writer, r stats.Report, markdown bool) error {
-	header := []string{"Side effects repeated, by step"}
+	header := []string{byStepHeading}
 	align := []tw.Align{tw.AlignLeft}
 	for _, row := range r.Rows {
 		header = append(header, row.ID)

@@ -18,7 +18,7 @@ import (
 // sweepRun names what drew the numbers, for titles: the generator, the seed and
 // the engine (skip and plain agree in distribution, not draw for draw).
 func sweepRun(s stats.Sweep) string {
-	return fmt.Sprintf("%s, seed %d, %s engine", s.RNG, s.Seed, s.Engine)
+	return fmt.Sprintf("%s, seed %d, %s", s.RNG, s.Seed, engineTerm(s.Engine))
 }
 
 // sweepFields are a row's grid point, then the row's own fields (jobs among
