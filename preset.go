@@ -100,8 +100,8 @@ func sqliteCheck(ctx context.Context, r PresetRun) (stats.Cases, error) {
 	if err != nil {
 		return stats.Cases{}, err
 	}
-	out := stats.Cases{Title: fmt.Sprintf("The SQLite idempotency check, forced: %s jobs a case, one step (a charge), up to %d attempts; %s, seed %d",
-		human.Group(r.Jobs), r.Attempts, cfgs[0].Generator.Name, r.Seed)}
+	out := stats.Cases{Title: fmt.Sprintf("The SQLite idempotency check, forced: %s a case, one step (a charge), up to %s; %s, seed %d",
+		human.Count(r.Jobs, "job"), human.Count(int64(r.Attempts), "attempt"), cfgs[0].Generator.Name, r.Seed)}
 	fix := stats.CaseRow{Case: "the lease fix, in every case above", Store: "lease",
 		Meaning: "status, release, takeover, done committed with the work, keys kept past the retries"}
 	for i, k := range cases {

@@ -10,8 +10,8 @@ import (
 
 // raceTitle is the title of a race run with base's settings: the workers,
 // jobs, deliveries, rounds and lease, and, when set, the crashes, the waves
-// and where the databases are kept.
-func raceTitle(base race.Config) string {
+// and where the databases are kept; with compare, what its brackets are.
+func raceTitle(base race.Config, compare bool) string {
 	title := fmt.Sprintf("The SQLite check, for real: %s, %s x %s, %s; lease %s",
 		human.Count(int64(base.Procs), "worker process"), human.Count(int64(base.Jobs), "job"),
 		human.Count(int64(base.Deliveries), "delivery"), human.Count(int64(base.Rounds), "round"), human.Duration(base.Lease))
@@ -23,6 +23,9 @@ func raceTitle(base race.Config) string {
 	}
 	if base.Keep {
 		title += "; databases kept in " + base.Dir
+	}
+	if compare {
+		title += "; [lo, hi]: 95% intervals"
 	}
 	return title
 }
