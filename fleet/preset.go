@@ -398,7 +398,7 @@ var jobRetries = Preset{
 	Name:  "job-retries",
 	About: "Runs sidekiq and river, printed as brooker-collapse's;",
 	Source: "Sidekiq 8's job retry (v8.1.7, lib/sidekiq/job_retry.rb: 25 retries, retry c from 0 waits c^4 + 15 + rand(10 x (c + 1)) s) and " +
-		"River's (v0.43.0, DefaultClientRetryPolicy: n^4 s ±10% after the n-th error, MaxAttempts 25): 10 jobs a second for 1200 s calling a service " +
+		"River's (v0.43.0, DefaultClientRetryPolicy: n^4 s x random(0.9, 1.1) after the n-th error, MaxAttempts 25): 10 jobs a second for 1200 s calling a service " +
 		"of 0.1 s that fails 1% of calls and is down from 300 s to 600 s",
 	Duration:   1200,
 	Replicates: 5,
