@@ -11,12 +11,8 @@ import (
 // standard deviation with -replicates and half a 95% interval in fleet):
 // every interval is [lo, hi], and the output says what it is.
 func TestPeopleStyle(t *testing.T) {
-	for _, cmd := range []string{"", "fleet", "sweep"} {
-		args := []string{"-help"}
-		if cmd != "" {
-			args = []string{cmd, "-help"}
-		}
-		out, _, _ := retrysim(t, args...)
+	for cmd := range commands {
+		out, _, _ := retrysim(t, cmd, "-help")
 		if strings.Contains(out, "0m0s") {
 			t.Errorf("retrysim %s -help writes a duration with zero units (0m0s)", cmd)
 		}
