@@ -169,7 +169,7 @@ var settingTable = []setting{
 	// file's: 1 to provider.MaxAttempts.
 	{"attempts", stepOnly(stepField(&sweep.Spec{Kind: sweep.Whole, Min: 1, Max: provider.MaxAttempts}, func(st *provider.Step) *int { return &st.Policy.Attempts }))},
 	{"queue.backoff", doc(queueField(nil, func(q *delivery.Config) *backoff.Kind { return &q.Backoff.Kind }),
-		"the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter, decorrelated, grpc (min(cap, base x 2^n) x random(0.8, 1.2) for retry n from 0, gRPC's A6 since 2024), or a job queue's schedule: sidekiq (c^4 + 15 + rand(10 x (c + 1)) s for retry c from 0, Sidekiq 8) or river (n^4 s ±10% after the n-th error)")},
+		"the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter, decorrelated, grpc (min(cap, base x 2^n) x random(0.8, 1.2) for retry n from 0, gRPC's A6 since 2024), or a job queue's schedule: sidekiq (c^4 + 15 + rand(10 x (c + 1)) s for retry c from 0, Sidekiq 8) or river (n^4 s x random(0.9, 1.1) after the n-th error)")},
 	{"queue.backoff.base", doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Backoff.Base }),
 		"the backoff's base `duration`")},
 	{"queue.backoff.cap", doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Backoff.Cap }),

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
@@ -100,8 +100,8 @@ func sqliteCheck(ctx context.Context, r PresetRun) (stats.Cases, error) {
 	if err != nil {
 		return stats.Cases{}, err
 	}
-	out := stats.Cases{Title: fmt.Sprintf("The SQLite idempotency check, forced: %s jobs a case, one step (a charge), up to %d attempts; %s, seed %d",
-		thousands(r.Jobs), r.Attempts, cfgs[0].Generator.Name, r.Seed)}
+	out := stats.Cases{Title: fmt.Sprintf("The SQLite idempotency check, forced: %s a case, one step (a charge), up to %s; %s, seed %d",
+		human.Count(r.Jobs, "job"), human.Count(int64(r.Attempts), "attempt"), cfgs[0].Generator.Name, r.Seed)}
 	fix := stats.CaseRow{Case: "the lease fix, in every case above", Store: "lease",
 		Meaning: "status, release, takeover, done committed with the work, keys kept past the retries"}
 	for i, k := range cases {
@@ -110,14 +110,4 @@ func sqliteCheck(ctx context.Context, r PresetRun) (stats.Cases, error) {
 	}
 	out.Rows = append(out.Rows, fix)
 	return out, nil
-}
-
-// thousands writes n with a comma between groups of three digits, as the
-// tables do (render.Group), without making the API import the renderers.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

@@ -33,7 +33,7 @@ const (
 	Sidekiq
 	// River is River's DefaultClientRetryPolicy (v0.43.0, retry_policy.go and
 	// internal/retrypolicy): the retry after the n-th error waits n^4
-	// seconds, jittered by ±10%.
+	// seconds times a random factor in [0.9, 1.1).
 	River
 	// GRPC is gRPC's retry backoff (proposal A6 as amended in 2024 by
 	// grpc/proposal#452; grpc-go from v1.69.0, stream.go): retry n (0 for

@@ -52,7 +52,7 @@ func TestDelay(t *testing.T) {
 		{GRPC, 2, 0, 0.75, 440 * ms},  // 400 ms x 1.1
 		{GRPC, 5, 0, 1, 2400 * ms},    // 3.2 s capped at 2 s, x 1.2: above the cap
 		{GRPC, 9, 0, 0.25, 1800 * ms}, // 2 s x 0.9
-		// River: n^4 s ±10%, n = attempt + 1.
+		// River: n^4 s x random(0.9, 1.1), n = attempt + 1.
 		{River, 0, 0, 0.5, time.Second},
 		{River, 2, 0, 0, 72900 * ms},        // 81 x 0.9
 		{River, 2, 0, 0.75, 85050 * ms},     // 81 x (0.9 + 0.2 x 0.75)

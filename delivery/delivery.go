@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -236,10 +237,10 @@ func (c Config) Warning(sc provider.Scenario, strategies []strategy.Strategy) st
 	}
 	var w []string
 	if c.Store == Lease && c.Lease < hold {
-		w = append(w, fmt.Sprintf("lease %v is shorter than a step can hold it (%v), so a live, slow holder is taken over and its work rolled back", c.Lease, hold))
+		w = append(w, fmt.Sprintf("lease %s is shorter than a step can hold it (%s), so a live, slow holder is taken over and its work rolled back", human.Duration(c.Lease), human.Duration(hold)))
 	}
 	if c.Visibility < delivery {
-		w = append(w, fmt.Sprintf("visibility timeout %v is shorter than a delivery can take (%v), so a message comes back while its delivery still runs", c.Visibility, delivery))
+		w = append(w, fmt.Sprintf("visibility timeout %s is shorter than a delivery can take (%s), so a message comes back while its delivery still runs", human.Duration(c.Visibility), human.Duration(delivery)))
 	}
 	return strings.Join(w, "; ")
 }

@@ -357,7 +357,7 @@ func TestWarning(t *testing.T) {
 		// 1000 calls of 8760h pass what a Duration holds: the hold saturates.
 		{"saturated", at(Lease, provider.MaxDuration, provider.MaxDuration), signup(0.01, provider.Latency{Median: provider.MaxDuration}),
 			[]strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Attempts: 1000}},
-			leaseMsg("8760h0m0s", "2562047h47m16.854775807s") + "; " + visMsg("8760h0m0s", "87600h0m0s")},
+			leaseMsg("8760h", "2562047h47m16.854775807s") + "; " + visMsg("8760h", "87600h")},
 	} {
 		if got := tt.cfg.Warning(tt.sc, tt.rs); got != tt.want {
 			t.Errorf("%s: Warning() = %q; want %q", tt.name, got, tt.want)

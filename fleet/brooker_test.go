@@ -180,7 +180,7 @@ func welch(xs, ys []float64, step, alpha float64) (diff, bound float64, ok bool)
 
 // Every run of brooker-retries and brooker-clients against his model. The
 // runs must be his (rates, clients, load, in his order of policies), and:
-// no_retries and three_retries meet the closed forms of A independent tries,
+// no_retries and 4_tries meet the closed forms of A independent tries,
 // success 1 - f^A and calls (1 - f^A)/(1 - f) a request, within Bernstein's
 // bound on the totals of the engine's replicates; adaptive_10pct and
 // breaker_10pct meet brookerReference, replicate against replicate, within
@@ -200,7 +200,7 @@ func TestBrookerRunsAgainstReference(t *testing.T) {
 		reps, ref int // replicates of the engine and of the reference
 	}{
 		// run_sims: "n_clients = 100", "rate_per_client = 10.0".
-		{brookerRetries, []int{100}, 100 * 10.0, []string{"no_retries", "three_retries", "adaptive_10pct", "breaker_10pct"}, 6, 10},
+		{brookerRetries, []int{100}, 100 * 10.0, []string{"no_retries", "4_tries", "adaptive_10pct", "breaker_10pct"}, 6, 10},
 		// run_sims_clients: "for n_clients in [10, 100, 1000]", "rate = 100.0".
 		{brookerClients, []int{10, 100, 1000}, 100.0, []string{"adaptive_10pct", "breaker_10pct"}, 16, 16},
 	} {
@@ -234,7 +234,7 @@ func TestBrookerRunsAgainstReference(t *testing.T) {
 			if name == "adaptive_10pct" && failed != denied {
 				t.Errorf("%s: %d requests failed, %d refused by the bucket; want every failure refused", what, failed, denied)
 			}
-			if a := map[string]int{"no_retries": 1, "three_retries": 4}[name]; a > 0 {
+			if a := map[string]int{"no_retries": 1, "4_tries": 4}[name]; a > 0 {
 				ps := 1 - math.Pow(f, float64(a))
 				if tol := bernsteinBound(n, ps*(1-ps), 1, alpha); math.Abs(s-n*ps) > tol {
 					t.Errorf("%s: %g of %g succeeded; want %.1f within %.1f", what, s, n, n*ps, tol)

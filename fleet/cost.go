@@ -3,10 +3,10 @@ package fleet
 import (
 	"fmt"
 	"math"
-	"time"
 	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/human"
 )
 
 // Limits on what a command's runs may cost, checked by CheckCost before any
@@ -117,8 +117,8 @@ func (c Config) Cost() Cost {
 	e.Events = e.Requests * (1 + sends + copies*perCopy + attempts*float64(cl.Hedges))
 
 	terms := []lifeTerm{
-		{"timeout", fmt.Sprintf("%v x %d attempts", dur2(cl.Timeout), cl.Attempts), attempts * cl.Timeout},
-		{"hedge-delay", fmt.Sprintf("%d hedges %v apart x %d attempts", cl.Hedges, dur2(cl.HedgeDelay), cl.Attempts),
+		{"timeout", fmt.Sprintf("%s x %d attempts", dur2(cl.Timeout), cl.Attempts), attempts * cl.Timeout},
+		{"hedge-delay", fmt.Sprintf("%d hedges %s apart x %d attempts", cl.Hedges, dur2(cl.HedgeDelay), cl.Attempts),
 			attempts * float64(cl.Hedges) * cl.HedgeDelay},
 		{"backoff-cap", fmt.Sprintf("%d %s backoff waits", cl.Attempts-1, cl.Backoff.Kind), cl.Backoff.Longest(cl.Attempts - 1).Seconds()},
 	}
@@ -126,9 +126,9 @@ func (c Config) Cost() Cost {
 		terms[2].flag = "backoff"
 	}
 	client := terms[0].secs + terms[1].secs + terms[2].secs
-	terms = append(terms, lifeTerm{"net", fmt.Sprintf("a network delay of mean %v", dur2(c.Net)), netReach * c.Net})
+	terms = append(terms, lifeTerm{"net", fmt.Sprintf("a network delay of mean %s", dur2(c.Net)), netReach * c.Net})
 	if stall {
-		terms = append(terms, lifeTerm{"outage", fmt.Sprintf("a stall of %v", dur2(c.Outage.To-c.Outage.From)), c.Outage.To - c.Outage.From})
+		terms = append(terms, lifeTerm{"outage", fmt.Sprintf("a stall of %s", dur2(c.Outage.To-c.Outage.From)), c.Outage.To - c.Outage.From})
 	}
 	switch c.Server.Kind {
 	case Latency:
@@ -136,10 +136,10 @@ func (c Config) Cost() Cost {
 		if c.Server.Slope*e.Calls < c.Server.Base {
 			flag = "base"
 		}
-		terms = append(terms, lifeTerm{flag, fmt.Sprintf("a latency of %v + %v a call in progress", dur2(c.Server.Base), dur2(c.Server.Slope)),
+		terms = append(terms, lifeTerm{flag, fmt.Sprintf("a latency of %s + %s a call in progress", dur2(c.Server.Base), dur2(c.Server.Slope)),
 			c.Server.Base + c.Server.Slope*e.Calls})
 	case RateLimit, Independent:
-		terms = append(terms, lifeTerm{"base", fmt.Sprintf("a latency of %v", dur2(c.Server.Base)), c.Server.Base})
+		terms = append(terms, lifeTerm{"base", fmt.Sprintf("a latency of %s", dur2(c.Server.Base)), c.Server.Base})
 	}
 	for _, t := range terms {
 		e.life += t.secs
@@ -213,8 +213,8 @@ func windowBytes(c Config, requests, copies, client float64) (float64, string) {
 	return bytes + 2*entries*entry, flag
 }
 
-// dur2 is s seconds as a time.Duration, for messages.
-func dur2(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+// dur2 is s seconds as people write a duration (human.Seconds), for messages.
+func dur2(s float64) string { return human.Seconds(s) }
 
 // bounds is what every run and replicate of a Run can reach together.
 type bounds struct {
@@ -294,12 +294,12 @@ func CheckCost(cfgs []Config, opt Options) error {
 		if opt.Replicates == 1 {
 			flag = "duration"
 		}
-		return fmt.Errorf("-%s: %s of %v keep %s of series until they are averaged, %s", flag, runs, dur2(c.Duration), gib(kept), limit)
+		return fmt.Errorf("-%s: %s of %s keep %s of series until they are averaged, %s", flag, runs, dur2(c.Duration), gib(kept), limit)
 	}
 	w := worst.Client
 	switch {
 	case preset:
-		return fmt.Errorf("-duration: a run of %v needs up to %s a replicate, %g at once, %s", dur2(worst.Duration), gib(running), atOnce, limit)
+		return fmt.Errorf("-duration: a run of %s needs up to %s a replicate, %g at once, %s", dur2(worst.Duration), gib(running), atOnce, limit)
 	case wc.queue >= wc.slots && wc.queue >= wc.window:
 		return fmt.Errorf("-queue: %d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, gib(wc.queue), atOnce, limit)
 	case wc.window >= wc.slots:

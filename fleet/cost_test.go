@@ -125,7 +125,7 @@ func TestCheckCostRefuses(t *testing.T) {
 	}{
 		// 24 h timeouts at 100,000 a second for 100 s: 2.2 GB measured.
 		{"timeout 24h", big(func(c *Config) { c.Client.Timeout, c.Load.Rate, c.Duration = 86400, 1e5, 100 }),
-			Options{Replicates: 1, Workers: 1}, "-timeout: 24h0m0s x 3 attempts at up to 100000 requests a second keeps up to 1e+07 requests in flight"},
+			Options{Replicates: 1, Workers: 1}, "-timeout: 24h x 3 attempts at up to 100000 requests a second keeps up to 1e+07 requests in flight"},
 		// The latency server at 27,000 a second for an hour: 4 GB in a minute.
 		{"latency server", func() []Config {
 			c := DefaultConfig()
@@ -157,7 +157,7 @@ func TestCheckCostRefuses(t *testing.T) {
 				cfgs[i] = c
 			}
 			return cfgs
-		}(), Options{Replicates: 100, Workers: 2}, "-replicates: 1000 runs x 100 replicates of 1h0m0s keep 19."}, // 3.6e8 seconds x 56 bytes (a Second of seven counters), and the points
+		}(), Options{Replicates: 100, Workers: 2}, "-replicates: 1000 runs x 100 replicates of 1h keep 19."}, // 3.6e8 seconds x 56 bytes (a Second of seven counters), and the points
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := CheckCost(tc.cfgs, tc.opt)

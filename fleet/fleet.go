@@ -83,7 +83,8 @@ type Config struct {
 // DefaultConfig is the run `retrysim fleet` makes when no flag says
 // otherwise: Brooker's collapse server (latency 1 s + 0.01 s a call in
 // progress, network 0.1 s each way) at a constant 40 requests a second for
-// 60 s, one client with a 3 s timeout and 3 tries, no backoff, no keys, the
+// 60 s (a spike or ramp, when asked for, goes to 80 a second from t = 20 s
+// to 25 s, brooker-collapse's spike window), one client with a 3 s timeout and 3 tries, no backoff, no keys, the
 // policy Unlimited; the other kinds' parameters are set (DefaultPolicy, a
 // queue of 8 workers and 100 places at 0.1 s lognormal service, a limit of
 // 50 a second), so that choosing a kind is enough to run it.
@@ -91,7 +92,7 @@ func DefaultConfig() Config {
 	return Config{
 		Name:     "run",
 		Duration: 60,
-		Load:     Shape{Kind: Constant, Rate: 40, Peak: 80},
+		Load:     Shape{Kind: Constant, Rate: 40, Peak: 80, From: 20, To: 25},
 		Server: Server{Kind: Latency, Base: 1, Slope: 0.01, Workers: 8, QueueMax: 100,
 			Service: Service{Dist: Lognormal, Median: 0.1, Sigma: 0.5}, Limit: 50, Burst: 50},
 		Client: Client{Clients: 1, Timeout: 3, Attempts: 3,
@@ -388,6 +389,9 @@ func (c Config) Check() error {
 		seconds("to", c.Load.To, false)
 		if !(c.Load.To > c.Load.From) {
 			bad("to", "%g s is not after -from %g s", c.Load.To, c.Load.From)
+		}
+		if c.Load.From >= c.Duration {
+			bad("from", "%g s is not before the run's end (-duration %g s): the %s would never start", c.Load.From, c.Duration, c.Load.Kind)
 		}
 		if c.Load.Kind == Ramp && c.Load.Peak < c.Load.Rate {
 			bad("peak", "%g is below -rate %g; a ramp rises from -rate to -peak and back (a drop in load is a -shape spike with -peak below -rate)", c.Load.Peak, c.Load.Rate)

@@ -27,7 +27,7 @@ type Param struct {
 func Params() []Param {
 	return []Param{
 		{Name: "shape", Field: func(c *Config) any { return nameField(&c.Load.Kind, ParseShape, ShapeKind.String) },
-			Usage: "the `shape` of the arrival rate over time: constant, spike (-peak in [-from, -to)) or ramp (from -rate at -from up to -peak, at least -rate, midway and down at the same slope, -rate again at -to, floored at 0)"},
+			Usage: "the `shape` of the arrival rate over time: constant, spike (-peak in [-from, -to), brooker-collapse's spike unless they are given) or ramp (from -rate at -from up to -peak, at least -rate, midway and down at the same slope, -rate again at -to, floored at 0)"},
 		{Name: "rate", Field: func(c *Config) any { return &c.Load.Rate }, Lo: 0, Hi: MaxRate,
 			Usage: "the base arrival `rate`, requests a second (Poisson)"},
 		{Name: "peak", Field: func(c *Config) any { return &c.Load.Peak }, Lo: 0, Hi: MaxRate,
@@ -69,7 +69,7 @@ func Params() []Param {
 		{Name: "attempts", Field: func(c *Config) any { return &c.Client.Attempts }, Lo: 1, Hi: MaxAttempts,
 			Usage: "`n` tries a request in all, the first included"},
 		{Name: "backoff", Field: func(c *Config) any { return nameField(&c.Client.Backoff.Kind, backoff.ParseKind, backoff.Kind.String) },
-			Usage: "the `policy` of the wait before a retry: none, constant, exponential, full-jitter, equal-jitter, decorrelated, grpc (min(cap, base x 2^n) x random(0.8, 1.2) for retry n from 0, gRPC's A6 since 2024), or a job queue's schedule: sidekiq (c^4 + 15 + rand(10 x (c + 1)) s for retry c from 0, Sidekiq 8) or river (n^4 s ±10% after the n-th error)"},
+			Usage: "the `policy` of the wait before a retry: none, constant, exponential, full-jitter, equal-jitter, decorrelated, grpc (min(cap, base x 2^n) x random(0.8, 1.2) for retry n from 0, gRPC's A6 since 2024), or a job queue's schedule: sidekiq (c^4 + 15 + rand(10 x (c + 1)) s for retry c from 0, Sidekiq 8) or river (n^4 s x random(0.9, 1.1) after the n-th error)"},
 		{Name: "backoff-base", Field: func(c *Config) any { return &c.Client.Backoff.Base },
 			Usage: "the backoff's base `duration`"},
 		{Name: "backoff-cap", Field: func(c *Config) any { return &c.Client.Backoff.Cap },

@@ -101,7 +101,7 @@ type brookerPolicy struct {
 // NRetriesFactory(3), 0.1).
 var brookerPolicies = [...]brookerPolicy{
 	{"no_retries", 1, PolicyConfig{}, backoff.Policy{}},
-	{"three_retries", 4, PolicyConfig{}, backoff.Policy{}},
+	{"4_tries", 4, PolicyConfig{}, backoff.Policy{}},
 	{"adaptive_10pct", MaxAttempts, PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}, backoff.Policy{}},
 	{"breaker_10pct", 4, PolicyConfig{Kind: Breaker, Threshold: 0.1}, backoff.Policy{}},
 }
@@ -126,7 +126,7 @@ var brookerRetries = Preset{
 		"(a row a failure rate, a column a policy) with their intervals, and that plot;",
 	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28, as its code " +
 		brookerRetryCode + " runs it: 100 clients x 10 requests a second, server failure rate 0 to 0.75 (his 17 rates), " +
-		"network 10 ms each way; no_retries, three_retries, adaptive_10pct (token bucket r = 0.1, s = 5 per client, " +
+		"network 10 ms each way; no_retries, 4_tries (his three_retries: 3 retries, 4 tries in all), adaptive_10pct (token bucket r = 0.1, s = 5 per client, " +
 		"retrying while more than 1 token is left, with no cap), breaker_10pct (3 retries while failed attempts/requests <= 0.1)",
 	Duration:   10,
 	Replicates: 1,
@@ -398,7 +398,7 @@ var jobRetries = Preset{
 	Name:  "job-retries",
 	About: "Runs sidekiq and river, printed as brooker-collapse's;",
 	Source: "Sidekiq 8's job retry (v8.1.7, lib/sidekiq/job_retry.rb: 25 retries, retry c from 0 waits c^4 + 15 + rand(10 x (c + 1)) s) and " +
-		"River's (v0.43.0, DefaultClientRetryPolicy: n^4 s ±10% after the n-th error, MaxAttempts 25): 10 jobs a second for 1200 s calling a service " +
+		"River's (v0.43.0, DefaultClientRetryPolicy: n^4 s x random(0.9, 1.1) after the n-th error, MaxAttempts 25): 10 jobs a second for 1200 s calling a service " +
 		"of 0.1 s that fails 1% of calls and is down from 300 s to 600 s",
 	Duration:   1200,
 	Replicates: 5,
@@ -479,7 +479,7 @@ var spikeRecovery = Preset{
 		"recovery and duplicates against the height, and html draws that picture under the table instead of a run's series;",
 	Source: "brooker-collapse's server (latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, one client) " +
 		"at 40 requests a second with a spike to 50, 60, 70, 80 or 90 from t = 20 s for 5 s; every policy " +
-		"(no_retries, three_tries, backoff_jitter, adaptive_10pct, breaker_10pct, the production clients, " +
+		"(no_retries, 3_tries, backoff_jitter, adaptive_10pct, breaker_10pct, the production clients, " +
 		"sre_throttle (the SRE book's, 2016: K = 2 over 2 minutes), hedge_2.5s), " +
 		"without keys and with the same key on every attempt",
 	Duration:   80,
@@ -492,7 +492,7 @@ var spikeRecovery = Preset{
 			client Client
 		}{
 			{"no_retries", Client{Attempts: 1}},
-			{"three_tries", Client{Attempts: 3}},
+			{"3_tries", Client{Attempts: 3}},
 			{"backoff_jitter", Client{Attempts: 3, Backoff: jitter}},
 			{"adaptive_10pct", Client{Attempts: MaxAttempts, Policy: PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}}},
 			{"breaker_10pct", Client{Attempts: 3, Policy: PolicyConfig{Kind: Breaker, Threshold: 0.1}}},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/retrysim/retrysim/internal/human"
 )
 
 // Latency is a duration that is fixed (P99 at most Median) or lognormal with
@@ -32,9 +34,9 @@ const MaxDuration = 8760 * time.Hour // -help and the README say 8760h
 func CheckDuration(d time.Duration) error {
 	switch {
 	case d < 0:
-		return fmt.Errorf("%v is negative", d)
+		return fmt.Errorf("%s is negative", human.Duration(d))
 	case d > MaxDuration:
-		return fmt.Errorf("%v is longer than the 8760h (365 days) a duration may be", d)
+		return fmt.Errorf("%s is longer than the 8760h (365 days) a duration may be", human.Duration(d))
 	}
 	return nil
 }

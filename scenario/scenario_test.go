@@ -130,9 +130,9 @@ var malformed = []struct {
 	{"max_deliveries", steps + "queue:\n  max_deliveries: 100000\n", "s.yaml:4: queue.max_deliveries: 100000 is not a whole number from 1 to 1000"},
 	{"max_crashes", steps + "queue:\n  max_crashes: 1001\n", "s.yaml:4: queue.max_crashes: 1001 is not a whole number from 0 to 1000"},
 	{"visibility 0", steps + "queue:\n  visibility: 0s\n", "s.yaml:4: queue.visibility: the visibility timeout must be longer than 0s"},
-	{"long duration", steps + "queue:\n  visibility: 8761h\n", "s.yaml:4: queue.visibility: 8761h0m0s is longer than the 8760h (365 days) a duration may be"},
-	{"long backoff cap", steps + "queue:\n  backoff:\n    policy: constant\n    cap: 9000h\n", "s.yaml:6: queue.backoff.cap: 9000h0m0s is longer than"},
-	{"long latency", "steps:\n  - name: a\n    latency: 256205h\n", "s.yaml:3: steps[0].latency: 256205h0m0s is longer than"},
+	{"long duration", steps + "queue:\n  visibility: 8761h\n", "s.yaml:4: queue.visibility: 8761h is longer than the 8760h (365 days) a duration may be"},
+	{"long backoff cap", steps + "queue:\n  backoff:\n    policy: constant\n    cap: 9000h\n", "s.yaml:6: queue.backoff.cap: 9000h is longer than"},
+	{"long latency", "steps:\n  - name: a\n    latency: 256205h\n", "s.yaml:3: steps[0].latency: 256205h is longer than"},
 	{"lease zero", steps + "queue:\n  lease: 0s\n", "s.yaml:4: queue.lease: a lease must be longer than 0s"},
 	{"deliveries limit", steps + "queue:\n  max_deliveries: 1001\n", "s.yaml:4: queue.max_deliveries: 1001 is not a whole number from 1 to 1000"},
 	// The fleet section: the fleet command's flags, checked as they are.
@@ -182,7 +182,7 @@ var malformed = []struct {
 	{"step keys", "steps:\n  - name: a\n    keys: same\n  - name: b\n    keys: some\n", `s.yaml:5: steps[1].keys: unknown key mode "some" (want one of none, fresh, same)`},
 	{"step backoff", "steps:\n  - name: a\n    backoff:\n      policy: linear\n", `s.yaml:4: steps[0].backoff.policy: unknown backoff "linear"`},
 	{"step backoff key", "steps:\n  - {name: a, backoff: {base: 1s, cpa: 2s}}\n", "s.yaml:2: steps[0].backoff.cpa: unknown key"},
-	{"step backoff cap", "steps:\n  - {name: a, backoff: {cap: 9000h}}\n", "s.yaml:2: steps[0].backoff.cap: 9000h0m0s is longer than"},
+	{"step backoff cap", "steps:\n  - {name: a, backoff: {cap: 9000h}}\n", "s.yaml:2: steps[0].backoff.cap: 9000h is longer than"},
 	// A base or a cap the backoff never reads is refused, as -backoff-base
 	// and -backoff-cap are (issue 21, item 8), and so is a backoff a step
 	// that is never retried never waits.

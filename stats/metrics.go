@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Estimate is a simulated rate and its 95% interval.
@@ -159,9 +160,11 @@ func (m Metric) Z(c Counters, e Expected) (zscore float64, ok bool) {
 }
 
 // Spread is the mean and sample standard deviation of one metric over
-// replicates.
+// replicates, and the mean's 95% Student t interval [Lo, Hi] (cut at 0,
+// as no metric is negative; the mean itself with one replicate).
 type Spread struct {
 	Mean, SD float64
+	Lo, Hi   float64
 }
 
 // Values are one replicate's metric values, in metrics order: what a
@@ -178,7 +181,8 @@ func ValuesOf(c Counters) Values {
 	return v
 }
 
-// SpreadOf is m's mean and standard deviation over the replicates' values.
+// SpreadOf is m's mean, standard deviation and the mean's interval over
+// the replicates' values.
 func (m Metric) SpreadOf(reps []Values) Spread {
 	i := slices.IndexFunc(metrics, func(x Metric) bool { return x.Name == m.Name })
 	xs := make([]float64, len(reps))
@@ -187,9 +191,10 @@ func (m Metric) SpreadOf(reps []Values) Spread {
 	}
 	mu, sd := stat.MeanStdDev(xs, nil)
 	if len(xs) < 2 {
-		sd = 0
+		return Spread{Mean: mu, Lo: mu, Hi: mu}
 	}
-	return Spread{mu, sd}
+	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(0.975) * sd / math.Sqrt(float64(len(xs)))
+	return Spread{Mean: mu, SD: sd, Lo: max(0, mu-half), Hi: mu + half}
 }
 
 // deliveryMetrics are the delivery model's metrics a sweep can show; the

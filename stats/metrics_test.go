@@ -63,3 +63,35 @@ func TestRepeatsInterval(t *testing.T) {
 		}
 	}
 }
+
+// SpreadOf's interval is the mean's 95% Student t interval, worked out by
+// hand: 10, 11 and 12 have mean 11 and sd 1, t(0.975, 2 df) = 4.302653 (a
+// published table's 4.303), so the half width is 4.302653/sqrt(3) =
+// 2.484138; 0.1 and 0.3 (mean 0.2, sd 0.141421, t(0.975, 1 df) = 12.706205,
+// half width 1.270620) have an interval cut at 0; one replicate has the
+// mean alone.
+func TestSpreadInterval(t *testing.T) {
+	m := Metrics()[0]
+	reps := func(xs ...float64) []Values {
+		var vs []Values
+		for _, x := range xs {
+			v := make(Values, len(Metrics()))
+			v[0] = x
+			vs = append(vs, v)
+		}
+		return vs
+	}
+	for _, tc := range []struct {
+		xs           []float64
+		mean, lo, hi float64
+	}{
+		{[]float64{10, 11, 12}, 11, 11 - 2.484138, 11 + 2.484138},
+		{[]float64{0.1, 0.3}, 0.2, 0, 0.2 + 1.270620},
+		{[]float64{5}, 5, 5, 5},
+	} {
+		s := m.SpreadOf(reps(tc.xs...))
+		if math.Abs(s.Mean-tc.mean) > 1e-9 || math.Abs(s.Lo-tc.lo) > 1e-5 || math.Abs(s.Hi-tc.hi) > 1e-5 {
+			t.Errorf("SpreadOf(%v) = %+v; want mean %g, [%g, %g]", tc.xs, s, tc.mean, tc.lo, tc.hi)
+		}
+	}
+}

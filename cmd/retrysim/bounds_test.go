@@ -123,7 +123,7 @@ func group(n int) string {
 // cannot wrap: old main printed a completion of 0 s for this.
 func TestDurationBound(t *testing.T) {
 	_, errOut, code := retrysim(t, "-latency", "256205h", "-visibility", "2562047h", "-jobs", "1")
-	if want := "retrysim: -latency: 256205h0m0s is longer than the 8760h (365 days) a duration may be\n"; code != flagval.ExitUsage || errOut != want {
+	if want := "retrysim: -latency: 256205h is longer than the 8760h (365 days) a duration may be\n"; code != flagval.ExitUsage || errOut != want {
 		t.Errorf("exit %d, %q; want exit 2, %q", code, errOut, want)
 	}
 }
@@ -139,7 +139,7 @@ func TestDurationBound(t *testing.T) {
 func TestCompletionPastTheHistogram(t *testing.T) {
 	base := []string{"-jobs", "20", "-strategies", "step-nokey", "-model", "delivery"}
 	out, errOut, code := retrysim(t, append(base, "-latency", "1000h")...)
-	if code != 0 || !strings.Contains(out, "│ > 5011872 s / > 5011872 s / > 5011872 s │") {
+	if code != 0 || !strings.Contains(out, "│ > 5,011,872 s / > 5,011,872 s / > 5,011,872 s │") {
 		t.Errorf("table: exit %d, %s\n%s; want every quantile > 5011872 s", code, errOut, out)
 	}
 	for _, args := range [][]string{

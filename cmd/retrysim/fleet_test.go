@@ -257,7 +257,7 @@ func bernstein(n, v, m, alpha float64) float64 {
 }
 
 // The brooker-retries preset prints the issue's 17 failure rates x 4
-// policies, and its no_retries and three_retries rows match the closed forms
+// policies, and its no_retries and 4_tries rows match the closed forms
 // of a load-independent server: with A tries a request succeeds with
 // probability 1 - f^A, and its calls K = min(Geometric(1 - f), A) have mean
 // sum_{k<A} f^k = (1 - f^A)/(1 - f) and E[K^2] = sum_{k=1..A} (2k - 1)
@@ -277,7 +277,7 @@ func TestFleetBrookerRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 	rates := []float64{0, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.0325, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75}
-	policies := []string{"no_retries", "three_retries", "adaptive_10pct", "breaker_10pct"}
+	policies := []string{"no_retries", "4_tries", "adaptive_10pct", "breaker_10pct"}
 	if len(got.Rows) != len(rates)*len(policies) {
 		t.Fatalf("%d rows; want %d x %d", len(got.Rows), len(rates), len(policies))
 	}
@@ -292,7 +292,7 @@ func TestFleetBrookerRetries(t *testing.T) {
 		if n < 29_000 || n > 31_000 || s > n || c < n {
 			t.Errorf("f=%g %s: %g requests, %g succeeded, %g calls; want about 30,000, succeeded <= requests <= calls", f, p, n, s, c)
 		}
-		if a := map[string]int{"no_retries": 1, "three_retries": 4}[p]; a > 0 {
+		if a := map[string]int{"no_retries": 1, "4_tries": 4}[p]; a > 0 {
 			closedForm(t, p, f, a, n, s, c, alpha)
 		}
 	}
@@ -533,7 +533,7 @@ func TestFleetTotalsPlot(t *testing.T) {
 	}
 	svg := string(plots[0])
 	for _, want := range []string{"<svg", "Requests that succeeded (%)", "Server calls a request (amplification)",
-		"95% intervals over 2 replicates", "server failure rate", "three_retries", "breaker_10pct"} { // a linear x axis: no "log x axis"
+		"95% intervals over 2 replicates", "server failure rate", "4_tries", "breaker_10pct"} { // a linear x axis: no "log x axis"
 		if !strings.Contains(svg, want) {
 			t.Errorf("the plot has no %q", want)
 		}
@@ -583,7 +583,7 @@ func TestFleetSpikeRecovery(t *testing.T) {
 	}
 	for _, want := range []string{"Recovery after the spike, no keys", "Recovery after the spike, the same key on every attempt",
 		"Duplicate side effects a request, no keys", "hedge_2.5s", "counted as 55 s, the run", "never recovered (most replicates)",
-		"spike-recovery, 80 s, means of 1 replicate, seed 1", "1 replicate: no intervals"} { // was "over 1 replicates"
+		"spike-recovery, 1m20s, means of 1 replicate, seed 1", "1 replicate: no intervals"} { // was "over 1 replicates"
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("the plot has no %q", want)
 		}
@@ -604,7 +604,7 @@ func TestFleetOutputSaysWhatRan(t *testing.T) {
 	settings := "shape constant, rate 40; server queue, capacity 8, queue 100, service 100ms, service-dist lognormal, " +
 		"service-sigma 0.5, p-fail 0.3; net 100ms; clients 1, timeout 3s, attempts 3, backoff none, keys same; " +
 		"policy finagle-budget, policy-scope client, budget-ratio 0.2, budget-ttl 10s, budget-min-rate 10; hedges 2, hedge-delay 50ms"
-	wantTitle := "retrysim fleet: one run, 2 s, 1 replicate, seed 1; " + settings
+	wantTitle := "retrysim fleet: one run, 2s, 1 replicate, seed 1; " + settings
 	out, errOut, code := retrysim(t, args...)
 	if first, _, _ := strings.Cut(out, "\n"); code != 0 || first != wantTitle {
 		t.Errorf("table: exit %d (%s), title\n%s\nwant\n%s", code, errOut, first, wantTitle)
@@ -669,7 +669,7 @@ func TestFleetOutputSaysWhatRan(t *testing.T) {
 		Scenario string `json:"scenario_file"`
 	}
 	json.Unmarshal([]byte(out), &withFile)
-	if code != 0 || withFile.Scenario != scen || !strings.Contains(withFile.Title, "2 replicates (95% intervals over them), seed 1, scenario file "+scen+"; ") ||
+	if code != 0 || withFile.Scenario != scen || !strings.Contains(withFile.Title, "2 replicates ([lo, hi]: 95% intervals over them), seed 1, scenario file "+scen+"; ") ||
 		!strings.Contains(withFile.Title, "policy finagle-budget, policy-scope fleet,") {
 		t.Errorf("-scenario: exit %d, title %q, scenario_file %q; want the file named in both", code, withFile.Title, withFile.Scenario)
 	}
@@ -721,5 +721,36 @@ func TestFleetRecoveryNotJudged(t *testing.T) {
 		if r.Share == nil || *r.ShareLo < 0 || *r.ShareHi > 1 || *r.ShareLo > *r.Share || *r.Share > *r.ShareHi {
 			t.Errorf("%s: recovered_share %v [%v, %v]; want a share within its interval in [0, 1]", r.Run, r.Share, r.ShareLo, r.ShareHi)
 		}
+	}
+}
+
+// TestFleetSpikeDefaults is issue 23 item 7: -shape spike without -from and
+// -to failed ("-to: 0 s is not after -from 0 s") and -help showed no
+// default for them. Now they default to brooker-collapse's spike window,
+// 20 s to 25 s, -help says so, and a window that starts after the run ends
+// is refused by name.
+func TestFleetSpikeDefaults(t *testing.T) {
+	out, errOut, code := retrysim(t, "fleet", "-shape", "spike", "-duration", "30s", "-replicates", "2", "-format", "json")
+	var got struct {
+		Rows []struct {
+			Params map[string]any `json:"params"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Rows) != 1 {
+		t.Fatalf("-shape spike: exit %d, %v: %s", code, err, errOut)
+	}
+	if p := got.Rows[0].Params; p["from"] != "20s" || p["to"] != "25s" || p["peak"] != 80.0 {
+		t.Errorf("-shape spike: params from %v, to %v, peak %v; want 20s, 25s, 80", p["from"], p["to"], p["peak"])
+	}
+	help, _, _ := retrysim(t, "fleet", "-help")
+	for _, want := range []string{"at this time (default 20s)", "recovery is measured from it (default 25s)"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("fleet -help does not say %q", want)
+		}
+	}
+	_, errOut, code = retrysim(t, "fleet", "-shape", "ramp", "-duration", "10s")
+	const want = "retrysim: -from: 20 s is not before the run's end (-duration 10 s): the ramp would never start\n"
+	if code != 2 || !strings.HasSuffix(errOut, want) {
+		t.Errorf("-shape ramp -duration 10s: exit %d, stderr %q; want 2 and %q", code, errOut, want)
 	}
 }

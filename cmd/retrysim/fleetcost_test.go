@@ -18,7 +18,7 @@ func TestFleetCostRefused(t *testing.T) {
 	}{
 		// 24 h timeouts at 100,000 a second for 100 s reached 2.2 GB.
 		{append(indep, "-timeout", "24h", "-rate", "100000", "-duration", "100s", "-replicates", "1", "-workers", "1"),
-			"-timeout: 24h0m0s x 3 attempts at up to 100000 requests a second keeps up to 1e+07 requests in flight"},
+			"-timeout: 24h x 3 attempts at up to 100000 requests a second keeps up to 1e+07 requests in flight"},
 		// The default server at 27,000 a second for an hour passed 4 GB in a minute.
 		{[]string{"-rate", "27000", "-duration", "1h", "-replicates", "1"}, "-slope: "},
 		// A fleet-wide sre-throttle with a day's window keeps every attempt.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/provider"
 )
 
@@ -82,7 +82,7 @@ func (v durationVar) String() string {
 	if v.p == nil {
 		return ""
 	}
-	return v.p.String()
+	return human.Duration(*v.p)
 }
 
 func (v durationVar) Set(s string) error {
@@ -104,7 +104,7 @@ func (v secondsVar) String() string {
 	if v.p == nil {
 		return ""
 	}
-	return time.Duration(math.Round(*v.p * float64(time.Second))).String()
+	return human.Seconds(*v.p)
 }
 
 func (v secondsVar) Set(s string) error {

@@ -33,7 +33,7 @@ func TestVarsWriteTheirField(t *testing.T) {
 		{"int", "7", "7", "7", "3", "101", "want a whole number from 1 to 100"},
 		{"float", "0.25", "0.25", "0.25", "0.5", "2", "want a number from 0 to 1"},
 		{"duration", "250ms", "250ms", "250ms", "1s", "-1s", "-1s is negative"},
-		{"seconds", "2m", "2m", "2m0s", "1.5s", "soon", "want a duration from 0 to 8760h, such as 250ms, 2s or 24h"},
+		{"seconds", "2m", "2m", "2m", "1.5s", "soon", "want a duration from 0 to 8760h, such as 250ms, 2s or 24h"},
 	} {
 		v := map[string]interface {
 			String() string
@@ -149,7 +149,7 @@ func TestParamVar(t *testing.T) {
 // crash point, a count one out of its bounds.
 func TestSettingVar(t *testing.T) {
 	want := map[string]string{"p_fail": "0.01", "lost_reply": "0.005", "latency": "0s", "queue.backoff": "full-jitter",
-		"queue.ttl": "24h0m0s", "queue.max_deliveries": "10", "queue.crash": "0", "queue.store": "none"}
+		"queue.ttl": "24h", "queue.max_deliveries": "10", "queue.crash": "0", "queue.store": "none"}
 	for _, s := range api.Settings() {
 		v := SettingVar(s)
 		if w, ok := want[s.Name]; ok && v.String() != w {

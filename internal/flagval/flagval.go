@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
@@ -286,7 +287,7 @@ func (d *Duration) String() string {
 	if d == nil {
 		return ""
 	}
-	return d.V.String()
+	return human.Duration(d.V)
 }
 
 func (d *Duration) Set(s string) error {
@@ -428,7 +429,7 @@ func (w *Window) String() string {
 	if w == nil || w.To == 0 {
 		return ""
 	}
-	return w.From.String() + ":" + w.To.String()
+	return human.Duration(w.From) + ":" + human.Duration(w.To)
 }
 
 func (w *Window) Set(s string) error {

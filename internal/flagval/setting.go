@@ -35,7 +35,7 @@ type Rows struct {
 func (r *Rows) Register(fs *flag.FlagSet) {
 	r.Replicates = Bounded{V: 1, Lo: 1, Hi: api.MaxReplicates}
 	fs.BoolVar(&r.CI, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
-	fs.Var(&r.Replicates, "replicates", "run `r` independent seeds derived from -seed (1 to 10000) and show each column's mean and standard deviation")
+	fs.Var(&r.Replicates, "replicates", "run `r` independent seeds derived from -seed (1 to 10000) and show, under each row, each column's mean over them with the mean's 95% Student t interval")
 }
 
 // Model is -model: which model runs. auto leaves it to the scenario: the

@@ -26,8 +26,8 @@ func TestGivenSettings(t *testing.T) {
 	}
 	settings, text := GivenSettings(fs, true), Overrides(fs, true, nil)
 	want := []api.Setting{{Name: "p_fail", Value: 0.05}, {Name: "queue.store", Value: delivery.Lease}, {Name: "queue.ttl", Value: 2 * time.Hour}}
-	if !reflect.DeepEqual(settings, want) || text != "-p-fail 0.05, -store lease, -ttl 2h0m0s" {
-		t.Errorf("GivenSettings(delivery) = %v, %q; want %v, -p-fail 0.05, -store lease, -ttl 2h0m0s", settings, text, want)
+	if !reflect.DeepEqual(settings, want) || text != "-p-fail 0.05, -store lease, -ttl 2h" {
+		t.Errorf("GivenSettings(delivery) = %v, %q; want %v, -p-fail 0.05, -store lease, -ttl 2h", settings, text, want)
 	}
 	// The job model reads no queue: its settings are left for Unread.
 	settings, text = GivenSettings(fs, false), Overrides(fs, false, nil)

@@ -18,15 +18,18 @@ func writeCasesTable(w io.Writer, c stats.Cases, markdown bool) error {
 	title = tableTitle(title, markdown)
 	fmt.Fprintln(w, title)
 	t := tablewriter.NewTable(w, opts...)
-	t.Header([]string{"Case", "Store", "Charges per job", "Lost work", "Deliveries per job", "What it means"})
+	t.Header(casesHeader)
 	for _, r := range c.Rows {
-		if err := t.Append([]string{r.Case, r.Store, toFixed(r.ChargesPerJob(), 3), group(r.LostWork),
-			toFixed(float64(r.Deliveries)/float64(r.Jobs), 3), r.Meaning}); err != nil {
+		if err := t.Append([]string{r.Case, r.Store, perJob.text(r.ChargesPerJob()), group(r.LostWork),
+			perJob.text(float64(r.Deliveries) / float64(r.Jobs)), r.Meaning}); err != nil {
 			return err
 		}
 	}
 	return t.Render()
 }
+
+// casesHeader heads a preset's cases in every format for people.
+var casesHeader = []string{"Case", "Store", "Charges per job", "Lost work", "Deliveries per job", "What it means"}
 
 // casesFields flattens a preset's cases for csv and json.
 func casesFields(c stats.Cases) [][]field {

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/human"
 )
 
 // FleetReport is what `retrysim fleet` prints: a row a run and each run's
@@ -215,38 +216,30 @@ func pointFields(p fleet.Point) []field {
 		{"conflicts", p.Conflicts}, {"in_progress", p.InProgress}}
 }
 
-// plusMinus formats an estimate for people: the mean and its interval's half
-// width, the half width to two significant digits and the mean to the same
-// decimals ("13.33 ±0.62", "3520 ±46"); the mean alone with one replicate or
-// a zero width, "-" with none.
-func plusMinus(e fleet.Estimate, scale float64, unit string) string {
-	if math.IsNaN(e.Value) {
-		return "-"
-	}
-	v, half := scale*e.Value, scale*(e.Hi-e.Lo)/2
-	if math.IsNaN(half) || half <= 0 {
-		return sig(v) + unit
-	}
-	decimals := max(0, 1-int(math.Floor(math.Log10(half))))
-	return strconv.FormatFloat(v, 'f', decimals, 64) + unit + " ±" + strconv.FormatFloat(half, 'f', decimals, 64)
-}
-
 // fleetHeader heads the fleet's table, in every format for people.
 var fleetHeader = []string{"Run", "Requests", "Succeeded", "Goodput /s", "Calls per request", "Timeouts", "Conflicts",
 	"Duplicates", "Latency p50 / p95 / p99", "Peak in progress", "Recovered", "Recovery"}
 
-// fleetCells are a run's row for people, in fleetHeader's order.
+// estimateText is a mean over replicates in the column's style, then its
+// 95% interval "[lo, hi]" (none with one replicate or no width).
+func estimateText(e fleet.Estimate, s numberStyle) string {
+	return s.withInterval(e.Value, e.Lo, e.Hi)
+}
+
+// fleetCells are a run's row for people, in fleetHeader's order, each
+// column in its style (numbers.go).
 func fleetCells(s fleet.Summary) []string {
 	recovered, rec := recoveryJudged(s), "-"
 	if recovered == "yes" {
 		sh := s.RecoveredShare
-		recovered = fmt.Sprintf("%d of %d (%s to %s%%)", sh.K, sh.N, percentDown(sh.Lo), percentUp(sh.Hi))
-		rec = nonNegative(s.Recovery, " s")
+		recovered = fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(int64(sh.K)), human.Group(int64(sh.N)), percentDown(sh.Lo), percentUp(sh.Hi))
+		rec = estimateText(s.Recovery, recoverySeconds)
 	}
-	lat := fmt.Sprintf("%s / %s / %s s", sigOrDash(s.P50.Value), sigOrDash(s.P95.Value), sigOrDash(s.P99.Value))
-	return []string{s.Run, plusMinus(s.Requests, 1, ""), plusMinus(s.Succeeded, 100, "%"), plusMinus(s.Goodput, 1, ""),
-		plusMinus(s.Amplification, 1, ""), plusMinus(s.Timeouts, 1, ""), plusMinus(s.Conflicts, 1, ""),
-		plusMinus(s.Duplicates, 1, ""), lat, plusMinus(s.PeakInProgress, 1, ""), recovered, rec}
+	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(s.P50.Value), timeSeconds.number(s.P95.Value), timeSeconds.number(s.P99.Value))
+	return []string{s.Run, estimateText(s.Requests, wholeCount), estimateText(s.Succeeded, requestShare),
+		estimateText(s.Goodput, fleetMean), estimateText(s.Amplification, perRequest), estimateText(s.Timeouts, fleetMean),
+		estimateText(s.Conflicts, fleetMean), estimateText(s.Duplicates, fleetMean), lat,
+		estimateText(s.PeakInProgress, fleetMean), recovered, rec}
 }
 
 // percentDown and percentUp format the bounds of a share's interval as
@@ -254,24 +247,6 @@ func fleetCells(s fleet.Summary) []string {
 // computed: 0 and 100 only when a bound is 0 or 1.
 func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x), 'f', 0, 64) }
 func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
-
-// nonNegative formats an estimate whose interval was cut at 0 (a
-// fleet.Summary's Recovery) as plusMinus does, or, when the cut made it
-// lopsided, as the mean with its bounds: "0.20 s (0 to 0.65)".
-func nonNegative(e fleet.Estimate, unit string) string {
-	if math.IsNaN(e.Lo) || e.Value-e.Lo >= e.Hi-e.Value || e.Hi <= e.Lo {
-		return plusMinus(e, 1, unit)
-	}
-	half := (e.Hi - e.Value)
-	decimals := max(0, 1-int(math.Floor(math.Log10(half))))
-	g := func(x float64) string {
-		if x == 0 {
-			return "0"
-		}
-		return strconv.FormatFloat(x, 'f', decimals, 64)
-	}
-	return g(e.Value) + unit + " (" + g(e.Lo) + " to " + g(e.Hi) + ")"
-}
 
 func writeFleetTable(w io.Writer, r FleetReport, markdown bool) error {
 	header := fleetHeader
@@ -290,13 +265,6 @@ func writeFleetTable(w io.Writer, r FleetReport, markdown bool) error {
 		}
 	}
 	return t.Render()
-}
-
-func sigOrDash(x float64) string {
-	if math.IsNaN(x) {
-		return "-"
-	}
-	return sig(x)
 }
 
 // CheckSeriesPath refuses a file name whose extension WriteFleetSeries cannot write.

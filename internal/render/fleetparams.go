@@ -2,12 +2,13 @@ package render
 
 import (
 	"encoding"
+	"encoding/json"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/human"
 )
 
 // fleetSettings are the settings a run read, as fields keyed by their flag
@@ -18,13 +19,13 @@ import (
 // ("3s", "100ms") and names are as the flags take them.
 func fleetSettings(c fleet.Config) []field {
 	unread := c.Unread()
-	f := []field{{"duration", secondsText(c.Duration)}}
+	f := []field{{"duration", durationValue(c.Duration)}}
 	for _, p := range fleet.Params() {
 		if unread[p.Name] != "" {
 			continue
 		}
 		if p.Name == "outage-mode" {
-			f = append(f, field{"outage", secondsText(c.Outage.From) + ":" + secondsText(c.Outage.To)})
+			f = append(f, field{"outage", windowValue{c.Outage.From, c.Outage.To}})
 		}
 		f = append(f, field{p.Name, settingValue(p, &c)})
 	}
@@ -36,16 +37,16 @@ func settingValue(p fleet.Param, c *fleet.Config) any {
 	switch v := p.Field(c).(type) {
 	case *float64:
 		if p.Seconds {
-			return secondsText(*v)
+			return durationValue(*v)
 		}
 		return *v
 	case *int:
 		return int64(*v)
 	case *time.Duration:
 		if *v == fleet.NoCap { // -backoff-cap 0 says no cap
-			return "0s"
+			return durationValue(0)
 		}
-		return v.String()
+		return durationValue(v.Seconds())
 	case encoding.TextMarshaler:
 		b, _ := v.MarshalText()
 		return string(b)
@@ -53,9 +54,41 @@ func settingValue(p fleet.Param, c *fleet.Config) any {
 	return nil
 }
 
-// secondsText is a time in seconds as a Go duration, as the flags take it.
-func secondsText(s float64) string {
-	return time.Duration(math.Round(s * float64(time.Second))).String()
+// durationValue is a setting's time in seconds. csv and json write it as
+// time.Duration does ("1m0s"), as they always have; people read it as
+// human.Seconds writes it ("1m"). The flags take either.
+type durationValue float64
+
+// goText is d as time.Duration writes it.
+func (d durationValue) goText() string {
+	return time.Duration(math.Round(float64(d) * float64(time.Second))).String()
+}
+
+// MarshalJSON writes d as time.Duration does, a json string.
+func (d durationValue) MarshalJSON() ([]byte, error) { return json.Marshal(d.goText()) }
+
+// windowValue is the outage window from:to, in seconds, written as two
+// durationValues.
+type windowValue struct{ from, to float64 }
+
+// goText is w as -outage takes it, each end as time.Duration writes it.
+func (w windowValue) goText() string {
+	return durationValue(w.from).goText() + ":" + durationValue(w.to).goText()
+}
+
+// MarshalJSON writes w as goText does, a json string.
+func (w windowValue) MarshalJSON() ([]byte, error) { return json.Marshal(w.goText()) }
+
+// peopleText is a setting's value for people: times as human.Seconds
+// writes them, the rest as csv does.
+func peopleText(v any) string {
+	switch x := v.(type) {
+	case durationValue:
+		return human.Seconds(float64(x))
+	case windowValue:
+		return human.Seconds(x.from) + ":" + human.Seconds(x.to)
+	}
+	return text(v)
 }
 
 // settingsObject is settings as one json object (or csv columns), each key
@@ -89,7 +122,7 @@ func describeSettings(settings []field) string {
 		default:
 			b.WriteString(", ")
 		}
-		b.WriteString(s.key + " " + text(s.value))
+		b.WriteString(s.key + " " + peopleText(s.value))
 	}
 	return b.String()
 }
@@ -165,9 +198,4 @@ func settingsLines(names []string, cfgs []fleet.Config) []string {
 }
 
 // replicatesText is "n replicates", "1 replicate" for one.
-func replicatesText(n int) string {
-	if n == 1 {
-		return "1 replicate"
-	}
-	return strconv.Itoa(n) + " replicates"
-}
+func replicatesText(n int) string { return human.Count(int64(n), "replicate") }

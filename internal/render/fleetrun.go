@@ -3,10 +3,10 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/human"
 )
 
 // FleetRun is what one `retrysim fleet` ran: a preset's runs, or the one run
@@ -30,7 +30,7 @@ type FleetRun struct {
 // picture against the spike's height, or a row and a time series a run.
 func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, series, plot []byte, err error) {
 	p := run.Preset
-	secs := strconv.FormatFloat(run.Configs[0].Duration, 'g', -1, 64)
+	secs := human.Seconds(run.Configs[0].Duration)
 	params := []string{"model: " + p.Name, fmt.Sprintf("%s a run, seed %d", replicatesText(run.Replicates), run.Seed)}
 	if p.Source != "" {
 		params = append(params, "source: "+p.Source)
@@ -61,8 +61,8 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		if run.Replicates > 1 {
 			reps += " (counts summed over them)"
 		}
-		title := fmt.Sprintf("retrysim fleet: %s, %s s, %s, seed %d%s", p.Name, secs, reps, run.Seed, what)
-		plotTitle := fmt.Sprintf("retrysim fleet: %s, %s s, %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
+		title := fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, reps, run.Seed, what)
+		plotTitle := fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
 		rep := TotalsReport{Title: title, Rows: rows, ByClients: p.ByClients, Params: params, Results: run.Results, PlotTitle: plotTitle,
 			Configs: run.Configs, Replicates: run.Replicates, Seed: run.Seed, Scenario: run.ScenarioFile}
 		if err := r.FleetTotals(&o, rep); err != nil {
@@ -77,13 +77,13 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	}
 	reps := replicatesText(run.Replicates)
 	if run.Replicates > 1 {
-		reps += " (95% intervals over them)"
+		reps += " ([lo, hi]: 95% intervals over them)"
 	}
 	rep := FleetReport{
-		Title:      fmt.Sprintf("retrysim fleet: %s, %s s, %s, seed %d%s", p.Name, secs, reps, run.Seed, what),
+		Title:      fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, reps, run.Seed, what),
 		Params:     params,
 		Configs:    run.Configs,
-		PlotTitle:  fmt.Sprintf("retrysim fleet: %s, %s s, means of %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen),
+		PlotTitle:  fmt.Sprintf("retrysim fleet: %s, %s, means of %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen),
 		RunConfigs: run.Configs,
 		Replicates: run.Replicates,
 		Seed:       run.Seed,
@@ -98,7 +98,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	draw := func() error { return PlotFleet(&pic, rep.PlotTitle, rep.Runs, rep.Configs, plotExt) }
 	if p.Spikes { // one picture of the runs against the spike's height, as -plot draws them
 		rep.Runs, rep.Configs, rep.Spikes = nil, nil, run.Results
-		rep.PlotTitle = fmt.Sprintf("retrysim fleet: %s, %s s, means of %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
+		rep.PlotTitle = fmt.Sprintf("retrysim fleet: %s, %s, means of %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
 		draw = func() error { return PlotFleetSpikes(&pic, rep.PlotTitle, run.Results, plotExt) }
 	}
 	if err := r.Fleet(&o, rep); err != nil {
@@ -144,12 +144,8 @@ func FleetPresets(ps []fleet.Preset) string {
 		if len(head) > len(indent) {
 			head += "\n" + indent
 		}
-		reps := fmt.Sprintf("%d replicates", p.Replicates)
-		if p.Replicates == 1 {
-			reps = "1 replicate"
-		}
-		about := fmt.Sprintf("%s %ss and %s unless -duration or -replicates say otherwise.",
-			p.About, strconv.FormatFloat(p.Duration, 'g', -1, 64), reps)
+		about := fmt.Sprintf("%s %s and %s unless -duration or -replicates say otherwise.",
+			p.About, human.Seconds(p.Duration), replicatesText(p.Replicates))
 		fmt.Fprintf(&b, "%s%s\n%s%s\n", head, indentWrap(p.Source+".", 60, indent), indent, indentWrap(about, 60, indent))
 	}
 	return b.String()

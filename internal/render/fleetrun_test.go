@@ -18,7 +18,7 @@ func TestFleetPresets(t *testing.T) {
 		{Name: "a-name-longer-than-18", Source: "s", About: "2 x 3 runs;", Duration: 10, Replicates: 1},
 	}
 	want := "  short             a source.\n" +
-		"                    Runs a and b; 80s and 10 replicates unless -duration or\n" +
+		"                    Runs a and b; 1m20s and 10 replicates unless -duration or\n" +
 		"                    -replicates say otherwise.\n" +
 		"  a-name-longer-than-18\n" +
 		"                    s.\n" +
@@ -47,10 +47,10 @@ func TestFleetOutputs(t *testing.T) {
 		title                 string
 		seriesRows, plotBytes bool
 	}{
-		{fleet.Preset{Name: "one run"}, "retrysim fleet: one run, 3 s, 2 replicates (95% intervals over them), seed 7; " +
+		{fleet.Preset{Name: "one run"}, "retrysim fleet: one run, 3s, 2 replicates ([lo, hi]: 95% intervals over them), seed 7; " +
 			"shape constant, rate 5; server independent, base 100ms, p-fail 0.1; net 10ms; " +
 			"clients 1, timeout 1s, attempts 2, backoff none, keys none; policy unlimited; hedges 0", true, true},
-		{fleet.Preset{Name: "t", Totals: true}, "retrysim fleet: t, 3 s, 2 replicates (counts summed over them), seed 7", false, true},
+		{fleet.Preset{Name: "t", Totals: true}, "retrysim fleet: t, 3s, 2 replicates (counts summed over them), seed 7", false, true},
 	} {
 		run := FleetRun{Preset: tc.preset, Replicates: 2, Seed: 7, Configs: cfgs, Results: res}
 		if tc.preset.Name == "one run" {

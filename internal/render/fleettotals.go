@@ -73,6 +73,12 @@ func writeTotalsJSON(w io.Writer, t TotalsReport) error {
 	return writeIndented(w, out)
 }
 
+// The words after a policy's name in the totals' headers.
+const (
+	totalsSucceeded     = "succeeded"
+	totalsCallsARequest = "calls a request"
+)
+
 // writeTotalsTable pivots the totals for people: a row a failure rate (and
 // client count), and for each policy the share of requests that succeeded
 // and the server calls a request.
@@ -89,7 +95,7 @@ func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients,
 	}
 	lead := len(header)
 	for _, p := range policies {
-		header = append(header, p+" succeeded", p+" calls a request")
+		header = append(header, p+" "+totalsSucceeded, p+" "+totalsCallsARequest)
 	}
 	opts := tableOptions(markdown, numberColumns(len(header), 0))
 	title = tableTitle(title, markdown)
@@ -123,8 +129,8 @@ func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients,
 		}
 		j := lead + 2*slices.Index(policies, r.Run)
 		if r.Requests > 0 {
-			cells[j] = percentOf(r.Succeeded, r.Requests)
-			cells[j+1] = strconv.FormatFloat(float64(r.Calls)/float64(r.Requests), 'f', 4, 64)
+			cells[j] = totalsShare.text(float64(r.Succeeded) / float64(r.Requests))
+			cells[j+1] = totalsCalls.text(float64(r.Calls) / float64(r.Requests))
 		}
 	}
 	if err := flush(); err != nil {

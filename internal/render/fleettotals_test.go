@@ -14,7 +14,7 @@ import (
 func TestWriteFleetTotals(t *testing.T) {
 	rows := []fleet.Totals{
 		{Run: "no_retries", Clients: 100, FailureRate: 0.1, Requests: 1000, Succeeded: 900, Calls: 1000},
-		{Run: "three_retries", Clients: 100, FailureRate: 0.1, Requests: 1000, Succeeded: 1000, Calls: 1111},
+		{Run: "4_tries", Clients: 100, FailureRate: 0.1, Requests: 1000, Succeeded: 1000, Calls: 1111},
 		{Run: "no_retries", Clients: 100, FailureRate: 0.5, Requests: 8, Succeeded: 4, Calls: 8},
 	}
 	for _, tc := range []struct {
@@ -22,18 +22,18 @@ func TestWriteFleetTotals(t *testing.T) {
 		byClients bool
 		want      string
 	}{
-		{"csv", false, "failure_rate,policy,requests,succeeded,calls,replicates,seed\n0.1,no_retries,1000,900,1000,2,7\n0.1,three_retries,1000,1000,1111,2,7\n0.5,no_retries,8,4,8,2,7\n"},
-		{"csv", true, "clients,failure_rate,policy,requests,succeeded,calls,replicates,seed\n100,0.1,no_retries,1000,900,1000,2,7\n100,0.1,three_retries,1000,1000,1111,2,7\n100,0.5,no_retries,8,4,8,2,7\n"},
+		{"csv", false, "failure_rate,policy,requests,succeeded,calls,replicates,seed\n0.1,no_retries,1000,900,1000,2,7\n0.1,4_tries,1000,1000,1111,2,7\n0.5,no_retries,8,4,8,2,7\n"},
+		{"csv", true, "clients,failure_rate,policy,requests,succeeded,calls,replicates,seed\n100,0.1,no_retries,1000,900,1000,2,7\n100,0.1,4_tries,1000,1000,1111,2,7\n100,0.5,no_retries,8,4,8,2,7\n"},
 		{"json", false, `{"title":"T","replicates":2,"seed":7,"rows":[` +
 			`{"failure_rate":0.1,"policy":"no_retries","requests":1000,"succeeded":900,"calls":1000},` +
-			`{"failure_rate":0.1,"policy":"three_retries","requests":1000,"succeeded":1000,"calls":1111},` +
+			`{"failure_rate":0.1,"policy":"4_tries","requests":1000,"succeeded":1000,"calls":1111},` +
 			`{"failure_rate":0.5,"policy":"no_retries","requests":8,"succeeded":4,"calls":8}]}`},
 		{"markdown", false, `**T**
 
-| Failure rate | no_retries succeeded | no_retries calls a request | three_retries succeeded | three_retries calls a request |
-|-------------:|---------------------:|---------------------------:|------------------------:|------------------------------:|
-|          0.1 |              90.000% |                     1.0000 |                100.000% |                        1.1110 |
-|          0.5 |              50.000% |                     1.0000 |                       - |                             - |
+| Failure rate | no_retries succeeded | no_retries calls a request | 4_tries succeeded | 4_tries calls a request |
+|-------------:|---------------------:|---------------------------:|------------------:|------------------------:|
+|          0.1 |              90.000% |                     1.0000 |          100.000% |                  1.1110 |
+|          0.5 |              50.000% |                     1.0000 |                 - |                       - |
 `},
 	} {
 		var b bytes.Buffer
@@ -58,12 +58,14 @@ func TestWriteFleetTotals(t *testing.T) {
 }
 
 // TestTotalsHTML: the page pivots the totals as the text table does, each
-// figure followed by half the 95% Student t interval over the replicates,
-// worked out here by hand: replicate shares 0.9 and 0.8 have mean 0.85 and
-// standard error sqrt(0.005/2) = 0.05, t(0.975, 1 df) = 12.7062, so the half
-// width is 63.53 percentage points, shown as ±64 (two significant digits);
-// calls 1.1 and 1.3 a request have the same standard error over 1, 0.1, so
-// ±1.3. The data attributes are the json row's counts' ratio, exactly.
+// figure followed by the 95% Student t interval over the replicates [lo,
+// hi], worked out here by hand: replicate shares 0.9 and 0.8 have mean 0.85
+// and standard error sqrt(0.005/2) = 0.05, t(0.975, 1 df) = 12.706205, so
+// the half width is 0.635310, the interval [21.46898%, 148.53%], cut at 100%
+// and rounded outwards to the column's 3 decimals: [21.468, 100.000]; calls
+// 1.1 and 1.3 a request have the same standard error over 1, 0.1, so
+// [-0.07062, 2.47062], cut at 0: [0.0000, 2.4707]. The data attributes are
+// the json row's counts' ratio, exactly.
 func TestTotalsHTML(t *testing.T) {
 	rep := func(req, succ, calls int64) fleet.Replicate {
 		var r fleet.Replicate
@@ -77,7 +79,7 @@ func TestTotalsHTML(t *testing.T) {
 	}
 	res := []fleet.Result{
 		{Config: cfg("no_retries", 0.1), Replicates: []fleet.Replicate{rep(100, 90, 110), rep(100, 80, 130)}},
-		{Config: cfg("three_tries", 0.1), Replicates: []fleet.Replicate{rep(100, 100, 100), rep(100, 100, 100)}},
+		{Config: cfg("3_tries", 0.1), Replicates: []fleet.Replicate{rep(100, 100, 100), rep(100, 100, 100)}},
 		{Config: cfg("no_retries", 0.5), Replicates: []fleet.Replicate{rep(4, 2, 4), rep(4, 2, 4)}},
 	}
 	r := TotalsReport{Title: "retrysim fleet: test", Params: []string{"model: test"}, Results: res, PlotTitle: "test"}
@@ -97,9 +99,9 @@ func TestTotalsHTML(t *testing.T) {
 		text  string
 	}
 	want := []cell{
-		{0, "succeeded/requests", 0.85, "85.000% ±64"}, {1, "succeeded/requests", 1, "100.000%"},
+		{0, "succeeded/requests", 0.85, "85.000% [21.468, 100.000]"}, {1, "succeeded/requests", 1, "100.000%"},
 		{2, "succeeded/requests", 0.5, "50.000%"},
-		{0, "calls/requests", 1.2, "1.2000 ±1.3"}, {1, "calls/requests", 1, "1.0000"}, {2, "calls/requests", 1, "1.0000"},
+		{0, "calls/requests", 1.2, "1.2000 [0.0000, 2.4707]"}, {1, "calls/requests", 1, "1.0000"}, {2, "calls/requests", 1, "1.0000"},
 	}
 	if len(p.cells) != len(want) {
 		t.Fatalf("%d numeric cells; want %d", len(p.cells), len(want))
@@ -112,7 +114,7 @@ func TestTotalsHTML(t *testing.T) {
 	if n := strings.Count(p.text, "How to read it."); n != 2 || !strings.Contains(p.text, "model: test") || p.elements["svg"] != 1 {
 		t.Errorf("%d how to read it, %d svg; want 2 and 1, and the parameters, in %q", n, p.elements["svg"], p.text)
 	}
-	if !strings.Contains(p.text, "-") { // three_tries ran at 0.1 only
+	if !strings.Contains(p.text, "-") { // 3_tries ran at 0.1 only
 		t.Error("no - for the policy that did not run at 0.5")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -57,26 +58,8 @@ func percentOf(part, whole int64) string {
 	return toFixed(float64(100*part)/float64(whole), 3) + "%"
 }
 
-// Group writes n with thousands separators: 464233 as "464,233".
-func Group(n int64) string { return group(n) }
-
 // group writes n with thousands separators: 464233 as "464,233".
-func group(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+func group(n int64) string { return human.Group(n) }
 
 // shortFloat prints a parameter for people: 0.5, 1, 7 (not 7.000000000000001).
 func shortFloat(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
@@ -100,30 +83,41 @@ func reportTitle(p stats.Params) string {
 		// The attempts are the strategy.Retry strategies'.
 		upTo += ", other strategies their own limits"
 	}
-	t := fmt.Sprintf("%s %s, %d steps, each call fails %s%% of the time, the reply to %q is lost %s%% of the time, %s; %s, seed %d",
-		group(p.Jobs), p.Noun, p.Steps, shortFloat(100*p.PFail), p.LossyStep, shortFloat(100*p.LostReply),
+	jobs := group(p.Jobs) + " " + p.Noun
+	if p.Jobs == 1 { // "1 sign-up": the noun is written in the plural
+		jobs = "1 " + strings.TrimSuffix(p.Noun, "s")
+	}
+	steps := human.Count(int64(p.Steps), "step")
+	t := fmt.Sprintf("%s, %s, each call fails %s%% of the time, the reply to %q is lost %s%% of the time, %s; %s, seed %d",
+		jobs, steps, shortFloat(100*p.PFail), p.LossyStep, shortFloat(100*p.LostReply),
 		upTo, p.RNG, p.Seed)
 	if p.File != "" {
 		from := p.File
 		if p.Overrides != "" {
 			from += " (" + p.Overrides + " over the file's)"
 		}
-		t = fmt.Sprintf("%s %s, %d steps from %s, %s; %s, seed %d",
-			group(p.Jobs), p.Noun, p.Steps, from, upTo, p.RNG, p.Seed)
+		t = fmt.Sprintf("%s, %s from %s, %s; %s, seed %d",
+			jobs, steps, from, upTo, p.RNG, p.Seed)
 	}
 	if p.Engine == "skip" {
-		t += ", skip engine"
+		t += ", " + engineTerm(p.Engine)
 	}
 	if p.Replicates > 1 {
 		t += fmt.Sprintf("; %d replicates, counts pooled", p.Replicates)
 	}
 	if d := p.Delivery; d != nil {
-		t += fmt.Sprintf("\ndelivery model; queue: store %s, key TTL %s, lease %s, visibility timeout %s, up to %d deliveries; repeated requests %s%% (delay %s); crashes %s%% at %s; calls take %s; backoff %s",
-			d.Store, d.TTL, d.Lease, d.Visibility, d.MaxDeliveries, shortFloat(100*d.Repeat), d.RepeatDelay,
-			shortFloat(100*d.Crash), d.CrashAt, d.Latency, d.Backoff)
+		t += human.Durations(fmt.Sprintf("\n"+deliveryModelTerm+"; queue: store %s, key TTL %s, lease %s, visibility timeout %s, up to %s; repeated requests %s%% (delay %s); crashes %s%% at %s; calls take %s; backoff %s",
+			d.Store, d.TTL, d.Lease, d.Visibility, human.Count(int64(d.MaxDeliveries), "delivery"), shortFloat(100*d.Repeat), d.RepeatDelay,
+			shortFloat(100*d.Crash), d.CrashAt, d.Latency, d.Backoff))
 	}
 	return t
 }
+
+// deliveryModelTerm opens the delivery model's line of a title.
+const deliveryModelTerm = "delivery model"
+
+// engineTerm names the engine e ("skip" or "plain") in titles.
+func engineTerm(e string) string { return e + " engine" }
 
 // keyModeWords say what a step's own key mode sends, as the strategies'
 // labels say it.

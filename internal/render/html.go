@@ -107,12 +107,12 @@ figure { margin: 1.5em 0; } figure svg { display: block; width: 100%; max-width:
 `
 
 // numberSpans writes a number cell's text as spans that do not break
-// inside: a new span starts at an interval ("[", "±"), a z-score ("(") and
+// inside: a new span starts at an interval ("["), a z-score ("(") and
 // after each "/" of a list of quantiles, so a narrow column breaks there.
 func numberSpans(b *bytes.Buffer, text string) {
 	var spans [][]string
 	for i, w := range strings.Fields(text) {
-		opens := strings.HasPrefix(w, "[") || strings.HasPrefix(w, "±") || strings.HasPrefix(w, "(")
+		opens := strings.HasPrefix(w, "[") || strings.HasPrefix(w, "(")
 		if i == 0 || opens || spans[len(spans)-1][len(spans[len(spans)-1])-1] == "/" {
 			spans = append(spans, nil)
 		}
@@ -266,8 +266,8 @@ func writeFleetHTML(w io.Writer, r FleetReport) error {
 	p := page{title: r.Title, params: r.Params}
 	t := pageTable{
 		heading: "The runs, means over replicates with 95% intervals",
-		howTo: "A row is one run. Each figure is the mean over the replicates, then ± half its 95% Student t " +
-			"interval (none with one replicate). Calls per request counts every attempt a request made; timeouts, " +
+		howTo: "A row is one run. Each figure is the mean over the replicates, then its 95% Student t " +
+			"interval [low, high] (none with one replicate). Calls per request counts every attempt a request made; timeouts, " +
 			"conflicts and duplicates are counts over the run; latency is that of successful requests; recovered is " +
 			"how many replicates had goodput back for good when the run ended, of those judged, with its 95% Wilson " +
 			"score interval (\"no trigger\" for a run without a spike, ramp or outage, \"too short\" for one with no " +
@@ -312,11 +312,8 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 	p := page{title: reportTitle(r.Params)}
 	t := pageTable{
 		heading: "The strategies",
-		howTo: "A row is one strategy over every simulated job. Succeeded is the share of jobs that finished; " +
-			"failed jobs, steps done again and the watched duplicates are counts over all jobs; calls per job is a mean. " +
-			"Brackets are 95% intervals (with -ci); an \"expected (z)\" line is the closed form and how many standard " +
-			"errors the simulation is from it (|z| above 3 is suspicious).",
-		header: header(r),
+		howTo:   reportHowTo(r),
+		header:  header(r),
 	}
 	fields := []string{"", "succeeded", "failed", "calls_per_job", "repeated_steps"}
 	for j, w := range watchedOf(r) {
@@ -365,7 +362,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 	}
 	p.tables = []pageTable{t}
 	if r.Delivery != nil {
-		by := pageTable{heading: "Side effects repeated, by step",
+		by := pageTable{heading: byStepHeading,
 			howTo: "A row is one step of the job, a column one strategy: how many times that step's side effect " +
 				"happened again, over every job. The steps' sum is the strategies' table's steps done again.",
 			header: []string{"Step"}}
@@ -385,19 +382,45 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 	return writePage(w, p)
 }
 
+// reportHowTo is how to read the strategies' table of r's page: what its
+// columns are, then only what r's rows show of intervals (-ci), replicates'
+// means and closed forms ("expected (z)").
+func reportHowTo(r stats.Report) string {
+	how := "A row is one strategy over every simulated job. Succeeded is the share of jobs that finished; " +
+		"failed jobs, steps done again and the watched duplicates are counts over all jobs; calls per job is a mean " +
+		"(see docs/glossary.md for every term)."
+	replicated, expected := false, false
+	for _, row := range r.Rows {
+		replicated = replicated || len(row.Replicates) > 1
+		expected = expected || row.Expected != nil
+	}
+	if r.ShowCI {
+		how += " Brackets after a figure are its 95% interval [low, high] (-ci)."
+	}
+	if replicated {
+		how += " A \"mean of n replicates\" line is the mean of each figure over the replicates, with the mean's 95% " +
+			"Student t interval [low, high]."
+	}
+	if expected {
+		how += " An \"expected (z)\" line is the closed form and how many standard errors the simulation is from it " +
+			"(|z| above 3 is suspicious)."
+	}
+	return how
+}
+
 // writeCasesHTML is a preset's page: its cases' table.
 func writeCasesHTML(w io.Writer, c stats.Cases) error {
 	t := pageTable{
 		heading: "The cases",
 		howTo: "A row is one case of the preset. Charges per job above 1 means some jobs charged twice; lost work counts " +
 			"jobs whose work was lost; deliveries per job counts how often the queue handed each job out.",
-		header: []string{"Case", "Store", "Charges per job", "Lost work", "Deliveries per job", "What it means"},
+		header: casesHeader,
 	}
 	for i, r := range c.Rows {
 		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(r.Case), prose(r.Store),
-			num(toFixed(r.ChargesPerJob(), 3), i, "charges_per_job", r.ChargesPerJob()),
+			num(perJob.text(r.ChargesPerJob()), i, "charges_per_job", r.ChargesPerJob()),
 			num(group(r.LostWork), i, "lost_work", float64(r.LostWork)),
-			plain(toFixed(float64(r.Deliveries)/float64(r.Jobs), 3)), prose(r.Meaning)}})
+			plain(perJob.text(float64(r.Deliveries) / float64(r.Jobs))), prose(r.Meaning)}})
 	}
 	return writePage(w, page{title: c.Title, tables: []pageTable{t}})
 }
@@ -437,16 +460,16 @@ func writeTotalsHTML(w io.Writer, t TotalsReport) error {
 	if t.ByClients {
 		lead = []string{"Clients", "Failure rate"}
 	}
-	intervals := "the total over every replicate, as the text table prints it, then ± half the 95% Student t " +
-		"interval of the replicates' own figures (none with one replicate): where two policies' intervals do not overlap, " +
-		"the difference is not chance."
+	intervals := "the total over every replicate, as the text table prints it, then the 95% Student t " +
+		"interval [low, high] of the mean of the replicates' own figures (none with one replicate): where two policies' " +
+		"intervals do not overlap, the difference is not chance."
 	if len(t.Results) == 0 {
 		intervals = "the total over every replicate, as the text table prints it."
 	}
 	// pivot is one table of a figure of each run: what reads it off the
 	// totals (num/den, as field/of of the json row) and off the replicates.
-	pivot := func(heading, howTo, field, of string, text func(fleet.Totals) string, ratio func(fleet.Totals) float64,
-		est func(fleet.Summary) fleet.Estimate, scale float64) pageTable {
+	pivot := func(heading, howTo, field, of string, style numberStyle, ratio func(fleet.Totals) float64,
+		est func(fleet.Summary) fleet.Estimate) pageTable {
 		pt := pageTable{heading: heading, howTo: howTo + " " + intervals, header: append(slices.Clone(lead), policies...)}
 		for _, k := range keys {
 			var cells []pageCell
@@ -460,12 +483,10 @@ func writeTotalsHTML(w io.Writer, t TotalsReport) error {
 					cells = append(cells, plain("-"))
 					continue
 				}
-				s := text(t.Rows[i])
+				s := style.text(ratio(t.Rows[i]))
 				if len(t.Results) > 0 {
 					e := est(t.Results[i].Summary())
-					if half := scale * (e.Hi - e.Lo) / 2; half > 0 {
-						s += " ±" + strconv.FormatFloat(half, 'f', max(0, 1-int(math.Floor(math.Log10(half)))), 64)
-					}
+					s += style.interval(e.Lo, e.Hi)
 				}
 				cells = append(cells, num(s, i, field+"/"+of, ratio(t.Rows[i])))
 			}
@@ -479,18 +500,14 @@ func writeTotalsHTML(w io.Writer, t TotalsReport) error {
 	}
 	p.tables = []pageTable{
 		pivot("Requests that succeeded", who+", a column one client policy: the share of the requests that "+
-			"succeeded, within the policy's attempts, in percent;", "succeeded", "requests",
-			func(r fleet.Totals) string { return percentOf(r.Succeeded, r.Requests) },
+			"succeeded, within the policy's attempts, in percent;", "succeeded", "requests", totalsShare,
 			func(r fleet.Totals) float64 { return float64(r.Succeeded) / float64(r.Requests) },
-			func(s fleet.Summary) fleet.Estimate { return s.Succeeded }, 100),
+			func(s fleet.Summary) fleet.Estimate { return s.Succeeded }),
 		pivot("Server calls a request (amplification)", who+", a column one client policy: the calls the server "+
 			"received over the requests, 1 when nothing is retried; what a policy adds above 1 is load on a server "+
-			"that is already failing;", "calls", "requests",
-			func(r fleet.Totals) string {
-				return strconv.FormatFloat(float64(r.Calls)/float64(r.Requests), 'f', 4, 64)
-			},
+			"that is already failing;", "calls", "requests", totalsCalls,
 			func(r fleet.Totals) float64 { return float64(r.Calls) / float64(r.Requests) },
-			func(s fleet.Summary) fleet.Estimate { return s.Amplification }, 1),
+			func(s fleet.Summary) fleet.Estimate { return s.Amplification }),
 	}
 	if len(t.Results) > 0 {
 		var svg bytes.Buffer

@@ -108,7 +108,7 @@ func selfContained(t *testing.T, p parsedPage) {
 
 // shown is the first number a cell shows, divided by 100 when it is a percent.
 func shown(t *testing.T, text string) float64 {
-	f := strings.Fields(strings.ReplaceAll(text, "%", " % "))
+	f := strings.Fields(strings.ReplaceAll(strings.ReplaceAll(text, "%", " % "), ",", ""))
 	v, err := strconv.ParseFloat(f[0], 64)
 	if err != nil {
 		t.Fatalf("cell %q: %v", text, err)
@@ -292,7 +292,7 @@ func TestPageLayout(t *testing.T) {
 	for text, want := range map[string]string{
 		"99.999% [99.998, 99.999]":     "<span>99.999%</span> <span>[99.998, 99.999]</span>",
 		"0.2113 s / 29.85 s / 59.57 s": "<span>0.2113 s /</span> <span>29.85 s /</span> <span>59.57 s</span>",
-		"3520 ±46":                     "<span>3520</span> <span>±46</span>",
+		"3,520 [3,473, 3,567]":         "<span>3,520</span> <span>[3,473, 3,567]</span>",
 		"12.3 (z -0.10)":               "<span>12.3</span> <span>(z -0.10)</span>",
 		"never in 9 of 10":             "<span>never in 9 of 10</span>",
 	} {
@@ -300,6 +300,53 @@ func TestPageLayout(t *testing.T) {
 		numberSpans(&b, text)
 		if b.String() != want {
 			t.Errorf("numberSpans(%q) = %q; want %q", text, b.String(), want)
+		}
+	}
+}
+
+// TestReportHowTo is issue 23 item 6: the page's "How to read it" spoke of
+// -ci brackets and "expected (z)" lines on pages that had neither. It names
+// each only when the page shows it: intervals with ShowCI, the replicates'
+// means with replicated rows, closed forms with Expected.
+func TestReportHowTo(t *testing.T) {
+	base := func() stats.Report {
+		r := stats.Report{Params: stats.Params{Scenario: "test", Noun: "jobs", Steps: 1, Jobs: 1000, Attempts: 3, RNG: "pcg",
+			Seed: 1, Engine: "plain", Replicates: 1}}
+		r.Rows = []stats.Row{{ID: "a", Label: "strategy a", Counters: stats.Counters{Jobs: 1000, Calls: 1000}}}
+		return r
+	}
+	howTo := func(r stats.Report) string {
+		var page bytes.Buffer
+		if err := writeReportHTML(&page, r); err != nil {
+			t.Fatal(err)
+		}
+		text := parsePage(t, page.Bytes()).text
+		_, after, _ := strings.Cut(text, "How to read it.")
+		return after
+	}
+	for _, tc := range []struct {
+		name        string
+		edit        func(*stats.Report)
+		ci, mean, z bool
+	}{
+		{"plain", func(*stats.Report) {}, false, false, false},
+		{"-ci", func(r *stats.Report) { r.ShowCI = true }, true, false, false},
+		{"-expect", func(r *stats.Report) { r.Rows[0].Expected = &stats.Expected{} }, false, false, true},
+		{"-replicates", func(r *stats.Report) {
+			r.Replicates = 2
+			r.Rows[0].Replicates = []stats.Values{stats.ValuesOf(r.Rows[0].Counters), stats.ValuesOf(r.Rows[0].Counters)}
+		}, false, true, false},
+	} {
+		r := base()
+		tc.edit(&r)
+		got := howTo(r)
+		for _, c := range []struct {
+			word string
+			want bool
+		}{{"-ci", tc.ci}, {"mean of n replicates", tc.mean}, {"expected (z)", tc.z}} {
+			if strings.Contains(got, c.word) != c.want {
+				t.Errorf("%s: how to read it mentions %q: %v; want %v\n%s", tc.name, c.word, !c.want, c.want, got)
+			}
 		}
 	}
 }

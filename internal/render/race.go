@@ -48,14 +48,21 @@ func raceFields(r stats.RaceRow) []field {
 	return f
 }
 
-// writeRaceTable is the modes of a real run for people, as a table or
-// markdown, with the comparison's columns when -compare asked for it.
-func writeRaceTable(w io.Writer, title string, rows []stats.RaceRow, markdown bool) error {
-	compare := len(rows) > 0 && rows[0].Sim != nil
+// raceHeader heads the race modes' table, with the comparison's columns
+// when compare.
+func raceHeader(compare bool) []string {
 	header := []string{"Mode", "Races", "Charged twice", "Lost", "SQLITE_BUSY retries", "Refused (codes)", "Crashes", "Wall"}
 	if compare {
 		header = append(header, "Overlap", "Twice, real", "Twice, simulated", "Lost, real", "Lost, simulated", "Agree")
 	}
+	return header
+}
+
+// writeRaceTable is the modes of a real run for people, as a table or
+// markdown, with the comparison's columns when -compare asked for it.
+func writeRaceTable(w io.Writer, title string, rows []stats.RaceRow, markdown bool) error {
+	compare := len(rows) > 0 && rows[0].Sim != nil
+	header := raceHeader(compare)
 	opts := tableOptions(markdown, numberColumns(len(header), 1))
 	title = tableTitle(title, markdown)
 	fmt.Fprintln(w, title)
@@ -64,7 +71,7 @@ func writeRaceTable(w io.Writer, title string, rows []stats.RaceRow, markdown bo
 	for _, r := range rows {
 		codes := fmt.Sprint(r.RefusedCodes)
 		cells := []string{r.Mode, group(r.Races), group(r.DoubleCharged), group(r.Lost), group(r.BusyRetries),
-			group(r.Refused) + " " + codes, group(r.Crashes), fmt.Sprintf("%.2f s", r.WallSeconds)}
+			group(r.Refused) + " " + codes, group(r.Crashes), wallSeconds.text(r.WallSeconds)}
 		if compare {
 			agree := "no"
 			if r.Agree() {

@@ -11,10 +11,12 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -34,23 +36,20 @@ func header(r stats.Report) []string {
 	return h
 }
 
-// seconds formats a duration in seconds for people: 0.1 s, 2.35 s, and
-// "> 5011872 s" past the histogram's range.
+// seconds formats a duration in seconds for people: 0.1000 s, 2.350 s, and
+// "> 5,011,872 s" past the histogram's range.
 func seconds(x float64) string {
-	switch {
-	case x != x: // NaN: nothing counted
-		return "-"
-	case math.IsInf(x, 1):
-		return "> " + sig(stats.Top()) + " s"
+	if math.IsInf(x, 1) {
+		return "> " + timeSeconds.text(stats.Top())
 	}
-	return sig(x) + " s"
+	return timeSeconds.text(x) // "-" for NaN: nothing counted
 }
 
 // deliveryCells are the delivery model's columns of a row.
 func deliveryCells(row stats.Row) []string {
 	c := row.Counters
 	return []string{
-		toFixed(float64(c.Deliveries)/float64(c.Jobs), 3),
+		perJob.text(float64(c.Deliveries) / float64(c.Jobs)),
 		group(c.LostWork),
 		quantiles(&c.Completion),
 		quantiles(&c.FailedCompletion),
@@ -60,15 +59,6 @@ func deliveryCells(row stats.Row) []string {
 // quantiles formats a histogram's p50, p95 and p99 for people.
 func quantiles(h *stats.Histogram) string {
 	return seconds(h.Quantile(0.5)) + " / " + seconds(h.Quantile(0.95)) + " / " + seconds(h.Quantile(0.99))
-}
-
-// count formats an expected or interval count of jobs or side effects, "-"
-// for none (NaN: a row of no jobs).
-func count(x float64) string {
-	if math.IsNaN(x) {
-		return "-"
-	}
-	return group(int64(math.Round(x)))
 }
 
 // cells are one row formatted for people, as the article prints them, with
@@ -93,15 +83,35 @@ func cells(row stats.Row, ci bool, watched []stats.Watch) []string {
 	for i, m := range stats.Metrics() {
 		e[i] = m.Estimate(row)
 	}
-	cells[1] += fmt.Sprintf(" [%s, %s]", toFixed(100*e[0].Lo, 3), toFixed(100*e[0].Hi, 3))
-	cells[2] += fmt.Sprintf(" [%s, %s]", count(e[1].Lo*n), count(e[1].Hi*n))
-	cells[3] += fmt.Sprintf(" [%s, %s]", toFixed(e[2].Lo, 3), toFixed(e[2].Hi, 3))
-	cells[4] += fmt.Sprintf(" [%s, %s]", count(e[3].Lo*n), count(e[3].Hi*n))
+	cells[1] += bounds(jobShare, e[0].Lo, e[0].Hi)
+	cells[2] += bounds(wholeCount, e[1].Lo*n, e[1].Hi*n)
+	cells[3] += bounds(callsPerJob, e[2].Lo, e[2].Hi)
+	cells[4] += bounds(wholeCount, e[3].Lo*n, e[3].Hi*n)
 	for k, w := range watched {
 		d := c.WatchedRate(k, w)
-		cells[5+k] += fmt.Sprintf(" [%s, %s]", count(d.Lo*n), count(d.Hi*n))
+		cells[5+k] += bounds(wholeCount, d.Lo*n, d.Hi*n)
 	}
 	return cells
+}
+
+// bounds is an interval's " [lo, hi]" in the column's style, always shown
+// (a -ci interval of no width says so).
+func bounds(s numberStyle, lo, hi float64) string {
+	l, h := s.bounds(lo, hi)
+	return " [" + l + ", " + h + "]"
+}
+
+// metricStyle is the table's style of the i-th of stats.Metrics' closed
+// forms and spreads: succeeded in percent, calls per job per job, the rest
+// counts over the row's jobs (perJobs: the rate times the jobs).
+func metricStyle(i int) (s numberStyle, perJobs bool) {
+	switch i {
+	case 0:
+		return jobShare, false
+	case 2:
+		return callsPerJob, false
+	}
+	return expectedCount, true
 }
 
 // expectedCells are the closed forms under a row, each with its z-score;
@@ -109,24 +119,18 @@ func cells(row stats.Row, ci bool, watched []stats.Watch) []string {
 func expectedCells(row stats.Row, watched []stats.Watch) []string {
 	c := row.Counters
 	n := float64(c.Jobs)
-	cells := []string{"  expected (z)"}
+	cells := []string{"  " + expectedRowLabel}
 	for i, m := range stats.Metrics() {
 		x := m.Expected(*row.Expected)
-		var s string
-		switch i {
-		case 0:
-			s = toFixed(100*x, 3) + "%"
-		case 2:
-			s = toFixed(x, 2)
-		default:
-			s = strconv.FormatFloat(x*n, 'f', 1, 64)
+		s, scaled := metricStyle(i)
+		if scaled {
+			x *= n
 		}
-		cells = append(cells, s+" ("+zText(m, c, *row.Expected)+")")
+		cells = append(cells, s.text(x)+" ("+zText(m, c, *row.Expected)+")")
 	}
 	for k, w := range watched[min(1, len(watched)):] {
 		m, e := watchedMetric(row, k+1, w)
-		x := m.Expected(e)
-		cells = append(cells, strconv.FormatFloat(x*n, 'f', 1, 64)+" ("+zText(m, c, e)+")")
+		cells = append(cells, expectedCount.text(m.Expected(e)*n)+" ("+zText(m, c, e)+")")
 	}
 	return cells
 }
@@ -142,23 +146,22 @@ func zText(m stats.Metric, c stats.Counters, e stats.Expected) string {
 	if !ok {
 		return "z n/a"
 	}
-	return "z " + strconv.FormatFloat(zs, 'f', 2, 64)
+	return "z " + zScore.text(zs)
 }
 
-// spreadCells are the replicates' mean ± standard deviation under a row.
+// spreadCells are, under a row, the replicates' mean of each metric with
+// the mean's 95% Student t interval, counts per replicate.
 func spreadCells(row stats.Row) []string {
 	n := float64(row.Jobs) / float64(len(row.Replicates))
-	cells := []string{fmt.Sprintf("  mean ± sd of %d", len(row.Replicates))}
+	label := strings.Replace(spreadRowLabel, "n replicates", human.Count(int64(len(row.Replicates)), "replicate"), 1)
+	cells := []string{"  " + label + " [95% t interval]"}
 	for i, m := range stats.Metrics() {
 		s := m.SpreadOf(row.Replicates)
-		switch i {
-		case 0:
-			cells = append(cells, fmt.Sprintf("%s%% ± %s", toFixed(100*s.Mean, 3), toFixed(100*s.SD, 3)))
-		case 2:
-			cells = append(cells, fmt.Sprintf("%s ± %s", toFixed(s.Mean, 2), toFixed(s.SD, 2)))
-		default:
-			cells = append(cells, fmt.Sprintf("%s ± %s", strconv.FormatFloat(s.Mean*n, 'f', 1, 64), strconv.FormatFloat(s.SD*n, 'f', 1, 64)))
+		style, scaled := metricStyle(i)
+		if scaled {
+			s.Mean, s.Lo, s.Hi = s.Mean*n, s.Lo*n, s.Hi*n
 		}
+		cells = append(cells, style.text(s.Mean)+bounds(style, s.Lo, s.Hi))
 	}
 	return cells
 }
@@ -166,6 +169,9 @@ func spreadCells(row stats.Row) []string {
 func writeTable(w io.Writer, r stats.Report, markdown bool) error {
 	opts := tableOptions(markdown, numberColumns(max(10, len(header(r))), 1))
 	title := reportTitle(r.Params)
+	if r.ShowCI {
+		title += "; [lo, hi]: 95% intervals"
+	}
 	title = tableTitle(title, markdown)
 	if _, err := fmt.Fprintln(w, title); err != nil {
 		return err
@@ -202,10 +208,20 @@ func writeTable(w io.Writer, r stats.Report, markdown bool) error {
 	return nil
 }
 
+// byStepHeading heads the delivery model's second table.
+const byStepHeading = "Side effects repeated, by step"
+
+// The labels of the rows under a strategy's: its closed forms, and its
+// replicates' means (n written as their count).
+const (
+	expectedRowLabel = "expected (z)"
+	spreadRowLabel   = "mean of n replicates"
+)
+
 // writeByStep is the delivery model's second table: the side effects each
 // step repeated, one column a strategy.
 func writeByStep(w io.Writer, r stats.Report, markdown bool) error {
-	header := []string{"Side effects repeated, by step"}
+	header := []string{byStepHeading}
 	align := []tw.Align{tw.AlignLeft}
 	for _, row := range r.Rows {
 		header = append(header, row.ID)
@@ -256,6 +272,10 @@ func text(v any) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case stats.Wide:
 		return x.String()
+	case durationValue:
+		return x.goText()
+	case windowValue:
+		return x.goText()
 	case nil:
 		return ""
 	}

@@ -20,7 +20,7 @@ import (
 // sweepRun names what drew the numbers, for titles: the generator, the seed and
 // the engine (skip and plain agree in distribution, not draw for draw).
 func sweepRun(s stats.Sweep) string {
-	return fmt.Sprintf("%s, seed %d, %s engine", s.RNG, s.Seed, s.Engine)
+	return fmt.Sprintf("%s, seed %d, %s", s.RNG, s.Seed, engineTerm(s.Engine))
 }
 
 // sweepFields are a row's grid point, then the row's own fields (jobs among
@@ -133,15 +133,10 @@ func writeSweepJSON(w io.Writer, s stats.Sweep) error {
 	return b.Flush()
 }
 
-// sig formats x with 4 significant digits, in plain decimals (0.000002532,
-// not 2.532e-06), so a column of rates reads at a glance.
-func sig(x float64) string {
-	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	decimals := max(0, 3-int(math.Floor(math.Log10(math.Abs(x)))))
-	return strconv.FormatFloat(x, 'f', decimals, 64)
-}
+// sig formats x as sweepValue does, 4 significant digits in plain decimals
+// (0.000002532, not 2.532e-06) with thousands separators, so a column of
+// rates reads at a glance; "-" for NaN.
+func sig(x float64) string { return sweepValue.number(x) }
 
 // metricText formats an estimate of m for a pivot cell: shares as
 // percentages, times in seconds, means as they are, each with its interval

@@ -1,0 +1,107 @@
+// Package human formats what retrysim prints for people to read: durations
+// as people write them (24h, 1h30m, 250ms), counts with thousands
+// separators (5,078), and counted nouns in the right number (1 replicate,
+// 2 replicates). It is the one place that style is decided, for the table
+// formats, titles, help and messages; it is not for csv or json, which
+// print numbers raw.
+package human
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Duration is d as people write it: time.Duration's form without its zero
+// units, 24h not 24h0m0s, 1h30m not 1h30m0s, 1m not 1m0s; 250ms, 2.5s and
+// 0s as time.Duration prints them. time.ParseDuration reads it back.
+func Duration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// Seconds is a time in seconds as Duration writes it, to the nanosecond.
+func Seconds(s float64) string { return Duration(time.Duration(math.Round(s * float64(time.Second)))) }
+
+// Group is n with thousands separators: 464233 as "464,233".
+func Group(n int64) string {
+	return Digits(strconv.FormatInt(n, 10))
+}
+
+// Digits is s with thousands separators in the whole part of its first
+// number: "5022.7" as "5,022.7", "-12345%" as "-12,345%"; a number of four
+// or more digits after the point is left alone there, and s without a
+// number is returned as it is.
+func Digits(s string) string {
+	start := strings.IndexFunc(s, isDigit)
+	if start < 0 {
+		return s
+	}
+	end := start
+	for end < len(s) && isDigit(rune(s[end])) {
+		end++
+	}
+	if start > 0 && s[start-1] == '.' { // a fraction such as ".5": no whole part
+		return s
+	}
+	whole := s[start:end]
+	var b strings.Builder
+	b.WriteString(s[:start])
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	b.WriteString(s[end:])
+	return b.String()
+}
+
+func isDigit(r rune) bool { return r >= '0' && r <= '9' }
+
+// Count is n and noun, the noun in the plural unless n is 1 (Plural), n
+// with thousands separators: "1 replicate", "0 rounds", "1,000 jobs",
+// "2 deliveries".
+func Count(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return Group(n) + " " + Plural(noun)
+}
+
+// Plural is an English noun's regular plural: +es after s, x, ch and sh
+// (processes), y after a consonant as ies (deliveries), else +s.
+func Plural(noun string) string {
+	switch {
+	case strings.HasSuffix(noun, "s"), strings.HasSuffix(noun, "x"), strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "sh"):
+		return noun + "es"
+	case len(noun) > 1 && noun[len(noun)-1] == 'y' && !strings.ContainsRune("aeiou", rune(noun[len(noun)-2])):
+		return noun[:len(noun)-1] + "ies"
+	}
+	return noun + "s"
+}
+
+// Durations is s with every word that is a Go duration ("24h0m0s", the
+// text a setting's String gives) written as Duration writes it: "fixed
+// 1m0s" as "fixed 1m". A word is what spaces separate, less a trailing
+// comma, semicolon or parenthesis.
+func Durations(s string) string {
+	words := strings.Split(s, " ")
+	for i, w := range words {
+		core := strings.TrimRight(w, ",;)")
+		if core == "" || !isDigit(rune(core[0])) || !strings.ContainsAny(core, "hmsuµn") { // "0" parses too
+			continue
+		}
+		if d, err := time.ParseDuration(core); err == nil {
+			words[i] = Duration(d) + w[len(core):]
+		}
+	}
+	return strings.Join(words, " ")
+}

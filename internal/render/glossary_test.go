@@ -1,0 +1,75 @@
+package render
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/stats"
+)
+
+// outputTerms are the terms the outputs for people print, read from the
+// renderers' own header tables, row labels and title words (not copied
+// from an output): every column header of every document, the labels of
+// the rows under a strategy's, the fleet's recovery verdicts, the swept
+// metrics' labels, and the engines' and the delivery model's title words.
+func outputTerms() []string {
+	var terms []string
+	report := stats.Report{Params: stats.Params{Watched: []stats.Watch{{}}, Delivery: &stats.DeliveryParams{}}}
+	terms = append(terms, header(report)...)
+	terms = append(terms, fleetHeader...)
+	terms = append(terms, casesHeader...)
+	terms = append(terms, raceHeader(true)...)
+	terms = append(terms, byStepHeading, expectedRowLabel, spreadRowLabel, totalsSucceeded, totalsCallsARequest, "Failure rate", "Clients")
+	terms = append(terms, recoveryJudged(fleet.Summary{}), recoveryJudged(fleet.Summary{Trigger: true}))
+	for _, m := range stats.Metrics() {
+		terms = append(terms, m.Label)
+	}
+	terms = append(terms, engineTerm("skip"), engineTerm("plain"), deliveryModelTerm)
+	var out []string
+	for _, t := range terms {
+		if t != "" && !slices.Contains(out, t) { // the watched step's column is named by its label
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// TestGlossary is issue 23 item 6: terms were printed long before the
+// README explained them. docs/glossary.md has an entry ("### Term") for
+// every term an output prints, in alphabetical order, and the README links
+// to it.
+func TestGlossary(t *testing.T) {
+	data, err := os.ReadFile("../../docs/glossary.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if term, ok := strings.CutPrefix(line, "### "); ok {
+			entries = append(entries, strings.ToLower(term))
+		}
+	}
+	if !slices.IsSorted(entries) {
+		t.Errorf("the glossary's entries are not in alphabetical order: %q", entries)
+	}
+	for _, term := range outputTerms() {
+		if !slices.Contains(entries, strings.ToLower(term)) {
+			t.Errorf("the outputs print %q, which docs/glossary.md has no entry for", term)
+		}
+	}
+	// The header tables hold what the tests above read: a header of the
+	// table command and one of the fleet's.
+	if terms := outputTerms(); !slices.Contains(terms, "Steps done again") || !slices.Contains(terms, "Recovered") {
+		t.Errorf("outputTerms = %q; want the table's and the fleet's headers among them", terms)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "(docs/glossary.md)") {
+		t.Error("the README does not link to docs/glossary.md")
+	}
+}

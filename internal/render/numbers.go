@@ -1,0 +1,143 @@
+package render
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/retrysim/retrysim/internal/human"
+)
+
+// numberStyle is how the table formats (table, markdown and html) write one
+// column's numbers: scaled by scale (1 when 0), with decimals fixed
+// decimals, or digits significant digits when digits is set, thousands
+// separated (human.Digits), unit after the value. An interval's bounds are
+// written the same way without the unit, as "[lo, hi]", cut at the
+// quantity's range (0, and 1 for a share: a t interval over few replicates
+// may pass them) and, with fixed decimals, rounded outwards, so that the
+// interval printed holds the one computed and the value printed. csv and
+// json write numbers raw.
+type numberStyle struct {
+	scale    float64
+	decimals int
+	digits   int
+	unit     string
+	share    bool
+}
+
+// The styles of the table formats' columns, each column one of them, so no
+// column mixes 10.6 with 10.11 or 5,078 with 5022.7. The one exception is
+// the table command's Calls per job, which keeps the article's rounding,
+// Math.round(x * 100) / 100 ("10.6" beside "10.11"), in every table, as
+// the Part 5 goldens pin it; its intervals, expectations and spreads are
+// in callsPerJob's 2 decimals.
+var (
+	// jobShare is a share of jobs in percent (Succeeded), as the article's.
+	jobShare = numberStyle{scale: 100, decimals: 3, unit: "%", share: true}
+	// wholeCount is a count of jobs, calls or side effects.
+	wholeCount = numberStyle{}
+	// expectedCount is a count's closed form or a mean of counts.
+	expectedCount = numberStyle{decimals: 1}
+	// callsPerJob is the table command's calls per job: its intervals,
+	// expectations and spreads (its value is the article's, roundJS).
+	callsPerJob = numberStyle{decimals: 2}
+	// perJob is a mean per job: deliveries and charges.
+	perJob = numberStyle{decimals: 3}
+	// zScore is how many standard errors a result is from its closed form.
+	zScore = numberStyle{decimals: 2}
+	// timeSeconds is a time in seconds (the delivery model's quantiles, the
+	// fleet's latencies, the sweep's times).
+	timeSeconds = numberStyle{digits: 4, unit: " s"}
+	// sweepValue is a swept metric: its size is unknown until the sweep ran.
+	sweepValue = numberStyle{digits: 4}
+	// perRequest is a mean per request of the fleet: calls (amplification).
+	perRequest = numberStyle{decimals: 3}
+	// requestShare is a share of the fleet's requests in percent.
+	requestShare = numberStyle{scale: 100, decimals: 1, unit: "%", share: true}
+	// fleetMean is a mean over the fleet's replicates of a count or rate.
+	fleetMean = numberStyle{decimals: 1}
+	// recoverySeconds is how long the fleet took to recover.
+	recoverySeconds = numberStyle{decimals: 1, unit: " s"}
+	// totalsShare and totalsCalls are a fleet preset's totals: the share
+	// of requests that succeeded, and the calls a request.
+	totalsShare = numberStyle{scale: 100, decimals: 3, unit: "%", share: true}
+	totalsCalls = numberStyle{decimals: 4}
+	// wallSeconds is the wall time a real run (race) took.
+	wallSeconds = numberStyle{decimals: 2, unit: " s"}
+)
+
+// number is x in the style, without the unit; "-" for NaN (nothing
+// counted, a rate of no jobs).
+func (s numberStyle) number(x float64) string { return s.rounded(x, 0) }
+
+// rounded is x in the style without the unit, rounded to nearest (way 0),
+// down (-1) or up (+1) with fixed decimals; "-" for NaN.
+func (s numberStyle) rounded(x float64, way int) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	if s.scale != 0 {
+		x *= s.scale
+	}
+	if s.digits > 0 {
+		return human.Digits(significant(x, s.digits))
+	}
+	if way != 0 {
+		p := math.Pow(10, float64(s.decimals))
+		// a bound a hair past a round figure (10.1 as 10.0999...) is that figure
+		const hair = 1e-9
+		if way < 0 {
+			x = math.Floor(x*p+hair) / p
+		} else {
+			x = math.Ceil(x*p-hair) / p
+		}
+	}
+	return human.Digits(toFixed(x, s.decimals))
+}
+
+// text is x in the style with its unit; "-" for NaN.
+func (s numberStyle) text(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return s.number(x) + s.unit
+}
+
+// interval is " [lo, hi]", the bounds in the style without the unit: what
+// follows a value whose 95% interval is shown. It is empty when the bounds
+// are NaN (one replicate) or the interval has no width at the value's
+// precision, as a value alone says the same.
+func (s numberStyle) interval(lo, hi float64) string {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return ""
+	}
+	l, h := s.bounds(lo, hi)
+	if l == h {
+		return ""
+	}
+	return " [" + l + ", " + h + "]"
+}
+
+// bounds are an interval's bounds as interval writes them.
+func (s numberStyle) bounds(lo, hi float64) (string, string) {
+	lo = max(lo, 0)
+	if s.share {
+		hi = min(hi, 1)
+	}
+	return s.rounded(lo, -1), s.rounded(hi, +1)
+}
+
+// withInterval is x in the style, then its interval.
+func (s numberStyle) withInterval(x, lo, hi float64) string {
+	return s.text(x) + s.interval(lo, hi)
+}
+
+// significant formats x with n significant digits, in plain decimals
+// (0.000002532, not 2.532e-06); 0, NaN and infinities in their shortest
+// form.
+func significant(x float64, n int) string {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	decimals := max(0, n-1-int(math.Floor(math.Log10(math.Abs(x)))))
+	return strconv.FormatFloat(x, 'f', decimals, 64)
+}

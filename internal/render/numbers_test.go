@@ -1,0 +1,34 @@
+package render
+
+import (
+	"math"
+	"testing"
+)
+
+// The table formats' number styles, written out by hand: thousands
+// separated, fixed decimals, intervals cut at the quantity's range and
+// rounded outwards, none where it has no width.
+func TestNumberStyles(t *testing.T) {
+	for _, tc := range []struct {
+		name, got, want string
+	}{
+		{"share", jobShare.text(0.99999), "99.999%"},
+		{"count", wholeCount.text(5078), "5,078"},
+		{"expected count", expectedCount.text(5022.7), "5,022.7"},
+		{"per job", perJob.text(1.5), "1.500"},
+		{"time", timeSeconds.text(2.1893), "2.189 s"},
+		{"time, large", timeSeconds.text(5011872.34), "5,011,872 s"},
+		{"NaN", wholeCount.text(math.NaN()), "-"},
+		{"outwards", perJob.interval(1.0004, 1.0016), " [1.000, 1.002]"},
+		{"a round bound stays", callsPerJob.interval(10.1, 10.2), " [10.10, 10.20]"},
+		{"share cut at 100%", requestShare.interval(0.5, 1.2), " [50.0, 100.0]"},
+		{"cut at 0", fleetMean.interval(-3, 4.01), " [0.0, 4.1]"},
+		{"no width", fleetMean.interval(2, 2), ""},
+		{"one replicate", fleetMean.interval(math.NaN(), math.NaN()), ""},
+		{"with interval", wholeCount.withInterval(3520.4, 3473.2, 3566.1), "3,520 [3,473, 3,567]"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: %q; want %q", tc.name, tc.got, tc.want)
+		}
+	}
+}
