@@ -111,7 +111,7 @@ func TestSweepTimeMetricWithoutJobs(t *testing.T) {
 	if err := writePivot(&b, s, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"│        1h │          1s │           - │\n", "│        2h │          2s │ > 5,011,872 s │\n"} {
+	for _, want := range []string{"│        1h │          1s │             - │\n", "│        2h │          2s │ > 5,011,872 s │\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("pivot\n%s\nwant a line %q", b.String(), want)
 		}
