@@ -88,7 +88,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err != nil {
 			return flagval.LibraryError(err)
 		}
-		return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Format.R.Cases(w, cases) })
+		return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Renderer(stdout).Cases(w, cases) })
 	}
 	file, err := scenarioFile(scenarioPath)
 	if err != nil {
@@ -154,7 +154,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	out := rep.Results(ci, expect)
 	out.Overrides = overrides
-	return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Format.R.Report(w, out) })
+	return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Renderer(stdout).Report(w, out) })
 }
 
 // scenarioFile reads -scenario, when given, as table and sweep both do: the
