@@ -33,7 +33,7 @@ type table struct {
 	w      io.Writer
 	st     tableStyle
 	align  []tw.Align
-	labels int // leading columns that name a row: their cells wrap, and every part repeats them
+	labels int   // leading columns that name a row: their cells wrap, and every part repeats them
 	prose  []int // other columns whose cells are words, which wrap too
 	header []string
 	rows   [][]string

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 
-
 	"github.com/retrysim/retrysim/fleet"
 )
 

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-
 	"github.com/retrysim/retrysim/stats"
 )
 
