@@ -194,7 +194,7 @@ func refuseUnreadKeys(file *scenario.Loaded, fs *flag.FlagSet, unread map[string
 // replicate is refused by the library: only one can be cut into slices).
 func shardRefuses(name string) string {
 	switch name {
-	case "ci", "expect", "format":
+	case "ci", "expect", "format", "width":
 		return fmt.Sprintf("-shard writes raw json for merge; give -%s to retrysim merge instead", name)
 	}
 	return ""
