@@ -42,10 +42,10 @@ func (p Preset) Reads() []string {
 
 // Refuses says why a command's flag called name may not go with the
 // preset, or "" if it may: the preset's own flag, the settings it Reads and
-// the output flags (-format, -o) its cases are printed through go with it;
+// the output flags (-format, -o, -width) its cases are printed through go with it;
 // any other sets what the preset fixes itself.
 func (p Preset) Refuses(name string) string {
-	reads := append(p.Reads(), "format", "o")
+	reads := append(p.Reads(), "format", "o", "width")
 	if name == "preset" || slices.Contains(reads, name) {
 		return ""
 	}

@@ -54,7 +54,7 @@ func TestPresetRefuses(t *testing.T) {
 			t.Errorf("%s refused: %s", f, r)
 		}
 	}
-	want := "-preset sqlite-check runs its own fixed cases and reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format, -o"
+	want := "-preset sqlite-check runs its own fixed cases and reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format, -o, -width"
 	for _, f := range []string{"p-fail", "ci", "strategies", "scenario", "shard"} {
 		if r := p.Refuses(f); r != want {
 			t.Errorf("%s: %q; want %q", f, r, want)

@@ -274,7 +274,7 @@ func TestRenderRowOfNoJobs(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		if err := rd.Report(&out, stats.Report{Params: sh.Params, Rows: sh.Rows, ShowCI: true}); err != nil {
+		if err := rd.WithWidth(0).Report(&out, stats.Report{Params: sh.Params, Rows: sh.Rows, ShowCI: true}); err != nil { // a row a line
 			t.Fatalf("%s: %v", format, err)
 		}
 		if !strings.Contains(out.String(), want) {

@@ -9,9 +9,11 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/render"
 )
 
 // TestMain lets this test binary serve as the race's worker processes, which
@@ -51,6 +53,9 @@ func TestEveryFlagAtItsDefault(t *testing.T) {
 			return // an output location, the run's own, or an old name refused whatever its value
 		}
 		value := f.DefValue
+		if f.Name == "width" { // -help's default: the terminal's, and stdout here is none
+			value = strconv.Itoa(render.DefaultWidth)
+		}
 		with := append(slices.Clone(base), "-"+f.Name+"="+value)
 		t.Run(f.Name+"="+value, func(t *testing.T) {
 			out, errOut, code := race(with...)

@@ -103,5 +103,5 @@ func raceCommand(ctx context.Context, args []string, stdout, _ io.Writer) error 
 	if err != nil {
 		return err
 	}
-	return o.Out.Render(ctx, stdout, func(w io.Writer) error { return o.Format.R.Race(w, raceTitle(base, compare), rows) })
+	return o.Out.Render(ctx, stdout, func(w io.Writer) error { return o.Renderer(stdout).Race(w, raceTitle(base, compare), rows) })
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/render"
 )
 
 // defaultRuns are, for each command, small runs over which every flag of
@@ -100,6 +101,9 @@ func TestEveryFlagAtItsDefault(t *testing.T) {
 				value := f.DefValue
 				if f.Name == "workers" { // -help's default: GOMAXPROCS, not a number
 					value = strconv.Itoa(runtime.GOMAXPROCS(0))
+				}
+				if f.Name == "width" { // -help's default: the terminal's, and stdout here is none
+					value = strconv.Itoa(render.DefaultWidth)
 				}
 				with := append(slices.Clone(args), "-"+f.Name+"="+value)
 				t.Run(name+"/"+f.Name+"="+value, func(t *testing.T) {

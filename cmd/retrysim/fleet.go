@@ -115,7 +115,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	run := render.FleetRun{Preset: p, Replicates: replicates.V, Seed: uint64(seed), Configs: cfgs, Results: res, ScenarioFile: scenPath}
-	main, ser, pic, err := o.Format.R.FleetOutputs(run, filepath.Ext(series), filepath.Ext(plot))
+	main, ser, pic, err := o.Renderer(stdout).FleetOutputs(run, filepath.Ext(series), filepath.Ext(plot))
 	if err != nil {
 		return err
 	}

@@ -605,7 +605,7 @@ func TestFleetOutputSaysWhatRan(t *testing.T) {
 		"service-sigma 0.5, p-fail 0.3; net 100ms; clients 1, timeout 3s, attempts 3, backoff none, keys same; " +
 		"policy finagle-budget, policy-scope client, budget-ratio 0.2, budget-ttl 10s, budget-min-rate 10; hedges 2, hedge-delay 50ms"
 	wantTitle := "retrysim fleet: one run, 2s, 1 replicate, seed 1; " + settings
-	out, errOut, code := retrysim(t, args...)
+	out, errOut, code := retrysim(t, append(args, "-width", "0")...) // the title on one line
 	if first, _, _ := strings.Cut(out, "\n"); code != 0 || first != wantTitle {
 		t.Errorf("table: exit %d (%s), title\n%s\nwant\n%s", code, errOut, first, wantTitle)
 	}

@@ -56,5 +56,5 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if err := api.CheckExpect(expect, rep.Params.Delivery != nil); err != nil {
 		return flagval.LibraryError(err)
 	}
-	return o.Out.Render(ctx, stdout, func(w io.Writer) error { return o.Format.R.Report(w, rep.Results(ci, expect)) })
+	return o.Out.Render(ctx, stdout, func(w io.Writer) error { return o.Renderer(stdout).Report(w, rep.Results(ci, expect)) })
 }

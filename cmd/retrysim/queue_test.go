@@ -189,7 +189,7 @@ func TestCompletionQuantilesSplitByOutcome(t *testing.T) {
 			t.Errorf("%s = %v; want %v (the bucket of 0.2 s)", k, rep.Rows[0][k], want)
 		}
 	}
-	table, _, _ := retrysim(t, "-model", "delivery", "-strategies", "step-nokey", "-p-fail", "0.03", "-attempts", "1", "-latency", "20ms", "-jobs", "1000")
+	table, _, _ := retrysim(t, "-model", "delivery", "-strategies", "step-nokey", "-p-fail", "0.03", "-attempts", "1", "-latency", "20ms", "-jobs", "1000", "-width", "0")
 	for _, h := range []string{"Time p50 / p95 / p99, succeeded jobs", "Time p50 / p95 / p99, failed jobs"} {
 		if !strings.Contains(table, h) {
 			t.Errorf("the table has no column %q", h)
@@ -269,7 +269,7 @@ func TestScenarioParamsEchoed(t *testing.T) {
 		if got := string(rep["overrides"]); got != map[bool]string{true: `"` + tt.overrides + `"`}[tt.overrides != ""] {
 			t.Errorf("%v: overrides %s; want %q", tt.flags, got, tt.overrides)
 		}
-		table, _, _ := retrysim(t, args...)
+		table, _, _ := retrysim(t, append(args, "-width", "0")...) // the title on one line
 		title, _, _ := strings.Cut(table, "\n")
 		if over := "(" + tt.overrides + " over the file's)"; strings.Contains(title, over) != (tt.overrides != "") {
 			t.Errorf("%v: title %q; want it to say %q only when a flag overrides the file", tt.flags, title, over)

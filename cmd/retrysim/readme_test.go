@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mattn/go-runewidth"
 )
 
 // TestREADMETranscripts runs every "$ go run ./cmd/retrysim ..." example in
@@ -52,12 +55,103 @@ func TestREADMETranscripts(t *testing.T) {
 		}
 		found++
 		out, errOut, _ := retrysim(t, args...)
+		checkFits(t, "retrysim"+cmd, out)
 		if got := strings.TrimRight(out+errOut, "\n"); got != strings.Join(want, "\n") {
 			t.Errorf("README: retrysim%s prints\n%s\nwant (README)\n%s", cmd, got, strings.Join(want, "\n"))
 		}
 	}
 	if found < 3 {
 		t.Errorf("found %d README transcripts; want at least 3", found)
+	}
+}
+
+// terminalWidth is the width the README's tables must fit: the table
+// format's when stdout is not a terminal.
+const terminalWidth = 100
+
+// checkFits fails t when a line of out, what cmd printed, is wider than
+// terminalWidth columns, each rune counted as a terminal shows it (box
+// drawing one column, East Asian wide characters two).
+func checkFits(t *testing.T, cmd, out string) {
+	t.Helper()
+	cond := &runewidth.Condition{EastAsianWidth: false}
+	for i, line := range strings.Split(out, "\n") {
+		if w := cond.StringWidth(line); w > terminalWidth {
+			t.Errorf("README: %s: line %d is %d columns wide, over %d:\n%s", cmd, i+1, w, terminalWidth, line)
+			return
+		}
+	}
+}
+
+// Every command the README shows prints, in the table format, tables and
+// titles that fit 100 columns (issue 23: the default table was 146 columns
+// wide, fleet -preset retry-policies 588). The transcripts are checked as
+// TestREADMETranscripts runs them; this runs every other command, with
+// -format table in place of its format and its output files dropped, in
+// README order in a scratch directory (so that merge finds its shards).
+// Markdown cannot fit a width, csv and json are not tables, html is
+// checked by TestPageTablesFit.
+func TestREADMETablesFit(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, err := filepath.Abs("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(examples, filepath.Join(dir, "examples")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	checked, ran := 0, map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		transcript := strings.HasPrefix(line, "    $ ")
+		line = strings.TrimPrefix(strings.TrimPrefix(line, "    "), "$ ")
+		cmd, ok := strings.CutPrefix(line, "go run ./cmd/retrysim ")
+		if !ok && line == "go run ./cmd/retrysim" {
+			cmd, ok = "", true
+		}
+		if !ok {
+			continue
+		}
+		args := shellWords(t, cmd)
+		switch {
+		case len(args) > 0 && args[0] == "help":
+			continue
+		case slices.Contains(args, "-shard"): // raw json for the merge below
+			if _, errOut, code := retrysim(t, args...); code != 0 {
+				t.Fatalf("README: retrysim %s: exit %d: %s", cmd, code, errOut)
+			}
+			continue
+		case transcript:
+			continue // TestREADMETranscripts checks what it prints
+		}
+		var table []string
+		for i := 0; i < len(args); i++ {
+			switch args[i] {
+			case "-format", "-o", "-plot", "-series":
+				i++
+				continue
+			}
+			table = append(table, args[i])
+		}
+		key := strings.Join(table, " ")
+		if ran[key] { // -format markdown and -format html of one sweep
+			continue
+		}
+		ran[key] = true
+		out, errOut, code := retrysim(t, append(table, "-format", "table")...)
+		if code != 0 {
+			t.Errorf("README: retrysim %s: exit %d: %s", cmd, code, errOut)
+			continue
+		}
+		checked++
+		checkFits(t, "retrysim "+key, out)
+	}
+	if checked < 8 {
+		t.Errorf("checked %d README commands besides the transcripts; want at least 8", checked)
 	}
 }
 
@@ -164,8 +258,8 @@ func TestSignupExampleIsTheBuiltin(t *testing.T) {
 	if !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(string(comment), "#", "")), " "), claim) {
 		t.Fatalf("%s no longer says it %s; keep this test and the comment together", file, claim)
 	}
-	builtin, _, _ := retrysim(t)
-	fromFile, errOut, code := retrysim(t, "-scenario", file)
+	builtin, _, _ := retrysim(t, "-width", "0") // the title on one line
+	fromFile, errOut, code := retrysim(t, "-scenario", file, "-width", "0")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

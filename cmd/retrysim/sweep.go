@@ -171,7 +171,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	s.CI = rows.CI
 	var doc, pic bytes.Buffer
-	if err := c.Format.R.Sweep(&doc, s, opts); err != nil {
+	if err := c.Renderer(stdout).Sweep(&doc, s, opts); err != nil {
 		return err
 	}
 	outs := []outfile.Output{{File: c.Out, Data: doc.Bytes()}}

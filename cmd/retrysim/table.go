@@ -61,7 +61,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
 	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
 	preset := flagval.Choice{Valid: func(s string) error { _, err := api.LookupPreset(s); return err }}
-	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format and -o")
+	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format, -o and -width")
 	fs.StringVar(&scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/")
 	model.RegisterModel(fs)
 	flagval.RegisterSettings(fs)
@@ -87,7 +87,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err != nil {
 			return flagval.LibraryError(err)
 		}
-		return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Format.R.Cases(w, cases) })
+		return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Renderer(stdout).Cases(w, cases) })
 	}
 	file, err := scenarioFile(scenarioPath)
 	if err != nil {
@@ -153,7 +153,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	out := rep.Results(rows.CI, expect)
 	out.Overrides = overrides
-	return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Format.R.Report(w, out) })
+	return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Renderer(stdout).Report(w, out) })
 }
 
 // scenarioFile reads -scenario, when given, as table and sweep both do: the
@@ -193,7 +193,7 @@ func refuseUnreadKeys(file *scenario.Loaded, fs *flag.FlagSet, unread map[string
 // replicate is refused by the library: only one can be cut into slices).
 func shardRefuses(name string) string {
 	switch name {
-	case "ci", "expect", "format":
+	case "ci", "expect", "format", "width":
 		return fmt.Sprintf("-shard writes raw json for merge; give -%s to retrysim merge instead", name)
 	}
 	return ""

@@ -88,7 +88,7 @@ func TestCheckoutWatchesTwoSteps(t *testing.T) {
 			t.Errorf("row %d: duplicate_users %v is not the first watched step's %v", r, row["duplicate_users"], row["duplicate_users_step_2"])
 		}
 	}
-	table, _, _ := retrysim(t, "-scenario", "../../examples/checkout.yaml", "-jobs", "1000", "-strategies", "step-samekey")
+	table, _, _ := retrysim(t, "-scenario", "../../examples/checkout.yaml", "-jobs", "1000", "-strategies", "step-samekey", "-width", "0")
 	header := strings.Split(table, "\n")[2]
 	if !strings.Contains(header, "Checkouts charged twice │ Checkouts with 2+ receipts") {
 		t.Errorf("table header %q; want both watched steps' columns side by side", header)

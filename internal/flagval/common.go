@@ -3,8 +3,13 @@ package flagval
 import (
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
+
+	"golang.org/x/term"
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/outfile"
@@ -24,12 +29,61 @@ type Common struct {
 	Output
 }
 
-// Output is the pair of flags every command writes its output through:
-// -format, which renderer, and -o, where.
+// Output is the flags every command writes its output through: -format,
+// which renderer, -o, where, and -width, how wide its tables may be.
 type Output struct {
 	Format Format
 	Out    outfile.File
+	Width  Width
 }
+
+// Renderer is -format's renderer, its tables fitted to -width when the
+// output goes to stdout, as the command's stdout is.
+func (o *Output) Renderer(stdout io.Writer) render.Renderer {
+	return o.Format.R.WithWidth(o.Width.Of(stdout, o.Out.Path == ""))
+}
+
+// MaxWidth is the widest -width takes.
+const MaxWidth = 100_000
+
+// Width is -width: the most columns a table may take, 0 for no limit; not
+// given, the terminal's width when the output goes to a terminal, else
+// render.DefaultWidth.
+type Width struct {
+	V     int
+	given bool
+}
+
+func (w *Width) String() string { return strconv.Itoa(w.V) }
+
+func (w *Width) Set(s string) error {
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || v < 0 || v > MaxWidth {
+		return fmt.Errorf("want a whole number of columns from 0 (no limit) to %d", MaxWidth)
+	}
+	w.V, w.given = v, true
+	return nil
+}
+
+func (w *Width) Get() any { return w.V }
+
+// Of is the width the tables take: the one given, or else the width of
+// stdout's terminal when the output goes to stdout (toStdout) and stdout
+// is a terminal, or else render.DefaultWidth.
+func (w *Width) Of(stdout io.Writer, toStdout bool) int {
+	if w.given {
+		return w.V
+	}
+	if f, ok := stdout.(*os.File); ok && toStdout && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	return render.DefaultWidth
+}
+
+// widthUsage is every command's -width usage.
+const widthUsage = "fit the table format's tables to `n` columns, 0 for no limit: long headers and row labels wrap onto several lines, and a table still too wide is split into several that each repeat its label columns (no column is dropped, no number cut); markdown cannot fit a width (a markdown row is one line, laid out by whatever shows it), and csv, json and html are not terminal tables"
 
 // outUsage is every command's -o usage.
 const outUsage = "write the output to `file` instead of stdout: a regular file is replaced atomically (keeping its mode), a symbolic link's target likewise, a device or FIFO is written in place"
@@ -41,6 +95,9 @@ func (o *Output) Register(fs *flag.FlagSet, doc render.Doc, formatNote, outNote 
 	*o = Output{Format: NewFormat(doc), Out: outfile.File{Flag: "o"}}
 	fs.Var(&o.Format, "format", o.Format.Usage()+formatNote)
 	fs.StringVar(&o.Out.Path, "o", "", outUsage+outNote)
+	o.Width = Width{V: render.DefaultWidth}
+	fs.Var(&o.Width, "width", widthUsage)
+	fs.Lookup("width").DefValue = "the terminal's width, else " + strconv.Itoa(render.DefaultWidth) // not this terminal's
 }
 
 // Register declares the shared flags on fs with their defaults, -format

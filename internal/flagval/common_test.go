@@ -3,6 +3,7 @@ package flagval
 import (
 	"flag"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -58,5 +59,43 @@ func TestOutput(t *testing.T) {
 	}
 	if o.Format.R.Name() != "json" || o.Out.Path != "out.json" {
 		t.Errorf("after -format json -o out.json: %+v", o)
+	}
+}
+
+// -width not given is 100 for output that is not a terminal (a buffer, a
+// pipe, a file given by -o), whatever stdout is; given, it is what was
+// given, 0 included; out of range, it is refused.
+func TestWidth(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	var o Output
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.Register(fs, render.ReportDoc, "", "")
+	if d := fs.Lookup("width").DefValue; d != "the terminal's width, else 100" {
+		t.Errorf("-width default shown as %q", d)
+	}
+	for _, stdout := range []io.Writer{io.Discard, w} {
+		for _, toStdout := range []bool{true, false} {
+			if got := o.Width.Of(stdout, toStdout); got != 100 {
+				t.Errorf("-width not given, stdout %T, to stdout %v: %d; want 100", stdout, toStdout, got)
+			}
+		}
+	}
+	if err := fs.Parse([]string{"-width", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := o.Width.Of(io.Discard, true); got != 0 {
+		t.Errorf("-width 0: %d; want 0, no limit", got)
+	}
+	for _, bad := range []string{"-1", "100001", "wide"} {
+		var v Width
+		if err := v.Set(bad); err == nil || !strings.Contains(err.Error(), "from 0 (no limit) to 100000") {
+			t.Errorf("-width %s: error %v; want the range", bad, err)
+		}
 	}
 }

@@ -4,26 +4,22 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/retrysim/retrysim/stats"
 )
 
 // writeCasesTable is a preset's cases for people, as a table or markdown.
-func writeCasesTable(w io.Writer, c stats.Cases, markdown bool) error {
-	opts := tableOptions(markdown,
-		[]tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft})
+func writeCasesTable(w io.Writer, c stats.Cases, st tableStyle) error {
 	title := c.Title
-	title = tableTitle(title, markdown)
+	title = tableTitle(title, st)
 	fmt.Fprintln(w, title)
-	t := tablewriter.NewTable(w, opts...)
+	t := newTable(w, st, []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}, 1)
+	t.Prose(5)
 	t.Header(casesHeader)
 	for _, r := range c.Rows {
-		if err := t.Append([]string{r.Case, r.Store, perJob.text(r.ChargesPerJob()), group(r.LostWork),
-			perJob.text(float64(r.Deliveries) / float64(r.Jobs)), r.Meaning}); err != nil {
-			return err
-		}
+		t.Append([]string{r.Case, r.Store, perJob.text(r.ChargesPerJob()), group(r.LostWork),
+			perJob.text(float64(r.Deliveries) / float64(r.Jobs)), r.Meaning})
 	}
 	return t.Render()
 }

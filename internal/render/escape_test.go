@@ -27,7 +27,7 @@ func hostile() stats.Report {
 // now no control character reaches it, and no name adds a line.
 func TestTableEscapesControlBytes(t *testing.T) {
 	var out bytes.Buffer
-	if err := writeTable(&out, hostile(), false); err != nil {
+	if err := writeTable(&out, hostile(), tableStyle{}); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -52,7 +52,7 @@ func TestTableEscapesControlBytes(t *testing.T) {
 // each row has its header's cells and no html.
 func TestMarkdownEscapesCells(t *testing.T) {
 	var out bytes.Buffer
-	if err := writeTable(&out, hostile(), true); err != nil {
+	if err := writeTable(&out, hostile(), tableStyle{markdown: true}); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -248,21 +247,17 @@ func fleetCells(s fleet.Summary) []string {
 func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x), 'f', 0, 64) }
 func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
 
-func writeFleetTable(w io.Writer, r FleetReport, markdown bool) error {
+func writeFleetTable(w io.Writer, r FleetReport, st tableStyle) error {
 	header := fleetHeader
-	opts := tableOptions(markdown, numberColumns(len(header), 1))
 	title := r.Title
-	title = tableTitle(title, markdown)
+	title = tableTitle(title, st)
 	if _, err := fmt.Fprintln(w, title); err != nil {
 		return err
 	}
-	t := tablewriter.NewTable(w, opts...)
+	t := newTable(w, st, numberColumns(len(header), 1), 1)
 	t.Header(header)
 	for _, s := range r.Rows {
-		cells := fleetCells(s)
-		if err := t.Append(cells); err != nil {
-			return err
-		}
+		t.Append(fleetCells(s))
 	}
 	return t.Render()
 }

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/olekukonko/tablewriter"
-
 	"github.com/retrysim/retrysim/fleet"
 )
 
@@ -82,7 +80,7 @@ const (
 // writeTotalsTable pivots the totals for people: a row a failure rate (and
 // client count), and for each policy the share of requests that succeeded
 // and the server calls a request.
-func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients, markdown bool) error {
+func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients bool, st tableStyle) error {
 	var policies []string
 	for _, r := range rows {
 		if !slices.Contains(policies, r.Run) {
@@ -97,27 +95,21 @@ func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients,
 	for _, p := range policies {
 		header = append(header, p+" "+totalsSucceeded, p+" "+totalsCallsARequest)
 	}
-	opts := tableOptions(markdown, numberColumns(len(header), 0))
-	title = tableTitle(title, markdown)
+	title = tableTitle(title, st)
 	if _, err := fmt.Fprintln(w, title); err != nil {
 		return err
 	}
-	t := tablewriter.NewTable(w, opts...)
+	t := newTable(w, st, numberColumns(len(header), 0), lead)
 	t.Header(header)
 	var cells []string
-	flush := func() error {
-		if cells == nil {
-			return nil
+	flush := func() {
+		if cells != nil {
+			t.Append(cells)
 		}
-		err := t.Append(cells)
-		cells = nil
-		return err
 	}
 	for i, r := range rows {
 		if i == 0 || r.FailureRate != rows[i-1].FailureRate || r.Clients != rows[i-1].Clients {
-			if err := flush(); err != nil {
-				return err
-			}
+			flush()
 			cells = make([]string, len(header))
 			for j := range cells {
 				cells[j] = "-"
@@ -133,8 +125,6 @@ func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients,
 			cells[j+1] = totalsCalls.text(float64(r.Calls) / float64(r.Requests))
 		}
 	}
-	if err := flush(); err != nil {
-		return err
-	}
+	flush()
 	return t.Render()
 }

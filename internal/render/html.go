@@ -22,8 +22,8 @@ type page struct {
 	title  string
 	params []string
 	tables []pageTable
-	// figures are pictures drawn inline after the tables, each an SVG
-	// that fits on one printed page.
+	// figures are pictures drawn inline before the tables (a long table
+	// would push them pages down), each an SVG that fits on one printed page.
 	figures [][]byte
 }
 
@@ -69,8 +69,11 @@ func prose(text string) pageCell { return pageCell{text: strings.TrimSpace(text)
 // plain is a number cell that no json field holds as it is shown.
 func plain(text string) pageCell { return pageCell{text: text} }
 
-// pageStyle reads at 1280 px (a centred column; numbers right-aligned, each
-// value kept whole; wide tables scroll rather than overflow) and prints on
+// pageStyle reads at 1280 px (a centred column of 1220 px; numbers
+// right-aligned, each value kept whole; a name breaks after its
+// underscores, so that every table retrysim writes fits the column, which
+// TestPageTablesFit checks from this style; a narrower window scrolls a
+// table rather than overflow) and prints on
 // A4: type no smaller than 7.5 pt, a table's rows and every picture kept
 // whole on a page, headings kept with what follows.
 const pageStyle = `
@@ -126,6 +129,13 @@ func numberSpans(b *bytes.Buffer, text string) {
 	}
 }
 
+// words is a header's or a prose cell's text, escaped, with a line break
+// allowed after each underscore (<wbr/>): a name such as
+// grpc_throttling_10pct would otherwise be one word as wide as a column.
+func words(s string) string {
+	return strings.ReplaceAll(html.EscapeString(s), "_", "_<wbr/>")
+}
+
 func writePage(w io.Writer, p page) error {
 	var b bytes.Buffer
 	e := html.EscapeString
@@ -140,11 +150,19 @@ func writePage(w io.Writer, p page) error {
 		}
 		b.WriteString("</ul>\n")
 	}
+	for _, svg := range p.figures {
+		if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
+			svg = svg[i:] // drop the XML declaration: the page declares itself
+		}
+		b.WriteString("<figure>\n")
+		b.Write(svg)
+		b.WriteString("</figure>\n")
+	}
 	for _, t := range p.tables {
 		fmt.Fprintf(&b, "<h2>%s</h2>\n<p class=\"how\"><strong>How to read it.</strong> %s</p>\n", e(t.heading), e(t.howTo))
 		b.WriteString("<div class=\"scroll\"><table>\n<thead><tr>")
 		for _, h := range t.header {
-			fmt.Fprintf(&b, "<th>%s</th>", e(h))
+			fmt.Fprintf(&b, "<th>%s</th>", words(h))
 		}
 		b.WriteString("</tr></thead>\n<tbody>\n")
 		for _, row := range t.rows {
@@ -161,7 +179,7 @@ func writePage(w io.Writer, p page) error {
 				c := row.cells[i]
 				switch {
 				case c.prose:
-					fmt.Fprintf(&b, "<td class=\"prose\">%s</td>", e(c.text))
+					fmt.Fprintf(&b, "<td class=\"prose\">%s</td>", words(c.text))
 					continue
 				case c.value != nil:
 					fmt.Fprintf(&b, "<td data-row=\"%d\" data-field=\"%s\" data-value=\"%s\">", c.row, e(c.field),
@@ -175,14 +193,6 @@ func writePage(w io.Writer, p page) error {
 			b.WriteString("</tr>\n")
 		}
 		b.WriteString("</tbody>\n</table></div>\n")
-	}
-	for _, svg := range p.figures {
-		if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
-			svg = svg[i:] // drop the XML declaration: the page declares itself
-		}
-		b.WriteString("<figure>\n")
-		b.Write(svg)
-		b.WriteString("</figure>\n")
 	}
 	b.WriteString("</body>\n</html>\n")
 	_, err := w.Write(b.Bytes())
@@ -276,7 +286,7 @@ func writeFleetHTML(w io.Writer, r FleetReport) error {
 		header: fleetHeader,
 	}
 	if len(r.Spikes) > 0 {
-		t.howTo += " A run's name is its client policy, keys none or same, and the spike's height; the picture under " +
+		t.howTo += " A run's name is its client policy, keys none or same, and the spike's height; the picture above " +
 			"the table draws each policy's recovery and duplicates against the height."
 	}
 	for i, s := range r.Rows {

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -60,13 +58,12 @@ func raceHeader(compare bool) []string {
 
 // writeRaceTable is the modes of a real run for people, as a table or
 // markdown, with the comparison's columns when -compare asked for it.
-func writeRaceTable(w io.Writer, title string, rows []stats.RaceRow, markdown bool) error {
+func writeRaceTable(w io.Writer, title string, rows []stats.RaceRow, st tableStyle) error {
 	compare := len(rows) > 0 && rows[0].Sim != nil
 	header := raceHeader(compare)
-	opts := tableOptions(markdown, numberColumns(len(header), 1))
-	title = tableTitle(title, markdown)
+	title = tableTitle(title, st)
 	fmt.Fprintln(w, title)
-	t := tablewriter.NewTable(w, opts...)
+	t := newTable(w, st, numberColumns(len(header), 1), 1)
 	t.Header(header)
 	for _, r := range rows {
 		codes := fmt.Sprint(r.RefusedCodes)
@@ -80,9 +77,7 @@ func writeRaceTable(w io.Writer, title string, rows []stats.RaceRow, markdown bo
 			cells = append(cells, rate(r.Overlaps, r.Races), rate(r.DoubleCharged, r.Races), simRate(r.Sim.DoubleCharged, r.Sim.Jobs, r.Sim.DoubleLo, r.Sim.DoubleHi),
 				rate(r.Lost, r.Races), simRate(r.Sim.Lost, r.Sim.Jobs, r.Sim.LostLo, r.Sim.LostHi), agree)
 		}
-		if err := t.Append(cells); err != nil {
-			return err
-		}
+		t.Append(cells)
 	}
 	return t.Render()
 }

@@ -37,6 +37,9 @@ type Renderer struct {
 	raw bool
 	// page formats write one self-contained html page, plots included.
 	page bool
+	// table is the style of the formats that write tables for people (table
+	// and markdown), nil for the others.
+	table *tableStyle
 
 	report func(io.Writer, stats.Report) error
 	sweep  func(io.Writer, stats.Sweep, PlotOptions) error
@@ -48,7 +51,7 @@ type Renderer struct {
 
 // renderers are every format, the default first: each command offers, in
 // this order, those that write its document.
-var renderers = []Renderer{tableFormat("table", false), tableFormat("markdown", true), {
+var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth}), tableFormat("markdown", tableStyle{markdown: true}), {
 	name: "csv", raw: true,
 	report: writeCSV,
 	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepCSV(w, s) },
@@ -78,21 +81,33 @@ var renderers = []Renderer{tableFormat("table", false), tableFormat("markdown", 
 }}
 
 // tableFormat is the format that writes every document as a tablewriter
-// table, in markdown when markdown is set.
-func tableFormat(name string, markdown bool) Renderer {
+// table in style st.
+func tableFormat(name string, st tableStyle) Renderer {
 	return Renderer{
 		name:   name,
-		report: func(w io.Writer, r stats.Report) error { return writeTable(w, r, markdown) },
-		sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writePivot(w, s, markdown) },
-		fleet:  func(w io.Writer, r FleetReport) error { return writeFleetTable(w, r, markdown) },
+		table:  &st,
+		report: func(w io.Writer, r stats.Report) error { return writeTable(w, r, st) },
+		sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writePivot(w, s, st) },
+		fleet:  func(w io.Writer, r FleetReport) error { return writeFleetTable(w, r, st) },
 		totals: func(w io.Writer, t TotalsReport) error {
-			return writeTotalsTable(w, t.Title, t.Rows, t.ByClients, markdown)
+			return writeTotalsTable(w, t.Title, t.Rows, t.ByClients, st)
 		},
-		cases: func(w io.Writer, c stats.Cases) error { return writeCasesTable(w, c, markdown) },
+		cases: func(w io.Writer, c stats.Cases) error { return writeCasesTable(w, c, st) },
 		race: func(w io.Writer, title string, rows []stats.RaceRow) error {
-			return writeRaceTable(w, title, rows, markdown)
+			return writeRaceTable(w, title, rows, st)
 		},
 	}
+}
+
+// WithWidth is the format fitting its tables to width columns, 0 for no
+// limit (DefaultWidth unless set). Only the table format fits a width: a
+// markdown row is one line, which its reader lays out, and csv, json and
+// html are not terminal tables; those formats are returned as they are.
+func (r Renderer) WithWidth(width int) Renderer {
+	if r.table == nil || r.table.markdown {
+		return r
+	}
+	return tableFormat(r.name, tableStyle{width: max(width, 0)})
 }
 
 // writes reports whether r writes d.

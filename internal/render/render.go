@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/retrysim/retrysim/internal/human"
@@ -166,17 +165,16 @@ func spreadCells(row stats.Row) []string {
 	return cells
 }
 
-func writeTable(w io.Writer, r stats.Report, markdown bool) error {
-	opts := tableOptions(markdown, numberColumns(max(10, len(header(r))), 1))
+func writeTable(w io.Writer, r stats.Report, st tableStyle) error {
 	title := reportTitle(r.Params)
 	if r.ShowCI {
 		title += "; [lo, hi]: 95% intervals"
 	}
-	title = tableTitle(title, markdown)
+	title = tableTitle(title, st)
 	if _, err := fmt.Fprintln(w, title); err != nil {
 		return err
 	}
-	t := tablewriter.NewTable(w, opts...)
+	t := newTable(w, st, numberColumns(max(10, len(header(r))), 1), 1)
 	t.Header(header(r))
 	for _, row := range r.Rows {
 		main := cells(row, r.ShowCI, watchedOf(r))
@@ -194,16 +192,14 @@ func writeTable(w io.Writer, r stats.Report, markdown bool) error {
 			for len(cells) < len(header(r)) {
 				cells = append(cells, "")
 			}
-			if err := t.Append(cells); err != nil {
-				return err
-			}
+			t.Append(cells)
 		}
 	}
 	if err := t.Render(); err != nil {
 		return err
 	}
 	if r.Delivery != nil {
-		return writeByStep(w, r, markdown)
+		return writeByStep(w, r, st)
 	}
 	return nil
 }
@@ -220,25 +216,22 @@ const (
 
 // writeByStep is the delivery model's second table: the side effects each
 // step repeated, one column a strategy.
-func writeByStep(w io.Writer, r stats.Report, markdown bool) error {
+func writeByStep(w io.Writer, r stats.Report, st tableStyle) error {
 	header := []string{byStepHeading}
 	align := []tw.Align{tw.AlignLeft}
 	for _, row := range r.Rows {
 		header = append(header, row.ID)
 		align = append(align, tw.AlignRight)
 	}
-	opts := tableOptions(markdown, align)
 	fmt.Fprintln(w)
-	t := tablewriter.NewTable(w, opts...)
+	t := newTable(w, st, align, 1)
 	t.Header(header)
 	for i, name := range r.Delivery.StepNames {
 		cells := []string{name}
 		for _, row := range r.Rows {
 			cells = append(cells, group(row.RepeatedByStep[i]))
 		}
-		if err := t.Append(cells); err != nil {
-			return err
-		}
+		t.Append(cells)
 	}
 	return t.Render()
 }

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -191,22 +189,21 @@ func pivotAxisText(a stats.Axis, v float64) string {
 }
 
 // writePivot shows s.Metric with one line a grid point and one column a strategy.
-func writePivot(w io.Writer, s stats.Sweep, markdown bool) error {
+func writePivot(w io.Writer, s stats.Sweep, st tableStyle) error {
 	header := []string{}
 	for _, a := range s.Swept {
 		header = append(header, s.AxisList()[a].Name)
 	}
 	header = append(header, s.Strategies...)
-	opts := tableOptions(markdown, numberColumns(len(header), 0))
 	title := fmt.Sprintf("%s; %s", s.Metric.Label, sweepRun(s))
 	if s.CI && hasInterval(s.Metric) {
 		title = fmt.Sprintf("%s, 95%% intervals; %s", s.Metric.Label, sweepRun(s))
 	}
-	title = tableTitle(title, markdown)
+	title = tableTitle(title, st)
 	if _, err := fmt.Fprintln(w, title); err != nil {
 		return err
 	}
-	t := tablewriter.NewTable(w, opts...)
+	t := newTable(w, st, numberColumns(len(header), 0), len(s.Swept))
 	t.Header(header)
 	per := len(s.Strategies)
 	for i := 0; i < len(s.Rows); i += per {
@@ -217,9 +214,7 @@ func writePivot(w io.Writer, s stats.Sweep, markdown bool) error {
 		for _, row := range s.Rows[i : i+per] {
 			cells = append(cells, metricText(s.Metric, s.Metric.Estimate(row.Row()), s.CI))
 		}
-		if err := t.Append(cells); err != nil {
-			return err
-		}
+		t.Append(cells)
 	}
 	return t.Render()
 }

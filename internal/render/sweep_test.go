@@ -108,7 +108,7 @@ func TestSweepTimeMetricWithoutJobs(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := writePivot(&b, s, false); err != nil {
+	if err := writePivot(&b, s, tableStyle{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"│        1h │          1s │             - │\n", "│        2h │          2s │ > 5,011,872 s │\n"} {

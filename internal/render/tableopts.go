@@ -6,41 +6,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/retrysim/retrysim/stats"
 )
-
-// tableOptions are the options every table of retrysim's takes: headers as
-// written and left-aligned, each column aligned as align says, every cell
-// escaped (terminalText, markdownText), and the markdown renderer for
-// markdown.
-func tableOptions(markdown bool, align []tw.Align) []tablewriter.Option {
-	escape := terminalText
-	if markdown {
-		escape = markdownText
-	}
-	filter := tw.CellFilter{Global: func(cells []string) []string {
-		out := make([]string, len(cells))
-		for i, c := range cells {
-			out[i] = escape(c)
-		}
-		return out
-	}}
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderFilter(filter),
-		tablewriter.WithRowFilter(filter),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	}
-	if markdown {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-	}
-	return opts
-}
 
 // numberColumns aligns n columns: the first left as text, the rest as numbers.
 func numberColumns(n, left int) []tw.Align {
@@ -88,17 +57,23 @@ var markdownReplacer = strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">
 func markdownText(s string) string { return markdownReplacer.Replace(terminalText(s)) }
 
 // tableTitle is a table's title as markdown (in bold) or for a terminal,
-// each of its lines escaped for either.
-func tableTitle(title string, markdown bool) string {
+// each of its lines escaped for either; for a terminal each line wraps at
+// spaces to the style's width.
+func tableTitle(title string, st tableStyle) string {
 	escape := terminalText
-	if markdown {
+	if st.markdown {
 		escape = markdownText
 	}
-	lines := strings.Split(title, "\n")
-	for i, l := range lines {
-		lines[i] = escape(l)
+	var lines []string
+	for _, l := range strings.Split(title, "\n") {
+		l = escape(l)
+		if st.markdown {
+			lines = append(lines, l)
+			continue
+		}
+		lines = append(lines, wrapWords(l, st.width)...)
 	}
-	if markdown {
+	if st.markdown {
 		return "**" + strings.Join(lines, "\n") + "**\n"
 	}
 	return strings.Join(lines, "\n")

@@ -1,0 +1,375 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// DefaultWidth is the width in columns the table format fits when none is
+// asked for: Renderer.WithWidth sets another, 0 for no limit.
+const DefaultWidth = 100
+
+// tableStyle is how a table format writes its tables: as markdown, which
+// cannot fit a width (a markdown row is one line), or as boxes of at most
+// width columns, 0 for no limit.
+type tableStyle struct {
+	markdown bool
+	width    int
+}
+
+// table gathers a table's header and rows, then writes them escaped and,
+// in a terminal's format, fitted to the style's width: headers and the
+// labels of rows wrap onto several lines at spaces, and when that is not
+// enough the columns after the labels are shared among several tables, each
+// of which repeats the labels. A number is never cut, wrapped or dropped.
+type table struct {
+	w      io.Writer
+	st     tableStyle
+	align  []tw.Align
+	labels int   // leading columns that name a row: their cells wrap, and every part repeats them
+	prose  []int // other columns whose cells are words, which wrap too
+	header []string
+	rows   [][]string
+}
+
+// newTable is a table written to w in style st, each column aligned as
+// align says, whose first labels columns name its rows.
+func newTable(w io.Writer, st tableStyle, align []tw.Align, labels int) *table {
+	return &table{w: w, st: st, align: align, labels: labels}
+}
+
+// Prose marks columns after the labels whose cells are words (an
+// explanation), which wrap at spaces as the labels do.
+func (t *table) Prose(cols ...int) { t.prose = append(t.prose, cols...) }
+
+// Header sets the column titles.
+func (t *table) Header(h []string) { t.header = h }
+
+// Append adds a row.
+func (t *table) Append(cells []string) { t.rows = append(t.rows, cells) }
+
+// Render writes the table, escaped, and fitted to the width unless it is
+// markdown or the width is 0.
+func (t *table) Render() error {
+	escape := terminalText
+	if t.st.markdown {
+		escape = markdownText
+	}
+	header := escapeAll(t.header, escape)
+	rows := make([][]string, len(t.rows))
+	for i, r := range t.rows {
+		rows[i] = escapeAll(r, escape)
+	}
+	if t.st.markdown || t.st.width <= 0 {
+		return t.write(header, rows, t.align)
+	}
+	cols := make([]fitColumn, len(header))
+	for j := range cols {
+		cols[j] = t.column(j, header, rows)
+	}
+	for k, part := range fitParts(cols, t.labels, t.st.width) {
+		if k > 0 {
+			if _, err := fmt.Fprintln(t.w); err != nil {
+				return err
+			}
+		}
+		h := make([]string, len(part))
+		align := make([]tw.Align, len(part))
+		for i, c := range part {
+			h[i] = strings.Join(wrapWords(header[c.index], c.width), "\n")
+			if c.index < len(t.align) {
+				align[i] = t.align[c.index]
+			}
+		}
+		body := make([][]string, len(rows))
+		for r, row := range rows {
+			body[r] = make([]string, len(part))
+			for i, c := range part {
+				if c.index >= len(row) {
+					continue
+				}
+				body[r][i] = row[c.index]
+				if c.wraps {
+					body[r][i] = strings.Join(wrapWords(row[c.index], c.width), "\n")
+				}
+			}
+		}
+		if err := t.write(h, body, align); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write renders one table of cells already escaped.
+func (t *table) write(header []string, rows [][]string, align []tw.Align) error {
+	opts := []tablewriter.Option{
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	}
+	if t.st.markdown {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+	}
+	tb := tablewriter.NewTable(t.w, opts...)
+	tb.Header(header)
+	for _, r := range rows {
+		if err := tb.Append(r); err != nil {
+			return err
+		}
+	}
+	return tb.Render()
+}
+
+// escapeAll is cells each escaped by escape.
+func escapeAll(cells []string, escape func(string) string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = escape(c)
+	}
+	return out
+}
+
+// fitColumn is one column as the fitting sees it: its index in the table,
+// its cells (the header first), whether its row cells wrap (a label's do,
+// a header always does, a number never), the width it is given, the width
+// of its longest cell unwrapped (natural) and the least it can be given
+// (least: its widest number, or word of its header or labels).
+type fitColumn struct {
+	index          int
+	cells          []string
+	wraps          bool
+	width          int
+	natural, least int
+}
+
+// column measures column j of header and rows.
+func (t *table) column(j int, header []string, rows [][]string) fitColumn {
+	c := fitColumn{index: j, cells: []string{header[j]}, wraps: j < t.labels || slices.Contains(t.prose, j)}
+	for _, r := range rows {
+		cell := ""
+		if j < len(r) {
+			cell = r[j]
+		}
+		c.cells = append(c.cells, cell)
+	}
+	for i, s := range c.cells {
+		c.natural = max(c.natural, twwidth.Width(s))
+		if i > 0 && !c.wraps {
+			c.least = max(c.least, twwidth.Width(s))
+			continue
+		}
+		for _, word := range strings.Fields(s) {
+			c.least = max(c.least, twwidth.Width(word))
+		}
+	}
+	c.width = c.natural
+	return c
+}
+
+// lines are the lines each of c's cells takes at width w, the header's
+// first, and the width the widest of them takes.
+func (c fitColumn) lines(w int) (lines []int, widest int) {
+	lines = make([]int, len(c.cells))
+	for i, s := range c.cells {
+		if i > 0 && !c.wraps {
+			lines[i], widest = 1, max(widest, twwidth.Width(s))
+			continue
+		}
+		wrapped := wrapWords(s, w)
+		lines[i] = len(wrapped)
+		for _, l := range wrapped {
+			widest = max(widest, twwidth.Width(l))
+		}
+	}
+	return lines, widest
+}
+
+// boxWidth is the width of a box table whose columns hold widths: a
+// border before each column and after the last, and a space either side of
+// each cell.
+func boxWidth(widths ...int) int {
+	n := 1
+	for _, w := range widths {
+		n += w + 3
+	}
+	return n
+}
+
+// fitParts shares cols among tables that each fit width, each repeating
+// the first labels columns, and narrows each table's columns until it
+// fits (narrow). Of the ways to share them (one table, two, ...: runs of
+// adjacent columns, the widest run as narrow as can be), it takes the one
+// that prints the fewest lines, the fewest tables among equals. A table
+// that cannot fit even at its columns' least widths (one number wider than
+// the width) is as narrow as it can be.
+func fitParts(cols []fitColumn, labels, width int) [][]fitColumn {
+	labels = min(labels, len(cols))
+	lead, rest := cols[:labels], cols[labels:]
+	if len(rest) == 0 {
+		part, _ := narrow(slices.Clone(lead), width)
+		return [][]fitColumn{part}
+	}
+	sum := func(cs []fitColumn, of func(fitColumn) int) []int {
+		w := make([]int, len(cs))
+		for i, c := range cs {
+			w[i] = of(c)
+		}
+		return w
+	}
+	least := func(c fitColumn) int { return c.least }
+	natural := func(c fitColumn) int { return c.natural }
+	fits := func(part []fitColumn) bool {
+		return len(part) == 1 || boxWidth(append(sum(lead, least), sum(part, least)...)...) <= width
+	}
+	cost := func(part []fitColumn) int { return boxWidth(append(sum(lead, natural), sum(part, natural)...)...) }
+	var best [][]fitColumn
+	bestLines := 0
+	for g := 1; g <= len(rest); g++ {
+		groups := partition(rest, g, fits, cost)
+		if groups == nil {
+			continue
+		}
+		parts := make([][]fitColumn, g)
+		lines := g - 1 // the empty lines between tables
+		for k, group := range groups {
+			var height int
+			parts[k], height = narrow(append(slices.Clone(lead), group...), width)
+			lines += height + 3 // and three borders
+		}
+		if best == nil || lines < bestLines {
+			best, bestLines = parts, lines
+		}
+	}
+	return best
+}
+
+// partition cuts cols into g runs of adjacent columns that each fit, the
+// costliest run as cheap as can be; nil when no such cut exists.
+func partition(cols []fitColumn, g int, fits func([]fitColumn) bool, cost func([]fitColumn) int) [][]fitColumn {
+	n := len(cols)
+	const none = -1
+	// worst[k][i] is the cheapest costliest run of a cut of cols[:i] into
+	// k runs, from[k][i] where its last run starts.
+	worst := make([][]int, g+1)
+	from := make([][]int, g+1)
+	for k := range worst {
+		worst[k] = make([]int, n+1)
+		from[k] = make([]int, n+1)
+		for i := range worst[k] {
+			worst[k][i] = none
+		}
+	}
+	worst[0][0] = 0
+	for k := 1; k <= g; k++ {
+		for i := k; i <= n; i++ {
+			for j := i - 1; j >= k-1; j-- {
+				part := cols[j:i]
+				if !fits(part) {
+					break
+				}
+				if worst[k-1][j] == none {
+					continue
+				}
+				c := max(worst[k-1][j], cost(part))
+				if worst[k][i] == none || c < worst[k][i] {
+					worst[k][i], from[k][i] = c, j
+				}
+			}
+		}
+	}
+	if worst[g][n] == none {
+		return nil
+	}
+	groups := make([][]fitColumn, g)
+	for k, i := g, n; k > 0; k-- {
+		groups[k-1] = cols[from[k][i]:i]
+		i = from[k][i]
+	}
+	return groups
+}
+
+// narrow gives cols the widths at which their table fits width: from each
+// column's natural width, columns wrap a column narrower at a time, each
+// time the one that adds the fewest lines to the table for the columns it
+// frees (a header that wraps adds a line once, a label once a row; the
+// widest first among equals), until the table fits or no column can wrap
+// further; height is the lines its header and rows then take.
+func narrow(cols []fitColumn, width int) (narrowed []fitColumn, height int) {
+	lines := make([][]int, len(cols))
+	for i, c := range cols {
+		lines[i], _ = c.lines(c.width)
+	}
+	tall := func(swap int, with []int) int {
+		h := 0
+		for r := range lines[0] {
+			tallest := 0
+			for i := range cols {
+				l := lines[i]
+				if i == swap {
+					l = with
+				}
+				tallest = max(tallest, l[r])
+			}
+			h += tallest
+		}
+		return h
+	}
+	widths := func() []int {
+		w := make([]int, len(cols))
+		for i, c := range cols {
+			w[i] = c.width
+		}
+		return w
+	}
+	for boxWidth(widths()...) > width {
+		now := tall(-1, nil)
+		pick, pickLines, pickWidth := -1, []int(nil), 0
+		var pickCost float64
+		for i, c := range cols {
+			if c.width <= c.least {
+				continue
+			}
+			l, w := c.lines(c.width - 1)
+			cost := float64(tall(i, l)-now) / float64(c.width-w)
+			if pick < 0 || cost < pickCost || cost == pickCost && c.width > cols[pick].width {
+				pick, pickLines, pickWidth, pickCost = i, l, w, cost
+			}
+		}
+		if pick < 0 {
+			break
+		}
+		cols[pick].width, lines[pick] = pickWidth, pickLines
+	}
+	return cols, tall(-1, nil)
+}
+
+// wrapWords breaks s at spaces into lines of at most width columns, a word
+// wider than that alone on its line; s whole when width is 0.
+func wrapWords(s string, width int) []string {
+	if width <= 0 || twwidth.Width(s) <= width {
+		return []string{s}
+	}
+	var lines []string
+	line, lineWidth := "", 0
+	for _, word := range strings.Fields(s) {
+		w := twwidth.Width(word)
+		switch {
+		case line == "":
+			line, lineWidth = word, w
+		case lineWidth+1+w <= width:
+			line, lineWidth = line+" "+word, lineWidth+1+w
+		default:
+			lines = append(lines, line)
+			line, lineWidth = word, w
+		}
+	}
+	return append(lines, line)
+}
