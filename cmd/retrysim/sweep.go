@@ -128,7 +128,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return flagval.LibraryError(err, byName...)
 	}
-	unread := sw.Unread()
+	unread := flagval.UnreadFlags(sw.Unread())
 	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
 		return err
 	}

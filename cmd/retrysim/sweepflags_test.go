@@ -69,7 +69,7 @@ func TestSweepTableFlagErrors(t *testing.T) {
 		{[]string{"-replicates", "0"}, "-replicates: want a whole number from 1 to 10000"},
 		{[]string{"-model", "fast"}, "-model: want auto, job or delivery"},
 		{[]string{"-ttl", "1h"}, "-ttl: only the delivery model reads it; add -model delivery"},
-		{[]string{"-model", "delivery", "-lease", "5s"}, "-lease: only -store lease takes a lease; the store is none"},
+		{[]string{"-model", "delivery", "-lease", "5s"}, "-lease: only the lease store takes a lease; the store is none"},
 		{[]string{"-model", "delivery", "-max-deliveries", "0"}, "-max-deliveries:"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

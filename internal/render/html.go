@@ -110,13 +110,22 @@ figure { margin: 1.5em 0; } figure svg { display: block; width: 100%; max-width:
 `
 
 // numberSpans writes a number cell's text as spans that do not break
-// inside: a new span starts at an interval ("["), a z-score ("(") and
-// after each "/" of a list of quantiles, so a narrow column breaks there.
+// inside: a new span starts at an interval ("["), a z-score ("("), after
+// the comma between an interval's bounds and after each "/" of a list of
+// quantiles, so a narrow column breaks there.
 func numberSpans(b *bytes.Buffer, text string) {
 	var spans [][]string
+	inInterval := false
 	for i, w := range strings.Fields(text) {
 		opens := strings.HasPrefix(w, "[") || strings.HasPrefix(w, "(")
-		if i == 0 || opens || spans[len(spans)-1][len(spans[len(spans)-1])-1] == "/" {
+		if opens {
+			inInterval = strings.HasPrefix(w, "[")
+		}
+		var last string
+		if i > 0 {
+			last = spans[len(spans)-1][len(spans[len(spans)-1])-1]
+		}
+		if i == 0 || opens || last == "/" || inInterval && strings.HasSuffix(last, ",") {
 			spans = append(spans, nil)
 		}
 		spans[len(spans)-1] = append(spans[len(spans)-1], w)

@@ -290,9 +290,9 @@ func TestPageLayout(t *testing.T) {
 	}
 	var b bytes.Buffer
 	for text, want := range map[string]string{
-		"99.999% [99.998, 99.999]":     "<span>99.999%</span> <span>[99.998, 99.999]</span>",
+		"99.999% [99.998, 99.999]":     "<span>99.999%</span> <span>[99.998,</span> <span>99.999]</span>",
 		"0.2113 s / 29.85 s / 59.57 s": "<span>0.2113 s /</span> <span>29.85 s /</span> <span>59.57 s</span>",
-		"3,520 [3,473, 3,567]":         "<span>3,520</span> <span>[3,473, 3,567]</span>",
+		"3,520 [3,473, 3,567]":         "<span>3,520</span> <span>[3,473,</span> <span>3,567]</span>",
 		"12.3 (z -0.10)":               "<span>12.3</span> <span>(z -0.10)</span>",
 		"never in 9 of 10":             "<span>never in 9 of 10</span>",
 	} {
