@@ -38,7 +38,7 @@ type Model struct {
 	// Workers is c, Queue is K (the most calls waiting for a worker), and
 	// ServiceRate is μ, the calls a worker finishes a second.
 	Workers, Queue int
-	ServiceRate     float64
+	ServiceRate    float64
 	// PFail is the probability that a served call fails.
 	PFail float64
 	// TimeoutRate is θ, RetryProb p, BackoffRate ν and Orbit the orbit's cap,
