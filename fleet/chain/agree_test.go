@@ -44,13 +44,13 @@ func (a agreeCase) chainValues() ([3]float64, error) {
 		return v, err
 	}
 	end := a.m.To + a.settle
-	if v[0], err = c.Hit(0, end, func(s fleet.MarkovState) bool { return s.Orbit >= a.collapse }); err != nil {
+	if v[0], err = c.Hit(c.Empty(), 0, end, func(s fleet.MarkovState) bool { return s.Orbit >= a.collapse }); err != nil {
 		return v, err
 	}
-	if v[1], err = c.At(end, func(s fleet.MarkovState) bool { return s.InServer+s.Orbit <= a.calm }); err != nil {
+	if v[1], err = c.At(c.Empty(), end, func(s fleet.MarkovState) bool { return s.InServer+s.Orbit <= a.calm }); err != nil {
 		return v, err
 	}
-	v[2], err = c.Hit(a.m.To, a.m.To+a.recoverBy, func(s fleet.MarkovState) bool { return s == fleet.MarkovState{} })
+	v[2], err = c.Hit(c.Empty(), a.m.To, a.m.To+a.recoverBy, func(s fleet.MarkovState) bool { return s == fleet.MarkovState{} })
 	return v, err
 }
 

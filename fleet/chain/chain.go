@@ -17,13 +17,13 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 )
 
-// Limits on a chain, checked as it is built: the states and, for Mean and
-// Before, the states of one orbit size (a dense block of that order is
-// factored for each orbit size), and for Hit and At the steps of
-// uniformisation.
+// Limits on a chain, checked before any work: as it is built, the states
+// and the states of one orbit size (Mean and Before factor a dense block of
+// that order for each orbit size, in at most MaxStates x MaxBlock x 8 bytes,
+// 80 MB, and seconds); before a transient, the steps of uniformisation.
 const (
-	MaxStates = 100_000
-	MaxBlock  = 1_000
+	MaxStates = 20_000
+	MaxBlock  = 500
 	MaxSteps  = 10_000_000
 	// MaxQueue bounds Model.Queue: a state keeps the queue's calls, live or
 	// abandoned, as the bits of a word.
@@ -196,6 +196,9 @@ func Build(m Model) (*Chain, error) {
 	}
 	for o := 1; o < len(c.level); o++ {
 		c.level[o] = max(c.level[o], c.level[o-1])
+		if n := c.level[o] - c.level[o-1]; n > MaxBlock {
+			return nil, fmt.Errorf("orbit size %d has %d states, more than %d (MaxBlock): fewer workers or a shorter queue", o-1, n, MaxBlock)
+		}
 	}
 	for i, s := range found {
 		m.moves(s, func(t State, rate float64, arrival bool) {
@@ -314,4 +317,15 @@ func (c *Chain) in(r Region) []bool {
 		b[i] = r(s.Observed())
 	}
 	return b
+}
+
+// Collapsed is the state of a server in collapse: every worker and every
+// queue place holding an abandoned call, and the orbit full (empty when
+// nothing is retried). It is reachable when TimeoutRate is above 0.
+func (m Model) Collapsed() State {
+	s := State{Abandoned: m.Workers, Queued: m.Queue}
+	if m.RetryProb > 0 {
+		s.Orbit = m.Orbit
+	}
+	return s
 }

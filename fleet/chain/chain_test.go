@@ -39,7 +39,7 @@ func TestTwoStateTransient(t *testing.T) {
 		t.Fatalf("states = %d; want 2", c.Len())
 	}
 	for _, tt := range []float64{0, 0.1, 1, 3, 20} {
-		got, err := c.At(tt, inServer(1))
+		got, err := c.At(c.Empty(), tt, inServer(1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func TestTwoStateTransient(t *testing.T) {
 	p1 := step(0, lam, 1)
 	p2 := step(p1, peak, 1.5)
 	want := step(p2, lam, 4-2.5)
-	got, err := c.At(4, inServer(1))
+	got, err := c.At(c.Empty(), 4, inServer(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestOrbitByHand(t *testing.T) {
 // nothing queued, and c+1 with each of the 2^(q) patterns of q queued calls,
 // q = 1 to K.
 func TestStateCount(t *testing.T) {
-	for _, tt := range []struct{ c, k, o int }{{1, 0, 0}, {2, 3, 4}, {3, 5, 2}, {1, 8, 1}} {
+	for _, tt := range []struct{ c, k, o int }{{1, 0, 0}, {2, 3, 4}, {3, 5, 2}, {1, 6, 1}} {
 		c := build(t, Model{Rate: 1, Workers: tt.c, Queue: tt.k, ServiceRate: 1, TimeoutRate: 1, RetryProb: 0.5, BackoffRate: 1, Orbit: tt.o})
 		want := ((tt.c+1)*(tt.c+2)/2 + (tt.c+1)*(1<<(tt.k+1)-2)) * (tt.o + 1)
 		if c.Len() != want {
@@ -208,6 +208,10 @@ func TestLimits(t *testing.T) {
 	_, err := Build(Model{Rate: 1, Workers: 4, Queue: 14, ServiceRate: 1, TimeoutRate: 1, RetryProb: 0.5, BackoffRate: 1, Orbit: 3})
 	if err == nil || !strings.Contains(err.Error(), "MaxStates") {
 		t.Errorf("a chain of 5 x 2^15 x 4 states: err = %v; want MaxStates", err)
+	}
+	_, err = Build(Model{Rate: 1, Workers: 2, Queue: 8, ServiceRate: 1, TimeoutRate: 1, RetryProb: 0.5, BackoffRate: 1})
+	if err == nil || !strings.Contains(err.Error(), "orbit size 0 has 1536 states, more than 500 (MaxBlock)") {
+		t.Errorf("a chain of 6 + 3 x 510 states an orbit size: err = %v; want MaxBlock", err)
 	}
 	cfg := fleet.DefaultConfig()
 	if _, err := FromConfig(cfg); err == nil || !strings.HasPrefix(err.Error(), "Memoryless.On:") {
@@ -224,7 +228,7 @@ func TestLimits(t *testing.T) {
 		t.Errorf("FromConfig(m.Config(10)) = %+v, %v; want %+v", back, err, m)
 	}
 	c := build(t, Model{Rate: 1, Workers: 1, ServiceRate: 1, BackoffRate: 1})
-	if _, err := c.At(1e7, inServer(1)); err == nil || !strings.Contains(err.Error(), "MaxSteps") {
+	if _, err := c.At(c.Empty(), 1e7, inServer(1)); err == nil || !strings.Contains(err.Error(), "MaxSteps") {
 		t.Errorf("At(1e7) err = %v; want MaxSteps", err)
 	}
 }

@@ -4,48 +4,55 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
 
 // Empty is the distribution that starts the chain with nothing in the
 // server and an empty orbit, as every engine replicate starts.
-func (c *Chain) Empty() []float64 {
+func (c *Chain) Empty() []float64 { return c.Point(State{}) }
+
+// Point is the distribution that starts the chain in state s, which must
+// be one of States.
+func (c *Chain) Point(s State) []float64 {
 	p := make([]float64, len(c.States))
-	p[c.index[State{}]] = 1
+	p[c.index[s]] = 1
 	return p
 }
 
 // Distribution is the chain's distribution at time t, started from p at
 // time 0 (p is not changed), the arrival rate following the model's load.
 func (c *Chain) Distribution(p []float64, t float64) ([]float64, error) {
-	return c.evolve(p, 0, t, nil)
+	if err := c.checkSteps(0, t, nil, 0); err != nil {
+		return nil, err
+	}
+	return c.evolve(p, 0, t, nil), nil
 }
 
-// At is the probability that the chain, started empty at time 0, is in
+// At is the probability that the chain, started from p0 at time 0, is in
 // region r at time t.
-func (c *Chain) At(t float64, r Region) (float64, error) {
-	p, err := c.Distribution(c.Empty(), t)
+func (c *Chain) At(p0 []float64, t float64, r Region) (float64, error) {
+	p, err := c.Distribution(p0, t)
 	if err != nil {
 		return 0, err
 	}
 	return mass(p, c.in(r)), nil
 }
 
-// Hit is the probability that the chain, started empty at time 0, is in
+// Hit is the probability that the chain, started from p0 at time 0, is in
 // region r at some time in [from, to]: its distribution at from, then r made
 // absorbing until to.
-func (c *Chain) Hit(from, to float64, r Region) (float64, error) {
-	p, err := c.Distribution(c.Empty(), from)
-	if err != nil {
-		return 0, err
-	}
+func (c *Chain) Hit(p0 []float64, from, to float64, r Region) (float64, error) {
 	in := c.in(r)
-	p, err = c.evolve(p, from, to, in)
+	if err := c.checkSteps(from, to, in, c.steps(0, from, nil)); err != nil {
+		return 0, err
+	}
+	p, err := c.Distribution(p0, from)
 	if err != nil {
 		return 0, err
 	}
-	return mass(p, in), nil
+	return mass(c.evolve(p, from, to, in), in), nil
 }
 
 func mass(p []float64, in []bool) float64 {
@@ -58,20 +65,27 @@ func mass(p []float64, in []bool) float64 {
 	return m
 }
 
-// evolve carries p from time t0 to t1 by uniformisation, one span of
-// constant arrival rate at a time; the states marked absorbing keep their
-// mass.
-func (c *Chain) evolve(p []float64, t0, t1 float64, absorbing []bool) ([]float64, error) {
+// checkSteps refuses times that are not 0 <= t0 <= t1 < Inf, and a
+// transient from t0 to t1 that would take, with the steps already counted,
+// more than MaxSteps steps.
+func (c *Chain) checkSteps(t0, t1 float64, absorbing []bool, before int) error {
 	if math.IsNaN(t0) || math.IsNaN(t1) || t0 < 0 || t1 < t0 || math.IsInf(t1, 1) {
-		return nil, fmt.Errorf("times %g to %g are not finite with 0 <= from <= to", t0, t1)
+		return fmt.Errorf("times %g to %g are not finite with 0 <= from <= to", t0, t1)
 	}
-	p = append([]float64(nil), p...)
+	if n := before + c.steps(t0, t1, absorbing); n > MaxSteps {
+		return fmt.Errorf("uniformisation would take %d steps, more than %d (MaxSteps): a shorter time or lower rates", n, MaxSteps)
+	}
+	return nil
+}
+
+// spans calls f with each span [t, end) of constant arrival rate in
+// [t0, t1), and its rate.
+func (c *Chain) spans(t0, t1 float64, f func(t, end, lambda float64)) {
 	m := c.Model
 	cuts := []float64{t1}
 	if m.To > m.From {
 		cuts = []float64{m.From, m.To, t1}
 	}
-	steps := 0
 	for t := t0; t < t1; {
 		end := t1
 		for _, x := range cuts {
@@ -79,14 +93,35 @@ func (c *Chain) evolve(p []float64, t0, t1 float64, absorbing []bool) ([]float64
 				end = x
 			}
 		}
-		var err error
-		p, err = c.uniformise(p, m.rateAt(t), end-t, absorbing, &steps)
-		if err != nil {
-			return nil, err
-		}
+		f(t, end, m.rateAt(t))
 		t = end
 	}
-	return p, nil
+}
+
+// steps is how many steps uniformisation takes from t0 to t1.
+func (c *Chain) steps(t0, t1 float64, absorbing []bool) int {
+	n := 0
+	c.spans(t0, t1, func(t, end, lambda float64) {
+		if big := slices.Max(append(c.exitRates(lambda, absorbing), 0)); big > 0 {
+			n += poissonCut(big * (end - t))
+		}
+	})
+	return n
+}
+
+// poissonCut is the last term uniformisation sums for a Poisson mean a,
+// where the tail beyond is below 1e-15.
+func poissonCut(a float64) int { return int(math.Ceil(a + 10*math.Sqrt(a) + 40)) }
+
+// evolve carries p from time t0 to t1 by uniformisation, one span of
+// constant arrival rate at a time; the states marked absorbing keep their
+// mass.
+func (c *Chain) evolve(p []float64, t0, t1 float64, absorbing []bool) []float64 {
+	p = append([]float64(nil), p...)
+	c.spans(t0, t1, func(t, end, lambda float64) {
+		p = c.uniformise(p, lambda, end-t, absorbing)
+	})
+	return p
 }
 
 // exitRates are the states' total rates of leaving at arrival rate lambda,
@@ -111,20 +146,17 @@ func (c *Chain) factor(tr transition, lambda float64) float64 {
 // uniformise is p after dt at arrival rate lambda: with Λ the largest exit
 // rate and P = I + Q/Λ, the sum over k of Poisson(k; Λ dt) p P^k, cut where
 // the Poisson tail is below 1e-15 (k up to Λ dt + 10 sqrt(Λ dt) + 40).
-func (c *Chain) uniformise(p []float64, lambda, dt float64, absorbing []bool, steps *int) ([]float64, error) {
+func (c *Chain) uniformise(p []float64, lambda, dt float64, absorbing []bool) []float64 {
 	q := c.exitRates(lambda, absorbing)
 	big := 0.0
 	for _, v := range q {
 		big = max(big, v)
 	}
 	if big == 0 || dt == 0 {
-		return p, nil
+		return p
 	}
 	a := big * dt
-	kmax := int(math.Ceil(a + 10*math.Sqrt(a) + 40))
-	if *steps += kmax; *steps > MaxSteps {
-		return nil, fmt.Errorf("uniformisation takes more than %d steps (MaxSteps): rates x time %g is too much", MaxSteps, a)
-	}
+	kmax := poissonCut(a)
 	out := make([]float64, len(p))
 	v := p
 	next := make([]float64, len(p))
@@ -148,7 +180,7 @@ func (c *Chain) uniformise(p []float64, lambda, dt float64, absorbing []bool, st
 			out[i] += w * x
 		}
 	}
-	return out, nil
+	return out
 }
 
 // Mean is, for each state, the expected time to reach region r from it
@@ -218,11 +250,6 @@ func (c *Chain) reaches(target []bool) error {
 func (c *Chain) solve(fixed []bool, value []float64, rhs float64) ([]float64, error) {
 	L := c.States[len(c.States)-1].Orbit + 1 // the orbit sizes reached: 0 to the largest
 	size := func(l int) int { return c.level[l+1] - c.level[l] }
-	for l := range L {
-		if size(l) > MaxBlock {
-			return nil, fmt.Errorf("orbit size %d has %d states, more than %d (MaxBlock)", l, size(l), MaxBlock)
-		}
-	}
 	lambda := c.Model.Rate
 	diag := make([]*mat.Dense, L)
 	up := make([]*mat.Dense, L)
