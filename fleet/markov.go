@@ -119,6 +119,9 @@ type MarkovState struct {
 // that go on with streams of their own (for multilevel splitting).
 type Tracer struct {
 	s *sim
+	// shown is the end of the last span shown: the span a stop ended in is
+	// not shown again on resuming.
+	shown float64
 }
 
 // NewTracer starts replicate seed of cfg, which must have passed Check with
@@ -129,11 +132,16 @@ func NewTracer(cfg *Config, seed uint64) *Tracer {
 
 // Run goes on with the replicate, telling f the state over each span
 // [from, to) between events, in order (to is +Inf once the run is over),
-// until f returns true or the run ends. It reports whether f stopped it;
+// until f returns true or the run ends; a resumed run goes on from the span
+// after the one it stopped in. It reports whether f stopped it;
 // once ctx is done it returns ctx's error within a few thousand events.
 func (t *Tracer) Run(ctx context.Context, f func(from, to float64, st MarkovState) bool) (stopped bool, err error) {
 	s := t.s
 	s.watch = func(from, to float64) bool {
+		if to <= t.shown {
+			return false
+		}
+		t.shown = to
 		stopped = f(from, to, MarkovState{InServer: int(s.n), Orbit: s.orbit})
 		return stopped
 	}
@@ -144,7 +152,8 @@ func (t *Tracer) Run(ctx context.Context, f func(from, to float64, st MarkovStat
 
 // Split is a copy of the replicate as it stands that goes on drawing from
 // streams seeded by seed, apart from the original's: the events already
-// scheduled stay as they were drawn.
+// scheduled stay as they were drawn, so the span it stopped in ends as the
+// original's does, and it goes on from the next.
 func (t *Tracer) Split(seed uint64) *Tracer {
 	s := *t.s
 	s.h.a = slices.Clone(t.s.h.a)
@@ -156,5 +165,5 @@ func (t *Tracer) Split(seed uint64) *Tracer {
 	g := rng.PCGGenerator()
 	s.arr.Reset(g.New(seed, 0))
 	s.rnd.Reset(g.New(seed, 1))
-	return &Tracer{s: &s}
+	return &Tracer{s: &s, shown: t.shown}
 }
