@@ -157,6 +157,13 @@ func (c *Chain) uniformise(p []float64, lambda, dt float64, absorbing []bool) []
 	}
 	a := big * dt
 	kmax := poissonCut(a)
+	// The jumps of this span, their rates over Λ.
+	from, to, w := make([]int32, 0, len(c.trans)), make([]int32, 0, len(c.trans)), make([]float64, 0, len(c.trans))
+	for _, tr := range c.trans {
+		if absorbing == nil || !absorbing[tr.from] {
+			from, to, w = append(from, tr.from), append(to, tr.to), append(w, tr.rate*c.factor(tr, lambda)/big)
+		}
+	}
 	out := make([]float64, len(p))
 	v := p
 	next := make([]float64, len(p))
@@ -164,20 +171,17 @@ func (c *Chain) uniformise(p []float64, lambda, dt float64, absorbing []bool) []
 	for k := 0; k <= kmax; k++ {
 		if k > 0 {
 			copy(next, v)
-			for _, tr := range c.trans {
-				if absorbing != nil && absorbing[tr.from] {
-					continue
-				}
-				f := v[tr.from] * tr.rate * c.factor(tr, lambda) / big
-				next[tr.from] -= f
-				next[tr.to] += f
+			for i, f := range w {
+				f *= v[from[i]]
+				next[from[i]] -= f
+				next[to[i]] += f
 			}
 			v, next = next, v
 		}
 		lg, _ := math.Lgamma(float64(k + 1))
-		w := math.Exp(-a + float64(k)*la - lg)
+		wk := math.Exp(-a + float64(k)*la - lg)
 		for i, x := range v {
-			out[i] += w * x
+			out[i] += wk * x
 		}
 	}
 	return out
