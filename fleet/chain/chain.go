@@ -42,7 +42,8 @@ type Model struct {
 	// PFail is the probability that a served call fails.
 	PFail float64
 	// TimeoutRate is θ, RetryProb p, BackoffRate ν and Orbit the orbit's cap,
-	// as in fleet.Memoryless.
+	// as in fleet.Memoryless; TimeoutRate 0 (no timeouts) is the chain's
+	// alone, for the closed forms of queues, as the engine needs a rate.
 	TimeoutRate, RetryProb, BackoffRate float64
 	Orbit                               int
 }
