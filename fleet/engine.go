@@ -249,8 +249,10 @@ func (s *sim) second(t float64) *Second {
 // pushTimeout schedules an attempt's timeout.
 func (s *sim) pushTimeout(t float64, slot int32, attempt, copy uint8) {
 	s.reqs[slot].refs++
-	if s.cfg.Memoryless.On { // timeouts differ, so they fall due out of order
-		s.h.push(event{t: s.reqs[slot].deadline, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
+	if s.cfg.Memoryless.On { // an exponential timeout, drawn now: they fall due out of order
+		r := &s.reqs[slot]
+		r.deadline = s.now + s.exp(1/s.cfg.Memoryless.TimeoutRate)
+		s.h.push(event{t: r.deadline, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
 		return
 	}
 	s.timeouts.push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
@@ -388,9 +390,6 @@ func (s *sim) send(slot int32) {
 	}
 	r.copies, r.pending = 0, 0
 	r.deadline = s.now + s.cfg.Client.Timeout
-	if s.cfg.Memoryless.On {
-		r.deadline = s.now + s.exp(1/s.cfg.Memoryless.TimeoutRate)
-	}
 	s.sendCopy(slot)
 }
 

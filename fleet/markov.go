@@ -24,7 +24,7 @@ import (
 //     of mean Server.Service.Median on its worker. A call that finds every
 //     worker busy and K calls queued is rejected at once: an error reply.
 //   - Each attempt's timeout is exponential of rate TimeoutRate (θ), drawn
-//     when it is sent. A call whose attempt timed out stays where it is, in
+//     when it is sent (the attempt's only copy: Hedges is 0). A call whose attempt timed out stays where it is, in
 //     the queue or on its worker, and is served in its turn: wasted work, a
 //     late reply nobody reads (abandoned, not removed).
 //   - A served call fails with probability Server.PFail (an error reply),
