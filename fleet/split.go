@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/retrysim/retrysim/internal/rng"
 )
@@ -92,3 +94,31 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, e
 
 // Events is how many events the replicate has processed.
 func (t *Tracer) Events() int64 { return t.s.rep.Events }
+
+// Repeat runs runs independent splittings, run r seeded with
+// rng.ReplicateSeed(Seed, r), on up to workers goroutines; the estimates
+// are in run order, the same whatever the workers.
+func (sp Splitting) Repeat(ctx context.Context, cfg *Config, runs, workers int) ([]SplitEstimate, error) {
+	out := make([]SplitEstimate, runs)
+	errs := make([]error, runs)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(workers, runs)) {
+		wg.Go(func() {
+			for {
+				r := int(next.Add(1) - 1)
+				if r >= runs || ctx.Err() != nil {
+					return
+				}
+				one := sp
+				one.Seed = rng.ReplicateSeed(sp.Seed, uint64(r))
+				out[r], errs[r] = one.Estimate(ctx, cfg)
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, errors.Join(errs...)
+}

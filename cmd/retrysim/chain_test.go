@@ -20,7 +20,7 @@ func TestChainByHand(t *testing.T) {
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d, %s", code, errOut)
 	}
-	want := "retrysim chain -backoff-rate 1 -capacity 1 -from 0s -orbit 5 -p-fail 0 -peak 3 -queue 1 -rate 1 -retry-prob 0 -service 2s -shape constant -timeout-rate 0.5 -to 0s -within 1s\n" +
+	want := "retrysim chain -backoff-rate 1 -capacity 1 -from 0s -orbit 5 -p-fail 0 -peak 3 -queue 1 -rate 1 -retry-prob 0 -seed 1 -service 2s -shape constant -split-effort 200 -split-horizon 30s -split-orbit 0 -split-runs 20 -timeout-rate 0.5 -to 0s -within 1s\n" +
 		"states 7, transitions 14\n" + // idle, live, abandoned; each busy with a live or abandoned call queued
 		"mean time from collapse to health: 2 s\n" +
 		fmt.Sprintf("probability of health within 1 s from collapse: %.6g\n", 1-math.Exp(-0.5))
@@ -42,10 +42,36 @@ func TestChainRefuses(t *testing.T) {
 		{[]string{"-shape", "ramp"}, "-shape: ramp is not piecewise constant"},
 		{[]string{"-within", "8000h"}, "-within 2.88e+07 s: uniformisation would take"},
 		{[]string{"-retry-prob", "1.5"}, "-retry-prob"},
+		{[]string{"-split-orbit", "6"}, "-split-orbit: the orbit never reaches 6 with -orbit 5 and -retry-prob 0.9"},
+		{[]string{"-split-orbit", "2", "-retry-prob", "0"}, "-split-orbit: the orbit never reaches 2 with -orbit 5 and -retry-prob 0"},
+		{[]string{"-split-orbit", "2", "-split-horizon", "3600s"}, "-split-horizon: 3600 s is not above 0 s and at most 3599 s"},
+		{[]string{"-split-runs", "1"}, "-split-runs"},
 	} {
 		out, errOut, code := retrysim(t, append([]string{"chain"}, tt.args...)...)
 		if code != flagval.ExitUsage || out != "" || !strings.HasPrefix(errOut, "retrysim: "+tt.want) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, out, errOut, tt.want)
 		}
+	}
+}
+
+// With -split-orbit the command prints the chain's value, the splitting's
+// estimate and the work, the same bytes whatever -workers (fleet/chain's
+// TestSplittingAgreesWithChain holds such estimates to the chain).
+func TestChainSplitting(t *testing.T) {
+	args := []string{"chain", "-rate", "0.6", "-queue", "3", "-timeout-rate", "0.3", "-retry-prob", "0.8", "-orbit", "6",
+		"-split-orbit", "6", "-split-horizon", "20s", "-split-runs", "3", "-split-effort", "50"}
+	one, errOut, code := retrysim(t, append(args, "-workers", "1")...)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, %s", code, errOut)
+	}
+	three, _, _ := retrysim(t, append(args, "-workers", "3")...)
+	if one != three {
+		t.Errorf("-workers 1 printed\n%s\n-workers 3\n%s", one, three)
+	}
+	lines := strings.Split(strings.TrimSuffix(one, "\n"), "\n")
+	if len(lines) != 7 || !strings.HasPrefix(lines[4], "probability the orbit reaches 6 within 20 s of an empty server: chain ") ||
+		!strings.HasPrefix(lines[5], "multilevel splitting, 3 runs of 50 paths a level: ") ||
+		!strings.HasPrefix(lines[6], "crude replicates for the same relative error: ") {
+		t.Errorf("got\n%s", one)
 	}
 }

@@ -47,15 +47,15 @@ func TestSplittingAgreesWithChain(t *testing.T) {
 	for i := range levels {
 		levels[i] = i + 1
 	}
+	sp := fleet.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: levels,
+		Horizon: splitHorizon, Effort: splitEffort, Seed: 1}
+	ests, err := sp.Repeat(context.Background(), &cfg, splitRuns, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var sum, sum2 float64
 	var events int64
-	for r := range splitRuns {
-		sp := fleet.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: levels,
-			Horizon: splitHorizon, Effort: splitEffort, Seed: uint64(r)}
-		est, err := sp.Estimate(context.Background(), &cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, est := range ests {
 		sum += est.P
 		sum2 += est.P * est.P
 		events += est.Events
