@@ -124,3 +124,41 @@ func TestMemorylessCheck(t *testing.T) {
 		}
 	}
 }
+
+// Splitting refuses what it cannot run, and repeats to the same estimates
+// whatever the workers.
+func TestSplittingRepeat(t *testing.T) {
+	cfg := memorylessConfig()
+	sp := Splitting{Importance: func(s MarkovState) int { return s.Orbit }, Levels: []int{1, 2, 3}, Horizon: 10, Effort: 30, Seed: 5}
+	one, err := sp.Repeat(context.Background(), &cfg, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	three, err := sp.Repeat(context.Background(), &cfg, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range one {
+		if one[r].P != three[r].P || one[r].Events != three[r].Events || !slices.Equal(one[r].Shares, three[r].Shares) {
+			t.Errorf("run %d: %+v with one worker, %+v with three", r, one[r], three[r])
+		}
+		p := 1.0
+		for _, s := range one[r].Shares {
+			p *= s
+		}
+		if one[r].P != p || p == 0 {
+			t.Errorf("run %d: P %g; want the product of the shares %v, above 0", r, one[r].P, one[r].Shares)
+		}
+	}
+	if one[0].P == one[1].P {
+		t.Errorf("runs 0 and 1 gave the same estimate %g", one[0].P)
+	}
+	plain := DefaultConfig()
+	if _, err := sp.Estimate(context.Background(), &plain); err == nil || err.Error() != "Memoryless.On: splitting needs a Memoryless run" {
+		t.Errorf("Estimate(default) err = %v", err)
+	}
+	sp.Effort = 0
+	if _, err := sp.Estimate(context.Background(), &cfg); err == nil || err.Error() != "Splitting: needs Importance, Levels and an Effort from 1 to 100000" {
+		t.Errorf("Estimate(Effort 0) err = %v", err)
+	}
+}
