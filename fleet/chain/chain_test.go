@@ -213,6 +213,11 @@ func TestLimits(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "orbit size 0 has 1536 states, more than 500 (MaxBlock)") {
 		t.Errorf("a chain of 6 + 3 x 510 states an orbit size: err = %v; want MaxBlock", err)
 	}
+	// At rate 0 (a spike's load only) the orbit never fills at the base rate.
+	spikeOnly := build(t, Model{Peak: 2, From: 1, To: 2, Workers: 1, ServiceRate: 1, TimeoutRate: 1, RetryProb: 1, BackoffRate: 1, Orbit: 2})
+	if _, err := spikeOnly.Mean(func(s fleet.MarkovState) bool { return s.Orbit == 2 }); err == nil || !strings.HasSuffix(err.Error(), "never reaches the region") {
+		t.Errorf("Mean at rate 0 of a full orbit: err = %v; want never reaches", err)
+	}
 	cfg := fleet.DefaultConfig()
 	if _, err := FromConfig(cfg); err == nil || !strings.HasPrefix(err.Error(), "Memoryless.On:") {
 		t.Errorf("FromConfig(default) err = %v", err)
@@ -228,7 +233,12 @@ func TestLimits(t *testing.T) {
 		t.Errorf("FromConfig(m.Config(10)) = %+v, %v; want %+v", back, err, m)
 	}
 	c := build(t, Model{Rate: 1, Workers: 1, ServiceRate: 1, BackoffRate: 1})
-	if _, err := c.At(c.Empty(), 1e7, inServer(1)); err == nil || !strings.Contains(err.Error(), "MaxSteps") {
-		t.Errorf("At(1e7) err = %v; want MaxSteps", err)
+	for _, tt := range []float64{1e7, 1e300} {
+		if _, err := c.At(c.Empty(), tt, inServer(1)); err == nil || !strings.Contains(err.Error(), "MaxSteps") {
+			t.Errorf("At(%g) err = %v; want MaxSteps", tt, err)
+		}
+	}
+	if _, err := c.Hit(c.Empty(), 2, 1, inServer(1)); err == nil || err.Error() != "times 2 to 1 are not finite with 0 <= from <= to" {
+		t.Errorf("Hit(2, 1) err = %v", err)
 	}
 }

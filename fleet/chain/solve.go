@@ -21,8 +21,9 @@ func (c *Chain) Point(s State) []float64 {
 	return p
 }
 
-// Distribution is the chain's distribution at time t, started from p at
-// time 0 (p is not changed), the arrival rate following the model's load.
+// Distribution is the chain's distribution at time t, started from p (a
+// probability a state, in the order of States) at time 0 (p is not
+// changed), the arrival rate following the model's load.
 func (c *Chain) Distribution(p []float64, t float64) ([]float64, error) {
 	if err := c.checkSteps(0, t, nil, 0); err != nil {
 		return nil, err
@@ -110,8 +111,14 @@ func (c *Chain) steps(t0, t1 float64, absorbing []bool) int {
 }
 
 // poissonCut is the last term uniformisation sums for a Poisson mean a,
-// where the tail beyond is below 1e-15.
-func poissonCut(a float64) int { return int(math.Ceil(a + 10*math.Sqrt(a) + 40)) }
+// where the tail beyond is below 1e-15; past MaxSteps, MaxSteps + 1, which
+// checkSteps refuses.
+func poissonCut(a float64) int {
+	if a > MaxSteps {
+		return MaxSteps + 1
+	}
+	return int(math.Ceil(a + 10*math.Sqrt(a) + 40))
+}
 
 // evolve carries p from time t0 to t1 by uniformisation, one span of
 // constant arrival rate at a time; the states marked absorbing keep their
@@ -217,10 +224,14 @@ func (c *Chain) Before(a, b Region) ([]float64, error) {
 	return c.solve(fixed, value, 0)
 }
 
-// reaches checks that every state can reach a state of target.
+// reaches checks that every state can reach a state of target at the
+// arrival rate Rate (without arrivals when it is 0).
 func (c *Chain) reaches(target []bool) error {
 	into := make([][]int32, len(c.States))
 	for _, tr := range c.trans {
+		if tr.arrival && c.Model.Rate == 0 {
+			continue
+		}
 		into[tr.to] = append(into[tr.to], tr.from)
 	}
 	ok := append([]bool(nil), target...)
