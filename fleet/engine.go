@@ -170,6 +170,13 @@ type sim struct {
 	rep  Replicate
 	// tick, if not nil, is told the time every 65,536 events.
 	tick func(now float64)
+
+	// orbit counts the requests waiting out a backoff under Memoryless,
+	// started says the first arrival is scheduled, and watch, if not nil,
+	// sees each span of time between events (see markov.go).
+	orbit   int
+	started bool
+	watch   func(from, to float64) bool
 }
 
 func newSim(cfg *Config, seed uint64) *sim {
@@ -242,6 +249,12 @@ func (s *sim) second(t float64) *Second {
 // pushTimeout schedules an attempt's timeout.
 func (s *sim) pushTimeout(t float64, slot int32, attempt, copy uint8) {
 	s.reqs[slot].refs++
+	if s.cfg.Memoryless.On { // an exponential timeout, drawn now: they fall due out of order
+		r := &s.reqs[slot]
+		r.deadline = s.now + s.exp(1/s.cfg.Memoryless.TimeoutRate)
+		s.h.push(event{t: r.deadline, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
+		return
+	}
 	s.timeouts.push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
 }
 
@@ -253,8 +266,11 @@ const checkEvery = 1 << 12
 // run simulates until every request has finished. Once ctx is done it
 // returns ctx's error within checkEvery events.
 func (s *sim) run(ctx context.Context) (Replicate, error) {
-	if t := s.nextArrival(0); t < s.dur {
-		s.push(t, evArrival, -1, 0, 0, 0)
+	if !s.started {
+		s.started = true
+		if t := s.nextArrival(0); t < s.dur {
+			s.push(t, evArrival, -1, 0, 0, 0)
+		}
 	}
 	for {
 		if s.rep.Events%checkEvery == 0 {
@@ -271,6 +287,13 @@ func (s *sim) run(ctx context.Context) (Replicate, error) {
 			e = s.h.pop()
 		}
 		if e.kind == evNone {
+			if s.watch != nil {
+				s.watch(s.now, math.Inf(1))
+			}
+			break
+		}
+		if s.watch != nil && e.t > s.now && s.watch(s.now, e.t) {
+			s.h.push(e) // the watcher stopped the run before e: keep e for a resume
 			break
 		}
 		s.rep.Events++
@@ -622,6 +645,10 @@ func (s *sim) retry(slot int32, timeout bool) {
 		r.done = true
 		return
 	}
+	if s.cfg.Memoryless.On {
+		s.retryMemoryless(slot, timeout)
+		return
+	}
 	if !cl.Policy.Kind.AskedAtSend() {
 		ok, cost := s.policy(slot).Retry(s.now, timeout, s.u())
 		if !ok {
@@ -653,6 +680,9 @@ func (s *sim) retry(slot int32, timeout bool) {
 // a policy asked at send decides now (AskedAtSend).
 func (s *sim) sendRetry(slot int32) {
 	r := &s.reqs[slot]
+	if s.cfg.Memoryless.On {
+		s.orbit--
+	}
 	if s.cfg.Client.Policy.Kind.AskedAtSend() {
 		ok, cost := s.policy(slot).Retry(s.now, r.timedOut, s.u())
 		if !ok {

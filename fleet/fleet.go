@@ -78,6 +78,9 @@ type Config struct {
 	// Net is the mean one-way network delay in seconds, exponentially
 	// distributed, drawn for every message each way (0: no delay).
 	Net float64
+
+	// Memoryless, when On, makes the run Markovian (see Memoryless).
+	Memoryless Memoryless
 }
 
 // DefaultConfig is the run `retrysim fleet` makes when no flag says
@@ -449,5 +452,8 @@ func (c Config) Check() error {
 		seconds("hedge-delay", cl.HedgeDelay, true)
 	}
 	cl.Policy.check(bad)
+	if first == nil {
+		first = c.checkMemoryless()
+	}
 	return first
 }

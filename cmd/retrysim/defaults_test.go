@@ -31,6 +31,7 @@ var defaultRuns = map[string][][]string{
 	},
 	"fleet": {{"-duration", "3s", "-clients", "20"}},
 	"merge": {{"SHARD0", "SHARD1"}},
+	"chain": {{}},
 }
 
 // wallTime is race's Wall column, the one figure of a run that is not a

@@ -22,6 +22,7 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"merge":   mergeCommand,
 	"race":    raceCommand,
 	"fleet":   fleetCommand,
+	"chain":   chainCommand,
 	"version": versionCommand,
 }
 

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strings"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/fleet/chain"
+	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/rng"
+)
+
+var chainIntro = fmt.Sprintf(`retrysim chain computes, exactly and without sampling, what the fleet model
+does when every time in it is exponential (a Memoryless run: Poisson arrivals,
+-capacity workers with a queue of -queue places and exponential service of
+mean -service, each attempt timing out at -timeout-rate, a timed-out call
+staying in the server to be served in vain, a failed attempt retried with
+probability -retry-prob into an orbit of at most -orbit requests that each
+wait an exponential backoff at -backoff-rate). It builds the Markov chain over
+(the workers' calls, live or abandoned; the queue's calls in order, live or
+abandoned; the orbit's size) and prints from it the mean time from collapse
+(every worker and queue place holding an abandoned call, the orbit full) to
+health (nothing queued, the orbit empty), and the probability of health
+within -within: from collapse, or with -shape spike from an empty server at
+time 0, within -within of the spike's end. The fleet engine runs the same
+model; package fleet/chain's tests hold its replicates to these numbers.
+
+With -split-orbit b it also estimates, on the fleet engine, the probability
+that the orbit reaches b within -split-horizon of an empty server at time 0
+by multilevel splitting (-split-runs independent runs of -split-effort paths
+a level, a level each orbit size), and prints it beside the chain's exact
+value with its relative error, the events it took and the events crude
+replicates would take for the same relative error (from 200 crude
+replicates' mean events).
+
+Usage: retrysim chain [flags]
+
+Example: retrysim chain -capacity 2 -queue 4 -rate 1.5 -timeout-rate 0.5 -retry-prob 0.9 -orbit 10
+
+Limits (checked before any work):
+  states        at most %d; -queue at most %d (a state holds the queue's calls
+                as bits); the states of one orbit size at most %d (a dense
+                block of that order is solved for each)
+  steps         at most %d steps of uniformisation (about the largest rate
+                out of a state x -within)
+  splitting     -split-effort 1 to %d paths a level, -split-runs 2 to %d,
+                -split-horizon up to %d s
+
+Flags:
+`, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, fleet.MaxEffort, maxSplitRuns, fleet.MaxDuration-1)
+
+// maxSplitRuns bounds -split-runs.
+const maxSplitRuns = 1000
+
+// crudeRuns is how many crude replicates measure the events of one.
+const crudeRuns = 200
+
+// chainCommand prints the exact chain's answers for a Memoryless run.
+func chainCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
+	fs := flagval.NewFlagSet("retrysim chain")
+	c := fleet.DefaultConfig()
+	c.Load.Rate, c.Load.Peak = 1, 3
+	c.Server = fleet.Server{Kind: fleet.Queue, Workers: 2, QueueMax: 3,
+		Service: fleet.Service{Dist: fleet.Exponential, Median: 1}}
+	c.Net = 0
+	c.Client.Attempts = fleet.MaxAttempts
+	c.Memoryless = fleet.Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 5}
+	within := 60.0
+	var (
+		splitOrbit   int
+		splitHorizon              = 30.0
+		splitEffort               = 200
+		splitRuns                 = 20
+		seed         flagval.Seed = 1
+		workers                   = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
+	)
+	for _, p := range fleet.Params() {
+		switch p.Name {
+		case "shape", "rate", "peak", "from", "to", "capacity", "queue", "service", "p-fail":
+			fs.Var(flagval.ParamVar(p, &c), p.Name, p.Usage)
+		}
+	}
+	m := &c.Memoryless
+	fs.Var(flagval.FloatVar(&m.TimeoutRate, 1e-9, fleet.MaxRate), "timeout-rate", "each attempt times out after an exponential time of this `rate` a second")
+	fs.Var(flagval.FloatVar(&m.RetryProb, 0, 1), "retry-prob", "a failed or timed-out attempt is retried with this `probability`")
+	fs.Var(flagval.FloatVar(&m.BackoffRate, 1e-9, fleet.MaxRate), "backoff-rate", "a retry waits an exponential backoff of this `rate` a second")
+	fs.Var(flagval.IntVar(&m.Orbit, 0, fleet.MaxOrbit), "orbit", "at most `n` requests wait out a backoff at once; a retry beyond them is given up")
+	fs.Var(flagval.SecondsVar(&within), "within", "the time `span` the probability of health is computed over")
+	fs.Var(flagval.IntVar(&splitOrbit, 0, fleet.MaxOrbit), "split-orbit", "also estimate by multilevel splitting the probability that the orbit reaches `size` (0: no splitting)")
+	fs.Var(flagval.SecondsVar(&splitHorizon), "split-horizon", "the `span` from an empty server at 0 s the orbit must reach -split-orbit within")
+	fs.Var(flagval.IntVar(&splitEffort, 1, fleet.MaxEffort), "split-effort", "`paths` a level of each splitting run")
+	fs.Var(flagval.IntVar(&splitRuns, 2, maxSplitRuns), "split-runs", "independent splitting `runs`, whose spread gives the relative error")
+	fs.Var(&seed, "seed", "random `seed` of the splitting; the same flags and seed print the same bytes")
+	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each running splittings, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
+	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
+	if err := flagval.Parse(fs, args, chainIntro, stdout); err != nil {
+		return err
+	}
+	if splitOrbit > m.Orbit || (splitOrbit > 0 && m.RetryProb == 0) {
+		return flagval.Usage(fmt.Errorf("-split-orbit: the orbit never reaches %d with -orbit %d and -retry-prob %g", splitOrbit, m.Orbit, m.RetryProb))
+	}
+	if splitHorizon <= 0 || splitHorizon > fleet.MaxDuration-1 {
+		return flagval.Usage(fmt.Errorf("-split-horizon: %g s is not above 0 s and at most %d s", splitHorizon, fleet.MaxDuration-1))
+	}
+	if splitOrbit > 0 {
+		c.Duration = math.Ceil(splitHorizon) + 1 // arrivals go on past the horizon, as the chain's do
+	}
+	if c.Server.QueueMax > chain.MaxQueue {
+		return flagval.Usage(fmt.Errorf("-queue: %d places are more than the chain's %d", c.Server.QueueMax, chain.MaxQueue))
+	}
+	if c.Load.Kind == fleet.Ramp {
+		return flagval.Usage(fmt.Errorf("-shape: ramp is not piecewise constant; the chain takes constant or spike"))
+	}
+	model, err := chain.FromConfig(c)
+	if err != nil {
+		return flagval.Usage(err)
+	}
+	ch, err := chain.Build(model)
+	if err != nil {
+		return flagval.Usage(fmt.Errorf("-capacity %d -queue %d -orbit %d: %w", c.Server.Workers, c.Server.QueueMax, m.Orbit, err))
+	}
+	var sp *splitting
+	if splitOrbit > 0 {
+		levels := make([]int, splitOrbit)
+		for i := range levels {
+			levels[i] = i + 1
+		}
+		sp = &splitting{Splitting: fleet.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit },
+			Levels: levels, Horizon: splitHorizon, Effort: splitEffort, Seed: uint64(seed)},
+			cfg: c, runs: splitRuns, workers: workers.V}
+	}
+	return printChain(ctx, stdout, fs, ch, within, sp)
+}
+
+// splitting is what -split-* ask for.
+type splitting struct {
+	fleet.Splitting
+	cfg           fleet.Config
+	runs, workers int
+}
+
+// run estimates the probability by splitting and prints it beside the
+// chain's value p, with its relative error and work against crude replicates.
+func (sp *splitting) run(ctx context.Context, p float64) (string, error) {
+	ests, err := sp.Repeat(ctx, &sp.cfg, sp.runs, sp.workers)
+	if err != nil {
+		return "", err
+	}
+	var sum, sum2 float64
+	var events int64
+	for _, e := range ests {
+		sum += e.P
+		sum2 += e.P * e.P
+		events += e.Events
+	}
+	n := float64(sp.runs)
+	mean := sum / n
+	se := math.Sqrt(math.Max(0, sum2-sum*sum/n) / (n - 1) / n)
+	var crude int64
+	for r := range crudeRuns {
+		tr := fleet.NewTracer(&sp.cfg, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
+		if _, err := tr.Run(ctx, func(at, _ float64, _ fleet.MarkovState) bool { return at > sp.Horizon }); err != nil {
+			return "", err
+		}
+		crude += tr.Events()
+	}
+	var b strings.Builder
+	b.WriteString(fmt.Sprintf("probability the orbit reaches %d within %g s of an empty server: chain %.6g\n", sp.Levels[len(sp.Levels)-1], sp.Horizon, p))
+	b.WriteString(fmt.Sprintf("multilevel splitting, %d runs of %d paths a level: %.4g ± %.2g (relative error %.3g), %d events\n",
+		sp.runs, sp.Effort, mean, se, se/mean, events))
+	if mean > 0 && se > 0 {
+		rel := se / mean
+		need := (1 - mean) / (mean * rel * rel) * float64(crude) / crudeRuns
+		b.WriteString(fmt.Sprintf("crude replicates for the same relative error: %.3g events (%.4g a replicate), %.3g times as many\n",
+			need, float64(crude)/crudeRuns, need/float64(events)))
+	}
+	return b.String(), nil
+}
+
+// crudeSeed keeps the crude replicates' seeds apart from the splittings'.
+const crudeSeed = 0xc0de
+
+// printChain prints the chain's size and answers, once all are computed.
+func printChain(ctx context.Context, w io.Writer, fs *flag.FlagSet, ch *chain.Chain, within float64, sp *splitting) error {
+	md := ch.Model
+	healthy := func(s fleet.MarkovState) bool { return s.InServer <= md.Workers && s.Orbit == 0 }
+	collapsed := md.Collapsed()
+	p0, from, what := ch.Point(collapsed), 0.0, "from collapse"
+	if md.To > md.From {
+		p0, from, what = ch.Empty(), md.To, fmt.Sprintf("after the spike ends at %g s, from an empty server at 0 s", md.To)
+	}
+	p, err := ch.Hit(p0, from, from+within, healthy)
+	if err != nil {
+		return flagval.Usage(fmt.Errorf("-within %g s: %w", within, err))
+	}
+	mean, err := ch.Mean(healthy)
+	if err != nil {
+		return err
+	}
+	var split string
+	if sp != nil {
+		target := sp.Levels[len(sp.Levels)-1]
+		p, err := ch.Hit(ch.Empty(), 0, sp.Horizon, func(s fleet.MarkovState) bool { return s.Orbit >= target })
+		if err != nil {
+			return flagval.Usage(fmt.Errorf("-split-horizon %g s: %w", sp.Horizon, err))
+		}
+		if split, err = sp.run(ctx, p); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "retrysim chain")
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name != "workers" { // it changes no number
+			fmt.Fprintf(w, " -%s %s", f.Name, f.Value)
+		}
+	})
+	fmt.Fprintf(w, "\nstates %d, transitions %d\n", ch.Len(), ch.Transitions())
+	fmt.Fprintf(w, "mean time from collapse to health: %.6g s\n", mean[ch.Index(collapsed)])
+	fmt.Fprintf(w, "probability of health within %g s %s: %.6g\n", within, what, p)
+	fmt.Fprint(w, split)
+	return nil
+}

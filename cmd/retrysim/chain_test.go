@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/retrysim/retrysim/fleet/chain"
+	"github.com/retrysim/retrysim/internal/flagval"
+)
+
+// One worker, one queue place, nothing retried: in collapse both hold an
+// abandoned call, and the server is healthy (nothing queued) once the
+// worker's call ends, after an exponential time of mean -service 2s
+// (arrivals are rejected meanwhile, and are not retried). So the mean time
+// to health is 2 s, and health comes within 1 s with probability 1 - e^-0.5.
+func TestChainByHand(t *testing.T) {
+	out, errOut, code := retrysim(t, "chain", "-capacity", "1", "-queue", "1", "-retry-prob", "0", "-service", "2s", "-within", "1s")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, %s", code, errOut)
+	}
+	want := "retrysim chain -backoff-rate 1 -capacity 1 -from 0s -orbit 5 -p-fail 0 -peak 3 -queue 1 -rate 1 -retry-prob 0 -seed 1 -service 2s -shape constant -split-effort 200 -split-horizon 30s -split-orbit 0 -split-runs 20 -timeout-rate 0.5 -to 0s -within 1s\n" +
+		"states 7, transitions 14\n" + // idle, live, abandoned; each busy with a live or abandoned call queued
+		"mean time from collapse to health: 2 s\n" +
+		fmt.Sprintf("probability of health within 1 s from collapse: %.6g\n", 1-math.Exp(-0.5))
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// A chain beyond the limits, a ramp, or a transient of too many steps is
+// refused as bad usage, with nothing on stdout.
+func TestChainRefuses(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-queue", "21"}, fmt.Sprintf("-queue: 21 places are more than the chain's %d", chain.MaxQueue)},
+		{[]string{"-capacity", "2", "-queue", "7", "-orbit", "3"}, "-capacity 2 -queue 7 -orbit 3: orbit size 0 has 768 states, more than 500 (MaxBlock)"},
+		{[]string{"-capacity", "1", "-queue", "6", "-orbit", "100"}, "-capacity 1 -queue 6 -orbit 100: the chain has more than 20000 states (MaxStates)"},
+		{[]string{"-shape", "ramp"}, "-shape: ramp is not piecewise constant"},
+		{[]string{"-within", "8000h"}, "-within 2.88e+07 s: uniformisation would take"},
+		{[]string{"-retry-prob", "1.5"}, "-retry-prob"},
+		{[]string{"-split-orbit", "6"}, "-split-orbit: the orbit never reaches 6 with -orbit 5 and -retry-prob 0.9"},
+		{[]string{"-split-orbit", "2", "-retry-prob", "0"}, "-split-orbit: the orbit never reaches 2 with -orbit 5 and -retry-prob 0"},
+		{[]string{"-split-orbit", "2", "-split-horizon", "3600s"}, "-split-horizon: 3600 s is not above 0 s and at most 3599 s"},
+		{[]string{"-split-runs", "1"}, "-split-runs"},
+	} {
+		out, errOut, code := retrysim(t, append([]string{"chain"}, tt.args...)...)
+		if code != flagval.ExitUsage || out != "" || !strings.HasPrefix(errOut, "retrysim: "+tt.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, out, errOut, tt.want)
+		}
+	}
+}
+
+// With -split-orbit the command prints the chain's value, the splitting's
+// estimate and the work, the same bytes whatever -workers (fleet/chain's
+// TestSplittingAgreesWithChain holds such estimates to the chain).
+func TestChainSplitting(t *testing.T) {
+	args := []string{"chain", "-rate", "0.6", "-queue", "3", "-timeout-rate", "0.3", "-retry-prob", "0.8", "-orbit", "6",
+		"-split-orbit", "6", "-split-horizon", "20s", "-split-runs", "3", "-split-effort", "50"}
+	one, errOut, code := retrysim(t, append(args, "-workers", "1")...)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, %s", code, errOut)
+	}
+	three, _, _ := retrysim(t, append(args, "-workers", "3")...)
+	if one != three {
+		t.Errorf("-workers 1 printed\n%s\n-workers 3\n%s", one, three)
+	}
+	lines := strings.Split(strings.TrimSuffix(one, "\n"), "\n")
+	if len(lines) != 7 || !strings.HasPrefix(lines[4], "probability the orbit reaches 6 within 20 s of an empty server: chain ") ||
+		!strings.HasPrefix(lines[5], "multilevel splitting, 3 runs of 50 paths a level: ") ||
+		!strings.HasPrefix(lines[6], "crude replicates for the same relative error: ") {
+		t.Errorf("got\n%s", one)
+	}
+}

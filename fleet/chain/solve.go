@@ -1,0 +1,391 @@
+package chain
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Empty is the distribution that starts the chain with nothing in the
+// server and an empty orbit, as every engine replicate starts.
+func (c *Chain) Empty() []float64 { return c.Point(State{}) }
+
+// Point is the distribution that starts the chain in state s, which must
+// be one of States.
+func (c *Chain) Point(s State) []float64 {
+	p := make([]float64, len(c.States))
+	p[c.index[s]] = 1
+	return p
+}
+
+// Distribution is the chain's distribution at time t, started from p (a
+// probability a state, in the order of States) at time 0 (p is not
+// changed), the arrival rate following the model's load.
+func (c *Chain) Distribution(p []float64, t float64) ([]float64, error) {
+	if err := c.checkSteps(0, t, nil, 0); err != nil {
+		return nil, err
+	}
+	return c.evolve(p, 0, t, nil), nil
+}
+
+// At is the probability that the chain, started from p0 at time 0, is in
+// region r at time t.
+func (c *Chain) At(p0 []float64, t float64, r Region) (float64, error) {
+	p, err := c.Distribution(p0, t)
+	if err != nil {
+		return 0, err
+	}
+	return mass(p, c.in(r)), nil
+}
+
+// Hit is the probability that the chain, started from p0 at time 0, is in
+// region r at some time in [from, to]: its distribution at from, then r made
+// absorbing until to.
+func (c *Chain) Hit(p0 []float64, from, to float64, r Region) (float64, error) {
+	in := c.in(r)
+	if err := c.checkSteps(from, to, in, c.steps(0, from, nil)); err != nil {
+		return 0, err
+	}
+	p, err := c.Distribution(p0, from)
+	if err != nil {
+		return 0, err
+	}
+	return mass(c.evolve(p, from, to, in), in), nil
+}
+
+func mass(p []float64, in []bool) float64 {
+	var m float64
+	for i, v := range p {
+		if in[i] {
+			m += v
+		}
+	}
+	return m
+}
+
+// checkSteps refuses times that are not 0 <= t0 <= t1 < Inf, and a
+// transient from t0 to t1 that would take, with the steps already counted,
+// more than MaxSteps steps.
+func (c *Chain) checkSteps(t0, t1 float64, absorbing []bool, before int) error {
+	if math.IsNaN(t0) || math.IsNaN(t1) || t0 < 0 || t1 < t0 || math.IsInf(t1, 1) {
+		return fmt.Errorf("times %g to %g are not finite with 0 <= from <= to", t0, t1)
+	}
+	if n := before + c.steps(t0, t1, absorbing); n > MaxSteps {
+		return fmt.Errorf("uniformisation would take %d steps, more than %d (MaxSteps): a shorter time or lower rates", n, MaxSteps)
+	}
+	return nil
+}
+
+// spans calls f with each span [t, end) of constant arrival rate in
+// [t0, t1), and its rate.
+func (c *Chain) spans(t0, t1 float64, f func(t, end, lambda float64)) {
+	m := c.Model
+	cuts := []float64{t1}
+	if m.To > m.From {
+		cuts = []float64{m.From, m.To, t1}
+	}
+	for t := t0; t < t1; {
+		end := t1
+		for _, x := range cuts {
+			if x > t && x < end {
+				end = x
+			}
+		}
+		f(t, end, m.rateAt(t))
+		t = end
+	}
+}
+
+// steps is how many steps uniformisation takes from t0 to t1.
+func (c *Chain) steps(t0, t1 float64, absorbing []bool) int {
+	n := 0
+	c.spans(t0, t1, func(t, end, lambda float64) {
+		if big := slices.Max(append(c.exitRates(lambda, absorbing), 0)); big > 0 {
+			n += poissonCut(big * (end - t))
+		}
+	})
+	return n
+}
+
+// poissonCut is the last term uniformisation sums for a Poisson mean a,
+// where the tail beyond is below 1e-15; past MaxSteps, MaxSteps + 1, which
+// checkSteps refuses.
+func poissonCut(a float64) int {
+	if a > MaxSteps {
+		return MaxSteps + 1
+	}
+	return int(math.Ceil(a + 10*math.Sqrt(a) + 40))
+}
+
+// evolve carries p from time t0 to t1 by uniformisation, one span of
+// constant arrival rate at a time; the states marked absorbing keep their
+// mass.
+func (c *Chain) evolve(p []float64, t0, t1 float64, absorbing []bool) []float64 {
+	p = append([]float64(nil), p...)
+	c.spans(t0, t1, func(t, end, lambda float64) {
+		p = c.uniformise(p, lambda, end-t, absorbing)
+	})
+	return p
+}
+
+// exitRates are the states' total rates of leaving at arrival rate lambda,
+// 0 for the absorbing ones.
+func (c *Chain) exitRates(lambda float64, absorbing []bool) []float64 {
+	q := make([]float64, len(c.States))
+	for _, tr := range c.trans {
+		if absorbing == nil || !absorbing[tr.from] {
+			q[tr.from] += tr.rate * c.factor(tr, lambda)
+		}
+	}
+	return q
+}
+
+func (c *Chain) factor(tr transition, lambda float64) float64 {
+	if tr.arrival {
+		return lambda
+	}
+	return 1
+}
+
+// uniformise is p after dt at arrival rate lambda: with Λ the largest exit
+// rate and P = I + Q/Λ, the sum over k of Poisson(k; Λ dt) p P^k, cut where
+// the Poisson tail is below 1e-15 (k up to Λ dt + 10 sqrt(Λ dt) + 40).
+func (c *Chain) uniformise(p []float64, lambda, dt float64, absorbing []bool) []float64 {
+	q := c.exitRates(lambda, absorbing)
+	big := 0.0
+	for _, v := range q {
+		big = max(big, v)
+	}
+	if big == 0 || dt == 0 {
+		return p
+	}
+	a := big * dt
+	kmax := poissonCut(a)
+	// The jumps of this span, their rates over Λ.
+	from, to, w := make([]int32, 0, len(c.trans)), make([]int32, 0, len(c.trans)), make([]float64, 0, len(c.trans))
+	for _, tr := range c.trans {
+		if absorbing == nil || !absorbing[tr.from] {
+			from, to, w = append(from, tr.from), append(to, tr.to), append(w, tr.rate*c.factor(tr, lambda)/big)
+		}
+	}
+	out := make([]float64, len(p))
+	v := p
+	next := make([]float64, len(p))
+	la := math.Log(a)
+	for k := 0; k <= kmax; k++ {
+		if k > 0 {
+			copy(next, v)
+			for i, f := range w {
+				f *= v[from[i]]
+				next[from[i]] -= f
+				next[to[i]] += f
+			}
+			v, next = next, v
+		}
+		lg, _ := math.Lgamma(float64(k + 1))
+		wk := math.Exp(-a + float64(k)*la - lg)
+		for i, x := range v {
+			out[i] += wk * x
+		}
+	}
+	return out
+}
+
+// Mean is, for each state, the expected time to reach region r from it
+// (0 in r), the arrival rate Rate throughout. It is an error if some state
+// cannot reach r.
+func (c *Chain) Mean(r Region) ([]float64, error) {
+	in := c.in(r)
+	if err := c.reaches(in); err != nil {
+		return nil, err
+	}
+	return c.solve(in, make([]float64, len(in)), 1)
+}
+
+// Before is, for each state, the probability of reaching region a before
+// region b (1 in a, 0 in b but not a), the arrival rate Rate throughout. It
+// is an error if some state can reach neither.
+func (c *Chain) Before(a, b Region) ([]float64, error) {
+	ina, inb := c.in(a), c.in(b)
+	fixed := make([]bool, len(ina))
+	value := make([]float64, len(ina))
+	for i := range fixed {
+		fixed[i] = ina[i] || inb[i]
+		if ina[i] {
+			value[i] = 1
+		}
+	}
+	if err := c.reaches(fixed); err != nil {
+		return nil, err
+	}
+	return c.solve(fixed, value, 0)
+}
+
+// reaches checks that every state can reach a state of target at the
+// arrival rate Rate (without arrivals when it is 0).
+func (c *Chain) reaches(target []bool) error {
+	into := make([][]int32, len(c.States))
+	for _, tr := range c.trans {
+		if tr.arrival && c.Model.Rate == 0 {
+			continue
+		}
+		into[tr.to] = append(into[tr.to], tr.from)
+	}
+	ok := append([]bool(nil), target...)
+	var todo []int32
+	for i, t := range target {
+		if t {
+			todo = append(todo, int32(i))
+		}
+	}
+	for len(todo) > 0 {
+		x := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for _, y := range into[x] {
+			if !ok[y] {
+				ok[y] = true
+				todo = append(todo, y)
+			}
+		}
+	}
+	for i, v := range ok {
+		if !v {
+			return fmt.Errorf("state %+v never reaches the region", c.States[i])
+		}
+	}
+	return nil
+}
+
+// solve solves, at arrival rate Rate, h = value on the fixed states and
+// Q h = -rhs on the others, by block elimination over orbit sizes: the
+// orbit changes by at most one a jump, so Q is block tridiagonal.
+func (c *Chain) solve(fixed []bool, value []float64, rhs float64) ([]float64, error) {
+	L := c.States[len(c.States)-1].Orbit + 1 // the orbit sizes reached: 0 to the largest
+	size := func(l int) int { return c.level[l+1] - c.level[l] }
+	lambda := c.Model.Rate
+	diag := make([]*mat.Dense, L)
+	up := make([]*mat.Dense, L)
+	down := make([]*mat.Dense, L)
+	b := make([]*mat.VecDense, L)
+	for l := range L {
+		n := size(l)
+		diag[l] = mat.NewDense(n, n, nil)
+		b[l] = mat.NewVecDense(n, nil)
+		if l+1 < L && size(l+1) > 0 {
+			up[l] = mat.NewDense(n, size(l+1), nil)
+		}
+		if l > 0 {
+			down[l] = mat.NewDense(n, size(l-1), nil)
+		}
+	}
+	for i := range c.States {
+		l := c.States[i].Orbit
+		k := i - c.level[l]
+		if fixed[i] {
+			diag[l].Set(k, k, 1)
+			b[l].SetVec(k, value[i])
+		} else {
+			b[l].SetVec(k, -rhs)
+		}
+	}
+	for _, tr := range c.trans {
+		if fixed[tr.from] {
+			continue
+		}
+		r := tr.rate * c.factor(tr, lambda)
+		lf, lt := c.States[tr.from].Orbit, c.States[tr.to].Orbit
+		kf, kt := int(tr.from)-c.level[lf], int(tr.to)-c.level[lt]
+		diag[lf].Set(kf, kf, diag[lf].At(kf, kf)-r)
+		switch lt {
+		case lf:
+			diag[lf].Set(kf, kt, diag[lf].At(kf, kt)+r)
+		case lf + 1:
+			up[lf].Set(kf, kt, up[lf].At(kf, kt)+r)
+		case lf - 1:
+			down[lf].Set(kf, kt, down[lf].At(kf, kt)+r)
+		default:
+			return nil, errors.New("chain: a jump of more than one in the orbit")
+		}
+	}
+	// Forward: diag[l] h_l + up[l] h_{l+1} = b_l once down[l] is eliminated;
+	// x[l] = diag[l]^-1 up[l] and y[l] = diag[l]^-1 b_l.
+	x := make([]*mat.Dense, L)
+	y := make([]*mat.VecDense, L)
+	for l := range L {
+		if l > 0 {
+			var t mat.Dense
+			t.Mul(down[l], x[l-1])
+			diag[l].Sub(diag[l], &t)
+			var v mat.VecDense
+			v.MulVec(down[l], y[l-1])
+			b[l].SubVec(b[l], &v)
+		}
+		var lu mat.LU
+		lu.Factorize(diag[l])
+		y[l] = new(mat.VecDense)
+		if err := solved(lu.SolveVecTo(y[l], false, b[l]), l); err != nil {
+			return nil, err
+		}
+		if up[l] != nil {
+			x[l] = new(mat.Dense)
+			if err := solved(lu.SolveTo(x[l], false, up[l]), l); err != nil {
+				return nil, err
+			}
+		}
+	}
+	h := make([]float64, len(c.States))
+	var next *mat.VecDense
+	for l := L - 1; l >= 0; l-- {
+		hl := mat.VecDenseCopyOf(y[l])
+		if x[l] != nil {
+			var v mat.VecDense
+			v.MulVec(x[l], next)
+			hl.SubVec(hl, &v)
+		}
+		for k := range hl.Len() {
+			h[c.level[l]+k] = hl.AtVec(k)
+		}
+		next = hl
+	}
+	return h, nil
+}
+
+// solved passes a solve's error on, but for a large condition number: the
+// blocks of a metastable chain are ill-conditioned because its times are
+// long, not because they are wrong.
+func solved(err error, level int) error {
+	var cond mat.Condition
+	if err == nil || errors.As(err, &cond) {
+		return nil
+	}
+	return fmt.Errorf("chain: orbit size %d: %w", level, err)
+}
+
+// Stationary is the chain's stationary distribution at arrival rate Rate,
+// by a dense solve: for chains of at most MaxBlock states.
+func (c *Chain) Stationary() ([]float64, error) {
+	n := len(c.States)
+	if n > MaxBlock {
+		return nil, fmt.Errorf("the stationary solve takes at most %d states (MaxBlock), not %d", MaxBlock, n)
+	}
+	// Q^T pi = 0 with the last equation replaced by sum pi = 1.
+	a := mat.NewDense(n, n, nil)
+	for _, tr := range c.trans {
+		r := tr.rate * c.factor(tr, c.Model.Rate)
+		a.Set(int(tr.to), int(tr.from), a.At(int(tr.to), int(tr.from))+r)
+		a.Set(int(tr.from), int(tr.from), a.At(int(tr.from), int(tr.from))-r)
+	}
+	for j := range n {
+		a.Set(n-1, j, 1)
+	}
+	rhs := mat.NewVecDense(n, nil)
+	rhs.SetVec(n-1, 1)
+	var pi mat.VecDense
+	if err := pi.SolveVec(a, rhs); err != nil {
+		return nil, fmt.Errorf("chain: stationary solve: %w", err)
+	}
+	return pi.RawVector().Data, nil
+}

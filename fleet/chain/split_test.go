@@ -1,0 +1,84 @@
+package chain
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/retrysim/retrysim/fleet"
+)
+
+// splitModel is a lightly loaded fleet (0.6 requests a second on two
+// workers serving one a second each) whose orbit reaches splitTarget within
+// splitHorizon seconds of starting empty with a probability near 1e-6.
+var splitModel = Model{Rate: 0.6, Workers: 2, Queue: 3, ServiceRate: 1, TimeoutRate: 0.3, RetryProb: 0.8, BackoffRate: 1, Orbit: splitTarget}
+
+const (
+	splitTarget  = 11
+	splitHorizon = 30.0
+	// splitRuns independent splittings of splitEffort paths a level.
+	splitRuns   = 20
+	splitEffort = 200
+)
+
+// TestSplittingAgreesWithChain holds multilevel splitting (importance: the
+// orbit's size, a level each request, splitEffort paths a level) to the
+// exact chain on a probability near 1e-6: the mean of splitRuns independent
+// estimates must be within Student's t quantile at a false-failure rate of
+// 1e-4 (two-sided, splitRuns-1 degrees of freedom) of their standard error
+// from the chain's value. The log gives the relative error and the work
+// ratio: the events crude replicates would take for the same relative error
+// ((1-p)/(p x relative error^2) replicates at the mean events of one, run
+// here) over the events splitting took.
+func TestSplittingAgreesWithChain(t *testing.T) {
+	c, err := Build(splitModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := func(s fleet.MarkovState) bool { return s.Orbit >= splitTarget }
+	p, err := c.Hit(c.Empty(), 0, splitHorizon, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := splitModel.Config(splitHorizon + 1)
+	levels := make([]int, splitTarget)
+	for i := range levels {
+		levels[i] = i + 1
+	}
+	sp := fleet.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: levels,
+		Horizon: splitHorizon, Effort: splitEffort, Seed: 1}
+	ests, err := sp.Repeat(context.Background(), &cfg, splitRuns, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum, sum2 float64
+	var events int64
+	for _, est := range ests {
+		sum += est.P
+		sum2 += est.P * est.P
+		events += est.Events
+	}
+	n := float64(splitRuns)
+	mean := sum / n
+	se := math.Sqrt((sum2 - sum*sum/n) / (n - 1) / n)
+	crit := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(1 - 1e-4/2)
+	// The events of a crude replicate: a path from 0 to the horizon.
+	var crude int64
+	const crudeRuns = 200
+	for r := range crudeRuns {
+		tr := fleet.NewTracer(&cfg, uint64(r))
+		if _, err := tr.Run(context.Background(), func(at, _ float64, _ fleet.MarkovState) bool { return at > splitHorizon }); err != nil {
+			t.Fatal(err)
+		}
+		crude += tr.Events()
+	}
+	rel := se / mean
+	need := (1 - p) / (p * rel * rel) * float64(crude) / crudeRuns
+	t.Logf("chain %.4g, splitting %.4g ± %.2g (relative error %.3f, z %+.2f, bound %.2f); %d events, crude replicates would take %.3g: work ratio %.3g",
+		p, mean, se, rel, (mean-p)/se, crit, events, need, need/float64(events))
+	if math.Abs(mean-p) > crit*se {
+		t.Errorf("splitting %.4g ± %.2g is more than %.2f standard errors from the chain's %.4g", mean, se, crit, p)
+	}
+}

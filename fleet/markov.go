@@ -1,0 +1,169 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/retrysim/retrysim/internal/rng"
+)
+
+// Memoryless makes a run Markovian, so that its law is a continuous-time
+// Markov chain (package fleet/chain builds it and solves it exactly) while
+// the engine that runs it is the one every other run uses. With On, a run
+// must use the Queue server with Exponential service and no network delay,
+// hedges, keys, outage or retry policy (Unlimited); Config.Check refuses
+// anything else. Its rules, from which the chain and the engine's handling
+// both follow:
+//
+//   - Requests arrive as a Poisson process of rate Load.At(t); a spike makes
+//     the rate piecewise constant.
+//   - The server has c = Server.Workers workers and a FIFO queue of at most
+//     K = Server.QueueMax calls; each call takes an exponential service time
+//     of mean Server.Service.Median on its worker. A call that finds every
+//     worker busy and K calls queued is rejected at once: an error reply.
+//   - Each attempt's timeout is exponential of rate TimeoutRate (θ), drawn
+//     when it is sent (the attempt's only copy: Hedges is 0). A call whose attempt timed out stays where it is, in
+//     the queue or on its worker, and is served in its turn: wasted work, a
+//     late reply nobody reads (abandoned, not removed).
+//   - A served call fails with probability Server.PFail (an error reply),
+//     else it succeeds and its request is done.
+//   - An attempt that timed out or got an error reply is retried with
+//     probability RetryProb (p), if fewer than Orbit requests are waiting out
+//     a backoff; else its request fails. A retried request waits an
+//     exponential backoff of rate BackoffRate (ν), in the orbit, and then
+//     sends its next attempt.
+//   - Client.Attempts still caps the tries; the chain leaves the cap out,
+//     so a run compared with it sets MaxAttempts, which a request reaches
+//     with probability at most p^(MaxAttempts-1).
+//
+// The chain's state is then the workers' calls (live or abandoned), the
+// queue's calls in order (each live or abandoned), and the orbit's size: the
+// order matters because an abandoned call ahead of a live one delays it.
+type Memoryless struct {
+	On bool
+	// TimeoutRate is θ, a second; BackoffRate is ν, a second.
+	TimeoutRate, BackoffRate float64
+	// RetryProb is p, the probability a failed attempt is retried.
+	RetryProb float64
+	// Orbit caps the requests waiting out a backoff at once.
+	Orbit int
+}
+
+// MaxOrbit bounds Memoryless.Orbit.
+const MaxOrbit = 1_000_000
+
+// checkMemoryless refuses a Memoryless run whose law is not the chain's,
+// naming the Go field at fault.
+func (c *Config) checkMemoryless() error {
+	m := c.Memoryless
+	if !m.On {
+		return nil
+	}
+	rate := func(name string, v float64) error {
+		if math.IsNaN(v) || v <= 0 || v > MaxRate {
+			return fmt.Errorf("Memoryless.%s: %g is not a rate above 0 and at most %g a second", name, v, float64(MaxRate))
+		}
+		return nil
+	}
+	switch {
+	case c.Server.Kind != Queue || c.Server.Service.Dist != Exponential:
+		return fmt.Errorf("Memoryless: needs Server.Kind %v with Service.Dist %v, not %v with %v", Queue, Exponential, c.Server.Kind, c.Server.Service.Dist)
+	case c.Net != 0:
+		return fmt.Errorf("Memoryless: needs Net 0, not %g s", c.Net)
+	case c.Client.Hedges != 0 || c.Client.Keys != NoKey || c.Client.Policy.Kind != Unlimited:
+		return fmt.Errorf("Memoryless: needs Client.Hedges 0, Keys %v and Policy.Kind %v", NoKey, Unlimited)
+	case c.Outage.On():
+		return fmt.Errorf("Memoryless: needs no Outage")
+	case math.IsNaN(m.RetryProb) || m.RetryProb < 0 || m.RetryProb > 1:
+		return fmt.Errorf("Memoryless.RetryProb: %g is not a probability in [0, 1]", m.RetryProb)
+	case m.Orbit < 0 || m.Orbit > MaxOrbit:
+		return fmt.Errorf("Memoryless.Orbit: %d is not from 0 to %d", m.Orbit, MaxOrbit)
+	}
+	if err := rate("TimeoutRate", m.TimeoutRate); err != nil {
+		return err
+	}
+	return rate("BackoffRate", m.BackoffRate)
+}
+
+// retryMemoryless is retry under Memoryless: the request goes to the orbit
+// with probability RetryProb if the orbit has room, and waits there an
+// exponential backoff; else it fails.
+func (s *sim) retryMemoryless(slot int32, timeout bool) {
+	m := &s.cfg.Memoryless
+	r := &s.reqs[slot]
+	if s.rnd.Float64() >= m.RetryProb || s.orbit >= m.Orbit {
+		s.rep.Failed++
+		r.done = true
+		return
+	}
+	s.orbit++
+	r.timedOut = timeout
+	if sec := s.second(s.now); sec != nil {
+		sec.RetriesDecided++
+	}
+	s.push(s.now+s.exp(1/m.BackoffRate), evSend, slot, 0, 0, 0)
+}
+
+// MarkovState is what a Memoryless run shows of its state between events:
+// the calls in the server (on a worker or queued, abandoned ones included)
+// and the requests waiting out a backoff (the orbit).
+type MarkovState struct {
+	InServer, Orbit int
+}
+
+// Tracer runs one replicate of a Memoryless configuration step by step: it
+// shows each span of virtual time between events with the state that holds
+// over it, can stop between two spans and resume, and can split into copies
+// that go on with streams of their own (for multilevel splitting).
+type Tracer struct {
+	s *sim
+	// shown is the end of the last span shown: the span a stop ended in is
+	// not shown again on resuming.
+	shown float64
+}
+
+// NewTracer starts replicate seed of cfg, which must have passed Check with
+// Memoryless on. Its streams are those Run gives the replicate of that seed.
+func NewTracer(cfg *Config, seed uint64) *Tracer {
+	return &Tracer{s: newSim(cfg, seed)}
+}
+
+// Run goes on with the replicate, telling f the state over each span
+// [from, to) between events, in order (to is +Inf once the run is over),
+// until f returns true or the run ends; a resumed run goes on from the span
+// after the one it stopped in. It reports whether f stopped it;
+// once ctx is done it returns ctx's error within a few thousand events.
+func (t *Tracer) Run(ctx context.Context, f func(from, to float64, st MarkovState) bool) (stopped bool, err error) {
+	s := t.s
+	s.watch = func(from, to float64) bool {
+		if to <= t.shown {
+			return false
+		}
+		t.shown = to
+		stopped = f(from, to, MarkovState{InServer: int(s.n), Orbit: s.orbit})
+		return stopped
+	}
+	defer func() { s.watch = nil }()
+	_, err = s.run(ctx)
+	return stopped, err
+}
+
+// Split is a copy of the replicate as it stands that goes on drawing from
+// streams seeded by seed, apart from the original's: the events already
+// scheduled stay as they were drawn, so the span it stopped in ends as the
+// original's does, and it goes on from the next.
+func (t *Tracer) Split(seed uint64) *Tracer {
+	s := *t.s
+	s.h.a = slices.Clone(t.s.h.a)
+	s.timeouts.buf = slices.Clone(t.s.timeouts.buf)
+	s.queue.buf = slices.Clone(t.s.queue.buf)
+	s.reqs = slices.Clone(t.s.reqs)
+	s.free = slices.Clone(t.s.free)
+	s.rep.Series = slices.Clone(t.s.rep.Series)
+	g := rng.PCGGenerator()
+	s.arr.Reset(g.New(seed, 0))
+	s.rnd.Reset(g.New(seed, 1))
+	return &Tracer{s: &s, shown: t.shown}
+}

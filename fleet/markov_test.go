@@ -1,0 +1,164 @@
+package fleet
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+// memorylessConfig is a small Memoryless run: two workers, three queue
+// places, exponential timeouts and backoffs.
+func memorylessConfig() Config {
+	c := DefaultConfig()
+	c.Duration = 30
+	c.Load = Shape{Kind: Constant, Rate: 1.8}
+	c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 3, Service: Service{Dist: Exponential, Median: 1}}
+	c.Net = 0
+	c.Client.Attempts = MaxAttempts
+	c.Memoryless = Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 6}
+	return c
+}
+
+// span is one span a Tracer showed.
+type span struct {
+	from, to float64
+	st       MarkovState
+}
+
+// spansOf runs tr to its end (or stopAfter spans, then resumes, repeatedly)
+// and returns the spans it showed.
+func spansOf(t *testing.T, tr *Tracer, stopEvery int) []span {
+	t.Helper()
+	var out []span
+	for {
+		stopped, err := tr.Run(context.Background(), func(from, to float64, st MarkovState) bool {
+			out = append(out, span{from, to, st})
+			return stopEvery > 0 && len(out)%stopEvery == 0
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !stopped {
+			return out
+		}
+	}
+}
+
+// A Tracer shows contiguous spans from 0 to +Inf, never an empty one, with
+// the orbit within its cap; stopping and resuming it changes nothing; it
+// starts from the streams Run gives the seed's replicate.
+func TestTracerStopsAndResumes(t *testing.T) {
+	cfg := memorylessConfig()
+	if err := cfg.Check(); err != nil {
+		t.Fatal(err)
+	}
+	whole := spansOf(t, NewTracer(&cfg, 7), 0)
+	if len(whole) < 100 || whole[0].from != 0 || whole[len(whole)-1].to < 1e308 {
+		t.Fatalf("%d spans, from %v to %v", len(whole), whole[0], whole[len(whole)-1])
+	}
+	orbit := 0
+	for i, s := range whole {
+		if s.to <= s.from || (i > 0 && s.from != whole[i-1].to) || s.st.Orbit < 0 || s.st.Orbit > cfg.Memoryless.Orbit {
+			t.Fatalf("span %d: %+v after %+v", i, s, whole[max(i-1, 0)])
+		}
+		orbit = max(orbit, s.st.Orbit)
+	}
+	if orbit == 0 {
+		t.Errorf("the orbit never held a request")
+	}
+	if got := spansOf(t, NewTracer(&cfg, 7), 13); !slices.Equal(got, whole) {
+		t.Errorf("stopped every 13 spans and resumed: %d spans, not the %d of one run", len(got), len(whole))
+	}
+	if got := spansOf(t, NewTracer(&cfg, 8), 0); slices.Equal(got, whole) {
+		t.Errorf("seeds 7 and 8 gave the same trace")
+	}
+}
+
+// A split goes on from the state it was split in: two splits with the same
+// seed show the same spans, splits with another seed other ones, and each,
+// as the original, goes on from the end of the span the original stopped in.
+func TestTracerSplit(t *testing.T) {
+	cfg := memorylessConfig()
+	tr := NewTracer(&cfg, 3)
+	var at float64 // the end of the span the original stopped in
+	if _, err := tr.Run(context.Background(), func(_, to float64, st MarkovState) bool {
+		at = to
+		return st.Orbit >= 2
+	}); err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := tr.Split(100), tr.Split(100), tr.Split(101)
+	ta, tb, tc := spansOf(t, a, 0), spansOf(t, b, 0), spansOf(t, c, 0)
+	if !slices.Equal(ta, tb) || slices.Equal(ta, tc) {
+		t.Errorf("splits with seed 100 agree: %v; with 100 and 101: %v", slices.Equal(ta, tb), slices.Equal(ta, tc))
+	}
+	rest := spansOf(t, tr, 0)
+	if ta[0].from != at || tc[0].from != at || rest[0].from != at {
+		t.Errorf("the splits go on from %g and %g and the original from %g; want %g, where the span the original stopped in ends",
+			ta[0].from, tc[0].from, rest[0].from, at)
+	}
+}
+
+// Check refuses a Memoryless run whose law is not the chain's, naming the
+// Go field.
+func TestMemorylessCheck(t *testing.T) {
+	for _, tt := range []struct {
+		change func(*Config)
+		want   string
+	}{
+		{func(c *Config) { c.Server.Kind = Latency }, "Memoryless: needs Server.Kind queue with Service.Dist exp, not latency with exp"},
+		{func(c *Config) { c.Server.Service.Dist = Lognormal }, "Memoryless: needs Server.Kind queue with Service.Dist exp, not queue with lognormal"},
+		{func(c *Config) { c.Net = 0.1 }, "Memoryless: needs Net 0, not 0.1 s"},
+		{func(c *Config) { c.Client.Hedges = 1 }, "Memoryless: needs Client.Hedges 0, Keys none and Policy.Kind unlimited"},
+		{func(c *Config) { c.Client.Keys = SameKey }, "Memoryless: needs Client.Hedges 0, Keys none and Policy.Kind unlimited"},
+		{func(c *Config) { c.Outage = Outage{From: 1, To: 2} }, "Memoryless: needs no Outage"},
+		{func(c *Config) { c.Memoryless.RetryProb = 1.5 }, "Memoryless.RetryProb: 1.5 is not a probability in [0, 1]"},
+		{func(c *Config) { c.Memoryless.Orbit = -1 }, "Memoryless.Orbit: -1 is not from 0 to 1000000"},
+		{func(c *Config) { c.Memoryless.TimeoutRate = 0 }, "Memoryless.TimeoutRate: 0 is not a rate above 0 and at most 1e+06 a second"},
+		{func(c *Config) { c.Memoryless.BackoffRate = 2e6 }, "Memoryless.BackoffRate: 2e+06 is not a rate above 0 and at most 1e+06 a second"},
+	} {
+		c := memorylessConfig()
+		tt.change(&c)
+		if err := c.Check(); err == nil || err.Error() != tt.want {
+			t.Errorf("Check() = %v; want %s", err, tt.want)
+		}
+	}
+}
+
+// Splitting refuses what it cannot run, and repeats to the same estimates
+// whatever the workers.
+func TestSplittingRepeat(t *testing.T) {
+	cfg := memorylessConfig()
+	sp := Splitting{Importance: func(s MarkovState) int { return s.Orbit }, Levels: []int{1, 2, 3}, Horizon: 10, Effort: 30, Seed: 5}
+	one, err := sp.Repeat(context.Background(), &cfg, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	three, err := sp.Repeat(context.Background(), &cfg, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range one {
+		if one[r].P != three[r].P || one[r].Events != three[r].Events || !slices.Equal(one[r].Shares, three[r].Shares) {
+			t.Errorf("run %d: %+v with one worker, %+v with three", r, one[r], three[r])
+		}
+		p := 1.0
+		for _, s := range one[r].Shares {
+			p *= s
+		}
+		if one[r].P != p || p == 0 {
+			t.Errorf("run %d: P %g; want the product of the shares %v, above 0", r, one[r].P, one[r].Shares)
+		}
+	}
+	if one[0].P == one[1].P {
+		t.Errorf("runs 0 and 1 gave the same estimate %g", one[0].P)
+	}
+	plain := DefaultConfig()
+	if _, err := sp.Estimate(context.Background(), &plain); err == nil || err.Error() != "Memoryless.On: splitting needs a Memoryless run" {
+		t.Errorf("Estimate(default) err = %v", err)
+	}
+	sp.Effort = 0
+	if _, err := sp.Estimate(context.Background(), &cfg); err == nil || err.Error() != "Splitting: needs Importance, Levels and an Effort from 1 to 100000" {
+		t.Errorf("Estimate(Effort 0) err = %v", err)
+	}
+}

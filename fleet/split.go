@@ -1,0 +1,124 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/retrysim/retrysim/internal/rng"
+)
+
+// MaxEffort bounds Splitting.Effort: every path that reaches a level is
+// kept, a replicate's whole state, until the next level's paths are run.
+const MaxEffort = 100_000
+
+// Splitting is fixed-effort multilevel splitting of a Memoryless run, for the
+// probability of a rare event: the importance of the state reaching the last
+// of Levels by virtual time Horizon. Effort paths start at time 0; those
+// that reach Levels[0] by Horizon are kept, stopped where they reached it;
+// Effort paths then go on from them (path j from the j-th modulo their
+// number, each split on a seed of its own), and so on up the levels. The
+// estimate is the product of the shares that reached each level: unbiased,
+// because each path goes on from the whole state of the engine (events
+// already drawn included), with which the run is Markov. The seeds are
+// fixed by Seed, so the estimate is reproducible.
+type Splitting struct {
+	// Importance scores a state; Levels are increasing scores, the last
+	// the rare event.
+	Importance func(MarkovState) int
+	Levels     []int
+	Horizon    float64
+	Effort     int
+	Seed       uint64
+}
+
+// SplitEstimate is what a Splitting found.
+type SplitEstimate struct {
+	// P is the estimate; Shares the share of each level's paths that
+	// reached the level (the first from time 0), 0 for those not run
+	// once a level is reached by none.
+	P      float64
+	Shares []float64
+	// Events counts the events every path processed: the work it took.
+	Events int64
+}
+
+// Estimate runs the splitting on cfg, which must have passed Check with
+// Memoryless on.
+func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, error) {
+	if !cfg.Memoryless.On {
+		return SplitEstimate{}, errors.New("Memoryless.On: splitting needs a Memoryless run")
+	}
+	if sp.Effort < 1 || sp.Effort > MaxEffort || len(sp.Levels) == 0 || sp.Importance == nil {
+		return SplitEstimate{}, fmt.Errorf("Splitting: needs Importance, Levels and an Effort from 1 to %d", MaxEffort)
+	}
+	est := SplitEstimate{P: 1, Shares: make([]float64, len(sp.Levels))}
+	var from []*Tracer
+	for k, level := range sp.Levels {
+		var reached []*Tracer
+		for j := range sp.Effort {
+			seed := rng.ReplicateSeed(sp.Seed, uint64(k)*MaxEffort+uint64(j))
+			var tr *Tracer
+			if k == 0 {
+				tr = NewTracer(cfg, seed)
+			} else {
+				tr = from[j%len(from)].Split(seed)
+			}
+			before := tr.s.rep.Events
+			hit := false
+			if _, err := tr.Run(ctx, func(at, _ float64, st MarkovState) bool {
+				if at > sp.Horizon {
+					return true
+				}
+				hit = sp.Importance(st) >= level
+				return hit
+			}); err != nil {
+				return SplitEstimate{}, err
+			}
+			est.Events += tr.s.rep.Events - before
+			if hit {
+				reached = append(reached, tr)
+			}
+		}
+		est.Shares[k] = float64(len(reached)) / float64(sp.Effort)
+		est.P *= est.Shares[k]
+		if len(reached) == 0 {
+			break
+		}
+		from = reached
+	}
+	return est, nil
+}
+
+// Events is how many events the replicate has processed.
+func (t *Tracer) Events() int64 { return t.s.rep.Events }
+
+// Repeat runs runs independent splittings, run r seeded with
+// rng.ReplicateSeed(Seed, r), on up to workers goroutines; the estimates
+// are in run order, the same whatever the workers.
+func (sp Splitting) Repeat(ctx context.Context, cfg *Config, runs, workers int) ([]SplitEstimate, error) {
+	out := make([]SplitEstimate, runs)
+	errs := make([]error, runs)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(workers, runs)) {
+		wg.Go(func() {
+			for {
+				r := int(next.Add(1) - 1)
+				if r >= runs || ctx.Err() != nil {
+					return
+				}
+				one := sp
+				one.Seed = rng.ReplicateSeed(sp.Seed, uint64(r))
+				out[r], errs[r] = one.Estimate(ctx, cfg)
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, errors.Join(errs...)
+}
