@@ -171,7 +171,7 @@ func (sp *splitting) run(ctx context.Context, p float64) (string, error) {
 	}
 	var b strings.Builder
 	b.WriteString(fmt.Sprintf("probability the orbit reaches %d within %g s of an empty server: chain %.6g\n", sp.Levels[len(sp.Levels)-1], sp.Horizon, p))
-	b.WriteString(fmt.Sprintf("multilevel splitting, %d runs of %d paths a level: %.4g ± %.2g (relative error %.3g), %d events\n",
+	b.WriteString(fmt.Sprintf("multilevel splitting, %d runs of %d paths a level: %.4g, standard error %.2g (relative error %.3g), %d events\n",
 		sp.runs, sp.Effort, mean, se, se/mean, events))
 	if mean > 0 && se > 0 {
 		rel := se / mean
@@ -213,15 +213,44 @@ func printChain(ctx context.Context, w io.Writer, fs *flag.FlagSet, ch *chain.Ch
 			return err
 		}
 	}
-	fmt.Fprintf(w, "retrysim chain")
-	fs.VisitAll(func(f *flag.Flag) {
-		if f.Name != "workers" { // it changes no number
-			fmt.Fprintf(w, " -%s %s", f.Name, f.Value)
-		}
-	})
-	fmt.Fprintf(w, "\nstates %d, transitions %d\n", ch.Len(), ch.Transitions())
+	fmt.Fprintln(w, chainEcho(fs))
+	fmt.Fprintf(w, "states %d, transitions %d\n", ch.Len(), ch.Transitions())
 	fmt.Fprintf(w, "mean time from collapse to health: %.6g s\n", mean[ch.Index(collapsed)])
 	fmt.Fprintf(w, "probability of health within %g s %s: %.6g\n", within, what, p)
 	fmt.Fprint(w, split)
 	return nil
+}
+
+// chainEcho is the command line the answers are of: every flag the chain
+// reads with its value (the spike's only with a spike, the splitting's
+// only with one, never -workers, which changes no number), wrapped at 100
+// columns with its continuation lines indented.
+func chainEcho(fs *flag.FlagSet) string {
+	spike := fs.Lookup("shape").Value.String() == "spike"
+	split := fs.Lookup("split-orbit").Value.String() != "0"
+	words := []string{"retrysim chain"}
+	fs.VisitAll(func(f *flag.Flag) {
+		switch {
+		case f.Name == "workers",
+			!spike && (f.Name == "peak" || f.Name == "from" || f.Name == "to"),
+			!split && strings.HasPrefix(f.Name, "split-"):
+			return
+		}
+		words = append(words, fmt.Sprintf("-%s %s", f.Name, f.Value))
+	})
+	var b strings.Builder
+	line := 0
+	for i, word := range words {
+		if i > 0 && line+1+len(word) > 100 {
+			b.WriteString("\n   ")
+			line = 3
+		}
+		if i > 0 {
+			b.WriteString(" ")
+			line++
+		}
+		b.WriteString(word)
+		line += len(word)
+	}
+	return b.String()
 }

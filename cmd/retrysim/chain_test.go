@@ -20,7 +20,9 @@ func TestChainByHand(t *testing.T) {
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d, %s", code, errOut)
 	}
-	want := "retrysim chain -backoff-rate 1 -capacity 1 -from 0s -orbit 5 -p-fail 0 -peak 3 -queue 1 -rate 1 -retry-prob 0 -seed 1 -service 2s -shape constant -split-effort 200 -split-horizon 30s -split-orbit 0 -split-runs 20 -timeout-rate 0.5 -to 0s -within 1s\n" +
+	// The settings read, wrapped at 100 columns (no spike, no splitting).
+	want := "retrysim chain -backoff-rate 1 -capacity 1 -orbit 5 -p-fail 0 -queue 1 -rate 1 -retry-prob 0 -seed 1\n" +
+		"    -service 2s -shape constant -timeout-rate 0.5 -within 1s\n" +
 		"states 7, transitions 14\n" + // idle, live, abandoned; each busy with a live or abandoned call queued
 		"mean time from collapse to health: 2 s\n" +
 		fmt.Sprintf("probability of health within 1 s from collapse: %.6g\n", 1-math.Exp(-0.5))
@@ -69,9 +71,10 @@ func TestChainSplitting(t *testing.T) {
 		t.Errorf("-workers 1 printed\n%s\n-workers 3\n%s", one, three)
 	}
 	lines := strings.Split(strings.TrimSuffix(one, "\n"), "\n")
-	if len(lines) != 7 || !strings.HasPrefix(lines[4], "probability the orbit reaches 6 within 20 s of an empty server: chain ") ||
-		!strings.HasPrefix(lines[5], "multilevel splitting, 3 runs of 50 paths a level: ") ||
-		!strings.HasPrefix(lines[6], "crude replicates for the same relative error: ") {
+	n := len(lines) // the echo of the settings above may take several lines
+	if n < 6 || !strings.HasPrefix(lines[n-3], "probability the orbit reaches 6 within 20 s of an empty server: chain ") ||
+		!strings.HasPrefix(lines[n-2], "multilevel splitting, 3 runs of 50 paths a level: ") ||
+		!strings.HasPrefix(lines[n-1], "crude replicates for the same relative error: ") {
 		t.Errorf("got\n%s", one)
 	}
 }

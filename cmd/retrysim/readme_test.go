@@ -127,6 +127,8 @@ func TestREADMETablesFit(t *testing.T) {
 			continue
 		case transcript:
 			continue // TestREADMETranscripts checks what it prints
+		case len(args) > 0 && args[0] == "chain":
+			continue // a chain's answers are lines, not a table
 		}
 		var table []string
 		for i := 0; i < len(args); i++ {
