@@ -125,27 +125,27 @@ func TestCheckCostRefuses(t *testing.T) {
 	}{
 		// 24 h timeouts at 100,000 a second for 100 s: 2.2 GB measured.
 		{"timeout 24h", big(func(c *Config) { c.Client.Timeout, c.Load.Rate, c.Duration = 86400, 1e5, 100 }),
-			Options{Replicates: 1, Workers: 1}, "-timeout: 24h0m0s x 3 attempts at up to 100000 requests a second keeps up to 1e+07 requests in flight"},
+			Options{Replicates: 1, Workers: 1}, "client.timeout: 24h0m0s x 3 attempts at up to 100000 requests a second keeps up to 1e+07 requests in flight"},
 		// The latency server at 27,000 a second for an hour: 4 GB in a minute.
 		{"latency server", func() []Config {
 			c := DefaultConfig()
 			c.Load.Rate, c.Duration = 27000, 3600
 			return []Config{c}
-		}(), Options{Replicates: 1, Workers: 1}, "-slope: a latency of 1s + 10ms a call in progress at up to 27000 requests a second keeps up to 9.73e+07 requests in flight"},
+		}(), Options{Replicates: 1, Workers: 1}, "server.slope: a latency of 1s + 10ms a call in progress at up to 27000 requests a second keeps up to 9.73e+07 requests in flight"},
 		// One sre-throttle for the fleet keeps every attempt of a day.
 		{"sre window 24h", big(func(c *Config) {
 			c.Client.Policy = PolicyConfig{Kind: SREThrottle, Shared: true, K: 2, SREWindow: 86400}
 			c.Load.Rate, c.Duration = 1e5, 1000
-		}), Options{Replicates: 1, Workers: 1}, "-sre-window: the sre-throttle policy's states (1 client, -policy-scope fleet)"},
+		}), Options{Replicates: 1, Workers: 1}, "client.policy.sre_window: the sre-throttle policy's states (1 client, client.policy.shared fleet)"},
 		// 100 attempts x 16 copies failing: 1,600 calls a request. Up to
 		// 1e6 + 12 x 1e3 + 60 = 1,012,060 requests, each 1 + 1600 x 4 +
 		// 100 x 15 = 7,901 events, 10 times: 7.996e10.
 		{"attempts x hedges", big(func(c *Config) {
 			c.Client.Attempts, c.Client.Hedges, c.Server.PFail = 100, 15, 1
 			c.Load.Rate, c.Duration = 1000, 1000
-		}), Options{Replicates: 10, Workers: 2}, "-attempts: up to 100 attempts x 16 copies (1 + -hedges) a request, 10 replicates of up to 1.01e+06 requests can take up to 8e+10 events"},
+		}), Options{Replicates: 10, Workers: 2}, "client.attempts: up to 100 attempts x 16 copies (1 + client.hedges) a request, 10 replicates of up to 1.01e+06 requests can take up to 8e+10 events"},
 		// A preset's replicates: 2.9 GB of series (and 9e11 events).
-		{"preset replicates", retryPolicies.Runs(3600), Options{Replicates: 100, Workers: 2}, "-replicates: 170 runs x 100 replicates"},
+		{"preset replicates", retryPolicies.Runs(3600), Options{Replicates: 100, Workers: 2}, "replicates: 170 runs x 100 replicates"},
 		// Series: 1000 runs x 100 replicates x 3600 s x 48 bytes are 16 GiB,
 		// at 1 request a second (5.6e9 events at most).
 		{"series", func() []Config {
@@ -157,7 +157,7 @@ func TestCheckCostRefuses(t *testing.T) {
 				cfgs[i] = c
 			}
 			return cfgs
-		}(), Options{Replicates: 100, Workers: 2}, "-replicates: 1000 runs x 100 replicates of 1h0m0s keep 19."}, // 3.6e8 seconds x 56 bytes (a Second of seven counters), and the points
+		}(), Options{Replicates: 100, Workers: 2}, "replicates: 1000 runs x 100 replicates of 1h0m0s keep 19."}, // 3.6e8 seconds x 56 bytes (a Second of seven counters), and the points
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := CheckCost(tc.cfgs, tc.opt)

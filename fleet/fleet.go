@@ -50,19 +50,6 @@ const (
 	MaxSeriesSeconds = 360_000
 )
 
-// CheckReplicates refuses more replicates than the series bound allows for
-// runs of the given duration in seconds.
-func CheckReplicates(replicates int, duration float64) error {
-	if replicates < 1 || replicates > MaxReplicates {
-		return fmt.Errorf("-replicates: %d is not from 1 to %d", replicates, MaxReplicates)
-	}
-	if float64(replicates)*math.Ceil(duration) > MaxSeriesSeconds {
-		return fmt.Errorf("-replicates: %d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter -duration)",
-			replicates, duration, float64(replicates)*math.Ceil(duration), MaxSeriesSeconds)
-	}
-	return nil
-}
-
 // Config is one run of the model.
 type Config struct {
 	// Name labels the run in outputs.
@@ -115,7 +102,7 @@ const (
 
 var shapeNames = [...]string{"constant", "ramp", "spike"}
 
-func (k ShapeKind) String() string { return shapeNames[k] }
+func (k ShapeKind) String() string { return enumName(shapeNames[:], "ShapeKind", k) }
 
 // ParseShape reads a shape name.
 func ParseShape(s string) (ShapeKind, error) {
@@ -190,7 +177,7 @@ const (
 
 var outageNames = [...]string{"fail", "stall"}
 
-func (m OutageMode) String() string { return outageNames[m] }
+func (m OutageMode) String() string { return enumName(outageNames[:], "OutageMode", m) }
 
 // ParseOutageMode reads an outage mode name.
 func ParseOutageMode(s string) (OutageMode, error) {
@@ -233,7 +220,7 @@ const (
 
 var serverNames = [...]string{"latency", "queue", "ratelimit", "independent"}
 
-func (k ServerKind) String() string { return serverNames[k] }
+func (k ServerKind) String() string { return enumName(serverNames[:], "ServerKind", k) }
 
 // ParseServer reads a server kind name.
 func ParseServer(s string) (ServerKind, error) {
@@ -258,7 +245,7 @@ const (
 
 var distNames = [...]string{"lognormal", "exp"}
 
-func (d Dist) String() string { return distNames[d] }
+func (d Dist) String() string { return enumName(distNames[:], "Dist", d) }
 
 // ParseDist reads a service distribution name.
 func ParseDist(s string) (Dist, error) {
@@ -308,7 +295,7 @@ const (
 
 var keyNames = [...]string{"none", "same"}
 
-func (k KeyMode) String() string { return keyNames[k] }
+func (k KeyMode) String() string { return enumName(keyNames[:], "KeyMode", k) }
 
 // ParseKeyMode reads a key mode name.
 func ParseKeyMode(s string) (KeyMode, error) {
@@ -354,96 +341,3 @@ const MaxHedges = 15
 
 // NoCap is a backoff cap that never binds.
 const NoCap = 1 << 62
-
-// Check refuses a configuration outside the limits, naming the parameter as
-// the command's flag is named.
-func (c Config) Check() error {
-	var first error
-	bad := func(name, format string, args ...any) {
-		if first == nil {
-			first = fmt.Errorf("-%s: %s", name, fmt.Sprintf(format, args...))
-		}
-	}
-	seconds := func(name string, v float64, positive bool) {
-		if math.IsNaN(v) || v < 0 || v > MaxSeconds || (positive && v == 0) {
-			what := "from 0"
-			if positive {
-				what = "above 0"
-			}
-			bad(name, "%g s is not %s to %d s", v, what, MaxSeconds)
-		}
-	}
-	rate := func(name string, v float64) {
-		if math.IsNaN(v) || v < 0 || v > MaxRate {
-			bad(name, "%g is not a rate from 0 to %g a second", v, float64(MaxRate))
-		}
-	}
-	if math.IsNaN(c.Duration) || c.Duration < 1 || c.Duration > MaxDuration {
-		bad("duration", "%g s is not from 1 s to %d s", c.Duration, MaxDuration)
-	}
-	rate("rate", c.Load.Rate)
-	if c.Load.Kind != Constant {
-		rate("peak", c.Load.Peak)
-		seconds("from", c.Load.From, false)
-		seconds("to", c.Load.To, false)
-		if !(c.Load.To > c.Load.From) {
-			bad("to", "%g s is not after -from %g s", c.Load.To, c.Load.From)
-		}
-		if c.Load.Kind == Ramp && c.Load.Peak < c.Load.Rate {
-			bad("peak", "%g is below -rate %g; a ramp rises from -rate to -peak and back (a drop in load is a -shape spike with -peak below -rate)", c.Load.Peak, c.Load.Rate)
-		}
-	}
-	if c.Load.max() == 0 {
-		bad("rate", "no requests arrive: the rate is 0 throughout")
-	}
-	if c.Load.max()*c.Duration > MaxArrivals {
-		bad("duration", "%g s at up to %g requests a second is more than %g requests a replicate", c.Duration, c.Load.max(), float64(MaxArrivals))
-	}
-	seconds("outage", c.Outage.From, false)
-	seconds("outage", c.Outage.To, false)
-	seconds("net", c.Net, false)
-	s := c.Server
-	seconds("base", s.Base, false)
-	seconds("slope", s.Slope, false)
-	if math.IsNaN(s.PFail) || s.PFail < 0 || s.PFail > 1 {
-		bad("p-fail", "%g is not a probability in [0, 1]", s.PFail)
-	}
-	switch s.Kind {
-	case Queue:
-		if s.Workers < 1 || s.Workers > MaxWorkers {
-			bad("capacity", "%d is not from 1 to %d workers", s.Workers, MaxWorkers)
-		}
-		if s.QueueMax < 0 || s.QueueMax > MaxQueue {
-			bad("queue", "%d is not from 0 to %d waiting calls", s.QueueMax, MaxQueue)
-		}
-		seconds("service", s.Service.Median, true)
-		if math.IsNaN(s.Service.Sigma) || s.Service.Sigma < 0 || s.Service.Sigma > 4 {
-			bad("service-sigma", "%g is not from 0 to 4", s.Service.Sigma)
-		}
-	case RateLimit:
-		rate("limit", s.Limit)
-		if math.IsNaN(s.Burst) || s.Burst < 1 || s.Burst > MaxRate {
-			bad("burst", "%g is not from 1 to %g calls", s.Burst, float64(MaxRate))
-		}
-	}
-	cl := c.Client
-	if cl.Clients < 1 || cl.Clients > MaxClients {
-		bad("clients", "%d is not from 1 to %d", cl.Clients, MaxClients)
-	}
-	seconds("timeout", cl.Timeout, true)
-	if cl.Attempts < 1 || cl.Attempts > MaxAttempts {
-		bad("attempts", "%d is not from 1 to %d", cl.Attempts, MaxAttempts)
-	}
-	seconds("backoff-base", cl.Backoff.Base.Seconds(), false)
-	if cl.Backoff.Cap != NoCap { // -backoff-cap 0
-		seconds("backoff-cap", cl.Backoff.Cap.Seconds(), false)
-	}
-	if cl.Hedges < 0 || cl.Hedges > MaxHedges {
-		bad("hedges", "%d is not from 0 to %d", cl.Hedges, MaxHedges)
-	}
-	if cl.Hedges > 0 {
-		seconds("hedge-delay", cl.HedgeDelay, true)
-	}
-	cl.Policy.check(bad)
-	return first
-}

@@ -3,6 +3,7 @@ package fleet
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -437,50 +438,51 @@ func TestCheck(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		flag string
+		path string
 		f    func(*Config)
 	}{
 		{"duration", func(c *Config) { c.Duration = 0 }},
 		{"duration", func(c *Config) { c.Duration = MaxDuration + 1 }},
-		{"rate", func(c *Config) { c.Load.Rate = math.NaN() }},
-		{"to", func(c *Config) { c.Load.To = c.Load.From }},
+		{"load.rate", func(c *Config) { c.Load.Rate = math.NaN() }},
+		{"load.to", func(c *Config) { c.Load.To = c.Load.From }},
 		{"duration", func(c *Config) { c.Load.Peak = MaxRate; c.Duration = 3600 }},
-		{"timeout", func(c *Config) { c.Client.Timeout = 0 }},
-		{"attempts", func(c *Config) { c.Client.Attempts = MaxAttempts + 1 }},
-		{"p-fail", func(c *Config) { c.Server.PFail = 1.5 }},
-		{"capacity", func(c *Config) { c.Server.Kind = Queue; c.Server.Service.Median = 1 }},
-		{"clients", func(c *Config) { c.Client.Clients = 0 }},
-		{"bucket-size", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket, Size: math.NaN()} }},
-		{"bucket-rate", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket, Rate: -1} }},
-		{"quota-cost", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: AWSQuota, Tokens: 500, TimeoutCost: 10} }},
-		{"grpc-token-ratio", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: GRPCThrottle, MaxTokens: 10} }},
-		{"breaker-threshold", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: Breaker, Threshold: 1.5} }},
-		{"budget-ttl", func(c *Config) { c.Client.Policy = with(FinagleBudget, func(p *PolicyConfig) { p.TTL = 61 }) }},
-		{"budget-ratio", func(c *Config) { c.Client.Policy = with(FinagleBudget, func(p *PolicyConfig) { p.BudgetRatio = 1001 }) }},
-		{"budget-ratio", func(c *Config) { c.Client.Policy = with(EnvoyBudget, func(p *PolicyConfig) { p.BudgetRatio = 1.5 }) }},
-		{"budget-min-concurrency", func(c *Config) { c.Client.Policy = with(EnvoyBudget, func(p *PolicyConfig) { p.MinConcurrency = -1 }) }},
-		{"cb-failure-rate", func(c *Config) { c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.FailureRate = 0 }) }},
-		{"cb-window", func(c *Config) { c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.Window = 0 }) }},
-		{"cb-half-open", func(c *Config) {
+		{"client.timeout", func(c *Config) { c.Client.Timeout = 0 }},
+		{"client.attempts", func(c *Config) { c.Client.Attempts = MaxAttempts + 1 }},
+		{"server.p_fail", func(c *Config) { c.Server.PFail = 1.5 }},
+		{"server.workers", func(c *Config) { c.Server.Kind = Queue; c.Server.Service.Median = 1 }},
+		{"client.clients", func(c *Config) { c.Client.Clients = 0 }},
+		{"client.policy.size", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket, Size: math.NaN()} }},
+		{"client.policy.rate", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket, Rate: -1} }},
+		{"client.policy.cost", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: AWSQuota, Tokens: 500, TimeoutCost: 10} }},
+		{"client.policy.ratio", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: GRPCThrottle, MaxTokens: 10} }},
+		{"client.policy.threshold", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: Breaker, Threshold: 1.5} }},
+		{"client.policy.ttl", func(c *Config) { c.Client.Policy = with(FinagleBudget, func(p *PolicyConfig) { p.TTL = 61 }) }},
+		{"client.policy.budget_ratio", func(c *Config) { c.Client.Policy = with(FinagleBudget, func(p *PolicyConfig) { p.BudgetRatio = 1001 }) }},
+		{"client.policy.budget_ratio", func(c *Config) { c.Client.Policy = with(EnvoyBudget, func(p *PolicyConfig) { p.BudgetRatio = 1.5 }) }},
+		{"client.policy.min_concurrency", func(c *Config) { c.Client.Policy = with(EnvoyBudget, func(p *PolicyConfig) { p.MinConcurrency = -1 }) }},
+		{"client.policy.failure_rate", func(c *Config) { c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.FailureRate = 0 }) }},
+		{"client.policy.window", func(c *Config) { c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.Window = 0 }) }},
+		{"client.policy.half_open_calls", func(c *Config) {
 			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.HalfOpenCalls = MaxWindow + 1 })
 		}},
-		{"cb-open", func(c *Config) {
+		{"client.policy.open_seconds", func(c *Config) {
 			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.OpenSeconds = math.NaN() })
 		}},
-		{"sre-k", func(c *Config) { c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.K = 0 }) }},
-		{"sre-window", func(c *Config) { c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.SREWindow = 0.5 }) }},
-		{"backoff-base", func(c *Config) { c.Client.Backoff.Base = 8760 * time.Hour }}, // issue 21, item 13: help says up to a day
-		{"backoff-base", func(c *Config) { c.Client.Backoff.Base = -1 }},
-		{"backoff-cap", func(c *Config) { c.Client.Backoff.Cap = MaxSeconds*time.Second + 1 }},
-		{"backoff-cap", func(c *Config) { c.Client.Backoff.Cap = -1 }},
-		{"hedges", func(c *Config) { c.Client.Hedges = MaxHedges + 1 }},
-		{"hedge-delay", func(c *Config) { c.Client.Hedges = 1 }},
+		{"client.policy.k", func(c *Config) { c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.K = 0 }) }},
+		{"client.policy.sre_window", func(c *Config) { c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.SREWindow = 0.5 }) }},
+		{"client.backoff.base", func(c *Config) { c.Client.Backoff.Base = 8760 * time.Hour }}, // issue 21, item 13: help says up to a day
+		{"client.backoff.base", func(c *Config) { c.Client.Backoff.Base = -1 }},
+		{"client.backoff.cap", func(c *Config) { c.Client.Backoff.Cap = MaxSeconds*time.Second + 1 }},
+		{"client.backoff.cap", func(c *Config) { c.Client.Backoff.Cap = -1 }},
+		{"client.hedges", func(c *Config) { c.Client.Hedges = MaxHedges + 1 }},
+		{"client.hedge_delay", func(c *Config) { c.Client.Hedges = 1 }},
 	} {
 		c := good
 		tc.f(&c)
 		err := c.Check()
-		if err == nil || err.Error()[:len(tc.flag)+2] != "-"+tc.flag+":" {
-			t.Errorf("Check() = %v; want an error naming -%s", err, tc.flag)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Path != tc.path || !strings.HasPrefix(err.Error(), tc.path+": ") {
+			t.Errorf("Check() = %v; want a *FieldError naming %s", err, tc.path)
 		}
 	}
 }
@@ -598,13 +600,13 @@ func TestFIFO(t *testing.T) {
 // would, past -to, go on "down at the same slope" upwards without bound (to
 // 500 a second at 60 s for a 100 -> 50 ramp over 10 s to 20 s), a load the
 // arrivals, thinned from the shape's largest rate, never follow. Check
-// refuses it, naming -peak; every shape it accepts stays within the rate
+// refuses it, naming load.peak; every shape it accepts stays within the rate
 // the arrivals are thinned from, so arrivals follow At, the plotted load.
 func TestRampPeakBelowRate(t *testing.T) {
 	c := DefaultConfig()
 	c.Load = Shape{Kind: Ramp, Rate: 100, Peak: 50, From: 10, To: 20}
 	err := c.Check()
-	want := "-peak: 50 is below -rate 100"
+	want := "load.peak: 50 is below load.rate 100"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("Check() = %v; want an error starting %q", err, want)
 	}

@@ -712,14 +712,14 @@ func TestSetParam(t *testing.T) {
 		if err == nil {
 			err = p.Check()
 		}
-		var pe *ParamError
-		if !errors.As(err, &pe) || pe.Param != name {
-			t.Errorf("%s at 2e6: %v; want an error naming -%s", name, err, name)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Path != name {
+			t.Errorf("%s at 2e6: %v; want an error naming %s", name, err, name)
 		}
 	}
 	var p PolicyConfig
-	if err := p.SetParam("cb-window", 1.5); err == nil {
-		t.Error("SetParam(cb-window, 1.5) = nil; want an error: a count is whole")
+	if err := p.SetParam("client.policy.window", 1.5); err == nil {
+		t.Error("SetParam(client.policy.window, 1.5) = nil; want an error: a count is whole")
 	}
 	if err := p.SetParam("colour", 1); err == nil {
 		t.Error("SetParam(colour, 1) = nil; want an error")

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -14,12 +15,15 @@ import (
 
 // Options say how to run a set of configurations.
 type Options struct {
-	// Replicates is the number of independent seeds each run is simulated with.
+	// Replicates is the number of independent seeds each run is simulated
+	// with, from 1 to MaxReplicates (0 is refused).
 	Replicates int
 	// Seed seeds replicate r with rng.ReplicateSeed(Seed, r), the same for
-	// every run, so the runs of a preset meet the same arrivals.
+	// every run, so the runs of a preset meet the same arrivals; 0 is a
+	// seed like any other.
 	Seed uint64
-	// Workers is how many replicates run at once; it never changes a number.
+	// Workers is how many replicates run at once, 0 for GOMAXPROCS; it
+	// never changes a number.
 	Workers int
 	// Progress, if not nil, is told from the workers, as replicates go,
 	// how many of all the replicates' seconds of arrivals are simulated.
@@ -33,11 +37,17 @@ type Result struct {
 }
 
 // Run simulates every configuration Replicates times on Workers goroutines.
-// The configurations must have passed Check, and the replicates
-// CheckReplicates; CheckCost bounds the events and memory it can take.
+// It first checks them as Check does, and returns its error without
+// running anything; CheckCost bounds the events and memory a run can take.
 // Once ctx is done it returns ctx's error within a few thousand events of
 // each replicate in progress.
 func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
+	if err := Check(cfgs, opt); err != nil {
+		return nil, err
+	}
+	if opt.Workers == 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
 	out := make([]Result, len(cfgs))
 	for i, c := range cfgs {
 		out[i] = Result{Config: c, Replicates: make([]Replicate, opt.Replicates)}

@@ -34,13 +34,14 @@ func TestReplicateStopsMidway(t *testing.T) {
 	}
 }
 
-// Run, cancelled while its only replicate runs (4 x 10^8 requests: hours),
+// Run, cancelled while its only replicate runs (an hour at 80 requests a
+// second, seconds of work),
 // returns context.Canceled and nothing: the cancel comes from the first
 // progress report, 65,536 events in, and the engine looks every few
 // thousand events. Before, it looked only between replicates.
 func TestRunCancelledMidReplicate(t *testing.T) {
 	cfg := brookerCollapse.Runs(80)[3]
-	cfg.Duration = 1e6
+	cfg.Duration = MaxDuration
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	opt := Options{Replicates: 1, Seed: 1, Workers: 1, Progress: func(done, total int64) { cancel() }}

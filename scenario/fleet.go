@@ -39,7 +39,7 @@ func (f *Fleet) Apply(cl *fleet.Client) error {
 	src := fleet.Config{Client: fleet.Client{Policy: f.Policy, Hedges: f.Hedges, HedgeDelay: f.HedgeDelay.Seconds()}}
 	dst := fleet.Config{Client: *cl}
 	for name := range f.Set { // each names its own field: the order does not matter
-		p, _ := fleet.LookupParam(name) // fleetSection read only settings
+		p, _ := fleet.LookupKey(name) // fleetSection read only settings
 		switch d := p.Field(&dst).(type) {
 		case *float64:
 			*d = *p.Field(&src).(*float64)
@@ -71,7 +71,11 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	fail := func(k *yaml.Node, msg string) error {
 		return &Error{File: name, Line: k.Line, Field: "fleet." + k.Value, Msg: msg}
 	}
-	params := fleet.PolicyParams()
+	var params []string // the policy parameters' keys
+	for _, path := range fleet.PolicyParams() {
+		p, _ := fleet.LookupParam(path)
+		params = append(params, p.Key)
+	}
 	keys := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
 		k, v := n.Content[i], n.Content[i+1]
@@ -102,7 +106,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 				return nil, fail(k, fmt.Sprintf("%q is not a whole number from 0 to %d", v.Value, fleet.MaxHedges))
 			}
 			f.Hedges = h.v
-		case flag == "hedge-delay" || fleet.ParamSeconds(flag):
+		case flag == "hedge-delay" || fleet.ParamSeconds(keyPath(flag)):
 			var d duration
 			if err := v.Decode(&d); err != nil {
 				msg := fmt.Sprintf("%q is not a duration such as 250ms or 2s", v.Value)
@@ -113,7 +117,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 			}
 			if flag == "hedge-delay" {
 				f.HedgeDelay = d.v
-			} else if err := f.Policy.SetParam(flag, d.v.Seconds()); err != nil {
+			} else if err := f.Policy.SetParam(keyPath(flag), d.v.Seconds()); err != nil {
 				return nil, fail(k, err.Error())
 			}
 		case slices.Contains(params, flag):
@@ -121,8 +125,8 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 			if v.Kind != yaml.ScalarNode || v.Decode(&x) != nil || math.IsNaN(x) {
 				return nil, fail(k, fmt.Sprintf("%q is not a number", v.Value))
 			}
-			if err := f.Policy.SetParam(flag, x); err != nil {
-				return nil, fail(k, strings.TrimPrefix(err.Error(), "-"+flag+": "))
+			if err := f.Policy.SetParam(keyPath(flag), x); err != nil {
+				return nil, fail(k, fileWords(err.(*fleet.FieldError).Msg))
 			}
 		default:
 			return nil, fail(k, "unknown key (want policy, policy_scope, hedges, hedge_delay or a policy parameter such as cb_window)")
@@ -134,7 +138,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 		k := n.Content[i]
 		flag := strings.ReplaceAll(k.Value, "_", "-")
 		switch {
-		case slices.Contains(params, flag) && !kind.Reads(flag):
+		case slices.Contains(params, flag) && !kind.Reads(keyPath(flag)):
 			return nil, fail(k, fmt.Sprintf("policy %s does not read it", kind))
 		case flag == "policy-scope" && kind == fleet.Unlimited:
 			return nil, fail(k, "policy unlimited keeps no state")
@@ -143,12 +147,13 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 		}
 	}
 	if err := f.Policy.Check(); err != nil {
-		pe := err.(*fleet.ParamError)
-		k := keys[pe.Param]
+		fe := err.(*fleet.FieldError)
+		p, _ := fleet.LookupParam(fe.Path)
+		k := keys[p.Key]
 		if k == nil { // a default that the kind refuses cannot happen, but say where
-			return nil, &Error{File: name, Line: n.Line, Field: "fleet", Msg: err.Error()}
+			return nil, &Error{File: name, Line: n.Line, Field: "fleet", Msg: fileWords(err.Error())}
 		}
-		return nil, fail(k, pe.Msg)
+		return nil, fail(k, fileWords(fe.Msg))
 	}
 	if f.Hedges > 0 && (f.HedgeDelay <= 0 || f.HedgeDelay > fleet.MaxSeconds*time.Second) {
 		k := keys["hedge-delay"]
@@ -158,4 +163,17 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 		return nil, fail(k, fmt.Sprintf("a hedge delay of %v is not above 0 and at most %d s", f.HedgeDelay, fleet.MaxSeconds))
 	}
 	return f, nil
+}
+
+// keyPath is the path of the fleet setting whose key is key.
+func keyPath(key string) string {
+	p, _ := fleet.LookupKey(key)
+	return p.Path
+}
+
+// fileWords is a fleet error's message with each setting it names by path
+// named as the fleet section's key (grpc_max_tokens for
+// client.policy.max_tokens).
+func fileWords(msg string) string {
+	return fleet.ReplacePaths(msg, func(p fleet.Param) string { return strings.ReplaceAll(p.Key, "-", "_") })
 }

@@ -104,7 +104,7 @@ func scenarioReference() []keyRef {
 			r.Doc = fileWords(s.Usage, "queue.")
 			r.Type, r.Bounds = settingType(s)
 			r.Default = plainValue(s.Default)
-		} else if p, ok := fleet.LookupParam(k.Setting); ok {
+		} else if p, ok := fleet.LookupKey(k.Setting); ok {
 			r.Doc = fileWords(p.Usage, "fleet.")
 			r.Type, r.Bounds, r.Default = paramType(p)
 		}

@@ -198,7 +198,7 @@ func ParamVar(p fleet.Param, c *fleet.Config) flag.Value {
 	case text:
 		return textVar{f}
 	}
-	panic(fmt.Sprintf("fleet setting %s: a field of kind %T", p.Name, p.Field(c)))
+	panic(fmt.Sprintf("fleet setting %s: a field of kind %T", p.Path, p.Field(c)))
 }
 
 // text is a setting written and read as text, such as a name.

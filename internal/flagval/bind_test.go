@@ -115,11 +115,11 @@ func TestParamVar(t *testing.T) {
 	for _, p := range fleet.Params() {
 		v := ParamVar(p, &c)
 		if err := v.Set(v.String()); err != nil {
-			t.Errorf("-%s: its default %q is refused: %v", p.Name, v.String(), err)
+			t.Errorf("-%s: its default %q is refused: %v", p.Key, v.String(), err)
 		}
 	}
 	set := func(name, s string) error {
-		p, _ := fleet.LookupParam(name)
+		p, _ := fleet.LookupKey(name)
 		return ParamVar(p, &c).Set(s)
 	}
 	for _, tc := range []struct{ name, value, err string }{

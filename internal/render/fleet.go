@@ -101,11 +101,11 @@ func withSettingColumns(rows [][]field, cfgs []fleet.Config, replicates int, see
 	return out
 }
 
-// paramKeys are fleet.Params' names as settingsObject keys them.
+// paramKeys are fleet.Params' keys as settingsObject keys them.
 func paramKeys() []string {
 	var keys []string
 	for _, p := range fleet.Params() {
-		keys = append(keys, strings.ReplaceAll(p.Name, "-", "_"))
+		keys = append(keys, strings.ReplaceAll(p.Key, "-", "_"))
 	}
 	return keys
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 )
 
-// fleetSettings are the settings a run read, as fields keyed by their flag
-// names (fleet.Params' order, the run's duration first and the outage
-// window before its mode): every setting but those c.Unread names, so that
+// fleetSettings are the settings a run read, as fields keyed by their
+// fleet.Param keys, the flags' names (fleet.Params' order, the run's
+// duration first and the outage window before its mode): every setting but those c.Unread names, so that
 // a setting the run never looks at (a backoff base with no backoff, another
 // policy's parameters) is not shown as if used. Times are Go durations
 // ("3s", "100ms") and names are as the flags take them.
@@ -20,13 +20,13 @@ func fleetSettings(c fleet.Config) []field {
 	unread := c.Unread()
 	f := []field{{"duration", secondsText(c.Duration)}}
 	for _, p := range fleet.Params() {
-		if unread[p.Name] != "" {
+		if unread[p.Path] != "" {
 			continue
 		}
-		if p.Name == "outage-mode" {
+		if p.Path == "outage.mode" {
 			f = append(f, field{"outage", secondsText(c.Outage.From) + ":" + secondsText(c.Outage.To)})
 		}
-		f = append(f, field{p.Name, settingValue(p, &c)})
+		f = append(f, field{p.Key, settingValue(p, &c)})
 	}
 	return f
 }
