@@ -81,10 +81,11 @@ func (k *checker) rate(path string, v float64) {
 	}
 }
 
-// enum refuses a value that is not one of names.
+// enum refuses a value that is not one of names; what is what it should
+// be (a shape).
 func (k *checker) enum(path, what string, v int, names []string) {
 	if v < 0 || v >= len(names) {
-		k.bad(path, "%d is not a %s (want one of %s)", v, what, strings.Join(names, ", "))
+		k.bad(path, "%d is not %s (want one of %s)", v, what, strings.Join(names, ", "))
 	}
 }
 
@@ -97,7 +98,7 @@ func (c Config) Check() error {
 	if math.IsNaN(c.Duration) || c.Duration < 1 || c.Duration > MaxDuration {
 		k.bad("duration", "%g s is not from 1 s to %d s", c.Duration, MaxDuration)
 	}
-	k.enum("load.kind", "shape", int(c.Load.Kind), shapeNames[:])
+	k.enum("load.kind", "a shape", int(c.Load.Kind), shapeNames[:])
 	k.rate("load.rate", c.Load.Rate)
 	if c.Load.Kind != Constant {
 		k.rate("load.peak", c.Load.Peak)
@@ -118,10 +119,10 @@ func (c Config) Check() error {
 	}
 	k.seconds("outage.from", c.Outage.From, false)
 	k.seconds("outage.to", c.Outage.To, false)
-	k.enum("outage.mode", "outage mode", int(c.Outage.Mode), outageNames[:])
+	k.enum("outage.mode", "an outage mode", int(c.Outage.Mode), outageNames[:])
 	k.seconds("net", c.Net, false)
 	s := c.Server
-	k.enum("server.kind", "server kind", int(s.Kind), serverNames[:])
+	k.enum("server.kind", "a server kind", int(s.Kind), serverNames[:])
 	k.seconds("server.base", s.Base, false)
 	k.seconds("server.slope", s.Slope, false)
 	if math.IsNaN(s.PFail) || s.PFail < 0 || s.PFail > 1 {
@@ -135,7 +136,7 @@ func (c Config) Check() error {
 		if s.QueueMax < 0 || s.QueueMax > MaxQueue {
 			k.bad("server.queue_max", "%d is not from 0 to %d waiting calls", s.QueueMax, MaxQueue)
 		}
-		k.enum("server.service.dist", "distribution", int(s.Service.Dist), distNames[:])
+		k.enum("server.service.dist", "a distribution", int(s.Service.Dist), distNames[:])
 		k.seconds("server.service.median", s.Service.Median, true)
 		if math.IsNaN(s.Service.Sigma) || s.Service.Sigma < 0 || s.Service.Sigma > 4 {
 			k.bad("server.service.sigma", "%g is not from 0 to 4", s.Service.Sigma)
@@ -154,7 +155,7 @@ func (c Config) Check() error {
 	if cl.Attempts < 1 || cl.Attempts > MaxAttempts {
 		k.bad("client.attempts", "%d is not from 1 to %d", cl.Attempts, MaxAttempts)
 	}
-	k.enum("client.keys", "key mode", int(cl.Keys), keyNames[:])
+	k.enum("client.keys", "a key mode", int(cl.Keys), keyNames[:])
 	if !cl.Backoff.Kind.Valid() {
 		k.bad("client.backoff.kind", "%d is not a backoff policy (want one of %s)", int(cl.Backoff.Kind), strings.Join(backoffNames(), ", "))
 	}
@@ -219,7 +220,7 @@ func (p PolicyConfig) check(k *checker) {
 			k.bad(path, "%g is not %s %g to %g", v, what, lo, hi)
 		}
 	}
-	k.enum("client.policy.kind", "policy", int(p.Kind), policyNames[:])
+	k.enum("client.policy.kind", "a policy", int(p.Kind), policyNames[:])
 	switch p.Kind {
 	case TokenBucket:
 		tokens("client.policy.rate", p.Rate, 0)
