@@ -11,7 +11,8 @@ import (
 
 // FieldError is a setting refused, named by its path: a Param's Path
 // (client.attempts, server.p_fail, client.policy.budget_ratio), duration,
-// outage.from or outage.to for the Config fields no Param holds, and
+// outage.from, outage.to or client.policy.own for the Config fields no
+// Param holds, and
 // replicates or workers for Options. Its message may name other settings
 // by their paths too (ReplacePaths rewrites them).
 type FieldError struct{ Path, Msg string }
@@ -221,6 +222,16 @@ func (p PolicyConfig) check(k *checker) {
 		}
 	}
 	k.enum("client.policy.kind", "a policy", int(p.Kind), policyNames[:])
+	if o := p.Own; o != nil {
+		switch {
+		case p.Kind != Unlimited:
+			k.bad("client.policy.kind", "%s, with client.policy.own set too; want unlimited, or no own policy", p.Kind)
+		case o.New == nil:
+			k.bad("client.policy.own", "policy %q has no New", o.Name)
+		case o.Name == "":
+			k.bad("client.policy.own", "the policy has no Name")
+		}
+	}
 	switch p.Kind {
 	case TokenBucket:
 		tokens("client.policy.rate", p.Rate, 0)

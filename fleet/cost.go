@@ -181,8 +181,8 @@ const unwindowedBytes = 48
 func windowBytes(c Config, requests, copies, client float64) (float64, string) {
 	p := c.Client.Policy
 	states := float64(c.Client.Clients)
-	if p.Shared || p.Kind == Unlimited {
-		states = 1
+	if p.Shared || p.Kind == Unlimited && p.Own == nil {
+		states = 1 // an own policy's states are counted as small ones, a client each
 	}
 	size, entry, perRequest, path := float64(unwindowedBytes), 16.0, copies, "client.clients"
 	var window float64

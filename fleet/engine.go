@@ -157,6 +157,9 @@ type sim struct {
 	// draw says the policy decides at random: each Start and Retry gets a
 	// draw from rnd (and only then, so other policies' runs keep theirs).
 	draw bool
+	// atSend says the policy is asked for a retry when it is sent
+	// (AskedAtSend), refusalRetried that a refusal uses up an attempt.
+	atSend, refusalRetried bool
 
 	// server state
 	n       int64 // calls in progress
@@ -182,13 +185,21 @@ func newSim(cfg *Config, seed uint64) *sim {
 	}
 	s.tokens = cfg.Server.Burst
 	n := cfg.Client.Clients
-	if cfg.Client.Policy.Shared || cfg.Client.Policy.Kind == Unlimited {
+	pc := &cfg.Client.Policy
+	if pc.Shared || pc.Kind == Unlimited && pc.Own == nil {
 		n = 1
 	}
-	s.draw = cfg.Client.Policy.Kind.random()
+	s.draw, s.atSend, s.refusalRetried = pc.Kind.random(), pc.Kind.AskedAtSend(), pc.Kind.RefusalRetried()
+	if pc.Own != nil {
+		s.draw, s.atSend, s.refusalRetried = pc.Own.Random, pc.Own.AskedAtSend, false
+	}
 	s.pols = make([]Policy, n)
 	for i := range s.pols {
-		s.pols[i] = cfg.Client.Policy.New()
+		if pc.Own != nil {
+			s.pols[i] = pc.Own.make()
+		} else {
+			s.pols[i] = pc.New()
+		}
 	}
 	s.rep.Series = make([]Second, int(math.Ceil(cfg.Duration)))
 	return s
@@ -622,7 +633,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 		r.done = true
 		return
 	}
-	if !cl.Policy.Kind.AskedAtSend() {
+	if !s.atSend {
 		ok, cost := s.policy(slot).Retry(s.now, timeout, s.u())
 		if !ok {
 			s.rep.Denied++
@@ -653,7 +664,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 // a policy asked at send decides now (AskedAtSend).
 func (s *sim) sendRetry(slot int32) {
 	r := &s.reqs[slot]
-	if s.cfg.Client.Policy.Kind.AskedAtSend() {
+	if s.atSend {
 		ok, cost := s.policy(slot).Retry(s.now, r.timedOut, s.u())
 		if !ok {
 			s.refused(slot)
@@ -671,7 +682,7 @@ func (s *sim) sendRetry(slot int32) {
 // remain, the next is decided as after a failure.
 func (s *sim) refused(slot int32) {
 	r := &s.reqs[slot]
-	if s.cfg.Client.Policy.Kind.RefusalRetried() && int(r.attempt)+1 < s.cfg.Client.Attempts {
+	if s.refusalRetried && int(r.attempt)+1 < s.cfg.Client.Attempts {
 		r.attempt++
 		s.retry(slot, false)
 		return

@@ -171,6 +171,10 @@ func ParsePolicy(s string) (PolicyKind, error) {
 // not read are ignored.
 type PolicyConfig struct {
 	Kind PolicyKind
+	// Own, when not nil, is a Go program's own policy, run instead of a
+	// built-in one: Kind must then be Unlimited, and only Shared of the
+	// fields below is read.
+	Own *PolicyFactory
 	// Shared makes one policy state serve the whole fleet, as one SDK
 	// client shared by every goroutine; otherwise each client has its own.
 	Shared bool

@@ -59,6 +59,41 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 	}
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
+	ctx, stop := context.WithCancelCause(ctx) // stopped by a policy's panic too
+	defer stop(nil)
+	// replicate runs replicate r of run; a panic in the run's own policy
+	// stops every worker with its error.
+	replicate := func(run, r int) (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				pp, ok := v.(policyPanic)
+				if !ok {
+					panic(v)
+				}
+				err = policyError(pp, out[run].Config.Name, r)
+				stop(err)
+			}
+		}()
+		s := newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(r)))
+		var shown int64 // this replicate's seconds told
+		if opt.Progress != nil {
+			s.tick = func(now float64) {
+				if sec := int64(math.Min(now, s.dur)); sec > shown {
+					opt.Progress(done.Add(sec-shown), total)
+					shown = sec
+				}
+			}
+		}
+		rep, err := s.run(ctx)
+		if err != nil {
+			return err // ctx is done: Run returns its cause
+		}
+		out[run].Replicates[r] = rep
+		if opt.Progress != nil {
+			opt.Progress(done.Add(int64(math.Ceil(s.dur))-shown), total)
+		}
+		return nil
+	}
 	for range boundsOf(cfgs, opt).atOnce(opt) {
 		wg.Go(func() {
 			for {
@@ -66,31 +101,15 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 				if j >= jobs || ctx.Err() != nil {
 					return
 				}
-				run, r := j/opt.Replicates, j%opt.Replicates
-				s := newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(r)))
-				var shown int64 // this replicate's seconds told
-				if opt.Progress != nil {
-					s.tick = func(now float64) {
-						if sec := int64(math.Min(now, s.dur)); sec > shown {
-							opt.Progress(done.Add(sec-shown), total)
-							shown = sec
-						}
-					}
-				}
-				rep, err := s.run(ctx)
-				if err != nil {
-					return // ctx is done: Run returns its error
-				}
-				out[run].Replicates[r] = rep
-				if opt.Progress != nil {
-					opt.Progress(done.Add(int64(math.Ceil(s.dur))-shown), total)
+				if replicate(j/opt.Replicates, j%opt.Replicates) != nil {
+					return
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
 	}
 	return out, nil
 }

@@ -31,10 +31,10 @@ func (c Config) Unread() map[string]string {
 	baseWhy, capWhy := c.Client.Backoff.Kind.Unread() // as the job commands' -backoff-base and -backoff-cap
 	add(baseWhy != "", baseWhy, "client.backoff.base")
 	add(capWhy != "", capWhy, "client.backoff.cap")
-	pk := c.Client.Policy.Kind
-	add(c.Client.Attempts == 1 && c.Client.Hedges == 0 && !pk.GuardsFirst(),
+	pk, own := c.Client.Policy.Kind, c.Client.Policy.Own != nil
+	add(c.Client.Attempts == 1 && c.Client.Hedges == 0 && !pk.GuardsFirst() && !own,
 		fmt.Sprintf("with client.attempts 1 and no client.hedges nothing is retried, so client.policy.kind %s is never asked", pk), "client.policy.kind", "client.policy.shared")
-	add(pk == Unlimited, "client.policy.kind unlimited keeps no state", "client.policy.shared")
+	add(pk == Unlimited && !own, "client.policy.kind unlimited keeps no state", "client.policy.shared")
 	for _, p := range PolicyParams() {
 		add(!pk.Reads(p), fmt.Sprintf("client.policy.kind %s does not read it", pk), p)
 	}

@@ -26,7 +26,11 @@ func fleetSettings(c fleet.Config) []field {
 		if p.Path == "outage.mode" {
 			f = append(f, field{"outage", secondsText(c.Outage.From) + ":" + secondsText(c.Outage.To)})
 		}
-		f = append(f, field{p.Key, settingValue(p, &c)})
+		v := settingValue(p, &c)
+		if own := c.Client.Policy.Own; own != nil && p.Path == "client.policy.kind" {
+			v = own.Name
+		}
+		f = append(f, field{p.Key, v})
 	}
 	return f
 }
