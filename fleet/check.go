@@ -152,7 +152,7 @@ func (c Config) Check() error {
 	if cl.Clients < 1 || cl.Clients > MaxClients {
 		k.bad("client.clients", "%d is not from 1 to %d", cl.Clients, MaxClients)
 	}
-	k.seconds("client.timeout", cl.Timeout, true)
+	k.seconds("client.timeout", cl.Timeout.Seconds(), true)
 	if cl.Attempts < 1 || cl.Attempts > MaxAttempts {
 		k.bad("client.attempts", "%d is not from 1 to %d", cl.Attempts, MaxAttempts)
 	}
@@ -171,7 +171,7 @@ func (c Config) Check() error {
 		k.bad("client.hedges", "%d is not from 0 to %d", cl.Hedges, MaxHedges)
 	}
 	if cl.Hedges > 0 {
-		k.seconds("client.hedge_delay", cl.HedgeDelay, true)
+		k.seconds("client.hedge_delay", cl.HedgeDelay.Seconds(), true)
 	}
 	cl.Policy.check(&k)
 	return k.first

@@ -117,9 +117,9 @@ func (c Config) Cost() Cost {
 	e.Events = e.Requests * (1 + sends + copies*perCopy + attempts*float64(cl.Hedges))
 
 	terms := []lifeTerm{
-		{"client.timeout", fmt.Sprintf("%v x %d attempts", dur2(cl.Timeout), cl.Attempts), attempts * cl.Timeout},
-		{"client.hedge_delay", fmt.Sprintf("%d hedges %v apart x %d attempts", cl.Hedges, dur2(cl.HedgeDelay), cl.Attempts),
-			attempts * float64(cl.Hedges) * cl.HedgeDelay},
+		{"client.timeout", fmt.Sprintf("%v x %d attempts", cl.Timeout, cl.Attempts), attempts * cl.Timeout.Seconds()},
+		{"client.hedge_delay", fmt.Sprintf("%d hedges %v apart x %d attempts", cl.Hedges, cl.HedgeDelay, cl.Attempts),
+			attempts * float64(cl.Hedges) * cl.HedgeDelay.Seconds()},
 		{"client.backoff.cap", fmt.Sprintf("%d %s backoff waits", cl.Attempts-1, cl.Backoff.Kind), cl.Backoff.Longest(cl.Attempts - 1).Seconds()},
 	}
 	if cl.Backoff.Kind.Schedule() { // a schedule reads no cap

@@ -124,7 +124,7 @@ func TestCheckCostRefuses(t *testing.T) {
 		want string
 	}{
 		// 24 h timeouts at 100,000 a second for 100 s: 2.2 GB measured.
-		{"timeout 24h", big(func(c *Config) { c.Client.Timeout, c.Load.Rate, c.Duration = 86400, 1e5, 100 }),
+		{"timeout 24h", big(func(c *Config) { c.Client.Timeout, c.Load.Rate, c.Duration = 24*time.Hour, 1e5, 100 }),
 			Options{Replicates: 1, Workers: 1}, "client.timeout: 24h0m0s x 3 attempts at up to 100000 requests a second keeps up to 1e+07 requests in flight"},
 		// The latency server at 27,000 a second for an hour: 4 GB in a minute.
 		{"latency server", func() []Config {
@@ -177,7 +177,7 @@ func TestCostEventsExact(t *testing.T) {
 	c.Server = Server{Kind: Independent, Base: 0.001, PFail: 1}
 	c.Net = 0
 	c.Load.Rate, c.Duration = 100, 10
-	c.Client.Attempts, c.Client.Hedges, c.Client.HedgeDelay = 4, 2, 0.0001
+	c.Client.Attempts, c.Client.Hedges, c.Client.HedgeDelay = 4, 2, 100*time.Microsecond
 	c.Client.Backoff = backoff.Policy{Kind: backoff.Constant, Base: time.Millisecond}
 	s := newSim(&c, 1)
 	r, _ := s.run(context.Background())
@@ -222,10 +222,10 @@ func FuzzCostBound(f *testing.F) {
 			c.Outage = Outage{From: c.Duration / 4, To: c.Duration / 2, Mode: OutageMode(outage % 2)}
 		}
 		c.Client.Clients = int(clients%2000) + 1
-		c.Client.Timeout = float64(timeoutMs)/1000 + 0.001
+		c.Client.Timeout = time.Duration(timeoutMs)*time.Millisecond + time.Millisecond
 		c.Client.Attempts = int(attempts%100) + 1
 		c.Client.Hedges = int(hedges % 16)
-		c.Client.HedgeDelay = float64(hedgeMs)/1000 + 0.001
+		c.Client.HedgeDelay = time.Duration(hedgeMs)*time.Millisecond + time.Millisecond
 		c.Client.Keys = KeyMode(pFail % 2)
 		c.Client.Backoff = backoff.Policy{Kind: backoff.Kind(backoffKind % backoffKinds()), Base: time.Duration(baseMs) * time.Millisecond, Cap: NoCap}
 		p := DefaultPolicy()
@@ -252,7 +252,7 @@ func TestWorkersNeverRefuse(t *testing.T) {
 	c := DefaultConfig()
 	c.Server = Server{Kind: Independent, Base: 0.01}
 	c.Net = 0
-	c.Client.Timeout, c.Load.Rate, c.Duration = 1, 1e5, 100
+	c.Client.Timeout, c.Load.Rate, c.Duration = time.Second, 1e5, 100
 	for _, w := range []int{1, 2, 12} {
 		opt := Options{Replicates: 12, Workers: w}
 		if err := CheckCost([]Config{c}, opt); err != nil {
@@ -285,7 +285,7 @@ func TestPolicyStatesWithinTheirBound(t *testing.T) {
 	c := DefaultConfig()
 	c.Server = Server{Kind: Independent, Base: 0.001}
 	c.Net, c.Load.Rate, c.Duration = 0, 50000, 31
-	c.Client.Clients, c.Client.Timeout = 5000, 0.01
+	c.Client.Clients, c.Client.Timeout = 5000, 10*time.Millisecond
 	c.Client.Policy = PolicyConfig{Kind: GRPCAdaptive}
 	if err := c.Check(); err != nil {
 		t.Fatal(err)

@@ -160,6 +160,9 @@ type sim struct {
 	// atSend says the policy is asked for a retry when it is sent
 	// (AskedAtSend), refusalRetried that a refusal uses up an attempt.
 	atSend, refusalRetried bool
+	// waitSecs and hedgeSecs are the client's timeout and hedge delay in
+	// seconds.
+	waitSecs, hedgeSecs float64
 
 	// server state
 	n       int64 // calls in progress
@@ -176,7 +179,8 @@ type sim struct {
 }
 
 func newSim(cfg *Config, seed uint64) *sim {
-	s := &sim{cfg: cfg, dur: cfg.Duration, lmax: cfg.Load.max()}
+	s := &sim{cfg: cfg, dur: cfg.Duration, lmax: cfg.Load.max(),
+		waitSecs: cfg.Client.Timeout.Seconds(), hedgeSecs: cfg.Client.HedgeDelay.Seconds()}
 	g := rng.PCGGenerator()
 	s.arr.Reset(g.New(seed, 0))
 	s.rnd.Reset(g.New(seed, 1))
@@ -377,7 +381,7 @@ func (s *sim) send(slot int32) {
 		}
 	}
 	r.copies, r.pending = 0, 0
-	r.deadline = s.now + s.cfg.Client.Timeout
+	r.deadline = s.now + s.waitSecs
 	s.sendCopy(slot)
 }
 
@@ -391,10 +395,10 @@ func (s *sim) sendCopy(slot int32) {
 	r.copies++
 	r.pending |= 1 << c
 	s.policy(slot).Sent(s.now, r.attempt > 1 || c > 0)
-	s.pushTimeout(s.now+cl.Timeout, slot, r.attempt, c)
+	s.pushTimeout(s.now+s.waitSecs, slot, r.attempt, c)
 	s.push(s.now+s.exp(s.cfg.Net), evAtServer, slot, r.attempt, c, 0)
 	if int(r.copies) <= cl.Hedges {
-		s.push(s.now+cl.HedgeDelay, evHedge, slot, r.attempt, 0, 0)
+		s.push(s.now+s.hedgeSecs, evHedge, slot, r.attempt, 0, 0)
 	}
 }
 
@@ -403,7 +407,7 @@ func (s *sim) deadline(r *request, c uint8) float64 {
 	if c == 0 {
 		return r.deadline
 	}
-	return r.deadline + float64(c)*s.cfg.Client.HedgeDelay
+	return r.deadline + float64(c)*s.hedgeSecs
 }
 
 // hedge is a hedge's delay ending with no reply yet: another copy of the

@@ -3,6 +3,7 @@ package fleet_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 )
@@ -14,7 +15,7 @@ func ExampleRun() {
 		Name: "independent", Duration: 60,
 		Load:   fleet.Shape{Kind: fleet.Constant, Rate: 100},
 		Server: fleet.Server{Kind: fleet.Independent, Base: 0.05, PFail: 0.1},
-		Client: fleet.Client{Clients: 1, Timeout: 1, Attempts: 3},
+		Client: fleet.Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 3},
 		Net:    0.01,
 	}
 	if err := cfg.Check(); err != nil {

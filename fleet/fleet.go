@@ -81,15 +81,15 @@ func DefaultConfig() Config {
 		Load:     Shape{Kind: Constant, Rate: 40, Peak: 80},
 		Server: Server{Kind: Latency, Base: 1, Slope: 0.01, Workers: 8, QueueMax: 100,
 			Service: Service{Dist: Lognormal, Median: 0.1, Sigma: 0.5}, Limit: 50, Burst: 50},
-		Client: Client{Clients: 1, Timeout: 3, Attempts: 3,
+		Client: Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3,
 			Backoff: backoff.Policy{Kind: backoff.None, Base: 100 * time.Millisecond, Cap: 2 * time.Second},
 			Policy:  DefaultPolicy(), HedgeDelay: DefaultHedgeDelay},
 		Net: 0.1,
 	}
 }
 
-// DefaultHedgeDelay is the hedges' delay in seconds when nothing sets one.
-const DefaultHedgeDelay = 0.05
+// DefaultHedgeDelay is the hedges' delay when nothing sets one.
+const DefaultHedgeDelay = 50 * time.Millisecond
 
 // ShapeKind is how the arrival rate changes over a run.
 type ShapeKind uint8
@@ -313,9 +313,9 @@ func ParseKeyMode(s string) (KeyMode, error) {
 // over Clients), and a Policy not Shared keeps a state per client.
 type Client struct {
 	Clients int
-	// Timeout is the wait for a reply to one attempt, in seconds; a reply
-	// after it is ignored (the work may be done: the client saw an error).
-	Timeout float64
+	// Timeout is the wait for a reply to one attempt; a reply after it is
+	// ignored (the work may be done: the client saw an error).
+	Timeout time.Duration
 	// Attempts counts tries in all, the first included.
 	Attempts int
 	// Backoff is the wait before each retry, after a timeout or an error.
@@ -332,7 +332,7 @@ type Client struct {
 	// -keys same a copy arriving while another is in the server is a
 	// conflict, and without keys each copy that completes does the work.
 	Hedges     int
-	HedgeDelay float64
+	HedgeDelay time.Duration
 }
 
 // MaxHedges bounds the hedges of an attempt (the copies of an attempt are

@@ -60,7 +60,7 @@ func TestIndependentServerClosedForms(t *testing.T) {
 			Name: "independent", Duration: 10,
 			Load:   Shape{Kind: Constant, Rate: 500},
 			Server: Server{Kind: Independent, Base: 0.01, PFail: tc.f},
-			Client: Client{Clients: 1, Timeout: 60, Attempts: tc.attempts},
+			Client: Client{Clients: 1, Timeout: 60 * time.Second, Attempts: tc.attempts},
 			Net:    0.001,
 		}
 		reps := run(t, cfg, 20)
@@ -111,7 +111,7 @@ func TestQueueErlangC(t *testing.T) {
 			Load: Shape{Kind: Constant, Rate: tc.lambda},
 			Server: Server{Kind: Queue, Workers: tc.c, QueueMax: MaxQueue,
 				Service: Service{Dist: Exponential, Median: 1 / tc.mu}},
-			Client: Client{Clients: 1, Timeout: MaxSeconds, Attempts: 1},
+			Client: Client{Clients: 1, Timeout: MaxSeconds * time.Second, Attempts: 1},
 		}
 		reps := run(t, cfg, 20)
 		waits := make([]float64, len(reps))
@@ -141,7 +141,7 @@ func littleConfigs() []Config {
 		Duration: 60,
 		Load:     Shape{Kind: Spike, Rate: 40, Peak: 90, From: 20, To: 30},
 		Server:   Server{Kind: Latency, Base: 0.5, Slope: 0.01},
-		Client:   Client{Clients: 4, Timeout: 2, Attempts: 3, Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: time.Second, Cap: 10 * time.Second}},
+		Client:   Client{Clients: 4, Timeout: 2 * time.Second, Attempts: 3, Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: time.Second, Cap: 10 * time.Second}},
 		Net:      0.05,
 	}
 	var out []Config
@@ -255,7 +255,7 @@ func TestKeys(t *testing.T) {
 		Name: "keys", Duration: 30,
 		Load:   Shape{Kind: Constant, Rate: 20},
 		Server: Server{Kind: Independent, Base: 4},
-		Client: Client{Clients: 1, Timeout: 1, Attempts: 4, Backoff: backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}},
+		Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 4, Backoff: backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}},
 	}
 	for _, r := range run(t, cfg, 2) {
 		// Attempts at 0, 3, 6, 9 s; the first finishes at 4 s: the second is
@@ -497,7 +497,7 @@ func TestQueueBlocking(t *testing.T) {
 		Load: Shape{Kind: Constant, Rate: lambda},
 		Server: Server{Kind: Queue, Workers: 1, QueueMax: waiting,
 			Service: Service{Dist: Exponential, Median: 1 / mu}},
-		Client: Client{Clients: 1, Timeout: MaxSeconds, Attempts: 1},
+		Client: Client{Clients: 1, Timeout: MaxSeconds * time.Second, Attempts: 1},
 	}
 	reps := run(t, cfg, 20)
 	blocked := make([]float64, len(reps))
@@ -522,7 +522,7 @@ func TestRateLimit(t *testing.T) {
 		Name: "ratelimit", Duration: d,
 		Load:   Shape{Kind: Constant, Rate: 4 * limit},
 		Server: Server{Kind: RateLimit, Base: 0.01, Limit: limit, Burst: burst},
-		Client: Client{Clients: 1, Timeout: 10, Attempts: 1},
+		Client: Client{Clients: 1, Timeout: 10 * time.Second, Attempts: 1},
 	}
 	for _, r := range run(t, cfg, 3) {
 		passed := float64(r.Calls - r.Rejected)
@@ -542,7 +542,7 @@ func TestOutages(t *testing.T) {
 		Name: "outage", Duration: 10,
 		Load:   Shape{Kind: Constant, Rate: 30},
 		Server: Server{Kind: Independent, Base: 0.1},
-		Client: Client{Clients: 1, Timeout: 60, Attempts: 1},
+		Client: Client{Clients: 1, Timeout: 60 * time.Second, Attempts: 1},
 		Outage: Outage{From: 0, To: 10, Mode: Fail},
 	}
 	for _, r := range run(t, cfg, 2) {

@@ -71,7 +71,7 @@ func Params() []Param {
 			Usage: "the mean one-way network delay, an exponential `duration` (0: none)"},
 		{Path: "client.clients", Field: func(c *Config) any { return &c.Client.Clients }, Lo: 1, Hi: MaxClients,
 			Usage: "`n` clients share the load"},
-		{Path: "client.timeout", Field: func(c *Config) any { return &c.Client.Timeout }, Seconds: true,
+		{Path: "client.timeout", Field: func(c *Config) any { return &c.Client.Timeout },
 			Usage: "the client waits this `duration` for one attempt's reply; a later reply is ignored"},
 		{Path: "client.attempts", Field: func(c *Config) any { return &c.Client.Attempts }, Lo: 1, Hi: MaxAttempts,
 			Usage: "`n` tries a request in all, the first included"},
@@ -129,7 +129,7 @@ func Params() []Param {
 			Usage: "sre-throttle: requests and accepts count for this `duration`, 1s to 24h"},
 		{Path: "client.hedges", Field: func(c *Config) any { return &c.Client.Hedges }, Lo: 0, Hi: MaxHedges,
 			Usage: fmt.Sprintf("send up to `h` extra copies of an attempt, one each -hedge-delay without a success, 0 to %d; each is asked of -policy as a retry is", MaxHedges)},
-		{Path: "client.hedge_delay", Field: func(c *Config) any { return &c.Client.HedgeDelay }, Seconds: true,
+		{Path: "client.hedge_delay", Field: func(c *Config) any { return &c.Client.HedgeDelay },
 			Usage: "the hedges' `duration` apart"},
 	}
 	for i, p := range ps {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Policy is a client's guard against retries amplifying an outage: a retry
@@ -404,11 +405,16 @@ func (b *breaker) Retry(float64, bool, float64) (bool, float64) {
 	return true, 0
 }
 
-// ParamSeconds says whether the setting whose path is path is a time, in
-// seconds (a flag or a scenario file gives it as a duration such as 10s).
+// ParamSeconds says whether the setting whose path is path is a time, a
+// time.Duration or in seconds (a flag or a scenario file gives it as a
+// duration such as 10s).
 func ParamSeconds(path string) bool {
-	p, _ := LookupParam(path)
-	return p.Seconds
+	p, ok := LookupParam(path)
+	if !ok {
+		return false
+	}
+	_, d := p.Field(&Config{}).(*time.Duration)
+	return p.Seconds || d
 }
 
 // SetParam sets the policy parameter whose path is path to v, in seconds

@@ -3,6 +3,7 @@ package fleet
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // The AWS quota's refund, traced by hand from aws-sdk-go-v2's code. At
@@ -75,7 +76,7 @@ func TestSREThrottleAcceptsErrors(t *testing.T) {
 			Name: "errors", Duration: 10,
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: server,
-			Client: Client{Clients: 1, Timeout: 5, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
+			Client: Client{Clients: 1, Timeout: 5 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
 		}
 		for _, r := range run(t, cfg, 4) {
 			if r.LocalRejected != 0 || r.Calls != r.Requests {
@@ -151,7 +152,7 @@ func TestGRPCAdaptiveInEngine(t *testing.T) {
 		Name: "overloaded", Duration: 10,
 		Load:   Shape{Kind: Constant, Rate: 10},
 		Server: Server{Kind: RateLimit, Limit: 0, Burst: 1},
-		Client: Client{Clients: 1, Timeout: 1, Attempts: 1, Policy: PolicyConfig{Kind: GRPCAdaptive}},
+		Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: GRPCAdaptive}},
 	}
 	var calls, mean, v float64
 	for _, r := range run(t, cfg, 400) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 )
 
 // The policies against their definitions, driven by forced sequences of
@@ -178,7 +179,7 @@ func TestPolicyForcedFailures(t *testing.T) {
 		Name: "fail", Duration: 10,
 		Load:   Shape{Kind: Constant, Rate: 100},
 		Server: Server{Kind: Independent, Base: 0.01, PFail: 1},
-		Client: Client{Clients: 10, Timeout: 60, Attempts: 100},
+		Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 100},
 		Net:    0.005,
 	}
 	for _, tc := range []struct {
@@ -220,7 +221,7 @@ func TestTokenBucketConvergesToRate(t *testing.T) {
 		Name: "f=1", Duration: 100,
 		Load:   Shape{Kind: Constant, Rate: 100},
 		Server: Server{Kind: Independent, Base: 0, PFail: 1},
-		Client: Client{Clients: 10, Timeout: 60, Attempts: 4, Policy: PolicyConfig{Kind: TokenBucket, Rate: r, Size: s}},
+		Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 4, Policy: PolicyConfig{Kind: TokenBucket, Rate: r, Size: s}},
 		Net:    0.01,
 	}
 	per := run(t, cfg, 3)
@@ -557,7 +558,7 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 			Name: "fail", Duration: 10,
 			Load:   Shape{Kind: Constant, Rate: 100},
 			Server: Server{Kind: Independent, Base: 0.01, PFail: 1},
-			Client: Client{Clients: 10, Timeout: 60, Attempts: 100,
+			Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 100,
 				Policy: PolicyConfig{Kind: FinagleBudget, Shared: true, BudgetRatio: 0.2, TTL: 60, MinRate: 10}},
 			Net: 0.005,
 		}
@@ -576,7 +577,7 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 			Name: "fail", Duration: 100,
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: Server{Kind: Independent, PFail: 1},
-			Client: Client{Clients: 3, Timeout: 1, Attempts: 1,
+			Client: Client{Clients: 3, Timeout: 1 * time.Second, Attempts: 1,
 				Policy: PolicyConfig{Kind: SlidingBreaker, Shared: true, FailureRate: 0.5, Window: 10, MinCalls: 10, OpenSeconds: 1000, HalfOpenCalls: 1}},
 		}
 		for _, r := range run(t, cfg, 2) {
@@ -601,7 +602,7 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 			Name: "overloaded", Duration: 10,
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: Server{Kind: RateLimit, Limit: 0, Burst: 1},
-			Client: Client{Clients: 1, Timeout: 1, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
+			Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
 		}
 		var calls, mean, v float64
 		for _, r := range run(t, cfg, 400) {
@@ -628,7 +629,7 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 			Name: "ok", Duration: 20,
 			Load:   Shape{Kind: Constant, Rate: 100},
 			Server: Server{Kind: Independent},
-			Client: Client{Clients: 1, Timeout: 1, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
+			Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
 		}
 		for _, r := range run(t, cfg, 2) {
 			if r.LocalRejected != 0 || r.Succeeded != r.Requests {
@@ -669,7 +670,7 @@ func TestHedges(t *testing.T) {
 			Name: "hedge", Duration: 20,
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: Server{Kind: Independent, Base: 0.25, PFail: tc.pFail},
-			Client: Client{Clients: 1, Timeout: 5, Attempts: 1, Keys: tc.keys, Hedges: tc.hedges, HedgeDelay: tc.delay},
+			Client: Client{Clients: 1, Timeout: 5 * time.Second, Attempts: 1, Keys: tc.keys, Hedges: tc.hedges, HedgeDelay: time.Duration(tc.delay * float64(time.Second))},
 		}
 		if tc.name == "refused by the policy" {
 			cfg.Client.Policy = PolicyConfig{Kind: TokenBucket, Rate: 0, Size: 1}

@@ -50,7 +50,7 @@ var brookerCollapse = Preset{
 		base := Config{
 			Duration: d,
 			Server:   Server{Kind: Latency, Base: 1, Slope: 0.01},
-			Client:   Client{Clients: 1, Timeout: 3, Attempts: 3},
+			Client:   Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3},
 			Net:      0.1,
 		}
 		ramp := Shape{Kind: Ramp, Rate: 40, Peak: 80, From: 0, To: 50}
@@ -167,7 +167,7 @@ func brookerRuns(d float64, clients int, rate float64, policies []brookerPolicy)
 				Duration: d,
 				Load:     Shape{Kind: Constant, Rate: rate},
 				Server:   Server{Kind: Independent, PFail: f},
-				Client:   Client{Clients: clients, Timeout: 60, Attempts: p.attempts, Policy: p.policy, Backoff: p.backoff},
+				Client:   Client{Clients: clients, Timeout: time.Minute, Attempts: p.attempts, Policy: p.policy, Backoff: p.backoff},
 				Net:      0.01,
 			})
 		}
@@ -409,7 +409,7 @@ var jobRetries = Preset{
 			client Client
 		}{{"sidekiq", SidekiqClient()}, {"river", RiverClient()}} {
 			c := r.client
-			c.Clients, c.Timeout = 1, 60
+			c.Clients, c.Timeout = 1, time.Minute
 			runs = append(runs, Config{
 				Name:     r.name,
 				Duration: d,
@@ -502,14 +502,14 @@ var spikeRecovery = Preset{
 			{"finagle_budget", FinagleRetryClient(false)},
 			{"r4j_breaker", Resilience4jClient(false)},
 			{"sre_throttle", SREThrottleClient(false)},
-			{"hedge_2.5s", Client{Attempts: 1, Hedges: 1, HedgeDelay: 2.5}},
+			{"hedge_2.5s", Client{Attempts: 1, Hedges: 1, HedgeDelay: 2500 * time.Millisecond}},
 		}
 		var runs []Config
 		for _, keys := range []KeyMode{NoKey, SameKey} {
 			for _, c := range clients {
 				for _, h := range spikeHeights {
 					cl := c.client
-					cl.Clients, cl.Timeout, cl.Keys = 1, 3, keys
+					cl.Clients, cl.Timeout, cl.Keys = 1, 3*time.Second, keys
 					runs = append(runs, Config{
 						Name:     fmt.Sprintf("%s keys %s peak %g", c.name, keys, h),
 						Duration: d,

@@ -221,7 +221,7 @@ func TestSpikeRecoveryRuns(t *testing.T) {
 		keys, h := []KeyMode{NoKey, SameKey}[i/(12*len(spikeHeights))], spikeHeights[i%len(spikeHeights)]
 		want := Shape{Kind: Spike, Rate: 40, Peak: h, From: 20, To: 25}
 		if c.Load != want || c.Client.Keys != keys || c.Server != (Server{Kind: Latency, Base: 1, Slope: 0.01}) ||
-			c.Net != 0.1 || c.Client.Timeout != 3 || c.Client.Clients != 1 || !strings.HasSuffix(c.Name, fmt.Sprintf(" keys %s peak %g", keys, h)) {
+			c.Net != 0.1 || c.Client.Timeout != 3*time.Second || c.Client.Clients != 1 || !strings.HasSuffix(c.Name, fmt.Sprintf(" keys %s peak %g", keys, h)) {
 			t.Errorf("run %d %q: %+v", i, c.Name, c)
 		}
 		if err := c.Check(); err != nil {

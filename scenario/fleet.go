@@ -36,7 +36,7 @@ type Fleet struct {
 // with cl.Attempts 1 and no hedges only a policy that guards first calls is
 // asked, as Config.Unread says of the flag.
 func (f *Fleet) Apply(cl *fleet.Client) error {
-	src := fleet.Config{Client: fleet.Client{Policy: f.Policy, Hedges: f.Hedges, HedgeDelay: f.HedgeDelay.Seconds()}}
+	src := fleet.Config{Client: fleet.Client{Policy: f.Policy, Hedges: f.Hedges, HedgeDelay: f.HedgeDelay}}
 	dst := fleet.Config{Client: *cl}
 	for name := range f.Set { // each names its own field: the order does not matter
 		p, _ := fleet.LookupKey(name) // fleetSection read only settings
@@ -45,6 +45,8 @@ func (f *Fleet) Apply(cl *fleet.Client) error {
 			*d = *p.Field(&src).(*float64)
 		case *int:
 			*d = *p.Field(&src).(*int)
+		case *time.Duration:
+			*d = *p.Field(&src).(*time.Duration)
 		case encoding.TextUnmarshaler: // a name: what src writes, dst reads
 			text, _ := p.Field(&src).(encoding.TextMarshaler).MarshalText()
 			d.UnmarshalText(text)
@@ -59,7 +61,7 @@ func (f *Fleet) Apply(cl *fleet.Client) error {
 
 // DefaultHedgeDelay is the hedge delay when neither a flag nor a file sets
 // one.
-const DefaultHedgeDelay = time.Duration(fleet.DefaultHedgeDelay * float64(time.Second))
+const DefaultHedgeDelay = fleet.DefaultHedgeDelay
 
 // fleetSection reads the fleet mapping n, checked by the validators the
 // flags go through; name labels errors.

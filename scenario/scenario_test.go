@@ -498,7 +498,7 @@ func TestFleetApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl = fleet.Client{Attempts: 1}
-	if err := l.Fleet.Apply(&cl); err != nil || cl.Hedges != 1 || cl.HedgeDelay != 2 {
+	if err := l.Fleet.Apply(&cl); err != nil || cl.Hedges != 1 || cl.HedgeDelay != 2*time.Second {
 		t.Fatalf("hedged: %+v, %v", cl, err)
 	}
 	l, err = Parse("f.yaml", []byte("fleet:\n  policy: sre-throttle\n"))
@@ -532,11 +532,11 @@ func TestFleetApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl = fleet.Client{Attempts: 3, Hedges: 2, HedgeDelay: 0.5, Policy: fleet.PolicyConfig{BudgetRatio: 7, Shared: true}}
+	cl = fleet.Client{Attempts: 3, Hedges: 2, HedgeDelay: 500 * time.Millisecond, Policy: fleet.PolicyConfig{BudgetRatio: 7, Shared: true}}
 	if err := l.Fleet.Apply(&cl); err != nil {
 		t.Fatal(err)
 	}
-	want := fleet.Client{Attempts: 3, Hedges: 2, HedgeDelay: 0.5, Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, BudgetRatio: 7, Shared: true}}
+	want := fleet.Client{Attempts: 3, Hedges: 2, HedgeDelay: 500 * time.Millisecond, Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, BudgetRatio: 7, Shared: true}}
 	if cl != want {
 		t.Errorf("flags under a file naming only the policy: %+v; want %+v", cl, want)
 	}

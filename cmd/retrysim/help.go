@@ -143,6 +143,8 @@ func paramType(p fleet.Param) (typ, bounds, def string) {
 			return "probability", "0 to 1", plainValue(*v)
 		}
 		return "number", number(p.Lo) + " to " + number(p.Hi), plainValue(*v)
+	case *time.Duration:
+		return "duration", "up to " + plainValue(fleet.MaxSeconds*time.Second) + ", less where the meaning says", plainValue(*v)
 	case *int:
 		return "whole number", number(p.Lo) + " to " + number(p.Hi), plainValue(*v)
 	case encoding.TextMarshaler:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 )
@@ -72,7 +73,7 @@ func TestTotalsHTML(t *testing.T) {
 	}
 	cfg := func(name string, pfail float64) fleet.Config {
 		c := fleet.Config{Name: name, Duration: 10, Load: fleet.Shape{Rate: 10}, Server: fleet.Server{PFail: pfail}}
-		c.Client.Clients, c.Client.Timeout = 1, 1
+		c.Client.Clients, c.Client.Timeout = 1, time.Second
 		return c
 	}
 	res := []fleet.Result{
