@@ -251,7 +251,7 @@ func (p PolicyConfig) check(k *checker) {
 		}
 	case FinagleBudget:
 		ratio("client.policy.budget_ratio", p.BudgetRatio, 0, MaxBudgetRatio, false)
-		seconds("client.policy.ttl", p.TTL, MinTTL, MaxTTL)
+		seconds("client.policy.ttl", p.TTL.Seconds(), MinTTL, MaxTTL)
 		tokens("client.policy.min_rate", p.MinRate, 0)
 	case EnvoyBudget:
 		ratio("client.policy.budget_ratio", p.BudgetRatio, 0, 1, false)
@@ -259,13 +259,13 @@ func (p PolicyConfig) check(k *checker) {
 	case SlidingBreaker:
 		ratio("client.policy.failure_rate", p.FailureRate, 0, 1, true)
 		count("client.policy.window", p.Window, 1)
-		seconds("client.policy.window_seconds", p.WindowSeconds, 0, MaxSeconds)
+		seconds("client.policy.window_time", p.WindowTime.Seconds(), 0, MaxSeconds)
 		count("client.policy.min_calls", p.MinCalls, 1)
-		seconds("client.policy.open_seconds", p.OpenSeconds, 0, MaxSeconds)
+		seconds("client.policy.open_time", p.OpenTime.Seconds(), 0, MaxSeconds)
 		count("client.policy.half_open_calls", p.HalfOpenCalls, 1)
 	case SREThrottle:
 		ratio("client.policy.k", p.K, 0, MaxK, true)
-		seconds("client.policy.sre_window", p.SREWindow, 1, MaxSeconds)
+		seconds("client.policy.sre_window", p.SREWindow.Seconds(), 1, MaxSeconds)
 	}
 }
 

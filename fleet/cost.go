@@ -191,12 +191,12 @@ func windowBytes(c Config, requests, copies, client float64) (float64, string) {
 		// Two lookbacks of at most lookbackBins + 1 bins each, whatever the load.
 		size = float64(unsafe.Sizeof(grpcAdaptive{})) + 2*fifoBytes(lookbackBins+1, float64(unsafe.Sizeof(stamped{})))
 	case FinagleBudget:
-		size, window, path = float64(unsafe.Sizeof(finagleBudget{})), p.TTL, "client.policy.ttl"
+		size, window, path = float64(unsafe.Sizeof(finagleBudget{})), p.TTL.Seconds(), "client.policy.ttl"
 	case SlidingBreaker:
-		size, window, path = float64(unsafe.Sizeof(slidingBreaker{})), p.WindowSeconds, "client.policy.window_seconds"
+		size, window, path = float64(unsafe.Sizeof(slidingBreaker{})), p.WindowTime.Seconds(), "client.policy.window_time"
 	case SREThrottle:
 		// Two rings of times: every attempt asked for, and each success.
-		size, window, path = float64(unsafe.Sizeof(sreThrottle{})), p.SREWindow, "client.policy.sre_window"
+		size, window, path = float64(unsafe.Sizeof(sreThrottle{})), p.SREWindow.Seconds(), "client.policy.sre_window"
 		entry, perRequest = 8, copies+1
 	}
 	// Each state: its place in the slice, its struct in a size class (at
@@ -204,7 +204,7 @@ func windowBytes(c Config, requests, copies, client float64) (float64, string) {
 	bytes := states * (16 + size + 16 + 2*16*entry)
 	var entries float64
 	switch {
-	case p.Kind == SlidingBreaker && p.WindowSeconds == 0:
+	case p.Kind == SlidingBreaker && p.WindowTime == 0:
 		entries, path = math.Min(requests*copies, states*float64(p.Window+1)), "client.policy.window"
 	case window > 0:
 		perState := inWindow(c.Load.max()/states, window+client, c.Duration) * perRequest

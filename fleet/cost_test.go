@@ -92,7 +92,7 @@ func TestRefusedRequestFreesSlot(t *testing.T) {
 	c.Server = Server{Kind: Independent, Base: 0.001, PFail: 1}
 	c.Net = 0
 	c.Client.Policy = PolicyConfig{Kind: SlidingBreaker, Shared: true, FailureRate: 0.5, Window: 10,
-		MinCalls: 10, OpenSeconds: 1000, HalfOpenCalls: 1}
+		MinCalls: 10, OpenTime: 1000 * time.Second, HalfOpenCalls: 1}
 	s := newSim(&c, 1)
 	r, _ := s.run(context.Background())
 	if r.LocalRejected < 19_000 {
@@ -134,7 +134,7 @@ func TestCheckCostRefuses(t *testing.T) {
 		}(), Options{Replicates: 1, Workers: 1}, "server.slope: a latency of 1s + 10ms a call in progress at up to 27000 requests a second keeps up to 9.73e+07 requests in flight"},
 		// One sre-throttle for the fleet keeps every attempt of a day.
 		{"sre window 24h", big(func(c *Config) {
-			c.Client.Policy = PolicyConfig{Kind: SREThrottle, Shared: true, K: 2, SREWindow: 86400}
+			c.Client.Policy = PolicyConfig{Kind: SREThrottle, Shared: true, K: 2, SREWindow: 24 * time.Hour}
 			c.Load.Rate, c.Duration = 1e5, 1000
 		}), Options{Replicates: 1, Workers: 1}, "client.policy.sre_window: the sre-throttle policy's states (1 client, client.policy.shared fleet)"},
 		// 100 attempts x 16 copies failing: 1,600 calls a request. Up to
@@ -230,9 +230,9 @@ func FuzzCostBound(f *testing.F) {
 		c.Client.Backoff = backoff.Policy{Kind: backoff.Kind(backoffKind % backoffKinds()), Base: time.Duration(baseMs) * time.Millisecond, Cap: NoCap}
 		p := DefaultPolicy()
 		p.Kind, p.Shared = PolicyKind(policy%uint8(len(policyNames))), shared
-		p.TTL = float64(window%60) + 1
-		p.Window, p.MinCalls, p.WindowSeconds = int(window)+1, int(window%100)+1, float64(window%3)*float64(window)/10
-		p.SREWindow = float64(window) + 1
+		p.TTL = time.Duration(window%60+1) * time.Second
+		p.Window, p.MinCalls, p.WindowTime = int(window)+1, int(window%100)+1, time.Duration(window%3)*time.Duration(window)*100*time.Millisecond
+		p.SREWindow = time.Duration(window+1) * time.Second
 		c.Client.Policy = p
 		if c.Check() != nil {
 			return

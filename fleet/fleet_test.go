@@ -456,7 +456,9 @@ func TestCheck(t *testing.T) {
 		{"client.policy.cost", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: AWSQuota, Tokens: 500, TimeoutCost: 10} }},
 		{"client.policy.ratio", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: GRPCThrottle, MaxTokens: 10} }},
 		{"client.policy.threshold", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: Breaker, Threshold: 1.5} }},
-		{"client.policy.ttl", func(c *Config) { c.Client.Policy = with(FinagleBudget, func(p *PolicyConfig) { p.TTL = 61 }) }},
+		{"client.policy.ttl", func(c *Config) {
+			c.Client.Policy = with(FinagleBudget, func(p *PolicyConfig) { p.TTL = 61 * time.Second })
+		}},
 		{"client.policy.budget_ratio", func(c *Config) { c.Client.Policy = with(FinagleBudget, func(p *PolicyConfig) { p.BudgetRatio = 1001 }) }},
 		{"client.policy.budget_ratio", func(c *Config) { c.Client.Policy = with(EnvoyBudget, func(p *PolicyConfig) { p.BudgetRatio = 1.5 }) }},
 		{"client.policy.min_concurrency", func(c *Config) { c.Client.Policy = with(EnvoyBudget, func(p *PolicyConfig) { p.MinConcurrency = -1 }) }},
@@ -465,11 +467,13 @@ func TestCheck(t *testing.T) {
 		{"client.policy.half_open_calls", func(c *Config) {
 			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.HalfOpenCalls = MaxWindow + 1 })
 		}},
-		{"client.policy.open_seconds", func(c *Config) {
-			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.OpenSeconds = math.NaN() })
+		{"client.policy.open_time", func(c *Config) {
+			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.OpenTime = -1 })
 		}},
 		{"client.policy.k", func(c *Config) { c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.K = 0 }) }},
-		{"client.policy.sre_window", func(c *Config) { c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.SREWindow = 0.5 }) }},
+		{"client.policy.sre_window", func(c *Config) {
+			c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.SREWindow = 500 * time.Millisecond })
+		}},
 		{"client.backoff.base", func(c *Config) { c.Client.Backoff.Base = 8760 * time.Hour }}, // issue 21, item 13: help says up to a day
 		{"client.backoff.base", func(c *Config) { c.Client.Backoff.Base = -1 }},
 		{"client.backoff.cap", func(c *Config) { c.Client.Backoff.Cap = MaxSeconds*time.Second + 1 }},

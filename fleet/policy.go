@@ -84,8 +84,8 @@ const (
 	// attempts), since the start of the run, are at most Threshold.
 	Breaker
 	// FinagleBudget is Finagle's RetryBudget: each request deposits, each
-	// retry withdraws, and deposits and withdrawals expire after TTL
-	// seconds; a retry is allowed while the retries of the last TTL seconds
+	// retry withdraws, and deposits and withdrawals expire after TTL; a
+	// retry is allowed while the retries of the last TTL
 	// stay within BudgetRatio of its requests plus a reserve of MinRate
 	// retries a second (MinRate x TTL), as Finagle's leaky bucket counts in
 	// thousandths: a request deposits 1000, a retry costs 1000/BudgetRatio
@@ -100,10 +100,10 @@ const (
 	EnvoyBudget
 	// SlidingBreaker is the circuit breaker of resilience4j and Polly: its
 	// window holds the outcomes of the last Window attempts (or, with
-	// WindowSeconds > 0, those of the last WindowSeconds seconds); once it
+	// WindowTime > 0, those of the last WindowTime); once it
 	// holds at least MinCalls of them and their failure rate is at least
 	// FailureRate, the breaker opens: every attempt, first ones included,
-	// is refused for OpenSeconds. The next attempt after that half-opens it:
+	// is refused for OpenTime. The next attempt after that half-opens it:
 	// HalfOpenCalls attempts go, the rest are refused, and once as many
 	// outcomes are in (whichever attempts they belong to) it opens again if
 	// their failure rate is at least FailureRate, or closes with an empty
@@ -112,7 +112,7 @@ const (
 	// half-open, and without slow-call counting.
 	SlidingBreaker
 	// SREThrottle is the client-side adaptive throttling of Google's SRE
-	// book ("Handling overload", 2016): over the last WindowSeconds seconds
+	// book ("Handling overload", 2016): over the last SREWindow
 	// it counts requests (every attempt the client wanted to send, refused
 	// ones included) and accepts (replies that were not an overload
 	// rejection: successes, load-independent errors and conflicts alike),
@@ -192,16 +192,18 @@ type PolicyConfig struct {
 	Threshold float64
 	// FinagleBudget and EnvoyBudget: BudgetRatio, the retries allowed a
 	// request (Finagle) or a retry outstanding an attempt in flight (Envoy).
-	// FinagleBudget: TTL seconds, MinRate retries a second. EnvoyBudget:
+	// FinagleBudget: TTL, MinRate retries a second. EnvoyBudget:
 	// MinConcurrency retries outstanding.
-	BudgetRatio, TTL, MinRate, MinConcurrency float64
-	// SlidingBreaker: FailureRate, Window attempts or WindowSeconds
-	// seconds (when above 0), MinCalls, OpenSeconds, HalfOpenCalls.
+	BudgetRatio, MinRate, MinConcurrency float64
+	TTL                                  time.Duration
+	// SlidingBreaker: FailureRate, Window attempts or a WindowTime (when
+	// above 0), MinCalls, OpenTime, HalfOpenCalls.
 	FailureRate                     float64
 	Window, MinCalls, HalfOpenCalls int
-	WindowSeconds, OpenSeconds      float64
-	// SREThrottle: K and SREWindow seconds.
-	K, SREWindow float64
+	WindowTime, OpenTime            time.Duration
+	// SREThrottle: K and the SREWindow.
+	K         float64
+	SREWindow time.Duration
 }
 
 // DefaultPolicy is Unlimited with every kind's parameters at the defaults
@@ -216,9 +218,9 @@ func DefaultPolicy() PolicyConfig {
 		Tokens: 500, Cost: 5, TimeoutCost: 10,
 		MaxTokens: 10, Ratio: 0.1,
 		Threshold:   0.1,
-		BudgetRatio: 0.2, TTL: 10, MinRate: 10, MinConcurrency: 3,
-		FailureRate: 0.5, Window: 100, MinCalls: 100, OpenSeconds: 60, HalfOpenCalls: 10,
-		K: 2, SREWindow: 120,
+		BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10, MinConcurrency: 3,
+		FailureRate: 0.5, Window: 100, MinCalls: 100, OpenTime: time.Minute, HalfOpenCalls: 10,
+		K: 2, SREWindow: 2 * time.Minute,
 	}
 }
 
@@ -231,7 +233,7 @@ var policyParams = [...][]string{
 	Breaker:        {"client.policy.threshold"},
 	FinagleBudget:  {"client.policy.budget_ratio", "client.policy.ttl", "client.policy.min_rate"},
 	EnvoyBudget:    {"client.policy.budget_ratio", "client.policy.min_concurrency"},
-	SlidingBreaker: {"client.policy.failure_rate", "client.policy.window", "client.policy.window_seconds", "client.policy.min_calls", "client.policy.open_seconds", "client.policy.half_open_calls"},
+	SlidingBreaker: {"client.policy.failure_rate", "client.policy.window", "client.policy.window_time", "client.policy.min_calls", "client.policy.open_time", "client.policy.half_open_calls"},
 	SREThrottle:    {"client.policy.k", "client.policy.sre_window"},
 	AttemptBreaker: {"client.policy.threshold"},
 	AWSSpecQuota:   {"client.policy.tokens", "client.policy.cost", "client.policy.timeout_cost"},
@@ -285,14 +287,14 @@ func (p PolicyConfig) New() Policy {
 	case Breaker, AttemptBreaker:
 		return &breaker{threshold: p.Threshold, perAttempt: p.Kind == AttemptBreaker}
 	case FinagleBudget:
-		return newFinagleBudget(p.BudgetRatio, p.TTL, p.MinRate)
+		return newFinagleBudget(p.BudgetRatio, p.TTL.Seconds(), p.MinRate)
 	case EnvoyBudget:
 		return &envoyBudget{ratio: p.BudgetRatio, min: p.MinConcurrency}
 	case SlidingBreaker:
-		return &slidingBreaker{rate: p.FailureRate, size: p.Window, seconds: p.WindowSeconds,
-			minCalls: p.MinCalls, open: p.OpenSeconds, probes: p.HalfOpenCalls}
+		return &slidingBreaker{rate: p.FailureRate, size: p.Window, seconds: p.WindowTime.Seconds(),
+			minCalls: p.MinCalls, open: p.OpenTime.Seconds(), probes: p.HalfOpenCalls}
 	case SREThrottle:
-		return &sreThrottle{k: p.K, window: p.SREWindow}
+		return &sreThrottle{k: p.K, window: p.SREWindow.Seconds()}
 	case GRPCAdaptive:
 		return &grpcAdaptive{}
 	}
@@ -428,6 +430,8 @@ func (p *PolicyConfig) SetParam(path string, v float64) error {
 	switch f := prm.Field(&c).(type) {
 	case *float64:
 		*f = v
+	case *time.Duration:
+		*f = time.Duration(math.Round(v * float64(time.Second)))
 	case *int:
 		if v != math.Trunc(v) || math.Abs(v) > MaxWindow+1 {
 			return &FieldError{path, fmt.Sprintf("%g is not a whole number from 1 to %d", v, MaxWindow)}

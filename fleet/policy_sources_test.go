@@ -76,7 +76,7 @@ func TestSREThrottleAcceptsErrors(t *testing.T) {
 			Name: "errors", Duration: 10,
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: server,
-			Client: Client{Clients: 1, Timeout: 5 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
+			Client: Client{Clients: 1, Timeout: 5 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}},
 		}
 		for _, r := range run(t, cfg, 4) {
 			if r.LocalRejected != 0 || r.Calls != r.Requests {

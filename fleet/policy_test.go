@@ -260,7 +260,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 		// No reserve: retries within the TTL are exactly floor(ratio x
 		// requests): a request deposits 1000, a retry costs 1000/0.2 = 5000.
 		for n := range 60 {
-			p := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10}.New()
+			p := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second}.New()
 			for range n {
 				p.Start(1, 0)
 			}
@@ -269,7 +269,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 			}
 		}
 		// 0.3: a retry costs 3333 thousandths, so 10 requests buy 3.
-		p := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.3, TTL: 10}.New()
+		p := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.3, TTL: 10 * time.Second}.New()
 		for range 10 {
 			p.Start(0, 0)
 		}
@@ -280,7 +280,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 	t.Run("finagle-budget window", func(t *testing.T) {
 		// Finagle's defaults: 20%, 10 s, 10 retries a second: a reserve of
 		// 10 x 10 = 100 retries before any request.
-		cfg := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10, MinRate: 10}
+		cfg := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}
 		p := cfg.New()
 		if got := retriesAt(p, 0); got != 100 {
 			t.Errorf("no requests: %d retries; want the reserve, 10/s x 10 s = 100", got)
@@ -406,7 +406,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 	t.Run("sliding-breaker count window", func(t *testing.T) {
 		// resilience4j's defaults: 50%, a window of 100 calls, at least 100,
 		// open 60 s, 10 calls half-open.
-		cfg := PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.5, Window: 100, MinCalls: 100, OpenSeconds: 60, HalfOpenCalls: 10}
+		cfg := PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.5, Window: 100, MinCalls: 100, OpenTime: time.Minute, HalfOpenCalls: 10}
 		p := cfg.New()
 		for range 99 {
 			p.Failure(1, false, false)
@@ -471,7 +471,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 	t.Run("sliding-breaker time window", func(t *testing.T) {
 		// Polly's defaults: a ratio of 0.1 over 30 s, at least 100 calls,
 		// open 5 s, one probe.
-		cfg := PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.1, Window: 1, WindowSeconds: 30, MinCalls: 100, OpenSeconds: 5, HalfOpenCalls: 1}
+		cfg := PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.1, Window: 1, WindowTime: 30 * time.Second, MinCalls: 100, OpenTime: 5 * time.Second, HalfOpenCalls: 1}
 		p := cfg.New()
 		for range 100 {
 			p.Success(0, false, 0)
@@ -504,7 +504,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 		// K = 2 over 120 s. A request counts once its outcome is known:
 		// a reply (an accept unless an overload rejection), a timeout, a
 		// hedge abandoned, or a refusal here.
-		cfg := PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}
+		cfg := PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}
 		p := cfg.New()
 		const eps = 1e-9
 		if !p.Start(0, 0) {
@@ -559,7 +559,7 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 			Load:   Shape{Kind: Constant, Rate: 100},
 			Server: Server{Kind: Independent, Base: 0.01, PFail: 1},
 			Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 100,
-				Policy: PolicyConfig{Kind: FinagleBudget, Shared: true, BudgetRatio: 0.2, TTL: 60, MinRate: 10}},
+				Policy: PolicyConfig{Kind: FinagleBudget, Shared: true, BudgetRatio: 0.2, TTL: time.Minute, MinRate: 10}},
 			Net: 0.005,
 		}
 		for _, r := range run(t, cfg, 2) {
@@ -578,7 +578,7 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: Server{Kind: Independent, PFail: 1},
 			Client: Client{Clients: 3, Timeout: 1 * time.Second, Attempts: 1,
-				Policy: PolicyConfig{Kind: SlidingBreaker, Shared: true, FailureRate: 0.5, Window: 10, MinCalls: 10, OpenSeconds: 1000, HalfOpenCalls: 1}},
+				Policy: PolicyConfig{Kind: SlidingBreaker, Shared: true, FailureRate: 0.5, Window: 10, MinCalls: 10, OpenTime: 1000 * time.Second, HalfOpenCalls: 1}},
 		}
 		for _, r := range run(t, cfg, 2) {
 			if r.Calls != 10 || r.LocalRejected != r.Requests-10 || r.Failed != r.Requests {
@@ -602,7 +602,7 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 			Name: "overloaded", Duration: 10,
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: Server{Kind: RateLimit, Limit: 0, Burst: 1},
-			Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
+			Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}},
 		}
 		var calls, mean, v float64
 		for _, r := range run(t, cfg, 400) {
@@ -629,7 +629,7 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 			Name: "ok", Duration: 20,
 			Load:   Shape{Kind: Constant, Rate: 100},
 			Server: Server{Kind: Independent},
-			Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
+			Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}},
 		}
 		for _, r := range run(t, cfg, 2) {
 			if r.LocalRejected != 0 || r.Succeeded != r.Requests {

@@ -321,7 +321,7 @@ func EnvoyRetryClient(shared bool) Client {
 // budget belongs to a client: shared says whether one serves the whole fleet.
 func FinagleRetryClient(shared bool) Client {
 	return Client{Attempts: 4,
-		Policy: PolicyConfig{Kind: FinagleBudget, Shared: shared, BudgetRatio: 0.2, TTL: 10, MinRate: 10}}
+		Policy: PolicyConfig{Kind: FinagleBudget, Shared: shared, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}
 }
 
 // Resilience4jClient is resilience4j 2.4.0's Retry and CircuitBreaker with
@@ -334,7 +334,7 @@ func Resilience4jClient(shared bool) Client {
 	return Client{Attempts: 3,
 		Backoff: backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond},
 		Policy: PolicyConfig{Kind: SlidingBreaker, Shared: shared, FailureRate: 0.5, Window: 100, MinCalls: 100,
-			OpenSeconds: 60, HalfOpenCalls: 10}}
+			OpenTime: time.Minute, HalfOpenCalls: 10}}
 }
 
 // envoyPreset runs Envoy's retry defaults on Brooker's retry load.
@@ -435,7 +435,7 @@ func asCompared(name string, c Client) brookerPolicy {
 // every reply but an overload rejection) with Brooker's three retries and no
 // backoff.
 func SREThrottleClient(shared bool) Client {
-	return Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, Shared: shared, K: 2, SREWindow: 120}}
+	return Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, Shared: shared, K: 2, SREWindow: 2 * time.Minute}}
 }
 
 // retryPolicies is the figure of Brooker's "Fixing retries" post with every

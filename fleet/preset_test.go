@@ -72,7 +72,7 @@ func TestProductionDefaults(t *testing.T) {
 		// 10.seconds", "val DefaultMinRetriesPerSec = 10", and "def apply():
 		// RetryBudget = apply(DefaultTtl, DefaultMinRetriesPerSec, 0.2, ...)".
 		{"finagle", FinagleRetryClient(false), Client{Attempts: 4,
-			Policy: PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10, MinRate: 10}}},
+			Policy: PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}},
 		// resilience4j 2.4.0 (tag v2.4.0, 2026-03-14): RetryConfig.java
 		// "DEFAULT_WAIT_DURATION = 500", "DEFAULT_MAX_ATTEMPTS = 3";
 		// CircuitBreakerConfig.java "DEFAULT_FAILURE_RATE_THRESHOLD = 50",
@@ -83,9 +83,9 @@ func TestProductionDefaults(t *testing.T) {
 		{"resilience4j", Resilience4jClient(false), Client{Attempts: 3,
 			Backoff: backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond},
 			Policy: PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.5, Window: 100, MinCalls: 100,
-				OpenSeconds: 60, HalfOpenCalls: 10}}},
+				OpenTime: time.Minute, HalfOpenCalls: 10}}},
 		// The SRE book: K = 2 over 2 minutes.
-		{"sre", SREThrottleClient(false), Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}}},
+		{"sre", SREThrottleClient(false), Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}}},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s: %+v; want %+v", tc.name, tc.got, tc.want)

@@ -38,7 +38,7 @@ func (c Config) Unread() map[string]string {
 	for _, p := range PolicyParams() {
 		add(!pk.Reads(p), fmt.Sprintf("client.policy.kind %s does not read it", pk), p)
 	}
-	add(pk == SlidingBreaker && c.Client.Policy.WindowSeconds > 0, "client.policy.window_seconds makes the window one of time, not of attempts", "client.policy.window")
+	add(pk == SlidingBreaker && c.Client.Policy.WindowTime > 0, "client.policy.window_time makes the window one of time, not of attempts", "client.policy.window")
 	add(c.Client.Hedges == 0, "there are no client.hedges", "client.hedge_delay")
 	return unread
 }

@@ -1,6 +1,9 @@
 package fleet
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestUnread names a constant load's peak and a run without hedges'
 // hedge delay, and leaves what a latency server reads.
@@ -51,7 +54,8 @@ func TestParseScope(t *testing.T) {
 }
 
 // Params names each setting once; every policy parameter is one of them,
-// and SetParam writes where its Field reads, whole numbers into counts.
+// and SetParam writes where its Field reads, whole numbers into counts and
+// seconds into times.
 func TestParams(t *testing.T) {
 	seen := map[string]bool{}
 	for _, p := range Params() {
@@ -77,6 +81,8 @@ func TestParams(t *testing.T) {
 			got = *f
 		case *int:
 			got = float64(*f)
+		case *time.Duration:
+			got = f.Seconds()
 		default:
 			t.Errorf("%s: a field of kind %T", name, f)
 		}

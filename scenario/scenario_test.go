@@ -436,7 +436,7 @@ watched: a
 	}
 	want := fleet.DefaultPolicy()
 	want.Kind, want.Shared = fleet.SlidingBreaker, true
-	want.FailureRate, want.WindowSeconds, want.OpenSeconds, want.HalfOpenCalls = 0.1, 30, 5, 1
+	want.FailureRate, want.WindowTime, want.OpenTime, want.HalfOpenCalls = 0.1, 30*time.Second, 5*time.Second, 1
 	f := got.Fleet
 	if f == nil || f.Policy != want || f.Hedges != 2 || f.HedgeDelay != 20*time.Millisecond {
 		t.Fatalf("fleet = %+v; want %+v, 2 hedges 20ms apart", f, want)

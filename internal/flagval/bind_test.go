@@ -138,8 +138,8 @@ func TestParamVar(t *testing.T) {
 		}
 	}
 	pol := c.Client.Policy
-	if c.Load.Kind != fleet.Ramp || c.Server.PFail != 0.25 || pol.Window != 7 || pol.TTL != 20 || c.Client.Backoff.Cap != 3*time.Second || !pol.Shared {
-		t.Errorf("the flags wrote %v, %g, %d, %g, %v, %v; want ramp, 0.25, 7, 20, 3s, true",
+	if c.Load.Kind != fleet.Ramp || c.Server.PFail != 0.25 || pol.Window != 7 || pol.TTL != 20*time.Second || c.Client.Backoff.Cap != 3*time.Second || !pol.Shared {
+		t.Errorf("the flags wrote %v, %g, %d, %v, %v, %v; want ramp, 0.25, 7, 20s, 3s, true",
 			c.Load.Kind, c.Server.PFail, pol.Window, pol.TTL, c.Client.Backoff.Cap, pol.Shared)
 	}
 }

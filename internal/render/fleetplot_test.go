@@ -124,7 +124,7 @@ func fleetRuns() ([][]fleet.Point, []fleet.Config) {
 		{Name: "long", Duration: 20, Load: fleet.Shape{Kind: fleet.Spike, Rate: 50, Peak: 100, From: 5, To: 8},
 			Server: fleet.Server{Kind: fleet.Queue, Workers: 8, QueueMax: 100, Service: fleet.Service{Dist: fleet.Exponential, Median: 0.1}, PFail: 0.3},
 			Client: fleet.Client{Clients: 1, Timeout: 2 * time.Second, Attempts: 1, Keys: fleet.SameKey, Hedges: 2, HedgeDelay: 50 * time.Millisecond,
-				Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, BudgetRatio: 0.2, TTL: 10, MinRate: 10}}},
+				Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}},
 	}
 	var runs [][]fleet.Point
 	for _, c := range cfgs {
