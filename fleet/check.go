@@ -121,11 +121,11 @@ func (c Config) Check() error {
 	k.seconds("outage.from", c.Outage.From, false)
 	k.seconds("outage.to", c.Outage.To, false)
 	k.enum("outage.mode", "an outage mode", int(c.Outage.Mode), outageNames[:])
-	k.seconds("net", c.Net, false)
+	k.seconds("net", c.Net.Seconds(), false)
 	s := c.Server
 	k.enum("server.kind", "a server kind", int(s.Kind), serverNames[:])
-	k.seconds("server.base", s.Base, false)
-	k.seconds("server.slope", s.Slope, false)
+	k.seconds("server.base", s.Base.Seconds(), false)
+	k.seconds("server.slope", s.Slope.Seconds(), false)
 	if math.IsNaN(s.PFail) || s.PFail < 0 || s.PFail > 1 {
 		k.bad("server.p_fail", "%g is not a probability in [0, 1]", s.PFail)
 	}
@@ -138,7 +138,7 @@ func (c Config) Check() error {
 			k.bad("server.queue_max", "%d is not from 0 to %d waiting calls", s.QueueMax, MaxQueue)
 		}
 		k.enum("server.service.dist", "a distribution", int(s.Service.Dist), distNames[:])
-		k.seconds("server.service.median", s.Service.Median, true)
+		k.seconds("server.service.median", s.Service.Median.Seconds(), true)
 		if math.IsNaN(s.Service.Sigma) || s.Service.Sigma < 0 || s.Service.Sigma > 4 {
 			k.bad("server.service.sigma", "%g is not from 0 to 4", s.Service.Sigma)
 		}

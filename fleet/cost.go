@@ -126,20 +126,21 @@ func (c Config) Cost() Cost {
 		terms[2].path = "client.backoff.kind"
 	}
 	client := terms[0].secs + terms[1].secs + terms[2].secs
-	terms = append(terms, lifeTerm{"net", fmt.Sprintf("a network delay of mean %v", dur2(c.Net)), netReach * c.Net})
+	terms = append(terms, lifeTerm{"net", fmt.Sprintf("a network delay of mean %v", c.Net), netReach * c.Net.Seconds()})
 	if stall {
 		terms = append(terms, lifeTerm{"outage.to", fmt.Sprintf("a stall of %v", dur2(c.Outage.To-c.Outage.From)), c.Outage.To - c.Outage.From})
 	}
 	switch c.Server.Kind {
 	case Latency:
 		path := "server.slope"
-		if c.Server.Slope*e.Calls < c.Server.Base {
+		base, slope := c.Server.Base.Seconds(), c.Server.Slope.Seconds()
+		if slope*e.Calls < base {
 			path = "server.base"
 		}
-		terms = append(terms, lifeTerm{path, fmt.Sprintf("a latency of %v + %v a call in progress", dur2(c.Server.Base), dur2(c.Server.Slope)),
-			c.Server.Base + c.Server.Slope*e.Calls})
+		terms = append(terms, lifeTerm{path, fmt.Sprintf("a latency of %v + %v a call in progress", c.Server.Base, c.Server.Slope),
+			base + slope*e.Calls})
 	case RateLimit, Independent:
-		terms = append(terms, lifeTerm{"server.base", fmt.Sprintf("a latency of %v", dur2(c.Server.Base)), c.Server.Base})
+		terms = append(terms, lifeTerm{"server.base", fmt.Sprintf("a latency of %v", c.Server.Base), c.Server.Base.Seconds()})
 	}
 	for _, t := range terms {
 		e.life += t.secs

@@ -89,7 +89,7 @@ func TestRefusedRequestFreesSlot(t *testing.T) {
 	c := DefaultConfig()
 	c.Load.Rate = 1000
 	c.Duration = 20
-	c.Server = Server{Kind: Independent, Base: 0.001, PFail: 1}
+	c.Server = Server{Kind: Independent, Base: 1 * time.Millisecond, PFail: 1}
 	c.Net = 0
 	c.Client.Policy = PolicyConfig{Kind: SlidingBreaker, Shared: true, FailureRate: 0.5, Window: 10,
 		MinCalls: 10, OpenTime: 1000 * time.Second, HalfOpenCalls: 1}
@@ -108,7 +108,7 @@ func TestRefusedRequestFreesSlot(t *testing.T) {
 func TestCheckCostRefuses(t *testing.T) {
 	big := func(f func(c *Config)) []Config {
 		c := DefaultConfig()
-		c.Server = Server{Kind: Independent, Base: 0.01}
+		c.Server = Server{Kind: Independent, Base: 10 * time.Millisecond}
 		c.Net = 0
 		f(&c)
 		if err := c.Check(); err != nil {
@@ -150,7 +150,7 @@ func TestCheckCostRefuses(t *testing.T) {
 		// at 1 request a second (5.6e9 events at most).
 		{"series", func() []Config {
 			c := DefaultConfig()
-			c.Server = Server{Kind: Independent, Base: 0.01}
+			c.Server = Server{Kind: Independent, Base: 10 * time.Millisecond}
 			c.Load.Rate, c.Duration = 1, 3600
 			cfgs := make([]Config, 1000)
 			for i := range cfgs {
@@ -174,7 +174,7 @@ func TestCheckCostRefuses(t *testing.T) {
 // (stale) and a hedge, and each retry's a send.
 func TestCostEventsExact(t *testing.T) {
 	c := DefaultConfig()
-	c.Server = Server{Kind: Independent, Base: 0.001, PFail: 1}
+	c.Server = Server{Kind: Independent, Base: 1 * time.Millisecond, PFail: 1}
 	c.Net = 0
 	c.Load.Rate, c.Duration = 100, 10
 	c.Client.Attempts, c.Client.Hedges, c.Client.HedgeDelay = 4, 2, 100*time.Microsecond
@@ -212,12 +212,12 @@ func FuzzCostBound(f *testing.F) {
 		c.Duration = float64(dur%120) + 1
 		c.Load = Shape{Kind: ShapeKind(shape % 3), Rate: float64(rate % 2000), Peak: float64(rate%2000) * 2, From: 1, To: c.Duration / 2}
 		c.Server.Kind = ServerKind(server % 4)
-		c.Server.Base, c.Server.Slope = float64(baseMs)/1000, float64(slopeMs%100)/1000
+		c.Server.Base, c.Server.Slope = time.Duration(baseMs)*time.Millisecond, time.Duration(slopeMs%100)*time.Millisecond
 		c.Server.Workers, c.Server.QueueMax = int(clients%64)+1, int(window%200)
-		c.Server.Service.Median = float64(baseMs%500+1) / 1000
+		c.Server.Service.Median = time.Duration(baseMs%500+1) * time.Millisecond
 		c.Server.Limit, c.Server.Burst = float64(rate%500), float64(window%50)+1
 		c.Server.PFail = float64(pFail) / 255
-		c.Net = float64(netMs%200) / 1000
+		c.Net = time.Duration(netMs%200) * time.Millisecond
 		if outage%4 != 0 {
 			c.Outage = Outage{From: c.Duration / 4, To: c.Duration / 2, Mode: OutageMode(outage % 2)}
 		}
@@ -250,7 +250,7 @@ func FuzzCostBound(f *testing.F) {
 // is refused (before, twelve workers refused what two accepted).
 func TestWorkersNeverRefuse(t *testing.T) {
 	c := DefaultConfig()
-	c.Server = Server{Kind: Independent, Base: 0.01}
+	c.Server = Server{Kind: Independent, Base: 10 * time.Millisecond}
 	c.Net = 0
 	c.Client.Timeout, c.Load.Rate, c.Duration = time.Second, 1e5, 100
 	for _, w := range []int{1, 2, 12} {
@@ -283,7 +283,7 @@ func TestPolicyStatesWithinTheirBound(t *testing.T) {
 		}
 	}
 	c := DefaultConfig()
-	c.Server = Server{Kind: Independent, Base: 0.001}
+	c.Server = Server{Kind: Independent, Base: 1 * time.Millisecond}
 	c.Net, c.Load.Rate, c.Duration = 0, 50000, 31
 	c.Client.Clients, c.Client.Timeout = 5000, 10*time.Millisecond
 	c.Client.Policy = PolicyConfig{Kind: GRPCAdaptive}

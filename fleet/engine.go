@@ -163,6 +163,10 @@ type sim struct {
 	// waitSecs and hedgeSecs are the client's timeout and hedge delay in
 	// seconds.
 	waitSecs, hedgeSecs float64
+	// netSecs, baseSecs, slopeSecs and serviceSecs are the network's mean
+	// delay, the server's base latency and slope, and its service
+	// time's median, in seconds.
+	netSecs, baseSecs, slopeSecs, serviceSecs float64
 
 	// server state
 	n       int64 // calls in progress
@@ -180,7 +184,9 @@ type sim struct {
 
 func newSim(cfg *Config, seed uint64) *sim {
 	s := &sim{cfg: cfg, dur: cfg.Duration, lmax: cfg.Load.max(),
-		waitSecs: cfg.Client.Timeout.Seconds(), hedgeSecs: cfg.Client.HedgeDelay.Seconds()}
+		waitSecs: cfg.Client.Timeout.Seconds(), hedgeSecs: cfg.Client.HedgeDelay.Seconds(),
+		netSecs: cfg.Net.Seconds(), baseSecs: cfg.Server.Base.Seconds(), slopeSecs: cfg.Server.Slope.Seconds(),
+		serviceSecs: cfg.Server.Service.Median.Seconds()}
 	g := rng.PCGGenerator()
 	s.arr.Reset(g.New(seed, 0))
 	s.rnd.Reset(g.New(seed, 1))
@@ -396,7 +402,7 @@ func (s *sim) sendCopy(slot int32) {
 	r.pending |= 1 << c
 	s.policy(slot).Sent(s.now, r.attempt > 1 || c > 0)
 	s.pushTimeout(s.now+s.waitSecs, slot, r.attempt, c)
-	s.push(s.now+s.exp(s.cfg.Net), evAtServer, slot, r.attempt, c, 0)
+	s.push(s.now+s.exp(s.netSecs), evAtServer, slot, r.attempt, c, 0)
 	if int(r.copies) <= cl.Hedges {
 		s.push(s.now+s.hedgeSecs, evHedge, slot, r.attempt, 0, 0)
 	}
@@ -479,9 +485,9 @@ func (s *sim) atServer(slot int32, attempt, copy uint8) {
 	s.rep.Sojourn -= s.now
 	switch sv.Kind {
 	case Latency:
-		s.push(s.now+sv.Base+sv.Slope*float64(s.n), evDone, slot, attempt, copy, 0)
+		s.push(s.now+s.baseSecs+s.slopeSecs*float64(s.n), evDone, slot, attempt, copy, 0)
 	case RateLimit, Independent:
-		s.push(s.now+sv.Base, evDone, slot, attempt, copy, 0)
+		s.push(s.now+s.baseSecs, evDone, slot, attempt, copy, 0)
 	case Queue:
 		if s.busy < sv.Workers {
 			s.busy++
@@ -498,11 +504,11 @@ func (s *sim) service() float64 {
 	sv := s.cfg.Server.Service
 	switch {
 	case sv.Dist == Exponential:
-		return s.exp(sv.Median)
+		return s.exp(s.serviceSecs)
 	case s.logn != nil:
-		return sv.Median * s.logn.Draw(&s.rnd)
+		return s.serviceSecs * s.logn.Draw(&s.rnd)
 	}
-	return sv.Median
+	return s.serviceSecs
 }
 
 // advance adds the calls in progress since the last change to the integrals.
@@ -558,7 +564,7 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 // attempt's timeout, or to an attempt the client no longer waits for, is
 // counted as late and not scheduled: nothing would read it.
 func (s *sim) answer(slot int32, attempt, copy uint8, outcome uint8) {
-	t := s.now + s.exp(s.cfg.Net)
+	t := s.now + s.exp(s.netSecs)
 	r := &s.reqs[slot]
 	if !r.awaits(attempt, copy) || t >= s.deadline(r, copy) {
 		s.rep.Late++

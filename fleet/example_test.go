@@ -14,9 +14,9 @@ func ExampleRun() {
 	cfg := fleet.Config{
 		Name: "independent", Duration: 60,
 		Load:   fleet.Shape{Kind: fleet.Constant, Rate: 100},
-		Server: fleet.Server{Kind: fleet.Independent, Base: 0.05, PFail: 0.1},
+		Server: fleet.Server{Kind: fleet.Independent, Base: 50 * time.Millisecond, PFail: 0.1},
 		Client: fleet.Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 3},
-		Net:    0.01,
+		Net:    10 * time.Millisecond,
 	}
 	if err := cfg.Check(); err != nil {
 		panic(err)

@@ -62,9 +62,9 @@ type Config struct {
 	Outage   Outage
 	Server   Server
 	Client   Client
-	// Net is the mean one-way network delay in seconds, exponentially
-	// distributed, drawn for every message each way (0: no delay).
-	Net float64
+	// Net is the mean one-way network delay, exponentially distributed,
+	// drawn for every message each way (0: no delay).
+	Net time.Duration
 }
 
 // DefaultConfig is the run `retrysim fleet` makes when no flag says
@@ -79,12 +79,12 @@ func DefaultConfig() Config {
 		Name:     "run",
 		Duration: 60,
 		Load:     Shape{Kind: Constant, Rate: 40, Peak: 80},
-		Server: Server{Kind: Latency, Base: 1, Slope: 0.01, Workers: 8, QueueMax: 100,
-			Service: Service{Dist: Lognormal, Median: 0.1, Sigma: 0.5}, Limit: 50, Burst: 50},
+		Server: Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond, Workers: 8, QueueMax: 100,
+			Service: Service{Dist: Lognormal, Median: 100 * time.Millisecond, Sigma: 0.5}, Limit: 50, Burst: 50},
 		Client: Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3,
 			Backoff: backoff.Policy{Kind: backoff.None, Base: 100 * time.Millisecond, Cap: 2 * time.Second},
 			Policy:  DefaultPolicy(), HedgeDelay: DefaultHedgeDelay},
-		Net: 0.1,
+		Net: 100 * time.Millisecond,
 	}
 }
 
@@ -260,8 +260,8 @@ func ParseDist(s string) (Dist, error) {
 // Service is how long the queue server's workers take over a call.
 type Service struct {
 	Dist Dist
-	// Median is the median (lognormal) or the mean (exp), in seconds.
-	Median float64
+	// Median is the median (lognormal) or the mean (exp).
+	Median time.Duration
 	// Sigma is the lognormal's log-sd; 0 makes every call take Median.
 	Sigma float64
 }
@@ -269,8 +269,9 @@ type Service struct {
 // Server is the one server every client calls.
 type Server struct {
 	Kind ServerKind
-	// Base and Slope are in seconds (Slope a call in progress).
-	Base, Slope float64
+	// Base is a call's latency, Slope the latency server's extra latency a
+	// call in progress.
+	Base, Slope time.Duration
 	Workers     int
 	QueueMax    int
 	Service     Service

@@ -59,9 +59,9 @@ func TestIndependentServerClosedForms(t *testing.T) {
 		cfg := Config{
 			Name: "independent", Duration: 10,
 			Load:   Shape{Kind: Constant, Rate: 500},
-			Server: Server{Kind: Independent, Base: 0.01, PFail: tc.f},
+			Server: Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: tc.f},
 			Client: Client{Clients: 1, Timeout: 60 * time.Second, Attempts: tc.attempts},
-			Net:    0.001,
+			Net:    1 * time.Millisecond,
 		}
 		reps := run(t, cfg, 20)
 		succ, calls := make([]float64, len(reps)), make([]float64, len(reps))
@@ -110,7 +110,7 @@ func TestQueueErlangC(t *testing.T) {
 			Name: "mmc", Duration: MaxDuration,
 			Load: Shape{Kind: Constant, Rate: tc.lambda},
 			Server: Server{Kind: Queue, Workers: tc.c, QueueMax: MaxQueue,
-				Service: Service{Dist: Exponential, Median: 1 / tc.mu}},
+				Service: Service{Dist: Exponential, Median: time.Duration(float64(time.Second) / tc.mu)}},
 			Client: Client{Clients: 1, Timeout: MaxSeconds * time.Second, Attempts: 1},
 		}
 		reps := run(t, cfg, 20)
@@ -140,9 +140,9 @@ func littleConfigs() []Config {
 	base := Config{
 		Duration: 60,
 		Load:     Shape{Kind: Spike, Rate: 40, Peak: 90, From: 20, To: 30},
-		Server:   Server{Kind: Latency, Base: 0.5, Slope: 0.01},
+		Server:   Server{Kind: Latency, Base: 500 * time.Millisecond, Slope: 10 * time.Millisecond},
 		Client:   Client{Clients: 4, Timeout: 2 * time.Second, Attempts: 3, Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: time.Second, Cap: 10 * time.Second}},
-		Net:      0.05,
+		Net:      50 * time.Millisecond,
 	}
 	var out []Config
 	add := func(name string, f func(*Config)) {
@@ -154,15 +154,17 @@ func littleConfigs() []Config {
 	add("latency", func(*Config) {})
 	add("latency-same-key", func(c *Config) { c.Client.Keys = SameKey })
 	add("queue-lognormal", func(c *Config) {
-		c.Server = Server{Kind: Queue, Workers: 4, QueueMax: 50, Service: Service{Dist: Lognormal, Median: 0.08, Sigma: 1}, PFail: 0.05}
+		c.Server = Server{Kind: Queue, Workers: 4, QueueMax: 50, Service: Service{Dist: Lognormal, Median: 80 * time.Millisecond, Sigma: 1}, PFail: 0.05}
 	})
 	add("queue-exp-same-key", func(c *Config) {
-		c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 1000, Service: Service{Dist: Exponential, Median: 0.05}}
+		c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 1000, Service: Service{Dist: Exponential, Median: 50 * time.Millisecond}}
 		c.Client.Keys = SameKey
 	})
-	add("ratelimit", func(c *Config) { c.Server = Server{Kind: RateLimit, Base: 0.2, Limit: 50, Burst: 10} })
+	add("ratelimit", func(c *Config) {
+		c.Server = Server{Kind: RateLimit, Base: 200 * time.Millisecond, Limit: 50, Burst: 10}
+	})
 	add("independent-stall", func(c *Config) {
-		c.Server = Server{Kind: Independent, Base: 0.3, PFail: 0.2}
+		c.Server = Server{Kind: Independent, Base: 300 * time.Millisecond, PFail: 0.2}
 		c.Outage = Outage{From: 10, To: 15, Mode: Stall}
 	})
 	add("latency-fail-outage-ramp", func(c *Config) {
@@ -254,7 +256,7 @@ func TestKeys(t *testing.T) {
 	cfg := Config{
 		Name: "keys", Duration: 30,
 		Load:   Shape{Kind: Constant, Rate: 20},
-		Server: Server{Kind: Independent, Base: 4},
+		Server: Server{Kind: Independent, Base: 4 * time.Second},
 		Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 4, Backoff: backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}},
 	}
 	for _, r := range run(t, cfg, 2) {
@@ -449,7 +451,7 @@ func TestCheck(t *testing.T) {
 		{"client.timeout", func(c *Config) { c.Client.Timeout = 0 }},
 		{"client.attempts", func(c *Config) { c.Client.Attempts = MaxAttempts + 1 }},
 		{"server.p_fail", func(c *Config) { c.Server.PFail = 1.5 }},
-		{"server.workers", func(c *Config) { c.Server.Kind = Queue; c.Server.Service.Median = 1 }},
+		{"server.workers", func(c *Config) { c.Server.Kind = Queue; c.Server.Service.Median = time.Second }},
 		{"client.clients", func(c *Config) { c.Client.Clients = 0 }},
 		{"client.policy.size", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket, Size: math.NaN()} }},
 		{"client.policy.rate", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket, Rate: -1} }},
@@ -500,7 +502,7 @@ func TestQueueBlocking(t *testing.T) {
 		Name: "mm1k", Duration: MaxDuration,
 		Load: Shape{Kind: Constant, Rate: lambda},
 		Server: Server{Kind: Queue, Workers: 1, QueueMax: waiting,
-			Service: Service{Dist: Exponential, Median: 1 / mu}},
+			Service: Service{Dist: Exponential, Median: time.Duration(float64(time.Second) / mu)}},
 		Client: Client{Clients: 1, Timeout: MaxSeconds * time.Second, Attempts: 1},
 	}
 	reps := run(t, cfg, 20)
@@ -525,7 +527,7 @@ func TestRateLimit(t *testing.T) {
 	cfg := Config{
 		Name: "ratelimit", Duration: d,
 		Load:   Shape{Kind: Constant, Rate: 4 * limit},
-		Server: Server{Kind: RateLimit, Base: 0.01, Limit: limit, Burst: burst},
+		Server: Server{Kind: RateLimit, Base: 10 * time.Millisecond, Limit: limit, Burst: burst},
 		Client: Client{Clients: 1, Timeout: 10 * time.Second, Attempts: 1},
 	}
 	for _, r := range run(t, cfg, 3) {
@@ -545,7 +547,7 @@ func TestOutages(t *testing.T) {
 	cfg := Config{
 		Name: "outage", Duration: 10,
 		Load:   Shape{Kind: Constant, Rate: 30},
-		Server: Server{Kind: Independent, Base: 0.1},
+		Server: Server{Kind: Independent, Base: 100 * time.Millisecond},
 		Client: Client{Clients: 1, Timeout: 60 * time.Second, Attempts: 1},
 		Outage: Outage{From: 0, To: 10, Mode: Fail},
 	}

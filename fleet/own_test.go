@@ -56,7 +56,7 @@ func independent(pFail float64) Config {
 	c := DefaultConfig()
 	c.Name = "own"
 	c.Duration, c.Load.Rate = 60, 20
-	c.Server = Server{Kind: Independent, Base: 0.05, PFail: pFail}
+	c.Server = Server{Kind: Independent, Base: 50 * time.Millisecond, PFail: pFail}
 	c.Net = 0
 	return c
 }

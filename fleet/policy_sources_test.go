@@ -71,7 +71,7 @@ func TestAWSQuotaRefund(t *testing.T) {
 // seconds' (the window begins empty and no reply is in for 2 s), and those
 // refusals, counted, kept refusing.
 func TestSREThrottleAcceptsErrors(t *testing.T) {
-	for _, server := range []Server{{Kind: Independent, PFail: 1}, {Kind: Independent, Base: 2}} {
+	for _, server := range []Server{{Kind: Independent, PFail: 1}, {Kind: Independent, Base: 2 * time.Second}} {
 		cfg := Config{
 			Name: "errors", Duration: 10,
 			Load:   Shape{Kind: Constant, Rate: 10},

@@ -178,9 +178,9 @@ func TestPolicyForcedFailures(t *testing.T) {
 	base := Config{
 		Name: "fail", Duration: 10,
 		Load:   Shape{Kind: Constant, Rate: 100},
-		Server: Server{Kind: Independent, Base: 0.01, PFail: 1},
+		Server: Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: 1},
 		Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 100},
-		Net:    0.005,
+		Net:    5 * time.Millisecond,
 	}
 	for _, tc := range []struct {
 		name    string
@@ -222,7 +222,7 @@ func TestTokenBucketConvergesToRate(t *testing.T) {
 		Load:   Shape{Kind: Constant, Rate: 100},
 		Server: Server{Kind: Independent, Base: 0, PFail: 1},
 		Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 4, Policy: PolicyConfig{Kind: TokenBucket, Rate: r, Size: s}},
-		Net:    0.01,
+		Net:    10 * time.Millisecond,
 	}
 	per := run(t, cfg, 3)
 	cfg.Client.Policy.Shared = true
@@ -557,10 +557,10 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 		cfg := Config{
 			Name: "fail", Duration: 10,
 			Load:   Shape{Kind: Constant, Rate: 100},
-			Server: Server{Kind: Independent, Base: 0.01, PFail: 1},
+			Server: Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: 1},
 			Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 100,
 				Policy: PolicyConfig{Kind: FinagleBudget, Shared: true, BudgetRatio: 0.2, TTL: time.Minute, MinRate: 10}},
-			Net: 0.005,
+			Net: 5 * time.Millisecond,
 		}
 		for _, r := range run(t, cfg, 2) {
 			if want := 600 + r.Requests/5; r.Retries != want || r.Denied != r.Requests {
@@ -669,7 +669,7 @@ func TestHedges(t *testing.T) {
 		cfg := Config{
 			Name: "hedge", Duration: 20,
 			Load:   Shape{Kind: Constant, Rate: 10},
-			Server: Server{Kind: Independent, Base: 0.25, PFail: tc.pFail},
+			Server: Server{Kind: Independent, Base: 250 * time.Millisecond, PFail: tc.pFail},
 			Client: Client{Clients: 1, Timeout: 5 * time.Second, Attempts: 1, Keys: tc.keys, Hedges: tc.hedges, HedgeDelay: time.Duration(tc.delay * float64(time.Second))},
 		}
 		if tc.name == "refused by the policy" {

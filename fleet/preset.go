@@ -49,9 +49,9 @@ var brookerCollapse = Preset{
 	Runs: func(d float64) []Config {
 		base := Config{
 			Duration: d,
-			Server:   Server{Kind: Latency, Base: 1, Slope: 0.01},
+			Server:   Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond},
 			Client:   Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3},
-			Net:      0.1,
+			Net:      100 * time.Millisecond,
 		}
 		ramp := Shape{Kind: Ramp, Rate: 40, Peak: 80, From: 0, To: 50}
 		spike := Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20, To: 25}
@@ -168,7 +168,7 @@ func brookerRuns(d float64, clients int, rate float64, policies []brookerPolicy)
 				Load:     Shape{Kind: Constant, Rate: rate},
 				Server:   Server{Kind: Independent, PFail: f},
 				Client:   Client{Clients: clients, Timeout: time.Minute, Attempts: p.attempts, Policy: p.policy, Backoff: p.backoff},
-				Net:      0.01,
+				Net:      10 * time.Millisecond,
 			})
 		}
 	}
@@ -415,9 +415,9 @@ var jobRetries = Preset{
 				Duration: d,
 				Load:     Shape{Kind: Constant, Rate: 10},
 				Outage:   Outage{From: 300, To: 600, Mode: Fail},
-				Server:   Server{Kind: Independent, Base: 0.1, PFail: 0.01},
+				Server:   Server{Kind: Independent, Base: 100 * time.Millisecond, PFail: 0.01},
 				Client:   c,
-				Net:      0.01,
+				Net:      10 * time.Millisecond,
 			})
 		}
 		return runs
@@ -514,9 +514,9 @@ var spikeRecovery = Preset{
 						Name:     fmt.Sprintf("%s keys %s peak %g", c.name, keys, h),
 						Duration: d,
 						Load:     Shape{Kind: Spike, Rate: 40, Peak: h, From: 20, To: 25},
-						Server:   Server{Kind: Latency, Base: 1, Slope: 0.01},
+						Server:   Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond},
 						Client:   cl,
-						Net:      0.1,
+						Net:      100 * time.Millisecond,
 					})
 				}
 			}

@@ -134,8 +134,8 @@ func TestProductionPresetsClosedForms(t *testing.T) {
 			t.Fatalf("%s: %d runs; want 17 failure rates x 3 clients", p.Name, len(runs))
 		}
 		for i, c := range runs {
-			if c.Server.PFail != brookerFailureRates[i/3] || c.Client.Clients != 100 || c.Load.Rate != 1000 || c.Net != 0.01 {
-				t.Errorf("%s run %d: failure rate %g, %d clients, %g a second, net %g; want Brooker's load", p.Name, i, c.Server.PFail, c.Client.Clients, c.Load.Rate, c.Net)
+			if c.Server.PFail != brookerFailureRates[i/3] || c.Client.Clients != 100 || c.Load.Rate != 1000 || c.Net != 10*time.Millisecond {
+				t.Errorf("%s run %d: failure rate %g, %d clients, %g a second, net %v; want Brooker's load", p.Name, i, c.Server.PFail, c.Client.Clients, c.Load.Rate, c.Net)
 			}
 		}
 	}
@@ -220,8 +220,8 @@ func TestSpikeRecoveryRuns(t *testing.T) {
 	for i, c := range runs {
 		keys, h := []KeyMode{NoKey, SameKey}[i/(12*len(spikeHeights))], spikeHeights[i%len(spikeHeights)]
 		want := Shape{Kind: Spike, Rate: 40, Peak: h, From: 20, To: 25}
-		if c.Load != want || c.Client.Keys != keys || c.Server != (Server{Kind: Latency, Base: 1, Slope: 0.01}) ||
-			c.Net != 0.1 || c.Client.Timeout != 3*time.Second || c.Client.Clients != 1 || !strings.HasSuffix(c.Name, fmt.Sprintf(" keys %s peak %g", keys, h)) {
+		if c.Load != want || c.Client.Keys != keys || c.Server != (Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond}) ||
+			c.Net != 100*time.Millisecond || c.Client.Timeout != 3*time.Second || c.Client.Clients != 1 || !strings.HasSuffix(c.Name, fmt.Sprintf(" keys %s peak %g", keys, h)) {
 			t.Errorf("run %d %q: %+v", i, c.Name, c)
 		}
 		if err := c.Check(); err != nil {

@@ -17,7 +17,7 @@ import (
 func traceConfig(p PolicyConfig, wait time.Duration) Config {
 	return Config{Name: "trace", Duration: 10,
 		Load:   Shape{Kind: Constant, Rate: 1e-9, Peak: 1e-9},
-		Server: Server{Kind: Independent, Base: 0.1, PFail: 1},
+		Server: Server{Kind: Independent, Base: 100 * time.Millisecond, PFail: 1},
 		Client: Client{Clients: 1, Timeout: 60 * time.Second, Attempts: 3,
 			Backoff: backoff.Policy{Kind: backoff.Constant, Base: wait}, Policy: p}}
 }

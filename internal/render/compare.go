@@ -135,7 +135,7 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 		clients = "clients"
 	}
 	subtitle := fmt.Sprintf("%s sharing %s requests a second for %s s; server %s (%s s a call, failing each at the failure rate);\nnetwork %s s each way; timeout %s s",
-		clients, g(c.Load.Rate), g(c.Duration), c.Server.Kind, g(c.Server.Base), g(c.Net), g(c.Client.Timeout.Seconds()))
+		clients, g(c.Load.Rate), g(c.Duration), c.Server.Kind, g(c.Server.Base.Seconds()), g(c.Net.Seconds()), g(c.Client.Timeout.Seconds()))
 	var labels []string
 	succ, amp := map[string]*curve{}, map[string]*curve{}
 	for _, r := range res {
@@ -263,7 +263,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 	head := fmt.Sprintf("%s\nserver %s s + %s s per call in progress, network %s s each way, timeout %s s, one client; %s requests a second,\n"+
 		"the spike from %s to %s s; recovery: goodput back within 10%% of the load for good\n"+
 		"(a replicate that never recovers counted as %s s, the run's end;\n"+
-		"an arrow at the top edge, \"never\", when most replicates never recovered); %s\n", title, g(c.Server.Base), g(c.Server.Slope), g(c.Net), g(c.Client.Timeout.Seconds()), g(c.Load.Rate),
+		"an arrow at the top edge, \"never\", when most replicates never recovered); %s\n", title, g(c.Server.Base.Seconds()), g(c.Server.Slope.Seconds()), g(c.Net.Seconds()), g(c.Client.Timeout.Seconds()), g(c.Load.Rate),
 		g(c.Load.From), g(c.Load.To), g(end), intervalsOver(len(res[0].Replicates)))
 	slices.Sort(heights)
 	ticks := make(plot.ConstantTicks, len(heights))

@@ -34,7 +34,7 @@ func TestFleetPresets(t *testing.T) {
 // totals as totals with no series, and gives a run's series a row a second.
 func TestFleetOutputs(t *testing.T) {
 	cfg := fleet.Config{Name: "run", Duration: 3, Load: fleet.Shape{Kind: fleet.Constant, Rate: 5},
-		Server: fleet.Server{Kind: fleet.Independent, Base: 0.1}, Client: fleet.Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 2}, Net: 0.01}
+		Server: fleet.Server{Kind: fleet.Independent, Base: 100 * time.Millisecond}, Client: fleet.Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 2}, Net: 10 * time.Millisecond}
 	cfg.Server.PFail = 0.1
 	failing := cfg
 	failing.Server.PFail = 0.5
