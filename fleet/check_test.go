@@ -61,6 +61,25 @@ func TestRunChecksItsInput(t *testing.T) {
 	}
 }
 
+// Unread names settings by their Params paths, for every server and
+// policy kind, retried or not: a reason keyed by anything else would be a
+// rule no flag, file key or echo could follow.
+func TestUnreadNamesParams(t *testing.T) {
+	for server := range ServerKind(len(serverNames)) {
+		for k := range PolicyKind(len(policyNames)) {
+			for _, attempts := range []int{1, 3} {
+				c := DefaultConfig()
+				c.Server.Kind, c.Client.Policy.Kind, c.Client.Attempts = server, k, attempts
+				for path, why := range c.Unread() {
+					if _, ok := LookupParam(path); !ok || why == "" {
+						t.Errorf("%s, %s, %d attempts: Unread names %q (%q), no setting", server, k, attempts, path, why)
+					}
+				}
+			}
+		}
+	}
+}
+
 // The String of a kind Check refuses names it by number, rather than
 // panicking as it did: an error message can print it.
 func TestEnumStringsOutOfRange(t *testing.T) {

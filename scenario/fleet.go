@@ -4,7 +4,6 @@ import (
 	"encoding"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -73,17 +72,15 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	fail := func(k *yaml.Node, msg string) error {
 		return &Error{File: name, Line: k.Line, Field: "fleet." + k.Value, Msg: msg}
 	}
-	var params []string // the policy parameters' keys
-	for _, path := range fleet.PolicyParams() {
-		p, _ := fleet.LookupParam(path)
-		params = append(params, p.Key)
-	}
 	keys := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
 		k, v := n.Content[i], n.Content[i+1]
 		flag := strings.ReplaceAll(k.Value, "_", "-")
 		keys[flag] = k
 		f.Set[flag] = k.Line
+		if p, ok := fleet.LookupKey(flag); !ok || !p.File {
+			return nil, fail(k, "unknown key (want policy, policy_scope, hedges, hedge_delay or a policy parameter such as cb_window)")
+		}
 		switch {
 		case flag == "policy" || flag == "policy-scope":
 			var s string
@@ -122,7 +119,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 			} else if err := f.Policy.SetParam(keyPath(flag), d.v.Seconds()); err != nil {
 				return nil, fail(k, err.Error())
 			}
-		case slices.Contains(params, flag):
+		default: // a policy parameter
 			var x float64
 			if v.Kind != yaml.ScalarNode || v.Decode(&x) != nil || math.IsNaN(x) {
 				return nil, fail(k, fmt.Sprintf("%q is not a number", v.Value))
@@ -130,22 +127,18 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 			if err := f.Policy.SetParam(keyPath(flag), x); err != nil {
 				return nil, fail(k, fileWords(err.(*fleet.FieldError).Msg))
 			}
-		default:
-			return nil, fail(k, "unknown key (want policy, policy_scope, hedges, hedge_delay or a policy parameter such as cb_window)")
 		}
 	}
-	// Every key is read by what the section sets up, as every flag is.
-	kind := f.Policy.Kind
+	// Every key is read by what the section sets up, as every flag is:
+	// Config.Unread says, for a client that retries (Apply refuses a
+	// policy a client with one attempt never asks).
+	c := fleet.DefaultConfig()
+	c.Client.Attempts, c.Client.Policy, c.Client.Hedges, c.Client.HedgeDelay = 2, f.Policy, f.Hedges, f.HedgeDelay
+	unread := c.Unread()
 	for i := 0; i < len(n.Content); i += 2 {
 		k := n.Content[i]
-		flag := strings.ReplaceAll(k.Value, "_", "-")
-		switch {
-		case slices.Contains(params, flag) && !kind.Reads(keyPath(flag)):
-			return nil, fail(k, fmt.Sprintf("policy %s does not read it", kind))
-		case flag == "policy-scope" && kind == fleet.Unlimited:
-			return nil, fail(k, "policy unlimited keeps no state")
-		case flag == "hedge-delay" && f.Hedges == 0:
-			return nil, fail(k, "there are no hedges")
+		if why := unread[keyPath(strings.ReplaceAll(k.Value, "_", "-"))]; why != "" {
+			return nil, fail(k, fileWords(why))
 		}
 	}
 	if err := f.Policy.Check(); err != nil {

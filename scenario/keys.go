@@ -100,18 +100,19 @@ var jobKeyDocs = []Key{
 
 // Keys lists every key a scenario file takes, in the order of a file: the
 // job's, its steps', its queue's, then the fleet section's (policy,
-// policy_scope, every policy parameter of fleet.PolicyParams, hedges and
-// hedge_delay, each documented by fleet.Params under its key).
+// policy_scope, every policy parameter, hedges and hedge_delay: each
+// fleet.Param a file may set, documented there under its key).
 func Keys() []Key {
 	keys := append([]Key(nil), jobKeyDocs...)
 	keys = append(keys, Key{Path: "fleet", Type: "a mapping of policy settings", Default: "none", Bounds: "only in a file for retrysim fleet, which reads no job", ReadBy: ReadByFleet, Example: "{policy: unlimited}",
 		Doc: "the client policy and hedges of retrysim fleet; each key is the fleet command's flag with _ for -, and a key left out keeps the flag's default (a flag may not give it again)"})
-	names := []string{"policy", "policy-scope"}
-	for _, path := range fleet.PolicyParams() {
-		p, _ := fleet.LookupParam(path)
-		names = append(names, p.Key)
+	var names []string
+	for _, p := range fleet.Params() {
+		if p.File {
+			names = append(names, p.Key)
+		}
 	}
-	for _, name := range append(names, "hedges", "hedge-delay") {
+	for _, name := range names {
 		example, ok := fleetExamples[name]
 		switch {
 		case !ok && fleet.ParamSeconds(keyPath(name)):

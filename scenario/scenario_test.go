@@ -149,6 +149,9 @@ var malformed = []struct {
 	{"fleet count", steps + "fleet:\n  policy: sliding-breaker\n  cb_window: 2.5\n", "s.yaml:5: fleet.cb_window: 2.5 is not a whole number from 1 to 1000000"},
 	{"fleet hedges", steps + "fleet:\n  hedges: 16\n", `s.yaml:4: fleet.hedges: "16" is not a whole number from 0 to 15`},
 	{"fleet hedge delay alone", steps + "fleet:\n  hedge_delay: 10ms\n", "s.yaml:4: fleet.hedge_delay: there are no hedges"},
+	// The section reads keys by Config.Unread, the flags' rule: a window of
+	// time leaves the window of attempts unread (it was accepted before).
+	{"fleet window of attempts and time", steps + "fleet:\n  policy: sliding-breaker\n  cb_window: 50\n  cb_window_time: 10s\n", "s.yaml:5: fleet.cb_window: cb_window_time makes the window one of time, not of attempts"},
 	{"fleet hedge delay 0", steps + "fleet:\n  hedges: 1\n  hedge_delay: 0s\n", "s.yaml:5: fleet.hedge_delay: a hedge delay of 0s is not above 0"},
 	{"fleet duplicate key", steps + "fleet:\n  hedges: 1\n  hedges: 2\n", "s.yaml:5: fleet.hedges: the key is given twice (first at line 4)"},
 	// A key in its two spellings is one key given twice, in any section
