@@ -32,7 +32,7 @@ func Check(cfgs []Config, opt Options) error {
 			return err
 		}
 	}
-	if err := opt.Check(cfgs[0].Duration); err != nil {
+	if err := opt.Check(cfgs[0].Duration.Seconds()); err != nil {
 		return err
 	}
 	return CheckCost(cfgs, opt)
@@ -96,17 +96,18 @@ func (k *checker) enum(path, what string, v int, names []string) {
 // it.
 func (c Config) Check() error {
 	var k checker
-	if math.IsNaN(c.Duration) || c.Duration < 1 || c.Duration > MaxDuration {
-		k.bad("duration", "%g s is not from 1 s to %d s", c.Duration, MaxDuration)
+	dur := c.Duration.Seconds()
+	if dur < 1 || dur > MaxDuration {
+		k.bad("duration", "%g s is not from 1 s to %d s", dur, MaxDuration)
 	}
 	k.enum("load.kind", "a shape", int(c.Load.Kind), shapeNames[:])
 	k.rate("load.rate", c.Load.Rate)
 	if c.Load.Kind != Constant {
 		k.rate("load.peak", c.Load.Peak)
-		k.seconds("load.from", c.Load.From, false)
-		k.seconds("load.to", c.Load.To, false)
+		k.seconds("load.from", c.Load.From.Seconds(), false)
+		k.seconds("load.to", c.Load.To.Seconds(), false)
 		if !(c.Load.To > c.Load.From) {
-			k.bad("load.to", "%g s is not after load.from %g s", c.Load.To, c.Load.From)
+			k.bad("load.to", "%g s is not after load.from %g s", c.Load.To.Seconds(), c.Load.From.Seconds())
 		}
 		if c.Load.Kind == Ramp && c.Load.Peak < c.Load.Rate {
 			k.bad("load.peak", "%g is below load.rate %g; a ramp rises from load.rate to load.peak and back (a drop in load is a load.kind spike with load.peak below load.rate)", c.Load.Peak, c.Load.Rate)
@@ -115,11 +116,11 @@ func (c Config) Check() error {
 	if c.Load.max() == 0 {
 		k.bad("load.rate", "no requests arrive: the rate is 0 throughout")
 	}
-	if c.Load.max()*c.Duration > MaxArrivals {
-		k.bad("duration", "%g s at up to %g requests a second is more than %g requests a replicate", c.Duration, c.Load.max(), float64(MaxArrivals))
+	if c.Load.max()*dur > MaxArrivals {
+		k.bad("duration", "%g s at up to %g requests a second is more than %g requests a replicate", dur, c.Load.max(), float64(MaxArrivals))
 	}
-	k.seconds("outage.from", c.Outage.From, false)
-	k.seconds("outage.to", c.Outage.To, false)
+	k.seconds("outage.from", c.Outage.From.Seconds(), false)
+	k.seconds("outage.to", c.Outage.To.Seconds(), false)
 	k.enum("outage.mode", "an outage mode", int(c.Outage.Mode), outageNames[:])
 	k.seconds("net", c.Net.Seconds(), false)
 	s := c.Server

@@ -14,7 +14,7 @@ import (
 // small is a run that takes a moment: 10 s at 20 requests a second.
 func small() Config {
 	c := DefaultConfig()
-	c.Duration, c.Load.Rate = 10, 20
+	c.Duration, c.Load.Rate = 10*time.Second, 20
 	return c
 }
 
@@ -123,18 +123,18 @@ func TestZeroWorkersIsGOMAXPROCS(t *testing.T) {
 // a moment, Run completes it without a panic or an error; and Unread never
 // panics.
 func FuzzCheckOrRun(f *testing.F) {
-	f.Add(10.0, 20.0, 40.0, 2.0, 5.0, uint8(0), uint8(0), uint8(0), uint8(0), uint8(0), uint8(0), 3, 0, 1, 0.5, int64(time.Second), int64(10*time.Millisecond), int64(100*time.Millisecond), 0.0, int64(3*time.Second), int64(0), int64(0), int64(50*time.Millisecond), 8, 100)
-	f.Add(5.0, 30.0, 60.0, 1.0, 4.0, uint8(2), uint8(1), uint8(1), uint8(1), uint8(1), uint8(7), 4, 2, 3, 0.2, int64(100*time.Millisecond), int64(0), int64(0), 0.3, int64(time.Second), int64(time.Millisecond), int64(time.Second), int64(20*time.Millisecond), 2, 5)
-	f.Add(3.0, 50.0, 10.0, 0.0, 2.0, uint8(1), uint8(0), uint8(2), uint8(0), uint8(0), uint8(8), 2, 1, 2, 0.0, int64(50*time.Millisecond), int64(0), int64(10*time.Millisecond), 0.1, int64(500*time.Millisecond), int64(0), int64(0), int64(10*time.Millisecond), 1, 0)
-	f.Add(4.0, 10.0, 10.0, 0.0, 0.0, uint8(9), uint8(5), uint8(9), uint8(3), uint8(4), uint8(42), -5, -1, 0, math.NaN(), int64(-1), int64(1<<62), int64(0), 7.0, int64(0), int64(-1), int64(0), int64(0), 0, -1)
-	f.Fuzz(func(t *testing.T, dur, rate, peak, from, to float64, shape, outage, server, dist, keys, policy uint8,
+	f.Add(int64(10*time.Second), 20.0, 40.0, int64(2*time.Second), int64(5*time.Second), uint8(0), uint8(0), uint8(0), uint8(0), uint8(0), uint8(0), 3, 0, 1, 0.5, int64(time.Second), int64(10*time.Millisecond), int64(100*time.Millisecond), 0.0, int64(3*time.Second), int64(0), int64(0), int64(50*time.Millisecond), 8, 100)
+	f.Add(int64(5*time.Second), 30.0, 60.0, int64(time.Second), int64(4*time.Second), uint8(2), uint8(1), uint8(1), uint8(1), uint8(1), uint8(7), 4, 2, 3, 0.2, int64(100*time.Millisecond), int64(0), int64(0), 0.3, int64(time.Second), int64(time.Millisecond), int64(time.Second), int64(20*time.Millisecond), 2, 5)
+	f.Add(int64(3*time.Second), 50.0, 10.0, int64(0), int64(2*time.Second), uint8(1), uint8(0), uint8(2), uint8(0), uint8(0), uint8(8), 2, 1, 2, 0.0, int64(50*time.Millisecond), int64(0), int64(10*time.Millisecond), 0.1, int64(500*time.Millisecond), int64(0), int64(0), int64(10*time.Millisecond), 1, 0)
+	f.Add(int64(4*time.Second), 10.0, 10.0, int64(0), int64(0), uint8(9), uint8(5), uint8(9), uint8(3), uint8(4), uint8(42), -5, -1, 0, math.NaN(), int64(-1), int64(1<<62), int64(0), 7.0, int64(0), int64(-1), int64(0), int64(0), 0, -1)
+	f.Fuzz(func(t *testing.T, dur int64, rate, peak float64, from, to int64, shape, outage, server, dist, keys, policy uint8,
 		attempts, hedges, clients int, sigma float64, base, slope, net int64, pFail float64, timeout, backoffBase, backoffCap int64,
 		hedgeDelay int64, workers, queue int) {
 		c := DefaultConfig()
-		c.Duration = dur
-		c.Load = Shape{Kind: ShapeKind(shape), Rate: rate, Peak: peak, From: from, To: to}
+		c.Duration = time.Duration(dur)
+		c.Load = Shape{Kind: ShapeKind(shape), Rate: rate, Peak: peak, From: time.Duration(from), To: time.Duration(to)}
 		if outage%3 != 0 {
-			c.Outage = Outage{From: from, To: to, Mode: OutageMode(outage / 3)}
+			c.Outage = Outage{From: time.Duration(from), To: time.Duration(to), Mode: OutageMode(outage / 3)}
 		}
 		c.Server = Server{Kind: ServerKind(server), Base: time.Duration(base), Slope: time.Duration(slope), Workers: workers, QueueMax: queue,
 			Service: Service{Dist: Dist(dist), Median: time.Duration(base), Sigma: sigma}, Limit: rate, Burst: float64(queue), PFail: pFail}

@@ -99,7 +99,7 @@ func fifoBytes(n, size float64) float64 {
 // left; the queue server holds at most its workers' and its queue's calls.
 func (c Config) Cost() Cost {
 	cl := c.Client
-	lmax, dur := c.Load.max(), c.Duration
+	lmax, dur := c.Load.max(), c.Duration.Seconds()
 	attempts := float64(cl.Attempts)
 	copies := attempts * float64(1+cl.Hedges)
 	var e Cost
@@ -128,7 +128,7 @@ func (c Config) Cost() Cost {
 	client := terms[0].secs + terms[1].secs + terms[2].secs
 	terms = append(terms, lifeTerm{"net", fmt.Sprintf("a network delay of mean %v", c.Net), netReach * c.Net.Seconds()})
 	if stall {
-		terms = append(terms, lifeTerm{"outage.to", fmt.Sprintf("a stall of %v", dur2(c.Outage.To-c.Outage.From)), c.Outage.To - c.Outage.From})
+		terms = append(terms, lifeTerm{"outage.to", fmt.Sprintf("a stall of %v", c.Outage.To-c.Outage.From), (c.Outage.To - c.Outage.From).Seconds()})
 	}
 	switch c.Server.Kind {
 	case Latency:
@@ -208,7 +208,7 @@ func windowBytes(c Config, requests, copies, client float64) (float64, string) {
 	case p.Kind == SlidingBreaker && p.WindowTime == 0:
 		entries, path = math.Min(requests*copies, states*float64(p.Window+1)), "client.policy.window"
 	case window > 0:
-		perState := inWindow(c.Load.max()/states, window+client, c.Duration) * perRequest
+		perState := inWindow(c.Load.max()/states, window+client, c.Duration.Seconds()) * perRequest
 		entries = math.Min(requests*perRequest, states*perState)
 	}
 	return bytes + 2*entries*entry, path
@@ -232,7 +232,7 @@ func boundsOf(cfgs []Config, opt Options) bounds {
 	for _, c := range cfgs {
 		e := c.Cost()
 		b.events += reps * e.Events
-		b.kept += reps*(e.Series+float64(unsafe.Sizeof(Replicate{}))) + math.Ceil(c.Duration)*float64(unsafe.Sizeof(Point{}))
+		b.kept += reps*(e.Series+float64(unsafe.Sizeof(Replicate{}))) + math.Ceil(c.Duration.Seconds())*float64(unsafe.Sizeof(Point{}))
 		if r := e.Bytes - e.Series; r > b.running {
 			b.running, b.worst, b.worstCost = r, c, e
 		}
@@ -295,12 +295,12 @@ func CheckCost(cfgs []Config, opt Options) error {
 		if opt.Replicates == 1 {
 			path = "duration"
 		}
-		return &FieldError{path, fmt.Sprintf("%s of %v keep %s of series until they are averaged, %s", runs, dur2(c.Duration), gib(kept), limit)}
+		return &FieldError{path, fmt.Sprintf("%s of %v keep %s of series until they are averaged, %s", runs, c.Duration, gib(kept), limit)}
 	}
 	w := worst.Client
 	switch {
 	case preset:
-		return &FieldError{"duration", fmt.Sprintf("a run of %v needs up to %s a replicate, %g at once, %s", dur2(worst.Duration), gib(running), atOnce, limit)}
+		return &FieldError{"duration", fmt.Sprintf("a run of %v needs up to %s a replicate, %g at once, %s", worst.Duration, gib(running), atOnce, limit)}
 	case wc.queue >= wc.slots && wc.queue >= wc.window:
 		return &FieldError{"server.queue_max", fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, gib(wc.queue), atOnce, limit)}
 	case wc.window >= wc.slots:

@@ -183,7 +183,7 @@ type sim struct {
 }
 
 func newSim(cfg *Config, seed uint64) *sim {
-	s := &sim{cfg: cfg, dur: cfg.Duration, lmax: cfg.Load.max(),
+	s := &sim{cfg: cfg, dur: cfg.Duration.Seconds(), lmax: cfg.Load.max(),
 		waitSecs: cfg.Client.Timeout.Seconds(), hedgeSecs: cfg.Client.HedgeDelay.Seconds(),
 		netSecs: cfg.Net.Seconds(), baseSecs: cfg.Server.Base.Seconds(), slopeSecs: cfg.Server.Slope.Seconds(),
 		serviceSecs: cfg.Server.Service.Median.Seconds()}
@@ -211,7 +211,7 @@ func newSim(cfg *Config, seed uint64) *sim {
 			s.pols[i] = pc.New()
 		}
 	}
-	s.rep.Series = make([]Second, int(math.Ceil(cfg.Duration)))
+	s.rep.Series = make([]Second, int(math.Ceil(s.dur)))
 	return s
 }
 
@@ -436,9 +436,9 @@ func (s *sim) hedge(slot int32, attempt uint8) {
 func (s *sim) atServer(slot int32, attempt, copy uint8) {
 	cfg := s.cfg
 	sv := &cfg.Server
-	if o := cfg.Outage; o.On() && s.now >= o.From && s.now < o.To {
+	if o := cfg.Outage; o.On() && s.now >= o.From.Seconds() && s.now < o.To.Seconds() {
 		if o.Mode == Stall {
-			s.push(o.To, evResume, slot, attempt, copy, 0)
+			s.push(o.To.Seconds(), evResume, slot, attempt, copy, 0)
 			return
 		}
 		s.answer(slot, attempt, copy, outError)

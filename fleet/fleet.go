@@ -54,10 +54,10 @@ const (
 type Config struct {
 	// Name labels the run in outputs.
 	Name string
-	// Duration is how long requests arrive, in seconds. The run then goes on
+	// Duration is how long requests arrive. The run then goes on
 	// until every request has finished, and those last seconds count in the
 	// summary but not in the series.
-	Duration float64
+	Duration time.Duration
 	Load     Shape
 	Outage   Outage
 	Server   Server
@@ -77,7 +77,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Name:     "run",
-		Duration: 60,
+		Duration: time.Minute,
 		Load:     Shape{Kind: Constant, Rate: 40, Peak: 80},
 		Server: Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond, Workers: 8, QueueMax: 100,
 			Service: Service{Dist: Lognormal, Median: 100 * time.Millisecond, Sigma: 0.5}, Limit: 50, Burst: 50},
@@ -127,19 +127,20 @@ type Shape struct {
 	Kind     ShapeKind
 	Rate     float64
 	Peak     float64
-	From, To float64
+	From, To time.Duration
 }
 
-// At is the rate at time t.
+// At is the rate at time t, in seconds.
 func (s Shape) At(t float64) float64 {
+	from, to := s.From.Seconds(), s.To.Seconds()
 	switch s.Kind {
 	case Spike:
-		if t >= s.From && t < s.To {
+		if t >= from && t < to {
 			return s.Peak
 		}
 	case Ramp:
-		if t >= s.From {
-			mid, half := (s.From+s.To)/2, (s.To-s.From)/2
+		if t >= from {
+			mid, half := (from+to)/2, (to-from)/2
 			return math.Max(0, s.Peak-(s.Peak-s.Rate)*math.Abs(t-mid)/half)
 		}
 	}
@@ -154,13 +155,13 @@ func (s Shape) max() float64 {
 	return math.Max(s.Rate, s.Peak)
 }
 
-// settled is when the shape is back at its base rate for good: the end of a
-// spike or ramp, 0 for a constant rate.
+// settled is when the shape is back at its base rate for good, in seconds:
+// the end of a spike or ramp, 0 for a constant rate.
 func (s Shape) settled() float64 {
 	if s.Kind == Constant {
 		return 0
 	}
-	return s.To
+	return s.To.Seconds()
 }
 
 // OutageMode is what the server does to calls during an outage.
@@ -189,10 +190,10 @@ func ParseOutageMode(s string) (OutageMode, error) {
 	return 0, fmt.Errorf("unknown outage mode %q (want fail or stall)", s)
 }
 
-// Outage is a window [From, To) in seconds in which the server fails or
+// Outage is a window [From, To) of the run in which the server fails or
 // stalls every call; none when To <= From.
 type Outage struct {
-	From, To float64
+	From, To time.Duration
 	Mode     OutageMode
 }
 

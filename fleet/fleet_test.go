@@ -57,7 +57,7 @@ func TestIndependentServerClosedForms(t *testing.T) {
 		attempts int
 	}{{0.3, 3}, {0.5, 1}, {0.8, 5}} {
 		cfg := Config{
-			Name: "independent", Duration: 10,
+			Name: "independent", Duration: 10 * time.Second,
 			Load:   Shape{Kind: Constant, Rate: 500},
 			Server: Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: tc.f},
 			Client: Client{Clients: 1, Timeout: 60 * time.Second, Attempts: tc.attempts},
@@ -107,7 +107,7 @@ func TestQueueErlangC(t *testing.T) {
 		lambda, mu float64
 	}{{3, 2, 1}, {1, 0.5, 1}} {
 		cfg := Config{
-			Name: "mmc", Duration: MaxDuration,
+			Name: "mmc", Duration: MaxDuration * time.Second,
 			Load: Shape{Kind: Constant, Rate: tc.lambda},
 			Server: Server{Kind: Queue, Workers: tc.c, QueueMax: MaxQueue,
 				Service: Service{Dist: Exponential, Median: time.Duration(float64(time.Second) / tc.mu)}},
@@ -138,8 +138,8 @@ func TestErlangCReference(t *testing.T) {
 // littleConfigs cover every server kind, both outage modes, keys and backoff.
 func littleConfigs() []Config {
 	base := Config{
-		Duration: 60,
-		Load:     Shape{Kind: Spike, Rate: 40, Peak: 90, From: 20, To: 30},
+		Duration: 60 * time.Second,
+		Load:     Shape{Kind: Spike, Rate: 40, Peak: 90, From: 20 * time.Second, To: 30 * time.Second},
 		Server:   Server{Kind: Latency, Base: 500 * time.Millisecond, Slope: 10 * time.Millisecond},
 		Client:   Client{Clients: 4, Timeout: 2 * time.Second, Attempts: 3, Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: time.Second, Cap: 10 * time.Second}},
 		Net:      50 * time.Millisecond,
@@ -165,11 +165,11 @@ func littleConfigs() []Config {
 	})
 	add("independent-stall", func(c *Config) {
 		c.Server = Server{Kind: Independent, Base: 300 * time.Millisecond, PFail: 0.2}
-		c.Outage = Outage{From: 10, To: 15, Mode: Stall}
+		c.Outage = Outage{From: 10 * time.Second, To: 15 * time.Second, Mode: Stall}
 	})
 	add("latency-fail-outage-ramp", func(c *Config) {
-		c.Load = Shape{Kind: Ramp, Rate: 20, Peak: 70, From: 5, To: 45}
-		c.Outage = Outage{From: 30, To: 33, Mode: Fail}
+		c.Load = Shape{Kind: Ramp, Rate: 20, Peak: 70, From: 5 * time.Second, To: 45 * time.Second}
+		c.Outage = Outage{From: 30 * time.Second, To: 33 * time.Second, Mode: Fail}
 	})
 	return out
 }
@@ -209,7 +209,7 @@ func TestLittlesLaw(t *testing.T) {
 // with 20 times that mean; |z| < 3.29 fails falsely once in 1,000, twice in
 // the family: 0.2%.
 func TestArrivalsFollowShape(t *testing.T) {
-	runs := brookerCollapse.Runs(80)
+	runs := brookerCollapse.Runs(80 * time.Second)
 	for _, tc := range []struct {
 		cfg  Config
 		want float64
@@ -227,7 +227,7 @@ func TestArrivalsFollowShape(t *testing.T) {
 }
 
 func TestBrookerShapes(t *testing.T) {
-	runs := brookerCollapse.Runs(80)
+	runs := brookerCollapse.Runs(80 * time.Second)
 	for _, x := range []float64{0, 10, 24.5, 25, 37, 50, 60, 75, 79.9} {
 		if got, want := runs[0].Load.At(x), math.Max(0, 80-1.6*math.Abs(x-25)); math.Abs(got-want) > 1e-12 {
 			t.Errorf("ramp.At(%g) = %g; want 80 - 1.6|t - 25| = %g", x, got, want)
@@ -254,7 +254,7 @@ func TestBrookerShapes(t *testing.T) {
 // same run repeats work. A slow server (4 s) and a 1 s timeout force both.
 func TestKeys(t *testing.T) {
 	cfg := Config{
-		Name: "keys", Duration: 30,
+		Name: "keys", Duration: 30 * time.Second,
 		Load:   Shape{Kind: Constant, Rate: 20},
 		Server: Server{Kind: Independent, Base: 4 * time.Second},
 		Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 4, Backoff: backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}},
@@ -310,9 +310,9 @@ func TestHeapOrder(t *testing.T) {
 }
 
 func TestRecovery(t *testing.T) {
-	spike := &Config{Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5, To: 10}}
+	spike := &Config{Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
 	constant := &Config{Load: Shape{Kind: Constant, Rate: 10}}
-	outage := &Config{Load: Shape{Kind: Constant, Rate: 10}, Outage: Outage{From: 5, To: 10}}
+	outage := &Config{Load: Shape{Kind: Constant, Rate: 10}, Outage: Outage{From: 5 * time.Second, To: 10 * time.Second}}
 	healthy := Second{Starts: 10, Successes: 10}
 	dead := Second{Starts: 10}
 	series := func(n int, bad ...int) []Second {
@@ -383,7 +383,7 @@ func TestShare(t *testing.T) {
 // with an interval that does not go below 0 (Student t on 0 and 4 s: 2 ±
 // 25.4 s, cut to [0, 27.4]).
 func TestSummaryRecovered(t *testing.T) {
-	spike := Config{Duration: 40, Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5, To: 10}}
+	spike := Config{Duration: 40 * time.Second, Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
 	nan := math.NaN()
 	r := Result{Config: spike, Replicates: []Replicate{
 		{Recovery: 0, Verdict: Recovered}, {Recovery: nan, Verdict: Down}, {Recovery: 4, Verdict: Recovered},
@@ -408,9 +408,9 @@ func TestSummaryRecovered(t *testing.T) {
 // Memory follows the requests in flight: a run ten times longer reuses the
 // same request slots.
 func TestSlotsReused(t *testing.T) {
-	cfg := brookerCollapse.Runs(80)[3]
+	cfg := brookerCollapse.Runs(80 * time.Second)[3]
 	short, long := cfg, cfg
-	short.Duration, long.Duration = 100, 1000
+	short.Duration, long.Duration = 100*time.Second, 1000*time.Second
 	s1 := newSim(&short, 1)
 	s1.run(context.Background())
 	s2 := newSim(&long, 1)
@@ -421,7 +421,7 @@ func TestSlotsReused(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	good := brookerCollapse.Runs(80)[0]
+	good := brookerCollapse.Runs(80 * time.Second)[0]
 	if err := good.Check(); err != nil {
 		t.Fatalf("brooker ramp: %v", err)
 	}
@@ -444,10 +444,10 @@ func TestCheck(t *testing.T) {
 		f    func(*Config)
 	}{
 		{"duration", func(c *Config) { c.Duration = 0 }},
-		{"duration", func(c *Config) { c.Duration = MaxDuration + 1 }},
+		{"duration", func(c *Config) { c.Duration = (MaxDuration + 1) * time.Second }},
 		{"load.rate", func(c *Config) { c.Load.Rate = math.NaN() }},
 		{"load.to", func(c *Config) { c.Load.To = c.Load.From }},
-		{"duration", func(c *Config) { c.Load.Peak = MaxRate; c.Duration = 3600 }},
+		{"duration", func(c *Config) { c.Load.Peak = MaxRate; c.Duration = time.Hour }},
 		{"client.timeout", func(c *Config) { c.Client.Timeout = 0 }},
 		{"client.attempts", func(c *Config) { c.Client.Attempts = MaxAttempts + 1 }},
 		{"server.p_fail", func(c *Config) { c.Server.PFail = 1.5 }},
@@ -499,7 +499,7 @@ func TestCheck(t *testing.T) {
 func TestQueueBlocking(t *testing.T) {
 	const lambda, mu, waiting = 1.0, 1.25, 3
 	cfg := Config{
-		Name: "mm1k", Duration: MaxDuration,
+		Name: "mm1k", Duration: MaxDuration * time.Second,
 		Load: Shape{Kind: Constant, Rate: lambda},
 		Server: Server{Kind: Queue, Workers: 1, QueueMax: waiting,
 			Service: Service{Dist: Exponential, Median: time.Duration(float64(time.Second) / mu)}},
@@ -525,7 +525,7 @@ func TestQueueBlocking(t *testing.T) {
 func TestRateLimit(t *testing.T) {
 	const limit, burst, d = 50.0, 10.0, 20.0
 	cfg := Config{
-		Name: "ratelimit", Duration: d,
+		Name: "ratelimit", Duration: d * time.Second,
 		Load:   Shape{Kind: Constant, Rate: 4 * limit},
 		Server: Server{Kind: RateLimit, Base: 10 * time.Millisecond, Limit: limit, Burst: burst},
 		Client: Client{Clients: 1, Timeout: 10 * time.Second, Attempts: 1},
@@ -545,18 +545,18 @@ func TestRateLimit(t *testing.T) {
 // that stalls holds the calls until it ends, then answers them all.
 func TestOutages(t *testing.T) {
 	cfg := Config{
-		Name: "outage", Duration: 10,
+		Name: "outage", Duration: 10 * time.Second,
 		Load:   Shape{Kind: Constant, Rate: 30},
 		Server: Server{Kind: Independent, Base: 100 * time.Millisecond},
 		Client: Client{Clients: 1, Timeout: 60 * time.Second, Attempts: 1},
-		Outage: Outage{From: 0, To: 10, Mode: Fail},
+		Outage: Outage{From: 0, To: 10 * time.Second, Mode: Fail},
 	}
 	for _, r := range run(t, cfg, 2) {
 		if r.Succeeded != 0 || r.Errors != r.Requests || r.Effects != 0 {
 			t.Errorf("fail outage: %d succeeded, %d errors, %d effects of %d requests; want 0, all, 0", r.Succeeded, r.Errors, r.Effects, r.Requests)
 		}
 	}
-	cfg.Outage = Outage{From: 0, To: 5, Mode: Stall}
+	cfg.Outage = Outage{From: 0, To: 5 * time.Second, Mode: Stall}
 	for _, r := range run(t, cfg, 2) {
 		var early, held int64
 		for s, sec := range r.Series {
@@ -610,7 +610,7 @@ func TestFIFO(t *testing.T) {
 // the arrivals are thinned from, so arrivals follow At, the plotted load.
 func TestRampPeakBelowRate(t *testing.T) {
 	c := DefaultConfig()
-	c.Load = Shape{Kind: Ramp, Rate: 100, Peak: 50, From: 10, To: 20}
+	c.Load = Shape{Kind: Ramp, Rate: 100, Peak: 50, From: 10 * time.Second, To: 20 * time.Second}
 	err := c.Check()
 	want := "load.peak: 50 is below load.rate 100"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
@@ -619,7 +619,7 @@ func TestRampPeakBelowRate(t *testing.T) {
 	for _, kind := range []ShapeKind{Constant, Spike, Ramp} {
 		for _, rate := range []float64{0, 40, 100} {
 			for _, peak := range []float64{0, 40, 100} {
-				c.Load = Shape{Kind: kind, Rate: rate, Peak: peak, From: 10, To: 20}
+				c.Load = Shape{Kind: kind, Rate: rate, Peak: peak, From: 10 * time.Second, To: 20 * time.Second}
 				if c.Check() != nil {
 					continue
 				}

@@ -55,7 +55,7 @@ func (p *recentSuccess) Cancel(float64, bool) {}
 func independent(pFail float64) Config {
 	c := DefaultConfig()
 	c.Name = "own"
-	c.Duration, c.Load.Rate = 60, 20
+	c.Duration, c.Load.Rate = 60*time.Second, 20
 	c.Server = Server{Kind: Independent, Base: 50 * time.Millisecond, PFail: pFail}
 	c.Net = 0
 	return c
@@ -126,7 +126,7 @@ func TestOwnPolicyCountedByHand(t *testing.T) {
 	var made atomic.Int64
 	var state *firstRetries
 	c := independent(1)
-	c.Duration, c.Load.Rate, c.Server.Base = 10, 5, 0
+	c.Duration, c.Load.Rate, c.Server.Base = 10*time.Second, 5, 0
 	c.Client.Policy = PolicyConfig{Shared: true, Own: &PolicyFactory{Name: "first-5", New: func() Policy {
 		made.Add(1)
 		state = &firstRetries{n: 5}
@@ -182,7 +182,7 @@ func TestOwnPolicyAskedAtSend(t *testing.T) {
 	for _, atSend := range []bool{false, true} {
 		var p *asked
 		c := independent(1)
-		c.Duration, c.Load.Rate, c.Server.Base = 10, 0.5, 0
+		c.Duration, c.Load.Rate, c.Server.Base = 10*time.Second, 0.5, 0
 		c.Client.Backoff = backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond, Cap: NoCap}
 		c.Client.Policy = PolicyConfig{Shared: true, Own: &PolicyFactory{Name: "asked", AskedAtSend: atSend, Random: atSend,
 			New: func() Policy { p = new(asked); return p }}}

@@ -16,16 +16,16 @@ import (
 // last part of Path with - for _ unless set (budget-ratio; the server's
 // kind is server): a command names its flag so, and a scenario file's
 // fleet section its key, with _ for -. Usage says what it means. Field
-// returns the setting in c: a *float64 (a time in seconds when Seconds, a
-// probability when Probability, else a number in [Lo, Hi]), an *int in
-// [Lo, Hi], a *time.Duration, or, for a setting that is one of a list of
+// returns the setting in c: a *float64 (a probability when Probability,
+// else a number in [Lo, Hi]), an *int in [Lo, Hi], a *time.Duration (a
+// time, up to MaxSeconds), or, for a setting that is one of a list of
 // names, a value that reads and writes it as text (encoding.TextMarshaler
 // and encoding.TextUnmarshaler).
 type Param struct {
-	Path, Key, Usage     string
-	Field                func(c *Config) any
-	Lo, Hi               float64
-	Seconds, Probability bool
+	Path, Key, Usage string
+	Field            func(c *Config) any
+	Lo, Hi           float64
+	Probability      bool
 	// File says a scenario file's fleet section may set it (the client's
 	// policy and hedges).
 	File bool
@@ -42,9 +42,9 @@ func Params() []Param {
 			Usage: "the base arrival `rate`, requests a second (Poisson)"},
 		{Path: "load.peak", Field: func(c *Config) any { return &c.Load.Peak }, Lo: 0, Hi: MaxRate,
 			Usage: "the spike's or the ramp's top `rate`, requests a second"},
-		{Path: "load.from", Field: func(c *Config) any { return &c.Load.From }, Seconds: true,
+		{Path: "load.from", Field: func(c *Config) any { return &c.Load.From },
 			Usage: "the spike or ramp starts at this `time`"},
-		{Path: "load.to", Field: func(c *Config) any { return &c.Load.To }, Seconds: true,
+		{Path: "load.to", Field: func(c *Config) any { return &c.Load.To },
 			Usage: "the spike or ramp ends at this `time`; recovery is measured from it"},
 		{Path: "outage.mode", Key: "outage-mode", Field: func(c *Config) any { return nameField(&c.Outage.Mode, ParseOutageMode, OutageMode.String) },
 			Usage: "the outage's `mode`: fail (an error at once) or stall (held until the window ends)"},

@@ -408,15 +408,15 @@ func (b *breaker) Retry(float64, bool, float64) (bool, float64) {
 }
 
 // ParamSeconds says whether the setting whose path is path is a time, a
-// time.Duration or in seconds (a flag or a scenario file gives it as a
-// duration such as 10s).
+// time.Duration (a flag or a scenario file gives it as a duration such as
+// 10s).
 func ParamSeconds(path string) bool {
 	p, ok := LookupParam(path)
 	if !ok {
 		return false
 	}
 	_, d := p.Field(&Config{}).(*time.Duration)
-	return p.Seconds || d
+	return d
 }
 
 // SetParam sets the policy parameter whose path is path to v, in seconds

@@ -73,7 +73,7 @@ func TestAWSQuotaRefund(t *testing.T) {
 func TestSREThrottleAcceptsErrors(t *testing.T) {
 	for _, server := range []Server{{Kind: Independent, PFail: 1}, {Kind: Independent, Base: 2 * time.Second}} {
 		cfg := Config{
-			Name: "errors", Duration: 10,
+			Name: "errors", Duration: 10 * time.Second,
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: server,
 			Client: Client{Clients: 1, Timeout: 5 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}},
@@ -149,7 +149,7 @@ func TestGRPCAdaptiveDefinition(t *testing.T) {
 // never throttled.
 func TestGRPCAdaptiveInEngine(t *testing.T) {
 	cfg := Config{
-		Name: "overloaded", Duration: 10,
+		Name: "overloaded", Duration: 10 * time.Second,
 		Load:   Shape{Kind: Constant, Rate: 10},
 		Server: Server{Kind: RateLimit, Limit: 0, Burst: 1},
 		Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: GRPCAdaptive}},

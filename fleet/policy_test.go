@@ -176,7 +176,7 @@ func TestPolicyDefinitions(t *testing.T) {
 // and no success ever returns a token.
 func TestPolicyForcedFailures(t *testing.T) {
 	base := Config{
-		Name: "fail", Duration: 10,
+		Name: "fail", Duration: 10 * time.Second,
 		Load:   Shape{Kind: Constant, Rate: 100},
 		Server: Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: 1},
 		Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 100},
@@ -218,7 +218,7 @@ func TestPolicyForcedFailures(t *testing.T) {
 func TestTokenBucketConvergesToRate(t *testing.T) {
 	const r, s = 0.1, 5.0
 	cfg := Config{
-		Name: "f=1", Duration: 100,
+		Name: "f=1", Duration: 100 * time.Second,
 		Load:   Shape{Kind: Constant, Rate: 100},
 		Server: Server{Kind: Independent, Base: 0, PFail: 1},
 		Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 4, Policy: PolicyConfig{Kind: TokenBucket, Rate: r, Size: s}},
@@ -555,7 +555,7 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 		// under one retry, so retries = 600 (the reserve, 10/s x 60 s) +
 		// floor(requests/5).
 		cfg := Config{
-			Name: "fail", Duration: 10,
+			Name: "fail", Duration: 10 * time.Second,
 			Load:   Shape{Kind: Constant, Rate: 100},
 			Server: Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: 1},
 			Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 100,
@@ -574,7 +574,7 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 		// the 10th failure, and stays open past the run; every later request
 		// is rejected locally, never reaching the server.
 		cfg := Config{
-			Name: "fail", Duration: 100,
+			Name: "fail", Duration: 100 * time.Second,
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: Server{Kind: Independent, PFail: 1},
 			Client: Client{Clients: 3, Timeout: 1 * time.Second, Attempts: 1,
@@ -599,7 +599,7 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 		// around 5,200 (N about 100), where counting each request before
 		// deciding it (3/(n + 1) from n = 3) would take about 390 away.
 		cfg := Config{
-			Name: "overloaded", Duration: 10,
+			Name: "overloaded", Duration: 10 * time.Second,
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: Server{Kind: RateLimit, Limit: 0, Burst: 1},
 			Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}},
@@ -626,7 +626,7 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 		// Every attempt succeeds, so accepts = requests (but for those in
 		// flight) and (r - 2a)/(r + 1) < 0 once a is over r/2.
 		cfg := Config{
-			Name: "ok", Duration: 20,
+			Name: "ok", Duration: 20 * time.Second,
 			Load:   Shape{Kind: Constant, Rate: 100},
 			Server: Server{Kind: Independent},
 			Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}},
@@ -667,7 +667,7 @@ func TestHedges(t *testing.T) {
 		{"refused by the policy", 5, 0.1, 0, NoKey, 0, false, false, true},
 	} {
 		cfg := Config{
-			Name: "hedge", Duration: 20,
+			Name: "hedge", Duration: 20 * time.Second,
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: Server{Kind: Independent, Base: 250 * time.Millisecond, PFail: tc.pFail},
 			Client: Client{Clients: 1, Timeout: 5 * time.Second, Attempts: 1, Keys: tc.keys, Hedges: tc.hedges, HedgeDelay: time.Duration(tc.delay * float64(time.Second))},

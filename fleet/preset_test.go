@@ -153,7 +153,7 @@ func TestProductionPresetsClosedForms(t *testing.T) {
 	} {
 		cfg := byName(tc.p, tc.run)
 		cfg.Server.PFail = 1
-		cfg.Duration = 5
+		cfg.Duration = 5 * time.Second
 		for _, r := range run(t, cfg, 2) {
 			want := tc.retriesPerRun
 			if tc.attemptsPerReq > 0 {
@@ -219,7 +219,7 @@ func TestSpikeRecoveryRuns(t *testing.T) {
 	}
 	for i, c := range runs {
 		keys, h := []KeyMode{NoKey, SameKey}[i/(12*len(spikeHeights))], spikeHeights[i%len(spikeHeights)]
-		want := Shape{Kind: Spike, Rate: 40, Peak: h, From: 20, To: 25}
+		want := Shape{Kind: Spike, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second}
 		if c.Load != want || c.Client.Keys != keys || c.Server != (Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond}) ||
 			c.Net != 100*time.Millisecond || c.Client.Timeout != 3*time.Second || c.Client.Clients != 1 || !strings.HasSuffix(c.Name, fmt.Sprintf(" keys %s peak %g", keys, h)) {
 			t.Errorf("run %d %q: %+v", i, c.Name, c)
@@ -234,7 +234,7 @@ func TestSpikeRecoveryRuns(t *testing.T) {
 // run's end, 80 - 25 = 55 s after a spike that ends at 25 s; and
 // DuplicatesPerRequest is the mean of the replicates' ratios.
 func TestRecoveredAndDuplicates(t *testing.T) {
-	r := Result{Config: Config{Duration: 80, Load: Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20, To: 25}},
+	r := Result{Config: Config{Duration: 80 * time.Second, Load: Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}},
 		Replicates: []Replicate{
 			{Recovery: math.NaN(), Verdict: Down, Counts: Counts{Requests: 100, Duplicates: 10}, Series: make([]Second, 80)},
 			{Recovery: 5, Verdict: Recovered, Counts: Counts{Requests: 200, Duplicates: 60}, Series: make([]Second, 80)},
@@ -284,18 +284,18 @@ func TestPresetAboutMatchesRuns(t *testing.T) {
 // TestPresetPlan: a preset's runs take its own duration and replicates
 // unless the command gave them, and a preset printing totals refuses -series.
 func TestPresetPlan(t *testing.T) {
-	runs, reps, err := brookerCollapse.Plan(map[string]bool{}, 7, 3)
-	if err != nil || reps != 10 || len(runs) != 4 || runs[0].Duration != 80 {
-		t.Fatalf("defaults: %d runs of %g s, %d replicates, %v; want 4 of 80 s, 10", len(runs), runs[0].Duration, reps, err)
+	runs, reps, err := brookerCollapse.Plan(map[string]bool{}, 7*time.Second, 3)
+	if err != nil || reps != 10 || len(runs) != 4 || runs[0].Duration != 80*time.Second {
+		t.Fatalf("defaults: %d runs of %v, %d replicates, %v; want 4 of 80s, 10", len(runs), runs[0].Duration, reps, err)
 	}
-	runs, reps, err = brookerCollapse.Plan(map[string]bool{"duration": true, "replicates": true, "series": true}, 7, 3)
-	if err != nil || reps != 3 || runs[3].Duration != 7 {
-		t.Fatalf("given: %g s, %d replicates, %v; want 7 s, 3", runs[3].Duration, reps, err)
+	runs, reps, err = brookerCollapse.Plan(map[string]bool{"duration": true, "replicates": true, "series": true}, 7*time.Second, 3)
+	if err != nil || reps != 3 || runs[3].Duration != 7*time.Second {
+		t.Fatalf("given: %v, %d replicates, %v; want 7s, 3", runs[3].Duration, reps, err)
 	}
-	if _, _, err := brookerRetries.Plan(map[string]bool{"series": true}, 7, 3); err == nil || !strings.HasPrefix(err.Error(), "-series: -preset brooker-retries prints totals") {
+	if _, _, err := brookerRetries.Plan(map[string]bool{"series": true}, 7*time.Second, 3); err == nil || !strings.HasPrefix(err.Error(), "-series: -preset brooker-retries prints totals") {
 		t.Fatalf("brooker-retries with -series: %v", err)
 	}
-	if _, _, err := brookerRetries.Plan(map[string]bool{"plot": true}, 7, 3); err != nil {
+	if _, _, err := brookerRetries.Plan(map[string]bool{"plot": true}, 7*time.Second, 3); err != nil {
 		t.Fatalf("brooker-retries with -plot: %v", err)
 	}
 }

@@ -55,7 +55,7 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 	jobs := len(cfgs) * opt.Replicates
 	var total int64
 	for _, c := range cfgs {
-		total += int64(opt.Replicates) * int64(math.Ceil(c.Duration))
+		total += int64(opt.Replicates) * int64(math.Ceil(c.Duration.Seconds()))
 	}
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
@@ -152,7 +152,7 @@ func (c *Config) Triggered() bool { return c.Load.Kind != Constant || c.Outage.O
 func (c *Config) settledAt() float64 {
 	settled := c.Load.settled()
 	if c.Outage.On() {
-		settled = math.Max(settled, c.Outage.To)
+		settled = math.Max(settled, c.Outage.To.Seconds())
 	}
 	return settled
 }
@@ -302,7 +302,7 @@ func (r Result) Summary() Summary {
 		}
 		return float64(a) / float64(b)
 	}
-	d := r.Config.Duration
+	d := r.Config.Duration.Seconds()
 	judged, recovered := 0, 0
 	for i := range r.Replicates {
 		switch r.Replicates[i].Verdict {
@@ -406,7 +406,7 @@ func (r Result) Series() []Point {
 	pts := make([]Point, len(r.Replicates[0].Series))
 	for t := range pts {
 		p := Point{Run: r.Config.Name, T: t}
-		width := math.Min(1, r.Config.Duration-float64(t)) // the last second may be cut short
+		width := math.Min(1, r.Config.Duration.Seconds()-float64(t)) // the last second may be cut short
 		for i := range r.Replicates {
 			s := r.Replicates[i].Series[t]
 			p.Starts += float64(s.Starts)

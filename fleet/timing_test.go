@@ -15,7 +15,7 @@ import (
 // 0.1 s with a failure, the network takes no time, the timeout never
 // binds, and a retry waits a constant 500 ms (or wait).
 func traceConfig(p PolicyConfig, wait time.Duration) Config {
-	return Config{Name: "trace", Duration: 10,
+	return Config{Name: "trace", Duration: 10 * time.Second,
 		Load:   Shape{Kind: Constant, Rate: 1e-9, Peak: 1e-9},
 		Server: Server{Kind: Independent, Base: 100 * time.Millisecond, PFail: 1},
 		Client: Client{Clients: 1, Timeout: 60 * time.Second, Attempts: 3,

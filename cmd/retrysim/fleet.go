@@ -48,7 +48,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	)
 	preset.Valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
 	fs.Var(&preset, "preset", "run the runs of the preset `name` (listed above) instead of one run from the flags")
-	fs.Var(flagval.SecondsVar(&c.Duration), "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
+	fs.Var(flagval.DurationVar(&c.Duration), "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")
 	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
 	o.Register(fs, render.FleetDoc, " (json also holds the series; html is one page with the series drawn)", "")
@@ -76,7 +76,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return flagval.Usage(err)
 		}
 	} else {
-		c.Outage.From, c.Outage.To = outage.From.Seconds(), outage.To.Seconds()
+		c.Outage.From, c.Outage.To = outage.From, outage.To
 		if c.Client.Backoff.Cap == 0 {
 			c.Client.Backoff.Cap = fleet.NoCap
 		}

@@ -135,11 +135,7 @@ func paramType(p fleet.Param) (typ, bounds, def string) {
 	c := fleet.DefaultConfig()
 	switch v := p.Field(&c).(type) {
 	case *float64:
-		switch {
-		case p.Seconds:
-			return "duration", "up to " + plainValue(fleet.MaxSeconds*time.Second) + ", less where the meaning says",
-				plainValue(time.Duration(*v * float64(time.Second)))
-		case p.Probability:
+		if p.Probability {
 			return "probability", "0 to 1", plainValue(*v)
 		}
 		return "number", number(p.Lo) + " to " + number(p.Hi), plainValue(*v)

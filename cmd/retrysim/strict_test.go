@@ -192,7 +192,7 @@ func TestFleetTimesUpToADay(t *testing.T) {
 	}
 	for _, p := range fleet.Params() {
 		var c fleet.Config
-		if _, ok := p.Field(&c).(*time.Duration); !ok && !p.Seconds {
+		if _, ok := p.Field(&c).(*time.Duration); !ok {
 			continue
 		}
 		flags, ok := read[p.Key]

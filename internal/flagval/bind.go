@@ -4,7 +4,6 @@ import (
 	"encoding"
 	"flag"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,28 +92,6 @@ func (v durationVar) Set(s string) error {
 	return nil
 }
 
-type secondsVar struct{ p *float64 }
-
-// SecondsVar is Duration writing into *p in seconds, for a model whose times
-// are float64 seconds: the flag reads and prints 250ms, 2s or 1h.
-func SecondsVar(p *float64) flag.Value { return secondsVar{p} }
-
-func (v secondsVar) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return time.Duration(math.Round(*v.p * float64(time.Second))).String()
-}
-
-func (v secondsVar) Set(s string) error {
-	var d Duration
-	if err := d.Set(s); err != nil {
-		return err
-	}
-	*v.p = d.V.Seconds()
-	return nil
-}
-
 type listVar[T any] struct {
 	p     *[]T
 	parse func(string) (T, error)
@@ -184,10 +161,7 @@ func Changed(fs *flag.FlagSet, name string) bool {
 func ParamVar(p fleet.Param, c *fleet.Config) flag.Value {
 	switch f := p.Field(c).(type) {
 	case *float64:
-		switch {
-		case p.Seconds:
-			return SecondsVar(f)
-		case p.Probability:
+		if p.Probability {
 			return (*Probability)(f)
 		}
 		return FloatVar(f, p.Lo, p.Hi)

@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -18,13 +17,13 @@ import (
 // ("3s", "100ms") and names are as the flags take them.
 func fleetSettings(c fleet.Config) []field {
 	unread := c.Unread()
-	f := []field{{"duration", secondsText(c.Duration)}}
+	f := []field{{"duration", c.Duration.String()}}
 	for _, p := range fleet.Params() {
 		if unread[p.Path] != "" {
 			continue
 		}
 		if p.Path == "outage.mode" {
-			f = append(f, field{"outage", secondsText(c.Outage.From) + ":" + secondsText(c.Outage.To)})
+			f = append(f, field{"outage", c.Outage.From.String() + ":" + c.Outage.To.String()})
 		}
 		v := settingValue(p, &c)
 		if own := c.Client.Policy.Own; own != nil && p.Path == "client.policy.kind" {
@@ -39,9 +38,6 @@ func fleetSettings(c fleet.Config) []field {
 func settingValue(p fleet.Param, c *fleet.Config) any {
 	switch v := p.Field(c).(type) {
 	case *float64:
-		if p.Seconds {
-			return secondsText(*v)
-		}
 		return *v
 	case *int:
 		return int64(*v)
@@ -55,11 +51,6 @@ func settingValue(p fleet.Param, c *fleet.Config) any {
 		return string(b)
 	}
 	return nil
-}
-
-// secondsText is a time in seconds as a Go duration, as the flags take it.
-func secondsText(s float64) string {
-	return time.Duration(math.Round(s * float64(time.Second))).String()
 }
 
 // settingsObject is settings as one json object (or csv columns), each key

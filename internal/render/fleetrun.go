@@ -30,7 +30,7 @@ type FleetRun struct {
 // picture against the spike's height, or a row and a time series a run.
 func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, series, plot []byte, err error) {
 	p := run.Preset
-	secs := strconv.FormatFloat(run.Configs[0].Duration, 'g', -1, 64)
+	secs := strconv.FormatFloat(run.Configs[0].Duration.Seconds(), 'g', -1, 64)
 	params := []string{"model: " + p.Name, fmt.Sprintf("%s a run, seed %d", replicatesText(run.Replicates), run.Seed)}
 	if p.Source != "" {
 		params = append(params, "source: "+p.Source)
@@ -149,7 +149,7 @@ func FleetPresets(ps []fleet.Preset) string {
 			reps = "1 replicate"
 		}
 		about := fmt.Sprintf("%s %ss and %s unless -duration or -replicates say otherwise.",
-			p.About, strconv.FormatFloat(p.Duration, 'g', -1, 64), reps)
+			p.About, strconv.FormatFloat(p.Duration.Seconds(), 'g', -1, 64), reps)
 		fmt.Fprintf(&b, "%s%s\n%s%s\n", head, indentWrap(p.Source+".", 60, indent), indent, indentWrap(about, 60, indent))
 	}
 	return b.String()

@@ -72,7 +72,7 @@ func TestTotalsHTML(t *testing.T) {
 		return r
 	}
 	cfg := func(name string, pfail float64) fleet.Config {
-		c := fleet.Config{Name: name, Duration: 10, Load: fleet.Shape{Rate: 10}, Server: fleet.Server{PFail: pfail}}
+		c := fleet.Config{Name: name, Duration: 10 * time.Second, Load: fleet.Shape{Rate: 10}, Server: fleet.Server{PFail: pfail}}
 		c.Client.Clients, c.Client.Timeout = 1, time.Second
 		return c
 	}
