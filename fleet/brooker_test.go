@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -219,7 +220,7 @@ func TestBrookerRunsAgainstReference(t *testing.T) {
 			f := brookerFailureRates[i/len(tc.names)%len(brookerFailureRates)]
 			name := tc.names[i%len(tc.names)]
 			if c.Name != name || c.Client.Clients != clients || c.Server != (Server{Kind: Independent, PFail: f}) ||
-				c.Load != (Shape{Kind: Constant, Rate: tc.rate}) || c.Net != 0.01 || c.Duration != 10 || c.Client.Timeout != 60 {
+				c.Load != (Shape{Kind: Constant, Rate: tc.rate}) || c.Net != 10*time.Millisecond || c.Duration != 10*time.Second || c.Client.Timeout != time.Minute {
 				t.Fatalf("%s run %d: %+v; want %s, %d clients, f = %g, %g a second, net 10 ms, 10 s", tc.p.Name, i, c, name, clients, f, tc.rate)
 			}
 			what := fmt.Sprintf("%s %s, %d clients, f = %g", tc.p.Name, name, clients, f)

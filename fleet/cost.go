@@ -51,15 +51,15 @@ type Cost struct {
 	longest lifeTerm
 	// slots, queue and window are the bytes of the request slots with
 	// their events, of the queue server's queue, and of the policy states;
-	// windowFlag names the setting that sizes the last.
+	// windowPath names the setting that sizes the last.
 	slots, queue, window float64
-	windowFlag           string
+	windowPath           string
 }
 
 // lifeTerm is a part of a request's longest life: the setting that makes
-// it, what it is, and its seconds.
+// it (its path), what it is, and its seconds.
 type lifeTerm struct {
-	flag, what string
+	path, what string
 	secs       float64
 }
 
@@ -99,7 +99,7 @@ func fifoBytes(n, size float64) float64 {
 // left; the queue server holds at most its workers' and its queue's calls.
 func (c Config) Cost() Cost {
 	cl := c.Client
-	lmax, dur := c.Load.max(), c.Duration
+	lmax, dur := c.Load.max(), c.Duration.Seconds()
 	attempts := float64(cl.Attempts)
 	copies := attempts * float64(1+cl.Hedges)
 	var e Cost
@@ -117,29 +117,30 @@ func (c Config) Cost() Cost {
 	e.Events = e.Requests * (1 + sends + copies*perCopy + attempts*float64(cl.Hedges))
 
 	terms := []lifeTerm{
-		{"timeout", fmt.Sprintf("%s x %d attempts", dur2(cl.Timeout), cl.Attempts), attempts * cl.Timeout},
-		{"hedge-delay", fmt.Sprintf("%d hedges %s apart x %d attempts", cl.Hedges, dur2(cl.HedgeDelay), cl.Attempts),
-			attempts * float64(cl.Hedges) * cl.HedgeDelay},
-		{"backoff-cap", fmt.Sprintf("%d %s backoff waits", cl.Attempts-1, cl.Backoff.Kind), cl.Backoff.Longest(cl.Attempts - 1).Seconds()},
+		{"client.timeout", fmt.Sprintf("%s x %d attempts", human.Duration(cl.Timeout), cl.Attempts), attempts * cl.Timeout.Seconds()},
+		{"client.hedge_delay", fmt.Sprintf("%d hedges %s apart x %d attempts", cl.Hedges, human.Duration(cl.HedgeDelay), cl.Attempts),
+			attempts * float64(cl.Hedges) * cl.HedgeDelay.Seconds()},
+		{"client.backoff.cap", fmt.Sprintf("%d %s backoff waits", cl.Attempts-1, cl.Backoff.Kind), cl.Backoff.Longest(cl.Attempts - 1).Seconds()},
 	}
 	if cl.Backoff.Kind.Schedule() { // a schedule reads no cap
-		terms[2].flag = "backoff"
+		terms[2].path = "client.backoff.kind"
 	}
 	client := terms[0].secs + terms[1].secs + terms[2].secs
-	terms = append(terms, lifeTerm{"net", fmt.Sprintf("a network delay of mean %s", dur2(c.Net)), netReach * c.Net})
+	terms = append(terms, lifeTerm{"net", fmt.Sprintf("a network delay of mean %s", human.Duration(c.Net)), netReach * c.Net.Seconds()})
 	if stall {
-		terms = append(terms, lifeTerm{"outage", fmt.Sprintf("a stall of %s", dur2(c.Outage.To-c.Outage.From)), c.Outage.To - c.Outage.From})
+		terms = append(terms, lifeTerm{"outage.to", fmt.Sprintf("a stall of %s", human.Duration(c.Outage.To-c.Outage.From)), (c.Outage.To - c.Outage.From).Seconds()})
 	}
 	switch c.Server.Kind {
 	case Latency:
-		flag := "slope"
-		if c.Server.Slope*e.Calls < c.Server.Base {
-			flag = "base"
+		path := "server.slope"
+		base, slope := c.Server.Base.Seconds(), c.Server.Slope.Seconds()
+		if slope*e.Calls < base {
+			path = "server.base"
 		}
-		terms = append(terms, lifeTerm{flag, fmt.Sprintf("a latency of %s + %s a call in progress", dur2(c.Server.Base), dur2(c.Server.Slope)),
-			c.Server.Base + c.Server.Slope*e.Calls})
+		terms = append(terms, lifeTerm{path, fmt.Sprintf("a latency of %s + %s a call in progress", human.Duration(c.Server.Base), human.Duration(c.Server.Slope)),
+			base + slope*e.Calls})
 	case RateLimit, Independent:
-		terms = append(terms, lifeTerm{"base", fmt.Sprintf("a latency of %s", dur2(c.Server.Base)), c.Server.Base})
+		terms = append(terms, lifeTerm{"server.base", fmt.Sprintf("a latency of %s", human.Duration(c.Server.Base)), c.Server.Base.Seconds()})
 	}
 	for _, t := range terms {
 		e.life += t.secs
@@ -162,7 +163,7 @@ func (c Config) Cost() Cost {
 	e.slots = sliceBytes(e.InFlight, float64(unsafe.Sizeof(request{}))) + sliceBytes(e.InFlight, 4) +
 		sliceBytes(pending+pad, eventSize) + fifoBytes(pending, eventSize)
 	e.queue = fifoBytes(queued, float64(unsafe.Sizeof(waiter{})))
-	e.window, e.windowFlag = windowBytes(c, e.Requests, copies, client)
+	e.window, e.windowPath = windowBytes(c, e.Requests, copies, client)
 	e.Series = math.Ceil(dur) * float64(unsafe.Sizeof(Second{}))
 	e.Bytes = e.slots + e.queue + e.window + e.Series + simFixed
 	return e
@@ -181,22 +182,22 @@ const unwindowedBytes = 48
 func windowBytes(c Config, requests, copies, client float64) (float64, string) {
 	p := c.Client.Policy
 	states := float64(c.Client.Clients)
-	if p.Shared || p.Kind == Unlimited {
-		states = 1
+	if p.Shared || p.Kind == Unlimited && p.Own == nil {
+		states = 1 // an own policy's states are counted as small ones, a client each
 	}
-	size, entry, perRequest, flag := float64(unwindowedBytes), 16.0, copies, "clients"
+	size, entry, perRequest, path := float64(unwindowedBytes), 16.0, copies, "client.clients"
 	var window float64
 	switch p.Kind {
 	case GRPCAdaptive:
 		// Two lookbacks of at most lookbackBins + 1 bins each, whatever the load.
 		size = float64(unsafe.Sizeof(grpcAdaptive{})) + 2*fifoBytes(lookbackBins+1, float64(unsafe.Sizeof(stamped{})))
 	case FinagleBudget:
-		size, window, flag = float64(unsafe.Sizeof(finagleBudget{})), p.TTL, "budget-ttl"
+		size, window, path = float64(unsafe.Sizeof(finagleBudget{})), p.TTL.Seconds(), "client.policy.ttl"
 	case SlidingBreaker:
-		size, window, flag = float64(unsafe.Sizeof(slidingBreaker{})), p.WindowSeconds, "cb-window-time"
+		size, window, path = float64(unsafe.Sizeof(slidingBreaker{})), p.WindowTime.Seconds(), "client.policy.window_time"
 	case SREThrottle:
 		// Two rings of times: every attempt asked for, and each success.
-		size, window, flag = float64(unsafe.Sizeof(sreThrottle{})), p.SREWindow, "sre-window"
+		size, window, path = float64(unsafe.Sizeof(sreThrottle{})), p.SREWindow.Seconds(), "client.policy.sre_window"
 		entry, perRequest = 8, copies+1
 	}
 	// Each state: its place in the slice, its struct in a size class (at
@@ -204,13 +205,13 @@ func windowBytes(c Config, requests, copies, client float64) (float64, string) {
 	bytes := states * (16 + size + 16 + 2*16*entry)
 	var entries float64
 	switch {
-	case p.Kind == SlidingBreaker && p.WindowSeconds == 0:
-		entries, flag = math.Min(requests*copies, states*float64(p.Window+1)), "cb-window"
+	case p.Kind == SlidingBreaker && p.WindowTime == 0:
+		entries, path = math.Min(requests*copies, states*float64(p.Window+1)), "client.policy.window"
 	case window > 0:
-		perState := inWindow(c.Load.max()/states, window+client, c.Duration) * perRequest
+		perState := inWindow(c.Load.max()/states, window+client, c.Duration.Seconds()) * perRequest
 		entries = math.Min(requests*perRequest, states*perState)
 	}
-	return bytes + 2*entries*entry, flag
+	return bytes + 2*entries*entry, path
 }
 
 // dur2 is s seconds as people write a duration (human.Seconds), for messages.
@@ -231,7 +232,7 @@ func boundsOf(cfgs []Config, opt Options) bounds {
 	for _, c := range cfgs {
 		e := c.Cost()
 		b.events += reps * e.Events
-		b.kept += reps*(e.Series+float64(unsafe.Sizeof(Replicate{}))) + math.Ceil(c.Duration)*float64(unsafe.Sizeof(Point{}))
+		b.kept += reps*(e.Series+float64(unsafe.Sizeof(Replicate{}))) + math.Ceil(c.Duration.Seconds())*float64(unsafe.Sizeof(Point{}))
 		if r := e.Bytes - e.Series; r > b.running {
 			b.running, b.worst, b.worstCost = r, c, e
 		}
@@ -254,8 +255,8 @@ func (b bounds) atOnce(opt Options) int {
 
 // CheckCost refuses runs (each passed Check) whose bounds, over every run
 // and replicate, pass MaxEvents events or MaxBytes bytes held at once, with
-// a one-line error naming the setting to change. With several runs (a
-// preset, which sets the model) it names -duration or -replicates. Run
+// a one-line *FieldError naming the setting to change. With several runs
+// (a preset, which sets the model) it names duration or replicates. Run
 // runs fewer replicates at once than opt.Workers where that many would not
 // fit, so the workers never decide whether a run is accepted.
 func CheckCost(cfgs []Config, opt Options) error {
@@ -271,18 +272,18 @@ func CheckCost(cfgs []Config, opt Options) error {
 	if events > MaxEvents {
 		cl := c.Client
 		what := fmt.Sprintf("%s of up to %.3g requests", runs, c.Cost().Requests)
-		flag := "duration"
+		path := "duration"
 		switch {
 		case !preset && cl.Attempts*(1+cl.Hedges) >= 16:
-			flag = "attempts"
+			path = "client.attempts"
 			if 1+cl.Hedges > cl.Attempts {
-				flag = "hedges"
+				path = "client.hedges"
 			}
-			what = fmt.Sprintf("up to %d attempts x %d copies (1 + -hedges) a request, %s", cl.Attempts, 1+cl.Hedges, what)
+			what = fmt.Sprintf("up to %d attempts x %d copies (1 + client.hedges) a request, %s", cl.Attempts, 1+cl.Hedges, what)
 		case opt.Replicates > 1:
-			flag = "replicates"
+			path = "replicates"
 		}
-		return fmt.Errorf("-%s: %s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", flag, what, events, float64(MaxEvents))
+		return &FieldError{path, fmt.Sprintf("%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, events, float64(MaxEvents))}
 	}
 	total := atOnce*running + kept
 	if total <= MaxBytes {
@@ -290,24 +291,24 @@ func CheckCost(cfgs []Config, opt Options) error {
 	}
 	limit := fmt.Sprintf("about %s in all; at most %s", gib(total), gib(MaxBytes))
 	if kept >= atOnce*running {
-		flag := "replicates"
+		path := "replicates"
 		if opt.Replicates == 1 {
-			flag = "duration"
+			path = "duration"
 		}
-		return fmt.Errorf("-%s: %s of %s keep %s of series until they are averaged, %s", flag, runs, dur2(c.Duration), gib(kept), limit)
+		return &FieldError{path, fmt.Sprintf("%s of %s keep %s of series until they are averaged, %s", runs, human.Duration(c.Duration), gib(kept), limit)}
 	}
 	w := worst.Client
 	switch {
 	case preset:
-		return fmt.Errorf("-duration: a run of %s needs up to %s a replicate, %g at once, %s", dur2(worst.Duration), gib(running), atOnce, limit)
+		return &FieldError{"duration", fmt.Sprintf("a run of %s needs up to %s a replicate, %g at once, %s", human.Duration(worst.Duration), gib(running), atOnce, limit)}
 	case wc.queue >= wc.slots && wc.queue >= wc.window:
-		return fmt.Errorf("-queue: %d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, gib(wc.queue), atOnce, limit)
+		return &FieldError{"server.queue_max", fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, gib(wc.queue), atOnce, limit)}
 	case wc.window >= wc.slots:
-		return fmt.Errorf("-%s: the %s policy's states (%s, -policy-scope %s) need up to %s a replicate, %g at once, %s",
-			wc.windowFlag, w.Policy.Kind, plural(w.Clients, "client"), ScopeName(w.Policy.Shared), gib(wc.window), atOnce, limit)
+		return &FieldError{wc.windowPath, fmt.Sprintf("the %s policy's states (%s, client.policy.shared %s) need up to %s a replicate, %g at once, %s",
+			w.Policy.Kind, plural(w.Clients, "client"), ScopeName(w.Policy.Shared), gib(wc.window), atOnce, limit)}
 	}
-	return fmt.Errorf("-%s: %s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
-		wc.longest.flag, wc.longest.what, worst.Load.max(), wc.InFlight, gib(wc.slots), atOnce, limit)
+	return &FieldError{wc.longest.path, fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
+		wc.longest.what, worst.Load.max(), wc.InFlight, gib(wc.slots), atOnce, limit)}
 }
 
 // gib writes bytes in GiB, or MiB below one.

@@ -88,11 +88,11 @@ func TestCostBoundsPresets(t *testing.T) {
 func TestRefusedRequestFreesSlot(t *testing.T) {
 	c := DefaultConfig()
 	c.Load.Rate = 1000
-	c.Duration = 20
-	c.Server = Server{Kind: Independent, Base: 0.001, PFail: 1}
+	c.Duration = 20 * time.Second
+	c.Server = Server{Kind: Independent, Base: 1 * time.Millisecond, PFail: 1}
 	c.Net = 0
 	c.Client.Policy = PolicyConfig{Kind: SlidingBreaker, Shared: true, FailureRate: 0.5, Window: 10,
-		MinCalls: 10, OpenSeconds: 1000, HalfOpenCalls: 1}
+		MinCalls: 10, OpenTime: 1000 * time.Second, HalfOpenCalls: 1}
 	s := newSim(&c, 1)
 	r, _ := s.run(context.Background())
 	if r.LocalRejected < 19_000 {
@@ -108,7 +108,7 @@ func TestRefusedRequestFreesSlot(t *testing.T) {
 func TestCheckCostRefuses(t *testing.T) {
 	big := func(f func(c *Config)) []Config {
 		c := DefaultConfig()
-		c.Server = Server{Kind: Independent, Base: 0.01}
+		c.Server = Server{Kind: Independent, Base: 10 * time.Millisecond}
 		c.Net = 0
 		f(&c)
 		if err := c.Check(); err != nil {
@@ -124,40 +124,40 @@ func TestCheckCostRefuses(t *testing.T) {
 		want string
 	}{
 		// 24 h timeouts at 100,000 a second for 100 s: 2.2 GB measured.
-		{"timeout 24h", big(func(c *Config) { c.Client.Timeout, c.Load.Rate, c.Duration = 86400, 1e5, 100 }),
-			Options{Replicates: 1, Workers: 1}, "-timeout: 24h x 3 attempts at up to 100000 requests a second keeps up to 1e+07 requests in flight"},
+		{"timeout 24h", big(func(c *Config) { c.Client.Timeout, c.Load.Rate, c.Duration = 24*time.Hour, 1e5, 100*time.Second }),
+			Options{Replicates: 1, Workers: 1}, "client.timeout: 24h x 3 attempts at up to 100000 requests a second keeps up to 1e+07 requests in flight"},
 		// The latency server at 27,000 a second for an hour: 4 GB in a minute.
 		{"latency server", func() []Config {
 			c := DefaultConfig()
-			c.Load.Rate, c.Duration = 27000, 3600
+			c.Load.Rate, c.Duration = 27000, 3600*time.Second
 			return []Config{c}
-		}(), Options{Replicates: 1, Workers: 1}, "-slope: a latency of 1s + 10ms a call in progress at up to 27000 requests a second keeps up to 9.73e+07 requests in flight"},
+		}(), Options{Replicates: 1, Workers: 1}, "server.slope: a latency of 1s + 10ms a call in progress at up to 27000 requests a second keeps up to 9.73e+07 requests in flight"},
 		// One sre-throttle for the fleet keeps every attempt of a day.
 		{"sre window 24h", big(func(c *Config) {
-			c.Client.Policy = PolicyConfig{Kind: SREThrottle, Shared: true, K: 2, SREWindow: 86400}
-			c.Load.Rate, c.Duration = 1e5, 1000
-		}), Options{Replicates: 1, Workers: 1}, "-sre-window: the sre-throttle policy's states (1 client, -policy-scope fleet)"},
+			c.Client.Policy = PolicyConfig{Kind: SREThrottle, Shared: true, K: 2, SREWindow: 24 * time.Hour}
+			c.Load.Rate, c.Duration = 1e5, 1000*time.Second
+		}), Options{Replicates: 1, Workers: 1}, "client.policy.sre_window: the sre-throttle policy's states (1 client, client.policy.shared fleet)"},
 		// 100 attempts x 16 copies failing: 1,600 calls a request. Up to
 		// 1e6 + 12 x 1e3 + 60 = 1,012,060 requests, each 1 + 1600 x 4 +
 		// 100 x 15 = 7,901 events, 10 times: 7.996e10.
 		{"attempts x hedges", big(func(c *Config) {
 			c.Client.Attempts, c.Client.Hedges, c.Server.PFail = 100, 15, 1
-			c.Load.Rate, c.Duration = 1000, 1000
-		}), Options{Replicates: 10, Workers: 2}, "-attempts: up to 100 attempts x 16 copies (1 + -hedges) a request, 10 replicates of up to 1.01e+06 requests can take up to 8e+10 events"},
+			c.Load.Rate, c.Duration = 1000, 1000*time.Second
+		}), Options{Replicates: 10, Workers: 2}, "client.attempts: up to 100 attempts x 16 copies (1 + client.hedges) a request, 10 replicates of up to 1.01e+06 requests can take up to 8e+10 events"},
 		// A preset's replicates: 2.9 GB of series (and 9e11 events).
-		{"preset replicates", retryPolicies.Runs(3600), Options{Replicates: 100, Workers: 2}, "-replicates: 170 runs x 100 replicates"},
+		{"preset replicates", retryPolicies.Runs(3600 * time.Second), Options{Replicates: 100, Workers: 2}, "replicates: 170 runs x 100 replicates"},
 		// Series: 1000 runs x 100 replicates x 3600 s x 48 bytes are 16 GiB,
 		// at 1 request a second (5.6e9 events at most).
 		{"series", func() []Config {
 			c := DefaultConfig()
-			c.Server = Server{Kind: Independent, Base: 0.01}
-			c.Load.Rate, c.Duration = 1, 3600
+			c.Server = Server{Kind: Independent, Base: 10 * time.Millisecond}
+			c.Load.Rate, c.Duration = 1, 3600*time.Second
 			cfgs := make([]Config, 1000)
 			for i := range cfgs {
 				cfgs[i] = c
 			}
 			return cfgs
-		}(), Options{Replicates: 100, Workers: 2}, "-replicates: 1000 runs x 100 replicates of 1h keep 19."}, // 3.6e8 seconds x 56 bytes (a Second of seven counters), and the points
+		}(), Options{Replicates: 100, Workers: 2}, "replicates: 1000 runs x 100 replicates of 1h keep 19."}, // 3.6e8 seconds x 56 bytes (a Second of seven counters), and the points
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := CheckCost(tc.cfgs, tc.opt)
@@ -174,10 +174,10 @@ func TestCheckCostRefuses(t *testing.T) {
 // (stale) and a hedge, and each retry's a send.
 func TestCostEventsExact(t *testing.T) {
 	c := DefaultConfig()
-	c.Server = Server{Kind: Independent, Base: 0.001, PFail: 1}
+	c.Server = Server{Kind: Independent, Base: 1 * time.Millisecond, PFail: 1}
 	c.Net = 0
-	c.Load.Rate, c.Duration = 100, 10
-	c.Client.Attempts, c.Client.Hedges, c.Client.HedgeDelay = 4, 2, 0.0001
+	c.Load.Rate, c.Duration = 100, 10*time.Second
+	c.Client.Attempts, c.Client.Hedges, c.Client.HedgeDelay = 4, 2, 100*time.Microsecond
 	c.Client.Backoff = backoff.Policy{Kind: backoff.Constant, Base: time.Millisecond}
 	s := newSim(&c, 1)
 	r, _ := s.run(context.Background())
@@ -209,30 +209,30 @@ func FuzzCostBound(f *testing.F) {
 		hedgeMs uint16, backoffKind, policy uint8, shared bool, clients, netMs uint16, pFail uint8, shape, outage uint8, window uint16, seed uint64) {
 		c := DefaultConfig()
 		c.Name = "fuzz"
-		c.Duration = float64(dur%120) + 1
-		c.Load = Shape{Kind: ShapeKind(shape % 3), Rate: float64(rate % 2000), Peak: float64(rate%2000) * 2, From: 1, To: c.Duration / 2}
+		c.Duration = time.Duration(dur%120+1) * time.Second
+		c.Load = Shape{Kind: ShapeKind(shape % 3), Rate: float64(rate % 2000), Peak: float64(rate%2000) * 2, From: time.Second, To: c.Duration / 2}
 		c.Server.Kind = ServerKind(server % 4)
-		c.Server.Base, c.Server.Slope = float64(baseMs)/1000, float64(slopeMs%100)/1000
+		c.Server.Base, c.Server.Slope = time.Duration(baseMs)*time.Millisecond, time.Duration(slopeMs%100)*time.Millisecond
 		c.Server.Workers, c.Server.QueueMax = int(clients%64)+1, int(window%200)
-		c.Server.Service.Median = float64(baseMs%500+1) / 1000
+		c.Server.Service.Median = time.Duration(baseMs%500+1) * time.Millisecond
 		c.Server.Limit, c.Server.Burst = float64(rate%500), float64(window%50)+1
 		c.Server.PFail = float64(pFail) / 255
-		c.Net = float64(netMs%200) / 1000
+		c.Net = time.Duration(netMs%200) * time.Millisecond
 		if outage%4 != 0 {
 			c.Outage = Outage{From: c.Duration / 4, To: c.Duration / 2, Mode: OutageMode(outage % 2)}
 		}
 		c.Client.Clients = int(clients%2000) + 1
-		c.Client.Timeout = float64(timeoutMs)/1000 + 0.001
+		c.Client.Timeout = time.Duration(timeoutMs)*time.Millisecond + time.Millisecond
 		c.Client.Attempts = int(attempts%100) + 1
 		c.Client.Hedges = int(hedges % 16)
-		c.Client.HedgeDelay = float64(hedgeMs)/1000 + 0.001
+		c.Client.HedgeDelay = time.Duration(hedgeMs)*time.Millisecond + time.Millisecond
 		c.Client.Keys = KeyMode(pFail % 2)
 		c.Client.Backoff = backoff.Policy{Kind: backoff.Kind(backoffKind % backoffKinds()), Base: time.Duration(baseMs) * time.Millisecond, Cap: NoCap}
 		p := DefaultPolicy()
 		p.Kind, p.Shared = PolicyKind(policy%uint8(len(policyNames))), shared
-		p.TTL = float64(window%60) + 1
-		p.Window, p.MinCalls, p.WindowSeconds = int(window)+1, int(window%100)+1, float64(window%3)*float64(window)/10
-		p.SREWindow = float64(window) + 1
+		p.TTL = time.Duration(window%60+1) * time.Second
+		p.Window, p.MinCalls, p.WindowTime = int(window)+1, int(window%100)+1, time.Duration(window%3)*time.Duration(window)*100*time.Millisecond
+		p.SREWindow = time.Duration(window+1) * time.Second
 		c.Client.Policy = p
 		if c.Check() != nil {
 			return
@@ -250,9 +250,9 @@ func FuzzCostBound(f *testing.F) {
 // is refused (before, twelve workers refused what two accepted).
 func TestWorkersNeverRefuse(t *testing.T) {
 	c := DefaultConfig()
-	c.Server = Server{Kind: Independent, Base: 0.01}
+	c.Server = Server{Kind: Independent, Base: 10 * time.Millisecond}
 	c.Net = 0
-	c.Client.Timeout, c.Load.Rate, c.Duration = 1, 1e5, 100
+	c.Client.Timeout, c.Load.Rate, c.Duration = time.Second, 1e5, 100*time.Second
 	for _, w := range []int{1, 2, 12} {
 		opt := Options{Replicates: 12, Workers: w}
 		if err := CheckCost([]Config{c}, opt); err != nil {
@@ -283,9 +283,9 @@ func TestPolicyStatesWithinTheirBound(t *testing.T) {
 		}
 	}
 	c := DefaultConfig()
-	c.Server = Server{Kind: Independent, Base: 0.001}
-	c.Net, c.Load.Rate, c.Duration = 0, 50000, 31
-	c.Client.Clients, c.Client.Timeout = 5000, 0.01
+	c.Server = Server{Kind: Independent, Base: 1 * time.Millisecond}
+	c.Net, c.Load.Rate, c.Duration = 0, 50000, 31*time.Second
+	c.Client.Clients, c.Client.Timeout = 5000, 10*time.Millisecond
 	c.Client.Policy = PolicyConfig{Kind: GRPCAdaptive}
 	if err := c.Check(); err != nil {
 		t.Fatal(err)

@@ -157,6 +157,16 @@ type sim struct {
 	// draw says the policy decides at random: each Start and Retry gets a
 	// draw from rnd (and only then, so other policies' runs keep theirs).
 	draw bool
+	// atSend says the policy is asked for a retry when it is sent
+	// (AskedAtSend), refusalRetried that a refusal uses up an attempt.
+	atSend, refusalRetried bool
+	// waitSecs and hedgeSecs are the client's timeout and hedge delay in
+	// seconds.
+	waitSecs, hedgeSecs float64
+	// netSecs, baseSecs, slopeSecs and serviceSecs are the network's mean
+	// delay, the server's base latency and slope, and its service
+	// time's median, in seconds.
+	netSecs, baseSecs, slopeSecs, serviceSecs float64
 
 	// server state
 	n       int64 // calls in progress
@@ -180,7 +190,10 @@ type sim struct {
 }
 
 func newSim(cfg *Config, seed uint64) *sim {
-	s := &sim{cfg: cfg, dur: cfg.Duration, lmax: cfg.Load.max()}
+	s := &sim{cfg: cfg, dur: cfg.Duration.Seconds(), lmax: cfg.Load.max(),
+		waitSecs: cfg.Client.Timeout.Seconds(), hedgeSecs: cfg.Client.HedgeDelay.Seconds(),
+		netSecs: cfg.Net.Seconds(), baseSecs: cfg.Server.Base.Seconds(), slopeSecs: cfg.Server.Slope.Seconds(),
+		serviceSecs: cfg.Server.Service.Median.Seconds()}
 	g := rng.PCGGenerator()
 	s.arr.Reset(g.New(seed, 0))
 	s.rnd.Reset(g.New(seed, 1))
@@ -189,15 +202,23 @@ func newSim(cfg *Config, seed uint64) *sim {
 	}
 	s.tokens = cfg.Server.Burst
 	n := cfg.Client.Clients
-	if cfg.Client.Policy.Shared || cfg.Client.Policy.Kind == Unlimited {
+	pc := &cfg.Client.Policy
+	if pc.Shared || pc.Kind == Unlimited && pc.Own == nil {
 		n = 1
 	}
-	s.draw = cfg.Client.Policy.Kind.random()
+	s.draw, s.atSend, s.refusalRetried = pc.Kind.random(), pc.Kind.AskedAtSend(), pc.Kind.RefusalRetried()
+	if pc.Own != nil {
+		s.draw, s.atSend, s.refusalRetried = pc.Own.Random, pc.Own.AskedAtSend, false
+	}
 	s.pols = make([]Policy, n)
 	for i := range s.pols {
-		s.pols[i] = cfg.Client.Policy.New()
+		if pc.Own != nil {
+			s.pols[i] = pc.Own.make()
+		} else {
+			s.pols[i] = pc.New()
+		}
 	}
-	s.rep.Series = make([]Second, int(math.Ceil(cfg.Duration)))
+	s.rep.Series = make([]Second, int(math.Ceil(s.dur)))
 	return s
 }
 
@@ -389,7 +410,7 @@ func (s *sim) send(slot int32) {
 		}
 	}
 	r.copies, r.pending = 0, 0
-	r.deadline = s.now + s.cfg.Client.Timeout
+	r.deadline = s.now + s.waitSecs
 	s.sendCopy(slot)
 }
 
@@ -403,10 +424,10 @@ func (s *sim) sendCopy(slot int32) {
 	r.copies++
 	r.pending |= 1 << c
 	s.policy(slot).Sent(s.now, r.attempt > 1 || c > 0)
-	s.pushTimeout(s.now+cl.Timeout, slot, r.attempt, c)
-	s.push(s.now+s.exp(s.cfg.Net), evAtServer, slot, r.attempt, c, 0)
+	s.pushTimeout(s.now+s.waitSecs, slot, r.attempt, c)
+	s.push(s.now+s.exp(s.netSecs), evAtServer, slot, r.attempt, c, 0)
 	if int(r.copies) <= cl.Hedges {
-		s.push(s.now+cl.HedgeDelay, evHedge, slot, r.attempt, 0, 0)
+		s.push(s.now+s.hedgeSecs, evHedge, slot, r.attempt, 0, 0)
 	}
 }
 
@@ -415,7 +436,7 @@ func (s *sim) deadline(r *request, c uint8) float64 {
 	if c == 0 {
 		return r.deadline
 	}
-	return r.deadline + float64(c)*s.cfg.Client.HedgeDelay
+	return r.deadline + float64(c)*s.hedgeSecs
 }
 
 // hedge is a hedge's delay ending with no reply yet: another copy of the
@@ -438,9 +459,9 @@ func (s *sim) hedge(slot int32, attempt uint8) {
 func (s *sim) atServer(slot int32, attempt, copy uint8) {
 	cfg := s.cfg
 	sv := &cfg.Server
-	if o := cfg.Outage; o.On() && s.now >= o.From && s.now < o.To {
+	if o := cfg.Outage; o.On() && s.now >= o.From.Seconds() && s.now < o.To.Seconds() {
 		if o.Mode == Stall {
-			s.push(o.To, evResume, slot, attempt, copy, 0)
+			s.push(o.To.Seconds(), evResume, slot, attempt, copy, 0)
 			return
 		}
 		s.answer(slot, attempt, copy, outError)
@@ -487,9 +508,9 @@ func (s *sim) atServer(slot int32, attempt, copy uint8) {
 	s.rep.Sojourn -= s.now
 	switch sv.Kind {
 	case Latency:
-		s.push(s.now+sv.Base+sv.Slope*float64(s.n), evDone, slot, attempt, copy, 0)
+		s.push(s.now+s.baseSecs+s.slopeSecs*float64(s.n), evDone, slot, attempt, copy, 0)
 	case RateLimit, Independent:
-		s.push(s.now+sv.Base, evDone, slot, attempt, copy, 0)
+		s.push(s.now+s.baseSecs, evDone, slot, attempt, copy, 0)
 	case Queue:
 		if s.busy < sv.Workers {
 			s.busy++
@@ -506,11 +527,11 @@ func (s *sim) service() float64 {
 	sv := s.cfg.Server.Service
 	switch {
 	case sv.Dist == Exponential:
-		return s.exp(sv.Median)
+		return s.exp(s.serviceSecs)
 	case s.logn != nil:
-		return sv.Median * s.logn.Draw(&s.rnd)
+		return s.serviceSecs * s.logn.Draw(&s.rnd)
 	}
-	return sv.Median
+	return s.serviceSecs
 }
 
 // advance adds the calls in progress since the last change to the integrals.
@@ -566,7 +587,7 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 // attempt's timeout, or to an attempt the client no longer waits for, is
 // counted as late and not scheduled: nothing would read it.
 func (s *sim) answer(slot int32, attempt, copy uint8, outcome uint8) {
-	t := s.now + s.exp(s.cfg.Net)
+	t := s.now + s.exp(s.netSecs)
 	r := &s.reqs[slot]
 	if !r.awaits(attempt, copy) || t >= s.deadline(r, copy) {
 		s.rep.Late++
@@ -649,7 +670,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 		s.retryMemoryless(slot, timeout)
 		return
 	}
-	if !cl.Policy.Kind.AskedAtSend() {
+	if !s.atSend {
 		ok, cost := s.policy(slot).Retry(s.now, timeout, s.u())
 		if !ok {
 			s.rep.Denied++
@@ -683,7 +704,7 @@ func (s *sim) sendRetry(slot int32) {
 	if s.cfg.Memoryless.On {
 		s.orbit--
 	}
-	if s.cfg.Client.Policy.Kind.AskedAtSend() {
+	if s.atSend {
 		ok, cost := s.policy(slot).Retry(s.now, r.timedOut, s.u())
 		if !ok {
 			s.refused(slot)
@@ -701,7 +722,7 @@ func (s *sim) sendRetry(slot int32) {
 // remain, the next is decided as after a failure.
 func (s *sim) refused(slot int32) {
 	r := &s.reqs[slot]
-	if s.cfg.Client.Policy.Kind.RefusalRetried() && int(r.attempt)+1 < s.cfg.Client.Attempts {
+	if s.refusalRetried && int(r.attempt)+1 < s.cfg.Client.Attempts {
 		r.attempt++
 		s.retry(slot, false)
 		return

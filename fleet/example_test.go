@@ -3,6 +3,7 @@ package fleet_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 )
@@ -11,11 +12,11 @@ import (
 // success near 1 - 0.1^3 = 0.999 and 1.11 calls a request.
 func ExampleRun() {
 	cfg := fleet.Config{
-		Name: "independent", Duration: 60,
+		Name: "independent", Duration: 60 * time.Second,
 		Load:   fleet.Shape{Kind: fleet.Constant, Rate: 100},
-		Server: fleet.Server{Kind: fleet.Independent, Base: 0.05, PFail: 0.1},
-		Client: fleet.Client{Clients: 1, Timeout: 1, Attempts: 3},
-		Net:    0.01,
+		Server: fleet.Server{Kind: fleet.Independent, Base: 50 * time.Millisecond, PFail: 0.1},
+		Client: fleet.Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 3},
+		Net:    10 * time.Millisecond,
 	}
 	if err := cfg.Check(); err != nil {
 		panic(err)

@@ -50,34 +50,21 @@ const (
 	MaxSeriesSeconds = 360_000
 )
 
-// CheckReplicates refuses more replicates than the series bound allows for
-// runs of the given duration in seconds.
-func CheckReplicates(replicates int, duration float64) error {
-	if replicates < 1 || replicates > MaxReplicates {
-		return fmt.Errorf("-replicates: %d is not from 1 to %d", replicates, MaxReplicates)
-	}
-	if float64(replicates)*math.Ceil(duration) > MaxSeriesSeconds {
-		return fmt.Errorf("-replicates: %d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter -duration)",
-			replicates, duration, float64(replicates)*math.Ceil(duration), MaxSeriesSeconds)
-	}
-	return nil
-}
-
 // Config is one run of the model.
 type Config struct {
 	// Name labels the run in outputs.
 	Name string
-	// Duration is how long requests arrive, in seconds. The run then goes on
+	// Duration is how long requests arrive. The run then goes on
 	// until every request has finished, and those last seconds count in the
 	// summary but not in the series.
-	Duration float64
+	Duration time.Duration
 	Load     Shape
 	Outage   Outage
 	Server   Server
 	Client   Client
-	// Net is the mean one-way network delay in seconds, exponentially
-	// distributed, drawn for every message each way (0: no delay).
-	Net float64
+	// Net is the mean one-way network delay, exponentially distributed,
+	// drawn for every message each way (0: no delay).
+	Net time.Duration
 
 	// Memoryless, when On, makes the run Markovian (see Memoryless).
 	Memoryless Memoryless
@@ -94,19 +81,19 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Name:     "run",
-		Duration: 60,
-		Load:     Shape{Kind: Constant, Rate: 40, Peak: 80, From: 20, To: 25},
-		Server: Server{Kind: Latency, Base: 1, Slope: 0.01, Workers: 8, QueueMax: 100,
-			Service: Service{Dist: Lognormal, Median: 0.1, Sigma: 0.5}, Limit: 50, Burst: 50},
-		Client: Client{Clients: 1, Timeout: 3, Attempts: 3,
+		Duration: time.Minute,
+		Load:     Shape{Kind: Constant, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second},
+		Server: Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond, Workers: 8, QueueMax: 100,
+			Service: Service{Dist: Lognormal, Median: 100 * time.Millisecond, Sigma: 0.5}, Limit: 50, Burst: 50},
+		Client: Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3,
 			Backoff: backoff.Policy{Kind: backoff.None, Base: 100 * time.Millisecond, Cap: 2 * time.Second},
 			Policy:  DefaultPolicy(), HedgeDelay: DefaultHedgeDelay},
-		Net: 0.1,
+		Net: 100 * time.Millisecond,
 	}
 }
 
-// DefaultHedgeDelay is the hedges' delay in seconds when nothing sets one.
-const DefaultHedgeDelay = 0.05
+// DefaultHedgeDelay is the hedges' delay when nothing sets one.
+const DefaultHedgeDelay = 50 * time.Millisecond
 
 // ShapeKind is how the arrival rate changes over a run.
 type ShapeKind uint8
@@ -119,7 +106,7 @@ const (
 
 var shapeNames = [...]string{"constant", "ramp", "spike"}
 
-func (k ShapeKind) String() string { return shapeNames[k] }
+func (k ShapeKind) String() string { return enumName(shapeNames[:], "ShapeKind", k) }
 
 // ParseShape reads a shape name.
 func ParseShape(s string) (ShapeKind, error) {
@@ -144,19 +131,20 @@ type Shape struct {
 	Kind     ShapeKind
 	Rate     float64
 	Peak     float64
-	From, To float64
+	From, To time.Duration
 }
 
-// At is the rate at time t.
+// At is the rate at time t, in seconds.
 func (s Shape) At(t float64) float64 {
+	from, to := s.From.Seconds(), s.To.Seconds()
 	switch s.Kind {
 	case Spike:
-		if t >= s.From && t < s.To {
+		if t >= from && t < to {
 			return s.Peak
 		}
 	case Ramp:
-		if t >= s.From {
-			mid, half := (s.From+s.To)/2, (s.To-s.From)/2
+		if t >= from {
+			mid, half := (from+to)/2, (to-from)/2
 			return math.Max(0, s.Peak-(s.Peak-s.Rate)*math.Abs(t-mid)/half)
 		}
 	}
@@ -171,13 +159,13 @@ func (s Shape) max() float64 {
 	return math.Max(s.Rate, s.Peak)
 }
 
-// settled is when the shape is back at its base rate for good: the end of a
-// spike or ramp, 0 for a constant rate.
+// settled is when the shape is back at its base rate for good, in seconds:
+// the end of a spike or ramp, 0 for a constant rate.
 func (s Shape) settled() float64 {
 	if s.Kind == Constant {
 		return 0
 	}
-	return s.To
+	return s.To.Seconds()
 }
 
 // OutageMode is what the server does to calls during an outage.
@@ -194,7 +182,7 @@ const (
 
 var outageNames = [...]string{"fail", "stall"}
 
-func (m OutageMode) String() string { return outageNames[m] }
+func (m OutageMode) String() string { return enumName(outageNames[:], "OutageMode", m) }
 
 // ParseOutageMode reads an outage mode name.
 func ParseOutageMode(s string) (OutageMode, error) {
@@ -206,10 +194,10 @@ func ParseOutageMode(s string) (OutageMode, error) {
 	return 0, fmt.Errorf("unknown outage mode %q (want fail or stall)", s)
 }
 
-// Outage is a window [From, To) in seconds in which the server fails or
+// Outage is a window [From, To) of the run in which the server fails or
 // stalls every call; none when To <= From.
 type Outage struct {
-	From, To float64
+	From, To time.Duration
 	Mode     OutageMode
 }
 
@@ -237,7 +225,7 @@ const (
 
 var serverNames = [...]string{"latency", "queue", "ratelimit", "independent"}
 
-func (k ServerKind) String() string { return serverNames[k] }
+func (k ServerKind) String() string { return enumName(serverNames[:], "ServerKind", k) }
 
 // ParseServer reads a server kind name.
 func ParseServer(s string) (ServerKind, error) {
@@ -262,7 +250,7 @@ const (
 
 var distNames = [...]string{"lognormal", "exp"}
 
-func (d Dist) String() string { return distNames[d] }
+func (d Dist) String() string { return enumName(distNames[:], "Dist", d) }
 
 // ParseDist reads a service distribution name.
 func ParseDist(s string) (Dist, error) {
@@ -277,8 +265,8 @@ func ParseDist(s string) (Dist, error) {
 // Service is how long the queue server's workers take over a call.
 type Service struct {
 	Dist Dist
-	// Median is the median (lognormal) or the mean (exp), in seconds.
-	Median float64
+	// Median is the median (lognormal) or the mean (exp).
+	Median time.Duration
 	// Sigma is the lognormal's log-sd; 0 makes every call take Median.
 	Sigma float64
 }
@@ -286,8 +274,9 @@ type Service struct {
 // Server is the one server every client calls.
 type Server struct {
 	Kind ServerKind
-	// Base and Slope are in seconds (Slope a call in progress).
-	Base, Slope float64
+	// Base is a call's latency, Slope the latency server's extra latency a
+	// call in progress.
+	Base, Slope time.Duration
 	Workers     int
 	QueueMax    int
 	Service     Service
@@ -312,7 +301,7 @@ const (
 
 var keyNames = [...]string{"none", "same"}
 
-func (k KeyMode) String() string { return keyNames[k] }
+func (k KeyMode) String() string { return enumName(keyNames[:], "KeyMode", k) }
 
 // ParseKeyMode reads a key mode name.
 func ParseKeyMode(s string) (KeyMode, error) {
@@ -330,9 +319,9 @@ func ParseKeyMode(s string) (KeyMode, error) {
 // over Clients), and a Policy not Shared keeps a state per client.
 type Client struct {
 	Clients int
-	// Timeout is the wait for a reply to one attempt, in seconds; a reply
-	// after it is ignored (the work may be done: the client saw an error).
-	Timeout float64
+	// Timeout is the wait for a reply to one attempt; a reply after it is
+	// ignored (the work may be done: the client saw an error).
+	Timeout time.Duration
 	// Attempts counts tries in all, the first included.
 	Attempts int
 	// Backoff is the wait before each retry, after a timeout or an error.
@@ -349,7 +338,7 @@ type Client struct {
 	// -keys same a copy arriving while another is in the server is a
 	// conflict, and without keys each copy that completes does the work.
 	Hedges     int
-	HedgeDelay float64
+	HedgeDelay time.Duration
 }
 
 // MaxHedges bounds the hedges of an attempt (the copies of an attempt are
@@ -358,102 +347,3 @@ const MaxHedges = 15
 
 // NoCap is a backoff cap that never binds.
 const NoCap = 1 << 62
-
-// Check refuses a configuration outside the limits, naming the parameter as
-// the command's flag is named.
-func (c Config) Check() error {
-	var first error
-	bad := func(name, format string, args ...any) {
-		if first == nil {
-			first = fmt.Errorf("-%s: %s", name, fmt.Sprintf(format, args...))
-		}
-	}
-	seconds := func(name string, v float64, positive bool) {
-		if math.IsNaN(v) || v < 0 || v > MaxSeconds || (positive && v == 0) {
-			what := "from 0"
-			if positive {
-				what = "above 0"
-			}
-			bad(name, "%g s is not %s to %d s", v, what, MaxSeconds)
-		}
-	}
-	rate := func(name string, v float64) {
-		if math.IsNaN(v) || v < 0 || v > MaxRate {
-			bad(name, "%g is not a rate from 0 to %g a second", v, float64(MaxRate))
-		}
-	}
-	if math.IsNaN(c.Duration) || c.Duration < 1 || c.Duration > MaxDuration {
-		bad("duration", "%g s is not from 1 s to %d s", c.Duration, MaxDuration)
-	}
-	rate("rate", c.Load.Rate)
-	if c.Load.Kind != Constant {
-		rate("peak", c.Load.Peak)
-		seconds("from", c.Load.From, false)
-		seconds("to", c.Load.To, false)
-		if !(c.Load.To > c.Load.From) {
-			bad("to", "%g s is not after -from %g s", c.Load.To, c.Load.From)
-		}
-		if c.Load.From >= c.Duration {
-			bad("from", "%g s is not before the run's end (-duration %g s): the %s would never start", c.Load.From, c.Duration, c.Load.Kind)
-		}
-		if c.Load.Kind == Ramp && c.Load.Peak < c.Load.Rate {
-			bad("peak", "%g is below -rate %g; a ramp rises from -rate to -peak and back (a drop in load is a -shape spike with -peak below -rate)", c.Load.Peak, c.Load.Rate)
-		}
-	}
-	if c.Load.max() == 0 {
-		bad("rate", "no requests arrive: the rate is 0 throughout")
-	}
-	if c.Load.max()*c.Duration > MaxArrivals {
-		bad("duration", "%g s at up to %g requests a second is more than %g requests a replicate", c.Duration, c.Load.max(), float64(MaxArrivals))
-	}
-	seconds("outage", c.Outage.From, false)
-	seconds("outage", c.Outage.To, false)
-	seconds("net", c.Net, false)
-	s := c.Server
-	seconds("base", s.Base, false)
-	seconds("slope", s.Slope, false)
-	if math.IsNaN(s.PFail) || s.PFail < 0 || s.PFail > 1 {
-		bad("p-fail", "%g is not a probability in [0, 1]", s.PFail)
-	}
-	switch s.Kind {
-	case Queue:
-		if s.Workers < 1 || s.Workers > MaxWorkers {
-			bad("capacity", "%d is not from 1 to %d workers", s.Workers, MaxWorkers)
-		}
-		if s.QueueMax < 0 || s.QueueMax > MaxQueue {
-			bad("queue", "%d is not from 0 to %d waiting calls", s.QueueMax, MaxQueue)
-		}
-		seconds("service", s.Service.Median, true)
-		if math.IsNaN(s.Service.Sigma) || s.Service.Sigma < 0 || s.Service.Sigma > 4 {
-			bad("service-sigma", "%g is not from 0 to 4", s.Service.Sigma)
-		}
-	case RateLimit:
-		rate("limit", s.Limit)
-		if math.IsNaN(s.Burst) || s.Burst < 1 || s.Burst > MaxRate {
-			bad("burst", "%g is not from 1 to %g calls", s.Burst, float64(MaxRate))
-		}
-	}
-	cl := c.Client
-	if cl.Clients < 1 || cl.Clients > MaxClients {
-		bad("clients", "%d is not from 1 to %d", cl.Clients, MaxClients)
-	}
-	seconds("timeout", cl.Timeout, true)
-	if cl.Attempts < 1 || cl.Attempts > MaxAttempts {
-		bad("attempts", "%d is not from 1 to %d", cl.Attempts, MaxAttempts)
-	}
-	seconds("backoff-base", cl.Backoff.Base.Seconds(), false)
-	if cl.Backoff.Cap != NoCap { // -backoff-cap 0
-		seconds("backoff-cap", cl.Backoff.Cap.Seconds(), false)
-	}
-	if cl.Hedges < 0 || cl.Hedges > MaxHedges {
-		bad("hedges", "%d is not from 0 to %d", cl.Hedges, MaxHedges)
-	}
-	if cl.Hedges > 0 {
-		seconds("hedge-delay", cl.HedgeDelay, true)
-	}
-	cl.Policy.check(bad)
-	if first == nil {
-		first = c.checkMemoryless()
-	}
-	return first
-}

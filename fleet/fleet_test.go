@@ -3,6 +3,7 @@ package fleet
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -56,11 +57,11 @@ func TestIndependentServerClosedForms(t *testing.T) {
 		attempts int
 	}{{0.3, 3}, {0.5, 1}, {0.8, 5}} {
 		cfg := Config{
-			Name: "independent", Duration: 10,
+			Name: "independent", Duration: 10 * time.Second,
 			Load:   Shape{Kind: Constant, Rate: 500},
-			Server: Server{Kind: Independent, Base: 0.01, PFail: tc.f},
-			Client: Client{Clients: 1, Timeout: 60, Attempts: tc.attempts},
-			Net:    0.001,
+			Server: Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: tc.f},
+			Client: Client{Clients: 1, Timeout: 60 * time.Second, Attempts: tc.attempts},
+			Net:    1 * time.Millisecond,
 		}
 		reps := run(t, cfg, 20)
 		succ, calls := make([]float64, len(reps)), make([]float64, len(reps))
@@ -106,11 +107,11 @@ func TestQueueErlangC(t *testing.T) {
 		lambda, mu float64
 	}{{3, 2, 1}, {1, 0.5, 1}} {
 		cfg := Config{
-			Name: "mmc", Duration: MaxDuration,
+			Name: "mmc", Duration: MaxDuration * time.Second,
 			Load: Shape{Kind: Constant, Rate: tc.lambda},
 			Server: Server{Kind: Queue, Workers: tc.c, QueueMax: MaxQueue,
-				Service: Service{Dist: Exponential, Median: 1 / tc.mu}},
-			Client: Client{Clients: 1, Timeout: MaxSeconds, Attempts: 1},
+				Service: Service{Dist: Exponential, Median: time.Duration(float64(time.Second) / tc.mu)}},
+			Client: Client{Clients: 1, Timeout: MaxSeconds * time.Second, Attempts: 1},
 		}
 		reps := run(t, cfg, 20)
 		waits := make([]float64, len(reps))
@@ -137,11 +138,11 @@ func TestErlangCReference(t *testing.T) {
 // littleConfigs cover every server kind, both outage modes, keys and backoff.
 func littleConfigs() []Config {
 	base := Config{
-		Duration: 60,
-		Load:     Shape{Kind: Spike, Rate: 40, Peak: 90, From: 20, To: 30},
-		Server:   Server{Kind: Latency, Base: 0.5, Slope: 0.01},
-		Client:   Client{Clients: 4, Timeout: 2, Attempts: 3, Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: time.Second, Cap: 10 * time.Second}},
-		Net:      0.05,
+		Duration: 60 * time.Second,
+		Load:     Shape{Kind: Spike, Rate: 40, Peak: 90, From: 20 * time.Second, To: 30 * time.Second},
+		Server:   Server{Kind: Latency, Base: 500 * time.Millisecond, Slope: 10 * time.Millisecond},
+		Client:   Client{Clients: 4, Timeout: 2 * time.Second, Attempts: 3, Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: time.Second, Cap: 10 * time.Second}},
+		Net:      50 * time.Millisecond,
 	}
 	var out []Config
 	add := func(name string, f func(*Config)) {
@@ -153,20 +154,22 @@ func littleConfigs() []Config {
 	add("latency", func(*Config) {})
 	add("latency-same-key", func(c *Config) { c.Client.Keys = SameKey })
 	add("queue-lognormal", func(c *Config) {
-		c.Server = Server{Kind: Queue, Workers: 4, QueueMax: 50, Service: Service{Dist: Lognormal, Median: 0.08, Sigma: 1}, PFail: 0.05}
+		c.Server = Server{Kind: Queue, Workers: 4, QueueMax: 50, Service: Service{Dist: Lognormal, Median: 80 * time.Millisecond, Sigma: 1}, PFail: 0.05}
 	})
 	add("queue-exp-same-key", func(c *Config) {
-		c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 1000, Service: Service{Dist: Exponential, Median: 0.05}}
+		c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 1000, Service: Service{Dist: Exponential, Median: 50 * time.Millisecond}}
 		c.Client.Keys = SameKey
 	})
-	add("ratelimit", func(c *Config) { c.Server = Server{Kind: RateLimit, Base: 0.2, Limit: 50, Burst: 10} })
+	add("ratelimit", func(c *Config) {
+		c.Server = Server{Kind: RateLimit, Base: 200 * time.Millisecond, Limit: 50, Burst: 10}
+	})
 	add("independent-stall", func(c *Config) {
-		c.Server = Server{Kind: Independent, Base: 0.3, PFail: 0.2}
-		c.Outage = Outage{From: 10, To: 15, Mode: Stall}
+		c.Server = Server{Kind: Independent, Base: 300 * time.Millisecond, PFail: 0.2}
+		c.Outage = Outage{From: 10 * time.Second, To: 15 * time.Second, Mode: Stall}
 	})
 	add("latency-fail-outage-ramp", func(c *Config) {
-		c.Load = Shape{Kind: Ramp, Rate: 20, Peak: 70, From: 5, To: 45}
-		c.Outage = Outage{From: 30, To: 33, Mode: Fail}
+		c.Load = Shape{Kind: Ramp, Rate: 20, Peak: 70, From: 5 * time.Second, To: 45 * time.Second}
+		c.Outage = Outage{From: 30 * time.Second, To: 33 * time.Second, Mode: Fail}
 	})
 	return out
 }
@@ -206,7 +209,7 @@ func TestLittlesLaw(t *testing.T) {
 // with 20 times that mean; |z| < 3.29 fails falsely once in 1,000, twice in
 // the family: 0.2%.
 func TestArrivalsFollowShape(t *testing.T) {
-	runs := brookerCollapse.Runs(80)
+	runs := brookerCollapse.Runs(80 * time.Second)
 	for _, tc := range []struct {
 		cfg  Config
 		want float64
@@ -224,7 +227,7 @@ func TestArrivalsFollowShape(t *testing.T) {
 }
 
 func TestBrookerShapes(t *testing.T) {
-	runs := brookerCollapse.Runs(80)
+	runs := brookerCollapse.Runs(80 * time.Second)
 	for _, x := range []float64{0, 10, 24.5, 25, 37, 50, 60, 75, 79.9} {
 		if got, want := runs[0].Load.At(x), math.Max(0, 80-1.6*math.Abs(x-25)); math.Abs(got-want) > 1e-12 {
 			t.Errorf("ramp.At(%g) = %g; want 80 - 1.6|t - 25| = %g", x, got, want)
@@ -251,10 +254,10 @@ func TestBrookerShapes(t *testing.T) {
 // same run repeats work. A slow server (4 s) and a 1 s timeout force both.
 func TestKeys(t *testing.T) {
 	cfg := Config{
-		Name: "keys", Duration: 30,
+		Name: "keys", Duration: 30 * time.Second,
 		Load:   Shape{Kind: Constant, Rate: 20},
-		Server: Server{Kind: Independent, Base: 4},
-		Client: Client{Clients: 1, Timeout: 1, Attempts: 4, Backoff: backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}},
+		Server: Server{Kind: Independent, Base: 4 * time.Second},
+		Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 4, Backoff: backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}},
 	}
 	for _, r := range run(t, cfg, 2) {
 		// Attempts at 0, 3, 6, 9 s; the first finishes at 4 s: the second is
@@ -307,9 +310,9 @@ func TestHeapOrder(t *testing.T) {
 }
 
 func TestRecovery(t *testing.T) {
-	spike := &Config{Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5, To: 10}}
+	spike := &Config{Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
 	constant := &Config{Load: Shape{Kind: Constant, Rate: 10}}
-	outage := &Config{Load: Shape{Kind: Constant, Rate: 10}, Outage: Outage{From: 5, To: 10}}
+	outage := &Config{Load: Shape{Kind: Constant, Rate: 10}, Outage: Outage{From: 5 * time.Second, To: 10 * time.Second}}
 	healthy := Second{Starts: 10, Successes: 10}
 	dead := Second{Starts: 10}
 	series := func(n int, bad ...int) []Second {
@@ -380,7 +383,7 @@ func TestShare(t *testing.T) {
 // with an interval that does not go below 0 (Student t on 0 and 4 s: 2 ±
 // 25.4 s, cut to [0, 27.4]).
 func TestSummaryRecovered(t *testing.T) {
-	spike := Config{Duration: 40, Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5, To: 10}}
+	spike := Config{Duration: 40 * time.Second, Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
 	nan := math.NaN()
 	r := Result{Config: spike, Replicates: []Replicate{
 		{Recovery: 0, Verdict: Recovered}, {Recovery: nan, Verdict: Down}, {Recovery: 4, Verdict: Recovered},
@@ -405,9 +408,9 @@ func TestSummaryRecovered(t *testing.T) {
 // Memory follows the requests in flight: a run ten times longer reuses the
 // same request slots.
 func TestSlotsReused(t *testing.T) {
-	cfg := brookerCollapse.Runs(80)[3]
+	cfg := brookerCollapse.Runs(80 * time.Second)[3]
 	short, long := cfg, cfg
-	short.Duration, long.Duration = 100, 1000
+	short.Duration, long.Duration = 100*time.Second, 1000*time.Second
 	s1 := newSim(&short, 1)
 	s1.run(context.Background())
 	s2 := newSim(&long, 1)
@@ -418,7 +421,7 @@ func TestSlotsReused(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	good := brookerCollapse.Runs(80)[0]
+	good := brookerCollapse.Runs(80 * time.Second)[0]
 	if err := good.Check(); err != nil {
 		t.Fatalf("brooker ramp: %v", err)
 	}
@@ -437,50 +440,55 @@ func TestCheck(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		flag string
+		path string
 		f    func(*Config)
 	}{
 		{"duration", func(c *Config) { c.Duration = 0 }},
-		{"duration", func(c *Config) { c.Duration = MaxDuration + 1 }},
-		{"rate", func(c *Config) { c.Load.Rate = math.NaN() }},
-		{"to", func(c *Config) { c.Load.To = c.Load.From }},
-		{"duration", func(c *Config) { c.Load.Peak = MaxRate; c.Duration = 3600 }},
-		{"timeout", func(c *Config) { c.Client.Timeout = 0 }},
-		{"attempts", func(c *Config) { c.Client.Attempts = MaxAttempts + 1 }},
-		{"p-fail", func(c *Config) { c.Server.PFail = 1.5 }},
-		{"capacity", func(c *Config) { c.Server.Kind = Queue; c.Server.Service.Median = 1 }},
-		{"clients", func(c *Config) { c.Client.Clients = 0 }},
-		{"bucket-size", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket, Size: math.NaN()} }},
-		{"bucket-rate", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket, Rate: -1} }},
-		{"quota-cost", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: AWSQuota, Tokens: 500, TimeoutCost: 10} }},
-		{"grpc-token-ratio", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: GRPCThrottle, MaxTokens: 10} }},
-		{"breaker-threshold", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: Breaker, Threshold: 1.5} }},
-		{"budget-ttl", func(c *Config) { c.Client.Policy = with(FinagleBudget, func(p *PolicyConfig) { p.TTL = 61 }) }},
-		{"budget-ratio", func(c *Config) { c.Client.Policy = with(FinagleBudget, func(p *PolicyConfig) { p.BudgetRatio = 1001 }) }},
-		{"budget-ratio", func(c *Config) { c.Client.Policy = with(EnvoyBudget, func(p *PolicyConfig) { p.BudgetRatio = 1.5 }) }},
-		{"budget-min-concurrency", func(c *Config) { c.Client.Policy = with(EnvoyBudget, func(p *PolicyConfig) { p.MinConcurrency = -1 }) }},
-		{"cb-failure-rate", func(c *Config) { c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.FailureRate = 0 }) }},
-		{"cb-window", func(c *Config) { c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.Window = 0 }) }},
-		{"cb-half-open", func(c *Config) {
+		{"duration", func(c *Config) { c.Duration = (MaxDuration + 1) * time.Second }},
+		{"load.rate", func(c *Config) { c.Load.Rate = math.NaN() }},
+		{"load.to", func(c *Config) { c.Load.To = c.Load.From }},
+		{"duration", func(c *Config) { c.Load.Peak = MaxRate; c.Duration = time.Hour }},
+		{"client.timeout", func(c *Config) { c.Client.Timeout = 0 }},
+		{"client.attempts", func(c *Config) { c.Client.Attempts = MaxAttempts + 1 }},
+		{"server.p_fail", func(c *Config) { c.Server.PFail = 1.5 }},
+		{"server.workers", func(c *Config) { c.Server.Kind = Queue; c.Server.Service.Median = time.Second }},
+		{"client.clients", func(c *Config) { c.Client.Clients = 0 }},
+		{"client.policy.size", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket, Size: math.NaN()} }},
+		{"client.policy.rate", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket, Rate: -1} }},
+		{"client.policy.cost", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: AWSQuota, Tokens: 500, TimeoutCost: 10} }},
+		{"client.policy.ratio", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: GRPCThrottle, MaxTokens: 10} }},
+		{"client.policy.threshold", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: Breaker, Threshold: 1.5} }},
+		{"client.policy.ttl", func(c *Config) {
+			c.Client.Policy = with(FinagleBudget, func(p *PolicyConfig) { p.TTL = 61 * time.Second })
+		}},
+		{"client.policy.budget_ratio", func(c *Config) { c.Client.Policy = with(FinagleBudget, func(p *PolicyConfig) { p.BudgetRatio = 1001 }) }},
+		{"client.policy.budget_ratio", func(c *Config) { c.Client.Policy = with(EnvoyBudget, func(p *PolicyConfig) { p.BudgetRatio = 1.5 }) }},
+		{"client.policy.min_concurrency", func(c *Config) { c.Client.Policy = with(EnvoyBudget, func(p *PolicyConfig) { p.MinConcurrency = -1 }) }},
+		{"client.policy.failure_rate", func(c *Config) { c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.FailureRate = 0 }) }},
+		{"client.policy.window", func(c *Config) { c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.Window = 0 }) }},
+		{"client.policy.half_open_calls", func(c *Config) {
 			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.HalfOpenCalls = MaxWindow + 1 })
 		}},
-		{"cb-open", func(c *Config) {
-			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.OpenSeconds = math.NaN() })
+		{"client.policy.open_time", func(c *Config) {
+			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.OpenTime = -1 })
 		}},
-		{"sre-k", func(c *Config) { c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.K = 0 }) }},
-		{"sre-window", func(c *Config) { c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.SREWindow = 0.5 }) }},
-		{"backoff-base", func(c *Config) { c.Client.Backoff.Base = 8760 * time.Hour }}, // issue 21, item 13: help says up to a day
-		{"backoff-base", func(c *Config) { c.Client.Backoff.Base = -1 }},
-		{"backoff-cap", func(c *Config) { c.Client.Backoff.Cap = MaxSeconds*time.Second + 1 }},
-		{"backoff-cap", func(c *Config) { c.Client.Backoff.Cap = -1 }},
-		{"hedges", func(c *Config) { c.Client.Hedges = MaxHedges + 1 }},
-		{"hedge-delay", func(c *Config) { c.Client.Hedges = 1 }},
+		{"client.policy.k", func(c *Config) { c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.K = 0 }) }},
+		{"client.policy.sre_window", func(c *Config) {
+			c.Client.Policy = with(SREThrottle, func(p *PolicyConfig) { p.SREWindow = 500 * time.Millisecond })
+		}},
+		{"client.backoff.base", func(c *Config) { c.Client.Backoff.Base = 8760 * time.Hour }}, // issue 21, item 13: help says up to a day
+		{"client.backoff.base", func(c *Config) { c.Client.Backoff.Base = -1 }},
+		{"client.backoff.cap", func(c *Config) { c.Client.Backoff.Cap = MaxSeconds*time.Second + 1 }},
+		{"client.backoff.cap", func(c *Config) { c.Client.Backoff.Cap = -1 }},
+		{"client.hedges", func(c *Config) { c.Client.Hedges = MaxHedges + 1 }},
+		{"client.hedge_delay", func(c *Config) { c.Client.Hedges = 1 }},
 	} {
 		c := good
 		tc.f(&c)
 		err := c.Check()
-		if err == nil || err.Error()[:len(tc.flag)+2] != "-"+tc.flag+":" {
-			t.Errorf("Check() = %v; want an error naming -%s", err, tc.flag)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Path != tc.path || !strings.HasPrefix(err.Error(), tc.path+": ") {
+			t.Errorf("Check() = %v; want a *FieldError naming %s", err, tc.path)
 		}
 	}
 }
@@ -491,11 +499,11 @@ func TestCheck(t *testing.T) {
 func TestQueueBlocking(t *testing.T) {
 	const lambda, mu, waiting = 1.0, 1.25, 3
 	cfg := Config{
-		Name: "mm1k", Duration: MaxDuration,
+		Name: "mm1k", Duration: MaxDuration * time.Second,
 		Load: Shape{Kind: Constant, Rate: lambda},
 		Server: Server{Kind: Queue, Workers: 1, QueueMax: waiting,
-			Service: Service{Dist: Exponential, Median: 1 / mu}},
-		Client: Client{Clients: 1, Timeout: MaxSeconds, Attempts: 1},
+			Service: Service{Dist: Exponential, Median: time.Duration(float64(time.Second) / mu)}},
+		Client: Client{Clients: 1, Timeout: MaxSeconds * time.Second, Attempts: 1},
 	}
 	reps := run(t, cfg, 20)
 	blocked := make([]float64, len(reps))
@@ -517,10 +525,10 @@ func TestQueueBlocking(t *testing.T) {
 func TestRateLimit(t *testing.T) {
 	const limit, burst, d = 50.0, 10.0, 20.0
 	cfg := Config{
-		Name: "ratelimit", Duration: d,
+		Name: "ratelimit", Duration: d * time.Second,
 		Load:   Shape{Kind: Constant, Rate: 4 * limit},
-		Server: Server{Kind: RateLimit, Base: 0.01, Limit: limit, Burst: burst},
-		Client: Client{Clients: 1, Timeout: 10, Attempts: 1},
+		Server: Server{Kind: RateLimit, Base: 10 * time.Millisecond, Limit: limit, Burst: burst},
+		Client: Client{Clients: 1, Timeout: 10 * time.Second, Attempts: 1},
 	}
 	for _, r := range run(t, cfg, 3) {
 		passed := float64(r.Calls - r.Rejected)
@@ -537,18 +545,18 @@ func TestRateLimit(t *testing.T) {
 // that stalls holds the calls until it ends, then answers them all.
 func TestOutages(t *testing.T) {
 	cfg := Config{
-		Name: "outage", Duration: 10,
+		Name: "outage", Duration: 10 * time.Second,
 		Load:   Shape{Kind: Constant, Rate: 30},
-		Server: Server{Kind: Independent, Base: 0.1},
-		Client: Client{Clients: 1, Timeout: 60, Attempts: 1},
-		Outage: Outage{From: 0, To: 10, Mode: Fail},
+		Server: Server{Kind: Independent, Base: 100 * time.Millisecond},
+		Client: Client{Clients: 1, Timeout: 60 * time.Second, Attempts: 1},
+		Outage: Outage{From: 0, To: 10 * time.Second, Mode: Fail},
 	}
 	for _, r := range run(t, cfg, 2) {
 		if r.Succeeded != 0 || r.Errors != r.Requests || r.Effects != 0 {
 			t.Errorf("fail outage: %d succeeded, %d errors, %d effects of %d requests; want 0, all, 0", r.Succeeded, r.Errors, r.Effects, r.Requests)
 		}
 	}
-	cfg.Outage = Outage{From: 0, To: 5, Mode: Stall}
+	cfg.Outage = Outage{From: 0, To: 5 * time.Second, Mode: Stall}
 	for _, r := range run(t, cfg, 2) {
 		var early, held int64
 		for s, sec := range r.Series {
@@ -598,20 +606,20 @@ func TestFIFO(t *testing.T) {
 // would, past -to, go on "down at the same slope" upwards without bound (to
 // 500 a second at 60 s for a 100 -> 50 ramp over 10 s to 20 s), a load the
 // arrivals, thinned from the shape's largest rate, never follow. Check
-// refuses it, naming -peak; every shape it accepts stays within the rate
+// refuses it, naming load.peak; every shape it accepts stays within the rate
 // the arrivals are thinned from, so arrivals follow At, the plotted load.
 func TestRampPeakBelowRate(t *testing.T) {
 	c := DefaultConfig()
-	c.Load = Shape{Kind: Ramp, Rate: 100, Peak: 50, From: 10, To: 20}
+	c.Load = Shape{Kind: Ramp, Rate: 100, Peak: 50, From: 10 * time.Second, To: 20 * time.Second}
 	err := c.Check()
-	want := "-peak: 50 is below -rate 100"
+	want := "load.peak: 50 is below load.rate 100"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("Check() = %v; want an error starting %q", err, want)
 	}
 	for _, kind := range []ShapeKind{Constant, Spike, Ramp} {
 		for _, rate := range []float64{0, 40, 100} {
 			for _, peak := range []float64{0, 40, 100} {
-				c.Load = Shape{Kind: kind, Rate: rate, Peak: peak, From: 10, To: 20}
+				c.Load = Shape{Kind: kind, Rate: rate, Peak: peak, From: 10 * time.Second, To: 20 * time.Second}
 				if c.Check() != nil {
 					continue
 				}

@@ -12,7 +12,7 @@ import (
 func TestLimitsNameFlags(t *testing.T) {
 	var names []string
 	for _, p := range Params() {
-		names = append(names, p.Name)
+		names = append(names, p.Key)
 	}
 	names = append(names, presetRunFlags[:]...)
 	for _, l := range Limits() {

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"github.com/retrysim/retrysim/internal/human"
 	"math"
 	"slices"
 
@@ -71,7 +72,7 @@ func (c *Config) checkMemoryless() error {
 	case c.Server.Kind != Queue || c.Server.Service.Dist != Exponential:
 		return fmt.Errorf("Memoryless: needs Server.Kind %v with Service.Dist %v, not %v with %v", Queue, Exponential, c.Server.Kind, c.Server.Service.Dist)
 	case c.Net != 0:
-		return fmt.Errorf("Memoryless: needs Net 0, not %g s", c.Net)
+		return fmt.Errorf("Memoryless: needs Net 0, not %s", human.Duration(c.Net))
 	case c.Client.Hedges != 0 || c.Client.Keys != NoKey || c.Client.Policy.Kind != Unlimited:
 		return fmt.Errorf("Memoryless: needs Client.Hedges 0, Keys %v and Policy.Kind %v", NoKey, Unlimited)
 	case c.Outage.On():

@@ -4,15 +4,16 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 )
 
 // memorylessConfig is a small Memoryless run: two workers, three queue
 // places, exponential timeouts and backoffs.
 func memorylessConfig() Config {
 	c := DefaultConfig()
-	c.Duration = 30
+	c.Duration = 30 * time.Second
 	c.Load = Shape{Kind: Constant, Rate: 1.8}
-	c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 3, Service: Service{Dist: Exponential, Median: 1}}
+	c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 3, Service: Service{Dist: Exponential, Median: time.Second}}
 	c.Net = 0
 	c.Client.Attempts = MaxAttempts
 	c.Memoryless = Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 6}
@@ -108,10 +109,10 @@ func TestMemorylessCheck(t *testing.T) {
 	}{
 		{func(c *Config) { c.Server.Kind = Latency }, "Memoryless: needs Server.Kind queue with Service.Dist exp, not latency with exp"},
 		{func(c *Config) { c.Server.Service.Dist = Lognormal }, "Memoryless: needs Server.Kind queue with Service.Dist exp, not queue with lognormal"},
-		{func(c *Config) { c.Net = 0.1 }, "Memoryless: needs Net 0, not 0.1 s"},
+		{func(c *Config) { c.Net = 100 * time.Millisecond }, "Memoryless: needs Net 0, not 100ms"},
 		{func(c *Config) { c.Client.Hedges = 1 }, "Memoryless: needs Client.Hedges 0, Keys none and Policy.Kind unlimited"},
 		{func(c *Config) { c.Client.Keys = SameKey }, "Memoryless: needs Client.Hedges 0, Keys none and Policy.Kind unlimited"},
-		{func(c *Config) { c.Outage = Outage{From: 1, To: 2} }, "Memoryless: needs no Outage"},
+		{func(c *Config) { c.Outage = Outage{From: time.Second, To: 2 * time.Second} }, "Memoryless: needs no Outage"},
 		{func(c *Config) { c.Memoryless.RetryProb = 1.5 }, "Memoryless.RetryProb: 1.5 is not a probability in [0, 1]"},
 		{func(c *Config) { c.Memoryless.Orbit = -1 }, "Memoryless.Orbit: -1 is not from 0 to 1000000"},
 		{func(c *Config) { c.Memoryless.TimeoutRate = 0 }, "Memoryless.TimeoutRate: 0 is not a rate above 0 and at most 1e+06 a second"},

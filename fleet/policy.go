@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Policy is a client's guard against retries amplifying an outage: a retry
@@ -83,8 +84,8 @@ const (
 	// attempts), since the start of the run, are at most Threshold.
 	Breaker
 	// FinagleBudget is Finagle's RetryBudget: each request deposits, each
-	// retry withdraws, and deposits and withdrawals expire after TTL
-	// seconds; a retry is allowed while the retries of the last TTL seconds
+	// retry withdraws, and deposits and withdrawals expire after TTL; a
+	// retry is allowed while the retries of the last TTL
 	// stay within BudgetRatio of its requests plus a reserve of MinRate
 	// retries a second (MinRate x TTL), as Finagle's leaky bucket counts in
 	// thousandths: a request deposits 1000, a retry costs 1000/BudgetRatio
@@ -99,10 +100,10 @@ const (
 	EnvoyBudget
 	// SlidingBreaker is the circuit breaker of resilience4j and Polly: its
 	// window holds the outcomes of the last Window attempts (or, with
-	// WindowSeconds > 0, those of the last WindowSeconds seconds); once it
+	// WindowTime > 0, those of the last WindowTime); once it
 	// holds at least MinCalls of them and their failure rate is at least
 	// FailureRate, the breaker opens: every attempt, first ones included,
-	// is refused for OpenSeconds. The next attempt after that half-opens it:
+	// is refused for OpenTime. The next attempt after that half-opens it:
 	// HalfOpenCalls attempts go, the rest are refused, and once as many
 	// outcomes are in (whichever attempts they belong to) it opens again if
 	// their failure rate is at least FailureRate, or closes with an empty
@@ -111,7 +112,7 @@ const (
 	// half-open, and without slow-call counting.
 	SlidingBreaker
 	// SREThrottle is the client-side adaptive throttling of Google's SRE
-	// book ("Handling overload", 2016): over the last WindowSeconds seconds
+	// book ("Handling overload", 2016): over the last SREWindow
 	// it counts requests (every attempt the client wanted to send, refused
 	// ones included) and accepts (replies that were not an overload
 	// rejection: successes, load-independent errors and conflicts alike),
@@ -145,7 +146,7 @@ const (
 var policyNames = [...]string{"unlimited", "token-bucket", "aws", "grpc", "breaker",
 	"finagle-budget", "envoy-budget", "sliding-breaker", "sre-throttle", "attempt-breaker", "aws-spec", "grpc-adaptive"}
 
-func (k PolicyKind) String() string { return policyNames[k] }
+func (k PolicyKind) String() string { return enumName(policyNames[:], "PolicyKind", k) }
 
 // GuardsFirst says whether the kind may refuse a request's first attempt
 // too, so it is asked even when nothing is retried or hedged.
@@ -171,6 +172,10 @@ func ParsePolicy(s string) (PolicyKind, error) {
 // not read are ignored.
 type PolicyConfig struct {
 	Kind PolicyKind
+	// Own, when not nil, is a Go program's own policy, run instead of a
+	// built-in one: Kind must then be Unlimited, and only Shared of the
+	// fields below is read.
+	Own *PolicyFactory
 	// Shared makes one policy state serve the whole fleet, as one SDK
 	// client shared by every goroutine; otherwise each client has its own.
 	Shared bool
@@ -187,16 +192,18 @@ type PolicyConfig struct {
 	Threshold float64
 	// FinagleBudget and EnvoyBudget: BudgetRatio, the retries allowed a
 	// request (Finagle) or a retry outstanding an attempt in flight (Envoy).
-	// FinagleBudget: TTL seconds, MinRate retries a second. EnvoyBudget:
+	// FinagleBudget: TTL, MinRate retries a second. EnvoyBudget:
 	// MinConcurrency retries outstanding.
-	BudgetRatio, TTL, MinRate, MinConcurrency float64
-	// SlidingBreaker: FailureRate, Window attempts or WindowSeconds
-	// seconds (when above 0), MinCalls, OpenSeconds, HalfOpenCalls.
+	BudgetRatio, MinRate, MinConcurrency float64
+	TTL                                  time.Duration
+	// SlidingBreaker: FailureRate, Window attempts or a WindowTime (when
+	// above 0), MinCalls, OpenTime, HalfOpenCalls.
 	FailureRate                     float64
 	Window, MinCalls, HalfOpenCalls int
-	WindowSeconds, OpenSeconds      float64
-	// SREThrottle: K and SREWindow seconds.
-	K, SREWindow float64
+	WindowTime, OpenTime            time.Duration
+	// SREThrottle: K and the SREWindow.
+	K         float64
+	SREWindow time.Duration
 }
 
 // DefaultPolicy is Unlimited with every kind's parameters at the defaults
@@ -211,33 +218,34 @@ func DefaultPolicy() PolicyConfig {
 		Tokens: 500, Cost: 5, TimeoutCost: 10,
 		MaxTokens: 10, Ratio: 0.1,
 		Threshold:   0.1,
-		BudgetRatio: 0.2, TTL: 10, MinRate: 10, MinConcurrency: 3,
-		FailureRate: 0.5, Window: 100, MinCalls: 100, OpenSeconds: 60, HalfOpenCalls: 10,
-		K: 2, SREWindow: 120,
+		BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10, MinConcurrency: 3,
+		FailureRate: 0.5, Window: 100, MinCalls: 100, OpenTime: time.Minute, HalfOpenCalls: 10,
+		K: 2, SREWindow: 2 * time.Minute,
 	}
 }
 
-// policyParams names the parameters each kind reads, as the flags name
-// them (a scenario file writes - as _).
+// policyParams names the parameters each kind reads, by their paths.
 var policyParams = [...][]string{
 	Unlimited:      nil,
-	TokenBucket:    {"bucket-rate", "bucket-size"},
-	AWSQuota:       {"quota", "quota-cost", "quota-timeout-cost"},
-	GRPCThrottle:   {"grpc-max-tokens", "grpc-token-ratio"},
-	Breaker:        {"breaker-threshold"},
-	FinagleBudget:  {"budget-ratio", "budget-ttl", "budget-min-rate"},
-	EnvoyBudget:    {"budget-ratio", "budget-min-concurrency"},
-	SlidingBreaker: {"cb-failure-rate", "cb-window", "cb-window-time", "cb-min-calls", "cb-open", "cb-half-open"},
-	SREThrottle:    {"sre-k", "sre-window"},
-	AttemptBreaker: {"breaker-threshold"},
-	AWSSpecQuota:   {"quota", "quota-cost", "quota-timeout-cost"},
+	TokenBucket:    {"client.policy.rate", "client.policy.size"},
+	AWSQuota:       {"client.policy.tokens", "client.policy.cost", "client.policy.timeout_cost"},
+	GRPCThrottle:   {"client.policy.max_tokens", "client.policy.ratio"},
+	Breaker:        {"client.policy.threshold"},
+	FinagleBudget:  {"client.policy.budget_ratio", "client.policy.ttl", "client.policy.min_rate"},
+	EnvoyBudget:    {"client.policy.budget_ratio", "client.policy.min_concurrency"},
+	SlidingBreaker: {"client.policy.failure_rate", "client.policy.window", "client.policy.window_time", "client.policy.min_calls", "client.policy.open_time", "client.policy.half_open_calls"},
+	SREThrottle:    {"client.policy.k", "client.policy.sre_window"},
+	AttemptBreaker: {"client.policy.threshold"},
+	AWSSpecQuota:   {"client.policy.tokens", "client.policy.cost", "client.policy.timeout_cost"},
 	GRPCAdaptive:   nil,
 }
 
-// Reads says whether the kind reads the parameter called name.
-func (k PolicyKind) Reads(name string) bool { return slices.Contains(policyParams[k], name) }
+// Reads says whether the kind reads the parameter whose path is path.
+func (k PolicyKind) Reads(path string) bool {
+	return int(k) < len(policyParams) && slices.Contains(policyParams[k], path)
+}
 
-// PolicyParams lists every policy parameter's name, each once, in the order
+// PolicyParams lists every policy parameter's path, each once, in the order
 // of the kinds.
 func PolicyParams() []string {
 	var out []string
@@ -249,23 +257,6 @@ func PolicyParams() []string {
 		}
 	}
 	return out
-}
-
-// ParamError is a parameter outside its limits, named as its flag is.
-type ParamError struct{ Param, Msg string }
-
-func (e *ParamError) Error() string { return "-" + e.Param + ": " + e.Msg }
-
-// Check refuses parameters of the policy's kind that are outside their
-// limits, with a *ParamError.
-func (p PolicyConfig) Check() error {
-	var first error
-	p.check(func(name, format string, args ...any) {
-		if first == nil {
-			first = &ParamError{name, fmt.Sprintf(format, args...)}
-		}
-	})
-	return first
 }
 
 // Limits on the policies' parameters.
@@ -283,69 +274,6 @@ const (
 	MaxK = 1000
 )
 
-// check refuses parameters outside their limits, naming the flag.
-func (p PolicyConfig) check(bad func(name, format string, args ...any)) {
-	tokens := func(name string, v float64, lo float64) {
-		if math.IsNaN(v) || v < lo || v > MaxTokens {
-			bad(name, "%g is not from %g to %g", v, lo, float64(MaxTokens))
-		}
-	}
-	count := func(name string, v, lo int) {
-		if v < lo || v > MaxWindow {
-			bad(name, "%d is not from %d to %d", v, lo, MaxWindow)
-		}
-	}
-	seconds := func(name string, v, lo, hi float64) {
-		if math.IsNaN(v) || v < lo || v > hi {
-			bad(name, "%g s is not from %g s to %g s", v, lo, hi)
-		}
-	}
-	ratio := func(name string, v, lo, hi float64, open bool) {
-		if math.IsNaN(v) || v < lo || v > hi || (open && v == lo) {
-			what := "from"
-			if open {
-				what = "above"
-			}
-			bad(name, "%g is not %s %g to %g", v, what, lo, hi)
-		}
-	}
-	switch p.Kind {
-	case TokenBucket:
-		tokens("bucket-rate", p.Rate, 0)
-		tokens("bucket-size", p.Size, 0)
-	case AWSQuota, AWSSpecQuota:
-		tokens("quota", p.Tokens, 0)
-		tokens("quota-cost", p.Cost, 1)
-		tokens("quota-timeout-cost", p.TimeoutCost, 1)
-	case GRPCThrottle:
-		tokens("grpc-max-tokens", p.MaxTokens, 0)
-		if math.IsNaN(p.Ratio) || p.Ratio <= 0 || p.Ratio > p.MaxTokens {
-			bad("grpc-token-ratio", "%g is not above 0 and at most -grpc-max-tokens", p.Ratio)
-		}
-	case Breaker, AttemptBreaker:
-		if math.IsNaN(p.Threshold) || p.Threshold < 0 || p.Threshold > 1 {
-			bad("breaker-threshold", "%g is not a ratio in [0, 1]", p.Threshold)
-		}
-	case FinagleBudget:
-		ratio("budget-ratio", p.BudgetRatio, 0, MaxBudgetRatio, false)
-		seconds("budget-ttl", p.TTL, MinTTL, MaxTTL)
-		tokens("budget-min-rate", p.MinRate, 0)
-	case EnvoyBudget:
-		ratio("budget-ratio", p.BudgetRatio, 0, 1, false)
-		tokens("budget-min-concurrency", p.MinConcurrency, 0)
-	case SlidingBreaker:
-		ratio("cb-failure-rate", p.FailureRate, 0, 1, true)
-		count("cb-window", p.Window, 1)
-		seconds("cb-window-time", p.WindowSeconds, 0, MaxSeconds)
-		count("cb-min-calls", p.MinCalls, 1)
-		seconds("cb-open", p.OpenSeconds, 0, MaxSeconds)
-		count("cb-half-open", p.HalfOpenCalls, 1)
-	case SREThrottle:
-		ratio("sre-k", p.K, 0, MaxK, true)
-		seconds("sre-window", p.SREWindow, 1, MaxSeconds)
-	}
-}
-
 // New makes a fresh policy state of the configuration.
 func (p PolicyConfig) New() Policy {
 	switch p.Kind {
@@ -359,14 +287,14 @@ func (p PolicyConfig) New() Policy {
 	case Breaker, AttemptBreaker:
 		return &breaker{threshold: p.Threshold, perAttempt: p.Kind == AttemptBreaker}
 	case FinagleBudget:
-		return newFinagleBudget(p.BudgetRatio, p.TTL, p.MinRate)
+		return newFinagleBudget(p.BudgetRatio, p.TTL.Seconds(), p.MinRate)
 	case EnvoyBudget:
 		return &envoyBudget{ratio: p.BudgetRatio, min: p.MinConcurrency}
 	case SlidingBreaker:
-		return &slidingBreaker{rate: p.FailureRate, size: p.Window, seconds: p.WindowSeconds,
-			minCalls: p.MinCalls, open: p.OpenSeconds, probes: p.HalfOpenCalls}
+		return &slidingBreaker{rate: p.FailureRate, size: p.Window, seconds: p.WindowTime.Seconds(),
+			minCalls: p.MinCalls, open: p.OpenTime.Seconds(), probes: p.HalfOpenCalls}
 	case SREThrottle:
-		return &sreThrottle{k: p.K, window: p.SREWindow}
+		return &sreThrottle{k: p.K, window: p.SREWindow.Seconds()}
 	case GRPCAdaptive:
 		return &grpcAdaptive{}
 	}
@@ -479,28 +407,34 @@ func (b *breaker) Retry(float64, bool, float64) (bool, float64) {
 	return true, 0
 }
 
-// ParamSeconds says whether the parameter called name is a time, in
-// seconds (a flag or a scenario file gives it as a duration such as 10s).
-func ParamSeconds(name string) bool {
-	p, _ := LookupParam(name)
-	return p.Seconds
+// ParamSeconds says whether the setting whose path is path is a time, a
+// time.Duration (a flag or a scenario file gives it as a duration such as
+// 10s).
+func ParamSeconds(path string) bool {
+	p, ok := LookupParam(path)
+	if !ok {
+		return false
+	}
+	_, d := p.Field(&Config{}).(*time.Duration)
+	return d
 }
 
-// SetParam sets the policy parameter called name (as its flag is named) to
-// v, in seconds for a time; a count must be a whole number. Limits are
-// Check's.
-func (p *PolicyConfig) SetParam(name string, v float64) error {
-	prm, _ := LookupParam(name)
-	if !slices.Contains(PolicyParams(), name) {
-		return &ParamError{name, "no policy has this parameter"}
+// SetParam sets the policy parameter whose path is path to v, in seconds
+// for a time; a count must be a whole number. Limits are Check's.
+func (p *PolicyConfig) SetParam(path string, v float64) error {
+	prm, _ := LookupParam(path)
+	if !slices.Contains(PolicyParams(), path) {
+		return &FieldError{path, "no policy has this parameter"}
 	}
 	c := Config{Client: Client{Policy: *p}}
 	switch f := prm.Field(&c).(type) {
 	case *float64:
 		*f = v
+	case *time.Duration:
+		*f = time.Duration(math.Round(v * float64(time.Second)))
 	case *int:
 		if v != math.Trunc(v) || math.Abs(v) > MaxWindow+1 {
-			return &ParamError{name, fmt.Sprintf("%g is not a whole number from 1 to %d", v, MaxWindow)}
+			return &FieldError{path, fmt.Sprintf("%g is not a whole number from 1 to %d", v, MaxWindow)}
 		}
 		*f = int(v)
 	}

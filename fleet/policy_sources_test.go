@@ -3,6 +3,7 @@ package fleet
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // The AWS quota's refund, traced by hand from aws-sdk-go-v2's code. At
@@ -70,12 +71,12 @@ func TestAWSQuotaRefund(t *testing.T) {
 // seconds' (the window begins empty and no reply is in for 2 s), and those
 // refusals, counted, kept refusing.
 func TestSREThrottleAcceptsErrors(t *testing.T) {
-	for _, server := range []Server{{Kind: Independent, PFail: 1}, {Kind: Independent, Base: 2}} {
+	for _, server := range []Server{{Kind: Independent, PFail: 1}, {Kind: Independent, Base: 2 * time.Second}} {
 		cfg := Config{
-			Name: "errors", Duration: 10,
+			Name: "errors", Duration: 10 * time.Second,
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: server,
-			Client: Client{Clients: 1, Timeout: 5, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
+			Client: Client{Clients: 1, Timeout: 5 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}},
 		}
 		for _, r := range run(t, cfg, 4) {
 			if r.LocalRejected != 0 || r.Calls != r.Requests {
@@ -148,10 +149,10 @@ func TestGRPCAdaptiveDefinition(t *testing.T) {
 // never throttled.
 func TestGRPCAdaptiveInEngine(t *testing.T) {
 	cfg := Config{
-		Name: "overloaded", Duration: 10,
+		Name: "overloaded", Duration: 10 * time.Second,
 		Load:   Shape{Kind: Constant, Rate: 10},
 		Server: Server{Kind: RateLimit, Limit: 0, Burst: 1},
-		Client: Client{Clients: 1, Timeout: 1, Attempts: 1, Policy: PolicyConfig{Kind: GRPCAdaptive}},
+		Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: GRPCAdaptive}},
 	}
 	var calls, mean, v float64
 	for _, r := range run(t, cfg, 400) {

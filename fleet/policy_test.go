@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 )
 
 // The policies against their definitions, driven by forced sequences of
@@ -175,11 +176,11 @@ func TestPolicyDefinitions(t *testing.T) {
 // and no success ever returns a token.
 func TestPolicyForcedFailures(t *testing.T) {
 	base := Config{
-		Name: "fail", Duration: 10,
+		Name: "fail", Duration: 10 * time.Second,
 		Load:   Shape{Kind: Constant, Rate: 100},
-		Server: Server{Kind: Independent, Base: 0.01, PFail: 1},
-		Client: Client{Clients: 10, Timeout: 60, Attempts: 100},
-		Net:    0.005,
+		Server: Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: 1},
+		Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 100},
+		Net:    5 * time.Millisecond,
 	}
 	for _, tc := range []struct {
 		name    string
@@ -217,11 +218,11 @@ func TestPolicyForcedFailures(t *testing.T) {
 func TestTokenBucketConvergesToRate(t *testing.T) {
 	const r, s = 0.1, 5.0
 	cfg := Config{
-		Name: "f=1", Duration: 100,
+		Name: "f=1", Duration: 100 * time.Second,
 		Load:   Shape{Kind: Constant, Rate: 100},
 		Server: Server{Kind: Independent, Base: 0, PFail: 1},
-		Client: Client{Clients: 10, Timeout: 60, Attempts: 4, Policy: PolicyConfig{Kind: TokenBucket, Rate: r, Size: s}},
-		Net:    0.01,
+		Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 4, Policy: PolicyConfig{Kind: TokenBucket, Rate: r, Size: s}},
+		Net:    10 * time.Millisecond,
 	}
 	per := run(t, cfg, 3)
 	cfg.Client.Policy.Shared = true
@@ -259,7 +260,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 		// No reserve: retries within the TTL are exactly floor(ratio x
 		// requests): a request deposits 1000, a retry costs 1000/0.2 = 5000.
 		for n := range 60 {
-			p := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10}.New()
+			p := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second}.New()
 			for range n {
 				p.Start(1, 0)
 			}
@@ -268,7 +269,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 			}
 		}
 		// 0.3: a retry costs 3333 thousandths, so 10 requests buy 3.
-		p := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.3, TTL: 10}.New()
+		p := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.3, TTL: 10 * time.Second}.New()
 		for range 10 {
 			p.Start(0, 0)
 		}
@@ -279,7 +280,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 	t.Run("finagle-budget window", func(t *testing.T) {
 		// Finagle's defaults: 20%, 10 s, 10 retries a second: a reserve of
 		// 10 x 10 = 100 retries before any request.
-		cfg := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10, MinRate: 10}
+		cfg := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}
 		p := cfg.New()
 		if got := retriesAt(p, 0); got != 100 {
 			t.Errorf("no requests: %d retries; want the reserve, 10/s x 10 s = 100", got)
@@ -405,7 +406,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 	t.Run("sliding-breaker count window", func(t *testing.T) {
 		// resilience4j's defaults: 50%, a window of 100 calls, at least 100,
 		// open 60 s, 10 calls half-open.
-		cfg := PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.5, Window: 100, MinCalls: 100, OpenSeconds: 60, HalfOpenCalls: 10}
+		cfg := PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.5, Window: 100, MinCalls: 100, OpenTime: time.Minute, HalfOpenCalls: 10}
 		p := cfg.New()
 		for range 99 {
 			p.Failure(1, false, false)
@@ -470,7 +471,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 	t.Run("sliding-breaker time window", func(t *testing.T) {
 		// Polly's defaults: a ratio of 0.1 over 30 s, at least 100 calls,
 		// open 5 s, one probe.
-		cfg := PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.1, Window: 1, WindowSeconds: 30, MinCalls: 100, OpenSeconds: 5, HalfOpenCalls: 1}
+		cfg := PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.1, Window: 1, WindowTime: 30 * time.Second, MinCalls: 100, OpenTime: 5 * time.Second, HalfOpenCalls: 1}
 		p := cfg.New()
 		for range 100 {
 			p.Success(0, false, 0)
@@ -503,7 +504,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 		// K = 2 over 120 s. A request counts once its outcome is known:
 		// a reply (an accept unless an overload rejection), a timeout, a
 		// hedge abandoned, or a refusal here.
-		cfg := PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}
+		cfg := PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}
 		p := cfg.New()
 		const eps = 1e-9
 		if !p.Start(0, 0) {
@@ -554,12 +555,12 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 		// under one retry, so retries = 600 (the reserve, 10/s x 60 s) +
 		// floor(requests/5).
 		cfg := Config{
-			Name: "fail", Duration: 10,
+			Name: "fail", Duration: 10 * time.Second,
 			Load:   Shape{Kind: Constant, Rate: 100},
-			Server: Server{Kind: Independent, Base: 0.01, PFail: 1},
-			Client: Client{Clients: 10, Timeout: 60, Attempts: 100,
-				Policy: PolicyConfig{Kind: FinagleBudget, Shared: true, BudgetRatio: 0.2, TTL: 60, MinRate: 10}},
-			Net: 0.005,
+			Server: Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: 1},
+			Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 100,
+				Policy: PolicyConfig{Kind: FinagleBudget, Shared: true, BudgetRatio: 0.2, TTL: time.Minute, MinRate: 10}},
+			Net: 5 * time.Millisecond,
 		}
 		for _, r := range run(t, cfg, 2) {
 			if want := 600 + r.Requests/5; r.Retries != want || r.Denied != r.Requests {
@@ -573,11 +574,11 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 		// the 10th failure, and stays open past the run; every later request
 		// is rejected locally, never reaching the server.
 		cfg := Config{
-			Name: "fail", Duration: 100,
+			Name: "fail", Duration: 100 * time.Second,
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: Server{Kind: Independent, PFail: 1},
-			Client: Client{Clients: 3, Timeout: 1, Attempts: 1,
-				Policy: PolicyConfig{Kind: SlidingBreaker, Shared: true, FailureRate: 0.5, Window: 10, MinCalls: 10, OpenSeconds: 1000, HalfOpenCalls: 1}},
+			Client: Client{Clients: 3, Timeout: 1 * time.Second, Attempts: 1,
+				Policy: PolicyConfig{Kind: SlidingBreaker, Shared: true, FailureRate: 0.5, Window: 10, MinCalls: 10, OpenTime: 1000 * time.Second, HalfOpenCalls: 1}},
 		}
 		for _, r := range run(t, cfg, 2) {
 			if r.Calls != 10 || r.LocalRejected != r.Requests-10 || r.Failed != r.Requests {
@@ -598,10 +599,10 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 		// around 5,200 (N about 100), where counting each request before
 		// deciding it (3/(n + 1) from n = 3) would take about 390 away.
 		cfg := Config{
-			Name: "overloaded", Duration: 10,
+			Name: "overloaded", Duration: 10 * time.Second,
 			Load:   Shape{Kind: Constant, Rate: 10},
 			Server: Server{Kind: RateLimit, Limit: 0, Burst: 1},
-			Client: Client{Clients: 1, Timeout: 1, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
+			Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}},
 		}
 		var calls, mean, v float64
 		for _, r := range run(t, cfg, 400) {
@@ -625,10 +626,10 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 		// Every attempt succeeds, so accepts = requests (but for those in
 		// flight) and (r - 2a)/(r + 1) < 0 once a is over r/2.
 		cfg := Config{
-			Name: "ok", Duration: 20,
+			Name: "ok", Duration: 20 * time.Second,
 			Load:   Shape{Kind: Constant, Rate: 100},
 			Server: Server{Kind: Independent},
-			Client: Client{Clients: 1, Timeout: 1, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}},
+			Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}},
 		}
 		for _, r := range run(t, cfg, 2) {
 			if r.LocalRejected != 0 || r.Succeeded != r.Requests {
@@ -666,10 +667,10 @@ func TestHedges(t *testing.T) {
 		{"refused by the policy", 5, 0.1, 0, NoKey, 0, false, false, true},
 	} {
 		cfg := Config{
-			Name: "hedge", Duration: 20,
+			Name: "hedge", Duration: 20 * time.Second,
 			Load:   Shape{Kind: Constant, Rate: 10},
-			Server: Server{Kind: Independent, Base: 0.25, PFail: tc.pFail},
-			Client: Client{Clients: 1, Timeout: 5, Attempts: 1, Keys: tc.keys, Hedges: tc.hedges, HedgeDelay: tc.delay},
+			Server: Server{Kind: Independent, Base: 250 * time.Millisecond, PFail: tc.pFail},
+			Client: Client{Clients: 1, Timeout: 5 * time.Second, Attempts: 1, Keys: tc.keys, Hedges: tc.hedges, HedgeDelay: time.Duration(tc.delay * float64(time.Second))},
 		}
 		if tc.name == "refused by the policy" {
 			cfg.Client.Policy = PolicyConfig{Kind: TokenBucket, Rate: 0, Size: 1}
@@ -712,14 +713,14 @@ func TestSetParam(t *testing.T) {
 		if err == nil {
 			err = p.Check()
 		}
-		var pe *ParamError
-		if !errors.As(err, &pe) || pe.Param != name {
-			t.Errorf("%s at 2e6: %v; want an error naming -%s", name, err, name)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Path != name {
+			t.Errorf("%s at 2e6: %v; want an error naming %s", name, err, name)
 		}
 	}
 	var p PolicyConfig
-	if err := p.SetParam("cb-window", 1.5); err == nil {
-		t.Error("SetParam(cb-window, 1.5) = nil; want an error: a count is whole")
+	if err := p.SetParam("client.policy.window", 1.5); err == nil {
+		t.Error("SetParam(client.policy.window, 1.5) = nil; want an error: a count is whole")
 	}
 	if err := p.SetParam("colour", 1); err == nil {
 		t.Error("SetParam(colour, 1) = nil; want an error")

@@ -16,10 +16,10 @@ type Preset struct {
 	// them, for its -help; it leaves out the duration and replicates,
 	// which -help takes from the fields below.
 	About string
-	// Runs builds the runs for a duration in seconds.
-	Runs func(duration float64) []Config
+	// Runs builds the runs for a duration.
+	Runs func(duration time.Duration) []Config
 	// Duration and Replicates are the defaults the source used.
-	Duration   float64
+	Duration   time.Duration
 	Replicates int
 	// Totals says the runs compare policies over a grid of failure rates:
 	// what to print of them is each run's Totals, not its summary and series.
@@ -44,17 +44,17 @@ var brookerCollapse = Preset{
 	Source: "M. Brooker, \"Metastability and distributed systems\", brooker.co.za 2021 (simple collapse), as its code " +
 		"github.com/mbrooker/simulator_example simple_collapse_sim/sim.py at commit bbfe394 (2023-10-26) runs it: latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, 3 tries; " +
 		"ramp 80 - 1.6 |t - 25| a second, or 40 a second with 80 from t = 20 s for 5 s; no backoff, or uniform in [0, b], b = 20 s doubling",
-	Duration:   80,
+	Duration:   80 * time.Second,
 	Replicates: 10,
-	Runs: func(d float64) []Config {
+	Runs: func(d time.Duration) []Config {
 		base := Config{
 			Duration: d,
-			Server:   Server{Kind: Latency, Base: 1, Slope: 0.01},
-			Client:   Client{Clients: 1, Timeout: 3, Attempts: 3},
-			Net:      0.1,
+			Server:   Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond},
+			Client:   Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3},
+			Net:      100 * time.Millisecond,
 		}
-		ramp := Shape{Kind: Ramp, Rate: 40, Peak: 80, From: 0, To: 50}
-		spike := Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20, To: 25}
+		ramp := Shape{Kind: Ramp, Rate: 40, Peak: 80, From: 0, To: 50 * time.Second}
+		spike := Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}
 		jitter := backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: NoCap}
 		var runs []Config
 		for _, load := range []struct {
@@ -128,10 +128,10 @@ var brookerRetries = Preset{
 		brookerRetryCode + " runs it: 100 clients x 10 requests a second, server failure rate 0 to 0.75 (his 17 rates), " +
 		"network 10 ms each way; no_retries, 4_tries (his three_retries: 3 retries, 4 tries in all), adaptive_10pct (token bucket r = 0.1, s = 5 per client, " +
 		"retrying while more than 1 token is left, with no cap), breaker_10pct (3 retries while failed attempts/requests <= 0.1)",
-	Duration:   10,
+	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d float64) []Config { return brookerRuns(d, 100, 1000, brookerPolicies[:]) },
+	Runs:       func(d time.Duration) []Config { return brookerRuns(d, 100, 1000, brookerPolicies[:]) },
 }
 
 // brookerClients is the same comparison for the policies that keep state
@@ -143,11 +143,11 @@ var brookerClients = Preset{
 	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28, as its code " +
 		brookerRetryCode + " runs it: as brooker-retries, with 10, 100 and 1000 clients sharing 100 requests a second; " +
 		"adaptive_10pct and breaker_10pct",
-	Duration:   10,
+	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
 	ByClients:  true,
-	Runs: func(d float64) []Config {
+	Runs: func(d time.Duration) []Config {
 		var runs []Config
 		for _, c := range []int{10, 100, 1000} {
 			runs = append(runs, brookerRuns(d, c, 100, brookerPolicies[2:])...)
@@ -158,7 +158,7 @@ var brookerClients = Preset{
 
 // brookerRuns are Brooker's retry runs for clients sharing rate requests a
 // second, a run a failure rate and policy.
-func brookerRuns(d float64, clients int, rate float64, policies []brookerPolicy) []Config {
+func brookerRuns(d time.Duration, clients int, rate float64, policies []brookerPolicy) []Config {
 	var runs []Config
 	for _, f := range brookerFailureRates {
 		for _, p := range policies {
@@ -167,8 +167,8 @@ func brookerRuns(d float64, clients int, rate float64, policies []brookerPolicy)
 				Duration: d,
 				Load:     Shape{Kind: Constant, Rate: rate},
 				Server:   Server{Kind: Independent, PFail: f},
-				Client:   Client{Clients: clients, Timeout: 60, Attempts: p.attempts, Policy: p.policy, Backoff: p.backoff},
-				Net:      0.01,
+				Client:   Client{Clients: clients, Timeout: time.Minute, Attempts: p.attempts, Policy: p.policy, Backoff: p.backoff},
+				Net:      10 * time.Millisecond,
 			})
 		}
 	}
@@ -209,11 +209,11 @@ func (p Preset) Refuses(name string) string {
 	return fmt.Sprintf("a preset sets the model; drop -%s or -preset", name)
 }
 
-// Plan returns the preset's runs and replicates: duration (seconds) and
+// Plan returns the preset's runs and replicates: duration and
 // replicates are taken if given names them ("duration", "replicates"), the
 // preset's own otherwise. A preset that prints totals has no time series, so
 // given "series" is an error naming the flag.
-func (p Preset) Plan(given map[string]bool, duration float64, replicates int) ([]Config, int, error) {
+func (p Preset) Plan(given map[string]bool, duration time.Duration, replicates int) ([]Config, int, error) {
 	if !given["duration"] {
 		duration = p.Duration
 	}
@@ -260,7 +260,7 @@ func GRPCRetryClient(shared bool) Client {
 // BrookerRetries: 100 clients at 10 requests a second, the 17 failure
 // rates): the client without its policy, with a policy state per client, and
 // with one state shared by the fleet.
-func productionRuns(d float64, prefix, bare string, client func(shared bool) Client) []Config {
+func productionRuns(d time.Duration, prefix, bare string, client func(shared bool) Client) []Config {
 	per, shared := client(false), client(true)
 	unlimited := per
 	unlimited.Policy = PolicyConfig{}
@@ -279,10 +279,10 @@ var awsStandard = Preset{
 		"a retry costing 5 (10 after a timeout), 1 back for every successful attempt and a successful retry's cost with it; " +
 		"wait u x min(2^a s, 20 s) before retry a = 1, 2; " +
 		"on brooker-retries's load: no_quota, aws_client (a quota per client), aws_fleet (one quota shared by the fleet)",
-	Duration:   10,
+	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d float64) []Config { return productionRuns(d, "aws", "no_quota", AWSStandardClient) },
+	Runs:       func(d time.Duration) []Config { return productionRuns(d, "aws", "no_quota", AWSStandardClient) },
 }
 
 // grpcThrottling runs gRPC's retry policy with retry throttling on
@@ -294,10 +294,10 @@ var grpcThrottling = Preset{
 		"grpc-go v1.83.1), with its examples' values: maxAttempts 4, " +
 		"backoff min(0.1 s x 2^(n-1), 1 s) x random(0.8, 1.2) before retry n, retryThrottling maxTokens 10, tokenRatio 0.1; " +
 		"on brooker-retries's load: no_throttle, grpc_client (a throttle per client), grpc_fleet (one shared by the fleet)",
-	Duration:   10,
+	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d float64) []Config { return productionRuns(d, "grpc", "no_throttle", GRPCRetryClient) },
+	Runs:       func(d time.Duration) []Config { return productionRuns(d, "grpc", "no_throttle", GRPCRetryClient) },
 }
 
 // EnvoyRetryClient is Envoy v1.39.0's router retry, retrying every error
@@ -321,7 +321,7 @@ func EnvoyRetryClient(shared bool) Client {
 // budget belongs to a client: shared says whether one serves the whole fleet.
 func FinagleRetryClient(shared bool) Client {
 	return Client{Attempts: 4,
-		Policy: PolicyConfig{Kind: FinagleBudget, Shared: shared, BudgetRatio: 0.2, TTL: 10, MinRate: 10}}
+		Policy: PolicyConfig{Kind: FinagleBudget, Shared: shared, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}
 }
 
 // Resilience4jClient is resilience4j 2.4.0's Retry and CircuitBreaker with
@@ -334,7 +334,7 @@ func Resilience4jClient(shared bool) Client {
 	return Client{Attempts: 3,
 		Backoff: backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond},
 		Policy: PolicyConfig{Kind: SlidingBreaker, Shared: shared, FailureRate: 0.5, Window: 100, MinCalls: 100,
-			OpenSeconds: 60, HalfOpenCalls: 10}}
+			OpenTime: time.Minute, HalfOpenCalls: 10}}
 }
 
 // envoyPreset runs Envoy's retry defaults on Brooker's retry load.
@@ -344,10 +344,10 @@ var envoyPreset = Preset{
 	Source: "Envoy v1.39.0's router retry and cluster retry budget with their defaults: num_retries 1, back-off within [0, 25 ms), " +
 		"budget_percent 20%, min_retry_concurrency 3; on brooker-retries's load: no_budget, envoy_client (a budget per client), " +
 		"envoy_fleet (one Envoy for the fleet)",
-	Duration:   10,
+	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d float64) []Config { return productionRuns(d, "envoy", "no_budget", EnvoyRetryClient) },
+	Runs:       func(d time.Duration) []Config { return productionRuns(d, "envoy", "no_budget", EnvoyRetryClient) },
 }
 
 // finaglePreset runs Finagle's default RetryBudget on Brooker's retry load.
@@ -357,10 +357,10 @@ var finaglePreset = Preset{
 	Source: "Finagle 24.5.0's default RetryBudget (RetryBudget.apply; \"Retry Budgets\", finagle.github.io 2016): 20% of requests, " +
 		"a reserve of 10 retries a second, deposits kept 10 s; with 3 retries and no backoff, on brooker-retries's load: " +
 		"no_budget, finagle_client (a budget per client), finagle_fleet (one shared by the fleet)",
-	Duration:   10,
+	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d float64) []Config { return productionRuns(d, "finagle", "no_budget", FinagleRetryClient) },
+	Runs:       func(d time.Duration) []Config { return productionRuns(d, "finagle", "no_budget", FinagleRetryClient) },
 }
 
 // resilience4jPreset runs resilience4j's default Retry and CircuitBreaker
@@ -371,10 +371,10 @@ var resilience4jPreset = Preset{
 	Source: "resilience4j 2.4.0's defaults: Retry maxAttempts 3, waitDuration 500 ms; CircuitBreaker failureRateThreshold 50%, " +
 		"slidingWindowSize 100 calls, minimumNumberOfCalls 100, waitDurationInOpenState 60 s, permittedNumberOfCallsInHalfOpenState 10; " +
 		"on brooker-retries's load: no_breaker, r4j_client (a breaker per client), r4j_fleet (one shared by the fleet)",
-	Duration:   10,
+	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d float64) []Config { return productionRuns(d, "r4j", "no_breaker", Resilience4jClient) },
+	Runs:       func(d time.Duration) []Config { return productionRuns(d, "r4j", "no_breaker", Resilience4jClient) },
 }
 
 // SidekiqClient is Sidekiq 8's default job retry: 25 retries (26 attempts)
@@ -400,24 +400,24 @@ var jobRetries = Preset{
 	Source: "Sidekiq 8's job retry (v8.1.7, lib/sidekiq/job_retry.rb: 25 retries, retry c from 0 waits c^4 + 15 + rand(10 x (c + 1)) s) and " +
 		"River's (v0.43.0, DefaultClientRetryPolicy: n^4 s x random(0.9, 1.1) after the n-th error, MaxAttempts 25): 10 jobs a second for 1200 s calling a service " +
 		"of 0.1 s that fails 1% of calls and is down from 300 s to 600 s",
-	Duration:   1200,
+	Duration:   1200 * time.Second,
 	Replicates: 5,
-	Runs: func(d float64) []Config {
+	Runs: func(d time.Duration) []Config {
 		var runs []Config
 		for _, r := range []struct {
 			name   string
 			client Client
 		}{{"sidekiq", SidekiqClient()}, {"river", RiverClient()}} {
 			c := r.client
-			c.Clients, c.Timeout = 1, 60
+			c.Clients, c.Timeout = 1, time.Minute
 			runs = append(runs, Config{
 				Name:     r.name,
 				Duration: d,
 				Load:     Shape{Kind: Constant, Rate: 10},
-				Outage:   Outage{From: 300, To: 600, Mode: Fail},
-				Server:   Server{Kind: Independent, Base: 0.1, PFail: 0.01},
+				Outage:   Outage{From: 5 * time.Minute, To: 10 * time.Minute, Mode: Fail},
+				Server:   Server{Kind: Independent, Base: 100 * time.Millisecond, PFail: 0.01},
 				Client:   c,
-				Net:      0.01,
+				Net:      10 * time.Millisecond,
 			})
 		}
 		return runs
@@ -435,7 +435,7 @@ func asCompared(name string, c Client) brookerPolicy {
 // every reply but an overload rejection) with Brooker's three retries and no
 // backoff.
 func SREThrottleClient(shared bool) Client {
-	return Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, Shared: shared, K: 2, SREWindow: 120}}
+	return Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, Shared: shared, K: 2, SREWindow: 2 * time.Minute}}
 }
 
 // retryPolicies is the figure of Brooker's "Fixing retries" post with every
@@ -448,10 +448,10 @@ var retryPolicies = Preset{
 	Source: "brooker-retries's load and its four clients, with beside them, each per client: aws_standard, grpc_throttling, " +
 		"envoy_budget, finagle_budget and r4j_breaker (as the presets of those names run them) and sre_throttle " +
 		"(the SRE book's adaptive throttling, 2016: K = 2 over 2 minutes, accepts every reply but an overload rejection; with 3 retries)",
-	Duration:   10,
+	Duration:   10 * time.Second,
 	Replicates: 4,
 	Totals:     true,
-	Runs: func(d float64) []Config {
+	Runs: func(d time.Duration) []Config {
 		ps := append(brookerPolicies[:len(brookerPolicies):len(brookerPolicies)],
 			asCompared("aws_standard", AWSStandardClient(false)),
 			asCompared("grpc_throttling", GRPCRetryClient(false)),
@@ -482,10 +482,10 @@ var spikeRecovery = Preset{
 		"(no_retries, 3_tries, backoff_jitter, adaptive_10pct, breaker_10pct, the production clients, " +
 		"sre_throttle (the SRE book's, 2016: K = 2 over 2 minutes), hedge_2.5s), " +
 		"without keys and with the same key on every attempt",
-	Duration:   80,
+	Duration:   80 * time.Second,
 	Replicates: 5,
 	Spikes:     true,
-	Runs: func(d float64) []Config {
+	Runs: func(d time.Duration) []Config {
 		jitter := backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: NoCap}
 		clients := []struct {
 			name   string
@@ -502,21 +502,21 @@ var spikeRecovery = Preset{
 			{"finagle_budget", FinagleRetryClient(false)},
 			{"r4j_breaker", Resilience4jClient(false)},
 			{"sre_throttle", SREThrottleClient(false)},
-			{"hedge_2.5s", Client{Attempts: 1, Hedges: 1, HedgeDelay: 2.5}},
+			{"hedge_2.5s", Client{Attempts: 1, Hedges: 1, HedgeDelay: 2500 * time.Millisecond}},
 		}
 		var runs []Config
 		for _, keys := range []KeyMode{NoKey, SameKey} {
 			for _, c := range clients {
 				for _, h := range spikeHeights {
 					cl := c.client
-					cl.Clients, cl.Timeout, cl.Keys = 1, 3, keys
+					cl.Clients, cl.Timeout, cl.Keys = 1, 3*time.Second, keys
 					runs = append(runs, Config{
 						Name:     fmt.Sprintf("%s keys %s peak %g", c.name, keys, h),
 						Duration: d,
-						Load:     Shape{Kind: Spike, Rate: 40, Peak: h, From: 20, To: 25},
-						Server:   Server{Kind: Latency, Base: 1, Slope: 0.01},
+						Load:     Shape{Kind: Spike, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second},
+						Server:   Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond},
 						Client:   cl,
-						Net:      0.1,
+						Net:      100 * time.Millisecond,
 					})
 				}
 			}

@@ -72,7 +72,7 @@ func TestProductionDefaults(t *testing.T) {
 		// 10.seconds", "val DefaultMinRetriesPerSec = 10", and "def apply():
 		// RetryBudget = apply(DefaultTtl, DefaultMinRetriesPerSec, 0.2, ...)".
 		{"finagle", FinagleRetryClient(false), Client{Attempts: 4,
-			Policy: PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10, MinRate: 10}}},
+			Policy: PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}},
 		// resilience4j 2.4.0 (tag v2.4.0, 2026-03-14): RetryConfig.java
 		// "DEFAULT_WAIT_DURATION = 500", "DEFAULT_MAX_ATTEMPTS = 3";
 		// CircuitBreakerConfig.java "DEFAULT_FAILURE_RATE_THRESHOLD = 50",
@@ -83,9 +83,9 @@ func TestProductionDefaults(t *testing.T) {
 		{"resilience4j", Resilience4jClient(false), Client{Attempts: 3,
 			Backoff: backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond},
 			Policy: PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.5, Window: 100, MinCalls: 100,
-				OpenSeconds: 60, HalfOpenCalls: 10}}},
+				OpenTime: time.Minute, HalfOpenCalls: 10}}},
 		// The SRE book: K = 2 over 2 minutes.
-		{"sre", SREThrottleClient(false), Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 120}}},
+		{"sre", SREThrottleClient(false), Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}}},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s: %+v; want %+v", tc.name, tc.got, tc.want)
@@ -134,8 +134,8 @@ func TestProductionPresetsClosedForms(t *testing.T) {
 			t.Fatalf("%s: %d runs; want 17 failure rates x 3 clients", p.Name, len(runs))
 		}
 		for i, c := range runs {
-			if c.Server.PFail != brookerFailureRates[i/3] || c.Client.Clients != 100 || c.Load.Rate != 1000 || c.Net != 0.01 {
-				t.Errorf("%s run %d: failure rate %g, %d clients, %g a second, net %g; want Brooker's load", p.Name, i, c.Server.PFail, c.Client.Clients, c.Load.Rate, c.Net)
+			if c.Server.PFail != brookerFailureRates[i/3] || c.Client.Clients != 100 || c.Load.Rate != 1000 || c.Net != 10*time.Millisecond {
+				t.Errorf("%s run %d: failure rate %g, %d clients, %g a second, net %v; want Brooker's load", p.Name, i, c.Server.PFail, c.Client.Clients, c.Load.Rate, c.Net)
 			}
 		}
 	}
@@ -153,7 +153,7 @@ func TestProductionPresetsClosedForms(t *testing.T) {
 	} {
 		cfg := byName(tc.p, tc.run)
 		cfg.Server.PFail = 1
-		cfg.Duration = 5
+		cfg.Duration = 5 * time.Second
 		for _, r := range run(t, cfg, 2) {
 			want := tc.retriesPerRun
 			if tc.attemptsPerReq > 0 {
@@ -219,9 +219,9 @@ func TestSpikeRecoveryRuns(t *testing.T) {
 	}
 	for i, c := range runs {
 		keys, h := []KeyMode{NoKey, SameKey}[i/(12*len(spikeHeights))], spikeHeights[i%len(spikeHeights)]
-		want := Shape{Kind: Spike, Rate: 40, Peak: h, From: 20, To: 25}
-		if c.Load != want || c.Client.Keys != keys || c.Server != (Server{Kind: Latency, Base: 1, Slope: 0.01}) ||
-			c.Net != 0.1 || c.Client.Timeout != 3 || c.Client.Clients != 1 || !strings.HasSuffix(c.Name, fmt.Sprintf(" keys %s peak %g", keys, h)) {
+		want := Shape{Kind: Spike, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second}
+		if c.Load != want || c.Client.Keys != keys || c.Server != (Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond}) ||
+			c.Net != 100*time.Millisecond || c.Client.Timeout != 3*time.Second || c.Client.Clients != 1 || !strings.HasSuffix(c.Name, fmt.Sprintf(" keys %s peak %g", keys, h)) {
 			t.Errorf("run %d %q: %+v", i, c.Name, c)
 		}
 		if err := c.Check(); err != nil {
@@ -234,7 +234,7 @@ func TestSpikeRecoveryRuns(t *testing.T) {
 // run's end, 80 - 25 = 55 s after a spike that ends at 25 s; and
 // DuplicatesPerRequest is the mean of the replicates' ratios.
 func TestRecoveredAndDuplicates(t *testing.T) {
-	r := Result{Config: Config{Duration: 80, Load: Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20, To: 25}},
+	r := Result{Config: Config{Duration: 80 * time.Second, Load: Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}},
 		Replicates: []Replicate{
 			{Recovery: math.NaN(), Verdict: Down, Counts: Counts{Requests: 100, Duplicates: 10}, Series: make([]Second, 80)},
 			{Recovery: 5, Verdict: Recovered, Counts: Counts{Requests: 200, Duplicates: 60}, Series: make([]Second, 80)},
@@ -284,18 +284,18 @@ func TestPresetAboutMatchesRuns(t *testing.T) {
 // TestPresetPlan: a preset's runs take its own duration and replicates
 // unless the command gave them, and a preset printing totals refuses -series.
 func TestPresetPlan(t *testing.T) {
-	runs, reps, err := brookerCollapse.Plan(map[string]bool{}, 7, 3)
-	if err != nil || reps != 10 || len(runs) != 4 || runs[0].Duration != 80 {
-		t.Fatalf("defaults: %d runs of %g s, %d replicates, %v; want 4 of 80 s, 10", len(runs), runs[0].Duration, reps, err)
+	runs, reps, err := brookerCollapse.Plan(map[string]bool{}, 7*time.Second, 3)
+	if err != nil || reps != 10 || len(runs) != 4 || runs[0].Duration != 80*time.Second {
+		t.Fatalf("defaults: %d runs of %v, %d replicates, %v; want 4 of 80s, 10", len(runs), runs[0].Duration, reps, err)
 	}
-	runs, reps, err = brookerCollapse.Plan(map[string]bool{"duration": true, "replicates": true, "series": true}, 7, 3)
-	if err != nil || reps != 3 || runs[3].Duration != 7 {
-		t.Fatalf("given: %g s, %d replicates, %v; want 7 s, 3", runs[3].Duration, reps, err)
+	runs, reps, err = brookerCollapse.Plan(map[string]bool{"duration": true, "replicates": true, "series": true}, 7*time.Second, 3)
+	if err != nil || reps != 3 || runs[3].Duration != 7*time.Second {
+		t.Fatalf("given: %v, %d replicates, %v; want 7s, 3", runs[3].Duration, reps, err)
 	}
-	if _, _, err := brookerRetries.Plan(map[string]bool{"series": true}, 7, 3); err == nil || !strings.HasPrefix(err.Error(), "-series: -preset brooker-retries prints totals") {
+	if _, _, err := brookerRetries.Plan(map[string]bool{"series": true}, 7*time.Second, 3); err == nil || !strings.HasPrefix(err.Error(), "-series: -preset brooker-retries prints totals") {
 		t.Fatalf("brooker-retries with -series: %v", err)
 	}
-	if _, _, err := brookerRetries.Plan(map[string]bool{"plot": true}, 7, 3); err != nil {
+	if _, _, err := brookerRetries.Plan(map[string]bool{"plot": true}, 7*time.Second, 3); err != nil {
 		t.Fatalf("brooker-retries with -plot: %v", err)
 	}
 }

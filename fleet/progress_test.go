@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Progress is told of every replicate's seconds up to their total, within a
@@ -12,8 +13,8 @@ import (
 // changes no number.
 func TestRunProgress(t *testing.T) {
 	c := DefaultConfig()
-	c.Server = Server{Kind: Independent, Base: 0.01}
-	c.Load.Rate, c.Duration = 1000, 30.5
+	c.Server = Server{Kind: Independent, Base: 10 * time.Millisecond}
+	c.Load.Rate, c.Duration = 1000, 30500*time.Millisecond
 	opt := Options{Replicates: 3, Seed: 1, Workers: 2}
 	plain, err := Run(context.Background(), []Config{c}, opt)
 	if err != nil {

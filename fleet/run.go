@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -14,12 +15,15 @@ import (
 
 // Options say how to run a set of configurations.
 type Options struct {
-	// Replicates is the number of independent seeds each run is simulated with.
+	// Replicates is the number of independent seeds each run is simulated
+	// with, from 1 to MaxReplicates (0 is refused).
 	Replicates int
 	// Seed seeds replicate r with rng.ReplicateSeed(Seed, r), the same for
-	// every run, so the runs of a preset meet the same arrivals.
+	// every run, so the runs of a preset meet the same arrivals; 0 is a
+	// seed like any other.
 	Seed uint64
-	// Workers is how many replicates run at once; it never changes a number.
+	// Workers is how many replicates run at once, 0 for GOMAXPROCS; it
+	// never changes a number.
 	Workers int
 	// Progress, if not nil, is told from the workers, as replicates go,
 	// how many of all the replicates' seconds of arrivals are simulated.
@@ -33,11 +37,17 @@ type Result struct {
 }
 
 // Run simulates every configuration Replicates times on Workers goroutines.
-// The configurations must have passed Check, and the replicates
-// CheckReplicates; CheckCost bounds the events and memory it can take.
+// It first checks them as Check does, and returns its error without
+// running anything; CheckCost bounds the events and memory a run can take.
 // Once ctx is done it returns ctx's error within a few thousand events of
 // each replicate in progress.
 func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
+	if err := Check(cfgs, opt); err != nil {
+		return nil, err
+	}
+	if opt.Workers == 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
 	out := make([]Result, len(cfgs))
 	for i, c := range cfgs {
 		out[i] = Result{Config: c, Replicates: make([]Replicate, opt.Replicates)}
@@ -45,10 +55,45 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 	jobs := len(cfgs) * opt.Replicates
 	var total int64
 	for _, c := range cfgs {
-		total += int64(opt.Replicates) * int64(math.Ceil(c.Duration))
+		total += int64(opt.Replicates) * int64(math.Ceil(c.Duration.Seconds()))
 	}
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
+	ctx, stop := context.WithCancelCause(ctx) // stopped by a policy's panic too
+	defer stop(nil)
+	// replicate runs replicate r of run; a panic in the run's own policy
+	// stops every worker with its error.
+	replicate := func(run, r int) (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				pp, ok := v.(policyPanic)
+				if !ok {
+					panic(v)
+				}
+				err = policyError(pp, out[run].Config.Name, r)
+				stop(err)
+			}
+		}()
+		s := newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(r)))
+		var shown int64 // this replicate's seconds told
+		if opt.Progress != nil {
+			s.tick = func(now float64) {
+				if sec := int64(math.Min(now, s.dur)); sec > shown {
+					opt.Progress(done.Add(sec-shown), total)
+					shown = sec
+				}
+			}
+		}
+		rep, err := s.run(ctx)
+		if err != nil {
+			return err // ctx is done: Run returns its cause
+		}
+		out[run].Replicates[r] = rep
+		if opt.Progress != nil {
+			opt.Progress(done.Add(int64(math.Ceil(s.dur))-shown), total)
+		}
+		return nil
+	}
 	for range boundsOf(cfgs, opt).atOnce(opt) {
 		wg.Go(func() {
 			for {
@@ -56,31 +101,15 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 				if j >= jobs || ctx.Err() != nil {
 					return
 				}
-				run, r := j/opt.Replicates, j%opt.Replicates
-				s := newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(r)))
-				var shown int64 // this replicate's seconds told
-				if opt.Progress != nil {
-					s.tick = func(now float64) {
-						if sec := int64(math.Min(now, s.dur)); sec > shown {
-							opt.Progress(done.Add(sec-shown), total)
-							shown = sec
-						}
-					}
-				}
-				rep, err := s.run(ctx)
-				if err != nil {
-					return // ctx is done: Run returns its error
-				}
-				out[run].Replicates[r] = rep
-				if opt.Progress != nil {
-					opt.Progress(done.Add(int64(math.Ceil(s.dur))-shown), total)
+				if replicate(j/opt.Replicates, j%opt.Replicates) != nil {
+					return
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
 	}
 	return out, nil
 }
@@ -123,7 +152,7 @@ func (c *Config) Triggered() bool { return c.Load.Kind != Constant || c.Outage.O
 func (c *Config) settledAt() float64 {
 	settled := c.Load.settled()
 	if c.Outage.On() {
-		settled = math.Max(settled, c.Outage.To)
+		settled = math.Max(settled, c.Outage.To.Seconds())
 	}
 	return settled
 }
@@ -273,7 +302,7 @@ func (r Result) Summary() Summary {
 		}
 		return float64(a) / float64(b)
 	}
-	d := r.Config.Duration
+	d := r.Config.Duration.Seconds()
 	judged, recovered := 0, 0
 	for i := range r.Replicates {
 		switch r.Replicates[i].Verdict {
@@ -377,7 +406,7 @@ func (r Result) Series() []Point {
 	pts := make([]Point, len(r.Replicates[0].Series))
 	for t := range pts {
 		p := Point{Run: r.Config.Name, T: t}
-		width := math.Min(1, r.Config.Duration-float64(t)) // the last second may be cut short
+		width := math.Min(1, r.Config.Duration.Seconds()-float64(t)) // the last second may be cut short
 		for i := range r.Replicates {
 			s := r.Replicates[i].Series[t]
 			p.Starts += float64(s.Starts)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 // doneAfter is a context that is cancelled from the n-th call of Err on: it
@@ -25,8 +26,8 @@ func (c *doneAfter) Err() error {
 // checkEvery events of the millions the run would take. Before, a
 // replicate ran to its end whatever the context said.
 func TestReplicateStopsMidway(t *testing.T) {
-	cfg := brookerCollapse.Runs(80)[3]
-	cfg.Duration = 1e5 // about 4 x 10^6 requests
+	cfg := brookerCollapse.Runs(80 * time.Second)[3]
+	cfg.Duration = 100000 * time.Second // about 4 x 10^6 requests
 	s := newSim(&cfg, 1)
 	ctx := &doneAfter{Context: context.Background(), n: 3}
 	if _, err := s.run(ctx); !errors.Is(err, context.Canceled) || ctx.looks != 3 || s.rep.Events != 2*checkEvery {
@@ -34,13 +35,14 @@ func TestReplicateStopsMidway(t *testing.T) {
 	}
 }
 
-// Run, cancelled while its only replicate runs (4 x 10^8 requests: hours),
+// Run, cancelled while its only replicate runs (an hour at 80 requests a
+// second, seconds of work),
 // returns context.Canceled and nothing: the cancel comes from the first
 // progress report, 65,536 events in, and the engine looks every few
 // thousand events. Before, it looked only between replicates.
 func TestRunCancelledMidReplicate(t *testing.T) {
-	cfg := brookerCollapse.Runs(80)[3]
-	cfg.Duration = 1e6
+	cfg := brookerCollapse.Runs(80 * time.Second)[3]
+	cfg.Duration = MaxDuration * time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	opt := Options{Replicates: 1, Seed: 1, Workers: 1, Progress: func(done, total int64) { cancel() }}

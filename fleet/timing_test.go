@@ -15,10 +15,10 @@ import (
 // 0.1 s with a failure, the network takes no time, the timeout never
 // binds, and a retry waits a constant 500 ms (or wait).
 func traceConfig(p PolicyConfig, wait time.Duration) Config {
-	return Config{Name: "trace", Duration: 10,
+	return Config{Name: "trace", Duration: 10 * time.Second,
 		Load:   Shape{Kind: Constant, Rate: 1e-9, Peak: 1e-9},
-		Server: Server{Kind: Independent, Base: 0.1, PFail: 1},
-		Client: Client{Clients: 1, Timeout: 60, Attempts: 3,
+		Server: Server{Kind: Independent, Base: 100 * time.Millisecond, PFail: 1},
+		Client: Client{Clients: 1, Timeout: 60 * time.Second, Attempts: 3,
 			Backoff: backoff.Policy{Kind: backoff.Constant, Base: wait}, Policy: p}}
 }
 
@@ -53,7 +53,7 @@ func trace(cfg Config, arrivals ...float64) Replicate {
 // the server at 0.6 while the breaker was open: 3 calls.
 func TestSlidingBreakerAskedAtSend(t *testing.T) {
 	p := DefaultPolicy()
-	p.Kind, p.Window, p.MinCalls, p.FailureRate, p.OpenSeconds, p.HalfOpenCalls = SlidingBreaker, 2, 2, 0.5, 60, 1
+	p.Kind, p.Window, p.MinCalls, p.FailureRate, p.OpenTime, p.HalfOpenCalls = SlidingBreaker, 2, 2, 0.5, time.Minute, 1
 	r := trace(traceConfig(p, 500*time.Millisecond), 0, 0.05)
 	if r.Requests != 2 || r.Calls != 2 || r.Retries != 0 || r.Failed != 2 || r.Denied != 2 || r.LocalRejected != 0 {
 		t.Errorf("requests %d, calls %d, retries sent %d, failed %d, denied %d, local rejections %d; want 2, 2, 0, 2, 2, 0",
@@ -95,7 +95,7 @@ func TestRetriesDecidedAndSent(t *testing.T) {
 	// retries are decided at 0.1 and 0.15, refused at 0.6 and 0.65 and
 	// decided again then; none is sent.
 	p := DefaultPolicy()
-	p.Kind, p.Window, p.MinCalls, p.FailureRate, p.OpenSeconds, p.HalfOpenCalls = SlidingBreaker, 2, 2, 0.5, 60, 1
+	p.Kind, p.Window, p.MinCalls, p.FailureRate, p.OpenTime, p.HalfOpenCalls = SlidingBreaker, 2, 2, 0.5, time.Minute, 1
 	decided, sent = series(trace(traceConfig(p, 500*time.Millisecond), 0, 0.05), 2)
 	if !slices.Equal(decided, []int64{4, 0}) || !slices.Equal(sent, []int64{0, 0}) {
 		t.Errorf("breaker: retries decided %v, sent %v a second; want [4 0], [0 0]", decided, sent)

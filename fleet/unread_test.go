@@ -1,18 +1,21 @@
 package fleet
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestUnread names a constant load's peak and a run without hedges'
 // hedge delay, and leaves what a latency server reads.
 func TestUnread(t *testing.T) {
 	c := Config{Load: Shape{Kind: Constant}, Server: Server{Kind: Latency}, Client: Client{Attempts: 3}}
 	got := c.Unread()
-	for _, k := range []string{"peak", "from", "to", "outage-mode", "hedge-delay", "capacity", "limit"} {
+	for _, k := range []string{"load.peak", "load.from", "load.to", "outage.mode", "client.hedge_delay", "server.workers", "server.limit"} {
 		if got[k] == "" {
 			t.Errorf("Unread()[%q] is empty; want a reason", k)
 		}
 	}
-	for _, k := range []string{"slope", "base", "backoff"} {
+	for _, k := range []string{"server.slope", "server.base", "client.backoff.kind"} {
 		if got[k] != "" {
 			t.Errorf("Unread()[%q] = %q; want it read", k, got[k])
 		}
@@ -51,14 +54,15 @@ func TestParseScope(t *testing.T) {
 }
 
 // Params names each setting once; every policy parameter is one of them,
-// and SetParam writes where its Field reads, whole numbers into counts.
+// and SetParam writes where its Field reads, whole numbers into counts and
+// seconds into times.
 func TestParams(t *testing.T) {
 	seen := map[string]bool{}
 	for _, p := range Params() {
-		if seen[p.Name] {
-			t.Errorf("%s is listed twice", p.Name)
+		if seen[p.Path] || seen["key "+p.Key] {
+			t.Errorf("%s (%s) is listed twice", p.Path, p.Key)
 		}
-		seen[p.Name] = true
+		seen[p.Path], seen["key "+p.Key] = true, true
 	}
 	for _, name := range PolicyParams() {
 		p, ok := LookupParam(name)
@@ -77,6 +81,8 @@ func TestParams(t *testing.T) {
 			got = *f
 		case *int:
 			got = float64(*f)
+		case *time.Duration:
+			got = f.Seconds()
 		default:
 			t.Errorf("%s: a field of kind %T", name, f)
 		}
@@ -85,10 +91,10 @@ func TestParams(t *testing.T) {
 		}
 	}
 	var pol PolicyConfig
-	if err := pol.SetParam("cb-window", 2.5); err == nil {
-		t.Errorf("SetParam(cb-window, 2.5) = nil; want a whole number refused")
+	if err := pol.SetParam("client.policy.window", 2.5); err == nil {
+		t.Errorf("SetParam(client.policy.window, 2.5) = nil; want a whole number refused")
 	}
-	if err := pol.SetParam("rate", 1); err == nil {
-		t.Errorf("SetParam(rate, 1) = nil; want it refused: rate is the load's, not a policy's")
+	if err := pol.SetParam("load.rate", 1); err == nil {
+		t.Errorf("SetParam(load.rate, 1) = nil; want it refused: load.rate is the load's, not a policy's")
 	}
 }

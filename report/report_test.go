@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
@@ -40,7 +41,7 @@ func TestImagesAndSeries(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := fleet.DefaultConfig()
-	cfg.Duration = 3
+	cfg.Duration = 3 * time.Second
 	res, err := fleet.Run(context.Background(), []fleet.Config{cfg}, fleet.Options{Replicates: 1, Seed: 1, Workers: 1})
 	if err != nil {
 		t.Fatal(err)

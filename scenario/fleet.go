@@ -4,7 +4,6 @@ import (
 	"encoding"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -36,15 +35,17 @@ type Fleet struct {
 // with cl.Attempts 1 and no hedges only a policy that guards first calls is
 // asked, as Config.Unread says of the flag.
 func (f *Fleet) Apply(cl *fleet.Client) error {
-	src := fleet.Config{Client: fleet.Client{Policy: f.Policy, Hedges: f.Hedges, HedgeDelay: f.HedgeDelay.Seconds()}}
+	src := fleet.Config{Client: fleet.Client{Policy: f.Policy, Hedges: f.Hedges, HedgeDelay: f.HedgeDelay}}
 	dst := fleet.Config{Client: *cl}
 	for name := range f.Set { // each names its own field: the order does not matter
-		p, _ := fleet.LookupParam(name) // fleetSection read only settings
+		p, _ := fleet.LookupKey(name) // fleetSection read only settings
 		switch d := p.Field(&dst).(type) {
 		case *float64:
 			*d = *p.Field(&src).(*float64)
 		case *int:
 			*d = *p.Field(&src).(*int)
+		case *time.Duration:
+			*d = *p.Field(&src).(*time.Duration)
 		case encoding.TextUnmarshaler: // a name: what src writes, dst reads
 			text, _ := p.Field(&src).(encoding.TextMarshaler).MarshalText()
 			d.UnmarshalText(text)
@@ -59,7 +60,7 @@ func (f *Fleet) Apply(cl *fleet.Client) error {
 
 // DefaultHedgeDelay is the hedge delay when neither a flag nor a file sets
 // one.
-const DefaultHedgeDelay = time.Duration(fleet.DefaultHedgeDelay * float64(time.Second))
+const DefaultHedgeDelay = fleet.DefaultHedgeDelay
 
 // fleetSection reads the fleet mapping n, checked by the validators the
 // flags go through; name labels errors.
@@ -71,13 +72,15 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	fail := func(k *yaml.Node, msg string) error {
 		return &Error{File: name, Line: k.Line, Field: "fleet." + k.Value, Msg: msg}
 	}
-	params := fleet.PolicyParams()
 	keys := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
 		k, v := n.Content[i], n.Content[i+1]
 		flag := strings.ReplaceAll(k.Value, "_", "-")
 		keys[flag] = k
 		f.Set[flag] = k.Line
+		if p, ok := fleet.LookupKey(flag); !ok || !p.File {
+			return nil, fail(k, "unknown key (want policy, policy_scope, hedges, hedge_delay or a policy parameter such as cb_window)")
+		}
 		switch {
 		case flag == "policy" || flag == "policy-scope":
 			var s string
@@ -102,7 +105,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 				return nil, fail(k, fmt.Sprintf("%q is not a whole number from 0 to %d", v.Value, fleet.MaxHedges))
 			}
 			f.Hedges = h.v
-		case flag == "hedge-delay" || fleet.ParamSeconds(flag):
+		case flag == "hedge-delay" || fleet.ParamSeconds(keyPath(flag)):
 			var d duration
 			if err := v.Decode(&d); err != nil {
 				msg := fmt.Sprintf("%q is not a duration such as 250ms or 2s", v.Value)
@@ -113,42 +116,39 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 			}
 			if flag == "hedge-delay" {
 				f.HedgeDelay = d.v
-			} else if err := f.Policy.SetParam(flag, d.v.Seconds()); err != nil {
+			} else if err := f.Policy.SetParam(keyPath(flag), d.v.Seconds()); err != nil {
 				return nil, fail(k, err.Error())
 			}
-		case slices.Contains(params, flag):
+		default: // a policy parameter
 			var x float64
 			if v.Kind != yaml.ScalarNode || v.Decode(&x) != nil || math.IsNaN(x) {
 				return nil, fail(k, fmt.Sprintf("%q is not a number", v.Value))
 			}
-			if err := f.Policy.SetParam(flag, x); err != nil {
-				return nil, fail(k, strings.TrimPrefix(err.Error(), "-"+flag+": "))
+			if err := f.Policy.SetParam(keyPath(flag), x); err != nil {
+				return nil, fail(k, fileWords(err.(*fleet.FieldError).Msg))
 			}
-		default:
-			return nil, fail(k, "unknown key (want policy, policy_scope, hedges, hedge_delay or a policy parameter such as cb_window)")
 		}
 	}
-	// Every key is read by what the section sets up, as every flag is.
-	kind := f.Policy.Kind
+	// Every key is read by what the section sets up, as every flag is:
+	// Config.Unread says, for a client that retries (Apply refuses a
+	// policy a client with one attempt never asks).
+	c := fleet.DefaultConfig()
+	c.Client.Attempts, c.Client.Policy, c.Client.Hedges, c.Client.HedgeDelay = 2, f.Policy, f.Hedges, f.HedgeDelay
+	unread := c.Unread()
 	for i := 0; i < len(n.Content); i += 2 {
 		k := n.Content[i]
-		flag := strings.ReplaceAll(k.Value, "_", "-")
-		switch {
-		case slices.Contains(params, flag) && !kind.Reads(flag):
-			return nil, fail(k, fmt.Sprintf("policy %s does not read it", kind))
-		case flag == "policy-scope" && kind == fleet.Unlimited:
-			return nil, fail(k, "policy unlimited keeps no state")
-		case flag == "hedge-delay" && f.Hedges == 0:
-			return nil, fail(k, "there are no hedges")
+		if why := unread[keyPath(strings.ReplaceAll(k.Value, "_", "-"))]; why != "" {
+			return nil, fail(k, fileWords(why))
 		}
 	}
 	if err := f.Policy.Check(); err != nil {
-		pe := err.(*fleet.ParamError)
-		k := keys[pe.Param]
+		fe := err.(*fleet.FieldError)
+		p, _ := fleet.LookupParam(fe.Path)
+		k := keys[p.Key]
 		if k == nil { // a default that the kind refuses cannot happen, but say where
-			return nil, &Error{File: name, Line: n.Line, Field: "fleet", Msg: err.Error()}
+			return nil, &Error{File: name, Line: n.Line, Field: "fleet", Msg: fileWords(err.Error())}
 		}
-		return nil, fail(k, pe.Msg)
+		return nil, fail(k, fileWords(fe.Msg))
 	}
 	if f.Hedges > 0 && (f.HedgeDelay <= 0 || f.HedgeDelay > fleet.MaxSeconds*time.Second) {
 		k := keys["hedge-delay"]
@@ -158,4 +158,17 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 		return nil, fail(k, fmt.Sprintf("a hedge delay of %v is not above 0 and at most %d s", f.HedgeDelay, fleet.MaxSeconds))
 	}
 	return f, nil
+}
+
+// keyPath is the path of the fleet setting whose key is key.
+func keyPath(key string) string {
+	p, _ := fleet.LookupKey(key)
+	return p.Path
+}
+
+// fileWords is a fleet error's message with each setting it names by path
+// named as the fleet section's key (grpc_max_tokens for
+// client.policy.max_tokens).
+func fileWords(msg string) string {
+	return fleet.ReplacePaths(msg, func(p fleet.Param) string { return strings.ReplaceAll(p.Key, "-", "_") })
 }

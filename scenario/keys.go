@@ -100,17 +100,22 @@ var jobKeyDocs = []Key{
 
 // Keys lists every key a scenario file takes, in the order of a file: the
 // job's, its steps', its queue's, then the fleet section's (policy,
-// policy_scope, every policy parameter of fleet.PolicyParams, hedges and
-// hedge_delay, each documented by fleet.Params under its flag's name).
+// policy_scope, every policy parameter, hedges and hedge_delay: each
+// fleet.Param a file may set, documented there under its key).
 func Keys() []Key {
 	keys := append([]Key(nil), jobKeyDocs...)
 	keys = append(keys, Key{Path: "fleet", Type: "a mapping of policy settings", Default: "none", Bounds: "only in a file for retrysim fleet, which reads no job", ReadBy: ReadByFleet, Example: "{policy: unlimited}",
 		Doc: "the client policy and hedges of retrysim fleet; each key is the fleet command's flag with _ for -, and a key left out keeps the flag's default (a flag may not give it again)"})
-	names := append([]string{"policy", "policy-scope"}, fleet.PolicyParams()...)
-	for _, name := range append(names, "hedges", "hedge-delay") {
+	var names []string
+	for _, p := range fleet.Params() {
+		if p.File {
+			names = append(names, p.Key)
+		}
+	}
+	for _, name := range names {
 		example, ok := fleetExamples[name]
 		switch {
-		case !ok && fleet.ParamSeconds(name):
+		case !ok && fleet.ParamSeconds(keyPath(name)):
 			example = "1s"
 		case !ok:
 			example = "1"

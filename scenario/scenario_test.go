@@ -151,6 +151,9 @@ var malformed = []struct {
 	{"fleet count", steps + "fleet:\n  policy: sliding-breaker\n  cb_window: 2.5\n", "s.yaml:5: fleet.cb_window: 2.5 is not a whole number from 1 to 1000000"},
 	{"fleet hedges", steps + "fleet:\n  hedges: 16\n", `s.yaml:4: fleet.hedges: "16" is not a whole number from 0 to 15`},
 	{"fleet hedge delay alone", steps + "fleet:\n  hedge_delay: 10ms\n", "s.yaml:4: fleet.hedge_delay: there are no hedges"},
+	// The section reads keys by Config.Unread, the flags' rule: a window of
+	// time leaves the window of attempts unread (it was accepted before).
+	{"fleet window of attempts and time", steps + "fleet:\n  policy: sliding-breaker\n  cb_window: 50\n  cb_window_time: 10s\n", "s.yaml:5: fleet.cb_window: cb_window_time makes the window one of time, not of attempts"},
 	{"fleet hedge delay 0", steps + "fleet:\n  hedges: 1\n  hedge_delay: 0s\n", "s.yaml:5: fleet.hedge_delay: a hedge delay of 0s is not above 0"},
 	{"fleet duplicate key", steps + "fleet:\n  hedges: 1\n  hedges: 2\n", "s.yaml:5: fleet.hedges: the key is given twice (first at line 4)"},
 	// A key in its two spellings is one key given twice, in any section
@@ -438,7 +441,7 @@ watched: a
 	}
 	want := fleet.DefaultPolicy()
 	want.Kind, want.Shared = fleet.SlidingBreaker, true
-	want.FailureRate, want.WindowSeconds, want.OpenSeconds, want.HalfOpenCalls = 0.1, 30, 5, 1
+	want.FailureRate, want.WindowTime, want.OpenTime, want.HalfOpenCalls = 0.1, 30*time.Second, 5*time.Second, 1
 	f := got.Fleet
 	if f == nil || f.Policy != want || f.Hedges != 2 || f.HedgeDelay != 20*time.Millisecond {
 		t.Fatalf("fleet = %+v; want %+v, 2 hedges 20ms apart", f, want)
@@ -500,7 +503,7 @@ func TestFleetApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl = fleet.Client{Attempts: 1}
-	if err := l.Fleet.Apply(&cl); err != nil || cl.Hedges != 1 || cl.HedgeDelay != 2 {
+	if err := l.Fleet.Apply(&cl); err != nil || cl.Hedges != 1 || cl.HedgeDelay != 2*time.Second {
 		t.Fatalf("hedged: %+v, %v", cl, err)
 	}
 	l, err = Parse("f.yaml", []byte("fleet:\n  policy: sre-throttle\n"))
@@ -534,11 +537,11 @@ func TestFleetApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl = fleet.Client{Attempts: 3, Hedges: 2, HedgeDelay: 0.5, Policy: fleet.PolicyConfig{BudgetRatio: 7, Shared: true}}
+	cl = fleet.Client{Attempts: 3, Hedges: 2, HedgeDelay: 500 * time.Millisecond, Policy: fleet.PolicyConfig{BudgetRatio: 7, Shared: true}}
 	if err := l.Fleet.Apply(&cl); err != nil {
 		t.Fatal(err)
 	}
-	want := fleet.Client{Attempts: 3, Hedges: 2, HedgeDelay: 0.5, Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, BudgetRatio: 7, Shared: true}}
+	want := fleet.Client{Attempts: 3, Hedges: 2, HedgeDelay: 500 * time.Millisecond, Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, BudgetRatio: 7, Shared: true}}
 	if cl != want {
 		t.Errorf("flags under a file naming only the policy: %+v; want %+v", cl, want)
 	}

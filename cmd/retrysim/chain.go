@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/fleet/chain"
@@ -66,23 +67,23 @@ func chainCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	c := fleet.DefaultConfig()
 	c.Load.Rate, c.Load.Peak = 1, 3
 	c.Server = fleet.Server{Kind: fleet.Queue, Workers: 2, QueueMax: 3,
-		Service: fleet.Service{Dist: fleet.Exponential, Median: 1}}
+		Service: fleet.Service{Dist: fleet.Exponential, Median: time.Second}}
 	c.Net = 0
 	c.Client.Attempts = fleet.MaxAttempts
 	c.Memoryless = fleet.Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 5}
-	within := 60.0
+	within := time.Minute
 	var (
 		splitOrbit   int
-		splitHorizon              = 30.0
+		splitHorizon              = 30 * time.Second
 		splitEffort               = 200
 		splitRuns                 = 20
 		seed         flagval.Seed = 1
 		workers                   = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
 	)
 	for _, p := range fleet.Params() {
-		switch p.Name {
+		switch p.Key {
 		case "shape", "rate", "peak", "from", "to", "capacity", "queue", "service", "p-fail":
-			fs.Var(flagval.ParamVar(p, &c), p.Name, p.Usage)
+			fs.Var(flagval.ParamVar(p, &c), p.Key, p.Usage)
 		}
 	}
 	m := &c.Memoryless
@@ -90,9 +91,9 @@ func chainCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(flagval.FloatVar(&m.RetryProb, 0, 1), "retry-prob", "a failed or timed-out attempt is retried with this `probability`")
 	fs.Var(flagval.FloatVar(&m.BackoffRate, 1e-9, fleet.MaxRate), "backoff-rate", "a retry waits an exponential backoff of this `rate` a second")
 	fs.Var(flagval.IntVar(&m.Orbit, 0, fleet.MaxOrbit), "orbit", "at most `n` requests wait out a backoff at once; a retry beyond them is given up")
-	fs.Var(flagval.SecondsVar(&within), "within", "the time `span` the probability of health is computed over")
+	fs.Var(flagval.DurationVar(&within), "within", "the time `span` the probability of health is computed over")
 	fs.Var(flagval.IntVar(&splitOrbit, 0, fleet.MaxOrbit), "split-orbit", "also estimate by multilevel splitting the probability that the orbit reaches `size` (0: no splitting)")
-	fs.Var(flagval.SecondsVar(&splitHorizon), "split-horizon", "the `span` from an empty server at 0 s the orbit must reach -split-orbit within")
+	fs.Var(flagval.DurationVar(&splitHorizon), "split-horizon", "the `span` from an empty server at 0 s the orbit must reach -split-orbit within")
 	fs.Var(flagval.IntVar(&splitEffort, 1, fleet.MaxEffort), "split-effort", "`paths` a level of each splitting run")
 	fs.Var(flagval.IntVar(&splitRuns, 2, maxSplitRuns), "split-runs", "independent splitting `runs`, whose spread gives the relative error")
 	fs.Var(&seed, "seed", "random `seed` of the splitting; the same flags and seed print the same bytes")
@@ -104,11 +105,11 @@ func chainCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if splitOrbit > m.Orbit || (splitOrbit > 0 && m.RetryProb == 0) {
 		return flagval.Usage(fmt.Errorf("-split-orbit: the orbit never reaches %d with -orbit %d and -retry-prob %g", splitOrbit, m.Orbit, m.RetryProb))
 	}
-	if splitHorizon <= 0 || splitHorizon > fleet.MaxDuration-1 {
-		return flagval.Usage(fmt.Errorf("-split-horizon: %g s is not above 0 s and at most %d s", splitHorizon, fleet.MaxDuration-1))
+	if splitHorizon <= 0 || splitHorizon.Seconds() > fleet.MaxDuration-1 {
+		return flagval.Usage(fmt.Errorf("-split-horizon: %g s is not above 0 s and at most %d s", splitHorizon.Seconds(), fleet.MaxDuration-1))
 	}
 	if splitOrbit > 0 {
-		c.Duration = math.Ceil(splitHorizon) + 1 // arrivals go on past the horizon, as the chain's do
+		c.Duration = time.Duration(math.Ceil(splitHorizon.Seconds())+1) * time.Second // arrivals go on past the horizon, as the chain's do
 	}
 	if c.Server.QueueMax > chain.MaxQueue {
 		return flagval.Usage(fmt.Errorf("-queue: %d places are more than the chain's %d", c.Server.QueueMax, chain.MaxQueue))
@@ -131,10 +132,10 @@ func chainCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 			levels[i] = i + 1
 		}
 		sp = &splitting{Splitting: fleet.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit },
-			Levels: levels, Horizon: splitHorizon, Effort: splitEffort, Seed: uint64(seed)},
+			Levels: levels, Horizon: splitHorizon.Seconds(), Effort: splitEffort, Seed: uint64(seed)},
 			cfg: c, runs: splitRuns, workers: workers.V}
 	}
-	return printChain(ctx, stdout, fs, ch, within, sp)
+	return printChain(ctx, stdout, fs, ch, within.Seconds(), sp)
 }
 
 // splitting is what -split-* ask for.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,7 +48,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	)
 	preset.Valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
 	fs.Var(&preset, "preset", "run the runs of the preset `name` (listed above) instead of one run from the flags")
-	fs.Var(flagval.SecondsVar(&c.Duration), "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
+	fs.Var(flagval.DurationVar(&c.Duration), "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")
 	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
 	o.Register(fs, render.FleetDoc, " (json also holds the series; html is one page with the series drawn)", "")
@@ -56,7 +57,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.StringVar(&series, "series", "", "also write the time series, a row a run a second, to `file` (.csv or .json)")
 	fs.StringVar(&plot, "plot", "", "also draw the time series to `file` (.png or .svg), a panel a run")
 	for _, p := range fleet.Params() {
-		fs.Var(flagval.ParamVar(p, &c), p.Name, p.Usage)
+		fs.Var(flagval.ParamVar(p, &c), p.Key, p.Usage)
 	}
 	fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
 	fs.StringVar(&scenPath, "scenario", "", "take -policy, -policy-scope, its parameters, -hedges and -hedge-delay from the fleet section of this scenario `file` (keys named as the flags, with _ for -), which holds no job (steps, watched, queue); a flag it sets may not be given too")
@@ -75,7 +76,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return flagval.Usage(err)
 		}
 	} else {
-		c.Outage.From, c.Outage.To = outage.From.Seconds(), outage.To.Seconds()
+		c.Outage.From, c.Outage.To = outage.From, outage.To
 		if c.Client.Backoff.Cap == 0 {
 			c.Client.Backoff.Cap = fleet.NoCap
 		}
@@ -85,22 +86,14 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			}
 		}
 		unread := c.Unread()
-		if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
+		if err := flagval.Refuse(fs, func(n string) string { return fleetWords(unread[fleetPath(n)]) }); err != nil {
 			return err
 		}
 		cfgs = []fleet.Config{c}
 	}
-	for _, c := range cfgs {
-		if err := c.Check(); err != nil {
-			return flagval.Usage(err)
-		}
-	}
-	if err := fleet.CheckReplicates(replicates.V, cfgs[0].Duration); err != nil {
-		return flagval.Usage(err)
-	}
 	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "fleet")}
-	if err := fleet.CheckCost(cfgs, opts); err != nil {
-		return flagval.Usage(err)
+	if err := fleet.Check(cfgs, opts); err != nil {
+		return flagval.Usage(fleetFlagError(err))
 	}
 	if err := render.CheckFleetFiles(series, plot); err != nil {
 		return flagval.Usage(err)
@@ -150,4 +143,42 @@ func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
 		return flagval.Usage(fmt.Errorf("-scenario: %w", err))
 	}
 	return nil
+}
+
+// fleetFlags are the flags of the fleet settings no fleet.Param holds, by
+// their paths (fleet.FieldError's); a Param's flag is its Key.
+var fleetFlags = map[string]string{
+	"duration": "duration", "outage.from": "outage", "outage.to": "outage",
+	"replicates": "replicates", "workers": "workers",
+}
+
+// fleetFlagError is err in the command's words: a *fleet.FieldError names
+// the flag of its path, and the settings its message names by path are
+// named as flags.
+func fleetFlagError(err error) error {
+	var fe *fleet.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	flag, ok := fleetFlags[fe.Path]
+	if p, found := fleet.LookupParam(fe.Path); found {
+		flag, ok = p.Key, true
+	}
+	if !ok {
+		return err
+	}
+	return fmt.Errorf("-%s: %s", flag, fleetWords(fe.Msg))
+}
+
+// fleetPath is the path of the fleet setting whose flag is flag, "" for a
+// flag that is no fleet.Param.
+func fleetPath(flag string) string {
+	p, _ := fleet.LookupKey(flag)
+	return p.Path
+}
+
+// fleetWords is a fleet message with each setting it names by path named
+// as its flag.
+func fleetWords(msg string) string {
+	return fleet.ReplacePaths(msg, func(p fleet.Param) string { return "-" + p.Key })
 }

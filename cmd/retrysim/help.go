@@ -104,7 +104,7 @@ func scenarioReference() []keyRef {
 			r.Doc = fileWords(s.Usage, "queue.")
 			r.Type, r.Bounds = settingType(s)
 			r.Default = plainValue(s.Default)
-		} else if p, ok := fleet.LookupParam(k.Setting); ok {
+		} else if p, ok := fleet.LookupKey(k.Setting); ok {
 			r.Doc = fileWords(p.Usage, "fleet.")
 			r.Type, r.Bounds, r.Default = paramType(p)
 		}
@@ -135,14 +135,12 @@ func paramType(p fleet.Param) (typ, bounds, def string) {
 	c := fleet.DefaultConfig()
 	switch v := p.Field(&c).(type) {
 	case *float64:
-		switch {
-		case p.Seconds:
-			return "duration", "up to " + plainValue(fleet.MaxSeconds*time.Second) + ", less where the meaning says",
-				plainValue(time.Duration(*v * float64(time.Second)))
-		case p.Probability:
+		if p.Probability {
 			return "probability", "0 to 1", plainValue(*v)
 		}
 		return "number", number(p.Lo) + " to " + number(p.Hi), plainValue(*v)
+	case *time.Duration:
+		return "duration", "up to " + plainValue(fleet.MaxSeconds*time.Second) + ", less where the meaning says", plainValue(*v)
 	case *int:
 		return "whole number", number(p.Lo) + " to " + number(p.Hi), plainValue(*v)
 	case encoding.TextMarshaler:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
@@ -132,12 +133,12 @@ func readFile(t *testing.T, path string) string {
 // with the command's.
 func TestReportFleetIsTheCommands(t *testing.T) {
 	one := fleet.DefaultConfig()
-	one.Duration = 5
+	one.Duration = 5 * time.Second
 	preset, err := fleet.LookupPreset("brooker-retries")
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, reps, err := preset.Plan(map[string]bool{"duration": true, "replicates": true}, 5, 2)
+	runs, reps, err := preset.Plan(map[string]bool{"duration": true, "replicates": true}, 5*time.Second, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

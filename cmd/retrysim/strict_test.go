@@ -192,18 +192,18 @@ func TestFleetTimesUpToADay(t *testing.T) {
 	}
 	for _, p := range fleet.Params() {
 		var c fleet.Config
-		if _, ok := p.Field(&c).(*time.Duration); !ok && !p.Seconds {
+		if _, ok := p.Field(&c).(*time.Duration); !ok {
 			continue
 		}
-		flags, ok := read[p.Name]
+		flags, ok := read[p.Key]
 		if !ok {
-			t.Errorf("-%s: a time setting this test does not try", p.Name)
+			t.Errorf("-%s: a time setting this test does not try", p.Key)
 			continue
 		}
 		args := append([]string{"fleet", "-duration", "1s", "-replicates", "1"}, flags...)
-		out, errOut, code := retrysim(t, append(args, "-"+p.Name, "25h")...)
-		if code != 2 || out != "" || !strings.HasPrefix(errOut, "retrysim: -"+p.Name+": 90000 s is not ") {
-			t.Errorf("-%s 25h: exit %d, stderr %q; want exit 2 and an error naming -%s", p.Name, code, errOut, p.Name)
+		out, errOut, code := retrysim(t, append(args, "-"+p.Key, "25h")...)
+		if code != 2 || out != "" || !strings.HasPrefix(errOut, "retrysim: -"+p.Key+": 90000 s is not ") {
+			t.Errorf("-%s 25h: exit %d, stderr %q; want exit 2 and an error naming -%s", p.Key, code, errOut, p.Key)
 		}
 	}
 	_, errOut, code := retrysim(t, "fleet", "-attempts", "2", "-backoff", "exponential", "-backoff-base", "8760h")

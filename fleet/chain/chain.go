@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 )
@@ -59,12 +60,12 @@ func FromConfig(cfg fleet.Config) (Model, error) {
 		return Model{}, errors.New("Memoryless.On: the chain models only Memoryless runs")
 	}
 	md := Model{Rate: cfg.Load.Rate, Workers: cfg.Server.Workers, Queue: cfg.Server.QueueMax,
-		ServiceRate: 1 / cfg.Server.Service.Median, PFail: cfg.Server.PFail,
+		ServiceRate: 1 / cfg.Server.Service.Median.Seconds(), PFail: cfg.Server.PFail,
 		TimeoutRate: m.TimeoutRate, RetryProb: m.RetryProb, BackoffRate: m.BackoffRate, Orbit: m.Orbit}
 	switch cfg.Load.Kind {
 	case fleet.Constant:
 	case fleet.Spike:
-		md.Peak, md.From, md.To = cfg.Load.Peak, cfg.Load.From, cfg.Load.To
+		md.Peak, md.From, md.To = cfg.Load.Peak, cfg.Load.From.Seconds(), cfg.Load.To.Seconds()
 	default:
 		return Model{}, fmt.Errorf("Load.Kind: %v is not piecewise constant; the chain takes constant or spike", cfg.Load.Kind)
 	}
@@ -77,19 +78,22 @@ func FromConfig(cfg fleet.Config) (Model, error) {
 func (m Model) Config(duration float64) fleet.Config {
 	c := fleet.DefaultConfig()
 	c.Name = "memoryless"
-	c.Duration = duration
+	c.Duration = seconds(duration)
 	c.Load = fleet.Shape{Kind: fleet.Constant, Rate: m.Rate}
 	if m.To > m.From {
-		c.Load = fleet.Shape{Kind: fleet.Spike, Rate: m.Rate, Peak: m.Peak, From: m.From, To: m.To}
+		c.Load = fleet.Shape{Kind: fleet.Spike, Rate: m.Rate, Peak: m.Peak, From: seconds(m.From), To: seconds(m.To)}
 	}
 	c.Server = fleet.Server{Kind: fleet.Queue, Workers: m.Workers, QueueMax: m.Queue,
-		Service: fleet.Service{Dist: fleet.Exponential, Median: 1 / m.ServiceRate}, PFail: m.PFail}
+		Service: fleet.Service{Dist: fleet.Exponential, Median: seconds(1 / m.ServiceRate)}, PFail: m.PFail}
 	c.Net = 0
 	c.Client.Attempts = fleet.MaxAttempts
 	c.Memoryless = fleet.Memoryless{On: true, TimeoutRate: m.TimeoutRate, RetryProb: m.RetryProb,
 		BackoffRate: m.BackoffRate, Orbit: m.Orbit}
 	return c
 }
+
+// seconds is s seconds as a time.Duration, to the nanosecond.
+func seconds(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
 
 func (m Model) check() error {
 	pos := func(name string, v float64) error {

@@ -94,28 +94,6 @@ func (v durationVar) Set(s string) error {
 	return nil
 }
 
-type secondsVar struct{ p *float64 }
-
-// SecondsVar is Duration writing into *p in seconds, for a model whose times
-// are float64 seconds: the flag reads and prints 250ms, 2s or 1h.
-func SecondsVar(p *float64) flag.Value { return secondsVar{p} }
-
-func (v secondsVar) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return human.Seconds(*v.p)
-}
-
-func (v secondsVar) Set(s string) error {
-	var d Duration
-	if err := d.Set(s); err != nil {
-		return err
-	}
-	*v.p = d.V.Seconds()
-	return nil
-}
-
 type listVar[T any] struct {
 	p     *[]T
 	parse func(string) (T, error)
@@ -200,10 +178,7 @@ func Changed(fs *flag.FlagSet, name string) bool {
 func ParamVar(p fleet.Param, c *fleet.Config) flag.Value {
 	switch f := p.Field(c).(type) {
 	case *float64:
-		switch {
-		case p.Seconds:
-			return SecondsVar(f)
-		case p.Probability:
+		if p.Probability {
 			return (*Probability)(f)
 		}
 		return FloatVar(f, p.Lo, p.Hi)
@@ -214,7 +189,7 @@ func ParamVar(p fleet.Param, c *fleet.Config) flag.Value {
 	case text:
 		return textVar{f}
 	}
-	panic(fmt.Sprintf("fleet setting %s: a field of kind %T", p.Name, p.Field(c)))
+	panic(fmt.Sprintf("fleet setting %s: a field of kind %T", p.Path, p.Field(c)))
 }
 
 // text is a setting written and read as text, such as a name.

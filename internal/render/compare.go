@@ -135,7 +135,7 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 		clients = "clients"
 	}
 	subtitle := fmt.Sprintf("%s sharing %s requests a second for %s s; server %s (%s s a call, failing each at the failure rate);\nnetwork %s s each way; timeout %s s",
-		clients, g(c.Load.Rate), g(c.Duration), c.Server.Kind, g(c.Server.Base), g(c.Net), g(c.Client.Timeout))
+		clients, g(c.Load.Rate), g(c.Duration.Seconds()), c.Server.Kind, g(c.Server.Base.Seconds()), g(c.Net.Seconds()), g(c.Client.Timeout.Seconds()))
 	var labels []string
 	succ, amp := map[string]*curve{}, map[string]*curve{}
 	for _, r := range res {
@@ -234,7 +234,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		}
 		// A recovery lies in [0, the run's end], and so does its mean: the
 		// interval is drawn within it.
-		e, end := r.Recovered(), r.Config.Duration-r.Config.Load.To
+		e, end := r.Recovered(), (r.Config.Duration - r.Config.Load.To).Seconds()
 		e.Lo, e.Hi = math.Max(0, e.Lo), math.Min(end, e.Hi)
 		if neverRecovered(r) {
 			e = fleet.Estimate{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
@@ -259,12 +259,12 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 	}
 	c := res[0].Config
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	end := c.Duration - c.Load.To
+	end := (c.Duration - c.Load.To).Seconds()
 	head := fmt.Sprintf("%s\nserver %s s + %s s per call in progress, network %s s each way, timeout %s s, one client; %s requests a second,\n"+
 		"the spike from %s to %s s; recovery: goodput back within 10%% of the load for good\n"+
 		"(a replicate that never recovers counted as %s s, the run's end;\n"+
-		"an arrow at the top edge, \"never\", when most replicates never recovered); %s\n", title, g(c.Server.Base), g(c.Server.Slope), g(c.Net), g(c.Client.Timeout), g(c.Load.Rate),
-		g(c.Load.From), g(c.Load.To), g(end), intervalsOver(len(res[0].Replicates)))
+		"an arrow at the top edge, \"never\", when most replicates never recovered); %s\n", title, g(c.Server.Base.Seconds()), g(c.Server.Slope.Seconds()), g(c.Net.Seconds()), g(c.Client.Timeout.Seconds()), g(c.Load.Rate),
+		g(c.Load.From.Seconds()), g(c.Load.To.Seconds()), g(end), intervalsOver(len(res[0].Replicates)))
 	slices.Sort(heights)
 	ticks := make(plot.ConstantTicks, len(heights))
 	for i, h := range heights {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"testing"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -133,7 +134,7 @@ func TestFleetLegendsClearOfPoints(t *testing.T) {
 				points[i] = append(points[i], [2]float64{float64(pt.T) + 0.5, l.get(pt)})
 			}
 		}
-		points[i] = append(points[i], [2]float64{0, cfgs[i].Load.At(0)}, [2]float64{cfgs[i].Duration, cfgs[i].Load.At(cfgs[i].Duration)})
+		points[i] = append(points[i], [2]float64{0, cfgs[i].Load.At(0)}, [2]float64{cfgs[i].Duration.Seconds(), cfgs[i].Load.At(cfgs[i].Duration.Seconds())})
 	}
 	legendClear(t, f, points)
 }
@@ -217,8 +218,8 @@ func spikeResults() []fleet.Result {
 	for _, keys := range []fleet.KeyMode{fleet.NoKey, fleet.SameKey} {
 		for _, policy := range []string{"steady", "stuck"} {
 			for _, h := range []float64{50, 80} {
-				cfg := fleet.Config{Name: policy + " keys " + map[fleet.KeyMode]string{fleet.NoKey: "none", fleet.SameKey: "same"}[keys] + " peak " + map[float64]string{50: "50", 80: "80"}[h], Duration: 80,
-					Load: fleet.Shape{Kind: fleet.Spike, Rate: 40, Peak: h, From: 20, To: 25}, Client: fleet.Client{Keys: keys}}
+				cfg := fleet.Config{Name: policy + " keys " + map[fleet.KeyMode]string{fleet.NoKey: "none", fleet.SameKey: "same"}[keys] + " peak " + map[float64]string{50: "50", 80: "80"}[h], Duration: 80 * time.Second,
+					Load: fleet.Shape{Kind: fleet.Spike, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second}, Client: fleet.Client{Keys: keys}}
 				r := fleet.Result{Config: cfg}
 				for i := range 3 {
 					rep := fleet.Replicate{Recovery: 2, Verdict: fleet.Recovered, Series: make([]fleet.Second, 80)}

@@ -101,11 +101,11 @@ func withSettingColumns(rows [][]field, cfgs []fleet.Config, replicates int, see
 	return out
 }
 
-// paramKeys are fleet.Params' names as settingsObject keys them.
+// paramKeys are fleet.Params' keys as settingsObject keys them.
 func paramKeys() []string {
 	var keys []string
 	for _, p := range fleet.Params() {
-		keys = append(keys, strings.ReplaceAll(p.Name, "-", "_"))
+		keys = append(keys, strings.ReplaceAll(p.Key, "-", "_"))
 	}
 	return keys
 }
@@ -349,9 +349,9 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (st
 	}
 	end, top := 0.0, 0.0
 	for i, c := range cfgs {
-		end = math.Max(end, c.Duration)
+		end = math.Max(end, c.Duration.Seconds())
 		for j := 0; j <= 400; j++ {
-			top = math.Max(top, c.Load.At(c.Duration*float64(j)/400))
+			top = math.Max(top, c.Load.At(c.Duration.Seconds()*float64(j)/400))
 		}
 		for _, l := range fleetLines(c.Client.Keys != fleet.NoKey) {
 			for _, pt := range runs[i] {
@@ -372,7 +372,7 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (st
 		p.Y.Label.Text = "per second"
 		p.Legend.TextStyle.Font.Size = vg.Points(10)
 		p.Add(plotter.NewGrid())
-		load, err := loadArea(cfgs[i].Load, cfgs[i].Duration)
+		load, err := loadArea(cfgs[i].Load, cfgs[i].Duration.Seconds())
 		if err != nil {
 			return stack{}, err
 		}
@@ -439,7 +439,7 @@ func loadArea(s fleet.Shape, duration float64) (*plotter.Polygon, error) {
 		t := duration * float64(i) / n
 		xy = append(xy, plotter.XY{X: t, Y: s.At(t)})
 		if s.Kind == fleet.Spike { // the step's edges, exactly
-			for _, e := range []float64{s.From, s.To} {
+			for _, e := range []float64{s.From.Seconds(), s.To.Seconds()} {
 				if next := duration * float64(i+1) / n; e > t && e < next {
 					xy = append(xy, plotter.XY{X: e, Y: s.At(t)}, plotter.XY{X: e, Y: s.At(e)})
 				}

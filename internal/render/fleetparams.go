@@ -11,23 +11,27 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 )
 
-// fleetSettings are the settings a run read, as fields keyed by their flag
-// names (fleet.Params' order, the run's duration first and the outage
-// window before its mode): every setting but those c.Unread names, so that
+// fleetSettings are the settings a run read, as fields keyed by their
+// fleet.Param keys, the flags' names (fleet.Params' order, the run's
+// duration first and the outage window before its mode): every setting but those c.Unread names, so that
 // a setting the run never looks at (a backoff base with no backoff, another
 // policy's parameters) is not shown as if used. Times are Go durations
 // ("3s", "100ms") and names are as the flags take them.
 func fleetSettings(c fleet.Config) []field {
 	unread := c.Unread()
-	f := []field{{"duration", durationValue(c.Duration)}}
+	f := []field{{"duration", durationValue(c.Duration.Seconds())}}
 	for _, p := range fleet.Params() {
-		if unread[p.Name] != "" {
+		if unread[p.Path] != "" {
 			continue
 		}
-		if p.Name == "outage-mode" {
-			f = append(f, field{"outage", windowValue{c.Outage.From, c.Outage.To}})
+		if p.Path == "outage.mode" {
+			f = append(f, field{"outage", windowValue{c.Outage.From.Seconds(), c.Outage.To.Seconds()}})
 		}
-		f = append(f, field{p.Name, settingValue(p, &c)})
+		v := settingValue(p, &c)
+		if own := c.Client.Policy.Own; own != nil && p.Path == "client.policy.kind" {
+			v = own.Name
+		}
+		f = append(f, field{p.Key, v})
 	}
 	return f
 }
@@ -36,9 +40,6 @@ func fleetSettings(c fleet.Config) []field {
 func settingValue(p fleet.Param, c *fleet.Config) any {
 	switch v := p.Field(c).(type) {
 	case *float64:
-		if p.Seconds {
-			return durationValue(*v)
-		}
 		return *v
 	case *int:
 		return int64(*v)

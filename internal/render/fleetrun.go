@@ -30,7 +30,7 @@ type FleetRun struct {
 // picture against the spike's height, or a row and a time series a run.
 func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, series, plot []byte, err error) {
 	p := run.Preset
-	secs := human.Seconds(run.Configs[0].Duration)
+	secs := human.Duration(run.Configs[0].Duration)
 	params := []string{"model: " + p.Name, fmt.Sprintf("%s a run, seed %d", replicatesText(run.Replicates), run.Seed)}
 	if p.Source != "" {
 		params = append(params, "source: "+p.Source)
@@ -145,7 +145,7 @@ func FleetPresets(ps []fleet.Preset) string {
 			head += "\n" + indent
 		}
 		about := fmt.Sprintf("%s %s and %s unless -duration or -replicates say otherwise.",
-			p.About, human.Seconds(p.Duration), replicatesText(p.Replicates))
+			p.About, human.Duration(p.Duration), replicatesText(p.Replicates))
 		fmt.Fprintf(&b, "%s%s\n%s%s\n", head, indentWrap(p.Source+".", 60, indent), indent, indentWrap(about, 60, indent))
 	}
 	return b.String()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 )
@@ -14,8 +15,8 @@ import (
 // for the column gets a line of its own.
 func TestFleetPresets(t *testing.T) {
 	ps := []fleet.Preset{
-		{Name: "short", Source: "a source", About: "Runs a and b;", Duration: 80, Replicates: 10},
-		{Name: "a-name-longer-than-18", Source: "s", About: "2 x 3 runs;", Duration: 10, Replicates: 1},
+		{Name: "short", Source: "a source", About: "Runs a and b;", Duration: 80 * time.Second, Replicates: 10},
+		{Name: "a-name-longer-than-18", Source: "s", About: "2 x 3 runs;", Duration: 10 * time.Second, Replicates: 1},
 	}
 	want := "  short             a source.\n" +
 		"                    Runs a and b; 1m20s and 10 replicates unless -duration or\n" +
@@ -32,8 +33,8 @@ func TestFleetPresets(t *testing.T) {
 // FleetOutputs titles a run by what it ran, prints a preset that compares
 // totals as totals with no series, and gives a run's series a row a second.
 func TestFleetOutputs(t *testing.T) {
-	cfg := fleet.Config{Name: "run", Duration: 3, Load: fleet.Shape{Kind: fleet.Constant, Rate: 5},
-		Server: fleet.Server{Kind: fleet.Independent, Base: 0.1}, Client: fleet.Client{Clients: 1, Timeout: 1, Attempts: 2}, Net: 0.01}
+	cfg := fleet.Config{Name: "run", Duration: 3 * time.Second, Load: fleet.Shape{Kind: fleet.Constant, Rate: 5},
+		Server: fleet.Server{Kind: fleet.Independent, Base: 100 * time.Millisecond}, Client: fleet.Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 2}, Net: 10 * time.Millisecond}
 	cfg.Server.PFail = 0.1
 	failing := cfg
 	failing.Server.PFail = 0.5

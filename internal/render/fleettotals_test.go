@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 )
@@ -73,8 +74,8 @@ func TestTotalsHTML(t *testing.T) {
 		return r
 	}
 	cfg := func(name string, pfail float64) fleet.Config {
-		c := fleet.Config{Name: name, Duration: 10, Load: fleet.Shape{Rate: 10}, Server: fleet.Server{PFail: pfail}}
-		c.Client.Clients, c.Client.Timeout = 1, 1
+		c := fleet.Config{Name: name, Duration: 10 * time.Second, Load: fleet.Shape{Rate: 10}, Server: fleet.Server{PFail: pfail}}
+		c.Client.Clients, c.Client.Timeout = 1, time.Second
 		return c
 	}
 	res := []fleet.Result{

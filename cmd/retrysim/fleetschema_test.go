@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/scenario"
+)
+
+// The fleet's settings are declared once, in fleet.Params, and every layer
+// is derived from that table: a setting added there (a row with its path,
+// key, usage and field) gets a flag named by its key with its usage in
+// -help, a scenario key when a file may set it (File), a place in the json
+// echo of the settings a run read, and errors naming its path are written
+// with its flag. The test walks the table, so a row added to it is checked
+// here without a line of this test changing.
+func TestFleetSchemaReachesEveryLayer(t *testing.T) {
+	help, _, code := retrysim(t, "fleet", "-help")
+	if code != 0 {
+		t.Fatalf("fleet -help: exit %d", code)
+	}
+	entries := helpEntries(help)
+	var fileKeys []string
+	for _, k := range scenario.Keys() {
+		if rest, ok := strings.CutPrefix(k.Path, "fleet."); ok {
+			fileKeys = append(fileKeys, rest)
+		}
+	}
+	out, errOut, code := retrysim(t, "fleet", "-duration", "2s", "-replicates", "1", "-format", "json")
+	if code != 0 {
+		t.Fatalf("fleet -format json: exit %d, %s", code, errOut)
+	}
+	var doc struct {
+		Rows []struct {
+			Params map[string]any `json:"params"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Rows) != 1 {
+		t.Fatalf("fleet -format json: %v, %d runs", err, len(doc.Rows))
+	}
+	unread := fleet.DefaultConfig().Unread()
+	for _, p := range fleet.Params() {
+		i := slices.IndexFunc(entries, func(e helpEntry) bool { return e.name == p.Key })
+		if i < 0 || !strings.HasPrefix(entries[i].usage, strings.ReplaceAll(p.Usage, "`", "")[:20]) {
+			t.Errorf("%s: -help has no flag -%s with its usage", p.Path, p.Key)
+		}
+		fileKey := strings.ReplaceAll(p.Key, "-", "_")
+		if slices.Contains(fileKeys, fileKey) != p.File {
+			t.Errorf("%s: scenario key fleet.%s listed %v; want %v (File)", p.Path, fileKey, !p.File, p.File)
+		}
+		if _, echoed := doc.Rows[0].Params[fileKey]; echoed != (unread[p.Path] == "") {
+			t.Errorf("%s: echoed as %s %v; want %v (read by the default run)", p.Path, fileKey, echoed, unread[p.Path] == "")
+		}
+		err := fleetFlagError(&fleet.FieldError{Path: p.Path, Msg: "bad, unlike " + p.Path})
+		if want := "-" + p.Key + ": bad, unlike -" + p.Key; !strings.Contains(p.Path, ".") {
+			if want = "-" + p.Key + ": bad, unlike " + p.Path; err.Error() != want {
+				t.Errorf("%s: error %q; want %q", p.Path, err, want)
+			}
+		} else if err.Error() != want {
+			t.Errorf("%s: error %q; want %q", p.Path, err, want)
+		}
+	}
+	for _, k := range fileKeys {
+		if p, ok := fleet.LookupKey(strings.ReplaceAll(k, "_", "-")); !ok || !p.File {
+			t.Errorf("scenario key fleet.%s is no fleet.Param a file may set", k)
+		}
+	}
+}

@@ -1,0 +1,280 @@
+package fleet
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/retrysim/retrysim/backoff"
+)
+
+// FieldError is a setting refused, named by its path: a Param's Path
+// (client.attempts, server.p_fail, client.policy.budget_ratio), duration,
+// outage.from, outage.to or client.policy.own for the Config fields no
+// Param holds, and
+// replicates or workers for Options. Its message may name other settings
+// by their paths too (ReplacePaths rewrites them).
+type FieldError struct{ Path, Msg string }
+
+func (e *FieldError) Error() string { return e.Path + ": " + e.Msg }
+
+// Check is what Run checks before any work, and all a command needs to
+// check: every configuration (Config.Check), the options (Options.Check)
+// and what the runs may cost (CheckCost). Errors about a setting are
+// *FieldError.
+func Check(cfgs []Config, opt Options) error {
+	if len(cfgs) == 0 {
+		return errors.New("no configuration to run")
+	}
+	for _, c := range cfgs {
+		if err := c.Check(); err != nil {
+			return err
+		}
+	}
+	if err := opt.Check(cfgs[0].Duration.Seconds()); err != nil {
+		return err
+	}
+	return CheckCost(cfgs, opt)
+}
+
+// Check refuses options Run cannot honour for runs of the given duration in
+// seconds: Replicates from 1 to MaxReplicates, and replicates x duration
+// within MaxSeriesSeconds; Workers not negative (0 means GOMAXPROCS).
+func (o Options) Check(duration float64) error {
+	if o.Replicates < 1 || o.Replicates > MaxReplicates {
+		return &FieldError{"replicates", fmt.Sprintf("%d is not from 1 to %d", o.Replicates, MaxReplicates)}
+	}
+	if float64(o.Replicates)*math.Ceil(duration) > MaxSeriesSeconds {
+		return &FieldError{"replicates", fmt.Sprintf("%d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter duration)",
+			o.Replicates, duration, float64(o.Replicates)*math.Ceil(duration), MaxSeriesSeconds)}
+	}
+	if o.Workers < 0 {
+		return &FieldError{"workers", fmt.Sprintf("%d is not 0 (GOMAXPROCS) or more", o.Workers)}
+	}
+	return nil
+}
+
+// checker gathers the first setting refused.
+type checker struct{ first error }
+
+func (k *checker) bad(path, format string, args ...any) {
+	if k.first == nil {
+		k.first = &FieldError{path, fmt.Sprintf(format, args...)}
+	}
+}
+
+// seconds refuses a time outside [0, MaxSeconds], or 0 when positive.
+func (k *checker) seconds(path string, v float64, positive bool) {
+	if math.IsNaN(v) || v < 0 || v > MaxSeconds || (positive && v == 0) {
+		what := "from 0"
+		if positive {
+			what = "above 0"
+		}
+		k.bad(path, "%g s is not %s to %d s", v, what, MaxSeconds)
+	}
+}
+
+// rate refuses a rate outside [0, MaxRate].
+func (k *checker) rate(path string, v float64) {
+	if math.IsNaN(v) || v < 0 || v > MaxRate {
+		k.bad(path, "%g is not a rate from 0 to %g a second", v, float64(MaxRate))
+	}
+}
+
+// enum refuses a value that is not one of names; what is what it should
+// be (a shape).
+func (k *checker) enum(path, what string, v int, names []string) {
+	if v < 0 || v >= len(names) {
+		k.bad(path, "%d is not %s (want one of %s)", v, what, strings.Join(names, ", "))
+	}
+}
+
+// Check refuses a configuration outside the limits, or with a kind, mode or
+// distribution that is none of those named, with a *FieldError naming the
+// setting by its path. A configuration it passes runs: Run does not panic on
+// it.
+func (c Config) Check() error {
+	var k checker
+	dur := c.Duration.Seconds()
+	if dur < 1 || dur > MaxDuration {
+		k.bad("duration", "%g s is not from 1 s to %d s", dur, MaxDuration)
+	}
+	k.enum("load.kind", "a shape", int(c.Load.Kind), shapeNames[:])
+	k.rate("load.rate", c.Load.Rate)
+	if c.Load.Kind != Constant {
+		k.rate("load.peak", c.Load.Peak)
+		k.seconds("load.from", c.Load.From.Seconds(), false)
+		k.seconds("load.to", c.Load.To.Seconds(), false)
+		if !(c.Load.To > c.Load.From) {
+			k.bad("load.to", "%g s is not after load.from %g s", c.Load.To.Seconds(), c.Load.From.Seconds())
+		}
+		if c.Load.Kind == Ramp && c.Load.Peak < c.Load.Rate {
+			k.bad("load.peak", "%g is below load.rate %g; a ramp rises from load.rate to load.peak and back (a drop in load is a load.kind spike with load.peak below load.rate)", c.Load.Peak, c.Load.Rate)
+		}
+	}
+	if c.Load.max() == 0 {
+		k.bad("load.rate", "no requests arrive: the rate is 0 throughout")
+	}
+	if c.Load.max()*dur > MaxArrivals {
+		k.bad("duration", "%g s at up to %g requests a second is more than %g requests a replicate", dur, c.Load.max(), float64(MaxArrivals))
+	}
+	k.seconds("outage.from", c.Outage.From.Seconds(), false)
+	k.seconds("outage.to", c.Outage.To.Seconds(), false)
+	k.enum("outage.mode", "an outage mode", int(c.Outage.Mode), outageNames[:])
+	k.seconds("net", c.Net.Seconds(), false)
+	s := c.Server
+	k.enum("server.kind", "a server kind", int(s.Kind), serverNames[:])
+	k.seconds("server.base", s.Base.Seconds(), false)
+	k.seconds("server.slope", s.Slope.Seconds(), false)
+	if math.IsNaN(s.PFail) || s.PFail < 0 || s.PFail > 1 {
+		k.bad("server.p_fail", "%g is not a probability in [0, 1]", s.PFail)
+	}
+	switch s.Kind {
+	case Queue:
+		if s.Workers < 1 || s.Workers > MaxWorkers {
+			k.bad("server.workers", "%d is not from 1 to %d workers", s.Workers, MaxWorkers)
+		}
+		if s.QueueMax < 0 || s.QueueMax > MaxQueue {
+			k.bad("server.queue_max", "%d is not from 0 to %d waiting calls", s.QueueMax, MaxQueue)
+		}
+		k.enum("server.service.dist", "a distribution", int(s.Service.Dist), distNames[:])
+		k.seconds("server.service.median", s.Service.Median.Seconds(), true)
+		if math.IsNaN(s.Service.Sigma) || s.Service.Sigma < 0 || s.Service.Sigma > 4 {
+			k.bad("server.service.sigma", "%g is not from 0 to 4", s.Service.Sigma)
+		}
+	case RateLimit:
+		k.rate("server.limit", s.Limit)
+		if math.IsNaN(s.Burst) || s.Burst < 1 || s.Burst > MaxRate {
+			k.bad("server.burst", "%g is not from 1 to %g calls", s.Burst, float64(MaxRate))
+		}
+	}
+	cl := c.Client
+	if cl.Clients < 1 || cl.Clients > MaxClients {
+		k.bad("client.clients", "%d is not from 1 to %d", cl.Clients, MaxClients)
+	}
+	k.seconds("client.timeout", cl.Timeout.Seconds(), true)
+	if cl.Attempts < 1 || cl.Attempts > MaxAttempts {
+		k.bad("client.attempts", "%d is not from 1 to %d", cl.Attempts, MaxAttempts)
+	}
+	k.enum("client.keys", "a key mode", int(cl.Keys), keyNames[:])
+	if !cl.Backoff.Kind.Valid() {
+		k.bad("client.backoff.kind", "%d is not a backoff policy (want one of %s)", int(cl.Backoff.Kind), strings.Join(backoffNames(), ", "))
+	}
+	k.seconds("client.backoff.base", cl.Backoff.Base.Seconds(), false)
+	if cl.Backoff.Cap != NoCap {
+		k.seconds("client.backoff.cap", cl.Backoff.Cap.Seconds(), false)
+	}
+	if _, capWhy := cl.Backoff.Kind.Unread(); cl.Backoff.Kind.Valid() && capWhy == "" && cl.Attempts > 1 && cl.Backoff.Cap == 0 {
+		k.bad("client.backoff.cap", "0 s caps every wait at 0; NoCap is no cap")
+	}
+	if cl.Hedges < 0 || cl.Hedges > MaxHedges {
+		k.bad("client.hedges", "%d is not from 0 to %d", cl.Hedges, MaxHedges)
+	}
+	if cl.Hedges > 0 {
+		k.seconds("client.hedge_delay", cl.HedgeDelay.Seconds(), true)
+	}
+	cl.Policy.check(&k)
+	return k.first
+}
+
+// backoffNames are the backoff kinds' names.
+func backoffNames() []string {
+	var names []string
+	for b := backoff.Kind(0); b.Valid(); b++ {
+		names = append(names, b.String())
+	}
+	return names
+}
+
+// Check refuses a policy kind that is none of those named, and parameters of
+// the policy's kind that are outside their limits, with a *FieldError
+// naming the parameter by its path (client.policy.budget_ratio).
+func (p PolicyConfig) Check() error {
+	var k checker
+	p.check(&k)
+	return k.first
+}
+
+// check refuses what PolicyConfig.Check does.
+func (p PolicyConfig) check(k *checker) {
+	tokens := func(path string, v float64, lo float64) {
+		if math.IsNaN(v) || v < lo || v > MaxTokens {
+			k.bad(path, "%g is not from %g to %g", v, lo, float64(MaxTokens))
+		}
+	}
+	count := func(path string, v, lo int) {
+		if v < lo || v > MaxWindow {
+			k.bad(path, "%d is not from %d to %d", v, lo, MaxWindow)
+		}
+	}
+	seconds := func(path string, v, lo, hi float64) {
+		if math.IsNaN(v) || v < lo || v > hi {
+			k.bad(path, "%g s is not from %g s to %g s", v, lo, hi)
+		}
+	}
+	ratio := func(path string, v, lo, hi float64, open bool) {
+		if math.IsNaN(v) || v < lo || v > hi || (open && v == lo) {
+			what := "from"
+			if open {
+				what = "above"
+			}
+			k.bad(path, "%g is not %s %g to %g", v, what, lo, hi)
+		}
+	}
+	k.enum("client.policy.kind", "a policy", int(p.Kind), policyNames[:])
+	if o := p.Own; o != nil {
+		switch {
+		case p.Kind != Unlimited:
+			k.bad("client.policy.kind", "%s, with client.policy.own set too; want unlimited, or no own policy", p.Kind)
+		case o.New == nil:
+			k.bad("client.policy.own", "policy %q has no New", o.Name)
+		case o.Name == "":
+			k.bad("client.policy.own", "the policy has no Name")
+		}
+	}
+	switch p.Kind {
+	case TokenBucket:
+		tokens("client.policy.rate", p.Rate, 0)
+		tokens("client.policy.size", p.Size, 0)
+	case AWSQuota, AWSSpecQuota:
+		tokens("client.policy.tokens", p.Tokens, 0)
+		tokens("client.policy.cost", p.Cost, 1)
+		tokens("client.policy.timeout_cost", p.TimeoutCost, 1)
+	case GRPCThrottle:
+		tokens("client.policy.max_tokens", p.MaxTokens, 0)
+		if math.IsNaN(p.Ratio) || p.Ratio <= 0 || p.Ratio > p.MaxTokens {
+			k.bad("client.policy.ratio", "%g is not above 0 and at most client.policy.max_tokens", p.Ratio)
+		}
+	case Breaker, AttemptBreaker:
+		if math.IsNaN(p.Threshold) || p.Threshold < 0 || p.Threshold > 1 {
+			k.bad("client.policy.threshold", "%g is not a ratio in [0, 1]", p.Threshold)
+		}
+	case FinagleBudget:
+		ratio("client.policy.budget_ratio", p.BudgetRatio, 0, MaxBudgetRatio, false)
+		seconds("client.policy.ttl", p.TTL.Seconds(), MinTTL, MaxTTL)
+		tokens("client.policy.min_rate", p.MinRate, 0)
+	case EnvoyBudget:
+		ratio("client.policy.budget_ratio", p.BudgetRatio, 0, 1, false)
+		tokens("client.policy.min_concurrency", p.MinConcurrency, 0)
+	case SlidingBreaker:
+		ratio("client.policy.failure_rate", p.FailureRate, 0, 1, true)
+		count("client.policy.window", p.Window, 1)
+		seconds("client.policy.window_time", p.WindowTime.Seconds(), 0, MaxSeconds)
+		count("client.policy.min_calls", p.MinCalls, 1)
+		seconds("client.policy.open_time", p.OpenTime.Seconds(), 0, MaxSeconds)
+		count("client.policy.half_open_calls", p.HalfOpenCalls, 1)
+	case SREThrottle:
+		ratio("client.policy.k", p.K, 0, MaxK, true)
+		seconds("client.policy.sre_window", p.SREWindow.Seconds(), 1, MaxSeconds)
+	}
+}
+
+// enumName is names[v], or type(v) for a value that is none of them, so
+// that printing a value Check refuses cannot panic.
+func enumName[T ~uint8](names []string, typ string, v T) string {
+	if int(v) < len(names) {
+		return names[v]
+	}
+	return fmt.Sprintf("%s(%d)", typ, v)
+}
