@@ -3,6 +3,7 @@ package fleet
 import (
 	"errors"
 	"fmt"
+	"github.com/retrysim/retrysim/internal/human"
 	"math"
 	"strings"
 
@@ -109,6 +110,9 @@ func (c Config) Check() error {
 		if !(c.Load.To > c.Load.From) {
 			k.bad("load.to", "%g s is not after load.from %g s", c.Load.To.Seconds(), c.Load.From.Seconds())
 		}
+		if c.Load.From >= c.Duration {
+			k.bad("load.from", "%s is not before the run's end (duration %s): the %s would never start", human.Duration(c.Load.From), human.Duration(c.Duration), c.Load.Kind)
+		}
 		if c.Load.Kind == Ramp && c.Load.Peak < c.Load.Rate {
 			k.bad("load.peak", "%g is below load.rate %g; a ramp rises from load.rate to load.peak and back (a drop in load is a load.kind spike with load.peak below load.rate)", c.Load.Peak, c.Load.Rate)
 		}
@@ -175,6 +179,9 @@ func (c Config) Check() error {
 		k.seconds("client.hedge_delay", cl.HedgeDelay.Seconds(), true)
 	}
 	cl.Policy.check(&k)
+	if k.first == nil {
+		k.first = c.checkMemoryless()
+	}
 	return k.first
 }
 

@@ -749,7 +749,7 @@ func TestFleetSpikeDefaults(t *testing.T) {
 		}
 	}
 	_, errOut, code = retrysim(t, "fleet", "-shape", "ramp", "-duration", "10s")
-	const want = "retrysim: -from: 20 s is not before the run's end (-duration 10 s): the ramp would never start\n"
+	const want = "retrysim: -from: 20s is not before the run's end (duration 10s): the ramp would never start\n"
 	if code != 2 || !strings.HasSuffix(errOut, want) {
 		t.Errorf("-shape ramp -duration 10s: exit %d, stderr %q; want 2 and %q", code, errOut, want)
 	}

@@ -441,8 +441,8 @@ func TestSignupExampleIsTheBuiltin(t *testing.T) {
 	if !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(string(comment), "#", "")), " "), claim) {
 		t.Fatalf("%s no longer says it %s; keep this test and the comment together", file, claim)
 	}
-	builtin, _, _ := retrysim(t)
-	fromFile, errOut, code := retrysim(t, "-scenario", file)
+	builtin, _, _ := retrysim(t, "-width", "0") // each title on one line
+	fromFile, errOut, code := retrysim(t, "-scenario", file, "-width", "0")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
