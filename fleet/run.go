@@ -256,6 +256,11 @@ type Summary struct {
 	// Recovery is the time to recover over the replicates that recovered
 	// (RecoveredShare.K of them), its interval cut at 0; NaN when none did.
 	Recovery Estimate
+	// RecoveryTime is the time to recover over every judged replicate, the
+	// Kaplan-Meier quartiles with those still down censored at the run's
+	// end (Result.RecoveryCurve): its median NaN when fewer than half
+	// recovered.
+	RecoveryTime Quartiles
 }
 
 // Summary sums up r's replicates.
@@ -303,6 +308,7 @@ func (r Result) Summary() Summary {
 		Trigger:        r.Config.Triggered(),
 		RecoveredShare: share(recovered, judged),
 		Recovery:       nonNegative(col(func(p *Replicate) float64 { return p.Recovery })),
+		RecoveryTime:   r.RecoveryCurve().quartiles(),
 	}
 }
 
