@@ -135,6 +135,8 @@ type fleetHead struct {
 	Replicates int    `json:"replicates"`
 	Seed       uint64 `json:"seed"`
 	Scenario   string `json:"scenario_file,omitempty"`
+	// Recovery is recoveryCaption, when a run has a trigger.
+	Recovery string `json:"recovery,omitempty"`
 }
 
 // fleetFields flattens a summary for csv and json: each figure with its
@@ -162,6 +164,9 @@ func fleetFields(s fleet.Summary) []field {
 	add("recovered_share", fleet.Estimate{Value: sh.Value, Lo: sh.Lo, Hi: sh.Hi})
 	f = append(f, field{"recovered_replicates", int64(sh.K)}, field{"judged_replicates", int64(sh.N)})
 	add("recovery_seconds", s.Recovery)
+	q := s.RecoveryTime
+	f = append(f, field{"recovery_p25_seconds", nanNull(q.P25)}, field{"recovery_median_seconds", nanNull(q.Median)},
+		field{"recovery_p75_seconds", nanNull(q.P75)})
 	return f
 }
 
@@ -183,7 +188,10 @@ func writeFleetJSON(w io.Writer, r FleetReport) error {
 		fleetHead
 		Rows   []json.RawMessage `json:"rows"`
 		Series []json.RawMessage `json:"series"`
-	}{fleetHead{r.Title, r.Replicates, r.Seed, r.Scenario}, []json.RawMessage{}, []json.RawMessage{}}
+	}{fleetHead{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}, []json.RawMessage{}, []json.RawMessage{}}
+	if anyTrigger(r.Rows) {
+		out.Recovery = recoveryCaption
+	}
 	rows := make([][]field, len(r.Rows))
 	for i, s := range r.Rows {
 		rows[i] = fleetFields(s)
@@ -233,7 +241,7 @@ func plusMinus(e fleet.Estimate, scale float64, unit string) string {
 
 // fleetHeader heads the fleet's table, in every format for people.
 var fleetHeader = []string{"Run", "Requests", "Succeeded", "Goodput /s", "Calls per request", "Timeouts", "Conflicts",
-	"Duplicates", "Latency p50 / p95 / p99", "Peak in progress", "Recovered", "Recovery"}
+	"Duplicates", "Latency p50 / p95 / p99", "Peak in progress", "Recovered", "Recovery median [p25, p75]"}
 
 // fleetCells are a run's row for people, in fleetHeader's order.
 func fleetCells(s fleet.Summary) []string {
@@ -241,7 +249,7 @@ func fleetCells(s fleet.Summary) []string {
 	if recovered == "yes" {
 		sh := s.RecoveredShare
 		recovered = fmt.Sprintf("%d of %d (%s to %s%%)", sh.K, sh.N, percentDown(sh.Lo), percentUp(sh.Hi))
-		rec = nonNegative(s.Recovery, " s")
+		rec = quartilesText(s.RecoveryTime)
 	}
 	lat := fmt.Sprintf("%s / %s / %s s", sigOrDash(s.P50.Value), sigOrDash(s.P95.Value), sigOrDash(s.P99.Value))
 	return []string{s.Run, plusMinus(s.Requests, 1, ""), plusMinus(s.Succeeded, 100, "%"), plusMinus(s.Goodput, 1, ""),
@@ -249,29 +257,33 @@ func fleetCells(s fleet.Summary) []string {
 		plusMinus(s.Duplicates, 1, ""), lat, plusMinus(s.PeakInProgress, 1, ""), recovered, rec}
 }
 
+// quartilesText formats a recovery time's Kaplan-Meier quartiles for
+// people: "4 s [0, 12]", "never" for a quartile not reached (fewer than
+// that share of the replicates recovered within the run).
+func quartilesText(q fleet.Quartiles) string {
+	g := func(x float64) string {
+		if math.IsNaN(x) {
+			return "never"
+		}
+		return strconv.FormatFloat(math.Round(1000*x)/1000, 'f', -1, 64) // 3 s, not 3.000
+	}
+	if math.IsNaN(q.Median) {
+		return "never"
+	}
+	return g(q.Median) + " s [" + g(q.P25) + ", " + g(q.P75) + "]"
+}
+
+// recoveryCaption says, under a table with a run that has a trigger, what
+// its recovery columns are.
+const recoveryCaption = "Recovered: replicates judged whose goodput came back for good, with the share's 95% Wilson score interval; " +
+	"recovery: seconds after the load settled, the Kaplan-Meier median and quartiles over the replicates judged, " +
+	"one still down censored at its run's end (never: fewer than that share recovered)."
+
 // percentDown and percentUp format the bounds of a share's interval as
 // whole percentages, rounded outwards so the interval printed holds the one
 // computed: 0 and 100 only when a bound is 0 or 1.
 func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x), 'f', 0, 64) }
 func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
-
-// nonNegative formats an estimate whose interval was cut at 0 (a
-// fleet.Summary's Recovery) as plusMinus does, or, when the cut made it
-// lopsided, as the mean with its bounds: "0.20 s (0 to 0.65)".
-func nonNegative(e fleet.Estimate, unit string) string {
-	if math.IsNaN(e.Lo) || e.Value-e.Lo >= e.Hi-e.Value || e.Hi <= e.Lo {
-		return plusMinus(e, 1, unit)
-	}
-	half := (e.Hi - e.Value)
-	decimals := max(0, 1-int(math.Floor(math.Log10(half))))
-	g := func(x float64) string {
-		if x == 0 {
-			return "0"
-		}
-		return strconv.FormatFloat(x, 'f', decimals, 64)
-	}
-	return g(e.Value) + unit + " (" + g(e.Lo) + " to " + g(e.Hi) + ")"
-}
 
 func writeFleetTable(w io.Writer, r FleetReport, markdown bool) error {
 	header := fleetHeader
@@ -289,7 +301,24 @@ func writeFleetTable(w io.Writer, r FleetReport, markdown bool) error {
 			return err
 		}
 	}
-	return t.Render()
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if anyTrigger(r.Rows) {
+		sep := "" // a markdown table goes on to the first blank line
+		if markdown {
+			sep = "\n"
+		}
+		_, err := fmt.Fprintln(w, sep+recoveryCaption)
+		return err
+	}
+	return nil
+}
+
+// anyTrigger says whether some row's run has a trigger, so that its
+// recovery columns hold figures that need recoveryCaption.
+func anyTrigger(rows []fleet.Summary) bool {
+	return slices.ContainsFunc(rows, func(s fleet.Summary) bool { return s.Trigger })
 }
 
 func sigOrDash(x float64) string {
