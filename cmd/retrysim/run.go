@@ -17,12 +17,13 @@ import (
 
 // commands are the subcommands; with none named, retrysim runs "table".
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
-	"table":   tableCommand,
-	"sweep":   sweepCommand,
-	"merge":   mergeCommand,
-	"race":    raceCommand,
-	"fleet":   fleetCommand,
-	"version": versionCommand,
+	"table":     tableCommand,
+	"sweep":     sweepCommand,
+	"merge":     mergeCommand,
+	"race":      raceCommand,
+	"fleet":     fleetCommand,
+	"fleet-map": fleetMapCommand,
+	"version":   versionCommand,
 }
 
 const versionIntro = `retrysim version prints the module version retrysim was built from

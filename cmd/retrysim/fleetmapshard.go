@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/outfile"
+)
+
+// mapShardKind marks a fleet-map shard file, so merge tells it from a job
+// run's shard.
+const mapShardKind = "retrysim fleet-map shard 1"
+
+// maxMapShardBytes bounds a map shard file merge reads.
+const maxMapShardBytes = 256 << 20
+
+// mapShard is one slice of a fleet-map run, as -shard writes it: the flags
+// that decide the run's output, which slice of how many, the run's cell
+// count, and each of its cells' recoveries.
+type mapShard struct {
+	Kind  string      `json:"kind"`
+	Args  []string    `json:"args"`
+	Index int         `json:"index"`
+	Count int         `json:"count"`
+	Cells int         `json:"cells"`
+	Slice []shardCell `json:"slice"`
+}
+
+// shardCell is a cell's judged replicates' recoveries.
+type shardCell struct {
+	Cell         int                 `json:"cell"`
+	Observations []fleet.Observation `json:"observations"`
+}
+
+// shardEnv are the variables -shard auto reads: the index each engine
+// gives its task, and what to subtract to count from 0.
+var shardEnv = []struct{ name, engine string }{
+	{"JOB_COMPLETION_INDEX", "a Kubernetes Indexed Job"},
+	{"SLURM_ARRAY_TASK_ID", "a Slurm job array"},
+	{"PARALLEL_SEQ", "GNU parallel"},
+}
+
+// resolveShard reads -shard's value: i/n, auto/n or auto, taking the index
+// (and, for auto, the count) from the environment getenv reads.
+func resolveShard(spec string, getenv func(string) string) (index, count int, err error) {
+	bad := fmt.Errorf("%q is not i/n (0 <= i < n <= 10000), auto/n or auto", spec)
+	head, tail, slash := strings.Cut(spec, "/")
+	if slash {
+		if count, err = strconv.Atoi(tail); err != nil || count < 1 || count > 10000 {
+			return 0, 0, bad
+		}
+	}
+	if head != "auto" {
+		if index, err = strconv.Atoi(head); err != nil || !slash || index < 0 || index >= count {
+			return 0, 0, bad
+		}
+		return index, count, nil
+	}
+	num := func(name string) (int, bool, error) {
+		v := getenv(name)
+		if v == "" {
+			return 0, false, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return 0, false, fmt.Errorf("%s=%q is not a whole number", name, v)
+		}
+		return n, true, nil
+	}
+	found := ""
+	for _, e := range shardEnv {
+		n, ok, err := num(e.name)
+		if err != nil {
+			return 0, 0, err
+		}
+		if !ok {
+			continue
+		}
+		switch e.name {
+		case "SLURM_ARRAY_TASK_ID":
+			lo, _, err := num("SLURM_ARRAY_TASK_MIN")
+			if err != nil {
+				return 0, 0, err
+			}
+			n -= lo
+		case "PARALLEL_SEQ":
+			n-- // GNU parallel counts jobs from 1
+		}
+		if found != "" && n != index {
+			return 0, 0, fmt.Errorf("auto: %s says shard %d but %s says %d; unset one", found, index, e.name, n)
+		}
+		found, index = e.name, n
+	}
+	if found == "" {
+		return 0, 0, fmt.Errorf("auto: none of JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or PARALLEL_SEQ is set; give -shard i/n")
+	}
+	n, ok, err := num("SLURM_ARRAY_TASK_COUNT")
+	if err != nil {
+		return 0, 0, err
+	}
+	switch {
+	case !slash && !ok:
+		return 0, 0, fmt.Errorf("auto: only Slurm gives the count (SLURM_ARRAY_TASK_COUNT); give -shard auto/n")
+	case !slash:
+		count = n
+	case ok && n != count:
+		return 0, 0, fmt.Errorf("auto/%d: SLURM_ARRAY_TASK_COUNT says %d", count, n)
+	}
+	if index < 0 || index >= count {
+		return 0, 0, fmt.Errorf("auto/%d: %s gives shard %d, not from 0 to %d", count, found, index, count-1)
+	}
+	return index, count, nil
+}
+
+// readMapShard reads a map shard file, or says it is not one.
+func readMapShard(path string) (mapShard, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return mapShard{}, false, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxMapShardBytes+1))
+	if err != nil {
+		return mapShard{}, false, err
+	}
+	if !bytes.Contains(data[:min(len(data), 64)], []byte(`"kind": "`+mapShardKind+`"`)) {
+		return mapShard{}, false, nil
+	}
+	if len(data) > maxMapShardBytes {
+		return mapShard{}, true, fmt.Errorf("%s: larger than %d MiB", path, maxMapShardBytes>>20)
+	}
+	var sh mapShard
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sh); err != nil {
+		return mapShard{}, true, fmt.Errorf("%s: %w", path, err)
+	}
+	return sh, true, nil
+}
+
+// mergeFleetMap is merge for fleet-map shards: it reports handled false,
+// leaving the files to the job model's merge, unless the first file named
+// is a map shard. The shards must be 0/n to n-1/n once each, of one run
+// (the same flags); merge's -o and -plot say where the run's outputs go.
+func mergeFleetMap(ctx context.Context, args []string, stdout io.Writer) (handled bool, err error) {
+	fs := flag.NewFlagSet("retrysim merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var out, plot string
+	fs.StringVar(&out, "o", "", "")
+	fs.StringVar(&plot, "plot", "", "")
+	if fs.Parse(flagval.Interspersed(fs, args)) != nil || fs.NArg() == 0 {
+		return false, nil
+	}
+	files := fs.Args()
+	first, ok, err := readMapShard(files[0])
+	if err != nil || !ok {
+		return ok, flagval.Usage(fmt.Errorf("merge: %w", err))
+	}
+	shards := make([]*mapShard, first.Count)
+	cells := make([]fleet.MapCell, first.Cells)
+	for _, path := range files {
+		sh, ok, err := readMapShard(path)
+		switch {
+		case err != nil:
+			return true, flagval.Usage(fmt.Errorf("merge: %w", err))
+		case !ok:
+			return true, flagval.Usage(fmt.Errorf("merge: %s is not a fleet-map shard, as %s is", path, files[0]))
+		case !slices.Equal(sh.Args, first.Args) || sh.Count != first.Count || sh.Cells != first.Cells:
+			return true, flagval.Usage(fmt.Errorf("merge: %s is a shard of another run than %s (flags %s, %d shards, %d cells; want %s, %d, %d)",
+				path, files[0], strings.Join(sh.Args, " "), sh.Count, sh.Cells, strings.Join(first.Args, " "), first.Count, first.Cells))
+		case sh.Index < 0 || sh.Index >= sh.Count:
+			return true, flagval.Usage(fmt.Errorf("merge: %s: shard %d of %d", path, sh.Index, sh.Count))
+		case shards[sh.Index] != nil:
+			return true, flagval.Usage(fmt.Errorf("merge: %s repeats shard %d/%d", path, sh.Index, sh.Count))
+		}
+		lo, hi := fleet.Slice(sh.Cells, sh.Index, sh.Count)
+		if len(sh.Slice) != hi-lo {
+			return true, flagval.Usage(fmt.Errorf("merge: %s holds %d cells; shard %d/%d has %d", path, len(sh.Slice), sh.Index, sh.Count, hi-lo))
+		}
+		for i, c := range sh.Slice {
+			if c.Cell != lo+i {
+				return true, flagval.Usage(fmt.Errorf("merge: %s: cell %d where %d belongs", path, c.Cell, lo+i))
+			}
+			cells[c.Cell].Observations = c.Observations
+		}
+		shards[sh.Index] = &sh
+	}
+	for i, sh := range shards {
+		if sh == nil {
+			return true, flagval.Usage(fmt.Errorf("merge: shard %d/%d is missing", i, first.Count))
+		}
+	}
+	r, err := parseFleetMap(first.Args, io.Discard)
+	if err != nil {
+		return true, flagval.Usage(fmt.Errorf("merge: %s: its flags: %w", files[0], err))
+	}
+	cfgs := r.m.Cells()
+	if len(cfgs) != first.Cells {
+		return true, flagval.Usage(fmt.Errorf("merge: %s: its flags make %d cells, not %d", files[0], len(cfgs), first.Cells))
+	}
+	for i := range cells {
+		cells[i].Config = cfgs[i]
+		if len(cells[i].Observations) > r.replicates {
+			return true, flagval.Usage(fmt.Errorf("merge: cell %d holds %d replicates; the run has %d", i, len(cells[i].Observations), r.replicates))
+		}
+	}
+	r.o.Out, r.plot = outfile.File{Flag: "o", Path: out}, plot
+	if err := outfile.Check(r.o.Out, outfile.File{Flag: "plot", Path: plot}); err != nil {
+		return true, flagval.Usage(err)
+	}
+	return true, writeFleetMap(ctx, stdout, r, cells)
+}
