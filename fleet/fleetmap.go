@@ -184,4 +184,3 @@ func RunMap(ctx context.Context, cfgs []Config, opt Options) ([]MapCell, error) 
 func Slice(n, index, count int) (lo, hi int) {
 	return n * index / count, n * (index + 1) / count
 }
-
