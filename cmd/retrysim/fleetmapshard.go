@@ -123,10 +123,15 @@ func resolveShard(spec string, getenv func(string) string) (index, count int, er
 }
 
 // readMapShard reads a map shard file, or says it is not one.
+// Anything but a regular file is not one: the job model's merge refuses
+// it, without opening a FIFO that would block.
 func readMapShard(path string) (mapShard, bool, error) {
+	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
+		return mapShard{}, false, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return mapShard{}, false, err
+		return mapShard{}, false, nil
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxMapShardBytes+1))
@@ -163,8 +168,11 @@ func mergeFleetMap(ctx context.Context, args []string, stdout io.Writer) (handle
 	}
 	files := fs.Args()
 	first, ok, err := readMapShard(files[0])
-	if err != nil || !ok {
-		return ok, flagval.Usage(fmt.Errorf("merge: %w", err))
+	if !ok {
+		return false, nil
+	}
+	if err != nil {
+		return true, flagval.Usage(fmt.Errorf("merge: %w", err))
 	}
 	shards := make([]*mapShard, first.Count)
 	cells := make([]fleet.MapCell, first.Cells)
