@@ -16,9 +16,13 @@ import (
 type Options struct {
 	// Replicates is the number of independent seeds each run is simulated with.
 	Replicates int
-	// Seed seeds replicate r with rng.ReplicateSeed(Seed, r), the same for
+	// Seed seeds replicate r with rng.ReplicateSeed(Seed, First + r), the same for
 	// every run, so the runs of a preset meet the same arrivals.
 	Seed uint64
+	// First is the index of the first replicate: replicate r is seeded as
+	// replicate First + r, so a shard runs its slice of a larger run's
+	// replicates as that run would.
+	First int
 	// Workers is how many replicates run at once; it never changes a number.
 	Workers int
 	// Progress, if not nil, is told from the workers, as replicates go,
@@ -57,7 +61,7 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 					return
 				}
 				run, r := j/opt.Replicates, j%opt.Replicates
-				s := newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(r)))
+				s := newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(opt.First+r)))
 				var shown int64 // this replicate's seconds told
 				if opt.Progress != nil {
 					s.tick = func(now float64) {

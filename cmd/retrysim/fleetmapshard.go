@@ -122,57 +122,79 @@ func resolveShard(spec string, getenv func(string) string) (index, count int, er
 	return index, count, nil
 }
 
-// readMapShard reads a map shard file, or says it is not one.
-// Anything but a regular file is not one: the job model's merge refuses
-// it, without opening a FIFO that would block.
-func readMapShard(path string) (mapShard, bool, error) {
+// readShardFile reads the shard file at path when it is one of kind, or
+// says it is not. Anything but a regular file is not one: the job model's
+// merge refuses it, without opening a FIFO that would block.
+func readShardFile(path, kind string) ([]byte, bool, error) {
 	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
-		return mapShard{}, false, nil
+		return nil, false, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return mapShard{}, false, nil
+		return nil, false, nil
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxMapShardBytes+1))
 	if err != nil {
-		return mapShard{}, false, err
+		return nil, false, err
 	}
-	if !bytes.Contains(data[:min(len(data), 64)], []byte(`"kind": "`+mapShardKind+`"`)) {
-		return mapShard{}, false, nil
+	if !bytes.Contains(data[:min(len(data), 64)], []byte(`"kind": "`+kind+`"`)) {
+		return nil, false, nil
 	}
 	if len(data) > maxMapShardBytes {
-		return mapShard{}, true, fmt.Errorf("%s: larger than %d MiB", path, maxMapShardBytes>>20)
+		return nil, true, fmt.Errorf("%s: larger than %d MiB", path, maxMapShardBytes>>20)
 	}
-	var sh mapShard
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&sh); err != nil {
-		return mapShard{}, true, fmt.Errorf("%s: %w", path, err)
-	}
-	return sh, true, nil
+	return data, true, nil
 }
 
-// mergeFleetMap is merge for fleet-map shards: it reports handled false,
-// leaving the files to the job model's merge, unless the first file named
-// is a map shard. The shards must be 0/n to n-1/n once each, of one run
-// (the same flags); merge's -o and -plot say where the run's outputs go.
-func mergeFleetMap(ctx context.Context, args []string, stdout io.Writer) (handled bool, err error) {
+// decodeShard decodes a shard file's json strictly into v.
+func decodeShard(path string, data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// readMapShard reads a map shard file, or says it is not one.
+func readMapShard(path string) (mapShard, bool, error) {
+	data, ok, err := readShardFile(path, mapShardKind)
+	if !ok || err != nil {
+		return mapShard{}, ok, err
+	}
+	var sh mapShard
+	return sh, true, decodeShard(path, data, &sh)
+}
+
+// mergeFleetShards is merge for fleet-map and fleet shards: it reports
+// handled false, leaving the files to the job model's merge, unless the
+// first file named is one. The shards must be 0/n to n-1/n once each, of
+// one run (the same flags); merge's -o, -plot and (fleet) -series say where
+// the run's outputs go.
+func mergeFleetShards(ctx context.Context, args []string, stdout io.Writer) (handled bool, err error) {
 	fs := flag.NewFlagSet("retrysim merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var out, plot string
+	var out, plot, series string
 	fs.StringVar(&out, "o", "", "")
 	fs.StringVar(&plot, "plot", "", "")
+	fs.StringVar(&series, "series", "", "")
 	if fs.Parse(flagval.Interspersed(fs, args)) != nil || fs.NArg() == 0 {
 		return false, nil
 	}
 	files := fs.Args()
+	if _, ok, _ := readShardFile(files[0], fleetShardKind); ok {
+		return true, mergeFleet(ctx, files, out, series, plot, stdout)
+	}
 	first, ok, err := readMapShard(files[0])
 	if !ok {
 		return false, nil
 	}
 	if err != nil {
 		return true, flagval.Usage(fmt.Errorf("merge: %w", err))
+	}
+	if series != "" {
+		return true, flagval.Usage(fmt.Errorf("merge: -series: a map has no series"))
 	}
 	shards := make([]*mapShard, first.Count)
 	cells := make([]fleet.MapCell, first.Cells)
