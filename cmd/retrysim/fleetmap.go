@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -146,7 +145,7 @@ type fleetMapRun struct {
 	workers    int
 	o          flagval.Output
 	plot       string
-	shard      string
+	shard      flagval.Shard
 	// args are the flags that decide the output's bytes: every one but
 	// -shard, -o, -plot and -workers, for a shard to carry to merge.
 	args []string
@@ -180,7 +179,7 @@ func parseFleetMap(args []string, stdout io.Writer) (fleetMapRun, error) {
 	fs.Lookup("workers").DefValue = "GOMAXPROCS"
 	r.o.Register(fs, render.FleetDoc, " (html is one page with the heat maps)", "")
 	fs.StringVar(&r.plot, "plot", "", "also draw the heat maps to `file` (.png or .svg), a panel a policy and length")
-	fs.StringVar(&r.shard, "shard", "", "run slice `i/n` of the cells (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
+	fs.Var(&r.shard, "shard", "run slice `i/n` of the cells (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
 	intro := fmt.Sprintf(fleetMapIntro, fleet.MaxMapAxis, fleet.MaxMapCells, fleet.MaxReplicates, float64(fleet.MaxEvents), fleet.MaxBytes>>30)
 	if err := flagval.Parse(fs, args, intro, stdout); err != nil {
 		return r, err
@@ -224,10 +223,8 @@ func fleetMapCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	lo, hi := 0, len(cells)
 	var index, count int
-	if r.shard != "" {
-		if index, count, err = resolveShard(r.shard, os.Getenv); err != nil {
-			return flagval.Usage(fmt.Errorf("-shard: %w", err))
-		}
+	if r.shard.Count > 0 {
+		index, count = r.shard.Index, r.shard.Count
 		if r.plot != "" {
 			return flagval.Usage(fmt.Errorf("-plot: a shard draws nothing; give -plot to retrysim merge"))
 		}
@@ -254,7 +251,7 @@ func fleetMapCommand(ctx context.Context, args []string, stdout, stderr io.Write
 			return err
 		}
 	}
-	if r.shard != "" {
+	if r.shard.Count > 0 {
 		sh := mapShard{Kind: mapShardKind, Args: r.args, Index: index, Count: count, Cells: len(cells)}
 		for i, c := range done {
 			sh.Slice = append(sh.Slice, shardCell{Cell: lo + i, Observations: c.Observations})

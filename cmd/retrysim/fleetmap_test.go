@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/retrysim/retrysim/internal/flagval"
 )
 
 // mapArgs are a small map: 2 rates x 2 heights x 2 lengths, 3 replicates.
@@ -74,7 +76,7 @@ func TestResolveShard(t *testing.T) {
 		err          string
 	}{
 		{"2/4", nil, 2, 4, ""},
-		{"4/4", nil, 0, 0, "is not i/n"},
+		{"4/4", nil, 0, 0, "is not a slice i/n"},
 		{"auto/4", map[string]string{"JOB_COMPLETION_INDEX": "3"}, 3, 4, ""},
 		{"auto/4", map[string]string{"PARALLEL_SEQ": "1"}, 0, 4, ""},
 		{"auto/4", map[string]string{"SLURM_ARRAY_TASK_ID": "6", "SLURM_ARRAY_TASK_MIN": "5"}, 1, 4, ""},
@@ -86,15 +88,15 @@ func TestResolveShard(t *testing.T) {
 		{"auto/4", map[string]string{"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "8"}, 0, 0, "SLURM_ARRAY_TASK_COUNT says 8"},
 		{"auto/4", map[string]string{"PARALLEL_SEQ": "5"}, 0, 0, "gives shard 4, not from 0 to 3"},
 	} {
-		i, n, err := resolveShard(tc.spec, func(k string) string { return tc.env[k] })
+		i, n, err := flagval.ResolveShard(tc.spec, func(k string) string { return tc.env[k] })
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("resolveShard(%q, %v) = %d, %d, %v; want an error with %q", tc.spec, tc.env, i, n, err, tc.err)
+				t.Errorf("ResolveShard(%q, %v) = %d, %d, %v; want an error with %q", tc.spec, tc.env, i, n, err, tc.err)
 			}
 			continue
 		}
 		if err != nil || i != tc.index || n != tc.count {
-			t.Errorf("resolveShard(%q, %v) = %d, %d, %v; want %d, %d", tc.spec, tc.env, i, n, err, tc.index, tc.count)
+			t.Errorf("ResolveShard(%q, %v) = %d, %d, %v; want %d, %d", tc.spec, tc.env, i, n, err, tc.index, tc.count)
 		}
 	}
 }

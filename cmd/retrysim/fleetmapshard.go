@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
@@ -40,86 +39,6 @@ type mapShard struct {
 type shardCell struct {
 	Cell         int                 `json:"cell"`
 	Observations []fleet.Observation `json:"observations"`
-}
-
-// shardEnv are the variables -shard auto reads: the index each engine
-// gives its task, and what to subtract to count from 0.
-var shardEnv = []struct{ name, engine string }{
-	{"JOB_COMPLETION_INDEX", "a Kubernetes Indexed Job"},
-	{"SLURM_ARRAY_TASK_ID", "a Slurm job array"},
-	{"PARALLEL_SEQ", "GNU parallel"},
-}
-
-// resolveShard reads -shard's value: i/n, auto/n or auto, taking the index
-// (and, for auto, the count) from the environment getenv reads.
-func resolveShard(spec string, getenv func(string) string) (index, count int, err error) {
-	bad := fmt.Errorf("%q is not i/n (0 <= i < n <= 10000), auto/n or auto", spec)
-	head, tail, slash := strings.Cut(spec, "/")
-	if slash {
-		if count, err = strconv.Atoi(tail); err != nil || count < 1 || count > 10000 {
-			return 0, 0, bad
-		}
-	}
-	if head != "auto" {
-		if index, err = strconv.Atoi(head); err != nil || !slash || index < 0 || index >= count {
-			return 0, 0, bad
-		}
-		return index, count, nil
-	}
-	num := func(name string) (int, bool, error) {
-		v := getenv(name)
-		if v == "" {
-			return 0, false, nil
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return 0, false, fmt.Errorf("%s=%q is not a whole number", name, v)
-		}
-		return n, true, nil
-	}
-	found := ""
-	for _, e := range shardEnv {
-		n, ok, err := num(e.name)
-		if err != nil {
-			return 0, 0, err
-		}
-		if !ok {
-			continue
-		}
-		switch e.name {
-		case "SLURM_ARRAY_TASK_ID":
-			lo, _, err := num("SLURM_ARRAY_TASK_MIN")
-			if err != nil {
-				return 0, 0, err
-			}
-			n -= lo
-		case "PARALLEL_SEQ":
-			n-- // GNU parallel counts jobs from 1
-		}
-		if found != "" && n != index {
-			return 0, 0, fmt.Errorf("auto: %s says shard %d but %s says %d; unset one", found, index, e.name, n)
-		}
-		found, index = e.name, n
-	}
-	if found == "" {
-		return 0, 0, fmt.Errorf("auto: none of JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or PARALLEL_SEQ is set; give -shard i/n")
-	}
-	n, ok, err := num("SLURM_ARRAY_TASK_COUNT")
-	if err != nil {
-		return 0, 0, err
-	}
-	switch {
-	case !slash && !ok:
-		return 0, 0, fmt.Errorf("auto: only Slurm gives the count (SLURM_ARRAY_TASK_COUNT); give -shard auto/n")
-	case !slash:
-		count = n
-	case ok && n != count:
-		return 0, 0, fmt.Errorf("auto/%d: SLURM_ARRAY_TASK_COUNT says %d", count, n)
-	}
-	if index < 0 || index >= count {
-		return 0, 0, fmt.Errorf("auto/%d: %s gives shard %d, not from 0 to %d", count, found, index, count-1)
-	}
-	return index, count, nil
 }
 
 // readShardFile reads the shard file at path when it is one of kind, or

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -72,13 +71,9 @@ func fleetResults(ctx context.Context, cfgs []fleet.Config, opts fleet.Options) 
 	return out, nil
 }
 
-// writeFleetShard runs the replicates of cfgs that shard spec's slice
+// writeFleetShard runs the replicates of cfgs that slice index of count
 // holds and writes them as a shard file to out.
-func writeFleetShard(ctx context.Context, stdout io.Writer, spec string, args []string, cfgs []fleet.Config, opts fleet.Options, out outfile.File) error {
-	index, count, err := resolveShard(spec, os.Getenv)
-	if err != nil {
-		return flagval.Usage(fmt.Errorf("-shard: %w", err))
-	}
+func writeFleetShard(ctx context.Context, stdout io.Writer, index, count int, args []string, cfgs []fleet.Config, opts fleet.Options, out outfile.File) error {
 	total := opts.Replicates
 	lo, hi := fleet.Slice(total, index, count)
 	opts.First, opts.Replicates = lo, hi-lo
