@@ -24,7 +24,7 @@ func TestSlice(t *testing.T) {
 
 // TestCollapseMapCells: the default map is 100 cells, policies outermost,
 // then lengths, heights and rates, each a spike from 20 s on Brooker's
-// collapse server, 40 s past the spike.
+// collapse server, 120 s past the spike.
 func TestCollapseMapCells(t *testing.T) {
 	m := CollapseMap()
 	if err := m.Check(); err != nil {
@@ -35,9 +35,9 @@ func TestCollapseMapCells(t *testing.T) {
 		t.Fatalf("%d cells; want 100", len(cells))
 	}
 	c := cells[1*25+2*5+3] // length 2 s, height 100, rate 40
-	if c.Load != (Shape{Kind: Spike, Rate: 40, Peak: 100, From: 20, To: 22}) || c.Duration != 62 ||
+	if c.Load != (Shape{Kind: Spike, Rate: 40, Peak: 100, From: 20, To: 22}) || c.Duration != 142 ||
 		c.Name != "no_backoff spike 2s to 100 rate 40" || c.Server.Slope != 0.01 || c.Client.Timeout != 3 {
-		t.Errorf("cell 38 = %+v; want a spike to 100 from 20 to 22 s at rate 40, 62 s", c)
+		t.Errorf("cell 38 = %+v; want a spike to 100 from 20 to 22 s at rate 40, 142 s", c)
 	}
 	m.After = 5
 	if err := m.Check(); err == nil {

@@ -106,7 +106,7 @@ func TestResolveShard(t *testing.T) {
 // none (HotOS'21's stable and metastable corners); bad input is refused
 // before any work.
 func TestFleetMapRegions(t *testing.T) {
-	out, errOut, code := retrysim(t, "fleet-map", "-rates", "10,50", "-heights", "60,150", "-lengths", "5s", "-replicates", "5", "-format", "csv")
+	out, errOut, code := retrysim(t, "fleet-map", "-rates", "20,50", "-heights", "60,150", "-lengths", "5s", "-replicates", "5", "-format", "csv")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -114,8 +114,8 @@ func TestFleetMapRegions(t *testing.T) {
 	if len(lines) != 5 {
 		t.Fatalf("%d lines; want a header and 4 cells:\n%s", len(lines), out)
 	}
-	// Cells run heights outer, rates inner: 60 at 10, 60 at 50, 150 at 10, 150 at 50.
-	if !strings.Contains(lines[1], ",60,10,") || !strings.Contains(lines[1], ",5,5,1,") {
+	// Cells run heights outer, rates inner: 60 at 20, 60 at 50, 150 at 20, 150 at 50.
+	if !strings.Contains(lines[1], ",60,20,") || !strings.Contains(lines[1], ",5,5,1,") {
 		t.Errorf("low load, small spike: %s; want 5 of 5 recovered", lines[1])
 	}
 	if !strings.Contains(lines[4], ",150,50,") || !strings.Contains(lines[4], ",0,5,0,") {
