@@ -134,3 +134,23 @@ func TestFleetMapRegions(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetMapGoldens pins every format of a small map, spike and stall:
+// the table with its caption, markdown, csv, json, and html. The cells'
+// counts are checked against the model in TestFleetMapRegions; these
+// goldens hold the layout.
+func TestFleetMapGoldens(t *testing.T) {
+	for _, trigger := range []string{"spike", "stall"} {
+		for _, format := range []string{"table", "markdown", "csv", "json", "html"} {
+			args := []string{"fleet-map", "-rates", "20,50", "-lengths", "5s", "-replicates", "4", "-after", "20s", "-from", "5s", "-trigger", trigger, "-format", format}
+			if trigger == "spike" {
+				args = append(args, "-heights", "150")
+			}
+			out, errOut, code := retrysim(t, args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, errOut)
+			}
+			golden(t, "fleet-map-"+trigger+"."+format, out)
+		}
+	}
+}

@@ -101,7 +101,7 @@ func mapFields(m fleet.Map, c fleet.MapCell, policy string) []field {
 	trigger := "spike"
 	length := c.Config.Load.To - c.Config.Load.From
 	if m.Outage {
-		trigger, length = "outage", c.Config.Outage.To-c.Config.Outage.From
+		trigger, length = "outage "+c.Config.Outage.Mode.String(), c.Config.Outage.To-c.Config.Outage.From
 	}
 	return []field{{"policy", policy}, {"trigger", trigger}, {"length_seconds", length}, {"height", c.Config.Load.Peak},
 		{"rate", c.Config.Load.Rate}, {"duration_seconds", c.Config.Duration},
