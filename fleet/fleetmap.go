@@ -24,13 +24,16 @@ type MapPolicy struct {
 	Backoff backoff.Policy
 }
 
-// BrookerNoBackoff and BrookerJitter are the two clients of Brooker's
-// collapse runs (brooker-collapse): no backoff, and a wait uniform in
-// [0, b], b = 20 s doubling, with no cap.
-var (
-	BrookerNoBackoff = MapPolicy{Name: "no_backoff"}
-	BrookerJitter    = MapPolicy{Name: "backoff_and_jitter", Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: NoCap}}
-)
+// MapPolicies are the policies a map can be drawn for: the two clients of
+// Brooker's collapse runs (brooker-collapse), no_backoff and
+// backoff_and_jitter (a wait uniform in [0, b], b = 20 s doubling, with no
+// cap), in that order.
+func MapPolicies() []MapPolicy {
+	return []MapPolicy{
+		{Name: "no_backoff"},
+		{Name: "backoff_and_jitter", Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: NoCap}},
+	}
+}
 
 // Map is a grid of runs over a trigger's size and duration and the base
 // load, for one or more policies: the probability of recovery in each cell
@@ -71,7 +74,7 @@ func CollapseMap() Map {
 		Rates:    []float64{10, 20, 30, 40, 50},
 		Heights:  []float64{60, 80, 100, 120, 150},
 		Lengths:  []float64{1, 2, 5, 10},
-		Policies: []MapPolicy{BrookerNoBackoff},
+		Policies: MapPolicies()[:1],
 		From:     20,
 		After:    120,
 	}

@@ -52,9 +52,6 @@ too. retrysim merge prints what the whole run prints from the shards.
 Flags:
 `
 
-// mapPolicies are the policies -policies names.
-var mapPolicies = []fleet.MapPolicy{fleet.BrookerNoBackoff, fleet.BrookerJitter}
-
 // numberList is a flag.Value for a comma-separated list of numbers in [lo,
 // hi], each a duration when seconds is set.
 type numberList struct {
@@ -125,6 +122,7 @@ func (l policyList) String() string {
 
 func (l policyList) Set(s string) error {
 	var out []fleet.MapPolicy
+	mapPolicies := fleet.MapPolicies()
 	for _, name := range strings.Split(s, ",") {
 		i := slices.IndexFunc(mapPolicies, func(p fleet.MapPolicy) bool { return p.Name == name })
 		if i < 0 || slices.ContainsFunc(out, func(p fleet.MapPolicy) bool { return p.Name == name }) {

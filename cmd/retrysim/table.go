@@ -24,6 +24,7 @@ Usage: retrysim [table] [flags]
        retrysim merge [flags] FILES...   add up -shard outputs (retrysim merge -help)
        retrysim race [flags]             the SQLite check for real (retrysim race -help)
        retrysim fleet [flags]            retry storms: many clients, one server (retrysim fleet -help)
+       retrysim fleet-map [flags]        where a fleet recovers, over trigger and load (retrysim fleet-map -help)
        retrysim version                  the version, from the build info (also -version)
        retrysim help [command]           a command's -help
        retrysim help scenario            every key of a -scenario file (-format markdown too)
