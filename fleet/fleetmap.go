@@ -164,7 +164,7 @@ func (c MapCell) Share() Share {
 }
 
 // RecoveryTime is the cell's Kaplan-Meier quartiles of the time to recover.
-func (c MapCell) RecoveryTime() Quartiles { return KaplanMeier(c.Observations).quartiles() }
+func (c MapCell) RecoveryTime() Quartiles { return KaplanMeier(c.Observations).Quartiles() }
 
 // RunMap runs the cells of cfgs (Map.Cells, or a shard's slice of them) as
 // Run does, keeping of each only its replicates' recoveries.

@@ -88,8 +88,8 @@ type Quartiles struct {
 	P25, Median, P75 float64
 }
 
-// quartiles are s's quartiles.
-func (s Survival) quartiles() Quartiles {
+// Quartiles are s's quartiles.
+func (s Survival) Quartiles() Quartiles {
 	return Quartiles{s.Quantile(0.25), s.Quantile(0.5), s.Quantile(0.75)}
 }
 

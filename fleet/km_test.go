@@ -48,7 +48,7 @@ func TestKaplanMeier(t *testing.T) {
 				}
 			}
 			same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
-			q := s.quartiles()
+			q := s.Quartiles()
 			if !same(q.P25, tc.p25) || !same(q.Median, tc.median) || !same(q.P75, tc.p75) {
 				t.Errorf("quartiles = %+v; want %g, %g, %g", q, tc.p25, tc.median, tc.p75)
 			}

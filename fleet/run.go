@@ -312,25 +312,8 @@ func (r Result) Summary() Summary {
 		Trigger:        r.Config.Triggered(),
 		RecoveredShare: share(recovered, judged),
 		Recovery:       nonNegative(col(func(p *Replicate) float64 { return p.Recovery })),
-		RecoveryTime:   r.RecoveryCurve().quartiles(),
+		RecoveryTime:   r.RecoveryCurve().Quartiles(),
 	}
-}
-
-// Recovered is the run's recovery over every replicate, a replicate that
-// never recovered counted as recovering at the run's end (the time from the
-// load settling to the end of its series): a lower bound on its mean, with
-// its 95% Student t interval, which, unlike Summary's Recovery, does not
-// leave out the replicates that fared worst.
-func (r Result) Recovered() Estimate {
-	settled := r.Config.settledAt()
-	xs := make([]float64, len(r.Replicates))
-	for i := range r.Replicates {
-		xs[i] = r.Replicates[i].Recovery
-		if r.Replicates[i].Verdict == Down {
-			xs[i] = math.Max(0, float64(len(r.Replicates[i].Series))-settled)
-		}
-	}
-	return nonNegative(estimate(xs))
 }
 
 // DuplicatesPerRequest is the duplicate side effects a request, a mean over

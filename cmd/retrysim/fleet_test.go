@@ -583,7 +583,7 @@ func TestFleetSpikeRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Recovery after the spike, no keys", "Recovery after the spike, the same key on every attempt",
-		"Duplicate side effects a request, no keys", "hedge_2.5s", "counted as 55 s, the run", "never recovered (most replicates)",
+		"Duplicate side effects a request, no keys", "hedge_2.5s", "Kaplan-Meier median, its bar the quartiles", "end, 55 s", "never recovered (most replicates)",
 		"spike-recovery, 80 s, means of 1 replicate, seed 1", "1 replicate: no intervals"} { // was "over 1 replicates"
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("the plot has no %q", want)
