@@ -94,21 +94,30 @@ func readMapShard(path string) (mapShard, bool, error) {
 func mergeFleetShards(ctx context.Context, args []string, stdout io.Writer) (handled bool, err error) {
 	fs := flag.NewFlagSet("retrysim merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var out, plot, series string
+	var out, plot, series, format string
+	var ci, expect bool
 	fs.StringVar(&out, "o", "", "")
 	fs.StringVar(&plot, "plot", "", "")
 	fs.StringVar(&series, "series", "", "")
+	fs.StringVar(&format, "format", "", "") // the job model's merge flags, refused below
+	fs.BoolVar(&ci, "ci", false, "")
+	fs.BoolVar(&expect, "expect", false, "")
 	if fs.Parse(flagval.Interspersed(fs, args)) != nil || fs.NArg() == 0 {
 		return false, nil
 	}
 	files := fs.Args()
-	if _, ok, _ := readShardFile(files[0], fleetShardKind); ok {
-		return true, mergeFleet(ctx, files, out, series, plot, stdout)
-	}
-	first, ok, err := readMapShard(files[0])
-	if !ok {
+	_, isFleet, _ := readShardFile(files[0], fleetShardKind)
+	_, isMap, _ := readShardFile(files[0], mapShardKind)
+	if !isFleet && !isMap {
 		return false, nil
 	}
+	if format != "" || ci || expect {
+		return true, flagval.Usage(fmt.Errorf("merge: -format, -ci and -expect are for the job model's shards; %s is a shard of retrysim fleet or fleet-map, whose flags, -format included, decide what merge prints", files[0]))
+	}
+	if isFleet {
+		return true, mergeFleet(ctx, files, out, series, plot, stdout)
+	}
+	first, _, err := readMapShard(files[0])
 	if err != nil {
 		return true, flagval.Usage(fmt.Errorf("merge: %w", err))
 	}

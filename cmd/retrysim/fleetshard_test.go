@@ -58,6 +58,7 @@ func TestFleetShardsMerge(t *testing.T) {
 				{files[1:], "is missing"},
 				{append(files[:1:1], files...), "repeats shard"},
 				{append(files[:len(files)-1:len(files)-1], other), "is a shard of another run"},
+				{append(files[:len(files):len(files)], "-format", "csv"), "-format, -ci and -expect are for the job model's shards"},
 			} {
 				_, e, c := retrysim(t, append([]string{"merge"}, bad.files...)...)
 				if c != 2 || !strings.Contains(e, bad.want) {
