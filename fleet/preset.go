@@ -197,7 +197,7 @@ func LookupPreset(name string) (Preset, error) {
 // PresetRunFlags are the fleet command's flags that say how a preset's runs
 // are run and printed; every other flag describes the model, which the preset
 // sets.
-var presetRunFlags = [...]string{"preset", "duration", "replicates", "seed", "format", "workers", "o", "width", "series", "plot"}
+var presetRunFlags = [...]string{"preset", "duration", "replicates", "seed", "format", "workers", "o", "width", "series", "plot", "shard"}
 
 // Refuses says why a command's flag called name may not go with the preset,
 // or "" if it may: a preset sets the model, so only the flags that run and

@@ -45,6 +45,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		o            flagval.Output
 		series, plot string
 		scenPath     string
+		shard        flagval.Shard
 	)
 	preset.Valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
 	fs.Var(&preset, "preset", "run the runs of the preset `name` (listed above) instead of one run from the flags")
@@ -61,6 +62,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
 	fs.StringVar(&scenPath, "scenario", "", "take -policy, -policy-scope, its parameters, -hedges and -hedge-delay from the fleet section of this scenario `file` (keys named as the flags, with _ for -), which holds no job (steps, watched, queue); a flag it sets may not be given too")
+	fs.Var(&shard, "shard", "run slice `i/n` of the replicates (0 <= i < n), or auto/n or auto (index, and count, from the environment, as retrysim fleet-map -help says), and write it as a shard for retrysim merge")
 	if err := flagval.Parse(fs, args, fleetIntro, stdout); err != nil {
 		return err
 	}
@@ -103,7 +105,13 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return flagval.Usage(err)
 	}
 
-	res, err := fleet.Run(ctx, cfgs, opts)
+	if shard.Count > 0 {
+		if series != "" || plot != "" {
+			return flagval.Usage(fmt.Errorf("-shard: a shard writes no -series or -plot; give them to retrysim merge"))
+		}
+		return writeFleetShard(ctx, stdout, shard.Index, shard.Count, fleetArgs(fs), cfgs, opts, o.Out)
+	}
+	res, err := fleetResults(ctx, cfgs, opts)
 	if err != nil {
 		return err
 	}
