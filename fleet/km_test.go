@@ -3,6 +3,7 @@ package fleet
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // TestKaplanMeier holds the estimator to curves worked by hand. Seven
@@ -61,7 +62,7 @@ func TestKaplanMeier(t *testing.T) {
 // one too short to judge, so 2 of 4 recovered (0 and 4 s) make the median
 // 4 s: after 0 s 3/4 left, after 4 s 3/4 x 2/3 = 1/2.
 func TestRecoveryCurve(t *testing.T) {
-	spike := Config{Duration: 40, Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5, To: 10}}
+	spike := Config{Duration: 40 * time.Second, Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
 	nan := math.NaN()
 	series := make([]Second, 40)
 	r := Result{Config: spike, Replicates: []Replicate{

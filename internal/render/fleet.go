@@ -293,11 +293,7 @@ func writeFleetTable(w io.Writer, r FleetReport, st tableStyle) error {
 		return err
 	}
 	if anyTrigger(r.Rows) {
-		sep := "" // a markdown table goes on to the first blank line
-		if st.markdown {
-			sep = "\n"
-		}
-		_, err := fmt.Fprintln(w, sep+recoveryCaption)
+		_, err := fmt.Fprintln(w, tableCaption(recoveryCaption, st))
 		return err
 	}
 	return nil

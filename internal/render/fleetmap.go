@@ -100,11 +100,7 @@ func writeMapTable(w io.Writer, r MapReport, st tableStyle) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	sep := ""
-	if st.markdown {
-		sep = "\n"
-	}
-	_, err := fmt.Fprintln(w, sep+mapCaption)
+	_, err := fmt.Fprintln(w, tableCaption(mapCaption, st))
 	return err
 }
 
