@@ -18,9 +18,11 @@ import (
 // step with the same key, within a budget of retries for the whole job.
 type budget struct{ retries int }
 
-func (b budget) Name() string              { return fmt.Sprintf("same key, %d retries a job", b.retries) }
-func (budget) UsesStore() bool             { return false }
-func (b budget) Run(c strategy.Calls) bool { return b.resume(c, 0) }
+func (b budget) Name() string  { return fmt.Sprintf("same key, %d retries a job", b.retries) }
+func (budget) UsesStore() bool { return false }
+func (b budget) Run(c strategy.Calls) bool {
+	return b.resume(c, 0)
+}
 
 // resume drives a delivery from step from on, the steps before it each
 // called once with success (strategy.Straight's Resume).
