@@ -10,11 +10,14 @@ import (
 )
 
 // TestExternalModule builds and tests testdata/external, a module of its own
-// that imports github.com/retrysim/retrysim, defines its own strategies and
-// scenario, and runs them through the Part 5 engines and the delivery model,
-// sharded and merged (four shards through files and memory), renders a
-// report in every format, the command's bytes, and runs its own strategies
-// beside the built-ins under -race. It runs the go command offline (GOPROXY=off) with a
+// that imports github.com/retrysim/retrysim and does what a user would: the
+// article's table with its intervals; its own strategies and scenario
+// through the Part 5 engines and the delivery model, sharded and merged
+// (four shards through files and memory), and beside the built-ins under
+// -race; a five-step workflow built in Go with per-step attempts and keys
+// and two watched steps, in both models; a sweep over its own strategy; a
+// fleet run with its own policy, reading the per-second series; and a
+// report in every format, the command's bytes. It runs the go command offline (GOPROXY=off) with a
 // go.mod derived from the root's: the root's requirements and go.sum, plus
 // retrysim itself replaced by this directory, so that every module it needs
 // is one the root's build has already fetched.

@@ -268,10 +268,12 @@ func withAttempts(strategies []strategy.Strategy, attempts int) []strategy.Strat
 // named are the sweep's strategies with their row IDs: strategyID's, and
 // for strategy.Retry values that differ only in their Attempts (so share
 // an ID), the ID and a label naming the attempts, so that their rows are
-// told apart and Experiment.Check does not refuse them as the same.
-func (s Sweep) named() ([]strategy.Strategy, []string) {
-	out := slices.Clone(s.Strategies)
-	ids := make([]string, len(out))
+// told apart and Experiment.Check does not refuse them as the same;
+// relabelled says whether there were any. (The strategies are not compared
+// with ==, which panics on one holding a func, as a strategy.Straight does.)
+func (s Sweep) named() (out []strategy.Strategy, ids []string, relabelled bool) {
+	out = slices.Clone(s.Strategies)
+	ids = make([]string, len(out))
 	for i, st := range out {
 		if st != nil {
 			ids[i] = strategyID(st)
@@ -288,8 +290,9 @@ func (s Sweep) named() ([]strategy.Strategy, []string) {
 		r.Label = fmt.Sprintf("%s, %d attempts", r.Name(), r.Attempts)
 		out[i] = r
 		ids[i] = fmt.Sprintf("%s-%dattempts", ids[i], r.Attempts)
+		relabelled = true
 	}
-	return out, ids
+	return out, ids, relabelled
 }
 
 // attempts is the most attempts a strategy.Retry of the sweep allows, as a
@@ -366,8 +369,8 @@ func (s Sweep) plan() (plan, error) {
 	if runs := len(points) * reps; runs > sweep.MaxPoints {
 		return plan{}, fieldErr("replicates", "%d points x %d replicates = %d runs is more than the %d a sweep allows", len(points), reps, runs, sweep.MaxPoints)
 	}
-	strategies, ids := s.named()
-	if !slices.Equal(strategies, s.Strategies) && slices.ContainsFunc(s.Axes, func(x Axis) bool { return x.Name == "attempts" }) {
+	strategies, ids, relabelled := s.named()
+	if relabelled && slices.ContainsFunc(s.Axes, func(x Axis) bool { return x.Name == "attempts" }) {
 		return plan{}, fieldErr("strategies", "two strategies differ only in their attempts, which the attempts axis sets for both")
 	}
 	var p plan

@@ -21,8 +21,14 @@ type budget struct{ retries int }
 func (b budget) Name() string  { return fmt.Sprintf("same key, %d retries a job", b.retries) }
 func (budget) UsesStore() bool { return false }
 func (b budget) Run(c strategy.Calls) bool {
+	return b.resume(c, 0)
+}
+
+// resume drives a delivery from step from on, the steps before it each
+// called once with success (strategy.Straight's Resume).
+func (b budget) resume(c strategy.Calls, from int) bool {
 	left := b.retries
-	for i := range c.Steps() {
+	for i := from; i < c.Steps(); i++ {
 		if c.Enter(i) {
 			continue
 		}
@@ -168,5 +174,23 @@ func TestSweepMetrics(t *testing.T) {
 	}
 	if _, err := stats.LookupSweepMetric("lost_work", watched, false); err == nil || err.Error() != "lost_work is counted by the delivery model only; this sweep runs the job model" {
 		t.Errorf("lost_work in the job model: %v", err)
+	}
+}
+
+// A strategy holding a func, as strategy.Straight does (the opt-in to the
+// engines' fast path), sweeps like any other, with or without the
+// attempts axis: the sweep once compared the strategies with == to find
+// the ones it relabelled, which panics on such a value.
+func TestSweepStraightStrategy(t *testing.T) {
+	b := budget{retries: 2}
+	straight := strategy.Straight{Strategy: b, Resume: b.resume}
+	for _, axes := range [][]retrysim.Axis{
+		{{Name: "jobs", Values: []float64{1000}}},
+		{{Name: "jobs", Values: []float64{1000}}, {Name: "attempts", Values: []float64{2, 3}}},
+	} {
+		s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Axes: axes, Strategies: []strategy.Strategy{straight, strategiesNamed("step-samekey")[0]}})
+		if err != nil || len(s.Rows) != 2*len(axes) {
+			t.Errorf("%d axes: %d rows, %v; want %d rows", len(axes), len(s.Rows), err, 2*len(axes))
+		}
 	}
 }

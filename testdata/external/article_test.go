@@ -1,0 +1,93 @@
+package ownjob_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/strategy"
+)
+
+// TestArticleTableWithIntervals runs the article's table from Go as a reader
+// of the article would: the five default strategies at the article's
+// settings (the sign-up, 1% failures, 0.5% lost replies, 3 attempts, a
+// million jobs, seed 1) with the article's generator, mulberry32. The counts
+// are the article's published ones, and every rate's 95% interval contains
+// both the rate itself and the strategy's exact expectation, which the test
+// asks strategy.Retry.Expect for on its own and finds in the row too.
+func TestArticleTableWithIntervals(t *testing.T) {
+	strategies, err := retrysim.ParseStrategies(strategy.DefaultIDs(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := retrysim.Signup()
+	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{
+		Scenario: sc, Strategies: strategies, Jobs: 1_000_000, Seed: 1, Generator: "mulberry32",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The article's table: failed jobs, steps done again, users emailed twice.
+	want := []struct {
+		id                     string
+		failed, repeated, dups int64
+	}{
+		{"step-nokey", 11, 4971, 4939}, {"step-newkey", 11, 4971, 4939}, {"step-samekey", 11, 0, 0},
+		{"job-samekey", 995, 464_233, 0}, {"job-samekey-skip", 250, 0, 0},
+	}
+	if len(rep.Rows) != len(want) {
+		t.Fatalf("%d rows; want the article's %d", len(rep.Rows), len(want))
+	}
+	for i, w := range want {
+		r := rep.Rows[i]
+		c := r.Counters
+		if r.ID != w.id || c.Jobs != 1_000_000 || c.Failed != w.failed || c.RepeatedSteps != w.repeated || c.DuplicateUsers != w.dups {
+			t.Errorf("row %d: %s, %d jobs, %d failed, %d repeated, %d emailed twice; want the article's %s, 1000000, %d, %d, %d",
+				i, r.ID, c.Jobs, c.Failed, c.RepeatedSteps, c.DuplicateUsers, w.id, w.failed, w.repeated, w.dups)
+		}
+		// The watched step, read by its name, is the duplicate users' column.
+		welcome, err := rep.WatchedStep(r, "send the welcome email")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if welcome.Twice != w.dups {
+			t.Errorf("%s: %d users emailed twice by the watched step's name; want %d", r.ID, welcome.Twice, w.dups)
+		}
+		exp := strategies[i].(strategy.Retry).Expect(sc)
+		closed := map[string]float64{
+			"succeeded": exp.SucceededRate, "failed_rate": exp.FailedRate, "calls_per_job": exp.CallsPerJob,
+			"repeated_per_job": exp.RepeatedPerJob, "duplicate_rate": exp.DuplicateRate,
+		}
+		typed := map[string]retrysim.Rate{
+			"succeeded": r.Succeeded(), "failed_rate": r.FailedRate(), "calls_per_job": r.CallsPerJob(),
+			"repeated_per_job": r.RepeatedPerJob(), "duplicate_rate": r.DuplicateRate(),
+		}
+		for _, m := range stats.Metrics() {
+			rate, err := r.Rate(m.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, ok := closed[m.Name]
+			if !ok {
+				t.Fatalf("metric %q has no closed form in this test", m.Name)
+			}
+			if typed[m.Name] != rate {
+				t.Errorf("%s %s: the typed accessor gives %+v; Rate gives %+v", r.ID, m.Name, typed[m.Name], rate)
+			}
+			if !(rate.Lo <= rate.Value && rate.Value <= rate.Hi) {
+				t.Errorf("%s %s: %g outside its own interval [%g, %g]", r.ID, m.Name, rate.Value, rate.Lo, rate.Hi)
+			}
+			if !(rate.Lo <= want && want <= rate.Hi) {
+				t.Errorf("%s %s: the exact expectation %g is outside the interval [%g, %g] of %g", r.ID, m.Name, want, rate.Lo, rate.Hi, rate.Value)
+			}
+			if rate.Expected != want {
+				t.Errorf("%s %s: the row expects %g; Retry.Expect gives %g", r.ID, m.Name, rate.Expected, want)
+			}
+		}
+	}
+	// The counts that are rates: the first row's 4,939 users in a million.
+	if got := rep.Rows[0].DuplicateRate().Value; got != 4939.0/1e6 {
+		t.Errorf("step-nokey duplicate rate %g; want 4939 in a million", got)
+	}
+}
