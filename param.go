@@ -73,8 +73,6 @@ func newField[T any](spec *sweep.Spec, where func(*provider.Step, *delivery.Conf
 			switch any(*new(T)).(type) {
 			case int:
 				return int(v)
-			case time.Duration:
-				return seconds(v)
 			case provider.Latency: // a fixed one: a sweep's value is one number
 				return provider.Latency{Median: seconds(v)}
 			}
@@ -91,10 +89,6 @@ var (
 
 func stepField[T any](spec *sweep.Spec, where func(*provider.Step) *T) field {
 	return newField(spec, func(st *provider.Step, _ *delivery.Config) *T { return where(st) })
-}
-
-func queueField[T any](spec *sweep.Spec, where func(*delivery.Config) *T) field {
-	return timed(newField(spec, func(_ *provider.Step, q *delivery.Config) *T { return where(q) }))
 }
 
 // setting is one declaration of settingTable: a setting's name and its field.

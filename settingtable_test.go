@@ -23,10 +23,13 @@ import (
 // setting here is the visibility timeout under a second name.
 func TestOneDeclarationPerSetting(t *testing.T) {
 	const name, usage = "queue.redelivery_after", "an unacked message comes back after this `duration`"
-	remove := retrysim.AddQueueSettingForTest(name, usage, func(q *delivery.Config) *time.Duration { return &q.Visibility })
+	i := slices.IndexFunc(delivery.Settings(), func(s delivery.Setting) bool { return s.Name == "visibility" })
+	added := delivery.Settings()[i]
+	added.Name, added.Key, added.Doc, added.Example = "redelivery_after", "redelivery_after", usage, "45s"
+	remove := retrysim.AddQueueSettingForTest(added)
 	defer remove()
 
-	i := slices.IndexFunc(retrysim.Settings(), func(s retrysim.SettingDef) bool { return s.Name == name })
+	i = slices.IndexFunc(retrysim.Settings(), func(s retrysim.SettingDef) bool { return s.Name == name })
 	if i < 0 {
 		t.Fatalf("Settings() does not list %s", name)
 	}
