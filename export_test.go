@@ -11,7 +11,7 @@ import (
 // delivery's table, as a new field's one declaration would, derives
 // settingTable again from it, and returns the function that takes it out.
 func AddQueueSettingForTest(s delivery.Setting) (remove func()) {
-	table := tablehook.Queue.(*[]delivery.Setting)
+	table := tablehook.Queue().(*[]delivery.Setting)
 	oldQueue, oldTable := *table, settingTable
 	*table = append(slices.Clip(oldQueue), s)
 	settingTable = append(slices.Clip(stepSettings), queueSettings(*table)...)

@@ -136,7 +136,7 @@ func (s Setting) with(doc, example string, rule func(Config) error) Setting {
 }
 
 // The tests of other packages add a setting to the table through its address.
-func init() { tablehook.Queue = &settings }
+func init() { tablehook.SetQueue(&settings) }
 
 var settings = []Setting{
 	oneOf("backoff", "backoff.policy", backoff.Kinds(), func(c *Config) *backoff.Kind { return &c.Backoff.Kind }).with(

@@ -3,6 +3,13 @@
 // one declaration would, and see every reader of the table take it.
 package tablehook
 
-// Queue is the address of package delivery's table, a *[]delivery.Setting
-// (an any: this package cannot import the one it serves).
-var Queue any
+// queue is the address of package delivery's table.
+var queue any
+
+// SetQueue records the address of package delivery's table, a
+// *[]delivery.Setting (an any: this package cannot import the one it
+// serves); delivery calls it once, as it starts.
+func SetQueue(table any) { queue = table }
+
+// Queue is the address SetQueue recorded.
+func Queue() any { return queue }
