@@ -1,16 +1,19 @@
 package retrysim
 
 import (
-	"time"
+	"slices"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/tablehook"
 )
 
-// AddQueueSettingForTest declares one more duration setting of the queue
-// in settingTable, as a new field's one declaration would, and returns the
-// function that takes it out again.
-func AddQueueSettingForTest(name, usage string, where func(*delivery.Config) *time.Duration) (remove func()) {
-	old := settingTable
-	settingTable = append(old[:len(old):len(old)], setting{name, doc(queueField(durationSpec, where), usage)})
-	return func() { settingTable = old }
+// AddQueueSettingForTest declares one more setting of the queue, s, in
+// delivery's table, as a new field's one declaration would, derives
+// settingTable again from it, and returns the function that takes it out.
+func AddQueueSettingForTest(s delivery.Setting) (remove func()) {
+	table := tablehook.Queue().(*[]delivery.Setting)
+	oldQueue, oldTable := *table, settingTable
+	*table = append(slices.Clip(oldQueue), s)
+	settingTable = append(slices.Clip(stepSettings), queueSettings(*table)...)
+	return func() { *table, settingTable = oldQueue, oldTable }
 }

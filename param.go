@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
@@ -74,8 +73,6 @@ func newField[T any](spec *sweep.Spec, where func(*provider.Step, *delivery.Conf
 			switch any(*new(T)).(type) {
 			case int:
 				return int(v)
-			case time.Duration:
-				return seconds(v)
 			case provider.Latency: // a fixed one: a sweep's value is one number
 				return provider.Latency{Median: seconds(v)}
 			}
@@ -92,10 +89,6 @@ var (
 
 func stepField[T any](spec *sweep.Spec, where func(*provider.Step) *T) field {
 	return newField(spec, func(st *provider.Step, _ *delivery.Config) *T { return where(st) })
-}
-
-func queueField[T any](spec *sweep.Spec, where func(*delivery.Config) *T) field {
-	return timed(newField(spec, func(_ *provider.Step, q *delivery.Config) *T { return where(q) }))
 }
 
 // setting is one declaration of settingTable: a setting's name and its field.
@@ -151,14 +144,9 @@ func doc(f field, usage string) field {
 	return f
 }
 
-// settingTable declares every setting of a step and of the queue once, in
-// the order reports and Settings list them: its name (the path Override,
-// -set, the command's flags and scenario files give it by), its field, what
-// it means, its bounds (spec) and which model reads it; Settings, Override,
-// LookupParam, the command's flags and help, and Unread's rule for the job
-// model are all read from it. attempts is a step's own, given as
-// steps[STEP].attempts only.
-var settingTable = []setting{
+// stepSettings declare every setting of a step once, in settingTable's
+// order. attempts is a step's own, given as steps[STEP].attempts only.
+var stepSettings = []setting{
 	{"p_fail", doc(stepField(probabilitySpec, func(st *provider.Step) *float64 { return &st.PFail }),
 		"`probability` that a call fails before doing anything")},
 	{"lost_reply", doc(lossy(stepField(probabilitySpec, func(st *provider.Step) *float64 { return &st.LostReply })),
@@ -168,32 +156,41 @@ var settingTable = []setting{
 	// attempts is the step's own (provider.Policy), bounded as a scenario
 	// file's: 1 to provider.MaxAttempts.
 	{"attempts", stepOnly(stepField(&sweep.Spec{Kind: sweep.Whole, Min: 1, Max: provider.MaxAttempts}, func(st *provider.Step) *int { return &st.Policy.Attempts }))},
-	{"queue.backoff", doc(queueField(nil, func(q *delivery.Config) *backoff.Kind { return &q.Backoff.Kind }),
-		"the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter, decorrelated, grpc (min(cap, base x 2^n) x random(0.8, 1.2) for retry n from 0, gRPC's A6 since 2024), or a job queue's schedule: sidekiq (c^4 + 15 + rand(10 x (c + 1)) s for retry c from 0, Sidekiq 8) or river (n^4 s x random(0.9, 1.1) after the n-th error)")},
-	{"queue.backoff.base", doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Backoff.Base }),
-		"the backoff's base `duration`")},
-	{"queue.backoff.cap", doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Backoff.Cap }),
-		"the backoff's cap `duration`")},
-	{"queue.store", doc(queueField(nil, func(q *delivery.Config) *delivery.Store { return &q.Store }),
-		"the `mode` in which the worker writes a step's key: none, after (check, work, record), loose (check, insert, work), claim (unique insert first) or lease (claim with status, release and takeover)")},
-	{"queue.ttl", doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.TTL }),
-		"keys expire this `duration` after they are written (0: never)")},
-	{"queue.lease", doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Lease }),
-		"a lease holds this `duration` before another delivery may take it over, even from a live, slow holder (more than 0; -store lease only)")},
-	{"queue.visibility", doc(queueField(durationSpec, func(q *delivery.Config) *time.Duration { return &q.Visibility }),
-		"the queue's visibility timeout: an unacked message comes back after this `duration`")},
-	{"queue.max_deliveries", doc(queueField(&sweep.Spec{Kind: sweep.Whole, Min: 1, Max: delivery.DeliveriesLimit}, func(q *delivery.Config) *int { return &q.MaxDeliveries }),
-		"dead-letter a message after `n` deliveries, 1 to 1000")},
-	{"queue.repeat", doc(queueField(probabilitySpec, func(q *delivery.Config) *float64 { return &q.RepeatP }),
-		"`probability` that a request is sent twice")},
-	{"queue.repeat_delay", doc(queueField(durationSpec, func(q *delivery.Config) *provider.Latency { return &q.RepeatDelay }),
-		"the second copy arrives this `d` (or lognormal median:p99, median above 0) after the first; needs -repeat")},
-	{"queue.crash", doc(queueField(probabilitySpec, func(q *delivery.Config) *float64 { return &q.CrashP }),
-		"`probability` that a worker dies at -crash-at, each time a step passes it")},
-	{"queue.crash_at", doc(queueField(nil, func(q *delivery.Config) *delivery.CrashPoint { return &q.CrashAt }),
-		"the `point` where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack; needs -crash")},
-	{"queue.max_crashes", doc(queueField(&sweep.Spec{Kind: sweep.Whole, Min: 0, Max: delivery.CrashesLimit}, func(q *delivery.Config) *int { return &q.MaxCrashes }),
-		"at most `n` crashes a job, 0 to 1000 (0: no bound); needs -crash")},
+}
+
+// settingTable declares every setting of a step, then every setting of the
+// queue, in the order reports and Settings list them: its name (the path
+// Override, -set, the command's flags and scenario files give it by), its
+// field, what it means, its bounds (spec) and which model reads it;
+// Settings, Override, LookupParam, the command's flags and help, and
+// Unread's rule for the job model are all read from it. The queue's are
+// delivery.Settings, under queue.
+var settingTable = append(stepSettings, queueSettings(delivery.Settings())...)
+
+// queueSettings are the settings of ds under queue, as settingTable declares them.
+func queueSettings(ds []delivery.Setting) []setting {
+	var out []setting
+	for _, d := range ds {
+		f := field{
+			put:   func(_ *provider.Step, q *delivery.Config, v any) bool { return d.Set(q, v) },
+			get:   func(_ *provider.Step, q *delivery.Config) any { return d.Get(*q) },
+			zero:  d.Get(delivery.Config{}),
+			usage: d.Doc,
+			timed: true,
+		}
+		switch d.Kind {
+		case schema.Probability:
+			f.spec, f.from = probabilitySpec, func(v float64) any { return v }
+		case schema.Duration:
+			f.spec, f.from = durationSpec, func(v float64) any { return seconds(v) }
+		case schema.Latency: // a fixed one: a sweep's value is one number
+			f.spec, f.from = durationSpec, func(v float64) any { return provider.Latency{Median: seconds(v)} }
+		case schema.Whole:
+			f.spec, f.from = &sweep.Spec{Kind: sweep.Whole, Min: float64(d.Min), Max: float64(d.Max)}, func(v float64) any { return int(v) }
+		}
+		out = append(out, setting{"queue." + d.Name, f})
+	}
+	return out
 }
 
 // Signup is the job the command runs without a scenario file: the sign-up

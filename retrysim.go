@@ -479,13 +479,7 @@ func (e Experiment) Params() stats.Params {
 			}
 		}
 		par.Model = "delivery"
-		par.Delivery = &stats.DeliveryParams{
-			Store: q.Store.String(), TTL: q.TTL.String(), Lease: q.Lease.String(), Visibility: q.Visibility.String(),
-			MaxDeliveries: q.MaxDeliveries, Repeat: q.RepeatP, RepeatDelay: q.RepeatDelay.String(),
-			Crash: q.CrashP, CrashAt: q.CrashAt.String(), MaxCrashes: q.MaxCrashes,
-			Backoff: backoffText(q.Backoff),
-			Latency: latency,
-		}
+		par.Delivery = deliveryParams(*q, latency)
 		for _, st := range sc.Steps {
 			par.Delivery.StepNames = append(par.Delivery.StepNames, st.Name)
 		}

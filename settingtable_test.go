@@ -12,21 +12,31 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// A setting is declared once, in the settings table, and what reads
-// settings by name sees a new one with nothing else written: Settings
-// lists it with its help and default, the command declares its flag (and
-// help) from it, the flag's value reaches the queue through Override, -set
-// sweeps it (ParseSet), and Unread refuses it in the job model. The new
-// setting here is the visibility timeout under a second name.
+// A setting is declared once, in the queue's table (delivery.Settings),
+// and what reads settings by name sees a new one with nothing else
+// written: Settings lists it with its help and default, the command
+// declares its flag (and help) from it, the flag's value reaches the queue
+// through Override, -set sweeps it (ParseSet), and Unread refuses it in the
+// job model; a scenario file's queue section takes its key, bounded by its
+// kind, and refuses it where Unread does, with the file and line; and the
+// scenario file's reference (scenario.Keys, retrysim help scenario) lists
+// the key with its example, documented by the setting. The new setting
+// here is the visibility timeout under a second name. (A shard's model
+// needs a field in stats.ModelQueue too: the file format is declared
+// there.)
 func TestOneDeclarationPerSetting(t *testing.T) {
 	const name, usage = "queue.redelivery_after", "an unacked message comes back after this `duration`"
-	remove := retrysim.AddQueueSettingForTest(name, usage, func(q *delivery.Config) *time.Duration { return &q.Visibility })
+	i := slices.IndexFunc(delivery.Settings(), func(s delivery.Setting) bool { return s.Name == "visibility" })
+	added := delivery.Settings()[i]
+	added.Name, added.Key, added.Doc, added.Example = "redelivery_after", "redelivery_after", usage, "45s"
+	remove := retrysim.AddQueueSettingForTest(added)
 	defer remove()
 
-	i := slices.IndexFunc(retrysim.Settings(), func(s retrysim.SettingDef) bool { return s.Name == name })
+	i = slices.IndexFunc(retrysim.Settings(), func(s retrysim.SettingDef) bool { return s.Name == name })
 	if i < 0 {
 		t.Fatalf("Settings() does not list %s", name)
 	}
@@ -64,5 +74,25 @@ func TestOneDeclarationPerSetting(t *testing.T) {
 	e := retrysim.Experiment{Scenario: retrysim.Signup(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 10}
 	if why := e.Unread()[name]; why != retrysim.UnreadInJobModel {
 		t.Errorf("Unread()[%s] in the job model = %q; want %q", name, why, retrysim.UnreadInJobModel)
+	}
+
+	const file = "steps: [{name: a}]\nwatched: a\nqueue:\n  redelivery_after: 45s\n  store: claim\n"
+	l, err := scenario.Parse("s.yaml", []byte(file))
+	if err != nil || l.Queue == nil || l.Queue.Visibility != 45*time.Second || l.Queue.Store != delivery.Claim {
+		t.Fatalf("a file with queue.redelivery_after: 45s = %+v, %v; want a claim store and a visibility timeout of 45s", l.Queue, err)
+	}
+	const refused = "s.yaml:4: queue.redelivery_after: " + retrysim.UnreadInJobModel
+	if err := l.CheckRead(func(s string) string { return e.Unread()[s] }); err == nil || err.Error() != refused {
+		t.Errorf("CheckRead in the job model = %v; want %s", err, refused)
+	}
+	const negative = "s.yaml:4: queue.redelivery_after: -1s is negative"
+	if _, err := scenario.Parse("s.yaml", []byte(strings.Replace(file, "45s", "-1s", 1))); err == nil || err.Error() != negative {
+		t.Errorf("a file with queue.redelivery_after: -1s = %v; want %s", err, negative)
+	}
+
+	keys := scenario.Keys()
+	k := slices.IndexFunc(keys, func(k scenario.Key) bool { return k.Path == name })
+	if k < 0 || keys[k].Setting != name || keys[k].Example != "45s" || keys[k].ReadBy != scenario.ReadByDelivery {
+		t.Errorf("scenario.Keys() does not list %s, documented by its setting, with its example 45s", name)
 	}
 }

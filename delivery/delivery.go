@@ -160,48 +160,19 @@ func CheckLease(d time.Duration) error {
 	return nil
 }
 
-// Check reports the first thing wrong with c as a *schema.FieldError naming
-// its field as scenario files name it under queue: (store, max_deliveries,
-// backoff.cap). It is the one validator of the delivery model's settings:
+// Check reports the first thing wrong with c, in the order of Settings, as
+// a *schema.FieldError naming its field as scenario files name it under
+// queue: (store, max_deliveries, backoff.cap): each setting's bounds (its
+// kind's, a whole number's Min and Max) and its own rule (a lease and a
+// visibility timeout longer than 0s, a cap not below the base). It is the
+// one validator of the delivery model's settings:
 // the flags and scenario files both go through it, so each accepts what the
 // other does, and a Config it accepts runs.
 func (c Config) Check() error {
-	if err := stores.Check(c.Store); err != nil {
-		return &schema.FieldError{Field: "store", Msg: err.Error()}
-	}
-	for _, d := range []struct {
-		field string
-		v     time.Duration
-	}{{"ttl", c.TTL}, {"lease", c.Lease}, {"visibility", c.Visibility}} {
-		if err := provider.CheckDuration(d.v); err != nil {
-			return &schema.FieldError{Field: d.field, Msg: err.Error()}
+	for _, s := range settings {
+		if err := s.Check(c); err != nil {
+			return err
 		}
-	}
-	if err := provider.CheckBackoff(c.Backoff); err != nil {
-		return schema.Within("backoff", err)
-	}
-	if err := CheckLease(c.Lease); err != nil {
-		return &schema.FieldError{Field: "lease", Msg: err.Error()}
-	}
-	switch {
-	case c.Visibility == 0:
-		return schema.Errorf("visibility", "the visibility timeout must be longer than 0s")
-	case c.MaxDeliveries < 1 || c.MaxDeliveries > DeliveriesLimit:
-		return schema.Errorf("max_deliveries", "%d is not a whole number from 1 to %d", c.MaxDeliveries, DeliveriesLimit)
-	case c.MaxCrashes < 0 || c.MaxCrashes > CrashesLimit:
-		return schema.Errorf("max_crashes", "%d is not a whole number from 0 to %d", c.MaxCrashes, CrashesLimit)
-	}
-	if err := provider.CheckProbability(c.RepeatP); err != nil {
-		return &schema.FieldError{Field: "repeat", Msg: err.Error()}
-	}
-	if err := provider.CheckProbability(c.CrashP); err != nil {
-		return &schema.FieldError{Field: "crash", Msg: err.Error()}
-	}
-	if err := crashPoints.Check(c.CrashAt); err != nil {
-		return &schema.FieldError{Field: "crash_at", Msg: err.Error()}
-	}
-	if err := c.RepeatDelay.Check(); err != nil {
-		return &schema.FieldError{Field: "repeat_delay", Msg: err.Error()}
 	}
 	return nil
 }

@@ -2,10 +2,13 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Key is one key a scenario file takes, as the reference (retrysim help
@@ -35,8 +38,9 @@ const (
 
 var durationBounds = fmt.Sprintf("0 to %dh", int(provider.MaxDuration.Hours()))
 
-// jobKeyDocs are the keys of a job, its steps and its queue, in the order
-// of a file; the queue's settings are documented by retrysim.Settings.
+// jobKeyDocs are the keys of a job, its steps and the queue section
+// itself, in the order of a file; the queue's keys are delivery.Settings'
+// (queueKeyDocs).
 var jobKeyDocs = []Key{
 	{Path: "name", Type: "text", Default: "custom", Bounds: "a name", ReadBy: ReadByJob, Example: "checkout",
 		Doc: "the scenario's name, in every output's title"},
@@ -77,25 +81,6 @@ var jobKeyDocs = []Key{
 	{Path: "steps[].backoff.cap", Setting: "queue.backoff.cap", ReadBy: ReadByDelivery, Example: "2s"},
 	{Path: "queue", Type: "a mapping of queue settings", Default: "none: the job model runs (unless a step takes time)", Bounds: "may be empty", ReadBy: ReadByDelivery, Example: "{}",
 		Doc: "the queue around the job; the section, even empty, turns the delivery model on, and each key left out keeps its default"},
-	{Path: "queue.store", Setting: "queue.store", ReadBy: ReadByDelivery, Example: "claim"},
-	{Path: "queue.ttl", Setting: "queue.ttl", ReadBy: ReadByDelivery, Example: "24h"},
-	{Path: "queue.lease", Setting: "queue.lease", ReadBy: ReadByDelivery, Example: "30s"},
-	{Path: "queue.visibility", Setting: "queue.visibility", ReadBy: ReadByDelivery, Example: "30s"},
-	{Path: "queue.max_deliveries", Setting: "queue.max_deliveries", ReadBy: ReadByDelivery, Example: "10"},
-	{Path: "queue.repeat", Setting: "queue.repeat", ReadBy: ReadByDelivery, Example: "0.01"},
-	{Path: "queue.repeat_delay", Setting: "queue.repeat_delay", ReadBy: ReadByDelivery, Example: "{median: 2s, p99: 60s}"},
-	{Path: "queue.repeat_delay.median", Type: "duration", Default: "0s", Bounds: durationBounds, ReadBy: ReadByDelivery, Example: "2s",
-		Doc: "the lognormal delay's median"},
-	{Path: "queue.repeat_delay.p99", Type: "duration", Default: "0s (every copy comes after the median)", Bounds: durationBounds + ", at least the median", ReadBy: ReadByDelivery, Example: "60s",
-		Doc: "the lognormal delay's 99th percentile"},
-	{Path: "queue.crash", Setting: "queue.crash", ReadBy: ReadByDelivery, Example: "0.001"},
-	{Path: "queue.crash_at", Setting: "queue.crash_at", ReadBy: ReadByDelivery, Example: "after-key"},
-	{Path: "queue.max_crashes", Setting: "queue.max_crashes", ReadBy: ReadByDelivery, Example: "3"},
-	{Path: "queue.backoff", Type: "{policy, base, cap}", Default: "{policy: full-jitter, base: 100ms, cap: 2s}", Bounds: "a base or cap only where the policy reads it", ReadBy: ReadByDelivery, Example: "{policy: full-jitter}",
-		Doc: "the wait between attempts, for every step without its own"},
-	{Path: "queue.backoff.policy", Setting: "queue.backoff", ReadBy: ReadByDelivery, Example: "full-jitter"},
-	{Path: "queue.backoff.base", Setting: "queue.backoff.base", ReadBy: ReadByDelivery, Example: "100ms"},
-	{Path: "queue.backoff.cap", Setting: "queue.backoff.cap", ReadBy: ReadByDelivery, Example: "2s"},
 }
 
 // Keys lists every key a scenario file takes, in the order of a file: the
@@ -103,7 +88,7 @@ var jobKeyDocs = []Key{
 // policy_scope, every policy parameter, hedges and hedge_delay: each
 // fleet.Param a file may set, documented there under its key).
 func Keys() []Key {
-	keys := append([]Key(nil), jobKeyDocs...)
+	keys := append(slices.Clip(jobKeyDocs), queueKeyDocs()...)
 	keys = append(keys, Key{Path: "fleet", Type: "a mapping of policy settings", Default: "none", Bounds: "only in a file for retrysim fleet, which reads no job", ReadBy: ReadByFleet, Example: "{policy: unlimited}",
 		Doc: "the client policy and hedges of retrysim fleet; each key is the fleet command's flag with _ for -, and a key left out keeps the flag's default (a flag may not give it again)"})
 	var names []string
@@ -123,6 +108,50 @@ func Keys() []Key {
 		keys = append(keys, Key{Path: "fleet." + strings.ReplaceAll(name, "-", "_"), Setting: name, ReadBy: ReadByFleet, Example: example})
 	}
 	return keys
+}
+
+// queueKeyDocs are the keys of the queue section, one a setting of
+// delivery.Settings, each documented by retrysim.Settings under its name
+// (queue.backoff for the key queue.backoff.policy): the keys of the queue
+// itself in the table's order, each followed by its parts (latencyParts),
+// then each mapping of settings (queueMappings) with its keys.
+func queueKeyDocs() []Key {
+	var keys []Key
+	mappings := map[string][]Key{}
+	for _, s := range delivery.Settings() {
+		k := Key{Path: "queue." + s.Key, Setting: "queue." + s.Name, ReadBy: ReadByDelivery, Example: s.Example}
+		if parent, _, ok := strings.Cut(s.Key, "."); ok {
+			mappings[parent] = append(mappings[parent], k)
+			continue
+		}
+		keys = append(keys, k)
+		if s.Kind == schema.Latency {
+			keys = append(keys, latencyParts[s.Key]...)
+		}
+	}
+	for _, m := range queueMappings {
+		keys = append(keys, m)
+		keys = append(keys, mappings[strings.TrimPrefix(m.Path, "queue.")]...)
+	}
+	return keys
+}
+
+// latencyParts document the median and p99 of the queue's latency
+// settings, by key.
+var latencyParts = map[string][]Key{
+	"repeat_delay": {
+		{Path: "queue.repeat_delay.median", Type: "duration", Default: "0s", Bounds: durationBounds, ReadBy: ReadByDelivery, Example: "2s",
+			Doc: "the lognormal delay's median"},
+		{Path: "queue.repeat_delay.p99", Type: "duration", Default: "0s (every copy comes after the median)", Bounds: durationBounds + ", at least the median", ReadBy: ReadByDelivery, Example: "60s",
+			Doc: "the lognormal delay's 99th percentile"},
+	},
+}
+
+// queueMappings document the queue's mappings of settings, whose keys
+// (backoff.policy) delivery.Settings declares.
+var queueMappings = []Key{
+	{Path: "queue.backoff", Type: "{policy, base, cap}", Default: "{policy: full-jitter, base: 100ms, cap: 2s}", Bounds: "a base or cap only where the policy reads it", ReadBy: ReadByDelivery, Example: "{policy: full-jitter}",
+		Doc: "the wait between attempts, for every step without its own"},
 }
 
 // fleetExamples are values the fleet section accepts for its keys that are

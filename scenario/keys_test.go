@@ -8,12 +8,14 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 )
 
 // readerPaths walks the reader's structs by their yaml tags: every key the
 // decoder takes, a type with its own UnmarshalYAML (a latency, the watched
-// list) or a yaml.Node (the fleet section) as one key.
+// list) or a yaml.Node (the fleet section) as one key, and the queue
+// section's keys as it reads them, from delivery.Settings.
 func readerPaths(t reflect.Type, prefix string) []string {
 	var paths []string
 	for i := range t.NumField() {
@@ -24,6 +26,15 @@ func readerPaths(t reflect.Type, prefix string) []string {
 		ft := f.Type
 		for ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
+		}
+		if ft == reflect.TypeFor[queueFile]() { // read by delivery.Settings
+			for _, s := range delivery.Settings() {
+				if parent, _, ok := strings.Cut(s.Key, "."); ok && !slices.Contains(paths, path+"."+parent) {
+					paths = append(paths, path+"."+parent)
+				}
+				paths = append(paths, path+"."+s.Key)
+			}
+			continue
 		}
 		own := reflect.PointerTo(ft).Implements(reflect.TypeFor[yaml.Unmarshaler]())
 		if ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct && !own {

@@ -268,18 +268,119 @@ func (b *backoffFile) checkRead(name string, m *yaml.Node, path string, k backof
 	return nil
 }
 
+// queueFile is the queue section: each key of delivery.Settings the file
+// gives, in file order, with its line and its value, read by the setting's
+// kind (a duration, a probability, a whole number, a latency, a name).
+// Decoding refuses an unknown key and a value of the wrong kind as the
+// rest of the file's fields are refused; config sets them.
 type queueFile struct {
-	Store         string       `yaml:"store"`
-	TTL           *duration    `yaml:"ttl"`
-	Lease         *duration    `yaml:"lease"`
-	Visibility    *duration    `yaml:"visibility"`
-	MaxDeliveries *whole       `yaml:"max_deliveries"`
-	Repeat        probability  `yaml:"repeat"`
-	RepeatDelay   latency      `yaml:"repeat_delay"`
-	Crash         probability  `yaml:"crash"`
-	CrashAt       string       `yaml:"crash_at"`
-	MaxCrashes    whole        `yaml:"max_crashes"`
-	Backoff       *backoffFile `yaml:"backoff"`
+	given []givenValue
+}
+
+// givenValue is a setting the queue section gives: the setting, the line
+// of its key, and its value as its kind reads it (an enumeration's name
+// as text).
+type givenValue struct {
+	setting delivery.Setting
+	line    int
+	v       any
+}
+
+func (q *queueFile) UnmarshalYAML(n *yaml.Node) error {
+	var typeErrs []string
+	if err := q.read(n, "", "a mapping of queue settings", &typeErrs); err != nil {
+		return err
+	}
+	if len(typeErrs) > 0 { // as yaml reports a field of the wrong type: the rest is still read
+		return &yaml.TypeError{Errors: typeErrs}
+	}
+	return nil
+}
+
+// read reads mapping n, whose keys are under prefix in the queue section
+// (backoff.), adding a wrong type's error to typeErrs; what says what n
+// should be.
+func (q *queueFile) read(n *yaml.Node, prefix, what string, typeErrs *[]string) error {
+	if n.Kind != yaml.MappingNode {
+		value := "a " + map[yaml.Kind]string{yaml.SequenceNode: "list", yaml.AliasNode: "alias"}[n.Kind]
+		if n.Kind == yaml.ScalarNode {
+			value = fmt.Sprintf("%q", n.Value)
+		}
+		*typeErrs = append(*typeErrs, fmt.Sprintf("line %d: %s is not %s", n.Line, value, what))
+		return nil
+	}
+	settings := delivery.Settings()
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key := prefix + k.Value
+		if j := slices.IndexFunc(settings, func(s delivery.Setting) bool { return s.Key == key }); j >= 0 {
+			x, err := decodeKind(settings[j].Kind, v)
+			var te *yaml.TypeError
+			switch {
+			case errors.As(err, &te):
+				*typeErrs = append(*typeErrs, te.Errors...)
+			case err != nil:
+				return err
+			default:
+				q.given = append(q.given, givenValue{settings[j], k.Line, x})
+			}
+			continue
+		}
+		if sub := subKeys(settings, key+"."); len(sub) > 0 { // a mapping of settings: backoff
+			if err := q.read(v, key+".", "a mapping with "+andList(sub), typeErrs); err != nil {
+				return err
+			}
+			continue
+		}
+		// as yaml's KnownFields says it, so that located finds the key
+		*typeErrs = append(*typeErrs, fmt.Sprintf("line %d: field %s not found in type scenario.queueFile", k.Line, k.Value))
+	}
+	return nil
+}
+
+// subKeys are the keys of settings under prefix (backoff.), without it.
+func subKeys(settings []delivery.Setting, prefix string) []string {
+	var keys []string
+	for _, s := range settings {
+		if k, ok := strings.CutPrefix(s.Key, prefix); ok {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// andList is "a, b and c".
+func andList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// decodeKind reads n as a value of kind k: a float64, a time.Duration, an
+// int, a provider.Latency, or an enumeration's name.
+func decodeKind(k schema.Kind, n *yaml.Node) (any, error) {
+	switch k {
+	case schema.Probability:
+		var p probability
+		err := n.Decode(&p)
+		return p.v, err
+	case schema.Duration:
+		var d duration
+		err := n.Decode(&d)
+		return d.v, err
+	case schema.Whole:
+		var w whole
+		err := n.Decode(&w)
+		return w.v, err
+	case schema.Latency:
+		var l latency
+		err := n.Decode(&l)
+		return l.v, err
+	}
+	var name string
+	err := n.Decode(&name)
+	return name, err
 }
 
 type file struct {
@@ -350,23 +451,11 @@ func (l Loaded) CheckStepsRead(unread func(i int) (attempts, backoff string)) er
 	return nil
 }
 
-// queueKeys lists the keys of the queue section in q, in file order.
-func queueKeys(q *yaml.Node) []givenKey {
+// queueKeys lists the keys of the queue section q gives, in file order.
+func (q *queueFile) queueKeys() []givenKey {
 	var keys []givenKey
-	for i := 0; q.Kind == yaml.MappingNode && i+1 < len(q.Content); i += 2 {
-		k, v := q.Content[i], q.Content[i+1]
-		if k.Value != "backoff" {
-			keys = append(keys, givenKey{"queue." + k.Value, "queue." + k.Value, k.Line})
-			continue
-		}
-		for j := 0; v.Kind == yaml.MappingNode && j+1 < len(v.Content); j += 2 {
-			b := v.Content[j]
-			setting := "queue.backoff." + b.Value
-			if b.Value == "policy" {
-				setting = "queue.backoff"
-			}
-			keys = append(keys, givenKey{"queue.backoff." + b.Value, setting, b.Line})
-		}
+	for _, g := range q.given {
+		keys = append(keys, givenKey{"queue." + g.setting.Key, "queue." + g.setting.Name, g.line})
 	}
 	return keys
 }
@@ -637,7 +726,7 @@ func Parse(name string, data []byte) (Loaded, error) {
 		}
 		out.Queue = &q
 		if f.Queue != nil {
-			out.queueKeys = queueKeys(valueOf(top, "queue"))
+			out.queueKeys = f.Queue.queueKeys()
 		}
 	}
 	var err error
@@ -742,53 +831,33 @@ func (s stepFile) policy(name string, n *yaml.Node, i int) (provider.Policy, err
 }
 
 // config turns the queue section (nil: the defaults) into a delivery.Config,
-// checked by the validator the flags go through.
+// checked by the validator the flags go through. A setting given by an
+// empty name (store: ”) keeps its default.
 func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error) {
 	c := delivery.Defaults()
 	if q == nil {
 		return c, nil
 	}
 	queue := valueOf(top, "queue")
-	var err error
-	if q.Store != "" {
-		if c.Store, err = delivery.ParseStore(q.Store); err != nil {
-			return c, &Error{File: name, Line: lineOf(queue, "store"), Field: "queue.store", Msg: err.Error()}
-		}
-	}
-	if q.TTL != nil {
-		c.TTL = q.TTL.v
-	}
-	if q.Lease != nil {
-		c.Lease = q.Lease.v
-	}
-	if q.Visibility != nil {
-		c.Visibility = q.Visibility.v
-	}
-	if q.MaxDeliveries != nil {
-		c.MaxDeliveries = q.MaxDeliveries.v
-	}
-	c.RepeatP, c.RepeatDelay = q.Repeat.v, q.RepeatDelay.v
-	c.CrashP, c.MaxCrashes = q.Crash.v, q.MaxCrashes.v
-	if q.CrashAt != "" {
-		if c.CrashAt, err = delivery.ParseCrashPoint(q.CrashAt); err != nil {
-			return c, &Error{File: name, Line: lineOf(queue, "crash_at"), Field: "queue.crash_at", Msg: err.Error()}
-		}
-	}
-	if b := q.Backoff; b != nil {
-		if b.Base != nil {
-			c.Backoff.Base = b.Base.v
-		}
-		if b.Cap != nil {
-			c.Backoff.Cap = b.Cap.v
-		}
-		m := valueOf(queue, "backoff")
-		if b.Policy != "" {
-			if c.Backoff.Kind, err = backoff.ParseKind(b.Policy); err != nil {
-				return c, &Error{File: name, Line: lineOf(m, "policy"), Field: "queue.backoff.policy", Msg: err.Error()}
+	for _, g := range q.given {
+		text, isName := g.v.(string)
+		switch {
+		case isName && text == "":
+		case isName:
+			if err := g.setting.SetText(&c, text); err != nil {
+				return c, &Error{File: name, Line: g.line, Field: "queue." + g.setting.Key, Msg: err.Error()}
 			}
+		default:
+			g.setting.Set(&c, g.v)
 		}
-		if err := b.checkRead(name, m, "queue.backoff", c.Backoff.Kind); err != nil {
-			return c, err
+	}
+	// A base or a cap that the backoff never reads is refused by the rule
+	// -backoff-base and -backoff-cap are refused by (backoff.Kind.Unread).
+	baseWhy, capWhy := c.Backoff.Kind.Unread()
+	for _, u := range []struct{ key, why string }{{"backoff.base", baseWhy}, {"backoff.cap", capWhy}} {
+		i := slices.IndexFunc(q.given, func(g givenValue) bool { return g.setting.Key == u.key })
+		if i >= 0 && u.why != "" {
+			return c, &Error{File: name, Line: q.given[i].line, Field: "queue." + u.key, Msg: u.why}
 		}
 	}
 	if err := c.Check(); err != nil {
@@ -1009,8 +1078,8 @@ var (
 	typeWords = map[string]string{
 		"float64": "a number", "int": "a whole number", "bool": "true or false", "string": "text",
 		"[]scenario.stepFile": "a list of steps", "scenario.file": "a mapping of settings",
-		"scenario.queueFile": "a mapping of queue settings", "scenario.backoffFile": "a mapping with policy, base and cap",
-		"scenario.stepFile": "a mapping of step settings", "scenario.watchFile": "a step's name or {step: NAME, label: TEXT}",
+		"scenario.backoffFile": "a mapping with policy, base and cap",
+		"scenario.stepFile":    "a mapping of step settings", "scenario.watchFile": "a step's name or {step: NAME, label: TEXT}",
 	}
 )
 

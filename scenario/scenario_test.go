@@ -113,6 +113,13 @@ var malformed = []struct {
 	{"store", steps + "queue:\n  store: unique\n", `s.yaml:4: queue.store: unknown store "unique"`},
 	{"crash point", steps + "queue:\n  crash_at: lunch\n", `s.yaml:4: queue.crash_at: unknown crash point "lunch"`},
 	{"backoff", steps + "queue:\n  backoff: {policy: linear}\n", `s.yaml:4: queue.backoff.policy: unknown backoff "linear"`},
+	// The queue section is read by delivery.Settings: a section or a
+	// mapping of settings that is not a mapping says what it should be, and
+	// of two unknown names the first in the file is refused.
+	{"queue not a mapping", steps + "queue: 5\n", `s.yaml:3: queue: "5" is not a mapping of queue settings`},
+	{"queue a list", steps + "queue: [store]\n", "s.yaml:3: queue: a list is not a mapping of queue settings"},
+	{"queue backoff a list", steps + "queue:\n  backoff: [none]\n", "s.yaml:4: queue.backoff: a list is not a mapping with policy, base and cap"},
+	{"queue names in file order", steps + "queue:\n  crash_at: lunch\n  store: unique\n", `s.yaml:4: queue.crash_at: unknown crash point "lunch"`},
 	{"steps not a list", "steps: 3\n", `s.yaml:1: steps: "3" is not a list of steps`},
 	{"syntax", "steps: [\n", "s.yaml:"},
 	// Flow style names the key at fault, not the line's first field.

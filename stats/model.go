@@ -61,8 +61,11 @@ type ModelWatch struct {
 	Label string `json:"label"`
 }
 
-// ModelQueue is a Model's delivery model (delivery.Config), each setting by
-// the name its flag takes.
+// ModelQueue is a Model's delivery model (delivery.Config): a field for
+// each of delivery.Settings, which package sim writes and reads by its
+// json key, the setting's name with _ for . (backoff_base_ns), a time in
+// whole nanoseconds (_ns), a latency as its median and p99 (_ns, _p99_ns),
+// an enumeration by its value's name.
 type ModelQueue struct {
 	Store          string  `json:"store"`
 	TTLNs          int64   `json:"ttl_ns"`

@@ -210,7 +210,10 @@ type StepPolicy struct {
 	Backoff string
 }
 
-// DeliveryParams are the delivery model's settings, as outputs echo them.
+// DeliveryParams are the delivery model's settings, as outputs echo them:
+// a field for each of delivery.Settings whose scenario key is no mapping's,
+// under that key, which the root package fills by it; the backoff as one
+// text; and how long the steps' calls take.
 type DeliveryParams struct {
 	Store         string   `json:"store"`
 	TTL           string   `json:"ttl"`

@@ -3,11 +3,13 @@ package sim
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -59,5 +61,56 @@ func TestModelKeepsStepPolicy(t *testing.T) {
 		if _, _, err := FromModel(bad); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("FromModel = %v; want %q", err, tc.msg)
 		}
+	}
+}
+
+// stats.ModelQueue holds every setting of the queue, each under the json
+// keys the codec writes it by, and no field that is no setting's: what
+// ModelOf writes and FromModel reads is delivery.Settings, field for field.
+func TestModelQueueHoldsEverySetting(t *testing.T) {
+	want := map[string]bool{}
+	for _, s := range delivery.Settings() {
+		for _, k := range modelKeys(s) {
+			want[k] = true
+		}
+	}
+	typ := reflect.TypeFor[stats.ModelQueue]()
+	var tags []string
+	for i := range typ.NumField() {
+		tag := strings.Split(typ.Field(i).Tag.Get("json"), ",")[0]
+		tags = append(tags, tag)
+		if !want[tag] {
+			t.Errorf("stats.ModelQueue.%s (%q) is no setting's key", typ.Field(i).Name, tag)
+		}
+	}
+	for k := range want {
+		if !slices.Contains(tags, k) {
+			t.Errorf("stats.ModelQueue has no field for %q", k)
+		}
+	}
+}
+
+// ModelOf writes each setting of the queue in its own field, and FromModel
+// reads back the same queue: every field here has a value of its own.
+func TestModelQueueRoundTrip(t *testing.T) {
+	q := delivery.Config{Store: delivery.Lease, TTL: time.Hour, Lease: 40 * time.Second, Visibility: 50 * time.Second,
+		MaxDeliveries: 7, RepeatP: 0.25, RepeatDelay: provider.Latency{Median: 2 * time.Second, P99: time.Minute},
+		CrashP: 0.125, CrashAt: delivery.AfterWork, MaxCrashes: 3,
+		Backoff: backoff.Policy{Kind: backoff.Exponential, Base: 300 * time.Millisecond, Cap: 9 * time.Second}}
+	want := stats.ModelQueue{Store: "lease", TTLNs: 3600e9, LeaseNs: 40e9, VisibilityNs: 50e9, MaxDeliveries: 7,
+		Repeat: 0.25, RepeatDelayNs: 2e9, RepeatDelayP99: 60e9, Crash: 0.125, CrashAt: "after-work", MaxCrashes: 3,
+		Backoff: "exponential", BackoffBaseNs: 3e8, BackoffCapNs: 9e9}
+	sc := provider.Signup(0.01, 0.005)
+	m := ModelOf(sc, &q)
+	if *m.Queue != want {
+		t.Fatalf("ModelOf(...).Queue = %+v; want %+v", *m.Queue, want)
+	}
+	_, got, err := FromModel(*m)
+	if err != nil || *got != q {
+		t.Fatalf("FromModel = %+v, %v; want %+v", got, err, q)
+	}
+	m.Queue.CrashAt = "lunch"
+	if _, _, err := FromModel(*m); err == nil || !strings.HasPrefix(err.Error(), `queue.crash_at: unknown crash point "lunch"`) {
+		t.Errorf("FromModel with crash_at lunch = %v; want queue.crash_at refused", err)
 	}
 }

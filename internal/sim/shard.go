@@ -157,11 +157,7 @@ func ModelOf(sc provider.Scenario, q *delivery.Config) *stats.Model {
 		m.Watched = append(m.Watched, stats.ModelWatch{Step: w.Step, Label: w.Label})
 	}
 	if q != nil {
-		m.Queue = &stats.ModelQueue{Store: q.Store.String(), TTLNs: int64(q.TTL), LeaseNs: int64(q.Lease),
-			VisibilityNs: int64(q.Visibility), MaxDeliveries: q.MaxDeliveries, Repeat: q.RepeatP,
-			RepeatDelayNs: int64(q.RepeatDelay.Median), RepeatDelayP99: int64(q.RepeatDelay.P99),
-			Crash: q.CrashP, CrashAt: q.CrashAt.String(), MaxCrashes: q.MaxCrashes,
-			Backoff: q.Backoff.Kind.String(), BackoffBaseNs: int64(q.Backoff.Base), BackoffCapNs: int64(q.Backoff.Cap)}
+		m.Queue = modelQueue(*q)
 	}
 	return m
 }
@@ -202,21 +198,9 @@ func FromModel(m stats.Model) (provider.Scenario, *delivery.Config, error) {
 	if m.Queue == nil {
 		return sc, nil, nil
 	}
-	q := m.Queue
-	c := delivery.Config{TTL: time.Duration(q.TTLNs), Lease: time.Duration(q.LeaseNs), Visibility: time.Duration(q.VisibilityNs),
-		MaxDeliveries: q.MaxDeliveries, RepeatP: q.Repeat,
-		RepeatDelay: provider.Latency{Median: time.Duration(q.RepeatDelayNs), P99: time.Duration(q.RepeatDelayP99)},
-		CrashP:      q.Crash, MaxCrashes: q.MaxCrashes,
-		Backoff: backoff.Policy{Base: time.Duration(q.BackoffBaseNs), Cap: time.Duration(q.BackoffCapNs)}}
-	var err error
-	if c.Store, err = delivery.ParseStore(q.Store); err != nil {
-		return sc, nil, schema.Errorf("queue.store", "%v", err)
-	}
-	if c.CrashAt, err = delivery.ParseCrashPoint(q.CrashAt); err != nil {
-		return sc, nil, schema.Errorf("queue.crash_at", "%v", err)
-	}
-	if c.Backoff.Kind, err = backoff.ParseKind(q.Backoff); err != nil {
-		return sc, nil, schema.Errorf("queue.backoff", "%v", err)
+	c, err := queueOf(m.Queue)
+	if err != nil {
+		return sc, nil, err
 	}
 	if err := c.Check(); err != nil {
 		return sc, nil, schema.Within("queue", err)
