@@ -3,22 +3,22 @@ package fleet
 import (
 	"errors"
 	"fmt"
-	"github.com/retrysim/retrysim/internal/human"
 	"math"
 	"strings"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/schema"
 )
 
-// FieldError is a setting refused, named by its path: a Param's Path
-// (client.attempts, server.p_fail, client.policy.budget_ratio), duration,
-// outage.from, outage.to or client.policy.own for the Config fields no
-// Param holds, and
-// replicates or workers for Options. Its message may name other settings
-// by their paths too (ReplacePaths rewrites them).
-type FieldError struct{ Path, Msg string }
-
-func (e *FieldError) Error() string { return e.Path + ": " + e.Msg }
+// FieldError is a setting refused, schema's error: its Field is the
+// setting's path, a Param's Path (client.attempts, server.p_fail,
+// client.policy.budget_ratio); duration, outage.from, outage.to,
+// client.policy.own or memoryless and its fields (memoryless.retry_prob)
+// for the Config fields no Param holds; and replicates or workers for
+// Options. Its message may name other settings by their paths too
+// (ReplacePaths rewrites them).
+type FieldError = schema.FieldError
 
 // Check is what Run checks before any work, and all a command needs to
 // check: every configuration (Config.Check), the options (Options.Check)
@@ -44,14 +44,14 @@ func Check(cfgs []Config, opt Options) error {
 // within MaxSeriesSeconds; Workers not negative (0 means GOMAXPROCS).
 func (o Options) Check(duration float64) error {
 	if o.Replicates < 1 || o.Replicates > MaxReplicates {
-		return &FieldError{"replicates", fmt.Sprintf("%d is not from 1 to %d", o.Replicates, MaxReplicates)}
+		return &FieldError{Field: "replicates", Msg: fmt.Sprintf("%d is not from 1 to %d", o.Replicates, MaxReplicates)}
 	}
 	if float64(o.Replicates)*math.Ceil(duration) > MaxSeriesSeconds {
-		return &FieldError{"replicates", fmt.Sprintf("%d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter duration)",
+		return &FieldError{Field: "replicates", Msg: fmt.Sprintf("%d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter duration)",
 			o.Replicates, duration, float64(o.Replicates)*math.Ceil(duration), MaxSeriesSeconds)}
 	}
 	if o.Workers < 0 {
-		return &FieldError{"workers", fmt.Sprintf("%d is not 0 (GOMAXPROCS) or more", o.Workers)}
+		return &FieldError{Field: "workers", Msg: fmt.Sprintf("%d is not 0 (GOMAXPROCS) or more", o.Workers)}
 	}
 	return nil
 }
@@ -61,7 +61,7 @@ type checker struct{ first error }
 
 func (k *checker) bad(path, format string, args ...any) {
 	if k.first == nil {
-		k.first = &FieldError{path, fmt.Sprintf(format, args...)}
+		k.first = &FieldError{Field: path, Msg: fmt.Sprintf(format, args...)}
 	}
 }
 

@@ -50,7 +50,7 @@ func TestRunChecksItsInput(t *testing.T) {
 			tc.f(&c)
 			res, err := Run(context.Background(), []Config{c}, tc.opt)
 			var fe *FieldError
-			if res != nil || !errors.As(err, &fe) || fe.Path != tc.path || !strings.HasPrefix(fe.Msg, tc.msg) || err.Error() != tc.path+": "+fe.Msg {
+			if res != nil || !errors.As(err, &fe) || fe.Field != tc.path || !strings.HasPrefix(fe.Msg, tc.msg) || err.Error() != tc.path+": "+fe.Msg {
 				t.Errorf("Run = %d results, %v; want none and a *FieldError %s: %s", len(res), err, tc.path, tc.msg)
 			}
 			c.Unread() // names every kind without a panic
@@ -152,8 +152,8 @@ func FuzzCheckOrRun(f *testing.F) {
 			if !errors.As(err, &fe) {
 				t.Fatalf("Check = %v; want a *FieldError", err)
 			}
-			if _, ok := LookupParam(fe.Path); !ok && !strings.Contains("duration outage.from outage.to replicates", fe.Path) {
-				t.Fatalf("Check = %v: %s is no setting", err, fe.Path)
+			if _, ok := LookupParam(fe.Field); !ok && !strings.Contains("duration outage.from outage.to replicates", fe.Field) {
+				t.Fatalf("Check = %v: %s is no setting", err, fe.Field)
 			}
 			return
 		}

@@ -424,7 +424,7 @@ func ParamSeconds(path string) bool {
 func (p *PolicyConfig) SetParam(path string, v float64) error {
 	prm, _ := LookupParam(path)
 	if !slices.Contains(PolicyParams(), path) {
-		return &FieldError{path, "no policy has this parameter"}
+		return &FieldError{Field: path, Msg: "no policy has this parameter"}
 	}
 	c := Config{Client: Client{Policy: *p}}
 	switch f := prm.Field(&c).(type) {
@@ -434,7 +434,7 @@ func (p *PolicyConfig) SetParam(path string, v float64) error {
 		*f = time.Duration(math.Round(v * float64(time.Second)))
 	case *int:
 		if v != math.Trunc(v) || math.Abs(v) > MaxWindow+1 {
-			return &FieldError{path, fmt.Sprintf("%g is not a whole number from 1 to %d", v, MaxWindow)}
+			return &FieldError{Field: path, Msg: fmt.Sprintf("%g is not a whole number from 1 to %d", v, MaxWindow)}
 		}
 		*f = int(v)
 	}

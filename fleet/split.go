@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // MaxEffort bounds Splitting.Effort: every path that reaches a level is
@@ -49,7 +50,7 @@ type SplitEstimate struct {
 // Memoryless on.
 func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, error) {
 	if !cfg.Memoryless.On {
-		return SplitEstimate{}, errors.New("Memoryless.On: splitting needs a Memoryless run")
+		return SplitEstimate{}, schema.Errorf("memoryless.on", "splitting needs a Memoryless run")
 	}
 	if sp.Effort < 1 || sp.Effort > MaxEffort || len(sp.Levels) == 0 || sp.Importance == nil {
 		return SplitEstimate{}, fmt.Errorf("Splitting: needs Importance, Levels and an Effort from 1 to %d", MaxEffort)

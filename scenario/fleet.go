@@ -143,7 +143,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	}
 	if err := f.Policy.Check(); err != nil {
 		fe := err.(*fleet.FieldError)
-		p, _ := fleet.LookupParam(fe.Path)
+		p, _ := fleet.LookupParam(fe.Field)
 		k := keys[p.Key]
 		if k == nil { // a default that the kind refuses cannot happen, but say where
 			return nil, &Error{File: name, Line: n.Line, Field: "fleet", Msg: fileWords(err.Error())}

@@ -160,8 +160,8 @@ func fleetFlagError(err error) error {
 	if !errors.As(err, &fe) {
 		return err
 	}
-	flag, ok := fleetFlags[fe.Path]
-	if p, found := fleet.LookupParam(fe.Path); found {
+	flag, ok := fleetFlags[fe.Field]
+	if p, found := fleet.LookupParam(fe.Field); found {
 		flag, ok = p.Key, true
 	}
 	if !ok {

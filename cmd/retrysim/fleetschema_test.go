@@ -54,7 +54,7 @@ func TestFleetSchemaReachesEveryLayer(t *testing.T) {
 		if _, echoed := doc.Rows[0].Params[fileKey]; echoed != (unread[p.Path] == "") {
 			t.Errorf("%s: echoed as %s %v; want %v (read by the default run)", p.Path, fileKey, echoed, unread[p.Path] == "")
 		}
-		err := fleetFlagError(&fleet.FieldError{Path: p.Path, Msg: "bad, unlike " + p.Path})
+		err := fleetFlagError(&fleet.FieldError{Field: p.Path, Msg: "bad, unlike " + p.Path})
 		if want := "-" + p.Key + ": bad, unlike -" + p.Key; !strings.Contains(p.Path, ".") {
 			if want = "-" + p.Key + ": bad, unlike " + p.Path; err.Error() != want {
 				t.Errorf("%s: error %q; want %q", p.Path, err, want)
