@@ -2,13 +2,14 @@ package fleet
 
 import "fmt"
 
-// Limit is a bound the model checks before any work, as the fleet command's
-// -help states it: what it bounds (a flag, or a group of flags) and the
-// bound, built from the constants Check enforces so help cannot drift from
-// them.
+// Limit is a bound the model checks before any work, as the fleet
+// command's help states it, in its words: what it bounds (a flag, or a
+// group of flags) and the bound, built from the constants Check enforces so
+// help cannot drift from them.
 type Limit struct{ What, Bound string }
 
-// Limits are the model's limits, in the order -help lists them.
+// Limits are the model's limits, in the order the command's help lists
+// them.
 func Limits() []Limit {
 	return []Limit{
 		{"-duration", fmt.Sprintf("1 s to %d s (the series holds a row a run a second)", MaxDuration)},

@@ -146,6 +146,7 @@ const (
 var policyNames = [...]string{"unlimited", "token-bucket", "aws", "grpc", "breaker",
 	"finagle-budget", "envoy-budget", "sliding-breaker", "sre-throttle", "attempt-breaker", "aws-spec", "grpc-adaptive"}
 
+// String is the policy's name, as ParsePolicy reads it.
 func (k PolicyKind) String() string { return enumName(policyNames[:], "PolicyKind", k) }
 
 // GuardsFirst says whether the kind may refuse a request's first attempt

@@ -13,8 +13,8 @@ import (
 type Preset struct {
 	Name, Source string
 	// About says what the runs are and what the fleet command prints of
-	// them, for its -help; it leaves out the duration and replicates,
-	// which -help takes from the fields below.
+	// them, for its help; it leaves out the duration and replicates, which
+	// the help takes from the fields below.
 	About string
 	// Runs builds the runs for a duration.
 	Runs func(duration time.Duration) []Config
@@ -26,7 +26,7 @@ type Preset struct {
 	// ByClients says the grid also varies the client count.
 	Totals, ByClients bool
 	// Spikes says the runs compare policies over spike heights, with and
-	// without keys: -plot draws their recovery and duplicates against the
+	// without keys: their plot draws their recovery and duplicates against the
 	// height, not their series.
 	Spikes bool
 }

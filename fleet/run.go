@@ -18,9 +18,9 @@ type Options struct {
 	// Replicates is the number of independent seeds each run is simulated
 	// with, from 1 to MaxReplicates (0 is refused).
 	Replicates int
-	// Seed seeds replicate r with rng.ReplicateSeed(Seed, r), the same for
-	// every run, so the runs of a preset meet the same arrivals; 0 is a
-	// seed like any other.
+	// Seed and the replicate's number r alone seed replicate r, the same
+	// for every run, so the runs of a preset meet the same arrivals; 0 is
+	// a seed like any other.
 	Seed uint64
 	// Workers is how many replicates run at once, 0 for GOMAXPROCS; it
 	// never changes a number.
@@ -141,7 +141,9 @@ const (
 
 var verdictNames = [...]string{"no trigger", "too short", "down", "recovered"}
 
-func (v Verdict) String() string { return verdictNames[v] }
+// String is what the verdict says: "no trigger", "too short", "down" or
+// "recovered".
+func (v Verdict) String() string { return enumName(verdictNames[:], "Verdict", v) }
 
 // Triggered says whether the run has something to recover from: a spike or
 // ramp in its load, or an outage.

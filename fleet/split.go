@@ -96,9 +96,9 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, e
 // Events is how many events the replicate has processed.
 func (t *Tracer) Events() int64 { return t.s.rep.Events }
 
-// Repeat runs runs independent splittings, run r seeded with
-// rng.ReplicateSeed(Seed, r), on up to workers goroutines; the estimates
-// are in run order, the same whatever the workers.
+// Repeat runs runs independent splittings, run r seeded by Seed and r
+// alone (as Run seeds replicate r), on up to workers goroutines; the
+// estimates are in run order, the same whatever the workers.
 func (sp Splitting) Repeat(ctx context.Context, cfg *Config, runs, workers int) ([]SplitEstimate, error) {
 	out := make([]SplitEstimate, runs)
 	errs := make([]error, runs)

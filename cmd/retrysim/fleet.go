@@ -57,7 +57,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.StringVar(&series, "series", "", "also write the time series, a row a run a second, to `file` (.csv or .json)")
 	fs.StringVar(&plot, "plot", "", "also draw the time series to `file` (.png or .svg), a panel a run")
 	for _, p := range fleet.Params() {
-		fs.Var(flagval.ParamVar(p, &c), p.Key, p.Usage)
+		fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
 	}
 	fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
 	fs.StringVar(&scenPath, "scenario", "", "take -policy, -policy-scope, its parameters, -hedges and -hedge-delay from the fleet section of this scenario `file` (keys named as the flags, with _ for -), which holds no job (steps, watched, queue); a flag it sets may not be given too")
