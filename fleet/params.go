@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/testhook"
 )
 
 // Param is one setting of a Config: the one place that names it, says what
@@ -136,6 +137,9 @@ func Params() []Param {
 			Usage: fmt.Sprintf("send up to `h` extra copies of an attempt, one each client.hedge_delay without a success, 0 to %d; each is asked of client.policy.kind as a retry is", MaxHedges)},
 		{Path: "client.hedge_delay", File: true, Field: func(c *Config) any { return &c.Client.HedgeDelay },
 			Usage: "the hedges' `duration` apart"},
+	}
+	if extra, ok := testhook.FleetParams().([]Param); ok { // a test's own settings
+		ps = append(ps, extra...)
 	}
 	for i, p := range ps {
 		if p.Key == "" {
