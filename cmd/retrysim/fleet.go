@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
@@ -68,13 +69,21 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	p := fleet.Preset{Name: "one run"}
 	if preset.V != "" {
 		p, _ = fleet.LookupPreset(preset.V)
-		if err := flagval.Refuse(fs, p.Refuses); err != nil {
+		if err := flagval.Refuse(fs, fleetPresetRefuses); err != nil {
 			return err
 		}
-		var err error
-		if cfgs, replicates.V, err = p.Plan(flagval.Given(fs), c.Duration, replicates.V); err != nil {
-			return flagval.Usage(err)
+		given := flagval.Given(fs)
+		if p.Totals && given["series"] {
+			return flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
 		}
+		duration := c.Duration
+		if !given["duration"] {
+			duration = p.Duration
+		}
+		if !given["replicates"] {
+			replicates.V = p.Replicates
+		}
+		cfgs = p.Runs(duration)
 	} else {
 		c.Outage.From, c.Outage.To = outage.From, outage.To
 		if c.Client.Backoff.Cap == 0 {
@@ -143,6 +152,21 @@ func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
 		return flagval.Usage(fmt.Errorf("-scenario: %w", err))
 	}
 	return nil
+}
+
+// fleetPresetRunFlags are the fleet command's flags that say how a
+// preset's runs are run and printed; every other flag describes the model,
+// which the preset sets.
+var fleetPresetRunFlags = []string{"preset", "duration", "replicates", "seed", "format", "workers", "o", "width", "series", "plot"}
+
+// fleetPresetRefuses says why the flag called name may not go with a
+// preset, or "" if it may: a preset sets the model, so only the flags that
+// run and print it go with one.
+func fleetPresetRefuses(name string) string {
+	if slices.Contains(fleetPresetRunFlags, name) {
+		return ""
+	}
+	return fmt.Sprintf("a preset sets the model; drop -%s or -preset", name)
 }
 
 // fleetFlags are the flags of the fleet settings no fleet.Param holds, by
