@@ -29,7 +29,7 @@ Example: retrysim fleet -preset brooker-collapse
 Presets (a preset sets the model: no model flag goes with it):
 ` + render.FleetPresets(fleet.Presets()) + `
 Limits (checked before any work):
-` + render.FleetLimits(fleet.Limits()) + `
+` + render.FleetLimits(render.FleetLimitList()) + `
 Flags:
 `
 

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/render"
 )
 
-// Every flag a limit of fleet.Limits names is one of the fleet command's
+// Every flag a limit of the fleet command's -help names is one of the fleet command's
 // flags, or a prefix of some (-bucket-*): a renamed flag fails here, not in
 // -help.
 func TestFleetLimitsNameFlags(t *testing.T) {
@@ -20,7 +20,7 @@ func TestFleetLimitsNameFlags(t *testing.T) {
 	for _, e := range helpEntries(help) {
 		names = append(names, e.name)
 	}
-	for _, l := range fleet.Limits() {
+	for _, l := range render.FleetLimitList() {
 		for _, w := range strings.Fields(l.What + " " + l.Bound) {
 			w = strings.Trim(w, "(),;")
 			if !strings.HasPrefix(w, "-") {
