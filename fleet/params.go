@@ -30,7 +30,7 @@ type Param struct {
 	Lo, Hi           float64
 	Probability      bool
 	// File says a scenario file's fleet section may set it (the client's
-	// policy and hedges).
+	// policy and hedges; a file sets only Config.Client's settings).
 	File bool
 }
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -97,6 +99,10 @@ func TestFleetParamAddedReachesEveryLayer(t *testing.T) {
 			Field: func(c *fleet.Config) any { return &c.Memoryless.Orbit },
 			Usage: "at most `n` requests wait out a backoff at once"},
 			"orbit", "7", "7", "-1", "-orbit: want a whole number from 0 to 1000000"},
+		{fleet.Param{Path: "client.tries", Lo: 1, Hi: fleet.MaxAttempts, File: true,
+			Field: func(c *fleet.Config) any { return &c.Client.Attempts },
+			Usage: "`n` tries a request in all, client.attempts by another name"},
+			"tries", "3", "3", "0", "-tries: want a whole number from 1 to 100"},
 	} {
 		t.Run(tc.p.Path, func(t *testing.T) {
 			defer testhook.SetFleetParams([]fleet.Param{tc.p})()
@@ -119,6 +125,16 @@ func TestFleetParamAddedReachesEveryLayer(t *testing.T) {
 			key := strings.ReplaceAll(tc.flag, "-", "_")
 			if got := string(doc.Rows[0].Params[key]); got != tc.echo {
 				t.Errorf("json params[%s] = %s; want %s", key, got, tc.echo)
+			}
+			if tc.p.File { // a scenario file's fleet section sets it too
+				file := filepath.Join(t.TempDir(), "f.yaml")
+				if err := os.WriteFile(file, []byte("fleet:\n  "+key+": "+tc.set+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				out, errOut, code := retrysim(t, "fleet", "-scenario", file, "-duration", "2s", "-replicates", "1", "-format", "json")
+				if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || string(doc.Rows[0].Params[key]) != tc.echo {
+					t.Errorf("fleet -scenario with %s: %s: exit %d, %s; want params[%s] %s", key, tc.set, code, errOut, key, tc.echo)
+				}
 			}
 			if _, errOut, code := retrysim(t, "fleet", "-"+tc.flag, tc.bad); code != 2 || !strings.Contains(errOut, tc.badMsg) {
 				t.Errorf("fleet -%s %s: exit %d, %q; want 2 and %q", tc.flag, tc.bad, code, errOut, tc.badMsg)
