@@ -59,7 +59,7 @@ func (f *Fleet) Apply(cl *fleet.Client) error {
 	}
 	*cl = dst.Client
 	if k := cl.Policy.Kind; k != fleet.Unlimited && cl.Attempts == 1 && cl.Hedges == 0 && !k.GuardsFirst() {
-		return fmt.Errorf("%s:%d sets policy %s, which with -attempts 1 and no hedges is never asked", f.file, f.Set["policy"], k)
+		return fmt.Errorf("%s:%d sets policy %s, which with client.attempts 1 and no hedges is never asked", f.file, f.Set["policy"], k)
 	}
 	return nil
 }

@@ -148,8 +148,8 @@ func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
 	if err != nil {
 		return err
 	}
-	if err := f.Apply(cl); err != nil {
-		return flagval.Usage(fmt.Errorf("-scenario: %w", err))
+	if err := f.Apply(cl); err != nil { // its settings named by path, as flags here
+		return flagval.Usage(fmt.Errorf("-scenario: %s", fleetWords(err.Error())))
 	}
 	return nil
 }

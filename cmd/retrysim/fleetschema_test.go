@@ -146,3 +146,17 @@ func TestFleetParamAddedReachesEveryLayer(t *testing.T) {
 		})
 	}
 }
+
+// The scenario package names a setting in its errors by its path; the
+// command writes it as its flag: a policy a client with one attempt never
+// asks is refused naming -attempts.
+func TestFleetScenarioErrorNamesFlags(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "f.yaml")
+	if err := os.WriteFile(file, []byte("fleet:\n  policy: finagle-budget\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := retrysim(t, "fleet", "-attempts", "1", "-scenario", file)
+	if want := "retrysim: -scenario: " + file + ":2 sets policy finagle-budget, which with -attempts 1 and no hedges is never asked\n"; code != 2 || errOut != want {
+		t.Errorf("exit %d, %q; want 2, %q", code, errOut, want)
+	}
+}
