@@ -356,7 +356,10 @@ func TestRecovery(t *testing.T) {
 // interval (95%, z = 1.959964) computed by hand: for k of n, centre (p +
 // z^2/2n)/(1 + z^2/n), half width z/(1 + z^2/n) sqrt(p(1-p)/n + z^2/4n^2).
 // 1 of 10: centre 0.211013, half 0.193137; 0 of 10: hi = z^2/(n + z^2) =
-// 3.841459/13.841459; 50 of 200: centre 0.254711, half 0.059630.
+// 3.841459/13.841459; 50 of 200: centre 0.254711, half 0.059630. 250 of
+// 1000 (the README's spike) is checked against the roots of the score
+// test's quadratic (p - x)^2 = z^2 x(1 - x)/n, another route to the same
+// bounds: 0.224153 and 0.277760.
 func TestShare(t *testing.T) {
 	for _, tc := range []struct {
 		k, n   int
@@ -366,6 +369,7 @@ func TestShare(t *testing.T) {
 		{0, 10, 0, 0.277533},
 		{10, 10, 0.722467, 1},
 		{50, 200, 0.195082, 0.314341},
+		{250, 1000, 0.224153, 0.277760},
 	} {
 		s := share(tc.k, tc.n)
 		if s.K != tc.k || s.N != tc.n || s.Value != float64(tc.k)/float64(tc.n) ||

@@ -18,10 +18,14 @@ type Options struct {
 	// Replicates is the number of independent seeds each run is simulated
 	// with, from 1 to MaxReplicates (0 is refused).
 	Replicates int
-	// Seed and the replicate's number r alone seed replicate r, the same
-	// for every run, so the runs of a preset meet the same arrivals; 0 is
-	// a seed like any other.
+	// Seed and the number First + r alone seed replicate r, the same for
+	// every run, so the runs of a preset meet the same arrivals; 0 is a
+	// seed like any other.
 	Seed uint64
+	// First is the index of the first replicate: replicate r is seeded as
+	// replicate First + r, so a shard runs its slice of a larger run's
+	// replicates as that run would.
+	First int
 	// Workers is how many replicates run at once, 0 for GOMAXPROCS; it
 	// never changes a number.
 	Workers int
@@ -74,7 +78,7 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 				stop(err)
 			}
 		}()
-		s := newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(r)))
+		s := newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(opt.First+r)))
 		var shown int64 // this replicate's seconds told
 		if opt.Progress != nil {
 			s.tick = func(now float64) {
@@ -287,6 +291,11 @@ type Summary struct {
 	// Recovery is the time to recover over the replicates that recovered
 	// (RecoveredShare.K of them), its interval cut at 0; NaN when none did.
 	Recovery Estimate
+	// RecoveryTime is the time to recover over every judged replicate, the
+	// Kaplan-Meier quartiles with those still down censored at the run's
+	// end (Result.RecoveryCurve): its median NaN when fewer than half
+	// recovered.
+	RecoveryTime Quartiles
 }
 
 // Summary sums up r's replicates.
@@ -334,24 +343,8 @@ func (r Result) Summary() Summary {
 		Trigger:        r.Config.Triggered(),
 		RecoveredShare: share(recovered, judged),
 		Recovery:       nonNegative(col(func(p *Replicate) float64 { return p.Recovery })),
+		RecoveryTime:   r.RecoveryCurve().Quartiles(),
 	}
-}
-
-// Recovered is the run's recovery over every replicate, a replicate that
-// never recovered counted as recovering at the run's end (the time from the
-// load settling to the end of its series): a lower bound on its mean, with
-// its 95% Student t interval, which, unlike Summary's Recovery, does not
-// leave out the replicates that fared worst.
-func (r Result) Recovered() Estimate {
-	settled := r.Config.settledAt()
-	xs := make([]float64, len(r.Replicates))
-	for i := range r.Replicates {
-		xs[i] = r.Replicates[i].Recovery
-		if r.Replicates[i].Verdict == Down {
-			xs[i] = math.Max(0, float64(len(r.Replicates[i].Series))-settled)
-		}
-	}
-	return nonNegative(estimate(xs))
 }
 
 // DuplicatesPerRequest is the duplicate side effects a request, a mean over

@@ -29,9 +29,10 @@ var defaultRuns = map[string][][]string{
 		{"-jobs", "2000", "-p-fail", "0.01,0.05"},
 		{"-jobs", "2000", "-p-fail", "0.01,0.05", "-model", "delivery"},
 	},
-	"fleet": {{"-duration", "3s", "-clients", "20"}},
-	"merge": {{"SHARD0", "SHARD1"}},
-	"chain": {{}},
+	"fleet":     {{"-duration", "3s", "-clients", "20"}},
+	"fleet-map": {{"-rates", "10", "-heights", "60", "-lengths", "1s", "-replicates", "2", "-after", "10s", "-from", "1s"}},
+	"merge":     {{"SHARD0", "SHARD1"}},
+	"chain":     {{}},
 }
 
 // wallTime is race's Wall column, the one figure of a run that is not a

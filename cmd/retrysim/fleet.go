@@ -46,6 +46,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		o            flagval.Output
 		series, plot string
 		scenPath     string
+		shard        flagval.Shard
 	)
 	preset.Valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
 	fs.Var(&preset, "preset", "run the runs of the preset `name` (listed above) instead of one run from the flags")
@@ -62,6 +63,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
 	fs.StringVar(&scenPath, "scenario", "", "take -policy, -policy-scope, its parameters, -hedges and -hedge-delay from the fleet section of this scenario `file` (keys named as the flags, with _ for -), which holds no job (steps, watched, queue); a flag it sets may not be given too")
+	fs.Var(&shard, "shard", "run slice `i/n` of the replicates (0 <= i < n), or auto/n or auto (index, and count, from the environment, as retrysim fleet-map -help says), and write it as a shard for retrysim merge")
 	if err := flagval.Parse(fs, args, fleetIntro, stdout); err != nil {
 		return err
 	}
@@ -112,7 +114,13 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return flagval.Usage(err)
 	}
 
-	res, err := fleet.Run(ctx, cfgs, opts)
+	if shard.Count > 0 {
+		if series != "" || plot != "" {
+			return flagval.Usage(fmt.Errorf("-shard: a shard writes no -series or -plot; give them to retrysim merge"))
+		}
+		return writeFleetShard(ctx, stdout, shard.Index, shard.Count, fleetArgs(fs), cfgs, opts, o.Out)
+	}
+	res, err := fleetResults(ctx, cfgs, opts)
 	if err != nil {
 		return err
 	}
@@ -157,7 +165,7 @@ func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
 // fleetPresetRunFlags are the fleet command's flags that say how a
 // preset's runs are run and printed; every other flag describes the model,
 // which the preset sets.
-var fleetPresetRunFlags = []string{"preset", "duration", "replicates", "seed", "format", "workers", "o", "width", "series", "plot"}
+var fleetPresetRunFlags = []string{"preset", "duration", "replicates", "seed", "format", "workers", "o", "width", "series", "plot", "shard"}
 
 // fleetPresetRefuses says why the flag called name may not go with a
 // preset, or "" if it may: a preset sets the model, so only the flags that

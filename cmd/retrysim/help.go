@@ -13,6 +13,7 @@ import (
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/scenario"
@@ -158,14 +159,7 @@ func number(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 func plainValue(v any) string {
 	switch v := v.(type) {
 	case time.Duration:
-		s := v.String()
-		if strings.HasSuffix(s, "m0s") {
-			s = strings.TrimSuffix(s, "0s")
-		}
-		if strings.HasSuffix(s, "h0m") {
-			s = strings.TrimSuffix(s, "0m")
-		}
-		return s
+		return human.Duration(v)
 	case provider.Latency:
 		if !v.Random() {
 			return plainValue(v.Median)

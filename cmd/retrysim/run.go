@@ -17,13 +17,14 @@ import (
 
 // commands are the subcommands; with none named, retrysim runs "table".
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
-	"table":   tableCommand,
-	"sweep":   sweepCommand,
-	"merge":   mergeCommand,
-	"race":    raceCommand,
-	"fleet":   fleetCommand,
-	"chain":   chainCommand,
-	"version": versionCommand,
+	"table":     tableCommand,
+	"sweep":     sweepCommand,
+	"merge":     mergeCommand,
+	"race":      raceCommand,
+	"fleet":     fleetCommand,
+	"fleet-map": fleetMapCommand,
+	"chain":     chainCommand,
+	"version":   versionCommand,
 }
 
 const versionIntro = `retrysim version prints the module version retrysim was built from

@@ -25,6 +25,7 @@ Usage: retrysim [table] [flags]
        retrysim race [flags]             the SQLite check for real (retrysim race -help)
        retrysim fleet [flags]            retry storms: many clients, one server (retrysim fleet -help)
        retrysim chain [flags]            the fleet's exact Markov chain, and splitting (retrysim chain -help)
+       retrysim fleet-map [flags]        where a fleet recovers, over trigger and load (retrysim fleet-map -help)
        retrysim version                  the version, from the build info (also -version)
        retrysim help [command]           a command's -help
        retrysim help scenario            every key of a -scenario file (-format markdown too)
@@ -60,7 +61,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&attempts, "attempts", "calls a retry allows, the first included (`n` from 1 to 1000)")
 	rows.Register(fs)
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
+	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs (auto/n or auto: i, and n, from the environment, as retrysim fleet-map -help says) and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
 	preset := flagval.Choice{Valid: func(s string) error { _, err := api.LookupPreset(s); return err }}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format, -o and -width")
 	fs.StringVar(&scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/")

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -270,8 +271,18 @@ func (s *Shard) String() string {
 	return fmt.Sprintf("%d/%d", s.Index, s.Count)
 }
 
+// Set reads i/n, or auto/n or auto, taking the index (and for auto the
+// count) from the environment as ResolveShard does.
 func (s *Shard) Set(v string) error {
 	var sh sim.Shard
+	if strings.HasPrefix(v, "auto") {
+		i, n, err := ResolveShard(v, os.Getenv)
+		if err != nil {
+			return err
+		}
+		*s = Shard{Index: i, Count: n}
+		return nil
+	}
 	var rest string
 	if k, err := fmt.Sscanf(v, "%d/%d%s", &sh.Index, &sh.Count, &rest); k != 2 || err == nil || sh.Check() != nil {
 		return fmt.Errorf("%q is not a slice i/n with 0 <= i < n <= %d, such as 0/8", v, sim.MaxShards)

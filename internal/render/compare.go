@@ -176,12 +176,14 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 
 // PlotFleetSpikes draws a preset that compares policies over spike heights
 // (fleet.Preset.Spikes), runs named "policy keys none|same peak H": how long
-// after the spike each policy's goodput is back (fleet.Result.Recovered),
+// after the spike each policy's goodput is back (fleet.Result.RecoveryCurve),
 // without keys and with the request's key on every attempt, and the
 // duplicate side effects a request without keys (with keys there are none),
 // against the spike's height, a line a policy with 95% intervals over the
-// replicates. A run where most replicates never recovered is no time: it is
-// drawn as an arrow at the top edge, ticked "never", with no interval.
+// replicates for the duplicates; recovery is the Kaplan-Meier median with
+// the quartiles as its bar. A run where fewer than half the replicates
+// recovered has no median: it is drawn as an arrow at the top edge, ticked
+// "never".
 func PlotFleetSpikes(w io.Writer, title string, res []fleet.Result, ext string) error {
 	sp, err := newSpikeFigure(title, res)
 	if err != nil {
@@ -195,18 +197,6 @@ func PlotFleetSpikes(w io.Writer, title string, res []fleet.Result, ext string) 
 type never struct {
 	top float64
 	at  [][]float64 // x values a curve
-}
-
-// neverRecovered reports whether more than half of r's replicates never
-// recovered, so its typical replicate has no recovery time.
-func neverRecovered(r fleet.Result) bool {
-	down := 0
-	for i := range r.Replicates {
-		if r.Replicates[i].Verdict == fleet.Down {
-			down++
-		}
-	}
-	return 2*down > len(r.Replicates)
 }
 
 func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
@@ -232,11 +222,15 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 		if r.Config.Client.Keys == fleet.SameKey {
 			k = 1
 		}
-		// A recovery lies in [0, the run's end], and so does its mean: the
-		// interval is drawn within it.
-		e, end := r.Recovered(), (r.Config.Duration - r.Config.Load.To).Seconds()
-		e.Lo, e.Hi = math.Max(0, e.Lo), math.Min(end, e.Hi)
-		if neverRecovered(r) {
+		// The Kaplan-Meier median, its bar the quartiles; a third quartile
+		// not reached (fewer than three quarters recovered) is drawn to the
+		// run's end.
+		q, end := r.RecoveryCurve().Quartiles(), (r.Config.Duration - r.Config.Load.To).Seconds()
+		e := fleet.Estimate{Value: q.Median, Lo: q.P25, Hi: q.P75}
+		if math.IsNaN(e.Hi) {
+			e.Hi = end
+		}
+		if math.IsNaN(q.Median) {
 			e = fleet.Estimate{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 			nev[k][label] = append(nev[k][label], r.Config.Load.Peak)
 		}
@@ -262,8 +256,8 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 	end := (c.Duration - c.Load.To).Seconds()
 	head := fmt.Sprintf("%s\nserver %s s + %s s per call in progress, network %s s each way, timeout %s s, one client; %s requests a second,\n"+
 		"the spike from %s to %s s; recovery: goodput back within 10%% of the load for good\n"+
-		"(a replicate that never recovers counted as %s s, the run's end;\n"+
-		"an arrow at the top edge, \"never\", when most replicates never recovered); %s\n", title, g(c.Server.Base.Seconds()), g(c.Server.Slope.Seconds()), g(c.Net.Seconds()), g(c.Client.Timeout.Seconds()), g(c.Load.Rate),
+		"(the Kaplan-Meier median, its bar the quartiles, a replicate still down censored at the run's end, %s s;\n"+
+		"an arrow at the top edge, \"never\", when fewer than half recovered); duplicates: %s\n", title, g(c.Server.Base.Seconds()), g(c.Server.Slope.Seconds()), g(c.Net.Seconds()), g(c.Client.Timeout.Seconds()), g(c.Load.Rate),
 		g(c.Load.From.Seconds()), g(c.Load.To.Seconds()), g(end), intervalsOver(len(res[0].Replicates)))
 	slices.Sort(heights)
 	ticks := make(plot.ConstantTicks, len(heights))

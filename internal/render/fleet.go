@@ -135,6 +135,8 @@ type fleetHead struct {
 	Replicates int    `json:"replicates"`
 	Seed       uint64 `json:"seed"`
 	Scenario   string `json:"scenario_file,omitempty"`
+	// Recovery is recoveryCaption, when a run has a trigger.
+	Recovery string `json:"recovery,omitempty"`
 }
 
 // fleetFields flattens a summary for csv and json: each figure with its
@@ -162,6 +164,9 @@ func fleetFields(s fleet.Summary) []field {
 	add("recovered_share", fleet.Estimate{Value: sh.Value, Lo: sh.Lo, Hi: sh.Hi})
 	f = append(f, field{"recovered_replicates", int64(sh.K)}, field{"judged_replicates", int64(sh.N)})
 	add("recovery_seconds", s.Recovery)
+	q := s.RecoveryTime
+	f = append(f, field{"recovery_p25_seconds", nanNull(q.P25)}, field{"recovery_median_seconds", nanNull(q.Median)},
+		field{"recovery_p75_seconds", nanNull(q.P75)})
 	return f
 }
 
@@ -183,7 +188,10 @@ func writeFleetJSON(w io.Writer, r FleetReport) error {
 		fleetHead
 		Rows   []json.RawMessage `json:"rows"`
 		Series []json.RawMessage `json:"series"`
-	}{fleetHead{r.Title, r.Replicates, r.Seed, r.Scenario}, []json.RawMessage{}, []json.RawMessage{}}
+	}{fleetHead{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}, []json.RawMessage{}, []json.RawMessage{}}
+	if anyTrigger(r.Rows) {
+		out.Recovery = recoveryCaption
+	}
 	rows := make([][]field, len(r.Rows))
 	for i, s := range r.Rows {
 		rows[i] = fleetFields(s)
@@ -217,7 +225,7 @@ func pointFields(p fleet.Point) []field {
 
 // fleetHeader heads the fleet's table, in every format for people.
 var fleetHeader = []string{"Run", "Requests", "Succeeded", "Goodput /s", "Calls per request", "Timeouts", "Conflicts",
-	"Duplicates", "Latency p50 / p95 / p99", "Peak in progress", "Recovered", "Recovery"}
+	"Duplicates", "Latency p50 / p95 / p99", "Peak in progress", "Recovered", "Recovery median [p25, p75]"}
 
 // estimateText is a mean over replicates in the column's style, then its
 // 95% interval "[lo, hi]" (none with one replicate or no width).
@@ -232,7 +240,7 @@ func fleetCells(s fleet.Summary) []string {
 	if recovered == "yes" {
 		sh := s.RecoveredShare
 		recovered = fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(int64(sh.K)), human.Group(int64(sh.N)), percentDown(sh.Lo), percentUp(sh.Hi))
-		rec = estimateText(s.Recovery, recoverySeconds)
+		rec = quartilesText(s.RecoveryTime)
 	}
 	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(s.P50.Value), timeSeconds.number(s.P95.Value), timeSeconds.number(s.P99.Value))
 	return []string{s.Run, estimateText(s.Requests, wholeCount), estimateText(s.Succeeded, requestShare),
@@ -240,6 +248,28 @@ func fleetCells(s fleet.Summary) []string {
 		estimateText(s.Conflicts, fleetMean), estimateText(s.Duplicates, fleetMean), lat,
 		estimateText(s.PeakInProgress, fleetMean), recovered, rec}
 }
+
+// quartilesText formats a recovery time's Kaplan-Meier quartiles for
+// people: "4 s [0, 12]", "never" for a quartile not reached (fewer than
+// that share of the replicates recovered within the run).
+func quartilesText(q fleet.Quartiles) string {
+	g := func(x float64) string {
+		if math.IsNaN(x) {
+			return "never"
+		}
+		return strconv.FormatFloat(math.Round(1000*x)/1000, 'f', -1, 64) // 3 s, not 3.000
+	}
+	if math.IsNaN(q.Median) {
+		return "never"
+	}
+	return g(q.Median) + " s [" + g(q.P25) + ", " + g(q.P75) + "]"
+}
+
+// recoveryCaption says, under a table with a run that has a trigger, what
+// its recovery columns are.
+const recoveryCaption = "Recovered: replicates judged whose goodput came back for good, with the share's 95% Wilson score interval; " +
+	"recovery: seconds after the load settled, the Kaplan-Meier median and quartiles over the replicates judged, " +
+	"one still down censored at its run's end (never: fewer than that share recovered)."
 
 // percentDown and percentUp format the bounds of a share's interval as
 // whole percentages, rounded outwards so the interval printed holds the one
@@ -259,7 +289,20 @@ func writeFleetTable(w io.Writer, r FleetReport, st tableStyle) error {
 	for _, s := range r.Rows {
 		t.Append(fleetCells(s))
 	}
-	return t.Render()
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if anyTrigger(r.Rows) {
+		_, err := fmt.Fprintln(w, tableCaption(recoveryCaption, st))
+		return err
+	}
+	return nil
+}
+
+// anyTrigger says whether some row's run has a trigger, so that its
+// recovery columns hold figures that need recoveryCaption.
+func anyTrigger(rows []fleet.Summary) bool {
+	return slices.ContainsFunc(rows, func(s fleet.Summary) bool { return s.Trigger })
 }
 
 // CheckSeriesPath refuses a file name whose extension WriteFleetSeries cannot write.

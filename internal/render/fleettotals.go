@@ -60,7 +60,7 @@ func writeTotalsJSON(w io.Writer, t TotalsReport) error {
 	out := struct {
 		fleetHead
 		Rows []json.RawMessage `json:"rows"`
-	}{fleetHead{t.Title, t.Replicates, t.Seed, t.Scenario}, []json.RawMessage{}}
+	}{fleetHead{Title: t.Title, Replicates: t.Replicates, Seed: t.Seed, Scenario: t.Scenario}, []json.RawMessage{}}
 	for _, f := range rows {
 		o, err := object(f)
 		if err != nil {

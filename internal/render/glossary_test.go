@@ -20,6 +20,7 @@ func outputTerms() []string {
 	report := stats.Report{Params: stats.Params{Watched: []stats.Watch{{}}, Delivery: &stats.DeliveryParams{}}}
 	terms = append(terms, header(report)...)
 	terms = append(terms, fleetHeader...)
+	terms = append(terms, mapHeader...)
 	terms = append(terms, casesHeader...)
 	terms = append(terms, raceHeader(true)...)
 	terms = append(terms, byStepHeading, expectedRowLabel, spreadRowLabel, totalsSucceeded, totalsCallsARequest, "Failure rate", "Clients")

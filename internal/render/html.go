@@ -290,8 +290,9 @@ func writeFleetHTML(w io.Writer, r FleetReport) error {
 			"conflicts and duplicates are counts over the run; latency is that of successful requests; recovered is " +
 			"how many replicates had goodput back for good when the run ended, of those judged, with its 95% Wilson " +
 			"score interval (\"no trigger\" for a run without a spike, ramp or outage, \"too short\" for one with no " +
-			"10 s window after it); recovery is how long after the load's last change successes came back, over the " +
-			"replicates that recovered.",
+			"10 s window after it); recovery is how long after the load's last change successes came back for good: " +
+			"the Kaplan-Meier median and quartiles over the replicates judged, a replicate still down censored at its " +
+			"run's end (\"never\" when fewer than that share recovered).",
 		header: fleetHeader,
 	}
 	if len(r.Spikes) > 0 {

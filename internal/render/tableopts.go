@@ -78,3 +78,13 @@ func tableTitle(title string, st tableStyle) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// tableCaption is a note under a table: in markdown a paragraph of its own
+// (a markdown table goes on to the first blank line), for a terminal
+// wrapped at spaces to the style's width.
+func tableCaption(text string, st tableStyle) string {
+	if st.markdown {
+		return "\n" + markdownText(text)
+	}
+	return strings.Join(wrapWords(terminalText(text), st.width), "\n")
+}

@@ -1,0 +1,191 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/retrysim/retrysim/backoff"
+)
+
+// Limits on a map, checked by Map.Check before any work.
+const (
+	// MaxMapCells bounds a map's cells (policies x lengths x heights x rates).
+	MaxMapCells = 10_000
+	// MaxMapAxis bounds the values of one axis.
+	MaxMapAxis = 100
+)
+
+// MapPolicy is one client policy a map is drawn for: a name and the
+// backoff its client waits before a retry (the rest of the client is the
+// map's Base).
+type MapPolicy struct {
+	Name    string
+	Backoff backoff.Policy
+}
+
+// MapPolicies are the policies a map can be drawn for: the two clients of
+// Brooker's collapse runs (brooker-collapse), no_backoff and
+// backoff_and_jitter (a wait uniform in [0, b], b = 20 s doubling, with no
+// cap), in that order.
+func MapPolicies() []MapPolicy {
+	return []MapPolicy{
+		{Name: "no_backoff"},
+		{Name: "backoff_and_jitter", Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: NoCap}},
+	}
+}
+
+// Map is a grid of runs over a trigger's size and duration and the base
+// load, for one or more policies: the probability of recovery in each cell
+// (a cell one run) maps where the model is stable (it recovers from any
+// trigger), vulnerable (it recovers from small ones) and metastable (it
+// stays collapsed after a large one).
+type Map struct {
+	// Base is every cell's model: its server, network and client but for
+	// the backoff; the map sets its load and outage.
+	Base Config
+	// Outage makes the trigger an outage of Base.Outage.Mode from From for
+	// each of Lengths (Heights unused, one value 0); otherwise it is a
+	// spike to each of Heights requests a second from From for each of
+	// Lengths.
+	Outage bool
+	// Rates are the base loads and Heights the spike's rates, requests a
+	// second; Lengths are the spike's (or the outage's) durations.
+	Rates, Heights []float64
+	Lengths        []time.Duration
+	Policies       []MapPolicy
+	// From is when the trigger starts, and After how long each run goes on
+	// after it ends (at least RecoveryWindow seconds, to judge).
+	From, After time.Duration
+}
+
+// CollapseMap is the default map: Brooker's collapse server and client
+// (brooker-collapse: latency 1 s + 0.01 s a call in progress, network 0.1
+// s each way, a 3 s timeout, 3 tries), without backoff, a spike from 20 s
+// to 60 to 150 requests a second for 1 to 10 s over base loads of 10 to 50
+// a second, each run 120 s past the spike (a server that will drain gets
+// the time to, even from 1,500 extra calls at 10 a second): 100 cells.
+func CollapseMap() Map {
+	return Map{
+		Base: Config{
+			Server: Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond},
+			Client: Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3},
+			Net:    100 * time.Millisecond,
+		},
+		Rates:    []float64{10, 20, 30, 40, 50},
+		Heights:  []float64{60, 80, 100, 120, 150},
+		Lengths:  []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second},
+		Policies: MapPolicies()[:1],
+		From:     20 * time.Second,
+		After:    120 * time.Second,
+	}
+}
+
+// Cells are the map's runs, policies outermost, then lengths, heights and
+// rates: each named "policy length height rate".
+func (m Map) Cells() []Config {
+	var cells []Config
+	for _, p := range m.Policies {
+		for _, l := range m.Lengths {
+			for _, h := range m.Heights {
+				for _, r := range m.Rates {
+					c := m.Base
+					c.Client.Backoff = p.Backoff
+					c.Duration = m.From + l + m.After
+					if m.Outage {
+						c.Load = Shape{Kind: Constant, Rate: r}
+						c.Outage.From, c.Outage.To = m.From, m.From+l
+						c.Name = fmt.Sprintf("%s outage %gs rate %g", p.Name, l.Seconds(), r)
+					} else {
+						c.Load = Shape{Kind: Spike, Rate: r, Peak: h, From: m.From, To: m.From + l}
+						c.Outage = Outage{}
+						c.Name = fmt.Sprintf("%s spike %gs to %g rate %g", p.Name, l.Seconds(), h, r)
+					}
+					cells = append(cells, c)
+				}
+			}
+		}
+	}
+	return cells
+}
+
+// Check refuses a map with an empty or too long axis, too many cells, a
+// run too short to judge, or a cell that Config.Check refuses.
+func (m Map) Check() error {
+	axes := []struct {
+		name string
+		n    int
+	}{{"Rates", len(m.Rates)}, {"Heights", len(m.Heights)}, {"Lengths", len(m.Lengths)}, {"Policies", len(m.Policies)}}
+	cells := 1
+	for _, a := range axes {
+		if a.n < 1 || a.n > MaxMapAxis {
+			return fmt.Errorf("%s: %d values; want 1 to %d", a.name, a.n, MaxMapAxis)
+		}
+		cells *= a.n
+	}
+	if cells > MaxMapCells {
+		return fmt.Errorf("%d cells (policies x lengths x heights x rates); at most %d", cells, MaxMapCells)
+	}
+	if m.After < RecoveryWindow*time.Second {
+		return fmt.Errorf("After: %g s; want at least %d s, one recovery window", m.After.Seconds(), RecoveryWindow)
+	}
+	if m.From < 0 {
+		return fmt.Errorf("From: %g s; want 0 or more", m.From.Seconds())
+	}
+	for _, l := range m.Lengths {
+		if l <= 0 {
+			return fmt.Errorf("Lengths: %g s; want above 0", l.Seconds())
+		}
+	}
+	for _, c := range m.Cells() {
+		if err := c.Check(); err != nil {
+			return fmt.Errorf("cell %s: %w", c.Name, err)
+		}
+	}
+	return nil
+}
+
+// MapCell is one cell's outcome: its run and each judged replicate's
+// recovery, in replicate order (a replicate too short to judge left out).
+type MapCell struct {
+	Config       Config
+	Observations []Observation
+}
+
+// Share is the share of the cell's judged replicates that recovered, with
+// its 95% Wilson score interval.
+func (c MapCell) Share() Share {
+	k := 0
+	for _, o := range c.Observations {
+		if o.Recovered {
+			k++
+		}
+	}
+	return share(k, len(c.Observations))
+}
+
+// RecoveryTime is the cell's Kaplan-Meier quartiles of the time to recover.
+func (c MapCell) RecoveryTime() Quartiles { return KaplanMeier(c.Observations).Quartiles() }
+
+// RunMap runs the cells of cfgs (Map.Cells, or a shard's slice of them) as
+// Run does, keeping of each only its replicates' recoveries.
+func RunMap(ctx context.Context, cfgs []Config, opt Options) ([]MapCell, error) {
+	res, err := Run(ctx, cfgs, opt)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]MapCell, len(res))
+	for i, r := range res {
+		out[i] = MapCell{Config: r.Config, Observations: r.observations()}
+		if out[i].Observations == nil {
+			out[i].Observations = []Observation{}
+		}
+	}
+	return out, nil
+}
+
+// Slice is the cells [lo, hi) of n cells that shard index of count runs:
+// count nearly equal contiguous slices, in order.
+func Slice(n, index, count int) (lo, hi int) {
+	return n * index / count, n * (index + 1) / count
+}

@@ -1,0 +1,291 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/retrysim/retrysim/internal/human"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/retrysim/retrysim/fleet"
+)
+
+// MapReport is what `retrysim fleet-map` prints: the map's settings and
+// each cell's outcome, in fleet.Map.Cells' order.
+type MapReport struct {
+	Title      string
+	Map        fleet.Map
+	Cells      []fleet.MapCell
+	Replicates int
+	Seed       uint64
+}
+
+// mapCaption says what a map's figures are.
+const mapCaption = "Recovered: replicates judged (goodput back within 10% of the load for good by the run's end) " +
+	"that recovered, with the share's 95% Wilson score interval; recovery: seconds after the trigger ended, " +
+	"the Kaplan-Meier median over the replicates judged, one still down censored at its run's end (never: fewer than half recovered)."
+
+// mapHeader heads the map's table.
+var mapHeader = []string{"Policy", "Trigger", "Length", "Height /s", "Base rate /s", "Recovered", "Share (95% Wilson)", "Recovery median"}
+
+// mapCells are a cell's row for people, in mapHeader's order.
+func mapCells(m fleet.Map, c fleet.MapCell, policy string) []string {
+	sh := c.Share()
+	trigger, height := "spike", g(c.Config.Load.Peak)
+	if m.Outage {
+		trigger, height = "outage "+c.Config.Outage.Mode.String(), "-"
+	}
+	med := "never"
+	if q := c.RecoveryTime(); !math.IsNaN(q.Median) {
+		med = strconv.FormatFloat(math.Round(1000*q.Median)/1000, 'f', -1, 64) + " s"
+	}
+	share := "-"
+	if sh.N > 0 {
+		share = fmt.Sprintf("%s [%s, %s]", strconv.FormatFloat(sh.Value, 'f', 2, 64),
+			strconv.FormatFloat(math.Floor(100*sh.Lo)/100, 'f', 2, 64), strconv.FormatFloat(math.Ceil(100*sh.Hi)/100, 'f', 2, 64))
+	}
+	length := c.Config.Load.To - c.Config.Load.From
+	if m.Outage {
+		length = c.Config.Outage.To - c.Config.Outage.From
+	}
+	return []string{policy, trigger, human.Duration(length), height, g(c.Config.Load.Rate), human.Group(int64(sh.K)) + " of " + human.Group(int64(sh.N)), share, med}
+}
+
+// g formats x in the fewest digits that read back as x.
+func g(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// cellPolicy is the name of cell i's policy (cells run policies outermost).
+func cellPolicy(m fleet.Map, i int) string {
+	per := len(m.Lengths) * len(m.Heights) * len(m.Rates)
+	return m.Policies[i/per].Name
+}
+
+// Map writes the map in r's format: a table (or markdown) a row a cell
+// with its caption under it, csv, json, or an html page.
+func (r Renderer) Map(w io.Writer, rep MapReport) error {
+	switch {
+	case r.table != nil:
+		return writeMapTable(w, rep, *r.table)
+	case r.name == "csv":
+		return WriteMapCSV(w, rep)
+	case r.name == "json":
+		return WriteMapJSON(w, rep)
+	case r.page:
+		return WriteMapHTML(w, rep)
+	}
+	return r.unwritten("a map")
+}
+
+// writeMapTable writes the map as a table in style st, a row a cell, with
+// its caption under it.
+func writeMapTable(w io.Writer, r MapReport, st tableStyle) error {
+	if _, err := fmt.Fprintln(w, tableTitle(r.Title, st)); err != nil {
+		return err
+	}
+	t := newTable(w, st, numberColumns(len(mapHeader), 2), 2)
+	t.Header(mapHeader)
+	for i, c := range r.Cells {
+		t.Append(mapCells(r.Map, c, cellPolicy(r.Map, i)))
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, tableCaption(mapCaption, st))
+	return err
+}
+
+// mapFields flattens a cell for csv and json.
+func mapFields(m fleet.Map, c fleet.MapCell, policy string) []field {
+	sh := c.Share()
+	q := c.RecoveryTime()
+	trigger := "spike"
+	length := c.Config.Load.To - c.Config.Load.From
+	if m.Outage {
+		trigger, length = "outage "+c.Config.Outage.Mode.String(), c.Config.Outage.To-c.Config.Outage.From
+	}
+	return []field{{"policy", policy}, {"trigger", trigger}, {"length_seconds", length.Seconds()}, {"height", c.Config.Load.Peak},
+		{"rate", c.Config.Load.Rate}, {"duration_seconds", c.Config.Duration.Seconds()},
+		{"recovered_replicates", int64(sh.K)}, {"judged_replicates", int64(sh.N)},
+		{"recovered_share", nanNull(sh.Value)}, {"recovered_share_lo", nanNull(sh.Lo)}, {"recovered_share_hi", nanNull(sh.Hi)},
+		{"recovery_p25_seconds", nanNull(q.P25)}, {"recovery_median_seconds", nanNull(q.Median)}, {"recovery_p75_seconds", nanNull(q.P75)}}
+}
+
+// mapRows are every cell's fields.
+func mapRows(r MapReport) [][]field {
+	rows := make([][]field, len(r.Cells))
+	for i, c := range r.Cells {
+		rows[i] = mapFields(r.Map, c, cellPolicy(r.Map, i))
+	}
+	return rows
+}
+
+// WriteMapCSV writes a row a cell.
+func WriteMapCSV(w io.Writer, r MapReport) error { return writeFields(w, mapRows(r)) }
+
+// WriteMapJSON writes {"title", "replicates", "seed", "recovery", "rows"}.
+func WriteMapJSON(w io.Writer, r MapReport) error {
+	out := struct {
+		Title      string            `json:"title"`
+		Replicates int               `json:"replicates"`
+		Seed       uint64            `json:"seed"`
+		Recovery   string            `json:"recovery"`
+		Rows       []json.RawMessage `json:"rows"`
+	}{r.Title, r.Replicates, r.Seed, mapCaption, []json.RawMessage{}}
+	for _, f := range mapRows(r) {
+		o, err := object(f)
+		if err != nil {
+			return err
+		}
+		out.Rows = append(out.Rows, o)
+	}
+	return writeIndented(w, out)
+}
+
+// WriteMapHTML writes one page: the table and the heat maps, inline.
+func WriteMapHTML(w io.Writer, r MapReport) error {
+	p := page{title: r.Title}
+	t := pageTable{heading: "The cells", howTo: "A row is one cell: a policy, a trigger and a base load. " + mapCaption, header: mapHeader}
+	for i, c := range r.Cells {
+		var cells []pageCell
+		for _, s := range mapCells(r.Map, c, cellPolicy(r.Map, i)) {
+			cells = append(cells, plain(s))
+		}
+		t.rows = append(t.rows, pageRow{cells: cells})
+	}
+	p.tables = []pageTable{t}
+	var svg bytes.Buffer
+	if err := PlotMap(&svg, r, ".svg"); err != nil {
+		return err
+	}
+	p.figures = [][]byte{svg.Bytes()}
+	return writePage(w, p)
+}
+
+// mapPanelHeight and mapPlotWidth size each panel of the map's picture.
+const (
+	mapPanelHeight = 9 * vg.Centimeter
+	mapPlotWidth   = 16 * vg.Centimeter
+)
+
+// PlotMap draws the map as heat maps, a panel a policy and trigger length:
+// the base load across, the spike's height up (one row for an outage),
+// each cell coloured and labelled by the share of replicates that
+// recovered, on one scale from 0 to 1, with a black line along the cell
+// edges between shares below one half and at or above it: the 50%
+// boundary. ext (".png" or ".svg") picks the encoding.
+func PlotMap(w io.Writer, r MapReport, ext string) error {
+	m := r.Map
+	var panels []*plot.Plot
+	per := len(m.Heights) * len(m.Rates)
+	for k := 0; k < len(m.Policies)*len(m.Lengths); k++ {
+		cells := r.Cells[k*per : (k+1)*per]
+		title := fmt.Sprintf("%s, spike of %s s", m.Policies[k/len(m.Lengths)].Name, g(m.Lengths[k%len(m.Lengths)].Seconds()))
+		if m.Outage {
+			title = fmt.Sprintf("%s, outage of %s s", m.Policies[k/len(m.Lengths)].Name, g(m.Lengths[k%len(m.Lengths)].Seconds()))
+		}
+		if k == 0 {
+			title = r.Title + "\nshare of replicates recovered (black line: 50%)\n" + title
+		}
+		panels = append(panels, mapPanel(m, cells, title))
+	}
+	height := vg.Length(len(panels))*mapPanelHeight + vg.Centimeter
+	return encode(w, ext, mapPlotWidth, height, func(dc draw.Canvas) {
+		rows := make([][]*plot.Plot, len(panels))
+		for i, p := range panels {
+			rows[i] = []*plot.Plot{p}
+		}
+		tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
+			PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4, PadLeft: vg.Centimeter / 4, PadRight: vg.Centimeter / 2}
+		for i, c := range plot.Align(rows, tiles, dc) {
+			rows[i][0].Draw(c[0])
+		}
+	})
+}
+
+// mapPalette is the share's colours: dark (0) to pale yellow (1), the
+// sequential palette of the sweep's heat maps.
+func mapPalette() palette.ColorMap {
+	pal := moreland.ExtendedBlackBody()
+	pal.SetMin(0)
+	pal.SetMax(1 / 0.9)
+	return pal
+}
+
+// mapPanel is one policy and length's heat map.
+func mapPanel(m fleet.Map, cells []fleet.MapCell, title string) *plot.Plot {
+	cols, rows := len(m.Rates), len(m.Heights)
+	gr := grid{cols: cols, rows: rows, z: make([]float64, cols*rows)}
+	pal := mapPalette()
+	var labels plotter.XYLabels
+	share := func(r, c int) float64 { return cells[r*cols+c].Share().Value }
+	for r := range rows {
+		for c := range cols {
+			v := share(r, c)
+			gr.z[r*cols+c] = v
+			labels.XYs = append(labels.XYs, plotter.XY{X: float64(c), Y: float64(r)})
+			labels.Labels = append(labels.Labels, sigDigits(v, 2))
+		}
+	}
+	h := plotter.NewHeatMap(gr, pal.Palette(256))
+	h.Min, h.Max = pal.Min(), pal.Max()
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.X.Label.Text = "base load (requests a second)"
+	p.Y.Label.Text = "spike height (requests a second)"
+	xt, yt := make(plot.ConstantTicks, cols), make(plot.ConstantTicks, rows)
+	for i, x := range m.Rates {
+		xt[i] = plot.Tick{Value: float64(i), Label: g(x)}
+	}
+	for i, y := range m.Heights {
+		yt[i] = plot.Tick{Value: float64(i), Label: g(y)}
+	}
+	if m.Outage {
+		p.Y.Label.Text = ""
+		yt[0].Label = "outage"
+	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = xt, yt
+	p.Add(h)
+	if l, err := plotter.NewLabels(labels); err == nil {
+		for i := range labels.Labels {
+			ink := color.Color(color.Black)
+			if bg, err := pal.At(math.Max(0, gr.z[i])); err == nil && luminance(bg) < 0.45 {
+				ink = color.White
+			}
+			l.TextStyle[i].Color = ink
+			l.TextStyle[i].Font.Size = vg.Points(8)
+		}
+		p.Add(l)
+	}
+	// The 50% boundary: each edge between two cells on either side of it.
+	high := func(r, c int) bool { return share(r, c) >= 0.5 }
+	var segs []plotter.XYs
+	for r := range rows {
+		for c := range cols {
+			if c+1 < cols && high(r, c) != high(r, c+1) {
+				segs = append(segs, plotter.XYs{{X: float64(c) + 0.5, Y: float64(r) - 0.5}, {X: float64(c) + 0.5, Y: float64(r) + 0.5}})
+			}
+			if r+1 < rows && high(r, c) != high(r+1, c) {
+				segs = append(segs, plotter.XYs{{X: float64(c) - 0.5, Y: float64(r) + 0.5}, {X: float64(c) + 0.5, Y: float64(r) + 0.5}})
+			}
+		}
+	}
+	for _, s := range segs {
+		if line, err := plotter.NewLine(s); err == nil {
+			line.Color = color.Black
+			line.Width = vg.Points(3)
+			p.Add(line)
+		}
+	}
+	return p
+}
