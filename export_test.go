@@ -4,14 +4,14 @@ import (
 	"slices"
 
 	"github.com/retrysim/retrysim/delivery"
-	"github.com/retrysim/retrysim/internal/tablehook"
+	"github.com/retrysim/retrysim/internal/testhook"
 )
 
 // AddQueueSettingForTest declares one more setting of the queue, s, in
 // delivery's table, as a new field's one declaration would, derives
 // settingTable again from it, and returns the function that takes it out.
 func AddQueueSettingForTest(s delivery.Setting) (remove func()) {
-	table := tablehook.Queue().(*[]delivery.Setting)
+	table := testhook.Queue().(*[]delivery.Setting)
 	oldQueue, oldTable := *table, settingTable
 	*table = append(slices.Clip(oldQueue), s)
 	settingTable = append(slices.Clip(stepSettings), queueSettings(*table)...)

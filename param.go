@@ -19,7 +19,8 @@ import (
 // vary by name: steps[charge the card].p_fail, queue.ttl. Durations are
 // values in seconds.
 type Param struct {
-	// Name is how it is named: in -set, in csv and json, on a plot's axis.
+	// Name is how it is named: in a sweep's settings, in csv and json, on a
+	// plot's axis.
 	Name string
 	// Spec is what values it takes.
 	Spec sweep.Spec
@@ -370,7 +371,7 @@ func LookupParam(name string, sc provider.Scenario, q *delivery.Config) (Param, 
 	return Param{Name: name, Spec: *f.spec, value: f.from}, nil
 }
 
-// ParseSet reads a -set argument, NAME=VALUES: the parameter's name
+// ParseSet reads a setting to vary, NAME=VALUES: the parameter's name
 // (LookupParam) and its values (sweep.Parse: a value, a list or a range
 // start:stop:count; durations as 1h or 250ms), checked against what the
 // parameter takes.

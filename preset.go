@@ -17,7 +17,7 @@ import (
 // each case is its own configuration, and the report a row a case.
 type Preset struct {
 	Name string
-	// Doc says what the preset runs, for -help.
+	// Doc says what the preset runs, for a command's help.
 	Doc string
 	run func(ctx context.Context, p PresetRun) (stats.Cases, error)
 }
@@ -42,8 +42,8 @@ func (p Preset) Reads() []string {
 
 // Refuses says why a command's flag called name may not go with the
 // preset, or "" if it may: the preset's own flag, the settings it Reads and
-// the output flags (-format, -o, -width) its cases are printed through go with it;
-// any other sets what the preset fixes itself.
+// the output flags (format, o, width) its cases are printed through go
+// with it; any other sets what the preset fixes itself.
 func (p Preset) Refuses(name string) string {
 	reads := append(p.Reads(), "format", "o", "width")
 	if name == "preset" || slices.Contains(reads, name) {
@@ -55,7 +55,7 @@ func (p Preset) Refuses(name string) string {
 // Run runs the preset's cases.
 func (p Preset) Run(ctx context.Context, r PresetRun) (stats.Cases, error) { return p.run(ctx, r) }
 
-// Presets are the presets, in the order -help lists them. Each call returns
+// Presets are the presets, in the order a command's help lists them. Each call returns
 // a new slice, so no caller can change another's.
 func Presets() []Preset {
 	return []Preset{{

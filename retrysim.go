@@ -45,7 +45,7 @@ const (
 	MaxReplicates = 10_000
 	// MaxWorkers bounds Workers.
 	MaxWorkers = 4096
-	// DefaultSeed is the seed the command runs without -seed: the seed of
+	// DefaultSeed is the seed the command runs when given none: the seed of
 	// the article's tables.
 	DefaultSeed = 1
 )
@@ -63,7 +63,7 @@ type Experiment struct {
 	// delivery model on: its Queue is then not nil).
 	Scenario provider.Scenario
 	// ScenarioFile names the file Scenario came from, if any: the report then
-	// lists every step's parameters, as the command does for -scenario.
+	// lists every step's parameters, as the command does for a scenario file.
 	ScenarioFile string
 	// Strategies are compared on the same random draws, a report row each.
 	Strategies []strategy.Strategy
@@ -222,7 +222,7 @@ func (e Experiment) checkScenario() error {
 
 // ParseStrategies builds the strategies called ids, as strategy.Parse
 // reads them (step-nokey, job-samekey-skip), each allowing attempts calls: the
-// command's -strategies at its -attempts, and a sweep's at each point's. A
+// command's strategies at its attempts, and a sweep's at each point's. A
 // name it cannot build is a *FieldError for "strategies".
 func ParseStrategies(ids []string, attempts int) ([]strategy.Strategy, error) {
 	out := make([]strategy.Strategy, len(ids))
@@ -406,7 +406,7 @@ func Run(ctx context.Context, e Experiment) (Report, error) {
 // Params are the experiment's parameters as its report echoes them. The
 // top-level failure and lost-reply probabilities are the first step's and
 // the first step's that can lose its reply (the sign-up's, which the
-// command's -p-fail and -lost-reply set); with a ScenarioFile every step's
+// command's p_fail and lost_reply settings set); with a ScenarioFile every step's
 // own are listed instead, and the top-level ones are 0. Attempts is the
 // most a strategy.Retry allows; Policies name the steps whose own attempts,
 // key mode or backoff override it and the strategies' keys.

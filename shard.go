@@ -119,7 +119,7 @@ func (e Experiment) shardable() error {
 	return nil
 }
 
-// WriteShard writes sh as the command's -shard does, for ReadShard (and
+// WriteShard writes sh as the command's shard option does, for ReadShard (and
 // the command's merge) to read on another machine: indented json, then a
 // newline.
 func WriteShard(w io.Writer, sh stats.Shard) error {

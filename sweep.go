@@ -44,7 +44,7 @@ type Sweep struct {
 	// Scenario, when not nil, is what every point runs instead of the
 	// sign-up (ScenarioFile names its file, if any): p_fail and lost_reply
 	// then apply only when Axes name them, over every step as the command's
-	// -p-fail and -lost-reply do over a file. Delivery, when not nil, runs
+	// p_fail and lost_reply settings do over a file. Delivery, when not nil, runs
 	// every point through the delivery model (the rows keep its counters
 	// too).
 	Scenario     *provider.Scenario

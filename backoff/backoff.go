@@ -20,13 +20,15 @@ import (
 // Kind is a backoff policy.
 type Kind int
 
+// The policies, with e = min(Cap, Base x 2^n) the exponential wait of
+// retry n and u a uniform draw in [0, 1).
 const (
-	None Kind = iota
-	Constant
-	Exponential
-	FullJitter
-	EqualJitter
-	Decorrelated
+	None         Kind = iota // no wait
+	Constant                 // Base before every retry
+	Exponential              // e
+	FullJitter               // u x e
+	EqualJitter              // e/2 + u x e/2
+	Decorrelated             // min(Cap, Base + u x (3 x the previous wait - Base))
 	// Sidekiq is Sidekiq 8's job retry schedule (lib/sidekiq/job_retry.rb,
 	// v8.0.0 to v8.1.7): retry count c (0 for the first retry) waits c^4 +
 	// 15 + rand(10 x (c + 1)) seconds, rand(n) a whole number from 0 to n - 1.

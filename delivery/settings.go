@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
-	"github.com/retrysim/retrysim/internal/tablehook"
+	"github.com/retrysim/retrysim/internal/testhook"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -136,7 +136,7 @@ func (s Setting) with(doc, example string, rule func(Config) error) Setting {
 }
 
 // The tests of other packages add a setting to the table through its address.
-func init() { tablehook.SetQueue(&settings) }
+func init() { testhook.SetQueue(&settings) }
 
 var settings = []Setting{
 	oneOf("backoff", "backoff.policy", backoff.Kinds(), func(c *Config) *backoff.Kind { return &c.Backoff.Kind }).with(

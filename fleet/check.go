@@ -3,22 +3,22 @@ package fleet
 import (
 	"errors"
 	"fmt"
-	"github.com/retrysim/retrysim/internal/human"
 	"math"
 	"strings"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/schema"
 )
 
-// FieldError is a setting refused, named by its path: a Param's Path
-// (client.attempts, server.p_fail, client.policy.budget_ratio), duration,
-// outage.from, outage.to or client.policy.own for the Config fields no
-// Param holds, and
-// replicates or workers for Options. Its message may name other settings
-// by their paths too (ReplacePaths rewrites them).
-type FieldError struct{ Path, Msg string }
-
-func (e *FieldError) Error() string { return e.Path + ": " + e.Msg }
+// FieldError is a setting refused, schema's error: its Field is the
+// setting's path, a Param's Path (client.attempts, server.p_fail,
+// client.policy.budget_ratio); duration, outage.from, outage.to,
+// client.policy.own or memoryless and its fields (memoryless.retry_prob)
+// for the Config fields no Param holds; and replicates or workers for
+// Options. Its message may name other settings by their paths too
+// (ReplacePaths rewrites them).
+type FieldError = schema.FieldError
 
 // Check is what Run checks before any work, and all a command needs to
 // check: every configuration (Config.Check), the options (Options.Check)
@@ -44,24 +44,61 @@ func Check(cfgs []Config, opt Options) error {
 // within MaxSeriesSeconds; Workers not negative (0 means GOMAXPROCS).
 func (o Options) Check(duration float64) error {
 	if o.Replicates < 1 || o.Replicates > MaxReplicates {
-		return &FieldError{"replicates", fmt.Sprintf("%d is not from 1 to %d", o.Replicates, MaxReplicates)}
+		return &FieldError{Field: "replicates", Msg: fmt.Sprintf("%d is not from 1 to %d", o.Replicates, MaxReplicates)}
 	}
 	if float64(o.Replicates)*math.Ceil(duration) > MaxSeriesSeconds {
-		return &FieldError{"replicates", fmt.Sprintf("%d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter duration)",
+		return &FieldError{Field: "replicates", Msg: fmt.Sprintf("%d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter duration)",
 			o.Replicates, duration, float64(o.Replicates)*math.Ceil(duration), MaxSeriesSeconds)}
 	}
 	if o.Workers < 0 {
-		return &FieldError{"workers", fmt.Sprintf("%d is not 0 (GOMAXPROCS) or more", o.Workers)}
+		return &FieldError{Field: "workers", Msg: fmt.Sprintf("%d is not 0 (GOMAXPROCS) or more", o.Workers)}
 	}
 	return nil
 }
 
 // checker gathers the first setting refused.
-type checker struct{ first error }
+type checker struct {
+	first error
+	// params are the settings by path, for their bounds.
+	params map[string]Param
+}
+
+// bounds are the Lo and Hi that Params declares for the setting at path.
+func (k *checker) bounds(path string) (lo, hi float64) {
+	if k.params == nil {
+		k.params = map[string]Param{}
+		for _, p := range Params() {
+			k.params[p.Path] = p
+		}
+	}
+	p, ok := k.params[path]
+	if !ok || p.Hi <= p.Lo {
+		panic("fleet: Params declares no bounds for " + path)
+	}
+	return p.Lo, p.Hi
+}
+
+// whole refuses a whole number outside the setting's bounds; unit, if not
+// "", follows them in the message (" workers").
+func (k *checker) whole(path string, v int, unit string) {
+	lo, hi := k.bounds(path)
+	if v < int(lo) || v > int(hi) {
+		k.bad(path, "%d is not from %d to %d%s", v, int(lo), int(hi), unit)
+	}
+}
+
+// number refuses a number outside the setting's bounds, or NaN; unit, if
+// not "", follows them in the message (" calls").
+func (k *checker) number(path string, v float64, unit string) {
+	lo, hi := k.bounds(path)
+	if math.IsNaN(v) || v < lo || v > hi {
+		k.bad(path, "%g is not from %g to %g%s", v, lo, hi, unit)
+	}
+}
 
 func (k *checker) bad(path, format string, args ...any) {
 	if k.first == nil {
-		k.first = &FieldError{path, fmt.Sprintf(format, args...)}
+		k.first = &FieldError{Field: path, Msg: fmt.Sprintf(format, args...)}
 	}
 }
 
@@ -76,10 +113,11 @@ func (k *checker) seconds(path string, v float64, positive bool) {
 	}
 }
 
-// rate refuses a rate outside [0, MaxRate].
+// rate refuses a rate outside the setting's bounds ([0, MaxRate]).
 func (k *checker) rate(path string, v float64) {
-	if math.IsNaN(v) || v < 0 || v > MaxRate {
-		k.bad(path, "%g is not a rate from 0 to %g a second", v, float64(MaxRate))
+	lo, hi := k.bounds(path)
+	if math.IsNaN(v) || v < lo || v > hi {
+		k.bad(path, "%g is not a rate from %g to %g a second", v, lo, hi)
 	}
 }
 
@@ -136,31 +174,19 @@ func (c Config) Check() error {
 	}
 	switch s.Kind {
 	case Queue:
-		if s.Workers < 1 || s.Workers > MaxWorkers {
-			k.bad("server.workers", "%d is not from 1 to %d workers", s.Workers, MaxWorkers)
-		}
-		if s.QueueMax < 0 || s.QueueMax > MaxQueue {
-			k.bad("server.queue_max", "%d is not from 0 to %d waiting calls", s.QueueMax, MaxQueue)
-		}
+		k.whole("server.workers", s.Workers, " workers")
+		k.whole("server.queue_max", s.QueueMax, " waiting calls")
 		k.enum("server.service.dist", "a distribution", int(s.Service.Dist), distNames[:])
 		k.seconds("server.service.median", s.Service.Median.Seconds(), true)
-		if math.IsNaN(s.Service.Sigma) || s.Service.Sigma < 0 || s.Service.Sigma > 4 {
-			k.bad("server.service.sigma", "%g is not from 0 to 4", s.Service.Sigma)
-		}
+		k.number("server.service.sigma", s.Service.Sigma, "")
 	case RateLimit:
 		k.rate("server.limit", s.Limit)
-		if math.IsNaN(s.Burst) || s.Burst < 1 || s.Burst > MaxRate {
-			k.bad("server.burst", "%g is not from 1 to %g calls", s.Burst, float64(MaxRate))
-		}
+		k.number("server.burst", s.Burst, " calls")
 	}
 	cl := c.Client
-	if cl.Clients < 1 || cl.Clients > MaxClients {
-		k.bad("client.clients", "%d is not from 1 to %d", cl.Clients, MaxClients)
-	}
+	k.whole("client.clients", cl.Clients, "")
 	k.seconds("client.timeout", cl.Timeout.Seconds(), true)
-	if cl.Attempts < 1 || cl.Attempts > MaxAttempts {
-		k.bad("client.attempts", "%d is not from 1 to %d", cl.Attempts, MaxAttempts)
-	}
+	k.whole("client.attempts", cl.Attempts, "")
 	k.enum("client.keys", "a key mode", int(cl.Keys), keyNames[:])
 	if !cl.Backoff.Kind.Valid() {
 		k.bad("client.backoff.kind", "%d is not a backoff policy (want one of %s)", int(cl.Backoff.Kind), strings.Join(backoffNames(), ", "))
@@ -172,9 +198,7 @@ func (c Config) Check() error {
 	if _, capWhy := cl.Backoff.Kind.Unread(); cl.Backoff.Kind.Valid() && capWhy == "" && cl.Attempts > 1 && cl.Backoff.Cap == 0 {
 		k.bad("client.backoff.cap", "0 s caps every wait at 0; NoCap is no cap")
 	}
-	if cl.Hedges < 0 || cl.Hedges > MaxHedges {
-		k.bad("client.hedges", "%d is not from 0 to %d", cl.Hedges, MaxHedges)
-	}
+	k.whole("client.hedges", cl.Hedges, "")
 	if cl.Hedges > 0 {
 		k.seconds("client.hedge_delay", cl.HedgeDelay.Seconds(), true)
 	}
@@ -205,21 +229,12 @@ func (p PolicyConfig) Check() error {
 
 // check refuses what PolicyConfig.Check does.
 func (p PolicyConfig) check(k *checker) {
-	tokens := func(path string, v float64, lo float64) {
-		if math.IsNaN(v) || v < lo || v > MaxTokens {
-			k.bad(path, "%g is not from %g to %g", v, lo, float64(MaxTokens))
-		}
-	}
-	count := func(path string, v, lo int) {
-		if v < lo || v > MaxWindow {
-			k.bad(path, "%d is not from %d to %d", v, lo, MaxWindow)
-		}
-	}
 	seconds := func(path string, v, lo, hi float64) {
 		if math.IsNaN(v) || v < lo || v > hi {
 			k.bad(path, "%g s is not from %g s to %g s", v, lo, hi)
 		}
 	}
+	// ratio refuses v outside [lo, hi], or (open) at lo.
 	ratio := func(path string, v, lo, hi float64, open bool) {
 		if math.IsNaN(v) || v < lo || v > hi || (open && v == lo) {
 			what := "from"
@@ -242,37 +257,41 @@ func (p PolicyConfig) check(k *checker) {
 	}
 	switch p.Kind {
 	case TokenBucket:
-		tokens("client.policy.rate", p.Rate, 0)
-		tokens("client.policy.size", p.Size, 0)
+		k.number("client.policy.rate", p.Rate, "")
+		k.number("client.policy.size", p.Size, "")
 	case AWSQuota, AWSSpecQuota:
-		tokens("client.policy.tokens", p.Tokens, 0)
-		tokens("client.policy.cost", p.Cost, 1)
-		tokens("client.policy.timeout_cost", p.TimeoutCost, 1)
+		k.number("client.policy.tokens", p.Tokens, "")
+		k.number("client.policy.cost", p.Cost, "")
+		k.number("client.policy.timeout_cost", p.TimeoutCost, "")
 	case GRPCThrottle:
-		tokens("client.policy.max_tokens", p.MaxTokens, 0)
+		k.number("client.policy.max_tokens", p.MaxTokens, "")
 		if math.IsNaN(p.Ratio) || p.Ratio <= 0 || p.Ratio > p.MaxTokens {
 			k.bad("client.policy.ratio", "%g is not above 0 and at most client.policy.max_tokens", p.Ratio)
 		}
 	case Breaker, AttemptBreaker:
-		if math.IsNaN(p.Threshold) || p.Threshold < 0 || p.Threshold > 1 {
-			k.bad("client.policy.threshold", "%g is not a ratio in [0, 1]", p.Threshold)
+		if lo, hi := k.bounds("client.policy.threshold"); math.IsNaN(p.Threshold) || p.Threshold < lo || p.Threshold > hi {
+			k.bad("client.policy.threshold", "%g is not a ratio in [%g, %g]", p.Threshold, lo, hi)
 		}
 	case FinagleBudget:
-		ratio("client.policy.budget_ratio", p.BudgetRatio, 0, MaxBudgetRatio, false)
+		lo, hi := k.bounds("client.policy.budget_ratio")
+		ratio("client.policy.budget_ratio", p.BudgetRatio, lo, hi, false)
 		seconds("client.policy.ttl", p.TTL.Seconds(), MinTTL, MaxTTL)
-		tokens("client.policy.min_rate", p.MinRate, 0)
+		k.number("client.policy.min_rate", p.MinRate, "")
 	case EnvoyBudget:
-		ratio("client.policy.budget_ratio", p.BudgetRatio, 0, 1, false)
-		tokens("client.policy.min_concurrency", p.MinConcurrency, 0)
+		lo, _ := k.bounds("client.policy.budget_ratio")
+		ratio("client.policy.budget_ratio", p.BudgetRatio, lo, 1, false) // Envoy's budget_percent is at most 100
+		k.number("client.policy.min_concurrency", p.MinConcurrency, "")
 	case SlidingBreaker:
-		ratio("client.policy.failure_rate", p.FailureRate, 0, 1, true)
-		count("client.policy.window", p.Window, 1)
+		lo, hi := k.bounds("client.policy.failure_rate")
+		ratio("client.policy.failure_rate", p.FailureRate, lo, hi, true)
+		k.whole("client.policy.window", p.Window, "")
 		seconds("client.policy.window_time", p.WindowTime.Seconds(), 0, MaxSeconds)
-		count("client.policy.min_calls", p.MinCalls, 1)
+		k.whole("client.policy.min_calls", p.MinCalls, "")
 		seconds("client.policy.open_time", p.OpenTime.Seconds(), 0, MaxSeconds)
-		count("client.policy.half_open_calls", p.HalfOpenCalls, 1)
+		k.whole("client.policy.half_open_calls", p.HalfOpenCalls, "")
 	case SREThrottle:
-		ratio("client.policy.k", p.K, 0, MaxK, true)
+		lo, hi := k.bounds("client.policy.k")
+		ratio("client.policy.k", p.K, lo, hi, true)
 		seconds("client.policy.sre_window", p.SREWindow.Seconds(), 1, MaxSeconds)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +51,7 @@ func TestRunChecksItsInput(t *testing.T) {
 			tc.f(&c)
 			res, err := Run(context.Background(), []Config{c}, tc.opt)
 			var fe *FieldError
-			if res != nil || !errors.As(err, &fe) || fe.Path != tc.path || !strings.HasPrefix(fe.Msg, tc.msg) || err.Error() != tc.path+": "+fe.Msg {
+			if res != nil || !errors.As(err, &fe) || fe.Field != tc.path || !strings.HasPrefix(fe.Msg, tc.msg) || err.Error() != tc.path+": "+fe.Msg {
 				t.Errorf("Run = %d results, %v; want none and a *FieldError %s: %s", len(res), err, tc.path, tc.msg)
 			}
 			c.Unread() // names every kind without a panic
@@ -152,8 +153,8 @@ func FuzzCheckOrRun(f *testing.F) {
 			if !errors.As(err, &fe) {
 				t.Fatalf("Check = %v; want a *FieldError", err)
 			}
-			if _, ok := LookupParam(fe.Path); !ok && !strings.Contains("duration outage.from outage.to replicates", fe.Path) {
-				t.Fatalf("Check = %v: %s is no setting", err, fe.Path)
+			if _, ok := LookupParam(fe.Field); !ok && !strings.Contains("duration outage.from outage.to replicates", fe.Field) {
+				t.Fatalf("Check = %v: %s is no setting", err, fe.Field)
 			}
 			return
 		}
@@ -164,4 +165,54 @@ func FuzzCheckOrRun(f *testing.F) {
 			t.Fatalf("Run of a configuration Check passed = %v", err)
 		}
 	})
+}
+
+// Check bounds every setting Params bounds (Lo and Hi, or a probability)
+// by those bounds: for each, in a configuration that reads it, a value just
+// outside either bound is refused with a *FieldError naming its path. The
+// bounds are the table's, so a bound changed in Params changes what Check
+// refuses, and a setting Check forgets fails here.
+func TestCheckBoundsAreParams(t *testing.T) {
+	var bases []Config
+	for s := Latency; s <= Independent; s++ {
+		for k := PolicyKind(0); int(k) < len(policyNames); k++ {
+			c := DefaultConfig()
+			c.Load = Shape{Kind: Spike, Rate: 10, Peak: 20, From: 10 * time.Second, To: 20 * time.Second}
+			c.Server.Kind, c.Client.Policy.Kind = s, k
+			c.Client.Attempts, c.Client.Hedges = 2, 1
+			if err := c.Check(); err != nil {
+				t.Fatalf("server %v, policy %v: %v", s, k, err)
+			}
+			bases = append(bases, c)
+		}
+	}
+	for _, p := range Params() {
+		lo, hi := p.Lo, p.Hi
+		if p.Probability {
+			lo, hi = 0, 1
+		}
+		if hi <= lo {
+			continue // a time or a name: bounded elsewhere
+		}
+		i := slices.IndexFunc(bases, func(c Config) bool { return c.Unread()[p.Path] == "" })
+		if i < 0 {
+			t.Errorf("%s: no configuration reads it", p.Path)
+			continue
+		}
+		for _, v := range []float64{lo - 1, hi + 1} {
+			c := bases[i]
+			switch f := p.Field(&c).(type) {
+			case *float64:
+				*f = v
+			case *int:
+				*f = int(v)
+			default:
+				t.Fatalf("%s: bounds on a %T", p.Path, f)
+			}
+			var fe *FieldError
+			if err := c.Check(); !errors.As(err, &fe) || fe.Field != p.Path {
+				t.Errorf("%s = %g: Check = %v; want a *FieldError for %s", p.Path, v, err, p.Path)
+			}
+		}
+	}
 }

@@ -283,7 +283,7 @@ func CheckCost(cfgs []Config, opt Options) error {
 		case opt.Replicates > 1:
 			path = "replicates"
 		}
-		return &FieldError{path, fmt.Sprintf("%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, events, float64(MaxEvents))}
+		return &FieldError{Field: path, Msg: fmt.Sprintf("%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, events, float64(MaxEvents))}
 	}
 	total := atOnce*running + kept
 	if total <= MaxBytes {
@@ -295,19 +295,19 @@ func CheckCost(cfgs []Config, opt Options) error {
 		if opt.Replicates == 1 {
 			path = "duration"
 		}
-		return &FieldError{path, fmt.Sprintf("%s of %s keep %s of series until they are averaged, %s", runs, human.Duration(c.Duration), gib(kept), limit)}
+		return &FieldError{Field: path, Msg: fmt.Sprintf("%s of %s keep %s of series until they are averaged, %s", runs, human.Duration(c.Duration), gib(kept), limit)}
 	}
 	w := worst.Client
 	switch {
 	case preset:
-		return &FieldError{"duration", fmt.Sprintf("a run of %s needs up to %s a replicate, %g at once, %s", human.Duration(worst.Duration), gib(running), atOnce, limit)}
+		return &FieldError{Field: "duration", Msg: fmt.Sprintf("a run of %s needs up to %s a replicate, %g at once, %s", human.Duration(worst.Duration), gib(running), atOnce, limit)}
 	case wc.queue >= wc.slots && wc.queue >= wc.window:
-		return &FieldError{"server.queue_max", fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, gib(wc.queue), atOnce, limit)}
+		return &FieldError{Field: "server.queue_max", Msg: fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, gib(wc.queue), atOnce, limit)}
 	case wc.window >= wc.slots:
-		return &FieldError{wc.windowPath, fmt.Sprintf("the %s policy's states (%s, client.policy.shared %s) need up to %s a replicate, %g at once, %s",
+		return &FieldError{Field: wc.windowPath, Msg: fmt.Sprintf("the %s policy's states (%s, client.policy.shared %s) need up to %s a replicate, %g at once, %s",
 			w.Policy.Kind, plural(w.Clients, "client"), ScopeName(w.Policy.Shared), gib(wc.window), atOnce, limit)}
 	}
-	return &FieldError{wc.longest.path, fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
+	return &FieldError{Field: wc.longest.path, Msg: fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
 		wc.longest.what, worst.Load.max(), wc.InFlight, gib(wc.slots), atOnce, limit)}
 }
 

@@ -98,14 +98,16 @@ const DefaultHedgeDelay = 50 * time.Millisecond
 // ShapeKind is how the arrival rate changes over a run.
 type ShapeKind uint8
 
+// The shapes.
 const (
-	Constant ShapeKind = iota
-	Ramp
-	Spike
+	Constant ShapeKind = iota // Rate throughout
+	Ramp                      // from Rate at From up to Peak midway and down to Rate at To
+	Spike                     // Peak in [From, To), Rate elsewhere
 )
 
 var shapeNames = [...]string{"constant", "ramp", "spike"}
 
+// String is the shape's name, as ParseShape reads it.
 func (k ShapeKind) String() string { return enumName(shapeNames[:], "ShapeKind", k) }
 
 // ParseShape reads a shape name.
@@ -182,6 +184,7 @@ const (
 
 var outageNames = [...]string{"fail", "stall"}
 
+// String is the mode's name, as ParseOutageMode reads it.
 func (m OutageMode) String() string { return enumName(outageNames[:], "OutageMode", m) }
 
 // ParseOutageMode reads an outage mode name.
@@ -225,6 +228,7 @@ const (
 
 var serverNames = [...]string{"latency", "queue", "ratelimit", "independent"}
 
+// String is the kind's name, as ParseServer reads it.
 func (k ServerKind) String() string { return enumName(serverNames[:], "ServerKind", k) }
 
 // ParseServer reads a server kind name.
@@ -250,6 +254,7 @@ const (
 
 var distNames = [...]string{"lognormal", "exp"}
 
+// String is the distribution's name, as ParseDist reads it.
 func (d Dist) String() string { return enumName(distNames[:], "Dist", d) }
 
 // ParseDist reads a service distribution name.
@@ -301,6 +306,7 @@ const (
 
 var keyNames = [...]string{"none", "same"}
 
+// String is the mode's name, as ParseKeyMode reads it.
 func (k KeyMode) String() string { return enumName(keyNames[:], "KeyMode", k) }
 
 // ParseKeyMode reads a key mode name.
@@ -335,7 +341,7 @@ type Client struct {
 	// awaited: the attempt succeeds with its first successful copy and fails
 	// once every copy sent has failed or timed out (then the next attempt,
 	// if any, is hedged again). Copies carry the attempt's key, so with
-	// -keys same a copy arriving while another is in the server is a
+	// Keys SameKey a copy arriving while another is in the server is a
 	// conflict, and without keys each copy that completes does the work.
 	Hedges     int
 	HedgeDelay time.Duration

@@ -491,7 +491,7 @@ func TestCheck(t *testing.T) {
 		tc.f(&c)
 		err := c.Check()
 		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Path != tc.path || !strings.HasPrefix(err.Error(), tc.path+": ") {
+		if !errors.As(err, &fe) || fe.Field != tc.path || !strings.HasPrefix(err.Error(), tc.path+": ") {
 			t.Errorf("Check() = %v; want a *FieldError naming %s", err, tc.path)
 		}
 	}

@@ -2,12 +2,12 @@ package fleet
 
 import (
 	"context"
-	"fmt"
-	"github.com/retrysim/retrysim/internal/human"
 	"math"
 	"slices"
 
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Memoryless makes a run Markovian, so that its law is a continuous-time
@@ -56,36 +56,37 @@ type Memoryless struct {
 const MaxOrbit = 1_000_000
 
 // checkMemoryless refuses a Memoryless run whose law is not the chain's,
-// naming the Go field at fault.
+// with a *FieldError naming memoryless, or the field of it at fault
+// (memoryless.retry_prob).
 func (c *Config) checkMemoryless() error {
 	m := c.Memoryless
 	if !m.On {
 		return nil
 	}
-	rate := func(name string, v float64) error {
+	rate := func(path string, v float64) error {
 		if math.IsNaN(v) || v <= 0 || v > MaxRate {
-			return fmt.Errorf("Memoryless.%s: %g is not a rate above 0 and at most %g a second", name, v, float64(MaxRate))
+			return schema.Errorf(path, "%g is not a rate above 0 and at most %g a second", v, float64(MaxRate))
 		}
 		return nil
 	}
 	switch {
 	case c.Server.Kind != Queue || c.Server.Service.Dist != Exponential:
-		return fmt.Errorf("Memoryless: needs Server.Kind %v with Service.Dist %v, not %v with %v", Queue, Exponential, c.Server.Kind, c.Server.Service.Dist)
+		return schema.Errorf("memoryless", "needs server.kind %v with server.service.dist %v, not %v with %v", Queue, Exponential, c.Server.Kind, c.Server.Service.Dist)
 	case c.Net != 0:
-		return fmt.Errorf("Memoryless: needs Net 0, not %s", human.Duration(c.Net))
+		return schema.Errorf("memoryless", "needs net 0, not %s", human.Duration(c.Net))
 	case c.Client.Hedges != 0 || c.Client.Keys != NoKey || c.Client.Policy.Kind != Unlimited:
-		return fmt.Errorf("Memoryless: needs Client.Hedges 0, Keys %v and Policy.Kind %v", NoKey, Unlimited)
+		return schema.Errorf("memoryless", "needs client.hedges 0, client.keys %v and client.policy.kind %v", NoKey, Unlimited)
 	case c.Outage.On():
-		return fmt.Errorf("Memoryless: needs no Outage")
+		return schema.Errorf("memoryless", "needs no outage")
 	case math.IsNaN(m.RetryProb) || m.RetryProb < 0 || m.RetryProb > 1:
-		return fmt.Errorf("Memoryless.RetryProb: %g is not a probability in [0, 1]", m.RetryProb)
+		return schema.Errorf("memoryless.retry_prob", "%g is not a probability in [0, 1]", m.RetryProb)
 	case m.Orbit < 0 || m.Orbit > MaxOrbit:
-		return fmt.Errorf("Memoryless.Orbit: %d is not from 0 to %d", m.Orbit, MaxOrbit)
+		return schema.Errorf("memoryless.orbit", "%d is not from 0 to %d", m.Orbit, MaxOrbit)
 	}
-	if err := rate("TimeoutRate", m.TimeoutRate); err != nil {
+	if err := rate("memoryless.timeout_rate", m.TimeoutRate); err != nil {
 		return err
 	}
-	return rate("BackoffRate", m.BackoffRate)
+	return rate("memoryless.backoff_rate", m.BackoffRate)
 }
 
 // retryMemoryless is retry under Memoryless: the request goes to the orbit

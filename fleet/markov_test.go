@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -100,28 +101,31 @@ func TestTracerSplit(t *testing.T) {
 	}
 }
 
-// Check refuses a Memoryless run whose law is not the chain's, naming the
-// Go field.
+// Check refuses a Memoryless run whose law is not the chain's with a
+// *FieldError naming memoryless, or its field at fault, and the settings
+// it needs by their paths.
 func TestMemorylessCheck(t *testing.T) {
 	for _, tt := range []struct {
-		change func(*Config)
-		want   string
+		change      func(*Config)
+		field, want string
 	}{
-		{func(c *Config) { c.Server.Kind = Latency }, "Memoryless: needs Server.Kind queue with Service.Dist exp, not latency with exp"},
-		{func(c *Config) { c.Server.Service.Dist = Lognormal }, "Memoryless: needs Server.Kind queue with Service.Dist exp, not queue with lognormal"},
-		{func(c *Config) { c.Net = 100 * time.Millisecond }, "Memoryless: needs Net 0, not 100ms"},
-		{func(c *Config) { c.Client.Hedges = 1 }, "Memoryless: needs Client.Hedges 0, Keys none and Policy.Kind unlimited"},
-		{func(c *Config) { c.Client.Keys = SameKey }, "Memoryless: needs Client.Hedges 0, Keys none and Policy.Kind unlimited"},
-		{func(c *Config) { c.Outage = Outage{From: time.Second, To: 2 * time.Second} }, "Memoryless: needs no Outage"},
-		{func(c *Config) { c.Memoryless.RetryProb = 1.5 }, "Memoryless.RetryProb: 1.5 is not a probability in [0, 1]"},
-		{func(c *Config) { c.Memoryless.Orbit = -1 }, "Memoryless.Orbit: -1 is not from 0 to 1000000"},
-		{func(c *Config) { c.Memoryless.TimeoutRate = 0 }, "Memoryless.TimeoutRate: 0 is not a rate above 0 and at most 1e+06 a second"},
-		{func(c *Config) { c.Memoryless.BackoffRate = 2e6 }, "Memoryless.BackoffRate: 2e+06 is not a rate above 0 and at most 1e+06 a second"},
+		{func(c *Config) { c.Server.Kind = Latency }, "memoryless", "memoryless: needs server.kind queue with server.service.dist exp, not latency with exp"},
+		{func(c *Config) { c.Server.Service.Dist = Lognormal }, "memoryless", "memoryless: needs server.kind queue with server.service.dist exp, not queue with lognormal"},
+		{func(c *Config) { c.Net = 100 * time.Millisecond }, "memoryless", "memoryless: needs net 0, not 100ms"},
+		{func(c *Config) { c.Client.Hedges = 1 }, "memoryless", "memoryless: needs client.hedges 0, client.keys none and client.policy.kind unlimited"},
+		{func(c *Config) { c.Client.Keys = SameKey }, "memoryless", "memoryless: needs client.hedges 0, client.keys none and client.policy.kind unlimited"},
+		{func(c *Config) { c.Outage = Outage{From: time.Second, To: 2 * time.Second} }, "memoryless", "memoryless: needs no outage"},
+		{func(c *Config) { c.Memoryless.RetryProb = 1.5 }, "memoryless.retry_prob", "memoryless.retry_prob: 1.5 is not a probability in [0, 1]"},
+		{func(c *Config) { c.Memoryless.Orbit = -1 }, "memoryless.orbit", "memoryless.orbit: -1 is not from 0 to 1000000"},
+		{func(c *Config) { c.Memoryless.TimeoutRate = 0 }, "memoryless.timeout_rate", "memoryless.timeout_rate: 0 is not a rate above 0 and at most 1e+06 a second"},
+		{func(c *Config) { c.Memoryless.BackoffRate = 2e6 }, "memoryless.backoff_rate", "memoryless.backoff_rate: 2e+06 is not a rate above 0 and at most 1e+06 a second"},
 	} {
 		c := memorylessConfig()
 		tt.change(&c)
-		if err := c.Check(); err == nil || err.Error() != tt.want {
-			t.Errorf("Check() = %v; want %s", err, tt.want)
+		err := c.Check()
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != tt.field || err.Error() != tt.want {
+			t.Errorf("Check() = %v; want a *FieldError for %s: %s", err, tt.field, tt.want)
 		}
 	}
 }
@@ -155,7 +159,7 @@ func TestSplittingRepeat(t *testing.T) {
 		t.Errorf("runs 0 and 1 gave the same estimate %g", one[0].P)
 	}
 	plain := DefaultConfig()
-	if _, err := sp.Estimate(context.Background(), &plain); err == nil || err.Error() != "Memoryless.On: splitting needs a Memoryless run" {
+	if _, err := sp.Estimate(context.Background(), &plain); err == nil || err.Error() != "memoryless.on: splitting needs a Memoryless run" {
 		t.Errorf("Estimate(default) err = %v", err)
 	}
 	sp.Effort = 0

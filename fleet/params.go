@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/testhook"
 )
 
 // Param is one setting of a Config: the one place that names it, says what
@@ -15,7 +16,9 @@ import (
 // (FieldError) and Unread name settings by it. Key is its short name, the
 // last part of Path with - for _ unless set (budget-ratio; the server's
 // kind is server): a command names its flag so, and a scenario file's
-// fleet section its key, with _ for -. Usage says what it means. Field
+// fleet section its key, with _ for -. Usage says what it means, naming
+// other settings by their paths (a command's help names them as its flags,
+// with ReplacePaths). Field
 // returns the setting in c: a *float64 (a probability when Probability,
 // else a number in [Lo, Hi]), an *int in [Lo, Hi], a *time.Duration (a
 // time, up to MaxSeconds), or, for a setting that is one of a list of
@@ -27,17 +30,17 @@ type Param struct {
 	Lo, Hi           float64
 	Probability      bool
 	// File says a scenario file's fleet section may set it (the client's
-	// policy and hedges).
+	// policy and hedges; a file sets only Config.Client's settings).
 	File bool
 }
 
-// Params lists the settings of one run, in the order -help groups them:
-// the load, the server, the client, its policy and hedges. What runs it
-// (the duration, replicates, seed) is not a model setting.
+// Params lists the settings of one run, in the order a command's help
+// groups them: the load, the server, the client, its policy and hedges.
+// What runs it (the duration, replicates, seed) is not a model setting.
 func Params() []Param {
 	ps := []Param{
 		{Path: "load.kind", Key: "shape", Field: func(c *Config) any { return nameField(&c.Load.Kind, ParseShape, ShapeKind.String) },
-			Usage: "the `shape` of the arrival rate over time: constant, spike (-peak in [-from, -to), brooker-collapse's spike unless they are given) or ramp (from -rate at -from up to -peak, at least -rate, midway and down at the same slope, -rate again at -to, floored at 0)"},
+			Usage: "the `shape` of the arrival rate over time: constant, spike (load.peak in [load.from, load.to), brooker-collapse's spike unless they are given) or ramp (from load.rate at load.from up to load.peak, at least load.rate, midway and down at the same slope, load.rate again at load.to, floored at 0)"},
 		{Path: "load.rate", Field: func(c *Config) any { return &c.Load.Rate }, Lo: 0, Hi: MaxRate,
 			Usage: "the base arrival `rate`, requests a second (Poisson)"},
 		{Path: "load.peak", Field: func(c *Config) any { return &c.Load.Peak }, Lo: 0, Hi: MaxRate,
@@ -49,7 +52,7 @@ func Params() []Param {
 		{Path: "outage.mode", Key: "outage-mode", Field: func(c *Config) any { return nameField(&c.Outage.Mode, ParseOutageMode, OutageMode.String) },
 			Usage: "the outage's `mode`: fail (an error at once) or stall (held until the window ends)"},
 		{Path: "server.kind", Key: "server", Field: func(c *Config) any { return nameField(&c.Server.Kind, ParseServer, ServerKind.String) },
-			Usage: "the `kind` of server: latency (-base + -slope x calls in progress, Brooker's), queue (-capacity workers, at most -queue waiting, -service times), ratelimit (-limit a second, -burst; -base each) or independent (-base each, whatever the load)"},
+			Usage: "the `kind` of server: latency (server.base + server.slope x calls in progress, Brooker's), queue (server.workers workers, at most server.queue_max waiting, server.service.median times), ratelimit (server.limit a second, server.burst; server.base each) or independent (server.base each, whatever the load)"},
 		{Path: "server.base", Field: func(c *Config) any { return &c.Server.Base },
 			Usage: "the server's base latency, a `duration`"},
 		{Path: "server.slope", Field: func(c *Config) any { return &c.Server.Slope },
@@ -63,7 +66,7 @@ func Params() []Param {
 		{Path: "server.service.dist", Key: "service-dist", Field: func(c *Config) any { return nameField(&c.Server.Service.Dist, ParseDist, Dist.String) },
 			Usage: "the `distribution` of the queue server's service times: lognormal or exp"},
 		{Path: "server.service.sigma", Key: "service-sigma", Field: func(c *Config) any { return &c.Server.Service.Sigma }, Lo: 0, Hi: 4,
-			Usage: "the lognormal service times' log-sd `sigma`, 0 to 4 (0: every call takes -service)"},
+			Usage: "the lognormal service times' log-sd `sigma`, 0 to 4 (0: every call takes server.service.median)"},
 		{Path: "server.limit", Field: func(c *Config) any { return &c.Server.Limit }, Lo: 0, Hi: MaxRate,
 			Usage: "the rate limit, a `rate` in calls a second"},
 		{Path: "server.burst", Field: func(c *Config) any { return &c.Server.Burst }, Lo: 1, Hi: MaxRate,
@@ -87,9 +90,9 @@ func Params() []Param {
 		{Path: "client.keys", Field: func(c *Config) any { return nameField(&c.Client.Keys, ParseKeyMode, KeyMode.String) },
 			Usage: "the key `mode`: none (a retry repeats completed work) or same (the server stores a key's reply; an attempt while its key is in progress is a conflict)"},
 		{Path: "client.policy.kind", File: true, Key: "policy", Field: func(c *Config) any { return nameField(&c.Client.Policy.Kind, ParsePolicy, PolicyKind.String) },
-			Usage: "the client `policy` that may refuse a retry or a hedge: unlimited, token-bucket (-bucket-rate, -bucket-size), aws (aws-sdk-go-v2 v1.47.8's quota: -quota, -quota-cost, -quota-timeout-cost), aws-spec (the same with the AWS retry spec's refund, as aws-sdk-go-v2 from v1.48.0), grpc (-grpc-max-tokens, -grpc-token-ratio), breaker or attempt-breaker (-breaker-threshold), finagle-budget (Finagle 24.5.0's RetryBudget: -budget-ratio, -budget-ttl, -budget-min-rate), envoy-budget (Envoy v1.39.0's retry budget: -budget-ratio, -budget-min-concurrency); or, refusing first attempts too, sliding-breaker (resilience4j 2.4.0's and Polly 8.7.0's breaker: -cb-*), sre-throttle (the SRE book's: -sre-k, -sre-window) or grpc-adaptive (grpc-go v1.83.1's adaptive throttler: 30 s in 100 bins, ratio for accepts 2, padding 8)"},
+			Usage: "the client `policy` that may refuse a retry or a hedge: unlimited, token-bucket (client.policy.rate, client.policy.size), aws (aws-sdk-go-v2 v1.47.8's quota: client.policy.tokens, client.policy.cost, client.policy.timeout_cost), aws-spec (the same with the AWS retry spec's refund, as aws-sdk-go-v2 from v1.48.0), grpc (client.policy.max_tokens, client.policy.ratio), breaker or attempt-breaker (client.policy.threshold), finagle-budget (Finagle 24.5.0's RetryBudget: client.policy.budget_ratio, client.policy.ttl, client.policy.min_rate), envoy-budget (Envoy v1.39.0's retry budget: client.policy.budget_ratio, client.policy.min_concurrency); or, refusing first attempts too, sliding-breaker (resilience4j 2.4.0's and Polly 8.7.0's breaker: -cb-*), sre-throttle (the SRE book's: client.policy.k, client.policy.sre_window) or grpc-adaptive (grpc-go v1.83.1's adaptive throttler: 30 s in 100 bins, ratio for accepts 2, padding 8)"},
 		{Path: "client.policy.shared", File: true, Key: "policy-scope", Field: func(c *Config) any { return nameField(&c.Client.Policy.Shared, ParseScope, ScopeName) },
-			Usage: "the policy's state is kept per `scope`: client (each of -clients has its own) or fleet (one shared by all)"},
+			Usage: "the policy's state is kept per `scope`: client (each of client.clients has its own) or fleet (one shared by all)"},
 		{Path: "client.policy.rate", File: true, Key: "bucket-rate", Field: func(c *Config) any { return &c.Client.Policy.Rate }, Lo: 0, Hi: MaxTokens,
 			Usage: "token-bucket: each new request adds `r` tokens, 0 to 1e6"},
 		{Path: "client.policy.size", File: true, Key: "bucket-size", Field: func(c *Config) any { return &c.Client.Policy.Size }, Lo: 0, Hi: MaxTokens,
@@ -103,15 +106,15 @@ func Params() []Param {
 		{Path: "client.policy.max_tokens", File: true, Key: "grpc-max-tokens", Field: func(c *Config) any { return &c.Client.Policy.MaxTokens }, Lo: 0, Hi: MaxTokens,
 			Usage: "grpc: tokens start at `n`, 0 to 1e6; a failure takes 1, and no retry goes while tokens are at or below n/2"},
 		{Path: "client.policy.ratio", File: true, Key: "grpc-token-ratio", Field: func(c *Config) any { return &c.Client.Policy.Ratio }, Lo: 0, Hi: MaxTokens,
-			Usage: "grpc: a success adds `r` tokens, above 0 and at most -grpc-max-tokens"},
+			Usage: "grpc: a success adds `r` tokens, above 0 and at most client.policy.max_tokens"},
 		{Path: "client.policy.threshold", File: true, Key: "breaker-threshold", Field: func(c *Config) any { return &c.Client.Policy.Threshold }, Lo: 0, Hi: 1,
 			Usage: "breaker: a retry goes only while the client's failed attempts over its requests (attempt-breaker: over its attempts) are at most `ratio`, 0 to 1"},
 		{Path: "client.policy.budget_ratio", File: true, Field: func(c *Config) any { return &c.Client.Policy.BudgetRatio }, Lo: 0, Hi: MaxBudgetRatio,
-			Usage: "finagle-budget: retries at most `r` of the requests of the last -budget-ttl, 0 to 1000 (Finagle's percentCanRetry); envoy-budget: retries outstanding (allowed, in backoff or in flight) fewer than r x the attempts in flight, 0 to 1 (budget_percent/100)"},
+			Usage: "finagle-budget: retries at most `r` of the requests of the last client.policy.ttl, 0 to 1000 (Finagle's percentCanRetry); envoy-budget: retries outstanding (allowed, in backoff or in flight) fewer than r x the attempts in flight, 0 to 1 (budget_percent/100)"},
 		{Path: "client.policy.ttl", File: true, Key: "budget-ttl", Field: func(c *Config) any { return &c.Client.Policy.TTL },
 			Usage: "finagle-budget: requests and retries count for this `duration`, 1s to 1m"},
 		{Path: "client.policy.min_rate", File: true, Key: "budget-min-rate", Field: func(c *Config) any { return &c.Client.Policy.MinRate }, Lo: 0, Hi: MaxTokens,
-			Usage: "finagle-budget: a reserve of `n` retries a second over -budget-ttl, 0 to 1e6"},
+			Usage: "finagle-budget: a reserve of `n` retries a second over client.policy.ttl, 0 to 1e6"},
 		{Path: "client.policy.min_concurrency", File: true, Key: "budget-min-concurrency", Field: func(c *Config) any { return &c.Client.Policy.MinConcurrency }, Lo: 0, Hi: MaxTokens,
 			Usage: "envoy-budget: at least `n` retries may be outstanding, 0 to 1e6"},
 		{Path: "client.policy.failure_rate", File: true, Key: "cb-failure-rate", Field: func(c *Config) any { return &c.Client.Policy.FailureRate }, Lo: 0, Hi: 1,
@@ -119,21 +122,24 @@ func Params() []Param {
 		{Path: "client.policy.window", File: true, Key: "cb-window", Field: func(c *Config) any { return &c.Client.Policy.Window }, Lo: 1, Hi: MaxWindow,
 			Usage: "sliding-breaker: the window holds the outcomes of the last `n` attempts, 1 to 1e6"},
 		{Path: "client.policy.window_time", File: true, Key: "cb-window-time", Field: func(c *Config) any { return &c.Client.Policy.WindowTime },
-			Usage: "sliding-breaker: the window holds the outcomes of the last `duration` instead (0: -cb-window attempts), up to 24h"},
+			Usage: "sliding-breaker: the window holds the outcomes of the last `duration` instead (0: client.policy.window attempts), up to 24h"},
 		{Path: "client.policy.min_calls", File: true, Key: "cb-min-calls", Field: func(c *Config) any { return &c.Client.Policy.MinCalls }, Lo: 1, Hi: MaxWindow,
 			Usage: "sliding-breaker: opens only with at least `n` outcomes in the window, 1 to 1e6"},
 		{Path: "client.policy.open_time", File: true, Key: "cb-open", Field: func(c *Config) any { return &c.Client.Policy.OpenTime },
 			Usage: "sliding-breaker: stays open, refusing every attempt, for this `duration`, up to 24h"},
 		{Path: "client.policy.half_open_calls", File: true, Key: "cb-half-open", Field: func(c *Config) any { return &c.Client.Policy.HalfOpenCalls }, Lo: 1, Hi: MaxWindow,
-			Usage: "sliding-breaker: then lets `n` attempts through and closes if their failure rate is under -cb-failure-rate, 1 to 1e6"},
+			Usage: "sliding-breaker: then lets `n` attempts through and closes if their failure rate is under client.policy.failure_rate, 1 to 1e6"},
 		{Path: "client.policy.k", File: true, Key: "sre-k", Field: func(c *Config) any { return &c.Client.Policy.K }, Lo: 0, Hi: MaxK,
 			Usage: "sre-throttle: refuses an attempt with probability max(0, (requests - `K` x accepts)/(requests + 1)), requests counted once their outcome is known, accepts the replies that were not an overload rejection; K above 0 to 1000"},
 		{Path: "client.policy.sre_window", File: true, Field: func(c *Config) any { return &c.Client.Policy.SREWindow },
 			Usage: "sre-throttle: requests and accepts count for this `duration`, 1s to 24h"},
 		{Path: "client.hedges", File: true, Field: func(c *Config) any { return &c.Client.Hedges }, Lo: 0, Hi: MaxHedges,
-			Usage: fmt.Sprintf("send up to `h` extra copies of an attempt, one each -hedge-delay without a success, 0 to %d; each is asked of -policy as a retry is", MaxHedges)},
+			Usage: fmt.Sprintf("send up to `h` extra copies of an attempt, one each client.hedge_delay without a success, 0 to %d; each is asked of client.policy.kind as a retry is", MaxHedges)},
 		{Path: "client.hedge_delay", File: true, Field: func(c *Config) any { return &c.Client.HedgeDelay },
 			Usage: "the hedges' `duration` apart"},
+	}
+	if extra, ok := testhook.FleetParams().([]Param); ok { // a test's own settings
+		ps = append(ps, extra...)
 	}
 	for i, p := range ps {
 		if p.Key == "" {

@@ -146,6 +146,7 @@ const (
 var policyNames = [...]string{"unlimited", "token-bucket", "aws", "grpc", "breaker",
 	"finagle-budget", "envoy-budget", "sliding-breaker", "sre-throttle", "attempt-breaker", "aws-spec", "grpc-adaptive"}
 
+// String is the policy's name, as ParsePolicy reads it.
 func (k PolicyKind) String() string { return enumName(policyNames[:], "PolicyKind", k) }
 
 // GuardsFirst says whether the kind may refuse a request's first attempt
@@ -424,7 +425,7 @@ func ParamSeconds(path string) bool {
 func (p *PolicyConfig) SetParam(path string, v float64) error {
 	prm, _ := LookupParam(path)
 	if !slices.Contains(PolicyParams(), path) {
-		return &FieldError{path, "no policy has this parameter"}
+		return &FieldError{Field: path, Msg: "no policy has this parameter"}
 	}
 	c := Config{Client: Client{Policy: *p}}
 	switch f := prm.Field(&c).(type) {
@@ -434,7 +435,7 @@ func (p *PolicyConfig) SetParam(path string, v float64) error {
 		*f = time.Duration(math.Round(v * float64(time.Second)))
 	case *int:
 		if v != math.Trunc(v) || math.Abs(v) > MaxWindow+1 {
-			return &FieldError{path, fmt.Sprintf("%g is not a whole number from 1 to %d", v, MaxWindow)}
+			return &FieldError{Field: path, Msg: fmt.Sprintf("%g is not a whole number from 1 to %d", v, MaxWindow)}
 		}
 		*f = int(v)
 	}

@@ -714,7 +714,7 @@ func TestSetParam(t *testing.T) {
 			err = p.Check()
 		}
 		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Path != name {
+		if !errors.As(err, &fe) || fe.Field != name {
 			t.Errorf("%s at 2e6: %v; want an error naming %s", name, err, name)
 		}
 	}

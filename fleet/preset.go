@@ -13,8 +13,8 @@ import (
 type Preset struct {
 	Name, Source string
 	// About says what the runs are and what the fleet command prints of
-	// them, for its -help; it leaves out the duration and replicates,
-	// which -help takes from the fields below.
+	// them, for its help; it leaves out the duration and replicates, which
+	// the help takes from the fields below.
 	About string
 	// Runs builds the runs for a duration.
 	Runs func(duration time.Duration) []Config
@@ -26,7 +26,7 @@ type Preset struct {
 	// ByClients says the grid also varies the client count.
 	Totals, ByClients bool
 	// Spikes says the runs compare policies over spike heights, with and
-	// without keys: -plot draws their recovery and duplicates against the
+	// without keys: their plot draws their recovery and duplicates against the
 	// height, not their series.
 	Spikes bool
 }
@@ -192,38 +192,6 @@ func LookupPreset(name string) (Preset, error) {
 		names[i] = p.Name
 	}
 	return Preset{}, fmt.Errorf("unknown preset %q (want %s)", name, strings.Join(names, ", "))
-}
-
-// PresetRunFlags are the fleet command's flags that say how a preset's runs
-// are run and printed; every other flag describes the model, which the preset
-// sets.
-var presetRunFlags = [...]string{"preset", "duration", "replicates", "seed", "format", "workers", "o", "width", "series", "plot", "shard"}
-
-// Refuses says why a command's flag called name may not go with the preset,
-// or "" if it may: a preset sets the model, so only the flags that run and
-// print it go with one.
-func (p Preset) Refuses(name string) string {
-	if slices.Contains(presetRunFlags[:], name) {
-		return ""
-	}
-	return fmt.Sprintf("a preset sets the model; drop -%s or -preset", name)
-}
-
-// Plan returns the preset's runs and replicates: duration and
-// replicates are taken if given names them ("duration", "replicates"), the
-// preset's own otherwise. A preset that prints totals has no time series, so
-// given "series" is an error naming the flag.
-func (p Preset) Plan(given map[string]bool, duration time.Duration, replicates int) ([]Config, int, error) {
-	if !given["duration"] {
-		duration = p.Duration
-	}
-	if !given["replicates"] {
-		replicates = p.Replicates
-	}
-	if p.Totals && given["series"] {
-		return nil, 0, fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name)
-	}
-	return p.Runs(duration), replicates, nil
 }
 
 // AWSStandardClient is the standard retry mode of the AWS SDKs with its

@@ -275,37 +275,3 @@ func TestPresetAboutMatchesRuns(t *testing.T) {
 		}
 	}
 }
-
-// TestPresetPlan: a preset's runs take its own duration and replicates
-// unless the command gave them, and a preset printing totals refuses -series.
-func TestPresetPlan(t *testing.T) {
-	runs, reps, err := brookerCollapse.Plan(map[string]bool{}, 7*time.Second, 3)
-	if err != nil || reps != 10 || len(runs) != 4 || runs[0].Duration != 80*time.Second {
-		t.Fatalf("defaults: %d runs of %v, %d replicates, %v; want 4 of 80s, 10", len(runs), runs[0].Duration, reps, err)
-	}
-	runs, reps, err = brookerCollapse.Plan(map[string]bool{"duration": true, "replicates": true, "series": true}, 7*time.Second, 3)
-	if err != nil || reps != 3 || runs[3].Duration != 7*time.Second {
-		t.Fatalf("given: %v, %d replicates, %v; want 7s, 3", runs[3].Duration, reps, err)
-	}
-	if _, _, err := brookerRetries.Plan(map[string]bool{"series": true}, 7*time.Second, 3); err == nil || !strings.HasPrefix(err.Error(), "-series: -preset brooker-retries prints totals") {
-		t.Fatalf("brooker-retries with -series: %v", err)
-	}
-	if _, _, err := brookerRetries.Plan(map[string]bool{"plot": true}, 7*time.Second, 3); err != nil {
-		t.Fatalf("brooker-retries with -plot: %v", err)
-	}
-}
-
-// TestPresetRefuses: a preset lets the flags that run and print it through
-// and refuses one that describes the model.
-func TestPresetRefuses(t *testing.T) {
-	for _, f := range []string{"preset", "duration", "replicates", "seed", "format", "workers", "o", "series", "plot"} {
-		if r := awsStandard.Refuses(f); r != "" {
-			t.Errorf("-%s refused: %s", f, r)
-		}
-	}
-	for _, f := range []string{"clients", "policy", "scenario", "outage"} {
-		if r, want := awsStandard.Refuses(f), "a preset sets the model; drop -"+f+" or -preset"; r != want {
-			t.Errorf("-%s: %q, want %q", f, r, want)
-		}
-	}
-}

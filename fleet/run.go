@@ -18,9 +18,9 @@ type Options struct {
 	// Replicates is the number of independent seeds each run is simulated
 	// with, from 1 to MaxReplicates (0 is refused).
 	Replicates int
-	// Seed seeds replicate r with rng.ReplicateSeed(Seed, First + r), the
-	// same for every run, so the runs of a preset meet the same arrivals; 0
-	// is a seed like any other.
+	// Seed and the number First + r alone seed replicate r, the same for
+	// every run, so the runs of a preset meet the same arrivals; 0 is a
+	// seed like any other.
 	Seed uint64
 	// First is the index of the first replicate: replicate r is seeded as
 	// replicate First + r, so a shard runs its slice of a larger run's
@@ -145,7 +145,9 @@ const (
 
 var verdictNames = [...]string{"no trigger", "too short", "down", "recovered"}
 
-func (v Verdict) String() string { return verdictNames[v] }
+// String is what the verdict says: "no trigger", "too short", "down" or
+// "recovered".
+func (v Verdict) String() string { return enumName(verdictNames[:], "Verdict", v) }
 
 // Triggered says whether the run has something to recover from: a spike or
 // ramp in its load, or an outage.

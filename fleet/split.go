@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // MaxEffort bounds Splitting.Effort: every path that reaches a level is
@@ -49,7 +50,7 @@ type SplitEstimate struct {
 // Memoryless on.
 func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, error) {
 	if !cfg.Memoryless.On {
-		return SplitEstimate{}, errors.New("Memoryless.On: splitting needs a Memoryless run")
+		return SplitEstimate{}, schema.Errorf("memoryless.on", "splitting needs a Memoryless run")
 	}
 	if sp.Effort < 1 || sp.Effort > MaxEffort || len(sp.Levels) == 0 || sp.Importance == nil {
 		return SplitEstimate{}, fmt.Errorf("Splitting: needs Importance, Levels and an Effort from 1 to %d", MaxEffort)
@@ -95,9 +96,9 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, e
 // Events is how many events the replicate has processed.
 func (t *Tracer) Events() int64 { return t.s.rep.Events }
 
-// Repeat runs runs independent splittings, run r seeded with
-// rng.ReplicateSeed(Seed, r), on up to workers goroutines; the estimates
-// are in run order, the same whatever the workers.
+// Repeat runs runs independent splittings, run r seeded by Seed and r
+// alone (as Run seeds replicate r), on up to workers goroutines; the
+// estimates are in run order, the same whatever the workers.
 func (sp Splitting) Repeat(ctx context.Context, cfg *Config, runs, workers int) ([]SplitEstimate, error) {
 	out := make([]SplitEstimate, runs)
 	errs := make([]error, runs)

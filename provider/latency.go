@@ -28,7 +28,7 @@ func (l Latency) Zero() bool { return l.Median <= 0 && l.P99 <= 0 }
 // steps x 1000 attempts x 1000 deliveries); a sum past what time.Duration
 // holds saturates (Later), and the job's completion shows as past the
 // completion histogram's range, never as a wrapped value.
-const MaxDuration = 8760 * time.Hour // -help and the README say 8760h
+const MaxDuration = 8760 * time.Hour // the command's help and the README say 8760h
 
 // CheckDuration refuses a duration that is negative or longer than MaxDuration.
 func CheckDuration(d time.Duration) error {

@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,10 @@ type Fleet struct {
 	Set map[string]int
 	// file names the file, for Apply's errors.
 	file string
+	// other holds the client settings the section gives beyond the policy
+	// and hedges (a fleet.Param a file may set that none of the fields
+	// above holds).
+	other fleet.Client
 }
 
 // Apply sets each setting the section gives (Set) in the client, leaving
@@ -35,7 +40,8 @@ type Fleet struct {
 // with cl.Attempts 1 and no hedges only a policy that guards first calls is
 // asked, as Config.Unread says of the flag.
 func (f *Fleet) Apply(cl *fleet.Client) error {
-	src := fleet.Config{Client: fleet.Client{Policy: f.Policy, Hedges: f.Hedges, HedgeDelay: f.HedgeDelay}}
+	src := fleet.Config{Client: f.other}
+	src.Client.Policy, src.Client.Hedges, src.Client.HedgeDelay = f.Policy, f.Hedges, f.HedgeDelay
 	dst := fleet.Config{Client: *cl}
 	for name := range f.Set { // each names its own field: the order does not matter
 		p, _ := fleet.LookupKey(name) // fleetSection read only settings
@@ -53,7 +59,7 @@ func (f *Fleet) Apply(cl *fleet.Client) error {
 	}
 	*cl = dst.Client
 	if k := cl.Policy.Kind; k != fleet.Unlimited && cl.Attempts == 1 && cl.Hedges == 0 && !k.GuardsFirst() {
-		return fmt.Errorf("%s:%d sets policy %s, which with -attempts 1 and no hedges is never asked", f.file, f.Set["policy"], k)
+		return fmt.Errorf("%s:%d sets policy %s, which with client.attempts 1 and no hedges is never asked", f.file, f.Set["policy"], k)
 	}
 	return nil
 }
@@ -116,8 +122,20 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 			}
 			if flag == "hedge-delay" {
 				f.HedgeDelay = d.v
+			} else if !slices.Contains(fleet.PolicyParams(), keyPath(flag)) {
+				if msg := f.setOther(flag, d.v.Seconds()); msg != "" {
+					return nil, fail(k, msg)
+				}
 			} else if err := f.Policy.SetParam(keyPath(flag), d.v.Seconds()); err != nil {
 				return nil, fail(k, err.Error())
+			}
+		case !slices.Contains(fleet.PolicyParams(), keyPath(flag)): // another client setting
+			var x float64
+			if v.Kind != yaml.ScalarNode || v.Decode(&x) != nil || math.IsNaN(x) {
+				return nil, fail(k, fmt.Sprintf("%q is not a number", v.Value))
+			}
+			if msg := f.setOther(flag, x); msg != "" {
+				return nil, fail(k, msg)
 			}
 		default: // a policy parameter
 			var x float64
@@ -143,7 +161,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	}
 	if err := f.Policy.Check(); err != nil {
 		fe := err.(*fleet.FieldError)
-		p, _ := fleet.LookupParam(fe.Path)
+		p, _ := fleet.LookupParam(fe.Field)
 		k := keys[p.Key]
 		if k == nil { // a default that the kind refuses cannot happen, but say where
 			return nil, &Error{File: name, Line: n.Line, Field: "fleet", Msg: fileWords(err.Error())}
@@ -158,6 +176,36 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 		return nil, fail(k, fmt.Sprintf("a hedge delay of %v is not above 0 and at most %d s", f.HedgeDelay, fleet.MaxSeconds))
 	}
 	return f, nil
+}
+
+// setOther sets the client setting whose key is key, one the fields Policy,
+// Hedges and HedgeDelay do not hold, to x (seconds for a time) within its
+// bounds; it returns what is wrong, "" when nothing is.
+func (f *Fleet) setOther(key string, x float64) string {
+	p, _ := fleet.LookupKey(key)
+	c := fleet.Config{Client: f.other}
+	lo, hi := p.Lo, p.Hi
+	if p.Probability {
+		lo, hi = 0, 1
+	}
+	switch d := p.Field(&c).(type) {
+	case *float64:
+		if x < lo || x > hi {
+			return fmt.Sprintf("%g is not from %g to %g", x, lo, hi)
+		}
+		*d = x
+	case *int:
+		if x != math.Trunc(x) || x < lo || x > hi {
+			return fmt.Sprintf("%g is not a whole number from %g to %g", x, lo, hi)
+		}
+		*d = int(x)
+	case *time.Duration:
+		*d = time.Duration(math.Round(x * float64(time.Second)))
+	default:
+		return fmt.Sprintf("%g is not one of its names", x)
+	}
+	f.other = c.Client
+	return ""
 }
 
 // keyPath is the path of the fleet setting whose key is key.

@@ -512,7 +512,7 @@ func (l Loaded) CheckFleet() error {
 // MaxFileSize bounds a scenario file: 64 steps with every setting take a few
 // kilobytes, so a megabyte is room for comments, and the bound keeps a
 // mistaken path (a log, /dev/zero) from being read into memory.
-const MaxFileSize = 1 << 20 // -help and the README say 1 MiB
+const MaxFileSize = 1 << 20 // the command's help and the README say 1 MiB
 
 // Load reads and checks the scenario file at path. Only a regular file of at
 // most MaxFileSize bytes is read: a FIFO or a device is refused before it is

@@ -502,7 +502,7 @@ func TestFleetApply(t *testing.T) {
 	}
 	cl = fleet.Client{Attempts: 1}
 	err = l.Fleet.Apply(&cl)
-	if want := "f.yaml:3 sets policy finagle-budget, which with -attempts 1 and no hedges is never asked"; err == nil || err.Error() != want {
+	if want := "f.yaml:3 sets policy finagle-budget, which with client.attempts 1 and no hedges is never asked"; err == nil || err.Error() != want {
 		t.Fatalf("attempts 1: %v, want %s", err, want)
 	}
 	l, err = Parse("f.yaml", []byte("fleet:\n  policy: finagle-budget\n  hedges: 1\n  hedge_delay: 2s\n"))

@@ -36,7 +36,7 @@ type Expected struct {
 // Metric is one rate every output carries: how to estimate it from counters,
 // with which interval, and how far an observation is from its expectation.
 type Metric struct {
-	// Name is the json and csv key, and what sweep's -metric takes.
+	// Name is the json and csv key, and how a sweep's metric is chosen.
 	Name string
 	// Label says what it is, for axes and pivots.
 	Label string

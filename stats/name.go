@@ -15,7 +15,7 @@ const MaxNameBytes = 200
 // written or read back: text CheckText refuses, or longer than
 // MaxNameBytes. Every name a user gives (a scenario's name and noun, a
 // step's name, a watched step's label, a strategy's label) is held to it by
-// the scenario reader, the flags, -shard and merge alike.
+// the scenario reader, the flags, shards and merge alike.
 func CheckName(s string) error {
 	if err := CheckText(s); err != nil {
 		return err

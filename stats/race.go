@@ -14,7 +14,7 @@ type RaceRow struct {
 	Overlaps      int64
 	WallSeconds   float64
 	// Sim holds the simulator's rates at the measured overlap and crash
-	// rates, when -compare asked for them.
+	// rates, when the comparison was asked for.
 	Sim *RaceSim
 }
 

@@ -124,7 +124,7 @@ type Params struct {
 	// File is the scenario file the steps came from, if any. Then StepList
 	// holds each step's parameters as used, the top-level p_fail and
 	// lost_reply are left out of json (the steps carry them), and Overrides
-	// names the flags set over the file ("-p-fail 0.05, -store lease").
+	// names the settings set over the file, in the command's words.
 	File string `json:"scenario_file,omitempty"`
 	// StepList is a pointer so that Params stays comparable: merge compares
 	// shards' parameters with ==, and shards never come from a file.

@@ -24,13 +24,14 @@ const ShardFormat = 2
 // MaxShardRows rows fit.
 const MaxShardBytes = 4 << 20
 
-// MaxShardRows is the most strategies a shard holds. -strategies names each
-// of the twelve strategies at most once, so every shard -shard writes fits
+// MaxShardRows is the most strategies a shard holds. A run names each of
+// the twelve strategies at most once, so every shard the command writes fits
 // and merge can read it.
 const MaxShardRows = 200
 
-// Shard is one slice of a run, as -shard writes it and merge reads it: the
-// run's parameters, which slice, and the raw counters of every strategy.
+// Shard is one slice of a run, as the command writes it and merge reads
+// it: the run's parameters, which slice, and the raw counters of every
+// strategy.
 type Shard struct {
 	Format int `json:"retrysim_shard"`
 	Index  int `json:"shard_index"`
@@ -46,8 +47,9 @@ type Shard struct {
 // ReadShard decodes one shard from r and checks it (Shard.Check). It reads at
 // most MaxShardBytes, and refuses an unknown field, a key not written as the
 // field's name or given twice, an array of the wrong length, a step's own
-// policy written with the value that means the run's (which -shard leaves
-// out), and anything after the JSON object but white space.
+// policy written with the value that means the run's (which
+// retrysim.WriteShard leaves out), and anything after the JSON object but
+// white space.
 func ReadShard(r io.Reader) (Shard, error) {
 	lr := &io.LimitedReader{R: r, N: MaxShardBytes + 1}
 	data, err := io.ReadAll(lr)
@@ -128,7 +130,7 @@ func strictKeys(data []byte) error {
 	}
 }
 
-// Check reports the first thing in s that no run of retrysim -shard can have
+// Check reports the first thing in s that no run of the command can have
 // written, naming the field: its format and slice, its row of counters a
 // strategy (Counters.Check, given its steps and attempts), printable text in
 // every field (CheckText), names and labels CheckName takes, and what every

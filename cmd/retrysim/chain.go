@@ -83,7 +83,7 @@ func chainCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	for _, p := range fleet.Params() {
 		switch p.Key {
 		case "shape", "rate", "peak", "from", "to", "capacity", "queue", "service", "p-fail":
-			fs.Var(flagval.ParamVar(p, &c), p.Key, p.Usage)
+			fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
 		}
 	}
 	m := &c.Memoryless

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
@@ -28,7 +29,7 @@ Example: retrysim fleet -preset brooker-collapse
 Presets (a preset sets the model: no model flag goes with it):
 ` + render.FleetPresets(fleet.Presets()) + `
 Limits (checked before any work):
-` + render.FleetLimits(fleet.Limits()) + `
+` + render.FleetLimits(render.FleetLimitList()) + `
 Flags:
 `
 
@@ -58,7 +59,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.StringVar(&series, "series", "", "also write the time series, a row a run a second, to `file` (.csv or .json)")
 	fs.StringVar(&plot, "plot", "", "also draw the time series to `file` (.png or .svg), a panel a run")
 	for _, p := range fleet.Params() {
-		fs.Var(flagval.ParamVar(p, &c), p.Key, p.Usage)
+		fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
 	}
 	fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
 	fs.StringVar(&scenPath, "scenario", "", "take -policy, -policy-scope, its parameters, -hedges and -hedge-delay from the fleet section of this scenario `file` (keys named as the flags, with _ for -), which holds no job (steps, watched, queue); a flag it sets may not be given too")
@@ -70,13 +71,21 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	p := fleet.Preset{Name: "one run"}
 	if preset.V != "" {
 		p, _ = fleet.LookupPreset(preset.V)
-		if err := flagval.Refuse(fs, p.Refuses); err != nil {
+		if err := flagval.Refuse(fs, fleetPresetRefuses); err != nil {
 			return err
 		}
-		var err error
-		if cfgs, replicates.V, err = p.Plan(flagval.Given(fs), c.Duration, replicates.V); err != nil {
-			return flagval.Usage(err)
+		given := flagval.Given(fs)
+		if p.Totals && given["series"] {
+			return flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
 		}
+		duration := c.Duration
+		if !given["duration"] {
+			duration = p.Duration
+		}
+		if !given["replicates"] {
+			replicates.V = p.Replicates
+		}
+		cfgs = p.Runs(duration)
 	} else {
 		c.Outage.From, c.Outage.To = outage.From, outage.To
 		if c.Client.Backoff.Cap == 0 {
@@ -147,10 +156,25 @@ func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
 	if err != nil {
 		return err
 	}
-	if err := f.Apply(cl); err != nil {
-		return flagval.Usage(fmt.Errorf("-scenario: %w", err))
+	if err := f.Apply(cl); err != nil { // its settings named by path, as flags here
+		return flagval.Usage(fmt.Errorf("-scenario: %s", fleetWords(err.Error())))
 	}
 	return nil
+}
+
+// fleetPresetRunFlags are the fleet command's flags that say how a
+// preset's runs are run and printed; every other flag describes the model,
+// which the preset sets.
+var fleetPresetRunFlags = []string{"preset", "duration", "replicates", "seed", "format", "workers", "o", "width", "series", "plot", "shard"}
+
+// fleetPresetRefuses says why the flag called name may not go with a
+// preset, or "" if it may: a preset sets the model, so only the flags that
+// run and print it go with one.
+func fleetPresetRefuses(name string) string {
+	if slices.Contains(fleetPresetRunFlags, name) {
+		return ""
+	}
+	return fmt.Sprintf("a preset sets the model; drop -%s or -preset", name)
 }
 
 // fleetFlags are the flags of the fleet settings no fleet.Param holds, by
@@ -168,8 +192,8 @@ func fleetFlagError(err error) error {
 	if !errors.As(err, &fe) {
 		return err
 	}
-	flag, ok := fleetFlags[fe.Path]
-	if p, found := fleet.LookupParam(fe.Path); found {
+	flag, ok := fleetFlags[fe.Field]
+	if p, found := fleet.LookupParam(fe.Field); found {
 		flag, ok = p.Key, true
 	}
 	if !ok {

@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/testhook"
 	"github.com/retrysim/retrysim/scenario"
 )
 
@@ -17,7 +20,11 @@ import (
 // echo of the settings a run read, and errors naming its path are written
 // with its flag. The test walks the table, so a row added to it is checked
 // here without a line of this test changing.
-func TestFleetSchemaReachesEveryLayer(t *testing.T) {
+func TestFleetSchemaReachesEveryLayer(t *testing.T) { checkFleetSchema(t) }
+
+// checkFleetSchema checks that every fleet.Params row reaches every layer.
+func checkFleetSchema(t *testing.T) {
+	t.Helper()
 	help, _, code := retrysim(t, "fleet", "-help")
 	if code != 0 {
 		t.Fatalf("fleet -help: exit %d", code)
@@ -44,7 +51,7 @@ func TestFleetSchemaReachesEveryLayer(t *testing.T) {
 	unread := fleet.DefaultConfig().Unread()
 	for _, p := range fleet.Params() {
 		i := slices.IndexFunc(entries, func(e helpEntry) bool { return e.name == p.Key })
-		if i < 0 || !strings.HasPrefix(entries[i].usage, strings.ReplaceAll(p.Usage, "`", "")[:20]) {
+		if i < 0 || !strings.HasPrefix(entries[i].usage, strings.ReplaceAll(fleetWords(p.Usage), "`", "")[:20]) {
 			t.Errorf("%s: -help has no flag -%s with its usage", p.Path, p.Key)
 		}
 		fileKey := strings.ReplaceAll(p.Key, "-", "_")
@@ -54,7 +61,7 @@ func TestFleetSchemaReachesEveryLayer(t *testing.T) {
 		if _, echoed := doc.Rows[0].Params[fileKey]; echoed != (unread[p.Path] == "") {
 			t.Errorf("%s: echoed as %s %v; want %v (read by the default run)", p.Path, fileKey, echoed, unread[p.Path] == "")
 		}
-		err := fleetFlagError(&fleet.FieldError{Path: p.Path, Msg: "bad, unlike " + p.Path})
+		err := fleetFlagError(&fleet.FieldError{Field: p.Path, Msg: "bad, unlike " + p.Path})
 		if want := "-" + p.Key + ": bad, unlike -" + p.Key; !strings.Contains(p.Path, ".") {
 			if want = "-" + p.Key + ": bad, unlike " + p.Path; err.Error() != want {
 				t.Errorf("%s: error %q; want %q", p.Path, err, want)
@@ -67,5 +74,89 @@ func TestFleetSchemaReachesEveryLayer(t *testing.T) {
 		if p, ok := fleet.LookupKey(strings.ReplaceAll(k, "_", "-")); !ok || !p.File {
 			t.Errorf("scenario key fleet.%s is no fleet.Param a file may set", k)
 		}
+	}
+}
+
+// A setting added to fleet.Params, and nothing else changed, reaches every
+// layer: here two Config fields no Param holds (Memoryless's, which a
+// run without Memoryless.On never reads), added through the test hook. Each
+// gets a flag in -help with its usage (the paths it names written as
+// flags), the flag sets its field, which the json echo of the run's
+// settings shows, a value outside its bounds is refused naming the flag, an
+// error naming its path names its flag, and checkFleetSchema's walk over
+// the table passes with it.
+func TestFleetParamAddedReachesEveryLayer(t *testing.T) {
+	for _, tc := range []struct {
+		p               fleet.Param
+		flag, set, echo string
+		bad, badMsg     string
+	}{
+		{fleet.Param{Path: "memoryless.retry_prob", Probability: true,
+			Field: func(c *fleet.Config) any { return &c.Memoryless.RetryProb },
+			Usage: "`probability` that a failed attempt is retried while client.attempts allows"},
+			"retry-prob", "0.25", "0.25", "2", "-retry-prob: 2 is not a probability in [0, 1]"},
+		{fleet.Param{Path: "memoryless.orbit", Lo: 0, Hi: fleet.MaxOrbit,
+			Field: func(c *fleet.Config) any { return &c.Memoryless.Orbit },
+			Usage: "at most `n` requests wait out a backoff at once"},
+			"orbit", "7", "7", "-1", "-orbit: want a whole number from 0 to 1000000"},
+		{fleet.Param{Path: "client.tries", Lo: 1, Hi: fleet.MaxAttempts, File: true,
+			Field: func(c *fleet.Config) any { return &c.Client.Attempts },
+			Usage: "`n` tries a request in all, client.attempts by another name"},
+			"tries", "3", "3", "0", "-tries: want a whole number from 1 to 100"},
+	} {
+		t.Run(tc.p.Path, func(t *testing.T) {
+			defer testhook.SetFleetParams([]fleet.Param{tc.p})()
+			help, _, _ := retrysim(t, "fleet", "-help")
+			entries := helpEntries(help)
+			i := slices.IndexFunc(entries, func(e helpEntry) bool { return e.name == tc.flag })
+			want := strings.ReplaceAll(strings.ReplaceAll(tc.p.Usage, "`", ""), "client.attempts", "-attempts")
+			if i < 0 || !strings.HasPrefix(entries[i].usage, want) {
+				t.Fatalf("fleet -help has no -%s with usage %q", tc.flag, want)
+			}
+			out, errOut, code := retrysim(t, "fleet", "-"+tc.flag, tc.set, "-duration", "2s", "-replicates", "1", "-format", "json")
+			var doc struct {
+				Rows []struct {
+					Params map[string]json.RawMessage `json:"params"`
+				} `json:"rows"`
+			}
+			if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Rows) != 1 {
+				t.Fatalf("fleet -%s %s -format json: exit %d, %s", tc.flag, tc.set, code, errOut)
+			}
+			key := strings.ReplaceAll(tc.flag, "-", "_")
+			if got := string(doc.Rows[0].Params[key]); got != tc.echo {
+				t.Errorf("json params[%s] = %s; want %s", key, got, tc.echo)
+			}
+			if tc.p.File { // a scenario file's fleet section sets it too
+				file := filepath.Join(t.TempDir(), "f.yaml")
+				if err := os.WriteFile(file, []byte("fleet:\n  "+key+": "+tc.set+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				out, errOut, code := retrysim(t, "fleet", "-scenario", file, "-duration", "2s", "-replicates", "1", "-format", "json")
+				if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || string(doc.Rows[0].Params[key]) != tc.echo {
+					t.Errorf("fleet -scenario with %s: %s: exit %d, %s; want params[%s] %s", key, tc.set, code, errOut, key, tc.echo)
+				}
+			}
+			if _, errOut, code := retrysim(t, "fleet", "-"+tc.flag, tc.bad); code != 2 || !strings.Contains(errOut, tc.badMsg) {
+				t.Errorf("fleet -%s %s: exit %d, %q; want 2 and %q", tc.flag, tc.bad, code, errOut, tc.badMsg)
+			}
+			if err := fleetFlagError(&fleet.FieldError{Field: tc.p.Path, Msg: "bad"}); err.Error() != "-"+tc.flag+": bad" {
+				t.Errorf("an error for %s reads %q; want -%s: bad", tc.p.Path, err, tc.flag)
+			}
+			checkFleetSchema(t)
+		})
+	}
+}
+
+// The scenario package names a setting in its errors by its path; the
+// command writes it as its flag: a policy a client with one attempt never
+// asks is refused naming -attempts.
+func TestFleetScenarioErrorNamesFlags(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "f.yaml")
+	if err := os.WriteFile(file, []byte("fleet:\n  policy: finagle-budget\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := retrysim(t, "fleet", "-attempts", "1", "-scenario", file)
+	if want := "retrysim: -scenario: " + file + ":2 sets policy finagle-budget, which with -attempts 1 and no hedges is never asked\n"; code != 2 || errOut != want {
+		t.Errorf("exit %d, %q; want 2, %q", code, errOut, want)
 	}
 }

@@ -106,7 +106,7 @@ func scenarioReference() []keyRef {
 			r.Type, r.Bounds = settingType(s)
 			r.Default = plainValue(s.Default)
 		} else if p, ok := fleet.LookupKey(k.Setting); ok {
-			r.Doc = fileWords(p.Usage, "fleet.")
+			r.Doc = fileWords(fleetWords(p.Usage), "fleet.")
 			r.Type, r.Bounds, r.Default = paramType(p)
 		}
 		refs = append(refs, r)

@@ -139,10 +139,7 @@ func TestReportFleetIsTheCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, reps, err := preset.Plan(map[string]bool{"duration": true, "replicates": true}, 2*time.Second, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs, reps := preset.Runs(2*time.Second), 2
 	for _, tc := range []struct {
 		name string
 		run  report.FleetRun

@@ -168,7 +168,7 @@ func TestRaceRefusesUnreadAndZero(t *testing.T) {
 	}
 }
 
-// Every time fleet reads is bounded as -help says, up to a day (fleet.Limits:
+// Every time fleet reads is bounded as -help says, up to a day (render.FleetLimitList:
 // "times ... up to 86400 s"): 25h is refused for each, naming its flag. The
 // backoff's base and cap were only kept from being negative (issue 21, item
 // 13: -backoff-base 8760h ran). The table covers every time setting of

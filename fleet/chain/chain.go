@@ -9,13 +9,13 @@
 package chain
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Limits on a chain, checked before any work: as it is built, the states
@@ -57,7 +57,7 @@ func FromConfig(cfg fleet.Config) (Model, error) {
 	}
 	m := cfg.Memoryless
 	if !m.On {
-		return Model{}, errors.New("Memoryless.On: the chain models only Memoryless runs")
+		return Model{}, schema.Errorf("memoryless.on", "the chain models only Memoryless runs")
 	}
 	md := Model{Rate: cfg.Load.Rate, Workers: cfg.Server.Workers, Queue: cfg.Server.QueueMax,
 		ServiceRate: 1 / cfg.Server.Service.Median.Seconds(), PFail: cfg.Server.PFail,
@@ -67,7 +67,7 @@ func FromConfig(cfg fleet.Config) (Model, error) {
 	case fleet.Spike:
 		md.Peak, md.From, md.To = cfg.Load.Peak, cfg.Load.From.Seconds(), cfg.Load.To.Seconds()
 	default:
-		return Model{}, fmt.Errorf("Load.Kind: %v is not piecewise constant; the chain takes constant or spike", cfg.Load.Kind)
+		return Model{}, schema.Errorf("load.kind", "%v is not piecewise constant; the chain takes constant or spike", cfg.Load.Kind)
 	}
 	return md, md.check()
 }

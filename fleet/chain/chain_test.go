@@ -219,11 +219,11 @@ func TestLimits(t *testing.T) {
 		t.Errorf("Mean at rate 0 of a full orbit: err = %v; want never reaches", err)
 	}
 	cfg := fleet.DefaultConfig()
-	if _, err := FromConfig(cfg); err == nil || !strings.HasPrefix(err.Error(), "Memoryless.On:") {
+	if _, err := FromConfig(cfg); err == nil || !strings.HasPrefix(err.Error(), "memoryless.on:") {
 		t.Errorf("FromConfig(default) err = %v", err)
 	}
 	cfg.Memoryless = fleet.Memoryless{On: true, TimeoutRate: 1, BackoffRate: 1}
-	if _, err := FromConfig(cfg); err == nil || !strings.HasPrefix(err.Error(), "Memoryless: needs Server.Kind queue") {
+	if _, err := FromConfig(cfg); err == nil || !strings.HasPrefix(err.Error(), "memoryless: needs server.kind queue") {
 		t.Errorf("FromConfig(default, memoryless) err = %v", err)
 	}
 	m := Model{Rate: 1, Peak: 3, From: 2, To: 4, Workers: 2, Queue: 3, ServiceRate: 2, PFail: 0.1,

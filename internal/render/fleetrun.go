@@ -151,9 +151,37 @@ func FleetPresets(ps []fleet.Preset) string {
 	return b.String()
 }
 
+// Limit is a bound the fleet model checks before any work, as the fleet
+// command's -help states it: what it bounds (a flag, or a group of flags)
+// and the bound.
+type Limit struct{ What, Bound string }
+
+// FleetLimitList are the fleet model's limits, in the order -help lists
+// them, built from the constants fleet.Check enforces so that help cannot
+// drift from them.
+func FleetLimitList() []Limit {
+	return []Limit{
+		{"-duration", fmt.Sprintf("1 s to %d s (the series holds a row a run a second)", fleet.MaxDuration)},
+		{"rates", fmt.Sprintf("up to %v a second; duration x peak rate up to %v requests", fleet.MaxRate, fleet.MaxArrivals)},
+		{"-replicates", fmt.Sprintf("1 to %d; replicates x duration up to %d s (each replicate's series is kept until they are averaged)", fleet.MaxReplicates, fleet.MaxSeriesSeconds)},
+		{"-clients", fmt.Sprintf("1 to %d; -attempts 1 to %d", fleet.MaxClients, fleet.MaxAttempts)},
+		{"-capacity", fmt.Sprintf("up to %d workers; -queue up to %d waiting calls", fleet.MaxWorkers, fleet.MaxQueue)},
+		{"times", fmt.Sprintf("(-base, -slope, -service, -net, -timeout, ...) up to %d s", fleet.MaxSeconds)},
+		{"policies", fmt.Sprintf("token counts and costs (-bucket-*, -quota*, -grpc-*) up to %v; -breaker-threshold 0 to 1; "+
+			"-budget-ratio 0 to %v (finagle) or 1 (envoy); -budget-ttl %v s to %v s; -cb-window, -cb-min-calls, -cb-half-open 1 to %v; "+
+			"-sre-k above 0 to %v; -hedges 0 to %v", fleet.MaxTokens, fleet.MaxBudgetRatio, fleet.MinTTL, fleet.MaxTTL, fleet.MaxWindow, fleet.MaxK, fleet.MaxHedges)},
+		{"events", fmt.Sprintf("up to %.0e over every run and replicate, about 40 CPU minutes: a request makes "+
+			"up to -attempts x (1 + -hedges) calls of up to 5 events each", float64(fleet.MaxEvents))},
+		{"memory", fmt.Sprintf("up to %d GiB at once: each replicate running (up to -workers at once, fewer when they would not fit) holds its requests in flight "+
+			"(the rate x how long one can live: -timeout x -attempts, hedge delays, backoffs, its time in the server), "+
+			"its policy windows (-budget-ttl, -cb-window*, -sre-window, a state per client) and its series, kept for "+
+			"every replicate until they are averaged", fleet.MaxBytes>>30)},
+	}
+}
+
 // FleetLimits lists the model's limits for the fleet command's -help, a
 // limit a paragraph, wrapped at 80 columns as FleetPresets is.
-func FleetLimits(ls []fleet.Limit) string {
+func FleetLimits(ls []Limit) string {
 	const indent = "                "
 	var b strings.Builder
 	for _, l := range ls {

@@ -83,7 +83,7 @@ func TestFleetOutputs(t *testing.T) {
 // limit's bound wrapped under its column, no line over 80 columns (the
 // hand-written block had lines of 81 to 90).
 func TestFleetLimits(t *testing.T) {
-	ls := fleet.Limits()
+	ls := FleetLimitList()
 	got := FleetLimits(ls)
 	for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
 		if len(line) > 80 {
