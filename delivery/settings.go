@@ -13,12 +13,12 @@ import (
 
 // Setting is one setting of a Config, declared once in Settings: its name,
 // its key in a scenario file, what it means, what values it takes, an
-// example, and its field in a Config. Override, -set, the command's flags
-// and help, the scenario file's queue section and its reference, and Check
+// example, and its field in a Config. Override, a sweep's axes, the
+// command's flags and help, the scenario file's queue section and its reference, and Check
 // are all read from it; its default is its value in Defaults.
 type Setting struct {
-	// Name is the setting's path under the queue, as Override and -set name
-	// it after "queue.": ttl, backoff.base, backoff (the backoff's policy).
+	// Name is the setting's path under the queue, as Override and a sweep
+	// name it after "queue.": ttl, backoff.base, backoff (the backoff's policy).
 	Name string
 	// Key is its path in a scenario file's queue section, a dot for a
 	// nested mapping: ttl, backoff.base, backoff.policy. Check's
