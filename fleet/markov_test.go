@@ -143,6 +143,15 @@ func TestSplittingRepeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	middle, err := sp.RepeatRuns(context.Background(), &cfg, 1, 3, 2) // runs 1 and 2 alone, as a shard runs them
+	if err != nil || len(middle) != 2 {
+		t.Fatalf("RepeatRuns(1, 3) = %d estimates, %v; want 2", len(middle), err)
+	}
+	for i, e := range middle {
+		if e.P != one[1+i].P || e.Events != one[1+i].Events {
+			t.Errorf("RepeatRuns(1, 3)[%d] = %+v; want Repeat's run %d, %+v", i, e, 1+i, one[1+i])
+		}
+	}
 	for r := range one {
 		if one[r].P != three[r].P || one[r].Events != three[r].Events || !slices.Equal(one[r].Shares, three[r].Shares) {
 			t.Errorf("run %d: %+v with one worker, %+v with three", r, one[r], three[r])

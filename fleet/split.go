@@ -100,6 +100,13 @@ func (t *Tracer) Events() int64 { return t.s.rep.Events }
 // alone (as Run seeds replicate r), on up to workers goroutines; the
 // estimates are in run order, the same whatever the workers.
 func (sp Splitting) Repeat(ctx context.Context, cfg *Config, runs, workers int) ([]SplitEstimate, error) {
+	return sp.RepeatRuns(ctx, cfg, 0, runs, workers)
+}
+
+// RepeatRuns runs Repeat's runs lo to hi-1 alone, each the estimate Repeat
+// gives it, so that slices of the runs computed apart join into Repeat's.
+func (sp Splitting) RepeatRuns(ctx context.Context, cfg *Config, lo, hi, workers int) ([]SplitEstimate, error) {
+	runs := max(0, hi-lo)
 	out := make([]SplitEstimate, runs)
 	errs := make([]error, runs)
 	var next atomic.Int64
@@ -107,13 +114,13 @@ func (sp Splitting) Repeat(ctx context.Context, cfg *Config, runs, workers int) 
 	for range max(1, min(workers, runs)) {
 		wg.Go(func() {
 			for {
-				r := int(next.Add(1) - 1)
-				if r >= runs || ctx.Err() != nil {
+				i := int(next.Add(1) - 1)
+				if i >= runs || ctx.Err() != nil {
 					return
 				}
 				one := sp
-				one.Seed = rng.ReplicateSeed(sp.Seed, uint64(r))
-				out[r], errs[r] = one.Estimate(ctx, cfg)
+				one.Seed = rng.ReplicateSeed(sp.Seed, uint64(lo+i))
+				out[i], errs[i] = one.Estimate(ctx, cfg)
 			}
 		})
 	}

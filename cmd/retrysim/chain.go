@@ -37,7 +37,10 @@ by multilevel splitting (-split-runs independent runs of -split-effort paths
 a level, a level each orbit size), and prints it beside the chain's exact
 value with its relative error, the events it took and the events crude
 replicates would take for the same relative error (from 200 crude
-replicates' mean events).
+replicates' mean events). With -shard i/n it runs slice i of n of the
+splitting runs and of the crude replicates, and writes them as json for
+retrysim merge, which prints what the whole run prints; -shard auto/n and auto
+read the index (and count) from the environment as retrysim fleet-map's does.
 
 Usage: retrysim chain [flags]
 
@@ -61,8 +64,50 @@ const maxSplitRuns = 1000
 // crudeRuns is how many crude replicates measure the events of one.
 const crudeRuns = 200
 
-// chainCommand prints the exact chain's answers for a Memoryless run.
+// chainRun is a parsed chain command: the chain, the span of its
+// probability of health, the splitting if one is asked for, and the slice
+// of it to run.
+type chainRun struct {
+	fs     *flag.FlagSet
+	ch     *chain.Chain
+	within float64
+	sp     *splitting
+	shard  flagval.Shard
+	// args are the flags that decide the output's bytes: every one given
+	// but -shard and -workers, for a shard to carry to merge.
+	args []string
+}
+
+// chainCommand prints the exact chain's answers for a Memoryless run, or
+// with -shard writes a slice of its splitting runs for merge.
 func chainCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
+	r, err := parseChain(args, stdout)
+	if err != nil {
+		return err
+	}
+	ans, err := r.answers()
+	if err != nil {
+		return err
+	}
+	if r.shard.Count > 0 {
+		return writeChainShard(ctx, stdout, r)
+	}
+	var ests []fleet.SplitEstimate
+	var crude []int64
+	if r.sp != nil {
+		if ests, err = r.sp.RepeatRuns(ctx, &r.sp.cfg, 0, r.sp.runs, r.sp.workers); err != nil {
+			return err
+		}
+		if crude, err = r.sp.crudeEvents(ctx, 0, crudeRuns); err != nil {
+			return err
+		}
+	}
+	_, err = io.WriteString(stdout, r.report(ans, ests, crude))
+	return err
+}
+
+// parseChain parses the chain command's flags and builds the chain.
+func parseChain(args []string, stdout io.Writer) (chainRun, error) {
 	fs := flagval.NewFlagSet("retrysim chain")
 	c := fleet.DefaultConfig()
 	c.Load.Rate, c.Load.Peak = 1, 3
@@ -73,6 +118,7 @@ func chainCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	c.Memoryless = fleet.Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 5}
 	within := time.Minute
 	var (
+		r            = chainRun{fs: fs}
 		splitOrbit   int
 		splitHorizon              = 30 * time.Second
 		splitEffort               = 200
@@ -99,43 +145,51 @@ func chainCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(&seed, "seed", "random `seed` of the splitting; the same flags and seed print the same bytes")
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each running splittings, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
+	fs.Var(&r.shard, "shard", "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
 	if err := flagval.Parse(fs, args, chainIntro, stdout); err != nil {
-		return err
+		return r, err
+	}
+	if r.shard.Count > 0 && splitOrbit == 0 {
+		return r, flagval.Usage(fmt.Errorf("-shard: only splitting runs are sharded, and without -split-orbit there are none; the chain itself is exact and cheap"))
 	}
 	if splitOrbit > m.Orbit || (splitOrbit > 0 && m.RetryProb == 0) {
-		return flagval.Usage(fmt.Errorf("-split-orbit: the orbit never reaches %d with -orbit %d and -retry-prob %g", splitOrbit, m.Orbit, m.RetryProb))
+		return r, flagval.Usage(fmt.Errorf("-split-orbit: the orbit never reaches %d with -orbit %d and -retry-prob %g", splitOrbit, m.Orbit, m.RetryProb))
 	}
 	if splitHorizon <= 0 || splitHorizon.Seconds() > fleet.MaxDuration-1 {
-		return flagval.Usage(fmt.Errorf("-split-horizon: %g s is not above 0 s and at most %d s", splitHorizon.Seconds(), fleet.MaxDuration-1))
+		return r, flagval.Usage(fmt.Errorf("-split-horizon: %g s is not above 0 s and at most %d s", splitHorizon.Seconds(), fleet.MaxDuration-1))
 	}
 	if splitOrbit > 0 {
 		c.Duration = time.Duration(math.Ceil(splitHorizon.Seconds())+1) * time.Second // arrivals go on past the horizon, as the chain's do
 	}
 	if c.Server.QueueMax > chain.MaxQueue {
-		return flagval.Usage(fmt.Errorf("-queue: %d places are more than the chain's %d", c.Server.QueueMax, chain.MaxQueue))
+		return r, flagval.Usage(fmt.Errorf("-queue: %d places are more than the chain's %d", c.Server.QueueMax, chain.MaxQueue))
 	}
 	if c.Load.Kind == fleet.Ramp {
-		return flagval.Usage(fmt.Errorf("-shape: ramp is not piecewise constant; the chain takes constant or spike"))
+		return r, flagval.Usage(fmt.Errorf("-shape: ramp is not piecewise constant; the chain takes constant or spike"))
 	}
 	model, err := chain.FromConfig(c)
 	if err != nil {
-		return flagval.Usage(err)
+		return r, flagval.Usage(err)
 	}
-	ch, err := chain.Build(model)
-	if err != nil {
-		return flagval.Usage(fmt.Errorf("-capacity %d -queue %d -orbit %d: %w", c.Server.Workers, c.Server.QueueMax, m.Orbit, err))
+	if r.ch, err = chain.Build(model); err != nil {
+		return r, flagval.Usage(fmt.Errorf("-capacity %d -queue %d -orbit %d: %w", c.Server.Workers, c.Server.QueueMax, m.Orbit, err))
 	}
-	var sp *splitting
+	r.within = within.Seconds()
 	if splitOrbit > 0 {
 		levels := make([]int, splitOrbit)
 		for i := range levels {
 			levels[i] = i + 1
 		}
-		sp = &splitting{Splitting: fleet.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit },
+		r.sp = &splitting{Splitting: fleet.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit },
 			Levels: levels, Horizon: splitHorizon.Seconds(), Effort: splitEffort, Seed: uint64(seed)},
 			cfg: c, runs: splitRuns, workers: workers.V}
 	}
-	return printChain(ctx, stdout, fs, ch, within.Seconds(), sp)
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "shard" && f.Name != "workers" {
+			r.args = append(r.args, "-"+f.Name, f.Value.String())
+		}
+	})
+	return r, nil
 }
 
 // splitting is what -split-* ask for.
@@ -145,13 +199,23 @@ type splitting struct {
 	runs, workers int
 }
 
-// run estimates the probability by splitting and prints it beside the
-// chain's value p, with its relative error and work against crude replicates.
-func (sp *splitting) run(ctx context.Context, p float64) (string, error) {
-	ests, err := sp.Repeat(ctx, &sp.cfg, sp.runs, sp.workers)
-	if err != nil {
-		return "", err
+// crudeEvents runs crude replicates lo to hi-1 of the crudeRuns that
+// measure a replicate's work, and returns the events each took.
+func (sp *splitting) crudeEvents(ctx context.Context, lo, hi int) ([]int64, error) {
+	events := make([]int64, 0, max(0, hi-lo))
+	for r := lo; r < hi; r++ {
+		tr := fleet.NewTracer(&sp.cfg, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
+		if _, err := tr.Run(ctx, func(at, _ float64, _ fleet.MarkovState) bool { return at > sp.Horizon }); err != nil {
+			return nil, err
+		}
+		events = append(events, tr.Events())
 	}
+	return events, nil
+}
+
+// report prints the splitting runs' estimates ests beside the chain's value
+// p, with their relative error and work against the crude replicates' events.
+func (sp *splitting) report(p float64, ests []fleet.SplitEstimate, crudeEvents []int64) string {
 	var sum, sum2 float64
 	var events int64
 	for _, e := range ests {
@@ -163,12 +227,8 @@ func (sp *splitting) run(ctx context.Context, p float64) (string, error) {
 	mean := sum / n
 	se := math.Sqrt(math.Max(0, sum2-sum*sum/n) / (n - 1) / n)
 	var crude int64
-	for r := range crudeRuns {
-		tr := fleet.NewTracer(&sp.cfg, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
-		if _, err := tr.Run(ctx, func(at, _ float64, _ fleet.MarkovState) bool { return at > sp.Horizon }); err != nil {
-			return "", err
-		}
-		crude += tr.Events()
+	for _, e := range crudeEvents {
+		crude += e
 	}
 	var b strings.Builder
 	b.WriteString(fmt.Sprintf("probability the orbit reaches %d within %g s of an empty server: chain %.6g\n", sp.Levels[len(sp.Levels)-1], sp.Horizon, p))
@@ -180,51 +240,66 @@ func (sp *splitting) run(ctx context.Context, p float64) (string, error) {
 		b.WriteString(fmt.Sprintf("crude replicates for the same relative error: %.3g events (%.4g a replicate), %.3g times as many\n",
 			need, float64(crude)/crudeRuns, need/float64(events)))
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // crudeSeed keeps the crude replicates' seeds apart from the splittings'.
 const crudeSeed = 0xc0de
 
-// printChain prints the chain's size and answers, once all are computed.
-func printChain(ctx context.Context, w io.Writer, fs *flag.FlagSet, ch *chain.Chain, within float64, sp *splitting) error {
-	md := ch.Model
+// chainAnswers are the chain's exact numbers a run prints.
+type chainAnswers struct {
+	mean, health float64 // from collapse: the mean time to health; the probability of health within the span
+	what         string  // where the probability of health starts
+	split        float64 // the probability the splitting estimates, when there is one
+}
+
+// answers computes the chain's numbers, refusing a span that would take
+// too many steps.
+func (r chainRun) answers() (chainAnswers, error) {
+	ch, md := r.ch, r.ch.Model
 	healthy := func(s fleet.MarkovState) bool { return s.InServer <= md.Workers && s.Orbit == 0 }
 	collapsed := md.Collapsed()
 	p0, from, what := ch.Point(collapsed), 0.0, "from collapse"
 	if md.To > md.From {
 		p0, from, what = ch.Empty(), md.To, fmt.Sprintf("after the spike ends at %g s, from an empty server at 0 s", md.To)
 	}
-	p, err := ch.Hit(p0, from, from+within, healthy)
-	if err != nil {
-		return flagval.Usage(fmt.Errorf("-within %g s: %w", within, err))
+	a := chainAnswers{what: what}
+	var err error
+	if a.health, err = ch.Hit(p0, from, from+r.within, healthy); err != nil {
+		return a, flagval.Usage(fmt.Errorf("-within %g s: %w", r.within, err))
 	}
 	mean, err := ch.Mean(healthy)
 	if err != nil {
-		return err
+		return a, err
 	}
-	var split string
-	if sp != nil {
+	a.mean = mean[ch.Index(collapsed)]
+	if sp := r.sp; sp != nil {
 		target := sp.Levels[len(sp.Levels)-1]
-		p, err := ch.Hit(ch.Empty(), 0, sp.Horizon, func(s fleet.MarkovState) bool { return s.Orbit >= target })
-		if err != nil {
-			return flagval.Usage(fmt.Errorf("-split-horizon %g s: %w", sp.Horizon, err))
-		}
-		if split, err = sp.run(ctx, p); err != nil {
-			return err
+		if a.split, err = ch.Hit(ch.Empty(), 0, sp.Horizon, func(s fleet.MarkovState) bool { return s.Orbit >= target }); err != nil {
+			return a, flagval.Usage(fmt.Errorf("-split-horizon %g s: %w", sp.Horizon, err))
 		}
 	}
-	fmt.Fprintln(w, chainEcho(fs))
-	fmt.Fprintf(w, "states %d, transitions %d\n", ch.Len(), ch.Transitions())
-	fmt.Fprintf(w, "mean time from collapse to health: %.6g s\n", mean[ch.Index(collapsed)])
-	fmt.Fprintf(w, "probability of health within %g s %s: %.6g\n", within, what, p)
-	fmt.Fprint(w, split)
-	return nil
+	return a, nil
+}
+
+// report is what the chain command prints: the settings, the chain's size
+// and answers, and with a splitting its runs' estimates ests and the crude
+// replicates' events.
+func (r chainRun) report(a chainAnswers, ests []fleet.SplitEstimate, crudeEvents []int64) string {
+	var b strings.Builder
+	fmt.Fprintln(&b, chainEcho(r.fs))
+	fmt.Fprintf(&b, "states %d, transitions %d\n", r.ch.Len(), r.ch.Transitions())
+	fmt.Fprintf(&b, "mean time from collapse to health: %.6g s\n", a.mean)
+	fmt.Fprintf(&b, "probability of health within %g s %s: %.6g\n", r.within, a.what, a.health)
+	if r.sp != nil {
+		b.WriteString(r.sp.report(a.split, ests, crudeEvents))
+	}
+	return b.String()
 }
 
 // chainEcho is the command line the answers are of: every flag the chain
 // reads with its value (the spike's only with a spike, the splitting's
-// only with one, never -workers, which changes no number), wrapped at 100
+// only with one, never -workers or -shard, which change no number), wrapped at 100
 // columns with its continuation lines indented.
 func chainEcho(fs *flag.FlagSet) string {
 	spike := fs.Lookup("shape").Value.String() == "spike"
@@ -232,7 +307,7 @@ func chainEcho(fs *flag.FlagSet) string {
 	words := []string{"retrysim chain"}
 	fs.VisitAll(func(f *flag.Flag) {
 		switch {
-		case f.Name == "workers",
+		case f.Name == "workers", f.Name == "shard",
 			!spike && (f.Name == "peak" || f.Name == "from" || f.Name == "to"),
 			!split && strings.HasPrefix(f.Name, "split-"):
 			return

@@ -3,6 +3,10 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,5 +80,73 @@ func TestChainSplitting(t *testing.T) {
 		!strings.HasPrefix(lines[n-2], "multilevel splitting, 3 runs of 50 paths a level: ") ||
 		!strings.HasPrefix(lines[n-1], "crude replicates for the same relative error: ") {
 		t.Errorf("got\n%s", one)
+	}
+}
+
+// TestChainShardsMerge runs a chain's splitting in three shards (in any
+// order, with any -workers, one by -shard auto/3 from a Kubernetes index)
+// and wants merge to print the single run's bytes, to stdout or -o; a
+// missing, repeated, foreign or impossible (an estimate above 1) shard is
+// refused, and so is -shard without a splitting to shard.
+func TestChainShardsMerge(t *testing.T) {
+	args := []string{"chain", "-rate", "0.6", "-queue", "3", "-timeout-rate", "0.3", "-retry-prob", "0.8", "-orbit", "6",
+		"-split-orbit", "6", "-split-horizon", "20s", "-split-runs", "6", "-split-effort", "50"}
+	whole, errOut, code := retrysim(t, args...)
+	if code != 0 || errOut != "" {
+		t.Fatalf("whole run: exit %d, %s", code, errOut)
+	}
+	dir := t.TempDir()
+	shard := func(name string, extra ...string) string {
+		t.Helper()
+		out, errOut, code := retrysim(t, append(slices.Clone(args), extra...)...)
+		if code != 0 || errOut != "" {
+			t.Fatalf("%q: exit %d, %s", extra, code, errOut)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	t.Setenv("SLURM_ARRAY_TASK_ID", "")
+	t.Setenv("PARALLEL_SEQ", "")
+	t.Setenv("JOB_COMPLETION_INDEX", "1")
+	files := []string{shard("s2.json", "-shard", "2/3", "-workers", "1"), shard("s0.json", "-shard", "0/3", "-workers", "3"), shard("s1.json", "-shard", "auto/3")}
+	merged, errOut, code := retrysim(t, append([]string{"merge"}, files...)...)
+	if code != 0 || merged != whole {
+		t.Fatalf("merge: exit %d, %s; printed\n%s\nwant\n%s", code, errOut, merged, whole)
+	}
+	outPath := filepath.Join(dir, "merged.txt")
+	if out, errOut, code := retrysim(t, append([]string{"merge", "-o", outPath}, files...)...); code != 0 || out != "" {
+		t.Fatalf("merge -o: exit %d, stdout %q, %s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(outPath); string(b) != whole {
+		t.Errorf("merge -o wrote\n%s\nwant\n%s", b, whole)
+	}
+
+	other := shard("other.json", "-shard", "1/3", "-seed", "2")
+	s0, _ := os.ReadFile(files[1])
+	tampered := filepath.Join(dir, "tampered.json")
+	if err := os.WriteFile(tampered, regexp.MustCompile(`"p": [0-9.e-]+`).ReplaceAll(s0, []byte(`"p": 1.5`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []struct {
+		files []string
+		want  string
+	}{
+		{files[:2], "merge: shard 1/3 is missing"},
+		{append(files[:3:3], files[1]), "repeats shard 0/3"},
+		{[]string{files[0], files[1], other}, "is a shard of another run than"},
+		{[]string{files[0], tampered, files[2]}, "(estimate 1.5, "},
+		{append(files[:3:3], "-plot", filepath.Join(dir, "p.png")), "merge: -plot and -series: a chain run draws nothing"},
+	} {
+		out, e, c := retrysim(t, append([]string{"merge"}, bad.files...)...)
+		if c != flagval.ExitUsage || out != "" || !strings.Contains(e, bad.want) {
+			t.Errorf("merge %v: exit %d, stdout %q, stderr %q; want 2 and %q", bad.files, c, out, e, bad.want)
+		}
+	}
+	out, e, c := retrysim(t, "chain", "-shard", "0/2")
+	if want := "retrysim: -shard: only splitting runs are sharded, and without -split-orbit there are none; the chain itself is exact and cheap\n"; c != flagval.ExitUsage || out != "" || !strings.HasPrefix(e, want) {
+		t.Errorf("chain -shard 0/2: exit %d, stdout %q, stderr %q; want 2 and %q", c, out, e, want)
 	}
 }
