@@ -85,7 +85,7 @@ func chainCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if err != nil {
 		return err
 	}
-	ans, err := r.answers()
+	ans, err := r.answers() // a shard too, so that a span the chain refuses is refused before any splitting, not at merge
 	if err != nil {
 		return err
 	}
