@@ -27,13 +27,15 @@ then apply only when given), and -set NAME=VALUES varies any numeric parameter o
 it by name, as in -set 'steps[charge the card].p_fail=0:0.05:11' or
 -set queue.ttl=1h,24h,72h (at most 8 -set; their values count in the grid).
 Every other flag of the table command means the same here and holds at every point
-(-model, -store, -ttl, -latency, -replicates, -ci...); -expect, -shard and -preset
-are the table's only. Every point uses the same seed, so each row equals a single
+(-model, -store, -ttl, -latency, -replicates, -ci...); -expect and -preset are
+the table's only. Every point uses the same seed, so each row equals a single
 run at that point. -metric takes every column of the table: the metrics of csv,
 steps[STEP].duplicate_rate for each watched step, and with the delivery model
 deliveries_per_job, lost_work and completion_p50 to failed_completion_p99.
 A grid has at most 10,000 points (the product of the lengths) and 50,000 rows (points x
 strategies); a larger one is refused before any work.
+-shard i/n runs slice i of n of the points (auto/n and auto as fleet-map's) and
+writes it as a shard; retrysim merge prints from the shards what the whole sweep prints.
 
 Usage: retrysim sweep [flags]
 
