@@ -495,7 +495,8 @@ func RunSweepPoints(ctx context.Context, s Sweep, lo, hi int) ([]SweepPoint, err
 // SweepOf makes the rows of the sweep, as RunSweep returns them, from the
 // counters of each of its points in grid order (RunSweepPoints'). It refuses
 // points that are not one for each of the grid's, each with the sweep's
-// replicates, a counter a strategy, and the jobs its point runs.
+// replicates, a counter a strategy, the jobs its point runs, and counts no
+// run of the point can have.
 func SweepOf(s Sweep, points []SweepPoint) (stats.Sweep, error) {
 	p, err := s.plan()
 	if err != nil {
@@ -513,9 +514,13 @@ func SweepOf(s Sweep, points []SweepPoint) (stats.Sweep, error) {
 			if len(cs) != n {
 				return stats.Sweep{}, fieldErr("points", "point %d, replicate %d holds %d strategies' counters; the sweep runs %d", k, r, len(cs), n)
 			}
+			cfg := p.cfgs[k*reps+r]
 			for i, c := range cs {
-				if jobs := p.cfgs[k*reps+r].Jobs; c.Jobs != jobs {
-					return stats.Sweep{}, fieldErr("points", "point %d, replicate %d, strategy %d ran %d jobs; the point runs %d", k, r, i, c.Jobs, jobs)
+				if c.Jobs != cfg.Jobs {
+					return stats.Sweep{}, fieldErr("points", "point %d, replicate %d, strategy %d ran %d jobs; the point runs %d", k, r, i, c.Jobs, cfg.Jobs)
+				}
+				if err := checkPointCounters(cfg, c); err != nil {
+					return stats.Sweep{}, fieldErr("points", "point %d, replicate %d, strategy %d: %v", k, r, i, err)
 				}
 			}
 		}
@@ -527,6 +532,22 @@ func SweepOf(s Sweep, points []SweepPoint) (stats.Sweep, error) {
 	}
 	p.noRepeats(&out)
 	return out, nil
+}
+
+// checkPointCounters refuses counters no strategy's run of cfg can
+// produce, as a merge of a run's shards does (stats.Counters.Check, and
+// CheckDelivery for the delivery model), for any strategy: a program's own
+// may make any number of calls.
+func checkPointCounters(cfg sim.Config, c stats.Counters) error {
+	steps := len(cfg.Scenario.Steps)
+	if q := cfg.Delivery; q != nil {
+		deliveries := int64(q.MaxDeliveries)
+		if q.RepeatP > 0 { // a request sent twice is a second message
+			deliveries *= 2
+		}
+		return c.CheckDelivery(steps, 0, deliveries)
+	}
+	return c.Check(steps, 0)
 }
 
 // run runs the points lo to hi-1 of the plan and calls done with each one's

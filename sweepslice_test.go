@@ -64,4 +64,9 @@ func TestSweepSlicesMakeTheSweep(t *testing.T) {
 	if _, err := retrysim.SweepOf(sw, bad); err == nil || err.Error() != "points: point 0, replicate 0, strategy 1 ran 301 jobs; the point runs 300" {
 		t.Errorf("SweepOf with a point's jobs off by one = %v", err)
 	}
+	bad[0].Replicates[0][1].Jobs--
+	bad[0].Replicates[0][1].Failed = 301
+	if _, err := retrysim.SweepOf(sw, bad); err == nil || err.Error() != "points: point 0, replicate 0, strategy 1: failed: 301 is more than the 300 jobs" {
+		t.Errorf("SweepOf with more failed jobs than jobs = %v", err)
+	}
 }
