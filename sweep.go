@@ -448,51 +448,164 @@ func RunSweep(ctx context.Context, s Sweep) (stats.Sweep, error) {
 	if err != nil {
 		return stats.Sweep{}, err
 	}
-	points, cfgs, out := p.points, p.cfgs, p.out
-	n, reps := len(s.Strategies), len(cfgs)/len(points)
-	out.Rows = make([]stats.SweepRow, len(points)*n)
-	// A point's rows pool its replicates' counters as each finishes
-	// (integer sums do not depend on the order), and are filled in when
-	// its last one has: finish is called one replicate at a time.
-	pooled := make([][]stats.Counters, len(points))
-	left := make([]int, len(points))
-	var done int64
-	err = sim.RunEach(ctx, cfgs, s.Workers, nil, func(c int, counters []stats.Counters) {
-		k, r := c/reps, c%reps
-		if pooled[k] == nil {
-			pooled[k], left[k] = make([]stats.Counters, n), reps
-		}
-		for i := range n {
-			pooled[k][i].Add(counters[i])
-			row := &out.Rows[k*n+i]
-			if reps > 1 {
-				if row.Replicates == nil {
-					row.Replicates = make([]stats.Values, reps)
-				}
-				row.Replicates[r] = stats.ValuesOf(counters[i])
-			}
-		}
-		if left[k]--; left[k] > 0 {
-			return
-		}
-		for i, id := range out.Strategies {
-			row := &out.Rows[k*n+i]
-			row.Point, row.ID, row.Label = stats.Point(points[k]), id, cfgs[c].Strategies[i].Name()
-			row.SetCounters(pooled[k][i])
-		}
-		pooled[k] = nil
-		if done++; s.Progress != nil {
-			s.Progress(done, int64(len(points)))
-		}
-	})
+	out := p.out
+	out.Rows = make([]stats.SweepRow, len(p.points)*len(s.Strategies))
+	err = p.run(ctx, s, 0, len(p.points), func(k int, reps [][]stats.Counters) { p.fill(&out, k, reps) })
 	if err != nil {
 		return stats.Sweep{}, err
 	}
-	// NoRepeats matters only to a row that saw no repeat, so only those pay
-	// for the exact walk that tells an impossible 0 from a chance one; a
-	// strategy of a program's own has no such walk.
-	for k := range points {
-		cfg := cfgs[k*reps]
+	p.noRepeats(&out)
+	return out, nil
+}
+
+// SweepPoint is one point's counters as RunSweepPoints returns them: a
+// replicate's, one a strategy in the order of Sweep.Strategies.
+type SweepPoint struct {
+	Replicates [][]stats.Counters `json:"replicates"`
+}
+
+// Points is the number of points of the sweep's grid; it refuses what Check
+// refuses.
+func (s Sweep) Points() (int, error) {
+	p, err := s.plan()
+	return len(p.points), err
+}
+
+// RunSweepPoints runs the points lo to hi-1 of the sweep (0 <= lo <= hi <=
+// Points), the first axis varying slowest, and returns their counters, for
+// SweepOf to make the rows of the whole sweep from every point's. It refuses
+// what Check refuses, before any work; Progress counts the points of the
+// slice.
+func RunSweepPoints(ctx context.Context, s Sweep, lo, hi int) ([]SweepPoint, error) {
+	p, err := s.plan()
+	if err != nil {
+		return nil, err
+	}
+	if lo < 0 || lo > hi || hi > len(p.points) {
+		return nil, fieldErr("points", "%d to %d is not a slice of the %d points", lo, hi, len(p.points))
+	}
+	out := make([]SweepPoint, hi-lo)
+	err = p.run(ctx, s, lo, hi, func(k int, reps [][]stats.Counters) { out[k-lo].Replicates = reps })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SweepOf makes the rows of the sweep, as RunSweep returns them, from the
+// counters of each of its points in grid order (RunSweepPoints'). It refuses
+// points that are not one for each of the grid's, each with the sweep's
+// replicates, a counter a strategy, the jobs its point runs, and counts no
+// run of the point can have.
+func SweepOf(s Sweep, points []SweepPoint) (stats.Sweep, error) {
+	p, err := s.plan()
+	if err != nil {
+		return stats.Sweep{}, err
+	}
+	n, reps := len(s.Strategies), len(p.cfgs)/len(p.points)
+	if len(points) != len(p.points) {
+		return stats.Sweep{}, fieldErr("points", "%d given; the grid has %d", len(points), len(p.points))
+	}
+	for k, pt := range points {
+		if len(pt.Replicates) != reps {
+			return stats.Sweep{}, fieldErr("points", "point %d holds %d replicates; the sweep runs %d", k, len(pt.Replicates), reps)
+		}
+		for r, cs := range pt.Replicates {
+			if len(cs) != n {
+				return stats.Sweep{}, fieldErr("points", "point %d, replicate %d holds %d strategies' counters; the sweep runs %d", k, r, len(cs), n)
+			}
+			cfg := p.cfgs[k*reps+r]
+			for i, c := range cs {
+				if c.Jobs != cfg.Jobs {
+					return stats.Sweep{}, fieldErr("points", "point %d, replicate %d, strategy %d ran %d jobs; the point runs %d", k, r, i, c.Jobs, cfg.Jobs)
+				}
+				if err := checkPointCounters(cfg, c); err != nil {
+					return stats.Sweep{}, fieldErr("points", "point %d, replicate %d, strategy %d: %v", k, r, i, err)
+				}
+			}
+		}
+	}
+	out := p.out
+	out.Rows = make([]stats.SweepRow, len(p.points)*n)
+	for k, pt := range points {
+		p.fill(&out, k, pt.Replicates)
+	}
+	p.noRepeats(&out)
+	return out, nil
+}
+
+// checkPointCounters refuses counters no strategy's run of cfg can
+// produce, as a merge of a run's shards does (stats.Counters.Check, and
+// CheckDelivery for the delivery model), for any strategy: a program's own
+// may make any number of calls.
+func checkPointCounters(cfg sim.Config, c stats.Counters) error {
+	steps := len(cfg.Scenario.Steps)
+	if q := cfg.Delivery; q != nil {
+		deliveries := int64(q.MaxDeliveries)
+		if q.RepeatP > 0 { // a request sent twice is a second message
+			deliveries *= 2
+		}
+		return c.CheckDelivery(steps, 0, deliveries)
+	}
+	return c.Check(steps, 0)
+}
+
+// run runs the points lo to hi-1 of the plan and calls done with each one's
+// index and its replicates' counters (a strategy's each) as its last
+// replicate finishes, one call at a time.
+func (p plan) run(ctx context.Context, s Sweep, lo, hi int, done func(k int, reps [][]stats.Counters)) error {
+	reps := len(p.cfgs) / len(p.points)
+	counters := make([][][]stats.Counters, hi-lo)
+	left := make([]int, hi-lo)
+	var finished int64
+	return sim.RunEach(ctx, p.cfgs[lo*reps:hi*reps], s.Workers, nil, func(c int, cs []stats.Counters) {
+		k, r := c/reps, c%reps
+		if counters[k] == nil {
+			counters[k], left[k] = make([][]stats.Counters, reps), reps
+		}
+		counters[k][r] = slices.Clone(cs)
+		if left[k]--; left[k] > 0 {
+			return
+		}
+		done(lo+k, counters[k])
+		counters[k] = nil
+		if finished++; s.Progress != nil {
+			s.Progress(finished, int64(hi-lo))
+		}
+	})
+}
+
+// fill sets the rows of point k of out from its replicates' counters: each
+// row pools them (integer sums do not depend on the order) and, with more
+// than one replicate, keeps each one's values.
+func (p plan) fill(out *stats.Sweep, k int, reps [][]stats.Counters) {
+	n := len(out.Strategies)
+	cfg := p.cfgs[k*len(reps)]
+	for i, id := range out.Strategies {
+		row := &out.Rows[k*n+i]
+		var pooled stats.Counters
+		for r, cs := range reps {
+			pooled.Add(cs[i])
+			if len(reps) > 1 {
+				if row.Replicates == nil {
+					row.Replicates = make([]stats.Values, len(reps))
+				}
+				row.Replicates[r] = stats.ValuesOf(cs[i])
+			}
+		}
+		row.Point, row.ID, row.Label = stats.Point(p.points[k]), id, cfg.Strategies[i].Name()
+		row.SetCounters(pooled)
+	}
+}
+
+// noRepeats sets NoRepeats of out's rows. It matters only to a row that saw
+// no repeat, so only those pay for the exact walk that tells an impossible 0
+// from a chance one; a strategy of a program's own has no such walk.
+func (p plan) noRepeats(out *stats.Sweep) {
+	n := len(out.Strategies)
+	reps := len(p.cfgs) / len(p.points)
+	for k := range p.points {
+		cfg := p.cfgs[k*reps]
 		for i := range n {
 			row := &out.Rows[k*n+i]
 			if r, ok := cfg.Strategies[i].(strategy.Retry); ok && row.RepeatedSteps == 0 && cfg.Delivery == nil {
@@ -500,5 +613,4 @@ func RunSweep(ctx context.Context, s Sweep) (stats.Sweep, error) {
 			}
 		}
 	}
-	return out, nil
 }

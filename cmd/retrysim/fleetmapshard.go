@@ -86,7 +86,7 @@ func readMapShard(path string) (mapShard, bool, error) {
 	return sh, true, decodeShard(path, data, &sh)
 }
 
-// mergeFleetShards is merge for fleet-map, fleet and chain shards: it reports
+// mergeFleetShards is merge for fleet-map, fleet, chain and sweep shards: it reports
 // handled false, leaving the files to the job model's merge, unless the
 // first file named is one. The shards must be 0/n to n-1/n once each, of
 // one run (the same flags); merge's -o, -plot and (fleet) -series say where
@@ -109,17 +109,24 @@ func mergeFleetShards(ctx context.Context, args []string, stdout io.Writer) (han
 	_, isFleet, _ := readShardFile(files[0], fleetShardKind)
 	_, isMap, _ := readShardFile(files[0], mapShardKind)
 	_, isChain, _ := readShardFile(files[0], chainShardKind)
-	if !isFleet && !isMap && !isChain {
+	_, isSweep, _ := readShardFile(files[0], sweepShardKind)
+	if !isFleet && !isMap && !isChain && !isSweep {
 		return false, nil
 	}
 	if format != "" || ci || expect {
-		return true, flagval.Usage(fmt.Errorf("merge: -format, -ci and -expect are for the job model's shards; %s is a shard of retrysim fleet, fleet-map or chain, whose flags, -format included, decide what merge prints", files[0]))
+		return true, flagval.Usage(fmt.Errorf("merge: -format, -ci and -expect are for the job model's shards; %s is a shard of retrysim fleet, fleet-map, chain or sweep, whose flags, -format included, decide what merge prints", files[0]))
 	}
 	if isChain {
 		if plot != "" || series != "" {
 			return true, flagval.Usage(fmt.Errorf("merge: -plot and -series: a chain run draws nothing"))
 		}
 		return true, mergeChain(ctx, files, out, stdout)
+	}
+	if isSweep {
+		if series != "" {
+			return true, flagval.Usage(fmt.Errorf("merge: -series: a sweep has no series"))
+		}
+		return true, mergeSweep(ctx, files, out, plot, stdout)
 	}
 	if isFleet {
 		return true, mergeFleet(ctx, files, out, series, plot, stdout)

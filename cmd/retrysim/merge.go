@@ -24,9 +24,9 @@ file that is not a regular file, or is larger than %d MiB, is refused.
 Example: for i in 0 1 2 3; do retrysim -jobs 1e9 -shard $i/4 -o shard-$i.json & done; wait
          retrysim merge shard-*.json -ci
 
-Shards of retrysim fleet-map, retrysim fleet and retrysim chain merge the
-same way, into what the whole run prints in its -format; -o, -plot FILE and
-(fleet) -series FILE say where its outputs go.
+Shards of retrysim sweep, fleet-map, fleet and chain merge the same way,
+into what the whole run prints in its -format; -o, -plot FILE and (fleet)
+-series FILE say where its outputs go.
 
 Flags:
 `

@@ -16,6 +16,7 @@ import (
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sweep"
+	"github.com/retrysim/retrysim/stats"
 )
 
 const sweepIntro = `retrysim sweep runs the table command at every combination of the listed
@@ -26,13 +27,15 @@ then apply only when given), and -set NAME=VALUES varies any numeric parameter o
 it by name, as in -set 'steps[charge the card].p_fail=0:0.05:11' or
 -set queue.ttl=1h,24h,72h (at most 8 -set; their values count in the grid).
 Every other flag of the table command means the same here and holds at every point
-(-model, -store, -ttl, -latency, -replicates, -ci...); -expect, -shard and -preset
-are the table's only. Every point uses the same seed, so each row equals a single
+(-model, -store, -ttl, -latency, -replicates, -ci...); -expect and -preset are
+the table's only. Every point uses the same seed, so each row equals a single
 run at that point. -metric takes every column of the table: the metrics of csv,
 steps[STEP].duplicate_rate for each watched step, and with the delivery model
 deliveries_per_job, lost_work and completion_p50 to failed_completion_p99.
 A grid has at most 10,000 points (the product of the lengths) and 50,000 rows (points x
 strategies); a larger one is refused before any work.
+-shard i/n runs slice i of n of the points (auto/n and auto as fleet-map's) and
+writes it as a shard; retrysim merge prints from the shards what the whole sweep prints.
 
 Usage: retrysim sweep [flags]
 
@@ -41,8 +44,42 @@ Example: retrysim sweep -p-fail 0.001,0.005,0.01,0.02,0.05 -lost-reply 0,0.005,0
 Flags:
 `
 
-// sweepCommand runs the grid and writes the long-format rows, a pivot or a plot.
+// sweepRun is a parsed sweep command: the sweep, how its output is shown,
+// where it goes, and which slice of it to run.
+type sweepRun struct {
+	sw     api.Sweep
+	c      flagval.Common
+	ci     bool
+	opts   render.PlotOptions
+	plot   outfile.File
+	shard  flagval.Shard
+	byName []string // the settings -set names, as it names them
+	// args are the flags that decide the output's bytes: every one given
+	// but -shard, -o, -plot and -workers, for a shard to carry to merge.
+	args []string
+}
+
+// sweepCommand runs the grid and writes the long-format rows, a pivot or a
+// plot, or with -shard a slice of its points for retrysim merge.
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	r, err := parseSweep(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	if r.shard.Count > 0 {
+		return writeSweepShard(ctx, stdout, r)
+	}
+	s, err := api.RunSweep(ctx, r.sw)
+	if err != nil {
+		return flagval.LibraryError(err, r.byName...)
+	}
+	return writeSweep(ctx, stdout, r, s)
+}
+
+// parseSweep parses and checks the sweep command's flags, warning on stderr
+// as the table does; the sweep's progress goes to stderr too.
+func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
+	var r sweepRun
 	var c flagval.Common
 	var rows flagval.Rows
 	metric := flagval.Choice{V: "failed_rate", Valid: func(string) error { return nil }} // the library checks it against the scenario
@@ -66,11 +103,11 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	rows.Register(fs)
 	for name, why := range map[string]string{
 		"expect": "a sweep shows no closed forms; run retrysim -expect at a point of it",
-		"shard":  "a sweep is not cut into slices; run retrysim -shard at a point of it",
 		"preset": "a preset runs its own cases, not a grid; run retrysim -preset",
 	} {
 		fs.Var(flagval.NotHere(why), name, "")
 	}
+	fs.Var(&r.shard, "shard", "run slice `i/n` of the points (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
 	fs.Var(flagval.Repeated(func(s string) error {
 		sets = append(sets, s)
 		return nil
@@ -80,15 +117,15 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.BoolVar(&ownScales, "own-scales", false, "give each of -plot's heat maps its own colour scale (by default they share one, so a colour is the same value in every panel)")
 	c.Register(fs, render.SweepDoc)
 	if err := flagval.Parse(fs, args, sweepIntro, stdout); err != nil {
-		return err
+		return r, err
 	}
 	file, err := scenarioFile(scenarioPath)
 	if err != nil {
-		return err
+		return r, err
 	}
 	strategies, err := api.ParseStrategies(c.Strategies, int(axes[2].Default)) // the attempts axis sets theirs
 	if err != nil {
-		return flagval.LibraryError(err)
+		return r, flagval.LibraryError(err)
 	}
 	sw := api.Sweep{ScenarioFile: scenarioPath, Strategies: strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
 		Engine: c.Engine.String(), Replicates: rows.Replicates.V, Workers: c.Workers.V, Metric: metric.V,
@@ -112,10 +149,10 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	given := flagval.Given(fs)
 	for _, arg := range sets {
 		if err := sw.Set(arg); err != nil {
-			return flagval.SetError(err)
+			return r, flagval.SetError(err)
 		}
 		if name := sw.Axes[len(sw.Axes)-1].Name; given[flagval.FlagOf(name)] && !strings.Contains(name, "[") {
-			return flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", flagval.FlagOf(name), name))
+			return r, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", flagval.FlagOf(name), name))
 		}
 	}
 	// A setting -set names is named as -set gave it, not by its flag.
@@ -126,38 +163,41 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	swept, err := sw.Check()
 	if err != nil {
-		return flagval.LibraryError(err, byName...)
+		return r, flagval.LibraryError(err, byName...)
 	}
 	unread := flagval.UnreadFlags(sw.Unread())
 	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
-		return err
+		return r, err
 	}
 	if sw.Delivery != nil { // as the table refuses a queue key no point reads
 		if err := refuseUnreadKeys(file, fs, unread); err != nil {
-			return err
+			return r, err
 		}
 	}
 	if file != nil { // and a step's own policy no strategy reads
 		e := api.Experiment{Scenario: *sw.Scenario, Strategies: strategies}
 		if err := file.CheckStepsRead(e.UnreadStepPolicy); err != nil {
-			return flagval.Usage(fmt.Errorf("-scenario %w", err))
+			return r, flagval.Usage(fmt.Errorf("-scenario %w", err))
 		}
+	}
+	if r.shard.Count > 0 && plot.Path != "" {
+		return r, flagval.Usage(fmt.Errorf("-plot: a shard draws nothing; give -plot to retrysim merge"))
 	}
 	opts, err := render.NewPlotOptions(plot.Path, c.Format.R.Page(), len(swept), logY, linearY, ownScales)
 	if err != nil {
-		return flagval.Usage(err)
+		return r, flagval.Usage(err)
 	}
 	if err := outfile.Check(c.Out, plot); err != nil {
-		return flagval.Usage(err)
+		return r, flagval.Usage(err)
 	}
 	err = flagval.Refuse(fs, func(n string) string {
-		if n != "metric" || !c.Format.R.Raw() || plot.Path != "" {
+		if n != "metric" || !c.Format.R.Raw() || plot.Path != "" || r.shard.Count > 0 { // merge may draw -plot
 			return ""
 		}
 		return fmt.Sprintf("%s carries every metric; -metric picks the one a table, markdown or -plot shows", c.Format.R.Name())
 	})
 	if err != nil {
-		return err
+		return r, err
 	}
 	if file != nil {
 		warnKeysInVain(stderr, scenarioPath, file.Scenario, c.Strategies, strategies)
@@ -165,21 +205,50 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if w := sw.Warning(); w != "" { // as the table warns
 		fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
 	}
-	s, err := api.RunSweep(ctx, sw)
-	if err != nil {
-		return flagval.LibraryError(err, byName...)
+	r.sw, r.c, r.ci, r.opts, r.plot, r.byName = sw, c, rows.CI, opts, plot, byName
+	r.args = outputFlags(fs, args, "shard", "o", "plot", "workers")
+	return r, nil
+}
+
+// outputFlags are args, which fs has parsed, less the flags named in leave
+// and their values: the flags that decide a run's bytes, in the order given,
+// a repeated one each time.
+func outputFlags(fs *flag.FlagSet, args []string, leave ...string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" || !strings.HasPrefix(arg, "-") || arg == "-" {
+			return append(out, args[i:]...)
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		n := 1
+		if f := fs.Lookup(name); f != nil && !hasValue {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+				n = 2
+			}
+		}
+		n = min(n, len(args)-i)
+		if !slices.Contains(leave, name) {
+			out = append(out, args[i:i+n]...)
+		}
+		i += n - 1
 	}
-	s.CI = rows.CI
+	return out
+}
+
+// writeSweep writes a whole sweep's output, and its picture with -plot.
+func writeSweep(ctx context.Context, stdout io.Writer, r sweepRun, s stats.Sweep) error {
+	s.CI = r.ci
 	var doc, pic bytes.Buffer
-	if err := c.Renderer(stdout).Sweep(&doc, s, opts); err != nil {
+	if err := r.c.Renderer(stdout).Sweep(&doc, s, r.opts); err != nil {
 		return err
 	}
-	outs := []outfile.Output{{File: c.Out, Data: doc.Bytes()}}
-	if plot.Path != "" {
-		if err := render.PlotSweep(&pic, s, filepath.Ext(plot.Path), opts); err != nil {
+	outs := []outfile.Output{{File: r.c.Out, Data: doc.Bytes()}}
+	if r.plot.Path != "" {
+		if err := render.PlotSweep(&pic, s, filepath.Ext(r.plot.Path), r.opts); err != nil {
 			return err
 		}
-		outs = append(outs, outfile.Output{File: plot, Data: pic.Bytes()})
+		outs = append(outs, outfile.Output{File: r.plot, Data: pic.Bytes()})
 	}
 	return outfile.WriteAll(ctx, stdout, outs...)
 }

@@ -29,7 +29,6 @@ func flagsOf(t *testing.T, command string) *flag.FlagSet {
 // reason it gives.
 var sweepOnly = map[string]string{
 	"expect": "-expect: a sweep shows no closed forms; run retrysim -expect at a point of it",
-	"shard":  "-shard: a sweep is not cut into slices; run retrysim -shard at a point of it",
 	"preset": "-preset: a preset runs its own cases, not a grid; run retrysim -preset",
 }
 
