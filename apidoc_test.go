@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -111,4 +112,173 @@ func TestDocNamesNoFlags(t *testing.T) {
 			}
 		}
 	}
+}
+
+// internalPath matches a path of one of this module's internal packages
+// (internal/render, internal/sweep), not an upstream one's
+// (balancer/rls/internal/adaptive).
+func internalPath(t *testing.T) *regexp.Regexp {
+	t.Helper()
+	entries, err := os.ReadDir("internal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, regexp.QuoteMeta(e.Name()))
+		}
+	}
+	return regexp.MustCompile(`(?:^|[^\w/.-])internal/(?:` + strings.Join(names, "|") + `)\b`)
+}
+
+// TestDocNamesNoInternalPackage runs go doc -all over every public package
+// and fails naming each line that names one of the module's internal
+// packages, which a program using the library cannot import.
+func TestDocNamesNoInternalPackage(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	re := internalPath(t)
+	for _, dir := range publicPackages {
+		out, err := exec.Command("go", "doc", "-all", "./"+dir).Output()
+		if err != nil {
+			t.Fatalf("go doc -all ./%s: %v", dir, err)
+		}
+		for i, line := range strings.Split(string(out), "\n") {
+			if re.MatchString(line) {
+				t.Errorf("go doc -all ./%s line %d names an internal package: %s", dir, i+1, strings.TrimSpace(line))
+			}
+		}
+	}
+}
+
+// TestExportedAPIUsesNoInternalType fails naming each exported function,
+// method, type, field, variable or constant of a public package whose
+// declared type mentions a type of one of the module's internal packages.
+func TestExportedAPIUsesNoInternalType(t *testing.T) {
+	for _, dir := range publicPackages {
+		for _, use := range internalTypeUses(t, dir) {
+			t.Errorf("%s: %s", dir, use)
+		}
+	}
+}
+
+// internalTypeUses lists the exported declarations of the package in dir
+// (test files left out) whose types name a type of an internal package
+// of the module, each as "Name uses pkg.Type".
+func internalTypeUses(t *testing.T, dir string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uses []string
+	for _, pkg := range pkgs {
+		for _, file := range pkg.Files {
+			internal := map[string]bool{} // local names of the file's internal imports
+			for _, imp := range file.Imports {
+				path := strings.Trim(imp.Path.Value, `"`)
+				if !strings.HasPrefix(path, "github.com/retrysim/retrysim/internal/") {
+					continue
+				}
+				name := path[strings.LastIndex(path, "/")+1:]
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+				internal[name] = true
+			}
+			check := func(what string, n ast.Node) {
+				if n == nil {
+					return
+				}
+				ast.Inspect(n, func(n ast.Node) bool {
+					if sel, ok := n.(*ast.SelectorExpr); ok {
+						if id, ok := sel.X.(*ast.Ident); ok && internal[id.Name] {
+							uses = append(uses, what+" uses "+id.Name+"."+sel.Sel.Name)
+						}
+					}
+					return true
+				})
+			}
+			for _, decl := range file.Decls {
+				switch d := decl.(type) {
+				case *ast.FuncDecl:
+					if !d.Name.IsExported() {
+						continue
+					}
+					name := d.Name.Name
+					if d.Recv != nil {
+						recv := receiverName(d.Recv.List[0].Type)
+						if !token.IsExported(recv) {
+							continue
+						}
+						name = recv + "." + name
+					}
+					check(name, d.Type)
+				case *ast.GenDecl:
+					for _, spec := range d.Specs {
+						switch s := spec.(type) {
+						case *ast.TypeSpec:
+							if !s.Name.IsExported() {
+								continue
+							}
+							if s.TypeParams != nil {
+								check(s.Name.Name, s.TypeParams)
+							}
+							switch ty := s.Type.(type) {
+							case *ast.StructType:
+								for _, f := range ty.Fields.List {
+									for _, n := range f.Names {
+										if n.IsExported() {
+											check(s.Name.Name+"."+n.Name, f.Type)
+										}
+									}
+									if len(f.Names) == 0 && token.IsExported(receiverName(f.Type)) {
+										check(s.Name.Name+" (embedded)", f.Type)
+									}
+								}
+							case *ast.InterfaceType:
+								for _, m := range ty.Methods.List {
+									if len(m.Names) == 0 || m.Names[0].IsExported() {
+										check(s.Name.Name+" (method)", m.Type)
+									}
+								}
+							default:
+								check(s.Name.Name, s.Type)
+							}
+						case *ast.ValueSpec:
+							for _, n := range s.Names {
+								if n.IsExported() {
+									check(n.Name, s.Type)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return uses
+}
+
+// receiverName is the name of the type a receiver or embedded field
+// names, its pointer, package and type arguments left off.
+func receiverName(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.StarExpr:
+		return receiverName(x.X)
+	case *ast.IndexExpr:
+		return receiverName(x.X)
+	case *ast.IndexListExpr:
+		return receiverName(x.X)
+	case *ast.SelectorExpr:
+		return x.Sel.Name
+	case *ast.Ident:
+		return x.Name
+	}
+	return ""
 }

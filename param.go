@@ -22,8 +22,8 @@ type Param struct {
 	// Name is how it is named: in a sweep's settings, in csv and json, on a
 	// plot's axis.
 	Name string
-	// Spec is what values it takes.
-	Spec sweep.Spec
+	// spec is what values it takes.
+	spec sweep.Spec
 	// value is v as the value Override takes for the setting called Name
 	// (seconds as a time.Duration), so that a point sets it as a flag does.
 	value func(v float64) any
@@ -368,7 +368,19 @@ func LookupParam(name string, sc provider.Scenario, q *delivery.Config) (Param, 
 	case f.timed && q == nil:
 		return Param{}, fieldErr(name, "%s", jobModelMsg)
 	}
-	return Param{Name: name, Spec: *f.spec, value: f.from}, nil
+	return Param{Name: name, spec: *f.spec, value: f.from}, nil
+}
+
+// Parse reads values of the parameter: a value, a list or a range
+// start:stop:count (durations as 1h or 250ms), each checked as Check checks it.
+func (p Param) Parse(values string) ([]float64, error) {
+	return sweep.Parse(values, p.spec)
+}
+
+// Check reports whether the parameter takes v: a probability from 0 to 1, or
+// a whole number or a duration in seconds within the parameter's bounds.
+func (p Param) Check(v float64) error {
+	return p.spec.Check(v)
 }
 
 // ParseSet reads a setting to vary, NAME=VALUES: the parameter's name
@@ -388,7 +400,7 @@ func ParseSet(arg string, sc provider.Scenario, q *delivery.Config) (Param, []fl
 	if err != nil {
 		return Param{}, nil, err
 	}
-	vals, err := sweep.Parse(values, p.Spec)
+	vals, err := p.Parse(values)
 	if err != nil {
 		return Param{}, nil, fieldErr(p.Name, "%v", err)
 	}

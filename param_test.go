@@ -85,7 +85,7 @@ func FuzzParseSet(f *testing.F) {
 			t.Fatalf("%q: no values", arg)
 		}
 		for _, v := range vals {
-			if err := p.Spec.Check(v); err != nil {
+			if err := p.Check(v); err != nil {
 				t.Fatalf("%q: accepted %v that %s does not take: %v", arg, v, p.Name, err)
 			}
 		}

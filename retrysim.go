@@ -327,7 +327,7 @@ func (r Row) row() stats.Row {
 	return stats.Row{ID: r.ID, Label: r.Label, Counters: r.Counters, NoRepeats: r.NoRepeats, Expected: r.Expected, Replicates: r.Replicates}
 }
 
-// Results is the report as package internal/render renders it: with the expected
+// Results is the report as the retrysim command renders it: with the expected
 // lines only when expect is set, and the intervals in the tables when ci is.
 func (rep Report) Results(ci, expect bool) stats.Report {
 	out := stats.Report{Params: rep.Params, ShowCI: ci, EchoWatched: echoWatched(rep.Params), Rows: make([]stats.Row, len(rep.Rows))}

@@ -88,9 +88,17 @@ type SweepAxis struct {
 	// Name is the axis's (stats.Axes): p_fail, lost_reply, attempts, jobs.
 	Name string
 	// Usage is the flag's help, its argument named in backquotes.
-	Usage   string
+	Usage string
+	// Default is the value a sweep that leaves the axis out runs.
 	Default float64
-	Spec    sweep.Spec
+	// spec is what values the axis takes.
+	spec sweep.Spec
+}
+
+// Parse reads values of the axis: a value, a list or a range
+// start:stop:count, each one the axis takes.
+func (a SweepAxis) Parse(values string) ([]float64, error) {
+	return sweep.Parse(values, a.spec)
 }
 
 // SweepAxes are a sweep's fixed axes, in stats.Axes order.
@@ -103,7 +111,7 @@ func SweepAxes() []SweepAxis {
 	}
 	axes := make([]SweepAxis, len(usage))
 	for i, a := range stats.Axes() {
-		axes[i] = SweepAxis{Name: a.Name, Usage: usage[i], Default: sweepDefaults[i], Spec: sweepSpecs[i]}
+		axes[i] = SweepAxis{Name: a.Name, Usage: usage[i], Default: sweepDefaults[i], spec: sweepSpecs[i]}
 	}
 	return axes
 }
@@ -166,7 +174,7 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 			if p, err = LookupParam(a.Name, sc, s.Delivery); err != nil {
 				return nil, fieldErr("axes", "%v", err)
 			}
-			spec = p.Spec
+			spec = p.spec
 		}
 		switch {
 		case slices.Contains(given, a.Name):
@@ -185,7 +193,7 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 			continue
 		}
 		params = append(params, sweepAxis{Axis: sweep.Axis{Name: p.Name, Values: a.Values},
-			show: stats.Axis{Name: p.Name, Label: p.Name, Whole: p.Spec.Kind == sweep.Whole, Duration: p.Spec.Kind == sweep.Duration}, fixed: -1, param: p})
+			show: stats.Axis{Name: p.Name, Label: p.Name, Whole: p.spec.Kind == sweep.Whole, Duration: p.spec.Kind == sweep.Duration}, fixed: -1, param: p})
 	}
 	return append(grid, params...), nil
 }

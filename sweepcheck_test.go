@@ -10,7 +10,6 @@ import (
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
-	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
@@ -102,7 +101,7 @@ func TestSweepAxes(t *testing.T) {
 		if a.Name != stats.Axes()[i].Name || a.Default != want[a.Name] || !strings.HasPrefix(a.Usage, "`values` of the ") {
 			t.Errorf("axis %d = %+v; want %s at %g", i, a, stats.Axes()[i].Name, want[a.Name])
 		}
-		if v, err := sweep.Parse(strconv.FormatFloat(a.Default, 'f', -1, 64), a.Spec); err != nil || len(v) != 1 || v[0] != a.Default {
+		if v, err := a.Parse(strconv.FormatFloat(a.Default, 'f', -1, 64)); err != nil || len(v) != 1 || v[0] != a.Default {
 			t.Errorf("%s: its default parses as %v, %v", a.Name, v, err)
 		}
 	}

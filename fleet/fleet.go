@@ -12,7 +12,7 @@
 // seed: the same inputs give the same numbers, whatever the number of workers.
 //
 // The package computes; it does not render. Tables, json and plots of its
-// results live in package internal/render and cmd/retrysim.
+// results live in the retrysim command.
 package fleet
 
 import (

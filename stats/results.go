@@ -3,7 +3,7 @@
 // and z-scores, latency histograms, and the shard file format with its
 // validation. It is the computation side only: it runs no simulation and
 // renders nothing, so engines and models import it without pulling in
-// tablewriter or gonum/plot (package internal/render does the presentation).
+// tablewriter or gonum/plot (the retrysim command does the presentation).
 package stats
 
 // Counters are one strategy's sums over every simulated job. They are integers

@@ -92,7 +92,7 @@ func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	axes := api.SweepAxes()
 	values := make([]*flagval.Values, len(axes))
 	for i, a := range axes {
-		values[i] = flagval.NewValues(strconv.FormatFloat(a.Default, 'f', -1, 64), a.Spec)
+		values[i] = flagval.NewValues(strconv.FormatFloat(a.Default, 'f', -1, 64), a.Parse)
 		fs.Var(values[i], flagval.FlagOf(a.Name), a.Usage)
 	}
 	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job, duplicate_rate, steps[STEP].duplicate_rate of a watched step, or with the delivery model deliveries_per_job, lost_work, completion_p50, _p95, _p99, failed_completion_p50, _p95 or _p99")

@@ -21,7 +21,6 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
-	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -459,16 +458,17 @@ func (w *Window) Set(s string) error {
 }
 
 // Values is a flag.Value for a sweep's axis: a value, a list or a range
-// (sweep.Parse), each value one Spec takes.
+// (sweep.Parse), each value one the axis takes.
 type Values struct {
-	Spec sweep.Spec
-	V    []float64
-	text string
+	// Parse reads the flag's text as the axis's values.
+	Parse func(string) ([]float64, error)
+	V     []float64
+	text  string
 }
 
-// NewValues is an axis flag at its default, def.
-func NewValues(def string, spec sweep.Spec) *Values {
-	v := &Values{Spec: spec}
+// NewValues is an axis flag at its default, def, whose text parse reads.
+func NewValues(def string, parse func(string) ([]float64, error)) *Values {
+	v := &Values{Parse: parse}
 	if err := v.Set(def); err != nil {
 		panic(err) // a default that does not parse is a programming error
 	}
@@ -483,7 +483,7 @@ func (v *Values) String() string {
 }
 
 func (v *Values) Set(s string) error {
-	vals, err := sweep.Parse(s, v.Spec)
+	vals, err := v.Parse(s)
 	if err != nil {
 		return err
 	}

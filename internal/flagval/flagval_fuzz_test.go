@@ -94,7 +94,9 @@ var flagValues = []struct {
 		return &flagval.Name[delivery.CrashPoint]{Parse: delivery.ParseCrashPoint, Text: delivery.CrashPoint.String}
 	}, func(flag.Value) error { return nil }},
 	{"sweep's -attempts", func() flag.Value {
-		return flagval.NewValues("3", sweep.Spec{Kind: sweep.Whole, Min: 1, Max: sim.MaxAttempts})
+		return flagval.NewValues("3", func(s string) ([]float64, error) {
+			return sweep.Parse(s, sweep.Spec{Kind: sweep.Whole, Min: 1, Max: sim.MaxAttempts})
+		})
 	}, func(v flag.Value) error {
 		for _, x := range v.(*flagval.Values).V {
 			if err := sim.CheckAttempts(int(x)); err != nil || x != float64(int(x)) {
@@ -103,7 +105,9 @@ var flagValues = []struct {
 		}
 		return nil
 	}},
-	{"sweep's -p-fail", func() flag.Value { return flagval.NewValues("0.01", sweep.Spec{Kind: sweep.Probability}) }, func(v flag.Value) error {
+	{"sweep's -p-fail", func() flag.Value {
+		return flagval.NewValues("0.01", func(s string) ([]float64, error) { return sweep.Parse(s, sweep.Spec{Kind: sweep.Probability}) })
+	}, func(v flag.Value) error {
 		for _, x := range v.(*flagval.Values).V {
 			if err := provider.CheckProbability(x); err != nil {
 				return err
