@@ -3,8 +3,6 @@ package retrysim
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/human"
@@ -38,18 +36,6 @@ type PresetRun struct {
 // a command refuses it rather than drop it.
 func (p Preset) Reads() []string {
 	return []string{"jobs", "attempts", "seed", "rng", "engine", "workers"}
-}
-
-// Refuses says why a command's flag called name may not go with the
-// preset, or "" if it may: the preset's own flag, the settings it Reads and
-// the output flags (format, o, width) its cases are printed through go
-// with it; any other sets what the preset fixes itself.
-func (p Preset) Refuses(name string) string {
-	reads := append(p.Reads(), "format", "o", "width")
-	if name == "preset" || slices.Contains(reads, name) {
-		return ""
-	}
-	return fmt.Sprintf("-preset %s runs its own fixed cases and reads only -%s", p.Name, strings.Join(reads, ", -"))
 }
 
 // Run runs the preset's cases.

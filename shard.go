@@ -70,7 +70,7 @@ func (e Experiment) checkShard(index, count int) error {
 	case e.Replicates > 1:
 		return fieldErr("shard", "replicates cannot be split into shards; shard each replicate's seed instead")
 	case count > 1 && g.Sequential:
-		return fieldErr("shard", "%s has one stream for all jobs, so its runs cannot be split; use -rng pcg", g.Name)
+		return fieldErr("shard", "%s has one stream for all jobs, so its runs cannot be split; use generator pcg", g.Name)
 	}
 	return nil
 }
@@ -143,7 +143,7 @@ func ReadShard(path string) (stats.Shard, error) {
 		return stats.Shard{}, err
 	}
 	if !info.Mode().IsRegular() {
-		return stats.Shard{}, fmt.Errorf("%s: not a regular file (%s); a shard is a file written by retrysim -shard", path, fileKind(info.Mode()))
+		return stats.Shard{}, fmt.Errorf("%s: not a regular file (%s); a shard is a file WriteShard writes", path, fileKind(info.Mode()))
 	}
 	sh, err := stats.ReadShard(f)
 	if err != nil {

@@ -469,7 +469,7 @@ var jobKeys = []string{"name", "noun", "steps", "watched", "watched_label", "que
 // reads: every setting given is read or refused, as every flag is.
 func (l Loaded) CheckJob() error {
 	if l.jobKey == "" {
-		return &Error{File: l.file, Line: 1, Field: "steps", Msg: "missing; the file describes only a fleet, which retrysim fleet -scenario reads"}
+		return &Error{File: l.file, Line: 1, Field: "steps", Msg: "missing; the file describes only a fleet, whose fleet section only a fleet reads"}
 	}
 	if l.Fleet != nil {
 		return &Error{File: l.file, Line: l.fleetLine, Field: "fleet", Msg: "only retrysim fleet reads it; give this command a file without it"}

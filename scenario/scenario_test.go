@@ -232,7 +232,7 @@ func TestJobAndFleet(t *testing.T) {
 		jobErr, fleetErr string // "" when the check passes
 	}{
 		{"job", jobSrc, "", "s.yaml:1: fleet: missing; retrysim fleet reads the policy and hedges from the fleet section"},
-		{"fleet", fleetSrc, "s.yaml:1: steps: missing; the file describes only a fleet, which retrysim fleet -scenario reads", ""},
+		{"fleet", fleetSrc, "s.yaml:1: steps: missing; the file describes only a fleet, whose fleet section only a fleet reads", ""},
 		{"both", jobSrc + fleetSrc, "s.yaml:5: fleet: only retrysim fleet reads it; give this command a file without it",
 			"s.yaml:1: name: describes a job, which retrysim fleet does not read; give it a file with only a fleet section"},
 		{"fleet then queue", fleetSrc + "watched: a\nsteps: [{name: a}]\nqueue: {store: claim}\n", "s.yaml:1: fleet: only retrysim fleet reads it",

@@ -114,7 +114,7 @@ func stepsLeftOut(data []byte) error {
 	if json.Unmarshal(data, &file) != nil || file.Model == nil {
 		return nil // the decoder has said what is wrong, or there is no model
 	}
-	const keep = "a step that keeps the run's leaves the field out, as -shard writes it"
+	const keep = "a step that keeps the run's leaves the field out, as a shard's writer does"
 	for i, st := range file.Model.Steps {
 		for _, f := range []struct {
 			name, what string

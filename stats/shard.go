@@ -111,7 +111,7 @@ func strictKeys(data []byte) error {
 			if n := len(stack); n > 0 && stack[n-1].wantKey {
 				top := &stack[n-1]
 				if strings.IndexFunc(t, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '_') }) >= 0 {
-					return fmt.Errorf("key %q: field names are lower case, as -shard writes them", t)
+					return fmt.Errorf("key %q: field names are lower case, as a shard's writer writes them", t)
 				}
 				if top.seen[t] {
 					return fmt.Errorf("key %q is given twice in one object", t)

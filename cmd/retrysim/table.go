@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
@@ -81,7 +83,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if preset.V != "" {
 		p, _ := api.LookupPreset(preset.V)
-		if err := flagval.Refuse(fs, p.Refuses); err != nil {
+		if err := flagval.Refuse(fs, presetRefuses(p)); err != nil {
 			return err
 		}
 		cases, err := p.Run(ctx, api.PresetRun{Jobs: int64(jobs), Attempts: attempts.V, Seed: uint64(c.Seed),
@@ -189,6 +191,20 @@ func refuseUnreadKeys(file *scenario.Loaded, fs *flag.FlagSet, unread map[string
 		return flagval.Usage(fmt.Errorf("-scenario %w", err))
 	}
 	return nil
+}
+
+// presetRefuses says why the flag called name may not go with the preset
+// p, or "" if it may: -preset, the settings p Reads and the output flags
+// (format, o, width) its cases are printed through go with it; any other
+// sets what the preset fixes itself.
+func presetRefuses(p api.Preset) func(name string) string {
+	return func(name string) string {
+		reads := append(p.Reads(), "format", "o", "width")
+		if name == "preset" || slices.Contains(reads, name) {
+			return ""
+		}
+		return fmt.Sprintf("-preset %s runs its own fixed cases and reads only -%s", p.Name, strings.Join(reads, ", -"))
+	}
 }
 
 // shardRefuses names, with -shard, the flags that belong to merge (a
