@@ -90,11 +90,11 @@ func TestEngineAndShardFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"-engine", "fast"}, `-engine: unknown engine "fast" (want auto, plain or skip)`},
-		{[]string{"-engine", "skip", "-rng", "mulberry32"}, "-engine: skip cannot replay mulberry32's single stream draw by draw"},
+		{[]string{"-engine", "skip", "-rng", "mulberry32"}, "-engine: skip cannot replay mulberry32's single stream draw by draw; use -engine plain, or -rng pcg\n"},
 		{[]string{"-shard", "8/8"}, `-shard: "8/8" is not a slice i/n with 0 <= i < n <= 1000000`},
 		{[]string{"-shard", "1/"}, `-shard: "1/" is not a slice`},
 		{[]string{"-shard", "1/4x"}, `-shard: "1/4x" is not a slice`},
-		{[]string{"-shard", "1/4", "-rng", "mulberry32"}, "-shard: mulberry32 has one stream for all jobs"},
+		{[]string{"-shard", "1/4", "-rng", "mulberry32"}, "-shard: mulberry32 has one stream for all jobs, so its runs cannot be split; use -rng pcg\n"},
 		{[]string{"-shard", "1/4", "-ci"}, "-ci: -shard writes raw json for merge; give -ci to retrysim merge instead"},
 		{[]string{"-shard", "1/4", "-replicates", "3"}, "-shard: replicates cannot be split"},
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -165,7 +166,31 @@ func LibraryError(err error, byName ...string) error {
 			flags[i] = "-" + FlagOf(f)
 		}
 	}
-	return Usage(fmt.Errorf("%s: %s", strings.Join(flags, " x "), msg))
+	return Usage(fmt.Errorf("%s: %s", strings.Join(flags, " x "), hintFlags(msg)))
+}
+
+// hintSettings are the settings a library error's hint ("; use engine
+// plain, or generator pcg") names, with their flags.
+var hintSettings = map[string]string{"engine": "-engine", "generator": "-rng"}
+
+// hintWord is a word of a hint followed by its value.
+var hintWord = regexp.MustCompile(`\b([a-z_]+) `)
+
+// hintFlags is msg with the settings its hint, after "; use ", names given
+// as their flags: "use engine plain, or generator pcg" is "use -engine
+// plain, or -rng pcg".
+func hintFlags(msg string) string {
+	i := strings.LastIndex(msg, "; use ")
+	if i < 0 {
+		return msg
+	}
+	i += len("; use ")
+	return msg[:i] + hintWord.ReplaceAllStringFunc(msg[i:], func(w string) string {
+		if f, ok := hintSettings[strings.TrimSuffix(w, " ")]; ok {
+			return f + " "
+		}
+		return w
+	})
 }
 
 // UnreadFlags is the library's unread settings (Experiment.Unread, keyed

@@ -58,6 +58,10 @@ func TestLibraryError(t *testing.T) {
 		{&api.FieldError{Field: "queue.lease", Msg: "bad"}, "-set queue.lease: bad"}, // given by name
 		{&api.FieldError{Field: "scenario.steps[2].p_fail", Msg: "bad"}, "-scenario: steps[2].p_fail: bad"},
 		{fmt.Errorf("point 3: %w", &api.FieldError{Field: "jobs", Msg: "bad"}), "-jobs: bad"},
+		// A hint names the settings to use by their flags, and only the hint.
+		{&api.FieldError{Field: "engine", Msg: "engine skip cannot; use engine plain, or generator pcg"}, "-engine: engine skip cannot; use -engine plain, or -rng pcg"},
+		{&api.FieldError{Field: "shard", Msg: "generator x cannot; use generator pcg"}, "-shard: generator x cannot; use -rng pcg"},
+		{&api.FieldError{Field: "engine", Msg: "no; use engine plain or auto"}, "-engine: no; use -engine plain or auto"},
 	} {
 		err := LibraryError(tt.err, "queue.lease")
 		if _, usage := err.(UsageError); !usage || err.Error() != tt.want {
