@@ -143,7 +143,7 @@ func ReadShard(path string) (stats.Shard, error) {
 		return stats.Shard{}, err
 	}
 	if !info.Mode().IsRegular() {
-		return stats.Shard{}, fmt.Errorf("%s: not a regular file (%s); a shard is a file WriteShard writes", path, fileKind(info.Mode()))
+		return stats.Shard{}, fmt.Errorf("%s: not a regular file (%s), which a shard is", path, fileKind(info.Mode()))
 	}
 	sh, err := stats.ReadShard(f)
 	if err != nil {

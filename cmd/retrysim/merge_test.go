@@ -347,8 +347,8 @@ func TestMergeRefusesHugeAndIrregularFiles(t *testing.T) {
 	huge := appendTo(t, one, strings.Repeat(" ", stats.MaxShardBytes))
 	for _, tt := range []struct{ file, want string }{
 		{huge, filepath.Base(huge) + ": larger than the 4 MiB a shard may be"},
-		{t.TempDir(), "not a regular file (a directory)"},
-		{os.DevNull, os.DevNull + ": not a regular file (a device)"},
+		{t.TempDir(), ": not a regular file (a directory), which a shard is\n"},
+		{os.DevNull, "retrysim: merge: " + os.DevNull + ": not a regular file (a device), which a shard is\n"},
 	} {
 		_, errOut, code := retrysim(t, "merge", tt.file)
 		if code != 2 || !strings.Contains(errOut, tt.want) || strings.Count(errOut, "\n") != 1 {
