@@ -167,7 +167,6 @@ func (e Experiment) Check() error {
 	if len(e.Strategies) == 0 {
 		return fieldErr("strategies", "none given")
 	}
-	var ids []string
 	for i, s := range e.Strategies {
 		if s == nil {
 			return fieldErr("strategies", "[%d] is nil", i)
@@ -186,12 +185,13 @@ func (e Experiment) Check() error {
 				return fieldErr("strategies", "[%d] keys: %v", i, err)
 			}
 		}
-		// A row a strategy: a strategy given twice would print its row twice.
-		id := strategyID(s)
-		if slices.Contains(ids, id) {
+	}
+	// A row a strategy: a strategy given twice would print its row twice.
+	ids, _ := rowNames(e.Strategies)
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
 			return fieldErr("strategies", "%q is listed twice", id)
 		}
-		ids = append(ids, id)
 	}
 	if d := e.Delivery; d != nil {
 		return schema.Within("queue", d.Check())
@@ -234,6 +234,33 @@ func ParseStrategies(ids []string, attempts int) ([]strategy.Strategy, error) {
 		out[i] = r
 	}
 	return out, nil
+}
+
+// rowNames are the row IDs and labels of strategies: strategyID's and
+// Name's, except that strategy.Retry values that differ only in their
+// Attempts (and so share an ID) each get an ID and a label naming their
+// attempts ("step-nokey-5attempts", "Retry each step, no key, 5 attempts"),
+// so that their rows are told apart. (The strategies are not compared with
+// ==, which panics on one holding a func, as a strategy.Straight does.)
+func rowNames(ss []strategy.Strategy) (ids, labels []string) {
+	ids, labels = make([]string, len(ss)), make([]string, len(ss))
+	for i, s := range ss {
+		if s != nil {
+			ids[i], labels[i] = strategyID(s), s.Name()
+		}
+	}
+	for i, s := range ss {
+		r, ok := s.(strategy.Retry)
+		if !ok || r.Label != "" || !slices.ContainsFunc(ss, func(o strategy.Strategy) bool {
+			x, ok := o.(strategy.Retry)
+			return ok && x.Label == "" && x.Attempts != r.Attempts && strategyID(x) == ids[i]
+		}) {
+			continue
+		}
+		ids[i] = fmt.Sprintf("%s-%dattempts", ids[i], r.Attempts)
+		labels[i] = fmt.Sprintf("%s, %d attempts", labels[i], r.Attempts)
+	}
+	return ids, labels
 }
 
 // strategyID is the short name of a strategy in reports: scope-keys[-skip]
@@ -359,8 +386,9 @@ type expecter interface {
 // row a strategy, with each strategy's closed form.
 func (e Experiment) newReport() Report {
 	rep := Report{Params: e.Params(), Rows: make([]Row, len(e.Strategies))}
+	ids, labels := rowNames(e.Strategies)
 	for i, s := range e.Strategies {
-		rep.Rows[i] = Row{ID: strategyID(s), Label: s.Name()}
+		rep.Rows[i] = Row{ID: ids[i], Label: labels[i]}
 		if x, ok := s.(expecter); ok && e.Delivery == nil {
 			ex := x.Expect(e.Scenario)
 			rep.Rows[i].Expected = &ex

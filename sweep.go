@@ -273,32 +273,18 @@ func withAttempts(strategies []strategy.Strategy, attempts int) []strategy.Strat
 	return out
 }
 
-// named are the sweep's strategies with their row IDs: strategyID's, and
-// for strategy.Retry values that differ only in their Attempts (so share
-// an ID), the ID and a label naming the attempts, so that their rows are
-// told apart and Experiment.Check does not refuse them as the same;
-// relabelled says whether there were any. (The strategies are not compared
-// with ==, which panics on one holding a func, as a strategy.Straight does.)
+// named are the sweep's strategies with their row IDs (rowNames'), those
+// strategy.Retry values that differ only in their Attempts labelled with
+// them, so that their rows are told apart at every point; relabelled says
+// whether there were any.
 func (s Sweep) named() (out []strategy.Strategy, ids []string, relabelled bool) {
+	ids, labels := rowNames(s.Strategies)
 	out = slices.Clone(s.Strategies)
-	ids = make([]string, len(out))
 	for i, st := range out {
-		if st != nil {
-			ids[i] = strategyID(st)
+		if r, ok := st.(strategy.Retry); ok && r.Label == "" && labels[i] != r.Name() {
+			r.Label = labels[i]
+			out[i], relabelled = r, true
 		}
-	}
-	for i, st := range out {
-		r, ok := st.(strategy.Retry)
-		if !ok || r.Label != "" || !slices.ContainsFunc(s.Strategies, func(o strategy.Strategy) bool {
-			x, ok := o.(strategy.Retry)
-			return ok && x.Label == "" && x != r && strategyID(x) == ids[i] && x.Attempts != r.Attempts
-		}) {
-			continue
-		}
-		r.Label = fmt.Sprintf("%s, %d attempts", r.Name(), r.Attempts)
-		out[i] = r
-		ids[i] = fmt.Sprintf("%s-%dattempts", ids[i], r.Attempts)
-		relabelled = true
 	}
 	return out, ids, relabelled
 }
