@@ -82,3 +82,57 @@ func TestSplittingAgreesWithChain(t *testing.T) {
 		t.Errorf("splitting %.4g ± %.2g is more than %.2f standard errors from the chain's %.4g", mean, se, crit, p)
 	}
 }
+
+// TestSplittingLowEffortUnbiased guards fixed-effort splitting against a
+// bias that only low effort shows (entrance states not distributed as the
+// chain's, a path counted twice or dropped, a copy sharing state with its
+// parent): at lowEffort paths a level, few enough that the estimate is
+// often far below the truth, the mean of lowRuns independent estimates
+// must still be within Student's t quantile at a false-failure rate of
+// 1e-4 (two-sided, lowRuns-1 degrees of freedom) of their standard error
+// from the chain's value, for the orbit reaching lowTarget within
+// lowHorizon seconds (about 0.002). A handful of such runs is not enough:
+// their spread understates the estimator's, which is skewed (see
+// docs/fleet.md).
+func TestSplittingLowEffortUnbiased(t *testing.T) {
+	const (
+		lowTarget  = 6
+		lowHorizon = 20.0
+		lowEffort  = 50
+		lowRuns    = 300
+	)
+	m := splitModel
+	m.Orbit = lowTarget
+	c, err := Build(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Hit(c.Empty(), 0, lowHorizon, func(s fleet.MarkovState) bool { return s.Orbit >= lowTarget })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := m.Config(lowHorizon + 1)
+	levels := make([]int, lowTarget)
+	for i := range levels {
+		levels[i] = i + 1
+	}
+	sp := fleet.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: levels,
+		Horizon: lowHorizon, Effort: lowEffort, Seed: 1}
+	ests, err := sp.Repeat(context.Background(), &cfg, lowRuns, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum, sum2 float64
+	for _, est := range ests {
+		sum += est.P
+		sum2 += est.P * est.P
+	}
+	n := float64(lowRuns)
+	mean := sum / n
+	se := math.Sqrt((sum2 - sum*sum/n) / (n - 1) / n)
+	crit := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(1 - 1e-4/2)
+	t.Logf("chain %.4g, mean of %d splittings of %d paths a level %.4g ± %.2g (z %+.2f, bound %.2f)", p, lowRuns, lowEffort, mean, se, (mean-p)/se, crit)
+	if math.Abs(mean-p) > crit*se {
+		t.Errorf("splitting's mean %.4g ± %.2g is more than %.2f standard errors from the chain's %.4g", mean, se, crit, p)
+	}
+}
