@@ -22,8 +22,8 @@ type agreeCase struct {
 	settle, recoverBy float64
 }
 
-// agreeCases span one to three workers, queues of 0 to 4, retry
-// probabilities 0.5 to 1, failures, and loads from idle to overloaded; their
+// agreeCases (16 configurations) span one to three workers, queues of 0 to
+// 4, retry probabilities 0.5 to 1, failures, and loads from idle to overloaded; their
 // thresholds put each probability well inside (0, 1).
 var agreeCases = []agreeCase{
 	{Model{Rate: 0.5, Peak: 3, From: 2, To: 6, Workers: 1, Queue: 0, ServiceRate: 1.5, TimeoutRate: 0.5, RetryProb: 0.5, BackoffRate: 1, Orbit: 3}, 2, 1, 2, 10},
@@ -34,6 +34,14 @@ var agreeCases = []agreeCase{
 	{Model{Rate: 0.4, Peak: 2, From: 1, To: 6, Workers: 1, Queue: 4, ServiceRate: 1, TimeoutRate: 0.4, RetryProb: 1, BackoffRate: 0.4, Orbit: 5}, 3, 3, 2, 16},
 	{Model{Rate: 0.8, Peak: 3.5, From: 2, To: 5, Workers: 2, Queue: 1, ServiceRate: 1.2, PFail: 0.2, TimeoutRate: 0.8, RetryProb: 0.75, BackoffRate: 1.5, Orbit: 3}, 2, 2, 1, 8},
 	{Model{Rate: 2, Peak: 4, From: 1, To: 3, Workers: 3, Queue: 2, ServiceRate: 0.8, TimeoutRate: 0.6, RetryProb: 0.9, BackoffRate: 1.2, Orbit: 5}, 4, 4, 2, 12},
+	{Model{Rate: 0.3, Peak: 2.5, From: 1, To: 4, Workers: 1, Queue: 1, ServiceRate: 0.8, TimeoutRate: 0.6, RetryProb: 0.9, BackoffRate: 0.6, Orbit: 4}, 2, 1, 2, 12},
+	{Model{Rate: 0.9, Peak: 3, From: 2, To: 5, Workers: 2, Queue: 0, ServiceRate: 1, PFail: 0.3, TimeoutRate: 0.5, RetryProb: 0.6, BackoffRate: 1, Orbit: 4}, 2, 2, 2, 10},
+	{Model{Rate: 1.1, Peak: 4.5, From: 1, To: 3, Workers: 2, Queue: 4, ServiceRate: 1.3, TimeoutRate: 0.35, RetryProb: 0.85, BackoffRate: 0.6, Orbit: 6}, 4, 3, 2, 14},
+	{Model{Rate: 1.8, Peak: 5, From: 2, To: 4, Workers: 3, Queue: 1, ServiceRate: 0.9, TimeoutRate: 0.7, RetryProb: 0.5, BackoffRate: 2, Orbit: 3}, 2, 4, 1, 8},
+	{Model{Rate: 0.7, Peak: 2, From: 1, To: 7, Workers: 1, Queue: 3, ServiceRate: 1.1, PFail: 0.05, TimeoutRate: 0.25, RetryProb: 0.95, BackoffRate: 0.3, Orbit: 6}, 3, 3, 3, 16},
+	{Model{Rate: 1.4, Peak: 3.5, From: 1, To: 4, Workers: 2, Queue: 3, ServiceRate: 1.1, TimeoutRate: 0.45, RetryProb: 0.7, BackoffRate: 0.9, Orbit: 5}, 3, 3, 2, 12},
+	{Model{Rate: 0.5, Peak: 4, From: 2, To: 4, Workers: 2, Queue: 2, ServiceRate: 0.7, PFail: 0.15, TimeoutRate: 0.55, RetryProb: 0.8, BackoffRate: 1.1, Orbit: 4}, 3, 2, 2, 12},
+	{Model{Rate: 2.5, Peak: 5.5, From: 1, To: 3, Workers: 3, Queue: 3, ServiceRate: 1, TimeoutRate: 0.5, RetryProb: 0.75, BackoffRate: 1.4, Orbit: 5}, 4, 5, 2, 12},
 }
 
 // chainValues are the chain's probabilities of a case's three events.
