@@ -41,7 +41,8 @@ func Check(cfgs []Config, opt Options) error {
 
 // Check refuses options Run cannot honour for runs of the given duration in
 // seconds: Replicates from 1 to MaxReplicates, and replicates x duration
-// within MaxSeriesSeconds; Workers not negative (0 means GOMAXPROCS).
+// within MaxSeriesSeconds; First and Workers not negative (0 workers means
+// GOMAXPROCS).
 func (o Options) Check(duration float64) error {
 	if o.Replicates < 1 || o.Replicates > MaxReplicates {
 		return &FieldError{Field: "replicates", Msg: fmt.Sprintf("%d is not from 1 to %d", o.Replicates, MaxReplicates)}
@@ -49,6 +50,9 @@ func (o Options) Check(duration float64) error {
 	if float64(o.Replicates)*math.Ceil(duration) > MaxSeriesSeconds {
 		return &FieldError{Field: "replicates", Msg: fmt.Sprintf("%d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter duration)",
 			o.Replicates, duration, float64(o.Replicates)*math.Ceil(duration), MaxSeriesSeconds)}
+	}
+	if o.First < 0 {
+		return &FieldError{Field: "first", Msg: fmt.Sprintf("%d is not 0 or more: a replicate's index", o.First)}
 	}
 	if o.Workers < 0 {
 		return &FieldError{Field: "workers", Msg: fmt.Sprintf("%d is not 0 (GOMAXPROCS) or more", o.Workers)}

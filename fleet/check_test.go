@@ -45,6 +45,7 @@ func TestRunChecksItsInput(t *testing.T) {
 		{"backoff kind 99", func(c *Config) { c.Client.Backoff.Kind = 99 }, one, "client.backoff.kind", "99 is not a backoff policy (want one of none, constant, "},
 		{"backoff cap 0", func(c *Config) { c.Client.Backoff = backoff.Policy{Kind: backoff.Exponential, Base: time.Second} }, one, "client.backoff.cap", "0 s caps every wait at 0; NoCap is no cap"},
 		{"workers -1", func(*Config) {}, Options{Replicates: 1, Workers: -1}, "workers", "-1 is not 0 (GOMAXPROCS) or more"},
+		{"first -1", func(*Config) {}, Options{Replicates: 1, First: -1}, "first", "-1 is not 0 or more: a replicate's index"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := small()
