@@ -51,12 +51,13 @@ Limits (checked before any work):
                 as bits); the states of one orbit size at most %d (a dense
                 block of that order is solved for each)
   steps         at most %d steps of uniformisation (about the largest rate
-                out of a state x -within)
+                out of a state x -within), and at most %g multiply-adds
+                (steps x the chain's transitions: a few seconds)
   splitting     -split-effort 1 to %d paths a level, -split-runs 2 to %d,
                 -split-horizon up to %d s
 
 Flags:
-`, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, fleet.MaxEffort, maxSplitRuns, fleet.MaxDuration-1)
+`, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), fleet.MaxEffort, maxSplitRuns, fleet.MaxDuration-1)
 
 // maxSplitRuns bounds -split-runs.
 const maxSplitRuns = 1000

@@ -44,6 +44,8 @@ func TestChainRefuses(t *testing.T) {
 	}{
 		{[]string{"-queue", "21"}, fmt.Sprintf("-queue: 21 places are more than the chain's %d", chain.MaxQueue)},
 		{[]string{"-capacity", "2", "-queue", "7", "-orbit", "3"}, "-capacity 2 -queue 7 -orbit 3: orbit size 0 has 768 states, more than 500 (MaxBlock)"},
+		// Under MaxSteps, but 2.6e10 multiply-adds (minutes) before MaxWork.
+		{[]string{"-capacity", "2", "-queue", "6", "-orbit", "40", "-within", "1h"}, "-within 3600 s: uniformisation would take 171532 steps over 150480 transitions, 2.58e+10 multiply-adds, more than 5e+08 (MaxWork)"},
 		{[]string{"-capacity", "1", "-queue", "6", "-orbit", "100"}, "-capacity 1 -queue 6 -orbit 100: the chain has more than 20000 states (MaxStates)"},
 		{[]string{"-shape", "ramp"}, "-shape: ramp is not piecewise constant"},
 		{[]string{"-within", "8000h"}, "-within 2.88e+07 s: uniformisation would take"},

@@ -21,11 +21,13 @@ import (
 // Limits on a chain, checked before any work: as it is built, the states
 // and the states of one orbit size (Mean and Before factor a dense block of
 // that order for each orbit size, in at most MaxStates x MaxBlock x 8 bytes,
-// 80 MB, and seconds); before a transient, the steps of uniformisation.
+// 80 MB, and seconds); before a transient, the steps of uniformisation and
+// its work, steps x transitions, each a multiply-add (a few seconds at most).
 const (
 	MaxStates = 20_000
 	MaxBlock  = 500
 	MaxSteps  = 10_000_000
+	MaxWork   = 500_000_000
 	// MaxQueue bounds Model.Queue: a state keeps the queue's calls, live or
 	// abandoned, as the bits of a word.
 	MaxQueue = 20

@@ -73,8 +73,12 @@ func (c *Chain) checkSteps(t0, t1 float64, absorbing []bool, before int) error {
 	if math.IsNaN(t0) || math.IsNaN(t1) || t0 < 0 || t1 < t0 || math.IsInf(t1, 1) {
 		return fmt.Errorf("times %g to %g are not finite with 0 <= from <= to", t0, t1)
 	}
-	if n := before + c.steps(t0, t1, absorbing); n > MaxSteps {
+	n := before + c.steps(t0, t1, absorbing)
+	if n > MaxSteps {
 		return fmt.Errorf("uniformisation would take %d steps, more than %d (MaxSteps): a shorter time or lower rates", n, MaxSteps)
+	}
+	if w := float64(n) * float64(c.Transitions()); w > MaxWork {
+		return fmt.Errorf("uniformisation would take %d steps over %d transitions, %.3g multiply-adds, more than %g (MaxWork): a shorter time, lower rates or a smaller chain", n, c.Transitions(), w, float64(MaxWork))
 	}
 	return nil
 }
