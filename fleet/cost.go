@@ -214,9 +214,6 @@ func windowBytes(c Config, requests, copies, client float64) (float64, string) {
 	return bytes + 2*entries*entry, path
 }
 
-// dur2 is s seconds as people write a duration (human.Seconds), for messages.
-func dur2(s float64) string { return human.Seconds(s) }
-
 // bounds is what every run and replicate of a Run can reach together.
 type bounds struct {
 	events, kept, running float64 // events in all, bytes kept to the end, bytes of the largest replicate running

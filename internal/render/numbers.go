@@ -55,8 +55,6 @@ var (
 	requestShare = numberStyle{scale: 100, decimals: 1, unit: "%", share: true}
 	// fleetMean is a mean over the fleet's replicates of a count or rate.
 	fleetMean = numberStyle{decimals: 1}
-	// recoverySeconds is how long the fleet took to recover.
-	recoverySeconds = numberStyle{decimals: 1, unit: " s"}
 	// totalsShare and totalsCalls are a fleet preset's totals: the share
 	// of requests that succeeded, and the calls a request.
 	totalsShare = numberStyle{scale: 100, decimals: 3, unit: "%", share: true}
