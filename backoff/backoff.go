@@ -1,8 +1,9 @@
 // Package backoff computes the wait between retry attempts, by the policies of
 // the AWS Architecture Blog's "Exponential Backoff And Jitter": none,
 // constant, exponential, full jitter, equal jitter and decorrelated jitter;
-// by gRPC's retry backoff; and by the fixed schedules of two job queues,
-// Sidekiq's and River's.
+// by gRPC's retry backoff; and by the default schedules of four job queues
+// and workflow engines: Sidekiq's, River's, Oban's and Temporal's activity
+// retry policy.
 //
 // Delays are pure functions of the attempt, the previous delay and a uniform
 // draw passed in, so tests check exact values and the simulator keeps its
@@ -42,12 +43,41 @@ const (
 	// the first) waits min(base x 2^n, cap) x random(0.8, 1.2), with
 	// backoffMultiplier 2.
 	GRPC
+	// Oban is Oban.Worker's default backoff (Oban v2.23.1,
+	// lib/oban/worker.ex backoff/1 and lib/oban/backoff.ex): after the
+	// failure of attempt a (from 1) the job waits t + trunc(0.1 x u x t)
+	// seconds, t = 15 + 2^a, u a uniform draw in [0, 1) (Backoff.exponential
+	// with min_pad 15, then Backoff.jitter in mode :inc, mult 0.1). Oban
+	// rescales a to round(a / max_attempts x 20) when max_attempts is above
+	// 20; this schedule is the one for max_attempts up to 20, its default
+	// among them.
+	Oban
+	// Temporal is Temporal's default activity retry policy (server v1.31.2,
+	// common/retrypolicy/retry_policy.go DefaultDefaultRetrySettings, the
+	// waits by common/backoff/retry.go ExponentialBackoffAlgorithm and
+	// service/history/workflow/retry.go nextBackoffInterval; sdk-go v1.48.0's
+	// RetryPolicy documents the same defaults): initial interval 1 s,
+	// backoff coefficient 2, maximum interval 100 x the initial, so retry n
+	// (from 0) waits min(100 s, 2^n s), with no jitter. Other intervals are
+	// the exponential policy with that base and cap.
+	Temporal
 )
 
 // Kinds is the enumeration of the policies, named as scenario files and reports spell them.
 func Kinds() schema.Enum[Kind] { return kinds }
 
-var kinds = schema.NewEnum[Kind]("backoff", "none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated", "sidekiq", "river", "grpc")
+var kinds = schema.NewEnum[Kind]("backoff", "none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated", "sidekiq", "river", "grpc", "oban", "temporal")
+
+// KindsDoc lists the policies by name, with the formula of gRPC's and of
+// each job queue's schedule: the one list the settings' docs print.
+func KindsDoc() string {
+	return "none, constant, exponential, full-jitter, equal-jitter, decorrelated, " +
+		"grpc (min(cap, base x 2^n) x random(0.8, 1.2) for retry n from 0, gRPC's A6 since 2024), " +
+		"or a job queue's schedule: sidekiq (c^4 + 15 + rand(10 x (c + 1)) s for retry c from 0, Sidekiq 8), " +
+		"river (n^4 s x random(0.9, 1.1) after the n-th error), " +
+		"oban (t + trunc(0.1 x random(0, 1) x t) s, t = 15 + 2^a, after the failure of attempt a from 1, Oban 2.23's default for up to 20 attempts) " +
+		"or temporal (min(100, 2^n) s for retry n from 0, no jitter, Temporal's default activity retry policy)"
+}
 
 // String names the kind as scenario files spell it.
 func (k Kind) String() string { return kinds.String(k) }
@@ -105,12 +135,16 @@ func Default() Policy {
 
 // Jittered reports whether Delay uses its draw.
 func (p Policy) Jittered() bool {
-	return p.Kind == FullJitter || p.Kind == EqualJitter || p.Kind == Decorrelated || p.Kind == GRPC || p.Kind.Schedule()
+	switch p.Kind {
+	case FullJitter, EqualJitter, Decorrelated, GRPC, Sidekiq, River, Oban:
+		return true
+	}
+	return false
 }
 
 // Schedule reports whether k is a job queue's fixed schedule, whose waits
 // are set in seconds by the attempt alone: it reads neither Base nor Cap.
-func (k Kind) Schedule() bool { return k == Sidekiq || k == River }
+func (k Kind) Schedule() bool { return k == Sidekiq || k == River || k == Oban || k == Temporal }
 
 // Unread says why a policy of kind k never reads its base, and why never
 // its cap, each "" when it does: none waits nothing, a schedule sets its
@@ -157,6 +191,8 @@ func (p Policy) Longest(n int) time.Duration {
 //	grpc          min(cap, base * 2^attempt) * (0.8 + 0.4u)
 //	sidekiq       a^4 + 15 + floor(10 * (a + 1) * u) seconds, a = attempt
 //	river         n^4 * (0.9 + 0.2u) seconds, n = attempt + 1
+//	oban          t + floor(0.1u * t) seconds, t = 15 + 2^min(attempt + 1, 100)
+//	temporal      min(100, 2^attempt) seconds
 //
 // A Cap of 0 is no cap, and the schedules have none: a wait past the
 // largest Duration (about 292 years) saturates to it. A kind that is not
@@ -192,6 +228,14 @@ func (p Policy) Delay(attempt int, prev time.Duration, u float64) time.Duration 
 	case River:
 		n := float64(attempt + 1)
 		d = n * n * n * n * (0.9 + 0.2*u) * float64(time.Second)
+	case Oban:
+		// Oban's attempt a is attempt + 1, its power clamped at max_pow
+		// 100; trunc(rand * mult * time) as Backoff.jitter computes it, in
+		// that order
+		t := 15 + math.Ldexp(1, min(attempt+1, 100))
+		d = (t + math.Trunc(u*0.1*t)) * float64(time.Second)
+	case Temporal:
+		d = math.Min(100, math.Ldexp(1, attempt)) * float64(time.Second)
 	}
 	if d >= math.MaxInt64 {
 		return math.MaxInt64

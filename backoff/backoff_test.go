@@ -8,6 +8,9 @@ import (
 
 const ms = time.Millisecond
 
+// almostOne is the largest draw below 1.
+var almostOne = math.Nextafter(1, 0)
+
 // Each policy against its definition in the AWS article, with fixed draws.
 func TestDelay(t *testing.T) {
 	base, cap := 100*ms, 2*time.Second
@@ -57,6 +60,36 @@ func TestDelay(t *testing.T) {
 		{River, 2, 0, 0, 72900 * ms},        // 81 x 0.9
 		{River, 2, 0, 0.75, 85050 * ms},     // 81 x (0.9 + 0.2 x 0.75)
 		{River, 999, 0, 0.5, math.MaxInt64}, // 1000^4 s saturates
+		// Oban v2.23.1, lib/oban/worker.ex: backoff/1 is
+		// Backoff.exponential(attempt, mult: 1, max_pow: 100, min_pad: 15)
+		// = 15 + 2^attempt, then Backoff.jitter(mode: :inc) = time +
+		// trunc(rand * 0.1 * time) (lib/oban/backoff.ex), with Oban's
+		// attempt (from 1) one more than the retry here.
+		{Oban, 0, 0, 0, 17 * time.Second},              // 15 + 2
+		{Oban, 0, 0, 0.999, 18 * time.Second},          // 17 + trunc(1.698)
+		{Oban, 1, 0, 0.5, 19 * time.Second},            // 19 + trunc(0.95)
+		{Oban, 4, 0, 0.5, 49 * time.Second},            // 47 + trunc(2.35)
+		{Oban, 4, 0, 0.999, 51 * time.Second},          // 47 + trunc(4.695)
+		{Oban, 9, 0, 0, 1039 * time.Second},            // 15 + 1024
+		{Oban, 9, 0, 0.999, 1142 * time.Second},        // 1039 + trunc(103.796)
+		{Oban, 18, 0, 0.999, 576680 * time.Second},     // 524303 + trunc(52377.87)
+		{Oban, 18, 0, almostOne, 576733 * time.Second}, // 524303 + 52430: "6 days and 16 hours"
+		{Oban, 99, 0, 0, math.MaxInt64},                // 15 + 2^100 s saturates
+		{Oban, 5000, 0, 0, math.MaxInt64},              // the power stops at max_pow 100
+		// Temporal's default activity retry policy (server v1.31.2,
+		// common/retrypolicy/retry_policy.go: InitialInterval 1 s,
+		// BackoffCoefficient 2, MaximumIntervalCoefficient 100;
+		// common/backoff/retry.go: initInterval x coefficient^(attempt - 1)
+		// for Temporal's attempt from 1, capped at the maximum interval, no
+		// jitter): base, cap and draw are not read.
+		{Temporal, 0, 0, 0, time.Second},
+		{Temporal, 0, 0, 0.999, time.Second},
+		{Temporal, 1, 0, 0.5, 2 * time.Second},
+		{Temporal, 5, 0, 0, 32 * time.Second},
+		{Temporal, 6, 0, 0.999, 64 * time.Second},
+		{Temporal, 7, 0, 0, 100 * time.Second}, // 128 s capped
+		{Temporal, 30, 0, 0.5, 100 * time.Second},
+		{Temporal, 998, 0, 0.5, 100 * time.Second},
 	}
 	for _, tt := range tests {
 		p := Policy{Kind: tt.kind, Base: base, Cap: cap}
@@ -72,7 +105,7 @@ func TestParseKind(t *testing.T) {
 			t.Errorf("ParseKind(%q) = %v, %v", n, k, err)
 		}
 	}
-	if _, err := ParseKind("linear"); err == nil || err.Error() != `unknown backoff "linear" (want one of none, constant, exponential, full-jitter, equal-jitter, decorrelated, sidekiq, river, grpc)` {
+	if _, err := ParseKind("linear"); err == nil || err.Error() != `unknown backoff "linear" (want one of none, constant, exponential, full-jitter, equal-jitter, decorrelated, sidekiq, river, grpc, oban, temporal)` {
 		t.Errorf("ParseKind(linear) error = %v", err)
 	}
 }
@@ -164,4 +197,135 @@ func TestUnreadIsWhatDelayNeverReads(t *testing.T) {
 			t.Errorf("%v: Unread says cap read %v (%q); Delay reads it: %v", k, got, capWhy, want)
 		}
 	}
+}
+
+// Oban's documentation of its default backoff (lib/oban/worker.ex, v2.23.1,
+// "Customizing Backoff"): "With the default backoff behavior and the
+// maximum amount of jitter, the 20th attempt will occur 6 days and 16
+// hours after the 19th attempt, and a total of 13 days and 8 hours after
+// the first attempt." The top wait after attempt a is t + floor(t / 10), t =
+// 15 + 2^a (0.1 x t is never whole, as 2^a ends in 2, 4, 6 or 8), written
+// here in whole seconds; Longest adds the same tops. Temporal's first ten
+// retries wait 1 + 2 + ... + 64 + 3 x 100 = 427 s, at any draw.
+func TestObanTemporalTotals(t *testing.T) {
+	var want int64
+	for a := int64(1); a <= 19; a++ {
+		top := 15 + int64(1)<<a
+		want += top + top/10
+	}
+	got := Policy{Kind: Oban}.Longest(19)
+	if got != time.Duration(want)*time.Second {
+		t.Errorf("oban: the 19 retries of max_attempts 20 wait at most %v; want %d s", got, want)
+	}
+	day := 24 * time.Hour
+	if lo, hi := 13*day+8*time.Hour, 13*day+9*time.Hour; got < lo || got >= hi {
+		t.Errorf("oban: %v in all, not the 13 days and 8 hours Oban documents", got)
+	}
+	if last := (Policy{Kind: Oban}).Delay(18, 0, almostOne); last < 6*day+16*time.Hour || last >= 6*day+17*time.Hour {
+		t.Errorf("oban: the wait before the 20th attempt is %v, not the 6 days and 16 hours Oban documents", last)
+	}
+	for _, u := range []float64{0, 0.5, almostOne} {
+		var sum time.Duration
+		for n := range 10 {
+			sum += Policy{Kind: Temporal}.Delay(n, 0, u)
+		}
+		if sum != 427*time.Second {
+			t.Errorf("temporal: ten retries at draw %v wait %v; want 427 s", u, sum)
+		}
+	}
+}
+
+// Jittered is true exactly for the kinds whose Delay changes with the draw:
+// over the first 30 retries, draws 0, 0.5 and almost 1.
+func TestJitteredIsWhatDelayReads(t *testing.T) {
+	for k := range Kind(len(Kinds().Names())) {
+		p := Policy{Kind: k, Base: 100 * ms, Cap: 20 * time.Second}
+		reads := false
+		for n := range 30 {
+			d := p.Delay(n, time.Second, 0)
+			reads = reads || d != p.Delay(n, time.Second, 0.5) || d != p.Delay(n, time.Second, almostOne)
+		}
+		if p.Jittered() != reads {
+			t.Errorf("%v: Jittered() = %v; Delay reads its draw: %v", k, p.Jittered(), reads)
+		}
+	}
+}
+
+// The new schedules are schedules: Unread names them, Check takes them
+// with any base and cap (the settings refuse those by Unread), and refuses
+// a kind past the last.
+func TestObanTemporalCheckUnread(t *testing.T) {
+	for _, tt := range []struct {
+		k    Kind
+		name string
+	}{{Oban, "oban"}, {Temporal, "temporal"}} {
+		if k, err := ParseKind(tt.name); err != nil || k != tt.k {
+			t.Errorf("ParseKind(%q) = %v, %v", tt.name, k, err)
+		}
+		if !tt.k.Schedule() {
+			t.Errorf("%s is not a schedule", tt.name)
+		}
+		want := "the " + tt.name + " schedule sets its own waits, in seconds by attempt"
+		if base, cap := tt.k.Unread(); base != want || cap != want {
+			t.Errorf("%s.Unread() = %q, %q; want %q twice", tt.name, base, cap, want)
+		}
+		if err := (Policy{Kind: tt.k, Base: 2 * time.Second, Cap: time.Second}).Check(); err != nil {
+			t.Errorf("%s with a cap below its base: Check() = %v; want nil, as for sidekiq", tt.name, err)
+		}
+	}
+	err := Policy{Kind: Temporal + 1}.Check()
+	if want := "policy: 11 is not a backoff (want one of none, constant, exponential, full-jitter, equal-jitter, decorrelated, sidekiq, river, grpc, oban, temporal)"; err == nil || err.Error() != want {
+		t.Errorf("Check of kind 11 = %v; want %q", err, want)
+	}
+}
+
+// Every policy waits 0 or more, whatever the retry up to the most attempts
+// any model allows (1,000), the draw and the previous wait; a schedule's
+// wait never shrinks from one retry to the next at one draw.
+func TestDelayNeverNegative(t *testing.T) {
+	prevs := []time.Duration{0, 100 * ms, 8760 * time.Hour, math.MaxInt64}
+	for k := range Kind(len(Kinds().Names())) {
+		p := Policy{Kind: k, Base: 100 * ms, Cap: 8760 * time.Hour}
+		for _, u := range []float64{0, 0.5, almostOne} {
+			var last time.Duration
+			for n := range 1000 {
+				for _, prev := range prevs {
+					if d := p.Delay(n, prev, u); d < 0 {
+						t.Fatalf("%v.Delay(%d, %v, %v) = %v", k, n, prev, u, d)
+					}
+				}
+				d := p.Delay(n, 0, u)
+				if k.Schedule() && d < last {
+					t.Fatalf("%v: retry %d waits %v at draw %v, less than retry %d's %v", k, n, d, u, n-1, last)
+				}
+				last = d
+			}
+		}
+	}
+}
+
+// FuzzDelay: no policy panics or waits less than 0, for any retry up to
+// 999, draw in [0, 1), base and cap up to 8760h (the settings' bound) and
+// previous wait.
+func FuzzDelay(f *testing.F) {
+	f.Add(uint8(9), uint16(3), 0.5, int64(100*ms), int64(2*time.Second), int64(0))
+	f.Add(uint8(10), uint16(999), 0.999, int64(0), int64(0), int64(math.MaxInt64))
+	f.Fuzz(func(t *testing.T, kind uint8, attempt uint16, u float64, base, cap, prev int64) {
+		if math.IsNaN(u) || u < 0 || u >= 1 {
+			return
+		}
+		bound := int64(8760 * time.Hour)
+		p := Policy{Kind: Kind(int(kind) % len(Kinds().Names())), Base: time.Duration(abs(base) % bound), Cap: time.Duration(abs(cap) % bound)}
+		if d := p.Delay(int(attempt)%1000, time.Duration(abs(prev)), u); d < 0 {
+			t.Fatalf("%+v.Delay(%d, %d, %v) = %v", p, attempt%1000, prev, u, d)
+		}
+	})
+}
+
+// abs is |x|, with the most negative int64 taken to 0.
+func abs(x int64) int64 {
+	if x < 0 {
+		return max(0, -x)
+	}
+	return x
 }

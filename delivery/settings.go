@@ -140,7 +140,7 @@ func init() { testhook.SetQueue(&settings) }
 
 var settings = []Setting{
 	oneOf("backoff", "backoff.policy", backoff.Kinds(), func(c *Config) *backoff.Kind { return &c.Backoff.Kind }).with(
-		"the `policy` of the wait between attempts: none, constant, exponential, full-jitter, equal-jitter, decorrelated, grpc (min(cap, base x 2^n) x random(0.8, 1.2) for retry n from 0, gRPC's A6 since 2024), or a job queue's schedule: sidekiq (c^4 + 15 + rand(10 x (c + 1)) s for retry c from 0, Sidekiq 8) or river (n^4 s x random(0.9, 1.1) after the n-th error)",
+		"the `policy` of the wait between attempts: "+backoff.KindsDoc(),
 		"full-jitter", nil),
 	duration("backoff.base", "backoff.base", func(c *Config) *time.Duration { return &c.Backoff.Base }).with(
 		"the backoff's base `duration`", "100ms", nil),

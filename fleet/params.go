@@ -82,7 +82,7 @@ func Params() []Param {
 		{Path: "client.attempts", Field: func(c *Config) any { return &c.Client.Attempts }, Lo: 1, Hi: MaxAttempts,
 			Usage: "`n` tries a request in all, the first included"},
 		{Path: "client.backoff.kind", Key: "backoff", Field: func(c *Config) any { return nameField(&c.Client.Backoff.Kind, backoff.ParseKind, backoff.Kind.String) },
-			Usage: "the `policy` of the wait before a retry: none, constant, exponential, full-jitter, equal-jitter, decorrelated, grpc (min(cap, base x 2^n) x random(0.8, 1.2) for retry n from 0, gRPC's A6 since 2024), or a job queue's schedule: sidekiq (c^4 + 15 + rand(10 x (c + 1)) s for retry c from 0, Sidekiq 8) or river (n^4 s x random(0.9, 1.1) after the n-th error)"},
+			Usage: "the `policy` of the wait before a retry: " + backoff.KindsDoc()},
 		{Path: "client.backoff.base", Key: "backoff-base", Field: func(c *Config) any { return &c.Client.Backoff.Base },
 			Usage: "the backoff's base `duration`"},
 		{Path: "client.backoff.cap", Key: "backoff-cap", Field: func(c *Config) any { return &c.Client.Backoff.Cap },
