@@ -22,7 +22,7 @@ func TestCheckEverySetting(t *testing.T) {
 		change func(*Config)
 		want   string
 	}{
-		{func(c *Config) { c.Backoff.Kind = 9 }, "backoff.policy: 9 is not a backoff (want one of none, constant, exponential, full-jitter, equal-jitter, decorrelated, sidekiq, river, grpc, oban, temporal)"},
+		{func(c *Config) { c.Backoff.Kind = 11 }, "backoff.policy: 11 is not a backoff (want one of none, constant, exponential, full-jitter, equal-jitter, decorrelated, sidekiq, river, grpc, oban, temporal)"},
 		{func(c *Config) { c.Backoff.Base = -time.Second }, "backoff.base: -1s is negative"},
 		{func(c *Config) { c.Backoff.Cap = 8761 * time.Hour }, "backoff.cap: 8761h is longer than the 8760h (365 days) a duration may be"},
 		{func(c *Config) { c.Backoff.Cap = 50 * time.Millisecond }, "backoff.cap: 50ms is below the base 100ms (0 means no cap)"},
