@@ -34,6 +34,7 @@ var computation = []string{
 	"github.com/retrysim/retrysim/stats",
 	"github.com/retrysim/retrysim/provider",
 	"github.com/retrysim/retrysim/backoff",
+	"github.com/retrysim/retrysim/jobqueue",
 }
 
 // presentation are the import path prefixes only internal/render may reach.

@@ -2,6 +2,7 @@ package backoff
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -328,4 +329,15 @@ func abs(x int64) int64 {
 		return max(0, -x)
 	}
 	return x
+}
+
+// KindsDoc, the list the settings' docs print, names every kind, each
+// followed by a comma or by its formula in parentheses.
+func TestKindsDocNamesEveryKind(t *testing.T) {
+	doc := KindsDoc()
+	for _, name := range Kinds().Names() {
+		if !strings.Contains(doc, name+", ") && !strings.Contains(doc, name+" (") {
+			t.Errorf("KindsDoc() does not name %q: %q", name, doc)
+		}
+	}
 }
