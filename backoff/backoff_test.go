@@ -127,6 +127,9 @@ func TestLongest(t *testing.T) {
 		{Policy{Kind: GRPC, Base: 100 * ms, Cap: 300 * ms}, 3, 720 * ms}, // (100 + 200 + 300) x 1.2
 		{Policy{Kind: Constant, Base: time.Duration(math.MaxInt64 / 2), Cap: time.Second}, 3, math.MaxInt64},
 		{Policy{Kind: FullJitter, Base: 100 * ms, Cap: 2 * time.Second}, 0, 0},
+		{Policy{Kind: Oban}, 2, 38 * time.Second},                     // (17 + 1) + (19 + 1)
+		{Policy{Kind: Temporal}, 9, 327 * time.Second},                // 1 + 2 + ... + 64 + 100 + 100
+		{Policy{Kind: Temporal}, 1000, (127 + 993*100) * time.Second}, // seven doublings, then 100 s each
 	} {
 		if got := tt.p.Longest(tt.n); got != tt.want {
 			t.Errorf("%v base %v cap %v: Longest(%d) = %v; want %v", tt.p.Kind, tt.p.Base, tt.p.Cap, tt.n, got, tt.want)
