@@ -32,10 +32,11 @@ type PresetRun struct {
 }
 
 // Reads are the settings a preset takes from its caller (PresetRun's
-// fields), by the command's flag names: any other is the preset's own, and
-// a command refuses it rather than drop it.
+// fields), named as an Experiment's settings are (FieldError's paths: jobs,
+// attempts, seed, generator, engine, workers): any other is the preset's
+// own, and a command refuses it rather than drop it.
 func (p Preset) Reads() []string {
-	return []string{"jobs", "attempts", "seed", "rng", "engine", "workers"}
+	return []string{"jobs", "attempts", "seed", "generator", "engine", "workers"}
 }
 
 // Run runs the preset's cases.

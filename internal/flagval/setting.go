@@ -150,8 +150,6 @@ func LibraryError(err error, byName ...string) error {
 	for i, f := range flags {
 		f = strings.TrimSuffix(f, ".policy") // queue.backoff.policy is -backoff
 		switch inner, inScenario := strings.CutPrefix(f, "scenario."); {
-		case f == "generator":
-			flags[i] = "-rng"
 		case f == "axes":
 			flags[i] = "-set"
 		case slices.Contains(byName, f):
@@ -226,7 +224,11 @@ func SetError(err error) error {
 }
 
 // FlagOf is the flag that gives the library's setting called name:
-// queue.backoff.base is -backoff-base, p_fail -p-fail.
+// queue.backoff.base is -backoff-base, p_fail -p-fail, and an
+// Experiment's generator -rng.
 func FlagOf(name string) string {
+	if name == "generator" {
+		return "rng"
+	}
 	return strings.NewReplacer(".", "-", "_", "-").Replace(strings.TrimPrefix(name, "queue."))
 }
