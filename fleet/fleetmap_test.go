@@ -73,7 +73,9 @@ func TestMapCheckNamesPaths(t *testing.T) {
 		{"short after", func(m *Map) { m.After = 5 * time.Second }, "after", nil, "5 s; want at least 10 s, one recovery window"},
 		{"negative from", func(m *Map) { m.From = -time.Second }, "from", nil, "-1 s; want 0 or more"},
 		{"zero length", func(m *Map) { m.Lengths = []time.Duration{0} }, "lengths", nil, "0 s; want above 0"},
-		{"a cell's arrivals", func(m *Map) { m.Rates, m.Heights, m.Lengths = []float64{1e6}, []float64{1e6}, []time.Duration{100 * time.Second} },
+		{"a cell's arrivals", func(m *Map) {
+			m.Rates, m.Heights, m.Lengths = []float64{1e6}, []float64{1e6}, []time.Duration{100 * time.Second}
+		},
 			"cells[no_backoff spike 100s to 1e+06 rate 1e+06].duration", nil, "240 s at up to 1e+06 requests a second is more than 1e+08 requests a replicate"},
 	} {
 		m := CollapseMap()
