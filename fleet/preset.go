@@ -120,7 +120,7 @@ const brookerRetryCode = "github.com/mbrooker/simulator_example retry_sim at com
 // attempts over its requests are at most 0.1). The server answers at once
 // and the timeout (60 s) never binds, as in the post.
 var brookerRetries = Preset{
-	Name: "brooker-retries",
+	Name:  "brooker-retries",
 	About: "17 x 4 runs",
 	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28, as its code " +
 		brookerRetryCode + " runs it: 100 clients x 10 requests a second, server failure rate 0 to 0.75 (his 17 rates), " +
@@ -440,7 +440,7 @@ var spikeHeights = [...]float64{50, 60, 70, 80, 90}
 // spikeHeights, 80 s, without keys and with the request's key on every
 // attempt. Runs are named "policy keys none|same peak H".
 var spikeRecovery = Preset{
-	Name: "spike-recovery",
+	Name:  "spike-recovery",
 	About: `12 x 2 x 5 runs named "policy keys none|same peak H"`,
 	Source: "brooker-collapse's server (latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, one client) " +
 		"at 40 requests a second with a spike to 50, 60, 70, 80 or 90 from t = 20 s for 5 s; every policy " +
