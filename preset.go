@@ -12,7 +12,10 @@ import (
 )
 
 // Preset is a fixed set of cases run instead of a comparison of strategies:
-// each case is its own configuration, and the report a row a case.
+// each case is its own configuration, and the report a row a case. It is
+// not fleet.Preset, a published study's fleet runs (Configs for fleet.Run):
+// its cases are Experiments of the job and delivery models, run by Run
+// with the few settings PresetRun takes from the caller.
 type Preset struct {
 	Name string
 	// Doc says what the preset runs, for a command's help.

@@ -9,7 +9,9 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 )
 
-// Preset is a named set of runs, with its source.
+// Preset is a named set of runs, with its source: the Configs a published
+// study ran, for Run. It is not retrysim.Preset, a fixed set of cases of
+// the job and delivery models that runs itself; this one only builds runs.
 type Preset struct {
 	Name, Source string
 	// About names the runs or counts them ("Runs sidekiq and river", "17 x
