@@ -205,8 +205,10 @@ func Signup() provider.Scenario { return provider.Signup(sweepDefaults[0], sweep
 type SettingDef struct {
 	// Name is the setting's name: p_fail, queue.backoff.base.
 	Name string
-	// Usage says what it means, as a flag's help: its argument's name in
-	// backquotes, as package flag reads it.
+	// Usage says what it means, its argument's name in backquotes, as
+	// package flag reads a flag's help; it names other settings by their
+	// names here (queue.store), which a command's help turns into its
+	// flags' names.
 	Usage string
 	// Default is the value a run has when the setting is not given (the
 	// sign-up's p_fail and lost_reply, delivery.Defaults' queue), of the

@@ -12,7 +12,10 @@ import (
 )
 
 // Preset is a fixed set of cases run instead of a comparison of strategies:
-// each case is its own configuration, and the report a row a case.
+// each case is its own configuration, and the report a row a case. It is
+// not fleet.Preset, a published study's fleet runs (Configs for fleet.Run):
+// its cases are Experiments of the job and delivery models, run by Run
+// with the few settings PresetRun takes from the caller.
 type Preset struct {
 	Name string
 	// Doc says what the preset runs, for a command's help.
@@ -32,10 +35,11 @@ type PresetRun struct {
 }
 
 // Reads are the settings a preset takes from its caller (PresetRun's
-// fields), by the command's flag names: any other is the preset's own, and
-// a command refuses it rather than drop it.
+// fields), named as an Experiment's settings are (FieldError's paths: jobs,
+// attempts, seed, generator, engine, workers): any other is the preset's
+// own, and a command refuses it rather than drop it.
 func (p Preset) Reads() []string {
-	return []string{"jobs", "attempts", "seed", "rng", "engine", "workers"}
+	return []string{"jobs", "attempts", "seed", "generator", "engine", "workers"}
 }
 
 // Run runs the preset's cases.

@@ -8,16 +8,17 @@ import (
 	"testing"
 )
 
-// A preset reads from its caller exactly PresetRun's fields, each by the
-// command's flag for it: a PresetRun field added without a name here, or a
-// name without a field, fails.
+// A preset reads from its caller exactly PresetRun's fields, each by its
+// setting's name (generator for Generator, as FieldError names it, not the
+// command's -rng): a PresetRun field added without a name here, or a name
+// without a field, fails.
 func TestPresetReads(t *testing.T) {
-	flags := map[string]string{"Jobs": "jobs", "Attempts": "attempts", "Seed": "seed", "Generator": "rng", "Engine": "engine", "Workers": "workers"}
+	flags := map[string]string{"Jobs": "jobs", "Attempts": "attempts", "Seed": "seed", "Generator": "generator", "Engine": "engine", "Workers": "workers"}
 	var want []string
 	for f := range reflect.TypeFor[PresetRun]().Fields() {
 		name, ok := flags[f.Name]
 		if !ok {
-			t.Errorf("PresetRun.%s has no flag here", f.Name)
+			t.Errorf("PresetRun.%s has no setting name here", f.Name)
 		}
 		want = append(want, name)
 	}

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
@@ -263,20 +264,20 @@ func rowNames(ss []strategy.Strategy) (ids, labels []string) {
 	return ids, labels
 }
 
-// strategyID is the short name of a strategy in reports: scope-keys[-skip]
-// for an unlabelled strategy.Retry (what strategy.Parse reads), the name
-// otherwise.
+// strategyID is the short name of a strategy in reports: scope-keys, or
+// scope-keys-skip, for an unlabelled strategy.Retry (what strategy.Parse
+// reads), the name otherwise.
 func strategyID(s strategy.Strategy) string {
 	r, ok := s.(strategy.Retry)
 	if !ok || r.Label != "" {
 		return s.Name()
 	}
-	id := [...]string{strategy.EachStep: "step", strategy.WholeJob: "job"}[r.Scope] + "-" +
-		[...]string{strategy.NoKeys: "nokey", strategy.FreshKeys: "newkey", strategy.SameKey: "samekey"}[r.Keys]
+	parts := []string{[...]string{strategy.EachStep: "step", strategy.WholeJob: "job"}[r.Scope],
+		[...]string{strategy.NoKeys: "nokey", strategy.FreshKeys: "newkey", strategy.SameKey: "samekey"}[r.Keys]}
 	if r.SkipFinished {
-		id += "-skip"
+		parts = append(parts, "skip")
 	}
-	return id
+	return strings.Join(parts, "-")
 }
 
 // config is the engine's configuration of replicate r, slice sh.

@@ -17,6 +17,8 @@ import (
 // queue.crash_at, queue.max_crashes, queue.repeat_delay; in a run of the
 // job model, every setting only the delivery model reads, with the reason
 // UnreadInJobModel). A setting unread for several reasons gets the first.
+// fleet.Config.Unread is the same rule for a fleet run, in the same shape
+// (paths to reasons).
 func (e Experiment) Unread() map[string]string {
 	unread := map[string]string{}
 	add := func(cond bool, why string, settings ...string) {

@@ -95,7 +95,9 @@ func (k *Kind) UnmarshalText(text []byte) error { return kinds.UnmarshalText(tex
 func ParseKind(s string) (Kind, error) { return kinds.Parse(s) }
 
 // Policy is a backoff policy with its base and cap. The zero value waits
-// nothing.
+// nothing. It is only the wait before a retry: whether a retry goes at
+// all is a step's attempts (provider.Policy) or a fleet client's guard
+// (fleet.Policy).
 type Policy struct {
 	Kind Kind
 	// Base is the first wait (the constant wait, for Constant).

@@ -24,8 +24,10 @@ type Setting struct {
 	// nested mapping: ttl, backoff.base, backoff.policy. Check's
 	// *schema.FieldError names it.
 	Key string
-	// Doc says what it means, as a flag's help: its argument's name in
-	// backquotes, as package flag reads it.
+	// Doc says what it means, its argument's name in backquotes, as package
+	// flag reads a flag's help; it names other settings by their full
+	// paths, as Override takes them (queue.store), which a command's help
+	// turns into its flags' names.
 	Doc string
 	// Kind is what values it takes.
 	Kind schema.Kind
@@ -161,7 +163,7 @@ var settings = []Setting{
 	duration("ttl", "ttl", func(c *Config) *time.Duration { return &c.TTL }).with(
 		"keys expire this `duration` after they are written (0: never)", "24h", nil),
 	duration("lease", "lease", func(c *Config) *time.Duration { return &c.Lease }).with(
-		"a lease holds this `duration` before another delivery may take it over, even from a live, slow holder (more than 0; -store lease only)",
+		"a lease holds this `duration` before another delivery may take it over, even from a live, slow holder (more than 0; queue.store lease only)",
 		"30s", func(c Config) error { return CheckLease(c.Lease) }),
 	duration("visibility", "visibility", func(c *Config) *time.Duration { return &c.Visibility }).with(
 		"the queue's visibility timeout: an unacked message comes back after this `duration`", "30s",
@@ -176,13 +178,13 @@ var settings = []Setting{
 	probability("repeat", "repeat", func(c *Config) *float64 { return &c.RepeatP }).with(
 		"`probability` that a request is sent twice", "0.01", nil),
 	latency("repeat_delay", "repeat_delay", func(c *Config) *provider.Latency { return &c.RepeatDelay }).with(
-		"the second copy arrives this `d` (or lognormal median:p99, median above 0) after the first; needs -repeat",
+		"the second copy arrives this `d` (or lognormal median:p99, median above 0) after the first; needs queue.repeat",
 		"{median: 2s, p99: 60s}", nil),
 	probability("crash", "crash", func(c *Config) *float64 { return &c.CrashP }).with(
-		"`probability` that a worker dies at -crash-at, each time a step passes it", "0.001", nil),
+		"`probability` that a worker dies at queue.crash_at, each time a step passes it", "0.001", nil),
 	oneOf("crash_at", "crash_at", crashPoints, func(c *Config) *CrashPoint { return &c.CrashAt }).with(
-		"the `point` where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack; needs -crash",
+		"the `point` where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack; needs queue.crash",
 		"after-key", nil),
 	whole("max_crashes", "max_crashes", 0, CrashesLimit, func(c *Config) *int { return &c.MaxCrashes }).with(
-		"at most `n` crashes a job, 0 to 1000 (0: no bound); needs -crash", "3", nil),
+		"at most `n` crashes a job, 0 to 1000 (0: no bound); needs queue.crash", "3", nil),
 }

@@ -3,9 +3,11 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Limits on a map, checked by Map.Check before any work.
@@ -110,36 +112,42 @@ func (m Map) Cells() []Config {
 }
 
 // Check refuses a map with an empty or too long axis, too many cells, a
-// run too short to judge, or a cell that Config.Check refuses.
+// run too short to judge, or a cell that Config.Check refuses, as a
+// *FieldError naming the map's field by its path: rates, heights,
+// lengths, policies, from or after; the four axes together (Fields) for
+// too many cells; and a cell's own setting under cells[NAME]
+// (cells[no_backoff spike 1s to 60 rate 10].duration).
 func (m Map) Check() error {
 	axes := []struct {
-		name string
+		path string
 		n    int
-	}{{"Rates", len(m.Rates)}, {"Heights", len(m.Heights)}, {"Lengths", len(m.Lengths)}, {"Policies", len(m.Policies)}}
+	}{{"policies", len(m.Policies)}, {"lengths", len(m.Lengths)}, {"heights", len(m.Heights)}, {"rates", len(m.Rates)}}
 	cells := 1
+	var paths []string
 	for _, a := range axes {
 		if a.n < 1 || a.n > MaxMapAxis {
-			return fmt.Errorf("%s: %d values; want 1 to %d", a.name, a.n, MaxMapAxis)
+			return &FieldError{Field: a.path, Msg: fmt.Sprintf("%d values; want 1 to %d", a.n, MaxMapAxis)}
 		}
 		cells *= a.n
+		paths = append(paths, a.path)
 	}
 	if cells > MaxMapCells {
-		return fmt.Errorf("%d cells (policies x lengths x heights x rates); at most %d", cells, MaxMapCells)
+		return &FieldError{Field: strings.Join(paths, " x "), Fields: paths, Msg: fmt.Sprintf("%d cells; at most %d", cells, MaxMapCells)}
 	}
 	if m.After < RecoveryWindow*time.Second {
-		return fmt.Errorf("After: %g s; want at least %d s, one recovery window", m.After.Seconds(), RecoveryWindow)
+		return &FieldError{Field: "after", Msg: fmt.Sprintf("%g s; want at least %d s, one recovery window", m.After.Seconds(), RecoveryWindow)}
 	}
 	if m.From < 0 {
-		return fmt.Errorf("From: %g s; want 0 or more", m.From.Seconds())
+		return &FieldError{Field: "from", Msg: fmt.Sprintf("%g s; want 0 or more", m.From.Seconds())}
 	}
 	for _, l := range m.Lengths {
 		if l <= 0 {
-			return fmt.Errorf("Lengths: %g s; want above 0", l.Seconds())
+			return &FieldError{Field: "lengths", Msg: fmt.Sprintf("%g s; want above 0", l.Seconds())}
 		}
 	}
 	for _, c := range m.Cells() {
 		if err := c.Check(); err != nil {
-			return fmt.Errorf("cell %s: %w", c.Name, err)
+			return schema.Within("cells["+c.Name+"]", err)
 		}
 	}
 	return nil

@@ -1,6 +1,8 @@
 package fleet
 
 import (
+	"errors"
+	"slices"
 	"testing"
 	"time"
 )
@@ -45,5 +47,42 @@ func TestCollapseMapCells(t *testing.T) {
 	m.After = 5 * time.Second
 	if err := m.Check(); err == nil {
 		t.Errorf("After 5 s: Check passed; want an error")
+	}
+}
+
+// TestMapCheckNamesPaths: each refusal of Map.Check is a *FieldError that
+// names the map's field by its path (the axes together for too many
+// cells), and a cell's own refusal under cells[NAME].
+func TestMapCheckNamesPaths(t *testing.T) {
+	many := make([]float64, MaxMapAxis)
+	for i := range many {
+		many[i] = float64(i + 1)
+	}
+	for _, tt := range []struct {
+		name   string
+		change func(m *Map)
+		field  string
+		fields []string
+		msg    string
+	}{
+		{"no rates", func(m *Map) { m.Rates = nil }, "rates", nil, "0 values; want 1 to 100"},
+		{"101 heights", func(m *Map) { m.Heights = append(many, 1) }, "heights", nil, "101 values; want 1 to 100"},
+		{"no policies", func(m *Map) { m.Policies = nil }, "policies", nil, "0 values; want 1 to 100"},
+		{"too many cells", func(m *Map) { m.Rates, m.Heights = many, many },
+			"policies x lengths x heights x rates", []string{"policies", "lengths", "heights", "rates"}, "40000 cells; at most 10000"},
+		{"short after", func(m *Map) { m.After = 5 * time.Second }, "after", nil, "5 s; want at least 10 s, one recovery window"},
+		{"negative from", func(m *Map) { m.From = -time.Second }, "from", nil, "-1 s; want 0 or more"},
+		{"zero length", func(m *Map) { m.Lengths = []time.Duration{0} }, "lengths", nil, "0 s; want above 0"},
+		{"a cell's arrivals", func(m *Map) {
+			m.Rates, m.Heights, m.Lengths = []float64{1e6}, []float64{1e6}, []time.Duration{100 * time.Second}
+		},
+			"cells[no_backoff spike 100s to 1e+06 rate 1e+06].duration", nil, "240 s at up to 1e+06 requests a second is more than 1e+08 requests a replicate"},
+	} {
+		m := CollapseMap()
+		tt.change(&m)
+		var fe *FieldError
+		if err := m.Check(); !errors.As(err, &fe) || fe.Field != tt.field || !slices.Equal(fe.Fields, tt.fields) || fe.Msg != tt.msg {
+			t.Errorf("%s: Check() = %#v; want a *FieldError %s %v: %s", tt.name, err, tt.field, tt.fields, tt.msg)
+		}
 	}
 }

@@ -9,12 +9,15 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 )
 
-// Preset is a named set of runs, with its source.
+// Preset is a named set of runs, with its source: the Configs a published
+// study ran, for Run. It is not retrysim.Preset, a fixed set of cases of
+// the job and delivery models that runs itself; this one only builds runs.
 type Preset struct {
 	Name, Source string
-	// About says what the runs are and what the fleet command prints of
-	// them, for its help; it leaves out the duration and replicates, which
-	// the help takes from the fields below.
+	// About names the runs or counts them ("Runs sidekiq and river", "17 x
+	// 4 runs"), for a command's help, which says itself how it prints them
+	// (from Totals, ByClients and Spikes) and takes the duration and
+	// replicates from the fields below.
 	About string
 	// Runs builds the runs for a duration.
 	Runs func(duration time.Duration) []Config
@@ -40,7 +43,7 @@ type Preset struct {
 // retry and doubling after (full jitter, no cap).
 var brookerCollapse = Preset{
 	Name:  "brooker-collapse",
-	About: "Runs ramp_no_backoff, ramp_backoff_and_jitter, spike_no_backoff and spike_backoff_and_jitter;",
+	About: "Runs ramp_no_backoff, ramp_backoff_and_jitter, spike_no_backoff and spike_backoff_and_jitter",
 	Source: "M. Brooker, \"Metastability and distributed systems\", brooker.co.za 2021 (simple collapse), as its code " +
 		"github.com/mbrooker/simulator_example simple_collapse_sim/sim.py at commit bbfe394 (2023-10-26) runs it: latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, 3 tries; " +
 		"ramp 80 - 1.6 |t - 25| a second, or 40 a second with 80 from t = 20 s for 5 s; no backoff, or uniform in [0, b], b = 20 s doubling",
@@ -119,11 +122,8 @@ const brookerRetryCode = "github.com/mbrooker/simulator_example retry_sim at com
 // attempts over its requests are at most 0.1). The server answers at once
 // and the timeout (60 s) never binds, as in the post.
 var brookerRetries = Preset{
-	Name: "brooker-retries",
-	About: "17 x 4 runs; prints a row a failure rate and policy (json and csv: failure_rate, policy, requests, succeeded, " +
-		"calls, summed over replicates); no -series; -plot draws success and calls a request against the failure rate, " +
-		"a line a policy, with 95% intervals over replicates; html is one page: success and calls a request as two tables " +
-		"(a row a failure rate, a column a policy) with their intervals, and that plot;",
+	Name:  "brooker-retries",
+	About: "17 x 4 runs",
 	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28, as its code " +
 		brookerRetryCode + " runs it: 100 clients x 10 requests a second, server failure rate 0 to 0.75 (his 17 rates), " +
 		"network 10 ms each way; no_retries, 4_tries (his three_retries: 3 retries, 4 tries in all), adaptive_10pct (token bucket r = 0.1, s = 5 per client, " +
@@ -139,7 +139,7 @@ var brookerRetries = Preset{
 // the fewer requests a client sends, the less its bucket or breaker learns.
 var brookerClients = Preset{
 	Name:  "brooker-clients",
-	About: "3 x 17 x 2 runs, printed as brooker-retries's with clients first;",
+	About: "3 x 17 x 2 runs",
 	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28, as its code " +
 		brookerRetryCode + " runs it: as brooker-retries, with 10, 100 and 1000 clients sharing 100 requests a second; " +
 		"adaptive_10pct and breaker_10pct",
@@ -242,7 +242,7 @@ func productionRuns(d time.Duration, prefix, bare string, client func(shared boo
 // awsStandard runs the AWS SDKs' standard retry mode on Brooker's retry load.
 var awsStandard = Preset{
 	Name:  "aws-standard",
-	About: "17 x 3 runs, printed as brooker-retries's;",
+	About: "17 x 3 runs",
 	Source: "The AWS SDKs' standard retry mode as aws-sdk-go-v2 v1.47.8 (aws/retry) sets it: 3 attempts; a retry quota of 500 tokens, " +
 		"a retry costing 5 (10 after a timeout), 1 back for every successful attempt and a successful retry's cost with it; " +
 		"wait u x min(2^a s, 20 s) before retry a = 1, 2; " +
@@ -257,7 +257,7 @@ var awsStandard = Preset{
 // Brooker's retry load.
 var grpcThrottling = Preset{
 	Name:  "grpc-throttling",
-	About: "17 x 3 runs, printed as brooker-retries's;",
+	About: "17 x 3 runs",
 	Source: "gRPC's retry policy and retry throttling, proposal A6 (\"gRPC Retry Design\", as amended in 2024, grpc/proposal#452; " +
 		"grpc-go v1.83.1), with its examples' values: maxAttempts 4, " +
 		"backoff min(0.1 s x 2^(n-1), 1 s) x random(0.8, 1.2) before retry n, retryThrottling maxTokens 10, tokenRatio 0.1; " +
@@ -308,7 +308,7 @@ func Resilience4jClient(shared bool) Client {
 // envoyPreset runs Envoy's retry defaults on Brooker's retry load.
 var envoyPreset = Preset{
 	Name:  "envoy-budget",
-	About: "17 x 3 runs, printed as brooker-retries's;",
+	About: "17 x 3 runs",
 	Source: "Envoy v1.39.0's router retry and cluster retry budget with their defaults: num_retries 1, back-off within [0, 25 ms), " +
 		"budget_percent 20%, min_retry_concurrency 3; on brooker-retries's load: no_budget, envoy_client (a budget per client), " +
 		"envoy_fleet (one Envoy for the fleet)",
@@ -321,7 +321,7 @@ var envoyPreset = Preset{
 // finaglePreset runs Finagle's default RetryBudget on Brooker's retry load.
 var finaglePreset = Preset{
 	Name:  "finagle-budget",
-	About: "17 x 3 runs, printed as brooker-retries's;",
+	About: "17 x 3 runs",
 	Source: "Finagle 24.5.0's default RetryBudget (RetryBudget.apply; \"Retry Budgets\", finagle.github.io 2016): 20% of requests, " +
 		"a reserve of 10 retries a second, deposits kept 10 s; with 3 retries and no backoff, on brooker-retries's load: " +
 		"no_budget, finagle_client (a budget per client), finagle_fleet (one shared by the fleet)",
@@ -335,7 +335,7 @@ var finaglePreset = Preset{
 // on Brooker's retry load.
 var resilience4jPreset = Preset{
 	Name:  "resilience4j-breaker",
-	About: "17 x 3 runs, printed as brooker-retries's;",
+	About: "17 x 3 runs",
 	Source: "resilience4j 2.4.0's defaults: Retry maxAttempts 3, waitDuration 500 ms; CircuitBreaker failureRateThreshold 50%, " +
 		"slidingWindowSize 100 calls, minimumNumberOfCalls 100, waitDurationInOpenState 60 s, permittedNumberOfCallsInHalfOpenState 10; " +
 		"on brooker-retries's load: no_breaker, r4j_client (a breaker per client), r4j_fleet (one shared by the fleet)",
@@ -364,7 +364,7 @@ func RiverClient() Client {
 // minutes. A job's call has a 60 s timeout, which never binds.
 var jobRetries = Preset{
 	Name:  "job-retries",
-	About: "Runs sidekiq and river, printed as brooker-collapse's;",
+	About: "Runs sidekiq and river",
 	Source: "Sidekiq 8's job retry (v8.1.7, lib/sidekiq/job_retry.rb: 25 retries, retry c from 0 waits c^4 + 15 + rand(10 x (c + 1)) s) and " +
 		"River's (v0.43.0, DefaultClientRetryPolicy: n^4 s x random(0.9, 1.1) after the n-th error, MaxAttempts 25): 10 jobs a second for 1200 s calling a service " +
 		"of 0.1 s that fails 1% of calls and is down from 300 s to 600 s",
@@ -412,7 +412,7 @@ func SREThrottleClient(shared bool) Client {
 // client as Brooker's do. 4 replicates, so each point has an interval.
 var retryPolicies = Preset{
 	Name:  "retry-policies",
-	About: "17 x 10 runs, printed as brooker-retries's; -plot draws the figure;",
+	About: "17 x 10 runs",
 	Source: "brooker-retries's load and its four clients, with beside them, each per client: aws_standard, grpc_throttling, " +
 		"envoy_budget, finagle_budget and r4j_breaker (as the presets of those names run them) and sre_throttle " +
 		"(the SRE book's adaptive throttling, 2016: K = 2 over 2 minutes, accepts every reply but an overload rejection; with 3 retries)",
@@ -442,9 +442,8 @@ var spikeHeights = [...]float64{50, 60, 70, 80, 90}
 // spikeHeights, 80 s, without keys and with the request's key on every
 // attempt. Runs are named "policy keys none|same peak H".
 var spikeRecovery = Preset{
-	Name: "spike-recovery",
-	About: `12 x 2 x 5 runs named "policy keys none|same peak H", printed as brooker-collapse's; -plot draws ` +
-		"recovery and duplicates against the height, and html draws that picture under the table instead of a run's series;",
+	Name:  "spike-recovery",
+	About: `12 x 2 x 5 runs named "policy keys none|same peak H"`,
 	Source: "brooker-collapse's server (latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, one client) " +
 		"at 40 requests a second with a spike to 50, 60, 70, 80 or 90 from t = 20 s for 5 s; every policy " +
 		"(no_retries, 3_tries, backoff_jitter, adaptive_10pct, breaker_10pct, the production clients, " +

@@ -248,8 +248,7 @@ func TestDuplicatesPerRequest(t *testing.T) {
 func TestPresetAboutMatchesRuns(t *testing.T) {
 	for _, p := range Presets() {
 		runs := p.Runs(p.Duration)
-		head, _, _ := strings.Cut(p.About, ";")
-		head, _, _ = strings.Cut(head, ", printed")
+		head, _, _ := strings.Cut(p.About, " named ")
 		if names, ok := strings.CutPrefix(head, "Runs "); ok {
 			var got []string
 			for _, r := range runs {

@@ -6,7 +6,8 @@ import (
 
 // Unread names the settings of c that a run never reads, given the others,
 // each with why: the keys are the settings' paths (as FieldError's), so
-// that a command refuses a flag it would otherwise drop. A setting unread
+// that a command refuses a setting it would otherwise drop, as
+// retrysim.Experiment.Unread does for the job and delivery models. A setting unread
 // for several reasons gets the first. The reasons name settings by their
 // paths too (ReplacePaths rewrites them).
 func (c Config) Unread() map[string]string {
@@ -28,7 +29,7 @@ func (c Config) Unread() map[string]string {
 	add(sv.Service.Dist != Lognormal, "exponential service times have no log-sd", "server.service.sigma")
 	add(sv.Kind != RateLimit, fmt.Sprintf("only server.kind ratelimit has a limit; the server is %s", sv.Kind), "server.limit", "server.burst")
 	add(c.Client.Attempts == 1, "with client.attempts 1 nothing is retried, so no backoff is waited", "client.backoff.kind", "client.backoff.base", "client.backoff.cap")
-	baseWhy, capWhy := c.Client.Backoff.Kind.Unread() // as the job commands' -backoff-base and -backoff-cap
+	baseWhy, capWhy := c.Client.Backoff.Kind.Unread() // as for the queue's queue.backoff.base and queue.backoff.cap
 	add(baseWhy != "", baseWhy, "client.backoff.base")
 	add(capWhy != "", capWhy, "client.backoff.cap")
 	pk, own := c.Client.Policy.Kind, c.Client.Policy.Own != nil

@@ -41,7 +41,10 @@ func ParseKeyMode(s string) (KeyMode, error) { return keyModes.Parse(s) }
 const MaxAttempts = 1000
 
 // Policy is a step's own retry settings. Its zero value keeps the run's: a
-// field set overrides the run's for this step only.
+// field set overrides the run's for this step only. Of the module's three
+// Policy types it is the one that says how often and how a step retries:
+// backoff.Policy is only the wait between attempts (held in Backoff), and
+// fleet.Policy a fleet client's guard that may refuse a retry.
 type Policy struct {
 	// Attempts bounds the step's own retry loop, the first call included
 	// (1 to MaxAttempts); 0 keeps the run's.

@@ -15,16 +15,17 @@ import (
 
 // Fleet is what a scenario file's fleet section sets for retrysim fleet: the
 // client policy, its scope and parameters, and hedging. Its keys are the
-// fleet command's flags with _ for - (policy, policy_scope, hedges,
-// hedge_delay, and each parameter the policy reads: bucket_rate, cb_open,
-// ...); a time is a duration such as 10s. What it leaves out keeps the
-// flags' defaults.
+// settings' short names (fleet.Param.Key) with _ for - (policy,
+// policy_scope, hedges, hedge_delay, and each parameter the policy reads:
+// bucket_rate, cb_open, ...); a time is a duration such as 10s. What it
+// leaves out keeps its default.
 type Fleet struct {
 	Policy     fleet.PolicyConfig
 	Hedges     int
 	HedgeDelay time.Duration
-	// Set names the flags the section stands for, with the line of each,
-	// so a command can refuse a flag that says the same thing twice.
+	// Set names the settings the section gives by their fleet.Param.Key
+	// (budget-ratio), with the line of each, so that a command can refuse
+	// a setting given twice.
 	Set map[string]int
 	// file names the file, for Apply's errors.
 	file string
@@ -35,10 +36,10 @@ type Fleet struct {
 }
 
 // Apply sets each setting the section gives (Set) in the client, leaving
-// the others as they are, so that a flag for a setting the file does not
-// give still counts; and it refuses a policy the client would never ask:
+// the others as they are, so that a setting the file does not give keeps
+// the client's value; and it refuses a policy the client would never ask:
 // with cl.Attempts 1 and no hedges only a policy that guards first calls is
-// asked, as Config.Unread says of the flag.
+// asked, as fleet.Config.Unread says of client.policy.kind.
 func (f *Fleet) Apply(cl *fleet.Client) error {
 	src := fleet.Config{Client: f.other}
 	src.Client.Policy, src.Client.Hedges, src.Client.HedgeDelay = f.Policy, f.Hedges, f.HedgeDelay

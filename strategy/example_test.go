@@ -54,5 +54,5 @@ func ExampleParse() {
 	fmt.Println(err)
 	// Output:
 	// Retry the whole job, same key, skip finished steps <nil>
-	// unknown strategy "job-twice" (want scope-keys[-skip], scope step or job, keys nokey, newkey or samekey: step-nokey, step-newkey, step-samekey, job-samekey, job-samekey-skip)
+	// unknown strategy "job-twice" (want scope-keys or scope-keys-skip, scope step or job, keys nokey, newkey or samekey: step-nokey, step-newkey, step-samekey, job-samekey, job-samekey-skip)
 }

@@ -406,7 +406,7 @@ func Parse(id string, attempts int) (Retry, error) {
 		}
 	}
 	if !ok {
-		return Retry{}, fmt.Errorf("unknown strategy %q (want scope-keys[-skip], scope step or job, keys nokey, newkey or samekey: %s)",
+		return Retry{}, fmt.Errorf("unknown strategy %q (want scope-keys or scope-keys-skip, scope step or job, keys nokey, newkey or samekey: %s)",
 			id, strings.Join(defaultIDs, ", "))
 	}
 	return r, nil

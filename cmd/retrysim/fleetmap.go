@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -203,7 +204,7 @@ func parseFleetMap(args []string, stdout io.Writer) (fleetMapRun, error) {
 		}
 	}
 	if err := r.m.Check(); err != nil {
-		return r, flagval.Usage(err)
+		return r, flagval.Usage(fleetMapFlagError(err))
 	}
 	r.replicates, r.seed, r.workers = replicates.V, uint64(seed), workers.V
 	fs.Visit(func(f *flag.Flag) {
@@ -292,4 +293,29 @@ func writeFleetMap(ctx context.Context, stdout io.Writer, r fleetMapRun, done []
 		outs = append(outs, outfile.Output{File: outfile.File{Flag: "plot", Path: r.plot}, Data: pic.Bytes()})
 	}
 	return outfile.WriteAll(ctx, stdout, outs...)
+}
+
+// fleetMapFlagError is Map.Check's refusal in the command's words: a field
+// of the map is named by its flag (rates as -rates; the axes together as
+// -policies x -lengths x -heights x -rates), and a cell's own setting,
+// which no flag of this command gives, as "cell NAME: path: why".
+func fleetMapFlagError(err error) error {
+	var fe *fleet.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	if rest, ok := strings.CutPrefix(fe.Field, "cells["); ok {
+		if i := strings.LastIndex(rest, "]."); i >= 0 {
+			return fmt.Errorf("cell %s: %s: %s", rest[:i], rest[i+2:], fe.Msg)
+		}
+	}
+	paths := fe.Fields
+	if paths == nil {
+		paths = []string{fe.Field}
+	}
+	flags := make([]string, len(paths))
+	for i, p := range paths {
+		flags[i] = "-" + p
+	}
+	return fmt.Errorf("%s: %s", strings.Join(flags, " x "), fe.Msg)
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -123,7 +124,7 @@ func TestFleetMapRegions(t *testing.T) {
 	}
 	for _, tc := range []struct{ args, want string }{
 		{"-rates 10,10", "names 10 twice"},
-		{"-after 5s", "After: 5 s; want at least 10 s"},
+		{"-after 5s", "-after: 5 s; want at least 10 s"},
 		{"-trigger outage -heights 80", "-heights: an outage has no height"},
 		{"-policies fast", "not a list of distinct policies"},
 		{"-shard 1/2 -plot x.png", "a shard draws nothing"},
@@ -131,6 +132,35 @@ func TestFleetMapRegions(t *testing.T) {
 		_, e, c := retrysim(t, append([]string{"fleet-map"}, strings.Fields(tc.args)...)...)
 		if c != 2 || !strings.Contains(e, tc.want) {
 			t.Errorf("fleet-map %s: exit %d, %q; want 2 and %q", tc.args, c, e, tc.want)
+		}
+	}
+}
+
+// TestFleetMapCheckNamesFlags: Map.Check's refusals, *FieldErrors naming
+// the map's fields by path, are printed naming the flags (the four axes
+// together for too many cells) and exit 2; a cell's own refusal is named by
+// the cell and its setting's path, which no flag of fleet-map gives.
+func TestFleetMapCheckNamesFlags(t *testing.T) {
+	hundred := func(from int) string {
+		var v []string
+		for i := range 100 {
+			v = append(v, strconv.Itoa(from+i))
+		}
+		return strings.Join(v, ",")
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-after", "5s"}, "retrysim: -after: 5 s; want at least 10 s, one recovery window\n"},
+		{[]string{"-lengths", "0s"}, "retrysim: -lengths: 0 s; want above 0\n"},
+		{[]string{"-rates", hundred(1), "-heights", hundred(101), "-lengths", "1s,2s"}, "retrysim: -policies x -lengths x -heights x -rates: 20000 cells; at most 10000\n"},
+		{[]string{"-rates", "1000000", "-heights", "1000000", "-lengths", "100s"},
+			"retrysim: cell no_backoff spike 100s to 1e+06 rate 1e+06: duration: 240 s at up to 1e+06 requests a second is more than 1e+08 requests a replicate\n"},
+	} {
+		out, e, c := retrysim(t, append([]string{"fleet-map"}, tc.args...)...)
+		if c != 2 || e != tc.want || out != "" {
+			t.Errorf("fleet-map %.60q: exit %d, stdout %q, stderr %q; want 2, nothing and %q", tc.args, c, out, e, tc.want)
 		}
 	}
 }

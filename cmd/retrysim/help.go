@@ -91,6 +91,7 @@ func scenarioReference() []keyRef {
 	var refs []keyRef
 	for _, k := range scenario.Keys() {
 		r := keyRef{Key: k}
+		r.Doc = flagval.FlagWords(k.Doc) // the settings it names, as flags
 		switch {
 		case k.Path == "steps" || strings.HasPrefix(k.Path, "steps[]"):
 			r.section = referenceSections[1].name
@@ -102,7 +103,7 @@ func scenarioReference() []keyRef {
 			r.section = referenceSections[0].name
 		}
 		if s, ok := settings[k.Setting]; ok {
-			r.Doc = fileWords(s.Usage, "queue.")
+			r.Doc = fileWords(flagval.FlagWords(s.Usage), "queue.")
 			r.Type, r.Bounds = settingType(s)
 			r.Default = plainValue(s.Default)
 		} else if p, ok := fleet.LookupKey(k.Setting); ok {
@@ -184,11 +185,8 @@ func fileWords(usage, prefix string) string {
 	}
 	usage = strings.ReplaceAll(usage, "`", "")
 	return flagRE.ReplaceAllStringFunc(usage, func(f string) string {
-		key := strings.ReplaceAll(f[1:], "-", "_")
-		for k := range keys {
-			if k == key || strings.HasSuffix(key, "_") && strings.HasPrefix(k, key) { // -cb-* is cb_*
-				return key
-			}
+		if key := strings.ReplaceAll(f[1:], "-", "_"); keys[key] {
+			return key
 		}
 		return f
 	})

@@ -81,3 +81,41 @@ func TestHelpText(t *testing.T) {
 		}
 	}
 }
+
+// The library's help texts name settings by path (queue.store, "the setting
+// latency", client.policy.window); every command's -help names them as its
+// flags (FlagWords, fleetWords). Only -set, whose argument is a path, may
+// show one.
+func TestHelpNamesFlagsNotPaths(t *testing.T) {
+	paths := regexp.MustCompile(`(^|[^\w.\[\]-])(queue\.|client\.|server\.|load\.|outage\.|p_fail\b|lost_reply\b|the setting )`)
+	for name := range commands {
+		help, _, _ := retrysim(t, name, "-help")
+		for _, e := range helpEntries(help) {
+			if e.name != "set" && paths.MatchString(e.usage) {
+				t.Errorf("retrysim %s -%s names a setting by its path: %q", name, e.name, e.usage)
+			}
+		}
+	}
+	usage := func(command, flag string) string {
+		help, _, _ := retrysim(t, command, "-help")
+		for _, e := range helpEntries(help) {
+			if e.name == flag {
+				return e.usage
+			}
+		}
+		t.Fatalf("retrysim %s -help has no -%s", command, flag)
+		return ""
+	}
+	for _, tt := range []struct{ command, flag, want string }{
+		{"table", "lease", "(more than 0; -store lease only)"},
+		{"table", "repeat-delay", "after the first; needs -repeat"},
+		{"table", "crash", "dies at -crash-at, each time"},
+		{"table", "crash-at", "or before-ack; needs -crash"},
+		{"sweep", "max-crashes", "(0: no bound); needs -crash"},
+		{"fleet", "policy", "breaker: -cb-failure-rate, -cb-window, -cb-window-time, -cb-min-calls, -cb-open, -cb-half-open)"},
+	} {
+		if got := usage(tt.command, tt.flag); !strings.Contains(got, tt.want) {
+			t.Errorf("retrysim %s -%s: %q; want it to say %q", tt.command, tt.flag, got, tt.want)
+		}
+	}
+}

@@ -184,7 +184,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-attempts", "1001"}, "-attempts: want a whole number from 1 to 1000"},
 		{[]string{"-seed", "-1"}, "-seed"},
 		{[]string{"-rng", "mt19937"}, `-rng: unknown generator "mt19937" (want one of pcg, mulberry32, xexp)`},
-		{[]string{"-strategies", "step-nokey,retry-harder"}, `-strategies: unknown strategy "retry-harder" (want scope-keys[-skip]`},
+		{[]string{"-strategies", "step-nokey,retry-harder"}, `-strategies: unknown strategy "retry-harder" (want scope-keys or scope-keys-skip`},
 		{[]string{"-strategies", ""}, `-strategies: unknown strategy ""`},
 		{[]string{"-format", "xml"}, `-format: unknown format "xml" (want one of table, markdown, csv, json, html)`},
 		{[]string{"-workers", "0"}, "-workers: want a whole number from 1 to 4096"},

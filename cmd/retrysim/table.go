@@ -194,12 +194,16 @@ func refuseUnreadKeys(file *scenario.Loaded, fs *flag.FlagSet, unread map[string
 }
 
 // presetRefuses says why the flag called name may not go with the preset
-// p, or "" if it may: -preset, the settings p Reads and the output flags
-// (format, o, width) its cases are printed through go with it; any other
-// sets what the preset fixes itself.
+// p, or "" if it may: -preset, the flags of the settings p Reads (its
+// generator as -rng) and the output flags (format, o, width) its cases are
+// printed through go with it; any other sets what the preset fixes itself.
 func presetRefuses(p api.Preset) func(name string) string {
 	return func(name string) string {
-		reads := append(p.Reads(), "format", "o", "width")
+		var reads []string
+		for _, s := range p.Reads() {
+			reads = append(reads, flagval.FlagOf(s))
+		}
+		reads = append(reads, "format", "o", "width")
 		if name == "preset" || slices.Contains(reads, name) {
 			return ""
 		}

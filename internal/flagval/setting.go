@@ -20,7 +20,7 @@ import (
 func RegisterSettings(fs *flag.FlagSet, except ...string) {
 	for _, s := range api.Settings() {
 		if !slices.Contains(except, s.Name) {
-			fs.Var(SettingVar(s), FlagOf(s.Name), s.Usage)
+			fs.Var(SettingVar(s), FlagOf(s.Name), FlagWords(s.Usage))
 		}
 	}
 }
@@ -150,8 +150,6 @@ func LibraryError(err error, byName ...string) error {
 	for i, f := range flags {
 		f = strings.TrimSuffix(f, ".policy") // queue.backoff.policy is -backoff
 		switch inner, inScenario := strings.CutPrefix(f, "scenario."); {
-		case f == "generator":
-			flags[i] = "-rng"
 		case f == "axes":
 			flags[i] = "-set"
 		case slices.Contains(byName, f):
@@ -225,8 +223,64 @@ func SetError(err error) error {
 	return Usage(fmt.Errorf("-set: %w", err))
 }
 
+// FlagWords is a library text (a setting's Usage, a scenario key's Doc) in
+// the command's words: each of the library's settings it names (api.Settings)
+// is named by its flag. A setting whose name holds a dot or an underscore
+// (queue.store, p_fail) is named so wherever it stands as a word (not as
+// part of a longer path: steps[].p_fail, queue.backoff.base.x); any
+// setting, as "the setting NAME", which a bare word such as latency needs
+// to be told from the word. queue.store is -store, "the setting latency"
+// -latency.
+func FlagWords(text string) string {
+	var names []string
+	for _, s := range api.Settings() {
+		names = append(names, s.Name)
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return len(b) - len(a) }) // the longest first
+	var alts []string
+	for _, n := range names {
+		if strings.ContainsAny(n, "._") {
+			alts = append(alts, `(?:the setting )?`+regexp.QuoteMeta(n))
+		} else {
+			alts = append(alts, `the setting `+regexp.QuoteMeta(n))
+		}
+	}
+	re := regexp.MustCompile(`(?:^|[^\w.\[\]-])(` + strings.Join(alts, "|") + `)`)
+	var b strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+		lo, hi := m[2], m[3]
+		if rest := text[hi:]; rest != "" && !wordEnd(rest) {
+			continue // part of a longer word or path
+		}
+		b.WriteString(text[last:lo])
+		b.WriteString("-" + FlagOf(strings.TrimPrefix(text[lo:hi], "the setting ")))
+		last = hi
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// wordEnd reports whether rest, the text after a setting's name, ends the
+// name: a space, a punctuation mark but for a path's (- _ . [), or a full
+// stop at the end of the text or before a space.
+func wordEnd(rest string) bool {
+	c := rest[0]
+	switch {
+	case c == '.':
+		return len(rest) == 1 || rest[1] == ' '
+	case c == '_' || c == '-' || c == '[' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+		return false
+	}
+	return true
+}
+
 // FlagOf is the flag that gives the library's setting called name:
-// queue.backoff.base is -backoff-base, p_fail -p-fail.
+// queue.backoff.base is -backoff-base, p_fail -p-fail, and an
+// Experiment's generator -rng.
 func FlagOf(name string) string {
+	if name == "generator" {
+		return "rng"
+	}
 	return strings.NewReplacer(".", "-", "_", "-").Replace(strings.TrimPrefix(name, "queue."))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,5 +81,35 @@ func TestLibraryError(t *testing.T) {
 	}
 	if err := io.EOF; LibraryError(err) != err {
 		t.Errorf("LibraryError(io.EOF) = %v; want it unchanged", LibraryError(err))
+	}
+}
+
+// FlagWords names a setting the library's text names by its path as the
+// flag that gives it: a dotted or underscored name wherever it stands as a
+// word, a bare one only as "the setting NAME"; a longer path holding a
+// setting's name (steps[].p_fail, queue.backoff.policy, queue.repeat_delay
+// for queue.repeat) and a bare word stay as they are.
+func TestFlagWords(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"(more than 0; queue.store lease only)", "(more than 0; -store lease only)"},
+		{"dies at queue.crash_at, each time", "dies at -crash-at, each time"},
+		{"needs queue.crash", "needs -crash"},
+		{"needs queue.crash.", "needs -crash."},
+		{"queue.repeat_delay after queue.repeat", "-repeat-delay after -repeat"},
+		{"queue.backoff.base, queue.backoff and queue.backoff.policy", "-backoff-base, -backoff and queue.backoff.policy"},
+		{"the setting p_fail sets it; lost_reply too", "-p-fail sets it; -lost-reply too"},
+		{"the setting latency sets it on every step", "-latency sets it on every step"},
+		{"a latency of steps[].p_fail, steps[NAME].latency or client.backoff.base", "a latency of steps[].p_fail, steps[NAME].latency or client.backoff.base"},
+		{"p_fails and queue.stores", "p_fails and queue.stores"},
+	} {
+		if got := FlagWords(tt.in); got != tt.want {
+			t.Errorf("FlagWords(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+	// Every queue setting a setting's help names is named as a flag.
+	for _, s := range api.Settings() {
+		if got := FlagWords(s.Usage); strings.Contains(got, "queue.") {
+			t.Errorf("%s: %q names a queue setting by its path", s.Name, got)
+		}
 	}
 }

@@ -31,7 +31,12 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 )
 
-// Mode is where a worker writes the key.
+// Mode is where a worker writes the key: SQL that does what one of the
+// delivery model's stores (delivery.Store) models, compared with it by
+// Study. The names mirror the stores' but for After, which is not
+// delivery.After: it never reads the key before the work, so a
+// redelivery charges again, as with delivery.NoStore, which Study runs
+// for it.
 type Mode string
 
 const (

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
@@ -144,11 +145,43 @@ func FleetPresets(ps []fleet.Preset) string {
 		if len(head) > len(indent) {
 			head += "\n" + indent
 		}
-		about := fmt.Sprintf("%s %s and %s unless -duration or -replicates say otherwise.",
-			p.About, human.Duration(p.Duration), replicatesText(p.Replicates))
+		about := fmt.Sprintf("%s%s; %s and %s unless -duration or -replicates say otherwise.",
+			p.About, presetPrints(p, ps), human.Duration(p.Duration), replicatesText(p.Replicates))
 		fmt.Fprintf(&b, "%s%s\n%s%s\n", head, indentWrap(p.Source+".", 60, indent), indent, indentWrap(about, 60, indent))
 	}
 	return b.String()
+}
+
+// totalsPrints is what the fleet command prints of a preset that compares
+// policies over failure rates (fleet.Preset.Totals).
+const totalsPrints = "prints a row a failure rate and policy (json and csv: failure_rate, policy, requests, succeeded, " +
+	"calls, summed over replicates); no -series; -plot draws success and calls a request against the failure rate, " +
+	"a line a policy, with 95% intervals over replicates; html is one page: success and calls a request as two tables " +
+	"(a row a failure rate, a column a policy) with their intervals, and that plot"
+
+// presetPrints says, after p's About, how the fleet command prints p's
+// runs: the first preset of ps that compares totals (fleet.Preset.Totals)
+// says it in full (totalsPrints), and the first that does not, which
+// prints each run's summary and series, says nothing; any other is
+// "printed as" the first of its kind, with clients first when its runs vary
+// the client count too (ByClients). A preset that compares spikes
+// (Spikes) adds what its plot and html draw.
+func presetPrints(p fleet.Preset, ps []fleet.Preset) string {
+	first := ps[slices.IndexFunc(ps, func(q fleet.Preset) bool { return q.Totals == p.Totals })]
+	var text string
+	switch {
+	case first.Name != p.Name:
+		text = fmt.Sprintf(", printed as %s's", first.Name)
+		if p.ByClients {
+			text += " with clients first"
+		}
+	case p.Totals:
+		text = "; " + totalsPrints
+	}
+	if p.Spikes {
+		text += "; -plot draws recovery and duplicates against the height, and html draws that picture under the table instead of a run's series"
+	}
+	return text
 }
 
 // Limit is a bound the fleet model checks before any work, as the fleet

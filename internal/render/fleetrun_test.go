@@ -12,19 +12,35 @@ import (
 
 // FleetPresets lays a preset out as name, wrapped source, then what it runs
 // with the duration and replicates taken from its fields; a name too long
-// for the column gets a line of its own.
+// for the column gets a line of its own. The first preset that compares
+// totals says how they are printed, a later one that it is printed as the
+// first (with clients first when it varies them), a later one that prints
+// runs as the first such, and a preset of spikes what its plot draws.
 func TestFleetPresets(t *testing.T) {
 	ps := []fleet.Preset{
-		{Name: "short", Source: "a source", About: "Runs a and b;", Duration: 80 * time.Second, Replicates: 10},
-		{Name: "a-name-longer-than-18", Source: "s", About: "2 x 3 runs;", Duration: 10 * time.Second, Replicates: 1},
+		{Name: "short", Source: "a source", About: "Runs a and b", Duration: 80 * time.Second, Replicates: 10},
+		{Name: "a-name-longer-than-18", Source: "s", About: "2 x 3 runs", Duration: 10 * time.Second, Replicates: 1},
+		{Name: "totals", Source: "t", About: "4 runs", Totals: true, Duration: time.Second, Replicates: 1},
+		{Name: "clients", Source: "c", About: "8 runs", Totals: true, ByClients: true, Duration: time.Second, Replicates: 1},
+		{Name: "spikes", Source: "p", About: "2 runs", Spikes: true, Duration: time.Second, Replicates: 2},
 	}
 	want := "  short             a source.\n" +
 		"                    Runs a and b; 1m20s and 10 replicates unless -duration or\n" +
 		"                    -replicates say otherwise.\n" +
 		"  a-name-longer-than-18\n" +
 		"                    s.\n" +
-		"                    2 x 3 runs; 10s and 1 replicate unless -duration or\n" +
-		"                    -replicates say otherwise.\n"
+		"                    2 x 3 runs, printed as short's; 10s and 1 replicate unless\n" +
+		"                    -duration or -replicates say otherwise.\n" +
+		"  totals            t.\n" +
+		"                    " + indentWrap("4 runs; "+totalsPrints+"; 1s and 1 replicate unless -duration or -replicates say otherwise.", 60, "                    ") + "\n" +
+		"  clients           c.\n" +
+		"                    8 runs, printed as totals's with clients first; 1s and 1\n" +
+		"                    replicate unless -duration or -replicates say otherwise.\n" +
+		"  spikes            p.\n" +
+		"                    2 runs, printed as short's; -plot draws recovery and\n" +
+		"                    duplicates against the height, and html draws that picture\n" +
+		"                    under the table instead of a run's series; 1s and 2\n" +
+		"                    replicates unless -duration or -replicates say otherwise.\n"
 	if got := FleetPresets(ps); got != want {
 		t.Errorf("FleetPresets = \n%s; want\n%s", got, want)
 	}
