@@ -35,13 +35,18 @@ func twoJobsQueue() stats.Shard {
 		c.Deliveries = 3
 		c.Completion[40], c.FailedCompletion[60] = 1, 1
 	}
-	sh.Delivery = &stats.DeliveryParams{Store: "claim", TTL: "24h0m0s", Lease: "30s", Visibility: "30s", MaxDeliveries: 10,
-		RepeatDelay: "fixed 0s", CrashAt: "before-key", Backoff: "full-jitter base 100ms cap 2s", Latency: "fixed 10ms"}
+	sh.Delivery = &stats.DeliveryParams{Settings: stats.Settings{{Key: "store", Value: "claim"}, {Key: "ttl", Value: "24h0m0s"},
+		{Key: "lease", Value: "30s"}, {Key: "visibility", Value: "30s"}, {Key: "max_deliveries", Value: int64(10)}, {Key: "repeat", Value: 0.0},
+		{Key: "repeat_delay", Value: "fixed 0s"}, {Key: "crash", Value: 0.0}, {Key: "crash_at", Value: "before-key"}, {Key: "max_crashes", Value: int64(0)}},
+		Backoff: "full-jitter base 100ms cap 2s", Latency: "fixed 10ms"}
 	sh.Model = &stats.Model{Name: "two", Noun: "jobs",
 		Steps:   []stats.ModelStep{{Name: "charge", PFail: 0.5, LatencyNs: 1e7}, {Name: "email", PFail: 0.5, CanLoseReply: true, LostReply: 0.5, LatencyNs: 1e7}},
 		Watched: []stats.ModelWatch{{Step: 0, Label: "Jobs charged twice"}},
-		Queue: &stats.ModelQueue{Store: "claim", TTLNs: 864e11, LeaseNs: 3e10, VisibilityNs: 3e10, MaxDeliveries: 10,
-			CrashAt: "before-key", Backoff: "full-jitter", BackoffBaseNs: 1e8, BackoffCapNs: 2e9}}
+		Queue: stats.Settings{{Key: "store", Value: "claim"}, {Key: "ttl_ns", Value: int64(864e11)}, {Key: "lease_ns", Value: int64(3e10)},
+			{Key: "visibility_ns", Value: int64(3e10)}, {Key: "max_deliveries", Value: int64(10)}, {Key: "repeat", Value: 0.0},
+			{Key: "repeat_delay_ns", Value: int64(0)}, {Key: "repeat_delay_p99_ns", Value: int64(0)}, {Key: "crash", Value: 0.0},
+			{Key: "crash_at", Value: "before-key"}, {Key: "max_crashes", Value: int64(0)}, {Key: "backoff", Value: "full-jitter"},
+			{Key: "backoff_base_ns", Value: int64(1e8)}, {Key: "backoff_cap_ns", Value: int64(2e9)}}}
 	return sh
 }
 
