@@ -16,7 +16,7 @@ import (
 // The fleet's settings are declared once, in fleet.Params, and every layer
 // is derived from that table: a setting added there (a row with its path,
 // key, usage and field) gets a flag named by its key with its usage in
-// -help, a scenario key when a file may set it (File), a place in the json
+// -help, a key in a scenario file's fleet section, a place in the json
 // echo of the settings a run read, and errors naming its path are written
 // with its flag. The test walks the table, so a row added to it is checked
 // here without a line of this test changing.
@@ -55,8 +55,8 @@ func checkFleetSchema(t *testing.T) {
 			t.Errorf("%s: -help has no flag -%s with its usage", p.Path, p.Key)
 		}
 		fileKey := strings.ReplaceAll(p.Key, "-", "_")
-		if slices.Contains(fileKeys, fileKey) != p.File {
-			t.Errorf("%s: scenario key fleet.%s listed %v; want %v (File)", p.Path, fileKey, !p.File, p.File)
+		if !slices.Contains(fileKeys, fileKey) {
+			t.Errorf("%s: scenario key fleet.%s not listed", p.Path, fileKey)
 		}
 		if _, echoed := doc.Rows[0].Params[fileKey]; echoed != (unread[p.Path] == "") {
 			t.Errorf("%s: echoed as %s %v; want %v (read by the default run)", p.Path, fileKey, echoed, unread[p.Path] == "")
@@ -71,8 +71,8 @@ func checkFleetSchema(t *testing.T) {
 		}
 	}
 	for _, k := range fileKeys {
-		if p, ok := fleet.LookupKey(strings.ReplaceAll(k, "_", "-")); !ok || !p.File {
-			t.Errorf("scenario key fleet.%s is no fleet.Param a file may set", k)
+		if _, ok := fleet.LookupKey(strings.ReplaceAll(k, "_", "-")); !ok {
+			t.Errorf("scenario key fleet.%s is no fleet.Param", k)
 		}
 	}
 }
@@ -99,7 +99,7 @@ func TestFleetParamAddedReachesEveryLayer(t *testing.T) {
 			Field: func(c *fleet.Config) any { return &c.Memoryless.Orbit },
 			Usage: "at most `n` requests wait out a backoff at once"},
 			"orbit", "7", "7", "-1", "-orbit: want a whole number from 0 to 1000000"},
-		{fleet.Param{Path: "client.tries", Lo: 1, Hi: fleet.MaxAttempts, File: true,
+		{fleet.Param{Path: "client.tries", Lo: 1, Hi: fleet.MaxAttempts,
 			Field: func(c *fleet.Config) any { return &c.Client.Attempts },
 			Usage: "`n` tries a request in all, client.attempts by another name"},
 			"tries", "3", "3", "0", "-tries: want a whole number from 1 to 100"},
@@ -126,15 +126,21 @@ func TestFleetParamAddedReachesEveryLayer(t *testing.T) {
 			if got := string(doc.Rows[0].Params[key]); got != tc.echo {
 				t.Errorf("json params[%s] = %s; want %s", key, got, tc.echo)
 			}
-			if tc.p.File { // a scenario file's fleet section sets it too
-				file := filepath.Join(t.TempDir(), "f.yaml")
-				if err := os.WriteFile(file, []byte("fleet:\n  "+key+": "+tc.set+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				out, errOut, code := retrysim(t, "fleet", "-scenario", file, "-duration", "2s", "-replicates", "1", "-format", "json")
-				if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || string(doc.Rows[0].Params[key]) != tc.echo {
-					t.Errorf("fleet -scenario with %s: %s: exit %d, %s; want params[%s] %s", key, tc.set, code, errOut, key, tc.echo)
-				}
+			// A scenario file's fleet section sets it too, and refuses a
+			// value out of its bounds with the file's line.
+			file := filepath.Join(t.TempDir(), "f.yaml")
+			if err := os.WriteFile(file, []byte("fleet:\n  "+key+": "+tc.set+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code = retrysim(t, "fleet", "-scenario", file, "-duration", "2s", "-replicates", "1", "-format", "json")
+			if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || string(doc.Rows[0].Params[key]) != tc.echo {
+				t.Errorf("fleet -scenario with %s: %s: exit %d, %s; want params[%s] %s", key, tc.set, code, errOut, key, tc.echo)
+			}
+			if err := os.WriteFile(file, []byte("fleet:\n  "+key+": "+tc.bad+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, errOut, code := retrysim(t, "fleet", "-scenario", file); code != 2 || !strings.Contains(errOut, file+":2: fleet."+key+": ") {
+				t.Errorf("fleet -scenario with %s: %s: exit %d, %q; want 2 and %s:2: fleet.%s", key, tc.bad, code, errOut, file, key)
 			}
 			if _, errOut, code := retrysim(t, "fleet", "-"+tc.flag, tc.bad); code != 2 || !strings.Contains(errOut, tc.badMsg) {
 				t.Errorf("fleet -%s %s: exit %d, %q; want 2 and %q", tc.flag, tc.bad, code, errOut, tc.badMsg)
