@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -90,7 +92,24 @@ func FuzzReadShard(f *testing.F) {
 		{`"name":"charge"`, `"name":"charge[2J"`},
 		{`"model":{`, `"model":null,"x":{`},
 		{`"latency_p99_ns":0},{"name":"email"`, `"latency_p99_ns":0,"attempts":5,"keys":"same","backoff":{"policy":"constant","base_ns":1000000000,"cap_ns":0}},{"name":"email"`},
+		// the queue's settings (stats.Settings), which package sim reads
+		{`"ttl_ns":86400000000000`, `"ttl_ns":"24h"`},
+		{`"ttl_ns":86400000000000`, `"ttl_ns":8.64e13`},
+		{`"ttl_ns":86400000000000`, `"ttl_ns":{}`},
+		{`"ttl_ns":86400000000000`, `"ttl_ns":null`},
+		{`"ttl_ns":86400000000000`, `"ttl_ns":1e400`},
+		{`"ttl_ns":86400000000000,`, ``},
+		{`"ttl_ns":86400000000000`, `"ttl_ns":86400000000000,"ttl_ns":1`},
+		{`"ttl_ns":86400000000000`, `"ttl_ns":86400000000000,"surprise":1`},
+		{`"lease_ns":30000000000`, `"lease_ns":-30000000000`},
+		{`"max_deliveries":10,"repeat":0,"repeat_delay_ns"`, `"max_deliveries":"10","repeat":0,"repeat_delay_ns"`},
+		{`"repeat":0,"repeat_delay_ns"`, `"repeat":0.5,"repeat_delay_ns"`},
+		{`"crash_at":"before-key","max_crashes":0,"backoff"`, `"crash_at":"lunch","max_crashes":0,"backoff"`},
+		{`"queue":{"store"`, `"queue":{"store":"claim","x"`},
 	} {
+		if !bytes.Contains(queue, []byte(edit[0])) {
+			f.Fatalf("%s is not in the shard", edit[0])
+		}
 		f.Add(bytes.Replace(queue, []byte(edit[0]), []byte(edit[1]), 1))
 	}
 	// A shard whose steps carry their own policy (sim.ModelOf), and edits of it.
@@ -159,8 +178,28 @@ func FuzzReadShard(f *testing.F) {
 		if err != nil || !bytes.Equal(mustJSON(t, back), again) {
 			t.Fatalf("shard does not read back: %v\n%s", err, again)
 		}
+		checkModel(t, sh.Model)
 		checkRendered(t, stats.Report{Params: sh.Params, Rows: sh.Rows, ShowCI: true})
 	})
+}
+
+// checkModel rebuilds the run of m as a merge does (sim.FromModel), which
+// must not panic, and checks that a model it accepts is written again with
+// the same queue: each setting read is one written, under its key, with its
+// value, whatever the file's order of keys.
+func checkModel(t *testing.T, m *stats.Model) {
+	t.Helper()
+	if m == nil {
+		return
+	}
+	sc, q, err := sim.FromModel(*m)
+	if err != nil || q == nil {
+		return
+	}
+	var read, written map[string]any
+	if json.Unmarshal(mustJSON(t, m.Queue), &read) != nil || json.Unmarshal(mustJSON(t, sim.ModelOf(sc, q).Queue), &written) != nil || !reflect.DeepEqual(read, written) {
+		t.Fatalf("model.queue read as %+v is written again as %s", m.Queue, mustJSON(t, sim.ModelOf(sc, q).Queue))
+	}
 }
 
 func mustJSON(t *testing.T, v any) []byte {
