@@ -76,10 +76,6 @@ func (f *Fleet) Apply(c *fleet.Config) error {
 	return nil
 }
 
-// DefaultHedgeDelay is the hedge delay when neither a flag nor a file sets
-// one.
-const DefaultHedgeDelay = fleet.DefaultHedgeDelay
-
 // fleetSection reads the fleet mapping n, each value checked as its flag
 // checks it, then the section as a whole over the defaults; name labels
 // errors.
