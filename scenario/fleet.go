@@ -18,8 +18,9 @@ import (
 // any setting of fleet.Params (the load, the server, the outage's mode,
 // the network, the client, its backoff, policy and hedges), each under
 // its Key with _ for - (server, capacity, shape, net, policy, hedges,
-// bucket_rate, ...), a time as a duration such as 10s, a name as its text.
-// What it leaves out keeps the flags' defaults. The section is checked on
+// bucket_rate, ...), a time as a duration such as 10s, a name as its text
+// (a backoff_cap of 0s is no cap, as the flag's 0). What it leaves out
+// keeps the flags' defaults. The section is checked on
 // its own, over fleet.DefaultConfig with an outage (a window only a flag
 // gives): a key that the settings it gives leave unread (Config.Unread:
 // capacity without server: queue) and a value Config.Check refuses are
@@ -104,9 +105,12 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	// (Config.Unread), and the section over the defaults is one
 	// Config.Check passes, where the setting it refuses is one the section
 	// gives.
-	withOutage := f.config
-	withOutage.Outage.From, withOutage.Outage.To = 0, withOutage.Duration
-	unread := withOutage.Unread()
+	checked := f.config
+	checked.Outage.From, checked.Outage.To = 0, checked.Duration
+	if checked.Client.Backoff.Cap == 0 { // 0 says no cap, as the flag's 0 does
+		checked.Client.Backoff.Cap = fleet.NoCap
+	}
+	unread := checked.Unread()
 	for i := 0; i < len(n.Content); i += 2 {
 		k := n.Content[i]
 		p, _ := fleet.LookupKey(strings.ReplaceAll(k.Value, "_", "-"))
@@ -114,7 +118,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 			return nil, fail(k, fileWords(why))
 		}
 	}
-	if err := f.config.Check(); err != nil {
+	if err := checked.Check(); err != nil {
 		fe, ok := err.(*fleet.FieldError)
 		if k := keys[fe.Field]; ok && k != nil {
 			return nil, fail(k, fileWords(fe.Msg))

@@ -393,7 +393,16 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		if fl := got.Fleet; fl != nil {
-			if err := fl.Config().Check(); err != nil {
+			c := fleet.DefaultConfig() // as the command applies it: its flags' defaults, an outage
+			c.Outage.To = c.Duration
+			err := fl.Apply(&c)
+			if c.Client.Backoff.Cap == 0 {
+				c.Client.Backoff.Cap = fleet.NoCap
+			}
+			if err == nil {
+				err = c.Check()
+			}
+			if err != nil {
 				t.Fatalf("accepted a fleet section the flags refuse: %+v (%v)", fl, err)
 			}
 		}
@@ -593,6 +602,9 @@ func TestFleetSectionSetsEverySetting(t *testing.T) {
 	c = fleet.DefaultConfig() // no outage: its mode is not read
 	if err := l.Fleet.Apply(&c); err == nil || err.Error() != "f.yaml:9: fleet.outage_mode: there is no outage" {
 		t.Errorf("Apply with no outage = %v; want f.yaml:9: fleet.outage_mode: there is no outage", err)
+	}
+	if _, err := Parse("f.yaml", []byte("fleet:\n  backoff: exponential\n  backoff_cap: 0s\n")); err != nil {
+		t.Errorf("a backoff cap of 0s (no cap, as the flag's 0): %v", err)
 	}
 	for _, tt := range []struct{ src, want string }{
 		{"fleet:\n  capacity: 4\n", "f.yaml:2: fleet.capacity: only server queue has workers; the server is latency"},
