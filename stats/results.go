@@ -226,14 +226,18 @@ type DeliveryParams struct {
 	// latency as its text (24h0m0s, fixed 2s), a whole number as an int64,
 	// a probability as a float64, an enumeration by its value's name.
 	Settings
-	Backoff   string   `json:"backoff"`
-	Latency   string   `json:"latency"`
+	// Backoff is the queue's backoff as one text (full-jitter base 100ms
+	// cap 2s).
+	Backoff string `json:"backoff"`
+	// Latency is how long the steps' calls take (fixed 20ms).
+	Latency string `json:"latency"`
+	// StepNames are the steps' names, in order, for the by-step tables.
 	StepNames []string `json:"-"`
 }
 
 // MarshalJSON writes d's settings, then backoff and latency, as one object.
 func (d DeliveryParams) MarshalJSON() ([]byte, error) {
-	all := append(slices.Clip(d.Settings), Setting{"backoff", d.Backoff}, Setting{"latency", d.Latency})
+	all := append(slices.Clip(d.Settings), Setting{Key: "backoff", Value: d.Backoff}, Setting{Key: "latency", Value: d.Latency})
 	return all.MarshalJSON()
 }
 
