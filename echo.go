@@ -2,7 +2,6 @@ package retrysim
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/retrysim/retrysim/delivery"
@@ -10,39 +9,29 @@ import (
 )
 
 // deliveryParams is q as outputs echo it: each setting of
-// delivery.Settings in the field of stats.DeliveryParams whose json key is
-// its scenario key, a time or a latency as its text (24h0m0s, fixed 2s),
-// an enumeration by its value's name; a mapping of settings, the backoff,
-// as one text (backoffText). latency is how long the steps' calls take,
-// which no queue setting holds.
+// delivery.Settings under its scenario key, in the table's order, a time
+// or a latency as its text (24h0m0s, fixed 2s), a whole number as an
+// int64, an enumeration by its value's name; a mapping of settings, the
+// backoff, as one text (backoffText). latency is how long the steps' calls
+// take, which no queue setting holds.
 func deliveryParams(q delivery.Config, latency string) *stats.DeliveryParams {
-	d := &stats.DeliveryParams{Backoff: backoffText(q.Backoff), Latency: latency}
+	d := &stats.DeliveryParams{Settings: stats.Settings{}, Backoff: backoffText(q.Backoff), Latency: latency}
 	for _, s := range delivery.Settings() {
 		if strings.Contains(s.Key, ".") { // in its mapping's one text
 			continue
 		}
-		f := echoField(d, s.Key)
+		var echo any
 		switch v := s.Get(q).(type) {
 		case int:
-			f.SetInt(int64(v))
+			echo = int64(v)
 		case float64:
-			f.SetFloat(v)
+			echo = v
 		case fmt.Stringer: // a duration, a latency, an enumeration
-			f.SetString(v.String())
+			echo = v.String()
+		default:
+			panic(fmt.Sprintf("retrysim: the queue's setting %s is a %T, which outputs cannot echo", s.Name, v))
 		}
+		d.Settings = append(d.Settings, stats.Setting{Key: s.Key, Value: echo})
 	}
 	return d
-}
-
-// echoField is the field of d whose json key is key; a setting that
-// stats.DeliveryParams has no field for is a program error, which
-// TestDeliveryParamsEchoEverySetting reports.
-func echoField(d *stats.DeliveryParams, key string) reflect.Value {
-	v := reflect.ValueOf(d).Elem()
-	for i := range v.NumField() {
-		if strings.Split(v.Type().Field(i).Tag.Get("json"), ",")[0] == key {
-			return v.Field(i)
-		}
-	}
-	panic(fmt.Sprintf("retrysim: stats.DeliveryParams has no field %q for the queue's setting", key))
 }

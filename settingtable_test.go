@@ -2,8 +2,12 @@ package retrysim_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,10 +28,12 @@ import (
 // job model; a scenario file's queue section takes its key, bounded by its
 // kind, and refuses it where Unread does, with the file and line; and the
 // scenario file's reference (scenario.Keys, retrysim help scenario) lists
-// the key with its example, documented by the setting. The new setting
-// here is the visibility timeout under a second name. (A shard's model
-// needs a field in stats.ModelQueue too: the file format is declared
-// there.)
+// the key with its example, documented by the setting. A run of the
+// delivery model echoes it in its json (-format json) and in its shard
+// file's parameters, and writes it in the shard's model (in nanoseconds),
+// which merge reads back, refusing a file without it, and a shard of the
+// run at another value as another run's. The new setting here is the
+// visibility timeout under a second name.
 func TestOneDeclarationPerSetting(t *testing.T) {
 	const name, usage = "queue.redelivery_after", "an unacked message comes back after this `duration`"
 	i := slices.IndexFunc(delivery.Settings(), func(s delivery.Setting) bool { return s.Name == "visibility" })
@@ -94,5 +100,76 @@ func TestOneDeclarationPerSetting(t *testing.T) {
 	k := slices.IndexFunc(keys, func(k scenario.Key) bool { return k.Path == name })
 	if k < 0 || keys[k].Setting != name || keys[k].Example != "45s" || keys[k].ReadBy != scenario.ReadByDelivery {
 		t.Errorf("scenario.Keys() does not list %s, documented by its setting, with its example 45s", name)
+	}
+
+	checkShardAndEcho(t, q)
+}
+
+// checkShardAndEcho runs the delivery model with the setting
+// redelivery_after (the visibility timeout) at 45s in two shards, and
+// checks that the shard files, the merged report's json and the merge
+// see it.
+func checkShardAndEcho(t *testing.T, q delivery.Config) {
+	dir := t.TempDir()
+	shard := func(name string, visibility time.Duration, index int) string {
+		q := q
+		q.Visibility = visibility
+		e := retrysim.Experiment{Scenario: retrysim.Signup(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 200, Delivery: &q}
+		sh, err := retrysim.RunShard(context.Background(), e, index, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := retrysim.WriteShard(&b, sh); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a, b := shard("a.json", 45*time.Second, 0), shard("b.json", 45*time.Second, 1)
+	data, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Delivery map[string]any
+		Model    struct{ Queue map[string]any }
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatal(err)
+	}
+	if got := file.Delivery["redelivery_after"]; got != "45s" {
+		t.Errorf("the shard file's delivery.redelivery_after = %v; want 45s", got)
+	}
+	if got := file.Model.Queue["redelivery_after_ns"]; got != 45e9 {
+		t.Errorf("the shard file's model.queue.redelivery_after_ns = %v; want 45000000000", got)
+	}
+	rep, err := retrysim.MergeFiles(a, b)
+	if err != nil {
+		t.Fatalf("MergeFiles(a, b) = %v", err)
+	}
+	out, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var echo struct{ Delivery map[string]any }
+	if err := json.Unmarshal(out, &echo); err != nil || echo.Delivery["redelivery_after"] != "45s" {
+		t.Errorf("the merged report's json echoes delivery.redelivery_after %v (%v); want 45s", echo.Delivery["redelivery_after"], err)
+	}
+
+	without := filepath.Join(dir, "without.json")
+	if err := os.WriteFile(without, bytes.Replace(data, []byte(`"redelivery_after_ns": 45000000000,`), nil, 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := retrysim.MergeFiles(without, b); err == nil || !strings.Contains(err.Error(), "model.queue.redelivery_after_ns: missing") {
+		t.Errorf("MergeFiles of a shard without redelivery_after_ns = %v; want it refused as missing", err)
+	}
+	other := shard("other.json", 20*time.Second, 1)
+	const different = "are shards of different runs: delivery.redelivery_after is \"45s\" in one and \"20s\" in the other"
+	if _, err := retrysim.MergeFiles(a, other); err == nil || !strings.Contains(err.Error(), different) {
+		t.Errorf("MergeFiles of shards at 45s and 20s = %v; want %s", err, different)
 	}
 }

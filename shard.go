@@ -305,9 +305,7 @@ func (m *Merger) Report() (Report, error) {
 	// ones the shards echo (with the flags a title names as set over a
 	// scenario file), or the merged output would say what no shard ran.
 	rep.Params.Overrides = m.total.Overrides
-	want, _ := json.Marshal(shardParams(rep.Params))
-	got, _ := json.Marshal(m.total.Params)
-	if !bytes.Equal(got, want) {
+	if !sameJSON(m.total.Params, shardParams(rep.Params)) {
 		return Report{}, fmt.Errorf("%s: the parameters are not the model's: %s", m.first, paramDiff(shardParams(rep.Params), m.total.Params))
 	}
 	for i := range rep.Rows {
@@ -345,13 +343,25 @@ func (e Experiment) sliceOf(sh stats.Shard) error {
 	return nil
 }
 
-// sameJSON reports whether a and b write the same JSON: what a shard file
-// carries of its parameters or its model, without what (the noun, the
-// column labels) only the experiment knows.
+// sameJSON reports whether a and b write the same JSON values: what a shard
+// file carries of its parameters or its model, without what (the noun, the
+// column labels) only the experiment knows. The order of an object's keys
+// does not count: a settings object (stats.Settings) keeps the order a file
+// gives.
 func sameJSON(a, b any) bool {
-	ja, errA := json.Marshal(a)
-	jb, errB := json.Marshal(b)
-	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+	var values [2]any
+	for i, x := range []any{a, b} {
+		data, err := json.Marshal(x)
+		if err != nil {
+			return false
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		if dec.Decode(&values[i]) != nil {
+			return false
+		}
+	}
+	return reflect.DeepEqual(values[0], values[1])
 }
 
 // paramDiff names the first parameter in which two shards differ.

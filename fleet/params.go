@@ -16,9 +16,9 @@ import (
 // (FieldError) and Unread name settings by it. Key is its short name, the
 // last part of Path with - for _ unless set (budget-ratio; the server's
 // kind is server): a command names its flag so, and a scenario file's
-// fleet section its key, with _ for -. Usage says what it means, naming
-// other settings by their paths (a command's help names them as its flags,
-// with ReplacePaths). Field
+// fleet section its key, with _ for - (a file may give every setting).
+// Usage says what it means, naming other settings by their paths (a
+// command's help names them as its flags, with ReplacePaths). Field
 // returns the setting in c: a *float64 (a probability when Probability,
 // else a number in [Lo, Hi]), an *int in [Lo, Hi], a *time.Duration (a
 // time, up to MaxSeconds), or, for a setting that is one of a list of
@@ -29,9 +29,6 @@ type Param struct {
 	Field            func(c *Config) any
 	Lo, Hi           float64
 	Probability      bool
-	// File says a scenario file's fleet section may set it (the client's
-	// policy and hedges; a file sets only Config.Client's settings).
-	File bool
 }
 
 // Params lists the settings of one run, in the order a command's help
@@ -89,53 +86,53 @@ func Params() []Param {
 			Usage: "the backoff's cap `duration` (0: no cap)"},
 		{Path: "client.keys", Field: func(c *Config) any { return nameField(&c.Client.Keys, ParseKeyMode, KeyMode.String) },
 			Usage: "the key `mode`: none (a retry repeats completed work) or same (the server stores a key's reply; an attempt while its key is in progress is a conflict)"},
-		{Path: "client.policy.kind", File: true, Key: "policy", Field: func(c *Config) any { return nameField(&c.Client.Policy.Kind, ParsePolicy, PolicyKind.String) },
+		{Path: "client.policy.kind", Key: "policy", Field: func(c *Config) any { return nameField(&c.Client.Policy.Kind, ParsePolicy, PolicyKind.String) },
 			Usage: "the client `policy` that may refuse a retry or a hedge: unlimited, token-bucket (client.policy.rate, client.policy.size), aws (aws-sdk-go-v2 v1.47.8's quota: client.policy.tokens, client.policy.cost, client.policy.timeout_cost), aws-spec (the same with the AWS retry spec's refund, as aws-sdk-go-v2 from v1.48.0), grpc (client.policy.max_tokens, client.policy.ratio), breaker or attempt-breaker (client.policy.threshold), finagle-budget (Finagle 24.5.0's RetryBudget: client.policy.budget_ratio, client.policy.ttl, client.policy.min_rate), envoy-budget (Envoy v1.39.0's retry budget: client.policy.budget_ratio, client.policy.min_concurrency); or, refusing first attempts too, sliding-breaker (resilience4j 2.4.0's and Polly 8.7.0's breaker: client.policy.failure_rate, client.policy.window, client.policy.window_time, client.policy.min_calls, client.policy.open_time, client.policy.half_open_calls), sre-throttle (the SRE book's: client.policy.k, client.policy.sre_window) or grpc-adaptive (grpc-go v1.83.1's adaptive throttler: 30 s in 100 bins, ratio for accepts 2, padding 8)"},
-		{Path: "client.policy.shared", File: true, Key: "policy-scope", Field: func(c *Config) any { return nameField(&c.Client.Policy.Shared, ParseScope, ScopeName) },
+		{Path: "client.policy.shared", Key: "policy-scope", Field: func(c *Config) any { return nameField(&c.Client.Policy.Shared, ParseScope, ScopeName) },
 			Usage: "the policy's state is kept per `scope`: client (each of client.clients has its own) or fleet (one shared by all)"},
-		{Path: "client.policy.rate", File: true, Key: "bucket-rate", Field: func(c *Config) any { return &c.Client.Policy.Rate }, Lo: 0, Hi: MaxTokens,
+		{Path: "client.policy.rate", Key: "bucket-rate", Field: func(c *Config) any { return &c.Client.Policy.Rate }, Lo: 0, Hi: MaxTokens,
 			Usage: "token-bucket: each new request adds `r` tokens, 0 to 1e6"},
-		{Path: "client.policy.size", File: true, Key: "bucket-size", Field: func(c *Config) any { return &c.Client.Policy.Size }, Lo: 0, Hi: MaxTokens,
+		{Path: "client.policy.size", Key: "bucket-size", Field: func(c *Config) any { return &c.Client.Policy.Size }, Lo: 0, Hi: MaxTokens,
 			Usage: "token-bucket: the bucket holds at most `s` tokens (full at the start), 0 to 1e6; a retry costs 1 and goes while more than 1 remains"},
-		{Path: "client.policy.tokens", File: true, Key: "quota", Field: func(c *Config) any { return &c.Client.Policy.Tokens }, Lo: 0, Hi: MaxTokens,
+		{Path: "client.policy.tokens", Key: "quota", Field: func(c *Config) any { return &c.Client.Policy.Tokens }, Lo: 0, Hi: MaxTokens,
 			Usage: "aws, aws-spec: the retry quota holds `n` tokens (full at the start), 0 to 1e6"},
-		{Path: "client.policy.cost", File: true, Key: "quota-cost", Field: func(c *Config) any { return &c.Client.Policy.Cost }, Lo: 1, Hi: MaxTokens,
+		{Path: "client.policy.cost", Key: "quota-cost", Field: func(c *Config) any { return &c.Client.Policy.Cost }, Lo: 1, Hi: MaxTokens,
 			Usage: "aws, aws-spec: a retry costs `n` tokens, 1 to 1e6; a success returns 1 and its retry's cost (aws-spec: its retry's cost, or 1 on a first attempt)"},
-		{Path: "client.policy.timeout_cost", File: true, Key: "quota-timeout-cost", Field: func(c *Config) any { return &c.Client.Policy.TimeoutCost }, Lo: 1, Hi: MaxTokens,
+		{Path: "client.policy.timeout_cost", Key: "quota-timeout-cost", Field: func(c *Config) any { return &c.Client.Policy.TimeoutCost }, Lo: 1, Hi: MaxTokens,
 			Usage: "aws, aws-spec: a retry after a timeout costs `n` tokens, 1 to 1e6"},
-		{Path: "client.policy.max_tokens", File: true, Key: "grpc-max-tokens", Field: func(c *Config) any { return &c.Client.Policy.MaxTokens }, Lo: 0, Hi: MaxTokens,
+		{Path: "client.policy.max_tokens", Key: "grpc-max-tokens", Field: func(c *Config) any { return &c.Client.Policy.MaxTokens }, Lo: 0, Hi: MaxTokens,
 			Usage: "grpc: tokens start at `n`, 0 to 1e6; a failure takes 1, and no retry goes while tokens are at or below n/2"},
-		{Path: "client.policy.ratio", File: true, Key: "grpc-token-ratio", Field: func(c *Config) any { return &c.Client.Policy.Ratio }, Lo: 0, Hi: MaxTokens,
+		{Path: "client.policy.ratio", Key: "grpc-token-ratio", Field: func(c *Config) any { return &c.Client.Policy.Ratio }, Lo: 0, Hi: MaxTokens,
 			Usage: "grpc: a success adds `r` tokens, above 0 and at most client.policy.max_tokens"},
-		{Path: "client.policy.threshold", File: true, Key: "breaker-threshold", Field: func(c *Config) any { return &c.Client.Policy.Threshold }, Lo: 0, Hi: 1,
+		{Path: "client.policy.threshold", Key: "breaker-threshold", Field: func(c *Config) any { return &c.Client.Policy.Threshold }, Lo: 0, Hi: 1,
 			Usage: "breaker: a retry goes only while the client's failed attempts over its requests (attempt-breaker: over its attempts) are at most `ratio`, 0 to 1"},
-		{Path: "client.policy.budget_ratio", File: true, Field: func(c *Config) any { return &c.Client.Policy.BudgetRatio }, Lo: 0, Hi: MaxBudgetRatio,
+		{Path: "client.policy.budget_ratio", Field: func(c *Config) any { return &c.Client.Policy.BudgetRatio }, Lo: 0, Hi: MaxBudgetRatio,
 			Usage: "finagle-budget: retries at most `r` of the requests of the last client.policy.ttl, 0 to 1000 (Finagle's percentCanRetry); envoy-budget: retries outstanding (allowed, in backoff or in flight) fewer than r x the attempts in flight, 0 to 1 (budget_percent/100)"},
-		{Path: "client.policy.ttl", File: true, Key: "budget-ttl", Field: func(c *Config) any { return &c.Client.Policy.TTL },
+		{Path: "client.policy.ttl", Key: "budget-ttl", Field: func(c *Config) any { return &c.Client.Policy.TTL },
 			Usage: "finagle-budget: requests and retries count for this `duration`, 1s to 1m"},
-		{Path: "client.policy.min_rate", File: true, Key: "budget-min-rate", Field: func(c *Config) any { return &c.Client.Policy.MinRate }, Lo: 0, Hi: MaxTokens,
+		{Path: "client.policy.min_rate", Key: "budget-min-rate", Field: func(c *Config) any { return &c.Client.Policy.MinRate }, Lo: 0, Hi: MaxTokens,
 			Usage: "finagle-budget: a reserve of `n` retries a second over client.policy.ttl, 0 to 1e6"},
-		{Path: "client.policy.min_concurrency", File: true, Key: "budget-min-concurrency", Field: func(c *Config) any { return &c.Client.Policy.MinConcurrency }, Lo: 0, Hi: MaxTokens,
+		{Path: "client.policy.min_concurrency", Key: "budget-min-concurrency", Field: func(c *Config) any { return &c.Client.Policy.MinConcurrency }, Lo: 0, Hi: MaxTokens,
 			Usage: "envoy-budget: at least `n` retries may be outstanding, 0 to 1e6"},
-		{Path: "client.policy.failure_rate", File: true, Key: "cb-failure-rate", Field: func(c *Config) any { return &c.Client.Policy.FailureRate }, Lo: 0, Hi: 1,
+		{Path: "client.policy.failure_rate", Key: "cb-failure-rate", Field: func(c *Config) any { return &c.Client.Policy.FailureRate }, Lo: 0, Hi: 1,
 			Usage: "sliding-breaker: opens when the window's failed attempts over its attempts are at least `ratio`, above 0 to 1"},
-		{Path: "client.policy.window", File: true, Key: "cb-window", Field: func(c *Config) any { return &c.Client.Policy.Window }, Lo: 1, Hi: MaxWindow,
+		{Path: "client.policy.window", Key: "cb-window", Field: func(c *Config) any { return &c.Client.Policy.Window }, Lo: 1, Hi: MaxWindow,
 			Usage: "sliding-breaker: the window holds the outcomes of the last `n` attempts, 1 to 1e6"},
-		{Path: "client.policy.window_time", File: true, Key: "cb-window-time", Field: func(c *Config) any { return &c.Client.Policy.WindowTime },
+		{Path: "client.policy.window_time", Key: "cb-window-time", Field: func(c *Config) any { return &c.Client.Policy.WindowTime },
 			Usage: "sliding-breaker: the window holds the outcomes of the last `duration` instead (0: client.policy.window attempts), up to 24h"},
-		{Path: "client.policy.min_calls", File: true, Key: "cb-min-calls", Field: func(c *Config) any { return &c.Client.Policy.MinCalls }, Lo: 1, Hi: MaxWindow,
+		{Path: "client.policy.min_calls", Key: "cb-min-calls", Field: func(c *Config) any { return &c.Client.Policy.MinCalls }, Lo: 1, Hi: MaxWindow,
 			Usage: "sliding-breaker: opens only with at least `n` outcomes in the window, 1 to 1e6"},
-		{Path: "client.policy.open_time", File: true, Key: "cb-open", Field: func(c *Config) any { return &c.Client.Policy.OpenTime },
+		{Path: "client.policy.open_time", Key: "cb-open", Field: func(c *Config) any { return &c.Client.Policy.OpenTime },
 			Usage: "sliding-breaker: stays open, refusing every attempt, for this `duration`, up to 24h"},
-		{Path: "client.policy.half_open_calls", File: true, Key: "cb-half-open", Field: func(c *Config) any { return &c.Client.Policy.HalfOpenCalls }, Lo: 1, Hi: MaxWindow,
+		{Path: "client.policy.half_open_calls", Key: "cb-half-open", Field: func(c *Config) any { return &c.Client.Policy.HalfOpenCalls }, Lo: 1, Hi: MaxWindow,
 			Usage: "sliding-breaker: then lets `n` attempts through and closes if their failure rate is under client.policy.failure_rate, 1 to 1e6"},
-		{Path: "client.policy.k", File: true, Key: "sre-k", Field: func(c *Config) any { return &c.Client.Policy.K }, Lo: 0, Hi: MaxK,
+		{Path: "client.policy.k", Key: "sre-k", Field: func(c *Config) any { return &c.Client.Policy.K }, Lo: 0, Hi: MaxK,
 			Usage: "sre-throttle: refuses an attempt with probability max(0, (requests - `K` x accepts)/(requests + 1)), requests counted once their outcome is known, accepts the replies that were not an overload rejection; K above 0 to 1000"},
-		{Path: "client.policy.sre_window", File: true, Field: func(c *Config) any { return &c.Client.Policy.SREWindow },
+		{Path: "client.policy.sre_window", Field: func(c *Config) any { return &c.Client.Policy.SREWindow },
 			Usage: "sre-throttle: requests and accepts count for this `duration`, 1s to 24h"},
-		{Path: "client.hedges", File: true, Field: func(c *Config) any { return &c.Client.Hedges }, Lo: 0, Hi: MaxHedges,
+		{Path: "client.hedges", Field: func(c *Config) any { return &c.Client.Hedges }, Lo: 0, Hi: MaxHedges,
 			Usage: fmt.Sprintf("send up to `h` extra copies of an attempt, one each client.hedge_delay without a success, 0 to %d; each is asked of client.policy.kind as a retry is", MaxHedges)},
-		{Path: "client.hedge_delay", File: true, Field: func(c *Config) any { return &c.Client.HedgeDelay },
+		{Path: "client.hedge_delay", Field: func(c *Config) any { return &c.Client.HedgeDelay },
 			Usage: "the hedges' `duration` apart"},
 	}
 	if extra, ok := testhook.FleetParams().([]Param); ok { // a test's own settings

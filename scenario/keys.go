@@ -1,9 +1,11 @@
 package scenario
 
 import (
+	"encoding"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
@@ -84,28 +86,27 @@ var jobKeyDocs = []Key{
 }
 
 // Keys lists every key a scenario file takes, in the order of a file: the
-// job's, its steps', its queue's, then the fleet section's (policy,
-// policy_scope, every policy parameter, hedges and hedge_delay: each
-// fleet.Param a file may set, documented there under its key).
+// job's, its steps', its queue's, then the fleet section's (each
+// fleet.Param, in its order, documented there under its key).
 func Keys() []Key {
 	keys := append(slices.Clip(jobKeyDocs), queueKeyDocs()...)
-	keys = append(keys, Key{Path: "fleet", Type: "a mapping of policy settings", Default: "none", Bounds: "only in a file for retrysim fleet, which reads no job", ReadBy: ReadByFleet, Example: "{policy: unlimited}",
-		Doc: "the client policy and hedges of retrysim fleet; each key is the fleet command's flag with _ for -, and a key left out keeps the flag's default (a flag may not give it again)"})
-	var names []string
+	keys = append(keys, Key{Path: "fleet", Type: "a mapping of fleet settings", Default: "none", Bounds: "only in a file for retrysim fleet, which reads no job", ReadBy: ReadByFleet, Example: "{policy: unlimited}",
+		Doc: "the settings of retrysim fleet (load, server, network, client, policy and hedges); each key is the fleet command's flag with _ for -, and a key left out keeps the flag's default (a flag may not give it again)"})
+	defaults := fleet.DefaultConfig()
 	for _, p := range fleet.Params() {
-		if p.File {
-			names = append(names, p.Key)
+		example, ok := fleetExamples[p.Key]
+		if !ok {
+			switch v := p.Field(&defaults).(type) {
+			case *time.Duration:
+				example = "1s"
+			case encoding.TextMarshaler: // a name: the default's
+				text, _ := v.MarshalText()
+				example = string(text)
+			default:
+				example = "1"
+			}
 		}
-	}
-	for _, name := range names {
-		example, ok := fleetExamples[name]
-		switch {
-		case !ok && fleet.ParamSeconds(keyPath(name)):
-			example = "1s"
-		case !ok:
-			example = "1"
-		}
-		keys = append(keys, Key{Path: "fleet." + strings.ReplaceAll(name, "-", "_"), Setting: name, ReadBy: ReadByFleet, Example: example})
+		keys = append(keys, Key{Path: "fleet." + strings.ReplaceAll(p.Key, "-", "_"), Setting: p.Key, ReadBy: ReadByFleet, Example: example})
 	}
 	return keys
 }
@@ -154,6 +155,6 @@ var queueMappings = []Key{
 		Doc: "the wait between attempts, for every step without its own"},
 }
 
-// fleetExamples are values the fleet section accepts for its keys that are
-// not numbers; a number's is 1 (1s for a time).
-var fleetExamples = map[string]string{"policy": "token-bucket", "policy-scope": "fleet"}
+// fleetExamples are values the fleet section accepts for its keys other
+// than their kind's (1, 1s for a time, the default for a name).
+var fleetExamples = map[string]string{"policy": "token-bucket", "policy-scope": "fleet", "to": "30s"}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding"
 	"reflect"
 	"slices"
 	"strings"
@@ -74,8 +75,10 @@ func TestKeysCoverTheReader(t *testing.T) {
 
 // fileWith is a YAML file that gives the key at path its example, in the
 // least context the key needs: a job of one step named a that watches it,
-// or a fleet section whose policy reads the key.
-func fileWith(t *testing.T, k Key, policy string) string {
+// or a fleet section that reads the key with companion, a key and its
+// value, the setting that makes it read (policy: token-bucket, server:
+// queue).
+func fileWith(t *testing.T, k Key, companion [2]string) string {
 	t.Helper()
 	var ex any
 	if err := yaml.Unmarshal([]byte(k.Example), &ex); err != nil {
@@ -86,8 +89,8 @@ func fileWith(t *testing.T, k Key, policy string) string {
 		switch {
 		case rest == "hedge_delay":
 			m["hedges"] = 1
-		case policy != "":
-			m["policy"] = policy
+		case companion[0] != "" && companion[0] != rest:
+			m[companion[0]] = companion[1]
 		}
 		return marshal(t, map[string]any{"fleet": m})
 	}
@@ -129,20 +132,36 @@ func marshal(t *testing.T, v any) string {
 // reference shows for it; and a key next to it that the reference does not
 // list is refused.
 func TestKeysAreRead(t *testing.T) {
-	_, err := fleet.ParsePolicy("")
-	_, list, _ := strings.Cut(err.Error(), "want one of ")
-	policies := strings.Split(strings.TrimSuffix(list, ")"), ", ")
+	// A fleet key's companions: each name of each setting read by name
+	// (each policy, each server kind, each shape...), from its error.
+	var companions [][2]string
+	for _, p := range fleet.Params() {
+		c := fleet.DefaultConfig()
+		text, ok := p.Field(&c).(encoding.TextUnmarshaler)
+		if !ok {
+			continue
+		}
+		err := text.UnmarshalText(nil)
+		if err == nil {
+			continue
+		}
+		_, list, _ := strings.Cut(err.Error(), "(want ")
+		list = strings.ReplaceAll(strings.TrimPrefix(strings.TrimSuffix(list, ")"), "one of "), " or ", ", ")
+		for _, name := range strings.Split(list, ", ") {
+			companions = append(companions, [2]string{strings.ReplaceAll(p.Key, "-", "_"), name})
+		}
+	}
 	for _, k := range Keys() {
 		t.Run(k.Path, func(t *testing.T) {
 			if k.Example == "" {
 				t.Fatal("no example")
 			}
-			candidates := []string{""}
+			candidates := [][2]string{{}}
 			if strings.HasPrefix(k.Path, "fleet.") {
-				candidates = append(candidates, policies...)
+				candidates = append(candidates, companions...)
 			}
 			var errs []string
-			for _, p := range candidates { // for a fleet key, some policy reads it
+			for _, p := range candidates { // for a fleet key, some setting's value makes it read
 				text := fileWith(t, k, p)
 				_, err := Parse("f.yaml", []byte(text))
 				if err == nil {
@@ -155,7 +174,7 @@ func TestKeysAreRead(t *testing.T) {
 	}
 	for _, path := range []string{"nmae", "steps[].keyd", "steps[].latency.p90", "watched[].labl", "queue.stor", "queue.backoff.bse", "fleet.budget_rat"} {
 		k := Key{Path: path, Example: "1"}
-		if _, err := Parse("f.yaml", []byte(fileWith(t, k, ""))); err == nil || !strings.Contains(err.Error(), "unknown key") {
+		if _, err := Parse("f.yaml", []byte(fileWith(t, k, [2]string{}))); err == nil || !strings.Contains(err.Error(), "unknown key") {
 			t.Errorf("a file with %s: Parse = %v; want an unknown key", path, err)
 		}
 	}

@@ -501,7 +501,7 @@ func LoadFleet(path string) (Loaded, error) {
 // one that describes a job too, which the fleet command does not read.
 func (l Loaded) CheckFleet() error {
 	if l.Fleet == nil {
-		return &Error{File: l.file, Line: 1, Field: "fleet", Msg: "missing; retrysim fleet reads the policy and hedges from the fleet section"}
+		return &Error{File: l.file, Line: 1, Field: "fleet", Msg: "missing; retrysim fleet reads its settings from the fleet section"}
 	}
 	if l.jobKey != "" {
 		return &Error{File: l.file, Line: l.jobLine, Field: l.jobKey, Msg: "describes a job, which retrysim fleet does not read; give it a file with only a fleet section"}

@@ -143,7 +143,7 @@ var malformed = []struct {
 	{"lease zero", steps + "queue:\n  lease: 0s\n", "s.yaml:4: queue.lease: a lease must be longer than 0s"},
 	{"deliveries limit", steps + "queue:\n  max_deliveries: 1001\n", "s.yaml:4: queue.max_deliveries: 1001 is not a whole number from 1 to 1000"},
 	// The fleet section: the fleet command's flags, checked as they are.
-	{"fleet not a mapping", steps + "fleet: 3\n", "s.yaml:3: fleet: want a mapping of policy settings"},
+	{"fleet not a mapping", steps + "fleet: 3\n", "s.yaml:3: fleet: want a mapping of fleet settings"},
 	{"fleet policy", steps + "fleet:\n  policy: hystrix\n", `s.yaml:4: fleet.policy: unknown policy "hystrix"`},
 	{"fleet scope", steps + "fleet:\n  policy: aws\n  policy_scope: team\n", `s.yaml:5: fleet.policy_scope: unknown scope "team"`},
 	{"fleet unknown key", steps + "fleet:\n  policy: aws\n  quota_kost: 5\n", "s.yaml:5: fleet.quota_kost: unknown key"},
@@ -155,13 +155,13 @@ var malformed = []struct {
 	{"fleet ratio", steps + "fleet:\n  policy: envoy-budget\n  budget_ratio: 20\n", "s.yaml:5: fleet.budget_ratio: 20 is not from 0 to 1"},
 	{"fleet number", steps + "fleet:\n  policy: sre-throttle\n  sre_k: two\n", `s.yaml:5: fleet.sre_k: "two" is not a number`},
 	{"fleet nan", steps + "fleet:\n  policy: sre-throttle\n  sre_k: .nan\n", `s.yaml:5: fleet.sre_k: ".nan" is not a number`},
-	{"fleet count", steps + "fleet:\n  policy: sliding-breaker\n  cb_window: 2.5\n", "s.yaml:5: fleet.cb_window: 2.5 is not a whole number from 1 to 1000000"},
+	{"fleet count", steps + "fleet:\n  policy: sliding-breaker\n  cb_window: 2.5\n", `s.yaml:5: fleet.cb_window: want a whole number, not "2.5"`},
 	{"fleet hedges", steps + "fleet:\n  hedges: 16\n", `s.yaml:4: fleet.hedges: "16" is not a whole number from 0 to 15`},
 	{"fleet hedge delay alone", steps + "fleet:\n  hedge_delay: 10ms\n", "s.yaml:4: fleet.hedge_delay: there are no hedges"},
 	// The section reads keys by Config.Unread, the flags' rule: a window of
 	// time leaves the window of attempts unread (it was accepted before).
 	{"fleet window of attempts and time", steps + "fleet:\n  policy: sliding-breaker\n  cb_window: 50\n  cb_window_time: 10s\n", "s.yaml:5: fleet.cb_window: cb_window_time makes the window one of time, not of attempts"},
-	{"fleet hedge delay 0", steps + "fleet:\n  hedges: 1\n  hedge_delay: 0s\n", "s.yaml:5: fleet.hedge_delay: a hedge delay of 0s is not above 0"},
+	{"fleet hedge delay 0", steps + "fleet:\n  hedges: 1\n  hedge_delay: 0s\n", "s.yaml:5: fleet.hedge_delay: 0 s is not above 0 to 86400 s"},
 	{"fleet duplicate key", steps + "fleet:\n  hedges: 1\n  hedges: 2\n", "s.yaml:5: fleet.hedges: the key is given twice (first at line 4)"},
 	// A key in its two spellings is one key given twice, in any section
 	// (issue 21, item 7: the later budget-ratio won silently).
@@ -214,8 +214,8 @@ var malformed = []struct {
 	{"watched without steps", "watched: a\nfleet: {policy: aws}\n", "s.yaml:1: steps: missing; watched describes a job, which needs at least one step"},
 	{"name without steps", "name: x\nfleet: {policy: aws}\n", "s.yaml:1: steps: missing; name describes a job"},
 	{"queue without steps", "fleet: {policy: aws}\nqueue:\n", "s.yaml:1: steps: missing; queue describes a job"},
-	{"fleet alone not a mapping", "fleet: 3\n", "s.yaml:1: fleet: want a mapping of policy settings"},
-	{"fleet alone empty", "fleet:\n", "s.yaml:1: fleet: want a mapping of policy settings"},
+	{"fleet alone not a mapping", "fleet: 3\n", "s.yaml:1: fleet: want a mapping of fleet settings"},
+	{"fleet alone empty", "fleet:\n", "s.yaml:1: fleet: want a mapping of fleet settings"},
 }
 
 // A file may describe a job, a fleet, or both; a command checks that the
@@ -231,7 +231,7 @@ func TestJobAndFleet(t *testing.T) {
 		name, src        string
 		jobErr, fleetErr string // "" when the check passes
 	}{
-		{"job", jobSrc, "", "s.yaml:1: fleet: missing; retrysim fleet reads the policy and hedges from the fleet section"},
+		{"job", jobSrc, "", "s.yaml:1: fleet: missing; retrysim fleet reads its settings from the fleet section"},
 		{"fleet", fleetSrc, "s.yaml:1: steps: missing; the file describes only a fleet, whose fleet section only a fleet reads", ""},
 		{"both", jobSrc + fleetSrc, "s.yaml:5: fleet: only retrysim fleet reads it; give this command a file without it",
 			"s.yaml:1: name: describes a job, which retrysim fleet does not read; give it a file with only a fleet section"},
@@ -256,7 +256,7 @@ func TestJobAndFleet(t *testing.T) {
 		}
 	}
 	got, err := Parse("s.yaml", []byte(fleetSrc))
-	if err != nil || len(got.Scenario.Steps) != 0 || got.Queue != nil || got.Fleet == nil || got.Fleet.Policy.Kind != fleet.AWSQuota {
+	if err != nil || len(got.Scenario.Steps) != 0 || got.Queue != nil || got.Fleet == nil || got.Fleet.Config().Client.Policy.Kind != fleet.AWSQuota {
 		t.Errorf("a fleet alone: %+v, %v; want no steps, no queue, the aws policy", got, err)
 	}
 }
@@ -393,7 +393,16 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		if fl := got.Fleet; fl != nil {
-			if err := fl.Policy.Check(); err != nil || fl.Hedges < 0 || fl.Hedges > fleet.MaxHedges || (fl.Hedges > 0 && fl.HedgeDelay <= 0) {
+			c := fleet.DefaultConfig() // as the command applies it: its flags' defaults, an outage
+			c.Outage.To = c.Duration
+			err := fl.Apply(&c)
+			if c.Client.Backoff.Cap == 0 {
+				c.Client.Backoff.Cap = fleet.NoCap
+			}
+			if err == nil {
+				err = c.Check()
+			}
+			if err != nil {
 				t.Fatalf("accepted a fleet section the flags refuse: %+v (%v)", fl, err)
 			}
 		}
@@ -450,7 +459,7 @@ watched: a
 	want.Kind, want.Shared = fleet.SlidingBreaker, true
 	want.FailureRate, want.WindowTime, want.OpenTime, want.HalfOpenCalls = 0.1, 30*time.Second, 5*time.Second, 1
 	f := got.Fleet
-	if f == nil || f.Policy != want || f.Hedges != 2 || f.HedgeDelay != 20*time.Millisecond {
+	if f == nil || f.Config().Client.Policy != want || f.Config().Client.Hedges != 2 || f.Config().Client.HedgeDelay != 20*time.Millisecond {
 		t.Fatalf("fleet = %+v; want %+v, 2 hedges 20ms apart", f, want)
 	}
 	if f.Set["cb-open"] != 8 || f.Set["policy"] != 4 || len(f.Set) != 8 {
@@ -497,11 +506,11 @@ func TestFleetApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl := fleet.Client{Attempts: 3}
-	if err := l.Fleet.Apply(&cl); err != nil || cl.Policy.Kind != fleet.FinagleBudget || cl.Policy.BudgetRatio != 0.2 || cl.Hedges != 0 {
+	if err := applyClient(l.Fleet, &cl); err != nil || cl.Policy.Kind != fleet.FinagleBudget || cl.Policy.BudgetRatio != 0.2 || cl.Hedges != 0 {
 		t.Fatalf("attempts 3: %+v, %v", cl.Policy, err)
 	}
 	cl = fleet.Client{Attempts: 1}
-	err = l.Fleet.Apply(&cl)
+	err = applyClient(l.Fleet, &cl)
 	if want := "f.yaml:3 sets policy finagle-budget, which with client.attempts 1 and no hedges is never asked"; err == nil || err.Error() != want {
 		t.Fatalf("attempts 1: %v, want %s", err, want)
 	}
@@ -510,14 +519,14 @@ func TestFleetApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl = fleet.Client{Attempts: 1}
-	if err := l.Fleet.Apply(&cl); err != nil || cl.Hedges != 1 || cl.HedgeDelay != 2*time.Second {
+	if err := applyClient(l.Fleet, &cl); err != nil || cl.Hedges != 1 || cl.HedgeDelay != 2*time.Second {
 		t.Fatalf("hedged: %+v, %v", cl, err)
 	}
 	l, err = Parse("f.yaml", []byte("fleet:\n  policy: sre-throttle\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Fleet.Apply(&fleet.Client{Attempts: 1}); err != nil {
+	if err := applyClient(l.Fleet, &fleet.Client{Attempts: 1}); err != nil {
 		t.Fatalf("sre-throttle guards first calls: %v", err)
 	}
 	for _, tc := range []struct {
@@ -533,7 +542,7 @@ func TestFleetApply(t *testing.T) {
 			t.Fatal(err)
 		}
 		cl = fleet.Client{Attempts: 3}
-		if err := l.Fleet.Apply(&cl); err != nil || cl.Policy.Kind != tc.kind || cl.Policy.Cost != tc.cost {
+		if err := applyClient(l.Fleet, &cl); err != nil || cl.Policy.Kind != tc.kind || cl.Policy.Cost != tc.cost {
 			t.Errorf("policy %s: %+v, %v", tc.kind, cl.Policy, err)
 		}
 	}
@@ -545,12 +554,70 @@ func TestFleetApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl = fleet.Client{Attempts: 3, Hedges: 2, HedgeDelay: 500 * time.Millisecond, Policy: fleet.PolicyConfig{BudgetRatio: 7, Shared: true}}
-	if err := l.Fleet.Apply(&cl); err != nil {
+	if err := applyClient(l.Fleet, &cl); err != nil {
 		t.Fatal(err)
 	}
 	want := fleet.Client{Attempts: 3, Hedges: 2, HedgeDelay: 500 * time.Millisecond, Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, BudgetRatio: 7, Shared: true}}
 	if cl != want {
 		t.Errorf("flags under a file naming only the policy: %+v; want %+v", cl, want)
+	}
+}
+
+// applyClient is f.Apply on a configuration of the client cl alone.
+func applyClient(f *Fleet, cl *fleet.Client) error {
+	c := fleet.Config{Client: *cl}
+	err := f.Apply(&c)
+	*cl = c.Client
+	return err
+}
+
+// A fleet section sets any setting of fleet.Params, not the client's
+// alone: the server, the load, the network and the outage's mode, each
+// read as its flag reads it, and Apply sets them over the flags' values,
+// leaving what it does not give; a key that the section's own settings
+// leave unread, and a value out of its bounds, are refused with the line.
+func TestFleetSectionSetsEverySetting(t *testing.T) {
+	const src = "fleet:\n  server: queue\n  capacity: 4\n  service: 250ms\n  service_dist: exp\n  shape: spike\n  peak: 300\n  net: 5ms\n  outage_mode: stall\n  p_fail: 0.25\n  clients: 7\n"
+	l, err := Parse("f.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fleet.DefaultConfig()
+	c.Load.Rate, c.Client.Timeout = 12, time.Second // as flags set them
+	c.Outage.From, c.Outage.To = 10*time.Second, 20*time.Second
+	if err := l.Fleet.Apply(&c); err != nil {
+		t.Fatal(err)
+	}
+	want := fleet.DefaultConfig()
+	want.Load.Rate, want.Client.Timeout = 12, time.Second
+	want.Outage.From, want.Outage.To = 10*time.Second, 20*time.Second
+	want.Server.Kind, want.Server.Workers, want.Server.Service.Median, want.Server.Service.Dist = fleet.Queue, 4, 250*time.Millisecond, fleet.Exponential
+	want.Load.Kind, want.Load.Peak, want.Net, want.Outage.Mode, want.Server.PFail, want.Client.Clients = fleet.Spike, 300, 5*time.Millisecond, fleet.Stall, 0.25, 7
+	if c != want {
+		t.Errorf("Apply = %+v\nwant %+v", c, want)
+	}
+	if l.Fleet.Set["capacity"] != 3 || l.Fleet.Set["clients"] != 11 || len(l.Fleet.Set) != 10 {
+		t.Errorf("Set = %v; want the 10 keys by flag, with their lines", l.Fleet.Set)
+	}
+	c = fleet.DefaultConfig() // no outage: its mode is not read
+	if err := l.Fleet.Apply(&c); err == nil || err.Error() != "f.yaml:9: fleet.outage_mode: there is no outage" {
+		t.Errorf("Apply with no outage = %v; want f.yaml:9: fleet.outage_mode: there is no outage", err)
+	}
+	if _, err := Parse("f.yaml", []byte("fleet:\n  backoff: exponential\n  backoff_cap: 0s\n")); err != nil {
+		t.Errorf("a backoff cap of 0s (no cap, as the flag's 0): %v", err)
+	}
+	for _, tt := range []struct{ src, want string }{
+		{"fleet:\n  capacity: 4\n", "f.yaml:2: fleet.capacity: only server queue has workers; the server is latency"},
+		{"fleet:\n  server: queue\n  capacity: 0\n", `f.yaml:3: fleet.capacity: "0" is not a whole number from 1 to 1e+06`},
+		{"fleet:\n  rate: -3\n", "f.yaml:2: fleet.rate: -3 is not from 0 to 1e+06"},
+		{"fleet:\n  p_fail: 1.5\n", "f.yaml:2: fleet.p_fail: 1.5 is not from 0 to 1"},
+		{"fleet:\n  shape: wave\n", `f.yaml:2: fleet.shape: unknown shape "wave"`},
+		{"fleet:\n  net: 5\n", `f.yaml:2: fleet.net: "5" is not a duration such as 250ms or 2s`},
+		{"fleet:\n  shape: ramp\n  rate: 100\n  peak: 50\n", "f.yaml:4: fleet.peak: 50 is below rate 100"},
+	} {
+		if _, err := Parse("f.yaml", []byte(tt.src)); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%q: %v; want %s", tt.src, err, tt.want)
+		}
 	}
 }
 

@@ -17,7 +17,13 @@ type Model struct {
 	Noun    string       `json:"noun"`
 	Steps   []ModelStep  `json:"steps"`
 	Watched []ModelWatch `json:"watched"`
-	Queue   *ModelQueue  `json:"queue,omitempty"`
+	// Queue is the delivery model's queue, nil for the job model: each
+	// setting of delivery.Settings, the queue's own first and then its
+	// mapping's (the backoff's), under its name with _ for . and a time in
+	// whole nanoseconds (ttl_ns, backoff_base_ns), a latency as its median
+	// and p99 (_ns, _p99_ns), an enumeration by its value's name. Package
+	// sim writes and reads it.
+	Queue Settings `json:"queue,omitempty"`
 }
 
 // ModelStep is one step of a Model (provider.Step).
@@ -59,28 +65,6 @@ func (m *Model) maxAttempts(run int) int {
 type ModelWatch struct {
 	Step  int    `json:"step"`
 	Label string `json:"label"`
-}
-
-// ModelQueue is a Model's delivery model (delivery.Config): a field for
-// each of delivery.Settings, which package sim writes and reads by its
-// json key, the setting's name with _ for . (backoff_base_ns), a time in
-// whole nanoseconds (_ns), a latency as its median and p99 (_ns, _p99_ns),
-// an enumeration by its value's name.
-type ModelQueue struct {
-	Store          string  `json:"store"`
-	TTLNs          int64   `json:"ttl_ns"`
-	LeaseNs        int64   `json:"lease_ns"`
-	VisibilityNs   int64   `json:"visibility_ns"`
-	MaxDeliveries  int     `json:"max_deliveries"`
-	Repeat         float64 `json:"repeat"`
-	RepeatDelayNs  int64   `json:"repeat_delay_ns"`
-	RepeatDelayP99 int64   `json:"repeat_delay_p99_ns"`
-	Crash          float64 `json:"crash"`
-	CrashAt        string  `json:"crash_at"`
-	MaxCrashes     int     `json:"max_crashes"`
-	Backoff        string  `json:"backoff"`
-	BackoffBaseNs  int64   `json:"backoff_base_ns"`
-	BackoffCapNs   int64   `json:"backoff_cap_ns"`
 }
 
 // check refuses what no run writes in a model of steps steps: another number
@@ -129,13 +113,26 @@ func stepsLeftOut(data []byte) error {
 	return nil
 }
 
-// deliveriesPerJob is the most deliveries a job of the model's queue gets:
-// max_deliveries for its message, twice that when a request may be sent twice.
-func (q *ModelQueue) deliveriesPerJob() int64 {
-	if q.Repeat > 0 {
-		return 2 * int64(q.MaxDeliveries)
+// deliveriesPerJob is the most deliveries a job of the queue q gets:
+// max_deliveries for its message, twice that when a request may be sent
+// twice (repeat above 0); a max_deliveries that is no whole number at
+// least 1 is refused.
+func deliveriesPerJob(q Settings) (int64, error) {
+	n, ok := q.Lookup("max_deliveries").(int64)
+	if !ok || n < 1 {
+		return 0, fmt.Errorf("model.queue.max_deliveries: %v is not a whole number at least 1", q.Lookup("max_deliveries"))
 	}
-	return int64(q.MaxDeliveries)
+	switch repeat := q.Lookup("repeat").(type) {
+	case int64:
+		if repeat > 0 {
+			n *= 2
+		}
+	case float64:
+		if repeat > 0 {
+			n *= 2
+		}
+	}
+	return n, nil
 }
 
 // CheckDelivery reports the first counter of c that no run of the delivery

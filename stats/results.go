@@ -6,6 +6,11 @@
 // tablewriter or gonum/plot (the retrysim command does the presentation).
 package stats
 
+import (
+	"fmt"
+	"slices"
+)
+
 // Counters are one strategy's sums over every simulated job. They are integers
 // so that sums over blocks, workers and machines are exact and order-free.
 type Counters struct {
@@ -211,23 +216,53 @@ type StepPolicy struct {
 }
 
 // DeliveryParams are the delivery model's settings, as outputs echo them:
-// a field for each of delivery.Settings whose scenario key is no mapping's,
-// under that key, which the root package fills by it; the backoff as one
-// text; and how long the steps' calls take.
+// each of delivery.Settings whose scenario key is no mapping's, under that
+// key (the root package fills them from the table, so a setting declared
+// there is echoed with no field here); the backoff as one text; and how
+// long the steps' calls take. Its JSON is one object: the settings, then
+// backoff and latency.
 type DeliveryParams struct {
-	Store         string   `json:"store"`
-	TTL           string   `json:"ttl"`
-	Lease         string   `json:"lease"`
-	Visibility    string   `json:"visibility"`
-	MaxDeliveries int      `json:"max_deliveries"`
-	Repeat        float64  `json:"repeat"`
-	RepeatDelay   string   `json:"repeat_delay"`
-	Crash         float64  `json:"crash"`
-	CrashAt       string   `json:"crash_at"`
-	MaxCrashes    int      `json:"max_crashes"`
-	Backoff       string   `json:"backoff"`
-	Latency       string   `json:"latency"`
-	StepNames     []string `json:"-"`
+	// Settings are the queue's settings in the table's order: a time or a
+	// latency as its text (24h0m0s, fixed 2s), a whole number as an int64,
+	// a probability as a float64, an enumeration by its value's name.
+	Settings
+	// Backoff is the queue's backoff as one text (full-jitter base 100ms
+	// cap 2s).
+	Backoff string `json:"backoff"`
+	// Latency is how long the steps' calls take (fixed 20ms).
+	Latency string `json:"latency"`
+	// StepNames are the steps' names, in order, for the by-step tables.
+	StepNames []string `json:"-"`
+}
+
+// MarshalJSON writes d's settings, then backoff and latency, as one object.
+func (d DeliveryParams) MarshalJSON() ([]byte, error) {
+	all := append(slices.Clip(d.Settings), Setting{Key: "backoff", Value: d.Backoff}, Setting{Key: "latency", Value: d.Latency})
+	return all.MarshalJSON()
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: backoff and latency, which
+// must be texts, and every other key as one of the settings, in order.
+func (d *DeliveryParams) UnmarshalJSON(data []byte) error {
+	var all Settings
+	if err := all.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	out := DeliveryParams{Settings: Settings{}, StepNames: d.StepNames}
+	for _, x := range all {
+		dst := map[string]*string{"backoff": &out.Backoff, "latency": &out.Latency}[x.Key]
+		if dst == nil {
+			out.Settings = append(out.Settings, x)
+			continue
+		}
+		text, ok := x.Value.(string)
+		if !ok {
+			return fmt.Errorf("%s: %v is not a text", x.Key, x.Value)
+		}
+		*dst = text
+	}
+	*d = out
+	return nil
 }
 
 // Row is one strategy's outcome.

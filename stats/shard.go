@@ -182,10 +182,11 @@ func (s Shard) Check() error {
 		}
 		check := func() error { return r.Counters.Check(s.Steps, attempts) }
 		if s.Model != nil && s.Model.Queue != nil {
-			if s.Model.Queue.MaxDeliveries < 1 {
-				return fmt.Errorf("model.queue.max_deliveries: %d is not at least 1", s.Model.Queue.MaxDeliveries)
+			deliveries, err := deliveriesPerJob(s.Model.Queue)
+			if err != nil {
+				return err
 			}
-			check = func() error { return r.Counters.CheckDelivery(s.Steps, attempts, s.Model.Queue.deliveriesPerJob()) }
+			check = func() error { return r.Counters.CheckDelivery(s.Steps, attempts, deliveries) }
 		}
 		if err := check(); err != nil {
 			return fmt.Errorf("rows[%d].%w", i, err)
@@ -272,6 +273,20 @@ func (s Shard) checkAttempts() error {
 // error, and a field added later is checked without a line here. path is
 // v's own path.
 func printableText(v reflect.Value, path string) error {
+	if v.Type() == reflect.TypeFor[Settings]() {
+		s := v.Interface().(Settings)
+		for _, x := range s {
+			if err := CheckText(x.Key); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			if text, ok := x.Value.(string); ok {
+				if err := CheckText(text); err != nil {
+					return fmt.Errorf("%s.%s: %w", path, x.Key, err)
+				}
+			}
+		}
+		return nil
+	}
 	switch v.Kind() {
 	case reflect.String:
 		if err := CheckText(v.String()); err != nil {

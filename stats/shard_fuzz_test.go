@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -35,13 +37,18 @@ func twoJobsQueue() stats.Shard {
 		c.Deliveries = 3
 		c.Completion[40], c.FailedCompletion[60] = 1, 1
 	}
-	sh.Delivery = &stats.DeliveryParams{Store: "claim", TTL: "24h0m0s", Lease: "30s", Visibility: "30s", MaxDeliveries: 10,
-		RepeatDelay: "fixed 0s", CrashAt: "before-key", Backoff: "full-jitter base 100ms cap 2s", Latency: "fixed 10ms"}
+	sh.Delivery = &stats.DeliveryParams{Settings: stats.Settings{{Key: "store", Value: "claim"}, {Key: "ttl", Value: "24h0m0s"},
+		{Key: "lease", Value: "30s"}, {Key: "visibility", Value: "30s"}, {Key: "max_deliveries", Value: int64(10)}, {Key: "repeat", Value: 0.0},
+		{Key: "repeat_delay", Value: "fixed 0s"}, {Key: "crash", Value: 0.0}, {Key: "crash_at", Value: "before-key"}, {Key: "max_crashes", Value: int64(0)}},
+		Backoff: "full-jitter base 100ms cap 2s", Latency: "fixed 10ms"}
 	sh.Model = &stats.Model{Name: "two", Noun: "jobs",
 		Steps:   []stats.ModelStep{{Name: "charge", PFail: 0.5, LatencyNs: 1e7}, {Name: "email", PFail: 0.5, CanLoseReply: true, LostReply: 0.5, LatencyNs: 1e7}},
 		Watched: []stats.ModelWatch{{Step: 0, Label: "Jobs charged twice"}},
-		Queue: &stats.ModelQueue{Store: "claim", TTLNs: 864e11, LeaseNs: 3e10, VisibilityNs: 3e10, MaxDeliveries: 10,
-			CrashAt: "before-key", Backoff: "full-jitter", BackoffBaseNs: 1e8, BackoffCapNs: 2e9}}
+		Queue: stats.Settings{{Key: "store", Value: "claim"}, {Key: "ttl_ns", Value: int64(864e11)}, {Key: "lease_ns", Value: int64(3e10)},
+			{Key: "visibility_ns", Value: int64(3e10)}, {Key: "max_deliveries", Value: int64(10)}, {Key: "repeat", Value: 0.0},
+			{Key: "repeat_delay_ns", Value: int64(0)}, {Key: "repeat_delay_p99_ns", Value: int64(0)}, {Key: "crash", Value: 0.0},
+			{Key: "crash_at", Value: "before-key"}, {Key: "max_crashes", Value: int64(0)}, {Key: "backoff", Value: "full-jitter"},
+			{Key: "backoff_base_ns", Value: int64(1e8)}, {Key: "backoff_cap_ns", Value: int64(2e9)}}}
 	return sh
 }
 
@@ -85,7 +92,24 @@ func FuzzReadShard(f *testing.F) {
 		{`"name":"charge"`, `"name":"charge[2J"`},
 		{`"model":{`, `"model":null,"x":{`},
 		{`"latency_p99_ns":0},{"name":"email"`, `"latency_p99_ns":0,"attempts":5,"keys":"same","backoff":{"policy":"constant","base_ns":1000000000,"cap_ns":0}},{"name":"email"`},
+		// the queue's settings (stats.Settings), which package sim reads
+		{`"ttl_ns":86400000000000`, `"ttl_ns":"24h"`},
+		{`"ttl_ns":86400000000000`, `"ttl_ns":8.64e13`},
+		{`"ttl_ns":86400000000000`, `"ttl_ns":{}`},
+		{`"ttl_ns":86400000000000`, `"ttl_ns":null`},
+		{`"ttl_ns":86400000000000`, `"ttl_ns":1e400`},
+		{`"ttl_ns":86400000000000,`, ``},
+		{`"ttl_ns":86400000000000`, `"ttl_ns":86400000000000,"ttl_ns":1`},
+		{`"ttl_ns":86400000000000`, `"ttl_ns":86400000000000,"surprise":1`},
+		{`"lease_ns":30000000000`, `"lease_ns":-30000000000`},
+		{`"max_deliveries":10,"repeat":0,"repeat_delay_ns"`, `"max_deliveries":"10","repeat":0,"repeat_delay_ns"`},
+		{`"repeat":0,"repeat_delay_ns"`, `"repeat":0.5,"repeat_delay_ns"`},
+		{`"crash_at":"before-key","max_crashes":0,"backoff"`, `"crash_at":"lunch","max_crashes":0,"backoff"`},
+		{`"queue":{"store"`, `"queue":{"store":"claim","x"`},
 	} {
+		if !bytes.Contains(queue, []byte(edit[0])) {
+			f.Fatalf("%s is not in the shard", edit[0])
+		}
 		f.Add(bytes.Replace(queue, []byte(edit[0]), []byte(edit[1]), 1))
 	}
 	// A shard whose steps carry their own policy (sim.ModelOf), and edits of it.
@@ -154,8 +178,28 @@ func FuzzReadShard(f *testing.F) {
 		if err != nil || !bytes.Equal(mustJSON(t, back), again) {
 			t.Fatalf("shard does not read back: %v\n%s", err, again)
 		}
+		checkModel(t, sh.Model)
 		checkRendered(t, stats.Report{Params: sh.Params, Rows: sh.Rows, ShowCI: true})
 	})
+}
+
+// checkModel rebuilds the run of m as a merge does (sim.FromModel), which
+// must not panic, and checks that a model it accepts is written again with
+// the same queue: each setting read is one written, under its key, with its
+// value, whatever the file's order of keys.
+func checkModel(t *testing.T, m *stats.Model) {
+	t.Helper()
+	if m == nil {
+		return
+	}
+	sc, q, err := sim.FromModel(*m)
+	if err != nil || q == nil {
+		return
+	}
+	var read, written map[string]any
+	if json.Unmarshal(mustJSON(t, m.Queue), &read) != nil || json.Unmarshal(mustJSON(t, sim.ModelOf(sc, q).Queue), &written) != nil || !reflect.DeepEqual(read, written) {
+		t.Fatalf("model.queue read as %+v is written again as %s", m.Queue, mustJSON(t, sim.ModelOf(sc, q).Queue))
+	}
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -62,7 +62,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
 	}
 	fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
-	fs.StringVar(&scenPath, "scenario", "", "take -policy, -policy-scope, its parameters, -hedges and -hedge-delay from the fleet section of this scenario `file` (keys named as the flags, with _ for -), which holds no job (steps, watched, queue); a flag it sets may not be given too")
+	fs.StringVar(&scenPath, "scenario", "", "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too")
 	fs.Var(&shard, "shard", "run slice `i/n` of the replicates (0 <= i < n), or auto/n or auto (index, and count, from the environment, as retrysim fleet-map -help says), and write it as a shard for retrysim merge")
 	if err := flagval.Parse(fs, args, fleetIntro, stdout); err != nil {
 		return err
@@ -88,13 +88,13 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		cfgs = p.Runs(duration)
 	} else {
 		c.Outage.From, c.Outage.To = outage.From, outage.To
-		if c.Client.Backoff.Cap == 0 {
-			c.Client.Backoff.Cap = fleet.NoCap
-		}
 		if scenPath != "" {
-			if err := fleetScenario(fs, scenPath, &c.Client); err != nil {
+			if err := fleetScenario(fs, scenPath, &c); err != nil {
 				return err
 			}
+		}
+		if c.Client.Backoff.Cap == 0 { // from a flag or the file
+			c.Client.Backoff.Cap = fleet.NoCap
 		}
 		unread := c.Unread()
 		if err := flagval.Refuse(fs, func(n string) string { return fleetWords(unread[fleetPath(n)]) }); err != nil {
@@ -139,9 +139,9 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return outfile.WriteAll(ctx, stdout, outs...)
 }
 
-// fleetScenario sets the client's policy and hedges from the fleet section
-// of the scenario file at path, refusing a flag that sets the same thing.
-func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
+// fleetScenario sets the settings the fleet section of the scenario file at
+// path gives in c, refusing a flag that sets the same thing.
+func fleetScenario(fs *flag.FlagSet, path string, c *fleet.Config) error {
 	loaded, err := scenario.LoadFleet(path)
 	if err != nil {
 		return flagval.Usage(fmt.Errorf("-scenario %w", err))
@@ -156,7 +156,7 @@ func fleetScenario(fs *flag.FlagSet, path string, cl *fleet.Client) error {
 	if err != nil {
 		return err
 	}
-	if err := f.Apply(cl); err != nil { // its settings named by path, as flags here
+	if err := f.Apply(c); err != nil { // its settings named by path, as flags here
 		return flagval.Usage(fmt.Errorf("-scenario: %s", fleetWords(err.Error())))
 	}
 	return nil

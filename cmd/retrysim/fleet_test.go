@@ -444,7 +444,7 @@ func TestFleetScenarioFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ file, want string }{
-		{"../../examples/signup.yaml", "retrysim: -scenario ../../examples/signup.yaml:1: fleet: missing; retrysim fleet reads the policy and hedges from the fleet section\n"},
+		{"../../examples/signup.yaml", "retrysim: -scenario ../../examples/signup.yaml:1: fleet: missing; retrysim fleet reads its settings from the fleet section\n"},
 		{both, "retrysim: -scenario " + both + ":2: steps: describes a job, which retrysim fleet does not read; give it a file with only a fleet section\n"},
 	} {
 		out, errOut, code := retrysim(t, "fleet", "-scenario", tc.file)

@@ -16,7 +16,7 @@ import (
 // The fleet's settings are declared once, in fleet.Params, and every layer
 // is derived from that table: a setting added there (a row with its path,
 // key, usage and field) gets a flag named by its key with its usage in
-// -help, a scenario key when a file may set it (File), a place in the json
+// -help, a key in a scenario file's fleet section, a place in the json
 // echo of the settings a run read, and errors naming its path are written
 // with its flag. The test walks the table, so a row added to it is checked
 // here without a line of this test changing.
@@ -55,8 +55,8 @@ func checkFleetSchema(t *testing.T) {
 			t.Errorf("%s: -help has no flag -%s with its usage", p.Path, p.Key)
 		}
 		fileKey := strings.ReplaceAll(p.Key, "-", "_")
-		if slices.Contains(fileKeys, fileKey) != p.File {
-			t.Errorf("%s: scenario key fleet.%s listed %v; want %v (File)", p.Path, fileKey, !p.File, p.File)
+		if !slices.Contains(fileKeys, fileKey) {
+			t.Errorf("%s: scenario key fleet.%s not listed", p.Path, fileKey)
 		}
 		if _, echoed := doc.Rows[0].Params[fileKey]; echoed != (unread[p.Path] == "") {
 			t.Errorf("%s: echoed as %s %v; want %v (read by the default run)", p.Path, fileKey, echoed, unread[p.Path] == "")
@@ -71,8 +71,8 @@ func checkFleetSchema(t *testing.T) {
 		}
 	}
 	for _, k := range fileKeys {
-		if p, ok := fleet.LookupKey(strings.ReplaceAll(k, "_", "-")); !ok || !p.File {
-			t.Errorf("scenario key fleet.%s is no fleet.Param a file may set", k)
+		if _, ok := fleet.LookupKey(strings.ReplaceAll(k, "_", "-")); !ok {
+			t.Errorf("scenario key fleet.%s is no fleet.Param", k)
 		}
 	}
 }
@@ -87,22 +87,22 @@ func checkFleetSchema(t *testing.T) {
 // the table passes with it.
 func TestFleetParamAddedReachesEveryLayer(t *testing.T) {
 	for _, tc := range []struct {
-		p               fleet.Param
-		flag, set, echo string
-		bad, badMsg     string
+		p                      fleet.Param
+		flag, set, echo, other string
+		bad, badMsg            string
 	}{
 		{fleet.Param{Path: "memoryless.retry_prob", Probability: true,
 			Field: func(c *fleet.Config) any { return &c.Memoryless.RetryProb },
 			Usage: "`probability` that a failed attempt is retried while client.attempts allows"},
-			"retry-prob", "0.25", "0.25", "2", "-retry-prob: 2 is not a probability in [0, 1]"},
+			"retry-prob", "0.25", "0.25", "0.5", "2", "-retry-prob: 2 is not a probability in [0, 1]"},
 		{fleet.Param{Path: "memoryless.orbit", Lo: 0, Hi: fleet.MaxOrbit,
 			Field: func(c *fleet.Config) any { return &c.Memoryless.Orbit },
 			Usage: "at most `n` requests wait out a backoff at once"},
-			"orbit", "7", "7", "-1", "-orbit: want a whole number from 0 to 1000000"},
-		{fleet.Param{Path: "client.tries", Lo: 1, Hi: fleet.MaxAttempts, File: true,
+			"orbit", "7", "7", "9", "-1", "-orbit: want a whole number from 0 to 1000000"},
+		{fleet.Param{Path: "client.tries", Lo: 1, Hi: fleet.MaxAttempts,
 			Field: func(c *fleet.Config) any { return &c.Client.Attempts },
 			Usage: "`n` tries a request in all, client.attempts by another name"},
-			"tries", "3", "3", "0", "-tries: want a whole number from 1 to 100"},
+			"tries", "3", "3", "4", "0", "-tries: want a whole number from 1 to 100"},
 	} {
 		t.Run(tc.p.Path, func(t *testing.T) {
 			defer testhook.SetFleetParams([]fleet.Param{tc.p})()
@@ -126,16 +126,23 @@ func TestFleetParamAddedReachesEveryLayer(t *testing.T) {
 			if got := string(doc.Rows[0].Params[key]); got != tc.echo {
 				t.Errorf("json params[%s] = %s; want %s", key, got, tc.echo)
 			}
-			if tc.p.File { // a scenario file's fleet section sets it too
-				file := filepath.Join(t.TempDir(), "f.yaml")
-				if err := os.WriteFile(file, []byte("fleet:\n  "+key+": "+tc.set+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				out, errOut, code := retrysim(t, "fleet", "-scenario", file, "-duration", "2s", "-replicates", "1", "-format", "json")
-				if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || string(doc.Rows[0].Params[key]) != tc.echo {
-					t.Errorf("fleet -scenario with %s: %s: exit %d, %s; want params[%s] %s", key, tc.set, code, errOut, key, tc.echo)
-				}
+			// A scenario file's fleet section sets it too, and refuses a
+			// value out of its bounds with the file's line.
+			file := filepath.Join(t.TempDir(), "f.yaml")
+			if err := os.WriteFile(file, []byte("fleet:\n  "+key+": "+tc.set+"\n"), 0o644); err != nil {
+				t.Fatal(err)
 			}
+			out, errOut, code = retrysim(t, "fleet", "-scenario", file, "-duration", "2s", "-replicates", "1", "-format", "json")
+			if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || string(doc.Rows[0].Params[key]) != tc.echo {
+				t.Errorf("fleet -scenario with %s: %s: exit %d, %s; want params[%s] %s", key, tc.set, code, errOut, key, tc.echo)
+			}
+			if err := os.WriteFile(file, []byte("fleet:\n  "+key+": "+tc.bad+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, errOut, code := retrysim(t, "fleet", "-scenario", file); code != 2 || !strings.Contains(errOut, file+":2: fleet."+key+": ") {
+				t.Errorf("fleet -scenario with %s: %s: exit %d, %q; want 2 and %s:2: fleet.%s", key, tc.bad, code, errOut, file, key)
+			}
+			checkFleetShardSetting(t, key, tc.set, tc.echo, tc.other)
 			if _, errOut, code := retrysim(t, "fleet", "-"+tc.flag, tc.bad); code != 2 || !strings.Contains(errOut, tc.badMsg) {
 				t.Errorf("fleet -%s %s: exit %d, %q; want 2 and %q", tc.flag, tc.bad, code, errOut, tc.badMsg)
 			}
@@ -144,6 +151,53 @@ func TestFleetParamAddedReachesEveryLayer(t *testing.T) {
 			}
 			checkFleetSchema(t)
 		})
+	}
+}
+
+// checkFleetShardSetting runs two fleet shards from a scenario file that
+// sets key to set, and checks that the shard file carries the setting
+// (echo as the json format's params write it), that merge prints it, and
+// that merge refuses a third shard run after the file was changed to other,
+// and the two shards once the file says other: the shard's flags (its
+// -scenario) are the same, its settings are not.
+func checkFleetShardSetting(t *testing.T, key, set, echo, other string) {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.yaml")
+	shard := func(value, slice, name string) string {
+		if err := os.WriteFile(file, []byte("fleet:\n  "+key+": "+value+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, name)
+		if _, errOut, code := retrysim(t, "fleet", "-scenario", file, "-duration", "2s", "-replicates", "2", "-format", "json", "-shard", slice, "-o", out); code != 0 {
+			t.Fatalf("fleet -scenario with %s: %s -shard %s: exit %d, %s", key, value, slice, code, errOut)
+		}
+		return out
+	}
+	a, b := shard(set, "0/2", "a.json"), shard(set, "1/2", "b.json")
+	data, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sh struct{ Settings []map[string]json.RawMessage }
+	if err := json.Unmarshal(data, &sh); err != nil || len(sh.Settings) != 1 || string(sh.Settings[0][key]) != echo {
+		t.Fatalf("the shard file's settings = %v (%v); want one run's, %s %s", sh.Settings, err, key, echo)
+	}
+	out, errOut, code := retrysim(t, "merge", a, b)
+	var doc struct {
+		Rows []struct {
+			Params map[string]json.RawMessage `json:"params"`
+		} `json:"rows"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Rows) != 1 || string(doc.Rows[0].Params[key]) != echo {
+		t.Fatalf("merge of the shards with %s %s: exit %d, %s; want params[%s] %s", key, set, code, errOut, key, echo)
+	}
+	c := shard(other, "1/2", "c.json")
+	if _, errOut, code := retrysim(t, "merge", a, c); code != 2 || !strings.Contains(errOut, "c.json is a shard of another run than "+a+": its settings differ") {
+		t.Errorf("merge of shards with %s %s and %s: exit %d, %q; want 2, another run", key, set, other, code, errOut)
+	}
+	if _, errOut, code := retrysim(t, "merge", a, b); code == 0 || !strings.Contains(errOut, "merge: the shards ran run run with the settings") {
+		t.Errorf("merge of shards with %s %s, the file now %s: exit %d, %q; want the settings refused", key, set, other, code, errOut)
 	}
 }
 

@@ -14,23 +14,42 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
+	"github.com/retrysim/retrysim/internal/render"
 )
 
-// fleetShardKind marks a fleet shard file.
-const fleetShardKind = "retrysim fleet shard 1"
+// fleetShardKind marks a fleet shard file. Format 2 added each run's
+// settings.
+const fleetShardKind = "retrysim fleet shard 2"
 
 // fleetShard is one slice of a fleet run's replicates, as -shard writes it:
 // the flags that decide the run's output, which slice of how many, the
-// run's runs and replicates, and the slice's replicates of every run, gob
-// encoded (gob keeps a NaN quantile and every float's bits).
+// run's runs and replicates, each run's settings as the json format's
+// params object writes them (render.FleetParams: every setting of
+// fleet.Params the run read, from a flag or a scenario file), and the
+// slice's replicates of every run, gob encoded (gob keeps a NaN quantile
+// and every float's bits).
 type fleetShard struct {
-	Kind       string   `json:"kind"`
-	Args       []string `json:"args"`
-	Index      int      `json:"index"`
-	Count      int      `json:"count"`
-	Runs       int      `json:"runs"`
-	Replicates int      `json:"replicates"`
-	Data       []byte   `json:"data"`
+	Kind       string            `json:"kind"`
+	Args       []string          `json:"args"`
+	Index      int               `json:"index"`
+	Count      int               `json:"count"`
+	Runs       int               `json:"runs"`
+	Replicates int               `json:"replicates"`
+	Settings   []json.RawMessage `json:"settings"`
+	Data       []byte            `json:"data"`
+}
+
+// fleetSettings are the settings of each of cfgs, as a fleet shard
+// carries them.
+func fleetSettings(cfgs []fleet.Config) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(cfgs))
+	for i, c := range cfgs {
+		var err error
+		if out[i], err = render.FleetParams(c); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // fleetArgs are the flags of fs that decide a fleet run's output: every
@@ -47,16 +66,47 @@ func fleetArgs(fs *flag.FlagSet) []string {
 	return args
 }
 
+// sameSettings reports whether a and b are the same settings object, as a
+// shard file (indented) or render.FleetParams (compact) writes it.
+func sameSettings(a, b json.RawMessage) bool { return bytes.Equal(compact(a), compact(b)) }
+
+// compact is the json object o on one line; o itself if it is no json.
+func compact(o json.RawMessage) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, o) != nil {
+		return o
+	}
+	return b.Bytes()
+}
+
 // mergedKey is the context key under which merge hands the fleet command
-// the merged replicates of every run, instead of running them.
+// the merged shards (a merged), instead of running them.
 type mergedKey struct{}
 
+// merged is what merge hands the fleet command: the replicates of every
+// run, and the settings of every run the shards carry.
+type merged struct {
+	reps     [][]fleet.Replicate
+	settings []json.RawMessage
+}
+
 // fleetResults runs cfgs, or takes their replicates from ctx when merge
-// put them there.
+// put them there, refusing shards whose settings are not those of cfgs
+// (a scenario file changed since the shards ran).
 func fleetResults(ctx context.Context, cfgs []fleet.Config, opts fleet.Options) ([]fleet.Result, error) {
-	reps, ok := ctx.Value(mergedKey{}).([][]fleet.Replicate)
+	m, ok := ctx.Value(mergedKey{}).(merged)
 	if !ok {
 		return fleet.Run(ctx, cfgs, opts)
+	}
+	reps := m.reps
+	want, err := fleetSettings(cfgs)
+	if err != nil {
+		return nil, err
+	}
+	for i := range min(len(want), len(m.settings)) {
+		if !sameSettings(want[i], m.settings[i]) {
+			return nil, fmt.Errorf("merge: the shards ran run %s with the settings %s, but their flags now make %s", cfgs[i].Name, compact(m.settings[i]), compact(want[i]))
+		}
 	}
 	if len(reps) != len(cfgs) {
 		return nil, fmt.Errorf("merge: the shards hold %d runs; their flags make %d", len(reps), len(cfgs))
@@ -91,7 +141,11 @@ func writeFleetShard(ctx context.Context, stdout io.Writer, index, count int, ar
 	if err := gob.NewEncoder(&data).Encode(reps); err != nil {
 		return err
 	}
-	sh := fleetShard{Kind: fleetShardKind, Args: args, Index: index, Count: count, Runs: len(cfgs), Replicates: total, Data: data.Bytes()}
+	settings, err := fleetSettings(cfgs)
+	if err != nil {
+		return err
+	}
+	sh := fleetShard{Kind: fleetShardKind, Args: args, Index: index, Count: count, Runs: len(cfgs), Replicates: total, Settings: settings, Data: data.Bytes()}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
@@ -130,6 +184,10 @@ func mergeFleet(ctx context.Context, files []string, out, series, plot string, s
 		case !slices.Equal(sh.Args, first.Args) || sh.Count != first.Count || sh.Runs != first.Runs || sh.Replicates != first.Replicates:
 			return flagval.Usage(fmt.Errorf("merge: %s is a shard of another run than %s (flags %s, %d shards; want %s, %d)",
 				path, files[0], strings.Join(sh.Args, " "), sh.Count, strings.Join(first.Args, " "), first.Count))
+		case len(sh.Settings) != sh.Runs:
+			return flagval.Usage(fmt.Errorf("merge: %s holds the settings of %d runs; want %d", path, len(sh.Settings), sh.Runs))
+		case !slices.EqualFunc(sh.Settings, first.Settings, sameSettings):
+			return flagval.Usage(fmt.Errorf("merge: %s is a shard of another run than %s: its settings differ (a scenario file changed between them?)", path, files[0]))
 		case sh.Index < 0 || sh.Index >= sh.Count:
 			return flagval.Usage(fmt.Errorf("merge: %s: shard %d of %d", path, sh.Index, sh.Count))
 		case parts[sh.Index] != nil:
@@ -165,5 +223,5 @@ func mergeFleet(ctx context.Context, files []string, out, series, plot string, s
 			args = append(args, "-"+f.name+"="+f.v)
 		}
 	}
-	return fleetCommand(context.WithValue(ctx, mergedKey{}, whole), args, stdout, io.Discard)
+	return fleetCommand(context.WithValue(ctx, mergedKey{}, merged{whole, first.Settings}), args, stdout, io.Discard)
 }

@@ -200,3 +200,11 @@ func settingsLines(names []string, cfgs []fleet.Config) []string {
 
 // replicatesText is "n replicates", "1 replicate" for one.
 func replicatesText(n int) string { return human.Count(int64(n), "replicate") }
+
+// FleetParams is the params object the json format writes for a run of c:
+// the settings the run read, keyed as a scenario file keys them, in
+// fleet.Params' order. A fleet shard carries it for each run, so that a
+// merge refuses shards of other settings.
+func FleetParams(c fleet.Config) (json.RawMessage, error) {
+	return object(settingsObject(fleetSettings(c)))
+}

@@ -107,10 +107,28 @@ func reportTitle(p stats.Params) string {
 	}
 	if d := p.Delivery; d != nil {
 		t += human.Durations(fmt.Sprintf("\n"+deliveryModelTerm+"; queue: store %s, key TTL %s, lease %s, visibility timeout %s, up to %s; repeated requests %s%% (delay %s); crashes %s%% at %s; calls take %s; backoff %s",
-			d.Store, d.TTL, d.Lease, d.Visibility, human.Count(int64(d.MaxDeliveries), "delivery"), shortFloat(100*d.Repeat), d.RepeatDelay,
-			shortFloat(100*d.Crash), d.CrashAt, d.Latency, d.Backoff))
+			echoText(d, "store"), echoText(d, "ttl"), echoText(d, "lease"), echoText(d, "visibility"), human.Count(int64(echoNumber(d, "max_deliveries")), "delivery"),
+			shortFloat(100*echoNumber(d, "repeat")), echoText(d, "repeat_delay"), shortFloat(100*echoNumber(d, "crash")), echoText(d, "crash_at"), d.Latency, d.Backoff))
 	}
 	return t
+}
+
+// echoText is the text the echo d holds under key, "" if none.
+func echoText(d *stats.DeliveryParams, key string) string {
+	text, _ := d.Lookup(key).(string)
+	return text
+}
+
+// echoNumber is the number the echo d holds under key (a whole number read
+// back from json is an int64), 0 if none.
+func echoNumber(d *stats.DeliveryParams, key string) float64 {
+	switch v := d.Lookup(key).(type) {
+	case int64:
+		return float64(v)
+	case float64:
+		return v
+	}
+	return 0
 }
 
 // deliveryModelTerm opens the delivery model's line of a title.

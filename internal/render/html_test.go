@@ -214,7 +214,7 @@ func TestReportHTMLByStep(t *testing.T) {
 	by := map[string][]int64{"a": {1234, 0, 7}, "b": {0, 56789, 1}}
 	r := stats.Report{Params: stats.Params{Scenario: "test", Noun: "jobs", Steps: len(steps), Jobs: 100000, Attempts: 3, RNG: "pcg",
 		Seed: 1, Engine: "plain", Watched: []stats.Watch{{Step: 1, Name: "email", Label: "Watched twice"}}, Replicates: 1,
-		Delivery: &stats.DeliveryParams{Store: "claim", StepNames: steps}}}
+		Delivery: &stats.DeliveryParams{Settings: stats.Settings{{Key: "store", Value: "claim"}}, StepNames: steps}}}
 	for _, id := range []string{"a", "b"} {
 		row := stats.Row{ID: id, Label: "strategy " + id, Counters: stats.Counters{Jobs: 100000, Calls: 300000, Deliveries: 100000}}
 		for i, v := range by[id] {

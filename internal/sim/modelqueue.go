@@ -2,7 +2,7 @@ package sim
 
 import (
 	"fmt"
-	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,9 +13,9 @@ import (
 )
 
 // modelKeys are the keys under which a shard file's model.queue writes
-// setting s (stats.ModelQueue's json tags): its name with _ for ., a time
-// in whole nanoseconds (_ns), a latency as its median and its p99
-// (_ns, _p99_ns), an enumeration by its value's name.
+// setting s: its name with _ for ., a time in whole nanoseconds (_ns), a
+// latency as its median and its p99 (_ns, _p99_ns), an enumeration by its
+// value's name.
 func modelKeys(s delivery.Setting) []string {
 	key := strings.ReplaceAll(s.Name, ".", "_")
 	switch s.Kind {
@@ -27,68 +27,123 @@ func modelKeys(s delivery.Setting) []string {
 	return []string{key}
 }
 
-// modelFields are the fields of q that hold setting s, by modelKeys; a
-// setting that stats.ModelQueue has no field for is a program error,
-// which TestModelQueueHoldsEverySetting reports.
-func modelFields(q *stats.ModelQueue, s delivery.Setting) []reflect.Value {
-	v := reflect.ValueOf(q).Elem()
-	var fields []reflect.Value
-	for _, key := range modelKeys(s) {
-		i := 0
-		for i < v.NumField() && strings.Split(v.Type().Field(i).Tag.Get("json"), ",")[0] != key {
-			i++
+// modelSettings are delivery.Settings in the order a shard's model.queue
+// writes them: the queue's own (a Key with no dot) first, then its
+// mapping's (the backoff's), each in the table's order.
+func modelSettings() []delivery.Setting {
+	ss := delivery.Settings()
+	slices.SortStableFunc(ss, func(a, b delivery.Setting) int {
+		inA, inB := strings.Contains(a.Key, "."), strings.Contains(b.Key, ".")
+		switch {
+		case inA == inB:
+			return 0
+		case inB:
+			return -1
 		}
-		if i == v.NumField() {
-			panic(fmt.Sprintf("sim: stats.ModelQueue has no field %q for the queue's setting %s", key, s.Name))
-		}
-		fields = append(fields, v.Field(i))
-	}
-	return fields
+		return 1
+	})
+	return ss
 }
 
 // modelQueue is q as a shard's model writes it: each setting of
-// delivery.Settings in its fields (modelKeys).
-func modelQueue(q delivery.Config) *stats.ModelQueue {
-	m := &stats.ModelQueue{}
-	for _, s := range delivery.Settings() {
-		f := modelFields(m, s)
+// delivery.Settings under its keys (modelKeys), in modelSettings' order.
+func modelQueue(q delivery.Config) stats.Settings {
+	m := stats.Settings{}
+	for _, s := range modelSettings() {
+		keys := modelKeys(s)
+		var values []any
 		switch v := s.Get(q).(type) {
 		case time.Duration:
-			f[0].SetInt(int64(v))
+			values = []any{int64(v)}
 		case provider.Latency:
-			f[0].SetInt(int64(v.Median))
-			f[1].SetInt(int64(v.P99))
+			values = []any{int64(v.Median), int64(v.P99)}
 		case int:
-			f[0].SetInt(int64(v))
+			values = []any{int64(v)}
 		case float64:
-			f[0].SetFloat(v)
+			values = []any{v}
 		case fmt.Stringer: // an enumeration
-			f[0].SetString(v.String())
+			values = []any{v.String()}
+		default:
+			panic(fmt.Sprintf("sim: the queue's setting %s is a %T, which a shard cannot write", s.Name, v))
+		}
+		for i, k := range keys {
+			m = append(m, stats.Setting{Key: k, Value: values[i]})
 		}
 	}
 	return m
 }
 
-// queueOf is the delivery model m holds, unchecked; a name that is no
-// enumeration's value is refused as a *schema.FieldError naming the
-// setting under queue (queue.store).
-func queueOf(m *stats.ModelQueue) (delivery.Config, error) {
+// queueOf is the delivery model m holds, unchecked: every setting of
+// delivery.Settings under its keys (modelKeys), of its kind's type, and no
+// other key. What is wrong is refused as a *schema.FieldError naming the
+// key under queue (queue.ttl_ns).
+func queueOf(m stats.Settings) (delivery.Config, error) {
 	var c delivery.Config
-	for _, s := range delivery.Settings() {
-		f := modelFields(m, s)
-		switch s.Kind {
-		case schema.Duration:
-			s.Set(&c, time.Duration(f[0].Int()))
-		case schema.Latency:
-			s.Set(&c, provider.Latency{Median: time.Duration(f[0].Int()), P99: time.Duration(f[1].Int())})
-		case schema.Whole:
-			s.Set(&c, int(f[0].Int()))
-		case schema.Probability:
-			s.Set(&c, f[0].Float())
-		case schema.OneOf:
-			if err := s.SetText(&c, f[0].String()); err != nil {
-				return c, schema.Errorf("queue."+s.Name, "%v", err)
+	read := map[string]bool{}
+	for _, s := range modelSettings() {
+		keys := modelKeys(s)
+		values := make([]any, len(keys))
+		for i, k := range keys {
+			values[i] = m.Lookup(k)
+			if values[i] == nil {
+				return c, schema.Errorf("queue."+k, "missing; a shard's queue holds every setting of the delivery model")
 			}
+			read[k] = true
+		}
+		whole := func(i int) (int64, error) {
+			n, ok := values[i].(int64)
+			if !ok {
+				return 0, schema.Errorf("queue."+keys[i], "%v is not a whole number", values[i])
+			}
+			return n, nil
+		}
+		switch s.Kind {
+		case schema.Duration, schema.Latency:
+			var ns [2]int64
+			for i := range keys {
+				var err error
+				if ns[i], err = whole(i); err != nil {
+					return c, err
+				}
+			}
+			if s.Kind == schema.Duration {
+				s.Set(&c, time.Duration(ns[0]))
+			} else {
+				s.Set(&c, provider.Latency{Median: time.Duration(ns[0]), P99: time.Duration(ns[1])})
+			}
+		case schema.Whole:
+			n, err := whole(0)
+			if err != nil {
+				return c, err
+			}
+			if int64(int(n)) != n {
+				return c, schema.Errorf("queue."+keys[0], "%d is beyond an int", n)
+			}
+			s.Set(&c, int(n))
+		case schema.Probability:
+			switch x := values[0].(type) {
+			case int64:
+				s.Set(&c, float64(x))
+			case float64:
+				s.Set(&c, x)
+			default:
+				return c, schema.Errorf("queue."+keys[0], "%q is not a number", x)
+			}
+		case schema.OneOf:
+			text, ok := values[0].(string)
+			if !ok {
+				return c, schema.Errorf("queue."+keys[0], "%v is not a name", values[0])
+			}
+			if err := s.SetText(&c, text); err != nil {
+				return c, schema.Errorf("queue."+keys[0], "%v", err)
+			}
+		default:
+			panic(fmt.Sprintf("sim: the queue's setting %s is of a kind a shard cannot read", s.Name))
+		}
+	}
+	for _, x := range m {
+		if !read[x.Key] {
+			return c, schema.Errorf("queue."+x.Key, "no setting of the delivery model is written under this key")
 		}
 	}
 	return c, nil

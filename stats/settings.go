@@ -1,0 +1,121 @@
+package stats
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Settings are a model's settings as a shard file's model or an output's
+// echo writes them: each value under its key, in the order the model's
+// table of settings lists them (package sim and the root package fill it
+// from delivery.Settings, so a setting declared there is written with no
+// field here). It writes and reads as one JSON object.
+type Settings []Setting
+
+// Setting is one of Settings: its key and its value, an int64, a float64
+// or a string.
+type Setting struct {
+	Key   string
+	Value any
+}
+
+// Lookup is the value under key, nil when s has none.
+func (s Settings) Lookup(key string) any {
+	for _, x := range s {
+		if x.Key == key {
+			return x.Value
+		}
+	}
+	return nil
+}
+
+// MarshalJSON writes s as a JSON object of its keys, in order; a value of
+// another type than int64, float64 or string is refused.
+func (s Settings) MarshalJSON() ([]byte, error) {
+	b, err := appendSettings([]byte{'{'}, s)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
+}
+
+// appendSettings appends s to b as the members of a JSON object, comma
+// separated.
+func appendSettings(b []byte, s Settings) ([]byte, error) {
+	for i, x := range s {
+		switch x.Value.(type) {
+		case int64, float64, string:
+		default:
+			return nil, fmt.Errorf("setting %s: %T is not an int64, a float64 or a string", x.Key, x.Value)
+		}
+		key, err := json.Marshal(x.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(x.Value)
+		if err != nil {
+			return nil, fmt.Errorf("setting %s: %w", x.Key, err)
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(append(b, key...), ':'), v...)
+	}
+	return b, nil
+}
+
+// UnmarshalJSON reads a JSON object of numbers and strings, keeping its
+// order: a whole number as an int64, any other number as a float64. A key
+// given twice, a value of another kind (an object, an array, true, null)
+// or a number beyond a float64 is refused; null as the whole leaves s as it
+// is.
+func (s *Settings) UnmarshalJSON(data []byte) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return errors.New("want an object of settings")
+	}
+	out := Settings{}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key := tok.(string) // the decoder reads a key where one is due
+		if seen[key] {
+			return fmt.Errorf("%s: given twice", key)
+		}
+		seen[key] = true
+		if tok, err = dec.Token(); err != nil {
+			return err
+		}
+		var v any
+		switch t := tok.(type) {
+		case string:
+			v = t
+		case json.Number:
+			if n, err := strconv.ParseInt(string(t), 10, 64); err == nil {
+				v = n
+			} else if x, err := strconv.ParseFloat(string(t), 64); err == nil {
+				v = x
+			} else {
+				return fmt.Errorf("%s: %s is not a number a setting may be", key, t)
+			}
+		default:
+			return fmt.Errorf("%s: want a number or a string", key)
+		}
+		out = append(out, Setting{Key: key, Value: v})
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return err
+	}
+	*s = out
+	return nil
+}
