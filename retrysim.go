@@ -181,7 +181,7 @@ func (e Experiment) Check() error {
 			if err := strategy.Scopes().Check(r.Scope); err != nil {
 				return fieldErr("strategies", "[%d] scope: %v", i, err)
 			}
-			if err := provider.KeyModes().Check(r.Keys); err != nil {
+			if err := schema.KeyModes().Check(r.Keys); err != nil {
 				return fieldErr("strategies", "[%d] keys: %v", i, err)
 			}
 		}
@@ -272,7 +272,7 @@ func strategyID(s strategy.Strategy) string {
 		return s.Name()
 	}
 	id := [...]string{strategy.EachStep: "step", strategy.WholeJob: "job"}[r.Scope] + "-" +
-		[...]string{strategy.NoKeys: "nokey", strategy.FreshKeys: "newkey", strategy.SameKey: "samekey"}[r.Keys]
+		[...]string{schema.NoKeys: "nokey", schema.FreshKeys: "newkey", schema.SameKey: "samekey"}[r.Keys]
 	if r.SkipFinished {
 		id += "-skip"
 	}

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // within99_9 reports whether want lies in the 99.9% Student t interval of
@@ -152,13 +153,13 @@ func littleConfigs() []Config {
 		out = append(out, c)
 	}
 	add("latency", func(*Config) {})
-	add("latency-same-key", func(c *Config) { c.Client.Keys = SameKey })
+	add("latency-same-key", func(c *Config) { c.Client.Keys = schema.SameKey })
 	add("queue-lognormal", func(c *Config) {
 		c.Server = Server{Kind: Queue, Workers: 4, QueueMax: 50, Service: Service{Dist: Lognormal, Median: 80 * time.Millisecond, Sigma: 1}, PFail: 0.05}
 	})
 	add("queue-exp-same-key", func(c *Config) {
 		c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 1000, Service: Service{Dist: Exponential, Median: 50 * time.Millisecond}}
-		c.Client.Keys = SameKey
+		c.Client.Keys = schema.SameKey
 	})
 	add("ratelimit", func(c *Config) {
 		c.Server = Server{Kind: RateLimit, Base: 200 * time.Millisecond, Limit: 50, Burst: 10}
@@ -267,7 +268,7 @@ func TestKeys(t *testing.T) {
 				r.Succeeded, r.Duplicated, r.Duplicates, r.Requests)
 		}
 	}
-	cfg.Client.Keys = SameKey
+	cfg.Client.Keys = schema.SameKey
 	for _, r := range run(t, cfg, 2) {
 		// The second attempt (3 s) conflicts with the first (0-4 s); the
 		// third and fourth get the stored reply at once and succeed.

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // curve is one policy's estimates along a comparison's x axis.
@@ -219,7 +220,7 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 			c.vs, c.los, c.his = append(c.vs, e.Value), append(c.los, e.Lo), append(c.his, e.Hi)
 		}
 		k := 0
-		if r.Config.Client.Keys == fleet.SameKey {
+		if r.Config.Client.Keys == schema.SameKey {
 			k = 1
 		}
 		// The Kaplan-Meier median, its bar the quartiles; a third quartile

@@ -18,6 +18,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // FleetReport is what `retrysim fleet` prints: a row a run and each run's
@@ -396,7 +397,7 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (st
 		for j := 0; j <= 400; j++ {
 			top = math.Max(top, c.Load.At(c.Duration.Seconds()*float64(j)/400))
 		}
-		for _, l := range fleetLines(c.Client.Keys != fleet.NoKey) {
+		for _, l := range fleetLines(c.Client.Keys != schema.NoKeys) {
 			for _, pt := range runs[i] {
 				top = math.Max(top, l.get(pt))
 			}
@@ -421,7 +422,7 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (st
 		}
 		p.Add(load)
 		p.Legend.Add("load shape (offered rate)", load)
-		for k, l := range fleetLines(cfgs[i].Client.Keys != fleet.NoKey) {
+		for k, l := range fleetLines(cfgs[i].Client.Keys != schema.NoKeys) {
 			xy := make(plotter.XYs, len(pts))
 			for j, pt := range pts {
 				xy[j] = plotter.XY{X: float64(pt.T) + 0.5, Y: l.get(pt)}
