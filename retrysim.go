@@ -326,7 +326,7 @@ type Row struct {
 // when the strategy has a closed form, the expectation and how many
 // standard errors the estimate lies from it.
 type Rate struct {
-	stats.Estimate
+	schema.Estimate
 	Expected float64 // NaN without a closed form
 	Z        float64 // NaN without a closed form, or when undefined
 }

@@ -373,12 +373,12 @@ func TestShare(t *testing.T) {
 		{250, 1000, 0.224153, 0.277760},
 	} {
 		s := share(tc.k, tc.n)
-		if s.K != tc.k || s.N != tc.n || s.Value != float64(tc.k)/float64(tc.n) ||
+		if s.Count() != int64(tc.k) || s.N != int64(tc.n) || s.Value != float64(tc.k)/float64(tc.n) || s.Method != schema.Wilson || s.Level != 0.95 ||
 			math.Abs(s.Lo-tc.lo) > 2e-6 || math.Abs(s.Hi-tc.hi) > 2e-6 {
 			t.Errorf("share(%d, %d) = %+v; want [%g, %g]", tc.k, tc.n, s, tc.lo, tc.hi)
 		}
 	}
-	if s := share(0, 0); !math.IsNaN(s.Value) || !math.IsNaN(s.Lo) || !math.IsNaN(s.Hi) {
+	if s := share(0, 0); !math.IsNaN(s.Value) || !math.IsNaN(s.Lo) || !math.IsNaN(s.Hi) || s.N != 0 || s.Method != schema.NoInterval {
 		t.Errorf("share(0, 0) = %+v; want NaN", s)
 	}
 }
@@ -395,7 +395,7 @@ func TestSummaryRecovered(t *testing.T) {
 		{Recovery: nan, Verdict: Down}, {Recovery: nan, Verdict: TooShort},
 	}}
 	s := r.Summary()
-	if sh := s.RecoveredShare; sh.K != 2 || sh.N != 4 || sh.Value != 0.5 {
+	if sh := s.RecoveredShare; sh.Count() != 2 || sh.N != 4 || sh.Value != 0.5 {
 		t.Errorf("RecoveredShare = %+v; want 2 of 4", sh)
 	}
 	if e := s.Recovery; e.Value != 2 || e.N != 2 || e.Lo != 0 || math.Abs(e.Hi-(2+12.7062*2)) > 1e-3 {

@@ -6,6 +6,8 @@
 // tablewriter or gonum/plot (the retrysim command does the presentation).
 package stats
 
+import "github.com/retrysim/retrysim/schema"
+
 // Counters are one strategy's sums over every simulated job. They are integers
 // so that sums over blocks, workers and machines are exact and order-free.
 type Counters struct {
@@ -287,4 +289,4 @@ func (c Counters) Twice(k int, w Watch) int64 {
 
 // WatchedRate is Twice's share of the jobs with its interval, as
 // duplicate_rate is the first watched step's.
-func (c Counters) WatchedRate(k int, w Watch) Estimate { return share(c.Twice(k, w), c.Jobs) }
+func (c Counters) WatchedRate(k int, w Watch) schema.Estimate { return share(c.Twice(k, w), c.Jobs) }
