@@ -179,7 +179,7 @@ type sim struct {
 	tokens  float64 // rate limit
 	tokenAt float64
 
-	hist histogram
+	hist schema.Histogram
 	rep  Replicate
 	// tick, if not nil, is told the time every 65,536 events.
 	tick func(now float64)
@@ -357,7 +357,7 @@ func (s *sim) run(ctx context.Context) (Replicate, error) {
 		}
 	}
 	s.rep.End = s.now
-	s.rep.P50, s.rep.P95, s.rep.P99 = s.hist.quantile(0.5), s.hist.quantile(0.95), s.hist.quantile(0.99)
+	s.rep.P50, s.rep.P95, s.rep.P99 = s.hist.QuantileSeconds(0.5), s.hist.QuantileSeconds(0.95), s.hist.QuantileSeconds(0.99)
 	s.rep.Recovery, s.rep.Verdict = recovery(s.cfg, s.rep.Series)
 	return s.rep, nil
 }
@@ -636,7 +636,7 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 	if outcome == outOK {
 		p.Success(s.now, retry, r.cost)
 		s.rep.Succeeded++
-		s.hist.add(s.now - r.start)
+		s.hist.AddSeconds(s.now - r.start)
 		if sec := s.second(s.now); sec != nil {
 			sec.Successes++
 		}
