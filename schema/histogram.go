@@ -51,7 +51,7 @@ var (
 // range: a bucket [lo, hi) reports sqrt(lo hi), which is sqrt(hi/lo) - 1
 // above lo, and hi/lo is largest, 129/128, in an octave's first bucket:
 // 0.39%.
-var QuantileError = math.Sqrt(1+1.0/histSub) - 1
+const QuantileError = 0.003898650263063158781 // sqrt(129/128) - 1
 
 // Top is the shortest duration, in seconds, past the histogram's range,
 // 2^23 s (about 97 days): the last bucket counts every duration from there
