@@ -13,8 +13,8 @@ import (
 
 // Histogram counts durations in log-spaced buckets, 128 an octave, from
 // 2^-20 s (about a microsecond) to 2^23 s (about 97 days), so quantiles
-// over billions of durations take constant memory, and its integer counts
-// merge exactly (Merge) across workers and replicates. Each
+// over billions of durations take constant memory, and two histograms'
+// integer counts merge exactly (Merge). Each
 // octave [2^e, 2^(e+1)) is cut into 128 equal widths; a quantile is its
 // bucket's geometric middle, within QuantileError of the exact one. The
 // first bucket counts every duration under 2^-20 s (zero included) and
