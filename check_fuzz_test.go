@@ -11,6 +11,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -129,7 +130,7 @@ func build(data []byte) retrysim.Experiment {
 	timed := b.small(0, 1) == 1
 	var strategies []strategy.Strategy
 	for i := range b.small(1, 3) {
-		strategies = append(strategies, strategy.Retry{Scope: strategy.Scope(b.enum(2)), Keys: provider.KeyMode(b.enum(3)),
+		strategies = append(strategies, strategy.Retry{Scope: strategy.Scope(b.enum(2)), Keys: schema.KeyMode(b.enum(3)),
 			Attempts: b.count(1, 4), SkipFinished: b.small(0, 1) == 1, Label: string(rune('a' + i))})
 	}
 	sc := provider.Scenario{Name: "fuzz", Noun: "jobs"}
@@ -138,7 +139,7 @@ func build(data []byte) retrysim.Experiment {
 			HonoursKeys: b.small(0, 1) == 1, Latency: b.latency()}
 		st.Policy.Attempts = b.count(0, 4)
 		if b.small(0, 1) == 1 {
-			k := provider.KeyMode(b.enum(3))
+			k := schema.KeyMode(b.enum(3))
 			st.Policy.Keys = &k
 		}
 		if b.small(0, 1) == 1 {

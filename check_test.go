@@ -11,6 +11,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -66,7 +67,7 @@ func TestCheckRefusesWhatRunCannotRun(t *testing.T) {
 	}
 }
 
-func withKeys(sc provider.Scenario, k provider.KeyMode) provider.Scenario {
+func withKeys(sc provider.Scenario, k schema.KeyMode) provider.Scenario {
 	sc.Steps = append([]provider.Step(nil), sc.Steps...)
 	sc.Steps[0].Policy.Keys = &k
 	return sc

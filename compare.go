@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -26,24 +27,18 @@ import (
 type Comparison struct {
 	// Metric is the metric compared, one of stats.Metrics' names.
 	Metric string
-	// A and B are the rows' estimates; Diff is B - A.
-	A, B, Diff float64
-	// Lo and Hi are Diff's 95% interval.
-	Lo, Hi float64
+	// A and B are the rows' estimates, each with its own interval: Wilson's
+	// for a share, the normal one for a mean.
+	A, B schema.Estimate
+	// Diff is B - A with its 95% interval, by schema.Newcombe for a share
+	// (then P is the pooled two-proportion z test's) and by
+	// schema.NormalDifference for a mean (then P is the z test's, with
+	// unpooled variances); its N is the jobs of both rows.
+	Diff schema.Estimate
 	// P is the two-sided p-value of no difference: the chance of a
 	// difference at least this large were the rows' true values equal.
 	P float64
-	// Method names the interval and the test.
-	Method string
 }
-
-// Comparison methods, as Comparison.Method names them.
-const (
-	// ProportionsMethod is the method for a share of jobs.
-	ProportionsMethod = "Newcombe hybrid score interval, pooled two-proportion z test"
-	// MeansMethod is the method for a mean per job.
-	MeansMethod = "normal interval and z test of a difference of means, unpooled variances"
-)
 
 // alpha is the level below which a p-value is a significant difference:
 // one minus the intervals' confidence.
@@ -62,9 +57,9 @@ func (c Comparison) Better() bool {
 		return false
 	}
 	if c.Metric == "succeeded" {
-		return c.Diff > 0
+		return c.Diff.Value > 0
 	}
-	return c.Diff < 0
+	return c.Diff.Value < 0
 }
 
 // String is the difference with its interval and p-value, "+0.0151
@@ -82,7 +77,7 @@ func (c Comparison) String() string {
 		}
 		return f(x)
 	}
-	return fmt.Sprintf("%s [%s, %s] %s", sign(c.Diff), sign(c.Lo), sign(c.Hi), p)
+	return fmt.Sprintf("%s [%s, %s] %s", sign(c.Diff.Value), sign(c.Diff.Lo), sign(c.Diff.Hi), p)
 }
 
 // Compare compares row b with row a on metric, one of stats.Metrics'
@@ -135,12 +130,12 @@ func pValue(z float64) float64 { return math.Erfc(math.Abs(z) / math.Sqrt2) }
 // proportions compares x2 of n2 with x1 of n1: Newcombe's hybrid score
 // interval for p2 - p1, and the pooled two-proportion z test.
 func proportions(metric string, x1, n1, x2, n2 int64) Comparison {
-	p1, p2 := float64(x1)/float64(n1), float64(x2)/float64(n2)
 	w1, w2 := stats.Wilson(x1, n1), stats.Wilson(x2, n2)
+	p1, p2 := w1.Value, w2.Value
 	d := p2 - p1
-	c := Comparison{Metric: metric, A: p1, B: p2, Diff: d, Method: ProportionsMethod,
-		Lo: d - math.Hypot(p2-w2.Lo, w1.Hi-p1),
-		Hi: d + math.Hypot(w2.Hi-p2, p1-w1.Lo)}
+	c := Comparison{Metric: metric, A: w1, B: w2, Diff: schema.Estimate{Value: d,
+		Lo: d - math.Hypot(p2-w2.Lo, w1.Hi-p1), Hi: d + math.Hypot(w2.Hi-p2, p1-w1.Lo),
+		N: n1 + n2, Level: stats.Confidence, Method: schema.Newcombe}}
 	pooled := float64(x1+x2) / float64(n1+n2)
 	se := math.Sqrt(pooled * (1 - pooled) * (1/float64(n1) + 1/float64(n2)))
 	switch {
@@ -156,12 +151,12 @@ func proportions(metric string, x1, n1, x2, n2 int64) Comparison {
 // sum of squares) with that of n1.
 func means(metric string, sum1 int64, sq1 stats.Wide, n1 int64, sum2 int64, sq2 stats.Wide, n2 int64) Comparison {
 	z := zQuantile()
-	m1, ci1 := stats.MeanOf(sum1, sq1, n1)
-	m2, ci2 := stats.MeanOf(sum2, sq2, n2)
-	se1, se2 := (ci1.Hi-m1)/z, (ci2.Hi-m2)/z // each mean's standard error
-	d := m2 - m1
+	e1, e2 := stats.MeanOf(sum1, sq1, n1), stats.MeanOf(sum2, sq2, n2)
+	se1, se2 := (e1.Hi-e1.Value)/z, (e2.Hi-e2.Value)/z // each mean's standard error
+	d := e2.Value - e1.Value
 	se := math.Hypot(se1, se2)
-	c := Comparison{Metric: metric, A: m1, B: m2, Diff: d, Lo: d - z*se, Hi: d + z*se, Method: MeansMethod}
+	c := Comparison{Metric: metric, A: e1, B: e2, Diff: schema.Estimate{Value: d, Lo: d - z*se, Hi: d + z*se,
+		N: n1 + n2, Level: stats.Confidence, Method: schema.NormalDifference}}
 	switch {
 	case se > 0:
 		c.P = pValue(d / se)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -17,8 +18,8 @@ func ExampleCompare() {
 	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{
 		Scenario: retrysim.Signup(),
 		Strategies: []strategy.Strategy{
-			strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.NoKeys},
-			strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.SameKey},
+			strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.NoKeys},
+			strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.SameKey},
 		},
 		Jobs: 200_000,
 		Seed: 1,
@@ -30,6 +31,6 @@ func ExampleCompare() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(c.Significant(), c.Better(), c.P < 1e-9, c.Hi < 0)
+	fmt.Println(c.Significant(), c.Better(), c.P < 1e-9, c.Diff.Hi < 0)
 	// Output: true true true true
 }

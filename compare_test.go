@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -33,8 +34,8 @@ func TestCompareNewcombe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(c.Lo-tc.lo) > 5e-5 || math.Abs(c.Hi-tc.hi) > 5e-5 || c.Method != retrysim.ProportionsMethod {
-			t.Errorf("%d/%d - %d/%d: [%.4f, %.4f] by %q; want Newcombe's [%.4f, %.4f]", tc.xb, tc.nb, tc.xa, tc.na, c.Lo, c.Hi, c.Method, tc.lo, tc.hi)
+		if d := c.Diff; math.Abs(d.Lo-tc.lo) > 5e-5 || math.Abs(d.Hi-tc.hi) > 5e-5 || d.Method != schema.Newcombe || d.N != tc.na+tc.nb || d.Level != 0.95 {
+			t.Errorf("%d/%d - %d/%d: [%.4f, %.4f] by %v of %d at %g; want Newcombe's [%.4f, %.4f] of %d at 0.95", tc.xb, tc.nb, tc.xa, tc.na, d.Lo, d.Hi, d.Method, d.N, d.Level, tc.lo, tc.hi, tc.na+tc.nb)
 		}
 	}
 }
@@ -53,9 +54,15 @@ func TestCompareByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := retrysim.Comparison{Metric: "failed_rate", A: 0.03, B: 0.015, Diff: -0.015,
-		Lo: -0.02882085149301797, Hi: -0.001904189753970803, P: 0.02371864263219147, Method: retrysim.ProportionsMethod}
-	if !near(c.A, want.A) || !near(c.B, want.B) || !near(c.Diff, want.Diff) || !near(c.Lo, want.Lo) || !near(c.Hi, want.Hi) || !near(c.P, want.P) || c.Method != want.Method || c.Metric != want.Metric {
+	want := retrysim.Comparison{Metric: "failed_rate",
+		A:    schema.Estimate{Value: 0.03, Lo: 0.0210937, Hi: 0.0425034, N: 1000, Level: 0.95, Method: schema.Wilson},
+		B:    schema.Estimate{Value: 0.015, Lo: 0.0091110, Hi: 0.0246010, N: 1000, Level: 0.95, Method: schema.Wilson},
+		Diff: schema.Estimate{Value: -0.015, Lo: -0.02882085149301797, Hi: -0.001904189753970803, N: 2000, Level: 0.95, Method: schema.Newcombe},
+		P:    0.02371864263219147}
+	same := func(a, b schema.Estimate, tol float64) bool {
+		return math.Abs(a.Value-b.Value) <= tol && math.Abs(a.Lo-b.Lo) <= tol && math.Abs(a.Hi-b.Hi) <= tol && a.N == b.N && a.Level == b.Level && a.Method == b.Method
+	}
+	if !same(c.A, want.A, 5e-8) || !same(c.B, want.B, 5e-8) || !same(c.Diff, want.Diff, 1e-15) || !near(c.P, want.P) || c.Metric != want.Metric {
 		t.Errorf("Compare = %+v; want %+v", c, want)
 	}
 	if !c.Significant() || !c.Better() {
@@ -72,7 +79,7 @@ func TestCompareByHand(t *testing.T) {
 	}
 	se := math.Sqrt(5.0/12 + 2.0/4)
 	const z = 1.959963984540054
-	if !near(c.Diff, 0.5) || !near(c.Lo, 0.5-z*se) || !near(c.Hi, 0.5+z*se) || !near(c.P, math.Erfc(0.5/se/math.Sqrt2)) || c.Method != retrysim.MeansMethod {
+	if d := c.Diff; !near(d.Value, 0.5) || !near(d.Lo, 0.5-z*se) || !near(d.Hi, 0.5+z*se) || !near(c.P, math.Erfc(0.5/se/math.Sqrt2)) || d.Method != schema.NormalDifference || d.N != 8 {
 		t.Errorf("Compare(calls_per_job) = %+v; want 0.5 [%v, %v], p %v", c, 0.5-z*se, 0.5+z*se, math.Erfc(0.5/se/math.Sqrt2))
 	}
 	if c.Significant() || c.Better() || c.String() != "~ (p=0.6)" {
@@ -146,7 +153,7 @@ func TestCompareWatched(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Metric != "duplicate_rate_step_3" || !near(c.Diff, -0.015) || !near(c.Lo, -0.02882085149301797) || !near(c.Hi, -0.001904189753970803) || !near(c.P, 0.02371864263219147) {
+	if c.Metric != "duplicate_rate_step_3" || !near(c.Diff.Value, -0.015) || !near(c.Diff.Lo, -0.02882085149301797) || !near(c.Diff.Hi, -0.001904189753970803) || !near(c.P, 0.02371864263219147) {
 		t.Errorf("CompareWatched = %+v; want duplicate_rate_step_3, -0.015 [-0.0288, -0.0019], p 0.0237", c)
 	}
 	if _, err := rep.CompareWatched(a, b, "charge"); err == nil || !strings.Contains(err.Error(), `no watched step is named "charge"`) {

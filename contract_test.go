@@ -12,6 +12,7 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -47,7 +48,7 @@ func (alwaysFails) Run(strategy.Calls) bool { return false }
 // (the delivery model 99,896).
 func TestEmbeddedRetryRunsItsOwnRun(t *testing.T) {
 	const jobs = 100_000
-	s := alwaysFails{strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.SameKey}}
+	s := alwaysFails{strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.SameKey}}
 	for _, m := range contractModels {
 		rep, err := retrysim.Run(context.Background(), contractExperiment(m.engine, m.delivery, 0.01, 0.005, jobs, s))
 		if err != nil {
@@ -286,8 +287,8 @@ var sameKeyRetry = funcStrategy{name: "own same key", run: func(c strategy.Calls
 // key counts, no user getting two emails, while fresh keys (FreshKey) send
 // some twice.
 func TestOwnStrategySendsTheStepKey(t *testing.T) {
-	builtin := strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.SameKey}
-	fresh := strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.FreshKeys}
+	builtin := strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.SameKey}
+	fresh := strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.FreshKeys}
 	rep, err := retrysim.Run(context.Background(), contractExperiment("plain", false, 0.05, 0.05, 200_000, sameKeyRetry, builtin, fresh))
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -31,8 +32,8 @@ func Example_checkout() {
 	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{
 		Scenario: checkout,
 		Strategies: []strategy.Strategy{
-			strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.SameKey},
-			strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.NoKeys},
+			strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.SameKey},
+			strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.NoKeys},
 		},
 		Jobs: 10_000_000,
 		Seed: 1,

@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -43,7 +44,7 @@ func (bestEffort) Run(c strategy.Calls) bool {
 // their ids, refuses them, naming the row, and the experiment's Merger
 // refuses a row that says its strategy is a strategy.Retry.
 func TestOwnStrategyShardFiles(t *testing.T) {
-	retry := strategy.Retry{Scope: strategy.EachStep, Attempts: 2, Keys: strategy.SameKey}
+	retry := strategy.Retry{Scope: strategy.EachStep, Attempts: 2, Keys: schema.SameKey}
 	for _, tc := range []struct {
 		name       string
 		strategies []strategy.Strategy

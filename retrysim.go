@@ -182,7 +182,7 @@ func (e Experiment) Check() error {
 			if err := strategy.Scopes().Check(r.Scope); err != nil {
 				return fieldErr("strategies", "[%d] scope: %v", i, err)
 			}
-			if err := provider.KeyModes().Check(r.Keys); err != nil {
+			if err := schema.KeyModes().Check(r.Keys); err != nil {
 				return fieldErr("strategies", "[%d] keys: %v", i, err)
 			}
 		}
@@ -273,7 +273,7 @@ func strategyID(s strategy.Strategy) string {
 		return s.Name()
 	}
 	parts := []string{[...]string{strategy.EachStep: "step", strategy.WholeJob: "job"}[r.Scope],
-		[...]string{strategy.NoKeys: "nokey", strategy.FreshKeys: "newkey", strategy.SameKey: "samekey"}[r.Keys]}
+		[...]string{schema.NoKeys: "nokey", schema.FreshKeys: "newkey", schema.SameKey: "samekey"}[r.Keys]}
 	if r.SkipFinished {
 		parts = append(parts, "skip")
 	}
@@ -327,7 +327,7 @@ type Row struct {
 // when the strategy has a closed form, the expectation and how many
 // standard errors the estimate lies from it.
 type Rate struct {
-	stats.Estimate
+	schema.Estimate
 	Expected float64 // NaN without a closed form
 	Z        float64 // NaN without a closed form, or when undefined
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -306,8 +307,8 @@ func TestExperimentShards(t *testing.T) {
 	q.Store, q.RepeatP, q.RepeatDelay = delivery.Claim, 0.05, provider.Latency{Median: time.Second}
 	q.CrashP, q.CrashAt = 0.02, delivery.AfterWork
 	e := retrysim.Experiment{Scenario: sc, Jobs: 3 * sim.BlockJobs / 2, Seed: 7, Delivery: &q, Strategies: []strategy.Strategy{
-		strategy.Retry{Scope: strategy.EachStep, Attempts: 4, Keys: strategy.SameKey, Label: "ours"},
-		strategy.Retry{Scope: strategy.WholeJob, Attempts: 2, Keys: strategy.NoKeys},
+		strategy.Retry{Scope: strategy.EachStep, Attempts: 4, Keys: schema.SameKey, Label: "ours"},
+		strategy.Retry{Scope: strategy.WholeJob, Attempts: 2, Keys: schema.NoKeys},
 	}}
 	want, err := retrysim.Run(context.Background(), e)
 	if err != nil {
@@ -445,7 +446,7 @@ func TestUnreadStepPolicy(t *testing.T) {
 func TestRetriesDifferingInAttemptsAreTwoRows(t *testing.T) {
 	sc := provider.Signup(0.2, 0.005)
 	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: sc, Jobs: 20_000, Seed: 1,
-		Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}, strategy.Retry{Attempts: 5}, strategy.Retry{Attempts: 3, Keys: strategy.SameKey}}})
+		Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}, strategy.Retry{Attempts: 5}, strategy.Retry{Attempts: 3, Keys: schema.SameKey}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -80,7 +81,7 @@ func watchedRate(r Row, k int, w stats.Watch) WatchedRate {
 		Rate: Rate{Estimate: c.WatchedRate(k, w), Expected: math.NaN(), Z: math.NaN()}}
 	if r.Expected != nil && k < len(r.Expected.DuplicateRates) {
 		m, _ := stats.LookupMetric("duplicate_rate")
-		m.Estimate = func(stats.Row) stats.Estimate { return out.Estimate }
+		m.Estimate = func(stats.Row) schema.Estimate { return out.Estimate }
 		e := *r.Expected
 		e.DuplicateRate = e.DuplicateRates[k]
 		out.Expected = e.DuplicateRate

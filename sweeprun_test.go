@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/scenario"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -53,7 +54,7 @@ func TestSweepRowIsRunDelivery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	twice := strategy.Retry{Scope: strategy.EachStep, Attempts: 2, Keys: strategy.SameKey}
+	twice := strategy.Retry{Scope: strategy.EachStep, Attempts: 2, Keys: schema.SameKey}
 	five := twice
 	five.Attempts = 5
 	settings := []retrysim.Setting{{Name: "queue.repeat_delay", Value: loaded.Queue.RepeatDelay}, {Name: "queue.crash", Value: 0.01}}

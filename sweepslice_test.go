@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -17,7 +18,7 @@ import (
 func TestSweepSlicesMakeTheSweep(t *testing.T) {
 	sw := retrysim.Sweep{
 		Axes:       []retrysim.Axis{{Name: "p_fail", Values: []float64{0.01, 0.2}}, {Name: "attempts", Values: []float64{2, 3, 5}}, {Name: "jobs", Values: []float64{300}}},
-		Strategies: []strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Keys: strategy.NoKeys, Attempts: 3}, strategy.Retry{Scope: strategy.WholeJob, Keys: strategy.SameKey, Attempts: 3}},
+		Strategies: []strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Keys: schema.NoKeys, Attempts: 3}, strategy.Retry{Scope: strategy.WholeJob, Keys: schema.SameKey, Attempts: 3}},
 		Seed:       7, Replicates: 2, Workers: 2,
 	}
 	whole, err := retrysim.RunSweep(context.Background(), sw)

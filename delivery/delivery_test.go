@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -199,8 +200,8 @@ func TestFreshKeysAreNoKeys(t *testing.T) {
 	cfg := Defaults()
 	cfg.RepeatP = 1 // two deliveries at the same instant
 	for seed := range uint64(200) {
-		_, fresh := runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.FreshKeys}, sc, seed)
-		_, none := runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.NoKeys}, sc, seed)
+		_, fresh := runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.FreshKeys}, sc, seed)
+		_, none := runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.NoKeys}, sc, seed)
 		if fresh.Done(0) != none.Done(0) {
 			t.Fatalf("seed %d: %d charges with fresh keys, %d with none", seed, fresh.Done(0), none.Done(0))
 		}
@@ -238,7 +239,7 @@ func TestDecorrelatedBackoffStartsFreshEachStep(t *testing.T) {
 
 	stream := rng.NewStream(rng.PCGGenerator().New(7, 0))
 	j := provider.NewJob(sc, stream)
-	x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.SameKey}, sc, j, stream,
+	x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.SameKey}, sc, j, stream,
 		rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(7), 0)))
 	var n, sum, sumSq float64
 	for range jobs {

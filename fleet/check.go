@@ -191,7 +191,7 @@ func (c Config) Check() error {
 	k.whole("client.clients", cl.Clients, "")
 	k.seconds("client.timeout", cl.Timeout.Seconds(), true)
 	k.whole("client.attempts", cl.Attempts, "")
-	k.enum("client.keys", "a key mode", int(cl.Keys), keyNames[:])
+	k.enum("client.keys", "a key mode", int(cl.Keys), schema.KeyModes().Names())
 	if !cl.Backoff.Kind.Valid() {
 		k.bad("client.backoff.kind", "%d is not a backoff policy (want one of %s)", int(cl.Backoff.Kind), strings.Join(backoffNames(), ", "))
 	}

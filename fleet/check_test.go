@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // small is a run that takes a moment: 10 s at 20 requests a second.
@@ -40,7 +41,7 @@ func TestRunChecksItsInput(t *testing.T) {
 		{"policy kind 42", func(c *Config) { c.Client.Policy.Kind = 42 }, one, "client.policy.kind", "42 is not a policy (want one of unlimited, "},
 		{"shape 3", func(c *Config) { c.Load.Kind = 3 }, one, "load.kind", "3 is not a shape"},
 		{"outage mode 2", func(c *Config) { c.Outage.Mode = 2 }, one, "outage.mode", "2 is not an outage mode"},
-		{"keys 2", func(c *Config) { c.Client.Keys = 2 }, one, "client.keys", "2 is not a key mode (want one of none, same)"},
+		{"keys 3", func(c *Config) { c.Client.Keys = 3 }, one, "client.keys", "3 is not a key mode (want one of none, fresh, same)"},
 		{"service dist 2", func(c *Config) { c.Server.Kind, c.Server.Service.Dist = Queue, 2 }, one, "server.service.dist", "2 is not a distribution"},
 		{"backoff kind 99", func(c *Config) { c.Client.Backoff.Kind = 99 }, one, "client.backoff.kind", "99 is not a backoff policy (want one of none, constant, "},
 		{"backoff cap 0", func(c *Config) { c.Client.Backoff = backoff.Policy{Kind: backoff.Exponential, Base: time.Second} }, one, "client.backoff.cap", "0 s caps every wait at 0; NoCap is no cap"},
@@ -90,7 +91,7 @@ func TestEnumStringsOutOfRange(t *testing.T) {
 		{OutageMode(2).String(), "OutageMode(2)"},
 		{ServerKind(9).String(), "ServerKind(9)"},
 		{Dist(2).String(), "Dist(2)"},
-		{KeyMode(7).String(), "KeyMode(7)"},
+		{schema.KeyMode(7).String(), "key mode(7)"}, // schema.Enum's spelling
 		{PolicyKind(42).String(), "PolicyKind(42)"},
 		{Queue.String(), "queue"},
 	} {
@@ -143,7 +144,7 @@ func FuzzCheckOrRun(f *testing.F) {
 		c.Net = time.Duration(net)
 		c.Client.Clients, c.Client.Attempts, c.Client.Hedges = clients, attempts, hedges
 		c.Client.Timeout, c.Client.HedgeDelay = time.Duration(timeout), time.Duration(hedgeDelay)
-		c.Client.Keys = KeyMode(keys)
+		c.Client.Keys = schema.KeyMode(keys)
 		c.Client.Backoff = backoff.Policy{Kind: backoff.Kind(int(policy) % 12), Base: time.Duration(backoffBase), Cap: time.Duration(backoffCap)}
 		c.Client.Policy.Kind = PolicyKind(policy)
 		c.Client.Policy.Shared = keys%2 == 1

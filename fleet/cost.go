@@ -7,6 +7,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Limits on what a command's runs may cost, checked by CheckCost before any
@@ -28,7 +29,7 @@ const (
 const netReach = 36.74
 
 // simFixed bounds a replicate's memory that does not grow with its load:
-// the sim itself with its latency histogram (about 50 KB) and its result.
+// the sim itself with its latency histogram (about 44 KB) and its result.
 const simFixed = 64 << 10
 
 // Cost bounds what one replicate of a run can reach. A count of arrivals is
@@ -162,6 +163,9 @@ func (c Config) Cost() Cost {
 	eventSize := float64(unsafe.Sizeof(event{}))
 	e.slots = sliceBytes(e.InFlight, float64(unsafe.Sizeof(request{}))) + sliceBytes(e.InFlight, 4) +
 		sliceBytes(pending+pad, eventSize) + fifoBytes(pending, eventSize)
+	if cl.Keys == schema.FreshKeys { // each slot's key store, one key an attempt
+		e.slots += sliceBytes(e.InFlight, float64(unsafe.Sizeof(attemptKeys{})))
+	}
 	e.queue = fifoBytes(queued, float64(unsafe.Sizeof(waiter{})))
 	e.window, e.windowPath = windowBytes(c, e.Requests, copies, client)
 	e.Series = math.Ceil(dur) * float64(unsafe.Sizeof(Second{}))

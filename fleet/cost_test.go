@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // footprint is the bytes a finished replicate's state holds: every slice and
@@ -226,7 +227,7 @@ func FuzzCostBound(f *testing.F) {
 		c.Client.Attempts = int(attempts%100) + 1
 		c.Client.Hedges = int(hedges % 16)
 		c.Client.HedgeDelay = time.Duration(hedgeMs)*time.Millisecond + time.Millisecond
-		c.Client.Keys = KeyMode(pFail % 2)
+		c.Client.Keys = schema.KeyMode(pFail % 2)
 		c.Client.Backoff = backoff.Policy{Kind: backoff.Kind(backoffKind % backoffKinds()), Base: time.Duration(baseMs) * time.Millisecond, Cap: NoCap}
 		p := DefaultPolicy()
 		p.Kind, p.Shared = PolicyKind(policy%uint8(len(policyNames))), shared

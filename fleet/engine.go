@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Event kinds.
@@ -152,6 +153,8 @@ type sim struct {
 
 	reqs []request
 	free []int32
+	// fresh is each slot's key store under FreshKeys, nil otherwise.
+	fresh []attemptKeys
 	// pols holds a policy state per client, or one shared by the fleet.
 	pols []Policy
 	// draw says the policy decides at random: each Start and Retry gets a
@@ -176,7 +179,7 @@ type sim struct {
 	tokens  float64 // rate limit
 	tokenAt float64
 
-	hist histogram
+	hist schema.Histogram
 	rep  Replicate
 	// tick, if not nil, is told the time every 65,536 events.
 	tick func(now float64)
@@ -201,6 +204,9 @@ func newSim(cfg *Config, seed uint64) *sim {
 		s.logn = rng.NewLognormal(sv.Sigma)
 	}
 	s.tokens = cfg.Server.Burst
+	if cfg.Client.Keys == schema.FreshKeys {
+		s.fresh = []attemptKeys{}
+	}
 	n := cfg.Client.Clients
 	pc := &cfg.Client.Policy
 	if pc.Shared || pc.Kind == Unlimited && pc.Own == nil {
@@ -351,7 +357,7 @@ func (s *sim) run(ctx context.Context) (Replicate, error) {
 		}
 	}
 	s.rep.End = s.now
-	s.rep.P50, s.rep.P95, s.rep.P99 = s.hist.quantile(0.5), s.hist.quantile(0.95), s.hist.quantile(0.99)
+	s.rep.P50, s.rep.P95, s.rep.P99 = s.hist.QuantileSeconds(0.5), s.hist.QuantileSeconds(0.95), s.hist.QuantileSeconds(0.99)
 	s.rep.Recovery, s.rep.Verdict = recovery(s.cfg, s.rep.Series)
 	return s.rep, nil
 }
@@ -367,6 +373,7 @@ func (s *sim) arrive() {
 		slot = int32(len(s.reqs) - 1)
 	}
 	s.reqs[slot] = request{start: s.now}
+	s.freshSlot(slot)
 	if c := s.cfg.Client.Clients; c > 1 {
 		// Drawn from the arrival stream, so every run of a preset gives
 		// the same requests to the same clients.
@@ -485,13 +492,17 @@ func (s *sim) atServer(slot int32, attempt, copy uint8) {
 		}
 	}
 	r := &s.reqs[slot]
-	if cfg.Client.Keys == SameKey {
+	if cfg.Client.Keys != schema.NoKeys {
+		stored, busy := r.keyDone, r.keyBusy
+		if s.fresh != nil {
+			stored, busy = s.fresh[slot].done.has(attempt), s.fresh[slot].busy.has(attempt)
+		}
 		switch {
-		case r.keyDone:
+		case stored:
 			s.rep.Stored++
 			s.answer(slot, attempt, copy, outOK)
 			return
-		case r.keyBusy:
+		case busy:
 			s.rep.Conflicts++
 			if sec := s.second(s.now); sec != nil {
 				sec.Conflicts++
@@ -500,6 +511,9 @@ func (s *sim) atServer(slot int32, attempt, copy uint8) {
 			return
 		}
 		r.keyBusy = true
+		if s.fresh != nil {
+			s.fresh[slot].busy.add(attempt)
+		}
 	}
 	s.advance()
 	s.n++
@@ -567,6 +581,9 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 	}
 	r := &s.reqs[slot]
 	r.keyBusy = false
+	if s.fresh != nil {
+		s.fresh[slot].busy.remove(attempt)
+	}
 	if sv.PFail > 0 && s.rnd.Float64() < sv.PFail {
 		s.answer(slot, attempt, copy, outError)
 		return
@@ -579,7 +596,10 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 		}
 	}
 	r.effects = min(r.effects+1, 2)
-	r.keyDone = s.cfg.Client.Keys == SameKey
+	r.keyDone = s.cfg.Client.Keys == schema.SameKey
+	if s.fresh != nil {
+		s.fresh[slot].done.add(attempt)
+	}
 	s.answer(slot, attempt, copy, outOK)
 }
 
@@ -616,7 +636,7 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 	if outcome == outOK {
 		p.Success(s.now, retry, r.cost)
 		s.rep.Succeeded++
-		s.hist.add(s.now - r.start)
+		s.hist.AddSeconds(s.now - r.start)
 		if sec := s.second(s.now); sec != nil {
 			sec.Successes++
 		}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Limits on a run, checked by Config.Check before any work, so a mistyped
@@ -292,33 +293,6 @@ type Server struct {
 	PFail float64
 }
 
-// KeyMode is how a client keys its attempts.
-type KeyMode uint8
-
-const (
-	// NoKey: every attempt that reaches the server does the work again.
-	NoKey KeyMode = iota
-	// SameKey: every attempt of a request carries the request's key. The
-	// server stores the reply of a completed key and returns it; an attempt
-	// arriving while its key is in progress is refused as a conflict.
-	SameKey
-)
-
-var keyNames = [...]string{"none", "same"}
-
-// String is the mode's name, as ParseKeyMode reads it.
-func (k KeyMode) String() string { return enumName(keyNames[:], "KeyMode", k) }
-
-// ParseKeyMode reads a key mode name.
-func ParseKeyMode(s string) (KeyMode, error) {
-	for i, n := range keyNames {
-		if n == s {
-			return KeyMode(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown key mode %q (want none or same)", s)
-}
-
 // Client is what every client does with a request. Clients says how many
 // clients share the load: each request belongs to one of them, drawn
 // uniformly (so each client's arrivals are a Poisson process of the rate
@@ -332,7 +306,10 @@ type Client struct {
 	Attempts int
 	// Backoff is the wait before each retry, after a timeout or an error.
 	Backoff backoff.Policy
-	Keys    KeyMode
+	// Keys is the key an attempt carries: none, a fresh key an attempt
+	// (the server's store catches a hedge's copies, not a retry) or the
+	// request's key on every attempt (it catches both).
+	Keys schema.KeyMode
 	// Policy may refuse a retry the attempts would allow, a hedge, or (for
 	// the kinds that stop first attempts too) a request.
 	Policy PolicyConfig
@@ -341,7 +318,7 @@ type Client struct {
 	// awaited: the attempt succeeds with its first successful copy and fails
 	// once every copy sent has failed or timed out (then the next attempt,
 	// if any, is hedged again). Copies carry the attempt's key, so with
-	// Keys SameKey a copy arriving while another is in the server is a
+	// Keys SameKey or FreshKeys a copy arriving while another is in the server is a
 	// conflict, and without keys each copy that completes does the work.
 	Hedges     int
 	HedgeDelay time.Duration

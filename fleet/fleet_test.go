@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // within99_9 reports whether want lies in the 99.9% Student t interval of
@@ -152,13 +153,13 @@ func littleConfigs() []Config {
 		out = append(out, c)
 	}
 	add("latency", func(*Config) {})
-	add("latency-same-key", func(c *Config) { c.Client.Keys = SameKey })
+	add("latency-same-key", func(c *Config) { c.Client.Keys = schema.SameKey })
 	add("queue-lognormal", func(c *Config) {
 		c.Server = Server{Kind: Queue, Workers: 4, QueueMax: 50, Service: Service{Dist: Lognormal, Median: 80 * time.Millisecond, Sigma: 1}, PFail: 0.05}
 	})
 	add("queue-exp-same-key", func(c *Config) {
 		c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 1000, Service: Service{Dist: Exponential, Median: 50 * time.Millisecond}}
-		c.Client.Keys = SameKey
+		c.Client.Keys = schema.SameKey
 	})
 	add("ratelimit", func(c *Config) {
 		c.Server = Server{Kind: RateLimit, Base: 200 * time.Millisecond, Limit: 50, Burst: 10}
@@ -267,7 +268,7 @@ func TestKeys(t *testing.T) {
 				r.Succeeded, r.Duplicated, r.Duplicates, r.Requests)
 		}
 	}
-	cfg.Client.Keys = SameKey
+	cfg.Client.Keys = schema.SameKey
 	for _, r := range run(t, cfg, 2) {
 		// The second attempt (3 s) conflicts with the first (0-4 s); the
 		// third and fourth get the stored reply at once and succeed.
@@ -372,12 +373,12 @@ func TestShare(t *testing.T) {
 		{250, 1000, 0.224153, 0.277760},
 	} {
 		s := share(tc.k, tc.n)
-		if s.K != tc.k || s.N != tc.n || s.Value != float64(tc.k)/float64(tc.n) ||
+		if s.Count() != int64(tc.k) || s.N != int64(tc.n) || s.Value != float64(tc.k)/float64(tc.n) || s.Method != schema.Wilson || s.Level != 0.95 ||
 			math.Abs(s.Lo-tc.lo) > 2e-6 || math.Abs(s.Hi-tc.hi) > 2e-6 {
 			t.Errorf("share(%d, %d) = %+v; want [%g, %g]", tc.k, tc.n, s, tc.lo, tc.hi)
 		}
 	}
-	if s := share(0, 0); !math.IsNaN(s.Value) || !math.IsNaN(s.Lo) || !math.IsNaN(s.Hi) {
+	if s := share(0, 0); !math.IsNaN(s.Value) || !math.IsNaN(s.Lo) || !math.IsNaN(s.Hi) || s.N != 0 || s.Method != schema.NoInterval {
 		t.Errorf("share(0, 0) = %+v; want NaN", s)
 	}
 }
@@ -394,7 +395,7 @@ func TestSummaryRecovered(t *testing.T) {
 		{Recovery: nan, Verdict: Down}, {Recovery: nan, Verdict: TooShort},
 	}}
 	s := r.Summary()
-	if sh := s.RecoveredShare; sh.K != 2 || sh.N != 4 || sh.Value != 0.5 {
+	if sh := s.RecoveredShare; sh.Count() != 2 || sh.N != 4 || sh.Value != 0.5 {
 		t.Errorf("RecoveredShare = %+v; want 2 of 4", sh)
 	}
 	if e := s.Recovery; e.Value != 2 || e.N != 2 || e.Lo != 0 || math.Abs(e.Hi-(2+12.7062*2)) > 1e-3 {

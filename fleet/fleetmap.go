@@ -161,8 +161,9 @@ type MapCell struct {
 }
 
 // Share is the share of the cell's judged replicates that recovered, with
-// its 95% Wilson score interval.
-func (c MapCell) Share() Share {
+// its 95% Wilson score interval; its Count is the replicates that
+// recovered.
+func (c MapCell) Share() schema.Estimate {
 	k := 0
 	for _, o := range c.Observations {
 		if o.Recovered {

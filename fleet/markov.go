@@ -74,8 +74,8 @@ func (c *Config) checkMemoryless() error {
 		return schema.Errorf("memoryless", "needs server.kind %v with server.service.dist %v, not %v with %v", Queue, Exponential, c.Server.Kind, c.Server.Service.Dist)
 	case c.Net != 0:
 		return schema.Errorf("memoryless", "needs net 0, not %s", human.Duration(c.Net))
-	case c.Client.Hedges != 0 || c.Client.Keys != NoKey || c.Client.Policy.Kind != Unlimited:
-		return schema.Errorf("memoryless", "needs client.hedges 0, client.keys %v and client.policy.kind %v", NoKey, Unlimited)
+	case c.Client.Hedges != 0 || c.Client.Keys != schema.NoKeys || c.Client.Policy.Kind != Unlimited:
+		return schema.Errorf("memoryless", "needs client.hedges 0, client.keys %v and client.policy.kind %v", schema.NoKeys, Unlimited)
 	case c.Outage.On():
 		return schema.Errorf("memoryless", "needs no outage")
 	case math.IsNaN(m.RetryProb) || m.RetryProb < 0 || m.RetryProb > 1:
@@ -162,6 +162,7 @@ func (t *Tracer) Split(seed uint64) *Tracer {
 	s.timeouts.buf = slices.Clone(t.s.timeouts.buf)
 	s.queue.buf = slices.Clone(t.s.queue.buf)
 	s.reqs = slices.Clone(t.s.reqs)
+	s.fresh = slices.Clone(t.s.fresh)
 	s.free = slices.Clone(t.s.free)
 	s.rep.Series = slices.Clone(t.s.rep.Series)
 	g := rng.PCGGenerator()

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/retrysim/retrysim/schema"
 )
 
 // memorylessConfig is a small Memoryless run: two workers, three queue
@@ -113,7 +115,7 @@ func TestMemorylessCheck(t *testing.T) {
 		{func(c *Config) { c.Server.Service.Dist = Lognormal }, "memoryless", "memoryless: needs server.kind queue with server.service.dist exp, not queue with lognormal"},
 		{func(c *Config) { c.Net = 100 * time.Millisecond }, "memoryless", "memoryless: needs net 0, not 100ms"},
 		{func(c *Config) { c.Client.Hedges = 1 }, "memoryless", "memoryless: needs client.hedges 0, client.keys none and client.policy.kind unlimited"},
-		{func(c *Config) { c.Client.Keys = SameKey }, "memoryless", "memoryless: needs client.hedges 0, client.keys none and client.policy.kind unlimited"},
+		{func(c *Config) { c.Client.Keys = schema.SameKey }, "memoryless", "memoryless: needs client.hedges 0, client.keys none and client.policy.kind unlimited"},
 		{func(c *Config) { c.Outage = Outage{From: time.Second, To: 2 * time.Second} }, "memoryless", "memoryless: needs no outage"},
 		{func(c *Config) { c.Memoryless.RetryProb = 1.5 }, "memoryless.retry_prob", "memoryless.retry_prob: 1.5 is not a probability in [0, 1]"},
 		{func(c *Config) { c.Memoryless.Orbit = -1 }, "memoryless.orbit", "memoryless.orbit: -1 is not from 0 to 1000000"},

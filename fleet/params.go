@@ -7,6 +7,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/testhook"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Param is one setting of a Config: the one place that names it, says what
@@ -84,8 +85,8 @@ func Params() []Param {
 			Usage: "the backoff's base `duration`"},
 		{Path: "client.backoff.cap", Key: "backoff-cap", Field: func(c *Config) any { return &c.Client.Backoff.Cap },
 			Usage: "the backoff's cap `duration` (0: no cap)"},
-		{Path: "client.keys", Field: func(c *Config) any { return nameField(&c.Client.Keys, ParseKeyMode, KeyMode.String) },
-			Usage: "the key `mode`: none (a retry repeats completed work) or same (the server stores a key's reply; an attempt while its key is in progress is a conflict)"},
+		{Path: "client.keys", Field: func(c *Config) any { return nameField(&c.Client.Keys, schema.ParseKeyMode, schema.KeyMode.String) },
+			Usage: "the key `mode`: none (a retry repeats completed work), fresh (a new key an attempt, which a hedge's copies share: the server catches duplicate copies, not retries) or same (the server stores a key's reply; an attempt while its key is in progress is a conflict)"},
 		{Path: "client.policy.kind", Key: "policy", Field: func(c *Config) any { return nameField(&c.Client.Policy.Kind, ParsePolicy, PolicyKind.String) },
 			Usage: "the client `policy` that may refuse a retry or a hedge: unlimited, token-bucket (client.policy.rate, client.policy.size), aws (aws-sdk-go-v2 v1.47.8's quota: client.policy.tokens, client.policy.cost, client.policy.timeout_cost), aws-spec (the same with the AWS retry spec's refund, as aws-sdk-go-v2 from v1.48.0), grpc (client.policy.max_tokens, client.policy.ratio), breaker or attempt-breaker (client.policy.threshold), finagle-budget (Finagle 24.5.0's RetryBudget: client.policy.budget_ratio, client.policy.ttl, client.policy.min_rate), envoy-budget (Envoy v1.39.0's retry budget: client.policy.budget_ratio, client.policy.min_concurrency); or, refusing first attempts too, sliding-breaker (resilience4j 2.4.0's and Polly 8.7.0's breaker: client.policy.failure_rate, client.policy.window, client.policy.window_time, client.policy.min_calls, client.policy.open_time, client.policy.half_open_calls), sre-throttle (the SRE book's: client.policy.k, client.policy.sre_window) or grpc-adaptive (grpc-go v1.83.1's adaptive throttler: 30 s in 100 bins, ratio for accepts 2, padding 8)"},
 		{Path: "client.policy.shared", Key: "policy-scope", Field: func(c *Config) any { return nameField(&c.Client.Policy.Shared, ParseScope, ScopeName) },

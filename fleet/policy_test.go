@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/retrysim/retrysim/schema"
 )
 
 // The policies against their definitions, driven by forced sequences of
@@ -652,19 +654,19 @@ func TestHedges(t *testing.T) {
 		name                  string
 		hedges                int
 		delay, pFail          float64
-		keys                  KeyMode
+		keys                  schema.KeyMode
 		perReq                int64 // hedges, and duplicates or conflicts, a request
 		duplicates, conflicts bool
 		succeed               bool
 	}{
-		{"5 allowed, no keys", 5, 0.1, 0, NoKey, 2, true, false, true},
-		{"2 allowed, same key", 2, 0.1, 0, SameKey, 2, false, true, true},
-		{"1 allowed, no keys", 1, 0.1, 0, NoKey, 1, true, false, true},
-		{"delay past the reply", 3, 0.3, 0, NoKey, 0, false, false, true},
-		{"every call fails", 2, 0.1, 1, NoKey, 2, false, false, false},
+		{"5 allowed, no keys", 5, 0.1, 0, schema.NoKeys, 2, true, false, true},
+		{"2 allowed, same key", 2, 0.1, 0, schema.SameKey, 2, false, true, true},
+		{"1 allowed, no keys", 1, 0.1, 0, schema.NoKeys, 1, true, false, true},
+		{"delay past the reply", 3, 0.3, 0, schema.NoKeys, 0, false, false, true},
+		{"every call fails", 2, 0.1, 1, schema.NoKeys, 2, false, false, false},
 		// A policy is asked before each hedge as before a retry: a token
 		// bucket holding 1 token, never refilled, refuses them all.
-		{"refused by the policy", 5, 0.1, 0, NoKey, 0, false, false, true},
+		{"refused by the policy", 5, 0.1, 0, schema.NoKeys, 0, false, false, true},
 	} {
 		cfg := Config{
 			Name: "hedge", Duration: 20 * time.Second,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Preset is a named set of runs, with its source: the Configs a published
@@ -472,7 +473,7 @@ var spikeRecovery = Preset{
 			{"hedge_2.5s", Client{Attempts: 1, Hedges: 1, HedgeDelay: 2500 * time.Millisecond}},
 		}
 		var runs []Config
-		for _, keys := range []KeyMode{NoKey, SameKey} {
+		for _, keys := range []schema.KeyMode{schema.NoKeys, schema.SameKey} {
 			for _, c := range clients {
 				for _, h := range spikeHeights {
 					cl := c.client

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // The production clients hold the defaults their sources state, written out
@@ -218,7 +219,7 @@ func TestSpikeRecoveryRuns(t *testing.T) {
 		t.Fatalf("%d runs; want 2 key modes x 12 policies x %d heights", len(runs), len(spikeHeights))
 	}
 	for i, c := range runs {
-		keys, h := []KeyMode{NoKey, SameKey}[i/(12*len(spikeHeights))], spikeHeights[i%len(spikeHeights)]
+		keys, h := []schema.KeyMode{schema.NoKeys, schema.SameKey}[i/(12*len(spikeHeights))], spikeHeights[i%len(spikeHeights)]
 		want := Shape{Kind: Spike, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second}
 		if c.Load != want || c.Client.Keys != keys || c.Server != (Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond}) ||
 			c.Net != 100*time.Millisecond || c.Client.Timeout != 3*time.Second || c.Client.Clients != 1 || !strings.HasSuffix(c.Name, fmt.Sprintf(" keys %s peak %g", keys, h)) {

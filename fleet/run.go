@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -205,40 +206,27 @@ func recovery(cfg *Config, series []Second) (float64, Verdict) {
 	return math.Max(0, float64(from)-settled), Recovered
 }
 
-// Share is a proportion over replicates, K of N, with its 95% Wilson score
-// interval; NaN with N = 0.
-type Share struct {
-	K, N          int
-	Value, Lo, Hi float64
-}
-
-// share is k of n with its Wilson score interval.
-func share(k, n int) Share {
+// share is k of n replicates with its Wilson score interval (Count gives
+// k back); NaN with no interval with n = 0.
+func share(k, n int) schema.Estimate {
 	if n == 0 {
-		return Share{K: k, Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+		return schema.Point(math.NaN(), 0)
 	}
-	ci := stats.Wilson(int64(k), int64(n))
-	return Share{k, n, float64(k) / float64(n), ci.Lo, ci.Hi}
+	return stats.Wilson(int64(k), int64(n))
 }
 
 // nonNegative cuts an estimate of a quantity that cannot be negative at 0:
 // the true mean lies in [0, inf), so the interval's part below 0 holds no
 // value it could take, and cutting it keeps the interval's coverage.
-func nonNegative(e Estimate) Estimate {
+func nonNegative(e schema.Estimate) schema.Estimate {
 	e.Lo = math.Max(0, e.Lo)
 	return e
 }
 
-// Estimate is a mean over replicates and its 95% Student t interval (NaN
-// bounds with one replicate).
-type Estimate struct {
-	Value, Lo, Hi float64
-	// N is how many replicates the estimate has values for.
-	N int
-}
-
-// estimate is the mean of xs with its interval, skipping NaNs.
-func estimate(xs []float64) Estimate {
+// estimate is the mean of xs with its 95% Student t interval, skipping
+// NaNs: N counts the replicates it has values for, and with one the
+// interval's bounds are NaN.
+func estimate(xs []float64) schema.Estimate {
 	var sum float64
 	n := 0
 	for _, x := range xs {
@@ -248,11 +236,11 @@ func estimate(xs []float64) Estimate {
 		}
 	}
 	if n == 0 {
-		return Estimate{math.NaN(), math.NaN(), math.NaN(), 0}
+		return schema.Point(math.NaN(), 0)
 	}
 	mean := sum / float64(n)
 	if n == 1 {
-		return Estimate{mean, math.NaN(), math.NaN(), 1}
+		return schema.Point(mean, 1)
 	}
 	var ss float64
 	for _, x := range xs {
@@ -262,35 +250,37 @@ func estimate(xs []float64) Estimate {
 	}
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
 	half := t * math.Sqrt(ss/float64(n-1)/float64(n))
-	return Estimate{mean, mean - half, mean + half, n}
+	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, N: int64(n), Level: stats.Confidence, Method: schema.StudentT}
 }
 
-// Summary is a run's row: each figure a mean over replicates with its
-// interval.
+// Summary is a run's row: each figure a mean over replicates with its 95%
+// Student t interval.
 type Summary struct {
 	Run        string
 	Replicates int
-	Requests   Estimate
+	Requests   schema.Estimate
 	// Succeeded is the share of requests that succeeded, Goodput the
 	// successes a second of the run's duration, Amplification the server
 	// calls a request.
-	Succeeded, Goodput, Amplification Estimate
-	Timeouts, Conflicts, Duplicates   Estimate
+	Succeeded, Goodput, Amplification schema.Estimate
+	Timeouts, Conflicts, Duplicates   schema.Estimate
 	// LocalRejected counts requests the policy refused before any call,
 	// Hedges the extra copies hedging sent.
-	LocalRejected, Hedges Estimate
-	P50, P95, P99         Estimate
-	PeakInProgress        Estimate
+	LocalRejected, Hedges schema.Estimate
+	P50, P95, P99         schema.Estimate
+	PeakInProgress        schema.Estimate
 	// Trigger says whether the run has a spike, ramp or outage to recover
 	// from; without one the recovery figures are empty.
 	Trigger bool
 	// RecoveredShare is the share of the replicates judged (all of them,
 	// less those too short to judge) that recovered, with its Wilson
-	// interval; N = 0 when none was judged.
-	RecoveredShare Share
+	// interval (its Count the replicates that recovered); N = 0 when none
+	// was judged.
+	RecoveredShare schema.Estimate
 	// Recovery is the time to recover over the replicates that recovered
-	// (RecoveredShare.K of them), its interval cut at 0; NaN when none did.
-	Recovery Estimate
+	// (RecoveredShare.Count() of them), its interval cut at 0; NaN when
+	// none did.
+	Recovery schema.Estimate
 	// RecoveryTime is the time to recover over every judged replicate, the
 	// Kaplan-Meier quartiles with those still down censored at the run's
 	// end (Result.RecoveryCurve): its median NaN when fewer than half
@@ -300,7 +290,7 @@ type Summary struct {
 
 // Summary sums up r's replicates.
 func (r Result) Summary() Summary {
-	col := func(f func(*Replicate) float64) Estimate {
+	col := func(f func(*Replicate) float64) schema.Estimate {
 		xs := make([]float64, len(r.Replicates))
 		for i := range r.Replicates {
 			xs[i] = f(&r.Replicates[i])
@@ -349,7 +339,7 @@ func (r Result) Summary() Summary {
 
 // DuplicatesPerRequest is the duplicate side effects a request, a mean over
 // replicates with its 95% Student t interval.
-func (r Result) DuplicatesPerRequest() Estimate {
+func (r Result) DuplicatesPerRequest() schema.Estimate {
 	xs := make([]float64, len(r.Replicates))
 	for i, p := range r.Replicates {
 		xs[i] = math.NaN()

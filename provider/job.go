@@ -15,7 +15,7 @@ const NoKey Key = 0
 
 // StepKey is the key of the business action "this step of this job": the
 // same on every call of the step, in every delivery of the job, which is
-// what the SameKey mode sends. Provider memory is per job and per step, so
+// what the schema.SameKey mode sends. Provider memory is per job and per step, so
 // one value names every step's action; fresh keys count up from above it.
 const StepKey Key = 1
 

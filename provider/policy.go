@@ -7,35 +7,6 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// KeyMode is which idempotency key a call sends to a provider that honours keys.
-type KeyMode int
-
-const (
-	// NoKeys sends no key.
-	NoKeys KeyMode = iota
-	// FreshKeys sends a new key on every call, which protects nothing.
-	FreshKeys
-	// SameKey sends the key of the business action, unchanged on every attempt.
-	SameKey
-)
-
-// KeyModes is the enumeration of the key modes, named as scenario files spell them.
-func KeyModes() schema.Enum[KeyMode] { return keyModes }
-
-var keyModes = schema.NewEnum[KeyMode]("key mode", "none", "fresh", "same")
-
-// String names the key mode as scenario files spell it.
-func (k KeyMode) String() string { return keyModes.String(k) }
-
-// MarshalText is the key mode's name.
-func (k KeyMode) MarshalText() ([]byte, error) { return keyModes.MarshalText(k) }
-
-// UnmarshalText reads a key mode's name.
-func (k *KeyMode) UnmarshalText(text []byte) error { return keyModes.UnmarshalText(text, k) }
-
-// ParseKeyMode reads a key mode name: none, fresh or same.
-func ParseKeyMode(s string) (KeyMode, error) { return keyModes.Parse(s) }
-
 // MaxAttempts bounds the calls any retry loop may make, a step's own included,
 // so that no counter can overflow.
 const MaxAttempts = 1000
@@ -50,7 +21,7 @@ type Policy struct {
 	// (1 to MaxAttempts); 0 keeps the run's.
 	Attempts int
 	// Keys is the key mode of the step's calls; nil keeps the run's.
-	Keys *KeyMode
+	Keys *schema.KeyMode
 	// Backoff is the wait between the step's own attempts, in the delivery
 	// model; nil keeps the run's.
 	Backoff *backoff.Policy
@@ -65,7 +36,7 @@ func (p Policy) AttemptsOr(run int) int {
 }
 
 // KeysOr is p's key mode, or run's when p keeps the run's.
-func (p Policy) KeysOr(run KeyMode) KeyMode {
+func (p Policy) KeysOr(run schema.KeyMode) schema.KeyMode {
 	if p.Keys == nil {
 		return run
 	}
@@ -102,7 +73,7 @@ func (p Policy) Check() error {
 		return schema.Errorf("attempts", "%d is not a whole number from 1 to %d", p.Attempts, MaxAttempts)
 	}
 	if p.Keys != nil {
-		if err := keyModes.Check(*p.Keys); err != nil {
+		if err := schema.KeyModes().Check(*p.Keys); err != nil {
 			return &schema.FieldError{Field: "keys", Msg: err.Error()}
 		}
 	}

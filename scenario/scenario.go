@@ -793,7 +793,7 @@ func (s stepFile) policy(name string, n *yaml.Node, i int) (provider.Policy, err
 		p.Attempts = s.Attempts.v
 	}
 	if s.Keys != "" {
-		k, err := provider.ParseKeyMode(s.Keys)
+		k, err := schema.ParseKeyMode(s.Keys)
 		if err != nil {
 			return p, &Error{File: name, Line: lineOf(n, "keys"), Field: field("keys"), Msg: err.Error()}
 		}

@@ -270,7 +270,7 @@ func TestStepPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, same := provider.FreshKeys, provider.SameKey
+	fresh, same := schema.FreshKeys, schema.SameKey
 	pol := backoff.Default()
 	pol.Kind, pol.Base = backoff.Constant, time.Second
 	want := []provider.Policy{{Attempts: 1}, {Keys: &fresh}, {Attempts: 5, Keys: &same, Backoff: &pol}, {}}

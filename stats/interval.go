@@ -4,29 +4,25 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/retrysim/retrysim/schema"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Confidence is the level of every interval retrysim prints.
 const Confidence = 0.95
 
-// Interval is a two-sided confidence interval.
-type Interval struct {
-	Lo, Hi float64
-}
-
 // z is the two-sided normal quantile for Confidence (1.96).
 var z = distuv.UnitNormal.Quantile(1 - (1-Confidence)/2)
 
-// Wilson is the Wilson score interval for the proportion x of n. Unlike the
-// plain normal interval it stays inside [0, 1] and keeps its coverage near 0
-// and 1.
-func Wilson(x, n int64) Interval {
+// Wilson is the proportion x of n with its Wilson score interval. Unlike
+// the plain normal interval it stays inside [0, 1] and keeps its coverage
+// near 0 and 1.
+func Wilson(x, n int64) schema.Estimate {
 	p, nf := float64(x)/float64(n), float64(n)
 	z2 := z * z
 	centre := (p + z2/(2*nf)) / (1 + z2/nf)
 	half := z / (1 + z2/nf) * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	ci := Interval{math.Max(0, centre-half), math.Min(1, centre+half)}
+	ci := schema.Estimate{Value: p, Lo: math.Max(0, centre-half), Hi: math.Min(1, centre+half), N: n, Level: Confidence, Method: schema.Wilson}
 	if x == 0 { // exactly, not 1e-16 of rounding
 		ci.Lo = 0
 	}
@@ -36,20 +32,23 @@ func Wilson(x, n int64) Interval {
 	return ci
 }
 
-// Garwood is the exact Poisson interval for a count x, from chi-squared
-// quantiles: it never undercovers, which matters for counts such as 11 failed
-// jobs where normal approximations do.
-func Garwood(x int64) Interval { return garwood(float64(x)) }
+// Garwood is the count x with its exact Poisson interval, from chi-squared
+// quantiles: it never undercovers, which matters for counts such as 11
+// failed jobs where normal approximations do. Its N is x, the events it
+// rests on.
+func Garwood(x int64) schema.Estimate {
+	lo, hi := garwood(float64(x))
+	return schema.Estimate{Value: float64(x), Lo: lo, Hi: hi, N: x, Level: Confidence, Method: schema.Garwood}
+}
 
 // garwood is Garwood's interval for a Poisson count x that need not be whole.
-func garwood(x float64) Interval {
+func garwood(x float64) (lo, hi float64) {
 	alpha := 1 - Confidence
-	lo := 0.0
 	if x > 0 {
 		lo = distuv.ChiSquared{K: 2 * x}.Quantile(alpha/2) / 2
 	}
-	hi := distuv.ChiSquared{K: 2*x + 2}.Quantile(1-alpha/2) / 2
-	return Interval{lo, hi}
+	hi = distuv.ChiSquared{K: 2*x + 2}.Quantile(1-alpha/2) / 2
+	return lo, hi
 }
 
 // rareShare is the share of jobs below which a count of jobs is treated as a
@@ -58,22 +57,26 @@ func garwood(x float64) Interval {
 // holds its coverage for tiny counts.
 const rareShare = 0.1
 
-// CountOfJobs is the interval for x of n jobs, as a count: Garwood when x is a
-// rare share of n, Wilson scaled to n otherwise.
-func CountOfJobs(x, n int64) Interval {
-	if float64(x) <= rareShare*float64(n) {
+// CountOfJobs is the count x of n jobs with its interval, as a count:
+// Garwood's when x is a rare share of n (its Hi cut at n), Wilson's scaled
+// to n otherwise. Its N is n.
+func CountOfJobs(x, n int64) schema.Estimate {
+	nf := float64(n)
+	if float64(x) <= rareShare*nf {
 		g := Garwood(x)
-		return Interval{g.Lo, math.Min(g.Hi, float64(n))}
+		g.Hi, g.N = math.Min(g.Hi, nf), n
+		return g
 	}
 	w := Wilson(x, n)
-	return Interval{w.Lo * float64(n), w.Hi * float64(n)}
+	w.Value, w.Lo, w.Hi = float64(x), w.Lo*nf, w.Hi*nf
+	return w
 }
 
-// MeanOf is the mean of n values with the given sum and sum of squares, and
+// MeanOf is the mean of n values with the given sum and sum of squares, with
 // its normal interval (sample variance; n is large in every use here).
-func MeanOf(sum int64, sumSq Wide, n int64) (mean float64, ci Interval) {
+func MeanOf(sum int64, sumSq Wide, n int64) schema.Estimate {
 	nf := float64(n)
-	mean = float64(sum) / nf
+	mean := float64(sum) / nf
 	variance := 0.0
 	if n > 1 {
 		// (n*sumSq - sum^2) / (n(n-1)), in exact integers: no cancellation.
@@ -84,7 +87,7 @@ func MeanOf(sum int64, sumSq Wide, n int64) (mean float64, ci Interval) {
 		variance = math.Max(0, v/nf/(nf-1))
 	}
 	half := z * math.Sqrt(variance/nf)
-	return mean, Interval{mean - half, mean + half}
+	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, N: n, Level: Confidence, Method: schema.Normal}
 }
 
 // rareClumps is the effective count (below) under which a sum of per-job
@@ -101,7 +104,7 @@ const rareClumps = 100
 // count sum^2/sumSq is under rareClumps the interval is d times Garwood's on
 // it (Garwood's own for counts of 0 and 1 a job; a sum of 0 gives [0, 3.7]
 // jobs' worth, not [0, 0]); from there on it is MeanOf's normal interval.
-func MeanOfCounts(sum int64, sumSq Wide, n int64) (mean float64, ci Interval) {
+func MeanOfCounts(sum int64, sumSq Wide, n int64) schema.Estimate {
 	nf := float64(n)
 	sq := sumSq.Float64()
 	if sum == 0 || float64(sum)*float64(sum) < rareClumps*sq {
@@ -109,8 +112,8 @@ func MeanOfCounts(sum int64, sumSq Wide, n int64) (mean float64, ci Interval) {
 		if sum > 0 {
 			d = sq / float64(sum)
 		}
-		g := garwood(float64(sum) / d)
-		return float64(sum) / nf, Interval{d * g.Lo / nf, d * g.Hi / nf}
+		lo, hi := garwood(float64(sum) / d)
+		return schema.Estimate{Value: float64(sum) / nf, Lo: d * lo / nf, Hi: d * hi / nf, N: n, Level: Confidence, Method: schema.CompoundPoisson}
 	}
 	return MeanOf(sum, sumSq, n)
 }

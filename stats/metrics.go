@@ -6,14 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrysim/retrysim/schema"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
-
-// Estimate is a simulated rate and its 95% interval.
-type Estimate struct {
-	Value, Lo, Hi float64
-}
 
 // Expected holds a strategy's exact expectations, per job: the rates and
 // means, and the per-job variances of the counts behind the means.
@@ -41,7 +37,7 @@ type Metric struct {
 	// Label says what it is, for axes and pivots.
 	Label string
 	// Estimate computes the rate and its interval from a row's counters.
-	Estimate func(r Row) Estimate
+	Estimate func(r Row) schema.Estimate
 	// Expected picks the metric's expectation, per job.
 	Expected func(e Expected) float64
 	// SE is the standard error of the estimate when expected is the truth,
@@ -52,33 +48,29 @@ type Metric struct {
 	Variance func(e Expected) float64
 }
 
-func share(x, n int64) Estimate {
-	ci := CountOfJobs(x, n)
+// share is x of n jobs as a share, with CountOfJobs' interval.
+func share(x, n int64) schema.Estimate {
+	e := CountOfJobs(x, n)
 	nf := float64(n)
-	return Estimate{float64(x) / nf, ci.Lo / nf, ci.Hi / nf}
-}
-
-func mean(sum int64, sumSq Wide, n int64) Estimate {
-	m, ci := MeanOf(sum, sumSq, n)
-	return Estimate{m, ci.Lo, ci.Hi}
+	e.Value, e.Lo, e.Hi = float64(x)/nf, e.Lo/nf, e.Hi/nf
+	return e
 }
 
 // repeats is the mean of repeated side effects a job, with the interval for
 // rare counts while they are rare, and exactly 0 where none can happen.
-func repeats(r Row) Estimate {
+func repeats(r Row) schema.Estimate {
 	c := r.Counters
 	if r.NoRepeats {
-		return Estimate{float64(c.RepeatedSteps) / float64(c.Jobs), 0, 0}
+		return schema.Estimate{Value: float64(c.RepeatedSteps) / float64(c.Jobs), N: c.Jobs, Level: Confidence, Method: schema.Exact}
 	}
-	m, ci := MeanOfCounts(c.RepeatedSteps, c.RepeatedSq, c.Jobs)
-	return Estimate{m, ci.Lo, ci.Hi}
+	return MeanOfCounts(c.RepeatedSteps, c.RepeatedSq, c.Jobs)
 }
 
 func binomialSE(c Counters, p float64) float64 { return math.Sqrt(p * (1 - p) / float64(c.Jobs)) }
 
 func meanSE(sum int64, sumSq Wide, n int64) float64 {
-	m, ci := MeanOf(sum, sumSq, n)
-	return (ci.Hi - m) / z
+	e := MeanOf(sum, sumSq, n)
+	return (e.Hi - e.Value) / z
 }
 
 // metrics are the rates of a row, in output order.
@@ -86,9 +78,10 @@ var metrics = []Metric{
 	{
 		Name:  "succeeded",
 		Label: "Share of jobs that succeeded",
-		Estimate: func(r Row) Estimate { // the mirror of failed_rate
-			f := share(r.Failed, r.Jobs)
-			return Estimate{r.Succeeded(), 1 - f.Hi, 1 - f.Lo}
+		Estimate: func(r Row) schema.Estimate { // the mirror of failed_rate
+			e := share(r.Failed, r.Jobs)
+			e.Value, e.Lo, e.Hi = r.Succeeded(), 1-e.Hi, 1-e.Lo
+			return e
 		},
 		Expected: func(e Expected) float64 { return e.SucceededRate },
 		SE:       binomialSE,
@@ -97,7 +90,7 @@ var metrics = []Metric{
 	{
 		Name:     "failed_rate",
 		Label:    "Share of jobs that failed",
-		Estimate: func(r Row) Estimate { return share(r.Failed, r.Jobs) },
+		Estimate: func(r Row) schema.Estimate { return share(r.Failed, r.Jobs) },
 		Expected: func(e Expected) float64 { return e.FailedRate },
 		SE:       binomialSE,
 		Variance: func(e Expected) float64 { return e.FailedRate * e.SucceededRate },
@@ -105,7 +98,7 @@ var metrics = []Metric{
 	{
 		Name:     "calls_per_job",
 		Label:    "Calls per job",
-		Estimate: func(r Row) Estimate { return mean(r.Calls, r.CallsSq, r.Jobs) },
+		Estimate: func(r Row) schema.Estimate { return MeanOf(r.Calls, r.CallsSq, r.Jobs) },
 		Expected: func(e Expected) float64 { return e.CallsPerJob },
 		SE:       func(c Counters, _ float64) float64 { return meanSE(c.Calls, c.CallsSq, c.Jobs) },
 		Variance: func(e Expected) float64 { return e.CallsVar },
@@ -121,7 +114,7 @@ var metrics = []Metric{
 	{
 		Name:     "duplicate_rate",
 		Label:    "Share of jobs whose watched step ran twice or more",
-		Estimate: func(r Row) Estimate { return share(r.DuplicateUsers, r.Jobs) },
+		Estimate: func(r Row) schema.Estimate { return share(r.DuplicateUsers, r.Jobs) },
 		Expected: func(e Expected) float64 { return e.DuplicateRate },
 		SE:       binomialSE,
 		Variance: func(e Expected) float64 { return e.DuplicateRate * (1 - e.DuplicateRate) },
@@ -159,12 +152,13 @@ func (m Metric) Z(c Counters, e Expected) (zscore float64, ok bool) {
 	return diff / se, true
 }
 
-// Spread is the mean and sample standard deviation of one metric over
-// replicates, and the mean's 95% Student t interval [Lo, Hi] (cut at 0,
-// as no metric is negative; the mean itself with one replicate).
+// Spread is the mean of one metric over replicates, with the mean's 95%
+// Student t interval (cut at 0, as no metric is negative; the mean itself,
+// with no interval, with one replicate) and N the replicates, and the
+// metric's sample standard deviation over them.
 type Spread struct {
-	Mean, SD float64
-	Lo, Hi   float64
+	schema.Estimate
+	SD float64
 }
 
 // Values are one replicate's metric values, in metrics order: what a
@@ -190,11 +184,12 @@ func (m Metric) SpreadOf(reps []Values) Spread {
 		xs[r] = v[i]
 	}
 	mu, sd := stat.MeanStdDev(xs, nil)
-	if len(xs) < 2 {
-		return Spread{Mean: mu, Lo: mu, Hi: mu}
+	n := int64(len(xs))
+	if n < 2 {
+		return Spread{Estimate: schema.Estimate{Value: mu, Lo: mu, Hi: mu, N: n}}
 	}
-	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(0.975) * sd / math.Sqrt(float64(len(xs)))
-	return Spread{Mean: mu, SD: sd, Lo: max(0, mu-half), Hi: mu + half}
+	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975) * sd / math.Sqrt(float64(n))
+	return Spread{Estimate: schema.Estimate{Value: mu, Lo: max(0, mu-half), Hi: mu + half, N: n, Level: Confidence, Method: schema.StudentT}, SD: sd}
 }
 
 // deliveryMetrics are the delivery model's metrics a sweep can show; the
@@ -203,14 +198,14 @@ var deliveryMetrics = []Metric{
 	{
 		Name:  "deliveries_per_job",
 		Label: "Deliveries per job",
-		Estimate: func(r Row) Estimate {
-			return Estimate{float64(r.Deliveries) / float64(r.Jobs), math.NaN(), math.NaN()}
+		Estimate: func(r Row) schema.Estimate {
+			return schema.Point(float64(r.Deliveries)/float64(r.Jobs), r.Jobs)
 		},
 	},
 	{
 		Name:     "lost_work",
 		Label:    "Share of jobs whose work was lost silently",
-		Estimate: func(r Row) Estimate { return share(r.LostWork, r.Jobs) },
+		Estimate: func(r Row) schema.Estimate { return share(r.LostWork, r.Jobs) },
 	},
 	quantileMetric("completion_p50", "Time to complete, p50 of succeeded jobs", false, 0.5),
 	quantileMetric("completion_p95", "Time to complete, p95 of succeeded jobs", false, 0.95),
@@ -224,12 +219,16 @@ var deliveryMetrics = []Metric{
 // of the jobs that failed if failed: NaN when none was counted, +Inf past
 // the histogram's range.
 func quantileMetric(name, label string, failed bool, p float64) Metric {
-	return Metric{Name: name, Label: label, Estimate: func(r Row) Estimate {
+	return Metric{Name: name, Label: label, Estimate: func(r Row) schema.Estimate {
 		h := &r.Completion
 		if failed {
 			h = &r.FailedCompletion
 		}
-		return Estimate{h.Quantile(p), math.NaN(), math.NaN()}
+		var n int64 // the jobs it rests on
+		for _, c := range h {
+			n += c
+		}
+		return schema.Point(h.Quantile(p), n)
 	}}
 }
 
@@ -252,7 +251,7 @@ func SweepMetrics(watched []Watch, delivery bool) []Metric {
 		if w.Label != "" { // the table's column
 			m.Label = w.Label + ", share of jobs"
 		}
-		m.Estimate = func(r Row) Estimate { return r.WatchedRate(k, w) }
+		m.Estimate = func(r Row) schema.Estimate { return r.WatchedRate(k, w) }
 		out = append(out, m)
 	}
 	if delivery {

@@ -90,7 +90,7 @@ func TestSpreadInterval(t *testing.T) {
 		{[]float64{5}, 5, 5, 5},
 	} {
 		s := m.SpreadOf(reps(tc.xs...))
-		if math.Abs(s.Mean-tc.mean) > 1e-9 || math.Abs(s.Lo-tc.lo) > 1e-5 || math.Abs(s.Hi-tc.hi) > 1e-5 {
+		if math.Abs(s.Value-tc.mean) > 1e-9 || math.Abs(s.Lo-tc.lo) > 1e-5 || math.Abs(s.Hi-tc.hi) > 1e-5 {
 			t.Errorf("SpreadOf(%v) = %+v; want mean %g, [%g, %g]", tc.xs, s, tc.mean, tc.lo, tc.hi)
 		}
 	}

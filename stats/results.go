@@ -9,6 +9,8 @@ package stats
 import (
 	"fmt"
 	"slices"
+
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Counters are one strategy's sums over every simulated job. They are integers
@@ -322,4 +324,4 @@ func (c Counters) Twice(k int, w Watch) int64 {
 
 // WatchedRate is Twice's share of the jobs with its interval, as
 // duplicate_rate is the first watched step's.
-func (c Counters) WatchedRate(k int, w Watch) Estimate { return share(c.Twice(k, w), c.Jobs) }
+func (c Counters) WatchedRate(k int, w Watch) schema.Estimate { return share(c.Twice(k, w), c.Jobs) }

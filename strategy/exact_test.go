@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -70,7 +71,7 @@ func closedForms(sc provider.Scenario, r strategy.Retry) (failed, calls, repeate
 		}
 		f[i] = add(p[i], mul(sub(one, p[i]), l[i])) // the call errors
 	}
-	keyed := func(i int) bool { return r.Keys == strategy.SameKey && sc.Steps[i].HonoursKeys }
+	keyed := func(i int) bool { return r.Keys == schema.SameKey && sc.Steps[i].HonoursKeys }
 	calls, repeated, twice = new(big.Rat), new(big.Rat), new(big.Rat)
 	if r.Scope == strategy.EachStep {
 		// Step i is reached with the product of (1 - f_j^A) before it; once
@@ -206,7 +207,7 @@ func enumerate(sc provider.Scenario, r strategy.Retry) outcome {
 		work := func(s state) state {
 			done := append([]int(nil), s.done...)
 			seen := append([]bool(nil), s.keysSeen...)
-			sameKey := st.Policy.KeysOr(r.Keys) == strategy.SameKey
+			sameKey := st.Policy.KeysOr(r.Keys) == schema.SameKey
 			if !(st.HonoursKeys && sameKey && seen[i]) {
 				done[i]++
 			}
@@ -310,7 +311,7 @@ func TestExpectMatchesEnumeration(t *testing.T) {
 				// attempt for the first, the same key for the keyed one
 				// whatever the run sends, two attempts and no key for
 				// the last.
-				same, none := strategy.SameKey, strategy.NoKeys
+				same, none := schema.SameKey, schema.NoKeys
 				sc.Steps[0].Policy = provider.Policy{Attempts: 1}
 				sc.Steps[1].Policy = provider.Policy{Keys: &same}
 				sc.Steps[2].Policy = provider.Policy{Attempts: 2, Keys: &none}

@@ -6,6 +6,7 @@ import (
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -19,31 +20,31 @@ func run(s strategy.Strategy) {
 
 // Retrying each step with no key: a lost reply sends the email again.
 func ExampleRetry_eachStep() {
-	run(strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.NoKeys})
+	run(strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.NoKeys})
 	// Output: Retry each step, no key: 0 failed, 1010586 calls, 524 steps done again, 523 users emailed twice
 }
 
 // A fresh key on every call is no key at all: the same draws, the same duplicates.
 func ExampleRetry_freshKeys() {
-	run(strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.FreshKeys})
+	run(strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.FreshKeys})
 	// Output: Retry each step, new key on every call: 0 failed, 1010586 calls, 524 steps done again, 523 users emailed twice
 }
 
 // The same key every time: the provider sends the email once per key.
 func ExampleRetry_sameKey() {
-	run(strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.SameKey})
+	run(strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.SameKey})
 	// Output: Retry each step, same key every time: 0 failed, 1010586 calls, 0 steps done again, 0 users emailed twice
 }
 
 // Retrying the whole job repeats the steps that send no key.
 func ExampleRetry_wholeJob() {
-	run(strategy.Retry{Scope: strategy.WholeJob, Attempts: 3, Keys: strategy.SameKey})
+	run(strategy.Retry{Scope: strategy.WholeJob, Attempts: 3, Keys: schema.SameKey})
 	// Output: Retry the whole job, same key: 100 failed, 1061040 calls, 47063 steps done again, 0 users emailed twice
 }
 
 // A store of finished steps makes the whole-job retry repeat nothing.
 func ExampleRetry_skipFinished() {
-	run(strategy.Retry{Scope: strategy.WholeJob, Attempts: 3, Keys: strategy.SameKey, SkipFinished: true})
+	run(strategy.Retry{Scope: strategy.WholeJob, Attempts: 3, Keys: schema.SameKey, SkipFinished: true})
 	// Output: Retry the whole job, same key, skip finished steps: 19 failed, 1010522 calls, 0 steps done again, 0 users emailed twice
 }
 

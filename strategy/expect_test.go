@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -17,7 +18,7 @@ import (
 func allRetries(attempts int) []strategy.Retry {
 	var out []strategy.Retry
 	for _, scope := range []strategy.Scope{strategy.EachStep, strategy.WholeJob} {
-		for _, keys := range []strategy.KeyMode{strategy.NoKeys, strategy.FreshKeys, strategy.SameKey} {
+		for _, keys := range []schema.KeyMode{schema.NoKeys, schema.FreshKeys, schema.SameKey} {
 			for _, skip := range []bool{false, true} {
 				out = append(out, strategy.Retry{Scope: scope, Attempts: attempts, Keys: keys, SkipFinished: skip})
 			}

@@ -1,6 +1,9 @@
 package strategy
 
-import "github.com/retrysim/retrysim/provider"
+import (
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
+)
 
 // KeysInVain reports, for each of strategies, whether it sends an
 // idempotency key (a new one or the same one, by its key mode or a step's
@@ -21,7 +24,7 @@ func KeysInVain(sc provider.Scenario, strategies []Strategy) []bool {
 			continue
 		}
 		for _, st := range sc.Steps {
-			if st.Policy.KeysOr(r.Keys) != NoKeys {
+			if st.Policy.KeysOr(r.Keys) != schema.NoKeys {
 				vain[i] = true
 			}
 		}

@@ -5,16 +5,17 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // A key is in vain when no step honours keys and the strategy, or a step's
 // own policy, sends one; a single keyed step makes every key count.
 func TestKeysInVain(t *testing.T) {
-	same := provider.SameKey
+	same := schema.SameKey
 	plain := provider.Scenario{Steps: []provider.Step{{Name: "a"}, {Name: "b"}}}
 	ownKey := provider.Scenario{Steps: []provider.Step{{Name: "a"}, {Name: "b", Policy: provider.Policy{Keys: &same}}}}
 	keyed := provider.Scenario{Steps: []provider.Step{{Name: "a"}, {Name: "b", HonoursKeys: true}}}
-	strategies := []Strategy{Retry{Keys: NoKeys}, Retry{Keys: FreshKeys}, Retry{Keys: SameKey, Scope: WholeJob, SkipFinished: true}}
+	strategies := []Strategy{Retry{Keys: schema.NoKeys}, Retry{Keys: schema.FreshKeys}, Retry{Keys: schema.SameKey, Scope: WholeJob, SkipFinished: true}}
 	for _, tc := range []struct {
 		name string
 		sc   provider.Scenario

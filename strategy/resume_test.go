@@ -13,6 +13,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // TestResumeJobIsResume holds the Part 5 engines' copy of Retry's loop to the
@@ -63,7 +64,7 @@ type hidden struct{ Calls }
 // each step's effects, the outcome and the draws taken must be equal job by
 // job.
 func TestResumeJobRunsAsResume(t *testing.T) {
-	same, fresh := SameKey, FreshKeys
+	same, fresh := schema.SameKey, schema.FreshKeys
 	plain := provider.Signup(0.3, 0.3)
 	own := provider.Scenario{Name: "own", Noun: "jobs", Watched: []provider.Watch{{Step: 1}}}
 	for i := range 5 {
@@ -75,7 +76,7 @@ func TestResumeJobRunsAsResume(t *testing.T) {
 	own.Steps[4].Policy.Attempts = 4
 	for _, sc := range []provider.Scenario{plain, own} {
 		for _, scope := range []Scope{EachStep, WholeJob} {
-			for _, keys := range []KeyMode{NoKeys, FreshKeys, SameKey} {
+			for _, keys := range []schema.KeyMode{schema.NoKeys, schema.FreshKeys, schema.SameKey} {
 				for _, skip := range []bool{false, true} {
 					for _, attempts := range []int{1, 3} {
 						r := Retry{Scope: scope, Keys: keys, SkipFinished: skip, Attempts: attempts}

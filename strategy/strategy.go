@@ -80,7 +80,7 @@ type Calls interface {
 	Guarded() bool
 	// Call calls the provider of step i with key and reports whether the
 	// caller saw success. Key provider.StepKey is the step's own key, the
-	// same on every call of the step (what SameKey sends); FreshKey gives
+	// same on every call of the step (what schema.SameKey sends); FreshKey gives
 	// keys no call has sent; provider.NoKey sends none.
 	Call(i int, key provider.Key) bool
 	// FreshKey returns a key that no call of the job has sent.
@@ -177,19 +177,6 @@ var scopes = schema.NewEnum[Scope]("scope", "step", "job")
 // String names the scope as strategy ids spell it.
 func (s Scope) String() string { return scopes.String(s) }
 
-// KeyMode is which idempotency key a call sends to a provider that honours
-// keys; it is provider's, so that a scenario's step can name its own.
-type KeyMode = provider.KeyMode
-
-const (
-	// NoKeys sends no key.
-	NoKeys = provider.NoKeys
-	// FreshKeys sends a new key on every call, which protects nothing.
-	FreshKeys = provider.FreshKeys
-	// SameKey sends the key of the business action, unchanged on every attempt.
-	SameKey = provider.SameKey
-)
-
 // Retry is the composable strategy: any scope, attempts, key mode and store.
 // A step's own Policy overrides Attempts and Keys for that step: its
 // attempts bound its own retry loop, so they apply when each step is
@@ -199,7 +186,7 @@ type Retry struct {
 	Scope Scope
 	// Attempts is the number of calls a retry allows, the first included (at least 1).
 	Attempts int
-	Keys     KeyMode
+	Keys     schema.KeyMode
 	// SkipFinished keeps a store of the job's finished steps and skips them when
 	// the whole job runs again. A step whose call errored is not finished, even if
 	// its work was done: the store cannot see a lost reply.
@@ -218,11 +205,11 @@ func (r Retry) Name() string {
 		parts[0] = "Retry the whole job"
 	}
 	switch r.Keys {
-	case NoKeys:
+	case schema.NoKeys:
 		parts = append(parts, "no key")
-	case FreshKeys:
+	case schema.FreshKeys:
 		parts = append(parts, "new key on every call")
-	case SameKey:
+	case schema.SameKey:
 		if r.Scope == WholeJob {
 			parts = append(parts, "same key")
 		} else {
@@ -271,7 +258,7 @@ func (r *Retry) resume(c Calls, from int) bool {
 			ok := c.Call(i, key)
 			for a := 1; a < attempts && !ok; a++ {
 				c.Backoff(i, a-1)
-				if keys == FreshKeys {
+				if keys == schema.FreshKeys {
 					key = c.FreshKey()
 				}
 				ok = c.Call(i, key)
@@ -325,7 +312,7 @@ func (r *Retry) resumeJob(c *provider.Job, from int) bool {
 			ok := c.Call(i, key)
 			for a := 1; a < attempts && !ok; a++ {
 				c.Backoff(i, a-1)
-				if keys == FreshKeys {
+				if keys == schema.FreshKeys {
 					key = c.FreshKey()
 				}
 				ok = c.Call(i, key)
@@ -360,11 +347,11 @@ func (r *Retry) resumeJob(c *provider.Job, from int) bool {
 }
 
 // key is the key of a step's first call in a pass under mode.
-func (r *Retry) key(c Calls, mode KeyMode) provider.Key {
+func (r *Retry) key(c Calls, mode schema.KeyMode) provider.Key {
 	switch mode {
-	case SameKey:
+	case schema.SameKey:
 		return provider.StepKey
-	case FreshKeys:
+	case schema.FreshKeys:
 		return c.FreshKey()
 	}
 	return provider.NoKey
@@ -396,11 +383,11 @@ func Parse(id string, attempts int) (Retry, error) {
 		}
 		switch parts[1] {
 		case "nokey":
-			r.Keys = NoKeys
+			r.Keys = schema.NoKeys
 		case "newkey":
-			r.Keys = FreshKeys
+			r.Keys = schema.FreshKeys
 		case "samekey":
-			r.Keys = SameKey
+			r.Keys = schema.SameKey
 		default:
 			ok = false
 		}

@@ -3,6 +3,8 @@ package strategy
 import (
 	"strings"
 	"testing"
+
+	"github.com/retrysim/retrysim/schema"
 )
 
 func TestParse(t *testing.T) {
@@ -11,12 +13,12 @@ func TestParse(t *testing.T) {
 		want Retry
 		name string
 	}{
-		{"step-nokey", Retry{Scope: EachStep, Keys: NoKeys, Attempts: 3}, "Retry each step, no key"},
-		{"step-newkey", Retry{Scope: EachStep, Keys: FreshKeys, Attempts: 3}, "Retry each step, new key on every call"},
-		{"step-samekey", Retry{Scope: EachStep, Keys: SameKey, Attempts: 3}, "Retry each step, same key every time"},
-		{"job-samekey", Retry{Scope: WholeJob, Keys: SameKey, Attempts: 3}, "Retry the whole job, same key"},
-		{"job-samekey-skip", Retry{Scope: WholeJob, Keys: SameKey, SkipFinished: true, Attempts: 3}, "Retry the whole job, same key, skip finished steps"},
-		{"job-nokey-skip", Retry{Scope: WholeJob, Keys: NoKeys, SkipFinished: true, Attempts: 3}, "Retry the whole job, no key, skip finished steps"},
+		{"step-nokey", Retry{Scope: EachStep, Keys: schema.NoKeys, Attempts: 3}, "Retry each step, no key"},
+		{"step-newkey", Retry{Scope: EachStep, Keys: schema.FreshKeys, Attempts: 3}, "Retry each step, new key on every call"},
+		{"step-samekey", Retry{Scope: EachStep, Keys: schema.SameKey, Attempts: 3}, "Retry each step, same key every time"},
+		{"job-samekey", Retry{Scope: WholeJob, Keys: schema.SameKey, Attempts: 3}, "Retry the whole job, same key"},
+		{"job-samekey-skip", Retry{Scope: WholeJob, Keys: schema.SameKey, SkipFinished: true, Attempts: 3}, "Retry the whole job, same key, skip finished steps"},
+		{"job-nokey-skip", Retry{Scope: WholeJob, Keys: schema.NoKeys, SkipFinished: true, Attempts: 3}, "Retry the whole job, no key, skip finished steps"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {

@@ -168,7 +168,7 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"-series", "s.txt"}, "-series"},
 		{[]string{"-plot", "p.gif"}, "-plot"},
 		{[]string{"-rate", "1000000", "-duration", "1h"}, "-duration"},
-		{[]string{"-keys", "fresh"}, "-keys"},
+		{[]string{"-keys", "stale"}, "-keys"},
 		{[]string{"-replicates", "1000", "-duration", "361s"}, "-replicates"},
 		{[]string{"-capacity", "4"}, "-capacity"},
 		{[]string{"-server", "queue", "-service-dist", "exp", "-service-sigma", "1"}, "-service-sigma"},

@@ -69,9 +69,10 @@ func Study(ctx context.Context, modes []Mode, base *Config, simJobs int64) (rows
 // what the simulator predicts, given what the harness could measure.
 func Compare(ctx context.Context, res Result, cfg Config, jobs int64) (stats.RaceSim, error) {
 	overlap := stats.Wilson(res.Overlaps, res.Races)
-	crash := stats.Interval{}
+	var crashLo, crashHi float64 // 0 with no crash measured
 	if res.Reached > 0 && res.Crashes > 0 {
-		crash = stats.Wilson(res.Crashes, res.Reached)
+		w := stats.Wilson(res.Crashes, res.Reached)
+		crashLo, crashHi = w.Lo, w.Hi
 	}
 	centre := func(x, n int64) float64 {
 		if n == 0 {
@@ -82,7 +83,7 @@ func Compare(ctx context.Context, res Result, cfg Config, jobs int64) (stats.Rac
 	out := stats.RaceSim{Jobs: jobs, DoubleLo: 1, LostLo: 1}
 	for i, at := range [][2]float64{
 		{centre(res.Overlaps, res.Races), centre(res.Crashes, res.Reached)},
-		{overlap.Lo, crash.Lo}, {overlap.Lo, crash.Hi}, {overlap.Hi, crash.Lo}, {overlap.Hi, crash.Hi},
+		{overlap.Lo, crashLo}, {overlap.Lo, crashHi}, {overlap.Hi, crashLo}, {overlap.Hi, crashHi},
 	} {
 		double, lost, err := simulatePairs(ctx, cfg, at[0], at[1], jobs)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // curve is one policy's estimates along a comparison's x axis.
@@ -148,7 +149,7 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 			succ[label], amp[label] = &curve{label: label}, &curve{label: label}
 		}
 		s := r.Summary()
-		add := func(c *curve, e fleet.Estimate, mul float64) {
+		add := func(c *curve, e schema.Estimate, mul float64) {
 			c.xs = append(c.xs, r.Config.Server.PFail)
 			c.vs, c.los, c.his = append(c.vs, mul*e.Value), append(c.los, mul*e.Lo), append(c.his, mul*e.Hi)
 		}
@@ -214,24 +215,24 @@ func newSpikeFigure(title string, res []fleet.Result) (stack, error) {
 			labels = append(labels, label)
 			rec[0][label], rec[1][label], dup[label] = &curve{label: label}, &curve{label: label}, &curve{label: label}
 		}
-		add := func(c *curve, e fleet.Estimate) {
+		add := func(c *curve, e schema.Estimate) {
 			c.xs = append(c.xs, r.Config.Load.Peak)
 			c.vs, c.los, c.his = append(c.vs, e.Value), append(c.los, e.Lo), append(c.his, e.Hi)
 		}
 		k := 0
-		if r.Config.Client.Keys == fleet.SameKey {
+		if r.Config.Client.Keys == schema.SameKey {
 			k = 1
 		}
 		// The Kaplan-Meier median, its bar the quartiles; a third quartile
 		// not reached (fewer than three quarters recovered) is drawn to the
 		// run's end.
 		q, end := r.RecoveryCurve().Quartiles(), (r.Config.Duration - r.Config.Load.To).Seconds()
-		e := fleet.Estimate{Value: q.Median, Lo: q.P25, Hi: q.P75}
+		e := schema.Estimate{Value: q.Median, Lo: q.P25, Hi: q.P75}
 		if math.IsNaN(e.Hi) {
 			e.Hi = end
 		}
 		if math.IsNaN(q.Median) {
-			e = fleet.Estimate{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+			e = schema.Estimate{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 			nev[k][label] = append(nev[k][label], r.Config.Load.Peak)
 		}
 		add(rec[k][label], e)

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // markerReach is how far from its point a drawn marker reaches: the
@@ -215,10 +216,10 @@ func TestSigDigits(t *testing.T) {
 // "stuck" recovers in 4 s at 50, and at 80 two of three replicates never do.
 func spikeResults() []fleet.Result {
 	var res []fleet.Result
-	for _, keys := range []fleet.KeyMode{fleet.NoKey, fleet.SameKey} {
+	for _, keys := range []schema.KeyMode{schema.NoKeys, schema.SameKey} {
 		for _, policy := range []string{"steady", "stuck"} {
 			for _, h := range []float64{50, 80} {
-				cfg := fleet.Config{Name: policy + " keys " + map[fleet.KeyMode]string{fleet.NoKey: "none", fleet.SameKey: "same"}[keys] + " peak " + map[float64]string{50: "50", 80: "80"}[h], Duration: 80 * time.Second,
+				cfg := fleet.Config{Name: policy + " keys " + map[schema.KeyMode]string{schema.NoKeys: "none", schema.SameKey: "same"}[keys] + " peak " + map[float64]string{50: "50", 80: "80"}[h], Duration: 80 * time.Second,
 					Load: fleet.Shape{Kind: fleet.Spike, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second}, Client: fleet.Client{Keys: keys}}
 				r := fleet.Result{Config: cfg}
 				for i := range 3 {

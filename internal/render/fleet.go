@@ -18,6 +18,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // FleetReport is what `retrysim fleet` prints: a row a run and each run's
@@ -143,7 +144,7 @@ type fleetHead struct {
 // interval as name, name_lo, name_hi (null when undefined).
 func fleetFields(s fleet.Summary) []field {
 	f := []field{{"run", s.Run}, {"replicates", int64(s.Replicates)}}
-	add := func(name string, e fleet.Estimate) {
+	add := func(name string, e schema.Estimate) {
 		f = append(f, field{name, nanNull(e.Value)}, field{name + "_lo", nanNull(e.Lo)}, field{name + "_hi", nanNull(e.Hi)})
 	}
 	add("requests", s.Requests)
@@ -161,8 +162,8 @@ func fleetFields(s fleet.Summary) []field {
 	add("peak_in_progress", s.PeakInProgress)
 	sh := s.RecoveredShare
 	f = append(f, field{"recovery_judged", recoveryJudged(s)})
-	add("recovered_share", fleet.Estimate{Value: sh.Value, Lo: sh.Lo, Hi: sh.Hi})
-	f = append(f, field{"recovered_replicates", int64(sh.K)}, field{"judged_replicates", int64(sh.N)})
+	add("recovered_share", sh)
+	f = append(f, field{"recovered_replicates", sh.Count()}, field{"judged_replicates", sh.N})
 	add("recovery_seconds", s.Recovery)
 	q := s.RecoveryTime
 	f = append(f, field{"recovery_p25_seconds", nanNull(q.P25)}, field{"recovery_median_seconds", nanNull(q.Median)},
@@ -229,7 +230,7 @@ var fleetHeader = []string{"Run", "Requests", "Succeeded", "Goodput /s", "Calls 
 
 // estimateText is a mean over replicates in the column's style, then its
 // 95% interval "[lo, hi]" (none with one replicate or no width).
-func estimateText(e fleet.Estimate, s numberStyle) string {
+func estimateText(e schema.Estimate, s numberStyle) string {
 	return s.withInterval(e.Value, e.Lo, e.Hi)
 }
 
@@ -239,7 +240,7 @@ func fleetCells(s fleet.Summary) []string {
 	recovered, rec := recoveryJudged(s), "-"
 	if recovered == "yes" {
 		sh := s.RecoveredShare
-		recovered = fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(int64(sh.K)), human.Group(int64(sh.N)), percentDown(sh.Lo), percentUp(sh.Hi))
+		recovered = fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(sh.Count()), human.Group(sh.N), percentDown(sh.Lo), percentUp(sh.Hi))
 		rec = quartilesText(s.RecoveryTime)
 	}
 	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(s.P50.Value), timeSeconds.number(s.P95.Value), timeSeconds.number(s.P99.Value))
@@ -396,7 +397,7 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (st
 		for j := 0; j <= 400; j++ {
 			top = math.Max(top, c.Load.At(c.Duration.Seconds()*float64(j)/400))
 		}
-		for _, l := range fleetLines(c.Client.Keys != fleet.NoKey) {
+		for _, l := range fleetLines(c.Client.Keys != schema.NoKeys) {
 			for _, pt := range runs[i] {
 				top = math.Max(top, l.get(pt))
 			}
@@ -421,7 +422,7 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (st
 		}
 		p.Add(load)
 		p.Legend.Add("load shape (offered rate)", load)
-		for k, l := range fleetLines(cfgs[i].Client.Keys != fleet.NoKey) {
+		for k, l := range fleetLines(cfgs[i].Client.Keys != schema.NoKeys) {
 			xy := make(plotter.XYs, len(pts))
 			for j, pt := range pts {
 				xy[j] = plotter.XY{X: float64(pt.T) + 0.5, Y: l.get(pt)}

@@ -58,7 +58,7 @@ func mapCells(m fleet.Map, c fleet.MapCell, policy string) []string {
 	if m.Outage {
 		length = c.Config.Outage.To - c.Config.Outage.From
 	}
-	return []string{policy, trigger, human.Duration(length), height, g(c.Config.Load.Rate), human.Group(int64(sh.K)) + " of " + human.Group(int64(sh.N)), share, med}
+	return []string{policy, trigger, human.Duration(length), height, g(c.Config.Load.Rate), human.Group(sh.Count()) + " of " + human.Group(sh.N), share, med}
 }
 
 // g formats x in the fewest digits that read back as x.
@@ -115,7 +115,7 @@ func mapFields(m fleet.Map, c fleet.MapCell, policy string) []field {
 	}
 	return []field{{"policy", policy}, {"trigger", trigger}, {"length_seconds", length.Seconds()}, {"height", c.Config.Load.Peak},
 		{"rate", c.Config.Load.Rate}, {"duration_seconds", c.Config.Duration.Seconds()},
-		{"recovered_replicates", int64(sh.K)}, {"judged_replicates", int64(sh.N)},
+		{"recovered_replicates", sh.Count()}, {"judged_replicates", sh.N},
 		{"recovered_share", nanNull(sh.Value)}, {"recovered_share_lo", nanNull(sh.Lo)}, {"recovered_share_hi", nanNull(sh.Hi)},
 		{"recovery_p25_seconds", nanNull(q.P25)}, {"recovery_median_seconds", nanNull(q.Median)}, {"recovery_p75_seconds", nanNull(q.P75)}}
 }

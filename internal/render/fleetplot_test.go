@@ -14,6 +14,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // TestFleetPlot: a panel a run, each titled with what it holds fixed, on one
@@ -123,7 +124,7 @@ func fleetRuns() ([][]fleet.Point, []fleet.Config) {
 			Client: fleet.Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3, Backoff: backoff.Policy{Kind: backoff.None, Base: 100 * time.Millisecond}}},
 		{Name: "long", Duration: 20 * time.Second, Load: fleet.Shape{Kind: fleet.Spike, Rate: 50, Peak: 100, From: 5 * time.Second, To: 8 * time.Second},
 			Server: fleet.Server{Kind: fleet.Queue, Workers: 8, QueueMax: 100, Service: fleet.Service{Dist: fleet.Exponential, Median: 100 * time.Millisecond}, PFail: 0.3},
-			Client: fleet.Client{Clients: 1, Timeout: 2 * time.Second, Attempts: 1, Keys: fleet.SameKey, Hedges: 2, HedgeDelay: 50 * time.Millisecond,
+			Client: fleet.Client{Clients: 1, Timeout: 2 * time.Second, Attempts: 1, Keys: schema.SameKey, Hedges: 2, HedgeDelay: 50 * time.Millisecond,
 				Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}},
 	}
 	var runs [][]fleet.Point

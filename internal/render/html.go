@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -489,7 +490,7 @@ func writeTotalsHTML(w io.Writer, t TotalsReport) error {
 	// pivot is one table of a figure of each run: what reads it off the
 	// totals (num/den, as field/of of the json row) and off the replicates.
 	pivot := func(heading, howTo, field, of string, style numberStyle, ratio func(fleet.Totals) float64,
-		est func(fleet.Summary) fleet.Estimate) pageTable {
+		est func(fleet.Summary) schema.Estimate) pageTable {
 		pt := pageTable{heading: heading, howTo: howTo + " " + intervals, header: append(slices.Clone(lead), policies...)}
 		for _, k := range keys {
 			var cells []pageCell
@@ -522,12 +523,12 @@ func writeTotalsHTML(w io.Writer, t TotalsReport) error {
 		pivot("Requests that succeeded", who+", a column one client policy: the share of the requests that "+
 			"succeeded, within the policy's attempts, in percent;", "succeeded", "requests", totalsShare,
 			func(r fleet.Totals) float64 { return float64(r.Succeeded) / float64(r.Requests) },
-			func(s fleet.Summary) fleet.Estimate { return s.Succeeded }),
+			func(s fleet.Summary) schema.Estimate { return s.Succeeded }),
 		pivot("Server calls a request (amplification)", who+", a column one client policy: the calls the server "+
 			"received over the requests, 1 when nothing is retried; what a policy adds above 1 is load on a server "+
 			"that is already failing;", "calls", "requests", totalsCalls,
 			func(r fleet.Totals) float64 { return float64(r.Calls) / float64(r.Requests) },
-			func(s fleet.Summary) fleet.Estimate { return s.Amplification }),
+			func(s fleet.Summary) schema.Estimate { return s.Amplification }),
 	}
 	if len(t.Results) > 0 {
 		var svg bytes.Buffer

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -167,8 +168,8 @@ func TestSweepHTML(t *testing.T) {
 // TestFleetHTML: the same for the fleet's table: each numeric cell's value
 // is the json field it names, and its text shows it.
 func TestFleetHTML(t *testing.T) {
-	e := func(v, half float64) fleet.Estimate {
-		return fleet.Estimate{Value: v, Lo: v - half, Hi: v + half, N: 5}
+	e := func(v, half float64) schema.Estimate {
+		return schema.Estimate{Value: v, Lo: v - half, Hi: v + half, N: 5}
 	}
 	r := FleetReport{Title: "retrysim fleet: test", Params: []string{"model: test"}, Rows: []fleet.Summary{{
 		Run: "a", Replicates: 5, Requests: e(3520, 46), Succeeded: e(0.37, 0.023), Goodput: e(16.25, 0.95),

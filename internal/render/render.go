@@ -17,6 +17,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -78,7 +79,7 @@ func cells(row stats.Row, ci bool, watched []stats.Watch) []string {
 	if !ci {
 		return cells
 	}
-	e := make([]stats.Estimate, len(stats.Metrics()))
+	e := make([]schema.Estimate, len(stats.Metrics()))
 	for i, m := range stats.Metrics() {
 		e[i] = m.Estimate(row)
 	}
@@ -158,9 +159,9 @@ func spreadCells(row stats.Row) []string {
 		s := m.SpreadOf(row.Replicates)
 		style, scaled := metricStyle(i)
 		if scaled {
-			s.Mean, s.Lo, s.Hi = s.Mean*n, s.Lo*n, s.Hi*n
+			s.Value, s.Lo, s.Hi = s.Value*n, s.Lo*n, s.Hi*n
 		}
-		cells = append(cells, style.text(s.Mean)+bounds(style, s.Lo, s.Hi))
+		cells = append(cells, style.text(s.Value)+bounds(style, s.Lo, s.Hi))
 	}
 	return cells
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -139,7 +140,7 @@ func sig(x float64) string { return sweepValue.number(x) }
 // metricText formats an estimate of m for a pivot cell: shares as
 // percentages, times in seconds, means as they are, each with its interval
 // when ci is set and it has one.
-func metricText(m stats.Metric, e stats.Estimate, ci bool) string {
+func metricText(m stats.Metric, e schema.Estimate, ci bool) string {
 	if isSeconds(m) {
 		return seconds(e.Value)
 	}

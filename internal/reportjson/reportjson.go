@@ -13,6 +13,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -50,7 +51,7 @@ func QuantileField(x float64) any {
 func WatchedMetric(row stats.Row, k int, w stats.Watch) (stats.Metric, stats.Expected) {
 	m := stats.Metrics()[len(stats.Metrics())-1] // duplicate_rate
 	m.Name += "_step_" + strconv.Itoa(w.Step+1)
-	m.Estimate = func(r stats.Row) stats.Estimate { return r.WatchedRate(k, w) }
+	m.Estimate = func(r stats.Row) schema.Estimate { return r.WatchedRate(k, w) }
 	var e stats.Expected
 	if row.Expected != nil {
 		e = *row.Expected
@@ -123,7 +124,7 @@ func Row(row stats.Row, r stats.Report) []Field {
 	if len(row.Replicates) > 1 {
 		for _, m := range stats.Metrics() {
 			s := m.SpreadOf(row.Replicates)
-			f = append(f, Field{m.Name + "_mean", s.Mean}, Field{m.Name + "_sd", s.SD})
+			f = append(f, Field{m.Name + "_mean", s.Value}, Field{m.Name + "_sd", s.SD})
 		}
 	}
 	return f
@@ -132,7 +133,7 @@ func Row(row stats.Row, r stats.Report) []Field {
 // estimateFields are an estimate's value and interval, named name,
 // name_lo and name_hi: null, an empty csv cell, for a row of no jobs
 // (a slice may hold none), whose rates are not numbers.
-func estimateFields(name string, e stats.Estimate, jobs int64) []Field {
+func estimateFields(name string, e schema.Estimate, jobs int64) []Field {
 	if jobs == 0 {
 		return []Field{{name, nil}, {name + "_lo", nil}, {name + "_hi", nil}}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -49,7 +50,7 @@ func TestRepeatsByStepInEveryEngine(t *testing.T) {
 	}{
 		{strategy.Retry{Scope: strategy.EachStep, Attempts: 3},
 			want{[3]float64{0, eachB, reachC * (m + m*m)}, [3]float64{0, l, reachC * m}}},
-		{strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.SameKey},
+		{strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.SameKey},
 			want{[3]float64{0, eachB, 0}, [3]float64{0, l, 0}}},
 		{strategy.Retry{Scope: strategy.WholeJob, Attempts: 2},
 			want{[3]float64{second, second, (1 - l) * m * (1 - l)}, [3]float64{second, second, (1 - l) * m * (1 - l)}}},

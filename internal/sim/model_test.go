@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -19,7 +20,7 @@ import (
 // writes nothing for it. A key mode or backoff that no file names is refused
 // with its field.
 func TestModelKeepsStepPolicy(t *testing.T) {
-	same := provider.SameKey
+	same := schema.SameKey
 	wait := backoff.Policy{Kind: backoff.Constant, Base: time.Second}
 	sc := provider.Scenario{Name: "checkout", Noun: "checkouts", Watched: []provider.Watch{{Step: 1}}, Steps: []provider.Step{
 		{Name: "reserve", PFail: 0.01, Policy: provider.Policy{Attempts: 5}},

@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -26,7 +27,7 @@ func TestStepPolicyEveryEngine(t *testing.T) {
 		p, l = 0.2, 0.3
 		jobs = 200_000
 	)
-	same := strategy.SameKey
+	same := schema.SameKey
 	sc := provider.Scenario{Name: "five", Noun: "jobs", Watched: []provider.Watch{{Step: 3}}}
 	for i := range 5 {
 		sc.Steps = append(sc.Steps, provider.Step{Name: fmt.Sprint(i), PFail: p})
@@ -35,8 +36,8 @@ func TestStepPolicyEveryEngine(t *testing.T) {
 	sc.Steps[3].CanLoseReply, sc.Steps[3].LostReply, sc.Steps[3].HonoursKeys = true, l, true
 	sc.Steps[3].Policy.Keys = &same
 	f := p + (1-p)*l
-	each := strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.NoKeys}
-	whole := strategy.Retry{Scope: strategy.WholeJob, Attempts: 3, Keys: strategy.NoKeys}
+	each := strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.NoKeys}
+	whole := strategy.Retry{Scope: strategy.WholeJob, Attempts: 3, Keys: schema.NoKeys}
 	okEach := math.Pow(1-p*p*p, 3) * (1 - p) * (1 - f*f*f)
 	q := 1 - math.Pow(1-p, 4)*(1-f)
 	wantFailed := []float64{1 - okEach, q * q * q}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -153,12 +154,12 @@ func articleSim(seed uint32, jobs int, pFail, lostReply float64, attempts int, w
 // count, P_FAIL, LOST_REPLY (0 and 1 included) and attempts (1 included), for
 // every strategy the command can name.
 func TestMulberry32MatchesArticleSimulation(t *testing.T) {
-	keyModes := map[strategy.KeyMode]string{
-		strategy.NoKeys: "no key", strategy.FreshKeys: "new key on every call", strategy.SameKey: "same key every time",
+	keyModes := map[schema.KeyMode]string{
+		schema.NoKeys: "no key", schema.FreshKeys: "new key on every call", schema.SameKey: "same key every time",
 	}
 	var strats []strategy.Retry
 	for _, scope := range []strategy.Scope{strategy.EachStep, strategy.WholeJob} {
-		for _, keys := range []strategy.KeyMode{strategy.NoKeys, strategy.FreshKeys, strategy.SameKey} {
+		for _, keys := range []schema.KeyMode{schema.NoKeys, schema.FreshKeys, schema.SameKey} {
 			for _, skip := range []bool{false, true} {
 				if scope == strategy.EachStep && skip {
 					continue // the article has no store for per-step retries

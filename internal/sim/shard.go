@@ -174,7 +174,7 @@ func FromModel(m stats.Model) (provider.Scenario, *delivery.Config, error) {
 			Latency: provider.Latency{Median: time.Duration(st.LatencyNs), P99: time.Duration(st.LatencyP99Ns)},
 			Policy:  provider.Policy{Attempts: st.Attempts}}
 		if st.Keys != "" {
-			k, err := provider.ParseKeyMode(st.Keys)
+			k, err := schema.ParseKeyMode(st.Keys)
 			if err != nil {
 				return sc, nil, schema.Errorf(fmt.Sprintf("steps[%d].keys", i), "%v", err)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -347,7 +348,7 @@ func TestLostWorkCountsSucceededJobsOnly(t *testing.T) {
 	q := delivery.Defaults()
 	q.Store = delivery.Claim
 	each := strategy.Retry{Scope: strategy.EachStep, Attempts: 1}
-	whole := strategy.Retry{Scope: strategy.WholeJob, Attempts: 3, Keys: strategy.SameKey}
+	whole := strategy.Retry{Scope: strategy.WholeJob, Attempts: 3, Keys: schema.SameKey}
 	got, err := Run(context.Background(), Config{Scenario: sc, Strategies: []strategy.Strategy{each, whole}, Jobs: jobs, Seed: 5,
 		Generator: rng.PCGGenerator(), Delivery: &q})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 
 	"example.com/ownjob"
@@ -27,7 +28,7 @@ func experiment(n int64, engine string) retrysim.Experiment {
 		Scenario: untimed(ownjob.Invoice()),
 		Strategies: []strategy.Strategy{
 			ownjob.NewBudget(2),
-			strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.SameKey},
+			strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.SameKey},
 		},
 		Jobs:   n,
 		Seed:   42,
@@ -212,10 +213,10 @@ func TestOwnStrategyRace(t *testing.T) {
 		queue  *delivery.Config
 	}{{"plain", nil}, {"", nil}, {"", &q}} {
 		var runs atomic.Int64
-		retry := strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.SameKey}
+		retry := strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.SameKey}
 		e := experiment(n, tc.engine)
 		e.Strategies = []strategy.Strategy{ownjob.NewBudget(2), ownjob.Counted{Retry: retry, Runs: &runs}, retry,
-			strategy.Retry{Scope: strategy.WholeJob, Attempts: 3, Keys: strategy.SameKey, SkipFinished: true}}
+			strategy.Retry{Scope: strategy.WholeJob, Attempts: 3, Keys: schema.SameKey, SkipFinished: true}}
 		e.Delivery, e.Workers = tc.queue, 3
 		rep, err := retrysim.Run(context.Background(), e)
 		if err != nil {

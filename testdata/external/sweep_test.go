@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 
 	"example.com/ownjob"
@@ -22,7 +23,7 @@ func TestSweepOwnStrategy(t *testing.T) {
 	sc := untimed(ownjob.Invoice())
 	strategies := []strategy.Strategy{
 		ownjob.NewBudget(2),
-		strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.SameKey},
+		strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.SameKey},
 	}
 	charge := []float64{0.05, 0.2, 0.4}
 	sw, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{

@@ -9,6 +9,7 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -17,7 +18,7 @@ import (
 // call) and two watched steps: the card, charged with the same key on every
 // attempt, and the receipt, which has no key and two attempts.
 func checkout() provider.Scenario {
-	same, none := provider.SameKey, provider.NoKeys
+	same, none := schema.SameKey, schema.NoKeys
 	return provider.Scenario{
 		Name: "checkout",
 		Noun: "orders",
@@ -95,7 +96,7 @@ func readWatched(t *testing.T, rep retrysim.Report) (card, receipt retrysim.Watc
 // and once with repeated requests, reading both watched steps by name in each.
 func TestWorkflowInCode(t *testing.T) {
 	sc := checkout()
-	run := strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: strategy.FreshKeys}
+	run := strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.FreshKeys}
 	failed, calls, receiptTwice := checkoutForms(sc, []int{5, 4, 3, 2, 3})
 	e := retrysim.Experiment{Scenario: sc, Strategies: []strategy.Strategy{run}, Jobs: 100_000, Seed: 9}
 	job, err := retrysim.Run(context.Background(), e)

@@ -1,0 +1,29 @@
+package fleet
+
+// attemptKeys is a request's key store under FreshKeys, where each attempt
+// carries its own key (its hedge copies share it): bit a of busy says a
+// copy of attempt a holds its key in the server, bit a of done that the
+// key's work is done and its reply stored. Attempts count from 1 to
+// MaxAttempts, so 128 bits hold them all.
+type attemptKeys struct {
+	busy, done attemptSet
+}
+
+// attemptSet is a set of attempt numbers below 128.
+type attemptSet [2]uint64
+
+func (s *attemptSet) has(a uint8) bool { return s[a>>6]&(1<<(a&63)) != 0 }
+func (s *attemptSet) add(a uint8)      { s[a>>6] |= 1 << (a & 63) }
+func (s *attemptSet) remove(a uint8)   { s[a>>6] &^= 1 << (a & 63) }
+
+// freshSlot gives a request just started in slot an empty key store, when
+// each attempt carries a fresh key.
+func (s *sim) freshSlot(slot int32) {
+	switch {
+	case s.fresh == nil:
+	case int(slot) == len(s.fresh):
+		s.fresh = append(s.fresh, attemptKeys{})
+	default:
+		s.fresh[slot] = attemptKeys{}
+	}
+}
