@@ -290,6 +290,13 @@ type Server struct {
 	// PFail is the probability that a call the server handles fails, doing
 	// nothing, whatever the kind.
 	PFail float64
+	// Pushback makes the server's overload refusals (a full queue, the
+	// rate limit) say "do not retry", as Envoy's x-envoy-overloaded and
+	// gRPC's server pushback do; in a graph, a service with Pushback also
+	// answers "do not retry" when it fails because a client of its own
+	// honoured one (the signal travels up only through services that
+	// forward it).
+	Pushback bool
 }
 
 // KeyMode is how a client keys its attempts.
@@ -345,6 +352,10 @@ type Client struct {
 	// conflict, and without keys each copy that completes does the work.
 	Hedges     int
 	HedgeDelay time.Duration
+	// HonourPushback makes the client give a request up, without a retry,
+	// when an attempt is answered "do not retry" (Server.Pushback); a client
+	// that does not honour it retries as after any error.
+	HonourPushback bool
 }
 
 // MaxHedges bounds the hedges of an attempt (the copies of an attempt are
