@@ -170,13 +170,7 @@ func (g *Graph) Cost() GraphCost {
 	edges := g.Edges()
 	dur := g.Duration.Seconds()
 	c := GraphCost{Requests: make([]float64, len(edges)), Calls: make([]float64, len(g.Services))}
-	client := func(i int) *Client {
-		if e := edges[i]; e.From < 0 {
-			return &g.Entries[e.Index].Client
-		} else {
-			return &g.Services[e.From].Calls[e.Index].Client
-		}
-	}
+	client := func(i int) *Client { return g.client(edges[i]) }
 	first := make([]int, len(g.Services)) // the index of each service's first call edge
 	n := len(g.Entries)
 	for v := range g.Services {
@@ -234,6 +228,14 @@ func (g *Graph) Cost() GraphCost {
 		}
 	}
 	return c
+}
+
+// client is the client of edge e.
+func (g *Graph) client(e Edge) *Client {
+	if e.From < 0 {
+		return &g.Entries[e.Index].Client
+	}
+	return &g.Services[e.From].Calls[e.Index].Client
 }
 
 // copies is the most calls a request on an edge with client cl makes:
@@ -302,11 +304,9 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 	if b.events > MaxEvents {
 		g := &graphs[wg]
 		e := g.Edges()[worst.worst]
-		path, cl := fmt.Sprintf("entries[%d]", e.Index), &g.Entries[0].Client
+		cl, path := g.client(e), fmt.Sprintf("entries[%d]", e.Index)
 		if e.From >= 0 {
-			path, cl = g.callPath(e.From, e.Index), &g.Services[e.From].Calls[e.Index].Client
-		} else {
-			cl = &g.Entries[e.Index].Client
+			path = g.callPath(e.From, e.Index)
 		}
 		var calls float64
 		for _, n := range worst.Calls {
