@@ -434,9 +434,9 @@ func (s *sim) limit(slot int32) float64 {
 	return math.Inf(1)
 }
 
-// pushTimeout schedules an attempt's timeout at t, or at its caller's
-// deadline if that comes first.
-func (s *sim) pushTimeout(t float64, slot int32, attempt, copy uint8) {
+// pushTimeout schedules the timeout of an attempt of the request in slot on
+// edge e at t, or at its caller's deadline if that comes first.
+func (s *sim) pushTimeout(t float64, slot int32, e *edgeSim, attempt, copy uint8) {
 	r := &s.reqs[slot]
 	r.refs++
 	if s.mem.On { // an exponential timeout, drawn now: they fall due out of order
@@ -450,7 +450,7 @@ func (s *sim) pushTimeout(t float64, slot int32, attempt, copy uint8) {
 			return
 		}
 	}
-	s.tq[s.edges[r.edge()].tq].push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
+	s.tq[e.tq].push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
 }
 
 // checkEvery is how many events a replicate runs between two looks at its
@@ -677,7 +677,7 @@ func (s *sim) start(slot int32, e *edgeSim) {
 	if sec := s.second(e.series, s.now); sec != nil {
 		sec.Starts++
 	}
-	if s.policy(slot).Start(s.now, s.u(e)) {
+	if e.policy(&s.reqs[slot]).Start(s.now, s.u(e)) {
 		s.send(slot)
 		if !s.deadlines {
 			return // the attempt's events name the slot
@@ -690,10 +690,8 @@ func (s *sim) start(slot int32, e *edgeSim) {
 	}
 }
 
-// policy is the policy state the request's client answers to.
-func (s *sim) policy(slot int32) Policy {
-	r := &s.reqs[slot]
-	e := &s.edges[r.edge()]
+// policy is the policy state request r on edge e answers to: its client's.
+func (e *edgeSim) policy(r *request) Policy {
 	if len(e.pols) == 1 {
 		return e.pols[0]
 	}
@@ -721,32 +719,31 @@ func (s *sim) send(slot int32) {
 	}
 	r.copies, r.pending = 0, 0
 	r.deadline = s.now + e.waitSecs
-	s.sendCopy(slot)
+	s.sendCopy(slot, e)
 }
 
 // sendCopy sends the next copy of the current attempt: the attempt itself,
 // or a hedge. Copy k leaves k hedge delays after the attempt, so its
 // timeout is the attempt's deadline plus k delays.
-func (s *sim) sendCopy(slot int32) {
+func (s *sim) sendCopy(slot int32, e *edgeSim) {
 	r := &s.reqs[slot]
-	e := &s.edges[r.edge()]
 	c := r.copies
 	r.copies++
 	r.pending |= 1 << c
-	s.policy(slot).Sent(s.now, r.attempt > 1 || c > 0)
-	s.pushTimeout(s.now+e.waitSecs, slot, r.attempt, c)
+	e.policy(r).Sent(s.now, r.attempt > 1 || c > 0)
+	s.pushTimeout(s.now+e.waitSecs, slot, e, r.attempt, c)
 	s.push(s.now+s.exp(s.netSecs), evAtServer, slot, r.attempt, c, 0)
 	if int(r.copies) <= e.hedges {
 		s.push(s.now+e.hedgeSecs, evHedge, slot, r.attempt, 0, 0)
 	}
 }
 
-// deadline is when copy c of the request's current attempt times out.
-func (s *sim) deadline(slot int32, c uint8) float64 {
-	r := &s.reqs[slot]
+// deadline is when copy c of the current attempt of request r (in slot,
+// on edge e) times out.
+func (s *sim) deadline(slot int32, r *request, e *edgeSim, c uint8) float64 {
 	d := r.deadline
 	if c > 0 {
-		d += float64(c) * s.edges[r.edge()].hedgeSecs
+		d += float64(c) * e.hedgeSecs
 	}
 	if s.deadlines {
 		d = math.Min(d, s.limit(slot))
@@ -763,11 +760,11 @@ func (s *sim) hedge(slot int32, attempt uint8) {
 		return
 	}
 	e := &s.edges[r.edge()]
-	if ok, _ := s.policy(slot).Retry(s.now, false, s.u(e)); !ok {
+	if ok, _ := e.policy(r).Retry(s.now, false, s.u(e)); !ok {
 		return
 	}
 	e.counts.Hedges++
-	s.sendCopy(slot)
+	s.sendCopy(slot, e)
 }
 
 // rejection is the outcome of an overload refusal at v: "do not retry"
@@ -951,7 +948,7 @@ func (s *sim) startJob(slot int32, attempt, copy uint8) {
 	to := s.edgeOf(slot).to
 	s.jobs[j] = job{slot: slot, attempt: attempt, copy: copy, svc: to, limit: math.Inf(1)}
 	if s.deadlines {
-		s.jobs[j].limit = s.deadline(slot, copy)
+		s.jobs[j].limit = s.deadline(slot, &s.reqs[slot], s.edgeOf(slot), copy)
 	}
 	s.reqs[slot].refs++
 	v := &s.svcs[to]
@@ -1061,8 +1058,9 @@ func (s *sim) answerJob(j int32, ok, pushback bool) {
 func (s *sim) answer(slot int32, attempt, copy uint8, outcome uint8) {
 	t := s.now + s.exp(s.netSecs)
 	r := &s.reqs[slot]
-	if !r.awaits(attempt, copy) || t >= s.deadline(slot, copy) {
-		s.edges[r.edge()].counts.Late++
+	e := &s.edges[r.edge()]
+	if !r.awaits(attempt, copy) || t >= s.deadline(slot, r, e, copy) {
+		e.counts.Late++
 		return
 	}
 	s.push(t, evReply, slot, attempt, copy, outcome)
@@ -1098,7 +1096,7 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 	}
 	r.pending &^= 1 << copy
 	retry := r.attempt > 1 || copy > 0
-	p := s.policy(slot)
+	p := e.policy(r)
 	p.Answered(s.now, outcome >= outRejected)
 	if outcome == outOK {
 		p.Success(s.now, retry, r.cost)
@@ -1146,7 +1144,7 @@ func (s *sim) timeout(slot int32, attempt, copy uint8) {
 	if sec := s.second(e.series, s.now); sec != nil {
 		sec.Timeouts++
 	}
-	s.policy(slot).Failure(s.now, r.attempt > 1 || copy > 0, true)
+	e.policy(r).Failure(s.now, r.attempt > 1 || copy > 0, true)
 	if r.pending == 0 {
 		s.retry(slot, true)
 	}
@@ -1169,7 +1167,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 		return
 	}
 	if !e.atSend {
-		ok, cost := s.policy(slot).Retry(s.now, timeout, s.u(e))
+		ok, cost := e.policy(r).Retry(s.now, timeout, s.u(e))
 		if !ok {
 			e.counts.Denied++
 			s.fail(slot, false)
@@ -1203,7 +1201,7 @@ func (s *sim) sendRetry(slot int32) {
 		s.orbit--
 	}
 	if e.atSend {
-		ok, cost := s.policy(slot).Retry(s.now, r.timedOut, s.u(e))
+		ok, cost := e.policy(r).Retry(s.now, r.timedOut, s.u(e))
 		if !ok {
 			s.refused(slot)
 			return
