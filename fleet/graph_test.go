@@ -604,7 +604,9 @@ func randomGraph(u *rand.Rand) Graph {
 
 // Random graphs (hedges, keys, policies, outages, deadlines, pushback,
 // fan-out) keep the engine's books: every request on every edge ends a
-// success or a failure, Little's law holds at every service, and at the
+// success or a failure, Little's law holds at every service, what the run
+// reached stays within Graph.Cost's bounds (each edge's requests, each
+// service's calls, the events, the slots and the bytes held), and at the
 // end every request slot and every job is free again (no reference is
 // lost or counted twice).
 func TestGraphRandomBooks(t *testing.T) {
@@ -631,6 +633,20 @@ func TestGraphRandomBooks(t *testing.T) {
 			if math.Abs(sv.Area-sv.Sojourn) > 1e-9*sv.Area {
 				t.Errorf("graph %d, service %d: area %g; sojourn %g", i, v, sv.Area, sv.Sojourn)
 			}
+		}
+		cost := g.Cost()
+		for v, sv := range rep.Services {
+			if float64(sv.Calls) > cost.Calls[v] {
+				t.Errorf("graph %d, service %d: %d calls; bound %g", i, v, sv.Calls, cost.Calls[v])
+			}
+		}
+		for k, e := range rep.Edges {
+			if float64(e.Requests) > cost.Requests[k] {
+				t.Errorf("graph %d, edge %d: %d requests; bound %g", i, k, e.Requests, cost.Requests[k])
+			}
+		}
+		if float64(rep.Events) > cost.Events || float64(len(s.reqs)) > cost.InFlight || footprint(s) > cost.Bytes {
+			t.Errorf("graph %d: %d events, %d slots, %g bytes; bounds %g, %g, %g", i, rep.Events, len(s.reqs), footprint(s), cost.Events, cost.InFlight, cost.Bytes)
 		}
 		if len(s.free) != len(s.reqs) || len(s.freeJobs) != len(s.jobs) {
 			t.Errorf("graph %d: %d of %d slots and %d of %d jobs free at the end; want all", i, len(s.free), len(s.reqs), len(s.freeJobs), len(s.jobs))
