@@ -653,3 +653,19 @@ func TestGraphRandomBooks(t *testing.T) {
 		}
 	}
 }
+
+// A Config's graph keeps its Memoryless mode, and Graph.Check refuses it
+// as Config.Check does: RunGraph cannot run a Markovian graph whose law is
+// not the chain's. Before, Graph.Check did not look at it.
+func TestGraphCheckMemoryless(t *testing.T) {
+	c := memorylessConfig()
+	if g := c.Graph(); g.Check() != nil {
+		t.Fatalf("a good Memoryless config's graph: %v", g.Check())
+	}
+	c.Net = time.Millisecond
+	g := c.Graph()
+	var fe *FieldError
+	if err := g.Check(); !errors.As(err, &fe) || fe.Field != "memoryless" {
+		t.Errorf("Check = %v; want memoryless: needs net 0", err)
+	}
+}
