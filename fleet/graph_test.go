@@ -718,3 +718,28 @@ func FuzzGraph(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRandomGraphBooks runs TestGraphRandomBooks's checks on the random
+// graph of any seed.
+func FuzzRandomGraphBooks(f *testing.F) {
+	f.Add(uint64(1), uint64(2))
+	f.Fuzz(func(t *testing.T, a, b uint64) {
+		g := randomGraph(rand.New(rand.NewPCG(a, b)))
+		if err := g.Check(); err != nil {
+			t.Fatal(err)
+		}
+		s := newGraphSim(&g, a^b)
+		if err := s.simulate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		rep := s.graphReplicate()
+		for k, e := range rep.Edges {
+			if e.Succeeded+e.Failed != e.Requests {
+				t.Errorf("edge %d: %d succeeded + %d failed; want %d requests", k, e.Succeeded, e.Failed, e.Requests)
+			}
+		}
+		if len(s.free) != len(s.reqs) || len(s.freeJobs) != len(s.jobs) {
+			t.Errorf("%d of %d slots and %d of %d jobs free at the end; want all", len(s.free), len(s.reqs), len(s.freeJobs), len(s.jobs))
+		}
+	})
+}
