@@ -4,7 +4,10 @@
 // whose rate follows a shape, a server whose answers depend on its load, and
 // clients with a timeout, attempts, backoff, an idempotency key mode, hedges,
 // and a policy (a retry budget, a breaker or a throttle) that decides in
-// virtual time, per client or shared by the fleet.
+// virtual time, per client or shared by the fleet. A run may also be a
+// service graph (Graph): services that call each other, each call with its
+// own client policy, retries at every layer; the one-server model is the
+// graph of one edge (Config.Graph), and one engine runs both.
 //
 // Unlike the Part 5 and delivery models, requests here are not independent, so
 // a run is sequential; replicates (independent seeds) are the unit of
@@ -291,6 +294,13 @@ type Server struct {
 	// PFail is the probability that a call the server handles fails, doing
 	// nothing, whatever the kind.
 	PFail float64
+	// Pushback makes the server's overload refusals (a full queue, the
+	// rate limit) say "do not retry", as Envoy's x-envoy-overloaded and
+	// gRPC's server pushback do; in a graph, a service with Pushback also
+	// answers "do not retry" when it fails because a client of its own
+	// honoured one (the signal travels up only through services that
+	// forward it).
+	Pushback bool
 }
 
 // Client is what every client does with a request. Clients says how many
@@ -322,6 +332,10 @@ type Client struct {
 	// conflict, and without keys each copy that completes does the work.
 	Hedges     int
 	HedgeDelay time.Duration
+	// HonourPushback makes the client give a request up, without a retry,
+	// when an attempt is answered "do not retry" (Server.Pushback); a client
+	// that does not honour it retries as after any error.
+	HonourPushback bool
 }
 
 // MaxHedges bounds the hedges of an attempt (the copies of an attempt are

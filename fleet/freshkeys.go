@@ -27,3 +27,21 @@ func (s *sim) freshSlot(slot int32) {
 		s.fresh[slot] = attemptKeys{}
 	}
 }
+
+// freeKey is a copy of attempt leaving its service: the key it held there
+// is no longer in progress.
+func (s *sim) freeKey(slot int32, attempt uint8) {
+	s.reqs[slot].keyBusy = false
+	if s.fresh != nil {
+		s.fresh[slot].busy.remove(attempt)
+	}
+}
+
+// storeKey is a copy of attempt's work done: its key's reply is stored,
+// the request's key under SameKey, the attempt's under FreshKeys.
+func (s *sim) storeKey(slot int32, attempt uint8, e *edgeSim) {
+	s.reqs[slot].keyDone = e.sameKey
+	if e.freshKeys {
+		s.fresh[slot].done.add(attempt)
+	}
+}

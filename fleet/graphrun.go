@@ -1,0 +1,424 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"unsafe"
+
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/schema"
+)
+
+// GraphResult is a graph's run and its replicates, in replicate order.
+type GraphResult struct {
+	Graph      Graph
+	Replicates []GraphReplicate
+}
+
+// GraphReplicate is one seeded simulation of a graph.
+type GraphReplicate struct {
+	// Services holds each service's figures, in Graph.Services order.
+	Services []ServiceReplicate
+	// Edges holds each edge's client figures, in Graph.Edges order: the
+	// entries first (their end-to-end figures), then the calls.
+	Edges []EdgeReplicate
+	// End is when the last request finished; Events counts the events the
+	// replicate processed (the unit of the engine's speed).
+	End    float64
+	Events int64
+}
+
+// ServiceReplicate is a service's figures in a replicate. Its Counts' client
+// side (Requests, Succeeded, Failed, Retries, Timeouts, Errors, Denied,
+// LocalRejected, Hedges, Late) sums the edges that call it; its server side
+// (Calls, Conflicts, Rejected, Stored, Effects, Duplicates, Duplicated,
+// PeakInProgress) is its own.
+type ServiceReplicate struct {
+	Counts
+	// P50, P95 and P99 are latency quantiles of the successful requests to
+	// the service, as their callers saw them, from a request's first
+	// attempt to its reply, in seconds (NaN with no success).
+	P50, P95, P99 float64
+	// Little's law's terms over the whole run, as in Replicate: Area the
+	// integral of calls in progress at the service (a call is in progress
+	// from its admission until the service answers it, its own calls
+	// included), Sojourn the sum of those times, Entered the calls admitted.
+	Area, Sojourn float64
+	Entered       int64
+	// Wait sums a queue server's waits before service.
+	Wait float64
+	// Series is the service's per-second series: Starts, Successes,
+	// RetriesDecided, RetriesSent and Timeouts of the requests to it,
+	// Conflicts and Busy (calls in progress) at it.
+	Series []Second
+}
+
+// EdgeReplicate is an edge's client figures in a replicate: the requests
+// sent on it and their attempts (Counts' client side; its server side is
+// the service's). For an entry these are end to end: a request succeeds
+// when the service it entered at answers success, which it does only when
+// all the calls below it succeeded.
+type EdgeReplicate struct {
+	Counts
+	// P50, P95 and P99 are latency quantiles of the edge's successful
+	// requests, in seconds (NaN with no success).
+	P50, P95, P99 float64
+	// Expired counts requests that failed because their caller's deadline
+	// had passed before an attempt could go out (Graph.Deadlines).
+	Expired int64
+	// PushedBack counts requests that failed because an attempt was
+	// answered "do not retry" (Server.Pushback) and the client honours it
+	// (Client.HonourPushback) while attempts were left.
+	PushedBack int64
+	// Orphaned counts requests that finished after the caller's request
+	// they served had already been answered (a parallel sibling failed, or
+	// the caller's own caller gave up): work nobody waited for.
+	Orphaned int64
+}
+
+// Requests is the requests that entered the graph: the entries' requests.
+func (r *GraphReplicate) Requests(g *Graph) int64 {
+	var n int64
+	for k := range g.Entries {
+		n += r.Edges[k].Requests
+	}
+	return n
+}
+
+// Amplification is the calls that reached service v (attempts and hedges,
+// refused ones included) per request that entered the graph; NaN with no
+// request.
+func (r *GraphReplicate) Amplification(g *Graph, v int) float64 {
+	n := r.Requests(g)
+	if n == 0 {
+		return math.NaN()
+	}
+	return float64(r.Services[v].Calls) / float64(n)
+}
+
+// RunGraph simulates every graph Replicates times on Workers goroutines, as
+// Run does configurations: it first checks each graph (Graph.Check), the
+// options (Options.Check) and what the runs may cost (CheckGraphCost), and
+// returns the first error without running anything. Replicate r of every
+// graph is seeded by Seed and First + r alone; the numbers do not depend on
+// Workers. Once ctx is done it returns ctx's error within a few thousand
+// events of each replicate in progress; a panic in a Go program's own
+// policy stops every replicate and becomes the error.
+func RunGraph(ctx context.Context, graphs []Graph, opt Options) ([]GraphResult, error) {
+	if len(graphs) == 0 {
+		return nil, errors.New("no graph to run")
+	}
+	for i := range graphs {
+		if err := graphs[i].Check(); err != nil {
+			return nil, err
+		}
+	}
+	if err := opt.Check(graphs[0].Duration.Seconds()); err != nil {
+		return nil, err
+	}
+	b, err := graphBounds(graphs, opt)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Workers == 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	out := make([]GraphResult, len(graphs))
+	for i, g := range graphs {
+		out[i] = GraphResult{Graph: g, Replicates: make([]GraphReplicate, opt.Replicates)}
+	}
+	err = runReplicates(ctx, graphs, opt, b.atOnce(opt), func(run, r int, s *sim) {
+		out[run].Replicates[r] = s.graphReplicate()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GraphCost bounds what one replicate of a graph can reach, as Cost does a
+// configuration's, with the amplification of its calls: an entry's
+// requests are a Poisson bound of its arrivals (arrivalBound), a call's
+// requests at most the calls that reach its caller, and the calls that
+// reach a service at most the requests sent to it times their attempts x
+// (1 + hedges); so a request entering the graph makes at most the product
+// of attempts x (1 + hedges) along each path of calls, summed over paths.
+type GraphCost struct {
+	// Requests and Calls bound each edge's requests and each service's
+	// calls, in Graph.Edges and Graph.Services order; Events bounds the
+	// replicate's events.
+	Requests, Calls []float64
+	Events          float64
+	// InFlight bounds the request slots the replicate holds at once (see
+	// Graph.Cost).
+	InFlight float64
+	// Bytes bounds the replicate's memory while it runs, Series the series
+	// alone, kept until the run's replicates are averaged.
+	Bytes, Series float64
+	// worst is the edge whose copies (attempts x (1 + hedges)) are the
+	// most, the one to name when the events pass MaxEvents.
+	worst int
+}
+
+// Cost bounds what one replicate of g can reach; g must have passed Check.
+// Each request on an edge takes at most the events Config.Cost counts for
+// a request: an arrival or start, a send a retry's backoff, 4 a copy (5
+// when its service stalls) and one a hedge's delay. The slots in flight
+// are bounded as Config.Cost bounds them, a request's tree at a time: see
+// inFlight.
+func (g *Graph) Cost() GraphCost {
+	edges := g.Edges()
+	dur := g.Duration.Seconds()
+	c := GraphCost{Requests: make([]float64, len(edges)), Calls: make([]float64, len(g.Services))}
+	client := func(i int) *Client { return g.client(edges[i]) }
+	first := make([]int, len(g.Services)) // the index of each service's first call edge
+	n := len(g.Entries)
+	for v := range g.Services {
+		first[v] = n
+		n += len(g.Services[v].Calls)
+	}
+	// Services in an order where every caller comes before its callees:
+	// the calls that reach a service are known before its calls' requests.
+	order := g.topological()
+	for k, e := range g.Entries {
+		c.Requests[k] = arrivalBound(e.Load.max() * dur)
+		c.Calls[edges[k].To] += c.Requests[k] * copies(&e.Client)
+	}
+	for _, v := range order {
+		for i := range g.Services[v].Calls {
+			ei := first[v] + i
+			c.Requests[ei] = c.Calls[v]
+			c.Calls[edges[ei].To] += c.Requests[ei] * copies(client(ei))
+		}
+	}
+	var requests float64
+	for i, e := range edges {
+		cl := client(i)
+		attempts := float64(cl.Attempts)
+		perCopy := 4.0
+		if o := g.Services[e.To].Outage; o.On() && o.Mode == Stall {
+			perCopy++
+		}
+		sends := 0.0
+		if cl.Backoff.Kind != backoff.None {
+			sends = attempts - 1
+		}
+		c.Events += c.Requests[i] * (1 + sends + copies(cl)*perCopy + attempts*float64(cl.Hedges))
+		requests += c.Requests[i]
+		if copies(cl) > copies(client(c.worst)) {
+			c.worst = i
+		}
+	}
+	c.InFlight = g.inFlight(edges, first, order, c.Calls)
+	c.InFlight = math.Min(c.InFlight, requests)
+	var queued, held float64 // calls waiting in queues; events a slot can have pending
+	for v := range g.Services {
+		if sv := g.Services[v].Server; sv.Kind == Queue {
+			queued += math.Min(float64(sv.QueueMax), c.Calls[v])
+		}
+	}
+	for i := range edges {
+		cl := client(i)
+		held = math.Max(held, 1+2*copies(cl)+float64(cl.Attempts*cl.Hedges))
+	}
+	// A request held has at most a backoff's send pending, a timeout and
+	// an event on its way through a service a copy, and a hedge's; a slot
+	// has its place in free and up, and may hold a job.
+	pending := math.Min(c.Events, 1+c.InFlight*held)
+	eventSize := float64(unsafe.Sizeof(event{}))
+	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(Second{}))
+	c.Bytes = simFixed + float64(len(edges))*float64(unsafe.Sizeof(edgeSim{}))*1.125 + float64(len(g.Services))*float64(unsafe.Sizeof(svcSim{}))*1.125 +
+		sliceBytes(c.InFlight, float64(unsafe.Sizeof(request{}))) + 2*sliceBytes(c.InFlight, 4) + sliceBytes(c.InFlight, float64(unsafe.Sizeof(job{}))) +
+		sliceBytes(pending+pad, eventSize) + float64(len(edges))*fifoBytes(pending, eventSize) +
+		fifoBytes(queued, float64(unsafe.Sizeof(waiter{}))) + c.Series
+	for i := range edges {
+		if client(i).Keys == schema.FreshKeys { // each slot's key store, one key an attempt
+			c.Bytes += sliceBytes(c.InFlight, float64(unsafe.Sizeof(attemptKeys{})))
+			break
+		}
+	}
+	// The policy states, a client each (or one) on every edge, with what
+	// windowed ones keep: at most an entry a copy of every request the edge
+	// sends in the run.
+	for i := range edges {
+		cl := client(i)
+		e, _ := windowBytes(Config{Duration: g.Duration, Load: Shape{Kind: Constant, Rate: c.Requests[i] / dur}, Client: *cl}, c.Requests[i], copies(cl), math.Inf(1))
+		c.Bytes += e
+	}
+	return c
+}
+
+// inFlight bounds the request slots a replicate holds at once. A request
+// on edge e holds its slot at most life(e): its client's timeouts, hedge
+// delays and longest backoffs, a network delay, a stall, its service's time
+// (Base + Slope x every call it can get for a latency server; 0 for a
+// queue, whose calls are counted apart), and the calls the service then
+// makes, one after another at worst, each for its own life. A request
+// entering at entry k, with every request below it (tree(k): a call's
+// request makes attempts x (1 + hedges) calls, each of which makes the
+// service's calls), is so gone life(k) after it arrived, but for calls held
+// by a queue server: at most its workers' and its queue's calls, each with
+// the requests below it. So the slots are at most, over the entries, the
+// arrivals in any window of life(k) (inWindow) times tree(k), plus the
+// queues' calls with their trees.
+func (g *Graph) inFlight(edges []Edge, first, order []int, calls []float64) float64 {
+	net := netReach * g.Net.Seconds()
+	life := make([]float64, len(edges))
+	below := make([]float64, len(g.Services)) // requests a call taken in by the service can make below it
+	job := make([]float64, len(g.Services))   // how long a service's calls can take
+	for i := len(order) - 1; i >= 0; i-- {    // callees first
+		v := order[i]
+		for c := range g.Services[v].Calls {
+			ei := first[v] + c
+			job[v] += life[ei]
+			below[v] += 1 + copies(g.client(edges[ei]))*below[edges[ei].To]
+		}
+		for k, e := range edges { // the edges into v, now that its calls are known
+			if e.To == v {
+				life[k] = g.life(g.client(e), v, calls[v]) + net + job[v]
+			}
+		}
+	}
+	var slots float64
+	dur := g.Duration.Seconds()
+	for k, e := range g.Entries {
+		tree := 1 + copies(&e.Client)*below[edges[k].To]
+		slots += inWindow(e.Load.max(), life[k]*(1+1e-9)+1e-6, dur) * tree
+	}
+	for v, n := range g.Services {
+		if n.Server.Kind == Queue {
+			slots += math.Min(float64(n.Server.QueueMax+n.Server.Workers), calls[v]) * (1 + below[v])
+		}
+	}
+	return slots
+}
+
+// life is how long a request with client cl to service v can wait on its
+// client and its copies' time in v's server (but a queue's), stalls
+// included, given the calls v can get.
+func (g *Graph) life(cl *Client, v int, calls float64) float64 {
+	a := float64(cl.Attempts)
+	t := a*cl.Timeout.Seconds() + a*float64(cl.Hedges)*cl.HedgeDelay.Seconds() + cl.Backoff.Longest(cl.Attempts-1).Seconds()
+	n := g.Services[v]
+	if n.Outage.On() && n.Outage.Mode == Stall {
+		t += (n.Outage.To - n.Outage.From).Seconds()
+	}
+	switch n.Server.Kind {
+	case Latency:
+		t += n.Server.Base.Seconds() + n.Server.Slope.Seconds()*calls
+	case RateLimit, Independent:
+		t += n.Server.Base.Seconds()
+	}
+	return t
+}
+
+// client is the client of edge e.
+func (g *Graph) client(e Edge) *Client {
+	if e.From < 0 {
+		return &g.Entries[e.Index].Client
+	}
+	return &g.Services[e.From].Calls[e.Index].Client
+}
+
+// copies is the most calls a request on an edge with client cl makes:
+// attempts x (1 + hedges).
+func copies(cl *Client) float64 { return float64(cl.Attempts) * float64(1+cl.Hedges) }
+
+// topological is g's services in an order where a service comes before
+// every service it calls; g has no cycle.
+func (g *Graph) topological() []int {
+	idx := g.index()
+	in := make([]int, len(g.Services))
+	for _, n := range g.Services {
+		for _, c := range n.Calls {
+			in[idx[c.To]]++
+		}
+	}
+	var order []int
+	for v := range g.Services {
+		if in[v] == 0 {
+			order = append(order, v)
+		}
+	}
+	for i := 0; i < len(order); i++ {
+		for _, c := range g.Services[order[i]].Calls {
+			w := idx[c.To]
+			if in[w]--; in[w] == 0 {
+				order = append(order, w)
+			}
+		}
+	}
+	return order
+}
+
+// CheckGraphCost refuses graphs (each passed Check) whose bounds over every
+// graph and replicate (Graph.Cost) pass MaxEvents events or MaxBytes bytes
+// held at once, with a *FieldError naming the setting to change: the
+// attempts of the edge whose attempts x (1 + hedges) are the most, when a
+// request makes more than one call on it, else duration or replicates.
+func CheckGraphCost(graphs []Graph, opt Options) error {
+	_, err := graphBounds(graphs, opt)
+	return err
+}
+
+// graphBounds adds up the graphs' costs, and refuses them as
+// CheckGraphCost does.
+func graphBounds(graphs []Graph, opt Options) (bounds, error) {
+	b := bounds{jobs: len(graphs) * opt.Replicates}
+	reps := float64(opt.Replicates)
+	var worst GraphCost
+	wg, worstSlots := 0, 0.0
+	for i := range graphs {
+		c := graphs[i].Cost()
+		b.events += reps * c.Events
+		b.kept += reps*(c.Series+float64(unsafe.Sizeof(GraphReplicate{}))) + math.Ceil(graphs[i].Duration.Seconds())*float64(len(graphs[i].Services))*float64(unsafe.Sizeof(Point{}))
+		if r := c.Bytes - c.Series; r > b.running {
+			b.running, worstSlots = r, c.InFlight
+		}
+		if c.Events > worst.Events {
+			worst, wg = c, i
+		}
+	}
+	runs := plural(opt.Replicates, "replicate")
+	if len(graphs) > 1 {
+		runs = plural(len(graphs), "run") + " x " + runs
+	}
+	if b.events > MaxEvents {
+		g := &graphs[wg]
+		e := g.Edges()[worst.worst]
+		cl, path := g.client(e), fmt.Sprintf("entries[%d]", e.Index)
+		if e.From >= 0 {
+			path = g.callPath(e.From, e.Index)
+		}
+		var calls float64
+		for _, n := range worst.Calls {
+			calls += n
+		}
+		what := fmt.Sprintf("%s of up to %.3g calls in all (attempts x (1 + hedges) multiplied along each path of calls)", runs, calls)
+		switch {
+		case copies(cl) > 1:
+			path += ".client.attempts"
+			if 1+cl.Hedges > cl.Attempts {
+				path = strings.TrimSuffix(path, "attempts") + "hedges"
+			}
+		case opt.Replicates > 1:
+			path = "replicates"
+		default:
+			path = "duration"
+		}
+		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, b.events, float64(MaxEvents))}
+	}
+	if total := float64(b.atOnce(opt))*b.running + b.kept; total > MaxBytes {
+		path := "replicates"
+		if opt.Replicates == 1 {
+			path = "duration"
+		}
+		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can hold up to %.3g requests in flight a replicate (each request entering with every call below it), about %s in all; at most %s",
+			runs, worstSlots, gib(total), gib(MaxBytes))}
+	}
+	return b, nil
+}
