@@ -216,7 +216,7 @@ func ParseSwitch(s string) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return false, fmt.Errorf("%q is not true or false", s)
+	return false, fmt.Errorf("unknown switch %q (want true or false)", s)
 }
 
 // SwitchName is an on-or-off setting's name, as ParseSwitch reads it.

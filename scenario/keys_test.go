@@ -89,6 +89,8 @@ func fileWith(t *testing.T, k Key, companion [2]string) string {
 		switch {
 		case rest == "hedge_delay":
 			m["hedges"] = 1
+		case rest == "honour_pushback": // read when a server that refuses calls says so
+			m["pushback"], m["server"] = true, "queue"
 		case companion[0] != "" && companion[0] != rest:
 			m[companion[0]] = companion[1]
 		}
