@@ -209,7 +209,7 @@ var malformed = []struct {
 	{"queue schedule cap", steps + "queue:\n  backoff:\n    policy: sidekiq\n    cap: 5s\n", "s.yaml:6: queue.backoff.cap: the sidekiq schedule sets its own waits"},
 	{"queue constant cap", steps + "queue:\n  backoff: {policy: constant, cap: 5s}\n", "s.yaml:4: queue.backoff.cap: the constant backoff waits its base, with no cap"},
 	// A file describes a job, a fleet or both; a job needs its steps.
-	{"nothing", "{}\n", "s.yaml:1: describes neither a job (steps and watched) nor a fleet (a fleet section)"},
+	{"nothing", "{}\n", "s.yaml:1: describes neither a job (steps and watched), a fleet (a fleet section) nor a graph (a graph section)"},
 	{"null document", "~\n", "s.yaml:1: describes neither a job"},
 	{"watched without steps", "watched: a\nfleet: {policy: aws}\n", "s.yaml:1: steps: missing; watched describes a job, which needs at least one step"},
 	{"name without steps", "name: x\nfleet: {policy: aws}\n", "s.yaml:1: steps: missing; name describes a job"},
