@@ -126,8 +126,10 @@ var awsFiveDeep = GraphPreset{
 }
 
 // oneLayerSource cites the advice retry-one-layer compares.
-const oneLayerSource = awsSource + "; " + sreSource + "; Envoy's x-envoy-overloaded and gRPC's server pushback " +
-	"(gRFC A6: a server's \"do not retry\" that the client honours)"
+const oneLayerSource = "the advice of M. Brooker, \"Timeouts, retries, and backoff with jitter\" (Amazon Builders' Library, " +
+	"2019: retry at a single point in the stack) and of Site Reliability Engineering (O'Reilly 2016, ch. 22: retry at one " +
+	"layer; ch. 21: a per-client retry budget of 10%); a server's \"do not retry\" as Envoy's x-envoy-overloaded and gRPC's " +
+	"server pushback (gRFC A6) send it"
 
 // retryOneLayer is app -> api -> svc -> db with a 5 s stall of db: calls
 // are held, then all handled at once, and db's queue refuses what it
