@@ -16,10 +16,22 @@ import (
 // ring at its largest capacity (none shrinks), the policy states, the
 // series and the sim itself. It is what Cost.Bytes bounds.
 func footprint(s *sim) float64 {
-	b := unsafe.Sizeof(*s) + uintptr(cap(s.reqs))*unsafe.Sizeof(request{}) + uintptr(cap(s.free))*4 +
-		uintptr(cap(s.h.a)+len(s.timeouts.buf))*unsafe.Sizeof(event{}) + uintptr(len(s.queue.buf))*unsafe.Sizeof(waiter{}) +
-		uintptr(cap(s.rep.Series))*unsafe.Sizeof(Second{}) + uintptr(cap(s.pols))*16
-	for _, p := range s.pols {
+	b := unsafe.Sizeof(*s) + uintptr(cap(s.reqs))*unsafe.Sizeof(request{}) + uintptr(cap(s.free))*4 + uintptr(cap(s.h.a))*unsafe.Sizeof(event{}) +
+		uintptr(cap(s.edges))*unsafe.Sizeof(edgeSim{}) + uintptr(cap(s.svcs))*unsafe.Sizeof(svcSim{}) + uintptr(cap(s.arrivals))*unsafe.Sizeof(arrival{}) +
+		uintptr(cap(s.tq))*unsafe.Sizeof(fifo[event]{})
+	for i := range s.tq {
+		b += uintptr(len(s.tq[i].buf)) * unsafe.Sizeof(event{})
+	}
+	var pols []Policy
+	for i := range s.svcs {
+		v := &s.svcs[i]
+		b += uintptr(len(v.queue.buf))*unsafe.Sizeof(waiter{}) + uintptr(cap(v.series))*unsafe.Sizeof(Second{})
+	}
+	for i := range s.edges {
+		b += uintptr(cap(s.edges[i].pols)) * 16
+		pols = append(pols, s.edges[i].pols...)
+	}
+	for _, p := range pols {
 		switch p := p.(type) {
 		case *finagleBudget:
 			b += unsafe.Sizeof(*p) + uintptr(len(p.log.buf))*unsafe.Sizeof(stamped{})

@@ -28,6 +28,7 @@ const (
 	outError                 // the call failed or met an outage
 	outConflict              // the key was in progress
 	outRejected              // a full queue or the rate limit refused the call: overload
+	outPushback              // an overload refusal, or a failure below one, saying "do not retry" (Server.Pushback)
 )
 
 // Second is one second of a replicate's time series.
@@ -106,26 +107,37 @@ type Replicate struct {
 	Series []Second
 }
 
-// request is one request's client and key state. A slot is reused once the
-// request has finished and no event or queue entry refers to it, so memory
-// follows the requests in flight, not the length of the run.
+// request is one request's client and key state: a request on one edge of
+// the graph, an entry's or a call's. A slot is reused once the request has
+// finished and no event, queue entry or call it serves refers to it, so
+// memory follows the requests in flight, not the length of the run.
 type request struct {
 	start    float64       // the first attempt's send time
-	deadline float64       // the current attempt's timeout
+	deadline float64       // the current attempt's timeout, before Graph.Deadlines cuts it (sim.deadline)
 	prev     time.Duration // the last backoff wait, which decorrelated jitter grows from
 	cost     float64       // what the policy charged for the attempt in flight (0: the first)
-	client   int32         // the client the request belongs to
-	refs     int16         // events and queue entries that name this slot: at most 2 a call, and a request makes at most MaxAttempts x (1 + MaxHedges)
-	pending  uint16        // bit k: copy k of the current attempt awaits its reply or timeout
-	effects  uint8         // side effects done, counted up to 2: enough to tell a duplicate
-	attempt  uint8         // attempts (rounds) sent or refused
-	copies   uint8         // copies of the current attempt sent: 1, and its hedges
+	// who is the request's edge (its low edgeBits) and client (the rest):
+	// packed, so a request stays 48 bytes.
+	who      uint32
+	refs     int16  // events, queue entries and calls it serves that name this slot: at most 2 a call, and a request makes at most MaxAttempts x (1 + MaxHedges)
+	pending  uint16 // bit k: copy k of the current attempt awaits its reply or timeout
+	effects  uint8  // side effects done, counted up to 2: enough to tell a duplicate
+	attempt  uint8  // attempts (rounds) sent or refused
+	copies   uint8  // copies of the current attempt sent: 1, and its hedges
 	done     bool
 	called   bool // an attempt was sent
 	timedOut bool // the last attempt timed out: what a policy asked at send is told
 	keyBusy  bool // SameKey: an attempt holds the key in the server
 	keyDone  bool // SameKey: the key's work is done and its reply stored
 }
+
+// edgeBits is how many bits of request.who hold the edge: room for
+// MaxEntries + MaxCalls edges, and MaxClients clients in the rest.
+const edgeBits = 12
+
+func (r *request) edge() int32 { return int32(r.who & (1<<edgeBits - 1)) }
+
+func (r *request) client() int32 { return int32(r.who >> edgeBits) }
 
 // waiter is a call in the queue server's queue.
 type waiter struct {
@@ -134,41 +146,42 @@ type waiter struct {
 	arrived       float64
 }
 
-// sim is one replicate in progress.
-type sim struct {
-	cfg  *Config
-	arr  rng.Stream // arrivals only, so every run of a preset sees the same requests
-	rnd  rng.Stream // everything else
-	logn *rng.Lognormal
-	h    eventHeap
-	// timeouts holds the timeout events. Every attempt waits the same
-	// Timeout, so they fall due in the order they were set: a FIFO keeps
-	// them, at O(1), out of the heap, where most would sit until they pop
-	// stale.
-	timeouts fifo[event]
-	now      float64
-	dur      float64
-	lmax     float64
-
-	reqs []request
-	free []int32
-	// pols holds a policy state per client, or one shared by the fleet.
+// edgeSim is an edge's client side in a replicate: its settings in the
+// engine's units, its policy states and its counts.
+type edgeSim struct {
+	cl *Client
+	to int32 // the service it calls
+	// pols holds a policy state per client, or one shared by the edge.
 	pols []Policy
 	// draw says the policy decides at random: each Start and Retry gets a
 	// draw from rnd (and only then, so other policies' runs keep theirs).
-	draw bool
 	// atSend says the policy is asked for a retry when it is sent
 	// (AskedAtSend), refusalRetried that a refusal uses up an attempt.
-	atSend, refusalRetried bool
+	draw, atSend, refusalRetried bool
 	// waitSecs and hedgeSecs are the client's timeout and hedge delay in
 	// seconds.
 	waitSecs, hedgeSecs float64
-	// netSecs, baseSecs, slopeSecs and serviceSecs are the network's mean
-	// delay, the server's base latency and slope, and its service
-	// time's median, in seconds.
-	netSecs, baseSecs, slopeSecs, serviceSecs float64
+	// tq is the timeout FIFO its attempts' timeouts go to.
+	tq int
+	// series is the called service's series, which the edge's client-side
+	// counts a second go to.
+	series []Second
 
-	// server state
+	counts                        Counts // the client side
+	expired, pushedBack, orphaned int64
+	hist                          histogram
+}
+
+// svcSim is a service in a replicate: its settings in the engine's units,
+// its state and its server-side counts.
+type svcSim struct {
+	node *Node
+	logn *rng.Lognormal
+	// baseSecs, slopeSecs and serviceSecs are the server's base latency
+	// and slope, and its service time's median, in seconds.
+	baseSecs, slopeSecs, serviceSecs float64
+	calls                            []int32 // the edges of its calls
+
 	n       int64 // calls in progress
 	last    float64
 	busy    int // queue: workers busy
@@ -176,8 +189,71 @@ type sim struct {
 	tokens  float64 // rate limit
 	tokenAt float64
 
-	hist histogram
-	rep  Replicate
+	counts              Counts // the server side
+	area, sojourn, wait float64
+	entered             int64
+	series              []Second
+}
+
+// arrival is an entry's arrival process.
+type arrival struct {
+	src  rng.Stream // its arrivals only, so every run of a preset sees the same requests
+	load Shape
+	lmax float64
+	edge int32
+}
+
+// job is a call a service took in and whose work succeeded, while the
+// service makes its own calls for it: the call stays in progress until
+// every call succeeded or one failed.
+type job struct {
+	slot          int32 // the request served
+	attempt, copy uint8 // its copy served
+	svc           int32
+	// limit is the deadline of the copy served, which its calls' attempts
+	// may not pass under Graph.Deadlines; +Inf otherwise.
+	limit float64
+	// next counts the calls made (in order, or all at once when the
+	// service's Parallel), out those not finished.
+	next, out uint8
+	answered  bool // the service answered the request served
+}
+
+// sim is one replicate in progress.
+type sim struct {
+	g   *Graph
+	cfg *Config    // the Config the graph was made from, for Run; nil for RunGraph
+	rnd rng.Stream // everything but arrivals
+	h   eventHeap
+	// tq holds the timeout events, a FIFO for each timeout an edge sets:
+	// the attempts of edges with the same Timeout fall due in the order
+	// they were set, so a FIFO keeps them, at O(1), out of the heap, where
+	// most would sit until they pop stale. A timeout that Graph.Deadlines
+	// cuts short goes to the heap.
+	tq      []fifo[event]
+	now     float64
+	dur     float64
+	netSecs float64
+
+	reqs []request
+	free []int32
+	// up is the job each slot's request serves (-1: an entry's); nil when
+	// no service makes calls.
+	up       []int32
+	jobs     []job
+	freeJobs []int32
+	// cur is the slot of the event in progress, which the loop frees.
+	cur int32
+
+	arrivals []arrival
+	edges    []edgeSim
+	svcs     []svcSim
+	mem      Memoryless
+	// deadlines says Graph.Deadlines.
+	deadlines bool
+
+	// events counts the events processed, stale timeouts included.
+	events int64
 	// tick, if not nil, is told the time every 65,536 events.
 	tick func(now float64)
 
@@ -189,37 +265,97 @@ type sim struct {
 	watch   func(from, to float64) bool
 }
 
+// newSim is the one-edge graph of cfg, seeded.
 func newSim(cfg *Config, seed uint64) *sim {
-	s := &sim{cfg: cfg, dur: cfg.Duration.Seconds(), lmax: cfg.Load.max(),
-		waitSecs: cfg.Client.Timeout.Seconds(), hedgeSecs: cfg.Client.HedgeDelay.Seconds(),
-		netSecs: cfg.Net.Seconds(), baseSecs: cfg.Server.Base.Seconds(), slopeSecs: cfg.Server.Slope.Seconds(),
-		serviceSecs: cfg.Server.Service.Median.Seconds()}
-	g := rng.PCGGenerator()
-	s.arr.Reset(g.New(seed, 0))
-	s.rnd.Reset(g.New(seed, 1))
-	if sv := cfg.Server.Service; cfg.Server.Kind == Queue && sv.Dist == Lognormal && sv.Sigma > 0 {
-		s.logn = rng.NewLognormal(sv.Sigma)
+	g := cfg.Graph()
+	s := newGraphSim(&g, seed)
+	s.cfg = cfg
+	return s
+}
+
+// newGraphSim starts replicate seed of g, which must have passed Check:
+// entry 0's arrivals draw from stream 0 of the seed, everything else but
+// arrivals from stream 1, and entry k > 0's arrivals from stream k + 1.
+func newGraphSim(g *Graph, seed uint64) *sim {
+	s := &sim{g: g, dur: g.Duration.Seconds(), netSecs: g.Net.Seconds(), mem: g.memoryless, deadlines: g.Deadlines}
+	gen := rng.PCGGenerator()
+	s.arrivals = make([]arrival, len(g.Entries))
+	s.arrivals[0].src.Reset(gen.New(seed, 0))
+	s.rnd.Reset(gen.New(seed, 1))
+	for k := 1; k < len(g.Entries); k++ {
+		s.arrivals[k].src.Reset(gen.New(seed, uint64(k)+1))
 	}
-	s.tokens = cfg.Server.Burst
-	n := cfg.Client.Clients
-	pc := &cfg.Client.Policy
-	if pc.Shared || pc.Kind == Unlimited && pc.Own == nil {
-		n = 1
-	}
-	s.draw, s.atSend, s.refusalRetried = pc.Kind.random(), pc.Kind.AskedAtSend(), pc.Kind.RefusalRetried()
-	if pc.Own != nil {
-		s.draw, s.atSend, s.refusalRetried = pc.Own.Random, pc.Own.AskedAtSend, false
-	}
-	s.pols = make([]Policy, n)
-	for i := range s.pols {
-		if pc.Own != nil {
-			s.pols[i] = pc.Own.make()
-		} else {
-			s.pols[i] = pc.New()
+	idx := g.index()
+	s.svcs = make([]svcSim, len(g.Services))
+	seconds := int(math.Ceil(s.dur))
+	for v := range g.Services {
+		n := &g.Services[v]
+		sv := &s.svcs[v]
+		*sv = svcSim{node: n, baseSecs: n.Server.Base.Seconds(), slopeSecs: n.Server.Slope.Seconds(),
+			serviceSecs: n.Server.Service.Median.Seconds(), tokens: n.Server.Burst, series: make([]Second, seconds)}
+		if d := n.Server.Service; n.Server.Kind == Queue && d.Dist == Lognormal && d.Sigma > 0 {
+			sv.logn = rng.NewLognormal(d.Sigma)
 		}
 	}
-	s.rep.Series = make([]Second, int(math.Ceil(s.dur)))
+	s.edges = make([]edgeSim, len(g.Entries)+g.calls())
+	waits := map[time.Duration]int{}
+	edge := func(i int, cl *Client, to int) {
+		e := &s.edges[i]
+		e.cl, e.to, e.series = cl, int32(to), s.svcs[to].series
+		e.waitSecs, e.hedgeSecs = cl.Timeout.Seconds(), cl.HedgeDelay.Seconds()
+		q, ok := waits[cl.Timeout]
+		if !ok {
+			q = len(s.tq)
+			waits[cl.Timeout] = q
+			s.tq = append(s.tq, fifo[event]{})
+		}
+		e.tq = q
+		n := cl.Clients
+		pc := &cl.Policy
+		if pc.Shared || pc.Kind == Unlimited && pc.Own == nil {
+			n = 1
+		}
+		e.draw, e.atSend, e.refusalRetried = pc.Kind.random(), pc.Kind.AskedAtSend(), pc.Kind.RefusalRetried()
+		if pc.Own != nil {
+			e.draw, e.atSend, e.refusalRetried = pc.Own.Random, pc.Own.AskedAtSend, false
+		}
+		e.pols = make([]Policy, n)
+		for i := range e.pols {
+			if pc.Own != nil {
+				e.pols[i] = pc.Own.make()
+			} else {
+				e.pols[i] = pc.New()
+			}
+		}
+	}
+	for k := range g.Entries {
+		en := &g.Entries[k]
+		edge(k, &en.Client, idx[en.To])
+		a := &s.arrivals[k]
+		a.load, a.lmax, a.edge = en.Load, en.Load.max(), int32(k)
+	}
+	i := len(g.Entries)
+	for v := range g.Services {
+		for c := range g.Services[v].Calls {
+			call := &g.Services[v].Calls[c]
+			edge(i, &call.Client, idx[call.To])
+			s.svcs[v].calls = append(s.svcs[v].calls, int32(i))
+			i++
+		}
+	}
+	if i > len(g.Entries) {
+		s.up = []int32{}
+	}
 	return s
+}
+
+// calls is how many calls the graph's services make in all.
+func (g *Graph) calls() int {
+	n := 0
+	for _, v := range g.Services {
+		n += len(v.Calls)
+	}
+	return n
 }
 
 // exp draws an exponential time of the given mean.
@@ -230,16 +366,16 @@ func (s *sim) exp(mean float64) float64 {
 	return -mean * math.Log(s.rnd.Open())
 }
 
-// nextArrival is the first arrival after t by thinning (Lewis and Shedler):
-// candidates at the shape's highest rate, each kept with probability
-// rate(t)/highest. It returns +Inf past the run's duration.
-func (s *sim) nextArrival(t float64) float64 {
+// nextArrival is entry a's first arrival after t by thinning (Lewis and
+// Shedler): candidates at the shape's highest rate, each kept with
+// probability rate(t)/highest. It returns +Inf past the run's duration.
+func (s *sim) nextArrival(a *arrival, t float64) float64 {
 	for {
-		t += -math.Log(s.arr.Open()) / s.lmax
+		t += -math.Log(a.src.Open()) / a.lmax
 		if t >= s.dur {
 			return math.Inf(1)
 		}
-		if s.cfg.Load.Kind == Constant || s.arr.Float64()*s.lmax < s.cfg.Load.At(t) {
+		if a.load.Kind == Constant || a.src.Float64()*a.lmax < a.load.At(t) {
 			return t
 		}
 	}
@@ -252,31 +388,53 @@ func (s *sim) push(t float64, kind uint8, slot int32, attempt, copy, outcome uin
 	s.h.push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: kind, outcome: outcome})
 }
 
-// u is the draw a random policy decides with, 0 for the others.
-func (s *sim) u() float64 {
-	if !s.draw {
+// u is the draw a random policy of edge e decides with, 0 for the others.
+func (s *sim) u(e *edgeSim) float64 {
+	if !e.draw {
 		return 0
 	}
 	return s.rnd.Float64()
 }
 
-func (s *sim) second(t float64) *Second {
+// second is the second of series that t falls in, nil past the run's
+// duration.
+func (s *sim) second(series []Second, t float64) *Second {
 	if t < s.dur {
-		return &s.rep.Series[int(t)]
+		return &series[int(t)]
 	}
 	return nil
 }
 
-// pushTimeout schedules an attempt's timeout.
+// edgeOf is the edge of the request in slot.
+func (s *sim) edgeOf(slot int32) *edgeSim { return &s.edges[s.reqs[slot].edge()] }
+
+// limit is the deadline the request in slot may not pass: its caller's
+// under Graph.Deadlines, +Inf otherwise.
+func (s *sim) limit(slot int32) float64 {
+	if !s.deadlines {
+		return math.Inf(1)
+	}
+	if j := s.up[slot]; j >= 0 {
+		return s.jobs[j].limit
+	}
+	return math.Inf(1)
+}
+
+// pushTimeout schedules an attempt's timeout at t, or at its caller's
+// deadline if that comes first.
 func (s *sim) pushTimeout(t float64, slot int32, attempt, copy uint8) {
-	s.reqs[slot].refs++
-	if s.cfg.Memoryless.On { // an exponential timeout, drawn now: they fall due out of order
-		r := &s.reqs[slot]
-		r.deadline = s.now + s.exp(1/s.cfg.Memoryless.TimeoutRate)
+	r := &s.reqs[slot]
+	r.refs++
+	if s.mem.On { // an exponential timeout, drawn now: they fall due out of order
+		r.deadline = s.now + s.exp(1/s.mem.TimeoutRate)
 		s.h.push(event{t: r.deadline, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
 		return
 	}
-	s.timeouts.push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
+	if l := s.limit(slot); l < t { // cut short: out of the FIFO's order
+		s.h.push(event{t: l, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
+		return
+	}
+	s.tq[s.edges[r.edge()].tq].push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
 }
 
 // checkEvery is how many events a replicate runs between two looks at its
@@ -284,26 +442,49 @@ func (s *sim) pushTimeout(t float64, slot int32, attempt, copy uint8) {
 // events costs nothing measurable.
 const checkEvery = 1 << 12
 
-// run simulates until every request has finished. Once ctx is done it
+// run simulates until every request has finished and returns the one-edge
+// replicate of the Config the sim was made from. Once ctx is done it
 // returns ctx's error within checkEvery events.
 func (s *sim) run(ctx context.Context) (Replicate, error) {
+	if err := s.simulate(ctx); err != nil {
+		return Replicate{}, err
+	}
+	return s.replicate(), nil
+}
+
+// simulate runs the replicate until every request has finished. Once ctx
+// is done it returns ctx's error within checkEvery events.
+func (s *sim) simulate(ctx context.Context) error {
 	if !s.started {
 		s.started = true
-		if t := s.nextArrival(0); t < s.dur {
-			s.push(t, evArrival, -1, 0, 0, 0)
+		for k := range s.arrivals {
+			if t := s.nextArrival(&s.arrivals[k], 0); t < s.dur {
+				s.push(t, evArrival, int32(-1-k), 0, 0, 0)
+			}
 		}
 	}
 	for {
-		if s.rep.Events%checkEvery == 0 {
+		if s.events%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
-				return Replicate{}, err
+				return err
 			}
 		}
 		var e event
+		// The earliest of the heap and the timeout FIFOs; ties go to the
+		// heap, then to the first FIFO: either order would be as
+		// deterministic.
+		q, qt := -1, math.Inf(1)
+		if s.h.len() > 0 {
+			qt = s.h.min()
+		}
+		for i := range s.tq {
+			if s.tq[i].len() > 0 && s.tq[i].front().t < qt {
+				q, qt = i, s.tq[i].front().t
+			}
+		}
 		switch {
-		// Ties go to the heap; either order would be as deterministic.
-		case s.timeouts.len() > 0 && (s.h.len() == 0 || s.timeouts.front().t < s.h.min()):
-			e = s.timeouts.pop()
+		case q >= 0:
+			e = s.tq[q].pop()
 		case s.h.len() > 0:
 			e = s.h.pop()
 		}
@@ -317,21 +498,22 @@ func (s *sim) run(ctx context.Context) (Replicate, error) {
 			s.h.push(e) // the watcher stopped the run before e: keep e for a resume
 			break
 		}
-		s.rep.Events++
+		s.events++
 		s.now = e.t
-		if s.tick != nil && s.rep.Events&0xffff == 0 {
+		if s.tick != nil && s.events&0xffff == 0 {
 			s.tick(s.now)
 		}
+		s.cur = e.slot
 		if e.slot >= 0 {
 			s.reqs[e.slot].refs--
 		}
 		switch e.kind {
 		case evArrival:
-			s.arrive()
+			s.arrive(-1 - e.slot)
 		case evSend:
 			s.sendRetry(e.slot)
 		case evAtServer:
-			s.rep.Calls++
+			s.svcs[s.edgeOf(e.slot).to].counts.Calls++
 			s.atServer(e.slot, e.attempt, e.copy)
 		case evResume:
 			s.atServer(e.slot, e.attempt, e.copy)
@@ -350,14 +532,78 @@ func (s *sim) run(ctx context.Context) (Replicate, error) {
 			}
 		}
 	}
-	s.rep.End = s.now
-	s.rep.P50, s.rep.P95, s.rep.P99 = s.hist.quantile(0.5), s.hist.quantile(0.95), s.hist.quantile(0.99)
-	s.rep.Recovery, s.rep.Verdict = recovery(s.cfg, s.rep.Series)
-	return s.rep, nil
+	s.cur = -1
+	return nil
 }
 
-// arrive starts a new request and schedules the next.
-func (s *sim) arrive() {
+// replicate is the one-edge graph's replicate as Run reports it: the
+// entry's client counts with the service's server counts.
+func (s *sim) replicate() Replicate {
+	e, v := &s.edges[0], &s.svcs[0]
+	rep := Replicate{Counts: e.counts, End: s.now, Area: v.area, Sojourn: v.sojourn, Entered: v.entered,
+		Wait: v.wait, Events: s.events, Series: v.series}
+	rep.Counts.add(&v.counts)
+	rep.P50, rep.P95, rep.P99 = e.hist.quantile(0.5), e.hist.quantile(0.95), e.hist.quantile(0.99)
+	rep.Recovery, rep.Verdict = recovery(s.cfg, rep.Series)
+	return rep
+}
+
+// graphReplicate is the replicate as RunGraph reports it.
+func (s *sim) graphReplicate() GraphReplicate {
+	rep := GraphReplicate{End: s.now, Events: s.events,
+		Services: make([]ServiceReplicate, len(s.svcs)), Edges: make([]EdgeReplicate, len(s.edges))}
+	into := make([][]int, len(s.svcs)) // the edges into each service
+	for i := range s.edges {
+		e := &s.edges[i]
+		rep.Edges[i] = EdgeReplicate{Counts: e.counts, Expired: e.expired, PushedBack: e.pushedBack, Orphaned: e.orphaned}
+		rep.Edges[i].P50, rep.Edges[i].P95, rep.Edges[i].P99 = e.hist.quantile(0.5), e.hist.quantile(0.95), e.hist.quantile(0.99)
+		into[e.to] = append(into[e.to], i)
+	}
+	var merged histogram
+	for v := range s.svcs {
+		sv := &s.svcs[v]
+		out := &rep.Services[v]
+		*out = ServiceReplicate{Counts: sv.counts, Area: sv.area, Sojourn: sv.sojourn, Entered: sv.entered, Wait: sv.wait, Series: sv.series}
+		h := &s.edges[into[v][0]].hist
+		if len(into[v]) > 1 {
+			merged = histogram{}
+			for _, i := range into[v] {
+				merged.merge(&s.edges[i].hist)
+			}
+			h = &merged
+		}
+		for _, i := range into[v] {
+			out.Counts.add(&s.edges[i].counts)
+		}
+		out.P50, out.P95, out.P99 = h.quantile(0.5), h.quantile(0.95), h.quantile(0.99)
+	}
+	return rep
+}
+
+// add adds o's counts to c's, field by field.
+func (c *Counts) add(o *Counts) {
+	c.Requests += o.Requests
+	c.Succeeded += o.Succeeded
+	c.Failed += o.Failed
+	c.Calls += o.Calls
+	c.Retries += o.Retries
+	c.Timeouts += o.Timeouts
+	c.Errors += o.Errors
+	c.Conflicts += o.Conflicts
+	c.Rejected += o.Rejected
+	c.Stored += o.Stored
+	c.Denied += o.Denied
+	c.LocalRejected += o.LocalRejected
+	c.Hedges += o.Hedges
+	c.Late += o.Late
+	c.Effects += o.Effects
+	c.Duplicates += o.Duplicates
+	c.Duplicated += o.Duplicated
+	c.PeakInProgress += o.PeakInProgress
+}
+
+// newSlot is a slot for a new request on edge, started now.
+func (s *sim) newSlot(edge int32) int32 {
 	var slot int32
 	if k := len(s.free); k > 0 {
 		slot = s.free[k-1]
@@ -365,52 +611,81 @@ func (s *sim) arrive() {
 	} else {
 		s.reqs = append(s.reqs, request{})
 		slot = int32(len(s.reqs) - 1)
+		if s.up != nil {
+			s.up = append(s.up, -1)
+		}
 	}
-	s.reqs[slot] = request{start: s.now}
-	if c := s.cfg.Client.Clients; c > 1 {
+	s.reqs[slot] = request{start: s.now, who: uint32(edge)}
+	return slot
+}
+
+// arrive starts a new request at entry k and schedules the entry's next.
+func (s *sim) arrive(k int32) {
+	a := &s.arrivals[k]
+	slot := s.newSlot(a.edge)
+	if s.up != nil {
+		s.up[slot] = -1
+	}
+	if c := s.edges[a.edge].cl.Clients; c > 1 {
 		// Drawn from the arrival stream, so every run of a preset gives
 		// the same requests to the same clients.
-		hi, _ := bits.Mul64(s.arr.Next(), uint64(c))
-		s.reqs[slot].client = int32(hi)
+		hi, _ := bits.Mul64(a.src.Next(), uint64(c))
+		s.reqs[slot].who |= uint32(hi) << edgeBits
 	}
-	s.rep.Requests++
-	if sec := s.second(s.now); sec != nil {
+	s.start(slot)
+	if t := s.nextArrival(a, s.now); t < s.dur {
+		s.push(t, evArrival, -1-k, 0, 0, 0)
+	}
+}
+
+// start is a new request's first attempt, if its client's policy lets it go.
+func (s *sim) start(slot int32) {
+	e := s.edgeOf(slot)
+	e.counts.Requests++
+	if sec := s.second(e.series, s.now); sec != nil {
 		sec.Starts++
 	}
-	if s.policy(slot).Start(s.now, s.u()) {
+	if s.policy(slot).Start(s.now, s.u(e)) {
 		s.send(slot)
 	} else {
 		s.refused(slot)
-		if r := &s.reqs[slot]; r.done && r.refs == 0 {
-			s.free = append(s.free, slot) // no event names it: nothing else would free it
-		}
 	}
-	if t := s.nextArrival(s.now); t < s.dur {
-		s.push(t, evArrival, -1, 0, 0, 0)
+	if r := &s.reqs[slot]; r.done && r.refs == 0 {
+		s.free = append(s.free, slot) // no event names it: nothing else would free it
 	}
 }
 
 // policy is the policy state the request's client answers to.
 func (s *sim) policy(slot int32) Policy {
-	if len(s.pols) == 1 {
-		return s.pols[0]
+	r := &s.reqs[slot]
+	e := &s.edges[r.edge()]
+	if len(e.pols) == 1 {
+		return e.pols[0]
 	}
-	return s.pols[s.reqs[slot].client]
+	return e.pols[r.client()]
 }
 
-// send sends the request's next attempt, and schedules its first hedge.
+// send sends the request's next attempt, and schedules its first hedge;
+// under Graph.Deadlines a request whose caller's deadline has passed fails
+// instead (expired).
 func (s *sim) send(slot int32) {
 	r := &s.reqs[slot]
+	e := &s.edges[r.edge()]
+	if s.deadlines && s.limit(slot) <= s.now {
+		e.expired++
+		s.fail(slot, false)
+		return
+	}
 	r.attempt++
 	r.called = true
 	if r.attempt > 1 {
-		s.rep.Retries++
-		if sec := s.second(s.now); sec != nil {
+		e.counts.Retries++
+		if sec := s.second(e.series, s.now); sec != nil {
 			sec.RetriesSent++
 		}
 	}
 	r.copies, r.pending = 0, 0
-	r.deadline = s.now + s.waitSecs
+	r.deadline = s.now + e.waitSecs
 	s.sendCopy(slot)
 }
 
@@ -419,24 +694,29 @@ func (s *sim) send(slot int32) {
 // timeout is the attempt's deadline plus k delays.
 func (s *sim) sendCopy(slot int32) {
 	r := &s.reqs[slot]
-	cl := &s.cfg.Client
+	e := &s.edges[r.edge()]
 	c := r.copies
 	r.copies++
 	r.pending |= 1 << c
 	s.policy(slot).Sent(s.now, r.attempt > 1 || c > 0)
-	s.pushTimeout(s.now+s.waitSecs, slot, r.attempt, c)
+	s.pushTimeout(s.now+e.waitSecs, slot, r.attempt, c)
 	s.push(s.now+s.exp(s.netSecs), evAtServer, slot, r.attempt, c, 0)
-	if int(r.copies) <= cl.Hedges {
-		s.push(s.now+s.hedgeSecs, evHedge, slot, r.attempt, 0, 0)
+	if int(r.copies) <= e.cl.Hedges {
+		s.push(s.now+e.hedgeSecs, evHedge, slot, r.attempt, 0, 0)
 	}
 }
 
-// deadline is when copy c of the current attempt times out.
-func (s *sim) deadline(r *request, c uint8) float64 {
-	if c == 0 {
-		return r.deadline
+// deadline is when copy c of the request's current attempt times out.
+func (s *sim) deadline(slot int32, c uint8) float64 {
+	r := &s.reqs[slot]
+	d := r.deadline
+	if c > 0 {
+		d += float64(c) * s.edges[r.edge()].hedgeSecs
 	}
-	return r.deadline + float64(c)*s.hedgeSecs
+	if s.deadlines {
+		d = math.Min(d, s.limit(slot))
+	}
+	return d
 }
 
 // hedge is a hedge's delay ending with no reply yet: another copy of the
@@ -447,19 +727,30 @@ func (s *sim) hedge(slot int32, attempt uint8) {
 	if r.done || r.attempt != attempt || r.pending == 0 {
 		return
 	}
-	if ok, _ := s.policy(slot).Retry(s.now, false, s.u()); !ok {
+	e := &s.edges[r.edge()]
+	if ok, _ := s.policy(slot).Retry(s.now, false, s.u(e)); !ok {
 		return
 	}
-	s.rep.Hedges++
+	e.counts.Hedges++
 	s.sendCopy(slot)
 }
 
-// atServer is an attempt reaching the server: refused at once, answered from
-// the key store, or taken in.
+// rejection is the outcome of an overload refusal at v: "do not retry"
+// with Server.Pushback.
+func (v *svcSim) rejection() uint8 {
+	if v.node.Server.Pushback {
+		return outPushback
+	}
+	return outRejected
+}
+
+// atServer is an attempt reaching its service: refused at once, answered
+// from the key store, or taken in.
 func (s *sim) atServer(slot int32, attempt, copy uint8) {
-	cfg := s.cfg
-	sv := &cfg.Server
-	if o := cfg.Outage; o.On() && s.now >= o.From.Seconds() && s.now < o.To.Seconds() {
+	e := s.edgeOf(slot)
+	v := &s.svcs[e.to]
+	sv := &v.node.Server
+	if o := v.node.Outage; o.On() && s.now >= o.From.Seconds() && s.now < o.To.Seconds() {
 		if o.Mode == Stall {
 			s.push(o.To.Seconds(), evResume, slot, attempt, copy, 0)
 			return
@@ -469,31 +760,31 @@ func (s *sim) atServer(slot int32, attempt, copy uint8) {
 	}
 	switch sv.Kind {
 	case RateLimit:
-		s.tokens = math.Min(sv.Burst, s.tokens+(s.now-s.tokenAt)*sv.Limit)
-		s.tokenAt = s.now
-		if s.tokens < 1 {
-			s.rep.Rejected++
-			s.answer(slot, attempt, copy, outRejected)
+		v.tokens = math.Min(sv.Burst, v.tokens+(s.now-v.tokenAt)*sv.Limit)
+		v.tokenAt = s.now
+		if v.tokens < 1 {
+			v.counts.Rejected++
+			s.answer(slot, attempt, copy, v.rejection())
 			return
 		}
-		s.tokens--
+		v.tokens--
 	case Queue:
-		if s.busy == sv.Workers && s.queue.len() >= sv.QueueMax {
-			s.rep.Rejected++
-			s.answer(slot, attempt, copy, outRejected)
+		if v.busy == sv.Workers && v.queue.len() >= sv.QueueMax {
+			v.counts.Rejected++
+			s.answer(slot, attempt, copy, v.rejection())
 			return
 		}
 	}
 	r := &s.reqs[slot]
-	if cfg.Client.Keys == SameKey {
+	if e.cl.Keys == SameKey {
 		switch {
 		case r.keyDone:
-			s.rep.Stored++
+			v.counts.Stored++
 			s.answer(slot, attempt, copy, outOK)
 			return
 		case r.keyBusy:
-			s.rep.Conflicts++
-			if sec := s.second(s.now); sec != nil {
+			v.counts.Conflicts++
+			if sec := s.second(v.series, s.now); sec != nil {
 				sec.Conflicts++
 			}
 			s.answer(slot, attempt, copy, outConflict)
@@ -501,86 +792,228 @@ func (s *sim) atServer(slot int32, attempt, copy uint8) {
 		}
 		r.keyBusy = true
 	}
-	s.advance()
-	s.n++
-	s.rep.PeakInProgress = max(s.rep.PeakInProgress, s.n)
-	s.rep.Entered++
-	s.rep.Sojourn -= s.now
+	s.advance(v)
+	v.n++
+	v.counts.PeakInProgress = max(v.counts.PeakInProgress, v.n)
+	v.entered++
+	v.sojourn -= s.now
 	switch sv.Kind {
 	case Latency:
-		s.push(s.now+s.baseSecs+s.slopeSecs*float64(s.n), evDone, slot, attempt, copy, 0)
+		s.push(s.now+v.baseSecs+v.slopeSecs*float64(v.n), evDone, slot, attempt, copy, 0)
 	case RateLimit, Independent:
-		s.push(s.now+s.baseSecs, evDone, slot, attempt, copy, 0)
+		s.push(s.now+v.baseSecs, evDone, slot, attempt, copy, 0)
 	case Queue:
-		if s.busy < sv.Workers {
-			s.busy++
-			s.push(s.now+s.service(), evDone, slot, attempt, copy, 0)
+		if v.busy < sv.Workers {
+			v.busy++
+			s.push(s.now+s.service(v), evDone, slot, attempt, copy, 0)
 			return
 		}
-		s.queue.push(waiter{slot, attempt, copy, s.now})
+		v.queue.push(waiter{slot, attempt, copy, s.now})
 		r.refs++
 	}
 }
 
 // service draws a queue server's service time.
-func (s *sim) service() float64 {
-	sv := s.cfg.Server.Service
+func (s *sim) service(v *svcSim) float64 {
 	switch {
-	case sv.Dist == Exponential:
-		return s.exp(s.serviceSecs)
-	case s.logn != nil:
-		return s.serviceSecs * s.logn.Draw(&s.rnd)
+	case v.node.Server.Service.Dist == Exponential:
+		return s.exp(v.serviceSecs)
+	case v.logn != nil:
+		return v.serviceSecs * v.logn.Draw(&s.rnd)
 	}
-	return s.serviceSecs
+	return v.serviceSecs
 }
 
-// advance adds the calls in progress since the last change to the integrals.
-func (s *sim) advance() {
-	if s.n > 0 {
-		n := float64(s.n)
-		s.rep.Area += n * (s.now - s.last)
-		for a := s.last; a < s.now && a < s.dur; {
+// advance adds v's calls in progress since its last change to the integrals.
+func (s *sim) advance(v *svcSim) {
+	if v.n > 0 {
+		n := float64(v.n)
+		v.area += n * (s.now - v.last)
+		for a := v.last; a < s.now && a < s.dur; {
 			sec := int(a)
 			end := math.Min(math.Min(float64(sec+1), s.now), s.dur)
-			s.rep.Series[sec].Busy += n * (end - a)
+			v.series[sec].Busy += n * (end - a)
 			a = end
 		}
 	}
-	s.last = s.now
+	v.last = s.now
 }
 
-// done is the server finishing a call: the work is done unless the call fails.
-func (s *sim) done(slot int32, attempt, copy uint8) {
-	sv := &s.cfg.Server
-	s.advance()
-	s.n--
-	s.rep.Sojourn += s.now
-	if sv.Kind == Queue {
-		if s.queue.len() > 0 {
-			w := s.queue.pop()
+// release is a call leaving v: no longer in progress, and a queue server's
+// worker takes the next waiting call, if any.
+func (s *sim) release(v *svcSim) {
+	s.advance(v)
+	v.n--
+	v.sojourn += s.now
+	if v.node.Server.Kind == Queue {
+		if v.queue.len() > 0 {
+			w := v.queue.pop()
 			s.reqs[w.slot].refs--
-			s.rep.Wait += s.now - w.arrived
-			s.push(s.now+s.service(), evDone, w.slot, w.attempt, w.copy, 0)
+			v.wait += s.now - w.arrived
+			s.push(s.now+s.service(v), evDone, w.slot, w.attempt, w.copy, 0)
 		} else {
-			s.busy--
+			v.busy--
+		}
+	}
+}
+
+// done is a service finishing its own work on a call: the work is done
+// unless the call fails. A service without calls then answers; one with
+// calls makes them first (startJob), the call still in progress.
+func (s *sim) done(slot int32, attempt, copy uint8) {
+	e := s.edgeOf(slot)
+	v := &s.svcs[e.to]
+	sv := &v.node.Server
+	calls := len(v.calls) > 0
+	if calls {
+		// Drawn before the release, which a failure alone makes now.
+		if sv.PFail > 0 && s.rnd.Float64() < sv.PFail {
+			s.release(v)
+			s.reqs[slot].keyBusy = false
+			s.answer(slot, attempt, copy, outError)
+			return
+		}
+	} else {
+		s.release(v)
+		s.reqs[slot].keyBusy = false
+		if sv.PFail > 0 && s.rnd.Float64() < sv.PFail {
+			s.answer(slot, attempt, copy, outError)
+			return
 		}
 	}
 	r := &s.reqs[slot]
-	r.keyBusy = false
-	if sv.PFail > 0 && s.rnd.Float64() < sv.PFail {
-		s.answer(slot, attempt, copy, outError)
-		return
-	}
-	s.rep.Effects++
+	v.counts.Effects++
 	if r.effects > 0 {
-		s.rep.Duplicates++
+		v.counts.Duplicates++
 		if r.effects == 1 {
-			s.rep.Duplicated++
+			v.counts.Duplicated++
 		}
 	}
 	r.effects = min(r.effects+1, 2)
-	r.keyDone = s.cfg.Client.Keys == SameKey
+	if calls {
+		s.startJob(slot, attempt, copy)
+		return
+	}
+	r.keyDone = e.cl.Keys == SameKey
 	s.answer(slot, attempt, copy, outOK)
+}
+
+// startJob makes the calls of the service that slot's copy is in: the
+// first, or all of them when the service's calls are Parallel. The job
+// holds the slot until the service answers.
+func (s *sim) startJob(slot int32, attempt, copy uint8) {
+	var j int32
+	if k := len(s.freeJobs); k > 0 {
+		j = s.freeJobs[k-1]
+		s.freeJobs = s.freeJobs[:k-1]
+	} else {
+		s.jobs = append(s.jobs, job{})
+		j = int32(len(s.jobs) - 1)
+	}
+	to := s.edgeOf(slot).to
+	s.jobs[j] = job{slot: slot, attempt: attempt, copy: copy, svc: to, limit: math.Inf(1)}
+	if s.deadlines {
+		s.jobs[j].limit = s.deadline(slot, copy)
+	}
+	s.reqs[slot].refs++
+	v := &s.svcs[to]
+	if !v.node.Parallel {
+		s.jobs[j].next, s.jobs[j].out = 1, 1
+		s.call(j, 0)
+		return
+	}
+	s.jobs[j].out = uint8(len(v.calls))
+	for i := range v.calls {
+		if s.jobs[j].answered { // a call failed at once: the rest are not made
+			s.jobs[j].out -= uint8(len(v.calls) - i)
+			if s.jobs[j].out == 0 {
+				s.freeJobs = append(s.freeJobs, j)
+			}
+			return
+		}
+		s.jobs[j].next++
+		s.call(j, i)
+	}
+}
+
+// call makes job j's service's call i: a new request on the call's edge.
+func (s *sim) call(j int32, i int) {
+	ei := s.svcs[s.jobs[j].svc].calls[i]
+	slot := s.newSlot(ei)
+	s.up[slot] = j
+	if c := s.edges[ei].cl.Clients; c > 1 {
+		hi, _ := bits.Mul64(s.rnd.Next(), uint64(c))
+		s.reqs[slot].who |= uint32(hi) << edgeBits
+	}
+	s.start(slot)
+}
+
+// finish is the request in slot having finished: its job, if it serves one,
+// goes on (the next call, or the service's answer). pushback says a "do
+// not retry" answer, honoured, ended it.
+func (s *sim) finish(slot int32, ok, pushback bool) {
+	if s.up == nil {
+		return
+	}
+	j := s.up[slot]
+	if j < 0 {
+		return
+	}
+	jb := &s.jobs[j]
+	jb.out--
+	if jb.answered {
+		s.edgeOf(slot).orphaned++
+		if jb.out == 0 {
+			s.freeJobs = append(s.freeJobs, j)
+		}
+		return
+	}
+	v := &s.svcs[jb.svc]
+	switch {
+	case !ok:
+		s.answerJob(j, false, pushback)
+	case v.node.Parallel:
+		if jb.out == 0 {
+			s.answerJob(j, true, false)
+		}
+	case int(jb.next) < len(v.calls):
+		jb.next++
+		jb.out++
+		s.call(j, int(jb.next)-1)
+	default:
+		s.answerJob(j, true, false)
+	}
+}
+
+// answerJob is job j's service answering the call it serves: success when
+// every call succeeded, else an error ("do not retry" when a call ended on
+// an honoured one and the service's server has Pushback). The call leaves
+// the service.
+func (s *sim) answerJob(j int32, ok, pushback bool) {
+	jb := &s.jobs[j]
+	jb.answered = true
+	slot, attempt, copy := jb.slot, jb.attempt, jb.copy
+	v := &s.svcs[jb.svc]
+	if jb.out == 0 {
+		s.freeJobs = append(s.freeJobs, j)
+	}
+	s.release(v)
+	r := &s.reqs[slot]
+	r.keyBusy = false
+	r.refs--
+	outcome := outOK
+	switch {
+	case ok:
+		r.keyDone = s.edges[r.edge()].cl.Keys == SameKey
+	case pushback && v.node.Server.Pushback:
+		outcome = outPushback
+	default:
+		outcome = outError
+	}
+	s.answer(slot, attempt, copy, outcome)
+	if r := &s.reqs[slot]; slot != s.cur && r.done && r.refs == 0 {
+		s.free = append(s.free, slot)
+	}
 }
 
 // answer sends a reply back to the client. A reply that will come after its
@@ -589,8 +1022,8 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 func (s *sim) answer(slot int32, attempt, copy uint8, outcome uint8) {
 	t := s.now + s.exp(s.netSecs)
 	r := &s.reqs[slot]
-	if !r.awaits(attempt, copy) || t >= s.deadline(r, copy) {
-		s.rep.Late++
+	if !r.awaits(attempt, copy) || t >= s.deadline(slot, copy) {
+		s.edges[r.edge()].counts.Late++
 		return
 	}
 	s.push(t, evReply, slot, attempt, copy, outcome)
@@ -601,39 +1034,64 @@ func (r *request) awaits(a, c uint8) bool {
 	return !r.done && r.attempt == a && r.pending&(1<<c) != 0
 }
 
+// stopWaiting is the client giving up the copies of the current attempt
+// still out, without an outcome.
+func (s *sim) stopWaiting(slot int32, p Policy) {
+	r := &s.reqs[slot]
+	for c := range r.copies {
+		if r.pending&(1<<c) != 0 {
+			p.Cancel(s.now, r.attempt > 1 || c > 0)
+		}
+	}
+	r.pending = 0
+}
+
 // reply is a reply reaching the client in time. A hedged attempt succeeds
-// with its first successful copy, and fails once every copy has failed.
+// with its first successful copy, and fails once every copy has failed; an
+// answer "do not retry" to a client that honours it (Client.HonourPushback)
+// fails the request at once.
 func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 	r := &s.reqs[slot]
+	e := &s.edges[r.edge()]
 	if !r.awaits(attempt, copy) { // another copy's success ended the request
-		s.rep.Late++
+		e.counts.Late++
 		return
 	}
 	r.pending &^= 1 << copy
 	retry := r.attempt > 1 || copy > 0
 	p := s.policy(slot)
-	p.Answered(s.now, outcome == outRejected)
+	p.Answered(s.now, outcome >= outRejected)
 	if outcome == outOK {
 		p.Success(s.now, retry, r.cost)
-		s.rep.Succeeded++
-		s.hist.add(s.now - r.start)
-		if sec := s.second(s.now); sec != nil {
+		e.counts.Succeeded++
+		e.hist.add(s.now - r.start)
+		if sec := s.second(e.series, s.now); sec != nil {
 			sec.Successes++
 		}
 		r.done = true
-		for c := range r.copies { // hedges still out: the client stops waiting
-			if r.pending&(1<<c) != 0 {
-				p.Cancel(s.now, r.attempt > 1 || c > 0)
-			}
-		}
-		r.pending = 0
+		s.stopWaiting(slot, p) // hedges still out: the client stops waiting
+		s.finish(slot, true, false)
 		return
 	}
-	s.rep.Errors++
+	e.counts.Errors++
 	p.Failure(s.now, retry, false)
+	if outcome == outPushback && e.cl.HonourPushback {
+		e.pushedBack++
+		s.stopWaiting(slot, p)
+		s.fail(slot, true)
+		return
+	}
 	if r.pending == 0 {
 		s.retry(slot, false)
 	}
+}
+
+// fail ends the request in failure; pushback says an honoured "do not
+// retry" ended it.
+func (s *sim) fail(slot int32, pushback bool) {
+	s.edgeOf(slot).counts.Failed++
+	s.reqs[slot].done = true
+	s.finish(slot, false, pushback)
 }
 
 // timeout is an attempt's timeout expiring; stale when the attempt was
@@ -643,9 +1101,10 @@ func (s *sim) timeout(slot int32, attempt, copy uint8) {
 	if !r.awaits(attempt, copy) {
 		return
 	}
+	e := &s.edges[r.edge()]
 	r.pending &^= 1 << copy
-	s.rep.Timeouts++
-	if sec := s.second(s.now); sec != nil {
+	e.counts.Timeouts++
+	if sec := s.second(e.series, s.now); sec != nil {
 		sec.Timeouts++
 	}
 	s.policy(slot).Failure(s.now, r.attempt > 1 || copy > 0, true)
@@ -660,28 +1119,27 @@ func (s *sim) timeout(slot int32, attempt, copy uint8) {
 // place a client decides whether to try again.
 func (s *sim) retry(slot int32, timeout bool) {
 	r := &s.reqs[slot]
-	cl := &s.cfg.Client
+	e := &s.edges[r.edge()]
+	cl := e.cl
 	if int(r.attempt) >= cl.Attempts {
-		s.rep.Failed++
-		r.done = true
+		s.fail(slot, false)
 		return
 	}
-	if s.cfg.Memoryless.On {
+	if s.mem.On {
 		s.retryMemoryless(slot, timeout)
 		return
 	}
-	if !s.atSend {
-		ok, cost := s.policy(slot).Retry(s.now, timeout, s.u())
+	if !e.atSend {
+		ok, cost := s.policy(slot).Retry(s.now, timeout, s.u(e))
 		if !ok {
-			s.rep.Denied++
-			s.rep.Failed++
-			r.done = true
+			e.counts.Denied++
+			s.fail(slot, false)
 			return
 		}
 		r.cost = cost
 	}
 	r.timedOut = timeout
-	if sec := s.second(s.now); sec != nil {
+	if sec := s.second(e.series, s.now); sec != nil {
 		sec.RetriesDecided++
 	}
 	u := 0.0
@@ -701,11 +1159,12 @@ func (s *sim) retry(slot int32, timeout bool) {
 // a policy asked at send decides now (AskedAtSend).
 func (s *sim) sendRetry(slot int32) {
 	r := &s.reqs[slot]
-	if s.cfg.Memoryless.On {
+	e := &s.edges[r.edge()]
+	if s.mem.On {
 		s.orbit--
 	}
-	if s.atSend {
-		ok, cost := s.policy(slot).Retry(s.now, r.timedOut, s.u())
+	if e.atSend {
+		ok, cost := s.policy(slot).Retry(s.now, r.timedOut, s.u(e))
 		if !ok {
 			s.refused(slot)
 			return
@@ -722,16 +1181,16 @@ func (s *sim) sendRetry(slot int32) {
 // remain, the next is decided as after a failure.
 func (s *sim) refused(slot int32) {
 	r := &s.reqs[slot]
-	if s.refusalRetried && int(r.attempt)+1 < s.cfg.Client.Attempts {
+	e := &s.edges[r.edge()]
+	if e.refusalRetried && int(r.attempt)+1 < e.cl.Attempts {
 		r.attempt++
 		s.retry(slot, false)
 		return
 	}
 	if r.called {
-		s.rep.Denied++
+		e.counts.Denied++
 	} else {
-		s.rep.LocalRejected++
+		e.counts.LocalRejected++
 	}
-	s.rep.Failed++
-	r.done = true
+	s.fail(slot, false)
 }

@@ -3,7 +3,13 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"runtime"
+	"strings"
+	"unsafe"
+
+	"github.com/retrysim/retrysim/backoff"
 )
 
 // GraphResult is a graph's run and its replicates, in replicate order.
@@ -95,12 +101,245 @@ func (r *GraphReplicate) Amplification(g *Graph, v int) float64 {
 
 // RunGraph simulates every graph Replicates times on Workers goroutines, as
 // Run does configurations: it first checks each graph (Graph.Check), the
-// options and what the runs may cost (CheckGraphCost), and returns the
-// first error without running anything. Replicate r of every graph is
-// seeded by Seed and First + r alone; the numbers do not depend on Workers.
-// Once ctx is done it returns ctx's error within a few thousand events of
-// each replicate in progress; a panic in a Go program's own policy stops
-// every replicate and becomes the error.
+// options (Options.Check) and what the runs may cost (CheckGraphCost), and
+// returns the first error without running anything. Replicate r of every
+// graph is seeded by Seed and First + r alone; the numbers do not depend on
+// Workers. Once ctx is done it returns ctx's error within a few thousand
+// events of each replicate in progress; a panic in a Go program's own
+// policy stops every replicate and becomes the error.
 func RunGraph(ctx context.Context, graphs []Graph, opt Options) ([]GraphResult, error) {
-	return nil, errors.New("fleet: RunGraph is not built yet")
+	if len(graphs) == 0 {
+		return nil, errors.New("no graph to run")
+	}
+	for i := range graphs {
+		if err := graphs[i].Check(); err != nil {
+			return nil, err
+		}
+	}
+	if err := opt.Check(graphs[0].Duration.Seconds()); err != nil {
+		return nil, err
+	}
+	b, err := graphBounds(graphs, opt)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Workers == 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	out := make([]GraphResult, len(graphs))
+	for i, g := range graphs {
+		out[i] = GraphResult{Graph: g, Replicates: make([]GraphReplicate, opt.Replicates)}
+	}
+	err = runReplicates(ctx, graphs, opt, b.atOnce(opt), func(run, r int, s *sim) {
+		out[run].Replicates[r] = s.graphReplicate()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GraphCost bounds what one replicate of a graph can reach, as Cost does a
+// configuration's, with the amplification of its calls: an entry's
+// requests are a Poisson bound of its arrivals (arrivalBound), a call's
+// requests at most the calls that reach its caller, and the calls that
+// reach a service at most the requests sent to it times their attempts x
+// (1 + hedges); so a request entering the graph makes at most the product
+// of attempts x (1 + hedges) along each path of calls, summed over paths.
+type GraphCost struct {
+	// Requests and Calls bound each edge's requests and each service's
+	// calls, in Graph.Edges and Graph.Services order; Events bounds the
+	// replicate's events.
+	Requests, Calls []float64
+	Events          float64
+	// Bytes bounds the replicate's memory while it runs, Series the series
+	// alone, kept until the run's replicates are averaged. The request
+	// slots are bounded by every request of the run, not those in flight:
+	// a graph's lives are not bounded here as a configuration's are.
+	Bytes, Series float64
+	// worst is the edge whose copies (attempts x (1 + hedges)) are the
+	// most, the one to name when the events pass MaxEvents.
+	worst int
+}
+
+// Cost bounds what one replicate of g can reach; g must have passed Check.
+// Each request on an edge takes at most the events Config.Cost counts for
+// a request: an arrival or start, a send a retry's backoff, 4 a copy (5
+// when its service stalls) and one a hedge's delay.
+func (g *Graph) Cost() GraphCost {
+	edges := g.Edges()
+	dur := g.Duration.Seconds()
+	c := GraphCost{Requests: make([]float64, len(edges)), Calls: make([]float64, len(g.Services))}
+	client := func(i int) *Client {
+		if e := edges[i]; e.From < 0 {
+			return &g.Entries[e.Index].Client
+		} else {
+			return &g.Services[e.From].Calls[e.Index].Client
+		}
+	}
+	first := make([]int, len(g.Services)) // the index of each service's first call edge
+	n := len(g.Entries)
+	for v := range g.Services {
+		first[v] = n
+		n += len(g.Services[v].Calls)
+	}
+	// Services in an order where every caller comes before its callees:
+	// the calls that reach a service are known before its calls' requests.
+	order := g.topological()
+	for k, e := range g.Entries {
+		c.Requests[k] = arrivalBound(e.Load.max() * dur)
+		c.Calls[edges[k].To] += c.Requests[k] * copies(&e.Client)
+	}
+	for _, v := range order {
+		for i := range g.Services[v].Calls {
+			ei := first[v] + i
+			c.Requests[ei] = c.Calls[v]
+			c.Calls[edges[ei].To] += c.Requests[ei] * copies(client(ei))
+		}
+	}
+	var requests float64
+	for i, e := range edges {
+		cl := client(i)
+		attempts := float64(cl.Attempts)
+		perCopy := 4.0
+		if o := g.Services[e.To].Outage; o.On() && o.Mode == Stall {
+			perCopy++
+		}
+		sends := 0.0
+		if cl.Backoff.Kind != backoff.None {
+			sends = attempts - 1
+		}
+		c.Events += c.Requests[i] * (1 + sends + copies(cl)*perCopy + attempts*float64(cl.Hedges))
+		requests += c.Requests[i]
+		if copies(cl) > copies(client(c.worst)) {
+			c.worst = i
+		}
+	}
+	var queued float64
+	for v := range g.Services {
+		if sv := g.Services[v].Server; sv.Kind == Queue {
+			queued += math.Min(float64(sv.QueueMax), c.Calls[v])
+		}
+	}
+	// A request's slot, its place in up and free, and its events (each
+	// copy's timeout and trip through a service, a hedge's and a send);
+	// a job for each call a service holds.
+	slot := float64(unsafe.Sizeof(request{})) + 8 + 4*float64(unsafe.Sizeof(event{}))
+	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(Second{}))
+	c.Bytes = simFixed + float64(len(edges))*float64(unsafe.Sizeof(edgeSim{})) + float64(len(g.Services))*float64(unsafe.Sizeof(svcSim{})) +
+		2.25*requests*slot + fifoBytes(queued, float64(unsafe.Sizeof(waiter{}))) + c.Series
+	for v := range g.Services {
+		if len(g.Services[v].Calls) > 0 {
+			c.Bytes += 2.25 * c.Calls[v] * float64(unsafe.Sizeof(job{}))
+		}
+	}
+	return c
+}
+
+// copies is the most calls a request on an edge with client cl makes:
+// attempts x (1 + hedges).
+func copies(cl *Client) float64 { return float64(cl.Attempts) * float64(1+cl.Hedges) }
+
+// topological is g's services in an order where a service comes before
+// every service it calls; g has no cycle.
+func (g *Graph) topological() []int {
+	idx := g.index()
+	in := make([]int, len(g.Services))
+	for _, n := range g.Services {
+		for _, c := range n.Calls {
+			in[idx[c.To]]++
+		}
+	}
+	var order []int
+	for v := range g.Services {
+		if in[v] == 0 {
+			order = append(order, v)
+		}
+	}
+	for i := 0; i < len(order); i++ {
+		for _, c := range g.Services[order[i]].Calls {
+			w := idx[c.To]
+			if in[w]--; in[w] == 0 {
+				order = append(order, w)
+			}
+		}
+	}
+	return order
+}
+
+// CheckGraphCost refuses graphs (each passed Check) whose bounds over every
+// graph and replicate (Graph.Cost) pass MaxEvents events or MaxBytes bytes
+// held at once, with a *FieldError naming the setting to change: the
+// attempts of the edge whose attempts x (1 + hedges) are the most, when a
+// request makes more than one call on it, else duration or replicates.
+func CheckGraphCost(graphs []Graph, opt Options) error {
+	_, err := graphBounds(graphs, opt)
+	return err
+}
+
+// graphBounds adds up the graphs' costs, and refuses them as
+// CheckGraphCost does.
+func graphBounds(graphs []Graph, opt Options) (bounds, error) {
+	b := bounds{jobs: len(graphs) * opt.Replicates}
+	reps := float64(opt.Replicates)
+	var worst GraphCost
+	wg := 0
+	for i := range graphs {
+		c := graphs[i].Cost()
+		b.events += reps * c.Events
+		b.kept += reps*(c.Series+float64(unsafe.Sizeof(GraphReplicate{}))) + math.Ceil(graphs[i].Duration.Seconds())*float64(len(graphs[i].Services))*float64(unsafe.Sizeof(Point{}))
+		if r := c.Bytes - c.Series; r > b.running {
+			b.running = r
+		}
+		if c.Events > worst.Events {
+			worst, wg = c, i
+		}
+	}
+	runs := plural(opt.Replicates, "replicate")
+	if len(graphs) > 1 {
+		runs = plural(len(graphs), "run") + " x " + runs
+	}
+	if b.events > MaxEvents {
+		g := &graphs[wg]
+		e := g.Edges()[worst.worst]
+		path, cl := fmt.Sprintf("entries[%d]", e.Index), &g.Entries[0].Client
+		if e.From >= 0 {
+			path, cl = g.callPath(e.From, e.Index), &g.Services[e.From].Calls[e.Index].Client
+		} else {
+			cl = &g.Entries[e.Index].Client
+		}
+		var calls float64
+		for _, n := range worst.Calls {
+			calls += n
+		}
+		what := fmt.Sprintf("%s of up to %.3g calls in all (attempts x (1 + hedges) multiplied along each path of calls)", runs, calls)
+		switch {
+		case copies(cl) > 1:
+			path += ".client.attempts"
+			if 1+cl.Hedges > cl.Attempts {
+				path = strings.TrimSuffix(path, "attempts") + "hedges"
+			}
+		case opt.Replicates > 1:
+			path = "replicates"
+		default:
+			path = "duration"
+		}
+		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, b.events, float64(MaxEvents))}
+	}
+	if total := float64(b.atOnce(opt))*b.running + b.kept; total > MaxBytes {
+		path := "replicates"
+		if opt.Replicates == 1 {
+			path = "duration"
+		}
+		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can hold up to %s at once, counting every request of the run; at most %s", runs, gib(total), gib(MaxBytes))}
+	}
+	return b, nil
+}
+
+// merge adds o's counts to h's.
+func (h *histogram) merge(o *histogram) {
+	h.n += o.n
+	for i, c := range o.counts {
+		h.counts[i] += c
+	}
 }

@@ -93,16 +93,15 @@ func (c *Config) checkMemoryless() error {
 // with probability RetryProb if the orbit has room, and waits there an
 // exponential backoff; else it fails.
 func (s *sim) retryMemoryless(slot int32, timeout bool) {
-	m := &s.cfg.Memoryless
+	m := &s.mem
 	r := &s.reqs[slot]
 	if s.rnd.Float64() >= m.RetryProb || s.orbit >= m.Orbit {
-		s.rep.Failed++
-		r.done = true
+		s.fail(slot, false)
 		return
 	}
 	s.orbit++
 	r.timedOut = timeout
-	if sec := s.second(s.now); sec != nil {
+	if sec := s.second(s.edges[0].series, s.now); sec != nil {
 		sec.RetriesDecided++
 	}
 	s.push(s.now+s.exp(1/m.BackoffRate), evSend, slot, 0, 0, 0)
@@ -144,11 +143,11 @@ func (t *Tracer) Run(ctx context.Context, f func(from, to float64, st MarkovStat
 			return false
 		}
 		t.shown = to
-		stopped = f(from, to, MarkovState{InServer: int(s.n), Orbit: s.orbit})
+		stopped = f(from, to, MarkovState{InServer: int(s.svcs[0].n), Orbit: s.orbit})
 		return stopped
 	}
 	defer func() { s.watch = nil }()
-	_, err = s.run(ctx)
+	err = s.simulate(ctx)
 	return stopped, err
 }
 
@@ -159,13 +158,24 @@ func (t *Tracer) Run(ctx context.Context, f func(from, to float64, st MarkovStat
 func (t *Tracer) Split(seed uint64) *Tracer {
 	s := *t.s
 	s.h.a = slices.Clone(t.s.h.a)
-	s.timeouts.buf = slices.Clone(t.s.timeouts.buf)
-	s.queue.buf = slices.Clone(t.s.queue.buf)
+	s.tq = slices.Clone(t.s.tq)
+	for i := range s.tq {
+		s.tq[i].buf = slices.Clone(s.tq[i].buf)
+	}
 	s.reqs = slices.Clone(t.s.reqs)
 	s.free = slices.Clone(t.s.free)
-	s.rep.Series = slices.Clone(t.s.rep.Series)
+	s.edges = slices.Clone(t.s.edges)
+	s.svcs = slices.Clone(t.s.svcs)
+	for v := range s.svcs {
+		s.svcs[v].queue.buf = slices.Clone(s.svcs[v].queue.buf)
+		s.svcs[v].series = slices.Clone(s.svcs[v].series)
+	}
+	for i := range s.edges {
+		s.edges[i].series = s.svcs[s.edges[i].to].series
+	}
+	s.arrivals = slices.Clone(t.s.arrivals)
 	g := rng.PCGGenerator()
-	s.arr.Reset(g.New(seed, 0))
+	s.arrivals[0].src.Reset(g.New(seed, 0))
 	s.rnd.Reset(g.New(seed, 1))
 	return &Tracer{s: &s, shown: t.shown}
 }

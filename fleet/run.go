@@ -44,7 +44,8 @@ type Result struct {
 // It first checks them as Check does, and returns its error without
 // running anything; CheckCost bounds the events and memory a run can take.
 // Once ctx is done it returns ctx's error within a few thousand events of
-// each replicate in progress.
+// each replicate in progress. Each configuration runs as its one-edge graph
+// (Config.Graph) on the graph engine, RunGraph's.
 func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 	if err := Check(cfgs, opt); err != nil {
 		return nil, err
@@ -53,13 +54,32 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
 	out := make([]Result, len(cfgs))
+	graphs := make([]Graph, len(cfgs))
 	for i, c := range cfgs {
 		out[i] = Result{Config: c, Replicates: make([]Replicate, opt.Replicates)}
+		graphs[i] = c.Graph()
 	}
-	jobs := len(cfgs) * opt.Replicates
+	err := runReplicates(ctx, graphs, opt, boundsOf(cfgs, opt).atOnce(opt), func(run, r int, s *sim) {
+		s.cfg = &out[run].Config
+		out[run].Replicates[r] = s.replicate()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// runReplicates runs Replicates replicates of every graph on atOnce
+// workers, telling keep of each finished
+// one (its run, its index and its sim): from the workers, at most once a
+// replicate. Replicate r of every graph is seeded by opt.Seed and First + r
+// alone. A panic in a run's own policy stops every worker with its error;
+// once ctx is done it returns ctx's cause.
+func runReplicates(ctx context.Context, graphs []Graph, opt Options, atOnce int, keep func(run, r int, s *sim)) error {
+	jobs := len(graphs) * opt.Replicates
 	var total int64
-	for _, c := range cfgs {
-		total += int64(opt.Replicates) * int64(math.Ceil(c.Duration.Seconds()))
+	for _, g := range graphs {
+		total += int64(opt.Replicates) * int64(math.Ceil(g.Duration.Seconds()))
 	}
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
@@ -74,11 +94,11 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 				if !ok {
 					panic(v)
 				}
-				err = policyError(pp, out[run].Config.Name, r)
+				err = policyError(pp, graphs[run].Name, r)
 				stop(err)
 			}
 		}()
-		s := newSim(&out[run].Config, rng.ReplicateSeed(opt.Seed, uint64(opt.First+r)))
+		s := newGraphSim(&graphs[run], rng.ReplicateSeed(opt.Seed, uint64(opt.First+r)))
 		var shown int64 // this replicate's seconds told
 		if opt.Progress != nil {
 			s.tick = func(now float64) {
@@ -88,17 +108,16 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 				}
 			}
 		}
-		rep, err := s.run(ctx)
-		if err != nil {
-			return err // ctx is done: Run returns its cause
+		if err := s.simulate(ctx); err != nil {
+			return err // ctx is done: runReplicates returns its cause
 		}
-		out[run].Replicates[r] = rep
+		keep(run, r, s)
 		if opt.Progress != nil {
 			opt.Progress(done.Add(int64(math.Ceil(s.dur))-shown), total)
 		}
 		return nil
 	}
-	for range boundsOf(cfgs, opt).atOnce(opt) {
+	for range atOnce {
 		wg.Go(func() {
 			for {
 				j := int(next.Add(1) - 1)
@@ -113,9 +132,9 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
-		return nil, context.Cause(ctx)
+		return context.Cause(ctx)
 	}
-	return out, nil
+	return nil
 }
 
 // RecoveryWindow is the span, in seconds, over which recovery compares

@@ -67,7 +67,7 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, e
 			} else {
 				tr = from[j%len(from)].Split(seed)
 			}
-			before := tr.s.rep.Events
+			before := tr.s.events
 			hit := false
 			if _, err := tr.Run(ctx, func(at, _ float64, st MarkovState) bool {
 				if at > sp.Horizon {
@@ -78,7 +78,7 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, e
 			}); err != nil {
 				return SplitEstimate{}, err
 			}
-			est.Events += tr.s.rep.Events - before
+			est.Events += tr.s.events - before
 			if hit {
 				reached = append(reached, tr)
 			}
@@ -94,7 +94,7 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, e
 }
 
 // Events is how many events the replicate has processed.
-func (t *Tracer) Events() int64 { return t.s.rep.Events }
+func (t *Tracer) Events() int64 { return t.s.events }
 
 // Repeat runs runs independent splittings, run r seeded by Seed and r
 // alone (as Run seeds replicate r), on up to workers goroutines; the

@@ -30,8 +30,8 @@ func TestReplicateStopsMidway(t *testing.T) {
 	cfg.Duration = 100000 * time.Second // about 4 x 10^6 requests
 	s := newSim(&cfg, 1)
 	ctx := &doneAfter{Context: context.Background(), n: 3}
-	if _, err := s.run(ctx); !errors.Is(err, context.Canceled) || ctx.looks != 3 || s.rep.Events != 2*checkEvery {
-		t.Errorf("run = %v after %d looks and %d events; want context.Canceled after 3 looks and %d events", err, ctx.looks, s.rep.Events, 2*checkEvery)
+	if _, err := s.run(ctx); !errors.Is(err, context.Canceled) || ctx.looks != 3 || s.events != 2*checkEvery {
+		t.Errorf("run = %v after %d looks and %d events; want context.Canceled after 3 looks and %d events", err, ctx.looks, s.events, 2*checkEvery)
 	}
 }
 
