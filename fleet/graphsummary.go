@@ -20,8 +20,8 @@ type GraphRow struct {
 	// Requests are the requests sent to the service by its callers (an
 	// entry's: the requests that entered there); Calls the calls that
 	// reached it, attempts and hedges, refused ones included (an entry's:
-	// those of its own client). Amplification is Calls over the requests
-	// that entered the graph (an entry's: over its own requests).
+	// the graph's, at every service). Amplification is Calls over the
+	// requests that entered the graph.
 	Requests, Calls, Amplification Estimate
 	// Succeeded is the share of Requests that succeeded, Goodput the
 	// successes a second of the run's duration.
@@ -69,8 +69,8 @@ func (r GraphResult) Rows() []GraphRow {
 		rows = append(rows, GraphRow{
 			Run: g.Name, Service: EndToEnd + ": " + e.To, Replicates: len(r.Replicates),
 			Requests:       col(func(p *GraphReplicate) float64 { return float64(c(p).Requests) }),
-			Calls:          col(func(p *GraphReplicate) float64 { return float64(c(p).Calls) }),
-			Amplification:  col(func(p *GraphReplicate) float64 { return ratio(c(p).Calls, c(p).Requests) }),
+			Calls:          col(func(p *GraphReplicate) float64 { return float64(allCalls(p)) }),
+			Amplification:  col(func(p *GraphReplicate) float64 { return ratio(allCalls(p), p.Requests(g)) }),
 			Succeeded:      col(func(p *GraphReplicate) float64 { return ratio(c(p).Succeeded, c(p).Requests) }),
 			Goodput:        col(func(p *GraphReplicate) float64 { return float64(c(p).Succeeded) / d }),
 			Timeouts:       col(func(p *GraphReplicate) float64 { return float64(c(p).Timeouts) }),
@@ -113,6 +113,15 @@ func (r GraphResult) Rows() []GraphRow {
 		})
 	}
 	return rows
+}
+
+// allCalls is the calls that reached every service of the replicate.
+func allCalls(p *GraphReplicate) int64 {
+	var n int64
+	for i := range p.Services {
+		n += p.Services[i].Calls
+	}
+	return n
 }
 
 // ratioF is a / b, NaN when b is 0.

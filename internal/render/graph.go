@@ -193,8 +193,8 @@ func graphCells(r fleet.GraphRow) []string {
 // graphCaption says, under the table, what its rows are.
 const graphCaption = "A row a run and service (depth: its shortest distance from an entry, 1 for the service load enters at), " +
 	"and a row a run and entry from end to end. Requests: those sent to the service by its callers (end to end: entering); " +
-	"calls per request: the calls that reached the service per request that entered the graph (end to end: the entry " +
-	"client's calls per request); succeeded: the share of its requests that succeeded; in progress: the mean calls at the service."
+	"calls per request: the calls that reached the service per request that entered the graph (end to end: the calls at " +
+	"every service); succeeded: the share of its requests that succeeded; in progress: the mean calls at the service."
 
 func writeGraphTable(w io.Writer, r GraphReport, st tableStyle) error {
 	if _, err := fmt.Fprintln(w, tableTitle(r.Title, st)); err != nil {
