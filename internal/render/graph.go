@@ -184,7 +184,7 @@ func graphCells(r fleet.GraphRow) []string {
 		depth = fmt.Sprint(r.Depth)
 	}
 	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(r.P50.Value), timeSeconds.number(r.P95.Value), timeSeconds.number(r.P99.Value))
-	return []string{r.Run, r.Service, depth, estimateText(r.Requests, fleetMean), estimateText(r.Amplification, perRequest),
+	return []string{r.Run, r.Service, depth, estimateText(r.Requests, wholeCount), estimateText(r.Amplification, perRequest),
 		estimateText(r.Succeeded, requestShare), estimateText(r.Goodput, fleetMean), estimateText(r.Timeouts, fleetMean),
 		estimateText(r.Retries, fleetMean), estimateText(r.Rejected, fleetMean), estimateText(r.Duplicates, fleetMean),
 		estimateText(r.InProgress, fleetMean), lat}
