@@ -246,7 +246,7 @@ func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Confi
 			continue
 		}
 		if why := unread[p.Path]; why != "" {
-			return r.fail(k, path+"."+key, graphWords(why))
+			return r.fail(k, path+"."+key, GraphWords(why))
 		}
 	}
 	if err := c.Check(); err != nil {
@@ -271,9 +271,9 @@ func (r *graphReader) located(err error, path, section string) error {
 	} else if section == "graph" {
 		field = path + "." + fe.Field // duration, net
 	} else { // another setting, with which this section's conflicts: said at the section
-		return &Error{File: r.file, Line: r.lineOf(path), Field: path, Msg: graphWords(fe.Field + " " + fe.Msg)}
+		return &Error{File: r.file, Line: r.lineOf(path), Field: path, Msg: GraphWords(fe.Field + " " + fe.Msg)}
 	}
-	return &Error{File: r.file, Line: r.lineOf(field), Field: field, Msg: graphWords(fe.Msg)}
+	return &Error{File: r.file, Line: r.lineOf(field), Field: field, Msg: GraphWords(fe.Msg)}
 }
 
 // lineOf is the line of the key or item at path, or of the nearest one
@@ -291,10 +291,10 @@ func (r *graphReader) lineOf(path string) int {
 	}
 }
 
-// graphWords is a fleet error's message with each setting it names by path
+// GraphWords is a fleet message (an error, a Param's Usage) with each setting it names by path
 // named as the graph section's key in its mapping (client.budget_ratio for
 // client.policy.budget_ratio, server.kind for server.kind).
-func graphWords(msg string) string {
+func GraphWords(msg string) string {
 	return fleet.ReplacePaths(msg, func(p fleet.Param) string {
 		section, _, _ := strings.Cut(p.Path, ".")
 		return section + "." + SectionKey(section, p)
@@ -489,5 +489,5 @@ func (g *Graph) Located(err error) error {
 			field = fmt.Sprintf("graph.%s[%d]%s", m[1], i, rest)
 		}
 	}
-	return &Error{File: g.file, Line: r.lineOf(field), Field: field, Msg: graphWords(fe.Msg)}
+	return &Error{File: g.file, Line: r.lineOf(field), Field: field, Msg: GraphWords(fe.Msg)}
 }

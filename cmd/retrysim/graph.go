@@ -87,8 +87,9 @@ func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	preset.Valid = func(s string) error { _, err := fleet.LookupGraphPreset(s); return err }
 	fs.StringVar(&scenPath, "scenario", "", "run the graph of the graph section of this scenario `file`")
 	fs.Var(&preset, "preset", "run the graphs of the preset `name` (listed above)")
-	fs.Var(&duration, "duration", "a preset's requests arrive for this `duration` of virtual time, 1s to 1h (default: the preset's; a file gives graph.duration)")
-	fs.Var(&replicates, "replicates", "a graph is simulated with `r` independent seeds, 1 to 1000 (default: a preset's own, else 10)")
+	fs.Var(&duration, "duration", "a preset's requests arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own (a file gives graph.duration)")
+	fs.Var(&replicates, "replicates", "a graph is simulated with `r` independent seeds, 1 to 1000")
+	fs.Lookup("replicates").DefValue = "a preset's own, else 10"
 	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
 	o.Register(fs, render.GraphDoc, " (json also holds each graph's settings and each service's series; html is one page with the series drawn)", "")
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
