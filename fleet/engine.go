@@ -163,6 +163,10 @@ type edgeSim struct {
 	waitSecs, hedgeSecs float64
 	// tq is the timeout FIFO its attempts' timeouts go to.
 	tq int
+	// hedges and attempts are the client's; sameKey says its Keys are
+	// SameKey, honour that it honours pushback.
+	hedges, attempts, clients int
+	sameKey, honour           bool
 	// series is the called service's series, which the edge's client-side
 	// counts a second go to.
 	series []Second
@@ -181,6 +185,13 @@ type svcSim struct {
 	// and slope, and its service time's median, in seconds.
 	baseSecs, slopeSecs, serviceSecs float64
 	calls                            []int32 // the edges of its calls
+	// The server's settings the engine reads on every call: its kind,
+	// failure rate, workers and queue, and its outage in seconds.
+	kind              ServerKind
+	pFail             float64
+	workers, queueMax int
+	outage, stall     bool
+	outFrom, outTo    float64
 
 	n       int64 // calls in progress
 	last    float64
@@ -292,7 +303,9 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 		n := &g.Services[v]
 		sv := &s.svcs[v]
 		*sv = svcSim{node: n, baseSecs: n.Server.Base.Seconds(), slopeSecs: n.Server.Slope.Seconds(),
-			serviceSecs: n.Server.Service.Median.Seconds(), tokens: n.Server.Burst, series: make([]Second, seconds)}
+			serviceSecs: n.Server.Service.Median.Seconds(), tokens: n.Server.Burst, series: make([]Second, seconds),
+			kind: n.Server.Kind, pFail: n.Server.PFail, workers: n.Server.Workers, queueMax: n.Server.QueueMax,
+			outage: n.Outage.On(), stall: n.Outage.Mode == Stall, outFrom: n.Outage.From.Seconds(), outTo: n.Outage.To.Seconds()}
 		if d := n.Server.Service; n.Server.Kind == Queue && d.Dist == Lognormal && d.Sigma > 0 {
 			sv.logn = rng.NewLognormal(d.Sigma)
 		}
@@ -303,6 +316,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 		e := &s.edges[i]
 		e.cl, e.to, e.series = cl, int32(to), s.svcs[to].series
 		e.waitSecs, e.hedgeSecs = cl.Timeout.Seconds(), cl.HedgeDelay.Seconds()
+		e.hedges, e.attempts, e.clients, e.sameKey, e.honour = cl.Hedges, cl.Attempts, cl.Clients, cl.Keys == SameKey, cl.HonourPushback
 		q, ok := waits[cl.Timeout]
 		if !ok {
 			q = len(s.tq)
@@ -420,9 +434,9 @@ func (s *sim) limit(slot int32) float64 {
 	return math.Inf(1)
 }
 
-// pushTimeout schedules an attempt's timeout at t, or at its caller's
-// deadline if that comes first.
-func (s *sim) pushTimeout(t float64, slot int32, attempt, copy uint8) {
+// pushTimeout schedules the timeout of an attempt of the request in slot on
+// edge e at t, or at its caller's deadline if that comes first.
+func (s *sim) pushTimeout(t float64, slot int32, e *edgeSim, attempt, copy uint8) {
 	r := &s.reqs[slot]
 	r.refs++
 	if s.mem.On { // an exponential timeout, drawn now: they fall due out of order
@@ -430,11 +444,13 @@ func (s *sim) pushTimeout(t float64, slot int32, attempt, copy uint8) {
 		s.h.push(event{t: r.deadline, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
 		return
 	}
-	if l := s.limit(slot); l < t { // cut short: out of the FIFO's order
-		s.h.push(event{t: l, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
-		return
+	if s.deadlines {
+		if l := s.limit(slot); l < t { // cut short: out of the FIFO's order
+			s.h.push(event{t: l, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
+			return
+		}
 	}
-	s.tq[s.edges[r.edge()].tq].push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
+	s.tq[e.tq].push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: evTimeout})
 }
 
 // checkEvery is how many events a replicate runs between two looks at its
@@ -470,23 +486,16 @@ func (s *sim) simulate(ctx context.Context) error {
 			}
 		}
 		var e event
-		// The earliest of the heap and the timeout FIFOs; ties go to the
-		// heap, then to the first FIFO: either order would be as
-		// deterministic.
-		q, qt := -1, math.Inf(1)
-		if s.h.len() > 0 {
-			qt = s.h.min()
-		}
-		for i := range s.tq {
-			if s.tq[i].len() > 0 && s.tq[i].front().t < qt {
-				q, qt = i, s.tq[i].front().t
+		if len(s.tq) == 1 { // every timeout alike, as in every fleet run: the FIFO or the heap
+			switch tq := &s.tq[0]; {
+			// Ties go to the heap; either order would be as deterministic.
+			case tq.len() > 0 && (s.h.len() == 0 || tq.front().t < s.h.min()):
+				e = tq.pop()
+			case s.h.len() > 0:
+				e = s.h.pop()
 			}
-		}
-		switch {
-		case q >= 0:
-			e = s.tq[q].pop()
-		case s.h.len() > 0:
-			e = s.h.pop()
+		} else {
+			e = s.next()
 		}
 		if e.kind == evNone {
 			if s.watch != nil {
@@ -513,10 +522,9 @@ func (s *sim) simulate(ctx context.Context) error {
 		case evSend:
 			s.sendRetry(e.slot)
 		case evAtServer:
-			s.svcs[s.edgeOf(e.slot).to].counts.Calls++
-			s.atServer(e.slot, e.attempt, e.copy)
+			s.atServer(e.slot, e.attempt, e.copy, true)
 		case evResume:
-			s.atServer(e.slot, e.attempt, e.copy)
+			s.atServer(e.slot, e.attempt, e.copy, false)
 		case evDone:
 			s.done(e.slot, e.attempt, e.copy)
 		case evReply:
@@ -534,6 +542,28 @@ func (s *sim) simulate(ctx context.Context) error {
 	}
 	s.cur = -1
 	return nil
+}
+
+// next takes the earliest event of the heap and the timeout FIFOs; ties go
+// to the heap, then to the first FIFO: either order would be as
+// deterministic. evNone when there is none.
+func (s *sim) next() event {
+	q, qt := -1, math.Inf(1)
+	if s.h.len() > 0 {
+		qt = s.h.min()
+	}
+	for i := range s.tq {
+		if s.tq[i].len() > 0 && s.tq[i].front().t < qt {
+			q, qt = i, s.tq[i].front().t
+		}
+	}
+	switch {
+	case q >= 0:
+		return s.tq[q].pop()
+	case s.h.len() > 0:
+		return s.h.pop()
+	}
+	return event{}
 }
 
 // replicate is the one-edge graph's replicate as Run reports it: the
@@ -626,39 +656,42 @@ func (s *sim) arrive(k int32) {
 	if s.up != nil {
 		s.up[slot] = -1
 	}
-	if c := s.edges[a.edge].cl.Clients; c > 1 {
+	e := &s.edges[a.edge]
+	if c := e.clients; c > 1 {
 		// Drawn from the arrival stream, so every run of a preset gives
 		// the same requests to the same clients.
 		hi, _ := bits.Mul64(a.src.Next(), uint64(c))
 		s.reqs[slot].who |= uint32(hi) << edgeBits
 	}
-	s.start(slot)
+	s.start(slot, e)
 	if t := s.nextArrival(a, s.now); t < s.dur {
 		s.push(t, evArrival, -1-k, 0, 0, 0)
 	}
 }
 
-// start is a new request's first attempt, if its client's policy lets it go.
-func (s *sim) start(slot int32) {
-	e := s.edgeOf(slot)
+// start is a new request's first attempt on edge e, if its client's
+// policy lets it go. A request that ends at once (refused, or expired
+// under Graph.Deadlines) has no event to free its slot: start frees it.
+func (s *sim) start(slot int32, e *edgeSim) {
 	e.counts.Requests++
 	if sec := s.second(e.series, s.now); sec != nil {
 		sec.Starts++
 	}
-	if s.policy(slot).Start(s.now, s.u(e)) {
+	if e.policy(&s.reqs[slot]).Start(s.now, s.u(e)) {
 		s.send(slot)
+		if !s.deadlines {
+			return // the attempt's events name the slot
+		}
 	} else {
 		s.refused(slot)
 	}
 	if r := &s.reqs[slot]; r.done && r.refs == 0 {
-		s.free = append(s.free, slot) // no event names it: nothing else would free it
+		s.free = append(s.free, slot)
 	}
 }
 
-// policy is the policy state the request's client answers to.
-func (s *sim) policy(slot int32) Policy {
-	r := &s.reqs[slot]
-	e := &s.edges[r.edge()]
+// policy is the policy state request r on edge e answers to: its client's.
+func (e *edgeSim) policy(r *request) Policy {
 	if len(e.pols) == 1 {
 		return e.pols[0]
 	}
@@ -686,32 +719,31 @@ func (s *sim) send(slot int32) {
 	}
 	r.copies, r.pending = 0, 0
 	r.deadline = s.now + e.waitSecs
-	s.sendCopy(slot)
+	s.sendCopy(slot, e)
 }
 
 // sendCopy sends the next copy of the current attempt: the attempt itself,
 // or a hedge. Copy k leaves k hedge delays after the attempt, so its
 // timeout is the attempt's deadline plus k delays.
-func (s *sim) sendCopy(slot int32) {
+func (s *sim) sendCopy(slot int32, e *edgeSim) {
 	r := &s.reqs[slot]
-	e := &s.edges[r.edge()]
 	c := r.copies
 	r.copies++
 	r.pending |= 1 << c
-	s.policy(slot).Sent(s.now, r.attempt > 1 || c > 0)
-	s.pushTimeout(s.now+e.waitSecs, slot, r.attempt, c)
+	e.policy(r).Sent(s.now, r.attempt > 1 || c > 0)
+	s.pushTimeout(s.now+e.waitSecs, slot, e, r.attempt, c)
 	s.push(s.now+s.exp(s.netSecs), evAtServer, slot, r.attempt, c, 0)
-	if int(r.copies) <= e.cl.Hedges {
+	if int(r.copies) <= e.hedges {
 		s.push(s.now+e.hedgeSecs, evHedge, slot, r.attempt, 0, 0)
 	}
 }
 
-// deadline is when copy c of the request's current attempt times out.
-func (s *sim) deadline(slot int32, c uint8) float64 {
-	r := &s.reqs[slot]
+// deadline is when copy c of the current attempt of request r (in slot,
+// on edge e) times out.
+func (s *sim) deadline(slot int32, r *request, e *edgeSim, c uint8) float64 {
 	d := r.deadline
 	if c > 0 {
-		d += float64(c) * s.edges[r.edge()].hedgeSecs
+		d += float64(c) * e.hedgeSecs
 	}
 	if s.deadlines {
 		d = math.Min(d, s.limit(slot))
@@ -728,11 +760,11 @@ func (s *sim) hedge(slot int32, attempt uint8) {
 		return
 	}
 	e := &s.edges[r.edge()]
-	if ok, _ := s.policy(slot).Retry(s.now, false, s.u(e)); !ok {
+	if ok, _ := e.policy(r).Retry(s.now, false, s.u(e)); !ok {
 		return
 	}
 	e.counts.Hedges++
-	s.sendCopy(slot)
+	s.sendCopy(slot, e)
 }
 
 // rejection is the outcome of an overload refusal at v: "do not retry"
@@ -744,22 +776,26 @@ func (v *svcSim) rejection() uint8 {
 	return outRejected
 }
 
-// atServer is an attempt reaching its service: refused at once, answered
-// from the key store, or taken in.
-func (s *sim) atServer(slot int32, attempt, copy uint8) {
+// atServer is an attempt reaching its service (arrived, counted as a
+// call; else resumed after a stall): refused at once, answered from the key
+// store, or taken in.
+func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 	e := s.edgeOf(slot)
 	v := &s.svcs[e.to]
-	sv := &v.node.Server
-	if o := v.node.Outage; o.On() && s.now >= o.From.Seconds() && s.now < o.To.Seconds() {
-		if o.Mode == Stall {
-			s.push(o.To.Seconds(), evResume, slot, attempt, copy, 0)
+	if arrived {
+		v.counts.Calls++
+	}
+	if v.outage && s.now >= v.outFrom && s.now < v.outTo {
+		if v.stall {
+			s.push(v.outTo, evResume, slot, attempt, copy, 0)
 			return
 		}
 		s.answer(slot, attempt, copy, outError)
 		return
 	}
-	switch sv.Kind {
+	switch v.kind {
 	case RateLimit:
+		sv := &v.node.Server
 		v.tokens = math.Min(sv.Burst, v.tokens+(s.now-v.tokenAt)*sv.Limit)
 		v.tokenAt = s.now
 		if v.tokens < 1 {
@@ -769,14 +805,14 @@ func (s *sim) atServer(slot int32, attempt, copy uint8) {
 		}
 		v.tokens--
 	case Queue:
-		if v.busy == sv.Workers && v.queue.len() >= sv.QueueMax {
+		if v.busy == v.workers && v.queue.len() >= v.queueMax {
 			v.counts.Rejected++
 			s.answer(slot, attempt, copy, v.rejection())
 			return
 		}
 	}
 	r := &s.reqs[slot]
-	if e.cl.Keys == SameKey {
+	if e.sameKey {
 		switch {
 		case r.keyDone:
 			v.counts.Stored++
@@ -797,13 +833,13 @@ func (s *sim) atServer(slot int32, attempt, copy uint8) {
 	v.counts.PeakInProgress = max(v.counts.PeakInProgress, v.n)
 	v.entered++
 	v.sojourn -= s.now
-	switch sv.Kind {
+	switch v.kind {
 	case Latency:
 		s.push(s.now+v.baseSecs+v.slopeSecs*float64(v.n), evDone, slot, attempt, copy, 0)
 	case RateLimit, Independent:
 		s.push(s.now+v.baseSecs, evDone, slot, attempt, copy, 0)
 	case Queue:
-		if v.busy < sv.Workers {
+		if v.busy < v.workers {
 			v.busy++
 			s.push(s.now+s.service(v), evDone, slot, attempt, copy, 0)
 			return
@@ -845,7 +881,7 @@ func (s *sim) release(v *svcSim) {
 	s.advance(v)
 	v.n--
 	v.sojourn += s.now
-	if v.node.Server.Kind == Queue {
+	if v.kind == Queue {
 		if v.queue.len() > 0 {
 			w := v.queue.pop()
 			s.reqs[w.slot].refs--
@@ -863,11 +899,10 @@ func (s *sim) release(v *svcSim) {
 func (s *sim) done(slot int32, attempt, copy uint8) {
 	e := s.edgeOf(slot)
 	v := &s.svcs[e.to]
-	sv := &v.node.Server
 	calls := len(v.calls) > 0
 	if calls {
 		// Drawn before the release, which a failure alone makes now.
-		if sv.PFail > 0 && s.rnd.Float64() < sv.PFail {
+		if v.pFail > 0 && s.rnd.Float64() < v.pFail {
 			s.release(v)
 			s.reqs[slot].keyBusy = false
 			s.answer(slot, attempt, copy, outError)
@@ -876,7 +911,7 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 	} else {
 		s.release(v)
 		s.reqs[slot].keyBusy = false
-		if sv.PFail > 0 && s.rnd.Float64() < sv.PFail {
+		if v.pFail > 0 && s.rnd.Float64() < v.pFail {
 			s.answer(slot, attempt, copy, outError)
 			return
 		}
@@ -894,7 +929,7 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 		s.startJob(slot, attempt, copy)
 		return
 	}
-	r.keyDone = e.cl.Keys == SameKey
+	r.keyDone = e.sameKey
 	s.answer(slot, attempt, copy, outOK)
 }
 
@@ -913,7 +948,7 @@ func (s *sim) startJob(slot int32, attempt, copy uint8) {
 	to := s.edgeOf(slot).to
 	s.jobs[j] = job{slot: slot, attempt: attempt, copy: copy, svc: to, limit: math.Inf(1)}
 	if s.deadlines {
-		s.jobs[j].limit = s.deadline(slot, copy)
+		s.jobs[j].limit = s.deadline(slot, &s.reqs[slot], s.edgeOf(slot), copy)
 	}
 	s.reqs[slot].refs++
 	v := &s.svcs[to]
@@ -941,11 +976,12 @@ func (s *sim) call(j int32, i int) {
 	ei := s.svcs[s.jobs[j].svc].calls[i]
 	slot := s.newSlot(ei)
 	s.up[slot] = j
-	if c := s.edges[ei].cl.Clients; c > 1 {
+	e := &s.edges[ei]
+	if c := e.clients; c > 1 {
 		hi, _ := bits.Mul64(s.rnd.Next(), uint64(c))
 		s.reqs[slot].who |= uint32(hi) << edgeBits
 	}
-	s.start(slot)
+	s.start(slot, e)
 }
 
 // finish is the request in slot having finished: its job, if it serves one,
@@ -1004,7 +1040,7 @@ func (s *sim) answerJob(j int32, ok, pushback bool) {
 	outcome := outOK
 	switch {
 	case ok:
-		r.keyDone = s.edges[r.edge()].cl.Keys == SameKey
+		r.keyDone = s.edges[r.edge()].sameKey
 	case pushback && v.node.Server.Pushback:
 		outcome = outPushback
 	default:
@@ -1022,8 +1058,9 @@ func (s *sim) answerJob(j int32, ok, pushback bool) {
 func (s *sim) answer(slot int32, attempt, copy uint8, outcome uint8) {
 	t := s.now + s.exp(s.netSecs)
 	r := &s.reqs[slot]
-	if !r.awaits(attempt, copy) || t >= s.deadline(slot, copy) {
-		s.edges[r.edge()].counts.Late++
+	e := &s.edges[r.edge()]
+	if !r.awaits(attempt, copy) || t >= s.deadline(slot, r, e, copy) {
+		e.counts.Late++
 		return
 	}
 	s.push(t, evReply, slot, attempt, copy, outcome)
@@ -1059,7 +1096,7 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 	}
 	r.pending &^= 1 << copy
 	retry := r.attempt > 1 || copy > 0
-	p := s.policy(slot)
+	p := e.policy(r)
 	p.Answered(s.now, outcome >= outRejected)
 	if outcome == outOK {
 		p.Success(s.now, retry, r.cost)
@@ -1075,7 +1112,7 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 	}
 	e.counts.Errors++
 	p.Failure(s.now, retry, false)
-	if outcome == outPushback && e.cl.HonourPushback {
+	if outcome == outPushback && e.honour {
 		e.pushedBack++
 		s.stopWaiting(slot, p)
 		s.fail(slot, true)
@@ -1107,7 +1144,7 @@ func (s *sim) timeout(slot int32, attempt, copy uint8) {
 	if sec := s.second(e.series, s.now); sec != nil {
 		sec.Timeouts++
 	}
-	s.policy(slot).Failure(s.now, r.attempt > 1 || copy > 0, true)
+	e.policy(r).Failure(s.now, r.attempt > 1 || copy > 0, true)
 	if r.pending == 0 {
 		s.retry(slot, true)
 	}
@@ -1121,7 +1158,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 	r := &s.reqs[slot]
 	e := &s.edges[r.edge()]
 	cl := e.cl
-	if int(r.attempt) >= cl.Attempts {
+	if int(r.attempt) >= e.attempts {
 		s.fail(slot, false)
 		return
 	}
@@ -1130,7 +1167,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 		return
 	}
 	if !e.atSend {
-		ok, cost := s.policy(slot).Retry(s.now, timeout, s.u(e))
+		ok, cost := e.policy(r).Retry(s.now, timeout, s.u(e))
 		if !ok {
 			e.counts.Denied++
 			s.fail(slot, false)
@@ -1164,7 +1201,7 @@ func (s *sim) sendRetry(slot int32) {
 		s.orbit--
 	}
 	if e.atSend {
-		ok, cost := s.policy(slot).Retry(s.now, r.timedOut, s.u(e))
+		ok, cost := e.policy(r).Retry(s.now, r.timedOut, s.u(e))
 		if !ok {
 			s.refused(slot)
 			return
@@ -1182,7 +1219,7 @@ func (s *sim) sendRetry(slot int32) {
 func (s *sim) refused(slot int32) {
 	r := &s.reqs[slot]
 	e := &s.edges[r.edge()]
-	if e.refusalRetried && int(r.attempt)+1 < e.cl.Attempts {
+	if e.refusalRetried && int(r.attempt)+1 < e.attempts {
 		r.attempt++
 		s.retry(slot, false)
 		return

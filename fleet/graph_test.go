@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -552,3 +553,103 @@ func TestGraphRunContextPanicWorkers(t *testing.T) {
 type retryPanics struct{ quiet }
 
 func (retryPanics) Retry(float64, bool, float64) (bool, float64) { panic("no retries here") }
+
+// randomGraph is a small graph drawn from u: up to 5 services in layers,
+// each of any server kind, calls in order or in parallel, clients with
+// hedges, keys, backoff and policies, outages, deadlines and pushback.
+func randomGraph(u *rand.Rand) Graph {
+	kinds := []Server{
+		{Kind: Latency, Base: 20 * time.Millisecond, Slope: 2 * time.Millisecond},
+		{Kind: Queue, Workers: 2, QueueMax: 3, Service: Service{Dist: Lognormal, Median: 20 * time.Millisecond, Sigma: 0.5}},
+		{Kind: RateLimit, Base: 5 * time.Millisecond, Limit: 30, Burst: 5},
+		{Kind: Independent, Base: 10 * time.Millisecond},
+	}
+	client := func() Client {
+		c := tries(1+u.IntN(3), time.Duration(50+u.IntN(400))*time.Millisecond)
+		c.Clients = 1 + u.IntN(3)
+		c.Hedges = u.IntN(2)
+		c.HedgeDelay = 30 * time.Millisecond
+		c.Keys = KeyMode(u.IntN(2))
+		c.HonourPushback = u.IntN(2) == 0
+		c.Policy = DefaultPolicy()
+		c.Policy.Kind = []PolicyKind{Unlimited, FinagleBudget, SREThrottle, SlidingBreaker}[u.IntN(4)]
+		if u.IntN(2) == 0 {
+			c.Backoff = backoff.Policy{Kind: backoff.FullJitter, Base: 10 * time.Millisecond, Cap: time.Second}
+		}
+		return c
+	}
+	n := 2 + u.IntN(4)
+	g := Graph{Name: "random", Duration: 10 * time.Second, Net: time.Duration(u.IntN(3)) * time.Millisecond, Deadlines: u.IntN(2) == 0}
+	for i := range n {
+		sv := kinds[u.IntN(len(kinds))]
+		sv.PFail = []float64{0, 0.1, 0.5}[u.IntN(3)]
+		sv.Pushback = u.IntN(2) == 0
+		node := Node{Name: string(rune('a' + i)), Server: sv, Parallel: u.IntN(2) == 0}
+		if u.IntN(3) == 0 {
+			node.Outage = Outage{From: 3 * time.Second, To: 5 * time.Second, Mode: OutageMode(u.IntN(2))}
+		}
+		for j := i + 1; j < n; j++ { // calls go down only: no cycle
+			if j == i+1 || u.IntN(3) == 0 {
+				node.Calls = append(node.Calls, Call{To: string(rune('a' + j)), Client: client()})
+			}
+		}
+		g.Services = append(g.Services, node)
+	}
+	g.Entries = []Entry{{To: "a", Load: Shape{Kind: Constant, Rate: 20 + 30*u.Float64()}, Client: client()}}
+	if u.IntN(2) == 0 {
+		g.Entries = append(g.Entries, Entry{To: "b", Load: Shape{Kind: Spike, Rate: 5, Peak: 60, From: 2 * time.Second, To: 4 * time.Second}, Client: client()})
+	}
+	return g
+}
+
+// Random graphs (hedges, keys, policies, outages, deadlines, pushback,
+// fan-out) keep the engine's books: every request on every edge ends a
+// success or a failure, Little's law holds at every service, what the run
+// reached stays within Graph.Cost's bounds (each edge's requests, each
+// service's calls, the events, the slots and the bytes held), and at the
+// end every request slot and every job is free again (no reference is
+// lost or counted twice).
+func TestGraphRandomBooks(t *testing.T) {
+	u := rand.New(rand.NewPCG(1, 2))
+	for i := range 40 {
+		g := randomGraph(u)
+		if err := g.Check(); err != nil {
+			t.Fatalf("graph %d: %v", i, err)
+		}
+		s := newGraphSim(&g, uint64(i))
+		if err := s.simulate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		rep := s.graphReplicate()
+		for k, e := range rep.Edges {
+			if e.Succeeded+e.Failed != e.Requests {
+				t.Errorf("graph %d, edge %d: %d succeeded + %d failed; want %d requests", i, k, e.Succeeded, e.Failed, e.Requests)
+			}
+		}
+		for v, sv := range rep.Services {
+			if sv.Entered == 0 {
+				continue
+			}
+			if math.Abs(sv.Area-sv.Sojourn) > 1e-9*sv.Area {
+				t.Errorf("graph %d, service %d: area %g; sojourn %g", i, v, sv.Area, sv.Sojourn)
+			}
+		}
+		cost := g.Cost()
+		for v, sv := range rep.Services {
+			if float64(sv.Calls) > cost.Calls[v] {
+				t.Errorf("graph %d, service %d: %d calls; bound %g", i, v, sv.Calls, cost.Calls[v])
+			}
+		}
+		for k, e := range rep.Edges {
+			if float64(e.Requests) > cost.Requests[k] {
+				t.Errorf("graph %d, edge %d: %d requests; bound %g", i, k, e.Requests, cost.Requests[k])
+			}
+		}
+		if float64(rep.Events) > cost.Events || float64(len(s.reqs)) > cost.InFlight || footprint(s) > cost.Bytes {
+			t.Errorf("graph %d: %d events, %d slots, %g bytes; bounds %g, %g, %g", i, rep.Events, len(s.reqs), footprint(s), cost.Events, cost.InFlight, cost.Bytes)
+		}
+		if len(s.free) != len(s.reqs) || len(s.freeJobs) != len(s.jobs) {
+			t.Errorf("graph %d: %d of %d slots and %d of %d jobs free at the end; want all", i, len(s.free), len(s.reqs), len(s.freeJobs), len(s.jobs))
+		}
+	}
+}

@@ -152,10 +152,11 @@ type GraphCost struct {
 	// replicate's events.
 	Requests, Calls []float64
 	Events          float64
+	// InFlight bounds the request slots the replicate holds at once (see
+	// Graph.Cost).
+	InFlight float64
 	// Bytes bounds the replicate's memory while it runs, Series the series
-	// alone, kept until the run's replicates are averaged. The request
-	// slots are bounded by every request of the run, not those in flight:
-	// a graph's lives are not bounded here as a configuration's are.
+	// alone, kept until the run's replicates are averaged.
 	Bytes, Series float64
 	// worst is the edge whose copies (attempts x (1 + hedges)) are the
 	// most, the one to name when the events pass MaxEvents.
@@ -165,18 +166,14 @@ type GraphCost struct {
 // Cost bounds what one replicate of g can reach; g must have passed Check.
 // Each request on an edge takes at most the events Config.Cost counts for
 // a request: an arrival or start, a send a retry's backoff, 4 a copy (5
-// when its service stalls) and one a hedge's delay.
+// when its service stalls) and one a hedge's delay. The slots in flight
+// are bounded as Config.Cost bounds them, a request's tree at a time: see
+// inFlight.
 func (g *Graph) Cost() GraphCost {
 	edges := g.Edges()
 	dur := g.Duration.Seconds()
 	c := GraphCost{Requests: make([]float64, len(edges)), Calls: make([]float64, len(g.Services))}
-	client := func(i int) *Client {
-		if e := edges[i]; e.From < 0 {
-			return &g.Entries[e.Index].Client
-		} else {
-			return &g.Services[e.From].Calls[e.Index].Client
-		}
-	}
+	client := func(i int) *Client { return g.client(edges[i]) }
 	first := make([]int, len(g.Services)) // the index of each service's first call edge
 	n := len(g.Entries)
 	for v := range g.Services {
@@ -215,25 +212,109 @@ func (g *Graph) Cost() GraphCost {
 			c.worst = i
 		}
 	}
-	var queued float64
+	c.InFlight = g.inFlight(edges, first, order, c.Calls)
+	c.InFlight = math.Min(c.InFlight, requests)
+	var queued, held float64 // calls waiting in queues; events a slot can have pending
 	for v := range g.Services {
 		if sv := g.Services[v].Server; sv.Kind == Queue {
 			queued += math.Min(float64(sv.QueueMax), c.Calls[v])
 		}
 	}
-	// A request's slot, its place in up and free, and its events (each
-	// copy's timeout and trip through a service, a hedge's and a send);
-	// a job for each call a service holds.
-	slot := float64(unsafe.Sizeof(request{})) + 8 + 4*float64(unsafe.Sizeof(event{}))
+	for i := range edges {
+		cl := client(i)
+		held = math.Max(held, 1+2*copies(cl)+float64(cl.Attempts*cl.Hedges))
+	}
+	// A request held has at most a backoff's send pending, a timeout and
+	// an event on its way through a service a copy, and a hedge's; a slot
+	// has its place in free and up, and may hold a job.
+	pending := math.Min(c.Events, 1+c.InFlight*held)
+	eventSize := float64(unsafe.Sizeof(event{}))
 	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(Second{}))
-	c.Bytes = simFixed + float64(len(edges))*float64(unsafe.Sizeof(edgeSim{})) + float64(len(g.Services))*float64(unsafe.Sizeof(svcSim{})) +
-		2.25*requests*slot + fifoBytes(queued, float64(unsafe.Sizeof(waiter{}))) + c.Series
-	for v := range g.Services {
-		if len(g.Services[v].Calls) > 0 {
-			c.Bytes += 2.25 * c.Calls[v] * float64(unsafe.Sizeof(job{}))
-		}
+	c.Bytes = simFixed + float64(len(edges))*float64(unsafe.Sizeof(edgeSim{}))*1.125 + float64(len(g.Services))*float64(unsafe.Sizeof(svcSim{}))*1.125 +
+		sliceBytes(c.InFlight, float64(unsafe.Sizeof(request{}))) + 2*sliceBytes(c.InFlight, 4) + sliceBytes(c.InFlight, float64(unsafe.Sizeof(job{}))) +
+		sliceBytes(pending+pad, eventSize) + float64(len(edges))*fifoBytes(pending, eventSize) +
+		fifoBytes(queued, float64(unsafe.Sizeof(waiter{}))) + c.Series
+	// The policy states, a client each (or one) on every edge, with what
+	// windowed ones keep: at most an entry a copy of every request the edge
+	// sends in the run.
+	for i := range edges {
+		cl := client(i)
+		e, _ := windowBytes(Config{Duration: g.Duration, Load: Shape{Kind: Constant, Rate: c.Requests[i] / dur}, Client: *cl}, c.Requests[i], copies(cl), math.Inf(1))
+		c.Bytes += e
 	}
 	return c
+}
+
+// inFlight bounds the request slots a replicate holds at once. A request
+// on edge e holds its slot at most life(e): its client's timeouts, hedge
+// delays and longest backoffs, a network delay, a stall, its service's time
+// (Base + Slope x every call it can get for a latency server; 0 for a
+// queue, whose calls are counted apart), and the calls the service then
+// makes, one after another at worst, each for its own life. A request
+// entering at entry k, with every request below it (tree(k): a call's
+// request makes attempts x (1 + hedges) calls, each of which makes the
+// service's calls), is so gone life(k) after it arrived, but for calls held
+// by a queue server: at most its workers' and its queue's calls, each with
+// the requests below it. So the slots are at most, over the entries, the
+// arrivals in any window of life(k) (inWindow) times tree(k), plus the
+// queues' calls with their trees.
+func (g *Graph) inFlight(edges []Edge, first, order []int, calls []float64) float64 {
+	net := netReach * g.Net.Seconds()
+	life := make([]float64, len(edges))
+	below := make([]float64, len(g.Services)) // requests a call taken in by the service can make below it
+	job := make([]float64, len(g.Services))   // how long a service's calls can take
+	for i := len(order) - 1; i >= 0; i-- {    // callees first
+		v := order[i]
+		for c := range g.Services[v].Calls {
+			ei := first[v] + c
+			job[v] += life[ei]
+			below[v] += 1 + copies(g.client(edges[ei]))*below[edges[ei].To]
+		}
+		for k, e := range edges { // the edges into v, now that its calls are known
+			if e.To == v {
+				life[k] = g.life(g.client(e), v, calls[v]) + net + job[v]
+			}
+		}
+	}
+	var slots float64
+	dur := g.Duration.Seconds()
+	for k, e := range g.Entries {
+		tree := 1 + copies(&e.Client)*below[edges[k].To]
+		slots += inWindow(e.Load.max(), life[k]*(1+1e-9)+1e-6, dur) * tree
+	}
+	for v, n := range g.Services {
+		if n.Server.Kind == Queue {
+			slots += math.Min(float64(n.Server.QueueMax+n.Server.Workers), calls[v]) * (1 + below[v])
+		}
+	}
+	return slots
+}
+
+// life is how long a request with client cl to service v can wait on its
+// client and its copies' time in v's server (but a queue's), stalls
+// included, given the calls v can get.
+func (g *Graph) life(cl *Client, v int, calls float64) float64 {
+	a := float64(cl.Attempts)
+	t := a*cl.Timeout.Seconds() + a*float64(cl.Hedges)*cl.HedgeDelay.Seconds() + cl.Backoff.Longest(cl.Attempts-1).Seconds()
+	n := g.Services[v]
+	if n.Outage.On() && n.Outage.Mode == Stall {
+		t += (n.Outage.To - n.Outage.From).Seconds()
+	}
+	switch n.Server.Kind {
+	case Latency:
+		t += n.Server.Base.Seconds() + n.Server.Slope.Seconds()*calls
+	case RateLimit, Independent:
+		t += n.Server.Base.Seconds()
+	}
+	return t
+}
+
+// client is the client of edge e.
+func (g *Graph) client(e Edge) *Client {
+	if e.From < 0 {
+		return &g.Entries[e.Index].Client
+	}
+	return &g.Services[e.From].Calls[e.Index].Client
 }
 
 // copies is the most calls a request on an edge with client cl makes:
@@ -283,13 +364,13 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 	b := bounds{jobs: len(graphs) * opt.Replicates}
 	reps := float64(opt.Replicates)
 	var worst GraphCost
-	wg := 0
+	wg, worstSlots := 0, 0.0
 	for i := range graphs {
 		c := graphs[i].Cost()
 		b.events += reps * c.Events
 		b.kept += reps*(c.Series+float64(unsafe.Sizeof(GraphReplicate{}))) + math.Ceil(graphs[i].Duration.Seconds())*float64(len(graphs[i].Services))*float64(unsafe.Sizeof(Point{}))
 		if r := c.Bytes - c.Series; r > b.running {
-			b.running = r
+			b.running, worstSlots = r, c.InFlight
 		}
 		if c.Events > worst.Events {
 			worst, wg = c, i
@@ -302,11 +383,9 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 	if b.events > MaxEvents {
 		g := &graphs[wg]
 		e := g.Edges()[worst.worst]
-		path, cl := fmt.Sprintf("entries[%d]", e.Index), &g.Entries[0].Client
+		cl, path := g.client(e), fmt.Sprintf("entries[%d]", e.Index)
 		if e.From >= 0 {
-			path, cl = g.callPath(e.From, e.Index), &g.Services[e.From].Calls[e.Index].Client
-		} else {
-			cl = &g.Entries[e.Index].Client
+			path = g.callPath(e.From, e.Index)
 		}
 		var calls float64
 		for _, n := range worst.Calls {
@@ -331,7 +410,8 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 		if opt.Replicates == 1 {
 			path = "duration"
 		}
-		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can hold up to %s at once, counting every request of the run; at most %s", runs, gib(total), gib(MaxBytes))}
+		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can hold up to %.3g requests in flight a replicate (each request entering with every call below it), about %s in all; at most %s",
+			runs, worstSlots, gib(total), gib(MaxBytes))}
 	}
 	return b, nil
 }

@@ -73,6 +73,8 @@ func Params() []Param {
 			Usage: "the rate limit's bucket holds `n` calls"},
 		{Path: "server.p_fail", Field: func(c *Config) any { return &c.Server.PFail }, Probability: true,
 			Usage: "`probability` that a call the server handles fails, doing nothing, whatever the load"},
+		{Path: "server.pushback", Field: func(c *Config) any { return nameField(&c.Server.Pushback, ParseSwitch, SwitchName) },
+			Usage: "`true` makes the server's overload refusals (a full queue, the rate limit) say \"do not retry\", as Envoy's x-envoy-overloaded and gRPC's server pushback do: true or false"},
 		{Path: "net", Field: func(c *Config) any { return &c.Net },
 			Usage: "the mean one-way network delay, an exponential `duration` (0: none)"},
 		{Path: "client.clients", Field: func(c *Config) any { return &c.Client.Clients }, Lo: 1, Hi: MaxClients,
@@ -137,6 +139,8 @@ func Params() []Param {
 			Usage: fmt.Sprintf("send up to `h` extra copies of an attempt, one each client.hedge_delay without a success, 0 to %d; each is asked of client.policy.kind as a retry is", MaxHedges)},
 		{Path: "client.hedge_delay", File: true, Field: func(c *Config) any { return &c.Client.HedgeDelay },
 			Usage: "the hedges' `duration` apart"},
+		{Path: "client.honour_pushback", Field: func(c *Config) any { return nameField(&c.Client.HonourPushback, ParseSwitch, SwitchName) },
+			Usage: "`true` makes the client give a request up, without a retry, when an attempt is answered \"do not retry\" (server.pushback): true or false"},
 	}
 	if extra, ok := testhook.FleetParams().([]Param); ok { // a test's own settings
 		ps = append(ps, extra...)
@@ -204,4 +208,23 @@ func (n names[T]) UnmarshalText(b []byte) error {
 		*n.p = v
 	}
 	return err
+}
+
+// ParseSwitch reads a setting that is on or off: true or false.
+func ParseSwitch(s string) (bool, error) {
+	switch s {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not true or false", s)
+}
+
+// SwitchName is an on-or-off setting's name, as ParseSwitch reads it.
+func SwitchName(on bool) string {
+	if on {
+		return "true"
+	}
+	return "false"
 }

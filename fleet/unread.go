@@ -40,5 +40,7 @@ func (c Config) Unread() map[string]string {
 	}
 	add(pk == SlidingBreaker && c.Client.Policy.WindowTime > 0, "client.policy.window_time makes the window one of time, not of attempts", "client.policy.window")
 	add(c.Client.Hedges == 0, "there are no client.hedges", "client.hedge_delay")
+	add(sv.Kind != Queue && sv.Kind != RateLimit, fmt.Sprintf("only server.kind queue and ratelimit refuse calls for overload; the server is %s", sv.Kind), "server.pushback")
+	add(!sv.Pushback || sv.Kind != Queue && sv.Kind != RateLimit, "without server.pushback no answer says \"do not retry\"", "client.honour_pushback")
 	return unread
 }

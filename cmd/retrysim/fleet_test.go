@@ -598,12 +598,13 @@ func TestFleetSpikeRecovery(t *testing.T) {
 // from the flags given and the defaults the README states (40 requests a
 // second, a 3 s timeout and 3 tries, 100 ms network, 8 workers, 100
 // places, 100 ms lognormal service of log-sd 0.5, Finagle's 0.2, 10 s and
-// 10 a second, hedges 50 ms apart), not from the program's output.
+// 10 a second, hedges 50 ms apart, a queue that does not push back), not
+// from the program's output.
 func TestFleetOutputSaysWhatRan(t *testing.T) {
 	args := []string{"fleet", "-policy", "finagle-budget", "-server", "queue", "-p-fail", "0.3", "-hedges", "2", "-keys", "same",
 		"-duration", "2s", "-replicates", "1"}
 	settings := "shape constant, rate 40; server queue, capacity 8, queue 100, service 100ms, service-dist lognormal, " +
-		"service-sigma 0.5, p-fail 0.3; net 100ms; clients 1, timeout 3s, attempts 3, backoff none, keys same; " +
+		"service-sigma 0.5, p-fail 0.3, pushback false; net 100ms; clients 1, timeout 3s, attempts 3, backoff none, keys same; " +
 		"policy finagle-budget, policy-scope client, budget-ratio 0.2, budget-ttl 10s, budget-min-rate 10; hedges 2, hedge-delay 50ms"
 	wantTitle := "retrysim fleet: one run, 2s, 1 replicate, seed 1; " + settings
 	out, errOut, code := retrysim(t, append(args, "-width", "0")...) // the title on one line
@@ -622,7 +623,7 @@ func TestFleetOutputSaysWhatRan(t *testing.T) {
 		t.Fatalf("json: %v, %d rows", err, len(doc.Rows))
 	}
 	wantParams := map[string]any{"duration": "2s", "shape": "constant", "rate": 40.0, "server": "queue", "capacity": 8.0,
-		"queue": 100.0, "service": "100ms", "service_dist": "lognormal", "service_sigma": 0.5, "p_fail": 0.3, "net": "100ms",
+		"queue": 100.0, "service": "100ms", "service_dist": "lognormal", "service_sigma": 0.5, "p_fail": 0.3, "pushback": "false", "net": "100ms",
 		"clients": 1.0, "timeout": "3s", "attempts": 3.0, "backoff": "none", "keys": "same", "policy": "finagle-budget",
 		"policy_scope": "client", "budget_ratio": 0.2, "budget_ttl": "10s", "budget_min_rate": 10.0, "hedges": 2.0, "hedge_delay": "50ms"}
 	if doc.Title != wantTitle || doc.Replicates != 1 || doc.Seed != 1 || !reflect.DeepEqual(doc.Rows[0].Params, wantParams) {

@@ -87,7 +87,7 @@ func TestFleetPlot(t *testing.T) {
 		"short": "shape constant, rate 40; server latency, base 1s, slope 10ms, p-fail 0; net 0s; " +
 			"clients 1, timeout 3s, attempts 3, backoff none, keys none; policy unlimited; hedges 0",
 		"long": "shape spike, rate 50, peak 100, from 5s, to 8s; server queue, capacity 8, queue 100, " +
-			"service 100ms, service-dist exp, p-fail 0.3; net 0s; clients 1, timeout 2s, attempts 1, keys same; " +
+			"service 100ms, service-dist exp, p-fail 0.3, pushback false; net 0s; clients 1, timeout 2s, attempts 1, keys same; " +
 			"policy finagle-budget, policy-scope client, budget-ratio 0.2, budget-ttl 10s, budget-min-rate 10; " +
 			"hedges 2, hedge-delay 50ms",
 	} {
