@@ -68,7 +68,27 @@ var outageWindow = []string{"from", "to"}
 type graphReader struct {
 	file  string
 	lines map[string]int
+	// pushback are the keys server.pushback and client.honour_pushback
+	// given, whose use depends on the graph around them: checked once
+	// every service is read (checkPushback).
+	pushback []pushbackKey
 }
+
+// pushbackKey is a pushback key given in the file: where, and the service
+// it is of (server.pushback) or that its call goes to
+// (client.honour_pushback).
+type pushbackKey struct {
+	key     *yaml.Node
+	path    string
+	service string
+	client  bool
+}
+
+// inGraph are the settings whose use in a graph depends on the services
+// around them, not on their own section: a service forwards a "do not
+// retry" from below (server.pushback with calls), and a client can hear
+// one only from a service that sends it.
+var inGraph = map[string]bool{"server.pushback": true, "client.honour_pushback": true}
 
 // fail is an Error at node k (a key or an item) of the field at path.
 func (r *graphReader) fail(k *yaml.Node, path, msg string) error {
@@ -203,7 +223,7 @@ func (r *graphReader) setting(p fleet.Param, v *yaml.Node, path string, c *fleet
 // at path into c, starting from what c holds, then refuses a key whose
 // setting c's run never reads (fleet.Config.Unread) and a value
 // fleet.Config.Check refuses, each at its line.
-func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Config) error {
+func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Config, service string) error {
 	params := sectionParams(section)
 	allowed := slices.Sorted(func(yield func(string) bool) {
 		for k := range params {
@@ -243,6 +263,10 @@ func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Confi
 		key := strings.ReplaceAll(k.Value, "-", "_")
 		p, ok := params[key]
 		if !ok {
+			continue
+		}
+		if inGraph[p.Path] {
+			r.pushback = append(r.pushback, pushbackKey{k, path + "." + key, service, section == "client"})
 			continue
 		}
 		if why := unread[p.Path]; why != "" {
@@ -373,12 +397,12 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 		}
 		c := base
 		if v := ev["load"]; v != nil {
-			if err := r.section(v, path+".load", "load", &c); err != nil {
+			if err := r.section(v, path+".load", "load", &c, ""); err != nil {
 				return nil, err
 			}
 		}
 		if v := ev["client"]; v != nil {
-			if err := r.section(v, path+".client", "client", &c); err != nil {
+			if err := r.section(v, path+".client", "client", &c, en.To); err != nil {
 				return nil, err
 			}
 		}
@@ -406,7 +430,7 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 		c := base
 		for _, sec := range []string{"server", "outage"} {
 			if v := sv[sec]; v != nil {
-				if err := r.section(v, path+"."+sec, sec, &c); err != nil {
+				if err := r.section(v, path+"."+sec, sec, &c, node.Name); err != nil {
 					return nil, err
 				}
 			}
@@ -436,7 +460,7 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 				}
 				cc := base
 				if v := cv["client"]; v != nil {
-					if err := r.section(v, cpath+".client", "client", &cc); err != nil {
+					if err := r.section(v, cpath+".client", "client", &cc, call.To); err != nil {
 						return nil, err
 					}
 				}
@@ -450,7 +474,35 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	if err := g.Check(); err != nil {
 		return nil, out.Located(err)
 	}
+	if err := r.checkPushback(g); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// SendsPushback reports whether service n can answer "do not retry": its
+// server has Pushback and refuses calls for overload (a queue or a rate
+// limit), or makes calls whose "do not retry" it forwards.
+func SendsPushback(n fleet.Node) bool {
+	return n.Server.Pushback && (n.Server.Kind == fleet.Queue || n.Server.Kind == fleet.RateLimit || len(n.Calls) > 0)
+}
+
+// checkPushback refuses a pushback key the graph never reads: a
+// server.pushback of a service that neither refuses calls for overload nor
+// makes calls, and a client.honour_pushback of a call to a service that
+// never answers "do not retry". g has passed Check.
+func (r *graphReader) checkPushback(g fleet.Graph) error {
+	for _, k := range r.pushback {
+		i := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == k.service })
+		n := g.Services[i]
+		switch {
+		case !k.client && n.Server.Kind != fleet.Queue && n.Server.Kind != fleet.RateLimit && len(n.Calls) == 0:
+			return r.fail(k.key, k.path, fmt.Sprintf("only server.kind queue and ratelimit refuse calls for overload, and %s makes no call whose \"do not retry\" it could forward; the server is %s", n.Name, n.Server.Kind))
+		case k.client && !SendsPushback(n):
+			return r.fail(k.key, k.path, fmt.Sprintf("%s never answers \"do not retry\" (it needs server.pushback, and a queue or rate limit or calls of its own)", n.Name))
+		}
+	}
+	return nil
 }
 
 // graphFieldRE splits a fleet.Graph field path into a list's item, by name

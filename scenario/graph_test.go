@@ -65,6 +65,22 @@ func TestGraphSection(t *testing.T) {
 	}
 }
 
+// A service that forwards "do not retry" from its calls reads pushback
+// whatever its kind, and a client of it reads honour_pushback.
+func TestGraphPushbackForwarded(t *testing.T) {
+	src := "graph:\n  entries: [{to: a, client: {honour_pushback: true}}]\n  services:\n" +
+		"    - name: a\n      server: {kind: independent, pushback: true}\n      calls: [{to: b, client: {honour_pushback: true}}]\n" +
+		"    - name: b\n      server: {kind: ratelimit, pushback: true}\n"
+	l, err := Parse("g.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := l.Graph.Graph
+	if !g.Entries[0].Client.HonourPushback || !g.Services[0].Server.Pushback || !g.Services[0].Calls[0].Client.HonourPushback || !g.Services[1].Server.Pushback {
+		t.Errorf("pushback not set as the file says: %+v", g)
+	}
+}
+
 // graphHead is a graph's start: an entry to service a.
 const graphHead = "graph:\n  entries:\n    - to: a\n  services:\n"
 
@@ -90,7 +106,11 @@ func TestGraphRefused(t *testing.T) {
 		{"no name", graphHead + "    - server: {kind: independent}\n", "g.yaml:5: graph.services[0].name: missing; every service has a name, by which calls and entries reach it"},
 		{"no entries", "graph:\n  services: [{name: a}]\n", "g.yaml:2: graph.entries: missing; a graph needs its entries (where load enters) and its services"},
 		{"unknown key", graphHead + "    - name: a\n      sever: {kind: queue}\n", "g.yaml:6: graph.services[0].sever: unknown key (want name, server, outage, calls and parallel)"},
-		{"unknown setting", graphHead + "    - name: a\n      server: {kind: queue, workers: 2}\n", "g.yaml:6: graph.services[0].server.workers: unknown key (want base, burst, capacity, kind, limit, p_fail, queue, service, service_dist, service_sigma and slope)"},
+		{"unknown setting", graphHead + "    - name: a\n      server: {kind: queue, workers: 2}\n", "g.yaml:6: graph.services[0].server.workers: unknown key (want base, burst, capacity, kind, limit, p_fail, pushback, queue, service, service_dist, service_sigma and slope)"},
+		{"pushback of a leaf that cannot refuse", graphHead + "    - name: a\n      server: {kind: independent, pushback: true}\n",
+			`g.yaml:6: graph.services[0].server.pushback: only server.kind queue and ratelimit refuse calls for overload, and a makes no call whose "do not retry" it could forward; the server is independent`},
+		{"honouring what is never said", graphHead + "    - name: a\n      calls: [{to: b, client: {honour_pushback: true}}]\n    - name: b\n      server: {kind: queue}\n",
+			`g.yaml:6: graph.services[0].calls[0].client.honour_pushback: b never answers "do not retry" (it needs server.pushback, and a queue or rate limit or calls of its own)`},
 		{"out of bounds", graphHead + "    - name: a\n      calls: [{to: b, client: {attempts: 0}}]\n    - name: b\n",
 			"g.yaml:6: graph.services[0].calls[0].client.attempts: 0 is not a whole number from 1 to 100"},
 		{"not read", graphHead + "    - name: a\n      calls: [{to: b, client: {budget_ratio: 0.1}}]\n    - name: b\n",

@@ -185,6 +185,7 @@ var graphExamples = map[string]string{
 	"load.shape": "spike", "load.to": "30s", "server.kind": "queue", "server.service_dist": "exp",
 	"outage.mode": "stall", "client.backoff": "exponential", "client.keys": "same",
 	"client.policy": "token-bucket", "client.policy_scope": "fleet",
+	"server.pushback": "true", "client.honour_pushback": "true",
 }
 
 // queueKeyDocs are the keys of the queue section, one a setting of

@@ -214,6 +214,8 @@ func graphFileWith(t *testing.T, k Key, context string) string {
 				m["hedges"] = 1
 			case "backoff_base", "backoff_cap":
 				m["backoff"] = "exponential"
+			case "honour_pushback": // b must say "do not retry"
+				b["server"] = map[string]any{"kind": "queue", "pushback": true}
 			}
 		case "server":
 			if context != "" {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -197,30 +198,34 @@ func TestGraphOneEdgeIsFleet(t *testing.T) {
 }
 
 // json's params are each graph as a scenario file's graph section: written
-// back into a file, the graph runs with the same figures.
+// back into a file, the graph runs with the same figures (pushback and its
+// honouring included).
 func TestGraphParamsRunAgain(t *testing.T) {
 	flags := []string{"-replicates", "2", "-seed", "3"}
-	got := graphRun(t, append([]string{"-preset", "mesh-default-retries", "-duration", "30s"}, flags...)...)
-	if len(got.Params) != 3 {
-		t.Fatalf("%d params; want one a run", len(got.Params))
-	}
-	file := filepath.Join(t.TempDir(), "again.yaml")
-	data, err := yaml.Marshal(map[string]any{"graph": got.Params[2]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	again := graphRun(t, append([]string{"-scenario", file}, flags...)...)
-	var want []graphJSONRow
-	for _, r := range got.Rows {
-		if r.Run == "app_off" {
-			want = append(want, r)
+	for _, tt := range []struct{ preset, run string }{{"mesh-default-retries", "app_off"}, {"retry-one-layer", "pushback"}} {
+		got := graphRun(t, append([]string{"-preset", tt.preset, "-duration", "30s"}, flags...)...)
+		i := slices.IndexFunc(got.Params, func(p map[string]any) bool { return p["name"] == tt.run })
+		if i < 0 {
+			t.Fatalf("%s: no params for %s", tt.preset, tt.run)
 		}
-	}
-	if !reflect.DeepEqual(again.Rows, want) {
-		t.Errorf("the params of app_off, run again:\n%+v\nwant\n%+v", again.Rows, want)
+		file := filepath.Join(t.TempDir(), "again.yaml")
+		data, err := yaml.Marshal(map[string]any{"graph": got.Params[i]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		again := graphRun(t, append([]string{"-scenario", file}, flags...)...)
+		var want []graphJSONRow
+		for _, r := range got.Rows {
+			if r.Run == tt.run {
+				want = append(want, r)
+			}
+		}
+		if !reflect.DeepEqual(again.Rows, want) {
+			t.Errorf("the params of %s, run again:\n%+v\nwant\n%+v", tt.run, again.Rows, want)
+		}
 	}
 }
 

@@ -130,7 +130,7 @@ func graphSettings(g fleet.Graph) []field {
 			f = append(f, field{"from", durationValue(c.Outage.From.Seconds())}, field{"to", durationValue(c.Outage.To.Seconds())})
 		}
 		for _, p := range fleet.Params() {
-			if !strings.HasPrefix(p.Path, name+".") || unread[p.Path] != "" {
+			if !strings.HasPrefix(p.Path, name+".") || unread[p.Path] != "" && !pushbackSet(p.Path, c) {
 				continue
 			}
 			v := settingValue(p, &c)
@@ -171,6 +171,13 @@ func graphSettings(g fleet.Graph) []field {
 	}
 	return []field{{"name", g.Name}, {"duration", durationValue(g.Duration.Seconds())}, {"net", durationValue(g.Net.Seconds())},
 		{"deadlines", g.Deadlines}, {"entries", entries}, {"services", services}}
+}
+
+// pushbackSet says whether path is a pushback setting set in c: whether a
+// graph reads it depends on the services around it (a service forwards a
+// "do not retry" from its calls), so the echo shows it when it is on.
+func pushbackSet(path string, c fleet.Config) bool {
+	return path == "server.pushback" && c.Server.Pushback || path == "client.honour_pushback" && c.Client.HonourPushback
 }
 
 // graphHeader heads the graph's table, in every format for people.
