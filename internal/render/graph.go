@@ -220,23 +220,30 @@ func writeGraphTable(w io.Writer, r GraphReport, st tableStyle) error {
 }
 
 // writeGraphHTML writes the graph run as one page: its settings, the plot
-// a panel a service, and the table.
+// a panel a service, and a table a run.
 func writeGraphHTML(w io.Writer, r GraphReport) error {
 	p := page{title: r.Title, params: r.Params}
-	t := pageTable{
-		heading: "The services, means over replicates with 95% intervals",
-		howTo:   graphCaption + " Each figure is the mean over the replicates, then its 95% Student t interval [low, high] (none with one replicate).",
-		header:  graphHeader,
-	}
+	// a table a run, so that the run's name need not take a column
+	header := graphHeader[1:]
+	byRun := map[string]int{}
 	for i, row := range r.Rows {
-		c := graphCells(row)
-		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(c[0]), prose(c[1]), plain(c[2]), num(c[3], i, "requests", row.Requests.Value),
-			num(c[4], i, "amplification", row.Amplification.Value), num(c[5], i, "succeeded", row.Succeeded.Value),
-			num(c[6], i, "goodput", row.Goodput.Value), num(c[7], i, "timeouts", row.Timeouts.Value),
-			num(c[8], i, "retries", row.Retries.Value), num(c[9], i, "rejected", row.Rejected.Value),
-			num(c[10], i, "duplicates", row.Duplicates.Value), num(c[11], i, "in_progress", row.InProgress.Value), plain(c[12])}})
+		k, ok := byRun[row.Run]
+		if !ok {
+			k = len(p.tables)
+			byRun[row.Run] = k
+			howTo := graphCaption + " Each figure is the mean over the replicates, then its 95% Student t interval [low, high] (none with one replicate)."
+			if k > 0 {
+				howTo = "As the first run's table."
+			}
+			p.tables = append(p.tables, pageTable{heading: "Run " + row.Run + ": the services, means over replicates with 95% intervals", howTo: howTo, header: header})
+		}
+		c := graphCells(row)[1:]
+		p.tables[k].rows = append(p.tables[k].rows, pageRow{cells: []pageCell{prose(c[0]), plain(c[1]), num(c[2], i, "requests", row.Requests.Value),
+			num(c[3], i, "amplification", row.Amplification.Value), num(c[4], i, "succeeded", row.Succeeded.Value),
+			num(c[5], i, "goodput", row.Goodput.Value), num(c[6], i, "timeouts", row.Timeouts.Value),
+			num(c[7], i, "retries", row.Retries.Value), num(c[8], i, "rejected", row.Rejected.Value),
+			num(c[9], i, "duplicates", row.Duplicates.Value), num(c[10], i, "in_progress", row.InProgress.Value), plain(c[11])}})
 	}
-	p.tables = []pageTable{t}
 	f, err := newGraphFigure(r.PlotTitle, r.Graphs, r.Series)
 	if err != nil {
 		return err
