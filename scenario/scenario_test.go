@@ -384,6 +384,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(steps + "fleet: {policy: finagle-budget, budget_ttl: 10s, budget_min_rate: 10, policy_scope: fleet}\n"))
 	f.Add([]byte("fleet: {policy: aws}\n"))
 	f.Add([]byte("fleet: {policy: aws}\nwatched: a\nsteps: [{name: a}]\n"))
+	f.Add([]byte("graph: {entries: [{to: a}], services: [{name: a}]}\n"))
+	f.Add([]byte("graph: {entries: [{to: a}], services: [{name: a}]}\nwatched: a\nsteps: [{name: a}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := Parse("f.yaml", data)
 		if err != nil {
@@ -398,13 +400,14 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		sc := got.Scenario
-		if len(sc.Steps) == 0 { // a fleet alone
-			if got.Fleet == nil || got.Queue != nil || got.CheckJob() == nil || got.CheckFleet() != nil {
-				t.Fatalf("accepted a file with no steps that is not a fleet alone: %+v", got)
+		if len(sc.Steps) == 0 { // a fleet or a graph alone
+			if got.Fleet == nil && got.Graph == nil || got.Queue != nil || got.CheckJob() == nil ||
+				got.CheckFleet() == nil && got.CheckGraph() == nil {
+				t.Fatalf("accepted a file with no steps that is not a fleet or a graph alone: %+v", got)
 			}
 			return
 		}
-		if got.CheckJob() == nil && got.CheckFleet() == nil {
+		if got.CheckJob() == nil && (got.CheckFleet() == nil || got.CheckGraph() == nil) {
 			t.Fatalf("a file both commands take: %+v", got)
 		}
 		if err := sc.Validate(); err != nil {
