@@ -36,8 +36,8 @@ var graphSections = []string{"load", "server", "outage", "client"}
 // SectionKey is the key of setting p in the graph section's mapping named
 // section (load, server, outage or client): its Key (the fleet command's
 // flag) with _ for -, less the section's name in front (outage_mode is
-// mode), and kind for the setting whose Key is the section's name (the
-// server's kind, -server).
+// mode), and kind for the setting whose Key is the section's name
+// (server.kind, whose Key is server).
 func SectionKey(section string, p fleet.Param) string {
 	k := strings.ReplaceAll(p.Key, "-", "_")
 	if k == section {
@@ -61,7 +61,7 @@ func sectionParams(section string) map[string]fleet.Param {
 }
 
 // outageWindow are the outage section's keys that no fleet.Param holds
-// (the fleet command's -outage from:to gives both).
+// (the fleet model's outage window, Outage.From and Outage.To).
 var outageWindow = []string{"from", "to"}
 
 // graphReader reads one graph section.

@@ -145,8 +145,8 @@ func graphKeyDocs() []Key {
 		k("graph", "a mapping: name, duration, net, deadlines, entries and services", "none", "only in a file for retrysim graph, which reads no job and no fleet section", "{entries: [{to: a}], services: [{name: a}]}",
 			"the call graph retrysim graph runs: services that call each other, each call with its own client, and load entering at one or more services; each setting left out keeps retrysim fleet's default"),
 		k("graph.name", "text", "graph", "a name", "checkout", "the graph's name, in every output's title"),
-		k("graph.duration", "duration", "1m", fmt.Sprintf("1s to %ds", fleet.MaxDuration), "30s", "how long requests arrive, as retrysim fleet's -duration"),
-		k("graph.net", "duration", "100ms", fmt.Sprintf("up to %ds", fleet.MaxSeconds), "1ms", "the mean one-way network delay of every call, exponential (0: none), as retrysim fleet's -net"),
+		k("graph.duration", "duration", "1m", fmt.Sprintf("1s to %ds", fleet.MaxDuration), "30s", "how long requests arrive, as the fleet model's duration"),
+		k("graph.net", "duration", "100ms", fmt.Sprintf("up to %ds", fleet.MaxSeconds), "1ms", "the mean one-way network delay of every call, exponential (0: none), as the fleet model's net"),
 		k("graph.deadlines", "true or false", "false", "true or false", "true",
 			"propagate deadlines, as gRPC does: an attempt's timeout is at most what is left of its caller's, and a service whose caller has given up makes no more calls"),
 		k("graph.entries", "a list of entries", "none: required", fmt.Sprintf("1 to %d entries", fleet.MaxEntries), "[{to: a}]", "where load enters the graph"),
@@ -163,7 +163,7 @@ func graphKeyDocs() []Key {
 	)
 	keys = append(keys, section(svc+".server", "server")...)
 	keys = append(keys,
-		k(svc+".outage", "a mapping: from, to and mode", "none", "the keys below", "{from: 10s, to: 20s}", "a window in which the service fails or stalls every call, as retrysim fleet's -outage and -outage-mode"),
+		k(svc+".outage", "a mapping: from, to and mode", "none", "the keys below", "{from: 10s, to: 20s}", "a window [from, to) in which the service fails or stalls every call, as the fleet model's outage"),
 		k(svc+".outage.from", "duration", "0s", fmt.Sprintf("up to %ds", fleet.MaxSeconds), "1s", "the outage's start"),
 		k(svc+".outage.to", "duration", "0s (no outage)", fmt.Sprintf("up to %ds; after from, or no outage", fleet.MaxSeconds), "2s", "the outage's end"),
 	)
