@@ -326,3 +326,29 @@ func TestGraphSREBudget(t *testing.T) {
 		}
 	}
 }
+
+// -series writes a row a run a service a second, -plot a picture, beside
+// the table on stdout.
+func TestGraphSeriesAndPlot(t *testing.T) {
+	dir := t.TempDir()
+	series, plot := filepath.Join(dir, "s.csv"), filepath.Join(dir, "p.png")
+	_, errOut, code := retrysim(t, "graph", "-preset", "aws-five-deep", "-replicates", "2", "-duration", "4s", "-series", series, "-plot", plot)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if want := "run,service,t,starts,successes,retries_decided,retries_sent,timeouts,conflicts,in_progress"; lines[0] != want {
+		t.Errorf("series header %q; want %q", lines[0], want)
+	}
+	if n := len(lines) - 1; n != 2*5*4 { // 2 runs x 5 services x 4 s
+		t.Errorf("%d series rows; want 40", n)
+	}
+	pic, err := os.ReadFile(plot)
+	if err != nil || !strings.HasPrefix(string(pic), "\x89PNG") {
+		t.Errorf("-plot wrote no PNG: %v", err)
+	}
+}
