@@ -425,7 +425,7 @@ func (s *sim) edgeOf(slot int32) *edgeSim { return &s.edges[s.reqs[slot].edge()]
 // limit is the deadline the request in slot may not pass: its caller's
 // under Graph.Deadlines, +Inf otherwise.
 func (s *sim) limit(slot int32) float64 {
-	if !s.deadlines {
+	if !s.deadlines || s.up == nil { // no service makes calls: every request is an entry's
 		return math.Inf(1)
 	}
 	if j := s.up[slot]; j >= 0 {

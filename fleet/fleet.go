@@ -4,7 +4,10 @@
 // whose rate follows a shape, a server whose answers depend on its load, and
 // clients with a timeout, attempts, backoff, an idempotency key mode, hedges,
 // and a policy (a retry budget, a breaker or a throttle) that decides in
-// virtual time, per client or shared by the fleet.
+// virtual time, per client or shared by the fleet. A run may also be a
+// service graph (Graph): services that call each other, each call with its
+// own client policy, retries at every layer; the one-server model is the
+// graph of one edge (Config.Graph), and one engine runs both.
 //
 // Unlike the Part 5 and delivery models, requests here are not independent, so
 // a run is sequential; replicates (independent seeds) are the unit of

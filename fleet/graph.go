@@ -351,7 +351,9 @@ func (g *Graph) checkSettings(idx map[string]int) error {
 	}
 	for k, e := range g.Entries {
 		v := idx[e.To]
-		if err := under(config(v, e.Load, e.Client).Check(), fmt.Sprintf("entries[%d]", k), g.servicePath(v)); err != nil {
+		c := config(v, e.Load, e.Client)
+		c.Memoryless = g.memoryless // only a Config's graph has one: one entry, one service
+		if err := under(c.Check(), fmt.Sprintf("entries[%d]", k), g.servicePath(v)); err != nil {
 			return err
 		}
 	}

@@ -653,3 +653,93 @@ func TestGraphRandomBooks(t *testing.T) {
 		}
 	}
 }
+
+// A Config's graph keeps its Memoryless mode, and Graph.Check refuses it
+// as Config.Check does: RunGraph cannot run a Markovian graph whose law is
+// not the chain's. Before, Graph.Check did not look at it.
+func TestGraphCheckMemoryless(t *testing.T) {
+	c := memorylessConfig()
+	if g := c.Graph(); g.Check() != nil {
+		t.Fatalf("a good Memoryless config's graph: %v", g.Check())
+	}
+	c.Net = time.Millisecond
+	g := c.Graph()
+	var fe *FieldError
+	if err := g.Check(); !errors.As(err, &fe) || fe.Field != "memoryless" {
+		t.Errorf("Check = %v; want memoryless: needs net 0", err)
+	}
+}
+
+// FuzzGraph builds a graph's shape from data (up to 6 services, calls
+// between any two, in order or in parallel, one or two entries, deadlines)
+// and checks that Graph.Check either refuses it with a *FieldError or
+// passes a graph that RunGraph runs without a panic, every request ending.
+func FuzzGraph(f *testing.F) {
+	f.Add([]byte{3, 0, 0x01, 0x0a, 0x13})
+	f.Add([]byte{2, 1, 0x08, 0x01}) // a cycle
+	f.Add([]byte{5, 0, 0xff, 0x80}) // unreachable services
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 || len(data) > 64 {
+			return
+		}
+		n := 1 + int(data[0])%6
+		name := func(b byte) string { return string(rune('a' + int(b)%n)) }
+		g := Graph{Name: "fuzz", Duration: 2 * time.Second, Deadlines: data[1]&0x80 != 0}
+		for i := range n {
+			g.Services = append(g.Services, Node{Name: name(byte(i)), Server: indep(10*time.Millisecond, 0.3), Parallel: i%2 == 1})
+		}
+		g.Entries = []Entry{{To: name(data[1]), Load: Shape{Kind: Constant, Rate: 5}, Client: tries(2, 200*time.Millisecond)}}
+		if data[1]&0x40 != 0 {
+			g.Entries = append(g.Entries, Entry{To: name(data[1] >> 3), Load: Shape{Kind: Constant, Rate: 5}, Client: tries(1, time.Second)})
+		}
+		for _, b := range data[2:] {
+			from := int(b) % n
+			g.Services[from].Calls = append(g.Services[from].Calls, Call{To: name(b >> 3), Client: tries(1+int(b>>6), 100*time.Millisecond)})
+		}
+		if err := g.Check(); err != nil {
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("Check = %v; want a *FieldError", err)
+			}
+			return
+		}
+		res, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: 1, Workers: 1})
+		if err != nil {
+			var fe *FieldError
+			if !errors.As(err, &fe) { // only the cost bound may refuse a graph Check passed
+				t.Fatalf("RunGraph = %v", err)
+			}
+			return
+		}
+		for k, e := range res[0].Replicates[0].Edges {
+			if e.Succeeded+e.Failed != e.Requests {
+				t.Errorf("edge %d: %d succeeded + %d failed; want %d", k, e.Succeeded, e.Failed, e.Requests)
+			}
+		}
+	})
+}
+
+// FuzzRandomGraphBooks runs TestGraphRandomBooks's checks on the random
+// graph of any seed.
+func FuzzRandomGraphBooks(f *testing.F) {
+	f.Add(uint64(1), uint64(2))
+	f.Fuzz(func(t *testing.T, a, b uint64) {
+		g := randomGraph(rand.New(rand.NewPCG(a, b)))
+		if err := g.Check(); err != nil {
+			t.Fatal(err)
+		}
+		s := newGraphSim(&g, a^b)
+		if err := s.simulate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		rep := s.graphReplicate()
+		for k, e := range rep.Edges {
+			if e.Succeeded+e.Failed != e.Requests {
+				t.Errorf("edge %d: %d succeeded + %d failed; want %d requests", k, e.Succeeded, e.Failed, e.Requests)
+			}
+		}
+		if len(s.free) != len(s.reqs) || len(s.freeJobs) != len(s.jobs) {
+			t.Errorf("%d of %d slots and %d of %d jobs free at the end; want all", len(s.free), len(s.reqs), len(s.freeJobs), len(s.jobs))
+		}
+	})
+}
