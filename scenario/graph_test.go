@@ -170,6 +170,16 @@ func TestCheckGraph(t *testing.T) {
 			t.Errorf("%q: got %v, want %s", tt.src, err, tt.want)
 		}
 	}
+	// a graph alone, given to the other commands, says which command runs it
+	l, err := Parse("g.yaml", []byte(g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range []error{l.CheckFleet(), l.CheckJob()} {
+		if err == nil || !strings.HasPrefix(err.Error(), "g.yaml:1: graph: the file describes a call graph, which retrysim graph -scenario runs;") {
+			t.Errorf("got %v; want the graph's line and retrysim graph named", err)
+		}
+	}
 }
 
 func FuzzParseGraph(f *testing.F) {
