@@ -521,9 +521,14 @@ func (g *Graph) Located(err error) error {
 	r := &graphReader{file: g.file, lines: g.lines}
 	field := "graph." + fe.Field
 	if m := graphFieldRE.FindStringSubmatch(fe.Field); m != nil {
-		i, err := strconv.Atoi(m[2])
-		if err != nil || m[1] == "services" && (i < 0 || i >= len(g.Graph.Services)) {
+		// a service by its name (a name may be a number), else an item by
+		// its index
+		i := -1
+		if m[1] == "services" {
 			i = slices.IndexFunc(g.Graph.Services, func(n fleet.Node) bool { return n.Name == m[2] })
+		}
+		if k, err := strconv.Atoi(m[2]); i < 0 && err == nil {
+			i = k
 		}
 		rest := m[3]
 		// a setting of a section: named by its key in the file

@@ -90,6 +90,8 @@ func TestGraphRefused(t *testing.T) {
 	for _, tt := range []struct{ name, src, want string }{
 		{"cycle", graphHead + "    - name: a\n      calls: [{to: b}]\n    - name: b\n      calls: [{to: c}]\n    - name: c\n      calls:\n        - to: a\n",
 			"g.yaml:11: graph.services[2].calls[0].to: a cycle of calls: a -> b -> c -> a"},
+		{"numbers for names", "graph:\n  entries: [{to: \"1\"}]\n  services:\n    - name: \"1\"\n      calls: [{to: \"0\"}]\n    - name: \"0\"\n      calls: [{to: \"1\"}]\n",
+			"g.yaml:7: graph.services[1].calls[0].to: a cycle of calls: 1 -> 0 -> 1"},
 		{"self call", graphHead + "    - name: a\n      calls: [{to: a}]\n",
 			"g.yaml:6: graph.services[0].calls[0].to: a cycle of calls: a -> a"},
 		{"unknown service", graphHead + "    - name: a\n      calls: [{to: nope}]\n",
