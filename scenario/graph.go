@@ -480,10 +480,10 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	return out, nil
 }
 
-// SendsPushback reports whether service n can answer "do not retry": its
+// sendsPushback reports whether service n can answer "do not retry": its
 // server has Pushback and refuses calls for overload (a queue or a rate
 // limit), or makes calls whose "do not retry" it forwards.
-func SendsPushback(n fleet.Node) bool {
+func sendsPushback(n fleet.Node) bool {
 	return n.Server.Pushback && (n.Server.Kind == fleet.Queue || n.Server.Kind == fleet.RateLimit || len(n.Calls) > 0)
 }
 
@@ -498,7 +498,7 @@ func (r *graphReader) checkPushback(g fleet.Graph) error {
 		switch {
 		case !k.client && n.Server.Kind != fleet.Queue && n.Server.Kind != fleet.RateLimit && len(n.Calls) == 0:
 			return r.fail(k.key, k.path, fmt.Sprintf("only server.kind queue and ratelimit refuse calls for overload, and %s makes no call whose \"do not retry\" it could forward; the server is %s", n.Name, n.Server.Kind))
-		case k.client && !SendsPushback(n):
+		case k.client && !sendsPushback(n):
 			return r.fail(k.key, k.path, fmt.Sprintf("%s never answers \"do not retry\" (it needs server.pushback, and a queue or rate limit or calls of its own)", n.Name))
 		}
 	}
