@@ -178,7 +178,7 @@ func TestCheckGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, err := range []error{l.CheckFleet(), l.CheckJob()} {
-		if err == nil || !strings.HasPrefix(err.Error(), "g.yaml:1: graph: the file describes a call graph, which retrysim graph -scenario runs;") {
+		if err == nil || !strings.HasPrefix(err.Error(), "g.yaml:1: graph: the file describes a call graph, which retrysim graph runs;") {
 			t.Errorf("got %v; want the graph's line and retrysim graph named", err)
 		}
 	}

@@ -474,7 +474,7 @@ var jobKeys = []string{"name", "noun", "steps", "watched", "watched_label", "que
 // reads: every setting given is read or refused, as every flag is.
 func (l Loaded) CheckJob() error {
 	if l.jobKey == "" && l.Graph != nil {
-		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "the file describes a call graph, which retrysim graph -scenario runs; this command runs a job (steps and watched)"}
+		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "the file describes a call graph, which retrysim graph runs; this command runs a job (steps and watched)"}
 	}
 	if l.jobKey == "" {
 		return &Error{File: l.file, Line: 1, Field: "steps", Msg: "missing; the file describes only a fleet, whose fleet section only a fleet reads"}
@@ -512,7 +512,7 @@ func LoadFleet(path string) (Loaded, error) {
 // one that describes a job too, which the fleet command does not read.
 func (l Loaded) CheckFleet() error {
 	if l.Fleet == nil && l.Graph != nil {
-		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "the file describes a call graph, which retrysim graph -scenario runs; retrysim fleet reads a fleet section"}
+		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "the file describes a call graph, which retrysim graph runs; retrysim fleet reads a fleet section"}
 	}
 	if l.Fleet == nil {
 		return &Error{File: l.file, Line: 1, Field: "fleet", Msg: "missing; retrysim fleet reads the policy and hedges from the fleet section"}
