@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"math"
+	"slices"
 )
 
 // EndToEnd is the Service of a GraphRow that sums up an entry's requests
@@ -41,6 +42,10 @@ type GraphRow struct {
 	// PeakInProgress is the most calls the service held at once; NaN in an
 	// entry's row.
 	PeakInProgress Estimate
+	// ByDepth, in an entry's row, is the amplification at each depth: the
+	// calls that reached the services of depth d + 1 per request that
+	// entered the graph; nil in a service's row.
+	ByDepth []Estimate
 }
 
 // Rows sums up r's replicates: a row for each entry from end to end, in
@@ -63,6 +68,19 @@ func (r GraphResult) Rows() []GraphRow {
 		return float64(a) / float64(b)
 	}
 	nan := func(*GraphReplicate) float64 { return math.NaN() }
+	depths := g.Depths()
+	var byDepth []Estimate
+	for d := 1; slices.Contains(depths, d); d++ {
+		byDepth = append(byDepth, col(func(p *GraphReplicate) float64 {
+			var n int64
+			for v := range p.Services {
+				if depths[v] == d {
+					n += p.Services[v].Calls
+				}
+			}
+			return ratio(n, p.Requests(g))
+		}))
+	}
 	var rows []GraphRow
 	for k, e := range g.Entries {
 		c := func(p *GraphReplicate) *EdgeReplicate { return &p.Edges[k] }
@@ -83,9 +101,9 @@ func (r GraphResult) Rows() []GraphRow {
 			P95:            col(func(p *GraphReplicate) float64 { return c(p).P95 }),
 			P99:            col(func(p *GraphReplicate) float64 { return c(p).P99 }),
 			PeakInProgress: col(nan),
+			ByDepth:        byDepth,
 		})
 	}
-	depths := g.Depths()
 	for v, n := range g.Services {
 		s := func(p *GraphReplicate) *ServiceReplicate { return &p.Services[v] }
 		rows = append(rows, GraphRow{

@@ -50,6 +50,10 @@ type graphJSONRow struct {
 	P95             *float64 `json:"latency_p95"`
 	P99             *float64 `json:"latency_p99"`
 	Peak            *float64 `json:"peak_in_progress"`
+	ByDepth         []struct {
+		Depth         int     `json:"depth"`
+		Amplification float64 `json:"amplification"`
+	} `json:"amplification_by_depth"`
 }
 
 // graphRun runs retrysim graph with args and -format json, failing the
@@ -76,15 +80,28 @@ func TestGraphExactAmplification(t *testing.T) {
 	for _, tt := range []struct {
 		preset, run string
 		want        map[string]float64
+		byDepth     []float64 // the same a depth, in the end-to-end row
 	}{
-		{"sre-three-layers", "4_attempts_each", map[string]float64{"frontend": 4, "backend": 16, "database": 64}},
-		{"aws-five-deep", "3_tries_each", map[string]float64{"layer1": 3, "layer2": 9, "layer3": 27, "layer4": 81, "layer5": 243}},
-		{"aws-five-deep", "top_only", map[string]float64{"layer1": 3, "layer2": 3, "layer3": 3, "layer4": 3, "layer5": 3}},
+		{"sre-three-layers", "4_attempts_each", map[string]float64{"frontend": 4, "backend": 16, "database": 64}, []float64{4, 16, 64}},
+		{"aws-five-deep", "3_tries_each", map[string]float64{"layer1": 3, "layer2": 9, "layer3": 27, "layer4": 81, "layer5": 243}, []float64{3, 9, 27, 81, 243}},
+		{"aws-five-deep", "top_only", map[string]float64{"layer1": 3, "layer2": 3, "layer3": 3, "layer4": 3, "layer5": 3}, []float64{3, 3, 3, 3, 3}},
 	} {
 		got := graphRun(t, "-preset", tt.preset, "-replicates", "3", "-duration", "10s")
 		depth := 0
 		found := 0
 		for _, r := range got.Rows {
+			if r.Run == tt.run && r.Depth == 0 {
+				var by []float64
+				for i, d := range r.ByDepth {
+					if d.Depth != i+1 {
+						t.Errorf("%s/%s: amplification_by_depth[%d] is depth %d", tt.preset, tt.run, i, d.Depth)
+					}
+					by = append(by, d.Amplification)
+				}
+				if !slices.Equal(by, tt.byDepth) {
+					t.Errorf("%s/%s: amplification by depth %v; want %v", tt.preset, tt.run, by, tt.byDepth)
+				}
+			}
 			w, ok := tt.want[r.Service]
 			if r.Run != tt.run || !ok {
 				continue

@@ -99,7 +99,20 @@ func writeGraphJSON(w io.Writer, r GraphReport) error {
 		out.Params = append(out.Params, o)
 	}
 	for _, row := range r.Rows {
-		o, err := object(graphFields(row))
+		f := graphFields(row)
+		if row.ByDepth != nil {
+			var by []json.RawMessage
+			for d, e := range row.ByDepth {
+				o, err := object([]field{{"depth", int64(d + 1)}, {"amplification", nanNull(e.Value)},
+					{"amplification_lo", nanNull(e.Lo)}, {"amplification_hi", nanNull(e.Hi)}})
+				if err != nil {
+					return err
+				}
+				by = append(by, o)
+			}
+			f = append(f, field{"amplification_by_depth", by})
+		}
+		o, err := object(f)
 		if err != nil {
 			return err
 		}
