@@ -24,6 +24,8 @@ const (
 	CasesDoc
 	// RaceDoc is the race command's modes.
 	RaceDoc
+	// GraphDoc is the graph command's GraphReport.
+	GraphDoc
 )
 
 // Renderer is one output format: its name and how it writes each document.
@@ -47,6 +49,7 @@ type Renderer struct {
 	totals func(io.Writer, TotalsReport) error
 	cases  func(io.Writer, stats.Cases) error
 	race   func(w io.Writer, title string, rows []stats.RaceRow) error
+	graph  func(io.Writer, GraphReport) error
 }
 
 // renderers are every format, the default first: each command offers, in
@@ -61,6 +64,7 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	},
 	cases: func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
 	race:  func(w io.Writer, _ string, rows []stats.RaceRow) error { return writeFields(w, raceRows(rows)) },
+	graph: writeGraphCSV,
 }, {
 	name: "json", raw: true,
 	report: writeJSON,
@@ -71,6 +75,7 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	race: func(w io.Writer, title string, rows []stats.RaceRow) error {
 		return titledRows(w, title, raceRows(rows))
 	},
+	graph: writeGraphJSON,
 }, {
 	name: "html", page: true,
 	report: writeReportHTML,
@@ -78,6 +83,7 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	fleet:  writeFleetHTML,
 	totals: writeTotalsHTML,
 	cases:  writeCasesHTML,
+	graph:  writeGraphHTML,
 }}
 
 // tableFormat is the format that writes every document as a tablewriter
@@ -96,6 +102,7 @@ func tableFormat(name string, st tableStyle) Renderer {
 		race: func(w io.Writer, title string, rows []stats.RaceRow) error {
 			return writeRaceTable(w, title, rows, st)
 		},
+		graph: func(w io.Writer, r GraphReport) error { return writeGraphTable(w, r, st) },
 	}
 }
 
@@ -125,6 +132,8 @@ func (r Renderer) writes(d Doc) bool {
 		return r.cases != nil
 	case RaceDoc:
 		return r.race != nil
+	case GraphDoc:
+		return r.graph != nil
 	}
 	return false
 }
