@@ -49,8 +49,8 @@ type Counters struct {
 	// succeeded, FailedCompletion those of the jobs that failed: a job's time
 	// runs from its first enqueue until its last delivery stopped or its
 	// message was dead-lettered (delivery.Outcome.Completion).
-	Completion       Histogram `json:"completion"`
-	FailedCompletion Histogram `json:"failed_completion,omitzero"`
+	Completion       schema.Histogram `json:"completion"`
+	FailedCompletion schema.Histogram `json:"failed_completion,omitzero"`
 }
 
 // MaxJobs is the most jobs a run has (sim.MaxJobs), so that no counter
@@ -67,7 +67,8 @@ type StepCounts [MaxSteps]int64
 // extra numbers of a longer array without a word.
 func (s *StepCounts) UnmarshalJSON(b []byte) error { return exactly(b, s[:], "step counts") }
 
-// Add adds o to c.
+// Add adds o to c; c's counts, bounded by MaxJobs, cannot overflow (Merge
+// checks a shard's, which may come from anywhere).
 func (c *Counters) Add(o Counters) {
 	c.Jobs += o.Jobs
 	c.Failed += o.Failed
@@ -83,8 +84,8 @@ func (c *Counters) Add(o Counters) {
 		c.RepeatedByStep[i] += o.RepeatedByStep[i]
 		c.TwiceByStep[i] += o.TwiceByStep[i]
 	}
-	c.Completion.AddHistogram(&o.Completion)
-	c.FailedCompletion.AddHistogram(&o.FailedCompletion)
+	c.Completion.Merge(&o.Completion)
+	c.FailedCompletion.Merge(&o.FailedCompletion)
 }
 
 // AddJob counts one finished job's calls, repeated side effects and side

@@ -53,7 +53,7 @@ func TestMergeRefuses(t *testing.T) {
 	three := writeShards(t, t.TempDir(), 3, "-jobs", "300000")
 	otherStrategies := writeShards(t, t.TempDir(), 4, "-jobs", "300000", "-strategies", "step-nokey")
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte(`{"retrysim_shard": 2, "surprise": true}`), 0o644)
+	os.WriteFile(bad, []byte(`{"retrysim_shard": 3, "surprise": true}`), 0o644)
 	notJSON := filepath.Join(dir, "table.txt")
 	os.WriteFile(notJSON, []byte("1,000,000 sign-ups"), 0o644)
 
