@@ -23,17 +23,21 @@ import (
 const ShardFormat = 3
 
 // MaxShardBytes is the largest shard ReadShard reads: it bounds what a file
-// that never ends (/dev/zero) can make a reader hold. A row of a shard file
-// takes about 4 KB in the Part 5 model, tens of KB with the delivery
-// model's completion times, and at most 710 KB, every counter at its
-// largest and every bucket of both histograms counting, so MaxShardRows
-// rows fit.
-const MaxShardBytes = 144 << 20
+// that never ends (/dev/zero) can make a reader hold. A row's size follows
+// the histogram buckets in use, 64 bytes or less each as -shard indents
+// them: a row takes about 4 KB in the Part 5 model, about 50 KB in the
+// delivery model (examples/signup-queue.yaml uses about 900 buckets), and
+// at most 706 KB, every counter at its largest and every bucket of both
+// histograms counting (TestMaxShardRowsFit), so MaxShardRows rows of the
+// worst case fit, in 22.6 MB.
+const MaxShardBytes = 24 << 20
 
 // MaxShardRows is the most strategies a shard holds. A run names each of
 // the twelve strategies at most once, so every shard the command writes fits
-// and merge can read it.
-const MaxShardRows = 200
+// and merge can read it; the bound leaves room for a Go program's own
+// strategies while keeping MaxShardBytes, which holds this many of the
+// largest rows, small.
+const MaxShardRows = 32
 
 // Shard is one slice of a run, as the command writes it and merge reads
 // it: the run's parameters, which slice, and the raw counters of every

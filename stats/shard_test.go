@@ -29,8 +29,8 @@ func (e *endless) Read(p []byte) (int, error) {
 func TestReadShardStopsAtTheLimit(t *testing.T) {
 	var e endless
 	_, err := ReadShard(&e)
-	if err == nil || !strings.Contains(err.Error(), "larger than the 144 MiB a shard may be") {
-		t.Errorf("ReadShard(endless) = %v; want larger than the 144 MiB", err)
+	if err == nil || !strings.Contains(err.Error(), "larger than the 24 MiB a shard may be") {
+		t.Errorf("ReadShard(endless) = %v; want larger than the 24 MiB", err)
 	}
 	if e.read > MaxShardBytes+1 {
 		t.Errorf("ReadShard read %d bytes of an endless file; want at most %d", e.read, MaxShardBytes+1)
@@ -135,8 +135,9 @@ func TestCountersCheckEdges(t *testing.T) {
 	}
 }
 
-// MaxShardRows rows of the largest a row can be, every counter at 2^63-1 and
-// every sum of squares at 2^128-1, fit in MaxShardBytes as -shard writes
+// MaxShardRows rows of the largest a row can be, every counter at 2^63-1,
+// every sum of squares at 2^128-1 and every bucket of both histograms
+// counting, fit in MaxShardBytes as -shard writes
 // them (indented json), with the longest parameters.
 func TestMaxShardRowsFit(t *testing.T) {
 	max := int64(math.MaxInt64)
@@ -170,6 +171,15 @@ func TestMaxShardRowsFit(t *testing.T) {
 	}
 	if len(out) >= MaxShardBytes {
 		t.Errorf("%d rows of the largest counters take %d bytes; want under MaxShardBytes, %d", MaxShardRows, len(out), MaxShardBytes)
+	}
+	// One row more is the row's size, which MaxShardBytes's doc states.
+	sh.Rows = append(sh.Rows, row)
+	more, err := json.MarshalIndent(sh, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size := len(more) - len(out); size > 706_000 {
+		t.Errorf("the largest row takes %d bytes; MaxShardBytes's doc says at most 706 KB", size)
 	}
 }
 

@@ -71,6 +71,9 @@ func TestMergeRefuses(t *testing.T) {
 		{"other strategies", []string{four[0], otherStrategies[1], four[2], four[3]}, "ran different strategies"},
 		{"unknown field", []string{bad}, `bad.json: not a retrysim shard: json: unknown field "surprise"`},
 		{"not json", []string{notJSON}, "table.txt: not a retrysim shard"},
+		// written by the retrysim before shard format 3 (its histograms
+		// had 256 counts, 20 a decade): refused before its rows are read
+		{"older format", []string{filepath.Join("testdata", "shard-format2.json")}, "retrysim: merge: testdata/shard-format2.json: retrysim_shard: format 2 was written by an older retrysim; this one reads format 3 only (its completion histograms changed): run the shard again\n"},
 		{"no such file", []string{filepath.Join(dir, "nope.json")}, "no such file or directory"},
 		{"no files", nil, "merge: no shard files given"},
 	}
@@ -346,7 +349,7 @@ func TestMergeRefusesHugeAndIrregularFiles(t *testing.T) {
 	one := writeShards(t, t.TempDir(), 1, "-jobs", "100000")[0]
 	huge := appendTo(t, one, strings.Repeat(" ", stats.MaxShardBytes))
 	for _, tt := range []struct{ file, want string }{
-		{huge, filepath.Base(huge) + ": larger than the 4 MiB a shard may be"},
+		{huge, filepath.Base(huge) + ": larger than the 24 MiB a shard may be"},
 		{t.TempDir(), ": not a regular file (a directory), which a shard is\n"},
 		{os.DevNull, "retrysim: merge: " + os.DevNull + ": not a regular file (a device), which a shard is\n"},
 	} {
@@ -355,7 +358,7 @@ func TestMergeRefusesHugeAndIrregularFiles(t *testing.T) {
 			t.Errorf("merge %s: exit %d, stderr %q; want 2 and %q", tt.file, code, errOut, tt.want)
 		}
 	}
-	if help, _, _ := retrysim(t, "merge", "-help"); !strings.Contains(help, "not a regular file, or is larger than 4 MiB, is refused") {
+	if help, _, _ := retrysim(t, "merge", "-help"); !strings.Contains(help, "not a regular file, or is larger than 24 MiB, is refused") {
 		t.Errorf("merge -help does not state the limit:\n%s", help)
 	}
 	// No run writes more strategies than a shard holds: each is named once.
