@@ -69,7 +69,7 @@ func (s *StepCounts) UnmarshalJSON(b []byte) error { return exactly(b, s[:], "st
 
 // Add adds o to c; c's counts, bounded by MaxJobs, cannot overflow (Merge
 // checks a shard's, which may come from anywhere).
-func (c *Counters) Add(o Counters) {
+func (c *Counters) Add(o *Counters) {
 	c.Jobs += o.Jobs
 	c.Failed += o.Failed
 	c.Calls += o.Calls
@@ -84,8 +84,14 @@ func (c *Counters) Add(o Counters) {
 		c.RepeatedByStep[i] += o.RepeatedByStep[i]
 		c.TwiceByStep[i] += o.TwiceByStep[i]
 	}
-	c.Completion.Merge(&o.Completion)
-	c.FailedCompletion.Merge(&o.FailedCompletion)
+	// Only the delivery model times jobs: a Part 5 block's empty
+	// histograms are not walked, bucket by bucket, into the sum.
+	if o.Completion.Count() != 0 {
+		c.Completion.Merge(&o.Completion)
+	}
+	if o.FailedCompletion.Count() != 0 {
+		c.FailedCompletion.Merge(&o.FailedCompletion)
+	}
 }
 
 // AddJob counts one finished job's calls, repeated side effects and side
