@@ -1,6 +1,7 @@
 // Package stats turns the engines' integer counters into the numbers people
 // read: rates and their confidence intervals derived at the end, expectations
-// and z-scores, latency histograms, and the shard file format with its
+// and z-scores, completion-time quantiles (from schema.Histogram), and the
+// shard file format with its
 // validation. It is the computation side only: it runs no simulation and
 // renders nothing, so engines and models import it without pulling in
 // tablewriter or gonum/plot (the retrysim command does the presentation).
