@@ -1,10 +1,10 @@
 // Package stats turns the engines' integer counters into the numbers people
 // read: rates and their confidence intervals derived at the end, expectations
 // and z-scores, completion-time quantiles (from schema.Histogram), and the
-// shard file format with its
-// validation. It is the computation side only: it runs no simulation and
-// renders nothing, so engines and models import it without pulling in
-// tablewriter or gonum/plot (the retrysim command does the presentation).
+// shard file format with its validation. It is the computation side only: it
+// runs no simulation and renders nothing, so engines and models import it
+// without pulling in tablewriter or gonum/plot (the retrysim command does the
+// presentation).
 package stats
 
 import (
