@@ -24,7 +24,7 @@ const ShardFormat = 3
 
 // MaxShardBytes is the largest shard ReadShard reads: it bounds what a file
 // that never ends (/dev/zero) can make a reader hold. A row's size follows
-// the histogram buckets in use, 64 bytes or less each as -shard indents
+// the histogram buckets in use, about 64 bytes each as retrysim.WriteShard indents
 // them: a row takes about 4 KB in the Part 5 model, about 50 KB in the
 // delivery model (examples/signup-queue.yaml uses about 900 buckets), and
 // at most 706 KB, every counter at its largest and every bucket of both
