@@ -59,7 +59,8 @@ type Shard struct {
 // field's name or given twice, an array of the wrong length, a step's own
 // policy written with the value that means the run's (which
 // retrysim.WriteShard leaves out), and anything after the JSON object but
-// white space.
+// white space. A shard of an older format is refused, before its rows are
+// read, as written by an older retrysim.
 func ReadShard(r io.Reader) (Shard, error) {
 	lr := &io.LimitedReader{R: r, N: MaxShardBytes + 1}
 	data, err := io.ReadAll(lr)
