@@ -68,7 +68,8 @@ type StepCounts [MaxSteps]int64
 // extra numbers of a longer array without a word.
 func (s *StepCounts) UnmarshalJSON(b []byte) error { return exactly(b, s[:], "step counts") }
 
-// Add adds o to c; c's counts, bounded by MaxJobs, cannot overflow (Merge
+// Add adds *o to c (by pointer: a Counters holds two dense histograms, 88
+// KB); a run's counts, bounded by MaxJobs, cannot overflow (AddChecked
 // checks a shard's, which may come from anywhere).
 func (c *Counters) Add(o *Counters) {
 	c.Jobs += o.Jobs
