@@ -679,23 +679,34 @@ func (s *sim) arrive(k int32) {
 }
 
 // start is a new request's first attempt on edge e, if its client's
-// policy lets it go. A request that ends at once (refused, or expired
-// under Graph.Deadlines) has no event to free its slot: start frees it.
+// policy lets it go. Under Graph.Deadlines a call whose caller's deadline
+// has passed is not made: expired, not counted in Requests or Failed, its
+// client's policy not asked. A request that ends at once (refused, or
+// expired) has no event to free its slot: start frees it.
 func (s *sim) start(slot int32, e *edgeSim) {
+	if s.deadlines && s.limit(slot) <= s.now {
+		e.expired++
+		s.reqs[slot].done = true
+		s.finish(slot, false, false)
+	} else {
+		s.startSent(slot, e)
+	}
+	if r := &s.reqs[slot]; r.done && r.refs == 0 {
+		s.free = append(s.free, slot)
+	}
+}
+
+// startSent counts a request on edge e as sent and sends its first attempt
+// if its client's policy lets it go.
+func (s *sim) startSent(slot int32, e *edgeSim) {
 	e.counts.Requests++
 	if sec := s.second(e.series, s.now); sec != nil {
 		sec.Starts++
 	}
 	if e.policy(&s.reqs[slot]).Start(s.now, s.u(e)) {
 		s.send(slot)
-		if !s.deadlines {
-			return // the attempt's events name the slot
-		}
 	} else {
 		s.refused(slot)
-	}
-	if r := &s.reqs[slot]; r.done && r.refs == 0 {
-		s.free = append(s.free, slot)
 	}
 }
 
@@ -963,8 +974,13 @@ func (s *sim) startJob(slot int32, attempt, copy uint8) {
 	}
 	to := s.edgeOf(slot).to
 	s.jobs[j] = job{slot: slot, attempt: attempt, copy: copy, svc: to, limit: math.Inf(1)}
-	if s.deadlines {
-		s.jobs[j].limit = s.deadline(slot, &s.reqs[slot], s.edgeOf(slot), copy)
+	if r := &s.reqs[slot]; s.deadlines {
+		// A copy its caller no longer awaits (timed out, or the request
+		// moved on) has no time left: its calls expire.
+		s.jobs[j].limit = s.now
+		if r.awaits(attempt, copy) {
+			s.jobs[j].limit = s.deadline(slot, r, s.edgeOf(slot), copy)
+		}
 	}
 	s.reqs[slot].refs++
 	v := &s.svcs[to]

@@ -67,16 +67,22 @@ type EdgeReplicate struct {
 	// P50, P95 and P99 are latency quantiles of the edge's successful
 	// requests, in seconds (NaN with no success).
 	P50, P95, P99 float64
-	// Expired counts requests that failed because their caller's deadline
-	// had passed before an attempt could go out (Graph.Deadlines).
+	// Expired counts calls their caller's deadline had passed for
+	// (Graph.Deadlines): calls not made, the deadline having passed when
+	// the caller would start them (not in Requests or Failed, never sent),
+	// and requests that failed because it passed before a retry could go
+	// out (in Requests and Failed).
 	Expired int64
 	// PushedBack counts requests that failed because an attempt was
 	// answered "do not retry" (Server.Pushback) and the client honours it
-	// (Client.HonourPushback) while attempts were left.
+	// (Client.HonourPushback), on any attempt, the last included (where
+	// it ends only the hedged copies still out).
 	PushedBack int64
-	// Orphaned counts requests that finished after the caller's request
-	// they served had already been answered (a parallel sibling failed, or
-	// the caller's own caller gave up): work nobody waited for.
+	// Orphaned counts requests of a Parallel service's calls that finished
+	// after the service had answered the request they served, because a
+	// sibling call failed: work nobody waited for. Calls still out when
+	// the service's own caller gives up are not counted (the service has
+	// not answered yet).
 	Orphaned int64
 }
 
