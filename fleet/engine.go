@@ -205,6 +205,9 @@ type svcSim struct {
 	area, sojourn, wait float64
 	entered             int64
 	series              []Second
+	// callSeries counts the calls that reached it each second, for
+	// RunGraph (nil for Run, whose Second has no room for them).
+	callSeries []int64
 }
 
 // arrival is an entry's arrival process.
@@ -285,6 +288,7 @@ func newSim(cfg *Config, seed uint64) *sim {
 	g := cfg.Graph()
 	s := newGraphSim(&g, seed)
 	s.cfg = cfg
+	s.svcs[0].callSeries = nil
 	return s
 }
 
@@ -307,7 +311,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 		n := &g.Services[v]
 		sv := &s.svcs[v]
 		*sv = svcSim{node: n, baseSecs: n.Server.Base.Seconds(), slopeSecs: n.Server.Slope.Seconds(),
-			serviceSecs: n.Server.Service.Median.Seconds(), tokens: n.Server.Burst, series: make([]Second, seconds),
+			serviceSecs: n.Server.Service.Median.Seconds(), tokens: n.Server.Burst, series: make([]Second, seconds), callSeries: make([]int64, seconds),
 			kind: n.Server.Kind, pFail: n.Server.PFail, workers: n.Server.Workers, queueMax: n.Server.QueueMax,
 			outage: n.Outage.On(), stall: n.Outage.Mode == Stall, outFrom: n.Outage.From.Seconds(), outTo: n.Outage.To.Seconds()}
 		if d := n.Server.Service; n.Server.Kind == Queue && d.Dist == Lognormal && d.Sigma > 0 {
@@ -601,7 +605,8 @@ func (s *sim) graphReplicate() GraphReplicate {
 	for v := range s.svcs {
 		sv := &s.svcs[v]
 		out := &rep.Services[v]
-		*out = ServiceReplicate{Counts: sv.counts, Area: sv.area, Sojourn: sv.sojourn, Entered: sv.entered, Wait: sv.wait, Series: sv.series}
+		*out = ServiceReplicate{Counts: sv.counts, Area: sv.area, Sojourn: sv.sojourn, Entered: sv.entered, Wait: sv.wait, Series: sv.series,
+			CallSeries: sv.callSeries}
 		h := &s.edges[into[v][0]].hist
 		if len(into[v]) > 1 {
 			merged = schema.Histogram{}
@@ -804,6 +809,9 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 	v := &s.svcs[e.to]
 	if arrived {
 		v.counts.Calls++
+		if v.callSeries != nil && s.now < s.dur {
+			v.callSeries[int(s.now)]++
+		}
 	}
 	if v.outage && s.now >= v.outFrom && s.now < v.outTo {
 		if v.stall {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -848,5 +849,73 @@ func TestGraphPushedBackLastAttempt(t *testing.T) {
 	rep := traceGraph(t, g, 0, 10)
 	if e := rep.Edges[0]; e.Succeeded != 1 || e.Failed != 1 || e.PushedBack != 1 || rep.Services[0].Rejected != 1 {
 		t.Errorf("%d succeeded, %d failed, %d pushed back, %d rejected; want 1, 1, 1, 1", e.Succeeded, e.Failed, e.PushedBack, rep.Services[0].Rejected)
+	}
+}
+
+// An entry's row sums Rejected and Duplicates over every service, as it
+// does Calls. One request enters api (2 attempts, timeout 1 s); api works
+// 1.5 s, then calls db, a rate limiter of one token never refilled. The
+// entry's attempt 1 times out at 1 and attempt 2 goes out: api does the
+// work twice (1 duplicate at api); its first call to db takes the token,
+// its second is refused (1 rejected at db).
+func TestGraphRowsEndToEndSums(t *testing.T) {
+	g := Graph{Name: "sums", Duration: 10 * time.Second,
+		Services: []Node{
+			{Name: "api", Server: indep(1500*time.Millisecond, 0), Calls: []Call{{To: "db", Client: tries(1, 10*time.Second)}}},
+			{Name: "db", Server: Server{Kind: RateLimit, Limit: 0, Burst: 1}},
+		},
+		Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: tries(2, time.Second)}}}
+	rep := traceGraph(t, g, 0)
+	rows := GraphResult{Graph: g, Replicates: []GraphReplicate{rep}}.Rows()
+	want := []struct {
+		service              string
+		calls, rej, dup, tos float64
+	}{
+		{EndToEnd + ": api", 4, 1, 1, 2},
+		{"api", 2, 0, 1, 2},
+		{"db", 2, 1, 0, 0},
+	}
+	for i, w := range want {
+		r := rows[i]
+		if r.Service != w.service || r.Calls.Value != w.calls || r.Rejected.Value != w.rej || r.Duplicates.Value != w.dup || r.Timeouts.Value != w.tos {
+			t.Errorf("row %d: %s: %v calls, %v rejected, %v duplicates, %v timeouts; want %s: %v, %v, %v, %v", i, r.Service,
+				r.Calls.Value, r.Rejected.Value, r.Duplicates.Value, r.Timeouts.Value, w.service, w.calls, w.rej, w.dup, w.tos)
+		}
+	}
+}
+
+// A service's per-second calls count every call that reached it, hedges
+// and refusals included, where Starts + RetriesSent count requests and
+// retries. Requests at 0.5 and 1.5 to db (1 attempt, a hedge after
+// 100 ms), an independent server of 1 s: 2 calls in second 0 and 2 in
+// second 1, while 1 request starts in each. Then a rate limiter of two
+// tokens, never refilled, refuses the second request's attempt at once,
+// which fails it before its hedge goes: 1 call in second 1, a refused one.
+func TestGraphCallSeries(t *testing.T) {
+	cl := tries(1, time.Minute)
+	cl.Hedges, cl.HedgeDelay = 1, 100*time.Millisecond
+	for _, tc := range []struct {
+		sv    Server
+		calls []int64
+	}{
+		{indep(time.Second, 0), []int64{2, 2, 0}},
+		{Server{Kind: RateLimit, Limit: 0, Burst: 2, Base: time.Second}, []int64{2, 1, 0}},
+	} {
+		sv := tc.sv
+		g := Graph{Name: "calls", Duration: 3 * time.Second,
+			Services: []Node{{Name: "db", Server: sv}},
+			Entries:  []Entry{{To: "db", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: cl}}}
+		rep := traceGraph(t, g, 0.5, 1.5)
+		db := rep.Services[0]
+		if got := db.CallSeries; !slices.Equal(got, tc.calls) || db.Calls != tc.calls[0]+tc.calls[1] {
+			t.Errorf("%v: calls a second %v, %d in all; want %v", sv.Kind, got, db.Calls, tc.calls)
+		}
+		if got := []int64{db.Series[0].Starts, db.Series[1].Starts}; !slices.Equal(got, []int64{1, 1}) {
+			t.Errorf("%v: starts %v; want [1 1]", sv.Kind, got)
+		}
+		pts := GraphResult{Graph: g, Replicates: []GraphReplicate{rep, rep}}.Series()
+		if len(pts) != 3 || pts[0].Calls != float64(tc.calls[0]) || pts[1].Calls != float64(tc.calls[1]) || pts[2].Calls != 0 {
+			t.Errorf("%v: points %+v; want calls %v", sv.Kind, pts, tc.calls)
+		}
 	}
 }

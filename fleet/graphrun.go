@@ -55,6 +55,10 @@ type ServiceReplicate struct {
 	// RetriesDecided, RetriesSent and Timeouts of the requests to it,
 	// Conflicts and Busy (calls in progress) at it.
 	Series []Second
+	// CallSeries counts the calls that reached the service (attempts and
+	// hedges, refused ones included, as Counts.Calls) in each second of
+	// Series.
+	CallSeries []int64
 }
 
 // EdgeReplicate is an edge's client figures in a replicate: the requests
@@ -236,7 +240,7 @@ func (g *Graph) Cost() GraphCost {
 	// has its place in free and up, and may hold a job.
 	pending := math.Min(c.Events, 1+c.InFlight*held)
 	eventSize := float64(unsafe.Sizeof(event{}))
-	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(Second{}))
+	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(Second{})+8) // and CallSeries
 	c.Bytes = simFixed + float64(len(edges))*float64(unsafe.Sizeof(edgeSim{}))*1.125 + float64(len(g.Services))*float64(unsafe.Sizeof(svcSim{}))*1.125 +
 		sliceBytes(c.InFlight, float64(unsafe.Sizeof(request{}))) + 2*sliceBytes(c.InFlight, 4) + sliceBytes(c.InFlight, float64(unsafe.Sizeof(job{}))) +
 		sliceBytes(pending+pad, eventSize) + float64(len(edges))*fifoBytes(pending, eventSize) +
@@ -381,7 +385,7 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 	for i := range graphs {
 		c := graphs[i].Cost()
 		b.events += reps * c.Events
-		b.kept += reps*(c.Series+float64(unsafe.Sizeof(GraphReplicate{}))) + math.Ceil(graphs[i].Duration.Seconds())*float64(len(graphs[i].Services))*float64(unsafe.Sizeof(Point{}))
+		b.kept += reps*(c.Series+float64(unsafe.Sizeof(GraphReplicate{}))) + math.Ceil(graphs[i].Duration.Seconds())*float64(len(graphs[i].Services))*float64(unsafe.Sizeof(GraphPoint{}))
 		if r := c.Bytes - c.Series; r > b.running {
 			b.running, worstSlots = r, c.InFlight
 		}

@@ -358,7 +358,7 @@ func TestGraphSeriesAndPlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if want := "run,service,t,starts,successes,retries_decided,retries_sent,timeouts,conflicts,in_progress"; lines[0] != want {
+	if want := "run,service,t,calls,starts,successes,retries_decided,retries_sent,timeouts,conflicts,in_progress"; lines[0] != want {
 		t.Errorf("series header %q; want %q", lines[0], want)
 	}
 	if n := len(lines) - 1; n != 2*5*4 { // 2 runs x 5 services x 4 s
