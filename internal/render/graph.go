@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -184,8 +185,11 @@ func graphSettings(g fleet.Graph) []field {
 		o, _ := object(f)
 		services = append(services, o)
 	}
-	return []field{{"name", g.Name}, {"duration", durationValue(g.Duration.Seconds())}, {"net", durationValue(g.Net.Seconds())},
-		{"deadlines", g.Deadlines}, {"entries", entries}, {"services", services}}
+	f := []field{{"name", g.Name}, {"duration", durationValue(g.Duration.Seconds())}, {"net", durationValue(g.Net.Seconds())}}
+	if slices.ContainsFunc(g.Services, func(n fleet.Node) bool { return len(n.Calls) > 0 }) { // read only along calls
+		f = append(f, field{"deadlines", g.Deadlines})
+	}
+	return append(f, field{"entries", entries}, field{"services", services})
 }
 
 // pushbackSet says whether path is a pushback setting set in c: whether a
