@@ -253,7 +253,8 @@ func (d DeliveryParams) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads what MarshalJSON writes: backoff and latency, which
-// must be texts, and every other key as one of the settings, in order.
+// must be texts, and every other key as one of the settings, a number or a
+// text, in order.
 func (d *DeliveryParams) UnmarshalJSON(data []byte) error {
 	var all Settings
 	if err := all.UnmarshalJSON(data); err != nil {
@@ -262,6 +263,10 @@ func (d *DeliveryParams) UnmarshalJSON(data []byte) error {
 	out := DeliveryParams{Settings: Settings{}, StepNames: d.StepNames}
 	for _, x := range all {
 		dst := map[string]*string{"backoff": &out.Backoff, "latency": &out.Latency}[x.Key]
+		switch x.Value.(type) {
+		case bool, Settings: // the echo writes no flag and no object
+			return fmt.Errorf("%s: want a number or a string", x.Key)
+		}
 		if dst == nil {
 			out.Settings = append(out.Settings, x)
 			continue

@@ -44,7 +44,7 @@ func twoJobsQueue() stats.Shard {
 		{Key: "repeat_delay", Value: "fixed 0s"}, {Key: "crash", Value: 0.0}, {Key: "crash_at", Value: "before-key"}, {Key: "max_crashes", Value: int64(0)}},
 		Backoff: "full-jitter base 100ms cap 2s", Latency: "fixed 10ms"}
 	sh.Model = &stats.Model{Name: "two", Noun: "jobs",
-		Steps:   []stats.ModelStep{{Name: "charge", PFail: 0.5, LatencyNs: 1e7}, {Name: "email", PFail: 0.5, CanLoseReply: true, LostReply: 0.5, LatencyNs: 1e7}},
+		Steps:   []stats.ModelStep{modelStep("charge", 0.5, false, 0, 1e7), modelStep("email", 0.5, true, 0.5, 1e7)},
 		Watched: []stats.ModelWatch{{Step: 0, Label: "Jobs charged twice"}},
 		Queue: stats.Settings{{Key: "store", Value: "claim"}, {Key: "ttl_ns", Value: int64(864e11)}, {Key: "lease_ns", Value: int64(3e10)},
 			{Key: "visibility_ns", Value: int64(3e10)}, {Key: "max_deliveries", Value: int64(10)}, {Key: "repeat", Value: 0.0},
@@ -135,8 +135,7 @@ func FuzzReadShard(f *testing.F) {
 	}
 	// A shard whose steps carry their own policy (sim.ModelOf), and edits of it.
 	policy := twoJobsQueue()
-	policy.Model.Steps[0].Attempts, policy.Model.Steps[0].Keys = 5, "same"
-	policy.Model.Steps[0].Backoff = &stats.ModelBackoff{Policy: "constant", BaseNs: 5e7, CapNs: 2e9}
+	ownPolicy(&policy.Model.Steps[0])
 	policyJSON, err := json.Marshal(policy)
 	if err != nil {
 		f.Fatal(err)
@@ -257,6 +256,21 @@ func checkModel(t *testing.T, m *stats.Model) {
 	if json.Unmarshal(mustJSON(t, m.Queue), &read) != nil || json.Unmarshal(mustJSON(t, sim.ModelOf(sc, q).Queue), &written) != nil || !reflect.DeepEqual(read, written) {
 		t.Fatalf("model.queue read as %+v is written again as %s", m.Queue, mustJSON(t, sim.ModelOf(sc, q).Queue))
 	}
+}
+
+// modelStep is a step of a shard's model as sim.ModelOf writes one that
+// keeps the run's policy, its latency fixed at latencyNs.
+func modelStep(name string, pFail float64, lossy bool, lostReply float64, latencyNs int64) stats.ModelStep {
+	return stats.ModelStep{Name: name, Settings: stats.Settings{{Key: "p_fail", Value: pFail}, {Key: "can_lose_reply", Value: lossy},
+		{Key: "lost_reply", Value: lostReply}, {Key: "keyed", Value: false}, {Key: "latency_ns", Value: latencyNs}, {Key: "latency_p99_ns", Value: int64(0)}}}
+}
+
+// ownPolicy gives st a policy of its own, as sim.ModelOf writes it: 5
+// attempts, the same key, a constant backoff of 50ms capped at 2s.
+func ownPolicy(st *stats.ModelStep) {
+	st.Set("attempts", int64(5))
+	st.Set("keys", "same")
+	st.Set("backoff", stats.Settings{{Key: "policy", Value: "constant"}, {Key: "base_ns", Value: int64(5e7)}, {Key: "cap_ns", Value: int64(2e9)}})
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -17,8 +17,7 @@ func everyText(t *testing.T) map[string]any {
 	t.Helper()
 	sh := twoJobsQueue()
 	sh.File, sh.Overrides = "two.yaml", "-store claim"
-	sh.Model.Steps[1].Attempts, sh.Model.Steps[1].Keys = 5, "same"
-	sh.Model.Steps[1].Backoff = &stats.ModelBackoff{Policy: "constant", BaseNs: 5e7, CapNs: 2e9}
+	ownPolicy(&sh.Model.Steps[1])
 	sh.StepList = &[]stats.StepParams{{Name: "charge", PFail: 0.5, Latency: "fixed 10ms"},
 		{Name: "email", PFail: 0.5, LostReply: 0.5, Latency: "fixed 10ms", Attempts: 5, KeyMode: "same", Backoff: "constant base 50ms"}}
 	if err := sh.Check(); err != nil {

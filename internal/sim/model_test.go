@@ -49,9 +49,9 @@ func TestModelKeepsStepPolicy(t *testing.T) {
 		edit func(*stats.Model)
 		msg  string
 	}{
-		{func(m *stats.Model) { m.Steps[1].Keys = "sometimes" }, `steps[1].keys: unknown key mode "sometimes"`},
-		{func(m *stats.Model) { m.Steps[1].Backoff.Policy = "soon" }, "steps[1].backoff.policy: "},
-		{func(m *stats.Model) { m.Steps[0].Attempts = 1001 }, "steps[0].attempts: 1001 is not a whole number from 1 to 1000"},
+		{func(m *stats.Model) { m.Steps[1].Set("keys", "sometimes") }, `steps[1].keys: unknown key mode "sometimes"`},
+		{func(m *stats.Model) { b := m.Steps[1].Lookup("backoff").(stats.Settings); b.Set("policy", "soon") }, "steps[1].backoff.policy: "},
+		{func(m *stats.Model) { m.Steps[0].Set("attempts", int64(1001)) }, "steps[0].attempts: 1001 is not a whole number from 1 to 1000"},
 	} {
 		var bad stats.Model
 		if err := json.Unmarshal(data, &bad); err != nil {
