@@ -5,6 +5,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/testhook"
+	"github.com/retrysim/retrysim/provider"
 )
 
 // AddQueueSettingForTest declares one more setting of the queue, s, in
@@ -14,6 +15,6 @@ func AddQueueSettingForTest(s delivery.Setting) (remove func()) {
 	table := testhook.Queue().(*[]delivery.Setting)
 	oldQueue, oldTable := *table, settingTable
 	*table = append(slices.Clip(oldQueue), s)
-	settingTable = append(slices.Clip(stepSettings), queueSettings(*table)...)
+	settingTable = append(stepSettings(provider.StepSettings()), queueSettings(*table)...)
 	return func() { *table, settingTable = oldQueue, oldTable }
 }

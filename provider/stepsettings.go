@@ -8,12 +8,28 @@ import (
 
 // StepSetting is one setting of a step, declared once: the shard file's
 // model.steps writes and reads each step's settings from StepSettings,
-// under ShardKey, so that a setting declared there is written with no
-// field elsewhere.
+// under ShardKey, and the settings a run takes by name (retrysim.Override,
+// a sweep, the command) are those with a Name, so that a setting declared
+// there is written and taken with no field elsewhere.
 type StepSetting struct {
+	// Name is the setting's name as Override and a sweep take it, over
+	// every step (p_fail) or one (steps[STEP].attempts); empty for a field
+	// no setting names (a step's flags, its key mode, its backoff).
+	Name string
 	// ShardKey is its key in a shard file's model.steps; a latency writes
 	// its median and p99 under ShardKey with _ns and _p99_ns.
 	ShardKey string
+	// Doc says what it means, its argument's name in backquotes, as package
+	// flag reads a flag's help; empty for a setting given for one step only.
+	Doc string
+	// Kind is what values a named setting takes (a probability, a
+	// latency, a whole number), and Min and Max bound a whole number.
+	Kind     schema.Kind
+	Min, Max int
+	// Lossy: only a step that can lose its reply has it. Timed: only the
+	// delivery model reads it. OneStep: it is given for one step only
+	// (steps[STEP].FIELD), never over every step.
+	Lossy, Timed, OneStep bool
 	// get is the setting's value in a step, of the field's own type; set
 	// sets it, reporting false for a value of another type.
 	get func(st Step) any
@@ -29,7 +45,8 @@ func (s StepSetting) Get(st Step) any { return s.get(st) }
 // for a value of another type.
 func (s StepSetting) Set(st *Step, v any) bool { return s.set(st, v) }
 
-// stepSetting declares the setting of a step that where points to.
+// stepSetting declares the setting of a step that where points to, which
+// no name sets; named gives it its name.
 func stepSetting[T any](shardKey string, where func(st *Step) *T) StepSetting {
 	return StepSetting{
 		ShardKey: shardKey,
@@ -44,15 +61,26 @@ func stepSetting[T any](shardKey string, where func(st *Step) *T) StepSetting {
 	}
 }
 
+// named is s under name, of kind, meaning doc.
+func named(s StepSetting, name string, kind schema.Kind, doc string) StepSetting {
+	s.Name, s.Kind, s.Doc = name, kind, doc
+	return s
+}
+
 // stepSettings are the settings of a step, in the order a shard file
-// writes them.
+// writes them; the named ones are in the order reports list them.
 var stepSettings = []StepSetting{
-	stepSetting("p_fail", func(st *Step) *float64 { return &st.PFail }),
+	named(stepSetting("p_fail", func(st *Step) *float64 { return &st.PFail }), "p_fail", schema.Probability,
+		"`probability` that a call fails before doing anything"),
 	stepSetting("can_lose_reply", func(st *Step) *bool { return &st.CanLoseReply }),
-	stepSetting("lost_reply", func(st *Step) *float64 { return &st.LostReply }),
+	lossy(named(stepSetting("lost_reply", func(st *Step) *float64 { return &st.LostReply }), "lost_reply", schema.Probability,
+		"`probability` that the welcome email's reply is lost after the email went out")),
 	stepSetting("keyed", func(st *Step) *bool { return &st.HonoursKeys }),
-	stepSetting("latency", func(st *Step) *Latency { return &st.Latency }),
-	stepSetting("attempts", func(st *Step) *int { return &st.Policy.Attempts }),
+	timed(named(stepSetting("latency", func(st *Step) *Latency { return &st.Latency }), "latency", schema.Latency,
+		"every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")),
+	// attempts is the step's own (Policy), bounded as a scenario file's: 1
+	// to MaxAttempts.
+	oneStep(named(stepSetting("attempts", func(st *Step) *int { return &st.Policy.Attempts }), "attempts", schema.Whole, ""), 1, MaxAttempts),
 	stepSetting("keys", func(st *Step) **schema.KeyMode { return &st.Policy.Keys }),
 	stepSetting("backoff", func(st *Step) **backoff.Policy { return &st.Policy.Backoff }),
 }
@@ -62,3 +90,19 @@ var stepSettings = []StepSetting{
 func StepSettings() []StepSetting { return append([]StepSetting(nil), stepSettings...) }
 
 func init() { testhook.SetSteps(&stepSettings) }
+
+func lossy(s StepSetting) StepSetting {
+	s.Lossy = true
+	return s
+}
+
+func timed(s StepSetting) StepSetting {
+	s.Timed = true
+	return s
+}
+
+// oneStep marks s as given for one step only, a whole number from lo to hi.
+func oneStep(s StepSetting, lo, hi int) StepSetting {
+	s.OneStep, s.Min, s.Max = true, lo, hi
+	return s
+}
