@@ -94,6 +94,24 @@ func FuzzReadShard(f *testing.F) {
 		{`"name":"charge"`, `"name":"charge[2J"`},
 		{`"model":{`, `"model":null,"x":{`},
 		{`"latency_p99_ns":0},{"name":"email"`, `"latency_p99_ns":0,"attempts":5,"keys":"same","backoff":{"policy":"constant","base_ns":1000000000,"cap_ns":0}},{"name":"email"`},
+		// a step's settings (stats.Settings), which package sim reads
+		{`"p_fail":0.5,"can_lose_reply":false`, `"p_fail":"0.5","can_lose_reply":false`},
+		{`"p_fail":0.5,"can_lose_reply":false`, `"p_fail":1,"can_lose_reply":false`},
+		{`"p_fail":0.5,"can_lose_reply":false`, `"p_fail":1.5,"can_lose_reply":false`},
+		{`"can_lose_reply":false`, `"can_lose_reply":0`},
+		{`"can_lose_reply":false,`, ``},
+		{`"keyed":false`, `"keyed":true`},
+		{`"keyed":false`, `"keyed":false,"colour":"red"`},
+		{`"keyed":false`, `"keyed":false,"keyed":true`},
+		{`"latency_ns":10000000`, `"latency_ns":1e7`},
+		{`"latency_ns":10000000`, `"latency_ns":-1`},
+		{`,"latency_p99_ns":0}`, `}`},
+		{`"latency_p99_ns":0}`, `"latency_p99_ns":0,"backoff":{"policy":"constant"}}`},
+		{`"latency_p99_ns":0}`, `"latency_p99_ns":0,"backoff":"constant"}`},
+		{`"latency_p99_ns":0}`, `"latency_p99_ns":0,"attempts":2.5}`},
+		{`"latency_p99_ns":0}`, `"latency_p99_ns":0,"keys":true}`},
+		{`"name":"charge"`, `"name":7`},
+		{`{"name":"charge",`, `{`},
 		// the queue's settings (stats.Settings), which package sim reads
 		{`"ttl_ns":86400000000000`, `"ttl_ns":"24h"`},
 		{`"ttl_ns":86400000000000`, `"ttl_ns":8.64e13`},
@@ -241,15 +259,22 @@ func checkHistograms(t *testing.T, i int, c stats.Counters) {
 
 // checkModel rebuilds the run of m as a merge does (sim.FromModel), which
 // must not panic, and checks that a model it accepts is written again with
-// the same queue: each setting read is one written, under its key, with its
-// value, whatever the file's order of keys.
+// the same steps and queue: each setting read is one written, under its
+// key, with its value, whatever the file's order of keys.
 func checkModel(t *testing.T, m *stats.Model) {
 	t.Helper()
 	if m == nil {
 		return
 	}
 	sc, q, err := sim.FromModel(*m)
-	if err != nil || q == nil {
+	if err != nil {
+		return
+	}
+	var readSteps, writtenSteps []map[string]any
+	if json.Unmarshal(mustJSON(t, m.Steps), &readSteps) != nil || json.Unmarshal(mustJSON(t, sim.ModelOf(sc, q).Steps), &writtenSteps) != nil || !reflect.DeepEqual(readSteps, writtenSteps) {
+		t.Fatalf("model.steps read as %s is written again as %s", mustJSON(t, m.Steps), mustJSON(t, sim.ModelOf(sc, q).Steps))
+	}
+	if q == nil {
 		return
 	}
 	var read, written map[string]any
