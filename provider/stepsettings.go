@@ -19,6 +19,10 @@ type StepSetting struct {
 	// ShardKey is its key in a shard file's model.steps; a latency writes
 	// its median and p99 under ShardKey with _ns and _p99_ns.
 	ShardKey string
+	// Echo is its key where outputs echo a scenario file's steps
+	// (step_params in json, step_N_KEY in csv); empty for a setting they
+	// do not echo.
+	Echo string
 	// Doc says what it means, its argument's name in backquotes, as package
 	// flag reads a flag's help; empty for a setting given for one step only.
 	Doc string
@@ -61,9 +65,15 @@ func stepSetting[T any](shardKey string, where func(st *Step) *T) StepSetting {
 	}
 }
 
-// named is s under name, of kind, meaning doc.
+// echoed is s echoed under key.
+func echoed(s StepSetting, key string) StepSetting {
+	s.Echo = key
+	return s
+}
+
+// named is s under name, echoed under the same name, of kind, meaning doc.
 func named(s StepSetting, name string, kind schema.Kind, doc string) StepSetting {
-	s.Name, s.Kind, s.Doc = name, kind, doc
+	s.Name, s.Echo, s.Kind, s.Doc = name, name, kind, doc
 	return s
 }
 
@@ -75,14 +85,14 @@ var stepSettings = []StepSetting{
 	stepSetting("can_lose_reply", func(st *Step) *bool { return &st.CanLoseReply }),
 	lossy(named(stepSetting("lost_reply", func(st *Step) *float64 { return &st.LostReply }), "lost_reply", schema.Probability,
 		"`probability` that the welcome email's reply is lost after the email went out")),
-	stepSetting("keyed", func(st *Step) *bool { return &st.HonoursKeys }),
+	echoed(stepSetting("keyed", func(st *Step) *bool { return &st.HonoursKeys }), "keys"),
 	timed(named(stepSetting("latency", func(st *Step) *Latency { return &st.Latency }), "latency", schema.Latency,
 		"every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")),
 	// attempts is the step's own (Policy), bounded as a scenario file's: 1
 	// to MaxAttempts.
 	oneStep(named(stepSetting("attempts", func(st *Step) *int { return &st.Policy.Attempts }), "attempts", schema.Whole, ""), 1, MaxAttempts),
-	stepSetting("keys", func(st *Step) **schema.KeyMode { return &st.Policy.Keys }),
-	stepSetting("backoff", func(st *Step) **backoff.Policy { return &st.Policy.Backoff }),
+	echoed(stepSetting("keys", func(st *Step) **schema.KeyMode { return &st.Policy.Keys }), "key_mode"),
+	echoed(stepSetting("backoff", func(st *Step) **backoff.Policy { return &st.Policy.Backoff }), "backoff"),
 }
 
 // StepSettings declares every setting of a step but its name once, in the
@@ -90,6 +100,24 @@ var stepSettings = []StepSetting{
 func StepSettings() []StepSetting { return append([]StepSetting(nil), stepSettings...) }
 
 func init() { testhook.SetSteps(&stepSettings) }
+
+// EchoedStepSettings are the settings of a step that outputs echo, in the
+// order they list them: those a name gives over every step (p_fail,
+// lost_reply, latency) first, then the step's own flags and policy, each
+// in StepSettings' order.
+func EchoedStepSettings() []StepSetting {
+	var over, own []StepSetting
+	for _, s := range StepSettings() {
+		switch {
+		case s.Echo == "":
+		case s.Name != "" && !s.OneStep:
+			over = append(over, s)
+		default:
+			own = append(own, s)
+		}
+	}
+	return append(over, own...)
+}
 
 func lossy(s StepSetting) StepSetting {
 	s.Lossy = true
