@@ -16,6 +16,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/report"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -26,13 +27,16 @@ import (
 // sweeps it for one step (ParseSet); a shard file's model.steps writes it
 // under its key, merge reads it back, refusing a file without it and a
 // shard of the run at another value, or one whose file gives a step
-// another value, as another run's. The new setting here is a step's p_fail
-// under a second name, p_error.
+// another value, as another run's; and a scenario file's run echoes it in
+// each step of its json's step_params and in its csv's step columns. The
+// new setting here is a step's p_fail under a second name, p_error. The
+// scenario file's steps section (package scenario's stepFile) does not
+// read it: it is still declared by hand.
 func TestOneDeclarationPerStepSetting(t *testing.T) {
 	const name, usage = "p_error", "`probability` that a call errs before doing anything"
 	i := slices.IndexFunc(provider.StepSettings(), func(s provider.StepSetting) bool { return s.Name == "p_fail" })
 	added := provider.StepSettings()[i]
-	added.Name, added.ShardKey, added.Doc = name, name, usage
+	added.Name, added.ShardKey, added.Echo, added.Doc = name, name, name, usage
 	remove := retrysim.AddStepSettingForTest(added)
 	defer remove()
 
@@ -65,6 +69,51 @@ func TestOneDeclarationPerStepSetting(t *testing.T) {
 	}
 
 	checkStepShard(t)
+	checkStepEcho(t)
+}
+
+// checkStepEcho runs a scenario file's steps with every step's p_error at
+// 0.25, and checks that the report's json echoes it in each step's
+// step_params, after the settings given over every step and before the
+// step's own flag, reads it back, and that its csv has a column for it.
+func checkStepEcho(t *testing.T) {
+	sc, _, err := retrysim.Override(retrysim.Signup(), nil, retrysim.Setting{Name: "p_error", Value: 0.25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := retrysim.Experiment{Scenario: sc, ScenarioFile: "s.yaml", Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 100}
+	rep, err := retrysim.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const first = `{"name":"save the user","p_fail":0.25,"lost_reply":0,"latency":"fixed 0s","p_error":0.25,"keys":false}`
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, out); err != nil || !strings.Contains(compact.String(), `"step_params":[`+first) {
+		t.Errorf("the report's json = %s (%v); want its first step echoed as %s", compact.String(), err, first)
+	}
+	var back retrysim.Report
+	if err := json.Unmarshal(out, &back); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := json.Marshal(back); err != nil || !bytes.Equal(again, out) {
+		t.Errorf("the report read back from its json is written as %s, %v; want %s", again, err, out)
+	}
+	r, err := report.NewReport(rep, report.Options{Format: report.CSV})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csv bytes.Buffer
+	if err := r.Report(&csv); err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(csv.String(), "\n")
+	if !strings.Contains(header, ",step_1_latency,step_1_p_error,step_1_keys,") {
+		t.Errorf("the csv's header = %s; want step_1_p_error after step_1_latency", header)
+	}
 }
 
 // checkStepShard runs the delivery model with every step's p_error at
