@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,31 @@ func echoWatched(p stats.Params) bool {
 	}
 	_, ws := signupWatched()
 	return !(p.Scenario == "signup" && reflect.DeepEqual(p.Watched, ws))
+}
+
+// readStepTypes gives each setting of steps read from json the type the
+// echo writes it with (stepParams): a probability written as a whole
+// number (0) is a float64; a value of another type is refused.
+func readStepTypes(steps []stats.StepParams) error {
+	for i, st := range steps {
+		for k, x := range st.Settings {
+			j := slices.IndexFunc(provider.EchoedStepSettings(), func(s provider.StepSetting) bool { return s.Echo == x.Key })
+			if j < 0 {
+				continue // no setting of this program's: kept as read
+			}
+			if _, isFloat := provider.EchoedStepSettings()[j].Get(provider.Step{}).(float64); !isFloat {
+				continue
+			}
+			switch v := x.Value.(type) {
+			case int64:
+				st.Settings[k].Value = float64(v)
+			case float64:
+			default:
+				return fmt.Errorf("step_params[%d].%s: %v is not a number", i, x.Key, v)
+			}
+		}
+	}
+	return nil
 }
 
 // MarshalJSON writes the report as the retrysim command's json format
@@ -109,10 +135,13 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 	}
 	var names []string
 	if p.StepList != nil {
+		if err := readStepTypes(*p.StepList); err != nil {
+			return err
+		}
 		for _, st := range *p.StepList {
 			names = append(names, st.Name)
-			if st.Attempts != 0 || st.KeyMode != "" || st.Backoff != "" {
-				p.Policies = append(p.Policies, stats.StepPolicy{Step: st.Name, Attempts: st.Attempts, KeyMode: st.KeyMode, Backoff: st.Backoff})
+			if pol := st.Policy(); pol != (stats.StepPolicy{Step: st.Name}) {
+				p.Policies = append(p.Policies, pol)
 			}
 		}
 	} else if p.Scenario == "signup" {

@@ -52,34 +52,10 @@ type field struct {
 	// name in backquotes, as package flag reads it.
 	usage string
 	// lossy: only a step that can lose its reply has the field. timed: only
-	// the delivery model reads it. stepOnly: see stepOnly.
+	// the delivery model reads it. stepOnly: it is given for one step only
+	// (steps[STEP].FIELD), never over every step, and so is no entry of
+	// Settings.
 	lossy, timed, stepOnly bool
-}
-
-// newField is the field where returns, in a step or the queue; spec is nil
-// for a field that is not numeric (a store, a backoff kind, a crash point).
-func newField[T any](spec *sweep.Spec, where func(*provider.Step, *delivery.Config) *T) field {
-	return field{
-		put: func(st *provider.Step, q *delivery.Config, v any) bool {
-			x, ok := v.(T)
-			if ok {
-				*where(st, q) = x
-			}
-			return ok
-		},
-		get:  func(st *provider.Step, q *delivery.Config) any { return *where(st, q) },
-		spec: spec,
-		zero: *new(T),
-		from: func(v float64) any {
-			switch any(*new(T)).(type) {
-			case int:
-				return int(v)
-			case provider.Latency: // a fixed one: a sweep's value is one number
-				return provider.Latency{Median: seconds(v)}
-			}
-			return v
-		},
-	}
 }
 
 var (
@@ -88,21 +64,10 @@ var (
 	durationSpec = &sweep.Spec{Kind: sweep.Duration, Min: 0, Max: provider.MaxDuration.Seconds()}
 )
 
-func stepField[T any](spec *sweep.Spec, where func(*provider.Step) *T) field {
-	return newField(spec, func(st *provider.Step, _ *delivery.Config) *T { return where(st) })
-}
-
 // setting is one declaration of settingTable: a setting's name and its field.
 type setting struct {
 	name string
 	field
-}
-
-// stepOnly marks a step's field that is given for one step only
-// (steps[STEP].FIELD), never over every step, and so is no entry of Settings.
-func stepOnly(f field) field {
-	f.stepOnly = true
-	return f
 }
 
 // lookupTable is the setting called name in settingTable.
@@ -130,33 +95,40 @@ func fieldNames(queue, numeric bool) []string {
 	return names
 }
 
-func lossy(f field) field {
-	f.lossy = true
-	return f
+// stepSettings are the settings of a step that a name sets, as
+// settingTable declares them: those of provider.StepSettings with a Name,
+// in its order.
+func stepSettings(ps []provider.StepSetting) []setting {
+	var out []setting
+	for _, p := range ps {
+		if p.Name == "" {
+			continue
+		}
+		f := kindField(p.Kind, p.Min, p.Max)
+		f.put = func(st *provider.Step, _ *delivery.Config, v any) bool { return p.Set(st, v) }
+		f.get = func(st *provider.Step, _ *delivery.Config) any { return p.Get(*st) }
+		f.zero, f.usage = p.Get(provider.Step{}), p.Doc
+		f.lossy, f.timed, f.stepOnly = p.Lossy, p.Timed, p.OneStep
+		out = append(out, setting{p.Name, f})
+	}
+	return out
 }
 
-func timed(f field) field {
-	f.timed = true
+// kindField is a field of kind, its spec and from, for a sweep; a whole
+// number is bounded by lo and hi.
+func kindField(kind schema.Kind, lo, hi int) field {
+	var f field
+	switch kind {
+	case schema.Probability:
+		f.spec, f.from = probabilitySpec, func(v float64) any { return v }
+	case schema.Duration:
+		f.spec, f.from = durationSpec, func(v float64) any { return seconds(v) }
+	case schema.Latency: // a fixed one: a sweep's value is one number
+		f.spec, f.from = durationSpec, func(v float64) any { return provider.Latency{Median: seconds(v)} }
+	case schema.Whole:
+		f.spec, f.from = &sweep.Spec{Kind: sweep.Whole, Min: float64(lo), Max: float64(hi)}, func(v float64) any { return int(v) }
+	}
 	return f
-}
-
-func doc(f field, usage string) field {
-	f.usage = usage
-	return f
-}
-
-// stepSettings declare every setting of a step once, in settingTable's
-// order. attempts is a step's own, given as steps[STEP].attempts only.
-var stepSettings = []setting{
-	{"p_fail", doc(stepField(probabilitySpec, func(st *provider.Step) *float64 { return &st.PFail }),
-		"`probability` that a call fails before doing anything")},
-	{"lost_reply", doc(lossy(stepField(probabilitySpec, func(st *provider.Step) *float64 { return &st.LostReply })),
-		"`probability` that the welcome email's reply is lost after the email went out")},
-	{"latency", doc(timed(stepField(durationSpec, func(st *provider.Step) *provider.Latency { return &st.Latency })),
-		"every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")},
-	// attempts is the step's own (provider.Policy), bounded as a scenario
-	// file's: 1 to provider.MaxAttempts.
-	{"attempts", stepOnly(stepField(&sweep.Spec{Kind: sweep.Whole, Min: 1, Max: provider.MaxAttempts}, func(st *provider.Step) *int { return &st.Policy.Attempts }))},
 }
 
 // settingTable declares every setting of a step, then every setting of the
@@ -166,29 +138,16 @@ var stepSettings = []setting{
 // Settings, Override, LookupParam, the command's flags and help, and
 // Unread's rule for the job model are all read from it. The queue's are
 // delivery.Settings, under queue.
-var settingTable = append(stepSettings, queueSettings(delivery.Settings())...)
+var settingTable = append(stepSettings(provider.StepSettings()), queueSettings(delivery.Settings())...)
 
 // queueSettings are the settings of ds under queue, as settingTable declares them.
 func queueSettings(ds []delivery.Setting) []setting {
 	var out []setting
 	for _, d := range ds {
-		f := field{
-			put:   func(_ *provider.Step, q *delivery.Config, v any) bool { return d.Set(q, v) },
-			get:   func(_ *provider.Step, q *delivery.Config) any { return d.Get(*q) },
-			zero:  d.Get(delivery.Config{}),
-			usage: d.Doc,
-			timed: true,
-		}
-		switch d.Kind {
-		case schema.Probability:
-			f.spec, f.from = probabilitySpec, func(v float64) any { return v }
-		case schema.Duration:
-			f.spec, f.from = durationSpec, func(v float64) any { return seconds(v) }
-		case schema.Latency: // a fixed one: a sweep's value is one number
-			f.spec, f.from = durationSpec, func(v float64) any { return provider.Latency{Median: seconds(v)} }
-		case schema.Whole:
-			f.spec, f.from = &sweep.Spec{Kind: sweep.Whole, Min: float64(d.Min), Max: float64(d.Max)}, func(v float64) any { return int(v) }
-		}
+		f := kindField(d.Kind, d.Min, d.Max)
+		f.put = func(_ *provider.Step, q *delivery.Config, v any) bool { return d.Set(q, v) }
+		f.get = func(_ *provider.Step, q *delivery.Config) any { return d.Get(*q) }
+		f.zero, f.usage, f.timed = d.Get(delivery.Config{}), d.Doc, true
 		out = append(out, setting{"queue." + d.Name, f})
 	}
 	return out

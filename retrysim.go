@@ -488,12 +488,7 @@ func (e Experiment) Params() stats.Params {
 		par.PFail, par.LostReply = 0, 0
 		steps := make([]stats.StepParams, len(sc.Steps))
 		for i, st := range sc.Steps {
-			pol := policyOf(st)
-			steps[i] = stats.StepParams{Name: st.Name, PFail: st.PFail, Latency: st.Latency.String(), Keys: st.HonoursKeys,
-				Attempts: pol.Attempts, KeyMode: pol.KeyMode, Backoff: pol.Backoff}
-			if st.CanLoseReply {
-				steps[i].LostReply = st.LostReply
-			}
+			steps[i] = stepParams(st)
 		}
 		par.StepList = &steps
 	}
@@ -514,6 +509,48 @@ func (e Experiment) Params() stats.Params {
 		}
 	}
 	return par
+}
+
+// stepParams is st as outputs echo it: each setting of
+// provider.EchoedStepSettings under its echo key, in its order, a
+// probability as a float64 (0 for a setting only a step that can lose its
+// reply has, when st cannot), a flag as a bool, a latency as its text, and
+// the step's own attempts (an int64), key mode and backoff (texts), each
+// left out where the step keeps the run's.
+func stepParams(st provider.Step) stats.StepParams {
+	p := stats.StepParams{Name: st.Name, Settings: stats.Settings{}}
+	for _, s := range provider.EchoedStepSettings() {
+		var echo any
+		switch v := s.Get(st).(type) {
+		case float64:
+			if s.Lossy && !st.CanLoseReply {
+				v = 0
+			}
+			echo = v
+		case bool:
+			echo = v
+		case provider.Latency:
+			echo = v.String()
+		case int:
+			if v != 0 {
+				echo = int64(v)
+			}
+		case *schema.KeyMode:
+			if v != nil {
+				echo = v.String()
+			}
+		case *backoff.Policy:
+			if v != nil {
+				echo = backoffText(*v)
+			}
+		default:
+			panic(fmt.Sprintf("retrysim: the step's setting %s is a %T, which outputs cannot echo", s.Echo, v))
+		}
+		if echo != nil {
+			p.Settings = append(p.Settings, stats.Setting{Key: s.Echo, Value: echo})
+		}
+	}
+	return p
 }
 
 // policyOf is st's own policy as reports show it.

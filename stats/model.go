@@ -3,6 +3,7 @@ package stats
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/retrysim/retrysim/schema"
 )
@@ -27,29 +28,39 @@ type Model struct {
 	Queue Settings `json:"queue,omitempty"`
 }
 
-// ModelStep is one step of a Model (provider.Step).
+// ModelStep is one step of a Model (provider.Step): its name, then each
+// setting of provider.StepSettings under its key (package sim writes and
+// reads them from the table, so a setting declared there is written with
+// no field here): a probability as a number, a flag as a boolean, a
+// latency as its median and p99 in whole nanoseconds (latency_ns,
+// latency_p99_ns), the step's own attempts, key mode and backoff (policy,
+// base_ns, cap_ns) each left out where the step keeps the run's: without
+// them a merge would rebuild a step that retries as the run does, and its
+// closed forms would not be the run's. It writes and reads as one JSON
+// object.
 type ModelStep struct {
-	Name         string  `json:"name"`
-	PFail        float64 `json:"p_fail"`
-	CanLoseReply bool    `json:"can_lose_reply"`
-	LostReply    float64 `json:"lost_reply"`
-	Keyed        bool    `json:"keyed"`
-	LatencyNs    int64   `json:"latency_ns"`
-	LatencyP99Ns int64   `json:"latency_p99_ns"`
-	// Attempts, Keys and Backoff are the step's own policy
-	// (provider.Policy), each left out where the step keeps the run's:
-	// without them a merge would rebuild a step that retries as the run
-	// does, and its closed forms would not be the run's.
-	Attempts int           `json:"attempts,omitempty"`
-	Keys     string        `json:"keys,omitempty"`
-	Backoff  *ModelBackoff `json:"backoff,omitempty"`
+	Name string `json:"name"`
+	Settings
 }
 
-// ModelBackoff is a step's own backoff (backoff.Policy).
-type ModelBackoff struct {
-	Policy string `json:"policy"`
-	BaseNs int64  `json:"base_ns"`
-	CapNs  int64  `json:"cap_ns"`
+// MarshalJSON writes the step's name, then its settings, as one object.
+func (st ModelStep) MarshalJSON() ([]byte, error) {
+	return append(Settings{{Key: "name", Value: st.Name}}, st.Settings...).MarshalJSON()
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: a name, which must be a
+// text, and every other key as one of the settings, in order.
+func (st *ModelStep) UnmarshalJSON(data []byte) error {
+	var all Settings
+	if err := all.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	name, ok := all.Lookup("name").(string)
+	if !ok {
+		return fmt.Errorf("name: %v is not a text", all.Lookup("name"))
+	}
+	*st = ModelStep{Name: name, Settings: slices.DeleteFunc(all, func(x Setting) bool { return x.Key == "name" })}
+	return nil
 }
 
 // maxAttempts is the most calls any step of m may make in one retry loop:
@@ -57,7 +68,9 @@ type ModelBackoff struct {
 func (m *Model) maxAttempts(run int) int {
 	n := run
 	for _, st := range m.Steps {
-		n = max(n, st.Attempts)
+		if a, ok := st.Lookup("attempts").(int64); ok {
+			n = max(n, int(a))
+		}
 	}
 	return n
 }

@@ -193,20 +193,54 @@ type Watch struct {
 	Label string `json:"label"`
 }
 
-// StepParams are one step's parameters as the run used them.
+// StepParams are one step's parameters as the run used them: its name,
+// then each setting of provider.EchoedStepSettings under its echo key (the
+// root package fills them from the table, so a setting declared there is
+// echoed with no field here): a probability as a number (lost_reply 0 for
+// a step whose reply cannot be lost), a latency as its text, whether the
+// step's provider honours keys (keys), and the step's own attempts, key
+// mode and backoff (StepPolicy), each left out where the step keeps the
+// run's. It writes and reads as one JSON object.
 type StepParams struct {
-	Name  string  `json:"name"`
-	PFail float64 `json:"p_fail"`
-	// LostReply is 0 for a step whose reply cannot be lost.
-	LostReply float64 `json:"lost_reply"`
-	Latency   string  `json:"latency"`
-	// Keys says whether the step's provider honours idempotency keys.
-	Keys bool `json:"keys"`
-	// Attempts, KeyMode and Backoff are the step's own policy, each left
-	// out where the step keeps the run's (StepPolicy).
-	Attempts int    `json:"attempts,omitempty"`
-	KeyMode  string `json:"key_mode,omitempty"`
-	Backoff  string `json:"backoff,omitempty"`
+	Name string `json:"name"`
+	Settings
+}
+
+// MarshalJSON writes the step's name, then its settings, as one object.
+func (st StepParams) MarshalJSON() ([]byte, error) {
+	return append(Settings{{Key: "name", Value: st.Name}}, st.Settings...).MarshalJSON()
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: a name, which must be a
+// text, and every other key as one of the settings, a number, a text or a
+// boolean, in order.
+func (st *StepParams) UnmarshalJSON(data []byte) error {
+	var all Settings
+	if err := all.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	name, ok := all.Lookup("name").(string)
+	if !ok {
+		return fmt.Errorf("name: %v is not a text", all.Lookup("name"))
+	}
+	for _, x := range all {
+		if _, ok := x.Value.(Settings); ok {
+			return fmt.Errorf("%s: want a number, a text or a boolean", x.Key)
+		}
+	}
+	*st = StepParams{Name: name, Settings: slices.DeleteFunc(all, func(x Setting) bool { return x.Key == "name" })}
+	return nil
+}
+
+// Policy is the step's own policy as st echoes it: its attempts, key_mode
+// and backoff, each zero where the step keeps the run's.
+func (st StepParams) Policy() StepPolicy {
+	p := StepPolicy{Step: st.Name}
+	attempts, _ := st.Lookup("attempts").(int64)
+	p.Attempts = int(attempts)
+	p.KeyMode, _ = st.Lookup("key_mode").(string)
+	p.Backoff, _ = st.Lookup("backoff").(string)
+	return p
 }
 
 // StepPolicy is a step's own retry policy (provider.Policy) as outputs show
@@ -253,7 +287,8 @@ func (d DeliveryParams) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads what MarshalJSON writes: backoff and latency, which
-// must be texts, and every other key as one of the settings, in order.
+// must be texts, and every other key as one of the settings, a number or a
+// text, in order.
 func (d *DeliveryParams) UnmarshalJSON(data []byte) error {
 	var all Settings
 	if err := all.UnmarshalJSON(data); err != nil {
@@ -262,6 +297,10 @@ func (d *DeliveryParams) UnmarshalJSON(data []byte) error {
 	out := DeliveryParams{Settings: Settings{}, StepNames: d.StepNames}
 	for _, x := range all {
 		dst := map[string]*string{"backoff": &out.Backoff, "latency": &out.Latency}[x.Key]
+		switch x.Value.(type) {
+		case bool, Settings: // the echo writes no flag and no object
+			return fmt.Errorf("%s: want a number or a string", x.Key)
+		}
 		if dst == nil {
 			out.Settings = append(out.Settings, x)
 			continue

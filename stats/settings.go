@@ -15,8 +15,8 @@ import (
 // field here). It writes and reads as one JSON object.
 type Settings []Setting
 
-// Setting is one of Settings: its key and its value, an int64, a float64
-// or a string.
+// Setting is one of Settings: its key and its value, an int64, a float64,
+// a string, a bool, or Settings of its own (a shard's step's backoff).
 type Setting struct {
 	Key   string
 	Value any
@@ -32,8 +32,19 @@ func (s Settings) Lookup(key string) any {
 	return nil
 }
 
+// Set sets the value under key, in its place when s has one, or last.
+func (s *Settings) Set(key string, v any) {
+	for i, x := range *s {
+		if x.Key == key {
+			(*s)[i].Value = v
+			return
+		}
+	}
+	*s = append(*s, Setting{Key: key, Value: v})
+}
+
 // MarshalJSON writes s as a JSON object of its keys, in order; a value of
-// another type than int64, float64 or string is refused.
+// another type than int64, float64, string, bool or Settings is refused.
 func (s Settings) MarshalJSON() ([]byte, error) {
 	b, err := appendSettings([]byte{'{'}, s)
 	if err != nil {
@@ -47,9 +58,9 @@ func (s Settings) MarshalJSON() ([]byte, error) {
 func appendSettings(b []byte, s Settings) ([]byte, error) {
 	for i, x := range s {
 		switch x.Value.(type) {
-		case int64, float64, string:
+		case int64, float64, string, bool, Settings:
 		default:
-			return nil, fmt.Errorf("setting %s: %T is not an int64, a float64 or a string", x.Key, x.Value)
+			return nil, fmt.Errorf("setting %s: %T is not an int64, a float64, a string, a bool or Settings", x.Key, x.Value)
 		}
 		key, err := json.Marshal(x.Key)
 		if err != nil {
@@ -67,17 +78,16 @@ func appendSettings(b []byte, s Settings) ([]byte, error) {
 	return b, nil
 }
 
-// UnmarshalJSON reads a JSON object of numbers and strings, keeping its
-// order: a whole number as an int64, any other number as a float64. A key
-// given twice, a value of another kind (an object, an array, true, null)
-// or a number beyond a float64 is refused; null as the whole leaves s as it
-// is.
+// UnmarshalJSON reads a JSON object of numbers, strings, booleans and
+// objects of those, keeping its order: a whole number as an int64, any
+// other number as a float64, an object as Settings. A key given twice, a
+// value of another kind (an array, null) or a number beyond a float64 is
+// refused; null as the whole leaves s as it is.
 func (s *Settings) UnmarshalJSON(data []byte) error {
 	if string(bytes.TrimSpace(data)) == "null" {
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return errors.New("want an object of settings")
 	}
@@ -93,23 +103,13 @@ func (s *Settings) UnmarshalJSON(data []byte) error {
 			return fmt.Errorf("%s: given twice", key)
 		}
 		seen[key] = true
-		if tok, err = dec.Token(); err != nil {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
 			return err
 		}
-		var v any
-		switch t := tok.(type) {
-		case string:
-			v = t
-		case json.Number:
-			if n, err := strconv.ParseInt(string(t), 10, 64); err == nil {
-				v = n
-			} else if x, err := strconv.ParseFloat(string(t), 64); err == nil {
-				v = x
-			} else {
-				return fmt.Errorf("%s: %s is not a number a setting may be", key, t)
-			}
-		default:
-			return fmt.Errorf("%s: want a number or a string", key)
+		v, err := settingValue(raw)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
 		}
 		out = append(out, Setting{Key: key, Value: v})
 	}
@@ -118,4 +118,31 @@ func (s *Settings) UnmarshalJSON(data []byte) error {
 	}
 	*s = out
 	return nil
+}
+
+// settingValue is the JSON value raw as a Setting's value: a string, an
+// int64 for a whole number, a float64 for any other number, a bool, or
+// Settings for an object.
+func settingValue(raw json.RawMessage) (any, error) {
+	switch raw[0] {
+	case '"':
+		var text string
+		err := json.Unmarshal(raw, &text)
+		return text, err
+	case 't', 'f':
+		return raw[0] == 't', nil
+	case '{':
+		var in Settings
+		err := in.UnmarshalJSON(raw)
+		return in, err
+	case '[', 'n':
+		return nil, errors.New("want a number, a string, a boolean or an object")
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return n, nil
+	}
+	if x, err := strconv.ParseFloat(string(raw), 64); err == nil {
+		return x, nil
+	}
+	return nil, fmt.Errorf("%s is not a number a setting may be", raw)
 }

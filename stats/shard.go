@@ -90,11 +90,13 @@ func ReadShard(r io.Reader) (Shard, error) {
 			err = errors.New("data after the JSON object")
 		}
 	}
+	if err := stepsLeftOut(data); err != nil {
+		// before the decoder's error: a step's settings refuse the null
+		// that means "the run's" as no setting's value
+		return Shard{}, err
+	}
 	if err != nil {
 		return Shard{}, fmt.Errorf("not a retrysim shard: %v", err)
-	}
-	if err := stepsLeftOut(data); err != nil {
-		return Shard{}, err
 	}
 	return sh, sh.Check()
 }
@@ -298,9 +300,14 @@ func printableText(v reflect.Value, path string) error {
 			if err := CheckText(x.Key); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
-			if text, ok := x.Value.(string); ok {
-				if err := CheckText(text); err != nil {
+			switch v := x.Value.(type) {
+			case string:
+				if err := CheckText(v); err != nil {
 					return fmt.Errorf("%s.%s: %w", path, x.Key, err)
+				}
+			case Settings: // a step's backoff
+				if err := printableText(reflect.ValueOf(v), path+"."+x.Key); err != nil {
+					return err
 				}
 			}
 		}

@@ -44,7 +44,7 @@ func twoJobsQueue() stats.Shard {
 		{Key: "repeat_delay", Value: "fixed 0s"}, {Key: "crash", Value: 0.0}, {Key: "crash_at", Value: "before-key"}, {Key: "max_crashes", Value: int64(0)}},
 		Backoff: "full-jitter base 100ms cap 2s", Latency: "fixed 10ms"}
 	sh.Model = &stats.Model{Name: "two", Noun: "jobs",
-		Steps:   []stats.ModelStep{{Name: "charge", PFail: 0.5, LatencyNs: 1e7}, {Name: "email", PFail: 0.5, CanLoseReply: true, LostReply: 0.5, LatencyNs: 1e7}},
+		Steps:   []stats.ModelStep{modelStep("charge", 0.5, false, 0, 1e7), modelStep("email", 0.5, true, 0.5, 1e7)},
 		Watched: []stats.ModelWatch{{Step: 0, Label: "Jobs charged twice"}},
 		Queue: stats.Settings{{Key: "store", Value: "claim"}, {Key: "ttl_ns", Value: int64(864e11)}, {Key: "lease_ns", Value: int64(3e10)},
 			{Key: "visibility_ns", Value: int64(3e10)}, {Key: "max_deliveries", Value: int64(10)}, {Key: "repeat", Value: 0.0},
@@ -94,6 +94,24 @@ func FuzzReadShard(f *testing.F) {
 		{`"name":"charge"`, `"name":"charge[2J"`},
 		{`"model":{`, `"model":null,"x":{`},
 		{`"latency_p99_ns":0},{"name":"email"`, `"latency_p99_ns":0,"attempts":5,"keys":"same","backoff":{"policy":"constant","base_ns":1000000000,"cap_ns":0}},{"name":"email"`},
+		// a step's settings (stats.Settings), which package sim reads
+		{`"p_fail":0.5,"can_lose_reply":false`, `"p_fail":"0.5","can_lose_reply":false`},
+		{`"p_fail":0.5,"can_lose_reply":false`, `"p_fail":1,"can_lose_reply":false`},
+		{`"p_fail":0.5,"can_lose_reply":false`, `"p_fail":1.5,"can_lose_reply":false`},
+		{`"can_lose_reply":false`, `"can_lose_reply":0`},
+		{`"can_lose_reply":false,`, ``},
+		{`"keyed":false`, `"keyed":true`},
+		{`"keyed":false`, `"keyed":false,"colour":"red"`},
+		{`"keyed":false`, `"keyed":false,"keyed":true`},
+		{`"latency_ns":10000000`, `"latency_ns":1e7`},
+		{`"latency_ns":10000000`, `"latency_ns":-1`},
+		{`,"latency_p99_ns":0}`, `}`},
+		{`"latency_p99_ns":0}`, `"latency_p99_ns":0,"backoff":{"policy":"constant"}}`},
+		{`"latency_p99_ns":0}`, `"latency_p99_ns":0,"backoff":"constant"}`},
+		{`"latency_p99_ns":0}`, `"latency_p99_ns":0,"attempts":2.5}`},
+		{`"latency_p99_ns":0}`, `"latency_p99_ns":0,"keys":true}`},
+		{`"name":"charge"`, `"name":7`},
+		{`{"name":"charge",`, `{`},
 		// the queue's settings (stats.Settings), which package sim reads
 		{`"ttl_ns":86400000000000`, `"ttl_ns":"24h"`},
 		{`"ttl_ns":86400000000000`, `"ttl_ns":8.64e13`},
@@ -135,8 +153,7 @@ func FuzzReadShard(f *testing.F) {
 	}
 	// A shard whose steps carry their own policy (sim.ModelOf), and edits of it.
 	policy := twoJobsQueue()
-	policy.Model.Steps[0].Attempts, policy.Model.Steps[0].Keys = 5, "same"
-	policy.Model.Steps[0].Backoff = &stats.ModelBackoff{Policy: "constant", BaseNs: 5e7, CapNs: 2e9}
+	ownPolicy(&policy.Model.Steps[0])
 	policyJSON, err := json.Marshal(policy)
 	if err != nil {
 		f.Fatal(err)
@@ -242,21 +259,43 @@ func checkHistograms(t *testing.T, i int, c stats.Counters) {
 
 // checkModel rebuilds the run of m as a merge does (sim.FromModel), which
 // must not panic, and checks that a model it accepts is written again with
-// the same queue: each setting read is one written, under its key, with its
-// value, whatever the file's order of keys.
+// the same steps and queue: each setting read is one written, under its
+// key, with its value, whatever the file's order of keys.
 func checkModel(t *testing.T, m *stats.Model) {
 	t.Helper()
 	if m == nil {
 		return
 	}
 	sc, q, err := sim.FromModel(*m)
-	if err != nil || q == nil {
+	if err != nil {
+		return
+	}
+	var readSteps, writtenSteps []map[string]any
+	if json.Unmarshal(mustJSON(t, m.Steps), &readSteps) != nil || json.Unmarshal(mustJSON(t, sim.ModelOf(sc, q).Steps), &writtenSteps) != nil || !reflect.DeepEqual(readSteps, writtenSteps) {
+		t.Fatalf("model.steps read as %s is written again as %s", mustJSON(t, m.Steps), mustJSON(t, sim.ModelOf(sc, q).Steps))
+	}
+	if q == nil {
 		return
 	}
 	var read, written map[string]any
 	if json.Unmarshal(mustJSON(t, m.Queue), &read) != nil || json.Unmarshal(mustJSON(t, sim.ModelOf(sc, q).Queue), &written) != nil || !reflect.DeepEqual(read, written) {
 		t.Fatalf("model.queue read as %+v is written again as %s", m.Queue, mustJSON(t, sim.ModelOf(sc, q).Queue))
 	}
+}
+
+// modelStep is a step of a shard's model as sim.ModelOf writes one that
+// keeps the run's policy, its latency fixed at latencyNs.
+func modelStep(name string, pFail float64, lossy bool, lostReply float64, latencyNs int64) stats.ModelStep {
+	return stats.ModelStep{Name: name, Settings: stats.Settings{{Key: "p_fail", Value: pFail}, {Key: "can_lose_reply", Value: lossy},
+		{Key: "lost_reply", Value: lostReply}, {Key: "keyed", Value: false}, {Key: "latency_ns", Value: latencyNs}, {Key: "latency_p99_ns", Value: int64(0)}}}
+}
+
+// ownPolicy gives st a policy of its own, as sim.ModelOf writes it: 5
+// attempts, the same key, a constant backoff of 50ms capped at 2s.
+func ownPolicy(st *stats.ModelStep) {
+	st.Set("attempts", int64(5))
+	st.Set("keys", "same")
+	st.Set("backoff", stats.Settings{{Key: "policy", Value: "constant"}, {Key: "base_ns", Value: int64(5e7)}, {Key: "cap_ns", Value: int64(2e9)}})
 }
 
 func mustJSON(t *testing.T, v any) []byte {

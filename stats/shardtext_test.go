@@ -17,10 +17,10 @@ func everyText(t *testing.T) map[string]any {
 	t.Helper()
 	sh := twoJobsQueue()
 	sh.File, sh.Overrides = "two.yaml", "-store claim"
-	sh.Model.Steps[1].Attempts, sh.Model.Steps[1].Keys = 5, "same"
-	sh.Model.Steps[1].Backoff = &stats.ModelBackoff{Policy: "constant", BaseNs: 5e7, CapNs: 2e9}
-	sh.StepList = &[]stats.StepParams{{Name: "charge", PFail: 0.5, Latency: "fixed 10ms"},
-		{Name: "email", PFail: 0.5, LostReply: 0.5, Latency: "fixed 10ms", Attempts: 5, KeyMode: "same", Backoff: "constant base 50ms"}}
+	ownPolicy(&sh.Model.Steps[1])
+	sh.StepList = &[]stats.StepParams{{Name: "charge", Settings: stats.Settings{{Key: "p_fail", Value: 0.5}, {Key: "lost_reply", Value: 0.0}, {Key: "latency", Value: "fixed 10ms"}, {Key: "keys", Value: false}}},
+		{Name: "email", Settings: stats.Settings{{Key: "p_fail", Value: 0.5}, {Key: "lost_reply", Value: 0.5}, {Key: "latency", Value: "fixed 10ms"}, {Key: "keys", Value: false},
+			{Key: "attempts", Value: int64(5)}, {Key: "key_mode", Value: "same"}, {Key: "backoff", Value: "constant base 50ms"}}}}
 	if err := sh.Check(); err != nil {
 		t.Fatalf("everyText: Check() = %v; want nil", err)
 	}

@@ -1,6 +1,7 @@
 package stats_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,12 +20,13 @@ func TestShardCheckStepAttempts(t *testing.T) {
 		c.Calls, c.CallsSq = 1+8, stats.Wide{Lo: 1*1 + 8*8}
 	}
 	sh.Model = &stats.Model{Name: "two", Noun: "jobs",
-		Steps:   []stats.ModelStep{{Name: "charge", PFail: 0.5, Attempts: 5}, {Name: "email", PFail: 0.5, CanLoseReply: true, LostReply: 0.5}},
+		Steps:   []stats.ModelStep{modelStep("charge", 0.5, false, 0, 0), modelStep("email", 0.5, true, 0.5, 0)},
 		Watched: []stats.ModelWatch{{Step: 0}}}
+	sh.Model.Steps[0].Set("attempts", int64(5))
 	if err := sh.Check(); err != nil {
 		t.Errorf("Check() = %v; want the step's 5 attempts to allow 8 calls a job", err)
 	}
-	sh.Model.Steps[0].Attempts = 0
+	sh.Model.Steps[0].Settings = slices.DeleteFunc(sh.Model.Steps[0].Settings, func(x stats.Setting) bool { return x.Key == "attempts" })
 	if err := sh.Check(); err == nil || !strings.Contains(err.Error(), "calls_sq: 65 is more than 6 x the sum 9, 6 being the most a job can count") {
 		t.Errorf("Check() without the step's attempts = %v; want the run's 3 attempts to refuse 8 calls a job", err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
+	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -286,8 +287,10 @@ func writeCSV(w io.Writer, r stats.Report) error {
 
 // stepFields are each step's parameters as csv columns, for a run whose
 // steps come from a file: csv rows carry no other parameters, and these are
-// the ones no flag shows. A step's own attempts, key mode and backoff are
-// empty where it keeps the run's.
+// the ones no flag shows. They are the settings of
+// provider.EchoedStepSettings, as the json echoes them (stats.StepParams):
+// a step's own attempts, key mode and backoff are empty where it keeps the
+// run's.
 func stepFields(r stats.Report) []field {
 	if r.StepList == nil {
 		return nil
@@ -295,20 +298,11 @@ func stepFields(r stats.Report) []field {
 	var f []field
 	for i, st := range *r.StepList {
 		n := "step_" + strconv.Itoa(i+1) + "_"
-		f = append(f, field{n + "p_fail", st.PFail}, field{n + "lost_reply", st.LostReply},
-			field{n + "latency", st.Latency}, field{n + "keys", strconv.FormatBool(st.Keys)},
-			field{n + "attempts", ownAttempts(st.Attempts)}, field{n + "key_mode", st.KeyMode}, field{n + "backoff", st.Backoff})
+		for _, s := range provider.EchoedStepSettings() {
+			f = append(f, field{n + s.Echo, st.Lookup(s.Echo)})
+		}
 	}
 	return f
-}
-
-// ownAttempts is a step's own attempts as a csv field: empty where the step
-// keeps the run's, as its key mode and backoff are.
-func ownAttempts(n int) any {
-	if n == 0 {
-		return nil
-	}
-	return int64(n)
 }
 
 // writeFields writes rows of fields as csv, the first row's keys as the header.

@@ -49,9 +49,9 @@ func TestModelKeepsStepPolicy(t *testing.T) {
 		edit func(*stats.Model)
 		msg  string
 	}{
-		{func(m *stats.Model) { m.Steps[1].Keys = "sometimes" }, `steps[1].keys: unknown key mode "sometimes"`},
-		{func(m *stats.Model) { m.Steps[1].Backoff.Policy = "soon" }, "steps[1].backoff.policy: "},
-		{func(m *stats.Model) { m.Steps[0].Attempts = 1001 }, "steps[0].attempts: 1001 is not a whole number from 1 to 1000"},
+		{func(m *stats.Model) { m.Steps[1].Set("keys", "sometimes") }, `steps[1].keys: unknown key mode "sometimes"`},
+		{func(m *stats.Model) { b := m.Steps[1].Lookup("backoff").(stats.Settings); b.Set("policy", "soon") }, "steps[1].backoff.policy: "},
+		{func(m *stats.Model) { m.Steps[0].Set("attempts", int64(1001)) }, "steps[0].attempts: 1001 is not a whole number from 1 to 1000"},
 	} {
 		var bad stats.Model
 		if err := json.Unmarshal(data, &bad); err != nil {
@@ -113,6 +113,57 @@ func TestModelQueueRoundTrip(t *testing.T) {
 		_, _, err := FromModel(*m)
 		if tc.msg == "" && err != nil || tc.msg != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.msg)) {
 			t.Errorf("FromModel with %s = %v; want %q", tc.to, err, tc.msg)
+		}
+	}
+}
+
+// A step of a shard's model writes each setting of provider.StepSettings
+// under its key, in the table's order (written out here from the format's
+// rules: a latency in whole nanoseconds, the step's own policy last), and
+// FromModel reads back the same step; a key missing, unknown or of the
+// wrong type is refused with its field.
+func TestModelStepKeys(t *testing.T) {
+	same := schema.SameKey
+	st := provider.Step{Name: "charge", PFail: 0.25, CanLoseReply: true, LostReply: 0.125, HonoursKeys: true,
+		Latency: provider.Latency{Median: 20 * time.Millisecond, P99: 200 * time.Millisecond},
+		Policy:  provider.Policy{Attempts: 4, Keys: &same, Backoff: &backoff.Policy{Kind: backoff.Exponential, Base: time.Second, Cap: time.Minute}}}
+	const want = `{"name":"charge","p_fail":0.25,"can_lose_reply":true,"lost_reply":0.125,"keyed":true,` +
+		`"latency_ns":20000000,"latency_p99_ns":200000000,"attempts":4,"keys":"same",` +
+		`"backoff":{"policy":"exponential","base_ns":1000000000,"cap_ns":60000000000}}`
+	sc := provider.Scenario{Name: "one", Noun: "jobs", Steps: []provider.Step{st}, Watched: []provider.Watch{{Step: 0}}}
+	got, err := json.Marshal(ModelOf(sc, nil).Steps[0])
+	if err != nil || string(got) != want {
+		t.Fatalf("ModelOf's step = %s, %v; want %s", got, err, want)
+	}
+	read := func(step string) (provider.Scenario, error) {
+		var m stats.Model
+		if err := json.Unmarshal([]byte(`{"name":"one","noun":"jobs","watched":[{"step":0,"label":""}],"steps":[`+step+`]}`), &m); err != nil {
+			return provider.Scenario{}, err
+		}
+		back, _, err := FromModel(m)
+		return back, err
+	}
+	if back, err := read(want); err != nil || !reflect.DeepEqual(back, sc) {
+		t.Fatalf("FromModel of %s = %+v, %v; want %+v", want, back, err, sc)
+	}
+	for _, tc := range [][3]string{
+		{`"p_fail":0.25,`, ``, "steps[0].p_fail: missing; a shard's step holds every setting of a step but the run's policy"},
+		{`"latency_p99_ns":200000000,`, ``, "steps[0].latency_p99_ns: missing; a shard's step holds every setting of a step but the run's policy"},
+		{`"keyed":true`, `"keyed":true,"colour":"red"`, "steps[0].colour: no setting of a step is written under this key"},
+		{`"keyed":true`, `"keyed":1`, "steps[0].keyed: 1 is not true or false"},
+		{`"p_fail":0.25`, `"p_fail":"0.25"`, "steps[0].p_fail: 0.25 is not a number"},
+		{`"latency_ns":20000000`, `"latency_ns":2e7`, "steps[0].latency_ns: 2e+07 is not a whole number"},
+		{`"attempts":4`, `"attempts":4.5`, "steps[0].attempts: 4.5 is not a whole number"},
+		{`"keys":"same"`, `"keys":true`, "steps[0].keys: true is not a name"},
+		{`,"cap_ns":60000000000`, ``, "steps[0].backoff.cap_ns: missing; a step's backoff holds its policy, base_ns and cap_ns"},
+		{`"cap_ns"`, `"jitter"`, "steps[0].backoff.jitter: a backoff has no such key (want policy, base_ns, cap_ns)"},
+		{`{"policy":"exponential","base_ns":1000000000,"cap_ns":60000000000}`, `"exponential"`, "steps[0].backoff: exponential is not an object of policy, base_ns and cap_ns"},
+	} {
+		if !strings.Contains(want, tc[0]) {
+			t.Fatalf("%s is not in %s", tc[0], want)
+		}
+		if _, err := read(strings.Replace(want, tc[0], tc[1], 1)); err == nil || err.Error() != tc[2] {
+			t.Errorf("FromModel with %s for %s = %v; want %s", tc[1], tc[0], err, tc[2])
 		}
 	}
 }

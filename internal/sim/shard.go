@@ -2,9 +2,7 @@ package sim
 
 import (
 	"fmt"
-	"time"
 
-	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 
 	"github.com/retrysim/retrysim/internal/rng"
@@ -142,16 +140,7 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 func ModelOf(sc provider.Scenario, q *delivery.Config) *stats.Model {
 	m := &stats.Model{Name: sc.Name, Noun: sc.Noun}
 	for _, st := range sc.Steps {
-		ms := stats.ModelStep{Name: st.Name, PFail: st.PFail, CanLoseReply: st.CanLoseReply,
-			LostReply: st.LostReply, Keyed: st.HonoursKeys, LatencyNs: int64(st.Latency.Median), LatencyP99Ns: int64(st.Latency.P99),
-			Attempts: st.Policy.Attempts}
-		if k := st.Policy.Keys; k != nil {
-			ms.Keys = k.String()
-		}
-		if b := st.Policy.Backoff; b != nil {
-			ms.Backoff = &stats.ModelBackoff{Policy: b.Kind.String(), BaseNs: int64(b.Base), CapNs: int64(b.Cap)}
-		}
-		m.Steps = append(m.Steps, ms)
+		m.Steps = append(m.Steps, modelStep(st))
 	}
 	for _, w := range sc.Watched {
 		m.Watched = append(m.Watched, stats.ModelWatch{Step: w.Step, Label: w.Label})
@@ -169,23 +158,9 @@ func ModelOf(sc provider.Scenario, q *delivery.Config) *stats.Model {
 func FromModel(m stats.Model) (provider.Scenario, *delivery.Config, error) {
 	sc := provider.Scenario{Name: m.Name, Noun: m.Noun}
 	for i, st := range m.Steps {
-		step := provider.Step{Name: st.Name, PFail: st.PFail, CanLoseReply: st.CanLoseReply,
-			LostReply: st.LostReply, HonoursKeys: st.Keyed,
-			Latency: provider.Latency{Median: time.Duration(st.LatencyNs), P99: time.Duration(st.LatencyP99Ns)},
-			Policy:  provider.Policy{Attempts: st.Attempts}}
-		if st.Keys != "" {
-			k, err := schema.ParseKeyMode(st.Keys)
-			if err != nil {
-				return sc, nil, schema.Errorf(fmt.Sprintf("steps[%d].keys", i), "%v", err)
-			}
-			step.Policy.Keys = &k
-		}
-		if b := st.Backoff; b != nil {
-			kind, err := backoff.ParseKind(b.Policy)
-			if err != nil {
-				return sc, nil, schema.Errorf(fmt.Sprintf("steps[%d].backoff.policy", i), "%v", err)
-			}
-			step.Policy.Backoff = &backoff.Policy{Kind: kind, Base: time.Duration(b.BaseNs), Cap: time.Duration(b.CapNs)}
+		step, err := stepOf(st, fmt.Sprintf("steps[%d]", i))
+		if err != nil {
+			return sc, nil, err
 		}
 		sc.Steps = append(sc.Steps, step)
 	}

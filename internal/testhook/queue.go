@@ -11,3 +11,15 @@ func SetQueue(table any) { queue = table }
 // Queue is the address SetQueue recorded, through which a test declares one
 // more queue setting.
 func Queue() any { return queue }
+
+// steps is the address of package provider's table of a step's settings.
+var steps any
+
+// SetSteps records the address of package provider's table of a step's
+// settings, a *[]provider.StepSetting; provider calls it once, as it
+// starts.
+func SetSteps(table any) { steps = table }
+
+// Steps is the address SetSteps recorded, through which a test declares one
+// more setting of a step.
+func Steps() any { return steps }

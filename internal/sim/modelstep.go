@@ -1,0 +1,197 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/stats"
+)
+
+// modelStep is st as a shard's model writes it: its name, then each setting
+// of provider.StepSettings under its key, in the table's order: a number or
+// a flag as itself, a latency as its median and p99 in whole nanoseconds
+// (_ns, _p99_ns), a whole number as an int64 and a key mode as its name,
+// each left out at 0 or nil (the step keeps the run's), and a backoff as
+// its policy's name, base_ns and cap_ns, left out at nil.
+func modelStep(st provider.Step) stats.ModelStep {
+	ms := stats.ModelStep{Name: st.Name, Settings: stats.Settings{}}
+	put := func(key string, v any) { ms.Settings = append(ms.Settings, stats.Setting{Key: key, Value: v}) }
+	for _, s := range provider.StepSettings() {
+		switch v := s.Get(st).(type) {
+		case float64, bool:
+			put(s.ShardKey, v)
+		case provider.Latency:
+			put(s.ShardKey+"_ns", int64(v.Median))
+			put(s.ShardKey+"_p99_ns", int64(v.P99))
+		case int:
+			if v != 0 {
+				put(s.ShardKey, int64(v))
+			}
+		case *schema.KeyMode:
+			if v != nil {
+				put(s.ShardKey, v.String())
+			}
+		case *backoff.Policy:
+			if v != nil {
+				put(s.ShardKey, stats.Settings{{Key: "policy", Value: v.Kind.String()},
+					{Key: "base_ns", Value: int64(v.Base)}, {Key: "cap_ns", Value: int64(v.Cap)}})
+			}
+		default:
+			panic(fmt.Sprintf("sim: the step's setting %s is a %T, which a shard cannot write", s.ShardKey, v))
+		}
+	}
+	return ms
+}
+
+// stepOf is the step ms holds, unchecked: each setting of
+// provider.StepSettings under its keys (modelStep), of its type, and no
+// other key; a whole number, a key mode and a backoff may be left out (the
+// step keeps the run's), nothing else may. What is wrong is refused as a
+// *schema.FieldError naming the key under path (steps[1].p_fail).
+func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
+	st := provider.Step{Name: ms.Name}
+	read := map[string]bool{}
+	lookup := func(key string) (any, error) {
+		read[key] = true
+		if v := ms.Lookup(key); v != nil {
+			return v, nil
+		}
+		return nil, schema.Errorf(path+"."+key, "missing; a shard's step holds every setting of a step but the run's policy")
+	}
+	whole := func(key string) (int64, error) {
+		v, err := lookup(key)
+		if err != nil {
+			return 0, err
+		}
+		n, ok := v.(int64)
+		if !ok {
+			return 0, schema.Errorf(path+"."+key, "%v is not a whole number", v)
+		}
+		return n, nil
+	}
+	for _, s := range provider.StepSettings() {
+		key := s.ShardKey
+		var v any
+		switch s.Get(provider.Step{}).(type) {
+		case float64:
+			x, err := lookup(key)
+			if err != nil {
+				return st, err
+			}
+			switch x := x.(type) {
+			case int64:
+				v = float64(x)
+			case float64:
+				v = x
+			default:
+				return st, schema.Errorf(path+"."+key, "%v is not a number", x)
+			}
+		case bool:
+			x, err := lookup(key)
+			if err != nil {
+				return st, err
+			}
+			b, ok := x.(bool)
+			if !ok {
+				return st, schema.Errorf(path+"."+key, "%v is not true or false", x)
+			}
+			v = b
+		case provider.Latency:
+			median, err := whole(key + "_ns")
+			if err != nil {
+				return st, err
+			}
+			p99, err := whole(key + "_p99_ns")
+			if err != nil {
+				return st, err
+			}
+			v = provider.Latency{Median: time.Duration(median), P99: time.Duration(p99)}
+		case int:
+			if ms.Lookup(key) == nil {
+				continue // the run's
+			}
+			n, err := whole(key)
+			if err != nil {
+				return st, err
+			}
+			if int64(int(n)) != n {
+				return st, schema.Errorf(path+"."+key, "%d is beyond an int", n)
+			}
+			v = int(n)
+		case *schema.KeyMode:
+			if ms.Lookup(key) == nil {
+				continue // the run's
+			}
+			read[key] = true
+			text, ok := ms.Lookup(key).(string)
+			if !ok {
+				return st, schema.Errorf(path+"."+key, "%v is not a name", ms.Lookup(key))
+			}
+			k, err := schema.ParseKeyMode(text)
+			if err != nil {
+				return st, schema.Errorf(path+"."+key, "%v", err)
+			}
+			v = &k
+		case *backoff.Policy:
+			if ms.Lookup(key) == nil {
+				continue // the run's
+			}
+			read[key] = true
+			b, err := backoffOf(ms.Lookup(key), path+"."+key)
+			if err != nil {
+				return st, err
+			}
+			v = b
+		default:
+			panic(fmt.Sprintf("sim: the step's setting %s is of a type a shard cannot read", key))
+		}
+		s.Set(&st, v)
+	}
+	for _, x := range ms.Settings {
+		if !read[x.Key] {
+			return st, schema.Errorf(path+"."+x.Key, "no setting of a step is written under this key")
+		}
+	}
+	return st, nil
+}
+
+// backoffOf is the backoff a step's model holds under path: an object of
+// its policy's name, base_ns and cap_ns, and no other key.
+func backoffOf(v any, path string) (*backoff.Policy, error) {
+	m, ok := v.(stats.Settings)
+	if !ok {
+		return nil, schema.Errorf(path, "%v is not an object of policy, base_ns and cap_ns", v)
+	}
+	var b backoff.Policy
+	for _, x := range m {
+		switch x.Key {
+		case "policy":
+			text, ok := x.Value.(string)
+			if !ok {
+				return nil, schema.Errorf(path+".policy", "%v is not a name", x.Value)
+			}
+			kind, err := backoff.ParseKind(text)
+			if err != nil {
+				return nil, schema.Errorf(path+".policy", "%v", err)
+			}
+			b.Kind = kind
+		case "base_ns", "cap_ns":
+			n, ok := x.Value.(int64)
+			if !ok {
+				return nil, schema.Errorf(path+"."+x.Key, "%v is not a whole number", x.Value)
+			}
+			*map[string]*time.Duration{"base_ns": &b.Base, "cap_ns": &b.Cap}[x.Key] = time.Duration(n)
+		default:
+			return nil, schema.Errorf(path+"."+x.Key, "a backoff has no such key (want policy, base_ns, cap_ns)")
+		}
+	}
+	for _, key := range []string{"policy", "base_ns", "cap_ns"} {
+		if m.Lookup(key) == nil {
+			return nil, schema.Errorf(path+"."+key, "missing; a step's backoff holds its policy, base_ns and cap_ns")
+		}
+	}
+	return &b, nil
+}
