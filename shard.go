@@ -16,6 +16,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -146,6 +147,13 @@ func ReadShard(path string) (stats.Shard, error) {
 		return stats.Shard{}, fmt.Errorf("%s: not a regular file (%s), which a shard is", path, fileKind(info.Mode()))
 	}
 	sh, err := stats.ReadShard(f)
+	if err == nil && sh.Model != nil {
+		// The model's steps and queue are settings by key, which only the
+		// models' declarations can check: a file that merge would refuse is
+		// refused as it is read.
+		_, _, err = sim.FromModel(*sh.Model)
+		err = schema.Within("model", err)
+	}
 	if err != nil {
 		return sh, fmt.Errorf("%s: %w", path, err)
 	}

@@ -113,3 +113,49 @@ func TestShardOfAnotherRunFromFile(t *testing.T) {
 		t.Errorf("AddFile = %v; want %q", err, want)
 	}
 }
+
+// ReadShard refuses, as it reads the file, a model whose steps or queue the
+// models' declarations do not take (a mistyped, missing or unknown setting),
+// naming its path, rather than leaving it for merge to find.
+func TestReadShardChecksItsModel(t *testing.T) {
+	q := delivery.Defaults()
+	e := article(t, 1000, "")
+	e.Delivery = &q
+	sh, err := retrysim.RunShard(context.Background(), e, 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := retrysim.WriteShard(&b, sh); err != nil {
+		t.Fatal(err)
+	}
+	good := b.String()
+	const step = `"p_fail": 0.01,`
+	head, model, ok := strings.Cut(good, `"model":`)
+	if !ok || !strings.Contains(model, step) {
+		t.Fatalf("the shard has no step p_fail to edit:\n%s", good)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"as written", "", "", ""},
+		{"mistyped", step, `"p_fail": "0.01",`, "model.steps[0].p_fail"},
+		{"unknown", step, `"p_fail": 0.01, "p_fial": 1,`, "model.steps[0].p_fial"},
+		{"missing", step, ``, "model.steps[0].p_fail"},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
+		text := good
+		if tc.from != "" {
+			text = head + `"model":` + strings.Replace(model, tc.from, tc.to, 1)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := retrysim.ReadShard(path)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: ReadShard = %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: ReadShard = %v; want an error naming %s", tc.name, err, tc.want)
+		}
+	}
+}
