@@ -44,6 +44,13 @@ type Second struct {
 	// Busy is the integral of calls in progress over the second, so its
 	// value is their time average.
 	Busy float64
+	// Backlog is the integral over the second of calls waiting at the
+	// service for a worker (in a queue server's queue, or held by a stall
+	// outage), so its value is their time average; Age is the age of the
+	// oldest waiting call at its greatest in the second, in seconds (0 when
+	// none waited). Scheduled is the integral of requests to the service
+	// waiting out a backoff before their next attempt: retries scheduled.
+	Backlog, Age, Scheduled float64
 }
 
 // Counts are a replicate's totals over every request that arrived.
@@ -122,7 +129,7 @@ type request struct {
 	who      uint32
 	refs     int16  // events, queue entries and calls it serves that name this slot: at most 2 a call, and a request makes at most MaxAttempts x (1 + MaxHedges)
 	pending  uint16 // bit k: copy k of the current attempt awaits its reply or timeout
-	effects  uint8  // side effects done, counted up to 2: enough to tell a duplicate
+	effects  uint8  // side effects done, counted up to 2: enough to tell a duplicate; or poisoned, which never does one
 	attempt  uint8  // attempts (rounds) sent or refused
 	copies   uint8  // copies of the current attempt sent: 1, and its hedges
 	done     bool
@@ -140,11 +147,19 @@ func (r *request) edge() int32 { return int32(r.who & (1<<edgeBits - 1)) }
 
 func (r *request) client() int32 { return int32(r.who >> edgeBits) }
 
-// waiter is a call in the queue server's queue.
+// poisoned marks, in request.effects, an entry's request drawn as a poison
+// job (Entry.Poison): its own work at the service it enters fails on every
+// attempt, so it never counts an effect.
+const poisoned uint8 = 1 << 7
+
+// waiter is a call in the queue server's queue: arrived is when it was
+// admitted (its wait before service runs from then), since when it reached
+// the service (earlier for a call held by a stall outage; its age runs
+// from then).
 type waiter struct {
-	slot          int32
-	attempt, copy uint8
-	arrived       float64
+	slot           int32
+	attempt, copy  uint8
+	arrived, since float64
 }
 
 // edgeSim is an edge's client side in a replicate: its settings in the
@@ -171,6 +186,14 @@ type edgeSim struct {
 	// series is the called service's series, which the edge's client-side
 	// counts a second go to.
 	series []Second
+	// backingOff counts its requests waiting out a backoff, since when
+	// backingOffAt; their integral goes to the series' Scheduled.
+	backingOff   int64
+	backingOffAt float64
+	// jobEffects and jobDuplicates count the side effects its requests did
+	// and those beyond the first of the same request entering the graph
+	// (EdgeReplicate.JobEffects).
+	jobEffects, jobDuplicates int64
 
 	counts                        Counts // the client side
 	expired, pushedBack, orphaned int64
@@ -194,15 +217,23 @@ type svcSim struct {
 	outage, stall     bool
 	outFrom, outTo    float64
 
-	n       int64 // calls in progress
-	last    float64
-	busy    int // queue: workers busy
-	queue   fifo[waiter]
-	tokens  float64 // rate limit
-	tokenAt float64
+	n     int64 // calls in progress
+	last  float64
+	busy  int // queue: workers busy
+	queue fifo[waiter]
+	// held counts the calls held by a stall outage, heldAt when each
+	// reached the service, in that order; peakBacklog and peakAge are the
+	// most calls waiting (queued or held) and the oldest's greatest age.
+	held        int
+	heldAt      fifo[float64]
+	peakBacklog int64
+	peakAge     float64
+	tokens      float64 // rate limit
+	tokenAt     float64
 
 	counts              Counts // the server side
 	area, sojourn, wait float64
+	queued              float64 // the integral of calls waiting
 	entered             int64
 	series              []Second
 }
@@ -213,6 +244,8 @@ type arrival struct {
 	load Shape
 	lmax float64
 	edge int32
+	// poison is the entry's share of poison requests (Entry.Poison).
+	poison float64
 }
 
 // job is a call a service took in and whose work succeeded, while the
@@ -229,6 +262,11 @@ type job struct {
 	// service's Parallel), out those not finished.
 	next, out uint8
 	answered  bool // the service answered the request served
+	// root is the slot of the request that entered the graph and whose
+	// tree the job is in, serial that request's serial (sim.serial): the
+	// slot may be reused once it ended.
+	root   int32
+	serial uint32
 }
 
 // sim is one replicate in progress.
@@ -254,9 +292,16 @@ type sim struct {
 	up []int32
 	// fresh is each slot's key store when an edge's Keys are FreshKeys, nil
 	// otherwise.
-	fresh    []attemptKeys
-	jobs     []job
-	freeJobs []int32
+	fresh []attemptKeys
+	// serial numbers each slot's request that entered the graph, and seen
+	// holds, seenWords words a slot, the edges on which its tree did a side
+	// effect; both nil when no service makes calls.
+	serial     []uint32
+	nextSerial uint32
+	seen       []uint64
+	seenWords  int
+	jobs       []job
+	freeJobs   []int32
 	// cur is the slot of the event in progress, which the loop frees.
 	cur int32
 
@@ -354,7 +399,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 		en := &g.Entries[k]
 		edge(k, &en.Client, idx[en.To])
 		a := &s.arrivals[k]
-		a.load, a.lmax, a.edge = en.Load, en.Load.max(), int32(k)
+		a.load, a.lmax, a.edge, a.poison = en.Load, en.Load.max(), int32(k), en.Poison
 	}
 	i := len(g.Entries)
 	for v := range g.Services {
@@ -366,7 +411,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 		}
 	}
 	if i > len(g.Entries) {
-		s.up = []int32{}
+		s.up, s.serial, s.seen, s.seenWords = []int32{}, []uint32{}, []uint64{}, (len(s.edges)+63)/64
 	}
 	return s
 }
@@ -528,6 +573,7 @@ func (s *sim) simulate(ctx context.Context) error {
 		case evArrival:
 			s.arrive(-1 - e.slot)
 		case evSend:
+			s.backoffs(s.edgeOf(e.slot), -1)
 			s.sendRetry(e.slot)
 		case evAtServer:
 			s.atServer(e.slot, e.attempt, e.copy, true)
@@ -593,7 +639,8 @@ func (s *sim) graphReplicate() GraphReplicate {
 	into := make([][]int, len(s.svcs)) // the edges into each service
 	for i := range s.edges {
 		e := &s.edges[i]
-		rep.Edges[i] = EdgeReplicate{Counts: e.counts, Expired: e.expired, PushedBack: e.pushedBack, Orphaned: e.orphaned}
+		rep.Edges[i] = EdgeReplicate{Counts: e.counts, Expired: e.expired, PushedBack: e.pushedBack, Orphaned: e.orphaned,
+			JobEffects: e.jobEffects, JobDuplicates: e.jobDuplicates}
 		rep.Edges[i].P50, rep.Edges[i].P95, rep.Edges[i].P99 = e.hist.QuantileSeconds(0.5), e.hist.QuantileSeconds(0.95), e.hist.QuantileSeconds(0.99)
 		into[e.to] = append(into[e.to], i)
 	}
@@ -601,7 +648,9 @@ func (s *sim) graphReplicate() GraphReplicate {
 	for v := range s.svcs {
 		sv := &s.svcs[v]
 		out := &rep.Services[v]
-		*out = ServiceReplicate{Counts: sv.counts, Area: sv.area, Sojourn: sv.sojourn, Entered: sv.entered, Wait: sv.wait, Series: sv.series}
+		*out = ServiceReplicate{Counts: sv.counts, Area: sv.area, Sojourn: sv.sojourn, Entered: sv.entered, Wait: sv.wait, Series: sv.series,
+			PeakBacklog: sv.peakBacklog, PeakAge: sv.peakAge, Queued: sv.queued}
+		out.Drain, out.DrainVerdict = s.g.Drain(sv.series)
 		h := &s.edges[into[v][0]].hist
 		if len(into[v]) > 1 {
 			merged = schema.Histogram{}
@@ -651,11 +700,48 @@ func (s *sim) newSlot(edge int32) int32 {
 		slot = int32(len(s.reqs) - 1)
 		if s.up != nil {
 			s.up = append(s.up, -1)
+			s.serial = append(s.serial, 0)
+			for range s.seenWords {
+				s.seen = append(s.seen, 0)
+			}
 		}
 	}
 	s.reqs[slot] = request{start: s.now, who: uint32(edge)}
 	s.freshSlot(slot)
 	return slot
+}
+
+// rootSlot readies slot's books as the root of a tree of calls: a new
+// serial, and no side effect seen on any edge.
+func (s *sim) rootSlot(slot int32) {
+	s.nextSerial++
+	s.serial[slot] = s.nextSerial
+	clear(s.seen[int(slot)*s.seenWords : (int(slot)+1)*s.seenWords])
+}
+
+// jobEffect counts a side effect done by the request in slot on edge e
+// against the request that entered the graph and whose tree it is in: a
+// duplicate when that tree already did one on e (a second delivery of a
+// job redoing a step). Work finishing after its root request's slot was
+// reused (orphaned work outliving its whole tree) counts as an effect and
+// never as a duplicate.
+func (s *sim) jobEffect(slot int32, e *edgeSim) {
+	e.jobEffects++
+	root, ok := slot, true
+	if u := s.up[slot]; u >= 0 {
+		jb := &s.jobs[u]
+		root, ok = jb.root, s.serial[jb.root] == jb.serial
+	}
+	if !ok {
+		return
+	}
+	ei := int(s.reqs[slot].edge())
+	w := &s.seen[int(root)*s.seenWords+ei/64]
+	if bit := uint64(1) << (ei % 64); *w&bit != 0 {
+		e.jobDuplicates++
+	} else {
+		*w |= bit
+	}
 }
 
 // arrive starts a new request at entry k and schedules the entry's next.
@@ -664,6 +750,7 @@ func (s *sim) arrive(k int32) {
 	slot := s.newSlot(a.edge)
 	if s.up != nil {
 		s.up[slot] = -1
+		s.rootSlot(slot)
 	}
 	e := &s.edges[a.edge]
 	if c := e.clients; c > 1 {
@@ -671,6 +758,9 @@ func (s *sim) arrive(k int32) {
 		// the same requests to the same clients.
 		hi, _ := bits.Mul64(a.src.Next(), uint64(c))
 		s.reqs[slot].who |= uint32(hi) << edgeBits
+	}
+	if a.poison > 0 && a.src.Float64() < a.poison { // from the arrival stream too
+		s.reqs[slot].effects = poisoned
 	}
 	s.start(slot, e)
 	if t := s.nextArrival(a, s.now); t < s.dur {
@@ -794,8 +884,18 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 	if arrived {
 		v.counts.Calls++
 	}
+	since := s.now
+	if !arrived { // resumed after a stall: it waited since it reached the service
+		s.advance(v)
+		v.held--
+		since = v.heldAt.pop()
+	}
 	if v.outage && s.now >= v.outFrom && s.now < v.outTo {
 		if v.stall {
+			s.advance(v)
+			v.held++
+			v.heldAt.push(s.now)
+			v.waited()
 			s.push(v.outTo, evResume, slot, attempt, copy, 0)
 			return
 		}
@@ -860,7 +960,8 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 			s.push(s.now+s.service(v), evDone, slot, attempt, copy, 0)
 			return
 		}
-		v.queue.push(waiter{slot, attempt, copy, s.now})
+		v.queue.push(waiter{slot, attempt, copy, s.now, since})
+		v.waited()
 		r.refs++
 	}
 }
@@ -877,18 +978,67 @@ func (s *sim) service(v *svcSim) float64 {
 }
 
 // advance adds v's calls in progress since its last change to the integrals.
+// It also adds the calls waiting there (queued or held by a stall) to the
+// series' Backlog, and their oldest's age to its Age and peakAge.
 func (s *sim) advance(v *svcSim) {
-	if v.n > 0 {
-		n := float64(v.n)
+	waiting := v.queue.len() + v.held
+	if v.n > 0 || waiting > 0 {
+		n, w := float64(v.n), float64(waiting)
 		v.area += n * (s.now - v.last)
+		v.queued += w * (s.now - v.last)
+		oldest := math.Inf(1)
+		if waiting > 0 {
+			oldest = v.oldest()
+			v.peakAge = math.Max(v.peakAge, s.now-oldest)
+		}
 		for a := v.last; a < s.now && a < s.dur; {
 			sec := int(a)
 			end := math.Min(math.Min(float64(sec+1), s.now), s.dur)
-			v.series[sec].Busy += n * (end - a)
+			ss := &v.series[sec]
+			ss.Busy += n * (end - a)
+			if waiting > 0 {
+				ss.Backlog += w * (end - a)
+				ss.Age = math.Max(ss.Age, end-oldest)
+			}
 			a = end
 		}
 	}
 	v.last = s.now
+}
+
+// oldest is when the oldest call waiting at v (queued or held) reached it;
+// some call waits.
+func (v *svcSim) oldest() float64 {
+	t := math.Inf(1)
+	if v.queue.len() > 0 {
+		t = v.queue.front().since
+	}
+	if v.held > 0 {
+		t = math.Min(t, *v.heldAt.front())
+	}
+	return t
+}
+
+// waited notes a call that starts waiting at v in its peak backlog.
+func (v *svcSim) waited() {
+	v.peakBacklog = max(v.peakBacklog, int64(v.queue.len()+v.held))
+}
+
+// backoffs adds d (1 or -1) to the requests of edge e waiting out a
+// backoff, their integral since the last change added to the series'
+// Scheduled.
+func (s *sim) backoffs(e *edgeSim, d int64) {
+	if e.backingOff > 0 {
+		w := float64(e.backingOff)
+		for a := e.backingOffAt; a < s.now && a < s.dur; {
+			sec := int(a)
+			end := math.Min(math.Min(float64(sec+1), s.now), s.dur)
+			e.series[sec].Scheduled += w * (end - a)
+			a = end
+		}
+	}
+	e.backingOff += d
+	e.backingOffAt = s.now
 }
 
 // release is a call leaving v: no longer in progress, and a queue server's
@@ -915,10 +1065,12 @@ func (s *sim) release(v *svcSim) {
 func (s *sim) done(slot int32, attempt, copy uint8) {
 	e := s.edgeOf(slot)
 	v := &s.svcs[e.to]
+	r := &s.reqs[slot]
+	poison := r.effects&poisoned != 0 // fails with no draw
 	calls := len(v.calls) > 0
 	if calls {
 		// Drawn before the release, which a failure alone makes now.
-		if v.pFail > 0 && s.rnd.Float64() < v.pFail {
+		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail {
 			s.release(v)
 			s.freeKey(slot, attempt)
 			s.answer(slot, attempt, copy, outError)
@@ -927,12 +1079,11 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 	} else {
 		s.release(v)
 		s.freeKey(slot, attempt)
-		if v.pFail > 0 && s.rnd.Float64() < v.pFail {
+		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail {
 			s.answer(slot, attempt, copy, outError)
 			return
 		}
 	}
-	r := &s.reqs[slot]
 	v.counts.Effects++
 	if r.effects > 0 {
 		v.counts.Duplicates++
@@ -941,6 +1092,9 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 		}
 	}
 	r.effects = min(r.effects+1, 2)
+	if s.seen != nil {
+		s.jobEffect(slot, e)
+	}
 	if calls {
 		s.startJob(slot, attempt, copy)
 		return
@@ -962,7 +1116,11 @@ func (s *sim) startJob(slot int32, attempt, copy uint8) {
 		j = int32(len(s.jobs) - 1)
 	}
 	to := s.edgeOf(slot).to
-	s.jobs[j] = job{slot: slot, attempt: attempt, copy: copy, svc: to, limit: math.Inf(1)}
+	root, serial := slot, s.serial[slot]
+	if u := s.up[slot]; u >= 0 {
+		root, serial = s.jobs[u].root, s.jobs[u].serial
+	}
+	s.jobs[j] = job{slot: slot, attempt: attempt, copy: copy, svc: to, limit: math.Inf(1), root: root, serial: serial}
 	if s.deadlines {
 		s.jobs[j].limit = s.deadline(slot, &s.reqs[slot], s.edgeOf(slot), copy)
 	}
@@ -1205,6 +1363,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 		s.sendRetry(slot)
 		return
 	}
+	s.backoffs(e, 1)
 	s.push(s.now+d.Seconds(), evSend, slot, 0, 0, 0)
 }
 

@@ -79,10 +79,21 @@ type Call struct {
 
 // Entry is load entering the graph: requests arriving with Load's shape and
 // sent to service To by Client.
+//
+// A job queue is an entry (see Workers): its Client is the queue's
+// redelivery of a job (Attempts its tries, Backoff its retry schedule,
+// Timeout its visibility timeout, Keys the job's idempotency key), and the
+// service it sends to is the workers.
 type Entry struct {
 	To     string
 	Load   Shape
 	Client Client
+	// Poison is the share of the entry's requests that are poison: drawn
+	// for each request from the arrival stream (so every run of a preset
+	// poisons the same requests), a poison request's own work at service To
+	// fails on every attempt, as a job that always fails does, before any
+	// call of To's is made.
+	Poison float64
 }
 
 // Edge names an edge of a graph: an entry (From -1, Index the entry's
@@ -215,6 +226,9 @@ func (g *Graph) Check() error {
 	for k, e := range g.Entries {
 		if _, ok := idx[e.To]; !ok {
 			return unknown(fmt.Sprintf("entries[%d].to", k), e.To)
+		}
+		if !(e.Poison >= 0 && e.Poison <= 1) {
+			return schema.Errorf(fmt.Sprintf("entries[%d].poison", k), "%g is not a probability from 0 to 1", e.Poison)
 		}
 	}
 	calls := 0
