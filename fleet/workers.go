@@ -151,4 +151,3 @@ func (w Workers) path(p string) string {
 	}
 	return p
 }
-

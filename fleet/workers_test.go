@@ -1,0 +1,253 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/schema"
+)
+
+// oneStep is a fleet of count workers whose jobs, rate a second for dur,
+// make one step: a call to dep, tried once, never timing out; the queue
+// tries a job once, with no visibility expiry, and no network delay.
+func oneStep(count int, rate float64, dur time.Duration, dep Server) Workers {
+	return Workers{Name: "one-step", Duration: dur, Load: Shape{Kind: Constant, Rate: rate},
+		Queue: tries(1, NoVisibility), WorkerCount: count, QueueMax: MaxQueue,
+		Steps:        []Step{{To: "dep", Client: tries(1, time.Hour)}},
+		Dependencies: []Node{{Name: "dep", Server: dep}}}
+}
+
+// runWorkers runs w's graph with opt, failing the test on an error.
+func runWorkers(t *testing.T, w Workers, opt Options) GraphResult {
+	t.Helper()
+	if err := w.Check(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunGraph(context.Background(), []Graph{w.Graph()}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res[0]
+}
+
+// erlangC is the probability that a call to an M/M/c queue of c servers
+// and offered load a = lambda/mu (a < c) waits, from Erlang's C formula:
+// (a^c/c! x c/(c-a)) / (sum_{k<c} a^k/k! + a^c/c! x c/(c-a)).
+func erlangC(c int, a float64) float64 {
+	sum, term := 0.0, 1.0 // term: a^k/k!
+	for k := range c {
+		sum += term
+		term *= a / float64(k+1)
+	}
+	top := term * float64(c) / (float64(c) - a)
+	return top / (sum + top)
+}
+
+// Jobs of one step on W workers, the step's time exponential (a dependency
+// with a worker for every call and exponential service), wait for a worker
+// as an M/M/W queue does: mean wait C(W, a)/(W mu - lambda). The test
+// compares the mean of 25 replicates' mean waits with it, within 4.4
+// standard errors of that mean (the replicates' spread): a false failure
+// about once in 10^5 runs by the central limit theorem, plus the warm-up's
+// bias (an empty start, relaxed within tens of seconds of 3600), well
+// under the band. The worker's own JobOverhead (1 us on a 1 s mean) moves
+// the mean wait by about a millionth.
+func TestWorkersErlangC(t *testing.T) {
+	const (
+		count  = 4
+		mean   = 1.0 // the step's mean time, s
+		lambda = 3.0 // jobs a second: load 0.75 a worker
+		reps   = 25
+	)
+	dep := Server{Kind: Queue, Workers: 100_000, QueueMax: 0, Service: Service{Dist: Exponential, Median: time.Second}}
+	res := runWorkers(t, oneStep(count, lambda, 3600*time.Second, dep), Options{Replicates: reps, Seed: 7, Workers: 2})
+	want := erlangC(count, lambda*mean) / (count/mean - lambda)
+	waits := make([]float64, reps)
+	var sum float64
+	for r, rep := range res.Replicates {
+		w := &rep.Services[0]
+		if w.Entered == 0 {
+			t.Fatal("no job entered")
+		}
+		waits[r] = w.Wait / float64(w.Entered)
+		sum += waits[r]
+	}
+	m := sum / reps
+	var ss float64
+	for _, x := range waits {
+		ss += (x - m) * (x - m)
+	}
+	se := math.Sqrt(ss / (reps - 1) / reps)
+	if math.Abs(m-want) > 4.4*se {
+		t.Errorf("mean wait %.4f s +- %.4f; Erlang C gives %.4f s", m, se, want)
+	}
+}
+
+// Little's law holds for the workers' waiting line (the integral of jobs
+// waiting equals the sum of their waits, no stall holding any) and for the
+// calls in progress at the workers and at each dependency (the integral of
+// calls in progress equals the sum of their sojourns), exactly but for
+// rounding: both sides sum the same intervals.
+func TestWorkersLittle(t *testing.T) {
+	w := oneStep(3, 5, 300*time.Second, Server{Kind: Latency, Base: 300 * time.Millisecond, Slope: 20 * time.Millisecond})
+	w.Steps = append(w.Steps, Step{To: "db", Client: tries(3, 2*time.Second)})
+	w.Dependencies = append(w.Dependencies, Node{Name: "db", Server: Server{Kind: Queue, Workers: 2, QueueMax: 5,
+		Service: Service{Dist: Exponential, Median: 100 * time.Millisecond}, PFail: 0.2}})
+	res := runWorkers(t, w, Options{Replicates: 3, Seed: 1, Workers: 1})
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+	for r, rep := range res.Replicates {
+		if s := rep.Services[0]; s.Wait == 0 || !near(s.Queued, s.Wait) {
+			t.Errorf("replicate %d: the workers' queue integral %g, their waits %g (want equal, and some wait)", r, s.Queued, s.Wait)
+		}
+		for v, s := range rep.Services {
+			if s.Entered == 0 || !near(s.Area, s.Sojourn) {
+				t.Errorf("replicate %d, %s: area %g, sojourns %g over %d calls", r, res.Graph.Services[v].Name, s.Area, s.Sojourn, s.Entered)
+			}
+		}
+		if db := rep.Services[2]; !near(db.Queued, db.Wait) {
+			t.Errorf("replicate %d: db's queue integral %g, its waits %g", r, db.Queued, db.Wait)
+		}
+	}
+}
+
+// A backlog of B jobs, built while the workers are down (a stall from 0 to
+// 30 s), drains at the workers' capacity W/D (deterministic steps of D)
+// against arrivals lambda in B/(W/D - lambda) seconds. Drain counts whole
+// seconds after the outage's end, so it lies in [T, T + 1) for the true
+// time T; Poisson arrivals move T by about sqrt(lambda T)/(W/D - lambda),
+// 0.02 s here. B is each replicate's peak backlog, reached as the workers
+// come back; the peak age is the first job's as they do (the oldest job
+// goes first, and the age at the front falls while the backlog drains).
+func TestWorkersDrain(t *testing.T) {
+	const (
+		count  = 10
+		step   = 0.01 // D, s: 1000 jobs a second at full speed
+		lambda = 100.0
+	)
+	w := oneStep(count, lambda, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond})
+	w.Down = Outage{From: 0, To: 30 * time.Second, Mode: Stall}
+	res := runWorkers(t, w, Options{Replicates: 5, Seed: 3, Workers: 2})
+	for r, rep := range res.Replicates {
+		s := rep.Services[0]
+		if s.DrainVerdict != Recovered {
+			t.Fatalf("replicate %d: %v", r, s.DrainVerdict)
+		}
+		b := float64(s.PeakBacklog)
+		want := b / (count/step - lambda)
+		if s.Drain < want-0.1 || s.Drain >= want+1.1 {
+			t.Errorf("replicate %d: a backlog of %g drained in %g s; want %.3f s, to within its second", r, b, s.Drain, want)
+		}
+		if b < 2700 || b > 3300 { // Poisson(3000), 5.5 sd
+			t.Errorf("replicate %d: peak backlog %g; want about 3000", r, b)
+		}
+		if s.PeakAge < 29.5 || s.PeakAge > 30 {
+			t.Errorf("replicate %d: peak age %g s; want 30 s less the first arrival (within 0.5 s but once in e^50)", r, s.PeakAge)
+		}
+	}
+	drained, secs := res.Drain(0)
+	if drained.Value != 1 || drained.Count() != 5 || secs.N != 5 {
+		t.Errorf("drained %v, seconds %v; want all 5", drained, secs)
+	}
+}
+
+// A visibility timeout shorter than a step's latency delivers every job
+// twice: the second delivery runs the step again at the dependency
+// (JobDuplicates, which the dependency's per-request Duplicates cannot see:
+// each delivery's step is a request of its own), unless the job carries
+// the same key on both, when the second delivery meets the first holding
+// it and is refused (a conflict at the workers). Deterministic: a 1 s
+// visibility, the step 1.5 s, 2 tries with no backoff, no network delay.
+func TestWorkersVisibilityDuplicates(t *testing.T) {
+	w := oneStep(1000, 20, 30*time.Second, Server{Kind: Independent, Base: 1500 * time.Millisecond})
+	w.Queue = tries(2, time.Second)
+	for _, keys := range []schema.KeyMode{schema.NoKeys, schema.SameKey} {
+		w.Queue.Keys = keys
+		rep := runWorkers(t, w, Options{Replicates: 1, Seed: 5}).Replicates[0]
+		jobs := rep.Edges[0].Requests
+		step := rep.Edges[1]
+		deliveries, dups, conflicts := 2*jobs, jobs, int64(0)
+		if keys == schema.SameKey {
+			deliveries, dups, conflicts = jobs, 0, jobs
+		}
+		if jobs < 400 || step.JobEffects != deliveries || step.JobDuplicates != dups || rep.Services[0].Conflicts != conflicts ||
+			rep.Services[1].Duplicates != 0 || rep.Edges[0].Failed != jobs {
+			t.Errorf("keys %v: %d jobs, step effects %d, duplicates %d, conflicts %d, dependency's own duplicates %d, dead %d; want %d, %d, %d, 0, %d",
+				keys, jobs, step.JobEffects, step.JobDuplicates, rep.Services[0].Conflicts, rep.Services[1].Duplicates, rep.Edges[0].Failed, deliveries, dups, conflicts, jobs)
+		}
+	}
+}
+
+// Poison jobs fail on every try, before any step: with every job poison and
+// 3 tries, the workers take 3 deliveries a job and the dependency none;
+// with a share p, the jobs that fail are p of them within 4.9 binomial
+// standard deviations (false failure about 1 in 10^6).
+func TestWorkersPoison(t *testing.T) {
+	w := oneStep(50, 20, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond})
+	w.Queue = tries(3, NoVisibility)
+	w.Poison = 1
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 2}).Replicates[0]
+	jobs := rep.Edges[0].Requests
+	if rep.Services[0].Calls != 3*jobs || rep.Services[1].Calls != 0 || rep.Edges[0].Failed != jobs {
+		t.Errorf("all poison: %d jobs, %d deliveries, %d steps, %d dead; want %d, 0, %d", jobs, rep.Services[0].Calls, rep.Services[1].Calls, rep.Edges[0].Failed, 3*jobs, jobs)
+	}
+	w.Poison = 0.3
+	rep = runWorkers(t, w, Options{Replicates: 1, Seed: 2}).Replicates[0]
+	n, dead := float64(rep.Edges[0].Requests), float64(rep.Edges[0].Failed)
+	if sd := math.Sqrt(n * 0.3 * 0.7); math.Abs(dead-0.3*n) > 4.9*sd {
+		t.Errorf("poison 0.3: %g of %g jobs dead", dead, n)
+	}
+}
+
+// Retries scheduled: the series' Scheduled integrates the requests waiting
+// out a backoff, so over a run whose backoffs all end within its duration
+// it sums to the retries sent times the (constant) delay.
+func TestWorkersScheduled(t *testing.T) {
+	w := oneStep(50, 20, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: 0.5})
+	w.Queue = tries(4, NoVisibility)
+	w.Queue.Backoff = backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}
+	w.Load = Shape{Kind: Spike, Rate: 20, Peak: 0, From: 40 * time.Second, To: 60 * time.Second} // none after 40 s: every backoff ends in the run
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 4}).Replicates[0]
+	var sum float64
+	for _, sec := range rep.Services[0].Series {
+		sum += sec.Scheduled
+	}
+	retries := rep.Edges[0].Retries
+	if retries < 100 || math.Abs(sum-2*float64(retries)) > 1e-6 {
+		t.Errorf("scheduled integral %g; want 2 s x %d retries", sum, retries)
+	}
+}
+
+// Workers.Check names each setting as Workers spells it.
+func TestWorkersCheckPaths(t *testing.T) {
+	base := oneStep(4, 10, time.Minute, Server{Kind: Independent, Base: time.Millisecond})
+	for _, tc := range []struct {
+		name, want string
+		edit       func(*Workers)
+	}{
+		{"no step", "steps", func(w *Workers) { w.Steps = nil }},
+		{"poison", "poison", func(w *Workers) { w.Poison = 1.5 }},
+		{"workers", "worker_count", func(w *Workers) { w.WorkerCount = 0 }},
+		{"queue max", "queue_max", func(w *Workers) { w.QueueMax = -1 }},
+		{"tries", "queue.attempts", func(w *Workers) { w.Queue.Attempts = 0 }},
+		{"visibility", "queue.timeout", func(w *Workers) { w.Queue.Timeout = 0 }},
+		{"rate", "load.rate", func(w *Workers) { w.Load.Rate = -1 }},
+		{"step to", "steps[0].to", func(w *Workers) { w.Steps[0].To = "nope" }},
+		{"step attempts", "steps[0].client.attempts", func(w *Workers) { w.Steps[0].Client.Attempts = 0 }},
+		{"dependency", "dependencies[dep].server.p_fail", func(w *Workers) { w.Dependencies[0].Server.PFail = 2 }},
+		{"dependency name", "dependencies[0].name", func(w *Workers) { w.Dependencies[0].Name = WorkersService }},
+		{"down", "down.to", func(w *Workers) { w.Down = Outage{From: time.Second, To: 2 * MaxSeconds * time.Second} }},
+	} {
+		w := base
+		w.Steps = append([]Step(nil), base.Steps...)
+		w.Dependencies = append([]Node(nil), base.Dependencies...)
+		tc.edit(&w)
+		var fe *FieldError
+		if err := w.Check(); !errors.As(err, &fe) || fe.Field != tc.want {
+			t.Errorf("%s: %v; want a FieldError at %s", tc.name, err, tc.want)
+		}
+	}
+}
