@@ -41,6 +41,9 @@ type Second struct {
 	// when they leave the client, after their backoff. A retry refused at
 	// its send is decided and not sent.
 	Starts, Successes, RetriesDecided, RetriesSent, Timeouts, Conflicts int64
+	// Failures counts requests that failed (for a job queue's entry: jobs
+	// dead-lettered).
+	Failures int64
 	// Busy is the integral of calls in progress over the second, so its
 	// value is their time average.
 	Busy float64
@@ -1300,7 +1303,11 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 // fail ends the request in failure; pushback says an honoured "do not
 // retry" ended it.
 func (s *sim) fail(slot int32, pushback bool) {
-	s.edgeOf(slot).counts.Failed++
+	e := s.edgeOf(slot)
+	e.counts.Failed++
+	if sec := s.second(e.series, s.now); sec != nil {
+		sec.Failures++
+	}
 	s.reqs[slot].done = true
 	s.finish(slot, false, pushback)
 }
