@@ -186,6 +186,8 @@ type edgeSim struct {
 	// Keys are SameKey or FreshKeys, honour that it honours pushback.
 	hedges, attempts, clients  int
 	sameKey, freshKeys, honour bool
+	// redeliver is an entry's RedeliverAtTimeout.
+	redeliver bool
 	// series is the called service's series, which the edge's client-side
 	// counts a second go to.
 	series []Second
@@ -401,6 +403,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 	for k := range g.Entries {
 		en := &g.Entries[k]
 		edge(k, &en.Client, idx[en.To])
+		s.edges[k].redeliver = en.RedeliverAtTimeout
 		a := &s.arrivals[k]
 		a.load, a.lmax, a.edge, a.poison = en.Load, en.Load.max(), int32(k), en.Poison
 	}
@@ -1359,6 +1362,15 @@ func (s *sim) retry(slot int32, timeout bool) {
 	r.timedOut = timeout
 	if sec := s.second(e.series, s.now); sec != nil {
 		sec.RetriesDecided++
+	}
+	if e.redeliver { // the next try when this one's timeout would have passed
+		if r.deadline <= s.now {
+			s.sendRetry(slot)
+			return
+		}
+		s.backoffs(e, 1)
+		s.push(r.deadline, evSend, slot, 0, 0, 0)
+		return
 	}
 	u := 0.0
 	if cl.Backoff.Jittered() {

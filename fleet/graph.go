@@ -94,6 +94,11 @@ type Entry struct {
 	// fails on every attempt, as a job that always fails does, before any
 	// call of To's is made.
 	Poison float64
+	// RedeliverAtTimeout makes a failed attempt's retry wait until the
+	// attempt's timeout would have passed, instead of Client.Backoff (not
+	// used then): an SQS message not deleted reappears when its visibility
+	// timeout runs out, whether its receive failed early or ran past it.
+	RedeliverAtTimeout bool
 }
 
 // Edge names an edge of a graph: an entry (From -1, Index the entry's

@@ -251,3 +251,29 @@ func TestWorkersCheckPaths(t *testing.T) {
 		}
 	}
 }
+
+// RedeliverAtTimeout: a try that fails at once is tried again when its
+// timeout would have passed, not at once: with every try failing at once
+// (no network, a 1 ms step failing always), a 30 s visibility and 3 tries,
+// each job's retries wait 30 s each, so the series' Scheduled sums to the
+// retries x 30 s less the 1 ms and JobOverhead each try took.
+func TestWorkersRedeliverAtTimeout(t *testing.T) {
+	w := oneStep(50, 2, 90*time.Second, Server{Kind: Independent, Base: time.Millisecond, PFail: 1})
+	w.Queue = tries(3, 30*time.Second)
+	w.Load = Shape{Kind: Spike, Rate: 2, Peak: 0, From: 5 * time.Second, To: 90 * time.Second} // every retry within the run
+	g := w.Graph()
+	g.Entries[0].RedeliverAtTimeout = true
+	res, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: 1, Seed: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := res[0].Replicates[0]
+	var sum float64
+	for _, sec := range rep.Services[0].Series {
+		sum += sec.Scheduled
+	}
+	retries := rep.Edges[0].Retries
+	if want := float64(retries) * (30 - 0.001 - JobOverhead.Seconds()); retries < 10 || retries != 2*rep.Edges[0].Requests || math.Abs(sum-want) > 1e-6 {
+		t.Errorf("%d jobs, %d retries, scheduled integral %g; want 2 a job, %g", rep.Edges[0].Requests, retries, sum, want)
+	}
+}
