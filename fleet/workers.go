@@ -71,6 +71,10 @@ type Workers struct {
 	// Poison is the share of poison jobs, which fail in the worker on every
 	// try before any step (Entry.Poison).
 	Poison float64
+	// RedeliverAtTimeout makes a failed try reappear when its visibility
+	// timeout runs out, as SQS's messages do, instead of after
+	// Queue.Backoff (Entry.RedeliverAtTimeout).
+	RedeliverAtTimeout bool
 	// WorkerCount is the workers; QueueMax the most jobs waiting for one
 	// (a job arriving to a full queue is refused, a try used up).
 	WorkerCount, QueueMax int
@@ -100,7 +104,7 @@ func (w Workers) Graph() Graph {
 			Service: Service{Dist: Lognormal, Median: JobOverhead}}}
 	return Graph{Name: w.Name, Duration: w.Duration, Net: w.Net,
 		Services: append([]Node{workers}, w.Dependencies...),
-		Entries:  []Entry{{To: WorkersService, Load: w.Load, Client: w.Queue, Poison: w.Poison}}}
+		Entries:  []Entry{{To: WorkersService, Load: w.Load, Client: w.Queue, Poison: w.Poison, RedeliverAtTimeout: w.RedeliverAtTimeout}}}
 }
 
 // Check refuses a fleet the engine cannot run, before any work, with a
