@@ -292,8 +292,9 @@ func (g *Graph) Cost() GraphCost {
 // entering at entry k, with every request below it (tree(k): a call's
 // request makes attempts x (1 + hedges) calls, each of which makes the
 // service's calls), is so gone life(k) after it arrived, but for calls held
-// by a queue server: at most its workers' and its queue's calls, each with
-// the requests below it. So the slots are at most, over the entries, the
+// by a queue server: at most its workers' and its queue's calls, those on a
+// worker each with the requests below it (a call waiting in the queue has
+// made none yet). So the slots are at most, over the entries, the
 // arrivals in any window of life(k) (inWindow) times tree(k), plus the
 // queues' calls with their trees.
 func (g *Graph) inFlight(edges []Edge, first, order []int, calls []float64) float64 {
@@ -321,8 +322,8 @@ func (g *Graph) inFlight(edges []Edge, first, order []int, calls []float64) floa
 		slots += inWindow(e.Load.max(), life[k]*(1+1e-9)+1e-6, dur) * tree
 	}
 	for v, n := range g.Services {
-		if n.Server.Kind == Queue {
-			slots += math.Min(float64(n.Server.QueueMax+n.Server.Workers), calls[v]) * (1 + below[v])
+		if n.Server.Kind == Queue { // a call waiting in the queue has made no call yet: only those on a worker have requests below
+			slots += math.Min(float64(n.Server.QueueMax+n.Server.Workers), calls[v]) + math.Min(float64(n.Server.Workers), calls[v])*below[v]
 		}
 	}
 	return slots
