@@ -58,6 +58,12 @@ const NoVisibility = MaxSeconds * time.Second
 // not from a worker's receive, so under a backlog the model's SQS redelivers
 // a job still waiting in the queue; heartbeats that extend a lease are not
 // modelled.
+//
+// Memory follows the jobs queued and in flight, not those done (a job's
+// slot is reused once it has ended): a job waiting for a worker costs 104
+// bytes (its request slot and books 64 in a graph of up to 64 edges, its place in the queue 24, its
+// visibility timeout's event 16; up to twice the last two while their
+// rings grow), a job on a worker as much plus its steps' requests.
 type Workers struct {
 	// Name labels the run in outputs.
 	Name string

@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/schema"
@@ -275,5 +276,20 @@ func TestWorkersRedeliverAtTimeout(t *testing.T) {
 	retries := rep.Edges[0].Retries
 	if want := float64(retries) * (30 - 0.001 - JobOverhead.Seconds()); retries < 10 || retries != 2*rep.Edges[0].Requests || math.Abs(sum-want) > 1e-6 {
 		t.Errorf("%d jobs, %d retries, scheduled integral %g; want 2 a job, %g", rep.Edges[0].Requests, retries, sum, want)
+	}
+}
+
+// queuedJobBytes is what Workers' doc says a job waiting for a worker
+// costs.
+const queuedJobBytes = 104
+
+// A job waiting for a worker holds its request slot with its books (the job
+// it serves, its serial and one word of edges seen, for a graph of up to 64
+// edges), its place in the workers' queue and its visibility timeout's
+// event, as Workers' doc says.
+func TestWorkersQueuedJobBytes(t *testing.T) {
+	slot := unsafe.Sizeof(request{}) + 4 + 4 + 8 // up, serial, seen
+	if got := slot + unsafe.Sizeof(waiter{}) + unsafe.Sizeof(event{}); got != queuedJobBytes {
+		t.Errorf("a queued job holds %d bytes; Workers' doc says %d", got, queuedJobBytes)
 	}
 }
