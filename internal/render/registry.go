@@ -24,6 +24,8 @@ const (
 	CasesDoc
 	// RaceDoc is the race command's modes.
 	RaceDoc
+	// WorkersDoc is the workers command's WorkersReport.
+	WorkersDoc
 )
 
 // Renderer is one output format: its name and how it writes each document.
@@ -47,6 +49,8 @@ type Renderer struct {
 	totals func(io.Writer, TotalsReport) error
 	cases  func(io.Writer, stats.Cases) error
 	race   func(w io.Writer, title string, rows []stats.RaceRow) error
+	// workers writes the workers command's runs.
+	workers func(io.Writer, WorkersReport) error
 }
 
 // renderers are every format, the default first: each command offers, in
@@ -59,8 +63,9 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	totals: func(w io.Writer, t TotalsReport) error {
 		return writeFields(w, withSettingColumns(totalsFields(t.Rows, t.ByClients), t.Configs, t.Replicates, t.Seed, t.Scenario))
 	},
-	cases: func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
-	race:  func(w io.Writer, _ string, rows []stats.RaceRow) error { return writeFields(w, raceRows(rows)) },
+	cases:   func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
+	race:    func(w io.Writer, _ string, rows []stats.RaceRow) error { return writeFields(w, raceRows(rows)) },
+	workers: writeWorkersCSV,
 }, {
 	name: "json", raw: true,
 	report: writeJSON,
@@ -71,6 +76,7 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	race: func(w io.Writer, title string, rows []stats.RaceRow) error {
 		return titledRows(w, title, raceRows(rows))
 	},
+	workers: writeWorkersJSON,
 }, {
 	name: "html", page: true,
 	report: writeReportHTML,
@@ -96,6 +102,7 @@ func tableFormat(name string, st tableStyle) Renderer {
 		race: func(w io.Writer, title string, rows []stats.RaceRow) error {
 			return writeRaceTable(w, title, rows, st)
 		},
+		workers: func(w io.Writer, r WorkersReport) error { return writeWorkersTable(w, r, st) },
 	}
 }
 
@@ -125,6 +132,8 @@ func (r Renderer) writes(d Doc) bool {
 		return r.cases != nil
 	case RaceDoc:
 		return r.race != nil
+	case WorkersDoc:
+		return r.workers != nil
 	}
 	return false
 }
@@ -225,4 +234,12 @@ func (r Renderer) Race(w io.Writer, title string, rows []stats.RaceRow) error {
 		return r.unwritten("race modes")
 	}
 	return r.race(w, title, rows)
+}
+
+// Workers writes the workers command's runs.
+func (r Renderer) Workers(w io.Writer, rep WorkersReport) error {
+	if r.workers == nil {
+		return r.unwritten("worker fleets")
+	}
+	return r.workers(w, rep)
 }

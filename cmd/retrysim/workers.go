@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/outfile"
+	"github.com/retrysim/retrysim/internal/render"
+)
+
+var workersIntro = `retrysim workers simulates a worker fleet in virtual time: jobs arrive on a
+job queue, a pool of workers takes them, and each job's steps call shared
+dependencies (a database, a payments API) that can fail, stall or refuse
+load. The queue's own retry (its tries, its schedule, its visibility
+timeout, the job's idempotency key) redelivers a failed job, then
+dead-letters it. A worker fleet is a service graph (retrysim graph): the
+queue is the graph's entry, its client the queue's redelivery, the workers
+a queue server whose calls are the job's steps; one engine runs both.
+
+It prints a row a run: jobs, completed, dead-lettered, deliveries, duplicate
+side effects (a step a job's second delivery did again), lost work
+(deliveries finished after the queue stopped waiting for them), the peak
+backlog and the oldest waiting job's peak age, the drain time after the
+outages (with the share of replicates that drained) and completion time
+quantiles; means over replicates with 95% Student t intervals. -format json
+also holds each second's arrivals, completions, dead-lettered jobs, backlog,
+oldest age, jobs in flight, retries scheduled, and each dependency's calls
+and calls in progress.
+
+Usage: retrysim workers -preset NAME [flags]
+
+Example: retrysim workers -preset sidekiq-outage
+
+Presets:
+` + workersPresetsHelp() + `
+Limits (checked before any work):
+` + render.FleetLimits(workersLimits()) + `
+Flags:
+`
+
+// workersPresetsHelp lists the presets for -help, as the fleet command's.
+func workersPresetsHelp() string {
+	var ps []fleet.Preset
+	for _, p := range fleet.WorkersPresets() {
+		ps = append(ps, fleet.Preset{Name: p.Name, Source: p.Source, About: p.About, Duration: p.Duration, Replicates: p.Replicates})
+	}
+	return render.FleetPresets(ps)
+}
+
+// workersLimits are a worker fleet's limits, from the constants
+// fleet.Workers.Check and fleet.Graph.Check enforce.
+func workersLimits() []render.Limit {
+	return []render.Limit{
+		{What: "steps", Bound: fmt.Sprintf("1 to %d a job, each a call to a dependency", fleet.MaxFanout)},
+		{What: "-worker-count", Bound: fmt.Sprintf("1 to %d workers (the model's, not -workers)", fleet.MaxWorkers)},
+		{What: "tries", Bound: fmt.Sprintf("the queue's and each step's, 1 to %d", fleet.MaxAttempts)},
+		{What: "-duration", Bound: fmt.Sprintf("1 s to %d s (the series holds a row a second)", fleet.MaxDuration)},
+		{What: "-replicates", Bound: fmt.Sprintf("1 to %d; replicates x duration up to %d s", fleet.MaxReplicates, fleet.MaxSeriesSeconds)},
+		{What: "memory", Bound: fmt.Sprintf("a job waiting for a worker costs about 104 bytes; the jobs and calls a replicate can hold at once, bounded before any work, up to %.0f GiB", float64(fleet.MaxBytes)/(1<<30))},
+		{What: "events", Bound: fmt.Sprintf("up to %.0e over every run and replicate", float64(fleet.MaxEvents))},
+	}
+}
+
+// workersCommand runs a preset's worker fleets on the graph engine and
+// prints them.
+func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flagval.NewFlagSet("retrysim workers")
+	var (
+		preset      flagval.Choice
+		duration    flagval.Duration
+		seed        flagval.Seed = 1
+		workers                  = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
+		replicates               = flagval.Bounded{V: 10, Lo: 1, Hi: fleet.MaxReplicates}
+		workerCount              = flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
+		o           flagval.Output
+	)
+	preset.Valid = func(s string) error { _, err := fleet.LookupWorkersPreset(s); return err }
+	fs.Var(&preset, "preset", "run the worker fleets of the preset `name` (listed above)")
+	fs.Var(&duration, "duration", "jobs arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own")
+	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000")
+	fs.Lookup("replicates").DefValue = "the preset's own"
+	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
+	fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of the preset's (not -workers)", fleet.MaxWorkers))
+	fs.Lookup("worker-count").DefValue = "the preset's own"
+	o.Register(fs, render.WorkersDoc, " (json also holds each run's series a second)", "")
+	fs.Var(&workers, "workers", fmt.Sprintf("parallel goroutines, each simulating replicates, `n` from %d to %d; the output does not depend on it (the model's workers are -worker-count)", workers.Lo, workers.Hi))
+	fs.Lookup("workers").DefValue = "GOMAXPROCS"
+	if err := flagval.Parse(fs, args, workersIntro, stdout); err != nil {
+		return err
+	}
+	given := flagval.Given(fs)
+	if preset.V == "" {
+		return flagval.Usage(errors.New("want -preset NAME"))
+	}
+	p, _ := fleet.LookupWorkersPreset(preset.V)
+	d := p.Duration
+	if given["duration"] {
+		d = duration.V
+	}
+	if !given["replicates"] {
+		replicates.V = p.Replicates
+	}
+	runs := p.Runs(d)
+	var graphs []fleet.Graph
+	for i := range runs {
+		if given["worker-count"] {
+			runs[i].WorkerCount = workerCount.V
+		}
+		if err := runs[i].Check(); err != nil {
+			return workersError(err)
+		}
+		graphs = append(graphs, runs[i].Graph())
+	}
+	if err := outfile.Check(o.Out); err != nil {
+		return flagval.Usage(err)
+	}
+	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "workers")}
+	res, err := fleet.RunGraph(ctx, graphs, opts)
+	if err != nil {
+		return workersError(err)
+	}
+	rep := render.WorkersReport{Replicates: replicates.V, Seed: uint64(seed),
+		Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", p.Name, human.Duration(d), human.Count(int64(replicates.V), "replicate"), uint64(seed))}
+	for _, r := range res {
+		rep.Rows = append(rep.Rows, r.WorkersRows()...)
+		rep.Series = append(rep.Series, r.WorkersSeries()...)
+		var deps []string
+		for _, n := range r.Graph.Services[1:] {
+			deps = append(deps, n.Name)
+		}
+		rep.Dependencies = append(rep.Dependencies, deps)
+	}
+	var out bytes.Buffer
+	if err := o.Renderer(stdout).Workers(&out, rep); err != nil {
+		return err
+	}
+	return outfile.WriteAll(ctx, stdout, outfile.Output{File: o.Out, Data: out.Bytes()})
+}
+
+// workersError is a refusal in the command's words, a usage error (exit
+// 2): of the options as their flags, of a preset's fleet as its setting.
+// Any other error (an interrupt) is returned as it is.
+func workersError(err error) error {
+	var fe *fleet.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	switch fe.Field {
+	case "replicates", "workers", "duration":
+		return flagval.Usage(fmt.Errorf("-%s: %s", fe.Field, fe.Msg))
+	case "worker_count":
+		return flagval.Usage(fmt.Errorf("-worker-count: %s", fe.Msg))
+	}
+	return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
+}
