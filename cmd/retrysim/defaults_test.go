@@ -33,6 +33,7 @@ var defaultRuns = map[string][][]string{
 	"fleet-map": {{"-rates", "10", "-heights", "60", "-lengths", "1s", "-replicates", "2", "-after", "10s", "-from", "1s"}},
 	"merge":     {{"SHARD0", "SHARD1"}},
 	"chain":     {{}, {"-split-orbit", "2", "-split-runs", "2", "-split-effort", "5", "-split-horizon", "5s"}},
+	"workers":   {{"-preset", "sqs-visibility", "-duration", "1m", "-replicates", "2", "-worker-count", "500"}},
 }
 
 // wallTime is race's Wall column, the one figure of a run that is not a

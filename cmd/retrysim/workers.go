@@ -91,7 +91,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of the preset's (not -workers)", fleet.MaxWorkers))
 	fs.Lookup("worker-count").DefValue = "the preset's own"
 	o.Register(fs, render.WorkersDoc, " (json also holds each run's series a second)", "")
-	fs.Var(&workers, "workers", fmt.Sprintf("parallel goroutines, each simulating replicates, `n` from %d to %d; the output does not depend on it (the model's workers are -worker-count)", workers.Lo, workers.Hi))
+	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers` (goroutines, not the model's: those are -worker-count), each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS"
 	if err := flagval.Parse(fs, args, workersIntro, stdout); err != nil {
 		return err
