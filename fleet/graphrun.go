@@ -472,7 +472,10 @@ func (g *Graph) OutageWindow() (from, to float64, ok bool) {
 // per-second series is series has its backlog back to its level before
 // them for good, with its verdict. The level before is the highest time
 // average of the backlog (Second.Backlog) over a whole second before the
-// first outage begins (0 when it begins at 0); the backlog is back when
+// first outage begins, but at least one call (a queue one call deep on
+// average is drained: a level of 0 would count any wait in the rest of the
+// run, which Poisson arrivals make now and then at any load, as the
+// backlog not back); the backlog is back when
 // the time average of every second from a whole second s on, to the end of
 // the series, is at most that level. Drain is then s minus the outages' end
 // (0 if already back then), at a second's resolution, and the verdict
@@ -486,7 +489,7 @@ func (g *Graph) Drain(series []Second) (float64, Verdict) {
 	}
 	dur := g.Duration.Seconds()
 	mean := func(t int) float64 { return series[t].Backlog / math.Min(1, dur-float64(t)) }
-	level := 0.0
+	level := 1.0
 	for t := 0; t+1 <= int(from) && t < len(series); t++ {
 		level = math.Max(level, mean(t))
 	}
