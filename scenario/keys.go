@@ -36,6 +36,7 @@ const (
 	ReadByJob      = "job and delivery models"
 	ReadByDelivery = "delivery model"
 	ReadByFleet    = "fleet model (retrysim fleet)"
+	ReadByGraph    = "graph model (retrysim graph)"
 )
 
 var durationBounds = fmt.Sprintf("0 to %dh", int(provider.MaxDuration.Hours()))
@@ -108,7 +109,84 @@ func Keys() []Key {
 		}
 		keys = append(keys, Key{Path: "fleet." + strings.ReplaceAll(p.Key, "-", "_"), Setting: p.Key, ReadBy: ReadByFleet, Example: example})
 	}
-	return keys
+	return append(keys, graphKeyDocs()...)
+}
+
+// graphKeyDocs are the graph section's keys, in the order of a file: its
+// own, an entry's, a service's and a call's, each mapping of fleet settings
+// (load, server, outage, client) followed by its keys, one a fleet.Param
+// whose path is in the section, documented there under its Key. An entry's
+// client takes the keys of a call's, listed once.
+func graphKeyDocs() []Key {
+	k := func(path, typ, def, bounds, example, doc string) Key {
+		return Key{Path: path, Type: typ, Default: def, Bounds: bounds, ReadBy: ReadByGraph, Example: example, Doc: doc}
+	}
+	section := func(prefix, name string) []Key {
+		var keys []Key
+		for _, p := range fleet.Params() {
+			if strings.HasPrefix(p.Path, name+".") {
+				key := SectionKey(name, p)
+				example, ok := graphExamples[name+"."+key]
+				switch _, isBool := p.Field(&fleet.Config{}).(*bool); {
+				case ok:
+				case isBool:
+					example = "true"
+				case fleet.ParamSeconds(p.Path):
+					example = "1s"
+				default:
+					example = "1"
+				}
+				keys = append(keys, Key{Path: prefix + "." + key, Setting: p.Key, ReadBy: ReadByGraph, Example: example})
+			}
+		}
+		return keys
+	}
+	const svc, call = "graph.services[]", "graph.services[].calls[]"
+	keys := []Key{
+		k("graph", "a mapping: name, duration, net, deadlines, entries and services", "none", "only in a file for retrysim graph, which reads no job and no fleet section", "{entries: [{to: a}], services: [{name: a}]}",
+			"the call graph retrysim graph runs: services that call each other, each call with its own client, and load entering at one or more services; each setting left out keeps retrysim fleet's default"),
+		k("graph.name", "text", "graph", "a name", "checkout", "the graph's name, in every output's title"),
+		k("graph.duration", "duration", "1m", fmt.Sprintf("1s to %ds", fleet.MaxDuration), "30s", "how long requests arrive, as the fleet model's duration"),
+		k("graph.net", "duration", "100ms", fmt.Sprintf("up to %ds", fleet.MaxSeconds), "1ms", "the mean one-way network delay of every call, exponential (0: none), as the fleet model's net"),
+		k("graph.deadlines", "true or false", "false", "true or false", "true",
+			"propagate deadlines, as gRPC does: an attempt's timeout is at most what is left of its caller's, and a service whose caller has given up makes no more calls"),
+		k("graph.entries", "a list of entries", "none: required", fmt.Sprintf("1 to %d entries", fleet.MaxEntries), "[{to: a}]", "where load enters the graph"),
+		k("graph.entries[].to", "a service's name", "none: required", "a service of the graph", "a", "the service the entry's requests go to"),
+		k("graph.entries[].load", "a mapping of load settings", "constant 40 a second", "the keys below", "{shape: constant, rate: 10}", "the entry's arrivals: each key is retrysim fleet's load flag with _ for -"),
+	}
+	keys = append(keys, section("graph.entries[].load", "load")...)
+	keys = append(keys,
+		k("graph.entries[].client", "a mapping of client settings", "retrysim fleet's client: 1 client, timeout 3s, 3 attempts, no backoff", "the keys of "+call+".client", "{attempts: 1}",
+			"the client that sends the entry's requests, whose successes are the graph's end to end; it takes the keys of a call's client"),
+		k("graph.services", "a list of services", "none: required", fmt.Sprintf("1 to %d services, each reached by an entry", fleet.MaxServices), "[{name: a}]", "the services"),
+		k(svc+".name", "text", "none: required", "a name, unique in the graph", "a", "the service's name, by which entries and calls reach it"),
+		k(svc+".server", "a mapping of server settings", "retrysim fleet's server: latency 1s + 10ms a call in progress", "the keys below", "{kind: independent, base: 10ms}", "the service's server: each key is retrysim fleet's server flag with _ for -, the server's kind as kind"),
+	)
+	keys = append(keys, section(svc+".server", "server")...)
+	keys = append(keys,
+		k(svc+".outage", "a mapping: from, to and mode", "none", "the keys below", "{from: 10s, to: 20s}", "a window [from, to) in which the service fails or stalls every call, as the fleet model's outage"),
+		k(svc+".outage.from", "duration", "0s", fmt.Sprintf("up to %ds", fleet.MaxSeconds), "1s", "the outage's start"),
+		k(svc+".outage.to", "duration", "0s (no outage)", fmt.Sprintf("up to %ds; after from, or no outage", fleet.MaxSeconds), "2s", "the outage's end"),
+	)
+	keys = append(keys, section(svc+".outage", "outage")...)
+	keys = append(keys,
+		k(svc+".calls", "a list of calls", "none: the service calls nothing", fmt.Sprintf("up to %d calls a service, %d in the graph; no cycle, at most %d services deep", fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth), "[{to: b}]",
+			"the calls the service makes for each request, once its own work succeeded; the request succeeds when every call does"),
+		k(svc+".parallel", "true or false", "false", "true or false", "true", "make the calls all at once (fan-out) instead of one after the other; the request fails at the first call that fails"),
+		k(call+".to", "a service's name", "none: required", "a service of the graph", "b", "the service called"),
+		k(call+".client", "a mapping of client settings", "retrysim fleet's client: 1 client, timeout 3s, 3 attempts, no backoff", "the keys below", "{attempts: 1}",
+			"the caller's client for this call: each key is retrysim fleet's client flag with _ for -"),
+	)
+	return append(keys, section(call+".client", "client")...)
+}
+
+// graphExamples are values the graph section accepts for its keys that are
+// not 1 (a number) or 1s (a time), by section and key.
+var graphExamples = map[string]string{
+	"load.shape": "spike", "load.to": "30s", "server.kind": "queue", "server.service_dist": "exp",
+	"outage.mode": "stall", "client.backoff": "exponential", "client.keys": "same",
+	"client.policy": "token-bucket", "client.policy_scope": "fleet",
+	"server.pushback": "true", "client.honour_pushback": "true",
 }
 
 // queueKeyDocs are the keys of the queue section, one a setting of

@@ -84,6 +84,15 @@ func fileWith(t *testing.T, k Key, companion [2]string) string {
 	if err := yaml.Unmarshal([]byte(k.Example), &ex); err != nil {
 		t.Fatalf("%s: example %q is not YAML: %v", k.Path, k.Example, err)
 	}
+	if strings.HasPrefix(k.Path, "graph") {
+		// A graph's client reads a policy's keys, its server a kind's: the
+		// companion's name when it is one of those.
+		context := ""
+		if companion[0] == "policy" && strings.Contains(k.Path, ".client.") || companion[0] == "server" && strings.Contains(k.Path, ".server.") {
+			context = companion[1]
+		}
+		return graphFileWith(t, k, context)
+	}
 	if rest, ok := strings.CutPrefix(k.Path, "fleet."); ok {
 		m := map[string]any{rest: ex}
 		switch {
@@ -159,7 +168,7 @@ func TestKeysAreRead(t *testing.T) {
 				t.Fatal("no example")
 			}
 			candidates := [][2]string{{}}
-			if strings.HasPrefix(k.Path, "fleet.") {
+			if strings.HasPrefix(k.Path, "fleet.") || strings.Contains(k.Path, ".client.") || strings.Contains(k.Path, ".server.") {
 				candidates = append(candidates, companions...)
 			}
 			var errs []string
@@ -174,10 +183,76 @@ func TestKeysAreRead(t *testing.T) {
 			t.Errorf("no file that gives %s: %s is read: %v", k.Path, k.Example, errs)
 		})
 	}
-	for _, path := range []string{"nmae", "steps[].keyd", "steps[].latency.p90", "watched[].labl", "queue.stor", "queue.backoff.bse", "fleet.budget_rat"} {
+	for _, path := range []string{"nmae", "steps[].keyd", "steps[].latency.p90", "watched[].labl", "queue.stor", "queue.backoff.bse", "fleet.budget_rat",
+		"graph.nmae", "graph.entries[].too", "graph.entries[].load.shap", "graph.services[].server.bse", "graph.services[].outage.fro",
+		"graph.services[].calls[].client.budget_rat", "graph.services[].calls[].too"} {
 		k := Key{Path: path, Example: "1"}
 		if _, err := Parse("f.yaml", []byte(fileWith(t, k, [2]string{}))); err == nil || !strings.Contains(err.Error(), "unknown key") {
 			t.Errorf("a file with %s: Parse = %v; want an unknown key", path, err)
 		}
 	}
+}
+
+// graphFileWith is a file whose graph gives the key at path its example,
+// in the least context the key needs: an entry to service a, which calls
+// b; a client whose policy is context (or a server of that kind), a spike
+// for a load's window, a window for an outage's mode, a hedge for its
+// delay.
+func graphFileWith(t *testing.T, k Key, context string) string {
+	t.Helper()
+	var ex any
+	if err := yaml.Unmarshal([]byte(k.Example), &ex); err != nil {
+		t.Fatalf("%s: example %q is not YAML: %v", k.Path, k.Example, err)
+	}
+	entry := map[string]any{"to": "a"}
+	call := map[string]any{"to": "b"}
+	a := map[string]any{"name": "a", "calls": []any{call}}
+	b := map[string]any{"name": "b"}
+	g := map[string]any{"entries": []any{entry}, "services": []any{a, b}}
+	var at map[string]any
+	parts := strings.Split(k.Path, ".")[1:]
+	switch {
+	case len(parts) == 0: // graph itself
+		return marshal(t, map[string]any{"graph": ex})
+	case parts[0] == "entries[]":
+		at, parts = entry, parts[1:]
+	case parts[0] == "services[]" && len(parts) > 1 && parts[1] == "calls[]":
+		at, parts = call, parts[2:]
+	case parts[0] == "services[]":
+		at, parts = a, parts[1:]
+	default:
+		at = g
+	}
+	if len(parts) == 0 { // a list itself
+		return marshal(t, map[string]any{"graph": g})
+	}
+	if len(parts) == 2 {
+		m := map[string]any{}
+		switch parts[0] {
+		case "client":
+			if context != "" {
+				m["policy"] = context
+			}
+			switch parts[1] {
+			case "hedge_delay":
+				m["hedges"] = 1
+			case "backoff_base", "backoff_cap":
+				m["backoff"] = "exponential"
+			case "honour_pushback": // b must say "do not retry"
+				b["server"] = map[string]any{"kind": "queue", "pushback": true}
+			}
+		case "server":
+			if context != "" {
+				m["kind"] = context
+			}
+		case "load":
+			m["shape"] = "spike"
+		case "outage":
+			m["from"], m["to"] = "1s", "2s"
+		}
+		at[parts[0]], at = m, m
+		parts = parts[1:]
+	}
+	at[parts[0]] = ex
+	return marshal(t, map[string]any{"graph": g})
 }

@@ -391,6 +391,7 @@ type file struct {
 	Steps        []stepFile `yaml:"steps"`
 	Queue        *queueFile `yaml:"queue"`
 	Fleet        yaml.Node  `yaml:"fleet"` // read by fleetSection
+	Graph        yaml.Node  `yaml:"graph"` // read by graphSection
 }
 
 // Loaded is what a scenario file describes: a job, a fleet, or both.
@@ -403,6 +404,9 @@ type Loaded struct {
 	// Fleet is the fleet section, read by retrysim fleet only; nil when the
 	// file has none.
 	Fleet *Fleet
+	// Graph is the graph section, read by retrysim graph only; nil when the
+	// file has none.
+	Graph *Graph
 
 	file      string // labels the errors of CheckJob, CheckFleet and CheckRead
 	queueKeys []givenKey
@@ -412,6 +416,7 @@ type Loaded struct {
 	jobKey          string // the file's first key that describes a job, if any
 	jobLine         int    // and its line
 	fleetLine       int    // the line of the fleet key, if any
+	graphLine       int    // the line of the graph key, if any
 }
 
 // givenKey is a key of the queue section: its field in the file
@@ -468,11 +473,17 @@ var jobKeys = []string{"name", "noun", "steps", "watched", "watched_label", "que
 // file that describes none, and a fleet section, which only retrysim fleet
 // reads: every setting given is read or refused, as every flag is.
 func (l Loaded) CheckJob() error {
+	if l.jobKey == "" && l.Graph != nil {
+		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "the file describes a call graph, which retrysim graph runs; this command runs a job (steps and watched)"}
+	}
 	if l.jobKey == "" {
 		return &Error{File: l.file, Line: 1, Field: "steps", Msg: "missing; the file describes only a fleet, whose fleet section only a fleet reads"}
 	}
 	if l.Fleet != nil {
 		return &Error{File: l.file, Line: l.fleetLine, Field: "fleet", Msg: "only retrysim fleet reads it; give this command a file without it"}
+	}
+	if l.Graph != nil {
+		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "only retrysim graph reads it; give this command a file without it"}
 	}
 	return nil
 }
@@ -500,11 +511,43 @@ func LoadFleet(path string) (Loaded, error) {
 // CheckFleet refuses, for retrysim fleet, a file with no fleet section, and
 // one that describes a job too, which the fleet command does not read.
 func (l Loaded) CheckFleet() error {
+	if l.Fleet == nil && l.Graph != nil {
+		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "the file describes a call graph, which retrysim graph runs; retrysim fleet reads a fleet section"}
+	}
 	if l.Fleet == nil {
 		return &Error{File: l.file, Line: 1, Field: "fleet", Msg: "missing; retrysim fleet reads its settings from the fleet section"}
 	}
 	if l.jobKey != "" {
 		return &Error{File: l.file, Line: l.jobLine, Field: l.jobKey, Msg: "describes a job, which retrysim fleet does not read; give it a file with only a fleet section"}
+	}
+	if l.Graph != nil {
+		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "only retrysim graph reads it; give retrysim fleet a file with only a fleet section"}
+	}
+	return nil
+}
+
+// LoadGraph is Load for retrysim graph: the file, refused by CheckGraph as
+// well as by Load.
+func LoadGraph(path string) (Loaded, error) {
+	l, err := Load(path)
+	if err == nil {
+		err = l.CheckGraph()
+	}
+	return l, err
+}
+
+// CheckGraph refuses, for retrysim graph, a file with no graph section, and
+// one that describes a job or has a fleet section too, which the graph
+// command does not read (a graph's clients are in its calls).
+func (l Loaded) CheckGraph() error {
+	if l.Graph == nil {
+		return &Error{File: l.file, Line: 1, Field: "graph", Msg: "missing; retrysim graph reads the services and their calls from the graph section"}
+	}
+	if l.jobKey != "" {
+		return &Error{File: l.file, Line: l.jobLine, Field: l.jobKey, Msg: "describes a job, which retrysim graph does not read; give it a file with only a graph section"}
+	}
+	if l.Fleet != nil {
+		return &Error{File: l.file, Line: l.fleetLine, Field: "fleet", Msg: "retrysim graph reads each call's client from the graph section, not the fleet section; give it a file with only a graph section"}
 	}
 	return nil
 }
@@ -645,6 +688,8 @@ func Parse(name string, data []byte) (Loaded, error) {
 		k := top.Content[i]
 		if k.Value == "fleet" {
 			out.fleetLine = k.Line
+		} else if k.Value == "graph" {
+			out.graphLine = k.Line
 		} else if out.jobKey == "" && slices.Contains(jobKeys, k.Value) {
 			out.jobKey, out.jobLine = k.Value, k.Line
 		}
@@ -656,11 +701,18 @@ func Parse(name string, data []byte) (Loaded, error) {
 		}
 		out.Fleet = fl
 	}
-	if out.jobKey == "" {
-		if out.Fleet == nil {
-			return Loaded{}, &Error{File: name, Line: top.Line, Msg: "describes neither a job (steps and watched) nor a fleet (a fleet section)"}
+	if f.Graph.Kind != 0 {
+		g, err := graphSection(name, &f.Graph, out.graphLine)
+		if err != nil {
+			return Loaded{}, err
 		}
-		return out, nil // a fleet alone
+		out.Graph = g
+	}
+	if out.jobKey == "" {
+		if out.Fleet == nil && out.Graph == nil {
+			return Loaded{}, &Error{File: name, Line: top.Line, Msg: "describes neither a job (steps and watched), a fleet (a fleet section) nor a graph (a graph section)"}
+		}
+		return out, nil // a fleet or a graph alone
 	}
 	if valueOf(top, "steps") == top {
 		return Loaded{}, &Error{File: name, Line: top.Line, Field: "steps",
@@ -908,7 +960,7 @@ func checkKeys(name string, n *yaml.Node, path string) error {
 				return &Error{File: name, Line: k.Line, Field: p, Msg: fmt.Sprintf("the key is given twice (first at line %d%s)", f.line, as)}
 			}
 			seen[key] = first{k.Line, k.Value}
-			if v := n.Content[i+1]; v.Kind == yaml.ScalarNode && v.Tag == "!!null" && p != "queue" && p != "fleet" {
+			if v := n.Content[i+1]; v.Kind == yaml.ScalarNode && v.Tag == "!!null" && p != "queue" && p != "fleet" && p != "graph" {
 				return &Error{File: name, Line: k.Line, Field: p, Msg: "no value; give one or leave the key out"}
 			}
 			if err := checkKeys(name, n.Content[i+1], p); err != nil {

@@ -209,7 +209,7 @@ var malformed = []struct {
 	{"queue schedule cap", steps + "queue:\n  backoff:\n    policy: sidekiq\n    cap: 5s\n", "s.yaml:6: queue.backoff.cap: the sidekiq schedule sets its own waits"},
 	{"queue constant cap", steps + "queue:\n  backoff: {policy: constant, cap: 5s}\n", "s.yaml:4: queue.backoff.cap: the constant backoff waits its base, with no cap"},
 	// A file describes a job, a fleet or both; a job needs its steps.
-	{"nothing", "{}\n", "s.yaml:1: describes neither a job (steps and watched) nor a fleet (a fleet section)"},
+	{"nothing", "{}\n", "s.yaml:1: describes neither a job (steps and watched), a fleet (a fleet section) nor a graph (a graph section)"},
 	{"null document", "~\n", "s.yaml:1: describes neither a job"},
 	{"watched without steps", "watched: a\nfleet: {policy: aws}\n", "s.yaml:1: steps: missing; watched describes a job, which needs at least one step"},
 	{"name without steps", "name: x\nfleet: {policy: aws}\n", "s.yaml:1: steps: missing; name describes a job"},
@@ -369,7 +369,7 @@ func TestEmptyQueueTurnsTheModelOn(t *testing.T) {
 // watched step among the steps.
 func FuzzParse(f *testing.F) {
 	for _, path := range []string{"../examples/signup.yaml", "../examples/signup-queue.yaml", "../examples/checkout.yaml",
-		"../examples/fleet-polly.yaml", "../examples/fleet-budget.yaml"} {
+		"../examples/fleet-polly.yaml", "../examples/fleet-budget.yaml", "../examples/graph-checkout.yaml"} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)
@@ -384,6 +384,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(steps + "fleet: {policy: finagle-budget, budget_ttl: 10s, budget_min_rate: 10, policy_scope: fleet}\n"))
 	f.Add([]byte("fleet: {policy: aws}\n"))
 	f.Add([]byte("fleet: {policy: aws}\nwatched: a\nsteps: [{name: a}]\n"))
+	f.Add([]byte("graph: {entries: [{to: a}], services: [{name: a}]}\n"))
+	f.Add([]byte("graph: {entries: [{to: a}], services: [{name: a}]}\nwatched: a\nsteps: [{name: a}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := Parse("f.yaml", data)
 		if err != nil {
@@ -407,13 +409,14 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		sc := got.Scenario
-		if len(sc.Steps) == 0 { // a fleet alone
-			if got.Fleet == nil || got.Queue != nil || got.CheckJob() == nil || got.CheckFleet() != nil {
-				t.Fatalf("accepted a file with no steps that is not a fleet alone: %+v", got)
+		if len(sc.Steps) == 0 { // a fleet or a graph alone
+			if got.Fleet == nil && got.Graph == nil || got.Queue != nil || got.CheckJob() == nil ||
+				got.CheckFleet() == nil && got.CheckGraph() == nil {
+				t.Fatalf("accepted a file with no steps that is not a fleet or a graph alone: %+v", got)
 			}
 			return
 		}
-		if got.CheckJob() == nil && got.CheckFleet() == nil {
+		if got.CheckJob() == nil && (got.CheckFleet() == nil || got.CheckGraph() == nil) {
 			t.Fatalf("a file both commands take: %+v", got)
 		}
 		if err := sc.Validate(); err != nil {

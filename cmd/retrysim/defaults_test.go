@@ -32,6 +32,7 @@ var defaultRuns = map[string][][]string{
 	"fleet":     {{"-duration", "3s", "-clients", "20"}},
 	"fleet-map": {{"-rates", "10", "-heights", "60", "-lengths", "1s", "-replicates", "2", "-after", "10s", "-from", "1s"}},
 	"merge":     {{"SHARD0", "SHARD1"}},
+	"graph":     {{"-preset", "aws-five-deep", "-duration", "3s", "-replicates", "2"}},
 	"chain":     {{}, {"-split-orbit", "2", "-split-runs", "2", "-split-effort", "5", "-split-horizon", "5s"}},
 	"workers":   {{"-preset", "sqs-visibility", "-duration", "1m", "-replicates", "2", "-worker-count", "500"}},
 }

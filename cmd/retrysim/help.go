@@ -73,6 +73,7 @@ var referenceSections = []struct{ name, intro string }{
 	{"Its steps", "Each item of steps is a mapping; a step's attempts, keys and backoff are its own policy over the run's."},
 	{"The queue", "A queue section, even empty, or a step that takes time or waits its own backoff, runs the delivery model; each key left out keeps its default, and a flag for the same setting overrides it."},
 	{"The fleet section", "Only retrysim fleet -scenario reads it, from a file that describes no job; its keys are the fleet command's flags (written with _ or -), documented as in retrysim fleet -help, and a key a policy does not read is refused."},
+	{"The graph section", "Only retrysim graph -scenario reads it, from a file that describes no job and has no fleet section. The keys of its load, server, outage and client mappings are retrysim fleet's flags for the same settings (written with _ or -), the section's name dropped from the front (outage_mode is mode, -server is the server's kind); a key its service or call does not read is refused, as is a cycle of calls, a call to an unknown service, a service no entry reaches, or a graph past its limits (retrysim graph -help), each at its line."},
 }
 
 const referenceIntro = "A scenario file is YAML: one document, one mapping. An unknown key, a key given " +
@@ -99,6 +100,8 @@ func scenarioReference() []keyRef {
 			r.section = referenceSections[2].name
 		case strings.HasPrefix(k.Path, "fleet"):
 			r.section = referenceSections[3].name
+		case strings.HasPrefix(k.Path, "graph"):
+			r.section = referenceSections[4].name
 		default:
 			r.section = referenceSections[0].name
 		}
@@ -106,7 +109,10 @@ func scenarioReference() []keyRef {
 			r.Doc = fileWords(flagval.FlagWords(s.Usage), "queue.")
 			r.Type, r.Bounds = settingType(s)
 			r.Default = plainValue(s.Default)
-		} else if p, ok := fleet.LookupKey(k.Setting); ok {
+		} else if p, ok := fleet.LookupKey(k.Setting); ok && r.section == referenceSections[4].name {
+			r.Doc = strings.ReplaceAll(scenario.GraphWords(p.Usage), "`", "")
+			r.Type, r.Bounds, r.Default = paramType(p)
+		} else if ok {
 			r.Doc = fileWords(fleetWords(p.Usage), "fleet.")
 			r.Type, r.Bounds, r.Default = paramType(p)
 		}
@@ -145,6 +151,8 @@ func paramType(p fleet.Param) (typ, bounds, def string) {
 		return "duration", "up to " + plainValue(fleet.MaxSeconds*time.Second) + ", less where the meaning says", plainValue(*v)
 	case *int:
 		return "whole number", number(p.Lo) + " to " + number(p.Hi), plainValue(*v)
+	case *bool:
+		return "true or false", "true or false", plainValue(*v)
 	case encoding.TextMarshaler:
 		text, _ := v.MarshalText()
 		return "name", "one of the names in the meaning", string(text)

@@ -182,6 +182,8 @@ func TestPageTablesFit(t *testing.T) {
 		{"fleet", "-preset", "brooker-clients"},
 		{"fleet", "-preset", "retry-policies", "-replicates", "2", "-duration", "2s"},
 		{"fleet", "-preset", "spike-recovery"},
+		{"graph", "-preset", "retry-one-layer", "-replicates", "2"},
+		{"graph", "-preset", "mesh-default-retries", "-replicates", "2"},
 	} {
 		name := strings.Join(args, " ")
 		out, errOut, code := retrysim(t, append(args, "-format", "html")...)

@@ -23,6 +23,7 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"race":      raceCommand,
 	"fleet":     fleetCommand,
 	"fleet-map": fleetMapCommand,
+	"graph":     graphCommand,
 	"workers":   workersCommand,
 	"chain":     chainCommand,
 	"version":   versionCommand,

@@ -20,6 +20,8 @@ func outputTerms() []string {
 	report := stats.Report{Params: stats.Params{Watched: []stats.Watch{{}}, Delivery: &stats.DeliveryParams{}}}
 	terms = append(terms, header(report)...)
 	terms = append(terms, fleetHeader...)
+	terms = append(terms, graphHeader...)
+	terms = append(terms, fleet.EndToEnd)
 	terms = append(terms, mapHeader...)
 	terms = append(terms, casesHeader...)
 	terms = append(terms, raceHeader(true)...)

@@ -24,6 +24,8 @@ const (
 	CasesDoc
 	// RaceDoc is the race command's modes.
 	RaceDoc
+	// GraphDoc is the graph command's GraphReport.
+	GraphDoc
 	// WorkersDoc is the workers command's WorkersReport.
 	WorkersDoc
 )
@@ -49,6 +51,7 @@ type Renderer struct {
 	totals func(io.Writer, TotalsReport) error
 	cases  func(io.Writer, stats.Cases) error
 	race   func(w io.Writer, title string, rows []stats.RaceRow) error
+	graph  func(io.Writer, GraphReport) error
 	// workers writes the workers command's runs.
 	workers func(io.Writer, WorkersReport) error
 }
@@ -65,6 +68,7 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	},
 	cases:   func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
 	race:    func(w io.Writer, _ string, rows []stats.RaceRow) error { return writeFields(w, raceRows(rows)) },
+	graph:   writeGraphCSV,
 	workers: writeWorkersCSV,
 }, {
 	name: "json", raw: true,
@@ -76,6 +80,7 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	race: func(w io.Writer, title string, rows []stats.RaceRow) error {
 		return titledRows(w, title, raceRows(rows))
 	},
+	graph:   writeGraphJSON,
 	workers: writeWorkersJSON,
 }, {
 	name: "html", page: true,
@@ -84,6 +89,7 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	fleet:  writeFleetHTML,
 	totals: writeTotalsHTML,
 	cases:  writeCasesHTML,
+	graph:  writeGraphHTML,
 }}
 
 // tableFormat is the format that writes every document as a tablewriter
@@ -102,6 +108,7 @@ func tableFormat(name string, st tableStyle) Renderer {
 		race: func(w io.Writer, title string, rows []stats.RaceRow) error {
 			return writeRaceTable(w, title, rows, st)
 		},
+		graph:   func(w io.Writer, r GraphReport) error { return writeGraphTable(w, r, st) },
 		workers: func(w io.Writer, r WorkersReport) error { return writeWorkersTable(w, r, st) },
 	}
 }
@@ -132,6 +139,8 @@ func (r Renderer) writes(d Doc) bool {
 		return r.cases != nil
 	case RaceDoc:
 		return r.race != nil
+	case GraphDoc:
+		return r.graph != nil
 	case WorkersDoc:
 		return r.workers != nil
 	}

@@ -1,0 +1,243 @@
+package fleet
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/retrysim/retrysim/backoff"
+)
+
+// GraphPreset is a named set of graph runs, with its source.
+type GraphPreset struct {
+	Name, Source string
+	// About says what the runs are, for the graph command's help; it
+	// leaves out the duration and replicates, which the help takes from
+	// the fields below.
+	About string
+	// Graphs builds the runs for a duration.
+	Graphs func(duration time.Duration) []Graph
+	// Duration and Replicates are the runs' defaults.
+	Duration   time.Duration
+	Replicates int
+}
+
+// presetClient is a client of the graph presets: one client, tries in
+// all, a timeout long enough never to bind before an error comes back,
+// no backoff and no policy unless set.
+func presetClient(tries int, timeout time.Duration) Client {
+	c := DefaultConfig().Client
+	c.Attempts, c.Timeout = tries, timeout
+	return c
+}
+
+// independentServer is a server that takes base whatever its load, failing each
+// call with probability pFail.
+func independentServer(base time.Duration, pFail float64) Server {
+	s := DefaultConfig().Server
+	s.Kind, s.Base, s.PFail = Independent, base, pFail
+	return s
+}
+
+// chainGraph is a graph whose services call each other in a line: the
+// entry sends load to names[0] with clients[0], names[i] calls names[i+1]
+// with clients[i+1], and the last service runs server last; the others
+// take 1 ms and never fail.
+func chainGraph(name string, d time.Duration, load Shape, names []string, clients []Client, last Server) Graph {
+	g := Graph{Name: name, Duration: d, Net: time.Millisecond,
+		Entries: []Entry{{To: names[0], Load: load, Client: clients[0]}}}
+	for i, n := range names {
+		node := Node{Name: n, Server: independentServer(time.Millisecond, 0)}
+		if i+1 < len(names) {
+			node.Calls = []Call{{To: names[i+1], Client: clients[i+1]}}
+		} else {
+			node.Server = last
+		}
+		g.Services = append(g.Services, node)
+	}
+	return g
+}
+
+// sreBudget is the SRE book's per-client retry budget: a retry goes
+// only while retries are under ratio of the client's requests, here
+// Finagle's RetryBudget over the last 10 s with no reserve.
+func sreBudget(c Client, ratio float64) Client {
+	c.Policy.Kind, c.Policy.BudgetRatio, c.Policy.MinRate, c.Policy.TTL = FinagleBudget, ratio, 0, 10*time.Second
+	return c
+}
+
+// sreSource cites the SRE book's chapters the sre-three-layers preset
+// follows.
+const sreSource = "B. Beyer, C. Jones, J. Petoff, N. R. Murphy (eds.), Site Reliability Engineering, O'Reilly 2016: " +
+	"ch. 22 \"Addressing Cascading Failures\" (retries at the JavaScript, frontend and backend layers, 4 attempts each, " +
+	"on a database that fails them all: 4^3 = 64 attempts on the database for one user action) and ch. 21 \"Handling " +
+	"Overload\" (a per-client retry budget: retry only while retries are under 10% of requests)"
+
+// sreThreeLayers is the SRE book's stack: JavaScript in the browser calls
+// the frontend, which calls the backend, which calls the database, each 4
+// attempts in all, and the database fails every call; then the same with
+// each client's retries held to 10% of its requests.
+var sreThreeLayers = GraphPreset{
+	Name:   "sre-three-layers",
+	Source: sreSource,
+	About: "Runs 4_attempts_each (JavaScript -> frontend -> backend -> database, 4 attempts at each of the 3 callers, the database " +
+		"failing every call: 4, 16 and 64 calls a request) and budget_10pct (the same, each client retrying only while its retries are " +
+		"under 10% of its requests: Finagle's budget, no reserve), 10 requests a second, network 1 ms each way;",
+	Duration:   time.Minute,
+	Replicates: 10,
+	Graphs: func(d time.Duration) []Graph {
+		names := []string{"frontend", "backend", "database"}
+		load := Shape{Kind: Constant, Rate: 10}
+		four := presetClient(4, 10*time.Second)
+		budget := sreBudget(four, 0.1)
+		return []Graph{
+			chainGraph("4_attempts_each", d, load, names, []Client{four, four, four}, independentServer(time.Millisecond, 1)),
+			chainGraph("budget_10pct", d, load, names, []Client{budget, budget, budget}, independentServer(time.Millisecond, 1)),
+		}
+	},
+}
+
+// awsSource cites the Builders' Library article aws-five-deep follows.
+const awsSource = "M. Brooker, \"Timeouts, retries, and backoff with jitter\", Amazon Builders' Library, 2019: retrying at " +
+	"every layer of a deep stack multiplies the load on the lowest: 3 tries at each of 5 layers is 3^5 = 243 calls at the bottom " +
+	"for one at the top; retry at a single point in the stack instead"
+
+// awsFiveDeep is the Builders' Library's five-deep stack: five callers in
+// a line, each making 3 tries in all, on a bottom service that fails every
+// call; then the same retrying at the top only.
+var awsFiveDeep = GraphPreset{
+	Name:   "aws-five-deep",
+	Source: awsSource,
+	About: "Runs 3_tries_each (layer1 -> ... -> layer5, 3 tries at each of the 5 callers, layer5 failing every call: 3, 9, 27, 81 and " +
+		"243 calls a request) and top_only (3 tries at the entry, 1 below: 3 calls a request at every layer), 10 requests a second, " +
+		"network 1 ms each way;",
+	Duration:   30 * time.Second,
+	Replicates: 10,
+	Graphs: func(d time.Duration) []Graph {
+		names := []string{"layer1", "layer2", "layer3", "layer4", "layer5"}
+		load := Shape{Kind: Constant, Rate: 10}
+		three, one := presetClient(3, 10*time.Second), presetClient(1, 10*time.Second)
+		return []Graph{
+			chainGraph("3_tries_each", d, load, names, []Client{three, three, three, three, three}, independentServer(time.Millisecond, 1)),
+			chainGraph("top_only", d, load, names, []Client{three, one, one, one, one}, independentServer(time.Millisecond, 1)),
+		}
+	},
+}
+
+// oneLayerSource cites the advice retry-one-layer compares.
+const oneLayerSource = "the advice of M. Brooker, \"Timeouts, retries, and backoff with jitter\" (Amazon Builders' Library, " +
+	"2019: retry at a single point in the stack) and of Site Reliability Engineering (O'Reilly 2016, ch. 22: retry at one " +
+	"layer; ch. 21: a per-client retry budget of 10%); a server's \"do not retry\" as Envoy's x-envoy-overloaded and gRPC's " +
+	"server pushback (gRFC A6) send it"
+
+// retryOneLayer is app -> api -> svc -> db with a 5 s stall of db: calls
+// are held, then all handled at once, and db's queue refuses what it
+// cannot hold; compared: 3 tries at every layer, at the top only, at the
+// bottom only, budgets at every layer, and "do not retry" (db's refusals
+// say so, api and svc forward it, every client honours it).
+var retryOneLayer = GraphPreset{
+	Name:   "retry-one-layer",
+	Source: oneLayerSource,
+	About: "app -> api -> svc -> db, db a queue (8 workers, 16 waiting, 10 ms exponential) that stalls from 20 s to 25 s, then " +
+		"takes every held call at once; 50 requests a second, timeouts 30, 20 and 10 s from the top. Runs every_layer (3 tries " +
+		"at each caller), top_only, bottom_only, budgets (3 tries each, retries under 10% of requests) and pushback (3 tries " +
+		"each; db's refusals say \"do not retry\", api and svc forward it, every client honours it);",
+	Duration:   time.Minute,
+	Replicates: 10,
+	Graphs: func(d time.Duration) []Graph {
+		names := []string{"api", "svc", "db"}
+		load := Shape{Kind: Constant, Rate: 50}
+		timeouts := []time.Duration{30 * time.Second, 20 * time.Second, 10 * time.Second}
+		tries := func(n ...int) []Client {
+			cs := make([]Client, len(n))
+			for i, a := range n {
+				cs[i] = presetClient(a, timeouts[i])
+			}
+			return cs
+		}
+		db := DefaultConfig().Server
+		db.Kind, db.Workers, db.QueueMax = Queue, 8, 16
+		db.Service = Service{Dist: Exponential, Median: 10 * time.Millisecond}
+		run := func(name string, clients []Client, pushback bool) Graph {
+			g := chainGraph(name, d, load, names, clients, db)
+			g.Services[2].Outage = Outage{From: 20 * time.Second, To: 25 * time.Second, Mode: Stall}
+			for i := range g.Services {
+				g.Services[i].Server.Pushback = pushback
+			}
+			return g
+		}
+		budgets := tries(3, 3, 3)
+		honour := tries(3, 3, 3)
+		for i := range budgets {
+			budgets[i] = sreBudget(budgets[i], 0.1)
+			honour[i].HonourPushback = true
+		}
+		return []Graph{
+			run("every_layer", tries(3, 3, 3), false),
+			run("top_only", tries(3, 1, 1), false),
+			run("bottom_only", tries(1, 1, 3), false),
+			run("budgets", budgets, false),
+			run("pushback", honour, true),
+		}
+	},
+}
+
+// istioSource cites the mesh's default retry policy.
+const istioSource = "Istio 1.30.3's default retry policy (pilot/pkg/networking/core/route/retry/retry.go: num_retries 2, " +
+	"retry_on connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes, no per-try timeout; a " +
+	"VirtualService's retries.attempts 0 turns it off), with Envoy's default retry back-off (fully jittered, base 25 ms, " +
+	"at most 10 times the base)"
+
+// meshRetries is app -> app-proxy -> svc -> svc-proxy -> db, each proxy
+// retrying as Istio's default, svc retrying on its own too, db down from
+// 20 s to 30 s; then the mesh's retries off, then svc's own off.
+var meshRetries = GraphPreset{
+	Name:   "mesh-default-retries",
+	Source: istioSource,
+	About: "app -> app-proxy -> svc -> svc-proxy -> db, each sidecar proxy retrying as Istio's default (3 tries, jitter 25 ms " +
+		"up to 250 ms), svc's own client 3 tries, db failing every call from 20 s to 30 s; 20 requests a second. Runs " +
+		"mesh_and_app (27 calls a request at db in the outage), mesh_off (retries.attempts 0: 3) and app_off (svc's client 1 try: 9);",
+	Duration:   time.Minute,
+	Replicates: 10,
+	Graphs: func(d time.Duration) []Graph {
+		names := []string{"app-proxy", "svc", "svc-proxy", "db"}
+		load := Shape{Kind: Constant, Rate: 20}
+		app := presetClient(1, 30*time.Second)
+		proxy := presetClient(3, 30*time.Second)
+		proxy.Backoff = backoff.Policy{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond}
+		noProxy := presetClient(1, 30*time.Second)
+		svc := presetClient(3, 30*time.Second)
+		one := presetClient(1, 30*time.Second)
+		run := func(name string, clients []Client) Graph {
+			g := chainGraph(name, d, load, names, clients, independentServer(time.Millisecond, 0))
+			g.Services[3].Outage = Outage{From: 20 * time.Second, To: 30 * time.Second, Mode: Fail}
+			return g
+		}
+		return []Graph{
+			run("mesh_and_app", []Client{app, proxy, svc, proxy}),
+			run("mesh_off", []Client{app, noProxy, svc, noProxy}),
+			run("app_off", []Client{app, proxy, one, proxy}),
+		}
+	},
+}
+
+// GraphPresets lists the graph command's presets, in the order its help
+// shows them.
+func GraphPresets() []GraphPreset {
+	return []GraphPreset{sreThreeLayers, awsFiveDeep, retryOneLayer, meshRetries}
+}
+
+// LookupGraphPreset returns the graph preset called name; its error lists
+// the presets.
+func LookupGraphPreset(name string) (GraphPreset, error) {
+	ps := GraphPresets()
+	if i := slices.IndexFunc(ps, func(p GraphPreset) bool { return p.Name == name }); i >= 0 {
+		return ps[i], nil
+	}
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Name
+	}
+	return GraphPreset{}, fmt.Errorf("unknown preset %q (want one of %s)", name, strings.Join(names, ", "))
+}

@@ -1,0 +1,473 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/scenario"
+	"github.com/retrysim/retrysim/schema"
+)
+
+// GraphReport is what `retrysim graph` prints: a row a run a service (and
+// an entry, end to end), each service's series, and the graphs run.
+type GraphReport struct {
+	Title  string
+	Graphs []fleet.Graph
+	Rows   []fleet.GraphRow
+	Series []fleet.GraphPoint
+	// Params are the page's parameter lines; PlotTitle heads the plot.
+	Params    []string
+	PlotTitle string
+	// Replicates, Seed and Scenario (the scenario file, if any) are what
+	// ran the graphs.
+	Replicates int
+	Seed       uint64
+	Scenario   string
+}
+
+// graphFields flattens a graph row for csv and json: each figure with its
+// interval as name, name_lo, name_hi (null when undefined).
+func graphFields(r fleet.GraphRow) []field {
+	f := []field{{"run", r.Run}, {"service", r.Service}, {"depth", int64(r.Depth)}, {"replicates", int64(r.Replicates)}}
+	add := func(name string, e schema.Estimate) {
+		f = append(f, field{name, nanNull(e.Value)}, field{name + "_lo", nanNull(e.Lo)}, field{name + "_hi", nanNull(e.Hi)})
+	}
+	add("requests", r.Requests)
+	add("calls", r.Calls)
+	add("amplification", r.Amplification)
+	add("succeeded", r.Succeeded)
+	add("goodput", r.Goodput)
+	add("timeouts", r.Timeouts)
+	add("retries", r.Retries)
+	add("rejected", r.Rejected)
+	add("duplicates", r.Duplicates)
+	add("in_progress", r.InProgress)
+	add("sojourn_seconds", r.Sojourn)
+	add("latency_p50", r.P50)
+	add("latency_p95", r.P95)
+	add("latency_p99", r.P99)
+	add("peak_in_progress", r.PeakInProgress)
+	return f
+}
+
+// graphPointFields is a series point for csv and json.
+func graphPointFields(p fleet.GraphPoint) []field {
+	return append([]field{{"run", p.Run}, {"service", p.Service}}, pointFields(p.Point)[1:]...)
+}
+
+// writeGraphCSV writes a row a run a service, then what ran them; the
+// graphs' settings are json's params.
+func writeGraphCSV(w io.Writer, r GraphReport) error {
+	rows := make([][]field, len(r.Rows))
+	for i, row := range r.Rows {
+		rows[i] = append(graphFields(row), field{"seed", r.Seed})
+		if r.Scenario != "" {
+			rows[i] = append(rows[i], field{"scenario_file", r.Scenario})
+		}
+	}
+	return writeFields(w, rows)
+}
+
+// writeGraphJSON writes the title, what ran the runs, each graph's
+// settings as a scenario file's graph section (params), the rows and the
+// series.
+func writeGraphJSON(w io.Writer, r GraphReport) error {
+	out := struct {
+		Title      string            `json:"title"`
+		Replicates int               `json:"replicates"`
+		Seed       uint64            `json:"seed"`
+		Scenario   string            `json:"scenario_file,omitempty"`
+		Params     []json.RawMessage `json:"params"`
+		Rows       []json.RawMessage `json:"rows"`
+		Series     []json.RawMessage `json:"series"`
+	}{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario,
+		Params: []json.RawMessage{}, Rows: []json.RawMessage{}, Series: []json.RawMessage{}}
+	for _, g := range r.Graphs {
+		o, err := object(graphSettings(g))
+		if err != nil {
+			return err
+		}
+		out.Params = append(out.Params, o)
+	}
+	for _, row := range r.Rows {
+		f := graphFields(row)
+		if row.ByDepth != nil {
+			var by []json.RawMessage
+			for d, e := range row.ByDepth {
+				o, err := object([]field{{"depth", int64(d + 1)}, {"amplification", nanNull(e.Value)},
+					{"amplification_lo", nanNull(e.Lo)}, {"amplification_hi", nanNull(e.Hi)}})
+				if err != nil {
+					return err
+				}
+				by = append(by, o)
+			}
+			f = append(f, field{"amplification_by_depth", by})
+		}
+		o, err := object(f)
+		if err != nil {
+			return err
+		}
+		out.Rows = append(out.Rows, o)
+	}
+	for _, p := range r.Series {
+		o, err := object(graphPointFields(p))
+		if err != nil {
+			return err
+		}
+		out.Series = append(out.Series, o)
+	}
+	return writeIndented(w, out)
+}
+
+// graphSettings is g as a scenario file's graph section writes it: each
+// mapping's settings by their keys in the file, only those the run reads
+// (as fleetSettings), times as Go durations.
+func graphSettings(g fleet.Graph) []field {
+	def := fleet.DefaultConfig()
+	section := func(name string, c fleet.Config) json.RawMessage {
+		unread := c.Unread()
+		var f []field
+		if name == "outage" {
+			if !c.Outage.On() {
+				return nil
+			}
+			f = append(f, field{"from", durationValue(c.Outage.From.Seconds())}, field{"to", durationValue(c.Outage.To.Seconds())})
+		}
+		for _, p := range fleet.Params() {
+			if !strings.HasPrefix(p.Path, name+".") || unread[p.Path] != "" && !pushbackSet(p.Path, c) {
+				continue
+			}
+			v := settingValue(p, &c)
+			if b, ok := p.Field(&c).(*bool); ok {
+				v = *b
+			}
+			f = append(f, field{scenario.SectionKey(name, p), v})
+		}
+		o, _ := object(f) // every value is a number, text or bool
+		return o
+	}
+	var entries, services []json.RawMessage
+	for _, e := range g.Entries {
+		c := def
+		c.Load, c.Client = e.Load, e.Client
+		o, _ := object([]field{{"to", e.To}, {"load", section("load", c)}, {"client", section("client", c)}})
+		entries = append(entries, o)
+	}
+	for _, n := range g.Services {
+		c := def
+		c.Server, c.Outage = n.Server, n.Outage
+		f := []field{{"name", n.Name}, {"server", section("server", c)}}
+		if o := section("outage", c); o != nil {
+			f = append(f, field{"outage", o})
+		}
+		if len(n.Calls) > 0 {
+			var calls []json.RawMessage
+			for _, call := range n.Calls {
+				cc := def
+				cc.Client = call.Client
+				o, _ := object([]field{{"to", call.To}, {"client", section("client", cc)}})
+				calls = append(calls, o)
+			}
+			f = append(f, field{"calls", calls}, field{"parallel", n.Parallel})
+		}
+		o, _ := object(f)
+		services = append(services, o)
+	}
+	return []field{{"name", g.Name}, {"duration", durationValue(g.Duration.Seconds())}, {"net", durationValue(g.Net.Seconds())},
+		{"deadlines", g.Deadlines}, {"entries", entries}, {"services", services}}
+}
+
+// pushbackSet says whether path is a pushback setting set in c: whether a
+// graph reads it depends on the services around it (a service forwards a
+// "do not retry" from its calls), so the echo shows it when it is on.
+func pushbackSet(path string, c fleet.Config) bool {
+	return path == "server.pushback" && c.Server.Pushback || path == "client.honour_pushback" && c.Client.HonourPushback
+}
+
+// graphHeader heads the graph's table, in every format for people.
+var graphHeader = []string{"Run", "Service", "Depth", "Requests", "Calls per request", "Succeeded", "Goodput /s",
+	"Timeouts", "Retries", "Rejected", "Duplicates", "In progress", "Latency p50 / p95 / p99"}
+
+// graphCells are a row for people, in graphHeader's order.
+func graphCells(r fleet.GraphRow) []string {
+	depth := "-"
+	if r.Depth > 0 {
+		depth = fmt.Sprint(r.Depth)
+	}
+	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(r.P50.Value), timeSeconds.number(r.P95.Value), timeSeconds.number(r.P99.Value))
+	return []string{r.Run, r.Service, depth, estimateText(r.Requests, wholeCount), estimateText(r.Amplification, perRequest),
+		estimateText(r.Succeeded, requestShare), estimateText(r.Goodput, fleetMean), estimateText(r.Timeouts, fleetMean),
+		estimateText(r.Retries, fleetMean), estimateText(r.Rejected, fleetMean), estimateText(r.Duplicates, fleetMean),
+		estimateText(r.InProgress, fleetMean), lat}
+}
+
+// graphCaption says, under the table, what its rows are.
+const graphCaption = "A row a run and service (depth: its shortest distance from an entry, 1 for the service load enters at), " +
+	"and a row a run and entry from end to end. Requests: those sent to the service by its callers (end to end: entering); " +
+	"calls per request: the calls that reached the service per request that entered the graph (end to end: the calls at " +
+	"every service); succeeded: the share of its requests that succeeded; in progress: the mean calls at the service."
+
+func writeGraphTable(w io.Writer, r GraphReport, st tableStyle) error {
+	if _, err := fmt.Fprintln(w, tableTitle(r.Title, st)); err != nil {
+		return err
+	}
+	t := newTable(w, st, numberColumns(len(graphHeader), 2), 2)
+	t.Header(graphHeader)
+	for _, row := range r.Rows {
+		t.Append(graphCells(row))
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, tableCaption(graphCaption, st))
+	return err
+}
+
+// writeGraphHTML writes the graph run as one page: its settings, the plot
+// a panel a service, and a table a run.
+func writeGraphHTML(w io.Writer, r GraphReport) error {
+	p := page{title: r.Title, params: r.Params}
+	// a table a run, so that the run's name need not take a column
+	header := graphHeader[1:]
+	byRun := map[string]int{}
+	for i, row := range r.Rows {
+		k, ok := byRun[row.Run]
+		if !ok {
+			k = len(p.tables)
+			byRun[row.Run] = k
+			howTo := graphCaption + " Each figure is the mean over the replicates, then its 95% Student t interval [low, high] (none with one replicate)."
+			if k > 0 {
+				howTo = "As the first run's table."
+			}
+			p.tables = append(p.tables, pageTable{heading: "Run " + row.Run + ": the services, means over replicates with 95% intervals", howTo: howTo, header: header})
+		}
+		c := graphCells(row)[1:]
+		p.tables[k].rows = append(p.tables[k].rows, pageRow{cells: []pageCell{prose(c[0]), plain(c[1]), num(c[2], i, "requests", row.Requests.Value),
+			num(c[3], i, "amplification", row.Amplification.Value), num(c[4], i, "succeeded", row.Succeeded.Value),
+			num(c[5], i, "goodput", row.Goodput.Value), num(c[6], i, "timeouts", row.Timeouts.Value),
+			num(c[7], i, "retries", row.Retries.Value), num(c[8], i, "rejected", row.Rejected.Value),
+			num(c[9], i, "duplicates", row.Duplicates.Value), num(c[10], i, "in_progress", row.InProgress.Value), plain(c[11])}})
+	}
+	f, err := newGraphFigure(r.PlotTitle, r.Graphs, r.Series)
+	if err != nil {
+		return err
+	}
+	if p.figures, err = f.encodeEach(".svg"); err != nil {
+		return err
+	}
+	return writePage(w, p)
+}
+
+// PlotGraph draws a panel a service, one above the other on one time
+// axis: for each run the calls that reached the service a second (new
+// requests and retries sent, solid) and its successes a second (dashed),
+// means over replicates; each panel its own y scale, since a service deep
+// in the graph may take many times the load of the top. ext (".png" or
+// ".svg") picks the encoding.
+func PlotGraph(w io.Writer, title string, graphs []fleet.Graph, series []fleet.GraphPoint, ext string) error {
+	f, err := newGraphFigure(title, graphs, series)
+	if err != nil {
+		return err
+	}
+	return f.encode(w, ext, 0, len(f.panels))
+}
+
+// graphPanelHeight is the height of one service's panel.
+const graphPanelHeight = 6 * vg.Centimeter
+
+func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoint) (stack, error) {
+	if len(graphs) == 0 {
+		return stack{}, fmt.Errorf("nothing to plot")
+	}
+	// the services in the order the runs first name them
+	var services []string
+	seen := map[string]bool{}
+	end := 0.0
+	for _, g := range graphs {
+		end = math.Max(end, g.Duration.Seconds())
+		for _, n := range g.Services {
+			if !seen[n.Name] {
+				seen[n.Name] = true
+				services = append(services, n.Name)
+			}
+		}
+	}
+	type key struct{ run, service string }
+	pts := map[key][]fleet.GraphPoint{}
+	for _, p := range series {
+		k := key{p.Run, p.Service}
+		pts[k] = append(pts[k], p)
+	}
+	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: graphPanelHeight}
+	for i, s := range services {
+		p := plot.New()
+		p.Title.Text = s
+		if i == 0 {
+			p.Title.Text = title + "\n" + s
+		}
+		p.Title.TextStyle.Font.Size = vg.Points(10)
+		p.X.Label.Text = "t (s)"
+		p.X.Tick.Marker = timeTicks{}
+		p.Y.Label.Text = "per second"
+		p.Legend.TextStyle.Font.Size = vg.Points(9)
+		p.Add(plotter.NewGrid())
+		top := 0.0
+		for k, g := range graphs {
+			ps := pts[key{g.Name, s}]
+			if len(ps) == 0 {
+				continue
+			}
+			for j, l := range []struct {
+				name string
+				get  func(fleet.GraphPoint) float64
+			}{
+				{"calls", func(p fleet.GraphPoint) float64 { return p.Starts + p.RetriesSent }},
+				{"successes", func(p fleet.GraphPoint) float64 { return p.Successes }},
+			} {
+				xy := make(plotter.XYs, len(ps))
+				for n, pt := range ps {
+					xy[n] = plotter.XY{X: float64(pt.T) + 0.5, Y: l.get(pt)}
+					top = math.Max(top, xy[n].Y)
+				}
+				line, err := plotter.NewLine(xy)
+				if err != nil {
+					return stack{}, fmt.Errorf("%s %s: %w", s, l.name, err)
+				}
+				line.Color = lineColour(k)
+				line.Width = vg.Points(1.2)
+				if j == 1 {
+					line.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+				}
+				p.Add(line)
+				name := l.name
+				if len(graphs) > 1 {
+					name = g.Name + ": " + l.name
+				}
+				p.Legend.Add(name, line)
+			}
+		}
+		p.X.Min, p.X.Max = 0, end
+		p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.05)
+		p, legend := withLegend(p)
+		f.panels, f.legends = append(f.panels, p), append(f.legends, legend)
+	}
+	return f, nil
+}
+
+// WriteGraphSeries writes the series, a row a run a service a second, as
+// csv or as a json array, by ext.
+func WriteGraphSeries(w io.Writer, pts []fleet.GraphPoint, ext string) error {
+	rows := make([][]field, len(pts))
+	for i, p := range pts {
+		rows[i] = graphPointFields(p)
+	}
+	if strings.ToLower(ext) == ".csv" {
+		return writeFields(w, rows)
+	}
+	objs := []json.RawMessage{}
+	for _, f := range rows {
+		o, err := object(f)
+		if err != nil {
+			return err
+		}
+		objs = append(objs, o)
+	}
+	return writeIndented(w, objs)
+}
+
+// GraphRun is what one `retrysim graph` ran: a preset's graphs, or the one
+// graph of a scenario file.
+type GraphRun struct {
+	Preset       fleet.GraphPreset
+	Replicates   int
+	Seed         uint64
+	Results      []fleet.GraphResult
+	ScenarioFile string
+}
+
+// GraphOutputs renders run as the graph command prints it: its document in
+// r's format and, when asked by a file extension (".csv" or ".json", ".png"
+// or ".svg"; "" for none), its series and its plot.
+func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, series, pic []byte, err error) {
+	what := run.Preset.Name
+	if run.ScenarioFile != "" {
+		what = "scenario file " + run.ScenarioFile
+	}
+	secs := time.Duration(0)
+	rep := GraphReport{Replicates: run.Replicates, Seed: run.Seed, Scenario: run.ScenarioFile}
+	for _, res := range run.Results {
+		rep.Graphs = append(rep.Graphs, res.Graph)
+		rep.Rows = append(rep.Rows, res.Rows()...)
+		rep.Series = append(rep.Series, res.Series()...)
+		secs = max(secs, res.Graph.Duration)
+	}
+	reps := replicatesText(run.Replicates)
+	if run.Replicates > 1 {
+		reps += " ([lo, hi]: 95% intervals over them)"
+	}
+	rep.Title = fmt.Sprintf("retrysim graph: %s, %s, %s, seed %d", what, durationValue(secs.Seconds()).people(), reps, run.Seed)
+	rep.PlotTitle = fmt.Sprintf("retrysim graph: %s, %s, means of %s, seed %d", what, durationValue(secs.Seconds()).people(), replicatesText(run.Replicates), run.Seed)
+	rep.Params = []string{"model: " + what, fmt.Sprintf("%s a run, seed %d", replicatesText(run.Replicates), run.Seed)}
+	if run.Preset.Source != "" {
+		rep.Params = append(rep.Params, "source: "+run.Preset.Source)
+	}
+	for _, g := range rep.Graphs {
+		rep.Params = append(rep.Params, g.Name+": "+describeGraph(g))
+	}
+	var o, s, p bytes.Buffer
+	if r.graph == nil {
+		return nil, nil, nil, r.unwritten("graph runs")
+	}
+	if err := r.graph(&o, rep); err != nil {
+		return nil, nil, nil, err
+	}
+	if seriesExt != "" {
+		if err := WriteGraphSeries(&s, rep.Series, seriesExt); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if plotExt != "" {
+		if err := PlotGraph(&p, rep.PlotTitle, rep.Graphs, rep.Series, plotExt); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return o.Bytes(), s.Bytes(), p.Bytes(), nil
+}
+
+// people is d for people, as human.Seconds writes it.
+func (d durationValue) people() string { return peopleText(d) }
+
+// describeGraph is g's calls for people on one line: each edge with its
+// tries and policy ("-> a 3 tries; a -> b 3 tries, finagle-budget").
+func describeGraph(g fleet.Graph) string {
+	edge := func(from, to string, c fleet.Client) string {
+		s := fmt.Sprintf("%s-> %s %d tries", from, to, c.Attempts)
+		if k := c.Policy.Kind; k != fleet.Unlimited {
+			s += ", " + k.String()
+		}
+		if c.HonourPushback {
+			s += ", honours do-not-retry"
+		}
+		return s
+	}
+	var parts []string
+	for _, e := range g.Entries {
+		parts = append(parts, edge("", e.To, e.Client))
+	}
+	for _, n := range g.Services {
+		for _, c := range n.Calls {
+			parts = append(parts, edge(n.Name+" ", c.To, c.Client))
+		}
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,210 @@
+package scenario
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/fleet"
+)
+
+// designGraph is the graph section of the agreed design (GRAPH.md), with a
+// policy named as the fleet command names it.
+const designGraph = `graph:
+  duration: 60s
+  deadlines: true
+  entries:
+    - to: api
+      load: {shape: constant, rate: 40}
+      client: {timeout: 3s, attempts: 3}
+  services:
+    - name: api
+      server: {kind: independent, base: 10ms}
+      calls:
+        - to: db
+          client: {timeout: 1s, attempts: 4, policy: finagle-budget, budget_ratio: 0.1, backoff: exponential, backoff_cap: 0s}
+    - name: db
+      server: {kind: independent, base: 5ms, p_fail: 1}
+      outage: {from: 20s, to: 40s, mode: stall}
+`
+
+// The design's file reads as the graph it describes: each key given sets
+// its setting, each left out keeps retrysim fleet's default.
+func TestGraphSection(t *testing.T) {
+	l, err := Parse("g.yaml", []byte(designGraph))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.CheckGraph(); err != nil {
+		t.Fatal(err)
+	}
+	if l.CheckFleet() == nil || l.CheckJob() == nil {
+		t.Error("a graph alone is taken by retrysim fleet or by a job's command")
+	}
+	def := fleet.DefaultConfig()
+	entry := def.Client
+	entry.Timeout, entry.Attempts = 3*time.Second, 3
+	call := def.Client
+	call.Timeout, call.Attempts = time.Second, 4
+	call.Policy.Kind, call.Policy.BudgetRatio = fleet.FinagleBudget, 0.1
+	call.Backoff.Kind, call.Backoff.Cap = backoff.Exponential, fleet.NoCap // backoff_cap 0s: no cap, as -backoff-cap 0
+	api, db := def.Server, def.Server
+	api.Kind, api.Base = fleet.Independent, 10*time.Millisecond
+	db.Kind, db.Base, db.PFail = fleet.Independent, 5*time.Millisecond, 1
+	want := fleet.Graph{Name: "graph", Duration: time.Minute, Net: def.Net, Deadlines: true,
+		Entries: []fleet.Entry{{To: "api", Load: fleet.Shape{Kind: fleet.Constant, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}, Client: entry}},
+		Services: []fleet.Node{
+			{Name: "api", Server: api, Calls: []fleet.Call{{To: "db", Client: call}}},
+			{Name: "db", Server: db, Outage: fleet.Outage{From: 20 * time.Second, To: 40 * time.Second, Mode: fleet.Stall}},
+		}}
+	if got := l.Graph.Graph; !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// A service that forwards "do not retry" from its calls reads pushback
+// whatever its kind, and a client of it reads honour_pushback.
+func TestGraphPushbackForwarded(t *testing.T) {
+	src := "graph:\n  entries: [{to: a, client: {honour_pushback: true}}]\n  services:\n" +
+		"    - name: a\n      server: {kind: independent, pushback: true}\n      calls: [{to: b, client: {honour_pushback: true}}]\n" +
+		"    - name: b\n      server: {kind: ratelimit, pushback: true}\n"
+	l, err := Parse("g.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := l.Graph.Graph
+	if !g.Entries[0].Client.HonourPushback || !g.Services[0].Server.Pushback || !g.Services[0].Calls[0].Client.HonourPushback || !g.Services[1].Server.Pushback {
+		t.Errorf("pushback not set as the file says: %+v", g)
+	}
+}
+
+// graphHead is a graph's start: an entry to service a.
+const graphHead = "graph:\n  entries:\n    - to: a\n  services:\n"
+
+// Every refusal names the file, the line of the key and its path in the
+// file, with the fleet's settings named by their keys in the section.
+func TestGraphRefused(t *testing.T) {
+	for _, tt := range []struct{ name, src, want string }{
+		{"cycle", graphHead + "    - name: a\n      calls: [{to: b}]\n    - name: b\n      calls: [{to: c}]\n    - name: c\n      calls:\n        - to: a\n",
+			"g.yaml:11: graph.services[2].calls[0].to: a cycle of calls: a -> b -> c -> a"},
+		{"numbers for names", "graph:\n  entries: [{to: \"1\"}]\n  services:\n    - name: \"1\"\n      calls: [{to: \"0\"}]\n    - name: \"0\"\n      calls: [{to: \"1\"}]\n",
+			"g.yaml:7: graph.services[1].calls[0].to: a cycle of calls: 1 -> 0 -> 1"},
+		{"self call", graphHead + "    - name: a\n      calls: [{to: a}]\n",
+			"g.yaml:6: graph.services[0].calls[0].to: a cycle of calls: a -> a"},
+		{"unknown service", graphHead + "    - name: a\n      calls: [{to: nope}]\n",
+			`g.yaml:6: graph.services[0].calls[0].to: unknown service "nope" (the services are a)`},
+		{"unknown entry", "graph:\n  entries: [{to: b}]\n  services: [{name: a}]\n",
+			`g.yaml:2: graph.entries[0].to: unknown service "b" (the services are a)`},
+		{"unreachable", graphHead + "    - name: a\n    - name: b\n",
+			"g.yaml:6: graph.services[1]: no entry reaches it (entries go to a)"},
+		{"fan-out", graphHead + "    - name: a\n      calls: [" + strings.Repeat("{to: b}, ", 16) + "{to: b}]\n    - name: b\n",
+			"g.yaml:6: graph.services[0].calls: 17 calls; at most 16 a service"},
+		{"depth", graphHead + chain(9), "g.yaml:3: graph.entries[0].to: a request entering at a goes through a chain of 9 services; at most 8"},
+		{"services", graphHead + chain(65), "g.yaml:4: graph.services: 65 services; at most 64"},
+		{"same name", graphHead + "    - name: a\n    - name: a\n", `g.yaml:6: graph.services[1].name: "a" is also the name of graph.services[0]`},
+		{"no name", graphHead + "    - server: {kind: independent}\n", "g.yaml:5: graph.services[0].name: missing; every service has a name, by which calls and entries reach it"},
+		{"no entries", "graph:\n  services: [{name: a}]\n", "g.yaml:2: graph.entries: missing; a graph needs its entries (where load enters) and its services"},
+		{"unknown key", graphHead + "    - name: a\n      sever: {kind: queue}\n", "g.yaml:6: graph.services[0].sever: unknown key (want name, server, outage, calls and parallel)"},
+		{"unknown setting", graphHead + "    - name: a\n      server: {kind: queue, workers: 2}\n", "g.yaml:6: graph.services[0].server.workers: unknown key (want base, burst, capacity, kind, limit, p_fail, pushback, queue, service, service_dist, service_sigma and slope)"},
+		{"pushback of a leaf that cannot refuse", graphHead + "    - name: a\n      server: {kind: independent, pushback: true}\n",
+			`g.yaml:6: graph.services[0].server.pushback: only server.kind queue and ratelimit refuse calls for overload, and a makes no call whose "do not retry" it could forward; the server is independent`},
+		{"honouring what is never said", graphHead + "    - name: a\n      calls: [{to: b, client: {honour_pushback: true}}]\n    - name: b\n      server: {kind: queue}\n",
+			`g.yaml:6: graph.services[0].calls[0].client.honour_pushback: b never answers "do not retry" (it needs server.pushback, and a queue or rate limit or calls of its own)`},
+		{"out of bounds", graphHead + "    - name: a\n      calls: [{to: b, client: {attempts: 0}}]\n    - name: b\n",
+			"g.yaml:6: graph.services[0].calls[0].client.attempts: 0 is not a whole number from 1 to 100"},
+		{"not read", graphHead + "    - name: a\n      calls: [{to: b, client: {budget_ratio: 0.1}}]\n    - name: b\n",
+			"g.yaml:6: graph.services[0].calls[0].client.budget_ratio: client.policy unlimited does not read it"},
+		{"refused with the others", "graph:\n  entries: [{to: a, client: {policy: envoy-budget, budget_ratio: 5}}]\n  services: [{name: a}]\n",
+			"g.yaml:2: graph.entries[0].client.budget_ratio: 5 is not from 0 to 1"},
+		{"outage mode alone", graphHead + "    - name: a\n      outage:\n        mode: stall\n", "g.yaml:7: graph.services[0].outage.mode: there is no outage"},
+		{"duration", "graph:\n  duration: 0s\n  entries: [{to: a}]\n  services: [{name: a}]\n", "g.yaml:2: graph.duration: 0 s is not from 1 s to 3600 s"},
+		{"spike after the end", "graph:\n  entries: [{to: a, load: {shape: spike, from: 70s, to: 80s}}]\n  services: [{name: a}]\n",
+			"g.yaml:2: graph.entries[0].load.from: 1m10s is not before the run's end (duration 1m): the spike would never start"},
+		{"not a mapping", "graph: [a]\n", "g.yaml:1: graph: want a mapping with entries and services"},
+		{"not a bool", graphHead + "    - name: a\n      parallel: yes please\n", `g.yaml:6: graph.services[0].parallel: "yes please" is not true or false`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			want := tt.want
+			_, err := Parse("g.yaml", []byte(tt.src))
+			if err == nil || err.Error() != want {
+				t.Errorf("got %v\nwant %s", err, want)
+			}
+		})
+	}
+}
+
+// chain is the services of a chain a, s1, s2, ... of n services, each
+// calling the next.
+func chain(n int) string {
+	var b strings.Builder
+	name := func(i int) string {
+		if i == 0 {
+			return "a"
+		}
+		return "s" + strconv.Itoa(i)
+	}
+	for i := range n {
+		b.WriteString("    - name: " + name(i) + "\n")
+		if i+1 < n {
+			b.WriteString("      calls: [{to: " + name(i+1) + "}]\n")
+		}
+	}
+	return b.String()
+}
+
+// A file with a graph is read by retrysim graph only, and with a job or a
+// fleet section too by no command.
+func TestCheckGraph(t *testing.T) {
+	const g = "graph:\n  entries: [{to: a}]\n  services: [{name: a}]\n"
+	for _, tt := range []struct{ src, want string }{
+		{g + "fleet: {policy: aws}\n", "g.yaml:4: fleet: retrysim graph reads each call's client from the graph section, not the fleet section; give it a file with only a graph section"},
+		{g + "watched: a\nsteps: [{name: a}]\n", "g.yaml:4: watched: describes a job, which retrysim graph does not read; give it a file with only a graph section"},
+		{"fleet: {policy: aws}\n", "g.yaml:1: graph: missing; retrysim graph reads the services and their calls from the graph section"},
+	} {
+		l, err := Parse("g.yaml", []byte(tt.src))
+		if err == nil {
+			err = l.CheckGraph()
+		}
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%q: got %v, want %s", tt.src, err, tt.want)
+		}
+	}
+	// a graph alone, given to the other commands, says which command runs it
+	l, err := Parse("g.yaml", []byte(g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range []error{l.CheckFleet(), l.CheckJob()} {
+		if err == nil || !strings.HasPrefix(err.Error(), "g.yaml:1: graph: the file describes a call graph, which retrysim graph runs;") {
+			t.Errorf("got %v; want the graph's line and retrysim graph named", err)
+		}
+	}
+}
+
+func FuzzParseGraph(f *testing.F) {
+	f.Add([]byte(designGraph))
+	f.Add([]byte(graphHead + chain(3)))
+	f.Add([]byte(graphHead + "    - name: a\n      parallel: true\n      calls: [{to: b}, {to: c, client: {policy: sre-throttle, sre_k: 2}}]\n    - name: b\n    - name: c\n      server: {kind: queue, capacity: 2, queue: 5}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := Parse("f.yaml", data)
+		if err != nil {
+			if e := err.Error(); !strings.HasPrefix(e, "f.yaml:") || strings.Contains(e, "\n") || len(e) > maxErrorBytes+len("...") {
+				t.Fatalf("error %q is not one line of at most %d bytes naming the file", e, maxErrorBytes)
+			}
+			return
+		}
+		if l.Graph == nil {
+			return
+		}
+		g := l.Graph.Graph
+		if err := g.Check(); err != nil {
+			t.Fatalf("accepted a graph Check refuses: %v", err)
+		}
+		if l.CheckGraph() == nil && (l.CheckFleet() == nil || l.CheckJob() == nil) {
+			t.Fatal("a file two commands take")
+		}
+	})
+}
