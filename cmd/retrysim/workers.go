@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/scenario"
 )
 
 var workersIntro = `retrysim workers simulates a worker fleet in virtual time: jobs arrive on a
@@ -35,7 +38,15 @@ also holds each second's arrivals, completions, dead-lettered jobs, backlog,
 oldest age, jobs in flight, retries scheduled, and each dependency's calls
 and calls in progress.
 
+A fleet comes from a preset, or from the graph section of a scenario file
+(retrysim help scenario lists its keys) whose first entry is the job queue:
+its client the queue's redelivery (attempts, backoff, timeout as the
+visibility timeout, keys as the job's key), its poison and
+redeliver_at_timeout keys, and the service it sends to the workers (a queue
+server; its calls are the job's steps).
+
 Usage: retrysim workers -preset NAME [flags]
+       retrysim workers -scenario FILE [flags]
 
 Example: retrysim workers -preset sidekiq-outage
 
@@ -75,6 +86,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := flagval.NewFlagSet("retrysim workers")
 	var (
 		preset      flagval.Choice
+		scenPath    string
 		duration    flagval.Duration
 		seed        flagval.Seed = 1
 		workers                  = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
@@ -84,7 +96,8 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	)
 	preset.Valid = func(s string) error { _, err := fleet.LookupWorkersPreset(s); return err }
 	fs.Var(&preset, "preset", "run the worker fleets of the preset `name` (listed above)")
-	fs.Var(&duration, "duration", "jobs arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own")
+	fs.StringVar(&scenPath, "scenario", "", "run the fleet of the graph section of this scenario `file`: its first entry the queue, the service it sends to the workers")
+	fs.Var(&duration, "duration", "jobs arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own (a file gives graph.duration)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000")
 	fs.Lookup("replicates").DefValue = "the preset's own"
 	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
@@ -97,27 +110,57 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	given := flagval.Given(fs)
-	if preset.V == "" {
-		return flagval.Usage(errors.New("want -preset NAME"))
-	}
-	p, _ := fleet.LookupWorkersPreset(preset.V)
-	d := p.Duration
-	if given["duration"] {
-		d = duration.V
-	}
-	if !given["replicates"] {
-		replicates.V = p.Replicates
-	}
-	runs := p.Runs(d)
-	var graphs []fleet.Graph
-	for i := range runs {
+	var (
+		graphs []fleet.Graph
+		loaded *scenario.Graph
+		name   string
+		d      time.Duration
+	)
+	switch {
+	case preset.V != "" && scenPath != "":
+		return flagval.Usage(errors.New("-preset: a preset is its own fleets; drop -preset or -scenario"))
+	case preset.V != "":
+		p, _ := fleet.LookupWorkersPreset(preset.V)
+		name, d = p.Name, p.Duration
+		if given["duration"] {
+			d = duration.V
+		}
+		if !given["replicates"] {
+			replicates.V = p.Replicates
+		}
+		runs := p.Runs(d)
+		for i := range runs {
+			if given["worker-count"] {
+				runs[i].WorkerCount = workerCount.V
+			}
+			if err := runs[i].Check(); err != nil {
+				return workersError(err)
+			}
+			graphs = append(graphs, runs[i].Graph())
+		}
+	case scenPath != "":
+		if given["duration"] {
+			return flagval.Usage(fmt.Errorf("-duration: the scenario file's graph.duration sets it"))
+		}
+		l, err := scenario.LoadGraph(scenPath)
+		if err != nil {
+			return flagval.Usage(fmt.Errorf("-scenario %w", err))
+		}
+		loaded = l.Graph
+		g := loaded.Graph
+		g.Services = slices.Clone(g.Services)
+		w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To })
+		if g.Services[w].Server.Kind != fleet.Queue {
+			return flagval.Usage(fmt.Errorf("-scenario %s: the workers (%s, where the first entry sends its jobs) are a %s server; want a queue server, whose workers take the jobs",
+				scenPath, g.Services[w].Name, g.Services[w].Server.Kind))
+		}
 		if given["worker-count"] {
-			runs[i].WorkerCount = workerCount.V
+			g.Services[w].Server.Workers = workerCount.V
 		}
-		if err := runs[i].Check(); err != nil {
-			return workersError(err)
-		}
-		graphs = append(graphs, runs[i].Graph())
+		name, d = scenPath, g.Duration
+		graphs = []fleet.Graph{g}
+	default:
+		return flagval.Usage(errors.New("want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)"))
 	}
 	if err := outfile.Check(o.Out); err != nil {
 		return flagval.Usage(err)
@@ -125,16 +168,21 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "workers")}
 	res, err := fleet.RunGraph(ctx, graphs, opts)
 	if err != nil {
+		if loaded != nil {
+			return graphError(err, loaded, scenPath)
+		}
 		return workersError(err)
 	}
-	rep := render.WorkersReport{Replicates: replicates.V, Seed: uint64(seed),
-		Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", p.Name, human.Duration(d), human.Count(int64(replicates.V), "replicate"), uint64(seed))}
+	rep := render.WorkersReport{Replicates: replicates.V, Seed: uint64(seed), Scenario: scenPath,
+		Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(replicates.V), "replicate"), uint64(seed))}
 	for _, r := range res {
 		rep.Rows = append(rep.Rows, r.WorkersRows()...)
 		rep.Series = append(rep.Series, r.WorkersSeries()...)
 		var deps []string
-		for _, n := range r.Graph.Services[1:] {
-			deps = append(deps, n.Name)
+		for _, n := range r.Graph.Services {
+			if n.Name != r.Graph.Entries[0].To {
+				deps = append(deps, n.Name)
+			}
 		}
 		rep.Dependencies = append(rep.Dependencies, deps)
 	}

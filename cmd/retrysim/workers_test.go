@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -66,7 +68,7 @@ func TestWorkersRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"workers"}, "want -preset NAME"},
+		{[]string{"workers"}, "want -preset NAME or -scenario FILE"},
 		{[]string{"workers", "-preset", "nope"}, "-preset"},
 		{[]string{"workers", "-preset", "sqs-visibility", "-worker-count", "0"}, "-worker-count"},
 		{[]string{"workers", "-preset", "sqs-visibility", "-duration", "2h"}, "-duration"},
@@ -76,6 +78,41 @@ func TestWorkersRefusals(t *testing.T) {
 		_, stderr, code := retrysim(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("%v: exit %d, %q; want exit 2, one line naming %s", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// A scenario file's graph section runs as a fleet, its first entry the
+// queue (poison and redeliver_at_timeout read); -worker-count replaces the
+// workers' server's; a file whose workers are not a queue server, or
+// whose poison is no probability, is refused at exit 2, the latter at its
+// line.
+func TestWorkersScenario(t *testing.T) {
+	const file = "../../examples/workers-signup.yaml"
+	doc, _ := workersJSON(t, "-scenario", file, "-replicates", "2")
+	if len(doc.Rows) != 1 || doc.Rows[0]["run"] != "signup" || doc.Rows[0]["dead"].(float64) == 0 {
+		t.Fatalf("rows %v; want signup's row, poison jobs dead", doc.Rows)
+	}
+	few, _ := workersJSON(t, "-scenario", file, "-replicates", "2", "-worker-count", "1")
+	if few.Rows[0]["peak_backlog"].(float64) <= doc.Rows[0]["peak_backlog"].(float64) {
+		t.Errorf("one worker's peak backlog %v; want more than ten's %v", few.Rows[0]["peak_backlog"], doc.Rows[0]["peak_backlog"])
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct{ from, to, want string }{
+		{"kind: queue, capacity: 10, queue: 10000, service: 1ms", "kind: independent, base: 1ms", "want a queue server"},
+		{"poison: 0.05", "poison: 2", "workers-signup.yaml:12: graph.entries[0].poison"},
+	} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "workers-signup.yaml")
+		if err := os.WriteFile(path, []byte(strings.Replace(string(b), tc.from, tc.to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := retrysim(t, "workers", "-scenario", path)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, %q; want exit 2 and %q", tc.to, code, stderr, tc.want)
 		}
 	}
 }
