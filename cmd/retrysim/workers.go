@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -33,7 +34,8 @@ side effects (a step a job's second delivery did again), lost work
 (deliveries finished after the queue stopped waiting for them), the peak
 backlog and the oldest waiting job's peak age, the drain time after the
 outages (with the share of replicates that drained) and completion time
-quantiles; means over replicates with 95% Student t intervals. -format json
+quantiles; means over replicates with 95% Student t intervals. -plot draws the
+series; -format json
 also holds each second's arrivals, completions, dead-lettered jobs, backlog,
 oldest age, jobs in flight, retries scheduled, and each dependency's calls
 and calls in progress.
@@ -93,6 +95,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		replicates               = flagval.Bounded{V: 10, Lo: 1, Hi: fleet.MaxReplicates}
 		workerCount              = flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
 		o           flagval.Output
+		plot        string
 	)
 	preset.Valid = func(s string) error { _, err := fleet.LookupWorkersPreset(s); return err }
 	fs.Var(&preset, "preset", "run the worker fleets of the preset `name` (listed above)")
@@ -106,6 +109,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	o.Register(fs, render.WorkersDoc, " (json also holds each run's series a second)", "")
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers` (goroutines, not the model's: those are -worker-count), each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS"
+	fs.StringVar(&plot, "plot", "", "also draw the series to `file` (.png or .svg): jobs a second, jobs waiting, the oldest's age, a panel a dependency")
 	if err := flagval.Parse(fs, args, workersIntro, stdout); err != nil {
 		return err
 	}
@@ -162,7 +166,11 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	default:
 		return flagval.Usage(errors.New("want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)"))
 	}
-	if err := outfile.Check(o.Out); err != nil {
+	if err := render.CheckFleetFiles("", plot); err != nil {
+		return flagval.Usage(err)
+	}
+	plotF := outfile.File{Flag: "plot", Path: plot}
+	if err := outfile.Check(o.Out, plotF); err != nil {
 		return flagval.Usage(err)
 	}
 	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "workers")}
@@ -190,7 +198,15 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := o.Renderer(stdout).Workers(&out, rep); err != nil {
 		return err
 	}
-	return outfile.WriteAll(ctx, stdout, outfile.Output{File: o.Out, Data: out.Bytes()})
+	outs := []outfile.Output{{File: o.Out, Data: out.Bytes()}}
+	if plot != "" {
+		var pic bytes.Buffer
+		if err := render.PlotWorkers(&pic, rep, filepath.Ext(plot)); err != nil {
+			return err
+		}
+		outs = append(outs, outfile.Output{File: plotF, Data: pic.Bytes()})
+	}
+	return outfile.WriteAll(ctx, stdout, outs...)
 }
 
 // workersError is a refusal in the command's words, a usage error (exit

@@ -116,3 +116,19 @@ func TestWorkersScenario(t *testing.T) {
 		}
 	}
 }
+
+// -plot writes a picture of the series in the format its extension names,
+// and refuses another extension before any work.
+func TestWorkersPlot(t *testing.T) {
+	dir := t.TempDir()
+	png := filepath.Join(dir, "w.png")
+	if _, stderr, code := retrysim(t, "workers", "-preset", "sqs-visibility", "-duration", "1m", "-replicates", "1", "-plot", png); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(png); err != nil || !strings.HasPrefix(string(b), "\x89PNG") {
+		t.Errorf("%s: %v, not a PNG", png, err)
+	}
+	if _, stderr, code := retrysim(t, "workers", "-preset", "sqs-visibility", "-plot", filepath.Join(dir, "w.gif")); code != 2 || !strings.HasPrefix(stderr, "retrysim: -plot") {
+		t.Errorf("-plot w.gif: exit %d, %q; want exit 2 naming -plot", code, stderr)
+	}
+}
