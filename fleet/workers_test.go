@@ -293,3 +293,51 @@ func TestWorkersQueuedJobBytes(t *testing.T) {
 		t.Errorf("a queued job holds %d bytes; Workers' doc says %d", got, queuedJobBytes)
 	}
 }
+
+// With workers for every job, no visibility expiry and load-independent
+// dependencies, a job's outcomes are the job model's closed forms. A
+// delivery runs steps i = 1..3 in order, step i failing each try with
+// probability f_i and tried a_i times, so it passes step i with probability
+// p_i = 1 - f_i^a_i, reaches it with r_i = p_1...p_(i-1), and succeeds with
+// s = p_1 p_2 p_3; the queue delivers a job up to A times until one
+// succeeds. So a job completes with probability 1 - (1-s)^A, takes
+// E[D] = (1 - (1-s)^A)/s deliveries, calls dependency i E[D] r_i
+// (1 - f_i^a_i)/(1 - f_i) times, and does step i's effect again (a
+// duplicate across deliveries) E[D] r_(i+1) - (1 - (1 - r_(i+1))^A) times:
+// its effects, one a delivery that passes the step, less one unless every
+// delivery failed at or before it. Each mean over n jobs is held within 5
+// of its standard errors, each bounded by Popoviciu's inequality (a per-job
+// count within [0, m] has a standard deviation at most m/2): a false
+// failure below one in a million.
+func TestWorkersJobModelClosedForms(t *testing.T) {
+	f := []float64{0.3, 0.2, 0.4}
+	a := []int{2, 1, 2}
+	const deliveries = 3
+	w := Workers{Name: "closed", Duration: 600 * time.Second, Load: Shape{Kind: Constant, Rate: 20},
+		Queue: tries(deliveries, NoVisibility), WorkerCount: 100_000, QueueMax: MaxQueue}
+	for i := range f {
+		name := "d" + string(rune('1'+i))
+		w.Steps = append(w.Steps, Step{To: name, Client: tries(a[i], time.Hour)})
+		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: Independent, Base: time.Millisecond, PFail: f[i]}})
+	}
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 11}).Replicates[0]
+	n := float64(rep.Edges[0].Requests)
+	pass := func(i int) float64 { return 1 - math.Pow(f[i], float64(a[i])) }
+	reach := []float64{1, pass(0), pass(0) * pass(1), pass(0) * pass(1) * pass(2)}
+	s := reach[3]
+	ed := (1 - math.Pow(1-s, deliveries)) / s
+	check := func(what string, got, want, most float64) {
+		t.Helper()
+		if se := most / 2 / math.Sqrt(n); math.Abs(got/n-want) > 5*se {
+			t.Errorf("%s: %.4f a job; the closed form says %.4f (5 standard errors: %.4f)", what, got/n, want, 5*se)
+		}
+	}
+	check("completed", float64(rep.Edges[0].Succeeded), 1-math.Pow(1-s, deliveries), 1)
+	check("deliveries", float64(rep.Services[0].Calls), ed, deliveries)
+	for i := range f {
+		calls := ed * reach[i] * (1 - math.Pow(f[i], float64(a[i]))) / (1 - f[i])
+		check(w.Steps[i].To+" calls", float64(rep.Services[1+i].Calls), calls, float64(deliveries*a[i]))
+		dups := ed*reach[i+1] - (1 - math.Pow(1-reach[i+1], deliveries))
+		check(w.Steps[i].To+" duplicates", float64(rep.Edges[1+i].JobDuplicates), dups, deliveries-1)
+	}
+}
