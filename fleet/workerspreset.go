@@ -106,7 +106,7 @@ var sidekiqOutage = WorkersPreset{
 		"(DEFAULT_MAX_RETRY_ATTEMPTS), the wait before retry c from 0 c^4 + 15 + rand(10 x (c + 1)) s (delay_for), then the dead set",
 	About: "Runs retry_3 (Sidekiq's retry with retry: 3, 4 tries in all) and retry_25 (the default, 26 tries), each on Sidekiq's " +
 		"schedule: 10 jobs a second of 3 steps on 20 workers, every step a call to a database (5 ms) that fails every call for " +
-		"30 minutes, from 10 to 40 minutes in (a sixth to two thirds of a shorter run);",
+		"30 minutes, from 10 to 40 minutes in (a sixth to two thirds of a shorter run)",
 	Duration:   time.Hour,
 	Replicates: 5,
 	Runs: func(d time.Duration) []Workers {
@@ -130,7 +130,7 @@ var sqsVisibility = WorkersPreset{
 	About: "Runs no_key (each receive charges the card again) and same_key (the job's idempotency key: a receive while an earlier " +
 		"one still holds the key is refused, one after it finished gets its stored result): 1 job a second of one step, a charge " +
 		"at a payments service (200 ms) that stalls every call for 100 s from 2 minutes in, on 500 workers; SQS's 30 s visibility " +
-		"timeout (a failed receive reappears when it runs out), dead-letter queue after 5 receives;",
+		"timeout (a failed receive reappears when it runs out), dead-letter queue after 5 receives",
 	Duration:   10 * time.Minute,
 	Replicates: 10,
 	Runs: func(d time.Duration) []Workers {
@@ -157,7 +157,7 @@ var backlogDrain = WorkersPreset{
 		"concurrency at what the downstream takes is the usual remedy",
 	About: "Runs uncapped (200 workers) and capped (5 workers, each job's steps taking about 60 ms: under the downstream's 100 a second): 20 jobs a second of " +
 		"2 steps, a database (5 ms) and an API limited to 100 calls a second (burst 100, 50 ms), the workers down (jobs wait) from " +
-		"5 to 20 minutes in (a twelfth to a third of a shorter run); the queue tries a job 10 times, 10 s apart;",
+		"5 to 20 minutes in (a twelfth to a third of a shorter run); the queue tries a job 10 times, 10 s apart",
 	Duration:   time.Hour,
 	Replicates: 5,
 	Runs: func(d time.Duration) []Workers {
@@ -193,10 +193,10 @@ func queueDefaults(d jobqueue.Defaults) WorkersPreset {
 		tries, note = unlimitedTries, fmt.Sprintf("no limit on the tries, cut here at %d, 32 minutes of its waits", unlimitedTries)
 	}
 	return WorkersPreset{
-		Name:   d.Name + "-defaults",
+		Name:   fmt.Sprintf("%s-defaults", d.Name),
 		Source: d.Source + " " + d.Version,
 		About: fmt.Sprintf("Runs %s_defaults (%s's default retry: %s on its %s schedule, then %s) through sidekiq-outage's fleet: "+
-			"10 jobs a second of 3 steps on 20 workers, the database failing every call for 30 minutes;", d.Name, d.Name, note, d.Schedule.Kind, d.DeadLetter),
+			"10 jobs a second of 3 steps on 20 workers, the database failing every call for 30 minutes", d.Name, d.Name, note, d.Schedule.Kind, d.DeadLetter),
 		Duration:   time.Hour,
 		Replicates: 5,
 		Runs: func(dur time.Duration) []Workers {

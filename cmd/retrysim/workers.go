@@ -34,11 +34,10 @@ side effects (a step a job's second delivery did again), lost work
 (deliveries finished after the queue stopped waiting for them), the peak
 backlog and the oldest waiting job's peak age, the drain time after the
 outages (with the share of replicates that drained) and completion time
-quantiles; means over replicates with 95% Student t intervals. -plot draws the
-series; -format json
+quantiles; means over replicates with 95% Student t intervals. -format json
 also holds each second's arrivals, completions, dead-lettered jobs, backlog,
 oldest age, jobs in flight, retries scheduled, and each dependency's calls
-and calls in progress.
+and calls in progress; -plot draws them.
 
 A fleet comes from a preset, or from the graph section of a scenario file
 (retrysim help scenario lists its keys) whose first entry is the job queue:
@@ -102,10 +101,10 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.StringVar(&scenPath, "scenario", "", "run the fleet of the graph section of this scenario `file`: its first entry the queue, the service it sends to the workers")
 	fs.Var(&duration, "duration", "jobs arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own (a file gives graph.duration)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000")
-	fs.Lookup("replicates").DefValue = "the preset's own"
+	fs.Lookup("replicates").DefValue = "a preset's own, else 10"
 	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of the preset's (not -workers)", fleet.MaxWorkers))
-	fs.Lookup("worker-count").DefValue = "the preset's own"
+	fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
+	fs.Lookup("worker-count").DefValue = "the preset's or the file's own"
 	o.Register(fs, render.WorkersDoc, " (json also holds each run's series a second)", "")
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers` (goroutines, not the model's: those are -worker-count), each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS"
