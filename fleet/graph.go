@@ -184,7 +184,8 @@ func (g *Graph) callPath(v, i int) string {
 
 // Check refuses a graph the engine cannot run, before any work, with a
 // *FieldError whose path names the setting: duration and net; entries[k].to,
-// entries[k].load.rate, entries[k].client.attempts; services[name].server.kind,
+// entries[k].load.rate, entries[k].client.attempts, entries[k].poison (a
+// probability); services[name].server.kind,
 // services[name].outage.to; services[name].calls[i].to and
 // services[name].calls[i].client.timeout. It refuses no service or entry,
 // more than MaxServices services, MaxEntries entries, MaxCalls calls in all

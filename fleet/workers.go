@@ -148,7 +148,6 @@ func (w Workers) path(p string) string {
 		{"entries[0].client.", "queue."},
 		{"entries[0].load.", "load."},
 		{"entries[0].poison", "poison"},
-		{"entries[0].to", "steps"},
 		{ws + ".server.workers", "worker_count"},
 		{ws + ".server.queue_max", "queue_max"},
 		{ws + ".outage.", "down."},
