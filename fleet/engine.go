@@ -186,8 +186,8 @@ type edgeSim struct {
 	// Keys are SameKey or FreshKeys, honour that it honours pushback.
 	hedges, attempts, clients  int
 	sameKey, freshKeys, honour bool
-	// redeliver is an entry's RedeliverAtTimeout.
-	redeliver bool
+	// redeliver is an entry's RedeliverAtTimeout, heartbeat its Heartbeat.
+	redeliver, heartbeat bool
 	// series is the called service's series, which the edge's client-side
 	// counts a second go to.
 	series []Second
@@ -305,8 +305,12 @@ type sim struct {
 	nextSerial uint32
 	seen       []uint64
 	seenWords  int
-	jobs       []job
-	freeJobs   []int32
+	// leased says, for each slot, that a queue server's worker holds its
+	// request's copy, whose timeout its heartbeats extend; nil when no
+	// entry has Heartbeat.
+	leased   []bool
+	jobs     []job
+	freeJobs []int32
 	// cur is the slot of the event in progress, which the loop frees.
 	cur int32
 
@@ -403,7 +407,10 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 	for k := range g.Entries {
 		en := &g.Entries[k]
 		edge(k, &en.Client, idx[en.To])
-		s.edges[k].redeliver = en.RedeliverAtTimeout
+		s.edges[k].redeliver, s.edges[k].heartbeat = en.RedeliverAtTimeout, en.Heartbeat
+		if en.Heartbeat && s.leased == nil {
+			s.leased = []bool{}
+		}
 		a := &s.arrivals[k]
 		a.load, a.lmax, a.edge, a.poison = en.Load, en.Load.max(), int32(k), en.Poison
 	}
@@ -714,7 +721,21 @@ func (s *sim) newSlot(edge int32) int32 {
 	}
 	s.reqs[slot] = request{start: s.now, who: uint32(edge)}
 	s.freshSlot(slot)
+	if s.leased != nil {
+		if int(slot) == len(s.leased) {
+			s.leased = append(s.leased, false)
+		}
+		s.leased[slot] = false
+	}
 	return slot
+}
+
+// lease notes that a queue server's worker takes up (held) or lets go of
+// the copy of the request in slot, for an entry's Heartbeat.
+func (s *sim) lease(slot int32, held bool) {
+	if s.leased != nil {
+		s.leased[slot] = held
+	}
 }
 
 // rootSlot readies slot's books as the root of a tree of calls: a new
@@ -963,6 +984,7 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 	case Queue:
 		if v.busy < v.workers {
 			v.busy++
+			s.lease(slot, true)
 			s.push(s.now+s.service(v), evDone, slot, attempt, copy, 0)
 			return
 		}
@@ -1057,6 +1079,7 @@ func (s *sim) release(v *svcSim) {
 		if v.queue.len() > 0 {
 			w := v.queue.pop()
 			s.reqs[w.slot].refs--
+			s.lease(w.slot, true)
 			v.wait += s.now - w.arrived
 			s.push(s.now+s.service(v), evDone, w.slot, w.attempt, w.copy, 0)
 		} else {
@@ -1078,12 +1101,14 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 		// Drawn before the release, which a failure alone makes now.
 		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail {
 			s.release(v)
+			s.lease(slot, false)
 			s.freeKey(slot, attempt)
 			s.answer(slot, attempt, copy, outError)
 			return
 		}
 	} else {
 		s.release(v)
+		s.lease(slot, false)
 		s.freeKey(slot, attempt)
 		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail {
 			s.answer(slot, attempt, copy, outError)
@@ -1214,6 +1239,7 @@ func (s *sim) answerJob(j int32, ok, pushback bool) {
 		s.freeJobs = append(s.freeJobs, j)
 	}
 	s.release(v)
+	s.lease(slot, false)
 	r := &s.reqs[slot]
 	s.freeKey(slot, attempt)
 	r.refs--
@@ -1323,6 +1349,11 @@ func (s *sim) timeout(slot int32, attempt, copy uint8) {
 		return
 	}
 	e := &s.edges[r.edge()]
+	if e.heartbeat && s.leased[slot] { // a worker holds it: its heartbeat extends the lease
+		r.deadline = s.now + e.waitSecs - float64(copy)*e.hedgeSecs // copy's deadline: now + the timeout
+		s.pushTimeout(s.now+e.waitSecs, slot, e, attempt, copy)
+		return
+	}
 	r.pending &^= 1 << copy
 	e.counts.Timeouts++
 	if sec := s.second(e.series, s.now); sec != nil {

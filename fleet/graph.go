@@ -99,6 +99,13 @@ type Entry struct {
 	// used then): an SQS message not deleted reappears when its visibility
 	// timeout runs out, whether its receive failed early or ran past it.
 	RedeliverAtTimeout bool
+	// Heartbeat makes a worker holding an attempt extend its lease: while
+	// a queue server's worker holds the attempt (To's or, for a service
+	// with calls, until it answers), its timeout is put off by another
+	// Client.Timeout each time it falls due, as an SQS consumer's
+	// ChangeMessageVisibility calls do; an attempt still waiting in the
+	// queue times out as ever.
+	Heartbeat bool
 }
 
 // Edge names an edge of a graph: an entry (From -1, Index the entry's

@@ -56,8 +56,8 @@ const NoVisibility = MaxSeconds * time.Second
 //
 // The visibility timeout runs from the job's enqueue (the attempt's send),
 // not from a worker's receive, so under a backlog the model's SQS redelivers
-// a job still waiting in the queue; heartbeats that extend a lease are not
-// modelled.
+// a job still waiting in the queue. With Heartbeat, a worker holding a job
+// extends its lease until it is done.
 //
 // Memory follows the jobs queued and in flight, not those done (a job's
 // slot is reused once it has ended): a job waiting for a worker costs 104
@@ -81,6 +81,9 @@ type Workers struct {
 	// timeout runs out, as SQS's messages do, instead of after
 	// Queue.Backoff (Entry.RedeliverAtTimeout).
 	RedeliverAtTimeout bool
+	// Heartbeat makes a worker extend a job's visibility timeout while it
+	// holds the job (Entry.Heartbeat).
+	Heartbeat bool
 	// WorkerCount is the workers; QueueMax the most jobs waiting for one
 	// (a job arriving to a full queue is refused, a try used up).
 	WorkerCount, QueueMax int
@@ -110,7 +113,7 @@ func (w Workers) Graph() Graph {
 			Service: Service{Dist: Lognormal, Median: JobOverhead}}}
 	return Graph{Name: w.Name, Duration: w.Duration, Net: w.Net,
 		Services: append([]Node{workers}, w.Dependencies...),
-		Entries:  []Entry{{To: WorkersService, Load: w.Load, Client: w.Queue, Poison: w.Poison, RedeliverAtTimeout: w.RedeliverAtTimeout}}}
+		Entries:  []Entry{{To: WorkersService, Load: w.Load, Client: w.Queue, Poison: w.Poison, RedeliverAtTimeout: w.RedeliverAtTimeout, Heartbeat: w.Heartbeat}}}
 }
 
 // Check refuses a fleet the engine cannot run, before any work, with a

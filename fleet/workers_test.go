@@ -341,3 +341,29 @@ func TestWorkersJobModelClosedForms(t *testing.T) {
 		check(w.Steps[i].To+" duplicates", float64(rep.Edges[1+i].JobDuplicates), dups, deliveries-1)
 	}
 }
+
+// Heartbeats: with the visibility timeout (1 s) shorter than the step
+// (1.5 s), a worker that extends its lease while it holds the job keeps the
+// job from reappearing: one delivery a job, no duplicate, no conflict, every
+// job completed, none of its replies late; without heartbeats every job is
+// delivered twice (TestWorkersVisibilityDuplicates). A job waiting in the
+// queue for a worker is not leased: with one worker and 5 jobs a second,
+// jobs time out while they wait.
+func TestWorkersHeartbeat(t *testing.T) {
+	w := oneStep(1000, 20, 30*time.Second, Server{Kind: Independent, Base: 1500 * time.Millisecond})
+	w.Queue = tries(2, time.Second)
+	w.Heartbeat = true
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 5}).Replicates[0]
+	jobs := rep.Edges[0].Requests
+	if jobs < 400 || rep.Services[0].Calls != jobs || rep.Edges[1].JobEffects != jobs || rep.Edges[1].JobDuplicates != 0 ||
+		rep.Edges[0].Succeeded != jobs || rep.Edges[0].Late != 0 || rep.Edges[0].Timeouts != 0 {
+		t.Errorf("%d jobs: %d deliveries, %d step effects, %d duplicates, %d completed, %d late, %d timeouts; want %d, %d, 0, %d, 0, 0",
+			jobs, rep.Services[0].Calls, rep.Edges[1].JobEffects, rep.Edges[1].JobDuplicates, rep.Edges[0].Succeeded, rep.Edges[0].Late,
+			rep.Edges[0].Timeouts, jobs, jobs, jobs)
+	}
+	w.WorkerCount, w.Load.Rate = 1, 5
+	rep = runWorkers(t, w, Options{Replicates: 1, Seed: 5}).Replicates[0]
+	if rep.Edges[0].Timeouts == 0 {
+		t.Error("one worker for 5 jobs a second of 1.5 s: no job timed out while it waited")
+	}
+}

@@ -127,8 +127,9 @@ var sqsVisibility = WorkersPreset{
 	Source: jobqueue.SQS().Source + " (" + jobqueue.SQS().Version + "): a visibility timeout of 30 s by default; a message " +
 		"not deleted is received again once it runs out, even while its first consumer still works on it; with a redrive " +
 		"policy it moves to the dead-letter queue after maxReceiveCount receives (here 5)",
-	About: "Runs no_key (each receive charges the card again) and same_key (the job's idempotency key: a receive while an earlier " +
-		"one still holds the key is refused, one after it finished gets its stored result): 1 job a second of one step, a charge " +
+	About: "Runs no_key (each receive charges the card again), same_key (the job's idempotency key: a receive while an earlier " +
+		"one still holds the key is refused, one after it finished gets its stored result) and heartbeat (no key, the worker " +
+		"extending the message's visibility while it holds it): 1 job a second of one step, a charge " +
 		"at a payments service (200 ms) that stalls every call for 100 s from 2 minutes in, on 500 workers; SQS's 30 s visibility " +
 		"timeout (a failed receive reappears when it runs out), dead-letter queue after 5 receives",
 	Duration:   10 * time.Minute,
@@ -144,7 +145,9 @@ var sqsVisibility = WorkersPreset{
 				Outage: Outage{From: from, To: from + 100*time.Second, Mode: Stall}}}}
 		keyed := w
 		keyed.Name, keyed.Queue.Keys = "same_key", schema.SameKey
-		return []Workers{w, keyed}
+		beat := w
+		beat.Name, beat.Heartbeat = "heartbeat", true
+		return []Workers{w, keyed, beat}
 	},
 }
 

@@ -53,7 +53,8 @@ func TestWorkersPresetsFromSources(t *testing.T) {
 	// default; maxReceiveCount 5 in the preset's redrive policy.
 	want := map[string][]queue{
 		"sidekiq-outage": {{4, backoff.Sidekiq, NoVisibility, false, schema.NoKeys, sidekiq}, {26, backoff.Sidekiq, NoVisibility, false, schema.NoKeys, sidekiq}},
-		"sqs-visibility": {{5, backoff.None, 30 * time.Second, true, schema.NoKeys, none}, {5, backoff.None, 30 * time.Second, true, schema.SameKey, none}},
+		"sqs-visibility": {{5, backoff.None, 30 * time.Second, true, schema.NoKeys, none}, {5, backoff.None, 30 * time.Second, true, schema.SameKey, none},
+			{5, backoff.None, 30 * time.Second, true, schema.NoKeys, none}},
 		"backlog-drain":  {{10, backoff.Constant, NoVisibility, false, schema.NoKeys, constant10}, {10, backoff.Constant, NoVisibility, false, schema.NoKeys, constant10}},
 		"river-defaults": {{25, backoff.River, NoVisibility, false, schema.NoKeys, river}},
 		"oban-defaults":  {{20, backoff.Oban, NoVisibility, false, schema.NoKeys, oban}},

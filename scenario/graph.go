@@ -329,7 +329,7 @@ func GraphWords(msg string) string {
 // fleet schema.
 var (
 	graphKeys   = []string{"name", "duration", "net", "deadlines", "entries", "services"}
-	entryKeys   = []string{"to", "load", "client", "poison", "redeliver_at_timeout"}
+	entryKeys   = []string{"to", "load", "client", "poison", "redeliver_at_timeout", "heartbeat"}
 	serviceKeys = []string{"name", "server", "outage", "calls", "parallel"}
 	callKeys    = []string{"to", "client"}
 )
@@ -414,6 +414,11 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 		}
 		if v := ev["redeliver_at_timeout"]; v != nil {
 			if en.RedeliverAtTimeout, err = r.flag(v, path+".redeliver_at_timeout"); err != nil {
+				return nil, err
+			}
+		}
+		if v := ev["heartbeat"]; v != nil {
+			if en.Heartbeat, err = r.flag(v, path+".heartbeat"); err != nil {
 				return nil, err
 			}
 		}

@@ -162,6 +162,8 @@ func graphKeyDocs() []Key {
 			"the share of the entry's requests that are poison: each fails its own work at the service it enters on every attempt (a job queue's poison jobs, retrysim workers)"),
 		k("graph.entries[].redeliver_at_timeout", "true or false", "false", "true or false", "true",
 			"retry a failed attempt when its timeout would have passed instead of after the client's backoff: an SQS message reappears when its visibility timeout runs out (retrysim workers)"),
+		k("graph.entries[].heartbeat", "true or false", "false", "true or false", "true",
+			"while a queue server's worker holds an attempt, put its timeout off by another timeout each time it falls due: a worker's heartbeat extending a job's lease (retrysim workers)"),
 		k("graph.services", "a list of services", "none: required", fmt.Sprintf("1 to %d services, each reached by an entry", fleet.MaxServices), "[{name: a}]", "the services"),
 		k(svc+".name", "text", "none: required", "a name, unique in the graph", "a", "the service's name, by which entries and calls reach it"),
 		k(svc+".server", "a mapping of server settings", "retrysim fleet's server: latency 1s + 10ms a call in progress", "the keys below", "{kind: independent, base: 10ms}", "the service's server: each key is retrysim fleet's server flag with _ for -, the server's kind as kind"),

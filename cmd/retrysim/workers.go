@@ -42,9 +42,9 @@ and calls in progress; -plot draws them.
 A fleet comes from a preset, or from the graph section of a scenario file
 (retrysim help scenario lists its keys) whose first entry is the job queue:
 its client the queue's redelivery (attempts, backoff, timeout as the
-visibility timeout, keys as the job's key), its poison and
-redeliver_at_timeout keys, and the service it sends to the workers (a queue
-server; its calls are the job's steps).
+visibility timeout, keys as the job's key), its poison, redeliver_at_timeout
+and heartbeat keys, and the service it sends to the workers (a queue server;
+its calls are the job's steps).
 
 Usage: retrysim workers -preset NAME [flags]
        retrysim workers -scenario FILE [flags]

@@ -167,6 +167,9 @@ func graphSettings(g fleet.Graph) []field {
 		if e.RedeliverAtTimeout {
 			f = append(f, field{"redeliver_at_timeout", true})
 		}
+		if e.Heartbeat {
+			f = append(f, field{"heartbeat", true})
+		}
 		o, _ := object(f)
 		entries = append(entries, o)
 	}
