@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -122,8 +124,20 @@ func editShardField(sh *stats.Shard, field, row uint8, v int64) {
 		set(&c.LostWork)
 	case "rows.repeated_by_step":
 		set(&c.RepeatedByStep[uint64(v)%uint64(len(c.RepeatedByStep))])
-	case "rows.completion":
-		set(&c.Completion[uint64(v)%uint64(len(c.Completion))])
+	case "rows.completion": // one bucket's count set or moved, the rest as they were
+		bs := c.Completion.Buckets()
+		b := schema.Bucket{Index: int(uint64(v) % schema.HistogramBuckets)}
+		if k := slices.IndexFunc(bs, func(x schema.Bucket) bool { return x.Index == b.Index }); k >= 0 {
+			b, bs = bs[k], slices.Delete(bs, k, k+1)
+		}
+		set(&b.Count)
+		if b.Count > 0 {
+			bs = append(bs, b)
+			slices.SortFunc(bs, func(x, y schema.Bucket) int { return x.Index - y.Index })
+		}
+		if c.Completion.SetBuckets(bs) != nil { // the counts overflow: leave the histogram as it was
+			return
+		}
 	case "rows.strategy":
 		sh.Rows[int(row)%len(sh.Rows)].ID = text
 	case "rows.label":

@@ -96,7 +96,7 @@ func sqliteCheck(ctx context.Context, r PresetRun) (stats.Cases, error) {
 		Meaning: "status, release, takeover, done committed with the work, keys kept past the retries"}
 	for i, k := range cases {
 		out.Rows = append(out.Rows, stats.CaseRow{Case: k.Name, Store: k.Config.Store.String(), Meaning: k.Meaning, Counters: counters[i][0]})
-		fix.Counters.Add(counters[len(cases)+i][0])
+		fix.Counters.Add(&counters[len(cases)+i][0])
 	}
 	out.Rows = append(out.Rows, fix)
 	return out, nil

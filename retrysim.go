@@ -420,7 +420,7 @@ func Run(ctx context.Context, e Experiment) (Report, error) {
 	// values: integer sums do not depend on the order of completion.
 	err := sim.RunEach(ctx, cfgs, e.Workers, nil, func(r int, counters []stats.Counters) {
 		for i := range rep.Rows {
-			rep.Rows[i].Counters.Add(counters[i])
+			rep.Rows[i].Counters.Add(&counters[i])
 			if rep.Rows[i].Replicates != nil {
 				rep.Rows[i].Replicates[r] = stats.ValuesOf(counters[i])
 			}

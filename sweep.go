@@ -579,7 +579,7 @@ func (p plan) fill(out *stats.Sweep, k int, reps [][]stats.Counters) {
 		row := &out.Rows[k*n+i]
 		var pooled stats.Counters
 		for r, cs := range reps {
-			pooled.Add(cs[i])
+			pooled.Add(&cs[i])
 			if len(reps) > 1 {
 				if row.Replicates == nil {
 					row.Replicates = make([]stats.Values, len(reps))

@@ -241,6 +241,9 @@ type svcSim struct {
 	queued              float64 // the integral of calls waiting
 	entered             int64
 	series              []Second
+	// callSeries counts the calls that reached it each second, for
+	// RunGraph (nil for Run, whose Second has no room for them).
+	callSeries []int64
 }
 
 // arrival is an entry's arrival process.
@@ -339,6 +342,7 @@ func newSim(cfg *Config, seed uint64) *sim {
 	g := cfg.Graph()
 	s := newGraphSim(&g, seed)
 	s.cfg = cfg
+	s.svcs[0].callSeries = nil
 	return s
 }
 
@@ -361,7 +365,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 		n := &g.Services[v]
 		sv := &s.svcs[v]
 		*sv = svcSim{node: n, baseSecs: n.Server.Base.Seconds(), slopeSecs: n.Server.Slope.Seconds(),
-			serviceSecs: n.Server.Service.Median.Seconds(), tokens: n.Server.Burst, series: make([]Second, seconds),
+			serviceSecs: n.Server.Service.Median.Seconds(), tokens: n.Server.Burst, series: make([]Second, seconds), callSeries: make([]int64, seconds),
 			kind: n.Server.Kind, pFail: n.Server.PFail, workers: n.Server.Workers, queueMax: n.Server.QueueMax,
 			outage: n.Outage.On(), stall: n.Outage.Mode == Stall, outFrom: n.Outage.From.Seconds(), outTo: n.Outage.To.Seconds()}
 		if d := n.Server.Service; n.Server.Kind == Queue && d.Dist == Lognormal && d.Sigma > 0 {
@@ -662,7 +666,7 @@ func (s *sim) graphReplicate() GraphReplicate {
 		sv := &s.svcs[v]
 		out := &rep.Services[v]
 		*out = ServiceReplicate{Counts: sv.counts, Area: sv.area, Sojourn: sv.sojourn, Entered: sv.entered, Wait: sv.wait, Series: sv.series,
-			PeakBacklog: sv.peakBacklog, PeakAge: sv.peakAge, Queued: sv.queued}
+			PeakBacklog: sv.peakBacklog, PeakAge: sv.peakAge, Queued: sv.queued, CallSeries: sv.callSeries}
 		out.Drain, out.DrainVerdict = s.g.Drain(sv.series)
 		h := &s.edges[into[v][0]].hist
 		if len(into[v]) > 1 {
@@ -796,23 +800,34 @@ func (s *sim) arrive(k int32) {
 }
 
 // start is a new request's first attempt on edge e, if its client's
-// policy lets it go. A request that ends at once (refused, or expired
-// under Graph.Deadlines) has no event to free its slot: start frees it.
+// policy lets it go. Under Graph.Deadlines a call whose caller's deadline
+// has passed is not made: expired, not counted in Requests or Failed, its
+// client's policy not asked. A request that ends at once (refused, or
+// expired) has no event to free its slot: start frees it.
 func (s *sim) start(slot int32, e *edgeSim) {
+	if s.deadlines && s.limit(slot) <= s.now {
+		e.expired++
+		s.reqs[slot].done = true
+		s.finish(slot, false, false)
+	} else {
+		s.startSent(slot, e)
+	}
+	if r := &s.reqs[slot]; r.done && r.refs == 0 {
+		s.free = append(s.free, slot)
+	}
+}
+
+// startSent counts a request on edge e as sent and sends its first attempt
+// if its client's policy lets it go.
+func (s *sim) startSent(slot int32, e *edgeSim) {
 	e.counts.Requests++
 	if sec := s.second(e.series, s.now); sec != nil {
 		sec.Starts++
 	}
 	if e.policy(&s.reqs[slot]).Start(s.now, s.u(e)) {
 		s.send(slot)
-		if !s.deadlines {
-			return // the attempt's events name the slot
-		}
 	} else {
 		s.refused(slot)
-	}
-	if r := &s.reqs[slot]; r.done && r.refs == 0 {
-		s.free = append(s.free, slot)
 	}
 }
 
@@ -910,6 +925,9 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 	v := &s.svcs[e.to]
 	if arrived {
 		v.counts.Calls++
+		if v.callSeries != nil && s.now < s.dur {
+			v.callSeries[int(s.now)]++
+		}
 	}
 	since := s.now
 	if !arrived { // resumed after a stall: it waited since it reached the service
@@ -1152,8 +1170,13 @@ func (s *sim) startJob(slot int32, attempt, copy uint8) {
 		root, serial = s.jobs[u].root, s.jobs[u].serial
 	}
 	s.jobs[j] = job{slot: slot, attempt: attempt, copy: copy, svc: to, limit: math.Inf(1), root: root, serial: serial}
-	if s.deadlines {
-		s.jobs[j].limit = s.deadline(slot, &s.reqs[slot], s.edgeOf(slot), copy)
+	if r := &s.reqs[slot]; s.deadlines {
+		// A copy its caller no longer awaits (timed out, or the request
+		// moved on) has no time left: its calls expire.
+		s.jobs[j].limit = s.now
+		if r.awaits(attempt, copy) {
+			s.jobs[j].limit = s.deadline(slot, r, s.edgeOf(slot), copy)
+		}
 	}
 	s.reqs[slot].refs++
 	v := &s.svcs[to]

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -746,4 +747,178 @@ func FuzzRandomGraphBooks(f *testing.F) {
 			t.Errorf("%d of %d slots and %d of %d jobs free at the end; want all", len(s.free), len(s.reqs), len(s.freeJobs), len(s.jobs))
 		}
 	})
+}
+
+// Deadlines follow the attempt a service works for, not the request's
+// latest. One request enters api (2 attempts, timeout 1 s, no backoff) at
+// t = 0; api's work takes 1.5 s and it then calls db. Attempt 1 times out
+// at 1 and attempt 2 goes out at once (deadline 2). At 1.5 api's work for
+// attempt 1 ends: its caller gave it up at 1, so its call to db is not
+// made (expired); at 2.5 api's work for attempt 2 ends, after its
+// deadline, 2: expired too. db sees no call; the api -> db edge has 2
+// expired calls and no request sent; api answers neither attempt in time
+// (2 late replies, 2 timeouts at the entry).
+func TestGraphDeadlineOfStaleAttempt(t *testing.T) {
+	g := Graph{Name: "stale", Duration: 10 * time.Second, Deadlines: true,
+		Services: []Node{
+			{Name: "api", Server: indep(1500*time.Millisecond, 0), Calls: []Call{{To: "db", Client: tries(1, 10*time.Second)}}},
+			{Name: "db", Server: indep(10*time.Millisecond, 0)},
+		},
+		Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: tries(2, time.Second)}}}
+	rep := traceGraph(t, g, 0)
+	call, entry := rep.Edges[1], rep.Edges[0]
+	if rep.Services[1].Calls != 0 || call.Expired != 2 || call.Requests != 0 || call.Failed != 0 {
+		t.Errorf("db %d calls; api -> db %d expired, %d requests, %d failed; want 0, 2, 0, 0",
+			rep.Services[1].Calls, call.Expired, call.Requests, call.Failed)
+	}
+	if entry.Requests != 1 || entry.Timeouts != 2 || entry.Late != 2 || entry.Failed != 1 {
+		t.Errorf("entry %d requests, %d timeouts, %d late, %d failed; want 1, 2, 2, 1", entry.Requests, entry.Timeouts, entry.Late, entry.Failed)
+	}
+}
+
+// A call whose caller's deadline has passed before it starts is not a
+// request on its edge: Requests counts the calls made. api (independent,
+// 2 s of work) calls db for an entry's request of timeout 1 s: with
+// Deadlines the call expires unsent (no request, no start in db's
+// series); without, it is made and succeeds.
+func TestGraphExpiredNotSent(t *testing.T) {
+	g := Graph{Name: "expired", Duration: 10 * time.Second,
+		Services: []Node{
+			{Name: "api", Server: indep(2*time.Second, 0), Calls: []Call{{To: "db", Client: tries(3, 10*time.Second)}}},
+			{Name: "db", Server: indep(10*time.Millisecond, 0)},
+		},
+		Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: tries(1, time.Second)}}}
+	for _, tc := range []struct {
+		deadlines                           bool
+		requests, expired, succeeded, calls int64
+	}{
+		{true, 0, 1, 0, 0},
+		{false, 1, 0, 1, 1},
+	} {
+		g.Deadlines = tc.deadlines
+		rep := traceGraph(t, g, 0)
+		call := rep.Edges[1]
+		if call.Requests != tc.requests || call.Expired != tc.expired || call.Succeeded != tc.succeeded || call.Failed != 0 || rep.Services[1].Calls != tc.calls {
+			t.Errorf("deadlines %v: api -> db %d requests, %d expired, %d succeeded, %d failed, db %d calls; want %d, %d, %d, 0, %d",
+				tc.deadlines, call.Requests, call.Expired, call.Succeeded, call.Failed, rep.Services[1].Calls, tc.requests, tc.expired, tc.succeeded, tc.calls)
+		}
+		if got := rep.Services[1].Series[2].Starts; got != tc.requests {
+			t.Errorf("deadlines %v: db's series starts %d at t = 2; want %d", tc.deadlines, got, tc.requests)
+		}
+	}
+}
+
+// Orphaned counts a Parallel service's calls that finish after a sibling
+// failed, and nothing else. api calls a (fails at 0.1 s) and b (succeeds
+// at 2 s) in parallel: b's request finishes after api answered, orphaned.
+// In the sequential order a, b, b is never called; and a call still out
+// when api's caller gives up (b, sequential after a succeeding) is not
+// orphaned: api has not answered.
+func TestGraphOrphaned(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		parallel     bool
+		aFail        float64
+		bCalls, orph int64
+	}{
+		{"parallel, a fails", true, 1, 1, 1},
+		{"sequential, a fails", false, 1, 0, 0},
+		{"sequential, caller gives up", false, 0, 1, 0},
+	} {
+		g := Graph{Name: "orphan", Duration: 10 * time.Second,
+			Services: []Node{
+				{Name: "api", Server: indep(0, 0), Parallel: tc.parallel, Calls: []Call{
+					{To: "a", Client: tries(1, 10*time.Second)}, {To: "b", Client: tries(1, 10*time.Second)}}},
+				{Name: "a", Server: indep(100*time.Millisecond, tc.aFail)},
+				{Name: "b", Server: indep(2*time.Second, 0)},
+			},
+			Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: tries(1, time.Second)}}}
+		rep := traceGraph(t, g, 0)
+		if rep.Services[2].Calls != tc.bCalls || rep.Edges[2].Orphaned != tc.orph || rep.Edges[1].Orphaned != 0 {
+			t.Errorf("%s: b %d calls, orphaned %d (a's %d); want %d, %d (0)", tc.name, rep.Services[2].Calls, rep.Edges[2].Orphaned, rep.Edges[1].Orphaned, tc.bCalls, tc.orph)
+		}
+	}
+}
+
+// PushedBack counts an honoured "do not retry" on the last attempt too:
+// a 1-attempt client refused by a rate limiter with no tokens left (burst
+// 1, refilled never) after the first request.
+func TestGraphPushedBackLastAttempt(t *testing.T) {
+	cl := tries(1, time.Minute)
+	cl.HonourPushback = true
+	g := Graph{Name: "pushback", Duration: 20 * time.Second,
+		Services: []Node{{Name: "db", Server: Server{Kind: RateLimit, Limit: 0, Burst: 1, Pushback: true}}},
+		Entries:  []Entry{{To: "db", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: cl}}}
+	rep := traceGraph(t, g, 0, 10)
+	if e := rep.Edges[0]; e.Succeeded != 1 || e.Failed != 1 || e.PushedBack != 1 || rep.Services[0].Rejected != 1 {
+		t.Errorf("%d succeeded, %d failed, %d pushed back, %d rejected; want 1, 1, 1, 1", e.Succeeded, e.Failed, e.PushedBack, rep.Services[0].Rejected)
+	}
+}
+
+// An entry's row sums Rejected and Duplicates over every service, as it
+// does Calls. One request enters api (2 attempts, timeout 1 s); api works
+// 1.5 s, then calls db, a rate limiter of one token never refilled. The
+// entry's attempt 1 times out at 1 and attempt 2 goes out: api does the
+// work twice (1 duplicate at api); its first call to db takes the token,
+// its second is refused (1 rejected at db).
+func TestGraphRowsEndToEndSums(t *testing.T) {
+	g := Graph{Name: "sums", Duration: 10 * time.Second,
+		Services: []Node{
+			{Name: "api", Server: indep(1500*time.Millisecond, 0), Calls: []Call{{To: "db", Client: tries(1, 10*time.Second)}}},
+			{Name: "db", Server: Server{Kind: RateLimit, Limit: 0, Burst: 1}},
+		},
+		Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: tries(2, time.Second)}}}
+	rep := traceGraph(t, g, 0)
+	rows := GraphResult{Graph: g, Replicates: []GraphReplicate{rep}}.Rows()
+	want := []struct {
+		service              string
+		calls, rej, dup, tos float64
+	}{
+		{EndToEnd + ": api", 4, 1, 1, 2},
+		{"api", 2, 0, 1, 2},
+		{"db", 2, 1, 0, 0},
+	}
+	for i, w := range want {
+		r := rows[i]
+		if r.Service != w.service || r.Calls.Value != w.calls || r.Rejected.Value != w.rej || r.Duplicates.Value != w.dup || r.Timeouts.Value != w.tos {
+			t.Errorf("row %d: %s: %v calls, %v rejected, %v duplicates, %v timeouts; want %s: %v, %v, %v, %v", i, r.Service,
+				r.Calls.Value, r.Rejected.Value, r.Duplicates.Value, r.Timeouts.Value, w.service, w.calls, w.rej, w.dup, w.tos)
+		}
+	}
+}
+
+// A service's per-second calls count every call that reached it, hedges
+// and refusals included, where Starts + RetriesSent count requests and
+// retries. Requests at 0.5 and 1.5 to db (1 attempt, a hedge after
+// 100 ms), an independent server of 1 s: 2 calls in second 0 and 2 in
+// second 1, while 1 request starts in each. Then a rate limiter of two
+// tokens, never refilled, refuses the second request's attempt at once,
+// which fails it before its hedge goes: 1 call in second 1, a refused one.
+func TestGraphCallSeries(t *testing.T) {
+	cl := tries(1, time.Minute)
+	cl.Hedges, cl.HedgeDelay = 1, 100*time.Millisecond
+	for _, tc := range []struct {
+		sv    Server
+		calls []int64
+	}{
+		{indep(time.Second, 0), []int64{2, 2, 0}},
+		{Server{Kind: RateLimit, Limit: 0, Burst: 2, Base: time.Second}, []int64{2, 1, 0}},
+	} {
+		sv := tc.sv
+		g := Graph{Name: "calls", Duration: 3 * time.Second,
+			Services: []Node{{Name: "db", Server: sv}},
+			Entries:  []Entry{{To: "db", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: cl}}}
+		rep := traceGraph(t, g, 0.5, 1.5)
+		db := rep.Services[0]
+		if got := db.CallSeries; !slices.Equal(got, tc.calls) || db.Calls != tc.calls[0]+tc.calls[1] {
+			t.Errorf("%v: calls a second %v, %d in all; want %v", sv.Kind, got, db.Calls, tc.calls)
+		}
+		if got := []int64{db.Series[0].Starts, db.Series[1].Starts}; !slices.Equal(got, []int64{1, 1}) {
+			t.Errorf("%v: starts %v; want [1 1]", sv.Kind, got)
+		}
+		pts := GraphResult{Graph: g, Replicates: []GraphReplicate{rep, rep}}.Series()
+		if len(pts) != 3 || pts[0].Calls != float64(tc.calls[0]) || pts[1].Calls != float64(tc.calls[1]) || pts[2].Calls != 0 {
+			t.Errorf("%v: points %+v; want calls %v", sv.Kind, pts, tc.calls)
+		}
+	}
 }

@@ -83,7 +83,7 @@ var sreThreeLayers = GraphPreset{
 	Source: sreSource,
 	About: "Runs 4_attempts_each (JavaScript -> frontend -> backend -> database, 4 attempts at each of the 3 callers, the database " +
 		"failing every call: 4, 16 and 64 calls a request) and budget_10pct (the same, each client retrying only while its retries are " +
-		"under 10% of its requests: Finagle's budget, no reserve), 10 requests a second, network 1 ms each way;",
+		"under 10% of its requests: Finagle's budget, no reserve), 10 requests a second, network 1 ms each way",
 	Duration:   time.Minute,
 	Replicates: 10,
 	Graphs: func(d time.Duration) []Graph {
@@ -111,7 +111,7 @@ var awsFiveDeep = GraphPreset{
 	Source: awsSource,
 	About: "Runs 3_tries_each (layer1 -> ... -> layer5, 3 tries at each of the 5 callers, layer5 failing every call: 3, 9, 27, 81 and " +
 		"243 calls a request) and top_only (3 tries at the entry, 1 below: 3 calls a request at every layer), 10 requests a second, " +
-		"network 1 ms each way;",
+		"network 1 ms each way",
 	Duration:   30 * time.Second,
 	Replicates: 10,
 	Graphs: func(d time.Duration) []Graph {
@@ -142,7 +142,7 @@ var retryOneLayer = GraphPreset{
 	About: "app -> api -> svc -> db, db a queue (8 workers, 16 waiting, 10 ms exponential) that stalls from 20 s to 25 s, then " +
 		"takes every held call at once; 50 requests a second, timeouts 30, 20 and 10 s from the top. Runs every_layer (3 tries " +
 		"at each caller), top_only, bottom_only, budgets (3 tries each, retries under 10% of requests) and pushback (3 tries " +
-		"each; db's refusals say \"do not retry\", api and svc forward it, every client honours it);",
+		"each; db's refusals say \"do not retry\", api and svc forward it, every client honours it)",
 	Duration:   time.Minute,
 	Replicates: 10,
 	Graphs: func(d time.Duration) []Graph {
@@ -197,7 +197,7 @@ var meshRetries = GraphPreset{
 	Source: istioSource,
 	About: "app -> app-proxy -> svc -> svc-proxy -> db, each sidecar proxy retrying as Istio's default (3 tries, jitter 25 ms " +
 		"up to 250 ms), svc's own client 3 tries, db failing every call from 20 s to 30 s; 20 requests a second. Runs " +
-		"mesh_and_app (27 calls a request at db in the outage), mesh_off (retries.attempts 0: 3) and app_off (svc's client 1 try: 9);",
+		"mesh_and_app (27 calls a request at db in the outage), mesh_off (retries.attempts 0: 3) and app_off (svc's client 1 try: 9)",
 	Duration:   time.Minute,
 	Replicates: 10,
 	Graphs: func(d time.Duration) []Graph {

@@ -71,6 +71,10 @@ type ServiceReplicate struct {
 	// NoTrigger without an outage, TooShort with no second after it.
 	Drain        float64
 	DrainVerdict Verdict
+	// CallSeries counts the calls that reached the service (attempts and
+	// hedges, refused ones included, as Counts.Calls) in each second of
+	// Series.
+	CallSeries []int64
 }
 
 // EdgeReplicate is an edge's client figures in a replicate: the requests
@@ -83,16 +87,22 @@ type EdgeReplicate struct {
 	// P50, P95 and P99 are latency quantiles of the edge's successful
 	// requests, in seconds (NaN with no success).
 	P50, P95, P99 float64
-	// Expired counts requests that failed because their caller's deadline
-	// had passed before an attempt could go out (Graph.Deadlines).
+	// Expired counts calls their caller's deadline had passed for
+	// (Graph.Deadlines): calls not made, the deadline having passed when
+	// the caller would start them (not in Requests or Failed, never sent),
+	// and requests that failed because it passed before a retry could go
+	// out (in Requests and Failed).
 	Expired int64
 	// PushedBack counts requests that failed because an attempt was
 	// answered "do not retry" (Server.Pushback) and the client honours it
-	// (Client.HonourPushback) while attempts were left.
+	// (Client.HonourPushback), on any attempt, the last included (where
+	// it ends only the hedged copies still out).
 	PushedBack int64
-	// Orphaned counts requests that finished after the caller's request
-	// they served had already been answered (a parallel sibling failed, or
-	// the caller's own caller gave up): work nobody waited for.
+	// Orphaned counts requests of a Parallel service's calls that finished
+	// after the service had answered the request they served, because a
+	// sibling call failed: work nobody waited for. Calls still out when
+	// the service's own caller gives up are not counted (the service has
+	// not answered yet).
 	Orphaned int64
 	// JobEffects counts the side effects the edge's requests did at the
 	// service it calls; JobDuplicates those beyond the first of the same
@@ -253,7 +263,7 @@ func (g *Graph) Cost() GraphCost {
 	// has its place in free and up, and may hold a job.
 	pending := math.Min(c.Events, 1+c.InFlight*held)
 	eventSize := float64(unsafe.Sizeof(event{}))
-	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(Second{}))
+	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(Second{})+8) // and CallSeries
 	c.Bytes = simFixed + float64(len(edges))*float64(unsafe.Sizeof(edgeSim{}))*1.125 + float64(len(g.Services))*float64(unsafe.Sizeof(svcSim{}))*1.125 +
 		sliceBytes(c.InFlight, float64(unsafe.Sizeof(request{}))) + 2*sliceBytes(c.InFlight, 4) + sliceBytes(c.InFlight, float64(unsafe.Sizeof(job{}))) +
 		sliceBytes(pending+pad, eventSize) + float64(len(edges))*fifoBytes(pending, eventSize) +
@@ -407,7 +417,7 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 	for i := range graphs {
 		c := graphs[i].Cost()
 		b.events += reps * c.Events
-		b.kept += reps*(c.Series+float64(unsafe.Sizeof(GraphReplicate{}))) + math.Ceil(graphs[i].Duration.Seconds())*float64(len(graphs[i].Services))*float64(unsafe.Sizeof(Point{}))
+		b.kept += reps*(c.Series+float64(unsafe.Sizeof(GraphReplicate{}))) + math.Ceil(graphs[i].Duration.Seconds())*float64(len(graphs[i].Services))*float64(unsafe.Sizeof(GraphPoint{}))
 		if r := c.Bytes - c.Series; r > b.running {
 			b.running, worstSlots = r, c.InFlight
 		}

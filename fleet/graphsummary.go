@@ -32,7 +32,9 @@ type GraphRow struct {
 	// Timeouts counts the attempts its callers gave up waiting for,
 	// Retries the retries they decided, Rejected the calls it refused for
 	// overload (a full queue, the rate limit), Duplicates the side effects
-	// it did beyond the first of a request.
+	// it did beyond the first of a request. In an entry's row Timeouts and
+	// Retries are the entry's client's, and Rejected and Duplicates are
+	// summed over every service, as Calls are.
 	Timeouts, Retries, Rejected, Duplicates schema.Estimate
 	// InProgress is the mean of the calls in progress at the service over
 	// the run (Little's L), Sojourn the mean seconds a call admitted spent
@@ -88,15 +90,19 @@ func (r GraphResult) Rows() []GraphRow {
 		c := func(p *GraphReplicate) *EdgeReplicate { return &p.Edges[k] }
 		rows = append(rows, GraphRow{
 			Run: g.Name, Service: EndToEnd + ": " + e.To, Replicates: len(r.Replicates),
-			Requests:       col(func(p *GraphReplicate) float64 { return float64(c(p).Requests) }),
-			Calls:          col(func(p *GraphReplicate) float64 { return float64(allCalls(p)) }),
-			Amplification:  col(func(p *GraphReplicate) float64 { return ratio(allCalls(p), p.Requests(g)) }),
-			Succeeded:      col(func(p *GraphReplicate) float64 { return ratio(c(p).Succeeded, c(p).Requests) }),
-			Goodput:        col(func(p *GraphReplicate) float64 { return float64(c(p).Succeeded) / d }),
-			Timeouts:       col(func(p *GraphReplicate) float64 { return float64(c(p).Timeouts) }),
-			Retries:        col(func(p *GraphReplicate) float64 { return float64(c(p).Retries) }),
-			Rejected:       col(func(p *GraphReplicate) float64 { return float64(c(p).Rejected) }),
-			Duplicates:     col(func(p *GraphReplicate) float64 { return float64(c(p).Duplicates) }),
+			Requests:      col(func(p *GraphReplicate) float64 { return float64(c(p).Requests) }),
+			Calls:         col(func(p *GraphReplicate) float64 { return float64(allCalls(p)) }),
+			Amplification: col(func(p *GraphReplicate) float64 { return ratio(allCalls(p), p.Requests(g)) }),
+			Succeeded:     col(func(p *GraphReplicate) float64 { return ratio(c(p).Succeeded, c(p).Requests) }),
+			Goodput:       col(func(p *GraphReplicate) float64 { return float64(c(p).Succeeded) / d }),
+			Timeouts:      col(func(p *GraphReplicate) float64 { return float64(c(p).Timeouts) }),
+			Retries:       col(func(p *GraphReplicate) float64 { return float64(c(p).Retries) }),
+			Rejected: col(func(p *GraphReplicate) float64 {
+				return float64(allServices(p, func(s *ServiceReplicate) int64 { return s.Rejected }))
+			}),
+			Duplicates: col(func(p *GraphReplicate) float64 {
+				return float64(allServices(p, func(s *ServiceReplicate) int64 { return s.Duplicates }))
+			}),
 			InProgress:     col(nan),
 			Sojourn:        col(nan),
 			P50:            col(func(p *GraphReplicate) float64 { return c(p).P50 }),
@@ -137,9 +143,14 @@ func (r GraphResult) Rows() []GraphRow {
 
 // allCalls is the calls that reached every service of the replicate.
 func allCalls(p *GraphReplicate) int64 {
+	return allServices(p, func(s *ServiceReplicate) int64 { return s.Calls })
+}
+
+// allServices is count summed over the replicate's services.
+func allServices(p *GraphReplicate, count func(*ServiceReplicate) int64) int64 {
 	var n int64
 	for i := range p.Services {
-		n += p.Services[i].Calls
+		n += count(&p.Services[i])
 	}
 	return n
 }
@@ -154,10 +165,13 @@ func ratioF(a float64, b int64) float64 {
 
 // GraphPoint is one second of a service's series in a graph run, averaged
 // over replicates: Point's figures for the requests to the service and the
-// calls in progress at it.
+// calls in progress at it, and the calls that reached it.
 type GraphPoint struct {
 	Point
 	Service string
+	// Calls is the calls that reached the service, attempts and hedges,
+	// refused ones included (ServiceReplicate.CallSeries).
+	Calls float64
 }
 
 // Series is r's time series: for each service, in Graph.Services order,
@@ -175,6 +189,7 @@ func (r GraphResult) Series() []GraphPoint {
 			width := math.Min(1, r.Graph.Duration.Seconds()-float64(t)) // the last second may be cut short
 			for i := range r.Replicates {
 				s := r.Replicates[i].Services[v].Series[t]
+				p.Calls += float64(r.Replicates[i].Services[v].CallSeries[t])
 				p.Starts += float64(s.Starts)
 				p.Successes += float64(s.Successes)
 				p.RetriesDecided += float64(s.RetriesDecided)
@@ -183,6 +198,7 @@ func (r GraphResult) Series() []GraphPoint {
 				p.Conflicts += float64(s.Conflicts)
 				p.InProgress += s.Busy / width
 			}
+			p.Calls /= n
 			p.Starts /= n
 			p.Successes /= n
 			p.RetriesDecided /= n

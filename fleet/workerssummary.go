@@ -91,8 +91,9 @@ func (r GraphResult) WorkersRows() []WorkersRow {
 // WorkersPoint is one second of a worker fleet's series, averaged over
 // replicates: the workers' arrivals, completions, dead-lettered jobs,
 // backlog, oldest age, jobs in flight and retries scheduled, and each
-// dependency's calls and calls in progress (Deps, in Graph.Services order
-// after the workers).
+// dependency's calls (attempts that reached it, ServiceReplicate.CallSeries)
+// and calls in progress (DepCalls and DepInProgress, in Graph.Services
+// order, the workers left out).
 type WorkersPoint struct {
 	Run                          string
 	T                            int
@@ -135,9 +136,9 @@ func (r GraphResult) WorkersSeries() []WorkersPoint {
 				if v == w {
 					continue
 				}
-				ds := r.Replicates[i].Services[v].Series[t]
-				p.DepCalls[d] += float64(ds.Starts)
-				p.DepInProgress[d] += ds.Busy / width
+				sv := &r.Replicates[i].Services[v]
+				p.DepCalls[d] += float64(sv.CallSeries[t])
+				p.DepInProgress[d] += sv.Series[t].Busy / width
 				d++
 			}
 		}

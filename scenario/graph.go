@@ -351,9 +351,12 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 			return nil, err
 		}
 	}
-	for key, p := range map[string]*time.Duration{"duration": &g.Duration, "net": &g.Net} {
-		if v := vals[key]; v != nil {
-			if *p, err = r.time(v, "graph."+key); err != nil {
+	for _, t := range []struct {
+		key string
+		p   *time.Duration
+	}{{"duration", &g.Duration}, {"net", &g.Net}} { // in this order, so a file with both wrong gets one error
+		if v := vals[t.key]; v != nil {
+			if *t.p, err = r.time(v, "graph."+t.key); err != nil {
 				return nil, err
 			}
 		}
@@ -483,11 +486,17 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 				node.Calls = append(node.Calls, call)
 			}
 		}
+		if v := sv["parallel"]; v != nil && len(node.Calls) == 0 {
+			return nil, r.fail(v, path+".parallel", node.Name+" makes no calls; parallel says whether a service makes its calls at once")
+		}
 		g.Services = append(g.Services, node)
 	}
 	out := &Graph{Graph: g, file: name, lines: r.lines}
 	if err := g.Check(); err != nil {
 		return nil, out.Located(err)
+	}
+	if v := vals["deadlines"]; v != nil && !slices.ContainsFunc(g.Services, func(n fleet.Node) bool { return len(n.Calls) > 0 }) {
+		return nil, r.fail(v, "graph.deadlines", "no service makes calls; deadlines propagate from a service's request to its calls")
 	}
 	if err := r.checkPushback(g); err != nil {
 		return nil, err

@@ -125,6 +125,16 @@ func TestGraphRefused(t *testing.T) {
 			"g.yaml:2: graph.entries[0].load.from: 1m10s is not before the run's end (duration 1m): the spike would never start"},
 		{"not a mapping", "graph: [a]\n", "g.yaml:1: graph: want a mapping with entries and services"},
 		{"not a bool", graphHead + "    - name: a\n      parallel: yes please\n", `g.yaml:6: graph.services[0].parallel: "yes please" is not true or false`},
+		{"parallel without calls", graphHead + "    - name: a\n      parallel: true\n    - name: b\n      calls: [{to: a}]\n      parallel: false\n",
+			"g.yaml:6: graph.services[0].parallel: a makes no calls; parallel says whether a service makes its calls at once"},
+		{"parallel false without calls", graphHead + "    - name: a\n      calls: []\n      parallel: false\n",
+			"g.yaml:7: graph.services[0].parallel: a makes no calls; parallel says whether a service makes its calls at once"},
+		{"deadlines without calls", "graph:\n  entries: [{to: a}, {to: b}]\n  deadlines: true\n  services: [{name: a}, {name: b}]\n",
+			"g.yaml:3: graph.deadlines: no service makes calls; deadlines propagate from a service's request to its calls"},
+		{"deadlines false without calls", "graph:\n  deadlines: false\n  entries: [{to: a}]\n  services: [{name: a}]\n",
+			"g.yaml:2: graph.deadlines: no service makes calls; deadlines propagate from a service's request to its calls"},
+		{"pushback of a leaf with calls", graphHead + "    - name: a\n      server: {kind: independent, pushback: true}\n      calls: [{to: b}]\n    - name: b\n      server: {kind: independent, pushback: true}\n",
+			`g.yaml:9: graph.services[1].server.pushback: only server.kind queue and ratelimit refuse calls for overload, and b makes no call whose "do not retry" it could forward; the server is independent`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			want := tt.want
@@ -133,6 +143,18 @@ func TestGraphRefused(t *testing.T) {
 				t.Errorf("got %v\nwant %s", err, want)
 			}
 		})
+	}
+}
+
+// A file with both its duration and its net wrong is refused for its
+// duration, every time: the two are read in a fixed order, not a map's.
+func TestGraphDurationNetErrorFixed(t *testing.T) {
+	src := "graph:\n  net: soon\n  duration: later\n  entries: [{to: a}]\n  services: [{name: a}]\n"
+	const want = `g.yaml:3: graph.duration: "later" is not a duration such as 250ms or 2s`
+	for range 50 {
+		if _, err := Parse("g.yaml", []byte(src)); err == nil || err.Error() != want {
+			t.Fatalf("got %v\nwant %s", err, want)
+		}
 	}
 }
 

@@ -23,7 +23,8 @@ type Key struct {
 	// retrysim.Settings (queue.ttl) or a parameter of fleet.Params
 	// (budget-ratio); "" when Key documents it itself.
 	Setting string
-	// Type, Default, Bounds and Doc describe a key that no table documents.
+	// Type, Default, Bounds and Doc describe a key that no table documents;
+	// a graph key's Doc, if set, replaces its setting's meaning.
 	Type, Default, Bounds, Doc string
 	// ReadBy names the models that read the key.
 	ReadBy string
@@ -136,7 +137,7 @@ func graphKeyDocs() []Key {
 				default:
 					example = "1"
 				}
-				keys = append(keys, Key{Path: prefix + "." + key, Setting: p.Key, ReadBy: ReadByGraph, Example: example})
+				keys = append(keys, Key{Path: prefix + "." + key, Setting: p.Key, ReadBy: ReadByGraph, Example: example, Doc: graphDocs[name+"."+key]})
 			}
 		}
 		return keys
@@ -184,6 +185,14 @@ func graphKeyDocs() []Key {
 			"the caller's client for this call: each key is retrysim fleet's client flag with _ for -"),
 	)
 	return append(keys, section(call+".client", "client")...)
+}
+
+// graphDocs are the meanings of the graph section's keys whose fleet
+// setting's Usage says what the graph command does not do, by section and
+// key: the fleet measures recovery from a spike's end, the graph command
+// measures none.
+var graphDocs = map[string]string{
+	"load.to": "the spike or ramp ends at this time",
 }
 
 // graphExamples are values the graph section accepts for its keys that are

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -29,8 +30,8 @@ func TestCheckDeliveryEdges(t *testing.T) {
 		{"more deliveries than allowed", func(c *stats.Counters) { c.Deliveries = 21 }, "deliveries: 21 is more than 2 jobs get at 10 deliveries each"},
 		{"lost work of a failed job", func(c *stats.Counters) { c.LostWork = 2 }, "lost_work: 2 is more than the 1 jobs that succeeded"},
 		{"calls past 60 a job", func(c *stats.Counters) { c.Calls = 121 }, "calls: 121 is more than 2 jobs make at 60 calls each"},
-		{"a job timed twice", func(c *stats.Counters) { c.Completion[3] = 1 }, "completion: its counts add up to 2, not the 1 jobs it times"},
-		{"a failure not timed", func(c *stats.Counters) { c.FailedCompletion[60] = 0 }, "failed_completion: its counts add up to 0, not the 1 jobs it times"},
+		{"a job timed twice", func(c *stats.Counters) { c.Completion.AddSeconds(1e-3) }, "completion: its counts add up to 2, not the 1 jobs it times"},
+		{"a failure not timed", func(c *stats.Counters) { c.FailedCompletion = schema.Histogram{} }, "failed_completion: its counts add up to 0, not the 1 jobs it times"},
 		{"by step not the total", func(c *stats.Counters) { c.RepeatedByStep[0] = 3 }, "repeated_by_step: the steps' 3 add up to other than repeated_steps 4"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -224,11 +224,7 @@ func quantileMetric(name, label string, failed bool, p float64) Metric {
 		if failed {
 			h = &r.FailedCompletion
 		}
-		var n int64 // the jobs it rests on
-		for _, c := range h {
-			n += c
-		}
-		return schema.Point(h.Quantile(p), n)
+		return schema.Point(h.QuantileSeconds(p), h.Count())
 	}}
 }
 

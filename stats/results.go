@@ -1,9 +1,10 @@
 // Package stats turns the engines' integer counters into the numbers people
 // read: rates and their confidence intervals derived at the end, expectations
-// and z-scores, latency histograms, and the shard file format with its
-// validation. It is the computation side only: it runs no simulation and
-// renders nothing, so engines and models import it without pulling in
-// tablewriter or gonum/plot (the retrysim command does the presentation).
+// and z-scores, completion-time quantiles (from schema.Histogram), and the
+// shard file format with its validation. It is the computation side only: it
+// runs no simulation and renders nothing, so engines and models import it
+// without pulling in tablewriter or gonum/plot (the retrysim command does the
+// presentation).
 package stats
 
 import (
@@ -49,8 +50,8 @@ type Counters struct {
 	// succeeded, FailedCompletion those of the jobs that failed: a job's time
 	// runs from its first enqueue until its last delivery stopped or its
 	// message was dead-lettered (delivery.Outcome.Completion).
-	Completion       Histogram `json:"completion"`
-	FailedCompletion Histogram `json:"failed_completion,omitzero"`
+	Completion       schema.Histogram `json:"completion"`
+	FailedCompletion schema.Histogram `json:"failed_completion,omitzero"`
 }
 
 // MaxJobs is the most jobs a run has (sim.MaxJobs), so that no counter
@@ -67,8 +68,10 @@ type StepCounts [MaxSteps]int64
 // extra numbers of a longer array without a word.
 func (s *StepCounts) UnmarshalJSON(b []byte) error { return exactly(b, s[:], "step counts") }
 
-// Add adds o to c.
-func (c *Counters) Add(o Counters) {
+// Add adds *o to c (by pointer: a Counters holds two dense histograms, 88
+// KB); a run's counts, bounded by MaxJobs, cannot overflow (AddChecked
+// checks a shard's, which may come from anywhere).
+func (c *Counters) Add(o *Counters) {
 	c.Jobs += o.Jobs
 	c.Failed += o.Failed
 	c.Calls += o.Calls
@@ -83,8 +86,14 @@ func (c *Counters) Add(o Counters) {
 		c.RepeatedByStep[i] += o.RepeatedByStep[i]
 		c.TwiceByStep[i] += o.TwiceByStep[i]
 	}
-	c.Completion.AddHistogram(&o.Completion)
-	c.FailedCompletion.AddHistogram(&o.FailedCompletion)
+	// Only the delivery model times jobs: a Part 5 block's empty
+	// histograms are not walked, bucket by bucket, into the sum.
+	if o.Completion.Count() != 0 {
+		c.Completion.Merge(&o.Completion)
+	}
+	if o.FailedCompletion.Count() != 0 {
+		c.FailedCompletion.Merge(&o.FailedCompletion)
+	}
 }
 
 // AddJob counts one finished job's calls, repeated side effects and side

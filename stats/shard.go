@@ -12,22 +12,32 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/retrysim/retrysim/schema"
 )
 
 // ShardFormat versions the shard files that merge reads.
-// Format 2 added the by-step counters that every engine fills.
-const ShardFormat = 2
+// Format 2 added the by-step counters that every engine fills; format 3
+// holds the completion times in schema.Histogram's buckets (128 an octave,
+// as [index, count] pairs) where format 2 had 256 counts, 20 a decade.
+const ShardFormat = 3
 
 // MaxShardBytes is the largest shard ReadShard reads: it bounds what a file
-// that never ends (/dev/zero) can make a reader hold. A row of a shard file
-// takes about 4 KB, and at most 18 KB, every counter at its largest, so
-// MaxShardRows rows fit.
-const MaxShardBytes = 4 << 20
+// that never ends (/dev/zero) can make a reader hold. A row's size follows
+// the histogram buckets in use, about 64 bytes each as retrysim.WriteShard indents
+// them: a row takes about 4 KB in the Part 5 model, about 50 KB in the
+// delivery model (examples/signup-queue.yaml uses about 900 buckets), and
+// at most 706 KB, every counter at its largest and every bucket of both
+// histograms counting (TestMaxShardRowsFit), so MaxShardRows rows of the
+// worst case fit, in 22.6 MB.
+const MaxShardBytes = 24 << 20
 
 // MaxShardRows is the most strategies a shard holds. A run names each of
 // the twelve strategies at most once, so every shard the command writes fits
-// and merge can read it.
-const MaxShardRows = 200
+// and merge can read it; the bound leaves room for a Go program's own
+// strategies while keeping MaxShardBytes, which holds this many of the
+// largest rows, small.
+const MaxShardRows = 32
 
 // Shard is one slice of a run, as the command writes it and merge reads
 // it: the run's parameters, which slice, and the raw counters of every
@@ -49,12 +59,21 @@ type Shard struct {
 // field's name or given twice, an array of the wrong length, a step's own
 // policy written with the value that means the run's (which
 // retrysim.WriteShard leaves out), and anything after the JSON object but
-// white space.
+// white space. A shard of an older format is refused, before its rows are
+// read, as written by an older retrysim.
 func ReadShard(r io.Reader) (Shard, error) {
 	lr := &io.LimitedReader{R: r, N: MaxShardBytes + 1}
 	data, err := io.ReadAll(lr)
 	if lr.N == 0 {
 		return Shard{}, fmt.Errorf("larger than the %d MiB a shard may be", MaxShardBytes>>20)
+	}
+	var head struct {
+		Format int `json:"retrysim_shard"`
+	}
+	if err == nil && json.Unmarshal(data, &head) == nil && head.Format != ShardFormat && head.Format != 0 {
+		// Said before the rows are read: an older format's rows do not
+		// read as this one's.
+		return Shard{}, formatError(head.Format)
 	}
 	if err != nil {
 		return Shard{}, err
@@ -140,7 +159,7 @@ func strictKeys(data []byte) error {
 func (s Shard) Check() error {
 	switch {
 	case s.Format != ShardFormat:
-		return fmt.Errorf("retrysim_shard: %d is not a shard format this retrysim reads (%d)", s.Format, ShardFormat)
+		return formatError(s.Format)
 	case s.Count < 1:
 		return fmt.Errorf("shard_count: %d is not at least 1", s.Count)
 	case s.Index < 0 || s.Index >= s.Count:
@@ -366,7 +385,7 @@ func (c Counters) Check(steps, attempts int) error {
 		}
 	}
 	// Only the delivery model counts these; a Part 5 run leaves them zero.
-	if c.Deliveries != 0 || c.LostWork != 0 || c.Completion != (Histogram{}) || c.FailedCompletion != (Histogram{}) {
+	if c.Deliveries != 0 || c.LostWork != 0 || c.Completion != (schema.Histogram{}) || c.FailedCompletion != (schema.Histogram{}) {
 		return errors.New("deliveries, lost_work, completion, failed_completion: not zero in a run without the delivery model")
 	}
 	maxCalls := callsBound(steps, attempts, 1)
@@ -497,10 +516,6 @@ func (c *Counters) AddChecked(o Counters) error {
 		terms = append(terms, term{fmt.Sprintf("repeated_by_step[%d]", i), &sum.RepeatedByStep[i], o.RepeatedByStep[i]},
 			term{fmt.Sprintf("twice_by_step[%d]", i), &sum.TwiceByStep[i], o.TwiceByStep[i]})
 	}
-	for i := range sum.Completion {
-		terms = append(terms, term{fmt.Sprintf("completion[%d]", i), &sum.Completion[i], o.Completion[i]},
-			term{fmt.Sprintf("failed_completion[%d]", i), &sum.FailedCompletion[i], o.FailedCompletion[i]})
-	}
 	for _, t := range terms {
 		s, ok := addInt64(*t.dst, t.x)
 		if !ok {
@@ -521,8 +536,25 @@ func (c *Counters) AddChecked(o Counters) error {
 			return fmt.Errorf("%s: %v + %v overflows 128 bits", t.name, before, t.x)
 		}
 	}
+	for _, h := range []struct {
+		name   string
+		dst, x *schema.Histogram
+	}{{"completion", &sum.Completion, &o.Completion}, {"failed_completion", &sum.FailedCompletion, &o.FailedCompletion}} {
+		if err := h.dst.Merge(h.x); err != nil {
+			return fmt.Errorf("%s: %w", h.name, err)
+		}
+	}
 	*c = sum
 	return nil
+}
+
+// formatError refuses a shard of format f, saying which this retrysim
+// reads, and for an older one that its shards must be run again.
+func formatError(f int) error {
+	if f > 0 && f < ShardFormat {
+		return fmt.Errorf("retrysim_shard: format %d was written by an older retrysim; this one reads format %d only (its completion histograms changed): run the shard again", f, ShardFormat)
+	}
+	return fmt.Errorf("retrysim_shard: %d is not a shard format this retrysim reads (%d)", f, ShardFormat)
 }
 
 // addInt64 is a + b and whether it fits in an int64.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -35,7 +36,8 @@ func twoJobsQueue() stats.Shard {
 	for i := range sh.Rows {
 		c := &sh.Rows[i].Counters
 		c.Deliveries = 3
-		c.Completion[40], c.FailedCompletion[60] = 1, 1
+		c.Completion.AddSeconds(1e-4)
+		c.FailedCompletion.AddSeconds(1e-3)
 	}
 	sh.Delivery = &stats.DeliveryParams{Settings: stats.Settings{{Key: "store", Value: "claim"}, {Key: "ttl", Value: "24h0m0s"},
 		{Key: "lease", Value: "30s"}, {Key: "visibility", Value: "30s"}, {Key: "max_deliveries", Value: int64(10)}, {Key: "repeat", Value: 0.0},
@@ -70,7 +72,7 @@ func FuzzReadShard(f *testing.F) {
 		{`"calls_sq":37`, `"calls_sq":36`},
 		{`"repeated_by_step":[4,`, `"repeated_by_step":[3,`},
 		{`"twice_by_step":[1,`, `"twice_by_step":[5,`},
-		{`"retrysim_shard":2`, `"retrysim_shard":2,"surprise":true`},
+		{`"retrysim_shard":3`, `"retrysim_shard":3,"surprise":true`},
 		{`"label":"Retry each step, no key"`, `"label":"Retry\u001b[2J"`},
 		{`"failed":1`, `"FAILED":1`},
 		{`"failed":1`, `"failed":1,"failed":-1`},
@@ -106,6 +108,25 @@ func FuzzReadShard(f *testing.F) {
 		{`"repeat":0,"repeat_delay_ns"`, `"repeat":0.5,"repeat_delay_ns"`},
 		{`"crash_at":"before-key","max_crashes":0,"backoff"`, `"crash_at":"lunch","max_crashes":0,"backoff"`},
 		{`"queue":{"store"`, `"queue":{"store":"claim","x"`},
+		// the completion histograms (schema.Histogram's [index, count] pairs)
+		{`"completion":[[850,1]]`, `"completion":[[850,1],[851,1]]`},
+		{`"completion":[[850,1]]`, `"completion":[[851,0],[850,1]]`},
+		{`"completion":[[850,1]]`, `"completion":[[850,1],[850,1]]`},
+		{`"completion":[[850,1]]`, `"completion":[[850,0]]`},
+		{`"completion":[[850,1]]`, `"completion":[[850,-1],[851,2]]`},
+		{`"completion":[[850,1]]`, `"completion":[[5506,1]]`},
+		{`"completion":[[850,1]]`, `"completion":[[-1,1]]`},
+		{`"completion":[[850,1]]`, `"completion":[[850,1,2]]`},
+		{`"completion":[[850,1]]`, `"completion":[[850.5,1]]`},
+		{`"completion":[[850,1]]`, `"completion":[850,1]`},
+		{`"completion":[[850,1]]`, `"completion":null`},
+		{`"completion":[[850,1]]`, `"completion":[]`},
+		{`"completion":[[850,1]]`, `"completion":[[5505,1]]`},
+		{`"completion":[[850,1]]`, `"completion":[[0,1]]`},
+		{`"completion":[[850,1]]`, `"completion":[[1,9223372036854775807],[2,1]]`},
+		{`"failed_completion":[[1284,1]]`, `"failed_completion":[[1284,1]],"failed_completion":[[1284,1]]`},
+		{`,"failed_completion":[[1284,1]]`, ``},
+		{`"retrysim_shard":3`, `"retrysim_shard":2`},
 	} {
 		if !bytes.Contains(queue, []byte(edit[0])) {
 			f.Fatalf("%s is not in the shard", edit[0])
@@ -179,8 +200,44 @@ func FuzzReadShard(f *testing.F) {
 			t.Fatalf("shard does not read back: %v\n%s", err, again)
 		}
 		checkModel(t, sh.Model)
+		for i, row := range sh.Rows {
+			checkHistograms(t, i, row.Counters)
+		}
 		checkRendered(t, stats.Report{Params: sh.Params, Rows: sh.Rows, ShowCI: true})
 	})
+}
+
+// checkHistograms checks an accepted row's completion histograms: they time
+// every job once (the successes in completion, the failures in
+// failed_completion) or, without the delivery model, none; their quantiles
+// rise with p and are bucket middles or past the range; and a histogram
+// merged with itself counts twice as many with the same quantiles, each
+// duration being there twice.
+func checkHistograms(t *testing.T, i int, c stats.Counters) {
+	t.Helper()
+	if n, f := c.Completion.Count(), c.FailedCompletion.Count(); (n != 0 || f != 0) && (n != c.Jobs-c.Failed || f != c.Failed) {
+		t.Fatalf("rows[%d]: completion counts %d and failed_completion %d of %d jobs, %d failed", i, n, f, c.Jobs, c.Failed)
+	}
+	for _, h := range []schema.Histogram{c.Completion, c.FailedCompletion} {
+		if h.Count() == 0 {
+			continue
+		}
+		twice := h
+		if err := twice.Merge(&h); err != nil || twice.Count() != 2*h.Count() {
+			t.Fatalf("rows[%d]: a histogram of %d merged with itself: %v, %d", i, h.Count(), err, twice.Count())
+		}
+		last := 0.0
+		for _, p := range []float64{0, 0.5, 0.95, 0.99, 1} {
+			q := h.QuantileSeconds(p)
+			if q < last || q < 0 || (q >= schema.Top() && !math.IsInf(q, 1)) || math.IsNaN(q) {
+				t.Fatalf("rows[%d]: p%v of %v s after %v s", i, 100*p, q, last)
+			}
+			if q2 := twice.QuantileSeconds(p); q2 != q {
+				t.Fatalf("rows[%d]: p%v of %v s, merged with itself %v s", i, 100*p, q, q2)
+			}
+			last = q
+		}
+	}
 }
 
 // checkModel rebuilds the run of m as a merge does (sim.FromModel), which
@@ -253,7 +310,7 @@ func checkRendered(t *testing.T, r stats.Report) {
 // issue21Shard is the shard issue 21 found ReadShard accepting though the
 // command's merge refuses it: no jobs, no generator, a row of nothing.
 // Rendered, its rates were NaN, which json cannot write.
-const issue21Shard = `{"retrysim_shard":2,"shard_count":1,"steps":1,"attempts":1,"rows":[{}]}`
+const issue21Shard = `{"retrysim_shard":3,"shard_count":1,"steps":1,"attempts":1,"rows":[{}]}`
 
 // ReadShard refuses, naming the field, what every shard -shard writes has:
 // at least one job, one replicate, a generator and an engine, rows that
@@ -342,7 +399,7 @@ func TestReadShardStrictKeys(t *testing.T) {
 		{`"failed":1`, `"FAILED":1`, `key "FAILED": field names are lower case`},
 		{`"seed":0`, `"\u017feed":0`, `key "ſeed": field names are lower case`},
 		{`"failed":1`, `"failed":1,"failed":1`, `key "failed" is given twice in one object`},
-		{`"retrysim_shard":2`, `"retrysim_shard":2,"retrysim_shard":2`, `key "retrysim_shard" is given twice`},
+		{`"retrysim_shard":3`, `"retrysim_shard":3,"retrysim_shard":3`, `key "retrysim_shard" is given twice`},
 	} {
 		data := bytes.Replace(valid, []byte(tt[0]), []byte(tt[1]), 1)
 		if bytes.Equal(data, valid) {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/retrysim/retrysim/schema"
 )
 
 // endless is a reader that never ends: an opening brace, then spaces.
@@ -27,8 +29,8 @@ func (e *endless) Read(p []byte) (int, error) {
 func TestReadShardStopsAtTheLimit(t *testing.T) {
 	var e endless
 	_, err := ReadShard(&e)
-	if err == nil || !strings.Contains(err.Error(), "larger than the 4 MiB a shard may be") {
-		t.Errorf("ReadShard(endless) = %v; want larger than the 4 MiB", err)
+	if err == nil || !strings.Contains(err.Error(), "larger than the 24 MiB a shard may be") {
+		t.Errorf("ReadShard(endless) = %v; want larger than the 24 MiB", err)
 	}
 	if e.read > MaxShardBytes+1 {
 		t.Errorf("ReadShard read %d bytes of an endless file; want at most %d", e.read, MaxShardBytes+1)
@@ -48,6 +50,13 @@ func (zeroReader) Read(p []byte) (int, error) {
 
 // Sums that overflow are refused, naming the counter, and leave the sum as it was.
 func TestAddCheckedRefusesOverflow(t *testing.T) {
+	histogram := func(bucket int, n int64) schema.Histogram {
+		var h schema.Histogram
+		if err := h.SetBuckets([]schema.Bucket{{Index: bucket, Count: n}}); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
 	tests := []struct {
 		name string
 		a, b Counters
@@ -55,7 +64,7 @@ func TestAddCheckedRefusesOverflow(t *testing.T) {
 	}{
 		{"failed", Counters{Failed: math.MaxInt64}, Counters{Failed: 1}, "failed: 9223372036854775807 + 1 overflows a 64-bit counter"},
 		{"negative", Counters{Calls: math.MinInt64}, Counters{Calls: -1}, "calls: -9223372036854775808 + -1 overflows"},
-		{"histogram", Counters{Completion: Histogram{3: math.MaxInt64 - 1}}, Counters{Completion: Histogram{3: 2}}, "completion[3]: 9223372036854775806 + 2 overflows"},
+		{"histogram", Counters{Completion: histogram(3, math.MaxInt64-1)}, Counters{Completion: histogram(3, 2)}, "completion: histogram: 9223372036854775806 + 2 durations overflow a 64-bit count"},
 		{"squares", Counters{CallsSq: Wide{Hi: math.MaxUint64}}, Counters{CallsSq: Wide{Hi: 1}}, "calls_sq: 340282366920938463444927863358058659840 + 18446744073709551616 overflows 128 bits"},
 	}
 	for _, tt := range tests {
@@ -126,8 +135,9 @@ func TestCountersCheckEdges(t *testing.T) {
 	}
 }
 
-// MaxShardRows rows of the largest a row can be, every counter at 2^63-1 and
-// every sum of squares at 2^128-1, fit in MaxShardBytes as -shard writes
+// MaxShardRows rows of the largest a row can be, every counter at 2^63-1,
+// every sum of squares at 2^128-1 and every bucket of both histograms
+// counting, fit in MaxShardBytes as -shard writes
 // them (indented json), with the longest parameters.
 func TestMaxShardRowsFit(t *testing.T) {
 	max := int64(math.MaxInt64)
@@ -136,9 +146,15 @@ func TestMaxShardRowsFit(t *testing.T) {
 	for i := range c.RepeatedByStep {
 		c.RepeatedByStep[i] = max
 	}
-	for i := range c.Completion {
-		c.Completion[i], c.FailedCompletion[i] = max, max
+	// Every bucket counts, as much as a histogram's 64-bit total allows.
+	bs := make([]schema.Bucket, schema.HistogramBuckets)
+	for i := range bs {
+		bs[i] = schema.Bucket{Index: i, Count: max / schema.HistogramBuckets}
 	}
+	if err := c.Completion.SetBuckets(bs); err != nil {
+		t.Fatal(err)
+	}
+	c.FailedCompletion = c.Completion
 	sh := Shard{Format: ShardFormat, Index: math.MaxInt, Count: math.MaxInt, Params: Params{
 		Scenario: strings.Repeat("s", 100), File: strings.Repeat("f", 4096), Steps: MaxSteps, Jobs: max,
 		PFail: 0.1234567890123456, LostReply: 0.1234567890123456, Attempts: math.MaxInt, RNG: "mulberry32",
@@ -155,5 +171,26 @@ func TestMaxShardRowsFit(t *testing.T) {
 	}
 	if len(out) >= MaxShardBytes {
 		t.Errorf("%d rows of the largest counters take %d bytes; want under MaxShardBytes, %d", MaxShardRows, len(out), MaxShardBytes)
+	}
+	// One row more is the row's size, which MaxShardBytes's doc states.
+	sh.Rows = append(sh.Rows, row)
+	more, err := json.MarshalIndent(sh, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size := len(more) - len(out); size > 706_000 {
+		t.Errorf("the largest row takes %d bytes; MaxShardBytes's doc says at most 706 KB", size)
+	}
+}
+
+// A shard of format 2, whose completion histograms held 256 counts, 20 a
+// decade, is refused saying it was written by an older retrysim, before
+// its rows are read (which would fail on the old histograms).
+func TestReadShardRefusesAnOlderFormat(t *testing.T) {
+	old := `{"retrysim_shard": 2, "shard_index": 0, "shard_count": 1, "rows": [{"completion": [0, 0, 0]}]}`
+	_, err := ReadShard(strings.NewReader(old))
+	want := "retrysim_shard: format 2 was written by an older retrysim; this one reads format 3 only (its completion histograms changed): run the shard again"
+	if err == nil || err.Error() != want {
+		t.Errorf("ReadShard(format 2) = %v; want %q", err, want)
 	}
 }

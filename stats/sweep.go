@@ -1,6 +1,10 @@
 package stats
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/retrysim/retrysim/schema"
+)
 
 // Axis is a parameter a sweep can vary: its name in outputs, the words that
 // label it on a plot, and whether its values are whole numbers or durations
@@ -29,9 +33,9 @@ type Point []float64
 
 // SweepRow is one strategy at one grid point: the Part 5 model's counters
 // in Core, and the others (the delivery model's, the side effects by step)
-// kept only where they are not zero, 16 bytes each, so that a row holds a
-// few hundred bytes in the Part 5 model and at most a few kilobytes (the
-// time histograms' buckets) in the delivery model, not Counters' 9 KB.
+// kept only where they are not zero, 16 bytes each (the time histograms'
+// buckets too), so that a row holds a few hundred bytes in the Part 5
+// model and a few kilobytes in the delivery model, not Counters' 90 KB.
 type SweepRow struct {
 	Point Point
 	// ID is the strategy's short name; Label the name people read.
@@ -41,8 +45,10 @@ type SweepRow struct {
 	Core
 	// Replicates are each replicate's metric values, when there are two or more.
 	Replicates []Values
-	// rest are the counters beyond Core that are not zero.
-	rest []counted
+	// rest are the counters beyond Core that are not zero, but for the
+	// histograms' buckets, which completion and failedCompletion keep.
+	rest                         []counted
+	completion, failedCompletion []schema.Bucket
 }
 
 // counted is one counter beyond Core, by its index in restOf's order.
@@ -57,9 +63,6 @@ func restOf(c *Counters) []*int64 {
 	for i := range c.RepeatedByStep {
 		p = append(p, &c.RepeatedByStep[i], &c.TwiceByStep[i])
 	}
-	for i := range c.Completion {
-		p = append(p, &c.Completion[i], &c.FailedCompletion[i])
-	}
 	return p
 }
 
@@ -68,6 +71,7 @@ func restOf(c *Counters) []*int64 {
 func (r *SweepRow) SetCounters(c Counters) {
 	r.Core = CoreOf(c)
 	r.rest = nil
+	r.completion, r.failedCompletion = c.Completion.Buckets(), c.FailedCompletion.Buckets()
 	for i, p := range restOf(&c) {
 		if *p != 0 {
 			r.rest = append(r.rest, counted{i, *p})
@@ -101,6 +105,9 @@ func (r SweepRow) Row() Row {
 			*p[x.at] = x.n
 		}
 	}
+	// The buckets came from Buckets, so they are valid.
+	_ = row.Counters.Completion.SetBuckets(r.completion)
+	_ = row.Counters.FailedCompletion.SetBuckets(r.failedCompletion)
 	return row
 }
 

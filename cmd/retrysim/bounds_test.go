@@ -134,19 +134,20 @@ func TestDurationBound(t *testing.T) {
 	}
 }
 
-// A completion past the histogram's range, 10^6.7 s = 5011872.34 s (its top
-// bucket starts 254 twentieths of a decade above 1 µs), shows as such: "> "
-// in the tables; in csv and json the number 5011872.336272715, the least it
-// can be, with completion_past_range or failed_completion_past_range
-// counting the jobs there (before, the text "5011872.336272715+", not a
-// number, issue 21); never as the top bucket's middle (old main: 5.3e6 s). Ten steps of 1000h each take 3.6e7 s, past the range;
+// A completion past the histogram's range, 2^23 s = 8,388,608 s (its last
+// bucket starts 43 octaves above 2^-20 s), shows as such: "> " in the
+// tables; in csv and json the number 8388608, the least it can be, with
+// completion_past_range or failed_completion_past_range counting the jobs
+// there (before, the text "5011872.336272715+", not a number, issue 21);
+// never as the top bucket's middle. Ten steps of 1000h each take 3.6e7 s,
+// past the range;
 // the last run's 1000 attempts of 8760h would pass what time.Duration holds,
 // and its virtual time saturates instead of wrapping (old main printed 0 s).
 func TestCompletionPastTheHistogram(t *testing.T) {
 	base := []string{"-jobs", "20", "-strategies", "step-nokey", "-model", "delivery"}
 	out, errOut, code := retrysim(t, append(base, "-latency", "1000h")...)
-	if code != 0 || !strings.Contains(out, "│ > 5,011,872 s / > 5,011,872 s / > 5,011,872 s │") {
-		t.Errorf("table: exit %d, %s\n%s; want every quantile > 5011872 s", code, errOut, out)
+	if code != 0 || !strings.Contains(out, "│ > 8,388,608 s / > 8,388,608 s / > 8,388,608 s │") {
+		t.Errorf("table: exit %d, %s\n%s; want every quantile > 8388608 s", code, errOut, out)
 	}
 	for _, args := range [][]string{
 		{"-latency", "1000h", "-format", "csv"},
@@ -169,8 +170,8 @@ func TestCompletionPastTheHistogram(t *testing.T) {
 					past++
 				}
 			case strings.Contains(key, "completion_p") && v != "":
-				if x, err := strconv.ParseFloat(v, 64); err != nil || x != 5011872.336272715 {
-					t.Errorf("%v: %s = %q; want the number 5011872.336272715", args, key, v)
+				if x, err := strconv.ParseFloat(v, 64); err != nil || x != 8388608 {
+					t.Errorf("%v: %s = %q; want the number 8388608 (2^23)", args, key, v)
 				}
 				marked++
 			}
@@ -180,7 +181,7 @@ func TestCompletionPastTheHistogram(t *testing.T) {
 		}
 	}
 	out, _, _ = retrysim(t, append(base, "-latency", "1000h", "-format", "json")...)
-	if !strings.Contains(out, `"completion_p50": 5011872.336272715,`) || !strings.Contains(out, `"completion_past_range": 20,`) {
+	if !strings.Contains(out, `"completion_p50": 8388608,`) || !strings.Contains(out, `"completion_past_range": 20,`) {
 		t.Errorf("json does not give the median past the range as a number and count the jobs there:\n%s", out)
 	}
 }

@@ -49,13 +49,7 @@ Flags:
 `
 
 // graphPresetsHelp lists the presets for -help, as the fleet command's.
-func graphPresetsHelp() string {
-	var ps []fleet.Preset
-	for _, p := range fleet.GraphPresets() {
-		ps = append(ps, fleet.Preset{Name: p.Name, Source: p.Source, About: p.About, Duration: p.Duration, Replicates: p.Replicates})
-	}
-	return render.FleetPresets(ps)
-}
+func graphPresetsHelp() string { return render.GraphPresets(fleet.GraphPresets()) }
 
 // graphLimits are the graph's limits, from the constants fleet.Graph.Check
 // and fleet.Check enforce.

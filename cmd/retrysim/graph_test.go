@@ -358,7 +358,7 @@ func TestGraphSeriesAndPlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if want := "run,service,t,starts,successes,retries_decided,retries_sent,timeouts,conflicts,in_progress"; lines[0] != want {
+	if want := "run,service,t,calls,starts,successes,retries_decided,retries_sent,timeouts,conflicts,in_progress"; lines[0] != want {
 		t.Errorf("series header %q; want %q", lines[0], want)
 	}
 	if n := len(lines) - 1; n != 2*5*4 { // 2 runs x 5 services x 4 s
@@ -367,5 +367,31 @@ func TestGraphSeriesAndPlot(t *testing.T) {
 	pic, err := os.ReadFile(plot)
 	if err != nil || !strings.HasPrefix(string(pic), "\x89PNG") {
 		t.Errorf("-plot wrote no PNG: %v", err)
+	}
+}
+
+// The graph command measures no recovery and prints every preset alike:
+// its help says neither that a spike's end starts a recovery nor how a
+// preset is "printed as" another's (the fleet command's words for its own
+// presets). The fleet's key keeps its recovery.
+func TestGraphHelpSaysWhatItDoes(t *testing.T) {
+	out, errOut, code := retrysim(t, "graph", "-help")
+	if code != 0 || strings.Contains(out+errOut, "printed as") {
+		t.Errorf("retrysim graph -help: exit %d, says %q: want 0 and no \"printed as\"\n%s", code, "printed as", out+errOut)
+	}
+	for _, name := range []string{"sre-three-layers", "aws-five-deep", "retry-one-layer", "mesh-default-retries"} {
+		if !strings.Contains(out, "  "+name) {
+			t.Errorf("retrysim graph -help does not list %s", name)
+		}
+	}
+	help, _, _ := retrysim(t, "help", "scenario")
+	for _, tc := range []struct{ key, want string }{
+		{"graph.entries[].load.to", "The spike or ramp ends at this time.\n"},
+		{"fleet.to", "The spike or ramp ends at this time; recovery is measured from it.\n"},
+	} {
+		_, after, ok := strings.Cut(help, "\n  "+tc.key+"\n")
+		if next, _, _ := strings.Cut(after, "\n\n"); !ok || !strings.HasSuffix(next+"\n", tc.want) {
+			t.Errorf("help scenario: %s says\n%s\nwant it to end %q", tc.key, next, tc.want)
+		}
 	}
 }

@@ -53,7 +53,7 @@ func TestMergeRefuses(t *testing.T) {
 	three := writeShards(t, t.TempDir(), 3, "-jobs", "300000")
 	otherStrategies := writeShards(t, t.TempDir(), 4, "-jobs", "300000", "-strategies", "step-nokey")
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte(`{"retrysim_shard": 2, "surprise": true}`), 0o644)
+	os.WriteFile(bad, []byte(`{"retrysim_shard": 3, "surprise": true}`), 0o644)
 	notJSON := filepath.Join(dir, "table.txt")
 	os.WriteFile(notJSON, []byte("1,000,000 sign-ups"), 0o644)
 
@@ -71,6 +71,9 @@ func TestMergeRefuses(t *testing.T) {
 		{"other strategies", []string{four[0], otherStrategies[1], four[2], four[3]}, "ran different strategies"},
 		{"unknown field", []string{bad}, `bad.json: not a retrysim shard: json: unknown field "surprise"`},
 		{"not json", []string{notJSON}, "table.txt: not a retrysim shard"},
+		// written by the retrysim before shard format 3 (its histograms
+		// had 256 counts, 20 a decade): refused before its rows are read
+		{"older format", []string{filepath.Join("testdata", "shard-format2.json")}, "retrysim: merge: testdata/shard-format2.json: retrysim_shard: format 2 was written by an older retrysim; this one reads format 3 only (its completion histograms changed): run the shard again\n"},
 		{"no such file", []string{filepath.Join(dir, "nope.json")}, "no such file or directory"},
 		{"no files", nil, "merge: no shard files given"},
 	}
@@ -216,9 +219,11 @@ func TestMergeRefusesImpossibleShards(t *testing.T) {
 		{"squares below the mean's", nil, []string{editShard(t, one, map[string]any{"rows.0.calls_sq": 102136895})}, "rows[0].calls_sq: 102136895 is less than the square of the sum"},
 		{"squares above the bound", nil, []string{editShard(t, one, map[string]any{"rows.0.calls_sq": 303188401})}, "rows[0].calls_sq: 303188401 is more than 30 x the sum 10106280"},
 		{"squares under the sum", nil, []string{editShard(t, one, map[string]any{"rows.0.repeated_steps_sq": 5077})}, "rows[0].repeated_steps_sq: 5077 is less than"},
-		{"completion counted", nil, []string{editShard(t, one, map[string]any{"rows.2.completion.7": 1})}, "rows[2].deliveries, lost_work, completion, failed_completion: not zero"},
-		{"failed completion counted", nil, []string{editShard(t, one, map[string]any{"rows.0.failed_completion": append([]any{1}, make([]any, 255)...)})}, "rows[0].deliveries, lost_work"},
-		{"histogram too long", nil, []string{editShard(t, one, map[string]any{"rows.0.completion": make([]int, 300)})}, "300 histogram buckets where there are 256"},
+		{"completion counted", nil, []string{editShard(t, one, map[string]any{"rows.2.completion": [][]int{{7, 1}}})}, "rows[2].deliveries, lost_work, completion, failed_completion: not zero"},
+		{"failed completion counted", nil, []string{editShard(t, one, map[string]any{"rows.0.failed_completion": [][]int{{0, 1}}})}, "rows[0].deliveries, lost_work"},
+		{"histogram of format 2", nil, []string{editShard(t, one, map[string]any{"rows.0.completion": make([]int, 256)})}, "histogram: not a list of [index, count] pairs of whole numbers"},
+		{"histogram out of order", nil, []string{editShard(t, one, map[string]any{"rows.0.completion": [][]int{{9, 1}, {8, 1}}})}, "histogram bucket 8: after bucket 9, not in increasing order"},
+		{"histogram past its buckets", nil, []string{editShard(t, one, map[string]any{"rows.0.completion": [][]int{{5506, 1}}})}, "histogram: pair 0: bucket 5506 is not from 0 to 5505"},
 		{"delivery without its model", nil, []string{editShard(t, one, map[string]any{"delivery": map[string]any{"store": "claim"}})}, "delivery, model.queue: a run of the delivery model carries both"},
 
 		{"p_fail", nil, []string{editShard(t, one, map[string]any{"p_fail": 1.5})}, "p_fail: 1.5 is not a probability in [0, 1]"},
@@ -238,7 +243,8 @@ func TestMergeRefusesImpossibleShards(t *testing.T) {
 		{"shard count", nil, []string{editShard(t, one, map[string]any{"shard_count": 0})}, "shard_count: 0 is not at least 1"},
 		{"shard count above the flag's", nil, []string{editShard(t, one, map[string]any{"shard_index": 1_000_000, "shard_count": 1_000_001})},
 			"shard_index, shard_count: 1000000/1000001 is not a slice"},
-		{"format", nil, []string{editShard(t, one, map[string]any{"retrysim_shard": 1})}, "retrysim_shard: 1 is not a shard format"},
+		{"format", nil, []string{editShard(t, one, map[string]any{"retrysim_shard": 1})}, "retrysim_shard: format 1 was written by an older retrysim; this one reads format 3 only"},
+		{"format to come", nil, []string{editShard(t, one, map[string]any{"retrysim_shard": 4})}, "retrysim_shard: 4 is not a shard format this retrysim reads (3)"},
 		{"unknown field in a row", nil, []string{editShard(t, one, map[string]any{"rows.0.bonus": 1})}, `unknown field "bonus"`},
 		{"data after the object", nil, []string{appendTo(t, one, "{}")}, "data after the JSON object"},
 		{"garbage after the object", nil, []string{appendTo(t, one, "x")}, "data after the JSON object"},
@@ -346,7 +352,7 @@ func TestMergeRefusesHugeAndIrregularFiles(t *testing.T) {
 	one := writeShards(t, t.TempDir(), 1, "-jobs", "100000")[0]
 	huge := appendTo(t, one, strings.Repeat(" ", stats.MaxShardBytes))
 	for _, tt := range []struct{ file, want string }{
-		{huge, filepath.Base(huge) + ": larger than the 4 MiB a shard may be"},
+		{huge, filepath.Base(huge) + ": larger than the 24 MiB a shard may be"},
 		{t.TempDir(), ": not a regular file (a directory), which a shard is\n"},
 		{os.DevNull, "retrysim: merge: " + os.DevNull + ": not a regular file (a device), which a shard is\n"},
 	} {
@@ -355,7 +361,7 @@ func TestMergeRefusesHugeAndIrregularFiles(t *testing.T) {
 			t.Errorf("merge %s: exit %d, stderr %q; want 2 and %q", tt.file, code, errOut, tt.want)
 		}
 	}
-	if help, _, _ := retrysim(t, "merge", "-help"); !strings.Contains(help, "not a regular file, or is larger than 4 MiB, is refused") {
+	if help, _, _ := retrysim(t, "merge", "-help"); !strings.Contains(help, "not a regular file, or is larger than 24 MiB, is refused") {
 		t.Errorf("merge -help does not state the limit:\n%s", help)
 	}
 	// No run writes more strategies than a shard holds: each is named once.

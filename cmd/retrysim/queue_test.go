@@ -166,9 +166,10 @@ func TestQueueBadInput(t *testing.T) {
 
 // The run: one attempt, every call 20 ms, so no job lasts more than
 // ten calls, 0.2 s, and every succeeded job exactly that. Quantiles are
-// reported as their histogram bucket's geometric middle, 20 buckets a decade
-// from 1 µs: 0.2 s falls in bucket 1 + floor(20 log10(0.2 s / 1 µs)) = 107,
-// whose middle is 1 µs x 10^(106.5/20). Failed jobs end at their failing call,
+// reported as their histogram bucket's geometric middle, 128 buckets an
+// octave: 0.2 s falls in the octave [1/8 s, 1/4 s), whose buckets are 1/1024 s
+// wide, in the bucket from 1/8 + 76/1024 s (76 = floor((0.2 - 1/8) x 1024))
+// to 1/8 + 77/1024 s, whose middle is the square root of their product. Failed jobs end at their failing call,
 // by 0.2 s too (a failure at the tenth call is 8.7% of them, so p95 and p99
 // are there), and are kept out of the succeeded jobs' quantiles.
 func TestCompletionQuantilesSplitByOutcome(t *testing.T) {
@@ -183,7 +184,7 @@ func TestCompletionQuantilesSplitByOutcome(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	want := 1e-6 * math.Pow(10, 106.5/20)
+	want := math.Sqrt((0.125 + 76.0/1024) * (0.125 + 77.0/1024))
 	for _, k := range []string{"completion_p50", "completion_p95", "completion_p99", "failed_completion_p95", "failed_completion_p99"} {
 		if got, _ := rep.Rows[0][k].(float64); math.Abs(got-want) > 1e-12 {
 			t.Errorf("%s = %v; want %v (the bucket of 0.2 s)", k, rep.Rows[0][k], want)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/human"
@@ -138,18 +139,35 @@ func CheckFleetFiles(series, plot string) error {
 // name, its source, what it runs and prints, and the duration and
 // replicates it runs unless -duration or -replicates say otherwise.
 func FleetPresets(ps []fleet.Preset) string {
-	const indent = "                    "
 	var b strings.Builder
 	for _, p := range ps {
-		head := fmt.Sprintf("  %-18s", p.Name)
-		if len(head) > len(indent) {
-			head += "\n" + indent
-		}
-		about := fmt.Sprintf("%s%s; %s and %s unless -duration or -replicates say otherwise.",
-			p.About, presetPrints(p, ps), human.Duration(p.Duration), replicatesText(p.Replicates))
-		fmt.Fprintf(&b, "%s%s\n%s%s\n", head, indentWrap(p.Source+".", 60, indent), indent, indentWrap(about, 60, indent))
+		writePresetHelp(&b, p.Name, p.Source, p.About+presetPrints(p, ps), p.Duration, p.Replicates)
 	}
 	return b.String()
+}
+
+// GraphPresets lists the presets for the graph command's -help: each one's
+// name, its source, what it runs, and the duration and replicates it runs
+// unless -duration or -replicates say otherwise. Every graph preset prints
+// alike, so none says how it prints.
+func GraphPresets(ps []fleet.GraphPreset) string {
+	var b strings.Builder
+	for _, p := range ps {
+		writePresetHelp(&b, p.Name, p.Source, p.About, p.Duration, p.Replicates)
+	}
+	return b.String()
+}
+
+// writePresetHelp writes a preset's entry in a command's -help: its name,
+// then its source and about, wrapped under it.
+func writePresetHelp(b *strings.Builder, name, source, about string, d time.Duration, replicates int) {
+	const indent = "                    "
+	head := fmt.Sprintf("  %-18s", name)
+	if len(head) > len(indent) {
+		head += "\n" + indent
+	}
+	about = fmt.Sprintf("%s; %s and %s unless -duration or -replicates say otherwise.", about, human.Duration(d), replicatesText(replicates))
+	fmt.Fprintf(b, "%s%s\n%s%s\n", head, indentWrap(source+".", 60, indent), indent, indentWrap(about, 60, indent))
 }
 
 // totalsPrints is what the fleet command prints of a preset that compares

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,7 +63,8 @@ func graphFields(r fleet.GraphRow) []field {
 
 // graphPointFields is a series point for csv and json.
 func graphPointFields(p fleet.GraphPoint) []field {
-	return append([]field{{"run", p.Run}, {"service", p.Service}}, pointFields(p.Point)[1:]...)
+	f := pointFields(p.Point) // run, t, then the requests' figures
+	return append([]field{{"run", p.Run}, {"service", p.Service}, f[1], {"calls", p.Calls}}, f[2:]...)
 }
 
 // writeGraphCSV writes a row a run a service, then what ran them; the
@@ -193,8 +195,11 @@ func graphSettings(g fleet.Graph) []field {
 		o, _ := object(f)
 		services = append(services, o)
 	}
-	return []field{{"name", g.Name}, {"duration", durationValue(g.Duration.Seconds())}, {"net", durationValue(g.Net.Seconds())},
-		{"deadlines", g.Deadlines}, {"entries", entries}, {"services", services}}
+	f := []field{{"name", g.Name}, {"duration", durationValue(g.Duration.Seconds())}, {"net", durationValue(g.Net.Seconds())}}
+	if slices.ContainsFunc(g.Services, func(n fleet.Node) bool { return len(n.Calls) > 0 }) { // read only along calls
+		f = append(f, field{"deadlines", g.Deadlines})
+	}
+	return append(f, field{"entries", entries}, field{"services", services})
 }
 
 // pushbackSet says whether path is a pushback setting set in c: whether a
@@ -225,7 +230,8 @@ func graphCells(r fleet.GraphRow) []string {
 const graphCaption = "A row a run and service (depth: its shortest distance from an entry, 1 for the service load enters at), " +
 	"and a row a run and entry from end to end. Requests: those sent to the service by its callers (end to end: entering); " +
 	"calls per request: the calls that reached the service per request that entered the graph (end to end: the calls at " +
-	"every service); succeeded: the share of its requests that succeeded; in progress: the mean calls at the service."
+	"every service); succeeded: the share of its requests that succeeded; rejected and duplicates: at the service " +
+	"(end to end: at every service); in progress: the mean calls at the service."
 
 func writeGraphTable(w io.Writer, r GraphReport, st tableStyle) error {
 	if _, err := fmt.Fprintln(w, tableTitle(r.Title, st)); err != nil {
@@ -279,11 +285,11 @@ func writeGraphHTML(w io.Writer, r GraphReport) error {
 }
 
 // PlotGraph draws a panel a service, one above the other on one time
-// axis: for each run the calls that reached the service a second (new
-// requests and retries sent, solid) and its successes a second (dashed),
-// means over replicates; each panel its own y scale, since a service deep
-// in the graph may take many times the load of the top. ext (".png" or
-// ".svg") picks the encoding.
+// axis: for each run the calls that reached the service a second
+// (attempts and hedges, refused ones included, solid) and its successes a
+// second (dashed), means over replicates; each panel its own y scale,
+// since a service deep in the graph may take many times the load of the
+// top. ext (".png" or ".svg") picks the encoding.
 func PlotGraph(w io.Writer, title string, graphs []fleet.Graph, series []fleet.GraphPoint, ext string) error {
 	f, err := newGraphFigure(title, graphs, series)
 	if err != nil {
@@ -341,7 +347,7 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 				name string
 				get  func(fleet.GraphPoint) float64
 			}{
-				{"calls", func(p fleet.GraphPoint) float64 { return p.Starts + p.RetriesSent }},
+				{"calls", func(p fleet.GraphPoint) float64 { return p.Calls }},
 				{"successes", func(p fleet.GraphPoint) float64 { return p.Successes }},
 			} {
 				xy := make(plotter.XYs, len(ps))

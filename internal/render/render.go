@@ -37,10 +37,10 @@ func header(r stats.Report) []string {
 }
 
 // seconds formats a duration in seconds for people: 0.1000 s, 2.350 s, and
-// "> 5,011,872 s" past the histogram's range.
+// "> 8,388,608 s" past the histogram's range.
 func seconds(x float64) string {
 	if math.IsInf(x, 1) {
-		return "> " + timeSeconds.text(stats.Top())
+		return "> " + timeSeconds.text(schema.Top())
 	}
 	return timeSeconds.text(x) // "-" for NaN: nothing counted
 }
@@ -57,8 +57,8 @@ func deliveryCells(row stats.Row) []string {
 }
 
 // quantiles formats a histogram's p50, p95 and p99 for people.
-func quantiles(h *stats.Histogram) string {
-	return seconds(h.Quantile(0.5)) + " / " + seconds(h.Quantile(0.95)) + " / " + seconds(h.Quantile(0.99))
+func quantiles(h *schema.Histogram) string {
+	return seconds(h.QuantileSeconds(0.5)) + " / " + seconds(h.QuantileSeconds(0.95)) + " / " + seconds(h.QuantileSeconds(0.99))
 }
 
 // cells are one row formatted for people, as the article prints them, with

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -95,7 +96,10 @@ func TestSweepTimeMetricWithoutJobs(t *testing.T) {
 		row := stats.SweepRow{Point: pt, ID: "a"}
 		c := stats.Counters{Jobs: 10}
 		if pt[0] == 7200 && pt[1] == 2 { // every failed job past the histogram's range
-			c.Failed, c.FailedCompletion[stats.HistogramBuckets-1] = 5, 5
+			c.Failed = 5
+			for range 5 {
+				c.FailedCompletion.AddSeconds(math.Inf(1))
+			}
 		}
 		row.SetCounters(c)
 		s.Rows = append(s.Rows, row)
@@ -111,7 +115,8 @@ func TestSweepTimeMetricWithoutJobs(t *testing.T) {
 	if err := writePivot(&b, s, tableStyle{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"│        1h │          1s │             - │\n", "│        2h │          2s │ > 5,011,872 s │\n"} {
+	// Past the range reads as more than its top, 2^23 s = 8,388,608 s.
+	for _, want := range []string{"│        1h │          1s │             - │\n", "│        2h │          2s │ > 8,388,608 s │\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("pivot\n%s\nwant a line %q", b.String(), want)
 		}

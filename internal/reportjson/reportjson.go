@@ -34,13 +34,13 @@ func Watched(r stats.Report) []stats.Watch {
 
 // QuantileField is a completion quantile for csv and json: the number of
 // seconds, null when nothing was counted, and past the histogram's range
-// the least it can be, stats.Top (5011872.336272715), which no quantile
+// the least it can be, schema.Top (8388608, 2^23), which no quantile
 // within the range equals (each is its bucket's middle); the columns
 // completion_past_range and failed_completion_past_range count the jobs
 // there.
 func QuantileField(x float64) any {
 	if math.IsInf(x, 1) {
-		return stats.Top()
+		return schema.Top()
 	}
 	return NaNNull(x)
 }
@@ -89,13 +89,13 @@ func Row(row stats.Row, r stats.Report) []Field {
 		f = append(f,
 			Field{"deliveries", c.Deliveries}, Field{"deliveries_per_job", NaNNull(float64(c.Deliveries) / float64(c.Jobs))},
 			Field{"lost_work", c.LostWork},
-			Field{"completion_p50", QuantileField(c.Completion.Quantile(0.5))},
-			Field{"completion_p95", QuantileField(c.Completion.Quantile(0.95))},
-			Field{"completion_p99", QuantileField(c.Completion.Quantile(0.99))},
+			Field{"completion_p50", QuantileField(c.Completion.QuantileSeconds(0.5))},
+			Field{"completion_p95", QuantileField(c.Completion.QuantileSeconds(0.95))},
+			Field{"completion_p99", QuantileField(c.Completion.QuantileSeconds(0.99))},
 			Field{"completion_past_range", c.Completion.PastRange()},
-			Field{"failed_completion_p50", QuantileField(c.FailedCompletion.Quantile(0.5))},
-			Field{"failed_completion_p95", QuantileField(c.FailedCompletion.Quantile(0.95))},
-			Field{"failed_completion_p99", QuantileField(c.FailedCompletion.Quantile(0.99))},
+			Field{"failed_completion_p50", QuantileField(c.FailedCompletion.QuantileSeconds(0.5))},
+			Field{"failed_completion_p95", QuantileField(c.FailedCompletion.QuantileSeconds(0.95))},
+			Field{"failed_completion_p99", QuantileField(c.FailedCompletion.QuantileSeconds(0.99))},
 			Field{"failed_completion_past_range", c.FailedCompletion.PastRange()})
 		for i := range d.StepNames {
 			f = append(f, Field{"repeated_step_" + strconv.Itoa(i+1), c.RepeatedByStep[i]})

@@ -314,7 +314,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 					p = &partial{c: make([]stats.Counters, len(cfg.Strategies)), left: first[k+1] - first[k]}
 					open[k] = p
 				}
-				p.c[s].Add(c)
+				p.c[s].Add(&c)
 				if p.left--; p.left == 0 {
 					delete(open, k)
 					finish(k, p.c)
