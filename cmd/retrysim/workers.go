@@ -58,14 +58,8 @@ Limits (checked before any work):
 Flags:
 `
 
-// workersPresetsHelp lists the presets for -help, as the fleet command's.
-func workersPresetsHelp() string {
-	var ps []fleet.Preset
-	for _, p := range fleet.WorkersPresets() {
-		ps = append(ps, fleet.Preset{Name: p.Name, Source: p.Source, About: p.About, Duration: p.Duration, Replicates: p.Replicates})
-	}
-	return render.FleetPresets(ps)
-}
+// workersPresetsHelp lists the presets for -help.
+func workersPresetsHelp() string { return render.WorkersPresets(fleet.WorkersPresets()) }
 
 // workersLimits are a worker fleet's limits, from the constants
 // fleet.Workers.Check and fleet.Graph.Check enforce.
