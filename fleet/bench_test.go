@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/jobqueue"
 )
 
 // BenchmarkBrookerCollapse runs the brooker-collapse preset, 10 replicates of
@@ -144,4 +145,46 @@ func benchGraph() Graph {
 			{Name: "db", Server: Server{Kind: Independent, Base: 5 * time.Millisecond, PFail: 0.2}},
 		},
 		Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 40}, Client: client(3 * time.Second)}}}
+}
+
+// BenchmarkWorkersOutage runs issue 24's speed case: an hour of 50 jobs a
+// second of ten steps on 100 workers (at most 10,000 jobs waiting), each
+// step a call to a database (5 ms, a 1 s timeout) that fails every call
+// for 30 minutes (sidekiq-outage's window), on an SQS queue as sqs-visibility's (a 30 s
+// visibility timeout, a failed receive reappearing when it runs out, the
+// dead-letter queue after 5 receives), 10 replicates on 2 goroutines (the
+// issue's two cores). It reports events a CPU second and the wall seconds a
+// run of the 10 replicates takes. (Sidekiq's queue, with no visibility
+// timeout, is refused at this size by RunGraph's memory bound, which counts
+// every try's calls of every job for the whole run.)
+func BenchmarkWorkersOutage(b *testing.B) {
+	q := queueClient(jobqueue.SQS(), sqsMaxReceive)
+	q.Backoff = backoff.Policy{Kind: backoff.None}
+	w := outageFleet("bench", time.Hour, q)
+	w.Load.Rate, w.WorkerCount, w.QueueMax, w.RedeliverAtTimeout = 50, 100, 10_000, true
+	step := stepClient()
+	step.Timeout = time.Second // the steps' timeouts bound a job's life in RunGraph's memory bound
+	w.Steps = nil
+	for range 10 {
+		w.Steps = append(w.Steps, Step{To: "db", Client: step})
+	}
+	g := w.Graph()
+	var events int64
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		events = 0
+		res, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: 10, Seed: 1, Workers: 2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, rep := range res[0].Replicates {
+			events += rep.Events
+		}
+	}
+	b.StopTimer()
+	cpu := (cpuTime() - cpu0) / float64(b.N)
+	b.ReportMetric(float64(events), "events/op")
+	b.ReportMetric(float64(events)/cpu, "events/cpu-s")
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "wall-s/op")
 }

@@ -41,9 +41,19 @@ type Second struct {
 	// when they leave the client, after their backoff. A retry refused at
 	// its send is decided and not sent.
 	Starts, Successes, RetriesDecided, RetriesSent, Timeouts, Conflicts int64
+	// Failures counts requests that failed (for a job queue's entry: jobs
+	// dead-lettered).
+	Failures int64
 	// Busy is the integral of calls in progress over the second, so its
 	// value is their time average.
 	Busy float64
+	// Backlog is the integral over the second of calls waiting at the
+	// service for a worker (in a queue server's queue, or held by a stall
+	// outage), so its value is their time average; Age is the age of the
+	// oldest waiting call at its greatest in the second, in seconds (0 when
+	// none waited). Scheduled is the integral of requests to the service
+	// waiting out a backoff before their next attempt: retries scheduled.
+	Backlog, Age, Scheduled float64
 }
 
 // Counts are a replicate's totals over every request that arrived.
@@ -122,7 +132,7 @@ type request struct {
 	who      uint32
 	refs     int16  // events, queue entries and calls it serves that name this slot: at most 2 a call, and a request makes at most MaxAttempts x (1 + MaxHedges)
 	pending  uint16 // bit k: copy k of the current attempt awaits its reply or timeout
-	effects  uint8  // side effects done, counted up to 2: enough to tell a duplicate
+	effects  uint8  // side effects done, counted up to 2: enough to tell a duplicate; or poisoned, which never does one
 	attempt  uint8  // attempts (rounds) sent or refused
 	copies   uint8  // copies of the current attempt sent: 1, and its hedges
 	done     bool
@@ -140,11 +150,19 @@ func (r *request) edge() int32 { return int32(r.who & (1<<edgeBits - 1)) }
 
 func (r *request) client() int32 { return int32(r.who >> edgeBits) }
 
-// waiter is a call in the queue server's queue.
+// poisoned marks, in request.effects, an entry's request drawn as a poison
+// job (Entry.Poison): its own work at the service it enters fails on every
+// attempt, so it never counts an effect.
+const poisoned uint8 = 1 << 7
+
+// waiter is a call in the queue server's queue: arrived is when it was
+// admitted (its wait before service runs from then), since when it reached
+// the service (earlier for a call held by a stall outage; its age runs
+// from then).
 type waiter struct {
-	slot          int32
-	attempt, copy uint8
-	arrived       float64
+	slot           int32
+	attempt, copy  uint8
+	arrived, since float64
 }
 
 // edgeSim is an edge's client side in a replicate: its settings in the
@@ -168,9 +186,19 @@ type edgeSim struct {
 	// Keys are SameKey or FreshKeys, honour that it honours pushback.
 	hedges, attempts, clients  int
 	sameKey, freshKeys, honour bool
+	// redeliver is an entry's RedeliverAtTimeout, heartbeat its Heartbeat.
+	redeliver, heartbeat bool
 	// series is the called service's series, which the edge's client-side
 	// counts a second go to.
 	series []Second
+	// backingOff counts its requests waiting out a backoff, since when
+	// backingOffAt; their integral goes to the series' Scheduled.
+	backingOff   int64
+	backingOffAt float64
+	// jobEffects and jobDuplicates count the side effects its requests did
+	// and those beyond the first of the same request entering the graph
+	// (EdgeReplicate.JobEffects).
+	jobEffects, jobDuplicates int64
 
 	counts                        Counts // the client side
 	expired, pushedBack, orphaned int64
@@ -194,15 +222,23 @@ type svcSim struct {
 	outage, stall     bool
 	outFrom, outTo    float64
 
-	n       int64 // calls in progress
-	last    float64
-	busy    int // queue: workers busy
-	queue   fifo[waiter]
-	tokens  float64 // rate limit
-	tokenAt float64
+	n     int64 // calls in progress
+	last  float64
+	busy  int // queue: workers busy
+	queue fifo[waiter]
+	// held counts the calls held by a stall outage, heldAt when each
+	// reached the service, in that order; peakBacklog and peakAge are the
+	// most calls waiting (queued or held) and the oldest's greatest age.
+	held        int
+	heldAt      fifo[float64]
+	peakBacklog int64
+	peakAge     float64
+	tokens      float64 // rate limit
+	tokenAt     float64
 
 	counts              Counts // the server side
 	area, sojourn, wait float64
+	queued              float64 // the integral of calls waiting
 	entered             int64
 	series              []Second
 	// callSeries counts the calls that reached it each second, for
@@ -216,6 +252,8 @@ type arrival struct {
 	load Shape
 	lmax float64
 	edge int32
+	// poison is the entry's share of poison requests (Entry.Poison).
+	poison float64
 }
 
 // job is a call a service took in and whose work succeeded, while the
@@ -232,6 +270,11 @@ type job struct {
 	// service's Parallel), out those not finished.
 	next, out uint8
 	answered  bool // the service answered the request served
+	// root is the slot of the request that entered the graph and whose
+	// tree the job is in, serial that request's serial (sim.serial): the
+	// slot may be reused once it ended.
+	root   int32
+	serial uint32
 }
 
 // sim is one replicate in progress.
@@ -257,7 +300,18 @@ type sim struct {
 	up []int32
 	// fresh is each slot's key store when an edge's Keys are FreshKeys, nil
 	// otherwise.
-	fresh    []attemptKeys
+	fresh []attemptKeys
+	// serial numbers each slot's request that entered the graph, and seen
+	// holds, seenWords words a slot, the edges on which its tree did a side
+	// effect; both nil when no service makes calls.
+	serial     []uint32
+	nextSerial uint32
+	seen       []uint64
+	seenWords  int
+	// leased says, for each slot, that a queue server's worker holds its
+	// request's copy, whose timeout its heartbeats extend; nil when no
+	// entry has Heartbeat.
+	leased   []bool
 	jobs     []job
 	freeJobs []int32
 	// cur is the slot of the event in progress, which the loop frees.
@@ -357,8 +411,12 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 	for k := range g.Entries {
 		en := &g.Entries[k]
 		edge(k, &en.Client, idx[en.To])
+		s.edges[k].redeliver, s.edges[k].heartbeat = en.RedeliverAtTimeout, en.Heartbeat
+		if en.Heartbeat && s.leased == nil {
+			s.leased = []bool{}
+		}
 		a := &s.arrivals[k]
-		a.load, a.lmax, a.edge = en.Load, en.Load.max(), int32(k)
+		a.load, a.lmax, a.edge, a.poison = en.Load, en.Load.max(), int32(k), en.Poison
 	}
 	i := len(g.Entries)
 	for v := range g.Services {
@@ -370,7 +428,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 		}
 	}
 	if i > len(g.Entries) {
-		s.up = []int32{}
+		s.up, s.serial, s.seen, s.seenWords = []int32{}, []uint32{}, []uint64{}, (len(s.edges)+63)/64
 	}
 	return s
 }
@@ -532,6 +590,7 @@ func (s *sim) simulate(ctx context.Context) error {
 		case evArrival:
 			s.arrive(-1 - e.slot)
 		case evSend:
+			s.backoffs(s.edgeOf(e.slot), -1)
 			s.sendRetry(e.slot)
 		case evAtServer:
 			s.atServer(e.slot, e.attempt, e.copy, true)
@@ -597,7 +656,8 @@ func (s *sim) graphReplicate() GraphReplicate {
 	into := make([][]int, len(s.svcs)) // the edges into each service
 	for i := range s.edges {
 		e := &s.edges[i]
-		rep.Edges[i] = EdgeReplicate{Counts: e.counts, Expired: e.expired, PushedBack: e.pushedBack, Orphaned: e.orphaned}
+		rep.Edges[i] = EdgeReplicate{Counts: e.counts, Expired: e.expired, PushedBack: e.pushedBack, Orphaned: e.orphaned,
+			JobEffects: e.jobEffects, JobDuplicates: e.jobDuplicates}
 		rep.Edges[i].P50, rep.Edges[i].P95, rep.Edges[i].P99 = e.hist.QuantileSeconds(0.5), e.hist.QuantileSeconds(0.95), e.hist.QuantileSeconds(0.99)
 		into[e.to] = append(into[e.to], i)
 	}
@@ -606,7 +666,8 @@ func (s *sim) graphReplicate() GraphReplicate {
 		sv := &s.svcs[v]
 		out := &rep.Services[v]
 		*out = ServiceReplicate{Counts: sv.counts, Area: sv.area, Sojourn: sv.sojourn, Entered: sv.entered, Wait: sv.wait, Series: sv.series,
-			CallSeries: sv.callSeries}
+			PeakBacklog: sv.peakBacklog, PeakAge: sv.peakAge, Queued: sv.queued, CallSeries: sv.callSeries}
+		out.Drain, out.DrainVerdict = s.g.Drain(sv.series)
 		h := &s.edges[into[v][0]].hist
 		if len(into[v]) > 1 {
 			merged = schema.Histogram{}
@@ -656,11 +717,62 @@ func (s *sim) newSlot(edge int32) int32 {
 		slot = int32(len(s.reqs) - 1)
 		if s.up != nil {
 			s.up = append(s.up, -1)
+			s.serial = append(s.serial, 0)
+			for range s.seenWords {
+				s.seen = append(s.seen, 0)
+			}
 		}
 	}
 	s.reqs[slot] = request{start: s.now, who: uint32(edge)}
 	s.freshSlot(slot)
+	if s.leased != nil {
+		if int(slot) == len(s.leased) {
+			s.leased = append(s.leased, false)
+		}
+		s.leased[slot] = false
+	}
 	return slot
+}
+
+// lease notes that a queue server's worker takes up (held) or lets go of
+// the copy of the request in slot, for an entry's Heartbeat.
+func (s *sim) lease(slot int32, held bool) {
+	if s.leased != nil {
+		s.leased[slot] = held
+	}
+}
+
+// rootSlot readies slot's books as the root of a tree of calls: a new
+// serial, and no side effect seen on any edge.
+func (s *sim) rootSlot(slot int32) {
+	s.nextSerial++
+	s.serial[slot] = s.nextSerial
+	clear(s.seen[int(slot)*s.seenWords : (int(slot)+1)*s.seenWords])
+}
+
+// jobEffect counts a side effect done by the request in slot on edge e
+// against the request that entered the graph and whose tree it is in: a
+// duplicate when that tree already did one on e (a second delivery of a
+// job redoing a step). Work finishing after its root request's slot was
+// reused (orphaned work outliving its whole tree) counts as an effect and
+// never as a duplicate.
+func (s *sim) jobEffect(slot int32, e *edgeSim) {
+	e.jobEffects++
+	root, ok := slot, true
+	if u := s.up[slot]; u >= 0 {
+		jb := &s.jobs[u]
+		root, ok = jb.root, s.serial[jb.root] == jb.serial
+	}
+	if !ok {
+		return
+	}
+	ei := int(s.reqs[slot].edge())
+	w := &s.seen[int(root)*s.seenWords+ei/64]
+	if bit := uint64(1) << (ei % 64); *w&bit != 0 {
+		e.jobDuplicates++
+	} else {
+		*w |= bit
+	}
 }
 
 // arrive starts a new request at entry k and schedules the entry's next.
@@ -669,6 +781,7 @@ func (s *sim) arrive(k int32) {
 	slot := s.newSlot(a.edge)
 	if s.up != nil {
 		s.up[slot] = -1
+		s.rootSlot(slot)
 	}
 	e := &s.edges[a.edge]
 	if c := e.clients; c > 1 {
@@ -676,6 +789,9 @@ func (s *sim) arrive(k int32) {
 		// the same requests to the same clients.
 		hi, _ := bits.Mul64(a.src.Next(), uint64(c))
 		s.reqs[slot].who |= uint32(hi) << edgeBits
+	}
+	if a.poison > 0 && a.src.Float64() < a.poison { // from the arrival stream too
+		s.reqs[slot].effects = poisoned
 	}
 	s.start(slot, e)
 	if t := s.nextArrival(a, s.now); t < s.dur {
@@ -813,8 +929,18 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 			v.callSeries[int(s.now)]++
 		}
 	}
+	since := s.now
+	if !arrived { // resumed after a stall: it waited since it reached the service
+		s.advance(v)
+		v.held--
+		since = v.heldAt.pop()
+	}
 	if v.outage && s.now >= v.outFrom && s.now < v.outTo {
 		if v.stall {
+			s.advance(v)
+			v.held++
+			v.heldAt.push(s.now)
+			v.waited()
 			s.push(v.outTo, evResume, slot, attempt, copy, 0)
 			return
 		}
@@ -876,10 +1002,12 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 	case Queue:
 		if v.busy < v.workers {
 			v.busy++
+			s.lease(slot, true)
 			s.push(s.now+s.service(v), evDone, slot, attempt, copy, 0)
 			return
 		}
-		v.queue.push(waiter{slot, attempt, copy, s.now})
+		v.queue.push(waiter{slot, attempt, copy, s.now, since})
+		v.waited()
 		r.refs++
 	}
 }
@@ -896,18 +1024,67 @@ func (s *sim) service(v *svcSim) float64 {
 }
 
 // advance adds v's calls in progress since its last change to the integrals.
+// It also adds the calls waiting there (queued or held by a stall) to the
+// series' Backlog, and their oldest's age to its Age and peakAge.
 func (s *sim) advance(v *svcSim) {
-	if v.n > 0 {
-		n := float64(v.n)
+	waiting := v.queue.len() + v.held
+	if v.n > 0 || waiting > 0 {
+		n, w := float64(v.n), float64(waiting)
 		v.area += n * (s.now - v.last)
+		v.queued += w * (s.now - v.last)
+		oldest := math.Inf(1)
+		if waiting > 0 {
+			oldest = v.oldest()
+			v.peakAge = math.Max(v.peakAge, s.now-oldest)
+		}
 		for a := v.last; a < s.now && a < s.dur; {
 			sec := int(a)
 			end := math.Min(math.Min(float64(sec+1), s.now), s.dur)
-			v.series[sec].Busy += n * (end - a)
+			ss := &v.series[sec]
+			ss.Busy += n * (end - a)
+			if waiting > 0 {
+				ss.Backlog += w * (end - a)
+				ss.Age = math.Max(ss.Age, end-oldest)
+			}
 			a = end
 		}
 	}
 	v.last = s.now
+}
+
+// oldest is when the oldest call waiting at v (queued or held) reached it;
+// some call waits.
+func (v *svcSim) oldest() float64 {
+	t := math.Inf(1)
+	if v.queue.len() > 0 {
+		t = v.queue.front().since
+	}
+	if v.held > 0 {
+		t = math.Min(t, *v.heldAt.front())
+	}
+	return t
+}
+
+// waited notes a call that starts waiting at v in its peak backlog.
+func (v *svcSim) waited() {
+	v.peakBacklog = max(v.peakBacklog, int64(v.queue.len()+v.held))
+}
+
+// backoffs adds d (1 or -1) to the requests of edge e waiting out a
+// backoff, their integral since the last change added to the series'
+// Scheduled.
+func (s *sim) backoffs(e *edgeSim, d int64) {
+	if e.backingOff > 0 {
+		w := float64(e.backingOff)
+		for a := e.backingOffAt; a < s.now && a < s.dur; {
+			sec := int(a)
+			end := math.Min(math.Min(float64(sec+1), s.now), s.dur)
+			e.series[sec].Scheduled += w * (end - a)
+			a = end
+		}
+	}
+	e.backingOff += d
+	e.backingOffAt = s.now
 }
 
 // release is a call leaving v: no longer in progress, and a queue server's
@@ -920,6 +1097,7 @@ func (s *sim) release(v *svcSim) {
 		if v.queue.len() > 0 {
 			w := v.queue.pop()
 			s.reqs[w.slot].refs--
+			s.lease(w.slot, true)
 			v.wait += s.now - w.arrived
 			s.push(s.now+s.service(v), evDone, w.slot, w.attempt, w.copy, 0)
 		} else {
@@ -934,24 +1112,27 @@ func (s *sim) release(v *svcSim) {
 func (s *sim) done(slot int32, attempt, copy uint8) {
 	e := s.edgeOf(slot)
 	v := &s.svcs[e.to]
+	r := &s.reqs[slot]
+	poison := r.effects&poisoned != 0 // fails with no draw
 	calls := len(v.calls) > 0
 	if calls {
 		// Drawn before the release, which a failure alone makes now.
-		if v.pFail > 0 && s.rnd.Float64() < v.pFail {
+		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail {
 			s.release(v)
+			s.lease(slot, false)
 			s.freeKey(slot, attempt)
 			s.answer(slot, attempt, copy, outError)
 			return
 		}
 	} else {
 		s.release(v)
+		s.lease(slot, false)
 		s.freeKey(slot, attempt)
-		if v.pFail > 0 && s.rnd.Float64() < v.pFail {
+		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail {
 			s.answer(slot, attempt, copy, outError)
 			return
 		}
 	}
-	r := &s.reqs[slot]
 	v.counts.Effects++
 	if r.effects > 0 {
 		v.counts.Duplicates++
@@ -960,6 +1141,9 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 		}
 	}
 	r.effects = min(r.effects+1, 2)
+	if s.seen != nil {
+		s.jobEffect(slot, e)
+	}
 	if calls {
 		s.startJob(slot, attempt, copy)
 		return
@@ -981,7 +1165,11 @@ func (s *sim) startJob(slot int32, attempt, copy uint8) {
 		j = int32(len(s.jobs) - 1)
 	}
 	to := s.edgeOf(slot).to
-	s.jobs[j] = job{slot: slot, attempt: attempt, copy: copy, svc: to, limit: math.Inf(1)}
+	root, serial := slot, s.serial[slot]
+	if u := s.up[slot]; u >= 0 {
+		root, serial = s.jobs[u].root, s.jobs[u].serial
+	}
+	s.jobs[j] = job{slot: slot, attempt: attempt, copy: copy, svc: to, limit: math.Inf(1), root: root, serial: serial}
 	if r := &s.reqs[slot]; s.deadlines {
 		// A copy its caller no longer awaits (timed out, or the request
 		// moved on) has no time left: its calls expire.
@@ -1074,6 +1262,7 @@ func (s *sim) answerJob(j int32, ok, pushback bool) {
 		s.freeJobs = append(s.freeJobs, j)
 	}
 	s.release(v)
+	s.lease(slot, false)
 	r := &s.reqs[slot]
 	s.freeKey(slot, attempt)
 	r.refs--
@@ -1166,7 +1355,11 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 // fail ends the request in failure; pushback says an honoured "do not
 // retry" ended it.
 func (s *sim) fail(slot int32, pushback bool) {
-	s.edgeOf(slot).counts.Failed++
+	e := s.edgeOf(slot)
+	e.counts.Failed++
+	if sec := s.second(e.series, s.now); sec != nil {
+		sec.Failures++
+	}
 	s.reqs[slot].done = true
 	s.finish(slot, false, pushback)
 }
@@ -1179,6 +1372,11 @@ func (s *sim) timeout(slot int32, attempt, copy uint8) {
 		return
 	}
 	e := &s.edges[r.edge()]
+	if e.heartbeat && s.leased[slot] { // a worker holds it: its heartbeat extends the lease
+		r.deadline = s.now + e.waitSecs - float64(copy)*e.hedgeSecs // copy's deadline: now + the timeout
+		s.pushTimeout(s.now+e.waitSecs, slot, e, attempt, copy)
+		return
+	}
 	r.pending &^= 1 << copy
 	e.counts.Timeouts++
 	if sec := s.second(e.series, s.now); sec != nil {
@@ -1219,6 +1417,15 @@ func (s *sim) retry(slot int32, timeout bool) {
 	if sec := s.second(e.series, s.now); sec != nil {
 		sec.RetriesDecided++
 	}
+	if e.redeliver { // the next try when this one's timeout would have passed
+		if r.deadline <= s.now {
+			s.sendRetry(slot)
+			return
+		}
+		s.backoffs(e, 1)
+		s.push(r.deadline, evSend, slot, 0, 0, 0)
+		return
+	}
 	u := 0.0
 	if cl.Backoff.Jittered() {
 		u = s.rnd.Float64()
@@ -1229,6 +1436,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 		s.sendRetry(slot)
 		return
 	}
+	s.backoffs(e, 1)
 	s.push(s.now+d.Seconds(), evSend, slot, 0, 0, 0)
 }
 

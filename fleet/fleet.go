@@ -49,8 +49,8 @@ const (
 	// MaxReplicates bounds the replicates of a run.
 	MaxReplicates = 1000
 	// MaxSeriesSeconds bounds replicates x duration: every replicate's
-	// series is kept until the run's are averaged in replicate order (48
-	// bytes a second, so 17 MB a run at the bound).
+	// series is kept until the run's are averaged in replicate order (88
+	// bytes a second, so 32 MB a run at the bound).
 	MaxSeriesSeconds = 360_000
 )
 

@@ -79,10 +79,33 @@ type Call struct {
 
 // Entry is load entering the graph: requests arriving with Load's shape and
 // sent to service To by Client.
+//
+// A job queue is an entry (see Workers): its Client is the queue's
+// redelivery of a job (Attempts its tries, Backoff its retry schedule,
+// Timeout its visibility timeout, Keys the job's idempotency key), and the
+// service it sends to is the workers.
 type Entry struct {
 	To     string
 	Load   Shape
 	Client Client
+	// Poison is the share of the entry's requests that are poison: drawn
+	// for each request from the arrival stream (so every run of a preset
+	// poisons the same requests), a poison request's own work at service To
+	// fails on every attempt, as a job that always fails does, before any
+	// call of To's is made.
+	Poison float64
+	// RedeliverAtTimeout makes a failed attempt's retry wait until the
+	// attempt's timeout would have passed, instead of Client.Backoff (not
+	// used then): an SQS message not deleted reappears when its visibility
+	// timeout runs out, whether its receive failed early or ran past it.
+	RedeliverAtTimeout bool
+	// Heartbeat makes a worker holding an attempt extend its lease: while
+	// a queue server's worker holds the attempt (To's or, for a service
+	// with calls, until it answers), its timeout is put off by another
+	// Client.Timeout each time it falls due, as an SQS consumer's
+	// ChangeMessageVisibility calls do; an attempt still waiting in the
+	// queue times out as ever.
+	Heartbeat bool
 }
 
 // Edge names an edge of a graph: an entry (From -1, Index the entry's
@@ -168,7 +191,8 @@ func (g *Graph) callPath(v, i int) string {
 
 // Check refuses a graph the engine cannot run, before any work, with a
 // *FieldError whose path names the setting: duration and net; entries[k].to,
-// entries[k].load.rate, entries[k].client.attempts; services[name].server.kind,
+// entries[k].load.rate, entries[k].client.attempts, entries[k].poison (a
+// probability); services[name].server.kind,
 // services[name].outage.to; services[name].calls[i].to and
 // services[name].calls[i].client.timeout. It refuses no service or entry,
 // more than MaxServices services, MaxEntries entries, MaxCalls calls in all
@@ -215,6 +239,9 @@ func (g *Graph) Check() error {
 	for k, e := range g.Entries {
 		if _, ok := idx[e.To]; !ok {
 			return unknown(fmt.Sprintf("entries[%d].to", k), e.To)
+		}
+		if !(e.Poison >= 0 && e.Poison <= 1) {
+			return schema.Errorf(fmt.Sprintf("entries[%d].poison", k), "%g is not a probability from 0 to 1", e.Poison)
 		}
 	}
 	calls := 0

@@ -49,12 +49,28 @@ type ServiceReplicate struct {
 	// included), Sojourn the sum of those times, Entered the calls admitted.
 	Area, Sojourn float64
 	Entered       int64
-	// Wait sums a queue server's waits before service.
-	Wait float64
+	// Wait sums a queue server's waits before service. Queued is the
+	// integral of calls waiting at the service (in its queue or held by a
+	// stall outage) over the whole run: Little's law for the waiting line
+	// makes it Wait plus the time stalls held calls.
+	Wait, Queued float64
 	// Series is the service's per-second series: Starts, Successes,
-	// RetriesDecided, RetriesSent and Timeouts of the requests to it,
-	// Conflicts and Busy (calls in progress) at it.
+	// RetriesDecided, RetriesSent, Timeouts and Scheduled of the requests
+	// to it, Conflicts, Busy (calls in progress), Backlog and Age at it.
 	Series []Second
+	// PeakBacklog is the most calls that waited at the service at once (in
+	// a queue server's queue or held by a stall outage), PeakAge the
+	// greatest age a waiting call reached there, in seconds, over the whole
+	// run.
+	PeakBacklog int64
+	PeakAge     float64
+	// Drain is how long after the graph's outages end the service's
+	// backlog is back to its level before them for good (see
+	// Graph.Drain), in seconds, when DrainVerdict is Recovered (drained);
+	// NaN otherwise: Down when it never drained in the run's duration,
+	// NoTrigger without an outage, TooShort with no second after it.
+	Drain        float64
+	DrainVerdict Verdict
 	// CallSeries counts the calls that reached the service (attempts and
 	// hedges, refused ones included, as Counts.Calls) in each second of
 	// Series.
@@ -88,6 +104,13 @@ type EdgeReplicate struct {
 	// the service's own caller gives up are not counted (the service has
 	// not answered yet).
 	Orphaned int64
+	// JobEffects counts the side effects the edge's requests did at the
+	// service it calls; JobDuplicates those beyond the first of the same
+	// request entering the graph: for a job queue's entry (see Workers), a
+	// step a job's second delivery did again, which the step's own key
+	// (a request's, made anew by each delivery) does not catch. Both 0 on
+	// a graph whose services make no calls.
+	JobEffects, JobDuplicates int64
 }
 
 // Requests is the requests that entered the graph: the entries' requests.
@@ -245,6 +268,14 @@ func (g *Graph) Cost() GraphCost {
 		sliceBytes(c.InFlight, float64(unsafe.Sizeof(request{}))) + 2*sliceBytes(c.InFlight, 4) + sliceBytes(c.InFlight, float64(unsafe.Sizeof(job{}))) +
 		sliceBytes(pending+pad, eventSize) + float64(len(edges))*fifoBytes(pending, eventSize) +
 		fifoBytes(queued, float64(unsafe.Sizeof(waiter{}))) + c.Series
+	if g.calls() > 0 { // each slot's serial and edges seen (sim.rootSlot)
+		c.Bytes += sliceBytes(c.InFlight, 4+8*float64((len(edges)+63)/64))
+	}
+	for v, n := range g.Services { // the arrival times of the calls a stall holds
+		if n.Outage.On() && n.Outage.Mode == Stall {
+			c.Bytes += fifoBytes(c.Calls[v], 8)
+		}
+	}
 	for i := range edges {
 		if client(i).Keys == schema.FreshKeys { // each slot's key store, one key an attempt
 			c.Bytes += sliceBytes(c.InFlight, float64(unsafe.Sizeof(attemptKeys{})))
@@ -271,8 +302,9 @@ func (g *Graph) Cost() GraphCost {
 // entering at entry k, with every request below it (tree(k): a call's
 // request makes attempts x (1 + hedges) calls, each of which makes the
 // service's calls), is so gone life(k) after it arrived, but for calls held
-// by a queue server: at most its workers' and its queue's calls, each with
-// the requests below it. So the slots are at most, over the entries, the
+// by a queue server: at most its workers' and its queue's calls, those on a
+// worker each with the requests below it (a call waiting in the queue has
+// made none yet). So the slots are at most, over the entries, the
 // arrivals in any window of life(k) (inWindow) times tree(k), plus the
 // queues' calls with their trees.
 func (g *Graph) inFlight(edges []Edge, first, order []int, calls []float64) float64 {
@@ -300,8 +332,8 @@ func (g *Graph) inFlight(edges []Edge, first, order []int, calls []float64) floa
 		slots += inWindow(e.Load.max(), life[k]*(1+1e-9)+1e-6, dur) * tree
 	}
 	for v, n := range g.Services {
-		if n.Server.Kind == Queue {
-			slots += math.Min(float64(n.Server.QueueMax+n.Server.Workers), calls[v]) * (1 + below[v])
+		if n.Server.Kind == Queue { // a call waiting in the queue has made no call yet: only those on a worker have requests below
+			slots += math.Min(float64(n.Server.QueueMax+n.Server.Workers), calls[v]) + math.Min(float64(n.Server.Workers), calls[v])*below[v]
 		}
 	}
 	return slots
@@ -431,4 +463,78 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 			runs, worstSlots, gib(total), gib(MaxBytes))}
 	}
 	return b, nil
+}
+
+// OutageWindow is when g's outages begin (the earliest From of a service's
+// outage) and end (the latest To), in seconds; ok is false when no service
+// has one.
+func (g *Graph) OutageWindow() (from, to float64, ok bool) {
+	from, to = math.Inf(1), math.Inf(-1)
+	for _, n := range g.Services {
+		if n.Outage.On() {
+			from, to, ok = math.Min(from, n.Outage.From.Seconds()), math.Max(to, n.Outage.To.Seconds()), true
+		}
+	}
+	return from, to, ok
+}
+
+// Drain is how long after g's outages end (OutageWindow) a service whose
+// per-second series is series has its backlog back to its level before
+// them for good, with its verdict. The level before is the highest time
+// average of the backlog (Second.Backlog) over a whole second before the
+// first outage begins, but at least one call (a queue one call deep on
+// average is drained: a level of 0 would count any wait in the rest of the
+// run, which Poisson arrivals make now and then at any load, as the
+// backlog not back); the backlog is back when
+// the time average of every second from a whole second s on, to the end of
+// the series, is at most that level. Drain is then s minus the outages' end
+// (0 if already back then), at a second's resolution, and the verdict
+// Recovered; it is NaN with Down when the series' last second is above the
+// level (it never drained in the run's duration), TooShort when no second
+// of the series starts after the outages end, NoTrigger with no outage.
+func (g *Graph) Drain(series []Second) (float64, Verdict) {
+	from, to, ok := g.OutageWindow()
+	if !ok {
+		return math.NaN(), NoTrigger
+	}
+	dur := g.Duration.Seconds()
+	mean := func(t int) float64 { return series[t].Backlog / math.Min(1, dur-float64(t)) }
+	level := 1.0
+	for t := 0; t+1 <= int(from) && t < len(series); t++ {
+		level = math.Max(level, mean(t))
+	}
+	first := int(math.Ceil(to))
+	if first >= len(series) {
+		return math.NaN(), TooShort
+	}
+	back := len(series) // the first second of the run of seconds at or under the level that ends the series
+	for t := len(series) - 1; t >= first && mean(t) <= level; t-- {
+		back = t
+	}
+	if back == len(series) {
+		return math.NaN(), Down
+	}
+	return math.Max(0, float64(back)-to), Recovered
+}
+
+// Drain sums up service v's drain over r's replicates: the share of those
+// judged (with an outage and a second after it) that drained, with its
+// Wilson interval (its Count those that drained), and the mean drain time
+// over those that drained with its Student t interval cut at 0 (NaN when
+// none did).
+func (r GraphResult) Drain(v int) (drained, seconds schema.Estimate) {
+	judged, ok := 0, 0
+	xs := make([]float64, len(r.Replicates))
+	for i := range r.Replicates {
+		s := &r.Replicates[i].Services[v]
+		xs[i] = s.Drain
+		switch s.DrainVerdict {
+		case Recovered:
+			ok++
+			judged++
+		case Down:
+			judged++
+		}
+	}
+	return share(ok, judged), nonNegative(estimate(xs))
 }

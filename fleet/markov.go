@@ -104,6 +104,7 @@ func (s *sim) retryMemoryless(slot int32, timeout bool) {
 	if sec := s.second(s.edges[0].series, s.now); sec != nil {
 		sec.RetriesDecided++
 	}
+	s.backoffs(&s.edges[0], 1)
 	s.push(s.now+s.exp(1/m.BackoffRate), evSend, slot, 0, 0, 0)
 }
 
@@ -169,6 +170,7 @@ func (t *Tracer) Split(seed uint64) *Tracer {
 	s.svcs = slices.Clone(t.s.svcs)
 	for v := range s.svcs {
 		s.svcs[v].queue.buf = slices.Clone(s.svcs[v].queue.buf)
+		s.svcs[v].heldAt.buf = slices.Clone(s.svcs[v].heldAt.buf)
 		s.svcs[v].series = slices.Clone(s.svcs[v].series)
 	}
 	for i := range s.edges {

@@ -329,7 +329,7 @@ func GraphWords(msg string) string {
 // fleet schema.
 var (
 	graphKeys   = []string{"name", "duration", "net", "deadlines", "entries", "services"}
-	entryKeys   = []string{"to", "load", "client"}
+	entryKeys   = []string{"to", "load", "client", "poison", "redeliver_at_timeout", "heartbeat"}
 	serviceKeys = []string{"name", "server", "outage", "calls", "parallel"}
 	callKeys    = []string{"to", "client"}
 )
@@ -410,6 +410,21 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 			}
 		}
 		en.Load, en.Client = c.Load, c.Client
+		if v := ev["poison"]; v != nil {
+			if v.Kind != yaml.ScalarNode || v.Decode(&en.Poison) != nil || !(en.Poison >= 0 && en.Poison <= 1) {
+				return nil, r.fail(v, path+".poison", fmt.Sprintf("%q is not a probability from 0 to 1", v.Value))
+			}
+		}
+		if v := ev["redeliver_at_timeout"]; v != nil {
+			if en.RedeliverAtTimeout, err = r.flag(v, path+".redeliver_at_timeout"); err != nil {
+				return nil, err
+			}
+		}
+		if v := ev["heartbeat"]; v != nil {
+			if en.Heartbeat, err = r.flag(v, path+".heartbeat"); err != nil {
+				return nil, err
+			}
+		}
 		g.Entries = append(g.Entries, en)
 	}
 	named := map[string]int{}

@@ -369,7 +369,7 @@ func TestEmptyQueueTurnsTheModelOn(t *testing.T) {
 // watched step among the steps.
 func FuzzParse(f *testing.F) {
 	for _, path := range []string{"../examples/signup.yaml", "../examples/signup-queue.yaml", "../examples/checkout.yaml",
-		"../examples/fleet-polly.yaml", "../examples/fleet-budget.yaml", "../examples/graph-checkout.yaml"} {
+		"../examples/fleet-polly.yaml", "../examples/fleet-budget.yaml", "../examples/graph-checkout.yaml", "../examples/workers-signup.yaml"} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)

@@ -24,6 +24,7 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"fleet":     fleetCommand,
 	"fleet-map": fleetMapCommand,
 	"graph":     graphCommand,
+	"workers":   workersCommand,
 	"chain":     chainCommand,
 	"version":   versionCommand,
 }

@@ -158,6 +158,17 @@ func GraphPresets(ps []fleet.GraphPreset) string {
 	return b.String()
 }
 
+// WorkersPresets lists the presets for the workers command's -help, as
+// GraphPresets does the graph command's: every worker-fleet preset prints
+// alike.
+func WorkersPresets(ps []fleet.WorkersPreset) string {
+	var b strings.Builder
+	for _, p := range ps {
+		writePresetHelp(&b, p.Name, p.Source, p.About, p.Duration, p.Replicates)
+	}
+	return b.String()
+}
+
 // writePresetHelp writes a preset's entry in a command's -help: its name,
 // then its source and about, wrapped under it.
 func writePresetHelp(b *strings.Builder, name, source, about string, d time.Duration, replicates int) {

@@ -162,7 +162,17 @@ func graphSettings(g fleet.Graph) []field {
 	for _, e := range g.Entries {
 		c := def
 		c.Load, c.Client = e.Load, e.Client
-		o, _ := object([]field{{"to", e.To}, {"load", section("load", c)}, {"client", section("client", c)}})
+		f := []field{{"to", e.To}, {"load", section("load", c)}, {"client", section("client", c)}}
+		if e.Poison > 0 {
+			f = append(f, field{"poison", e.Poison})
+		}
+		if e.RedeliverAtTimeout {
+			f = append(f, field{"redeliver_at_timeout", true})
+		}
+		if e.Heartbeat {
+			f = append(f, field{"heartbeat", true})
+		}
+		o, _ := object(f)
 		entries = append(entries, o)
 	}
 	for _, n := range g.Services {

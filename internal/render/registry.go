@@ -26,6 +26,8 @@ const (
 	RaceDoc
 	// GraphDoc is the graph command's GraphReport.
 	GraphDoc
+	// WorkersDoc is the workers command's WorkersReport.
+	WorkersDoc
 )
 
 // Renderer is one output format: its name and how it writes each document.
@@ -50,6 +52,8 @@ type Renderer struct {
 	cases  func(io.Writer, stats.Cases) error
 	race   func(w io.Writer, title string, rows []stats.RaceRow) error
 	graph  func(io.Writer, GraphReport) error
+	// workers writes the workers command's runs.
+	workers func(io.Writer, WorkersReport) error
 }
 
 // renderers are every format, the default first: each command offers, in
@@ -62,9 +66,10 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	totals: func(w io.Writer, t TotalsReport) error {
 		return writeFields(w, withSettingColumns(totalsFields(t.Rows, t.ByClients), t.Configs, t.Replicates, t.Seed, t.Scenario))
 	},
-	cases: func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
-	race:  func(w io.Writer, _ string, rows []stats.RaceRow) error { return writeFields(w, raceRows(rows)) },
-	graph: writeGraphCSV,
+	cases:   func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
+	race:    func(w io.Writer, _ string, rows []stats.RaceRow) error { return writeFields(w, raceRows(rows)) },
+	graph:   writeGraphCSV,
+	workers: writeWorkersCSV,
 }, {
 	name: "json", raw: true,
 	report: writeJSON,
@@ -75,7 +80,8 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	race: func(w io.Writer, title string, rows []stats.RaceRow) error {
 		return titledRows(w, title, raceRows(rows))
 	},
-	graph: writeGraphJSON,
+	graph:   writeGraphJSON,
+	workers: writeWorkersJSON,
 }, {
 	name: "html", page: true,
 	report: writeReportHTML,
@@ -102,7 +108,8 @@ func tableFormat(name string, st tableStyle) Renderer {
 		race: func(w io.Writer, title string, rows []stats.RaceRow) error {
 			return writeRaceTable(w, title, rows, st)
 		},
-		graph: func(w io.Writer, r GraphReport) error { return writeGraphTable(w, r, st) },
+		graph:   func(w io.Writer, r GraphReport) error { return writeGraphTable(w, r, st) },
+		workers: func(w io.Writer, r WorkersReport) error { return writeWorkersTable(w, r, st) },
 	}
 }
 
@@ -134,6 +141,8 @@ func (r Renderer) writes(d Doc) bool {
 		return r.race != nil
 	case GraphDoc:
 		return r.graph != nil
+	case WorkersDoc:
+		return r.workers != nil
 	}
 	return false
 }
@@ -234,4 +243,12 @@ func (r Renderer) Race(w io.Writer, title string, rows []stats.RaceRow) error {
 		return r.unwritten("race modes")
 	}
 	return r.race(w, title, rows)
+}
+
+// Workers writes the workers command's runs.
+func (r Renderer) Workers(w io.Writer, rep WorkersReport) error {
+	if r.workers == nil {
+		return r.unwritten("worker fleets")
+	}
+	return r.workers(w, rep)
 }

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/outfile"
+	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/scenario"
+)
+
+var workersIntro = `retrysim workers simulates a worker fleet in virtual time: jobs arrive on a
+job queue, a pool of workers takes them, and each job's steps call shared
+dependencies (a database, a payments API) that can fail, stall or refuse
+load. The queue's own retry (its tries, its schedule, its visibility
+timeout, the job's idempotency key) redelivers a failed job, then
+dead-letters it. A worker fleet is a service graph (retrysim graph): the
+queue is the graph's entry, its client the queue's redelivery, the workers
+a queue server whose calls are the job's steps; one engine runs both.
+
+It prints a row a run: jobs, completed, dead-lettered, deliveries, duplicate
+side effects (a step a job's second delivery did again), lost work
+(deliveries finished after the queue stopped waiting for them), the peak
+backlog and the oldest waiting job's peak age, the drain time after the
+outages (with the share of replicates that drained) and completion time
+quantiles; means over replicates with 95% Student t intervals. -format json
+also holds each second's arrivals, completions, dead-lettered jobs, backlog,
+oldest age, jobs in flight, retries scheduled, and each dependency's calls
+and calls in progress; -plot draws them.
+
+A fleet comes from a preset, or from the graph section of a scenario file
+(retrysim help scenario lists its keys) whose first entry is the job queue:
+its client the queue's redelivery (attempts, backoff, timeout as the
+visibility timeout, keys as the job's key), its poison, redeliver_at_timeout
+and heartbeat keys, and the service it sends to the workers (a queue server;
+its calls are the job's steps).
+
+Usage: retrysim workers -preset NAME [flags]
+       retrysim workers -scenario FILE [flags]
+
+Example: retrysim workers -preset sidekiq-outage
+
+Presets:
+` + workersPresetsHelp() + `
+Limits (checked before any work):
+` + render.FleetLimits(workersLimits()) + `
+Flags:
+`
+
+// workersPresetsHelp lists the presets for -help.
+func workersPresetsHelp() string { return render.WorkersPresets(fleet.WorkersPresets()) }
+
+// workersLimits are a worker fleet's limits, from the constants
+// fleet.Workers.Check and fleet.Graph.Check enforce.
+func workersLimits() []render.Limit {
+	return []render.Limit{
+		{What: "steps", Bound: fmt.Sprintf("1 to %d a job, each a call to a dependency", fleet.MaxFanout)},
+		{What: "-worker-count", Bound: fmt.Sprintf("1 to %d workers (the model's, not -workers)", fleet.MaxWorkers)},
+		{What: "tries", Bound: fmt.Sprintf("the queue's and each step's, 1 to %d", fleet.MaxAttempts)},
+		{What: "-duration", Bound: fmt.Sprintf("1 s to %d s (the series holds a row a second)", fleet.MaxDuration)},
+		{What: "-replicates", Bound: fmt.Sprintf("1 to %d; replicates x duration up to %d s", fleet.MaxReplicates, fleet.MaxSeriesSeconds)},
+		{What: "memory", Bound: fmt.Sprintf("a job waiting for a worker costs about 104 bytes; the jobs and calls a replicate can hold at once, bounded before any work, up to %.0f GiB", float64(fleet.MaxBytes)/(1<<30))},
+		{What: "events", Bound: fmt.Sprintf("up to %.0e over every run and replicate", float64(fleet.MaxEvents))},
+	}
+}
+
+// workersCommand runs a preset's worker fleets on the graph engine and
+// prints them.
+func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flagval.NewFlagSet("retrysim workers")
+	var (
+		preset      flagval.Choice
+		scenPath    string
+		duration    flagval.Duration
+		seed        flagval.Seed = 1
+		workers                  = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
+		replicates               = flagval.Bounded{V: 10, Lo: 1, Hi: fleet.MaxReplicates}
+		workerCount              = flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
+		o           flagval.Output
+		plot        string
+	)
+	preset.Valid = func(s string) error { _, err := fleet.LookupWorkersPreset(s); return err }
+	fs.Var(&preset, "preset", "run the worker fleets of the preset `name` (listed above)")
+	fs.StringVar(&scenPath, "scenario", "", "run the fleet of the graph section of this scenario `file`: its first entry the queue, the service it sends to the workers")
+	fs.Var(&duration, "duration", "jobs arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own (a file gives graph.duration)")
+	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000")
+	fs.Lookup("replicates").DefValue = "a preset's own, else 10"
+	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
+	fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
+	fs.Lookup("worker-count").DefValue = "the preset's or the file's own"
+	o.Register(fs, render.WorkersDoc, " (json also holds each run's series a second)", "")
+	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers` (goroutines, not the model's: those are -worker-count), each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
+	fs.Lookup("workers").DefValue = "GOMAXPROCS"
+	fs.StringVar(&plot, "plot", "", "also draw the series to `file` (.png or .svg): jobs a second, jobs waiting, the oldest's age, a panel a dependency")
+	if err := flagval.Parse(fs, args, workersIntro, stdout); err != nil {
+		return err
+	}
+	given := flagval.Given(fs)
+	var (
+		graphs []fleet.Graph
+		loaded *scenario.Graph
+		name   string
+		d      time.Duration
+	)
+	switch {
+	case preset.V != "" && scenPath != "":
+		return flagval.Usage(errors.New("-preset: a preset is its own fleets; drop -preset or -scenario"))
+	case preset.V != "":
+		p, _ := fleet.LookupWorkersPreset(preset.V)
+		name, d = p.Name, p.Duration
+		if given["duration"] {
+			d = duration.V
+		}
+		if !given["replicates"] {
+			replicates.V = p.Replicates
+		}
+		runs := p.Runs(d)
+		for i := range runs {
+			if given["worker-count"] {
+				runs[i].WorkerCount = workerCount.V
+			}
+			if err := runs[i].Check(); err != nil {
+				return workersError(err)
+			}
+			graphs = append(graphs, runs[i].Graph())
+		}
+	case scenPath != "":
+		if given["duration"] {
+			return flagval.Usage(fmt.Errorf("-duration: the scenario file's graph.duration sets it"))
+		}
+		l, err := scenario.LoadGraph(scenPath)
+		if err != nil {
+			return flagval.Usage(fmt.Errorf("-scenario %w", err))
+		}
+		loaded = l.Graph
+		g := loaded.Graph
+		g.Services = slices.Clone(g.Services)
+		w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To })
+		if g.Services[w].Server.Kind != fleet.Queue {
+			return flagval.Usage(fmt.Errorf("-scenario %s: the workers (%s, where the first entry sends its jobs) are a %s server; want a queue server, whose workers take the jobs",
+				scenPath, g.Services[w].Name, g.Services[w].Server.Kind))
+		}
+		if given["worker-count"] {
+			g.Services[w].Server.Workers = workerCount.V
+		}
+		name, d = scenPath, g.Duration
+		graphs = []fleet.Graph{g}
+	default:
+		return flagval.Usage(errors.New("want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)"))
+	}
+	if err := render.CheckFleetFiles("", plot); err != nil {
+		return flagval.Usage(err)
+	}
+	plotF := outfile.File{Flag: "plot", Path: plot}
+	if err := outfile.Check(o.Out, plotF); err != nil {
+		return flagval.Usage(err)
+	}
+	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "workers")}
+	res, err := fleet.RunGraph(ctx, graphs, opts)
+	if err != nil {
+		if loaded != nil {
+			return graphError(err, loaded, scenPath)
+		}
+		return workersError(err)
+	}
+	rep := render.WorkersReport{Replicates: replicates.V, Seed: uint64(seed), Scenario: scenPath,
+		Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(replicates.V), "replicate"), uint64(seed))}
+	for _, r := range res {
+		rep.Rows = append(rep.Rows, r.WorkersRows()...)
+		rep.Series = append(rep.Series, r.WorkersSeries()...)
+		var deps []string
+		for _, n := range r.Graph.Services {
+			if n.Name != r.Graph.Entries[0].To {
+				deps = append(deps, n.Name)
+			}
+		}
+		rep.Dependencies = append(rep.Dependencies, deps)
+	}
+	var out bytes.Buffer
+	if err := o.Renderer(stdout).Workers(&out, rep); err != nil {
+		return err
+	}
+	outs := []outfile.Output{{File: o.Out, Data: out.Bytes()}}
+	if plot != "" {
+		var pic bytes.Buffer
+		if err := render.PlotWorkers(&pic, rep, filepath.Ext(plot)); err != nil {
+			return err
+		}
+		outs = append(outs, outfile.Output{File: plotF, Data: pic.Bytes()})
+	}
+	return outfile.WriteAll(ctx, stdout, outs...)
+}
+
+// workersError is a refusal in the command's words, a usage error (exit
+// 2): of the options as their flags, of a preset's fleet as its setting.
+// Any other error (an interrupt) is returned as it is.
+func workersError(err error) error {
+	var fe *fleet.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	switch fe.Field {
+	case "replicates", "workers", "duration":
+		return flagval.Usage(fmt.Errorf("-%s: %s", fe.Field, fe.Msg))
+	case "worker_count":
+		return flagval.Usage(fmt.Errorf("-worker-count: %s", fe.Msg))
+	}
+	return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
+}

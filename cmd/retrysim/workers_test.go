@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// workersJSON runs retrysim workers with args and -format json, and reads
+// its document.
+func workersJSON(t *testing.T, args ...string) (doc struct {
+	Title  string           `json:"title"`
+	Rows   []map[string]any `json:"rows"`
+	Series []map[string]any `json:"series"`
+}, out string) {
+	t.Helper()
+	out, stderr, code := retrysim(t, append([]string{"workers", "-format", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("workers %v: exit %d: %s", args, code, stderr)
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc, out
+}
+
+// -format json prints the title, a row a run with every figure and its
+// interval, and the series; a run whose backlog never drained has
+// drain_seconds null. One worker (a job's two steps take about 60 ms, so
+// under 17 jobs a second) never drains the 20 jobs a second of
+// backlog-drain; the same bytes come whatever -workers.
+func TestWorkersJSONShape(t *testing.T) {
+	args := []string{"-preset", "backlog-drain", "-duration", "5m", "-replicates", "2", "-worker-count", "1"}
+	doc, one := workersJSON(t, append(args, "-workers", "1")...)
+	if _, three := workersJSON(t, append(args, "-workers", "3")...); three != one {
+		t.Error("-workers 1 and 3 print different bytes")
+	}
+	if !strings.HasPrefix(doc.Title, "retrysim workers: backlog-drain, 5m, 2 replicates, seed 1") || len(doc.Rows) != 2 {
+		t.Fatalf("title %q, %d rows", doc.Title, len(doc.Rows))
+	}
+	for _, row := range doc.Rows {
+		for _, k := range []string{"run", "jobs", "completed", "dead", "duplicates", "lost_work", "drain_seconds", "drained_replicates",
+			"peak_backlog", "peak_age_seconds", "jobs_lo", "jobs_hi", "peak_backlog_lo", "drained_replicates_hi"} {
+			if _, ok := row[k]; !ok {
+				t.Errorf("row %v: no %s", row["run"], k)
+			}
+		}
+		if row["drain_seconds"] != nil || row["drained_replicates"] != 0.0 || row["judged_replicates"] != 2.0 {
+			t.Errorf("%v: drain_seconds %v, drained %v of %v; want null, 0 of 2", row["run"], row["drain_seconds"], row["drained_replicates"], row["judged_replicates"])
+		}
+	}
+	if n := len(doc.Series); n != 2*300 {
+		t.Fatalf("%d points; want 2 runs x 300 s", n)
+	}
+	for _, k := range []string{"arrivals", "completions", "dead", "backlog", "oldest_age_seconds", "in_flight", "retries_scheduled",
+		"db_calls", "db_in_progress", "api_calls", "api_in_progress"} {
+		if _, ok := doc.Series[0][k]; !ok {
+			t.Errorf("series: no %s", k)
+		}
+	}
+}
+
+// Bad input is refused before any work, in one line naming the flag, exit 2.
+func TestWorkersRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"workers"}, "want -preset NAME or -scenario FILE"},
+		{[]string{"workers", "-preset", "nope"}, "-preset"},
+		{[]string{"workers", "-preset", "sqs-visibility", "-worker-count", "0"}, "-worker-count"},
+		{[]string{"workers", "-preset", "sqs-visibility", "-duration", "2h"}, "-duration"},
+		{[]string{"workers", "-preset", "sqs-visibility", "-replicates", "1001"}, "-replicates"},
+		{[]string{"workers", "-preset", "sqs-visibility", "-format", "html"}, "-format"},
+	} {
+		_, stderr, code := retrysim(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, %q; want exit 2, one line naming %s", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// A scenario file's graph section runs as a fleet, its first entry the
+// queue (poison and redeliver_at_timeout read); -worker-count replaces the
+// workers' server's; a file whose workers are not a queue server, or
+// whose poison is no probability, is refused at exit 2, the latter at its
+// line.
+func TestWorkersScenario(t *testing.T) {
+	const file = "../../examples/workers-signup.yaml"
+	doc, _ := workersJSON(t, "-scenario", file, "-replicates", "2")
+	if len(doc.Rows) != 1 || doc.Rows[0]["run"] != "signup" || doc.Rows[0]["dead"].(float64) == 0 {
+		t.Fatalf("rows %v; want signup's row, poison jobs dead", doc.Rows)
+	}
+	few, _ := workersJSON(t, "-scenario", file, "-replicates", "2", "-worker-count", "1")
+	if few.Rows[0]["peak_backlog"].(float64) <= doc.Rows[0]["peak_backlog"].(float64) {
+		t.Errorf("one worker's peak backlog %v; want more than ten's %v", few.Rows[0]["peak_backlog"], doc.Rows[0]["peak_backlog"])
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct{ from, to, want string }{
+		{"kind: queue, capacity: 10, queue: 10000, service: 1ms", "kind: independent, base: 1ms", "want a queue server"},
+		{"poison: 0.05", "poison: 2", "workers-signup.yaml:12: graph.entries[0].poison"},
+	} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "workers-signup.yaml")
+		if err := os.WriteFile(path, []byte(strings.Replace(string(b), tc.from, tc.to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := retrysim(t, "workers", "-scenario", path)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, %q; want exit 2 and %q", tc.to, code, stderr, tc.want)
+		}
+	}
+}
+
+// -plot writes a picture of the series in the format its extension names,
+// and refuses another extension before any work.
+func TestWorkersPlot(t *testing.T) {
+	dir := t.TempDir()
+	png := filepath.Join(dir, "w.png")
+	if _, stderr, code := retrysim(t, "workers", "-preset", "sqs-visibility", "-duration", "1m", "-replicates", "1", "-plot", png); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(png); err != nil || !strings.HasPrefix(string(b), "\x89PNG") {
+		t.Errorf("%s: %v, not a PNG", png, err)
+	}
+	if _, stderr, code := retrysim(t, "workers", "-preset", "sqs-visibility", "-plot", filepath.Join(dir, "w.gif")); code != 2 || !strings.HasPrefix(stderr, "retrysim: -plot") {
+		t.Errorf("-plot w.gif: exit %d, %q; want exit 2 naming -plot", code, stderr)
+	}
+}

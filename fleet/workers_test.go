@@ -1,0 +1,369 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/schema"
+)
+
+// oneStep is a fleet of count workers whose jobs, rate a second for dur,
+// make one step: a call to dep, tried once, never timing out; the queue
+// tries a job once, with no visibility expiry, and no network delay.
+func oneStep(count int, rate float64, dur time.Duration, dep Server) Workers {
+	return Workers{Name: "one-step", Duration: dur, Load: Shape{Kind: Constant, Rate: rate},
+		Queue: tries(1, NoVisibility), WorkerCount: count, QueueMax: MaxQueue,
+		Steps:        []Step{{To: "dep", Client: tries(1, time.Hour)}},
+		Dependencies: []Node{{Name: "dep", Server: dep}}}
+}
+
+// runWorkers runs w's graph with opt, failing the test on an error.
+func runWorkers(t *testing.T, w Workers, opt Options) GraphResult {
+	t.Helper()
+	if err := w.Check(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunGraph(context.Background(), []Graph{w.Graph()}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res[0]
+}
+
+// erlangC is the probability that a call to an M/M/c queue of c servers
+// and offered load a = lambda/mu (a < c) waits, from Erlang's C formula:
+// (a^c/c! x c/(c-a)) / (sum_{k<c} a^k/k! + a^c/c! x c/(c-a)).
+func erlangC(c int, a float64) float64 {
+	sum, term := 0.0, 1.0 // term: a^k/k!
+	for k := range c {
+		sum += term
+		term *= a / float64(k+1)
+	}
+	top := term * float64(c) / (float64(c) - a)
+	return top / (sum + top)
+}
+
+// Jobs of one step on W workers, the step's time exponential (a dependency
+// with a worker for every call and exponential service), wait for a worker
+// as an M/M/W queue does: mean wait C(W, a)/(W mu - lambda). The test
+// compares the mean of 25 replicates' mean waits with it, within 4.4
+// standard errors of that mean (the replicates' spread): a false failure
+// about once in 10^5 runs by the central limit theorem, plus the warm-up's
+// bias (an empty start, relaxed within tens of seconds of 3600), well
+// under the band. The worker's own JobOverhead (1 us on a 1 s mean) moves
+// the mean wait by about a millionth.
+func TestWorkersErlangC(t *testing.T) {
+	const (
+		count  = 4
+		mean   = 1.0 // the step's mean time, s
+		lambda = 3.0 // jobs a second: load 0.75 a worker
+		reps   = 25
+	)
+	dep := Server{Kind: Queue, Workers: 100_000, QueueMax: 0, Service: Service{Dist: Exponential, Median: time.Second}}
+	res := runWorkers(t, oneStep(count, lambda, 3600*time.Second, dep), Options{Replicates: reps, Seed: 7, Workers: 2})
+	want := erlangC(count, lambda*mean) / (count/mean - lambda)
+	waits := make([]float64, reps)
+	var sum float64
+	for r, rep := range res.Replicates {
+		w := &rep.Services[0]
+		if w.Entered == 0 {
+			t.Fatal("no job entered")
+		}
+		waits[r] = w.Wait / float64(w.Entered)
+		sum += waits[r]
+	}
+	m := sum / reps
+	var ss float64
+	for _, x := range waits {
+		ss += (x - m) * (x - m)
+	}
+	se := math.Sqrt(ss / (reps - 1) / reps)
+	if math.Abs(m-want) > 4.4*se {
+		t.Errorf("mean wait %.4f s +- %.4f; Erlang C gives %.4f s", m, se, want)
+	}
+}
+
+// Little's law holds for the workers' waiting line (the integral of jobs
+// waiting equals the sum of their waits, no stall holding any) and for the
+// calls in progress at the workers and at each dependency (the integral of
+// calls in progress equals the sum of their sojourns), exactly but for
+// rounding: both sides sum the same intervals.
+func TestWorkersLittle(t *testing.T) {
+	w := oneStep(3, 5, 300*time.Second, Server{Kind: Latency, Base: 300 * time.Millisecond, Slope: 20 * time.Millisecond})
+	w.Steps = append(w.Steps, Step{To: "db", Client: tries(3, 2*time.Second)})
+	w.Dependencies = append(w.Dependencies, Node{Name: "db", Server: Server{Kind: Queue, Workers: 2, QueueMax: 5,
+		Service: Service{Dist: Exponential, Median: 100 * time.Millisecond}, PFail: 0.2}})
+	res := runWorkers(t, w, Options{Replicates: 3, Seed: 1, Workers: 1})
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+	for r, rep := range res.Replicates {
+		if s := rep.Services[0]; s.Wait == 0 || !near(s.Queued, s.Wait) {
+			t.Errorf("replicate %d: the workers' queue integral %g, their waits %g (want equal, and some wait)", r, s.Queued, s.Wait)
+		}
+		for v, s := range rep.Services {
+			if s.Entered == 0 || !near(s.Area, s.Sojourn) {
+				t.Errorf("replicate %d, %s: area %g, sojourns %g over %d calls", r, res.Graph.Services[v].Name, s.Area, s.Sojourn, s.Entered)
+			}
+		}
+		if db := rep.Services[2]; !near(db.Queued, db.Wait) {
+			t.Errorf("replicate %d: db's queue integral %g, its waits %g", r, db.Queued, db.Wait)
+		}
+	}
+}
+
+// A backlog of B jobs, built while the workers are down (a stall from 0 to
+// 30 s), drains at the workers' capacity W/D (deterministic steps of D)
+// against arrivals lambda in B/(W/D - lambda) seconds. Drain counts whole
+// seconds after the outage's end, so it lies in [T, T + 1) for the true
+// time T; Poisson arrivals move T by about sqrt(lambda T)/(W/D - lambda),
+// 0.02 s here. B is each replicate's peak backlog, reached as the workers
+// come back; the peak age is the first job's as they do (the oldest job
+// goes first, and the age at the front falls while the backlog drains).
+func TestWorkersDrain(t *testing.T) {
+	const (
+		count  = 10
+		step   = 0.01 // D, s: 1000 jobs a second at full speed
+		lambda = 100.0
+	)
+	w := oneStep(count, lambda, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond})
+	w.Down = Outage{From: 0, To: 30 * time.Second, Mode: Stall}
+	res := runWorkers(t, w, Options{Replicates: 5, Seed: 3, Workers: 2})
+	for r, rep := range res.Replicates {
+		s := rep.Services[0]
+		if s.DrainVerdict != Recovered {
+			t.Fatalf("replicate %d: %v", r, s.DrainVerdict)
+		}
+		b := float64(s.PeakBacklog)
+		want := b / (count/step - lambda)
+		if s.Drain < want-0.1 || s.Drain >= want+1.1 {
+			t.Errorf("replicate %d: a backlog of %g drained in %g s; want %.3f s, to within its second", r, b, s.Drain, want)
+		}
+		if b < 2700 || b > 3300 { // Poisson(3000), 5.5 sd
+			t.Errorf("replicate %d: peak backlog %g; want about 3000", r, b)
+		}
+		if s.PeakAge < 29.5 || s.PeakAge > 30 {
+			t.Errorf("replicate %d: peak age %g s; want 30 s less the first arrival (within 0.5 s but once in e^50)", r, s.PeakAge)
+		}
+	}
+	drained, secs := res.Drain(0)
+	if drained.Value != 1 || drained.Count() != 5 || secs.N != 5 {
+		t.Errorf("drained %v, seconds %v; want all 5", drained, secs)
+	}
+}
+
+// A visibility timeout shorter than a step's latency delivers every job
+// twice: the second delivery runs the step again at the dependency
+// (JobDuplicates, which the dependency's per-request Duplicates cannot see:
+// each delivery's step is a request of its own), unless the job carries
+// the same key on both, when the second delivery meets the first holding
+// it and is refused (a conflict at the workers). Deterministic: a 1 s
+// visibility, the step 1.5 s, 2 tries with no backoff, no network delay.
+func TestWorkersVisibilityDuplicates(t *testing.T) {
+	w := oneStep(1000, 20, 30*time.Second, Server{Kind: Independent, Base: 1500 * time.Millisecond})
+	w.Queue = tries(2, time.Second)
+	for _, keys := range []schema.KeyMode{schema.NoKeys, schema.SameKey} {
+		w.Queue.Keys = keys
+		rep := runWorkers(t, w, Options{Replicates: 1, Seed: 5}).Replicates[0]
+		jobs := rep.Edges[0].Requests
+		step := rep.Edges[1]
+		deliveries, dups, conflicts := 2*jobs, jobs, int64(0)
+		if keys == schema.SameKey {
+			deliveries, dups, conflicts = jobs, 0, jobs
+		}
+		if jobs < 400 || step.JobEffects != deliveries || step.JobDuplicates != dups || rep.Services[0].Conflicts != conflicts ||
+			rep.Services[1].Duplicates != 0 || rep.Edges[0].Failed != jobs {
+			t.Errorf("keys %v: %d jobs, step effects %d, duplicates %d, conflicts %d, dependency's own duplicates %d, dead %d; want %d, %d, %d, 0, %d",
+				keys, jobs, step.JobEffects, step.JobDuplicates, rep.Services[0].Conflicts, rep.Services[1].Duplicates, rep.Edges[0].Failed, deliveries, dups, conflicts, jobs)
+		}
+	}
+}
+
+// Poison jobs fail on every try, before any step: with every job poison and
+// 3 tries, the workers take 3 deliveries a job and the dependency none;
+// with a share p, the jobs that fail are p of them within 4.9 binomial
+// standard deviations (false failure about 1 in 10^6).
+func TestWorkersPoison(t *testing.T) {
+	w := oneStep(50, 20, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond})
+	w.Queue = tries(3, NoVisibility)
+	w.Poison = 1
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 2}).Replicates[0]
+	jobs := rep.Edges[0].Requests
+	if rep.Services[0].Calls != 3*jobs || rep.Services[1].Calls != 0 || rep.Edges[0].Failed != jobs {
+		t.Errorf("all poison: %d jobs, %d deliveries, %d steps, %d dead; want %d, 0, %d", jobs, rep.Services[0].Calls, rep.Services[1].Calls, rep.Edges[0].Failed, 3*jobs, jobs)
+	}
+	w.Poison = 0.3
+	rep = runWorkers(t, w, Options{Replicates: 1, Seed: 2}).Replicates[0]
+	n, dead := float64(rep.Edges[0].Requests), float64(rep.Edges[0].Failed)
+	if sd := math.Sqrt(n * 0.3 * 0.7); math.Abs(dead-0.3*n) > 4.9*sd {
+		t.Errorf("poison 0.3: %g of %g jobs dead", dead, n)
+	}
+}
+
+// Retries scheduled: the series' Scheduled integrates the requests waiting
+// out a backoff, so over a run whose backoffs all end within its duration
+// it sums to the retries sent times the (constant) delay.
+func TestWorkersScheduled(t *testing.T) {
+	w := oneStep(50, 20, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: 0.5})
+	w.Queue = tries(4, NoVisibility)
+	w.Queue.Backoff = backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}
+	w.Load = Shape{Kind: Spike, Rate: 20, Peak: 0, From: 40 * time.Second, To: 60 * time.Second} // none after 40 s: every backoff ends in the run
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 4}).Replicates[0]
+	var sum float64
+	for _, sec := range rep.Services[0].Series {
+		sum += sec.Scheduled
+	}
+	retries := rep.Edges[0].Retries
+	if retries < 100 || math.Abs(sum-2*float64(retries)) > 1e-6 {
+		t.Errorf("scheduled integral %g; want 2 s x %d retries", sum, retries)
+	}
+}
+
+// Workers.Check names each setting as Workers spells it.
+func TestWorkersCheckPaths(t *testing.T) {
+	base := oneStep(4, 10, time.Minute, Server{Kind: Independent, Base: time.Millisecond})
+	for _, tc := range []struct {
+		name, want string
+		edit       func(*Workers)
+	}{
+		{"no step", "steps", func(w *Workers) { w.Steps = nil }},
+		{"poison", "poison", func(w *Workers) { w.Poison = 1.5 }},
+		{"workers", "worker_count", func(w *Workers) { w.WorkerCount = 0 }},
+		{"queue max", "queue_max", func(w *Workers) { w.QueueMax = -1 }},
+		{"tries", "queue.attempts", func(w *Workers) { w.Queue.Attempts = 0 }},
+		{"visibility", "queue.timeout", func(w *Workers) { w.Queue.Timeout = 0 }},
+		{"rate", "load.rate", func(w *Workers) { w.Load.Rate = -1 }},
+		{"step to", "steps[0].to", func(w *Workers) { w.Steps[0].To = "nope" }},
+		{"step attempts", "steps[0].client.attempts", func(w *Workers) { w.Steps[0].Client.Attempts = 0 }},
+		{"dependency", "dependencies[dep].server.p_fail", func(w *Workers) { w.Dependencies[0].Server.PFail = 2 }},
+		{"dependency name", "dependencies[0].name", func(w *Workers) { w.Dependencies[0].Name = WorkersService }},
+		{"down", "down.to", func(w *Workers) { w.Down = Outage{From: time.Second, To: 2 * MaxSeconds * time.Second} }},
+	} {
+		w := base
+		w.Steps = append([]Step(nil), base.Steps...)
+		w.Dependencies = append([]Node(nil), base.Dependencies...)
+		tc.edit(&w)
+		var fe *FieldError
+		if err := w.Check(); !errors.As(err, &fe) || fe.Field != tc.want {
+			t.Errorf("%s: %v; want a FieldError at %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+// RedeliverAtTimeout: a try that fails at once is tried again when its
+// timeout would have passed, not at once: with every try failing at once
+// (no network, a 1 ms step failing always), a 30 s visibility and 3 tries,
+// each job's retries wait 30 s each, so the series' Scheduled sums to the
+// retries x 30 s less the 1 ms and JobOverhead each try took.
+func TestWorkersRedeliverAtTimeout(t *testing.T) {
+	w := oneStep(50, 2, 90*time.Second, Server{Kind: Independent, Base: time.Millisecond, PFail: 1})
+	w.Queue = tries(3, 30*time.Second)
+	w.Load = Shape{Kind: Spike, Rate: 2, Peak: 0, From: 5 * time.Second, To: 90 * time.Second} // every retry within the run
+	g := w.Graph()
+	g.Entries[0].RedeliverAtTimeout = true
+	res, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: 1, Seed: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := res[0].Replicates[0]
+	var sum float64
+	for _, sec := range rep.Services[0].Series {
+		sum += sec.Scheduled
+	}
+	retries := rep.Edges[0].Retries
+	if want := float64(retries) * (30 - 0.001 - JobOverhead.Seconds()); retries < 10 || retries != 2*rep.Edges[0].Requests || math.Abs(sum-want) > 1e-6 {
+		t.Errorf("%d jobs, %d retries, scheduled integral %g; want 2 a job, %g", rep.Edges[0].Requests, retries, sum, want)
+	}
+}
+
+// queuedJobBytes is what Workers' doc says a job waiting for a worker
+// costs.
+const queuedJobBytes = 104
+
+// A job waiting for a worker holds its request slot with its books (the job
+// it serves, its serial and one word of edges seen, for a graph of up to 64
+// edges), its place in the workers' queue and its visibility timeout's
+// event, as Workers' doc says.
+func TestWorkersQueuedJobBytes(t *testing.T) {
+	slot := unsafe.Sizeof(request{}) + 4 + 4 + 8 // up, serial, seen
+	if got := slot + unsafe.Sizeof(waiter{}) + unsafe.Sizeof(event{}); got != queuedJobBytes {
+		t.Errorf("a queued job holds %d bytes; Workers' doc says %d", got, queuedJobBytes)
+	}
+}
+
+// With workers for every job, no visibility expiry and load-independent
+// dependencies, a job's outcomes are the job model's closed forms. A
+// delivery runs steps i = 1..3 in order, step i failing each try with
+// probability f_i and tried a_i times, so it passes step i with probability
+// p_i = 1 - f_i^a_i, reaches it with r_i = p_1...p_(i-1), and succeeds with
+// s = p_1 p_2 p_3; the queue delivers a job up to A times until one
+// succeeds. So a job completes with probability 1 - (1-s)^A, takes
+// E[D] = (1 - (1-s)^A)/s deliveries, calls dependency i E[D] r_i
+// (1 - f_i^a_i)/(1 - f_i) times, and does step i's effect again (a
+// duplicate across deliveries) E[D] r_(i+1) - (1 - (1 - r_(i+1))^A) times:
+// its effects, one a delivery that passes the step, less one unless every
+// delivery failed at or before it. Each mean over n jobs is held within 5
+// of its standard errors, each bounded by Popoviciu's inequality (a per-job
+// count within [0, m] has a standard deviation at most m/2): a false
+// failure below one in a million.
+func TestWorkersJobModelClosedForms(t *testing.T) {
+	f := []float64{0.3, 0.2, 0.4}
+	a := []int{2, 1, 2}
+	const deliveries = 3
+	w := Workers{Name: "closed", Duration: 600 * time.Second, Load: Shape{Kind: Constant, Rate: 20},
+		Queue: tries(deliveries, NoVisibility), WorkerCount: 100_000, QueueMax: MaxQueue}
+	for i := range f {
+		name := "d" + string(rune('1'+i))
+		w.Steps = append(w.Steps, Step{To: name, Client: tries(a[i], time.Hour)})
+		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: Independent, Base: time.Millisecond, PFail: f[i]}})
+	}
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 11}).Replicates[0]
+	n := float64(rep.Edges[0].Requests)
+	pass := func(i int) float64 { return 1 - math.Pow(f[i], float64(a[i])) }
+	reach := []float64{1, pass(0), pass(0) * pass(1), pass(0) * pass(1) * pass(2)}
+	s := reach[3]
+	ed := (1 - math.Pow(1-s, deliveries)) / s
+	check := func(what string, got, want, most float64) {
+		t.Helper()
+		if se := most / 2 / math.Sqrt(n); math.Abs(got/n-want) > 5*se {
+			t.Errorf("%s: %.4f a job; the closed form says %.4f (5 standard errors: %.4f)", what, got/n, want, 5*se)
+		}
+	}
+	check("completed", float64(rep.Edges[0].Succeeded), 1-math.Pow(1-s, deliveries), 1)
+	check("deliveries", float64(rep.Services[0].Calls), ed, deliveries)
+	for i := range f {
+		calls := ed * reach[i] * (1 - math.Pow(f[i], float64(a[i]))) / (1 - f[i])
+		check(w.Steps[i].To+" calls", float64(rep.Services[1+i].Calls), calls, float64(deliveries*a[i]))
+		dups := ed*reach[i+1] - (1 - math.Pow(1-reach[i+1], deliveries))
+		check(w.Steps[i].To+" duplicates", float64(rep.Edges[1+i].JobDuplicates), dups, deliveries-1)
+	}
+}
+
+// Heartbeats: with the visibility timeout (1 s) shorter than the step
+// (1.5 s), a worker that extends its lease while it holds the job keeps the
+// job from reappearing: one delivery a job, no duplicate, no conflict, every
+// job completed, none of its replies late; without heartbeats every job is
+// delivered twice (TestWorkersVisibilityDuplicates). A job waiting in the
+// queue for a worker is not leased: with one worker and 5 jobs a second,
+// jobs time out while they wait.
+func TestWorkersHeartbeat(t *testing.T) {
+	w := oneStep(1000, 20, 30*time.Second, Server{Kind: Independent, Base: 1500 * time.Millisecond})
+	w.Queue = tries(2, time.Second)
+	w.Heartbeat = true
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 5}).Replicates[0]
+	jobs := rep.Edges[0].Requests
+	if jobs < 400 || rep.Services[0].Calls != jobs || rep.Edges[1].JobEffects != jobs || rep.Edges[1].JobDuplicates != 0 ||
+		rep.Edges[0].Succeeded != jobs || rep.Edges[0].Late != 0 || rep.Edges[0].Timeouts != 0 {
+		t.Errorf("%d jobs: %d deliveries, %d step effects, %d duplicates, %d completed, %d late, %d timeouts; want %d, %d, 0, %d, 0, 0",
+			jobs, rep.Services[0].Calls, rep.Edges[1].JobEffects, rep.Edges[1].JobDuplicates, rep.Edges[0].Succeeded, rep.Edges[0].Late,
+			rep.Edges[0].Timeouts, jobs, jobs, jobs)
+	}
+	w.WorkerCount, w.Load.Rate = 1, 5
+	rep = runWorkers(t, w, Options{Replicates: 1, Seed: 5}).Replicates[0]
+	if rep.Edges[0].Timeouts == 0 {
+		t.Error("one worker for 5 jobs a second of 1.5 s: no job timed out while it waited")
+	}
+}

@@ -1,0 +1,209 @@
+package fleet
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/jobqueue"
+	"github.com/retrysim/retrysim/schema"
+)
+
+// WorkersPreset is a named set of worker-fleet runs, with its source.
+type WorkersPreset struct {
+	Name, Source string
+	// About says what the runs are, for the workers command's help; it
+	// leaves out the duration and replicates, which the help takes from
+	// the fields below.
+	About string
+	// Runs builds the runs for a duration.
+	Runs func(duration time.Duration) []Workers
+	// Duration and Replicates are the runs' defaults.
+	Duration   time.Duration
+	Replicates int
+}
+
+// Graphs is the preset's runs for duration d as the graphs that run them.
+func (p WorkersPreset) Graphs(d time.Duration) []Graph {
+	var gs []Graph
+	for _, w := range p.Runs(d) {
+		gs = append(gs, w.Graph())
+	}
+	return gs
+}
+
+// WorkersPresets lists the worker-fleet presets.
+func WorkersPresets() []WorkersPreset {
+	return []WorkersPreset{sidekiqOutage, sqsVisibility, backlogDrain, queueDefaults(jobqueue.River()),
+		queueDefaults(jobqueue.Oban()), queueDefaults(jobqueue.Temporal())}
+}
+
+// LookupWorkersPreset returns the worker-fleet preset called name.
+func LookupWorkersPreset(name string) (WorkersPreset, error) {
+	ps := WorkersPresets()
+	if i := slices.IndexFunc(ps, func(p WorkersPreset) bool { return p.Name == name }); i >= 0 {
+		return ps[i], nil
+	}
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Name
+	}
+	return WorkersPreset{}, fmt.Errorf("unknown preset %q (want %s)", name, strings.Join(names, ", "))
+}
+
+// queueClient is a job queue's redelivery with the queue's defaults d and
+// tries tries in all: its schedule, and its visibility timeout if it has
+// one (NoVisibility otherwise).
+func queueClient(d jobqueue.Defaults, tries int) Client {
+	c := DefaultConfig().Client
+	c.Attempts, c.Backoff, c.Timeout = tries, d.Schedule, NoVisibility
+	if d.Visibility > 0 {
+		c.Timeout = d.Visibility
+	}
+	return c
+}
+
+// stepClient is a job's step's client in the presets: one try, no backoff,
+// a timeout of 10 s (the job's retry is the queue's).
+func stepClient() Client {
+	c := DefaultConfig().Client
+	c.Attempts, c.Timeout = 1, 10*time.Second
+	return c
+}
+
+// dbSteps is a job of three steps, each a call to the database db.
+func dbSteps() []Step {
+	return []Step{{To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}}
+}
+
+// outageFleet is the presets' fleet of a database outage: 10 jobs a second
+// of three steps on 20 workers (1 ms of network each way), every step a
+// call to a database taking 5 ms that fails every call from 10 to 40
+// minutes into the run (cut to the run's duration when shorter), the queue
+// redelivering a failed job with client q.
+func outageFleet(name string, d time.Duration, q Client) Workers {
+	from, to := min(10*time.Minute, d/6), min(40*time.Minute, d*2/3)
+	return Workers{Name: name, Duration: d, Net: time.Millisecond, Load: Shape{Kind: Constant, Rate: 10},
+		Queue: q, WorkerCount: 20, QueueMax: MaxQueue, Steps: dbSteps(),
+		Dependencies: []Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0), Outage: Outage{From: from, To: to, Mode: Fail}}}}
+}
+
+// steadyServer is a server that takes base whatever its load, failing
+// each call with probability pFail.
+func steadyServer(base time.Duration, pFail float64) Server {
+	s := DefaultConfig().Server
+	s.Kind, s.Base, s.PFail = Independent, base, pFail
+	return s
+}
+
+// sidekiqOutage is a 30-minute database outage under Sidekiq's retry: 3
+// retries, as a large Rails shop once set them, against the default 25.
+var sidekiqOutage = WorkersPreset{
+	Name: "sidekiq-outage",
+	Source: jobqueue.Sidekiq().Source + " " + jobqueue.Sidekiq().Version + ": 25 retries after the first try by default " +
+		"(DEFAULT_MAX_RETRY_ATTEMPTS), the wait before retry c from 0 c^4 + 15 + rand(10 x (c + 1)) s (delay_for), then the dead set",
+	About: "Runs retry_3 (Sidekiq's retry with retry: 3, 4 tries in all) and retry_25 (the default, 26 tries), each on Sidekiq's " +
+		"schedule: 10 jobs a second of 3 steps on 20 workers, every step a call to a database (5 ms) that fails every call for " +
+		"30 minutes, from 10 to 40 minutes in (a sixth to two thirds of a shorter run)",
+	Duration:   time.Hour,
+	Replicates: 5,
+	Runs: func(d time.Duration) []Workers {
+		sk := jobqueue.Sidekiq()
+		return []Workers{outageFleet("retry_3", d, queueClient(sk, 1+3)), outageFleet("retry_25", d, queueClient(sk, sk.MaxAttempts))}
+	},
+}
+
+// sqsMaxReceive is the sqs-visibility preset's redrive policy's
+// maxReceiveCount: a message received 5 times goes to the dead-letter
+// queue.
+const sqsMaxReceive = 5
+
+// sqsVisibility is SQS's default visibility timeout against a payments
+// dependency that stalls past it, with and without the job's key.
+var sqsVisibility = WorkersPreset{
+	Name: "sqs-visibility",
+	Source: jobqueue.SQS().Source + " (" + jobqueue.SQS().Version + "): a visibility timeout of 30 s by default; a message " +
+		"not deleted is received again once it runs out, even while its first consumer still works on it; with a redrive " +
+		"policy it moves to the dead-letter queue after maxReceiveCount receives (here 5)",
+	About: "Runs no_key (each receive charges the card again), same_key (the job's idempotency key: a receive while an earlier " +
+		"one still holds the key is refused, one after it finished gets its stored result) and heartbeat (no key, the worker " +
+		"extending the message's visibility while it holds it): 1 job a second of one step, a charge " +
+		"at a payments service (200 ms) that stalls every call for 100 s from 2 minutes in, on 500 workers; SQS's 30 s visibility " +
+		"timeout (a failed receive reappears when it runs out), dead-letter queue after 5 receives",
+	Duration:   10 * time.Minute,
+	Replicates: 10,
+	Runs: func(d time.Duration) []Workers {
+		q := queueClient(jobqueue.SQS(), sqsMaxReceive)
+		q.Backoff = backoff.Policy{Kind: backoff.None}
+		from := min(2*time.Minute, d/5)
+		w := Workers{Name: "no_key", Duration: d, Net: time.Millisecond, Load: Shape{Kind: Constant, Rate: 1},
+			Queue: q, RedeliverAtTimeout: true, WorkerCount: 500, QueueMax: MaxQueue,
+			Steps: []Step{{To: "payments", Client: func() Client { c := stepClient(); c.Timeout = 5 * time.Minute; return c }()}},
+			Dependencies: []Node{{Name: "payments", Server: steadyServer(200*time.Millisecond, 0),
+				Outage: Outage{From: from, To: from + 100*time.Second, Mode: Stall}}}}
+		keyed := w
+		keyed.Name, keyed.Queue.Keys = "same_key", schema.SameKey
+		beat := w
+		beat.Name, beat.Heartbeat = "heartbeat", true
+		return []Workers{w, keyed, beat}
+	},
+}
+
+// backlogDrain is workers down for 15 minutes, then draining their backlog
+// into a rate-limited downstream, at full speed and with a concurrency cap.
+var backlogDrain = WorkersPreset{
+	Name: "backlog-drain",
+	Source: "Issue 24's case of a workflow engine's workers down for a while (a public chaos-engineering write-up: 80 minutes): " +
+		"the backlog keeps growing, and draining it at full speed overloads the downstream service; capping the workers' " +
+		"concurrency at what the downstream takes is the usual remedy",
+	About: "Runs uncapped (200 workers) and capped (5 workers, each job's steps taking about 60 ms: under the downstream's 100 a second): 20 jobs a second of " +
+		"2 steps, a database (5 ms) and an API limited to 100 calls a second (burst 100, 50 ms), the workers down (jobs wait) from " +
+		"5 to 20 minutes in (a twelfth to a third of a shorter run); the queue tries a job 10 times, 10 s apart",
+	Duration:   time.Hour,
+	Replicates: 5,
+	Runs: func(d time.Duration) []Workers {
+		q := DefaultConfig().Client
+		q.Attempts, q.Timeout, q.Backoff = 10, NoVisibility, backoff.Policy{Kind: backoff.Constant, Base: 10 * time.Second, Cap: NoCap}
+		api := DefaultConfig().Server
+		api.Kind, api.Base, api.Limit, api.Burst = RateLimit, 50*time.Millisecond, 100, 100
+		w := Workers{Name: "uncapped", Duration: d, Net: time.Millisecond, Load: Shape{Kind: Constant, Rate: 20},
+			Queue: q, WorkerCount: 200, QueueMax: MaxQueue,
+			Down:  Outage{From: min(5*time.Minute, d/12), To: min(20*time.Minute, d/3), Mode: Stall},
+			Steps: []Step{{To: "db", Client: stepClient()}, {To: "api", Client: stepClient()}},
+			Dependencies: []Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0)},
+				{Name: "api", Server: api}}}
+		capped := w
+		capped.Name, capped.WorkerCount = "capped", 5
+		return []Workers{w, capped}
+	},
+}
+
+// unlimitedTries is the tries the presets give a queue with no limit on
+// them (Temporal's activities): 25 on Temporal's schedule span 1927 s (1 +
+// 2 + ... + 64, then 100 s apart), past the 30-minute outage, and the cost
+// bound of a replicate, which counts every try a job can make, stays
+// within MaxBytes.
+const unlimitedTries = 25
+
+// queueDefaults is the preset of job queue d's defaults (River, Oban or
+// Temporal) through the 30-minute database outage of sidekiq-outage: its
+// tries (Temporal's unlimited ones cut at unlimitedTries) on its schedule.
+func queueDefaults(d jobqueue.Defaults) WorkersPreset {
+	tries, note := d.MaxAttempts, fmt.Sprintf("%d tries in all", d.MaxAttempts)
+	if tries == jobqueue.Unlimited {
+		tries, note = unlimitedTries, fmt.Sprintf("no limit on the tries, cut here at %d, 32 minutes of its waits", unlimitedTries)
+	}
+	return WorkersPreset{
+		Name:   fmt.Sprintf("%s-defaults", d.Name),
+		Source: d.Source + " " + d.Version,
+		About: fmt.Sprintf("Runs %s_defaults (%s's default retry: %s on its %s schedule, then %s) through sidekiq-outage's fleet: "+
+			"10 jobs a second of 3 steps on 20 workers, the database failing every call for 30 minutes", d.Name, d.Name, note, d.Schedule.Kind, d.DeadLetter),
+		Duration:   time.Hour,
+		Replicates: 5,
+		Runs: func(dur time.Duration) []Workers {
+			return []Workers{outageFleet(d.Name+"_defaults", dur, queueClient(d, tries))}
+		},
+	}
+}

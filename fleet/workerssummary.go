@@ -1,0 +1,159 @@
+package fleet
+
+import (
+	"math"
+
+	"github.com/retrysim/retrysim/schema"
+)
+
+// WorkersRow is a worker fleet's row (a graph run read as one: its first
+// entry the job queue, the service it sends to the workers, that service's
+// calls the job's steps; see Workers): each figure a mean over replicates
+// with its 95% Student t interval, but DrainedReplicates, a share with its
+// Wilson interval.
+type WorkersRow struct {
+	Run        string
+	Replicates int
+	// Jobs counts the jobs that arrived, Completed those that succeeded,
+	// Dead those that failed every try the queue gives (dead-lettered).
+	// Deliveries counts the tries that reached the workers.
+	Jobs, Completed, Dead, Deliveries schema.Estimate
+	// Duplicates counts the side effects a job's steps did again (a step
+	// done by a second delivery of the same job: EdgeReplicate's
+	// JobDuplicates summed over the steps); LostWork the deliveries that
+	// finished after the queue had stopped waiting for them (their
+	// visibility timeout had passed or another delivery had ended the job):
+	// work whose result nobody read.
+	Duplicates, LostWork schema.Estimate
+	// Conflicts counts deliveries the job's key refused because an earlier
+	// one still held it.
+	Conflicts schema.Estimate
+	// DrainSeconds is the workers' backlog's drain time over the
+	// replicates that drained (Graph.Drain; NaN when none did), and
+	// DrainedReplicates the share of the replicates judged that drained
+	// (N = 0 with no outage to drain from).
+	DrainSeconds, DrainedReplicates schema.Estimate
+	// PeakBacklog is the most jobs waiting for a worker at once, PeakAge
+	// the oldest waiting job's greatest age, in seconds.
+	PeakBacklog, PeakAge schema.Estimate
+	// P50, P95 and P99 are completion times of the jobs that completed,
+	// from enqueue to done, in seconds.
+	P50, P95, P99 schema.Estimate
+}
+
+// WorkersRows sums up r's replicates as a worker fleet's: one row for the
+// run, its first entry the queue.
+func (r GraphResult) WorkersRows() []WorkersRow {
+	g := &r.Graph
+	edges := g.Edges()
+	w := edges[0].To // the workers' service
+	var steps []int  // the edges of its calls
+	for i, e := range edges {
+		if e.From == w {
+			steps = append(steps, i)
+		}
+	}
+	col := func(f func(*GraphReplicate) float64) schema.Estimate {
+		xs := make([]float64, len(r.Replicates))
+		for i := range r.Replicates {
+			xs[i] = f(&r.Replicates[i])
+		}
+		return estimate(xs)
+	}
+	q := func(p *GraphReplicate) *EdgeReplicate { return &p.Edges[0] }
+	ws := func(p *GraphReplicate) *ServiceReplicate { return &p.Services[w] }
+	drained, secs := r.Drain(w)
+	return []WorkersRow{{
+		Run: g.Name, Replicates: len(r.Replicates),
+		Jobs:       col(func(p *GraphReplicate) float64 { return float64(q(p).Requests) }),
+		Completed:  col(func(p *GraphReplicate) float64 { return float64(q(p).Succeeded) }),
+		Dead:       col(func(p *GraphReplicate) float64 { return float64(q(p).Failed) }),
+		Deliveries: col(func(p *GraphReplicate) float64 { return float64(ws(p).Calls) }),
+		Duplicates: col(func(p *GraphReplicate) float64 {
+			var n int64
+			for _, i := range steps {
+				n += p.Edges[i].JobDuplicates
+			}
+			return float64(n)
+		}),
+		LostWork:          col(func(p *GraphReplicate) float64 { return float64(q(p).Late) }),
+		Conflicts:         col(func(p *GraphReplicate) float64 { return float64(ws(p).Conflicts) }),
+		DrainSeconds:      secs,
+		DrainedReplicates: drained,
+		PeakBacklog:       col(func(p *GraphReplicate) float64 { return float64(ws(p).PeakBacklog) }),
+		PeakAge:           col(func(p *GraphReplicate) float64 { return ws(p).PeakAge }),
+		P50:               col(func(p *GraphReplicate) float64 { return q(p).P50 }),
+		P95:               col(func(p *GraphReplicate) float64 { return q(p).P95 }),
+		P99:               col(func(p *GraphReplicate) float64 { return q(p).P99 }),
+	}}
+}
+
+// WorkersPoint is one second of a worker fleet's series, averaged over
+// replicates: the workers' arrivals, completions, dead-lettered jobs,
+// backlog, oldest age, jobs in flight and retries scheduled, and each
+// dependency's calls (attempts that reached it, ServiceReplicate.CallSeries)
+// and calls in progress (DepCalls and DepInProgress, in Graph.Services
+// order, the workers left out).
+type WorkersPoint struct {
+	Run                          string
+	T                            int
+	Arrivals, Completions, Dead  float64
+	Backlog, OldestAge, InFlight float64
+	RetriesScheduled             float64
+	DepCalls, DepInProgress      []float64
+}
+
+// WorkersSeries is r's series as a worker fleet's, a point a second,
+// averaged over replicates in replicate order.
+func (r GraphResult) WorkersSeries() []WorkersPoint {
+	if len(r.Replicates) == 0 {
+		return nil
+	}
+	g := &r.Graph
+	w := g.Edges()[0].To
+	n := float64(len(r.Replicates))
+	pts := make([]WorkersPoint, len(r.Replicates[0].Services[w].Series))
+	for t := range pts {
+		p := WorkersPoint{Run: g.Name, T: t}
+		width := math.Min(1, g.Duration.Seconds()-float64(t))
+		for v := range g.Services {
+			if v != w {
+				p.DepCalls = append(p.DepCalls, 0)
+				p.DepInProgress = append(p.DepInProgress, 0)
+			}
+		}
+		for i := range r.Replicates {
+			s := r.Replicates[i].Services[w].Series[t]
+			p.Arrivals += float64(s.Starts)
+			p.Completions += float64(s.Successes)
+			p.Dead += float64(s.Failures)
+			p.Backlog += s.Backlog / width
+			p.OldestAge += s.Age
+			p.InFlight += s.Busy / width
+			p.RetriesScheduled += s.Scheduled / width
+			d := 0
+			for v := range g.Services {
+				if v == w {
+					continue
+				}
+				sv := &r.Replicates[i].Services[v]
+				p.DepCalls[d] += float64(sv.CallSeries[t])
+				p.DepInProgress[d] += sv.Series[t].Busy / width
+				d++
+			}
+		}
+		p.Arrivals /= n
+		p.Completions /= n
+		p.Dead /= n
+		p.Backlog /= n
+		p.OldestAge /= n
+		p.InFlight /= n
+		p.RetriesScheduled /= n
+		for d := range p.DepCalls {
+			p.DepCalls[d] /= n
+			p.DepInProgress[d] /= n
+		}
+		pts[t] = p
+	}
+	return pts
+}
