@@ -184,6 +184,7 @@ func TestPageTablesFit(t *testing.T) {
 		{"fleet", "-preset", "spike-recovery"},
 		{"graph", "-preset", "retry-one-layer", "-replicates", "2"},
 		{"graph", "-preset", "mesh-default-retries", "-replicates", "2"},
+		{"workers", "-preset", "sidekiq-outage", "-replicates", "2"},
 	} {
 		name := strings.Join(args, " ")
 		out, errOut, code := retrysim(t, append(args, "-format", "html")...)

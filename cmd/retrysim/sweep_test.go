@@ -192,8 +192,8 @@ func TestSweepHelp(t *testing.T) {
 // field it shows and holds that row's number for the field exactly (render's
 // tests check the page itself): the sweep's, the fleet's, the table
 // command's (with the delivery model's by-step table too), a preset's, a
-// fleet totals preset's (a field "a/b" is the ratio of the row's two counts)
-// and spike-recovery's.
+// fleet totals preset's (a field "a/b" is the ratio of the row's two counts),
+// spike-recovery's and a worker fleet's.
 func TestHTMLPagesMatchJSON(t *testing.T) {
 	for _, tt := range []struct {
 		args   []string
@@ -211,6 +211,8 @@ func TestHTMLPagesMatchJSON(t *testing.T) {
 			[]string{"succeeded/requests", "calls/requests"}, true},
 		{[]string{"fleet", "-preset", "spike-recovery", "-replicates", "1", "-duration", "30s"},
 			[]string{"requests", "succeeded", "amplification"}, true},
+		{[]string{"workers", "-preset", "sqs-visibility", "-replicates", "2", "-duration", "30s"},
+			[]string{"jobs", "completed", "dead", "deliveries", "duplicates", "lost_work", "peak_backlog", "peak_age_seconds"}, true},
 	} {
 		page, errOut, code := retrysim(t, append(tt.args, "-format", "html")...)
 		if code != 0 {

@@ -37,7 +37,8 @@ outages (with the share of replicates that drained) and completion time
 quantiles; means over replicates with 95% Student t intervals. -format json
 also holds each second's arrivals, completions, dead-lettered jobs, backlog,
 oldest age, jobs in flight, retries scheduled, and each dependency's calls
-and calls in progress; -plot draws them.
+and calls in progress; -plot draws them, and -format html is one page
+with them drawn before the table.
 
 A fleet comes from a preset, or from the graph section of a scenario file
 (retrysim help scenario lists its keys) whose first entry is the job queue:
@@ -99,7 +100,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
 	fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
 	fs.Lookup("worker-count").DefValue = "the preset's or the file's own"
-	o.Register(fs, render.WorkersDoc, " (json also holds each run's series a second)", "")
+	o.Register(fs, render.WorkersDoc, " (json also holds each run's series a second; html is one page with the series drawn)", "")
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers` (goroutines, not the model's: those are -worker-count), each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS"
 	fs.StringVar(&plot, "plot", "", "also draw the series to `file` (.png or .svg): jobs a second, jobs waiting, the oldest's age, a panel a dependency")

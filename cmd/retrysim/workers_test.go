@@ -73,7 +73,7 @@ func TestWorkersRefusals(t *testing.T) {
 		{[]string{"workers", "-preset", "sqs-visibility", "-worker-count", "0"}, "-worker-count"},
 		{[]string{"workers", "-preset", "sqs-visibility", "-duration", "2h"}, "-duration"},
 		{[]string{"workers", "-preset", "sqs-visibility", "-replicates", "1001"}, "-replicates"},
-		{[]string{"workers", "-preset", "sqs-visibility", "-format", "html"}, "-format"},
+		{[]string{"workers", "-preset", "sqs-visibility", "-format", "xml"}, "-format"},
 	} {
 		_, stderr, code := retrysim(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
@@ -131,4 +131,17 @@ func TestWorkersPlot(t *testing.T) {
 	if _, stderr, code := retrysim(t, "workers", "-preset", "sqs-visibility", "-plot", filepath.Join(dir, "w.gif")); code != 2 || !strings.HasPrefix(stderr, "retrysim: -plot") {
 		t.Errorf("-plot w.gif: exit %d, %q; want exit 2 naming -plot", code, stderr)
 	}
+}
+
+// -format html of one preset is pinned (new with the page: each change to it
+// is a change of the command's output), the series drawn before the table.
+func TestWorkersHTMLGolden(t *testing.T) {
+	out, stderr, code := retrysim(t, "workers", "-preset", "sqs-visibility", "-replicates", "2", "-duration", "30s", "-format", "html")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if fig, table := strings.Index(out, "<figure>"), strings.Index(out, "<table>"); fig < 0 || fig > table {
+		t.Errorf("the first picture at %d, the table at %d; want a picture before the table", fig, table)
+	}
+	golden(t, "workers-sqs.html", out)
 }

@@ -84,12 +84,13 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	workers: writeWorkersJSON,
 }, {
 	name: "html", page: true,
-	report: writeReportHTML,
-	sweep:  writeSweepHTML,
-	fleet:  writeFleetHTML,
-	totals: writeTotalsHTML,
-	cases:  writeCasesHTML,
-	graph:  writeGraphHTML,
+	report:  writeReportHTML,
+	sweep:   writeSweepHTML,
+	fleet:   writeFleetHTML,
+	totals:  writeTotalsHTML,
+	cases:   writeCasesHTML,
+	graph:   writeGraphHTML,
+	workers: writeWorkersHTML,
 }}
 
 // tableFormat is the format that writes every document as a tablewriter

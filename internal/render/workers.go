@@ -167,6 +167,34 @@ func writeWorkersTable(w io.Writer, r WorkersReport, st tableStyle) error {
 	return err
 }
 
+// writeWorkersHTML writes the workers' runs as one page: what ran them,
+// PlotWorkers's panels a picture each, then the table a run.
+func writeWorkersHTML(w io.Writer, r WorkersReport) error {
+	p := page{title: r.Title, params: []string{fmt.Sprintf("%s a run, seed %d", replicatesText(r.Replicates), r.Seed)}}
+	if r.Scenario != "" {
+		p.params = append(p.params, "scenario file: "+r.Scenario)
+	}
+	t := pageTable{heading: "The runs, means over replicates with 95% intervals", header: workersHeader,
+		howTo: "A row a run. " + drainCaption + " Each other figure is the mean over the replicates, then its 95% Student t interval [low, high] (none with one replicate)."}
+	for i, row := range r.Rows {
+		c := workersCells(row)
+		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(c[0]), num(c[1], i, "jobs", row.Jobs.Value),
+			num(c[2], i, "completed", row.Completed.Value), num(c[3], i, "dead", row.Dead.Value),
+			num(c[4], i, "deliveries", row.Deliveries.Value), num(c[5], i, "duplicates", row.Duplicates.Value),
+			num(c[6], i, "lost_work", row.LostWork.Value), num(c[7], i, "peak_backlog", row.PeakBacklog.Value),
+			num(c[8], i, "peak_age_seconds", row.PeakAge.Value), plain(c[9]), plain(c[10]), plain(c[11])}})
+	}
+	p.tables = []pageTable{t}
+	f, err := newWorkersFigure(r)
+	if err != nil {
+		return err
+	}
+	if p.figures, err = f.encodeEach(".svg"); err != nil {
+		return err
+	}
+	return writePage(w, p)
+}
+
 // workersPanel is one panel of a worker fleet's plot: its title, y label
 // and lines, each a figure of a point.
 type workersPanel struct {
@@ -187,6 +215,16 @@ type workersLine struct {
 // and calls in progress); a colour a run, a dash a figure. ext (".png" or
 // ".svg") picks the encoding.
 func PlotWorkers(w io.Writer, r WorkersReport, ext string) error {
+	f, err := newWorkersFigure(r)
+	if err != nil {
+		return err
+	}
+	return f.encode(w, ext, 0, len(f.panels))
+}
+
+// newWorkersFigure lays out PlotWorkers's panels, for -plot to draw whole
+// and the html page a picture a panel.
+func newWorkersFigure(r WorkersReport) (stack, error) {
 	panels := []workersPanel{
 		{"jobs a second", "per second", []workersLine{
 			{"arrivals", func(p fleet.WorkersPoint) float64 { return p.Arrivals }},
@@ -261,7 +299,7 @@ func PlotWorkers(w io.Writer, r WorkersReport, ext string) error {
 				}
 				line, err := plotter.NewLine(xy)
 				if err != nil {
-					return fmt.Errorf("%s %s: %w", pn.title, l.name, err)
+					return stack{}, fmt.Errorf("%s %s: %w", pn.title, l.name, err)
 				}
 				line.Color = lineColour(k)
 				line.Width = vg.Points(1.2)
@@ -279,5 +317,5 @@ func PlotWorkers(w io.Writer, r WorkersReport, ext string) error {
 		p, legend := withLegend(p)
 		f.panels, f.legends = append(f.panels, p), append(f.legends, legend)
 	}
-	return f.encode(w, ext, 0, len(f.panels))
+	return f, nil
 }
