@@ -8,9 +8,11 @@ import (
 
 // StepSetting is one setting of a step, declared once: the shard file's
 // model.steps writes and reads each step's settings from StepSettings,
-// under ShardKey, and the settings a run takes by name (retrysim.Override,
-// a sweep, the command) are those with a Name, so that a setting declared
-// there is written and taken with no field elsewhere.
+// under ShardKey, a scenario file's step reads them under the same key and
+// its reference (retrysim help scenario) documents them by File, and the
+// settings a run takes by name (retrysim.Override, a sweep, the command)
+// are those with a Name, so that a setting declared there is written,
+// read and taken with no field elsewhere.
 type StepSetting struct {
 	// Name is the setting's name as Override and a sweep take it, over
 	// every step (p_fail) or one (steps[STEP].attempts); empty for a field

@@ -290,7 +290,8 @@ func (s *stepFile) UnmarshalYAML(n *yaml.Node) error {
 
 // decodeStep reads n as a value of a step setting whose zero is zero: a
 // probability (float64), true or false, a provider.Latency, a whole number
-// (int), a key mode's name (text) or a *backoffFile.
+// (int), a *backoffFile or a key mode's name (text); a setting of another
+// type is refused where it is given.
 func decodeStep(zero any, n *yaml.Node) (any, error) {
 	switch zero.(type) {
 	case float64:
@@ -313,10 +314,12 @@ func decodeStep(zero any, n *yaml.Node) (any, error) {
 		var b backoffFile
 		err := n.Decode(&b)
 		return &b, err
+	case *schema.KeyMode:
+		var name string
+		err := n.Decode(&name)
+		return name, err
 	}
-	var name string
-	err := n.Decode(&name)
-	return name, err
+	return nil, &fieldError{n.Line, n.Column, fmt.Sprintf("a scenario file cannot give a setting of type %T", zero)}
 }
 
 // notA is yaml's type error for n, which is not a mapping, decoded into the
@@ -990,9 +993,7 @@ func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (time
 			}
 			v = pol
 		}
-		if !set.Set(st, v) {
-			return false, &Error{File: name, Line: g.line, Field: field(set.ShardKey), Msg: fmt.Sprintf("a %T is not a value of this setting", v)}
-		}
+		set.Set(st, v) // of the setting's type: decodeStep read it by its zero
 		timed = timed || set.Timed && !reflect.DeepEqual(v, set.Get(provider.Step{}))
 	}
 	return timed, nil
