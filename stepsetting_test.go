@@ -17,6 +17,7 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/report"
+	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -28,15 +29,18 @@ import (
 // under its key, merge reads it back, refusing a file without it and a
 // shard of the run at another value, or one whose file gives a step
 // another value, as another run's; and a scenario file's run echoes it in
-// each step of its json's step_params and in its csv's step columns. The
-// new setting here is a step's p_fail under a second name, p_error. The
-// scenario file's steps section (package scenario's stepFile) does not
-// read it: it is still declared by hand.
+// each step of its json's step_params and in its csv's step columns; a
+// scenario file's step reads it under its key, refusing a value out of its
+// bounds with the line and the path, and the reference of a scenario
+// file's keys (scenario.Keys, which retrysim help scenario prints) lists
+// it with its meaning. The new setting here is a step's p_fail under a
+// second name, p_error.
 func TestOneDeclarationPerStepSetting(t *testing.T) {
 	const name, usage = "p_error", "`probability` that a call errs before doing anything"
 	i := slices.IndexFunc(provider.StepSettings(), func(s provider.StepSetting) bool { return s.Name == "p_fail" })
 	added := provider.StepSettings()[i]
 	added.Name, added.ShardKey, added.Echo, added.Doc = name, name, name, usage
+	added.File.Doc = "probability that a call errs before doing anything"
 	remove := retrysim.AddStepSettingForTest(added)
 	defer remove()
 
@@ -70,6 +74,30 @@ func TestOneDeclarationPerStepSetting(t *testing.T) {
 
 	checkStepShard(t)
 	checkStepEcho(t)
+	checkStepFile(t, added.File.Doc)
+}
+
+// checkStepFile reads a scenario file whose second step gives p_error and
+// checks that the step's p_fail is the value given and the first step's
+// untouched, that p_error 2 is refused with its line and path, and that
+// scenario.Keys lists steps[].p_error, a probability its meaning doc
+// describes, after the step's other keys and before the queue section.
+func checkStepFile(t *testing.T, doc string) {
+	const file = "watched: a\nsteps:\n  - name: a\n  - name: b\n    p_error: 0.25\n"
+	l, err := scenario.Parse("s.yaml", []byte(file))
+	if err != nil || len(l.Scenario.Steps) != 2 || l.Scenario.Steps[0].PFail != 0 || l.Scenario.Steps[1].PFail != 0.25 {
+		t.Fatalf("Parse of a step with p_error: 0.25 = %+v, %v; want the second step's p_fail 0.25, the first's 0", l.Scenario.Steps, err)
+	}
+	const refused = "s.yaml:5: steps[1].p_error: 2 is not a probability in [0, 1]"
+	if _, err := scenario.Parse("s.yaml", []byte(strings.Replace(file, "0.25", "2", 1))); err == nil || err.Error() != refused {
+		t.Errorf("Parse of a step with p_error: 2 = %v; want %s", err, refused)
+	}
+	keys := scenario.Keys()
+	i := slices.IndexFunc(keys, func(k scenario.Key) bool { return k.Path == "steps[].p_error" })
+	want := scenario.Key{Path: "steps[].p_error", Type: "probability", Default: "0", Bounds: "0 to 1", ReadBy: scenario.ReadByJob, Example: "0.01", Doc: doc}
+	if i < 0 || keys[i] != want || keys[i-1].Path != "steps[].backoff.cap" || keys[i+1].Path != "queue" {
+		t.Errorf("scenario.Keys() = %+v; want %+v after steps[].backoff.cap, before queue", keys, want)
+	}
 }
 
 // checkStepEcho runs a scenario file's steps with every step's p_error at

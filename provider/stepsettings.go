@@ -8,9 +8,11 @@ import (
 
 // StepSetting is one setting of a step, declared once: the shard file's
 // model.steps writes and reads each step's settings from StepSettings,
-// under ShardKey, and the settings a run takes by name (retrysim.Override,
-// a sweep, the command) are those with a Name, so that a setting declared
-// there is written and taken with no field elsewhere.
+// under ShardKey, a scenario file's step reads them under the same key and
+// its reference (retrysim help scenario) documents them by File, and the
+// settings a run takes by name (retrysim.Override, a sweep, the command)
+// are those with a Name, so that a setting declared there is written,
+// read and taken with no field elsewhere.
 type StepSetting struct {
 	// Name is the setting's name as Override and a sweep take it, over
 	// every step (p_fail) or one (steps[STEP].attempts); empty for a field
@@ -34,10 +36,26 @@ type StepSetting struct {
 	// delivery model reads it. OneStep: it is given for one step only
 	// (steps[STEP].FIELD), never over every step.
 	Lossy, Timed, OneStep bool
+	// SetBy is the key of a scenario file's step whose presence turns this
+	// flag on (lost_reply turns can_lose_reply on); a setting with SetBy is
+	// no key of its own. A scenario file's step gives every other setting
+	// under ShardKey.
+	SetBy string
+	// File documents the setting as a key of a scenario file's step, as
+	// retrysim help scenario lists it.
+	File StepKeyDoc
 	// get is the setting's value in a step, of the field's own type; set
 	// sets it, reporting false for a value of another type.
 	get func(st Step) any
 	set func(st *Step, v any) bool
+}
+
+// StepKeyDoc documents a setting of a step as a key of a scenario file: its
+// value's Type and its Bounds (left empty where the setting's value says
+// them: a probability, a whole number from Min to Max, a latency, true or
+// false), its Default, its meaning (Doc) and an Example the file takes.
+type StepKeyDoc struct {
+	Type, Default, Bounds, Doc, Example string
 }
 
 // Get is the setting's value in st, of the field's own type: a float64, a
@@ -77,22 +95,42 @@ func named(s StepSetting, name string, kind schema.Kind, doc string) StepSetting
 	return s
 }
 
+// inFile is s documented as a key of a scenario file's step by doc.
+func inFile(s StepSetting, doc StepKeyDoc) StepSetting {
+	s.File = doc
+	return s
+}
+
 // stepSettings are the settings of a step, in the order a shard file
 // writes them; the named ones are in the order reports list them.
 var stepSettings = []StepSetting{
-	named(stepSetting("p_fail", func(st *Step) *float64 { return &st.PFail }), "p_fail", schema.Probability,
+	inFile(named(stepSetting("p_fail", func(st *Step) *float64 { return &st.PFail }), "p_fail", schema.Probability,
 		"`probability` that a call fails before doing anything"),
-	stepSetting("can_lose_reply", func(st *Step) *bool { return &st.CanLoseReply }),
-	lossy(named(stepSetting("lost_reply", func(st *Step) *float64 { return &st.LostReply }), "lost_reply", schema.Probability,
+		StepKeyDoc{Default: "0", Example: "0.01",
+			Doc: "probability that a call fails before doing anything; the setting p_fail sets it on every step"}),
+	setBy(stepSetting("can_lose_reply", func(st *Step) *bool { return &st.CanLoseReply }), "lost_reply"),
+	inFile(lossy(named(stepSetting("lost_reply", func(st *Step) *float64 { return &st.LostReply }), "lost_reply", schema.Probability,
 		"`probability` that the welcome email's reply is lost after the email went out")),
-	echoed(stepSetting("keyed", func(st *Step) *bool { return &st.HonoursKeys }), "keys"),
-	timed(named(stepSetting("latency", func(st *Step) *Latency { return &st.Latency }), "latency", schema.Latency,
+		StepKeyDoc{Default: "none: the step never loses its reply", Example: "0.005",
+			Doc: "probability that the reply of a call that did its work is lost, so that the caller sees a failure; only a step with this key can lose its reply, and the setting lost_reply sets it on those steps only"}),
+	inFile(echoed(stepSetting("keyed", func(st *Step) *bool { return &st.HonoursKeys }), "keys"),
+		StepKeyDoc{Default: "false", Example: "true",
+			Doc: "the step's provider honours idempotency keys: it does the work once per key it has seen. Only a keyed step reads a key, so with no keyed step every key mode (nokey, newkey, samekey, a step's keys) gives the same numbers, and a run says so on stderr"}),
+	inFile(timed(named(stepSetting("latency", func(st *Step) *Latency { return &st.Latency }), "latency", schema.Latency,
 		"every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")),
+		StepKeyDoc{Default: "0s", Example: "20ms",
+			Doc: "how long each call takes in virtual time; above 0 it turns the delivery model on; the setting latency sets it on every step"}),
 	// attempts is the step's own (Policy), bounded as a scenario file's: 1
 	// to MaxAttempts.
-	oneStep(named(stepSetting("attempts", func(st *Step) *int { return &st.Policy.Attempts }), "attempts", schema.Whole, ""), 1, MaxAttempts),
-	echoed(stepSetting("keys", func(st *Step) **schema.KeyMode { return &st.Policy.Keys }), "key_mode"),
-	echoed(stepSetting("backoff", func(st *Step) **backoff.Policy { return &st.Policy.Backoff }), "backoff"),
+	inFile(oneStep(named(stepSetting("attempts", func(st *Step) *int { return &st.Policy.Attempts }), "attempts", schema.Whole, ""), 1, MaxAttempts),
+		StepKeyDoc{Default: "the strategy's attempts", Example: "5",
+			Doc: "the step's own attempts, the first included, for strategies that retry each step (a whole-job retry counts passes)"}),
+	inFile(echoed(stepSetting("keys", func(st *Step) **schema.KeyMode { return &st.Policy.Keys }), "key_mode"),
+		StepKeyDoc{Type: "none, fresh or same", Default: "the strategy's key mode", Bounds: "none, fresh or same", Example: "same",
+			Doc: "the key the step's calls send under any strategy: none, a new one on every call, or the same one for every attempt; only a keyed step reads it"}),
+	inFile(timed(echoed(stepSetting("backoff", func(st *Step) **backoff.Policy { return &st.Policy.Backoff }), "backoff")),
+		StepKeyDoc{Type: "{policy, base, cap}", Default: "the queue's backoff", Bounds: "not with attempts 1", Example: "{policy: constant, base: 1s}",
+			Doc: "the wait between the step's own attempts; it turns the delivery model on"}),
 }
 
 // StepSettings declares every setting of a step but its name once, in the
@@ -117,6 +155,13 @@ func EchoedStepSettings() []StepSetting {
 		}
 	}
 	return append(over, own...)
+}
+
+// setBy marks flag s as turned on by the scenario file's key, no key of
+// its own.
+func setBy(s StepSetting, key string) StepSetting {
+	s.SetBy = key
+	return s
 }
 
 func lossy(s StepSetting) StepSetting {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/provider"
@@ -42,9 +43,9 @@ const (
 
 var durationBounds = fmt.Sprintf("0 to %dh", int(provider.MaxDuration.Hours()))
 
-// jobKeyDocs are the keys of a job, its steps and the queue section
-// itself, in the order of a file; the queue's keys are delivery.Settings'
-// (queueKeyDocs).
+// jobKeyDocs are the keys of a job up to a step's name, in the order of a
+// file; a step's settings follow (stepKeyDocs), then the queue section
+// (queueSectionKey) and its keys, delivery.Settings' (queueKeyDocs).
 var jobKeyDocs = []Key{
 	{Path: "name", Type: "text", Default: "custom", Bounds: "a name", ReadBy: ReadByJob, Example: "checkout",
 		Doc: "the scenario's name, in every output's title"},
@@ -62,36 +63,73 @@ var jobKeyDocs = []Key{
 		Doc: "the job's steps, run in order; the job stops at the first step still failing after its attempts"},
 	{Path: "steps[].name", Type: "text", Default: "step N (its place, from 1)", Bounds: "a name, unique in the file", ReadBy: ReadByJob, Example: "a",
 		Doc: "the step's name, by which watched and a setting's path (steps[NAME].p_fail) name it"},
-	{Path: "steps[].p_fail", Type: "probability", Default: "0", Bounds: "0 to 1", ReadBy: ReadByJob, Example: "0.01",
-		Doc: "probability that a call fails before doing anything; the setting p_fail sets it on every step"},
-	{Path: "steps[].lost_reply", Type: "probability", Default: "none: the step never loses its reply", Bounds: "0 to 1", ReadBy: ReadByJob, Example: "0.005",
-		Doc: "probability that the reply of a call that did its work is lost, so that the caller sees a failure; only a step with this key can lose its reply, and the setting lost_reply sets it on those steps only"},
-	{Path: "steps[].keyed", Type: "true or false", Default: "false", Bounds: "true or false", ReadBy: ReadByJob, Example: "true",
-		Doc: "the step's provider honours idempotency keys: it does the work once per key it has seen. Only a keyed step reads a key, so with no keyed step every key mode (nokey, newkey, samekey, a step's keys) gives the same numbers, and a run says so on stderr"},
-	{Path: "steps[].latency", Type: "duration, or {median, p99} (lognormal)", Default: "0s", Bounds: durationBounds + "; a p99 needs a median, and is at least it", ReadBy: ReadByDelivery, Example: "20ms",
-		Doc: "how long each call takes in virtual time; above 0 it turns the delivery model on; the setting latency sets it on every step"},
-	{Path: "steps[].latency.median", Type: "duration", Default: "0s", Bounds: durationBounds, ReadBy: ReadByDelivery, Example: "20ms",
-		Doc: "the lognormal latency's median"},
-	{Path: "steps[].latency.p99", Type: "duration", Default: "0s (every call takes the median)", Bounds: durationBounds + ", at least the median", ReadBy: ReadByDelivery, Example: "200ms",
-		Doc: "the lognormal latency's 99th percentile"},
-	{Path: "steps[].attempts", Type: "whole number", Default: "the strategy's attempts", Bounds: fmt.Sprintf("1 to %d", provider.MaxAttempts), ReadBy: ReadByJob, Example: "5",
-		Doc: "the step's own attempts, the first included, for strategies that retry each step (a whole-job retry counts passes)"},
-	{Path: "steps[].keys", Type: "none, fresh or same", Default: "the strategy's key mode", Bounds: "none, fresh or same", ReadBy: ReadByJob, Example: "same",
-		Doc: "the key the step's calls send under any strategy: none, a new one on every call, or the same one for every attempt; only a keyed step reads it"},
-	{Path: "steps[].backoff", Type: "{policy, base, cap}", Default: "the queue's backoff", Bounds: "not with attempts 1", ReadBy: ReadByDelivery, Example: "{policy: constant, base: 1s}",
-		Doc: "the wait between the step's own attempts; it turns the delivery model on"},
-	{Path: "steps[].backoff.policy", Setting: "queue.backoff", ReadBy: ReadByDelivery, Example: "exponential"},
-	{Path: "steps[].backoff.base", Setting: "queue.backoff.base", ReadBy: ReadByDelivery, Example: "100ms"},
-	{Path: "steps[].backoff.cap", Setting: "queue.backoff.cap", ReadBy: ReadByDelivery, Example: "2s"},
-	{Path: "queue", Type: "a mapping of queue settings", Default: "none: the job model runs (unless a step takes time)", Bounds: "may be empty", ReadBy: ReadByDelivery, Example: "{}",
-		Doc: "the queue around the job; the section, even empty, turns the delivery model on, and each key left out keeps its default"},
 }
+
+// stepKeyDocs are a step's keys after its name: each setting of
+// provider.StepSettings a file gives (not one SetBy turns on), in its
+// order, documented by its File, its type and bounds said by its value
+// where File leaves them out; a latency followed by its median and p99, a
+// backoff by its keys, each documented by the queue's backoff setting.
+func stepKeyDocs() []Key {
+	var keys []Key
+	for _, s := range provider.StepSettings() {
+		if s.SetBy != "" {
+			continue
+		}
+		k := Key{Path: "steps[]." + s.ShardKey, Type: s.File.Type, Default: s.File.Default, Bounds: s.File.Bounds, ReadBy: ReadByJob, Example: s.File.Example, Doc: s.File.Doc}
+		if s.Timed {
+			k.ReadBy = ReadByDelivery
+		}
+		var parts []Key
+		switch s.Get(provider.Step{}).(type) {
+		case float64:
+			k.Type, k.Bounds = or(k.Type, "probability"), or(k.Bounds, "0 to 1")
+		case bool:
+			k.Type, k.Bounds = or(k.Type, "true or false"), or(k.Bounds, "true or false")
+		case int:
+			k.Type, k.Bounds = or(k.Type, "whole number"), or(k.Bounds, fmt.Sprintf("%d to %d", s.Min, s.Max))
+		case provider.Latency:
+			k.Type, k.Bounds = or(k.Type, "duration, or {median, p99} (lognormal)"), or(k.Bounds, durationBounds+"; a p99 needs a median, and is at least it")
+			parts = []Key{
+				{Path: k.Path + ".median", Type: "duration", Default: "0s", Bounds: durationBounds, ReadBy: k.ReadBy, Example: "20ms",
+					Doc: "the lognormal latency's median"},
+				{Path: k.Path + ".p99", Type: "duration", Default: "0s (every call takes the median)", Bounds: durationBounds + ", at least the median", ReadBy: k.ReadBy, Example: "200ms",
+					Doc: "the lognormal latency's 99th percentile"},
+			}
+		case *backoff.Policy:
+			for _, part := range []struct{ key, example string }{{"policy", "exponential"}, {"base", "100ms"}, {"cap", "2s"}} {
+				setting := "queue.backoff"
+				if part.key != "policy" {
+					setting += "." + part.key
+				}
+				parts = append(parts, Key{Path: k.Path + "." + part.key, Setting: setting, ReadBy: k.ReadBy, Example: part.example})
+			}
+		}
+		keys = append(append(keys, k), parts...)
+	}
+	return keys
+}
+
+// or is s, or otherwise when s is empty.
+func or(s, otherwise string) string {
+	if s == "" {
+		return otherwise
+	}
+	return s
+}
+
+// queueSectionKey documents the queue section itself, after the steps'
+// keys.
+var queueSectionKey = Key{Path: "queue", Type: "a mapping of queue settings", Default: "none: the job model runs (unless a step takes time)", Bounds: "may be empty", ReadBy: ReadByDelivery, Example: "{}",
+	Doc: "the queue around the job; the section, even empty, turns the delivery model on, and each key left out keeps its default"}
 
 // Keys lists every key a scenario file takes, in the order of a file: the
 // job's, its steps', its queue's, then the fleet section's (each
 // fleet.Param, in its order, documented there under its key).
 func Keys() []Key {
-	keys := append(slices.Clip(jobKeyDocs), queueKeyDocs()...)
+	keys := append(slices.Clip(jobKeyDocs), stepKeyDocs()...)
+	keys = append(keys, queueSectionKey)
+	keys = append(keys, queueKeyDocs()...)
 	keys = append(keys, Key{Path: "fleet", Type: "a mapping of fleet settings", Default: "none", Bounds: "only in a file for retrysim fleet, which reads no job", ReadBy: ReadByFleet, Example: "{policy: unlimited}",
 		Doc: "the settings of retrysim fleet (load, server, network, client, policy and hedges); each key is the fleet command's flag with _ for -, and a key left out keeps the flag's default (a flag may not give it again)"})
 	defaults := fleet.DefaultConfig()

@@ -9,14 +9,18 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/provider"
 )
 
 // readerPaths walks the reader's structs by their yaml tags: every key the
 // decoder takes, a type with its own UnmarshalYAML (a latency, the watched
-// list) or a yaml.Node (the fleet section) as one key, and the queue
-// section's keys as it reads them, from delivery.Settings.
+// list) or a yaml.Node (the fleet section) as one key, the queue
+// section's keys as it reads them, from delivery.Settings, and a step's as
+// it reads them: its name and each setting of provider.StepSettings, a
+// backoff's keys by backoffFile's tags.
 func readerPaths(t reflect.Type, prefix string) []string {
 	var paths []string
 	for i := range t.NumField() {
@@ -34,6 +38,19 @@ func readerPaths(t reflect.Type, prefix string) []string {
 					paths = append(paths, path+"."+parent)
 				}
 				paths = append(paths, path+"."+s.Key)
+			}
+			continue
+		}
+		if ft.Kind() == reflect.Slice && ft.Elem() == reflect.TypeFor[stepFile]() { // read by provider.StepSettings
+			paths = append(paths, path+"[].name")
+			for _, s := range provider.StepSettings() {
+				if s.SetBy != "" {
+					continue
+				}
+				paths = append(paths, path+"[]."+s.ShardKey)
+				if _, ok := s.Get(provider.Step{}).(*backoff.Policy); ok {
+					paths = append(paths, readerPaths(reflect.TypeFor[backoffFile](), path+"[]."+s.ShardKey+".")...)
+				}
 			}
 			continue
 		}

@@ -21,6 +21,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -233,25 +234,148 @@ func (l *watchList) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// stepFile's attempts, keys and backoff are the step's own policy; left
-// out, the run's apply.
+// stepFile is a step: its name, and each setting of
+// provider.StepSettings it gives (under the setting's ShardKey), with the
+// line of its key and its value as the setting's type reads it: a
+// probability, true or false, a latency, a whole number, a key mode's name
+// or a backoff. Decoding refuses an unknown key and a value of the wrong
+// type as the rest of the file's fields are refused; Parse checks and sets
+// the values.
 type stepFile struct {
-	Name      string       `yaml:"name"`
-	PFail     probability  `yaml:"p_fail"`
-	LostReply *probability `yaml:"lost_reply"`
-	Keyed     bool         `yaml:"keyed"`
-	Latency   latency      `yaml:"latency"`
-	Attempts  *whole       `yaml:"attempts"`
-	Keys      string       `yaml:"keys"`
-	Backoff   *backoffFile `yaml:"backoff"`
+	Name  string
+	given map[string]givenStep // by key
+}
+
+// givenStep is a setting a step gives: the line of its key and its value.
+type givenStep struct {
+	line int
+	v    any
+}
+
+func (s *stepFile) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return notA(n, "scenario.stepFile")
+	}
+	settings := provider.StepSettings()
+	var typeErrs []string
+	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
+		k, v := n.Content[i], n.Content[i+1]
+		var err error
+		if k.Value == "name" {
+			err = v.Decode(&s.Name)
+		} else if j := slices.IndexFunc(settings, func(st provider.StepSetting) bool { return st.SetBy == "" && st.ShardKey == k.Value }); j >= 0 {
+			var x any
+			if x, err = decodeStep(settings[j].Get(provider.Step{}), v); err == nil {
+				if s.given == nil {
+					s.given = map[string]givenStep{}
+				}
+				s.given[k.Value] = givenStep{k.Line, x}
+			}
+		} else { // as yaml's KnownFields says it, so that located finds the key
+			typeErrs = append(typeErrs, fmt.Sprintf("line %d: field %s not found in type scenario.stepFile", k.Line, k.Value))
+		}
+		var te *yaml.TypeError
+		switch {
+		case errors.As(err, &te):
+			typeErrs = append(typeErrs, te.Errors...)
+		case err != nil:
+			return err
+		}
+	}
+	if len(typeErrs) > 0 { // as yaml reports a field of the wrong type: the rest is still read
+		return &yaml.TypeError{Errors: typeErrs}
+	}
+	return nil
+}
+
+// decodeStep reads n as a value of a step setting whose zero is zero: a
+// probability (float64), true or false, a provider.Latency, a whole number
+// (int), a *backoffFile or a key mode's name (text); a setting of another
+// type is refused where it is given.
+func decodeStep(zero any, n *yaml.Node) (any, error) {
+	switch zero.(type) {
+	case float64:
+		var p probability
+		err := n.Decode(&p)
+		return p.v, err
+	case bool:
+		var b bool
+		err := n.Decode(&b)
+		return b, err
+	case provider.Latency:
+		var l latency
+		err := n.Decode(&l)
+		return l.v, err
+	case int:
+		var w whole
+		err := n.Decode(&w)
+		return w.v, err
+	case *backoff.Policy:
+		var b backoffFile
+		err := n.Decode(&b)
+		return &b, err
+	case *schema.KeyMode:
+		var name string
+		err := n.Decode(&name)
+		return name, err
+	}
+	return nil, &fieldError{n.Line, n.Column, fmt.Sprintf("a scenario file cannot give a setting of type %T", zero)}
+}
+
+// notA is yaml's type error for n, which is not a mapping, decoded into the
+// type called typ: the value quoted as yaml quotes it.
+func notA(n *yaml.Node, typ string) error {
+	value := ""
+	if n.Kind == yaml.ScalarNode {
+		if value = n.Value; len(value) > 10 {
+			value = value[:7] + "..."
+		}
+		value = " `" + value + "`"
+	}
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: cannot unmarshal %s%s into %s", n.Line, n.ShortTag(), value, typ)}}
 }
 
 // backoffFile's base and cap are pointers so that a key left out keeps the
-// run's default (100ms and 2s), as a flag left out does.
+// run's default (100ms and 2s), as a flag left out does; its tags name the
+// keys UnmarshalYAML reads.
 type backoffFile struct {
 	Policy string    `yaml:"policy"`
 	Base   *duration `yaml:"base"`
 	Cap    *duration `yaml:"cap"`
+}
+
+func (b *backoffFile) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return notA(n, "scenario.backoffFile")
+	}
+	var typeErrs []string
+	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
+		k, v := n.Content[i], n.Content[i+1]
+		var err error
+		switch k.Value {
+		case "policy":
+			err = v.Decode(&b.Policy)
+		case "base":
+			b.Base = new(duration)
+			err = v.Decode(b.Base)
+		case "cap":
+			b.Cap = new(duration)
+			err = v.Decode(b.Cap)
+		default: // as yaml's KnownFields says it, so that located finds the key
+			typeErrs = append(typeErrs, fmt.Sprintf("line %d: field %s not found in type scenario.backoffFile", k.Line, k.Value))
+		}
+		var te *yaml.TypeError
+		switch {
+		case errors.As(err, &te):
+			typeErrs = append(typeErrs, te.Errors...)
+		case err != nil:
+			return err
+		}
+	}
+	if len(typeErrs) > 0 {
+		return &yaml.TypeError{Errors: typeErrs}
+	}
+	return nil
 }
 
 // checkRead refuses a base or a cap that a backoff of kind k never reads,
@@ -740,7 +864,7 @@ func Parse(name string, data []byte) (Loaded, error) {
 	named := map[string]int{}
 	stepNodes := valueOf(top, "steps").Content
 	for i, s := range f.Steps {
-		st := provider.Step{Name: s.Name, PFail: s.PFail.v, HonoursKeys: s.Keyed, Latency: s.Latency.v}
+		st := provider.Step{Name: s.Name}
 		if err := stats.CheckName(st.Name); err != nil {
 			return Loaded{}, &Error{File: name, Line: lineOf(stepNodes[i], "name"), Field: fmt.Sprintf("steps[%d].name", i), Msg: err.Error()}
 		}
@@ -752,23 +876,16 @@ func Parse(name string, data []byte) (Loaded, error) {
 				Msg: fmt.Sprintf("%q is also the name of steps[%d]", st.Name, j)}
 		}
 		named[st.Name] = i
-		if s.LostReply != nil {
-			st.CanLoseReply, st.LostReply = true, s.LostReply.v
-		}
-		var err error
-		if st.Policy, err = s.policy(name, stepNodes[i], i); err != nil {
+		given, err := s.set(&st, name, stepNodes[i], i)
+		if err != nil {
 			return Loaded{}, err
 		}
 		var lines [2]int
-		if s.Attempts != nil {
-			lines[0] = lineOf(stepNodes[i], "attempts")
-		}
-		if s.Backoff != nil {
-			lines[1] = lineOf(stepNodes[i], "backoff")
+		for j, key := range []string{"attempts", "backoff"} {
+			lines[j] = s.given[key].line
 		}
 		out.stepPolicyLines = append(out.stepPolicyLines, lines)
-		// A wait of its own is time: the delivery model runs it.
-		timed = timed || !st.Latency.Zero() || s.Backoff != nil
+		timed = timed || given
 		sc.Steps = append(sc.Steps, st)
 	}
 	if f.Queue != nil || timed {
@@ -831,55 +948,81 @@ func (f *file) watches(name string, top *yaml.Node, named map[string]int) ([]pro
 	return ws, nil
 }
 
-// policy is the step's own attempts, key mode and backoff; n is the step's
-// node, i its index. A backoff key left out takes the default, as the
-// queue's does.
-func (s stepFile) policy(name string, n *yaml.Node, i int) (provider.Policy, error) {
-	var p provider.Policy
+// set sets in st each setting the step gives, in provider.StepSettings'
+// order, and turns on each flag that a key it gives sets (SetBy); n is the
+// step's node, i its index. A whole number is checked against the
+// setting's bounds, a key mode and a backoff as the flags check theirs; a
+// backoff key left out takes the default, as the queue's does. timed
+// reports a setting only the delivery model reads given at other than its
+// zero (a latency above 0, a backoff): the delivery model runs it.
+func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (timed bool, err error) {
 	field := func(key string) string { return fmt.Sprintf("steps[%d].%s", i, key) }
-	if s.Attempts != nil {
-		if a := s.Attempts.v; a < 1 || a > provider.MaxAttempts {
-			return p, &Error{File: name, Line: lineOf(n, "attempts"), Field: field("attempts"),
-				Msg: fmt.Sprintf("%d is not a whole number from 1 to %d", a, provider.MaxAttempts)}
+	for _, set := range provider.StepSettings() {
+		if _, ok := s.given[set.SetBy]; set.SetBy != "" && ok {
+			set.Set(st, true)
+			continue
 		}
-		p.Attempts = s.Attempts.v
-	}
-	if s.Keys != "" {
-		k, err := schema.ParseKeyMode(s.Keys)
-		if err != nil {
-			return p, &Error{File: name, Line: lineOf(n, "keys"), Field: field("keys"), Msg: err.Error()}
+		g, ok := s.given[set.ShardKey]
+		if set.SetBy != "" || !ok {
+			continue
 		}
-		p.Keys = &k
-	}
-	if b := s.Backoff; b != nil {
-		pol := backoff.Default()
-		if b.Base != nil {
-			pol.Base = b.Base.v
-		}
-		if b.Cap != nil {
-			pol.Cap = b.Cap.v
-		}
-		m := valueOf(n, "backoff")
-		if b.Policy != "" {
-			var err error
-			if pol.Kind, err = backoff.ParseKind(b.Policy); err != nil {
-				return p, &Error{File: name, Line: lineOf(m, "policy"), Field: field("backoff.policy"), Msg: err.Error()}
+		v := g.v
+		switch x := g.v.(type) {
+		case int:
+			if x < set.Min || x > set.Max {
+				return false, &Error{File: name, Line: g.line, Field: field(set.ShardKey),
+					Msg: fmt.Sprintf("%d is not a whole number from %d to %d", x, set.Min, set.Max)}
 			}
+		case string: // a key mode's name; none given keeps the run's
+			if x == "" {
+				continue
+			}
+			k, err := schema.ParseKeyMode(x)
+			if err != nil {
+				return false, &Error{File: name, Line: g.line, Field: field(set.ShardKey), Msg: err.Error()}
+			}
+			v = &k
+		case *backoffFile:
+			pol, err := x.policy(name, valueOf(n, set.ShardKey), field(set.ShardKey))
+			if err != nil {
+				return false, err
+			}
+			if st.Policy.Attempts == 1 {
+				return false, &Error{File: name, Line: g.line, Field: field(set.ShardKey),
+					Msg: "with attempts 1 the step's calls are not retried, so its backoff is never waited"}
+			}
+			v = pol
 		}
-		if err := b.checkRead(name, m, field("backoff"), pol.Kind); err != nil {
-			return p, err
-		}
-		var fe *schema.FieldError
-		if err := provider.CheckBackoff(pol); errors.As(err, &fe) {
-			return p, &Error{File: name, Line: lineOf(m, fe.Field), Field: field("backoff." + fe.Field), Msg: fe.Msg}
-		}
-		if p.Attempts == 1 {
-			return p, &Error{File: name, Line: lineOf(n, "backoff"), Field: field("backoff"),
-				Msg: "with attempts 1 the step's calls are not retried, so its backoff is never waited"}
-		}
-		p.Backoff = &pol
+		set.Set(st, v) // of the setting's type: decodeStep read it by its zero
+		timed = timed || set.Timed && !reflect.DeepEqual(v, set.Get(provider.Step{}))
 	}
-	return p, nil
+	return timed, nil
+}
+
+// policy is the backoff b gives, whose node is m and field path; a key
+// left out takes the default, as the queue's does.
+func (b *backoffFile) policy(name string, m *yaml.Node, path string) (*backoff.Policy, error) {
+	pol := backoff.Default()
+	if b.Base != nil {
+		pol.Base = b.Base.v
+	}
+	if b.Cap != nil {
+		pol.Cap = b.Cap.v
+	}
+	if b.Policy != "" {
+		var err error
+		if pol.Kind, err = backoff.ParseKind(b.Policy); err != nil {
+			return nil, &Error{File: name, Line: lineOf(m, "policy"), Field: path + ".policy", Msg: err.Error()}
+		}
+	}
+	if err := b.checkRead(name, m, path, pol.Kind); err != nil {
+		return nil, err
+	}
+	var fe *schema.FieldError
+	if err := provider.CheckBackoff(pol); errors.As(err, &fe) {
+		return nil, &Error{File: name, Line: lineOf(m, fe.Field), Field: path + "." + fe.Field, Msg: fe.Msg}
+	}
+	return &pol, nil
 }
 
 // config turns the queue section (nil: the defaults) into a delivery.Config,
