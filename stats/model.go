@@ -44,23 +44,36 @@ type ModelStep struct {
 }
 
 // MarshalJSON writes the step's name, then its settings, as one object.
-func (st ModelStep) MarshalJSON() ([]byte, error) {
-	return append(Settings{{Key: "name", Value: st.Name}}, st.Settings...).MarshalJSON()
-}
+func (st ModelStep) MarshalJSON() ([]byte, error) { return writeNamed(st.Name, st.Settings) }
 
 // UnmarshalJSON reads what MarshalJSON writes: a name, which must be a
 // text, and every other key as one of the settings, in order.
 func (st *ModelStep) UnmarshalJSON(data []byte) error {
+	name, set, err := readNamed(data)
+	if err != nil {
+		return err
+	}
+	*st = ModelStep{Name: name, Settings: set}
+	return nil
+}
+
+// writeNamed writes name under "name", then the settings, as one object.
+func writeNamed(name string, set Settings) ([]byte, error) {
+	return append(Settings{{Key: "name", Value: name}}, set...).MarshalJSON()
+}
+
+// readNamed reads what writeNamed writes: the name, which must be a text,
+// and every other key as one of the settings, in order.
+func readNamed(data []byte) (string, Settings, error) {
 	var all Settings
 	if err := all.UnmarshalJSON(data); err != nil {
-		return err
+		return "", nil, err
 	}
 	name, ok := all.Lookup("name").(string)
 	if !ok {
-		return fmt.Errorf("name: %v is not a text", all.Lookup("name"))
+		return "", nil, fmt.Errorf("name: %v is not a text", all.Lookup("name"))
 	}
-	*st = ModelStep{Name: name, Settings: slices.DeleteFunc(all, func(x Setting) bool { return x.Key == "name" })}
-	return nil
+	return name, slices.DeleteFunc(all, func(x Setting) bool { return x.Key == "name" }), nil
 }
 
 // maxAttempts is the most calls any step of m may make in one retry loop:

@@ -207,28 +207,22 @@ type StepParams struct {
 }
 
 // MarshalJSON writes the step's name, then its settings, as one object.
-func (st StepParams) MarshalJSON() ([]byte, error) {
-	return append(Settings{{Key: "name", Value: st.Name}}, st.Settings...).MarshalJSON()
-}
+func (st StepParams) MarshalJSON() ([]byte, error) { return writeNamed(st.Name, st.Settings) }
 
 // UnmarshalJSON reads what MarshalJSON writes: a name, which must be a
 // text, and every other key as one of the settings, a number, a text or a
 // boolean, in order.
 func (st *StepParams) UnmarshalJSON(data []byte) error {
-	var all Settings
-	if err := all.UnmarshalJSON(data); err != nil {
+	name, set, err := readNamed(data)
+	if err != nil {
 		return err
 	}
-	name, ok := all.Lookup("name").(string)
-	if !ok {
-		return fmt.Errorf("name: %v is not a text", all.Lookup("name"))
-	}
-	for _, x := range all {
+	for _, x := range set {
 		if _, ok := x.Value.(Settings); ok {
 			return fmt.Errorf("%s: want a number, a text or a boolean", x.Key)
 		}
 	}
-	*st = StepParams{Name: name, Settings: slices.DeleteFunc(all, func(x Setting) bool { return x.Key == "name" })}
+	*st = StepParams{Name: name, Settings: set}
 	return nil
 }
 

@@ -72,12 +72,18 @@ func graphPointFields(p fleet.GraphPoint) []field {
 func writeGraphCSV(w io.Writer, r GraphReport) error {
 	rows := make([][]field, len(r.Rows))
 	for i, row := range r.Rows {
-		rows[i] = append(graphFields(row), field{"seed", r.Seed})
-		if r.Scenario != "" {
-			rows[i] = append(rows[i], field{"scenario_file", r.Scenario})
-		}
+		rows[i] = append(graphFields(row), ranBy(r.Seed, r.Scenario)...)
 	}
 	return writeFields(w, rows)
+}
+
+// ranBy is what a csv row says ran it: the seed, and the scenario file
+// when one was read.
+func ranBy(seed uint64, scenario string) []field {
+	if scenario == "" {
+		return []field{{"seed", seed}}
+	}
+	return []field{{"seed", seed}, {"scenario_file", scenario}}
 }
 
 // writeGraphJSON writes the title, what ran the runs, each graph's

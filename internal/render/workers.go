@@ -92,10 +92,7 @@ func (r WorkersReport) runDeps(run string) []string {
 func writeWorkersCSV(w io.Writer, r WorkersReport) error {
 	rows := make([][]field, len(r.Rows))
 	for i, row := range r.Rows {
-		rows[i] = append(workersFields(row), field{"seed", r.Seed})
-		if r.Scenario != "" {
-			rows[i] = append(rows[i], field{"scenario_file", r.Scenario})
-		}
+		rows[i] = append(workersFields(row), ranBy(r.Seed, r.Scenario)...)
 	}
 	return writeFields(w, rows)
 }
