@@ -188,24 +188,12 @@ func (r GraphResult) Series() []GraphPoint {
 			p := GraphPoint{Point: Point{Run: r.Graph.Name, T: t}, Service: node.Name}
 			width := math.Min(1, r.Graph.Duration.Seconds()-float64(t)) // the last second may be cut short
 			for i := range r.Replicates {
-				s := r.Replicates[i].Services[v].Series[t]
-				p.Calls += float64(r.Replicates[i].Services[v].CallSeries[t])
-				p.Starts += float64(s.Starts)
-				p.Successes += float64(s.Successes)
-				p.RetriesDecided += float64(s.RetriesDecided)
-				p.RetriesSent += float64(s.RetriesSent)
-				p.Timeouts += float64(s.Timeouts)
-				p.Conflicts += float64(s.Conflicts)
-				p.InProgress += s.Busy / width
+				sv := &r.Replicates[i].Services[v]
+				p.Calls += float64(sv.CallSeries[t])
+				p.add(&sv.Series[t], width)
 			}
 			p.Calls /= n
-			p.Starts /= n
-			p.Successes /= n
-			p.RetriesDecided /= n
-			p.RetriesSent /= n
-			p.Timeouts /= n
-			p.Conflicts /= n
-			p.InProgress /= n
+			p.divide(n)
 			pts = append(pts, p)
 		}
 	}

@@ -400,6 +400,28 @@ type Point struct {
 	InProgress                                                          float64 // time average
 }
 
+// add adds a replicate's second s, width seconds long, to p's sums.
+func (p *Point) add(s *Second, width float64) {
+	p.Starts += float64(s.Starts)
+	p.Successes += float64(s.Successes)
+	p.RetriesDecided += float64(s.RetriesDecided)
+	p.RetriesSent += float64(s.RetriesSent)
+	p.Timeouts += float64(s.Timeouts)
+	p.Conflicts += float64(s.Conflicts)
+	p.InProgress += s.Busy / width
+}
+
+// divide makes p's sums over n replicates their means.
+func (p *Point) divide(n float64) {
+	p.Starts /= n
+	p.Successes /= n
+	p.RetriesDecided /= n
+	p.RetriesSent /= n
+	p.Timeouts /= n
+	p.Conflicts /= n
+	p.InProgress /= n
+}
+
 // Series is r's time series, one point a second, averaged over replicates
 // (summed in replicate order, so the bytes do not depend on the workers).
 func (r Result) Series() []Point {
@@ -412,22 +434,9 @@ func (r Result) Series() []Point {
 		p := Point{Run: r.Config.Name, T: t}
 		width := math.Min(1, r.Config.Duration.Seconds()-float64(t)) // the last second may be cut short
 		for i := range r.Replicates {
-			s := r.Replicates[i].Series[t]
-			p.Starts += float64(s.Starts)
-			p.Successes += float64(s.Successes)
-			p.RetriesDecided += float64(s.RetriesDecided)
-			p.RetriesSent += float64(s.RetriesSent)
-			p.Timeouts += float64(s.Timeouts)
-			p.Conflicts += float64(s.Conflicts)
-			p.InProgress += s.Busy / width
+			p.add(&r.Replicates[i].Series[t], width)
 		}
-		p.Starts /= n
-		p.Successes /= n
-		p.RetriesDecided /= n
-		p.RetriesSent /= n
-		p.Timeouts /= n
-		p.Conflicts /= n
-		p.InProgress /= n
+		p.divide(n)
 		pts[t] = p
 	}
 	return pts

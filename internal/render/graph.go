@@ -240,18 +240,28 @@ const graphCaption = "A row a run and service (depth: its shortest distance from
 	"(end to end: at every service); in progress: the mean calls at the service."
 
 func writeGraphTable(w io.Writer, r GraphReport, st tableStyle) error {
-	if _, err := fmt.Fprintln(w, tableTitle(r.Title, st)); err != nil {
+	cells := make([][]string, len(r.Rows))
+	for i, row := range r.Rows {
+		cells[i] = graphCells(row)
+	}
+	return writeCaptionedTable(w, st, r.Title, graphHeader, 2, cells, graphCaption)
+}
+
+// writeCaptionedTable writes a title, a table of rows whose first labels
+// columns name them and whose others hold numbers, and a caption.
+func writeCaptionedTable(w io.Writer, st tableStyle, title string, header []string, labels int, rows [][]string, caption string) error {
+	if _, err := fmt.Fprintln(w, tableTitle(title, st)); err != nil {
 		return err
 	}
-	t := newTable(w, st, numberColumns(len(graphHeader), 2), 2)
-	t.Header(graphHeader)
-	for _, row := range r.Rows {
-		t.Append(graphCells(row))
+	t := newTable(w, st, numberColumns(len(header), labels), labels)
+	t.Header(header)
+	for _, row := range rows {
+		t.Append(row)
 	}
 	if err := t.Render(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, tableCaption(graphCaption, st))
+	_, err := fmt.Fprintln(w, tableCaption(caption, st))
 	return err
 }
 

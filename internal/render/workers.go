@@ -149,19 +149,11 @@ func workersCells(r fleet.WorkersRow) []string {
 
 // writeWorkersTable writes the title, a row a run and the drain's caption.
 func writeWorkersTable(w io.Writer, r WorkersReport, st tableStyle) error {
-	if _, err := fmt.Fprintln(w, tableTitle(r.Title, st)); err != nil {
-		return err
+	cells := make([][]string, len(r.Rows))
+	for i, row := range r.Rows {
+		cells[i] = workersCells(row)
 	}
-	t := newTable(w, st, numberColumns(len(workersHeader), 1), 1)
-	t.Header(workersHeader)
-	for _, row := range r.Rows {
-		t.Append(workersCells(row))
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintln(w, tableCaption(drainCaption, st))
-	return err
+	return writeCaptionedTable(w, st, r.Title, workersHeader, 1, cells, drainCaption)
 }
 
 // writeWorkersHTML writes the workers' runs as one page: what ran them,
