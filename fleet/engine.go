@@ -188,6 +188,9 @@ type edgeSim struct {
 	sameKey, freshKeys, honour bool
 	// redeliver is an entry's RedeliverAtTimeout, heartbeat its Heartbeat.
 	redeliver, heartbeat bool
+	// guard is an entry's store and crashes, nil when it keeps no store
+	// and never crashes.
+	guard *guard
 	// series is the called service's series, which the edge's client-side
 	// counts a second go to.
 	series []Second
@@ -270,6 +273,10 @@ type job struct {
 	// service's Parallel), out those not finished.
 	next, out uint8
 	answered  bool // the service answered the request served
+	// dead says the job's worker left it unanswered (crashed, or no
+	// longer holding its lease: KeyStore, Crashes): a call it still has
+	// out is not retried.
+	dead bool
 	// root is the slot of the request that entered the graph and whose
 	// tree the job is in, serial that request's serial (sim.serial): the
 	// slot may be reused once it ended.
@@ -314,6 +321,13 @@ type sim struct {
 	leased   []bool
 	jobs     []job
 	freeJobs []int32
+	// keys holds, keysWide records a slot, the store of each job that
+	// entered through an entry with a KeyStore, and crashes counts each
+	// such job's worker crashes (Crashes); both nil when no entry keeps a
+	// store or crashes.
+	keys     []keyRecord
+	keysWide int
+	crashes  []uint16
 	// cur is the slot of the event in progress, which the loop frees.
 	cur int32
 
@@ -411,7 +425,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 	for k := range g.Entries {
 		en := &g.Entries[k]
 		edge(k, &en.Client, idx[en.To])
-		s.edges[k].redeliver, s.edges[k].heartbeat = en.RedeliverAtTimeout, en.Heartbeat
+		s.edges[k].redeliver, s.edges[k].heartbeat, s.edges[k].guard = en.RedeliverAtTimeout, en.Heartbeat, newGuard(en)
 		if en.Heartbeat && s.leased == nil {
 			s.leased = []bool{}
 		}
@@ -429,6 +443,9 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 	}
 	if i > len(g.Entries) {
 		s.up, s.serial, s.seen, s.seenWords = []int32{}, []uint32{}, []uint64{}, (len(s.edges)+63)/64
+	}
+	if s.keysWide = g.keysWidth(); s.keysWide > 0 {
+		s.keys, s.crashes = []keyRecord{}, []uint16{}
 	}
 	return s
 }
@@ -607,7 +624,7 @@ func (s *sim) simulate(ctx context.Context) error {
 		}
 		if e.slot >= 0 {
 			if r := &s.reqs[e.slot]; r.done && r.refs == 0 {
-				s.free = append(s.free, e.slot)
+				s.recycle(e.slot)
 			}
 		}
 	}
@@ -658,6 +675,9 @@ func (s *sim) graphReplicate() GraphReplicate {
 		e := &s.edges[i]
 		rep.Edges[i] = EdgeReplicate{Counts: e.counts, Expired: e.expired, PushedBack: e.pushedBack, Orphaned: e.orphaned,
 			JobEffects: e.jobEffects, JobDuplicates: e.jobDuplicates}
+		if g := e.guard; g != nil {
+			rep.Edges[i].Crashes, rep.Edges[i].RolledBack, rep.Edges[i].Held, rep.Edges[i].Lost = g.crashed, g.rolledBack, g.held, g.lost
+		}
 		rep.Edges[i].P50, rep.Edges[i].P95, rep.Edges[i].P99 = e.hist.QuantileSeconds(0.5), e.hist.QuantileSeconds(0.95), e.hist.QuantileSeconds(0.99)
 		into[e.to] = append(into[e.to], i)
 	}
@@ -722,6 +742,10 @@ func (s *sim) newSlot(edge int32) int32 {
 				s.seen = append(s.seen, 0)
 			}
 		}
+		if s.keys != nil {
+			s.keys = append(s.keys, make([]keyRecord, s.keysWide)...)
+			s.crashes = append(s.crashes, 0)
+		}
 	}
 	s.reqs[slot] = request{start: s.now, who: uint32(edge)}
 	s.freshSlot(slot)
@@ -748,6 +772,10 @@ func (s *sim) rootSlot(slot int32) {
 	s.nextSerial++
 	s.serial[slot] = s.nextSerial
 	clear(s.seen[int(slot)*s.seenWords : (int(slot)+1)*s.seenWords])
+	if s.keys != nil {
+		clear(s.keys[int(slot)*s.keysWide : (int(slot)+1)*s.keysWide])
+		s.crashes[slot] = 0
+	}
 }
 
 // jobEffect counts a side effect done by the request in slot on edge e
@@ -813,7 +841,7 @@ func (s *sim) start(slot int32, e *edgeSim) {
 		s.startSent(slot, e)
 	}
 	if r := &s.reqs[slot]; r.done && r.refs == 0 {
-		s.free = append(s.free, slot)
+		s.recycle(slot)
 	}
 }
 
@@ -1117,7 +1145,7 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 	calls := len(v.calls) > 0
 	if calls {
 		// Drawn before the release, which a failure alone makes now.
-		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail {
+		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.rollsBack(slot) {
 			s.release(v)
 			s.lease(slot, false)
 			s.freeKey(slot, attempt)
@@ -1128,7 +1156,7 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 		s.release(v)
 		s.lease(slot, false)
 		s.freeKey(slot, attempt)
-		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail {
+		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.rollsBack(slot) {
 			s.answer(slot, attempt, copy, outError)
 			return
 		}
@@ -1181,6 +1209,10 @@ func (s *sim) startJob(slot int32, attempt, copy uint8) {
 	s.reqs[slot].refs++
 	v := &s.svcs[to]
 	if !v.node.Parallel {
+		if g := s.guardOf(j); g != nil {
+			s.step(j, g, 0)
+			return
+		}
 		s.jobs[j].next, s.jobs[j].out = 1, 1
 		s.call(j, 0)
 		return
@@ -1232,6 +1264,10 @@ func (s *sim) finish(slot int32, ok, pushback bool) {
 		}
 		return
 	}
+	if g := s.guardOf(j); g != nil {
+		s.stepDone(j, g, ok, pushback)
+		return
+	}
 	v := &s.svcs[jb.svc]
 	switch {
 	case !ok:
@@ -1255,17 +1291,10 @@ func (s *sim) finish(slot int32, ok, pushback bool) {
 // the service.
 func (s *sim) answerJob(j int32, ok, pushback bool) {
 	jb := &s.jobs[j]
-	jb.answered = true
 	slot, attempt, copy := jb.slot, jb.attempt, jb.copy
 	v := &s.svcs[jb.svc]
-	if jb.out == 0 {
-		s.freeJobs = append(s.freeJobs, j)
-	}
-	s.release(v)
-	s.lease(slot, false)
+	s.leave(j)
 	r := &s.reqs[slot]
-	s.freeKey(slot, attempt)
-	r.refs--
 	outcome := outOK
 	switch {
 	case ok:
@@ -1276,9 +1305,42 @@ func (s *sim) answerJob(j int32, ok, pushback bool) {
 		outcome = outError
 	}
 	s.answer(slot, attempt, copy, outcome)
-	if r := &s.reqs[slot]; slot != s.cur && r.done && r.refs == 0 {
-		s.free = append(s.free, slot)
+	s.recycleIdle(slot)
+}
+
+// leave is job j's service letting go of the call the job serves, answered
+// or not: the job is over (freed once no call of its is out), and the call
+// leaves the service.
+func (s *sim) leave(j int32) {
+	jb := &s.jobs[j]
+	jb.answered = true
+	slot, attempt := jb.slot, jb.attempt
+	if jb.out == 0 {
+		s.freeJobs = append(s.freeJobs, j)
 	}
+	s.release(&s.svcs[jb.svc])
+	s.lease(slot, false)
+	s.freeKey(slot, attempt)
+	s.reqs[slot].refs--
+}
+
+// recycleIdle frees slot if its request is done and nothing refers to it,
+// unless the event in progress is its own (the loop frees it then).
+func (s *sim) recycleIdle(slot int32) {
+	if r := &s.reqs[slot]; slot != s.cur && r.done && r.refs == 0 {
+		s.recycle(slot)
+	}
+}
+
+// recycle frees slot, whose request is done and which nothing refers to;
+// an entry's guarded job counts its lost work first.
+func (s *sim) recycle(slot int32) {
+	if s.keys != nil && s.up[slot] < 0 {
+		if g := s.edgeOf(slot).guard; g != nil {
+			s.countLost(slot, g)
+		}
+	}
+	s.free = append(s.free, slot)
 }
 
 // answer sends a reply back to the client. A reply that will come after its
@@ -1396,8 +1458,8 @@ func (s *sim) retry(slot int32, timeout bool) {
 	r := &s.reqs[slot]
 	e := &s.edges[r.edge()]
 	cl := e.cl
-	if int(r.attempt) >= e.attempts {
-		s.fail(slot, false)
+	if int(r.attempt) >= e.attempts || s.keys != nil && s.up[slot] >= 0 && s.jobs[s.up[slot]].dead {
+		s.fail(slot, false) // out of attempts, or its job's worker left it
 		return
 	}
 	if s.mem.On {

@@ -106,6 +106,13 @@ type Entry struct {
 	// ChangeMessageVisibility calls do; an attempt still waiting in the
 	// queue times out as ever.
 	Heartbeat bool
+	// Store is the key store the workers of service To keep for each
+	// request's calls (a job's steps), shared by all its attempts (its
+	// deliveries), and Crash the crashes of those workers: the delivery
+	// model's stores and crash points (see KeyStore and Crashes). Either
+	// needs To to make its calls in order.
+	Store KeyStore
+	Crash Crashes
 }
 
 // Edge names an edge of a graph: an entry (From -1, Index the entry's
@@ -242,6 +249,9 @@ func (g *Graph) Check() error {
 		}
 		if !(e.Poison >= 0 && e.Poison <= 1) {
 			return schema.Errorf(fmt.Sprintf("entries[%d].poison", k), "%g is not a probability from 0 to 1", e.Poison)
+		}
+		if err := g.checkGuard(k, idx); err != nil {
+			return err
 		}
 	}
 	calls := 0

@@ -111,6 +111,14 @@ type EdgeReplicate struct {
 	// (a request's, made anew by each delivery) does not catch. Both 0 on
 	// a graph whose services make no calls.
 	JobEffects, JobDuplicates int64
+	// Crashes, RolledBack, Held and Lost are an entry's with a KeyStore or
+	// Crashes (0 otherwise): its workers' crashes; calls whose work rolled
+	// back because their delivery no longer held the step's lease;
+	// deliveries that found a step's lease held by another and left the
+	// job unacked; and the jobs that ended with a step whose key says its
+	// work was done (Lease: a done status) and whose work no delivery did
+	// (the delivery model's lost work).
+	Crashes, RolledBack, Held, Lost int64
 }
 
 // Requests is the requests that entered the graph: the entries' requests.

@@ -84,6 +84,11 @@ type Workers struct {
 	// Heartbeat makes a worker extend a job's visibility timeout while it
 	// holds the job (Entry.Heartbeat).
 	Heartbeat bool
+	// Store is the key store the workers keep for a job's steps, shared by
+	// every delivery of the job, and Crash their crashes: the delivery
+	// model's stores and crash points (Entry.Store, Entry.Crash).
+	Store KeyStore
+	Crash Crashes
 	// WorkerCount is the workers; QueueMax the most jobs waiting for one
 	// (a job arriving to a full queue is refused, a try used up).
 	WorkerCount, QueueMax int
@@ -113,12 +118,13 @@ func (w Workers) Graph() Graph {
 			Service: Service{Dist: Lognormal, Median: JobOverhead}}}
 	return Graph{Name: w.Name, Duration: w.Duration, Net: w.Net,
 		Services: append([]Node{workers}, w.Dependencies...),
-		Entries:  []Entry{{To: WorkersService, Load: w.Load, Client: w.Queue, Poison: w.Poison, RedeliverAtTimeout: w.RedeliverAtTimeout, Heartbeat: w.Heartbeat}}}
+		Entries: []Entry{{To: WorkersService, Load: w.Load, Client: w.Queue, Poison: w.Poison,
+			RedeliverAtTimeout: w.RedeliverAtTimeout, Heartbeat: w.Heartbeat, Store: w.Store, Crash: w.Crash}}}
 }
 
 // Check refuses a fleet the engine cannot run, before any work, with a
 // *FieldError naming the setting as Workers spells it: name, duration,
-// net, load.*, queue.* (the queue's client), poison, worker_count,
+// net, load.*, queue.* (the queue's client), poison, store.*, crash.*, worker_count,
 // queue_max, down.*, steps (none, or more than MaxFanout), steps[i].to and
 // steps[i].client.*, dependencies[NAME].* and dependencies[i].name (a
 // dependency named as the workers' service); and whatever Graph.Check
@@ -151,6 +157,8 @@ func (w Workers) path(p string) string {
 		{"entries[0].client.", "queue."},
 		{"entries[0].load.", "load."},
 		{"entries[0].poison", "poison"},
+		{"entries[0].store.", "store."},
+		{"entries[0].crash.", "crash."},
 		{ws + ".server.workers", "worker_count"},
 		{ws + ".server.queue_max", "queue_max"},
 		{ws + ".outage.", "down."},

@@ -1,0 +1,336 @@
+package fleet
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/schema"
+)
+
+// KeyStore is the delivery model's worker key store (delivery.Store) kept
+// by the workers of the service an entry sends to: a record for each of the
+// service's calls (a job's steps), shared by every attempt of the entry's
+// request (every delivery of the job), so that two deliveries of one job
+// race on it in virtual time. The modes are the delivery model's, operation
+// for operation:
+//
+//   - After checks a step's key, makes the call, and records the key once
+//     the call succeeded: a crash between the two repeats the work;
+//   - Loose checks, then inserts, then calls; Claim inserts atomically
+//     before the call. In the delivery model Loose's check and insert are
+//     two operations at the same instant, which two deliveries split only
+//     when they meet at that instant; here every operation of a delivery
+//     at one instant is one event, so Loose acts as Claim does. Both keep
+//     the key when the call fails: a crash after the insert loses the work;
+//   - Lease claims with an expiry (Lease after the claim), is released when
+//     the delivery fails, is taken over once the holder's lease ran out
+//     (from a dead or only slow holder), and is skipped once done. A call's
+//     work commits with the key's done status when the called service
+//     finishes it, and only while the delivery still holds the lease;
+//     otherwise it rolls back (no side effect) and the delivery, no longer
+//     holding the job, leaves it unacked. A delivery that finds the lease
+//     held by another leaves the job unacked too. Done keys never expire.
+//
+// A key found (not expired) makes the delivery skip the step as done. Keys
+// expire TTL after they are written (0: never).
+type KeyStore struct {
+	Mode       delivery.Store
+	TTL, Lease time.Duration
+}
+
+// Crashes are worker crashes at one of the delivery model's crash points
+// (delivery.CrashPoint) in the service an entry sends to: each time a
+// delivery passes point At (before a step's key, between the key and the
+// step's call, between the call's success and the key's record, or after
+// the last step before the ack), its worker dies there with probability P,
+// at most Max times a job (0: no bound). A dead worker's delivery is never
+// answered: the worker is replaced at once, and the job comes back when
+// the entry's attempt times out (the queue's visibility timeout).
+type Crashes struct {
+	P   float64
+	At  delivery.CrashPoint
+	Max int
+}
+
+// guarded says the entry's workers keep a store or crash.
+func (e *Entry) guarded() bool { return e.Store.Mode != delivery.NoStore || e.Crash.P > 0 }
+
+// checkGuard refuses entry k's store and crashes: a mode or crash point
+// out of its enumeration, a negative or too long TTL or lease, a lease
+// that holds nothing, a crash probability out of [0, 1], a bound on crashes
+// out of [0, delivery.CrashesLimit], and either on a service with no calls
+// to guard or whose calls are Parallel (a job's steps run in order).
+func (g *Graph) checkGuard(k int, idx map[string]int) error {
+	e := &g.Entries[k]
+	path := func(s string) string { return fmt.Sprintf("entries[%d].%s", k, s) }
+	if _, err := delivery.ParseStore(e.Store.Mode.String()); err != nil {
+		return schema.Errorf(path("store.mode"), "%d is not a store mode", int(e.Store.Mode))
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"store.ttl", e.Store.TTL}, {"store.lease", e.Store.Lease}} {
+		if s := d.v.Seconds(); s < 0 || s > MaxSeconds {
+			return schema.Errorf(path(d.name), "%g s is not from 0 to %d s", s, MaxSeconds)
+		}
+	}
+	if e.Store.Mode == delivery.Lease {
+		if err := delivery.CheckLease(e.Store.Lease); err != nil {
+			return schema.Errorf(path("store.lease"), "%v", err)
+		}
+	}
+	if !(e.Crash.P >= 0 && e.Crash.P <= 1) {
+		return schema.Errorf(path("crash.p"), "%g is not a probability from 0 to 1", e.Crash.P)
+	}
+	if _, err := delivery.ParseCrashPoint(e.Crash.At.String()); err != nil {
+		return schema.Errorf(path("crash.at"), "%d is not a crash point", int(e.Crash.At))
+	}
+	if e.Crash.Max < 0 || e.Crash.Max > delivery.CrashesLimit {
+		return schema.Errorf(path("crash.max"), "%d is not a whole number from 0 to %d", e.Crash.Max, delivery.CrashesLimit)
+	}
+	if !e.guarded() {
+		return nil
+	}
+	n := &g.Services[idx[e.To]]
+	what := "store.mode"
+	if e.Store.Mode == delivery.NoStore {
+		what = "crash.p"
+	}
+	switch {
+	case len(n.Calls) == 0:
+		return schema.Errorf(path(what), "service %q makes no calls: a store and crashes guard the steps (calls) of the workers an entry sends to", n.Name)
+	case n.Parallel:
+		return schema.Errorf(path(what), "service %q makes its calls in parallel: a store and crashes guard steps made in order", n.Name)
+	}
+	return nil
+}
+
+// keyRecord is a step's record in a job's store (KeyStore).
+type keyRecord struct {
+	written float64 // when the key was written
+	until   float64 // Lease: when the lease runs out
+	// attempt and copy name the delivery holding a lease: the entry's
+	// attempt and copy that the workers' job serves.
+	attempt, copy uint8
+	present, done bool // done: Lease's done status
+}
+
+// guard is an entry's store and crashes in the engine's units.
+type guard struct {
+	mode                delivery.Store
+	ttlSecs, leaseSecs  float64
+	crashP              float64
+	crashAt             delivery.CrashPoint
+	maxCrashes          int
+	crashed, rolledBack int64
+	// held counts deliveries that found a step's lease held by another
+	// and left the job unacked; lost the jobs ended with a step whose key
+	// says done and whose work no delivery did.
+	held, lost int64
+}
+
+// newGuard is entry e's guard, nil when it keeps no store and never crashes.
+func newGuard(e *Entry) *guard {
+	if !e.guarded() {
+		return nil
+	}
+	return &guard{mode: e.Store.Mode, ttlSecs: e.Store.TTL.Seconds(), leaseSecs: e.Store.Lease.Seconds(),
+		crashP: e.Crash.P, crashAt: e.Crash.At, maxCrashes: e.Crash.Max}
+}
+
+// guardOf is the guard of the entry job j serves, nil when j serves no
+// entry's request or the entry keeps no store and never crashes.
+func (s *sim) guardOf(j int32) *guard {
+	if s.keys == nil {
+		return nil
+	}
+	jb := &s.jobs[j]
+	if s.up[jb.slot] >= 0 {
+		return nil
+	}
+	return s.edgeOf(jb.slot).guard
+}
+
+// record is job j's record of its service's call i.
+func (s *sim) record(j int32, i int) *keyRecord {
+	return &s.keys[int(s.jobs[j].slot)*s.keysWide+i]
+}
+
+// crash reports whether job j's worker dies at point p, within the job's
+// bound; the draw is made only when p is g's crash point.
+func (s *sim) crash(j int32, g *guard, p delivery.CrashPoint) bool {
+	if g.crashAt != p || g.crashP == 0 {
+		return false
+	}
+	n := &s.crashes[s.jobs[j].slot]
+	if g.maxCrashes > 0 && int(*n) >= g.maxCrashes {
+		return false
+	}
+	if s.rnd.Float64() >= g.crashP {
+		return false
+	}
+	*n++
+	g.crashed++
+	s.abandon(j)
+	return true
+}
+
+// present says a record is there and has not expired; Lease keeps done
+// keys.
+func (s *sim) present(g *guard, k *keyRecord) bool {
+	if !k.present {
+		return false
+	}
+	if g.mode == delivery.Lease && k.done {
+		return true
+	}
+	return g.ttlSecs == 0 || s.now < k.written+g.ttlSecs
+}
+
+// step goes on with guarded job j from its call i: the crash point before
+// the key, the store's check (a step whose key is found is skipped as
+// done), its write, the crash point after the key, then the call. Past
+// the last call, the crash point before the ack, then the job's answer.
+func (s *sim) step(j int32, g *guard, i int) {
+	calls := len(s.svcs[s.jobs[j].svc].calls)
+	for ; i < calls; i++ {
+		if s.crash(j, g, delivery.BeforeKey) {
+			return
+		}
+		k := s.record(j, i)
+		have := s.present(g, k)
+		jb := &s.jobs[j]
+		switch g.mode {
+		case delivery.After:
+			if have {
+				continue
+			}
+		case delivery.Loose, delivery.Claim:
+			if have {
+				continue
+			}
+			*k = keyRecord{present: true, written: s.now}
+		case delivery.Lease:
+			switch {
+			case have && k.done:
+				continue
+			case have && (k.attempt != jb.attempt || k.copy != jb.copy) && k.until > s.now:
+				g.held++
+				s.abandon(j) // held by another delivery: left unacked, to come back
+				return
+			}
+			*k = keyRecord{present: true, written: s.now, until: s.now + g.leaseSecs, attempt: jb.attempt, copy: jb.copy}
+		}
+		if s.crash(j, g, delivery.AfterKey) {
+			return
+		}
+		jb.next, jb.out = uint8(i+1), 1
+		s.call(j, i)
+		return
+	}
+	if s.crash(j, g, delivery.BeforeAck) {
+		return
+	}
+	s.answerJob(j, true, false)
+}
+
+// stepDone is guarded job j's call having ended (ok: succeeded): on
+// success the crash point after the work and After's record, then the
+// next step; on failure Lease releases the job's keys its delivery holds
+// and not done, and the job fails.
+func (s *sim) stepDone(j int32, g *guard, ok, pushback bool) {
+	jb := &s.jobs[j]
+	if !ok {
+		if g.mode == delivery.Lease {
+			for i := range s.svcs[jb.svc].calls {
+				if k := s.record(j, i); k.present && !k.done && k.attempt == jb.attempt && k.copy == jb.copy {
+					*k = keyRecord{}
+				}
+			}
+		}
+		s.answerJob(j, false, pushback)
+		return
+	}
+	if s.crash(j, g, delivery.AfterWork) {
+		return
+	}
+	if g.mode == delivery.After {
+		*s.record(j, int(jb.next)-1) = keyRecord{present: true, written: s.now}
+	}
+	s.step(j, g, int(jb.next))
+}
+
+// commits says whether the work of the request in slot, a call of guarded
+// job j just done by the called service, commits: always, but under Lease
+// only while the job's delivery still holds the step's lease, whose done
+// status the work then commits with. Work that does not commit rolls back,
+// and its delivery leaves the job unacked.
+func (s *sim) commits(j int32, g *guard) bool {
+	if g.mode != delivery.Lease {
+		return true
+	}
+	jb := &s.jobs[j]
+	if !jb.answered {
+		k := s.record(j, int(jb.next)-1)
+		if k.present && !k.done && k.attempt == jb.attempt && k.copy == jb.copy {
+			k.done, k.written = true, s.now
+			return true
+		}
+		s.abandon(j)
+	}
+	g.rolledBack++
+	return false
+}
+
+// abandon is job j's worker leaving it with no answer, dead or no longer
+// holding the job: the worker is free for the next job, and the job comes
+// back when the entry's attempt times out.
+func (s *sim) abandon(j int32) {
+	s.jobs[j].dead = true
+	slot := s.jobs[j].slot
+	s.leave(j)
+	s.recycleIdle(slot)
+}
+
+// rollsBack says the work of the request in slot, just done by its
+// service, rolls back: a call of a guarded job whose delivery no longer
+// holds the step's lease (see commits).
+func (s *sim) rollsBack(slot int32) bool {
+	if s.keys == nil {
+		return false
+	}
+	j := s.up[slot]
+	if j < 0 {
+		return false
+	}
+	g := s.guardOf(j)
+	return g != nil && !s.commits(j, g)
+}
+
+// countLost counts, as the request in slot (an entry's, guarded by g)
+// ends, a job one of whose steps has a key saying its work was done (Lease:
+// a done status) and whose work no delivery did.
+func (s *sim) countLost(slot int32, g *guard) {
+	e := s.edgeOf(slot)
+	for i, ei := range s.svcs[e.to].calls {
+		k := &s.keys[int(slot)*s.keysWide+i]
+		seen := s.seen[int(slot)*s.seenWords+int(ei)/64]&(1<<(ei%64)) != 0
+		if k.present && (g.mode != delivery.Lease || k.done) && !seen {
+			g.lost++
+			return
+		}
+	}
+}
+
+// keysWidth is how many records a job's store holds: the most calls of a
+// service a guarded entry sends to; 0 with no guarded entry.
+func (g *Graph) keysWidth() int {
+	idx, w := g.index(), 0
+	for i := range g.Entries {
+		if e := &g.Entries[i]; e.guarded() {
+			w = max(w, len(g.Services[idx[e.To]].Calls))
+		}
+	}
+	return w
+}
