@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -561,7 +562,8 @@ func (retryPanics) Retry(float64, bool, float64) (bool, float64) { panic("no ret
 
 // randomGraph is a small graph drawn from u: up to 5 services in layers,
 // each of any server kind, calls in order or in parallel, clients with
-// hedges, keys, backoff and policies, outages, deadlines and pushback.
+// hedges, keys, backoff and policies, outages, deadlines and pushback, and
+// the first entry's workers keeping a store and crashing.
 func randomGraph(u *rand.Rand) Graph {
 	kinds := []Server{
 		{Kind: Latency, Base: 20 * time.Millisecond, Slope: 2 * time.Millisecond},
@@ -601,6 +603,12 @@ func randomGraph(u *rand.Rand) Graph {
 		g.Services = append(g.Services, node)
 	}
 	g.Entries = []Entry{{To: "a", Load: Shape{Kind: Constant, Rate: 20 + 30*u.Float64()}, Client: client()}}
+	if !g.Services[0].Parallel && u.IntN(2) == 0 { // a's workers keep a store and crash
+		g.Entries[0].Store = KeyStore{Mode: delivery.Store(u.IntN(5)), TTL: time.Duration(u.IntN(3)) * 100 * time.Millisecond,
+			Lease: time.Duration(1+u.IntN(300)) * time.Millisecond}
+		g.Entries[0].Crash = Crashes{P: []float64{0, 0.1, 0.5}[u.IntN(3)], At: delivery.CrashPoint(u.IntN(4)), Max: u.IntN(3)}
+		g.Entries[0].RedeliverAtTimeout, g.Entries[0].Heartbeat = u.IntN(2) == 0, u.IntN(2) == 0
+	}
 	if u.IntN(2) == 0 {
 		g.Entries = append(g.Entries, Entry{To: "b", Load: Shape{Kind: Spike, Rate: 5, Peak: 60, From: 2 * time.Second, To: 4 * time.Second}, Client: client()})
 	}

@@ -279,6 +279,9 @@ func (g *Graph) Cost() GraphCost {
 	if g.calls() > 0 { // each slot's serial and edges seen (sim.rootSlot)
 		c.Bytes += sliceBytes(c.InFlight, 4+8*float64((len(edges)+63)/64))
 	}
+	if w := g.keysWidth(); w > 0 { // each slot's store and crash count (KeyStore, Crashes)
+		c.Bytes += sliceBytes(c.InFlight, float64(w)*float64(unsafe.Sizeof(keyRecord{}))+2)
+	}
 	for v, n := range g.Services { // the arrival times of the calls a stall holds
 		if n.Outage.On() && n.Outage.Mode == Stall {
 			c.Bytes += fifoBytes(c.Calls[v], 8)

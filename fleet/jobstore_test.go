@@ -3,6 +3,7 @@ package fleet
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -217,6 +218,27 @@ func TestWorkersStoreRace(t *testing.T) {
 		want := []int64{c.completed * n, c.dead * n, deliveries * n, c.effects * n, c.dups * n, c.late * n, c.held * n, c.rolledBack * n, 0}
 		if n < 50 || fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s, %d jobs: completed, dead, deliveries, effects, duplicates, late, held, rolled back, lost %v; want %v", c.name, n, got, want)
+		}
+	}
+}
+
+// A store or crashes guard the steps of the workers an entry sends to: an
+// entry to a service with no calls, or with its calls in parallel, is
+// refused, naming the entry's store or crash setting.
+func TestGraphGuardNeedsSteps(t *testing.T) {
+	leaf := Graph{Name: "leaf", Duration: time.Minute, Services: []Node{{Name: "db", Server: indep(time.Millisecond, 0)}},
+		Entries: []Entry{{To: "db", Load: Shape{Kind: Constant, Rate: 1}, Client: tries(1, time.Second), Store: KeyStore{Mode: delivery.Claim}}}}
+	fan := storeFleet(storeCase{store: delivery.NoStore, at: delivery.AfterWork}).Graph()
+	fan.Services[0].Parallel = true
+	for _, c := range []struct {
+		g    Graph
+		want string
+	}{
+		{leaf, `entries[0].store.mode: service "db" makes no calls`},
+		{fan, `entries[0].crash.p: service "workers" makes its calls in parallel`},
+	} {
+		if err := c.g.Check(); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %s...", c.g.Name, err, c.want)
 		}
 	}
 }

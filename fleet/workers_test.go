@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -241,6 +242,12 @@ func TestWorkersCheckPaths(t *testing.T) {
 		{"dependency", "dependencies[dep].server.p_fail", func(w *Workers) { w.Dependencies[0].Server.PFail = 2 }},
 		{"dependency name", "dependencies[0].name", func(w *Workers) { w.Dependencies[0].Name = WorkersService }},
 		{"down", "down.to", func(w *Workers) { w.Down = Outage{From: time.Second, To: 2 * MaxSeconds * time.Second} }},
+		{"store mode", "store.mode", func(w *Workers) { w.Store.Mode = 9 }},
+		{"ttl", "store.ttl", func(w *Workers) { w.Store.TTL = -time.Second }},
+		{"lease", "store.lease", func(w *Workers) { w.Store = KeyStore{Mode: delivery.Lease} }},
+		{"crash p", "crash.p", func(w *Workers) { w.Crash.P = 1.5 }},
+		{"crash at", "crash.at", func(w *Workers) { w.Crash = Crashes{P: 0.1, At: 4} }},
+		{"crash max", "crash.max", func(w *Workers) { w.Crash = Crashes{P: 0.1, Max: delivery.CrashesLimit + 1} }},
 	} {
 		w := base
 		w.Steps = append([]Step(nil), base.Steps...)
@@ -286,13 +293,20 @@ const queuedJobBytes = 104
 // A job waiting for a worker holds its request slot with its books (the job
 // it serves, its serial and one word of edges seen, for a graph of up to 64
 // edges), its place in the workers' queue and its visibility timeout's
-// event, as Workers' doc says.
+// event, as Workers' doc says; a store adds a record a step.
 func TestWorkersQueuedJobBytes(t *testing.T) {
 	slot := unsafe.Sizeof(request{}) + 4 + 4 + 8 // up, serial, seen
 	if got := slot + unsafe.Sizeof(waiter{}) + unsafe.Sizeof(event{}); got != queuedJobBytes {
 		t.Errorf("a queued job holds %d bytes; Workers' doc says %d", got, queuedJobBytes)
 	}
+	if got := unsafe.Sizeof(keyRecord{}); got != storedStepBytes {
+		t.Errorf("a step's record in a job's store holds %d bytes; Workers' doc says %d", got, storedStepBytes)
+	}
 }
+
+// storedStepBytes is what Workers' doc says a step's key record costs a
+// job with a Store.
+const storedStepBytes = 24
 
 // With workers for every job, no visibility expiry and load-independent
 // dependencies, a job's outcomes are the job model's closed forms. A
