@@ -322,12 +322,12 @@ type sim struct {
 	jobs     []job
 	freeJobs []int32
 	// keys holds, keysWide records a slot, the store of each job that
-	// entered through an entry with a KeyStore, and crashes counts each
-	// such job's worker crashes (Crashes); both nil when no entry keeps a
-	// store or crashes.
+	// entered through an entry with a KeyStore, and books each such job's
+	// crashes and outcome; both nil when no entry keeps a store or
+	// crashes.
 	keys     []keyRecord
 	keysWide int
-	crashes  []uint16
+	books    []jobBook
 	// cur is the slot of the event in progress, which the loop frees.
 	cur int32
 
@@ -445,7 +445,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 		s.up, s.serial, s.seen, s.seenWords = []int32{}, []uint32{}, []uint64{}, (len(s.edges)+63)/64
 	}
 	if s.keysWide = g.keysWidth(); s.keysWide > 0 {
-		s.keys, s.crashes = []keyRecord{}, []uint16{}
+		s.keys, s.books = []keyRecord{}, []jobBook{}
 	}
 	return s
 }
@@ -744,7 +744,7 @@ func (s *sim) newSlot(edge int32) int32 {
 		}
 		if s.keys != nil {
 			s.keys = append(s.keys, make([]keyRecord, s.keysWide)...)
-			s.crashes = append(s.crashes, 0)
+			s.books = append(s.books, jobBook{})
 		}
 	}
 	s.reqs[slot] = request{start: s.now, who: uint32(edge)}
@@ -774,7 +774,7 @@ func (s *sim) rootSlot(slot int32) {
 	clear(s.seen[int(slot)*s.seenWords : (int(slot)+1)*s.seenWords])
 	if s.keys != nil {
 		clear(s.keys[int(slot)*s.keysWide : (int(slot)+1)*s.keysWide])
-		s.crashes[slot] = 0
+		s.books[slot] = jobBook{}
 	}
 }
 
@@ -1392,6 +1392,9 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 	if outcome == outOK {
 		p.Success(s.now, retry, r.cost)
 		e.counts.Succeeded++
+		if e.guard != nil {
+			s.books[slot].completed = true
+		}
 		e.hist.AddSeconds(s.now - r.start)
 		if sec := s.second(e.series, s.now); sec != nil {
 			sec.Successes++

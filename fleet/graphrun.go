@@ -115,9 +115,10 @@ type EdgeReplicate struct {
 	// Crashes (0 otherwise): its workers' crashes; calls whose work rolled
 	// back because their delivery no longer held the step's lease;
 	// deliveries that found a step's lease held by another and left the
-	// job unacked; and the jobs that ended with a step whose key says its
-	// work was done (Lease: a done status) and whose work no delivery did
-	// (the delivery model's lost work).
+	// job unacked; and the jobs that completed with a step whose key says
+	// its work was done (Lease: a done status) and whose work no delivery
+	// did (the delivery model's lost work, a failed job counted as failed
+	// only).
 	Crashes, RolledBack, Held, Lost int64
 }
 

@@ -56,7 +56,9 @@ type Crashes struct {
 // guarded says the entry's workers keep a store or crash.
 func (e *Entry) guarded() bool { return e.Store.Mode != delivery.NoStore || e.Crash.P > 0 }
 
-// checkGuard refuses entry k's store and crashes: a mode or crash point
+// checkGuard refuses entry k's store and crashes, named as the delivery
+// model's queue settings are (store, ttl, lease, crash, crash_at,
+// max_crashes): a mode or crash point
 // out of its enumeration, a negative or too long TTL or lease, a lease
 // that holds nothing, a crash probability out of [0, 1], a bound on crashes
 // out of [0, delivery.CrashesLimit], and either on a service with no calls
@@ -64,38 +66,38 @@ func (e *Entry) guarded() bool { return e.Store.Mode != delivery.NoStore || e.Cr
 func (g *Graph) checkGuard(k int, idx map[string]int) error {
 	e := &g.Entries[k]
 	path := func(s string) string { return fmt.Sprintf("entries[%d].%s", k, s) }
-	if _, err := delivery.ParseStore(e.Store.Mode.String()); err != nil {
-		return schema.Errorf(path("store.mode"), "%d is not a store mode", int(e.Store.Mode))
+	if err := delivery.Stores().Check(e.Store.Mode); err != nil {
+		return schema.Errorf(path("store"), "%v", err)
 	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"store.ttl", e.Store.TTL}, {"store.lease", e.Store.Lease}} {
+	}{{"ttl", e.Store.TTL}, {"lease", e.Store.Lease}} {
 		if s := d.v.Seconds(); s < 0 || s > MaxSeconds {
 			return schema.Errorf(path(d.name), "%g s is not from 0 to %d s", s, MaxSeconds)
 		}
 	}
 	if e.Store.Mode == delivery.Lease {
 		if err := delivery.CheckLease(e.Store.Lease); err != nil {
-			return schema.Errorf(path("store.lease"), "%v", err)
+			return schema.Errorf(path("lease"), "%v", err)
 		}
 	}
 	if !(e.Crash.P >= 0 && e.Crash.P <= 1) {
-		return schema.Errorf(path("crash.p"), "%g is not a probability from 0 to 1", e.Crash.P)
+		return schema.Errorf(path("crash"), "%g is not a probability from 0 to 1", e.Crash.P)
 	}
-	if _, err := delivery.ParseCrashPoint(e.Crash.At.String()); err != nil {
-		return schema.Errorf(path("crash.at"), "%d is not a crash point", int(e.Crash.At))
+	if err := delivery.CrashPoints().Check(e.Crash.At); err != nil {
+		return schema.Errorf(path("crash_at"), "%v", err)
 	}
 	if e.Crash.Max < 0 || e.Crash.Max > delivery.CrashesLimit {
-		return schema.Errorf(path("crash.max"), "%d is not a whole number from 0 to %d", e.Crash.Max, delivery.CrashesLimit)
+		return schema.Errorf(path("max_crashes"), "%d is not a whole number from 0 to %d", e.Crash.Max, delivery.CrashesLimit)
 	}
 	if !e.guarded() {
 		return nil
 	}
 	n := &g.Services[idx[e.To]]
-	what := "store.mode"
+	what := "store"
 	if e.Store.Mode == delivery.NoStore {
-		what = "crash.p"
+		what = "crash"
 	}
 	switch {
 	case len(n.Calls) == 0:
@@ -163,7 +165,7 @@ func (s *sim) crash(j int32, g *guard, p delivery.CrashPoint) bool {
 	if g.crashAt != p || g.crashP == 0 {
 		return false
 	}
-	n := &s.crashes[s.jobs[j].slot]
+	n := &s.books[s.jobs[j].slot].crashes
 	if g.maxCrashes > 0 && int(*n) >= g.maxCrashes {
 		return false
 	}
@@ -308,10 +310,20 @@ func (s *sim) rollsBack(slot int32) bool {
 	return g != nil && !s.commits(j, g)
 }
 
+// jobBook is a guarded job's crashes so far, and whether it completed.
+type jobBook struct {
+	crashes   uint16
+	completed bool
+}
+
 // countLost counts, as the request in slot (an entry's, guarded by g)
-// ends, a job one of whose steps has a key saying its work was done (Lease:
-// a done status) and whose work no delivery did.
+// ends, a job that completed although one of its steps has a key saying
+// its work was done (Lease: a done status) and no delivery did that work:
+// the delivery model's lost work, which leaves a failed job to the failed.
 func (s *sim) countLost(slot int32, g *guard) {
+	if !s.books[slot].completed {
+		return
+	}
 	e := s.edgeOf(slot)
 	for i, ei := range s.svcs[e.to].calls {
 		k := &s.keys[int(slot)*s.keysWide+i]

@@ -125,7 +125,7 @@ func (w Workers) Graph() Graph {
 
 // Check refuses a fleet the engine cannot run, before any work, with a
 // *FieldError naming the setting as Workers spells it: name, duration,
-// net, load.*, queue.* (the queue's client), poison, store.*, crash.*, worker_count,
+// net, load.*, queue.* (the queue's client), poison, store, ttl, lease, crash, crash_at, max_crashes, worker_count,
 // queue_max, down.*, steps (none, or more than MaxFanout), steps[i].to and
 // steps[i].client.*, dependencies[NAME].* and dependencies[i].name (a
 // dependency named as the workers' service); and whatever Graph.Check
@@ -158,8 +158,11 @@ func (w Workers) path(p string) string {
 		{"entries[0].client.", "queue."},
 		{"entries[0].load.", "load."},
 		{"entries[0].poison", "poison"},
-		{"entries[0].store.", "store."},
-		{"entries[0].crash.", "crash."},
+		{"entries[0].store", "store"},
+		{"entries[0].ttl", "ttl"},
+		{"entries[0].lease", "lease"},
+		{"entries[0].crash", "crash"}, // and crash_at
+		{"entries[0].max_crashes", "max_crashes"},
 		{ws + ".server.workers", "worker_count"},
 		{ws + ".server.queue_max", "queue_max"},
 		{ws + ".outage.", "down."},

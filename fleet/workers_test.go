@@ -242,12 +242,12 @@ func TestWorkersCheckPaths(t *testing.T) {
 		{"dependency", "dependencies[dep].server.p_fail", func(w *Workers) { w.Dependencies[0].Server.PFail = 2 }},
 		{"dependency name", "dependencies[0].name", func(w *Workers) { w.Dependencies[0].Name = WorkersService }},
 		{"down", "down.to", func(w *Workers) { w.Down = Outage{From: time.Second, To: 2 * MaxSeconds * time.Second} }},
-		{"store mode", "store.mode", func(w *Workers) { w.Store.Mode = 9 }},
-		{"ttl", "store.ttl", func(w *Workers) { w.Store.TTL = -time.Second }},
-		{"lease", "store.lease", func(w *Workers) { w.Store = KeyStore{Mode: delivery.Lease} }},
-		{"crash p", "crash.p", func(w *Workers) { w.Crash.P = 1.5 }},
-		{"crash at", "crash.at", func(w *Workers) { w.Crash = Crashes{P: 0.1, At: 4} }},
-		{"crash max", "crash.max", func(w *Workers) { w.Crash = Crashes{P: 0.1, Max: delivery.CrashesLimit + 1} }},
+		{"store mode", "store", func(w *Workers) { w.Store.Mode = 9 }},
+		{"ttl", "ttl", func(w *Workers) { w.Store.TTL = -time.Second }},
+		{"lease", "lease", func(w *Workers) { w.Store = KeyStore{Mode: delivery.Lease} }},
+		{"crash p", "crash", func(w *Workers) { w.Crash.P = 1.5 }},
+		{"crash at", "crash_at", func(w *Workers) { w.Crash = Crashes{P: 0.1, At: 4} }},
+		{"crash max", "max_crashes", func(w *Workers) { w.Crash = Crashes{P: 0.1, Max: delivery.CrashesLimit + 1} }},
 	} {
 		w := base
 		w.Steps = append([]Step(nil), base.Steps...)

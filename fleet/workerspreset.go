@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/jobqueue"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // WorkersPreset is a named set of worker-fleet runs, with its source.
@@ -121,14 +121,15 @@ var sidekiqOutage = WorkersPreset{
 const sqsMaxReceive = 5
 
 // sqsVisibility is SQS's default visibility timeout against a payments
-// dependency that stalls past it, with and without the job's key.
+// dependency that stalls past it, with and without a lease store.
 var sqsVisibility = WorkersPreset{
 	Name: "sqs-visibility",
 	Source: jobqueue.SQS().Source + " (" + jobqueue.SQS().Version + "): a visibility timeout of 30 s by default; a message " +
 		"not deleted is received again once it runs out, even while its first consumer still works on it; with a redrive " +
 		"policy it moves to the dead-letter queue after maxReceiveCount receives (here 5)",
-	About: "Runs no_key (each receive charges the card again), same_key (the job's idempotency key: a receive while an earlier " +
-		"one still holds the key is refused, one after it finished gets its stored result) and heartbeat (no key, the worker " +
+	About: "Runs no_key (each receive charges the card again), lease (the workers' lease store, the delivery model's: a receive " +
+		"finds the charge's lease held and leaves the message, or takes a lapsed lease over, and the charge of a receive no longer " +
+		"holding it rolls back; leases of 30 s) and heartbeat (no store, the worker " +
 		"extending the message's visibility while it holds it): 1 job a second of one step, a charge " +
 		"at a payments service (200 ms) that stalls every call for 100 s from 2 minutes in, on 500 workers; SQS's 30 s visibility " +
 		"timeout (a failed receive reappears when it runs out), dead-letter queue after 5 receives",
@@ -144,7 +145,7 @@ var sqsVisibility = WorkersPreset{
 			Dependencies: []Node{{Name: "payments", Server: steadyServer(200*time.Millisecond, 0),
 				Outage: Outage{From: from, To: from + 100*time.Second, Mode: Stall}}}}
 		keyed := w
-		keyed.Name, keyed.Queue.Keys = "same_key", schema.SameKey
+		keyed.Name, keyed.Store = "lease", KeyStore{Mode: delivery.Lease, TTL: 24 * time.Hour, Lease: 30 * time.Second}
 		beat := w
 		beat.Name, beat.Heartbeat = "heartbeat", true
 		return []Workers{w, keyed, beat}

@@ -20,14 +20,19 @@ type WorkersRow struct {
 	Jobs, Completed, Dead, Deliveries schema.Estimate
 	// Duplicates counts the side effects a job's steps did again (a step
 	// done by a second delivery of the same job: EdgeReplicate's
-	// JobDuplicates summed over the steps); LostWork the deliveries that
-	// finished after the queue had stopped waiting for them (their
-	// visibility timeout had passed or another delivery had ended the job):
-	// work whose result nobody read.
-	Duplicates, LostWork schema.Estimate
+	// JobDuplicates summed over the steps); LostWork the jobs that
+	// completed with a step whose key in the workers' store says its work
+	// was done and whose work no delivery did, as the delivery model counts
+	// lost work (EdgeReplicate.Lost; 0 without a store); Late the deliveries
+	// that finished after the queue had stopped waiting for them (their
+	// visibility timeout had passed or another delivery had ended the
+	// job): work whose result nobody read.
+	Duplicates, LostWork, Late schema.Estimate
 	// Conflicts counts deliveries the job's key refused because an earlier
-	// one still held it.
-	Conflicts schema.Estimate
+	// one still held it; Crashes the workers' crashes (Workers.Crash);
+	// RolledBack the steps' calls whose work rolled back because their
+	// delivery no longer held the step's lease (KeyStore).
+	Conflicts, Crashes, RolledBack schema.Estimate
 	// DrainSeconds is the workers' backlog's drain time over the
 	// replicates that drained (Graph.Drain; NaN when none did), and
 	// DrainedReplicates the share of the replicates judged that drained
@@ -76,8 +81,11 @@ func (r GraphResult) WorkersRows() []WorkersRow {
 			}
 			return float64(n)
 		}),
-		LostWork:          col(func(p *GraphReplicate) float64 { return float64(q(p).Late) }),
+		LostWork:          col(func(p *GraphReplicate) float64 { return float64(q(p).Lost) }),
+		Late:              col(func(p *GraphReplicate) float64 { return float64(q(p).Late) }),
 		Conflicts:         col(func(p *GraphReplicate) float64 { return float64(ws(p).Conflicts) }),
+		Crashes:           col(func(p *GraphReplicate) float64 { return float64(q(p).Crashes) }),
+		RolledBack:        col(func(p *GraphReplicate) float64 { return float64(q(p).RolledBack) }),
 		DrainSeconds:      secs,
 		DrainedReplicates: drained,
 		PeakBacklog:       col(func(p *GraphReplicate) float64 { return float64(ws(p).PeakBacklog) }),

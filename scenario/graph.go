@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -162,6 +163,54 @@ func (r *graphReader) time(v *yaml.Node, path string) (time.Duration, error) {
 		return 0, r.fail(v, path, msg)
 	}
 	return d.v, nil
+}
+
+// guard reads an entry's store and crash keys, named as the delivery
+// model's queue settings (store, ttl, lease, crash, crash_at,
+// max_crashes), into en; fleet.Graph.Check holds them to their bounds.
+// With a store, ttl and lease default to the delivery model's (24h, 30s);
+// ttl or lease without a store, or crash_at or max_crashes without crash,
+// would do nothing and are refused.
+func (r *graphReader) guard(ev map[string]*yaml.Node, path string, en *fleet.Entry) error {
+	for _, n := range []struct{ key, needs string }{{"ttl", "store"}, {"lease", "store"}, {"crash_at", "crash"}, {"max_crashes", "crash"}} {
+		if v := ev[n.key]; v != nil && ev[n.needs] == nil {
+			return r.fail(v, path+"."+n.key, fmt.Sprintf("needs %s.%s: without it, it does nothing", path, n.needs))
+		}
+	}
+	var err error
+	if v := ev["store"]; v != nil {
+		def := delivery.Defaults()
+		en.Store.TTL, en.Store.Lease = def.TTL, def.Lease
+		if en.Store.Mode, err = delivery.ParseStore(v.Value); v.Kind != yaml.ScalarNode || err != nil {
+			return r.fail(v, path+".store", fmt.Sprintf("%q is not a store (want one of %s)", v.Value, strings.Join(delivery.Stores().Names(), ", ")))
+		}
+	}
+	for _, t := range []struct {
+		key string
+		p   *time.Duration
+	}{{"ttl", &en.Store.TTL}, {"lease", &en.Store.Lease}} {
+		if v := ev[t.key]; v != nil {
+			if *t.p, err = r.time(v, path+"."+t.key); err != nil {
+				return err
+			}
+		}
+	}
+	if v := ev["crash"]; v != nil {
+		if v.Kind != yaml.ScalarNode || v.Decode(&en.Crash.P) != nil || !(en.Crash.P >= 0 && en.Crash.P <= 1) {
+			return r.fail(v, path+".crash", fmt.Sprintf("%q is not a probability from 0 to 1", v.Value))
+		}
+	}
+	if v := ev["crash_at"]; v != nil {
+		if en.Crash.At, err = delivery.ParseCrashPoint(v.Value); v.Kind != yaml.ScalarNode || err != nil {
+			return r.fail(v, path+".crash_at", fmt.Sprintf("%q is not a crash point (want one of %s)", v.Value, strings.Join(delivery.CrashPoints().Names(), ", ")))
+		}
+	}
+	if v := ev["max_crashes"]; v != nil {
+		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(&en.Crash.Max) != nil {
+			return r.fail(v, path+".max_crashes", fmt.Sprintf("%q is not a whole number", v.Value))
+		}
+	}
+	return nil
 }
 
 // setting reads v into setting p of c, within p's bounds; a backoff cap of
@@ -329,7 +378,7 @@ func GraphWords(msg string) string {
 // fleet schema.
 var (
 	graphKeys   = []string{"name", "duration", "net", "deadlines", "entries", "services"}
-	entryKeys   = []string{"to", "load", "client", "poison", "redeliver_at_timeout", "heartbeat"}
+	entryKeys   = []string{"to", "load", "client", "poison", "redeliver_at_timeout", "heartbeat", "store", "ttl", "lease", "crash", "crash_at", "max_crashes"}
 	serviceKeys = []string{"name", "server", "outage", "calls", "parallel"}
 	callKeys    = []string{"to", "client"}
 )
@@ -424,6 +473,9 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 			if en.Heartbeat, err = r.flag(v, path+".heartbeat"); err != nil {
 				return nil, err
 			}
+		}
+		if err := r.guard(ev, path, &en); err != nil {
+			return nil, err
 		}
 		g.Entries = append(g.Entries, en)
 	}

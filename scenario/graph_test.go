@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 )
 
@@ -133,6 +134,18 @@ func TestGraphRefused(t *testing.T) {
 			"g.yaml:3: graph.deadlines: no service makes calls; deadlines propagate from a service's request to its calls"},
 		{"deadlines false without calls", "graph:\n  deadlines: false\n  entries: [{to: a}]\n  services: [{name: a}]\n",
 			"g.yaml:2: graph.deadlines: no service makes calls; deadlines propagate from a service's request to its calls"},
+		{"unknown store", "graph:\n  entries: [{to: a, store: lose}]\n  services: [{name: a, calls: [{to: b}]}, {name: b}]\n",
+			`g.yaml:2: graph.entries[0].store: "lose" is not a store (want one of none, after, loose, claim, lease)`},
+		{"lease without a store", "graph:\n  entries:\n    - to: a\n      lease: 10s\n  services: [{name: a, calls: [{to: b}]}, {name: b}]\n",
+			"g.yaml:4: graph.entries[0].lease: needs graph.entries[0].store: without it, it does nothing"},
+		{"lease of 0s", "graph:\n  entries:\n    - to: a\n      store: lease\n      lease: 0s\n  services: [{name: a, calls: [{to: b}]}, {name: b}]\n",
+			"g.yaml:5: graph.entries[0].lease: a lease must be longer than 0s (one that ran out at once would hold nothing)"},
+		{"store on a leaf", "graph:\n  entries:\n    - to: a\n      store: claim\n  services: [{name: a}]\n",
+			`g.yaml:4: graph.entries[0].store: service "a" makes no calls: a store and crashes guard the steps (calls) of the workers an entry sends to`},
+		{"unknown crash point", "graph:\n  entries: [{to: a, crash: 0.1, crash_at: midway}]\n  services: [{name: a, calls: [{to: b}]}, {name: b}]\n",
+			`g.yaml:2: graph.entries[0].crash_at: "midway" is not a crash point (want one of before-key, after-key, after-work, before-ack)`},
+		{"crash bound", "graph:\n  entries:\n    - to: a\n      crash: 0.1\n      max_crashes: 1001\n  services: [{name: a, calls: [{to: b}]}, {name: b}]\n",
+			"g.yaml:5: graph.entries[0].max_crashes: 1001 is not a whole number from 0 to 1000"},
 		{"pushback of a leaf with calls", graphHead + "    - name: a\n      server: {kind: independent, pushback: true}\n      calls: [{to: b}]\n    - name: b\n      server: {kind: independent, pushback: true}\n",
 			`g.yaml:9: graph.services[1].server.pushback: only server.kind queue and ratelimit refuse calls for overload, and b makes no call whose "do not retry" it could forward; the server is independent`},
 	} {
@@ -229,4 +242,27 @@ func FuzzParseGraph(f *testing.F) {
 			t.Fatal("a file two commands take")
 		}
 	})
+}
+
+// An entry's store and crash keys are read into its Store and Crash, with
+// the delivery model's TTL and lease (24h, 30s) for those left out.
+func TestGraphEntryStore(t *testing.T) {
+	for _, c := range []struct {
+		keys  string
+		store fleet.KeyStore
+		crash fleet.Crashes
+	}{
+		{"store: lease, ttl: 1h, lease: 45s, crash: 0.2, crash_at: after-work, max_crashes: 2",
+			fleet.KeyStore{Mode: delivery.Lease, TTL: time.Hour, Lease: 45 * time.Second}, fleet.Crashes{P: 0.2, At: delivery.AfterWork, Max: 2}},
+		{"store: claim", fleet.KeyStore{Mode: delivery.Claim, TTL: 24 * time.Hour, Lease: 30 * time.Second}, fleet.Crashes{}},
+		{"crash: 0.5", fleet.KeyStore{}, fleet.Crashes{P: 0.5}},
+	} {
+		s, err := Parse("g.yaml", []byte("graph:\n  entries: [{to: a, "+c.keys+"}]\n  services: [{name: a, calls: [{to: b}]}, {name: b}]\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", c.keys, err)
+		}
+		if e := s.Graph.Graph.Entries[0]; e.Store != c.store || e.Crash != c.crash {
+			t.Errorf("%s: store %+v, crash %+v; want %+v, %+v", c.keys, e.Store, e.Crash, c.store, c.crash)
+		}
+	}
 }

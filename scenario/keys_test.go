@@ -214,7 +214,7 @@ func TestKeysAreRead(t *testing.T) {
 // in the least context the key needs: an entry to service a, which calls
 // b; a client whose policy is context (or a server of that kind), a spike
 // for a load's window, a window for an outage's mode, a hedge for its
-// delay.
+// delay, a store for its ttl and lease, a crash for its point and bound.
 func graphFileWith(t *testing.T, k Key, context string) string {
 	t.Helper()
 	var ex any
@@ -269,6 +269,12 @@ func graphFileWith(t *testing.T, k Key, context string) string {
 		}
 		at[parts[0]], at = m, m
 		parts = parts[1:]
+	}
+	switch parts[0] { // a key an entry reads only with its companion
+	case "ttl", "lease":
+		entry["store"] = "lease"
+	case "crash_at", "max_crashes":
+		entry["crash"] = 0.1
 	}
 	at[parts[0]] = ex
 	return marshal(t, map[string]any{"graph": g})

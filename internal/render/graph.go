@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/schema"
@@ -177,6 +178,12 @@ func graphSettings(g fleet.Graph) []field {
 		}
 		if e.Heartbeat {
 			f = append(f, field{"heartbeat", true})
+		}
+		if st := e.Store; st.Mode != delivery.NoStore {
+			f = append(f, field{"store", st.Mode.String()}, field{"ttl", durationValue(st.TTL.Seconds())}, field{"lease", durationValue(st.Lease.Seconds())})
+		}
+		if cr := e.Crash; cr.P > 0 {
+			f = append(f, field{"crash", cr.P}, field{"crash_at", cr.At.String()}, field{"max_crashes", cr.Max})
 		}
 		o, _ := object(f)
 		entries = append(entries, o)

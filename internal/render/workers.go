@@ -53,7 +53,10 @@ func workersFields(r fleet.WorkersRow) []field {
 	add("deliveries", r.Deliveries)
 	add("duplicates", r.Duplicates)
 	add("lost_work", r.LostWork)
+	add("late", r.Late)
 	add("conflicts", r.Conflicts)
+	add("crashes", r.Crashes)
+	add("rolled_back", r.RolledBack)
 	add("drain_seconds", r.DrainSeconds)
 	add("drained_replicates", r.DrainedReplicates)
 	f = append(f, field{"drained_count", r.DrainedReplicates.Count()}, field{"judged_replicates", r.DrainedReplicates.N})
@@ -128,7 +131,7 @@ func writeWorkersJSON(w io.Writer, r WorkersReport) error {
 }
 
 // workersHeader heads the workers' table, in every format for people.
-var workersHeader = []string{"Run", "Jobs", "Completed", "Dead", "Deliveries", "Duplicates", "Lost work", "Peak backlog",
+var workersHeader = []string{"Run", "Jobs", "Completed", "Dead", "Deliveries", "Duplicates", "Lost work", "Late", "Peak backlog",
 	"Peak age", "Drain", "Drained", "Completion p50 / p95 / p99"}
 
 // workersCells are a row for people, in workersHeader's order.
@@ -144,7 +147,7 @@ func workersCells(r fleet.WorkersRow) []string {
 	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(r.P50.Value), timeSeconds.number(r.P95.Value), timeSeconds.number(r.P99.Value))
 	return []string{r.Run, estimateText(r.Jobs, wholeCount), estimateText(r.Completed, fleetMean), estimateText(r.Dead, fleetMean),
 		estimateText(r.Deliveries, fleetMean), estimateText(r.Duplicates, fleetMean), estimateText(r.LostWork, fleetMean),
-		estimateText(r.PeakBacklog, fleetMean), estimateText(r.PeakAge, timeSeconds), drain, drained, lat}
+		estimateText(r.Late, fleetMean), estimateText(r.PeakBacklog, fleetMean), estimateText(r.PeakAge, timeSeconds), drain, drained, lat}
 }
 
 // writeWorkersTable writes the title, a row a run and the drain's caption.
@@ -170,8 +173,9 @@ func writeWorkersHTML(w io.Writer, r WorkersReport) error {
 		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(c[0]), num(c[1], i, "jobs", row.Jobs.Value),
 			num(c[2], i, "completed", row.Completed.Value), num(c[3], i, "dead", row.Dead.Value),
 			num(c[4], i, "deliveries", row.Deliveries.Value), num(c[5], i, "duplicates", row.Duplicates.Value),
-			num(c[6], i, "lost_work", row.LostWork.Value), num(c[7], i, "peak_backlog", row.PeakBacklog.Value),
-			num(c[8], i, "peak_age_seconds", row.PeakAge.Value), plain(c[9]), plain(c[10]), plain(c[11])}})
+			num(c[6], i, "lost_work", row.LostWork.Value), num(c[7], i, "late", row.Late.Value),
+			num(c[8], i, "peak_backlog", row.PeakBacklog.Value), num(c[9], i, "peak_age_seconds", row.PeakAge.Value),
+			plain(c[10]), plain(c[11]), plain(c[12])}})
 	}
 	p.tables = []pageTable{t}
 	f, err := newWorkersFigure(r)
