@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
@@ -29,9 +30,15 @@ dead-letters it. A worker fleet is a service graph (retrysim graph): the
 queue is the graph's entry, its client the queue's redelivery, the workers
 a queue server whose calls are the job's steps; one engine runs both.
 
+The workers may keep the delivery model's key store for a job's steps
+(none, after, loose, claim or lease, with its TTL and lease), shared by
+every delivery of the job, and crash at its crash points.
+
 It prints a row a run: jobs, completed, dead-lettered, deliveries, duplicate
-side effects (a step a job's second delivery did again), lost work
-(deliveries finished after the queue stopped waiting for them), the peak
+side effects (a step a job's second delivery did again), lost work (jobs
+completed with a step the store says done and no delivery did, as the
+delivery model counts it), late deliveries (finished after the queue stopped
+waiting for them), the peak
 backlog and the oldest waiting job's peak age, the drain time after the
 outages (with the share of replicates that drained) and completion time
 quantiles; means over replicates with 95% Student t intervals. -format json
@@ -43,9 +50,10 @@ with them drawn before the table.
 A fleet comes from a preset, or from the graph section of a scenario file
 (retrysim help scenario lists its keys) whose first entry is the job queue:
 its client the queue's redelivery (attempts, backoff, timeout as the
-visibility timeout, keys as the job's key), its poison, redeliver_at_timeout
-and heartbeat keys, and the service it sends to the workers (a queue server;
-its calls are the job's steps).
+visibility timeout, keys as the job's key), its poison, redeliver_at_timeout,
+heartbeat, store, ttl, lease, crash, crash_at and max_crashes keys, and the
+service it sends to the workers (a queue server; its calls are the job's
+steps).
 
 Usage: retrysim workers -preset NAME [flags]
        retrysim workers -scenario FILE [flags]
@@ -71,7 +79,8 @@ func workersLimits() []render.Limit {
 		{What: "tries", Bound: fmt.Sprintf("the queue's and each step's, 1 to %d", fleet.MaxAttempts)},
 		{What: "-duration", Bound: fmt.Sprintf("1 s to %d s (the series holds a row a second)", fleet.MaxDuration)},
 		{What: "-replicates", Bound: fmt.Sprintf("1 to %d; replicates x duration up to %d s", fleet.MaxReplicates, fleet.MaxSeriesSeconds)},
-		{What: "memory", Bound: fmt.Sprintf("a job waiting for a worker costs about 104 bytes; the jobs and calls a replicate can hold at once, bounded before any work, up to %.0f GiB", float64(fleet.MaxBytes)/(1<<30))},
+		{What: "store", Bound: fmt.Sprintf("ttl and lease up to %d s (a lease above 0 s), crash a probability, max_crashes 0 to %d", fleet.MaxSeconds, delivery.CrashesLimit)},
+		{What: "memory", Bound: fmt.Sprintf("a job waiting for a worker costs about 104 bytes, and 24 bytes a step more with a store; the jobs and calls a replicate can hold at once, bounded before any work, up to %.0f GiB", float64(fleet.MaxBytes)/(1<<30))},
 		{What: "events", Bound: fmt.Sprintf("up to %.0e over every run and replicate", float64(fleet.MaxEvents))},
 	}
 }

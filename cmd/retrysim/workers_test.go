@@ -145,3 +145,47 @@ func TestWorkersHTMLGolden(t *testing.T) {
 	}
 	golden(t, "workers-sqs.html", out)
 }
+
+// A graph file's store and crash keys reach the workers, and the counts
+// follow the delivery model's stores job for job: every job's first
+// receive dies once, after the charge's key, and its second receive, 30 s
+// later, finishes it. Under claim the second finds the key and skips the
+// charge (lost work, every job); under lease it takes the dead holder's
+// lapsed lease over and charges (nothing lost); dying after the charge,
+// under after, the charge is made again (a duplicate a job).
+func TestWorkersCrashFile(t *testing.T) {
+	const file = "../../examples/workers-crash.yaml"
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		from, to    string
+		lost, dupes bool
+	}{
+		{"", "", true, false},
+		{"      store: claim", "      store: lease", false, false},
+		{"      store: claim\n      lease: 10s\n      crash: 1\n      crash_at: after-key", "      store: after\n      crash: 1\n      crash_at: after-work", false, true},
+	} {
+		path := filepath.Join(dir, "crash.yaml")
+		if err := os.WriteFile(path, []byte(strings.Replace(string(b), tc.from, tc.to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		doc, _ := workersJSON(t, "-scenario", path, "-replicates", "2")
+		r := doc.Rows[0]
+		jobs := r["jobs"].(float64)
+		want := map[string]float64{"completed": jobs, "dead": 0, "deliveries": 2 * jobs, "crashes": jobs, "lost_work": 0, "duplicates": 0, "late": 0, "rolled_back": 0}
+		if tc.lost {
+			want["lost_work"] = jobs
+		}
+		if tc.dupes {
+			want["duplicates"] = jobs
+		}
+		for k, v := range want {
+			if r[k].(float64) != v {
+				t.Errorf("%q: %s %v for %v jobs; want %v", tc.to, k, r[k], jobs, v)
+			}
+		}
+	}
+}
