@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -53,7 +54,7 @@ func TestWorkersPresetsFromSources(t *testing.T) {
 	// default; maxReceiveCount 5 in the preset's redrive policy.
 	want := map[string][]queue{
 		"sidekiq-outage": {{4, backoff.Sidekiq, NoVisibility, false, schema.NoKeys, sidekiq}, {26, backoff.Sidekiq, NoVisibility, false, schema.NoKeys, sidekiq}},
-		"sqs-visibility": {{5, backoff.None, 30 * time.Second, true, schema.NoKeys, none}, {5, backoff.None, 30 * time.Second, true, schema.SameKey, none},
+		"sqs-visibility": {{5, backoff.None, 30 * time.Second, true, schema.NoKeys, none}, {5, backoff.None, 30 * time.Second, true, schema.NoKeys, none},
 			{5, backoff.None, 30 * time.Second, true, schema.NoKeys, none}},
 		"backlog-drain":  {{10, backoff.Constant, NoVisibility, false, schema.NoKeys, constant10}, {10, backoff.Constant, NoVisibility, false, schema.NoKeys, constant10}},
 		"river-defaults": {{25, backoff.River, NoVisibility, false, schema.NoKeys, river}},
@@ -86,6 +87,19 @@ func TestWorkersPresetsFromSources(t *testing.T) {
 						t.Errorf("%s: retry %d at u %g waits %v; its source says %v", p.Name, n, u, got, w)
 					}
 				}
+			}
+		}
+	}
+	// sqs-visibility's lease run keeps the delivery model's lease store, its
+	// leases as long as SQS's visibility timeout; the others no store.
+	for _, p := range WorkersPresets() {
+		for _, w := range p.Runs(p.Duration) {
+			want := KeyStore{}
+			if w.Name == "lease" {
+				want = KeyStore{Mode: delivery.Lease, TTL: 24 * time.Hour, Lease: 30 * time.Second}
+			}
+			if w.Store != want || w.Crash != (Crashes{}) {
+				t.Errorf("%s %s: store %+v, crashes %+v; want %+v and none", p.Name, w.Name, w.Store, w.Crash, want)
 			}
 		}
 	}
