@@ -157,18 +157,8 @@ func bernsteinBound(n, v, m, alpha float64) float64 {
 // alpha; the standard error is floored at a figure's step between two counts
 // (1/n for n requests), so samples that never vary do not divide by zero.
 func welch(xs, ys []float64, step, alpha float64) (diff, bound float64, ok bool) {
-	mv := func(v []float64) (m, s2 float64) {
-		for _, x := range v {
-			m += x
-		}
-		m /= float64(len(v))
-		for _, x := range v {
-			s2 += (x - m) * (x - m)
-		}
-		return m, s2 / float64(len(v)-1)
-	}
-	mx, vx := mv(xs)
-	my, vy := mv(ys)
+	mx, vx := meanVar(xs)
+	my, vy := meanVar(ys)
 	a, b := vx/float64(len(xs)), vy/float64(len(ys))
 	se2 := a + b
 	df := float64(len(xs) + len(ys) - 2)
