@@ -151,7 +151,7 @@ func benchGraph() Graph {
 // second of ten steps on 100 workers (at most 10,000 jobs waiting), each
 // step a call to a database (5 ms, a 1 s timeout) that fails every call
 // for 30 minutes (sidekiq-outage's window), on an SQS queue as sqs-visibility's (a 30 s
-// visibility timeout, a failed receive reappearing when it runs out, the
+// visibility timeout from a receive, a failed receive reappearing when it runs out, the
 // dead-letter queue after 5 receives), 10 replicates on 2 goroutines (the
 // issue's two cores). It reports events a CPU second and the wall seconds a
 // run of the 10 replicates takes. (Sidekiq's queue, with no visibility
@@ -161,7 +161,7 @@ func BenchmarkWorkersOutage(b *testing.B) {
 	q := queueClient(jobqueue.SQS(), sqsMaxReceive)
 	q.Backoff = backoff.Policy{Kind: backoff.None}
 	w := outageFleet("bench", time.Hour, q)
-	w.Load.Rate, w.WorkerCount, w.QueueMax, w.RedeliverAtTimeout = 50, 100, 10_000, true
+	w.Load.Rate, w.WorkerCount, w.QueueMax, w.RedeliverAtTimeout, w.TimeoutAtReceive = 50, 100, 10_000, true, true
 	step := stepClient()
 	step.Timeout = time.Second // the steps' timeouts bound a job's life in RunGraph's memory bound
 	w.Steps = nil

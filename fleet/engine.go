@@ -191,6 +191,8 @@ type edgeSim struct {
 	// guard is an entry's store and crashes, nil when it keeps no store
 	// and never crashes.
 	guard *guard
+	// atReceive is an entry's TimeoutAtReceive.
+	atReceive bool
 	// series is the called service's series, which the edge's client-side
 	// counts a second go to.
 	series []Second
@@ -335,8 +337,9 @@ type sim struct {
 	edges    []edgeSim
 	svcs     []svcSim
 	mem      Memoryless
-	// deadlines says Graph.Deadlines.
-	deadlines bool
+	// deadlines says Graph.Deadlines; atReceive that some entry's timeouts
+	// start at a worker's receive (Entry.TimeoutAtReceive).
+	deadlines, atReceive bool
 
 	// events counts the events processed, stale timeouts included.
 	events int64
@@ -426,6 +429,8 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 		en := &g.Entries[k]
 		edge(k, &en.Client, idx[en.To])
 		s.edges[k].redeliver, s.edges[k].heartbeat, s.edges[k].guard = en.RedeliverAtTimeout, en.Heartbeat, newGuard(en)
+		s.edges[k].atReceive = en.TimeoutAtReceive
+		s.atReceive = s.atReceive || en.TimeoutAtReceive
 		if en.Heartbeat && s.leased == nil {
 			s.leased = []bool{}
 		}
@@ -766,6 +771,20 @@ func (s *sim) lease(slot int32, held bool) {
 	}
 }
 
+// received is a queue server's worker taking copy c of attempt a of the
+// request in slot: for an entry whose timeouts start at a receive
+// (Entry.TimeoutAtReceive), the attempt's timeout starts now, if the
+// request still waits for it.
+func (s *sim) received(slot int32, a, c uint8) {
+	r := &s.reqs[slot]
+	e := &s.edges[r.edge()]
+	if !e.atReceive || !r.awaits(a, c) {
+		return
+	}
+	r.deadline = s.now + e.waitSecs
+	s.pushTimeout(r.deadline, slot, e, a, c)
+}
+
 // rootSlot readies slot's books as the root of a tree of calls: a new
 // serial, and no side effect seen on any edge.
 func (s *sim) rootSlot(slot int32) {
@@ -888,6 +907,9 @@ func (s *sim) send(slot int32) {
 	}
 	r.copies, r.pending = 0, 0
 	r.deadline = s.now + e.waitSecs
+	if e.atReceive {
+		r.deadline = math.Inf(1) // until a worker receives it
+	}
 	s.sendCopy(slot, e)
 }
 
@@ -900,7 +922,9 @@ func (s *sim) sendCopy(slot int32, e *edgeSim) {
 	r.copies++
 	r.pending |= 1 << c
 	e.policy(r).Sent(s.now, r.attempt > 1 || c > 0)
-	s.pushTimeout(s.now+e.waitSecs, slot, e, r.attempt, c)
+	if !e.atReceive {
+		s.pushTimeout(s.now+e.waitSecs, slot, e, r.attempt, c)
+	}
 	s.push(s.now+s.exp(s.netSecs), evAtServer, slot, r.attempt, c, 0)
 	if int(r.copies) <= e.hedges {
 		s.push(s.now+e.hedgeSecs, evHedge, slot, r.attempt, 0, 0)
@@ -1031,6 +1055,9 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 		if v.busy < v.workers {
 			v.busy++
 			s.lease(slot, true)
+			if s.atReceive {
+				s.received(slot, attempt, copy)
+			}
 			s.push(s.now+s.service(v), evDone, slot, attempt, copy, 0)
 			return
 		}
@@ -1126,6 +1153,9 @@ func (s *sim) release(v *svcSim) {
 			w := v.queue.pop()
 			s.reqs[w.slot].refs--
 			s.lease(w.slot, true)
+			if s.atReceive {
+				s.received(w.slot, w.attempt, w.copy)
+			}
 			v.wait += s.now - w.arrived
 			s.push(s.now+s.service(v), evDone, w.slot, w.attempt, w.copy, 0)
 		} else {
@@ -1482,8 +1512,8 @@ func (s *sim) retry(slot int32, timeout bool) {
 	if sec := s.second(e.series, s.now); sec != nil {
 		sec.RetriesDecided++
 	}
-	if e.redeliver { // the next try when this one's timeout would have passed
-		if r.deadline <= s.now {
+	if e.redeliver { // the next try when this one's timeout would have passed (at once if none started)
+		if r.deadline <= s.now || math.IsInf(r.deadline, 1) {
 			s.sendRetry(slot)
 			return
 		}

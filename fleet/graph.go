@@ -106,6 +106,14 @@ type Entry struct {
 	// ChangeMessageVisibility calls do; an attempt still waiting in the
 	// queue times out as ever.
 	Heartbeat bool
+	// TimeoutAtReceive starts an attempt's timeout when a worker of
+	// service To (a queue server) takes it, not when it is sent: SQS's
+	// visibility timeout runs from a receive, so a message waiting in the
+	// queue, or held while the workers are down, never reappears. An
+	// attempt refused before any worker took it is retried at once under
+	// RedeliverAtTimeout. It needs To to be a queue server and the client
+	// to send no hedges.
+	TimeoutAtReceive bool
 	// Store is the key store the workers of service To keep for each
 	// request's calls (a job's steps), shared by all its attempts (its
 	// deliveries), and Crash the crashes of those workers: the delivery
@@ -252,6 +260,14 @@ func (g *Graph) Check() error {
 		}
 		if err := g.checkGuard(k, idx); err != nil {
 			return err
+		}
+		if e.TimeoutAtReceive {
+			switch {
+			case g.Services[idx[e.To]].Server.Kind != Queue:
+				return schema.Errorf(fmt.Sprintf("entries[%d].timeout_at_receive", k), "service %q is not a queue server: no worker receives the attempts", e.To)
+			case e.Client.Hedges > 0:
+				return schema.Errorf(fmt.Sprintf("entries[%d].timeout_at_receive", k), "the client sends hedges, whose timeouts run from their sends")
+			}
 		}
 	}
 	calls := 0

@@ -608,6 +608,7 @@ func randomGraph(u *rand.Rand) Graph {
 			Lease: time.Duration(1+u.IntN(300)) * time.Millisecond}
 		g.Entries[0].Crash = Crashes{P: []float64{0, 0.1, 0.5}[u.IntN(3)], At: delivery.CrashPoint(u.IntN(4)), Max: u.IntN(3)}
 		g.Entries[0].RedeliverAtTimeout, g.Entries[0].Heartbeat = u.IntN(2) == 0, u.IntN(2) == 0
+		g.Entries[0].TimeoutAtReceive = g.Services[0].Server.Kind == Queue && g.Entries[0].Client.Hedges == 0 && u.IntN(2) == 0
 	}
 	if u.IntN(2) == 0 {
 		g.Entries = append(g.Entries, Entry{To: "b", Load: Shape{Kind: Spike, Rate: 5, Peak: 60, From: 2 * time.Second, To: 4 * time.Second}, Client: client()})

@@ -111,10 +111,10 @@ func deliveryReference(c storeCase, n int) jobOutcomes {
 // arriving 20 a second for 1000 s on workers enough for all, no network
 // delay, each step a call to a dependency that takes its time whatever the
 // load and never fails; the queue SQS-like (a job reappears when its
-// visibility timeout runs out, 4 receives).
+// visibility timeout, from its receive, runs out; 4 receives).
 func storeFleet(c storeCase) Workers {
 	w := Workers{Name: c.String(), Duration: 1000 * time.Second, Load: Shape{Kind: Constant, Rate: 20},
-		Queue: tries(storeDeliveries, storeVisibility), RedeliverAtTimeout: true, WorkerCount: 100_000, QueueMax: MaxQueue,
+		Queue: tries(storeDeliveries, storeVisibility), RedeliverAtTimeout: true, TimeoutAtReceive: true, WorkerCount: 100_000, QueueMax: MaxQueue,
 		Store: KeyStore{Mode: c.store, TTL: c.ttl, Lease: c.lease}, Crash: Crashes{P: storeCrashP, At: c.at, Max: c.maxCrashes}}
 	for i, d := range storeSteps {
 		name := fmt.Sprint("s", i)

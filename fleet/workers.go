@@ -55,9 +55,12 @@ const NoVisibility = MaxSeconds * time.Second
 // step's EdgeReplicate.JobDuplicates.
 //
 // The visibility timeout runs from the job's enqueue (the attempt's send),
-// not from a worker's receive, so under a backlog the model's SQS redelivers
-// a job still waiting in the queue. With Heartbeat, a worker holding a job
-// extends its lease until it is done.
+// or, with TimeoutAtReceive, from a worker's receive, as SQS's does (a job
+// waiting in the queue then never reappears). With Heartbeat, a worker
+// holding a job extends its lease until it is done. With a Store, the
+// workers keep the delivery model's key store for the job's steps, shared
+// by its deliveries; with Crash, they die at its crash points (KeyStore,
+// Crashes).
 //
 // Memory follows the jobs queued and in flight, not those done (a job's
 // slot is reused once it has ended): a job waiting for a worker costs 104
@@ -85,6 +88,10 @@ type Workers struct {
 	// Heartbeat makes a worker extend a job's visibility timeout while it
 	// holds the job (Entry.Heartbeat).
 	Heartbeat bool
+	// TimeoutAtReceive starts a try's visibility timeout when a worker
+	// takes the job, as SQS's does, instead of at its enqueue
+	// (Entry.TimeoutAtReceive).
+	TimeoutAtReceive bool
 	// Store is the key store the workers keep for a job's steps, shared by
 	// every delivery of the job, and Crash their crashes: the delivery
 	// model's stores and crash points (Entry.Store, Entry.Crash).
@@ -120,7 +127,8 @@ func (w Workers) Graph() Graph {
 	return Graph{Name: w.Name, Duration: w.Duration, Net: w.Net,
 		Services: append([]Node{workers}, w.Dependencies...),
 		Entries: []Entry{{To: WorkersService, Load: w.Load, Client: w.Queue, Poison: w.Poison,
-			RedeliverAtTimeout: w.RedeliverAtTimeout, Heartbeat: w.Heartbeat, Store: w.Store, Crash: w.Crash}}}
+			RedeliverAtTimeout: w.RedeliverAtTimeout, Heartbeat: w.Heartbeat, TimeoutAtReceive: w.TimeoutAtReceive,
+			Store: w.Store, Crash: w.Crash}}}
 }
 
 // Check refuses a fleet the engine cannot run, before any work, with a
@@ -158,6 +166,7 @@ func (w Workers) path(p string) string {
 		{"entries[0].client.", "queue."},
 		{"entries[0].load.", "load."},
 		{"entries[0].poison", "poison"},
+		{"entries[0].timeout_at_receive", "timeout_at_receive"},
 		{"entries[0].store", "store"},
 		{"entries[0].ttl", "ttl"},
 		{"entries[0].lease", "lease"},

@@ -3,7 +3,9 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -379,5 +381,59 @@ func TestWorkersHeartbeat(t *testing.T) {
 	rep = runWorkers(t, w, Options{Replicates: 1, Seed: 5}).Replicates[0]
 	if rep.Edges[0].Timeouts == 0 {
 		t.Error("one worker for 5 jobs a second of 1.5 s: no job timed out while it waited")
+	}
+}
+
+// SQS's visibility timeout runs from a receive, worked by hand: one
+// worker, three jobs arriving at 0, 1 and 2 s, each a step of 10 s, a 15 s
+// visibility timeout, 2 receives, a receive reappearing when its timeout
+// runs out, no network delay. From the receive (TimeoutAtReceive), the
+// worker takes the jobs at 0, 10 and 20 s and each is done 10 s later,
+// well within its 15 s: 3 completed, 3 deliveries, nothing late. From the
+// send, B (sent at 1, due at 16, taken at 10, done at 20) and C (sent at
+// 2, due at 17, still waiting) reappear at 16 and 17 while B's first
+// receive runs and C's waits; the worker then does C's first (20 to 30,
+// late), B's second (30 to 40, due at 31: B dead, its step done twice)
+// and C's second (40 to 50, due at 32: C dead, done twice): 1 completed,
+// 2 dead, 5 deliveries, 2 duplicates, 4 late.
+func TestWorkersTimeoutAtReceive(t *testing.T) {
+	for _, c := range []struct {
+		atReceive bool
+		want      []int64
+	}{
+		{true, []int64{3, 0, 3, 0, 0}},
+		{false, []int64{1, 2, 5, 2, 4}},
+	} {
+		w := oneStep(1, 1e-9, time.Minute, Server{Kind: Independent, Base: 10 * time.Second})
+		w.Queue, w.RedeliverAtTimeout, w.TimeoutAtReceive = tries(2, 15*time.Second), true, c.atReceive
+		g := w.Graph()
+		rep := traceGraph(t, g, 0, 1, 2)
+		q := &rep.Edges[0]
+		if got := []int64{q.Succeeded, q.Failed, rep.Services[0].Calls, rep.Edges[1].JobDuplicates, q.Late}; fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("timeout at receive %v: completed, dead, deliveries, duplicates, late %v; want %v", c.atReceive, got, c.want)
+		}
+	}
+}
+
+// A timeout from a worker's receive needs a worker to receive: an entry to
+// a service that is not a queue server, or a client sending hedges (whose
+// timeouts run from their sends), is refused naming the setting.
+func TestTimeoutAtReceiveRefused(t *testing.T) {
+	w := oneStep(4, 1, time.Minute, Server{Kind: Independent, Base: time.Millisecond})
+	w.TimeoutAtReceive = true
+	g := w.Graph()
+	g.Services[0].Server = Server{Kind: Independent, Base: time.Millisecond}
+	hedged := w
+	hedged.Queue.Hedges, hedged.Queue.HedgeDelay = 1, time.Second
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{g.Check(), `entries[0].timeout_at_receive: service "workers" is not a queue server`},
+		{hedged.Check(), "timeout_at_receive: the client sends hedges"},
+	} {
+		if c.err == nil || !strings.HasPrefix(c.err.Error(), c.want) {
+			t.Errorf("%v; want %s...", c.err, c.want)
+		}
 	}
 }

@@ -378,7 +378,7 @@ func GraphWords(msg string) string {
 // fleet schema.
 var (
 	graphKeys   = []string{"name", "duration", "net", "deadlines", "entries", "services"}
-	entryKeys   = []string{"to", "load", "client", "poison", "redeliver_at_timeout", "heartbeat", "store", "ttl", "lease", "crash", "crash_at", "max_crashes"}
+	entryKeys   = []string{"to", "load", "client", "poison", "redeliver_at_timeout", "heartbeat", "timeout_at_receive", "store", "ttl", "lease", "crash", "crash_at", "max_crashes"}
 	serviceKeys = []string{"name", "server", "outage", "calls", "parallel"}
 	callKeys    = []string{"to", "client"}
 )
@@ -471,6 +471,11 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 		}
 		if v := ev["heartbeat"]; v != nil {
 			if en.Heartbeat, err = r.flag(v, path+".heartbeat"); err != nil {
+				return nil, err
+			}
+		}
+		if v := ev["timeout_at_receive"]; v != nil {
+			if en.TimeoutAtReceive, err = r.flag(v, path+".timeout_at_receive"); err != nil {
 				return nil, err
 			}
 		}

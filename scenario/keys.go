@@ -203,6 +203,8 @@ func graphKeyDocs() []Key {
 			"retry a failed attempt when its timeout would have passed instead of after the client's backoff: an SQS message reappears when its visibility timeout runs out (retrysim workers)"),
 		k("graph.entries[].heartbeat", "true or false", "false", "true or false", "true",
 			"while a queue server's worker holds an attempt, put its timeout off by another timeout each time it falls due: a worker's heartbeat extending a job's lease (retrysim workers)"),
+		k("graph.entries[].timeout_at_receive", "true or false", "false", "true or false (true needs a queue server and no hedges)", "true",
+			"start an attempt's timeout when a worker of the queue server it enters takes it, not when it is sent: SQS's visibility timeout runs from a receive, so a message waiting in the queue never reappears (retrysim workers)"),
 		k("graph.entries[].store", "a store", "none", strings.Join(delivery.Stores().Names(), ", "), "lease",
 			"the key store the workers of the service the entry sends to keep for each request's calls (a job's steps), shared by all its attempts (its deliveries): the delivery model's queue.store, operation for operation (retrysim workers)"),
 		k("graph.entries[].ttl", "duration", "24h", fmt.Sprintf("0s (never) to %ds", fleet.MaxSeconds), "1h",

@@ -179,6 +179,9 @@ func graphSettings(g fleet.Graph) []field {
 		if e.Heartbeat {
 			f = append(f, field{"heartbeat", true})
 		}
+		if e.TimeoutAtReceive {
+			f = append(f, field{"timeout_at_receive", true})
+		}
 		if st := e.Store; st.Mode != delivery.NoStore {
 			f = append(f, field{"store", st.Mode.String()}, field{"ttl", durationValue(st.TTL.Seconds())}, field{"lease", durationValue(st.Lease.Seconds())})
 		}
