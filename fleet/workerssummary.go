@@ -44,6 +44,17 @@ type WorkersRow struct {
 	// P50, P95 and P99 are completion times of the jobs that completed,
 	// from enqueue to done, in seconds.
 	P50, P95, P99 schema.Estimate
+	// Steps are the job's steps, in order, each with its duplicates.
+	Steps []WorkersStep
+}
+
+// WorkersStep is a job's step in a WorkersRow: its place (from 1), the
+// dependency it calls, and the side effects deliveries of one job did
+// again at it (EdgeReplicate.JobDuplicates), every step watched.
+type WorkersStep struct {
+	Step       int
+	To         string
+	Duplicates schema.Estimate
 }
 
 // WorkersRows sums up r's replicates as a worker fleet's: one row for the
@@ -68,6 +79,11 @@ func (r GraphResult) WorkersRows() []WorkersRow {
 	q := func(p *GraphReplicate) *EdgeReplicate { return &p.Edges[0] }
 	ws := func(p *GraphReplicate) *ServiceReplicate { return &p.Services[w] }
 	drained, secs := r.Drain(w)
+	var perStep []WorkersStep
+	for k, i := range steps {
+		perStep = append(perStep, WorkersStep{Step: k + 1, To: g.Services[edges[i].To].Name,
+			Duplicates: col(func(p *GraphReplicate) float64 { return float64(p.Edges[i].JobDuplicates) })})
+	}
 	return []WorkersRow{{
 		Run: g.Name, Replicates: len(r.Replicates),
 		Jobs:       col(func(p *GraphReplicate) float64 { return float64(q(p).Requests) }),
@@ -93,6 +109,7 @@ func (r GraphResult) WorkersRows() []WorkersRow {
 		P50:               col(func(p *GraphReplicate) float64 { return q(p).P50 }),
 		P95:               col(func(p *GraphReplicate) float64 { return q(p).P95 }),
 		P99:               col(func(p *GraphReplicate) float64 { return q(p).P99 }),
+		Steps:             perStep,
 	}}
 }
 

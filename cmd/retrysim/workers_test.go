@@ -84,9 +84,9 @@ func TestWorkersRefusals(t *testing.T) {
 
 // A scenario file's graph section runs as a fleet, its first entry the
 // queue (poison and redeliver_at_timeout read); -worker-count replaces the
-// workers' server's; a file whose workers are not a queue server, or
-// whose poison is no probability, is refused at exit 2, the latter at its
-// line.
+// workers' server's; a file whose workers are not a queue server (at the
+// line of timeout_at_receive, which needs one, when it gives it), or whose
+// poison is no probability, is refused at exit 2, the latter at its line.
 func TestWorkersScenario(t *testing.T) {
 	const file = "../../examples/workers-signup.yaml"
 	doc, _ := workersJSON(t, "-scenario", file, "-replicates", "2")
@@ -98,21 +98,26 @@ func TestWorkersScenario(t *testing.T) {
 		t.Errorf("one worker's peak backlog %v; want more than ten's %v", few.Rows[0]["peak_backlog"], doc.Rows[0]["peak_backlog"])
 	}
 	dir := t.TempDir()
-	for _, tc := range []struct{ from, to, want string }{
-		{"kind: queue, capacity: 10, queue: 10000, service: 1ms", "kind: independent, base: 1ms", "want a queue server"},
-		{"poison: 0.05", "poison: 2", "workers-signup.yaml:12: graph.entries[0].poison"},
+	for _, tc := range []struct {
+		edits []string // pairs: from, to
+		want  string
+	}{
+		{[]string{"kind: queue, capacity: 10, queue: 10000, service: 1ms", "kind: independent, base: 1ms", "      timeout_at_receive: true\n", ""}, "want a queue server"},
+		{[]string{"kind: queue, capacity: 10, queue: 10000, service: 1ms", "kind: independent, base: 1ms"},
+			`workers-signup.yaml:14: graph.entries[0].timeout_at_receive: service "workers" is not a queue server`},
+		{[]string{"poison: 0.05", "poison: 2"}, "workers-signup.yaml:12: graph.entries[0].poison"},
 	} {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, "workers-signup.yaml")
-		if err := os.WriteFile(path, []byte(strings.Replace(string(b), tc.from, tc.to, 1)), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(strings.NewReplacer(tc.edits...).Replace(string(b))), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		_, stderr, code := retrysim(t, "workers", "-scenario", path)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%s: exit %d, %q; want exit 2 and %q", tc.to, code, stderr, tc.want)
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.edits, code, stderr, tc.want)
 		}
 	}
 }
@@ -152,7 +157,8 @@ func TestWorkersHTMLGolden(t *testing.T) {
 // later, finishes it. Under claim the second finds the key and skips the
 // charge (lost work, every job); under lease it takes the dead holder's
 // lapsed lease over and charges (nothing lost); dying after the charge,
-// under after, the charge is made again (a duplicate a job).
+// under after, the charge is made again (a duplicate a job, at the
+// charge's step).
 func TestWorkersCrashFile(t *testing.T) {
 	const file = "../../examples/workers-crash.yaml"
 	b, err := os.ReadFile(file)
@@ -186,6 +192,11 @@ func TestWorkersCrashFile(t *testing.T) {
 			if r[k].(float64) != v {
 				t.Errorf("%q: %s %v for %v jobs; want %v", tc.to, k, r[k], jobs, v)
 			}
+		}
+		steps := r["steps"].([]any)
+		charge, receipt := steps[0].(map[string]any), steps[1].(map[string]any)
+		if charge["to"] != "payments" || charge["duplicates"] != want["duplicates"] || receipt["to"] != "mail" || receipt["duplicates"] != 0.0 {
+			t.Errorf("%q: steps %v; want payments' duplicates %v, mail's 0", tc.to, steps, want["duplicates"])
 		}
 	}
 }

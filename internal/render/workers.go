@@ -100,8 +100,8 @@ func writeWorkersCSV(w io.Writer, r WorkersReport) error {
 	return writeFields(w, rows)
 }
 
-// writeWorkersJSON writes the title, what ran the runs, the rows and the
-// series.
+// writeWorkersJSON writes the title, what ran the runs, the rows (each
+// with its steps' duplicates) and the series.
 func writeWorkersJSON(w io.Writer, r WorkersReport) error {
 	out := struct {
 		Title      string            `json:"title"`
@@ -114,7 +114,16 @@ func writeWorkersJSON(w io.Writer, r WorkersReport) error {
 	}{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption,
 		Rows: []json.RawMessage{}, Series: []json.RawMessage{}}
 	for _, row := range r.Rows {
-		o, err := object(workersFields(row))
+		var steps []json.RawMessage
+		for _, st := range row.Steps {
+			o, err := object([]field{{"step", int64(st.Step)}, {"to", st.To}, {"duplicates", nanNull(st.Duplicates.Value)},
+				{"duplicates_lo", nanNull(st.Duplicates.Lo)}, {"duplicates_hi", nanNull(st.Duplicates.Hi)}})
+			if err != nil {
+				return err
+			}
+			steps = append(steps, o)
+		}
+		o, err := object(append(workersFields(row), field{"steps", steps}))
 		if err != nil {
 			return err
 		}
