@@ -187,6 +187,8 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	rep := render.WorkersReport{Replicates: replicates.V, Seed: uint64(seed), Scenario: scenPath,
 		Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(replicates.V), "replicate"), uint64(seed))}
 	for _, r := range res {
+		rep.Graphs = append(rep.Graphs, r.Graph)
+		rep.Services = append(rep.Services, r.Rows()...)
 		rep.Rows = append(rep.Rows, r.WorkersRows()...)
 		rep.Series = append(rep.Series, r.WorkersSeries()...)
 		var deps []string

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -11,9 +12,11 @@ import (
 // workersJSON runs retrysim workers with args and -format json, and reads
 // its document.
 func workersJSON(t *testing.T, args ...string) (doc struct {
-	Title  string           `json:"title"`
-	Rows   []map[string]any `json:"rows"`
-	Series []map[string]any `json:"series"`
+	Title    string           `json:"title"`
+	Params   []map[string]any `json:"params"`
+	Rows     []map[string]any `json:"rows"`
+	Services []map[string]any `json:"services"`
+	Series   []map[string]any `json:"series"`
 }, out string) {
 	t.Helper()
 	out, stderr, code := retrysim(t, append([]string{"workers", "-format", "json"}, args...)...)
@@ -198,5 +201,47 @@ func TestWorkersCrashFile(t *testing.T) {
 		if charge["to"] != "payments" || charge["duplicates"] != want["duplicates"] || receipt["to"] != "mail" || receipt["duplicates"] != 0.0 {
 			t.Errorf("%q: steps %v; want payments' duplicates %v, mail's 0", tc.to, steps, want["duplicates"])
 		}
+	}
+}
+
+// json's params are each run's graph as a scenario file's graph section
+// (its store, crash and timeout keys included): written back into a file,
+// the fleet runs with the same rows and services' rows. Its services hold
+// each dependency's calls and amplification: under crash's claim store the
+// charge is never called, the receipt once a job.
+func TestWorkersParamsRunAgain(t *testing.T) {
+	flags := []string{"-replicates", "2", "-seed", "3"}
+	got, _ := workersJSON(t, append([]string{"-preset", "sqs-visibility", "-duration", "1m"}, flags...)...)
+	crash, _ := workersJSON(t, append([]string{"-scenario", "../../examples/workers-crash.yaml"}, flags...)...)
+	for _, doc := range []struct {
+		params         map[string]any
+		rows, services []map[string]any
+		run            string
+	}{
+		{got.Params[1], got.Rows[1:2], nil, "lease"},
+		{crash.Params[0], crash.Rows, crash.Services, "crash"},
+	} {
+		file := filepath.Join(t.TempDir(), "again.yaml")
+		data, err := json.Marshal(map[string]any{"graph": doc.params}) // json is yaml: the file a user pastes the params into
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		again, _ := workersJSON(t, append([]string{"-scenario", file}, flags...)...)
+		if !reflect.DeepEqual(again.Rows, doc.rows) {
+			t.Errorf("the params of %s, run again:\n%v\nwant\n%v", doc.run, again.Rows, doc.rows)
+		}
+		if doc.services != nil && !reflect.DeepEqual(again.Services, doc.services) {
+			t.Errorf("the params of %s, run again: services\n%v\nwant\n%v", doc.run, again.Services, doc.services)
+		}
+	}
+	calls := map[string]float64{}
+	for _, s := range crash.Services {
+		calls[s["service"].(string)] = s["amplification"].(float64)
+	}
+	if calls["payments"] != 0 || calls["mail"] != 1 || calls["workers"] != 2 {
+		t.Errorf("amplification by service %v; want payments 0, mail 1, workers 2 (two deliveries a job)", calls)
 	}
 }

@@ -17,13 +17,16 @@ import (
 )
 
 // WorkersReport is what `retrysim workers` prints: a row a run (its jobs,
-// the queue's and the workers' figures), each run's series a second, and
-// its services' rows as the graph command prints them (each dependency's
-// calls and amplification).
+// the queue's and the workers' figures), each run's series a second, and,
+// in json, the graphs that ran and their services' rows as the graph
+// command prints them (each dependency's calls and amplification).
 type WorkersReport struct {
 	Title  string
 	Rows   []fleet.WorkersRow
 	Series []fleet.WorkersPoint
+	// Graphs are the runs' graphs, Services their rows (fleet.GraphResult.Rows).
+	Graphs   []fleet.Graph
+	Services []fleet.GraphRow
 	// Dependencies names each run's dependencies, in the order of a point's
 	// DepCalls and DepInProgress.
 	Dependencies [][]string
@@ -100,8 +103,9 @@ func writeWorkersCSV(w io.Writer, r WorkersReport) error {
 	return writeFields(w, rows)
 }
 
-// writeWorkersJSON writes the title, what ran the runs, the rows (each
-// with its steps' duplicates) and the series.
+// writeWorkersJSON writes the title, what ran the runs (their graphs'
+// settings, as retrysim graph writes them), the rows (each with its steps'
+// duplicates), each service's row and the series.
 func writeWorkersJSON(w io.Writer, r WorkersReport) error {
 	out := struct {
 		Title      string            `json:"title"`
@@ -109,10 +113,26 @@ func writeWorkersJSON(w io.Writer, r WorkersReport) error {
 		Seed       uint64            `json:"seed"`
 		Scenario   string            `json:"scenario_file,omitempty"`
 		Drain      string            `json:"drain"`
+		Params     []json.RawMessage `json:"params"`
 		Rows       []json.RawMessage `json:"rows"`
+		Services   []json.RawMessage `json:"services"`
 		Series     []json.RawMessage `json:"series"`
 	}{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption,
-		Rows: []json.RawMessage{}, Series: []json.RawMessage{}}
+		Params: []json.RawMessage{}, Rows: []json.RawMessage{}, Services: []json.RawMessage{}, Series: []json.RawMessage{}}
+	for _, g := range r.Graphs {
+		o, err := object(graphSettings(g))
+		if err != nil {
+			return err
+		}
+		out.Params = append(out.Params, o)
+	}
+	for _, row := range r.Services {
+		o, err := object(graphFields(row))
+		if err != nil {
+			return err
+		}
+		out.Services = append(out.Services, o)
+	}
 	for _, row := range r.Rows {
 		var steps []json.RawMessage
 		for _, st := range row.Steps {
