@@ -996,6 +996,9 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 			s.push(v.outTo, evResume, slot, attempt, copy, 0)
 			return
 		}
+		if s.atReceive && v.kind == Queue { // a worker took it and failed it: its timeout runs
+			s.received(slot, attempt, copy)
+		}
 		s.answer(slot, attempt, copy, outError)
 		return
 	}

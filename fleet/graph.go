@@ -109,10 +109,11 @@ type Entry struct {
 	// TimeoutAtReceive starts an attempt's timeout when a worker of
 	// service To (a queue server) takes it, not when it is sent: SQS's
 	// visibility timeout runs from a receive, so a message waiting in the
-	// queue, or held while the workers are down, never reappears. An
-	// attempt refused before any worker took it is retried at once under
-	// RedeliverAtTimeout. It needs To to be a queue server and the client
-	// to send no hedges.
+	// queue, or held while the workers are down, never reappears; one a
+	// worker takes and fails at once (To's outage in Fail mode) does when
+	// its timeout runs out. An attempt refused before any worker took it
+	// (a full queue) is retried at once under RedeliverAtTimeout. It needs
+	// To to be a queue server and the client to send no hedges.
 	TimeoutAtReceive bool
 	// Store is the key store the workers of service To keep for each
 	// request's calls (a job's steps), shared by all its attempts (its

@@ -437,3 +437,19 @@ func TestTimeoutAtReceiveRefused(t *testing.T) {
 		}
 	}
 }
+
+// A job the workers take and fail at once (their outage in fail mode)
+// was received: under TimeoutAtReceive its visibility timeout runs from
+// then, so with 3 receives 30 s apart a job arriving at 10 s, the workers
+// failing every job until 100 s, is dead-lettered at 70 s (received at
+// 10, 40 and 70), not at once.
+func TestWorkersTimeoutAtReceiveFailing(t *testing.T) {
+	w := oneStep(4, 1e-9, 2*time.Minute, Server{Kind: Independent, Base: time.Millisecond})
+	w.Queue, w.RedeliverAtTimeout, w.TimeoutAtReceive = tries(3, 30*time.Second), true, true
+	w.Down = Outage{From: 0, To: 100 * time.Second, Mode: Fail}
+	rep := traceGraph(t, w.Graph(), 10)
+	series := rep.Services[0].Series
+	if rep.Edges[0].Failed != 1 || rep.Services[0].Calls != 3 || series[70].Failures != 1 {
+		t.Errorf("dead %d, deliveries %d, dead-lettered at 70 s %d; want 1, 3, 1", rep.Edges[0].Failed, rep.Services[0].Calls, series[70].Failures)
+	}
+}
