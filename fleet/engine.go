@@ -240,6 +240,8 @@ type svcSim struct {
 	peakAge     float64
 	tokens      float64 // rate limit
 	tokenAt     float64
+	// waitingAtEnd and scheduledAtEnd are kept by atEnd.
+	waitingAtEnd, scheduledAtEnd int64
 
 	counts              Counts // the server side
 	area, sojourn, wait float64
@@ -341,6 +343,9 @@ type sim struct {
 	// start at a worker's receive (Entry.TimeoutAtReceive).
 	deadlines, atReceive bool
 
+	// ended says the state at the run's duration has been kept
+	// (atEnd).
+	ended bool
 	// events counts the events processed, stale timeouts included.
 	events int64
 	// tick, if not nil, is told the time every 65,536 events.
@@ -600,6 +605,9 @@ func (s *sim) simulate(ctx context.Context) error {
 			break
 		}
 		s.events++
+		if e.t >= s.dur && !s.ended {
+			s.atEnd()
+		}
 		s.now = e.t
 		if s.tick != nil && s.events&0xffff == 0 {
 			s.tick(s.now)
@@ -635,6 +643,21 @@ func (s *sim) simulate(ctx context.Context) error {
 	}
 	s.cur = -1
 	return nil
+}
+
+// atEnd keeps, as the run's duration ends (no event between then and
+// now), each service's calls waiting and the requests to it waiting out a
+// backoff (ServiceReplicate.WaitingAtEnd, ScheduledAtEnd).
+func (s *sim) atEnd() {
+	s.ended = true
+	for v := range s.svcs {
+		sv := &s.svcs[v]
+		sv.waitingAtEnd = int64(sv.queue.len() + sv.held)
+	}
+	for i := range s.edges {
+		e := &s.edges[i]
+		s.svcs[e.to].scheduledAtEnd += e.backingOff
+	}
 }
 
 // next takes the earliest event of the heap and the timeout FIFOs; ties go
@@ -691,7 +714,8 @@ func (s *sim) graphReplicate() GraphReplicate {
 		sv := &s.svcs[v]
 		out := &rep.Services[v]
 		*out = ServiceReplicate{Counts: sv.counts, Area: sv.area, Sojourn: sv.sojourn, Entered: sv.entered, Wait: sv.wait, Series: sv.series,
-			PeakBacklog: sv.peakBacklog, PeakAge: sv.peakAge, Queued: sv.queued, CallSeries: sv.callSeries}
+			PeakBacklog: sv.peakBacklog, PeakAge: sv.peakAge, Queued: sv.queued, CallSeries: sv.callSeries,
+			WaitingAtEnd: sv.waitingAtEnd, ScheduledAtEnd: sv.scheduledAtEnd}
 		out.Drain, out.DrainVerdict = s.g.Drain(sv.series)
 		h := &s.edges[into[v][0]].hist
 		if len(into[v]) > 1 {

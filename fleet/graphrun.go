@@ -64,6 +64,11 @@ type ServiceReplicate struct {
 	// run.
 	PeakBacklog int64
 	PeakAge     float64
+	// WaitingAtEnd is the calls waiting at the service (queued or held)
+	// when the run's duration ends and arrivals stop, and ScheduledAtEnd
+	// the requests to it then waiting out a backoff before their next
+	// attempt: for a job queue's workers, the jobs still queued.
+	WaitingAtEnd, ScheduledAtEnd int64
 	// Drain is how long after the graph's outages end the service's
 	// backlog is back to its level before them for good (see
 	// Graph.Drain), in seconds, when DrainVerdict is Recovered (drained);

@@ -453,3 +453,23 @@ func TestWorkersTimeoutAtReceiveFailing(t *testing.T) {
 		t.Errorf("dead %d, deliveries %d, dead-lettered at 70 s %d; want 1, 3, 1", rep.Edges[0].Failed, rep.Services[0].Calls, series[70].Failures)
 	}
 }
+
+// Jobs still queued when arrivals stop, worked by hand: one worker, jobs
+// of one 10 s step arriving at 0, 1, 2 and 3 s of a 5 s run: at 5 s the
+// first is on the worker and 3 wait. With every try failing at once
+// (1 ms) and the queue's retry 100 s later, jobs arriving at 0 and 1 s
+// both wait out the retry at 5 s: 2 scheduled, none waiting.
+func TestWorkersQueuedAtEnd(t *testing.T) {
+	w := oneStep(1, 1e-9, 5*time.Second, Server{Kind: Independent, Base: 10 * time.Second})
+	rep := traceGraph(t, w.Graph(), 0, 1, 2, 3)
+	if s := rep.Services[0]; s.WaitingAtEnd != 3 || s.ScheduledAtEnd != 0 {
+		t.Errorf("waiting %d, scheduled %d at the end; want 3, 0", s.WaitingAtEnd, s.ScheduledAtEnd)
+	}
+	w = oneStep(1, 1e-9, 5*time.Second, Server{Kind: Independent, Base: time.Millisecond, PFail: 1})
+	w.Queue = tries(2, time.Hour)
+	w.Queue.Backoff = backoff.Policy{Kind: backoff.Constant, Base: 100 * time.Second, Cap: NoCap}
+	rep = traceGraph(t, w.Graph(), 0, 1)
+	if s := rep.Services[0]; s.WaitingAtEnd != 0 || s.ScheduledAtEnd != 2 {
+		t.Errorf("waiting %d, scheduled %d at the end; want 0, 2", s.WaitingAtEnd, s.ScheduledAtEnd)
+	}
+}

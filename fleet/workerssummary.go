@@ -16,8 +16,11 @@ type WorkersRow struct {
 	Replicates int
 	// Jobs counts the jobs that arrived, Completed those that succeeded,
 	// Dead those that failed every try the queue gives (dead-lettered).
-	// Deliveries counts the tries that reached the workers.
-	Jobs, Completed, Dead, Deliveries schema.Estimate
+	// Deliveries counts the tries that reached the workers. Queued counts
+	// the jobs still queued when arrivals stop (waiting for a worker, or
+	// out a retry's wait: ServiceReplicate.WaitingAtEnd plus
+	// ScheduledAtEnd); the run goes on until each has ended.
+	Jobs, Completed, Dead, Queued, Deliveries schema.Estimate
 	// Duplicates counts the side effects a job's steps did again (a step
 	// done by a second delivery of the same job: EdgeReplicate's
 	// JobDuplicates summed over the steps); LostWork the jobs that
@@ -89,6 +92,7 @@ func (r GraphResult) WorkersRows() []WorkersRow {
 		Jobs:       col(func(p *GraphReplicate) float64 { return float64(q(p).Requests) }),
 		Completed:  col(func(p *GraphReplicate) float64 { return float64(q(p).Succeeded) }),
 		Dead:       col(func(p *GraphReplicate) float64 { return float64(q(p).Failed) }),
+		Queued:     col(func(p *GraphReplicate) float64 { return float64(ws(p).WaitingAtEnd + ws(p).ScheduledAtEnd) }),
 		Deliveries: col(func(p *GraphReplicate) float64 { return float64(ws(p).Calls) }),
 		Duplicates: col(func(p *GraphReplicate) float64 {
 			var n int64

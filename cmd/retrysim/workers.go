@@ -34,7 +34,8 @@ The workers may keep the delivery model's key store for a job's steps
 (none, after, loose, claim or lease, with its TTL and lease), shared by
 every delivery of the job, and crash at its crash points.
 
-It prints a row a run: jobs, completed, dead-lettered, deliveries, duplicate
+It prints a row a run: jobs, completed, dead-lettered, still queued when
+arrivals stop (the run goes on until each job has ended), deliveries, duplicate
 side effects (a step a job's second delivery did again), lost work (jobs
 completed with a step the store says done and no delivery did, as the
 delivery model counts it), late deliveries (finished after the queue stopped

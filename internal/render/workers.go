@@ -53,6 +53,7 @@ func workersFields(r fleet.WorkersRow) []field {
 	add("jobs", r.Jobs)
 	add("completed", r.Completed)
 	add("dead", r.Dead)
+	add("queued_at_end", r.Queued)
 	add("deliveries", r.Deliveries)
 	add("duplicates", r.Duplicates)
 	add("lost_work", r.LostWork)
@@ -160,7 +161,7 @@ func writeWorkersJSON(w io.Writer, r WorkersReport) error {
 }
 
 // workersHeader heads the workers' table, in every format for people.
-var workersHeader = []string{"Run", "Jobs", "Completed", "Dead", "Deliveries", "Duplicates", "Lost work", "Late", "Peak backlog",
+var workersHeader = []string{"Run", "Jobs", "Completed", "Dead", "Queued at end", "Deliveries", "Duplicates", "Lost work", "Late", "Peak backlog",
 	"Peak age", "Drain", "Drained", "Completion p50 / p95 / p99"}
 
 // workersCells are a row for people, in workersHeader's order.
@@ -175,7 +176,7 @@ func workersCells(r fleet.WorkersRow) []string {
 	}
 	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(r.P50.Value), timeSeconds.number(r.P95.Value), timeSeconds.number(r.P99.Value))
 	return []string{r.Run, estimateText(r.Jobs, wholeCount), estimateText(r.Completed, fleetMean), estimateText(r.Dead, fleetMean),
-		estimateText(r.Deliveries, fleetMean), estimateText(r.Duplicates, fleetMean), estimateText(r.LostWork, fleetMean),
+		estimateText(r.Queued, fleetMean), estimateText(r.Deliveries, fleetMean), estimateText(r.Duplicates, fleetMean), estimateText(r.LostWork, fleetMean),
 		estimateText(r.Late, fleetMean), estimateText(r.PeakBacklog, fleetMean), estimateText(r.PeakAge, timeSeconds), drain, drained, lat}
 }
 
@@ -201,10 +202,11 @@ func writeWorkersHTML(w io.Writer, r WorkersReport) error {
 		c := workersCells(row)
 		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(c[0]), num(c[1], i, "jobs", row.Jobs.Value),
 			num(c[2], i, "completed", row.Completed.Value), num(c[3], i, "dead", row.Dead.Value),
-			num(c[4], i, "deliveries", row.Deliveries.Value), num(c[5], i, "duplicates", row.Duplicates.Value),
-			num(c[6], i, "lost_work", row.LostWork.Value), num(c[7], i, "late", row.Late.Value),
-			num(c[8], i, "peak_backlog", row.PeakBacklog.Value), num(c[9], i, "peak_age_seconds", row.PeakAge.Value),
-			plain(c[10]), plain(c[11]), plain(c[12])}})
+			num(c[4], i, "queued_at_end", row.Queued.Value),
+			num(c[5], i, "deliveries", row.Deliveries.Value), num(c[6], i, "duplicates", row.Duplicates.Value),
+			num(c[7], i, "lost_work", row.LostWork.Value), num(c[8], i, "late", row.Late.Value),
+			num(c[9], i, "peak_backlog", row.PeakBacklog.Value), num(c[10], i, "peak_age_seconds", row.PeakAge.Value),
+			plain(c[11]), plain(c[12]), plain(c[13])}})
 	}
 	p.tables = []pageTable{t}
 	f, err := newWorkersFigure(r)
