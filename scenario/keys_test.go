@@ -214,7 +214,8 @@ func TestKeysAreRead(t *testing.T) {
 // in the least context the key needs: an entry to service a, which calls
 // b; a client whose policy is context (or a server of that kind), a spike
 // for a load's window, a window for an outage's mode, a hedge for its
-// delay, a store for its ttl and lease, a crash for its point and bound.
+// delay, a store for its ttl and lease, a crash for its point and bound, a
+// queue server for a timeout from a receive.
 func graphFileWith(t *testing.T, k Key, context string) string {
 	t.Helper()
 	var ex any
@@ -275,6 +276,8 @@ func graphFileWith(t *testing.T, k Key, context string) string {
 		entry["store"] = "lease"
 	case "crash_at", "max_crashes":
 		entry["crash"] = 0.1
+	case "timeout_at_receive": // a needs workers to receive
+		a["server"] = map[string]any{"kind": "queue"}
 	}
 	at[parts[0]] = ex
 	return marshal(t, map[string]any{"graph": g})

@@ -39,7 +39,7 @@ type WorkersReport struct {
 
 // drainCaption says how the drain columns are judged.
 const drainCaption = "Drain: seconds from the end of the outages until the workers' backlog is back, for good, to its highest " +
-	"one-second mean before them; a mean over the replicates that drained, \"never\" when none did; drained: " +
+	"one-second mean before them; a mean over the replicates that drained, \"never\" when none did; in parentheses, the " +
 	"replicates that drained of those with an outage and a second after it, with a 95% Wilson interval."
 
 // workersFields flattens a workers row for csv and json: each figure with
@@ -162,22 +162,22 @@ func writeWorkersJSON(w io.Writer, r WorkersReport) error {
 
 // workersHeader heads the workers' table, in every format for people.
 var workersHeader = []string{"Run", "Jobs", "Completed", "Dead", "Queued at end", "Deliveries", "Duplicates", "Lost work", "Late", "Peak backlog",
-	"Peak age", "Drain", "Drained", "Completion p50 / p95 / p99"}
+	"Peak age", "Drain (drained)", "Completion p50 / p95 / p99"}
 
 // workersCells are a row for people, in workersHeader's order.
 func workersCells(r fleet.WorkersRow) []string {
-	drain, drained := "-", "-"
+	drain := "-"
 	if sh := r.DrainedReplicates; sh.N > 0 {
-		drained = fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(sh.Count()), human.Group(sh.N), percentDown(sh.Lo), percentUp(sh.Hi))
 		drain = "never"
 		if sh.Count() > 0 {
 			drain = estimateText(r.DrainSeconds, timeSeconds)
 		}
+		drain += fmt.Sprintf(" (%s of %s [%s%%, %s%%])", human.Group(sh.Count()), human.Group(sh.N), percentDown(sh.Lo), percentUp(sh.Hi))
 	}
 	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(r.P50.Value), timeSeconds.number(r.P95.Value), timeSeconds.number(r.P99.Value))
 	return []string{r.Run, estimateText(r.Jobs, wholeCount), estimateText(r.Completed, fleetMean), estimateText(r.Dead, fleetMean),
 		estimateText(r.Queued, fleetMean), estimateText(r.Deliveries, fleetMean), estimateText(r.Duplicates, fleetMean), estimateText(r.LostWork, fleetMean),
-		estimateText(r.Late, fleetMean), estimateText(r.PeakBacklog, fleetMean), estimateText(r.PeakAge, timeSeconds), drain, drained, lat}
+		estimateText(r.Late, fleetMean), estimateText(r.PeakBacklog, fleetMean), estimateText(r.PeakAge, timeSeconds), drain, lat}
 }
 
 // writeWorkersTable writes the title, a row a run and the drain's caption.
@@ -206,7 +206,7 @@ func writeWorkersHTML(w io.Writer, r WorkersReport) error {
 			num(c[5], i, "deliveries", row.Deliveries.Value), num(c[6], i, "duplicates", row.Duplicates.Value),
 			num(c[7], i, "lost_work", row.LostWork.Value), num(c[8], i, "late", row.Late.Value),
 			num(c[9], i, "peak_backlog", row.PeakBacklog.Value), num(c[10], i, "peak_age_seconds", row.PeakAge.Value),
-			plain(c[11]), plain(c[12]), plain(c[13])}})
+			plain(c[11]), plain(c[12])}})
 	}
 	p.tables = []pageTable{t}
 	f, err := newWorkersFigure(r)
