@@ -151,17 +151,19 @@ func benchGraph() Graph {
 // second of ten steps on 100 workers (at most 10,000 jobs waiting), each
 // step a call to a database (5 ms, a 1 s timeout) that fails every call
 // for 30 minutes (sidekiq-outage's window), on an SQS queue as sqs-visibility's (a 30 s
-// visibility timeout from a receive, a failed receive reappearing when it runs out, the
+// visibility timeout, a failed receive reappearing when it runs out, the
 // dead-letter queue after 5 receives), 10 replicates on 2 goroutines (the
 // issue's two cores). It reports events a CPU second and the wall seconds a
-// run of the 10 replicates takes. (Sidekiq's queue, with no visibility
-// timeout, is refused at this size by RunGraph's memory bound, which counts
-// every try's calls of every job for the whole run.)
+// run of the 10 replicates takes. Its visibility timeout runs from the
+// enqueue: Sidekiq's queue, with no visibility timeout, and SQS's with the
+// timeout from a worker's receive (TimeoutAtReceive) are refused at this
+// size by RunGraph's memory bound, which counts every try's calls of every
+// job for the whole run when no timeout bounds a job's life.
 func BenchmarkWorkersOutage(b *testing.B) {
 	q := queueClient(jobqueue.SQS(), sqsMaxReceive)
 	q.Backoff = backoff.Policy{Kind: backoff.None}
 	w := outageFleet("bench", time.Hour, q)
-	w.Load.Rate, w.WorkerCount, w.QueueMax, w.RedeliverAtTimeout, w.TimeoutAtReceive = 50, 100, 10_000, true, true
+	w.Load.Rate, w.WorkerCount, w.QueueMax, w.RedeliverAtTimeout = 50, 100, 10_000, true
 	step := stepClient()
 	step.Timeout = time.Second // the steps' timeouts bound a job's life in RunGraph's memory bound
 	w.Steps = nil

@@ -345,6 +345,12 @@ func (g *Graph) inFlight(edges []Edge, first, order []int, calls []float64) floa
 	var slots float64
 	dur := g.Duration.Seconds()
 	for k, e := range g.Entries {
+		if e.TimeoutAtReceive {
+			// A try's timeout starts when a worker takes it: its wait in
+			// the queue, which no timeout bounds, adds to the request's
+			// life, so every arrival of the run may be alive at once.
+			life[k] = math.Inf(1)
+		}
 		tree := 1 + copies(&e.Client)*below[edges[k].To]
 		slots += inWindow(e.Load.max(), life[k]*(1+1e-9)+1e-6, dur) * tree
 	}
