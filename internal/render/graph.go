@@ -100,13 +100,10 @@ func writeGraphJSON(w io.Writer, r GraphReport) error {
 		Rows       []json.RawMessage `json:"rows"`
 		Series     []json.RawMessage `json:"series"`
 	}{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario,
-		Params: []json.RawMessage{}, Rows: []json.RawMessage{}, Series: []json.RawMessage{}}
-	for _, g := range r.Graphs {
-		o, err := object(graphSettings(g))
-		if err != nil {
-			return err
-		}
-		out.Params = append(out.Params, o)
+		Rows: []json.RawMessage{}, Series: []json.RawMessage{}}
+	var err error
+	if out.Params, err = objects(r.Graphs, graphSettings); err != nil {
+		return err
 	}
 	for _, row := range r.Rows {
 		f := graphFields(row)

@@ -343,6 +343,20 @@ func object(fields []field) (json.RawMessage, error) {
 	return reportjson.Object(f)
 }
 
+// objects is each of xs as a json object of its fields (an empty list,
+// not null, for none).
+func objects[T any](xs []T, fields func(T) []field) ([]json.RawMessage, error) {
+	out := []json.RawMessage{}
+	for _, x := range xs {
+		o, err := object(fields(x))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
 // writeJSON writes a report as json (reportjson.WriteReport).
 func writeJSON(w io.Writer, r stats.Report) error { return reportjson.WriteReport(w, r) }
 

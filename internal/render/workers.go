@@ -119,20 +119,13 @@ func writeWorkersJSON(w io.Writer, r WorkersReport) error {
 		Services   []json.RawMessage `json:"services"`
 		Series     []json.RawMessage `json:"series"`
 	}{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption,
-		Params: []json.RawMessage{}, Rows: []json.RawMessage{}, Services: []json.RawMessage{}, Series: []json.RawMessage{}}
-	for _, g := range r.Graphs {
-		o, err := object(graphSettings(g))
-		if err != nil {
-			return err
-		}
-		out.Params = append(out.Params, o)
+		Rows: []json.RawMessage{}, Series: []json.RawMessage{}}
+	var err error
+	if out.Params, err = objects(r.Graphs, graphSettings); err != nil {
+		return err
 	}
-	for _, row := range r.Services {
-		o, err := object(graphFields(row))
-		if err != nil {
-			return err
-		}
-		out.Services = append(out.Services, o)
+	if out.Services, err = objects(r.Services, graphFields); err != nil {
+		return err
 	}
 	for _, row := range r.Rows {
 		var steps []json.RawMessage
