@@ -274,9 +274,16 @@ type job struct {
 	// may not pass under Graph.Deadlines; +Inf otherwise.
 	limit float64
 	// next counts the calls made (in order, or all at once when the
-	// service's Parallel), out those not finished.
-	next, out uint8
-	answered  bool // the service answered the request served
+	// service's Parallel), out those not finished, live those whose slots
+	// are not yet free (a finished call's slot lives on while events name
+	// it): the job is freed, and lets go of the slot it served, only once
+	// it is answered and no call's slot is left, so a slot's up always
+	// names the job that made its call.
+	next, out, live uint8
+	// cur is the slot of the call made last: under a KeyStore, the step
+	// whose work may commit.
+	cur      int32
+	answered bool // the service answered the request served
 	// dead says the job's worker left it unanswered (crashed, or no
 	// longer holding its lease: KeyStore, Crashes): a call it still has
 	// out is not retried.
@@ -646,13 +653,24 @@ func (s *sim) simulate(ctx context.Context) error {
 }
 
 // atEnd keeps, as the run's duration ends (no event between then and
-// now), each service's calls waiting and the requests to it waiting out a
-// backoff (ServiceReplicate.WaitingAtEnd, ScheduledAtEnd).
+// now), each service's calls waiting (queued, or held by a stall: their
+// resumes) that their requests still wait for, and the requests to it
+// waiting out a backoff (ServiceReplicate.WaitingAtEnd, ScheduledAtEnd): a
+// request is in one of the two at most.
 func (s *sim) atEnd() {
 	s.ended = true
 	for v := range s.svcs {
-		sv := &s.svcs[v]
-		sv.waitingAtEnd = int64(sv.queue.len() + sv.held)
+		q := &s.svcs[v].queue
+		for i := range q.len() {
+			if w := q.at(i); s.reqs[w.slot].awaits(w.attempt, w.copy) {
+				s.svcs[v].waitingAtEnd++
+			}
+		}
+	}
+	for _, e := range s.h.a[min(pad, len(s.h.a)):] {
+		if e.kind == evResume && s.reqs[e.slot].awaits(e.attempt, e.copy) {
+			s.svcs[s.edgeOf(e.slot).to].waitingAtEnd++
+		}
 	}
 	for i := range s.edges {
 		e := &s.edges[i]
@@ -1278,9 +1296,6 @@ func (s *sim) startJob(slot int32, attempt, copy uint8) {
 	for i := range v.calls {
 		if s.jobs[j].answered { // a call failed at once: the rest are not made
 			s.jobs[j].out -= uint8(len(v.calls) - i)
-			if s.jobs[j].out == 0 {
-				s.freeJobs = append(s.freeJobs, j)
-			}
 			return
 		}
 		s.jobs[j].next++
@@ -1293,6 +1308,8 @@ func (s *sim) call(j int32, i int) {
 	ei := s.svcs[s.jobs[j].svc].calls[i]
 	slot := s.newSlot(ei)
 	s.up[slot] = j
+	s.jobs[j].live++
+	s.jobs[j].cur = slot
 	e := &s.edges[ei]
 	if c := e.clients; c > 1 {
 		hi, _ := bits.Mul64(s.rnd.Next(), uint64(c))
@@ -1316,9 +1333,6 @@ func (s *sim) finish(slot int32, ok, pushback bool) {
 	jb.out--
 	if jb.answered {
 		s.edgeOf(slot).orphaned++
-		if jb.out == 0 {
-			s.freeJobs = append(s.freeJobs, j)
-		}
 		return
 	}
 	if g := s.guardOf(j); g != nil {
@@ -1366,19 +1380,28 @@ func (s *sim) answerJob(j int32, ok, pushback bool) {
 }
 
 // leave is job j's service letting go of the call the job serves, answered
-// or not: the job is over (freed once no call of its is out), and the call
-// leaves the service.
+// or not: the job is over (freed once no call's slot of its is left), and
+// the call leaves the service. The caller frees the served slot if idle.
 func (s *sim) leave(j int32) {
 	jb := &s.jobs[j]
 	jb.answered = true
 	slot, attempt := jb.slot, jb.attempt
-	if jb.out == 0 {
-		s.freeJobs = append(s.freeJobs, j)
-	}
 	s.release(&s.svcs[jb.svc])
 	s.lease(slot, false)
 	s.freeKey(slot, attempt)
-	s.reqs[slot].refs--
+	s.dropJob(j)
+}
+
+// dropJob frees job j if it is answered and none of its calls' slots is
+// left, letting go of the slot it served; it reports whether it did.
+func (s *sim) dropJob(j int32) bool {
+	jb := &s.jobs[j]
+	if !jb.answered || jb.live > 0 {
+		return false
+	}
+	s.freeJobs = append(s.freeJobs, j)
+	s.reqs[jb.slot].refs--
+	return true
 }
 
 // recycleIdle frees slot if its request is done and nothing refers to it,
@@ -1390,11 +1413,19 @@ func (s *sim) recycleIdle(slot int32) {
 }
 
 // recycle frees slot, whose request is done and which nothing refers to;
-// an entry's guarded job counts its lost work first.
+// an entry's guarded job counts its lost work first, and a call's job, its
+// last call's slot gone, is freed, as then is the slot it served if idle.
 func (s *sim) recycle(slot int32) {
-	if s.keys != nil && s.up[slot] < 0 {
-		if g := s.edgeOf(slot).guard; g != nil {
-			s.countLost(slot, g)
+	if s.up != nil {
+		if j := s.up[slot]; j >= 0 {
+			s.jobs[j].live--
+			if s.dropJob(j) {
+				s.recycleIdle(s.jobs[j].slot)
+			}
+		} else if s.keys != nil {
+			if g := s.edgeOf(slot).guard; g != nil {
+				s.countLost(slot, g)
+			}
 		}
 	}
 	s.free = append(s.free, slot)

@@ -26,6 +26,9 @@ func (q *fifo[T]) push(v T) {
 // front is the oldest item; the queue must not be empty.
 func (q *fifo[T]) front() *T { return &q.buf[q.head] }
 
+// at is item i, the oldest 0; i must be below len.
+func (q *fifo[T]) at(i int) *T { return &q.buf[(q.head+i)%len(q.buf)] }
+
 // back is the newest item; the queue must not be empty.
 func (q *fifo[T]) back() *T { return &q.buf[(q.head+q.n-1)%len(q.buf)] }
 

@@ -65,7 +65,8 @@ type ServiceReplicate struct {
 	PeakBacklog int64
 	PeakAge     float64
 	// WaitingAtEnd is the calls waiting at the service (queued or held)
-	// when the run's duration ends and arrivals stop, and ScheduledAtEnd
+	// that their requests still wait for when the run's duration ends and
+	// arrivals stop, and ScheduledAtEnd
 	// the requests to it then waiting out a backoff before their next
 	// attempt: for a job queue's workers, the jobs still queued.
 	WaitingAtEnd, ScheduledAtEnd int64
@@ -285,8 +286,8 @@ func (g *Graph) Cost() GraphCost {
 	if g.calls() > 0 { // each slot's serial and edges seen (sim.rootSlot)
 		c.Bytes += sliceBytes(c.InFlight, 4+8*float64((len(edges)+63)/64))
 	}
-	if w := g.keysWidth(); w > 0 { // each slot's store and crash count (KeyStore, Crashes)
-		c.Bytes += sliceBytes(c.InFlight, float64(w)*float64(unsafe.Sizeof(keyRecord{}))+2)
+	if w := g.keysWidth(); w > 0 { // each slot's store and books (KeyStore, Crashes)
+		c.Bytes += sliceBytes(c.InFlight, float64(w)*float64(unsafe.Sizeof(keyRecord{}))) + sliceBytes(c.InFlight, float64(unsafe.Sizeof(jobBook{})))
 	}
 	for v, n := range g.Services { // the arrival times of the calls a stall holds
 		if n.Outage.On() && n.Outage.Mode == Stall {

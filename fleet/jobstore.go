@@ -266,20 +266,25 @@ func (s *sim) stepDone(j int32, g *guard, ok, pushback bool) {
 // commits says whether the work of the request in slot, a call of guarded
 // job j just done by the called service, commits: always, but under Lease
 // only while the job's delivery still holds the step's lease, whose done
-// status the work then commits with. Work that does not commit rolls back,
-// and its delivery leaves the job unacked.
-func (s *sim) commits(j int32, g *guard) bool {
+// status the work then commits with. Work that does not commit rolls back:
+// that of a call the job has moved past (a try that timed out, whose
+// retry or failure ended the step), or of a try after the step's work
+// committed, does nothing more; a delivery whose lease was taken over no
+// longer holds the job and leaves it unacked.
+func (s *sim) commits(slot, j int32, g *guard) bool {
 	if g.mode != delivery.Lease {
 		return true
 	}
-	jb := &s.jobs[j]
-	if !jb.answered {
+	if jb := &s.jobs[j]; !jb.answered && jb.cur == slot {
 		k := s.record(j, int(jb.next)-1)
-		if k.present && !k.done && k.attempt == jb.attempt && k.copy == jb.copy {
+		mine := k.present && k.attempt == jb.attempt && k.copy == jb.copy
+		if mine && !k.done {
 			k.done, k.written = true, s.now
 			return true
 		}
-		s.abandon(j)
+		if !mine {
+			s.abandon(j)
+		}
 	}
 	g.rolledBack++
 	return false
@@ -307,7 +312,7 @@ func (s *sim) rollsBack(slot int32) bool {
 		return false
 	}
 	g := s.guardOf(j)
-	return g != nil && !s.commits(j, g)
+	return g != nil && !s.commits(slot, j, g)
 }
 
 // jobBook is a guarded job's crashes so far, and whether it completed.

@@ -67,7 +67,7 @@ const NoVisibility = MaxSeconds * time.Second
 // bytes (its request slot and books 64 in a graph of up to 64 edges, its place in the queue 24, its
 // visibility timeout's event 16; up to twice the last two while their
 // rings grow), a job on a worker as much plus its steps' requests; a Store
-// or Crash adds 24 bytes a step and 2 more to every request slot, a job's
+// or Crash adds 24 bytes a step and 4 more to every request slot, a job's
 // and its steps' calls' alike.
 type Workers struct {
 	// Name labels the run in outputs.

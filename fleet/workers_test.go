@@ -304,6 +304,9 @@ func TestWorkersQueuedJobBytes(t *testing.T) {
 	if got := unsafe.Sizeof(keyRecord{}); got != storedStepBytes {
 		t.Errorf("a step's record in a job's store holds %d bytes; Workers' doc says %d", got, storedStepBytes)
 	}
+	if got := unsafe.Sizeof(jobBook{}); got != 4 {
+		t.Errorf("a slot's books under a store hold %d bytes; Workers' doc says 4", got)
+	}
 }
 
 // storedStepBytes is what Workers' doc says a step's key record costs a
@@ -471,5 +474,16 @@ func TestWorkersQueuedAtEnd(t *testing.T) {
 	rep = traceGraph(t, w.Graph(), 0, 1)
 	if s := rep.Services[0]; s.WaitingAtEnd != 0 || s.ScheduledAtEnd != 2 {
 		t.Errorf("waiting %d, scheduled %d at the end; want 0, 2", s.WaitingAtEnd, s.ScheduledAtEnd)
+	}
+	// A job whose try timed out in the queue waits out its retry, and its
+	// stale try, still queued, is not a second job: one worker on a 10 s
+	// step, tries timing out after 2 s, a retry 100 s later; at 5 s both
+	// jobs wait out their retry, the second's first try still queued.
+	w = oneStep(1, 1e-9, 5*time.Second, Server{Kind: Independent, Base: 10 * time.Second})
+	w.Queue = tries(2, 2*time.Second)
+	w.Queue.Backoff = backoff.Policy{Kind: backoff.Constant, Base: 100 * time.Second, Cap: NoCap}
+	rep = traceGraph(t, w.Graph(), 0, 1)
+	if s := rep.Services[0]; s.WaitingAtEnd != 0 || s.ScheduledAtEnd != 2 {
+		t.Errorf("stale try queued: waiting %d, scheduled %d at the end; want 0, 2", s.WaitingAtEnd, s.ScheduledAtEnd)
 	}
 }
