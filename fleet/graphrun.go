@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
@@ -281,7 +282,7 @@ func (g *Graph) Cost() GraphCost {
 	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(Second{})+8) // and CallSeries
 	c.Bytes = simFixed + float64(len(edges))*float64(unsafe.Sizeof(edgeSim{}))*1.125 + float64(len(g.Services))*float64(unsafe.Sizeof(svcSim{}))*1.125 +
 		sliceBytes(c.InFlight, float64(unsafe.Sizeof(request{}))) + 2*sliceBytes(c.InFlight, 4) + sliceBytes(c.InFlight, float64(unsafe.Sizeof(job{}))) +
-		sliceBytes(pending+pad, eventSize) + float64(len(edges))*fifoBytes(pending, eventSize) +
+		sliceBytes(pending+pad, eventSize) + float64(g.timeouts())*fifoBytes(pending, eventSize) +
 		fifoBytes(queued, float64(unsafe.Sizeof(waiter{}))) + c.Series
 	if g.calls() > 0 { // each slot's serial and edges seen (sim.rootSlot)
 		c.Bytes += sliceBytes(c.InFlight, 4+8*float64((len(edges)+63)/64))
@@ -309,6 +310,21 @@ func (g *Graph) Cost() GraphCost {
 		c.Bytes += e
 	}
 	return c
+}
+
+// timeouts is how many timeout FIFOs a replicate of g keeps: one for each
+// distinct Client.Timeout of its edges (sim.tq).
+func (g *Graph) timeouts() int {
+	seen := map[time.Duration]bool{}
+	for _, e := range g.Entries {
+		seen[e.Client.Timeout] = true
+	}
+	for _, n := range g.Services {
+		for _, c := range n.Calls {
+			seen[c.Client.Timeout] = true
+		}
+	}
+	return len(seen)
 }
 
 // inFlight bounds the request slots a replicate holds at once. A request
