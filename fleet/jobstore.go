@@ -28,9 +28,11 @@ import (
 //     (from a dead or only slow holder), and is skipped once done. A call's
 //     work commits with the key's done status when the called service
 //     finishes it, and only while the delivery still holds the lease;
-//     otherwise it rolls back (no side effect) and the delivery, no longer
-//     holding the job, leaves it unacked. A delivery that finds the lease
-//     held by another leaves the job unacked too. Done keys never expire.
+//     otherwise it rolls back (no side effect), and a delivery whose lease
+//     was taken over, no longer holding the job, leaves it unacked. The
+//     late work of a try the step has moved past, or of one after the
+//     step's work committed, rolls back too. A delivery that finds the
+//     lease held by another leaves the job unacked. Done keys never expire.
 //
 // A key found (not expired) makes the delivery skip the step as done. Keys
 // expire TTL after they are written (0: never).
@@ -44,7 +46,10 @@ type KeyStore struct {
 // delivery passes point At (before a step's key, between the key and the
 // step's call, between the call's success and the key's record, or after
 // the last step before the ack), its worker dies there with probability P,
-// at most Max times a job (0: no bound). A dead worker's delivery is never
+// at most Max times a job (0: no bound). The point between the key and the
+// call is passed once a step, before the step's call, whatever tries the
+// call then makes (the delivery model passes it before each try of a
+// step its strategy retries). A dead worker's delivery is never
 // answered: the worker is replaced at once, and the job comes back when
 // the entry's attempt times out (the queue's visibility timeout).
 type Crashes struct {
