@@ -245,3 +245,27 @@ func TestWorkersParamsRunAgain(t *testing.T) {
 		t.Errorf("amplification by service %v; want payments 0, mail 1, workers 2 (two deliveries a job)", calls)
 	}
 }
+
+// A fleet whose workers crash at random and race on a lease store prints
+// the same bytes whatever -workers: sqs-visibility's lease run, and the
+// crash file with a crash drawn on every passage.
+func TestWorkersStoreSameBytes(t *testing.T) {
+	b, err := os.ReadFile("../../examples/workers-crash.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "crash.yaml")
+	src := strings.NewReplacer("      store: claim", "      store: lease", "      crash: 1", "      crash: 0.3", "      max_crashes: 1", "      max_crashes: 0").Replace(string(b))
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"-scenario", path, "-replicates", "3"}, {"-preset", "sqs-visibility", "-duration", "3m", "-replicates", "3"}} {
+		doc, one := workersJSON(t, append(args, "-workers", "1")...)
+		if _, three := workersJSON(t, append(args, "-workers", "3")...); three != one {
+			t.Errorf("%v: -workers 1 and 3 print different bytes", args)
+		}
+		if doc.Rows[len(doc.Rows)-1]["crashes"].(float64) == 0 && args[0] == "-scenario" {
+			t.Errorf("%v: no crash drawn", args)
+		}
+	}
+}
