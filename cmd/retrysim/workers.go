@@ -35,24 +35,27 @@ The workers may keep the delivery model's key store for a job's steps
 every delivery of the job, and crash at its crash points.
 
 It prints a row a run: jobs, completed, dead-lettered, still queued when
-arrivals stop (the run goes on until each job has ended), deliveries, duplicate
-side effects (a step a job's second delivery did again), lost work (jobs
-completed with a step the store says done and no delivery did, as the
+arrivals stop (the run goes on until each job has ended), deliveries,
+duplicate side effects (a step a job's second delivery did again), lost work
+(jobs completed with a step the store says done and no delivery did, as the
 delivery model counts it), late deliveries (finished after the queue stopped
-waiting for them), the peak
-backlog and the oldest waiting job's peak age, the drain time after the
-outages (with the share of replicates that drained) and completion time
-quantiles; means over replicates with 95% Student t intervals. -format json
-also holds each second's arrivals, completions, dead-lettered jobs, backlog,
-oldest age, jobs in flight, retries scheduled, and each dependency's calls
-and calls in progress; -plot draws them, and -format html is one page
-with them drawn before the table.
+waiting for them), the peak backlog and the oldest waiting job's peak age,
+the drain time after the outages (with the share of replicates that
+drained) and completion time quantiles; means over replicates with 95%
+Student t intervals. -format json also holds each run's settings (params,
+a graph section that runs again), crashes and rolled-back calls, each
+step's duplicates, each service's calls and amplification (services), and
+each second's arrivals, completions, dead-lettered jobs, backlog, oldest
+age, jobs in flight, retries scheduled, and each dependency's calls and
+calls in progress; -plot draws them, and -format html is one page with them
+drawn before the table.
 
 A fleet comes from a preset, or from the graph section of a scenario file
 (retrysim help scenario lists its keys) whose first entry is the job queue:
 its client the queue's redelivery (attempts, backoff, timeout as the
 visibility timeout, keys as the job's key), its poison, redeliver_at_timeout,
-heartbeat, store, ttl, lease, crash, crash_at and max_crashes keys, and the
+timeout_at_receive, heartbeat, store, ttl, lease, crash, crash_at and
+max_crashes keys, and the
 service it sends to the workers (a queue server; its calls are the job's
 steps).
 
