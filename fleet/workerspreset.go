@@ -132,7 +132,7 @@ var sqsVisibility = WorkersPreset{
 		"holding it rolls back; leases of 30 s) and heartbeat (no store, the worker " +
 		"extending the message's visibility while it holds it): 1 job a second of one step, a charge " +
 		"at a payments service (200 ms) that stalls every call for 100 s from 2 minutes in, on 500 workers; SQS's 30 s visibility " +
-		"timeout (a failed receive reappears when it runs out), dead-letter queue after 5 receives",
+		"timeout from a worker's receive (a failed receive reappears when it runs out), dead-letter queue after 5 receives",
 	Duration:   10 * time.Minute,
 	Replicates: 10,
 	Runs: func(d time.Duration) []Workers {
