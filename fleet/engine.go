@@ -939,6 +939,9 @@ func (s *sim) send(slot int32) {
 		s.fail(slot, false)
 		return
 	}
+	if s.keys != nil && s.crashBeforeTry(slot) {
+		return
+	}
 	r.attempt++
 	r.called = true
 	if r.attempt > 1 {

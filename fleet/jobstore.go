@@ -47,9 +47,9 @@ type KeyStore struct {
 // step's call, between the call's success and the key's record, or after
 // the last step before the ack), its worker dies there with probability P,
 // at most Max times a job (0: no bound). The point between the key and the
-// call is passed once a step, before the step's call, whatever tries the
-// call then makes (the delivery model passes it before each try of a
-// step its strategy retries). A dead worker's delivery is never
+// call is passed before each try of the step's call, as the delivery model
+// passes it before each call of a step its strategy retries. A dead
+// worker's delivery is never
 // answered: the worker is replaced at once, and the job comes back when
 // the entry's attempt times out (the queue's visibility timeout).
 type Crashes struct {
@@ -197,8 +197,9 @@ func (s *sim) present(g *guard, k *keyRecord) bool {
 
 // step goes on with guarded job j from its call i: the crash point before
 // the key, the store's check (a step whose key is found is skipped as
-// done), its write, the crash point after the key, then the call. Past
-// the last call, the crash point before the ack, then the job's answer.
+// done), its write, then the call, each of whose tries passes the crash
+// point after the key. Past the last call, the crash point before the ack,
+// then the job's answer.
 func (s *sim) step(j int32, g *guard, i int) {
 	calls := len(s.svcs[s.jobs[j].svc].calls)
 	for ; i < calls; i++ {
@@ -229,17 +230,35 @@ func (s *sim) step(j int32, g *guard, i int) {
 			}
 			*k = keyRecord{present: true, written: s.now, until: s.now + g.leaseSecs, attempt: jb.attempt, copy: jb.copy}
 		}
-		if s.crash(j, g, delivery.AfterKey) {
-			return
-		}
 		jb.next, jb.out = uint8(i+1), 1
-		s.call(j, i)
+		s.call(j, i) // its tries pass the crash point after the key (crashBeforeTry)
 		return
 	}
 	if s.crash(j, g, delivery.BeforeAck) {
 		return
 	}
 	s.answerJob(j, true, false)
+}
+
+// crashBeforeTry is the crash point between a step's key and its call,
+// passed before each try of the call, as the delivery model passes it
+// before each call of a step its strategy retries: it reports whether the
+// worker of the job whose current step the request in slot is died there,
+// the request then failed untried.
+func (s *sim) crashBeforeTry(slot int32) bool {
+	j := s.up[slot]
+	if j < 0 {
+		return false
+	}
+	g := s.guardOf(j)
+	if g == nil || g.crashAt != delivery.AfterKey || s.jobs[j].answered || s.jobs[j].cur != slot {
+		return false
+	}
+	if !s.crash(j, g, delivery.AfterKey) {
+		return false
+	}
+	s.fail(slot, false)
+	return true
 }
 
 // stepDone is guarded job j's call having ended (ok: succeeded): on

@@ -285,3 +285,43 @@ func TestWorkersLateWorkNotLost(t *testing.T) {
 		t.Errorf("completed %d, lost %d, step effects %d; want 1, 0, 1", q.Succeeded, q.Lost, rep.Edges[1].JobEffects)
 	}
 }
+
+// The crash point between a step's key and its call is passed before each
+// try of the call, as the delivery model passes it before each call of a
+// step it retries. One step, tried up to 3 times, each try failing with
+// probability f = 0.5; a worker dies at the point with probability c =
+// 0.2; the queue redelivers a dead or failed delivery (up to 100). A
+// delivery succeeds with probability p = (1-c)(1-f)(1 + q + q^2), q =
+// (1-c)f, and dies with probability c(1 + q + q^2): a job takes 1/p =
+// 1.6026 deliveries (1/0.7 = 1.4286 if the point were passed once a step),
+// dies 0.3120/p = 0.5 times, and calls the dependency 1/(1-f) = 2 times.
+// Each mean over about 10,000 jobs within 5 standard errors (a
+// deliveries' count is geometric, variance (1-p)/p^2; the others' variance
+// bounded by E[D^2]).
+func TestWorkersCrashBeforeEachTry(t *testing.T) {
+	const c, f = 0.2, 0.5
+	w := oneStep(100_000, 20, 500*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: f})
+	w.Steps[0].Client = tries(3, time.Hour)
+	w.Queue, w.RedeliverAtTimeout = tries(100, time.Second), true
+	w.Crash = Crashes{P: c, At: delivery.AfterKey}
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 8}).Replicates[0]
+	n := float64(rep.Edges[0].Requests)
+	q := (1 - c) * f
+	p := (1 - c) * (1 - f) * (1 + q + q*q)
+	d2 := (1-p)/(p*p) + 1/(p*p) // E[D^2]
+	for _, m := range []struct {
+		what            string
+		got, want, vari float64
+	}{
+		{"deliveries", float64(rep.Services[0].Calls), 1 / p, (1 - p) / (p * p)},
+		{"crashes", float64(rep.Edges[0].Crashes), c * (1 + q + q*q) / p, d2},
+		{"calls", float64(rep.Services[1].Calls), 1 / (1 - f), 9 * d2},
+	} {
+		if se := math.Sqrt(m.vari / n); math.Abs(m.got/n-m.want) > 5*se {
+			t.Errorf("%s: %.4f a job; want %.4f (5 standard errors %.4f)", m.what, m.got/n, m.want, 5*se)
+		}
+	}
+	if rep.Edges[0].Succeeded != rep.Edges[0].Requests {
+		t.Errorf("%d of %d jobs completed; want all", rep.Edges[0].Succeeded, rep.Edges[0].Requests)
+	}
+}
