@@ -132,8 +132,8 @@ type guard struct {
 	maxCrashes          int
 	crashed, rolledBack int64
 	// held counts deliveries that found a step's lease held by another
-	// and left the job unacked; lost the jobs ended with a step whose key
-	// says done and whose work no delivery did.
+	// and left the job unacked; lost the jobs completed with a step whose
+	// key says done and whose work no delivery did (countLost).
 	held, lost int64
 }
 
