@@ -1260,7 +1260,8 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 
 // startJob makes the calls of the service that slot's copy is in: the
 // first, or all of them when the service's calls are Parallel. The job
-// holds the slot until the service answers.
+// holds the slot until the service has answered and its calls' slots are
+// free (dropJob).
 func (s *sim) startJob(slot int32, attempt, copy uint8) {
 	var j int32
 	if k := len(s.freeJobs); k > 0 {
