@@ -326,10 +326,10 @@ type sim struct {
 	nextSerial uint32
 	seen       []uint64
 	seenWords  int
-	// leased says, for each slot, that a queue server's worker holds its
-	// request's copy, whose timeout its heartbeats extend; nil when no
-	// entry has Heartbeat.
-	leased   []bool
+	// leased names, for each slot, the copy of its request's current
+	// attempt that a queue server's worker holds (leaseID; 0: none), whose
+	// timeout its heartbeats extend; nil when no entry has Heartbeat.
+	leased   []uint16
 	jobs     []job
 	freeJobs []int32
 	// keys holds, keysWide records a slot, the store of each job that
@@ -444,7 +444,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 		s.edges[k].atReceive = en.TimeoutAtReceive
 		s.atReceive = s.atReceive || en.TimeoutAtReceive
 		if en.Heartbeat && s.leased == nil {
-			s.leased = []bool{}
+			s.leased = []uint16{}
 		}
 		a := &s.arrivals[k]
 		a.load, a.lmax, a.edge, a.poison = en.Load, en.Load.max(), int32(k), en.Poison
@@ -798,20 +798,31 @@ func (s *sim) newSlot(edge int32) int32 {
 	s.freshSlot(slot)
 	if s.leased != nil {
 		if int(slot) == len(s.leased) {
-			s.leased = append(s.leased, false)
+			s.leased = append(s.leased, 0)
 		}
-		s.leased[slot] = false
+		s.leased[slot] = 0
 	}
 	return slot
 }
 
 // lease notes that a queue server's worker takes up (held) or lets go of
-// the copy of the request in slot, for an entry's Heartbeat.
-func (s *sim) lease(slot int32, held bool) {
-	if s.leased != nil {
-		s.leased[slot] = held
+// copy c of attempt a of the request in slot, for an entry's Heartbeat: a
+// copy its request still waits for when taken holds the lease until it is
+// let go, whatever other copies of the request workers take or let go.
+func (s *sim) lease(slot int32, a, c uint8, held bool) {
+	if s.leased == nil {
+		return
+	}
+	switch id := leaseID(a, c); {
+	case held && s.reqs[slot].awaits(a, c):
+		s.leased[slot] = id
+	case !held && s.leased[slot] == id:
+		s.leased[slot] = 0
 	}
 }
+
+// leaseID names copy c of attempt a in sim.leased.
+func leaseID(a, c uint8) uint16 { return uint16(a)<<8 | uint16(c) + 1 }
 
 // received is a queue server's worker taking copy c of attempt a of the
 // request in slot: for an entry whose timeouts start at a receive
@@ -1102,7 +1113,7 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 	case Queue:
 		if v.busy < v.workers {
 			v.busy++
-			s.lease(slot, true)
+			s.lease(slot, attempt, copy, true)
 			if s.atReceive {
 				s.received(slot, attempt, copy)
 			}
@@ -1200,7 +1211,7 @@ func (s *sim) release(v *svcSim) {
 		if v.queue.len() > 0 {
 			w := v.queue.pop()
 			s.reqs[w.slot].refs--
-			s.lease(w.slot, true)
+			s.lease(w.slot, w.attempt, w.copy, true)
 			if s.atReceive {
 				s.received(w.slot, w.attempt, w.copy)
 			}
@@ -1225,14 +1236,14 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 		// Drawn before the release, which a failure alone makes now.
 		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.rollsBack(slot) {
 			s.release(v)
-			s.lease(slot, false)
+			s.lease(slot, attempt, copy, false)
 			s.freeKey(slot, attempt)
 			s.answer(slot, attempt, copy, outError)
 			return
 		}
 	} else {
 		s.release(v)
-		s.lease(slot, false)
+		s.lease(slot, attempt, copy, false)
 		s.freeKey(slot, attempt)
 		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.rollsBack(slot) {
 			s.answer(slot, attempt, copy, outError)
@@ -1391,7 +1402,7 @@ func (s *sim) leave(j int32) {
 	jb.answered = true
 	slot, attempt := jb.slot, jb.attempt
 	s.release(&s.svcs[jb.svc])
-	s.lease(slot, false)
+	s.lease(slot, attempt, jb.copy, false)
 	s.freeKey(slot, attempt)
 	s.dropJob(j)
 }
@@ -1529,7 +1540,7 @@ func (s *sim) timeout(slot int32, attempt, copy uint8) {
 		return
 	}
 	e := &s.edges[r.edge()]
-	if e.heartbeat && s.leased[slot] { // a worker holds it: its heartbeat extends the lease
+	if e.heartbeat && s.leased[slot] == leaseID(attempt, copy) { // a worker holds it: its heartbeat extends the lease
 		r.deadline = s.now + e.waitSecs - float64(copy)*e.hedgeSecs // copy's deadline: now + the timeout
 		s.pushTimeout(s.now+e.waitSecs, slot, e, attempt, copy)
 		return

@@ -287,6 +287,12 @@ func (g *Graph) Cost() GraphCost {
 	if g.calls() > 0 { // each slot's serial and edges seen (sim.rootSlot)
 		c.Bytes += sliceBytes(c.InFlight, 4+8*float64((len(edges)+63)/64))
 	}
+	for _, e := range g.Entries {
+		if e.Heartbeat { // each slot's lease (sim.leased)
+			c.Bytes += sliceBytes(c.InFlight, 2)
+			break
+		}
+	}
 	if w := g.keysWidth(); w > 0 { // each slot's store and books (KeyStore, Crashes)
 		c.Bytes += sliceBytes(c.InFlight, float64(w)*float64(unsafe.Sizeof(keyRecord{}))) + sliceBytes(c.InFlight, float64(unsafe.Sizeof(jobBook{})))
 	}

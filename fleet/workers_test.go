@@ -487,3 +487,30 @@ func TestWorkersQueuedAtEnd(t *testing.T) {
 		t.Errorf("stale try queued: waiting %d, scheduled %d at the end; want 0, 2", s.WaitingAtEnd, s.ScheduledAtEnd)
 	}
 }
+
+// A heartbeat extends the lease of the copy a worker holds, not of any copy
+// of the job: a job whose first copy fails while its hedge, taken by a
+// second worker, still runs keeps the hedge's lease. Two workers, a job at
+// 0 s of two steps (1 s, then 10 s), a 3 s visibility timeout, a hedge
+// 0.5 s after the first copy; the second step's dependency fails every
+// call from 0.9 to 1.2 s. The first copy reaches it at 1 s and fails; the
+// hedge, taken at 0.5 s, reaches it at 1.5 s and is done at 11.5 s, its
+// timeout (3.5 s, then every 3 s) put off while it runs: 2 deliveries, the
+// job completed, the first step done by both copies (the hedge's own
+// duplicate), the second once. Before, the first copy's leaving cleared
+// the hedge's lease: at 3.5 s the job was delivered again, and again (4
+// deliveries, 3 and 2 duplicates, the job dead).
+func TestWorkersHeartbeatOfItsCopy(t *testing.T) {
+	w := Workers{Name: "beat", Duration: 30 * time.Second, Load: Shape{Kind: Constant, Rate: 1e-9},
+		Queue: tries(2, 3*time.Second), Heartbeat: true, WorkerCount: 2, QueueMax: MaxQueue,
+		Steps: []Step{{To: "a", Client: tries(1, time.Hour)}, {To: "b", Client: tries(1, time.Hour)}},
+		Dependencies: []Node{{Name: "a", Server: Server{Kind: Independent, Base: time.Second}},
+			{Name: "b", Server: Server{Kind: Independent, Base: 10 * time.Second},
+				Outage: Outage{From: 900 * time.Millisecond, To: 1200 * time.Millisecond, Mode: Fail}}}}
+	w.Queue.Hedges, w.Queue.HedgeDelay = 1, 500*time.Millisecond
+	rep := traceGraph(t, w.Graph(), 0)
+	q := &rep.Edges[0]
+	if got := []int64{rep.Services[0].Calls, q.Succeeded, rep.Edges[1].JobDuplicates, rep.Edges[2].JobDuplicates}; fmt.Sprint(got) != "[2 1 1 0]" {
+		t.Errorf("deliveries, completed, step duplicates %v; want [2 1 1 0]", got)
+	}
+}
