@@ -144,9 +144,7 @@ type fleetHead struct {
 // interval as name, name_lo, name_hi (null when undefined).
 func fleetFields(s fleet.Summary) []field {
 	f := []field{{"run", s.Run}, {"replicates", int64(s.Replicates)}}
-	add := func(name string, e schema.Estimate) {
-		f = append(f, field{name, nanNull(e.Value)}, field{name + "_lo", nanNull(e.Lo)}, field{name + "_hi", nanNull(e.Hi)})
-	}
+	add := func(name string, e schema.Estimate) { f = append(f, estimateFields(name, e)...) }
 	add("requests", s.Requests)
 	add("succeeded", s.Succeeded)
 	add("goodput", s.Goodput)

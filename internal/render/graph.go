@@ -41,9 +41,7 @@ type GraphReport struct {
 // interval as name, name_lo, name_hi (null when undefined).
 func graphFields(r fleet.GraphRow) []field {
 	f := []field{{"run", r.Run}, {"service", r.Service}, {"depth", int64(r.Depth)}, {"replicates", int64(r.Replicates)}}
-	add := func(name string, e schema.Estimate) {
-		f = append(f, field{name, nanNull(e.Value)}, field{name + "_lo", nanNull(e.Lo)}, field{name + "_hi", nanNull(e.Hi)})
-	}
+	add := func(name string, e schema.Estimate) { f = append(f, estimateFields(name, e)...) }
 	add("requests", r.Requests)
 	add("calls", r.Calls)
 	add("amplification", r.Amplification)
@@ -110,8 +108,7 @@ func writeGraphJSON(w io.Writer, r GraphReport) error {
 		if row.ByDepth != nil {
 			var by []json.RawMessage
 			for d, e := range row.ByDepth {
-				o, err := object([]field{{"depth", int64(d + 1)}, {"amplification", nanNull(e.Value)},
-					{"amplification_lo", nanNull(e.Lo)}, {"amplification_hi", nanNull(e.Hi)}})
+				o, err := object(append([]field{{"depth", int64(d + 1)}}, estimateFields("amplification", e)...))
 				if err != nil {
 					return err
 				}

@@ -343,6 +343,12 @@ func object(fields []field) (json.RawMessage, error) {
 	return reportjson.Object(f)
 }
 
+// estimateFields are estimate e's value and interval as name, name_lo and
+// name_hi (null when undefined), for csv and json.
+func estimateFields(name string, e schema.Estimate) []field {
+	return []field{{name, nanNull(e.Value)}, {name + "_lo", nanNull(e.Lo)}, {name + "_hi", nanNull(e.Hi)}}
+}
+
 // objects is each of xs as a json object of its fields (an empty list,
 // not null, for none).
 func objects[T any](xs []T, fields func(T) []field) ([]json.RawMessage, error) {

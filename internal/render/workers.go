@@ -47,9 +47,7 @@ const drainCaption = "Drain: seconds from the end of the outages until the worke
 // never drained has drain_seconds null.
 func workersFields(r fleet.WorkersRow) []field {
 	f := []field{{"run", r.Run}, {"replicates", int64(r.Replicates)}}
-	add := func(name string, e schema.Estimate) {
-		f = append(f, field{name, nanNull(e.Value)}, field{name + "_lo", nanNull(e.Lo)}, field{name + "_hi", nanNull(e.Hi)})
-	}
+	add := func(name string, e schema.Estimate) { f = append(f, estimateFields(name, e)...) }
 	add("jobs", r.Jobs)
 	add("completed", r.Completed)
 	add("dead", r.Dead)
@@ -128,14 +126,11 @@ func writeWorkersJSON(w io.Writer, r WorkersReport) error {
 		return err
 	}
 	for _, row := range r.Rows {
-		var steps []json.RawMessage
-		for _, st := range row.Steps {
-			o, err := object([]field{{"step", int64(st.Step)}, {"to", st.To}, {"duplicates", nanNull(st.Duplicates.Value)},
-				{"duplicates_lo", nanNull(st.Duplicates.Lo)}, {"duplicates_hi", nanNull(st.Duplicates.Hi)}})
-			if err != nil {
-				return err
-			}
-			steps = append(steps, o)
+		steps, err := objects(row.Steps, func(st fleet.WorkersStep) []field {
+			return append([]field{{"step", int64(st.Step)}, {"to", st.To}}, estimateFields("duplicates", st.Duplicates)...)
+		})
+		if err != nil {
+			return err
 		}
 		o, err := object(append(workersFields(row), field{"steps", steps}))
 		if err != nil {
