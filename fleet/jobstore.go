@@ -246,11 +246,7 @@ func (s *sim) step(j int32, g *guard, i int) {
 // worker of the job whose current step the request in slot is died there,
 // the request then failed untried.
 func (s *sim) crashBeforeTry(slot int32) bool {
-	j := s.up[slot]
-	if j < 0 {
-		return false
-	}
-	g := s.guardOf(j)
+	j, g := s.callGuard(slot)
 	if g == nil || g.crashAt != delivery.AfterKey || s.jobs[j].answered || s.jobs[j].cur != slot {
 		return false
 	}
@@ -328,15 +324,17 @@ func (s *sim) abandon(j int32) {
 // service, rolls back: a call of a guarded job whose delivery no longer
 // holds the step's lease (see commits).
 func (s *sim) rollsBack(slot int32) bool {
-	if s.keys == nil {
-		return false
-	}
-	j := s.up[slot]
-	if j < 0 {
-		return false
-	}
-	g := s.guardOf(j)
+	j, g := s.callGuard(slot)
 	return g != nil && !s.commits(slot, j, g)
+}
+
+// callGuard is the job that made the call in slot and its guard; the
+// guard is nil when the request is no call of a guarded job.
+func (s *sim) callGuard(slot int32) (int32, *guard) {
+	if s.keys == nil || s.up[slot] < 0 {
+		return -1, nil
+	}
+	return s.up[slot], s.guardOf(s.up[slot])
 }
 
 // jobBook is a guarded job's crashes so far, and whether it completed.
