@@ -58,19 +58,7 @@ type GraphRow struct {
 func (r GraphResult) Rows() []GraphRow {
 	g := &r.Graph
 	d := g.Duration.Seconds()
-	col := func(f func(*GraphReplicate) float64) schema.Estimate {
-		xs := make([]float64, len(r.Replicates))
-		for i := range r.Replicates {
-			xs[i] = f(&r.Replicates[i])
-		}
-		return estimate(xs)
-	}
-	ratio := func(a, b int64) float64 {
-		if b == 0 {
-			return math.NaN()
-		}
-		return float64(a) / float64(b)
-	}
+	col := func(f func(*GraphReplicate) float64) schema.Estimate { return column(r.Replicates, f) }
 	nan := func(*GraphReplicate) float64 { return math.NaN() }
 	depths := g.Depths()
 	var byDepth []schema.Estimate

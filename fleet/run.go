@@ -242,6 +242,23 @@ func nonNegative(e schema.Estimate) schema.Estimate {
 	return e
 }
 
+// column is the estimate of f over replicates reps, in their order.
+func column[R any](reps []R, f func(*R) float64) schema.Estimate {
+	xs := make([]float64, len(reps))
+	for i := range reps {
+		xs[i] = f(&reps[i])
+	}
+	return estimate(xs)
+}
+
+// ratio is a over b, NaN when b is 0.
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
+
 // estimate is the mean of xs with its 95% Student t interval, skipping
 // NaNs: N counts the replicates it has values for, and with one the
 // interval's bounds are NaN.
@@ -309,19 +326,7 @@ type Summary struct {
 
 // Summary sums up r's replicates.
 func (r Result) Summary() Summary {
-	col := func(f func(*Replicate) float64) schema.Estimate {
-		xs := make([]float64, len(r.Replicates))
-		for i := range r.Replicates {
-			xs[i] = f(&r.Replicates[i])
-		}
-		return estimate(xs)
-	}
-	ratio := func(a, b int64) float64 {
-		if b == 0 {
-			return math.NaN()
-		}
-		return float64(a) / float64(b)
-	}
+	col := func(f func(*Replicate) float64) schema.Estimate { return column(r.Replicates, f) }
 	d := r.Config.Duration.Seconds()
 	judged, recovered := 0, 0
 	for i := range r.Replicates {

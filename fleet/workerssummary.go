@@ -72,13 +72,7 @@ func (r GraphResult) WorkersRows() []WorkersRow {
 			steps = append(steps, i)
 		}
 	}
-	col := func(f func(*GraphReplicate) float64) schema.Estimate {
-		xs := make([]float64, len(r.Replicates))
-		for i := range r.Replicates {
-			xs[i] = f(&r.Replicates[i])
-		}
-		return estimate(xs)
-	}
+	col := func(f func(*GraphReplicate) float64) schema.Estimate { return column(r.Replicates, f) }
 	q := func(p *GraphReplicate) *EdgeReplicate { return &p.Edges[0] }
 	ws := func(p *GraphReplicate) *ServiceReplicate { return &p.Services[w] }
 	drained, secs := r.Drain(w)

@@ -206,13 +206,11 @@ func writeFleetJSON(w io.Writer, r FleetReport) error {
 		}
 		out.Rows = append(out.Rows, o)
 	}
-	for _, p := range r.Series {
-		o, err := object(pointFields(p))
-		if err != nil {
-			return err
-		}
-		out.Series = append(out.Series, o)
+	series, err := objects(r.Series, pointFields)
+	if err != nil {
+		return err
 	}
+	out.Series = series
 	return writeIndented(w, out)
 }
 

@@ -98,7 +98,7 @@ func writeGraphJSON(w io.Writer, r GraphReport) error {
 		Rows       []json.RawMessage `json:"rows"`
 		Series     []json.RawMessage `json:"series"`
 	}{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario,
-		Rows: []json.RawMessage{}, Series: []json.RawMessage{}}
+		Rows: []json.RawMessage{}}
 	var err error
 	if out.Params, err = objects(r.Graphs, graphSettings); err != nil {
 		return err
@@ -122,13 +122,11 @@ func writeGraphJSON(w io.Writer, r GraphReport) error {
 		}
 		out.Rows = append(out.Rows, o)
 	}
-	for _, p := range r.Series {
-		o, err := object(graphPointFields(p))
-		if err != nil {
-			return err
-		}
-		out.Series = append(out.Series, o)
+	series, err := objects(r.Series, graphPointFields)
+	if err != nil {
+		return err
 	}
+	out.Series = series
 	return writeIndented(w, out)
 }
 

@@ -117,7 +117,7 @@ func writeWorkersJSON(w io.Writer, r WorkersReport) error {
 		Services   []json.RawMessage `json:"services"`
 		Series     []json.RawMessage `json:"series"`
 	}{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption,
-		Rows: []json.RawMessage{}, Series: []json.RawMessage{}}
+		Rows: []json.RawMessage{}}
 	var err error
 	if out.Params, err = objects(r.Graphs, graphSettings); err != nil {
 		return err
@@ -138,13 +138,11 @@ func writeWorkersJSON(w io.Writer, r WorkersReport) error {
 		}
 		out.Rows = append(out.Rows, o)
 	}
-	for _, p := range r.Series {
-		o, err := object(workersPointFields(p, r.runDeps(p.Run)))
-		if err != nil {
-			return err
-		}
-		out.Series = append(out.Series, o)
+	series, err := objects(r.Series, func(p fleet.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) })
+	if err != nil {
+		return err
 	}
+	out.Series = series
 	return writeIndented(w, out)
 }
 
