@@ -111,13 +111,19 @@ func heapWork(n int64) {
 // failing 20% of calls), each layer trying 3 times with a timeout that
 // fits the layers below; and reports its speed as events a CPU second.
 func BenchmarkGraphThreeLayers(b *testing.B) {
-	g := benchGraph()
+	benchRunGraph(b, benchGraph(), 1)
+}
+
+// benchRunGraph runs 10 replicates of g on workers goroutines per
+// iteration and reports the events, events a CPU second and wall seconds
+// a run.
+func benchRunGraph(b *testing.B, g Graph, workers int) {
 	var events int64
 	b.ReportAllocs()
 	cpu0 := cpuTime()
 	for b.Loop() {
 		events = 0
-		res, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: 10, Seed: 1, Workers: 1})
+		res, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: 10, Seed: 1, Workers: workers})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -129,6 +135,7 @@ func BenchmarkGraphThreeLayers(b *testing.B) {
 	cpu := (cpuTime() - cpu0) / float64(b.N)
 	b.ReportMetric(float64(events), "events/op")
 	b.ReportMetric(float64(events)/cpu, "events/cpu-s")
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "wall-s/op")
 }
 
 // benchGraph is BenchmarkGraphThreeLayers's graph.
@@ -170,23 +177,5 @@ func BenchmarkWorkersOutage(b *testing.B) {
 	for range 10 {
 		w.Steps = append(w.Steps, Step{To: "db", Client: step})
 	}
-	g := w.Graph()
-	var events int64
-	b.ReportAllocs()
-	cpu0 := cpuTime()
-	for b.Loop() {
-		events = 0
-		res, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: 10, Seed: 1, Workers: 2})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, rep := range res[0].Replicates {
-			events += rep.Events
-		}
-	}
-	b.StopTimer()
-	cpu := (cpuTime() - cpu0) / float64(b.N)
-	b.ReportMetric(float64(events), "events/op")
-	b.ReportMetric(float64(events)/cpu, "events/cpu-s")
-	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "wall-s/op")
+	benchRunGraph(b, w.Graph(), 2)
 }
