@@ -14,6 +14,7 @@ import (
 	"github.com/retrysim/retrysim/fleet/chain"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/shardfile"
 )
 
 var chainIntro = fmt.Sprintf(`retrysim chain computes, exactly and without sampling, what the fleet model
@@ -74,9 +75,8 @@ type chainRun struct {
 	within float64
 	sp     *splitting
 	shard  flagval.Shard
-	// args are the flags that decide the output's bytes: every one given
-	// but -shard and -workers, for a shard to carry to merge.
-	args []string
+	// settings are the run's settings, for a shard to carry to merge.
+	settings []shardfile.Setting
 }
 
 // chainCommand prints the exact chain's answers for a Memoryless run, or
@@ -185,11 +185,7 @@ func parseChain(args []string, stdout io.Writer) (chainRun, error) {
 			Levels: levels, Horizon: splitHorizon.Seconds(), Effort: splitEffort, Seed: uint64(seed)},
 			cfg: c, runs: splitRuns, workers: workers.V}
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name != "shard" && f.Name != "workers" {
-			r.args = append(r.args, "-"+f.Name, f.Value.String())
-		}
-	})
+	r.settings = shardSettings(fs, args)
 	return r, nil
 }
 

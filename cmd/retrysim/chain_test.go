@@ -140,7 +140,7 @@ func TestChainShardsMerge(t *testing.T) {
 		{append(files[:3:3], files[1]), "repeats shard 0/3"},
 		{[]string{files[0], files[1], other}, "is a shard of another run than"},
 		{[]string{files[0], tampered, files[2]}, "(estimate 1.5, "},
-		{append(files[:3:3], "-plot", filepath.Join(dir, "p.png")), "merge: -plot and -series: a chain run draws nothing"},
+		{append(files[:3:3], "-plot", filepath.Join(dir, "p.png")), "merge: -plot: " + files[0] + " is a retrysim chain shard 2, whose merge takes -o"},
 	} {
 		out, e, c := retrysim(t, append([]string{"merge"}, bad.files...)...)
 		if c != flagval.ExitUsage || out != "" || !strings.Contains(e, bad.want) {

@@ -118,7 +118,10 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if series != "" || plot != "" {
 			return flagval.Usage(fmt.Errorf("-shard: a shard writes no -series or -plot; give them to retrysim merge"))
 		}
-		return writeFleetShard(ctx, stdout, shard.Index, shard.Count, fleetArgs(fs), cfgs, opts, o.Out)
+		if err := refuseInShard(fs, "format", "width"); err != nil {
+			return err
+		}
+		return writeFleetShard(ctx, stdout, shard.Index, shard.Count, shardSettings(fs, args), cfgs, opts, o.Out)
 	}
 	res, err := fleetResults(ctx, cfgs, opts)
 	if err != nil {

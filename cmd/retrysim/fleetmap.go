@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -20,6 +19,7 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/shardfile"
 )
 
 var fleetMapIntro = `retrysim fleet-map maps where the fleet model recovers: over a trigger's size
@@ -146,9 +146,8 @@ type fleetMapRun struct {
 	o          flagval.Output
 	plot       string
 	shard      flagval.Shard
-	// args are the flags that decide the output's bytes: every one but
-	// -shard, -o, -plot and -workers, for a shard to carry to merge.
-	args []string
+	// settings are the run's settings, for a shard to carry to merge.
+	settings []shardfile.Setting
 }
 
 // parseFleetMap parses the fleet-map command's flags.
@@ -207,13 +206,12 @@ func parseFleetMap(args []string, stdout io.Writer) (fleetMapRun, error) {
 		return r, flagval.Usage(fleetMapFlagError(err))
 	}
 	r.replicates, r.seed, r.workers = replicates.V, uint64(seed), workers.V
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "shard", "o", "plot", "workers":
-			return
+	r.settings = shardSettings(fs, args)
+	if r.shard.Count > 0 {
+		if err := refuseInShard(fs, "format", "width"); err != nil {
+			return r, err
 		}
-		r.args = append(r.args, "-"+f.Name, f.Value.String())
-	})
+	}
 	return r, nil
 }
 
@@ -260,7 +258,7 @@ func fleetMapCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 	}
 	if r.shard.Count > 0 {
-		sh := mapShard{Kind: mapShardKind, Args: r.args, Index: index, Count: count, Cells: len(cells)}
+		sh := mapShard{Header: shardfile.Header{Kind: mapShardKind, Settings: r.settings, Index: index, Count: count}, Cells: len(cells)}
 		for i, c := range done {
 			sh.Slice = append(sh.Slice, shardCell{Cell: lo + i, Observations: c.Observations})
 		}

@@ -27,14 +27,14 @@ func TestFleetMapShardsMerge(t *testing.T) {
 		t.Fatalf("whole run: exit %d: %s", code, errOut)
 	}
 	cmd := exec.Command("xargs", "-P", "2", "-I{}", os.Args[0])
-	cmd.Args = append(cmd.Args, append(mapArgs, "-format", "json", "-shard", "{}/4", "-o", filepath.Join(dir, "shard-{}.json"))...)
+	cmd.Args = append(cmd.Args, append(mapArgs, "-shard", "{}/4", "-o", filepath.Join(dir, "shard-{}.json"))...)
 	cmd.Stdin = strings.NewReader("0\n1\n2\n3\n")
 	cmd.Env = append(os.Environ(), asRetrysim+"=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("xargs: %v\n%s", err, out)
 	}
 	shards := []string{filepath.Join(dir, "shard-2.json"), filepath.Join(dir, "shard-0.json"), filepath.Join(dir, "shard-3.json"), filepath.Join(dir, "shard-1.json")}
-	merged, errOut, code := retrysim(t, append(append([]string{"merge"}, shards...), "-plot", filepath.Join(dir, "merged.png"))...)
+	merged, errOut, code := retrysim(t, append(append([]string{"merge"}, shards...), "-format", "json", "-plot", filepath.Join(dir, "merged.png"))...)
 	if code != 0 || merged != whole {
 		t.Fatalf("merge: exit %d, %s; stdout equal to the whole run's: %v", code, errOut, merged == whole)
 	}
@@ -46,7 +46,7 @@ func TestFleetMapShardsMerge(t *testing.T) {
 
 	// Refusals: a missing shard, a repeated one, and a shard of another run.
 	other := filepath.Join(dir, "other.json")
-	if _, e, c := retrysim(t, append(mapArgs[:len(mapArgs):len(mapArgs)], "-format", "json", "-seed", "2", "-shard", "1/4", "-o", other)...); c != 0 {
+	if _, e, c := retrysim(t, append(mapArgs[:len(mapArgs):len(mapArgs)], "-seed", "2", "-shard", "1/4", "-o", other)...); c != 0 {
 		t.Fatalf("other run: exit %d: %s", c, e)
 	}
 	for _, tc := range []struct {

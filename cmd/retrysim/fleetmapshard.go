@@ -1,36 +1,29 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
+	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/shardfile"
 )
 
 // mapShardKind marks a fleet-map shard file, so merge tells it from a job
-// run's shard.
-const mapShardKind = "retrysim fleet-map shard 1"
+// run's shard. Format 2 carries settings, not flags.
+const mapShardKind = "retrysim fleet-map shard 2"
 
-// maxMapShardBytes bounds a map shard file merge reads.
-const maxMapShardBytes = 256 << 20
-
-// mapShard is one slice of a fleet-map run, as -shard writes it: the flags
-// that decide the run's output, which slice of how many, the run's cell
+// mapShard is one slice of a fleet-map run, as -shard writes it: the
+// envelope (the run's settings, which slice of how many), the run's cell
 // count, and each of its cells' recoveries.
 type mapShard struct {
-	Kind  string      `json:"kind"`
-	Args  []string    `json:"args"`
-	Index int         `json:"index"`
-	Count int         `json:"count"`
+	shardfile.Header
 	Cells int         `json:"cells"`
 	Slice []shardCell `json:"slice"`
 }
@@ -41,154 +34,114 @@ type shardCell struct {
 	Observations []fleet.Observation `json:"observations"`
 }
 
-// readShardFile reads the shard file at path when it is one of kind, or
-// says it is not. Anything but a regular file is not one: the job model's
-// merge refuses it, without opening a FIFO that would block.
-func readShardFile(path, kind string) ([]byte, bool, error) {
-	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
-		return nil, false, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false, nil
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxMapShardBytes+1))
-	if err != nil {
-		return nil, false, err
-	}
-	if !bytes.Contains(data[:min(len(data), 64)], []byte(`"kind": "`+kind+`"`)) {
-		return nil, false, nil
-	}
-	if len(data) > maxMapShardBytes {
-		return nil, true, fmt.Errorf("%s: larger than %d MiB", path, maxMapShardBytes>>20)
-	}
-	return data, true, nil
+// shardKind is a kind of shard merge reads besides the job model's: its
+// envelope's kind, the flags of merge's own command line its merge takes,
+// and its merge, given the files and those flags as -name=value.
+type shardKind struct {
+	kind  string
+	flags []string
+	merge func(ctx context.Context, files, own []string, stdout io.Writer) error
 }
 
-// decodeShard decodes a shard file's json strictly into v.
-func decodeShard(path string, data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-// readMapShard reads a map shard file, or says it is not one.
-func readMapShard(path string) (mapShard, bool, error) {
-	data, ok, err := readShardFile(path, mapShardKind)
-	if !ok || err != nil {
-		return mapShard{}, ok, err
-	}
-	var sh mapShard
-	return sh, true, decodeShard(path, data, &sh)
+// shardKinds are the kinds of shard merge reads besides the job model's.
+var shardKinds = []shardKind{
+	{fleetShardKind, []string{"o", "format", "width", "series", "plot"}, mergeFleet},
+	{mapShardKind, []string{"o", "format", "width", "plot"}, mergeMap},
+	{sweepShardKind, []string{"o", "format", "width", "plot", "metric", "log-y", "linear-y", "own-scales", "ci"}, mergeSweep},
+	{chainShardKind, []string{"o"}, mergeChain},
 }
 
 // mergeFleetShards is merge for fleet-map, fleet, chain and sweep shards: it reports
 // handled false, leaving the files to the job model's merge, unless the
 // first file named is one. The shards must be 0/n to n-1/n once each, of
-// one run (the same flags); merge's -o, -plot and (fleet) -series say where
-// the run's outputs go.
+// one run (the same settings); where and how the run's outputs are written
+// (-o, -format, -plot...) is said by merge's own flags only.
 func mergeFleetShards(ctx context.Context, args []string, stdout io.Writer) (handled bool, err error) {
 	fs := flag.NewFlagSet("retrysim merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var out, plot, series, format string
-	var ci, expect bool
-	fs.StringVar(&out, "o", "", "")
-	fs.StringVar(&plot, "plot", "", "")
-	fs.StringVar(&series, "series", "", "")
-	fs.StringVar(&format, "format", "", "") // the job model's merge flags, refused below
-	fs.BoolVar(&ci, "ci", false, "")
-	fs.BoolVar(&expect, "expect", false, "")
+	for _, name := range mergeOwn {
+		switch name {
+		case "log-y", "linear-y", "own-scales", "ci", "expect":
+			fs.Bool(name, false, "")
+		case "shard", "workers", "help", "h": // no merge flag
+		default:
+			fs.String(name, "", "")
+		}
+	}
 	if fs.Parse(flagval.Interspersed(fs, args)) != nil || fs.NArg() == 0 {
 		return false, nil
 	}
 	files := fs.Args()
-	_, isFleet, _ := readShardFile(files[0], fleetShardKind)
-	_, isMap, _ := readShardFile(files[0], mapShardKind)
-	_, isChain, _ := readShardFile(files[0], chainShardKind)
-	_, isSweep, _ := readShardFile(files[0], sweepShardKind)
-	if !isFleet && !isMap && !isChain && !isSweep {
+	k := slices.IndexFunc(shardKinds, func(k shardKind) bool { return shardfile.Is(files[0], k.kind) })
+	if k < 0 {
 		return false, nil
 	}
-	if format != "" || ci || expect {
-		return true, flagval.Usage(fmt.Errorf("merge: -format, -ci and -expect are for the job model's shards; %s is a shard of retrysim fleet, fleet-map, chain or sweep, whose flags, -format included, decide what merge prints", files[0]))
-	}
-	if isChain {
-		if plot != "" || series != "" {
-			return true, flagval.Usage(fmt.Errorf("merge: -plot and -series: a chain run draws nothing"))
+	var own []string
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && !slices.Contains(shardKinds[k].flags, f.Name) {
+			err = flagval.Usage(fmt.Errorf("merge: -%s: %s is a %s, whose merge takes -%s", f.Name, files[0], shardKinds[k].kind, strings.Join(shardKinds[k].flags, ", -")))
 		}
-		return true, mergeChain(ctx, files, out, stdout)
-	}
-	if isSweep {
-		if series != "" {
-			return true, flagval.Usage(fmt.Errorf("merge: -series: a sweep has no series"))
-		}
-		return true, mergeSweep(ctx, files, out, plot, stdout)
-	}
-	if isFleet {
-		return true, mergeFleet(ctx, files, out, series, plot, stdout)
-	}
-	first, _, err := readMapShard(files[0])
+		own = append(own, "-"+f.Name+"="+f.Value.String())
+	})
 	if err != nil {
-		return true, flagval.Usage(fmt.Errorf("merge: %w", err))
+		return true, err
 	}
-	if series != "" {
-		return true, flagval.Usage(fmt.Errorf("merge: -series: a map has no series"))
-	}
-	shards := make([]*mapShard, first.Count)
-	cells := make([]fleet.MapCell, first.Cells)
-	for _, path := range files {
-		sh, ok, err := readMapShard(path)
-		switch {
-		case err != nil:
-			return true, flagval.Usage(fmt.Errorf("merge: %w", err))
-		case !ok:
-			return true, flagval.Usage(fmt.Errorf("merge: %s is not a fleet-map shard, as %s is", path, files[0]))
-		case !slices.Equal(sh.Args, first.Args) || sh.Count != first.Count || sh.Cells != first.Cells:
-			return true, flagval.Usage(fmt.Errorf("merge: %s is a shard of another run than %s (flags %s, %d shards, %d cells; want %s, %d, %d)",
-				path, files[0], strings.Join(sh.Args, " "), sh.Count, sh.Cells, strings.Join(first.Args, " "), first.Count, first.Cells))
-		case sh.Index < 0 || sh.Index >= sh.Count:
-			return true, flagval.Usage(fmt.Errorf("merge: %s: shard %d of %d", path, sh.Index, sh.Count))
-		case shards[sh.Index] != nil:
-			return true, flagval.Usage(fmt.Errorf("merge: %s repeats shard %d/%d", path, sh.Index, sh.Count))
+	return true, shardKinds[k].merge(ctx, files, own, stdout)
+}
+
+// mergeMap merges fleet-map shard files into what the whole run prints.
+func mergeMap(ctx context.Context, files, own []string, stdout io.Writer) error {
+	var env shardfile.Slices
+	shards := make([]mapShard, len(files))
+	for i, path := range files {
+		if err := shardfile.Read(path, mapShardKind, &shards[i]); err != nil {
+			return flagval.Usage(fmt.Errorf("merge: %w", err))
 		}
-		lo, hi := fleet.Slice(sh.Cells, sh.Index, sh.Count)
-		if len(sh.Slice) != hi-lo {
-			return true, flagval.Usage(fmt.Errorf("merge: %s holds %d cells; shard %d/%d has %d", path, len(sh.Slice), sh.Index, sh.Count, hi-lo))
+		if err := env.Add(path, shards[i].Header); err != nil {
+			return flagval.Usage(fmt.Errorf("merge: %w", err))
 		}
-		for i, c := range sh.Slice {
-			if c.Cell != lo+i {
-				return true, flagval.Usage(fmt.Errorf("merge: %s: cell %d where %d belongs", path, c.Cell, lo+i))
-			}
-			cells[c.Cell].Observations = c.Observations
-		}
-		shards[sh.Index] = &sh
-	}
-	for i, sh := range shards {
-		if sh == nil {
-			return true, flagval.Usage(fmt.Errorf("merge: shard %d/%d is missing", i, first.Count))
+		if shards[i].Cells != shards[0].Cells {
+			return flagval.Usage(fmt.Errorf("merge: %s is a shard of another run than %s (%d cells; want %d)", path, files[0], shards[i].Cells, shards[0].Cells))
 		}
 	}
-	r, err := parseFleetMap(first.Args, io.Discard)
+	if err := env.Missing(); err != nil {
+		return flagval.Usage(fmt.Errorf("merge: %w", err))
+	}
+	args, err := settingArgs(shards[0].Header)
 	if err != nil {
-		return true, flagval.Usage(fmt.Errorf("merge: %s: its flags: %w", files[0], err))
+		return flagval.Usage(fmt.Errorf("merge: %s: %w", files[0], err))
+	}
+	r, err := parseFleetMap(append(args, own...), io.Discard)
+	if err != nil {
+		return flagval.Usage(fmt.Errorf("merge: %s: its settings: %w", files[0], err))
 	}
 	cfgs := r.m.Cells()
-	if len(cfgs) != first.Cells {
-		return true, flagval.Usage(fmt.Errorf("merge: %s: its flags make %d cells, not %d", files[0], len(cfgs), first.Cells))
+	if len(cfgs) != shards[0].Cells {
+		return flagval.Usage(fmt.Errorf("merge: %s: its settings make %d cells, not %d", files[0], len(cfgs), shards[0].Cells))
 	}
-	for i := range cells {
-		cells[i].Config = cfgs[i]
-		if len(cells[i].Observations) > r.replicates {
-			return true, flagval.Usage(fmt.Errorf("merge: cell %d holds %d replicates; the run has %d", i, len(cells[i].Observations), r.replicates))
+	cells := make([]fleet.MapCell, len(cfgs))
+	for i, sh := range shards {
+		lo, hi := fleet.Slice(len(cfgs), sh.Index, sh.Count)
+		if len(sh.Slice) != hi-lo {
+			return flagval.Usage(fmt.Errorf("merge: %s holds %d cells; shard %d/%d has %d", files[i], len(sh.Slice), sh.Index, sh.Count, hi-lo))
+		}
+		for k, c := range sh.Slice {
+			if c.Cell != lo+k {
+				return flagval.Usage(fmt.Errorf("merge: %s: cell %d where %d belongs", files[i], c.Cell, lo+k))
+			}
+			if err := cfgs[c.Cell].CheckObservations(c.Observations, r.replicates); err != nil {
+				return flagval.Usage(fmt.Errorf("merge: %s: cell %d: %w", files[i], c.Cell, err))
+			}
+			cells[c.Cell] = fleet.MapCell{Config: cfgs[c.Cell], Observations: c.Observations}
 		}
 	}
-	r.o.Out, r.plot = outfile.File{Flag: "o", Path: out}, plot
-	if err := outfile.Check(r.o.Out, outfile.File{Flag: "plot", Path: plot}); err != nil {
-		return true, flagval.Usage(err)
+	if r.plot != "" {
+		if err := render.CheckPlotPath(r.plot); err != nil {
+			return flagval.Usage(fmt.Errorf("-plot: %w", err))
+		}
 	}
-	return true, writeFleetMap(ctx, stdout, r, cells)
+	if err := outfile.Check(r.o.Out, outfile.File{Flag: "plot", Path: r.plot}); err != nil {
+		return flagval.Usage(err)
+	}
+	return writeFleetMap(ctx, stdout, r, cells)
 }

@@ -169,7 +169,7 @@ func checkFleetShardSetting(t *testing.T, key, set, echo, other string) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, name)
-		if _, errOut, code := retrysim(t, "fleet", "-scenario", file, "-duration", "2s", "-replicates", "2", "-format", "json", "-shard", slice, "-o", out); code != 0 {
+		if _, errOut, code := retrysim(t, "fleet", "-scenario", file, "-duration", "2s", "-replicates", "2", "-shard", slice, "-o", out); code != 0 {
 			t.Fatalf("fleet -scenario with %s: %s -shard %s: exit %d, %s", key, value, slice, code, errOut)
 		}
 		return out
@@ -179,11 +179,11 @@ func checkFleetShardSetting(t *testing.T, key, set, echo, other string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sh struct{ Settings []map[string]json.RawMessage }
-	if err := json.Unmarshal(data, &sh); err != nil || len(sh.Settings) != 1 || string(sh.Settings[0][key]) != echo {
-		t.Fatalf("the shard file's settings = %v (%v); want one run's, %s %s", sh.Settings, err, key, echo)
+	var sh struct{ Params []map[string]json.RawMessage }
+	if err := json.Unmarshal(data, &sh); err != nil || len(sh.Params) != 1 || string(sh.Params[0][key]) != echo {
+		t.Fatalf("the shard file's params = %v (%v); want one run's, %s %s", sh.Params, err, key, echo)
 	}
-	out, errOut, code := retrysim(t, "merge", a, b)
+	out, errOut, code := retrysim(t, "merge", a, b, "-format", "json")
 	var doc struct {
 		Rows []struct {
 			Params map[string]json.RawMessage `json:"params"`

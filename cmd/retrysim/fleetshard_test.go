@@ -18,15 +18,16 @@ func TestFleetShardsMerge(t *testing.T) {
 		name   string
 		args   []string
 		shards int
-		extra  string // an output file flag, given to the whole run and to merge
+		extra  string   // an output file flag, given to the whole run and to merge
+		format []string // given to the whole run and to merge, never to a shard
 	}{
-		{"one run", []string{"fleet", "-shape", "spike", "-rate", "40", "-peak", "80", "-from", "10s", "-to", "15s", "-duration", "40s", "-replicates", "7"}, 3, "-series"},
-		{"preset", []string{"fleet", "-preset", "brooker-collapse", "-duration", "30s", "-replicates", "4", "-format", "json"}, 2, "-plot"},
+		{"one run", []string{"fleet", "-shape", "spike", "-rate", "40", "-peak", "80", "-from", "10s", "-to", "15s", "-duration", "40s", "-replicates", "7"}, 3, "-series", nil},
+		{"preset", []string{"fleet", "-preset", "brooker-collapse", "-duration", "30s", "-replicates", "4"}, 2, "-plot", []string{"-format", "json"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ext := map[string]string{"-series": ".csv", "-plot": ".png"}[tc.extra]
 			wholeFile, mergedFile := filepath.Join(dir, tc.name+"-whole"+ext), filepath.Join(dir, tc.name+"-merged"+ext)
-			whole, errOut, code := retrysim(t, append(tc.args, tc.extra, wholeFile)...)
+			whole, errOut, code := retrysim(t, append(append(tc.args, tc.format...), tc.extra, wholeFile)...)
 			if code != 0 {
 				t.Fatalf("whole run: exit %d: %s", code, errOut)
 			}
@@ -38,7 +39,7 @@ func TestFleetShardsMerge(t *testing.T) {
 				}
 				files = append(files, f)
 			}
-			merged, errOut, code := retrysim(t, append(append([]string{"merge"}, files...), tc.extra, mergedFile)...)
+			merged, errOut, code := retrysim(t, append(append(append([]string{"merge"}, files...), tc.format...), tc.extra, mergedFile)...)
 			if code != 0 || merged != whole {
 				t.Fatalf("merge: exit %d, %s; printed\n%s\nwant\n%s", code, errOut, merged, whole)
 			}
@@ -58,7 +59,7 @@ func TestFleetShardsMerge(t *testing.T) {
 				{files[1:], "is missing"},
 				{append(files[:1:1], files...), "repeats shard"},
 				{append(files[:len(files)-1:len(files)-1], other), "is a shard of another run"},
-				{append(files[:len(files):len(files)], "-format", "csv"), "-format, -ci and -expect are for the job model's shards"},
+				{append(files[:len(files):len(files)], "-expect"), "-expect: " + files[0] + " is a retrysim fleet shard 3, whose merge takes -o, -format, -width, -series, -plot"},
 			} {
 				_, e, c := retrysim(t, append([]string{"merge"}, bad.files...)...)
 				if c != 2 || !strings.Contains(e, bad.want) {

@@ -15,6 +15,7 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -54,9 +55,8 @@ type sweepRun struct {
 	plot   outfile.File
 	shard  flagval.Shard
 	byName []string // the settings -set names, as it names them
-	// args are the flags that decide the output's bytes: every one given
-	// but -shard, -o, -plot and -workers, for a shard to carry to merge.
-	args []string
+	// settings are the sweep's settings, for a shard to carry to merge.
+	settings []shardfile.Setting
 }
 
 // sweepCommand runs the grid and writes the long-format rows, a pivot or a
@@ -183,6 +183,11 @@ func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	if r.shard.Count > 0 && plot.Path != "" {
 		return r, flagval.Usage(fmt.Errorf("-plot: a shard draws nothing; give -plot to retrysim merge"))
 	}
+	if r.shard.Count > 0 {
+		if err := refuseInShard(fs, "format", "width", "metric", "log-y", "linear-y", "own-scales", "ci"); err != nil {
+			return r, err
+		}
+	}
 	opts, err := render.NewPlotOptions(plot.Path, c.Format.R.Page(), len(swept), logY, linearY, ownScales)
 	if err != nil {
 		return r, flagval.Usage(err)
@@ -191,7 +196,7 @@ func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		return r, flagval.Usage(err)
 	}
 	err = flagval.Refuse(fs, func(n string) string {
-		if n != "metric" || !c.Format.R.Raw() || plot.Path != "" || r.shard.Count > 0 { // merge may draw -plot
+		if n != "metric" || !c.Format.R.Raw() || plot.Path != "" {
 			return ""
 		}
 		return fmt.Sprintf("%s carries every metric; -metric picks the one a table, markdown or -plot shows", c.Format.R.Name())
@@ -206,34 +211,8 @@ func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
 	}
 	r.sw, r.c, r.ci, r.opts, r.plot, r.byName = sw, c, rows.CI, opts, plot, byName
-	r.args = outputFlags(fs, args, "shard", "o", "plot", "workers")
+	r.settings = shardSettings(fs, args)
 	return r, nil
-}
-
-// outputFlags are args, which fs has parsed, less the flags named in leave
-// and their values: the flags that decide a run's bytes, in the order given,
-// a repeated one each time.
-func outputFlags(fs *flag.FlagSet, args []string, leave ...string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if arg == "--" || !strings.HasPrefix(arg, "-") || arg == "-" {
-			return append(out, args[i:]...)
-		}
-		name, _, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-		n := 1
-		if f := fs.Lookup(name); f != nil && !hasValue {
-			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
-				n = 2
-			}
-		}
-		n = min(n, len(args)-i)
-		if !slices.Contains(leave, name) {
-			out = append(out, args[i:i+n]...)
-		}
-		i += n - 1
-	}
-	return out
 }
 
 // writeSweep writes a whole sweep's output, and its picture with -plot.

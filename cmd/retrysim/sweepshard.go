@@ -9,28 +9,24 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
+	"github.com/retrysim/retrysim/internal/shardfile"
 )
 
 // sweepShardKind marks a sweep shard file, so merge tells it from the
-// others.
-const sweepShardKind = "retrysim sweep shard 1"
+// others. Format 2 carries settings, not flags.
+const sweepShardKind = "retrysim sweep shard 2"
 
-// sweepShard is one slice of a sweep, as -shard writes it: the flags that
-// decide the sweep's output, the scenario file's digest, which slice of how
-// many, the sweep's point count, and each of its points' counters.
+// sweepShard is one slice of a sweep, as -shard writes it: the envelope
+// (the sweep's settings, which slice of how many), the scenario file's
+// digest, the sweep's point count, and each of its points' counters.
 type sweepShard struct {
-	Kind     string       `json:"kind"`
-	Args     []string     `json:"args"`
+	shardfile.Header
 	Scenario string       `json:"scenario_sha256,omitempty"`
-	Index    int          `json:"index"`
-	Count    int          `json:"count"`
 	Points   int          `json:"points"`
 	Slice    []shardPoint `json:"slice"`
 }
@@ -70,7 +66,8 @@ func writeSweepShard(ctx context.Context, stdout io.Writer, r sweepRun) error {
 	if err != nil {
 		return flagval.LibraryError(err, r.byName...)
 	}
-	sh := sweepShard{Kind: sweepShardKind, Args: r.args, Scenario: digest, Index: r.shard.Index, Count: r.shard.Count, Points: n, Slice: []shardPoint{}}
+	sh := sweepShard{Header: shardfile.Header{Kind: sweepShardKind, Settings: r.settings, Index: r.shard.Index, Count: r.shard.Count},
+		Scenario: digest, Points: n, Slice: []shardPoint{}}
 	for i, p := range points {
 		sh.Slice = append(sh.Slice, shardPoint{Point: lo + i, SweepPoint: p})
 	}
@@ -84,77 +81,58 @@ func writeSweepShard(ctx context.Context, stdout io.Writer, r sweepRun) error {
 	return outfile.WriteAll(ctx, stdout, outfile.Output{File: r.c.Out, Data: data})
 }
 
-// readSweepShard reads a sweep shard file, or says it is not one.
-func readSweepShard(path string) (sweepShard, bool, error) {
-	data, ok, err := readShardFile(path, sweepShardKind)
-	if !ok || err != nil {
-		return sweepShard{}, ok, err
-	}
-	var sh sweepShard
-	return sh, true, decodeShard(path, data, &sh)
-}
-
 // mergeSweep merges the shards of one sweep, 0/n to n-1/n once each, all of
-// the same flags and scenario file, into what the whole sweep prints; out
-// and plot say where its outputs go.
-func mergeSweep(ctx context.Context, files []string, out, plot string, stdout io.Writer) error {
-	first, _, err := readSweepShard(files[0])
-	if err != nil {
+// the same settings and scenario file, into what the whole sweep prints;
+// own are merge's flags that say how and where.
+func mergeSweep(ctx context.Context, files, own []string, stdout io.Writer) error {
+	var env shardfile.Slices
+	shards := make([]sweepShard, len(files))
+	for i, path := range files {
+		sh := &shards[i]
+		if err := shardfile.Read(path, sweepShardKind, sh); err != nil {
+			return flagval.Usage(fmt.Errorf("merge: %w", err))
+		}
+		if err := env.Add(path, sh.Header); err != nil {
+			return flagval.Usage(fmt.Errorf("merge: %w", err))
+		}
+		if first := shards[0]; sh.Scenario != first.Scenario || sh.Points != first.Points {
+			return flagval.Usage(fmt.Errorf("merge: %s is a shard of another sweep than %s (%d points; want %d%s)",
+				path, files[0], sh.Points, first.Points, digestNote(sh.Scenario, first.Scenario)))
+		}
+	}
+	if err := env.Missing(); err != nil {
 		return flagval.Usage(fmt.Errorf("merge: %w", err))
 	}
-	if first.Count < 1 || first.Count > 1_000_000 {
-		return flagval.Usage(fmt.Errorf("merge: %s: %d shards; want 1 to 1000000", files[0], first.Count))
-	}
-	shards := make([]bool, first.Count)
-	points := make([]api.SweepPoint, first.Points)
-	for _, path := range files {
-		sh, ok, err := readSweepShard(path)
-		switch {
-		case err != nil:
-			return flagval.Usage(fmt.Errorf("merge: %w", err))
-		case !ok:
-			return flagval.Usage(fmt.Errorf("merge: %s is not a sweep shard, as %s is", path, files[0]))
-		case !slices.Equal(sh.Args, first.Args) || sh.Scenario != first.Scenario || sh.Count != first.Count || sh.Points != first.Points:
-			return flagval.Usage(fmt.Errorf("merge: %s is a shard of another sweep than %s (flags %s, %d shards, %d points; want %s, %d, %d%s)",
-				path, files[0], strings.Join(sh.Args, " "), sh.Count, sh.Points, strings.Join(first.Args, " "), first.Count, first.Points, digestNote(sh.Scenario, first.Scenario)))
-		case sh.Index < 0 || sh.Index >= sh.Count:
-			return flagval.Usage(fmt.Errorf("merge: %s: shard %d of %d", path, sh.Index, sh.Count))
-		case shards[sh.Index]:
-			return flagval.Usage(fmt.Errorf("merge: %s repeats shard %d/%d", path, sh.Index, sh.Count))
-		}
-		lo, hi := fleet.Slice(sh.Points, sh.Index, sh.Count)
-		if len(sh.Slice) != hi-lo {
-			return flagval.Usage(fmt.Errorf("merge: %s holds %d points; shard %d/%d has %d", path, len(sh.Slice), sh.Index, sh.Count, hi-lo))
-		}
-		for i, p := range sh.Slice {
-			if p.Point != lo+i {
-				return flagval.Usage(fmt.Errorf("merge: %s: point %d where %d belongs", path, p.Point, lo+i))
-			}
-			points[p.Point] = p.SweepPoint
-		}
-		shards[sh.Index] = true
-	}
-	for i, ok := range shards {
-		if !ok {
-			return flagval.Usage(fmt.Errorf("merge: shard %d/%d is missing", i, first.Count))
-		}
-	}
-	args := slices.Clone(first.Args)
-	if out != "" {
-		args = append(args, "-o", out)
-	}
-	if plot != "" {
-		args = append(args, "-plot", plot)
-	}
-	r, err := parseSweep(args, io.Discard, io.Discard)
+	args, err := settingArgs(shards[0].Header)
 	if err != nil {
-		return flagval.Usage(fmt.Errorf("merge: %s: its flags: %w", files[0], err))
+		return flagval.Usage(fmt.Errorf("merge: %s: %w", files[0], err))
 	}
-	if digest, err := scenarioDigest(r.sw.ScenarioFile); err != nil || digest != first.Scenario {
+	r, err := parseSweep(append(args, own...), io.Discard, io.Discard)
+	if err != nil {
+		return flagval.Usage(fmt.Errorf("merge: %s: its settings: %w", files[0], err))
+	}
+	if digest, err := scenarioDigest(r.sw.ScenarioFile); err != nil || digest != shards[0].Scenario {
 		return flagval.Usage(fmt.Errorf("merge: -scenario %s is not the file the shards ran", r.sw.ScenarioFile))
+	}
+	n, err := r.sw.Points()
+	if err != nil || n != shards[0].Points {
+		return flagval.Usage(fmt.Errorf("merge: %s: its settings make %d points, not %d", files[0], n, shards[0].Points))
 	}
 	if err := outfile.NotInput(r.c.Out, "shard file", files); err != nil {
 		return flagval.Usage(err)
+	}
+	points := make([]api.SweepPoint, n)
+	for i, sh := range shards {
+		lo, hi := fleet.Slice(n, sh.Index, sh.Count)
+		if len(sh.Slice) != hi-lo {
+			return flagval.Usage(fmt.Errorf("merge: %s holds %d points; shard %d/%d has %d", files[i], len(sh.Slice), sh.Index, sh.Count, hi-lo))
+		}
+		for k, p := range sh.Slice {
+			if p.Point != lo+k {
+				return flagval.Usage(fmt.Errorf("merge: %s: point %d where %d belongs", files[i], p.Point, lo+k))
+			}
+			points[p.Point] = p.SweepPoint
+		}
 	}
 	s, err := api.SweepOf(r.sw, points)
 	if err != nil {

@@ -1,0 +1,107 @@
+package fleet
+
+import (
+	"fmt"
+	"math"
+)
+
+// CheckReplicate reports why r is no replicate a run of c can produce, for
+// a merge of shards to refuse data it cannot trust: a series of another
+// length than the run's seconds, a negative or non-finite count, totals
+// that do not add up (successes and failures beyond the requests, requests
+// that did not start in the series, duplicates beyond the side effects),
+// quantiles out of order, or a verdict and recovery time other than the
+// series gives.
+func (c *Config) CheckReplicate(r *Replicate) error {
+	if n := int(math.Ceil(c.Duration.Seconds())); len(r.Series) != n {
+		return fmt.Errorf("series: %d seconds; the run has %d", len(r.Series), n)
+	}
+	n := r.Counts
+	for _, v := range []struct {
+		name string
+		v    int64
+	}{{"requests", n.Requests}, {"succeeded", n.Succeeded}, {"failed", n.Failed}, {"calls", n.Calls}, {"retries", n.Retries},
+		{"timeouts", n.Timeouts}, {"errors", n.Errors}, {"conflicts", n.Conflicts}, {"rejected", n.Rejected}, {"stored", n.Stored},
+		{"denied", n.Denied}, {"local_rejected", n.LocalRejected}, {"hedges", n.Hedges}, {"late", n.Late}, {"effects", n.Effects},
+		{"duplicates", n.Duplicates}, {"duplicated", n.Duplicated}, {"peak_in_progress", n.PeakInProgress},
+		{"entered", r.Entered}, {"events", r.Events}} {
+		if v.v < 0 {
+			return fmt.Errorf("%s: %d is negative", v.name, v.v)
+		}
+	}
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"end", r.End}, {"area", r.Area}, {"sojourn", r.Sojourn}, {"wait", r.Wait}} {
+		if !(v.v >= 0) || math.IsInf(v.v, 1) {
+			return fmt.Errorf("%s: %g is not a finite number of seconds, 0 or more", v.name, v.v)
+		}
+	}
+	switch {
+	case n.Succeeded > n.Requests || n.Failed > n.Requests-n.Succeeded:
+		return fmt.Errorf("succeeded %d and failed %d: more than the %d requests", n.Succeeded, n.Failed, n.Requests)
+	case n.Duplicates > n.Effects || n.Duplicated > n.Duplicates:
+		return fmt.Errorf("duplicates %d of %d requests: more than the %d side effects", n.Duplicates, n.Duplicated, n.Effects)
+	case r.Entered > n.Calls:
+		return fmt.Errorf("entered: %d calls, more than the %d that reached the server", r.Entered, n.Calls)
+	}
+	if err := checkQuantiles(r.P50, r.P95, r.P99, r.End); err != nil {
+		return err
+	}
+	var starts int64
+	for i, s := range r.Series {
+		for _, v := range []int64{s.Starts, s.Successes, s.RetriesDecided, s.RetriesSent, s.Timeouts, s.Conflicts, s.Failures} {
+			if v < 0 || v > n.Requests+n.Calls {
+				return fmt.Errorf("series[%d]: a count of %d, not from 0 to the run's requests and calls", i, v)
+			}
+		}
+		for _, v := range []float64{s.Busy, s.Backlog, s.Age, s.Scheduled} {
+			if !(v >= 0) || math.IsInf(v, 1) {
+				return fmt.Errorf("series[%d]: %g is not a finite number, 0 or more", i, v)
+			}
+		}
+		starts += s.Starts
+	}
+	if starts != n.Requests {
+		return fmt.Errorf("series: %d requests start in it, but the replicate counts %d", starts, n.Requests)
+	}
+	rec, verdict := recovery(c, r.Series)
+	if verdict != r.Verdict || math.Float64bits(rec) != math.Float64bits(r.Recovery) {
+		return fmt.Errorf("recovery: %g s (verdict %d), but its series gives %g s (verdict %d)", r.Recovery, r.Verdict, rec, verdict)
+	}
+	return nil
+}
+
+// checkQuantiles refuses latency quantiles that are not all NaN (no
+// success) or all in order within [0, end].
+func checkQuantiles(p50, p95, p99, end float64) error {
+	nan := math.IsNaN(p50)
+	if nan && math.IsNaN(p95) && math.IsNaN(p99) {
+		return nil
+	}
+	if nan || !(0 <= p50 && p50 <= p95 && p95 <= p99 && p99 <= end) {
+		return fmt.Errorf("p50, p95, p99: %g, %g, %g s are not in order from 0 to the run's end, %g s", p50, p95, p99, end)
+	}
+	return nil
+}
+
+// CheckObservations reports why obs are not the recoveries of at most
+// replicates replicates of c, as RunMap keeps them: a time that is not a
+// finite one from 0 to the run's end after the load settled, or a
+// replicate still down at another time than that end.
+func (c *Config) CheckObservations(obs []Observation, replicates int) error {
+	if len(obs) > replicates {
+		return fmt.Errorf("%d replicates; the run has %d", len(obs), replicates)
+	}
+	settled := c.settledAt()
+	end := math.Max(0, math.Ceil(c.Duration.Seconds())-settled)
+	for i, o := range obs {
+		switch {
+		case !o.Recovered && o.Time != end:
+			return fmt.Errorf("observations[%d]: down at %g s; a replicate down at the end is censored at %g s", i, o.Time, end)
+		case !(o.Time >= 0 && o.Time <= end):
+			return fmt.Errorf("observations[%d]: recovered at %g s, not from 0 to %g s", i, o.Time, end)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package fleet
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCheckReplicateTakesRuns: every replicate of the first and last run of
+// every preset (at its duration, with a spike and an outage too) passes CheckReplicate, and the map
+// cells' observations CheckObservations, so a merge refuses no real shard.
+func TestCheckReplicateTakesRuns(t *testing.T) {
+	var cfgs []Config
+	for _, p := range Presets() {
+		runs := p.Runs(p.Duration)
+		cfgs = append(cfgs, runs[0], runs[len(runs)-1])
+	}
+	spike := DefaultConfig()
+	spike.Duration, spike.Load.Kind, spike.Load.From, spike.Load.To, spike.Load.Peak = 40*time.Second, Spike, 5*time.Second, 10*time.Second, 3*spike.Load.Rate
+	out := DefaultConfig()
+	out.Duration, out.Outage.From, out.Outage.To = 40*time.Second, 5*time.Second, 8*time.Second
+	cfgs = append(cfgs, spike, out)
+	opts := Options{Replicates: 2, Seed: 1, Workers: 1}
+	res, err := Run(context.Background(), cfgs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		for k := range r.Replicates {
+			if err := cfgs[i].CheckReplicate(&r.Replicates[k]); err != nil {
+				t.Errorf("run %d (%s), replicate %d: %v", i, cfgs[i].Name, k, err)
+			}
+		}
+		if err := cfgs[i].CheckObservations(r.observations(), opts.Replicates); err != nil {
+			t.Errorf("run %d (%s): observations: %v", i, cfgs[i].Name, err)
+		}
+	}
+}
+
+// TestCheckReplicateRefuses: a replicate of another run's length, with
+// impossible totals, quantiles out of order or a recovery its series does
+// not give is refused, naming what is wrong.
+func TestCheckReplicateRefuses(t *testing.T) {
+	c := DefaultConfig()
+	c.Duration, c.Load.Kind, c.Load.From, c.Load.To, c.Load.Peak = 20*time.Second, Spike, 2*time.Second, 4*time.Second, 3*c.Load.Rate
+	res, err := Run(context.Background(), []Config{c}, Options{Replicates: 1, Seed: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := res[0].Replicates[0]
+	if err := c.CheckReplicate(&good); err != nil {
+		t.Fatalf("the run's own replicate: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(r *Replicate)
+		want string
+	}{
+		{"short series", func(r *Replicate) { r.Series = r.Series[:5] }, "series: 5 seconds; the run has 20"},
+		{"negative", func(r *Replicate) { r.Calls = -1 }, "calls: -1 is negative"},
+		{"more succeeded", func(r *Replicate) { r.Succeeded = r.Requests + 1 }, "more than the"},
+		{"duplicates", func(r *Replicate) { r.Duplicates = r.Effects + 1 }, "more than the"},
+		{"quantiles", func(r *Replicate) { r.P95 = r.P99 + 25026 }, "not in order"},
+		{"nan end", func(r *Replicate) { r.End = math.NaN() }, "end: NaN"},
+		{"starts", func(r *Replicate) { r.Series = append([]Second(nil), r.Series...); r.Series[3].Starts++ }, "requests start in it"},
+		{"recovery", func(r *Replicate) { r.Recovery++ }, "recovery:"},
+	} {
+		r := good
+		tc.edit(&r)
+		if err := c.CheckReplicate(&r); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want an error with %q", tc.name, err, tc.want)
+		}
+	}
+	obs := res[0].observations()
+	for _, tc := range []struct {
+		name string
+		obs  []Observation
+		want string
+	}{
+		{"too many", append(obs, obs...), "2 replicates; the run has 1"},
+		{"negative", []Observation{{-1, true}}, "not from 0 to 16 s"},
+		{"late", []Observation{{17, true}}, "not from 0 to 16 s"},
+		{"down early", []Observation{{3, false}}, "censored at 16 s"},
+	} {
+		if err := c.CheckObservations(tc.obs, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("observations %s: %v; want an error with %q", tc.name, err, tc.want)
+		}
+	}
+}
