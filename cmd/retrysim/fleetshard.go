@@ -175,6 +175,7 @@ func mergeFleet(ctx context.Context, files, own []string, stdout io.Writer) erro
 	var env shardfile.Slices
 	var parts [][][]fleet.Replicate
 	var byReplicate []string // the file of each replicate
+	var args []string
 	for _, path := range files {
 		var sh fleetShard
 		if err := shardfile.Read(path, fleetShardKind, &sh); err != nil {
@@ -185,6 +186,10 @@ func mergeFleet(ctx context.Context, files, own []string, stdout io.Writer) erro
 		}
 		if parts == nil {
 			first = sh
+			var err error
+			if args, err = settingArgs(sh.Header); err != nil {
+				return flagval.Usage(fmt.Errorf("merge: %s: %w", path, err))
+			}
 			if sh.Replicates < 1 || sh.Replicates > fleet.MaxReplicates || sh.Runs < 1 || sh.Runs != len(sh.Params) {
 				return flagval.Usage(fmt.Errorf("merge: %s: %d runs (with the settings of %d) of %d replicates; want 1 to %d replicates",
 					path, sh.Runs, len(sh.Params), sh.Replicates, fleet.MaxReplicates))
@@ -228,10 +233,6 @@ func mergeFleet(ctx context.Context, files, own []string, stdout io.Writer) erro
 		for r := range whole {
 			whole[r] = append(whole[r], p[r]...)
 		}
-	}
-	args, err := settingArgs(first.Header)
-	if err != nil {
-		return flagval.Usage(fmt.Errorf("merge: %s: %w", files[0], err))
 	}
 	return fleetCommand(context.WithValue(ctx, mergedKey{}, merged{whole, first.Params, byReplicate}), append(args, own...), stdout, io.Discard)
 }
