@@ -25,8 +25,9 @@ Example: for i in 0 1 2 3; do retrysim -jobs 1e9 -shard $i/4 -o shard-$i.json & 
          retrysim merge shard-*.json -ci
 
 Shards of retrysim sweep, fleet-map, fleet and chain merge the same way,
-into what the whole run prints in its -format; -o, -plot FILE and (fleet)
--series FILE say where its outputs go.
+into what the whole run prints: a shard carries the run's settings only, and
+merge's own -format, -width, -o, -plot FILE, (fleet) -series FILE and
+(sweep) -metric, -ci say how and where.
 
 Flags:
 `
