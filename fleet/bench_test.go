@@ -15,12 +15,14 @@ import (
 // BenchmarkBrookerCollapse runs the brooker-collapse preset, 10 replicates of
 // its four runs, on one goroutine, and reports its speed as events a second
 // (on one core), with the ratio of its cost an event to the cost of one bare
-// push and pop of the same 4-ary heap: the share of the time the model
-// itself, not the event queue, takes.
+// push and pop of the same 4-ary heap (the share of the time the model
+// itself, not the event queue, takes) and its events a CPU second over the
+// bare M/M/c's (mmcWork) in the same process (x-mmc).
 func BenchmarkBrookerCollapse(b *testing.B) {
 	cfgs := brookerCollapse.Runs(brookerCollapse.Duration)
 	var events int64
 	b.ReportAllocs()
+	mmc := mmcRate()
 	cpu0 := cpuTime()
 	for b.Loop() {
 		events = 0
@@ -38,6 +40,7 @@ func BenchmarkBrookerCollapse(b *testing.B) {
 	// CPU seconds as well as wall seconds: on a machine shared with other
 	// work the wall clock counts their time too.
 	cpuPerEvent := (cpuTime() - cpu0) / float64(b.N) / float64(events)
+	mmc = (mmc + mmcRate()) / 2
 	perEvent := b.Elapsed().Seconds() / float64(b.N) / float64(events)
 	// The bare queue, timed here rather than by a nested testing.Benchmark
 	// (which deadlocks inside a benchmark), on the same event count.
@@ -49,6 +52,7 @@ func BenchmarkBrookerCollapse(b *testing.B) {
 	b.ReportMetric(1/cpuPerEvent, "events/cpu-s")
 	b.ReportMetric(heapCPU*1e9, "heap-cpu-ns/push+pop")
 	b.ReportMetric(cpuPerEvent/heapCPU, "event/heap-op")
+	b.ReportMetric(1/cpuPerEvent/mmc, "x-mmc")
 }
 
 // BenchmarkBrookerRetries runs the whole brooker-retries preset, 17 failure
@@ -115,11 +119,13 @@ func BenchmarkGraphThreeLayers(b *testing.B) {
 }
 
 // benchRunGraph runs 10 replicates of g on workers goroutines per
-// iteration and reports the events, events a CPU second and wall seconds
-// a run.
+// iteration and reports the events, events a CPU second, wall seconds a
+// run and its events a CPU second over the bare M/M/c's in the same process
+// (x-mmc).
 func benchRunGraph(b *testing.B, g Graph, workers int) {
 	var events int64
 	b.ReportAllocs()
+	mmc := mmcRate()
 	cpu0 := cpuTime()
 	for b.Loop() {
 		events = 0
@@ -133,9 +139,11 @@ func benchRunGraph(b *testing.B, g Graph, workers int) {
 	}
 	b.StopTimer()
 	cpu := (cpuTime() - cpu0) / float64(b.N)
+	mmc = (mmc + mmcRate()) / 2
 	b.ReportMetric(float64(events), "events/op")
 	b.ReportMetric(float64(events)/cpu, "events/cpu-s")
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "wall-s/op")
+	b.ReportMetric(float64(events)/cpu/mmc, "x-mmc")
 }
 
 // benchGraph is BenchmarkGraphThreeLayers's graph.

@@ -1,5 +1,7 @@
 package fleet
 
+import "math"
+
 // event is one thing that happens at virtual time t. Events are plain values
 // in the heap's slice, so scheduling one allocates nothing.
 //
@@ -21,7 +23,10 @@ type event struct {
 // begin at a multiple of four events, 64 bytes: on a backing array aligned to
 // 64 bytes (as Go aligns every large allocation) a pop reads one cache line a
 // level, not two. Node k's children are 4k-8 to 4k-5 and its parent k/4+2;
-// the root is at pad.
+// the root is at pad. A pop moves the last event down past the first of
+// each node's earliest children while that child is earlier: with the
+// heap's history, this fixes the order of events of the same time, which
+// the engine's outputs keep (TestEventHeapOrdersTiesAsBefore).
 type eventHeap struct {
 	a []event
 }
@@ -68,16 +73,18 @@ func (h *eventHeap) pop() event {
 		}
 		m := c
 		if c+3 < n { // all four children: the common case, without bounds tests
+			// The earlier of each pair, then of the two: the first of the
+			// earliest children, as a scan finds it, without a branch. A
+			// time is never negative, so its bits order as it does, and
+			// below is all ones where x < y, else zero.
 			k := h.a[c : c+4 : c+4]
-			if k[1].t < k[0].t {
-				m = c + 1
-			}
-			if k[2].t < h.a[m].t {
-				m = c + 2
-			}
-			if k[3].t < h.a[m].t {
-				m = c + 3
-			}
+			below := func(x, y uint64) uint64 { return uint64((int64(x) - int64(y)) >> 63) }
+			t0, t1, t2, t3 := math.Float64bits(k[0].t), math.Float64bits(k[1].t), math.Float64bits(k[2].t), math.Float64bits(k[3].t)
+			b01, b23 := below(t1, t0), below(t3, t2)
+			i01, i23 := b01&1, 2+b23&1
+			t01, t23 := t0^(t0^t1)&b01, t2^(t2^t3)&b23
+			b := below(t23, t01)
+			m += int(i01 ^ (i01^i23)&b)
 		} else {
 			for j := c + 1; j < n; j++ {
 				if h.a[j].t < h.a[m].t {
