@@ -451,14 +451,7 @@ type timeTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
-	steps := []float64{1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600}
-	step := steps[len(steps)-1]
-	for _, s := range steps {
-		if (hi-lo)/s <= 10 {
-			step = s
-			break
-		}
-	}
+	step := timeStep(hi - lo)
 	var ticks []plot.Tick
 	for i := math.Ceil(lo / (step / 2)); i*step/2 <= hi+1e-9; i++ {
 		t := plot.Tick{Value: i * step / 2}
@@ -468,6 +461,18 @@ func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
 		ticks = append(ticks, t)
 	}
 	return ticks
+}
+
+// timeStep is the labelled step of timeTicks over a span of seconds: the
+// least of 1, 2, 5, 10, 20, 30 or 60 s and on that gives at most ten labels.
+func timeStep(span float64) float64 {
+	steps := []float64{1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600}
+	for _, s := range steps {
+		if span/s <= 10 {
+			return s
+		}
+	}
+	return steps[len(steps)-1]
 }
 
 // loadArea is the load shape's rate over [0, duration] as a grey area, a
