@@ -402,19 +402,16 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (st
 			}
 		}
 	}
-	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: fleetPanelHeight}
 	common, own := splitSettings(cfgs)
+	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: fleetPanelHeight, heading: title}
+	if common != "" {
+		f.heading += "\n" + wrapSettings("every run: "+common, 90)
+	}
 	for i, pts := range runs {
 		p := plot.New()
 		p.Title.Text = cfgs[i].Name
 		if own[i] != "" {
 			p.Title.Text += "\n" + wrapSettings(own[i], 90)
-		}
-		if i == 0 && common != "" {
-			p.Title.Text = wrapSettings("every run: "+common, 90) + "\n" + p.Title.Text
-		}
-		if i == 0 {
-			p.Title.Text = title + "\n" + p.Title.Text
 		}
 		p.Title.TextStyle.Font.Size = vg.Points(10)
 		p.X.Label.Text = "t (s)"

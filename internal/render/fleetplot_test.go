@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgimg"
+
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/schema"
@@ -188,6 +191,7 @@ func TestFleetPanels(t *testing.T) {
 	if len(panels) != 2 {
 		t.Fatalf("%d panels; want 2", len(panels))
 	}
+	var heights []int
 	for i, b := range panels {
 		img, err := png.Decode(bytes.NewReader(b))
 		if err != nil {
@@ -196,9 +200,19 @@ func TestFleetPanels(t *testing.T) {
 		if got := left(img); got < want-1 || got > want+1 || want < 0 {
 			t.Errorf("panel %d: the load shape starts at column %d; the whole figure's at %d", i, got, want)
 		}
-		if h := img.Bounds().Dy(); 2*h < all.Bounds().Dy()-2 || 2*h > all.Bounds().Dy()+2 {
-			t.Errorf("panel %d is %d pixels high; want half the whole figure's %d", i, h, all.Bounds().Dy())
-		}
+		heights = append(heights, img.Bounds().Dy())
+	}
+	// The first picture holds the heading's band above its panel: the two
+	// add up to the whole figure, the second is a panel's height alone.
+	f, err := newFleetFigure("t", runs, cfgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := func(l vg.Length) int { return int(math.Round(l.Dots(vgimg.DefaultDPI))) }
+	if sum := heights[0] + heights[1]; sum < all.Bounds().Dy()-1 || sum > all.Bounds().Dy()+1 ||
+		heights[1] != px(fleetPanelHeight) || heights[0] != px(fleetPanelHeight+f.headHeight()) {
+		t.Errorf("the panels are %v pixels high, the whole figure %d; want %d (heading and panel) and %d (a panel)",
+			heights, all.Bounds().Dy(), px(fleetPanelHeight+f.headHeight()), px(fleetPanelHeight))
 	}
 }
 

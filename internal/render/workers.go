@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/human"
@@ -29,6 +30,9 @@ type WorkersReport struct {
 	Replicates int
 	Seed       uint64
 	Scenario   string
+	// Preset is the preset that ran, if any: its name, its source and what
+	// its runs are.
+	Preset fleet.WorkersPreset
 }
 
 // drainCaption says how the drain columns are judged.
@@ -172,9 +176,22 @@ func writeWorkersTable(w io.Writer, r WorkersReport, st tableStyle) error {
 // writeWorkersHTML writes the workers' runs as one page: what ran them,
 // PlotWorkers's panels a picture each, then the table a run.
 func writeWorkersHTML(w io.Writer, r WorkersReport) error {
-	p := page{title: r.Title, params: []string{fmt.Sprintf("%s a run, seed %d", replicatesText(r.Replicates), r.Seed)}}
+	p := page{title: r.Title}
+	if r.Preset.Name != "" {
+		p.params = append(p.params, "model: "+r.Preset.Name)
+	}
+	p.params = append(p.params, fmt.Sprintf("%s a run, seed %d", replicatesText(r.Replicates), r.Seed))
+	if r.Preset.Source != "" {
+		p.params = append(p.params, "source: "+r.Preset.Source)
+	}
+	if r.Preset.About != "" {
+		p.params = append(p.params, "runs: "+strings.Join(strings.Fields(r.Preset.About), " "))
+	}
 	if r.Scenario != "" {
 		p.params = append(p.params, "scenario file: "+r.Scenario)
+	}
+	for _, g := range r.Graphs {
+		p.params = append(p.params, g.Name+": "+describeGraph(g))
 	}
 	t := pageTable{heading: "The runs, means over replicates with 95% intervals", header: workersHeader,
 		howTo: "A row a run. " + drainCaption + " Each other figure is the mean over the replicates, then its 95% Student t interval [low, high] (none with one replicate)."}

@@ -104,7 +104,7 @@ func newWorkersFigure(r WorkersReport) (stack, error) {
 	if lo > 0 || hi < end {
 		heading += fmt.Sprintf("\nshown: %s to %s s of %s s, the outages and their aftermath", human.Group(int64(lo)), human.Group(int64(hi)), human.Group(int64(end)))
 	}
-	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: graphPanelHeight}
+	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: graphPanelHeight, heading: heading}
 	for i, pn := range workersPanels(r) {
 		p, ok, err := workersPlot(pn, runs, byRun, lo, hi)
 		if err != nil {
@@ -112,9 +112,6 @@ func newWorkersFigure(r WorkersReport) (stack, error) {
 		}
 		if !ok && i > 0 {
 			continue // nothing in it: the jobs a second stay, to say so
-		}
-		if len(f.panels) == 0 {
-			p.Title.Text = heading + "\n" + p.Title.Text
 		}
 		p, legend := withLegend(p)
 		f.panels, f.legends = append(f.panels, p), append(f.legends, legend)
@@ -168,7 +165,11 @@ func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleet.Worker
 		zero = decadeFloor([]float64{least}) / 10
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = zeroLogTicks{zero}
-		p.Title.Text += " (log y axis)"
+		// The unit goes to the title: gonum places a y label's box at the
+		// axis' middle value, near the top of a log axis, and pads the
+		// panel's top for it, pushing its time axis out of its height.
+		p.Title.Text += " (" + pn.y + ", log y axis)"
+		p.Y.Label.Text = ""
 	}
 	for j, l := range pn.lines {
 		if !nonzero[j] {

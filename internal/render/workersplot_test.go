@@ -54,7 +54,7 @@ func TestWorkersPlot(t *testing.T) {
 	texts := svgTextsOf(t, buf.Bytes())
 	for _, want := range []string{
 		"shown: 60 to 300 s of 1,000 s, the outages and their aftermath",
-		"jobs a second (log y axis)", "jobs waiting", "db",
+		"jobs a second (per second, log y axis)", "jobs waiting", "db",
 		"arrivals (b same as a)", "completions (b same as a)", "dead-lettered", "backlog (b same as a)",
 		"retries scheduled: none in any run", "run a", "run b",
 		"60", "300", "0", "10", "1000",
