@@ -15,6 +15,7 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/outfile"
+	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/scenario"
 )
@@ -22,6 +23,34 @@ import (
 // helpTopics are what retrysim help TOPIC prints besides a command's -help.
 var helpTopics = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
 	"scenario": scenarioHelp,
+	"glossary": glossaryHelp,
+}
+
+const glossaryHelpIntro = `retrysim help glossary prints the glossary: every term an output prints
+(a column, a row label, a word of a title), with what it means there, in
+markdown. docs/glossary.md is what it prints; each html page holds the
+entries of the terms it uses.
+
+Usage: retrysim help glossary [flags]
+
+Flags:
+`
+
+// glossaryHelp prints the glossary.
+func glossaryHelp(ctx context.Context, args []string, stdout, _ io.Writer) error {
+	fs := flagval.NewFlagSet("retrysim help glossary")
+	out := outfile.File{Flag: "-o"}
+	fs.StringVar(&out.Path, "o", "", "write to `file` instead of stdout")
+	if err := flagval.Parse(fs, args, glossaryHelpIntro, stdout); err != nil {
+		return err
+	}
+	if err := outfile.Check(out); err != nil {
+		return flagval.Usage(err)
+	}
+	return out.Render(ctx, stdout, func(w io.Writer) error {
+		_, err := io.WriteString(w, render.Glossary())
+		return err
+	})
 }
 
 const scenarioHelpIntro = `retrysim help scenario prints every key a scenario file (-scenario FILE) takes:

@@ -31,6 +31,7 @@ Usage: retrysim [table] [flags]
        retrysim version                  the version, from the build info (also -version)
        retrysim help [command]           a command's -help
        retrysim help scenario            every key of a -scenario file (-format markdown too)
+       retrysim help glossary            every term an output prints, and what it means
 
 The model is chosen by -model, never by which flags are given: job (the Part 5
 model) for the plain invocation, delivery for a -scenario file with a queue:

@@ -122,6 +122,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	given := flagval.Given(fs)
 	var (
+		chosen fleet.WorkersPreset
 		graphs []fleet.Graph
 		loaded *scenario.Graph
 		name   string
@@ -132,7 +133,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		return flagval.Usage(errors.New("-preset: a preset is its own fleets; drop -preset or -scenario"))
 	case preset.V != "":
 		p, _ := fleet.LookupWorkersPreset(preset.V)
-		name, d = p.Name, p.Duration
+		chosen, name, d = p, p.Name, p.Duration
 		if given["duration"] {
 			d = duration.V
 		}
@@ -188,7 +189,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		return workersError(err)
 	}
-	rep := render.WorkersReport{Replicates: replicates.V, Seed: uint64(seed), Scenario: scenPath,
+	rep := render.WorkersReport{Replicates: replicates.V, Seed: uint64(seed), Scenario: scenPath, Preset: chosen,
 		Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(replicates.V), "replicate"), uint64(seed))}
 	for _, r := range res {
 		rep.Graphs = append(rep.Graphs, r.Graph)

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"image/color"
 	"io"
+	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotutil"
+	gtext "gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -47,6 +50,19 @@ type stack struct {
 	// plotWidth is the width of the panels, axes and titles included;
 	// panelHeight each one's height.
 	plotWidth, panelHeight vg.Length
+	// heading is drawn centred above the first panel, in a band of its
+	// own: a panel's title as long would push its data area and axis out
+	// of the panel's height, which a page's picture of the panel cuts off.
+	heading string
+}
+
+// headHeight is the height of the stack's heading band: 12 pt a line, 6 pt
+// below; 0 without a heading.
+func (s stack) headHeight() vg.Length {
+	if s.heading == "" {
+		return 0
+	}
+	return vg.Length(strings.Count(s.heading, "\n")+1)*vg.Points(12) + vg.Points(6)
 }
 
 // legendGap is the space between a panel and its legend.
@@ -104,10 +120,20 @@ func (s stack) layout(dc draw.Canvas, from int) (panels, legends []draw.Canvas) 
 	return panels, legends
 }
 
-// encode draws the panels from up to (not including) to with their legends.
+// encode draws the panels from up to (not including) to with their
+// legends, under the heading when from is the first.
 func (s stack) encode(w io.Writer, ext string, from, to int) error {
-	height := vg.Length(to-from) * s.panelHeight
-	return encode(w, ext, s.width(), height, func(dc draw.Canvas) {
+	height, head := vg.Length(to-from)*s.panelHeight, vg.Length(0)
+	if from == 0 {
+		head = s.headHeight()
+	}
+	return encode(w, ext, s.width(), height+head, func(dc draw.Canvas) {
+		if head > 0 {
+			dc.FillText(gtext.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(10)),
+				XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler},
+				vg.Point{X: dc.Min.X + s.plotWidth/2, Y: dc.Max.Y - vg.Points(3)}, s.heading)
+			dc = draw.Crop(dc, 0, 0, 0, -head)
+		}
 		panels, legends := s.layout(dc, from)
 		for i := from; i < to; i++ {
 			s.panels[i].Draw(panels[i])

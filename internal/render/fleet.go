@@ -361,24 +361,27 @@ func fleetPanels(title string, runs [][]fleet.Point, cfgs []fleet.Config, ext st
 // fleetPanelHeight is the height of one run's panel.
 const fleetPanelHeight = 8 * vg.Centimeter
 
-// fleetLine is a series PlotFleet draws: its legend name and its value at a point.
+// fleetLine is a series PlotFleet draws: its legend name, its colour (the
+// successes green and the timeouts vermillion, told apart) and its value
+// at a point.
 type fleetLine struct {
-	name string
-	get  func(fleet.Point) float64
+	name   string
+	colour color.Color
+	get    func(fleet.Point) float64
 }
 
 // fleetLines are the series of a run's panel; conflicts only when keys
 // is on, as without keys there are none.
 func fleetLines(keys bool) []fleetLine {
 	lines := []fleetLine{
-		{"new requests", func(p fleet.Point) float64 { return p.Starts }},
-		{"successes", func(p fleet.Point) float64 { return p.Successes }},
-		{"retries decided", func(p fleet.Point) float64 { return p.RetriesDecided }},
-		{"retries sent", func(p fleet.Point) float64 { return p.RetriesSent }},
-		{"timeouts", func(p fleet.Point) float64 { return p.Timeouts }},
+		{"new requests", lineColour(0), func(p fleet.Point) float64 { return p.Starts }},
+		{"successes", lineColour(2), func(p fleet.Point) float64 { return p.Successes }},
+		{"retries decided", lineColour(3), func(p fleet.Point) float64 { return p.RetriesDecided }},
+		{"retries sent", lineColour(6), func(p fleet.Point) float64 { return p.RetriesSent }},
+		{"timeouts", lineColour(1), func(p fleet.Point) float64 { return p.Timeouts }},
 	}
 	if keys {
-		lines = append(lines, fleetLine{"conflicts (key in use)", func(p fleet.Point) float64 { return p.Conflicts }})
+		lines = append(lines, fleetLine{"conflicts (key in use)", lineColour(5), func(p fleet.Point) float64 { return p.Conflicts }})
 	}
 	return lines
 }
@@ -399,17 +402,22 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (st
 			}
 		}
 	}
-	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: fleetPanelHeight}
+	common, own := splitSettings(cfgs)
+	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: fleetPanelHeight, heading: title}
+	if common != "" {
+		f.heading += "\n" + wrapSettings("every run: "+common, 90)
+	}
 	for i, pts := range runs {
 		p := plot.New()
-		p.Title.Text = cfgs[i].Name + "\n" + wrapSettings(describeSettings(fleetSettings(cfgs[i])), 90)
-		if i == 0 {
-			p.Title.Text = title + "\n" + p.Title.Text
+		p.Title.Text = cfgs[i].Name
+		if own[i] != "" {
+			p.Title.Text += "\n" + wrapSettings(own[i], 90)
 		}
 		p.Title.TextStyle.Font.Size = vg.Points(10)
 		p.X.Label.Text = "t (s)"
 		p.X.Tick.Marker = timeTicks{}
 		p.Y.Label.Text = "per second"
+		p.Y.Tick.Marker = unitTicks{}
 		p.Legend.TextStyle.Font.Size = vg.Points(10)
 		p.Add(plotter.NewGrid())
 		load, err := loadArea(cfgs[i].Load, cfgs[i].Duration.Seconds())
@@ -418,20 +426,36 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (st
 		}
 		p.Add(load)
 		p.Legend.Add("load shape (offered rate)", load)
-		for k, l := range fleetLines(cfgs[i].Client.Keys != schema.NoKeys) {
-			xy := make(plotter.XYs, len(pts))
+		lines := fleetLines(cfgs[i].Client.Keys != schema.NoKeys)
+		xys := make([]plotter.XYs, len(lines))
+		for k, l := range lines {
+			xys[k] = make(plotter.XYs, len(pts))
 			for j, pt := range pts {
-				xy[j] = plotter.XY{X: float64(pt.T) + 0.5, Y: l.get(pt)}
+				xys[k][j] = plotter.XY{X: float64(pt.T) + 0.5, Y: l.get(pt)}
 			}
-			line, err := plotter.NewLine(xy)
+		}
+		for k, l := range lines {
+			line, err := plotter.NewLine(xys[k])
 			if err != nil {
 				return stack{}, fmt.Errorf("%s: %w", l.name, err)
 			}
-			line.Color = lineColour(k)
+			// A series equal to later ones is drawn wider under them, and
+			// the legend says which it equals, as a sweep's plot does.
+			later := 0
+			for _, o := range xys[k+1:] {
+				if slices.Equal(o, xys[k]) {
+					later++
+				}
+			}
+			name := l.name
+			if j := slices.IndexFunc(xys[:k], func(o plotter.XYs) bool { return slices.Equal(o, xys[k]) }); j >= 0 {
+				name += " (same as " + lines[j].name + ")"
+			}
+			line.Color = l.colour
 			line.Dashes = plotutil.Dashes(k)
-			line.Width = vg.Points(1.2)
+			line.Width = vg.Points(1.2 + 1.5*float64(later))
 			p.Add(line)
-			p.Legend.Add(l.name, line)
+			p.Legend.Add(name, line)
 		}
 		// The same time axis and the same y scale in every panel, so runs
 		// compare by eye.
@@ -451,14 +475,7 @@ type timeTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
-	steps := []float64{1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600}
-	step := steps[len(steps)-1]
-	for _, s := range steps {
-		if (hi-lo)/s <= 10 {
-			step = s
-			break
-		}
-	}
+	step := timeStep(hi - lo)
 	var ticks []plot.Tick
 	for i := math.Ceil(lo / (step / 2)); i*step/2 <= hi+1e-9; i++ {
 		t := plot.Tick{Value: i * step / 2}
@@ -468,6 +485,18 @@ func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
 		ticks = append(ticks, t)
 	}
 	return ticks
+}
+
+// timeStep is the labelled step of timeTicks over a span of seconds: the
+// least of 1, 2, 5, 10, 20, 30 or 60 s and on that gives at most ten labels.
+func timeStep(span float64) float64 {
+	steps := []float64{1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600}
+	for _, s := range steps {
+		if span/s <= 10 {
+			return s
+		}
+	}
+	return steps[len(steps)-1]
 }
 
 // loadArea is the load shape's rate over [0, duration] as a grey area, a

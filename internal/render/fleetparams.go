@@ -111,18 +111,30 @@ var fleetGroups = map[string]bool{"outage": true, "server": true, "net": true, "
 // "shape constant, rate 40; server latency, base 1s, ...; hedges 0", a "; "
 // between groups. The duration is left out: titles give it.
 func describeSettings(settings []field) string {
+	return describeSome(settings, func(field) bool { return true })
+}
+
+// describeSome is describeSettings of the settings keep accepts, each in
+// its group of the whole list: a "; " before a setting of another group
+// than the one before it.
+func describeSome(settings []field, keep func(field) bool) string {
 	var b strings.Builder
+	group, last := 0, -1
 	for _, s := range settings {
-		if s.key == "duration" {
+		if fleetGroups[s.key] {
+			group++
+		}
+		if s.key == "duration" || !keep(s) {
 			continue
 		}
 		switch {
 		case b.Len() == 0:
-		case fleetGroups[s.key]:
+		case group != last:
 			b.WriteString("; ")
 		default:
 			b.WriteString(", ")
 		}
+		last = group
 		b.WriteString(s.key + " " + peopleText(s.value))
 	}
 	return b.String()
@@ -157,12 +169,27 @@ func wrapSettings(line string, width int) string {
 // run its settings; for several, the settings every run shares, then each
 // run's name and the settings it does not share.
 func settingsLines(names []string, cfgs []fleet.Config) []string {
+	common, own := splitSettings(cfgs)
+	if len(cfgs) == 1 {
+		return []string{"settings: " + own[0]}
+	}
+	lines := []string{"every run: " + common}
+	for i := range own {
+		lines = append(lines, names[i]+": "+own[i])
+	}
+	return lines
+}
+
+// splitSettings describes what runs ran: the settings every run shares,
+// and each run's own, those it does not share (every one for a single run,
+// common then empty).
+func splitSettings(cfgs []fleet.Config) (common string, own []string) {
 	all := make([][]field, len(cfgs))
 	for i, c := range cfgs {
 		all[i] = fleetSettings(c)
 	}
 	if len(all) == 1 {
-		return []string{"settings: " + describeSettings(all[0])}
+		return "", []string{describeSettings(all[0])}
 	}
 	shared := func(s field) bool {
 		for _, other := range all {
@@ -179,23 +206,10 @@ func settingsLines(names []string, cfgs []fleet.Config) []string {
 		}
 		return true
 	}
-	var common []field
-	for _, s := range all[0] {
-		if shared(s) {
-			common = append(common, s)
-		}
+	for _, settings := range all {
+		own = append(own, describeSome(settings, func(s field) bool { return !shared(s) }))
 	}
-	lines := []string{"every run: " + describeSettings(common)}
-	for i, settings := range all {
-		var own []field
-		for _, s := range settings {
-			if !shared(s) {
-				own = append(own, s)
-			}
-		}
-		lines = append(lines, names[i]+": "+describeSettings(own))
-	}
-	return lines
+	return describeSome(all[0], shared), own
 }
 
 // replicatesText is "n replicates", "1 replicate" for one.

@@ -8,9 +8,13 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
@@ -64,7 +68,9 @@ func TestFleetPlot(t *testing.T) {
 	// Each panel names its run's settings as used, in the flags' words, over
 	// lines of at most 90 bytes: no base for a backoff of none (which never
 	// waits), the policy with the parameters it reads, the hedges, the
-	// failure rate, the server and the load.
+	// failure rate, the server and the load; those every run shares (the
+	// network and the clients) are said once, above the first panel, and
+	// not again in each (issue 35 item 3), each still in its group.
 	caption := func(run string) (string, int) {
 		var lines []string
 		for i, s := range texts {
@@ -85,10 +91,10 @@ func TestFleetPlot(t *testing.T) {
 		return strings.Join(lines, " "), longest
 	}
 	for run, want := range map[string]string{
-		"short": "shape constant, rate 40; server latency, base 1s, slope 10ms, p-fail 0; net 0s; " +
-			"clients 1, timeout 3s, attempts 3, backoff none, keys none; policy unlimited; hedges 0",
+		"short": "shape constant, rate 40; server latency, base 1s, slope 10ms, p-fail 0; " +
+			"timeout 3s, attempts 3, backoff none, keys none; policy unlimited; hedges 0",
 		"long": "shape spike, rate 50, peak 100, from 5s, to 8s; server queue, capacity 8, queue 100, " +
-			"service 100ms, service-dist exp, p-fail 0.3, pushback false; net 0s; clients 1, timeout 2s, attempts 1, keys same; " +
+			"service 100ms, service-dist exp, p-fail 0.3, pushback false; timeout 2s, attempts 1, keys same; " +
 			"policy finagle-budget, policy-scope client, budget-ratio 0.2, budget-ttl 10s, budget-min-rate 10; " +
 			"hedges 2, hedge-delay 50ms",
 	} {
@@ -96,12 +102,20 @@ func TestFleetPlot(t *testing.T) {
 			t.Errorf("panel %s's caption %q (longest line %d bytes); want %q in lines of at most 90", run, got, longest, want)
 		}
 	}
+	if !contains(texts, "every run: net 0s; clients 1") {
+		t.Errorf("no line says what every run shares (\"every run: net 0s; clients 1\"); the picture says %q", texts)
+	}
+	// Series that coincide are said so: here retries, timeouts and
+	// conflicts are 0 throughout, and the legend names the first drawn.
+	if n := count("timeouts (same as retries decided)"); n != 2 {
+		t.Errorf("%d legend entries say the timeouts are the retries decided; want one a panel", n)
+	}
 	if n := count("load shape (offered rate)"); n != 2 {
 		t.Errorf("%d legend entries for the load shape; want one a panel", n)
 	}
 	// Conflicts are drawn for the run whose attempts carry keys (long,
 	// -keys same), and only there: without keys there are none.
-	if n := count("conflicts (key in use)"); n != 1 {
+	if n := count("conflicts (key in use) (same as retries decided)"); n != 1 {
 		t.Errorf("%d legend entries for conflicts; want one, the keyed run's", n)
 	}
 	if n := count("per second"); n != 2 {
@@ -177,6 +191,7 @@ func TestFleetPanels(t *testing.T) {
 	if len(panels) != 2 {
 		t.Fatalf("%d panels; want 2", len(panels))
 	}
+	var heights []int
 	for i, b := range panels {
 		img, err := png.Decode(bytes.NewReader(b))
 		if err != nil {
@@ -185,9 +200,19 @@ func TestFleetPanels(t *testing.T) {
 		if got := left(img); got < want-1 || got > want+1 || want < 0 {
 			t.Errorf("panel %d: the load shape starts at column %d; the whole figure's at %d", i, got, want)
 		}
-		if h := img.Bounds().Dy(); 2*h < all.Bounds().Dy()-2 || 2*h > all.Bounds().Dy()+2 {
-			t.Errorf("panel %d is %d pixels high; want half the whole figure's %d", i, h, all.Bounds().Dy())
-		}
+		heights = append(heights, img.Bounds().Dy())
+	}
+	// The first picture holds the heading's band above its panel: the two
+	// add up to the whole figure, the second is a panel's height alone.
+	f, err := newFleetFigure("t", runs, cfgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := func(l vg.Length) int { return int(math.Round(l.Dots(vgimg.DefaultDPI))) }
+	if sum := heights[0] + heights[1]; sum < all.Bounds().Dy()-1 || sum > all.Bounds().Dy()+1 ||
+		heights[1] != px(fleetPanelHeight) || heights[0] != px(fleetPanelHeight+f.headHeight()) {
+		t.Errorf("the panels are %v pixels high, the whole figure %d; want %d (heading and panel) and %d (a panel)",
+			heights, all.Bounds().Dy(), px(fleetPanelHeight+f.headHeight()), px(fleetPanelHeight))
 	}
 }
 
@@ -233,4 +258,51 @@ func TestFleetLegendOutside(t *testing.T) {
 	if swatchLeft <= area {
 		t.Errorf("the legend's swatch starts at column %d, inside the data area (the load area ends at %d)", swatchLeft, area)
 	}
+}
+
+// TestFleetColoursApart: the fleet's series are told apart by colour, not
+// by dash alone: each its own colour, and the successes and the timeouts
+// (issue 35 item 3: vermillion, hue 26°, and orange, hue 41°, read as one)
+// at least 90° of hue apart.
+func TestFleetColoursApart(t *testing.T) {
+	lines := fleetLines(true)
+	for i, a := range lines {
+		for _, b := range lines[i+1:] {
+			if a.colour == b.colour {
+				t.Errorf("%s and %s are drawn in one colour, %v", a.name, b.name, a.colour)
+			}
+		}
+	}
+	var hs, ht float64
+	for _, l := range lines {
+		switch l.name {
+		case "successes":
+			hs, _ = hue(l.colour)
+		case "timeouts":
+			ht, _ = hue(l.colour)
+		}
+	}
+	if d := math.Min(math.Abs(hs-ht), 360-math.Abs(hs-ht)); d < 90 {
+		t.Errorf("the successes (hue %.0f°) and the timeouts (hue %.0f°) are %.0f° apart; want at least 90", hs, ht, d)
+	}
+}
+
+// hue is c's hue in degrees, and whether it has one (not a grey).
+func hue(c color.Color) (float64, bool) {
+	r, g, b, _ := c.RGBA()
+	x, y, z := float64(r), float64(g), float64(b)
+	hi, lo := math.Max(x, math.Max(y, z)), math.Min(x, math.Min(y, z))
+	if hi == lo {
+		return 0, false
+	}
+	var h float64
+	switch hi {
+	case x:
+		h = math.Mod((y-z)/(hi-lo), 6)
+	case y:
+		h = (z-x)/(hi-lo) + 2
+	default:
+		h = (x-y)/(hi-lo) + 4
+	}
+	return math.Mod(60*h+360, 360), true
 }

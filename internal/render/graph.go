@@ -353,6 +353,7 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 		p.X.Label.Text = "t (s)"
 		p.X.Tick.Marker = timeTicks{}
 		p.Y.Label.Text = "per second"
+		p.Y.Tick.Marker = unitTicks{}
 		p.Legend.TextStyle.Font.Size = vg.Points(9)
 		p.Add(plotter.NewGrid())
 		top := 0.0

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,6 +26,33 @@ func TestGraphPlotDrawsCalls(t *testing.T) {
 	top := 12.0
 	if got, want := f.panels[0].Y.Max, top*1.05; got != want {
 		t.Errorf("y axis to %v; want %v, the calls' top", got, want)
+	}
+}
+
+// TestGraphTickLabels is issue 35 item 3: a graph's y axes were labelled
+// in gonum's default form, "0.00" and "2500.00" on one panel beside "300"
+// on the next. With 2,600 calls a second at db the labels are 0 and 2500,
+// whole, as on a panel of 12.
+func TestGraphTickLabels(t *testing.T) {
+	g := fleet.Graph{Name: "g", Duration: 2 * time.Second, Services: []fleet.Node{{Name: "db"}}}
+	pts := []fleet.GraphPoint{
+		{Point: fleet.Point{Run: "g", T: 0}, Service: "db", Calls: 2600},
+		{Point: fleet.Point{Run: "g", T: 1}, Service: "db", Calls: 0},
+	}
+	var buf bytes.Buffer
+	if err := PlotGraph(&buf, "t", []fleet.Graph{g}, pts, ".svg"); err != nil {
+		t.Fatal(err)
+	}
+	texts := svgTextsOf(t, buf.Bytes())
+	for _, want := range []string{"0", "2500"} {
+		if !contains(texts, want) {
+			t.Errorf("no tick labelled %q; the picture says %q", want, texts)
+		}
+	}
+	for _, s := range texts {
+		if strings.HasSuffix(s, ".00") {
+			t.Errorf("a tick labelled %q; want it whole", s)
+		}
 	}
 }
 

@@ -74,14 +74,17 @@ func plain(text string) pageCell { return pageCell{text: text} }
 // right-aligned, each value kept whole; a name breaks after its
 // underscores, so that every table retrysim writes fits the column, which
 // TestPageTablesFit checks from this style; a narrower window scrolls a
-// table rather than overflow) and prints on
-// A4: type no smaller than 7.5 pt, a table's rows and every picture kept
-// whole on a page, headings kept with what follows.
+// table rather than overflow), on a phone (below 700 px: the parameters in
+// one column, a long word such as an address broken anywhere, each picture
+// at least 600 px wide, its text legible, scrolling sideways in its frame)
+// and prints on A4: type no smaller than 7.5 pt, a table's rows and every
+// picture kept whole on a page, headings kept with what follows.
 const pageStyle = `
 body { font-family: system-ui, sans-serif; max-width: 1220px; margin: 1.5em auto; padding: 0 1em; color: #222; line-height: 1.4; }
 h1 { font-size: 1.3em; margin-bottom: 0.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
 ul.params { columns: 2; column-gap: 2em; font-size: 0.9em; padding-left: 1.2em; }
-ul.params li { break-inside: avoid; }
+ul.params li { break-inside: avoid; overflow-wrap: anywhere; }
+h1, h2, p { overflow-wrap: anywhere; }
 p.how { background: #f4f4f4; padding: 0.5em 0.8em; font-size: 0.9em; }
 div.scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: 0.85em; font-variant-numeric: tabular-nums; }
@@ -92,7 +95,13 @@ td span { white-space: nowrap; }
 td.prose { text-align: left; min-width: 8em; }
 tr.sub td { color: #555; font-size: 0.92em; border-top-style: dotted; }
 tr.sub td.prose { padding-left: 1.5em; }
-figure { margin: 1.5em 0; } figure svg { display: block; width: 100%; max-width: 1000px; height: auto; }
+figure { margin: 1.5em 0; overflow-x: auto; } figure svg { display: block; width: 100%; max-width: 1000px; height: auto; }
+dl.terms { font-size: 0.9em; } dl.terms dt { font-weight: 600; margin-top: 0.6em; } dl.terms dd { margin-left: 1.2em; }
+@media (max-width: 700px) {
+  body { margin: 0.8em auto; padding: 0 0.6em; }
+  ul.params { columns: 1; }
+  figure svg { min-width: 600px; }
+}
 @media print {
   @page { size: A4; margin: 12mm; }
   body { max-width: none; margin: 0; padding: 0; font-size: 9pt; }
@@ -106,7 +115,7 @@ figure { margin: 1.5em 0; } figure svg { display: block; width: 100%; max-width:
   td.prose { min-width: 6em; }
   thead { display: table-header-group; }
   tr { break-inside: avoid; }
-  figure { break-inside: avoid; margin: 1em 0; } figure svg { max-width: 100%; max-height: 255mm; }
+  figure { break-inside: avoid; margin: 1em 0; overflow: visible; } figure svg { min-width: 0; max-width: 100%; max-height: 255mm; }
 }
 `
 
@@ -203,6 +212,16 @@ func writePage(w io.Writer, p page) error {
 			b.WriteString("</tr>\n")
 		}
 		b.WriteString("</tbody>\n</table></div>\n")
+	}
+	if terms := pageTerms(p); len(terms) > 0 {
+		b.WriteString("<h2 id=\"terms\">Terms</h2>\n<dl class=\"terms\">\n")
+		for _, t := range terms {
+			fmt.Fprintf(&b, "<dt>%s</dt>\n", e(t.term))
+			for _, par := range t.paragraphs {
+				fmt.Fprintf(&b, "<dd>%s</dd>\n", glossaryHTML(par))
+			}
+		}
+		b.WriteString("</dl>\n")
 	}
 	b.WriteString("</body>\n</html>\n")
 	_, err := w.Write(b.Bytes())
@@ -409,7 +428,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 func reportHowTo(r stats.Report) string {
 	how := "A row is one strategy over every simulated job. Succeeded is the share of jobs that finished; " +
 		"failed jobs, steps done again and the watched duplicates are counts over all jobs; calls per job is a mean " +
-		"(see docs/glossary.md for every term)."
+		"(each column is explained under Terms, at the end of the page)."
 	replicated, expected := false, false
 	for _, row := range r.Rows {
 		replicated = replicated || len(row.Replicates) > 1

@@ -4,12 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"slices"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
+	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/human"
@@ -35,6 +30,9 @@ type WorkersReport struct {
 	Replicates int
 	Seed       uint64
 	Scenario   string
+	// Preset is the preset that ran, if any: its name, its source and what
+	// its runs are.
+	Preset fleet.WorkersPreset
 }
 
 // drainCaption says how the drain columns are judged.
@@ -178,9 +176,22 @@ func writeWorkersTable(w io.Writer, r WorkersReport, st tableStyle) error {
 // writeWorkersHTML writes the workers' runs as one page: what ran them,
 // PlotWorkers's panels a picture each, then the table a run.
 func writeWorkersHTML(w io.Writer, r WorkersReport) error {
-	p := page{title: r.Title, params: []string{fmt.Sprintf("%s a run, seed %d", replicatesText(r.Replicates), r.Seed)}}
+	p := page{title: r.Title}
+	if r.Preset.Name != "" {
+		p.params = append(p.params, "model: "+r.Preset.Name)
+	}
+	p.params = append(p.params, fmt.Sprintf("%s a run, seed %d", replicatesText(r.Replicates), r.Seed))
+	if r.Preset.Source != "" {
+		p.params = append(p.params, "source: "+r.Preset.Source)
+	}
+	if r.Preset.About != "" {
+		p.params = append(p.params, "runs: "+strings.Join(strings.Fields(r.Preset.About), " "))
+	}
 	if r.Scenario != "" {
 		p.params = append(p.params, "scenario file: "+r.Scenario)
+	}
+	for _, g := range r.Graphs {
+		p.params = append(p.params, g.Name+": "+describeGraph(g))
 	}
 	t := pageTable{heading: "The runs, means over replicates with 95% intervals", header: workersHeader,
 		howTo: "A row a run. " + drainCaption + " Each other figure is the mean over the replicates, then its 95% Student t interval [low, high] (none with one replicate)."}
@@ -203,129 +214,4 @@ func writeWorkersHTML(w io.Writer, r WorkersReport) error {
 		return err
 	}
 	return writePage(w, p)
-}
-
-// workersPanel is one panel of a worker fleet's plot: its title, y label
-// and lines, each a figure of a point.
-type workersPanel struct {
-	title, y string
-	lines    []workersLine
-}
-
-// workersLine is one figure of a worker fleet's point, drawn a line a run.
-type workersLine struct {
-	name string
-	get  func(fleet.WorkersPoint) float64
-}
-
-// PlotWorkers draws r's series, one panel above the other on one time
-// axis: jobs a second (arrivals, completions, dead-lettered), jobs waiting
-// (the workers' backlog, and jobs waiting out a retry's backoff), the
-// oldest waiting job's age, and a panel a dependency (its calls a second
-// and calls in progress); a colour a run, a dash a figure. ext (".png" or
-// ".svg") picks the encoding.
-func PlotWorkers(w io.Writer, r WorkersReport, ext string) error {
-	f, err := newWorkersFigure(r)
-	if err != nil {
-		return err
-	}
-	return f.encode(w, ext, 0, len(f.panels))
-}
-
-// newWorkersFigure lays out PlotWorkers's panels, for -plot to draw whole
-// and the html page a picture a panel.
-func newWorkersFigure(r WorkersReport) (stack, error) {
-	panels := []workersPanel{
-		{"jobs a second", "per second", []workersLine{
-			{"arrivals", func(p fleet.WorkersPoint) float64 { return p.Arrivals }},
-			{"completions", func(p fleet.WorkersPoint) float64 { return p.Completions }},
-			{"dead-lettered", func(p fleet.WorkersPoint) float64 { return p.Dead }}}},
-		{"jobs waiting", "jobs", []workersLine{
-			{"backlog", func(p fleet.WorkersPoint) float64 { return p.Backlog }},
-			{"retries scheduled", func(p fleet.WorkersPoint) float64 { return p.RetriesScheduled }}}},
-		{"oldest waiting job", "age (s)", []workersLine{
-			{"age", func(p fleet.WorkersPoint) float64 { return p.OldestAge }}}},
-	}
-	var deps []string // every run's dependencies, in the order they first come
-	for _, ds := range r.Dependencies {
-		for _, d := range ds {
-			if !slices.Contains(deps, d) {
-				deps = append(deps, d)
-			}
-		}
-	}
-	for _, d := range deps {
-		get := func(run string, in bool) func(fleet.WorkersPoint) float64 {
-			i := slices.Index(r.runDeps(run), d)
-			return func(p fleet.WorkersPoint) float64 {
-				if i < 0 {
-					return math.NaN()
-				}
-				if in {
-					return p.DepInProgress[i]
-				}
-				return p.DepCalls[i]
-			}
-		}
-		panels = append(panels, workersPanel{d, "calls", []workersLine{
-			{"calls a second", func(p fleet.WorkersPoint) float64 { return get(p.Run, false)(p) }},
-			{"in progress", func(p fleet.WorkersPoint) float64 { return get(p.Run, true)(p) }}}})
-	}
-	byRun := map[string][]fleet.WorkersPoint{}
-	var runs []string
-	end := 0.0
-	for _, p := range r.Series {
-		if _, ok := byRun[p.Run]; !ok {
-			runs = append(runs, p.Run)
-		}
-		byRun[p.Run] = append(byRun[p.Run], p)
-		end = math.Max(end, float64(p.T+1))
-	}
-	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: graphPanelHeight}
-	for i, pn := range panels {
-		p := plot.New()
-		p.Title.Text = pn.title
-		if i == 0 {
-			p.Title.Text = r.Title + "\n" + pn.title
-		}
-		p.Title.TextStyle.Font.Size = vg.Points(10)
-		p.X.Label.Text = "t (s)"
-		p.X.Tick.Marker = timeTicks{}
-		p.Y.Label.Text = pn.y
-		p.Legend.TextStyle.Font.Size = vg.Points(9)
-		p.Add(plotter.NewGrid())
-		top := 0.0
-		for k, run := range runs {
-			for j, l := range pn.lines {
-				var xy plotter.XYs
-				for _, pt := range byRun[run] {
-					if y := l.get(pt); !math.IsNaN(y) {
-						xy = append(xy, plotter.XY{X: float64(pt.T) + 0.5, Y: y})
-						top = math.Max(top, y)
-					}
-				}
-				if len(xy) == 0 {
-					continue
-				}
-				line, err := plotter.NewLine(xy)
-				if err != nil {
-					return stack{}, fmt.Errorf("%s %s: %w", pn.title, l.name, err)
-				}
-				line.Color = lineColour(k)
-				line.Width = vg.Points(1.2)
-				line.Dashes = lineDashes(j)
-				p.Add(line)
-				name := l.name
-				if len(runs) > 1 {
-					name = run + ": " + l.name
-				}
-				p.Legend.Add(name, line)
-			}
-		}
-		p.X.Min, p.X.Max = 0, end
-		p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.05)
-		p, legend := withLegend(p)
-		f.panels, f.legends = append(f.panels, p), append(f.legends, legend)
-	}
-	return f, nil
 }

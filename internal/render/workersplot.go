@@ -1,0 +1,308 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/human"
+)
+
+// workersPanel is one panel of a worker fleet's plot: its title, y label
+// and lines, each a figure of a point.
+type workersPanel struct {
+	title, y string
+	lines    []workersLine
+}
+
+// workersLine is one figure of a worker fleet's point, drawn in a colour
+// of its own in its panel, a dash pattern a run.
+type workersLine struct {
+	name string
+	get  func(fleet.WorkersPoint) float64
+}
+
+// PlotWorkers draws r's series, one panel above the other on one time
+// axis: jobs a second (arrivals, completions, dead-lettered), jobs waiting
+// (the workers' backlog, and jobs waiting out a retry's backoff), the
+// oldest waiting job's age, and a panel a dependency (its calls a second
+// and calls in progress); a colour a figure, a dash pattern a run. The
+// time axis shows workersWindow, a panel whose spikes would flatten the
+// rest on a linear axis has a log one (spiky), and a panel with nothing
+// in it is left out. ext (".png" or ".svg") picks the encoding.
+func PlotWorkers(w io.Writer, r WorkersReport, ext string) error {
+	f, err := newWorkersFigure(r)
+	if err != nil {
+		return err
+	}
+	return f.encode(w, ext, 0, len(f.panels))
+}
+
+// workersPanels are the panels PlotWorkers may draw, in its order.
+func workersPanels(r WorkersReport) []workersPanel {
+	panels := []workersPanel{
+		{"jobs a second", "per second", []workersLine{
+			{"arrivals", func(p fleet.WorkersPoint) float64 { return p.Arrivals }},
+			{"completions", func(p fleet.WorkersPoint) float64 { return p.Completions }},
+			{"dead-lettered", func(p fleet.WorkersPoint) float64 { return p.Dead }}}},
+		{"jobs waiting", "jobs", []workersLine{
+			{"backlog", func(p fleet.WorkersPoint) float64 { return p.Backlog }},
+			{"retries scheduled", func(p fleet.WorkersPoint) float64 { return p.RetriesScheduled }}}},
+		{"oldest waiting job", "age (s)", []workersLine{
+			{"age", func(p fleet.WorkersPoint) float64 { return p.OldestAge }}}},
+	}
+	var deps []string // every run's dependencies, in the order they first come
+	for _, ds := range r.Dependencies {
+		for _, d := range ds {
+			if !slices.Contains(deps, d) {
+				deps = append(deps, d)
+			}
+		}
+	}
+	for _, d := range deps {
+		get := func(in bool) func(fleet.WorkersPoint) float64 {
+			return func(p fleet.WorkersPoint) float64 {
+				i := slices.Index(r.runDeps(p.Run), d)
+				switch {
+				case i < 0:
+					return math.NaN()
+				case in:
+					return p.DepInProgress[i]
+				}
+				return p.DepCalls[i]
+			}
+		}
+		panels = append(panels, workersPanel{d, "calls", []workersLine{{"calls a second", get(false)}, {"in progress", get(true)}}})
+	}
+	return panels
+}
+
+// newWorkersFigure lays out PlotWorkers's panels, for -plot to draw whole
+// and the html page a picture a panel.
+func newWorkersFigure(r WorkersReport) (stack, error) {
+	byRun := map[string][]fleet.WorkersPoint{}
+	var runs []string
+	end := 0.0
+	for _, p := range r.Series {
+		if _, ok := byRun[p.Run]; !ok {
+			runs = append(runs, p.Run)
+		}
+		byRun[p.Run] = append(byRun[p.Run], p)
+		end = math.Max(end, float64(p.T+1))
+	}
+	lo, hi := workersWindow(r, byRun, end)
+	heading := r.Title
+	if lo > 0 || hi < end {
+		heading += fmt.Sprintf("\nshown: %s to %s s of %s s, the outages and their aftermath", human.Group(int64(lo)), human.Group(int64(hi)), human.Group(int64(end)))
+	}
+	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: graphPanelHeight, heading: heading}
+	for i, pn := range workersPanels(r) {
+		p, ok, err := workersPlot(pn, runs, byRun, lo, hi)
+		if err != nil {
+			return stack{}, err
+		}
+		if !ok && i > 0 {
+			continue // nothing in it: the jobs a second stay, to say so
+		}
+		p, legend := withLegend(p)
+		f.panels, f.legends = append(f.panels, p), append(f.legends, legend)
+	}
+	return f, nil
+}
+
+// workersPlot draws one panel over [lo, hi]: a line a figure and run, the
+// figure's colour and the run's dash pattern, its legend a figure (saying
+// which runs' lines coincide, and a figure that is 0 throughout) then a run.
+// ok is false when every figure is 0 in every run throughout.
+func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleet.WorkersPoint, lo, hi float64) (*plot.Plot, bool, error) {
+	p := plot.New()
+	p.Title.Text = pn.title
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.X.Label.Text = "t (s)"
+	p.X.Tick.Marker = timeTicks{}
+	p.Y.Label.Text = pn.y
+	p.Y.Tick.Marker = unitTicks{}
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	p.Add(plotter.NewGrid())
+	// curves[j][k] is figure j of run k over the window; nonzero[j] says
+	// whether it is anything but 0 in some run at some second.
+	curves := make([][]plotter.XYs, len(pn.lines))
+	nonzero := make([]bool, len(pn.lines))
+	var values []float64
+	for j, l := range pn.lines {
+		curves[j] = make([]plotter.XYs, len(runs))
+		for k, run := range runs {
+			for _, pt := range byRun[run] {
+				y := l.get(pt)
+				if math.IsNaN(y) {
+					continue
+				}
+				nonzero[j] = nonzero[j] || y != 0
+				if x := float64(pt.T) + 0.5; x >= lo && x <= hi {
+					curves[j][k] = append(curves[j][k], plotter.XY{X: x, Y: y})
+					values = append(values, y)
+				}
+			}
+		}
+	}
+	if !slices.Contains(nonzero, true) {
+		return p, false, nil
+	}
+	slices.Sort(values)
+	top := values[len(values)-1]
+	zero := 0.0 // where 0 is drawn: the axis' foot
+	if spiky(values) {
+		least := values[slices.IndexFunc(values, func(v float64) bool { return v > 0 })]
+		zero = decadeFloor([]float64{least}) / 10
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = zeroLogTicks{zero}
+		// The unit goes to the title: gonum places a y label's box at the
+		// axis' middle value, near the top of a log axis, and pads the
+		// panel's top for it, pushing its time axis out of its height.
+		p.Title.Text += " (" + pn.y + ", log y axis)"
+		p.Y.Label.Text = ""
+	}
+	for j, l := range pn.lines {
+		if !nonzero[j] {
+			p.Legend.Add(l.name+": none in any run", blank{})
+			continue
+		}
+		var same []string // "b same as a" for each run whose line is run a's
+		firsts := 0       // the runs whose line is the first run's
+		for k := range runs {
+			xy := curves[j][k]
+			if len(xy) == 0 {
+				continue
+			}
+			if m := slices.IndexFunc(curves[j][:k], func(o plotter.XYs) bool { return slices.Equal(o, xy) }); m >= 0 {
+				same = append(same, runs[k]+" same as "+runs[m])
+				if m == 0 {
+					firsts++
+				}
+			}
+			drawn := slices.Clone(xy)
+			for n := range drawn {
+				drawn[n].Y = math.Max(drawn[n].Y, zero)
+			}
+			line, err := plotter.NewLine(drawn)
+			if err != nil {
+				return nil, false, fmt.Errorf("%s %s: %w", pn.title, l.name, err)
+			}
+			line.Color = lineColour(j)
+			line.Width = vg.Points(1.2)
+			line.Dashes = runDashes(k)
+			p.Add(line)
+		}
+		name := l.name
+		switch {
+		case len(runs) > 2 && firsts == len(runs)-1:
+			name += " (the same in every run)"
+		case len(same) > 0:
+			name += " (" + strings.Join(same, ", ") + ")"
+		}
+		p.Legend.Add(name, &plotter.Line{LineStyle: draw.LineStyle{Color: lineColour(j), Width: vg.Points(1.2)}})
+	}
+	if len(runs) > 1 {
+		for k, run := range runs {
+			p.Legend.Add("run "+run, &plotter.Line{LineStyle: draw.LineStyle{Color: lineColour(6), Width: vg.Points(1.2), Dashes: runDashes(k)}})
+		}
+	}
+	p.X.Min, p.X.Max = lo, hi
+	p.Y.Min, p.Y.Max = zero, math.Max(1, top*1.05)
+	if zero > 0 {
+		p.Y.Max = math.Max(zero*100, top*1.5)
+	}
+	return p, true, nil
+}
+
+// runDashes is run k's dash pattern in a worker fleet's plot: solid, long
+// dashes, dots, then plotutil's patterns.
+func runDashes(k int) []vg.Length {
+	switch k {
+	case 0:
+		return nil
+	case 1:
+		return []vg.Length{vg.Points(6), vg.Points(3)}
+	case 2:
+		return []vg.Length{vg.Points(1.5), vg.Points(2)}
+	}
+	return plotutil.Dashes(k)
+}
+
+// spiky reports whether a panel's values (sorted) would be flattened by a
+// few of them on a linear axis: the largest is over ten times the 95th
+// percentile, as a burst of dead-lettered jobs or a herd of retries is.
+func spiky(sorted []float64) bool {
+	top := sorted[len(sorted)-1]
+	return top > 0 && top > 10*sorted[(len(sorted)-1)*95/100]
+}
+
+// zeroLogTicks label a log axis whose foot, a decade below the least
+// positive value, stands for 0: "0" there, then logTicks from the next
+// decade up.
+type zeroLogTicks struct{ zero float64 }
+
+// Ticks implements plot.Ticker.
+func (t zeroLogTicks) Ticks(lo, hi float64) []plot.Tick {
+	return append([]plot.Tick{{Value: t.zero, Label: "0"}}, logTicks{}.Ticks(t.zero*10, hi)...)
+}
+
+// workersWindow is the time window PlotWorkers shows: where the runs'
+// graphs have outages, from the first outage's start to the last second
+// any run is not back to its state before them (its jobs waiting, oldest
+// age or a dependency's calls in progress above their highest before the
+// outages, or a job dead-lettered), with a margin of a sixth of that span
+// either side, in whole steps of the time axis; the whole run [0, end]
+// when there is no outage or the window would cover most of the run.
+func workersWindow(r WorkersReport, byRun map[string][]fleet.WorkersPoint, end float64) (lo, hi float64) {
+	from, to := math.Inf(1), math.Inf(-1)
+	for i := range r.Graphs {
+		if f, t, ok := r.Graphs[i].OutageWindow(); ok {
+			from, to = math.Min(from, f), math.Max(to, t)
+		}
+	}
+	if math.IsInf(from, 0) {
+		return 0, end
+	}
+	last := to
+	for _, pts := range byRun {
+		var wait, age float64
+		var deps []float64
+		for _, p := range pts {
+			if len(deps) < len(p.DepInProgress) {
+				deps = append(deps, make([]float64, len(p.DepInProgress)-len(deps))...)
+			}
+			if float64(p.T+1) <= from {
+				wait, age = math.Max(wait, p.Backlog+p.RetriesScheduled), math.Max(age, p.OldestAge)
+				for d, v := range p.DepInProgress {
+					deps[d] = math.Max(deps[d], v)
+				}
+				continue
+			}
+			back := p.Backlog+p.RetriesScheduled <= wait+1 && p.OldestAge <= age+1 && p.Dead == 0
+			for d, v := range p.DepInProgress {
+				back = back && v <= 1.5*deps[d]+1
+			}
+			if !back {
+				last = math.Max(last, float64(p.T+1))
+			}
+		}
+	}
+	margin := math.Max(10, (last-from)/6)
+	lo, hi = math.Max(0, from-margin), math.Min(end, last+margin)
+	step := timeStep(hi - lo)
+	lo, hi = math.Floor(lo/step)*step, math.Min(end, math.Ceil(hi/step)*step)
+	if hi-lo > 0.6*end {
+		return 0, end
+	}
+	return lo, hi
+}

@@ -1,0 +1,84 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/retrysim/retrysim/fleet"
+)
+
+// workersTwoRuns is two runs, a and b, of 1,000 s whose workers are down
+// from 100 s to 200 s: 10 arrivals a second in both (the same draws), a
+// backlog growing by 10 a second in the outage and gone at once after it,
+// completions of 10 a second but for a herd of 5,000 dead-lettered jobs at
+// 250 s in run a, no waiting job ever old (the age 0 throughout), and one
+// dependency, db, called 10 times a second.
+func workersTwoRuns() WorkersReport {
+	r := WorkersReport{Title: "retrysim workers: test", Dependencies: [][]string{{"db"}, {"db"}}}
+	for _, run := range []string{"a", "b"} {
+		r.Rows = append(r.Rows, fleet.WorkersRow{Run: run})
+		r.Graphs = append(r.Graphs, fleet.Graph{Name: run, Duration: 1000 * time.Second,
+			Services: []fleet.Node{{Name: "workers", Outage: fleet.Outage{From: 100 * time.Second, To: 200 * time.Second}}, {Name: "db"}}})
+		for s := range 1000 {
+			p := fleet.WorkersPoint{Run: run, T: s, Arrivals: 10, Completions: 10, DepCalls: []float64{10}, DepInProgress: []float64{0.5}}
+			if s >= 100 && s < 200 {
+				p.Completions, p.Backlog, p.DepCalls[0], p.DepInProgress[0] = 0, float64(10*(s-99)), 0, 0
+			}
+			if run == "a" && s == 250 {
+				p.Dead = 5000
+			}
+			r.Series = append(r.Series, p)
+		}
+	}
+	return r
+}
+
+// TestWorkersPlot is issue 35 item 3: the worker fleet's picture drew every
+// figure of a run in one colour and one line style, a spike flattened the
+// hour on a linear axis, and panels flat at 0 were drawn. Each figure of a
+// panel has a colour of its own and each run a dash pattern, named in the
+// legend; coinciding runs are said; the panel with the spike of dead jobs
+// (5,000 against 10 a second) has a log axis with 0 at its foot; the age,
+// 0 throughout, has no panel; and the time axis shows the outage and its
+// aftermath: from 100 s to the herd's last second, 251 s, with a sixth of
+// that span (25.2 s) either side, in whole steps of the axis (30 s for a
+// span of 201 s): 60 s to 300 s.
+func TestWorkersPlot(t *testing.T) {
+	var buf bytes.Buffer
+	if err := PlotWorkers(&buf, workersTwoRuns(), ".svg"); err != nil {
+		t.Fatal(err)
+	}
+	texts := svgTextsOf(t, buf.Bytes())
+	for _, want := range []string{
+		"shown: 60 to 300 s of 1,000 s, the outages and their aftermath",
+		"jobs a second (per second, log y axis)", "jobs waiting", "db",
+		"arrivals (b same as a)", "completions (b same as a)", "dead-lettered", "backlog (b same as a)",
+		"retries scheduled: none in any run", "run a", "run b",
+		"60", "300", "0", "10", "1000",
+	} {
+		if !contains(texts, want) {
+			t.Errorf("the picture does not say %q; it says %q", want, texts)
+		}
+	}
+	for _, absent := range []string{"oldest waiting job", "age", "600", "a: arrivals"} {
+		if contains(texts, absent) {
+			t.Errorf("the picture says %q; want it left out", absent)
+		}
+	}
+	if contains(texts, "jobs waiting (log y axis)") {
+		t.Error("the backlog, a ramp and no spike, has a log axis; want a linear one")
+	}
+	svg := buf.String()
+	for k := range 3 { // a colour a figure of the first panel
+		c := okabeIto[k]
+		if want := fmt.Sprintf("stroke:#%02X%02X%02X", c.R, c.G, c.B); !strings.Contains(svg, want) {
+			t.Errorf("no line drawn %s (figure %d's colour)", want, k)
+		}
+	}
+	if !strings.Contains(svg, "stroke-dasharray:6,3") {
+		t.Error("run b's lines are not dashed")
+	}
+}
