@@ -27,8 +27,10 @@ type GraphReplicate struct {
 	// Edges holds each edge's client figures, in Graph.Edges order: the
 	// entries first (their end-to-end figures), then the calls.
 	Edges []EdgeReplicate
-	// End is when the last request finished; Events counts the events the
-	// replicate processed (the unit of the engine's speed).
+	// End is the time of the replicate's last event, a stale timeout's
+	// included (so up to the longest timeout past the last request's end);
+	// Events counts the events the replicate processed (the unit of the
+	// engine's speed).
 	End    float64
 	Events int64
 }
