@@ -53,7 +53,9 @@ type Second struct {
 	// oldest waiting call at its greatest in the second, in seconds (0 when
 	// none waited). Scheduled is the integral of requests to the service
 	// waiting out a backoff before their next attempt: retries scheduled.
-	Backlog, Age, Scheduled float64
+	// Held is the part of Backlog held by a stall outage: calls that reached
+	// the service and are not in progress (Busy) until it ends.
+	Backlog, Age, Scheduled, Held float64
 }
 
 // Counts are a replicate's totals over every request that arrived.
@@ -1158,6 +1160,7 @@ func (s *sim) advance(v *svcSim) {
 			ss.Busy += n * (end - a)
 			if waiting > 0 {
 				ss.Backlog += w * (end - a)
+				ss.Held += float64(v.held) * (end - a)
 				ss.Age = math.Max(ss.Age, end-oldest)
 			}
 			a = end

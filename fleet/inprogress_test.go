@@ -56,3 +56,35 @@ func TestRowsInProgressLittle(t *testing.T) {
 		}
 	}
 }
+
+// Issue 33 item 3: the series' in_flight counts the jobs delivered to the
+// workers and not yet answered at every second, those held while the
+// workers are down included (the old series dropped them: 0 beside a
+// backlog of 600). Every second, in_flight less the backlog is the jobs on
+// a worker, from 0 to the workers' count; while the workers are down (a
+// stall from 10 to 30 s, no job on a worker after the first 10 ms) the
+// jobs are the Poisson arrivals since the outage began, whose time average
+// over second t has mean lambda x (t + 0.5 - 10), held to 5 standard
+// deviations of the mean of 5 replicates (sd at most sqrt(lambda x (t + 1
+// - 10) / 5); a false failure about once in 10^5 a second).
+func TestWorkersInFlightAcrossOutage(t *testing.T) {
+	const (
+		lambda = 20.0
+		count  = 10
+		reps   = 5
+	)
+	w := oneStep(count, lambda, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond})
+	w.Down = Outage{From: 10 * time.Second, To: 30 * time.Second, Mode: Stall}
+	pts := runWorkers(t, w, Options{Replicates: reps, Seed: 4, Workers: 2}).WorkersSeries()
+	for _, p := range pts {
+		if on := p.InFlight - p.Backlog; on < -1e-9 || on > count+1e-9 {
+			t.Errorf("t = %d: in flight %.4f, backlog %.4f: %.4f jobs on a worker; want 0 to %d", p.T, p.InFlight, p.Backlog, on, count)
+		}
+		if p.T >= 11 && p.T < 30 {
+			want := lambda * (float64(p.T) + 0.5 - 10)
+			if sd := math.Sqrt(lambda * (float64(p.T) + 1 - 10) / reps); math.Abs(p.InFlight-want) > 5*sd {
+				t.Errorf("t = %d, the workers down: in flight %.4f; want %.4f +- %.4f", p.T, p.InFlight, want, 5*sd)
+			}
+		}
+	}
+}

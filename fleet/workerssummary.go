@@ -113,7 +113,10 @@ func (r GraphResult) WorkersRows() []WorkersRow {
 
 // WorkersPoint is one second of a worker fleet's series, averaged over
 // replicates: the workers' arrivals, completions, dead-lettered jobs,
-// backlog, oldest age, jobs in flight and retries scheduled, and each
+// backlog, oldest age, jobs in flight (InFlight: the time average of the
+// jobs delivered to the workers and not yet answered, on a worker or
+// waiting for one, held while the workers are down included, so at least
+// Backlog) and retries scheduled, and each
 // dependency's calls (attempts that reached it, ServiceReplicate.CallSeries)
 // and calls in progress (DepCalls and DepInProgress, in Graph.Services
 // order, the workers left out).
@@ -152,7 +155,7 @@ func (r GraphResult) WorkersSeries() []WorkersPoint {
 			p.Dead += float64(s.Failures)
 			p.Backlog += s.Backlog / width
 			p.OldestAge += s.Age
-			p.InFlight += s.Busy / width
+			p.InFlight += (s.Busy + s.Held) / width
 			p.RetriesScheduled += s.Scheduled / width
 			d := 0
 			for v := range g.Services {
