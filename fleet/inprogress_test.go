@@ -88,3 +88,39 @@ func TestWorkersInFlightAcrossOutage(t *testing.T) {
 		}
 	}
 }
+
+// Issue 33 item 2: drain measures the draining, not the last excursion of
+// a stable queue. 10 jobs a second on 20 workers, the job a step to an
+// infinite server of exponential 1 s service that stalls from 60 to 120 s:
+// the workers fill and a backlog B builds; once the dependency is back,
+// every worker busy, the backlog falls by one at each completion (a
+// Poisson process of rate 20, the service memoryless) and grows by one at
+// each arrival (rate 10), so by Wald's identity it first empties after
+// B/(mu W - lambda) = B/10 s on average: the fluid formula, exact for the
+// mean of a walk that steps down by one. The mean drain of 30 replicates
+// must be within 5% of the mean of their B/10, about 57 s. T - B/10 has
+// variance B (lambda + mu W)/(mu W - lambda)^3, 17 s^2 for B = 580: 0.76 s
+// for the mean of 30, and the second's resolution adds up to 1 s, so 5%
+// (2.9 s) is over 3 standard deviations from it at worst: a false failure
+// about once in 500 seeds. The old definition, the last second above the
+// level, ran to the last excursion of the run's 900 s: 195 s.
+func TestWorkersDrainFluid(t *testing.T) {
+	const (
+		lambda = 10.0
+		count  = 20
+		reps   = 30
+	)
+	dep := Server{Kind: Queue, Workers: 100_000, QueueMax: 0, Service: Service{Dist: Exponential, Median: time.Second}}
+	w := oneStep(count, lambda, 900*time.Second, dep)
+	w.Dependencies[0].Outage = Outage{From: 60 * time.Second, To: 120 * time.Second, Mode: Stall}
+	res := runWorkers(t, w, Options{Replicates: reps, Seed: 5, Workers: 2})
+	var fluid float64
+	for _, rep := range res.Replicates {
+		fluid += float64(rep.Services[0].PeakBacklog) / (count*1 - lambda) / reps
+	}
+	drained, secs := res.Drain(0)
+	t.Logf("drain %.2f s [%.2f, %.2f]; B/(mu W - lambda) %.2f s", secs.Value, secs.Lo, secs.Hi, fluid)
+	if drained.Count() != reps || math.Abs(secs.Value-fluid) > 0.05*fluid {
+		t.Errorf("drained %d of %d, in %.2f s [%.2f, %.2f]; the fluid formula B/(mu W - lambda) gives %.2f s", drained.Count(), reps, secs.Value, secs.Lo, secs.Hi, fluid)
+	}
+}
