@@ -13,15 +13,15 @@ import (
 // exponential 1 s service) has, by Little's law, lambda x W calls in
 // progress at each service: at the dependency 8 x 1 s, at the workers 8 x
 // (1 s + C(10, 8)/(10 - 8)) from Erlang C, 9.63. The rows must give both
-// with every timeout from 29 s above the longest call anyone would see
-// (none of 115,000 exponential calls lasts 30 s but once in 10^7 runs) to
-// 24 h; the old rows divided by the run's last event, a day past the end
-// with 24 h timeouts (0.5 at the workers). The band is 2.3 times the rows'
-// 95% Student t half-widths (t(7) at 0.99949: a false failure about once
-// in 2,000 a comparison, 1 in 300 for the family of 2); the warm-up from
-// an empty start biases the mean by under 0.2%, a third of the band. A
-// timeout that never fires changes no draw, so the rows are the same bits
-// at every timeout.
+// with every timeout from 30 s, which no call reaches (an exponential
+// 1 s call lasts 30 s once in e^30, 10^13: one of the 115,200 here once in
+// 10^8 runs), to 24 h; the old rows divided by the run's last event, a day
+// past the end with 24 h timeouts (0.19 at the workers here). The band is
+// 2.3 times the rows' 95% Student t half-widths, 5.44 standard errors (a
+// false failure once in 1,000 a comparison by t(7), 1 in 500 for the
+// family of 2); the warm-up from an empty start biases the mean by under
+// 0.2%, a seventh of a standard error (1.5%). A timeout that never fires
+// changes no draw, so the rows are the same bits at every timeout.
 func TestRowsInProgressLittle(t *testing.T) {
 	const (
 		lambda = 8.0
