@@ -65,8 +65,8 @@ type ServiceReplicate struct {
 	// a queue server's queue or held by a stall outage), PeakAge the
 	// greatest age a waiting call reached there, in seconds, over the whole
 	// run. PeakScheduled is the most requests to it waiting out a backoff
-	// at once (the series' Scheduled at its greatest): for a job queue's
-	// workers, the most jobs waiting out a retry.
+	// at once (what the series' Scheduled integrates, at its greatest): for
+	// a job queue's workers, the most jobs waiting out a retry.
 	PeakBacklog   int64
 	PeakAge       float64
 	PeakScheduled int64

@@ -43,8 +43,8 @@ waiting for them), the peak backlog (jobs waiting for a worker), the most
 jobs waiting out a retry at once and the oldest waiting job's peak age, the
 drain time after the outages (until the jobs waiting, for a worker or out a
 retry, are first back to their level before them; with the share of
-replicates that drained) and completion time quantiles; means over replicates with 95%
-Student t intervals. -format json also holds each run's settings (params,
+replicates that drained) and completion time quantiles; means over
+replicates with 95% Student t intervals. -format json also holds each run's settings (params,
 a graph section that runs again), crashes and rolled-back calls, each
 step's duplicates, each service's calls and amplification (services), and
 each second's arrivals, completions, dead-lettered jobs, backlog, oldest
