@@ -177,26 +177,36 @@ func writeWorkersTable(w io.Writer, r WorkersReport, st tableStyle) error {
 	return writeCaptionedTable(w, st, r.Title, workersHeader, 1, cells, drainCaption)
 }
 
+// workersJobsColumns is how many of workersHeader's columns the html
+// page's first table holds, the run's jobs; its second holds the run and
+// the backlog, drain and completion times, so each fits the page.
+const workersJobsColumns = 9
+
 // writeWorkersHTML writes the workers' runs as one page: what ran them,
-// PlotWorkers's panels a picture each, then the table a run.
+// PlotWorkers's panels a picture each, then two tables a row a run: the
+// jobs, then the backlog, drain and completion times.
 func writeWorkersHTML(w io.Writer, r WorkersReport) error {
 	p := page{title: r.Title, params: []string{fmt.Sprintf("%s a run, seed %d", replicatesText(r.Replicates), r.Seed)}}
 	if r.Scenario != "" {
 		p.params = append(p.params, "scenario file: "+r.Scenario)
 	}
-	t := pageTable{heading: "The runs, means over replicates with 95% intervals", header: workersHeader,
-		howTo: "A row a run. " + drainCaption + " Each other figure is the mean over the replicates, then its 95% Student t interval [low, high] (none with one replicate)."}
+	mean := " figure is the mean over the replicates, then its 95% Student t interval [low, high] (none with one replicate)."
+	jobs := pageTable{heading: "The runs' jobs, means over replicates with 95% intervals", header: workersHeader[:workersJobsColumns],
+		howTo: "A row a run. Each" + mean}
+	times := pageTable{heading: "The runs' backlog, drain and completion times", header: append([]string{workersHeader[0]}, workersHeader[workersJobsColumns:]...),
+		howTo: "A row a run. " + drainCaption + " Each other" + mean}
 	for i, row := range r.Rows {
 		c := workersCells(row)
-		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(c[0]), num(c[1], i, "jobs", row.Jobs.Value),
+		jobs.rows = append(jobs.rows, pageRow{cells: []pageCell{prose(c[0]), num(c[1], i, "jobs", row.Jobs.Value),
 			num(c[2], i, "completed", row.Completed.Value), num(c[3], i, "dead", row.Dead.Value),
 			num(c[4], i, "queued_at_end", row.Queued.Value),
 			num(c[5], i, "deliveries", row.Deliveries.Value), num(c[6], i, "duplicates", row.Duplicates.Value),
-			num(c[7], i, "lost_work", row.LostWork.Value), num(c[8], i, "late", row.Late.Value),
+			num(c[7], i, "lost_work", row.LostWork.Value), num(c[8], i, "late", row.Late.Value)}})
+		times.rows = append(times.rows, pageRow{cells: []pageCell{prose(c[0]),
 			num(c[9], i, "peak_backlog", row.PeakBacklog.Value), num(c[10], i, "peak_retrying", row.PeakRetrying.Value),
 			num(c[11], i, "peak_age_seconds", row.PeakAge.Value), plain(c[12]), plain(c[13])}})
 	}
-	p.tables = []pageTable{t}
+	p.tables = []pageTable{jobs, times}
 	f, err := newWorkersFigure(r)
 	if err != nil {
 		return err
