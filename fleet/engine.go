@@ -238,8 +238,11 @@ type svcSim struct {
 	heldAt      fifo[float64]
 	peakBacklog int64
 	peakAge     float64
-	tokens      float64 // rate limit
-	tokenAt     float64
+	// scheduled counts the requests to it waiting out a backoff, on every
+	// edge into it, and peakScheduled the most at once.
+	scheduled, peakScheduled int64
+	tokens                   float64 // rate limit
+	tokenAt                  float64
 	// waitingAtEnd and scheduledAtEnd are kept by atEnd.
 	waitingAtEnd, scheduledAtEnd int64
 
@@ -248,9 +251,12 @@ type svcSim struct {
 	queued              float64 // the integral of calls waiting
 	entered             int64
 	series              []Second
-	// callSeries counts the calls that reached it each second, for
-	// RunGraph (nil for Run, whose Second has no room for them).
+	// callSeries counts the calls that reached it each second, and
+	// heldSeries integrates the calls a stall outage held there over each
+	// second (the part of Second.Backlog not in Busy), for RunGraph (nil
+	// for Run, whose Second has no room for them).
 	callSeries []int64
+	heldSeries []float64
 }
 
 // arrival is an entry's arrival process.
@@ -371,7 +377,7 @@ func newSim(cfg *Config, seed uint64) *sim {
 	g := cfg.Graph()
 	s := newGraphSim(&g, seed)
 	s.cfg = cfg
-	s.svcs[0].callSeries = nil
+	s.svcs[0].callSeries, s.svcs[0].heldSeries = nil, nil
 	return s
 }
 
@@ -394,7 +400,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 		n := &g.Services[v]
 		sv := &s.svcs[v]
 		*sv = svcSim{node: n, baseSecs: n.Server.Base.Seconds(), slopeSecs: n.Server.Slope.Seconds(),
-			serviceSecs: n.Server.Service.Median.Seconds(), tokens: n.Server.Burst, series: make([]Second, seconds), callSeries: make([]int64, seconds),
+			serviceSecs: n.Server.Service.Median.Seconds(), tokens: n.Server.Burst, series: make([]Second, seconds), callSeries: make([]int64, seconds), heldSeries: make([]float64, seconds),
 			kind: n.Server.Kind, pFail: n.Server.PFail, workers: n.Server.Workers, queueMax: n.Server.QueueMax,
 			outage: n.Outage.On(), stall: n.Outage.Mode == Stall, outFrom: n.Outage.From.Seconds(), outTo: n.Outage.To.Seconds()}
 		if d := n.Server.Service; n.Server.Kind == Queue && d.Dist == Lognormal && d.Sigma > 0 {
@@ -732,7 +738,7 @@ func (s *sim) graphReplicate() GraphReplicate {
 		sv := &s.svcs[v]
 		out := &rep.Services[v]
 		*out = ServiceReplicate{Counts: sv.counts, Area: sv.area, Sojourn: sv.sojourn, Entered: sv.entered, Wait: sv.wait, Series: sv.series,
-			PeakBacklog: sv.peakBacklog, PeakAge: sv.peakAge, Queued: sv.queued, CallSeries: sv.callSeries,
+			PeakBacklog: sv.peakBacklog, PeakAge: sv.peakAge, PeakScheduled: sv.peakScheduled, Queued: sv.queued, CallSeries: sv.callSeries, HeldSeries: sv.heldSeries,
 			WaitingAtEnd: sv.waitingAtEnd, ScheduledAtEnd: sv.scheduledAtEnd}
 		out.Drain, out.DrainVerdict = s.g.Drain(sv.series)
 		h := &s.edges[into[v][0]].hist
@@ -1158,6 +1164,9 @@ func (s *sim) advance(v *svcSim) {
 			ss.Busy += n * (end - a)
 			if waiting > 0 {
 				ss.Backlog += w * (end - a)
+				if v.heldSeries != nil {
+					v.heldSeries[sec] += float64(v.held) * (end - a)
+				}
 				ss.Age = math.Max(ss.Age, end-oldest)
 			}
 			a = end
@@ -1199,6 +1208,9 @@ func (s *sim) backoffs(e *edgeSim, d int64) {
 	}
 	e.backingOff += d
 	e.backingOffAt = s.now
+	v := &s.svcs[e.to]
+	v.scheduled += d
+	v.peakScheduled = max(v.peakScheduled, v.scheduled)
 }
 
 // release is a call leaving v: no longer in progress, and a queue server's

@@ -27,8 +27,10 @@ type GraphReplicate struct {
 	// Edges holds each edge's client figures, in Graph.Edges order: the
 	// entries first (their end-to-end figures), then the calls.
 	Edges []EdgeReplicate
-	// End is when the last request finished; Events counts the events the
-	// replicate processed (the unit of the engine's speed).
+	// End is the time of the replicate's last event, a stale timeout's
+	// included (so up to the longest timeout past the last request's end);
+	// Events counts the events the replicate processed (the unit of the
+	// engine's speed).
 	End    float64
 	Events int64
 }
@@ -62,17 +64,21 @@ type ServiceReplicate struct {
 	// PeakBacklog is the most calls that waited at the service at once (in
 	// a queue server's queue or held by a stall outage), PeakAge the
 	// greatest age a waiting call reached there, in seconds, over the whole
-	// run.
-	PeakBacklog int64
-	PeakAge     float64
+	// run. PeakScheduled is the most requests to it waiting out a backoff
+	// at once (what the series' Scheduled integrates, at its greatest): for
+	// a job queue's workers, the most jobs waiting out a retry.
+	PeakBacklog   int64
+	PeakAge       float64
+	PeakScheduled int64
 	// WaitingAtEnd is the calls waiting at the service (queued or held)
 	// that their requests still wait for when the run's duration ends and
 	// arrivals stop, and ScheduledAtEnd
 	// the requests to it then waiting out a backoff before their next
 	// attempt: for a job queue's workers, the jobs still queued.
 	WaitingAtEnd, ScheduledAtEnd int64
-	// Drain is how long after the graph's outages end the service's
-	// backlog is back to its level before them for good (see
+	// Drain is how long after the graph's outages end the requests
+	// waiting for the service (its backlog and those waiting out a
+	// backoff) are first back to their level before them (see
 	// Graph.Drain), in seconds, when DrainVerdict is Recovered (drained);
 	// NaN otherwise: Down when it never drained in the run's duration,
 	// NoTrigger without an outage, TooShort with no second after it.
@@ -80,8 +86,11 @@ type ServiceReplicate struct {
 	DrainVerdict Verdict
 	// CallSeries counts the calls that reached the service (attempts and
 	// hedges, refused ones included, as Counts.Calls) in each second of
-	// Series.
+	// Series. HeldSeries is the integral over each second of Series of the
+	// calls a stall outage held at the service: the part of its Backlog not
+	// in progress (Busy).
 	CallSeries []int64
+	HeldSeries []float64
 }
 
 // EdgeReplicate is an edge's client figures in a replicate: the requests
@@ -279,7 +288,7 @@ func (g *Graph) Cost() GraphCost {
 	// has its place in free and up, and may hold a job.
 	pending := math.Min(c.Events, 1+c.InFlight*held)
 	eventSize := float64(unsafe.Sizeof(event{}))
-	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(Second{})+8) // and CallSeries
+	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(Second{})+16) // and CallSeries, HeldSeries
 	c.Bytes = simFixed + float64(len(edges))*float64(unsafe.Sizeof(edgeSim{}))*1.125 + float64(len(g.Services))*float64(unsafe.Sizeof(svcSim{}))*1.125 +
 		sliceBytes(c.InFlight, float64(unsafe.Sizeof(request{}))) + 2*sliceBytes(c.InFlight, 4) + sliceBytes(c.InFlight, float64(unsafe.Sizeof(job{}))) +
 		sliceBytes(pending+pad, eventSize) + float64(g.timeouts())*fifoBytes(pending, eventSize) +
@@ -525,26 +534,28 @@ func (g *Graph) OutageWindow() (from, to float64, ok bool) {
 }
 
 // Drain is how long after g's outages end (OutageWindow) a service whose
-// per-second series is series has its backlog back to its level before
-// them for good, with its verdict. The level before is the highest time
-// average of the backlog (Second.Backlog) over a whole second before the
-// first outage begins, but at least one call (a queue one call deep on
-// average is drained: a level of 0 would count any wait in the rest of the
-// run, which Poisson arrivals make now and then at any load, as the
-// backlog not back); the backlog is back when
-// the time average of every second from a whole second s on, to the end of
-// the series, is at most that level. Drain is then s minus the outages' end
-// (0 if already back then), at a second's resolution, and the verdict
-// Recovered; it is NaN with Down when the series' last second is above the
-// level (it never drained in the run's duration), TooShort when no second
-// of the series starts after the outages end, NoTrigger with no outage.
+// per-second series is series first has the requests waiting for it back
+// at their level before them, with its verdict. The requests waiting are
+// those in its backlog (Second.Backlog: for a worker) and those waiting
+// out a backoff to call it again (Second.Scheduled: a job waiting out a
+// retry), each second's time average; the level before is their highest
+// one-second average over a whole second before the first outage begins,
+// but at least one request (the tolerance: a queue one call deep on
+// average is drained). Drain is s minus the outages' end, for the first
+// whole second s from then on whose average is at most that level, at a
+// second's resolution, and the verdict Recovered: the first return, so an
+// excursion of a stable queue later in the run, which Poisson arrivals
+// make now and then at any load, is not counted as draining. It is NaN
+// with Down when no second from the outages' end on is back (it never
+// drained in the run's duration), TooShort when no second of the series
+// starts after the outages end, NoTrigger with no outage.
 func (g *Graph) Drain(series []Second) (float64, Verdict) {
 	from, to, ok := g.OutageWindow()
 	if !ok {
 		return math.NaN(), NoTrigger
 	}
 	dur := g.Duration.Seconds()
-	mean := func(t int) float64 { return series[t].Backlog / math.Min(1, dur-float64(t)) }
+	mean := func(t int) float64 { return (series[t].Backlog + series[t].Scheduled) / math.Min(1, dur-float64(t)) }
 	level := 1.0
 	for t := 0; t+1 <= int(from) && t < len(series); t++ {
 		level = math.Max(level, mean(t))
@@ -553,14 +564,12 @@ func (g *Graph) Drain(series []Second) (float64, Verdict) {
 	if first >= len(series) {
 		return math.NaN(), TooShort
 	}
-	back := len(series) // the first second of the run of seconds at or under the level that ends the series
-	for t := len(series) - 1; t >= first && mean(t) <= level; t-- {
-		back = t
+	for t := first; t < len(series); t++ {
+		if mean(t) <= level {
+			return float64(t) - to, Recovered
+		}
 	}
-	if back == len(series) {
-		return math.NaN(), Down
-	}
-	return math.Max(0, float64(back)-to), Recovered
+	return math.NaN(), Down
 }
 
 // Drain sums up service v's drain over r's replicates: the share of those

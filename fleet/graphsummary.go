@@ -36,9 +36,10 @@ type GraphRow struct {
 	// Retries are the entry's client's, and Rejected and Duplicates are
 	// summed over every service, as Calls are.
 	Timeouts, Retries, Rejected, Duplicates schema.Estimate
-	// InProgress is the mean of the calls in progress at the service over
-	// the run (Little's L), Sojourn the mean seconds a call admitted spent
-	// there (W); NaN in an entry's row.
+	// InProgress is the time average of the calls in progress at the
+	// service over the run's duration (the series' Busy over Duration:
+	// Little's L, its admissions a second times Sojourn), Sojourn the mean
+	// seconds a call admitted spent there (W); NaN in an entry's row.
 	InProgress, Sojourn schema.Estimate
 	// P50, P95 and P99 are the latency quantiles of successful requests,
 	// as their callers saw them, in seconds.
@@ -114,10 +115,11 @@ func (r GraphResult) Rows() []GraphRow {
 			Rejected:      col(func(p *GraphReplicate) float64 { return float64(s(p).Rejected) }),
 			Duplicates:    col(func(p *GraphReplicate) float64 { return float64(s(p).Duplicates) }),
 			InProgress: col(func(p *GraphReplicate) float64 {
-				if p.End <= 0 {
-					return math.NaN()
+				var busy float64
+				for i := range s(p).Series {
+					busy += s(p).Series[i].Busy
 				}
-				return s(p).Area / p.End
+				return busy / d
 			}),
 			Sojourn:        col(func(p *GraphReplicate) float64 { return ratioF(s(p).Sojourn, s(p).Entered) }),
 			P50:            col(func(p *GraphReplicate) float64 { return s(p).P50 }),

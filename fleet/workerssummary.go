@@ -36,14 +36,17 @@ type WorkersRow struct {
 	// RolledBack the steps' calls whose work rolled back because their
 	// delivery no longer held the step's lease (KeyStore).
 	Conflicts, Crashes, RolledBack schema.Estimate
-	// DrainSeconds is the workers' backlog's drain time over the
-	// replicates that drained (Graph.Drain; NaN when none did), and
+	// DrainSeconds is the time the jobs waiting (for a worker, or out a
+	// retry) took to first get back to their level before the outages,
+	// over the replicates that drained (Graph.Drain; NaN when none did), and
 	// DrainedReplicates the share of the replicates judged that drained
 	// (N = 0 with no outage to drain from).
 	DrainSeconds, DrainedReplicates schema.Estimate
-	// PeakBacklog is the most jobs waiting for a worker at once, PeakAge
-	// the oldest waiting job's greatest age, in seconds.
-	PeakBacklog, PeakAge schema.Estimate
+	// PeakBacklog is the most jobs waiting for a worker at once,
+	// PeakRetrying the most waiting out a retry at once
+	// (ServiceReplicate.PeakScheduled), PeakAge the oldest job waiting for
+	// a worker's greatest age, in seconds.
+	PeakBacklog, PeakRetrying, PeakAge schema.Estimate
 	// P50, P95 and P99 are completion times of the jobs that completed,
 	// from enqueue to done, in seconds.
 	P50, P95, P99 schema.Estimate
@@ -103,6 +106,7 @@ func (r GraphResult) WorkersRows() []WorkersRow {
 		DrainSeconds:      secs,
 		DrainedReplicates: drained,
 		PeakBacklog:       col(func(p *GraphReplicate) float64 { return float64(ws(p).PeakBacklog) }),
+		PeakRetrying:      col(func(p *GraphReplicate) float64 { return float64(ws(p).PeakScheduled) }),
 		PeakAge:           col(func(p *GraphReplicate) float64 { return ws(p).PeakAge }),
 		P50:               col(func(p *GraphReplicate) float64 { return q(p).P50 }),
 		P95:               col(func(p *GraphReplicate) float64 { return q(p).P95 }),
@@ -113,7 +117,10 @@ func (r GraphResult) WorkersRows() []WorkersRow {
 
 // WorkersPoint is one second of a worker fleet's series, averaged over
 // replicates: the workers' arrivals, completions, dead-lettered jobs,
-// backlog, oldest age, jobs in flight and retries scheduled, and each
+// backlog, oldest age, jobs in flight (InFlight: the time average of the
+// jobs delivered to the workers and not yet answered, on a worker or
+// waiting for one, held while the workers are down included, so at least
+// Backlog) and retries scheduled, and each
 // dependency's calls (attempts that reached it, ServiceReplicate.CallSeries)
 // and calls in progress (DepCalls and DepInProgress, in Graph.Services
 // order, the workers left out).
@@ -152,7 +159,7 @@ func (r GraphResult) WorkersSeries() []WorkersPoint {
 			p.Dead += float64(s.Failures)
 			p.Backlog += s.Backlog / width
 			p.OldestAge += s.Age
-			p.InFlight += s.Busy / width
+			p.InFlight += (s.Busy + r.Replicates[i].Services[w].HeldSeries[t]) / width
 			p.RetriesScheduled += s.Scheduled / width
 			d := 0
 			for v := range g.Services {

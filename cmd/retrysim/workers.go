@@ -39,10 +39,12 @@ arrivals stop (the run goes on until each job has ended), deliveries,
 duplicate side effects (a step a job's second delivery did again), lost work
 (jobs completed with a step the store says done and no delivery did, as the
 delivery model counts it), late deliveries (finished after the queue stopped
-waiting for them), the peak backlog and the oldest waiting job's peak age,
-the drain time after the outages (with the share of replicates that
-drained) and completion time quantiles; means over replicates with 95%
-Student t intervals. -format json also holds each run's settings (params,
+waiting for them), the peak backlog (jobs waiting for a worker), the most
+jobs waiting out a retry at once and the oldest waiting job's peak age, the
+drain time after the outages (until the jobs waiting, for a worker or out a
+retry, are first back to their level before them; with the share of
+replicates that drained) and completion time quantiles; means over
+replicates with 95% Student t intervals. -format json also holds each run's settings (params,
 a graph section that runs again), crashes and rolled-back calls, each
 step's duplicates, each service's calls and amplification (services), and
 each second's arrivals, completions, dead-lettered jobs, backlog, oldest

@@ -269,3 +269,43 @@ func TestWorkersStoreSameBytes(t *testing.T) {
 		}
 	}
 }
+
+// Issue 33 item 4: a database outage under Sidekiq's retry shows in the
+// table although no job waits for a worker. In 30 minutes of
+// sidekiq-outage the database fails every call from 5 to 20 minutes in:
+// with the default 25 retries every job arriving then fails and waits out
+// a retry until the outage ends (Sidekiq's waits add up to past 20 minutes
+// by the seventh), so the most waiting at once is the outage's Poisson
+// arrivals, 10 x 900 (within 5 standard deviations of one replicate's
+// count, 7 of the mean of 2), and some are still waiting when the run ends: never
+// drained. With retry: 3 the jobs that meet the outage are dead or back
+// within their longest wait, retry 2's 2^4 + 15 + [0, 30) s: drained in
+// [31, 62] s (31 s: jobs enter that wait every tenth of a second as the
+// outage ends, and the longest left waits past 31 s; the second's
+// resolution adds up to 1 s).
+func TestWorkersSidekiqOutageShows(t *testing.T) {
+	args := []string{"-preset", "sidekiq-outage", "-duration", "30m", "-replicates", "2"}
+	doc, _ := workersJSON(t, args...)
+	rows := map[any]map[string]any{}
+	for _, r := range doc.Rows {
+		rows[r["run"]] = r
+	}
+	r3, r25 := rows["retry_3"], rows["retry_25"]
+	if r3 == nil || r25 == nil {
+		t.Fatalf("runs %v; want retry_3 and retry_25", rows)
+	}
+	peak, _ := r25["peak_retrying"].(float64)
+	if want := 10 * 900.0; peak < want-5*95 || peak > want+5*95 {
+		t.Errorf("retry_25: peak retrying %v; want %v +- %v", peak, want, 5*95)
+	}
+	if r25["drain_seconds"] != nil || r25["drained_replicates"] != 0.0 || r25["judged_replicates"] != 2.0 {
+		t.Errorf("retry_25: drain %v, drained %v of %v; want never, 0 of 2", r25["drain_seconds"], r25["drained_replicates"], r25["judged_replicates"])
+	}
+	if d, _ := r3["drain_seconds"].(float64); d < 31 || d > 62 || r3["drained_replicates"] != 1.0 {
+		t.Errorf("retry_3: drain %v s, drained %v; want 31 to 62 s, all", r3["drain_seconds"], r3["drained_replicates"])
+	}
+	table, stderr, code := retrysim(t, append([]string{"workers"}, args...)...)
+	if code != 0 || !strings.Contains(table, "Peak retrying") {
+		t.Errorf("workers %v: exit %d, %s; want a Peak retrying column in:\n%s", args, code, stderr, table)
+	}
+}

@@ -239,7 +239,7 @@ const graphCaption = "A row a run and service (depth: its shortest distance from
 	"and a row a run and entry from end to end. Requests: those sent to the service by its callers (end to end: entering); " +
 	"calls per request: the calls that reached the service per request that entered the graph (end to end: the calls at " +
 	"every service); succeeded: the share of its requests that succeeded; rejected and duplicates: at the service " +
-	"(end to end: at every service); in progress: the mean calls at the service."
+	"(end to end: at every service); in progress: the time average of the calls at the service over the run's duration."
 
 func writeGraphTable(w io.Writer, r GraphReport, st tableStyle) error {
 	cells := make([][]string, len(r.Rows))

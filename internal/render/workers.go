@@ -36,8 +36,9 @@ type WorkersReport struct {
 }
 
 // drainCaption says how the drain columns are judged.
-const drainCaption = "Drain: seconds from the end of the outages until the workers' backlog is back, for good, to its highest " +
-	"one-second mean before them; a mean over the replicates that drained, \"never\" when none did; in parentheses, the " +
+const drainCaption = "Drain: seconds from the end of the outages until the first whole second in which the jobs waiting, for a " +
+	"worker (the backlog) or out a retry, are back on average to their highest one-second mean before them, at least one job; " +
+	"a mean over the replicates that drained, \"never\" when none did; in parentheses, the " +
 	"replicates that drained of those with an outage and a second after it, with a 95% Wilson interval."
 
 // workersFields flattens a workers row for csv and json: each figure with
@@ -61,6 +62,7 @@ func workersFields(r fleet.WorkersRow) []field {
 	add("drained_replicates", r.DrainedReplicates)
 	f = append(f, field{"drained_count", r.DrainedReplicates.Count()}, field{"judged_replicates", r.DrainedReplicates.N})
 	add("peak_backlog", r.PeakBacklog)
+	add("peak_retrying", r.PeakRetrying)
 	add("peak_age_seconds", r.PeakAge)
 	add("completion_p50", r.P50)
 	add("completion_p95", r.P95)
@@ -146,7 +148,7 @@ func writeWorkersJSON(w io.Writer, r WorkersReport) error {
 
 // workersHeader heads the workers' table, in every format for people.
 var workersHeader = []string{"Run", "Jobs", "Completed", "Dead", "Queued at end", "Deliveries", "Duplicates", "Lost work", "Late", "Peak backlog",
-	"Peak age", "Drain (drained)", "Completion p50 / p95 / p99"}
+	"Peak retrying", "Peak age", "Drain (drained)", "Completion p50 / p95 / p99"}
 
 // workersCells are a row for people, in workersHeader's order.
 func workersCells(r fleet.WorkersRow) []string {
@@ -161,7 +163,7 @@ func workersCells(r fleet.WorkersRow) []string {
 	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(r.P50.Value), timeSeconds.number(r.P95.Value), timeSeconds.number(r.P99.Value))
 	return []string{r.Run, estimateText(r.Jobs, wholeCount), estimateText(r.Completed, fleetMean), estimateText(r.Dead, fleetMean),
 		estimateText(r.Queued, fleetMean), estimateText(r.Deliveries, fleetMean), estimateText(r.Duplicates, fleetMean), estimateText(r.LostWork, fleetMean),
-		estimateText(r.Late, fleetMean), estimateText(r.PeakBacklog, fleetMean), estimateText(r.PeakAge, timeSeconds), drain, lat}
+		estimateText(r.Late, fleetMean), estimateText(r.PeakBacklog, fleetMean), estimateText(r.PeakRetrying, fleetMean), estimateText(r.PeakAge, timeSeconds), drain, lat}
 }
 
 // writeWorkersTable writes the title, a row a run and the drain's caption.
@@ -173,8 +175,14 @@ func writeWorkersTable(w io.Writer, r WorkersReport, st tableStyle) error {
 	return writeCaptionedTable(w, st, r.Title, workersHeader, 1, cells, drainCaption)
 }
 
+// workersJobsColumns is how many of workersHeader's columns the html
+// page's first table holds, the run's jobs; its second holds the run and
+// the backlog, drain and completion times, so each fits the page.
+const workersJobsColumns = 9
+
 // writeWorkersHTML writes the workers' runs as one page: what ran them,
-// PlotWorkers's panels a picture each, then the table a run.
+// PlotWorkers's panels a picture each, then two tables a row a run: the
+// jobs, then the backlog, drain and completion times.
 func writeWorkersHTML(w io.Writer, r WorkersReport) error {
 	p := page{title: r.Title}
 	if r.Preset.Name != "" {
@@ -193,19 +201,23 @@ func writeWorkersHTML(w io.Writer, r WorkersReport) error {
 	for _, g := range r.Graphs {
 		p.params = append(p.params, g.Name+": "+describeGraph(g))
 	}
-	t := pageTable{heading: "The runs, means over replicates with 95% intervals", header: workersHeader,
-		howTo: "A row a run. " + drainCaption + " Each other figure is the mean over the replicates, then its 95% Student t interval [low, high] (none with one replicate)."}
+	mean := " figure is the mean over the replicates, then its 95% Student t interval [low, high] (none with one replicate)."
+	jobs := pageTable{heading: "The runs' jobs, means over replicates with 95% intervals", header: workersHeader[:workersJobsColumns],
+		howTo: "A row a run. Each" + mean}
+	times := pageTable{heading: "The runs' backlog, drain and completion times", header: append([]string{workersHeader[0]}, workersHeader[workersJobsColumns:]...),
+		howTo: "A row a run. " + drainCaption + " Each other" + mean}
 	for i, row := range r.Rows {
 		c := workersCells(row)
-		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(c[0]), num(c[1], i, "jobs", row.Jobs.Value),
+		jobs.rows = append(jobs.rows, pageRow{cells: []pageCell{prose(c[0]), num(c[1], i, "jobs", row.Jobs.Value),
 			num(c[2], i, "completed", row.Completed.Value), num(c[3], i, "dead", row.Dead.Value),
 			num(c[4], i, "queued_at_end", row.Queued.Value),
 			num(c[5], i, "deliveries", row.Deliveries.Value), num(c[6], i, "duplicates", row.Duplicates.Value),
-			num(c[7], i, "lost_work", row.LostWork.Value), num(c[8], i, "late", row.Late.Value),
-			num(c[9], i, "peak_backlog", row.PeakBacklog.Value), num(c[10], i, "peak_age_seconds", row.PeakAge.Value),
-			plain(c[11]), plain(c[12])}})
+			num(c[7], i, "lost_work", row.LostWork.Value), num(c[8], i, "late", row.Late.Value)}})
+		times.rows = append(times.rows, pageRow{cells: []pageCell{prose(c[0]),
+			num(c[9], i, "peak_backlog", row.PeakBacklog.Value), num(c[10], i, "peak_retrying", row.PeakRetrying.Value),
+			num(c[11], i, "peak_age_seconds", row.PeakAge.Value), plain(c[12]), plain(c[13])}})
 	}
-	p.tables = []pageTable{t}
+	p.tables = []pageTable{jobs, times}
 	f, err := newWorkersFigure(r)
 	if err != nil {
 		return err
