@@ -15,8 +15,8 @@
 // the skip engine (skip.go) draws only the jobs in which something happens;
 // the delivery model (package delivery) runs each job's deliveries in virtual
 // time, with the plain engine or, where its queue repeats requests or crashes,
-// the skip engine (runJobsDeliverySkip). Memory does not grow with the number of jobs: a worker keeps one Job's
-// state, for the configuration it is on.
+// the skip engine (runJobsDeliverySkip). Memory does not grow with the number
+// of jobs: a worker keeps one Job's state, for the configuration it is on.
 package sim
 
 import (
