@@ -147,8 +147,6 @@ func (e Experiment) Check() error {
 	switch {
 	case en == sim.Skip && g.Sequential:
 		return fieldErr("engine", "skip cannot replay %s's single stream draw by draw; use engine plain, or generator pcg", g.Name)
-	case e.Delivery != nil && en == sim.Skip:
-		return fieldErr("engine", "skip cannot run the delivery model, whose jobs draw at every step; use engine plain or auto")
 	}
 	if err := sim.CheckJobs(e.Jobs); err != nil {
 		return fieldErr("jobs", "%v", err)

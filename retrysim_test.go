@@ -110,7 +110,6 @@ func TestRate(t *testing.T) {
 // TestCheck refuses each setting that cannot run, naming its field, before
 // any work.
 func TestCheck(t *testing.T) {
-	q := delivery.Defaults()
 	for _, tc := range []struct {
 		name  string
 		edit  func(*retrysim.Experiment)
@@ -118,7 +117,6 @@ func TestCheck(t *testing.T) {
 		msg   string
 	}{
 		{"skip with mulberry32", func(e *retrysim.Experiment) { e.Generator, e.Engine = "mulberry32", "skip" }, "engine", "skip cannot replay mulberry32"},
-		{"skip with the delivery model", func(e *retrysim.Experiment) { e.Engine, e.Delivery = "skip", &q }, "engine", "skip cannot run the delivery model"},
 		{"unknown generator", func(e *retrysim.Experiment) { e.Generator = "lcg" }, "generator", `unknown generator "lcg"`},
 		{"unknown engine", func(e *retrysim.Experiment) { e.Engine = "fast" }, "engine", `unknown engine "fast"`},
 		{"no jobs", func(e *retrysim.Experiment) { e.Jobs = 0 }, "jobs", "0 is not a whole number"},

@@ -90,6 +90,7 @@ type Runner struct {
 	called uint64
 	rank   []int         // rank[step] is k for a step with a random latency
 	fixed  time.Duration // the other steps' latencies, summed
+	cuts   []uint64      // Cuts
 
 	// own runs a delivery on the loop's goroutine, while busy.
 	own       worker
@@ -155,7 +156,38 @@ func NewRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, j *provide
 	if x.store == NoStore && s.UsesStore() {
 		x.store = After
 	}
+	x.cuts = cleanCuts(cfg, sc, j.Clean())
 	return x
+}
+
+// cleanCuts are the cuts of the draws a job's first delivery takes when
+// nothing happens to it, in draw order: the repeated request's, then, at each
+// step, the crash's before the call (before-key, after-key), the call's own
+// (calls, the Job's), the crash's after the work, and last the crash's before
+// the ack. The crash and repeat draws are Float64s below a probability, which
+// rng.Threshold's cut decides as it does a draw's.
+func cleanCuts(cfg Config, sc provider.Scenario, calls []uint64) []uint64 {
+	var cuts []uint64
+	if cfg.RepeatP > 0 {
+		cuts = append(cuts, rng.Threshold(cfg.RepeatP))
+	}
+	crash := func(p CrashPoint) {
+		if cfg.CrashP > 0 && cfg.CrashAt == p {
+			cuts = append(cuts, rng.Threshold(cfg.CrashP))
+		}
+	}
+	for _, st := range sc.Steps {
+		crash(BeforeKey)
+		crash(AfterKey)
+		n := 1
+		if st.CanLoseReply {
+			n = 2
+		}
+		cuts, calls = append(cuts, calls[:n]...), calls[n:]
+		crash(AfterWork)
+	}
+	crash(BeforeAck)
+	return cuts
 }
 
 // Close ends the runner's workers. A Runner is not used after Close. A
@@ -226,6 +258,15 @@ func (x *Runner) stopped() bool {
 func (x *Runner) Settles() bool {
 	return x.resume != nil && x.cfg.RepeatP == 0 && x.cfg.CrashP == 0 && x.fixed < x.cfg.Visibility
 }
+
+// Cuts returns the cuts of the draws a job's first delivery takes, in draw
+// order, when nothing happens to it: no repeated request, no crash, no failed
+// call and no lost reply, each draw at or above its cut. A job of a Straight
+// strategy (strategy.ResumeOf) whose draws are all clean is one delivery that
+// calls each step once, taking exactly these draws, and, if Clean says it
+// ends before the visibility timeout, may be counted without running it, as
+// Clean describes. Callers must not modify the slice.
+func (x *Runner) Cuts() []uint64 { return x.cuts }
 
 // Clean draws the latencies of the next job's first delivery and reports how
 // long the job takes if its calls all succeed, and whether it then ends before

@@ -21,7 +21,6 @@ func TestIgnoredFlagsRefused(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-preset", "sqlite-check", "-engine", "skip"}, "-engine: skip cannot run the delivery model"},
 		{[]string{"-preset", "sqlite-check", "-strategies", "step-nokey"}, "-strategies: " + preset},
 		{[]string{"-preset", "sqlite-check", "-shard", "0/2"}, "-shard: " + preset},
 		{[]string{"-preset", "sqlite-check", "-replicates", "3"}, "-replicates: " + preset},

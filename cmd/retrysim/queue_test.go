@@ -143,7 +143,6 @@ func TestQueueBadInput(t *testing.T) {
 		{[]string{"-max-crashes", "1001"}, "-max-crashes: want a whole number from 0 to 1000"},
 		{[]string{"-preset", "mysql"}, `-preset: unknown preset "mysql" (want sqlite-check)`},
 		{[]string{"-model", "delivery", "-expect"}, "-expect: the closed forms cover the Part 5 model"},
-		{[]string{"-model", "delivery", "-engine", "skip"}, "-engine: skip cannot run the delivery model, whose jobs draw at every step; use -engine plain or auto\n"},
 		// No flag chooses the model: one only the delivery model reads,
 		// given another value than its default in the job model, is
 		// refused, however it is given.

@@ -14,8 +14,9 @@
 // Three ways to run a block: the plain engine draws every number of every job;
 // the skip engine (skip.go) draws only the jobs in which something happens;
 // the delivery model (package delivery) runs each job's deliveries in virtual
-// time. Memory does not grow with the number of jobs: a worker keeps one Job's
-// state, for the configuration it is on.
+// time, with the plain engine or, where its queue repeats requests or crashes,
+// the skip engine (runJobsDeliverySkip). Memory does not grow with the number
+// of jobs: a worker keeps one Job's state, for the configuration it is on.
 package sim
 
 import (
@@ -71,17 +72,19 @@ type Config struct {
 	Shard Shard
 	// Delivery, when set, runs every job through package delivery: time,
 	// repeated requests, crashes, visibility timeouts and a key store. It
-	// runs any strategy, with the plain engine.
+	// runs any strategy, and either engine.
 	Delivery *delivery.Config
 }
 
 // EngineUsed is the engine the run draws with, for every strategy: Engine
-// resolved for the generator; plain under the delivery model, whose jobs draw
-// at every step; and plain when Auto is asked for and a strategy has no fast
-// path (strategy.ResumeOf), since the skip engine can only force the first
-// event of a job whose calls it knows until then.
+// resolved for the generator; plain when Auto is asked for and a strategy
+// has no fast path (strategy.ResumeOf), since the skip engine can only force
+// the first event of a job whose calls it knows until then; and, under the
+// delivery model, plain when Auto is asked for and the queue neither repeats
+// requests nor crashes, whose clean jobs the plain engine already counts
+// from their draws (delivery.Runner.Settles), draw for draw.
 func (cfg Config) EngineUsed() Engine {
-	if cfg.Delivery != nil || cfg.Engine == Auto && !allStraight(cfg.Strategies) {
+	if cfg.Engine == Auto && (!allStraight(cfg.Strategies) || cfg.Delivery != nil && cfg.Delivery.RepeatP == 0 && cfg.Delivery.CrashP == 0) {
 		return Plain
 	}
 	return cfg.Engine.Resolve(cfg.Generator)
@@ -139,9 +142,6 @@ func (cfg Config) check() error {
 		}
 	}
 	if cfg.Delivery != nil {
-		if cfg.Engine == Skip {
-			return errors.New("engine: skip cannot run the delivery model, whose jobs draw at every step; use plain")
-		}
 		if err := cfg.Delivery.Check(); err != nil {
 			return err
 		}
@@ -250,6 +250,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 			var j *provider.Job
 			var sk *skipper
 			var runners []*delivery.Runner // by strategy: a runner keeps nothing from job to job
+			var skippers []*skipper        // by strategy, of its runner's Cuts, for the skip engine
 			closeRunners := func() {
 				for _, x := range runners {
 					if x != nil {
@@ -277,6 +278,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 					sk = newSkipper(j.Clean())
 					closeRunners()
 					runners = make([]*delivery.Runner, len(cfg.Strategies))
+					skippers = make([]*skipper, len(cfg.Strategies))
 				}
 				var c stats.Counters
 				var err error
@@ -290,7 +292,14 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 						x.StopWhen(func() bool { return ctx.Err() != nil })
 						runners[s] = x
 					}
-					c, err = runJobsDelivery(ctx, x, j, stream, n, watched, job0)
+					if cfg.EngineUsed() == Skip {
+						if skippers[s] == nil {
+							skippers[s] = newSkipper(x.Cuts())
+						}
+						c, err = runJobsDeliverySkip(ctx, x, j, skippers[s], stream, n, watched, job0)
+					} else {
+						c, err = runJobsDelivery(ctx, x, j, stream, n, watched, job0)
+					}
 				case cfg.EngineUsed() == Skip: // every strategy has a fast path
 					c, err = runJobsSkip(ctx, j, sk, cfg.Strategies[s], stream, n, watched, job0)
 				default:
@@ -485,22 +494,28 @@ func runJobsDelivery(ctx context.Context, x *delivery.Runner, j *provider.Job, s
 		} else {
 			out = x.Run()
 		}
-		if out.Failed {
-			c.Failed++
-			c.FailedCompletion.Add(out.Completion)
-		} else {
-			c.Completion.Add(out.Completion)
-		}
-		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
+		addDelivery(&c, out, j, watched)
 		work += j.Calls()
-		c.Deliveries += int64(out.Deliveries)
-		if out.Lost && !out.Failed { // a failed job counts in Failed, whatever its keys say
-			c.LostWork++
-		}
 	}
 	c.AddClean(clean, int64(j.Steps()))
 	c.Deliveries += clean
 	return c, nil
+}
+
+// addDelivery counts a job of the delivery model that ran, with outcome out,
+// its calls and side effects in j.
+func addDelivery(c *stats.Counters, out delivery.Outcome, j *provider.Job, watched int) {
+	if out.Failed {
+		c.Failed++
+		c.FailedCompletion.Add(out.Completion)
+	} else {
+		c.Completion.Add(out.Completion)
+	}
+	c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
+	c.Deliveries += int64(out.Deliveries)
+	if out.Lost && !out.Failed { // a failed job counts in Failed, whatever its keys say
+		c.LostWork++
+	}
 }
 
 // settleJob runs a job whose outcome draws d, tested against cuts, may be

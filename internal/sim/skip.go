@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/stats"
@@ -211,5 +212,88 @@ func runJobsSkip(ctx context.Context, j *provider.Job, sk *skipper, strat strate
 		work += j.Calls()
 	}
 	c.AddClean(clean, int64(j.Steps()))
+	return c, nil
+}
+
+// forced is a draw on one side of cut, made from the fresh draw u: uniform
+// over the 53-bit draws below cut if event, at or above it if not, so that
+// whatever compares it, with its own cut or another's, sees a draw of the
+// law the plain engine's would have had on that side.
+func forced(u, cut uint64, event bool) uint64 {
+	below := cut>>11 + min(cut&(1<<11-1), 1) // the 53-bit draws v with v<<11 < cut
+	if event {
+		v, _ := bits.Mul64(u, below)
+		return v << 11
+	}
+	v, _ := bits.Mul64(u, 1<<53-below)
+	return (below + v) << 11
+}
+
+// runForced runs one job of x from time zero, its first len(sides) draws
+// forced to the sides of cuts they name (true: below, an event), and takes
+// whatever of those draws the job left, so that the next job starts on fresh
+// draws.
+func runForced(x *delivery.Runner, sk *skipper, stream *rng.Stream, cuts []uint64, sides int, event bool) delivery.Outcome {
+	sk.forced = sk.forced[:0]
+	for i := range sides {
+		sk.forced = append(sk.forced, forced(stream.Next(), cuts[i], event && i == sides-1))
+	}
+	stream.Unread(sk.forced)
+	d0 := stream.Draws()
+	out := x.Run()
+	if left := int64(sides) - (stream.Draws() - d0); left > 0 {
+		stream.Skip(int(left))
+	}
+	return out
+}
+
+// runJobsDeliverySkip is runJobsDelivery for the skip engine, x's strategy
+// having a fast path (strategy.ResumeOf) and sk being built from x.Cuts(): it
+// draws how many clean jobs come before the next job with an event (a
+// repeated request, a crash, a failed call or a lost reply) and counts each
+// from its latencies alone (delivery.Runner.Clean), and runs the job with an
+// event from time zero, its draws up to the first event forced to their
+// sides. A forced draw has the law of a plain draw on its side of its cut, so
+// a job that takes it for another comparison (a delivery that overlaps the
+// first) is still drawn exactly; a clean job that outlasts the visibility
+// timeout runs the same way, every draw forced clean. Once ctx is done it
+// returns within checkEvery jobs and calls, its counters then meaningless.
+func runJobsDeliverySkip(ctx context.Context, x *delivery.Runner, j *provider.Job, sk *skipper, stream *rng.Stream, n int64, watched int, job0 int64) (c stats.Counters, err error) {
+	var job int64 // the job in progress, from the block's first
+	defer func() {
+		if v := recover(); v != nil {
+			err = recovered(v, x.Strategy(), job0+job, x.Step())
+		}
+	}()
+	c = stats.Counters{Jobs: n}
+	cuts := x.Cuts()
+	var clean, work int64
+	for job < n {
+		g := min(sk.cleanRun(stream), n-job)
+		for end := job + g; job < end; job++ {
+			if work++; work >= checkEvery {
+				if ctx.Err() != nil {
+					return c, nil
+				}
+				work = 0
+			}
+			if t, ok := x.Clean(); ok {
+				clean++
+				c.Completion.Add(t)
+				continue
+			}
+			addDelivery(&c, runForced(x, sk, stream, cuts, len(cuts), false), j, watched)
+			work += j.Calls()
+		}
+		if job == n {
+			break
+		}
+		first := sk.first.draw(stream.Next())
+		addDelivery(&c, runForced(x, sk, stream, cuts, first+1, true), j, watched)
+		work += j.Calls() + 1
+		job++
+	}
+	c.AddClean(clean, int64(j.Steps()))
+	c.Deliveries += clean
 	return c, nil
 }
