@@ -20,8 +20,11 @@ import (
 )
 
 // helpTopics are what retrysim help TOPIC prints besides a command's -help.
-var helpTopics = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
-	"scenario": scenarioHelp,
+var helpTopics = map[string]struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}{
+	"scenario": {"every key of a -scenario file (-format markdown too)", scenarioHelp},
 }
 
 const scenarioHelpIntro = `retrysim help scenario prints every key a scenario file (-scenario FILE) takes:
