@@ -64,6 +64,9 @@ func FromConfig(cfg fleet.Config) (Model, error) {
 	md := Model{Rate: cfg.Load.Rate, Workers: cfg.Server.Workers, Queue: cfg.Server.QueueMax,
 		ServiceRate: 1 / cfg.Server.Service.Median.Seconds(), PFail: cfg.Server.PFail,
 		TimeoutRate: m.TimeoutRate, RetryProb: m.RetryProb, BackoffRate: m.BackoffRate, Orbit: m.Orbit}
+	if cfg.Load.FirstCall {
+		return Model{}, schema.Errorf("load.first_call", "a first call a client is not Poisson; the chain takes Poisson arrivals only")
+	}
 	switch cfg.Load.Kind {
 	case fleet.Constant:
 	case fleet.Spike:
