@@ -114,3 +114,18 @@ func TestUsageListsEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// help scenario says who reads the graph section: retrysim workers
+// -scenario reads it too (its first entry the job queue), in the section's
+// words and in each of its keys' readers.
+func TestScenarioHelpNamesWorkers(t *testing.T) {
+	out, _, _ := retrysim(t, "help", "scenario", "-format", "markdown")
+	_, graph, _ := strings.Cut(out, "The graph section")
+	intro, _, _ := strings.Cut(graph, "|")
+	if !strings.Contains(intro, "retrysim workers -scenario") {
+		t.Errorf("help scenario's graph section does not say that retrysim workers -scenario reads it:\n%.400s", intro)
+	}
+	if !strings.Contains(graph, "| `graph.entries[].load.rate` |") || !strings.Contains(graph, "retrysim workers") {
+		t.Errorf("help scenario does not name retrysim workers among the graph keys' readers")
+	}
+}
