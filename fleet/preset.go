@@ -126,7 +126,7 @@ var brookerRetries = Preset{
 	Name:  "brooker-retries",
 	About: "17 x 4 runs",
 	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28, as its code " +
-		brookerRetryCode + " runs it: 100 clients x 10 requests a second, each starting with a call at an exponential time of mean 10 ms (-first-call true), server failure rate 0 to 0.75 (his 17 rates), " +
+		brookerRetryCode + " runs it: 100 clients x 10 requests a second, each starting with a call at an exponential time of mean 10 ms (his sim_loop), server failure rate 0 to 0.75 (his 17 rates), " +
 		"network 10 ms each way; no_retries, 4_tries (his three_retries: 3 retries, 4 tries in all), adaptive_10pct (token bucket r = 0.1, s = 5 per client, " +
 		"retrying while more than 1 token is left, with no cap), breaker_10pct (3 retries while failed attempts/requests <= 0.1)",
 	Duration:   10 * time.Second,
