@@ -46,7 +46,8 @@ func TestBrookerAdaptiveUncapped(t *testing.T) {
 				continue
 			}
 			cfg.Server.PFail = 1
-			cfg.Load.Rate = 0.1 // one request in 10 s, on average
+			cfg.Load.Rate = 0.1        // one request in 10 s, on average
+			cfg.Load.FirstCall = false // no first call a client: a replicate may have a single request
 			lone := 0
 			for i, r := range run(t, cfg, 40) {
 				if r.Requests != 1 {
@@ -89,7 +90,13 @@ func (h *brookerReplies) Pop() any {
 
 // brookerReference simulates one run of his retry model from his code, not
 // from this package: clients independent of each other (the server ignores
-// load), each with Poisson arrivals at rate/clients over [0, seconds), each
+// load), each starting as sim_loop starts it ("q = [(net_rtt(),
+// client.gen_load, None) for client in clients]") and gen_load goes on: a
+// call at once, then "t + random.expovariate(self.rate)" to the next, so a
+// first request at an exponential time of mean 0.01 s and Poisson arrivals
+// at rate/clients after it, each started before seconds (his last
+// gen_load, the one event past max_t that sets drain, may start one request
+// more in the whole run, which this leaves out), each
 // attempt answered after two network delays exponential with mean 0.01 s
 // ("random.expovariate(1 / 0.01)" each way) and failing with probability f.
 // adaptive is AdaptiveRetryFactory(0.1, 5), one bucket a client (new_call
@@ -105,7 +112,7 @@ func brookerReference(r *rand.Rand, clients int, rate, f, seconds float64, adapt
 	rtt := func() float64 { return 0.01*r.ExpFloat64() + 0.01*r.ExpFloat64() }
 	for range clients {
 		var starts []float64
-		for t := r.ExpFloat64() / each; t < seconds; t += r.ExpFloat64() / each {
+		for t := 0.01 * r.ExpFloat64(); t < seconds; t += r.ExpFloat64() / each {
 			starts = append(starts, t)
 		}
 		bucket, calls, failures := 5.0, 0.0, 0.0
@@ -175,12 +182,13 @@ func welch(xs, ys []float64, step, alpha float64) (diff, bound float64, ok bool)
 // success 1 - f^A and calls (1 - f^A)/(1 - f) a request, within Bernstein's
 // bound on the totals of the engine's replicates; adaptive_10pct and
 // breaker_10pct meet brookerReference, replicate against replicate, within
-// Welch's bound on success and calls a request. Every adaptive_10pct request
+// Welch's bound on success and calls a request; every run's requests are a
+// first call a client and the Poisson arrivals. Every adaptive_10pct request
 // that failed was refused by its bucket (MaxAttempts never binds).
-// Comparisons: brooker-retries 17 rates x 4 clients x 2 figures = 136,
-// brooker-clients 3 x 17 x 2 x 2 = 204; each at 1e-5 (Welch's under the
-// normality of a replicate's ratios of some thousands of requests), under
-// 0.4% for the family.
+// Comparisons: brooker-retries 17 rates x 4 clients x 3 figures = 204,
+// brooker-clients 3 x 17 x 2 x 3 = 306; each at 1e-5 (Welch's under the
+// normality of a replicate's ratios of some thousands of requests), about
+// 0.5% for the family.
 func TestBrookerRunsAgainstReference(t *testing.T) {
 	const alpha = 1e-5
 	for _, tc := range []struct {
@@ -210,7 +218,7 @@ func TestBrookerRunsAgainstReference(t *testing.T) {
 			f := brookerFailureRates[i/len(tc.names)%len(brookerFailureRates)]
 			name := tc.names[i%len(tc.names)]
 			if c.Name != name || c.Client.Clients != clients || c.Server != (Server{Kind: Independent, PFail: f}) ||
-				c.Load != (Shape{Kind: Constant, Rate: tc.rate}) || c.Net != 10*time.Millisecond || c.Duration != 10*time.Second || c.Client.Timeout != time.Minute {
+				c.Load != (Shape{Kind: Constant, Rate: tc.rate, FirstCall: true}) || c.Net != 10*time.Millisecond || c.Duration != 10*time.Second || c.Client.Timeout != time.Minute {
 				t.Fatalf("%s run %d: %+v; want %s, %d clients, f = %g, %g a second, net 10 ms, 10 s", tc.p.Name, i, c, name, clients, f, tc.rate)
 			}
 			what := fmt.Sprintf("%s %s, %d clients, f = %g", tc.p.Name, name, clients, f)
@@ -221,6 +229,14 @@ func TestBrookerRunsAgainstReference(t *testing.T) {
 				n, s, calls = n+float64(rep.Requests), s+float64(rep.Succeeded), calls+float64(rep.Calls)
 				xs[k], xc[k] = float64(rep.Succeeded)/float64(rep.Requests), float64(rep.Calls)/float64(rep.Requests)
 				failed, denied = failed+rep.Failed, denied+rep.Denied
+			}
+			// His clients each start with a call (at 10 ms on average, so
+			// before the end but with probability e^-1000) and then
+			// Poisson arrivals at rate/clients for about 10 s: the
+			// requests are clients + Poisson(10 x rate) a replicate, to
+			// z = 4.42 (1e-5 two-sided) of the Poisson's sd.
+			if want, sd := float64(len(xs))*(float64(clients)+10*tc.rate), math.Sqrt(float64(len(xs))*10*tc.rate); math.Abs(n-want) > 4.42*sd+1 {
+				t.Errorf("%s: %g requests in %d replicates; want %g (a first call a client and %g a second) within %.1f", what, n, len(xs), want, tc.rate, 4.42*sd+1)
 			}
 			if name == "adaptive_10pct" && failed != denied {
 				t.Errorf("%s: %d requests failed, %d refused by the bucket; want every failure refused", what, failed, denied)

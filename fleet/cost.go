@@ -64,6 +64,18 @@ type lifeTerm struct {
 	secs       float64
 }
 
+// firstCallBytes are what a client's first call holds until it starts: its
+// time and its client (arrival.firstAt, arrival.firstOf).
+const firstCallBytes = 12
+
+// firstCalls is how many first calls (FirstCall) clients clients make.
+func (s Shape) firstCalls(clients int) float64 {
+	if s.FirstCall {
+		return float64(clients)
+	}
+	return 0
+}
+
 // arrivalBound bounds a Poisson count of mean mu: mu + 12 sqrt(mu) + 60,
 // which by Bernstein's inequality the count exceeds with probability below
 // e^-72 (so below 1e-24 over any run's windows, clients and replicates).
@@ -104,7 +116,8 @@ func (c Config) Cost() Cost {
 	attempts := float64(cl.Attempts)
 	copies := attempts * float64(1+cl.Hedges)
 	var e Cost
-	e.Requests = arrivalBound(lmax * dur)
+	firsts := c.Load.firstCalls(cl.Clients)
+	e.Requests = arrivalBound(lmax*dur) + firsts
 	e.Calls = e.Requests * copies
 	perCopy := 4.0 // at the server, done, reply, timeout
 	stall := c.Outage.On() && c.Outage.Mode == Stall
@@ -150,7 +163,7 @@ func (c Config) Cost() Cost {
 		}
 	}
 	e.life = e.life*(1+1e-9) + 1e-6 // the engine adds these times in floating point
-	held := math.Min(e.Requests, inWindow(lmax, e.life, dur))
+	held := math.Min(e.Requests, inWindow(lmax, e.life, dur)+firsts)
 	var queued, serving float64 // calls the queue server holds past life
 	if c.Server.Kind == Queue {
 		queued = math.Min(float64(c.Server.QueueMax), e.Calls)
@@ -169,7 +182,7 @@ func (c Config) Cost() Cost {
 	e.queue = fifoBytes(queued, float64(unsafe.Sizeof(waiter{})))
 	e.window, e.windowPath = windowBytes(c, e.Requests, copies, client)
 	e.Series = math.Ceil(dur) * float64(unsafe.Sizeof(Second{}))
-	e.Bytes = e.slots + e.queue + e.window + e.Series + simFixed
+	e.Bytes = e.slots + e.queue + e.window + e.Series + simFixed + firsts*firstCallBytes
 	return e
 }
 

@@ -1,9 +1,11 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/bits"
+	"slices"
 	"time"
 
 	"github.com/retrysim/retrysim/internal/rng"
@@ -267,6 +269,11 @@ type arrival struct {
 	edge int32
 	// poison is the entry's share of poison requests (Entry.Poison).
 	poison float64
+	// firstAt are the times of the clients' first calls (Shape.FirstCall),
+	// ascending, firstOf their clients, and nextFirst the next one to start.
+	firstAt   []float64
+	firstOf   []uint32
+	nextFirst int
 }
 
 // job is a call a service took in and whose work succeeded, while the
@@ -584,7 +591,11 @@ func (s *sim) simulate(ctx context.Context) error {
 	if !s.started {
 		s.started = true
 		for k := range s.arrivals {
-			if t := s.nextArrival(&s.arrivals[k], 0); t < s.dur {
+			a := &s.arrivals[k]
+			if a.load.FirstCall {
+				s.firstCalls(a)
+			}
+			if t := s.nextArrival(a, 0); t < s.dur {
 				s.push(t, evArrival, int32(-1-k), 0, 0, 0)
 			}
 		}
@@ -631,7 +642,7 @@ func (s *sim) simulate(ctx context.Context) error {
 		}
 		switch e.kind {
 		case evArrival:
-			s.arrive(-1 - e.slot)
+			s.arrive(-1-e.slot, e.attempt == firstCall)
 		case evSend:
 			s.backoffs(s.edgeOf(e.slot), -1)
 			s.sendRetry(e.slot)
@@ -881,8 +892,33 @@ func (s *sim) jobEffect(slot int32, e *edgeSim) {
 	}
 }
 
-// arrive starts a new request at entry k and schedules the entry's next.
-func (s *sim) arrive(k int32) {
+// firstCall marks an evArrival that is a client's first call (Shape.FirstCall).
+const firstCall = 1
+
+// firstCalls draws entry a's first call of every client, client by client
+// from the arrival stream, and schedules the earliest.
+func (s *sim) firstCalls(a *arrival) {
+	n := s.edges[a.edge].clients
+	a.firstAt, a.firstOf = make([]float64, 0, n), make([]uint32, n)
+	for c := range n {
+		a.firstAt = append(a.firstAt, -s.netSecs*math.Log(a.src.Open()))
+		a.firstOf[c] = uint32(c)
+	}
+	slices.SortStableFunc(a.firstOf, func(x, y uint32) int { return cmp.Compare(a.firstAt[x], a.firstAt[y]) })
+	slices.Sort(a.firstAt)
+	s.pushFirst(a)
+}
+
+// pushFirst schedules entry a's next first call, if one is left before the end.
+func (s *sim) pushFirst(a *arrival) {
+	if a.nextFirst < len(a.firstAt) && a.firstAt[a.nextFirst] < s.dur {
+		s.push(a.firstAt[a.nextFirst], evArrival, -1-a.edge, firstCall, 0, 0)
+	}
+}
+
+// arrive starts a new request at entry k and schedules the entry's next:
+// the next client's first call if first, else the next Poisson arrival.
+func (s *sim) arrive(k int32, first bool) {
 	a := &s.arrivals[k]
 	slot := s.newSlot(a.edge)
 	if s.up != nil {
@@ -890,7 +926,10 @@ func (s *sim) arrive(k int32) {
 		s.rootSlot(slot)
 	}
 	e := &s.edges[a.edge]
-	if c := e.clients; c > 1 {
+	if first {
+		s.reqs[slot].who |= a.firstOf[a.nextFirst] << edgeBits
+		a.nextFirst++
+	} else if c := e.clients; c > 1 {
 		// Drawn from the arrival stream, so every run of a preset gives
 		// the same requests to the same clients.
 		hi, _ := bits.Mul64(a.src.Next(), uint64(c))
@@ -900,7 +939,9 @@ func (s *sim) arrive(k int32) {
 		s.reqs[slot].effects = poisoned
 	}
 	s.start(slot, e)
-	if t := s.nextArrival(a, s.now); t < s.dur {
+	if first {
+		s.pushFirst(a)
+	} else if t := s.nextArrival(a, s.now); t < s.dur {
 		s.push(t, evArrival, -1-k, 0, 0, 0)
 	}
 }

@@ -133,11 +133,18 @@ func ParseShape(s string) (ShapeKind, error) {
 //	          Check holds) midway to To, back to Rate at To, and on down at
 //	          the same slope (floored at 0) after it, as in Brooker's ramp;
 //	          Rate before From
+//
+// FirstCall adds, whatever the kind, a first request for every client at an
+// exponential time of mean Config.Net from 0, as Brooker's retry_sim starts
+// its clients (sim_loop schedules each client's gen_load at net_rtt(), and
+// gen_load starts a call at once); the Poisson arrivals run from 0 as
+// without it, where his start at each client's first call.
 type Shape struct {
-	Kind     ShapeKind
-	Rate     float64
-	Peak     float64
-	From, To time.Duration
+	Kind      ShapeKind
+	Rate      float64
+	Peak      float64
+	From, To  time.Duration
+	FirstCall bool
 }
 
 // At is the rate at time t, in seconds.

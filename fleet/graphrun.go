@@ -243,7 +243,8 @@ func (g *Graph) Cost() GraphCost {
 	// the calls that reach a service are known before its calls' requests.
 	order := g.topological()
 	for k, e := range g.Entries {
-		c.Requests[k] = arrivalBound(e.Load.max() * dur)
+		c.Requests[k] = arrivalBound(e.Load.max()*dur) + e.Load.firstCalls(e.Client.Clients)
+		c.Bytes += e.Load.firstCalls(e.Client.Clients) * firstCallBytes
 		c.Calls[edges[k].To] += c.Requests[k] * copies(&e.Client)
 	}
 	for _, v := range order {
@@ -289,7 +290,7 @@ func (g *Graph) Cost() GraphCost {
 	pending := math.Min(c.Events, 1+c.InFlight*held)
 	eventSize := float64(unsafe.Sizeof(event{}))
 	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(Second{})+16) // and CallSeries, HeldSeries
-	c.Bytes = simFixed + float64(len(edges))*float64(unsafe.Sizeof(edgeSim{}))*1.125 + float64(len(g.Services))*float64(unsafe.Sizeof(svcSim{}))*1.125 +
+	c.Bytes += simFixed + float64(len(edges))*float64(unsafe.Sizeof(edgeSim{}))*1.125 + float64(len(g.Services))*float64(unsafe.Sizeof(svcSim{}))*1.125 +
 		sliceBytes(c.InFlight, float64(unsafe.Sizeof(request{}))) + 2*sliceBytes(c.InFlight, 4) + sliceBytes(c.InFlight, float64(unsafe.Sizeof(job{}))) +
 		sliceBytes(pending+pad, eventSize) + float64(g.timeouts())*fifoBytes(pending, eventSize) +
 		fifoBytes(queued, float64(unsafe.Sizeof(waiter{}))) + c.Series
@@ -384,7 +385,7 @@ func (g *Graph) inFlight(edges []Edge, first, order []int, calls []float64) floa
 			life[k] = math.Inf(1)
 		}
 		tree := 1 + copies(&e.Client)*below[edges[k].To]
-		slots += inWindow(e.Load.max(), life[k]*(1+1e-9)+1e-6, dur) * tree
+		slots += (inWindow(e.Load.max(), life[k]*(1+1e-9)+1e-6, dur) + e.Load.firstCalls(e.Client.Clients)) * tree
 	}
 	for v, n := range g.Services {
 		if n.Server.Kind == Queue { // a call waiting in the queue has made no call yet: only those on a worker have requests below

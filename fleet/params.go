@@ -47,6 +47,8 @@ func Params() []Param {
 			Usage: "the spike or ramp starts at this `time`"},
 		{Path: "load.to", Field: func(c *Config) any { return &c.Load.To },
 			Usage: "the spike or ramp ends at this `time`; recovery is measured from it"},
+		{Path: "load.first_call", Field: func(c *Config) any { return nameField(&c.Load.FirstCall, ParseSwitch, SwitchName) },
+			Usage: "`true` gives every client a first request at an exponential time of mean net from the start, besides the Poisson arrivals, as Brooker's retry_sim starts its clients: true or false"},
 		{Path: "outage.mode", Key: "outage-mode", Field: func(c *Config) any { return nameField(&c.Outage.Mode, ParseOutageMode, OutageMode.String) },
 			Usage: "the outage's `mode`: fail (an error at once) or stall (held until the window ends)"},
 		{Path: "server.kind", Key: "server", Field: func(c *Config) any { return nameField(&c.Server.Kind, ParseServer, ServerKind.String) },

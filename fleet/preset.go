@@ -126,13 +126,13 @@ var brookerRetries = Preset{
 	Name:  "brooker-retries",
 	About: "17 x 4 runs",
 	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28, as its code " +
-		brookerRetryCode + " runs it: 100 clients x 10 requests a second, server failure rate 0 to 0.75 (his 17 rates), " +
+		brookerRetryCode + " runs it: 100 clients x 10 requests a second, each starting with a call at an exponential time of mean 10 ms (his sim_loop), server failure rate 0 to 0.75 (his 17 rates), " +
 		"network 10 ms each way; no_retries, 4_tries (his three_retries: 3 retries, 4 tries in all), adaptive_10pct (token bucket r = 0.1, s = 5 per client, " +
 		"retrying while more than 1 token is left, with no cap), breaker_10pct (3 retries while failed attempts/requests <= 0.1)",
 	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d time.Duration) []Config { return brookerRuns(d, 100, 1000, brookerPolicies[:]) },
+	Runs:       func(d time.Duration) []Config { return brookerRuns(d, 100, 1000, brookerPolicies[:], true) },
 }
 
 // brookerClients is the same comparison for the policies that keep state
@@ -151,22 +151,24 @@ var brookerClients = Preset{
 	Runs: func(d time.Duration) []Config {
 		var runs []Config
 		for _, c := range []int{10, 100, 1000} {
-			runs = append(runs, brookerRuns(d, c, 100, brookerPolicies[2:])...)
+			runs = append(runs, brookerRuns(d, c, 100, brookerPolicies[2:], true)...)
 		}
 		return runs
 	},
 }
 
 // brookerRuns are Brooker's retry runs for clients sharing rate requests a
-// second, a run a failure rate and policy.
-func brookerRuns(d time.Duration, clients int, rate float64, policies []brookerPolicy) []Config {
+// second, a run a failure rate and policy; first starts each client with a
+// call as his retry_sim does (Shape.FirstCall), which the production
+// presets and retry-policies, comparing clients on his load, leave out.
+func brookerRuns(d time.Duration, clients int, rate float64, policies []brookerPolicy, first bool) []Config {
 	var runs []Config
 	for _, f := range brookerFailureRates {
 		for _, p := range policies {
 			runs = append(runs, Config{
 				Name:     p.name,
 				Duration: d,
-				Load:     Shape{Kind: Constant, Rate: rate},
+				Load:     Shape{Kind: Constant, Rate: rate, FirstCall: first},
 				Server:   Server{Kind: Independent, PFail: f},
 				Client:   Client{Clients: clients, Timeout: time.Minute, Attempts: p.attempts, Policy: p.policy, Backoff: p.backoff},
 				Net:      10 * time.Millisecond,
@@ -237,7 +239,7 @@ func productionRuns(d time.Duration, prefix, bare string, client func(shared boo
 		{bare, unlimited.Attempts, unlimited.Policy, unlimited.Backoff},
 		{prefix + "_client", per.Attempts, per.Policy, per.Backoff},
 		{prefix + "_fleet", shared.Attempts, shared.Policy, shared.Backoff},
-	})
+	}, false)
 }
 
 // awsStandard runs the AWS SDKs' standard retry mode on Brooker's retry load.
@@ -428,7 +430,7 @@ var retryPolicies = Preset{
 			asCompared("finagle_budget", FinagleRetryClient(false)),
 			asCompared("r4j_breaker", Resilience4jClient(false)),
 			asCompared("sre_throttle", SREThrottleClient(false)))
-		return brookerRuns(d, 100, 1000, ps)
+		return brookerRuns(d, 100, 1000, ps, false)
 	},
 }
 

@@ -21,6 +21,7 @@ func (c Config) Unread() map[string]string {
 	}
 	sv := c.Server
 	add(c.Load.Kind == Constant, "a constant load.kind has no peak and no window", "load.peak", "load.from", "load.to")
+	add(!c.Load.FirstCall, "load.first_call false adds nothing to the Poisson arrivals", "load.first_call")
 	add(!c.Outage.On(), "there is no outage", "outage.mode")
 	add(sv.Kind != Latency, fmt.Sprintf("only server.kind latency grows with load; the server is %s", sv.Kind), "server.slope")
 	add(sv.Kind == Queue, "the queue server's calls take server.service.median", "server.base")

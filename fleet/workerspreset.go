@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/jobqueue"
 )
 
@@ -182,7 +183,7 @@ var backlogDrain = WorkersPreset{
 }
 
 // unlimitedTries is the tries the presets give a queue with no limit on
-// them (Temporal's activities): 25 on Temporal's schedule span 1927 s (1 +
+// them (Temporal's activities): 25 on Temporal's schedule span 1827 s (1 +
 // 2 + ... + 64, then 100 s apart), past the 30-minute outage, and the cost
 // bound of a replicate, which counts every try a job can make, stays
 // within MaxBytes.
@@ -194,7 +195,8 @@ const unlimitedTries = 25
 func queueDefaults(d jobqueue.Defaults) WorkersPreset {
 	tries, note := d.MaxAttempts, fmt.Sprintf("%d tries in all", d.MaxAttempts)
 	if tries == jobqueue.Unlimited {
-		tries, note = unlimitedTries, fmt.Sprintf("no limit on the tries, cut here at %d, 32 minutes of its waits", unlimitedTries)
+		waits := d.Schedule.Longest(unlimitedTries - 1) // Temporal's schedule draws nothing: its waits, not a bound
+		tries, note = unlimitedTries, fmt.Sprintf("no limit on the tries, cut here at %d, whose %d waits add up to %s", unlimitedTries, unlimitedTries-1, human.Duration(waits))
 	}
 	return WorkersPreset{
 		Name:   fmt.Sprintf("%s-defaults", d.Name),

@@ -38,7 +38,7 @@ const (
 	ReadByJob      = "job and delivery models"
 	ReadByDelivery = "delivery model"
 	ReadByFleet    = "fleet model (retrysim fleet)"
-	ReadByGraph    = "graph model (retrysim graph)"
+	ReadByGraph    = "graph model (retrysim graph, retrysim workers)"
 )
 
 var durationBounds = fmt.Sprintf("0 to %dh", int(provider.MaxDuration.Hours()))
@@ -253,7 +253,7 @@ var graphExamples = map[string]string{
 	"load.shape": "spike", "load.to": "30s", "server.kind": "queue", "server.service_dist": "exp",
 	"outage.mode": "stall", "client.backoff": "exponential", "client.keys": "same",
 	"client.policy": "token-bucket", "client.policy_scope": "fleet",
-	"server.pushback": "true", "client.honour_pushback": "true",
+	"server.pushback": "true", "client.honour_pushback": "true", "load.first_call": "true",
 }
 
 // queueKeyDocs are the keys of the queue section, one a setting of
@@ -302,4 +302,4 @@ var queueMappings = []Key{
 
 // fleetExamples are values the fleet section accepts for its keys other
 // than their kind's (1, 1s for a time, the default for a name).
-var fleetExamples = map[string]string{"policy": "token-bucket", "policy-scope": "fleet", "to": "30s"}
+var fleetExamples = map[string]string{"policy": "token-bucket", "policy-scope": "fleet", "to": "30s", "first-call": "true"}

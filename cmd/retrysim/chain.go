@@ -21,12 +21,15 @@ var chainIntro = fmt.Sprintf(`retrysim chain computes, exactly and without sampl
 does when every time in it is exponential (a Memoryless run: Poisson arrivals,
 -capacity workers with a queue of -queue places and exponential service of
 mean -service, each attempt timing out at -timeout-rate, a timed-out call
-staying in the server to be served in vain, a failed attempt retried with
+staying in the server to be served in vain, a call failing with -p-fail when
+its service ends, a failed or timed-out attempt retried with
 probability -retry-prob into an orbit of at most -orbit requests that each
 wait an exponential backoff at -backoff-rate). It builds the Markov chain over
 (the workers' calls, live or abandoned; the queue's calls in order, live or
-abandoned; the orbit's size) and prints from it the mean time from collapse
-(every worker and queue place holding an abandoned call, the orbit full) to
+abandoned; the orbit's size) and prints from it its states and transitions
+(pairs of states with a rate between them), the mean time from collapse
+(every worker and queue place holding an abandoned call, the orbit full, or
+empty with -retry-prob 0, which never fills it, as the output then says) to
 health (nothing queued, the orbit empty), and the probability of health
 within -within: from collapse, or with -shape spike from an empty server at
 time 0, within -within of the spike's end. The fleet engine runs the same
@@ -53,12 +56,24 @@ Limits (checked before any work):
                 block of that order is solved for each)
   steps         at most %d steps of uniformisation (about the largest rate
                 out of a state x -within), and at most %g multiply-adds
-                (steps x the chain's transitions: a few seconds)
+                (steps x the chain's rates, an arrival's and another's
+                between the same states apart: a few seconds)
   splitting     -split-effort 1 to %d paths a level, -split-runs 2 to %d,
                 -split-horizon up to %d s
 
 Flags:
 `, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), fleet.MaxEffort, maxSplitRuns, fleet.MaxDuration-1)
+
+// chainUsages are the chain's own words for the fleet flags whose fleet
+// usage says what the chain does not do: its spike is its own flags' (no
+// brooker-collapse spike, no ramp), and a failure strikes as the chain has it.
+var chainUsages = map[string]string{
+	"shape":  "the `shape` of the arrival rate over time: constant (-rate) or spike (-peak in [-from, -to), -rate elsewhere); no ramp",
+	"peak":   "the spike's arrival `rate`, requests a second",
+	"from":   "the spike starts at this `time`",
+	"to":     "the spike ends at this `time`; the probability of health is then over -within from it",
+	"p-fail": "`probability` that a call fails when its service ends (its worker held for the whole service time), doing nothing; it is then retried with -retry-prob, as a timed-out attempt is",
+}
 
 // maxSplitRuns bounds -split-runs.
 const maxSplitRuns = 1000
@@ -130,7 +145,11 @@ func parseChain(args []string, stdout io.Writer) (chainRun, error) {
 	for _, p := range fleet.Params() {
 		switch p.Key {
 		case "shape", "rate", "peak", "from", "to", "capacity", "queue", "service", "p-fail":
-			fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
+			usage := fleetWords(p.Usage)
+			if u, ok := chainUsages[p.Key]; ok {
+				usage = u
+			}
+			fs.Var(flagval.ParamVar(p, &c), p.Key, usage)
 		}
 	}
 	m := &c.Memoryless
@@ -247,6 +266,7 @@ const crudeSeed = 0xc0de
 type chainAnswers struct {
 	mean, health float64 // from collapse: the mean time to health; the probability of health within the span
 	what         string  // where the probability of health starts
+	collapse     string  // what collapse is, where the mean time starts
 	split        float64 // the probability the splitting estimates, when there is one
 }
 
@@ -256,11 +276,15 @@ func (r chainRun) answers() (chainAnswers, error) {
 	ch, md := r.ch, r.ch.Model
 	healthy := func(s fleet.MarkovState) bool { return s.InServer <= md.Workers && s.Orbit == 0 }
 	collapsed := md.Collapsed()
-	p0, from, what := ch.Point(collapsed), 0.0, "from collapse"
+	a := chainAnswers{collapse: "collapse"}
+	if md.RetryProb == 0 && md.Orbit > 0 {
+		a.collapse = "collapse (the orbit empty: with -retry-prob 0 nothing enters it)"
+	}
+	p0, from, what := ch.Point(collapsed), 0.0, "from "+a.collapse
 	if md.To > md.From {
 		p0, from, what = ch.Empty(), md.To, fmt.Sprintf("after the spike ends at %g s, from an empty server at 0 s", md.To)
 	}
-	a := chainAnswers{what: what}
+	a.what = what
 	var err error
 	if a.health, err = ch.Hit(p0, from, from+r.within, healthy); err != nil {
 		return a, flagval.Usage(fmt.Errorf("-within %g s: %w", r.within, err))
@@ -286,7 +310,7 @@ func (r chainRun) report(a chainAnswers, ests []fleet.SplitEstimate, crudeEvents
 	var b strings.Builder
 	fmt.Fprintln(&b, chainEcho(r.fs))
 	fmt.Fprintf(&b, "states %d, transitions %d\n", r.ch.Len(), r.ch.Transitions())
-	fmt.Fprintf(&b, "mean time from collapse to health: %.6g s\n", a.mean)
+	fmt.Fprintf(&b, "mean time from %s to health: %.6g s\n", a.collapse, a.mean)
 	fmt.Fprintf(&b, "probability of health within %g s %s: %.6g\n", r.within, a.what, a.health)
 	if r.sp != nil {
 		b.WriteString(r.sp.report(a.split, ests, crudeEvents))

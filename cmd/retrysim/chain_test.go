@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,7 +19,8 @@ import (
 // abandoned call, and the server is healthy (nothing queued) once the
 // worker's call ends, after an exponential time of mean -service 2s
 // (arrivals are rejected meanwhile, and are not retried). So the mean time
-// to health is 2 s, and health comes within 1 s with probability 1 - e^-0.5.
+// to health is 2 s, and health comes within 1 s with probability 1 - e^-0.5;
+// the orbit, never entered, is empty in collapse, and the output says so.
 func TestChainByHand(t *testing.T) {
 	out, errOut, code := retrysim(t, "chain", "-capacity", "1", "-queue", "1", "-retry-prob", "0", "-service", "2s", "-within", "1s")
 	if code != 0 || errOut != "" {
@@ -28,11 +30,58 @@ func TestChainByHand(t *testing.T) {
 	want := "retrysim chain -backoff-rate 1 -capacity 1 -orbit 5 -p-fail 0 -queue 1 -rate 1 -retry-prob 0 -seed 1\n" +
 		"    -service 2s -shape constant -timeout-rate 0.5 -within 1s\n" +
 		"states 7, transitions 14\n" + // idle, live, abandoned; each busy with a live or abandoned call queued
-		"mean time from collapse to health: 2 s\n" +
-		fmt.Sprintf("probability of health within 1 s from collapse: %.6g\n", 1-math.Exp(-0.5))
+		"mean time from collapse (the orbit empty: with -retry-prob 0 nothing enters it) to health: 2 s\n" +
+		fmt.Sprintf("probability of health within 1 s from collapse (the orbit empty: with -retry-prob 0 nothing enters it): %.6g\n", 1-math.Exp(-0.5))
 	if out != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
+}
+
+// The chain says what it computes. One worker, no queue, no orbit, failing
+// with -p-fail 0.2: three states (idle, a live call, an abandoned one) and
+// four transitions, pairs of states (an arrival, idle to live; the service's
+// end, live to idle, whether the call succeeds or fails; a timeout, live to
+// abandoned; the abandoned call's end, to idle), where the chain's rates
+// count the live call's two ends apart. Its -help says when -p-fail strikes
+// and whose spike -shape spike is, and docs/fleet.md's low-effort splitting
+// figure names the flags that give it.
+func TestChainSaysWhatItComputes(t *testing.T) {
+	out, _, _ := retrysim(t, "chain", "-capacity", "1", "-queue", "0", "-orbit", "0", "-p-fail", "0.2")
+	if !strings.Contains(out, "\nstates 3, transitions 4\n") {
+		t.Errorf("chain -capacity 1 -queue 0 -orbit 0 -p-fail 0.2:\n%s\nwant states 3, transitions 4", out)
+	}
+	help, _, _ := retrysim(t, "chain", "-help")
+	for _, e := range helpEntries(help) {
+		if e.name == "p-fail" && !strings.Contains(e.usage, "when its service ends") {
+			t.Errorf("chain -p-fail: %q does not say when a failure strikes", e.usage)
+		}
+		if e.name == "shape" && strings.Contains(e.usage, "brooker-collapse") {
+			t.Errorf("chain -shape: %q names brooker-collapse's spike, which the chain does not take", e.usage)
+		}
+	}
+	doc, err := os.ReadFile("../../docs/fleet.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)With `retrysim (chain [^`]+)`[^;]*?the\\s+chain gives 2\\.03 x 10\\^-3; `(-split-runs 6 -split-effort 50)` prints 0\\.81 x 10\\^-3").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/fleet.md does not name the command whose chain gives 2.03 x 10^-3")
+	}
+	args := append(strings.Fields(string(m[1])), strings.Fields(string(m[2]))...)
+	out, errOut, _ := retrysim(t, args...)
+	got := regexp.MustCompile(`: chain ([0-9.e-]+)\n.*?paths a level: ([0-9.e-]+),`).FindStringSubmatch(out)
+	if got == nil || fmt.Sprintf("%.3g %.2g", atof(t, got[1]), atof(t, got[2])) != "0.00203 0.00081" {
+		t.Errorf("retrysim %s: %s%s; want the chain's 2.03 x 10^-3 and the splitting's 0.81 x 10^-3 docs/fleet.md quotes", strings.Join(args, " "), out, errOut)
+	}
+}
+
+func atof(t *testing.T, s string) float64 {
+	t.Helper()
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
 }
 
 // A chain beyond the limits, a ramp, or a transient of too many steps is
@@ -45,7 +94,7 @@ func TestChainRefuses(t *testing.T) {
 		{[]string{"-queue", "21"}, fmt.Sprintf("-queue: 21 places are more than the chain's %d", chain.MaxQueue)},
 		{[]string{"-capacity", "2", "-queue", "7", "-orbit", "3"}, "-capacity 2 -queue 7 -orbit 3: orbit size 0 has 768 states, more than 500 (MaxBlock)"},
 		// Under MaxSteps, but 2.6e10 multiply-adds (minutes) before MaxWork.
-		{[]string{"-capacity", "2", "-queue", "6", "-orbit", "40", "-within", "1h"}, "-within 3600 s: uniformisation would take 171532 steps over 150480 transitions, 2.58e+10 multiply-adds, more than 5e+08 (MaxWork)"},
+		{[]string{"-capacity", "2", "-queue", "6", "-orbit", "40", "-within", "1h"}, "-within 3600 s: uniformisation would take 171532 steps over 150480 rates, 2.58e+10 multiply-adds, more than 5e+08 (MaxWork)"},
 		{[]string{"-capacity", "1", "-queue", "6", "-orbit", "100"}, "-capacity 1 -queue 6 -orbit 100: the chain has more than 20000 states (MaxStates)"},
 		{[]string{"-shape", "ramp"}, "-shape: ramp is not piecewise constant"},
 		{[]string{"-within", "8000h"}, "-within 2.88e+07 s: uniformisation would take"},

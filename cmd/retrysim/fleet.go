@@ -49,6 +49,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		shard        flagval.Shard
 	)
 	preset.Valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
+	preset.Names = presetNames(fleet.Presets(), func(p fleet.Preset) string { return p.Name })
 	fs.Var(&preset, "preset", "run the runs of the preset `name` (listed above) instead of one run from the flags")
 	fs.Var(flagval.DurationVar(&c.Duration), "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")

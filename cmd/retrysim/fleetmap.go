@@ -25,8 +25,8 @@ import (
 var fleetMapIntro = `retrysim fleet-map maps where the fleet model recovers: over a trigger's size
 and duration (a spike's height and length, or an outage's length) and the base
 load, for one or more client policies, it runs every cell -replicates times and
-prints the share of replicates that recovered (goodput back within 10% of the
-offered load for good by the run's end) with its 95% Wilson score interval, and
+prints the share of replicates that recovered (goodput back within 10%% of the
+offered load for good by the run's end) with its 95%% Wilson score interval, and
 the Kaplan-Meier median time to recover (never when fewer than half did). It is
 a command of its own, not a fleet preset, because its output is a grid of
 probabilities, not a row of means and a time series a run.
@@ -36,7 +36,7 @@ retrysim fleet: latency 1 s + 0.01 s a call in progress, network 0.1 s each way,
 a 3 s timeout, 3 tries). Low load recovers whatever the trigger (stable), high
 load stays collapsed after a large trigger (metastable), and between them the
 outcome is chance (vulnerable): the map shows the three regions and draws the
-50% boundary.
+50%% boundary.
 
 Usage: retrysim fleet-map [flags]
 

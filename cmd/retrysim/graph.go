@@ -79,6 +79,7 @@ func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		series, plot string
 	)
 	preset.Valid = func(s string) error { _, err := fleet.LookupGraphPreset(s); return err }
+	preset.Names = presetNames(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name })
 	fs.StringVar(&scenPath, "scenario", "", "run the graph of the graph section of this scenario `file`")
 	fs.Var(&preset, "preset", "run the graphs of the preset `name` (listed above)")
 	fs.Var(&duration, "duration", "a preset's requests arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own (a file gives graph.duration)")

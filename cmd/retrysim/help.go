@@ -21,9 +21,12 @@ import (
 )
 
 // helpTopics are what retrysim help TOPIC prints besides a command's -help.
-var helpTopics = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
-	"scenario": scenarioHelp,
-	"glossary": glossaryHelp,
+var helpTopics = map[string]struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}{
+	"scenario": {"every key of a -scenario file (-format markdown too)", scenarioHelp},
+	"glossary": {"every term an output prints, and what it means", glossaryHelp},
 }
 
 const glossaryHelpIntro = `retrysim help glossary prints the glossary: every term an output prints
@@ -102,7 +105,7 @@ var referenceSections = []struct{ name, intro string }{
 	{"Its steps", "Each item of steps is a mapping; a step's attempts, keys and backoff are its own policy over the run's."},
 	{"The queue", "A queue section, even empty, or a step that takes time or waits its own backoff, runs the delivery model; each key left out keeps its default, and a flag for the same setting overrides it."},
 	{"The fleet section", "Only retrysim fleet -scenario reads it, from a file that describes no job; its keys are the fleet command's flags (written with _ or -), documented as in retrysim fleet -help, and a key a policy does not read is refused."},
-	{"The graph section", "Only retrysim graph -scenario reads it, from a file that describes no job and has no fleet section. The keys of its load, server, outage and client mappings are retrysim fleet's flags for the same settings (written with _ or -), the section's name dropped from the front (outage_mode is mode, -server is the server's kind); a key its service or call does not read is refused (a budget's ratio under no budget; parallel in a service without calls; deadlines in a graph without calls; server.pushback in a service that neither refuses calls for overload, as a queue or a rate limit, nor makes calls whose \"do not retry\" it could forward; client.honour_pushback in a call to a service that never answers \"do not retry\"), as is a cycle of calls, a call to an unknown service, a service no entry reaches, or a graph past its limits (retrysim graph -help), each at its line."},
+	{"The graph section", "Only retrysim graph -scenario and retrysim workers -scenario read it (workers: its first entry is the job queue, and the service that entry sends to, a queue server, the workers), from a file that describes no job and has no fleet section. The keys of its load, server, outage and client mappings are retrysim fleet's flags for the same settings (written with _ or -), the section's name dropped from the front (outage_mode is mode, -server is the server's kind); a key its service or call does not read is refused (a budget's ratio under no budget; parallel in a service without calls; deadlines in a graph without calls; server.pushback in a service that neither refuses calls for overload, as a queue or a rate limit, nor makes calls whose \"do not retry\" it could forward; client.honour_pushback in a call to a service that never answers \"do not retry\"), as is a cycle of calls, a call to an unknown service, a service no entry reaches, or a graph past its limits (retrysim graph -help), each at its line."},
 }
 
 const referenceIntro = "A scenario file is YAML: one document, one mapping. An unknown key, a key given " +

@@ -41,5 +41,5 @@ func findRace() (string, error) {
 	if path, err := exec.LookPath(raceExe); err == nil {
 		return path, nil
 	}
-	return "", fmt.Errorf("race runs the %s command, found neither in %s beside retrysim nor on PATH: install it with go install github.com/retrysim/retrysim/cmd/%s@latest (in a checkout: go install ./cmd/... installs both commands)", raceExe, dir, raceExe)
+	return "", fmt.Errorf("race runs the %s command, found neither in %s beside retrysim nor on PATH: install it from a clone of the repository with go install ./cmd/..., which installs both commands (the module is not published, so go install ...@latest fails)", raceExe, dir)
 }

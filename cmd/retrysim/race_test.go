@@ -363,8 +363,8 @@ func TestRaceMissingSaysHowToInstall(t *testing.T) {
 		var out, errOut bytes.Buffer
 		code := run(args, &out, &errOut)
 		want := "retrysim: race runs the retrysim-race command, found neither in " + filepath.Dir(self) +
-			" beside retrysim nor on PATH: install it with go install github.com/retrysim/retrysim/cmd/retrysim-race@latest" +
-			" (in a checkout: go install ./cmd/... installs both commands)\n"
+			" beside retrysim nor on PATH: install it from a clone of the repository with go install ./cmd/...," +
+			" which installs both commands (the module is not published, so go install ...@latest fails)\n"
 		if code != 1 || out.Len() > 0 || errOut.String() != want {
 			t.Errorf("retrysim %s: exit %d, stdout %q, stderr %q; want exit 1 and %q", strings.Join(args, " "), code, out.String(), errOut.String(), want)
 		}

@@ -15,18 +15,75 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 )
 
-// commands are the subcommands; with none named, retrysim runs "table".
-var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
-	"table":     tableCommand,
-	"sweep":     sweepCommand,
-	"merge":     mergeCommand,
-	"race":      raceCommand,
-	"fleet":     fleetCommand,
-	"fleet-map": fleetMapCommand,
-	"graph":     graphCommand,
-	"workers":   workersCommand,
-	"chain":     chainCommand,
-	"version":   versionCommand,
+// subcommand is one command: its name, the arguments and the line the
+// top-level usage shows for it, and what runs it.
+type subcommand struct {
+	name, args, summary string
+	run                 func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commandList is every subcommand in the order the top-level usage lists
+// them; it is set in init because tableCommand prints it.
+var commandList []subcommand
+
+// commands finds a subcommand by name; with none named, retrysim runs "table".
+var commands map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+func init() {
+	commandList = []subcommand{
+		{"table", "[flags]", "", tableCommand},
+		{"sweep", "[flags]", "a grid of points", sweepCommand},
+		{"merge", "[flags] FILES...", "add up -shard outputs", mergeCommand},
+		{"race", "[flags]", "the SQLite check for real", raceCommand},
+		{"fleet", "[flags]", "retry storms: many clients, one server", fleetCommand},
+		{"graph", "[flags]", "a call graph: retries amplified by depth", graphCommand},
+		{"workers", "[flags]", "jobs on a queue, a worker fleet, drain", workersCommand},
+		{"chain", "[flags]", "the fleet's exact Markov chain, and splitting", chainCommand},
+		{"fleet-map", "[flags]", "where a fleet recovers, over trigger and load", fleetMapCommand},
+		{"version", "", "the version, from the build info (also -version)", versionCommand},
+	}
+	commands = make(map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error, len(commandList))
+	for _, c := range commandList {
+		commands[c.name] = c.run
+	}
+}
+
+// commandUsage is the top-level usage: a line a command of commandList, a
+// line for help and a line a help topic.
+func commandUsage() string {
+	var b strings.Builder
+	line := func(use, summary string) {
+		prefix := "Usage: "
+		if b.Len() > 0 {
+			prefix = "       "
+		}
+		fmt.Fprintln(&b, strings.TrimRight(fmt.Sprintf("%s%-33s %s", prefix, use, summary), " "))
+	}
+	for _, c := range commandList {
+		name := c.name
+		if name == "table" {
+			name = "[table]"
+		}
+		summary := c.summary
+		if c.args != "" && summary != "" {
+			summary += " (retrysim " + c.name + " -help)"
+		}
+		line(strings.TrimSpace("retrysim "+name+" "+c.args), summary)
+	}
+	line("retrysim help [command]", "a command's -help")
+	for _, name := range slices.Sorted(maps.Keys(helpTopics)) {
+		line("retrysim help "+name, helpTopics[name].summary)
+	}
+	return b.String()
+}
+
+// presetNames are the names of a command's presets, in their order.
+func presetNames[P any](ps []P, name func(P) string) []string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = name(p)
+	}
+	return names
 }
 
 const versionIntro = `retrysim version prints the module version retrysim was built from
@@ -78,8 +135,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) == 1 && (args[0] == "-version" || args[0] == "--version"):
 		name, args = "version", nil
-	case len(args) > 1 && args[0] == "help" && helpTopics[args[1]] != nil: // help scenario [flags]
-		topic, args = helpTopics[args[1]], args[2:]
+	case len(args) > 1 && args[0] == "help" && helpTopics[args[1]].run != nil: // help scenario [flags]
+		topic, args = helpTopics[args[1]].run, args[2:]
 	case len(args) > 0 && args[0] == "help":
 		if len(args) > 1 { // help COMMAND
 			name = args[1]

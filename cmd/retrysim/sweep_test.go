@@ -73,7 +73,7 @@ func TestSweepPivotGolden(t *testing.T) {
 	// Without -ci, as the table command, a cell is the value alone.
 	plain, _, _ := retrysim(t, args...)
 	if lines := strings.Split(plain, "\n"); lines[0] != "Share of jobs whose watched step ran twice or more; mulberry32, seed 1, plain engine" ||
-		strings.Contains(plain, "[") || !strings.Contains(lines[4], "│   0.01 │      0.005 │    0.5100% │     0.5100% │           0% │") {
+		strings.Contains(plain, "[") || !strings.Contains(lines[4], "│   0.01 │      0.005 │      0.51% │       0.51% │           0% │") {
 		t.Errorf("sweep without -ci:\n%s\nwant the values of sweep.table without their intervals", plain)
 	}
 }

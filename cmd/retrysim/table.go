@@ -21,18 +21,10 @@ const tableIntro = `retrysim simulates multi-step background jobs under retry an
 strategies and prints, for each strategy, the jobs that failed, the calls paid,
 the side effects repeated and the users who got the watched step twice.
 
-Usage: retrysim [table] [flags]
-       retrysim sweep [flags]            a grid of points (retrysim sweep -help)
-       retrysim merge [flags] FILES...   add up -shard outputs (retrysim merge -help)
-       retrysim race [flags]             the SQLite check for real (retrysim race -help)
-       retrysim fleet [flags]            retry storms: many clients, one server (retrysim fleet -help)
-       retrysim chain [flags]            the fleet's exact Markov chain, and splitting (retrysim chain -help)
-       retrysim fleet-map [flags]        where a fleet recovers, over trigger and load (retrysim fleet-map -help)
-       retrysim version                  the version, from the build info (also -version)
-       retrysim help [command]           a command's -help
-       retrysim help scenario            every key of a -scenario file (-format markdown too)
-       retrysim help glossary            every term an output prints, and what it means
+`
 
+// tableIntroModels follows the usage in the table command's -help.
+const tableIntroModels = `
 The model is chosen by -model, never by which flags are given: job (the Part 5
 model) for the plain invocation, delivery for a -scenario file with a queue:
 section or a step that takes time or waits its own backoff; -model delivery runs the sign-up behind a
@@ -65,13 +57,14 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	rows.Register(fs)
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
 	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs (auto/n or auto: i, and n, from the environment, as retrysim fleet-map -help says) and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
-	preset := flagval.Choice{Valid: func(s string) error { _, err := api.LookupPreset(s); return err }}
+	preset := flagval.Choice{Valid: func(s string) error { _, err := api.LookupPreset(s); return err },
+		Names: presetNames(api.Presets(), func(p api.Preset) string { return p.Name })}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format, -o and -width")
 	fs.StringVar(&scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/")
 	model.RegisterModel(fs)
 	flagval.RegisterSettings(fs)
 	c.Register(fs, render.ReportDoc)
-	if err := flagval.Parse(fs, args, tableIntro, stdout); err != nil {
+	if err := flagval.Parse(fs, args, tableIntro+commandUsage()+tableIntroModels, stdout); err != nil {
 		return err
 	}
 	if err := outfile.Check(c.Out); err != nil {

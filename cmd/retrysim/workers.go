@@ -107,6 +107,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		plot        string
 	)
 	preset.Valid = func(s string) error { _, err := fleet.LookupWorkersPreset(s); return err }
+	preset.Names = presetNames(fleet.WorkersPresets(), func(p fleet.WorkersPreset) string { return p.Name })
 	fs.Var(&preset, "preset", "run the worker fleets of the preset `name` (listed above)")
 	fs.StringVar(&scenPath, "scenario", "", "run the fleet of the graph section of this scenario `file`: its first entry the queue, the service it sends to the workers")
 	fs.Var(&duration, "duration", "jobs arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own (a file gives graph.duration)")

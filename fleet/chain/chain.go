@@ -64,6 +64,9 @@ func FromConfig(cfg fleet.Config) (Model, error) {
 	md := Model{Rate: cfg.Load.Rate, Workers: cfg.Server.Workers, Queue: cfg.Server.QueueMax,
 		ServiceRate: 1 / cfg.Server.Service.Median.Seconds(), PFail: cfg.Server.PFail,
 		TimeoutRate: m.TimeoutRate, RetryProb: m.RetryProb, BackoffRate: m.BackoffRate, Orbit: m.Orbit}
+	if cfg.Load.FirstCall {
+		return Model{}, schema.Errorf("load.first_call", "a first call a client is not Poisson; the chain takes Poisson arrivals only")
+	}
 	switch cfg.Load.Kind {
 	case fleet.Constant:
 	case fleet.Spike:
@@ -297,9 +300,15 @@ func (m Model) moves(s State, f func(t State, rate float64, arrival bool)) {
 // Len is the number of states.
 func (c *Chain) Len() int { return len(c.States) }
 
-// Transitions is the number of transitions (nonzero off-diagonal rates,
-// counting an arrival's and another's between the same states apart).
-func (c *Chain) Transitions() int { return len(c.trans) }
+// Transitions is the number of transitions: the distinct pairs of states
+// between which some rate is above 0.
+func (c *Chain) Transitions() int {
+	pairs := make(map[[2]int32]bool, len(c.trans))
+	for _, tr := range c.trans {
+		pairs[[2]int32{tr.from, tr.to}] = true
+	}
+	return len(pairs)
+}
 
 // Index is the index of state s in States, or -1 if s is not reachable.
 func (c *Chain) Index(s State) int {

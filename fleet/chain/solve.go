@@ -77,8 +77,8 @@ func (c *Chain) checkSteps(t0, t1 float64, absorbing []bool, before int) error {
 	if n > MaxSteps {
 		return fmt.Errorf("uniformisation would take %d steps, more than %d (MaxSteps): a shorter time or lower rates", n, MaxSteps)
 	}
-	if w := float64(n) * float64(c.Transitions()); w > MaxWork {
-		return fmt.Errorf("uniformisation would take %d steps over %d transitions, %.3g multiply-adds, more than %g (MaxWork): a shorter time, lower rates or a smaller chain", n, c.Transitions(), w, float64(MaxWork))
+	if w := float64(n) * float64(len(c.trans)); w > MaxWork {
+		return fmt.Errorf("uniformisation would take %d steps over %d rates, %.3g multiply-adds, more than %g (MaxWork): a shorter time, lower rates or a smaller chain", n, len(c.trans), w, float64(MaxWork))
 	}
 	return nil
 }

@@ -197,6 +197,7 @@ func (f *Format) Usage() string {
 type Choice struct {
 	V     string
 	Valid func(string) error
+	Names []string // the valid names, listed when the flag is given without one
 }
 
 func (c *Choice) String() string { return c.V }

@@ -69,6 +69,12 @@ func ParseFlags(fs *flag.FlagSet, args []string, intro string, stdout io.Writer)
 		if setErr != nil {
 			err = setErr
 		}
+		if name, ok := strings.CutPrefix(err.Error(), "flag needs an argument: -"); ok {
+			if c, ok := fs.Lookup(name).Value.(*named).Value.(*Choice); ok && len(c.Names) > 0 {
+				arg, _ := flag.UnquoteUsage(fs.Lookup(name))
+				err = fmt.Errorf("-%s needs a %s, one of %s", name, arg, strings.Join(c.Names, ", "))
+			}
+		}
 		return Usage(err)
 	}
 	return nil

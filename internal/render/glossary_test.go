@@ -1,8 +1,13 @@
 package render
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,7 +31,7 @@ func outputTerms() []string {
 	terms = append(terms, mapHeader...)
 	terms = append(terms, casesHeader...)
 	terms = append(terms, raceHeader(true)...)
-	terms = append(terms, byStepHeading, expectedRowLabel, spreadRowLabel, totalsSucceeded, totalsCallsARequest, "Failure rate", "Clients")
+	terms = append(terms, "Step", byStepHeading, expectedRowLabel, spreadRowLabel, totalsSucceeded, totalsCallsARequest, "Failure rate", "Clients")
 	terms = append(terms, recoveryJudged(fleet.Summary{}), recoveryJudged(fleet.Summary{Trigger: true}))
 	for _, m := range stats.Metrics() {
 		terms = append(terms, m.Label)
@@ -39,6 +44,79 @@ func outputTerms() []string {
 		}
 	}
 	return out
+}
+
+// headerLiterals are the strings of every []string literal in the
+// renderers' sources that heads a table: assigned to, or given as the field
+// of, a name that ends in "header" (workersHeader, pageTable's header),
+// read from the Go files themselves, so that a new table's header is among
+// them without a change here.
+func headerLiterals(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	collect := func(name string, e ast.Expr) {
+		lit, ok := e.(*ast.CompositeLit)
+		if !ok || !strings.HasSuffix(strings.ToLower(name), "header") {
+			return
+		}
+		for _, el := range lit.Elts {
+			if s, ok := el.(*ast.BasicLit); ok && s.Kind == token.STRING {
+				v, err := strconv.Unquote(s.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, v)
+			}
+		}
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ValueSpec:
+				for i, v := range n.Values {
+					collect(n.Names[i].Name, v)
+				}
+			case *ast.AssignStmt:
+				for i, v := range n.Rhs {
+					if id, ok := n.Lhs[i].(*ast.Ident); ok && len(n.Lhs) == len(n.Rhs) {
+						collect(id.Name, v)
+					}
+				}
+			case *ast.KeyValueExpr:
+				if id, ok := n.Key.(*ast.Ident); ok {
+					collect(id.Name, n.Value)
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// Every header a renderer's source writes is among outputTerms, so the
+// glossary test below covers it (the workers' table was missing).
+func TestOutputTermsHoldEveryHeader(t *testing.T) {
+	lits := headerLiterals(t)
+	if !slices.Contains(lits, "Peak backlog") || !slices.Contains(lits, "Step") {
+		t.Fatalf("headerLiterals = %q; want the workers' and the steps' headers among them", lits)
+	}
+	terms := outputTerms()
+	for _, h := range lits {
+		if !slices.Contains(terms, h) {
+			t.Errorf("a renderer heads a column %q, which outputTerms (and so TestGlossary) does not hold", h)
+		}
+	}
 }
 
 // TestGlossary is issue 23 item 6: terms were printed long before the

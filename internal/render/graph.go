@@ -16,6 +16,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -486,7 +487,7 @@ func (d durationValue) people() string { return peopleText(d) }
 // tries and policy ("-> a 3 tries; a -> b 3 tries, finagle-budget").
 func describeGraph(g fleet.Graph) string {
 	edge := func(from, to string, c fleet.Client) string {
-		s := fmt.Sprintf("%s-> %s %d tries", from, to, c.Attempts)
+		s := fmt.Sprintf("%s-> %s %s", from, to, human.Count(int64(c.Attempts), "try"))
 		if k := c.Policy.Kind; k != fleet.Unlimited {
 			s += ", " + k.String()
 		}

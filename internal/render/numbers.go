@@ -131,11 +131,17 @@ func (s numberStyle) withInterval(x, lo, hi float64) string {
 
 // significant formats x with n significant digits, in plain decimals
 // (0.000002532, not 2.532e-06); 0, NaN and infinities in their shortest
-// form.
+// form. A value that rounds up to the next power of ten has the digits of
+// that power (99.996 as 100.0, not 100.00).
 func significant(x float64, n int) string {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
-	decimals := max(0, n-1-int(math.Floor(math.Log10(math.Abs(x)))))
-	return strconv.FormatFloat(x, 'f', decimals, 64)
+	exp := int(math.Floor(math.Log10(math.Abs(x))))
+	decimals := max(0, n-1-exp)
+	s := strconv.FormatFloat(x, 'f', decimals, 64)
+	if y, _ := strconv.ParseFloat(s, 64); decimals > 0 && math.Abs(y) >= math.Pow(10, float64(exp+1)) {
+		s = strconv.FormatFloat(x, 'f', decimals-1, 64)
+	}
+	return s
 }

@@ -32,3 +32,25 @@ func TestNumberStyles(t *testing.T) {
 		}
 	}
 }
+
+// A rate of the race and a swept metric end with no zeros past their
+// significant digits (0.0013, not 0.001300), and a value that rounds up to a
+// power of ten gets that power's digits (99.996 as 100.0, not 100.00): 20
+// of 20 is 100% with a Wilson interval of [83.89%, 100%] (z = 1.96: centre
+// (1 + z^2/40)/(1 + z^2/20) = 0.91944, half-width 0.08056, by hand).
+func TestNumbersEndWithoutZeros(t *testing.T) {
+	for _, tc := range []struct {
+		name, got, want string
+	}{
+		{"rate 20 of 20", rate(20, 20), "100% [83.89, 100]"},
+		{"swept 0.0013", sig(0.0013), "0.0013"},
+		{"swept 12.50", sig(12.5), "12.5"},
+		{"swept 1,000", sig(1000), "1,000"},
+		{"rounds up to a power of ten", significant(99.996, 4), "100.0"},
+		{"rounds up below 1", significant(0.0099996, 4), "0.01000"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: %q; want %q", tc.name, tc.got, tc.want)
+		}
+	}
+}

@@ -134,8 +134,17 @@ func writeSweepJSON(w io.Writer, s stats.Sweep) error {
 
 // sig formats x as sweepValue does, 4 significant digits in plain decimals
 // (0.000002532, not 2.532e-06) with thousands separators, so a column of
-// rates reads at a glance; "-" for NaN.
-func sig(x float64) string { return sweepValue.number(x) }
+// rates reads at a glance, less the zeros that end its decimals; "-" for NaN.
+func sig(x float64) string { return trimZeros(sweepValue.number(x)) }
+
+// trimZeros drops the zeros that end a number's decimals, and then a bare
+// point: 0.001300 as 0.0013, 100.0 as 100.
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+}
 
 // metricText formats an estimate of m for a pivot cell: shares as
 // percentages, times in seconds, means as they are, each with its interval
