@@ -48,7 +48,9 @@ func (b budget) resume(c strategy.Calls, from int) bool {
 // scenario file with its queue (the delivery model's deliveries, lost work
 // and times, the side effects by step), with settings held at every point,
 // replicates pooled, a strategy of the program's own, and two retries that
-// differ only in their attempts, each its own row.
+// differ only in their attempts, each its own row. The engine is named: with
+// the program's own strategy (no fast path) auto picks the plain engine for
+// the sweep, and for a Run of a built-in retry alone the skip engine.
 func TestSweepRowIsRunDelivery(t *testing.T) {
 	loaded, err := scenario.LoadJob("examples/signup-queue.yaml")
 	if err != nil {
@@ -59,7 +61,7 @@ func TestSweepRowIsRunDelivery(t *testing.T) {
 	five.Attempts = 5
 	settings := []retrysim.Setting{{Name: "queue.repeat_delay", Value: loaded.Queue.RepeatDelay}, {Name: "queue.crash", Value: 0.01}}
 	sw := retrysim.Sweep{Scenario: &loaded.Scenario, Delivery: loaded.Queue, Settings: settings, Seed: 3, Replicates: 2, Workers: 2,
-		Strategies: []strategy.Strategy{twice, five, budget{4}}, Metric: "lost_work"}
+		Strategies: []strategy.Strategy{twice, five, budget{4}}, Metric: "lost_work", Engine: "plain"}
 	if err := sw.Set("queue.ttl=1h,72h"); err != nil {
 		t.Fatal(err)
 	}
@@ -92,12 +94,12 @@ func TestSweepRowIsRunDelivery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: sc, Delivery: q, Jobs: 1500, Seed: 3, Replicates: 2,
+		rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: sc, Delivery: q, Jobs: 1500, Seed: 3, Replicates: 2, Engine: "plain",
 			Strategies: []strategy.Strategy{twice}, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep5, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: sc, Delivery: q, Jobs: 1500, Seed: 3, Replicates: 2,
+		rep5, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: sc, Delivery: q, Jobs: 1500, Seed: 3, Replicates: 2, Engine: "plain",
 			Strategies: []strategy.Strategy{five, budget{4}}, Workers: 1})
 		if err != nil {
 			t.Fatal(err)

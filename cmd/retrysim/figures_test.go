@@ -17,7 +17,7 @@ import (
 // command's own output: mesh-default-retries' calls a request at db over the
 // minute (the table's db rows) and during the outage (its -series: the db's
 // calls over seconds 21 to 29 over the requests entering then); the race
-// test's bound on the loose store's double charges (README and
+// test's bound on the loose store's double charges (docs/tour.md and
 // docs/race.md); temporal-defaults' waits (workers -help and
 // docs/workers.md), against Temporal's schedule summed by hand.
 func TestReadmeFiguresInOutputs(t *testing.T) {
@@ -28,11 +28,11 @@ func TestReadmeFiguresInOutputs(t *testing.T) {
 		}
 		return strings.Join(strings.Fields(string(b)), " ")
 	}
-	readme := read("README.md")
+	tour := read("docs/tour.md") // the README's tour of the models
 
-	m := regexp.MustCompile(`send (\d+) calls a request to a database that is down \(.*?the table's db row prints ([\d.]+)\); (\d+) with the mesh's retries off \(([\d.]+) over the minute\), (\d+) with the service's off \(([\d.]+)\)`).FindStringSubmatch(readme)
+	m := regexp.MustCompile(`send (\d+) calls a request to a database that is down \(.*?the table's db row prints ([\d.]+)\); (\d+) with the mesh's retries off \(([\d.]+) over the minute\), (\d+) with the service's off \(([\d.]+)\)`).FindStringSubmatch(tour)
 	if m == nil {
-		t.Fatal("README.md does not quote mesh-default-retries' calls at db during the outage and over the minute")
+		t.Fatal("docs/tour.md does not quote mesh-default-retries' calls at db during the outage and over the minute")
 	}
 	series := filepath.Join(t.TempDir(), "mesh.csv")
 	out, errOut, code := retrysim(t, "graph", "-preset", "mesh-default-retries", "-format", "json", "-series", series)
@@ -61,7 +61,7 @@ func TestReadmeFiguresInOutputs(t *testing.T) {
 		during, minute := m[1+2*i], m[2+2*i]
 		for _, r := range doc.Rows {
 			if r.Run == run && r.Service == "db" && fmt.Sprintf("%.3f", r.Amplification) != minute {
-				t.Errorf("%s: the table's db row prints %.3f calls a request; README.md says %s", run, r.Amplification, minute)
+				t.Errorf("%s: the table's db row prints %.3f calls a request; docs/tour.md says %s", run, r.Amplification, minute)
 			}
 		}
 		var calls, starts float64 // columns run, service, t, calls, starts
@@ -78,7 +78,7 @@ func TestReadmeFiguresInOutputs(t *testing.T) {
 			}
 		}
 		if got := strconv.Itoa(int(math.Round(calls / starts))); starts == 0 || got != during {
-			t.Errorf("%s: the series gives %.2f calls at db a request entering in seconds 21 to 29; README.md says %s", run, calls/starts, during)
+			t.Errorf("%s: the series gives %.2f calls at db a request entering in seconds 21 to 29; docs/tour.md says %s", run, calls/starts, during)
 		}
 	}
 
@@ -87,7 +87,7 @@ func TestReadmeFiguresInOutputs(t *testing.T) {
 	if b == nil {
 		t.Fatal("internal/race's TestTwentyRaces has no bound on the loose store's double charges")
 	}
-	for _, path := range []string{"README.md", "docs/race.md"} {
+	for _, path := range []string{"docs/tour.md", "docs/race.md"} {
 		if !strings.Contains(read(path), "the test holds at least "+b[1]+" of 20") {
 			t.Errorf("%s does not say the race test holds at least %s of 20 races charged twice", path, b[1])
 		}
