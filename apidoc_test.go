@@ -5,11 +5,12 @@ import (
 	"go/doc"
 	"go/parser"
 	"go/token"
-	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,50 +37,45 @@ func TestExportedIdentifiersDocumented(t *testing.T) {
 // (test files left out) without a doc comment.
 func undocumented(t *testing.T, dir string) []string {
 	t.Helper()
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, parser.ParseComments)
+	fset, files := parseSources(t, dir, parser.ParseComments)
+	d, err := doc.NewFromFiles(fset, slices.Collect(maps.Values(files)), "./"+dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var missing []string
-	for _, pkg := range pkgs {
-		d := doc.New(pkg, "./"+dir, 0)
-		if strings.TrimSpace(d.Doc) == "" {
-			missing = append(missing, "package "+d.Name)
-		}
-		values := func(vs []*doc.Value) {
-			for _, v := range vs {
-				for _, spec := range v.Decl.Specs {
-					vs := spec.(*ast.ValueSpec)
-					for _, n := range vs.Names {
-						if n.IsExported() && v.Doc == "" && vs.Doc == nil && vs.Comment == nil {
-							missing = append(missing, n.Name)
-						}
+	if strings.TrimSpace(d.Doc) == "" {
+		missing = append(missing, "package "+d.Name)
+	}
+	values := func(vs []*doc.Value) {
+		for _, v := range vs {
+			for _, spec := range v.Decl.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for _, n := range vs.Names {
+					if n.IsExported() && v.Doc == "" && vs.Doc == nil && vs.Comment == nil {
+						missing = append(missing, n.Name)
 					}
 				}
 			}
 		}
-		funcs := func(recv string, fs []*doc.Func) {
-			for _, f := range fs {
-				if f.Doc == "" {
-					missing = append(missing, recv+f.Name)
-				}
+	}
+	funcs := func(recv string, fs []*doc.Func) {
+		for _, f := range fs {
+			if f.Doc == "" {
+				missing = append(missing, recv+f.Name)
 			}
 		}
-		values(d.Consts)
-		values(d.Vars)
-		funcs("", d.Funcs)
-		for _, ty := range d.Types {
-			if ty.Doc == "" {
-				missing = append(missing, "type "+ty.Name)
-			}
-			values(ty.Consts)
-			values(ty.Vars)
-			funcs("", ty.Funcs)
-			funcs(ty.Name+".", ty.Methods)
+	}
+	values(d.Consts)
+	values(d.Vars)
+	funcs("", d.Funcs)
+	for _, ty := range d.Types {
+		if ty.Doc == "" {
+			missing = append(missing, "type "+ty.Name)
 		}
+		values(ty.Consts)
+		values(ty.Vars)
+		funcs("", ty.Funcs)
+		funcs(ty.Name+".", ty.Methods)
 	}
 	return missing
 }
@@ -171,92 +167,84 @@ func TestExportedAPIUsesNoInternalType(t *testing.T) {
 // of the module, each as "Name uses pkg.Type".
 func internalTypeUses(t *testing.T, dir string) []string {
 	t.Helper()
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, files := parseSources(t, dir, 0)
 	var uses []string
-	for _, pkg := range pkgs {
-		for _, file := range pkg.Files {
-			internal := map[string]bool{} // local names of the file's internal imports
-			for _, imp := range file.Imports {
-				path := strings.Trim(imp.Path.Value, `"`)
-				if !strings.HasPrefix(path, "github.com/retrysim/retrysim/internal/") {
+	for _, file := range files {
+		internal := map[string]bool{} // local names of the file's internal imports
+		for _, imp := range file.Imports {
+			path := strings.Trim(imp.Path.Value, `"`)
+			if !strings.HasPrefix(path, "github.com/retrysim/retrysim/internal/") {
+				continue
+			}
+			name := path[strings.LastIndex(path, "/")+1:]
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			internal[name] = true
+		}
+		check := func(what string, n ast.Node) {
+			if n == nil {
+				return
+			}
+			ast.Inspect(n, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && internal[id.Name] {
+						uses = append(uses, what+" uses "+id.Name+"."+sel.Sel.Name)
+					}
+				}
+				return true
+			})
+		}
+		for _, decl := range file.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() {
 					continue
 				}
-				name := path[strings.LastIndex(path, "/")+1:]
-				if imp.Name != nil {
-					name = imp.Name.Name
-				}
-				internal[name] = true
-			}
-			check := func(what string, n ast.Node) {
-				if n == nil {
-					return
-				}
-				ast.Inspect(n, func(n ast.Node) bool {
-					if sel, ok := n.(*ast.SelectorExpr); ok {
-						if id, ok := sel.X.(*ast.Ident); ok && internal[id.Name] {
-							uses = append(uses, what+" uses "+id.Name+"."+sel.Sel.Name)
-						}
-					}
-					return true
-				})
-			}
-			for _, decl := range file.Decls {
-				switch d := decl.(type) {
-				case *ast.FuncDecl:
-					if !d.Name.IsExported() {
+				name := d.Name.Name
+				if d.Recv != nil {
+					recv := receiverName(d.Recv.List[0].Type)
+					if !token.IsExported(recv) {
 						continue
 					}
-					name := d.Name.Name
-					if d.Recv != nil {
-						recv := receiverName(d.Recv.List[0].Type)
-						if !token.IsExported(recv) {
+					name = recv + "." + name
+				}
+				check(name, d.Type)
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						if !s.Name.IsExported() {
 							continue
 						}
-						name = recv + "." + name
-					}
-					check(name, d.Type)
-				case *ast.GenDecl:
-					for _, spec := range d.Specs {
-						switch s := spec.(type) {
-						case *ast.TypeSpec:
-							if !s.Name.IsExported() {
-								continue
-							}
-							if s.TypeParams != nil {
-								check(s.Name.Name, s.TypeParams)
-							}
-							switch ty := s.Type.(type) {
-							case *ast.StructType:
-								for _, f := range ty.Fields.List {
-									for _, n := range f.Names {
-										if n.IsExported() {
-											check(s.Name.Name+"."+n.Name, f.Type)
-										}
-									}
-									if len(f.Names) == 0 && token.IsExported(receiverName(f.Type)) {
-										check(s.Name.Name+" (embedded)", f.Type)
+						if s.TypeParams != nil {
+							check(s.Name.Name, s.TypeParams)
+						}
+						switch ty := s.Type.(type) {
+						case *ast.StructType:
+							for _, f := range ty.Fields.List {
+								for _, n := range f.Names {
+									if n.IsExported() {
+										check(s.Name.Name+"."+n.Name, f.Type)
 									}
 								}
-							case *ast.InterfaceType:
-								for _, m := range ty.Methods.List {
-									if len(m.Names) == 0 || m.Names[0].IsExported() {
-										check(s.Name.Name+" (method)", m.Type)
-									}
+								if len(f.Names) == 0 && token.IsExported(receiverName(f.Type)) {
+									check(s.Name.Name+" (embedded)", f.Type)
 								}
-							default:
-								check(s.Name.Name, s.Type)
 							}
-						case *ast.ValueSpec:
-							for _, n := range s.Names {
-								if n.IsExported() {
-									check(n.Name, s.Type)
+						case *ast.InterfaceType:
+							for _, m := range ty.Methods.List {
+								if len(m.Names) == 0 || m.Names[0].IsExported() {
+									check(s.Name.Name+" (method)", m.Type)
 								}
+							}
+						default:
+							check(s.Name.Name, s.Type)
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() {
+								check(n.Name, s.Type)
 							}
 						}
 					}
@@ -295,33 +283,25 @@ func receiverName(e ast.Expr) string {
 func TestLiteralsNameNoFlags(t *testing.T) {
 	scanned := map[string]bool{}
 	for _, dir := range publicPackages {
-		fset := token.NewFileSet()
-		pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
-			return !strings.HasSuffix(fi.Name(), "_test.go")
-		}, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, pkg := range pkgs {
-			for path, file := range pkg.Files {
-				scanned[filepath.ToSlash(filepath.Clean(path))] = true
-				ast.Inspect(file, func(n ast.Node) bool {
-					lit, ok := n.(*ast.BasicLit)
-					if !ok || lit.Kind != token.STRING {
-						return true
-					}
-					s, err := strconv.Unquote(lit.Value)
-					if err != nil {
-						t.Fatal(err)
-					}
-					pos := fset.Position(lit.Pos())
-					name := filepath.ToSlash(filepath.Clean(pos.Filename))
-					for _, m := range flagWord.FindAllStringSubmatch(s, -1) {
-						t.Errorf("%s:%d names %s: %q", name, pos.Line, m[1], s)
-					}
+		fset, files := parseSources(t, dir, 0)
+		for path, file := range files {
+			scanned[filepath.ToSlash(filepath.Clean(path))] = true
+			ast.Inspect(file, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
 					return true
-				})
-			}
+				}
+				s, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pos := fset.Position(lit.Pos())
+				name := filepath.ToSlash(filepath.Clean(pos.Filename))
+				for _, m := range flagWord.FindAllStringSubmatch(s, -1) {
+					t.Errorf("%s:%d names %s: %q", name, pos.Line, m[1], s)
+				}
+				return true
+			})
 		}
 	}
 	for _, f := range []string{"delivery/settings.go", "scenario/keys.go", "fleet/params.go", "fleet/preset.go", "retrysim.go", "strategy/strategy.go"} {
@@ -329,4 +309,24 @@ func TestLiteralsNameNoFlags(t *testing.T) {
 			t.Errorf("%s was not scanned", f)
 		}
 	}
+}
+
+// parseSources parses the Go files of the package in dir, test files left
+// out, by path.
+func parseSources(t *testing.T, dir string, mode parser.Mode) (*token.FileSet, map[string]*ast.File) {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset, files := token.NewFileSet(), map[string]*ast.File{}
+	for _, path := range paths {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		if files[path], err = parser.ParseFile(fset, path, nil, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fset, files
 }

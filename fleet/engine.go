@@ -575,16 +575,6 @@ func (s *sim) pushTimeout(t float64, slot int32, e *edgeSim, attempt, copy uint8
 // events costs nothing measurable.
 const checkEvery = 1 << 12
 
-// run simulates until every request has finished and returns the one-edge
-// replicate of the Config the sim was made from. Once ctx is done it
-// returns ctx's error within checkEvery events.
-func (s *sim) run(ctx context.Context) (Replicate, error) {
-	if err := s.simulate(ctx); err != nil {
-		return Replicate{}, err
-	}
-	return s.replicate(), nil
-}
-
 // simulate runs the replicate until every request has finished. Once ctx
 // is done it returns ctx's error within checkEvery events.
 func (s *sim) simulate(ctx context.Context) error {

@@ -128,7 +128,7 @@ func TestQueueErlangC(t *testing.T) {
 
 func TestErlangCReference(t *testing.T) {
 	// M/M/1: C = ρ, W = ρ/(μ - λ); and the hand-worked c = 3, a = 2: C = 4/9.
-	if got, want := erlangCWait(1, 0.5, 1), 0.5/0.5; math.Abs(got-want) > 1e-12 {
+	if got, want := erlangCWait(1, 0.5, 1), 1.0; math.Abs(got-want) > 1e-12 { // ρ/(μ - λ) = 0.5/0.5
 		t.Errorf("erlangCWait(1, 0.5, 1) = %g; want %g", got, want)
 	}
 	if got, want := erlangCWait(3, 2, 1), 4.0/9; math.Abs(got-want) > 1e-12 {

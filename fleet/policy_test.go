@@ -498,7 +498,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 			t.Error("at 36 s: want one probe, then refusals")
 		}
 		p.Success(36.5, false, 0)
-		if !p.Start(36.5, 0) || !p.Start(36.5, 0) {
+		if first, second := p.Start(36.5, 0), p.Start(36.5, 0); !first || !second {
 			t.Error("the probe succeeded: want closed")
 		}
 	})

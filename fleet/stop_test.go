@@ -51,3 +51,13 @@ func TestRunCancelledMidReplicate(t *testing.T) {
 		t.Fatalf("Run = %v, %v; want nothing and context.Canceled", res, err)
 	}
 }
+
+// run simulates until every request has finished and returns the one-edge
+// replicate of the Config the sim was made from. Once ctx is done it
+// returns ctx's error within checkEvery events.
+func (s *sim) run(ctx context.Context) (Replicate, error) {
+	if err := s.simulate(ctx); err != nil {
+		return Replicate{}, err
+	}
+	return s.replicate(), nil
+}

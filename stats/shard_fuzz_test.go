@@ -91,7 +91,7 @@ func FuzzReadShard(f *testing.F) {
 		{`"max_deliveries":10,"repeat"`, `"max_deliveries":0,"repeat"`},
 		{`"queue":{`, `"queuee":{`},
 		{`"watched":[{"step":0`, `"watched":[{"step":7`},
-		{`"name":"charge"`, `"name":"charge[2J"`},
+		{`"name":"charge"`, "\"name\":\"charge\x1b[2J\""},
 		{`"model":{`, `"model":null,"x":{`},
 		{`"latency_p99_ns":0},{"name":"email"`, `"latency_p99_ns":0,"attempts":5,"keys":"same","backoff":{"policy":"constant","base_ns":1000000000,"cap_ns":0}},{"name":"email"`},
 		// a step's settings (stats.Settings), which package sim reads

@@ -103,23 +103,23 @@ func seconds(s float64) time.Duration { return time.Duration(math.Round(s * floa
 func (m Model) check() error {
 	pos := func(name string, v float64) error {
 		if math.IsNaN(v) || v <= 0 || v > fleet.MaxRate {
-			return fmt.Errorf("%s: %g is not a rate above 0 and at most %g a second", name, v, float64(fleet.MaxRate))
+			return fmt.Errorf("chain: %s: %g is not a rate above 0 and at most %g a second", name, v, float64(fleet.MaxRate))
 		}
 		return nil
 	}
 	switch {
 	case math.IsNaN(m.Rate) || m.Rate < 0 || m.Rate > fleet.MaxRate:
-		return fmt.Errorf("Rate: %g is not from 0 to %g a second", m.Rate, float64(fleet.MaxRate))
+		return fmt.Errorf("chain: Rate: %g is not from 0 to %g a second", m.Rate, float64(fleet.MaxRate))
 	case m.To > m.From && (math.IsNaN(m.Peak) || m.Peak < 0 || m.Peak > fleet.MaxRate):
-		return fmt.Errorf("Peak: %g is not from 0 to %g a second", m.Peak, float64(fleet.MaxRate))
+		return fmt.Errorf("chain: Peak: %g is not from 0 to %g a second", m.Peak, float64(fleet.MaxRate))
 	case m.Workers < 1 || m.Queue < 0 || m.Queue > MaxQueue:
-		return fmt.Errorf("Workers, Queue: %d and %d are not at least 1 and from 0 to %d", m.Workers, m.Queue, MaxQueue)
+		return fmt.Errorf("chain: Workers, Queue: %d and %d are not at least 1 and from 0 to %d", m.Workers, m.Queue, MaxQueue)
 	case math.IsNaN(m.PFail) || m.PFail < 0 || m.PFail > 1:
-		return fmt.Errorf("PFail: %g is not a probability", m.PFail)
+		return fmt.Errorf("chain: PFail: %g is not a probability", m.PFail)
 	case math.IsNaN(m.RetryProb) || m.RetryProb < 0 || m.RetryProb > 1:
-		return fmt.Errorf("RetryProb: %g is not a probability", m.RetryProb)
+		return fmt.Errorf("chain: RetryProb: %g is not a probability", m.RetryProb)
 	case m.Orbit < 0:
-		return fmt.Errorf("Orbit: %d is below 0", m.Orbit)
+		return fmt.Errorf("chain: Orbit: %d is below 0", m.Orbit)
 	}
 	if err := pos("ServiceRate", m.ServiceRate); err != nil {
 		return err

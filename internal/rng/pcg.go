@@ -3,7 +3,7 @@ package rng
 import (
 	"math/rand/v2"
 
-	xrand "golang.org/x/exp/rand"
+	xrand "golang.org/x/exp/rand" //lint:ignore SA1019 the xexp generator reproduces this package's PCGSource, deprecated or not
 )
 
 // pcg adapts math/rand/v2's PCG-DXSM.
