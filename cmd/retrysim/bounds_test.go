@@ -102,7 +102,9 @@ func TestScenarioNotARegularFile(t *testing.T) {
 // -help states every limit the commands check, as the constants hold them.
 func TestHelpStatesLimits(t *testing.T) {
 	table, _, _ := retrysim(t, "-help")
+	table = unwrapHelp(table)
 	sweepHelp, _, _ := retrysim(t, "sweep", "-help")
+	sweepHelp = unwrapHelp(sweepHelp)
 	for _, tt := range []struct{ help, want string }{
 		{table, fmt.Sprintf("(1 to %d)", api.MaxReplicates)},
 		{table, fmt.Sprintf("at most %d MiB", scenario.MaxFileSize>>20)},
@@ -246,6 +248,7 @@ func TestFlagsAndFilesShareBounds(t *testing.T) {
 // -help states the duration bound and the delivery counts' bounds.
 func TestHelpStatesDurationBounds(t *testing.T) {
 	help, _, _ := retrysim(t, "-help")
+	help = unwrapHelp(help)
 	for _, want := range []string{
 		"is from 0 to " + strings.TrimSuffix(provider.MaxDuration.String(), "0m0s"),
 		fmt.Sprintf("deliveries, 1 to %d", delivery.DeliveriesLimit),
