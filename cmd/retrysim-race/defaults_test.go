@@ -14,6 +14,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/testhook"
 )
 
 // TestMain lets this test binary serve as the race's worker processes, which
@@ -22,7 +23,10 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == workerCommand {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	undo := testhook.MemoryTempDir() // the race's SQLite files
+	code := m.Run()
+	undo()
+	os.Exit(code)
 }
 
 // wallTime is the Wall column, the one figure of a run that is not a

@@ -18,6 +18,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/race"
+	"github.com/retrysim/retrysim/internal/testhook"
 )
 
 // asRetrysim makes this test binary run as retrysim itself, for tests that
@@ -40,10 +41,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asRetrysim) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	undo := testhook.MemoryTempDir() // the race's SQLite files and every test's own
 	code := m.Run()
 	if raceBin.dir != "" {
 		os.RemoveAll(raceBin.dir)
 	}
+	undo()
 	os.Exit(code)
 }
 

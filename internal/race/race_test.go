@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/testhook"
 )
 
 // TestMain lets the test binary be the worker process, as the retrysim
@@ -27,7 +28,10 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	undo := testhook.MemoryTempDir() // the race's SQLite files
+	code := m.Run()
+	undo()
+	os.Exit(code)
 }
 
 func config(mode Mode) Config {
