@@ -14,7 +14,6 @@ import (
 
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/internal/testhook"
 )
 
 // TestMain lets this test binary serve as the race's worker processes, which
@@ -23,10 +22,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == workerCommand {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	undo := testhook.MemoryTempDir() // the race's SQLite files
-	code := m.Run()
-	undo()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // wallTime is the Wall column, the one figure of a run that is not a

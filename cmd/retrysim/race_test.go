@@ -41,12 +41,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asRetrysim) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	undo := testhook.MemoryTempDir() // the race's SQLite files and every test's own
 	code := m.Run()
 	if raceBin.dir != "" {
 		os.RemoveAll(raceBin.dir)
 	}
-	undo()
 	os.Exit(code)
 }
 
@@ -309,6 +307,10 @@ func TestRaceWorkersDieWithHarness(t *testing.T) {
 // deliveries on its standard input, not on its command line, which the
 // kernel bounds (10,000 keys failed with "argument list too long").
 func TestRaceJobsAtTheTop(t *testing.T) {
+	if dir, remove := testhook.MemoryDir(); dir != "" { // 20,000 commits
+		t.Cleanup(remove)
+		t.Setenv("TMPDIR", dir)
+	}
 	top := strconv.Itoa(race.MaxJobs)
 	for _, r := range raceJSON(t, "-mode", "claim", "-jobs", top, "-rounds", "1") {
 		if r.Races != race.MaxJobs || r.DoubleCharged != 0 || r.Lost != 0 {

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
-	"github.com/retrysim/retrysim/internal/testhook"
 )
 
 // TestMain lets the test binary be the worker process, as the retrysim
@@ -28,10 +27,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	undo := testhook.MemoryTempDir() // the race's SQLite files
-	code := m.Run()
-	undo()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 func config(mode Mode) Config {
