@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -52,22 +53,30 @@ func TestExternalModule(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Every test, then the team's own strategies beside the built-ins
-	// under the race detector: the engines call a strategy's Run from
-	// several goroutines at once, as its doc says.
-	for _, flags := range [][]string{nil, {"-race", "-run", "^TestOwnStrategyRace$"}} {
+	// Every test, and beside it the team's own strategies with the
+	// built-ins under the race detector: the engines call a strategy's Run
+	// from several goroutines at once, as its doc says. The two go tests
+	// run side by side, the race detector's build and run taking the
+	// longer.
+	runs := [][]string{nil, {"-race", "-run", "^TestOwnStrategyRace$"}}
+	outs := make([][]byte, len(runs))
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	for i, flags := range runs {
 		args := append([]string{"test", "-count=1", "-p=1", "-modfile=" + modfile}, flags...)
 		cmd := exec.Command(gobin, append(args, ".")...)
 		cmd.Dir = filepath.Join("testdata", "external")
 		// GOFLAGS carries the go.mod to the go commands the module's tests
 		// run themselves (go run of retrysim's command, to compare outputs).
 		cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly -modfile="+modfile, "GOWORK=off", "GOTOOLCHAIN=local")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go test %s in testdata/external: %v\n%s", strings.Join(flags, " "), err, out)
-		}
-		if !strings.HasPrefix(string(out), "ok  \texample.com/ownjob") {
-			t.Errorf("go test %s in testdata/external printed %q; want ok", strings.Join(flags, " "), out)
+		wg.Go(func() { outs[i], errs[i] = cmd.CombinedOutput() })
+	}
+	wg.Wait()
+	for i, flags := range runs {
+		if errs[i] != nil {
+			t.Errorf("go test %s in testdata/external: %v\n%s", strings.Join(flags, " "), errs[i], outs[i])
+		} else if !strings.HasPrefix(string(outs[i]), "ok  \texample.com/ownjob") {
+			t.Errorf("go test %s in testdata/external printed %q; want ok", strings.Join(flags, " "), outs[i])
 		}
 	}
 }

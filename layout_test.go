@@ -78,7 +78,43 @@ func TestComputationImportsNoPresentation(t *testing.T) {
 // runs, needs them (issue 23, item 1).
 func TestRetrysimBuildsWithoutSQLite(t *testing.T) {
 	const retrysim, retrysimRace = "github.com/retrysim/retrysim/cmd/retrysim", "github.com/retrysim/retrysim/cmd/retrysim-race"
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", retrysim, retrysimRace).Output()
+	imports := listImports(t, retrysim, retrysimRace)
+	isSQLite := func(path string) bool {
+		return path == "github.com/retrysim/retrysim/internal/race" || path == "modernc.org/sqlite" || strings.HasPrefix(path, "modernc.org/sqlite/")
+	}
+	if chain := pathTo(imports, retrysim, isSQLite); chain != nil {
+		t.Errorf("retrysim builds the SQLite harness: %s", strings.Join(chain, " -> "))
+	}
+	// The check above finds what it looks for where it is.
+	if chain := pathTo(imports, retrysimRace, func(p string) bool { return p == "modernc.org/sqlite" }); chain == nil {
+		t.Errorf("go list -deps finds no modernc.org/sqlite under %s", retrysimRace)
+	}
+}
+
+// TestRetrysimBuildsWithoutNetwork fails naming the import chain by which
+// retrysim reaches the network stack (net, net/http, crypto/tls): a
+// simulator opens no socket, and they were a third of a first build's time,
+// brought in by a progress bar (issue 35, item 1).
+func TestRetrysimBuildsWithoutNetwork(t *testing.T) {
+	const retrysim = "github.com/retrysim/retrysim/cmd/retrysim"
+	imports := listImports(t, retrysim)
+	for _, pkg := range []string{"net", "net/http", "crypto/tls"} {
+		if chain := pathTo(imports, retrysim, func(p string) bool { return p == pkg }); chain != nil {
+			t.Errorf("retrysim builds %s: %s", pkg, strings.Join(chain, " -> "))
+		}
+	}
+	// The check above finds what it looks for where it is: the go command
+	// itself is built on the network stack.
+	if chain := pathTo(listImports(t, "cmd/go"), "cmd/go", func(p string) bool { return p == "net/http" }); chain == nil {
+		t.Error("go list -deps finds no net/http under cmd/go")
+	}
+}
+
+// listImports runs `go list -deps` over pkgs and returns what each package
+// in their builds imports, by import path.
+func listImports(t *testing.T, pkgs ...string) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}"}, pkgs...)...).Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
 			t.Fatalf("go list -deps: %v\n%s", err, ee.Stderr)
@@ -90,16 +126,7 @@ func TestRetrysimBuildsWithoutSQLite(t *testing.T) {
 		f := strings.Fields(line)
 		imports[f[0]] = f[1:]
 	}
-	isSQLite := func(path string) bool {
-		return path == "github.com/retrysim/retrysim/internal/race" || path == "modernc.org/sqlite" || strings.HasPrefix(path, "modernc.org/sqlite/")
-	}
-	if chain := pathTo(imports, retrysim, isSQLite); chain != nil {
-		t.Errorf("retrysim builds the SQLite harness: %s", strings.Join(chain, " -> "))
-	}
-	// The check above finds what it looks for where it is.
-	if chain := pathTo(imports, retrysimRace, func(p string) bool { return p == "modernc.org/sqlite" }); chain == nil {
-		t.Errorf("go list -deps finds no modernc.org/sqlite under %s", retrysimRace)
-	}
+	return imports
 }
 
 func isPresentation(path string) bool {

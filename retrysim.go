@@ -90,6 +90,10 @@ type Experiment struct {
 	// Workers is how many goroutines simulate, 0 for GOMAXPROCS. The report
 	// does not depend on it.
 	Workers int
+	// Progress, if not nil, is called by Run as blocks of jobs finish, with
+	// the blocks done and the blocks in all (a block is up to 65,536 jobs of
+	// one strategy and replicate), from the workers, possibly out of order.
+	Progress func(done, total int64)
 }
 
 // FieldError is a setting of an Experiment that cannot be run, named by its
@@ -416,7 +420,7 @@ func Run(ctx context.Context, e Experiment) (Report, error) {
 	}
 	// Each replicate is pooled as it finishes, keeping only its metric
 	// values: integer sums do not depend on the order of completion.
-	err := sim.RunEach(ctx, cfgs, e.Workers, nil, func(r int, counters []stats.Counters) {
+	err := sim.RunEach(ctx, cfgs, e.Workers, e.Progress, func(r int, counters []stats.Counters) {
 		for i := range rep.Rows {
 			rep.Rows[i].Counters.Add(&counters[i])
 			if rep.Rows[i].Replicates != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -75,16 +76,28 @@ func TestPeakRSS(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("ru_maxrss in kilobytes is Linux's")
 	}
-	for _, args := range []string{
+	// The two run side by side, each on one worker (a core each on two),
+	// and the kernel counts each one's peak alone.
+	all := []string{
 		"sweep -p-fail 0:1:100 -lost-reply 0:1:100 -jobs 1 -workers 1 -format csv",
 		"-replicates 10000 -jobs 1 -workers 1 -format json",
-	} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestPeakRSSChild$")
-		cmd.Env = append(os.Environ(), peakRSSArgs+"="+args)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("retrysim %s: %v\n%s", args, err, out)
+	}
+	cmds := make([]*exec.Cmd, len(all))
+	outs := make([]bytes.Buffer, len(all))
+	for i, args := range all {
+		cmds[i] = exec.Command(os.Args[0], "-test.run=^TestPeakRSSChild$")
+		cmds[i].Env = append(os.Environ(), peakRSSArgs+"="+args)
+		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
 		}
-		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	}
+	for i, args := range all {
+		if err := cmds[i].Wait(); err != nil {
+			t.Errorf("retrysim %s: %v\n%s", args, err, outs[i].String())
+			continue
+		}
+		rss := cmds[i].ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 		if rss > 150<<20 {
 			t.Errorf("retrysim %s: peak RSS %d MB; want at most 150 MB", args, rss>>20)
 		}
@@ -102,7 +115,9 @@ func TestScenarioNotARegularFile(t *testing.T) {
 // -help states every limit the commands check, as the constants hold them.
 func TestHelpStatesLimits(t *testing.T) {
 	table, _, _ := retrysim(t, "-help")
+	table = unwrapHelp(table)
 	sweepHelp, _, _ := retrysim(t, "sweep", "-help")
+	sweepHelp = unwrapHelp(sweepHelp)
 	for _, tt := range []struct{ help, want string }{
 		{table, fmt.Sprintf("(1 to %d)", api.MaxReplicates)},
 		{table, fmt.Sprintf("at most %d MiB", scenario.MaxFileSize>>20)},
@@ -246,6 +261,7 @@ func TestFlagsAndFilesShareBounds(t *testing.T) {
 // -help states the duration bound and the delivery counts' bounds.
 func TestHelpStatesDurationBounds(t *testing.T) {
 	help, _, _ := retrysim(t, "-help")
+	help = unwrapHelp(help)
 	for _, want := range []string{
 		"is from 0 to " + strings.TrimSuffix(provider.MaxDuration.String(), "0m0s"),
 		fmt.Sprintf("deliveries, 1 to %d", delivery.DeliveriesLimit),

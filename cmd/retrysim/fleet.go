@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
@@ -65,7 +66,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
 	fs.StringVar(&scenPath, "scenario", "", "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too")
 	fs.Var(&shard, "shard", "run slice `i/n` of the replicates (0 <= i < n), or auto/n or auto (index, and count, from the environment, as retrysim fleet-map -help says), and write it as a shard for retrysim merge")
-	if err := flagval.Parse(fs, args, fleetIntro, stdout); err != nil {
+	if err := flagval.ParseGrouped(fs, args, fleetIntro, fleetGroups(), stdout); err != nil {
 		return err
 	}
 	var cfgs []fleet.Config
@@ -211,6 +212,32 @@ func fleetFlagError(err error) error {
 func fleetPath(flag string) string {
 	p, _ := fleet.LookupKey(flag)
 	return p.Path
+}
+
+// fleetGroups are fleet -help's headings over its 68 flags: the model's
+// settings by what they set (the first word of their paths, the client's
+// policy apart from the rest of the client), then every other flag, which
+// run and replicates the command makes and where its output goes.
+func fleetGroups() []flagval.Group {
+	groups := []flagval.Group{{Title: "The load"}, {Title: "The server"}, {Title: "The client"},
+		{Title: "The client's policy (-policy and the settings of each)"}, {Title: "The run and its output"}}
+	groups[0].Flags = []string{"duration"}
+	for _, p := range fleet.Params() {
+		if p.Path == "outage.mode" {
+			groups[0].Flags = append(groups[0].Flags, "outage")
+		}
+		k := 2
+		switch {
+		case strings.HasPrefix(p.Path, "load.") || strings.HasPrefix(p.Path, "outage."):
+			k = 0
+		case strings.HasPrefix(p.Path, "server.") || p.Path == "net":
+			k = 1
+		case strings.HasPrefix(p.Path, "client.policy."):
+			k = 3
+		}
+		groups[k].Flags = append(groups[k].Flags, p.Key)
+	}
+	return groups
 }
 
 // fleetWords is a fleet message with each setting it names by path named

@@ -747,6 +747,7 @@ func TestFleetSpikeDefaults(t *testing.T) {
 		t.Errorf("-shape spike: params from %v, to %v, peak %v; want 20s, 25s, 80", p["from"], p["to"], p["peak"])
 	}
 	help, _, _ := retrysim(t, "fleet", "-help")
+	help = unwrapHelp(help)
 	for _, want := range []string{"at this time (default 20s)", "recovery is measured from it (default 25s)"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("fleet -help does not say %q", want)

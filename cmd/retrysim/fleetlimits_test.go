@@ -13,6 +13,7 @@ import (
 // -help.
 func TestFleetLimitsNameFlags(t *testing.T) {
 	help, _, code := retrysim(t, "fleet", "-help")
+	help = unwrapHelp(help)
 	if code != 0 {
 		t.Fatalf("fleet -help: exit %d", code)
 	}

@@ -253,7 +253,10 @@ func fleetMapCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	var done []fleet.MapCell
 	if hi > lo {
-		if done, err = fleet.RunMap(ctx, cells[lo:hi], opts); err != nil {
+		if done, err = memoized(struct {
+			Cells   []fleet.Config
+			Options fleet.Options
+		}{cells[lo:hi], opts}, func() ([]fleet.MapCell, error) { return fleet.RunMap(ctx, cells[lo:hi], opts) }); err != nil {
 			return err
 		}
 	}

@@ -26,6 +26,7 @@ func TestFleetSchemaReachesEveryLayer(t *testing.T) { checkFleetSchema(t) }
 func checkFleetSchema(t *testing.T) {
 	t.Helper()
 	help, _, code := retrysim(t, "fleet", "-help")
+	help = unwrapHelp(help)
 	if code != 0 {
 		t.Fatalf("fleet -help: exit %d", code)
 	}
@@ -107,6 +108,7 @@ func TestFleetParamAddedReachesEveryLayer(t *testing.T) {
 		t.Run(tc.p.Path, func(t *testing.T) {
 			defer testhook.SetFleetParams([]fleet.Param{tc.p})()
 			help, _, _ := retrysim(t, "fleet", "-help")
+			help = unwrapHelp(help)
 			entries := helpEntries(help)
 			i := slices.IndexFunc(entries, func(e helpEntry) bool { return e.name == tc.flag })
 			want := strings.ReplaceAll(strings.ReplaceAll(tc.p.Usage, "`", ""), "client.attempts", "-attempts")

@@ -97,7 +97,10 @@ type merged struct {
 func fleetResults(ctx context.Context, cfgs []fleet.Config, opts fleet.Options) ([]fleet.Result, error) {
 	m, ok := ctx.Value(mergedKey{}).(merged)
 	if !ok {
-		return fleet.Run(ctx, cfgs, opts)
+		return memoized(struct {
+			Configs []fleet.Config
+			Options fleet.Options
+		}{cfgs, opts}, func() ([]fleet.Result, error) { return fleet.Run(ctx, cfgs, opts) })
 	}
 	reps := m.reps
 	want, err := fleetSettings(cfgs)

@@ -24,6 +24,7 @@ func TestFormatsComeFromTheRegistry(t *testing.T) {
 			t.Errorf("%q -format xml: exit %d, stderr %q; want 2 and %q", tt.cmd, code, errOut, want)
 		}
 		help, _, _ := retrysim(t, append(tt.cmd, "-help")...)
+		help = unwrapHelp(help)
 		if !strings.Contains(help, "output format: "+names) {
 			t.Errorf("%q -help does not list the formats %s:\n%s", tt.cmd, names, help)
 		}

@@ -376,6 +376,7 @@ func TestGraphSeriesAndPlot(t *testing.T) {
 // presets). The fleet's key keeps its recovery.
 func TestGraphHelpSaysWhatItDoes(t *testing.T) {
 	out, errOut, code := retrysim(t, "graph", "-help")
+	out = unwrapHelp(out)
 	if code != 0 || strings.Contains(out+errOut, "printed as") {
 		t.Errorf("retrysim graph -help: exit %d, says %q: want 0 and no \"printed as\"\n%s", code, "printed as", out+errOut)
 	}

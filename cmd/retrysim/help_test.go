@@ -20,10 +20,28 @@ func helpEntries(help string) []helpEntry {
 			name, arg, _ := strings.Cut(strings.TrimPrefix(line, "  -"), " ")
 			out = append(out, helpEntry{name: name, arg: arg})
 		case strings.HasPrefix(line, "    \t") && len(out) > 0:
+			if out[len(out)-1].usage != "" {
+				out[len(out)-1].usage += " "
+			}
 			out[len(out)-1].usage += strings.TrimPrefix(line, "    \t")
 		}
 	}
 	return out
+}
+
+// unwrapHelp is a -help text with each flag's usage on one line, as -help
+// printed it before it wrapped usages to the width of the screen, so that a
+// test finds a phrase wherever the lines break.
+func unwrapHelp(help string) string {
+	var out []string
+	for _, line := range strings.Split(help, "\n") {
+		if last := len(out) - 1; last >= 0 && strings.HasPrefix(line, "    \t") && strings.HasPrefix(out[last], "    \t") {
+			out[last] += " " + strings.TrimPrefix(line, "    \t")
+			continue
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }
 
 var defaultRE = regexp.MustCompile(`\(default ([^)]*)\)$`)

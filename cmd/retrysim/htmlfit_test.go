@@ -171,6 +171,7 @@ func minTableWidths(t *testing.T, page string, css pageCSS) []float64 {
 // come before the tables, so that a long table (spike-recovery's 120 rows)
 // does not push its picture pages down.
 func TestPageTablesFit(t *testing.T) {
+	shareDocRuns(t)
 	for _, args := range [][]string{
 		{"-ci", "-expect", "-replicates", "2"},
 		{"-scenario", "../../examples/signup-queue.yaml", "-ci", "-jobs", "100000"},

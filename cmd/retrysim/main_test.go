@@ -212,6 +212,7 @@ func TestBadInput(t *testing.T) {
 
 func TestHelpListsEveryFlag(t *testing.T) {
 	out, errOut, code := retrysim(t, "-help")
+	out = unwrapHelp(out)
 	if code != 0 || errOut != "" {
 		t.Fatalf("-help: exit %d, stderr %q; want 0 and nothing", code, errOut)
 	}

@@ -294,6 +294,7 @@ func TestScenarioParamsEchoed(t *testing.T) {
 // drift apart, and usage() names the same flag for the setting's errors.
 func TestEverySettingIsAFlag(t *testing.T) {
 	out, _, _ := retrysim(t, "-help")
+	out = unwrapHelp(out)
 	_, help, _ := strings.Cut(out, "\nFlags:\n")
 	fs := flagval.NewFlagSet("t")
 	flagval.RegisterSettings(fs)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/race"
+	"github.com/retrysim/retrysim/internal/testhook"
 )
 
 // asRetrysim makes this test binary run as retrysim itself, for tests that
@@ -306,6 +307,10 @@ func TestRaceWorkersDieWithHarness(t *testing.T) {
 // deliveries on its standard input, not on its command line, which the
 // kernel bounds (10,000 keys failed with "argument list too long").
 func TestRaceJobsAtTheTop(t *testing.T) {
+	if dir, remove := testhook.MemoryDir(); dir != "" { // 20,000 commits
+		t.Cleanup(remove)
+		t.Setenv("TMPDIR", dir)
+	}
 	top := strconv.Itoa(race.MaxJobs)
 	for _, r := range raceJSON(t, "-mode", "claim", "-jobs", top, "-rounds", "1") {
 		if r.Races != race.MaxJobs || r.DoubleCharged != 0 || r.Lost != 0 {

@@ -23,6 +23,7 @@ import (
 // examples/, as at the root, so that the files they write stay out of the
 // repository. A transcript shown twice (a page and the README) runs once.
 func TestREADMETranscripts(t *testing.T) {
+	shareDocRuns(t)
 	docs := readDocs(t)
 	examples, err := filepath.Abs("../../examples")
 	if err != nil {
@@ -102,6 +103,7 @@ func checkFits(t *testing.T, cmd, out string) {
 // Markdown cannot fit a width, csv and json are not tables, html is
 // checked by TestPageTablesFit.
 func TestREADMETablesFit(t *testing.T) {
+	shareDocRuns(t)
 	docs := readDocs(t)
 	examples, err := filepath.Abs("../../examples")
 	if err != nil {
@@ -168,6 +170,19 @@ func TestREADMETablesFit(t *testing.T) {
 	}
 }
 
+// docRuns are the engines' results of the README's commands and its pages',
+// kept for the tests that run them, so that a simulation that several of
+// them run (a transcript, its table's width, the file it writes, its html
+// page) runs once.
+var docRuns = &memo{runs: map[string]any{}}
+
+// shareDocRuns makes the commands t runs take an engine's result from
+// docRuns when it holds one for the same inputs, and keep theirs there.
+func shareDocRuns(t *testing.T) {
+	engineMemo = docRuns
+	t.Cleanup(func() { engineMemo = nil })
+}
+
 // shellWords splits a README command line into arguments as a shell would
 // for the quoting the README uses: words separated by spaces, and a word in
 // single quotes (a step's name with spaces in -set) kept whole.
@@ -207,6 +222,7 @@ func shellWords(t *testing.T, line string) []string {
 // command or be a hand-written page the README links to, so none can go stale
 // unnoticed.
 func TestREADMEDocs(t *testing.T) {
+	shareDocRuns(t)
 	docs := readDocs(t)
 	made := map[string]bool{}
 	ran := map[string]bool{}

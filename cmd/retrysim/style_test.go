@@ -18,6 +18,7 @@ func TestPeopleStyle(t *testing.T) {
 		}
 	}
 	help, _, _ := retrysim(t, "-help")
+	help = unwrapHelp(help)
 	if !strings.Contains(help, "(default 24h)") {
 		t.Error("retrysim -help does not give -ttl's default as 24h")
 	}

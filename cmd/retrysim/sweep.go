@@ -69,7 +69,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if r.shard.Count > 0 {
 		return writeSweepShard(ctx, stdout, r)
 	}
-	s, err := api.RunSweep(ctx, r.sw)
+	s, err := memoized(r.sw, func() (stats.Sweep, error) { return api.RunSweep(ctx, r.sw) })
 	if err != nil {
 		return flagval.LibraryError(err, r.byName...)
 	}

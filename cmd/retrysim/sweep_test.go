@@ -183,6 +183,7 @@ func TestSweepBadInput(t *testing.T) {
 
 func TestSweepHelp(t *testing.T) {
 	out, _, code := retrysim(t, "sweep", "-help")
+	out = unwrapHelp(out)
 	if code != 0 || !strings.Contains(out, "start:stop:count") || !strings.Contains(out, "-metric") || !strings.Contains(out, "-plot") {
 		t.Errorf("sweep -help: exit %d,\n%s", code, out)
 	}

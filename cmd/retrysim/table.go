@@ -101,7 +101,8 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return flagval.LibraryError(err)
 	}
 	e := api.Experiment{Scenario: sc, ScenarioFile: scenarioPath, Jobs: int64(jobs), Seed: uint64(c.Seed),
-		Generator: c.RNG.V, Engine: c.Engine.String(), Delivery: queue, Replicates: rows.Replicates.V, Workers: c.Workers.V}
+		Generator: c.RNG.V, Engine: c.Engine.String(), Delivery: queue, Replicates: rows.Replicates.V, Workers: c.Workers.V,
+		Progress: outfile.Progress(stderr, "retrysim")}
 	if e.Strategies, err = api.ParseStrategies(c.Strategies, attempts.V); err != nil {
 		return flagval.LibraryError(err)
 	}

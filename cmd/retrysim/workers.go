@@ -185,7 +185,10 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		return flagval.Usage(err)
 	}
 	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "workers")}
-	res, err := fleet.RunGraph(ctx, graphs, opts)
+	res, err := memoized(struct {
+		Graphs  []fleet.Graph
+		Options fleet.Options
+	}{graphs, opts}, func() ([]fleet.GraphResult, error) { return fleet.RunGraph(ctx, graphs, opts) })
 	if err != nil {
 		if loaded != nil {
 			return graphError(err, loaded, scenPath)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/human"
@@ -499,26 +500,95 @@ func Listed(f *flag.Flag) bool {
 	return !(ok && isRenamed(n.Value) || isRenamed(f.Value))
 }
 
-// PrintFlags lists fs's flags as flag.PrintDefaults does, with one difference:
-// a default is named only when it says something, never "false", "0" or ""
-// (every flag's Value is wrapped to name its errors, which hides its zero
-// value from PrintDefaults).
-func PrintFlags(w io.Writer, fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) {
-		if !Listed(f) {
-			return // the command's intro lists its old names
+// Group is a heading of -help's list of flags and the flags listed under
+// it, in that order; a Group with no Flags lists, by name, every flag no
+// other group lists.
+type Group struct {
+	Title string
+	Flags []string
+}
+
+// PrintGroups lists fs's flags as PrintFlags does, under the headings of
+// groups when groups is not nil.
+func PrintGroups(w io.Writer, fs *flag.FlagSet, groups []Group, width int) {
+	if groups == nil {
+		PrintFlags(w, fs, width)
+		return
+	}
+	listed := map[string]bool{}
+	for _, g := range groups {
+		for _, name := range g.Flags {
+			listed[name] = true
 		}
-		arg, usage := flag.UnquoteUsage(f)
-		head := "  -" + f.Name
-		if arg != "" {
-			head += " " + arg
+	}
+	for _, g := range groups {
+		fmt.Fprintf(w, "\n%s:\n", g.Title)
+		if g.Flags == nil {
+			fs.VisitAll(func(f *flag.Flag) {
+				if !listed[f.Name] {
+					printFlag(w, f, width)
+				}
+			})
 		}
-		fmt.Fprintf(w, "%s\n    \t%s", head, strings.ReplaceAll(usage, "\n", "\n    \t"))
-		switch f.DefValue {
-		case "", "false", "0", "0s":
-		default:
-			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		for _, name := range g.Flags {
+			if f := fs.Lookup(name); f != nil {
+				printFlag(w, f, width)
+			}
 		}
-		fmt.Fprintln(w)
-	})
+	}
+}
+
+// PrintFlags lists fs's flags as flag.PrintDefaults does, with two
+// differences: a default is named only when it says something, never
+// "false", "0" or "" (every flag's Value is wrapped to name its errors, which
+// hides its zero value from PrintDefaults); and a usage is wrapped to fit
+// width columns, each of its lines indented as PrintDefaults indents one.
+func PrintFlags(w io.Writer, fs *flag.FlagSet, width int) {
+	fs.VisitAll(func(f *flag.Flag) { printFlag(w, f, width) })
+}
+
+// printFlag lists f as PrintFlags does, nothing for a flag not Listed.
+func printFlag(w io.Writer, f *flag.Flag, width int) {
+	if !Listed(f) {
+		return // the command's intro lists its old names
+	}
+	arg, usage := flag.UnquoteUsage(f)
+	head := "  -" + f.Name
+	if arg != "" {
+		head += " " + arg
+	}
+	switch f.DefValue {
+	case "", "false", "0", "0s":
+	default:
+		usage += " (default " + f.DefValue + ")"
+	}
+	fmt.Fprintln(w, head)
+	for _, line := range wrap(usage, width-usageIndent) {
+		fmt.Fprintf(w, "    \t%s\n", line)
+	}
+}
+
+// usageIndent is the columns before a usage line: four spaces and a tab.
+const usageIndent = 8
+
+// wrap breaks text into lines of at most width columns at spaces, keeping
+// its own line breaks; a word longer than width has a line of its own.
+func wrap(text string, width int) []string {
+	var lines []string
+	for _, para := range strings.Split(text, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			switch {
+			case line == "":
+				line = word
+			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
+				line += " " + word
+			default:
+				lines = append(lines, line)
+				line = word
+			}
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }

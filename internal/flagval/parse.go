@@ -5,7 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+
+	"golang.org/x/term"
 )
 
 // UsageError is bad input, the user's to fix: the commands exit with
@@ -38,7 +41,13 @@ second one ends the process at once, killed by that signal (a shell shows
 
 // Parse parses args into fs, refusing arguments that are not flags.
 func Parse(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
-	if err := ParseFlags(fs, args, intro, stdout); err != nil {
+	return ParseGrouped(fs, args, intro, nil, stdout)
+}
+
+// ParseGrouped is Parse listing the flags in -help under the headings of
+// groups, in their order.
+func ParseGrouped(fs *flag.FlagSet, args []string, intro string, groups []Group, stdout io.Writer) error {
+	if err := parseFlags(fs, args, intro, groups, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -57,12 +66,18 @@ func (e HelpError) Unwrap() error { return flag.ErrHelp }
 // ParseFlags parses args into fs; on -help it prints intro and the flags to
 // stdout and returns a HelpError.
 func ParseFlags(fs *flag.FlagSet, args []string, intro string, stdout io.Writer) error {
+	return parseFlags(fs, args, intro, nil, stdout)
+}
+
+// parseFlags is ParseFlags listing the flags under groups' headings, or
+// in one list with groups nil.
+func parseFlags(fs *flag.FlagSet, args []string, intro string, groups []Group, stdout io.Writer) error {
 	var setErr error
 	NameErrors(fs, &setErr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, intro)
-			PrintFlags(stdout, fs)
+			PrintGroups(stdout, fs, groups, helpWidth(stdout))
 			fmt.Fprint(stdout, exitStatuses)
 			return HelpError{Flags: fs}
 		}
@@ -78,6 +93,17 @@ func ParseFlags(fs *flag.FlagSet, args []string, intro string, stdout io.Writer)
 		return Usage(err)
 	}
 	return nil
+}
+
+// helpWidth is the width -help wraps to: the terminal's when stdout is
+// one, and 80 columns otherwise (a pipe, a file, a pager).
+func helpWidth(stdout io.Writer) int {
+	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > usageIndent+20 {
+			return cols
+		}
+	}
+	return 80
 }
 
 // Interspersed puts the flags of args first and the file names after a "--",

@@ -1,7 +1,10 @@
 package flagval
 
 import (
+	"bytes"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -49,5 +52,39 @@ func TestFlagGivenTwice(t *testing.T) {
 	fs.Var(Repeated(func(s string) error { got = append(got, s); return nil }), "set", "")
 	if err := ParseFlags(fs, []string{"-set", "a", "--set=b", "-set", "c"}, "", nil); err != nil || len(got) != 3 || got[0] != "a" || got[2] != "c" {
 		t.Errorf("-set a -set b -set c: %v, %q; want a, b, c", err, got)
+	}
+}
+
+// -help wraps at 80 columns when stdout is not a terminal, at spaces, a
+// word longer than the line alone on its line, and groups list the flags
+// under their headings in their order, the rest by name under the last.
+func TestHelpWrapsAndGroups(t *testing.T) {
+	if got, want := wrap("aaa bbb ccc\ndddddddddd e", 7), []string{"aaa bbb", "ccc", "dddddddddd", "e"}; !slices.Equal(got, want) {
+		t.Errorf("wrap = %q; want %q", got, want)
+	}
+	fs := NewFlagSet("x")
+	for _, name := range []string{"zeta", "alpha", "mid", "beta"} {
+		fs.String(name, "", strings.Repeat("word ", 30)+name)
+	}
+	var b bytes.Buffer
+	if err := ParseGrouped(fs, []string{"-help"}, "Flags:\n", []Group{{Title: "First", Flags: []string{"zeta", "alpha"}}, {Title: "Rest"}}, &b); err == nil {
+		t.Fatal("-help: no HelpError")
+	}
+	var heads []string
+	help, _, _ := strings.Cut(b.String(), "Exit status")
+	for _, line := range strings.Split(help, "\n") {
+		if len(line) > 80 {
+			t.Errorf("line of %d columns: %q", len(line), line)
+		}
+		if line != "" && line[0] != ' ' {
+			heads = append(heads, line)
+		}
+		if strings.HasPrefix(line, "  -") {
+			heads = append(heads, line)
+		}
+	}
+	want := []string{"Flags:", "First:", "  -zeta value", "  -alpha value", "Rest:", "  -beta value", "  -mid value"}
+	if !slices.Equal(heads, want) {
+		t.Errorf("-help lists %q; want %q", heads, want)
 	}
 }

@@ -1,8 +1,10 @@
 package flagval
 
 import (
+	"bytes"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -53,5 +55,40 @@ func TestWidthOfATerminal(t *testing.T) {
 	}
 	if got := w.Of(tty, true); got != 80 {
 		t.Errorf("-width 80 in a 132-column terminal: %d; want 80", got)
+	}
+}
+
+// -help wraps each flag's usage to the terminal's width when stdout is a
+// terminal (fleet -help had lines of 913 columns), indented as
+// flag.PrintDefaults indents, and keeps every word in its order.
+func TestHelpWrapsToTheTerminal(t *testing.T) {
+	usage := strings.Repeat("lorem ipsum dolor ", 10) + "sit"
+	for _, tt := range []struct {
+		cols uint16
+		want int // columns of the widest line: a word of 5 and a space more would pass cols
+	}{{40, 37}, {60, 55}, {200, 8 + len(usage)}} {
+		tty := openTerminal(t, tt.cols)
+		fs := NewFlagSet("x")
+		fs.String("name", "", usage)
+		if err := ParseFlags(fs, []string{"-help"}, "Flags:\n", tty); err == nil {
+			t.Fatal("-help: no HelpError")
+		}
+		var b bytes.Buffer
+		PrintFlags(&b, fs, helpWidth(tty))
+		widest, words := 0, []string{}
+		for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")[1:] {
+			rest, ok := strings.CutPrefix(line, "    \t")
+			if !ok {
+				t.Fatalf("%d columns: line %q is not indented as a usage", tt.cols, line)
+			}
+			widest = max(widest, 8+len(rest))
+			words = append(words, strings.Fields(rest)...)
+		}
+		if widest != tt.want {
+			t.Errorf("%d columns: widest line %d columns; want %d:\n%s", tt.cols, widest, tt.want, b.String())
+		}
+		if got := strings.Join(words, " "); got != usage {
+			t.Errorf("%d columns: the usage reads %q; want %q", tt.cols, got, usage)
+		}
 	}
 }

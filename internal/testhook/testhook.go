@@ -1,7 +1,8 @@
 // Package testhook lets a test add settings to a model's table of
 // settings, so that a test of the command can show that every layer (flags,
-// help, scenario keys, the report's echo, errors) derives from the table.
-// Nothing but tests sets anything here.
+// help, scenario keys, the report's echo, errors) derives from the table,
+// and gives a test a directory in memory. Nothing but tests sets anything
+// here.
 package testhook
 
 import "sync"
