@@ -73,7 +73,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := flagval.Parse(fs, args, tableIntro, stdout); err != nil {
 		return err
 	}
-	if err := outfile.Check(c.Out); err != nil {
+	if err := outfile.CheckReading("scenario file", scenarioPath, c.Out); err != nil {
 		return flagval.Usage(err)
 	}
 	if sh.Count > 0 {

@@ -177,7 +177,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		return flagval.Usage(err)
 	}
 	plotF := outfile.File{Flag: "plot", Path: plot}
-	if err := outfile.Check(o.Out, plotF); err != nil {
+	if err := outfile.CheckReading("scenario file", scenPath, o.Out, plotF); err != nil {
 		return flagval.Usage(err)
 	}
 	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "workers")}
