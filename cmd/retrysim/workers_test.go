@@ -174,8 +174,8 @@ func TestWorkersCrashFile(t *testing.T) {
 		lost, dupes bool
 	}{
 		{"", "", true, false},
-		{"      store: claim", "      store: lease", false, false},
-		{"      store: claim\n      lease: 10s\n      crash: 1\n      crash_at: after-key", "      store: after\n      crash: 1\n      crash_at: after-work", false, true},
+		{"      store: claim", "      store: lease\n      lease: 10s", false, false},
+		{"      store: claim\n      crash: 1\n      crash_at: after-key", "      store: after\n      crash: 1\n      crash_at: after-work", false, true},
 	} {
 		path := filepath.Join(dir, "crash.yaml")
 		if err := os.WriteFile(path, []byte(strings.Replace(string(b), tc.from, tc.to, 1)), 0o644); err != nil {
