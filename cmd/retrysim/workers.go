@@ -168,7 +168,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		if given["worker-count"] {
 			g.Services[w].Server.Workers = workerCount.V
 		}
-		name, d = scenPath, g.Duration
+		name, d = render.Escaped(scenPath), g.Duration
 		graphs = []fleet.Graph{g}
 	default:
 		return flagval.Usage(errors.New("want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)"))

@@ -435,7 +435,7 @@ type GraphRun struct {
 func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, series, pic []byte, err error) {
 	what := run.Preset.Name
 	if run.ScenarioFile != "" {
-		what = "scenario file " + run.ScenarioFile
+		what = "scenario file " + Escaped(run.ScenarioFile)
 	}
 	secs := time.Duration(0)
 	rep := GraphReport{Replicates: run.Replicates, Seed: run.Seed, Scenario: run.ScenarioFile}

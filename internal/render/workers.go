@@ -180,7 +180,7 @@ func writeWorkersTable(w io.Writer, r WorkersReport, st tableStyle) error {
 func writeWorkersHTML(w io.Writer, r WorkersReport) error {
 	p := page{title: r.Title, params: []string{fmt.Sprintf("%s a run, seed %d", replicatesText(r.Replicates), r.Seed)}}
 	if r.Scenario != "" {
-		p.params = append(p.params, "scenario file: "+r.Scenario)
+		p.params = append(p.params, "scenario file: "+Escaped(r.Scenario))
 	}
 	t := pageTable{heading: "The runs, means over replicates with 95% intervals", header: workersHeader,
 		howTo: "A row a run. " + drainCaption + " Each other figure is the mean over the replicates, then its 95% Student t interval [low, high] (none with one replicate)."}
