@@ -46,8 +46,9 @@ Limits (checked before any work): each axis 1 to %d values, at most %d cells,
 -replicates 1 to %d, and the fleet's cost model over every cell and replicate
 (at most %.0e events, %d GiB held at once). -shard i/n runs the cells of slice
 i of n; -shard auto/n takes i from the environment: JOB_COMPLETION_INDEX
-(Kubernetes Indexed Job, from 0), SLURM_ARRAY_TASK_ID less SLURM_ARRAY_TASK_MIN
-(Slurm job array), or PARALLEL_SEQ less 1 (GNU parallel counts from 1), refused
+(Kubernetes Indexed Job, from 0), SLURM_ARRAY_TASK_ID less SLURM_ARRAY_TASK_MIN,
+over SLURM_ARRAY_TASK_STEP (Slurm job array; --array=0-6:2 is shards 0 to 3; an
+array of ids no step numbers, such as 1,2,7, refused), or PARALLEL_SEQ less 1 (GNU parallel counts from 1), refused
 when none is set or two disagree; -shard auto takes n from SLURM_ARRAY_TASK_COUNT
 too. retrysim merge prints what the whole run prints from the shards.
 
