@@ -29,6 +29,10 @@ type Graph struct {
 	lines map[string]int
 }
 
+// Line is the line of the key or item at path (graph.duration) when the
+// file gives it, 0 when it leaves it out.
+func (g *Graph) Line(path string) int { return g.lines[path] }
+
 // graphSections are the mappings of a graph section whose keys are the
 // fleet schema's settings (fleet.Params): those whose path starts with the
 // section's name.

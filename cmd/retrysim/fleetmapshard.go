@@ -94,12 +94,13 @@ func readMapShard(path string) (mapShard, bool, error) {
 func mergeFleetShards(ctx context.Context, args []string, stdout io.Writer) (handled bool, err error) {
 	fs := flag.NewFlagSet("retrysim merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var out, plot, series, format string
+	var out, plot, series, format, width string
 	var ci, expect bool
 	fs.StringVar(&out, "o", "", "")
 	fs.StringVar(&plot, "plot", "", "")
 	fs.StringVar(&series, "series", "", "")
 	fs.StringVar(&format, "format", "", "") // the job model's merge flags, refused below
+	fs.StringVar(&width, "width", "", "")
 	fs.BoolVar(&ci, "ci", false, "")
 	fs.BoolVar(&expect, "expect", false, "")
 	if fs.Parse(flagval.Interspersed(fs, args)) != nil || fs.NArg() == 0 {
@@ -113,8 +114,8 @@ func mergeFleetShards(ctx context.Context, args []string, stdout io.Writer) (han
 	if !isFleet && !isMap && !isChain && !isSweep {
 		return false, nil
 	}
-	if format != "" || ci || expect {
-		return true, flagval.Usage(fmt.Errorf("merge: -format, -ci and -expect are for the job model's shards; %s is a shard of retrysim fleet, fleet-map, chain or sweep, whose flags, -format included, decide what merge prints", files[0]))
+	if format != "" || width != "" || ci || expect {
+		return true, flagval.Usage(fmt.Errorf("merge: -format, -width, -ci and -expect are for the job model's shards; %s is a shard of retrysim fleet, fleet-map, chain or sweep, whose flags, -format and -width included, decide what merge prints", files[0]))
 	}
 	if isChain {
 		if plot != "" || series != "" {

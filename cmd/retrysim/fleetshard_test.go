@@ -58,7 +58,8 @@ func TestFleetShardsMerge(t *testing.T) {
 				{files[1:], "is missing"},
 				{append(files[:1:1], files...), "repeats shard"},
 				{append(files[:len(files)-1:len(files)-1], other), "is a shard of another run"},
-				{append(files[:len(files):len(files)], "-format", "csv"), "-format, -ci and -expect are for the job model's shards"},
+				{append(files[:len(files):len(files)], "-format", "csv"), "-format, -width, -ci and -expect are for the job model's shards"},
+				{append(files[:len(files):len(files)], "-width", "0"), "-format, -width, -ci and -expect are for the job model's shards"}, // was json's "unknown field kind"
 			} {
 				_, e, c := retrysim(t, append([]string{"merge"}, bad.files...)...)
 				if c != 2 || !strings.Contains(e, bad.want) {

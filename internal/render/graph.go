@@ -175,7 +175,10 @@ func graphSettings(g fleet.Graph) []field {
 			f = append(f, field{"timeout_at_receive", true})
 		}
 		if st := e.Store; st.Mode != delivery.NoStore {
-			f = append(f, field{"store", st.Mode.String()}, field{"ttl", durationValue(st.TTL.Seconds())}, field{"lease", durationValue(st.Lease.Seconds())})
+			f = append(f, field{"store", st.Mode.String()}, field{"ttl", durationValue(st.TTL.Seconds())})
+			if st.Mode == delivery.Lease { // the one store that reads it, as a file may give it
+				f = append(f, field{"lease", durationValue(st.Lease.Seconds())})
+			}
 		}
 		if cr := e.Crash; cr.P > 0 {
 			f = append(f, field{"crash", cr.P}, field{"crash_at", cr.At.String()}, field{"max_crashes", cr.Max})
