@@ -167,6 +167,12 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 			return flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("services[%s].server.kind", g.Services[w].Name),
 				Msg: fmt.Sprintf("the workers (%s, where the first entry sends its jobs) are %s server; want a queue server, whose workers take the jobs", g.Services[w].Name, human.Article(g.Services[w].Server.Kind.String()))})))
 		}
+		for k := 1; k < len(g.Entries); k++ {
+			if g.Entries[k].To == g.Entries[0].To { // its jobs would be delivered, but counted in no row's jobs
+				return flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("entries[%d].to", k),
+					Msg: fmt.Sprintf("%s is the first entry's queue, whose jobs a workers run counts; send this entry to a queue of its own, or run retrysim graph", g.Entries[k].To)})))
+			}
+		}
 		if given["worker-count"] {
 			g.Services[w].Server.Workers = workerCount.V
 		}
