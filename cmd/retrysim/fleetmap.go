@@ -242,7 +242,7 @@ func fleetMapCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	opts := fleet.Options{Replicates: r.replicates, Seed: r.seed, Workers: r.workers, Progress: outfile.Progress(stderr, "fleet-map")}
 	if hi > lo {
 		if err := fleet.CheckCost(cells[lo:hi], opts); err != nil {
-			return flagval.Usage(err)
+			return flagval.Usage(mapCostError(err))
 		}
 	}
 	plotF := outfile.File{Flag: "plot", Path: r.plot}
@@ -294,6 +294,22 @@ func writeFleetMap(ctx context.Context, stdout io.Writer, r fleetMapRun, done []
 		outs = append(outs, outfile.Output{File: outfile.File{Flag: "plot", Path: r.plot}, Data: pic.Bytes()})
 	}
 	return outfile.WriteAll(ctx, stdout, outs...)
+}
+
+// mapCostError is fleet.CheckCost's refusal of a map's cells by the flag to
+// change: -replicates, -after for the cells' duration (which a map has no
+// flag of, and which the refusal names for one replicate), and -heights for
+// the load a setting of the model holds in flight at the spike's peak.
+func mapCostError(err error) error {
+	var fe *fleet.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	flag, ok := map[string]string{"replicates": "-replicates", "duration": "-after"}[fe.Field]
+	if !ok {
+		flag = "-heights (" + fe.Field + ")"
+	}
+	return fmt.Errorf("%s: %s", flag, fe.Msg)
 }
 
 // fleetMapFlagError is Map.Check's refusal in the command's words: a field

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -197,6 +198,28 @@ func TestFleetMapGoldens(t *testing.T) {
 				t.Fatalf("%v: exit %d: %s", args, code, errOut)
 			}
 			golden(t, "fleet-map-"+trigger+"."+format, out)
+		}
+	}
+}
+
+// A map's cost refusal names the flag to change (issue 34): -replicates,
+// -after for a single replicate too big (it said "duration:", a flag the
+// map has not, and "replicates:" without its dash), -heights for the load
+// a setting holds in flight.
+func TestFleetMapCostNamesItsFlag(t *testing.T) {
+	grid := []string{"fleet-map", "-rates", "100,200,300,400,500,600,700,800,900,1000",
+		"-heights", "1100,1200,1300,1400,1500,1600,1700,1800,1900,2000", "-after", "50m"}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{append(slices.Clone(grid), "-replicates", "1", "-lengths", "10s,20s"), "retrysim: -after: 200 runs x 1 replicate of up to 3.35e+06 requests can take up to 1.23e+10 events"},
+		{append(slices.Clone(grid), "-replicates", "2", "-lengths", "10s"), "retrysim: -replicates: 100 runs x 2 replicates of up to 3.35e+06 requests can take up to 1.23e+10 events"},
+		{[]string{"fleet-map", "-replicates", "1", "-lengths", "10s", "-rates", "2000", "-heights", "3000", "-after", "59m"}, "retrysim: -heights (server.slope): a latency of 1s + 10ms a call in progress at up to 3000 requests a second"},
+	} {
+		out, errOut, code := retrysim(t, tt.args...)
+		if code != 2 || out != "" || !strings.HasPrefix(errOut, tt.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tt.args, code, errOut, tt.want)
 		}
 	}
 }
