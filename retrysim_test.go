@@ -136,6 +136,18 @@ func TestCheck(t *testing.T) {
 		{"a strategy's label", func(e *retrysim.Experiment) {
 			e.Strategies[0] = strategy.Retry{Attempts: 3, Label: strings.Repeat("x", 201)}
 		}, "strategies", "[0] name: \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"... is 201 bytes, more than the 200 a name may be"},
+		// Every run is costed in time (issue 34): 10^12 jobs x 5 strategies
+		// x 1,000 deliveries would have run for decades.
+		{"a delivery run past its deliveries", func(e *retrysim.Experiment) {
+			d := delivery.Defaults()
+			d.MaxDeliveries = 1000
+			e.Jobs, e.Delivery = retrysim.MaxJobs, &d
+		}, "jobs", "1,000,000,000,000 jobs x 5 strategies x 1 replicate, up to 1000 deliveries each (queue.max_deliveries), are up to 5e+15 deliveries; at most 1e+11"},
+		{"max_deliveries past its default", func(e *retrysim.Experiment) {
+			d := delivery.Defaults()
+			d.MaxDeliveries, d.RepeatP = 1000, 0.1
+			e.Jobs, e.Replicates, e.Delivery = 1_000_000, 20, &d
+		}, "queue.max_deliveries", "1,000,000 jobs x 5 strategies x 20 replicates x 2 (repeats), up to 1000 deliveries each (queue.max_deliveries), are up to 2e+11 deliveries; at most 1e+11"},
 		{"a scenario file named with a newline", func(e *retrysim.Experiment) { e.ScenarioFile = "a\nb.yaml" }, "scenario", `file name "a\nb.yaml" holds a control character`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

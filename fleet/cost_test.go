@@ -160,7 +160,7 @@ func TestCheckCostRefuses(t *testing.T) {
 		}), Options{Replicates: 10, Workers: 2}, "client.attempts: up to 100 attempts x 16 copies (1 + client.hedges) a request, 10 replicates of up to 1.01e+06 requests can take up to 8e+10 events"},
 		// A preset's replicates: 2.9 GB of series (and 9e11 events).
 		{"preset replicates", retryPolicies.Runs(3600 * time.Second), Options{Replicates: 100, Workers: 2}, "replicates: 170 runs x 100 replicates"},
-		// Series: 1000 runs x 100 replicates x 3600 s x 88 bytes are 29 GiB,
+		// Series: 1000 runs x 100 replicates x 3600 s x 96 bytes are 32 GiB,
 		// at 1 request a second (5.6e9 events at most).
 		{"series", func() []Config {
 			c := DefaultConfig()
@@ -171,7 +171,7 @@ func TestCheckCostRefuses(t *testing.T) {
 				cfgs[i] = c
 			}
 			return cfgs
-		}(), Options{Replicates: 100, Workers: 2}, "replicates: 1000 runs x 100 replicates of 1h keep 29."}, // 3.6e8 seconds x 88 bytes (a Second of seven counters and four time integrals or ages: 19.x GiB before Failures, Backlog, Age and Scheduled came), and the points
+		}(), Options{Replicates: 100, Workers: 2}, "replicates: 1000 runs x 100 replicates of 1h keep 32."}, // 3.6e8 seconds x 96 bytes (a Second of eight counters and four time integrals or ages: 19.x GiB before Failures, Backlog, Age and Scheduled came, 29.x before Served), and the points
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := CheckCost(tc.cfgs, tc.opt)

@@ -43,6 +43,9 @@ type Second struct {
 	// when they leave the client, after their backoff. A retry refused at
 	// its send is decided and not sent.
 	Starts, Successes, RetriesDecided, RetriesSent, Timeouts, Conflicts int64
+	// Served counts the requests that arrived in the second and succeeded,
+	// whenever they did: goodput by arrival, which recovery judges.
+	Served int64
 	// Failures counts requests that failed (for a job queue's entry: jobs
 	// dead-lettered).
 	Failures int64
@@ -1544,6 +1547,9 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 		e.hist.AddSeconds(s.now - r.start)
 		if sec := s.second(e.series, s.now); sec != nil {
 			sec.Successes++
+		}
+		if sec := s.second(e.series, r.start); sec != nil {
+			sec.Served++
 		}
 		r.done = true
 		s.stopWaiting(slot, p) // hedges still out: the client stops waiting

@@ -314,7 +314,7 @@ func TestRecovery(t *testing.T) {
 	spike := &Config{Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
 	constant := &Config{Load: Shape{Kind: Constant, Rate: 10}}
 	outage := &Config{Load: Shape{Kind: Constant, Rate: 10}, Outage: Outage{From: 5 * time.Second, To: 10 * time.Second}}
-	healthy := Second{Starts: 10, Successes: 10}
+	healthy := Second{Starts: 10, Successes: 10, Served: 10}
 	dead := Second{Starts: 10}
 	series := func(n int, bad ...int) []Second {
 		s := slices.Repeat([]Second{healthy}, n)

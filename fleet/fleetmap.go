@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -148,6 +149,11 @@ func (m Map) Check() error {
 	for _, c := range m.Cells() {
 		if err := c.Check(); err != nil {
 			return schema.Within("cells["+c.Name+"]", err)
+		}
+	}
+	for _, h := range m.Heights {
+		if !m.Outage && slices.Contains(m.Rates, h) {
+			return &FieldError{Field: "heights", Msg: fmt.Sprintf("%g is also a base rate: a spike to the base rate is no trigger, and its cell would judge nothing", h)}
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -73,6 +74,8 @@ func TestMapCheckNamesPaths(t *testing.T) {
 		{"short after", func(m *Map) { m.After = 5 * time.Second }, "after", nil, "5 s; want at least 10 s, one recovery window"},
 		{"negative from", func(m *Map) { m.From = -time.Second }, "from", nil, "-1 s; want 0 or more"},
 		{"zero length", func(m *Map) { m.Lengths = []time.Duration{0} }, "lengths", nil, "0 s; want above 0"},
+		{"a spike to the base rate", func(m *Map) { m.Rates, m.Heights = []float64{10, 20}, []float64{60, 20} },
+			"heights", nil, "20 is also a base rate: a spike to the base rate is no trigger, and its cell would judge nothing"},
 		{"a cell's arrivals", func(m *Map) {
 			m.Rates, m.Heights, m.Lengths = []float64{1e6}, []float64{1e6}, []time.Duration{100 * time.Second}
 		},
@@ -83,6 +86,40 @@ func TestMapCheckNamesPaths(t *testing.T) {
 		var fe *FieldError
 		if err := m.Check(); !errors.As(err, &fe) || fe.Field != tt.field || !slices.Equal(fe.Fields, tt.fields) || fe.Msg != tt.msg {
 			t.Errorf("%s: Check() = %#v; want a *FieldError %s %v: %s", tt.name, err, tt.field, tt.fields, tt.msg)
+		}
+	}
+}
+
+// A fleet that never left health is judged recovered at once, whatever the
+// run's length: a spike of a thousandth of a request a second over 2 a
+// second, a run 10 s or 10 minutes past it. The evidence is independent of
+// the judgement: every request of the replicate succeeded (none failed), so
+// no window held a failure to judge by; judged by the second successes
+// land in, the answers' lag alone made 13 of 100 such replicates at 10
+// minutes "not recovered".
+func TestRecoveredAtOnceWhenNeverDown(t *testing.T) {
+	for _, after := range []time.Duration{10 * time.Second, 10 * time.Minute} {
+		m := CollapseMap()
+		m.Rates, m.Heights, m.Lengths, m.After = []float64{2}, []float64{2.001}, []time.Duration{time.Second}, after
+		if err := m.Check(); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), m.Cells(), Options{Replicates: 100, Seed: 1, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		healthy := 0
+		for i, r := range res[0].Replicates {
+			if r.Counts.Failed != 0 || r.Counts.Requests != r.Counts.Succeeded {
+				continue // not evidence either way
+			}
+			healthy++
+			if r.Verdict != Recovered || r.Recovery != 0 {
+				t.Errorf("after %v, replicate %d: every one of %d requests succeeded, judged %v at %g s; want recovered at 0 s", after, i, r.Counts.Requests, r.Verdict, r.Recovery)
+			}
+		}
+		if healthy < 90 {
+			t.Errorf("after %v: %d of 100 replicates with every request a success; want most (the case is no trigger)", after, healthy)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -53,6 +54,18 @@ type GraphRow struct {
 	ByDepth []schema.Estimate
 }
 
+// endToEnd is the Service of entry k's end-to-end row: EndToEnd and the
+// service it sends to, with its index when another entry sends there too.
+func (g *Graph) endToEnd(k int) string {
+	to := g.Entries[k].To
+	for j, e := range g.Entries {
+		if j != k && e.To == to {
+			return fmt.Sprintf("%s: %s (entries[%d])", EndToEnd, to, k)
+		}
+	}
+	return EndToEnd + ": " + to
+}
+
 // Rows sums up r's replicates: a row for each entry from end to end, in
 // Graph.Entries order, then a row for each service, in Graph.Services
 // order.
@@ -75,10 +88,10 @@ func (r GraphResult) Rows() []GraphRow {
 		}))
 	}
 	var rows []GraphRow
-	for k, e := range g.Entries {
+	for k := range g.Entries {
 		c := func(p *GraphReplicate) *EdgeReplicate { return &p.Edges[k] }
 		rows = append(rows, GraphRow{
-			Run: g.Name, Service: EndToEnd + ": " + e.To, Replicates: len(r.Replicates),
+			Run: g.Name, Service: g.endToEnd(k), Replicates: len(r.Replicates),
 			Requests:      col(func(p *GraphReplicate) float64 { return float64(c(p).Requests) }),
 			Calls:         col(func(p *GraphReplicate) float64 { return float64(allCalls(p)) }),
 			Amplification: col(func(p *GraphReplicate) float64 { return ratio(allCalls(p), p.Requests(g)) }),

@@ -170,8 +170,10 @@ var verdictNames = [...]string{"no trigger", "too short", "down", "recovered"}
 func (v Verdict) String() string { return enumName(verdictNames[:], "Verdict", v) }
 
 // Triggered says whether the run has something to recover from: a spike or
-// ramp in its load, or an outage.
-func (c *Config) Triggered() bool { return c.Load.Kind != Constant || c.Outage.On() }
+// ramp in its load (to a peak other than its rate), or an outage.
+func (c *Config) Triggered() bool {
+	return c.Load.Kind != Constant && c.Load.Peak != c.Load.Rate || c.Outage.On()
+}
 
 // settledAt is when the load settles: the end of the spike or ramp, or of
 // the outage, whichever is later.
@@ -186,15 +188,17 @@ func (c *Config) settledAt() float64 {
 // recovery is how long after the load settles (the end of the spike or ramp,
 // or of the outage, whichever is later) goodput is back within 10% of the
 // offered load for good, and its verdict. A window [s, s+RecoveryWindow), s
-// a whole second, is healthy when the successes in it are at least 90% of
-// the requests that arrived in it; windows in which none arrived do not
-// count. Recovery is the start of the first window from which every later
-// window is healthy, minus the settling time (0 if all are); NaN when the
-// run's last window is unhealthy (Down), when no window after the settling
-// holds an arrival (TooShort), or when the run has no trigger (NoTrigger).
-// Looking at every later window, not the first healthy one, keeps the
-// successes of requests that arrived during the disturbance, which land just
-// after it, from passing for recovery.
+// a whole second, is healthy when at least 90% of the requests that arrived
+// in it succeeded (Second.Served, whenever they did); windows in which none
+// arrived do not count. Recovery is the start of the first window from which
+// every later window is healthy, minus the settling time (0 if all are); NaN
+// when the run's last window is unhealthy (Down), when no window after the
+// settling holds an arrival (TooShort), or when the run has no trigger
+// (NoTrigger). Counting successes by arrival, not by the second they land
+// in, keeps a fleet that never left health from being judged by the noise
+// of its answers' lag (at 2 requests a second, 13 healthy runs in 100 were
+// judged down or late over 10 minutes), and the late successes of requests
+// that arrived during the disturbance from passing for recovery.
 func recovery(cfg *Config, series []Second) (float64, Verdict) {
 	if !cfg.Triggered() {
 		return math.NaN(), NoTrigger
@@ -206,7 +210,7 @@ func recovery(cfg *Config, series []Second) (float64, Verdict) {
 		var starts, successes int64
 		for _, sec := range series[s : s+RecoveryWindow] {
 			starts += sec.Starts
-			successes += sec.Successes
+			successes += sec.Served
 		}
 		if starts == 0 {
 			continue

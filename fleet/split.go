@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -14,6 +15,12 @@ import (
 // MaxEffort bounds Splitting.Effort: every path that reaches a level is
 // kept, a replicate's whole state, until the next level's paths are run.
 const MaxEffort = 100_000
+
+// splitPathSlack bounds what a Memoryless path holds beyond simFixed and its
+// series: its request slots, events and queues, for calls that are at most
+// the workers, the queue and the orbit. Measured (TestSplitBytesBoundAPath):
+// 64 KB a path in all at a horizon of 31 s, 413 KB at 3,600 s.
+const splitPathSlack = 16 << 10
 
 // Splitting is fixed-effort multilevel splitting of a Memoryless run, for the
 // probability of a rare event: the importance of the state reaching the last
@@ -60,6 +67,9 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, e
 	for k, level := range sp.Levels {
 		var reached []*Tracer
 		for j := range sp.Effort {
+			if err := ctx.Err(); err != nil { // a path runs a few hundred events, fewer than Run's look at ctx
+				return SplitEstimate{}, err
+			}
 			seed := rng.ReplicateSeed(sp.Seed, uint64(k)*MaxEffort+uint64(j))
 			var tr *Tracer
 			if k == 0 {
@@ -93,6 +103,32 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, e
 	return est, nil
 }
 
+// PathBytes bounds the memory of one path of a splitting on cfg: a
+// replicate's whole state, its series over cfg's duration included.
+func PathBytes(cfg *Config) float64 { return simFixed + cfg.Cost().Series + splitPathSlack }
+
+// Bytes bounds the memory one splitting run on cfg holds at once: the paths
+// kept at a level, those reaching the next, and the one running.
+func (sp Splitting) Bytes(cfg *Config) float64 { return float64(2*sp.Effort+1) * PathBytes(cfg) }
+
+// CheckCost refuses, before any work, a splitting on cfg one run of which
+// would hold more than MaxBytes, as a *FieldError naming effort, or horizon
+// when the paths' series make most of it. Repeat runs fewer splittings at
+// once than its workers where that many would not fit, so the workers
+// never decide whether a splitting is accepted.
+func (sp Splitting) CheckCost(cfg *Config) error {
+	b := sp.Bytes(cfg)
+	if b <= MaxBytes {
+		return nil
+	}
+	path, series := "effort", cfg.Cost().Series
+	if series > simFixed+splitPathSlack {
+		path = "horizon"
+	}
+	return &FieldError{Field: path, Msg: fmt.Sprintf("%s paths a level keep up to %s paths at once, each a replicate's state of up to %.0f KiB (its series over %s included), about %s; at most %s",
+		human.Group(int64(sp.Effort)), human.Group(int64(2*sp.Effort+1)), PathBytes(cfg)/(1<<10), human.Duration(cfg.Duration), gib(b), gib(MaxBytes))}
+}
+
 // Events is how many events the replicate has processed.
 func (t *Tracer) Events() int64 { return t.s.events }
 
@@ -109,6 +145,9 @@ func (sp Splitting) RepeatRuns(ctx context.Context, cfg *Config, lo, hi, workers
 	runs := max(0, hi-lo)
 	out := make([]SplitEstimate, runs)
 	errs := make([]error, runs)
+	if fit := int(MaxBytes / sp.Bytes(cfg)); fit < workers {
+		workers = fit // as many as fit at once, so that the workers never decide what is accepted
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range max(1, min(workers, runs)) {

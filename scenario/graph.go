@@ -29,6 +29,10 @@ type Graph struct {
 	lines map[string]int
 }
 
+// Line is the line of the key or item at path (graph.duration) when the
+// file gives it, 0 when it leaves it out.
+func (g *Graph) Line(path string) int { return g.lines[path] }
+
 // graphSections are the mappings of a graph section whose keys are the
 // fleet schema's settings (fleet.Params): those whose path starts with the
 // section's name.
@@ -210,6 +214,19 @@ func (r *graphReader) guard(ev map[string]*yaml.Node, path string, en *fleet.Ent
 			return r.fail(v, path+".max_crashes", fmt.Sprintf("%q is not a whole number", v.Value))
 		}
 	}
+	// What the store or the crashes set aside never read, as the delivery
+	// model's flags refuse it.
+	if v := ev["ttl"]; v != nil && en.Store.Mode == delivery.NoStore {
+		return r.fail(v, path+".ttl", "no key is written: the store is none")
+	}
+	if v := ev["lease"]; v != nil && en.Store.Mode != delivery.Lease {
+		return r.fail(v, path+".lease", fmt.Sprintf("only the lease store takes a lease; the store is %s", en.Store.Mode))
+	}
+	for _, key := range []string{"crash_at", "max_crashes"} {
+		if v := ev[key]; v != nil && en.Crash.P == 0 {
+			return r.fail(v, path+"."+key, "no worker crashes: the crash probability is 0")
+		}
+	}
 	return nil
 }
 
@@ -307,6 +324,11 @@ func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Confi
 			c.Outage.To = t
 		}
 	}
+	if section == "outage" {
+		if err := r.window(n, path, vals, c.Outage); err != nil {
+			return err
+		}
+	}
 	unread := c.Unread()
 	for _, k := range keys {
 		key := strings.ReplaceAll(k.Value, "-", "_")
@@ -324,6 +346,23 @@ func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Confi
 	}
 	if err := c.Check(); err != nil {
 		return r.located(err, path, section)
+	}
+	return nil
+}
+
+// window refuses an outage mapping n at path that is no window: empty, a
+// from with no to, or a to not after from (as the fleet command's -outage
+// refuses from:to with from >= to). A mapping of a mode alone is the
+// fleet's to refuse.
+func (r *graphReader) window(n *yaml.Node, path string, vals map[string]*yaml.Node, o fleet.Outage) error {
+	const want = "want a window from < to, such as {from: 20s, to: 25s}"
+	switch {
+	case len(vals) == 0:
+		return r.fail(n, path, "an empty outage; "+want+", or no outage key")
+	case vals["from"] != nil && vals["to"] == nil:
+		return r.fail(vals["from"], path+".from", fmt.Sprintf("needs %s.to: %s", path, want))
+	case vals["to"] != nil && o.To <= o.From:
+		return r.fail(vals["to"], path+".to", fmt.Sprintf("%s is not after from (%s): %s", o.To, o.From, want))
 	}
 	return nil
 }

@@ -225,7 +225,7 @@ func graphKeyDocs() []Key {
 	keys = append(keys,
 		k(svc+".outage", "a mapping: from, to and mode", "none", "the keys below", "{from: 10s, to: 20s}", "a window [from, to) in which the service fails or stalls every call, as the fleet model's outage"),
 		k(svc+".outage.from", "duration", "0s", fmt.Sprintf("up to %ds", fleet.MaxSeconds), "1s", "the outage's start"),
-		k(svc+".outage.to", "duration", "0s (no outage)", fmt.Sprintf("up to %ds; after from, or no outage", fleet.MaxSeconds), "2s", "the outage's end"),
+		k(svc+".outage.to", "duration", "0s (no outage)", fmt.Sprintf("up to %ds; after from", fleet.MaxSeconds), "2s", "the outage's end"),
 	)
 	keys = append(keys, section(svc+".outage", "outage")...)
 	keys = append(keys,

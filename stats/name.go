@@ -41,10 +41,11 @@ func CheckText(s string) error {
 }
 
 // IsControl reports whether r is a control character (C0, DEL or C1), a
-// line or paragraph separator (U+2028, U+2029), or a bidirectional
-// embedding, override or isolate (U+202A to U+202E, U+2066 to U+2069),
-// which reorders the text after it on screen.
+// line or paragraph separator (U+2028, U+2029), or a bidirectional mark,
+// embedding, override or isolate (U+200E, U+200F, U+061C, U+202A to U+202E,
+// U+2066 to U+2069), which reorders the text around it on screen.
 func IsControl(r rune) bool {
 	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' ||
+		r == '\u200e' || r == '\u200f' || r == '\u061c' ||
 		'\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069'
 }

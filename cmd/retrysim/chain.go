@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -59,10 +60,13 @@ Limits (checked before any work):
                 (steps x the chain's rates, an arrival's and another's
                 between the same states apart: a few seconds)
   splitting     -split-effort 1 to %d paths a level, -split-runs 2 to %d,
-                -split-horizon up to %d s
+                -split-horizon up to %d s; a run's paths held at once (2 x
+                -split-effort, each a replicate's state: about 83 KiB, its
+                series growing with -split-horizon) at most %.0f GiB, and
+                fewer runs at once than -workers where that many would not fit
 
 Flags:
-`, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), fleet.MaxEffort, maxSplitRuns, fleet.MaxDuration-1)
+`, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), fleet.MaxEffort, maxSplitRuns, fleet.MaxDuration-1, float64(fleet.MaxBytes)/(1<<30))
 
 // chainUsages are the chain's own words for the fleet flags whose fleet
 // usage says what the chain does not do: its spike is its own flags' (no
@@ -203,6 +207,11 @@ func parseChain(args []string, stdout io.Writer) (chainRun, error) {
 		r.sp = &splitting{Splitting: fleet.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit },
 			Levels: levels, Horizon: splitHorizon.Seconds(), Effort: splitEffort, Seed: uint64(seed)},
 			cfg: c, runs: splitRuns, workers: workers.V}
+		if err := r.sp.CheckCost(&c); err != nil {
+			var fe *fleet.FieldError
+			errors.As(err, &fe)
+			return r, flagval.Usage(fmt.Errorf("-split-%s: %s", fe.Field, fe.Msg))
+		}
 	}
 	r.settings = shardSettings(fs, args)
 	return r, nil

@@ -103,6 +103,9 @@ func TestChainRefuses(t *testing.T) {
 		{[]string{"-split-orbit", "2", "-retry-prob", "0"}, "-split-orbit: the orbit never reaches 2 with -orbit 5 and -retry-prob 0"},
 		{[]string{"-split-orbit", "2", "-split-horizon", "3600s"}, "-split-horizon: 3600 s is not above 0 s and at most 3599 s"},
 		{[]string{"-split-runs", "1"}, "-split-runs"},
+		// Costed before the run (issue 34: 6 GB in 48 s, then more).
+		{[]string{"-split-orbit", "5", "-split-effort", "100000"}, "-split-effort: 100,000 paths a level keep up to 200,001 paths at once, each a replicate's state of up to 83 KiB (its series over 31s included), about 15.8 GiB; at most 4.0 GiB"},
+		{[]string{"-split-orbit", "5", "-split-effort", "20000", "-split-horizon", "3599s"}, "-split-horizon: 20,000 paths a level keep up to 40,001 paths at once"},
 	} {
 		out, errOut, code := retrysim(t, append([]string{"chain"}, tt.args...)...)
 		if code != flagval.ExitUsage || out != "" || !strings.HasPrefix(errOut, "retrysim: "+tt.want) {

@@ -112,7 +112,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return flagval.Usage(err)
 	}
 	seriesF, plotF := outfile.File{Flag: "series", Path: series}, outfile.File{Flag: "plot", Path: plot}
-	if err := outfile.Check(o.Out, seriesF, plotF); err != nil {
+	if err := outfile.CheckReading("scenario file", scenPath, o.Out, seriesF, plotF); err != nil {
 		return flagval.Usage(err)
 	}
 

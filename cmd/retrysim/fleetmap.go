@@ -46,8 +46,9 @@ Limits (checked before any work): each axis 1 to %d values, at most %d cells,
 -replicates 1 to %d, and the fleet's cost model over every cell and replicate
 (at most %.0e events, %d GiB held at once). -shard i/n runs the cells of slice
 i of n; -shard auto/n takes i from the environment: JOB_COMPLETION_INDEX
-(Kubernetes Indexed Job, from 0), SLURM_ARRAY_TASK_ID less SLURM_ARRAY_TASK_MIN
-(Slurm job array), or PARALLEL_SEQ less 1 (GNU parallel counts from 1), refused
+(Kubernetes Indexed Job, from 0), SLURM_ARRAY_TASK_ID less SLURM_ARRAY_TASK_MIN,
+over SLURM_ARRAY_TASK_STEP (Slurm job array; --array=0-6:2 is shards 0 to 3; an
+array of ids no step numbers, such as 1,2,7, refused), or PARALLEL_SEQ less 1 (GNU parallel counts from 1), refused
 when none is set or two disagree; -shard auto takes n from SLURM_ARRAY_TASK_COUNT
 too. retrysim merge prints what the whole run prints from the shards.
 
@@ -239,7 +240,7 @@ func fleetMapCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	opts := fleet.Options{Replicates: r.replicates, Seed: r.seed, Workers: r.workers, Progress: outfile.Progress(stderr, "fleet-map")}
 	if hi > lo {
 		if err := fleet.CheckCost(cells[lo:hi], opts); err != nil {
-			return flagval.Usage(err)
+			return flagval.Usage(mapCostError(err))
 		}
 	}
 	plotF := outfile.File{Flag: "plot", Path: r.plot}
@@ -294,6 +295,22 @@ func writeFleetMap(ctx context.Context, stdout io.Writer, r fleetMapRun, done []
 		outs = append(outs, outfile.Output{File: outfile.File{Flag: "plot", Path: r.plot}, Data: pic.Bytes()})
 	}
 	return outfile.WriteAll(ctx, stdout, outs...)
+}
+
+// mapCostError is fleet.CheckCost's refusal of a map's cells by the flag to
+// change: -replicates, -after for the cells' duration (which a map has no
+// flag of, and which the refusal names for one replicate), and -heights for
+// the load a setting of the model holds in flight at the spike's peak.
+func mapCostError(err error) error {
+	var fe *fleet.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	flag, ok := map[string]string{"replicates": "-replicates", "duration": "-after"}[fe.Field]
+	if !ok {
+		flag = "-heights (" + fe.Field + ")"
+	}
+	return fmt.Errorf("%s: %s", flag, fe.Msg)
 }
 
 // fleetMapFlagError is Map.Check's refusal in the command's words: a field

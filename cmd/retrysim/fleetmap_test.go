@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,6 +89,17 @@ func TestResolveShard(t *testing.T) {
 		{"auto", map[string]string{"JOB_COMPLETION_INDEX": "1"}, 0, 0, "only Slurm gives the count"},
 		{"auto/4", map[string]string{"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "8"}, 0, 0, "SLURM_ARRAY_TASK_COUNT says 8"},
 		{"auto/4", map[string]string{"PARALLEL_SEQ": "5"}, 0, 0, "gives shard 4, not from 0 to 3"},
+		// --array=0-6:2 (issue 34): ids 0, 2, 4, 6 are shards 0 to 3 of 4,
+		// where id 4 was shard 4 of 4, refused, and id 2 shard 2.
+		{"auto", slurmStep("4"), 2, 4, ""},
+		{"auto", slurmStep("6"), 3, 4, ""},
+		{"auto/4", slurmStep("2"), 1, 4, ""},
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "7", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "7", "SLURM_ARRAY_TASK_STEP": "3", "SLURM_ARRAY_TASK_COUNT": "3"}, 2, 3, ""},
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_STEP": "2", "SLURM_ARRAY_TASK_COUNT": "4"}, 1, 4, ""},
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_STEP": "2", "SLURM_ARRAY_TASK_COUNT": "4"}, 0, 0, "task id 3 is not one of the Slurm array's ids"},
+		// --array=1,2,7: no one step; its ids cannot be numbered from the variables.
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "7", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "7", "SLURM_ARRAY_TASK_STEP": "1", "SLURM_ARRAY_TASK_COUNT": "3"}, 0, 0,
+			"auto: the Slurm array's ids are not MIN, MIN+STEP, ... MAX (SLURM_ARRAY_TASK_ID 7, MIN 1, STEP 1, MAX 7, COUNT 3): give --array a range such as 0-7 or 0-14:2, or -shard i/n"},
 	} {
 		i, n, err := flagval.ResolveShard(tc.spec, func(k string) string { return tc.env[k] })
 		if tc.err != "" {
@@ -100,6 +112,11 @@ func TestResolveShard(t *testing.T) {
 			t.Errorf("ResolveShard(%q, %v) = %d, %d, %v; want %d, %d", tc.spec, tc.env, i, n, err, tc.index, tc.count)
 		}
 	}
+}
+
+// slurmStep is what Slurm sets for task id of --array=0-6:2.
+func slurmStep(id string) map[string]string {
+	return map[string]string{"SLURM_ARRAY_TASK_ID": id, "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "6", "SLURM_ARRAY_TASK_STEP": "2", "SLURM_ARRAY_TASK_COUNT": "4"}
 }
 
 // TestFleetMapRegions: on Brooker's collapse server a small trigger at low
@@ -181,6 +198,28 @@ func TestFleetMapGoldens(t *testing.T) {
 				t.Fatalf("%v: exit %d: %s", args, code, errOut)
 			}
 			golden(t, "fleet-map-"+trigger+"."+format, out)
+		}
+	}
+}
+
+// A map's cost refusal names the flag to change (issue 34): -replicates,
+// -after for a single replicate too big (it said "duration:", a flag the
+// map has not, and "replicates:" without its dash), -heights for the load
+// a setting holds in flight.
+func TestFleetMapCostNamesItsFlag(t *testing.T) {
+	grid := []string{"fleet-map", "-rates", "100,200,300,400,500,600,700,800,900,1000",
+		"-heights", "1100,1200,1300,1400,1500,1600,1700,1800,1900,2000", "-after", "50m"}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{append(slices.Clone(grid), "-replicates", "1", "-lengths", "10s,20s"), "retrysim: -after: 200 runs x 1 replicate of up to 3.35e+06 requests can take up to 1.23e+10 events"},
+		{append(slices.Clone(grid), "-replicates", "2", "-lengths", "10s"), "retrysim: -replicates: 100 runs x 2 replicates of up to 3.35e+06 requests can take up to 1.23e+10 events"},
+		{[]string{"fleet-map", "-replicates", "1", "-lengths", "10s", "-rates", "2000", "-heights", "3000", "-after", "59m"}, "retrysim: -heights (server.slope): a latency of 1s + 10ms a call in progress at up to 3000 requests a second"},
+	} {
+		out, errOut, code := retrysim(t, tt.args...)
+		if code != 2 || out != "" || !strings.HasPrefix(errOut, tt.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tt.args, code, errOut, tt.want)
 		}
 	}
 }

@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/scenario"
@@ -82,7 +84,7 @@ func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	preset.Names = presetNames(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name })
 	fs.StringVar(&scenPath, "scenario", "", "run the graph of the graph section of this scenario `file`")
 	fs.Var(&preset, "preset", "run the graphs of the preset `name` (listed above)")
-	fs.Var(&duration, "duration", "a preset's requests arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own (a file gives graph.duration)")
+	fs.Var(&duration, "duration", "a preset's requests arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own, or of a file's that sets no graph.duration")
 	fs.Var(&replicates, "replicates", "a graph is simulated with `r` independent seeds, 1 to 1000")
 	fs.Lookup("replicates").DefValue = "a preset's own, else 10"
 	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
@@ -114,14 +116,16 @@ func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		graphs = p.Graphs(d)
 	case scenPath != "":
-		if given["duration"] {
-			return flagval.Usage(fmt.Errorf("-duration: the scenario file's graph.duration sets it"))
-		}
 		l, err := scenario.LoadGraph(scenPath)
 		if err != nil {
 			return flagval.Usage(fmt.Errorf("-scenario %w", err))
 		}
 		loaded = l.Graph
+		if given["duration"] {
+			if err := scenarioDuration(loaded, scenPath, duration.V); err != nil {
+				return err
+			}
+		}
 		graphs = []fleet.Graph{loaded.Graph}
 	default:
 		return flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
@@ -130,7 +134,7 @@ func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return flagval.Usage(err)
 	}
 	seriesF, plotF := outfile.File{Flag: "series", Path: series}, outfile.File{Flag: "plot", Path: plot}
-	if err := outfile.Check(o.Out, seriesF, plotF); err != nil {
+	if err := outfile.CheckReading("scenario file", scenPath, o.Out, seriesF, plotF); err != nil {
 		return flagval.Usage(err)
 	}
 	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "graph")}
@@ -154,6 +158,20 @@ func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		outs = append(outs, outfile.Output{File: plotF, Data: pic})
 	}
 	return outfile.WriteAll(ctx, stdout, outs...)
+}
+
+// scenarioDuration sets the duration of the graph a scenario file at path
+// gave, from -duration, when the file leaves graph.duration out: a flag
+// may not be given with the key that sets it, as retrysim fleet's may not.
+func scenarioDuration(g *scenario.Graph, path string, d time.Duration) error {
+	if line := g.Line("graph.duration"); line > 0 {
+		return flagval.Usage(fmt.Errorf("-duration: %s:%d: graph.duration sets it; give one or the other", path, line))
+	}
+	g.Graph.Duration = d
+	if err := g.Graph.Check(); err != nil {
+		return flagval.Usage(fmt.Errorf("-duration %s: %w", human.Duration(d), g.Located(err)))
+	}
+	return nil
 }
 
 // graphError is RunGraph's refusal in the command's words, a usage error:

@@ -289,7 +289,8 @@ func TestGraphBadInput(t *testing.T) {
 			"fleet.yaml:1: graph: missing; retrysim graph reads the services and their calls from the graph section"},
 		{"neither", nil, "want -scenario FILE (a graph section) or -preset NAME"},
 		{"both", []string{"-preset", "aws-five-deep", "-scenario", "x.yaml"}, "-preset: a preset is its own graphs; drop -preset or -scenario"},
-		{"a file's duration", []string{"-scenario", "x.yaml", "-duration", "10s"}, "-duration: the scenario file's graph.duration sets it"},
+		{"a file's duration", []string{"-scenario", write("dur.yaml", "graph:\n  duration: 30s\n  entries: [{to: a}]\n  services: [{name: a}]\n"), "-duration", "10s"},
+			"dur.yaml:2: graph.duration sets it; give one or the other"},
 		{"unknown preset", []string{"-preset", "nope"}, `unknown preset "nope"`},
 		{"a preset's duration", []string{"-preset", "aws-five-deep", "-duration", "2h"}, "-duration: 7200 s is not from 1 s to 3600 s"},
 	} {
@@ -394,5 +395,30 @@ func TestGraphHelpSaysWhatItDoes(t *testing.T) {
 		if next, _, _ := strings.Cut(after, "\n\n"); !ok || !strings.HasSuffix(next+"\n", tc.want) {
 			t.Errorf("help scenario: %s says\n%s\nwant it to end %q", tc.key, next, tc.want)
 		}
+	}
+}
+
+// Errors point at the right thing (issue 34): -duration over a file that
+// sets no graph.duration sets it (it said "graph.duration sets it" of a
+// file that set none), as retrysim fleet takes a flag its file leaves out;
+// workers that are no queue are refused at their file's line, in English.
+func TestScenarioErrorsPointAtTheFile(t *testing.T) {
+	dir := t.TempDir()
+	noDuration := filepath.Join(dir, "nodur.yaml")
+	if err := os.WriteFile(noDuration, []byte("graph:\n  entries: [{to: a}]\n  services: [{name: a}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := retrysim(t, "graph", "-scenario", noDuration, "-duration", "5s", "-replicates", "1")
+	if want := "retrysim graph: scenario file " + noDuration + ", 5s, "; code != 0 || !strings.HasPrefix(out, want) {
+		t.Errorf("graph -duration 5s over a file with no duration: exit %d (%s), %.100q; want %q", code, errOut, out, want)
+	}
+	independent := filepath.Join(dir, "independent.yaml")
+	if err := os.WriteFile(independent, []byte("graph:\n  entries:\n    - to: w\n  services:\n    - name: w\n      server: {kind: independent}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = retrysim(t, "workers", "-scenario", independent)
+	want := "retrysim: -scenario " + independent + ":6: graph.services[0].server.kind: the workers (w, where the first entry sends its jobs) are an independent server; want a queue server, whose workers take the jobs\n"
+	if code != 2 || errOut != want {
+		t.Errorf("workers on an independent server: exit %d, %q; want 2 and %q", code, errOut, want)
 	}
 }

@@ -117,3 +117,59 @@ func checkMarkdownTables(t *testing.T, md string) {
 		}
 	}
 }
+
+// A scenario file's name is no name a reader checked: one holding a
+// newline, ESC and U+202E is written escaped in every title (the table's,
+// markdown's, html's <title> and <h1>), whole on the title's line, and no
+// raw control character reaches the output.
+func TestScenarioFileNameEscapedInTitles(t *testing.T) {
+	dir := t.TempDir()
+	const hostileName = "a\nb\x1b[31m\u202ec.yaml"
+	const escaped = `a\nb\x1b[31m\u202ec.yaml`
+	for _, tt := range []struct{ cmd, example string }{
+		{"workers", "workers-signup.yaml"}, {"graph", "graph-checkout.yaml"}, {"fleet", "fleet-budget.yaml"},
+	} {
+		src, err := os.ReadFile(filepath.Join("..", "..", "examples", tt.example))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub := filepath.Join(dir, tt.cmd)
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(sub, hostileName)
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			t.Skip(err) // a file system that refuses the name
+		}
+		for _, format := range []string{"table", "markdown", "html"} {
+			args := []string{tt.cmd, "-scenario", path, "-replicates", "1", "-format", format}
+			if tt.cmd == "fleet" {
+				args = append(args, "-duration", "5s")
+			}
+			out, errOut, code := retrysim(t, args...)
+			if code != 0 {
+				t.Fatalf("%s -format %s: exit %d: %s", tt.cmd, format, code, errOut)
+			}
+			if strings.ContainsAny(out, "\x1b\u202e") {
+				t.Errorf("%s -format %s: a raw ESC or U+202E in the output", tt.cmd, format)
+			}
+			want := escaped
+			if format == "markdown" {
+				want = strings.ReplaceAll(escaped, `\`, `\\`)
+			}
+			lines := strings.Split(out, "\n")
+			n := 0
+			for _, l := range lines {
+				if strings.Contains(l, want) {
+					n++
+				}
+			}
+			if min := map[string]int{"table": 1, "markdown": 1, "html": 2}[format]; n < min {
+				t.Errorf("%s -format %s: %d lines hold the name escaped whole (%s); want %d or more:\n%.600s", tt.cmd, format, n, want, min, out)
+			}
+			if format == "html" && !strings.Contains(out, "<title>retrysim "+tt.cmd+": ") {
+				t.Errorf("%s -format html: no <title> line", tt.cmd)
+			}
+		}
+	}
+}

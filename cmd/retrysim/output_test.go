@@ -107,7 +107,9 @@ func TestOutputToFIFO(t *testing.T) {
 }
 
 // /dev/fd/N (and so /dev/stdout) is an open file: a pipe is written, and a
-// regular file is written in place, the same inode, not renamed over.
+// regular file is written in place, the same inode, not renamed over, through
+// the descriptor as a write to stdout would be: from its offset, or at the
+// end when it was opened to append (a shell's >>).
 func TestOutputToOpenDescriptor(t *testing.T) {
 	want, _, _ := retrysim(t, "-jobs", "1000")
 	t.Run("pipe", func(t *testing.T) {
@@ -135,8 +137,23 @@ func TestOutputToOpenDescriptor(t *testing.T) {
 		_, errOut, code := retrysim(t, "-jobs", "1000", "-o", "/proc/self/fd/"+strconv.Itoa(int(f.Fd())))
 		after, err := os.Stat(path)
 		data, _ := os.ReadFile(path)
-		if code != 0 || err != nil || !os.SameFile(before, after) || string(data) != want {
-			t.Errorf("exit %d (%s): same file %v, content %q; want the same inode holding %q", code, errOut, err == nil && os.SameFile(before, after), data, want)
+		if code != 0 || err != nil || !os.SameFile(before, after) || string(data) != strings.Repeat("old ", 10_000)+want {
+			t.Errorf("exit %d (%s): same file %v, content %q; want the same inode holding the old bytes, then %q", code, errOut, err == nil && os.SameFile(before, after), data, want)
+		}
+	})
+	t.Run("appended", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "log")
+		if err := os.WriteFile(path, []byte("the log so far\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		_, errOut, code := retrysim(t, "-jobs", "1000", "-o", "/dev/fd/"+strconv.Itoa(int(f.Fd())))
+		if data, _ := os.ReadFile(path); code != 0 || string(data) != "the log so far\n"+want {
+			t.Errorf("exit %d (%s): the log holds %q; want the old line, then %q", code, errOut, data, want)
 		}
 	})
 }
@@ -329,5 +346,66 @@ func TestFailedOutputWritesNoOtherFile(t *testing.T) {
 				t.Errorf("%d files left in the directory; want the %d earlier ones, no temporary", len(ents), len(tt.files)/2)
 			}
 		})
+	}
+}
+
+// No output file names the scenario the command reads, under any name: the
+// same path, a symbolic link or a hard link to it. Each is refused before
+// the run, exit 2, and the scenario is left as it was.
+func TestOutputNeverTheScenario(t *testing.T) {
+	tests := []struct {
+		cmd, example, flag string
+		extra              []string
+	}{
+		{"", "signup.yaml", "-o", nil},
+		{"sweep", "signup.yaml", "-o", []string{"-jobs", "100", "-p-fail", "0.1,0.2"}},
+		{"sweep", "signup.yaml", "-plot", []string{"-jobs", "100", "-p-fail", "0.1,0.2"}},
+		{"fleet", "fleet-budget.yaml", "-o", []string{"-duration", "2s", "-replicates", "1"}},
+		{"fleet", "fleet-budget.yaml", "-series", []string{"-duration", "2s", "-replicates", "1"}},
+		{"graph", "graph-checkout.yaml", "-o", []string{"-replicates", "1"}},
+		{"graph", "graph-checkout.yaml", "-plot", []string{"-replicates", "1"}},
+		{"workers", "workers-signup.yaml", "-o", []string{"-replicates", "1"}},
+		{"workers", "workers-signup.yaml", "-plot", []string{"-replicates", "1"}},
+	}
+	for _, tt := range tests {
+		src, err := os.ReadFile(filepath.Join("..", "..", "examples", tt.example))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, how := range []string{"itself", "symbolic link", "hard link"} {
+			t.Run(tt.cmd+" "+tt.flag+" "+how, func(t *testing.T) {
+				dir := t.TempDir()
+				ext := map[string]string{"-o": ".yaml", "-plot": ".svg", "-series": ".csv"}[tt.flag] // as the flag wants
+				scen := filepath.Join(dir, "scenario"+ext)
+				if err := os.WriteFile(scen, src, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				out := scen
+				switch how {
+				case "symbolic link":
+					out = filepath.Join(dir, "link"+ext)
+					err = os.Symlink(scen, out)
+				case "hard link":
+					out = filepath.Join(dir, "hard"+ext)
+					err = os.Link(scen, out)
+				}
+				if err != nil {
+					t.Skip(err)
+				}
+				var args []string
+				if tt.cmd != "" {
+					args = append(args, tt.cmd)
+				}
+				args = append(append(args, "-scenario", scen, tt.flag, out), tt.extra...)
+				_, errOut, code := retrysim(t, args...)
+				want := tt.flag + ": " + out + " is the scenario file " + scen + "; writing the output there would destroy it\n"
+				if code != 2 || !strings.HasSuffix(errOut, want) {
+					t.Errorf("retrysim %v: exit %d, stderr %q; want 2 and %q", args, code, errOut, want)
+				}
+				if got, _ := os.ReadFile(scen); string(got) != string(src) {
+					t.Errorf("the scenario holds %.60q after the run; want it untouched", got)
+				}
+			})
+		}
 	}
 }

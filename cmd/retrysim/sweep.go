@@ -192,7 +192,7 @@ func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	if err != nil {
 		return r, flagval.Usage(err)
 	}
-	if err := outfile.Check(c.Out, plot); err != nil {
+	if err := outfile.CheckReading("scenario file", scenarioPath, c.Out, plot); err != nil {
 		return r, flagval.Usage(err)
 	}
 	err = flagval.Refuse(fs, func(n string) string {

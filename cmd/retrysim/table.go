@@ -36,6 +36,9 @@ refused there. Without -scenario, any flag given at its default prints the same 
 
 Every duration (-latency, -backoff-base, -backoff-cap, -ttl, -lease, -visibility,
 -repeat-delay, and the same fields of a -scenario file) is from 0 to 8760h.
+A delivery-model run may take at most 10^11 deliveries at worst (-jobs x the
+strategies x -replicates x -max-deliveries, twice with -repeat): about 3 CPU
+hours when every delivery crashes; a run past it is refused before any work.
 
 Flags:
 `
@@ -67,7 +70,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := flagval.Parse(fs, args, tableIntro+commandUsage()+tableIntroModels, stdout); err != nil {
 		return err
 	}
-	if err := outfile.Check(c.Out); err != nil {
+	if err := outfile.CheckReading("scenario file", scenarioPath, c.Out); err != nil {
 		return flagval.Usage(err)
 	}
 	if sh.Count > 0 {

@@ -110,7 +110,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	preset.Names = presetNames(fleet.WorkersPresets(), func(p fleet.WorkersPreset) string { return p.Name })
 	fs.Var(&preset, "preset", "run the worker fleets of the preset `name` (listed above)")
 	fs.StringVar(&scenPath, "scenario", "", "run the fleet of the graph section of this scenario `file`: its first entry the queue, the service it sends to the workers")
-	fs.Var(&duration, "duration", "jobs arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own (a file gives graph.duration)")
+	fs.Var(&duration, "duration", "jobs arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own, or of a file's that sets no graph.duration")
 	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000")
 	fs.Lookup("replicates").DefValue = "a preset's own, else 10"
 	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
@@ -154,25 +154,33 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 			graphs = append(graphs, runs[i].Graph())
 		}
 	case scenPath != "":
-		if given["duration"] {
-			return flagval.Usage(fmt.Errorf("-duration: the scenario file's graph.duration sets it"))
-		}
 		l, err := scenario.LoadGraph(scenPath)
 		if err != nil {
 			return flagval.Usage(fmt.Errorf("-scenario %w", err))
 		}
 		loaded = l.Graph
+		if given["duration"] {
+			if err := scenarioDuration(loaded, scenPath, duration.V); err != nil {
+				return err
+			}
+		}
 		g := loaded.Graph
 		g.Services = slices.Clone(g.Services)
 		w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To })
 		if g.Services[w].Server.Kind != fleet.Queue {
-			return flagval.Usage(fmt.Errorf("-scenario %s: the workers (%s, where the first entry sends its jobs) are a %s server; want a queue server, whose workers take the jobs",
-				scenPath, g.Services[w].Name, g.Services[w].Server.Kind))
+			return flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("services[%s].server.kind", g.Services[w].Name),
+				Msg: fmt.Sprintf("the workers (%s, where the first entry sends its jobs) are %s server; want a queue server, whose workers take the jobs", g.Services[w].Name, human.Article(g.Services[w].Server.Kind.String()))})))
+		}
+		for k := 1; k < len(g.Entries); k++ {
+			if g.Entries[k].To == g.Entries[0].To { // its jobs would be delivered, but counted in no row's jobs
+				return flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("entries[%d].to", k),
+					Msg: fmt.Sprintf("%s is the first entry's queue, whose jobs a workers run counts; send this entry to a queue of its own, or run retrysim graph", g.Entries[k].To)})))
+			}
 		}
 		if given["worker-count"] {
 			g.Services[w].Server.Workers = workerCount.V
 		}
-		name, d = scenPath, g.Duration
+		name, d = render.Escaped(scenPath), g.Duration
 		graphs = []fleet.Graph{g}
 	default:
 		return flagval.Usage(errors.New("want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)"))
@@ -181,7 +189,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		return flagval.Usage(err)
 	}
 	plotF := outfile.File{Flag: "plot", Path: plot}
-	if err := outfile.Check(o.Out, plotF); err != nil {
+	if err := outfile.CheckReading("scenario file", scenPath, o.Out, plotF); err != nil {
 		return flagval.Usage(err)
 	}
 	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "workers")}

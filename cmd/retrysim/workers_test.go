@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -174,8 +175,8 @@ func TestWorkersCrashFile(t *testing.T) {
 		lost, dupes bool
 	}{
 		{"", "", true, false},
-		{"      store: claim", "      store: lease", false, false},
-		{"      store: claim\n      lease: 10s\n      crash: 1\n      crash_at: after-key", "      store: after\n      crash: 1\n      crash_at: after-work", false, true},
+		{"      store: claim", "      store: lease\n      lease: 10s", false, false},
+		{"      store: claim\n      crash: 1\n      crash_at: after-key", "      store: after\n      crash: 1\n      crash_at: after-work", false, true},
 	} {
 		path := filepath.Join(dir, "crash.yaml")
 		if err := os.WriteFile(path, []byte(strings.Replace(string(b), tc.from, tc.to, 1)), 0o644); err != nil {
@@ -307,5 +308,38 @@ func TestWorkersSidekiqOutageShows(t *testing.T) {
 	table, stderr, code := retrysim(t, append([]string{"workers"}, args...)...)
 	if code != 0 || !strings.Contains(table, "Peak retrying") {
 		t.Errorf("workers %v: exit %d, %s; want a Peak retrying column in:\n%s", args, code, stderr, table)
+	}
+}
+
+// A worker fleet's row counts what it ran (issue 34): a file whose second
+// entry sent to the first entry's workers printed the deliveries of both
+// (2,858) beside the jobs of the first alone (1,224). A workers run refuses
+// it at the entry's line; retrysim graph runs it, its two end-to-end rows
+// named apart.
+func TestWorkersSecondEntryToTheQueue(t *testing.T) {
+	b, err := os.ReadFile("../../examples/workers-signup.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := "    - to: workers\n      load: {shape: constant, rate: 10}\n      client: {timeout: 30s, attempts: 5}\n"
+	src := strings.Replace(string(b), "      timeout_at_receive: true\n", "      timeout_at_receive: true\n"+second, 1)
+	path := filepath.Join(t.TempDir(), "two.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Count(src[:strings.Index(src, second)], "\n") + 1
+	_, errOut, code := retrysim(t, "workers", "-scenario", path, "-replicates", "1")
+	want := fmt.Sprintf("retrysim: -scenario %s:%d: graph.entries[1].to: workers is the first entry's queue, whose jobs a workers run counts; send this entry to a queue of its own, or run retrysim graph\n", path, line)
+	if code != 2 || errOut != want {
+		t.Errorf("workers: exit %d, %q; want 2 and %q", code, errOut, want)
+	}
+	out, errOut, code := retrysim(t, "graph", "-scenario", path, "-replicates", "1", "-format", "csv")
+	if code != 0 {
+		t.Fatalf("graph: exit %d: %s", code, errOut)
+	}
+	for _, name := range []string{"end to end: workers (entries[0])", "end to end: workers (entries[1])"} {
+		if strings.Count(out, ","+name+",") != 1 {
+			t.Errorf("graph csv holds %q %d times; want once:\n%s", name, strings.Count(out, ","+name+","), out)
+		}
 	}
 }

@@ -2,7 +2,9 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"math"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -134,5 +136,83 @@ func TestSplittingLowEffortUnbiased(t *testing.T) {
 	t.Logf("chain %.4g, mean of %d splittings of %d paths a level %.4g ± %.2g (z %+.2f, bound %.2f)", p, lowRuns, lowEffort, mean, se, (mean-p)/se, crit)
 	if math.Abs(mean-p) > crit*se {
 		t.Errorf("splitting's mean %.4g ± %.2g is more than %.2f standard errors from the chain's %.4g", mean, se, crit, p)
+	}
+}
+
+// An interrupt during splitting stops it within the path that is running:
+// the context is looked at before each path, not only every 4,096 events of
+// one (a path runs a few hundred, so a splitting of many paths went on for
+// seconds). Importance cancels the context when it first sees an orbit of
+// 2, on a path split from one kept at the first level (whose events go on
+// from its parent's count, so the every-4,096 look falls anywhere); the
+// states it is asked about afterwards are those of the one path then
+// running.
+func TestSplittingStopsWithinAPath(t *testing.T) {
+	cfg := splitModel.Config(splitHorizon + 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	sp := fleet.Splitting{Importance: func(s fleet.MarkovState) int {
+		if ctx.Err() != nil {
+			calls++
+		} else if s.Orbit >= 2 {
+			cancel()
+		}
+		return s.Orbit
+	}, Levels: []int{1, 2, 3, 4, 5}, Horizon: splitHorizon, Effort: 2000, Seed: 1}
+	_, err := sp.Estimate(ctx, &cfg)
+	if err != context.Canceled {
+		t.Fatalf("Estimate after an interrupt = %v; want context.Canceled", err)
+	}
+	if calls > 4096 {
+		t.Errorf("%d states looked at after the interrupt; want those of one path (at most 4,096)", calls)
+	}
+}
+
+// A splitting is costed before it runs: a path holds a replicate's whole
+// state, measured here (live heap over 500 paths kept, as a level keeps
+// them) within PathBytes at a horizon of 31 s and of 3,600 s, where its
+// series is most of it; and one whose paths at once pass fleet.MaxBytes is
+// refused naming effort, or horizon when the series make most of a path.
+func TestSplittingCosted(t *testing.T) {
+	for _, horizon := range []float64{31, 3600} {
+		cfg := splitModel.Config(horizon)
+		tr := fleet.NewTracer(&cfg, 1)
+		if _, err := tr.Run(context.Background(), func(at, _ float64, s fleet.MarkovState) bool { return s.Orbit >= 2 || at > horizon-1 }); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		kept := make([]*fleet.Tracer, 500)
+		for i := range kept {
+			kept[i] = tr.Split(uint64(i))
+			if _, err := kept[i].Run(context.Background(), func(at, _ float64, s fleet.MarkovState) bool { return s.Orbit >= 3 || at > horizon-1 }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perPath := float64(after.HeapAlloc-before.HeapAlloc) / float64(len(kept))
+		runtime.KeepAlive(kept)
+		if bound := fleet.PathBytes(&cfg); perPath > bound || perPath < bound/4 {
+			t.Errorf("horizon %g s: a path holds %.0f bytes; want within PathBytes %.0f, and not a quarter of it (a bound that tells)", horizon, perPath, bound)
+		}
+	}
+	for _, tt := range []struct {
+		effort  int
+		horizon float64
+		field   string
+	}{{100_000, 31, "effort"}, {20_000, 3600, "horizon"}} {
+		cfg := splitModel.Config(tt.horizon)
+		sp := fleet.Splitting{Levels: []int{1}, Effort: tt.effort}
+		var fe *fleet.FieldError
+		if err := sp.CheckCost(&cfg); !errors.As(err, &fe) || fe.Field != tt.field || 2*float64(tt.effort)*fleet.PathBytes(&cfg) <= fleet.MaxBytes {
+			t.Errorf("effort %d, horizon %g s: CheckCost = %v; want a *FieldError naming %s", tt.effort, tt.horizon, err, tt.field)
+		}
+	}
+	cfg := splitModel.Config(31)
+	if err := (fleet.Splitting{Levels: []int{1}, Effort: 200}).CheckCost(&cfg); err != nil {
+		t.Errorf("the default effort: CheckCost = %v; want nil", err)
 	}
 }

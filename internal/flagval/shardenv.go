@@ -54,11 +54,9 @@ func ResolveShard(spec string, getenv func(string) string) (index, count int, er
 		}
 		switch e.name {
 		case "SLURM_ARRAY_TASK_ID":
-			lo, _, err := num("SLURM_ARRAY_TASK_MIN")
-			if err != nil {
+			if n, err = slurmIndex(n, num); err != nil {
 				return 0, 0, err
 			}
-			n -= lo
 		case "PARALLEL_SEQ":
 			n-- // GNU parallel counts jobs from 1
 		}
@@ -90,4 +88,31 @@ func ResolveShard(spec string, getenv func(string) string) (index, count int, er
 		return 0, 0, fmt.Errorf("auto/%d: %s gives shard %d, not from 0 to %d", count, found, index, count-1)
 	}
 	return index, count, nil
+}
+
+// slurmIndex is the shard of a Slurm array's task id: its place among the
+// array's ids, SLURM_ARRAY_TASK_MIN, MIN + STEP, ... (--array=0-6:2 gives
+// ids 0, 2, 4, 6, shards 0 to 3). An array whose ids are no such range
+// (--array=1,2,7: MIN, MAX and COUNT disagree with one step) is refused.
+func slurmIndex(id int, num func(string) (int, bool, error)) (int, error) {
+	var v [4]int
+	var set [4]bool
+	for i, name := range []string{"SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP", "SLURM_ARRAY_TASK_COUNT"} {
+		var err error
+		if v[i], set[i], err = num(name); err != nil {
+			return 0, err
+		}
+	}
+	lo, hi, step, count := v[0], v[1], max(1, v[2]), v[3]
+	ids := fmt.Sprintf("SLURM_ARRAY_TASK_ID %d, MIN %d, STEP %d", id, lo, step)
+	if set[1] && set[3] {
+		ids += fmt.Sprintf(", MAX %d, COUNT %d", hi, count)
+		if (hi-lo)%step != 0 || (hi-lo)/step+1 != count {
+			return 0, fmt.Errorf("auto: the Slurm array's ids are not MIN, MIN+STEP, ... MAX (%s): give --array a range such as 0-7 or 0-14:2, or -shard i/n", ids)
+		}
+	}
+	if id < lo || (id-lo)%step != 0 {
+		return 0, fmt.Errorf("auto: task id %d is not one of the Slurm array's ids (%s)", id, ids)
+	}
+	return (id - lo) / step, nil
 }

@@ -105,3 +105,12 @@ func Durations(s string) string {
 	}
 	return strings.Join(words, " ")
 }
+
+// Article is noun with "a" or, before a vowel's letter, "an": "an
+// independent", "a queue".
+func Article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
+}

@@ -14,7 +14,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/google/renameio/v2"
 )
@@ -173,6 +175,24 @@ func Check(outs ...File) error {
 	return nil
 }
 
+// CheckReading checks outs as Check does and refuses any that names input,
+// the file the command reads as kind ("scenario file"), under any name;
+// an empty input is none.
+func CheckReading(kind, input string, outs ...File) error {
+	if err := Check(outs...); err != nil {
+		return err
+	}
+	if input == "" {
+		return nil
+	}
+	for _, o := range outs {
+		if err := NotInput(o, kind, []string{input}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Write writes data to stdout, or to the file, as WriteAll writes a set of
 // one.
 func (o File) Write(ctx context.Context, stdout io.Writer, data []byte) error {
@@ -280,8 +300,13 @@ func (o File) Render(ctx context.Context, stdout io.Writer, render func(w io.Wri
 
 // writeInPlace opens path as the shell's > does, without creating it, and
 // writes data. Opening a FIFO waits for a reader, so the wait gives way to
-// an interrupt.
+// an interrupt. A name of one of this process's descriptors (/dev/stdout)
+// is written through that descriptor, not opened again, so that its offset
+// and its append mode (a shell's >>) are kept.
 func writeInPlace(ctx context.Context, path string, data []byte) error {
+	if fd := ownFD(path); fd >= 0 {
+		return writeFD(fd, data)
+	}
 	type opened struct {
 		f   *os.File
 		err error
@@ -301,6 +326,20 @@ func writeInPlace(ctx context.Context, path string, data []byte) error {
 		}
 		f = o.f
 	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeFD writes data through a duplicate of the open descriptor fd.
+func writeFD(fd int, data []byte) error {
+	dup, err := syscall.Dup(fd)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(dup), "/dev/fd/"+strconv.Itoa(fd))
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err

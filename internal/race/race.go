@@ -412,6 +412,12 @@ func runWave(ctx context.Context, cfg Config, sp *spawner, path string, tasks []
 			if out.err != nil && !out.killed {
 				return fmt.Errorf("worker %d: %v: %s", w+1, out.err, out.stderr)
 			}
+			if out.killed && len(crashed) == 0 {
+				// Killed, but at no crash point of its own: its delivery in
+				// hand would come back as a redelivery the run never planned,
+				// counted as refused or lost.
+				return fmt.Errorf("worker %d died unplanned (%v) in round %d, not at a crash point of the run's: its deliveries would be counted as refused or lost; run it again", w+1, out.err, round+1)
+			}
 			for _, t := range lists[w] {
 				if !done[t.key] {
 					if crashed[t.key] {

@@ -6,11 +6,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,13 +23,38 @@ import (
 // binary is for retrysim race.
 func TestMain(m *testing.M) {
 	if os.Getenv("RETRYSIM_RACE_WORKER") == "1" {
-		if err := Worker(os.Args[1:], os.Stdin, os.Stdout); err != nil {
+		var out io.Writer = os.Stdout
+		// RETRYSIM_RACE_KILLED="W1 FILE": worker W1 is killed once, the
+		// first to make FILE.
+		if name, once, ok := strings.Cut(os.Getenv("RETRYSIM_RACE_KILLED"), " "); ok && slices.Contains(os.Args, name) {
+			if f, err := os.OpenFile(once, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
+				f.Close()
+				out = killedAt{out, "done "}
+			}
+		}
+		if err := Worker(os.Args[1:], os.Stdin, out); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)
 		}
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// killedAt is a worker's output that SIGKILLs the worker as it is about to
+// write its first line starting with prefix, as a kill from outside would:
+// the worker had no crash planned there, and says nothing.
+type killedAt struct {
+	w      io.Writer
+	prefix string
+}
+
+func (k killedAt) Write(p []byte) (int, error) {
+	if bytes.HasPrefix(p, []byte(k.prefix)) {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	return k.w.Write(p)
 }
 
 func config(mode Mode) Config {
@@ -398,5 +425,19 @@ func TestStudyKeepsItsDirectory(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("left behind in TMPDIR: %v", left)
+	}
+}
+
+// A worker killed from outside, at no crash point of the run's (here as it
+// was about to report its first delivery done), is said, and the run
+// fails: its delivery came back as one the run never planned, and was
+// counted (exit 0, crashes 0, lost 1, "refused 4,001 of 4,000").
+func TestUnplannedDeathIsSaid(t *testing.T) {
+	cfg := config(Claim)
+	cfg.Rounds = 2
+	cfg.Env = append(cfg.Env, "RETRYSIM_RACE_KILLED=W1 "+filepath.Join(t.TempDir(), "killed"))
+	res, err := Run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "worker 1 died unplanned (signal: killed) in round 1, not at a crash point of the run's") {
+		t.Errorf("Run with worker 1 killed from outside = %+v, %v; want an error saying so", res, err)
 	}
 }

@@ -79,3 +79,38 @@ func TestMarkdownEscapesCells(t *testing.T) {
 		t.Errorf("markdown passes < through:\n%s", got)
 	}
 }
+
+// A csv cell a spreadsheet would take for a formula (OWASP's CSV injection:
+// text starting with =, +, -, @, a tab or a carriage return) is written
+// with a ' in front; a number stays a number, negative or not, as a value
+// or as text that is a number as a whole.
+func TestCSVNeutralisesFormulas(t *testing.T) {
+	row := []field{
+		{"=name", "=HYPERLINK(\"http://x\",\"y\")"}, {"plus", "+1+1"}, {"minus", "-2+3"}, {"at", "@SUM(A1)"},
+		{"tab", "\t=1"}, {"cr", "\r=1"}, {"dash", "-"}, {"text", "a=b"},
+		{"negative", -3.5}, {"count", int64(-2)}, {"negative text", "-1.5"}, {"signed text", "+2"},
+	}
+	var out bytes.Buffer
+	if err := writeFields(&out, [][]field{row}); err != nil {
+		t.Fatal(err)
+	}
+	want := "'=name,plus,minus,at,tab,cr,dash,text,negative,count,negative text,signed text\n" +
+		`"'=HYPERLINK(""http://x"",""y"")",'+1+1,'-2+3,'@SUM(A1),'` + "\t=1,\"'\r=1\",'-,a=b,-3.5,-2,-1.5,+2\n"
+	if got := out.String(); got != want {
+		t.Errorf("csv =\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A markdown link or image in a name ([text](url), ![alt](url)) is written
+// as text: its ]( escaped, so no renderer makes it a link.
+func TestMarkdownEscapesLinks(t *testing.T) {
+	for in, want := range map[string]string{
+		"[click](https://evil.example)": `[click\](https://evil.example)`,
+		"![x](https://evil.example/p)":  `![x\](https://evil.example/p)`,
+		"0.95 [0.76, 1.00]":             "0.95 [0.76, 1.00]",
+	} {
+		if got := markdownText(in); got != want {
+			t.Errorf("markdownText(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

@@ -39,8 +39,8 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	}
 	scen := ""
 	if run.ScenarioFile != "" {
-		params = append(params, "scenario file: "+run.ScenarioFile)
-		scen = ", scenario file " + run.ScenarioFile
+		params = append(params, "scenario file: "+Escaped(run.ScenarioFile))
+		scen = ", scenario file " + Escaped(run.ScenarioFile)
 	}
 	// what follows the title's seed: the scenario file, and one run's
 	// settings (a preset's name says what its runs are).

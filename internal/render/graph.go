@@ -176,7 +176,10 @@ func graphSettings(g fleet.Graph) []field {
 			f = append(f, field{"timeout_at_receive", true})
 		}
 		if st := e.Store; st.Mode != delivery.NoStore {
-			f = append(f, field{"store", st.Mode.String()}, field{"ttl", durationValue(st.TTL.Seconds())}, field{"lease", durationValue(st.Lease.Seconds())})
+			f = append(f, field{"store", st.Mode.String()}, field{"ttl", durationValue(st.TTL.Seconds())})
+			if st.Mode == delivery.Lease { // the one store that reads it, as a file may give it
+				f = append(f, field{"lease", durationValue(st.Lease.Seconds())})
+			}
 		}
 		if cr := e.Crash; cr.P > 0 {
 			f = append(f, field{"crash", cr.P}, field{"crash_at", cr.At.String()}, field{"max_crashes", cr.Max})
@@ -437,7 +440,7 @@ type GraphRun struct {
 func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, series, pic []byte, err error) {
 	what := run.Preset.Name
 	if run.ScenarioFile != "" {
-		what = "scenario file " + run.ScenarioFile
+		what = "scenario file " + Escaped(run.ScenarioFile)
 	}
 	secs := time.Duration(0)
 	rep := GraphReport{Replicates: run.Replicates, Seed: run.Seed, Scenario: run.ScenarioFile}

@@ -305,6 +305,23 @@ func stepFields(r stats.Report) []field {
 	return f
 }
 
+// csvCell is v as a csv cell. Text that a spreadsheet would take for a
+// formula, starting with =, +, - or @ (or a tab or carriage return, as
+// OWASP's CSV injection guidance lists), gets a ' in front, which a
+// spreadsheet shows as text; text that is a number as a whole (-1.5) is
+// left as it is, and a number value is never changed: a negative number is
+// a number, and stays one for the spreadsheet.
+func csvCell(v any) string {
+	t := text(v)
+	if _, ok := v.(string); !ok || t == "" || !strings.ContainsRune("=+-@\t\r", rune(t[0])) {
+		return t
+	}
+	if _, err := strconv.ParseFloat(t, 64); err == nil {
+		return t
+	}
+	return "'" + t
+}
+
 // writeFields writes rows of fields as csv, the first row's keys as the header.
 func writeFields(w io.Writer, rows [][]field) error {
 	var lines [][]string
@@ -312,13 +329,13 @@ func writeFields(w io.Writer, rows [][]field) error {
 		if i == 0 {
 			keys := make([]string, len(fields))
 			for j, f := range fields {
-				keys[j] = f.key
+				keys[j] = csvCell(f.key)
 			}
 			lines = append(lines, keys)
 		}
 		vals := make([]string, len(fields))
 		for j, f := range fields {
-			vals[j] = text(f.value)
+			vals[j] = csvCell(f.value)
 		}
 		lines = append(lines, vals)
 	}

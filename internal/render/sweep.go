@@ -68,7 +68,7 @@ func writeSweepCSV(w io.Writer, s stats.Sweep) error {
 		if i == 0 {
 			keys := make([]string, len(fields))
 			for j, f := range fields {
-				keys[j] = f.key
+				keys[j] = csvCell(f.key)
 			}
 			if err := cw.Write(keys); err != nil {
 				return err
@@ -76,7 +76,7 @@ func writeSweepCSV(w io.Writer, s stats.Sweep) error {
 		}
 		vals := make([]string, len(fields))
 		for j, f := range fields {
-			vals[j] = text(f.value)
+			vals[j] = csvCell(f.value)
 		}
 		if err := cw.Write(vals); err != nil {
 			return err

@@ -48,12 +48,20 @@ func terminalText(s string) string {
 	return b.String()
 }
 
+// Escaped is s with every control character and byte that is not UTF-8
+// as its Go escape (\n, \x1b, \u202e), for a name no reader checked, such
+// as a file's, put into a title: it cannot break the title's line or
+// reorder it, in any format.
+func Escaped(s string) string { return terminalText(s) }
+
 // markdownReplacer escapes what would end a markdown table's cell (|), or
-// be read as html (markdown passes inline html through) or an escape.
-var markdownReplacer = strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;")
+// be read as html (markdown passes inline html through), an escape or a
+// link (the ]( of [text](url) and ![image](url)).
+var markdownReplacer = strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;", "](", `\](`)
 
 // markdownText is s as markdown text: terminalText's escapes, then |, <, >,
-// & and the backslash escaped, so that it reads as written in a cell.
+// &, the backslash and a link's ]( escaped, so that it reads as written in
+// a cell.
 func markdownText(s string) string { return markdownReplacer.Replace(terminalText(s)) }
 
 // tableTitle is a table's title as markdown (in bold) or for a terminal,

@@ -196,7 +196,7 @@ func writeWorkersHTML(w io.Writer, r WorkersReport) error {
 		p.params = append(p.params, "runs: "+strings.Join(strings.Fields(r.Preset.About), " "))
 	}
 	if r.Scenario != "" {
-		p.params = append(p.params, "scenario file: "+r.Scenario)
+		p.params = append(p.params, "scenario file: "+Escaped(r.Scenario))
 	}
 	for _, g := range r.Graphs {
 		p.params = append(p.params, g.Name+": "+describeGraph(g))
