@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -283,17 +284,19 @@ func (m *Merger) Report() (Report, error) {
 		return Report{}, fmt.Errorf("no shards given")
 	}
 	var missing []string
+	var idx []int
+	more := false
 	for i := range m.total.Count {
 		if _, ok := m.seen[i]; !ok {
-			if len(missing) == maxMissing {
-				missing = append(missing, "...")
+			if len(idx) == maxMissing {
+				missing, more = append(missing, "..."), true
 				break
 			}
-			missing = append(missing, fmt.Sprintf("%d/%d", i, m.total.Count))
+			missing, idx = append(missing, fmt.Sprintf("%d/%d", i, m.total.Count)), append(idx, i)
 		}
 	}
 	if len(missing) > 0 {
-		return Report{}, fmt.Errorf("shards %s are missing (%d of %d given)", strings.Join(missing, ", "), len(m.seen), m.total.Count)
+		return Report{}, fmt.Errorf("shards %s are missing (%d of %d given; %s)", strings.Join(missing, ", "), len(m.seen), m.total.Count, shardfile.Tasks(idx, m.total.Count, more))
 	}
 	for i, r := range m.total.Rows {
 		if r.Jobs != m.total.Jobs {

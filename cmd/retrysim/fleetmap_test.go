@@ -55,7 +55,7 @@ func TestFleetMapShardsMerge(t *testing.T) {
 		files []string
 		want  string
 	}{
-		{"missing", shards[:3], "shard 1/4 is missing"},
+		{"missing", shards[:3], "shard 1/4 is missing (run by -shard 1/4, or by -shard auto as the Slurm array's task MIN+1*STEP (1 of --array=0-3, 2 of --array=0-6:2), the Kubernetes completion index 1 or GNU parallel's job 2)\n"},
 		{"repeated", append(shards[:3:3], shards[0]), "repeats shard 2/4"},
 		{"another run", []string{shards[0], shards[1], shards[2], other}, "is a shard of another run"},
 	} {

@@ -106,7 +106,7 @@ func TestSweepShardsRefused(t *testing.T) {
 		files []string
 		want  string
 	}{
-		{"missing", files[:3], "merge: shard 0/4 is missing"},
+		{"missing", files[:3], "merge: shard 0/4 is missing (run by -shard 0/4, or by -shard auto as the Slurm array's task MIN+0*STEP (0 of --array=0-3, 0 of --array=0-6:2), the Kubernetes completion index 0 or GNU parallel's job 1)"},
 		{"repeated", append(files[:3:3], files[1]), "merge: " + files[1] + " repeats shard 2/4"},
 		{"another seed", append(files[:3:3], other), "merge: " + other + " is a shard of another run than " + files[0] + ` (-seed="2"; want no more settings)`},
 	} {

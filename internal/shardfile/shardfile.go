@@ -12,6 +12,8 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/retrysim/retrysim/internal/sim"
@@ -171,12 +173,42 @@ func settingsDiff(got, want []Setting) string {
 	return ""
 }
 
-// Missing reports the first slice not added, if any.
+// Missing reports the first slice not added, if any, with the task that
+// runs it (Tasks).
 func (s *Slices) Missing() error {
 	for i, name := range s.seen {
 		if name == "" {
-			return fmt.Errorf("shard %d/%d is missing", i, len(s.seen))
+			return fmt.Errorf("shard %d/%d is missing (%s)", i, len(s.seen), Tasks([]int{i}, len(s.seen), false))
 		}
 	}
 	return nil
+}
+
+// Tasks names the tasks that run slices idx of count in the terms of their
+// launcher, for a merge to say what is missing: the flag -shard i/n, and
+// what -shard auto reads, a Slurm array's task MIN+i*STEP (with two
+// examples, --array=0-(n-1) and --array=0-(2n-2):2), a Kubernetes Indexed
+// Job's completion index i and GNU parallel's job i+1; more says that idx
+// lists only the first of them. A shard carries settings, not the command
+// line or environment it ran under, so the Slurm ids are given for any MIN
+// and STEP.
+func Tasks(idx []int, count int, more bool) string {
+	list := func(f func(i int) string) string {
+		s := make([]string, len(idx))
+		for k, i := range idx {
+			s[k] = f(i)
+		}
+		if more {
+			s = append(s, "...")
+		}
+		return strings.Join(s, ", ")
+	}
+	itoa := func(d int) func(int) string { return func(i int) string { return strconv.Itoa(i + d) } }
+	step := list(func(i int) string { return strconv.Itoa(2 * i) })
+	if len(idx) == 1 && !more {
+		return fmt.Sprintf("run by -shard %d/%d, or by -shard auto as the Slurm array's task MIN+%d*STEP (%d of --array=0-%d, %s of --array=0-%d:2), the Kubernetes completion index %d or GNU parallel's job %d",
+			idx[0], count, idx[0], idx[0], count-1, step, 2*count-2, idx[0], idx[0]+1)
+	}
+	return fmt.Sprintf("run by -shard %s, or by -shard auto as the Slurm array's tasks MIN+i*STEP for i %s (%s of --array=0-%d; %s of --array=0-%d:2), the Kubernetes completion indexes %s or GNU parallel's jobs %s",
+		list(func(i int) string { return fmt.Sprintf("%d/%d", i, count) }), list(itoa(0)), list(itoa(0)), count-1, step, 2*count-2, list(itoa(0)), list(itoa(1)))
 }
