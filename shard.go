@@ -296,7 +296,11 @@ func (m *Merger) Report() (Report, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return Report{}, fmt.Errorf("shards %s are missing (%d of %d given; %s)", strings.Join(missing, ", "), len(m.seen), m.total.Count, shardfile.Tasks(idx, m.total.Count, more))
+		what := "shards %s are missing"
+		if len(missing) == 1 {
+			what = "shard %s is missing"
+		}
+		return Report{}, fmt.Errorf(what+" (%d of %d given; %s)", strings.Join(missing, ", "), len(m.seen), m.total.Count, shardfile.Tasks(idx, m.total.Count, more))
 	}
 	for i, r := range m.total.Rows {
 		if r.Jobs != m.total.Jobs {

@@ -64,7 +64,7 @@ func TestMergeRefuses(t *testing.T) {
 	}{
 		// a missing shard named in a launcher's terms too, a Slurm array's
 		// with a step among them (TestTasksResolveToTheShard reads each back)
-		{"missing", four[:3], "merge: shards 3/4 are missing (3 of 4 given; run by -shard 3/4, or by -shard auto as the Slurm array's task MIN+3*STEP (3 of --array=0-3, 6 of --array=0-6:2), the Kubernetes completion index 3 or GNU parallel's job 4)\n"},
+		{"missing", four[:3], "merge: shard 3/4 is missing (3 of 4 given; run by -shard 3/4, or by -shard auto as the Slurm array's task MIN+3*STEP (3 of --array=0-3, 6 of --array=0-6:2), the Kubernetes completion index 3 or GNU parallel's job 4)\n"},
 		{"missing two", []string{four[0], four[2]}, "merge: shards 1/4, 3/4 are missing (2 of 4 given; run by -shard 1/4, 3/4, or by -shard auto as the Slurm array's tasks MIN+i*STEP for i 1, 3 (1, 3 of --array=0-3; 2, 6 of --array=0-6:2), the Kubernetes completion indexes 1, 3 or GNU parallel's jobs 2, 4)\n"},
 		{"twice", []string{four[0], four[1], four[1], four[2], four[3]}, "merge: shard 1/4 is given twice"},
 		{"other seed", []string{four[0], four[1], four[2], otherSeed[3]}, "are shards of different runs: seed is 1 in one and 2 in the other"},
