@@ -81,6 +81,11 @@ func mergeFleetShards(ctx context.Context, args []string, stdout io.Writer) (han
 		if err == nil && !slices.Contains(shardKinds[k].flags, f.Name) {
 			err = flagval.Usage(fmt.Errorf("merge: -%s: %s is a %s, whose merge takes -%s", f.Name, files[0], shardKinds[k].kind, strings.Join(shardKinds[k].flags, ", -")))
 		}
+		if err == nil && slices.Contains([]string{"o", "series", "plot"}, f.Name) {
+			if e := outfile.NotInput(outfile.File{Flag: f.Name, Path: f.Value.String()}, "shard file", files); e != nil {
+				err = flagval.Usage(e)
+			}
+		}
 		own = append(own, "-"+f.Name+"="+f.Value.String())
 	})
 	if err != nil {

@@ -42,7 +42,7 @@ Flags:
 // glossaryHelp prints the glossary.
 func glossaryHelp(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	fs := flagval.NewFlagSet("retrysim help glossary")
-	out := outfile.File{Flag: "-o"}
+	out := outfile.File{Flag: "o"}
 	fs.StringVar(&out.Path, "o", "", "write to `file` instead of stdout")
 	if err := flagval.Parse(fs, args, glossaryHelpIntro, stdout); err != nil {
 		return err
@@ -75,7 +75,7 @@ func scenarioHelp(ctx context.Context, args []string, stdout, _ io.Writer) error
 		return nil
 	}}
 	fs.Var(&format, "format", "print the reference as `text` or markdown")
-	out := outfile.File{Flag: "-o"}
+	out := outfile.File{Flag: "o"}
 	fs.StringVar(&out.Path, "o", "", "write to `file` instead of stdout")
 	if err := flagval.Parse(fs, args, scenarioHelpIntro, stdout); err != nil {
 		return err

@@ -130,3 +130,13 @@ func TestScenarioHelpNamesWorkers(t *testing.T) {
 		t.Errorf("help scenario does not name retrysim workers among the graph keys' readers")
 	}
 }
+
+// help TOPIC -o names its flag once dashed in an error (it said --o).
+func TestHelpTopicOutputErrorNamesTheFlag(t *testing.T) {
+	for name := range helpTopics {
+		_, errOut, code := retrysim(t, "help", name, "-o", filepath.Join(t.TempDir(), "no", "x.md"))
+		if code != 2 || !strings.HasPrefix(errOut, "retrysim: -o: directory ") {
+			t.Errorf("help %s -o into a missing directory: exit %d, %q; want 2 and retrysim: -o: directory ...", name, code, errOut)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -106,6 +107,27 @@ func TestShardDecidesNoOutput(t *testing.T) {
 				entries, _ := os.ReadDir(dir)
 				if len(entries) != 3 {
 					t.Errorf("%d files in the directory after merge; want the 2 shards and %s", len(entries), bad.value)
+				}
+			})
+		}
+	}
+}
+
+// Merge's own outputs never name one of its shards, for every kind (the
+// job model's and sweep's merges refused it; fleet, fleet-map and chain
+// merges wrote their table, series or picture over a shard, exit 0).
+func TestMergeOutputsAreNotShards(t *testing.T) {
+	for _, k := range hostileKinds {
+		for _, flag := range []string{"o", "series", "plot"} {
+			t.Run(k.name+"/"+flag, func(t *testing.T) {
+				files := writeTwoShards(t, t.TempDir(), k.args...)
+				before, _ := os.ReadFile(files[1])
+				_, errOut, code := retrysim(t, "merge", "-"+flag, files[1], files[0], files[1])
+				if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "-"+flag+": ") {
+					t.Errorf("merge -%s naming a shard: exit %d, %q; want 2 and one line naming -%s", flag, code, errOut, flag)
+				}
+				if after, _ := os.ReadFile(files[1]); !bytes.Equal(after, before) {
+					t.Errorf("merge -%s wrote over the shard %s", flag, files[1])
 				}
 			})
 		}

@@ -118,9 +118,6 @@ func mergeSweep(ctx context.Context, files, own []string, stdout io.Writer) erro
 	if err != nil || n != shards[0].Points {
 		return flagval.Usage(fmt.Errorf("merge: %s: its settings make %d points, not %d", files[0], n, shards[0].Points))
 	}
-	if err := outfile.NotInput(r.c.Out, "shard file", files); err != nil {
-		return flagval.Usage(err)
-	}
 	points := make([]api.SweepPoint, n)
 	for i, sh := range shards {
 		lo, hi := fleet.Slice(n, sh.Index, sh.Count)
