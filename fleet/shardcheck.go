@@ -9,7 +9,8 @@ import (
 // a merge of shards to refuse data it cannot trust: a series of another
 // length than the run's seconds, a negative or non-finite count, totals
 // that do not add up (successes and failures beyond the requests, requests
-// that did not start in the series, duplicates beyond the side effects),
+// that did not start in the series, duplicates beyond the side effects,
+// timeouts or retries beyond the calls, totals beyond the run's cost bound),
 // quantiles out of order, or a verdict and recovery time other than the
 // series gives.
 func (c *Config) CheckReplicate(r *Replicate) error {
@@ -44,12 +45,22 @@ func (c *Config) CheckReplicate(r *Replicate) error {
 		return fmt.Errorf("duplicates %d of %d requests: more than the %d side effects", n.Duplicates, n.Duplicated, n.Effects)
 	case r.Entered > n.Calls:
 		return fmt.Errorf("entered: %d calls, more than the %d that reached the server", r.Entered, n.Calls)
+	case max(n.Timeouts, n.Errors, n.Conflicts, n.Rejected, n.Retries, n.PeakInProgress) > n.Calls:
+		return fmt.Errorf("timeouts %d, errors %d, conflicts %d, rejected %d, retries %d, peak in progress %d: one is more than the %d calls",
+			n.Timeouts, n.Errors, n.Conflicts, n.Rejected, n.Retries, n.PeakInProgress, n.Calls)
+	}
+	if b := c.Cost(); float64(n.Requests) > b.Requests || float64(n.Calls) > b.Calls || float64(r.Events) > b.Events {
+		return fmt.Errorf("requests %d, calls %d, events %d: beyond what a run of these settings reaches (%.0f, %.0f, %.0f)", n.Requests, n.Calls, r.Events, b.Requests, b.Calls, b.Events)
 	}
 	if err := checkQuantiles(r.P50, r.P95, r.P99, r.End); err != nil {
 		return err
 	}
-	var starts int64
+	var starts, served, successes int64
 	for i, s := range r.Series {
+		if s.Served < 0 || s.Served > s.Starts {
+			return fmt.Errorf("series[%d]: %d of its %d requests served", i, s.Served, s.Starts)
+		}
+		served, successes = served+s.Served, successes+s.Successes
 		for _, v := range []int64{s.Starts, s.Successes, s.RetriesDecided, s.RetriesSent, s.Timeouts, s.Conflicts, s.Failures} {
 			if v < 0 || v > n.Requests+n.Calls {
 				return fmt.Errorf("series[%d]: a count of %d, not from 0 to the run's requests and calls", i, v)
@@ -64,6 +75,9 @@ func (c *Config) CheckReplicate(r *Replicate) error {
 	}
 	if starts != n.Requests {
 		return fmt.Errorf("series: %d requests start in it, but the replicate counts %d", starts, n.Requests)
+	}
+	if served > n.Succeeded || successes > n.Succeeded {
+		return fmt.Errorf("series: %d requests served and %d successes in it, but the replicate counts %d succeeded", served, successes, n.Succeeded)
 	}
 	rec, verdict := recovery(c, r.Series)
 	if verdict != r.Verdict || math.Float64bits(rec) != math.Float64bits(r.Recovery) {

@@ -66,6 +66,22 @@ func TestCheckReplicateRefuses(t *testing.T) {
 		{"nan end", func(r *Replicate) { r.End = math.NaN() }, "end: NaN"},
 		{"starts", func(r *Replicate) { r.Series = append([]Second(nil), r.Series...); r.Series[3].Starts++ }, "requests start in it"},
 		{"recovery", func(r *Replicate) { r.Recovery++ }, "recovery:"},
+		// Found by a review's forged shards: a series served beside 0
+		// succeeded, timeouts 100 times the calls, counts past the cost bound.
+		{"served, none succeeded", func(r *Replicate) {
+			r.Series = append([]Second(nil), r.Series...)
+			for i := range r.Series {
+				r.Series[i].Served = r.Series[i].Starts
+			}
+			r.Succeeded, r.Failed = 0, 0
+		}, "served and"},
+		{"served beyond starts", func(r *Replicate) {
+			r.Series = append([]Second(nil), r.Series...)
+			r.Series[3].Served = r.Series[3].Starts + 1
+		}, "requests served"},
+		{"timeouts", func(r *Replicate) { r.Timeouts = 100 * r.Calls }, "one is more than the"},
+		{"events", func(r *Replicate) { r.Events = 1 << 62 }, "beyond what a run of these settings reaches"},
+		{"calls", func(r *Replicate) { r.Calls, r.Entered = 1<<62, 1<<62 }, "beyond what a run of these settings reaches"},
 	} {
 		r := good
 		tc.edit(&r)

@@ -111,15 +111,15 @@ func mergeChain(ctx context.Context, files, own []string, stdout io.Writer) erro
 				path, len(sh.Slice), len(sh.CrudeEvents), sh.Index, sh.Count, hi-lo, chi-clo))
 		}
 		for k, run := range sh.Slice {
-			if run.Run != lo+k || !(run.P >= 0 && run.P <= 1) || run.Events < 0 {
-				return flagval.Usage(fmt.Errorf("merge: %s: run %d (estimate %g, %d events) where run %d belongs, with an estimate from 0 to 1",
-					path, run.Run, run.P, run.Events, lo+k))
+			if run.Run != lo+k || !(run.P >= 0 && run.P <= 1) || run.Events < 0 || run.Events > fleet.MaxEvents {
+				return flagval.Usage(fmt.Errorf("merge: %s: run %d (estimate %g, %d events) where run %d belongs, with an estimate from 0 to 1 and 0 to %.0e events",
+					path, run.Run, run.P, run.Events, lo+k, float64(fleet.MaxEvents)))
 			}
 			ests[run.Run] = fleet.SplitEstimate{P: run.P, Events: run.Events}
 		}
 		for k, e := range sh.CrudeEvents {
-			if e < 0 {
-				return flagval.Usage(fmt.Errorf("merge: %s: crude replicate %d took %d events", path, clo+k, e))
+			if e < 0 || e > fleet.MaxEvents {
+				return flagval.Usage(fmt.Errorf("merge: %s: crude replicate %d took %d events, not 0 to %.0e", path, clo+k, e, float64(fleet.MaxEvents)))
 			}
 			crude[clo+k] = e
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -152,6 +153,14 @@ func TestShardHeaderCounts(t *testing.T) {
 		{0, "index", 7, "index, count: 7/2 is not a slice"},
 		{0, "replicates", -4, "want 1 to 1000 replicates"},
 		{3, "runs", -2, "shard of another run"},
+		// 9e18 events in each shard's run and crude replicates summed past
+		// int64 and printed negative (found by a review).
+		{3, "slice", []any{map[string]any{"run": 0, "p": 0.5, "events": 9e18}}, "and 0 to 1e+10 events"},
+		{3, "crude_events", func() []any {
+			v := slices.Repeat([]any{1}, 100)
+			v[0] = 9e18
+			return v
+		}(), "not 0 to 1e+10"},
 	} {
 		k := hostileKinds[tc.kind]
 		t.Run(k.name+"/"+tc.field, func(t *testing.T) {

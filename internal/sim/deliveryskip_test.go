@@ -26,17 +26,17 @@ import (
 // failed jobs, of duplicate users and of jobs that lost work, the calls and
 // the repeated side effects a job, the deliveries a job, and the shares of
 // succeeded jobs done by the plain engine's median and 95th percentile. The
-// engines run on independent seeds. The bound is Bonferroni's for the 360
+// engines run on independent seeds. The bound is Bonferroni's for the 540
 // comparisons (a few cannot differ: nothing repeated): each fails falsely
-// with probability 1/36,000, so a seed fails one by chance about one time in
+// with probability 1/54,000, so a seed fails one by chance about one time in
 // a hundred.
 func TestDeliverySkipMatchesPlain(t *testing.T) {
 	jobs := skipJobs(t) / 20
-	const comparisons = 360
+	const comparisons = 540
 	z := distuv.UnitNormal.Quantile(1 - 0.01/comparisons/2)
 	lat := provider.Latency{Median: 20 * time.Millisecond, P99: 200 * time.Millisecond}
 	var strats []strategy.Strategy
-	for _, id := range []string{"step-samekey", "job-samekey-skip"} {
+	for _, id := range []string{"step-samekey", "job-samekey-skip", "step-nokey"} {
 		s, err := strategy.Parse(id, 3)
 		if err != nil {
 			t.Fatal(err)
@@ -65,6 +65,8 @@ func TestDeliverySkipMatchesPlain(t *testing.T) {
 				for i := range sc.Steps {
 					sc.Steps[i].Latency = lat
 				}
+				none := schema.NoKeys
+				sc.Steps[2].Policy = provider.Policy{Attempts: 5, Keys: &none} // a step's own policy
 				cfg := Config{Scenario: sc, Strategies: strats, Jobs: jobs, Seed: 99, Generator: rng.PCGGenerator(), Delivery: &q}
 				plainCfg, skipCfg := cfg, cfg
 				plainCfg.Engine, skipCfg.Engine = Plain, Skip
