@@ -9,6 +9,7 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -19,7 +20,8 @@ and prints exactly what the run would have printed in one piece. Every shard
 Usage: retrysim merge [flags] FILES... [flags]
 
 Every number in a shard is checked against what one run can produce, and a
-file that is not a regular file, or is larger than %d MiB, is refused.
+file that is not a regular file, or is larger than %d MiB (the table's shards;
+%d MiB the other kinds'), is refused.
 
 Example: for i in 0 1 2 3; do retrysim -jobs 1e9 -shard $i/4 -o shard-$i.json & done; wait
          retrysim merge shard-*.json -ci
@@ -44,7 +46,7 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	o.Register(fs, render.ReportDoc, "", "; not one of the shard files")
 	fs.BoolVar(&ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	if err := flagval.ParseFlags(fs, flagval.Interspersed(fs, args), fmt.Sprintf(mergeIntro, stats.MaxShardBytes>>20), stdout); err != nil {
+	if err := flagval.ParseFlags(fs, flagval.Interspersed(fs, args), fmt.Sprintf(mergeIntro, stats.MaxShardBytes>>20, shardfile.MaxBytes>>20), stdout); err != nil {
 		return err
 	}
 	if err := outfile.Check(o.Out); err != nil {

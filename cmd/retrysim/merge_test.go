@@ -363,7 +363,7 @@ func TestMergeRefusesHugeAndIrregularFiles(t *testing.T) {
 			t.Errorf("merge %s: exit %d, stderr %q; want 2 and %q", tt.file, code, errOut, tt.want)
 		}
 	}
-	if help, _, _ := retrysim(t, "merge", "-help"); !strings.Contains(unwrapHelp(help), "not a regular file, or is larger than 24 MiB, is refused") {
+	if help, _, _ := retrysim(t, "merge", "-help"); !strings.Contains(strings.Join(strings.Fields(help), " "), "not a regular file, or is larger than 24 MiB (the table's shards; 256 MiB the other kinds'), is refused") {
 		t.Errorf("merge -help does not state the limit:\n%s", help)
 	}
 	// No run writes more strategies than a shard holds: each is named once.
