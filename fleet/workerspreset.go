@@ -157,7 +157,7 @@ var sqsVisibility = WorkersPreset{
 // into a rate-limited downstream, at full speed and with a concurrency cap.
 var backlogDrain = WorkersPreset{
 	Name: "backlog-drain",
-	Source: "Issue 24's case of a workflow engine's workers down for a while (a public chaos-engineering write-up: 80 minutes): " +
+	Source: "A workflow engine's workers down for a while (a public chaos-engineering write-up: 80 minutes): " +
 		"the backlog keeps growing, and draining it at full speed overloads the downstream service; capping the workers' " +
 		"concurrency at what the downstream takes is the usual remedy",
 	About: "Runs uncapped (200 workers) and capped (5 workers, each job's steps taking about 60 ms: under the downstream's 100 a second): 20 jobs a second of " +
