@@ -83,6 +83,13 @@ func TestSkipDeterministic(t *testing.T) {
 		Generator:  rng.PCGGenerator(),
 		Engine:     Skip,
 	}
+	sameWhateverWorkers(t, cfg)
+}
+
+// sameWhateverWorkers fails t unless cfg's counters are the same on 1 worker
+// and on 5, each strategy's over all of cfg's jobs.
+func sameWhateverWorkers(t *testing.T, cfg Config) {
+	t.Helper()
 	one, err := RunAll(context.Background(), []Config{cfg}, 1, nil)
 	if err != nil {
 		t.Fatal(err)
