@@ -6,6 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+
+	"golang.org/x/term"
 )
 
 // Exit statuses of every command.
@@ -23,6 +26,9 @@ func ExitStatus(ctx context.Context, err error, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return ExitOK
 	case ctx.Err() != nil:
+		if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			io.WriteString(stderr, "\r\x1b[K") // clear a progress line the run left
+		}
 		fmt.Fprintln(stderr, "retrysim: interrupted; nothing was written")
 		return ExitFailure
 	case errors.As(err, new(UsageError)):

@@ -1,7 +1,9 @@
 package flagval
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"os"
 	"strconv"
 	"strings"
@@ -14,6 +16,14 @@ import (
 // openTerminal opens a pseudo-terminal of cols columns and returns its
 // terminal end, as a command's stdout would be in a terminal.
 func openTerminal(t *testing.T, cols uint16) *os.File {
+	t.Helper()
+	_, pts := openTerminalPair(t, cols)
+	return pts
+}
+
+// openTerminalPair is openTerminal's pseudo-terminal with its other end,
+// which reads what is written to the terminal.
+func openTerminalPair(t *testing.T, cols uint16) (ptmx, pts *os.File) {
 	t.Helper()
 	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
 	if err != nil {
@@ -28,7 +38,7 @@ func openTerminal(t *testing.T, cols uint16) *os.File {
 	if err != nil {
 		t.Skipf("ptsname: %v", err)
 	}
-	pts, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	pts, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
 		t.Skipf("open the terminal end: %v", err)
 	}
@@ -36,7 +46,7 @@ func openTerminal(t *testing.T, cols uint16) *os.File {
 	if err := unix.IoctlSetWinsize(int(pts.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: cols}); err != nil {
 		t.Fatal(err)
 	}
-	return pts
+	return ptmx, pts
 }
 
 // -width not given is the terminal's width when the output goes to a
@@ -90,5 +100,26 @@ func TestHelpWrapsToTheTerminal(t *testing.T) {
 		if got := strings.Join(words, " "); got != usage {
 			t.Errorf("%d columns: the usage reads %q; want %q", tt.cols, got, usage)
 		}
+	}
+}
+
+// An interrupt's line on a terminal starts on a cleared line, not after a
+// progress line the run drew; elsewhere it is the line alone.
+func TestInterruptClearsTheProgressLine(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ptmx, tty := openTerminalPair(t, 80)
+	if got := ExitStatus(ctx, ctx.Err(), tty); got != ExitFailure {
+		t.Errorf("ExitStatus = %d; want %d", got, ExitFailure)
+	}
+	tty.WriteString("|")                                              // the end of what to read
+	want := "\r\x1b[Kretrysim: interrupted; nothing was written\r\n|" // the terminal writes \n as \r\n
+	if got, err := bufio.NewReader(ptmx).ReadString('|'); err != nil || got != want {
+		t.Errorf("on a terminal: %q, %v; want %q", got, err, want)
+	}
+	var b bytes.Buffer
+	ExitStatus(ctx, ctx.Err(), &b)
+	if got, want := b.String(), "retrysim: interrupted; nothing was written\n"; got != want {
+		t.Errorf("off a terminal: %q; want %q", got, want)
 	}
 }
