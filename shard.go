@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/retrysim/retrysim/internal/shardfile"
@@ -130,23 +128,14 @@ func WriteShard(w io.Writer, sh stats.Shard) error {
 	return enc.Encode(sh)
 }
 
-// ReadShard reads the shard file at path (stats.ReadShard). It refuses at
-// once a file that is not a regular one: a FIFO would block, a device never
-// end. The file is opened without blocking, so a FIFO with no writer is seen
-// as such rather than waited on.
+// ReadShard reads the shard file at path (stats.ReadShard), refusing at once
+// a file that is not a regular one (shardfile.Open).
 func ReadShard(path string) (stats.Shard, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := shardfile.Open(path)
 	if err != nil {
 		return stats.Shard{}, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return stats.Shard{}, err
-	}
-	if !info.Mode().IsRegular() {
-		return stats.Shard{}, fmt.Errorf("%s: not a regular file (%s), which a shard is", path, fileKind(info.Mode()))
-	}
 	sh, err := stats.ReadShard(f)
 	if err == nil && sh.Model != nil {
 		// The model's steps and queue are settings by key, which only the
@@ -159,21 +148,6 @@ func ReadShard(path string) (stats.Shard, error) {
 		return sh, fmt.Errorf("%s: %w", path, err)
 	}
 	return sh, nil
-}
-
-// fileKind names what a file that is not a regular one is.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return m.Type().String()
 }
 
 // Merger adds up the shards of one run, one at a time, checking each and

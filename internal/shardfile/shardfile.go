@@ -68,7 +68,7 @@ func (h Header) Check() error {
 // Is reports whether the file at path is a regular file that starts as a
 // shard of kind does.
 func Is(path, kind string) bool {
-	f, err := open(path)
+	f, err := Open(path)
 	if err != nil {
 		return false
 	}
@@ -78,16 +78,17 @@ func Is(path, kind string) bool {
 	return bytes.Contains(head[:n], []byte(`"kind": "`+kind+`"`))
 }
 
-// open opens the file at path, refusing anything but a regular file without
-// blocking on a FIFO.
-func open(path string) (*os.File, error) {
+// Open opens the shard file at path, refusing at once anything but a
+// regular file: a FIFO would block, a device never end. It opens without
+// blocking, so a FIFO with no writer is seen as such rather than waited on.
+func Open(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	info, err := f.Stat()
 	if err == nil && !info.Mode().IsRegular() {
-		err = fmt.Errorf("%s: not a regular file, which a shard is", path)
+		err = fmt.Errorf("%s: not a regular file (%s), which a shard is", path, fileKind(info.Mode()))
 	}
 	if err != nil {
 		f.Close()
@@ -96,10 +97,25 @@ func open(path string) (*os.File, error) {
 	return f, nil
 }
 
+// fileKind names what a file that is not a regular one is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
 // Read decodes the shard file at path, of kind, into v strictly (no unknown
 // field, nothing after the object), refusing a file larger than MaxBytes.
 func Read(path, kind string, v any) error {
-	f, err := open(path)
+	f, err := Open(path)
 	if err != nil {
 		return err
 	}
