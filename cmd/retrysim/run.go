@@ -40,6 +40,7 @@ func init() {
 		{"workers", "[flags]", "jobs on a queue, a worker fleet, drain", workersCommand},
 		{"chain", "[flags]", "the fleet's exact Markov chain, and splitting", chainCommand},
 		{"fleet-map", "[flags]", "where a fleet recovers, over trigger and load", fleetMapCommand},
+		{"incident", "[NAME] [flags]", "public incidents replayed, with sources and fixes", incidentCommand},
 		{"version", "", "the version, from the build info (also -version)", versionCommand},
 	}
 	commands = make(map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error, len(commandList))

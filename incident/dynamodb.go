@@ -1,0 +1,78 @@
+package incident
+
+import (
+	"time"
+
+	"github.com/retrysim/retrysim/fleet"
+)
+
+// dynamoConfig is the dynamodb-2015-09-20 replay's run with a retrieval
+// timeout of timeout: storage servers asking a metadata service (a queue
+// of 10 workers, 100 ms exponential a request, no bound on the queue) for
+// their membership at 60 requests a second, a network blip sending 300 a
+// second for 5 s from a minute in; 3 tries in all, no backoff.
+func dynamoConfig(name string, timeout time.Duration) fleet.Config {
+	c := fleet.DefaultConfig()
+	c.Name, c.Duration, c.Net = name, 10*time.Minute, 10*time.Millisecond
+	c.Load = fleet.Shape{Kind: fleet.Spike, Rate: 60, Peak: 300, From: time.Minute, To: time.Minute + 5*time.Second}
+	c.Server.Kind, c.Server.Workers, c.Server.QueueMax = fleet.Queue, 10, 100_000
+	c.Server.Service.Dist, c.Server.Service.Median = fleet.Exponential, 100*time.Millisecond
+	c.Client.Timeout, c.Client.Attempts = timeout, 3
+	return c
+}
+
+// dynamoDB2015 is AWS's DynamoDB event of 2015-09-20 in us-east-1.
+func dynamoDB2015() Incident {
+	return Incident{
+		Name: "dynamodb-2015-09-20",
+		Kind: Fleet,
+		Source: Source{
+			Title:        "Summary of the Amazon DynamoDB Service Disruption and Related Impacts in the US-East Region",
+			Organisation: "Amazon Web Services",
+			Date:         "2015-09-20",
+			Link:         "https://aws.amazon.com/message/5467D2/",
+			Quote: "On Sunday, at 2:19am PDT, there was a brief network disruption that impacted a portion of DynamoDB's storage " +
+				"servers. [...] A storage server will also get its membership assignment after a network disruption or on startup.",
+		},
+		Story: "DynamoDB's storage servers ask an internal metadata service for their membership, the partitions they hold, " +
+			"periodically and after a network disruption. The membership data had grown large with the adoption of Global " +
+			"Secondary Indexes. A brief network disruption sent many storage servers to ask at once; the metadata service's answers " +
+			"took longer than the servers allowed, so they timed out, retried and took themselves out of service, and the retries " +
+			"kept the metadata service overloaded. Customers saw errors on about 55% of requests at the peak. It did not recover " +
+			"by itself: AWS paused requests to the metadata service to add capacity, and the service was largely back about " +
+			"4 h 50 min after the disruption. Among the corrective actions: more metadata capacity, storage servers asking for " +
+			"membership at a lower rate, and a longer time allowed for the answer.",
+		Outcome: "stayed collapsed after the blip ended (goodput not back within 10% of the offered load by the run's end)",
+		FixText: "timeout_30s: the storage servers allow 30 s for the membership answer instead of 1 s (the report's longer " +
+			"allowed time; the value is assumed), everything else the same",
+		Given: []Given{
+			{What: "peak error rate of customers' requests", Value: 55, Unit: "%", Replay: "timeout_1s's membership requests that failed, whole run",
+				Note: "not compared: the source's rate is of customers' data requests, which the replay does not model (its requests " +
+					"are the storage servers' membership requests, and a fleet run has no storage server state)",
+				figure: func(rep *Report) float64 { return 100 * (1 - rep.Fleet[0].Summary().Succeeded.Value) }},
+			{What: "from the disruption until requests were paused by hand (2:19 to 5:06 am PDT)", Value: 167, Unit: "min",
+				Replay: "timeout_1s's replicates still collapsed at the run's end, 8 min 55 s after the blip ended, %",
+				Note: "not compared: a run lasts at most an hour; the source's point, that it did not recover by itself, is the outcome",
+				figure: func(rep *Report) float64 { return 100 * rep.Outcomes[0].Share.Value }},
+		},
+		Assumptions: []Assumption{
+			{"metadata service", "a queue of 10 workers, 100 ms exponential a request (100 a second at most), no bound on the queue"},
+			{"membership requests", "60 a second (a load of 0.6)"},
+			{"the network blip", "300 requests a second for 5 s, from 60 s in"},
+			{"time allowed for the answer", "1 s"},
+			{"retries", "3 tries in all, no backoff"},
+			{"network", "10 ms each way"},
+			{"fix", "30 s allowed"},
+			{"run", "10 minutes, 20 replicates"},
+		},
+		Runs: []Run{
+			{Name: "timeout_1s", Scenario: "examples/incidents/dynamodb-2015-09-20.yaml", Flags: "-duration 10m -replicates 20"},
+			{Name: "timeout_30s", Fix: true, Scenario: "examples/incidents/dynamodb-2015-09-20-fix.yaml", Flags: "-duration 10m -replicates 20"},
+		},
+		Duration:   10 * time.Minute,
+		Replicates: 20,
+		configs: func() []fleet.Config {
+			return []fleet.Config{dynamoConfig("timeout_1s", time.Second), dynamoConfig("timeout_30s", 30*time.Second)}
+		},
+	}
+}

@@ -1,0 +1,137 @@
+package incident
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/stats"
+)
+
+// Options say how to replay an incident: Replicates (0 for the incident's
+// default), Seed, the first replicate's index (First, for a slice of a
+// larger replay) and Workers (0 for GOMAXPROCS; it never changes a number).
+type Options struct {
+	Replicates int
+	Seed       uint64
+	First      int
+	Workers    int
+}
+
+// Outcome is a run's outcome: the replicates in which it happened (the
+// incident's Outcome) out of those judged, with its 95% Wilson interval
+// (Share.Count() is k, Share.N is n).
+type Outcome struct {
+	Run   string
+	Fix   bool
+	Share schema.Estimate
+}
+
+// Number is a number the source gives beside the replay's figure for it.
+type Number struct {
+	Given
+	Replayed float64
+}
+
+// Report is a replay: the incident, what ran it, the runs' results (Fleet
+// for a fleet incident, Graph for a workers one, in Runs order), each run's
+// outcome and the source's numbers beside the replay's.
+type Report struct {
+	Incident   Incident
+	Replicates int
+	Seed       uint64
+	Fleet      []fleet.Result
+	Graph      []fleet.GraphResult
+	Outcomes   []Outcome
+	Numbers    []Number
+}
+
+// Replay runs inc's runs with opt, then judges each replicate's outcome.
+func Replay(ctx context.Context, inc Incident, opt Options) (*Report, error) {
+	if opt.Replicates == 0 {
+		opt.Replicates = inc.Replicates
+	}
+	fo := fleet.Options{Replicates: opt.Replicates, Seed: opt.Seed, First: opt.First, Workers: opt.Workers}
+	rep := &Report{Incident: inc, Replicates: opt.Replicates, Seed: opt.Seed}
+	var err error
+	switch inc.Kind {
+	case Fleet:
+		rep.Fleet, err = fleet.Run(ctx, inc.Configs(), fo)
+	case Workers:
+		var gs []fleet.Graph
+		for _, w := range inc.WorkersRuns() {
+			gs = append(gs, w.Graph())
+		}
+		rep.Graph, err = fleet.RunGraph(ctx, gs, fo)
+	default:
+		err = fmt.Errorf("incident %s: unknown kind %q", inc.Name, inc.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i, run := range inc.Runs {
+		k, n := 0, 0
+		for r := range opt.Replicates {
+			if judged, bad := rep.judge(i, r); judged {
+				n++
+				if bad {
+					k++
+				}
+			}
+		}
+		share := schema.Point(0, 0)
+		if n > 0 {
+			share = stats.Wilson(int64(k), int64(n))
+		}
+		rep.Outcomes = append(rep.Outcomes, Outcome{Run: run.Name, Fix: run.Fix, Share: share})
+	}
+	for _, g := range inc.Given {
+		rep.Numbers = append(rep.Numbers, Number{Given: g, Replayed: g.figure(rep)})
+	}
+	return rep, nil
+}
+
+// judge says whether replicate r of run i is judged, and whether it had
+// the incident's outcome. A fleet replicate too short to judge is not
+// judged (fleet.TooShort); a workers replicate always is.
+func (rep *Report) judge(i, r int) (judged, bad bool) {
+	if rep.Fleet != nil {
+		switch rep.Fleet[i].Replicates[r].Verdict {
+		case fleet.Down:
+			return true, true
+		case fleet.Recovered:
+			return true, false
+		}
+		return false, false
+	}
+	return true, rep.Incident.bad(rep, i, r)
+}
+
+// jobDuplicates is the side effects the steps of replicate r of workers run
+// i did again: fleet.EdgeReplicate.JobDuplicates summed over the calls the
+// workers' service makes.
+func jobDuplicates(rep *Report, i, r int) int64 {
+	g := &rep.Graph[i].Graph
+	var n int64
+	for k, e := range g.Edges() {
+		if e.From >= 0 && g.Services[e.From].Name == fleet.WorkersService {
+			n += rep.Graph[i].Replicates[r].Edges[k].JobDuplicates
+		}
+	}
+	return n
+}
+
+// duplicated is the workers incidents' outcome: some step's side effect was
+// done twice in the replicate.
+func duplicated(rep *Report, i, r int) bool { return jobDuplicates(rep, i, r) > 0 }
+
+// runIndex is the index of the run named name in rep's incident.
+func (rep *Report) runIndex(name string) int {
+	for i, r := range rep.Incident.Runs {
+		if r.Name == name {
+			return i
+		}
+	}
+	panic("incident " + rep.Incident.Name + ": no run " + name)
+}

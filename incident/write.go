@@ -1,0 +1,397 @@
+package incident
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/render"
+)
+
+// Formats are the formats a replay is written in, the default first.
+var Formats = [...]string{"table", "markdown", "csv", "json"}
+
+// tuneNote says what the gallery does not show yet.
+const tuneNote = "What retrysim tune finds for it (the cheapest setting that keeps the recovered share's lower bound above 90%, " +
+	"or the duplicates at 0) is not shown: tune (issue 38) is not built yet."
+
+// List writes the gallery, an incident a line: its name, kind, date and
+// organisation, and its source's title.
+func List(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("The incident gallery (retrysim incident NAME replays one; docs/incidents.md):\n")
+	for _, inc := range Gallery() {
+		fmt.Fprintf(&b, "  %-26s %-8s %s, %s: %s\n", inc.Name, inc.Kind, inc.Date, inc.Organisation, inc.Title)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Write writes rep in format (one of Formats): for table and markdown, what
+// happened, the source, its numbers beside the replay's, the assumptions,
+// the outcomes and the runs' own rows; for csv, a row a run's outcome; for
+// json, one object with all of it, the runs' rows as the fleet or workers
+// command's json writes them.
+func Write(w io.Writer, rep *Report, format string) error {
+	switch format {
+	case "table", "markdown":
+		return writeText(w, rep, format == "markdown")
+	case "csv":
+		return writeCSV(w, rep)
+	case "json":
+		return writeJSON(w, rep)
+	}
+	return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats[:], ", "))
+}
+
+// title is the replay's heading.
+func (rep *Report) title() string {
+	return fmt.Sprintf("retrysim incident %s: %s, %s, seed %d", rep.Incident.Name, human.Duration(rep.Incident.Duration),
+		human.Count(int64(rep.Replicates), "replicate"), rep.Seed)
+}
+
+// shareText is an outcome's share as "k of n (p% [lo, hi])".
+func shareText(o Outcome) string {
+	s := o.Share
+	if s.N == 0 {
+		return "none judged"
+	}
+	return fmt.Sprintf("%d of %d (%s%% [%s, %s])", s.Count(), s.N, pct(s.Value), pct(s.Lo), pct(s.Hi))
+}
+
+// pct is a share as a percentage, to one decimal where it is not whole.
+func pct(x float64) string { return strings.TrimSuffix(strconv.FormatFloat(100*x, 'f', 1, 64), ".0") }
+
+// number is a figure as the tables print it: at most 4 significant digits.
+func number(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+
+// wrap breaks text into lines of at most width columns, each starting with
+// indent.
+func wrap(text, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for _, word := range strings.Fields(text) {
+		if len(line) > len(indent) && len(line)+1+len(word) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if len(line) > len(indent) {
+			line += " "
+		}
+		line += word
+	}
+	if len(line) > len(indent) {
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+// table writes rows (the first the header) as a text table with columns
+// padded, or as a markdown table.
+func table(b *strings.Builder, rows [][]string, md bool) {
+	if md {
+		for i, r := range rows {
+			b.WriteString("| " + strings.Join(r, " | ") + " |\n")
+			if i == 0 {
+				b.WriteString(strings.Repeat("| --- ", len(r)) + "|\n")
+			}
+		}
+		return
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for j, c := range r {
+			widths[j] = max(widths[j], len(c))
+		}
+	}
+	for i, r := range rows {
+		cells := make([]string, len(r))
+		for j, c := range r {
+			cells[j] = c + strings.Repeat(" ", widths[j]-len(c))
+		}
+		b.WriteString(strings.TrimRight("  "+strings.Join(cells, "  "), " ") + "\n")
+		if i == 0 {
+			seps := make([]string, len(r))
+			for j := range r {
+				seps[j] = strings.Repeat("-", widths[j])
+			}
+			b.WriteString("  " + strings.Join(seps, "  ") + "\n")
+		}
+	}
+}
+
+// writeText writes rep as text for a terminal, or as markdown.
+func writeText(w io.Writer, rep *Report, md bool) error {
+	inc := rep.Incident
+	var b strings.Builder
+	head := func(s string) {
+		if md {
+			b.WriteString("\n### " + s + "\n\n")
+		} else {
+			b.WriteString("\n" + s + "\n")
+		}
+	}
+	para := func(s string) {
+		if md {
+			b.WriteString(s + "\n")
+		} else {
+			b.WriteString(wrap(s, "  ", 100))
+		}
+	}
+	if md {
+		b.WriteString("## " + rep.title() + "\n")
+	} else {
+		b.WriteString(rep.title() + "\n")
+	}
+	head("What happened")
+	para(inc.Story)
+	head("Source")
+	para(fmt.Sprintf("%s, \"%s\", %s, %s", inc.Organisation, inc.Title, inc.Date, inc.Link))
+	if md {
+		b.WriteString("\n> " + inc.Quote + "\n")
+	} else {
+		b.WriteString(wrap("\""+inc.Quote+"\"", "    ", 100))
+	}
+	head("The source's numbers beside the replay's")
+	rows := [][]string{{"the source gives", "value", "the replay's figure", "value", "held"}}
+	for _, n := range rep.Numbers {
+		held := "no: " + n.Note
+		if n.Tolerance > 0 {
+			held = fmt.Sprintf("within %s %s: %s", number(n.Tolerance), n.Unit, n.Note)
+		}
+		rows = append(rows, []string{n.What, number(n.Value) + " " + n.Unit, n.Replay, number(n.Replayed), held})
+	}
+	if md {
+		table(&b, rows, true)
+	} else {
+		for _, r := range rows[1:] {
+			b.WriteString(wrap(fmt.Sprintf("%s: %s. Replay, %s: %s. Held: %s", r[0], r[1], r[2], r[3], r[4]), "  ", 100))
+		}
+	}
+	head("Assumed (the source does not give them)")
+	rows = [][]string{{"setting", "value", ""}}
+	for _, a := range inc.Assumptions {
+		rows = append(rows, []string{a.Name, a.Value, "assumed"})
+	}
+	table(&b, rows, md)
+	head("Outcome: " + inc.Outcome)
+	rows = [][]string{{"run", "", "replicates (95% Wilson interval)"}}
+	for _, o := range rep.Outcomes {
+		role := "the incident"
+		if o.Fix {
+			role = "fix"
+		}
+		rows = append(rows, []string{o.Run, role, shareText(o)})
+	}
+	table(&b, rows, md)
+	head("The fix")
+	para(inc.FixText)
+	head("Scenario files (retrysim " + string(inc.Kind) + " -scenario FILE runs each to the rows below)")
+	rows = [][]string{{"run", "command"}}
+	for _, r := range inc.Runs {
+		cmd := "retrysim " + string(inc.Kind) + " -scenario " + r.Scenario
+		if r.Flags != "" {
+			cmd += " " + r.Flags
+		} else {
+			cmd += fmt.Sprintf(" -replicates %d", inc.Replicates)
+		}
+		rows = append(rows, []string{r.Name, cmd})
+	}
+	table(&b, rows, md)
+	head("Tune")
+	para(tuneNote)
+	head("The runs")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	name := "table"
+	if md {
+		name = "markdown"
+	}
+	runs, err := runsOutput(rep, name)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(runs)
+	return err
+}
+
+// runsOutput is the runs' rows as the fleet or workers command writes them
+// in format.
+func runsOutput(rep *Report, format string) ([]byte, error) {
+	if rep.Incident.Kind == Fleet {
+		r, err := render.Lookup(render.FleetDoc, format)
+		if err != nil {
+			return nil, err
+		}
+		out, _, _, err := r.FleetOutputs(rep.fleetRun(), "", "")
+		return out, err
+	}
+	r, err := render.Lookup(render.WorkersDoc, format)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	err = r.Workers(&out, rep.workersReport())
+	return out.Bytes(), err
+}
+
+// fleetRun is a fleet incident's runs as the fleet command's renderer takes
+// them.
+func (rep *Report) fleetRun() render.FleetRun {
+	inc := rep.Incident
+	cfgs := inc.Configs()
+	return render.FleetRun{Replicates: rep.Replicates, Seed: rep.Seed, Configs: cfgs, Results: rep.Fleet,
+		Preset: fleet.Preset{Name: "incident " + inc.Name, Source: inc.Organisation + ", " + inc.Link,
+			Runs: func(time.Duration) []fleet.Config { return cfgs }, Duration: inc.Duration, Replicates: inc.Replicates}}
+}
+
+// workersReport is a workers incident's runs as the workers command's
+// renderer takes them.
+func (rep *Report) workersReport() render.WorkersReport {
+	out := render.WorkersReport{Replicates: rep.Replicates, Seed: rep.Seed,
+		Title: fmt.Sprintf("retrysim incident %s: %s, %s, seed %d", rep.Incident.Name, human.Duration(rep.Incident.Duration),
+			human.Count(int64(rep.Replicates), "replicate"), rep.Seed)}
+	for _, r := range rep.Graph {
+		out.Graphs = append(out.Graphs, r.Graph)
+		out.Services = append(out.Services, r.Rows()...)
+		out.Rows = append(out.Rows, r.WorkersRows()...)
+		out.Series = append(out.Series, r.WorkersSeries()...)
+		var deps []string
+		for _, n := range r.Graph.Services {
+			if n.Name != r.Graph.Entries[0].To {
+				deps = append(deps, n.Name)
+			}
+		}
+		out.Dependencies = append(out.Dependencies, deps)
+	}
+	return out
+}
+
+// csvHeader is the csv format's header: a row a run's outcome.
+var csvHeader = []string{"incident", "run", "fix", "outcome", "replicates_with_outcome", "replicates_judged", "share", "share_lo", "share_hi", "seed"}
+
+// writeCSV writes a row a run's outcome.
+func writeCSV(w io.Writer, rep *Report) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, o := range rep.Outcomes {
+		err := cw.Write([]string{rep.Incident.Name, o.Run, strconv.FormatBool(o.Fix), rep.Incident.Outcome,
+			strconv.FormatInt(o.Share.Count(), 10), strconv.FormatInt(o.Share.N, 10), f(o.Share.Value), f(o.Share.Lo), f(o.Share.Hi),
+			strconv.FormatUint(rep.Seed, 10)})
+		if err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// jsonOutcome is an outcome in the json format.
+type jsonOutcome struct {
+	Run      string  `json:"run"`
+	Fix      bool    `json:"fix"`
+	Count    int64   `json:"replicates_with_outcome"`
+	Judged   int64   `json:"replicates_judged"`
+	Share    float64 `json:"share"`
+	Lo       float64 `json:"share_lo"`
+	Hi       float64 `json:"share_hi"`
+	Scenario string  `json:"scenario"`
+}
+
+// jsonNumber is a number the source gives, in the json format.
+type jsonNumber struct {
+	What      string  `json:"what"`
+	Value     float64 `json:"value"`
+	Unit      string  `json:"unit"`
+	Replay    string  `json:"replay"`
+	Replayed  float64 `json:"replayed"`
+	Tolerance float64 `json:"tolerance"`
+	Note      string  `json:"note"`
+}
+
+// jsonAssumption is an assumption in the json format.
+type jsonAssumption struct {
+	Name    string `json:"name"`
+	Value   string `json:"value"`
+	Assumed bool   `json:"assumed"`
+}
+
+// jsonReport is the json format's object.
+type jsonReport struct {
+	Incident    string           `json:"incident"`
+	Kind        Kind             `json:"kind"`
+	Source      jsonSource       `json:"source"`
+	Story       string           `json:"what_happened"`
+	Outcome     string           `json:"outcome"`
+	Fix         string           `json:"fix"`
+	Numbers     []jsonNumber     `json:"numbers"`
+	Assumptions []jsonAssumption `json:"assumptions"`
+	Outcomes    []jsonOutcome    `json:"outcomes"`
+	Replicates  int              `json:"replicates"`
+	Seed        uint64           `json:"seed"`
+	Tune        string           `json:"tune"`
+	Runs        json.RawMessage  `json:"runs"`
+}
+
+// jsonSource is the source in the json format.
+type jsonSource struct {
+	Title        string `json:"title"`
+	Organisation string `json:"organisation"`
+	Date         string `json:"date"`
+	Link         string `json:"link"`
+	Quote        string `json:"quote"`
+}
+
+// writeJSON writes rep as one json object.
+func writeJSON(w io.Writer, rep *Report) error {
+	inc := rep.Incident
+	runs, err := runsOutput(rep, "json")
+	if err != nil {
+		return err
+	}
+	j := jsonReport{Incident: inc.Name, Kind: inc.Kind, Story: inc.Story, Outcome: inc.Outcome, Fix: inc.FixText,
+		Source:     jsonSource{inc.Title, inc.Organisation, inc.Date, inc.Link, inc.Quote},
+		Replicates: rep.Replicates, Seed: rep.Seed, Tune: tuneNote, Runs: bytes.TrimSpace(runs)}
+	for _, n := range rep.Numbers {
+		j.Numbers = append(j.Numbers, jsonNumber{n.What, n.Value, n.Unit, n.Replay, n.Replayed, n.Tolerance, n.Note})
+	}
+	for _, a := range inc.Assumptions {
+		j.Assumptions = append(j.Assumptions, jsonAssumption{a.Name, a.Value, true})
+	}
+	for i, o := range rep.Outcomes {
+		j.Outcomes = append(j.Outcomes, jsonOutcome{o.Run, o.Fix, o.Share.Count(), o.Share.N, o.Share.Value, o.Share.Lo, o.Share.Hi, inc.Runs[i].Scenario})
+	}
+	data, err := json.MarshalIndent(j, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// Plot draws rep's runs as the fleet or workers command's -plot does, a
+// panel a run (the incident's first, then its fixes), to a .png or .svg
+// (ext).
+func Plot(w io.Writer, rep *Report, ext string) error {
+	if rep.Incident.Kind == Fleet {
+		var runs [][]fleet.Point
+		for _, r := range rep.Fleet {
+			runs = append(runs, r.Series())
+		}
+		title := fmt.Sprintf("retrysim incident %s: %s, means of %s, seed %d", rep.Incident.Name, human.Duration(rep.Incident.Duration),
+			human.Count(int64(rep.Replicates), "replicate"), rep.Seed)
+		return render.PlotFleet(w, title, runs, rep.Incident.Configs(), ext)
+	}
+	return render.PlotWorkers(w, rep.workersReport(), ext)
+}
