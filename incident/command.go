@@ -37,7 +37,7 @@ Flags:
 func Command(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	fs := flagval.NewFlagSet("retrysim incident")
 	var (
-		format     = flagval.Choice{V: Formats[0], Names: Formats[:]}
+		format                  = flagval.Choice{V: Formats[0], Names: Formats[:]}
 		seed       flagval.Seed = 1
 		replicates              = flagval.Bounded{V: 0, Lo: 1, Hi: fleet.MaxReplicates}
 		workers                 = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}

@@ -52,7 +52,7 @@ func dynamoDB2015() Incident {
 				figure: func(rep *Report) float64 { return 100 * (1 - rep.Fleet[0].Summary().Succeeded.Value) }},
 			{What: "from the disruption until requests were paused by hand (2:19 to 5:06 am PDT)", Value: 167, Unit: "min",
 				Replay: "timeout_1s's replicates still collapsed at the run's end, 8 min 55 s after the blip ended, %",
-				Note: "not compared: a run lasts at most an hour; the source's point, that it did not recover by itself, is the outcome",
+				Note:   "not compared: a run lasts at most an hour; the source's point, that it did not recover by itself, is the outcome",
 				figure: func(rep *Report) float64 { return 100 * rep.Outcomes[0].Share.Value }},
 		},
 		Assumptions: []Assumption{
