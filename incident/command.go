@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
@@ -37,24 +38,21 @@ Flags:
 func Command(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	fs := flagval.NewFlagSet("retrysim incident")
 	var (
-		format                  = flagval.Choice{V: Formats[0], Names: Formats[:]}
+		format                  = flagval.Choice{V: Formats()[0], Names: Formats()}
 		seed       flagval.Seed = 1
-		replicates              = flagval.Bounded{V: 0, Lo: 1, Hi: fleet.MaxReplicates}
+		replicates              = flagval.Bounded{V: DefaultReplicates, Lo: 1, Hi: fleet.MaxReplicates}
 		workers                 = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
 		plot       string
 	)
 	format.Valid = func(s string) error {
-		for _, f := range Formats {
-			if f == s {
-				return nil
-			}
+		if slices.Contains(Formats(), s) {
+			return nil
 		}
-		return fmt.Errorf("unknown format %q (want one of %s)", s, strings.Join(Formats[:], ", "))
+		return fmt.Errorf("unknown format %q (want one of %s)", s, strings.Join(Formats(), ", "))
 	}
-	fs.Var(&format, "format", "output `format`: "+strings.Join(Formats[:], ", ")+" (json holds the source, the assumptions, the outcomes and the runs' rows)")
+	fs.Var(&format, "format", "output `format`: "+strings.Join(Formats(), ", ")+" (json holds the source, the assumptions, the outcomes and the runs' rows)")
 	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	fs.Var(&replicates, "replicates", fmt.Sprintf("replay each run with `r` independent seeds, 1 to %d (each incident has its own default)", fleet.MaxReplicates))
-	fs.Lookup("replicates").DefValue = "the incident's"
+	fs.Var(&replicates, "replicates", fmt.Sprintf("replay each run with `r` independent seeds, 1 to %d", fleet.MaxReplicates))
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS"
 	fs.StringVar(&plot, "plot", "", "also draw the runs' time series, a panel a run, the incident's first, to `file` (.png or .svg)")
@@ -82,10 +80,7 @@ func Command(ctx context.Context, args []string, stdout, _ io.Writer) error {
 			return flagval.Usage(err)
 		}
 	}
-	opt := Options{Seed: uint64(seed), Workers: workers.V}
-	if flagval.Given(fs)["replicates"] {
-		opt.Replicates = replicates.V
-	}
+	opt := Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V}
 	rep, err := Replay(ctx, inc, opt)
 	if err != nil {
 		return err

@@ -69,8 +69,7 @@ func dynamoDB2015() Incident {
 			{Name: "timeout_1s", Scenario: "examples/incidents/dynamodb-2015-09-20.yaml", Flags: "-duration 10m -replicates 20"},
 			{Name: "timeout_30s", Fix: true, Scenario: "examples/incidents/dynamodb-2015-09-20-fix.yaml", Flags: "-duration 10m -replicates 20"},
 		},
-		Duration:   10 * time.Minute,
-		Replicates: 20,
+		Duration: 10 * time.Minute,
 		configs: func() []fleet.Config {
 			return []fleet.Config{dynamoConfig("timeout_1s", time.Second), dynamoConfig("timeout_30s", 30*time.Second)}
 		},

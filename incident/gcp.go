@@ -76,8 +76,7 @@ func googleCloud2025() Incident {
 			{Name: "no_randomized_backoff", Scenario: "examples/incidents/google-cloud-2025-06-12.yaml", Flags: "-duration 10m -replicates 20"},
 			{Name: "randomized_exponential_backoff", Fix: true, Scenario: "examples/incidents/google-cloud-2025-06-12-fix.yaml", Flags: "-duration 10m -replicates 20"},
 		},
-		Duration:   10 * time.Minute,
-		Replicates: 20,
+		Duration: 10 * time.Minute,
 		configs: func() []fleet.Config {
 			return []fleet.Config{gcpConfig("no_randomized_backoff", gcpNone, gcpHerd), gcpConfig("randomized_exponential_backoff", gcpJitter, gcpHerd)}
 		},

@@ -90,9 +90,8 @@ type Incident struct {
 	Given            []Given
 	Assumptions      []Assumption
 	Runs             []Run
-	// Duration and Replicates are the replay's defaults.
-	Duration   time.Duration
-	Replicates int
+	// Duration is the runs' duration.
+	Duration time.Duration
 	// configs builds a fleet incident's runs, in Runs order; workers a
 	// workers incident's.
 	configs func() []fleet.Config
@@ -118,6 +117,10 @@ func (inc Incident) WorkersRuns() []fleet.Workers {
 	}
 	return inc.workers()
 }
+
+// DefaultReplicates is the replicates a replay runs unless told otherwise,
+// the same for every incident.
+const DefaultReplicates = 20
 
 // Gallery lists the incidents, in the order the gallery shows them.
 func Gallery() []Incident {

@@ -51,8 +51,8 @@ func TestScenarioFilesRunToTheSameRows(t *testing.T) {
 						c.Client.Backoff.Cap = fleet.NoCap
 					}
 					c.Name, c.Duration = want.Name, inc.Duration // its one run's name set as the gallery's, its -duration
-					if run.Flags != fmt.Sprintf("-duration %s -replicates %d", minutes(inc.Duration), inc.Replicates) {
-						t.Errorf("flags %q do not give the gallery's duration %s and replicates %d", run.Flags, inc.Duration, inc.Replicates)
+					if run.Flags != fmt.Sprintf("-duration %s -replicates %d", minutes(inc.Duration), DefaultReplicates) {
+						t.Errorf("flags %q do not give the gallery's duration %s and replicates %d", run.Flags, inc.Duration, DefaultReplicates)
 					}
 					got, err := fleet.Run(context.Background(), []fleet.Config{c, want}, opt)
 					if err != nil {

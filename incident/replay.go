@@ -9,8 +9,8 @@ import (
 	"github.com/retrysim/retrysim/stats"
 )
 
-// Options say how to replay an incident: Replicates (0 for the incident's
-// default), Seed, the first replicate's index (First, for a slice of a
+// Options say how to replay an incident: Replicates (0 for
+// DefaultReplicates), Seed, the first replicate's index (First, for a slice of a
 // larger replay) and Workers (0 for GOMAXPROCS; it never changes a number).
 type Options struct {
 	Replicates int
@@ -50,7 +50,7 @@ type Report struct {
 // Replay runs inc's runs with opt, then judges each replicate's outcome.
 func Replay(ctx context.Context, inc Incident, opt Options) (*Report, error) {
 	if opt.Replicates == 0 {
-		opt.Replicates = inc.Replicates
+		opt.Replicates = DefaultReplicates
 	}
 	fo := fleet.Options{Replicates: opt.Replicates, Seed: opt.Seed, First: opt.First, Workers: opt.Workers}
 	rep := &Report{Incident: inc, Replicates: opt.Replicates, Seed: opt.Seed}

@@ -63,7 +63,7 @@ func sqsVisibility() Incident {
 			{What: "duplicate charges a replicate, closed form from the source's 30 s with the assumed stall and rate (not in the source)",
 				Value: SQSDuplicatesClosedForm(sqsArrivals, sqsStall, 30*time.Second, 5), Unit: "charges",
 				Replay: "no_key's duplicate charges, mean over replicates", Tolerance: 12,
-				Note: "held by TestSQSDuplicatesMatchClosedForm: 12 is 3.4 standard deviations of a mean of 20 replicates " +
+				Note: "held by TestSQSDuplicatesMatchClosedForm: 12 is 3.5 standard deviations of a mean of 20 replicates " +
 					"(the count's variance is 240 a replicate)",
 				figure: func(rep *Report) float64 {
 					i := rep.runIndex("no_key")
@@ -89,9 +89,8 @@ func sqsVisibility() Incident {
 			{Name: "lease", Fix: true, Scenario: "examples/incidents/sqs-visibility-payment-lease.yaml"},
 			{Name: "heartbeat", Fix: true, Scenario: "examples/incidents/sqs-visibility-payment-heartbeat.yaml"},
 		},
-		Duration:   d,
-		Replicates: 20,
-		workers:    func() []fleet.Workers { return p.Runs(d) },
-		bad:        duplicated,
+		Duration: d,
+		workers:  func() []fleet.Workers { return p.Runs(d) },
+		bad:      duplicated,
 	}
 }

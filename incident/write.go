@@ -16,7 +16,7 @@ import (
 )
 
 // Formats are the formats a replay is written in, the default first.
-var Formats = [...]string{"table", "markdown", "csv", "json"}
+func Formats() []string { return []string{"table", "markdown", "csv", "json"} }
 
 // tuneNote says what the gallery does not show yet.
 const tuneNote = "What retrysim tune finds for it (the cheapest setting that keeps the recovered share's lower bound above 90%, " +
@@ -48,7 +48,7 @@ func Write(w io.Writer, rep *Report, format string) error {
 	case "json":
 		return writeJSON(w, rep)
 	}
-	return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats[:], ", "))
+	return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats(), ", "))
 }
 
 // title is the replay's heading.
@@ -162,7 +162,7 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 	head("The source's numbers beside the replay's")
 	rows := [][]string{{"the source gives", "value", "the replay's figure", "value", "held"}}
 	for _, n := range rep.Numbers {
-		held := "no: " + n.Note
+		held := n.Note
 		if n.Tolerance > 0 {
 			held = fmt.Sprintf("within %s %s: %s", number(n.Tolerance), n.Unit, n.Note)
 		}
@@ -200,7 +200,7 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 		if r.Flags != "" {
 			cmd += " " + r.Flags
 		} else {
-			cmd += fmt.Sprintf(" -replicates %d", inc.Replicates)
+			cmd += fmt.Sprintf(" -replicates %d", DefaultReplicates)
 		}
 		rows = append(rows, []string{r.Name, cmd})
 	}
@@ -250,7 +250,7 @@ func (rep *Report) fleetRun() render.FleetRun {
 	cfgs := inc.Configs()
 	return render.FleetRun{Replicates: rep.Replicates, Seed: rep.Seed, Configs: cfgs, Results: rep.Fleet,
 		Preset: fleet.Preset{Name: "incident " + inc.Name, Source: inc.Organisation + ", " + inc.Link,
-			Runs: func(time.Duration) []fleet.Config { return cfgs }, Duration: inc.Duration, Replicates: inc.Replicates}}
+			Runs: func(time.Duration) []fleet.Config { return cfgs }, Duration: inc.Duration, Replicates: DefaultReplicates}}
 }
 
 // workersReport is a workers incident's runs as the workers command's

@@ -35,6 +35,7 @@ var defaultRuns = map[string][][]string{
 	"graph":     {{"-preset", "aws-five-deep", "-duration", "3s", "-replicates", "2"}},
 	"chain":     {{}, {"-split-orbit", "2", "-split-runs", "2", "-split-effort", "5", "-split-horizon", "5s"}},
 	"workers":   {{"-preset", "sqs-visibility", "-duration", "1m", "-replicates", "2", "-worker-count", "500"}},
+	"incident":  {{}, {"sqs-visibility-payment", "-replicates", "2"}},
 }
 
 // wallTime is race's Wall column, the one figure of a run that is not a
