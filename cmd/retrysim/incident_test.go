@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestIncidentCommand drives retrysim incident: the list names every
+// incident; json carries the source, the assumptions (each marked assumed)
+// and an outcome a run with its Wilson interval; an unknown name and -shard
+// are refused with one line and exit 2.
+func TestIncidentCommand(t *testing.T) {
+	out, errOut, code := retrysim(t, "incident")
+	if code != 0 {
+		t.Fatalf("retrysim incident: exit %d, %s", code, errOut)
+	}
+	for _, name := range []string{"sqs-visibility-payment", "dynamodb-2015-09-20", "google-cloud-2025-06-12"} {
+		if !strings.Contains(out, "\n  "+name+" ") {
+			t.Errorf("retrysim incident does not list %s:\n%s", name, out)
+		}
+	}
+
+	out, errOut, code = retrysim(t, "incident", "google-cloud-2025-06-12", "-replicates", "3", "-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d, %s", code, errOut)
+	}
+	var got struct {
+		Source struct {
+			Organisation, Link, Quote string
+		}
+		Assumptions []struct {
+			Name    string
+			Assumed bool
+		}
+		Outcomes []struct {
+			Run                   string
+			Fix                   bool
+			ReplicatesWithOutcome int64 `json:"replicates_with_outcome"`
+			ReplicatesJudged      int64 `json:"replicates_judged"`
+		}
+		Runs json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if got.Source.Organisation != "Google Cloud" || !strings.Contains(got.Source.Quote, "randomized exponential backoff") ||
+		!strings.HasPrefix(got.Source.Link, "https://status.cloud.google.com/") {
+		t.Errorf("source = %+v", got.Source)
+	}
+	if len(got.Assumptions) < 5 {
+		t.Errorf("%d assumptions; want the setting's every value assumed", len(got.Assumptions))
+	}
+	for _, a := range got.Assumptions {
+		if !a.Assumed {
+			t.Errorf("assumption %q not marked assumed", a.Name)
+		}
+	}
+	if len(got.Outcomes) != 2 || got.Outcomes[0].Fix || !got.Outcomes[1].Fix || got.Outcomes[0].ReplicatesJudged != 3 ||
+		got.Outcomes[0].ReplicatesWithOutcome != 3 {
+		t.Errorf("outcomes = %+v; want the incident collapsed in 3 of 3, then its fix", got.Outcomes)
+	}
+	if len(got.Runs) == 0 || got.Runs[0] != '{' {
+		t.Errorf("runs = %.80s; want the fleet command's json object", got.Runs)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"incident", "no-such-thing"}, `retrysim: incident: unknown incident "no-such-thing" (want one of sqs-visibility-payment, dynamodb-2015-09-20, google-cloud-2025-06-12)`},
+		{[]string{"incident", "dynamodb-2015-09-20", "-shard", "0/2"}, "the one shard envelope (issue 32) has not landed"},
+		{[]string{"incident", "dynamodb-2015-09-20", "-format", "html"}, `-format: unknown format "html" (want one of table, markdown, csv, json)`},
+		{[]string{"incident", "a", "b"}, "incident: one incident at a time (got a, b)"},
+	} {
+		_, errOut, code := retrysim(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("retrysim %s: exit %d, stderr %q; want exit 2 and one line with %q", strings.Join(c.args, " "), code, errOut, c.want)
+		}
+	}
+}
