@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/retrysim/retrysim/incident"
 )
 
 // TestIncidentCommand drives retrysim incident: the list names every
@@ -76,6 +80,53 @@ func TestIncidentCommand(t *testing.T) {
 		_, errOut, code := retrysim(t, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("retrysim %s: exit %d, stderr %q; want exit 2 and one line with %q", strings.Join(c.args, " "), code, errOut, c.want)
+		}
+	}
+}
+
+// TestIncidentScenarioFilesThroughTheCommands runs every incident's
+// scenario files through retrysim fleet or workers, as the gallery prints
+// the commands (their -replicates made 2), and holds each json row to the
+// incident's own row for that run, every field but the run's name.
+func TestIncidentScenarioFilesThroughTheCommands(t *testing.T) {
+	rows := func(t *testing.T, doc []byte) []map[string]any {
+		t.Helper()
+		var d struct{ Rows []map[string]any }
+		if err := json.Unmarshal(doc, &d); err != nil {
+			t.Fatalf("json: %v", err)
+		}
+		return d.Rows
+	}
+	for _, inc := range incident.Gallery() {
+		out, errOut, code := retrysim(t, "incident", inc.Name, "-replicates", "2", "-format", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d, %s", inc.Name, code, errOut)
+		}
+		var rep struct{ Runs json.RawMessage }
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		want := rows(t, rep.Runs)
+		for i, run := range inc.Runs {
+			args := []string{string(inc.Kind), "-scenario", "../../" + run.Scenario, "-format", "json"}
+			flags := strings.Fields(run.Flags)
+			if k := slices.Index(flags, "-replicates"); k >= 0 {
+				flags = slices.Delete(flags, k, k+2)
+			}
+			args = append(append(args, flags...), "-replicates", "2")
+			out, errOut, code := retrysim(t, args...)
+			if code != 0 {
+				t.Fatalf("retrysim %s: exit %d, %s", strings.Join(args, " "), code, errOut)
+			}
+			got := rows(t, []byte(out))
+			if len(got) != 1 || len(want) != len(inc.Runs) {
+				t.Fatalf("%s: %d rows from the file, %d from the incident", run.Scenario, len(got), len(want))
+			}
+			for k, v := range want[i] {
+				if k != "run" && fmt.Sprint(got[0][k]) != fmt.Sprint(v) {
+					t.Errorf("%s: %s = %v; the incident's %s has %v", run.Scenario, k, got[0][k], run.Name, v)
+				}
+			}
 		}
 	}
 }
