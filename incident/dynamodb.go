@@ -41,7 +41,9 @@ func dynamoDB2015() Incident {
 			"kept the metadata service overloaded. Customers saw errors on about 55% of requests at the peak. It did not recover " +
 			"by itself: AWS paused requests to the metadata service to add capacity, and the service was largely back about " +
 			"4 h 50 min after the disruption. Among the corrective actions: more metadata capacity, storage servers asking for " +
-			"membership at a lower rate, and a longer time allowed for the answer.",
+			"membership at a lower rate, and a longer time allowed for the answer. (The stored copy of AWS's summary read for the " +
+			"gallery stops early in its account of the event; the retries, the 55%, the times and the corrective actions are as " +
+			"secondary write-ups that quote it give them: The WHIR in Data Center Knowledge, 2015-09-24, and the postmortems.app index.)",
 		Outcome: "stayed collapsed after the blip ended (goodput not back within 10% of the offered load by the run's end)",
 		FixText: "timeout_30s: the storage servers allow 30 s for the membership answer instead of 1 s (the report's longer " +
 			"allowed time; the value is assumed), everything else the same",
