@@ -38,7 +38,8 @@ func googleCloud2025() Incident {
 		Name: "google-cloud-2025-06-12",
 		Kind: Fleet,
 		Source: Source{
-			Title:        "Google Cloud incident report: multiple Google Cloud and Google Workspace products experienced increased 503 errors",
+			Title: "Incident Report: Google Cloud, Google Workspace and Google Security Operations products experienced increased 503 " +
+				"errors in external API requests",
 			Organisation: "Google Cloud",
 			Date:         "2025-06-12",
 			Link:         "https://status.cloud.google.com/incidents/ow5i3PPK96RduMcb1SsW",

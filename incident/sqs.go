@@ -38,10 +38,10 @@ func sqsVisibility() Incident {
 		Name: "sqs-visibility-payment",
 		Kind: Workers,
 		Source: Source{
-			Title:        "Amazon SQS visibility timeout (Amazon SQS Developer Guide)",
+			Title:        "Configuring visibility timeouts in Amazon SQS (Amazon SQS Developer Guide; its 2007-05-01 edition at docs.amazonwebservices.com)",
 			Organisation: "Amazon Web Services",
 			Date:         "2007-05-01 edition and the current guide",
-			Link:         "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html",
+			Link:         "https://docs.amazonaws.cn/en_us/AWSSimpleQueueService/latest/SQSDeveloperGuide/working-with-visibility-timeouts.html",
 			Quote: "Once the timeout period expires, the message returns to a subsequent receive request unless you delete it from " +
 				"the queue first. (2007-05-01 edition) A longer visibility timeout prevents messages from becoming available to other " +
 				"consumers before the original request completes, reducing the risk of duplicate processing. (current edition)",

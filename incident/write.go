@@ -72,6 +72,9 @@ func pct(x float64) string { return strings.TrimSuffix(strconv.FormatFloat(100*x
 // number is a figure as the tables print it: at most 4 significant digits.
 func number(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 
+// width is the widest line the table format writes of its own text.
+const width = 100
+
 // wrap breaks text into lines of at most width columns, each starting with
 // indent.
 func wrap(text, indent string, width int) string {
@@ -135,14 +138,25 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 		if md {
 			b.WriteString("\n### " + s + "\n\n")
 		} else {
-			b.WriteString("\n" + s + "\n")
+			b.WriteString("\n" + wrap(s, "", width))
 		}
 	}
 	para := func(s string) {
 		if md {
 			b.WriteString(s + "\n")
 		} else {
-			b.WriteString(wrap(s, "  ", 100))
+			b.WriteString(wrap(s, "  ", width))
+		}
+	}
+	// list writes rows as a markdown table, or for a terminal a wrapped
+	// line a row: its cells joined by sep.
+	list := func(rows [][]string, sep string) {
+		if md {
+			table(&b, rows, true)
+			return
+		}
+		for _, r := range rows[1:] {
+			b.WriteString(wrap(strings.Join(r, sep), "  ", width))
 		}
 	}
 	if md {
@@ -153,11 +167,15 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 	head("What happened")
 	para(inc.Story)
 	head("Source")
-	para(fmt.Sprintf("%s, \"%s\", %s, %s", inc.Organisation, inc.Title, inc.Date, inc.Link))
+	link := inc.Link
+	if !md && len(link)+2 > width {
+		link = "its link is longer than a terminal line: -format markdown or json prints it"
+	}
+	para(fmt.Sprintf("%s, \"%s\", %s, %s", inc.Organisation, inc.Title, inc.Date, link))
 	if md {
 		b.WriteString("\n> " + inc.Quote + "\n")
 	} else {
-		b.WriteString(wrap("\""+inc.Quote+"\"", "    ", 100))
+		b.WriteString(wrap("\""+inc.Quote+"\"", "    ", width))
 	}
 	head("The source's numbers beside the replay's")
 	rows := [][]string{{"the source gives", "value", "the replay's figure", "value", "held"}}
@@ -172,7 +190,7 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 		table(&b, rows, true)
 	} else {
 		for _, r := range rows[1:] {
-			b.WriteString(wrap(fmt.Sprintf("%s: %s. Replay, %s: %s. Held: %s", r[0], r[1], r[2], r[3], r[4]), "  ", 100))
+			b.WriteString(wrap(fmt.Sprintf("%s: %s. Replay, %s: %s. Held: %s", r[0], r[1], r[2], r[3], r[4]), "  ", width))
 		}
 	}
 	head("Assumed (the source does not give them)")
@@ -180,7 +198,13 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 	for _, a := range inc.Assumptions {
 		rows = append(rows, []string{a.Name, a.Value, "assumed"})
 	}
-	table(&b, rows, md)
+	if md {
+		table(&b, rows, true)
+	} else {
+		for _, r := range rows[1:] {
+			b.WriteString(wrap(r[0]+": "+r[1]+" (assumed)", "  ", width))
+		}
+	}
 	head("Outcome: " + inc.Outcome)
 	rows = [][]string{{"run", "", "replicates (95% Wilson interval)"}}
 	for _, o := range rep.Outcomes {
@@ -204,7 +228,7 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 		}
 		rows = append(rows, []string{r.Name, cmd})
 	}
-	table(&b, rows, md)
+	list(rows, ": ")
 	head("Tune")
 	para(tuneNote)
 	head("The runs")
