@@ -188,6 +188,9 @@ func parseChain(args []string, stdout io.Writer) (chainRun, error) {
 		return r, flagval.Usage(fmt.Errorf("-capacity %d -queue %d -orbit %d: %w", c.Server.Workers, c.Server.QueueMax, m.Orbit, err))
 	}
 	r.q, r.workers = chain.Question{Chain: ch, Within: within.Seconds()}, workers.V
+	if m.RetryProb == 0 && m.Orbit > 0 {
+		r.q.Collapse = "collapse (the orbit empty: with -retry-prob 0 nothing enters it)"
+	}
 	if splitOrbit > 0 {
 		levels := make([]int, splitOrbit)
 		for i := range levels {

@@ -21,11 +21,13 @@ const crudeSeed = 0xc0de
 // time to health (nothing queued, the orbit empty) and the probability of
 // health within Within seconds (with a spike, from an empty server at 0,
 // within Within of the spike's end); and with Split, the splitting's
-// estimate beside the chain's exact value.
+// estimate beside the chain's exact value. Collapse is what the output
+// calls collapse ("collapse" when empty).
 type Question struct {
-	Chain  *Chain
-	Within float64
-	Split  *Split
+	Chain    *Chain
+	Within   float64
+	Split    *Split
+	Collapse string
 }
 
 // Split is a multilevel splitting on the fleet engine, for the probability
@@ -42,9 +44,8 @@ type Answers struct {
 	// Mean is the mean time from collapse to health, Health the
 	// probability of health within the span.
 	Mean, Health float64
-	// Collapse says what collapse is; From where the probability of
-	// health starts.
-	Collapse, From string
+	// From says where the probability of health starts.
+	From string
 	// Exact is the probability the splitting estimates, when there is one.
 	Exact float64
 }
@@ -56,12 +57,9 @@ func (q Question) Answer() (Answers, error) {
 	ch, md := q.Chain, q.Chain.Model
 	healthy := func(s fleet.MarkovState) bool { return s.InServer <= md.Workers && s.Orbit == 0 }
 	collapsed := md.Collapsed()
-	a := Answers{Collapse: "collapse"}
-	if md.RetryProb == 0 && md.Orbit > 0 {
-		a.Collapse = "collapse (the orbit empty: with -retry-prob 0 nothing enters it)"
-	}
+	var a Answers
 	p0, from := ch.Point(collapsed), 0.0
-	a.From = "from " + a.Collapse
+	a.From = "from " + q.collapse()
 	if md.To > md.From {
 		p0, from, a.From = ch.Empty(), md.To, fmt.Sprintf("after the spike ends at %g s, from an empty server at 0 s", md.To)
 	}
@@ -81,6 +79,14 @@ func (q Question) Answer() (Answers, error) {
 		}
 	}
 	return a, nil
+}
+
+// collapse is what the output calls collapse.
+func (q Question) collapse() string {
+	if q.Collapse == "" {
+		return "collapse"
+	}
+	return q.Collapse
 }
 
 // CrudeEvents runs crude replicates lo to hi-1 of the CrudeRuns that
@@ -123,6 +129,7 @@ func (q Question) Run(ctx context.Context, workers int) (Stats, error) {
 type Stats struct {
 	States, Transitions int
 	Within              float64
+	Collapse            string
 	Answers
 	Split *SplitStats
 }
@@ -143,7 +150,7 @@ type SplitStats struct {
 // of them) and its crude replicates' events crude (CrudeRuns of them), as
 // Run returns them and as the slices of a sharded run join into.
 func (q Question) Stats(a Answers, ests []fleet.SplitEstimate, crude []int64) Stats {
-	st := Stats{States: q.Chain.Len(), Transitions: q.Chain.Transitions(), Within: q.Within, Answers: a}
+	st := Stats{States: q.Chain.Len(), Transitions: q.Chain.Transitions(), Within: q.Within, Collapse: q.collapse(), Answers: a}
 	sp := q.Split
 	if sp == nil {
 		return st

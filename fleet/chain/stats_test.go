@@ -18,15 +18,15 @@ import (
 var byHand = Model{Rate: 1, Workers: 1, Queue: 1, ServiceRate: 0.5, TimeoutRate: 0.5, BackoffRate: 1, Orbit: 5}
 
 // Stats without a splitting hold the chain's answers as worked by hand and
-// print them in three lines.
+// print them in three lines, collapse as the question names it.
 func TestStatsByHand(t *testing.T) {
-	st, err := Question{Chain: build(t, byHand), Within: 1}.Run(t.Context(), 1)
+	collapse := "collapse (the orbit empty)"
+	st, err := Question{Chain: build(t, byHand), Within: 1, Collapse: collapse}.Run(t.Context(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	near(t, "Mean", st.Mean, 2, 1e-9)
 	near(t, "Health", st.Health, 1-math.Exp(-0.5), 1e-9)
-	collapse := "collapse (the orbit empty: with -retry-prob 0 nothing enters it)"
 	want := "states 7, transitions 14\n" +
 		"mean time from " + collapse + " to health: 2 s\n" +
 		fmt.Sprintf("probability of health within 1 s from %s: %.6g\n", collapse, 1-math.Exp(-0.5))
