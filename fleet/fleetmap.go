@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // Limits on a map, checked by Map.Check before any work.
@@ -163,7 +164,7 @@ func (m Map) Check() error {
 // recovery, in replicate order (a replicate too short to judge left out).
 type MapCell struct {
 	Config       Config
-	Observations []Observation
+	Observations []stats.Observation
 }
 
 // Share is the share of the cell's judged replicates that recovered, with
@@ -180,7 +181,7 @@ func (c MapCell) Share() schema.Estimate {
 }
 
 // RecoveryTime is the cell's Kaplan-Meier quartiles of the time to recover.
-func (c MapCell) RecoveryTime() Quartiles { return KaplanMeier(c.Observations).Quartiles() }
+func (c MapCell) RecoveryTime() stats.Quartiles { return stats.KaplanMeier(c.Observations).Quartiles() }
 
 // RunMap runs the cells of cfgs (Map.Cells, or a shard's slice of them) as
 // Run does, keeping of each only its replicates' recoveries.
@@ -191,9 +192,9 @@ func RunMap(ctx context.Context, cfgs []Config, opt Options) ([]MapCell, error) 
 	}
 	out := make([]MapCell, len(res))
 	for i, r := range res {
-		out[i] = MapCell{Config: r.Config, Observations: r.observations()}
+		out[i] = MapCell{Config: r.Config, Observations: r.Observations()}
 		if out[i].Observations == nil {
-			out[i].Observations = []Observation{}
+			out[i].Observations = []stats.Observation{}
 		}
 	}
 	return out, nil

@@ -325,7 +325,7 @@ type Summary struct {
 	// Kaplan-Meier quartiles with those still down censored at the run's
 	// end (Result.RecoveryCurve): its median NaN when fewer than half
 	// recovered.
-	RecoveryTime Quartiles
+	RecoveryTime stats.Quartiles
 }
 
 // Summary sums up r's replicates.
@@ -364,6 +364,29 @@ func (r Result) Summary() Summary {
 		RecoveryTime:   r.RecoveryCurve().Quartiles(),
 	}
 }
+
+// Observations are r's judged replicates as observations of their recovery
+// time: a replicate down at the end censored at the end of its series (the
+// time from the load settling to its last second); those too short to
+// judge left out.
+func (r Result) Observations() []stats.Observation {
+	settled := r.Config.settledAt()
+	var obs []stats.Observation
+	for i := range r.Replicates {
+		p := &r.Replicates[i]
+		switch p.Verdict {
+		case Recovered:
+			obs = append(obs, stats.Observation{Time: p.Recovery, Recovered: true})
+		case Down:
+			obs = append(obs, stats.Observation{Time: math.Max(0, float64(len(p.Series))-settled)})
+		}
+	}
+	return obs
+}
+
+// RecoveryCurve is the Kaplan-Meier estimate of r's recovery time over its
+// judged replicates, a replicate still down censored at its run's end.
+func (r Result) RecoveryCurve() stats.Survival { return stats.KaplanMeier(r.Observations()) }
 
 // DuplicatesPerRequest is the duplicate side effects a request, a mean over
 // replicates with its 95% Student t interval.

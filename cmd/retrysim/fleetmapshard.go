@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/shardfile"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // mapShardKind marks a fleet-map shard file, so merge tells it from a job
@@ -31,7 +32,7 @@ type mapShard struct {
 // shardCell is a cell's judged replicates' recoveries.
 type shardCell struct {
 	Cell         int                 `json:"cell"`
-	Observations []fleet.Observation `json:"observations"`
+	Observations []stats.Observation `json:"observations"`
 }
 
 // shardKind is a kind of shard merge reads besides the job model's: its
