@@ -229,15 +229,6 @@ func recovery(cfg *Config, series []Second) (float64, Verdict) {
 	return math.Max(0, float64(from)-settled), Recovered
 }
 
-// share is k of n replicates with its Wilson score interval (Count gives
-// k back); NaN with no interval with n = 0.
-func share(k, n int) schema.Estimate {
-	if n == 0 {
-		return schema.Point(math.NaN(), 0)
-	}
-	return stats.Wilson(int64(k), int64(n))
-}
-
 // nonNegative cuts an estimate of a quantity that cannot be negative at 0:
 // the true mean lies in [0, inf), so the interval's part below 0 holds no
 // value it could take, and cutting it keeps the interval's coverage.
@@ -359,7 +350,7 @@ func (r Result) Summary() Summary {
 		P99:            col(func(p *Replicate) float64 { return p.P99 }),
 		PeakInProgress: col(func(p *Replicate) float64 { return float64(p.PeakInProgress) }),
 		Trigger:        r.Config.Triggered(),
-		RecoveredShare: share(recovered, judged),
+		RecoveredShare: stats.Share(recovered, judged),
 		Recovery:       nonNegative(col(func(p *Replicate) float64 { return p.Recovery })),
 		RecoveryTime:   r.RecoveryCurve().Quartiles(),
 	}
@@ -472,4 +463,10 @@ func (r Result) Series() []Point {
 		pts[t] = p
 	}
 	return pts
+}
+
+// Slice is the cells [lo, hi) of n cells that shard index of count runs:
+// count nearly equal contiguous slices, in order.
+func Slice(n, index, count int) (lo, hi int) {
+	return n * index / count, n * (index + 1) / count
 }

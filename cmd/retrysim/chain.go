@@ -13,6 +13,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/fleet/chain"
+	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/shardfile"
 )
@@ -65,7 +66,7 @@ Limits (checked before any work):
                 fewer runs at once than -workers where that many would not fit
 
 Flags:
-`, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), fleet.MaxEffort, maxSplitRuns, fleet.MaxDuration-1, float64(fleet.MaxBytes)/(1<<30))
+`, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, fleet.MaxDuration-1, float64(fleet.MaxBytes)/(1<<30))
 
 // chainUsages are the chain's own words for the fleet flags whose fleet
 // usage says what the chain does not do: its spike is its own flags' (no
@@ -152,7 +153,7 @@ func parseChain(args []string, stdout io.Writer) (chainRun, error) {
 	fs.Var(flagval.DurationVar(&within), "within", "the time `span` the probability of health is computed over")
 	fs.Var(flagval.IntVar(&splitOrbit, 0, fleet.MaxOrbit), "split-orbit", "also estimate by multilevel splitting the probability that the orbit reaches `size` (0: no splitting)")
 	fs.Var(flagval.DurationVar(&splitHorizon), "split-horizon", "the `span` from an empty server at 0 s the orbit must reach -split-orbit within")
-	fs.Var(flagval.IntVar(&splitEffort, 1, fleet.MaxEffort), "split-effort", "`paths` a level of each splitting run")
+	fs.Var(flagval.IntVar(&splitEffort, 1, metastable.MaxEffort), "split-effort", "`paths` a level of each splitting run")
 	fs.Var(flagval.IntVar(&splitRuns, 2, maxSplitRuns), "split-runs", "independent splitting `runs`, whose spread gives the relative error")
 	fs.Var(&seed, "seed", "random `seed` of the splitting; the same flags and seed print the same bytes")
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each running splittings, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
@@ -196,7 +197,7 @@ func parseChain(args []string, stdout io.Writer) (chainRun, error) {
 		for i := range levels {
 			levels[i] = i + 1
 		}
-		r.q.Split = &chain.Split{Splitting: fleet.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit },
+		r.q.Split = &chain.Split{Splitting: metastable.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit },
 			Levels: levels, Horizon: splitHorizon.Seconds(), Effort: splitEffort, Seed: uint64(seed)},
 			Config: c, Runs: splitRuns}
 		if err := r.q.Split.CheckCost(&c); err != nil {

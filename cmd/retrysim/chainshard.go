@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/fleet/chain"
+	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/shardfile"
@@ -101,7 +102,7 @@ func mergeChain(ctx context.Context, files, own []string, stdout io.Writer) erro
 	if err != nil {
 		return flagval.Usage(fmt.Errorf("merge: %s: its settings: %w", files[0], err))
 	}
-	ests := make([]fleet.SplitEstimate, r.q.Split.Runs)
+	ests := make([]metastable.SplitEstimate, r.q.Split.Runs)
 	crude := make([]int64, chain.CrudeRuns)
 	for i, sh := range shards {
 		path := files[i]
@@ -116,7 +117,7 @@ func mergeChain(ctx context.Context, files, own []string, stdout io.Writer) erro
 				return flagval.Usage(fmt.Errorf("merge: %s: run %d (estimate %g, %d events) where run %d belongs, with an estimate from 0 to 1 and 0 to %.0e events",
 					path, run.Run, run.P, run.Events, lo+k, float64(fleet.MaxEvents)))
 			}
-			ests[run.Run] = fleet.SplitEstimate{P: run.P, Events: run.Events}
+			ests[run.Run] = metastable.SplitEstimate{P: run.P, Events: run.Events}
 		}
 		for k, e := range sh.CrudeEvents {
 			if e < 0 || e > fleet.MaxEvents {

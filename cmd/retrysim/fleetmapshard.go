@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
@@ -125,7 +126,7 @@ func mergeMap(ctx context.Context, files, own []string, stdout io.Writer) error 
 	if len(cfgs) != shards[0].Cells {
 		return flagval.Usage(fmt.Errorf("merge: %s: its settings make %d cells, not %d", files[0], len(cfgs), shards[0].Cells))
 	}
-	cells := make([]fleet.MapCell, len(cfgs))
+	cells := make([]metastable.MapCell, len(cfgs))
 	for i, sh := range shards {
 		lo, hi := fleet.Slice(len(cfgs), sh.Index, sh.Count)
 		if len(sh.Slice) != hi-lo {
@@ -138,7 +139,7 @@ func mergeMap(ctx context.Context, files, own []string, stdout io.Writer) error 
 			if err := cfgs[c.Cell].CheckObservations(c.Observations, r.replicates); err != nil {
 				return flagval.Usage(fmt.Errorf("merge: %s: cell %d: %w", files[i], c.Cell, err))
 			}
-			cells[c.Cell] = fleet.MapCell{Config: cfgs[c.Cell], Observations: c.Observations}
+			cells[c.Cell] = metastable.MapCell{Config: cfgs[c.Cell], Observations: c.Observations}
 		}
 	}
 	if r.plot != "" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -34,7 +35,7 @@ type Question struct {
 // that the orbit reaches the last of its Levels: Runs independent runs of
 // Splitting on Config, whose Importance is the orbit's size.
 type Split struct {
-	fleet.Splitting
+	metastable.Splitting
 	Config fleet.Config
 	Runs   int
 }
@@ -111,7 +112,7 @@ func (q Question) Run(ctx context.Context, workers int) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	var ests []fleet.SplitEstimate
+	var ests []metastable.SplitEstimate
 	var crude []int64
 	if sp := q.Split; sp != nil {
 		if ests, err = sp.RepeatRuns(ctx, &sp.Config, 0, sp.Runs, workers); err != nil {
@@ -149,7 +150,7 @@ type SplitStats struct {
 // Stats folds q's answers a, its splitting runs' estimates ests (Split.Runs
 // of them) and its crude replicates' events crude (CrudeRuns of them), as
 // Run returns them and as the slices of a sharded run join into.
-func (q Question) Stats(a Answers, ests []fleet.SplitEstimate, crude []int64) Stats {
+func (q Question) Stats(a Answers, ests []metastable.SplitEstimate, crude []int64) Stats {
 	st := Stats{States: q.Chain.Len(), Transitions: q.Chain.Transitions(), Within: q.Within, Collapse: q.collapse(), Answers: a}
 	sp := q.Split
 	if sp == nil {

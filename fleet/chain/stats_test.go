@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -41,12 +41,12 @@ func TestStatsByHand(t *testing.T) {
 // (1 - 0.2) / (0.2 x 0.5^2) x 5 = 80 events for it, twice the runs' 40.
 func TestStatsFoldSplitting(t *testing.T) {
 	q := Question{Chain: build(t, byHand), Within: 1,
-		Split: &Split{Splitting: fleet.Splitting{Levels: []int{1, 2}, Horizon: 3, Effort: 7}, Runs: 2}}
+		Split: &Split{Splitting: metastable.Splitting{Levels: []int{1, 2}, Horizon: 3, Effort: 7}, Runs: 2}}
 	crude := make([]int64, CrudeRuns)
 	for i := range crude {
 		crude[i] = 5
 	}
-	st := q.Stats(Answers{Exact: 0.25}, []fleet.SplitEstimate{{P: 0.1, Events: 10}, {P: 0.3, Events: 30}}, crude)
+	st := q.Stats(Answers{Exact: 0.25}, []metastable.SplitEstimate{{P: 0.1, Events: 10}, {P: 0.3, Events: 30}}, crude)
 	s := st.Split
 	if s == nil || s.Target != 2 || s.Runs != 2 || s.Effort != 7 || s.Events != 40 || s.Crude != 1000 {
 		t.Fatalf("Split = %+v; want target 2, 2 runs of 7, 40 events, 1000 crude", s)
