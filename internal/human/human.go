@@ -1,9 +1,9 @@
 // Package human formats what retrysim prints for people to read: durations
 // as people write them (24h, 1h30m, 250ms), counts with thousands
 // separators (5,078), counted nouns in the right number (1 replicate,
-// 2 replicates), memory in GiB or MiB, and lists (a, b and c). It is the one place that style is decided, for the table
-// formats, titles, help and messages; it is not for csv or json, which
-// print numbers raw.
+// 2 replicates), memory in GiB or MiB, and lists (a, b and c). It is the
+// one place that style is decided, for the table formats, titles, help and
+// messages; it is not for csv or json, which print numbers raw.
 package human
 
 import (
