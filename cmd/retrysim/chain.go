@@ -193,13 +193,7 @@ func parseChain(args []string, stdout io.Writer) (chainRun, error) {
 		r.q.Collapse = "collapse (the orbit empty: with -retry-prob 0 nothing enters it)"
 	}
 	if splitOrbit > 0 {
-		levels := make([]int, splitOrbit)
-		for i := range levels {
-			levels[i] = i + 1
-		}
-		r.q.Split = &chain.Split{Splitting: metastable.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit },
-			Levels: levels, Horizon: splitHorizon.Seconds(), Effort: splitEffort, Seed: uint64(seed)},
-			Config: c, Runs: splitRuns}
+		r.q.Split = chain.OrbitSplit(c, splitOrbit, splitHorizon.Seconds(), splitEffort, splitRuns, uint64(seed))
 		if err := r.q.Split.CheckCost(&c); err != nil {
 			var fe *fleet.FieldError
 			errors.As(err, &fe)

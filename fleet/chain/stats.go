@@ -33,11 +33,24 @@ type Question struct {
 
 // Split is a multilevel splitting on the fleet engine, for the probability
 // that the orbit reaches the last of its Levels: Runs independent runs of
-// Splitting on Config, whose Importance is the orbit's size.
+// Splitting on Config, whose Importance is the orbit's size (OrbitSplit).
 type Split struct {
 	metastable.Splitting
 	Config fleet.Config
 	Runs   int
+}
+
+// OrbitSplit is the splitting of cfg for the probability that the orbit
+// reaches target within horizon seconds of an empty server: a level each
+// orbit size from 1 to target, runs runs of effort paths a level, seeded
+// by seed.
+func OrbitSplit(cfg fleet.Config, target int, horizon float64, effort, runs int, seed uint64) *Split {
+	levels := make([]int, target)
+	for i := range levels {
+		levels[i] = i + 1
+	}
+	return &Split{Splitting: metastable.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit },
+		Levels: levels, Horizon: horizon, Effort: effort, Seed: seed}, Config: cfg, Runs: runs}
 }
 
 // Answers are the chain's exact numbers.

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -70,5 +73,17 @@ func TestAnswerRefusesSpan(t *testing.T) {
 	var fe *schema.FieldError
 	if !errors.As(err, &fe) || fe.Field != "within" || !strings.HasPrefix(fe.Msg, "1e+12 s: uniformisation would take") {
 		t.Errorf("Answer() = %v; want within: 1e+12 s: uniformisation would take ...", err)
+	}
+}
+
+// OrbitSplit's levels are each orbit size up to the target, and a state's
+// importance is its orbit's size.
+func TestOrbitSplit(t *testing.T) {
+	sp := OrbitSplit(byHand.Config(10), 3, 9, 7, 4, 5)
+	if !slices.Equal(sp.Levels, []int{1, 2, 3}) || sp.Horizon != 9 || sp.Effort != 7 || sp.Runs != 4 || sp.Seed != 5 || sp.Config.Duration != 10*time.Second {
+		t.Errorf("OrbitSplit = %+v; want levels 1 to 3, horizon 9, effort 7, 4 runs, seed 5, 10 s", sp)
+	}
+	if got := sp.Importance(fleet.MarkovState{InServer: 2, Orbit: 2}); got != 2 {
+		t.Errorf("Importance(orbit 2) = %d; want 2", got)
 	}
 }
