@@ -31,6 +31,7 @@ var computation = []string{
 	"github.com/retrysim/retrysim/strategy",
 	"github.com/retrysim/retrysim/fleet",
 	"github.com/retrysim/retrysim/fleet/chain",
+	"github.com/retrysim/retrysim/fleet/metastable",
 	"github.com/retrysim/retrysim/stats",
 	"github.com/retrysim/retrysim/provider",
 	"github.com/retrysim/retrysim/backoff",

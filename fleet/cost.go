@@ -303,34 +303,26 @@ func CheckCost(cfgs []Config, opt Options) error {
 	if total <= MaxBytes {
 		return nil
 	}
-	limit := fmt.Sprintf("about %s in all; at most %s", gib(total), gib(MaxBytes))
+	limit := fmt.Sprintf("about %s in all; at most %s", human.GiB(total), human.GiB(MaxBytes))
 	if kept >= atOnce*running {
 		path := "replicates"
 		if opt.Replicates == 1 {
 			path = "duration"
 		}
-		return &FieldError{Field: path, Msg: fmt.Sprintf("%s of %s keep %s of series until they are averaged, %s", runs, human.Duration(c.Duration), gib(kept), limit)}
+		return &FieldError{Field: path, Msg: fmt.Sprintf("%s of %s keep %s of series until they are averaged, %s", runs, human.Duration(c.Duration), human.GiB(kept), limit)}
 	}
 	w := worst.Client
 	switch {
 	case preset:
-		return &FieldError{Field: "duration", Msg: fmt.Sprintf("a run of %s needs up to %s a replicate, %g at once, %s", human.Duration(worst.Duration), gib(running), atOnce, limit)}
+		return &FieldError{Field: "duration", Msg: fmt.Sprintf("a run of %s needs up to %s a replicate, %g at once, %s", human.Duration(worst.Duration), human.GiB(running), atOnce, limit)}
 	case wc.queue >= wc.slots && wc.queue >= wc.window:
-		return &FieldError{Field: "server.queue_max", Msg: fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, gib(wc.queue), atOnce, limit)}
+		return &FieldError{Field: "server.queue_max", Msg: fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, human.GiB(wc.queue), atOnce, limit)}
 	case wc.window >= wc.slots:
 		return &FieldError{Field: wc.windowPath, Msg: fmt.Sprintf("the %s policy's states (%s, client.policy.shared %s) need up to %s a replicate, %g at once, %s",
-			w.Policy.Kind, plural(w.Clients, "client"), ScopeName(w.Policy.Shared), gib(wc.window), atOnce, limit)}
+			w.Policy.Kind, plural(w.Clients, "client"), ScopeName(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)}
 	}
 	return &FieldError{Field: wc.longest.path, Msg: fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
-		wc.longest.what, worst.Load.max(), wc.InFlight, gib(wc.slots), atOnce, limit)}
-}
-
-// gib writes bytes in GiB, or MiB below one.
-func gib(b float64) string {
-	if b < 1<<30 {
-		return fmt.Sprintf("%.0f MiB", b/(1<<20))
-	}
-	return fmt.Sprintf("%.1f GiB", b/(1<<30))
+		wc.longest.what, worst.Load.max(), wc.InFlight, human.GiB(wc.slots), atOnce, limit)}
 }
 
 // plural is n things, with an s unless n is 1.

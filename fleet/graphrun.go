@@ -11,7 +11,9 @@ import (
 	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // GraphResult is a graph's run and its replicates, in replicate order.
@@ -516,7 +518,7 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 			path = "duration"
 		}
 		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can hold up to %.3g requests in flight a replicate (each request entering with every call below it), about %s in all; at most %s",
-			runs, worstSlots, gib(total), gib(MaxBytes))}
+			runs, worstSlots, human.GiB(total), human.GiB(MaxBytes))}
 	}
 	return b, nil
 }
@@ -592,5 +594,5 @@ func (r GraphResult) Drain(v int) (drained, seconds schema.Estimate) {
 			judged++
 		}
 	}
-	return share(ok, judged), nonNegative(estimate(xs))
+	return stats.Share(ok, judged), nonNegative(estimate(xs))
 }

@@ -229,15 +229,6 @@ func recovery(cfg *Config, series []Second) (float64, Verdict) {
 	return math.Max(0, float64(from)-settled), Recovered
 }
 
-// share is k of n replicates with its Wilson score interval (Count gives
-// k back); NaN with no interval with n = 0.
-func share(k, n int) schema.Estimate {
-	if n == 0 {
-		return schema.Point(math.NaN(), 0)
-	}
-	return stats.Wilson(int64(k), int64(n))
-}
-
 // nonNegative cuts an estimate of a quantity that cannot be negative at 0:
 // the true mean lies in [0, inf), so the interval's part below 0 holds no
 // value it could take, and cutting it keeps the interval's coverage.
@@ -325,7 +316,7 @@ type Summary struct {
 	// Kaplan-Meier quartiles with those still down censored at the run's
 	// end (Result.RecoveryCurve): its median NaN when fewer than half
 	// recovered.
-	RecoveryTime Quartiles
+	RecoveryTime stats.Quartiles
 }
 
 // Summary sums up r's replicates.
@@ -359,11 +350,34 @@ func (r Result) Summary() Summary {
 		P99:            col(func(p *Replicate) float64 { return p.P99 }),
 		PeakInProgress: col(func(p *Replicate) float64 { return float64(p.PeakInProgress) }),
 		Trigger:        r.Config.Triggered(),
-		RecoveredShare: share(recovered, judged),
+		RecoveredShare: stats.Share(recovered, judged),
 		Recovery:       nonNegative(col(func(p *Replicate) float64 { return p.Recovery })),
 		RecoveryTime:   r.RecoveryCurve().Quartiles(),
 	}
 }
+
+// Observations are r's judged replicates as observations of their recovery
+// time: a replicate down at the end censored at the end of its series (the
+// time from the load settling to its last second); those too short to
+// judge left out.
+func (r Result) Observations() []stats.Observation {
+	settled := r.Config.settledAt()
+	var obs []stats.Observation
+	for i := range r.Replicates {
+		p := &r.Replicates[i]
+		switch p.Verdict {
+		case Recovered:
+			obs = append(obs, stats.Observation{Time: p.Recovery, Recovered: true})
+		case Down:
+			obs = append(obs, stats.Observation{Time: math.Max(0, float64(len(p.Series))-settled)})
+		}
+	}
+	return obs
+}
+
+// RecoveryCurve is the Kaplan-Meier estimate of r's recovery time over its
+// judged replicates, a replicate still down censored at its run's end.
+func (r Result) RecoveryCurve() stats.Survival { return stats.KaplanMeier(r.Observations()) }
 
 // DuplicatesPerRequest is the duplicate side effects a request, a mean over
 // replicates with its 95% Student t interval.
@@ -449,4 +463,10 @@ func (r Result) Series() []Point {
 		pts[t] = p
 	}
 	return pts
+}
+
+// Slice is the cells [lo, hi) of n cells that shard index of count runs:
+// count nearly equal contiguous slices, in order.
+func Slice(n, index, count int) (lo, hi int) {
+	return n * index / count, n * (index + 1) / count
 }

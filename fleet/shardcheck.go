@@ -3,6 +3,8 @@ package fleet
 import (
 	"fmt"
 	"math"
+
+	"github.com/retrysim/retrysim/stats"
 )
 
 // CheckReplicate reports why r is no replicate a run of c can produce, for
@@ -100,10 +102,10 @@ func checkQuantiles(p50, p95, p99, end float64) error {
 }
 
 // CheckObservations reports why obs are not the recoveries of at most
-// replicates replicates of c, as RunMap keeps them: a time that is not a
+// replicates replicates of c, as metastable.RunMap keeps them: a time that is not a
 // finite one from 0 to the run's end after the load settled, or a
 // replicate still down at another time than that end.
-func (c *Config) CheckObservations(obs []Observation, replicates int) error {
+func (c *Config) CheckObservations(obs []stats.Observation, replicates int) error {
 	if len(obs) > replicates {
 		return fmt.Errorf("%d replicates; the run has %d", len(obs), replicates)
 	}

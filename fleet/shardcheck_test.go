@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/retrysim/retrysim/stats"
 )
 
 // TestCheckReplicateTakesRuns: every replicate of the first and last run of
@@ -33,7 +35,7 @@ func TestCheckReplicateTakesRuns(t *testing.T) {
 				t.Errorf("run %d (%s), replicate %d: %v", i, cfgs[i].Name, k, err)
 			}
 		}
-		if err := cfgs[i].CheckObservations(r.observations(), opts.Replicates); err != nil {
+		if err := cfgs[i].CheckObservations(r.Observations(), opts.Replicates); err != nil {
 			t.Errorf("run %d (%s): observations: %v", i, cfgs[i].Name, err)
 		}
 	}
@@ -89,16 +91,16 @@ func TestCheckReplicateRefuses(t *testing.T) {
 			t.Errorf("%s: %v; want an error with %q", tc.name, err, tc.want)
 		}
 	}
-	obs := res[0].observations()
+	obs := res[0].Observations()
 	for _, tc := range []struct {
 		name string
-		obs  []Observation
+		obs  []stats.Observation
 		want string
 	}{
 		{"too many", append(obs, obs...), "2 replicates; the run has 1"},
-		{"negative", []Observation{{-1, true}}, "not from 0 to 16 s"},
-		{"late", []Observation{{17, true}}, "not from 0 to 16 s"},
-		{"down early", []Observation{{3, false}}, "censored at 16 s"},
+		{"negative", []stats.Observation{{Time: -1, Recovered: true}}, "not from 0 to 16 s"},
+		{"late", []stats.Observation{{Time: 17, Recovered: true}}, "not from 0 to 16 s"},
+		{"down early", []stats.Observation{{Time: 3}}, "censored at 16 s"},
 	} {
 		if err := c.CheckObservations(tc.obs, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("observations %s: %v; want an error with %q", tc.name, err, tc.want)

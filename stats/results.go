@@ -1,7 +1,8 @@
 // Package stats turns the engines' integer counters into the numbers people
 // read: rates and their confidence intervals derived at the end, expectations
-// and z-scores, completion-time quantiles (from schema.Histogram), and the
-// shard file format with its validation. It is the computation side only: it
+// and z-scores, completion-time quantiles (from schema.Histogram), the
+// Kaplan-Meier estimate of a recovery time with censored observations, and
+// the shard file format with its validation. It is the computation side only: it
 // runs no simulation and renders nothing, so engines and models import it
 // without pulling in tablewriter or gonum/plot (the retrysim command does the
 // presentation).

@@ -13,8 +13,8 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/fleet/chain"
+	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/flagval"
-	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/shardfile"
 )
 
@@ -66,7 +66,7 @@ Limits (checked before any work):
                 fewer runs at once than -workers where that many would not fit
 
 Flags:
-`, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), fleet.MaxEffort, maxSplitRuns, fleet.MaxDuration-1, float64(fleet.MaxBytes)/(1<<30))
+`, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, fleet.MaxDuration-1, float64(fleet.MaxBytes)/(1<<30))
 
 // chainUsages are the chain's own words for the fleet flags whose fleet
 // usage says what the chain does not do: its spike is its own flags' (no
@@ -82,18 +82,14 @@ var chainUsages = map[string]string{
 // maxSplitRuns bounds -split-runs.
 const maxSplitRuns = 1000
 
-// crudeRuns is how many crude replicates measure the events of one.
-const crudeRuns = 200
-
-// chainRun is a parsed chain command: the chain, the span of its
-// probability of health, the splitting if one is asked for, and the slice
-// of it to run.
+// chainRun is a parsed chain command: its question (the chain, the span of
+// its probability of health, the splitting if one is asked for), the
+// workers that run the splitting, and the slice of it to run.
 type chainRun struct {
-	fs     *flag.FlagSet
-	ch     *chain.Chain
-	within float64
-	sp     *splitting
-	shard  flagval.Shard
+	fs      *flag.FlagSet
+	q       chain.Question
+	workers int
+	shard   flagval.Shard
 	// settings are the run's settings, for a shard to carry to merge.
 	settings []shardfile.Setting
 }
@@ -105,24 +101,17 @@ func chainCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if err != nil {
 		return err
 	}
-	ans, err := r.answers() // a shard too, so that a span the chain refuses is refused before any splitting, not at merge
-	if err != nil {
-		return err
-	}
 	if r.shard.Count > 0 {
+		if _, err := r.answers(); err != nil { // so that a span the chain refuses is refused before any splitting, not at merge
+			return err
+		}
 		return writeChainShard(ctx, stdout, r)
 	}
-	var ests []fleet.SplitEstimate
-	var crude []int64
-	if r.sp != nil {
-		if ests, err = r.sp.RepeatRuns(ctx, &r.sp.cfg, 0, r.sp.runs, r.sp.workers); err != nil {
-			return err
-		}
-		if crude, err = r.sp.crudeEvents(ctx, 0, crudeRuns); err != nil {
-			return err
-		}
+	st, err := r.q.Run(ctx, r.workers)
+	if err != nil {
+		return chainError(err)
 	}
-	_, err = io.WriteString(stdout, r.report(ans, ests, crude))
+	_, err = io.WriteString(stdout, r.report(st))
 	return err
 }
 
@@ -164,7 +153,7 @@ func parseChain(args []string, stdout io.Writer) (chainRun, error) {
 	fs.Var(flagval.DurationVar(&within), "within", "the time `span` the probability of health is computed over")
 	fs.Var(flagval.IntVar(&splitOrbit, 0, fleet.MaxOrbit), "split-orbit", "also estimate by multilevel splitting the probability that the orbit reaches `size` (0: no splitting)")
 	fs.Var(flagval.DurationVar(&splitHorizon), "split-horizon", "the `span` from an empty server at 0 s the orbit must reach -split-orbit within")
-	fs.Var(flagval.IntVar(&splitEffort, 1, fleet.MaxEffort), "split-effort", "`paths` a level of each splitting run")
+	fs.Var(flagval.IntVar(&splitEffort, 1, metastable.MaxEffort), "split-effort", "`paths` a level of each splitting run")
 	fs.Var(flagval.IntVar(&splitRuns, 2, maxSplitRuns), "split-runs", "independent splitting `runs`, whose spread gives the relative error")
 	fs.Var(&seed, "seed", "random `seed` of the splitting; the same flags and seed print the same bytes")
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each running splittings, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
@@ -195,19 +184,17 @@ func parseChain(args []string, stdout io.Writer) (chainRun, error) {
 	if err != nil {
 		return r, flagval.Usage(err)
 	}
-	if r.ch, err = chain.Build(model); err != nil {
+	ch, err := chain.Build(model)
+	if err != nil {
 		return r, flagval.Usage(fmt.Errorf("-capacity %d -queue %d -orbit %d: %w", c.Server.Workers, c.Server.QueueMax, m.Orbit, err))
 	}
-	r.within = within.Seconds()
+	r.q, r.workers = chain.Question{Chain: ch, Within: within.Seconds()}, workers.V
+	if m.RetryProb == 0 && m.Orbit > 0 {
+		r.q.Collapse = "collapse (the orbit empty: with -retry-prob 0 nothing enters it)"
+	}
 	if splitOrbit > 0 {
-		levels := make([]int, splitOrbit)
-		for i := range levels {
-			levels[i] = i + 1
-		}
-		r.sp = &splitting{Splitting: fleet.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit },
-			Levels: levels, Horizon: splitHorizon.Seconds(), Effort: splitEffort, Seed: uint64(seed)},
-			cfg: c, runs: splitRuns, workers: workers.V}
-		if err := r.sp.CheckCost(&c); err != nil {
+		r.q.Split = chain.OrbitSplit(c, splitOrbit, splitHorizon.Seconds(), splitEffort, splitRuns, uint64(seed))
+		if err := r.q.Split.CheckCost(&c); err != nil {
 			var fe *fleet.FieldError
 			errors.As(err, &fe)
 			return r, flagval.Usage(fmt.Errorf("-split-%s: %s", fe.Field, fe.Msg))
@@ -217,115 +204,29 @@ func parseChain(args []string, stdout io.Writer) (chainRun, error) {
 	return r, nil
 }
 
-// splitting is what -split-* ask for.
-type splitting struct {
-	fleet.Splitting
-	cfg           fleet.Config
-	runs, workers int
-}
+// chainFlags name the flag of each span chain.Question.Answer may refuse.
+var chainFlags = map[string]string{"within": "-within", "split.horizon": "-split-horizon"}
 
-// crudeEvents runs crude replicates lo to hi-1 of the crudeRuns that
-// measure a replicate's work, and returns the events each took.
-func (sp *splitting) crudeEvents(ctx context.Context, lo, hi int) ([]int64, error) {
-	events := make([]int64, 0, max(0, hi-lo))
-	for r := lo; r < hi; r++ {
-		tr := fleet.NewTracer(&sp.cfg, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
-		if _, err := tr.Run(ctx, func(at, _ float64, _ fleet.MarkovState) bool { return at > sp.Horizon }); err != nil {
-			return nil, err
-		}
-		events = append(events, tr.Events())
-	}
-	return events, nil
-}
-
-// report prints the splitting runs' estimates ests beside the chain's value
-// p, with their relative error and work against the crude replicates' events.
-func (sp *splitting) report(p float64, ests []fleet.SplitEstimate, crudeEvents []int64) string {
-	var sum, sum2 float64
-	var events int64
-	for _, e := range ests {
-		sum += e.P
-		sum2 += e.P * e.P
-		events += e.Events
-	}
-	n := float64(sp.runs)
-	mean := sum / n
-	se := math.Sqrt(math.Max(0, sum2-sum*sum/n) / (n - 1) / n)
-	var crude int64
-	for _, e := range crudeEvents {
-		crude += e
-	}
-	var b strings.Builder
-	b.WriteString(fmt.Sprintf("probability the orbit reaches %d within %g s of an empty server: chain %.6g\n", sp.Levels[len(sp.Levels)-1], sp.Horizon, p))
-	b.WriteString(fmt.Sprintf("multilevel splitting, %d runs of %d paths a level: %.4g, standard error %.2g (relative error %.3g), %d events\n",
-		sp.runs, sp.Effort, mean, se, se/mean, events))
-	if mean > 0 && se > 0 {
-		rel := se / mean
-		need := (1 - mean) / (mean * rel * rel) * float64(crude) / crudeRuns
-		b.WriteString(fmt.Sprintf("crude replicates for the same relative error: %.3g events (%.4g a replicate), %.3g times as many\n",
-			need, float64(crude)/crudeRuns, need/float64(events)))
-	}
-	return b.String()
-}
-
-// crudeSeed keeps the crude replicates' seeds apart from the splittings'.
-const crudeSeed = 0xc0de
-
-// chainAnswers are the chain's exact numbers a run prints.
-type chainAnswers struct {
-	mean, health float64 // from collapse: the mean time to health; the probability of health within the span
-	what         string  // where the probability of health starts
-	collapse     string  // what collapse is, where the mean time starts
-	split        float64 // the probability the splitting estimates, when there is one
-}
-
-// answers computes the chain's numbers, refusing a span that would take
-// too many steps.
-func (r chainRun) answers() (chainAnswers, error) {
-	ch, md := r.ch, r.ch.Model
-	healthy := func(s fleet.MarkovState) bool { return s.InServer <= md.Workers && s.Orbit == 0 }
-	collapsed := md.Collapsed()
-	a := chainAnswers{collapse: "collapse"}
-	if md.RetryProb == 0 && md.Orbit > 0 {
-		a.collapse = "collapse (the orbit empty: with -retry-prob 0 nothing enters it)"
-	}
-	p0, from, what := ch.Point(collapsed), 0.0, "from "+a.collapse
-	if md.To > md.From {
-		p0, from, what = ch.Empty(), md.To, fmt.Sprintf("after the spike ends at %g s, from an empty server at 0 s", md.To)
-	}
-	a.what = what
-	var err error
-	if a.health, err = ch.Hit(p0, from, from+r.within, healthy); err != nil {
-		return a, flagval.Usage(fmt.Errorf("-within %g s: %w", r.within, err))
-	}
-	mean, err := ch.Mean(healthy)
-	if err != nil {
-		return a, err
-	}
-	a.mean = mean[ch.Index(collapsed)]
-	if sp := r.sp; sp != nil {
-		target := sp.Levels[len(sp.Levels)-1]
-		if a.split, err = ch.Hit(ch.Empty(), 0, sp.Horizon, func(s fleet.MarkovState) bool { return s.Orbit >= target }); err != nil {
-			return a, flagval.Usage(fmt.Errorf("-split-horizon %g s: %w", sp.Horizon, err))
+// chainError is err with a span the chain refuses named by its flag, as a
+// usage error.
+func chainError(err error) error {
+	var fe *fleet.FieldError
+	if errors.As(err, &fe) {
+		if flag, ok := chainFlags[fe.Field]; ok {
+			return flagval.Usage(fmt.Errorf("%s %s", flag, fe.Msg))
 		}
 	}
-	return a, nil
+	return err
 }
 
-// report is what the chain command prints: the settings, the chain's size
-// and answers, and with a splitting its runs' estimates ests and the crude
-// replicates' events.
-func (r chainRun) report(a chainAnswers, ests []fleet.SplitEstimate, crudeEvents []int64) string {
-	var b strings.Builder
-	fmt.Fprintln(&b, chainEcho(r.fs))
-	fmt.Fprintf(&b, "states %d, transitions %d\n", r.ch.Len(), r.ch.Transitions())
-	fmt.Fprintf(&b, "mean time from %s to health: %.6g s\n", a.collapse, a.mean)
-	fmt.Fprintf(&b, "probability of health within %g s %s: %.6g\n", r.within, a.what, a.health)
-	if r.sp != nil {
-		b.WriteString(r.sp.report(a.split, ests, crudeEvents))
-	}
-	return b.String()
+// answers are the chain's exact numbers, a span it refuses named by its flag.
+func (r chainRun) answers() (chain.Answers, error) {
+	a, err := r.q.Answer()
+	return a, chainError(err)
 }
+
+// report is what the chain command prints: the settings, then st.
+func (r chainRun) report(st chain.Stats) string { return chainEcho(r.fs) + "\n" + st.String() }
 
 // chainEcho is the command line the answers are of: every flag the chain
 // reads with its value (the spike's only with a spike, the splitting's

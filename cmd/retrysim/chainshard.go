@@ -9,6 +9,8 @@ import (
 	"io"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/fleet/chain"
+	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/shardfile"
@@ -39,18 +41,18 @@ type chainShardRun struct {
 // writeChainShard runs r's slice of the splitting runs and of the crude
 // replicates, and writes it as a shard file to stdout.
 func writeChainShard(ctx context.Context, stdout io.Writer, r chainRun) error {
-	sp, index, count := r.sp, r.shard.Index, r.shard.Count
-	lo, hi := fleet.Slice(sp.runs, index, count)
-	ests, err := sp.RepeatRuns(ctx, &sp.cfg, lo, hi, sp.workers)
+	sp, index, count := r.q.Split, r.shard.Index, r.shard.Count
+	lo, hi := fleet.Slice(sp.Runs, index, count)
+	ests, err := sp.RepeatRuns(ctx, &sp.Config, lo, hi, r.workers)
 	if err != nil {
 		return err
 	}
-	clo, chi := fleet.Slice(crudeRuns, index, count)
-	crude, err := sp.crudeEvents(ctx, clo, chi)
+	clo, chi := fleet.Slice(chain.CrudeRuns, index, count)
+	crude, err := sp.CrudeEvents(ctx, clo, chi)
 	if err != nil {
 		return err
 	}
-	sh := chainShard{Header: shardfile.Header{Kind: chainShardKind, Settings: r.settings, Index: index, Count: count}, Runs: sp.runs,
+	sh := chainShard{Header: shardfile.Header{Kind: chainShardKind, Settings: r.settings, Index: index, Count: count}, Runs: sp.Runs,
 		Slice: make([]chainShardRun, 0, len(ests)), CrudeEvents: crude}
 	for i, e := range ests {
 		sh.Slice = append(sh.Slice, chainShardRun{Run: lo + i, P: e.P, Events: e.Events})
@@ -93,19 +95,19 @@ func mergeChain(ctx context.Context, files, own []string, stdout io.Writer) erro
 	if err != nil {
 		return flagval.Usage(fmt.Errorf("merge: %s: its settings: %w", files[0], err))
 	}
-	if r.sp == nil || r.sp.runs != shards[0].Runs {
+	if r.q.Split == nil || r.q.Split.Runs != shards[0].Runs {
 		return flagval.Usage(fmt.Errorf("merge: %s: its settings make no splitting of %d runs", files[0], shards[0].Runs))
 	}
 	ans, err := r.answers()
 	if err != nil {
 		return flagval.Usage(fmt.Errorf("merge: %s: its settings: %w", files[0], err))
 	}
-	ests := make([]fleet.SplitEstimate, r.sp.runs)
-	crude := make([]int64, crudeRuns)
+	ests := make([]metastable.SplitEstimate, r.q.Split.Runs)
+	crude := make([]int64, chain.CrudeRuns)
 	for i, sh := range shards {
 		path := files[i]
 		lo, hi := fleet.Slice(sh.Runs, sh.Index, sh.Count)
-		clo, chi := fleet.Slice(crudeRuns, sh.Index, sh.Count)
+		clo, chi := fleet.Slice(chain.CrudeRuns, sh.Index, sh.Count)
 		if len(sh.Slice) != hi-lo || len(sh.CrudeEvents) != chi-clo {
 			return flagval.Usage(fmt.Errorf("merge: %s holds %d runs and %d crude replicates; shard %d/%d has %d and %d",
 				path, len(sh.Slice), len(sh.CrudeEvents), sh.Index, sh.Count, hi-lo, chi-clo))
@@ -115,7 +117,7 @@ func mergeChain(ctx context.Context, files, own []string, stdout io.Writer) erro
 				return flagval.Usage(fmt.Errorf("merge: %s: run %d (estimate %g, %d events) where run %d belongs, with an estimate from 0 to 1 and 0 to %.0e events",
 					path, run.Run, run.P, run.Events, lo+k, float64(fleet.MaxEvents)))
 			}
-			ests[run.Run] = fleet.SplitEstimate{P: run.P, Events: run.Events}
+			ests[run.Run] = metastable.SplitEstimate{P: run.P, Events: run.Events}
 		}
 		for k, e := range sh.CrudeEvents {
 			if e < 0 || e > fleet.MaxEvents {
@@ -133,5 +135,5 @@ func mergeChain(ctx context.Context, files, own []string, stdout io.Writer) erro
 	if err := outfile.Check(out); err != nil {
 		return flagval.Usage(err)
 	}
-	return outfile.WriteAll(ctx, stdout, outfile.Output{File: out, Data: []byte(r.report(ans, ests, crude))})
+	return outfile.WriteAll(ctx, stdout, outfile.Output{File: out, Data: []byte(r.report(r.q.Stats(ans, ests, crude)))})
 }

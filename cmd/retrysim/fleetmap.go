@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
@@ -102,15 +103,15 @@ func (l numberList) Set(s string) error {
 		}
 		out = append(out, x)
 	}
-	if len(out) > fleet.MaxMapAxis {
-		return fmt.Errorf("%d values; at most %d", len(out), fleet.MaxMapAxis)
+	if len(out) > metastable.MaxMapAxis {
+		return fmt.Errorf("%d values; at most %d", len(out), metastable.MaxMapAxis)
 	}
 	*l.v = out
 	return nil
 }
 
 // policyList is a flag.Value for -policies.
-type policyList struct{ v *[]fleet.MapPolicy }
+type policyList struct{ v *[]metastable.MapPolicy }
 
 func (l policyList) String() string {
 	if l.v == nil {
@@ -124,11 +125,11 @@ func (l policyList) String() string {
 }
 
 func (l policyList) Set(s string) error {
-	var out []fleet.MapPolicy
-	mapPolicies := fleet.MapPolicies()
+	var out []metastable.MapPolicy
+	mapPolicies := metastable.MapPolicies()
 	for _, name := range strings.Split(s, ",") {
-		i := slices.IndexFunc(mapPolicies, func(p fleet.MapPolicy) bool { return p.Name == name })
-		if i < 0 || slices.ContainsFunc(out, func(p fleet.MapPolicy) bool { return p.Name == name }) {
+		i := slices.IndexFunc(mapPolicies, func(p metastable.MapPolicy) bool { return p.Name == name })
+		if i < 0 || slices.ContainsFunc(out, func(p metastable.MapPolicy) bool { return p.Name == name }) {
 			return fmt.Errorf("%q is not a list of distinct policies from no_backoff, backoff_and_jitter", s)
 		}
 		out = append(out, mapPolicies[i])
@@ -140,7 +141,7 @@ func (l policyList) Set(s string) error {
 // fleetMapRun is a parsed fleet-map command: the map, how to run it, and
 // where its outputs go.
 type fleetMapRun struct {
-	m          fleet.Map
+	m          metastable.Map
 	replicates int
 	seed       uint64
 	workers    int
@@ -154,7 +155,7 @@ type fleetMapRun struct {
 // parseFleetMap parses the fleet-map command's flags.
 func parseFleetMap(args []string, stdout io.Writer) (fleetMapRun, error) {
 	fs := flagval.NewFlagSet("retrysim fleet-map")
-	r := fleetMapRun{m: fleet.CollapseMap()}
+	r := fleetMapRun{m: metastable.CollapseMap()}
 	var (
 		seed       flagval.Seed = 1
 		workers                 = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
@@ -184,7 +185,7 @@ func parseFleetMap(args []string, stdout io.Writer) (fleetMapRun, error) {
 	r.o.Register(fs, render.FleetDoc, " (html is one page with the heat maps)", "")
 	fs.StringVar(&r.plot, "plot", "", "also draw the heat maps to `file` (.png or .svg), a panel a policy and length")
 	fs.Var(&r.shard, "shard", "run slice `i/n` of the cells (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
-	intro := fmt.Sprintf(fleetMapIntro, fleet.MaxMapAxis, fleet.MaxMapCells, fleet.MaxReplicates, float64(fleet.MaxEvents), fleet.MaxBytes>>30)
+	intro := fmt.Sprintf(fleetMapIntro, metastable.MaxMapAxis, metastable.MaxMapCells, fleet.MaxReplicates, float64(fleet.MaxEvents), fleet.MaxBytes>>30)
 	if err := flagval.Parse(fs, args, intro, stdout); err != nil {
 		return r, err
 	}
@@ -252,12 +253,12 @@ func fleetMapCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := outfile.Check(r.o.Out, plotF); err != nil {
 		return flagval.Usage(err)
 	}
-	var done []fleet.MapCell
+	var done []metastable.MapCell
 	if hi > lo {
 		if done, err = memoized(struct {
 			Cells   []fleet.Config
 			Options fleet.Options
-		}{cells[lo:hi], opts}, func() ([]fleet.MapCell, error) { return fleet.RunMap(ctx, cells[lo:hi], opts) }); err != nil {
+		}{cells[lo:hi], opts}, func() ([]metastable.MapCell, error) { return metastable.RunMap(ctx, cells[lo:hi], opts) }); err != nil {
 			return err
 		}
 	}
@@ -278,7 +279,7 @@ func fleetMapCommand(ctx context.Context, args []string, stdout, stderr io.Write
 }
 
 // writeFleetMap renders a whole map's cells as fleet-map prints them.
-func writeFleetMap(ctx context.Context, stdout io.Writer, r fleetMapRun, done []fleet.MapCell) error {
+func writeFleetMap(ctx context.Context, stdout io.Writer, r fleetMapRun, done []metastable.MapCell) error {
 	rep := render.MapReport{Map: r.m, Cells: done, Replicates: r.replicates, Seed: r.seed,
 		Title: fmt.Sprintf("retrysim fleet-map: %d cells x %d replicates, seed %d", len(done), r.replicates, r.seed)}
 	var main bytes.Buffer

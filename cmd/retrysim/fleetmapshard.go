@@ -9,10 +9,12 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/shardfile"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // mapShardKind marks a fleet-map shard file, so merge tells it from a job
@@ -31,7 +33,7 @@ type mapShard struct {
 // shardCell is a cell's judged replicates' recoveries.
 type shardCell struct {
 	Cell         int                 `json:"cell"`
-	Observations []fleet.Observation `json:"observations"`
+	Observations []stats.Observation `json:"observations"`
 }
 
 // shardKind is a kind of shard merge reads besides the job model's: its
@@ -124,7 +126,7 @@ func mergeMap(ctx context.Context, files, own []string, stdout io.Writer) error 
 	if len(cfgs) != shards[0].Cells {
 		return flagval.Usage(fmt.Errorf("merge: %s: its settings make %d cells, not %d", files[0], len(cfgs), shards[0].Cells))
 	}
-	cells := make([]fleet.MapCell, len(cfgs))
+	cells := make([]metastable.MapCell, len(cfgs))
 	for i, sh := range shards {
 		lo, hi := fleet.Slice(len(cfgs), sh.Index, sh.Count)
 		if len(sh.Slice) != hi-lo {
@@ -137,7 +139,7 @@ func mergeMap(ctx context.Context, files, own []string, stdout io.Writer) error 
 			if err := cfgs[c.Cell].CheckObservations(c.Observations, r.replicates); err != nil {
 				return flagval.Usage(fmt.Errorf("merge: %s: cell %d: %w", files[i], c.Cell, err))
 			}
-			cells[c.Cell] = fleet.MapCell{Config: cfgs[c.Cell], Observations: c.Observations}
+			cells[c.Cell] = metastable.MapCell{Config: cfgs[c.Cell], Observations: c.Observations}
 		}
 	}
 	if r.plot != "" {

@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -23,10 +23,6 @@ func warnKeysInVain(stderr io.Writer, path string, sc provider.Scenario, ids []s
 	if len(vain) == 0 {
 		return
 	}
-	list := vain[len(vain)-1]
-	if len(vain) > 1 {
-		list = strings.Join(vain[:len(vain)-1], ", ") + " and " + list
-	}
 	fmt.Fprintf(stderr, "retrysim: warning: no step of %s honours keys (keyed: true), so the keys of %s change nothing: each runs as with no key\n",
-		path, list)
+		path, human.And(vain))
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/fleet/metastable"
 )
 
 // benchModels are the README's example (1,056 states) and a larger chain
@@ -68,7 +69,7 @@ func BenchmarkSplitting(b *testing.B) {
 		levels[i] = i + 1
 	}
 	for b.Loop() {
-		sp := fleet.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: levels,
+		sp := metastable.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: levels,
 			Horizon: splitHorizon, Effort: splitEffort, Seed: 1}
 		est, err := sp.Estimate(context.Background(), &cfg)
 		if err != nil {

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/fleet/metastable"
 )
 
 // splitModel is a lightly loaded fleet (0.6 requests a second on two
@@ -49,7 +51,7 @@ func TestSplittingAgreesWithChain(t *testing.T) {
 	for i := range levels {
 		levels[i] = i + 1
 	}
-	sp := fleet.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: levels,
+	sp := metastable.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: levels,
 		Horizon: splitHorizon, Effort: splitEffort, Seed: 1}
 	ests, err := sp.Repeat(context.Background(), &cfg, splitRuns, 2)
 	if err != nil {
@@ -118,7 +120,7 @@ func TestSplittingLowEffortUnbiased(t *testing.T) {
 	for i := range levels {
 		levels[i] = i + 1
 	}
-	sp := fleet.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: levels,
+	sp := metastable.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: levels,
 		Horizon: lowHorizon, Effort: lowEffort, Seed: 1}
 	ests, err := sp.Repeat(context.Background(), &cfg, lowRuns, 2)
 	if err != nil {
@@ -152,7 +154,7 @@ func TestSplittingStopsWithinAPath(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := 0
-	sp := fleet.Splitting{Importance: func(s fleet.MarkovState) int {
+	sp := metastable.Splitting{Importance: func(s fleet.MarkovState) int {
 		if ctx.Err() != nil {
 			calls++
 		} else if s.Orbit >= 2 {
@@ -205,14 +207,61 @@ func TestSplittingCosted(t *testing.T) {
 		field   string
 	}{{100_000, 31, "effort"}, {20_000, 3600, "horizon"}} {
 		cfg := splitModel.Config(tt.horizon)
-		sp := fleet.Splitting{Levels: []int{1}, Effort: tt.effort}
+		sp := metastable.Splitting{Levels: []int{1}, Effort: tt.effort}
 		var fe *fleet.FieldError
 		if err := sp.CheckCost(&cfg); !errors.As(err, &fe) || fe.Field != tt.field || 2*float64(tt.effort)*fleet.PathBytes(&cfg) <= fleet.MaxBytes {
 			t.Errorf("effort %d, horizon %g s: CheckCost = %v; want a *FieldError naming %s", tt.effort, tt.horizon, err, tt.field)
 		}
 	}
 	cfg := splitModel.Config(31)
-	if err := (fleet.Splitting{Levels: []int{1}, Effort: 200}).CheckCost(&cfg); err != nil {
+	if err := (metastable.Splitting{Levels: []int{1}, Effort: 200}).CheckCost(&cfg); err != nil {
 		t.Errorf("the default effort: CheckCost = %v; want nil", err)
+	}
+}
+
+// Splitting refuses what it cannot run, and repeats to the same estimates
+// whatever the workers.
+func TestSplittingRepeat(t *testing.T) {
+	cfg := Model{Rate: 1.8, Workers: 2, Queue: 3, ServiceRate: 1, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 6}.Config(30)
+	sp := metastable.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: []int{1, 2, 3}, Horizon: 10, Effort: 30, Seed: 5}
+	one, err := sp.Repeat(context.Background(), &cfg, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	three, err := sp.Repeat(context.Background(), &cfg, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	middle, err := sp.RepeatRuns(context.Background(), &cfg, 1, 3, 2) // runs 1 and 2 alone, as a shard runs them
+	if err != nil || len(middle) != 2 {
+		t.Fatalf("RepeatRuns(1, 3) = %d estimates, %v; want 2", len(middle), err)
+	}
+	for i, e := range middle {
+		if e.P != one[1+i].P || e.Events != one[1+i].Events {
+			t.Errorf("RepeatRuns(1, 3)[%d] = %+v; want Repeat's run %d, %+v", i, e, 1+i, one[1+i])
+		}
+	}
+	for r := range one {
+		if one[r].P != three[r].P || one[r].Events != three[r].Events || !slices.Equal(one[r].Shares, three[r].Shares) {
+			t.Errorf("run %d: %+v with one worker, %+v with three", r, one[r], three[r])
+		}
+		p := 1.0
+		for _, s := range one[r].Shares {
+			p *= s
+		}
+		if one[r].P != p || p == 0 {
+			t.Errorf("run %d: P %g; want the product of the shares %v, above 0", r, one[r].P, one[r].Shares)
+		}
+	}
+	if one[0].P == one[1].P {
+		t.Errorf("runs 0 and 1 gave the same estimate %g", one[0].P)
+	}
+	plain := fleet.DefaultConfig()
+	if _, err := sp.Estimate(context.Background(), &plain); err == nil || err.Error() != "memoryless.on: splitting needs a Memoryless run" {
+		t.Errorf("Estimate(default) err = %v", err)
+	}
+	sp.Effort = 0
+	if _, err := sp.Estimate(context.Background(), &cfg); err == nil || err.Error() != "Splitting: needs Importance, Levels and an Effort from 1 to 100000" {
+		t.Errorf("Estimate(Effort 0) err = %v", err)
 	}
 }

@@ -1,12 +1,13 @@
 // Package human formats what retrysim prints for people to read: durations
 // as people write them (24h, 1h30m, 250ms), counts with thousands
-// separators (5,078), and counted nouns in the right number (1 replicate,
-// 2 replicates). It is the one place that style is decided, for the table
-// formats, titles, help and messages; it is not for csv or json, which
-// print numbers raw.
+// separators (5,078), counted nouns in the right number (1 replicate,
+// 2 replicates), memory in GiB or MiB, and lists (a, b and c). It is the
+// one place that style is decided, for the table formats, titles, help and
+// messages; it is not for csv or json, which print numbers raw.
 package human
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -113,4 +114,20 @@ func Article(noun string) string {
 		return "an " + noun
 	}
 	return "a " + noun
+}
+
+// GiB writes b bytes in GiB, or MiB below one.
+func GiB(b float64) string {
+	if b < 1<<30 {
+		return fmt.Sprintf("%.0f MiB", b/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GiB", b/(1<<30))
+}
+
+// And lists words as a sentence does: "a", "a and b", "a, b and c".
+func And(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

@@ -92,3 +92,19 @@ func TestDurations(t *testing.T) {
 		}
 	}
 }
+
+func TestAnd(t *testing.T) {
+	for _, tc := range []struct {
+		words []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"a"}, "a"},
+		{[]string{"a", "b"}, "a and b"},
+		{[]string{"step-newkey", "job-samekey", "job-samekey-skip"}, "step-newkey, job-samekey and job-samekey-skip"},
+	} {
+		if got := And(tc.words); got != tc.want {
+			t.Errorf("And(%q) = %q; want %q", tc.words, got, tc.want)
+		}
+	}
+}

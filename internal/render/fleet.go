@@ -19,6 +19,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // FleetReport is what `retrysim fleet` prints: a row a run and each run's
@@ -249,7 +250,7 @@ func fleetCells(s fleet.Summary) []string {
 // quartilesText formats a recovery time's Kaplan-Meier quartiles for
 // people: "4 s [0, 12]", "never" for a quartile not reached (fewer than
 // that share of the replicates recovered within the run).
-func quartilesText(q fleet.Quartiles) string {
+func quartilesText(q stats.Quartiles) string {
 	g := func(x float64) string {
 		if math.IsNaN(x) {
 			return "never"

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/human"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
@@ -16,16 +17,14 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/retrysim/retrysim/fleet"
 )
 
 // MapReport is what `retrysim fleet-map` prints: the map's settings and
-// each cell's outcome, in fleet.Map.Cells' order.
+// each cell's outcome, in metastable.Map.Cells' order.
 type MapReport struct {
 	Title      string
-	Map        fleet.Map
-	Cells      []fleet.MapCell
+	Map        metastable.Map
+	Cells      []metastable.MapCell
 	Replicates int
 	Seed       uint64
 }
@@ -39,7 +38,7 @@ const mapCaption = "Recovered: replicates judged (goodput back within 10% of the
 var mapHeader = []string{"Policy", "Trigger", "Length", "Height /s", "Base rate /s", "Recovered", "Share (95% Wilson)", "Recovery median"}
 
 // mapCells are a cell's row for people, in mapHeader's order.
-func mapCells(m fleet.Map, c fleet.MapCell, policy string) []string {
+func mapCells(m metastable.Map, c metastable.MapCell, policy string) []string {
 	sh := c.Share()
 	trigger, height := "spike", g(c.Config.Load.Peak)
 	if m.Outage {
@@ -65,7 +64,7 @@ func mapCells(m fleet.Map, c fleet.MapCell, policy string) []string {
 func g(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // cellPolicy is the name of cell i's policy (cells run policies outermost).
-func cellPolicy(m fleet.Map, i int) string {
+func cellPolicy(m metastable.Map, i int) string {
 	per := len(m.Lengths) * len(m.Heights) * len(m.Rates)
 	return m.Policies[i/per].Name
 }
@@ -105,7 +104,7 @@ func writeMapTable(w io.Writer, r MapReport, st tableStyle) error {
 }
 
 // mapFields flattens a cell for csv and json.
-func mapFields(m fleet.Map, c fleet.MapCell, policy string) []field {
+func mapFields(m metastable.Map, c metastable.MapCell, policy string) []field {
 	sh := c.Share()
 	q := c.RecoveryTime()
 	trigger := "spike"
@@ -222,7 +221,7 @@ func mapPalette() palette.ColorMap {
 }
 
 // mapPanel is one policy and length's heat map.
-func mapPanel(m fleet.Map, cells []fleet.MapCell, title string) *plot.Plot {
+func mapPanel(m metastable.Map, cells []metastable.MapCell, title string) *plot.Plot {
 	cols, rows := len(m.Rates), len(m.Heights)
 	gr := grid{cols: cols, rows: rows, z: make([]float64, cols*rows)}
 	pal := mapPalette()

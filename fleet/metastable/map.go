@@ -1,4 +1,11 @@
-package fleet
+// Package metastable asks whether a fleet model is metastable: the map of
+// its recovery over a trigger's size and duration and the base load (Map,
+// RunMap), and multilevel splitting (Splitting) for the probability of a
+// rare event of a Memoryless run, such as its orbit filling, which crude
+// replicates would take too long to see. It runs the fleet engine; it is
+// neither the engine (package fleet) nor its exact chain (package
+// fleet/chain).
+package metastable
 
 import (
 	"context"
@@ -8,7 +15,9 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // Limits on a map, checked by Map.Check before any work.
@@ -34,7 +43,7 @@ type MapPolicy struct {
 func MapPolicies() []MapPolicy {
 	return []MapPolicy{
 		{Name: "no_backoff"},
-		{Name: "backoff_and_jitter", Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: NoCap}},
+		{Name: "backoff_and_jitter", Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}},
 	}
 }
 
@@ -46,7 +55,7 @@ func MapPolicies() []MapPolicy {
 type Map struct {
 	// Base is every cell's model: its server, network and client but for
 	// the backoff; the map sets its load and outage.
-	Base Config
+	Base fleet.Config
 	// Outage makes the trigger an outage of Base.Outage.Mode from From for
 	// each of Lengths (Heights unused, one value 0); otherwise it is a
 	// spike to each of Heights requests a second from From for each of
@@ -58,7 +67,7 @@ type Map struct {
 	Lengths        []time.Duration
 	Policies       []MapPolicy
 	// From is when the trigger starts, and After how long each run goes on
-	// after it ends (at least RecoveryWindow seconds, to judge).
+	// after it ends (at least fleet.RecoveryWindow seconds, to judge).
 	From, After time.Duration
 }
 
@@ -70,9 +79,9 @@ type Map struct {
 // the time to, even from 1,500 extra calls at 10 a second): 100 cells.
 func CollapseMap() Map {
 	return Map{
-		Base: Config{
-			Server: Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond},
-			Client: Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3},
+		Base: fleet.Config{
+			Server: fleet.Server{Kind: fleet.Latency, Base: time.Second, Slope: 10 * time.Millisecond},
+			Client: fleet.Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3},
 			Net:    100 * time.Millisecond,
 		},
 		Rates:    []float64{10, 20, 30, 40, 50},
@@ -86,8 +95,8 @@ func CollapseMap() Map {
 
 // Cells are the map's runs, policies outermost, then lengths, heights and
 // rates: each named "policy length height rate".
-func (m Map) Cells() []Config {
-	var cells []Config
+func (m Map) Cells() []fleet.Config {
+	var cells []fleet.Config
 	for _, p := range m.Policies {
 		for _, l := range m.Lengths {
 			for _, h := range m.Heights {
@@ -96,12 +105,12 @@ func (m Map) Cells() []Config {
 					c.Client.Backoff = p.Backoff
 					c.Duration = m.From + l + m.After
 					if m.Outage {
-						c.Load = Shape{Kind: Constant, Rate: r}
+						c.Load = fleet.Shape{Kind: fleet.Constant, Rate: r}
 						c.Outage.From, c.Outage.To = m.From, m.From+l
 						c.Name = fmt.Sprintf("%s outage %gs rate %g", p.Name, l.Seconds(), r)
 					} else {
-						c.Load = Shape{Kind: Spike, Rate: r, Peak: h, From: m.From, To: m.From + l}
-						c.Outage = Outage{}
+						c.Load = fleet.Shape{Kind: fleet.Spike, Rate: r, Peak: h, From: m.From, To: m.From + l}
+						c.Outage = fleet.Outage{}
 						c.Name = fmt.Sprintf("%s spike %gs to %g rate %g", p.Name, l.Seconds(), h, r)
 					}
 					cells = append(cells, c)
@@ -113,7 +122,7 @@ func (m Map) Cells() []Config {
 }
 
 // Check refuses a map with an empty or too long axis, too many cells, a
-// run too short to judge, or a cell that Config.Check refuses, as a
+// run too short to judge, or a cell that fleet.Config.Check refuses, as a
 // *FieldError naming the map's field by its path: rates, heights,
 // lengths, policies, from or after; the four axes together (Fields) for
 // too many cells; and a cell's own setting under cells[NAME]
@@ -127,23 +136,23 @@ func (m Map) Check() error {
 	var paths []string
 	for _, a := range axes {
 		if a.n < 1 || a.n > MaxMapAxis {
-			return &FieldError{Field: a.path, Msg: fmt.Sprintf("%d values; want 1 to %d", a.n, MaxMapAxis)}
+			return &schema.FieldError{Field: a.path, Msg: fmt.Sprintf("%d values; want 1 to %d", a.n, MaxMapAxis)}
 		}
 		cells *= a.n
 		paths = append(paths, a.path)
 	}
 	if cells > MaxMapCells {
-		return &FieldError{Field: strings.Join(paths, " x "), Fields: paths, Msg: fmt.Sprintf("%d cells; at most %d", cells, MaxMapCells)}
+		return &schema.FieldError{Field: strings.Join(paths, " x "), Fields: paths, Msg: fmt.Sprintf("%d cells; at most %d", cells, MaxMapCells)}
 	}
-	if m.After < RecoveryWindow*time.Second {
-		return &FieldError{Field: "after", Msg: fmt.Sprintf("%g s; want at least %d s, one recovery window", m.After.Seconds(), RecoveryWindow)}
+	if m.After < fleet.RecoveryWindow*time.Second {
+		return &schema.FieldError{Field: "after", Msg: fmt.Sprintf("%g s; want at least %d s, one recovery window", m.After.Seconds(), fleet.RecoveryWindow)}
 	}
 	if m.From < 0 {
-		return &FieldError{Field: "from", Msg: fmt.Sprintf("%g s; want 0 or more", m.From.Seconds())}
+		return &schema.FieldError{Field: "from", Msg: fmt.Sprintf("%g s; want 0 or more", m.From.Seconds())}
 	}
 	for _, l := range m.Lengths {
 		if l <= 0 {
-			return &FieldError{Field: "lengths", Msg: fmt.Sprintf("%g s; want above 0", l.Seconds())}
+			return &schema.FieldError{Field: "lengths", Msg: fmt.Sprintf("%g s; want above 0", l.Seconds())}
 		}
 	}
 	for _, c := range m.Cells() {
@@ -153,7 +162,7 @@ func (m Map) Check() error {
 	}
 	for _, h := range m.Heights {
 		if !m.Outage && slices.Contains(m.Rates, h) {
-			return &FieldError{Field: "heights", Msg: fmt.Sprintf("%g is also a base rate: a spike to the base rate is no trigger, and its cell would judge nothing", h)}
+			return &schema.FieldError{Field: "heights", Msg: fmt.Sprintf("%g is also a base rate: a spike to the base rate is no trigger, and its cell would judge nothing", h)}
 		}
 	}
 	return nil
@@ -162,8 +171,8 @@ func (m Map) Check() error {
 // MapCell is one cell's outcome: its run and each judged replicate's
 // recovery, in replicate order (a replicate too short to judge left out).
 type MapCell struct {
-	Config       Config
-	Observations []Observation
+	Config       fleet.Config
+	Observations []stats.Observation
 }
 
 // Share is the share of the cell's judged replicates that recovered, with
@@ -176,31 +185,25 @@ func (c MapCell) Share() schema.Estimate {
 			k++
 		}
 	}
-	return share(k, len(c.Observations))
+	return stats.Share(k, len(c.Observations))
 }
 
 // RecoveryTime is the cell's Kaplan-Meier quartiles of the time to recover.
-func (c MapCell) RecoveryTime() Quartiles { return KaplanMeier(c.Observations).Quartiles() }
+func (c MapCell) RecoveryTime() stats.Quartiles { return stats.KaplanMeier(c.Observations).Quartiles() }
 
 // RunMap runs the cells of cfgs (Map.Cells, or a shard's slice of them) as
-// Run does, keeping of each only its replicates' recoveries.
-func RunMap(ctx context.Context, cfgs []Config, opt Options) ([]MapCell, error) {
-	res, err := Run(ctx, cfgs, opt)
+// fleet.Run does, keeping of each only its replicates' recoveries.
+func RunMap(ctx context.Context, cfgs []fleet.Config, opt fleet.Options) ([]MapCell, error) {
+	res, err := fleet.Run(ctx, cfgs, opt)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]MapCell, len(res))
 	for i, r := range res {
-		out[i] = MapCell{Config: r.Config, Observations: r.observations()}
+		out[i] = MapCell{Config: r.Config, Observations: r.Observations()}
 		if out[i].Observations == nil {
-			out[i].Observations = []Observation{}
+			out[i].Observations = []stats.Observation{}
 		}
 	}
 	return out, nil
-}
-
-// Slice is the cells [lo, hi) of n cells that shard index of count runs:
-// count nearly equal contiguous slices, in order.
-func Slice(n, index, count int) (lo, hi int) {
-	return n * index / count, n * (index + 1) / count
 }

@@ -1,4 +1,4 @@
-package fleet
+package metastable
 
 import (
 	"context"
@@ -6,27 +6,9 @@ import (
 	"slices"
 	"testing"
 	"time"
-)
 
-// TestSlice: the shards' slices of n cells are contiguous, in order, cover
-// every cell once, and differ in size by at most one.
-func TestSlice(t *testing.T) {
-	for _, n := range []int{1, 7, 100} {
-		for _, count := range []int{1, 3, 4, 8} {
-			next := 0
-			for i := range count {
-				lo, hi := Slice(n, i, count)
-				if lo != next || hi < lo || hi-lo > n/count+1 || hi-lo < n/count {
-					t.Errorf("Slice(%d, %d, %d) = %d, %d; want from %d, %d or %d cells", n, i, count, lo, hi, next, n/count, n/count+1)
-				}
-				next = hi
-			}
-			if next != n {
-				t.Errorf("Slice(%d, _, %d) ends at %d; want %d", n, count, next, n)
-			}
-		}
-	}
-}
+	"github.com/retrysim/retrysim/fleet"
+)
 
 // TestCollapseMapCells: the default map is 100 cells, policies outermost,
 // then lengths, heights and rates, each a spike from 20 s on Brooker's
@@ -41,7 +23,7 @@ func TestCollapseMapCells(t *testing.T) {
 		t.Fatalf("%d cells; want 100", len(cells))
 	}
 	c := cells[1*25+2*5+3] // length 2 s, height 100, rate 40
-	if c.Load != (Shape{Kind: Spike, Rate: 40, Peak: 100, From: 20 * time.Second, To: 22 * time.Second}) || c.Duration != 142*time.Second ||
+	if c.Load != (fleet.Shape{Kind: fleet.Spike, Rate: 40, Peak: 100, From: 20 * time.Second, To: 22 * time.Second}) || c.Duration != 142*time.Second ||
 		c.Name != "no_backoff spike 2s to 100 rate 40" || c.Server.Slope != 10*time.Millisecond || c.Client.Timeout != 3*time.Second {
 		t.Errorf("cell 38 = %+v; want a spike to 100 from 20 to 22 s at rate 40, 142 s", c)
 	}
@@ -83,9 +65,9 @@ func TestMapCheckNamesPaths(t *testing.T) {
 	} {
 		m := CollapseMap()
 		tt.change(&m)
-		var fe *FieldError
+		var fe *fleet.FieldError
 		if err := m.Check(); !errors.As(err, &fe) || fe.Field != tt.field || !slices.Equal(fe.Fields, tt.fields) || fe.Msg != tt.msg {
-			t.Errorf("%s: Check() = %#v; want a *FieldError %s %v: %s", tt.name, err, tt.field, tt.fields, tt.msg)
+			t.Errorf("%s: Check() = %#v; want a *fleet.FieldError %s %v: %s", tt.name, err, tt.field, tt.fields, tt.msg)
 		}
 	}
 }
@@ -104,7 +86,7 @@ func TestRecoveredAtOnceWhenNeverDown(t *testing.T) {
 		if err := m.Check(); err != nil {
 			t.Fatal(err)
 		}
-		res, err := Run(context.Background(), m.Cells(), Options{Replicates: 100, Seed: 1, Workers: 2})
+		res, err := fleet.Run(context.Background(), m.Cells(), fleet.Options{Replicates: 100, Seed: 1, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +96,7 @@ func TestRecoveredAtOnceWhenNeverDown(t *testing.T) {
 				continue // not evidence either way
 			}
 			healthy++
-			if r.Verdict != Recovered || r.Recovery != 0 {
+			if r.Verdict != fleet.Recovered || r.Recovery != 0 {
 				t.Errorf("after %v, replicate %d: every one of %d requests succeeded, judged %v at %g s; want recovered at 0 s", after, i, r.Counts.Requests, r.Verdict, r.Recovery)
 			}
 		}

@@ -1,4 +1,4 @@
-package fleet
+package metastable
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
@@ -15,12 +16,6 @@ import (
 // MaxEffort bounds Splitting.Effort: every path that reaches a level is
 // kept, a replicate's whole state, until the next level's paths are run.
 const MaxEffort = 100_000
-
-// splitPathSlack bounds what a Memoryless path holds beyond simFixed and its
-// series: its request slots, events and queues, for calls that are at most
-// the workers, the queue and the orbit. Measured (TestSplitBytesBoundAPath):
-// 64 KB a path in all at a horizon of 31 s, 413 KB at 3,600 s.
-const splitPathSlack = 16 << 10
 
 // Splitting is fixed-effort multilevel splitting of a Memoryless run, for the
 // probability of a rare event: the importance of the state reaching the last
@@ -35,7 +30,7 @@ const splitPathSlack = 16 << 10
 type Splitting struct {
 	// Importance scores a state; Levels are increasing scores, the last
 	// the rare event.
-	Importance func(MarkovState) int
+	Importance func(fleet.MarkovState) int
 	Levels     []int
 	Horizon    float64
 	Effort     int
@@ -55,7 +50,7 @@ type SplitEstimate struct {
 
 // Estimate runs the splitting on cfg, which must have passed Check with
 // Memoryless on.
-func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, error) {
+func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstimate, error) {
 	if !cfg.Memoryless.On {
 		return SplitEstimate{}, schema.Errorf("memoryless.on", "splitting needs a Memoryless run")
 	}
@@ -63,23 +58,23 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, e
 		return SplitEstimate{}, fmt.Errorf("Splitting: needs Importance, Levels and an Effort from 1 to %d", MaxEffort)
 	}
 	est := SplitEstimate{P: 1, Shares: make([]float64, len(sp.Levels))}
-	var from []*Tracer
+	var from []*fleet.Tracer
 	for k, level := range sp.Levels {
-		var reached []*Tracer
+		var reached []*fleet.Tracer
 		for j := range sp.Effort {
 			if err := ctx.Err(); err != nil { // a path runs a few hundred events, fewer than Run's look at ctx
 				return SplitEstimate{}, err
 			}
 			seed := rng.ReplicateSeed(sp.Seed, uint64(k)*MaxEffort+uint64(j))
-			var tr *Tracer
+			var tr *fleet.Tracer
 			if k == 0 {
-				tr = NewTracer(cfg, seed)
+				tr = fleet.NewTracer(cfg, seed)
 			} else {
 				tr = from[j%len(from)].Split(seed)
 			}
-			before := tr.s.events
+			before := tr.Events()
 			hit := false
-			if _, err := tr.Run(ctx, func(at, _ float64, st MarkovState) bool {
+			if _, err := tr.Run(ctx, func(at, _ float64, st fleet.MarkovState) bool {
 				if at > sp.Horizon {
 					return true
 				}
@@ -88,7 +83,7 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, e
 			}); err != nil {
 				return SplitEstimate{}, err
 			}
-			est.Events += tr.s.events - before
+			est.Events += tr.Events() - before
 			if hit {
 				reached = append(reached, tr)
 			}
@@ -103,49 +98,44 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *Config) (SplitEstimate, e
 	return est, nil
 }
 
-// PathBytes bounds the memory of one path of a splitting on cfg: a
-// replicate's whole state, its series over cfg's duration included.
-func PathBytes(cfg *Config) float64 { return simFixed + cfg.Cost().Series + splitPathSlack }
-
 // Bytes bounds the memory one splitting run on cfg holds at once: the paths
 // kept at a level, those reaching the next, and the one running.
-func (sp Splitting) Bytes(cfg *Config) float64 { return float64(2*sp.Effort+1) * PathBytes(cfg) }
+func (sp Splitting) Bytes(cfg *fleet.Config) float64 {
+	return float64(2*sp.Effort+1) * fleet.PathBytes(cfg)
+}
 
 // CheckCost refuses, before any work, a splitting on cfg one run of which
-// would hold more than MaxBytes, as a *FieldError naming effort, or horizon
+// would hold more than fleet.MaxBytes, as a *FieldError naming effort, or horizon
 // when the paths' series make most of it. Repeat runs fewer splittings at
 // once than its workers where that many would not fit, so the workers
 // never decide whether a splitting is accepted.
-func (sp Splitting) CheckCost(cfg *Config) error {
+func (sp Splitting) CheckCost(cfg *fleet.Config) error {
 	b := sp.Bytes(cfg)
-	if b <= MaxBytes {
+	if b <= fleet.MaxBytes {
 		return nil
 	}
 	path, series := "effort", cfg.Cost().Series
-	if series > simFixed+splitPathSlack {
+	if series > fleet.PathBytes(cfg)-series { // the series are most of a path
 		path = "horizon"
 	}
-	return &FieldError{Field: path, Msg: fmt.Sprintf("%s paths a level keep up to %s paths at once, each a replicate's state of up to %.0f KiB (its series over %s included), about %s; at most %s",
-		human.Group(int64(sp.Effort)), human.Group(int64(2*sp.Effort+1)), PathBytes(cfg)/(1<<10), human.Duration(cfg.Duration), gib(b), gib(MaxBytes))}
+	return &schema.FieldError{Field: path, Msg: fmt.Sprintf("%s paths a level keep up to %s paths at once, each a replicate's state of up to %.0f KiB (its series over %s included), about %s; at most %s",
+		human.Group(int64(sp.Effort)), human.Group(int64(2*sp.Effort+1)), fleet.PathBytes(cfg)/(1<<10), human.Duration(cfg.Duration), human.GiB(b), human.GiB(fleet.MaxBytes))}
 }
 
-// Events is how many events the replicate has processed.
-func (t *Tracer) Events() int64 { return t.s.events }
-
 // Repeat runs runs independent splittings, run r seeded by Seed and r
-// alone (as Run seeds replicate r), on up to workers goroutines; the
+// alone (as fleet.Run seeds replicate r), on up to workers goroutines; the
 // estimates are in run order, the same whatever the workers.
-func (sp Splitting) Repeat(ctx context.Context, cfg *Config, runs, workers int) ([]SplitEstimate, error) {
+func (sp Splitting) Repeat(ctx context.Context, cfg *fleet.Config, runs, workers int) ([]SplitEstimate, error) {
 	return sp.RepeatRuns(ctx, cfg, 0, runs, workers)
 }
 
 // RepeatRuns runs Repeat's runs lo to hi-1 alone, each the estimate Repeat
 // gives it, so that slices of the runs computed apart join into Repeat's.
-func (sp Splitting) RepeatRuns(ctx context.Context, cfg *Config, lo, hi, workers int) ([]SplitEstimate, error) {
+func (sp Splitting) RepeatRuns(ctx context.Context, cfg *fleet.Config, lo, hi, workers int) ([]SplitEstimate, error) {
 	runs := max(0, hi-lo)
 	out := make([]SplitEstimate, runs)
 	errs := make([]error, runs)
-	if fit := int(MaxBytes / sp.Bytes(cfg)); fit < workers {
+	if fit := int(fleet.MaxBytes / sp.Bytes(cfg)); fit < workers {
 		workers = fit // as many as fit at once, so that the workers never decide what is accepted
 	}
 	var next atomic.Int64

@@ -1,4 +1,4 @@
-package fleet
+package stats
 
 import (
 	"math"
@@ -92,26 +92,3 @@ type Quartiles struct {
 func (s Survival) Quartiles() Quartiles {
 	return Quartiles{s.Quantile(0.25), s.Quantile(0.5), s.Quantile(0.75)}
 }
-
-// observations are r's judged replicates as observations of their recovery
-// time: a replicate down at the end censored at the end of its series (the
-// time from the load settling to its last second); those too short to
-// judge left out.
-func (r Result) observations() []Observation {
-	settled := r.Config.settledAt()
-	var obs []Observation
-	for i := range r.Replicates {
-		p := &r.Replicates[i]
-		switch p.Verdict {
-		case Recovered:
-			obs = append(obs, Observation{p.Recovery, true})
-		case Down:
-			obs = append(obs, Observation{math.Max(0, float64(len(p.Series))-settled), false})
-		}
-	}
-	return obs
-}
-
-// RecoveryCurve is the Kaplan-Meier estimate of r's recovery time over its
-// judged replicates, a replicate still down censored at its run's end.
-func (r Result) RecoveryCurve() Survival { return KaplanMeier(r.observations()) }

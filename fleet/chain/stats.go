@@ -1,0 +1,208 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/fleet/metastable"
+	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/schema"
+)
+
+// CrudeRuns is how many crude replicates measure the events of one.
+const CrudeRuns = 200
+
+// crudeSeed keeps the crude replicates' seeds apart from the splittings'.
+const crudeSeed = 0xc0de
+
+// Question is what retrysim chain asks of a chain: from collapse, the mean
+// time to health (nothing queued, the orbit empty) and the probability of
+// health within Within seconds (with a spike, from an empty server at 0,
+// within Within of the spike's end); and with Split, the splitting's
+// estimate beside the chain's exact value. Collapse is what the output
+// calls collapse ("collapse" when empty).
+type Question struct {
+	Chain    *Chain
+	Within   float64
+	Split    *Split
+	Collapse string
+}
+
+// Split is a multilevel splitting on the fleet engine, for the probability
+// that the orbit reaches the last of its Levels: Runs independent runs of
+// Splitting on Config, whose Importance is the orbit's size (OrbitSplit).
+type Split struct {
+	metastable.Splitting
+	Config fleet.Config
+	Runs   int
+}
+
+// OrbitSplit is the splitting of cfg for the probability that the orbit
+// reaches target within horizon seconds of an empty server: a level each
+// orbit size from 1 to target, runs runs of effort paths a level, seeded
+// by seed.
+func OrbitSplit(cfg fleet.Config, target int, horizon float64, effort, runs int, seed uint64) *Split {
+	levels := make([]int, target)
+	for i := range levels {
+		levels[i] = i + 1
+	}
+	return &Split{Splitting: metastable.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit },
+		Levels: levels, Horizon: horizon, Effort: effort, Seed: seed}, Config: cfg, Runs: runs}
+}
+
+// Answers are the chain's exact numbers.
+type Answers struct {
+	// Mean is the mean time from collapse to health, Health the
+	// probability of health within the span.
+	Mean, Health float64
+	// From says where the probability of health starts.
+	From string
+	// Exact is the probability the splitting estimates, when there is one.
+	Exact float64
+}
+
+// Answer computes q's exact numbers, refusing a span that would take too
+// many steps as a *schema.FieldError naming within or split.horizon, with
+// the span in seconds first in its message.
+func (q Question) Answer() (Answers, error) {
+	ch, md := q.Chain, q.Chain.Model
+	healthy := func(s fleet.MarkovState) bool { return s.InServer <= md.Workers && s.Orbit == 0 }
+	collapsed := md.Collapsed()
+	var a Answers
+	p0, from := ch.Point(collapsed), 0.0
+	a.From = "from " + q.collapse()
+	if md.To > md.From {
+		p0, from, a.From = ch.Empty(), md.To, fmt.Sprintf("after the spike ends at %g s, from an empty server at 0 s", md.To)
+	}
+	var err error
+	if a.Health, err = ch.Hit(p0, from, from+q.Within, healthy); err != nil {
+		return a, schema.Errorf("within", "%g s: %v", q.Within, err)
+	}
+	mean, err := ch.Mean(healthy)
+	if err != nil {
+		return a, err
+	}
+	a.Mean = mean[ch.Index(collapsed)]
+	if sp := q.Split; sp != nil {
+		target := sp.Levels[len(sp.Levels)-1]
+		if a.Exact, err = ch.Hit(ch.Empty(), 0, sp.Horizon, func(s fleet.MarkovState) bool { return s.Orbit >= target }); err != nil {
+			return a, schema.Errorf("split.horizon", "%g s: %v", sp.Horizon, err)
+		}
+	}
+	return a, nil
+}
+
+// collapse is what the output calls collapse.
+func (q Question) collapse() string {
+	if q.Collapse == "" {
+		return "collapse"
+	}
+	return q.Collapse
+}
+
+// CrudeEvents runs crude replicates lo to hi-1 of the CrudeRuns that
+// measure a replicate's work, and returns the events each took.
+func (sp *Split) CrudeEvents(ctx context.Context, lo, hi int) ([]int64, error) {
+	events := make([]int64, 0, max(0, hi-lo))
+	for r := lo; r < hi; r++ {
+		tr := fleet.NewTracer(&sp.Config, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
+		if _, err := tr.Run(ctx, func(at, _ float64, _ fleet.MarkovState) bool { return at > sp.Horizon }); err != nil {
+			return nil, err
+		}
+		events = append(events, tr.Events())
+	}
+	return events, nil
+}
+
+// Run answers q and runs its splitting and crude replicates, the
+// splittings on up to workers goroutines; the Stats are the same whatever
+// the workers.
+func (q Question) Run(ctx context.Context, workers int) (Stats, error) {
+	a, err := q.Answer()
+	if err != nil {
+		return Stats{}, err
+	}
+	var ests []metastable.SplitEstimate
+	var crude []int64
+	if sp := q.Split; sp != nil {
+		if ests, err = sp.RepeatRuns(ctx, &sp.Config, 0, sp.Runs, workers); err != nil {
+			return Stats{}, err
+		}
+		if crude, err = sp.CrudeEvents(ctx, 0, CrudeRuns); err != nil {
+			return Stats{}, err
+		}
+	}
+	return q.Stats(a, ests, crude), nil
+}
+
+// Stats are what a chain run found: the chain's size, its answers and, with
+// a splitting, its runs' estimates set beside the exact value.
+type Stats struct {
+	States, Transitions int
+	Within              float64
+	Collapse            string
+	Answers
+	Split *SplitStats
+}
+
+// SplitStats are a splitting's runs against the chain's exact value
+// (Answers.Exact) and the crude replicates' work.
+type SplitStats struct {
+	// Target is the orbit's size reached within Horizon seconds; Runs
+	// splittings of Effort paths a level ran.
+	Target        int
+	Horizon       float64
+	Runs, Effort  int
+	Mean, StdErr  float64
+	Events, Crude int64 // the splittings' events, and the CrudeRuns crude replicates'
+}
+
+// Stats folds q's answers a, its splitting runs' estimates ests (Split.Runs
+// of them) and its crude replicates' events crude (CrudeRuns of them), as
+// Run returns them and as the slices of a sharded run join into.
+func (q Question) Stats(a Answers, ests []metastable.SplitEstimate, crude []int64) Stats {
+	st := Stats{States: q.Chain.Len(), Transitions: q.Chain.Transitions(), Within: q.Within, Collapse: q.collapse(), Answers: a}
+	sp := q.Split
+	if sp == nil {
+		return st
+	}
+	var sum, sum2 float64
+	var events int64
+	for _, e := range ests {
+		sum += e.P
+		sum2 += e.P * e.P
+		events += e.Events
+	}
+	n := float64(sp.Runs)
+	var total int64
+	for _, e := range crude {
+		total += e
+	}
+	st.Split = &SplitStats{Target: sp.Levels[len(sp.Levels)-1], Horizon: sp.Horizon, Runs: sp.Runs, Effort: sp.Effort,
+		Mean: sum / n, StdErr: math.Sqrt(math.Max(0, sum2-sum*sum/n) / (n - 1) / n), Events: events, Crude: total}
+	return st
+}
+
+// String is what retrysim chain prints after its settings' line: the
+// chain's size, its answers and the splitting's estimate beside them.
+func (st Stats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "states %d, transitions %d\n", st.States, st.Transitions)
+	fmt.Fprintf(&b, "mean time from %s to health: %.6g s\n", st.Collapse, st.Mean)
+	fmt.Fprintf(&b, "probability of health within %g s %s: %.6g\n", st.Within, st.From, st.Health)
+	if s := st.Split; s != nil {
+		fmt.Fprintf(&b, "probability the orbit reaches %d within %g s of an empty server: chain %.6g\n", s.Target, s.Horizon, st.Exact)
+		fmt.Fprintf(&b, "multilevel splitting, %d runs of %d paths a level: %.4g, standard error %.2g (relative error %.3g), %d events\n",
+			s.Runs, s.Effort, s.Mean, s.StdErr, s.StdErr/s.Mean, s.Events)
+		if s.Mean > 0 && s.StdErr > 0 {
+			rel := s.StdErr / s.Mean
+			need := (1 - s.Mean) / (s.Mean * rel * rel) * float64(s.Crude) / CrudeRuns
+			fmt.Fprintf(&b, "crude replicates for the same relative error: %.3g events (%.4g a replicate), %.3g times as many\n",
+				need, float64(s.Crude)/CrudeRuns, need/float64(s.Events))
+		}
+	}
+	return b.String()
+}

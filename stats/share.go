@@ -1,0 +1,16 @@
+package stats
+
+import (
+	"math"
+
+	"github.com/retrysim/retrysim/schema"
+)
+
+// Share is k of n with its Wilson score interval (Count gives k back); NaN
+// with no interval with n = 0.
+func Share(k, n int) schema.Estimate {
+	if n == 0 {
+		return schema.Point(math.NaN(), 0)
+	}
+	return Wilson(int64(k), int64(n))
+}
