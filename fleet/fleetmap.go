@@ -198,9 +198,3 @@ func RunMap(ctx context.Context, cfgs []Config, opt Options) ([]MapCell, error) 
 	}
 	return out, nil
 }
-
-// Slice is the cells [lo, hi) of n cells that shard index of count runs:
-// count nearly equal contiguous slices, in order.
-func Slice(n, index, count int) (lo, hi int) {
-	return n * index / count, n * (index + 1) / count
-}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,6 +37,16 @@ Flags:
 
 // fleetCommand runs the fleet model: flags, then fleet.Run, then a renderer.
 func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	w, err := parseFleet(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	return w.do(ctx, stdout)
+}
+
+// parseFleet parses the fleet command's flags into its run, a replicate an
+// item.
+func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
 	fs := flagval.NewFlagSet("retrysim fleet")
 	c := fleet.DefaultConfig() // the model flags write into it
 	var (
@@ -65,20 +76,20 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
 	fs.StringVar(&scenPath, "scenario", "", "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too")
-	fs.Var(&shard, "shard", "run slice `i/n` of the replicates (0 <= i < n), or auto/n or auto (index, and count, from the environment, as retrysim fleet-map -help says), and write it as a shard for retrysim merge")
+	fs.Var(&shard, "shard", shardUsage)
 	if err := flagval.ParseGrouped(fs, args, fleetIntro, fleetGroups(), stdout); err != nil {
-		return err
+		return nil, err
 	}
 	var cfgs []fleet.Config
 	p := fleet.Preset{Name: "one run"}
 	if preset.V != "" {
 		p, _ = fleet.LookupPreset(preset.V)
 		if err := flagval.Refuse(fs, fleetPresetRefuses); err != nil {
-			return err
+			return nil, err
 		}
 		given := flagval.Given(fs)
 		if p.Totals && given["series"] {
-			return flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
+			return nil, flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
 		}
 		duration := c.Duration
 		if !given["duration"] {
@@ -92,7 +103,7 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		c.Outage.From, c.Outage.To = outage.From, outage.To
 		if scenPath != "" {
 			if err := fleetScenario(fs, scenPath, &c); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if c.Client.Backoff.Cap == 0 { // from a flag or the file
@@ -100,48 +111,94 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		unread := c.Unread()
 		if err := flagval.Refuse(fs, func(n string) string { return fleetWords(unread[fleetPath(n)]) }); err != nil {
-			return err
+			return nil, err
 		}
 		cfgs = []fleet.Config{c}
 	}
 	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "fleet")}
 	if err := fleet.Check(cfgs, opts); err != nil {
-		return flagval.Usage(fleetFlagError(err))
+		return nil, flagval.Usage(fleetFlagError(err))
 	}
 	if err := render.CheckFleetFiles(series, plot); err != nil {
-		return flagval.Usage(err)
+		return nil, flagval.Usage(err)
 	}
 	seriesF, plotF := outfile.File{Flag: "series", Path: series}, outfile.File{Flag: "plot", Path: plot}
 	if err := outfile.CheckReading("scenario file", scenPath, o.Out, seriesF, plotF); err != nil {
-		return flagval.Usage(err)
+		return nil, flagval.Usage(err)
 	}
 
 	if shard.Count > 0 {
-		if series != "" || plot != "" {
-			return flagval.Usage(fmt.Errorf("-shard: a shard writes no -series or -plot; give them to retrysim merge"))
+		if err := refuseShardOutputs(fs, series, plot); err != nil {
+			return nil, err
 		}
-		if err := refuseInShard(fs, "format", "width"); err != nil {
+	}
+	echo, err := fleetSettings(cfgs)
+	if err != nil {
+		return nil, err
+	}
+	w := &work{kind: "fleet", noun: "replicates", n: replicates.V, echo: echo, shard: shard, settings: shardSettings(fs, args), out: o.Out}
+	run := func(ctx context.Context, lo, hi int) ([][]fleet.Replicate, error) {
+		opts := opts
+		opts.First, opts.Replicates = lo, hi-lo
+		res, err := fleet.Run(ctx, cfgs, opts)
+		if err != nil {
+			return nil, err
+		}
+		reps := make([][]fleet.Replicate, hi-lo)
+		for k := range reps {
+			for _, r := range res {
+				reps[k] = append(reps[k], r.Replicates[k])
+			}
+		}
+		return reps, nil
+	}
+	check := func(_ int, reps *[]fleet.Replicate) error {
+		if len(*reps) != len(cfgs) {
+			return fmt.Errorf("%d runs; the settings make %d", len(*reps), len(cfgs))
+		}
+		for i := range cfgs {
+			if err := cfgs[i].CheckReplicate(&(*reps)[i]); err != nil {
+				return fmt.Errorf("run %d: %w", i, err)
+			}
+		}
+		return nil
+	}
+	finish := func(ctx context.Context, reps [][]fleet.Replicate) error {
+		res := make([]fleet.Result, len(cfgs))
+		for i, c := range cfgs {
+			res[i].Config = c
+			for _, r := range reps {
+				res[i].Replicates = append(res[i].Replicates, r[i])
+			}
+		}
+		run := render.FleetRun{Preset: p, Replicates: replicates.V, Seed: uint64(seed), Configs: cfgs, Results: res, ScenarioFile: scenPath}
+		main, ser, pic, err := o.Renderer(stdout).FleetOutputs(run, filepath.Ext(series), filepath.Ext(plot))
+		if err != nil {
 			return err
 		}
-		return writeFleetShard(ctx, stdout, shard.Index, shard.Count, shardSettings(fs, args), cfgs, opts, o.Out)
+		outs := []outfile.Output{{File: o.Out, Data: main}}
+		if series != "" {
+			outs = append(outs, outfile.Output{File: seriesF, Data: ser})
+		}
+		if plot != "" {
+			outs = append(outs, outfile.Output{File: plotF, Data: pic})
+		}
+		return outfile.WriteAll(ctx, stdout, outs...)
 	}
-	res, err := fleetResults(ctx, cfgs, opts)
-	if err != nil {
-		return err
+	return items(w, run, check, finish), nil
+}
+
+// fleetSettings are the settings of each of cfgs as the json format's
+// params object writes them (render.FleetParams), a fleet shard's echo.
+func fleetSettings(cfgs []fleet.Config) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(cfgs))
+	for i, c := range cfgs {
+		var err error
+		if out[i], err = render.FleetParams(c); err != nil {
+			return nil, err
+		}
 	}
-	run := render.FleetRun{Preset: p, Replicates: replicates.V, Seed: uint64(seed), Configs: cfgs, Results: res, ScenarioFile: scenPath}
-	main, ser, pic, err := o.Renderer(stdout).FleetOutputs(run, filepath.Ext(series), filepath.Ext(plot))
-	if err != nil {
-		return err
-	}
-	outs := []outfile.Output{{File: o.Out, Data: main}}
-	if series != "" {
-		outs = append(outs, outfile.Output{File: seriesF, Data: ser})
-	}
-	if plot != "" {
-		outs = append(outs, outfile.Output{File: plotF, Data: pic})
-	}
-	return outfile.WriteAll(ctx, stdout, outs...)
+	return out, nil
 }
 
 // fleetScenario sets the settings the fleet section of the scenario file at

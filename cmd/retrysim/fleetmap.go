@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +18,6 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/internal/shardfile"
 )
 
 var fleetMapIntro = `retrysim fleet-map maps where the fleet model recovers: over a trigger's size
@@ -137,25 +135,24 @@ func (l policyList) Set(s string) error {
 	return nil
 }
 
-// fleetMapRun is a parsed fleet-map command: the map, how to run it, and
-// where its outputs go.
-type fleetMapRun struct {
-	m          fleet.Map
-	replicates int
-	seed       uint64
-	workers    int
-	o          flagval.Output
-	plot       string
-	shard      flagval.Shard
-	// settings are the run's settings, for a shard to carry to merge.
-	settings []shardfile.Setting
+// fleetMapCommand runs the fleet-map command.
+func fleetMapCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	w, err := parseFleetMap(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	return w.do(ctx, stdout)
 }
 
-// parseFleetMap parses the fleet-map command's flags.
-func parseFleetMap(args []string, stdout io.Writer) (fleetMapRun, error) {
+// parseFleetMap parses the fleet-map command's flags into its run, a cell
+// an item.
+func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
 	fs := flagval.NewFlagSet("retrysim fleet-map")
-	r := fleetMapRun{m: fleet.CollapseMap()}
+	m := fleet.CollapseMap()
 	var (
+		o          flagval.Output
+		plot       string
+		shard      flagval.Shard
 		seed       flagval.Seed = 1
 		workers                 = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
 		replicates              = flagval.Bounded{V: 100, Lo: 1, Hi: fleet.MaxReplicates}
@@ -166,135 +163,108 @@ func parseFleetMap(args []string, stdout io.Writer) (fleetMapRun, error) {
 			return nil
 		}}
 	)
-	fs.Var(numberList{v: &r.m.Rates, lo: 0, hi: fleet.MaxRate}, "rates", "the base loads, a comma-separated `list` of requests a second")
-	fs.Var(numberList{v: &r.m.Heights, lo: 0, hi: fleet.MaxRate}, "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
-	lengths := make([]float64, len(r.m.Lengths))
-	for i, l := range r.m.Lengths {
+	fs.Var(numberList{v: &m.Rates, lo: 0, hi: fleet.MaxRate}, "rates", "the base loads, a comma-separated `list` of requests a second")
+	fs.Var(numberList{v: &m.Heights, lo: 0, hi: fleet.MaxRate}, "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
+	lengths := make([]float64, len(m.Lengths))
+	for i, l := range m.Lengths {
 		lengths[i] = l.Seconds()
 	}
 	fs.Var(numberList{v: &lengths, lo: 0, hi: fleet.MaxSeconds, seconds: true}, "lengths", "the spike's or the outage's lengths, a comma-separated `list` of durations")
-	fs.Var(policyList{&r.m.Policies}, "policies", "the client `policies`, comma-separated: no_backoff, backoff_and_jitter (Brooker's two: no backoff, or a wait uniform in [0, b], b = 20 s doubling)")
+	fs.Var(policyList{&m.Policies}, "policies", "the client `policies`, comma-separated: no_backoff, backoff_and_jitter (Brooker's two: no backoff, or a wait uniform in [0, b], b = 20 s doubling)")
 	fs.Var(&trigger, "trigger", "the `trigger`: spike (to each -heights for each -lengths), outage (every call fails at once for each -lengths) or stall (every call held to the outage's end)")
-	fs.Var(flagval.DurationVar(&r.m.From), "from", "the trigger starts at this `time`")
-	fs.Var(flagval.DurationVar(&r.m.After), "after", "each run goes on for this `duration` after the trigger ends (at least 10s, one recovery window)")
+	fs.Var(flagval.DurationVar(&m.From), "from", "the trigger starts at this `time`")
+	fs.Var(flagval.DurationVar(&m.After), "after", "each run goes on for this `duration` after the trigger ends (at least 10s, one recovery window)")
 	fs.Var(&replicates, "replicates", fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", fleet.MaxReplicates))
 	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS"
-	r.o.Register(fs, render.FleetDoc, " (html is one page with the heat maps)", "")
-	fs.StringVar(&r.plot, "plot", "", "also draw the heat maps to `file` (.png or .svg), a panel a policy and length")
-	fs.Var(&r.shard, "shard", "run slice `i/n` of the cells (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
+	o.Register(fs, render.FleetDoc, " (html is one page with the heat maps)", "")
+	fs.StringVar(&plot, "plot", "", "also draw the heat maps to `file` (.png or .svg), a panel a policy and length")
+	fs.Var(&shard, "shard", "run slice `i/n` of the cells (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
 	intro := fmt.Sprintf(fleetMapIntro, fleet.MaxMapAxis, fleet.MaxMapCells, fleet.MaxReplicates, float64(fleet.MaxEvents), fleet.MaxBytes>>30)
 	if err := flagval.Parse(fs, args, intro, stdout); err != nil {
-		return r, err
+		return nil, err
 	}
-	r.m.Lengths = r.m.Lengths[:0]
+	m.Lengths = m.Lengths[:0]
 	for _, l := range lengths {
-		r.m.Lengths = append(r.m.Lengths, time.Duration(math.Round(l*float64(time.Second))))
+		m.Lengths = append(m.Lengths, time.Duration(math.Round(l*float64(time.Second))))
 	}
 	given := flagval.Given(fs)
 	switch trigger.V {
 	case "outage", "stall":
 		if given["heights"] {
-			return r, flagval.Usage(fmt.Errorf("-heights: an outage has no height; drop it or use -trigger spike"))
+			return nil, flagval.Usage(fmt.Errorf("-heights: an outage has no height; drop it or use -trigger spike"))
 		}
-		r.m.Outage, r.m.Heights = true, []float64{0}
+		m.Outage, m.Heights = true, []float64{0}
 		if trigger.V == "stall" {
-			r.m.Base.Outage.Mode = fleet.Stall
+			m.Base.Outage.Mode = fleet.Stall
 		}
 	}
-	if err := r.m.Check(); err != nil {
-		return r, flagval.Usage(fleetMapFlagError(err))
+	if err := m.Check(); err != nil {
+		return nil, flagval.Usage(fleetMapFlagError(err))
 	}
-	r.replicates, r.seed, r.workers = replicates.V, uint64(seed), workers.V
-	r.settings = shardSettings(fs, args)
-	if r.shard.Count > 0 {
+	if shard.Count > 0 {
 		if err := refuseInShard(fs, "format", "width"); err != nil {
-			return r, err
+			return nil, err
+		}
+		if plot != "" {
+			return nil, flagval.Usage(fmt.Errorf("-plot: a shard draws nothing; give -plot to retrysim merge"))
 		}
 	}
-	return r, nil
-}
-
-// fleetMapCommand runs the fleet-map command.
-func fleetMapCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	r, err := parseFleetMap(args, stdout)
-	if err != nil {
-		return err
-	}
-	cells := r.m.Cells()
+	cells := m.Cells()
 	for _, c := range cells {
-		if err := (fleet.Options{Replicates: r.replicates}).Check(c.Duration.Seconds()); err != nil {
-			return flagval.Usage(err)
+		if err := (fleet.Options{Replicates: replicates.V}).Check(c.Duration.Seconds()); err != nil {
+			return nil, flagval.Usage(err)
 		}
 	}
-	lo, hi := 0, len(cells)
-	var index, count int
-	if r.shard.Count > 0 {
-		index, count = r.shard.Index, r.shard.Count
-		if r.plot != "" {
-			return flagval.Usage(fmt.Errorf("-plot: a shard draws nothing; give -plot to retrysim merge"))
-		}
-		lo, hi = fleet.Slice(len(cells), index, count)
-	}
-	opts := fleet.Options{Replicates: r.replicates, Seed: r.seed, Workers: r.workers, Progress: outfile.Progress(stderr, "fleet-map")}
-	if hi > lo {
-		if err := fleet.CheckCost(cells[lo:hi], opts); err != nil {
-			return flagval.Usage(mapCostError(err))
+	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "fleet-map")}
+	plotF := outfile.File{Flag: "plot", Path: plot}
+	if plot != "" {
+		if err := render.CheckPlotPath(plot); err != nil {
+			return nil, flagval.Usage(fmt.Errorf("-plot: %w", err))
 		}
 	}
-	plotF := outfile.File{Flag: "plot", Path: r.plot}
-	if r.plot != "" {
-		if err := render.CheckPlotPath(r.plot); err != nil {
-			return flagval.Usage(fmt.Errorf("-plot: %w", err))
+	if err := outfile.Check(o.Out, plotF); err != nil {
+		return nil, flagval.Usage(err)
+	}
+	w := &work{kind: "fleet-map", noun: "cells", n: len(cells), shard: shard, settings: shardSettings(fs, args), out: o.Out}
+	run := func(ctx context.Context, lo, hi int) ([][]fleet.Observation, error) {
+		if err := fleet.CheckCost(cells[lo:hi], opts); err != nil { // the slice's: a merge runs none
+			return nil, flagval.Usage(mapCostError(err))
 		}
-	}
-	if err := outfile.Check(r.o.Out, plotF); err != nil {
-		return flagval.Usage(err)
-	}
-	var done []fleet.MapCell
-	if hi > lo {
-		if done, err = memoized(struct {
-			Cells   []fleet.Config
-			Options fleet.Options
-		}{cells[lo:hi], opts}, func() ([]fleet.MapCell, error) { return fleet.RunMap(ctx, cells[lo:hi], opts) }); err != nil {
-			return err
+		done, err := fleet.RunMap(ctx, cells[lo:hi], opts)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if r.shard.Count > 0 {
-		sh := mapShard{Header: shardfile.Header{Kind: mapShardKind, Settings: r.settings, Index: index, Count: count}, Cells: len(cells)}
+		obs := make([][]fleet.Observation, len(done))
 		for i, c := range done {
-			sh.Slice = append(sh.Slice, shardCell{Cell: lo + i, Observations: c.Observations})
+			obs[i] = c.Observations
 		}
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(sh); err != nil {
+		return obs, nil
+	}
+	check := func(k int, obs *[]fleet.Observation) error { return cells[k].CheckObservations(*obs, replicates.V) }
+	finish := func(ctx context.Context, obs [][]fleet.Observation) error {
+		done := make([]fleet.MapCell, len(cells))
+		for i := range cells {
+			done[i] = fleet.MapCell{Config: cells[i], Observations: obs[i]}
+		}
+		rep := render.MapReport{Map: m, Cells: done, Replicates: replicates.V, Seed: uint64(seed),
+			Title: fmt.Sprintf("retrysim fleet-map: %d cells x %d replicates, seed %d", len(done), replicates.V, uint64(seed))}
+		var main bytes.Buffer
+		if err := o.Renderer(stdout).Map(&main, rep); err != nil {
 			return err
 		}
-		return outfile.WriteAll(ctx, stdout, outfile.Output{File: r.o.Out, Data: b.Bytes()})
-	}
-	return writeFleetMap(ctx, stdout, r, done)
-}
-
-// writeFleetMap renders a whole map's cells as fleet-map prints them.
-func writeFleetMap(ctx context.Context, stdout io.Writer, r fleetMapRun, done []fleet.MapCell) error {
-	rep := render.MapReport{Map: r.m, Cells: done, Replicates: r.replicates, Seed: r.seed,
-		Title: fmt.Sprintf("retrysim fleet-map: %d cells x %d replicates, seed %d", len(done), r.replicates, r.seed)}
-	var main bytes.Buffer
-	err := r.o.Renderer(stdout).Map(&main, rep)
-	if err != nil {
-		return err
-	}
-	outs := []outfile.Output{{File: r.o.Out, Data: main.Bytes()}}
-	if r.plot != "" {
-		var pic bytes.Buffer
-		if err := render.PlotMap(&pic, rep, filepath.Ext(r.plot)); err != nil {
-			return err
+		outs := []outfile.Output{{File: o.Out, Data: main.Bytes()}}
+		if plot != "" {
+			var pic bytes.Buffer
+			if err := render.PlotMap(&pic, rep, filepath.Ext(plot)); err != nil {
+				return err
+			}
+			outs = append(outs, outfile.Output{File: plotF, Data: pic.Bytes()})
 		}
-		outs = append(outs, outfile.Output{File: outfile.File{Flag: "plot", Path: r.plot}, Data: pic.Bytes()})
+		return outfile.WriteAll(ctx, stdout, outs...)
 	}
-	return outfile.WriteAll(ctx, stdout, outs...)
+	return items(w, run, check, finish), nil
 }
 
 // mapCostError is fleet.CheckCost's refusal of a map's cells by the flag to

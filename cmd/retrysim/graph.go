@@ -69,6 +69,16 @@ func graphLimits() []render.Limit {
 // graphCommand runs service graphs: a scenario file's or a preset's, then
 // fleet.RunGraph, then a renderer.
 func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	w, err := parseGraph(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	return w.do(ctx, stdout)
+}
+
+// parseGraph parses the graph command's flags into its run, a replicate an
+// item.
+func parseGraph(args []string, stdout, stderr io.Writer) (*work, error) {
 	fs := flagval.NewFlagSet("retrysim graph")
 	var (
 		preset       flagval.Choice
@@ -79,6 +89,7 @@ func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		replicates                = flagval.Bounded{V: 10, Lo: 1, Hi: fleet.MaxReplicates}
 		o            flagval.Output
 		series, plot string
+		shard        flagval.Shard
 	)
 	preset.Valid = func(s string) error { _, err := fleet.LookupGraphPreset(s); return err }
 	preset.Names = presetNames(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name })
@@ -93,8 +104,9 @@ func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Lookup("workers").DefValue = "GOMAXPROCS"
 	fs.StringVar(&series, "series", "", "also write the series, a row a run a service a second, to `file` (.csv or .json)")
 	fs.StringVar(&plot, "plot", "", "also draw the series to `file` (.png or .svg), a panel a service")
+	fs.Var(&shard, "shard", shardUsage)
 	if err := flagval.Parse(fs, args, graphIntro, stdout); err != nil {
-		return err
+		return nil, err
 	}
 	given := flagval.Given(fs)
 	var (
@@ -104,7 +116,7 @@ func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	)
 	switch {
 	case preset.V != "" && scenPath != "":
-		return flagval.Usage(errors.New("-preset: a preset is its own graphs; drop -preset or -scenario"))
+		return nil, flagval.Usage(errors.New("-preset: a preset is its own graphs; drop -preset or -scenario"))
 	case preset.V != "":
 		p, _ = fleet.LookupGraphPreset(preset.V)
 		d := p.Duration
@@ -118,46 +130,93 @@ func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	case scenPath != "":
 		l, err := scenario.LoadGraph(scenPath)
 		if err != nil {
-			return flagval.Usage(fmt.Errorf("-scenario %w", err))
+			return nil, flagval.Usage(fmt.Errorf("-scenario %w", err))
 		}
 		loaded = l.Graph
 		if given["duration"] {
 			if err := scenarioDuration(loaded, scenPath, duration.V); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		graphs = []fleet.Graph{loaded.Graph}
 	default:
-		return flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
+		return nil, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
 	}
 	if err := render.CheckFleetFiles(series, plot); err != nil {
-		return flagval.Usage(err)
+		return nil, flagval.Usage(err)
 	}
 	seriesF, plotF := outfile.File{Flag: "series", Path: series}, outfile.File{Flag: "plot", Path: plot}
 	if err := outfile.CheckReading("scenario file", scenPath, o.Out, seriesF, plotF); err != nil {
-		return flagval.Usage(err)
+		return nil, flagval.Usage(err)
+	}
+	if shard.Count > 0 {
+		if err := refuseShardOutputs(fs, series, plot); err != nil {
+			return nil, err
+		}
+	}
+	echo, err := scenarioDigest(scenPath)
+	if err != nil {
+		return nil, err
 	}
 	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "graph")}
-	res, err := memoized(struct {
-		Graphs  []fleet.Graph
-		Options fleet.Options
-	}{graphs, opts}, func() ([]fleet.GraphResult, error) { return fleet.RunGraph(ctx, graphs, opts) })
-	if err != nil {
-		return graphError(err, loaded, scenPath)
+	w := &work{kind: "graph", noun: "replicates", n: replicates.V, echo: echo, shard: shard, settings: shardSettings(fs, args), out: o.Out}
+	finish := func(ctx context.Context, res []fleet.GraphResult) error {
+		run := render.GraphRun{Preset: p, Replicates: replicates.V, Seed: uint64(seed), Results: res, ScenarioFile: scenPath}
+		main, ser, pic, err := o.Renderer(stdout).GraphOutputs(run, filepath.Ext(series), filepath.Ext(plot))
+		if err != nil {
+			return err
+		}
+		outs := []outfile.Output{{File: o.Out, Data: main}}
+		if series != "" {
+			outs = append(outs, outfile.Output{File: seriesF, Data: ser})
+		}
+		if plot != "" {
+			outs = append(outs, outfile.Output{File: plotF, Data: pic})
+		}
+		return outfile.WriteAll(ctx, stdout, outs...)
 	}
-	run := render.GraphRun{Preset: p, Replicates: replicates.V, Seed: uint64(seed), Results: res, ScenarioFile: scenPath}
-	main, ser, pic, err := o.Renderer(stdout).GraphOutputs(run, filepath.Ext(series), filepath.Ext(plot))
-	if err != nil {
-		return err
+	return graphItems(w, graphs, opts, func(err error) error { return graphError(err, loaded, scenPath) }, finish), nil
+}
+
+// graphItems makes w the run of graphs' replicates, each an item, whose
+// refusal is said by refused; finish writes the outputs of the results.
+func graphItems(w *work, graphs []fleet.Graph, opts fleet.Options, refused func(error) error, finish func(context.Context, []fleet.GraphResult) error) *work {
+	run := func(ctx context.Context, lo, hi int) ([][]fleet.GraphReplicate, error) {
+		opts := opts
+		opts.First, opts.Replicates = lo, hi-lo
+		res, err := fleet.RunGraph(ctx, graphs, opts)
+		if err != nil {
+			return nil, refused(err)
+		}
+		reps := make([][]fleet.GraphReplicate, hi-lo)
+		for k := range reps {
+			for _, r := range res {
+				reps[k] = append(reps[k], r.Replicates[k])
+			}
+		}
+		return reps, nil
 	}
-	outs := []outfile.Output{{File: o.Out, Data: main}}
-	if series != "" {
-		outs = append(outs, outfile.Output{File: seriesF, Data: ser})
+	check := func(_ int, reps *[]fleet.GraphReplicate) error {
+		if len(*reps) != len(graphs) {
+			return fmt.Errorf("%d graphs; the settings make %d", len(*reps), len(graphs))
+		}
+		for i := range graphs {
+			if err := graphs[i].CheckReplicate(&(*reps)[i]); err != nil {
+				return fmt.Errorf("graph %d: %w", i, err)
+			}
+		}
+		return nil
 	}
-	if plot != "" {
-		outs = append(outs, outfile.Output{File: plotF, Data: pic})
-	}
-	return outfile.WriteAll(ctx, stdout, outs...)
+	return items(w, run, check, func(ctx context.Context, reps [][]fleet.GraphReplicate) error {
+		res := make([]fleet.GraphResult, len(graphs))
+		for i, g := range graphs {
+			res[i].Graph = g
+			for _, r := range reps {
+				res[i].Replicates = append(res[i].Replicates, r[i])
+			}
+		}
+		return finish(ctx, res)
+	})
 }
 
 // scenarioDuration sets the duration of the graph a scenario file at path

@@ -94,6 +94,16 @@ func workersLimits() []render.Limit {
 // workersCommand runs a preset's worker fleets on the graph engine and
 // prints them.
 func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	w, err := parseWorkers(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	return w.do(ctx, stdout)
+}
+
+// parseWorkers parses the workers command's flags into its run, a
+// replicate an item.
+func parseWorkers(args []string, stdout, stderr io.Writer) (*work, error) {
 	fs := flagval.NewFlagSet("retrysim workers")
 	var (
 		preset      flagval.Choice
@@ -105,6 +115,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		workerCount              = flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
 		o           flagval.Output
 		plot        string
+		shard       flagval.Shard
 	)
 	preset.Valid = func(s string) error { _, err := fleet.LookupWorkersPreset(s); return err }
 	preset.Names = presetNames(fleet.WorkersPresets(), func(p fleet.WorkersPreset) string { return p.Name })
@@ -120,8 +131,9 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers` (goroutines, not the model's: those are -worker-count), each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS"
 	fs.StringVar(&plot, "plot", "", "also draw the series to `file` (.png or .svg): jobs a second, jobs waiting, the oldest's age, a panel a dependency")
+	fs.Var(&shard, "shard", shardUsage)
 	if err := flagval.Parse(fs, args, workersIntro, stdout); err != nil {
-		return err
+		return nil, err
 	}
 	given := flagval.Given(fs)
 	var (
@@ -133,7 +145,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	)
 	switch {
 	case preset.V != "" && scenPath != "":
-		return flagval.Usage(errors.New("-preset: a preset is its own fleets; drop -preset or -scenario"))
+		return nil, flagval.Usage(errors.New("-preset: a preset is its own fleets; drop -preset or -scenario"))
 	case preset.V != "":
 		p, _ := fleet.LookupWorkersPreset(preset.V)
 		chosen, name, d = p, p.Name, p.Duration
@@ -149,31 +161,31 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 				runs[i].WorkerCount = workerCount.V
 			}
 			if err := runs[i].Check(); err != nil {
-				return workersError(err)
+				return nil, workersError(err)
 			}
 			graphs = append(graphs, runs[i].Graph())
 		}
 	case scenPath != "":
 		l, err := scenario.LoadGraph(scenPath)
 		if err != nil {
-			return flagval.Usage(fmt.Errorf("-scenario %w", err))
+			return nil, flagval.Usage(fmt.Errorf("-scenario %w", err))
 		}
 		loaded = l.Graph
 		if given["duration"] {
 			if err := scenarioDuration(loaded, scenPath, duration.V); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		g := loaded.Graph
 		g.Services = slices.Clone(g.Services)
 		w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To })
 		if g.Services[w].Server.Kind != fleet.Queue {
-			return flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("services[%s].server.kind", g.Services[w].Name),
+			return nil, flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("services[%s].server.kind", g.Services[w].Name),
 				Msg: fmt.Sprintf("the workers (%s, where the first entry sends its jobs) are %s server; want a queue server, whose workers take the jobs", g.Services[w].Name, human.Article(g.Services[w].Server.Kind.String()))})))
 		}
 		for k := 1; k < len(g.Entries); k++ {
 			if g.Entries[k].To == g.Entries[0].To { // its jobs would be delivered, but counted in no row's jobs
-				return flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("entries[%d].to", k),
+				return nil, flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("entries[%d].to", k),
 					Msg: fmt.Sprintf("%s is the first entry's queue, whose jobs a workers run counts; send this entry to a queue of its own, or run retrysim graph", g.Entries[k].To)})))
 			}
 		}
@@ -183,54 +195,63 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		name, d = render.Escaped(scenPath), g.Duration
 		graphs = []fleet.Graph{g}
 	default:
-		return flagval.Usage(errors.New("want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)"))
+		return nil, flagval.Usage(errors.New("want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)"))
 	}
 	if err := render.CheckFleetFiles("", plot); err != nil {
-		return flagval.Usage(err)
+		return nil, flagval.Usage(err)
 	}
 	plotF := outfile.File{Flag: "plot", Path: plot}
 	if err := outfile.CheckReading("scenario file", scenPath, o.Out, plotF); err != nil {
-		return flagval.Usage(err)
+		return nil, flagval.Usage(err)
+	}
+	if shard.Count > 0 {
+		if err := refuseShardOutputs(fs, "", plot); err != nil {
+			return nil, err
+		}
+	}
+	echo, err := scenarioDigest(scenPath)
+	if err != nil {
+		return nil, err
 	}
 	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "workers")}
-	res, err := memoized(struct {
-		Graphs  []fleet.Graph
-		Options fleet.Options
-	}{graphs, opts}, func() ([]fleet.GraphResult, error) { return fleet.RunGraph(ctx, graphs, opts) })
-	if err != nil {
+	w := &work{kind: "workers", noun: "replicates", n: replicates.V, echo: echo, shard: shard, settings: shardSettings(fs, args), out: o.Out}
+	refused := func(err error) error {
 		if loaded != nil {
 			return graphError(err, loaded, scenPath)
 		}
 		return workersError(err)
 	}
-	rep := render.WorkersReport{Replicates: replicates.V, Seed: uint64(seed), Scenario: scenPath, Preset: chosen,
-		Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(replicates.V), "replicate"), uint64(seed))}
-	for _, r := range res {
-		rep.Graphs = append(rep.Graphs, r.Graph)
-		rep.Services = append(rep.Services, r.Rows()...)
-		rep.Rows = append(rep.Rows, r.WorkersRows()...)
-		rep.Series = append(rep.Series, r.WorkersSeries()...)
-		var deps []string
-		for _, n := range r.Graph.Services {
-			if n.Name != r.Graph.Entries[0].To {
-				deps = append(deps, n.Name)
+	finish := func(ctx context.Context, res []fleet.GraphResult) error {
+		rep := render.WorkersReport{Replicates: replicates.V, Seed: uint64(seed), Scenario: scenPath, Preset: chosen,
+			Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(replicates.V), "replicate"), uint64(seed))}
+		for _, r := range res {
+			rep.Graphs = append(rep.Graphs, r.Graph)
+			rep.Services = append(rep.Services, r.Rows()...)
+			rep.Rows = append(rep.Rows, r.WorkersRows()...)
+			rep.Series = append(rep.Series, r.WorkersSeries()...)
+			var deps []string
+			for _, n := range r.Graph.Services {
+				if n.Name != r.Graph.Entries[0].To {
+					deps = append(deps, n.Name)
+				}
 			}
+			rep.Dependencies = append(rep.Dependencies, deps)
 		}
-		rep.Dependencies = append(rep.Dependencies, deps)
-	}
-	var out bytes.Buffer
-	if err := o.Renderer(stdout).Workers(&out, rep); err != nil {
-		return err
-	}
-	outs := []outfile.Output{{File: o.Out, Data: out.Bytes()}}
-	if plot != "" {
-		var pic bytes.Buffer
-		if err := render.PlotWorkers(&pic, rep, filepath.Ext(plot)); err != nil {
+		var out bytes.Buffer
+		if err := o.Renderer(stdout).Workers(&out, rep); err != nil {
 			return err
 		}
-		outs = append(outs, outfile.Output{File: plotF, Data: pic.Bytes()})
+		outs := []outfile.Output{{File: o.Out, Data: out.Bytes()}}
+		if plot != "" {
+			var pic bytes.Buffer
+			if err := render.PlotWorkers(&pic, rep, filepath.Ext(plot)); err != nil {
+				return err
+			}
+			outs = append(outs, outfile.Output{File: plotF, Data: pic.Bytes()})
+		}
+		return outfile.WriteAll(ctx, stdout, outs...)
 	}
-	return outfile.WriteAll(ctx, stdout, outs...)
+	return graphItems(w, graphs, opts, refused, finish), nil
 }
 
 // workersError is a refusal in the command's words, a usage error (exit

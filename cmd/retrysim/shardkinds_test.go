@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+)
+
+// everyKind is a small run of each of the seven kinds: its command line and
+// the formats it prints (the chain prints one).
+var everyKind = []struct {
+	name    string
+	args    []string
+	formats []string
+}{
+	{"table", []string{"-jobs", "3000", "-p-fail", "0.05"}, []string{"table", "csv", "json"}},
+	{"sweep", []string{"sweep", "-p-fail", "0.01,0.2", "-attempts", "2,3", "-jobs", "200", "-strategies", "step-nokey,job-samekey"}, []string{"table", "csv", "json"}},
+	{"fleet", []string{"fleet", "-preset", "brooker-collapse", "-duration", "30s", "-replicates", "5"}, []string{"table", "csv", "json"}},
+	{"graph", []string{"graph", "-preset", "sre-three-layers", "-duration", "10s", "-replicates", "5"}, []string{"table", "csv", "json"}},
+	{"workers", []string{"workers", "-preset", "sidekiq-outage", "-duration", "10s", "-replicates", "5"}, []string{"table", "csv", "json"}},
+	{"fleet-map", []string{"fleet-map", "-rates", "10,40", "-heights", "80", "-lengths", "1s,2s", "-replicates", "3", "-after", "10s", "-from", "2s"}, []string{"table", "csv", "json"}},
+	{"chain", []string{"chain", "-split-orbit", "3", "-split-horizon", "10s", "-split-runs", "4", "-split-effort", "10"}, []string{""}},
+}
+
+// TestEveryKindMerges: for each of the seven kinds, the run cut into 3
+// shards (one of them by -shard auto/3, its index from the environment, and
+// with another -workers) and merged prints the single run's bytes, in
+// every format the kind prints.
+func TestEveryKindMerges(t *testing.T) {
+	t.Setenv("SLURM_ARRAY_TASK_ID", "")
+	t.Setenv("PARALLEL_SEQ", "")
+	t.Setenv("JOB_COMPLETION_INDEX", "1")
+	for _, k := range everyKind {
+		t.Run(k.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var files []string
+			for i, slice := range []string{"2/3", "auto/3", "0/3"} {
+				path := filepath.Join(dir, fmt.Sprintf("s%d.json", i))
+				args := append(k.args[:len(k.args):len(k.args)], "-shard", slice, "-o", path, "-workers", fmt.Sprint(1+i))
+				if out, errOut, code := retrysim(t, args...); code != 0 || out != "" {
+					t.Fatalf("%v: exit %d, stdout %q, %s", args, code, out, errOut)
+				}
+				files = append(files, path)
+			}
+			for _, f := range k.formats {
+				var format []string
+				if f != "" {
+					format = []string{"-format", f}
+				}
+				whole, errOut, code := retrysim(t, append(k.args[:len(k.args):len(k.args)], format...)...)
+				if code != 0 || whole == "" {
+					t.Fatalf("whole run -format %s: exit %d, %s", f, code, errOut)
+				}
+				merged, errOut, code := retrysim(t, append(append([]string{"merge"}, files...), format...)...)
+				if code != 0 || merged != whole {
+					t.Errorf("merge -format %s: exit %d, %s; printed\n%s\nwant the whole run's\n%s", f, code, errOut, merged, whole)
+				}
+			}
+		})
+	}
+}
