@@ -8,13 +8,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
-	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/scenario"
 )
@@ -47,62 +45,43 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // parseFleet parses the fleet command's flags into its run, a replicate an
 // item.
 func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
-	fs := flagval.NewFlagSet("retrysim fleet")
+	r := newRunFlags("fleet", usages{
+		preset:     "run the runs of the preset `name` (listed above) instead of one run from the flags",
+		scenario:   "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too",
+		duration:   "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)",
+		replicates: "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)",
+		series:     "also write the time series, a row a run a second, to `file` (.csv or .json)",
+		plot:       "also draw the time series to `file` (.png or .svg), a panel a run",
+		doc:        render.FleetDoc,
+		formats:    " (json also holds the series; html is one page with the series drawn)",
+	}, 10, presetNames(fleet.Presets(), func(p fleet.Preset) string { return p.Name }),
+		func(s string) error { _, err := fleet.LookupPreset(s); return err })
 	c := fleet.DefaultConfig() // the model flags write into it
-	var (
-		preset       flagval.Choice
-		seed         flagval.Seed = 1
-		workers                   = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
-		replicates                = flagval.Bounded{V: 10, Lo: 1, Hi: fleet.MaxReplicates}
-		outage       flagval.Window
-		o            flagval.Output
-		series, plot string
-		scenPath     string
-		shard        flagval.Shard
-	)
-	preset.Valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
-	preset.Names = presetNames(fleet.Presets(), func(p fleet.Preset) string { return p.Name })
-	fs.Var(&preset, "preset", "run the runs of the preset `name` (listed above) instead of one run from the flags")
-	fs.Var(flagval.DurationVar(&c.Duration), "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
-	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")
-	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	o.Register(fs, render.FleetDoc, " (json also holds the series; html is one page with the series drawn)", "")
-	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
-	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
-	fs.StringVar(&series, "series", "", "also write the time series, a row a run a second, to `file` (.csv or .json)")
-	fs.StringVar(&plot, "plot", "", "also draw the time series to `file` (.png or .svg), a panel a run")
+	r.duration.V = c.Duration
+	r.fs.Lookup("duration").DefValue = r.duration.String()
 	for _, p := range fleet.Params() {
-		fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
+		r.fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
 	}
-	fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
-	fs.StringVar(&scenPath, "scenario", "", "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too")
-	fs.Var(&shard, "shard", shardUsage)
-	if err := flagval.ParseGrouped(fs, args, fleetIntro, fleetGroups(), stdout); err != nil {
+	var outage flagval.Window
+	r.fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
+	if err := r.parse(args, fleetIntro, fleetGroups(), stdout); err != nil {
 		return nil, err
 	}
 	var cfgs []fleet.Config
 	p := fleet.Preset{Name: "one run"}
-	if preset.V != "" {
-		p, _ = fleet.LookupPreset(preset.V)
-		if err := flagval.Refuse(fs, fleetPresetRefuses); err != nil {
+	if r.preset.V != "" {
+		p, _ = fleet.LookupPreset(r.preset.V)
+		if err := flagval.Refuse(r.fs, fleetPresetRefuses); err != nil {
 			return nil, err
 		}
-		given := flagval.Given(fs)
-		if p.Totals && given["series"] {
+		if p.Totals && r.given["series"] {
 			return nil, flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
 		}
-		duration := c.Duration
-		if !given["duration"] {
-			duration = p.Duration
-		}
-		if !given["replicates"] {
-			replicates.V = p.Replicates
-		}
-		cfgs = p.Runs(duration)
+		cfgs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
 	} else {
-		c.Outage.From, c.Outage.To = outage.From, outage.To
-		if scenPath != "" {
-			if err := fleetScenario(fs, scenPath, &c); err != nil {
+		c.Duration, c.Outage.From, c.Outage.To = r.duration.V, outage.From, outage.To
+		if r.scenario != "" {
+			if err := fleetScenario(r.fs, r.scenario, &c); err != nil {
 				return nil, err
 			}
 		}
@@ -110,82 +89,48 @@ func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
 			c.Client.Backoff.Cap = fleet.NoCap
 		}
 		unread := c.Unread()
-		if err := flagval.Refuse(fs, func(n string) string { return fleetWords(unread[fleetPath(n)]) }); err != nil {
+		if err := flagval.Refuse(r.fs, func(n string) string { return fleetWords(unread[fleetPath(n)]) }); err != nil {
 			return nil, err
 		}
 		cfgs = []fleet.Config{c}
 	}
-	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "fleet")}
+	opts := r.options(stderr)
 	if err := fleet.Check(cfgs, opts); err != nil {
 		return nil, flagval.Usage(fleetFlagError(err))
 	}
-	if err := render.CheckFleetFiles(series, plot); err != nil {
-		return nil, flagval.Usage(err)
-	}
-	seriesF, plotF := outfile.File{Flag: "series", Path: series}, outfile.File{Flag: "plot", Path: plot}
-	if err := outfile.CheckReading("scenario file", scenPath, o.Out, seriesF, plotF); err != nil {
-		return nil, flagval.Usage(err)
-	}
-
-	if shard.Count > 0 {
-		if err := refuseShardOutputs(fs, series, plot); err != nil {
-			return nil, err
-		}
+	if err := r.checkOutputs(); err != nil {
+		return nil, err
 	}
 	echo, err := fleetSettings(cfgs)
 	if err != nil {
 		return nil, err
 	}
-	w := &work{kind: "fleet", noun: "replicates", n: replicates.V, echo: echo, shard: shard, settings: shardSettings(fs, args), out: o.Out}
-	run := func(ctx context.Context, lo, hi int) ([][]fleet.Replicate, error) {
+	run := func(ctx context.Context, first, n int) ([][]fleet.Replicate, error) {
 		opts := opts
-		opts.First, opts.Replicates = lo, hi-lo
+		opts.First, opts.Replicates = first, n
 		res, err := fleet.Run(ctx, cfgs, opts)
 		if err != nil {
 			return nil, err
 		}
-		reps := make([][]fleet.Replicate, hi-lo)
-		for k := range reps {
-			for _, r := range res {
-				reps[k] = append(reps[k], r.Replicates[k])
-			}
+		byRun := make([][]fleet.Replicate, len(res))
+		for i, r := range res {
+			byRun[i] = r.Replicates
 		}
-		return reps, nil
+		return byRun, nil
 	}
-	check := func(_ int, reps *[]fleet.Replicate) error {
-		if len(*reps) != len(cfgs) {
-			return fmt.Errorf("%d runs; the settings make %d", len(*reps), len(cfgs))
-		}
-		for i := range cfgs {
-			if err := cfgs[i].CheckReplicate(&(*reps)[i]); err != nil {
-				return fmt.Errorf("run %d: %w", i, err)
-			}
-		}
-		return nil
-	}
-	finish := func(ctx context.Context, reps [][]fleet.Replicate) error {
+	check := func(i int, rep *fleet.Replicate) error { return cfgs[i].CheckReplicate(rep) }
+	return replicateItems(r.work("replicates", r.replicates.V, echo), len(cfgs), run, check, func(ctx context.Context, byRun [][]fleet.Replicate) error {
 		res := make([]fleet.Result, len(cfgs))
 		for i, c := range cfgs {
-			res[i].Config = c
-			for _, r := range reps {
-				res[i].Replicates = append(res[i].Replicates, r[i])
-			}
+			res[i] = fleet.Result{Config: c, Replicates: byRun[i]}
 		}
-		run := render.FleetRun{Preset: p, Replicates: replicates.V, Seed: uint64(seed), Configs: cfgs, Results: res, ScenarioFile: scenPath}
-		main, ser, pic, err := o.Renderer(stdout).FleetOutputs(run, filepath.Ext(series), filepath.Ext(plot))
+		run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
+		main, ser, pic, err := r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
 		if err != nil {
 			return err
 		}
-		outs := []outfile.Output{{File: o.Out, Data: main}}
-		if series != "" {
-			outs = append(outs, outfile.Output{File: seriesF, Data: ser})
-		}
-		if plot != "" {
-			outs = append(outs, outfile.Output{File: plotF, Data: pic})
-		}
-		return outfile.WriteAll(ctx, stdout, outs...)
-	}
-	return items(w, run, check, finish), nil
+		return r.write(ctx, stdout, main, ser, pic)
+	}), nil
 }
 
 // fleetSettings are the settings of each of cfgs as the json format's

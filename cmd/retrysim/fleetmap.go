@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
-	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 )
 
@@ -147,22 +145,21 @@ func fleetMapCommand(ctx context.Context, args []string, stdout, stderr io.Write
 // parseFleetMap parses the fleet-map command's flags into its run, a cell
 // an item.
 func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
-	fs := flagval.NewFlagSet("retrysim fleet-map")
-	m := fleet.CollapseMap()
-	var (
-		o          flagval.Output
-		plot       string
-		shard      flagval.Shard
-		seed       flagval.Seed = 1
-		workers                 = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
-		replicates              = flagval.Bounded{V: 100, Lo: 1, Hi: fleet.MaxReplicates}
-		trigger                 = flagval.Choice{V: "spike", Valid: func(s string) error {
-			if s != "spike" && s != "outage" && s != "stall" {
-				return fmt.Errorf("unknown trigger %q (want spike, outage or stall)", s)
-			}
-			return nil
-		}}
-	)
+	r := newRunFlags("fleet-map", usages{
+		replicates: fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", fleet.MaxReplicates),
+		workers:    "parallel `workers`, %d to %d; the output does not depend on it",
+		plot:       "also draw the heat maps to `file` (.png or .svg), a panel a policy and length",
+		shard:      "run slice `i/n` of the cells (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge",
+		doc:        render.FleetDoc,
+		formats:    " (html is one page with the heat maps)",
+	}, 100, nil, nil)
+	fs, m := r.fs, fleet.CollapseMap()
+	trigger := flagval.Choice{V: "spike", Valid: func(s string) error {
+		if s != "spike" && s != "outage" && s != "stall" {
+			return fmt.Errorf("unknown trigger %q (want spike, outage or stall)", s)
+		}
+		return nil
+	}}
 	fs.Var(numberList{v: &m.Rates, lo: 0, hi: fleet.MaxRate}, "rates", "the base loads, a comma-separated `list` of requests a second")
 	fs.Var(numberList{v: &m.Heights, lo: 0, hi: fleet.MaxRate}, "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
 	lengths := make([]float64, len(m.Lengths))
@@ -174,25 +171,17 @@ func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
 	fs.Var(&trigger, "trigger", "the `trigger`: spike (to each -heights for each -lengths), outage (every call fails at once for each -lengths) or stall (every call held to the outage's end)")
 	fs.Var(flagval.DurationVar(&m.From), "from", "the trigger starts at this `time`")
 	fs.Var(flagval.DurationVar(&m.After), "after", "each run goes on for this `duration` after the trigger ends (at least 10s, one recovery window)")
-	fs.Var(&replicates, "replicates", fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", fleet.MaxReplicates))
-	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
-	fs.Lookup("workers").DefValue = "GOMAXPROCS"
-	o.Register(fs, render.FleetDoc, " (html is one page with the heat maps)", "")
-	fs.StringVar(&plot, "plot", "", "also draw the heat maps to `file` (.png or .svg), a panel a policy and length")
-	fs.Var(&shard, "shard", "run slice `i/n` of the cells (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
 	intro := fmt.Sprintf(fleetMapIntro, fleet.MaxMapAxis, fleet.MaxMapCells, fleet.MaxReplicates, float64(fleet.MaxEvents), fleet.MaxBytes>>30)
-	if err := flagval.Parse(fs, args, intro, stdout); err != nil {
+	if err := r.parse(args, intro, nil, stdout); err != nil {
 		return nil, err
 	}
 	m.Lengths = m.Lengths[:0]
 	for _, l := range lengths {
 		m.Lengths = append(m.Lengths, time.Duration(math.Round(l*float64(time.Second))))
 	}
-	given := flagval.Given(fs)
 	switch trigger.V {
 	case "outage", "stall":
-		if given["heights"] {
+		if r.given["heights"] {
 			return nil, flagval.Usage(fmt.Errorf("-heights: an outage has no height; drop it or use -trigger spike"))
 		}
 		m.Outage, m.Heights = true, []float64{0}
@@ -203,31 +192,16 @@ func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
 	if err := m.Check(); err != nil {
 		return nil, flagval.Usage(fleetMapFlagError(err))
 	}
-	if shard.Count > 0 {
-		if err := refuseInShard(fs, "format", "width"); err != nil {
-			return nil, err
-		}
-		if plot != "" {
-			return nil, flagval.Usage(fmt.Errorf("-plot: a shard draws nothing; give -plot to retrysim merge"))
-		}
+	if err := r.checkOutputs(); err != nil {
+		return nil, err
 	}
 	cells := m.Cells()
 	for _, c := range cells {
-		if err := (fleet.Options{Replicates: replicates.V}).Check(c.Duration.Seconds()); err != nil {
+		if err := (fleet.Options{Replicates: r.replicates.V}).Check(c.Duration.Seconds()); err != nil {
 			return nil, flagval.Usage(err)
 		}
 	}
-	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "fleet-map")}
-	plotF := outfile.File{Flag: "plot", Path: plot}
-	if plot != "" {
-		if err := render.CheckPlotPath(plot); err != nil {
-			return nil, flagval.Usage(fmt.Errorf("-plot: %w", err))
-		}
-	}
-	if err := outfile.Check(o.Out, plotF); err != nil {
-		return nil, flagval.Usage(err)
-	}
-	w := &work{kind: "fleet-map", noun: "cells", n: len(cells), shard: shard, settings: shardSettings(fs, args), out: o.Out}
+	opts := r.options(stderr)
 	run := func(ctx context.Context, lo, hi int) ([][]fleet.Observation, error) {
 		if err := fleet.CheckCost(cells[lo:hi], opts); err != nil { // the slice's: a merge runs none
 			return nil, flagval.Usage(mapCostError(err))
@@ -242,29 +216,25 @@ func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
 		}
 		return obs, nil
 	}
-	check := func(k int, obs *[]fleet.Observation) error { return cells[k].CheckObservations(*obs, replicates.V) }
-	finish := func(ctx context.Context, obs [][]fleet.Observation) error {
+	check := func(k int, obs *[]fleet.Observation) error { return cells[k].CheckObservations(*obs, r.replicates.V) }
+	return items(r.work("cells", len(cells), nil), run, check, func(ctx context.Context, obs [][]fleet.Observation) error {
 		done := make([]fleet.MapCell, len(cells))
 		for i := range cells {
 			done[i] = fleet.MapCell{Config: cells[i], Observations: obs[i]}
 		}
-		rep := render.MapReport{Map: m, Cells: done, Replicates: replicates.V, Seed: uint64(seed),
-			Title: fmt.Sprintf("retrysim fleet-map: %d cells x %d replicates, seed %d", len(done), replicates.V, uint64(seed))}
-		var main bytes.Buffer
-		if err := o.Renderer(stdout).Map(&main, rep); err != nil {
+		rep := render.MapReport{Map: m, Cells: done, Replicates: r.replicates.V, Seed: uint64(r.seed),
+			Title: fmt.Sprintf("retrysim fleet-map: %d cells x %d replicates, seed %d", len(done), r.replicates.V, uint64(r.seed))}
+		var main, pic bytes.Buffer
+		if err := r.o.Renderer(stdout).Map(&main, rep); err != nil {
 			return err
 		}
-		outs := []outfile.Output{{File: o.Out, Data: main.Bytes()}}
-		if plot != "" {
-			var pic bytes.Buffer
-			if err := render.PlotMap(&pic, rep, filepath.Ext(plot)); err != nil {
+		if r.plot != "" {
+			if err := render.PlotMap(&pic, rep, filepath.Ext(r.plot)); err != nil {
 				return err
 			}
-			outs = append(outs, outfile.Output{File: plotF, Data: pic.Bytes()})
 		}
-		return outfile.WriteAll(ctx, stdout, outs...)
-	}
-	return items(w, run, check, finish), nil
+		return r.write(ctx, stdout, main.Bytes(), nil, pic.Bytes())
+	}), nil
 }
 
 // mapCostError is fleet.CheckCost's refusal of a map's cells by the flag to

@@ -6,16 +6,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
-	"github.com/retrysim/retrysim/internal/human"
-	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/scenario"
 )
 
 var graphIntro = `retrysim graph simulates a call graph in virtual time: requests enter at a
@@ -79,174 +74,56 @@ func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // parseGraph parses the graph command's flags into its run, a replicate an
 // item.
 func parseGraph(args []string, stdout, stderr io.Writer) (*work, error) {
-	fs := flagval.NewFlagSet("retrysim graph")
-	var (
-		preset       flagval.Choice
-		scenPath     string
-		duration     flagval.Duration
-		seed         flagval.Seed = 1
-		workers                   = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
-		replicates                = flagval.Bounded{V: 10, Lo: 1, Hi: fleet.MaxReplicates}
-		o            flagval.Output
-		series, plot string
-		shard        flagval.Shard
-	)
-	preset.Valid = func(s string) error { _, err := fleet.LookupGraphPreset(s); return err }
-	preset.Names = presetNames(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name })
-	fs.StringVar(&scenPath, "scenario", "", "run the graph of the graph section of this scenario `file`")
-	fs.Var(&preset, "preset", "run the graphs of the preset `name` (listed above)")
-	fs.Var(&duration, "duration", "a preset's requests arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own, or of a file's that sets no graph.duration")
-	fs.Var(&replicates, "replicates", "a graph is simulated with `r` independent seeds, 1 to 1000")
-	fs.Lookup("replicates").DefValue = "a preset's own, else 10"
-	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	o.Register(fs, render.GraphDoc, " (json also holds each graph's settings and each service's series; html is one page with the series drawn)", "")
-	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
-	fs.Lookup("workers").DefValue = "GOMAXPROCS"
-	fs.StringVar(&series, "series", "", "also write the series, a row a run a service a second, to `file` (.csv or .json)")
-	fs.StringVar(&plot, "plot", "", "also draw the series to `file` (.png or .svg), a panel a service")
-	fs.Var(&shard, "shard", shardUsage)
-	if err := flagval.Parse(fs, args, graphIntro, stdout); err != nil {
+	r := newRunFlags("graph", usages{
+		preset:            "run the graphs of the preset `name` (listed above)",
+		scenario:          "run the graph of the graph section of this scenario `file`",
+		duration:          "a preset's requests arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own, or of a file's that sets no graph.duration",
+		replicates:        "a graph is simulated with `r` independent seeds, 1 to 1000",
+		replicatesDefault: "a preset's own, else 10",
+		series:            "also write the series, a row a run a service a second, to `file` (.csv or .json)",
+		plot:              "also draw the series to `file` (.png or .svg), a panel a service",
+		doc:               render.GraphDoc,
+		formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
+	}, 10, presetNames(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
+		func(s string) error { _, err := fleet.LookupGraphPreset(s); return err })
+	if err := r.parse(args, graphIntro, nil, stdout); err != nil {
 		return nil, err
 	}
-	given := flagval.Given(fs)
-	var (
-		graphs []fleet.Graph
-		p      fleet.GraphPreset
-		loaded *scenario.Graph
-	)
-	switch {
-	case preset.V != "" && scenPath != "":
-		return nil, flagval.Usage(errors.New("-preset: a preset is its own graphs; drop -preset or -scenario"))
-	case preset.V != "":
-		p, _ = fleet.LookupGraphPreset(preset.V)
-		d := p.Duration
-		if given["duration"] {
-			d = duration.V
-		}
-		if !given["replicates"] {
-			replicates.V = p.Replicates
-		}
-		graphs = p.Graphs(d)
-	case scenPath != "":
-		l, err := scenario.LoadGraph(scenPath)
-		if err != nil {
-			return nil, flagval.Usage(fmt.Errorf("-scenario %w", err))
-		}
-		loaded = l.Graph
-		if given["duration"] {
-			if err := scenarioDuration(loaded, scenPath, duration.V); err != nil {
-				return nil, err
-			}
-		}
-		graphs = []fleet.Graph{loaded.Graph}
-	default:
-		return nil, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
-	}
-	if err := render.CheckFleetFiles(series, plot); err != nil {
-		return nil, flagval.Usage(err)
-	}
-	seriesF, plotF := outfile.File{Flag: "series", Path: series}, outfile.File{Flag: "plot", Path: plot}
-	if err := outfile.CheckReading("scenario file", scenPath, o.Out, seriesF, plotF); err != nil {
-		return nil, flagval.Usage(err)
-	}
-	if shard.Count > 0 {
-		if err := refuseShardOutputs(fs, series, plot); err != nil {
-			return nil, err
-		}
-	}
-	echo, err := scenarioDigest(scenPath)
+	loaded, err := r.loadGraph("graphs")
 	if err != nil {
 		return nil, err
 	}
-	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "graph")}
-	w := &work{kind: "graph", noun: "replicates", n: replicates.V, echo: echo, shard: shard, settings: shardSettings(fs, args), out: o.Out}
-	finish := func(ctx context.Context, res []fleet.GraphResult) error {
-		run := render.GraphRun{Preset: p, Replicates: replicates.V, Seed: uint64(seed), Results: res, ScenarioFile: scenPath}
-		main, ser, pic, err := o.Renderer(stdout).GraphOutputs(run, filepath.Ext(series), filepath.Ext(plot))
+	var (
+		graphs []fleet.Graph
+		p      fleet.GraphPreset
+	)
+	switch {
+	case loaded != nil:
+		graphs = []fleet.Graph{loaded.Graph}
+	case r.preset.V != "":
+		p, _ = fleet.LookupGraphPreset(r.preset.V)
+		graphs = p.Graphs(r.fromPreset(p.Duration, p.Replicates))
+	default:
+		return nil, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
+	}
+	if err := r.checkOutputs(); err != nil {
+		return nil, err
+	}
+	echo, err := scenarioDigest(r.scenario)
+	if err != nil {
+		return nil, err
+	}
+	refused := func(err error) error {
+		return graphError(err, loaded, func(err error) error {
+			return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
+		})
+	}
+	return graphItems(r.work("replicates", r.replicates.V, echo), graphs, r.options(stderr), refused, func(ctx context.Context, res []fleet.GraphResult) error {
+		run := render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}
+		main, ser, pic, err := r.o.Renderer(stdout).GraphOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
 		if err != nil {
 			return err
 		}
-		outs := []outfile.Output{{File: o.Out, Data: main}}
-		if series != "" {
-			outs = append(outs, outfile.Output{File: seriesF, Data: ser})
-		}
-		if plot != "" {
-			outs = append(outs, outfile.Output{File: plotF, Data: pic})
-		}
-		return outfile.WriteAll(ctx, stdout, outs...)
-	}
-	return graphItems(w, graphs, opts, func(err error) error { return graphError(err, loaded, scenPath) }, finish), nil
-}
-
-// graphItems makes w the run of graphs' replicates, each an item, whose
-// refusal is said by refused; finish writes the outputs of the results.
-func graphItems(w *work, graphs []fleet.Graph, opts fleet.Options, refused func(error) error, finish func(context.Context, []fleet.GraphResult) error) *work {
-	run := func(ctx context.Context, lo, hi int) ([][]fleet.GraphReplicate, error) {
-		opts := opts
-		opts.First, opts.Replicates = lo, hi-lo
-		res, err := fleet.RunGraph(ctx, graphs, opts)
-		if err != nil {
-			return nil, refused(err)
-		}
-		reps := make([][]fleet.GraphReplicate, hi-lo)
-		for k := range reps {
-			for _, r := range res {
-				reps[k] = append(reps[k], r.Replicates[k])
-			}
-		}
-		return reps, nil
-	}
-	check := func(_ int, reps *[]fleet.GraphReplicate) error {
-		if len(*reps) != len(graphs) {
-			return fmt.Errorf("%d graphs; the settings make %d", len(*reps), len(graphs))
-		}
-		for i := range graphs {
-			if err := graphs[i].CheckReplicate(&(*reps)[i]); err != nil {
-				return fmt.Errorf("graph %d: %w", i, err)
-			}
-		}
-		return nil
-	}
-	return items(w, run, check, func(ctx context.Context, reps [][]fleet.GraphReplicate) error {
-		res := make([]fleet.GraphResult, len(graphs))
-		for i, g := range graphs {
-			res[i].Graph = g
-			for _, r := range reps {
-				res[i].Replicates = append(res[i].Replicates, r[i])
-			}
-		}
-		return finish(ctx, res)
-	})
-}
-
-// scenarioDuration sets the duration of the graph a scenario file at path
-// gave, from -duration, when the file leaves graph.duration out: a flag
-// may not be given with the key that sets it, as retrysim fleet's may not.
-func scenarioDuration(g *scenario.Graph, path string, d time.Duration) error {
-	if line := g.Line("graph.duration"); line > 0 {
-		return flagval.Usage(fmt.Errorf("-duration: %s:%d: graph.duration sets it; give one or the other", path, line))
-	}
-	g.Graph.Duration = d
-	if err := g.Graph.Check(); err != nil {
-		return flagval.Usage(fmt.Errorf("-duration %s: %w", human.Duration(d), g.Located(err)))
-	}
-	return nil
-}
-
-// graphError is RunGraph's refusal in the command's words, a usage error:
-// of the options as their flags; of a file's graph at the file's line; of
-// a preset's graph (its cost) as it is. Any other error (an interrupt) is
-// returned as it is.
-func graphError(err error, loaded *scenario.Graph, path string) error {
-	var fe *fleet.FieldError
-	if !errors.As(err, &fe) {
-		return err
-	}
-	if fe.Field == "replicates" || fe.Field == "workers" || fe.Field == "duration" && loaded == nil {
-		return flagval.Usage(fmt.Errorf("-%s: %s", fe.Field, fe.Msg))
-	}
-	if loaded != nil {
-		return flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(err)))
-	}
-	return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
+		return r.write(ctx, stdout, main, ser, pic)
+	}), nil
 }

@@ -269,8 +269,11 @@ const shardUsage = "run slice `i/n` of the replicates (0 <= i < n), or auto/n or
 // (files series and plot), -format and -width: merge takes them from its
 // own command line.
 func refuseShardOutputs(fs *flag.FlagSet, series, plot string) error {
-	if series != "" || plot != "" {
-		return flagval.Usage(fmt.Errorf("-shard: a shard writes no -series or -plot; give them to retrysim merge"))
+	switch {
+	case plot != "":
+		return flagval.Usage(fmt.Errorf("-plot: a shard draws nothing; give -plot to retrysim merge"))
+	case series != "":
+		return flagval.Usage(fmt.Errorf("-series: a shard writes no series; give -series to retrysim merge"))
 	}
 	return refuseInShard(fs, "format", "width")
 }

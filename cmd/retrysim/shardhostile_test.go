@@ -232,7 +232,7 @@ func TestShardHeaderCounts(t *testing.T) {
 		{1, func(p string) { editItems(t, p, func(it [][]fleet.Observation) { it[0] = append(it[0], it[0]...) }) }, "4 replicates; the run has 2"}, // in s1, the one cell's shard
 		{4, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0][0].Services = nil }) }, "0 services and"},
 		{5, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0][0].Edges[0].Requests = -1 }) }, "requests: -1 is negative"},
-		{5, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0] = it[0][:0] }) }, "0 graphs; the settings make 2"},
+		{5, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0] = it[0][:0] }) }, "0 runs; the settings make 2"},
 		{2, func(p string) { editItems(t, p, func(it []api.SweepPoint) { it[0].Replicates[0][0].Jobs = 7 }) }, "ran 7 jobs; the point runs 100"},
 	} {
 		k := hostileKinds[tc.kind]
