@@ -116,19 +116,9 @@ func items[T any](w *work, run func(ctx context.Context, lo, hi int) ([]T, error
 		return shardfile.Encode(h, slice)
 	}
 	w.merge = func(ctx context.Context, names []string, shards []shardfile.Shard) error {
-		all := make([]T, w.n)
-		for i, sh := range shards {
-			slice, err := shardfile.Decode[T](names[i], sh, w.noun)
-			if err != nil {
-				return flagval.Usage(fmt.Errorf("merge: %w", err))
-			}
-			lo, _ := shardfile.Slice(w.n, sh.Index, sh.Count)
-			for k := range slice {
-				if err := check(lo+k, &slice[k]); err != nil {
-					return flagval.Usage(fmt.Errorf("merge: %s: %s[%d]: %w", names[i], w.noun, lo+k, err))
-				}
-				all[lo+k] = slice[k]
-			}
+		all, err := shardfile.Gather(w.n, w.noun, names, shards, check)
+		if err != nil {
+			return flagval.Usage(fmt.Errorf("merge: %w", err))
 		}
 		return finish(ctx, all)
 	}
@@ -198,15 +188,9 @@ func mergeShards(ctx context.Context, args []string, stdout io.Writer) (handled 
 		return false, nil
 	}
 	files := fs.Args()
-	shards := make([]shardfile.Shard, len(files))
-	var env shardfile.Slices
-	for i, path := range files {
-		if shards[i], err = shardfile.Read(path); err == nil {
-			err = env.Add(path, shards[i].Header)
-		}
-		if err != nil {
-			return true, flagval.Usage(fmt.Errorf("merge: %w", err))
-		}
+	shards, err := shardfile.ReadAll(files)
+	if err != nil {
+		return true, flagval.Usage(fmt.Errorf("merge: %w", err))
 	}
 	first := shards[0]
 	k, ok := shardKinds[first.Kind]
@@ -227,9 +211,6 @@ func mergeShards(ctx context.Context, args []string, stdout io.Writer) (handled 
 	})
 	if err != nil {
 		return true, err
-	}
-	if err := env.Missing(); err != nil {
-		return true, flagval.Usage(fmt.Errorf("merge: %w", err))
 	}
 	settings, err := settingArgs(first.Header)
 	if err != nil {

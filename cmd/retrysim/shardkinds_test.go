@@ -59,3 +59,22 @@ func TestEveryKindMerges(t *testing.T) {
 		})
 	}
 }
+
+// A shard of graph or workers, as of fleet, writes no picture, series,
+// format or width: merge's own flags say them, and the run says so.
+func TestGraphShardOutputsRefused(t *testing.T) {
+	for _, k := range everyKind[3:5] {
+		for _, tc := range []struct {
+			flags []string
+			want  string
+		}{
+			{[]string{"-plot", "x.png"}, "retrysim: -plot: a shard draws nothing; give -plot to retrysim merge\n"},
+			{[]string{"-format", "json"}, "retrysim: -format: a shard carries the run's settings, not how it is printed; give -format to retrysim merge\n"},
+		} {
+			args := append(append(k.args[:len(k.args):len(k.args)], "-shard", "0/2"), tc.flags...)
+			if out, errOut, code := retrysim(t, args...); code != 2 || out != "" || errOut != tc.want {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", args, code, out, errOut, tc.want)
+			}
+		}
+	}
+}

@@ -235,6 +235,47 @@ func Read(path string) (Shard, error) {
 	return sh, nil
 }
 
+// ReadAll reads the shard files at paths (Read), checking that they are
+// the slices 0 to n-1 of one run, each once (Slices).
+func ReadAll(paths []string) ([]Shard, error) {
+	shards := make([]Shard, len(paths))
+	var s Slices
+	for i, path := range paths {
+		var err error
+		if shards[i], err = Read(path); err == nil {
+			err = s.Add(path, shards[i].Header)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return shards, s.Missing()
+}
+
+// Gather is the items of a run of n items, each checked by check, from
+// its shards (ReadAll), named by names: what each holds of its slice
+// (Decode), in order.
+func Gather[T any](n int, noun string, names []string, shards []Shard, check func(k int, item *T) error) ([]T, error) {
+	all := make([]T, n)
+	for i, sh := range shards {
+		if sh.Items != n {
+			return nil, fmt.Errorf("%s holds a slice of %d %s; the run has %d", names[i], sh.Items, noun, n)
+		}
+		slice, err := Decode[T](names[i], sh, noun)
+		if err != nil {
+			return nil, err
+		}
+		lo, _ := Slice(n, sh.Index, sh.Count)
+		for k := range slice {
+			if err := check(lo+k, &slice[k]); err != nil {
+				return nil, fmt.Errorf("%s: %s[%d]: %w", names[i], noun, lo+k, err)
+			}
+			all[lo+k] = slice[k]
+		}
+	}
+	return all, nil
+}
+
 // Slices checks that shards are the slices 0 to n-1 of one run, each once:
 // each header is checked and compared with the first one's.
 type Slices struct {
