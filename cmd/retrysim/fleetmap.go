@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -51,86 +52,37 @@ too. retrysim merge prints what the whole run prints from the shards.
 Flags:
 `
 
-// numberList is a flag.Value for a comma-separated list of numbers in [lo,
-// hi], each a duration when seconds is set.
-type numberList struct {
-	v       *[]float64
-	lo, hi  float64
-	seconds bool
-}
-
-func (l numberList) String() string {
-	if l.v == nil {
-		return ""
+// numbers is a flag.Value for a comma-separated list of distinct numbers
+// in [lo, hi], each a duration when seconds is set, held as seconds.
+func numbers(v *[]float64, lo, hi float64, seconds bool) flag.Value {
+	unit, what := "", "a number"
+	if seconds {
+		unit, what = "s", "a duration such as 5s"
 	}
-	var parts []string
-	for _, x := range *l.v {
-		s := strconv.FormatFloat(x, 'g', -1, 64)
-		if l.seconds {
-			s += "s"
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, ",")
-}
-
-func (l numberList) Set(s string) error {
-	var out []float64
-	for _, part := range strings.Split(s, ",") {
-		var x float64
-		var err error
-		if l.seconds {
+	return flagval.ListVar(v, func(s string) (float64, error) {
+		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if seconds {
 			var d time.Duration
-			d, err = time.ParseDuration(strings.TrimSpace(part))
+			d, err = time.ParseDuration(strings.TrimSpace(s))
 			x = d.Seconds()
-		} else {
-			x, err = strconv.ParseFloat(strings.TrimSpace(part), 64)
 		}
-		if err != nil || !(x >= l.lo && x <= l.hi) {
-			unit := ""
-			if l.seconds {
-				unit = " (durations such as 5s)"
-			}
-			return fmt.Errorf("%q is not a list of values from %g to %g%s", s, l.lo, l.hi, unit)
+		if err != nil || !(x >= lo && x <= hi) {
+			return 0, fmt.Errorf("%q is not %s from %g to %g", s, what, lo, hi)
 		}
-		if slices.Contains(out, x) {
-			return fmt.Errorf("%q names %g twice", s, x)
-		}
-		out = append(out, x)
-	}
-	if len(out) > fleet.MaxMapAxis {
-		return fmt.Errorf("%d values; at most %d", len(out), fleet.MaxMapAxis)
-	}
-	*l.v = out
-	return nil
+		return x, nil
+	}, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) + unit })
 }
 
-// policyList is a flag.Value for -policies.
-type policyList struct{ v *[]fleet.MapPolicy }
-
-func (l policyList) String() string {
-	if l.v == nil {
-		return ""
-	}
-	var names []string
-	for _, p := range *l.v {
-		names = append(names, p.Name)
-	}
-	return strings.Join(names, ",")
-}
-
-func (l policyList) Set(s string) error {
-	var out []fleet.MapPolicy
-	mapPolicies := fleet.MapPolicies()
-	for _, name := range strings.Split(s, ",") {
-		i := slices.IndexFunc(mapPolicies, func(p fleet.MapPolicy) bool { return p.Name == name })
-		if i < 0 || slices.ContainsFunc(out, func(p fleet.MapPolicy) bool { return p.Name == name }) {
-			return fmt.Errorf("%q is not a list of distinct policies from no_backoff, backoff_and_jitter", s)
+// policies is a flag.Value for -policies: distinct names of
+// fleet.MapPolicies.
+func policies(v *[]fleet.MapPolicy) flag.Value {
+	return flagval.ListVar(v, func(name string) (fleet.MapPolicy, error) {
+		i := slices.IndexFunc(fleet.MapPolicies(), func(p fleet.MapPolicy) bool { return p.Name == name })
+		if i < 0 {
+			return fleet.MapPolicy{}, fmt.Errorf("%q is no policy (want no_backoff or backoff_and_jitter)", name)
 		}
-		out = append(out, mapPolicies[i])
-	}
-	*l.v = out
-	return nil
+		return fleet.MapPolicies()[i], nil
+	}, func(p fleet.MapPolicy) string { return p.Name })
 }
 
 // fleetMapCommand runs the fleet-map command.
@@ -160,14 +112,14 @@ func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
 		}
 		return nil
 	}}
-	fs.Var(numberList{v: &m.Rates, lo: 0, hi: fleet.MaxRate}, "rates", "the base loads, a comma-separated `list` of requests a second")
-	fs.Var(numberList{v: &m.Heights, lo: 0, hi: fleet.MaxRate}, "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
+	fs.Var(numbers(&m.Rates, 0, fleet.MaxRate, false), "rates", "the base loads, a comma-separated `list` of requests a second")
+	fs.Var(numbers(&m.Heights, 0, fleet.MaxRate, false), "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
 	lengths := make([]float64, len(m.Lengths))
 	for i, l := range m.Lengths {
 		lengths[i] = l.Seconds()
 	}
-	fs.Var(numberList{v: &lengths, lo: 0, hi: fleet.MaxSeconds, seconds: true}, "lengths", "the spike's or the outage's lengths, a comma-separated `list` of durations")
-	fs.Var(policyList{&m.Policies}, "policies", "the client `policies`, comma-separated: no_backoff, backoff_and_jitter (Brooker's two: no backoff, or a wait uniform in [0, b], b = 20 s doubling)")
+	fs.Var(numbers(&lengths, 0, fleet.MaxSeconds, true), "lengths", "the spike's or the outage's lengths, a comma-separated `list` of durations")
+	fs.Var(policies(&m.Policies), "policies", "the client `policies`, comma-separated: no_backoff, backoff_and_jitter (Brooker's two: no backoff, or a wait uniform in [0, b], b = 20 s doubling)")
 	fs.Var(&trigger, "trigger", "the `trigger`: spike (to each -heights for each -lengths), outage (every call fails at once for each -lengths) or stall (every call held to the outage's end)")
 	fs.Var(flagval.DurationVar(&m.From), "from", "the trigger starts at this `time`")
 	fs.Var(flagval.DurationVar(&m.After), "after", "each run goes on for this `duration` after the trigger ends (at least 10s, one recovery window)")
