@@ -159,11 +159,11 @@ func parseSweep(args []string, stdout, stderr io.Writer) (*work, error) {
 			return nil, flagval.Usage(fmt.Errorf("-scenario %w", err))
 		}
 	}
-	if shard.Count > 0 && plot.Path != "" {
-		return nil, flagval.Usage(fmt.Errorf("-plot: a shard draws nothing; give -plot to retrysim merge"))
-	}
 	if shard.Count > 0 {
-		if err := refuseInShard(fs, "format", "width", "metric", "log-y", "linear-y", "own-scales", "ci"); err != nil {
+		if err := refuseShardOutputs(fs, "", plot.Path); err != nil {
+			return nil, err
+		}
+		if err := refuseInShard(fs, "metric", "log-y", "linear-y", "own-scales", "ci"); err != nil {
 			return nil, err
 		}
 	}
