@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -76,5 +78,46 @@ func TestGraphShardOutputsRefused(t *testing.T) {
 				t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", args, code, out, errOut, tc.want)
 			}
 		}
+	}
+}
+
+// A graph or workers run from a scenario file merges to the single run's
+// bytes; once the file has changed, its shards are refused, the echo (the
+// file's digest) naming it, with one line and exit 2.
+func TestGraphShardsOfAFile(t *testing.T) {
+	for _, tc := range []struct{ kind, file string }{{"graph", "graph-checkout.yaml"}, {"workers", "workers-signup.yaml"}} {
+		t.Run(tc.kind, func(t *testing.T) {
+			dir := t.TempDir()
+			src, err := os.ReadFile(filepath.Join("../../examples", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(dir, tc.file)
+			if err := os.WriteFile(file, src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{tc.kind, "-scenario", file, "-replicates", "3"}
+			whole, errOut, code := retrysim(t, append(args, "-format", "csv")...)
+			if code != 0 {
+				t.Fatalf("whole run: exit %d: %s", code, errOut)
+			}
+			var files []string
+			for i := range 2 {
+				files = append(files, filepath.Join(dir, fmt.Sprintf("s%d.json", i)))
+				if _, errOut, code := retrysim(t, append(args[:len(args):len(args)], "-shard", fmt.Sprintf("%d/2", i), "-o", files[i])...); code != 0 {
+					t.Fatalf("shard %d: exit %d: %s", i, code, errOut)
+				}
+			}
+			if merged, errOut, code := retrysim(t, append(append([]string{"merge"}, files...), "-format", "csv")...); code != 0 || merged != whole {
+				t.Fatalf("merge: exit %d, %s; printed\n%s\nwant\n%s", code, errOut, merged, whole)
+			}
+			if err := os.WriteFile(file, append(src, "\n# edited\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, code = retrysim(t, append([]string{"merge"}, files...)...)
+			if code != 2 || !strings.HasPrefix(errOut, `retrysim: merge: the shards ran with {"scenario_sha256":`) || !strings.HasSuffix(errOut, "(a scenario file changed since?)\n") || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("merge after the file changed: exit %d, %q; want 2 and the file's digest refused", code, errOut)
+			}
+		})
 	}
 }
