@@ -464,9 +464,3 @@ func (r Result) Series() []Point {
 	}
 	return pts
 }
-
-// Slice is the cells [lo, hi) of n cells that shard index of count runs:
-// count nearly equal contiguous slices, in order.
-func Slice(n, index, count int) (lo, hi int) {
-	return n * index / count, n * (index + 1) / count
-}

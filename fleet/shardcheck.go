@@ -20,25 +20,11 @@ func (c *Config) CheckReplicate(r *Replicate) error {
 		return fmt.Errorf("series: %d seconds; the run has %d", len(r.Series), n)
 	}
 	n := r.Counts
-	for _, v := range []struct {
-		name string
-		v    int64
-	}{{"requests", n.Requests}, {"succeeded", n.Succeeded}, {"failed", n.Failed}, {"calls", n.Calls}, {"retries", n.Retries},
-		{"timeouts", n.Timeouts}, {"errors", n.Errors}, {"conflicts", n.Conflicts}, {"rejected", n.Rejected}, {"stored", n.Stored},
-		{"denied", n.Denied}, {"local_rejected", n.LocalRejected}, {"hedges", n.Hedges}, {"late", n.Late}, {"effects", n.Effects},
-		{"duplicates", n.Duplicates}, {"duplicated", n.Duplicated}, {"peak_in_progress", n.PeakInProgress},
-		{"entered", r.Entered}, {"events", r.Events}} {
-		if v.v < 0 {
-			return fmt.Errorf("%s: %d is negative", v.name, v.v)
-		}
+	if err := checkCounts(&n, r.Entered, r.Events); err != nil {
+		return err
 	}
-	for _, v := range []struct {
-		name string
-		v    float64
-	}{{"end", r.End}, {"area", r.Area}, {"sojourn", r.Sojourn}, {"wait", r.Wait}} {
-		if !(v.v >= 0) || math.IsInf(v.v, 1) {
-			return fmt.Errorf("%s: %g is not a finite number of seconds, 0 or more", v.name, v.v)
-		}
+	if err := checkSeconds("end", r.End, "area", r.Area, "sojourn", r.Sojourn, "wait", r.Wait); err != nil {
+		return err
 	}
 	switch {
 	case n.Succeeded > n.Requests || n.Failed > n.Requests-n.Succeeded:
@@ -84,6 +70,98 @@ func (c *Config) CheckReplicate(r *Replicate) error {
 	rec, verdict := recovery(c, r.Series)
 	if verdict != r.Verdict || math.Float64bits(rec) != math.Float64bits(r.Recovery) {
 		return fmt.Errorf("recovery: %g s (verdict %d), but its series gives %g s (verdict %d)", r.Recovery, r.Verdict, rec, verdict)
+	}
+	return nil
+}
+
+// checkCounts refuses a negative count of n, entered or events.
+func checkCounts(n *Counts, entered, events int64) error {
+	for _, v := range []struct {
+		name string
+		v    int64
+	}{{"requests", n.Requests}, {"succeeded", n.Succeeded}, {"failed", n.Failed}, {"calls", n.Calls}, {"retries", n.Retries},
+		{"timeouts", n.Timeouts}, {"errors", n.Errors}, {"conflicts", n.Conflicts}, {"rejected", n.Rejected}, {"stored", n.Stored},
+		{"denied", n.Denied}, {"local_rejected", n.LocalRejected}, {"hedges", n.Hedges}, {"late", n.Late}, {"effects", n.Effects},
+		{"duplicates", n.Duplicates}, {"duplicated", n.Duplicated}, {"peak_in_progress", n.PeakInProgress},
+		{"entered", entered}, {"events", events}} {
+		if v.v < 0 {
+			return fmt.Errorf("%s: %d is negative", v.name, v.v)
+		}
+	}
+	return nil
+}
+
+// checkSeconds refuses, of its pairs of a name and a value, a value that is
+// not a finite number, 0 or more.
+func checkSeconds(pairs ...any) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if v := pairs[i+1].(float64); !(v >= 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("%s: %g is not a finite number, 0 or more", pairs[i], v)
+		}
+	}
+	return nil
+}
+
+// CheckReplicate reports why r is no replicate a run of g can produce, for
+// a merge of shards to refuse data it cannot trust, as Config's does a
+// fleet run's: figures of another number of services or edges, series of
+// another length than the run's seconds, a negative or non-finite figure,
+// successes beyond requests, quantiles out of order, or events beyond the
+// graph's cost bound. g must have passed Check.
+func (g *Graph) CheckReplicate(r *GraphReplicate) error {
+	secs := int(math.Ceil(g.Duration.Seconds()))
+	switch {
+	case len(r.Services) != len(g.Services) || len(r.Edges) != len(g.Edges()):
+		return fmt.Errorf("%d services and %d edges; the graph has %d and %d", len(r.Services), len(r.Edges), len(g.Services), len(g.Edges()))
+	case r.Events < 0 || float64(r.Events) > g.Cost().Events:
+		return fmt.Errorf("events: %d, not from 0 to what a run of these settings reaches (%.0f)", r.Events, g.Cost().Events)
+	}
+	if err := checkSeconds("end", r.End); err != nil {
+		return err
+	}
+	for i := range r.Edges {
+		e := &r.Edges[i]
+		if err := checkCounts(&e.Counts, 0, 0); err != nil {
+			return fmt.Errorf("edges[%d].%w", i, err)
+		}
+		if min(e.Expired, e.PushedBack, e.Orphaned, e.JobEffects, e.JobDuplicates, e.Crashes, e.RolledBack, e.Held, e.Lost) < 0 {
+			return fmt.Errorf("edges[%d]: a negative count", i)
+		}
+		if e.Succeeded > e.Requests || e.Failed > e.Requests-e.Succeeded || e.JobDuplicates > e.JobEffects {
+			return fmt.Errorf("edges[%d]: succeeded %d and failed %d of %d requests, %d duplicates of %d effects", i, e.Succeeded, e.Failed, e.Requests, e.JobDuplicates, e.JobEffects)
+		}
+		if err := checkQuantiles(e.P50, e.P95, e.P99, r.End); err != nil {
+			return fmt.Errorf("edges[%d]: %w", i, err)
+		}
+	}
+	for i := range r.Services {
+		s := &r.Services[i]
+		if len(s.Series) != secs || len(s.CallSeries) != secs || len(s.HeldSeries) != secs {
+			return fmt.Errorf("services[%d]: series of %d, %d and %d seconds; the run has %d", i, len(s.Series), len(s.CallSeries), len(s.HeldSeries), secs)
+		}
+		if err := checkCounts(&s.Counts, s.Entered, min(s.PeakBacklog, s.PeakScheduled, s.WaitingAtEnd, s.ScheduledAtEnd)); err != nil {
+			return fmt.Errorf("services[%d].%w", i, err)
+		}
+		if s.Succeeded > s.Requests || s.Failed > s.Requests-s.Succeeded {
+			return fmt.Errorf("services[%d]: succeeded %d and failed %d of %d requests", i, s.Succeeded, s.Failed, s.Requests)
+		}
+		if err := checkSeconds("area", s.Area, "sojourn", s.Sojourn, "wait", s.Wait, "queued", s.Queued, "peak_age", s.PeakAge); err != nil {
+			return fmt.Errorf("services[%d].%w", i, err)
+		}
+		if err := checkQuantiles(s.P50, s.P95, s.P99, r.End); err != nil {
+			return fmt.Errorf("services[%d]: %w", i, err)
+		}
+		if d, verdict := g.Drain(s.Series); verdict != s.DrainVerdict || math.Float64bits(d) != math.Float64bits(s.Drain) {
+			return fmt.Errorf("services[%d]: drained in %g s (verdict %d), but its series gives %g s (verdict %d)", i, s.Drain, s.DrainVerdict, d, verdict)
+		}
+		for k, x := range s.Series {
+			if min(x.Starts, x.Successes, x.RetriesDecided, x.RetriesSent, x.Timeouts, x.Conflicts, x.Failures, x.Served, s.CallSeries[k]) < 0 {
+				return fmt.Errorf("services[%d].series[%d]: a negative count", i, k)
+			}
+			if err := checkSeconds("busy", x.Busy, "backlog", x.Backlog, "age", x.Age, "scheduled", x.Scheduled, "held", s.HeldSeries[k]); err != nil {
+				return fmt.Errorf("services[%d].series[%d].%w", i, k, err)
+			}
+		}
 	}
 	return nil
 }

@@ -107,3 +107,54 @@ func TestCheckReplicateRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphCheckReplicate: every replicate of every graph preset and worker
+// fleet preset (at 30 s, so that their outages fall in it or not) passes
+// Graph.CheckReplicate, and a replicate of another shape, with a negative
+// count, successes beyond its requests, quantiles out of order or a drain
+// its series does not give is refused, naming what is wrong.
+func TestGraphCheckReplicate(t *testing.T) {
+	var graphs []Graph
+	for _, p := range GraphPresets() {
+		graphs = append(graphs, p.Graphs(30*time.Second)...)
+	}
+	for _, p := range WorkersPresets() {
+		for _, w := range p.Runs(30 * time.Second) {
+			graphs = append(graphs, w.Graph())
+		}
+	}
+	res, err := RunGraph(context.Background(), graphs, Options{Replicates: 2, Seed: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		for k := range r.Replicates {
+			if err := graphs[i].CheckReplicate(&r.Replicates[k]); err != nil {
+				t.Errorf("graph %d, replicate %d: %v", i, k, err)
+			}
+		}
+	}
+	g, good := &graphs[0], res[0].Replicates[0]
+	for _, tc := range []struct {
+		name string
+		edit func(r *GraphReplicate)
+		want string
+	}{
+		{"a service less", func(r *GraphReplicate) { r.Services = r.Services[1:] }, "services and"},
+		{"negative events", func(r *GraphReplicate) { r.Events = -1 }, "events: -1, not from 0"},
+		{"negative requests", func(r *GraphReplicate) { r.Edges[0].Requests = -3 }, "edges[0].requests: -3 is negative"},
+		{"more successes", func(r *GraphReplicate) { r.Edges[0].Succeeded = r.Edges[0].Requests + 1 }, "edges[0]: succeeded"},
+		{"short series", func(r *GraphReplicate) { r.Services[0].Series = r.Services[0].Series[1:] }, "services[0]: series of 29, 30 and 30 seconds; the run has 30"},
+		{"quantiles", func(r *GraphReplicate) { r.Services[0].P50, r.Services[0].P95 = 2, 1 }, "services[0]: p50, p95, p99"},
+		{"NaN wait", func(r *GraphReplicate) { r.Services[0].Wait = math.NaN() }, "services[0].wait: NaN is not a finite number"},
+		{"drain", func(r *GraphReplicate) { r.Services[0].Drain, r.Services[0].DrainVerdict = 3, Recovered }, "services[0]: drained in 3 s"},
+	} {
+		r := good
+		r.Services = append([]ServiceReplicate(nil), good.Services...)
+		r.Edges = append([]EdgeReplicate(nil), good.Edges...)
+		tc.edit(&r)
+		if err := g.CheckReplicate(&r); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: CheckReplicate = %v; want an error with %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -227,3 +227,9 @@ func (h *Histogram) UnmarshalJSON(data []byte) error {
 	}
 	return h.SetBuckets(bs)
 }
+
+// GobEncode writes what MarshalJSON writes, for a shard's gob encoded items.
+func (h Histogram) GobEncode() ([]byte, error) { return h.MarshalJSON() }
+
+// GobDecode reads what GobEncode writes, refusing what UnmarshalJSON does.
+func (h *Histogram) GobDecode(data []byte) error { return h.UnmarshalJSON(data) }

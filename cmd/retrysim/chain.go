@@ -15,6 +15,7 @@ import (
 	"github.com/retrysim/retrysim/fleet/chain"
 	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/shardfile"
 )
 
@@ -84,39 +85,98 @@ const maxSplitRuns = 1000
 
 // chainRun is a parsed chain command: its question (the chain, the span of
 // its probability of health, the splitting if one is asked for), the
-// workers that run the splitting, and the slice of it to run.
+// workers that run the splitting, the slice of it to run and where its
+// output goes.
 type chainRun struct {
 	fs      *flag.FlagSet
 	q       chain.Question
 	workers int
 	shard   flagval.Shard
+	out     outfile.File
 	// settings are the run's settings, for a shard to carry to merge.
 	settings []shardfile.Setting
 }
 
+// chainItem is one splitting run's estimate and the events it took, or a
+// crude replicate's events (P 0): a chain run's items are its splitting
+// runs, then the chain.CrudeRuns crude replicates.
+type chainItem struct {
+	P      float64
+	Events int64
+}
+
 // chainCommand prints the exact chain's answers for a Memoryless run, or
 // with -shard writes a slice of its splitting runs for merge.
-func chainCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
-	r, err := parseChain(args, stdout)
+func chainCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	w, err := parseChain(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	if r.shard.Count > 0 {
-		if _, err := r.answers(); err != nil { // so that a span the chain refuses is refused before any splitting, not at merge
-			return err
-		}
-		return writeChainShard(ctx, stdout, r)
-	}
-	st, err := r.q.Run(ctx, r.workers)
-	if err != nil {
-		return chainError(err)
-	}
-	_, err = io.WriteString(stdout, r.report(st))
-	return err
+	return w.do(ctx, stdout)
 }
 
-// parseChain parses the chain command's flags and builds the chain.
-func parseChain(args []string, stdout io.Writer) (chainRun, error) {
+// parseChain parses the chain command's flags into its run: its splitting
+// runs and crude replicates the items, none without a splitting.
+func parseChain(args []string, stdout, _ io.Writer) (*work, error) {
+	r, err := parseChainRun(args, stdout)
+	if err != nil {
+		return nil, err
+	}
+	ans, err := r.answers() // a shard too, so that a span the chain refuses is refused before any splitting, not at merge
+	if err != nil {
+		return nil, err
+	}
+	w := &work{kind: "chain", noun: "runs and crude replicates", shard: r.shard, settings: r.settings, out: r.out}
+	sp := r.q.Split
+	finish := func(ctx context.Context, all []chainItem) error {
+		var ests []metastable.SplitEstimate
+		var crude []int64
+		for k, it := range all {
+			if k < sp.Runs {
+				ests = append(ests, metastable.SplitEstimate{P: it.P, Events: it.Events})
+			} else {
+				crude = append(crude, it.Events)
+			}
+		}
+		return outfile.WriteAll(ctx, stdout, outfile.Output{File: r.out, Data: []byte(r.report(r.q.Stats(ans, ests, crude)))})
+	}
+	if sp == nil {
+		w.whole = func(ctx context.Context) error { return finish(ctx, nil) }
+		return w, nil
+	}
+	w.n = sp.Runs + chain.CrudeRuns
+	run := func(ctx context.Context, lo, hi int) ([]chainItem, error) {
+		ests, err := sp.RepeatRuns(ctx, &sp.Config, min(lo, sp.Runs), min(hi, sp.Runs), r.workers)
+		if err != nil {
+			return nil, err
+		}
+		crude, err := sp.CrudeEvents(ctx, max(lo, sp.Runs)-sp.Runs, max(hi, sp.Runs)-sp.Runs)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]chainItem, 0, hi-lo)
+		for _, e := range ests {
+			out = append(out, chainItem{P: e.P, Events: e.Events})
+		}
+		for _, e := range crude {
+			out = append(out, chainItem{Events: e})
+		}
+		return out, nil
+	}
+	check := func(k int, it *chainItem) error {
+		switch {
+		case k < sp.Runs && (!(it.P >= 0 && it.P <= 1) || it.Events < 0 || it.Events > fleet.MaxEvents):
+			return fmt.Errorf("run %d (estimate %g, %d events): want an estimate from 0 to 1 and 0 to %.0e events", k, it.P, it.Events, float64(fleet.MaxEvents))
+		case k >= sp.Runs && (it.P != 0 || it.Events < 0 || it.Events > fleet.MaxEvents):
+			return fmt.Errorf("crude replicate %d took %d events (estimate %g), not 0 to %.0e (and none)", k-sp.Runs, it.Events, it.P, float64(fleet.MaxEvents))
+		}
+		return nil
+	}
+	return items(w, run, check, finish), nil
+}
+
+// parseChainRun parses the chain command's flags and builds the chain.
+func parseChainRun(args []string, stdout io.Writer) (chainRun, error) {
 	fs := flagval.NewFlagSet("retrysim chain")
 	c := fleet.DefaultConfig()
 	c.Load.Rate, c.Load.Peak = 1, 3
@@ -127,7 +187,7 @@ func parseChain(args []string, stdout io.Writer) (chainRun, error) {
 	c.Memoryless = fleet.Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 5}
 	within := time.Minute
 	var (
-		r            = chainRun{fs: fs}
+		r            = chainRun{fs: fs, out: outfile.File{Flag: "o"}}
 		splitOrbit   int
 		splitHorizon              = 30 * time.Second
 		splitEffort               = 200
@@ -159,8 +219,12 @@ func parseChain(args []string, stdout io.Writer) (chainRun, error) {
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each running splittings, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.Var(&r.shard, "shard", "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
+	fs.StringVar(&r.out.Path, "o", "", "write the output to `file` (atomically) instead of stdout")
 	if err := flagval.Parse(fs, args, chainIntro, stdout); err != nil {
 		return r, err
+	}
+	if err := outfile.Check(r.out); err != nil {
+		return r, flagval.Usage(err)
 	}
 	if r.shard.Count > 0 && splitOrbit == 0 {
 		return r, flagval.Usage(fmt.Errorf("-shard: only splitting runs are sharded, and without -split-orbit there are none; the chain itself is exact and cheap"))
@@ -230,7 +294,7 @@ func (r chainRun) report(st chain.Stats) string { return chainEcho(r.fs) + "\n" 
 
 // chainEcho is the command line the answers are of: every flag the chain
 // reads with its value (the spike's only with a spike, the splitting's
-// only with one, never -workers or -shard, which change no number), wrapped at 100
+// only with one, never -workers, -shard or -o, which change no number), wrapped at 100
 // columns with its continuation lines indented.
 func chainEcho(fs *flag.FlagSet) string {
 	spike := fs.Lookup("shape").Value.String() == "spike"
@@ -238,7 +302,7 @@ func chainEcho(fs *flag.FlagSet) string {
 	words := []string{"retrysim chain"}
 	fs.VisitAll(func(f *flag.Flag) {
 		switch {
-		case f.Name == "workers", f.Name == "shard",
+		case f.Name == "workers", f.Name == "shard", f.Name == "o",
 			!spike && (f.Name == "peak" || f.Name == "from" || f.Name == "to"),
 			!split && strings.HasPrefix(f.Name, "split-"):
 			return

@@ -2,18 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
-	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/scenario"
 )
@@ -36,112 +35,115 @@ Flags:
 
 // fleetCommand runs the fleet model: flags, then fleet.Run, then a renderer.
 func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flagval.NewFlagSet("retrysim fleet")
-	c := fleet.DefaultConfig() // the model flags write into it
-	var (
-		preset       flagval.Choice
-		seed         flagval.Seed = 1
-		workers                   = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
-		replicates                = flagval.Bounded{V: 10, Lo: 1, Hi: fleet.MaxReplicates}
-		outage       flagval.Window
-		o            flagval.Output
-		series, plot string
-		scenPath     string
-		shard        flagval.Shard
-	)
-	preset.Valid = func(s string) error { _, err := fleet.LookupPreset(s); return err }
-	preset.Names = presetNames(fleet.Presets(), func(p fleet.Preset) string { return p.Name })
-	fs.Var(&preset, "preset", "run the runs of the preset `name` (listed above) instead of one run from the flags")
-	fs.Var(flagval.DurationVar(&c.Duration), "duration", "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)")
-	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)")
-	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	o.Register(fs, render.FleetDoc, " (json also holds the series; html is one page with the series drawn)", "")
-	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
-	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
-	fs.StringVar(&series, "series", "", "also write the time series, a row a run a second, to `file` (.csv or .json)")
-	fs.StringVar(&plot, "plot", "", "also draw the time series to `file` (.png or .svg), a panel a run")
-	for _, p := range fleet.Params() {
-		fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
-	}
-	fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
-	fs.StringVar(&scenPath, "scenario", "", "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too")
-	fs.Var(&shard, "shard", "run slice `i/n` of the replicates (0 <= i < n), or auto/n or auto (index, and count, from the environment, as retrysim fleet-map -help says), and write it as a shard for retrysim merge")
-	if err := flagval.ParseGrouped(fs, args, fleetIntro, fleetGroups(), stdout); err != nil {
+	w, err := parseFleet(args, stdout, stderr)
+	if err != nil {
 		return err
+	}
+	return w.do(ctx, stdout)
+}
+
+// parseFleet parses the fleet command's flags into its run, a replicate an
+// item.
+func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
+	r := newRunFlags("fleet", usages{
+		preset:     "run the runs of the preset `name` (listed above) instead of one run from the flags",
+		scenario:   "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too",
+		duration:   "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)",
+		replicates: "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)",
+		series:     "also write the time series, a row a run a second, to `file` (.csv or .json)",
+		plot:       "also draw the time series to `file` (.png or .svg), a panel a run",
+		doc:        render.FleetDoc,
+		formats:    " (json also holds the series; html is one page with the series drawn)",
+	}, 10, presetNames(fleet.Presets(), func(p fleet.Preset) string { return p.Name }),
+		func(s string) error { _, err := fleet.LookupPreset(s); return err })
+	c := fleet.DefaultConfig() // the model flags write into it
+	r.duration.V = c.Duration
+	r.fs.Lookup("duration").DefValue = r.duration.String()
+	for _, p := range fleet.Params() {
+		r.fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
+	}
+	var outage flagval.Window
+	r.fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
+	if err := r.parse(args, fleetIntro, fleetGroups(), stdout); err != nil {
+		return nil, err
 	}
 	var cfgs []fleet.Config
 	p := fleet.Preset{Name: "one run"}
-	if preset.V != "" {
-		p, _ = fleet.LookupPreset(preset.V)
-		if err := flagval.Refuse(fs, fleetPresetRefuses); err != nil {
-			return err
+	if r.preset.V != "" {
+		p, _ = fleet.LookupPreset(r.preset.V)
+		if err := flagval.Refuse(r.fs, fleetPresetRefuses); err != nil {
+			return nil, err
 		}
-		given := flagval.Given(fs)
-		if p.Totals && given["series"] {
-			return flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
+		if p.Totals && r.given["series"] {
+			return nil, flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
 		}
-		duration := c.Duration
-		if !given["duration"] {
-			duration = p.Duration
-		}
-		if !given["replicates"] {
-			replicates.V = p.Replicates
-		}
-		cfgs = p.Runs(duration)
+		cfgs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
 	} else {
-		c.Outage.From, c.Outage.To = outage.From, outage.To
-		if scenPath != "" {
-			if err := fleetScenario(fs, scenPath, &c); err != nil {
-				return err
+		c.Duration, c.Outage.From, c.Outage.To = r.duration.V, outage.From, outage.To
+		if r.scenario != "" {
+			if err := fleetScenario(r.fs, r.scenario, &c); err != nil {
+				return nil, err
 			}
 		}
 		if c.Client.Backoff.Cap == 0 { // from a flag or the file
 			c.Client.Backoff.Cap = fleet.NoCap
 		}
 		unread := c.Unread()
-		if err := flagval.Refuse(fs, func(n string) string { return fleetWords(unread[fleetPath(n)]) }); err != nil {
-			return err
+		if err := flagval.Refuse(r.fs, func(n string) string { return fleetWords(unread[fleetPath(n)]) }); err != nil {
+			return nil, err
 		}
 		cfgs = []fleet.Config{c}
 	}
-	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "fleet")}
+	opts := r.options(stderr)
 	if err := fleet.Check(cfgs, opts); err != nil {
-		return flagval.Usage(fleetFlagError(err))
+		return nil, flagval.Usage(fleetFlagError(err))
 	}
-	if err := render.CheckFleetFiles(series, plot); err != nil {
-		return flagval.Usage(err)
+	if err := r.checkOutputs(); err != nil {
+		return nil, err
 	}
-	seriesF, plotF := outfile.File{Flag: "series", Path: series}, outfile.File{Flag: "plot", Path: plot}
-	if err := outfile.CheckReading("scenario file", scenPath, o.Out, seriesF, plotF); err != nil {
-		return flagval.Usage(err)
+	echo, err := fleetSettings(cfgs)
+	if err != nil {
+		return nil, err
 	}
-
-	if shard.Count > 0 {
-		if series != "" || plot != "" {
-			return flagval.Usage(fmt.Errorf("-shard: a shard writes no -series or -plot; give them to retrysim merge"))
+	run := func(ctx context.Context, first, n int) ([][]fleet.Replicate, error) {
+		opts := opts
+		opts.First, opts.Replicates = first, n
+		res, err := fleet.Run(ctx, cfgs, opts)
+		if err != nil {
+			return nil, err
 		}
-		if err := refuseInShard(fs, "format", "width"); err != nil {
+		byRun := make([][]fleet.Replicate, len(res))
+		for i, r := range res {
+			byRun[i] = r.Replicates
+		}
+		return byRun, nil
+	}
+	check := func(i int, rep *fleet.Replicate) error { return cfgs[i].CheckReplicate(rep) }
+	return replicateItems(r.work("replicates", r.replicates.V, echo), len(cfgs), run, check, func(ctx context.Context, byRun [][]fleet.Replicate) error {
+		res := make([]fleet.Result, len(cfgs))
+		for i, c := range cfgs {
+			res[i] = fleet.Result{Config: c, Replicates: byRun[i]}
+		}
+		run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
+		main, ser, pic, err := r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
+		if err != nil {
 			return err
 		}
-		return writeFleetShard(ctx, stdout, shard.Index, shard.Count, shardSettings(fs, args), cfgs, opts, o.Out)
+		return r.write(ctx, stdout, main, ser, pic)
+	}), nil
+}
+
+// fleetSettings are the settings of each of cfgs as the json format's
+// params object writes them (render.FleetParams), a fleet shard's echo.
+func fleetSettings(cfgs []fleet.Config) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(cfgs))
+	for i, c := range cfgs {
+		var err error
+		if out[i], err = render.FleetParams(c); err != nil {
+			return nil, err
+		}
 	}
-	res, err := fleetResults(ctx, cfgs, opts)
-	if err != nil {
-		return err
-	}
-	run := render.FleetRun{Preset: p, Replicates: replicates.V, Seed: uint64(seed), Configs: cfgs, Results: res, ScenarioFile: scenPath}
-	main, ser, pic, err := o.Renderer(stdout).FleetOutputs(run, filepath.Ext(series), filepath.Ext(plot))
-	if err != nil {
-		return err
-	}
-	outs := []outfile.Output{{File: o.Out, Data: main}}
-	if series != "" {
-		outs = append(outs, outfile.Output{File: seriesF, Data: ser})
-	}
-	if plot != "" {
-		outs = append(outs, outfile.Output{File: plotF, Data: pic})
-	}
-	return outfile.WriteAll(ctx, stdout, outs...)
+	return out, nil
 }
 
 // fleetScenario sets the settings the fleet section of the scenario file at

@@ -3,13 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,9 +17,8 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/flagval"
-	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/internal/shardfile"
+	"github.com/retrysim/retrysim/stats"
 )
 
 var fleetMapIntro = `retrysim fleet-map maps where the fleet model recovers: over a trigger's size
@@ -56,246 +54,141 @@ too. retrysim merge prints what the whole run prints from the shards.
 Flags:
 `
 
-// numberList is a flag.Value for a comma-separated list of numbers in [lo,
-// hi], each a duration when seconds is set.
-type numberList struct {
-	v       *[]float64
-	lo, hi  float64
-	seconds bool
-}
-
-func (l numberList) String() string {
-	if l.v == nil {
-		return ""
+// numbers is a flag.Value for a comma-separated list of distinct numbers
+// in [lo, hi], each a duration when seconds is set, held as seconds.
+func numbers(v *[]float64, lo, hi float64, seconds bool) flag.Value {
+	unit, what := "", "a number"
+	if seconds {
+		unit, what = "s", "a duration such as 5s"
 	}
-	var parts []string
-	for _, x := range *l.v {
-		s := strconv.FormatFloat(x, 'g', -1, 64)
-		if l.seconds {
-			s += "s"
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, ",")
-}
-
-func (l numberList) Set(s string) error {
-	var out []float64
-	for _, part := range strings.Split(s, ",") {
-		var x float64
-		var err error
-		if l.seconds {
+	return flagval.ListVar(v, func(s string) (float64, error) {
+		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if seconds {
 			var d time.Duration
-			d, err = time.ParseDuration(strings.TrimSpace(part))
+			d, err = time.ParseDuration(strings.TrimSpace(s))
 			x = d.Seconds()
-		} else {
-			x, err = strconv.ParseFloat(strings.TrimSpace(part), 64)
 		}
-		if err != nil || !(x >= l.lo && x <= l.hi) {
-			unit := ""
-			if l.seconds {
-				unit = " (durations such as 5s)"
-			}
-			return fmt.Errorf("%q is not a list of values from %g to %g%s", s, l.lo, l.hi, unit)
+		if err != nil || !(x >= lo && x <= hi) {
+			return 0, fmt.Errorf("%q is not %s from %g to %g", s, what, lo, hi)
 		}
-		if slices.Contains(out, x) {
-			return fmt.Errorf("%q names %g twice", s, x)
-		}
-		out = append(out, x)
-	}
-	if len(out) > metastable.MaxMapAxis {
-		return fmt.Errorf("%d values; at most %d", len(out), metastable.MaxMapAxis)
-	}
-	*l.v = out
-	return nil
+		return x, nil
+	}, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) + unit })
 }
 
-// policyList is a flag.Value for -policies.
-type policyList struct{ v *[]metastable.MapPolicy }
-
-func (l policyList) String() string {
-	if l.v == nil {
-		return ""
-	}
-	var names []string
-	for _, p := range *l.v {
-		names = append(names, p.Name)
-	}
-	return strings.Join(names, ",")
-}
-
-func (l policyList) Set(s string) error {
-	var out []metastable.MapPolicy
-	mapPolicies := metastable.MapPolicies()
-	for _, name := range strings.Split(s, ",") {
-		i := slices.IndexFunc(mapPolicies, func(p metastable.MapPolicy) bool { return p.Name == name })
-		if i < 0 || slices.ContainsFunc(out, func(p metastable.MapPolicy) bool { return p.Name == name }) {
-			return fmt.Errorf("%q is not a list of distinct policies from no_backoff, backoff_and_jitter", s)
+// policies is a flag.Value for -policies: distinct names of
+// metastable.MapPolicies.
+func policies(v *[]metastable.MapPolicy) flag.Value {
+	return flagval.ListVar(v, func(name string) (metastable.MapPolicy, error) {
+		i := slices.IndexFunc(metastable.MapPolicies(), func(p metastable.MapPolicy) bool { return p.Name == name })
+		if i < 0 {
+			return metastable.MapPolicy{}, fmt.Errorf("%q is no policy (want no_backoff or backoff_and_jitter)", name)
 		}
-		out = append(out, mapPolicies[i])
-	}
-	*l.v = out
-	return nil
-}
-
-// fleetMapRun is a parsed fleet-map command: the map, how to run it, and
-// where its outputs go.
-type fleetMapRun struct {
-	m          metastable.Map
-	replicates int
-	seed       uint64
-	workers    int
-	o          flagval.Output
-	plot       string
-	shard      flagval.Shard
-	// settings are the run's settings, for a shard to carry to merge.
-	settings []shardfile.Setting
-}
-
-// parseFleetMap parses the fleet-map command's flags.
-func parseFleetMap(args []string, stdout io.Writer) (fleetMapRun, error) {
-	fs := flagval.NewFlagSet("retrysim fleet-map")
-	r := fleetMapRun{m: metastable.CollapseMap()}
-	var (
-		seed       flagval.Seed = 1
-		workers                 = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
-		replicates              = flagval.Bounded{V: 100, Lo: 1, Hi: fleet.MaxReplicates}
-		trigger                 = flagval.Choice{V: "spike", Valid: func(s string) error {
-			if s != "spike" && s != "outage" && s != "stall" {
-				return fmt.Errorf("unknown trigger %q (want spike, outage or stall)", s)
-			}
-			return nil
-		}}
-	)
-	fs.Var(numberList{v: &r.m.Rates, lo: 0, hi: fleet.MaxRate}, "rates", "the base loads, a comma-separated `list` of requests a second")
-	fs.Var(numberList{v: &r.m.Heights, lo: 0, hi: fleet.MaxRate}, "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
-	lengths := make([]float64, len(r.m.Lengths))
-	for i, l := range r.m.Lengths {
-		lengths[i] = l.Seconds()
-	}
-	fs.Var(numberList{v: &lengths, lo: 0, hi: fleet.MaxSeconds, seconds: true}, "lengths", "the spike's or the outage's lengths, a comma-separated `list` of durations")
-	fs.Var(policyList{&r.m.Policies}, "policies", "the client `policies`, comma-separated: no_backoff, backoff_and_jitter (Brooker's two: no backoff, or a wait uniform in [0, b], b = 20 s doubling)")
-	fs.Var(&trigger, "trigger", "the `trigger`: spike (to each -heights for each -lengths), outage (every call fails at once for each -lengths) or stall (every call held to the outage's end)")
-	fs.Var(flagval.DurationVar(&r.m.From), "from", "the trigger starts at this `time`")
-	fs.Var(flagval.DurationVar(&r.m.After), "after", "each run goes on for this `duration` after the trigger ends (at least 10s, one recovery window)")
-	fs.Var(&replicates, "replicates", fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", fleet.MaxReplicates))
-	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
-	fs.Lookup("workers").DefValue = "GOMAXPROCS"
-	r.o.Register(fs, render.FleetDoc, " (html is one page with the heat maps)", "")
-	fs.StringVar(&r.plot, "plot", "", "also draw the heat maps to `file` (.png or .svg), a panel a policy and length")
-	fs.Var(&r.shard, "shard", "run slice `i/n` of the cells (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
-	intro := fmt.Sprintf(fleetMapIntro, metastable.MaxMapAxis, metastable.MaxMapCells, fleet.MaxReplicates, float64(fleet.MaxEvents), fleet.MaxBytes>>30)
-	if err := flagval.Parse(fs, args, intro, stdout); err != nil {
-		return r, err
-	}
-	r.m.Lengths = r.m.Lengths[:0]
-	for _, l := range lengths {
-		r.m.Lengths = append(r.m.Lengths, time.Duration(math.Round(l*float64(time.Second))))
-	}
-	given := flagval.Given(fs)
-	switch trigger.V {
-	case "outage", "stall":
-		if given["heights"] {
-			return r, flagval.Usage(fmt.Errorf("-heights: an outage has no height; drop it or use -trigger spike"))
-		}
-		r.m.Outage, r.m.Heights = true, []float64{0}
-		if trigger.V == "stall" {
-			r.m.Base.Outage.Mode = fleet.Stall
-		}
-	}
-	if err := r.m.Check(); err != nil {
-		return r, flagval.Usage(fleetMapFlagError(err))
-	}
-	r.replicates, r.seed, r.workers = replicates.V, uint64(seed), workers.V
-	r.settings = shardSettings(fs, args)
-	if r.shard.Count > 0 {
-		if err := refuseInShard(fs, "format", "width"); err != nil {
-			return r, err
-		}
-	}
-	return r, nil
+		return metastable.MapPolicies()[i], nil
+	}, func(p metastable.MapPolicy) string { return p.Name })
 }
 
 // fleetMapCommand runs the fleet-map command.
 func fleetMapCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	r, err := parseFleetMap(args, stdout)
+	w, err := parseFleetMap(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	cells := r.m.Cells()
-	for _, c := range cells {
-		if err := (fleet.Options{Replicates: r.replicates}).Check(c.Duration.Seconds()); err != nil {
-			return flagval.Usage(err)
-		}
-	}
-	lo, hi := 0, len(cells)
-	var index, count int
-	if r.shard.Count > 0 {
-		index, count = r.shard.Index, r.shard.Count
-		if r.plot != "" {
-			return flagval.Usage(fmt.Errorf("-plot: a shard draws nothing; give -plot to retrysim merge"))
-		}
-		lo, hi = fleet.Slice(len(cells), index, count)
-	}
-	opts := fleet.Options{Replicates: r.replicates, Seed: r.seed, Workers: r.workers, Progress: outfile.Progress(stderr, "fleet-map")}
-	if hi > lo {
-		if err := fleet.CheckCost(cells[lo:hi], opts); err != nil {
-			return flagval.Usage(mapCostError(err))
-		}
-	}
-	plotF := outfile.File{Flag: "plot", Path: r.plot}
-	if r.plot != "" {
-		if err := render.CheckPlotPath(r.plot); err != nil {
-			return flagval.Usage(fmt.Errorf("-plot: %w", err))
-		}
-	}
-	if err := outfile.Check(r.o.Out, plotF); err != nil {
-		return flagval.Usage(err)
-	}
-	var done []metastable.MapCell
-	if hi > lo {
-		if done, err = memoized(struct {
-			Cells   []fleet.Config
-			Options fleet.Options
-		}{cells[lo:hi], opts}, func() ([]metastable.MapCell, error) { return metastable.RunMap(ctx, cells[lo:hi], opts) }); err != nil {
-			return err
-		}
-	}
-	if r.shard.Count > 0 {
-		sh := mapShard{Header: shardfile.Header{Kind: mapShardKind, Settings: r.settings, Index: index, Count: count}, Cells: len(cells)}
-		for i, c := range done {
-			sh.Slice = append(sh.Slice, shardCell{Cell: lo + i, Observations: c.Observations})
-		}
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(sh); err != nil {
-			return err
-		}
-		return outfile.WriteAll(ctx, stdout, outfile.Output{File: r.o.Out, Data: b.Bytes()})
-	}
-	return writeFleetMap(ctx, stdout, r, done)
+	return w.do(ctx, stdout)
 }
 
-// writeFleetMap renders a whole map's cells as fleet-map prints them.
-func writeFleetMap(ctx context.Context, stdout io.Writer, r fleetMapRun, done []metastable.MapCell) error {
-	rep := render.MapReport{Map: r.m, Cells: done, Replicates: r.replicates, Seed: r.seed,
-		Title: fmt.Sprintf("retrysim fleet-map: %d cells x %d replicates, seed %d", len(done), r.replicates, r.seed)}
-	var main bytes.Buffer
-	err := r.o.Renderer(stdout).Map(&main, rep)
-	if err != nil {
-		return err
+// parseFleetMap parses the fleet-map command's flags into its run, a cell
+// an item.
+func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
+	r := newRunFlags("fleet-map", usages{
+		replicates: fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", fleet.MaxReplicates),
+		workers:    "parallel `workers`, %d to %d; the output does not depend on it",
+		plot:       "also draw the heat maps to `file` (.png or .svg), a panel a policy and length",
+		shard:      "run slice `i/n` of the cells (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge",
+		doc:        render.FleetDoc,
+		formats:    " (html is one page with the heat maps)",
+	}, 100, nil, nil)
+	fs, m := r.fs, metastable.CollapseMap()
+	trigger := flagval.Choice{V: "spike", Valid: func(s string) error {
+		if s != "spike" && s != "outage" && s != "stall" {
+			return fmt.Errorf("unknown trigger %q (want spike, outage or stall)", s)
+		}
+		return nil
+	}}
+	fs.Var(numbers(&m.Rates, 0, fleet.MaxRate, false), "rates", "the base loads, a comma-separated `list` of requests a second")
+	fs.Var(numbers(&m.Heights, 0, fleet.MaxRate, false), "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
+	lengths := make([]float64, len(m.Lengths))
+	for i, l := range m.Lengths {
+		lengths[i] = l.Seconds()
 	}
-	outs := []outfile.Output{{File: r.o.Out, Data: main.Bytes()}}
-	if r.plot != "" {
-		var pic bytes.Buffer
-		if err := render.PlotMap(&pic, rep, filepath.Ext(r.plot)); err != nil {
+	fs.Var(numbers(&lengths, 0, fleet.MaxSeconds, true), "lengths", "the spike's or the outage's lengths, a comma-separated `list` of durations")
+	fs.Var(policies(&m.Policies), "policies", "the client `policies`, comma-separated: no_backoff, backoff_and_jitter (Brooker's two: no backoff, or a wait uniform in [0, b], b = 20 s doubling)")
+	fs.Var(&trigger, "trigger", "the `trigger`: spike (to each -heights for each -lengths), outage (every call fails at once for each -lengths) or stall (every call held to the outage's end)")
+	fs.Var(flagval.DurationVar(&m.From), "from", "the trigger starts at this `time`")
+	fs.Var(flagval.DurationVar(&m.After), "after", "each run goes on for this `duration` after the trigger ends (at least 10s, one recovery window)")
+	intro := fmt.Sprintf(fleetMapIntro, metastable.MaxMapAxis, metastable.MaxMapCells, fleet.MaxReplicates, float64(fleet.MaxEvents), fleet.MaxBytes>>30)
+	if err := r.parse(args, intro, nil, stdout); err != nil {
+		return nil, err
+	}
+	m.Lengths = m.Lengths[:0]
+	for _, l := range lengths {
+		m.Lengths = append(m.Lengths, time.Duration(math.Round(l*float64(time.Second))))
+	}
+	switch trigger.V {
+	case "outage", "stall":
+		if r.given["heights"] {
+			return nil, flagval.Usage(fmt.Errorf("-heights: an outage has no height; drop it or use -trigger spike"))
+		}
+		m.Outage, m.Heights = true, []float64{0}
+		if trigger.V == "stall" {
+			m.Base.Outage.Mode = fleet.Stall
+		}
+	}
+	if err := m.Check(); err != nil {
+		return nil, flagval.Usage(fleetMapFlagError(err))
+	}
+	if err := r.checkOutputs(); err != nil {
+		return nil, err
+	}
+	cells := m.Cells()
+	for _, c := range cells {
+		if err := (fleet.Options{Replicates: r.replicates.V}).Check(c.Duration.Seconds()); err != nil {
+			return nil, flagval.Usage(err)
+		}
+	}
+	opts := r.options(stderr)
+	run := func(ctx context.Context, lo, hi int) ([][]stats.Observation, error) {
+		if err := fleet.CheckCost(cells[lo:hi], opts); err != nil { // the slice's: a merge runs none
+			return nil, flagval.Usage(mapCostError(err))
+		}
+		done, err := metastable.RunMap(ctx, cells[lo:hi], opts)
+		if err != nil {
+			return nil, err
+		}
+		obs := make([][]stats.Observation, len(done))
+		for i, c := range done {
+			obs[i] = c.Observations
+		}
+		return obs, nil
+	}
+	check := func(k int, obs *[]stats.Observation) error { return cells[k].CheckObservations(*obs, r.replicates.V) }
+	return items(r.work("cells", len(cells), nil), run, check, func(ctx context.Context, obs [][]stats.Observation) error {
+		done := make([]metastable.MapCell, len(cells))
+		for i := range cells {
+			done[i] = metastable.MapCell{Config: cells[i], Observations: obs[i]}
+		}
+		rep := render.MapReport{Map: m, Cells: done, Replicates: r.replicates.V, Seed: uint64(r.seed),
+			Title: fmt.Sprintf("retrysim fleet-map: %d cells x %d replicates, seed %d", len(done), r.replicates.V, uint64(r.seed))}
+		var main, pic bytes.Buffer
+		if err := r.o.Renderer(stdout).Map(&main, rep); err != nil {
 			return err
 		}
-		outs = append(outs, outfile.Output{File: outfile.File{Flag: "plot", Path: r.plot}, Data: pic.Bytes()})
-	}
-	return outfile.WriteAll(ctx, stdout, outs...)
+		if r.plot != "" {
+			if err := render.PlotMap(&pic, rep, filepath.Ext(r.plot)); err != nil {
+				return err
+			}
+		}
+		return r.write(ctx, stdout, main.Bytes(), nil, pic.Bytes())
+	}), nil
 }
 
 // mapCostError is fleet.CheckCost's refusal of a map's cells by the flag to

@@ -140,10 +140,12 @@ func TestFleetMapRegions(t *testing.T) {
 		t.Errorf("high load, large spike: %s; want 0 of 5 recovered", lines[4])
 	}
 	for _, tc := range []struct{ args, want string }{
-		{"-rates 10,10", "names 10 twice"},
+		{"-rates 10,10", `-rates: "10" is listed twice`},
+		{"-rates 10,x", `-rates: "x" is not a number from 0 to`},
+		{"-lengths 5", `-lengths: "5" is not a duration such as 5s from 0 to`},
 		{"-after 5s", "-after: 5 s; want at least 10 s"},
 		{"-trigger outage -heights 80", "-heights: an outage has no height"},
-		{"-policies fast", "not a list of distinct policies"},
+		{"-policies fast", `-policies: "fast" is no policy (want no_backoff or backoff_and_jitter)`},
 		{"-shard 1/2 -plot x.png", "a shard draws nothing"},
 	} {
 		_, e, c := retrysim(t, append([]string{"fleet-map"}, strings.Fields(tc.args)...)...)

@@ -181,9 +181,9 @@ func checkFleetShardSetting(t *testing.T, key, set, echo, other string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sh struct{ Params []map[string]json.RawMessage }
-	if err := json.Unmarshal(data, &sh); err != nil || len(sh.Params) != 1 || string(sh.Params[0][key]) != echo {
-		t.Fatalf("the shard file's params = %v (%v); want one run's, %s %s", sh.Params, err, key, echo)
+	var sh struct{ Echo []map[string]json.RawMessage }
+	if err := json.Unmarshal(data, &sh); err != nil || len(sh.Echo) != 1 || string(sh.Echo[0][key]) != echo {
+		t.Fatalf("the shard file's echo = %v (%v); want one run's params, %s %s", sh.Echo, err, key, echo)
 	}
 	out, errOut, code := retrysim(t, "merge", a, b, "-format", "json")
 	var doc struct {
@@ -198,7 +198,7 @@ func checkFleetShardSetting(t *testing.T, key, set, echo, other string) {
 	if _, errOut, code := retrysim(t, "merge", a, c); code != 2 || !strings.Contains(errOut, "c.json is a shard of another run than "+a+": its settings differ") {
 		t.Errorf("merge of shards with %s %s and %s: exit %d, %q; want 2, another run", key, set, other, code, errOut)
 	}
-	if _, errOut, code := retrysim(t, "merge", a, b); code == 0 || !strings.Contains(errOut, "merge: the shards ran run run with the settings") {
+	if _, errOut, code := retrysim(t, "merge", a, b); code == 0 || !strings.Contains(errOut, "merge: the shards ran with [{") {
 		t.Errorf("merge of shards with %s %s, the file now %s: exit %d, %q; want the settings refused", key, set, other, code, errOut)
 	}
 }

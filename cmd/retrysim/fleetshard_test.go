@@ -59,7 +59,7 @@ func TestFleetShardsMerge(t *testing.T) {
 				{files[1:], "is missing"},
 				{append(files[:1:1], files...), "repeats shard"},
 				{append(files[:len(files)-1:len(files)-1], other), "is a shard of another run"},
-				{append(files[:len(files):len(files)], "-expect"), "-expect: " + files[0] + " is a retrysim fleet shard 3, whose merge takes -o, -format, -width, -series, -plot"},
+				{append(files[:len(files):len(files)], "-expect"), "-expect: " + files[0] + " is a fleet shard, whose merge takes -o, -format, -width, -series, -plot"},
 			} {
 				_, e, c := retrysim(t, append([]string{"merge"}, bad.files...)...)
 				if c != 2 || !strings.Contains(e, bad.want) {

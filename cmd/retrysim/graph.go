@@ -6,16 +6,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
-	"github.com/retrysim/retrysim/internal/human"
-	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/scenario"
 )
 
 var graphIntro = `retrysim graph simulates a call graph in virtual time: requests enter at a
@@ -69,125 +64,66 @@ func graphLimits() []render.Limit {
 // graphCommand runs service graphs: a scenario file's or a preset's, then
 // fleet.RunGraph, then a renderer.
 func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flagval.NewFlagSet("retrysim graph")
-	var (
-		preset       flagval.Choice
-		scenPath     string
-		duration     flagval.Duration
-		seed         flagval.Seed = 1
-		workers                   = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
-		replicates                = flagval.Bounded{V: 10, Lo: 1, Hi: fleet.MaxReplicates}
-		o            flagval.Output
-		series, plot string
-	)
-	preset.Valid = func(s string) error { _, err := fleet.LookupGraphPreset(s); return err }
-	preset.Names = presetNames(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name })
-	fs.StringVar(&scenPath, "scenario", "", "run the graph of the graph section of this scenario `file`")
-	fs.Var(&preset, "preset", "run the graphs of the preset `name` (listed above)")
-	fs.Var(&duration, "duration", "a preset's requests arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own, or of a file's that sets no graph.duration")
-	fs.Var(&replicates, "replicates", "a graph is simulated with `r` independent seeds, 1 to 1000")
-	fs.Lookup("replicates").DefValue = "a preset's own, else 10"
-	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	o.Register(fs, render.GraphDoc, " (json also holds each graph's settings and each service's series; html is one page with the series drawn)", "")
-	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
-	fs.Lookup("workers").DefValue = "GOMAXPROCS"
-	fs.StringVar(&series, "series", "", "also write the series, a row a run a service a second, to `file` (.csv or .json)")
-	fs.StringVar(&plot, "plot", "", "also draw the series to `file` (.png or .svg), a panel a service")
-	if err := flagval.Parse(fs, args, graphIntro, stdout); err != nil {
+	w, err := parseGraph(args, stdout, stderr)
+	if err != nil {
 		return err
 	}
-	given := flagval.Given(fs)
+	return w.do(ctx, stdout)
+}
+
+// parseGraph parses the graph command's flags into its run, a replicate an
+// item.
+func parseGraph(args []string, stdout, stderr io.Writer) (*work, error) {
+	r := newRunFlags("graph", usages{
+		preset:            "run the graphs of the preset `name` (listed above)",
+		scenario:          "run the graph of the graph section of this scenario `file`",
+		duration:          "a preset's requests arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own, or of a file's that sets no graph.duration",
+		replicates:        "a graph is simulated with `r` independent seeds, 1 to 1000",
+		replicatesDefault: "a preset's own, else 10",
+		series:            "also write the series, a row a run a service a second, to `file` (.csv or .json)",
+		plot:              "also draw the series to `file` (.png or .svg), a panel a service",
+		doc:               render.GraphDoc,
+		formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
+	}, 10, presetNames(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
+		func(s string) error { _, err := fleet.LookupGraphPreset(s); return err })
+	if err := r.parse(args, graphIntro, nil, stdout); err != nil {
+		return nil, err
+	}
+	loaded, err := r.loadGraph("graphs")
+	if err != nil {
+		return nil, err
+	}
 	var (
 		graphs []fleet.Graph
 		p      fleet.GraphPreset
-		loaded *scenario.Graph
 	)
 	switch {
-	case preset.V != "" && scenPath != "":
-		return flagval.Usage(errors.New("-preset: a preset is its own graphs; drop -preset or -scenario"))
-	case preset.V != "":
-		p, _ = fleet.LookupGraphPreset(preset.V)
-		d := p.Duration
-		if given["duration"] {
-			d = duration.V
-		}
-		if !given["replicates"] {
-			replicates.V = p.Replicates
-		}
-		graphs = p.Graphs(d)
-	case scenPath != "":
-		l, err := scenario.LoadGraph(scenPath)
-		if err != nil {
-			return flagval.Usage(fmt.Errorf("-scenario %w", err))
-		}
-		loaded = l.Graph
-		if given["duration"] {
-			if err := scenarioDuration(loaded, scenPath, duration.V); err != nil {
-				return err
-			}
-		}
+	case loaded != nil:
 		graphs = []fleet.Graph{loaded.Graph}
+	case r.preset.V != "":
+		p, _ = fleet.LookupGraphPreset(r.preset.V)
+		graphs = p.Graphs(r.fromPreset(p.Duration, p.Replicates))
 	default:
-		return flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
+		return nil, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
 	}
-	if err := render.CheckFleetFiles(series, plot); err != nil {
-		return flagval.Usage(err)
+	if err := r.checkOutputs(); err != nil {
+		return nil, err
 	}
-	seriesF, plotF := outfile.File{Flag: "series", Path: series}, outfile.File{Flag: "plot", Path: plot}
-	if err := outfile.CheckReading("scenario file", scenPath, o.Out, seriesF, plotF); err != nil {
-		return flagval.Usage(err)
-	}
-	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "graph")}
-	res, err := memoized(struct {
-		Graphs  []fleet.Graph
-		Options fleet.Options
-	}{graphs, opts}, func() ([]fleet.GraphResult, error) { return fleet.RunGraph(ctx, graphs, opts) })
+	echo, err := scenarioDigest(r.scenario)
 	if err != nil {
-		return graphError(err, loaded, scenPath)
+		return nil, err
 	}
-	run := render.GraphRun{Preset: p, Replicates: replicates.V, Seed: uint64(seed), Results: res, ScenarioFile: scenPath}
-	main, ser, pic, err := o.Renderer(stdout).GraphOutputs(run, filepath.Ext(series), filepath.Ext(plot))
-	if err != nil {
-		return err
+	refused := func(err error) error {
+		return graphError(err, loaded, func(err error) error {
+			return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
+		})
 	}
-	outs := []outfile.Output{{File: o.Out, Data: main}}
-	if series != "" {
-		outs = append(outs, outfile.Output{File: seriesF, Data: ser})
-	}
-	if plot != "" {
-		outs = append(outs, outfile.Output{File: plotF, Data: pic})
-	}
-	return outfile.WriteAll(ctx, stdout, outs...)
-}
-
-// scenarioDuration sets the duration of the graph a scenario file at path
-// gave, from -duration, when the file leaves graph.duration out: a flag
-// may not be given with the key that sets it, as retrysim fleet's may not.
-func scenarioDuration(g *scenario.Graph, path string, d time.Duration) error {
-	if line := g.Line("graph.duration"); line > 0 {
-		return flagval.Usage(fmt.Errorf("-duration: %s:%d: graph.duration sets it; give one or the other", path, line))
-	}
-	g.Graph.Duration = d
-	if err := g.Graph.Check(); err != nil {
-		return flagval.Usage(fmt.Errorf("-duration %s: %w", human.Duration(d), g.Located(err)))
-	}
-	return nil
-}
-
-// graphError is RunGraph's refusal in the command's words, a usage error:
-// of the options as their flags; of a file's graph at the file's line; of
-// a preset's graph (its cost) as it is. Any other error (an interrupt) is
-// returned as it is.
-func graphError(err error, loaded *scenario.Graph, path string) error {
-	var fe *fleet.FieldError
-	if !errors.As(err, &fe) {
-		return err
-	}
-	if fe.Field == "replicates" || fe.Field == "workers" || fe.Field == "duration" && loaded == nil {
-		return flagval.Usage(fmt.Errorf("-%s: %s", fe.Field, fe.Msg))
-	}
-	if loaded != nil {
-		return flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(err)))
-	}
-	return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
+	return graphItems(r.work("replicates", r.replicates.V, echo), graphs, r.options(stderr), refused, func(ctx context.Context, res []fleet.GraphResult) error {
+		run := render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}
+		main, ser, pic, err := r.o.Renderer(stdout).GraphOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
+		if err != nil {
+			return err
+		}
+		return r.write(ctx, stdout, main, ser, pic)
+	}), nil
 }

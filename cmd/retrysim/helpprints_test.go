@@ -69,7 +69,7 @@ func TestFleetMapHelpLimits(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-lengths", list(axis+1, "s")}, "at most " + m[1]},
+		{[]string{"-lengths", list(axis+1, "s")}, "-lengths: " + strconv.Itoa(axis+1) + " values; want 1 to " + m[1]},
 		{[]string{"-replicates", strconv.Itoa(atoi(t, m[3]) + 1)}, "1 to " + m[3]},
 		{[]string{"-lengths", list(axis, "s"), "-heights", list(axis, ""), "-rates", "0.5,0.6,0.7"}, "at most " + m[2]},
 	} {

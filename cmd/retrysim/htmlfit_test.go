@@ -171,7 +171,6 @@ func minTableWidths(t *testing.T, page string, css pageCSS) []float64 {
 // come before the tables, so that a long table (spike-recovery's 120 rows)
 // does not push its picture pages down.
 func TestPageTablesFit(t *testing.T) {
-	shareDocRuns(t)
 	for _, args := range [][]string{
 		{"-ci", "-expect", "-replicates", "2"},
 		{"-scenario", "../../examples/signup-queue.yaml", "-ci", "-jobs", "100000"},
@@ -188,7 +187,7 @@ func TestPageTablesFit(t *testing.T) {
 		{"workers", "-preset", "sidekiq-outage", "-replicates", "2"},
 	} {
 		name := strings.Join(args, " ")
-		out, errOut, code := retrysim(t, append(args, "-format", "html")...)
+		out, errOut, code := docRun(t, append(args, "-format", "html")...)
 		if code != 0 {
 			t.Errorf("%s: exit %d: %s", name, code, errOut)
 			continue

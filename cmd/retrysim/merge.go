@@ -26,10 +26,10 @@ file that is not a regular file, or is larger than %d MiB (the table's shards;
 Example: for i in 0 1 2 3; do retrysim -jobs 1e9 -shard $i/4 -o shard-$i.json & done; wait
          retrysim merge shard-*.json -ci
 
-Shards of retrysim sweep, fleet-map, fleet and chain merge the same way,
-into what the whole run prints: a shard carries the run's settings only, and
-merge's own -format, -width, -o, -plot FILE, (fleet) -series FILE and
-(sweep) -metric, -ci say how and where.
+Shards of retrysim sweep, fleet, graph, workers, fleet-map and chain merge
+the same way, into what the whole run prints: a shard carries the run's
+settings only, and merge's own -format, -width, -o, -plot FILE, (fleet,
+graph) -series FILE and (sweep) -metric, -ci say how and where.
 
 Flags:
 `
@@ -37,7 +37,7 @@ Flags:
 // mergeCommand reads shard files, checks that they make one whole run, and
 // prints the run's report.
 func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
-	if handled, err := mergeFleetShards(ctx, args, stdout); handled {
+	if handled, err := mergeShards(ctx, args, stdout); handled {
 		return err
 	}
 	var ci, expect bool

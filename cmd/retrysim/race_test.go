@@ -45,6 +45,9 @@ func TestMain(m *testing.M) {
 	if raceBin.dir != "" {
 		os.RemoveAll(raceBin.dir)
 	}
+	if docRuns.dir != "" {
+		os.RemoveAll(docRuns.dir)
+	}
 	os.Exit(code)
 }
 

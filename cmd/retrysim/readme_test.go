@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 
@@ -23,7 +24,6 @@ import (
 // examples/, as at the root, so that the files they write stay out of the
 // repository. A transcript shown twice (a page and the README) runs once.
 func TestREADMETranscripts(t *testing.T) {
-	shareDocRuns(t)
 	docs := readDocs(t)
 	examples, err := filepath.Abs("../../examples")
 	if err != nil {
@@ -46,7 +46,7 @@ func TestREADMETranscripts(t *testing.T) {
 			}
 			args := shellWords(t, cmd)
 			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], prompt) {
-				if out, errOut, code := retrysim(t, args...); code != 0 || out+errOut != "" {
+				if out, errOut, code := docRun(t, args...); code != 0 || out+errOut != "" {
 					t.Errorf("%s: retrysim%s: exit %d, printed %q; want a silent success before the next command", page.path, cmd, code, out+errOut)
 				}
 				continue
@@ -61,7 +61,7 @@ func TestREADMETranscripts(t *testing.T) {
 			found++
 			got, ok := printed[cmd]
 			if !ok {
-				out, errOut, _ := retrysim(t, args...)
+				out, errOut, _ := docRun(t, args...)
 				checkFits(t, page.path+": retrysim"+cmd, out)
 				got = strings.TrimRight(out+errOut, "\n")
 				printed[cmd] = got
@@ -103,7 +103,6 @@ func checkFits(t *testing.T, cmd, out string) {
 // Markdown cannot fit a width, csv and json are not tables, html is
 // checked by TestPageTablesFit.
 func TestREADMETablesFit(t *testing.T) {
-	shareDocRuns(t)
 	docs := readDocs(t)
 	examples, err := filepath.Abs("../../examples")
 	if err != nil {
@@ -157,7 +156,7 @@ func TestREADMETablesFit(t *testing.T) {
 			continue
 		}
 		ran[key] = true
-		out, errOut, code := retrysim(t, append(table, "-format", "table")...)
+		out, errOut, code := docRun(t, append(table, "-format", "table")...)
 		if code != 0 {
 			t.Errorf("README: retrysim %s: exit %d: %s", cmd, code, errOut)
 			continue
@@ -170,17 +169,71 @@ func TestREADMETablesFit(t *testing.T) {
 	}
 }
 
-// docRuns are the engines' results of the README's commands and its pages',
-// kept for the tests that run them, so that a simulation that several of
-// them run (a transcript, its table's width, the file it writes, its html
-// page) runs once.
-var docRuns = &memo{runs: map[string]any{}}
+// docRuns share the simulations of the commands the README and its pages
+// show among the tests that run them (a transcript, its table's width, the
+// file it writes, its html page): a command of a kind that shards runs
+// once as its only shard (-shard 0/1), its outputs' flags left out, and
+// each run of it is merge of that shard with its outputs' flags, which
+// prints what the run prints (TestEveryKindMerges holds it). The shards are
+// kept by the command's other flags in dir, which TestMain removes.
+var docRuns struct {
+	sync.Mutex
+	dir    string
+	shards map[string]docShard
+}
 
-// shareDocRuns makes the commands t runs take an engine's result from
-// docRuns when it holds one for the same inputs, and keep theirs there.
-func shareDocRuns(t *testing.T) {
-	engineMemo = docRuns
-	t.Cleanup(func() { engineMemo = nil })
+// docShard is a command's shard file and what its run wrote on stderr.
+type docShard struct{ path, stderr string }
+
+// docRun is retrysim(t, args...), the simulation shared through docRuns
+// where the command's kind shards; a command that cannot run so (help, a
+// shard, a merge, a refusal) runs as it is.
+func docRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	if len(args) == 0 || slices.Contains(args, "-shard") || slices.Contains(args, "-help") {
+		return retrysim(t, args...)
+	}
+	k, ok := shardKinds[args[0]]
+	if !ok {
+		return retrysim(t, args...)
+	}
+	run, own := args[:1:1], []string{"merge"}
+	for i := 1; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !strings.HasPrefix(args[i], "-") || !slices.Contains(k.flags, name) {
+			run = append(run, args[i])
+			continue
+		}
+		own = append(own, args[i])
+		if !hasValue && !slices.Contains([]string{"log-y", "linear-y", "own-scales", "ci"}, name) && i+1 < len(args) {
+			i++
+			own = append(own, args[i])
+		}
+	}
+	key := strings.Join(run, "\x00")
+	docRuns.Lock()
+	defer docRuns.Unlock()
+	sh, ok := docRuns.shards[key]
+	if !ok {
+		if docRuns.dir == "" {
+			dir, err := os.MkdirTemp("", "retrysim-doc-runs")
+			if err != nil {
+				t.Fatal(err)
+			}
+			docRuns.dir, docRuns.shards = dir, map[string]docShard{}
+		}
+		sh.path = filepath.Join(docRuns.dir, fmt.Sprintf("%d.json", len(docRuns.shards)))
+		var code int
+		if _, sh.stderr, code = retrysim(t, append(run, "-shard", "0/1", "-o", sh.path)...); code != 0 {
+			return retrysim(t, args...)
+		}
+		docRuns.shards[key] = sh
+	}
+	out, errOut, code := retrysim(t, append(own, sh.path)...)
+	if code != 0 {
+		return retrysim(t, args...)
+	}
+	return out, sh.stderr + errOut, code
 }
 
 // shellWords splits a README command line into arguments as a shell would
@@ -222,7 +275,6 @@ func shellWords(t *testing.T, line string) []string {
 // command or be a hand-written page the README links to, so none can go stale
 // unnoticed.
 func TestREADMEDocs(t *testing.T) {
-	shareDocRuns(t)
 	docs := readDocs(t)
 	made := map[string]bool{}
 	ran := map[string]bool{}
@@ -241,7 +293,7 @@ func TestREADMEDocs(t *testing.T) {
 					outputs[a] = args[i]
 				}
 			}
-			_, errOut, code := retrysim(t, args...)
+			_, errOut, code := docRun(t, args...)
 			if code != 0 {
 				t.Fatalf("%s: retrysim%s: exit %d: %s", page.path, c.line, code, errOut)
 			}

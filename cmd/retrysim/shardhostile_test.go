@@ -6,13 +6,17 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
+
+	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/shardfile"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // hostileKinds are small runs of each kind of shard merge reads besides
-// the job model's, cut in two.
+// the job model's (each an envelope, shardfile's), cut in two.
 var hostileKinds = []struct {
 	name string
 	args []string
@@ -21,12 +25,17 @@ var hostileKinds = []struct {
 	{"fleet-map", []string{"fleet-map", "-rates", "10", "-heights", "80", "-lengths", "1s", "-replicates", "2", "-after", "10s", "-from", "2s"}},
 	{"sweep", []string{"sweep", "-p-fail", "0.01,0.2", "-jobs", "100", "-strategies", "step-nokey"}},
 	{"chain", []string{"chain", "-split-orbit", "3", "-split-horizon", "10s", "-split-runs", "2", "-split-effort", "10"}},
+	{"graph", []string{"graph", "-preset", "sre-three-layers", "-duration", "5s", "-replicates", "2"}},
+	{"workers", []string{"workers", "-preset", "sidekiq-outage", "-duration", "5s", "-replicates", "2"}},
 }
 
 // writeTwoShards runs args as shards 0/2 and 1/2 into dir and returns their
 // files.
 func writeTwoShards(t testing.TB, dir string, args ...string) []string {
 	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	var files []string
 	for i, slice := range []string{"0/2", "1/2"} {
 		out, errOut, code := retrysimTB(t, append(args[:len(args):len(args)], "-shard", slice)...)
@@ -74,6 +83,29 @@ func editEnvelope(t *testing.T, path string, edit func(m map[string]any)) {
 	}
 	out := "{\n  \"kind\": " + string(kind) + ",\n  " + strings.TrimPrefix(rest.String(), "{\n  ")
 	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editItems rewrites the shard file at path with edit applied to its
+// items, encoded again under its own header, as a crafted file would be:
+// only the kind's check of each item can refuse it.
+func editItems[T any](t *testing.T, path string, edit func(items []T)) {
+	t.Helper()
+	sh, err := shardfile.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := shardfile.Decode[T](path, sh, "items")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(items)
+	data, err := shardfile.Encode(sh.Header, items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -135,10 +167,11 @@ func TestMergeOutputsAreNotShards(t *testing.T) {
 	}
 }
 
-// TestShardHeaderCounts: a count, an index or a number of items that no run
-// writes is refused with one line and exit 2, never a panic (a fleet-map
-// shard of count -1 or cells -5 and a sweep shard of points -3 made merge
-// panic in makeslice).
+// TestShardHeaderCounts: a format, a count, an index or a number of items
+// that no run writes is refused with one line and exit 2, never a panic (a
+// fleet-map shard of count -1 or cells -5 and a sweep shard of points -3
+// made merge panic in makeslice), and so is an item no run makes, encoded
+// under a true header.
 func TestShardHeaderCounts(t *testing.T) {
 	for _, tc := range []struct {
 		kind  int // in hostileKinds
@@ -148,19 +181,13 @@ func TestShardHeaderCounts(t *testing.T) {
 	}{
 		{1, "count", -1, "index, count: 0/-1 is not a slice"},
 		{1, "count", 2_000_000, "index, count: 0/2000000 is not a slice"},
-		{1, "cells", -5, "shard of another run"},
-		{2, "points", -3, "shard of another sweep"},
+		{1, "items", -5, "items: -5, not from 0 to 1048576"},
+		{2, "items", 3, "shard of another run"},
 		{0, "index", 7, "index, count: 7/2 is not a slice"},
-		{0, "replicates", -4, "want 1 to 1000 replicates"},
-		{3, "runs", -2, "shard of another run"},
-		// 9e18 events in each shard's run and crude replicates summed past
-		// int64 and printed negative (found by a review).
-		{3, "slice", []any{map[string]any{"run": 0, "p": 0.5, "events": 9e18}}, "and 0 to 1e+10 events"},
-		{3, "crude_events", func() []any {
-			v := slices.Repeat([]any{1}, 100)
-			v[0] = 9e18
-			return v
-		}(), "not 0 to 1e+10"},
+		{0, "items", 5_000_000, "items: 5000000, not from 0 to 1048576"},
+		{3, "format", 3, "format: 3; this retrysim reads format 4"},
+		{4, "items", -2, "items: -2, not from 0"},
+		{5, "settings", []any{map[string]any{"flag": "-o", "value": "x"}}, `settings[0].flag: "-o" is not a flag's name`},
 	} {
 		k := hostileKinds[tc.kind]
 		t.Run(k.name+"/"+tc.field, func(t *testing.T) {
@@ -179,8 +206,9 @@ func TestShardHeaderCounts(t *testing.T) {
 		field, value string
 		want         string
 	}{
-		{1, "cells", "-5", "its settings make 1 cells, not -5"},
-		{2, "points", "-3", "its settings make 2 points, not -3"},
+		{1, "items", "5", "its settings make 1 cells, not 5"},
+		{2, "items", "3", "its settings make 2 points, not 3"},
+		{4, "items", "3", "its settings make 2 replicates, not 3"},
 	} {
 		files := writeTwoShards(t, t.TempDir(), hostileKinds[tc.kind].args...)
 		for _, f := range files {
@@ -189,6 +217,37 @@ func TestShardHeaderCounts(t *testing.T) {
 		if _, errOut, code := retrysim(t, "merge", files[0], files[1]); code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%s %s in both: exit %d, %q; want 2 and %q", tc.field, tc.value, code, errOut, tc.want)
 		}
+	}
+	// Items no run makes, under a true header: 9e18 events in each shard's
+	// splitting run and crude replicates summed past int64 and printed
+	// negative (found by a review); a graph replicate of another shape, or
+	// with a negative count.
+	for _, tc := range []struct {
+		kind int
+		edit func(path string)
+		want string
+	}{
+		{3, func(p string) { editItems(t, p, func(it []chainItem) { it[0].Events = 9e18 }) }, "and 0 to 1e+10 events"},
+		{3, func(p string) { editItems(t, p, func(it []chainItem) { it[len(it)-1].Events = 9e18 }) }, "not 0 to 1e+10"},
+		{0, func(p string) { editItems(t, p, func(it [][]fleet.Replicate) { it[0][0].Series = nil }) }, "series: 0 seconds; the run has 10"},
+		{1, func(p string) { editItems(t, p, func(it [][]stats.Observation) { it[0] = append(it[0], it[0]...) }) }, "4 replicates; the run has 2"}, // in s1, the one cell's shard
+		{4, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0][0].Services = nil }) }, "0 services and"},
+		{5, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0][0].Edges[0].Requests = -1 }) }, "requests: -1 is negative"},
+		{5, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0] = it[0][:0] }) }, "0 runs; the settings make 2"},
+		{2, func(p string) { editItems(t, p, func(it []api.SweepPoint) { it[0].Replicates[0][0].Jobs = 7 }) }, "ran 7 jobs; the point runs 100"},
+	} {
+		k := hostileKinds[tc.kind]
+		t.Run(k.name+"/items", func(t *testing.T) {
+			files := writeTwoShards(t, t.TempDir(), k.args...)
+			if k.name == "fleet-map" {
+				files[0], files[1] = files[1], files[0]
+			}
+			tc.edit(files[0])
+			_, errOut, code := retrysim(t, "merge", files[0], files[1])
+			if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("merge: exit %d, %q; want 2 and one line with %q", code, errOut, tc.want)
+			}
+		})
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -45,41 +44,21 @@ Example: retrysim sweep -p-fail 0.001,0.005,0.01,0.02,0.05 -lost-reply 0,0.005,0
 Flags:
 `
 
-// sweepRun is a parsed sweep command: the sweep, how its output is shown,
-// where it goes, and which slice of it to run.
-type sweepRun struct {
-	sw     api.Sweep
-	c      flagval.Common
-	ci     bool
-	opts   render.PlotOptions
-	plot   outfile.File
-	shard  flagval.Shard
-	byName []string // the settings -set names, as it names them
-	// settings are the sweep's settings, for a shard to carry to merge.
-	settings []shardfile.Setting
-}
-
 // sweepCommand runs the grid and writes the long-format rows, a pivot or a
 // plot, or with -shard a slice of its points for retrysim merge.
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	r, err := parseSweep(args, stdout, stderr)
+	w, err := parseSweep(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	if r.shard.Count > 0 {
-		return writeSweepShard(ctx, stdout, r)
-	}
-	s, err := memoized(r.sw, func() (stats.Sweep, error) { return api.RunSweep(ctx, r.sw) })
-	if err != nil {
-		return flagval.LibraryError(err, r.byName...)
-	}
-	return writeSweep(ctx, stdout, r, s)
+	return w.do(ctx, stdout)
 }
 
-// parseSweep parses and checks the sweep command's flags, warning on stderr
-// as the table does; the sweep's progress goes to stderr too.
-func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
-	var r sweepRun
+// parseSweep parses and checks the sweep command's flags into its run, a
+// point an item, warning on stderr as the table does; the sweep's progress
+// goes to stderr too.
+func parseSweep(args []string, stdout, stderr io.Writer) (*work, error) {
+	var shard flagval.Shard
 	var c flagval.Common
 	var rows flagval.Rows
 	metric := flagval.Choice{V: "failed_rate", Valid: func(string) error { return nil }} // the library checks it against the scenario
@@ -107,7 +86,7 @@ func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	} {
 		fs.Var(flagval.NotHere(why), name, "")
 	}
-	fs.Var(&r.shard, "shard", "run slice `i/n` of the points (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
+	fs.Var(&shard, "shard", "run slice `i/n` of the points (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
 	fs.Var(flagval.Repeated(func(s string) error {
 		sets = append(sets, s)
 		return nil
@@ -117,15 +96,15 @@ func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	fs.BoolVar(&ownScales, "own-scales", false, "give each of -plot's heat maps its own colour scale (by default they share one, so a colour is the same value in every panel)")
 	c.Register(fs, render.SweepDoc)
 	if err := flagval.Parse(fs, args, sweepIntro, stdout); err != nil {
-		return r, err
+		return nil, err
 	}
 	file, err := scenarioFile(scenarioPath)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
 	strategies, err := api.ParseStrategies(c.Strategies, int(axes[2].Default)) // the attempts axis sets theirs
 	if err != nil {
-		return r, flagval.LibraryError(err)
+		return nil, flagval.LibraryError(err)
 	}
 	sw := api.Sweep{ScenarioFile: scenarioPath, Strategies: strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
 		Engine: c.Engine.String(), Replicates: rows.Replicates.V, Workers: c.Workers.V, Metric: metric.V,
@@ -149,10 +128,10 @@ func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	given := flagval.Given(fs)
 	for _, arg := range sets {
 		if err := sw.Set(arg); err != nil {
-			return r, flagval.SetError(err)
+			return nil, flagval.SetError(err)
 		}
 		if name := sw.Axes[len(sw.Axes)-1].Name; given[flagval.FlagOf(name)] && !strings.Contains(name, "[") {
-			return r, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", flagval.FlagOf(name), name))
+			return nil, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", flagval.FlagOf(name), name))
 		}
 	}
 	// A setting -set names is named as -set gave it, not by its flag.
@@ -163,37 +142,37 @@ func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	}
 	swept, err := sw.Check()
 	if err != nil {
-		return r, flagval.LibraryError(err, byName...)
+		return nil, flagval.LibraryError(err, byName...)
 	}
 	unread := flagval.UnreadFlags(sw.Unread())
 	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
-		return r, err
+		return nil, err
 	}
 	if sw.Delivery != nil { // as the table refuses a queue key no point reads
 		if err := refuseUnreadKeys(file, fs, unread); err != nil {
-			return r, err
+			return nil, err
 		}
 	}
 	if file != nil { // and a step's own policy no strategy reads
 		e := api.Experiment{Scenario: *sw.Scenario, Strategies: strategies}
 		if err := file.CheckStepsRead(e.UnreadStepPolicy); err != nil {
-			return r, flagval.Usage(fmt.Errorf("-scenario %w", err))
+			return nil, flagval.Usage(fmt.Errorf("-scenario %w", err))
 		}
 	}
-	if r.shard.Count > 0 && plot.Path != "" {
-		return r, flagval.Usage(fmt.Errorf("-plot: a shard draws nothing; give -plot to retrysim merge"))
-	}
-	if r.shard.Count > 0 {
-		if err := refuseInShard(fs, "format", "width", "metric", "log-y", "linear-y", "own-scales", "ci"); err != nil {
-			return r, err
+	if shard.Count > 0 {
+		if err := refuseShardOutputs(fs, "", plot.Path); err != nil {
+			return nil, err
+		}
+		if err := refuseInShard(fs, "metric", "log-y", "linear-y", "own-scales", "ci"); err != nil {
+			return nil, err
 		}
 	}
 	opts, err := render.NewPlotOptions(plot.Path, c.Format.R.Page(), len(swept), logY, linearY, ownScales)
 	if err != nil {
-		return r, flagval.Usage(err)
+		return nil, flagval.Usage(err)
 	}
 	if err := outfile.CheckReading("scenario file", scenarioPath, c.Out, plot); err != nil {
-		return r, flagval.Usage(err)
+		return nil, flagval.Usage(err)
 	}
 	err = flagval.Refuse(fs, func(n string) string {
 		if n != "metric" || !c.Format.R.Raw() || plot.Path != "" {
@@ -202,7 +181,7 @@ func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		return fmt.Sprintf("%s carries every metric; -metric picks the one a table, markdown or -plot shows", c.Format.R.Name())
 	})
 	if err != nil {
-		return r, err
+		return nil, err
 	}
 	if file != nil {
 		warnKeysInVain(stderr, scenarioPath, file.Scenario, c.Strategies, strategies)
@@ -210,24 +189,53 @@ func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	if w := sw.Warning(); w != "" { // as the table warns
 		fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
 	}
-	r.sw, r.c, r.ci, r.opts, r.plot, r.byName = sw, c, rows.CI, opts, plot, byName
-	r.settings = shardSettings(fs, args)
-	return r, nil
+	n, err := sw.Points()
+	if err != nil {
+		return nil, flagval.LibraryError(err, byName...)
+	}
+	echo, err := scenarioDigest(scenarioPath)
+	if err != nil {
+		return nil, err
+	}
+	w := &work{kind: "sweep", noun: "points", n: n, echo: echo, shard: shard, settings: shardSettings(fs, args), out: c.Out}
+	run := func(ctx context.Context, lo, hi int) ([]api.SweepPoint, error) {
+		points, err := api.RunSweepPoints(ctx, sw, lo, hi)
+		if err != nil {
+			return nil, flagval.LibraryError(err, byName...)
+		}
+		return points, nil
+	}
+	finish := func(ctx context.Context, points []api.SweepPoint) error {
+		s, err := api.SweepOf(sw, points)
+		if err != nil {
+			return flagval.Usage(fmt.Errorf("merge: %w", err))
+		}
+		return writeSweep(ctx, stdout, c, rows.CI, opts, plot, s)
+	}
+	w = items(w, run, func(int, *api.SweepPoint) error { return nil }, finish) // SweepOf checks every point
+	w.whole = func(ctx context.Context) error {
+		s, err := api.RunSweep(ctx, sw)
+		if err != nil {
+			return flagval.LibraryError(err, byName...)
+		}
+		return writeSweep(ctx, stdout, c, rows.CI, opts, plot, s)
+	}
+	return w, nil
 }
 
 // writeSweep writes a whole sweep's output, and its picture with -plot.
-func writeSweep(ctx context.Context, stdout io.Writer, r sweepRun, s stats.Sweep) error {
-	s.CI = r.ci
+func writeSweep(ctx context.Context, stdout io.Writer, c flagval.Common, ci bool, opts render.PlotOptions, plot outfile.File, s stats.Sweep) error {
+	s.CI = ci
 	var doc, pic bytes.Buffer
-	if err := r.c.Renderer(stdout).Sweep(&doc, s, r.opts); err != nil {
+	if err := c.Renderer(stdout).Sweep(&doc, s, opts); err != nil {
 		return err
 	}
-	outs := []outfile.Output{{File: r.c.Out, Data: doc.Bytes()}}
-	if r.plot.Path != "" {
-		if err := render.PlotSweep(&pic, s, filepath.Ext(r.plot.Path), r.opts); err != nil {
+	outs := []outfile.Output{{File: c.Out, Data: doc.Bytes()}}
+	if plot.Path != "" {
+		if err := render.PlotSweep(&pic, s, filepath.Ext(plot.Path), opts); err != nil {
 			return err
 		}
-		outs = append(outs, outfile.Output{File: r.plot, Data: pic.Bytes()})
+		outs = append(outs, outfile.Output{File: plot, Data: pic.Bytes()})
 	}
 	return outfile.WriteAll(ctx, stdout, outs...)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -86,8 +87,8 @@ func TestSweepShardsMergeScenario(t *testing.T) {
 	if err := os.WriteFile(file, append(src, "\n# edited\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := "retrysim: merge: -scenario " + file + " is not the file the shards ran\n"
-	if _, errOut, code := retrysim(t, append([]string{"merge"}, files...)...); code != 2 || errOut != want {
+	want := "retrysim: merge: the shards ran with {\"scenario_sha256\":"
+	if _, errOut, code := retrysim(t, append([]string{"merge"}, files...)...); code != 2 || !strings.HasPrefix(errOut, want) || !strings.HasSuffix(errOut, "(a scenario file changed since?)\n") {
 		t.Errorf("merge after the file changed: exit %d, %q; want 2, %q", code, errOut, want)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -16,9 +15,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
-	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/scenario"
 )
 
 var workersIntro = `retrysim workers simulates a worker fleet in virtual time: jobs arrive on a
@@ -94,143 +91,115 @@ func workersLimits() []render.Limit {
 // workersCommand runs a preset's worker fleets on the graph engine and
 // prints them.
 func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flagval.NewFlagSet("retrysim workers")
-	var (
-		preset      flagval.Choice
-		scenPath    string
-		duration    flagval.Duration
-		seed        flagval.Seed = 1
-		workers                  = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
-		replicates               = flagval.Bounded{V: 10, Lo: 1, Hi: fleet.MaxReplicates}
-		workerCount              = flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
-		o           flagval.Output
-		plot        string
-	)
-	preset.Valid = func(s string) error { _, err := fleet.LookupWorkersPreset(s); return err }
-	preset.Names = presetNames(fleet.WorkersPresets(), func(p fleet.WorkersPreset) string { return p.Name })
-	fs.Var(&preset, "preset", "run the worker fleets of the preset `name` (listed above)")
-	fs.StringVar(&scenPath, "scenario", "", "run the fleet of the graph section of this scenario `file`: its first entry the queue, the service it sends to the workers")
-	fs.Var(&duration, "duration", "jobs arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own, or of a file's that sets no graph.duration")
-	fs.Var(&replicates, "replicates", "a run is simulated with `r` independent seeds, 1 to 1000")
-	fs.Lookup("replicates").DefValue = "a preset's own, else 10"
-	fs.Var(&seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
-	fs.Lookup("worker-count").DefValue = "the preset's or the file's own"
-	o.Register(fs, render.WorkersDoc, " (json also holds each run's series a second; html is one page with the series drawn)", "")
-	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers` (goroutines, not the model's: those are -worker-count), each simulating replicates, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
-	fs.Lookup("workers").DefValue = "GOMAXPROCS"
-	fs.StringVar(&plot, "plot", "", "also draw the series to `file` (.png or .svg): jobs a second, jobs waiting, the oldest's age, a panel a dependency")
-	if err := flagval.Parse(fs, args, workersIntro, stdout); err != nil {
+	w, err := parseWorkers(args, stdout, stderr)
+	if err != nil {
 		return err
 	}
-	given := flagval.Given(fs)
+	return w.do(ctx, stdout)
+}
+
+// parseWorkers parses the workers command's flags into its run, a
+// replicate an item.
+func parseWorkers(args []string, stdout, stderr io.Writer) (*work, error) {
+	r := newRunFlags("workers", usages{
+		preset:            "run the worker fleets of the preset `name` (listed above)",
+		scenario:          "run the fleet of the graph section of this scenario `file`: its first entry the queue, the service it sends to the workers",
+		duration:          "jobs arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own, or of a file's that sets no graph.duration",
+		replicates:        "a run is simulated with `r` independent seeds, 1 to 1000",
+		replicatesDefault: "a preset's own, else 10",
+		workers:           "parallel `workers` (goroutines, not the model's: those are -worker-count), each simulating replicates, %d to %d; the output does not depend on it",
+		plot:              "also draw the series to `file` (.png or .svg): jobs a second, jobs waiting, the oldest's age, a panel a dependency",
+		doc:               render.WorkersDoc,
+		formats:           " (json also holds each run's series a second; html is one page with the series drawn)",
+	}, 10, presetNames(fleet.WorkersPresets(), func(p fleet.WorkersPreset) string { return p.Name }),
+		func(s string) error { _, err := fleet.LookupWorkersPreset(s); return err })
+	workerCount := flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
+	r.fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
+	r.fs.Lookup("worker-count").DefValue = "the preset's or the file's own"
+	if err := r.parse(args, workersIntro, nil, stdout); err != nil {
+		return nil, err
+	}
+	loaded, err := r.loadGraph("fleets")
+	if err != nil {
+		return nil, err
+	}
 	var (
 		chosen fleet.WorkersPreset
 		graphs []fleet.Graph
-		loaded *scenario.Graph
 		name   string
 		d      time.Duration
 	)
 	switch {
-	case preset.V != "" && scenPath != "":
-		return flagval.Usage(errors.New("-preset: a preset is its own fleets; drop -preset or -scenario"))
-	case preset.V != "":
-		p, _ := fleet.LookupWorkersPreset(preset.V)
-		chosen, name, d = p, p.Name, p.Duration
-		if given["duration"] {
-			d = duration.V
-		}
-		if !given["replicates"] {
-			replicates.V = p.Replicates
-		}
-		runs := p.Runs(d)
-		for i := range runs {
-			if given["worker-count"] {
-				runs[i].WorkerCount = workerCount.V
-			}
-			if err := runs[i].Check(); err != nil {
-				return workersError(err)
-			}
-			graphs = append(graphs, runs[i].Graph())
-		}
-	case scenPath != "":
-		l, err := scenario.LoadGraph(scenPath)
-		if err != nil {
-			return flagval.Usage(fmt.Errorf("-scenario %w", err))
-		}
-		loaded = l.Graph
-		if given["duration"] {
-			if err := scenarioDuration(loaded, scenPath, duration.V); err != nil {
-				return err
-			}
-		}
+	case loaded != nil:
 		g := loaded.Graph
 		g.Services = slices.Clone(g.Services)
 		w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To })
 		if g.Services[w].Server.Kind != fleet.Queue {
-			return flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("services[%s].server.kind", g.Services[w].Name),
+			return nil, flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("services[%s].server.kind", g.Services[w].Name),
 				Msg: fmt.Sprintf("the workers (%s, where the first entry sends its jobs) are %s server; want a queue server, whose workers take the jobs", g.Services[w].Name, human.Article(g.Services[w].Server.Kind.String()))})))
 		}
 		for k := 1; k < len(g.Entries); k++ {
 			if g.Entries[k].To == g.Entries[0].To { // its jobs would be delivered, but counted in no row's jobs
-				return flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("entries[%d].to", k),
+				return nil, flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("entries[%d].to", k),
 					Msg: fmt.Sprintf("%s is the first entry's queue, whose jobs a workers run counts; send this entry to a queue of its own, or run retrysim graph", g.Entries[k].To)})))
 			}
 		}
-		if given["worker-count"] {
+		if r.given["worker-count"] {
 			g.Services[w].Server.Workers = workerCount.V
 		}
-		name, d = render.Escaped(scenPath), g.Duration
+		name, d = render.Escaped(r.scenario), g.Duration
 		graphs = []fleet.Graph{g}
-	default:
-		return flagval.Usage(errors.New("want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)"))
-	}
-	if err := render.CheckFleetFiles("", plot); err != nil {
-		return flagval.Usage(err)
-	}
-	plotF := outfile.File{Flag: "plot", Path: plot}
-	if err := outfile.CheckReading("scenario file", scenPath, o.Out, plotF); err != nil {
-		return flagval.Usage(err)
-	}
-	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V, Progress: outfile.Progress(stderr, "workers")}
-	res, err := memoized(struct {
-		Graphs  []fleet.Graph
-		Options fleet.Options
-	}{graphs, opts}, func() ([]fleet.GraphResult, error) { return fleet.RunGraph(ctx, graphs, opts) })
-	if err != nil {
-		if loaded != nil {
-			return graphError(err, loaded, scenPath)
-		}
-		return workersError(err)
-	}
-	rep := render.WorkersReport{Replicates: replicates.V, Seed: uint64(seed), Scenario: scenPath, Preset: chosen,
-		Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(replicates.V), "replicate"), uint64(seed))}
-	for _, r := range res {
-		rep.Graphs = append(rep.Graphs, r.Graph)
-		rep.Services = append(rep.Services, r.Rows()...)
-		rep.Rows = append(rep.Rows, r.WorkersRows()...)
-		rep.Series = append(rep.Series, r.WorkersSeries()...)
-		var deps []string
-		for _, n := range r.Graph.Services {
-			if n.Name != r.Graph.Entries[0].To {
-				deps = append(deps, n.Name)
+	case r.preset.V != "":
+		chosen, _ = fleet.LookupWorkersPreset(r.preset.V)
+		name, d = chosen.Name, r.fromPreset(chosen.Duration, chosen.Replicates)
+		runs := chosen.Runs(d)
+		for i := range runs {
+			if r.given["worker-count"] {
+				runs[i].WorkerCount = workerCount.V
 			}
+			if err := runs[i].Check(); err != nil {
+				return nil, workersError(err)
+			}
+			graphs = append(graphs, runs[i].Graph())
 		}
-		rep.Dependencies = append(rep.Dependencies, deps)
+	default:
+		return nil, flagval.Usage(errors.New("want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)"))
 	}
-	var out bytes.Buffer
-	if err := o.Renderer(stdout).Workers(&out, rep); err != nil {
-		return err
+	if err := r.checkOutputs(); err != nil {
+		return nil, err
 	}
-	outs := []outfile.Output{{File: o.Out, Data: out.Bytes()}}
-	if plot != "" {
-		var pic bytes.Buffer
-		if err := render.PlotWorkers(&pic, rep, filepath.Ext(plot)); err != nil {
+	echo, err := scenarioDigest(r.scenario)
+	if err != nil {
+		return nil, err
+	}
+	refused := func(err error) error { return graphError(err, loaded, workersError) }
+	return graphItems(r.work("replicates", r.replicates.V, echo), graphs, r.options(stderr), refused, func(ctx context.Context, res []fleet.GraphResult) error {
+		rep := render.WorkersReport{Replicates: r.replicates.V, Seed: uint64(r.seed), Scenario: r.scenario, Preset: chosen,
+			Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(r.replicates.V), "replicate"), uint64(r.seed))}
+		for _, res := range res {
+			rep.Graphs = append(rep.Graphs, res.Graph)
+			rep.Services = append(rep.Services, res.Rows()...)
+			rep.Rows = append(rep.Rows, res.WorkersRows()...)
+			rep.Series = append(rep.Series, res.WorkersSeries()...)
+			var deps []string
+			for _, n := range res.Graph.Services {
+				if n.Name != res.Graph.Entries[0].To {
+					deps = append(deps, n.Name)
+				}
+			}
+			rep.Dependencies = append(rep.Dependencies, deps)
+		}
+		var out, pic bytes.Buffer
+		if err := r.o.Renderer(stdout).Workers(&out, rep); err != nil {
 			return err
 		}
-		outs = append(outs, outfile.Output{File: plotF, Data: pic.Bytes()})
-	}
-	return outfile.WriteAll(ctx, stdout, outs...)
+		if r.plot != "" {
+			if err := render.PlotWorkers(&pic, rep, filepath.Ext(r.plot)); err != nil {
+				return err
+			}
+		}
+		return r.write(ctx, stdout, out.Bytes(), nil, pic.Bytes())
+	}), nil
 }
 
 // workersError is a refusal in the command's words, a usage error (exit

@@ -1,12 +1,18 @@
-// Package shardfile is the envelope every shard file of the sweep, fleet,
-// fleet-map and chain commands shares: its kind, the settings of the run it
-// is a slice of (flag values, never a command line), and which slice of how
-// many it is, with one check of each and one limit on the count. What a
-// shard holds of its slice is each kind's, checked by the kind's merge.
+// Package shardfile is the one envelope every shard file of a run but the
+// job model's table holds: its kind and format, the settings of the run it
+// is a slice of (flag values, never a command line), an echo of what those
+// settings made (a scenario file's digest, a run's parameters), which slice
+// of how many it is, the run's item count (replicates, cells, points,
+// runs) and the slice's items, gob encoded (gob keeps every float's bits, a
+// NaN's too) with the digest of the rest of the file, so that items spliced
+// from another shard are refused. Every count, length and index is checked
+// here once; what an item holds is checked by its kind.
 package shardfile
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/gob"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,6 +32,12 @@ const MaxBytes = 256 << 20
 // has flags, with room for a flag given repeatedly.
 const MaxSettings = 1000
 
+// MaxItems bounds a run's items: more than any kind's limits allow.
+const MaxItems = 1 << 20
+
+// Format is the envelope's version, the same for every kind.
+const Format = 4
+
 // Setting is one flag's value as the run was given it: the flag's name
 // without its dash, and its value.
 type Setting struct {
@@ -33,26 +45,49 @@ type Setting struct {
 	Value string `json:"value"`
 }
 
-// Header is what every shard starts with: its kind (with its format's
-// version), the run's settings in the order given, and which slice of how
-// many it is.
+// Header is what every shard starts with: its kind, its format, the run's
+// settings in the order given, the echo of what they made, which slice of
+// how many it is, and the run's item count.
 type Header struct {
-	Kind     string    `json:"kind"`
-	Settings []Setting `json:"settings"`
-	Index    int       `json:"index"`
-	Count    int       `json:"count"`
+	Kind     string          `json:"kind"`
+	Format   int             `json:"format"`
+	Settings []Setting       `json:"settings"`
+	Echo     json.RawMessage `json:"echo"`
+	Index    int             `json:"index"`
+	Count    int             `json:"count"`
+	Items    int             `json:"items"`
+}
+
+// Shard is a shard file: its header and its slice's items, encoded.
+type Shard struct {
+	Header
+	Data []byte `json:"data"`
+}
+
+// data is what a shard's Data holds: the digest of the rest of the file and
+// the slice's items.
+type data[T any] struct {
+	Header [sha256.Size]byte
+	Items  []T
 }
 
 // flagName is what a flag's name may be: a settings entry that is not one
 // (a dash, an "=", a space) cannot pass for another flag.
 var flagName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
 
-// Check reports why h is not a slice of a run: an index and count that are
-// no slice i/n with n at most sim.MaxShards, too many settings, or a
-// setting's flag that is no flag's name.
+// Check reports why h is not a slice of a run: another format, an index and
+// count that are no slice i/n with n at most sim.MaxShards, an item count
+// out of 0 to MaxItems, too many settings, or a setting's flag that is no
+// flag's name.
 func (h Header) Check() error {
+	if h.Format != Format {
+		return fmt.Errorf("format: %d; this retrysim reads format %d (run the shards again with it)", h.Format, Format)
+	}
 	if err := (sim.Shard{Index: h.Index, Count: h.Count}).Check(); err != nil {
 		return fmt.Errorf("index, count: %w", err)
+	}
+	if h.Items < 0 || h.Items > MaxItems {
+		return fmt.Errorf("items: %d, not from 0 to %d", h.Items, MaxItems)
 	}
 	if len(h.Settings) > MaxSettings {
 		return fmt.Errorf("settings: %d, more than %d", len(h.Settings), MaxSettings)
@@ -65,9 +100,66 @@ func (h Header) Check() error {
 	return nil
 }
 
+// Slice is the items [lo, hi) of n items that shard index of count holds:
+// count nearly equal contiguous slices, in order.
+func Slice(n, index, count int) (lo, hi int) {
+	return n * index / count, n * (index + 1) / count
+}
+
+// digest is the sha256 of sh without its data, as json.
+func digest(sh Shard) ([sha256.Size]byte, error) {
+	sh.Data = nil
+	b, err := json.Marshal(sh)
+	return sha256.Sum256(b), err
+}
+
+// Encode is the shard file of header h holding items, the slice h names:
+// indented json, then a newline, its kind first.
+func Encode[T any](h Header, items []T) ([]byte, error) {
+	h.Format = Format
+	if h.Echo == nil {
+		h.Echo = json.RawMessage("null")
+	}
+	sh := Shard{Header: h}
+	d := data[T]{Items: items}
+	var err error
+	if d.Header, err = digest(sh); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(d); err != nil {
+		return nil, err
+	}
+	sh.Data = b.Bytes()
+	b.Reset()
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(sh); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Decode is the items sh holds, refusing data that is not of the run and
+// slice its header names, or holds another number of items than its slice.
+func Decode[T any](name string, sh Shard, noun string) ([]T, error) {
+	var d data[T]
+	if err := gob.NewDecoder(bytes.NewReader(sh.Data)).Decode(&d); err != nil {
+		return nil, fmt.Errorf("%s: its %s: %w", name, noun, err)
+	}
+	if dg, err := digest(sh); err != nil || dg != d.Header {
+		return nil, fmt.Errorf("%s: its data is not of the run and slice its header names", name)
+	}
+	lo, hi := Slice(sh.Items, sh.Index, sh.Count)
+	if len(d.Items) != hi-lo {
+		return nil, fmt.Errorf("%s holds %d %s; shard %d/%d has %d", name, len(d.Items), noun, sh.Index, sh.Count, hi-lo)
+	}
+	return d.Items, nil
+}
+
 // Is reports whether the file at path is a regular file that starts as a
-// shard of kind does.
-func Is(path, kind string) bool {
+// shard envelope does.
+func Is(path string) bool {
 	f, err := Open(path)
 	if err != nil {
 		return false
@@ -75,7 +167,7 @@ func Is(path, kind string) bool {
 	defer f.Close()
 	head := make([]byte, 64)
 	n, _ := io.ReadFull(f, head)
-	return bytes.Contains(head[:n], []byte(`"kind": "`+kind+`"`))
+	return bytes.HasPrefix(head[:n], []byte("{\n  \"kind\": \""))
 }
 
 // Open opens the shard file at path, refusing at once anything but a
@@ -112,32 +204,76 @@ func fileKind(m os.FileMode) string {
 	return m.Type().String()
 }
 
-// Read decodes the shard file at path, of kind, into v strictly (no unknown
-// field, nothing after the object), refusing a file larger than MaxBytes.
-func Read(path, kind string, v any) error {
+// Read reads the shard file at path strictly (no unknown field, nothing
+// after the object), refusing a file larger than MaxBytes and a header
+// that is no slice (Header.Check).
+func Read(path string) (Shard, error) {
+	var sh Shard
 	f, err := Open(path)
 	if err != nil {
-		return err
+		return sh, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
+	b, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
 	switch {
 	case err != nil:
-		return fmt.Errorf("%s: %w", path, err)
-	case len(data) > MaxBytes:
-		return fmt.Errorf("%s: larger than %d MiB", path, MaxBytes>>20)
-	case !bytes.Contains(data[:min(len(data), 64)], []byte(`"kind": "`+kind+`"`)):
-		return fmt.Errorf("%s is not a %s", path, kind)
+		return sh, fmt.Errorf("%s: %w", path, err)
+	case len(b) > MaxBytes:
+		return sh, fmt.Errorf("%s: larger than %d MiB", path, MaxBytes>>20)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	if err := dec.Decode(&sh); err != nil {
+		return sh, fmt.Errorf("%s: %w", path, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("%s: data after the shard's object", path)
+		return sh, fmt.Errorf("%s: data after the shard's object", path)
 	}
-	return nil
+	if err := sh.Check(); err != nil {
+		return sh, fmt.Errorf("%s: %w", path, err)
+	}
+	return sh, nil
+}
+
+// ReadAll reads the shard files at paths (Read), checking that they are
+// the slices 0 to n-1 of one run, each once (Slices).
+func ReadAll(paths []string) ([]Shard, error) {
+	shards := make([]Shard, len(paths))
+	var s Slices
+	for i, path := range paths {
+		var err error
+		if shards[i], err = Read(path); err == nil {
+			err = s.Add(path, shards[i].Header)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return shards, s.Missing()
+}
+
+// Gather is the items of a run of n items, each checked by check, from
+// its shards (ReadAll), named by names: what each holds of its slice
+// (Decode), in order.
+func Gather[T any](n int, noun string, names []string, shards []Shard, check func(k int, item *T) error) ([]T, error) {
+	all := make([]T, n)
+	for i, sh := range shards {
+		if sh.Items != n {
+			return nil, fmt.Errorf("%s holds a slice of %d %s; the run has %d", names[i], sh.Items, noun, n)
+		}
+		slice, err := Decode[T](names[i], sh, noun)
+		if err != nil {
+			return nil, err
+		}
+		lo, _ := Slice(n, sh.Index, sh.Count)
+		for k := range slice {
+			if err := check(lo+k, &slice[k]); err != nil {
+				return nil, fmt.Errorf("%s: %s[%d]: %w", names[i], noun, lo+k, err)
+			}
+			all[lo+k] = slice[k]
+		}
+	}
+	return all, nil
 }
 
 // Slices checks that shards are the slices 0 to n-1 of one run, each once:
@@ -149,7 +285,8 @@ type Slices struct {
 }
 
 // Add checks the header of the shard called name: a slice, of the same
-// kind, settings and count as the first one added, not given before.
+// kind, settings, echo, count and items as the first one added, not given
+// before.
 func (s *Slices) Add(name string, h Header) error {
 	if err := h.Check(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -166,11 +303,29 @@ func (s *Slices) Add(name string, h Header) error {
 	if d := settingsDiff(h.Settings, s.first.Settings); d != "" {
 		return fmt.Errorf("%s is a shard of another run than %s (%s)", name, s.firstName, d)
 	}
+	switch {
+	case h.Items != s.first.Items:
+		return fmt.Errorf("%s is a shard of another run than %s (%d items; want %d)", name, s.firstName, h.Items, s.first.Items)
+	case !SameEcho(h.Echo, s.first.Echo):
+		return fmt.Errorf("%s is a shard of another run than %s: its settings differ (a scenario file changed between them?)", name, s.firstName)
+	}
 	if s.seen[h.Index] != "" {
 		return fmt.Errorf("%s repeats shard %d/%d", name, h.Index, h.Count)
 	}
 	s.seen[h.Index] = name
 	return nil
+}
+
+// SameEcho reports whether a and b are the same json value, however spaced.
+func SameEcho(a, b json.RawMessage) bool { return bytes.Equal(Compact(a), Compact(b)) }
+
+// Compact is the json value v on one line; v itself if it is no json.
+func Compact(v json.RawMessage) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return v
+	}
+	return b.Bytes()
 }
 
 // settingsDiff names the first setting in which got differs from want, ""

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/outfile"
+	"github.com/retrysim/retrysim/internal/shardfile"
+)
+
+// mergeOwn are the flags that say where and how a run's outputs are
+// written, help and the slice: merge takes them from its own command line
+// only, so a shard never carries one.
+var mergeOwn = []string{"o", "plot", "series", "format", "width", "metric", "log-y", "linear-y", "own-scales", "ci", "expect", "shard", "workers", "help", "h"}
+
+// shardSettings are the settings of a run that fs has parsed from args, as
+// a shard carries them: each flag given, in the order given (a repeated one
+// each time), but those merge takes from its own command line.
+func shardSettings(fs *flag.FlagSet, args []string) []shardfile.Setting {
+	var out []shardfile.Setting
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" || !strings.HasPrefix(arg, "-") || arg == "-" {
+			return out // flagval.Parse has refused what follows
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		if f := fs.Lookup(name); f != nil && !hasValue {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				value = "true"
+			} else if i+1 < len(args) {
+				i++
+				value = args[i]
+			}
+		}
+		if !slices.Contains(mergeOwn, name) {
+			out = append(out, shardfile.Setting{Flag: name, Value: value})
+		}
+	}
+	return out
+}
+
+// settingArgs are the flags that make again the run whose shard h heads:
+// one -flag=value a setting, refusing a setting merge takes from its own
+// command line (an output, a format, help), so that a shard decides no
+// output's place or form; the command refuses a flag it does not have.
+func settingArgs(h shardfile.Header) ([]string, error) {
+	args := make([]string, 0, len(h.Settings))
+	for i, s := range h.Settings {
+		if slices.Contains(mergeOwn, s.Flag) {
+			return nil, fmt.Errorf("settings[%d]: -%s is not a setting of the run; it is given to retrysim merge", i, s.Flag)
+		}
+		args = append(args, "-"+s.Flag+"="+s.Value)
+	}
+	return args, nil
+}
+
+// refuseInShard refuses, in a run that writes a shard, the flags of names
+// given: merge takes them from its own command line.
+func refuseInShard(fs *flag.FlagSet, names ...string) error {
+	return flagval.Refuse(fs, func(n string) string {
+		if slices.Contains(names, n) {
+			return fmt.Sprintf("a shard carries the run's settings, not how it is printed; give -%s to retrysim merge", n)
+		}
+		return ""
+	})
+}
+
+// work is a run of one kind cut into items (replicates, cells, points,
+// runs): what -shard runs a slice of, and merge puts together again from
+// the slices, as the whole run prints it.
+type work struct {
+	kind     string // its kind, a key of shardKinds
+	noun     string // what its items are, plural
+	n        int    // its items
+	echo     any    // what the settings made beyond their flags (a scenario file's digest, the runs' parameters)
+	shard    flagval.Shard
+	settings []shardfile.Setting
+	out      outfile.File
+	// whole runs every item and writes the run's outputs; slice runs items
+	// lo to hi-1 and encodes them as the shard of header h; merge decodes
+	// each shard's items, checks each, and writes the run's outputs.
+	whole func(ctx context.Context) error
+	slice func(ctx context.Context, h shardfile.Header, lo, hi int) ([]byte, error)
+	merge func(ctx context.Context, names []string, shards []shardfile.Shard) error
+}
+
+// items makes w a run of items of type T: run runs items lo to hi-1, check
+// refuses an item k that no run of w's settings makes, and finish writes
+// the run's outputs from all its items.
+func items[T any](w *work, run func(ctx context.Context, lo, hi int) ([]T, error), check func(k int, item *T) error, finish func(ctx context.Context, all []T) error) *work {
+	w.whole = func(ctx context.Context) error {
+		all, err := run(ctx, 0, w.n)
+		if err != nil {
+			return err
+		}
+		return finish(ctx, all)
+	}
+	w.slice = func(ctx context.Context, h shardfile.Header, lo, hi int) ([]byte, error) {
+		var slice []T
+		if hi > lo {
+			var err error
+			if slice, err = run(ctx, lo, hi); err != nil {
+				return nil, err
+			}
+		}
+		return shardfile.Encode(h, slice)
+	}
+	w.merge = func(ctx context.Context, names []string, shards []shardfile.Shard) error {
+		all, err := shardfile.Gather(w.n, w.noun, names, shards, check)
+		if err != nil {
+			return flagval.Usage(fmt.Errorf("merge: %w", err))
+		}
+		return finish(ctx, all)
+	}
+	return w
+}
+
+// do runs w whole, or with -shard its slice, written as a shard to -o.
+func (w *work) do(ctx context.Context, stdout io.Writer) error {
+	if w.shard.Count == 0 {
+		return w.whole(ctx)
+	}
+	echo, err := json.Marshal(w.echo)
+	if err != nil {
+		return err
+	}
+	h := shardfile.Header{Kind: w.kind, Settings: w.settings, Echo: echo, Index: w.shard.Index, Count: w.shard.Count, Items: w.n}
+	lo, hi := shardfile.Slice(w.n, h.Index, h.Count)
+	data, err := w.slice(ctx, h, lo, hi)
+	if err != nil {
+		return err
+	}
+	return outfile.WriteAll(ctx, stdout, outfile.Output{File: w.out, Data: data})
+}
+
+// shardKind is a kind of run merge reads the shards of: how its command
+// parses a run (the shards' settings, then merge's own flags), and which
+// of merge's own flags it takes.
+type shardKind struct {
+	parse func(args []string, stdout, stderr io.Writer) (*work, error)
+	flags []string
+}
+
+// shardKinds are the kinds of run whose shards are envelopes
+// (shardfile), by kind; the table's are the job model's own.
+var shardKinds map[string]shardKind
+
+func init() {
+	shardKinds = map[string]shardKind{
+		"fleet":     {parseFleet, []string{"o", "format", "width", "series", "plot"}},
+		"graph":     {parseGraph, []string{"o", "format", "width", "series", "plot"}},
+		"workers":   {parseWorkers, []string{"o", "format", "width", "plot"}},
+		"fleet-map": {parseFleetMap, []string{"o", "format", "width", "plot"}},
+		"sweep":     {parseSweep, []string{"o", "format", "width", "plot", "metric", "log-y", "linear-y", "own-scales", "ci"}},
+		"chain":     {parseChain, []string{"o"}},
+	}
+}
+
+// mergeShards is merge for every kind of shard but the table's: it
+// reports handled false, leaving the files to the job model's merge,
+// unless the first file named is an envelope. The shards must be 0/n to
+// n-1/n once each, of one run (the same settings and echo); where and how
+// the run's outputs are written (-o, -format, -plot...) is said by merge's
+// own flags only.
+func mergeShards(ctx context.Context, args []string, stdout io.Writer) (handled bool, err error) {
+	fs := flag.NewFlagSet("retrysim merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, name := range mergeOwn {
+		switch name {
+		case "log-y", "linear-y", "own-scales", "ci", "expect":
+			fs.Bool(name, false, "")
+		case "shard", "workers", "help", "h": // no merge flag
+		default:
+			fs.String(name, "", "")
+		}
+	}
+	if fs.Parse(flagval.Interspersed(fs, args)) != nil || fs.NArg() == 0 || !shardfile.Is(fs.Arg(0)) {
+		return false, nil
+	}
+	files := fs.Args()
+	shards, err := shardfile.ReadAll(files)
+	if err != nil {
+		return true, flagval.Usage(fmt.Errorf("merge: %w", err))
+	}
+	first := shards[0]
+	k, ok := shardKinds[first.Kind]
+	if !ok {
+		return true, flagval.Usage(fmt.Errorf("merge: %s: kind %q is no kind of run (want one of %s)", files[0], first.Kind, strings.Join(slices.Sorted(maps.Keys(shardKinds)), ", ")))
+	}
+	var own []string
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && !slices.Contains(k.flags, f.Name) {
+			err = flagval.Usage(fmt.Errorf("merge: -%s: %s is a %s shard, whose merge takes -%s", f.Name, files[0], first.Kind, strings.Join(k.flags, ", -")))
+		}
+		if err == nil && slices.Contains([]string{"o", "series", "plot"}, f.Name) {
+			if e := outfile.NotInput(outfile.File{Flag: f.Name, Path: f.Value.String()}, "shard file", files); e != nil {
+				err = flagval.Usage(e)
+			}
+		}
+		own = append(own, "-"+f.Name+"="+f.Value.String())
+	})
+	if err != nil {
+		return true, err
+	}
+	settings, err := settingArgs(first.Header)
+	if err != nil {
+		return true, flagval.Usage(fmt.Errorf("merge: %s: %w", files[0], err))
+	}
+	w, err := k.parse(append(settings, own...), stdout, io.Discard)
+	if err != nil {
+		return true, flagval.Usage(fmt.Errorf("merge: %s: its settings: %w", files[0], err))
+	}
+	if w.n != first.Items {
+		return true, flagval.Usage(fmt.Errorf("merge: %s: its settings make %d %s, not %d", files[0], w.n, w.noun, first.Items))
+	}
+	if echo, err := json.Marshal(w.echo); err != nil || !shardfile.SameEcho(echo, first.Echo) {
+		return true, flagval.Usage(fmt.Errorf("merge: the shards ran with %s, but their settings now make %s (a scenario file changed since?)", shardfile.Compact(first.Echo), echo))
+	}
+	return true, w.merge(ctx, files, shards)
+}
+
+// scenarioDigest is the sha256 of the scenario file at path, nil for none,
+// as a run's echo: merge refuses shards of a file that changed since.
+func scenarioDigest(path string) (any, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, flagval.Usage(fmt.Errorf("-scenario: %w", err))
+	}
+	sum := sha256.Sum256(data)
+	return map[string]string{"scenario_sha256": hex.EncodeToString(sum[:])}, nil
+}
+
+// shardUsage is -shard's usage where a run's items are its replicates.
+const shardUsage = "run slice `i/n` of the replicates (0 <= i < n), or auto/n or auto (index, and count, from the environment, as retrysim fleet-map -help says), and write it as a shard for retrysim merge"
+
+// refuseShardOutputs refuses, in a run that writes a shard, -series, -plot
+// (files series and plot), -format and -width: merge takes them from its
+// own command line.
+func refuseShardOutputs(fs *flag.FlagSet, series, plot string) error {
+	switch {
+	case plot != "":
+		return flagval.Usage(fmt.Errorf("-plot: a shard draws nothing; give -plot to retrysim merge"))
+	case series != "":
+		return flagval.Usage(fmt.Errorf("-series: a shard writes no series; give -series to retrysim merge"))
+	}
+	return refuseInShard(fs, "format", "width")
+}
