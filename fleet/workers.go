@@ -157,7 +157,9 @@ func (w Workers) Check() error {
 	if err == nil || !errors.As(err, &fe) {
 		return err
 	}
-	return &FieldError{Field: w.path(fe.Field), Msg: fe.Msg}
+	out := *fe // the message and the settings it names kept
+	out.Field = w.path(fe.Field)
+	return &out
 }
 
 // path is the Workers path of a setting of its graph.

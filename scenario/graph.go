@@ -15,6 +15,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -329,7 +330,7 @@ func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Confi
 			return err
 		}
 	}
-	unread := c.Unread()
+	unread := c.UnreadWhy()
 	for _, k := range keys {
 		key := strings.ReplaceAll(k.Value, "-", "_")
 		p, ok := params[key]
@@ -340,7 +341,7 @@ func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Confi
 			r.pushback = append(r.pushback, pushbackKey{k, path + "." + key, service, section == "client"})
 			continue
 		}
-		if why := unread[p.Path]; why != "" {
+		if why, ok := unread[p.Path]; ok {
 			return r.fail(k, path+"."+key, GraphWords(why))
 		}
 	}
@@ -383,9 +384,9 @@ func (r *graphReader) located(err error, path, section string) error {
 	} else if section == "graph" {
 		field = path + "." + fe.Field // duration, net
 	} else { // another setting, with which this section's conflicts: said at the section
-		return &Error{File: r.file, Line: r.lineOf(path), Field: path, Msg: GraphWords(fe.Field + " " + fe.Msg)}
+		return &Error{File: r.file, Line: r.lineOf(path), Field: path, Msg: graphKey(fe.Field) + " " + fe.Words(graphKey)}
 	}
-	return &Error{File: r.file, Line: r.lineOf(field), Field: field, Msg: GraphWords(fe.Msg)}
+	return &Error{File: r.file, Line: r.lineOf(field), Field: field, Msg: fe.Words(graphKey)}
 }
 
 // lineOf is the line of the key or item at path, or of the nearest one
@@ -403,14 +404,21 @@ func (r *graphReader) lineOf(path string) int {
 	}
 }
 
-// GraphWords is a fleet message (an error, a Param's Usage) with each setting it names by path
-// named as the graph section's key in its mapping (client.budget_ratio for
-// client.policy.budget_ratio, server.kind for server.kind).
-func GraphWords(msg string) string {
-	return fleet.ReplacePaths(msg, func(p fleet.Param) string {
-		section, _, _ := strings.Cut(p.Path, ".")
-		return section + "." + SectionKey(section, p)
-	})
+// GraphWords is a fleet text (a reason Config.UnreadWhy gives, a Param's
+// Usage) with each setting it names by path named as graphKey names it.
+func GraphWords(t schema.Text) string { return t.Words(graphKey) }
+
+// graphKey names the fleet setting at path as the graph section's key in
+// its mapping (client.budget_ratio for client.policy.budget_ratio,
+// server.kind for server.kind); a path no fleet.Param declares, or of no
+// mapping (net), is named as it is.
+func graphKey(path string) string {
+	p, ok := fleet.LookupParam(path)
+	section, _, dotted := strings.Cut(path, ".")
+	if !ok || !dotted {
+		return path
+	}
+	return section + "." + SectionKey(section, p)
 }
 
 // The keys of the graph section's mappings that are not settings of the
@@ -666,5 +674,5 @@ func (g *Graph) Located(err error) error {
 			field = fmt.Sprintf("graph.%s[%d]%s", m[1], i, rest)
 		}
 	}
-	return &Error{File: g.file, Line: r.lineOf(field), Field: field, Msg: GraphWords(fe.Msg)}
+	return &Error{File: g.file, Line: r.lineOf(field), Field: field, Msg: fe.Words(graphKey)}
 }

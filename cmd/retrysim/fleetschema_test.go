@@ -11,6 +11,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/testhook"
 	"github.com/retrysim/retrysim/scenario"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // The fleet's settings are declared once, in fleet.Params, and every layer
@@ -62,12 +63,8 @@ func checkFleetSchema(t *testing.T) {
 		if _, echoed := doc.Rows[0].Params[fileKey]; echoed != (unread[p.Path] == "") {
 			t.Errorf("%s: echoed as %s %v; want %v (read by the default run)", p.Path, fileKey, echoed, unread[p.Path] == "")
 		}
-		err := fleetFlagError(&fleet.FieldError{Field: p.Path, Msg: "bad, unlike " + p.Path})
-		if want := "-" + p.Key + ": bad, unlike -" + p.Key; !strings.Contains(p.Path, ".") {
-			if want = "-" + p.Key + ": bad, unlike " + p.Path; err.Error() != want {
-				t.Errorf("%s: error %q; want %q", p.Path, err, want)
-			}
-		} else if err.Error() != want {
+		err := fleetFlagError(schema.Errorf(p.Path, "bad, unlike %s", schema.Path(p.Path)))
+		if want := "-" + p.Key + ": bad, unlike -" + p.Key; err.Error() != want {
 			t.Errorf("%s: error %q; want %q", p.Path, err, want)
 		}
 	}
@@ -94,15 +91,15 @@ func TestFleetParamAddedReachesEveryLayer(t *testing.T) {
 	}{
 		{fleet.Param{Path: "memoryless.retry_prob", Probability: true,
 			Field: func(c *fleet.Config) any { return &c.Memoryless.RetryProb },
-			Usage: "`probability` that a failed attempt is retried while client.attempts allows"},
+			Usage: schema.Textf("`probability` that a failed attempt is retried while %s allows", schema.Path("client.attempts"))},
 			"retry-prob", "0.25", "0.25", "0.5", "2", "-retry-prob: 2 is not a probability in [0, 1]"},
 		{fleet.Param{Path: "memoryless.orbit", Lo: 0, Hi: fleet.MaxOrbit,
 			Field: func(c *fleet.Config) any { return &c.Memoryless.Orbit },
-			Usage: "at most `n` requests wait out a backoff at once"},
+			Usage: schema.Textf("at most `n` requests wait out a backoff at once")},
 			"orbit", "7", "7", "9", "-1", "-orbit: want a whole number from 0 to 1000000"},
 		{fleet.Param{Path: "client.tries", Lo: 1, Hi: fleet.MaxAttempts,
 			Field: func(c *fleet.Config) any { return &c.Client.Attempts },
-			Usage: "`n` tries a request in all, client.attempts by another name"},
+			Usage: schema.Textf("`n` tries a request in all, %s by another name", schema.Path("client.attempts"))},
 			"tries", "3", "3", "4", "0", "-tries: want a whole number from 1 to 100"},
 	} {
 		t.Run(tc.p.Path, func(t *testing.T) {
@@ -111,7 +108,7 @@ func TestFleetParamAddedReachesEveryLayer(t *testing.T) {
 			help = unwrapHelp(help)
 			entries := helpEntries(help)
 			i := slices.IndexFunc(entries, func(e helpEntry) bool { return e.name == tc.flag })
-			want := strings.ReplaceAll(strings.ReplaceAll(tc.p.Usage, "`", ""), "client.attempts", "-attempts")
+			want := strings.ReplaceAll(tc.p.Usage.Words(func(string) string { return "-attempts" }), "`", "")
 			if i < 0 || !strings.HasPrefix(entries[i].usage, want) {
 				t.Fatalf("fleet -help has no -%s with usage %q", tc.flag, want)
 			}
