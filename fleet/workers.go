@@ -164,23 +164,15 @@ func (w Workers) Check() error {
 
 // path is the Workers path of a setting of its graph.
 func (w Workers) path(p string) string {
+	type rename struct{ from, to string }
+	renames := []rename{{"entries[0].client.", "queue."}, {"entries[0].load.", "load."}}
+	for _, e := range EntryParams() { // named as the entry's
+		renames = append(renames, rename{"entries[0]." + e.Key, e.Key})
+	}
 	ws := "services[" + WorkersService + "]"
-	for _, r := range []struct{ from, to string }{
-		{"entries[0].client.", "queue."},
-		{"entries[0].load.", "load."},
-		{"entries[0].poison", "poison"},
-		{"entries[0].timeout_at_receive", "timeout_at_receive"},
-		{"entries[0].store", "store"},
-		{"entries[0].ttl", "ttl"},
-		{"entries[0].lease", "lease"},
-		{"entries[0].crash", "crash"}, // and crash_at
-		{"entries[0].max_crashes", "max_crashes"},
-		{ws + ".server.workers", "worker_count"},
-		{ws + ".server.queue_max", "queue_max"},
-		{ws + ".outage.", "down."},
-		{ws + ".calls[", "steps["},
-		{"services[", "dependencies["},
-	} {
+	renames = append(renames, rename{ws + ".server.workers", "worker_count"}, rename{ws + ".server.queue_max", "queue_max"},
+		rename{ws + ".outage.", "down."}, rename{ws + ".calls[", "steps["}, rename{"services[", "dependencies["})
+	for _, r := range renames {
 		if strings.HasPrefix(p, r.from) {
 			return r.to + strings.TrimPrefix(p, r.from)
 		}

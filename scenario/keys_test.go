@@ -228,12 +228,13 @@ func graphFileWith(t *testing.T, k Key, context string) string {
 	b := map[string]any{"name": "b"}
 	g := map[string]any{"entries": []any{entry}, "services": []any{a, b}}
 	var at map[string]any
+	inEntry := false
 	parts := strings.Split(k.Path, ".")[1:]
 	switch {
 	case len(parts) == 0: // graph itself
 		return marshal(t, map[string]any{"graph": ex})
 	case parts[0] == "entries[]":
-		at, parts = entry, parts[1:]
+		at, parts, inEntry = entry, parts[1:], true
 	case parts[0] == "services[]" && len(parts) > 1 && parts[1] == "calls[]":
 		at, parts = call, parts[2:]
 	case parts[0] == "services[]":
@@ -271,12 +272,19 @@ func graphFileWith(t *testing.T, k Key, context string) string {
 		at[parts[0]], at = m, m
 		parts = parts[1:]
 	}
-	switch parts[0] { // a key an entry reads only with its companion
-	case "ttl", "lease":
-		entry["store"] = "lease"
-	case "crash_at", "max_crashes":
-		entry["crash"] = 0.1
-	case "timeout_at_receive": // a needs workers to receive
+	if inEntry && len(parts) == 1 { // a key an entry reads only with the one it needs, at its example (a lease store)
+		params := fleet.EntryParams()
+		for _, p := range params {
+			if i := slices.IndexFunc(params, func(n fleet.EntryParam) bool { return n.Key == p.Needs }); p.Key == parts[0] && i >= 0 {
+				var need any
+				if err := yaml.Unmarshal([]byte(params[i].Example), &need); err != nil {
+					t.Fatal(err)
+				}
+				entry[p.Needs] = need
+			}
+		}
+	}
+	if parts[0] == "timeout_at_receive" { // a needs workers to receive
 		a["server"] = map[string]any{"kind": "queue"}
 	}
 	at[parts[0]] = ex
