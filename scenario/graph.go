@@ -39,27 +39,16 @@ func (g *Graph) Line(path string) int { return g.lines[path] }
 var graphSections = []string{"load", "server", "outage", "client"}
 
 // SectionKey is the key of setting p in the graph section's mapping named
-// section (load, server, outage or client): its Key (the fleet command's
-// flag) with _ for -, less the section's name in front (outage_mode is
-// mode), and kind for the setting whose Key is the section's name
-// (server.kind, whose Key is server).
-func SectionKey(section string, p fleet.Param) string {
-	k := strings.ReplaceAll(p.Key, "-", "_")
-	if k == section {
-		return "kind"
-	}
-	if rest, ok := strings.CutPrefix(k, section+"_"); ok {
-		return rest
-	}
-	return k
-}
+// section, as fleet.SectionKey names it (the json echo's writer names it
+// so).
+func SectionKey(section string, p fleet.Param) string { return fleet.SectionKey(section, p) }
 
 // sectionParams maps each key of the section to its setting.
 func sectionParams(section string) map[string]fleet.Param {
 	m := map[string]fleet.Param{}
 	for _, p := range fleet.Params() {
 		if strings.HasPrefix(p.Path, section+".") {
-			m[SectionKey(section, p)] = p
+			m[fleet.SectionKey(section, p)] = p
 		}
 	}
 	return m
@@ -382,7 +371,7 @@ func (r *graphReader) located(err error, path, section string) error {
 	}
 	var field string
 	if p, ok := fleet.LookupParam(fe.Field); ok && strings.HasPrefix(p.Path, section+".") {
-		field = path + "." + SectionKey(section, p)
+		field = path + "." + fleet.SectionKey(section, p)
 	} else if rest, ok := strings.CutPrefix(fe.Field, section+"."); ok {
 		field = path + "." + rest // outage.from, outage.to
 	} else if section == "graph" {
@@ -422,7 +411,7 @@ func graphKey(path string) string {
 	if !ok || !dotted {
 		return path
 	}
-	return section + "." + SectionKey(section, p)
+	return section + "." + fleet.SectionKey(section, p)
 }
 
 // The keys of the graph section's mappings that are not settings of the
@@ -659,7 +648,7 @@ func (g *Graph) Located(err error) error {
 				continue
 			}
 			if p, ok := fleet.LookupParam(rest[at+1:]); ok {
-				rest = rest[:at] + "." + sec + "." + SectionKey(sec, p)
+				rest = rest[:at] + "." + sec + "." + fleet.SectionKey(sec, p)
 			}
 			break
 		}

@@ -164,7 +164,7 @@ func graphKeyDocs() []Key {
 		var keys []Key
 		for _, p := range fleet.Params() {
 			if strings.HasPrefix(p.Path, name+".") {
-				key := SectionKey(name, p)
+				key := fleet.SectionKey(name, p)
 				example, ok := graphExamples[name+"."+key]
 				switch _, isBool := p.Field(&fleet.Config{}).(*bool); {
 				case ok:

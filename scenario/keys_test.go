@@ -290,3 +290,81 @@ func graphFileWith(t *testing.T, k Key, context string) string {
 	at[parts[0]] = ex
 	return marshal(t, map[string]any{"graph": g})
 }
+
+// A setting of the graph section given in Go, by fleet.Graph.Set with the
+// path and value a file writes, sets what the file's reader sets: for each
+// setting key of the reference (a fleet.Param of a load, client, server or
+// outage mapping, or an entry's fleet.EntryParam), the graph of a file that
+// gives it its example equals the graph of the same file without it, with
+// the key Set. The reader is the independent reference: it reads the
+// file's mappings, not paths.
+func TestGraphSetAgreesWithTheFile(t *testing.T) {
+	companions := [][2]string{{}}
+	for _, p := range fleet.Params() {
+		text, ok := p.Field(&fleet.Config{}).(encoding.TextUnmarshaler)
+		if !ok {
+			continue
+		}
+		_, list, _ := strings.Cut(text.UnmarshalText(nil).Error(), "(want ")
+		list = strings.ReplaceAll(strings.TrimPrefix(strings.TrimSuffix(list, ")"), "one of "), " or ", ", ")
+		for _, name := range strings.Split(list, ", ") {
+			companions = append(companions, [2]string{strings.ReplaceAll(p.Key, "-", "_"), name})
+		}
+	}
+	tested := 0
+	for _, k := range Keys() {
+		rest, ok := strings.CutPrefix(k.Path, "graph.")
+		parts := strings.Split(rest, ".")
+		entryKey := len(parts) == 2 && parts[0] == "entries[]" && slices.ContainsFunc(fleet.EntryParams(), func(p fleet.EntryParam) bool { return p.Key == parts[1] })
+		if !ok || k.Setting == "" && !entryKey {
+			continue
+		}
+		tested++
+		path := "graph." + strings.NewReplacer("entries[]", "entries[0]", "services[]", "services[a]", "calls[]", "calls[0]").Replace(rest)
+		found := false
+		for _, c := range companions {
+			text := fileWith(t, k, c)
+			want, err := Parse("f.yaml", []byte(text))
+			if err != nil {
+				continue
+			}
+			found = true
+			var doc map[string]any
+			if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+				t.Fatal(err)
+			}
+			at := doc["graph"].(map[string]any)
+			for _, part := range parts[:len(parts)-1] {
+				switch part {
+				case "entries[]":
+					at = at["entries"].([]any)[0].(map[string]any)
+				case "services[]":
+					at = at["services"].([]any)[0].(map[string]any)
+				case "calls[]":
+					at = at["calls"].([]any)[0].(map[string]any)
+				default:
+					at = at[part].(map[string]any)
+				}
+			}
+			delete(at, parts[len(parts)-1])
+			without, err := Parse("f.yaml", []byte(marshal(t, doc)))
+			if err != nil {
+				t.Errorf("%s: the file without it: %v", k.Path, err)
+				break
+			}
+			g := without.Graph.Graph
+			if err := g.Set(path, k.Example); err != nil {
+				t.Errorf("Set(%s, %s) = %v", path, k.Example, err)
+			} else if !reflect.DeepEqual(g, want.Graph.Graph) {
+				t.Errorf("Set(%s, %s) = %+v; want the file's %+v", path, k.Example, g, want.Graph.Graph)
+			}
+			break
+		}
+		if !found {
+			t.Errorf("%s: no file gives it", k.Path)
+		}
+	}
+	if tested < 60 {
+		t.Errorf("tested %d settings; want every one of the graph section's, at least 60", tested)
+	}
+}
