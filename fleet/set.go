@@ -88,7 +88,13 @@ func (g *Graph) set(path, rest, value string) error {
 					p.Sets(e)
 				}
 			}
-			return setValue(path, p.Field(e), value)
+			if err := setValue(path, p.Field(e), value); err != nil {
+				return err
+			}
+			if x, ok := p.Field(e).(*float64); ok && !(*x >= 0 && *x <= 1) { // an entry's numbers are probabilities
+				return schema.Errorf(path, "%g is not a probability in [0, 1]", *x)
+			}
+			return nil
 		}
 		c := Config{Load: e.Load, Client: e.Client}
 		err := setSection(path, key, &c, value, "load", "client")
@@ -234,7 +240,6 @@ func workersOf(g Graph) Workers {
 		steps[i] = Step(c)
 	}
 	return Workers{Name: g.Name, Duration: g.Duration, Net: g.Net, Load: e.Load, Queue: e.Client,
-		Poison: e.Poison, RedeliverAtTimeout: e.RedeliverAtTimeout, Heartbeat: e.Heartbeat, TimeoutAtReceive: e.TimeoutAtReceive,
-		Store: e.Store, Crash: e.Crash, WorkerCount: ws.Server.Workers, QueueMax: ws.Server.QueueMax, Down: ws.Outage,
+		EntrySettings: e.EntrySettings, WorkerCount: ws.Server.Workers, QueueMax: ws.Server.QueueMax, Down: ws.Outage,
 		Steps: steps, Dependencies: g.Services[1:]}
 }
