@@ -208,10 +208,35 @@ func (c Config) Check() error {
 		k.seconds("client.hedge_delay", cl.HedgeDelay.Seconds(), true)
 	}
 	cl.Policy.check(&k)
+	k.declared(&c)
 	if k.first == nil {
 		k.first = c.checkMemoryless()
 	}
 	return k.first
+}
+
+// declared refuses a setting of c outside the bounds Params declares for it
+// (Lo and Hi, or a probability), for each that c's run reads (Unread): the
+// bounds of a setting the checks above do not name, written nowhere else.
+func (k *checker) declared(c *Config) {
+	unread := c.UnreadWhy()
+	for _, p := range Params() {
+		if _, skip := unread[p.Path]; skip {
+			continue
+		}
+		switch v := p.Field(c).(type) {
+		case *float64:
+			if p.Probability && !(*v >= 0 && *v <= 1) {
+				k.bad(p.Path, "%g is not a probability in [0, 1]", *v)
+			} else if p.Hi > p.Lo {
+				k.number(p.Path, *v, "")
+			}
+		case *int:
+			if p.Hi > p.Lo {
+				k.whole(p.Path, *v, "")
+			}
+		}
+	}
 }
 
 // backoffNames are the backoff kinds' names.
