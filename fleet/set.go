@@ -34,8 +34,8 @@ func SectionKey(section string, p Param) string {
 var graphPathRE = regexp.MustCompile(`^(?:entries\[(\d+)\]|services\[([^\]]*)\](?:\.calls\[(\d+)\])?)\.(.+)$`)
 
 // Set sets the setting at path in g to value, as a scenario file's graph
-// section names and writes it: path graph.duration, graph.net,
-// graph.deadlines, graph.entries[i].load.KEY or .client.KEY (a Param by its
+// section names and writes it: path graph.KEY (a GraphParam),
+// graph.entries[i].load.KEY or .client.KEY (a Param by its
 // SectionKey), graph.entries[i].KEY (an EntryParam),
 // graph.services[NAME].server.KEY, .outage.KEY (from, to or mode) or
 // .parallel, and graph.services[NAME].calls[j].client.KEY, a service by its
@@ -60,13 +60,10 @@ func (g *Graph) Set(path, value string) error {
 // set is Set of the path rest, path without graph., in g, whose Entries and
 // Services g's own.
 func (g *Graph) set(path, rest, value string) error {
-	switch rest {
-	case "duration":
-		return setValue(path, &g.Duration, value)
-	case "net":
-		return setValue(path, &g.Net, value)
-	case "deadlines":
-		return setValue(path, &g.Deadlines, value)
+	for _, p := range GraphParams() {
+		if p.Key == rest {
+			return setValue(path, p.Field(g), value)
+		}
 	}
 	m := graphPathRE.FindStringSubmatch(rest)
 	if m == nil {
@@ -172,11 +169,14 @@ func checkBounds(path string, p Param, c *Config) error {
 	return nil
 }
 
-// setValue sets *field (a *float64, *int, *bool, *time.Duration or a value
-// read as text) from value.
+// setValue sets *field (a *string, *float64, *int, *bool, *time.Duration
+// or a value read as text) from value.
 func setValue(path string, field any, value string) error {
 	var err error
 	switch f := field.(type) {
+	case *string:
+		*f = value
+		return nil
 	case *float64:
 		var x float64
 		if x, err = strconv.ParseFloat(value, 64); err == nil && !math.IsNaN(x) {

@@ -415,12 +415,38 @@ func graphKey(path string) string {
 }
 
 // The keys of the graph section's mappings that are not settings of the
-// fleet schema (fleet.Params, fleet.EntryParams).
+// fleet schema (fleet.Params, fleet.EntryParams, fleet.GraphParams).
 var (
-	graphKeys   = []string{"name", "duration", "net", "deadlines", "entries", "services"}
 	serviceKeys = []string{"name", "server", "outage", "calls", "parallel"}
 	callKeys    = []string{"to", "client"}
 )
+
+// graphKeys are the keys of the graph mapping: its settings
+// (fleet.GraphParams), then its entries and services.
+func graphKeys() []string {
+	var keys []string
+	for _, p := range fleet.GraphParams() {
+		keys = append(keys, p.Key)
+	}
+	return append(keys, "entries", "services")
+}
+
+// graphSetting reads v into field, a setting of the graph itself
+// (fleet.GraphParams): a name, a duration or true or false.
+func (r *graphReader) graphSetting(field any, v *yaml.Node, path string) error {
+	var err error
+	switch d := field.(type) {
+	case *string:
+		*d, err = r.text(v, path)
+	case *time.Duration:
+		*d, err = r.time(v, path)
+	case *bool:
+		*d, err = r.flag(v, path)
+	default:
+		panic("scenario: fleet.GraphParam " + path + " has a field of a type the graph reader does not read")
+	}
+	return err
+}
 
 // entryKeys are the keys of an entry's mapping: its service, its load and
 // client, then its settings (fleet.EntryParams).
@@ -438,30 +464,17 @@ func entryKeys() []string {
 // the line of the key it names.
 func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	r := &graphReader{file: name, lines: map[string]int{"graph": line}}
-	vals, _, err := r.mapping(n, "graph", "a mapping with entries and services", graphKeys)
+	vals, _, err := r.mapping(n, "graph", "a mapping with entries and services", graphKeys())
 	if err != nil {
 		return nil, err
 	}
 	def := fleet.DefaultConfig()
 	g := fleet.Graph{Name: "graph", Duration: def.Duration, Net: def.Net}
-	if v := vals["name"]; v != nil {
-		if g.Name, err = r.text(v, "graph.name"); err != nil {
-			return nil, err
-		}
-	}
-	for _, t := range []struct {
-		key string
-		p   *time.Duration
-	}{{"duration", &g.Duration}, {"net", &g.Net}} { // in this order, so a file with both wrong gets one error
-		if v := vals[t.key]; v != nil {
-			if *t.p, err = r.time(v, "graph."+t.key); err != nil {
+	for _, p := range fleet.GraphParams() { // in their order, so a file with two wrong gets one error
+		if v := vals[p.Key]; v != nil {
+			if err := r.graphSetting(p.Field(&g), v, "graph."+p.Key); err != nil {
 				return nil, err
 			}
-		}
-	}
-	if v := vals["deadlines"]; v != nil {
-		if g.Deadlines, err = r.flag(v, "graph.deadlines"); err != nil {
-			return nil, err
 		}
 	}
 	// Duration and net are checked as the fleet's: a section's Config

@@ -184,15 +184,15 @@ func graphKeyDocs() []Key {
 	keys := []Key{
 		k("graph", "a mapping: name, duration, net, deadlines, entries and services", "none", "only in a file for retrysim graph, which reads no job and no fleet section", "{entries: [{to: a}], services: [{name: a}]}",
 			"the call graph retrysim graph runs: services that call each other, each call with its own client, and load entering at one or more services; each setting left out keeps retrysim fleet's default"),
-		k("graph.name", "text", "graph", "a name", "checkout", "the graph's name, in every output's title"),
-		k("graph.duration", "duration", "1m", fmt.Sprintf("1s to %ds", fleet.MaxDuration), "30s", "how long requests arrive, as the fleet model's duration"),
-		k("graph.net", "duration", "100ms", fmt.Sprintf("up to %ds", fleet.MaxSeconds), "1ms", "the mean one-way network delay of every call, exponential (0: none), as the fleet model's net"),
-		k("graph.deadlines", "true or false", "false", "true or false", "true",
-			"propagate deadlines, as gRPC does: an attempt's timeout is at most what is left of its caller's, and a service whose caller has given up makes no more calls"),
+	}
+	for _, p := range fleet.GraphParams() {
+		keys = append(keys, k("graph."+p.Key, p.Type, p.Default, p.Bounds, p.Example, p.Doc))
+	}
+	keys = append(keys,
 		k("graph.entries", "a list of entries", "none: required", fmt.Sprintf("1 to %d entries", fleet.MaxEntries), "[{to: a}]", "where load enters the graph"),
 		k("graph.entries[].to", "a service's name", "none: required", "a service of the graph", "a", "the service the entry's requests go to"),
 		k("graph.entries[].load", "a mapping of load settings", "constant 40 a second", "the keys below", "{shape: constant, rate: 10}", "the entry's arrivals: each key is retrysim fleet's load flag with _ for -"),
-	}
+	)
 	keys = append(keys, section("graph.entries[].load", "load")...)
 	keys = append(keys,
 		k("graph.entries[].client", "a mapping of client settings", "retrysim fleet's client: 1 client, timeout 3s, 3 attempts, no backoff", "the keys of "+call+".client", "{attempts: 1}",

@@ -105,3 +105,36 @@ var entryParams = []EntryParam{
 		Field:  func(e *Entry) any { return &e.Crash.Max },
 		Unread: noCrash},
 }
+
+// GraphParam is one setting of a graph itself, besides its entries and
+// services: the one place that names it (its key under a scenario file's
+// graph, as FieldError names it), says what it means (Doc, Type, Default,
+// Bounds and Example, as for EntryParam) and reaches its field. Field
+// returns the setting in g: a *string (a name), a *time.Duration or a
+// *bool.
+type GraphParam struct {
+	Key, Doc, Type, Default, Bounds, Example string
+	Field                                    func(g *Graph) any
+}
+
+// GraphParams lists a graph's own settings, in the order a scenario file's
+// reference lists them and a file's reader reads them. The result is a
+// fresh slice.
+func GraphParams() []GraphParam { return slices.Clone(graphParams) }
+
+// graphParams declares every setting of a Graph but its entries and
+// services once (GraphParams).
+var graphParams = []GraphParam{
+	{Key: "name", Type: "text", Default: "graph", Bounds: "a name", Example: "checkout",
+		Doc:   "the graph's name, in every output's title",
+		Field: func(g *Graph) any { return &g.Name }},
+	{Key: "duration", Type: "duration", Default: "1m", Bounds: fmt.Sprintf("1s to %ds", MaxDuration), Example: "30s",
+		Doc:   "how long requests arrive, as the fleet model's duration",
+		Field: func(g *Graph) any { return &g.Duration }},
+	{Key: "net", Type: "duration", Default: "100ms", Bounds: fmt.Sprintf("up to %ds", MaxSeconds), Example: "1ms",
+		Doc:   "the mean one-way network delay of every call, exponential (0: none), as the fleet model's net",
+		Field: func(g *Graph) any { return &g.Net }},
+	{Key: "deadlines", Type: "true or false", Default: "false", Bounds: "true or false", Example: "true",
+		Doc:   "propagate deadlines, as gRPC does: an attempt's timeout is at most what is left of its caller's, and a service whose caller has given up makes no more calls",
+		Field: func(g *Graph) any { return &g.Deadlines }},
+}
