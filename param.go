@@ -64,9 +64,10 @@ var (
 	durationSpec = &sweep.Spec{Kind: sweep.Duration, Min: 0, Max: provider.MaxDuration.Seconds()}
 )
 
-// setting is one declaration of settingTable: a setting's name and its field.
+// setting is one declaration of settingTable: a setting's name, its path in
+// a scenario file where that differs, and its field.
 type setting struct {
-	name string
+	name, key string
 	field
 }
 
@@ -109,7 +110,7 @@ func stepSettings(ps []provider.StepSetting) []setting {
 		f.get = func(st *provider.Step, _ *delivery.Config) any { return p.Get(*st) }
 		f.zero, f.usage = p.Get(provider.Step{}), p.Doc
 		f.lossy, f.timed, f.stepOnly = p.Lossy, p.Timed, p.OneStep
-		out = append(out, setting{p.Name, f})
+		out = append(out, setting{name: p.Name, field: f})
 	}
 	return out
 }
@@ -148,7 +149,11 @@ func queueSettings(ds []delivery.Setting) []setting {
 		f.put = func(_ *provider.Step, q *delivery.Config, v any) bool { return d.Set(q, v) }
 		f.get = func(_ *provider.Step, q *delivery.Config) any { return d.Get(*q) }
 		f.zero, f.usage, f.timed = d.Get(delivery.Config{}), d.Doc, true
-		out = append(out, setting{"queue." + d.Name, f})
+		s := setting{name: "queue." + d.Name, field: f}
+		if d.Key != d.Name {
+			s.key = "queue." + d.Key
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -164,6 +169,10 @@ func Signup() provider.Scenario { return provider.Signup(sweepDefaults[0], sweep
 type SettingDef struct {
 	// Name is the setting's name: p_fail, queue.backoff.base.
 	Name string
+	// Key is its path in a scenario file, and so in the errors of a file
+	// and of the queue's Check, where that is not Name:
+	// queue.backoff.policy for queue.backoff.
+	Key string
 	// Usage says what it means, its argument's name in backquotes, as
 	// package flag reads a flag's help; it names other settings by their
 	// names here (queue.store), which a command's help turns into its
@@ -189,7 +198,7 @@ func Settings() []SettingDef {
 		if s.stepOnly {
 			continue
 		}
-		def := SettingDef{Name: s.name, Usage: s.usage, Default: s.get(&step, &queue), Delivery: s.timed}
+		def := SettingDef{Name: s.name, Key: s.key, Usage: s.usage, Default: s.get(&step, &queue), Delivery: s.timed}
 		if s.spec != nil && s.spec.Kind == sweep.Whole {
 			def.Min, def.Max = int(s.spec.Min), int(s.spec.Max)
 		}

@@ -156,7 +156,7 @@ func (e Experiment) Check() error {
 	}
 	switch {
 	case en == sim.Skip && g.Sequential:
-		return fieldErr("engine", "skip cannot replay %s's single stream draw by draw; use engine plain, or generator pcg", g.Name)
+		return fieldErr("engine", "skip cannot replay %s's single stream draw by draw; use %s plain, or %s pcg", g.Name, schema.Path("engine"), schema.Path("generator"))
 	}
 	if err := sim.CheckJobs(e.Jobs); err != nil {
 		return fieldErr("jobs", "%v", err)

@@ -70,7 +70,7 @@ func (e Experiment) checkShard(index, count int) error {
 	case e.Replicates > 1:
 		return fieldErr("shard", "replicates cannot be split into shards; shard each replicate's seed instead")
 	case count > 1 && g.Sequential:
-		return fieldErr("shard", "%s has one stream for all jobs, so its runs cannot be split; use generator pcg", g.Name)
+		return fieldErr("shard", "%s has one stream for all jobs, so its runs cannot be split; use %s pcg", g.Name, schema.Path("generator"))
 	}
 	return nil
 }

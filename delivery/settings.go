@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
-	"github.com/retrysim/retrysim/internal/testhook"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -136,9 +135,6 @@ func (s Setting) with(doc, example string, rule func(Config) error) Setting {
 	s.Doc, s.Example, s.rule = doc, example, rule
 	return s
 }
-
-// The tests of other packages add a setting to the table through its address.
-func init() { testhook.SetQueue(&settings) }
 
 var settings = []Setting{
 	oneOf("backoff", "backoff.policy", backoff.Kinds(), func(c *Config) *backoff.Kind { return &c.Backoff.Kind }).with(

@@ -17,7 +17,7 @@ import (
 // client.policy.own or memoryless and its fields (memoryless.retry_prob)
 // for the Config fields no Param holds; and replicates or workers for
 // Options. Its message may name other settings by their paths too
-// (ReplacePaths rewrites them).
+// (schema.Path arguments: FieldError.Words names them as a reader does).
 type FieldError = schema.FieldError
 
 // Check is what Run checks before any work, and all a command needs to
@@ -102,7 +102,7 @@ func (k *checker) number(path string, v float64, unit string) {
 
 func (k *checker) bad(path, format string, args ...any) {
 	if k.first == nil {
-		k.first = &FieldError{Field: path, Msg: fmt.Sprintf(format, args...)}
+		k.first = schema.Errorf(path, format, args...)
 	}
 }
 
@@ -150,13 +150,14 @@ func (c Config) Check() error {
 		k.seconds("load.from", c.Load.From.Seconds(), false)
 		k.seconds("load.to", c.Load.To.Seconds(), false)
 		if !(c.Load.To > c.Load.From) {
-			k.bad("load.to", "%g s is not after load.from %g s", c.Load.To.Seconds(), c.Load.From.Seconds())
+			k.bad("load.to", "%g s is not after %s %g s", c.Load.To.Seconds(), schema.Path("load.from"), c.Load.From.Seconds())
 		}
 		if c.Load.From >= c.Duration {
 			k.bad("load.from", "%s is not before the run's end (duration %s): the %s would never start", human.Duration(c.Load.From), human.Duration(c.Duration), c.Load.Kind)
 		}
 		if c.Load.Kind == Ramp && c.Load.Peak < c.Load.Rate {
-			k.bad("load.peak", "%g is below load.rate %g; a ramp rises from load.rate to load.peak and back (a drop in load is a load.kind spike with load.peak below load.rate)", c.Load.Peak, c.Load.Rate)
+			k.bad("load.peak", "%g is below %[3]s %[2]g; a ramp rises from %[3]s to %[4]s and back (a drop in load is a %[5]s spike with %[4]s below %[3]s)",
+				c.Load.Peak, c.Load.Rate, schema.Path("load.rate"), schema.Path("load.peak"), schema.Path("load.kind"))
 		}
 	}
 	if c.Load.max() == 0 {
@@ -207,10 +208,35 @@ func (c Config) Check() error {
 		k.seconds("client.hedge_delay", cl.HedgeDelay.Seconds(), true)
 	}
 	cl.Policy.check(&k)
+	k.declared(&c)
 	if k.first == nil {
 		k.first = c.checkMemoryless()
 	}
 	return k.first
+}
+
+// declared refuses a setting of c outside the bounds Params declares for it
+// (Lo and Hi, or a probability), for each that c's run reads (Unread): the
+// bounds of a setting the checks above do not name, written nowhere else.
+func (k *checker) declared(c *Config) {
+	unread := c.UnreadWhy()
+	for _, p := range Params() {
+		if _, skip := unread[p.Path]; skip {
+			continue
+		}
+		switch v := p.Field(c).(type) {
+		case *float64:
+			if p.Probability && !(*v >= 0 && *v <= 1) {
+				k.bad(p.Path, "%g is not a probability in [0, 1]", *v)
+			} else if p.Hi > p.Lo {
+				k.number(p.Path, *v, "")
+			}
+		case *int:
+			if p.Hi > p.Lo {
+				k.whole(p.Path, *v, "")
+			}
+		}
+	}
 }
 
 // backoffNames are the backoff kinds' names.
@@ -252,7 +278,7 @@ func (p PolicyConfig) check(k *checker) {
 	if o := p.Own; o != nil {
 		switch {
 		case p.Kind != Unlimited:
-			k.bad("client.policy.kind", "%s, with client.policy.own set too; want unlimited, or no own policy", p.Kind)
+			k.bad("client.policy.kind", "%s, with %s set too; want unlimited, or no own policy", p.Kind, schema.Path("client.policy.own"))
 		case o.New == nil:
 			k.bad("client.policy.own", "policy %q has no New", o.Name)
 		case o.Name == "":
@@ -270,7 +296,7 @@ func (p PolicyConfig) check(k *checker) {
 	case GRPCThrottle:
 		k.number("client.policy.max_tokens", p.MaxTokens, "")
 		if math.IsNaN(p.Ratio) || p.Ratio <= 0 || p.Ratio > p.MaxTokens {
-			k.bad("client.policy.ratio", "%g is not above 0 and at most client.policy.max_tokens", p.Ratio)
+			k.bad("client.policy.ratio", "%g is not above 0 and at most %s", p.Ratio, schema.Path("client.policy.max_tokens"))
 		}
 	case Breaker, AttemptBreaker:
 		if lo, hi := k.bounds("client.policy.threshold"); math.IsNaN(p.Threshold) || p.Threshold < lo || p.Threshold > hi {

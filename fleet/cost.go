@@ -285,7 +285,7 @@ func CheckCost(cfgs []Config, opt Options) error {
 	}
 	if events > MaxEvents {
 		cl := c.Client
-		what := fmt.Sprintf("%s of up to %.3g requests", runs, c.Cost().Requests)
+		what := schema.Textf("%s of up to %.3g requests", runs, c.Cost().Requests)
 		path := "duration"
 		switch {
 		case !preset && cl.Attempts*(1+cl.Hedges) >= 16:
@@ -293,11 +293,11 @@ func CheckCost(cfgs []Config, opt Options) error {
 			if 1+cl.Hedges > cl.Attempts {
 				path = "client.hedges"
 			}
-			what = fmt.Sprintf("up to %d attempts x %d copies (1 + client.hedges) a request, %s", cl.Attempts, 1+cl.Hedges, what)
+			what = schema.Textf("up to %d attempts x %d copies (1 + %s) a request, %s", cl.Attempts, 1+cl.Hedges, schema.Path("client.hedges"), what)
 		case opt.Replicates > 1:
 			path = "replicates"
 		}
-		return &FieldError{Field: path, Msg: fmt.Sprintf("%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, events, float64(MaxEvents))}
+		return schema.Errorf(path, "%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, events, float64(MaxEvents))
 	}
 	total := atOnce*running + kept
 	if total <= MaxBytes {
@@ -318,8 +318,8 @@ func CheckCost(cfgs []Config, opt Options) error {
 	case wc.queue >= wc.slots && wc.queue >= wc.window:
 		return &FieldError{Field: "server.queue_max", Msg: fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, human.GiB(wc.queue), atOnce, limit)}
 	case wc.window >= wc.slots:
-		return &FieldError{Field: wc.windowPath, Msg: fmt.Sprintf("the %s policy's states (%s, client.policy.shared %s) need up to %s a replicate, %g at once, %s",
-			w.Policy.Kind, plural(w.Clients, "client"), ScopeName(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)}
+		return schema.Errorf(wc.windowPath, "the %s policy's states (%s, %s %s) need up to %s a replicate, %g at once, %s",
+			w.Policy.Kind, plural(w.Clients, "client"), schema.Path("client.policy.shared"), ScopeName(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)
 	}
 	return &FieldError{Field: wc.longest.path, Msg: fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
 		wc.longest.what, worst.Load.max(), wc.InFlight, human.GiB(wc.slots), atOnce, limit)}

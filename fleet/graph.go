@@ -88,6 +88,13 @@ type Entry struct {
 	To     string
 	Load   Shape
 	Client Client
+	EntrySettings
+}
+
+// EntrySettings are an entry's settings besides its service, load and
+// client, each declared by EntryParams; a worker fleet holds its queue's
+// (Workers).
+type EntrySettings struct {
 	// Poison is the share of the entry's requests that are poison: drawn
 	// for each request from the arrival stream (so every run of a preset
 	// poisons the same requests), a poison request's own work at service To
@@ -256,8 +263,10 @@ func (g *Graph) Check() error {
 		if _, ok := idx[e.To]; !ok {
 			return unknown(fmt.Sprintf("entries[%d].to", k), e.To)
 		}
-		if !(e.Poison >= 0 && e.Poison <= 1) {
-			return schema.Errorf(fmt.Sprintf("entries[%d].poison", k), "%g is not a probability from 0 to 1", e.Poison)
+		for _, p := range EntryParams() { // poison, crash: an entry's numbers are probabilities
+			if x, ok := p.Field(&e).(*float64); ok && !(*x >= 0 && *x <= 1) {
+				return schema.Errorf(fmt.Sprintf("entries[%d].%s", k, p.Key), "%g is not a probability from 0 to 1", *x)
+			}
 		}
 		if err := g.checkGuard(k, idx); err != nil {
 			return err

@@ -114,8 +114,9 @@ func deliveryReference(c storeCase, n int) jobOutcomes {
 // visibility timeout, from its receive, runs out; 4 receives).
 func storeFleet(c storeCase) Workers {
 	w := Workers{Name: c.String(), Duration: 1000 * time.Second, Load: Shape{Kind: Constant, Rate: 20},
-		Queue: tries(storeDeliveries, storeVisibility), RedeliverAtTimeout: true, TimeoutAtReceive: true, WorkerCount: 100_000, QueueMax: MaxQueue,
-		Store: KeyStore{Mode: c.store, TTL: c.ttl, Lease: c.lease}, Crash: Crashes{P: storeCrashP, At: c.at, Max: c.maxCrashes}}
+		Queue: tries(storeDeliveries, storeVisibility), WorkerCount: 100_000, QueueMax: MaxQueue,
+		EntrySettings: EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true,
+			Store: KeyStore{Mode: c.store, TTL: c.ttl, Lease: c.lease}, Crash: Crashes{P: storeCrashP, At: c.at, Max: c.maxCrashes}}}
 	for i, d := range storeSteps {
 		name := fmt.Sprint("s", i)
 		w.Steps = append(w.Steps, Step{To: name, Client: tries(1, time.Hour)})
@@ -228,7 +229,7 @@ func TestWorkersStoreRace(t *testing.T) {
 // refused, naming the entry's store or crash setting.
 func TestGraphGuardNeedsSteps(t *testing.T) {
 	leaf := Graph{Name: "leaf", Duration: time.Minute, Services: []Node{{Name: "db", Server: indep(time.Millisecond, 0)}},
-		Entries: []Entry{{To: "db", Load: Shape{Kind: Constant, Rate: 1}, Client: tries(1, time.Second), Store: KeyStore{Mode: delivery.Claim}}}}
+		Entries: []Entry{{To: "db", Load: Shape{Kind: Constant, Rate: 1}, Client: tries(1, time.Second), EntrySettings: EntrySettings{Store: KeyStore{Mode: delivery.Claim}}}}}
 	fan := storeFleet(storeCase{store: delivery.NoStore, at: delivery.AfterWork}).Graph()
 	fan.Services[0].Parallel = true
 	for _, c := range []struct {
@@ -254,8 +255,8 @@ func TestGraphGuardNeedsSteps(t *testing.T) {
 // first try committed step 1's lease, and step 1's work was lost.
 func TestWorkersLeaseCommitsOnce(t *testing.T) {
 	w := Workers{Name: "lease", Duration: 200 * time.Second, Load: Shape{Kind: Constant, Rate: 20},
-		Queue: tries(4, 10*time.Second), RedeliverAtTimeout: true, TimeoutAtReceive: true, WorkerCount: 1000, QueueMax: MaxQueue,
-		Store: KeyStore{Mode: delivery.Lease, Lease: 5 * time.Second}}
+		Queue: tries(4, 10*time.Second), WorkerCount: 1000, QueueMax: MaxQueue,
+		EntrySettings: EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true, Store: KeyStore{Mode: delivery.Lease, Lease: 5 * time.Second}}}
 	for _, name := range []string{"s0", "s1"} {
 		w.Steps = append(w.Steps, Step{To: name, Client: tries(3, 300*time.Millisecond)})
 		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: Queue, Workers: 50, QueueMax: MaxQueue,

@@ -71,11 +71,11 @@ func (c *Config) checkMemoryless() error {
 	}
 	switch {
 	case c.Server.Kind != Queue || c.Server.Service.Dist != Exponential:
-		return schema.Errorf("memoryless", "needs server.kind %v with server.service.dist %v, not %v with %v", Queue, Exponential, c.Server.Kind, c.Server.Service.Dist)
+		return schema.Errorf("memoryless", "needs %s %v with %s %v, not %v with %v", schema.Path("server.kind"), Queue, schema.Path("server.service.dist"), Exponential, c.Server.Kind, c.Server.Service.Dist)
 	case c.Net != 0:
 		return schema.Errorf("memoryless", "needs net 0, not %s", human.Duration(c.Net))
 	case c.Client.Hedges != 0 || c.Client.Keys != schema.NoKeys || c.Client.Policy.Kind != Unlimited:
-		return schema.Errorf("memoryless", "needs client.hedges 0, client.keys %v and client.policy.kind %v", schema.NoKeys, Unlimited)
+		return schema.Errorf("memoryless", "needs %s 0, %s %v and %s %v", schema.Path("client.hedges"), schema.Path("client.keys"), schema.NoKeys, schema.Path("client.policy.kind"), Unlimited)
 	case c.Outage.On():
 		return schema.Errorf("memoryless", "needs no outage")
 	case math.IsNaN(m.RetryProb) || m.RetryProb < 0 || m.RetryProb > 1:

@@ -1,6 +1,8 @@
 package fleet
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -96,5 +98,63 @@ func TestParams(t *testing.T) {
 	}
 	if err := pol.SetParam("load.rate", 1); err == nil {
 		t.Errorf("SetParam(load.rate, 1) = nil; want it refused: load.rate is the load's, not a policy's")
+	}
+}
+
+// hidden is a text with each setting it names as a schema.Path replaced by
+// "#": a path still in it is one a reader could not name in its words.
+func hidden(t interface {
+	Words(func(string) string) string
+}) string {
+	return t.Words(func(string) string { return "#" })
+}
+
+// leftPath is a setting's path (of a Param, dotted) that text holds.
+func leftPath(text string) string {
+	for _, p := range Params() {
+		if strings.Contains(p.Path, ".") && strings.Contains(text, p.Path) {
+			return p.Path
+		}
+	}
+	return ""
+}
+
+// Every setting a Param's Usage, an Unread reason or a Check refusal names
+// is a schema.Path argument, so that a command names it as its flag and a
+// file as its key from the declaration, not by finding it in the text:
+// with every Path hidden, no setting's path is left, for every server and
+// policy kind, retried or not, and for refusals of each kind.
+func TestTextsNameSettingsAsPaths(t *testing.T) {
+	for _, p := range Params() {
+		if left := leftPath(hidden(p.Usage)); left != "" {
+			t.Errorf("%s: Usage names %s in its text: %s", p.Path, left, p.Usage)
+		}
+	}
+	for server := range ServerKind(len(serverNames)) {
+		for k := range PolicyKind(len(policyNames)) {
+			for _, attempts := range []int{1, 3} {
+				c := DefaultConfig()
+				c.Server.Kind, c.Client.Policy.Kind, c.Client.Attempts = server, k, attempts
+				for path, why := range c.UnreadWhy() {
+					if left := leftPath(hidden(why)); left != "" {
+						t.Errorf("%s, %s, %d attempts: Unread()[%s] names %s in its text: %s", server, k, attempts, path, left, why)
+					}
+				}
+			}
+		}
+	}
+	ramp := DefaultConfig()
+	ramp.Load = Shape{Kind: Ramp, Rate: 10, Peak: 5, From: time.Second, To: 5 * time.Second}
+	grpc := DefaultConfig()
+	grpc.Client.Policy.Kind, grpc.Client.Policy.MaxTokens, grpc.Client.Policy.Ratio = GRPCThrottle, 2, 5
+	spike := DefaultConfig()
+	spike.Load = Shape{Kind: Spike, Rate: 10, Peak: 20, From: 10 * time.Second, To: 5 * time.Second}
+	for _, c := range []Config{ramp, grpc, spike} {
+		var fe *FieldError
+		if err := c.Check(); !errors.As(err, &fe) || fe.Words(func(string) string { return "#" }) == fe.Msg {
+			t.Errorf("Check() = %v; want a refusal naming a setting", err)
+		} else if left := leftPath(hidden(fe)); left != "" {
+			t.Errorf("Check() = %v: names %s in its text", err, left)
+		}
 	}
 }

@@ -79,25 +79,17 @@ type Workers struct {
 	Load Shape
 	// Queue is the queue's redelivery of a job (see Workers).
 	Queue Client
-	// Poison is the share of poison jobs, which fail in the worker on every
-	// try before any step (Entry.Poison).
-	Poison float64
-	// RedeliverAtTimeout makes a failed try reappear when its visibility
-	// timeout runs out, as SQS's messages do, instead of after
-	// Queue.Backoff (Entry.RedeliverAtTimeout).
-	RedeliverAtTimeout bool
-	// Heartbeat makes a worker extend a job's visibility timeout while it
-	// holds the job (Entry.Heartbeat).
-	Heartbeat bool
-	// TimeoutAtReceive starts a try's visibility timeout when a worker
-	// takes the job, as SQS's does, instead of at its enqueue
-	// (Entry.TimeoutAtReceive).
-	TimeoutAtReceive bool
-	// Store is the key store the workers keep for a job's steps, shared by
-	// every delivery of the job, and Crash their crashes: the delivery
-	// model's stores and crash points (Entry.Store, Entry.Crash).
-	Store KeyStore
-	Crash Crashes
+	// EntrySettings are the queue's settings as its entry's: Poison the
+	// share of poison jobs, which fail in the worker on every try before
+	// any step; RedeliverAtTimeout makes a failed try reappear when its
+	// visibility timeout runs out, as SQS's messages do, instead of after
+	// Queue.Backoff; Heartbeat makes a worker extend a job's visibility
+	// timeout while it holds the job; TimeoutAtReceive starts a try's
+	// visibility timeout when a worker takes the job, as SQS's does,
+	// instead of at its enqueue; Store is the key store the workers keep
+	// for a job's steps, shared by every delivery of the job, and Crash
+	// their crashes.
+	EntrySettings
 	// WorkerCount is the workers; QueueMax the most jobs waiting for one
 	// (a job arriving to a full queue is refused, a try used up).
 	WorkerCount, QueueMax int
@@ -127,9 +119,7 @@ func (w Workers) Graph() Graph {
 			Service: Service{Dist: Lognormal, Median: JobOverhead}}}
 	return Graph{Name: w.Name, Duration: w.Duration, Net: w.Net,
 		Services: append([]Node{workers}, w.Dependencies...),
-		Entries: []Entry{{To: WorkersService, Load: w.Load, Client: w.Queue, Poison: w.Poison,
-			RedeliverAtTimeout: w.RedeliverAtTimeout, Heartbeat: w.Heartbeat, TimeoutAtReceive: w.TimeoutAtReceive,
-			Store: w.Store, Crash: w.Crash}}}
+		Entries:  []Entry{{To: WorkersService, Load: w.Load, Client: w.Queue, EntrySettings: w.EntrySettings}}}
 }
 
 // Check refuses a fleet the engine cannot run, before any work, with a
@@ -157,28 +147,22 @@ func (w Workers) Check() error {
 	if err == nil || !errors.As(err, &fe) {
 		return err
 	}
-	return &FieldError{Field: w.path(fe.Field), Msg: fe.Msg}
+	out := *fe // the message and the settings it names kept
+	out.Field = w.path(fe.Field)
+	return &out
 }
 
 // path is the Workers path of a setting of its graph.
 func (w Workers) path(p string) string {
+	type rename struct{ from, to string }
+	renames := []rename{{"entries[0].client.", "queue."}, {"entries[0].load.", "load."}}
+	for _, e := range EntryParams() { // named as the entry's
+		renames = append(renames, rename{"entries[0]." + e.Key, e.Key})
+	}
 	ws := "services[" + WorkersService + "]"
-	for _, r := range []struct{ from, to string }{
-		{"entries[0].client.", "queue."},
-		{"entries[0].load.", "load."},
-		{"entries[0].poison", "poison"},
-		{"entries[0].timeout_at_receive", "timeout_at_receive"},
-		{"entries[0].store", "store"},
-		{"entries[0].ttl", "ttl"},
-		{"entries[0].lease", "lease"},
-		{"entries[0].crash", "crash"}, // and crash_at
-		{"entries[0].max_crashes", "max_crashes"},
-		{ws + ".server.workers", "worker_count"},
-		{ws + ".server.queue_max", "queue_max"},
-		{ws + ".outage.", "down."},
-		{ws + ".calls[", "steps["},
-		{"services[", "dependencies["},
-	} {
+	renames = append(renames, rename{ws + ".server.workers", "worker_count"}, rename{ws + ".server.queue_max", "queue_max"},
+		rename{ws + ".outage.", "down."}, rename{ws + ".calls[", "steps["}, rename{"services[", "dependencies["})
+	for _, r := range renames {
 		if strings.HasPrefix(p, r.from) {
 			return r.to + strings.TrimPrefix(p, r.from)
 		}

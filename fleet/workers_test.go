@@ -502,7 +502,7 @@ func TestWorkersQueuedAtEnd(t *testing.T) {
 // deliveries, 3 and 2 duplicates, the job dead).
 func TestWorkersHeartbeatOfItsCopy(t *testing.T) {
 	w := Workers{Name: "beat", Duration: 30 * time.Second, Load: Shape{Kind: Constant, Rate: 1e-9},
-		Queue: tries(2, 3*time.Second), Heartbeat: true, WorkerCount: 2, QueueMax: MaxQueue,
+		Queue: tries(2, 3*time.Second), EntrySettings: EntrySettings{Heartbeat: true}, WorkerCount: 2, QueueMax: MaxQueue,
 		Steps: []Step{{To: "a", Client: tries(1, time.Hour)}, {To: "b", Client: tries(1, time.Hour)}},
 		Dependencies: []Node{{Name: "a", Server: Server{Kind: Independent, Base: time.Second}},
 			{Name: "b", Server: Server{Kind: Independent, Base: 10 * time.Second},

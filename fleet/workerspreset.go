@@ -141,7 +141,7 @@ var sqsVisibility = WorkersPreset{
 		q.Backoff = backoff.Policy{Kind: backoff.None}
 		from := min(2*time.Minute, d/5)
 		w := Workers{Name: "no_key", Duration: d, Net: time.Millisecond, Load: Shape{Kind: Constant, Rate: 1},
-			Queue: q, RedeliverAtTimeout: true, TimeoutAtReceive: true, WorkerCount: 500, QueueMax: MaxQueue,
+			Queue: q, EntrySettings: EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true}, WorkerCount: 500, QueueMax: MaxQueue,
 			Steps: []Step{{To: "payments", Client: func() Client { c := stepClient(); c.Timeout = 5 * time.Minute; return c }()}},
 			Dependencies: []Node{{Name: "payments", Server: steadyServer(200*time.Millisecond, 0),
 				Outage: Outage{From: from, To: from + 100*time.Second, Mode: Stall}}}}

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"github.com/retrysim/retrysim/backoff"
-	"github.com/retrysim/retrysim/internal/testhook"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -136,8 +135,6 @@ var stepSettings = []StepSetting{
 // StepSettings declares every setting of a step but its name once, in the
 // order a shard file writes them. The result is a fresh slice.
 func StepSettings() []StepSetting { return append([]StepSetting(nil), stepSettings...) }
-
-func init() { testhook.SetSteps(&stepSettings) }
 
 // EchoedStepSettings are the settings of a step that outputs echo, in the
 // order they list them: those a name gives over every step (p_fail,

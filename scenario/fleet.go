@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Fleet is what a scenario file's fleet section sets for retrysim fleet:
@@ -64,17 +65,33 @@ func (f *Fleet) Apply(c *fleet.Config) error {
 	}
 	cl := c.Client
 	if k := cl.Policy.Kind; k != fleet.Unlimited && cl.Attempts == 1 && cl.Hedges == 0 && !k.GuardsFirst() {
-		return fmt.Errorf("%s:%d sets policy %s, which with client.attempts 1 and no hedges is never asked", f.file, f.Set["policy"], k)
+		return &applyError{f.file, f.Set["policy"], schema.Textf("sets policy %s, which with %s 1 and no hedges is never asked", k, schema.Path("client.attempts"))}
 	}
-	unread := c.Unread()
+	unread := c.UnreadWhy()
 	keys := slices.SortedFunc(maps.Keys(f.Set), func(a, b string) int { return f.Set[a] - f.Set[b] }) // in file order
 	for _, key := range keys {
 		p, _ := fleet.LookupKey(key)
-		if why := unread[p.Path]; why != "" {
-			return &Error{File: f.file, Line: f.Set[key], Field: "fleet." + strings.ReplaceAll(key, "-", "_"), Msg: fileWords(why)}
+		if why, ok := unread[p.Path]; ok {
+			return &Error{File: f.file, Line: f.Set[key], Field: "fleet." + strings.ReplaceAll(key, "-", "_"), Msg: why.Words(fleetKey)}
 		}
 	}
 	return nil
+}
+
+// applyError is Apply's refusal of a key that the settings the file does
+// not give (a command's flags) leave unread, naming those by path.
+type applyError struct {
+	file string
+	line int
+	text schema.Text
+}
+
+func (e *applyError) Error() string { return fmt.Sprintf("%s:%d %s", e.file, e.line, e.text) }
+
+// Words is Error with each setting its message names by path named by
+// name, as a command names it (a flag).
+func (e *applyError) Words(name func(path string) string) string {
+	return fmt.Sprintf("%s:%d %s", e.file, e.line, e.text.Words(name))
 }
 
 // fleetSection reads the fleet mapping n, each value checked as its flag
@@ -110,18 +127,18 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	if checked.Client.Backoff.Cap == 0 { // 0 says no cap, as the flag's 0 does
 		checked.Client.Backoff.Cap = fleet.NoCap
 	}
-	unread := checked.Unread()
+	unread := checked.UnreadWhy()
 	for i := 0; i < len(n.Content); i += 2 {
 		k := n.Content[i]
 		p, _ := fleet.LookupKey(strings.ReplaceAll(k.Value, "_", "-"))
-		if why := unread[p.Path]; why != "" {
-			return nil, fail(k, fileWords(why))
+		if why, ok := unread[p.Path]; ok {
+			return nil, fail(k, why.Words(fleetKey))
 		}
 	}
 	if err := checked.Check(); err != nil {
 		fe, ok := err.(*fleet.FieldError)
 		if k := keys[fe.Field]; ok && k != nil {
-			return nil, fail(k, fileWords(fe.Msg))
+			return nil, fail(k, fe.Words(fleetKey))
 		}
 	}
 	return f, nil
@@ -177,9 +194,12 @@ func setParam(p fleet.Param, c *fleet.Config, v *yaml.Node) string {
 	return ""
 }
 
-// fileWords is a fleet error's message with each setting it names by path
-// named as the fleet section's key (grpc_max_tokens for
-// client.policy.max_tokens).
-func fileWords(msg string) string {
-	return fleet.ReplacePaths(msg, func(p fleet.Param) string { return strings.ReplaceAll(p.Key, "-", "_") })
+// fleetKey names the fleet setting at path as the fleet section's key
+// (grpc_max_tokens for client.policy.max_tokens); a path no fleet.Param
+// declares is named as it is.
+func fleetKey(path string) string {
+	if p, ok := fleet.LookupParam(path); ok {
+		return strings.ReplaceAll(p.Key, "-", "_")
+	}
+	return path
 }

@@ -13,8 +13,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -39,27 +39,16 @@ func (g *Graph) Line(path string) int { return g.lines[path] }
 var graphSections = []string{"load", "server", "outage", "client"}
 
 // SectionKey is the key of setting p in the graph section's mapping named
-// section (load, server, outage or client): its Key (the fleet command's
-// flag) with _ for -, less the section's name in front (outage_mode is
-// mode), and kind for the setting whose Key is the section's name
-// (server.kind, whose Key is server).
-func SectionKey(section string, p fleet.Param) string {
-	k := strings.ReplaceAll(p.Key, "-", "_")
-	if k == section {
-		return "kind"
-	}
-	if rest, ok := strings.CutPrefix(k, section+"_"); ok {
-		return rest
-	}
-	return k
-}
+// section, as fleet.SectionKey names it (the json echo's writer names it
+// so).
+func SectionKey(section string, p fleet.Param) string { return fleet.SectionKey(section, p) }
 
 // sectionParams maps each key of the section to its setting.
 func sectionParams(section string) map[string]fleet.Param {
 	m := map[string]fleet.Param{}
 	for _, p := range fleet.Params() {
 		if strings.HasPrefix(p.Path, section+".") {
-			m[SectionKey(section, p)] = p
+			m[fleet.SectionKey(section, p)] = p
 		}
 	}
 	return m
@@ -169,62 +158,67 @@ func (r *graphReader) time(v *yaml.Node, path string) (time.Duration, error) {
 	return d.v, nil
 }
 
-// guard reads an entry's store and crash keys, named as the delivery
-// model's queue settings (store, ttl, lease, crash, crash_at,
-// max_crashes), into en; fleet.Graph.Check holds them to their bounds.
-// With a store, ttl and lease default to the delivery model's (24h, 30s);
-// ttl or lease without a store, or crash_at or max_crashes without crash,
-// would do nothing and are refused.
-func (r *graphReader) guard(ev map[string]*yaml.Node, path string, en *fleet.Entry) error {
-	for _, n := range []struct{ key, needs string }{{"ttl", "store"}, {"lease", "store"}, {"crash_at", "crash"}, {"max_crashes", "crash"}} {
-		if v := ev[n.key]; v != nil && ev[n.needs] == nil {
-			return r.fail(v, path+"."+n.key, fmt.Sprintf("needs %s.%s: without it, it does nothing", path, n.needs))
+// entrySetting reads v into setting p of entry en (fleet.EntryParams), as
+// the delivery model's queue settings of the same names are read;
+// fleet.Graph.Check holds it to its bounds.
+func (r *graphReader) entrySetting(p fleet.EntryParam, v *yaml.Node, path string, en *fleet.Entry) error {
+	switch d := p.Field(en).(type) {
+	case *float64:
+		if v.Kind != yaml.ScalarNode || v.Decode(d) != nil || !(*d >= 0 && *d <= 1) {
+			return r.fail(v, path, fmt.Sprintf("%q is not a probability from 0 to 1", v.Value))
+		}
+	case *bool:
+		b, err := r.flag(v, path)
+		if err != nil {
+			return err
+		}
+		*d = b
+	case *time.Duration:
+		t, err := r.time(v, path)
+		if err != nil {
+			return err
+		}
+		*d = t
+	case *int:
+		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(d) != nil {
+			return r.fail(v, path, fmt.Sprintf("%q is not a whole number", v.Value))
+		}
+	case encoding.TextUnmarshaler:
+		if v.Kind != yaml.ScalarNode || d.UnmarshalText([]byte(v.Value)) != nil {
+			return r.fail(v, path, fmt.Sprintf("%q is not %s (want one of %s)", v.Value, p.Type, strings.Join(p.Names, ", ")))
+		}
+	default:
+		panic("scenario: fleet.EntryParam " + p.Key + " has a field of a type the graph reader does not read")
+	}
+	if p.Sets != nil {
+		p.Sets(en)
+	}
+	return nil
+}
+
+// entrySettings reads an entry's settings (fleet.EntryParams) from its
+// mapping's values ev into en, in their order: a key whose Needs the file
+// leaves out, or that the entry's other settings leave unread (a ttl with
+// the store none), would do nothing and is refused.
+func (r *graphReader) entrySettings(ev map[string]*yaml.Node, path string, en *fleet.Entry) error {
+	params := fleet.EntryParams()
+	for _, p := range params {
+		v := ev[p.Key]
+		if v == nil {
+			continue
+		}
+		if p.Needs != "" && ev[p.Needs] == nil {
+			return r.fail(v, path+"."+p.Key, fmt.Sprintf("needs %s.%s: without it, it does nothing", path, p.Needs))
+		}
+		if err := r.entrySetting(p, v, path+"."+p.Key, en); err != nil {
+			return err
 		}
 	}
-	var err error
-	if v := ev["store"]; v != nil {
-		def := delivery.Defaults()
-		en.Store.TTL, en.Store.Lease = def.TTL, def.Lease
-		if en.Store.Mode, err = delivery.ParseStore(v.Value); v.Kind != yaml.ScalarNode || err != nil {
-			return r.fail(v, path+".store", fmt.Sprintf("%q is not a store (want one of %s)", v.Value, strings.Join(delivery.Stores().Names(), ", ")))
-		}
-	}
-	for _, t := range []struct {
-		key string
-		p   *time.Duration
-	}{{"ttl", &en.Store.TTL}, {"lease", &en.Store.Lease}} {
-		if v := ev[t.key]; v != nil {
-			if *t.p, err = r.time(v, path+"."+t.key); err != nil {
-				return err
+	for _, p := range params {
+		if v := ev[p.Key]; v != nil && p.Unread != nil {
+			if why := p.Unread(*en); why != "" {
+				return r.fail(v, path+"."+p.Key, why)
 			}
-		}
-	}
-	if v := ev["crash"]; v != nil {
-		if v.Kind != yaml.ScalarNode || v.Decode(&en.Crash.P) != nil || !(en.Crash.P >= 0 && en.Crash.P <= 1) {
-			return r.fail(v, path+".crash", fmt.Sprintf("%q is not a probability from 0 to 1", v.Value))
-		}
-	}
-	if v := ev["crash_at"]; v != nil {
-		if en.Crash.At, err = delivery.ParseCrashPoint(v.Value); v.Kind != yaml.ScalarNode || err != nil {
-			return r.fail(v, path+".crash_at", fmt.Sprintf("%q is not a crash point (want one of %s)", v.Value, strings.Join(delivery.CrashPoints().Names(), ", ")))
-		}
-	}
-	if v := ev["max_crashes"]; v != nil {
-		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(&en.Crash.Max) != nil {
-			return r.fail(v, path+".max_crashes", fmt.Sprintf("%q is not a whole number", v.Value))
-		}
-	}
-	// What the store or the crashes set aside never read, as the delivery
-	// model's flags refuse it.
-	if v := ev["ttl"]; v != nil && en.Store.Mode == delivery.NoStore {
-		return r.fail(v, path+".ttl", "no key is written: the store is none")
-	}
-	if v := ev["lease"]; v != nil && en.Store.Mode != delivery.Lease {
-		return r.fail(v, path+".lease", fmt.Sprintf("only the lease store takes a lease; the store is %s", en.Store.Mode))
-	}
-	for _, key := range []string{"crash_at", "max_crashes"} {
-		if v := ev[key]; v != nil && en.Crash.P == 0 {
-			return r.fail(v, path+"."+key, "no worker crashes: the crash probability is 0")
 		}
 	}
 	return nil
@@ -329,7 +323,7 @@ func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Confi
 			return err
 		}
 	}
-	unread := c.Unread()
+	unread := c.UnreadWhy()
 	for _, k := range keys {
 		key := strings.ReplaceAll(k.Value, "-", "_")
 		p, ok := params[key]
@@ -340,7 +334,7 @@ func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Confi
 			r.pushback = append(r.pushback, pushbackKey{k, path + "." + key, service, section == "client"})
 			continue
 		}
-		if why := unread[p.Path]; why != "" {
+		if why, ok := unread[p.Path]; ok {
 			return r.fail(k, path+"."+key, GraphWords(why))
 		}
 	}
@@ -377,15 +371,15 @@ func (r *graphReader) located(err error, path, section string) error {
 	}
 	var field string
 	if p, ok := fleet.LookupParam(fe.Field); ok && strings.HasPrefix(p.Path, section+".") {
-		field = path + "." + SectionKey(section, p)
+		field = path + "." + fleet.SectionKey(section, p)
 	} else if rest, ok := strings.CutPrefix(fe.Field, section+"."); ok {
 		field = path + "." + rest // outage.from, outage.to
 	} else if section == "graph" {
 		field = path + "." + fe.Field // duration, net
 	} else { // another setting, with which this section's conflicts: said at the section
-		return &Error{File: r.file, Line: r.lineOf(path), Field: path, Msg: GraphWords(fe.Field + " " + fe.Msg)}
+		return &Error{File: r.file, Line: r.lineOf(path), Field: path, Msg: graphKey(fe.Field) + " " + fe.Words(graphKey)}
 	}
-	return &Error{File: r.file, Line: r.lineOf(field), Field: field, Msg: GraphWords(fe.Msg)}
+	return &Error{File: r.file, Line: r.lineOf(field), Field: field, Msg: fe.Words(graphKey)}
 }
 
 // lineOf is the line of the key or item at path, or of the nearest one
@@ -403,24 +397,66 @@ func (r *graphReader) lineOf(path string) int {
 	}
 }
 
-// GraphWords is a fleet message (an error, a Param's Usage) with each setting it names by path
-// named as the graph section's key in its mapping (client.budget_ratio for
-// client.policy.budget_ratio, server.kind for server.kind).
-func GraphWords(msg string) string {
-	return fleet.ReplacePaths(msg, func(p fleet.Param) string {
-		section, _, _ := strings.Cut(p.Path, ".")
-		return section + "." + SectionKey(section, p)
-	})
+// GraphWords is a fleet text (a reason Config.UnreadWhy gives, a Param's
+// Usage) with each setting it names by path named as graphKey names it.
+func GraphWords(t schema.Text) string { return t.Words(graphKey) }
+
+// graphKey names the fleet setting at path as the graph section's key in
+// its mapping (client.budget_ratio for client.policy.budget_ratio,
+// server.kind for server.kind); a path no fleet.Param declares, or of no
+// mapping (net), is named as it is.
+func graphKey(path string) string {
+	p, ok := fleet.LookupParam(path)
+	section, _, dotted := strings.Cut(path, ".")
+	if !ok || !dotted {
+		return path
+	}
+	return section + "." + fleet.SectionKey(section, p)
 }
 
 // The keys of the graph section's mappings that are not settings of the
-// fleet schema.
+// fleet schema (fleet.Params, fleet.EntryParams, fleet.GraphParams).
 var (
-	graphKeys   = []string{"name", "duration", "net", "deadlines", "entries", "services"}
-	entryKeys   = []string{"to", "load", "client", "poison", "redeliver_at_timeout", "heartbeat", "timeout_at_receive", "store", "ttl", "lease", "crash", "crash_at", "max_crashes"}
 	serviceKeys = []string{"name", "server", "outage", "calls", "parallel"}
 	callKeys    = []string{"to", "client"}
 )
+
+// graphKeys are the keys of the graph mapping: its settings
+// (fleet.GraphParams), then its entries and services.
+func graphKeys() []string {
+	var keys []string
+	for _, p := range fleet.GraphParams() {
+		keys = append(keys, p.Key)
+	}
+	return append(keys, "entries", "services")
+}
+
+// graphSetting reads v into field, a setting of the graph itself
+// (fleet.GraphParams): a name, a duration or true or false.
+func (r *graphReader) graphSetting(field any, v *yaml.Node, path string) error {
+	var err error
+	switch d := field.(type) {
+	case *string:
+		*d, err = r.text(v, path)
+	case *time.Duration:
+		*d, err = r.time(v, path)
+	case *bool:
+		*d, err = r.flag(v, path)
+	default:
+		panic("scenario: fleet.GraphParam " + path + " has a field of a type the graph reader does not read")
+	}
+	return err
+}
+
+// entryKeys are the keys of an entry's mapping: its service, its load and
+// client, then its settings (fleet.EntryParams).
+func entryKeys() []string {
+	keys := []string{"to", "load", "client"}
+	for _, p := range fleet.EntryParams() {
+		keys = append(keys, p.Key)
+	}
+	return keys
+}
 
 // graphSection reads the graph mapping n of the file called name: each
 // setting left out keeps the fleet command's default (fleet.DefaultConfig),
@@ -428,30 +464,17 @@ var (
 // the line of the key it names.
 func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	r := &graphReader{file: name, lines: map[string]int{"graph": line}}
-	vals, _, err := r.mapping(n, "graph", "a mapping with entries and services", graphKeys)
+	vals, _, err := r.mapping(n, "graph", "a mapping with entries and services", graphKeys())
 	if err != nil {
 		return nil, err
 	}
 	def := fleet.DefaultConfig()
 	g := fleet.Graph{Name: "graph", Duration: def.Duration, Net: def.Net}
-	if v := vals["name"]; v != nil {
-		if g.Name, err = r.text(v, "graph.name"); err != nil {
-			return nil, err
-		}
-	}
-	for _, t := range []struct {
-		key string
-		p   *time.Duration
-	}{{"duration", &g.Duration}, {"net", &g.Net}} { // in this order, so a file with both wrong gets one error
-		if v := vals[t.key]; v != nil {
-			if *t.p, err = r.time(v, "graph."+t.key); err != nil {
+	for _, p := range fleet.GraphParams() { // in their order, so a file with two wrong gets one error
+		if v := vals[p.Key]; v != nil {
+			if err := r.graphSetting(p.Field(&g), v, "graph."+p.Key); err != nil {
 				return nil, err
 			}
-		}
-	}
-	if v := vals["deadlines"]; v != nil {
-		if g.Deadlines, err = r.flag(v, "graph.deadlines"); err != nil {
-			return nil, err
 		}
 	}
 	// Duration and net are checked as the fleet's: a section's Config
@@ -475,7 +498,7 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	}
 	for i, e := range entries.Content {
 		path := fmt.Sprintf("graph.entries[%d]", i)
-		ev, _, err := r.mapping(e, path, "a mapping with to, load and client", entryKeys)
+		ev, _, err := r.mapping(e, path, "a mapping with to, load and client", entryKeys())
 		if err != nil {
 			return nil, err
 		}
@@ -498,27 +521,7 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 			}
 		}
 		en.Load, en.Client = c.Load, c.Client
-		if v := ev["poison"]; v != nil {
-			if v.Kind != yaml.ScalarNode || v.Decode(&en.Poison) != nil || !(en.Poison >= 0 && en.Poison <= 1) {
-				return nil, r.fail(v, path+".poison", fmt.Sprintf("%q is not a probability from 0 to 1", v.Value))
-			}
-		}
-		if v := ev["redeliver_at_timeout"]; v != nil {
-			if en.RedeliverAtTimeout, err = r.flag(v, path+".redeliver_at_timeout"); err != nil {
-				return nil, err
-			}
-		}
-		if v := ev["heartbeat"]; v != nil {
-			if en.Heartbeat, err = r.flag(v, path+".heartbeat"); err != nil {
-				return nil, err
-			}
-		}
-		if v := ev["timeout_at_receive"]; v != nil {
-			if en.TimeoutAtReceive, err = r.flag(v, path+".timeout_at_receive"); err != nil {
-				return nil, err
-			}
-		}
-		if err := r.guard(ev, path, &en); err != nil {
+		if err := r.entrySettings(ev, path, &en); err != nil {
 			return nil, err
 		}
 		g.Entries = append(g.Entries, en)
@@ -658,7 +661,7 @@ func (g *Graph) Located(err error) error {
 				continue
 			}
 			if p, ok := fleet.LookupParam(rest[at+1:]); ok {
-				rest = rest[:at] + "." + sec + "." + SectionKey(sec, p)
+				rest = rest[:at] + "." + sec + "." + fleet.SectionKey(sec, p)
 			}
 			break
 		}
@@ -666,5 +669,5 @@ func (g *Graph) Located(err error) error {
 			field = fmt.Sprintf("graph.%s[%d]%s", m[1], i, rest)
 		}
 	}
-	return &Error{File: g.file, Line: r.lineOf(field), Field: field, Msg: GraphWords(fe.Msg)}
+	return &Error{File: g.file, Line: r.lineOf(field), Field: field, Msg: fe.Words(graphKey)}
 }

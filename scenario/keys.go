@@ -164,7 +164,7 @@ func graphKeyDocs() []Key {
 		var keys []Key
 		for _, p := range fleet.Params() {
 			if strings.HasPrefix(p.Path, name+".") {
-				key := SectionKey(name, p)
+				key := fleet.SectionKey(name, p)
 				example, ok := graphExamples[name+"."+key]
 				switch _, isBool := p.Field(&fleet.Config{}).(*bool); {
 				case ok:
@@ -184,39 +184,24 @@ func graphKeyDocs() []Key {
 	keys := []Key{
 		k("graph", "a mapping: name, duration, net, deadlines, entries and services", "none", "only in a file for retrysim graph, which reads no job and no fleet section", "{entries: [{to: a}], services: [{name: a}]}",
 			"the call graph retrysim graph runs: services that call each other, each call with its own client, and load entering at one or more services; each setting left out keeps retrysim fleet's default"),
-		k("graph.name", "text", "graph", "a name", "checkout", "the graph's name, in every output's title"),
-		k("graph.duration", "duration", "1m", fmt.Sprintf("1s to %ds", fleet.MaxDuration), "30s", "how long requests arrive, as the fleet model's duration"),
-		k("graph.net", "duration", "100ms", fmt.Sprintf("up to %ds", fleet.MaxSeconds), "1ms", "the mean one-way network delay of every call, exponential (0: none), as the fleet model's net"),
-		k("graph.deadlines", "true or false", "false", "true or false", "true",
-			"propagate deadlines, as gRPC does: an attempt's timeout is at most what is left of its caller's, and a service whose caller has given up makes no more calls"),
+	}
+	for _, p := range fleet.GraphParams() {
+		keys = append(keys, k("graph."+p.Key, p.Type, p.Default, p.Bounds, p.Example, p.Doc))
+	}
+	keys = append(keys,
 		k("graph.entries", "a list of entries", "none: required", fmt.Sprintf("1 to %d entries", fleet.MaxEntries), "[{to: a}]", "where load enters the graph"),
 		k("graph.entries[].to", "a service's name", "none: required", "a service of the graph", "a", "the service the entry's requests go to"),
 		k("graph.entries[].load", "a mapping of load settings", "constant 40 a second", "the keys below", "{shape: constant, rate: 10}", "the entry's arrivals: each key is retrysim fleet's load flag with _ for -"),
-	}
+	)
 	keys = append(keys, section("graph.entries[].load", "load")...)
 	keys = append(keys,
 		k("graph.entries[].client", "a mapping of client settings", "retrysim fleet's client: 1 client, timeout 3s, 3 attempts, no backoff", "the keys of "+call+".client", "{attempts: 1}",
 			"the client that sends the entry's requests, whose successes are the graph's end to end; it takes the keys of a call's client"),
-		k("graph.entries[].poison", "a probability", "0", "0 to 1", "0.01",
-			"the share of the entry's requests that are poison: each fails its own work at the service it enters on every attempt (a job queue's poison jobs, retrysim workers)"),
-		k("graph.entries[].redeliver_at_timeout", "true or false", "false", "true or false", "true",
-			"retry a failed attempt when its timeout would have passed instead of after the client's backoff: an SQS message reappears when its visibility timeout runs out (retrysim workers)"),
-		k("graph.entries[].heartbeat", "true or false", "false", "true or false", "true",
-			"while a queue server's worker holds an attempt, put its timeout off by another timeout each time it falls due: a worker's heartbeat extending a job's lease (retrysim workers)"),
-		k("graph.entries[].timeout_at_receive", "true or false", "false", "true or false (true needs a queue server and no hedges)", "true",
-			"start an attempt's timeout when a worker of the queue server it enters takes it, not when it is sent: SQS's visibility timeout runs from a receive, so a message waiting in the queue never reappears (retrysim workers)"),
-		k("graph.entries[].store", "a store", "none", strings.Join(delivery.Stores().Names(), ", "), "lease",
-			"the key store the workers of the service the entry sends to keep for each request's calls (a job's steps), shared by all its attempts (its deliveries): the delivery model's queue.store, operation for operation (retrysim workers)"),
-		k("graph.entries[].ttl", "duration", "24h", fmt.Sprintf("0s (never) to %ds", fleet.MaxSeconds), "1h",
-			"the store's keys expire this long after they are written, as the delivery model's queue.ttl (a lease's done keys never do)"),
-		k("graph.entries[].lease", "duration", "30s", fmt.Sprintf("above 0s, up to %ds", fleet.MaxSeconds), "45s",
-			"store lease: a lease holds this long before another delivery may take it over, as the delivery model's queue.lease"),
-		k("graph.entries[].crash", "a probability", "0", "0 to 1", "0.001",
-			"the probability that a worker of the service the entry sends to dies at crash_at, each time a delivery passes it, as the delivery model's queue.crash; its delivery comes back when its timeout (the visibility timeout) runs out"),
-		k("graph.entries[].crash_at", "a crash point", "before-key", strings.Join(delivery.CrashPoints().Names(), ", "), "after-work",
-			"where workers die: before a step's key, between the key and the step's call, between the call's success and the key's record, or after the last step before the ack"),
-		k("graph.entries[].max_crashes", "a whole number", "0 (no bound)", fmt.Sprintf("0 to %d", delivery.CrashesLimit), "1",
-			"the most crashes a job's workers may have, as the delivery model's queue.max_crashes"),
+	)
+	for _, p := range fleet.EntryParams() {
+		keys = append(keys, k("graph.entries[]."+p.Key, p.Type, p.Default, p.Bounds, p.Example, p.Doc))
+	}
+	keys = append(keys,
 		k("graph.services", "a list of services", "none: required", fmt.Sprintf("1 to %d services, each reached by an entry", fleet.MaxServices), "[{name: a}]", "the services"),
 		k(svc+".name", "text", "none: required", "a name, unique in the graph", "a", "the service's name, by which entries and calls reach it"),
 		k(svc+".server", "a mapping of server settings", "retrysim fleet's server: latency 1s + 10ms a call in progress", "the keys below", "{kind: independent, base: 10ms}", "the service's server: each key is retrysim fleet's server flag with _ for -, the server's kind as kind"),

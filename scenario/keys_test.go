@@ -228,12 +228,13 @@ func graphFileWith(t *testing.T, k Key, context string) string {
 	b := map[string]any{"name": "b"}
 	g := map[string]any{"entries": []any{entry}, "services": []any{a, b}}
 	var at map[string]any
+	inEntry := false
 	parts := strings.Split(k.Path, ".")[1:]
 	switch {
 	case len(parts) == 0: // graph itself
 		return marshal(t, map[string]any{"graph": ex})
 	case parts[0] == "entries[]":
-		at, parts = entry, parts[1:]
+		at, parts, inEntry = entry, parts[1:], true
 	case parts[0] == "services[]" && len(parts) > 1 && parts[1] == "calls[]":
 		at, parts = call, parts[2:]
 	case parts[0] == "services[]":
@@ -271,14 +272,101 @@ func graphFileWith(t *testing.T, k Key, context string) string {
 		at[parts[0]], at = m, m
 		parts = parts[1:]
 	}
-	switch parts[0] { // a key an entry reads only with its companion
-	case "ttl", "lease":
-		entry["store"] = "lease"
-	case "crash_at", "max_crashes":
-		entry["crash"] = 0.1
-	case "timeout_at_receive": // a needs workers to receive
+	if inEntry && len(parts) == 1 { // a key an entry reads only with the one it needs, at its example (a lease store)
+		params := fleet.EntryParams()
+		for _, p := range params {
+			if i := slices.IndexFunc(params, func(n fleet.EntryParam) bool { return n.Key == p.Needs }); p.Key == parts[0] && i >= 0 {
+				var need any
+				if err := yaml.Unmarshal([]byte(params[i].Example), &need); err != nil {
+					t.Fatal(err)
+				}
+				entry[p.Needs] = need
+			}
+		}
+	}
+	if parts[0] == "timeout_at_receive" { // a needs workers to receive
 		a["server"] = map[string]any{"kind": "queue"}
 	}
 	at[parts[0]] = ex
 	return marshal(t, map[string]any{"graph": g})
+}
+
+// A setting of the graph section given in Go, by fleet.Graph.Set with the
+// path and value a file writes, sets what the file's reader sets: for each
+// setting key of the reference (a fleet.Param of a load, client, server or
+// outage mapping, an entry's fleet.EntryParam or the graph's own
+// fleet.GraphParam), the graph of a file that
+// gives it its example equals the graph of the same file without it, with
+// the key Set. The reader is the independent reference: it reads the
+// file's mappings, not paths.
+func TestGraphSetAgreesWithTheFile(t *testing.T) {
+	companions := [][2]string{{}}
+	for _, p := range fleet.Params() {
+		text, ok := p.Field(&fleet.Config{}).(encoding.TextUnmarshaler)
+		if !ok {
+			continue
+		}
+		_, list, _ := strings.Cut(text.UnmarshalText(nil).Error(), "(want ")
+		list = strings.ReplaceAll(strings.TrimPrefix(strings.TrimSuffix(list, ")"), "one of "), " or ", ", ")
+		for _, name := range strings.Split(list, ", ") {
+			companions = append(companions, [2]string{strings.ReplaceAll(p.Key, "-", "_"), name})
+		}
+	}
+	tested := 0
+	for _, k := range Keys() {
+		rest, ok := strings.CutPrefix(k.Path, "graph.")
+		parts := strings.Split(rest, ".")
+		entryKey := len(parts) == 2 && parts[0] == "entries[]" && slices.ContainsFunc(fleet.EntryParams(), func(p fleet.EntryParam) bool { return p.Key == parts[1] })
+		graphKey := len(parts) == 1 && slices.ContainsFunc(fleet.GraphParams(), func(p fleet.GraphParam) bool { return p.Key == parts[0] })
+		if !ok || k.Setting == "" && !entryKey && !graphKey {
+			continue
+		}
+		tested++
+		path := "graph." + strings.NewReplacer("entries[]", "entries[0]", "services[]", "services[a]", "calls[]", "calls[0]").Replace(rest)
+		found := false
+		for _, c := range companions {
+			text := fileWith(t, k, c)
+			want, err := Parse("f.yaml", []byte(text))
+			if err != nil {
+				continue
+			}
+			found = true
+			var doc map[string]any
+			if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+				t.Fatal(err)
+			}
+			at := doc["graph"].(map[string]any)
+			for _, part := range parts[:len(parts)-1] {
+				switch part {
+				case "entries[]":
+					at = at["entries"].([]any)[0].(map[string]any)
+				case "services[]":
+					at = at["services"].([]any)[0].(map[string]any)
+				case "calls[]":
+					at = at["calls"].([]any)[0].(map[string]any)
+				default:
+					at = at[part].(map[string]any)
+				}
+			}
+			delete(at, parts[len(parts)-1])
+			without, err := Parse("f.yaml", []byte(marshal(t, doc)))
+			if err != nil {
+				t.Errorf("%s: the file without it: %v", k.Path, err)
+				break
+			}
+			g := without.Graph.Graph
+			if err := g.Set(path, k.Example); err != nil {
+				t.Errorf("Set(%s, %s) = %v", path, k.Example, err)
+			} else if !reflect.DeepEqual(g, want.Graph.Graph) {
+				t.Errorf("Set(%s, %s) = %+v; want the file's %+v", path, k.Example, g, want.Graph.Graph)
+			}
+			break
+		}
+		if !found {
+			t.Errorf("%s: no file gives it", k.Path)
+		}
+	}
+	if tested < 65 {
+		t.Errorf("tested %d settings; want every one of the graph section's, at least 65", tested)
+	}
 }

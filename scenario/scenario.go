@@ -46,19 +46,34 @@ type Error struct {
 	Line  int
 	Field string
 	Msg   string
+	// text is Msg with the settings it names kept as schema.Paths, when
+	// set.
+	text schema.Text
 }
 
 // Error is one line whatever the file held: a key or value quoted from the
 // file may span lines, so every newline is written as \n.
-func (e *Error) Error() string {
+func (e *Error) Error() string { return e.line(e.Msg) }
+
+// Words is Error with each setting its message names by path named by
+// name, as a command names it (a flag).
+func (e *Error) Words(name func(path string) string) string {
+	if e.text.String() != e.Msg {
+		return e.Error()
+	}
+	return e.line(e.text.Words(name))
+}
+
+// line is the error with the message msg.
+func (e *Error) line(msg string) string {
 	var s string
 	switch {
 	case e.Line == 0: // the file as a whole
-		s = fmt.Sprintf("%s: %s", e.File, e.Msg)
+		s = fmt.Sprintf("%s: %s", e.File, msg)
 	case e.Field == "":
-		s = fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+		s = fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
 	default:
-		s = fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
+		s = fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, msg)
 	}
 	return oneLine(s)
 }

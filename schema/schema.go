@@ -26,14 +26,70 @@ type FieldError struct {
 	Field  string
 	Fields []string
 	Msg    string
+	// text is Msg with the settings it names kept as Paths, when Errorf
+	// made it.
+	text Text
 }
 
 // Error is "FIELD: MSG".
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
-// Errorf is a *FieldError for field with a formatted message.
+// Errorf is a *FieldError for field with a formatted message, whose Path
+// arguments Words names as a reader calls them.
 func Errorf(field, format string, args ...any) error {
-	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	t := Textf(format, args...)
+	return &FieldError{Field: field, Msg: t.String(), text: t}
+}
+
+// Words is the message with each setting it names (a Path argument of
+// Errorf) named by name: a command's flag, a file's key. A message not made
+// by Errorf, or changed since, is Msg as it is.
+func (e *FieldError) Words(name func(path string) string) string {
+	if e.text.String() != e.Msg {
+		return e.Msg
+	}
+	return e.text.Words(name)
+}
+
+// Path is a setting named in a message by its path (client.attempts,
+// queue.lease): it prints as the path, and Text.Words names it otherwise.
+type Path string
+
+// Text is a message that names settings: a format and its arguments, each
+// setting among them a Path, so that a reader names them in its own words
+// from the settings' declarations instead of finding them in the text.
+type Text struct {
+	format string
+	args   []any
+}
+
+// Textf is the message format with args.
+func Textf(format string, args ...any) Text { return Text{format, args} }
+
+// String is the message with each setting named by its path.
+func (t Text) String() string {
+	if t.format == "" {
+		return ""
+	}
+	return fmt.Sprintf(t.format, t.args...)
+}
+
+// Words is the message with each setting named by name(path).
+func (t Text) Words(name func(path string) string) string {
+	if t.format == "" {
+		return ""
+	}
+	args := make([]any, len(t.args))
+	for i, a := range t.args {
+		switch x := a.(type) {
+		case Path:
+			a = name(string(x))
+		case Text: // a message within the message
+			a = x.Words(name)
+		}
+		args[i] = a
+	}
+	return fmt.Sprintf(t.format, args...)
 }
 
 // Within is err with its field path put under prefix: a *FieldError for

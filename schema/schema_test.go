@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/retrysim/retrysim/schema"
@@ -87,5 +88,31 @@ func TestWithin(t *testing.T) {
 	var fe *schema.FieldError
 	if err := schema.Within("queue", joint); !errors.As(err, &fe) || fe.Field != "queue.a x queue.b" || len(fe.Fields) != 2 || fe.Fields[0] != "queue.a" || fe.Fields[1] != "queue.b" || joint.Fields[0] != "a" {
 		t.Errorf("Within(queue, a x b) = %+v; want each field under queue, the input unchanged", fe)
+	}
+}
+
+// Errorf keeps the settings its message names as Paths: Msg and Error name
+// them by path, Words as a reader does, a Text within the message included;
+// Within keeps them, and a message changed since is Msg as it is.
+func TestFieldErrorWords(t *testing.T) {
+	flag := func(p string) string { return "-" + strings.ReplaceAll(p, ".", "-") }
+	inner := schema.Textf("1 + %s", schema.Path("client.hedges"))
+	err := schema.Errorf("lease", "%d attempts (%s) with %s %s", 3, inner, schema.Path("queue.store"), "lease")
+	var fe *schema.FieldError
+	if !errors.As(schema.Within("queue", err), &fe) {
+		t.Fatalf("Within(queue, %v) is no *FieldError", err)
+	}
+	if want := "queue.lease: 3 attempts (1 + client.hedges) with queue.store lease"; fe.Error() != want {
+		t.Errorf("Error() = %q; want %q", fe.Error(), want)
+	}
+	if got, want := fe.Words(flag), "3 attempts (1 + -client-hedges) with -queue-store lease"; got != want {
+		t.Errorf("Words(flag) = %q; want %q", got, want)
+	}
+	fe.Msg = "changed queue.store"
+	if got := fe.Words(flag); got != fe.Msg {
+		t.Errorf("Words(flag) of a changed message = %q; want Msg, %q", got, fe.Msg)
+	}
+	if got := (&schema.FieldError{Field: "a", Msg: "b queue.store"}).Words(flag); got != "b queue.store" {
+		t.Errorf("Words of a FieldError Errorf did not make = %q; want its Msg", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/scenario"
+	"github.com/retrysim/retrysim/schema"
 )
 
 var fleetIntro = `retrysim fleet simulates many clients calling one server in virtual time, where
@@ -88,7 +89,7 @@ func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
 		if c.Client.Backoff.Cap == 0 { // from a flag or the file
 			c.Client.Backoff.Cap = fleet.NoCap
 		}
-		unread := c.Unread()
+		unread := c.UnreadWhy()
 		if err := flagval.Refuse(r.fs, func(n string) string { return fleetWords(unread[fleetPath(n)]) }); err != nil {
 			return nil, err
 		}
@@ -164,7 +165,13 @@ func fleetScenario(fs *flag.FlagSet, path string, c *fleet.Config) error {
 		return err
 	}
 	if err := f.Apply(c); err != nil { // its settings named by path, as flags here
-		return flagval.Usage(fmt.Errorf("-scenario: %s", fleetWords(err.Error())))
+		msg := err.Error()
+		if w, ok := err.(interface {
+			Words(func(string) string) string
+		}); ok {
+			msg = w.Words(fleetFlag)
+		}
+		return flagval.Usage(fmt.Errorf("-scenario: %s", msg))
 	}
 	return nil
 }
@@ -206,7 +213,7 @@ func fleetFlagError(err error) error {
 	if !ok {
 		return err
 	}
-	return fmt.Errorf("-%s: %s", flag, fleetWords(fe.Msg))
+	return fmt.Errorf("-%s: %s", flag, fe.Words(fleetFlag))
 }
 
 // fleetPath is the path of the fleet setting whose flag is flag, "" for a
@@ -242,8 +249,16 @@ func fleetGroups() []flagval.Group {
 	return groups
 }
 
-// fleetWords is a fleet message with each setting it names by path named
-// as its flag.
-func fleetWords(msg string) string {
-	return fleet.ReplacePaths(msg, func(p fleet.Param) string { return "-" + p.Key })
+// fleetWords is a fleet text (a Param's Usage, a reason Unread gives) with
+// each setting it names by path named as its flag.
+func fleetWords(t schema.Text) string { return t.Words(fleetFlag) }
+
+// fleetFlag is the flag of the fleet setting at path (-budget-ratio for
+// client.policy.budget_ratio), from its declaration; a path no fleet.Param
+// declares is named as it is.
+func fleetFlag(path string) string {
+	if p, ok := fleet.LookupParam(path); ok {
+		return "-" + p.Key
+	}
+	return path
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/flagval"
 )
 
 // One strictness for files and flags (issue 21, items 7 and 8): a scenario
@@ -171,45 +174,63 @@ func TestRaceRefusesUnreadAndZero(t *testing.T) {
 // Every time fleet reads is bounded as -help says, up to a day (render.FleetLimitList:
 // "times ... up to 86400 s"): 25h is refused for each, naming its flag. The
 // backoff's base and cap were only kept from being negative (issue 21, item
-// 13: -backoff-base 8760h ran). The table covers every time setting of
-// fleet.Params, each with the flags that make the run read it.
+// 13: -backoff-base 8760h ran). Every time setting of fleet.Params is
+// tried, each with flags that make the run read it (readingFlags).
 func TestFleetTimesUpToADay(t *testing.T) {
-	read := map[string][]string{
-		"from":           {"-shape", "spike", "-peak", "10", "-to", "26h"},
-		"to":             {"-shape", "spike", "-peak", "10"},
-		"base":           nil,
-		"slope":          nil,
-		"service":        {"-server", "queue"},
-		"net":            nil,
-		"timeout":        nil,
-		"backoff-base":   {"-attempts", "2", "-backoff", "exponential"},
-		"backoff-cap":    {"-attempts", "2", "-backoff", "exponential"},
-		"budget-ttl":     {"-attempts", "2", "-policy", "finagle-budget"},
-		"cb-window-time": {"-attempts", "2", "-policy", "sliding-breaker"},
-		"cb-open":        {"-attempts", "2", "-policy", "sliding-breaker"},
-		"sre-window":     {"-attempts", "2", "-policy", "sre-throttle"},
-		"hedge-delay":    {"-hedges", "1"},
-	}
 	for _, p := range fleet.Params() {
 		var c fleet.Config
 		if _, ok := p.Field(&c).(*time.Duration); !ok {
 			continue
 		}
-		flags, ok := read[p.Key]
+		flags, ok := readingFlags(p)
 		if !ok {
-			t.Errorf("-%s: a time setting this test does not try", p.Key)
+			t.Errorf("-%s: no flags make a run read it", p.Key)
 			continue
 		}
 		args := append([]string{"fleet", "-duration", "1s", "-replicates", "1"}, flags...)
 		out, errOut, code := retrysim(t, append(args, "-"+p.Key, "25h")...)
 		if code != 2 || out != "" || !strings.HasPrefix(errOut, "retrysim: -"+p.Key+": 90000 s is not ") {
-			t.Errorf("-%s 25h: exit %d, stderr %q; want exit 2 and an error naming -%s", p.Key, code, errOut, p.Key)
+			t.Errorf("-%s 25h (with %v): exit %d, stderr %q; want exit 2 and an error naming -%s", p.Key, flags, code, errOut, p.Key)
 		}
 	}
 	_, errOut, code := retrysim(t, "fleet", "-attempts", "2", "-backoff", "exponential", "-backoff-base", "8760h")
 	if want := "retrysim: -backoff-base: 3.1536e+07 s is not from 0 to 86400 s\n"; code != 2 || errOut != want {
 		t.Errorf("-backoff-base 8760h: exit %d, stderr %q; want exit 2, %q", code, errOut, want)
 	}
+}
+
+// readingFlags are flags of the fleet command under which a run reads the
+// setting p (fleet.Config.Unread does not name it): a retry and a hedge, and one name of a setting read by name (a policy, a
+// server kind, a shape), the first that does, from the declarations.
+func readingFlags(p fleet.Param) ([]string, bool) {
+	base := []string{"-attempts", "2", "-hedges", "1"}
+	candidates := [][]string{base}
+	for _, q := range fleet.Params() {
+		c := fleet.DefaultConfig()
+		text, ok := q.Field(&c).(encoding.TextUnmarshaler)
+		if !ok {
+			continue
+		}
+		_, list, _ := strings.Cut(text.UnmarshalText(nil).Error(), "(want ")
+		list = strings.ReplaceAll(strings.TrimPrefix(strings.TrimSuffix(list, ")"), "one of "), " or ", ", ")
+		for _, name := range strings.Split(list, ", ") {
+			candidates = append(candidates, append(slices.Clip(base), "-"+q.Key, name))
+		}
+	}
+	for _, flags := range candidates {
+		fs := flag.NewFlagSet("fleet", flag.ContinueOnError)
+		c := fleet.DefaultConfig()
+		for _, q := range fleet.Params() {
+			fs.Var(flagval.ParamVar(q, &c), q.Key, "")
+		}
+		if fs.Parse(append(slices.Clip(flags), "-"+p.Key, "1s")) != nil {
+			continue
+		}
+		if _, unread := c.Unread()[p.Path]; !unread {
+			return flags, true
+		}
+	}
+	return nil, false
 }
 
 // A flag given twice, in any spelling (-p-fail and --p-fail=), is refused,

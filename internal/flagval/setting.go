@@ -128,67 +128,60 @@ func givenSettingFlags(fs *flag.FlagSet, delivery bool) []settingFlag {
 
 // LibraryError turns the library's refusal of a setting, a *api.FieldError
 // naming its field path (or its Fields, a sweep's axes, joined by " x "),
-// into the flag's: a setting a flag gives (api.Settings, jobs, generator as
-// -rng, queue.lease as -lease, queue.backoff.policy as -backoff) is named by
-// its flag, a path given by name with -set (byName) or any other path of a
-// step or the queue as "-set PATH", and a field of the scenario
-// (scenario.steps[2].p_fail) as "-scenario: steps[2].p_fail".
+// into the flag's: a setting a flag gives is named by its flag
+// (SettingFlag), a path given by name with -set (byName) or any other path
+// of a step or the queue as "-set PATH", and a field of the scenario
+// (scenario.steps[2].p_fail) as "-scenario: steps[2].p_fail". The settings
+// its message names (schema.Path arguments: "use engine plain, or
+// generator pcg") are named as their flags too.
 func LibraryError(err error, byName ...string) error {
 	var fe *api.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}
-	flags := slices.Clone(fe.Fields)
-	if flags == nil {
-		flags = []string{fe.Field}
+	fields := fe.Fields
+	if fields == nil {
+		fields = []string{fe.Field}
 	}
-	msg := fe.Msg
-	settings := map[string]bool{}
-	for _, s := range api.Settings() {
-		settings[s.Name] = true
-	}
-	for i, f := range flags {
-		f = strings.TrimSuffix(f, ".policy") // queue.backoff.policy is -backoff
+	msg := fe.Words(func(path string) string { return "-" + SettingFlag(path) })
+	flags := make([]string, len(fields))
+	for i, f := range fields {
 		switch inner, inScenario := strings.CutPrefix(f, "scenario."); {
 		case f == "axes":
 			flags[i] = "-set"
 		case slices.Contains(byName, f):
 			flags[i] = "-set " + f
-		case settings[f]:
-			flags[i] = "-" + FlagOf(f)
-		case inScenario && len(flags) == 1:
+		case inScenario && len(fields) == 1:
 			flags[i], msg = "-scenario", inner+": "+msg
+		case settingFlagged(f):
+			flags[i] = "-" + SettingFlag(f)
 		case strings.ContainsAny(f, "[."): // steps[STEP].FIELD, queue.FIELD
 			flags[i] = "-set " + f
-		default:
+		default: // a field of the Experiment: jobs, engine, generator
 			flags[i] = "-" + FlagOf(f)
 		}
 	}
-	return Usage(fmt.Errorf("%s: %s", strings.Join(flags, " x "), hintFlags(msg)))
+	return Usage(fmt.Errorf("%s: %s", strings.Join(flags, " x "), msg))
 }
 
-// hintSettings are the settings a library error's hint ("; use engine
-// plain, or generator pcg") names, with their flags.
-var hintSettings = map[string]string{"engine": "-engine", "generator": "-rng"}
+// settingFlagged reports whether the setting at path is one of the
+// library's settings (api.Settings) by its name or its scenario file key,
+// which a flag gives.
+func settingFlagged(path string) bool {
+	return slices.ContainsFunc(api.Settings(), func(s api.SettingDef) bool { return s.Name == path || s.Key == path })
+}
 
-// hintWord is a word of a hint followed by its value.
-var hintWord = regexp.MustCompile(`\b([a-z_]+) `)
-
-// hintFlags is msg with the settings its hint, after "; use ", names given
-// as their flags: "use engine plain, or generator pcg" is "use -engine
-// plain, or -rng pcg".
-func hintFlags(msg string) string {
-	i := strings.LastIndex(msg, "; use ")
-	if i < 0 {
-		return msg
-	}
-	i += len("; use ")
-	return msg[:i] + hintWord.ReplaceAllStringFunc(msg[i:], func(w string) string {
-		if f, ok := hintSettings[strings.TrimSuffix(w, " ")]; ok {
-			return f + " "
+// SettingFlag is the flag, without its dash, that gives the setting at
+// path: one of the library's settings (api.Settings) by its declaration,
+// named by its name or by its key in a scenario file (queue.backoff.policy
+// is -backoff), or a field of an Experiment (FlagOf: generator is -rng).
+func SettingFlag(path string) string {
+	for _, s := range api.Settings() {
+		if s.Name == path || s.Key == path {
+			return FlagOf(s.Name)
 		}
-		return w
-	})
+	}
+	return FlagOf(path)
 }
 
 // UnreadFlags is the library's unread settings (Experiment.Unread, keyed

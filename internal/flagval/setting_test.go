@@ -12,6 +12,7 @@ import (
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -59,10 +60,12 @@ func TestLibraryError(t *testing.T) {
 		{&api.FieldError{Field: "queue.lease", Msg: "bad"}, "-set queue.lease: bad"}, // given by name
 		{&api.FieldError{Field: "scenario.steps[2].p_fail", Msg: "bad"}, "-scenario: steps[2].p_fail: bad"},
 		{fmt.Errorf("point 3: %w", &api.FieldError{Field: "jobs", Msg: "bad"}), "-jobs: bad"},
-		// A hint names the settings to use by their flags, and only the hint.
-		{&api.FieldError{Field: "engine", Msg: "engine skip cannot; use engine plain, or generator pcg"}, "-engine: engine skip cannot; use -engine plain, or -rng pcg"},
-		{&api.FieldError{Field: "shard", Msg: "generator x cannot; use generator pcg"}, "-shard: generator x cannot; use -rng pcg"},
-		{&api.FieldError{Field: "engine", Msg: "no; use engine plain or auto"}, "-engine: no; use -engine plain or auto"},
+		// The settings a message names as schema.Paths are named by their
+		// flags, and only those: the words engine and generator stay.
+		{schema.Errorf("engine", "engine skip cannot; use %s plain, or %s pcg", schema.Path("engine"), schema.Path("generator")), "-engine: engine skip cannot; use -engine plain, or -rng pcg"},
+		{schema.Errorf("shard", "generator x cannot; use %s pcg", schema.Path("generator")), "-shard: generator x cannot; use -rng pcg"},
+		{schema.Errorf("queue.lease", "needs %s lease and %s", schema.Path("queue.store"), schema.Path("queue.backoff.policy")), "-set queue.lease: needs -store lease and -backoff"},
+		{&api.FieldError{Field: "engine", Msg: "no; use engine plain or auto"}, "-engine: no; use engine plain or auto"},
 	} {
 		err := LibraryError(tt.err, "queue.lease")
 		if _, usage := err.(UsageError); !usage || err.Error() != tt.want {

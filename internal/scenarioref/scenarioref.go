@@ -78,7 +78,7 @@ func Keys() []Key {
 			}
 			r.Type, r.Bounds, r.Default = paramType(p)
 		} else if ok {
-			r.Doc = fileWords(fleet.ReplacePaths(p.Usage, func(p fleet.Param) string { return "-" + p.Key }), "fleet.")
+			r.Doc = fileWords(p.Usage.Words(fleetFlag), "fleet.")
 			r.Type, r.Bounds, r.Default = paramType(p)
 		}
 		refs = append(refs, r)
@@ -245,4 +245,13 @@ func wrap(b *strings.Builder, text, indent string) {
 	if len(line) > len(indent) {
 		b.WriteString(line + "\n")
 	}
+}
+
+// fleetFlag is the flag of the fleet setting at path, from its
+// declaration; a path no fleet.Param declares is named as it is.
+func fleetFlag(path string) string {
+	if p, ok := fleet.LookupParam(path); ok {
+		return "-" + p.Key
+	}
+	return path
 }

@@ -20,9 +20,9 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// A setting is declared once, in the queue's table (delivery.Settings),
-// and what reads settings by name sees a new one with nothing else
-// written: Settings lists it with its help and default, the command
+// A setting of the queue is one field and one declaration, in the queue's
+// table (delivery.Settings; see TestNewSettingOfEachKind), and what reads
+// settings by name sees the new one with nothing else written: Settings lists it with its help and default, the command
 // declares its flag (and help) from it, the flag's value reaches the queue
 // through Override, -set sweeps it (ParseSet), and Unread refuses it in the
 // job model; a scenario file's queue section takes its key, bounded by its
@@ -32,29 +32,23 @@ import (
 // delivery model echoes it in its json (-format json) and in its shard
 // file's parameters, and writes it in the shard's model (in nanoseconds),
 // which merge reads back, refusing a file without it, and a shard of the
-// run at another value as another run's. The new setting here is the
-// visibility timeout under a second name.
-func TestOneDeclarationPerSetting(t *testing.T) {
+// run at another value as another run's. The new setting here is
+// redelivery_after, a duration.
+func TestAddedQueueSetting(t *testing.T) {
 	const name, usage = "queue.redelivery_after", "an unacked message comes back after this `duration`"
-	i := slices.IndexFunc(delivery.Settings(), func(s delivery.Setting) bool { return s.Name == "visibility" })
-	added := delivery.Settings()[i]
-	added.Name, added.Key, added.Doc, added.Example = "redelivery_after", "redelivery_after", usage, "45s"
-	remove := retrysim.AddQueueSettingForTest(added)
-	defer remove()
-
-	i = slices.IndexFunc(retrysim.Settings(), func(s retrysim.SettingDef) bool { return s.Name == name })
+	i := slices.IndexFunc(retrysim.Settings(), func(s retrysim.SettingDef) bool { return s.Name == name })
 	if i < 0 {
 		t.Fatalf("Settings() does not list %s", name)
 	}
-	if def := retrysim.Settings()[i]; def.Usage != usage || def.Default != 30*time.Second || !def.Delivery {
-		t.Errorf("Settings()[%s] = %+v; want its usage, the queue's default 30s, read by the delivery model", name, def)
+	if def := retrysim.Settings()[i]; def.Usage != usage || def.Default != time.Duration(0) || !def.Delivery {
+		t.Errorf("Settings()[%s] = %+v; want its usage, the queue's default 0s, read by the delivery model", name, def)
 	}
 
 	fs := flag.NewFlagSet("table", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	flagval.RegisterSettings(fs)
-	if f := fs.Lookup("redelivery-after"); f == nil || f.Usage != usage || f.DefValue != "30s" {
-		t.Fatalf("flag -redelivery-after = %+v; want it declared with its usage, at 30s", f)
+	if f := fs.Lookup("redelivery-after"); f == nil || f.Usage != usage || f.DefValue != "0s" {
+		t.Fatalf("flag -redelivery-after = %+v; want it declared with its usage, at 0s", f)
 	}
 	var help bytes.Buffer
 	fs.SetOutput(&help)
@@ -68,8 +62,8 @@ func TestOneDeclarationPerSetting(t *testing.T) {
 	}
 	q := delivery.Defaults()
 	_, got, err := retrysim.Override(retrysim.Signup(), &q, flagval.GivenSettings(fs, true)...)
-	if err != nil || got.Visibility != 45*time.Second {
-		t.Fatalf("-redelivery-after 45s through Override = %+v, %v; want a visibility timeout of 45s", got, err)
+	if err != nil || got.RedeliveryAfter != 45*time.Second {
+		t.Fatalf("-redelivery-after 45s through Override = %+v, %v; want RedeliveryAfter 45s", got, err)
 	}
 
 	p, values, err := retrysim.ParseSet(name+"=10s,20s", retrysim.Signup(), &q)
@@ -84,8 +78,8 @@ func TestOneDeclarationPerSetting(t *testing.T) {
 
 	const file = "steps: [{name: a}]\nwatched: a\nqueue:\n  redelivery_after: 45s\n  store: claim\n"
 	l, err := scenario.Parse("s.yaml", []byte(file))
-	if err != nil || l.Queue == nil || l.Queue.Visibility != 45*time.Second || l.Queue.Store != delivery.Claim {
-		t.Fatalf("a file with queue.redelivery_after: 45s = %+v, %v; want a claim store and a visibility timeout of 45s", l.Queue, err)
+	if err != nil || l.Queue == nil || l.Queue.RedeliveryAfter != 45*time.Second || l.Queue.Store != delivery.Claim {
+		t.Fatalf("a file with queue.redelivery_after: 45s = %+v, %v; want a claim store and RedeliveryAfter 45s", l.Queue, err)
 	}
 	const refused = "s.yaml:4: queue.redelivery_after: " + retrysim.UnreadInJobModel
 	if err := l.CheckRead(func(s string) string { return e.Unread()[s] }); err == nil || err.Error() != refused {
@@ -106,14 +100,14 @@ func TestOneDeclarationPerSetting(t *testing.T) {
 }
 
 // checkShardAndEcho runs the delivery model with the setting
-// redelivery_after (the visibility timeout) at 45s in two shards, and
+// redelivery_after at 45s in two shards, and
 // checks that the shard files, the merged report's json and the merge
 // see it.
 func checkShardAndEcho(t *testing.T, q delivery.Config) {
 	dir := t.TempDir()
-	shard := func(name string, visibility time.Duration, index int) string {
+	shard := func(name string, after time.Duration, index int) string {
 		q := q
-		q.Visibility = visibility
+		q.RedeliveryAfter = after
 		e := retrysim.Experiment{Scenario: retrysim.Signup(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 200, Delivery: &q}
 		sh, err := retrysim.RunShard(context.Background(), e, index, 2)
 		if err != nil {

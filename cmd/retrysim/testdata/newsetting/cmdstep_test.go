@@ -3,30 +3,18 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/retrysim/retrysim/internal/testhook"
-	"github.com/retrysim/retrysim/provider"
 )
 
-// A setting of a step declared once, in provider.StepSettings, is read
-// from a scenario file's step and listed by help scenario with nothing
-// else written: here a step's p_fail under a second name, p_error. A file
+// A setting of a step, one field and one declaration in
+// provider.StepSettings (see TestNewSettingOfEachKind), is read from a
+// scenario file's step and listed by help scenario with nothing else
+// written: here a step's p_error. A file
 // giving it runs, echoing it in the step's step_params; one giving it 2 is
 // refused with its file, line and path; the reference lists it, a
 // probability, with its meaning, after the step's other keys.
-func TestStepSettingInScenarioFile(t *testing.T) {
-	table := testhook.Steps().(*[]provider.StepSetting)
-	old := *table
-	defer func() { *table = old }()
-	i := slices.IndexFunc(old, func(s provider.StepSetting) bool { return s.Name == "p_fail" })
-	added := old[i]
-	added.Name, added.ShardKey, added.Echo = "p_error", "p_error", "p_error"
-	added.Doc, added.File.Doc = "`probability` that a call errs", "probability that a call errs before doing anything"
-	*table = append(slices.Clip(old), added)
-
+func TestAddedStepSettingInScenarioFile(t *testing.T) {
 	help, _, code := retrysim(t, "help", "scenario", "-format", "markdown")
 	const row = "| `steps[].backoff.cap` |"
 	const want = "| `steps[].p_error` | probability | 0 | 0 to 1 | job and delivery models | Probability that a call errs before doing anything. |\n"
@@ -44,7 +32,7 @@ func TestStepSettingInScenarioFile(t *testing.T) {
 	write("0.25")
 	out, errOut, code := retrysim(t, "table", "-scenario", file, "-jobs", "100", "-format", "json")
 	const b = `"name": "b",
-      "p_fail": 0.25,
+      "p_fail": 0,
       "lost_reply": 0,
       "latency": "fixed 0s",
       "p_error": 0.25,

@@ -21,8 +21,9 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// A step's setting is declared once, in provider.StepSettings, and what
-// reads a step's settings sees a new one with nothing else written:
+// A step's setting is one field and one declaration, in
+// provider.StepSettings (see TestNewSettingOfEachKind), and what reads a
+// step's settings sees the new one with nothing else written:
 // Settings lists it with its help and default, the command declares its
 // flag from it, the flag's value reaches every step through Override, -set
 // sweeps it for one step (ParseSet); a shard file's model.steps writes it
@@ -33,37 +34,36 @@ import (
 // scenario file's step reads it under its key, refusing a value out of its
 // bounds with the line and the path, and the reference of a scenario
 // file's keys (scenario.Keys, which retrysim help scenario prints) lists
-// it with its meaning. The new setting here is a step's p_fail under a
-// second name, p_error.
-func TestOneDeclarationPerStepSetting(t *testing.T) {
+// it with its meaning. The new setting here is a step's p_error, a
+// probability.
+func TestAddedStepSetting(t *testing.T) {
 	const name, usage = "p_error", "`probability` that a call errs before doing anything"
-	i := slices.IndexFunc(provider.StepSettings(), func(s provider.StepSetting) bool { return s.Name == "p_fail" })
+	i := slices.IndexFunc(provider.StepSettings(), func(s provider.StepSetting) bool { return s.Name == name })
+	if i < 0 {
+		t.Fatalf("StepSettings() does not declare %s", name)
+	}
 	added := provider.StepSettings()[i]
-	added.Name, added.ShardKey, added.Echo, added.Doc = name, name, name, usage
-	added.File.Doc = "probability that a call errs before doing anything"
-	remove := retrysim.AddStepSettingForTest(added)
-	defer remove()
 
 	i = slices.IndexFunc(retrysim.Settings(), func(s retrysim.SettingDef) bool { return s.Name == name })
 	if i < 0 {
 		t.Fatalf("Settings() does not list %s", name)
 	}
-	if def := retrysim.Settings()[i]; def.Usage != usage || def.Default != 0.01 || def.Delivery {
-		t.Errorf("Settings()[%s] = %+v; want its usage, the sign-up's default 0.01, read by both models", name, def)
+	if def := retrysim.Settings()[i]; def.Usage != usage || def.Default != 0.0 || def.Delivery {
+		t.Errorf("Settings()[%s] = %+v; want its usage, the sign-up's default 0, read by both models", name, def)
 	}
 
 	fs := flag.NewFlagSet("table", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	flagval.RegisterSettings(fs)
-	if f := fs.Lookup("p-error"); f == nil || f.Usage != usage || f.DefValue != "0.01" {
-		t.Fatalf("flag -p-error = %+v; want it declared with its usage, at 0.01", f)
+	if f := fs.Lookup("p-error"); f == nil || f.Usage != usage || f.DefValue != "0" {
+		t.Fatalf("flag -p-error = %+v; want it declared with its usage, at 0", f)
 	}
 	if err := fs.Parse([]string{"-p-error", "0.25"}); err != nil {
 		t.Fatal(err)
 	}
 	sc, _, err := retrysim.Override(retrysim.Signup(), nil, flagval.GivenSettings(fs, false)...)
-	if err != nil || sc.Steps[0].PFail != 0.25 || sc.Steps[9].PFail != 0.25 {
-		t.Fatalf("-p-error 0.25 through Override = %+v, %v; want every step's p_fail 0.25", sc.Steps, err)
+	if err != nil || sc.Steps[0].PError != 0.25 || sc.Steps[9].PError != 0.25 || sc.Steps[0].PFail != 0.01 {
+		t.Fatalf("-p-error 0.25 through Override = %+v, %v; want every step's p_error 0.25, its p_fail 0.01", sc.Steps, err)
 	}
 
 	const set = "steps[save the user]." + name
@@ -78,15 +78,15 @@ func TestOneDeclarationPerStepSetting(t *testing.T) {
 }
 
 // checkStepFile reads a scenario file whose second step gives p_error and
-// checks that the step's p_fail is the value given and the first step's
+// checks that the step's p_error is the value given and the first step's
 // untouched, that p_error 2 is refused with its line and path, and that
 // scenario.Keys lists steps[].p_error, a probability its meaning doc
 // describes, after the step's other keys and before the queue section.
 func checkStepFile(t *testing.T, doc string) {
 	const file = "watched: a\nsteps:\n  - name: a\n  - name: b\n    p_error: 0.25\n"
 	l, err := scenario.Parse("s.yaml", []byte(file))
-	if err != nil || len(l.Scenario.Steps) != 2 || l.Scenario.Steps[0].PFail != 0 || l.Scenario.Steps[1].PFail != 0.25 {
-		t.Fatalf("Parse of a step with p_error: 0.25 = %+v, %v; want the second step's p_fail 0.25, the first's 0", l.Scenario.Steps, err)
+	if err != nil || len(l.Scenario.Steps) != 2 || l.Scenario.Steps[0].PError != 0 || l.Scenario.Steps[1].PError != 0.25 {
+		t.Fatalf("Parse of a step with p_error: 0.25 = %+v, %v; want the second step's p_error 0.25, the first's 0", l.Scenario.Steps, err)
 	}
 	const refused = "s.yaml:5: steps[1].p_error: 2 is not a probability in [0, 1]"
 	if _, err := scenario.Parse("s.yaml", []byte(strings.Replace(file, "0.25", "2", 1))); err == nil || err.Error() != refused {
@@ -118,7 +118,7 @@ func checkStepEcho(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const first = `{"name":"save the user","p_fail":0.25,"lost_reply":0,"latency":"fixed 0s","p_error":0.25,"keys":false}`
+	const first = `{"name":"save the user","p_fail":0.01,"lost_reply":0,"latency":"fixed 0s","p_error":0.25,"keys":false}`
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, out); err != nil || !strings.Contains(compact.String(), `"step_params":[`+first) {
 		t.Errorf("the report's json = %s (%v); want its first step echoed as %s", compact.String(), err, first)

@@ -1,0 +1,15 @@
+package fleet
+
+// A client's new setting and an entry's: one declaration each, at the end
+// of its table; and a declaration of a field no Param held, the memoryless
+// mode's retry probability.
+func init() {
+	params = append(params,
+		Param{Path: "client.spare", Field: func(c *Config) any { return &c.Client.Spare }, Lo: 0, Hi: 100,
+			Usage: usage("keep `n` attempts in reserve beyond %s", "client.attempts")},
+		Param{Path: "memoryless.retry_prob", Probability: true, Field: func(c *Config) any { return &c.Memoryless.RetryProb },
+			Usage: usage("`probability` that a failed attempt is retried while %s allows", "client.attempts")})
+	entryParams = append(entryParams, EntryParam{Key: "nack", Type: "a probability", Default: "0", Bounds: "0 to 1", Example: "0.05",
+		Doc:   "the share of the entry's requests a worker hands back unworked",
+		Field: func(e *Entry) any { return &e.Nack }})
+}

@@ -1,0 +1,245 @@
+package fleet
+
+import (
+	"encoding"
+	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retrysim/retrysim/schema"
+)
+
+// SectionKey is the key of setting p in a graph section's mapping named
+// section (load, server, outage or client): its Key with _ for -, less the
+// section's name in front (outage-mode is mode), and kind for the setting
+// whose Key is the section's name (server.kind, whose Key is server).
+func SectionKey(section string, p Param) string {
+	k := strings.ReplaceAll(p.Key, "-", "_")
+	if k == section {
+		return "kind"
+	}
+	if rest, ok := strings.CutPrefix(k, section+"_"); ok {
+		return rest
+	}
+	return k
+}
+
+// graphPathRE splits a path of Graph.Set: an entry or a service (by name or
+// index), a service's call, and the rest.
+var graphPathRE = regexp.MustCompile(`^(?:entries\[(\d+)\]|services\[([^\]]*)\](?:\.calls\[(\d+)\])?)\.(.+)$`)
+
+// Set sets the setting at path in g to value, as a scenario file's graph
+// section names and writes it: path graph.KEY (a GraphParam),
+// graph.entries[i].load.KEY or .client.KEY (a Param by its
+// SectionKey), graph.entries[i].KEY (an EntryParam),
+// graph.services[NAME].server.KEY, .outage.KEY (from, to or mode) or
+// .parallel, and graph.services[NAME].calls[j].client.KEY, a service by its
+// name or index; value a number, a duration (3s), a name or true or false.
+// A path g has no setting at, or a value the setting does not take, is
+// refused with a *FieldError naming path, g unchanged; Check holds the
+// graph as a whole.
+func (g *Graph) Set(path, value string) error {
+	rest, ok := strings.CutPrefix(path, "graph.")
+	if !ok {
+		return schema.Errorf(path, "not a path of a graph (graph.entries[0].client.timeout, graph.services[NAME].server.capacity)")
+	}
+	h := *g
+	h.Entries, h.Services = slices.Clone(g.Entries), slices.Clone(g.Services) // what g shares with another graph stays as it is
+	if err := h.set(path, rest, value); err != nil {
+		return err
+	}
+	*g = h
+	return nil
+}
+
+// set is Set of the path rest, path without graph., in g, whose Entries and
+// Services g's own.
+func (g *Graph) set(path, rest, value string) error {
+	for _, p := range GraphParams() {
+		if p.Key == rest {
+			return setValue(path, p.Field(g), value)
+		}
+	}
+	m := graphPathRE.FindStringSubmatch(rest)
+	if m == nil {
+		return schema.Errorf(path, "no setting of a graph has this path")
+	}
+	entry, service, call, key := m[1], m[2], m[3], m[4]
+	if entry != "" {
+		k, _ := strconv.Atoi(entry)
+		if k >= len(g.Entries) {
+			return schema.Errorf(path, "the graph has %d entries", len(g.Entries))
+		}
+		e := &g.Entries[k]
+		for _, p := range EntryParams() {
+			if p.Key != key {
+				continue
+			}
+			if text, ok := p.Field(e).(encoding.TextMarshaler); ok && p.Sets != nil {
+				if b, _ := text.MarshalText(); string(b) == p.Default { // given where it was left out, as a file gives it
+					p.Sets(e)
+				}
+			}
+			if err := setValue(path, p.Field(e), value); err != nil {
+				return err
+			}
+			if x, ok := p.Field(e).(*float64); ok && !(*x >= 0 && *x <= 1) { // an entry's numbers are probabilities
+				return schema.Errorf(path, "%g is not a probability in [0, 1]", *x)
+			}
+			return nil
+		}
+		c := Config{Load: e.Load, Client: e.Client}
+		err := setSection(path, key, &c, value, "load", "client")
+		e.Load, e.Client = c.Load, c.Client
+		return err
+	}
+	v := slices.IndexFunc(g.Services, func(n Node) bool { return n.Name == service })
+	if k, err := strconv.Atoi(service); v < 0 && err == nil && k >= 0 && k < len(g.Services) {
+		v = k
+	}
+	if v < 0 {
+		return schema.Errorf(path, "no service is called %q", service)
+	}
+	n := &g.Services[v]
+	if call != "" {
+		i, _ := strconv.Atoi(call)
+		if i >= len(n.Calls) {
+			return schema.Errorf(path, "service %q makes %d calls", n.Name, len(n.Calls))
+		}
+		n.Calls = slices.Clone(n.Calls)
+		c := Config{Client: n.Calls[i].Client}
+		err := setSection(path, key, &c, value, "client")
+		n.Calls[i].Client = c.Client
+		return err
+	}
+	switch key {
+	case "parallel":
+		return setValue(path, &n.Parallel, value)
+	case "outage.from":
+		return setValue(path, &n.Outage.From, value)
+	case "outage.to":
+		return setValue(path, &n.Outage.To, value)
+	}
+	c := Config{Server: n.Server, Outage: n.Outage}
+	err := setSection(path, key, &c, value, "server", "outage")
+	n.Server, n.Outage = c.Server, c.Outage
+	return err
+}
+
+// setSection sets the setting SECTION.KEY of c named by key, one of the
+// sections given, to value: a Param, by its SectionKey.
+func setSection(path, key string, c *Config, value string, sections ...string) error {
+	section, k, _ := strings.Cut(key, ".")
+	if slices.Contains(sections, section) {
+		for _, p := range Params() {
+			if strings.HasPrefix(p.Path, section+".") && SectionKey(section, p) == k {
+				if err := setValue(path, p.Field(c), value); err != nil {
+					return err
+				}
+				if p.Path == "client.backoff.cap" && c.Client.Backoff.Cap == 0 { // 0 is no cap, as a file's 0s is
+					c.Client.Backoff.Cap = NoCap
+				}
+				return checkBounds(path, p, c)
+			}
+		}
+	}
+	return schema.Errorf(path, "no setting of a graph has this path")
+}
+
+// checkBounds refuses the value of p in c outside p's bounds.
+func checkBounds(path string, p Param, c *Config) error {
+	switch v := p.Field(c).(type) {
+	case *float64:
+		if p.Probability && !(*v >= 0 && *v <= 1) {
+			return schema.Errorf(path, "%g is not a probability in [0, 1]", *v)
+		}
+		if p.Hi > p.Lo && !(*v >= p.Lo && *v <= p.Hi) {
+			return schema.Errorf(path, "%g is not from %g to %g", *v, p.Lo, p.Hi)
+		}
+	case *int:
+		if p.Hi > p.Lo && (*v < int(p.Lo) || *v > int(p.Hi)) {
+			return schema.Errorf(path, "%d is not a whole number from %g to %g", *v, p.Lo, p.Hi)
+		}
+	}
+	return nil
+}
+
+// setValue sets *field (a *string, *float64, *int, *bool, *time.Duration
+// or a value read as text) from value.
+func setValue(path string, field any, value string) error {
+	var err error
+	switch f := field.(type) {
+	case *string:
+		*f = value
+		return nil
+	case *float64:
+		var x float64
+		if x, err = strconv.ParseFloat(value, 64); err == nil && !math.IsNaN(x) {
+			*f = x
+			return nil
+		}
+		return schema.Errorf(path, "%q is not a number", value)
+	case *int:
+		var x int
+		if x, err = strconv.Atoi(value); err == nil {
+			*f = x
+			return nil
+		}
+		return schema.Errorf(path, "%q is not a whole number", value)
+	case *bool:
+		var b bool
+		if b, err = strconv.ParseBool(value); err == nil && (value == "true" || value == "false") {
+			*f = b
+			return nil
+		}
+		return schema.Errorf(path, "%q is not true or false", value)
+	case *time.Duration:
+		var d time.Duration
+		if d, err = time.ParseDuration(value); err == nil {
+			*f = d
+			return nil
+		}
+		return schema.Errorf(path, "%q is not a duration such as 250ms or 2s", value)
+	case encoding.TextUnmarshaler:
+		if err = f.UnmarshalText([]byte(value)); err != nil {
+			return schema.Errorf(path, "%v", err)
+		}
+		return nil
+	}
+	panic(fmt.Sprintf("fleet: the setting %s is a %T", path, field))
+}
+
+// Set sets the setting at path in w to value, as Graph.Set sets it in w's
+// graph (Workers.Graph: graph.entries[0] is the queue,
+// graph.services[workers] the workers, each other service a dependency):
+// graph.services[workers].server.capacity is WorkerCount. A setting of the
+// graph that w does not hold (the workers' server kind) is refused.
+func (w *Workers) Set(path, value string) error {
+	g := w.Graph()
+	if err := g.Set(path, value); err != nil {
+		return err
+	}
+	back := workersOf(g)
+	if !reflect.DeepEqual(back.Graph(), g) {
+		return schema.Errorf(path, "a worker fleet does not hold this setting of its graph")
+	}
+	*w = back
+	return nil
+}
+
+// workersOf is the worker fleet whose graph (Workers.Graph) is g.
+func workersOf(g Graph) Workers {
+	e, ws := g.Entries[0], g.Services[0]
+	steps := make([]Step, len(ws.Calls))
+	for i, c := range ws.Calls {
+		steps[i] = Step(c)
+	}
+	return Workers{Name: g.Name, Duration: g.Duration, Net: g.Net, Load: e.Load, Queue: e.Client,
+		EntrySettings: e.EntrySettings, WorkerCount: ws.Server.Workers, QueueMax: ws.Server.QueueMax, Down: ws.Outage,
+		Steps: steps, Dependencies: g.Services[1:]}
+}
