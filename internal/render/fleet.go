@@ -17,7 +17,6 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -49,11 +48,7 @@ type FleetReport struct {
 // writeFleetCSV writes a row a run, its settings after its figures; the
 // series go to -series.
 func writeFleetCSV(w io.Writer, r FleetReport) error {
-	rows := make([][]field, len(r.Rows))
-	for i, s := range r.Rows {
-		rows[i] = fleetFields(s)
-	}
-	return writeFields(w, withSettingColumns(rows, r.RunConfigs, r.Replicates, r.Seed, r.Scenario))
+	return writeFields(w, withSettingColumns(columnsFields(fleetColumns, r.Rows), r.RunConfigs, r.Replicates, r.Seed, r.Scenario))
 }
 
 // withSettingColumns appends to each row (a run's, cfgs[i] its
@@ -140,33 +135,41 @@ type fleetHead struct {
 	Recovery string `json:"recovery,omitempty"`
 }
 
-// fleetFields flattens a summary for csv and json: each figure with its
-// interval as name, name_lo, name_hi (null when undefined).
-func fleetFields(s fleet.Summary) []field {
-	f := []field{{"run", s.Run}, {"replicates", int64(s.Replicates)}}
-	add := func(name string, e schema.Estimate) { f = append(f, estimateFields(name, e)...) }
-	add("requests", s.Requests)
-	add("succeeded", s.Succeeded)
-	add("goodput", s.Goodput)
-	add("amplification", s.Amplification)
-	add("timeouts", s.Timeouts)
-	add("conflicts", s.Conflicts)
-	add("duplicates", s.Duplicates)
-	add("local_rejected", s.LocalRejected)
-	add("hedges", s.Hedges)
-	add("latency_p50", s.P50)
-	add("latency_p95", s.P95)
-	add("latency_p99", s.P99)
-	add("peak_in_progress", s.PeakInProgress)
-	sh := s.RecoveredShare
-	f = append(f, field{"recovery_judged", recoveryJudged(s)})
-	add("recovered_share", sh)
-	f = append(f, field{"recovered_replicates", sh.Count()}, field{"judged_replicates", sh.N})
-	add("recovery_seconds", s.Recovery)
-	q := s.RecoveryTime
-	f = append(f, field{"recovery_p25_seconds", nanNull(q.P25)}, field{"recovery_median_seconds", nanNull(q.Median)},
-		field{"recovery_p75_seconds", nanNull(q.P75)})
-	return f
+// fleetColumns are the fleet's columns, a run's summary each row.
+var fleetColumns = columns[fleet.Summary]{
+	labelColumn("Run", "run", func(s fleet.Summary) string { return s.Run }),
+	rawColumn(func(s fleet.Summary) []field { return []field{{"replicates", int64(s.Replicates)}} }),
+	estimateColumn("Requests", "requests", wholeCount, func(s fleet.Summary) schema.Estimate { return s.Requests }),
+	estimateColumn("Succeeded", "succeeded", requestShare, func(s fleet.Summary) schema.Estimate { return s.Succeeded }),
+	estimateColumn("Goodput /s", "goodput", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Goodput }),
+	estimateColumn("Calls per request", "amplification", perRequest, func(s fleet.Summary) schema.Estimate { return s.Amplification }),
+	estimateColumn("Timeouts", "timeouts", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Timeouts }),
+	estimateColumn("Conflicts", "conflicts", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Conflicts }),
+	estimateColumn("Duplicates", "duplicates", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Duplicates }),
+	estimateColumn("", "local_rejected", fleetMean, func(s fleet.Summary) schema.Estimate { return s.LocalRejected }),
+	estimateColumn("", "hedges", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Hedges }),
+	quantilesColumn("Latency p50 / p95 / p99", "latency", func(s fleet.Summary) [3]schema.Estimate { return [3]schema.Estimate{s.P50, s.P95, s.P99} }),
+	estimateColumn("Peak in progress", "peak_in_progress", fleetMean, func(s fleet.Summary) schema.Estimate { return s.PeakInProgress }),
+	{header: "Recovered", text: func(s fleet.Summary) string {
+		if j := recoveryJudged(s); j != "yes" {
+			return j
+		}
+		return shareText(s.RecoveredShare)
+	}, fields: func(s fleet.Summary) []field {
+		sh := s.RecoveredShare
+		return append(append([]field{{"recovery_judged", recoveryJudged(s)}}, estimateFields("recovered_share", sh)...),
+			field{"recovered_replicates", sh.Count()}, field{"judged_replicates", sh.N})
+	}},
+	{header: "Recovery median [p25, p75]", text: func(s fleet.Summary) string {
+		if recoveryJudged(s) != "yes" {
+			return "-"
+		}
+		return quartilesText(s.RecoveryTime)
+	}, fields: func(s fleet.Summary) []field {
+		q := s.RecoveryTime
+		return append(estimateFields("recovery_seconds", s.Recovery), field{"recovery_p25_seconds", nanNull(q.P25)},
+			field{"recovery_median_seconds", nanNull(q.Median)}, field{"recovery_p75_seconds", nanNull(q.P75)})
+	}},
 }
 
 // recoveryJudged says whether the run's recovery was judged: "yes", or
@@ -191,11 +194,7 @@ func writeFleetJSON(w io.Writer, r FleetReport) error {
 	if anyTrigger(r.Rows) {
 		out.Recovery = recoveryCaption
 	}
-	rows := make([][]field, len(r.Rows))
-	for i, s := range r.Rows {
-		rows[i] = fleetFields(s)
-	}
-	rows, err := withSettingsObject(rows, r.RunConfigs)
+	rows, err := withSettingsObject(columnsFields(fleetColumns, r.Rows), r.RunConfigs)
 	if err != nil {
 		return err
 	}
@@ -220,30 +219,10 @@ func pointFields(p fleet.Point) []field {
 		{"conflicts", p.Conflicts}, {"in_progress", p.InProgress}}
 }
 
-// fleetHeader heads the fleet's table, in every format for people.
-var fleetHeader = []string{"Run", "Requests", "Succeeded", "Goodput /s", "Calls per request", "Timeouts", "Conflicts",
-	"Duplicates", "Latency p50 / p95 / p99", "Peak in progress", "Recovered", "Recovery median [p25, p75]"}
-
 // estimateText is a mean over replicates in the column's style, then its
 // 95% interval "[lo, hi]" (none with one replicate or no width).
 func estimateText(e schema.Estimate, s numberStyle) string {
 	return s.withInterval(e.Value, e.Lo, e.Hi)
-}
-
-// fleetCells are a run's row for people, in fleetHeader's order, each
-// column in its style (numbers.go).
-func fleetCells(s fleet.Summary) []string {
-	recovered, rec := recoveryJudged(s), "-"
-	if recovered == "yes" {
-		sh := s.RecoveredShare
-		recovered = fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(sh.Count()), human.Group(sh.N), percentDown(sh.Lo), percentUp(sh.Hi))
-		rec = quartilesText(s.RecoveryTime)
-	}
-	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(s.P50.Value), timeSeconds.number(s.P95.Value), timeSeconds.number(s.P99.Value))
-	return []string{s.Run, estimateText(s.Requests, wholeCount), estimateText(s.Succeeded, requestShare),
-		estimateText(s.Goodput, fleetMean), estimateText(s.Amplification, perRequest), estimateText(s.Timeouts, fleetMean),
-		estimateText(s.Conflicts, fleetMean), estimateText(s.Duplicates, fleetMean), lat,
-		estimateText(s.PeakInProgress, fleetMean), recovered, rec}
 }
 
 // quartilesText formats a recovery time's Kaplan-Meier quartiles for
@@ -275,25 +254,11 @@ func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x
 func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
 
 func writeFleetTable(w io.Writer, r FleetReport, st tableStyle) error {
-	header := fleetHeader
-	title := r.Title
-	title = tableTitle(title, st)
-	if _, err := fmt.Fprintln(w, title); err != nil {
-		return err
-	}
-	t := newTable(w, st, numberColumns(len(header), 1), 1)
-	t.Header(header)
-	for _, s := range r.Rows {
-		t.Append(fleetCells(s))
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
+	caption := ""
 	if anyTrigger(r.Rows) {
-		_, err := fmt.Fprintln(w, tableCaption(recoveryCaption, st))
-		return err
+		caption = recoveryCaption
 	}
-	return nil
+	return writeColumnsTable(w, st, r.Title, fleetColumns, r.Rows, caption)
 }
 
 // anyTrigger says whether some row's run has a trigger, so that its

@@ -38,27 +38,32 @@ type GraphReport struct {
 	Scenario   string
 }
 
-// graphFields flattens a graph row for csv and json: each figure with its
-// interval as name, name_lo, name_hi (null when undefined).
-func graphFields(r fleet.GraphRow) []field {
-	f := []field{{"run", r.Run}, {"service", r.Service}, {"depth", int64(r.Depth)}, {"replicates", int64(r.Replicates)}}
-	add := func(name string, e schema.Estimate) { f = append(f, estimateFields(name, e)...) }
-	add("requests", r.Requests)
-	add("calls", r.Calls)
-	add("amplification", r.Amplification)
-	add("succeeded", r.Succeeded)
-	add("goodput", r.Goodput)
-	add("timeouts", r.Timeouts)
-	add("retries", r.Retries)
-	add("rejected", r.Rejected)
-	add("duplicates", r.Duplicates)
-	add("in_progress", r.InProgress)
-	add("sojourn_seconds", r.Sojourn)
-	add("latency_p50", r.P50)
-	add("latency_p95", r.P95)
-	add("latency_p99", r.P99)
-	add("peak_in_progress", r.PeakInProgress)
-	return f
+// graphColumns are the graph's columns, a row a run and service (or entry,
+// end to end).
+var graphColumns = columns[fleet.GraphRow]{
+	labelColumn("Run", "run", func(r fleet.GraphRow) string { return r.Run }),
+	labelColumn("Service", "service", func(r fleet.GraphRow) string { return r.Service }),
+	{header: "Depth", text: func(r fleet.GraphRow) string {
+		if r.Depth > 0 {
+			return fmt.Sprint(r.Depth)
+		}
+		return "-"
+	}, fields: func(r fleet.GraphRow) []field {
+		return []field{{"depth", int64(r.Depth)}, {"replicates", int64(r.Replicates)}}
+	}},
+	estimateColumn("Requests", "requests", wholeCount, func(r fleet.GraphRow) schema.Estimate { return r.Requests }),
+	estimateColumn("", "calls", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Calls }),
+	estimateColumn("Calls per request", "amplification", perRequest, func(r fleet.GraphRow) schema.Estimate { return r.Amplification }),
+	estimateColumn("Succeeded", "succeeded", requestShare, func(r fleet.GraphRow) schema.Estimate { return r.Succeeded }),
+	estimateColumn("Goodput /s", "goodput", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Goodput }),
+	estimateColumn("Timeouts", "timeouts", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Timeouts }),
+	estimateColumn("Retries", "retries", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Retries }),
+	estimateColumn("Rejected", "rejected", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Rejected }),
+	estimateColumn("Duplicates", "duplicates", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Duplicates }),
+	estimateColumn("In progress", "in_progress", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.InProgress }),
+	estimateColumn("", "sojourn_seconds", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Sojourn }),
+	quantilesColumn("Latency p50 / p95 / p99", "latency", func(r fleet.GraphRow) [3]schema.Estimate { return [3]schema.Estimate{r.P50, r.P95, r.P99} }),
+	estimateColumn("", "peak_in_progress", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.PeakInProgress }),
 }
 
 // graphPointFields is a series point for csv and json.
@@ -70,9 +75,9 @@ func graphPointFields(p fleet.GraphPoint) []field {
 // writeGraphCSV writes a row a run a service, then what ran them; the
 // graphs' settings are json's params.
 func writeGraphCSV(w io.Writer, r GraphReport) error {
-	rows := make([][]field, len(r.Rows))
-	for i, row := range r.Rows {
-		rows[i] = append(graphFields(row), ranBy(r.Seed, r.Scenario)...)
+	rows := columnsFields(graphColumns, r.Rows)
+	for i := range rows {
+		rows[i] = append(rows[i], ranBy(r.Seed, r.Scenario)...)
 	}
 	return writeFields(w, rows)
 }
@@ -105,7 +110,7 @@ func writeGraphJSON(w io.Writer, r GraphReport) error {
 		return err
 	}
 	for _, row := range r.Rows {
-		f := graphFields(row)
+		f := graphColumns.fields(row)
 		if row.ByDepth != nil {
 			var by []json.RawMessage
 			for d, e := range row.ByDepth {
@@ -221,23 +226,6 @@ func pushbackSet(path string, c fleet.Config) bool {
 	return path == "server.pushback" && c.Server.Pushback || path == "client.honour_pushback" && c.Client.HonourPushback
 }
 
-// graphHeader heads the graph's table, in every format for people.
-var graphHeader = []string{"Run", "Service", "Depth", "Requests", "Calls per request", "Succeeded", "Goodput /s",
-	"Timeouts", "Retries", "Rejected", "Duplicates", "In progress", "Latency p50 / p95 / p99"}
-
-// graphCells are a row for people, in graphHeader's order.
-func graphCells(r fleet.GraphRow) []string {
-	depth := "-"
-	if r.Depth > 0 {
-		depth = fmt.Sprint(r.Depth)
-	}
-	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(r.P50.Value), timeSeconds.number(r.P95.Value), timeSeconds.number(r.P99.Value))
-	return []string{r.Run, r.Service, depth, estimateText(r.Requests, wholeCount), estimateText(r.Amplification, perRequest),
-		estimateText(r.Succeeded, requestShare), estimateText(r.Goodput, fleetMean), estimateText(r.Timeouts, fleetMean),
-		estimateText(r.Retries, fleetMean), estimateText(r.Rejected, fleetMean), estimateText(r.Duplicates, fleetMean),
-		estimateText(r.InProgress, fleetMean), lat}
-}
-
 // graphCaption says, under the table, what its rows are.
 const graphCaption = "A row a run and service (depth: its shortest distance from an entry, 1 for the service load enters at), " +
 	"and a row a run and entry from end to end. Requests: those sent to the service by its callers (end to end: entering); " +
@@ -246,15 +234,12 @@ const graphCaption = "A row a run and service (depth: its shortest distance from
 	"(end to end: at every service); in progress: the time average of the calls at the service over the run's duration."
 
 func writeGraphTable(w io.Writer, r GraphReport, st tableStyle) error {
-	cells := make([][]string, len(r.Rows))
-	for i, row := range r.Rows {
-		cells[i] = graphCells(row)
-	}
-	return writeCaptionedTable(w, st, r.Title, graphHeader, 2, cells, graphCaption)
+	return writeColumnsTable(w, st, r.Title, graphColumns, r.Rows, graphCaption)
 }
 
 // writeCaptionedTable writes a title, a table of rows whose first labels
-// columns name them and whose others hold numbers, and a caption.
+// columns name them and whose others hold numbers, and a caption ("" for
+// none).
 func writeCaptionedTable(w io.Writer, st tableStyle, title string, header []string, labels int, rows [][]string, caption string) error {
 	if _, err := fmt.Fprintln(w, tableTitle(title, st)); err != nil {
 		return err
@@ -264,7 +249,7 @@ func writeCaptionedTable(w io.Writer, st tableStyle, title string, header []stri
 	for _, row := range rows {
 		t.Append(row)
 	}
-	if err := t.Render(); err != nil {
+	if err := t.Render(); err != nil || caption == "" {
 		return err
 	}
 	_, err := fmt.Fprintln(w, tableCaption(caption, st))
@@ -276,7 +261,7 @@ func writeCaptionedTable(w io.Writer, st tableStyle, title string, header []stri
 func writeGraphHTML(w io.Writer, r GraphReport) error {
 	p := page{title: r.Title, params: r.Params}
 	// a table a run, so that the run's name need not take a column
-	header := graphHeader[1:]
+	header := graphColumns.header()[1:]
 	byRun := map[string]int{}
 	for i, row := range r.Rows {
 		k, ok := byRun[row.Run]
@@ -289,12 +274,7 @@ func writeGraphHTML(w io.Writer, r GraphReport) error {
 			}
 			p.tables = append(p.tables, pageTable{heading: "Run " + row.Run + ": the services, means over replicates with 95% intervals", howTo: howTo, header: header})
 		}
-		c := graphCells(row)[1:]
-		p.tables[k].rows = append(p.tables[k].rows, pageRow{cells: []pageCell{prose(c[0]), plain(c[1]), num(c[2], i, "requests", row.Requests.Value),
-			num(c[3], i, "amplification", row.Amplification.Value), num(c[4], i, "succeeded", row.Succeeded.Value),
-			num(c[5], i, "goodput", row.Goodput.Value), num(c[6], i, "timeouts", row.Timeouts.Value),
-			num(c[7], i, "retries", row.Retries.Value), num(c[8], i, "rejected", row.Rejected.Value),
-			num(c[9], i, "duplicates", row.Duplicates.Value), num(c[10], i, "in_progress", row.InProgress.Value), plain(c[11])}})
+		p.tables[k].rows = append(p.tables[k].rows, pageRow{cells: graphColumns.pageCells(row, i)[1:]})
 	}
 	f, err := newGraphFigure(r.PlotTitle, r.Graphs, r.Series)
 	if err != nil {

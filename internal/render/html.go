@@ -313,19 +313,14 @@ func writeFleetHTML(w io.Writer, r FleetReport) error {
 			"10 s window after it); recovery is how long after the load's last change successes came back for good: " +
 			"the Kaplan-Meier median and quartiles over the replicates judged, a replicate still down censored at its " +
 			"run's end (\"never\" when fewer than that share recovered).",
-		header: fleetHeader,
+		header: fleetColumns.header(),
 	}
 	if len(r.Spikes) > 0 {
 		t.howTo += " A run's name is its client policy, keys none or same, and the spike's height; the picture above " +
 			"the table draws each policy's recovery and duplicates against the height."
 	}
 	for i, s := range r.Rows {
-		c := fleetCells(s)
-		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(c[0]), num(c[1], i, "requests", s.Requests.Value),
-			num(c[2], i, "succeeded", s.Succeeded.Value), num(c[3], i, "goodput", s.Goodput.Value),
-			num(c[4], i, "amplification", s.Amplification.Value), num(c[5], i, "timeouts", s.Timeouts.Value),
-			num(c[6], i, "conflicts", s.Conflicts.Value), num(c[7], i, "duplicates", s.Duplicates.Value),
-			plain(c[8]), num(c[9], i, "peak_in_progress", s.PeakInProgress.Value), plain(c[10]), plain(c[11])}})
+		t.rows = append(t.rows, pageRow{cells: fleetColumns.pageCells(s, i)})
 	}
 	p.tables = []pageTable{t}
 	switch {

@@ -1,0 +1,75 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/schema"
+)
+
+// A new column is one declaration (issue 32): a column appended to the
+// fleet's declarations, and nothing else, is in the table, markdown, csv,
+// json and html outputs and in the glossary, where its entry falls in
+// alphabetical order.
+func TestNewColumnIsOneDeclaration(t *testing.T) {
+	const gloss = "A figure only this test declares, to show that one declaration is enough."
+	saved := fleetColumns
+	t.Cleanup(func() { fleetColumns = saved })
+	fleetColumns = append(slices.Clip(fleetColumns), column[fleet.Summary]{header: "Probe figure", key: "probe_figure", style: fleetMean,
+		est:   func(fleet.Summary) schema.Estimate { return schema.Estimate{Value: 42.5, Lo: 40.02, Hi: 44.98} },
+		gloss: gloss})
+	nan := math.NaN()
+	row := fleet.Summary{Run: "probe_run", Replicates: 2, RecoveredShare: schema.Estimate{Value: nan, Lo: nan, Hi: nan}}
+	rep := FleetReport{Title: "probe", Rows: []fleet.Summary{row}, Replicates: 2, Seed: 1}
+	out := map[string]string{}
+	for _, name := range Names(FleetDoc) {
+		r, err := Lookup(FleetDoc, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := r.Fleet(&b, rep); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out[name] = b.String()
+	}
+	// fleetMean has one decimal, its interval's bounds rounded outwards:
+	// 40.02 down to 40.0, 44.98 up to 45.0.
+	for _, name := range []string{"table", "markdown"} {
+		if !strings.Contains(out[name], "Probe figure") || !strings.Contains(out[name], "42.5 [40.0, 45.0]") {
+			t.Errorf("%s output lacks the column's header or its cell 42.5 [40.0, 45.0]:\n%s", name, out[name])
+		}
+	}
+	lines := strings.Split(out["csv"], "\n")
+	if !strings.Contains(lines[0], ",probe_figure,probe_figure_lo,probe_figure_hi,") || !strings.Contains(lines[1], ",42.5,40.02,44.98,") {
+		t.Errorf("csv lacks the column's key and its figures 42.5,40.02,44.98:\n%s", out["csv"])
+	}
+	var doc struct{ Rows []map[string]any }
+	if err := json.Unmarshal([]byte(out["json"]), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Rows) != 1 || doc.Rows[0]["probe_figure"] != 42.5 || doc.Rows[0]["probe_figure_hi"] != 44.98 {
+		t.Errorf("json rows = %v; want probe_figure 42.5, probe_figure_hi 44.98", doc.Rows)
+	}
+	for _, want := range []string{"<th>Probe figure</th>", `data-field="probe_figure" data-value="42.5"`, "<dt>Probe figure</dt>\n<dd>" + gloss + "</dd>"} {
+		if !strings.Contains(out["html"], want) {
+			t.Errorf("html lacks %q", want)
+		}
+	}
+	g := Glossary()
+	if !strings.Contains(g, "\n\n### Probe figure\n"+gloss+"\n\n### ") {
+		t.Errorf("the glossary lacks the column's entry")
+	}
+	var terms []string
+	for _, e := range glossary() {
+		terms = append(terms, strings.ToLower(e.term))
+	}
+	if !slices.IsSorted(terms) || !slices.Contains(terms, "probe figure") {
+		t.Errorf("glossary terms = %q; want them sorted, the column's among them", terms)
+	}
+}
