@@ -1,8 +1,10 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/schema"
@@ -177,4 +179,54 @@ func quantilesColumn[R any](header, key string, q func(R) [3]schema.Estimate) co
 // shareText is a share of replicates for people: "3 of 10 [5%, 60%]".
 func shareText(sh schema.Estimate) string {
 	return fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(sh.Count()), human.Group(sh.N), percentDown(sh.Lo), percentUp(sh.Hi))
+}
+
+// kindDoc is a json document of a kind's runs, in its order: the title,
+// what ran the runs (the scenario file, if any), a caption of the rows'
+// figures (recovery or drain, when they need one), the runs' settings
+// (graphs), the rows, the services' rows (workers) and the series (none
+// where Series is nil).
+type kindDoc struct {
+	Title      string             `json:"title"`
+	Replicates int                `json:"replicates"`
+	Seed       uint64             `json:"seed"`
+	Scenario   string             `json:"scenario_file,omitempty"`
+	Recovery   string             `json:"recovery,omitempty"`
+	Drain      string             `json:"drain,omitempty"`
+	Params     []json.RawMessage  `json:"params,omitempty"`
+	Rows       []json.RawMessage  `json:"rows"`
+	Services   []json.RawMessage  `json:"services,omitempty"`
+	Series     *[]json.RawMessage `json:"series,omitempty"`
+}
+
+// write writes d with rows, a json object each.
+func (d kindDoc) write(w io.Writer, rows [][]field) error {
+	var err error
+	if d.Rows, err = objects(rows, func(f []field) []field { return f }); err != nil {
+		return err
+	}
+	return writeIndented(w, d)
+}
+
+// seriesObjects are a kind's series points as json objects, for kindDoc's
+// Series.
+func seriesObjects[P any](pts []P, fields func(P) []field) (*[]json.RawMessage, error) {
+	o, err := objects(pts, fields)
+	return &o, err
+}
+
+// writeSeries writes a kind's series as csv or as a json array, by ext.
+func writeSeries[P any](w io.Writer, pts []P, fields func(P) []field, ext string) error {
+	if strings.ToLower(ext) == ".csv" {
+		rows := make([][]field, len(pts))
+		for i, p := range pts {
+			rows[i] = fields(p)
+		}
+		return writeFields(w, rows)
+	}
+	objs, err := objects(pts, fields)
+	if err != nil {
+		return err
+	}
+	return writeIndented(w, objs)
 }

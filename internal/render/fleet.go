@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"image/color"
 	"io"
@@ -124,17 +123,6 @@ func withSettingsObject(rows [][]field, cfgs []fleet.Config) ([][]field, error) 
 	return out, nil
 }
 
-// fleetHead is what a fleet json document says first: its title and what
-// ran its runs.
-type fleetHead struct {
-	Title      string `json:"title"`
-	Replicates int    `json:"replicates"`
-	Seed       uint64 `json:"seed"`
-	Scenario   string `json:"scenario_file,omitempty"`
-	// Recovery is recoveryCaption, when a run has a trigger.
-	Recovery string `json:"recovery,omitempty"`
-}
-
 // fleetColumns are the fleet's columns, a run's summary each row.
 var fleetColumns = columns[fleet.Summary]{
 	labelColumn("Run", "run", func(s fleet.Summary) string { return s.Run }),
@@ -186,31 +174,18 @@ func recoveryJudged(s fleet.Summary) string {
 }
 
 func writeFleetJSON(w io.Writer, r FleetReport) error {
-	out := struct {
-		fleetHead
-		Rows   []json.RawMessage `json:"rows"`
-		Series []json.RawMessage `json:"series"`
-	}{fleetHead{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}, []json.RawMessage{}, []json.RawMessage{}}
+	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}
 	if anyTrigger(r.Rows) {
-		out.Recovery = recoveryCaption
+		d.Recovery = recoveryCaption
 	}
 	rows, err := withSettingsObject(columnsFields(fleetColumns, r.Rows), r.RunConfigs)
 	if err != nil {
 		return err
 	}
-	for _, f := range rows {
-		o, err := object(f)
-		if err != nil {
-			return err
-		}
-		out.Rows = append(out.Rows, o)
-	}
-	series, err := objects(r.Series, pointFields)
-	if err != nil {
+	if d.Series, err = seriesObjects(r.Series, pointFields); err != nil {
 		return err
 	}
-	out.Series = series
-	return writeIndented(w, out)
+	return d.write(w, rows)
 }
 
 func pointFields(p fleet.Point) []field {
@@ -274,26 +249,6 @@ func CheckSeriesPath(path string) error {
 		return nil
 	}
 	return fmt.Errorf("%q: want a file name ending in .csv or .json", path)
-}
-
-// WriteFleetSeries writes the series as csv or as a json array, by ext.
-func WriteFleetSeries(w io.Writer, pts []fleet.Point, ext string) error {
-	rows := make([][]field, len(pts))
-	for i, p := range pts {
-		rows[i] = pointFields(p)
-	}
-	if strings.ToLower(ext) == ".csv" {
-		return writeFields(w, rows)
-	}
-	objs := []json.RawMessage{}
-	for _, f := range rows {
-		o, err := object(f)
-		if err != nil {
-			return err
-		}
-		objs = append(objs, o)
-	}
-	return writeIndented(w, objs)
 }
 
 // PlotFleet draws each run's series in its own panel, one above the other on

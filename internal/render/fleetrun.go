@@ -107,7 +107,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		return nil, nil, nil, err
 	}
 	if seriesExt != "" {
-		if err := WriteFleetSeries(&s, rep.Series, seriesExt); err != nil {
+		if err := writeSeries(&s, rep.Series, pointFields, seriesExt); err != nil {
 			return nil, nil, nil, err
 		}
 	}

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -57,18 +56,7 @@ func writeTotalsJSON(w io.Writer, t TotalsReport) error {
 	if err != nil {
 		return err
 	}
-	out := struct {
-		fleetHead
-		Rows []json.RawMessage `json:"rows"`
-	}{fleetHead{Title: t.Title, Replicates: t.Replicates, Seed: t.Seed, Scenario: t.Scenario}, []json.RawMessage{}}
-	for _, f := range rows {
-		o, err := object(f)
-		if err != nil {
-			return err
-		}
-		out.Rows = append(out.Rows, o)
-	}
-	return writeIndented(w, out)
+	return kindDoc{Title: t.Title, Replicates: t.Replicates, Seed: t.Seed, Scenario: t.Scenario}.write(w, rows)
 }
 
 // The words after a policy's name in the totals' headers.

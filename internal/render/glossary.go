@@ -35,7 +35,7 @@ func Glossary() string {
 
 // columnGlosses are the glossary entries every kind's columns declare.
 func columnGlosses() []glossaryEntry {
-	return slices.Concat(fleetColumns.glosses(), graphColumns.glosses(), workersColumns.glosses())
+	return slices.Concat(fleetColumns.glosses(), graphColumns.glosses(), workersColumns.glosses(), mapColumns.glosses())
 }
 
 // glossaryEntry is a term of the glossary and its text, its paragraphs

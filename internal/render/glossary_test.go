@@ -28,7 +28,7 @@ func outputTerms() []string {
 	terms = append(terms, graphColumns.header()...)
 	terms = append(terms, workersColumns.header()...)
 	terms = append(terms, fleet.EndToEnd)
-	terms = append(terms, mapHeader...)
+	terms = append(terms, mapColumns.header()...)
 	terms = append(terms, casesHeader...)
 	terms = append(terms, raceHeader(true)...)
 	terms = append(terms, "Step", byStepHeading, expectedRowLabel, spreadRowLabel, totalsSucceeded, totalsCallsARequest, "Failure rate", "Clients")

@@ -95,45 +95,30 @@ func ranBy(seed uint64, scenario string) []field {
 // settings as a scenario file's graph section (params), the rows and the
 // series.
 func writeGraphJSON(w io.Writer, r GraphReport) error {
-	out := struct {
-		Title      string            `json:"title"`
-		Replicates int               `json:"replicates"`
-		Seed       uint64            `json:"seed"`
-		Scenario   string            `json:"scenario_file,omitempty"`
-		Params     []json.RawMessage `json:"params"`
-		Rows       []json.RawMessage `json:"rows"`
-		Series     []json.RawMessage `json:"series"`
-	}{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario,
-		Rows: []json.RawMessage{}}
+	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}
 	var err error
-	if out.Params, err = objects(r.Graphs, graphSettings); err != nil {
+	if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
 		return err
 	}
-	for _, row := range r.Rows {
-		f := graphColumns.fields(row)
-		if row.ByDepth != nil {
-			var by []json.RawMessage
-			for d, e := range row.ByDepth {
-				o, err := object(append([]field{{"depth", int64(d + 1)}}, estimateFields("amplification", e)...))
-				if err != nil {
-					return err
-				}
-				by = append(by, o)
+	rows := columnsFields(graphColumns, r.Rows)
+	for i, row := range r.Rows {
+		if row.ByDepth == nil {
+			continue
+		}
+		var by []json.RawMessage
+		for k, e := range row.ByDepth {
+			o, err := object(append([]field{{"depth", int64(k + 1)}}, estimateFields("amplification", e)...))
+			if err != nil {
+				return err
 			}
-			f = append(f, field{"amplification_by_depth", by})
+			by = append(by, o)
 		}
-		o, err := object(f)
-		if err != nil {
-			return err
-		}
-		out.Rows = append(out.Rows, o)
+		rows[i] = append(rows[i], field{"amplification_by_depth", by})
 	}
-	series, err := objects(r.Series, graphPointFields)
-	if err != nil {
+	if d.Series, err = seriesObjects(r.Series, graphPointFields); err != nil {
 		return err
 	}
-	out.Series = series
-	return writeIndented(w, out)
+	return d.write(w, rows)
 }
 
 // graphSettings is g as a scenario file's graph section writes it: each
@@ -383,27 +368,6 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 	return f, nil
 }
 
-// WriteGraphSeries writes the series, a row a run a service a second, as
-// csv or as a json array, by ext.
-func WriteGraphSeries(w io.Writer, pts []fleet.GraphPoint, ext string) error {
-	rows := make([][]field, len(pts))
-	for i, p := range pts {
-		rows[i] = graphPointFields(p)
-	}
-	if strings.ToLower(ext) == ".csv" {
-		return writeFields(w, rows)
-	}
-	objs := []json.RawMessage{}
-	for _, f := range rows {
-		o, err := object(f)
-		if err != nil {
-			return err
-		}
-		objs = append(objs, o)
-	}
-	return writeIndented(w, objs)
-}
-
 // GraphRun is what one `retrysim graph` ran: a preset's graphs, or the one
 // graph of a scenario file.
 type GraphRun struct {
@@ -451,7 +415,7 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 		return nil, nil, nil, err
 	}
 	if seriesExt != "" {
-		if err := WriteGraphSeries(&s, rep.Series, seriesExt); err != nil {
+		if err := writeSeries(&s, rep.Series, graphPointFields, seriesExt); err != nil {
 			return nil, nil, nil, err
 		}
 	}

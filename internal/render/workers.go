@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -115,44 +114,28 @@ func writeWorkersCSV(w io.Writer, r WorkersReport) error {
 // settings, as retrysim graph writes them), the rows (each with its steps'
 // duplicates), each service's row and the series.
 func writeWorkersJSON(w io.Writer, r WorkersReport) error {
-	out := struct {
-		Title      string            `json:"title"`
-		Replicates int               `json:"replicates"`
-		Seed       uint64            `json:"seed"`
-		Scenario   string            `json:"scenario_file,omitempty"`
-		Drain      string            `json:"drain"`
-		Params     []json.RawMessage `json:"params"`
-		Rows       []json.RawMessage `json:"rows"`
-		Services   []json.RawMessage `json:"services"`
-		Series     []json.RawMessage `json:"series"`
-	}{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption,
-		Rows: []json.RawMessage{}}
+	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption}
 	var err error
-	if out.Params, err = objects(r.Graphs, graphSettings); err != nil {
+	if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
 		return err
 	}
-	if out.Services, err = objects(r.Services, graphColumns.fields); err != nil {
+	if d.Services, err = objects(r.Services, graphColumns.fields); err != nil {
 		return err
 	}
-	for _, row := range r.Rows {
+	rows := columnsFields(workersColumns, r.Rows)
+	for i, row := range r.Rows {
 		steps, err := objects(row.Steps, func(st fleet.WorkersStep) []field {
 			return append([]field{{"step", int64(st.Step)}, {"to", st.To}}, estimateFields("duplicates", st.Duplicates)...)
 		})
 		if err != nil {
 			return err
 		}
-		o, err := object(append(workersColumns.fields(row), field{"steps", steps}))
-		if err != nil {
-			return err
-		}
-		out.Rows = append(out.Rows, o)
+		rows[i] = append(rows[i], field{"steps", steps})
 	}
-	series, err := objects(r.Series, func(p fleet.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) })
-	if err != nil {
+	if d.Series, err = seriesObjects(r.Series, func(p fleet.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) }); err != nil {
 		return err
 	}
-	out.Series = series
-	return writeIndented(w, out)
+	return d.write(w, rows)
 }
 
 // writeWorkersTable writes the title, a row a run and the drain's caption.
