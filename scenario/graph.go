@@ -39,20 +39,8 @@ func (g *Graph) Line(path string) int { return g.lines[path] }
 var graphSections = []string{"load", "server", "outage", "client"}
 
 // SectionKey is the key of setting p in the graph section's mapping named
-// section (load, server, outage or client): its Key (the fleet command's
-// flag) with _ for -, less the section's name in front (outage_mode is
-// mode), and kind for the setting whose Key is the section's name
-// (server.kind, whose Key is server).
-func SectionKey(section string, p fleet.Param) string {
-	k := strings.ReplaceAll(p.Key, "-", "_")
-	if k == section {
-		return "kind"
-	}
-	if rest, ok := strings.CutPrefix(k, section+"_"); ok {
-		return rest
-	}
-	return k
-}
+// section (fleet.Param.SectionKey).
+func SectionKey(section string, p fleet.Param) string { return p.SectionKey(section) }
 
 // sectionParams maps each key of the section to its setting.
 func sectionParams(section string) map[string]fleet.Param {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -71,5 +72,23 @@ func TestNewColumnIsOneDeclaration(t *testing.T) {
 	}
 	if !slices.IsSorted(terms) || !slices.Contains(terms, "probe figure") {
 		t.Errorf("glossary terms = %q; want them sorted, the column's among them", terms)
+	}
+}
+
+// render writes what it is given and reads no scenario file: it reaches
+// no scenario package, directly or through another (issue 32: it imported
+// scenario for a graph setting's key, which fleet.Param.SectionKey now
+// gives).
+func TestRenderImportsNoScenario(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/retrysim/retrysim/internal/render").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/retrysim/retrysim/fleet") {
+		t.Fatalf("go list -deps = %q; want fleet among them", deps)
+	}
+	if slices.Contains(deps, "github.com/retrysim/retrysim/scenario") {
+		t.Error("internal/render reaches the scenario package")
 	}
 }

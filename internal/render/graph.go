@@ -17,7 +17,6 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/human"
-	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -143,7 +142,7 @@ func graphSettings(g fleet.Graph) []field {
 			if b, ok := p.Field(&c).(*bool); ok {
 				v = *b
 			}
-			f = append(f, field{scenario.SectionKey(name, p), v})
+			f = append(f, field{p.SectionKey(name), v})
 		}
 		o, _ := object(f) // every value is a number, text or bool
 		return o
