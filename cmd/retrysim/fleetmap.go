@@ -282,7 +282,7 @@ func writeFleetMap(ctx context.Context, stdout io.Writer, r fleetMapRun, done []
 	rep := render.MapReport{Map: r.m, Cells: done, Replicates: r.replicates, Seed: r.seed,
 		Title: fmt.Sprintf("retrysim fleet-map: %d cells x %d replicates, seed %d", len(done), r.replicates, r.seed)}
 	var main bytes.Buffer
-	err := r.o.Renderer(stdout).Map(&main, rep)
+	err := r.o.Renderer(stdout).Runs(&main, rep)
 	if err != nil {
 		return err
 	}

@@ -219,7 +219,7 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		rep.Dependencies = append(rep.Dependencies, deps)
 	}
 	var out bytes.Buffer
-	if err := o.Renderer(stdout).Workers(&out, rep); err != nil {
+	if err := o.Renderer(stdout).Runs(&out, rep); err != nil {
 		return err
 	}
 	outs := []outfile.Output{{File: o.Out, Data: out.Bytes()}}

@@ -34,7 +34,7 @@ func TestNewColumnIsOneDeclaration(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := r.Fleet(&b, rep); err != nil {
+		if err := r.Runs(&b, rep); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		out[name] = b.String()

@@ -44,9 +44,9 @@ type FleetReport struct {
 	Scenario   string
 }
 
-// writeFleetCSV writes a row a run, its settings after its figures; the
+// csv writes a row a run, its settings after its figures; the
 // series go to -series.
-func writeFleetCSV(w io.Writer, r FleetReport) error {
+func (r FleetReport) csv(w io.Writer) error {
 	return writeFields(w, withSettingColumns(columnsFields(fleetColumns, r.Rows), r.RunConfigs, r.Replicates, r.Seed, r.Scenario))
 }
 
@@ -173,7 +173,7 @@ func recoveryJudged(s fleet.Summary) string {
 	return "yes"
 }
 
-func writeFleetJSON(w io.Writer, r FleetReport) error {
+func (r FleetReport) json(w io.Writer) error {
 	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}
 	if anyTrigger(r.Rows) {
 		d.Recovery = recoveryCaption
@@ -228,7 +228,7 @@ const recoveryCaption = "Recovered: replicates judged whose goodput came back fo
 func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x), 'f', 0, 64) }
 func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
 
-func writeFleetTable(w io.Writer, r FleetReport, st tableStyle) error {
+func (r FleetReport) table(w io.Writer, st tableStyle) error {
 	caption := ""
 	if anyTrigger(r.Rows) {
 		caption = recoveryCaption

@@ -110,40 +110,24 @@ func cellPolicy(m fleet.Map, i int) string {
 	return m.Policies[i/per].Name
 }
 
-// Map writes the map in r's format: a table (or markdown) a row a cell
-// with its caption under it, csv, json, or an html page.
-func (r Renderer) Map(w io.Writer, rep MapReport) error {
-	switch {
-	case r.table != nil:
-		return writeMapTable(w, rep, *r.table)
-	case r.name == "csv":
-		return WriteMapCSV(w, rep)
-	case r.name == "json":
-		return WriteMapJSON(w, rep)
-	case r.page:
-		return WriteMapHTML(w, rep)
-	}
-	return r.unwritten("a map")
-}
-
-// writeMapTable writes the map as a table in style st, a row a cell, with
-// its caption under it.
-func writeMapTable(w io.Writer, r MapReport, st tableStyle) error {
+// table writes the map as a table in style st, a row a cell, with its
+// caption under it.
+func (r MapReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, mapColumns, r.mapRows(), mapCaption)
 }
 
-// WriteMapCSV writes a row a cell.
-func WriteMapCSV(w io.Writer, r MapReport) error {
+// csv writes a row a cell.
+func (r MapReport) csv(w io.Writer) error {
 	return writeFields(w, columnsFields(mapColumns, r.mapRows()))
 }
 
-// WriteMapJSON writes {"title", "replicates", "seed", "recovery", "rows"}.
-func WriteMapJSON(w io.Writer, r MapReport) error {
+// json writes {"title", "replicates", "seed", "recovery", "rows"}.
+func (r MapReport) json(w io.Writer) error {
 	return kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Recovery: mapCaption}.write(w, columnsFields(mapColumns, r.mapRows()))
 }
 
-// WriteMapHTML writes one page: the table and the heat maps, inline.
-func WriteMapHTML(w io.Writer, r MapReport) error {
+// html writes one page: the table and the heat maps, inline.
+func (r MapReport) html(w io.Writer) error {
 	p := page{title: r.Title}
 	t := pageTable{heading: "The cells", howTo: "A row is one cell: a policy, a trigger and a base load. " + mapCaption, header: mapColumns.header()}
 	for _, row := range r.mapRows() { // every cell plain, as the table prints it

@@ -67,7 +67,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		plotTitle := fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
 		rep := TotalsReport{Title: title, Rows: rows, ByClients: p.ByClients, Params: params, Results: run.Results, PlotTitle: plotTitle,
 			Configs: run.Configs, Replicates: run.Replicates, Seed: run.Seed, Scenario: run.ScenarioFile}
-		if err := r.FleetTotals(&o, rep); err != nil {
+		if err := r.Runs(&o, rep); err != nil {
 			return nil, nil, nil, err
 		}
 		if plotExt != "" {
@@ -103,7 +103,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		rep.PlotTitle = fmt.Sprintf("retrysim fleet: %s, %s, means of %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
 		draw = func() error { return PlotFleetSpikes(&pic, rep.PlotTitle, run.Results, plotExt) }
 	}
-	if err := r.Fleet(&o, rep); err != nil {
+	if err := r.Runs(&o, rep); err != nil {
 		return nil, nil, nil, err
 	}
 	if seriesExt != "" {

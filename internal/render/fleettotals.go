@@ -49,9 +49,14 @@ func totalsFields(rows []fleet.Totals, byClients bool) [][]field {
 	return fields
 }
 
-// writeTotalsJSON writes the title, what ran the runs, and a row a run
+// csv writes a row a run, its settings after its figures.
+func (t TotalsReport) csv(w io.Writer) error {
+	return writeFields(w, withSettingColumns(totalsFields(t.Rows, t.ByClients), t.Configs, t.Replicates, t.Seed, t.Scenario))
+}
+
+// json writes the title, what ran the runs, and a row a run
 // with the settings it read.
-func writeTotalsJSON(w io.Writer, t TotalsReport) error {
+func (t TotalsReport) json(w io.Writer) error {
 	rows, err := withSettingsObject(totalsFields(t.Rows, t.ByClients), t.Configs)
 	if err != nil {
 		return err
@@ -65,10 +70,11 @@ const (
 	totalsCallsARequest = "calls a request"
 )
 
-// writeTotalsTable pivots the totals for people: a row a failure rate (and
+// table pivots the totals for people: a row a failure rate (and
 // client count), and for each policy the share of requests that succeeded
 // and the server calls a request.
-func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients bool, st tableStyle) error {
+func (t TotalsReport) table(w io.Writer, st tableStyle) error {
+	rows, byClients := t.Rows, t.ByClients
 	var policies []string
 	for _, r := range rows {
 		if !slices.Contains(policies, r.Run) {
@@ -83,16 +89,15 @@ func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients 
 	for _, p := range policies {
 		header = append(header, p+" "+totalsSucceeded, p+" "+totalsCallsARequest)
 	}
-	title = tableTitle(title, st)
-	if _, err := fmt.Fprintln(w, title); err != nil {
+	if _, err := fmt.Fprintln(w, tableTitle(t.Title, st)); err != nil {
 		return err
 	}
-	t := newTable(w, st, numberColumns(len(header), 0), lead)
-	t.Header(header)
+	tb := newTable(w, st, numberColumns(len(header), 0), lead)
+	tb.Header(header)
 	var cells []string
 	flush := func() {
 		if cells != nil {
-			t.Append(cells)
+			tb.Append(cells)
 		}
 	}
 	for i, r := range rows {
@@ -114,5 +119,5 @@ func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients 
 		}
 	}
 	flush()
-	return t.Render()
+	return tb.Render()
 }

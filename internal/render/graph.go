@@ -71,9 +71,9 @@ func graphPointFields(p fleet.GraphPoint) []field {
 	return append([]field{{"run", p.Run}, {"service", p.Service}, f[1], {"calls", p.Calls}}, f[2:]...)
 }
 
-// writeGraphCSV writes a row a run a service, then what ran them; the
+// csv writes a row a run a service, then what ran them; the
 // graphs' settings are json's params.
-func writeGraphCSV(w io.Writer, r GraphReport) error {
+func (r GraphReport) csv(w io.Writer) error {
 	rows := columnsFields(graphColumns, r.Rows)
 	for i := range rows {
 		rows[i] = append(rows[i], ranBy(r.Seed, r.Scenario)...)
@@ -90,10 +90,10 @@ func ranBy(seed uint64, scenario string) []field {
 	return []field{{"seed", seed}, {"scenario_file", scenario}}
 }
 
-// writeGraphJSON writes the title, what ran the runs, each graph's
+// json writes the title, what ran the runs, each graph's
 // settings as a scenario file's graph section (params), the rows and the
 // series.
-func writeGraphJSON(w io.Writer, r GraphReport) error {
+func (r GraphReport) json(w io.Writer) error {
 	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}
 	var err error
 	if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
@@ -217,7 +217,7 @@ const graphCaption = "A row a run and service (depth: its shortest distance from
 	"every service); succeeded: the share of its requests that succeeded; rejected and duplicates: at the service " +
 	"(end to end: at every service); in progress: the time average of the calls at the service over the run's duration."
 
-func writeGraphTable(w io.Writer, r GraphReport, st tableStyle) error {
+func (r GraphReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, graphColumns, r.Rows, graphCaption)
 }
 
@@ -240,9 +240,9 @@ func writeCaptionedTable(w io.Writer, st tableStyle, title string, header []stri
 	return err
 }
 
-// writeGraphHTML writes the graph run as one page: its settings, the plot
+// html writes the graph run as one page: its settings, the plot
 // a panel a service, and a table a run.
-func writeGraphHTML(w io.Writer, r GraphReport) error {
+func (r GraphReport) html(w io.Writer) error {
 	p := page{title: r.Title, params: r.Params}
 	// a table a run, so that the run's name need not take a column
 	header := graphColumns.header()[1:]
@@ -407,10 +407,7 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 		rep.Params = append(rep.Params, g.Name+": "+describeGraph(g))
 	}
 	var o, s, p bytes.Buffer
-	if r.graph == nil {
-		return nil, nil, nil, r.unwritten("graph runs")
-	}
-	if err := r.graph(&o, rep); err != nil {
+	if err := r.Runs(&o, rep); err != nil {
 		return nil, nil, nil, err
 	}
 	if seriesExt != "" {

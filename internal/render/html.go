@@ -297,11 +297,11 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	return writePage(w, p)
 }
 
-// writeFleetHTML writes r as one page: the runs' table with its intervals
+// html writes r as one page: the runs' table with its intervals
 // and, when r.Runs are given, their time series as -plot draws them, inline,
 // a figure per run so each prints whole on a page; when r.Spikes are, the
 // one picture -plot draws of them.
-func writeFleetHTML(w io.Writer, r FleetReport) error {
+func (r FleetReport) html(w io.Writer) error {
 	p := page{title: r.Title, params: r.Params}
 	t := pageTable{
 		heading: "The runs, means over replicates with 95% intervals",
@@ -460,12 +460,12 @@ func writeCasesHTML(w io.Writer, c stats.Cases) error {
 	return writePage(w, page{title: c.Title, tables: []pageTable{t}})
 }
 
-// writeTotalsHTML is a totals preset's page: what was run, the share of
+// html is a totals preset's page: what was run, the share of
 // requests that succeeded and the server calls a request as two pivots (a
 // row a failure rate, and client count when t.ByClients; a column a policy),
 // each figure the text table's with its interval over the replicates, and
 // the preset's plot when t.Results are given.
-func writeTotalsHTML(w io.Writer, t TotalsReport) error {
+func (t TotalsReport) html(w io.Writer) error {
 	if len(t.Results) > 0 && len(t.Results) != len(t.Rows) {
 		return fmt.Errorf("totals: %d results for %d rows", len(t.Results), len(t.Rows))
 	}

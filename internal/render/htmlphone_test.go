@@ -49,7 +49,7 @@ func TestPageTerms(t *testing.T) {
 	var page bytes.Buffer
 	r := workersTwoRuns()
 	r.Rows = []fleet.WorkersRow{{Run: "a"}, {Run: "b"}}
-	if err := writeWorkersHTML(&page, r); err != nil {
+	if err := r.html(&page); err != nil {
 		t.Fatal(err)
 	}
 	p := parsePage(t, page.Bytes())
@@ -90,7 +90,7 @@ func TestWorkersPageSaysThePreset(t *testing.T) {
 	r := workersTwoRuns()
 	r.Preset = fleet.WorkersPreset{Name: "test-preset", Source: "a book, p. 12", About: "Runs a and\nb.", Duration: time.Minute}
 	var page bytes.Buffer
-	if err := writeWorkersHTML(&page, r); err != nil {
+	if err := r.html(&page); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"<li>model: test-preset</li>", "<li>source: a book, p. 12</li>", "<li>runs: Runs a and b.</li>", "<li>a: ", "<li>b: "} {

@@ -100,9 +100,9 @@ func (r WorkersReport) runDeps(run string) []string {
 	return nil
 }
 
-// writeWorkersCSV writes a row a run, then what ran it; the series go to
+// csv writes a row a run, then what ran it; the series go to
 // -series.
-func writeWorkersCSV(w io.Writer, r WorkersReport) error {
+func (r WorkersReport) csv(w io.Writer) error {
 	rows := columnsFields(workersColumns, r.Rows)
 	for i := range rows {
 		rows[i] = append(rows[i], ranBy(r.Seed, r.Scenario)...)
@@ -110,10 +110,10 @@ func writeWorkersCSV(w io.Writer, r WorkersReport) error {
 	return writeFields(w, rows)
 }
 
-// writeWorkersJSON writes the title, what ran the runs (their graphs'
+// json writes the title, what ran the runs (their graphs'
 // settings, as retrysim graph writes them), the rows (each with its steps'
 // duplicates), each service's row and the series.
-func writeWorkersJSON(w io.Writer, r WorkersReport) error {
+func (r WorkersReport) json(w io.Writer) error {
 	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption}
 	var err error
 	if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
@@ -138,8 +138,8 @@ func writeWorkersJSON(w io.Writer, r WorkersReport) error {
 	return d.write(w, rows)
 }
 
-// writeWorkersTable writes the title, a row a run and the drain's caption.
-func writeWorkersTable(w io.Writer, r WorkersReport, st tableStyle) error {
+// table writes the title, a row a run and the drain's caption.
+func (r WorkersReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, workersColumns, r.Rows, drainCaption)
 }
 
@@ -148,10 +148,10 @@ func writeWorkersTable(w io.Writer, r WorkersReport, st tableStyle) error {
 // the backlog, drain and completion times, so each fits the page.
 const workersJobsColumns = 9
 
-// writeWorkersHTML writes the workers' runs as one page: what ran them,
+// html writes the workers' runs as one page: what ran them,
 // PlotWorkers's panels a picture each, then two tables a row a run: the
 // jobs, then the backlog, drain and completion times.
-func writeWorkersHTML(w io.Writer, r WorkersReport) error {
+func (r WorkersReport) html(w io.Writer) error {
 	p := page{title: r.Title}
 	if r.Preset.Name != "" {
 		p.params = append(p.params, "model: "+r.Preset.Name)
