@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/human"
@@ -179,6 +180,27 @@ func quantilesColumn[R any](header, key string, q func(R) [3]schema.Estimate) co
 // shareText is a share of replicates for people: "3 of 10 [5%, 60%]".
 func shareText(sh schema.Estimate) string {
 	return fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(sh.Count()), human.Group(sh.N), percentDown(sh.Lo), percentUp(sh.Hi))
+}
+
+// seriesColumn is a figure of a kind's series, a value a point (a run's
+// second): its key in csv and json and, where a plot draws it, its legend.
+type seriesColumn[P any] struct {
+	key, legend string
+	get         func(P) float64
+}
+
+// seriesFields are p's figures for csv and json.
+func seriesFields[P any](cs []seriesColumn[P], p P) []field {
+	f := make([]field, len(cs))
+	for i, c := range cs {
+		f[i] = field{c.key, c.get(p)}
+	}
+	return f
+}
+
+// seriesColumnOf is the column of cs keyed key.
+func seriesColumnOf[P any](cs []seriesColumn[P], key string) seriesColumn[P] {
+	return cs[slices.IndexFunc(cs, func(c seriesColumn[P]) bool { return c.key == key })]
 }
 
 // kindDoc is a json document of a kind's runs, in its order: the title,

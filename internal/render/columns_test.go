@@ -92,3 +92,28 @@ func TestRenderImportsNoScenario(t *testing.T) {
 		t.Error("internal/render reaches the scenario package")
 	}
 }
+
+// A new series figure is one declaration too: appended to the fleet's
+// series, it is in -series' csv and json and in the plot's legend.
+func TestNewSeriesColumnIsOneDeclaration(t *testing.T) {
+	saved := fleetSeries
+	t.Cleanup(func() { fleetSeries = saved })
+	fleetSeries = append(slices.Clip(fleetSeries), seriesColumn[fleet.Point]{"probe_rate", "probe line", func(fleet.Point) float64 { return 7.25 }})
+	runs, cfgs := fleetRuns()
+	for ext, want := range map[string]string{".csv": ",probe_rate\n", ".json": `"probe_rate": 7.25`} {
+		var b bytes.Buffer
+		if err := writeSeries(&b, runs[0], pointFields, ext); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the %s series lacks %q:\n%.300s", ext, want, b.String())
+		}
+	}
+	var svg bytes.Buffer
+	if err := PlotFleet(&svg, "probe", runs, cfgs, ".svg"); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(svg.String(), ">probe line<"); n != len(runs) {
+		t.Errorf("the plot's legend names the probe %d times; want once a run's panel, %d", n, len(runs))
+	}
+}

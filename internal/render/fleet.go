@@ -188,10 +188,21 @@ func (r FleetReport) json(w io.Writer) error {
 	return d.write(w, rows)
 }
 
+// fleetSeries are the figures of a fleet run's second, a mean over
+// replicates, in csv and json's order; PlotFleet draws those with a legend.
+var fleetSeries = []seriesColumn[fleet.Point]{
+	{"starts", "new requests", func(p fleet.Point) float64 { return p.Starts }},
+	{"successes", "successes", func(p fleet.Point) float64 { return p.Successes }},
+	{"retries_decided", "retries decided", func(p fleet.Point) float64 { return p.RetriesDecided }},
+	{"retries_sent", "retries sent", func(p fleet.Point) float64 { return p.RetriesSent }},
+	{"timeouts", "timeouts", func(p fleet.Point) float64 { return p.Timeouts }},
+	{"conflicts", "conflicts (key in use)", func(p fleet.Point) float64 { return p.Conflicts }},
+	{"in_progress", "", func(p fleet.Point) float64 { return p.InProgress }},
+}
+
+// pointFields is a fleet series point for csv and json.
 func pointFields(p fleet.Point) []field {
-	return []field{{"run", p.Run}, {"t", int64(p.T)}, {"starts", p.Starts}, {"successes", p.Successes},
-		{"retries_decided", p.RetriesDecided}, {"retries_sent", p.RetriesSent}, {"timeouts", p.Timeouts},
-		{"conflicts", p.Conflicts}, {"in_progress", p.InProgress}}
+	return append([]field{{"run", p.Run}, {"t", int64(p.T)}}, seriesFields(fleetSeries, p)...)
 }
 
 // estimateText is a mean over replicates in the column's style, then its
@@ -281,27 +292,27 @@ func fleetPanels(title string, runs [][]fleet.Point, cfgs []fleet.Config, ext st
 // fleetPanelHeight is the height of one run's panel.
 const fleetPanelHeight = 8 * vg.Centimeter
 
-// fleetLine is a series PlotFleet draws: its legend name, its colour (the
-// successes green and the timeouts vermillion, told apart) and its value
-// at a point.
+// fleetLine is a series PlotFleet draws: its legend name, its colour and
+// its value at a point.
 type fleetLine struct {
 	name   string
 	colour color.Color
 	get    func(fleet.Point) float64
 }
 
-// fleetLines are the series of a run's panel; conflicts only when keys
-// is on, as without keys there are none.
+// fleetColours are the colours of fleetSeries' drawn figures, in their
+// order (the successes green and the timeouts vermillion, told apart),
+// every one of the palette's for up to eight figures.
+var fleetColours = []int{0, 2, 3, 6, 1, 5, 4, 7}
+
+// fleetLines are the series of a run's panel, fleetSeries' with a legend;
+// conflicts only when keys is on, as without keys there are none.
 func fleetLines(keys bool) []fleetLine {
-	lines := []fleetLine{
-		{"new requests", lineColour(0), func(p fleet.Point) float64 { return p.Starts }},
-		{"successes", lineColour(2), func(p fleet.Point) float64 { return p.Successes }},
-		{"retries decided", lineColour(3), func(p fleet.Point) float64 { return p.RetriesDecided }},
-		{"retries sent", lineColour(6), func(p fleet.Point) float64 { return p.RetriesSent }},
-		{"timeouts", lineColour(1), func(p fleet.Point) float64 { return p.Timeouts }},
-	}
-	if keys {
-		lines = append(lines, fleetLine{"conflicts (key in use)", lineColour(5), func(p fleet.Point) float64 { return p.Conflicts }})
+	var lines []fleetLine
+	for _, s := range fleetSeries {
+		if s.legend != "" && (keys || s.key != "conflicts") {
+			lines = append(lines, fleetLine{s.legend, lineColour(fleetColours[len(lines)]), s.get})
+		}
 	}
 	return lines
 }

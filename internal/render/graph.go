@@ -65,10 +65,19 @@ var graphColumns = columns[fleet.GraphRow]{
 	estimateColumn("", "peak_in_progress", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.PeakInProgress }),
 }
 
+// graphSeries are the figures of a service's second in a graph run: the
+// calls that reached it, then its requests' as fleetSeries has them.
+var graphSeries = func() []seriesColumn[fleet.GraphPoint] {
+	cs := []seriesColumn[fleet.GraphPoint]{{"calls", "calls", func(p fleet.GraphPoint) float64 { return p.Calls }}}
+	for _, c := range fleetSeries {
+		cs = append(cs, seriesColumn[fleet.GraphPoint]{c.key, c.legend, func(p fleet.GraphPoint) float64 { return c.get(p.Point) }})
+	}
+	return cs
+}()
+
 // graphPointFields is a series point for csv and json.
 func graphPointFields(p fleet.GraphPoint) []field {
-	f := pointFields(p.Point) // run, t, then the requests' figures
-	return append([]field{{"run", p.Run}, {"service", p.Service}, f[1], {"calls", p.Calls}}, f[2:]...)
+	return append([]field{{"run", p.Run}, {"service", p.Service}, {"t", int64(p.T)}}, seriesFields(graphSeries, p)...)
 }
 
 // csv writes a row a run a service, then what ran them; the
@@ -330,13 +339,8 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 			if len(ps) == 0 {
 				continue
 			}
-			for j, l := range []struct {
-				name string
-				get  func(fleet.GraphPoint) float64
-			}{
-				{"calls", func(p fleet.GraphPoint) float64 { return p.Calls }},
-				{"successes", func(p fleet.GraphPoint) float64 { return p.Successes }},
-			} {
+			for j, key := range []string{"calls", "successes"} {
+				l := seriesColumnOf(graphSeries, key)
 				xy := make(plotter.XYs, len(ps))
 				for n, pt := range ps {
 					xy[n] = plotter.XY{X: float64(pt.T) + 0.5, Y: l.get(pt)}
@@ -344,7 +348,7 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 				}
 				line, err := plotter.NewLine(xy)
 				if err != nil {
-					return stack{}, fmt.Errorf("%s %s: %w", s, l.name, err)
+					return stack{}, fmt.Errorf("%s %s: %w", s, l.legend, err)
 				}
 				line.Color = lineColour(k)
 				line.Width = vg.Points(1.2)
@@ -352,9 +356,9 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 					line.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 				}
 				p.Add(line)
-				name := l.name
+				name := l.legend
 				if len(graphs) > 1 {
-					name = g.Name + ": " + l.name
+					name = g.Name + ": " + l.legend
 				}
 				p.Legend.Add(name, line)
 			}

@@ -78,12 +78,23 @@ var workersColumns = columns[fleet.WorkersRow]{
 	quantilesColumn("Completion p50 / p95 / p99", "completion", func(r fleet.WorkersRow) [3]schema.Estimate { return [3]schema.Estimate{r.P50, r.P95, r.P99} }),
 }
 
+// workersSeries are the figures of a workers run's second, a mean over
+// replicates, in csv and json's order (each dependency's follow), with
+// the legend PlotWorkers draws them under.
+var workersSeries = []seriesColumn[fleet.WorkersPoint]{
+	{"arrivals", "arrivals", func(p fleet.WorkersPoint) float64 { return p.Arrivals }},
+	{"completions", "completions", func(p fleet.WorkersPoint) float64 { return p.Completions }},
+	{"dead", "dead-lettered", func(p fleet.WorkersPoint) float64 { return p.Dead }},
+	{"backlog", "backlog", func(p fleet.WorkersPoint) float64 { return p.Backlog }},
+	{"oldest_age_seconds", "age", func(p fleet.WorkersPoint) float64 { return p.OldestAge }},
+	{"in_flight", "", func(p fleet.WorkersPoint) float64 { return p.InFlight }},
+	{"retries_scheduled", "retries scheduled", func(p fleet.WorkersPoint) float64 { return p.RetriesScheduled }},
+}
+
 // workersPointFields is a series point for csv and json, each dependency's
 // calls and calls in progress under its name.
 func workersPointFields(p fleet.WorkersPoint, deps []string) []field {
-	f := []field{{"run", p.Run}, {"t", int64(p.T)}, {"arrivals", p.Arrivals}, {"completions", p.Completions},
-		{"dead", p.Dead}, {"backlog", p.Backlog}, {"oldest_age_seconds", p.OldestAge}, {"in_flight", p.InFlight},
-		{"retries_scheduled", p.RetriesScheduled}}
+	f := append([]field{{"run", p.Run}, {"t", int64(p.T)}}, seriesFields(workersSeries, p)...)
 	for d, name := range deps {
 		f = append(f, field{name + "_calls", p.DepCalls[d]}, field{name + "_in_progress", p.DepInProgress[d]})
 	}
