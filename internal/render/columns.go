@@ -28,9 +28,10 @@ type column[R any] struct {
 	style numberStyle
 	// text, when set, is the column's cell for people instead: a label's
 	// name (label: read as prose, left-aligned), or a cell that no one
-	// figure of json holds as it is shown.
+	// figure of json holds as it is shown, unless value gives the figure.
 	text  func(R) string
 	label bool
+	value func(R) float64
 	// fields, when set, are what csv and json write of the column instead
 	// of est, or of a label's text under key.
 	fields func(R) []field
@@ -110,6 +111,8 @@ func (cs columns[R]) pageCells(r R, i int) []pageCell {
 		case c.header == "":
 		case c.label:
 			out = append(out, prose(c.text(r)))
+		case c.value != nil:
+			out = append(out, num(c.cell(r), i, c.key, c.value(r)))
 		case c.text == nil:
 			out = append(out, num(c.cell(r), i, c.key, c.est(r).Value))
 		default:

@@ -23,7 +23,7 @@ import (
 func outputTerms() []string {
 	var terms []string
 	report := stats.Report{Params: stats.Params{Watched: []stats.Watch{{}}, Delivery: &stats.DeliveryParams{}}}
-	terms = append(terms, header(report)...)
+	terms = append(terms, reportColumns(report).header()...)
 	terms = append(terms, fleetColumns.header()...)
 	terms = append(terms, graphColumns.header()...)
 	terms = append(terms, workersColumns.header()...)

@@ -348,38 +348,11 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 	t := pageTable{
 		heading: "The strategies",
 		howTo:   reportHowTo(r),
-		header:  header(r),
+		header:  reportColumns(r).header(),
 	}
-	fields := []string{"", "succeeded", "failed", "calls_per_job", "repeated_steps"}
-	for j, w := range watchedOf(r) {
-		if j == 0 {
-			fields = append(fields, "duplicate_users")
-		} else {
-			fields = append(fields, "duplicate_users_step_"+strconv.Itoa(w.Step+1))
-		}
-	}
-	fields = append(fields, "deliveries_per_job", "lost_work") // read only with the delivery model's columns
+	cs := reportColumns(r)
 	for k, row := range r.Rows {
-		c := row.Counters
-		v := []float64{0, stats.Metrics()[0].Estimate(row).Value, float64(c.Failed), stats.Metrics()[2].Estimate(row).Value,
-			float64(c.RepeatedSteps)}
-		for j, w := range watchedOf(r) {
-			v = append(v, float64(c.Twice(j, w)))
-		}
-		v = append(v, float64(c.Deliveries)/float64(c.Jobs), float64(c.LostWork))
-		main := cells(row, r.ShowCI, watchedOf(r))
-		if r.Delivery != nil {
-			main = append(main, deliveryCells(row)...)
-		}
-		cells := []pageCell{prose(main[0])}
-		for i, text := range main[1:] {
-			if i+1 < len(fields) {
-				cells = append(cells, num(text, k, fields[i+1], v[i+1]))
-			} else {
-				cells = append(cells, plain(text))
-			}
-		}
-		t.rows = append(t.rows, pageRow{cells: cells})
+		t.rows = append(t.rows, pageRow{cells: cs.pageCells(row, k)})
 		var extra [][]string
 		if len(row.Replicates) > 1 {
 			extra = append(extra, spreadCells(row))
