@@ -136,11 +136,12 @@ func (cs columns[R]) glosses() []glossaryEntry {
 // writeColumnsTable writes a title, a row of cs's cells for each of rows,
 // and the caption ("" for none), in style st.
 func writeColumnsTable[R any](w io.Writer, st tableStyle, title string, cs columns[R], rows []R, caption string) error {
-	cells := make([][]string, len(rows))
-	for i, r := range rows {
-		cells[i] = cs.cells(r)
+	t := newTable(w, st, numberColumns(len(cs.header()), cs.labels()), cs.labels())
+	t.Header(cs.header())
+	for _, r := range rows {
+		t.Append(cs.cells(r))
 	}
-	return writeCaptionedTable(w, st, title, cs.header(), cs.labels(), cells, caption)
+	return writeTitled(w, st, title, t, caption)
 }
 
 // columnsFields are rows as csv and json fields.

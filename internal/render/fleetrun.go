@@ -100,7 +100,6 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	draw := func() error { return PlotFleet(&pic, rep.PlotTitle, rep.Runs, rep.Configs, plotExt) }
 	if p.Spikes { // one picture of the runs against the spike's height, as -plot draws them
 		rep.Runs, rep.Configs, rep.Spikes = nil, nil, run.Results
-		rep.PlotTitle = fmt.Sprintf("retrysim fleet: %s, %s, means of %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
 		draw = func() error { return PlotFleetSpikes(&pic, rep.PlotTitle, run.Results, plotExt) }
 	}
 	if err := r.Runs(&o, rep); err != nil {

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -89,9 +88,6 @@ func (t TotalsReport) table(w io.Writer, st tableStyle) error {
 	for _, p := range policies {
 		header = append(header, p+" "+totalsSucceeded, p+" "+totalsCallsARequest)
 	}
-	if _, err := fmt.Fprintln(w, tableTitle(t.Title, st)); err != nil {
-		return err
-	}
 	tb := newTable(w, st, numberColumns(len(header), 0), lead)
 	tb.Header(header)
 	var cells []string
@@ -119,5 +115,5 @@ func (t TotalsReport) table(w io.Writer, st tableStyle) error {
 		}
 	}
 	flush()
-	return tb.Render()
+	return writeTitled(w, st, t.Title, tb, "")
 }

@@ -230,25 +230,6 @@ func (r GraphReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, graphColumns, r.Rows, graphCaption)
 }
 
-// writeCaptionedTable writes a title, a table of rows whose first labels
-// columns name them and whose others hold numbers, and a caption ("" for
-// none).
-func writeCaptionedTable(w io.Writer, st tableStyle, title string, header []string, labels int, rows [][]string, caption string) error {
-	if _, err := fmt.Fprintln(w, tableTitle(title, st)); err != nil {
-		return err
-	}
-	t := newTable(w, st, numberColumns(len(header), labels), labels)
-	t.Header(header)
-	for _, row := range rows {
-		t.Append(row)
-	}
-	if err := t.Render(); err != nil || caption == "" {
-		return err
-	}
-	_, err := fmt.Fprintln(w, tableCaption(caption, st))
-	return err
-}
-
 // html writes the graph run as one page: its settings, the plot
 // a panel a service, and a table a run.
 func (r GraphReport) html(w io.Writer) error {

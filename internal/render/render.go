@@ -173,10 +173,6 @@ func writeTable(w io.Writer, r stats.Report, st tableStyle) error {
 	if r.ShowCI {
 		title += "; [lo, hi]: 95% intervals"
 	}
-	title = tableTitle(title, st)
-	if _, err := fmt.Fprintln(w, title); err != nil {
-		return err
-	}
 	cs := reportColumns(r)
 	header := cs.header()
 	t := newTable(w, st, numberColumns(max(10, len(header)), 1), 1)
@@ -196,13 +192,10 @@ func writeTable(w io.Writer, r stats.Report, st tableStyle) error {
 			t.Append(cells)
 		}
 	}
-	if err := t.Render(); err != nil {
+	if err := writeTitled(w, st, title, t, ""); err != nil || r.Delivery == nil {
 		return err
 	}
-	if r.Delivery != nil {
-		return writeByStep(w, r, st)
-	}
-	return nil
+	return writeByStep(w, r, st)
 }
 
 // byStepHeading heads the delivery model's second table.

@@ -209,10 +209,6 @@ func writePivot(w io.Writer, s stats.Sweep, st tableStyle) error {
 	if s.CI && hasInterval(s.Metric) {
 		title = fmt.Sprintf("%s, 95%% intervals; %s", s.Metric.Label, sweepRun(s))
 	}
-	title = tableTitle(title, st)
-	if _, err := fmt.Fprintln(w, title); err != nil {
-		return err
-	}
 	t := newTable(w, st, numberColumns(len(header), 0), len(s.Swept))
 	t.Header(header)
 	per := len(s.Strategies)
@@ -226,5 +222,5 @@ func writePivot(w io.Writer, s stats.Sweep, st tableStyle) error {
 		}
 		t.Append(cells)
 	}
-	return t.Render()
+	return writeTitled(w, st, title, t, "")
 }
