@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -391,21 +390,8 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 	for _, g := range rep.Graphs {
 		rep.Params = append(rep.Params, g.Name+": "+describeGraph(g))
 	}
-	var o, s, p bytes.Buffer
-	if err := r.Runs(&o, rep); err != nil {
-		return nil, nil, nil, err
-	}
-	if seriesExt != "" {
-		if err := writeSeries(&s, rep.Series, graphPointFields, seriesExt); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	if plotExt != "" {
-		if err := PlotGraph(&p, rep.PlotTitle, rep.Graphs, rep.Series, plotExt); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	return o.Bytes(), s.Bytes(), p.Bytes(), nil
+	return r.outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, graphPointFields, ext) },
+		plotExt, func(w io.Writer, ext string) error { return PlotGraph(w, rep.PlotTitle, rep.Graphs, rep.Series, ext) })
 }
 
 // people is d for people, as human.Seconds writes it.
