@@ -173,6 +173,8 @@ func recoveryJudged(s fleet.Summary) string {
 	return "yes"
 }
 
+// json writes the title, what ran the runs, a row a run with the settings
+// it read, and the series.
 func (r FleetReport) json(w io.Writer) error {
 	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}
 	if anyTrigger(r.Rows) {
@@ -239,6 +241,8 @@ const recoveryCaption = "Recovered: replicates judged whose goodput came back fo
 func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x), 'f', 0, 64) }
 func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
 
+// table writes the title, a row a run and, when a run has a trigger, the
+// recovery caption.
 func (r FleetReport) table(w io.Writer, st tableStyle) error {
 	caption := ""
 	if anyTrigger(r.Rows) {
@@ -253,7 +257,8 @@ func anyTrigger(rows []fleet.Summary) bool {
 	return slices.ContainsFunc(rows, func(s fleet.Summary) bool { return s.Trigger })
 }
 
-// CheckSeriesPath refuses a file name whose extension WriteFleetSeries cannot write.
+// CheckSeriesPath refuses a file name whose extension a kind's series
+// (writeSeries) cannot be written as.
 func CheckSeriesPath(path string) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv", ".json":

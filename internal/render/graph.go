@@ -82,20 +82,19 @@ func graphPointFields(p fleet.GraphPoint) []field {
 // csv writes a row a run a service, then what ran them; the
 // graphs' settings are json's params.
 func (r GraphReport) csv(w io.Writer) error {
-	rows := columnsFields(graphColumns, r.Rows)
-	for i := range rows {
-		rows[i] = append(rows[i], ranBy(r.Seed, r.Scenario)...)
-	}
-	return writeFields(w, rows)
+	return writeFields(w, ranBy(columnsFields(graphColumns, r.Rows), r.Seed, r.Scenario))
 }
 
-// ranBy is what a csv row says ran it: the seed, and the scenario file
-// when one was read.
-func ranBy(seed uint64, scenario string) []field {
-	if scenario == "" {
-		return []field{{"seed", seed}}
+// ranBy is rows with what a csv row says ran it after each: the seed, and
+// the scenario file when one was read.
+func ranBy(rows [][]field, seed uint64, scenario string) [][]field {
+	for i := range rows {
+		rows[i] = append(rows[i], field{"seed", seed})
+		if scenario != "" {
+			rows[i] = append(rows[i], field{"scenario_file", scenario})
+		}
 	}
-	return []field{{"seed", seed}, {"scenario_file", scenario}}
+	return rows
 }
 
 // json writes the title, what ran the runs, each graph's
@@ -225,6 +224,7 @@ const graphCaption = "A row a run and service (depth: its shortest distance from
 	"every service); succeeded: the share of its requests that succeeded; rejected and duplicates: at the service " +
 	"(end to end: at every service); in progress: the time average of the calls at the service over the run's duration."
 
+// table writes the title, a row a run and service, and the caption.
 func (r GraphReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, graphColumns, r.Rows, graphCaption)
 }

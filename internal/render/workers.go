@@ -114,11 +114,7 @@ func (r WorkersReport) runDeps(run string) []string {
 // csv writes a row a run, then what ran it; the series go to
 // -series.
 func (r WorkersReport) csv(w io.Writer) error {
-	rows := columnsFields(workersColumns, r.Rows)
-	for i := range rows {
-		rows[i] = append(rows[i], ranBy(r.Seed, r.Scenario)...)
-	}
-	return writeFields(w, rows)
+	return writeFields(w, ranBy(columnsFields(workersColumns, r.Rows), r.Seed, r.Scenario))
 }
 
 // json writes the title, what ran the runs (their graphs'
@@ -154,7 +150,7 @@ func (r WorkersReport) table(w io.Writer, st tableStyle) error {
 	return writeColumnsTable(w, st, r.Title, workersColumns, r.Rows, drainCaption)
 }
 
-// workersJobsColumns is how many of workersHeader's columns the html
+// workersJobsColumns is how many of workersColumns' headers the html
 // page's first table holds, the run's jobs; its second holds the run and
 // the backlog, drain and completion times, so each fits the page.
 const workersJobsColumns = 9
