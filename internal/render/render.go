@@ -316,30 +316,30 @@ func csvCell(v any) string {
 
 // writeFields writes rows of fields as csv, the first row's keys as the header.
 func writeFields(w io.Writer, rows [][]field) error {
-	var lines [][]string
-	for i, fields := range rows {
-		if i == 0 {
-			keys := make([]string, len(fields))
-			for j, f := range fields {
-				keys[j] = csvCell(f.key)
-			}
-			lines = append(lines, keys)
-		}
-		vals := make([]string, len(fields))
-		for j, f := range fields {
-			vals[j] = csvCell(f.value)
-		}
-		lines = append(lines, vals)
-	}
-	return writeRecords(w, lines)
+	return writeFieldRows(w, len(rows), func(i int) []field { return rows[i] })
 }
 
-// writeRecords writes csv lines.
-func writeRecords(w io.Writer, lines [][]string) error {
+// writeFieldRows writes n rows of fields as csv, row(i) the i-th, the
+// first row's keys as the header, a line at a time, so that a large
+// sweep's output is not held twice, as fields and as text.
+func writeFieldRows(w io.Writer, n int, row func(int) []field) error {
 	cw := csv.NewWriter(w)
-	if err := cw.WriteAll(lines); err != nil {
-		return err
+	for i := range n {
+		fields := row(i)
+		keys, vals := make([]string, len(fields)), make([]string, len(fields))
+		for j, f := range fields {
+			keys[j], vals[j] = csvCell(f.key), csvCell(f.value)
+		}
+		if i == 0 {
+			if err := cw.Write(keys); err != nil {
+				return err
+			}
+		}
+		if err := cw.Write(vals); err != nil {
+			return err
+		}
 	}
+	cw.Flush()
 	return cw.Error()
 }
 
