@@ -18,12 +18,7 @@ import (
 // json and html outputs and in the glossary, where its entry falls in
 // alphabetical order.
 func TestNewColumnIsOneDeclaration(t *testing.T) {
-	const gloss = "A figure only this test declares, to show that one declaration is enough."
-	saved := fleetColumns
-	t.Cleanup(func() { fleetColumns = saved })
-	fleetColumns = append(slices.Clip(fleetColumns), column[fleet.Summary]{header: "Probe figure", key: "probe_figure", style: fleetMean,
-		est:   func(fleet.Summary) schema.Estimate { return schema.Estimate{Value: 42.5, Lo: 40.02, Hi: 44.98} },
-		gloss: gloss})
+	probe(t, &fleetColumns)
 	nan := math.NaN()
 	row := fleet.Summary{Run: "probe_run", Replicates: 2, RecoveredShare: schema.Estimate{Value: nan, Lo: nan, Hi: nan}}
 	rep := FleetReport{Title: "probe", Rows: []fleet.Summary{row}, Replicates: 2, Seed: 1}
@@ -57,13 +52,13 @@ func TestNewColumnIsOneDeclaration(t *testing.T) {
 	if len(doc.Rows) != 1 || doc.Rows[0]["probe_figure"] != 42.5 || doc.Rows[0]["probe_figure_hi"] != 44.98 {
 		t.Errorf("json rows = %v; want probe_figure 42.5, probe_figure_hi 44.98", doc.Rows)
 	}
-	for _, want := range []string{"<th>Probe figure</th>", `data-field="probe_figure" data-value="42.5"`, "<dt>Probe figure</dt>\n<dd>" + gloss + "</dd>"} {
+	for _, want := range []string{"<th>Probe figure</th>", `data-field="probe_figure" data-value="42.5"`, "<dt>Probe figure</dt>\n<dd>" + probeGloss + "</dd>"} {
 		if !strings.Contains(out["html"], want) {
 			t.Errorf("html lacks %q", want)
 		}
 	}
 	g := Glossary()
-	if !strings.Contains(g, "\n\n### Probe figure\n"+gloss+"\n\n### ") {
+	if !strings.Contains(g, "\n\n### Probe figure\n"+probeGloss+"\n\n### ") {
 		t.Errorf("the glossary lacks the column's entry")
 	}
 	var terms []string
@@ -115,5 +110,48 @@ func TestNewSeriesColumnIsOneDeclaration(t *testing.T) {
 	}
 	if n := strings.Count(svg.String(), ">probe line<"); n != len(runs) {
 		t.Errorf("the plot's legend names the probe %d times; want once a run's panel, %d", n, len(runs))
+	}
+}
+
+// probeGloss is the glossary entry of probe's column.
+const probeGloss = "A figure only this test declares, to show that one declaration is enough."
+
+// probe appends to *cs a column only a test declares, with a figure of
+// 42.5 in [40.02, 44.98] and its own glossary entry, until the test ends.
+func probe[R any](t *testing.T, cs *columns[R]) {
+	saved := *cs
+	t.Cleanup(func() { *cs = saved })
+	*cs = append(slices.Clip(saved), column[R]{header: "Probe figure", key: "probe_figure", style: fleetMean,
+		est:   func(R) schema.Estimate { return schema.Estimate{Value: 42.5, Lo: 40.02, Hi: 44.98} },
+		gloss: probeGloss})
+}
+
+// The graph's and the workers' writers are the same over their own
+// declarations: a column appended to either is in its table, markdown,
+// csv and json (their pages draw plots of real runs, which the fleet's
+// test above does without).
+func TestNewColumnInEveryKind(t *testing.T) {
+	for name, tc := range map[string]struct {
+		add func(*testing.T)
+		doc Runs
+	}{
+		"graph":   {func(t *testing.T) { probe(t, &graphColumns) }, GraphReport{Title: "g", Rows: []fleet.GraphRow{{Run: "r", Service: "s", Depth: 1}}}},
+		"workers": {func(t *testing.T) { probe(t, &workersColumns) }, WorkersReport{Title: "w", Rows: []fleet.WorkersRow{{Run: "r"}}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tc.add(t)
+			for format, want := range map[string][]string{"table": {"Probe figure", "42.5 [40.0, 45.0]"}, "markdown": {"Probe figure", "42.5 [40.0, 45.0]"},
+				"csv": {",probe_figure,probe_figure_lo,probe_figure_hi,", ",42.5,40.02,44.98,"}, "json": {`"probe_figure": 42.5,`}} {
+				var b bytes.Buffer
+				if err := lookup(t, FleetDoc, format).Runs(&b, tc.doc); err != nil {
+					t.Fatalf("%s: %v", format, err)
+				}
+				for _, w := range want {
+					if !strings.Contains(b.String(), w) {
+						t.Errorf("%s output lacks %q:\n%s", format, w, b.String())
+					}
+				}
+			}
+		})
 	}
 }
