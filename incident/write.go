@@ -263,7 +263,7 @@ func runsOutput(rep *Report, format string) ([]byte, error) {
 		return nil, err
 	}
 	var out bytes.Buffer
-	err = r.Workers(&out, rep.workersReport())
+	err = r.Runs(&out, rep.workersReport())
 	return out.Bytes(), err
 }
 

@@ -38,11 +38,6 @@ func (g *Graph) Line(path string) int { return g.lines[path] }
 // section's name.
 var graphSections = []string{"load", "server", "outage", "client"}
 
-// SectionKey is the key of setting p in the graph section's mapping named
-// section, as fleet.SectionKey names it (the json echo's writer names it
-// so).
-func SectionKey(section string, p fleet.Param) string { return fleet.SectionKey(section, p) }
-
 // sectionParams maps each key of the section to its setting.
 func sectionParams(section string) map[string]fleet.Param {
 	m := map[string]fleet.Param{}

@@ -179,7 +179,7 @@ func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
 		rep := render.MapReport{Map: m, Cells: done, Replicates: r.replicates.V, Seed: uint64(r.seed),
 			Title: fmt.Sprintf("retrysim fleet-map: %d cells x %d replicates, seed %d", len(done), r.replicates.V, uint64(r.seed))}
 		var main, pic bytes.Buffer
-		if err := r.o.Renderer(stdout).Map(&main, rep); err != nil {
+		if err := r.o.Renderer(stdout).Runs(&main, rep); err != nil {
 			return err
 		}
 		if r.plot != "" {

@@ -190,7 +190,7 @@ func parseWorkers(args []string, stdout, stderr io.Writer) (*work, error) {
 			rep.Dependencies = append(rep.Dependencies, deps)
 		}
 		var out, pic bytes.Buffer
-		if err := r.o.Renderer(stdout).Workers(&out, rep); err != nil {
+		if err := r.o.Renderer(stdout).Runs(&out, rep); err != nil {
 			return err
 		}
 		if r.plot != "" {

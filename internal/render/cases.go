@@ -1,7 +1,6 @@
 package render
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/olekukonko/tablewriter/tw"
@@ -11,9 +10,6 @@ import (
 
 // writeCasesTable is a preset's cases for people, as a table or markdown.
 func writeCasesTable(w io.Writer, c stats.Cases, st tableStyle) error {
-	title := c.Title
-	title = tableTitle(title, st)
-	fmt.Fprintln(w, title)
 	t := newTable(w, st, []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}, 1)
 	t.Prose(5)
 	t.Header(casesHeader)
@@ -21,7 +17,7 @@ func writeCasesTable(w io.Writer, c stats.Cases, st tableStyle) error {
 		t.Append([]string{r.Case, r.Store, perJob.text(r.ChargesPerJob()), group(r.LostWork),
 			perJob.text(float64(r.Deliveries) / float64(r.Jobs)), r.Meaning})
 	}
-	return t.Render()
+	return writeTitled(w, st, c.Title, t, "")
 }
 
 // casesHeader heads a preset's cases in every format for people.

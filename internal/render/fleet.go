@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"image/color"
 	"io"
@@ -17,7 +16,6 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -47,14 +45,10 @@ type FleetReport struct {
 	Scenario   string
 }
 
-// writeFleetCSV writes a row a run, its settings after its figures; the
+// csv writes a row a run, its settings after its figures; the
 // series go to -series.
-func writeFleetCSV(w io.Writer, r FleetReport) error {
-	rows := make([][]field, len(r.Rows))
-	for i, s := range r.Rows {
-		rows[i] = fleetFields(s)
-	}
-	return writeFields(w, withSettingColumns(rows, r.RunConfigs, r.Replicates, r.Seed, r.Scenario))
+func (r FleetReport) csv(w io.Writer) error {
+	return writeFields(w, withSettingColumns(columnsFields(fleetColumns, r.Rows), r.RunConfigs, r.Replicates, r.Seed, r.Scenario))
 }
 
 // withSettingColumns appends to each row (a run's, cfgs[i] its
@@ -130,44 +124,41 @@ func withSettingsObject(rows [][]field, cfgs []fleet.Config) ([][]field, error) 
 	return out, nil
 }
 
-// fleetHead is what a fleet json document says first: its title and what
-// ran its runs.
-type fleetHead struct {
-	Title      string `json:"title"`
-	Replicates int    `json:"replicates"`
-	Seed       uint64 `json:"seed"`
-	Scenario   string `json:"scenario_file,omitempty"`
-	// Recovery is recoveryCaption, when a run has a trigger.
-	Recovery string `json:"recovery,omitempty"`
-}
-
-// fleetFields flattens a summary for csv and json: each figure with its
-// interval as name, name_lo, name_hi (null when undefined).
-func fleetFields(s fleet.Summary) []field {
-	f := []field{{"run", s.Run}, {"replicates", int64(s.Replicates)}}
-	add := func(name string, e schema.Estimate) { f = append(f, estimateFields(name, e)...) }
-	add("requests", s.Requests)
-	add("succeeded", s.Succeeded)
-	add("goodput", s.Goodput)
-	add("amplification", s.Amplification)
-	add("timeouts", s.Timeouts)
-	add("conflicts", s.Conflicts)
-	add("duplicates", s.Duplicates)
-	add("local_rejected", s.LocalRejected)
-	add("hedges", s.Hedges)
-	add("latency_p50", s.P50)
-	add("latency_p95", s.P95)
-	add("latency_p99", s.P99)
-	add("peak_in_progress", s.PeakInProgress)
-	sh := s.RecoveredShare
-	f = append(f, field{"recovery_judged", recoveryJudged(s)})
-	add("recovered_share", sh)
-	f = append(f, field{"recovered_replicates", sh.Count()}, field{"judged_replicates", sh.N})
-	add("recovery_seconds", s.Recovery)
-	q := s.RecoveryTime
-	f = append(f, field{"recovery_p25_seconds", nanNull(q.P25)}, field{"recovery_median_seconds", nanNull(q.Median)},
-		field{"recovery_p75_seconds", nanNull(q.P75)})
-	return f
+// fleetColumns are the fleet's columns, a run's summary each row.
+var fleetColumns = columns[fleet.Summary]{
+	labelColumn("Run", "run", func(s fleet.Summary) string { return s.Run }),
+	rawColumn(func(s fleet.Summary) []field { return []field{{"replicates", int64(s.Replicates)}} }),
+	estimateColumn("Requests", "requests", wholeCount, func(s fleet.Summary) schema.Estimate { return s.Requests }),
+	estimateColumn("Succeeded", "succeeded", requestShare, func(s fleet.Summary) schema.Estimate { return s.Succeeded }),
+	estimateColumn("Goodput /s", "goodput", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Goodput }),
+	estimateColumn("Calls per request", "amplification", perRequest, func(s fleet.Summary) schema.Estimate { return s.Amplification }),
+	estimateColumn("Timeouts", "timeouts", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Timeouts }),
+	estimateColumn("Conflicts", "conflicts", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Conflicts }),
+	estimateColumn("Duplicates", "duplicates", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Duplicates }),
+	estimateColumn("", "local_rejected", fleetMean, func(s fleet.Summary) schema.Estimate { return s.LocalRejected }),
+	estimateColumn("", "hedges", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Hedges }),
+	quantilesColumn("Latency p50 / p95 / p99", "latency", func(s fleet.Summary) [3]schema.Estimate { return [3]schema.Estimate{s.P50, s.P95, s.P99} }),
+	estimateColumn("Peak in progress", "peak_in_progress", fleetMean, func(s fleet.Summary) schema.Estimate { return s.PeakInProgress }),
+	{header: "Recovered", text: func(s fleet.Summary) string {
+		if j := recoveryJudged(s); j != "yes" {
+			return j
+		}
+		return shareText(s.RecoveredShare)
+	}, fields: func(s fleet.Summary) []field {
+		sh := s.RecoveredShare
+		return append(append([]field{{"recovery_judged", recoveryJudged(s)}}, estimateFields("recovered_share", sh)...),
+			field{"recovered_replicates", sh.Count()}, field{"judged_replicates", sh.N})
+	}},
+	{header: "Recovery median [p25, p75]", text: func(s fleet.Summary) string {
+		if recoveryJudged(s) != "yes" {
+			return "-"
+		}
+		return quartilesText(s.RecoveryTime)
+	}, fields: func(s fleet.Summary) []field {
+		q := s.RecoveryTime
+		return append(estimateFields("recovery_seconds", s.Recovery), field{"recovery_p25_seconds", nanNull(q.P25)},
+			field{"recovery_median_seconds", nanNull(q.Median)}, field{"recovery_p75_seconds", nanNull(q.P75)})
+	}},
 }
 
 // recoveryJudged says whether the run's recovery was judged: "yes", or
@@ -183,68 +174,44 @@ func recoveryJudged(s fleet.Summary) string {
 	return "yes"
 }
 
-func writeFleetJSON(w io.Writer, r FleetReport) error {
-	out := struct {
-		fleetHead
-		Rows   []json.RawMessage `json:"rows"`
-		Series []json.RawMessage `json:"series"`
-	}{fleetHead{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}, []json.RawMessage{}, []json.RawMessage{}}
+// json writes the title, what ran the runs, a row a run with the settings
+// it read, and the series.
+func (r FleetReport) json(w io.Writer) error {
+	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}
 	if anyTrigger(r.Rows) {
-		out.Recovery = recoveryCaption
+		d.Recovery = recoveryCaption
 	}
-	rows := make([][]field, len(r.Rows))
-	for i, s := range r.Rows {
-		rows[i] = fleetFields(s)
-	}
-	rows, err := withSettingsObject(rows, r.RunConfigs)
+	rows, err := withSettingsObject(columnsFields(fleetColumns, r.Rows), r.RunConfigs)
 	if err != nil {
 		return err
 	}
-	for _, f := range rows {
-		o, err := object(f)
-		if err != nil {
-			return err
-		}
-		out.Rows = append(out.Rows, o)
-	}
-	series, err := objects(r.Series, pointFields)
-	if err != nil {
+	if d.Series, err = seriesObjects(r.Series, pointFields); err != nil {
 		return err
 	}
-	out.Series = series
-	return writeIndented(w, out)
+	return d.write(w, rows)
 }
 
+// fleetSeries are the figures of a fleet run's second, a mean over
+// replicates, in csv and json's order; PlotFleet draws those with a legend.
+var fleetSeries = []seriesColumn[fleet.Point]{
+	{"starts", "new requests", func(p fleet.Point) float64 { return p.Starts }},
+	{"successes", "successes", func(p fleet.Point) float64 { return p.Successes }},
+	{"retries_decided", "retries decided", func(p fleet.Point) float64 { return p.RetriesDecided }},
+	{"retries_sent", "retries sent", func(p fleet.Point) float64 { return p.RetriesSent }},
+	{"timeouts", "timeouts", func(p fleet.Point) float64 { return p.Timeouts }},
+	{"conflicts", "conflicts (key in use)", func(p fleet.Point) float64 { return p.Conflicts }},
+	{"in_progress", "", func(p fleet.Point) float64 { return p.InProgress }},
+}
+
+// pointFields is a fleet series point for csv and json.
 func pointFields(p fleet.Point) []field {
-	return []field{{"run", p.Run}, {"t", int64(p.T)}, {"starts", p.Starts}, {"successes", p.Successes},
-		{"retries_decided", p.RetriesDecided}, {"retries_sent", p.RetriesSent}, {"timeouts", p.Timeouts},
-		{"conflicts", p.Conflicts}, {"in_progress", p.InProgress}}
+	return append([]field{{"run", p.Run}, {"t", int64(p.T)}}, seriesFields(fleetSeries, p)...)
 }
-
-// fleetHeader heads the fleet's table, in every format for people.
-var fleetHeader = []string{"Run", "Requests", "Succeeded", "Goodput /s", "Calls per request", "Timeouts", "Conflicts",
-	"Duplicates", "Latency p50 / p95 / p99", "Peak in progress", "Recovered", "Recovery median [p25, p75]"}
 
 // estimateText is a mean over replicates in the column's style, then its
 // 95% interval "[lo, hi]" (none with one replicate or no width).
 func estimateText(e schema.Estimate, s numberStyle) string {
 	return s.withInterval(e.Value, e.Lo, e.Hi)
-}
-
-// fleetCells are a run's row for people, in fleetHeader's order, each
-// column in its style (numbers.go).
-func fleetCells(s fleet.Summary) []string {
-	recovered, rec := recoveryJudged(s), "-"
-	if recovered == "yes" {
-		sh := s.RecoveredShare
-		recovered = fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(sh.Count()), human.Group(sh.N), percentDown(sh.Lo), percentUp(sh.Hi))
-		rec = quartilesText(s.RecoveryTime)
-	}
-	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(s.P50.Value), timeSeconds.number(s.P95.Value), timeSeconds.number(s.P99.Value))
-	return []string{s.Run, estimateText(s.Requests, wholeCount), estimateText(s.Succeeded, requestShare),
-		estimateText(s.Goodput, fleetMean), estimateText(s.Amplification, perRequest), estimateText(s.Timeouts, fleetMean),
-		estimateText(s.Conflicts, fleetMean), estimateText(s.Duplicates, fleetMean), lat,
-		estimateText(s.PeakInProgress, fleetMean), recovered, rec}
 }
 
 // quartilesText formats a recovery time's Kaplan-Meier quartiles for
@@ -275,26 +242,14 @@ const recoveryCaption = "Recovered: replicates judged whose goodput came back fo
 func percentDown(x float64) string { return strconv.FormatFloat(math.Floor(100*x), 'f', 0, 64) }
 func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x), 'f', 0, 64) }
 
-func writeFleetTable(w io.Writer, r FleetReport, st tableStyle) error {
-	header := fleetHeader
-	title := r.Title
-	title = tableTitle(title, st)
-	if _, err := fmt.Fprintln(w, title); err != nil {
-		return err
-	}
-	t := newTable(w, st, numberColumns(len(header), 1), 1)
-	t.Header(header)
-	for _, s := range r.Rows {
-		t.Append(fleetCells(s))
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
+// table writes the title, a row a run and, when a run has a trigger, the
+// recovery caption.
+func (r FleetReport) table(w io.Writer, st tableStyle) error {
+	caption := ""
 	if anyTrigger(r.Rows) {
-		_, err := fmt.Fprintln(w, tableCaption(recoveryCaption, st))
-		return err
+		caption = recoveryCaption
 	}
-	return nil
+	return writeColumnsTable(w, st, r.Title, fleetColumns, r.Rows, caption)
 }
 
 // anyTrigger says whether some row's run has a trigger, so that its
@@ -303,33 +258,14 @@ func anyTrigger(rows []fleet.Summary) bool {
 	return slices.ContainsFunc(rows, func(s fleet.Summary) bool { return s.Trigger })
 }
 
-// CheckSeriesPath refuses a file name whose extension WriteFleetSeries cannot write.
+// CheckSeriesPath refuses a file name whose extension a kind's series
+// (writeSeries) cannot be written as.
 func CheckSeriesPath(path string) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv", ".json":
 		return nil
 	}
 	return fmt.Errorf("%q: want a file name ending in .csv or .json", path)
-}
-
-// WriteFleetSeries writes the series as csv or as a json array, by ext.
-func WriteFleetSeries(w io.Writer, pts []fleet.Point, ext string) error {
-	rows := make([][]field, len(pts))
-	for i, p := range pts {
-		rows[i] = pointFields(p)
-	}
-	if strings.ToLower(ext) == ".csv" {
-		return writeFields(w, rows)
-	}
-	objs := []json.RawMessage{}
-	for _, f := range rows {
-		o, err := object(f)
-		if err != nil {
-			return err
-		}
-		objs = append(objs, o)
-	}
-	return writeIndented(w, objs)
 }
 
 // PlotFleet draws each run's series in its own panel, one above the other on
@@ -362,27 +298,27 @@ func fleetPanels(title string, runs [][]fleet.Point, cfgs []fleet.Config, ext st
 // fleetPanelHeight is the height of one run's panel.
 const fleetPanelHeight = 8 * vg.Centimeter
 
-// fleetLine is a series PlotFleet draws: its legend name, its colour (the
-// successes green and the timeouts vermillion, told apart) and its value
-// at a point.
+// fleetLine is a series PlotFleet draws: its legend name, its colour and
+// its value at a point.
 type fleetLine struct {
 	name   string
 	colour color.Color
 	get    func(fleet.Point) float64
 }
 
-// fleetLines are the series of a run's panel; conflicts only when keys
-// is on, as without keys there are none.
+// fleetColours are the colours of fleetSeries' drawn figures, in their
+// order (the successes green and the timeouts vermillion, told apart),
+// every one of the palette's for up to eight figures.
+var fleetColours = []int{0, 2, 3, 6, 1, 5, 4, 7}
+
+// fleetLines are the series of a run's panel, fleetSeries' with a legend;
+// conflicts only when keys is on, as without keys there are none.
 func fleetLines(keys bool) []fleetLine {
-	lines := []fleetLine{
-		{"new requests", lineColour(0), func(p fleet.Point) float64 { return p.Starts }},
-		{"successes", lineColour(2), func(p fleet.Point) float64 { return p.Successes }},
-		{"retries decided", lineColour(3), func(p fleet.Point) float64 { return p.RetriesDecided }},
-		{"retries sent", lineColour(6), func(p fleet.Point) float64 { return p.RetriesSent }},
-		{"timeouts", lineColour(1), func(p fleet.Point) float64 { return p.Timeouts }},
-	}
-	if keys {
-		lines = append(lines, fleetLine{"conflicts (key in use)", lineColour(5), func(p fleet.Point) float64 { return p.Conflicts }})
+	var lines []fleetLine
+	for _, s := range fleetSeries {
+		if s.legend != "" && (keys || s.key != "conflicts") {
+			lines = append(lines, fleetLine{s.legend, lineColour(fleetColours[len(lines)]), s.get})
+		}
 	}
 	return lines
 }

@@ -2,14 +2,13 @@ package render
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"strconv"
+	"time"
 
-	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/human"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
@@ -17,6 +16,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/retrysim/retrysim/fleet/metastable"
 )
 
 // MapReport is what `retrysim fleet-map` prints: the map's settings and
@@ -34,30 +35,70 @@ const mapCaption = "Recovered: replicates judged (goodput back within 10% of the
 	"that recovered, with the share's 95% Wilson score interval; recovery: seconds after the trigger ended, " +
 	"the Kaplan-Meier median over the replicates judged, one still down censored at its run's end (never: fewer than half recovered)."
 
-// mapHeader heads the map's table.
-var mapHeader = []string{"Policy", "Trigger", "Length", "Height /s", "Base rate /s", "Recovered", "Share (95% Wilson)", "Recovery median"}
+// mapRow is a cell of the map, with the map and the cell's policy.
+type mapRow struct {
+	m      metastable.Map
+	c      metastable.MapCell
+	policy string
+}
 
-// mapCells are a cell's row for people, in mapHeader's order.
-func mapCells(m metastable.Map, c metastable.MapCell, policy string) []string {
-	sh := c.Share()
-	trigger, height := "spike", g(c.Config.Load.Peak)
-	if m.Outage {
-		trigger, height = "outage "+c.Config.Outage.Mode.String(), "-"
+// trigger is the cell's trigger ("spike", "outage MODE") and its length.
+func (r mapRow) trigger() (string, time.Duration) {
+	if r.m.Outage {
+		return "outage " + r.c.Config.Outage.Mode.String(), r.c.Config.Outage.To - r.c.Config.Outage.From
 	}
-	med := "never"
-	if q := c.RecoveryTime(); !math.IsNaN(q.Median) {
-		med = strconv.FormatFloat(math.Round(1000*q.Median)/1000, 'f', -1, 64) + " s"
-	}
-	share := "-"
-	if sh.N > 0 {
-		share = fmt.Sprintf("%s [%s, %s]", strconv.FormatFloat(sh.Value, 'f', 2, 64),
+	return "spike", r.c.Config.Load.To - r.c.Config.Load.From
+}
+
+// mapColumns are the map's columns, a row a cell.
+var mapColumns = columns[mapRow]{
+	labelColumn("Policy", "policy", func(r mapRow) string { return r.policy }),
+	labelColumn("Trigger", "trigger", func(r mapRow) string { t, _ := r.trigger(); return t }),
+	{header: "Length", text: func(r mapRow) string { _, l := r.trigger(); return human.Duration(l) },
+		fields: func(r mapRow) []field { _, l := r.trigger(); return []field{{"length_seconds", l.Seconds()}} }},
+	{header: "Height /s", text: func(r mapRow) string {
+		if r.m.Outage {
+			return "-"
+		}
+		return g(r.c.Config.Load.Peak)
+	}, fields: func(r mapRow) []field { return []field{{"height", r.c.Config.Load.Peak}} }},
+	{header: "Base rate /s", text: func(r mapRow) string { return g(r.c.Config.Load.Rate) },
+		fields: func(r mapRow) []field {
+			return []field{{"rate", r.c.Config.Load.Rate}, {"duration_seconds", r.c.Config.Duration.Seconds()}}
+		}},
+	{header: "Recovered", text: func(r mapRow) string {
+		sh := r.c.Share()
+		return human.Group(sh.Count()) + " of " + human.Group(sh.N)
+	}, fields: func(r mapRow) []field {
+		sh := r.c.Share()
+		return []field{{"recovered_replicates", sh.Count()}, {"judged_replicates", sh.N}}
+	}},
+	{header: "Share (95% Wilson)", text: func(r mapRow) string {
+		sh := r.c.Share()
+		if sh.N == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%s [%s, %s]", strconv.FormatFloat(sh.Value, 'f', 2, 64),
 			strconv.FormatFloat(math.Floor(100*sh.Lo)/100, 'f', 2, 64), strconv.FormatFloat(math.Ceil(100*sh.Hi)/100, 'f', 2, 64))
+	}, fields: func(r mapRow) []field { return estimateFields("recovered_share", r.c.Share()) }},
+	{header: "Recovery median", text: func(r mapRow) string {
+		if q := r.c.RecoveryTime(); !math.IsNaN(q.Median) {
+			return strconv.FormatFloat(math.Round(1000*q.Median)/1000, 'f', -1, 64) + " s"
+		}
+		return "never"
+	}, fields: func(r mapRow) []field {
+		q := r.c.RecoveryTime()
+		return []field{{"recovery_p25_seconds", nanNull(q.P25)}, {"recovery_median_seconds", nanNull(q.Median)}, {"recovery_p75_seconds", nanNull(q.P75)}}
+	}},
+}
+
+// mapRows are the report's cells as rows.
+func (r MapReport) mapRows() []mapRow {
+	rows := make([]mapRow, len(r.Cells))
+	for i, c := range r.Cells {
+		rows[i] = mapRow{r.Map, c, cellPolicy(r.Map, i)}
 	}
-	length := c.Config.Load.To - c.Config.Load.From
-	if m.Outage {
-		length = c.Config.Outage.To - c.Config.Outage.From
-	}
-	return []string{policy, trigger, human.Duration(length), height, g(c.Config.Load.Rate), human.Group(sh.Count()) + " of " + human.Group(sh.N), share, med}
+	return rows
 }
 
 // g formats x in the fewest digits that read back as x.
@@ -69,94 +110,29 @@ func cellPolicy(m metastable.Map, i int) string {
 	return m.Policies[i/per].Name
 }
 
-// Map writes the map in r's format: a table (or markdown) a row a cell
-// with its caption under it, csv, json, or an html page.
-func (r Renderer) Map(w io.Writer, rep MapReport) error {
-	switch {
-	case r.table != nil:
-		return writeMapTable(w, rep, *r.table)
-	case r.name == "csv":
-		return WriteMapCSV(w, rep)
-	case r.name == "json":
-		return WriteMapJSON(w, rep)
-	case r.page:
-		return WriteMapHTML(w, rep)
-	}
-	return r.unwritten("a map")
+// table writes the map as a table in style st, a row a cell, with its
+// caption under it.
+func (r MapReport) table(w io.Writer, st tableStyle) error {
+	return writeColumnsTable(w, st, r.Title, mapColumns, r.mapRows(), mapCaption)
 }
 
-// writeMapTable writes the map as a table in style st, a row a cell, with
-// its caption under it.
-func writeMapTable(w io.Writer, r MapReport, st tableStyle) error {
-	if _, err := fmt.Fprintln(w, tableTitle(r.Title, st)); err != nil {
-		return err
-	}
-	t := newTable(w, st, numberColumns(len(mapHeader), 2), 2)
-	t.Header(mapHeader)
-	for i, c := range r.Cells {
-		t.Append(mapCells(r.Map, c, cellPolicy(r.Map, i)))
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintln(w, tableCaption(mapCaption, st))
-	return err
+// csv writes a row a cell.
+func (r MapReport) csv(w io.Writer) error {
+	return writeFields(w, columnsFields(mapColumns, r.mapRows()))
 }
 
-// mapFields flattens a cell for csv and json.
-func mapFields(m metastable.Map, c metastable.MapCell, policy string) []field {
-	sh := c.Share()
-	q := c.RecoveryTime()
-	trigger := "spike"
-	length := c.Config.Load.To - c.Config.Load.From
-	if m.Outage {
-		trigger, length = "outage "+c.Config.Outage.Mode.String(), c.Config.Outage.To-c.Config.Outage.From
-	}
-	return []field{{"policy", policy}, {"trigger", trigger}, {"length_seconds", length.Seconds()}, {"height", c.Config.Load.Peak},
-		{"rate", c.Config.Load.Rate}, {"duration_seconds", c.Config.Duration.Seconds()},
-		{"recovered_replicates", sh.Count()}, {"judged_replicates", sh.N},
-		{"recovered_share", nanNull(sh.Value)}, {"recovered_share_lo", nanNull(sh.Lo)}, {"recovered_share_hi", nanNull(sh.Hi)},
-		{"recovery_p25_seconds", nanNull(q.P25)}, {"recovery_median_seconds", nanNull(q.Median)}, {"recovery_p75_seconds", nanNull(q.P75)}}
+// json writes {"title", "replicates", "seed", "recovery", "rows"}.
+func (r MapReport) json(w io.Writer) error {
+	return kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Recovery: mapCaption}.write(w, columnsFields(mapColumns, r.mapRows()))
 }
 
-// mapRows are every cell's fields.
-func mapRows(r MapReport) [][]field {
-	rows := make([][]field, len(r.Cells))
-	for i, c := range r.Cells {
-		rows[i] = mapFields(r.Map, c, cellPolicy(r.Map, i))
-	}
-	return rows
-}
-
-// WriteMapCSV writes a row a cell.
-func WriteMapCSV(w io.Writer, r MapReport) error { return writeFields(w, mapRows(r)) }
-
-// WriteMapJSON writes {"title", "replicates", "seed", "recovery", "rows"}.
-func WriteMapJSON(w io.Writer, r MapReport) error {
-	out := struct {
-		Title      string            `json:"title"`
-		Replicates int               `json:"replicates"`
-		Seed       uint64            `json:"seed"`
-		Recovery   string            `json:"recovery"`
-		Rows       []json.RawMessage `json:"rows"`
-	}{r.Title, r.Replicates, r.Seed, mapCaption, []json.RawMessage{}}
-	for _, f := range mapRows(r) {
-		o, err := object(f)
-		if err != nil {
-			return err
-		}
-		out.Rows = append(out.Rows, o)
-	}
-	return writeIndented(w, out)
-}
-
-// WriteMapHTML writes one page: the table and the heat maps, inline.
-func WriteMapHTML(w io.Writer, r MapReport) error {
+// html writes one page: the table and the heat maps, inline.
+func (r MapReport) html(w io.Writer) error {
 	p := page{title: r.Title}
-	t := pageTable{heading: "The cells", howTo: "A row is one cell: a policy, a trigger and a base load. " + mapCaption, header: mapHeader}
-	for i, c := range r.Cells {
+	t := pageTable{heading: "The cells", howTo: "A row is one cell: a policy, a trigger and a base load. " + mapCaption, header: mapColumns.header()}
+	for _, row := range r.mapRows() { // every cell plain, as the table prints it
 		var cells []pageCell
-		for _, s := range mapCells(r.Map, c, cellPolicy(r.Map, i)) {
+		for _, s := range mapColumns.cells(row) {
 			cells = append(cells, plain(s))
 		}
 		t.rows = append(t.rows, pageRow{cells: cells})

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -53,7 +54,6 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		names[i] = c.Name
 	}
 	params = append(params, settingsLines(names, run.Configs)...)
-	var o, s, pic bytes.Buffer
 	if p.Totals {
 		rows := make([]fleet.Totals, len(run.Results))
 		for i, res := range run.Results {
@@ -67,15 +67,9 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		plotTitle := fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
 		rep := TotalsReport{Title: title, Rows: rows, ByClients: p.ByClients, Params: params, Results: run.Results, PlotTitle: plotTitle,
 			Configs: run.Configs, Replicates: run.Replicates, Seed: run.Seed, Scenario: run.ScenarioFile}
-		if err := r.FleetTotals(&o, rep); err != nil {
-			return nil, nil, nil, err
-		}
-		if plotExt != "" {
-			if err := PlotFleetTotals(&pic, plotTitle, run.Results, p.ByClients, plotExt); err != nil {
-				return nil, nil, nil, err
-			}
-		}
-		return o.Bytes(), nil, pic.Bytes(), nil
+		return r.outputs(rep, "", nil, plotExt, func(w io.Writer, ext string) error {
+			return PlotFleetTotals(w, plotTitle, run.Results, p.ByClients, ext)
+		})
 	}
 	reps := replicatesText(run.Replicates)
 	if run.Replicates > 1 {
@@ -97,26 +91,33 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		rep.Runs = append(rep.Runs, pts)
 		rep.Series = append(rep.Series, pts...)
 	}
-	draw := func() error { return PlotFleet(&pic, rep.PlotTitle, rep.Runs, rep.Configs, plotExt) }
+	draw := func(w io.Writer, ext string) error { return PlotFleet(w, rep.PlotTitle, rep.Runs, rep.Configs, ext) }
 	if p.Spikes { // one picture of the runs against the spike's height, as -plot draws them
 		rep.Runs, rep.Configs, rep.Spikes = nil, nil, run.Results
-		rep.PlotTitle = fmt.Sprintf("retrysim fleet: %s, %s, means of %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
-		draw = func() error { return PlotFleetSpikes(&pic, rep.PlotTitle, run.Results, plotExt) }
+		draw = func(w io.Writer, ext string) error { return PlotFleetSpikes(w, rep.PlotTitle, run.Results, ext) }
 	}
-	if err := r.Fleet(&o, rep); err != nil {
+	return r.outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, pointFields, ext) }, plotExt, draw)
+}
+
+// outputs are doc in r's format and, when asked by a file extension ("" for
+// none), what series and plot write of it.
+func (r Renderer) outputs(doc Runs, seriesExt string, series func(io.Writer, string) error, plotExt string,
+	plot func(io.Writer, string) error) (out, ser, pic []byte, err error) {
+	var o, s, p bytes.Buffer
+	if err := r.Runs(&o, doc); err != nil {
 		return nil, nil, nil, err
 	}
 	if seriesExt != "" {
-		if err := WriteFleetSeries(&s, rep.Series, seriesExt); err != nil {
+		if err := series(&s, seriesExt); err != nil {
 			return nil, nil, nil, err
 		}
 	}
 	if plotExt != "" {
-		if err := draw(); err != nil {
+		if err := plot(&p, plotExt); err != nil {
 			return nil, nil, nil, err
 		}
 	}
-	return o.Bytes(), s.Bytes(), pic.Bytes(), nil
+	return o.Bytes(), s.Bytes(), p.Bytes(), nil
 }
 
 // CheckFleetFiles refuses a -series or a -plot file name ("" for none)

@@ -1,8 +1,6 @@
 package render
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -50,25 +48,19 @@ func totalsFields(rows []fleet.Totals, byClients bool) [][]field {
 	return fields
 }
 
-// writeTotalsJSON writes the title, what ran the runs, and a row a run
+// csv writes a row a run, its settings after its figures.
+func (t TotalsReport) csv(w io.Writer) error {
+	return writeFields(w, withSettingColumns(totalsFields(t.Rows, t.ByClients), t.Configs, t.Replicates, t.Seed, t.Scenario))
+}
+
+// json writes the title, what ran the runs, and a row a run
 // with the settings it read.
-func writeTotalsJSON(w io.Writer, t TotalsReport) error {
+func (t TotalsReport) json(w io.Writer) error {
 	rows, err := withSettingsObject(totalsFields(t.Rows, t.ByClients), t.Configs)
 	if err != nil {
 		return err
 	}
-	out := struct {
-		fleetHead
-		Rows []json.RawMessage `json:"rows"`
-	}{fleetHead{Title: t.Title, Replicates: t.Replicates, Seed: t.Seed, Scenario: t.Scenario}, []json.RawMessage{}}
-	for _, f := range rows {
-		o, err := object(f)
-		if err != nil {
-			return err
-		}
-		out.Rows = append(out.Rows, o)
-	}
-	return writeIndented(w, out)
+	return kindDoc{Title: t.Title, Replicates: t.Replicates, Seed: t.Seed, Scenario: t.Scenario}.write(w, rows)
 }
 
 // The words after a policy's name in the totals' headers.
@@ -77,10 +69,11 @@ const (
 	totalsCallsARequest = "calls a request"
 )
 
-// writeTotalsTable pivots the totals for people: a row a failure rate (and
+// table pivots the totals for people: a row a failure rate (and
 // client count), and for each policy the share of requests that succeeded
 // and the server calls a request.
-func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients bool, st tableStyle) error {
+func (t TotalsReport) table(w io.Writer, st tableStyle) error {
+	rows, byClients := t.Rows, t.ByClients
 	var policies []string
 	for _, r := range rows {
 		if !slices.Contains(policies, r.Run) {
@@ -95,16 +88,12 @@ func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients 
 	for _, p := range policies {
 		header = append(header, p+" "+totalsSucceeded, p+" "+totalsCallsARequest)
 	}
-	title = tableTitle(title, st)
-	if _, err := fmt.Fprintln(w, title); err != nil {
-		return err
-	}
-	t := newTable(w, st, numberColumns(len(header), 0), lead)
-	t.Header(header)
+	tb := newTable(w, st, numberColumns(len(header), 0), lead)
+	tb.Header(header)
 	var cells []string
 	flush := func() {
 		if cells != nil {
-			t.Append(cells)
+			tb.Append(cells)
 		}
 	}
 	for i, r := range rows {
@@ -126,5 +115,5 @@ func writeTotalsTable(w io.Writer, title string, rows []fleet.Totals, byClients 
 		}
 	}
 	flush()
-	return t.Render()
+	return writeTitled(w, st, t.Title, tb, "")
 }

@@ -38,7 +38,7 @@ func TestWriteFleetTotals(t *testing.T) {
 `},
 	} {
 		var b bytes.Buffer
-		if err := lookup(t, TotalsDoc, tc.format).FleetTotals(&b, TotalsReport{Title: "T", Rows: rows, ByClients: tc.byClients, Replicates: 2, Seed: 7}); err != nil {
+		if err := lookup(t, TotalsDoc, tc.format).Runs(&b, TotalsReport{Title: "T", Rows: rows, ByClients: tc.byClients, Replicates: 2, Seed: 7}); err != nil {
 			t.Fatalf("%s: %v", tc.format, err)
 		}
 		got := b.String()
@@ -88,7 +88,7 @@ func TestTotalsHTML(t *testing.T) {
 		r.Rows = append(r.Rows, x.Totals())
 	}
 	var page bytes.Buffer
-	if err := lookup(t, TotalsDoc, "html").FleetTotals(&page, r); err != nil {
+	if err := lookup(t, TotalsDoc, "html").Runs(&page, r); err != nil {
 		t.Fatal(err)
 	}
 	p := parsePage(t, page.Bytes())

@@ -4,18 +4,39 @@ import (
 	_ "embed"
 	"html"
 	"regexp"
+	"slices"
 	"strings"
 )
 
-// glossaryText is the glossary: every term an output prints, with what it
-// means there, in markdown; docs/glossary.md is a copy `retrysim help
-// glossary` writes.
+// glossaryText is the glossary's source, in markdown: every term an output
+// prints, with what it means there, but those whose column declares its
+// own entry (column.gloss); docs/glossary.md is Glossary, as `retrysim help
+// glossary` writes it.
 //
 //go:embed glossary.md
 var glossaryText string
 
-// Glossary is the glossary's markdown, as docs/glossary.md holds it.
-func Glossary() string { return glossaryText }
+// Glossary is the glossary's markdown, as docs/glossary.md holds it: its
+// source's entries and those the columns declare, in alphabetical order.
+func Glossary() string {
+	blocks := strings.Split(glossaryText, "\n### ") // the text before the first entry, then "Term\nbody\n" each
+	for _, e := range columnGlosses() {
+		at := 1 + len(blocks[1:])
+		for i, b := range blocks[1:] {
+			if term, _, _ := strings.Cut(b, "\n"); strings.ToLower(term) > strings.ToLower(e.term) {
+				at = 1 + i
+				break
+			}
+		}
+		blocks = slices.Insert(blocks, at, e.term+"\n"+indentWrap(e.paragraphs[0], 95, "")+"\n")
+	}
+	return strings.Join(blocks, "\n### ")
+}
+
+// columnGlosses are the glossary entries every kind's columns declare.
+func columnGlosses() []glossaryEntry {
+	return slices.Concat(fleetColumns.glosses(), graphColumns.glosses(), workersColumns.glosses(), mapColumns.glosses())
+}
 
 // glossaryEntry is a term of the glossary and its text, its paragraphs
 // each on one line.
@@ -27,7 +48,7 @@ type glossaryEntry struct {
 // glossary is the glossary's entries, in its order.
 func glossary() []glossaryEntry {
 	var out []glossaryEntry
-	for _, block := range strings.Split(glossaryText, "\n### ")[1:] {
+	for _, block := range strings.Split(Glossary(), "\n### ")[1:] {
 		term, body, _ := strings.Cut(block, "\n")
 		e := glossaryEntry{term: term}
 		for _, par := range strings.Split(strings.TrimSpace(body), "\n\n") {

@@ -23,12 +23,12 @@ import (
 func outputTerms() []string {
 	var terms []string
 	report := stats.Report{Params: stats.Params{Watched: []stats.Watch{{}}, Delivery: &stats.DeliveryParams{}}}
-	terms = append(terms, header(report)...)
-	terms = append(terms, fleetHeader...)
-	terms = append(terms, graphHeader...)
-	terms = append(terms, workersHeader...)
+	terms = append(terms, reportColumns(report).header()...)
+	terms = append(terms, fleetColumns.header()...)
+	terms = append(terms, graphColumns.header()...)
+	terms = append(terms, workersColumns.header()...)
 	terms = append(terms, fleet.EndToEnd)
-	terms = append(terms, mapHeader...)
+	terms = append(terms, mapColumns.header()...)
 	terms = append(terms, casesHeader...)
 	terms = append(terms, raceHeader(true)...)
 	terms = append(terms, "Step", byStepHeading, expectedRowLabel, spreadRowLabel, totalsSucceeded, totalsCallsARequest, "Failure rate", "Clients")
@@ -46,9 +46,10 @@ func outputTerms() []string {
 	return out
 }
 
-// headerLiterals are the strings of every []string literal in the
-// renderers' sources that heads a table: assigned to, or given as the field
-// of, a name that ends in "header" (workersHeader, pageTable's header),
+// headerLiterals are the strings in the renderers' sources that head a
+// table: of every []string literal or string assigned to, or given as the
+// field of, a name that ends in "header" (pageTable's header, a column's),
+// and the first argument of a column's constructor (estimateColumn),
 // read from the Go files themselves, so that a new table's header is among
 // them without a change here.
 func headerLiterals(t *testing.T) []string {
@@ -58,18 +59,25 @@ func headerLiterals(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	var out []string
+	str := func(e ast.Expr) {
+		if s, ok := e.(*ast.BasicLit); ok && s.Kind == token.STRING {
+			v, err := strconv.Unquote(s.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+	}
 	collect := func(name string, e ast.Expr) {
-		lit, ok := e.(*ast.CompositeLit)
-		if !ok || !strings.HasSuffix(strings.ToLower(name), "header") {
+		if !strings.HasSuffix(strings.ToLower(name), "header") {
 			return
 		}
-		for _, el := range lit.Elts {
-			if s, ok := el.(*ast.BasicLit); ok && s.Kind == token.STRING {
-				v, err := strconv.Unquote(s.Value)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, v)
+		str(e) // a column's declared header
+		if lit, ok := e.(*ast.CompositeLit); ok {
+			for _, el := range lit.Elts {
+				str(el)
 			}
 		}
 	}
@@ -92,6 +100,14 @@ func headerLiterals(t *testing.T) []string {
 					if id, ok := n.Lhs[i].(*ast.Ident); ok && len(n.Lhs) == len(n.Rhs) {
 						collect(id.Name, v)
 					}
+				}
+			case *ast.CallExpr: // a column's constructor, its header first
+				fun := n.Fun
+				if ix, ok := fun.(*ast.IndexExpr); ok {
+					fun = ix.X
+				}
+				if id, ok := fun.(*ast.Ident); ok && strings.HasSuffix(id.Name, "Column") && len(n.Args) > 0 {
+					str(n.Args[0])
 				}
 			case *ast.KeyValueExpr:
 				if id, ok := n.Key.(*ast.Ident); ok {

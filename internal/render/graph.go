@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,7 +16,6 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/human"
-	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -38,97 +36,95 @@ type GraphReport struct {
 	Scenario   string
 }
 
-// graphFields flattens a graph row for csv and json: each figure with its
-// interval as name, name_lo, name_hi (null when undefined).
-func graphFields(r fleet.GraphRow) []field {
-	f := []field{{"run", r.Run}, {"service", r.Service}, {"depth", int64(r.Depth)}, {"replicates", int64(r.Replicates)}}
-	add := func(name string, e schema.Estimate) { f = append(f, estimateFields(name, e)...) }
-	add("requests", r.Requests)
-	add("calls", r.Calls)
-	add("amplification", r.Amplification)
-	add("succeeded", r.Succeeded)
-	add("goodput", r.Goodput)
-	add("timeouts", r.Timeouts)
-	add("retries", r.Retries)
-	add("rejected", r.Rejected)
-	add("duplicates", r.Duplicates)
-	add("in_progress", r.InProgress)
-	add("sojourn_seconds", r.Sojourn)
-	add("latency_p50", r.P50)
-	add("latency_p95", r.P95)
-	add("latency_p99", r.P99)
-	add("peak_in_progress", r.PeakInProgress)
-	return f
+// graphColumns are the graph's columns, a row a run and service (or entry,
+// end to end).
+var graphColumns = columns[fleet.GraphRow]{
+	labelColumn("Run", "run", func(r fleet.GraphRow) string { return r.Run }),
+	labelColumn("Service", "service", func(r fleet.GraphRow) string { return r.Service }),
+	{header: "Depth", text: func(r fleet.GraphRow) string {
+		if r.Depth > 0 {
+			return fmt.Sprint(r.Depth)
+		}
+		return "-"
+	}, fields: func(r fleet.GraphRow) []field {
+		return []field{{"depth", int64(r.Depth)}, {"replicates", int64(r.Replicates)}}
+	}},
+	estimateColumn("Requests", "requests", wholeCount, func(r fleet.GraphRow) schema.Estimate { return r.Requests }),
+	estimateColumn("", "calls", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Calls }),
+	estimateColumn("Calls per request", "amplification", perRequest, func(r fleet.GraphRow) schema.Estimate { return r.Amplification }),
+	estimateColumn("Succeeded", "succeeded", requestShare, func(r fleet.GraphRow) schema.Estimate { return r.Succeeded }),
+	estimateColumn("Goodput /s", "goodput", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Goodput }),
+	estimateColumn("Timeouts", "timeouts", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Timeouts }),
+	estimateColumn("Retries", "retries", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Retries }),
+	estimateColumn("Rejected", "rejected", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Rejected }),
+	estimateColumn("Duplicates", "duplicates", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Duplicates }),
+	estimateColumn("In progress", "in_progress", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.InProgress }),
+	estimateColumn("", "sojourn_seconds", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Sojourn }),
+	quantilesColumn("Latency p50 / p95 / p99", "latency", func(r fleet.GraphRow) [3]schema.Estimate { return [3]schema.Estimate{r.P50, r.P95, r.P99} }),
+	estimateColumn("", "peak_in_progress", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.PeakInProgress }),
 }
+
+// graphSeries are the figures of a service's second in a graph run: the
+// calls that reached it, then its requests' as fleetSeries has them.
+var graphSeries = func() []seriesColumn[fleet.GraphPoint] {
+	cs := []seriesColumn[fleet.GraphPoint]{{"calls", "calls", func(p fleet.GraphPoint) float64 { return p.Calls }}}
+	for _, c := range fleetSeries {
+		cs = append(cs, seriesColumn[fleet.GraphPoint]{c.key, c.legend, func(p fleet.GraphPoint) float64 { return c.get(p.Point) }})
+	}
+	return cs
+}()
 
 // graphPointFields is a series point for csv and json.
 func graphPointFields(p fleet.GraphPoint) []field {
-	f := pointFields(p.Point) // run, t, then the requests' figures
-	return append([]field{{"run", p.Run}, {"service", p.Service}, f[1], {"calls", p.Calls}}, f[2:]...)
+	return append([]field{{"run", p.Run}, {"service", p.Service}, {"t", int64(p.T)}}, seriesFields(graphSeries, p)...)
 }
 
-// writeGraphCSV writes a row a run a service, then what ran them; the
+// csv writes a row a run a service, then what ran them; the
 // graphs' settings are json's params.
-func writeGraphCSV(w io.Writer, r GraphReport) error {
-	rows := make([][]field, len(r.Rows))
-	for i, row := range r.Rows {
-		rows[i] = append(graphFields(row), ranBy(r.Seed, r.Scenario)...)
-	}
-	return writeFields(w, rows)
+func (r GraphReport) csv(w io.Writer) error {
+	return writeFields(w, ranBy(columnsFields(graphColumns, r.Rows), r.Seed, r.Scenario))
 }
 
-// ranBy is what a csv row says ran it: the seed, and the scenario file
-// when one was read.
-func ranBy(seed uint64, scenario string) []field {
-	if scenario == "" {
-		return []field{{"seed", seed}}
+// ranBy is rows with what a csv row says ran it after each: the seed, and
+// the scenario file when one was read.
+func ranBy(rows [][]field, seed uint64, scenario string) [][]field {
+	for i := range rows {
+		rows[i] = append(rows[i], field{"seed", seed})
+		if scenario != "" {
+			rows[i] = append(rows[i], field{"scenario_file", scenario})
+		}
 	}
-	return []field{{"seed", seed}, {"scenario_file", scenario}}
+	return rows
 }
 
-// writeGraphJSON writes the title, what ran the runs, each graph's
+// json writes the title, what ran the runs, each graph's
 // settings as a scenario file's graph section (params), the rows and the
 // series.
-func writeGraphJSON(w io.Writer, r GraphReport) error {
-	out := struct {
-		Title      string            `json:"title"`
-		Replicates int               `json:"replicates"`
-		Seed       uint64            `json:"seed"`
-		Scenario   string            `json:"scenario_file,omitempty"`
-		Params     []json.RawMessage `json:"params"`
-		Rows       []json.RawMessage `json:"rows"`
-		Series     []json.RawMessage `json:"series"`
-	}{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario,
-		Rows: []json.RawMessage{}}
+func (r GraphReport) json(w io.Writer) error {
+	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}
 	var err error
-	if out.Params, err = objects(r.Graphs, graphSettings); err != nil {
+	if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
 		return err
 	}
-	for _, row := range r.Rows {
-		f := graphFields(row)
-		if row.ByDepth != nil {
-			var by []json.RawMessage
-			for d, e := range row.ByDepth {
-				o, err := object(append([]field{{"depth", int64(d + 1)}}, estimateFields("amplification", e)...))
-				if err != nil {
-					return err
-				}
-				by = append(by, o)
+	rows := columnsFields(graphColumns, r.Rows)
+	for i, row := range r.Rows {
+		if row.ByDepth == nil {
+			continue
+		}
+		var by []json.RawMessage
+		for k, e := range row.ByDepth {
+			o, err := object(append([]field{{"depth", int64(k + 1)}}, estimateFields("amplification", e)...))
+			if err != nil {
+				return err
 			}
-			f = append(f, field{"amplification_by_depth", by})
+			by = append(by, o)
 		}
-		o, err := object(f)
-		if err != nil {
-			return err
-		}
-		out.Rows = append(out.Rows, o)
+		rows[i] = append(rows[i], field{"amplification_by_depth", by})
 	}
-	series, err := objects(r.Series, graphPointFields)
-	if err != nil {
+	if d.Series, err = seriesObjects(r.Series, graphPointFields); err != nil {
 		return err
 	}
-	out.Series = series
-	return writeIndented(w, out)
+	return d.write(w, rows)
 }
 
 // graphSettings is g as a scenario file's graph section writes it: each
@@ -153,7 +149,7 @@ func graphSettings(g fleet.Graph) []field {
 			if b, ok := p.Field(&c).(*bool); ok {
 				v = *b
 			}
-			f = append(f, field{scenario.SectionKey(name, p), v})
+			f = append(f, field{fleet.SectionKey(name, p), v})
 		}
 		o, _ := object(f) // every value is a number, text or bool
 		return o
@@ -221,23 +217,6 @@ func pushbackSet(path string, c fleet.Config) bool {
 	return path == "server.pushback" && c.Server.Pushback || path == "client.honour_pushback" && c.Client.HonourPushback
 }
 
-// graphHeader heads the graph's table, in every format for people.
-var graphHeader = []string{"Run", "Service", "Depth", "Requests", "Calls per request", "Succeeded", "Goodput /s",
-	"Timeouts", "Retries", "Rejected", "Duplicates", "In progress", "Latency p50 / p95 / p99"}
-
-// graphCells are a row for people, in graphHeader's order.
-func graphCells(r fleet.GraphRow) []string {
-	depth := "-"
-	if r.Depth > 0 {
-		depth = fmt.Sprint(r.Depth)
-	}
-	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(r.P50.Value), timeSeconds.number(r.P95.Value), timeSeconds.number(r.P99.Value))
-	return []string{r.Run, r.Service, depth, estimateText(r.Requests, wholeCount), estimateText(r.Amplification, perRequest),
-		estimateText(r.Succeeded, requestShare), estimateText(r.Goodput, fleetMean), estimateText(r.Timeouts, fleetMean),
-		estimateText(r.Retries, fleetMean), estimateText(r.Rejected, fleetMean), estimateText(r.Duplicates, fleetMean),
-		estimateText(r.InProgress, fleetMean), lat}
-}
-
 // graphCaption says, under the table, what its rows are.
 const graphCaption = "A row a run and service (depth: its shortest distance from an entry, 1 for the service load enters at), " +
 	"and a row a run and entry from end to end. Requests: those sent to the service by its callers (end to end: entering); " +
@@ -245,38 +224,17 @@ const graphCaption = "A row a run and service (depth: its shortest distance from
 	"every service); succeeded: the share of its requests that succeeded; rejected and duplicates: at the service " +
 	"(end to end: at every service); in progress: the time average of the calls at the service over the run's duration."
 
-func writeGraphTable(w io.Writer, r GraphReport, st tableStyle) error {
-	cells := make([][]string, len(r.Rows))
-	for i, row := range r.Rows {
-		cells[i] = graphCells(row)
-	}
-	return writeCaptionedTable(w, st, r.Title, graphHeader, 2, cells, graphCaption)
+// table writes the title, a row a run and service, and the caption.
+func (r GraphReport) table(w io.Writer, st tableStyle) error {
+	return writeColumnsTable(w, st, r.Title, graphColumns, r.Rows, graphCaption)
 }
 
-// writeCaptionedTable writes a title, a table of rows whose first labels
-// columns name them and whose others hold numbers, and a caption.
-func writeCaptionedTable(w io.Writer, st tableStyle, title string, header []string, labels int, rows [][]string, caption string) error {
-	if _, err := fmt.Fprintln(w, tableTitle(title, st)); err != nil {
-		return err
-	}
-	t := newTable(w, st, numberColumns(len(header), labels), labels)
-	t.Header(header)
-	for _, row := range rows {
-		t.Append(row)
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintln(w, tableCaption(caption, st))
-	return err
-}
-
-// writeGraphHTML writes the graph run as one page: its settings, the plot
+// html writes the graph run as one page: its settings, the plot
 // a panel a service, and a table a run.
-func writeGraphHTML(w io.Writer, r GraphReport) error {
+func (r GraphReport) html(w io.Writer) error {
 	p := page{title: r.Title, params: r.Params}
 	// a table a run, so that the run's name need not take a column
-	header := graphHeader[1:]
+	header := graphColumns.header()[1:]
 	byRun := map[string]int{}
 	for i, row := range r.Rows {
 		k, ok := byRun[row.Run]
@@ -289,12 +247,7 @@ func writeGraphHTML(w io.Writer, r GraphReport) error {
 			}
 			p.tables = append(p.tables, pageTable{heading: "Run " + row.Run + ": the services, means over replicates with 95% intervals", howTo: howTo, header: header})
 		}
-		c := graphCells(row)[1:]
-		p.tables[k].rows = append(p.tables[k].rows, pageRow{cells: []pageCell{prose(c[0]), plain(c[1]), num(c[2], i, "requests", row.Requests.Value),
-			num(c[3], i, "amplification", row.Amplification.Value), num(c[4], i, "succeeded", row.Succeeded.Value),
-			num(c[5], i, "goodput", row.Goodput.Value), num(c[6], i, "timeouts", row.Timeouts.Value),
-			num(c[7], i, "retries", row.Retries.Value), num(c[8], i, "rejected", row.Rejected.Value),
-			num(c[9], i, "duplicates", row.Duplicates.Value), num(c[10], i, "in_progress", row.InProgress.Value), plain(c[11])}})
+		p.tables[k].rows = append(p.tables[k].rows, pageRow{cells: graphColumns.pageCells(row, i)[1:]})
 	}
 	f, err := newGraphFigure(r.PlotTitle, r.Graphs, r.Series)
 	if err != nil {
@@ -366,13 +319,8 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 			if len(ps) == 0 {
 				continue
 			}
-			for j, l := range []struct {
-				name string
-				get  func(fleet.GraphPoint) float64
-			}{
-				{"calls", func(p fleet.GraphPoint) float64 { return p.Calls }},
-				{"successes", func(p fleet.GraphPoint) float64 { return p.Successes }},
-			} {
+			for j, key := range []string{"calls", "successes"} {
+				l := seriesColumnOf(graphSeries, key)
 				xy := make(plotter.XYs, len(ps))
 				for n, pt := range ps {
 					xy[n] = plotter.XY{X: float64(pt.T) + 0.5, Y: l.get(pt)}
@@ -380,7 +328,7 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 				}
 				line, err := plotter.NewLine(xy)
 				if err != nil {
-					return stack{}, fmt.Errorf("%s %s: %w", s, l.name, err)
+					return stack{}, fmt.Errorf("%s %s: %w", s, l.legend, err)
 				}
 				line.Color = lineColour(k)
 				line.Width = vg.Points(1.2)
@@ -388,9 +336,9 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 					line.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 				}
 				p.Add(line)
-				name := l.name
+				name := l.legend
 				if len(graphs) > 1 {
-					name = g.Name + ": " + l.name
+					name = g.Name + ": " + l.legend
 				}
 				p.Legend.Add(name, line)
 			}
@@ -401,27 +349,6 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 		f.panels, f.legends = append(f.panels, p), append(f.legends, legend)
 	}
 	return f, nil
-}
-
-// WriteGraphSeries writes the series, a row a run a service a second, as
-// csv or as a json array, by ext.
-func WriteGraphSeries(w io.Writer, pts []fleet.GraphPoint, ext string) error {
-	rows := make([][]field, len(pts))
-	for i, p := range pts {
-		rows[i] = graphPointFields(p)
-	}
-	if strings.ToLower(ext) == ".csv" {
-		return writeFields(w, rows)
-	}
-	objs := []json.RawMessage{}
-	for _, f := range rows {
-		o, err := object(f)
-		if err != nil {
-			return err
-		}
-		objs = append(objs, o)
-	}
-	return writeIndented(w, objs)
 }
 
 // GraphRun is what one `retrysim graph` ran: a preset's graphs, or the one
@@ -463,24 +390,8 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 	for _, g := range rep.Graphs {
 		rep.Params = append(rep.Params, g.Name+": "+describeGraph(g))
 	}
-	var o, s, p bytes.Buffer
-	if r.graph == nil {
-		return nil, nil, nil, r.unwritten("graph runs")
-	}
-	if err := r.graph(&o, rep); err != nil {
-		return nil, nil, nil, err
-	}
-	if seriesExt != "" {
-		if err := WriteGraphSeries(&s, rep.Series, seriesExt); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	if plotExt != "" {
-		if err := PlotGraph(&p, rep.PlotTitle, rep.Graphs, rep.Series, plotExt); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	return o.Bytes(), s.Bytes(), p.Bytes(), nil
+	return r.outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, graphPointFields, ext) },
+		plotExt, func(w io.Writer, ext string) error { return PlotGraph(w, rep.PlotTitle, rep.Graphs, rep.Series, ext) })
 }
 
 // people is d for people, as human.Seconds writes it.

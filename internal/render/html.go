@@ -297,11 +297,11 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	return writePage(w, p)
 }
 
-// writeFleetHTML writes r as one page: the runs' table with its intervals
+// html writes r as one page: the runs' table with its intervals
 // and, when r.Runs are given, their time series as -plot draws them, inline,
 // a figure per run so each prints whole on a page; when r.Spikes are, the
 // one picture -plot draws of them.
-func writeFleetHTML(w io.Writer, r FleetReport) error {
+func (r FleetReport) html(w io.Writer) error {
 	p := page{title: r.Title, params: r.Params}
 	t := pageTable{
 		heading: "The runs, means over replicates with 95% intervals",
@@ -313,19 +313,14 @@ func writeFleetHTML(w io.Writer, r FleetReport) error {
 			"10 s window after it); recovery is how long after the load's last change successes came back for good: " +
 			"the Kaplan-Meier median and quartiles over the replicates judged, a replicate still down censored at its " +
 			"run's end (\"never\" when fewer than that share recovered).",
-		header: fleetHeader,
+		header: fleetColumns.header(),
 	}
 	if len(r.Spikes) > 0 {
 		t.howTo += " A run's name is its client policy, keys none or same, and the spike's height; the picture above " +
 			"the table draws each policy's recovery and duplicates against the height."
 	}
 	for i, s := range r.Rows {
-		c := fleetCells(s)
-		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(c[0]), num(c[1], i, "requests", s.Requests.Value),
-			num(c[2], i, "succeeded", s.Succeeded.Value), num(c[3], i, "goodput", s.Goodput.Value),
-			num(c[4], i, "amplification", s.Amplification.Value), num(c[5], i, "timeouts", s.Timeouts.Value),
-			num(c[6], i, "conflicts", s.Conflicts.Value), num(c[7], i, "duplicates", s.Duplicates.Value),
-			plain(c[8]), num(c[9], i, "peak_in_progress", s.PeakInProgress.Value), plain(c[10]), plain(c[11])}})
+		t.rows = append(t.rows, pageRow{cells: fleetColumns.pageCells(s, i)})
 	}
 	p.tables = []pageTable{t}
 	switch {
@@ -353,38 +348,11 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 	t := pageTable{
 		heading: "The strategies",
 		howTo:   reportHowTo(r),
-		header:  header(r),
+		header:  reportColumns(r).header(),
 	}
-	fields := []string{"", "succeeded", "failed", "calls_per_job", "repeated_steps"}
-	for j, w := range watchedOf(r) {
-		if j == 0 {
-			fields = append(fields, "duplicate_users")
-		} else {
-			fields = append(fields, "duplicate_users_step_"+strconv.Itoa(w.Step+1))
-		}
-	}
-	fields = append(fields, "deliveries_per_job", "lost_work") // read only with the delivery model's columns
+	cs := reportColumns(r)
 	for k, row := range r.Rows {
-		c := row.Counters
-		v := []float64{0, stats.Metrics()[0].Estimate(row).Value, float64(c.Failed), stats.Metrics()[2].Estimate(row).Value,
-			float64(c.RepeatedSteps)}
-		for j, w := range watchedOf(r) {
-			v = append(v, float64(c.Twice(j, w)))
-		}
-		v = append(v, float64(c.Deliveries)/float64(c.Jobs), float64(c.LostWork))
-		main := cells(row, r.ShowCI, watchedOf(r))
-		if r.Delivery != nil {
-			main = append(main, deliveryCells(row)...)
-		}
-		cells := []pageCell{prose(main[0])}
-		for i, text := range main[1:] {
-			if i+1 < len(fields) {
-				cells = append(cells, num(text, k, fields[i+1], v[i+1]))
-			} else {
-				cells = append(cells, plain(text))
-			}
-		}
-		t.rows = append(t.rows, pageRow{cells: cells})
+		t.rows = append(t.rows, pageRow{cells: cs.pageCells(row, k)})
 		var extra [][]string
 		if len(row.Replicates) > 1 {
 			extra = append(extra, spreadCells(row))
@@ -465,12 +433,12 @@ func writeCasesHTML(w io.Writer, c stats.Cases) error {
 	return writePage(w, page{title: c.Title, tables: []pageTable{t}})
 }
 
-// writeTotalsHTML is a totals preset's page: what was run, the share of
+// html is a totals preset's page: what was run, the share of
 // requests that succeeded and the server calls a request as two pivots (a
 // row a failure rate, and client count when t.ByClients; a column a policy),
 // each figure the text table's with its interval over the replicates, and
 // the preset's plot when t.Results are given.
-func writeTotalsHTML(w io.Writer, t TotalsReport) error {
+func (t TotalsReport) html(w io.Writer) error {
 	if len(t.Results) > 0 && len(t.Results) != len(t.Rows) {
 		return fmt.Errorf("totals: %d results for %d rows", len(t.Results), len(t.Rows))
 	}

@@ -49,7 +49,7 @@ func TestPageTerms(t *testing.T) {
 	var page bytes.Buffer
 	r := workersTwoRuns()
 	r.Rows = []fleet.WorkersRow{{Run: "a"}, {Run: "b"}}
-	if err := writeWorkersHTML(&page, r); err != nil {
+	if err := r.html(&page); err != nil {
 		t.Fatal(err)
 	}
 	p := parsePage(t, page.Bytes())
@@ -64,7 +64,7 @@ func TestPageTerms(t *testing.T) {
 		entries[strings.ToLower(e.term)] = e
 	}
 	defined := 0
-	for _, h := range workersHeader {
+	for _, h := range workersColumns.header() {
 		e, ok := entries[strings.ToLower(h)]
 		if !ok {
 			continue
@@ -75,7 +75,7 @@ func TestPageTerms(t *testing.T) {
 		}
 	}
 	if defined != p.elements["dt"] || defined < 10 {
-		t.Errorf("%d terms defined; want the %d of the table's %d columns the glossary has (at least 10)", p.elements["dt"], defined, len(workersHeader))
+		t.Errorf("%d terms defined; want the %d of the table's %d columns the glossary has (at least 10)", p.elements["dt"], defined, len(workersColumns.header()))
 	}
 	lag := entries["lost work"].paragraphs[0]
 	if !strings.Contains(p.text, strings.ReplaceAll(lag, "`", "")) {
@@ -90,7 +90,7 @@ func TestWorkersPageSaysThePreset(t *testing.T) {
 	r := workersTwoRuns()
 	r.Preset = fleet.WorkersPreset{Name: "test-preset", Source: "a book, p. 12", About: "Runs a and\nb.", Duration: time.Minute}
 	var page bytes.Buffer
-	if err := writeWorkersHTML(&page, r); err != nil {
+	if err := r.html(&page); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"<li>model: test-preset</li>", "<li>source: a book, p. 12</li>", "<li>runs: Runs a and b.</li>", "<li>a: ", "<li>b: "} {

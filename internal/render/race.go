@@ -61,8 +61,6 @@ func raceHeader(compare bool) []string {
 func writeRaceTable(w io.Writer, title string, rows []stats.RaceRow, st tableStyle) error {
 	compare := len(rows) > 0 && rows[0].Sim != nil
 	header := raceHeader(compare)
-	title = tableTitle(title, st)
-	fmt.Fprintln(w, title)
 	t := newTable(w, st, numberColumns(len(header), 1), 1)
 	t.Header(header)
 	for _, r := range rows {
@@ -79,7 +77,7 @@ func writeRaceTable(w io.Writer, title string, rows []stats.RaceRow, st tableSty
 		}
 		t.Append(cells)
 	}
-	return t.Render()
+	return writeTitled(w, st, title, t, "")
 }
 
 // raceRows flattens the modes for csv and json.

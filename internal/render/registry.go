@@ -47,14 +47,29 @@ type Renderer struct {
 
 	report func(io.Writer, stats.Report) error
 	sweep  func(io.Writer, stats.Sweep, PlotOptions) error
-	fleet  func(io.Writer, FleetReport) error
-	totals func(io.Writer, TotalsReport) error
 	cases  func(io.Writer, stats.Cases) error
 	race   func(w io.Writer, title string, rows []stats.RaceRow) error
-	graph  func(io.Writer, GraphReport) error
-	// workers writes the workers command's runs.
-	workers func(io.Writer, WorkersReport) error
+	// runs writes a kind's runs, nil for a format that writes none.
+	runs func(Runs, io.Writer) error
 }
+
+// Runs is a kind's runs as every format writes them: a FleetReport,
+// TotalsReport, GraphReport, WorkersReport or MapReport, each writing its
+// columns' declarations (columns.go) once for every format.
+type Runs interface {
+	table(w io.Writer, st tableStyle) error
+	csv(w io.Writer) error
+	json(w io.Writer) error
+	html(w io.Writer) error
+}
+
+var (
+	_ Runs = FleetReport{}
+	_ Runs = TotalsReport{}
+	_ Runs = GraphReport{}
+	_ Runs = WorkersReport{}
+	_ Runs = MapReport{}
+)
 
 // renderers are every format, the default first: each command offers, in
 // this order, those that write its document.
@@ -62,35 +77,24 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	name: "csv", raw: true,
 	report: writeCSV,
 	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepCSV(w, s) },
-	fleet:  writeFleetCSV,
-	totals: func(w io.Writer, t TotalsReport) error {
-		return writeFields(w, withSettingColumns(totalsFields(t.Rows, t.ByClients), t.Configs, t.Replicates, t.Seed, t.Scenario))
-	},
-	cases:   func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
-	race:    func(w io.Writer, _ string, rows []stats.RaceRow) error { return writeFields(w, raceRows(rows)) },
-	graph:   writeGraphCSV,
-	workers: writeWorkersCSV,
+	cases:  func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
+	race:   func(w io.Writer, _ string, rows []stats.RaceRow) error { return writeFields(w, raceRows(rows)) },
+	runs:   Runs.csv,
 }, {
 	name: "json", raw: true,
 	report: writeJSON,
 	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepJSON(w, s) },
-	fleet:  writeFleetJSON,
-	totals: writeTotalsJSON,
 	cases:  func(w io.Writer, c stats.Cases) error { return titledRows(w, c.Title, casesFields(c)) },
 	race: func(w io.Writer, title string, rows []stats.RaceRow) error {
 		return titledRows(w, title, raceRows(rows))
 	},
-	graph:   writeGraphJSON,
-	workers: writeWorkersJSON,
+	runs: Runs.json,
 }, {
 	name: "html", page: true,
-	report:  writeReportHTML,
-	sweep:   writeSweepHTML,
-	fleet:   writeFleetHTML,
-	totals:  writeTotalsHTML,
-	cases:   writeCasesHTML,
-	graph:   writeGraphHTML,
-	workers: writeWorkersHTML,
+	report: writeReportHTML,
+	sweep:  writeSweepHTML,
+	cases:  writeCasesHTML,
+	runs:   Runs.html,
 }}
 
 // tableFormat is the format that writes every document as a tablewriter
@@ -101,16 +105,11 @@ func tableFormat(name string, st tableStyle) Renderer {
 		table:  &st,
 		report: func(w io.Writer, r stats.Report) error { return writeTable(w, r, st) },
 		sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writePivot(w, s, st) },
-		fleet:  func(w io.Writer, r FleetReport) error { return writeFleetTable(w, r, st) },
-		totals: func(w io.Writer, t TotalsReport) error {
-			return writeTotalsTable(w, t.Title, t.Rows, t.ByClients, st)
-		},
-		cases: func(w io.Writer, c stats.Cases) error { return writeCasesTable(w, c, st) },
+		cases:  func(w io.Writer, c stats.Cases) error { return writeCasesTable(w, c, st) },
 		race: func(w io.Writer, title string, rows []stats.RaceRow) error {
 			return writeRaceTable(w, title, rows, st)
 		},
-		graph:   func(w io.Writer, r GraphReport) error { return writeGraphTable(w, r, st) },
-		workers: func(w io.Writer, r WorkersReport) error { return writeWorkersTable(w, r, st) },
+		runs: func(r Runs, w io.Writer) error { return r.table(w, st) },
 	}
 }
 
@@ -132,18 +131,12 @@ func (r Renderer) writes(d Doc) bool {
 		return r.report != nil
 	case SweepDoc:
 		return r.sweep != nil
-	case FleetDoc:
-		return r.fleet != nil
-	case TotalsDoc:
-		return r.totals != nil
+	case FleetDoc, TotalsDoc, GraphDoc, WorkersDoc:
+		return r.runs != nil
 	case CasesDoc:
 		return r.cases != nil
 	case RaceDoc:
 		return r.race != nil
-	case GraphDoc:
-		return r.graph != nil
-	case WorkersDoc:
-		return r.workers != nil
 	}
 	return false
 }
@@ -213,21 +206,13 @@ func (r Renderer) Sweep(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 	return r.sweep(w, s, opts)
 }
 
-// Fleet writes the fleet command's runs.
-func (r Renderer) Fleet(w io.Writer, f FleetReport) error {
-	if r.fleet == nil {
-		return r.unwritten("fleet runs")
+// Runs writes a kind's runs: the fleet's, a fleet preset's totals, the
+// graph's, the workers' or the fleet-map's.
+func (r Renderer) Runs(w io.Writer, doc Runs) error {
+	if r.runs == nil {
+		return r.unwritten("runs")
 	}
-	return r.fleet(w, f)
-}
-
-// FleetTotals writes a fleet preset's totals by failure rate (and clients,
-// when t.ByClients) and policy.
-func (r Renderer) FleetTotals(w io.Writer, t TotalsReport) error {
-	if r.totals == nil {
-		return r.unwritten("fleet totals")
-	}
-	return r.totals(w, t)
+	return r.runs(doc, w)
 }
 
 // Cases writes a table preset's cases.
@@ -244,12 +229,4 @@ func (r Renderer) Race(w io.Writer, title string, rows []stats.RaceRow) error {
 		return r.unwritten("race modes")
 	}
 	return r.race(w, title, rows)
-}
-
-// Workers writes the workers command's runs.
-func (r Renderer) Workers(w io.Writer, rep WorkersReport) error {
-	if r.workers == nil {
-		return r.unwritten("worker fleets")
-	}
-	return r.workers(w, rep)
 }

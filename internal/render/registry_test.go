@@ -74,9 +74,9 @@ func TestRegistryWrites(t *testing.T) {
 			case SweepDoc:
 				err = r.Sweep(&b, sw, PlotOptions{})
 			case FleetDoc:
-				err = r.Fleet(&b, fl)
+				err = r.Runs(&b, fl)
 			case TotalsDoc:
-				err = r.FleetTotals(&b, TotalsReport{Title: "t", Rows: []fleet.Totals{{Run: "r", FailureRate: 0.1, Requests: 2, Succeeded: 1, Calls: 3}}})
+				err = r.Runs(&b, TotalsReport{Title: "t", Rows: []fleet.Totals{{Run: "r", FailureRate: 0.1, Requests: 2, Succeeded: 1, Calls: 3}}})
 			case CasesDoc:
 				err = r.Cases(&b, stats.Cases{Title: "t", Rows: []stats.CaseRow{{Case: "c", Counters: c}}})
 			case RaceDoc:

@@ -25,16 +25,61 @@ import (
 // watchedOf are r's watched steps, each a duplicate column (reportjson.Watched).
 func watchedOf(r stats.Report) []stats.Watch { return reportjson.Watched(r) }
 
-// header is the column titles of the table formats.
-func header(r stats.Report) []string {
-	h := []string{"Strategy", "Succeeded", "Failed jobs", "Calls per job", "Steps done again"}
-	for _, w := range watchedOf(r) {
-		h = append(h, w.Label)
+// reportColumns are the table command's columns for people: the
+// strategy, the article's four, a column a watched step and the delivery
+// model's, each count and rate with its 95% interval when r.ShowCI asks;
+// html's data-field is json's (csv and json write reportjson.Row). n is
+// the row's jobs, which scale a rate's interval to a count's.
+func reportColumns(r stats.Report) columns[stats.Row] {
+	n := func(row stats.Row) float64 { return float64(row.Jobs) }
+	metric := func(i int) func(stats.Row) schema.Estimate { return stats.Metrics()[i].Estimate }
+	// count is a column of a count and its interval, the rate's times n.
+	count := func(header, key string, x func(stats.Row) int64, rate func(stats.Row) schema.Estimate) column[stats.Row] {
+		return column[stats.Row]{header: header, key: key, value: func(row stats.Row) float64 { return float64(x(row)) },
+			text: func(row stats.Row) string {
+				if !r.ShowCI || rate == nil {
+					return group(x(row))
+				}
+				e := rate(row)
+				return group(x(row)) + bounds(wholeCount, e.Lo*n(row), e.Hi*n(row))
+			}}
 	}
-	if r.Delivery != nil {
-		h = append(h, "Deliveries per job", "Lost work", "Time p50 / p95 / p99, succeeded jobs", "Time p50 / p95 / p99, failed jobs")
+	// ratio is a column of a metric, written as the article does, and its interval in style.
+	ratio := func(header, key string, i int, style numberStyle, article func(stats.Counters) string) column[stats.Row] {
+		return column[stats.Row]{header: header, key: key, value: func(row stats.Row) float64 { return metric(i)(row).Value },
+			text: func(row stats.Row) string {
+				if !r.ShowCI {
+					return article(row.Counters)
+				}
+				e := metric(i)(row)
+				return article(row.Counters) + bounds(style, e.Lo, e.Hi)
+			}}
 	}
-	return h
+	cs := columns[stats.Row]{
+		labelColumn("Strategy", "", func(row stats.Row) string { return row.Label }),
+		ratio("Succeeded", "succeeded", 0, jobShare, func(c stats.Counters) string { return percentOf(c.Jobs-c.Failed, c.Jobs) }),
+		count("Failed jobs", "failed", func(row stats.Row) int64 { return row.Failed }, metric(1)),
+		ratio("Calls per job", "calls_per_job", 2, callsPerJob, func(c stats.Counters) string { return roundJS(c.CallsPerJob(), 2) }),
+		count("Steps done again", "repeated_steps", func(row stats.Row) int64 { return row.RepeatedSteps }, metric(3)),
+	}
+	for k, w := range watchedOf(r) {
+		key := "duplicate_users"
+		if k > 0 {
+			key += "_step_" + strconv.Itoa(w.Step+1)
+		}
+		cs = append(cs, count(w.Label, key, func(row stats.Row) int64 { return row.Twice(k, w) },
+			func(row stats.Row) schema.Estimate { return row.WatchedRate(k, w) }))
+	}
+	if r.Delivery == nil {
+		return cs
+	}
+	return append(cs,
+		column[stats.Row]{header: "Deliveries per job", key: "deliveries_per_job",
+			value: func(row stats.Row) float64 { return float64(row.Deliveries) / float64(row.Jobs) },
+			text:  func(row stats.Row) string { return perJob.text(float64(row.Deliveries) / float64(row.Jobs)) }},
+		count("Lost work", "lost_work", func(row stats.Row) int64 { return row.LostWork }, nil),
+		column[stats.Row]{header: "Time p50 / p95 / p99, succeeded jobs", text: func(row stats.Row) string { return quantiles(&row.Completion) }},
+		column[stats.Row]{header: "Time p50 / p95 / p99, failed jobs", text: func(row stats.Row) string { return quantiles(&row.FailedCompletion) }})
 }
 
 // seconds formats a duration in seconds for people: 0.1000 s, 2.350 s, and
@@ -46,53 +91,9 @@ func seconds(x float64) string {
 	return timeSeconds.text(x) // "-" for NaN: nothing counted
 }
 
-// deliveryCells are the delivery model's columns of a row.
-func deliveryCells(row stats.Row) []string {
-	c := row.Counters
-	return []string{
-		perJob.text(float64(c.Deliveries) / float64(c.Jobs)),
-		group(c.LostWork),
-		quantiles(&c.Completion),
-		quantiles(&c.FailedCompletion),
-	}
-}
-
 // quantiles formats a histogram's p50, p95 and p99 for people.
 func quantiles(h *schema.Histogram) string {
 	return seconds(h.QuantileSeconds(0.5)) + " / " + seconds(h.QuantileSeconds(0.95)) + " / " + seconds(h.QuantileSeconds(0.99))
-}
-
-// cells are one row formatted for people, as the article prints them, with
-// intervals when ci is set; watched are the run's watched steps.
-func cells(row stats.Row, ci bool, watched []stats.Watch) []string {
-	c := row.Counters
-	n := float64(c.Jobs)
-	cells := []string{
-		row.Label,
-		percentOf(c.Jobs-c.Failed, c.Jobs),
-		group(c.Failed),
-		roundJS(c.CallsPerJob(), 2),
-		group(c.RepeatedSteps),
-	}
-	for k, w := range watched {
-		cells = append(cells, group(c.Twice(k, w)))
-	}
-	if !ci {
-		return cells
-	}
-	e := make([]schema.Estimate, len(stats.Metrics()))
-	for i, m := range stats.Metrics() {
-		e[i] = m.Estimate(row)
-	}
-	cells[1] += bounds(jobShare, e[0].Lo, e[0].Hi)
-	cells[2] += bounds(wholeCount, e[1].Lo*n, e[1].Hi*n)
-	cells[3] += bounds(callsPerJob, e[2].Lo, e[2].Hi)
-	cells[4] += bounds(wholeCount, e[3].Lo*n, e[3].Hi*n)
-	for k, w := range watched {
-		d := c.WatchedRate(k, w)
-		cells[5+k] += bounds(wholeCount, d.Lo*n, d.Hi*n)
-	}
-	return cells
 }
 
 // bounds is an interval's " [lo, hi]" in the column's style, always shown
@@ -172,18 +173,12 @@ func writeTable(w io.Writer, r stats.Report, st tableStyle) error {
 	if r.ShowCI {
 		title += "; [lo, hi]: 95% intervals"
 	}
-	title = tableTitle(title, st)
-	if _, err := fmt.Fprintln(w, title); err != nil {
-		return err
-	}
-	t := newTable(w, st, numberColumns(max(10, len(header(r))), 1), 1)
-	t.Header(header(r))
+	cs := reportColumns(r)
+	header := cs.header()
+	t := newTable(w, st, numberColumns(max(10, len(header)), 1), 1)
+	t.Header(header)
 	for _, row := range r.Rows {
-		main := cells(row, r.ShowCI, watchedOf(r))
-		if r.Delivery != nil {
-			main = append(main, deliveryCells(row)...)
-		}
-		rows := [][]string{main}
+		rows := [][]string{cs.cells(row)}
 		if len(row.Replicates) > 1 {
 			rows = append(rows, spreadCells(row))
 		}
@@ -191,19 +186,16 @@ func writeTable(w io.Writer, r stats.Report, st tableStyle) error {
 			rows = append(rows, expectedCells(row, watchedOf(r)))
 		}
 		for _, cells := range rows {
-			for len(cells) < len(header(r)) {
+			for len(cells) < len(header) {
 				cells = append(cells, "")
 			}
 			t.Append(cells)
 		}
 	}
-	if err := t.Render(); err != nil {
+	if err := writeTitled(w, st, title, t, ""); err != nil || r.Delivery == nil {
 		return err
 	}
-	if r.Delivery != nil {
-		return writeByStep(w, r, st)
-	}
-	return nil
+	return writeByStep(w, r, st)
 }
 
 // byStepHeading heads the delivery model's second table.
@@ -324,30 +316,30 @@ func csvCell(v any) string {
 
 // writeFields writes rows of fields as csv, the first row's keys as the header.
 func writeFields(w io.Writer, rows [][]field) error {
-	var lines [][]string
-	for i, fields := range rows {
-		if i == 0 {
-			keys := make([]string, len(fields))
-			for j, f := range fields {
-				keys[j] = csvCell(f.key)
-			}
-			lines = append(lines, keys)
-		}
-		vals := make([]string, len(fields))
-		for j, f := range fields {
-			vals[j] = csvCell(f.value)
-		}
-		lines = append(lines, vals)
-	}
-	return writeRecords(w, lines)
+	return writeFieldRows(w, len(rows), func(i int) []field { return rows[i] })
 }
 
-// writeRecords writes csv lines.
-func writeRecords(w io.Writer, lines [][]string) error {
+// writeFieldRows writes n rows of fields as csv, row(i) the i-th, the
+// first row's keys as the header, a line at a time, so that a large
+// sweep's output is not held twice, as fields and as text.
+func writeFieldRows(w io.Writer, n int, row func(int) []field) error {
 	cw := csv.NewWriter(w)
-	if err := cw.WriteAll(lines); err != nil {
-		return err
+	for i := range n {
+		fields := row(i)
+		keys, vals := make([]string, len(fields)), make([]string, len(fields))
+		for j, f := range fields {
+			keys[j], vals[j] = csvCell(f.key), csvCell(f.value)
+		}
+		if i == 0 {
+			if err := cw.Write(keys); err != nil {
+				return err
+			}
+		}
+		if err := cw.Write(vals); err != nil {
+			return err
+		}
 	}
+	cw.Flush()
 	return cw.Error()
 }
 

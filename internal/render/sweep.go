@@ -3,7 +3,6 @@ package render
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -59,31 +58,9 @@ func durationText(seconds float64) string {
 	return t
 }
 
-// writeSweepCSV writes a line a row as it goes, so that a large grid's
-// output is not held twice, as fields and as text.
+// writeSweepCSV writes a line a row as it goes (writeFieldRows).
 func writeSweepCSV(w io.Writer, s stats.Sweep) error {
-	cw := csv.NewWriter(w)
-	for i, row := range s.Rows {
-		fields := sweepFields(s, row)
-		if i == 0 {
-			keys := make([]string, len(fields))
-			for j, f := range fields {
-				keys[j] = csvCell(f.key)
-			}
-			if err := cw.Write(keys); err != nil {
-				return err
-			}
-		}
-		vals := make([]string, len(fields))
-		for j, f := range fields {
-			vals[j] = csvCell(f.value)
-		}
-		if err := cw.Write(vals); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	return writeFieldRows(w, len(s.Rows), func(i int) []field { return sweepFields(s, s.Rows[i]) })
 }
 
 // writeSweepJSON writes what json.Encoder with a two-space indent writes for
@@ -209,10 +186,6 @@ func writePivot(w io.Writer, s stats.Sweep, st tableStyle) error {
 	if s.CI && hasInterval(s.Metric) {
 		title = fmt.Sprintf("%s, 95%% intervals; %s", s.Metric.Label, sweepRun(s))
 	}
-	title = tableTitle(title, st)
-	if _, err := fmt.Fprintln(w, title); err != nil {
-		return err
-	}
 	t := newTable(w, st, numberColumns(len(header), 0), len(s.Swept))
 	t.Header(header)
 	per := len(s.Strategies)
@@ -226,5 +199,5 @@ func writePivot(w io.Writer, s stats.Sweep, st tableStyle) error {
 		}
 		t.Append(cells)
 	}
-	return t.Render()
+	return writeTitled(w, st, title, t, "")
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -85,6 +86,19 @@ func tableTitle(title string, st tableStyle) string {
 		return "**" + strings.Join(lines, "\n") + "**\n"
 	}
 	return strings.Join(lines, "\n")
+}
+
+// writeTitled writes a table's title, the table t and a caption under it
+// ("" for none), in style st.
+func writeTitled(w io.Writer, st tableStyle, title string, t *table, caption string) error {
+	if _, err := fmt.Fprintln(w, tableTitle(title, st)); err != nil {
+		return err
+	}
+	if err := t.Render(); err != nil || caption == "" {
+		return err
+	}
+	_, err := fmt.Fprintln(w, tableCaption(caption, st))
+	return err
 }
 
 // tableCaption is a note under a table: in markdown a paragraph of its own

@@ -1,13 +1,11 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -41,41 +39,62 @@ const drainCaption = "Drain: seconds from the end of the outages until the first
 	"a mean over the replicates that drained, \"never\" when none did; in parentheses, the " +
 	"replicates that drained of those with an outage and a second after it, with a 95% Wilson interval."
 
-// workersFields flattens a workers row for csv and json: each figure with
-// its interval as name, name_lo, name_hi (null when undefined); a run that
-// never drained has drain_seconds null.
-func workersFields(r fleet.WorkersRow) []field {
-	f := []field{{"run", r.Run}, {"replicates", int64(r.Replicates)}}
-	add := func(name string, e schema.Estimate) { f = append(f, estimateFields(name, e)...) }
-	add("jobs", r.Jobs)
-	add("completed", r.Completed)
-	add("dead", r.Dead)
-	add("queued_at_end", r.Queued)
-	add("deliveries", r.Deliveries)
-	add("duplicates", r.Duplicates)
-	add("lost_work", r.LostWork)
-	add("late", r.Late)
-	add("conflicts", r.Conflicts)
-	add("crashes", r.Crashes)
-	add("rolled_back", r.RolledBack)
-	add("drain_seconds", r.DrainSeconds)
-	add("drained_replicates", r.DrainedReplicates)
-	f = append(f, field{"drained_count", r.DrainedReplicates.Count()}, field{"judged_replicates", r.DrainedReplicates.N})
-	add("peak_backlog", r.PeakBacklog)
-	add("peak_retrying", r.PeakRetrying)
-	add("peak_age_seconds", r.PeakAge)
-	add("completion_p50", r.P50)
-	add("completion_p95", r.P95)
-	add("completion_p99", r.P99)
-	return f
+// workersColumns are the workers' columns, a row a run. The drain's
+// figures come before the peaks in csv and json and after them for people,
+// so they are two columns.
+var workersColumns = columns[fleet.WorkersRow]{
+	labelColumn("Run", "run", func(r fleet.WorkersRow) string { return r.Run }),
+	rawColumn(func(r fleet.WorkersRow) []field { return []field{{"replicates", int64(r.Replicates)}} }),
+	estimateColumn("Jobs", "jobs", wholeCount, func(r fleet.WorkersRow) schema.Estimate { return r.Jobs }),
+	estimateColumn("Completed", "completed", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Completed }),
+	estimateColumn("Dead", "dead", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Dead }),
+	estimateColumn("Queued at end", "queued_at_end", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Queued }),
+	estimateColumn("Deliveries", "deliveries", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Deliveries }),
+	estimateColumn("Duplicates", "duplicates", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Duplicates }),
+	estimateColumn("Lost work", "lost_work", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.LostWork }),
+	estimateColumn("Late", "late", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Late }),
+	estimateColumn("", "conflicts", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Conflicts }),
+	estimateColumn("", "crashes", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Crashes }),
+	estimateColumn("", "rolled_back", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.RolledBack }),
+	rawColumn(func(r fleet.WorkersRow) []field {
+		sh := r.DrainedReplicates
+		return append(append(estimateFields("drain_seconds", r.DrainSeconds), estimateFields("drained_replicates", sh)...),
+			field{"drained_count", sh.Count()}, field{"judged_replicates", sh.N})
+	}),
+	estimateColumn("Peak backlog", "peak_backlog", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.PeakBacklog }),
+	estimateColumn("Peak retrying", "peak_retrying", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.PeakRetrying }),
+	estimateColumn("Peak age", "peak_age_seconds", timeSeconds, func(r fleet.WorkersRow) schema.Estimate { return r.PeakAge }),
+	{header: "Drain (drained)", text: func(r fleet.WorkersRow) string {
+		sh := r.DrainedReplicates
+		if sh.N == 0 {
+			return "-"
+		}
+		drain := "never"
+		if sh.Count() > 0 {
+			drain = estimateText(r.DrainSeconds, timeSeconds)
+		}
+		return drain + " (" + shareText(sh) + ")"
+	}},
+	quantilesColumn("Completion p50 / p95 / p99", "completion", func(r fleet.WorkersRow) [3]schema.Estimate { return [3]schema.Estimate{r.P50, r.P95, r.P99} }),
+}
+
+// workersSeries are the figures of a workers run's second, a mean over
+// replicates, in csv and json's order (each dependency's follow), with
+// the legend PlotWorkers draws them under.
+var workersSeries = []seriesColumn[fleet.WorkersPoint]{
+	{"arrivals", "arrivals", func(p fleet.WorkersPoint) float64 { return p.Arrivals }},
+	{"completions", "completions", func(p fleet.WorkersPoint) float64 { return p.Completions }},
+	{"dead", "dead-lettered", func(p fleet.WorkersPoint) float64 { return p.Dead }},
+	{"backlog", "backlog", func(p fleet.WorkersPoint) float64 { return p.Backlog }},
+	{"oldest_age_seconds", "age", func(p fleet.WorkersPoint) float64 { return p.OldestAge }},
+	{"in_flight", "", func(p fleet.WorkersPoint) float64 { return p.InFlight }},
+	{"retries_scheduled", "retries scheduled", func(p fleet.WorkersPoint) float64 { return p.RetriesScheduled }},
 }
 
 // workersPointFields is a series point for csv and json, each dependency's
 // calls and calls in progress under its name.
 func workersPointFields(p fleet.WorkersPoint, deps []string) []field {
-	f := []field{{"run", p.Run}, {"t", int64(p.T)}, {"arrivals", p.Arrivals}, {"completions", p.Completions},
-		{"dead", p.Dead}, {"backlog", p.Backlog}, {"oldest_age_seconds", p.OldestAge}, {"in_flight", p.InFlight},
-		{"retries_scheduled", p.RetriesScheduled}}
+	f := append([]field{{"run", p.Run}, {"t", int64(p.T)}}, seriesFields(workersSeries, p)...)
 	for d, name := range deps {
 		f = append(f, field{name + "_calls", p.DepCalls[d]}, field{name + "_in_progress", p.DepInProgress[d]})
 	}
@@ -92,98 +111,54 @@ func (r WorkersReport) runDeps(run string) []string {
 	return nil
 }
 
-// writeWorkersCSV writes a row a run, then what ran it; the series go to
+// csv writes a row a run, then what ran it; the series go to
 // -series.
-func writeWorkersCSV(w io.Writer, r WorkersReport) error {
-	rows := make([][]field, len(r.Rows))
-	for i, row := range r.Rows {
-		rows[i] = append(workersFields(row), ranBy(r.Seed, r.Scenario)...)
-	}
-	return writeFields(w, rows)
+func (r WorkersReport) csv(w io.Writer) error {
+	return writeFields(w, ranBy(columnsFields(workersColumns, r.Rows), r.Seed, r.Scenario))
 }
 
-// writeWorkersJSON writes the title, what ran the runs (their graphs'
+// json writes the title, what ran the runs (their graphs'
 // settings, as retrysim graph writes them), the rows (each with its steps'
 // duplicates), each service's row and the series.
-func writeWorkersJSON(w io.Writer, r WorkersReport) error {
-	out := struct {
-		Title      string            `json:"title"`
-		Replicates int               `json:"replicates"`
-		Seed       uint64            `json:"seed"`
-		Scenario   string            `json:"scenario_file,omitempty"`
-		Drain      string            `json:"drain"`
-		Params     []json.RawMessage `json:"params"`
-		Rows       []json.RawMessage `json:"rows"`
-		Services   []json.RawMessage `json:"services"`
-		Series     []json.RawMessage `json:"series"`
-	}{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption,
-		Rows: []json.RawMessage{}}
+func (r WorkersReport) json(w io.Writer) error {
+	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Drain: drainCaption}
 	var err error
-	if out.Params, err = objects(r.Graphs, graphSettings); err != nil {
+	if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
 		return err
 	}
-	if out.Services, err = objects(r.Services, graphFields); err != nil {
+	if d.Services, err = objects(r.Services, graphColumns.fields); err != nil {
 		return err
 	}
-	for _, row := range r.Rows {
+	rows := columnsFields(workersColumns, r.Rows)
+	for i, row := range r.Rows {
 		steps, err := objects(row.Steps, func(st fleet.WorkersStep) []field {
 			return append([]field{{"step", int64(st.Step)}, {"to", st.To}}, estimateFields("duplicates", st.Duplicates)...)
 		})
 		if err != nil {
 			return err
 		}
-		o, err := object(append(workersFields(row), field{"steps", steps}))
-		if err != nil {
-			return err
-		}
-		out.Rows = append(out.Rows, o)
+		rows[i] = append(rows[i], field{"steps", steps})
 	}
-	series, err := objects(r.Series, func(p fleet.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) })
-	if err != nil {
+	if d.Series, err = seriesObjects(r.Series, func(p fleet.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) }); err != nil {
 		return err
 	}
-	out.Series = series
-	return writeIndented(w, out)
+	return d.write(w, rows)
 }
 
-// workersHeader heads the workers' table, in every format for people.
-var workersHeader = []string{"Run", "Jobs", "Completed", "Dead", "Queued at end", "Deliveries", "Duplicates", "Lost work", "Late", "Peak backlog",
-	"Peak retrying", "Peak age", "Drain (drained)", "Completion p50 / p95 / p99"}
-
-// workersCells are a row for people, in workersHeader's order.
-func workersCells(r fleet.WorkersRow) []string {
-	drain := "-"
-	if sh := r.DrainedReplicates; sh.N > 0 {
-		drain = "never"
-		if sh.Count() > 0 {
-			drain = estimateText(r.DrainSeconds, timeSeconds)
-		}
-		drain += fmt.Sprintf(" (%s of %s [%s%%, %s%%])", human.Group(sh.Count()), human.Group(sh.N), percentDown(sh.Lo), percentUp(sh.Hi))
-	}
-	lat := fmt.Sprintf("%s / %s / %s s", timeSeconds.number(r.P50.Value), timeSeconds.number(r.P95.Value), timeSeconds.number(r.P99.Value))
-	return []string{r.Run, estimateText(r.Jobs, wholeCount), estimateText(r.Completed, fleetMean), estimateText(r.Dead, fleetMean),
-		estimateText(r.Queued, fleetMean), estimateText(r.Deliveries, fleetMean), estimateText(r.Duplicates, fleetMean), estimateText(r.LostWork, fleetMean),
-		estimateText(r.Late, fleetMean), estimateText(r.PeakBacklog, fleetMean), estimateText(r.PeakRetrying, fleetMean), estimateText(r.PeakAge, timeSeconds), drain, lat}
+// table writes the title, a row a run and the drain's caption.
+func (r WorkersReport) table(w io.Writer, st tableStyle) error {
+	return writeColumnsTable(w, st, r.Title, workersColumns, r.Rows, drainCaption)
 }
 
-// writeWorkersTable writes the title, a row a run and the drain's caption.
-func writeWorkersTable(w io.Writer, r WorkersReport, st tableStyle) error {
-	cells := make([][]string, len(r.Rows))
-	for i, row := range r.Rows {
-		cells[i] = workersCells(row)
-	}
-	return writeCaptionedTable(w, st, r.Title, workersHeader, 1, cells, drainCaption)
-}
-
-// workersJobsColumns is how many of workersHeader's columns the html
+// workersJobsColumns is how many of workersColumns' headers the html
 // page's first table holds, the run's jobs; its second holds the run and
 // the backlog, drain and completion times, so each fits the page.
 const workersJobsColumns = 9
 
-// writeWorkersHTML writes the workers' runs as one page: what ran them,
+// html writes the workers' runs as one page: what ran them,
 // PlotWorkers's panels a picture each, then two tables a row a run: the
 // jobs, then the backlog, drain and completion times.
-func writeWorkersHTML(w io.Writer, r WorkersReport) error {
+func (r WorkersReport) html(w io.Writer) error {
 	p := page{title: r.Title}
 	if r.Preset.Name != "" {
 		p.params = append(p.params, "model: "+r.Preset.Name)
@@ -202,20 +177,15 @@ func writeWorkersHTML(w io.Writer, r WorkersReport) error {
 		p.params = append(p.params, g.Name+": "+describeGraph(g))
 	}
 	mean := " figure is the mean over the replicates, then its 95% Student t interval [low, high] (none with one replicate)."
-	jobs := pageTable{heading: "The runs' jobs, means over replicates with 95% intervals", header: workersHeader[:workersJobsColumns],
+	header := workersColumns.header()
+	jobs := pageTable{heading: "The runs' jobs, means over replicates with 95% intervals", header: header[:workersJobsColumns],
 		howTo: "A row a run. Each" + mean}
-	times := pageTable{heading: "The runs' backlog, drain and completion times", header: append([]string{workersHeader[0]}, workersHeader[workersJobsColumns:]...),
+	times := pageTable{heading: "The runs' backlog, drain and completion times", header: append([]string{header[0]}, header[workersJobsColumns:]...),
 		howTo: "A row a run. " + drainCaption + " Each other" + mean}
 	for i, row := range r.Rows {
-		c := workersCells(row)
-		jobs.rows = append(jobs.rows, pageRow{cells: []pageCell{prose(c[0]), num(c[1], i, "jobs", row.Jobs.Value),
-			num(c[2], i, "completed", row.Completed.Value), num(c[3], i, "dead", row.Dead.Value),
-			num(c[4], i, "queued_at_end", row.Queued.Value),
-			num(c[5], i, "deliveries", row.Deliveries.Value), num(c[6], i, "duplicates", row.Duplicates.Value),
-			num(c[7], i, "lost_work", row.LostWork.Value), num(c[8], i, "late", row.Late.Value)}})
-		times.rows = append(times.rows, pageRow{cells: []pageCell{prose(c[0]),
-			num(c[9], i, "peak_backlog", row.PeakBacklog.Value), num(c[10], i, "peak_retrying", row.PeakRetrying.Value),
-			num(c[11], i, "peak_age_seconds", row.PeakAge.Value), plain(c[12]), plain(c[13])}})
+		c := workersColumns.pageCells(row, i)
+		jobs.rows = append(jobs.rows, pageRow{cells: c[:workersJobsColumns]})
+		times.rows = append(times.rows, pageRow{cells: append([]pageCell{c[0]}, c[workersJobsColumns:]...)})
 	}
 	p.tables = []pageTable{jobs, times}
 	f, err := newWorkersFigure(r)

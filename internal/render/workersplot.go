@@ -49,16 +49,18 @@ func PlotWorkers(w io.Writer, r WorkersReport, ext string) error {
 
 // workersPanels are the panels PlotWorkers may draw, in its order.
 func workersPanels(r WorkersReport) []workersPanel {
+	lines := func(keys ...string) []workersLine {
+		var ls []workersLine
+		for _, k := range keys {
+			c := seriesColumnOf(workersSeries, k)
+			ls = append(ls, workersLine{c.legend, c.get})
+		}
+		return ls
+	}
 	panels := []workersPanel{
-		{"jobs a second", "per second", []workersLine{
-			{"arrivals", func(p fleet.WorkersPoint) float64 { return p.Arrivals }},
-			{"completions", func(p fleet.WorkersPoint) float64 { return p.Completions }},
-			{"dead-lettered", func(p fleet.WorkersPoint) float64 { return p.Dead }}}},
-		{"jobs waiting", "jobs", []workersLine{
-			{"backlog", func(p fleet.WorkersPoint) float64 { return p.Backlog }},
-			{"retries scheduled", func(p fleet.WorkersPoint) float64 { return p.RetriesScheduled }}}},
-		{"oldest waiting job", "age (s)", []workersLine{
-			{"age", func(p fleet.WorkersPoint) float64 { return p.OldestAge }}}},
+		{"jobs a second", "per second", lines("arrivals", "completions", "dead")},
+		{"jobs waiting", "jobs", lines("backlog", "retries_scheduled")},
+		{"oldest waiting job", "age (s)", lines("oldest_age_seconds")},
 	}
 	var deps []string // every run's dependencies, in the order they first come
 	for _, ds := range r.Dependencies {

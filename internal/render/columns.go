@@ -1,0 +1,258 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/schema"
+)
+
+// column is one column of a kind's rows, declared once: the table,
+// markdown, csv, json and html writers and the glossary are written over a
+// kind's columns, so a new column is one declaration.
+type column[R any] struct {
+	// header heads the column in the formats for people (table, markdown,
+	// html) and is its glossary term; "" for figures only csv and json
+	// write.
+	header string
+	// key names the column's figure in csv and json, and its data-field in
+	// html; "" for a column only people read.
+	key string
+	// est is the column's figure, a mean with its interval: csv and json
+	// write it as key, key_lo and key_hi, people read it in style.
+	est   func(R) schema.Estimate
+	style numberStyle
+	// text, when set, is the column's cell for people instead: a label's
+	// name (label: read as prose, left-aligned), or a cell that no one
+	// figure of json holds as it is shown, unless value gives the figure.
+	text  func(R) string
+	label bool
+	value func(R) float64
+	// fields, when set, are what csv and json write of the column instead
+	// of est, or of a label's text under key.
+	fields func(R) []field
+	// gloss is the glossary's entry for header, for a column the
+	// glossary's source (glossary.md) has none for.
+	gloss string
+}
+
+// columns are a kind's columns, in the order every format writes them.
+type columns[R any] []column[R]
+
+// header is the columns' headers for people.
+func (cs columns[R]) header() []string {
+	var h []string
+	for _, c := range cs {
+		if c.header != "" {
+			h = append(h, c.header)
+		}
+	}
+	return h
+}
+
+// labels is how many columns for people name a row (the leading labels).
+func (cs columns[R]) labels() int {
+	n := 0
+	for _, c := range cs {
+		if c.header != "" && c.label {
+			n++
+		}
+	}
+	return n
+}
+
+// cell is c's text for people.
+func (c column[R]) cell(r R) string {
+	if c.text != nil {
+		return c.text(r)
+	}
+	return estimateText(c.est(r), c.style)
+}
+
+// cells are r's row for people, in header's order.
+func (cs columns[R]) cells(r R) []string {
+	var out []string
+	for _, c := range cs {
+		if c.header != "" {
+			out = append(out, c.cell(r))
+		}
+	}
+	return out
+}
+
+// fields flattens r for csv and json: each figure with its interval as
+// key, key_lo, key_hi (null when undefined).
+func (cs columns[R]) fields(r R) []field {
+	var f []field
+	for _, c := range cs {
+		switch {
+		case c.fields != nil:
+			f = append(f, c.fields(r)...)
+		case c.key == "":
+		case c.est != nil:
+			f = append(f, estimateFields(c.key, c.est(r))...)
+		default:
+			f = append(f, field{c.key, c.text(r)})
+		}
+	}
+	return f
+}
+
+// pageCells are r's row for people as html cells, json row i's: a label
+// as prose, a figure with the value json holds, any other cell plain.
+func (cs columns[R]) pageCells(r R, i int) []pageCell {
+	var out []pageCell
+	for _, c := range cs {
+		switch {
+		case c.header == "":
+		case c.label:
+			out = append(out, prose(c.text(r)))
+		case c.value != nil:
+			out = append(out, num(c.cell(r), i, c.key, c.value(r)))
+		case c.text == nil:
+			out = append(out, num(c.cell(r), i, c.key, c.est(r).Value))
+		default:
+			out = append(out, plain(c.cell(r)))
+		}
+	}
+	return out
+}
+
+// glosses are the glossary entries the columns declare.
+func (cs columns[R]) glosses() []glossaryEntry {
+	var out []glossaryEntry
+	for _, c := range cs {
+		if c.gloss != "" {
+			out = append(out, glossaryEntry{term: c.header, paragraphs: []string{c.gloss}})
+		}
+	}
+	return out
+}
+
+// writeColumnsTable writes a title, a row of cs's cells for each of rows,
+// and the caption ("" for none), in style st.
+func writeColumnsTable[R any](w io.Writer, st tableStyle, title string, cs columns[R], rows []R, caption string) error {
+	t := newTable(w, st, numberColumns(len(cs.header()), cs.labels()), cs.labels())
+	t.Header(cs.header())
+	for _, r := range rows {
+		t.Append(cs.cells(r))
+	}
+	return writeTitled(w, st, title, t, caption)
+}
+
+// columnsFields are rows as csv and json fields.
+func columnsFields[R any](cs columns[R], rows []R) [][]field {
+	out := make([][]field, len(rows))
+	for i, r := range rows {
+		out[i] = cs.fields(r)
+	}
+	return out
+}
+
+// estimateColumn is a figure's column: header, key and style, est the figure.
+func estimateColumn[R any](header, key string, style numberStyle, est func(R) schema.Estimate) column[R] {
+	return column[R]{header: header, key: key, style: style, est: est}
+}
+
+// labelColumn names a row: its text under key in csv and json.
+func labelColumn[R any](header, key string, text func(R) string) column[R] {
+	return column[R]{header: header, key: key, text: text, label: true}
+}
+
+// rawColumn is figures only csv and json write.
+func rawColumn[R any](fields func(R) []field) column[R] { return column[R]{fields: fields} }
+
+// quantilesColumn is three estimates (p50, p95, p99 of latency or
+// completion) as key_p50, key_p95, key_p99 and, for people, one column
+// "a / b / c s" of their means.
+func quantilesColumn[R any](header, key string, q func(R) [3]schema.Estimate) column[R] {
+	return column[R]{header: header,
+		text: func(r R) string {
+			e := q(r)
+			return fmt.Sprintf("%s / %s / %s s", timeSeconds.number(e[0].Value), timeSeconds.number(e[1].Value), timeSeconds.number(e[2].Value))
+		},
+		fields: func(r R) []field {
+			e := q(r)
+			return append(append(estimateFields(key+"_p50", e[0]), estimateFields(key+"_p95", e[1])...), estimateFields(key+"_p99", e[2])...)
+		}}
+}
+
+// shareText is a share of replicates for people: "3 of 10 [5%, 60%]".
+func shareText(sh schema.Estimate) string {
+	return fmt.Sprintf("%s of %s [%s%%, %s%%]", human.Group(sh.Count()), human.Group(sh.N), percentDown(sh.Lo), percentUp(sh.Hi))
+}
+
+// seriesColumn is a figure of a kind's series, a value a point (a run's
+// second): its key in csv and json and, where a plot draws it, its legend.
+type seriesColumn[P any] struct {
+	key, legend string
+	get         func(P) float64
+}
+
+// seriesFields are p's figures for csv and json.
+func seriesFields[P any](cs []seriesColumn[P], p P) []field {
+	f := make([]field, len(cs))
+	for i, c := range cs {
+		f[i] = field{c.key, c.get(p)}
+	}
+	return f
+}
+
+// seriesColumnOf is the column of cs keyed key.
+func seriesColumnOf[P any](cs []seriesColumn[P], key string) seriesColumn[P] {
+	return cs[slices.IndexFunc(cs, func(c seriesColumn[P]) bool { return c.key == key })]
+}
+
+// kindDoc is a json document of a kind's runs, in its order: the title,
+// what ran the runs (the scenario file, if any), a caption of the rows'
+// figures (recovery or drain, when they need one), the runs' settings
+// (graphs), the rows, the services' rows (workers) and the series (none
+// where Series is nil).
+type kindDoc struct {
+	Title      string             `json:"title"`
+	Replicates int                `json:"replicates"`
+	Seed       uint64             `json:"seed"`
+	Scenario   string             `json:"scenario_file,omitempty"`
+	Recovery   string             `json:"recovery,omitempty"`
+	Drain      string             `json:"drain,omitempty"`
+	Params     []json.RawMessage  `json:"params,omitempty"`
+	Rows       []json.RawMessage  `json:"rows"`
+	Services   []json.RawMessage  `json:"services,omitempty"`
+	Series     *[]json.RawMessage `json:"series,omitempty"`
+}
+
+// write writes d with rows, a json object each.
+func (d kindDoc) write(w io.Writer, rows [][]field) error {
+	var err error
+	if d.Rows, err = objects(rows, func(f []field) []field { return f }); err != nil {
+		return err
+	}
+	return writeIndented(w, d)
+}
+
+// seriesObjects are a kind's series points as json objects, for kindDoc's
+// Series.
+func seriesObjects[P any](pts []P, fields func(P) []field) (*[]json.RawMessage, error) {
+	o, err := objects(pts, fields)
+	return &o, err
+}
+
+// writeSeries writes a kind's series as csv or as a json array, by ext.
+func writeSeries[P any](w io.Writer, pts []P, fields func(P) []field, ext string) error {
+	if strings.ToLower(ext) == ".csv" {
+		rows := make([][]field, len(pts))
+		for i, p := range pts {
+			rows[i] = fields(p)
+		}
+		return writeFields(w, rows)
+	}
+	objs, err := objects(pts, fields)
+	if err != nil {
+		return err
+	}
+	return writeIndented(w, objs)
+}
