@@ -328,3 +328,110 @@ func TestOutcomesAreWilson(t *testing.T) {
 		}
 	}
 }
+
+// TestAWSMechanism holds the aws-us-east-1-2025-10-20 replay to the
+// report: before the stall the lease work keeps up (within 10% of its 30
+// jobs a second completed in the minute before it); after it, unthrottled
+// completes none from 3 minutes in to the run's end and stays collapsed in
+// 20 of 20 replicates (Wilson [0.84, 1]: the report says it made no
+// progress until throttled by hand), its calls to the droplets within 1 a
+// second of the closed form's 66.67 (every call finds 200 in progress and
+// takes 3 s, past its 2 s lease); throttled to 80 workers it drains in 20
+// of 20, its mean drain within 5 s of the closed form's 124.6 s.
+func TestAWSMechanism(t *testing.T) {
+	inc, _ := Lookup("aws-us-east-1-2025-10-20")
+	rep := replay(t, inc, 0)
+	var before, after int64
+	for _, r := range rep.Graph[0].Replicates {
+		for s, p := range r.Services[0].Series[:600] {
+			switch {
+			case s < 60:
+				before += p.Successes
+			case s >= 180:
+				after += p.Successes
+			}
+		}
+	}
+	if b := float64(before) / 20 / 60; math.Abs(b-awsRate) > 3 {
+		t.Errorf("unthrottled: %g jobs a second completed before the stall; want within 3 of 30", b)
+	}
+	if after != 0 {
+		t.Errorf("unthrottled: %d jobs completed from 3 minutes in; want 0", after)
+	}
+	if o := outcome(rep, "unthrottled"); o.Share.Count() != 20 || o.Share.N != 20 || o.Share.Lo < 0.83 {
+		t.Errorf("unthrottled stayed collapsed in %d of %d; want 20 of 20", o.Share.Count(), o.Share.N)
+	}
+	if o := outcome(rep, "throttled"); o.Share.Count() != 0 || o.Share.N != 20 || o.Share.Hi > 0.17 {
+		t.Errorf("throttled stayed collapsed in %d of %d; want 0 of 20", o.Share.Count(), o.Share.N)
+	}
+	if want := 200 / 3.0; math.Abs(AWSCollapsedCalls(200, time.Second, 10*time.Millisecond)-want) > 1e-9 {
+		t.Errorf("closed form of the calls = %g; want 200 / 3 s", AWSCollapsedCalls(200, time.Second, 10*time.Millisecond))
+	}
+	if want := 1800 / (80/1.8 - 30); math.Abs(AWSDrainClosedForm(30, time.Minute, 80, time.Second, 10*time.Millisecond)-want) > 1e-9 {
+		t.Errorf("closed form of the drain = %g; want %g", AWSDrainClosedForm(30, time.Minute, 80, time.Second, 10*time.Millisecond), want)
+	}
+	for _, n := range rep.Numbers[1:] {
+		if math.Abs(n.Replayed-n.Value) > n.Tolerance {
+			t.Errorf("%s: replay %g; want within %g of %g", n.What, n.Replayed, n.Tolerance, n.Value)
+		}
+	}
+}
+
+// TestAWSDeliveriesExplained accounts for unthrottled's deliveries, which
+// come to more than 200 workers / 2 s a second of the run's 10 minutes:
+// every job that did not complete was delivered 5 times, its lease running
+// out on each (deliveries = completed + 5 x dead, exactly, in every
+// replicate), and the replicate goes on past its 10 minutes of arrivals
+// until the last queued job has had its 5 deliveries; over that whole time,
+// from the stall's end to the last delivery (the replicate's last event,
+// its step's stale 5-minute timeout, less those 5 minutes), the deliveries
+// come at the closed form's 66.67 a second (within 1).
+func TestAWSDeliveriesExplained(t *testing.T) {
+	inc, _ := Lookup("aws-us-east-1-2025-10-20")
+	rep := replay(t, inc, 5)
+	for k, r := range rep.Graph[0].Replicates {
+		e := r.Edges[0]
+		calls := r.Services[droplets].Calls
+		if calls != e.Succeeded+awsTries*e.Failed {
+			t.Errorf("replicate %d: %d deliveries; want completed %d + 5 x dead %d", k, calls, e.Succeeded, e.Failed)
+		}
+		var early int64
+		for _, c := range r.Services[droplets].CallSeries[:120] {
+			early += c
+		}
+		last := r.End - 300
+		if rate := float64(calls-early) / (last - 120); math.Abs(rate-200/3.0) > 1 {
+			t.Errorf("replicate %d: %g deliveries a second from the stall's end to the last delivery at %.0f s; want 66.67", k, rate, last)
+		}
+		if last < 1000 {
+			t.Errorf("replicate %d: last delivery at %.0f s; want well past the run's 600 s", k, last)
+		}
+	}
+}
+
+// TestAWSSweeps sweeps two assumed values and says where the outcome flips,
+// each at the closed form's point: a call finding every worker busy takes
+// 1 s + 10 ms x workers, past the 2 s lease above 100 workers, so 60 and 90
+// workers drain (0 of 10 collapsed) and 110 and 300 do not (10 of 10); and
+// with 200 workers (3 s a call) a lease of 2.5 s collapses, one of 3.5 s
+// does not.
+func TestAWSSweeps(t *testing.T) {
+	const reps = 10
+	for _, c := range []struct {
+		workers   int
+		lease     time.Duration
+		collapsed int
+	}{
+		{60, awsLease, 0}, {90, awsLease, 0}, {110, awsLease, reps}, {300, awsLease, reps},
+		{200, 2500 * time.Millisecond, reps}, {200, 3500 * time.Millisecond, 0},
+	} {
+		inc := awsUSEast2025()
+		inc.workers = func() []fleet.Workers { return []fleet.Workers{awsFleet("sweep", c.workers, c.lease)} }
+		inc.Runs = inc.Runs[:1]
+		inc.Given = nil
+		rep := replay(t, inc, reps)
+		if got := rep.Outcomes[0].Share.Count(); got != int64(c.collapsed) {
+			t.Errorf("%d workers, lease %v: collapsed in %d of %d; want %d", c.workers, c.lease, got, reps, c.collapsed)
+		}
+	}
+}
