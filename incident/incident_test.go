@@ -435,3 +435,79 @@ func TestAWSSweeps(t *testing.T) {
 		}
 	}
 }
+
+// TestSidekiqHerdMechanism holds the sidekiq-480-retry-herd replay to the
+// issue: the herd's queries outlast their timeout in every run (more
+// queries than jobs), and without a splay the jobs that failed together
+// fail together again until some use up their 6 tries, in 20 of 20
+// replicates (Wilson [0.84, 1]; more than 100 dead a replicate on
+// average), while with the splay, and with Sidekiq's schedule of today, no
+// job dies in 20 of 20 (Wilson [0, 0.16]).
+func TestSidekiqHerdMechanism(t *testing.T) {
+	inc, _ := Lookup("sidekiq-480-retry-herd")
+	rep := replay(t, inc, 0)
+	for i, run := range inc.Runs {
+		var calls, jobs, dead int64
+		for _, r := range rep.Graph[i].Replicates {
+			calls += r.Services[1].Calls
+			jobs += r.Edges[0].Requests
+			dead += r.Edges[0].Failed
+		}
+		if calls <= jobs {
+			t.Errorf("%s: %d queries for %d jobs; want the herd to time some out", run.Name, calls, jobs)
+		}
+		o := rep.Outcomes[i]
+		switch {
+		case !run.Fix && (o.Share.Count() != 20 || o.Share.Lo < 0.83 || dead < 100*20):
+			t.Errorf("%s: dead jobs in %d of %d replicates, %d in all; want 20 of 20, over 100 a replicate", run.Name, o.Share.Count(), o.Share.N, dead)
+		case run.Fix && (o.Share.Count() != 0 || o.Share.N != 20 || o.Share.Hi > 0.17):
+			t.Errorf("%s: dead jobs in %d of %d replicates; want 0 of 20", run.Name, o.Share.Count(), o.Share.N)
+		}
+	}
+}
+
+// TestSidekiqSweeps sweeps two assumed values and says where the outcome
+// flips. The workers, against a closed form: a query finding w in progress
+// takes 0.5 s + 40 ms x w, under the 3 s timeout for w under 62.5, so at
+// 50 and 60 workers however full the queue no query times out and no job
+// is retried (queries = jobs, exactly), with or without a splay. The herd,
+// at 100 workers: of 150 or 200 jobs a second for 2 s the unsplayed retries
+// still clear (0 of 10 replicates with a dead job); of 300 or 600 they do
+// not (10 of 10), while with the splay no job dies even of 600 a second
+// (0 of 10): without it the flip lies between a herd of 400 jobs and one of
+// 600, with it past 1,200.
+func TestSidekiqSweeps(t *testing.T) {
+	if got := SidekiqMaxCalm(500*time.Millisecond, 40*time.Millisecond, 3*time.Second); math.Abs(got-62.5) > 1e-9 {
+		t.Errorf("SidekiqMaxCalm = %g; want 62.5", got)
+	}
+	const reps = 10
+	for _, c := range []struct {
+		workers   int
+		herd      float64
+		splay     bool
+		dead      int64
+		noRetries bool
+	}{
+		{50, skHerd, false, 0, true}, {60, skHerd, false, 0, true}, {60, skHerd, true, 0, true},
+		{100, 150, false, 0, false}, {100, 200, false, 0, false},
+		{100, 300, false, reps, false}, {100, 600, false, reps, false}, {100, 600, true, 0, false},
+	} {
+		b := skNoSplay
+		if c.splay {
+			b = skSplay
+		}
+		inc := sidekiq480()
+		inc.workers = func() []fleet.Workers { return []fleet.Workers{skFleet("sweep", b, c.workers, c.herd)} }
+		inc.Runs = inc.Runs[:1]
+		rep := replay(t, inc, reps)
+		var calls, jobs int64
+		for _, r := range rep.Graph[0].Replicates {
+			calls += r.Services[1].Calls
+			jobs += r.Edges[0].Requests
+		}
+		if got := rep.Outcomes[0].Share.Count(); got != c.dead || (calls == jobs) != c.noRetries {
+			t.Errorf("%d workers, herd %g, splay %v: dead jobs in %d of %d, %d queries for %d jobs; want %d, no retries %v",
+				c.workers, c.herd, c.splay, got, reps, calls, jobs, c.dead, c.noRetries)
+		}
+	}
+}

@@ -186,9 +186,12 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 		}
 		rows = append(rows, []string{n.What, number(n.Value) + " " + n.Unit, n.Replay, number(n.Replayed), held})
 	}
-	if md {
+	switch {
+	case len(rep.Numbers) == 0:
+		para("The source gives no number to set beside the replay's; its mechanism is what the replay holds.")
+	case md:
 		table(&b, rows, true)
-	} else {
+	default:
 		for _, r := range rows[1:] {
 			b.WriteString(wrap(fmt.Sprintf("%s: %s. Replay, %s: %s. Held: %s", r[0], r[1], r[2], r[3], r[4]), "  ", width))
 		}
