@@ -511,3 +511,73 @@ func TestSidekiqSweeps(t *testing.T) {
 		}
 	}
 }
+
+// TestFacebookMechanism holds the facebook-2010-09-23 replay to the note:
+// the invalid value takes goodput down (under a third of the 30 queries a
+// second from 5 s after it was fixed to a minute later), a read retrying on
+// every error keeps the cluster collapsed to the run's end in 20 of 20
+// replicates (Wilson [0.84, 1]: the note says the loop did not let the
+// databases recover), and with the correcting system off (one query a
+// read) it recovers in 20 of 20.
+func TestFacebookMechanism(t *testing.T) {
+	inc, _ := Lookup("facebook-2010-09-23")
+	rep := replay(t, inc, 0)
+	if g := window(rep.Fleet[0], 35, 90); g > 10 {
+		t.Errorf("retry_on_error: %g successes a second after the fix; want under 10", g)
+	}
+	if o := outcome(rep, "retry_on_error"); o.Share.Count() != 20 || o.Share.Lo < 0.83 {
+		t.Errorf("retry_on_error stayed collapsed in %d of %d; want 20 of 20", o.Share.Count(), o.Share.N)
+	}
+	if o := outcome(rep, "no_correction"); o.Share.Count() != 0 || o.Share.N != 20 || o.Share.Hi > 0.17 {
+		t.Errorf("no_correction stayed collapsed in %d of %d; want 0 of 20", o.Share.Count(), o.Share.N)
+	}
+}
+
+// TestFacebookSweeps says where the loop holds, against the closed form:
+// a query is late when it finds more than (3 s - 1 s - 0.2 s) / 10 ms = 180
+// in progress, and queries at q a second with every one late keep
+// q (1 s + 10 ms x n) in progress, 180 at q = 64.3, so the collapse holds
+// when tries x rate is above 64.3 and not when it is below. Swept (10
+// replicates each): 15 a second with 3 tries (45) and 50 with 1 (50)
+// recover in 10 of 10; 30 with 3 (90) and 20 with 10 (200) stay collapsed in
+// 10 of 10. The invalid value's surge must itself pass 64.3 to tip it: 60 a
+// second for 10 s never does (0 of 10), 100 does (10 of 10).
+func TestFacebookSweeps(t *testing.T) {
+	if got := FacebookTipRate(time.Second, 10*time.Millisecond, 3*time.Second, 100*time.Millisecond); math.Abs(got-180/2.8) > 1e-9 {
+		t.Errorf("FacebookTipRate = %g; want 180 / 2.8", got)
+	}
+	const reps = 10
+	for _, c := range []struct {
+		rate, peak float64
+		tries      int
+		collapsed  int
+	}{
+		{15, fbPeak, 3, 0}, {50, fbPeak, 1, 0}, {30, fbPeak, 3, reps}, {20, fbPeak, 10, reps},
+		{fbRate, 60, fbTries, 0}, {fbRate, 100, fbTries, reps},
+	} {
+		if got := collapsedIn(t, fbConfig("sweep", c.rate, c.peak, c.tries), reps); got != c.collapsed {
+			t.Errorf("rate %g, surge %g, %d tries: collapsed in %d of %d; want %d", c.rate, c.peak, c.tries, got, reps, c.collapsed)
+		}
+	}
+}
+
+// TestNoNumbersIsAnEmptyList writes sidekiq-480-retry-herd, whose source
+// gives no number: json's numbers are an empty list, not null, and the
+// table format says the source gives none.
+func TestNoNumbersIsAnEmptyList(t *testing.T) {
+	inc, _ := Lookup("sidekiq-480-retry-herd")
+	rep := replay(t, inc, 1)
+	var js, table bytes.Buffer
+	if err := Write(&js, rep, "json"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(&table, rep, "table"); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(js.Bytes(), []byte(`"numbers": []`)) {
+		t.Errorf("json has no empty numbers list:\n%.600s", js.String())
+	}
+	if !bytes.Contains(table.Bytes(), []byte("The source gives no number to set beside the replay's")) {
+		t.Errorf("table does not say the source gives no number:\n%.2000s", table.String())
+	}
+}

@@ -389,7 +389,7 @@ func writeJSON(w io.Writer, rep *Report) error {
 	}
 	j := jsonReport{Incident: inc.Name, Kind: inc.Kind, Story: inc.Story, Outcome: inc.Outcome, Fix: inc.FixText,
 		Source:     jsonSource{inc.Title, inc.Organisation, inc.Date, inc.Link, inc.Quote},
-		Replicates: rep.Replicates, Seed: rep.Seed, Tune: tuneNote, Runs: bytes.TrimSpace(runs)}
+		Replicates: rep.Replicates, Seed: rep.Seed, Tune: tuneNote, Runs: bytes.TrimSpace(runs), Numbers: []jsonNumber{}}
 	for _, n := range rep.Numbers {
 		j.Numbers = append(j.Numbers, jsonNumber{n.What, n.Value, n.Unit, n.Replay, n.Replayed, n.Tolerance, n.Note})
 	}
