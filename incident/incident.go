@@ -124,7 +124,7 @@ const DefaultReplicates = 20
 
 // Gallery lists the incidents, in the order the gallery shows them.
 func Gallery() []Incident {
-	return []Incident{sqsVisibility(), dynamoDB2015(), googleCloud2025()}
+	return []Incident{sqsVisibility(), dynamoDB2015(), googleCloud2025(), awsUSEast2025(), sidekiq480(), facebook2010()}
 }
 
 // Lookup returns the incident called name; its error lists the gallery.

@@ -328,3 +328,256 @@ func TestOutcomesAreWilson(t *testing.T) {
 		}
 	}
 }
+
+// TestAWSMechanism holds the aws-us-east-1-2025-10-20 replay to the
+// report: before the stall the lease work keeps up (within 10% of its 30
+// jobs a second completed in the minute before it); after it, unthrottled
+// completes none from 3 minutes in to the run's end and stays collapsed in
+// 20 of 20 replicates (Wilson [0.84, 1]: the report says it made no
+// progress until throttled by hand), its calls to the droplets within 1 a
+// second of the closed form's 66.67 (every call finds 200 in progress and
+// takes 3 s, past its 2 s lease); throttled to 80 workers it drains in 20
+// of 20, its mean drain within 5 s of the closed form's 124.6 s.
+func TestAWSMechanism(t *testing.T) {
+	inc, _ := Lookup("aws-us-east-1-2025-10-20")
+	rep := replay(t, inc, 0)
+	var before, after int64
+	for _, r := range rep.Graph[0].Replicates {
+		for s, p := range r.Services[0].Series[:600] {
+			switch {
+			case s < 60:
+				before += p.Successes
+			case s >= 180:
+				after += p.Successes
+			}
+		}
+	}
+	if b := float64(before) / 20 / 60; math.Abs(b-awsRate) > 3 {
+		t.Errorf("unthrottled: %g jobs a second completed before the stall; want within 3 of 30", b)
+	}
+	if after != 0 {
+		t.Errorf("unthrottled: %d jobs completed from 3 minutes in; want 0", after)
+	}
+	if o := outcome(rep, "unthrottled"); o.Share.Count() != 20 || o.Share.N != 20 || o.Share.Lo < 0.83 {
+		t.Errorf("unthrottled stayed collapsed in %d of %d; want 20 of 20", o.Share.Count(), o.Share.N)
+	}
+	if o := outcome(rep, "throttled"); o.Share.Count() != 0 || o.Share.N != 20 || o.Share.Hi > 0.17 {
+		t.Errorf("throttled stayed collapsed in %d of %d; want 0 of 20", o.Share.Count(), o.Share.N)
+	}
+	if want := 200 / 3.0; math.Abs(AWSCollapsedCalls(200, time.Second, 10*time.Millisecond)-want) > 1e-9 {
+		t.Errorf("closed form of the calls = %g; want 200 / 3 s", AWSCollapsedCalls(200, time.Second, 10*time.Millisecond))
+	}
+	if want := 1800 / (80/1.8 - 30); math.Abs(AWSDrainClosedForm(30, time.Minute, 80, time.Second, 10*time.Millisecond)-want) > 1e-9 {
+		t.Errorf("closed form of the drain = %g; want %g", AWSDrainClosedForm(30, time.Minute, 80, time.Second, 10*time.Millisecond), want)
+	}
+	for _, n := range rep.Numbers[1:] {
+		if math.Abs(n.Replayed-n.Value) > n.Tolerance {
+			t.Errorf("%s: replay %g; want within %g of %g", n.What, n.Replayed, n.Tolerance, n.Value)
+		}
+	}
+}
+
+// TestAWSDeliveriesExplained accounts for unthrottled's deliveries, which
+// come to more than 200 workers / 2 s a second of the run's 10 minutes:
+// every job that did not complete was delivered 5 times, its lease running
+// out on each (deliveries = completed + 5 x dead, exactly, in every
+// replicate), and the replicate goes on past its 10 minutes of arrivals
+// until the last queued job has had its 5 deliveries; over that whole time,
+// from the stall's end to the last delivery (the replicate's last event,
+// its step's stale 5-minute timeout, less those 5 minutes), the deliveries
+// come at the closed form's 66.67 a second (within 1).
+func TestAWSDeliveriesExplained(t *testing.T) {
+	inc, _ := Lookup("aws-us-east-1-2025-10-20")
+	rep := replay(t, inc, 5)
+	for k, r := range rep.Graph[0].Replicates {
+		e := r.Edges[0]
+		calls := r.Services[droplets].Calls
+		if calls != e.Succeeded+awsTries*e.Failed {
+			t.Errorf("replicate %d: %d deliveries; want completed %d + 5 x dead %d", k, calls, e.Succeeded, e.Failed)
+		}
+		var early int64
+		for _, c := range r.Services[droplets].CallSeries[:120] {
+			early += c
+		}
+		last := r.End - 300
+		if rate := float64(calls-early) / (last - 120); math.Abs(rate-200/3.0) > 1 {
+			t.Errorf("replicate %d: %g deliveries a second from the stall's end to the last delivery at %.0f s; want 66.67", k, rate, last)
+		}
+		if last < 1000 {
+			t.Errorf("replicate %d: last delivery at %.0f s; want well past the run's 600 s", k, last)
+		}
+	}
+}
+
+// TestAWSSweeps sweeps two assumed values and says where the outcome flips,
+// each at the closed form's point: a call finding every worker busy takes
+// 1 s + 10 ms x workers, past the 2 s lease above 100 workers, so 60 and 90
+// workers drain (0 of 10 collapsed) and 110 and 300 do not (10 of 10); and
+// with 200 workers (3 s a call) a lease of 2.5 s collapses, one of 3.5 s
+// does not.
+func TestAWSSweeps(t *testing.T) {
+	const reps = 10
+	for _, c := range []struct {
+		workers   int
+		lease     time.Duration
+		collapsed int
+	}{
+		{60, awsLease, 0}, {90, awsLease, 0}, {110, awsLease, reps}, {300, awsLease, reps},
+		{200, 2500 * time.Millisecond, reps}, {200, 3500 * time.Millisecond, 0},
+	} {
+		inc := awsUSEast2025()
+		inc.workers = func() []fleet.Workers { return []fleet.Workers{awsFleet("sweep", c.workers, c.lease)} }
+		inc.Runs = inc.Runs[:1]
+		inc.Given = nil
+		rep := replay(t, inc, reps)
+		if got := rep.Outcomes[0].Share.Count(); got != int64(c.collapsed) {
+			t.Errorf("%d workers, lease %v: collapsed in %d of %d; want %d", c.workers, c.lease, got, reps, c.collapsed)
+		}
+	}
+}
+
+// TestSidekiqHerdMechanism holds the sidekiq-480-retry-herd replay to the
+// issue: the herd's queries outlast their timeout in every run (more
+// queries than jobs), and without a splay the jobs that failed together
+// fail together again until some use up their 6 tries, in 20 of 20
+// replicates (Wilson [0.84, 1]; more than 100 dead a replicate on
+// average), while with the splay, and with Sidekiq's schedule of today, no
+// job dies in 20 of 20 (Wilson [0, 0.16]).
+func TestSidekiqHerdMechanism(t *testing.T) {
+	inc, _ := Lookup("sidekiq-480-retry-herd")
+	rep := replay(t, inc, 0)
+	for i, run := range inc.Runs {
+		var calls, jobs, dead int64
+		for _, r := range rep.Graph[i].Replicates {
+			calls += r.Services[1].Calls
+			jobs += r.Edges[0].Requests
+			dead += r.Edges[0].Failed
+		}
+		if calls <= jobs {
+			t.Errorf("%s: %d queries for %d jobs; want the herd to time some out", run.Name, calls, jobs)
+		}
+		o := rep.Outcomes[i]
+		switch {
+		case !run.Fix && (o.Share.Count() != 20 || o.Share.Lo < 0.83 || dead < 100*20):
+			t.Errorf("%s: dead jobs in %d of %d replicates, %d in all; want 20 of 20, over 100 a replicate", run.Name, o.Share.Count(), o.Share.N, dead)
+		case run.Fix && (o.Share.Count() != 0 || o.Share.N != 20 || o.Share.Hi > 0.17):
+			t.Errorf("%s: dead jobs in %d of %d replicates; want 0 of 20", run.Name, o.Share.Count(), o.Share.N)
+		}
+	}
+}
+
+// TestSidekiqSweeps sweeps two assumed values and says where the outcome
+// flips. The workers, against a closed form: a query finding w in progress
+// takes 0.5 s + 40 ms x w, under the 3 s timeout for w under 62.5, so at
+// 50 and 60 workers however full the queue no query times out and no job
+// is retried (queries = jobs, exactly), with or without a splay. The herd,
+// at 100 workers: of 150 or 200 jobs a second for 2 s the unsplayed retries
+// still clear (0 of 10 replicates with a dead job); of 300 or 600 they do
+// not (10 of 10), while with the splay no job dies even of 600 a second
+// (0 of 10): without it the flip lies between a herd of 400 jobs and one of
+// 600, with it past 1,200.
+func TestSidekiqSweeps(t *testing.T) {
+	if got := SidekiqMaxCalm(500*time.Millisecond, 40*time.Millisecond, 3*time.Second); math.Abs(got-62.5) > 1e-9 {
+		t.Errorf("SidekiqMaxCalm = %g; want 62.5", got)
+	}
+	const reps = 10
+	for _, c := range []struct {
+		workers   int
+		herd      float64
+		splay     bool
+		dead      int64
+		noRetries bool
+	}{
+		{50, skHerd, false, 0, true}, {60, skHerd, false, 0, true}, {60, skHerd, true, 0, true},
+		{100, 150, false, 0, false}, {100, 200, false, 0, false},
+		{100, 300, false, reps, false}, {100, 600, false, reps, false}, {100, 600, true, 0, false},
+	} {
+		b := skNoSplay
+		if c.splay {
+			b = skSplay
+		}
+		inc := sidekiq480()
+		inc.workers = func() []fleet.Workers { return []fleet.Workers{skFleet("sweep", b, c.workers, c.herd)} }
+		inc.Runs = inc.Runs[:1]
+		rep := replay(t, inc, reps)
+		var calls, jobs int64
+		for _, r := range rep.Graph[0].Replicates {
+			calls += r.Services[1].Calls
+			jobs += r.Edges[0].Requests
+		}
+		if got := rep.Outcomes[0].Share.Count(); got != c.dead || (calls == jobs) != c.noRetries {
+			t.Errorf("%d workers, herd %g, splay %v: dead jobs in %d of %d, %d queries for %d jobs; want %d, no retries %v",
+				c.workers, c.herd, c.splay, got, reps, calls, jobs, c.dead, c.noRetries)
+		}
+	}
+}
+
+// TestFacebookMechanism holds the facebook-2010-09-23 replay to the note:
+// the invalid value takes goodput down (under a third of the 30 queries a
+// second from 5 s after it was fixed to a minute later), a read retrying on
+// every error keeps the cluster collapsed to the run's end in 20 of 20
+// replicates (Wilson [0.84, 1]: the note says the loop did not let the
+// databases recover), and with the correcting system off (one query a
+// read) it recovers in 20 of 20.
+func TestFacebookMechanism(t *testing.T) {
+	inc, _ := Lookup("facebook-2010-09-23")
+	rep := replay(t, inc, 0)
+	if g := window(rep.Fleet[0], 35, 90); g > 10 {
+		t.Errorf("retry_on_error: %g successes a second after the fix; want under 10", g)
+	}
+	if o := outcome(rep, "retry_on_error"); o.Share.Count() != 20 || o.Share.Lo < 0.83 {
+		t.Errorf("retry_on_error stayed collapsed in %d of %d; want 20 of 20", o.Share.Count(), o.Share.N)
+	}
+	if o := outcome(rep, "no_correction"); o.Share.Count() != 0 || o.Share.N != 20 || o.Share.Hi > 0.17 {
+		t.Errorf("no_correction stayed collapsed in %d of %d; want 0 of 20", o.Share.Count(), o.Share.N)
+	}
+}
+
+// TestFacebookSweeps says where the loop holds, against the closed form:
+// a query is late when it finds more than (3 s - 1 s - 0.2 s) / 10 ms = 180
+// in progress, and queries at q a second with every one late keep
+// q (1 s + 10 ms x n) in progress, 180 at q = 64.3, so the collapse holds
+// when tries x rate is above 64.3 and not when it is below. Swept (10
+// replicates each): 15 a second with 3 tries (45) and 50 with 1 (50)
+// recover in 10 of 10; 30 with 3 (90) and 20 with 10 (200) stay collapsed in
+// 10 of 10. The invalid value's surge must itself pass 64.3 to tip it: 60 a
+// second for 10 s never does (0 of 10), 100 does (10 of 10).
+func TestFacebookSweeps(t *testing.T) {
+	if got := FacebookTipRate(time.Second, 10*time.Millisecond, 3*time.Second, 100*time.Millisecond); math.Abs(got-180/2.8) > 1e-9 {
+		t.Errorf("FacebookTipRate = %g; want 180 / 2.8", got)
+	}
+	const reps = 10
+	for _, c := range []struct {
+		rate, peak float64
+		tries      int
+		collapsed  int
+	}{
+		{15, fbPeak, 3, 0}, {50, fbPeak, 1, 0}, {30, fbPeak, 3, reps}, {20, fbPeak, 10, reps},
+		{fbRate, 60, fbTries, 0}, {fbRate, 100, fbTries, reps},
+	} {
+		if got := collapsedIn(t, fbConfig("sweep", c.rate, c.peak, c.tries), reps); got != c.collapsed {
+			t.Errorf("rate %g, surge %g, %d tries: collapsed in %d of %d; want %d", c.rate, c.peak, c.tries, got, reps, c.collapsed)
+		}
+	}
+}
+
+// TestNoNumbersIsAnEmptyList writes sidekiq-480-retry-herd, whose source
+// gives no number: json's numbers are an empty list, not null, and the
+// table format says the source gives none.
+func TestNoNumbersIsAnEmptyList(t *testing.T) {
+	inc, _ := Lookup("sidekiq-480-retry-herd")
+	rep := replay(t, inc, 1)
+	var js, table bytes.Buffer
+	if err := Write(&js, rep, "json"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(&table, rep, "table"); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(js.Bytes(), []byte(`"numbers": []`)) {
+		t.Errorf("json has no empty numbers list:\n%.600s", js.String())
+	}
+	if !bytes.Contains(table.Bytes(), []byte("The source gives no number to set beside the replay's")) {
+		t.Errorf("table does not say the source gives no number:\n%.2000s", table.String())
+	}
+}

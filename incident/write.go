@@ -186,9 +186,12 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 		}
 		rows = append(rows, []string{n.What, number(n.Value) + " " + n.Unit, n.Replay, number(n.Replayed), held})
 	}
-	if md {
+	switch {
+	case len(rep.Numbers) == 0:
+		para("The source gives no number to set beside the replay's; its mechanism is what the replay holds.")
+	case md:
 		table(&b, rows, true)
-	} else {
+	default:
 		for _, r := range rows[1:] {
 			b.WriteString(wrap(fmt.Sprintf("%s: %s. Replay, %s: %s. Held: %s", r[0], r[1], r[2], r[3], r[4]), "  ", width))
 		}
@@ -386,7 +389,7 @@ func writeJSON(w io.Writer, rep *Report) error {
 	}
 	j := jsonReport{Incident: inc.Name, Kind: inc.Kind, Story: inc.Story, Outcome: inc.Outcome, Fix: inc.FixText,
 		Source:     jsonSource{inc.Title, inc.Organisation, inc.Date, inc.Link, inc.Quote},
-		Replicates: rep.Replicates, Seed: rep.Seed, Tune: tuneNote, Runs: bytes.TrimSpace(runs)}
+		Replicates: rep.Replicates, Seed: rep.Seed, Tune: tuneNote, Runs: bytes.TrimSpace(runs), Numbers: []jsonNumber{}}
 	for _, n := range rep.Numbers {
 		j.Numbers = append(j.Numbers, jsonNumber{n.What, n.Value, n.Unit, n.Replay, n.Replayed, n.Tolerance, n.Note})
 	}

@@ -19,7 +19,7 @@ func TestIncidentCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("retrysim incident: exit %d, %s", code, errOut)
 	}
-	for _, name := range []string{"sqs-visibility-payment", "dynamodb-2015-09-20", "google-cloud-2025-06-12"} {
+	for _, name := range []string{"sqs-visibility-payment", "dynamodb-2015-09-20", "google-cloud-2025-06-12", "aws-us-east-1-2025-10-20", "sidekiq-480-retry-herd", "facebook-2010-09-23"} {
 		if !strings.Contains(out, "\n  "+name+" ") {
 			t.Errorf("retrysim incident does not list %s:\n%s", name, out)
 		}
@@ -72,7 +72,7 @@ func TestIncidentCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"incident", "no-such-thing"}, `retrysim: incident: unknown incident "no-such-thing" (want one of sqs-visibility-payment, dynamodb-2015-09-20, google-cloud-2025-06-12)`},
+		{[]string{"incident", "no-such-thing"}, `retrysim: incident: unknown incident "no-such-thing" (want one of sqs-visibility-payment, dynamodb-2015-09-20, google-cloud-2025-06-12, aws-us-east-1-2025-10-20, sidekiq-480-retry-herd, facebook-2010-09-23)`},
 		{[]string{"incident", "dynamodb-2015-09-20", "-shard", "0/2"}, "the one shard envelope (issue 32) has not landed"},
 		{[]string{"incident", "dynamodb-2015-09-20", "-format", "html"}, `-format: unknown format "html" (want one of table, markdown, csv, json)`},
 		{[]string{"incident", "a", "b"}, "incident: one incident at a time (got a, b)"},
