@@ -38,7 +38,7 @@ func awsFleet(name string, w int, lease time.Duration) fleet.Workers {
 	s.Kind, s.Base, s.Slope = fleet.Latency, awsBase, awsSlope
 	return fleet.Workers{Name: name, Duration: awsDuration, Net: time.Millisecond,
 		Load:  fleet.Shape{Kind: fleet.Constant, Rate: awsRate},
-		Queue: q, RedeliverAtTimeout: true, TimeoutAtReceive: true,
+		Queue: q, EntrySettings: fleet.EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true},
 		WorkerCount: w, QueueMax: fleet.MaxQueue,
 		Down:         fleet.Outage{From: awsDownFrom, To: awsDownTo, Mode: fleet.Stall},
 		Steps:        []fleet.Step{{To: "droplets", Client: step}},
