@@ -44,13 +44,14 @@ var wallTime = regexp.MustCompile(`[0-9.]+ s │`)
 // atDefaultExceptions are the flags the walk does not give at their
 // default, each with why.
 var atDefaultExceptions = map[string]string{
-	"o":      "an output location: the output moves to the file",
-	"series": "an output location: fleet also writes the time series there",
-	"plot":   "an output location: the command also draws there",
-	"set":    "repeatable with no default: each use names a parameter and its values",
-	"preset": "has no default value: naming a preset runs it instead of the flags' run",
-	"outage": "has no default value: naming a window adds an outage",
-	"shard":  "has no default value: -shard i/n runs a slice and writes raw json for merge instead of the report",
+	"o":       "an output location: the output moves to the file",
+	"series":  "an output location: fleet also writes the time series there",
+	"plot":    "an output location: the command also draws there",
+	"set":     "repeatable with no default: each use names a parameter and its values",
+	"require": "repeatable with no default: each use adds a requirement the run must meet",
+	"preset":  "has no default value: naming a preset runs it instead of the flags' run",
+	"outage":  "has no default value: naming a window adds an outage",
+	"shard":   "has no default value: -shard i/n runs a slice and writes raw json for merge instead of the report",
 }
 
 // Naming a flag at its default value never changes a command's output: a

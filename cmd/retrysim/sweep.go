@@ -17,6 +17,7 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/sweep"
+	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -57,6 +58,9 @@ type sweepRun struct {
 	byName []string // the settings -set names, as it names them
 	// settings are the sweep's settings, for a shard to carry to merge.
 	settings []shardfile.Setting
+	// reqs are -require's, judged over the rows once they are written.
+	reqs    []tune.Requirement
+	watched []stats.Watch
 }
 
 // sweepCommand runs the grid and writes the long-format rows, a pivot or a
@@ -73,7 +77,10 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return flagval.LibraryError(err, r.byName...)
 	}
-	return writeSweep(ctx, stdout, r, s)
+	if err := writeSweep(ctx, stdout, r, s); err != nil {
+		return err
+	}
+	return tune.Enforce(r.reqs, tune.SweepRows(s, r.watched, r.sw.Delivery != nil))
 }
 
 // parseSweep parses and checks the sweep command's flags, warning on stderr
@@ -101,6 +108,7 @@ func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	model.RegisterModel(fs)
 	flagval.RegisterSettings(fs, "p_fail", "lost_reply") // the axes'
 	rows.Register(fs)
+	registerRequire(fs, &r.reqs)
 	for name, why := range map[string]string{
 		"expect": "a sweep shows no closed forms; run retrysim -expect at a point of it",
 		"preset": "a preset runs its own cases, not a grid; run retrysim -preset",
@@ -179,6 +187,17 @@ func parseSweep(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		if err := file.CheckStepsRead(e.UnreadStepPolicy); err != nil {
 			return r, flagval.Usage(fmt.Errorf("-scenario %w", err))
 		}
+	}
+	base := api.Signup()
+	if sw.Scenario != nil {
+		base = *sw.Scenario
+	}
+	r.watched = api.Experiment{Scenario: base}.Params().Watched
+	if err := checkRequire(r.reqs, tune.Metrics(r.watched, sw.Delivery != nil), api.RowIDs(strategies)); err != nil {
+		return r, err
+	}
+	if r.shard.Count > 0 && len(r.reqs) > 0 {
+		return r, flagval.Usage(fmt.Errorf("-require: a shard judges nothing; give -require to the whole sweep"))
 	}
 	if r.shard.Count > 0 && plot.Path != "" {
 		return r, flagval.Usage(fmt.Errorf("-plot: a shard draws nothing; give -plot to retrysim merge"))
