@@ -1,10 +1,91 @@
 package retrysim
 
-import "github.com/retrysim/retrysim/strategy"
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/strategy"
+)
 
 // RowIDs are the ids of the rows a run of strategies reports, in their
 // order, as Report.Rows' IDs: what a requirement's ROW: names.
 func RowIDs(strategies []strategy.Strategy) []string {
 	ids, _ := rowNames(strategies)
 	return ids
+}
+
+// Shown is how outputs show the sweep's axis called name (a whole number, a
+// duration in seconds), as its grid declares it; the sweep must name it.
+func (s Sweep) Shown(name string) (stats.Axis, error) {
+	grid, err := s.grid()
+	if err != nil {
+		return stats.Axis{}, err
+	}
+	i := slices.IndexFunc(grid, func(a sweepAxis) bool { return a.Name == name })
+	if i < 0 {
+		return stats.Axis{}, fieldErr(name, "is no axis of the sweep")
+	}
+	return grid[i].show, nil
+}
+
+// Value is the value the axis or parameter called name has at a point of
+// the sweep that does not vary it: an axis's single value when the sweep
+// gives one, else what the settings and the strategies give (attempts the
+// most a strategy.Retry allows; p_fail the steps' when they all have the
+// same), in the axis's units (durations in seconds; a fixed latency's).
+func (s Sweep) Value(name string) (float64, error) {
+	if i := slices.IndexFunc(s.Axes, func(a Axis) bool { return a.Name == name }); i >= 0 && len(s.Axes[i].Values) == 1 {
+		return s.Axes[i].Values[0], nil
+	}
+	base, _ := s.base()
+	sc, q, err := Override(base, s.Delivery, s.Settings...)
+	if err != nil {
+		return 0, err
+	}
+	switch name {
+	case "attempts":
+		return float64(s.attempts()), nil
+	case "jobs":
+		return sweepDefaults[3], nil
+	case "p_fail", "lost_reply":
+		var vs []float64
+		for _, st := range sc.Steps {
+			if name == "p_fail" {
+				vs = append(vs, st.PFail)
+			} else if st.CanLoseReply {
+				vs = append(vs, st.LostReply)
+			}
+		}
+		if len(vs) == 0 || slices.ContainsFunc(vs, func(v float64) bool { return v != vs[0] }) {
+			return 0, fieldErr(name, "the scenario's steps have no one value of it")
+		}
+		return vs[0], nil
+	}
+	f, steps, queue, err := lookupField(name, sc, true)
+	if err != nil {
+		return 0, err
+	}
+	var v any
+	switch {
+	case queue && q != nil:
+		v = f.get(nil, q)
+	case !queue && len(steps) == 1:
+		v = f.get(&sc.Steps[steps[0]], q)
+	default:
+		return 0, fieldErr(name, "%s", jobModelMsg)
+	}
+	switch v := v.(type) {
+	case float64:
+		return v, nil
+	case int:
+		return float64(v), nil
+	case time.Duration:
+		return v.Seconds(), nil
+	case provider.Latency:
+		return v.Median.Seconds(), nil
+	}
+	return 0, fmt.Errorf("retrysim: %s is a %T, which no axis takes", name, v)
 }
