@@ -134,6 +134,9 @@ type objective struct {
 // points and which is the current one (the last when it is not on the
 // grid; then extra).
 func Plan(k Kind, s Search) (points []Point, cur int, extra bool, err error) {
+	if len(s.Axes) == 0 {
+		return nil, 0, false, errors.New("-search: none given; search a setting by PATH=VALUES, as attempts=1:8:8")
+	}
 	if _, err := s.objective(k); err != nil {
 		return nil, 0, false, err
 	}
@@ -150,9 +153,6 @@ func Plan(k Kind, s Search) (points []Point, cur int, extra bool, err error) {
 		if n *= len(a.Values); n > MaxCandidates {
 			return nil, 0, false, fmt.Errorf("-search: the grid has more than the %d candidates a search allows", MaxCandidates)
 		}
-	}
-	if len(s.Axes) == 0 {
-		return nil, 0, false, errors.New("-search: none given; search a setting by PATH=VALUES, as attempts=1:8:8")
 	}
 	points = make([]Point, 0, n)
 	for i := range n {
