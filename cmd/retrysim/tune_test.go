@@ -76,7 +76,7 @@ func TestTuneClosedForm(t *testing.T) {
 
 	args = append(args, "-require", "failed_rate<=1e-9", "-budget", "1e7")
 	_, stderr, code = retrysim(t, append([]string{"tune"}, args...)...)
-	if code != 3 || stderr != "retrysim: tune: no candidate meets every requirement: failed_rate<=1e-09 ruled out 8 of the 8 candidates (fails at 5, undecided at 3 within the budget)\n" {
+	if code != 3 || stderr != "retrysim: tune: no candidate meets every requirement: failed_rate<=1e-9 ruled out 8 of the 8 candidates (fails at 5, undecided at 3 within the budget)\n" {
 		t.Errorf("at 1e-9: exit %d, stderr %q; want 3 and every candidate ruled out", code, stderr)
 	}
 	got = runTuneJSON(t, 3, args...)

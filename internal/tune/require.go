@@ -28,7 +28,7 @@ type Requirement struct {
 
 // String is the requirement as a user writes it: step-samekey:failed_rate<=0.0001.
 func (r Requirement) String() string {
-	s := r.Metric + r.Op + strconv.FormatFloat(r.Value, 'g', -1, 64)
+	s := r.Metric + r.Op + strings.Replace(strconv.FormatFloat(r.Value, 'g', -1, 64), "e-0", "e-", 1)
 	if r.Row != "" {
 		s = r.Row + ":" + s
 	}

@@ -77,7 +77,7 @@ func writeText(w io.Writer, r Result) error {
 		best := r.Candidates[r.Best]
 		fmt.Fprintf(&b, "Best: %s (%s), meeting every requirement:\n", r.settingsText(best), r.objectiveName())
 		for _, j := range best.Judged {
-			fmt.Fprintf(&b, "  %s\n", j.Line())
+			fmt.Fprintf(&b, "  %s\n", j.short())
 		}
 		if r.metricObjective() {
 			fmt.Fprintf(&b, "  %s is %s\n", r.Search.Objective, Interval(best.Objective))
@@ -96,14 +96,14 @@ func writeText(w io.Writer, r Result) error {
 		}
 		fmt.Fprintf(&b, "The current settings, %s: %s\n", r.settingsText(c), c.Status)
 		for _, j := range c.Judged {
-			fmt.Fprintf(&b, "  %s\n", j.Line())
+			fmt.Fprintf(&b, "  %s\n", j.short())
 		}
 		if r.metricObjective() {
 			fmt.Fprintf(&b, "  %s is %s\n", r.Search.Objective, Interval(c.Objective))
 		}
 	}
-	fmt.Fprintf(&b, "Work: %s of a budget of %s; a full grid at the same confidence: %s (a race on common random numbers, batches doubling from %s a candidate)\n\n",
-		human.Count(r.Spent, strings.TrimSuffix(r.Unit, "s")), human.Group(r.Search.Budget), human.Group(r.FullGrid), human.Group(r.First))
+	fmt.Fprintf(&b, "Work: %s of %s %s budgeted; a full grid as sure would take %s\n",
+		human.Group(r.Spent), human.Group(r.Search.Budget), r.Unit, human.Group(r.FullGrid))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	var head []string
 	for _, a := range r.Search.Axes {
@@ -140,6 +140,12 @@ func writeText(w io.Writer, r Result) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// short is the verdict as the search's answer writes it: failed_rate<=0.0001
+// holds: 5.484e-05 [3.195e-05, 8.78e-05] (step-samekey).
+func (j Judged) short() string {
+	return fmt.Sprintf("%s %s: %s (%s)", j.Requirement, j.Verdict, Interval(j.Estimate), j.RowID)
 }
 
 // ruledOut says, requirement by requirement, how many candidates each
@@ -181,10 +187,9 @@ func (e *NoneError) ExitStatus() int { return 3 }
 
 // estimateJSON is an estimate as json writes it: null bounds for none.
 type estimateJSON struct {
-	Value  float64  `json:"value"`
-	Lo     *float64 `json:"lo"`
-	Hi     *float64 `json:"hi"`
-	Method string   `json:"method,omitempty"`
+	Value float64  `json:"value"`
+	Lo    *float64 `json:"lo"`
+	Hi    *float64 `json:"hi"`
 }
 
 func toJSON(e schema.Estimate) estimateJSON {
@@ -284,6 +289,7 @@ func writeJSON(w io.Writer, kind string, r Result) error {
 	doc.Work = map[string]any{"unit": r.Unit, "spent": r.Spent, "budget": r.Search.Budget, "full_grid": r.FullGrid, "first_batch": r.First}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(doc)
 }
 
