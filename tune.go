@@ -1,10 +1,12 @@
 package retrysim
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
@@ -88,4 +90,41 @@ func (s Sweep) Value(name string) (float64, error) {
 		return v.Median.Seconds(), nil
 	}
 	return 0, fmt.Errorf("retrysim: %s is a %T, which no axis takes", name, v)
+}
+
+// RunSweeps runs each sweep as RunSweep does, every point of every sweep on
+// one pool of the first sweep's Workers, so that many small sweeps keep
+// every worker busy. It refuses what Check refuses of any, before any work.
+func RunSweeps(ctx context.Context, ss []Sweep) ([]stats.Sweep, error) {
+	plans := make([]plan, len(ss))
+	first := make([]int, len(ss)+1) // first[i] is sweep i's first configuration
+	var cfgs []sim.Config
+	for i, s := range ss {
+		p, err := s.plan()
+		if err != nil {
+			return nil, err
+		}
+		plans[i], cfgs = p, append(cfgs, p.cfgs...)
+		first[i+1] = len(cfgs)
+	}
+	if len(ss) == 0 {
+		return nil, nil
+	}
+	counters := make([][]stats.Counters, len(cfgs))
+	err := sim.RunEach(ctx, cfgs, ss[0].Workers, nil, func(c int, cs []stats.Counters) { counters[c] = slices.Clone(cs) })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]stats.Sweep, len(ss))
+	for i, p := range plans {
+		out[i] = p.out
+		reps := len(p.cfgs) / len(p.points)
+		out[i].Rows = make([]stats.SweepRow, len(p.points)*len(ss[i].Strategies))
+		for k := range p.points {
+			at := first[i] + k*reps
+			p.fill(&out[i], k, counters[at:at+reps])
+		}
+		p.noRepeats(&out[i])
+	}
+	return out, nil
 }

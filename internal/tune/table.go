@@ -131,13 +131,17 @@ func (k TableKind) Check(axes []Axis, p Point) error {
 // Run runs batch b at each point: n jobs with the seed of the sweep's
 // replicate b, the same at every point.
 func (k TableKind) Run(ctx context.Context, axes []Axis, b int, n int64, at []Point, pools []Pool) ([]Pool, error) {
-	out := make([]Pool, len(at))
 	seed := rng.ReplicateSeed(k.Sweep.Seed, uint64(b))
+	sweeps := make([]api.Sweep, len(at))
 	for i, p := range at {
-		s, err := api.RunSweep(ctx, k.at(axes, p, n, seed))
-		if err != nil {
-			return nil, err
-		}
+		sweeps[i] = k.at(axes, p, n, seed)
+	}
+	runs, err := api.RunSweeps(ctx, sweeps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Pool, len(at))
+	for i, s := range runs {
 		pool, _ := pools[i].(*tablePool)
 		if pool == nil {
 			pool = &tablePool{watched: k.watched(), delivery: k.Sweep.Delivery != nil, rows: make([]stats.Row, len(s.Rows))}
