@@ -66,8 +66,8 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	format := r.c.Format.R.Name()
-	if !slices.Contains(tune.Formats, format) {
-		return flagval.Usage(fmt.Errorf("-format: a search writes %s (html can wait), not %s", strings.Join(tune.Formats, ", "), format))
+	if !slices.Contains(tune.Formats(), format) {
+		return flagval.Usage(fmt.Errorf("-format: a search writes %s (html can wait), not %s", strings.Join(tune.Formats(), ", "), format))
 	}
 	s := tune.Search{Objective: minimize, Require: r.reqs, Budget: int64(budget)}
 	switch {

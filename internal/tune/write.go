@@ -14,8 +14,9 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Formats are the outputs a search writes, in the order -format lists them.
-var Formats = []string{"table", "json", "csv"}
+// Formats are the outputs a search writes, in the order -format lists them:
+// a fresh slice, so no importer can change what another gets.
+func Formats() []string { return []string{"table", "json", "csv"} }
 
 // Write writes the result in format, one of Formats; kind names the kind.
 func Write(w io.Writer, format, kind string, r Result) error {
@@ -27,7 +28,7 @@ func Write(w io.Writer, format, kind string, r Result) error {
 	case "csv":
 		return writeCSV(w, r)
 	}
-	return fmt.Errorf("-format: a search writes %s, not %s", strings.Join(Formats, ", "), format)
+	return fmt.Errorf("-format: a search writes %s, not %s", strings.Join(Formats(), ", "), format)
 }
 
 // settingsText is a candidate's settings as people read them: attempts=4, queue.ttl=1h.
