@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/schema"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Axis is a searched setting: its path and its candidate values, as the
@@ -103,6 +104,8 @@ type Candidate struct {
 	// Work is the units spent on it, in Batches batches.
 	Work    int64
 	Batches int
+	// means are a metric objective's batch by batch.
+	means []batchMean
 }
 
 // Result is a search's answer and every candidate.
@@ -230,15 +233,64 @@ func (o objective) better(x, y schema.Estimate) bool {
 	return x.Value < y.Value
 }
 
-// beats reports whether x is better than y with 95% confidence: exactly,
-// for a setting; by intervals that do not overlap, for a metric.
-func (o objective) beats(x, y schema.Estimate) bool {
-	lo, hi := bounds(x)
-	ylo, yhi := bounds(y)
-	if o.maximize {
-		return lo > yhi
+// batchMean is one batch's own value of a metric objective at a
+// candidate: its n units' mean (a share being a mean of 0s and 1s).
+type batchMean struct {
+	b int
+	n int64
+	m float64
+}
+
+// diff is candidate y's objective minus candidate x's, with its 95%
+// interval: exact for a setting; for a metric, paired over the batches both
+// ran when they are 3 or more (common random numbers: the same seeds, so
+// the batches' differences vary less than either candidate does), a
+// Student t interval on the n-weighted differences of the batches' means;
+// else the two intervals' half-widths added in quadrature.
+func (r *Result) diff(o objective, x, y int) schema.Estimate {
+	cx, cy := r.Candidates[x], r.Candidates[y]
+	d := schema.Estimate{Value: cy.Objective.Value - cx.Objective.Value, Level: 0.95, Method: schema.Exact}
+	d.Lo, d.Hi = d.Value, d.Value
+	if o.axis >= 0 {
+		return d
 	}
-	return hi < ylo
+	var n, diffs []float64
+	for _, bx := range cx.means {
+		for _, by := range cy.means {
+			if bx.b == by.b && bx.n == by.n {
+				n, diffs = append(n, float64(bx.n)), append(diffs, by.m-bx.m)
+			}
+		}
+	}
+	xlo, xhi := bounds(cx.Objective)
+	ylo, yhi := bounds(cy.Objective)
+	if len(diffs) < 3 || xlo == xhi || ylo == yhi {
+		half := math.Hypot((xhi-xlo)/2, (yhi-ylo)/2)
+		d.Lo, d.Hi, d.Method = d.Value-half, d.Value+half, schema.Normal
+		return d
+	}
+	var total, mean, ss float64
+	for k, dk := range diffs {
+		total += n[k]
+		mean += n[k] * dk
+	}
+	mean /= total
+	for k, dk := range diffs {
+		ss += n[k] * (dk - mean) * (dk - mean)
+	}
+	k := float64(len(diffs))
+	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}.Quantile(0.975) * math.Sqrt(ss/(k-1)/total)
+	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, Level: 0.95, Method: schema.StudentT}
+}
+
+// beats reports whether candidate x is better than candidate y with 95%
+// confidence: exactly, for a setting; by diff's interval, for a metric.
+func (r *Result) beats(o objective, x, y int) bool {
+	d := r.diff(o, x, y)
+	if o.maximize {
+		return d.Hi < 0
+	}
+	return d.Lo > 0
 }
 
 // bounds are e's interval, or its value for one without.
@@ -289,10 +341,15 @@ func Race(ctx context.Context, k Kind, s Search) (Result, error) {
 		for j, i := range live {
 			pools[i] = out[j]
 			c := &res.Candidates[i]
+			before, done := c.Objective.Value, c.Work
 			c.Work += n
 			c.Batches++
 			res.Spent += n
 			c.Objective = o.estimate(c.Point, pools[i])
+			if done == 0 {
+				before = 0
+			}
+			c.means = append(c.means, batchMean{b, n, (float64(c.Work)*c.Objective.Value - float64(done)*before) / float64(n)})
 			c.Judged = c.Judged[:0]
 			for _, r := range s.Require {
 				c.Judged = append(c.Judged, r.JudgeRows(pools[i].Rows()))
@@ -333,7 +390,7 @@ func (r *Result) decide(o objective) []int {
 			case h == i || x.verdict() != Holds:
 			case o.axis >= 0 && (o.better(x.Objective, cs[i].Objective) || x.Objective.Value == cs[i].Objective.Value && h < i):
 				return true
-			case o.axis < 0 && o.beats(x.Objective, cs[i].Objective):
+			case o.axis < 0 && r.beats(o, h, i):
 				return true
 			}
 		}
@@ -356,7 +413,7 @@ func (r *Result) decide(o objective) []int {
 		apart := func(j int) bool {
 			x := cs[j]
 			return j == i || x.Status != "meets" && x.Status != "undecided" || x.Objective == c.Objective ||
-				o.beats(c.Objective, x.Objective) || o.beats(x.Objective, c.Objective)
+				r.beats(o, i, j) || r.beats(o, j, i)
 		}
 		switch {
 		case c.Status == "undecided":
@@ -400,14 +457,5 @@ func (r *Result) answer(o objective) {
 	if r.RunnerUp < 0 {
 		return
 	}
-	b, u := r.Candidates[r.Best].Objective, r.Candidates[r.RunnerUp].Objective
-	d := schema.Estimate{Value: u.Value - b.Value, Level: 0.95, Method: schema.Exact}
-	d.Lo, d.Hi = d.Value, d.Value
-	if o.axis < 0 { // intervals as independent: common random numbers make them narrower
-		blo, bhi := bounds(b)
-		ulo, uhi := bounds(u)
-		half := math.Hypot((bhi-blo)/2, (uhi-ulo)/2)
-		d.Lo, d.Hi, d.Method = d.Value-half, d.Value+half, schema.Normal
-	}
-	r.Diff = d
+	r.Diff = r.diff(o, r.Best, r.RunnerUp)
 }

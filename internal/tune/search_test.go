@@ -93,11 +93,11 @@ func TestRaceKeepsToTheBudget(t *testing.T) {
 	}
 }
 
-// TestRaceOnAMetric: minimizing m, 1 and 1.5 race until their intervals
-// part (1/sqrt(n) < 0.25: past 16, so 28), 3 is beaten after the first
-// batch (1.5 at most against 2 at least), and 1 is the answer, 0.5
-// [0.233, 0.767] below the runner-up (half-widths of 0.189 each, added in
-// quadrature: 0.267).
+// TestRaceOnAMetric: minimizing m, 1 and 1.5 race until the interval of
+// their difference leaves 0: with fewer than 3 batches in common, the
+// half-widths 1/sqrt(n) added in quadrature, sqrt(2/n) < 0.5 past n = 8,
+// so 12 units (4+8); 3 is beaten after the first batch (2 ± 0.71 over 1);
+// 1 is the answer, 0.5 ± sqrt(2/12) below the runner-up.
 func TestRaceOnAMetric(t *testing.T) {
 	k := fakeKind{ran: map[float64]int64{}}
 	s := Search{Axes: []Axis{{Path: "x", Values: []float64{1, 1.5, 3}}}, Objective: "m", Budget: 1000}
@@ -105,11 +105,61 @@ func TestRaceOnAMetric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k.ran[1] != 28 || k.ran[1.5] != 28 || k.ran[3] != 4 || res.Best != 0 || res.RunnerUp != 1 {
-		t.Errorf("ran %v, best %d, runner-up %d; want 1 and 1.5 28 units, 3 4 units, best 0, runner-up 1", k.ran, res.Best, res.RunnerUp)
+	if k.ran[1] != 12 || k.ran[1.5] != 12 || k.ran[3] != 4 || res.Best != 0 || res.RunnerUp != 1 {
+		t.Errorf("ran %v, best %d, runner-up %d; want 1 and 1.5 12 units, 3 4 units, best 0, runner-up 1", k.ran, res.Best, res.RunnerUp)
 	}
-	half := math.Sqrt2 / math.Sqrt(28)
+	half := math.Sqrt(2.0 / 12)
 	if d := res.Diff; d.Value != 0.5 || math.Abs(d.Lo-(0.5-half)) > 1e-12 || math.Abs(d.Hi-(0.5+half)) > 1e-12 {
 		t.Errorf("diff %v [%v, %v]; want 0.5 ± %v", d.Value, d.Lo, d.Hi, half)
+	}
+}
+
+// pairKind's metric m at point x after batches b = 0, 1, ... is x plus a
+// noise shared by every point in each batch (common random numbers): the
+// batch means are x + e_b, e_b = 0.3, -0.3, 0.3, ..., so the two points'
+// difference is exactly 0.1 in every batch, while their own intervals,
+// +-1/sqrt(n) each, tell 0.1 apart only past 200 units (sqrt(2/n) < 0.1).
+type pairKind struct{ fakeKind }
+
+type pairPool struct {
+	x, n, sum float64
+}
+
+func (p *pairPool) Rows() []Row {
+	return []Row{{ID: "r", Estimate: func(string) schema.Estimate {
+		h, m := 1/math.Sqrt(p.n), p.sum/p.n
+		return schema.Estimate{Value: m, Lo: m - h, Hi: m + h}
+	}}}
+}
+
+func (pairKind) Run(_ context.Context, _ []Axis, b int, n int64, at []Point, pools []Pool) ([]Pool, error) {
+	out := make([]Pool, len(at))
+	e := 0.3
+	if b%2 == 1 {
+		e = -0.3
+	}
+	for i, p := range at {
+		pp, _ := pools[i].(*pairPool)
+		if pp == nil {
+			pp = &pairPool{x: p[0]}
+		}
+		pp.n += float64(n)
+		pp.sum += float64(n) * (p[0] + e)
+		out[i] = pp
+	}
+	return out, nil
+}
+
+// TestRacePairs: with the noise shared, the paired difference has no
+// spread after 3 batches (4+8+16 = 28 units each), where the unpaired
+// intervals would take past 200.
+func TestRacePairs(t *testing.T) {
+	s := Search{Axes: []Axis{{Path: "x", Values: []float64{1, 1.1}}}, Objective: "m", Budget: 100_000}
+	res, err := Race(context.Background(), pairKind{}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Spent != 56 || res.Best != 0 || math.Abs(res.Diff.Value-0.1) > 1e-9 || res.Diff.Hi-res.Diff.Lo > 1e-9 {
+		t.Errorf("spent %d, best %d, diff %v [%v, %v]; want 56, 0, 0.1 with no spread", res.Spent, res.Best, res.Diff.Value, res.Diff.Lo, res.Diff.Hi)
 	}
 }
