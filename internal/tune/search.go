@@ -24,9 +24,12 @@ type Axis struct {
 }
 
 // Write is v as a scenario file writes the axis's value: an int64, a
-// duration's text, or a float64.
+// duration's text, or a float64; NaN, the settings' own when they have no
+// one value, is "as given".
 func (a Axis) Write(v float64) any {
 	switch {
+	case math.IsNaN(v):
+		return "as given"
 	case a.Whole:
 		return int64(v)
 	case a.Duration:
@@ -57,7 +60,8 @@ type Kind interface {
 	// Metrics are the keys of the columns requirements and objectives may
 	// name.
 	Metrics() []string
-	// Current is the point the kind's settings have without the search.
+	// Current is the point the kind's settings have without the search,
+	// NaN for a setting they give no one value of.
 	Current(axes []Axis) (Point, error)
 	// Check refuses, before any work, a point the kind cannot run, naming
 	// the setting.

@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -92,13 +93,14 @@ func (k TableKind) watched() []stats.Watch {
 	return api.Experiment{Scenario: sc}.Params().Watched
 }
 
-// Current is the value of every axis in the settings as given.
+// Current is the value of every axis in the settings as given, NaN for
+// one they give no one value of (p_fail over steps of their own).
 func (k TableKind) Current(axes []Axis) (Point, error) {
 	p := make(Point, len(axes))
 	for i, a := range axes {
 		v, err := k.Sweep.Value(a.Path)
-		if err != nil {
-			return nil, fmt.Errorf("-search %w", err)
+		if err != nil { // no one value (p_fail over a file's steps): as given
+			v = math.NaN()
 		}
 		p[i] = v
 	}

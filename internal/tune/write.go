@@ -84,7 +84,16 @@ func writeText(w io.Writer, r Result) error {
 			fmt.Fprintf(&b, "  %s is %s\n", r.Search.Objective, Interval(best.Objective))
 		}
 		if r.RunnerUp >= 0 {
-			fmt.Fprintf(&b, "  the runner-up, %s, differs in %s by %s\n", r.settingsText(r.Candidates[r.RunnerUp]), r.Search.Objective, signed(r.Diff))
+			diff := signed(r.Diff)
+			for _, a := range r.Search.Axes {
+				if a.Path == r.Search.Objective && a.Duration { // +1h (exact)
+					diff = "+" + human.Seconds(r.Diff.Value) + " (exact)"
+					if r.Diff.Value < 0 {
+						diff = "-" + human.Seconds(-r.Diff.Value) + " (exact)"
+					}
+				}
+			}
+			fmt.Fprintf(&b, "  the runner-up, %s, differs in %s by %s\n", r.settingsText(r.Candidates[r.RunnerUp]), r.Search.Objective, diff)
 		} else {
 			fmt.Fprintf(&b, "  no other candidate meets every requirement\n")
 		}
