@@ -110,6 +110,9 @@ type Candidate struct {
 	Batches int
 	// means are a metric objective's batch by batch.
 	means []batchMean
+	// offGrid marks the current settings when they are no point of the
+	// grid: run to say what they do, never the answer nor a rival.
+	offGrid bool
 }
 
 // Result is a search's answer and every candidate.
@@ -320,7 +323,7 @@ func Race(ctx context.Context, k Kind, s Search) (Result, error) {
 	o, _ := s.objective(k)
 	res := Result{Search: s, Unit: k.Unit(), First: k.First(), Best: -1, RunnerUp: -1, Candidates: make([]Candidate, len(points))}
 	for i, p := range points {
-		res.Candidates[i] = Candidate{Point: p, Current: i == cur, Status: "undecided"}
+		res.Candidates[i] = Candidate{Point: p, Current: i == cur, Status: "undecided", offGrid: extra && i == cur}
 	}
 	pools := make([]Pool, len(points))
 	live := make([]int, len(points))
@@ -391,7 +394,7 @@ func (r *Result) decide(o objective) []int {
 	beaten := func(i int) bool {
 		for h, x := range cs {
 			switch {
-			case h == i || x.verdict() != Holds:
+			case h == i || x.verdict() != Holds || x.offGrid:
 			case o.axis >= 0 && (o.better(x.Objective, cs[i].Objective) || x.Objective.Value == cs[i].Objective.Value && h < i):
 				return true
 			case o.axis < 0 && r.beats(o, h, i):
@@ -416,13 +419,13 @@ func (r *Result) decide(o objective) []int {
 	for i, c := range cs {
 		apart := func(j int) bool {
 			x := cs[j]
-			return j == i || x.Status != "meets" && x.Status != "undecided" || x.Objective == c.Objective ||
+			return j == i || x.offGrid || x.Status != "meets" && x.Status != "undecided" || x.Objective == c.Objective ||
 				r.beats(o, i, j) || r.beats(o, j, i)
 		}
 		switch {
 		case c.Status == "undecided":
 			live = append(live, i)
-		case c.Status == "meets" && o.axis < 0:
+		case c.Status == "meets" && o.axis < 0 && !c.offGrid:
 			for j := range cs {
 				if !apart(j) {
 					live = append(live, i)
@@ -439,7 +442,7 @@ func (r *Result) decide(o objective) []int {
 func (r *Result) leader(o objective) int {
 	best := -1
 	for i, c := range r.Candidates {
-		if c.Batches > 0 && c.verdict() == Holds && (best < 0 || o.better(c.Objective, r.Candidates[best].Objective)) {
+		if c.Batches > 0 && c.verdict() == Holds && !c.offGrid && (best < 0 || o.better(c.Objective, r.Candidates[best].Objective)) {
 			best = i
 		}
 	}
@@ -454,7 +457,7 @@ func (r *Result) answer(o objective) {
 	}
 	r.Candidates[r.Best].Status = "best"
 	for i, c := range r.Candidates {
-		if i != r.Best && c.verdict() == Holds && (r.RunnerUp < 0 || o.better(c.Objective, r.Candidates[r.RunnerUp].Objective)) {
+		if i != r.Best && c.verdict() == Holds && !c.offGrid && (r.RunnerUp < 0 || o.better(c.Objective, r.Candidates[r.RunnerUp].Objective)) {
 			r.RunnerUp = i
 		}
 	}
