@@ -178,3 +178,13 @@ func TestTuneRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneCurrentOffGrid: the current settings (the default TTL, 24h) are
+// run and shown, but the answer is a point of the grid, written as a
+// scenario file writes a duration.
+func TestTuneCurrentOffGrid(t *testing.T) {
+	got := runTuneJSON(t, 0, "-model", "delivery", "-search", "queue.ttl=1h,2h", "-maximize", "queue.ttl", "-require", "duplicate_rate<=1")
+	if got.Best == nil || fmt.Sprint(got.Best.Settings) != "map[queue.ttl:2h]" || len(got.Candidates) != 3 || got.Candidates[2].Settings["queue.ttl"] != "24h" {
+		t.Errorf("best %+v, candidates %+v; want 2h, and 24h run as the current settings", got.Best, got.Candidates)
+	}
+}
