@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/tune"
+	"github.com/retrysim/retrysim/schema"
 )
 
 const tuneIntro = `retrysim tune searches settings for the best candidate that meets every
@@ -80,11 +82,11 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	k, axes, err := tune.NewTableKind(r.sw, searches)
 	if err != nil {
-		return flagval.Usage(err)
+		return tuneError(err)
 	}
 	s.Axes = axes
 	if _, _, _, err := tune.Plan(k, s); err != nil {
-		return flagval.Usage(err)
+		return tuneError(err)
 	}
 	res, err := tune.Race(ctx, k, s)
 	if err != nil {
@@ -97,6 +99,25 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return &tune.NoneError{Result: res}
 	}
 	return nil
+}
+
+// tuneFlags name the flag of each part of a search a library error names.
+var tuneFlags = map[string]string{"search": "-search", "objective": "-minimize, -maximize", "require": "-require", "budget": "-budget"}
+
+// tuneError is a library error of a search's, refused as bad usage naming
+// the flag of the part it names.
+func tuneError(err error) error {
+	var fe *schema.FieldError
+	if !errors.As(err, &fe) {
+		return flagval.Usage(err)
+	}
+	if setting, ok := strings.CutPrefix(fe.Field, "search."); ok { // a setting's own refusal
+		return flagval.Usage(fmt.Errorf("-search: %s: %s", setting, flagval.ModelHint(fe.Msg)))
+	}
+	if f := tuneFlags[fe.Field]; f != "" {
+		return flagval.Usage(fmt.Errorf("%s: %s", f, fe.Msg))
+	}
+	return flagval.Usage(err)
 }
 
 // flagName is the name of the flag arg gives (-name, --name=value), "" for

@@ -161,7 +161,7 @@ func TestTuneRefused(t *testing.T) {
 		{[]string{"-minimize", "attempts", "-search", "steps[nope].p_fail=0.1"}, `no step is called "nope" (the steps are "save the user"`},
 		{[]string{"-minimize", "attempts", "-search", "attempts=0:3:4"}, "attempts: 0 is not a whole number from 1 to 1000"},
 		{[]string{"-minimize", "attempts", "-search", "queue.ttl=1h"}, "queue.ttl"},
-		{[]string{"-minimize", "attempts", "-search", "attempts=1,2", "-attempts", "3"}, "-search attempts: its flag gives it too"},
+		{[]string{"-minimize", "attempts", "-search", "attempts=1,2", "-attempts", "3"}, "-search: attempts: the settings give it a value too"},
 		{[]string{"-minimize", "attempts", "-search", "attempts=1,2", "-require", "failed<=1"}, `no metric "failed" (want one of succeeded, failed_rate, calls_per_job, repeated_per_job, duplicate_rate`},
 		{[]string{"-minimize", "attempts", "-search", "attempts=1,2", "-require", "failed_rate=<1"}, "OP one of <=, <, >=, >, =="},
 		{[]string{"-minimize", "attempts", "-search", "attempts=1,2", "-maximize", "calls"}, `-minimize, -maximize: give one of the two`},

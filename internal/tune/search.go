@@ -2,8 +2,6 @@ package tune
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -63,8 +61,8 @@ type Kind interface {
 	// Current is the point the kind's settings have without the search,
 	// NaN for a setting they give no one value of.
 	Current(axes []Axis) (Point, error)
-	// Check refuses, before any work, a point the kind cannot run, naming
-	// the setting.
+	// Check refuses, before any work, a point the kind cannot run, as a
+	// *schema.FieldError for "search" naming the setting.
 	Check(axes []Axis, p Point) error
 	// Run runs batch b at every point (a nil point: the settings as
 	// given), units each, on the seeds of batch b (the same at every point:
@@ -140,28 +138,30 @@ type objective struct {
 }
 
 // Plan checks a search against the kind before any work: the objective,
-// every requirement, every point, the budget. It returns the candidates'
+// every requirement, every point, the budget; its errors are
+// *schema.FieldError for the part of the search at fault: "search",
+// "objective", "require" or "budget". It returns the candidates'
 // points and which is the current one (the last when it is not on the
 // grid; then extra).
 func Plan(k Kind, s Search) (points []Point, cur int, extra bool, err error) {
 	if len(s.Axes) == 0 {
-		return nil, 0, false, errors.New("-search: none given; search a setting by PATH=VALUES, as attempts=1:8:8")
+		return nil, 0, false, schema.Errorf("search", "none given; search a setting by PATH=VALUES, as attempts=1:8:8")
 	}
 	if _, err := s.objective(k); err != nil {
 		return nil, 0, false, err
 	}
 	for _, r := range s.Require {
 		if err := r.Check(k.Metrics(), k.Rows()); err != nil {
-			return nil, 0, false, fmt.Errorf("-require %w", err)
+			return nil, 0, false, schema.Errorf("require", "%v", err)
 		}
 	}
 	n := 1
 	for _, a := range s.Axes {
 		if len(a.Values) == 0 {
-			return nil, 0, false, fmt.Errorf("-search %s: no values", a.Path)
+			return nil, 0, false, schema.Errorf("search", "%s: no values", a.Path)
 		}
 		if n *= len(a.Values); n > MaxCandidates {
-			return nil, 0, false, fmt.Errorf("-search: the grid has more than the %d candidates a search allows", MaxCandidates)
+			return nil, 0, false, schema.Errorf("search", "the grid has more than the %d candidates a search allows", MaxCandidates)
 		}
 	}
 	points = make([]Point, 0, n)
@@ -185,7 +185,7 @@ func Plan(k Kind, s Search) (points []Point, cur int, extra bool, err error) {
 		points, at = append(points, now), len(points)
 	}
 	if first := k.First(); s.Budget < int64(len(points))*first {
-		return nil, 0, false, fmt.Errorf("-budget: %s is less than a first batch of %s for each of the %d candidates (%s)",
+		return nil, 0, false, schema.Errorf("budget", "%s is less than a first batch of %s for each of the %d candidates (%s)",
 			human.Group(s.Budget), human.Count(first, strings.TrimSuffix(k.Unit(), "s")), len(points), human.Group(int64(len(points))*first))
 	}
 	return points, at, extra, nil
@@ -207,11 +207,11 @@ func (s Search) objective(k Kind) (objective, error) {
 	}
 	switch {
 	case !slices.Contains(k.Metrics(), o.metric):
-		return o, fmt.Errorf("-minimize, -maximize: %q is neither a searched setting (%s) nor a metric (%s)", s.Objective, strings.Join(paths, ", "), strings.Join(k.Metrics(), ", "))
+		return o, schema.Errorf("objective", "%q is neither a searched setting (%s) nor a metric (%s)", s.Objective, strings.Join(paths, ", "), strings.Join(k.Metrics(), ", "))
 	case o.row != "" && !slices.Contains(k.Rows(), o.row):
-		return o, fmt.Errorf("-minimize, -maximize: no row %q (want one of %s)", o.row, strings.Join(k.Rows(), ", "))
+		return o, schema.Errorf("objective", "no row %q (want one of %s)", o.row, strings.Join(k.Rows(), ", "))
 	case o.row == "" && len(k.Rows()) > 1:
-		return o, fmt.Errorf("-minimize, -maximize: %s is a metric of %d rows; name one as ROW:%s (rows %s)", o.metric, len(k.Rows()), o.metric, strings.Join(k.Rows(), ", "))
+		return o, schema.Errorf("objective", "%s is a metric of %d rows; name one as ROW:%s (rows %s)", o.metric, len(k.Rows()), o.metric, strings.Join(k.Rows(), ", "))
 	}
 	if o.row == "" {
 		o.row = k.Rows()[0]

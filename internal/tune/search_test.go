@@ -88,7 +88,7 @@ func TestRaceKeepsToTheBudget(t *testing.T) {
 		t.Errorf("spent %d, best %d, status %s, 0.9 ran %d; want 60, none, undecided, 56", res.Spent, res.Best, res.Candidates[0].Status, k.ran[0.9])
 	}
 	s.Budget = 7
-	if _, err := Race(context.Background(), k, s); err == nil || err.Error() != "-budget: 7 is less than a first batch of 4 units for each of the 2 candidates (8)" {
+	if _, err := Race(context.Background(), k, s); err == nil || err.Error() != "budget: 7 is less than a first batch of 4 units for each of the 2 candidates (8)" {
 		t.Errorf("budget 7: %v; want it refused", err)
 	}
 }

@@ -2,13 +2,13 @@ package tune
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -38,10 +38,10 @@ func NewTableKind(base api.Sweep, searches []string) (TableKind, []Axis, error) 
 		name, _, _ := strings.Cut(arg, "=")
 		name = strings.TrimSpace(name)
 		if name == "jobs" {
-			return k, nil, fmt.Errorf("-search jobs: the search decides the jobs; give -budget")
+			return k, nil, schema.Errorf("search", "jobs: the search decides the jobs; give a budget")
 		}
 		if slices.ContainsFunc(base.Axes, func(a api.Axis) bool { return a.Name == name }) {
-			return k, nil, fmt.Errorf("-search %s: its flag gives it too; give one of the two", name)
+			return k, nil, schema.Errorf("search", "%s: the settings give it a value too; give one of the two", name)
 		}
 		if err := probe.Set(arg); err != nil {
 			if !strings.Contains(arg, "[") && !strings.HasPrefix(name, "queue.") && strings.Contains(err.Error(), "unknown parameter") {
@@ -51,17 +51,17 @@ func NewTableKind(base api.Sweep, searches []string) (TableKind, []Axis, error) 
 						fixed = append(fixed, a.Name)
 					}
 				}
-				return k, nil, fmt.Errorf("-search: unknown setting %q (want %s, steps[STEP].FIELD or queue.FIELD)", name, strings.Join(fixed, ", "))
+				return k, nil, schema.Errorf("search", "unknown setting %q (want %s, steps[STEP].FIELD or queue.FIELD)", name, strings.Join(fixed, ", "))
 			}
-			return k, nil, fmt.Errorf("-search %w", err)
+			return k, nil, schema.Within("search", err)
 		}
 		a := probe.Axes[len(probe.Axes)-1]
 		if slices.ContainsFunc(axes, func(x Axis) bool { return x.Path == a.Name }) {
-			return k, nil, fmt.Errorf("-search %s: given twice", a.Name)
+			return k, nil, schema.Errorf("search", "%s: given twice", a.Name)
 		}
 		shown, err := probe.Shown(a.Name)
 		if err != nil {
-			return k, nil, fmt.Errorf("-search %w", err)
+			return k, nil, schema.Within("search", err)
 		}
 		axes = append(axes, Axis{Path: a.Name, Values: a.Values, Whole: shown.Whole, Duration: shown.Duration})
 	}
@@ -125,7 +125,7 @@ func (k TableKind) at(axes []Axis, p Point, n int64, seed uint64) api.Sweep {
 // Check refuses a point the table cannot run (a queue made invalid).
 func (k TableKind) Check(axes []Axis, p Point) error {
 	if _, err := k.at(axes, p, 1, 0).Check(); err != nil {
-		return fmt.Errorf("-search %w", err)
+		return schema.Within("search", err)
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func Write(w io.Writer, format, kind string, r Result) error {
 	case "csv":
 		return writeCSV(w, r)
 	}
-	return fmt.Errorf("-format: a search writes %s, not %s", strings.Join(Formats(), ", "), format)
+	return schema.Errorf("format", "a search writes %s, not %s", strings.Join(Formats(), ", "), format)
 }
 
 // settingsText is a candidate's settings as people read them: attempts=4, queue.ttl=1h.
