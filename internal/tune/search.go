@@ -61,9 +61,11 @@ type Kind interface {
 	// Current is the point the kind's settings have without the search,
 	// NaN for a setting they give no one value of.
 	Current(axes []Axis) (Point, error)
-	// Check refuses, before any work, a point the kind cannot run, as a
-	// *schema.FieldError for "search" naming the setting.
-	Check(axes []Axis, p Point) error
+	// Check refuses, before any work, a point the kind cannot run (nil:
+	// the settings as given), as a *schema.FieldError for "search" naming
+	// the setting, or for "budget" when a batch of up to units would cost
+	// more than the kind allows.
+	Check(axes []Axis, p Point, units int64) error
 	// Run runs batch b at every point (a nil point: the settings as
 	// given), units each, on the seeds of batch b (the same at every point:
 	// common random numbers), pools it into the point's pool (nil before
@@ -171,7 +173,7 @@ func Plan(k Kind, s Search) (points []Point, cur int, extra bool, err error) {
 			vs := s.Axes[a].Values
 			p[a], i = vs[i%len(vs)], i/len(vs)
 		}
-		if err := k.Check(s.Axes, p); err != nil {
+		if err := k.Check(s.Axes, p, s.Budget); err != nil {
 			return nil, 0, false, err
 		}
 		points = append(points, p)
@@ -182,6 +184,9 @@ func Plan(k Kind, s Search) (points []Point, cur int, extra bool, err error) {
 	}
 	at := slices.IndexFunc(points, func(p Point) bool { return slices.Equal(p, now) })
 	if extra = at < 0; extra {
+		if err := k.Check(s.Axes, nil, s.Budget); err != nil {
+			return nil, 0, false, err
+		}
 		points, at = append(points, now), len(points)
 	}
 	if first := k.First(); s.Budget < int64(len(points))*first {

@@ -27,7 +27,7 @@ func (fakeKind) First() int64                       { return 4 }
 func (fakeKind) Rows() []string                     { return []string{"r"} }
 func (fakeKind) Metrics() []string                  { return []string{"m"} }
 func (fakeKind) Current(axes []Axis) (Point, error) { return Point{axes[0].Values[0]}, nil }
-func (fakeKind) Check(axes []Axis, p Point) error   { return nil }
+func (fakeKind) Check([]Axis, Point, int64) error   { return nil }
 func (k fakeKind) Run(_ context.Context, _ []Axis, _ int, n int64, at []Point, pools []Pool) ([]Pool, error) {
 	out := make([]Pool, len(at))
 	for i, p := range at {

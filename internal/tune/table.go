@@ -2,11 +2,13 @@ package tune
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"strings"
 
 	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
@@ -122,12 +124,19 @@ func (k TableKind) at(axes []Axis, p Point, n int64, seed uint64) api.Sweep {
 	return sw
 }
 
-// Check refuses a point the table cannot run (a queue made invalid).
-func (k TableKind) Check(axes []Axis, p Point) error {
+// Check refuses a point the table cannot run (a queue made invalid), or
+// whose delivery model could take more deliveries than a run may in a
+// batch as large as the budget (jobs).
+func (k TableKind) Check(axes []Axis, p Point, jobs int64) error {
 	if _, err := k.at(axes, p, 1, 0).Check(); err != nil {
 		return schema.Within("search", err)
 	}
-	return nil
+	_, err := k.at(axes, p, min(jobs, api.MaxJobs), 0).Check()
+	var fe *schema.FieldError
+	if errors.As(err, &fe) && (fe.Field == "jobs" || fe.Field == "queue.max_deliveries") {
+		return schema.Errorf("budget", "a batch may run up to %s jobs: %s", human.Group(jobs), fe.Msg)
+	}
+	return schema.Within("search", err)
 }
 
 // Run runs batch b at each point: n jobs with the seed of the sweep's
