@@ -80,6 +80,9 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := writeSweep(ctx, stdout, r, s); err != nil {
 		return err
 	}
+	if len(r.reqs) == 0 {
+		return nil
+	}
 	return tune.Enforce(r.reqs, tune.SweepRows(s, r.watched, r.sw.Delivery != nil))
 }
 

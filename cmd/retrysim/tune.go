@@ -50,7 +50,7 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	budget := flagval.Count(100_000_000)
 	fs := flagval.NewFlagSet("retrysim tune")
 	fs.Var(flagval.Repeated(func(s string) error { searches = append(searches, s); return nil }), "search",
-		"search the setting `PATH=VALUES`: p_fail, lost_reply, attempts, steps[STEP].FIELD or queue.FIELD (as retrysim sweep -set), over a list or a range start:stop:count; repeat for a grid")
+		"search a setting, `PATH=VALUES`: its path as retrysim sweep -set names it (attempts, steps[STEP].FIELD, the queue's fields with -model delivery), over a list or a range start:stop:count; repeat for a grid")
 	fs.StringVar(&minimize, "minimize", "", "the `objective` to minimize: a searched setting's path or a metric (ROW:METRIC with several strategies)")
 	fs.StringVar(&maximize, "maximize", "", "the `objective` to maximize, as -minimize")
 	fs.Var(&budget, "budget", "spend at most `n` jobs in all, 1 to 10^12")
