@@ -36,6 +36,7 @@ var defaultRuns = map[string][][]string{
 	"chain":     {{}, {"-split-orbit", "2", "-split-runs", "2", "-split-effort", "5", "-split-horizon", "5s"}},
 	"workers":   {{"-preset", "sqs-visibility", "-duration", "1m", "-replicates", "2", "-worker-count", "500"}},
 	"incident":  {{}, {"sqs-visibility-payment", "-replicates", "2"}},
+	"tune":      {{"-search", "attempts=2:4:3", "-minimize", "attempts", "-require", "failed_rate<=0.05", "-budget", "1e6"}},
 }
 
 // wallTime is race's Wall column, the one figure of a run that is not a
@@ -45,13 +46,15 @@ var wallTime = regexp.MustCompile(`[0-9.]+ s │`)
 // atDefaultExceptions are the flags the walk does not give at their
 // default, each with why.
 var atDefaultExceptions = map[string]string{
-	"o":      "an output location: the output moves to the file",
-	"series": "an output location: fleet also writes the time series there",
-	"plot":   "an output location: the command also draws there",
-	"set":    "repeatable with no default: each use names a parameter and its values",
-	"preset": "has no default value: naming a preset runs it instead of the flags' run",
-	"outage": "has no default value: naming a window adds an outage",
-	"shard":  "has no default value: -shard i/n runs a slice and writes raw json for merge instead of the report",
+	"o":       "an output location: the output moves to the file",
+	"series":  "an output location: fleet also writes the time series there",
+	"plot":    "an output location: the command also draws there",
+	"set":     "repeatable with no default: each use names a parameter and its values",
+	"require": "repeatable with no default: each use adds a requirement the run must meet",
+	"search":  "repeatable with no default: each use names a setting and its candidates",
+	"preset":  "has no default value: naming a preset runs it instead of the flags' run",
+	"outage":  "has no default value: naming a window adds an outage",
+	"shard":   "has no default value: -shard i/n runs a slice and writes raw json for merge instead of the report",
 }
 
 // Naming a flag at its default value never changes a command's output: a

@@ -189,7 +189,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-format", "xml"}, `-format: unknown format "xml" (want one of table, markdown, csv, json, html)`},
 		{[]string{"-workers", "0"}, "-workers: want a whole number from 1 to 4096"},
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
-		{[]string{"extra"}, `unknown command "extra" (want one of chain, fleet, fleet-map, graph, incident, merge, race, sweep, table, version, workers, or flags alone for table)`},
+		{[]string{"extra"}, `unknown command "extra" (want one of chain, fleet, fleet-map, graph, incident, merge, race, sweep, table, tune, version, workers, or flags alone for table)`},
 		{[]string{"-jobs", "5", "extra"}, `unexpected argument "extra"`},
 		{[]string{"-replicates", "0"}, "-replicates: want a whole number from 1 to 10000"},
 		{[]string{"-o", "/nonexistent-dir/x.txt", "-jobs", "10"}, "-o: directory /nonexistent-dir does not exist"},

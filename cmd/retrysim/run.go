@@ -33,6 +33,7 @@ func init() {
 	commandList = []subcommand{
 		{"table", "[flags]", "", tableCommand},
 		{"sweep", "[flags]", "a grid of points", sweepCommand},
+		{"tune", "[flags]", "the best settings that meet -require", tuneCommand},
 		{"merge", "[flags] FILES...", "add up -shard outputs", mergeCommand},
 		{"race", "[flags]", "the SQLite check for real", raceCommand},
 		{"fleet", "[flags]", "retry storms: many clients, one server", fleetCommand},

@@ -15,7 +15,9 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/sweep"
+	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -54,10 +56,80 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return w.do(ctx, stdout)
 }
 
+// sweepRun is a parsed sweep command: the sweep, how its output is shown
+// and where it goes, which slice of it to run, and -require's.
+type sweepRun struct {
+	sw       api.Sweep
+	c        flagval.Common
+	ci       bool
+	opts     render.PlotOptions
+	plot     outfile.File
+	shard    flagval.Shard
+	byName   []string // the settings -set names, as it names them
+	settings []shardfile.Setting
+	// reqs are -require's, judged over the rows once they are written.
+	reqs    []tune.Requirement
+	watched []stats.Watch
+}
+
 // parseSweep parses and checks the sweep command's flags into its run, a
 // point an item, warning on stderr as the table does; the sweep's progress
 // goes to stderr too.
 func parseSweep(args []string, stdout, stderr io.Writer) (*work, error) {
+	r, err := parseSweepRun(args, stdout, stderr)
+	if err != nil {
+		return nil, err
+	}
+	sw := r.sw
+	n, err := sw.Points()
+	if err != nil {
+		return nil, flagval.LibraryError(err, r.byName...)
+	}
+	echo, err := scenarioDigest(sw.ScenarioFile)
+	if err != nil {
+		return nil, err
+	}
+	w := &work{kind: "sweep", noun: "points", n: n, echo: echo, shard: r.shard, settings: r.settings, out: r.c.Out}
+	run := func(ctx context.Context, lo, hi int) ([]api.SweepPoint, error) {
+		points, err := api.RunSweepPoints(ctx, sw, lo, hi)
+		if err != nil {
+			return nil, flagval.LibraryError(err, r.byName...)
+		}
+		return points, nil
+	}
+	finish := func(ctx context.Context, points []api.SweepPoint) error {
+		s, err := api.SweepOf(sw, points)
+		if err != nil {
+			return flagval.Usage(fmt.Errorf("merge: %w", err))
+		}
+		return r.write(ctx, stdout, s)
+	}
+	w = items(w, run, func(int, *api.SweepPoint) error { return nil }, finish) // SweepOf checks every point
+	w.whole = func(ctx context.Context) error {
+		s, err := api.RunSweep(ctx, sw)
+		if err != nil {
+			return flagval.LibraryError(err, r.byName...)
+		}
+		return r.write(ctx, stdout, s)
+	}
+	return w, nil
+}
+
+// write writes a whole sweep's output and picture, then judges -require's
+// over its rows.
+func (r sweepRun) write(ctx context.Context, stdout io.Writer, s stats.Sweep) error {
+	if err := writeSweep(ctx, stdout, r.c, r.ci, r.opts, r.plot, s); err != nil {
+		return err
+	}
+	if len(r.reqs) == 0 {
+		return nil
+	}
+	return tune.Enforce(r.reqs, tune.SweepRows(s, r.watched, r.sw.Delivery != nil))
+}
+
+// parseSweepRun parses and checks the sweep command's flags.
+func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
+	var r sweepRun
 	var shard flagval.Shard
 	var c flagval.Common
 	var rows flagval.Rows
@@ -80,6 +152,7 @@ func parseSweep(args []string, stdout, stderr io.Writer) (*work, error) {
 	model.RegisterModel(fs)
 	flagval.RegisterSettings(fs, "p_fail", "lost_reply") // the axes'
 	rows.Register(fs)
+	registerRequire(fs, &r.reqs)
 	for name, why := range map[string]string{
 		"expect": "a sweep shows no closed forms; run retrysim -expect at a point of it",
 		"preset": "a preset runs its own cases, not a grid; run retrysim -preset",
@@ -96,15 +169,15 @@ func parseSweep(args []string, stdout, stderr io.Writer) (*work, error) {
 	fs.BoolVar(&ownScales, "own-scales", false, "give each of -plot's heat maps its own colour scale (by default they share one, so a colour is the same value in every panel)")
 	c.Register(fs, render.SweepDoc)
 	if err := flagval.Parse(fs, args, sweepIntro, stdout); err != nil {
-		return nil, err
+		return r, err
 	}
 	file, err := scenarioFile(scenarioPath)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
 	strategies, err := api.ParseStrategies(c.Strategies, int(axes[2].Default)) // the attempts axis sets theirs
 	if err != nil {
-		return nil, flagval.LibraryError(err)
+		return r, flagval.LibraryError(err)
 	}
 	sw := api.Sweep{ScenarioFile: scenarioPath, Strategies: strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
 		Engine: c.Engine.String(), Replicates: rows.Replicates.V, Workers: c.Workers.V, Metric: metric.V,
@@ -128,10 +201,10 @@ func parseSweep(args []string, stdout, stderr io.Writer) (*work, error) {
 	given := flagval.Given(fs)
 	for _, arg := range sets {
 		if err := sw.Set(arg); err != nil {
-			return nil, flagval.SetError(err)
+			return r, flagval.SetError(err)
 		}
 		if name := sw.Axes[len(sw.Axes)-1].Name; given[flagval.FlagOf(name)] && !strings.Contains(name, "[") {
-			return nil, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", flagval.FlagOf(name), name))
+			return r, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", flagval.FlagOf(name), name))
 		}
 	}
 	// A setting -set names is named as -set gave it, not by its flag.
@@ -142,37 +215,48 @@ func parseSweep(args []string, stdout, stderr io.Writer) (*work, error) {
 	}
 	swept, err := sw.Check()
 	if err != nil {
-		return nil, flagval.LibraryError(err, byName...)
+		return r, flagval.LibraryError(err, byName...)
 	}
 	unread := flagval.UnreadFlags(sw.Unread())
 	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
-		return nil, err
+		return r, err
 	}
 	if sw.Delivery != nil { // as the table refuses a queue key no point reads
 		if err := refuseUnreadKeys(file, fs, unread); err != nil {
-			return nil, err
+			return r, err
 		}
 	}
 	if file != nil { // and a step's own policy no strategy reads
 		e := api.Experiment{Scenario: *sw.Scenario, Strategies: strategies}
 		if err := file.CheckStepsRead(e.UnreadStepPolicy); err != nil {
-			return nil, flagval.Usage(fmt.Errorf("-scenario %w", err))
+			return r, flagval.Usage(fmt.Errorf("-scenario %w", err))
 		}
+	}
+	base := api.Signup()
+	if sw.Scenario != nil {
+		base = *sw.Scenario
+	}
+	r.watched = api.Experiment{Scenario: base}.Params().Watched
+	if err := checkRequire(r.reqs, tune.Metrics(r.watched, sw.Delivery != nil), api.RowIDs(strategies)); err != nil {
+		return r, err
+	}
+	if shard.Count > 0 && len(r.reqs) > 0 {
+		return r, flagval.Usage(fmt.Errorf("-require: a shard judges nothing; give -require to the whole sweep"))
 	}
 	if shard.Count > 0 {
 		if err := refuseShardOutputs(fs, "", plot.Path); err != nil {
-			return nil, err
+			return r, err
 		}
 		if err := refuseInShard(fs, "metric", "log-y", "linear-y", "own-scales", "ci"); err != nil {
-			return nil, err
+			return r, err
 		}
 	}
 	opts, err := render.NewPlotOptions(plot.Path, c.Format.R.Page(), len(swept), logY, linearY, ownScales)
 	if err != nil {
-		return nil, flagval.Usage(err)
+		return r, flagval.Usage(err)
 	}
 	if err := outfile.CheckReading("scenario file", scenarioPath, c.Out, plot); err != nil {
-		return nil, flagval.Usage(err)
+		return r, flagval.Usage(err)
 	}
 	err = flagval.Refuse(fs, func(n string) string {
 		if n != "metric" || !c.Format.R.Raw() || plot.Path != "" {
@@ -181,7 +265,7 @@ func parseSweep(args []string, stdout, stderr io.Writer) (*work, error) {
 		return fmt.Sprintf("%s carries every metric; -metric picks the one a table, markdown or -plot shows", c.Format.R.Name())
 	})
 	if err != nil {
-		return nil, err
+		return r, err
 	}
 	if file != nil {
 		warnKeysInVain(stderr, scenarioPath, file.Scenario, c.Strategies, strategies)
@@ -189,38 +273,8 @@ func parseSweep(args []string, stdout, stderr io.Writer) (*work, error) {
 	if w := sw.Warning(); w != "" { // as the table warns
 		fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
 	}
-	n, err := sw.Points()
-	if err != nil {
-		return nil, flagval.LibraryError(err, byName...)
-	}
-	echo, err := scenarioDigest(scenarioPath)
-	if err != nil {
-		return nil, err
-	}
-	w := &work{kind: "sweep", noun: "points", n: n, echo: echo, shard: shard, settings: shardSettings(fs, args), out: c.Out}
-	run := func(ctx context.Context, lo, hi int) ([]api.SweepPoint, error) {
-		points, err := api.RunSweepPoints(ctx, sw, lo, hi)
-		if err != nil {
-			return nil, flagval.LibraryError(err, byName...)
-		}
-		return points, nil
-	}
-	finish := func(ctx context.Context, points []api.SweepPoint) error {
-		s, err := api.SweepOf(sw, points)
-		if err != nil {
-			return flagval.Usage(fmt.Errorf("merge: %w", err))
-		}
-		return writeSweep(ctx, stdout, c, rows.CI, opts, plot, s)
-	}
-	w = items(w, run, func(int, *api.SweepPoint) error { return nil }, finish) // SweepOf checks every point
-	w.whole = func(ctx context.Context) error {
-		s, err := api.RunSweep(ctx, sw)
-		if err != nil {
-			return flagval.LibraryError(err, byName...)
-		}
-		return writeSweep(ctx, stdout, c, rows.CI, opts, plot, s)
-	}
-	return w, nil
+	r.sw, r.c, r.ci, r.opts, r.plot, r.shard, r.byName, r.settings = sw, c, rows.CI, opts, plot, shard, byName, shardSettings(fs, args)
+	return r, nil
 }
 
 // writeSweep writes a whole sweep's output, and its picture with -plot.

@@ -14,6 +14,7 @@ import (
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/scenario"
 )
 
@@ -54,6 +55,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var sh flagval.Shard
 	var scenarioPath string
 	var model flagval.Model
+	var reqs []tune.Requirement
 	fs := flagval.NewFlagSet("retrysim")
 	fs.Var(&jobs, "jobs", "simulate `n` jobs, 1 to 10^12 (1e6 and 1_000_000 work too)")
 	fs.Var(&attempts, "attempts", "calls a retry allows, the first included (`n` from 1 to 1000)")
@@ -66,6 +68,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.StringVar(&scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/")
 	model.RegisterModel(fs)
 	flagval.RegisterSettings(fs)
+	registerRequire(fs, &reqs)
 	c.Register(fs, render.ReportDoc)
 	if err := flagval.Parse(fs, args, tableIntro+commandUsage()+tableIntroModels, stdout); err != nil {
 		return err
@@ -130,6 +133,9 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := api.CheckExpect(expect, queue != nil); err != nil {
 		return flagval.LibraryError(err)
 	}
+	if err := checkRequire(reqs, tune.Metrics(e.Params().Watched, queue != nil), api.RowIDs(e.Strategies)); err != nil {
+		return err
+	}
 	if sh.Count > 0 {
 		shard, err := api.RunShard(ctx, e, sh.Index, sh.Count)
 		if err != nil {
@@ -155,7 +161,30 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	out := rep.Results(rows.CI, expect)
 	out.Overrides = overrides
-	return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Renderer(stdout).Report(w, out) })
+	if err := c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Renderer(stdout).Report(w, out) }); err != nil {
+		return err
+	}
+	return tune.Enforce(reqs, tune.ReportRows(out))
+}
+
+// registerRequire declares -require, repeatable, its values parsed into reqs.
+func registerRequire(fs *flag.FlagSet, reqs *[]tune.Requirement) {
+	fs.Var(flagval.Repeated(func(s string) error {
+		r, err := tune.ParseRequirement(s)
+		*reqs = append(*reqs, r)
+		return err
+	}), "require", "after writing the output, exit 3 unless `'METRIC OP VALUE'` holds on every row's 95% interval (OP <=, <, >=, >, ==; ROW:METRIC for one strategy's row), a line each on stderr for those that fail or are undecided; repeat for several")
+}
+
+// checkRequire refuses, before any work, a requirement on a metric or a row
+// the run does not print.
+func checkRequire(reqs []tune.Requirement, metrics, rows []string) error {
+	for _, r := range reqs {
+		if err := r.Check(metrics, rows); err != nil {
+			return flagval.Usage(fmt.Errorf("-require %w", err))
+		}
+	}
+	return nil
 }
 
 // scenarioFile reads -scenario, when given, as table and sweep both do: the
@@ -215,6 +244,8 @@ func shardRefuses(name string) string {
 	switch name {
 	case "ci", "expect", "format", "width":
 		return fmt.Sprintf("-shard writes raw json for merge; give -%s to retrysim merge instead", name)
+	case "require":
+		return "-shard writes raw json for merge and judges nothing; give -require to the whole run"
 	}
 	return ""
 }

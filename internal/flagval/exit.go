@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"golang.org/x/term"
 )
@@ -16,12 +17,18 @@ const (
 	ExitOK      = 0
 	ExitFailure = 1
 	ExitUsage   = 2
+	// ExitUnmet is a run that wrote its outputs and whose -require a
+	// result does not meet (an error with an ExitStatus method says so).
+	ExitUnmet = 3
 )
 
 // ExitStatus reports a command's err as one line on stderr and returns the
 // process's exit status: ExitOK for none or -help, ExitFailure for a failure
-// or an interrupt (ctx done: nothing was written), ExitUsage for bad usage.
+// or an interrupt (ctx done: nothing was written), ExitUsage for bad usage,
+// and its own for an error with an ExitStatus method, a line of its message
+// each.
 func ExitStatus(ctx context.Context, err error, stderr io.Writer) int {
+	var own interface{ ExitStatus() int }
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return ExitOK
@@ -31,6 +38,11 @@ func ExitStatus(ctx context.Context, err error, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, "retrysim: interrupted; nothing was written")
 		return ExitFailure
+	case errors.As(err, &own):
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(stderr, "retrysim: %s\n", line)
+		}
+		return own.ExitStatus()
 	case errors.As(err, new(UsageError)):
 		fmt.Fprintf(stderr, "retrysim: %v\n", err)
 		return ExitUsage

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/tune"
+	"github.com/retrysim/retrysim/schema"
+)
+
+const tuneIntro = `retrysim tune searches settings for the best candidate that meets every
+requirement: -search PATH=VALUES names a setting by its path (attempts, p_fail,
+steps[STEP].attempts, queue.visibility...) and its candidates, a list or a range
+start:stop:count (several -search make a grid); -minimize or -maximize names a
+searched setting or a metric; -require 'METRIC OP VALUE' (repeatable; OP <=, <,
+>=, >, ==; ROW:METRIC for one strategy's row) holds when the metric's whole 95%
+interval meets it, fails when none of it does, and is undecided otherwise.
+The search races the candidates on common random numbers (every candidate's
+batch b runs the same seeds), in batches of jobs doubling from 10,000, and stops
+giving work to a candidate once a requirement fails or a candidate that meets
+every requirement beats it with 95% confidence; it spends at most -budget jobs.
+It prints the answer, then what the current settings do, then every candidate;
+exit 0 when a candidate meets every requirement, 3 when none does.
+Every other flag is retrysim sweep's, at one value (the table's model, scenario,
+strategies, settings, seed, -format table, json or csv, -o), but -jobs, -set,
+-metric, -plot, -shard, -ci and -replicates, which a search decides or has no
+use for; see docs/tune.md.
+
+Usage: retrysim tune [flags] -search PATH=VALUES -minimize|-maximize OBJECTIVE -require 'METRIC OP VALUE'
+
+Example: retrysim tune -p-fail 0.05 -lost-reply 0 -strategies step-samekey -search attempts=1:8:8 -minimize attempts -require 'failed_rate<=1e-4'
+
+Flags:
+`
+
+// tuneNotHere are the sweep's flags a search decides or has no use for.
+var tuneNotHere = []string{"jobs", "set", "metric", "plot", "shard", "log-y", "linear-y", "own-scales", "ci", "replicates"}
+
+// tuneCommand searches the table's settings (tune.Race over tune.TableKind)
+// and writes the answer.
+func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var searches []string
+	var minimize, maximize string
+	budget := flagval.Count(100_000_000)
+	fs := flagval.NewFlagSet("retrysim tune")
+	fs.Var(flagval.Repeated(func(s string) error { searches = append(searches, s); return nil }), "search",
+		"search a setting, `PATH=VALUES`: its path as retrysim sweep -set names it (attempts, steps[STEP].FIELD, the queue's fields with -model delivery), over a list or a range start:stop:count; repeat for a grid")
+	fs.StringVar(&minimize, "minimize", "", "the `objective` to minimize: a searched setting's path or a metric (ROW:METRIC with several strategies)")
+	fs.StringVar(&maximize, "maximize", "", "the `objective` to maximize, as -minimize")
+	fs.Var(&budget, "budget", "spend at most `n` jobs in all, 1 to 10^12")
+	own, rest := splitFlags(fs, args)
+	if err := flagval.Parse(fs, own, tuneIntro, stdout); err != nil {
+		return err
+	}
+	for _, a := range rest {
+		if name := flagName(a); slices.Contains(tuneNotHere, name) {
+			return flagval.Usage(fmt.Errorf("-%s: retrysim tune decides the work and writes its own output; a search takes no -%s", name, name))
+		}
+	}
+	r, err := parseSweepRun(rest, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	format := r.c.Format.R.Name()
+	if !slices.Contains(tune.Formats(), format) {
+		return flagval.Usage(fmt.Errorf("-format: a search writes %s (html can wait), not %s", strings.Join(tune.Formats(), ", "), format))
+	}
+	s := tune.Search{Objective: minimize, Require: r.reqs, Budget: int64(budget)}
+	switch {
+	case minimize != "" && maximize != "":
+		return flagval.Usage(fmt.Errorf("-minimize, -maximize: give one of the two"))
+	case maximize != "":
+		s.Objective, s.Maximize = maximize, true
+	case minimize == "":
+		return flagval.Usage(fmt.Errorf("-minimize, -maximize: give one, a searched setting or a metric"))
+	}
+	k, axes, err := tune.NewTableKind(r.sw, searches)
+	if err != nil {
+		return tuneError(err)
+	}
+	s.Axes = axes
+	if _, _, _, err := tune.Plan(k, s); err != nil {
+		return tuneError(err)
+	}
+	res, err := tune.Race(ctx, k, s)
+	if err != nil {
+		return err
+	}
+	if err := r.c.Out.Render(ctx, stdout, func(w io.Writer) error { return tune.Write(w, format, "table", res) }); err != nil {
+		return err
+	}
+	if res.Best < 0 {
+		return &tune.NoneError{Result: res}
+	}
+	return nil
+}
+
+// tuneFlags name the flag of each part of a search a library error names.
+var tuneFlags = map[string]string{"search": "-search", "objective": "-minimize, -maximize", "require": "-require", "budget": "-budget"}
+
+// tuneError is a library error of a search's, refused as bad usage naming
+// the flag of the part it names.
+func tuneError(err error) error {
+	var fe *schema.FieldError
+	if !errors.As(err, &fe) {
+		return flagval.Usage(err)
+	}
+	if setting, ok := strings.CutPrefix(fe.Field, "search."); ok { // a setting's own refusal
+		return flagval.Usage(fmt.Errorf("-search: %s: %s", setting, flagval.ModelHint(fe.Msg)))
+	}
+	if f := tuneFlags[fe.Field]; f != "" {
+		return flagval.Usage(fmt.Errorf("%s: %s", f, fe.Msg))
+	}
+	return flagval.Usage(err)
+}
+
+// flagName is the name of the flag arg gives (-name, --name=value), "" for
+// a value.
+func flagName(arg string) string {
+	if !strings.HasPrefix(arg, "-") {
+		return ""
+	}
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	return name
+}
+
+// splitFlags sorts args into those of fs's flags (each taking a value, as
+// -name value or -name=value) and -help, and the rest.
+func splitFlags(fs *flag.FlagSet, args []string) (own, rest []string) {
+	for i := 0; i < len(args); i++ {
+		name := flagName(args[i])
+		switch {
+		case name == "help" || name == "h":
+			own = append(own, args[i])
+		case name == "" || fs.Lookup(name) == nil:
+			rest = append(rest, args[i])
+		case strings.Contains(args[i], "=") || i+1 == len(args):
+			own = append(own, args[i])
+		default:
+			own = append(own, args[i], args[i+1])
+			i++
+		}
+	}
+	return own, rest
+}

@@ -1,0 +1,59 @@
+package tune
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/stats"
+)
+
+// Metrics are the keys of the job model's columns a requirement or an
+// objective may name, for a scenario watching watched and, with delivery,
+// the delivery model's: stats.SweepMetrics' names.
+func Metrics(watched []stats.Watch, delivery bool) []string {
+	var names []string
+	for _, m := range stats.SweepMetrics(watched, delivery) {
+		names = append(names, m.Name)
+	}
+	return names
+}
+
+// estimator is a stats.Row's metrics by key, for a scenario watching
+// watched and, with delivery, the delivery model's too.
+func estimator(r stats.Row, watched []stats.Watch, delivery bool) func(string) schema.Estimate {
+	return func(name string) schema.Estimate {
+		m, err := stats.LookupSweepMetric(name, watched, delivery)
+		if err != nil {
+			panic("tune: " + err.Error()) // Requirement.Check refused it before any work
+		}
+		return m.Estimate(r)
+	}
+}
+
+// ReportRows are a table's rows as requirements read them.
+func ReportRows(rep stats.Report) []Row {
+	rows := make([]Row, len(rep.Rows))
+	for i, r := range rep.Rows {
+		rows[i] = Row{ID: r.ID, Estimate: estimator(r, rep.Watched, rep.Model == "delivery")}
+	}
+	return rows
+}
+
+// SweepRows are a sweep's rows as requirements read them, each named by its
+// strategy and its point (step-samekey at attempts=3); watched and
+// delivery are as the sweep ran.
+func SweepRows(s stats.Sweep, watched []stats.Watch, delivery bool) []Row {
+	axes := s.AxisList()
+	rows := make([]Row, len(s.Rows))
+	for i, r := range s.Rows {
+		var at []string
+		for _, a := range s.Swept {
+			at = append(at, fmt.Sprintf("%s=%g", axes[a].Name, r.At(a)))
+		}
+		rows[i] = Row{ID: r.ID, Where: strings.Join(at, ", "), Estimate: func(m string) schema.Estimate {
+			return estimator(r.Row(), watched, delivery)(m) // a row's counters only while read: a sweep has up to 50,000
+		}}
+	}
+	return rows
+}

@@ -1,0 +1,184 @@
+package tune
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+
+	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/stats"
+)
+
+// TableKind is the table's kind, the job model and the delivery model: a
+// candidate is its Sweep at one point, a batch b of n jobs runs it with
+// jobs n and the seed of replicate b of the sweep's.
+type TableKind struct {
+	// Sweep is the run as given: its scenario, queue, settings, strategies,
+	// seed, generator, engine and workers, and its fixed axes' single
+	// values; it varies nothing.
+	Sweep api.Sweep
+}
+
+var _ Kind = TableKind{}
+
+// NewTableKind is the kind of the sweep base, which varies nothing, and the
+// axes of the searches, each PATH=VALUES as retrysim sweep -set takes it
+// (api.Sweep.Set: p_fail, lost_reply, attempts, steps[STEP].FIELD,
+// queue.FIELD); a path it does not take, or a value out of its bounds, is
+// refused naming the valid ones.
+func NewTableKind(base api.Sweep, searches []string) (TableKind, []Axis, error) {
+	k := TableKind{Sweep: base}
+	var axes []Axis
+	for _, arg := range searches {
+		probe := base
+		probe.Axes = slices.Clone(base.Axes)
+		name, _, _ := strings.Cut(arg, "=")
+		name = strings.TrimSpace(name)
+		if name == "jobs" {
+			return k, nil, schema.Errorf("search", "jobs: the search decides the jobs; give a budget")
+		}
+		if slices.ContainsFunc(base.Axes, func(a api.Axis) bool { return a.Name == name }) {
+			return k, nil, schema.Errorf("search", "%s: the settings give it a value too; give one of the two", name)
+		}
+		if err := probe.Set(arg); err != nil {
+			if !strings.Contains(arg, "[") && !strings.HasPrefix(name, "queue.") && strings.Contains(err.Error(), "unknown parameter") {
+				var fixed []string
+				for _, a := range api.SweepAxes() {
+					if a.Name != "jobs" {
+						fixed = append(fixed, a.Name)
+					}
+				}
+				return k, nil, schema.Errorf("search", "unknown setting %q (want %s, steps[STEP].FIELD or queue.FIELD)", name, strings.Join(fixed, ", "))
+			}
+			return k, nil, schema.Within("search", err)
+		}
+		a := probe.Axes[len(probe.Axes)-1]
+		if slices.ContainsFunc(axes, func(x Axis) bool { return x.Path == a.Name }) {
+			return k, nil, schema.Errorf("search", "%s: given twice", a.Name)
+		}
+		shown, err := probe.Shown(a.Name)
+		if err != nil {
+			return k, nil, schema.Within("search", err)
+		}
+		axes = append(axes, Axis{Path: a.Name, Values: a.Values, Whole: shown.Whole, Duration: shown.Duration})
+	}
+	return k, axes, nil
+}
+
+// Unit is the table's work: jobs.
+func (TableKind) Unit() string { return "jobs" }
+
+// FirstJobs is a table candidate's first batch: enough jobs to rule out a
+// rate ten times its bound from 1e-3 up.
+const FirstJobs = 10_000
+
+// First is FirstJobs.
+func (TableKind) First() int64 { return FirstJobs }
+
+// Rows are the strategies' ids.
+func (k TableKind) Rows() []string { return api.RowIDs(k.Sweep.Strategies) }
+
+// Metrics are the columns of the table's csv and json with an estimate.
+func (k TableKind) Metrics() []string { return Metrics(k.watched(), k.Sweep.Delivery != nil) }
+
+// watched are the scenario's watched steps.
+func (k TableKind) watched() []stats.Watch {
+	sc := api.Signup()
+	if k.Sweep.Scenario != nil {
+		sc = *k.Sweep.Scenario
+	}
+	return api.Experiment{Scenario: sc}.Params().Watched
+}
+
+// Current is the value of every axis in the settings as given, NaN for
+// one they give no one value of (p_fail over steps of their own).
+func (k TableKind) Current(axes []Axis) (Point, error) {
+	p := make(Point, len(axes))
+	for i, a := range axes {
+		v, err := k.Sweep.Value(a.Path)
+		if err != nil { // no one value (p_fail over a file's steps): as given
+			v = math.NaN()
+		}
+		p[i] = v
+	}
+	return p, nil
+}
+
+// at is the sweep of one batch of n jobs at p (nil: the settings as given)
+// with seed.
+func (k TableKind) at(axes []Axis, p Point, n int64, seed uint64) api.Sweep {
+	sw := k.Sweep
+	sw.Axes = slices.Clone(sw.Axes)
+	for i, a := range axes {
+		if p != nil {
+			sw.Axes = append(sw.Axes, api.Axis{Name: a.Path, Values: []float64{p[i]}})
+		}
+	}
+	sw.Axes = append(sw.Axes, api.Axis{Name: "jobs", Values: []float64{float64(n)}})
+	sw.Seed, sw.Progress = seed, nil
+	return sw
+}
+
+// Check refuses a point the table cannot run (a queue made invalid), or
+// whose delivery model could take more deliveries than a run may in a
+// batch as large as the budget (jobs).
+func (k TableKind) Check(axes []Axis, p Point, jobs int64) error {
+	if _, err := k.at(axes, p, 1, 0).Check(); err != nil {
+		return schema.Within("search", err)
+	}
+	_, err := k.at(axes, p, min(jobs, api.MaxJobs), 0).Check()
+	var fe *schema.FieldError
+	if errors.As(err, &fe) && (fe.Field == "jobs" || fe.Field == "queue.max_deliveries") {
+		return schema.Errorf("budget", "a batch may run up to %s jobs: %s", human.Group(jobs), fe.Msg)
+	}
+	return schema.Within("search", err)
+}
+
+// Run runs batch b at each point: n jobs with the seed of the sweep's
+// replicate b, the same at every point.
+func (k TableKind) Run(ctx context.Context, axes []Axis, b int, n int64, at []Point, pools []Pool) ([]Pool, error) {
+	seed := rng.ReplicateSeed(k.Sweep.Seed, uint64(b))
+	sweeps := make([]api.Sweep, len(at))
+	for i, p := range at {
+		sweeps[i] = k.at(axes, p, n, seed)
+	}
+	runs, err := api.RunSweeps(ctx, sweeps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Pool, len(at))
+	for i, s := range runs {
+		pool, _ := pools[i].(*tablePool)
+		if pool == nil {
+			pool = &tablePool{watched: k.watched(), delivery: k.Sweep.Delivery != nil, rows: make([]stats.Row, len(s.Rows))}
+		}
+		for j, r := range s.Rows {
+			row := r.Row()
+			pool.rows[j].ID, pool.rows[j].NoRepeats = row.ID, row.NoRepeats
+			pool.rows[j].Counters.Add(&row.Counters)
+		}
+		out[i] = pool
+	}
+	return out, nil
+}
+
+// tablePool is a candidate's counters, a strategy's each, pooled over its
+// batches: integer sums, whatever the order.
+type tablePool struct {
+	rows     []stats.Row
+	watched  []stats.Watch
+	delivery bool
+}
+
+func (p *tablePool) Rows() []Row {
+	rows := make([]Row, len(p.rows))
+	for i, r := range p.rows {
+		rows[i] = Row{ID: r.ID, Estimate: estimator(r, p.watched, p.delivery)}
+	}
+	return rows
+}

@@ -1,0 +1,130 @@
+package retrysim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/strategy"
+)
+
+// RowIDs are the ids of the rows a run of strategies reports, in their
+// order, as Report.Rows' IDs: what a requirement's ROW: names.
+func RowIDs(strategies []strategy.Strategy) []string {
+	ids, _ := rowNames(strategies)
+	return ids
+}
+
+// Shown is how outputs show the sweep's axis called name (a whole number, a
+// duration in seconds), as its grid declares it; the sweep must name it.
+func (s Sweep) Shown(name string) (stats.Axis, error) {
+	grid, err := s.grid()
+	if err != nil {
+		return stats.Axis{}, err
+	}
+	i := slices.IndexFunc(grid, func(a sweepAxis) bool { return a.Name == name })
+	if i < 0 {
+		return stats.Axis{}, fieldErr(name, "is no axis of the sweep")
+	}
+	return grid[i].show, nil
+}
+
+// Value is the value the axis or parameter called name has at a point of
+// the sweep that does not vary it: an axis's single value when the sweep
+// gives one, else what the settings and the strategies give (attempts the
+// most a strategy.Retry allows; p_fail the steps' when they all have the
+// same), in the axis's units (durations in seconds; a fixed latency's).
+func (s Sweep) Value(name string) (float64, error) {
+	if i := slices.IndexFunc(s.Axes, func(a Axis) bool { return a.Name == name }); i >= 0 && len(s.Axes[i].Values) == 1 {
+		return s.Axes[i].Values[0], nil
+	}
+	base, _ := s.base()
+	sc, q, err := Override(base, s.Delivery, s.Settings...)
+	if err != nil {
+		return 0, err
+	}
+	switch name {
+	case "attempts":
+		return float64(s.attempts()), nil
+	case "jobs":
+		return sweepDefaults[3], nil
+	case "p_fail", "lost_reply":
+		var vs []float64
+		for _, st := range sc.Steps {
+			if name == "p_fail" {
+				vs = append(vs, st.PFail)
+			} else if st.CanLoseReply {
+				vs = append(vs, st.LostReply)
+			}
+		}
+		if len(vs) == 0 || slices.ContainsFunc(vs, func(v float64) bool { return v != vs[0] }) {
+			return 0, fieldErr(name, "the scenario's steps have no one value of it")
+		}
+		return vs[0], nil
+	}
+	f, steps, queue, err := lookupField(name, sc, true)
+	if err != nil {
+		return 0, err
+	}
+	var v any
+	switch {
+	case queue && q != nil:
+		v = f.get(nil, q)
+	case !queue && len(steps) == 1:
+		v = f.get(&sc.Steps[steps[0]], q)
+	default:
+		return 0, fieldErr(name, "%s", jobModelMsg)
+	}
+	switch v := v.(type) {
+	case float64:
+		return v, nil
+	case int:
+		return float64(v), nil
+	case time.Duration:
+		return v.Seconds(), nil
+	case provider.Latency:
+		return v.Median.Seconds(), nil
+	}
+	return 0, fmt.Errorf("retrysim: %s is a %T, which no axis takes", name, v)
+}
+
+// RunSweeps runs each sweep as RunSweep does, every point of every sweep on
+// one pool of the first sweep's Workers, so that many small sweeps keep
+// every worker busy. It refuses what Check refuses of any, before any work.
+func RunSweeps(ctx context.Context, ss []Sweep) ([]stats.Sweep, error) {
+	plans := make([]plan, len(ss))
+	first := make([]int, len(ss)+1) // first[i] is sweep i's first configuration
+	var cfgs []sim.Config
+	for i, s := range ss {
+		p, err := s.plan()
+		if err != nil {
+			return nil, err
+		}
+		plans[i], cfgs = p, append(cfgs, p.cfgs...)
+		first[i+1] = len(cfgs)
+	}
+	if len(ss) == 0 {
+		return nil, nil
+	}
+	counters := make([][]stats.Counters, len(cfgs))
+	err := sim.RunEach(ctx, cfgs, ss[0].Workers, nil, func(c int, cs []stats.Counters) { counters[c] = slices.Clone(cs) })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]stats.Sweep, len(ss))
+	for i, p := range plans {
+		out[i] = p.out
+		reps := len(p.cfgs) / len(p.points)
+		out[i].Rows = make([]stats.SweepRow, len(p.points)*len(ss[i].Strategies))
+		for k := range p.points {
+			at := first[i] + k*reps
+			p.fill(&out[i], k, counters[at:at+reps])
+		}
+		p.noRepeats(&out[i])
+	}
+	return out, nil
+}
