@@ -98,7 +98,7 @@ func cpuTime() float64 {
 // few thousand), each pop followed by a push an exponential time later.
 func heapWork(n int64) {
 	s := rng.NewStream(rng.PCGGenerator().New(1, 0))
-	var h eventHeap
+	var h eventQueue
 	for range 2000 {
 		h.push(event{t: -math.Log(s.Open())})
 	}
