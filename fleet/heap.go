@@ -60,7 +60,7 @@ type eventQueue struct {
 
 const (
 	wheelSize    = 1024
-	bucketEvents = 1
+	bucketEvents = 8
 	none         = -1
 )
 
