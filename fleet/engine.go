@@ -326,9 +326,9 @@ type sim struct {
 	h eventQueue
 	// tq holds the timeout events, a FIFO for each timeout an edge sets:
 	// the attempts of edges with the same Timeout fall due in the order
-	// they were set, so a FIFO keeps them, at O(1), out of the heap, where
+	// they were set, so a FIFO keeps them, at O(1), out of h, where
 	// most would sit until they pop stale. A timeout that Graph.Deadlines
-	// cuts short goes to the heap.
+	// cuts short goes to h.
 	tq      []fifo[event]
 	now     float64
 	dur     float64
