@@ -15,7 +15,7 @@ import (
 // BenchmarkBrookerCollapse runs the brooker-collapse preset, 10 replicates of
 // its four runs, on one goroutine, and reports its speed as events a second
 // (on one core), with the ratio of its cost an event to the cost of one bare
-// push and pop of the same 4-ary heap (the share of the time the model
+// push and pop of the same event queue (the share of the time the model
 // itself, not the event queue, takes) and its events a CPU second over the
 // bare M/M/c's (mmcWork) in the same process (x-mmc).
 func BenchmarkBrookerCollapse(b *testing.B) {
@@ -94,11 +94,11 @@ func cpuTime() float64 {
 }
 
 // heapWork is the bare event queue under the simulation's pattern, n times:
-// a hold model keeping 2,000 events (the preset's heap holds hundreds to a
+// a hold model keeping 2,000 events (the preset's queue holds hundreds to a
 // few thousand), each pop followed by a push an exponential time later.
 func heapWork(n int64) {
 	s := rng.NewStream(rng.PCGGenerator().New(1, 0))
-	var h eventHeap
+	var h eventQueue
 	for range 2000 {
 		h.push(event{t: -math.Log(s.Open())})
 	}

@@ -17,7 +17,7 @@ import (
 // ring at its largest capacity (none shrinks), the policy states, the
 // series and the sim itself. It is what Cost.Bytes bounds.
 func footprint(s *sim) float64 {
-	b := unsafe.Sizeof(*s) + uintptr(cap(s.reqs))*unsafe.Sizeof(request{}) + uintptr(cap(s.free))*4 + uintptr(cap(s.h.a))*unsafe.Sizeof(event{}) +
+	b := unsafe.Sizeof(*s) + uintptr(cap(s.reqs))*unsafe.Sizeof(request{}) + uintptr(cap(s.free))*4 + uintptr(s.h.bytes()) +
 		uintptr(cap(s.edges))*unsafe.Sizeof(edgeSim{}) + uintptr(cap(s.svcs))*unsafe.Sizeof(svcSim{}) + uintptr(cap(s.arrivals))*unsafe.Sizeof(arrival{}) +
 		uintptr(cap(s.tq))*unsafe.Sizeof(fifo[event]{}) + uintptr(cap(s.up))*4 + uintptr(cap(s.jobs))*unsafe.Sizeof(job{}) + uintptr(cap(s.freeJobs))*4 +
 		uintptr(cap(s.keys))*unsafe.Sizeof(keyRecord{}) + uintptr(cap(s.books))*unsafe.Sizeof(jobBook{}) + uintptr(cap(s.leased))*2

@@ -316,12 +316,19 @@ type sim struct {
 	g   *Graph
 	cfg *Config    // the Config the graph was made from, for Run; nil for RunGraph
 	rnd rng.Stream // everything but arrivals
-	h   eventHeap
+	// h holds the events but the timeouts in tq. Events pop in the order
+	// of their times; of events of the same time, those in h first, in the
+	// order they were pushed, then each FIFO's, the first FIFO's first, in
+	// the order they were pushed. Ties happen: every call a stall outage
+	// held resumes at its end, and a service that takes a fixed time
+	// finishes them at one instant; a retry redelivered when the try's
+	// timeout would have passed is sent at that timeout's time.
+	h eventQueue
 	// tq holds the timeout events, a FIFO for each timeout an edge sets:
 	// the attempts of edges with the same Timeout fall due in the order
-	// they were set, so a FIFO keeps them, at O(1), out of the heap, where
+	// they were set, so a FIFO keeps them, at O(1), out of h, where
 	// most would sit until they pop stale. A timeout that Graph.Deadlines
-	// cuts short goes to the heap.
+	// cuts short goes to h.
 	tq      []fifo[event]
 	now     float64
 	dur     float64
@@ -600,16 +607,16 @@ func (s *sim) simulate(ctx context.Context) error {
 			}
 		}
 		var e event
-		if len(s.tq) == 1 { // every timeout alike, as in every fleet run: the FIFO or the heap
+		lane := -1
+		if len(s.tq) == 1 { // every timeout alike, as in every fleet run: the FIFO or the queue
 			switch tq := &s.tq[0]; {
-			// Ties go to the heap; either order would be as deterministic.
 			case tq.len() > 0 && (s.h.len() == 0 || tq.front().t < s.h.min()):
-				e = tq.pop()
+				e, lane = tq.pop(), 0
 			case s.h.len() > 0:
 				e = s.h.pop()
 			}
 		} else {
-			e = s.next()
+			e, lane = s.next()
 		}
 		if e.kind == evNone {
 			if s.watch != nil {
@@ -618,7 +625,13 @@ func (s *sim) simulate(ctx context.Context) error {
 			break
 		}
 		if s.watch != nil && e.t > s.now && s.watch(s.now, e.t) {
-			s.h.push(e) // the watcher stopped the run before e: keep e for a resume
+			// The watcher stopped the run before e: e goes back where it
+			// was, to pop first on a resume.
+			if lane >= 0 {
+				s.tq[lane].unpop(e)
+			} else {
+				s.h.unpop(e)
+			}
 			break
 		}
 		s.events++
@@ -677,21 +690,21 @@ func (s *sim) atEnd() {
 			}
 		}
 	}
-	for _, e := range s.h.a[min(pad, len(s.h.a)):] {
+	s.h.each(func(e *event) {
 		if e.kind == evResume && s.reqs[e.slot].awaits(e.attempt, e.copy) {
 			s.svcs[s.edgeOf(e.slot).to].waitingAtEnd++
 		}
-	}
+	})
 	for i := range s.edges {
 		e := &s.edges[i]
 		s.svcs[e.to].scheduledAtEnd += e.backingOff
 	}
 }
 
-// next takes the earliest event of the heap and the timeout FIFOs; ties go
-// to the heap, then to the first FIFO: either order would be as
-// deterministic. evNone when there is none.
-func (s *sim) next() event {
+// next takes the earliest event of the queue and the timeout FIFOs, and
+// the FIFO it came from (-1: the queue); ties go to the queue, then to the
+// first FIFO (see sim.h). evNone when there is none.
+func (s *sim) next() (event, int) {
 	q, qt := -1, math.Inf(1)
 	if s.h.len() > 0 {
 		qt = s.h.min()
@@ -703,11 +716,11 @@ func (s *sim) next() event {
 	}
 	switch {
 	case q >= 0:
-		return s.tq[q].pop()
+		return s.tq[q].pop(), q
 	case s.h.len() > 0:
-		return s.h.pop()
+		return s.h.pop(), -1
 	}
-	return event{}
+	return event{}, -1
 }
 
 // replicate is the one-edge graph's replicate as Run reports it: the
@@ -1035,7 +1048,7 @@ func (s *sim) deadline(slot int32, r *request, e *edgeSim, c uint8) float64 {
 		d += float64(c) * e.hedgeSecs
 	}
 	if s.deadlines {
-		d = math.Min(d, s.limit(slot))
+		d = min(d, s.limit(slot))
 	}
 	return d
 }
@@ -1101,7 +1114,7 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 	switch v.kind {
 	case RateLimit:
 		sv := &v.node.Server
-		v.tokens = math.Min(sv.Burst, v.tokens+(s.now-v.tokenAt)*sv.Limit)
+		v.tokens = min(sv.Burst, v.tokens+(s.now-v.tokenAt)*sv.Limit)
 		v.tokenAt = s.now
 		if v.tokens < 1 {
 			v.counts.Rejected++
@@ -1189,11 +1202,11 @@ func (s *sim) advance(v *svcSim) {
 		oldest := math.Inf(1)
 		if waiting > 0 {
 			oldest = v.oldest()
-			v.peakAge = math.Max(v.peakAge, s.now-oldest)
+			v.peakAge = max(v.peakAge, s.now-oldest)
 		}
 		for a := v.last; a < s.now && a < s.dur; {
 			sec := int(a)
-			end := math.Min(math.Min(float64(sec+1), s.now), s.dur)
+			end := min(float64(sec+1), s.now, s.dur)
 			ss := &v.series[sec]
 			ss.Busy += n * (end - a)
 			if waiting > 0 {
@@ -1201,7 +1214,7 @@ func (s *sim) advance(v *svcSim) {
 				if v.heldSeries != nil {
 					v.heldSeries[sec] += float64(v.held) * (end - a)
 				}
-				ss.Age = math.Max(ss.Age, end-oldest)
+				ss.Age = max(ss.Age, end-oldest)
 			}
 			a = end
 		}
@@ -1217,7 +1230,7 @@ func (v *svcSim) oldest() float64 {
 		t = v.queue.front().since
 	}
 	if v.held > 0 {
-		t = math.Min(t, *v.heldAt.front())
+		t = min(t, *v.heldAt.front())
 	}
 	return t
 }
@@ -1235,7 +1248,7 @@ func (s *sim) backoffs(e *edgeSim, d int64) {
 		w := float64(e.backingOff)
 		for a := e.backingOffAt; a < s.now && a < s.dur; {
 			sec := int(a)
-			end := math.Min(math.Min(float64(sec+1), s.now), s.dur)
+			end := min(float64(sec+1), s.now, s.dur)
 			e.series[sec].Scheduled += w * (end - a)
 			a = end
 		}

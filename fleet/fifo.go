@@ -39,3 +39,10 @@ func (q *fifo[T]) pop() T {
 	q.n--
 	return v
 }
+
+// unpop puts back v, the item popped last, to pop first again.
+func (q *fifo[T]) unpop(v T) {
+	q.head = (q.head + len(q.buf) - 1) % len(q.buf)
+	q.buf[q.head] = v
+	q.n++
+}

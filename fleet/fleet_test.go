@@ -283,7 +283,7 @@ func TestKeys(t *testing.T) {
 // sort, with pops interleaved with pushes and many ties.
 func TestHeapOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var h eventHeap
+	var h eventQueue
 	var want []event
 	check := func(when string) {
 		slices.SortFunc(want, func(a, b event) int { return cmp.Compare(a.t, b.t) })

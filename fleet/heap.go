@@ -1,13 +1,14 @@
 package fleet
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"slices"
+)
 
 // event is one thing that happens at virtual time t. Events are plain values
-// in the heap's slice, so scheduling one allocates nothing.
-//
-// An event is 16 bytes, so a node's four children share one cache line.
-// Events at the same instant pop in an order fixed by the heap's history,
-// which is the same on every run: determinism needs no sequence number.
+// in the queue's pool, so scheduling one allocates nothing once warm.
 type event struct {
 	t       float64
 	slot    int32 // the request, for the events that have one
@@ -17,87 +18,258 @@ type event struct {
 	outcome uint8 // what a reply says
 }
 
-// eventHeap is a 4-ary min-heap of events by t. Four children a node
-// halve the depth of a binary heap, and a pop spends its time reading them.
-// The slice starts with pad unused events so that every node's four children
-// begin at a multiple of four events, 64 bytes: on a backing array aligned to
-// 64 bytes (as Go aligns every large allocation) a pop reads one cache line a
-// level, not two. Node k's children are 4k-8 to 4k-5 and its parent k/4+2;
-// the root is at pad. A pop moves the last event down past the first of
-// each node's earliest children while that child is earlier: with the
-// heap's history, this fixes the order of events of the same time, which
-// the engine's outputs keep (TestEventHeapOrdersTiesAsBefore).
-type eventHeap struct {
-	a []event
+// eventQueue holds the events not in a timeout FIFO and pops them in the
+// order of their times, events of the same time in the order they were
+// pushed: (t, push order) is a total order, so which bucket an event sits
+// in, and every width below, changes the speed and never the order.
+//
+// It is a calendar queue (Brown 1988), a timing wheel of wheelSize buckets
+// of width w from base: an event goes to bucket k when (t - base)/w, the
+// same float for the same t, is in [k, k+1); to the sorted run bot when k is
+// a bucket already loaded (below cur); to far past the wheel. Buckets and far
+// are lists, in push order, of nodes in one pool. A pop takes bot's first
+// event; when bot is spent it loads the next non-empty bucket, sorted by a
+// stable insertion sort, and when the wheel is spent it starts a new one at
+// far's earliest event, its width sized for about bucketEvents pops a bucket
+// at the pop rate of the wheel before. Pushing and popping cost O(1) but
+// for the sort of a bucket's few events and far's events, looked at once a
+// wheel. Since (t - base)/w grows with t, every event in bot comes before
+// every event in a bucket, and a bucket's before the next's and far's; and
+// events of the same time are always in the same place, in push order.
+type eventQueue struct {
+	bot  []event // the events of the loaded buckets, sorted, from head
+	head int
+	n    int // events pending
+
+	base, inv float64 // the wheel's start and 1/w
+	cur       int     // the next bucket to load
+	first     [wheelSize]int32
+	last      [wheelSize]int32
+	full      [wheelSize / 64]uint64 // the non-empty buckets
+
+	far, farLast int32 // events past the wheel
+	pool         []event
+	next         []int32 // each node's successor in its list, or the next free node
+	free         int32   // the first free node
+
+	// pops and popsAt measure the pop rate: pops since the wheel started
+	// at popsAt.
+	pops   int
+	popsAt float64
 }
 
+const (
+	wheelSize    = 1024
+	bucketEvents = 8
+	none         = -1
+)
+
+// pad is the slack, in events, the memory bounds (Config.Cost, Graph.Cost)
+// give the event queue's pool beyond the events pending.
 const pad = 3
 
-func (h *eventHeap) len() int { return max(len(h.a)-pad, 0) }
+func (q *eventQueue) len() int { return q.n }
 
-// min is the earliest event's time; the heap must not be empty.
-func (h *eventHeap) min() float64 { return h.a[pad].t }
-
-// push schedules e.
-func (h *eventHeap) push(e event) {
-	if len(h.a) == 0 {
-		h.a = make([]event, pad, 256)
+// min is the earliest event's time; the queue must not be empty.
+func (q *eventQueue) min() float64 {
+	if q.head == len(q.bot) {
+		q.load()
 	}
-	h.a = append(h.a, e)
-	i := len(h.a) - 1
-	for i > pad {
-		p := i/4 + 2
-		if e.t >= h.a[p].t {
-			break
-		}
-		h.a[i] = h.a[p]
-		i = p
-	}
-	h.a[i] = e
+	return q.bot[q.head].t
 }
 
-// pop removes and returns the earliest event; the heap must not be empty.
-func (h *eventHeap) pop() event {
-	top := h.a[pad]
-	n := len(h.a) - 1
-	last := h.a[n]
-	h.a = h.a[:n]
-	if n == pad {
-		return top
+// pop removes and returns the earliest event; the queue must not be empty.
+func (q *eventQueue) pop() event {
+	if q.head == len(q.bot) {
+		q.load()
 	}
-	i := pad
-	for {
-		c := 4*i - 8
-		if c >= n {
-			break
+	e := q.bot[q.head]
+	q.head++
+	q.n--
+	q.pops++
+	return e
+}
+
+// unpop puts back e, the event popped last, to pop first again.
+func (q *eventQueue) unpop(e event) {
+	q.n++
+	q.pops--
+	if q.head > 0 {
+		q.head--
+		q.bot[q.head] = e
+		return
+	}
+	q.bot = append(q.bot, event{})
+	copy(q.bot[1:], q.bot)
+	q.bot[0] = e
+}
+
+// push schedules e.
+func (q *eventQueue) push(e event) {
+	if q.n == 0 && q.pool == nil {
+		q.start()
+	}
+	q.n++
+	x := (e.t - q.base) * q.inv
+	switch {
+	case x < float64(q.cur): // in a loaded bucket: into bot, after the events of the same time
+		i := len(q.bot)
+		q.bot = append(q.bot, e)
+		for i > q.head && q.bot[i-1].t > e.t {
+			q.bot[i] = q.bot[i-1]
+			i--
 		}
-		m := c
-		if c+3 < n { // all four children: the common case, without bounds tests
-			// The earlier of each pair, then of the two: the first of the
-			// earliest children, as a scan finds it, without a branch. A
-			// time is never negative, so its bits order as it does, and
-			// below is all ones where x < y, else zero.
-			k := h.a[c : c+4 : c+4]
-			below := func(x, y uint64) uint64 { return uint64((int64(x) - int64(y)) >> 63) }
-			t0, t1, t2, t3 := math.Float64bits(k[0].t), math.Float64bits(k[1].t), math.Float64bits(k[2].t), math.Float64bits(k[3].t)
-			b01, b23 := below(t1, t0), below(t3, t2)
-			i01, i23 := b01&1, 2+b23&1
-			t01, t23 := t0^(t0^t1)&b01, t2^(t2^t3)&b23
-			b := below(t23, t01)
-			m += int(i01 ^ (i01^i23)&b)
+		q.bot[i] = e
+	case x < wheelSize:
+		k := int(x)
+		q.first[k], q.last[k] = q.add(e, q.first[k], q.last[k])
+		q.full[k/64] |= 1 << (k % 64)
+	default:
+		q.far, q.farLast = q.add(e, q.far, q.farLast)
+	}
+}
+
+// start readies an empty queue: a wheel from -Inf (every push goes to
+// far) until the first pop, a millisecond a bucket until a rate is known.
+func (q *eventQueue) start() {
+	q.pool, q.next, q.free = make([]event, 0, 256), make([]int32, 0, 256), none
+	q.far, q.farLast = none, none
+	q.base, q.inv, q.cur = math.Inf(-1), 1000, wheelSize
+	for k := range q.first {
+		q.first[k], q.last[k] = none, none
+	}
+}
+
+// add appends e to the list from first to last and returns its new ends.
+func (q *eventQueue) add(e event, first, last int32) (int32, int32) {
+	i := q.free
+	if i != none {
+		q.free = q.next[i]
+		q.pool[i], q.next[i] = e, none
+	} else {
+		i = int32(len(q.pool))
+		q.pool, q.next = append(q.pool, e), append(q.next, none)
+	}
+	if last == none {
+		return i, i
+	}
+	q.next[last] = i
+	return first, i
+}
+
+// load refills bot, which is spent, with the next non-empty bucket, sorted,
+// starting a new wheel from far when this one is spent; the queue must not
+// be empty.
+func (q *eventQueue) load() {
+	q.bot, q.head = q.bot[:0], 0
+	k := q.nextFull()
+	if k < 0 {
+		q.rewheel()
+		k = q.nextFull()
+	}
+	q.full[k/64] &^= 1 << (k % 64)
+	q.cur = k + 1
+	for i := q.first[k]; i != none; {
+		q.bot = append(q.bot, q.pool[i])
+		nx := q.next[i]
+		q.next[i], q.free = q.free, i
+		i = nx
+	}
+	q.first[k], q.last[k] = none, none
+	if len(q.bot) > 16 {
+		slices.SortStableFunc(q.bot, func(a, b event) int { return cmp.Compare(a.t, b.t) })
+		return
+	}
+	for j := 1; j < len(q.bot); j++ { // stable: an event of the same time stays after
+		e := q.bot[j]
+		i := j
+		for i > 0 && q.bot[i-1].t > e.t {
+			q.bot[i] = q.bot[i-1]
+			i--
+		}
+		q.bot[i] = e
+	}
+}
+
+// nextFull is the first non-empty bucket from cur, or -1.
+func (q *eventQueue) nextFull() int {
+	for w := q.cur / 64; w < len(q.full); w++ {
+		m := q.full[w]
+		if w == q.cur/64 {
+			m &^= 1<<(q.cur%64) - 1
+		}
+		if m != 0 {
+			return w*64 + bits.TrailingZeros64(m)
+		}
+	}
+	return -1
+}
+
+// rewheel starts a new wheel at far's earliest event, the wheel before
+// spent, and moves far's events that fall in it to their buckets, in push
+// order.
+func (q *eventQueue) rewheel() {
+	lo := q.pool[q.far].t
+	for i := q.far; i != none; i = q.next[i] {
+		lo = min(lo, q.pool[i].t)
+	}
+	if q.pops >= 64 && lo > q.popsAt {
+		q.inv = min(float64(q.pops)/(bucketEvents*(lo-q.popsAt)), 1e9)
+	}
+	q.base, q.cur, q.pops, q.popsAt = lo, 0, 0, lo
+	i := q.far
+	q.far, q.farLast = none, none
+	for i != none {
+		nx := q.next[i]
+		q.next[i] = none
+		x := (q.pool[i].t - q.base) * q.inv
+		if x < wheelSize {
+			k := int(x)
+			q.first[k], q.last[k] = q.link(i, q.first[k], q.last[k])
+			q.full[k/64] |= 1 << (k % 64)
 		} else {
-			for j := c + 1; j < n; j++ {
-				if h.a[j].t < h.a[m].t {
-					m = j
-				}
-			}
+			q.far, q.farLast = q.link(i, q.far, q.farLast)
 		}
-		if h.a[m].t >= last.t {
-			break
-		}
-		h.a[i] = h.a[m]
-		i = m
+		i = nx
 	}
-	h.a[i] = last
-	return top
+}
+
+// link appends node i to the list from first to last and returns its new
+// ends.
+func (q *eventQueue) link(i, first, last int32) (int32, int32) {
+	if last == none {
+		return i, i
+	}
+	q.next[last] = i
+	return first, i
+}
+
+// each calls f with every pending event, in no particular order.
+func (q *eventQueue) each(f func(e *event)) {
+	for i := q.head; i < len(q.bot); i++ {
+		f(&q.bot[i])
+	}
+	for k := range q.first {
+		for i := q.first[k]; i != none; i = q.next[i] {
+			f(&q.pool[i])
+		}
+	}
+	for i := q.far; i != none; i = q.next[i] {
+		f(&q.pool[i])
+	}
+}
+
+// clone is a copy of the queue that shares no memory with it.
+func (q *eventQueue) clone() eventQueue {
+	c := *q
+	c.bot = append([]event(nil), q.bot...)
+	c.pool = append([]event(nil), q.pool...)
+	c.next = append([]int32(nil), q.next...)
+	return c
+}
+
+// bytes is the memory the queue holds: its slices at their capacities and
+// its wheel.
+func (q *eventQueue) bytes() int {
+	return 16*(cap(q.bot)+cap(q.pool)) + 4*cap(q.next) + 8*wheelSize + wheelSize/8
 }

@@ -1,76 +1,65 @@
 package fleet
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
-// refHeap is the event heap's rule written plainly: a 4-ary min-heap by t
-// whose root is at pad, node k's children 4k-8 to 4k-5, a pop moving the
-// last event down from the root past each node's first earliest child while
-// that child is earlier than it.
-type refHeap []event
-
-func (h *refHeap) push(e event) {
-	if len(*h) == 0 {
-		*h = make(refHeap, pad)
-	}
-	*h = append(*h, e)
-	a := *h
-	for i := len(a) - 1; i > pad && a[i].t < a[i/4+2].t; i = i/4 + 2 {
-		a[i], a[i/4+2] = a[i/4+2], a[i]
-	}
-}
-
-func (h *refHeap) pop() event {
-	a := *h
-	top, last := a[pad], a[len(a)-1]
-	a = a[:len(a)-1]
-	*h = a
-	if len(a) == pad {
-		return top
-	}
-	i := pad
-	for {
-		m := -1
-		for c := 4*i - 8; c < 4*i-4 && c < len(a); c++ {
-			if m < 0 || a[c].t < a[m].t {
-				m = c
-			}
-		}
-		if m < 0 || a[m].t >= last.t {
-			break
-		}
-		a[i] = a[m]
-		i = m
-	}
-	a[i] = last
-	return top
-}
-
-// The heap pops events of the same time in the order the plain 4-ary heap
-// does, which the engine's outputs keep: over random pushes and pops on
-// times drawn from a few values (most events tie), each pop is the same
-// event (told apart by slot) as the reference's.
-func TestEventHeapOrdersTiesAsBefore(t *testing.T) {
+// The queue pops events in the order of their times and, of events of the
+// same time, in the order they were pushed, whatever the times' scales:
+// over random pushes (at or after the last pop's time, as the engine
+// schedules them: ties at one instant, times a microsecond or a day ahead,
+// bursts at one time), pops and unpops, each pop is the event (told apart
+// by slot) that a list kept sorted by time, then push order, gives.
+func TestEventQueuePopsByTimeThenPushOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for round := range 50 {
-		var h eventHeap
-		var ref refHeap
+	for round := range 40 {
+		var q eventQueue
+		var want []event // sorted by t, then push order
 		var slot int32
-		times := 1 + r.IntN(8)
-		for step := range 5000 {
-			if h.len() > 0 && r.IntN(2) == 0 {
-				got, want := h.pop(), ref.pop()
-				if got != want {
-					t.Fatalf("round %d step %d: pop = %+v; the reference pops %+v", round, step, got, want)
+		now := 0.0
+		scale := math.Pow(10, float64(r.IntN(9)-6))
+		for step := range 20000 {
+			switch op := r.IntN(10); {
+			case op < 4 && q.len() > 0:
+				got := q.pop()
+				if got != want[0] {
+					t.Fatalf("round %d step %d: pop = %+v; want %+v", round, step, got, want[0])
 				}
-				continue
+				now = got.t
+				if r.IntN(8) == 0 { // put back, as a watcher stopping the run does
+					q.unpop(got)
+					continue
+				}
+				want = want[1:]
+			default:
+				var at float64
+				switch r.IntN(6) {
+				case 0:
+					at = now // at once
+				case 1:
+					at = now + float64(r.IntN(4))*scale // on a grid: ties
+				case 2:
+					at = now + 86400*r.Float64() // far ahead
+				default:
+					at = now + scale*r.ExpFloat64()
+				}
+				e := event{t: at, slot: slot}
+				slot++
+				q.push(e)
+				i, _ := slices.BinarySearchFunc(want, e, func(x, y event) int {
+					if x.t <= y.t { // after every event of the same time
+						return -1
+					}
+					return 1
+				})
+				want = slices.Insert(want, i, e)
 			}
-			e := event{t: float64(r.IntN(times)) / 4, slot: slot}
-			slot++
-			h.push(e)
-			ref.push(e)
+			if q.len() != len(want) {
+				t.Fatalf("round %d step %d: len = %d; want %d", round, step, q.len(), len(want))
+			}
 		}
 	}
 }

@@ -158,7 +158,7 @@ func (t *Tracer) Run(ctx context.Context, f func(from, to float64, st MarkovStat
 // original's does, and it goes on from the next.
 func (t *Tracer) Split(seed uint64) *Tracer {
 	s := *t.s
-	s.h.a = slices.Clone(t.s.h.a)
+	s.h = t.s.h.clone()
 	s.tq = slices.Clone(t.s.tq)
 	for i := range s.tq {
 		s.tq[i].buf = slices.Clone(s.tq[i].buf)

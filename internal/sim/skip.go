@@ -168,7 +168,7 @@ func (t aliasTable) draw(u uint64) int {
 // value (no event) and the forced event is 0, and every later draw is fresh.
 // Once ctx is done it returns within checkEvery jobs with an event and their
 // calls, its counters then meaningless.
-func runJobsSkip(ctx context.Context, j *provider.Job, sk *skipper, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (c stats.Counters, err error) {
+func runJobsSkip(ctx context.Context, c *stats.Counters, j *provider.Job, sk *skipper, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64 // the job with an event in progress, from the block's first
 	cs, gd := calls(ctx, j, strat)
 	defer func() {
@@ -176,14 +176,14 @@ func runJobsSkip(ctx context.Context, j *provider.Job, sk *skipper, strat strate
 			err = recovered(v, strat, job0+job, gd.stepOf())
 		}
 	}()
-	c = stats.Counters{Jobs: n}
+	*c = stats.Counters{Jobs: n}
 	j.UseStore(strat.UsesStore())
 	resume := strategy.ResumeOf(strat)
 	var clean, work int64
 	for left := n; left > 0; {
 		if work++; work >= checkEvery {
 			if ctx.Err() != nil {
-				return c, nil
+				return nil
 			}
 			work = 0
 		}
@@ -212,7 +212,7 @@ func runJobsSkip(ctx context.Context, j *provider.Job, sk *skipper, strat strate
 		work += j.Calls()
 	}
 	c.AddClean(clean, int64(j.Steps()))
-	return c, nil
+	return nil
 }
 
 // forced is a draw on one side of cut, made from the fresh draw u: uniform
@@ -258,14 +258,14 @@ func runForced(x *delivery.Runner, sk *skipper, stream *rng.Stream, cuts []uint6
 // first) is still drawn exactly; a clean job that outlasts the visibility
 // timeout runs the same way, every draw forced clean. Once ctx is done it
 // returns within checkEvery jobs and calls, its counters then meaningless.
-func runJobsDeliverySkip(ctx context.Context, x *delivery.Runner, j *provider.Job, sk *skipper, stream *rng.Stream, n int64, watched int, job0 int64) (c stats.Counters, err error) {
+func runJobsDeliverySkip(ctx context.Context, c *stats.Counters, x *delivery.Runner, j *provider.Job, sk *skipper, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64 // the job in progress, from the block's first
 	defer func() {
 		if v := recover(); v != nil {
 			err = recovered(v, x.Strategy(), job0+job, x.Step())
 		}
 	}()
-	c = stats.Counters{Jobs: n}
+	*c = stats.Counters{Jobs: n}
 	cuts := x.Cuts()
 	var clean, work int64
 	for job < n {
@@ -273,7 +273,7 @@ func runJobsDeliverySkip(ctx context.Context, x *delivery.Runner, j *provider.Jo
 		for end := job + g; job < end; job++ {
 			if work++; work >= checkEvery {
 				if ctx.Err() != nil {
-					return c, nil
+					return nil
 				}
 				work = 0
 			}
@@ -282,18 +282,18 @@ func runJobsDeliverySkip(ctx context.Context, x *delivery.Runner, j *provider.Jo
 				c.Completion.Add(t)
 				continue
 			}
-			addDelivery(&c, runForced(x, sk, stream, cuts, len(cuts), false), j, watched)
+			addDelivery(c, runForced(x, sk, stream, cuts, len(cuts), false), j, watched)
 			work += j.Calls()
 		}
 		if job == n {
 			break
 		}
 		first := sk.first.draw(stream.Next())
-		addDelivery(&c, runForced(x, sk, stream, cuts, first+1, true), j, watched)
+		addDelivery(c, runForced(x, sk, stream, cuts, first+1, true), j, watched)
 		work += j.Calls() + 1
 		job++
 	}
 	c.AddClean(clean, int64(j.Steps()))
 	c.Deliveries += clean
-	return c, nil
+	return nil
 }

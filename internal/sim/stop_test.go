@@ -45,16 +45,19 @@ func TestBlockStopsMidway(t *testing.T) {
 		run  func(ctx context.Context, stream *rng.Stream) stats.Counters
 	}{
 		{"plain straight", func(ctx context.Context, stream *rng.Stream) stats.Counters {
-			c, _ := runJobs(ctx, provider.NewJob(sc, stream), step, stream, jobs, 0, 0)
+			var c stats.Counters
+			runJobs(ctx, &c, provider.NewJob(sc, stream), step, stream, jobs, 0, 0)
 			return c
 		}},
 		{"plain opaque", func(ctx context.Context, stream *rng.Stream) stats.Counters {
-			c, _ := runJobs(ctx, provider.NewJob(sc, stream), opaque{step}, stream, jobs, 0, 0)
+			var c stats.Counters
+			runJobs(ctx, &c, provider.NewJob(sc, stream), opaque{step}, stream, jobs, 0, 0)
 			return c
 		}},
 		{"skip", func(ctx context.Context, stream *rng.Stream) stats.Counters {
 			j := provider.NewJob(sc, stream)
-			c, _ := runJobsSkip(ctx, j, newSkipper(j.Clean()), step, stream, jobs, 0, 0)
+			var c stats.Counters
+			runJobsSkip(ctx, &c, j, newSkipper(j.Clean()), step, stream, jobs, 0, 0)
 			return c
 		}},
 	} {
@@ -92,7 +95,8 @@ func TestDeliveryBlockStopsMidJob(t *testing.T) {
 	x.StopWhen(func() bool { return ctx.Err() != nil })
 	var cancelled time.Time
 	time.AfterFunc(200*time.Millisecond, func() { cancelled = time.Now(); cancel() })
-	c, _ := runJobsDelivery(ctx, x, j, stream, 1_000_000_000_000, 0, 0)
+	var c stats.Counters
+	runJobsDelivery(ctx, &c, x, j, stream, 1_000_000_000_000, 0, 0)
 	if took := time.Since(cancelled); c.Calls == 0 || took > 3*time.Second {
 		t.Errorf("returned %v after the cancel, %d calls made; want some calls, and within a second or so", took, c.Calls)
 	}
