@@ -39,14 +39,13 @@ var computation = []string{
 
 // presentation are the import path prefixes only internal/render may reach.
 var presentation = []string{
-	"github.com/olekukonko/tablewriter",
 	"gonum.org/v1/plot",
 	"github.com/retrysim/retrysim/internal/render",
 }
 
 // TestComputationImportsNoPresentation runs `go list -deps` over the
 // computation packages and fails naming the import chain that reaches a
-// presentation package, e.g. "internal/sim -> stats -> tablewriter".
+// presentation package, e.g. "internal/sim -> stats -> internal/render".
 func TestComputationImportsNoPresentation(t *testing.T) {
 	args := append([]string{"list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}"}, computation...)
 	out, err := exec.Command("go", args...).Output()

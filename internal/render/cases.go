@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -14,7 +12,7 @@ func writeCasesTable(w io.Writer, c stats.Cases, st tableStyle) error {
 	title := c.Title
 	title = tableTitle(title, st)
 	fmt.Fprintln(w, title)
-	t := newTable(w, st, []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}, 1)
+	t := newTable(w, st, []alignment{alignLeft, alignLeft, alignRight, alignRight, alignRight, alignLeft}, 1)
 	t.Prose(5)
 	t.Header(casesHeader)
 	for _, r := range c.Rows {
