@@ -109,6 +109,36 @@ func TestRetrysimBuildsWithoutNetwork(t *testing.T) {
 	}
 }
 
+// heavy are packages retrysim's build must not reach, by import path or
+// path prefix, each with why: each was seconds of a cold build that a
+// simulator does not need (issue 35, item 1: a cold build at most three
+// times a hello world's).
+var heavy = []struct{ path, why string }{
+	{"github.com/olekukonko/", "tablewriter and its logger: render writes its tables (box.go)"},
+	{"database/sql", "tablewriter's logger"},
+	{"log/slog", "tablewriter's logger"},
+	{"gonum.org/v1/gonum/stat", "distuv, stat, mat: internal/dist has the quantiles from mathext"},
+}
+
+// TestRetrysimBuildsLean fails naming the import chain by which retrysim
+// reaches a heavy package.
+func TestRetrysimBuildsLean(t *testing.T) {
+	const retrysim = "github.com/retrysim/retrysim/cmd/retrysim"
+	imports := listImports(t, retrysim)
+	under := func(prefix string) func(string) bool {
+		return func(p string) bool { return p == prefix || strings.HasPrefix(p, strings.TrimSuffix(prefix, "/")+"/") }
+	}
+	for _, h := range heavy {
+		if chain := pathTo(imports, retrysim, under(h.path)); chain != nil {
+			t.Errorf("retrysim builds %s (%s): %s", h.path, h.why, strings.Join(chain, " -> "))
+		}
+	}
+	// The check above finds what it looks for where it is.
+	if chain := pathTo(imports, retrysim, under("gonum.org/v1/plot/")); chain == nil {
+		t.Error("go list -deps finds no gonum.org/v1/plot/... under retrysim")
+	}
+}
+
 // listImports runs `go list -deps` over pkgs and returns what each package
 // in their builds imports, by import path.
 func listImports(t *testing.T, pkgs ...string) map[string][]string {
