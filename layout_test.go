@@ -118,6 +118,9 @@ var heavy = []struct{ path, why string }{
 	{"database/sql", "tablewriter's logger"},
 	{"log/slog", "tablewriter's logger"},
 	{"gonum.org/v1/gonum/stat", "distuv, stat, mat: internal/dist has the quantiles from mathext"},
+	{"gonum.org/v1/gonum/mat", "with lapack and blas: fleet/chain's dense.go solves the chain"},
+	{"gonum.org/v1/gonum/lapack", "fleet/chain's dense.go solves the chain"},
+	{"gonum.org/v1/gonum/blas", "fleet/chain's dense.go solves the chain"},
 }
 
 // TestRetrysimBuildsLean fails naming the import chain by which retrysim
