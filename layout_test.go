@@ -121,6 +121,7 @@ var heavy = []struct{ path, why string }{
 	{"gonum.org/v1/gonum/mat", "with lapack and blas: fleet/chain's dense.go solves the chain"},
 	{"gonum.org/v1/gonum/lapack", "fleet/chain's dense.go solves the chain"},
 	{"gonum.org/v1/gonum/blas", "fleet/chain's dense.go solves the chain"},
+	{"golang.org/x/sys/", "with golang.org/x/term: internal/tty asks the terminal through syscall"},
 }
 
 // TestRetrysimBuildsLean fails naming the import chain by which retrysim

@@ -16,7 +16,7 @@ const (
 	alignRight
 )
 
-// narrow measures runes as a terminal outside East Asia shows them, in
+// narrowRunes measures runes as a terminal outside East Asia shows them, in
 // every locale, so that a table's bytes never depend on the environment.
 var narrowRunes = displaywidth.Options{EastAsianWidth: false}
 
