@@ -5,9 +5,9 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/retrysim/retrysim/internal/dist"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Comparison says whether row B differs from row A on one metric, and how
@@ -122,7 +122,7 @@ func (rep Report) CompareWatched(a, b Row, step string) (Comparison, error) {
 }
 
 // zQuantile is the two-sided normal quantile of the intervals (1.96).
-func zQuantile() float64 { return distuv.UnitNormal.Quantile(1 - alpha/2) }
+func zQuantile() float64 { return dist.NormalQuantile(1 - alpha/2) }
 
 // pValue is the two-sided p-value of a standard normal z.
 func pValue(z float64) float64 { return math.Erfc(math.Abs(z) / math.Sqrt2) }

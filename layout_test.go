@@ -40,14 +40,13 @@ var computation = []string{
 
 // presentation are the import path prefixes only internal/render may reach.
 var presentation = []string{
-	"github.com/olekukonko/tablewriter",
 	"gonum.org/v1/plot",
 	"github.com/retrysim/retrysim/internal/render",
 }
 
 // TestComputationImportsNoPresentation runs `go list -deps` over the
 // computation packages and fails naming the import chain that reaches a
-// presentation package, e.g. "internal/sim -> stats -> tablewriter".
+// presentation package, e.g. "internal/sim -> stats -> internal/render".
 func TestComputationImportsNoPresentation(t *testing.T) {
 	args := append([]string{"list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}"}, computation...)
 	out, err := exec.Command("go", args...).Output()
@@ -108,6 +107,40 @@ func TestRetrysimBuildsWithoutNetwork(t *testing.T) {
 	// itself is built on the network stack.
 	if chain := pathTo(listImports(t, "cmd/go"), "cmd/go", func(p string) bool { return p == "net/http" }); chain == nil {
 		t.Error("go list -deps finds no net/http under cmd/go")
+	}
+}
+
+// heavy are packages retrysim's build must not reach, by import path or
+// path prefix, each with why: each was seconds of a cold build that a
+// simulator does not need (issue 35, item 1: a cold build at most three
+// times a hello world's).
+var heavy = []struct{ path, why string }{
+	{"github.com/olekukonko/", "tablewriter and its logger: render writes its tables (box.go)"},
+	{"database/sql", "tablewriter's logger"},
+	{"log/slog", "tablewriter's logger"},
+	{"gonum.org/v1/gonum/stat", "distuv, stat, mat: internal/dist has the quantiles from mathext"},
+	{"gonum.org/v1/gonum/mat", "with lapack and blas: fleet/chain's dense.go solves the chain"},
+	{"gonum.org/v1/gonum/lapack", "fleet/chain's dense.go solves the chain"},
+	{"gonum.org/v1/gonum/blas", "fleet/chain's dense.go solves the chain"},
+	{"golang.org/x/sys/", "with golang.org/x/term: internal/tty asks the terminal through syscall"},
+}
+
+// TestRetrysimBuildsLean fails naming the import chain by which retrysim
+// reaches a heavy package.
+func TestRetrysimBuildsLean(t *testing.T) {
+	const retrysim = "github.com/retrysim/retrysim/cmd/retrysim"
+	imports := listImports(t, retrysim)
+	under := func(prefix string) func(string) bool {
+		return func(p string) bool { return p == prefix || strings.HasPrefix(p, strings.TrimSuffix(prefix, "/")+"/") }
+	}
+	for _, h := range heavy {
+		if chain := pathTo(imports, retrysim, under(h.path)); chain != nil {
+			t.Errorf("retrysim builds %s (%s): %s", h.path, h.why, strings.Join(chain, " -> "))
+		}
+	}
+	// The check above finds what it looks for where it is.
+	if chain := pathTo(imports, retrysim, under("gonum.org/v1/plot/")); chain == nil {
+		t.Error("go list -deps finds no gonum.org/v1/plot/... under retrysim")
 	}
 }
 

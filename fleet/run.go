@@ -7,8 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
+	"github.com/retrysim/retrysim/internal/dist"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
@@ -279,7 +278,7 @@ func estimate(xs []float64) schema.Estimate {
 			ss += (x - mean) * (x - mean)
 		}
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+	t := dist.StudentTQuantile(float64(n-1), 0.975)
 	half := t * math.Sqrt(ss/float64(n-1)/float64(n))
 	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, N: int64(n), Level: stats.Confidence, Method: schema.StudentT}
 }

@@ -4,15 +4,15 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/retrysim/retrysim/internal/dist"
 	"github.com/retrysim/retrysim/schema"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Confidence is the level of every interval retrysim prints.
 const Confidence = 0.95
 
 // z is the two-sided normal quantile for Confidence (1.96).
-var z = distuv.UnitNormal.Quantile(1 - (1-Confidence)/2)
+var z = dist.NormalQuantile(1 - (1-Confidence)/2)
 
 // Wilson is the proportion x of n with its Wilson score interval. Unlike
 // the plain normal interval it stays inside [0, 1] and keeps its coverage
@@ -45,9 +45,9 @@ func Garwood(x int64) schema.Estimate {
 func garwood(x float64) (lo, hi float64) {
 	alpha := 1 - Confidence
 	if x > 0 {
-		lo = distuv.ChiSquared{K: 2 * x}.Quantile(alpha/2) / 2
+		lo = dist.ChiSquaredQuantile(2*x, alpha/2) / 2
 	}
-	hi = distuv.ChiSquared{K: 2*x + 2}.Quantile(1-alpha/2) / 2
+	hi = dist.ChiSquaredQuantile(2*x+2, 1-alpha/2) / 2
 	return lo, hi
 }
 

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/dist"
 	"github.com/retrysim/retrysim/schema"
-	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
+	"gonum.org/v1/gonum/floats"
 )
 
 // Expected holds a strategy's exact expectations, per job: the rates and
@@ -183,12 +183,12 @@ func (m Metric) SpreadOf(reps []Values) Spread {
 	for r, v := range reps {
 		xs[r] = v[i]
 	}
-	mu, sd := stat.MeanStdDev(xs, nil)
+	mu, sd := meanSD(xs)
 	n := int64(len(xs))
 	if n < 2 {
 		return Spread{Estimate: schema.Estimate{Value: mu, Lo: mu, Hi: mu, N: n}}
 	}
-	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975) * sd / math.Sqrt(float64(n))
+	half := dist.StudentTQuantile(float64(n-1), 0.975) * sd / math.Sqrt(float64(n))
 	return Spread{Estimate: schema.Estimate{Value: mu, Lo: max(0, mu-half), Hi: mu + half, N: n, Level: Confidence, Method: schema.StudentT}, SD: sd}
 }
 
@@ -272,4 +272,19 @@ func LookupSweepMetric(name string, watched []Watch, delivery bool) (Metric, err
 		names[j] = m.Name
 	}
 	return Metric{}, fmt.Errorf("unknown metric %q (want one of %s)", name, strings.Join(names, ", "))
+}
+
+// meanSD is the mean of xs and their sample standard deviation, by the
+// corrected two-pass algorithm (Chan, Golub and LeVeque's 1.7) in gonum's
+// stat.MeanStdDev's order of operations, so that the figures are its own.
+func meanSD(xs []float64) (mean, sd float64) {
+	n := float64(len(xs))
+	mean = floats.Sum(xs) / n
+	var ss, compensation float64
+	for _, x := range xs {
+		d := x - mean
+		ss += d * d
+		compensation += d
+	}
+	return mean, math.Sqrt((ss - compensation*compensation/n) / (n - 1))
 }

@@ -2,7 +2,10 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // A z-score divides by the expectation's own spread: when every simulated job
@@ -93,5 +96,27 @@ func TestSpreadInterval(t *testing.T) {
 		if math.Abs(s.Value-tc.mean) > 1e-9 || math.Abs(s.Lo-tc.lo) > 1e-5 || math.Abs(s.Hi-tc.hi) > 1e-5 {
 			t.Errorf("SpreadOf(%v) = %+v; want mean %g, [%g, %g]", tc.xs, s, tc.mean, tc.lo, tc.hi)
 		}
+	}
+}
+
+// meanSD gives gonum's stat.MeanStdDev's mean and standard deviation to the
+// last bit, for 1 to 40 replicates' values of every size (the sum's order
+// depends on the count), and 3, 4 and 5 replicates by hand: 2, 4, 9 have
+// mean 5 and standard deviation sqrt(13).
+func TestMeanSDIsGonums(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for n := 1; n <= 40; n++ {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = r.ExpFloat64() * math.Pow(10, float64(r.IntN(9)-4))
+		}
+		mu, sd := meanSD(xs)
+		wantMu, wantSD := stat.MeanStdDev(xs, nil)
+		if mu != wantMu || sd != wantSD && !(math.IsNaN(sd) && math.IsNaN(wantSD)) {
+			t.Errorf("%d values: meanSD = %.17g, %.17g; stat.MeanStdDev %.17g, %.17g", n, mu, sd, wantMu, wantSD)
+		}
+	}
+	if mu, sd := meanSD([]float64{2, 4, 9}); mu != 5 || math.Abs(sd-math.Sqrt(13)) > 1e-15 {
+		t.Errorf("meanSD(2, 4, 9) = %g, %g; want 5, sqrt(13)", mu, sd)
 	}
 }

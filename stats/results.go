@@ -4,7 +4,7 @@
 // Kaplan-Meier estimate of a recovery time with censored observations, and
 // the shard file format with its validation. It is the computation side only: it
 // runs no simulation and renders nothing, so engines and models import it
-// without pulling in tablewriter or gonum/plot (the retrysim command does the
+// without pulling in a table writer or gonum/plot (the retrysim command does the
 // presentation).
 package stats
 

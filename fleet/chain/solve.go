@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // Empty is the distribution that starts the chain with nothing in the
@@ -270,29 +268,29 @@ func (c *Chain) solve(fixed []bool, value []float64, rhs float64) ([]float64, er
 	L := c.States[len(c.States)-1].Orbit + 1 // the orbit sizes reached: 0 to the largest
 	size := func(l int) int { return c.level[l+1] - c.level[l] }
 	lambda := c.Model.Rate
-	diag := make([]*mat.Dense, L)
-	up := make([]*mat.Dense, L)
-	down := make([]*mat.Dense, L)
-	b := make([]*mat.VecDense, L)
+	diag := make([]*dense, L)
+	up := make([]*dense, L)
+	down := make([]*dense, L)
+	b := make([][]float64, L)
 	for l := range L {
 		n := size(l)
-		diag[l] = mat.NewDense(n, n, nil)
-		b[l] = mat.NewVecDense(n, nil)
+		diag[l] = newDense(n, n)
+		b[l] = make([]float64, n)
 		if l+1 < L && size(l+1) > 0 {
-			up[l] = mat.NewDense(n, size(l+1), nil)
+			up[l] = newDense(n, size(l+1))
 		}
 		if l > 0 {
-			down[l] = mat.NewDense(n, size(l-1), nil)
+			down[l] = newDense(n, size(l-1))
 		}
 	}
 	for i := range c.States {
 		l := c.States[i].Orbit
 		k := i - c.level[l]
 		if fixed[i] {
-			diag[l].Set(k, k, 1)
-			b[l].SetVec(k, value[i])
+			diag[l].add(k, k, 1)
+			b[l][k] = value[i]
 		} else {
-			b[l].SetVec(k, -rhs)
+			b[l][k] = -rhs
 		}
 	}
 	for _, tr := range c.trans {
@@ -302,70 +300,55 @@ func (c *Chain) solve(fixed []bool, value []float64, rhs float64) ([]float64, er
 		r := tr.rate * c.factor(tr, lambda)
 		lf, lt := c.States[tr.from].Orbit, c.States[tr.to].Orbit
 		kf, kt := int(tr.from)-c.level[lf], int(tr.to)-c.level[lt]
-		diag[lf].Set(kf, kf, diag[lf].At(kf, kf)-r)
+		diag[lf].add(kf, kf, -r)
 		switch lt {
 		case lf:
-			diag[lf].Set(kf, kt, diag[lf].At(kf, kt)+r)
+			diag[lf].add(kf, kt, r)
 		case lf + 1:
-			up[lf].Set(kf, kt, up[lf].At(kf, kt)+r)
+			up[lf].add(kf, kt, r)
 		case lf - 1:
-			down[lf].Set(kf, kt, down[lf].At(kf, kt)+r)
+			down[lf].add(kf, kt, r)
 		default:
 			return nil, errors.New("chain: a jump of more than one in the orbit")
 		}
 	}
 	// Forward: diag[l] h_l + up[l] h_{l+1} = b_l once down[l] is eliminated;
 	// x[l] = diag[l]^-1 up[l] and y[l] = diag[l]^-1 b_l.
-	x := make([]*mat.Dense, L)
-	y := make([]*mat.VecDense, L)
+	x := make([]*dense, L)
+	y := make([][]float64, L)
 	for l := range L {
 		if l > 0 {
-			var t mat.Dense
-			t.Mul(down[l], x[l-1])
-			diag[l].Sub(diag[l], &t)
-			var v mat.VecDense
-			v.MulVec(down[l], y[l-1])
-			b[l].SubVec(b[l], &v)
-		}
-		var lu mat.LU
-		lu.Factorize(diag[l])
-		y[l] = new(mat.VecDense)
-		if err := solved(lu.SolveVecTo(y[l], false, b[l]), l); err != nil {
-			return nil, err
-		}
-		if up[l] != nil {
-			x[l] = new(mat.Dense)
-			if err := solved(lu.SolveTo(x[l], false, up[l]), l); err != nil {
-				return nil, err
+			t := mul(down[l], x[l-1])
+			for k, v := range t.a {
+				diag[l].a[k] -= v
 			}
+			for k, v := range mulVec(down[l], y[l-1]) {
+				b[l][k] -= v
+			}
+		}
+		f, ok := factor(diag[l])
+		if !ok {
+			return nil, fmt.Errorf("chain: orbit size %d: the block is singular", l)
+		}
+		y[l] = f.solveVec(b[l])
+		if up[l] != nil {
+			x[l] = &dense{r: up[l].r, c: up[l].c, a: slices.Clone(up[l].a)}
+			f.solve(x[l])
 		}
 	}
 	h := make([]float64, len(c.States))
-	var next *mat.VecDense
+	var next []float64
 	for l := L - 1; l >= 0; l-- {
-		hl := mat.VecDenseCopyOf(y[l])
+		hl := slices.Clone(y[l])
 		if x[l] != nil {
-			var v mat.VecDense
-			v.MulVec(x[l], next)
-			hl.SubVec(hl, &v)
+			for k, v := range mulVec(x[l], next) {
+				hl[k] -= v
+			}
 		}
-		for k := range hl.Len() {
-			h[c.level[l]+k] = hl.AtVec(k)
-		}
+		copy(h[c.level[l]:], hl)
 		next = hl
 	}
 	return h, nil
-}
-
-// solved passes a solve's error on, but for a large condition number: the
-// blocks of a metastable chain are ill-conditioned because its times are
-// long, not because they are wrong.
-func solved(err error, level int) error {
-	var cond mat.Condition
-	if err == nil || errors.As(err, &cond) {
-		return nil
-	}
-	return fmt.Errorf("chain: orbit size %d: %w", level, err)
 }
 
 // Stationary is the chain's stationary distribution at arrival rate Rate,
@@ -376,20 +359,23 @@ func (c *Chain) Stationary() ([]float64, error) {
 		return nil, fmt.Errorf("the stationary solve takes at most %d states (MaxBlock), not %d", MaxBlock, n)
 	}
 	// Q^T pi = 0 with the last equation replaced by sum pi = 1.
-	a := mat.NewDense(n, n, nil)
+	a := newDense(n, n)
 	for _, tr := range c.trans {
 		r := tr.rate * c.factor(tr, c.Model.Rate)
-		a.Set(int(tr.to), int(tr.from), a.At(int(tr.to), int(tr.from))+r)
-		a.Set(int(tr.from), int(tr.from), a.At(int(tr.from), int(tr.from))-r)
+		a.add(int(tr.to), int(tr.from), r)
+		a.add(int(tr.from), int(tr.from), -r)
 	}
 	for j := range n {
-		a.Set(n-1, j, 1)
+		a.row(n - 1)[j] = 1
 	}
-	rhs := mat.NewVecDense(n, nil)
-	rhs.SetVec(n-1, 1)
-	var pi mat.VecDense
-	if err := pi.SolveVec(a, rhs); err != nil {
-		return nil, fmt.Errorf("chain: stationary solve: %w", err)
+	rhs := make([]float64, n)
+	rhs[n-1] = 1
+	f, ok := factor(a)
+	if !ok {
+		return nil, errors.New("chain: stationary solve: the matrix is singular")
 	}
-	return pi.RawVector().Data, nil
+	if k := f.condition(a); k > maxCondition {
+		return nil, fmt.Errorf("chain: stationary solve: the matrix is near-singular, with condition number %.4e", k)
+	}
+	return f.solveVec(rhs), nil
 }

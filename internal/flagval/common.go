@@ -9,12 +9,11 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/term"
-
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/tty"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -74,8 +73,8 @@ func (w *Width) Of(stdout io.Writer, toStdout bool) int {
 	if w.given {
 		return w.V
 	}
-	if f, ok := stdout.(*os.File); ok && toStdout && term.IsTerminal(int(f.Fd())) {
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+	if f, ok := stdout.(*os.File); ok && toStdout && tty.IsTerminal(int(f.Fd())) {
+		if cols, err := tty.Width(int(f.Fd())); err == nil && cols > 0 {
 			return cols
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"golang.org/x/term"
+	"github.com/retrysim/retrysim/internal/tty"
 )
 
 // Exit statuses of every command.
@@ -33,7 +33,7 @@ func ExitStatus(ctx context.Context, err error, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return ExitOK
 	case ctx.Err() != nil:
-		if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if f, ok := stderr.(*os.File); ok && tty.IsTerminal(int(f.Fd())) {
 			io.WriteString(stderr, "\r\x1b[K") // clear a progress line the run left
 		}
 		fmt.Fprintln(stderr, "retrysim: interrupted; nothing was written")

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"golang.org/x/term"
+	"github.com/retrysim/retrysim/internal/tty"
 )
 
 // UsageError is bad input, the user's to fix: the commands exit with
@@ -98,8 +98,8 @@ func parseFlags(fs *flag.FlagSet, args []string, intro string, groups []Group, s
 // helpWidth is the width -help wraps to: the terminal's when stdout is
 // one, and 80 columns otherwise (a pipe, a file, a pager).
 func helpWidth(stdout io.Writer) int {
-	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > usageIndent+20 {
+	if f, ok := stdout.(*os.File); ok && tty.IsTerminal(int(f.Fd())) {
+		if cols, err := tty.Width(int(f.Fd())); err == nil && cols > usageIndent+20 {
 			return cols
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/internal/human"
-	"golang.org/x/term"
+	"github.com/retrysim/retrysim/internal/tty"
 )
 
 // Progress returns a progress callback that draws a line called name, with
@@ -19,7 +19,7 @@ import (
 // run is done.
 func Progress(stderr io.Writer, name string) func(done, total int64) {
 	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !ok || !tty.IsTerminal(int(f.Fd())) {
 		return nil
 	}
 	m := &meter{w: f, name: name, now: time.Now}

@@ -3,14 +3,12 @@ package render
 import (
 	"io"
 
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/retrysim/retrysim/stats"
 )
 
 // writeCasesTable is a preset's cases for people, as a table or markdown.
 func writeCasesTable(w io.Writer, c stats.Cases, st tableStyle) error {
-	t := newTable(w, st, []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}, 1)
+	t := newTable(w, st, []alignment{alignLeft, alignLeft, alignRight, alignRight, alignRight, alignLeft}, 1)
 	t.Prose(5)
 	t.Header(casesHeader)
 	for _, r := range c.Rows {

@@ -5,11 +5,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 // DefaultWidth is the width in columns the table format fits when none is
@@ -32,7 +27,7 @@ type tableStyle struct {
 type table struct {
 	w      io.Writer
 	st     tableStyle
-	align  []tw.Align
+	align  []alignment
 	labels int   // leading columns that name a row: their cells wrap, and every part repeats them
 	prose  []int // other columns whose cells are words, which wrap too
 	header []string
@@ -41,7 +36,7 @@ type table struct {
 
 // newTable is a table written to w in style st, each column aligned as
 // align says, whose first labels columns name its rows.
-func newTable(w io.Writer, st tableStyle, align []tw.Align, labels int) *table {
+func newTable(w io.Writer, st tableStyle, align []alignment, labels int) *table {
 	return &table{w: w, st: st, align: align, labels: labels}
 }
 
@@ -81,7 +76,7 @@ func (t *table) Render() error {
 			}
 		}
 		h := make([]string, len(part))
-		align := make([]tw.Align, len(part))
+		align := make([]alignment, len(part))
 		for i, c := range part {
 			h[i] = strings.Join(wrapWords(header[c.index], c.width), "\n")
 			if c.index < len(t.align) {
@@ -109,23 +104,8 @@ func (t *table) Render() error {
 }
 
 // write renders one table of cells already escaped.
-func (t *table) write(header []string, rows [][]string, align []tw.Align) error {
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	}
-	if t.st.markdown {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-	}
-	tb := tablewriter.NewTable(t.w, opts...)
-	tb.Header(header)
-	for _, r := range rows {
-		if err := tb.Append(r); err != nil {
-			return err
-		}
-	}
-	return tb.Render()
+func (t *table) write(header []string, rows [][]string, aligns []alignment) error {
+	return writeBox(t.w, t.st.markdown, header, rows, aligns)
 }
 
 // escapeAll is cells each escaped by escape.
@@ -161,13 +141,13 @@ func (t *table) column(j int, header []string, rows [][]string) fitColumn {
 		c.cells = append(c.cells, cell)
 	}
 	for i, s := range c.cells {
-		c.natural = max(c.natural, twwidth.Width(s))
+		c.natural = max(c.natural, textWidth(s))
 		if i > 0 && !c.wraps {
-			c.least = max(c.least, twwidth.Width(s))
+			c.least = max(c.least, textWidth(s))
 			continue
 		}
 		for _, word := range strings.Fields(s) {
-			c.least = max(c.least, twwidth.Width(word))
+			c.least = max(c.least, textWidth(word))
 		}
 	}
 	c.width = c.natural
@@ -180,13 +160,13 @@ func (c fitColumn) lines(w int) (lines []int, widest int) {
 	lines = make([]int, len(c.cells))
 	for i, s := range c.cells {
 		if i > 0 && !c.wraps {
-			lines[i], widest = 1, max(widest, twwidth.Width(s))
+			lines[i], widest = 1, max(widest, textWidth(s))
 			continue
 		}
 		wrapped := wrapWords(s, w)
 		lines[i] = len(wrapped)
 		for _, l := range wrapped {
-			widest = max(widest, twwidth.Width(l))
+			widest = max(widest, textWidth(l))
 		}
 	}
 	return lines, widest
@@ -354,13 +334,13 @@ func narrow(cols []fitColumn, width int) (narrowed []fitColumn, height int) {
 // wrapWords breaks s at spaces into lines of at most width columns, a word
 // wider than that alone on its line; s whole when width is 0.
 func wrapWords(s string, width int) []string {
-	if width <= 0 || twwidth.Width(s) <= width {
+	if width <= 0 || textWidth(s) <= width {
 		return []string{s}
 	}
 	var lines []string
 	line, lineWidth := "", 0
 	for _, word := range strings.Fields(s) {
-		w := twwidth.Width(word)
+		w := textWidth(word)
 		switch {
 		case line == "":
 			line, lineWidth = word, w

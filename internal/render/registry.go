@@ -97,8 +97,8 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	runs:   Runs.html,
 }}
 
-// tableFormat is the format that writes every document as a tablewriter
-// table in style st.
+// tableFormat is the format that writes every document as a box table
+// in style st.
 func tableFormat(name string, st tableStyle) Renderer {
 	return Renderer{
 		name:   name,

@@ -1,7 +1,6 @@
-// Package render presents what package stats computes: tables (tablewriter),
+// Package render presents what package stats computes: tables (box.go),
 // markdown, csv, json, html pages and plots (gonum/plot). It computes no
-// statistics of its own, and it is the only package that imports tablewriter
-// or gonum/plot.
+// statistics of its own, and it is the only package that imports gonum/plot.
 package render
 
 import (
@@ -12,8 +11,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
@@ -212,10 +209,10 @@ const (
 // step repeated, one column a strategy.
 func writeByStep(w io.Writer, r stats.Report, st tableStyle) error {
 	header := []string{byStepHeading}
-	align := []tw.Align{tw.AlignLeft}
+	align := []alignment{alignLeft}
 	for _, row := range r.Rows {
 		header = append(header, row.ID)
-		align = append(align, tw.AlignRight)
+		align = append(align, alignRight)
 	}
 	fmt.Fprintln(w)
 	t := newTable(w, st, align, 1)

@@ -7,18 +7,16 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/retrysim/retrysim/stats"
 )
 
 // numberColumns aligns n columns: the first left as text, the rest as numbers.
-func numberColumns(n, left int) []tw.Align {
-	align := make([]tw.Align, n)
+func numberColumns(n, left int) []alignment {
+	align := make([]alignment, n)
 	for i := range align {
-		align[i] = tw.AlignRight
+		align[i] = alignRight
 		if i < left {
-			align[i] = tw.AlignLeft
+			align[i] = alignLeft
 		}
 	}
 	return align

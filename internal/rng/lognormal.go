@@ -4,7 +4,7 @@ import (
 	"math"
 	"sync"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/retrysim/retrysim/internal/dist"
 )
 
 // Lognormal draws e^(σZ) for a standard normal Z: a lognormal whose median is
@@ -110,8 +110,8 @@ func newLognormal(sigma float64) *Lognormal {
 	// exactly at the peak.
 	top := func(y1 float64) float64 {
 		lo, hi := l.span(y1)
-		l.tailL = distuv.UnitNormal.CDF(math.Log(lo) / sigma)
-		l.tailR = distuv.UnitNormal.Survival(math.Log(hi) / sigma)
+		l.tailL = dist.NormalCDF(math.Log(lo) / sigma)
+		l.tailR = dist.NormalSurvival(math.Log(hi) / sigma)
 		v := y1*(hi-lo) + l.tailL + l.tailR
 		l.y[0], l.y[1] = 0, y1
 		for i := 1; i < strips; i++ {

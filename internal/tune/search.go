@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/dist"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/schema"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Axis is a searched setting: its path and its candidate values, as the
@@ -291,7 +291,7 @@ func (r *Result) diff(o objective, x, y int) schema.Estimate {
 		ss += n[k] * (dk - mean) * (dk - mean)
 	}
 	k := float64(len(diffs))
-	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}.Quantile(0.975) * math.Sqrt(ss/(k-1)/total)
+	half := dist.StudentTQuantile(k-1, 0.975) * math.Sqrt(ss/(k-1)/total)
 	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, Level: 0.95, Method: schema.StudentT}
 }
 

@@ -1,0 +1,200 @@
+package chain
+
+import (
+	"math"
+	"slices"
+)
+
+// The chain's linear algebra: dense matrices, their products and LU
+// factorisation with partial pivoting, small enough to write here rather
+// than build gonum's mat, lapack and blas into the command. Every
+// operation is the one gonum v0.17's mat does on amd64, in the same order,
+// each product rounded before it is added (float64(x*y): no fused
+// multiply-add), so that every figure is the one gonum's solve gave, to
+// the last bit (TestDenseIsGonums).
+
+// dense is a row-major matrix of r rows and c columns.
+type dense struct {
+	r, c int
+	a    []float64
+}
+
+func newDense(r, c int) *dense { return &dense{r: r, c: c, a: make([]float64, r*c)} }
+
+// row is row i, shared with m.
+func (m *dense) row(i int) []float64 { return m.a[i*m.c : (i+1)*m.c] }
+
+// add adds v to the element at row i, column j.
+func (m *dense) add(i, j int, v float64) { m.a[i*m.c+j] += v }
+
+// axpy adds t times x to y, element by element.
+func axpy(t float64, x, y []float64) {
+	for j, v := range x {
+		y[j] += float64(t * v)
+	}
+}
+
+// mul is a times b, each of its rows the rows of b times a's nonzero
+// elements added in order (gonum's Dgemm).
+func mul(a, b *dense) *dense {
+	p := newDense(a.r, b.c)
+	for i := range a.r {
+		pi := p.row(i)
+		for l, v := range a.row(i) {
+			if v != 0 {
+				axpy(v, b.row(l), pi)
+			}
+		}
+	}
+	return p
+}
+
+// mulVec is a times x, each row's products summed as gonum's amd64 Dgemv
+// kernel sums them: those at even and at odd columns (of the columns
+// before the last when they are odd) in two sums, the product at the last
+// odd column added to their sum, or, in the last row of an odd number of
+// rows, to the even sum before the odd one is.
+func mulVec(a *dense, x []float64) []float64 {
+	y := make([]float64, a.r)
+	pairs := a.c &^ 1
+	for i := range a.r {
+		row := a.row(i)
+		var even, odd float64
+		for j := 0; j < pairs; j += 2 {
+			even += float64(row[j] * x[j])
+			odd += float64(row[j+1] * x[j+1])
+		}
+		switch {
+		case pairs == a.c:
+			y[i] = even + odd
+		case i == a.r-1 && a.r%2 == 1:
+			y[i] = (even + float64(row[pairs]*x[pairs])) + odd
+		default:
+			y[i] = (even + odd) + float64(row[pairs]*x[pairs])
+		}
+	}
+	return y
+}
+
+// lu is a square matrix's LU factorisation with partial pivoting, as
+// LAPACK's dgetf2 computes it: L below the diagonal (its own diagonal 1),
+// U on and above it, and the row swapped with each row in turn.
+type lu struct {
+	n    int
+	a    []float64
+	swap []int
+}
+
+// factor factorises m; ok is false if a pivot is exactly 0 (m singular).
+func factor(m *dense) (f *lu, ok bool) {
+	n := m.r
+	f = &lu{n: n, a: slices.Clone(m.a), swap: make([]int, n)}
+	a := f.a
+	ok = true
+	for j := range n {
+		p, largest := j, math.Abs(a[j*n+j])
+		for i := j + 1; i < n; i++ {
+			if v := math.Abs(a[i*n+j]); v > largest {
+				p, largest = i, v
+			}
+		}
+		f.swap[j] = p
+		if a[p*n+j] == 0 {
+			ok = false
+		} else {
+			if p != j {
+				swapRows(a, n, j, p)
+			}
+			d := a[j*n+j]
+			if math.Abs(d) >= 0x1p-1022 {
+				s := 1 / d
+				for i := j + 1; i < n; i++ {
+					a[i*n+j] *= s
+				}
+			} else {
+				for i := j + 1; i < n; i++ {
+					a[i*n+j] /= d
+				}
+			}
+		}
+		for i := j + 1; i < n; i++ {
+			axpy(-a[i*n+j], a[j*n+j+1:(j+1)*n], a[i*n+j+1:(i+1)*n])
+		}
+	}
+	return f, ok
+}
+
+// swapRows swaps rows i and k of the row-major a of c columns.
+func swapRows(a []float64, c, i, k int) {
+	for j := range c {
+		a[i*c+j], a[k*c+j] = a[k*c+j], a[i*c+j]
+	}
+}
+
+// solve overwrites b with the solution x of A x = b, A the factorised
+// matrix (LAPACK's dgetrs: the swaps, then L, then U).
+func (f *lu) solve(b *dense) {
+	n, a := f.n, f.a
+	for i, p := range f.swap {
+		if p != i {
+			swapRows(b.a, b.c, i, p)
+		}
+	}
+	for i := range n {
+		bi := b.row(i)
+		for k, v := range a[i*n : i*n+i] {
+			if v != 0 {
+				axpy(-v, b.row(k), bi)
+			}
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		bi := b.row(i)
+		for k, v := range a[i*n+i+1 : (i+1)*n] {
+			if v != 0 {
+				axpy(-v, b.row(i+1+k), bi)
+			}
+		}
+		s := 1 / a[i*n+i]
+		for j := range bi {
+			bi[j] *= s
+		}
+	}
+}
+
+// solveVec is the solution x of A x = b, A the factorised matrix.
+func (f *lu) solveVec(b []float64) []float64 {
+	x := &dense{r: len(b), c: 1, a: slices.Clone(b)}
+	f.solve(x)
+	return x.a
+}
+
+// maxCondition is the condition number above which a solve's figures are
+// noise: past 1e16 no digit of a float64 survives (gonum's
+// mat.ConditionTolerance).
+const maxCondition = 1e16
+
+// condition is m's condition number in the maximum row sum norm, the
+// norm of m times that of its inverse (computed from f, m's
+// factorisation): exact, where gonum's LAPACK estimated it from below.
+func (f *lu) condition(m *dense) float64 {
+	inv := newDense(f.n, f.n)
+	for i := range f.n {
+		inv.row(i)[i] = 1
+	}
+	f.solve(inv)
+	return rowSumNorm(m) * rowSumNorm(inv)
+}
+
+// rowSumNorm is the largest sum of the absolute values of a row of m.
+func rowSumNorm(m *dense) float64 {
+	var largest float64
+	for i := range m.r {
+		var s float64
+		for _, v := range m.row(i) {
+			s += math.Abs(v)
+		}
+		largest = max(largest, s)
+	}
+	return largest
+}

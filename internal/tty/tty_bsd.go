@@ -1,0 +1,7 @@
+//go:build darwin || dragonfly || freebsd || netbsd || openbsd
+
+package tty
+
+import "syscall"
+
+const readTermios = syscall.TIOCGETA

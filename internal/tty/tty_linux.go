@@ -1,0 +1,5 @@
+package tty
+
+import "syscall"
+
+const readTermios = syscall.TCGETS
