@@ -12,7 +12,7 @@ import (
 )
 
 // TestIncidentCommand drives retrysim incident: the list names every
-// incident; json carries the source, the assumptions (each marked assumed)
+// incident, within 100 columns; json carries the source, the assumptions (each marked assumed)
 // and an outcome a run with its Wilson interval; an unknown name, -shard of
 // the list, -plot in a shard and two names are refused with one line and
 // exit 2.
@@ -26,6 +26,7 @@ func TestIncidentCommand(t *testing.T) {
 			t.Errorf("retrysim incident does not list %s:\n%s", name, out)
 		}
 	}
+	checkFits(t, "retrysim incident", out) // its titles ran to 253 columns
 
 	out, errOut, code = retrysim(t, "incident", "google-cloud-2025-06-12", "-replicates", "3", "-format", "json")
 	if code != 0 {
