@@ -117,19 +117,19 @@ func awsUSEast2025() Incident {
 			"keeps a lease on each physical server (droplet) and depends on DynamoDB for it, lost leases meanwhile. When DynamoDB " +
 			"came back, re-establishing the leases of so many droplets took longer than the work's own timeout, and the timed-out " +
 			"work was queued again: DWFM was in congestive collapse and made no progress. New EC2 instance launches failed from " +
-			"2:25 AM to 10:36 AM. The collapse was broken by throttling incoming work and restarting DWFM hosts. (The opening of " +
-			"AWS's summary, with the times, was read in a stored copy of the page; the DWFM passage quoted here is as a Lemmy thread " +
-			"quotes it word for word; the throttling and restarts are as issue 39 summarises the report, the passage itself not " +
-			"in what we read.)",
+			"2:25 AM to 10:36 AM. (The opening of AWS's summary, with the times, was read in a stored copy of the page; the DWFM " +
+			"passage quoted here is as a Lemmy thread quotes it word for word. How AWS ended the collapse is not in what we read, " +
+			"so the gallery does not say.)",
 		Outcome: "stayed collapsed after the stall ended (the lease work's backlog not back to its level before the stall by the " +
 			"run's end)",
 		FixText: "throttled: the lease work throttled to 80 workers at once (assumed), so a call finds at most 80 in progress and " +
-			"takes 1.8 s, inside its 2 s lease; everything else the same. AWS throttled the work once it had collapsed; the replay " +
-			"throttles throughout, so it shows what the throttle keeps from happening, not how the restarts broke the collapse",
+			"takes 1.8 s, inside its 2 s lease; everything else the same. This fix is the replay's, not one read in AWS's summary " +
+			"(what we read does not say how the collapse ended): throttling throughout, it shows what a throttle keeps from " +
+			"happening",
 		Given: []Given{
 			{What: "new EC2 instance launches failing (2:25 AM to 10:36 AM PDT)", Value: 491, Unit: "min",
 				Replay: "unthrottled's replicates still collapsed at the run's end, 8 minutes after the stall ended, %",
-				Note: "not compared: a run lasts 10 minutes, and the source's recovery came from throttling and restarts; that it " +
+				Note: "not compared: a run lasts 10 minutes, and how the source's collapse ended is not in what we read; that it " +
 					"did not recover by itself is the outcome",
 				figure: func(rep *Report) float64 { return 100 * rep.Outcomes[0].Share.Value }},
 			{What: "calls a second to the droplets while collapsed, closed form from the assumed values (not in the source): " +

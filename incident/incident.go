@@ -118,6 +118,16 @@ func (inc Incident) WorkersRuns() []fleet.Workers {
 	return inc.workers()
 }
 
+// Graphs is a workers incident's runs as the graphs the engine runs, in
+// Runs order (nil for a fleet incident).
+func (inc Incident) Graphs() []fleet.Graph {
+	var gs []fleet.Graph
+	for _, w := range inc.WorkersRuns() {
+		gs = append(gs, w.Graph())
+	}
+	return gs
+}
+
 // DefaultReplicates is the replicates a replay runs unless told otherwise,
 // the same for every incident.
 const DefaultReplicates = 20

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -579,5 +580,27 @@ func TestNoNumbersIsAnEmptyList(t *testing.T) {
 	}
 	if !bytes.Contains(table.Bytes(), []byte("The source gives no number to set beside the replay's")) {
 		t.Errorf("table does not say the source gives no number:\n%.2000s", table.String())
+	}
+}
+
+// TestNoSentenceRestsOnTheIssue: every sentence about what happened traces
+// to the source the incident cites, so none rests on the gallery's own
+// issue (aws-us-east-1-2025-10-20 said the collapse was "broken by
+// throttling incoming work and restarting DWFM hosts" as issue 39
+// summarised AWS's report, the passage not in what was read).
+func TestNoSentenceRestsOnTheIssue(t *testing.T) {
+	for _, inc := range Gallery() {
+		texts := []string{inc.Story, inc.FixText, inc.Outcome, inc.Quote}
+		for _, g := range inc.Given {
+			texts = append(texts, g.What, g.Note)
+		}
+		for _, a := range inc.Assumptions {
+			texts = append(texts, a.Value)
+		}
+		for _, text := range texts {
+			if strings.Contains(text, "issue 39") || strings.Contains(text, "DWFM hosts") {
+				t.Errorf("%s: %q rests on issue 39, not on the source it cites", inc.Name, text)
+			}
+		}
 	}
 }

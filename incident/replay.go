@@ -53,26 +53,38 @@ func Replay(ctx context.Context, inc Incident, opt Options) (*Report, error) {
 		opt.Replicates = DefaultReplicates
 	}
 	fo := fleet.Options{Replicates: opt.Replicates, Seed: opt.Seed, First: opt.First, Workers: opt.Workers}
-	rep := &Report{Incident: inc, Replicates: opt.Replicates, Seed: opt.Seed}
-	var err error
+	var (
+		fl  []fleet.Result
+		gr  []fleet.GraphResult
+		err error
+	)
 	switch inc.Kind {
 	case Fleet:
-		rep.Fleet, err = fleet.Run(ctx, inc.Configs(), fo)
+		fl, err = fleet.Run(ctx, inc.Configs(), fo)
 	case Workers:
-		var gs []fleet.Graph
-		for _, w := range inc.WorkersRuns() {
-			gs = append(gs, w.Graph())
-		}
-		rep.Graph, err = fleet.RunGraph(ctx, gs, fo)
+		gr, err = fleet.RunGraph(ctx, inc.Graphs(), fo)
 	default:
 		err = fmt.Errorf("incident %s: unknown kind %q", inc.Name, inc.Kind)
 	}
 	if err != nil {
 		return nil, err
 	}
+	return Judge(inc, opt.Seed, fl, gr), nil
+}
+
+// Judge is the report of inc's runs' results, run with seed: fl for a
+// fleet incident, gr for a workers one (the other nil), every run with the
+// same replicates, each replicate's outcome judged.
+func Judge(inc Incident, seed uint64, fl []fleet.Result, gr []fleet.GraphResult) *Report {
+	rep := &Report{Incident: inc, Seed: seed, Fleet: fl, Graph: gr}
+	if len(fl) > 0 {
+		rep.Replicates = len(fl[0].Replicates)
+	} else if len(gr) > 0 {
+		rep.Replicates = len(gr[0].Replicates)
+	}
 	for i, run := range inc.Runs {
 		k, n := 0, 0
-		for r := range opt.Replicates {
+		for r := range rep.Replicates {
 			if judged, bad := rep.judge(i, r); judged {
 				n++
 				if bad {
@@ -89,7 +101,7 @@ func Replay(ctx context.Context, inc Incident, opt Options) (*Report, error) {
 	for _, g := range inc.Given {
 		rep.Numbers = append(rep.Numbers, Number{Given: g, Replayed: g.figure(rep)})
 	}
-	return rep, nil
+	return rep
 }
 
 // judge says whether replicate r of run i is judged, and whether it had

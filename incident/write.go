@@ -22,13 +22,15 @@ func Formats() []string { return []string{"table", "markdown", "csv", "json"} }
 const tuneNote = "What retrysim tune finds for it (the cheapest setting that keeps the recovered share's lower bound above 90%, " +
 	"or the duplicates at 0) is not shown: tune (issue 38) is not built yet."
 
-// List writes the gallery, an incident a line: its name, kind, date and
-// organisation, and its source's title.
+// List writes the gallery, an incident an entry: its name, kind, date and
+// organisation, and its source's title, wrapped at width under the date.
 func List(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("The incident gallery (retrysim incident NAME replays one; docs/incidents.md):\n")
 	for _, inc := range Gallery() {
-		fmt.Fprintf(&b, "  %-26s %-8s %s, %s: %s\n", inc.Name, inc.Kind, inc.Date, inc.Organisation, inc.Title)
+		head := fmt.Sprintf("  %-26s %-8s ", inc.Name, inc.Kind)
+		text := wrap(fmt.Sprintf("%s, %s: %s", inc.Date, inc.Organisation, inc.Title), strings.Repeat(" ", len(head)), width)
+		b.WriteString(head + text[len(head):])
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

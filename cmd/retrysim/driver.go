@@ -225,6 +225,32 @@ func replicateItems[R any](w *work, runs int, run func(ctx context.Context, firs
 	return w
 }
 
+// fleetItems makes w the run of cfgs' replicates with opts; finish writes
+// the outputs of the results.
+func fleetItems(w *work, cfgs []fleet.Config, opts fleet.Options, finish func(context.Context, []fleet.Result) error) *work {
+	run := func(ctx context.Context, first, n int) ([][]fleet.Replicate, error) {
+		opts := opts
+		opts.First, opts.Replicates = first, n
+		res, err := fleet.Run(ctx, cfgs, opts)
+		if err != nil {
+			return nil, err
+		}
+		byRun := make([][]fleet.Replicate, len(res))
+		for i, r := range res {
+			byRun[i] = r.Replicates
+		}
+		return byRun, nil
+	}
+	check := func(i int, rep *fleet.Replicate) error { return cfgs[i].CheckReplicate(rep) }
+	return replicateItems(w, len(cfgs), run, check, func(ctx context.Context, byRun [][]fleet.Replicate) error {
+		res := make([]fleet.Result, len(cfgs))
+		for i, c := range cfgs {
+			res[i] = fleet.Result{Config: c, Replicates: byRun[i]}
+		}
+		return finish(ctx, res)
+	})
+}
+
 // graphItems makes w the run of graphs' replicates, RunGraph's refusal
 // said by refused; finish writes the outputs of the results.
 func graphItems(w *work, graphs []fleet.Graph, opts fleet.Options, refused func(error) error, finish func(context.Context, []fleet.GraphResult) error) *work {

@@ -106,25 +106,7 @@ func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := func(ctx context.Context, first, n int) ([][]fleet.Replicate, error) {
-		opts := opts
-		opts.First, opts.Replicates = first, n
-		res, err := fleet.Run(ctx, cfgs, opts)
-		if err != nil {
-			return nil, err
-		}
-		byRun := make([][]fleet.Replicate, len(res))
-		for i, r := range res {
-			byRun[i] = r.Replicates
-		}
-		return byRun, nil
-	}
-	check := func(i int, rep *fleet.Replicate) error { return cfgs[i].CheckReplicate(rep) }
-	return replicateItems(r.work("replicates", r.replicates.V, echo), len(cfgs), run, check, func(ctx context.Context, byRun [][]fleet.Replicate) error {
-		res := make([]fleet.Result, len(cfgs))
-		for i, c := range cfgs {
-			res[i] = fleet.Result{Config: c, Replicates: byRun[i]}
-		}
+	return fleetItems(r.work("replicates", r.replicates.V, echo), cfgs, opts, func(ctx context.Context, res []fleet.Result) error {
 		run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
 		main, ser, pic, err := r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
 		if err != nil {

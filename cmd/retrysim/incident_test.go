@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/incident"
 )
 
 // TestIncidentCommand drives retrysim incident: the list names every
-// incident; json carries the source, the assumptions (each marked assumed)
-// and an outcome a run with its Wilson interval; an unknown name and -shard
-// are refused with one line and exit 2.
+// incident, within 100 columns; json carries the source, the assumptions (each marked assumed)
+// and an outcome a run with its Wilson interval; an unknown name, -shard of
+// the list, -plot in a shard and two names are refused with one line and
+// exit 2.
 func TestIncidentCommand(t *testing.T) {
 	out, errOut, code := retrysim(t, "incident")
 	if code != 0 {
@@ -24,6 +26,7 @@ func TestIncidentCommand(t *testing.T) {
 			t.Errorf("retrysim incident does not list %s:\n%s", name, out)
 		}
 	}
+	checkFits(t, "retrysim incident", out) // its titles ran to 253 columns
 
 	out, errOut, code = retrysim(t, "incident", "google-cloud-2025-06-12", "-replicates", "3", "-format", "json")
 	if code != 0 {
@@ -73,7 +76,9 @@ func TestIncidentCommand(t *testing.T) {
 		want string
 	}{
 		{[]string{"incident", "no-such-thing"}, `retrysim: incident: unknown incident "no-such-thing" (want one of sqs-visibility-payment, dynamodb-2015-09-20, google-cloud-2025-06-12, aws-us-east-1-2025-10-20, sidekiq-480-retry-herd, facebook-2010-09-23)`},
-		{[]string{"incident", "dynamodb-2015-09-20", "-shard", "0/2"}, "the one shard envelope (issue 32) has not landed"},
+		{[]string{"incident", "-shard", "0/2"}, "-shard: the list is not sharded; name the incident to replay"},
+		{[]string{"incident", "dynamodb-2015-09-20", "-shard", "0/2", "-plot", "x.png"}, "-plot: a shard draws nothing; give -plot to retrysim merge"},
+		{[]string{"incident", "dynamodb-2015-09-20", "-name", "google-cloud-2025-06-12"}, "incident: one incident at a time (got google-cloud-2025-06-12, dynamodb-2015-09-20)"},
 		{[]string{"incident", "dynamodb-2015-09-20", "-format", "html"}, `-format: unknown format "html" (want one of table, markdown, csv, json)`},
 		{[]string{"incident", "a", "b"}, "incident: one incident at a time (got a, b)"},
 	} {
@@ -128,5 +133,50 @@ func TestIncidentScenarioFilesThroughTheCommands(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestIncidentShardsHostile: merge refuses, with one line and exit 2, an
+// incident's shard merged with another incident's, a shard whose header
+// claims more replicates than its settings make, and items a run of the
+// incident's settings never makes (each replicate checked as the fleet and
+// workers kinds check theirs: fleet.Config.CheckReplicate,
+// fleet.Graph.CheckReplicate).
+func TestIncidentShardsHostile(t *testing.T) {
+	dynamo := []string{"incident", "dynamodb-2015-09-20", "-replicates", "2"}
+	sqs := []string{"incident", "sqs-visibility-payment", "-replicates", "2"}
+	for _, c := range []struct {
+		name   string
+		args   []string
+		tamper func(t *testing.T, files []string)
+		want   string
+	}{
+		{"another incident's shard", dynamo, func(t *testing.T, files []string) {
+			other := writeTwoShards(t, t.TempDir(), "incident", "google-cloud-2025-06-12", "-replicates", "2")
+			files[1] = other[1]
+		}, `is a shard of another run than`},
+		{"more replicates than the settings make", dynamo, func(t *testing.T, files []string) {
+			for _, f := range files {
+				editEnvelope(t, f, func(m map[string]any) { m["items"] = 9 })
+			}
+		}, "its settings make 2 replicates, not 9"},
+		{"a fleet replicate out of range", dynamo, func(t *testing.T, files []string) {
+			editItems(t, files[1], func(it [][]fleet.Replicate) { it[0][1].Series = nil })
+		}, "run 1: series: 0 seconds"},
+		{"a workers replicate out of range", sqs, func(t *testing.T, files []string) {
+			editItems(t, files[0], func(it [][]fleet.GraphReplicate) { it[0][2].Edges[0].JobDuplicates = -1 })
+		}, "run 2: edges[0]: a negative count"},
+		{"a run missing", sqs, func(t *testing.T, files []string) {
+			editItems(t, files[0], func(it [][]fleet.GraphReplicate) { it[0] = it[0][:2] })
+		}, "2 runs; the settings make 3"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			files := writeTwoShards(t, t.TempDir(), c.args...)
+			c.tamper(t, files)
+			out, errOut, code := retrysim(t, "merge", files[0], files[1])
+			if code != 2 || out != "" || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("merge: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", code, out, errOut, c.want)
+			}
+		})
 	}
 }

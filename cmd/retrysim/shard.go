@@ -163,6 +163,7 @@ func init() {
 		"fleet-map": {parseFleetMap, []string{"o", "format", "width", "plot"}},
 		"sweep":     {parseSweep, []string{"o", "format", "width", "plot", "metric", "log-y", "linear-y", "own-scales", "ci"}},
 		"chain":     {parseChain, []string{"o"}},
+		"incident":  {parseIncident, []string{"o", "format", "plot"}},
 	}
 }
 

@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// everyKind is a small run of each of the seven kinds: its command line and
+// everyKind is a small run of each of the seven kinds, and two incidents
+// (one on the fleet model, one on the workers model): its command line and
 // the formats it prints (the chain prints one).
 var everyKind = []struct {
 	name    string
@@ -22,12 +23,14 @@ var everyKind = []struct {
 	{"workers", []string{"workers", "-preset", "sidekiq-outage", "-duration", "10s", "-replicates", "5"}, []string{"table", "csv", "json"}},
 	{"fleet-map", []string{"fleet-map", "-rates", "10,40", "-heights", "80", "-lengths", "1s,2s", "-replicates", "3", "-after", "10s", "-from", "2s"}, []string{"table", "csv", "json"}},
 	{"chain", []string{"chain", "-split-orbit", "3", "-split-horizon", "10s", "-split-runs", "4", "-split-effort", "10"}, []string{""}},
+	{"incident fleet", []string{"incident", "google-cloud-2025-06-12", "-replicates", "4"}, []string{"table", "csv", "json"}},
+	{"incident workers", []string{"incident", "sqs-visibility-payment", "-replicates", "4"}, []string{"table", "csv", "json"}},
 }
 
-// TestEveryKindMerges: for each of the seven kinds, the run cut into 3
-// shards (one of them by -shard auto/3, its index from the environment, and
-// with another -workers) and merged prints the single run's bytes, in
-// every format the kind prints.
+// TestEveryKindMerges: for each of the seven kinds and the two incidents,
+// the run cut into 3 shards (one of them by -shard auto/3, its index from
+// the environment, and with another -workers) and merged prints the single
+// run's bytes, in every format the kind prints.
 func TestEveryKindMerges(t *testing.T) {
 	t.Setenv("SLURM_ARRAY_TASK_ID", "")
 	t.Setenv("PARALLEL_SEQ", "")

@@ -457,7 +457,11 @@ func loadArea(s fleet.Shape, duration float64) (*plotter.Polygon, error) {
 	if err != nil {
 		return nil, err
 	}
-	poly.Color = color.Gray{Y: 0xdd}
+	poly.Color = shade
 	poly.LineStyle.Width = 0
 	return poly, nil
 }
+
+// shade is the grey a plot's trigger is shaded in: the fleet's load shape
+// (its spike) and a worker fleet's outage window.
+var shade = color.Gray{Y: 0xdd}

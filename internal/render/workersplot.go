@@ -102,13 +102,14 @@ func newWorkersFigure(r WorkersReport) (stack, error) {
 		end = math.Max(end, float64(p.T+1))
 	}
 	lo, hi := workersWindow(r, byRun, end)
+	triggers := r.triggers() // shaded in every panel
 	heading := r.Title
 	if lo > 0 || hi < end {
 		heading += fmt.Sprintf("\nshown: %s to %s s of %s s, the outages and their aftermath", human.Group(int64(lo)), human.Group(int64(hi)), human.Group(int64(end)))
 	}
 	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: graphPanelHeight, heading: heading}
 	for i, pn := range workersPanels(r) {
-		p, ok, err := workersPlot(pn, runs, byRun, lo, hi)
+		p, ok, err := workersPlot(pn, runs, byRun, lo, hi, triggers)
 		if err != nil {
 			return stack{}, err
 		}
@@ -121,11 +122,12 @@ func newWorkersFigure(r WorkersReport) (stack, error) {
 	return f, nil
 }
 
-// workersPlot draws one panel over [lo, hi]: a line a figure and run, the
-// figure's colour and the run's dash pattern, its legend a figure (saying
-// which runs' lines coincide, and a figure that is 0 throughout) then a run.
-// ok is false when every figure is 0 in every run throughout.
-func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleet.WorkersPoint, lo, hi float64) (*plot.Plot, bool, error) {
+// workersPlot draws one panel over [lo, hi]: the triggers' windows shaded,
+// then a line a figure and run, the figure's colour and the run's dash
+// pattern, its legend the triggers, a figure (saying which runs' lines
+// coincide, and a figure that is 0 throughout) then a run. ok is false
+// when every figure is 0 in every run throughout.
+func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleet.WorkersPoint, lo, hi float64, triggers []window) (*plot.Plot, bool, error) {
 	p := plot.New()
 	p.Title.Text = pn.title
 	p.Title.TextStyle.Font.Size = vg.Points(10)
@@ -135,6 +137,10 @@ func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleet.Worker
 	p.Y.Tick.Marker = unitTicks{}
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	p.Add(plotter.NewGrid())
+	for _, w := range triggers {
+		p.Add(w)
+		p.Legend.Add(fmt.Sprintf("%s, %s to %s s (the trigger)", w.what, human.Group(int64(w.from)), human.Group(int64(w.to))), w)
+	}
 	// curves[j][k] is figure j of run k over the window; nonzero[j] says
 	// whether it is anything but 0 in some run at some second.
 	curves := make([][]plotter.XYs, len(pn.lines))
@@ -266,13 +272,8 @@ func (t zeroLogTicks) Ticks(lo, hi float64) []plot.Tick {
 // either side, in whole steps of the time axis; the whole run [0, end]
 // when there is no outage or the window would cover most of the run.
 func workersWindow(r WorkersReport, byRun map[string][]fleet.WorkersPoint, end float64) (lo, hi float64) {
-	from, to := math.Inf(1), math.Inf(-1)
-	for i := range r.Graphs {
-		if f, t, ok := r.Graphs[i].OutageWindow(); ok {
-			from, to = math.Min(from, f), math.Max(to, t)
-		}
-	}
-	if math.IsInf(from, 0) {
+	from, to, ok := r.outages()
+	if !ok {
 		return 0, end
 	}
 	last := to
@@ -307,4 +308,57 @@ func workersWindow(r WorkersReport, byRun map[string][]fleet.WorkersPoint, end f
 		return 0, end
 	}
 	return lo, hi
+}
+
+// triggers are the windows a worker fleet's plot shades: the span of the
+// runs' outages (outages), then each distinct load spike of the runs'
+// entries, in run order.
+func (r WorkersReport) triggers() []window {
+	var ws []window
+	if from, to, ok := r.outages(); ok {
+		ws = append(ws, window{"outages", from, to})
+	}
+	for i := range r.Graphs {
+		for _, e := range r.Graphs[i].Entries {
+			w := window{"load spike", e.Load.From.Seconds(), e.Load.To.Seconds()}
+			if e.Load.Kind == fleet.Spike && !slices.Contains(ws, w) {
+				ws = append(ws, w)
+			}
+		}
+	}
+	return ws
+}
+
+// outages is the span of the runs' outages (fleet.Graph.OutageWindow),
+// from the first's start to the last's end; ok is false with none.
+func (r WorkersReport) outages() (from, to float64, ok bool) {
+	from, to = math.Inf(1), math.Inf(-1)
+	for i := range r.Graphs {
+		if f, t, on := r.Graphs[i].OutageWindow(); on {
+			from, to, ok = math.Min(from, f), math.Max(to, t), true
+		}
+	}
+	return from, to, ok
+}
+
+// window shades the seconds from to to across a panel's whole height, a
+// worker fleet's trigger (what: its outages, or its jobs' load spike), as
+// a fleet's plot shades its load's spike.
+type window struct {
+	what     string
+	from, to float64
+}
+
+// Plot implements plot.Plotter, clipped to the panel's time axis.
+func (w window) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x0, x1 := trX(math.Max(w.from, p.X.Min)), trX(math.Min(w.to, p.X.Max))
+	if x1 > x0 {
+		c.FillPolygon(shade, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+	}
+}
+
+// Thumbnail implements plot.Thumbnailer: the legend's grey box.
+func (window) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(shade, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
 }

@@ -3,6 +3,8 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -80,5 +82,56 @@ func TestWorkersPlot(t *testing.T) {
 	}
 	if !strings.Contains(svg, "stroke-dasharray:6,3") {
 		t.Error("run b's lines are not dashed")
+	}
+}
+
+// TestWorkersPlotShadesTheTrigger: a worker fleet's picture shades its
+// trigger as a fleet's shades its load's spike, which it did not: the
+// outages of workersTwoRuns (100 to 200 s) in each of its three panels, at
+// the same place on each time axis (0.01 pt: the panels' y labels differ
+// in width by a few thousandths), named in each legend; and a run
+// without outages whose jobs come in a spike (120 to 130 s) has the spike
+// shaded and named instead.
+func TestWorkersPlotShadesTheTrigger(t *testing.T) {
+	shaded := regexp.MustCompile(`<path d="M([0-9.]+),[0-9.]+L([0-9.]+),[0-9.]+L[0-9.]+,[0-9.]+L[0-9.]+,[0-9.]+Z" style="fill:#DDDDDD"`)
+	spike := workersTwoRuns()
+	for i := range spike.Graphs {
+		spike.Graphs[i].Services[0].Outage = fleet.Outage{}
+		spike.Graphs[i].Entries = []fleet.Entry{{To: "workers", Load: fleet.Shape{Kind: fleet.Spike, Rate: 10, Peak: 50, From: 120 * time.Second, To: 130 * time.Second}}}
+	}
+	for _, c := range []struct {
+		name   string
+		r      WorkersReport
+		legend string
+	}{
+		{"outages", workersTwoRuns(), "outages, 100 to 200 s (the trigger)"},
+		{"load spike", spike, "load spike, 120 to 130 s (the trigger)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := PlotWorkers(&buf, c.r, ".svg"); err != nil {
+				t.Fatal(err)
+			}
+			if texts := svgTextsOf(t, buf.Bytes()); strings.Count(strings.Join(texts, "\n"), c.legend) != 3 {
+				t.Errorf("the legends do not say %q once a panel (3); they say %q", c.legend, texts)
+			}
+			var bands [][2]float64 // the shaded areas but the legends' boxes (20 pt wide)
+			for _, m := range shaded.FindAllStringSubmatch(buf.String(), -1) {
+				var x0, x1 float64
+				fmt.Sscan(m[1], &x0)
+				fmt.Sscan(m[2], &x1)
+				if x1-x0 > 20.5 || x1-x0 < 19.5 {
+					bands = append(bands, [2]float64{x0, x1})
+				}
+			}
+			if len(bands) != 3 {
+				t.Fatalf("shaded areas %v; want one a panel (3)", bands)
+			}
+			for _, b := range bands[1:] {
+				if math.Abs(b[0]-bands[0][0]) > 0.01 || math.Abs(b[1]-bands[0][1]) > 0.01 {
+					t.Errorf("shaded areas %v; want them from the same x to the same x (0.01 pt), the panels' time axes being one", bands)
+				}
+			}
+		})
 	}
 }
