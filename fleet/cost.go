@@ -175,7 +175,7 @@ func (c Config) Cost() Cost {
 	pending := math.Min(e.Events, 1+held*(1+2*copies+attempts*float64(cl.Hedges))+serving)
 	eventSize := float64(unsafe.Sizeof(event{}))
 	e.slots = sliceBytes(e.InFlight, float64(unsafe.Sizeof(request{}))) + sliceBytes(e.InFlight, 4) +
-		sliceBytes(pending+pad, eventSize) + fifoBytes(pending, eventSize)
+		queueBytes(pending+pad) + fifoBytes(pending, eventSize)
 	if cl.Keys == schema.FreshKeys { // each slot's key store, one key an attempt
 		e.slots += sliceBytes(e.InFlight, float64(unsafe.Sizeof(attemptKeys{})))
 	}

@@ -294,7 +294,7 @@ func (g *Graph) Cost() GraphCost {
 	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(Second{})+16) // and CallSeries, HeldSeries
 	c.Bytes += simFixed + float64(len(edges))*float64(unsafe.Sizeof(edgeSim{}))*1.125 + float64(len(g.Services))*float64(unsafe.Sizeof(svcSim{}))*1.125 +
 		sliceBytes(c.InFlight, float64(unsafe.Sizeof(request{}))) + 2*sliceBytes(c.InFlight, 4) + sliceBytes(c.InFlight, float64(unsafe.Sizeof(job{}))) +
-		sliceBytes(pending+pad, eventSize) + float64(g.timeouts())*fifoBytes(pending, eventSize) +
+		queueBytes(pending+pad) + float64(g.timeouts())*fifoBytes(pending, eventSize) +
 		fifoBytes(queued, float64(unsafe.Sizeof(waiter{}))) + c.Series
 	if g.calls() > 0 { // each slot's serial and edges seen (sim.rootSlot)
 		c.Bytes += sliceBytes(c.InFlight, 4+8*float64((len(edges)+63)/64))

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"unsafe"
 )
 
 // event is one thing that happens at virtual time t. Events are plain values
@@ -62,10 +63,30 @@ const (
 	wheelSize    = 1024
 	bucketEvents = 8
 	none         = -1
+	// wheelBytes are the bytes of the wheel's arrays: first, last and full.
+	wheelBytes = 8*wheelSize + wheelSize/8
 )
 
+// queueBytes bounds what an eventQueue's bytes can reach with at most n
+// events pending at any time: pool and next, made with room for 256, grow
+// by append only when every node holds a pending event, so from a capacity
+// below n; bot, from a capacity below n when a bucket is loaded or an event
+// put back, and below 4n/3 when a push finds it full (its spent events a
+// quarter of it or more are dropped instead); and the wheel.
+func queueBytes(n float64) float64 {
+	size := float64(unsafe.Sizeof(event{}))
+	return grownBytes(n, size) + grownBytes(n, 4) + grownBytes(4*n/3, size) + wheelBytes
+}
+
+// grownBytes bounds the bytes of a slice of items of size bytes that append
+// grew, one item at a time, from a capacity of at most c (or that was made
+// with room for 256): Go doubles a capacity below 256 (to at most 510) and
+// grows a larger one c to c + (c + 768)/4, then rounds the bytes up to a
+// size class or a page, less than 8 KiB more.
+func grownBytes(c, size float64) float64 { return size*math.Max(512, 1.25*c+192) + 8192 }
+
 // pad is the slack, in events, the memory bounds (Config.Cost, Graph.Cost)
-// give the event queue's pool beyond the events pending.
+// give the event queue (queueBytes) beyond the events pending.
 const pad = 3
 
 func (q *eventQueue) len() int { return q.n }
@@ -113,6 +134,9 @@ func (q *eventQueue) push(e event) {
 	x := (e.t - q.base) * q.inv
 	switch {
 	case x < float64(q.cur): // in a loaded bucket: into bot, after the events of the same time
+		if len(q.bot) == cap(q.bot) && 4*q.head >= len(q.bot) { // drop the spent events rather than grow
+			q.bot, q.head = q.bot[:copy(q.bot, q.bot[q.head:])], 0
+		}
 		i := len(q.bot)
 		q.bot = append(q.bot, e)
 		for i > q.head && q.bot[i-1].t > e.t {
@@ -271,5 +295,5 @@ func (q *eventQueue) clone() eventQueue {
 // bytes is the memory the queue holds: its slices at their capacities and
 // its wheel.
 func (q *eventQueue) bytes() int {
-	return 16*(cap(q.bot)+cap(q.pool)) + 4*cap(q.next) + 8*wheelSize + wheelSize/8
+	return int(unsafe.Sizeof(event{}))*(cap(q.bot)+cap(q.pool)) + 4*cap(q.next) + wheelBytes
 }

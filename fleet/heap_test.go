@@ -63,3 +63,44 @@ func TestEventQueuePopsByTimeThenPushOrder(t *testing.T) {
 		}
 	}
 }
+
+// The queue holds at most queueBytes(n) with n events pending at its worst:
+// n events at one time, pushed before the first pop (the pool grows to n),
+// all loaded into bot at once, then many pops each followed by a push into
+// the loaded bucket (bot's spent events under it), then pushes to far while
+// bot empties. The old bound, 2.25 x 16 bytes an
+// event and 8 KiB, is below what the queue holds for n from 1,000 on.
+func TestEventQueueBytesBound(t *testing.T) {
+	for _, n := range []int{1, 10, 100, 255, 256, 257, 1000, 5000, 20000, 100000} {
+		var q eventQueue
+		most := 0 // the most bytes the queue held
+		check := func(stage string) {
+			most = max(most, q.bytes())
+			if q.len() > n {
+				t.Fatalf("n %d %s: %d events pending", n, stage, q.len())
+			}
+			if float64(q.bytes()) > queueBytes(float64(n)) {
+				t.Fatalf("n %d %s: the queue holds %d bytes; bound %.0f", n, stage, q.bytes(), queueBytes(float64(n)))
+			}
+		}
+		for i := range n {
+			q.push(event{t: 1, slot: int32(i)})
+			check("pushes")
+		}
+		q.pop() // loads all n into bot
+		check("load")
+		for i := range 10 * n {
+			q.push(event{t: 1, slot: int32(i)})
+			check("pushes into bot")
+			q.pop()
+		}
+		for i := range n / 2 {
+			q.push(event{t: 2 + float64(i), slot: int32(i)})
+			check("pushes to far")
+			q.pop()
+		}
+		if old := 2.25*16*math.Max(float64(n+pad), 256) + 8192; n >= 1000 && float64(most) <= old {
+			t.Errorf("n %d: the queue held %d bytes, within the old bound %.0f", n, most, old)
+		}
+	}
+}
