@@ -29,7 +29,7 @@ func List(w io.Writer) error {
 	b.WriteString("The incident gallery (retrysim incident NAME replays one; docs/incidents.md):\n")
 	for _, inc := range Gallery() {
 		head := fmt.Sprintf("  %-26s %-8s ", inc.Name, inc.Kind)
-		text := wrap(fmt.Sprintf("%s, %s: %s", inc.Date, inc.Organisation, inc.Title), strings.Repeat(" ", len(head)), width)
+		text := human.Wrap(fmt.Sprintf("%s, %s: %s", inc.Date, inc.Organisation, inc.Title), strings.Repeat(" ", len(head)), width)
 		b.WriteString(head + text[len(head):])
 	}
 	_, err := io.WriteString(w, b.String())
@@ -77,27 +77,6 @@ func number(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 // width is the widest line the table format writes of its own text.
 const width = 100
 
-// wrap breaks text into lines of at most width columns, each starting with
-// indent.
-func wrap(text, indent string, width int) string {
-	var b strings.Builder
-	line := indent
-	for _, word := range strings.Fields(text) {
-		if len(line) > len(indent) && len(line)+1+len(word) > width {
-			b.WriteString(line + "\n")
-			line = indent
-		}
-		if len(line) > len(indent) {
-			line += " "
-		}
-		line += word
-	}
-	if len(line) > len(indent) {
-		b.WriteString(line + "\n")
-	}
-	return b.String()
-}
-
 // table writes rows (the first the header) as a text table with columns
 // padded, or as a markdown table.
 func table(b *strings.Builder, rows [][]string, md bool) {
@@ -140,14 +119,14 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 		if md {
 			b.WriteString("\n### " + s + "\n\n")
 		} else {
-			b.WriteString("\n" + wrap(s, "", width))
+			b.WriteString("\n" + human.Wrap(s, "", width))
 		}
 	}
 	para := func(s string) {
 		if md {
 			b.WriteString(s + "\n")
 		} else {
-			b.WriteString(wrap(s, "  ", width))
+			b.WriteString(human.Wrap(s, "  ", width))
 		}
 	}
 	// list writes rows as a markdown table, or for a terminal a wrapped
@@ -158,7 +137,7 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 			return
 		}
 		for _, r := range rows[1:] {
-			b.WriteString(wrap(strings.Join(r, sep), "  ", width))
+			b.WriteString(human.Wrap(strings.Join(r, sep), "  ", width))
 		}
 	}
 	if md {
@@ -177,7 +156,7 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 	if md {
 		b.WriteString("\n> " + inc.Quote + "\n")
 	} else {
-		b.WriteString(wrap("\""+inc.Quote+"\"", "    ", width))
+		b.WriteString(human.Wrap("\""+inc.Quote+"\"", "    ", width))
 	}
 	head("The source's numbers beside the replay's")
 	rows := [][]string{{"the source gives", "value", "the replay's figure", "value", "held"}}
@@ -195,7 +174,7 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 		table(&b, rows, true)
 	default:
 		for _, r := range rows[1:] {
-			b.WriteString(wrap(fmt.Sprintf("%s: %s. Replay, %s: %s. Held: %s", r[0], r[1], r[2], r[3], r[4]), "  ", width))
+			b.WriteString(human.Wrap(fmt.Sprintf("%s: %s. Replay, %s: %s. Held: %s", r[0], r[1], r[2], r[3], r[4]), "  ", width))
 		}
 	}
 	head("Assumed (the source does not give them)")
@@ -207,7 +186,7 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 		table(&b, rows, true)
 	} else {
 		for _, r := range rows[1:] {
-			b.WriteString(wrap(r[0]+": "+r[1]+" (assumed)", "  ", width))
+			b.WriteString(human.Wrap(r[0]+": "+r[1]+" (assumed)", "  ", width))
 		}
 	}
 	head("Outcome: " + inc.Outcome)

@@ -108,3 +108,22 @@ func TestAnd(t *testing.T) {
 		}
 	}
 }
+
+// TestWrap: words fill lines of at most width columns after the indent, a
+// word longer than a line stands alone, and an empty text writes nothing.
+func TestWrap(t *testing.T) {
+	for _, tc := range []struct {
+		text, indent string
+		width        int
+		want         string
+	}{
+		{"one two three four", "", 9, "one two\nthree\nfour\n"},
+		{"one two three", "  ", 9, "  one two\n  three\n"},
+		{"a enormously b", "", 5, "a\nenormously\nb\n"},
+		{"  ", "  ", 10, ""},
+	} {
+		if got := Wrap(tc.text, tc.indent, tc.width); got != tc.want {
+			t.Errorf("Wrap(%q, %q, %d) = %q; want %q", tc.text, tc.indent, tc.width, got, tc.want)
+		}
+	}
+}

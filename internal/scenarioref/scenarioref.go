@@ -171,17 +171,17 @@ func fileWords(usage, prefix string) string {
 func WriteText(w io.Writer, refs []Key) error {
 	var b strings.Builder
 	b.WriteString("Scenario files: every key\n\n")
-	wrap(&b, referenceIntro, "")
+	b.WriteString(human.Wrap(referenceIntro, "", 80))
 	for _, s := range referenceSections {
 		fmt.Fprintf(&b, "\n%s\n\n", s.name)
-		wrap(&b, s.intro, "")
+		b.WriteString(human.Wrap(s.intro, "", 80))
 		for _, r := range refs {
 			if r.Section != s.name {
 				continue
 			}
 			fmt.Fprintf(&b, "\n  %s\n", r.Path)
-			wrap(&b, fmt.Sprintf("%s; default %s; read by the %s.", typeAndBounds(r), r.Default, r.ReadBy), "      ")
-			wrap(&b, sentence(r.Doc), "      ")
+			b.WriteString(human.Wrap(fmt.Sprintf("%s; default %s; read by the %s.", typeAndBounds(r), r.Default, r.ReadBy), "      ", 80))
+			b.WriteString(human.Wrap(sentence(r.Doc), "      ", 80))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -227,24 +227,6 @@ func sentence(s string) string {
 		s += "."
 	}
 	return s
-}
-
-// wrap writes text in lines of at most 80 columns, each after indent.
-func wrap(b *strings.Builder, text, indent string) {
-	line := indent
-	for _, word := range strings.Fields(text) {
-		if len(line) > len(indent) && len(line)+1+len(word) > 80 {
-			b.WriteString(line + "\n")
-			line = indent
-		}
-		if len(line) > len(indent) {
-			line += " "
-		}
-		line += word
-	}
-	if len(line) > len(indent) {
-		b.WriteString(line + "\n")
-	}
 }
 
 // fleetFlag is the flag of the fleet setting at path, from its
