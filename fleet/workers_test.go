@@ -514,3 +514,37 @@ func TestWorkersHeartbeatOfItsCopy(t *testing.T) {
 		t.Errorf("deliveries, completed, step duplicates %v; want [2 1 1 0]", got)
 	}
 }
+
+// The series' redeliveries are the tries after a job's first: over a run
+// whose tries all go out within its duration (no arrivals in its last
+// 20 s), the per-second redeliveries summed over the run are the row's
+// deliveries less its jobs (each delivered once at its arrival), exactly
+// (two replicates: every mean is a whole number of halves). Two ways to a
+// second try: a dependency failing 30% of steps, 4 tries 2 s apart; a
+// step of 1.5 s outlasting a 1 s visibility timeout, 2 tries (every job
+// delivered twice).
+func TestWorkersRedeliveries(t *testing.T) {
+	failing := oneStep(50, 20, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: 0.3})
+	failing.Queue = tries(4, NoVisibility)
+	failing.Queue.Backoff = backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}
+	slow := oneStep(1000, 20, 60*time.Second, Server{Kind: Independent, Base: 1500 * time.Millisecond})
+	slow.Queue = tries(2, time.Second)
+	for _, c := range []struct {
+		name string
+		w    Workers
+	}{{"failing step", failing}, {"visibility timeout", slow}} {
+		t.Run(c.name, func(t *testing.T) {
+			c.w.Load = Shape{Kind: Spike, Rate: 20, Peak: 0, From: 40 * time.Second, To: 60 * time.Second}
+			res := runWorkers(t, c.w, Options{Replicates: 2, Seed: 6, Workers: 2})
+			row := res.WorkersRows()[0]
+			sum := 0.0
+			for _, p := range res.WorkersSeries() {
+				sum += p.Redeliveries
+			}
+			if want := row.Deliveries.Value - row.Jobs.Value; sum != want || sum < 100 {
+				t.Errorf("redeliveries summed over the run %g; want deliveries %g less jobs %g = %g (at least 100)",
+					sum, row.Deliveries.Value, row.Jobs.Value, want)
+			}
+		})
+	}
+}

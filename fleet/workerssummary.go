@@ -117,17 +117,19 @@ func (r GraphResult) WorkersRows() []WorkersRow {
 
 // WorkersPoint is one second of a worker fleet's series, averaged over
 // replicates: the workers' arrivals, completions, dead-lettered jobs,
-// backlog, oldest age, jobs in flight (InFlight: the time average of the
-// jobs delivered to the workers and not yet answered, on a worker or
-// waiting for one, held while the workers are down included, so at least
-// Backlog) and retries scheduled, and each
-// dependency's calls (attempts that reached it, ServiceReplicate.CallSeries)
-// and calls in progress (DepCalls and DepInProgress, in Graph.Services
-// order, the workers left out).
+// redeliveries (the tries after a job's first, when the queue sends them:
+// the workers' Second.RetriesSent; a hedge's copies not counted), backlog,
+// oldest age, jobs in flight (InFlight: the time average of the jobs
+// delivered to the workers and not yet answered, on a worker or waiting
+// for one, held while the workers are down included, so at least Backlog)
+// and retries scheduled, and each dependency's calls (attempts that
+// reached it, ServiceReplicate.CallSeries) and calls in progress (DepCalls
+// and DepInProgress, in Graph.Services order, the workers left out).
 type WorkersPoint struct {
 	Run                          string
 	T                            int
 	Arrivals, Completions, Dead  float64
+	Redeliveries                 float64
 	Backlog, OldestAge, InFlight float64
 	RetriesScheduled             float64
 	DepCalls, DepInProgress      []float64
@@ -157,6 +159,7 @@ func (r GraphResult) WorkersSeries() []WorkersPoint {
 			p.Arrivals += float64(s.Starts)
 			p.Completions += float64(s.Successes)
 			p.Dead += float64(s.Failures)
+			p.Redeliveries += float64(s.RetriesSent)
 			p.Backlog += s.Backlog / width
 			p.OldestAge += s.Age
 			p.InFlight += (s.Busy + r.Replicates[i].Services[w].HeldSeries[t]) / width
@@ -175,6 +178,7 @@ func (r GraphResult) WorkersSeries() []WorkersPoint {
 		p.Arrivals /= n
 		p.Completions /= n
 		p.Dead /= n
+		p.Redeliveries /= n
 		p.Backlog /= n
 		p.OldestAge /= n
 		p.InFlight /= n

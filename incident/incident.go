@@ -6,8 +6,9 @@
 // the report applied, replayed beside it.
 //
 // It is not a new engine: an incident is a preset of an existing kind
-// (fleet.Config or fleet.Workers) with a story. It does not tune; what
-// `retrysim tune` would find for each incident is left for when tune exists.
+// (fleet.Config or fleet.Workers) with a story. It does not tune: `retrysim
+// tune` searches the table's job model only, and what it would find for each
+// incident waits for tune for the fleet and workers kinds, which comes next.
 package incident
 
 import (

@@ -604,3 +604,27 @@ func TestNoSentenceRestsOnTheIssue(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneNoteSaysWhatExists: a replay says what is true of tune, in every
+// format that carries its note: tune exists for the table's job model
+// (docs/tune.md), and tune for the fleet and workers kinds, which the
+// incidents run, comes next; it said tune "is not built yet" after tune was.
+func TestTuneNoteSaysWhatExists(t *testing.T) {
+	inc, _ := Lookup("sqs-visibility-payment")
+	rep := replay(t, inc, 1)
+	for _, format := range []string{"markdown", "json"} {
+		var b bytes.Buffer
+		if err := Write(&b, rep, format); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, want := range []string{"tune searches the table's job model only (docs/tune.md)", "tune for the fleet and workers kinds, which the incidents run, comes next"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s does not say %q:\n%.3000s", format, want, out)
+			}
+		}
+		if strings.Contains(out, "not built") {
+			t.Errorf("%s says tune is not built", format)
+		}
+	}
+}

@@ -85,6 +85,7 @@ var workersSeries = []seriesColumn[fleet.WorkersPoint]{
 	{"arrivals", "arrivals", func(p fleet.WorkersPoint) float64 { return p.Arrivals }},
 	{"completions", "completions", func(p fleet.WorkersPoint) float64 { return p.Completions }},
 	{"dead", "dead-lettered", func(p fleet.WorkersPoint) float64 { return p.Dead }},
+	{"redeliveries", "redeliveries (retries)", func(p fleet.WorkersPoint) float64 { return p.Redeliveries }},
 	{"backlog", "backlog", func(p fleet.WorkersPoint) float64 { return p.Backlog }},
 	{"oldest_age_seconds", "age", func(p fleet.WorkersPoint) float64 { return p.OldestAge }},
 	{"in_flight", "", func(p fleet.WorkersPoint) float64 { return p.InFlight }},

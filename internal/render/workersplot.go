@@ -32,10 +32,11 @@ type workersLine struct {
 }
 
 // PlotWorkers draws r's series, one panel above the other on one time
-// axis: jobs a second (arrivals, completions, dead-lettered), jobs waiting
-// (the workers' backlog, and jobs waiting out a retry's backoff), the
-// oldest waiting job's age, and a panel a dependency (its calls a second
-// and calls in progress); a colour a figure, a dash pattern a run. The
+// axis: jobs a second (arrivals, completions, dead-lettered, and
+// redeliveries: the retries a second), jobs waiting (the workers' backlog,
+// and jobs waiting out a retry's backoff), the oldest waiting job's age,
+// and a panel a dependency (its calls a second and calls in progress); a
+// colour a figure, a dash pattern a run. The
 // time axis shows workersWindow, a panel whose spikes would flatten the
 // rest on a linear axis has a log one (spiky), and a panel with nothing
 // in it is left out. ext (".png" or ".svg") picks the encoding.
@@ -58,7 +59,7 @@ func workersPanels(r WorkersReport) []workersPanel {
 		return ls
 	}
 	panels := []workersPanel{
-		{"jobs a second", "per second", lines("arrivals", "completions", "dead")},
+		{"jobs a second", "per second", lines("arrivals", "completions", "dead", "redeliveries")},
 		{"jobs waiting", "jobs", lines("backlog", "retries_scheduled")},
 		{"oldest waiting job", "age (s)", lines("oldest_age_seconds")},
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -133,5 +134,45 @@ func TestWorkersPlotShadesTheTrigger(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A worker fleet's picture draws the retries a second (issue 39: the
+// gallery's pictures show goodput and retries a second): run a's
+// redeliveries, 40 a second from 200 s to 220 s as the backlog's jobs fail
+// and come back, are a line of the jobs a second panel in a colour of its
+// own (the panel's fourth), under its own legend entry; and -series writes
+// them as a column, redeliveries, once.
+func TestWorkersPlotRedeliveries(t *testing.T) {
+	r := workersTwoRuns()
+	for i := range r.Series {
+		if p := &r.Series[i]; p.Run == "a" && p.T >= 200 && p.T < 220 {
+			p.Redeliveries = 40
+		}
+	}
+	var buf bytes.Buffer
+	if err := PlotWorkers(&buf, r, ".svg"); err != nil {
+		t.Fatal(err)
+	}
+	texts := svgTextsOf(t, buf.Bytes())
+	if !contains(texts, "redeliveries (retries)") || contains(texts, "redeliveries (retries): none in any run") {
+		t.Errorf("the legend does not name the redeliveries drawn; it says %q", texts)
+	}
+	c := okabeIto[3]
+	if want := fmt.Sprintf("stroke:#%02X%02X%02X", c.R, c.G, c.B); strings.Count(buf.String(), want) < 2 {
+		t.Errorf("the redeliveries are not drawn in %s (a line and its legend's)", want)
+	}
+	for k := range 3 {
+		if okabeIto[k] == c {
+			t.Errorf("the redeliveries' colour is figure %d's", k)
+		}
+	}
+	f := workersPointFields(r.Series[210], []string{"db"})
+	var keys []string
+	for _, x := range f {
+		keys = append(keys, x.key)
+	}
+	if n := strings.Count(" "+strings.Join(keys, " ")+" ", " redeliveries "); n != 1 || f[slices.Index(keys, "redeliveries")].value != 40.0 {
+		t.Errorf("series fields %v; want redeliveries once, 40", f)
 	}
 }
