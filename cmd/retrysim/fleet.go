@@ -102,6 +102,12 @@ func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
 	if err := r.checkOutputs(); err != nil {
 		return nil, err
 	}
+	if p.Totals && len(r.reqs) > 0 {
+		return nil, flagval.Usage(fmt.Errorf("-require: -preset %s prints totals by failure rate and policy, with no run's figures to judge", p.Name))
+	}
+	if err := r.require(render.FleetFigureKeys(), runNames(cfgs, func(c fleet.Config) string { return c.Name })); err != nil {
+		return nil, err
+	}
 	echo, err := fleetSettings(cfgs)
 	if err != nil {
 		return nil, err
@@ -112,7 +118,11 @@ func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
 		if err != nil {
 			return err
 		}
-		return r.write(ctx, stdout, main, ser, pic)
+		sums := make([]fleet.Summary, len(res))
+		for i, x := range res {
+			sums[i] = x.Summary()
+		}
+		return r.write(ctx, stdout, main, ser, pic, render.FleetFigures(sums))
 	}), nil
 }
 

@@ -168,6 +168,9 @@ func parseWorkers(args []string, stdout, stderr io.Writer) (*work, error) {
 	if err := r.checkOutputs(); err != nil {
 		return nil, err
 	}
+	if err := r.require(render.WorkersFigureKeys(), runNames(graphs, graphName)); err != nil {
+		return nil, err
+	}
 	echo, err := scenarioDigest(r.scenario)
 	if err != nil {
 		return nil, err
@@ -198,7 +201,7 @@ func parseWorkers(args []string, stdout, stderr io.Writer) (*work, error) {
 				return err
 			}
 		}
-		return r.write(ctx, stdout, out.Bytes(), nil, pic.Bytes())
+		return r.write(ctx, stdout, out.Bytes(), nil, pic.Bytes(), render.WorkersFigures(rep.Rows))
 	}), nil
 }
 
