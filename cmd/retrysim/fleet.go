@@ -46,59 +46,11 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // parseFleet parses the fleet command's flags into its run, a replicate an
 // item.
 func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
-	r := newRunFlags("fleet", usages{
-		preset:     "run the runs of the preset `name` (listed above) instead of one run from the flags",
-		scenario:   "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too",
-		duration:   "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)",
-		replicates: "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)",
-		series:     "also write the time series, a row a run a second, to `file` (.csv or .json)",
-		plot:       "also draw the time series to `file` (.png or .svg), a panel a run",
-		doc:        render.FleetDoc,
-		formats:    " (json also holds the series; html is one page with the series drawn)",
-	}, 10, presetNames(fleet.Presets(), func(p fleet.Preset) string { return p.Name }),
-		func(s string) error { _, err := fleet.LookupPreset(s); return err })
-	c := fleet.DefaultConfig() // the model flags write into it
-	r.duration.V = c.Duration
-	r.fs.Lookup("duration").DefValue = r.duration.String()
-	for _, p := range fleet.Params() {
-		r.fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
-	}
-	var outage flagval.Window
-	r.fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
-	if err := r.parse(args, fleetIntro, fleetGroups(), stdout); err != nil {
+	r, p, cfgs, err := parseFleetRuns(args, stdout, stderr)
+	if err != nil {
 		return nil, err
 	}
-	var cfgs []fleet.Config
-	p := fleet.Preset{Name: "one run"}
-	if r.preset.V != "" {
-		p, _ = fleet.LookupPreset(r.preset.V)
-		if err := flagval.Refuse(r.fs, fleetPresetRefuses); err != nil {
-			return nil, err
-		}
-		if p.Totals && r.given["series"] {
-			return nil, flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
-		}
-		cfgs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
-	} else {
-		c.Duration, c.Outage.From, c.Outage.To = r.duration.V, outage.From, outage.To
-		if r.scenario != "" {
-			if err := fleetScenario(r.fs, r.scenario, &c); err != nil {
-				return nil, err
-			}
-		}
-		if c.Client.Backoff.Cap == 0 { // from a flag or the file
-			c.Client.Backoff.Cap = fleet.NoCap
-		}
-		unread := c.UnreadWhy()
-		if err := flagval.Refuse(r.fs, func(n string) string { return fleetWords(unread[fleetPath(n)]) }); err != nil {
-			return nil, err
-		}
-		cfgs = []fleet.Config{c}
-	}
 	opts := r.options(stderr)
-	if err := fleet.Check(cfgs, opts); err != nil {
-		return nil, flagval.Usage(fleetFlagError(err))
-	}
 	if err := r.checkOutputs(); err != nil {
 		return nil, err
 	}
@@ -124,6 +76,63 @@ func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
 		}
 		return r.write(ctx, stdout, main, ser, pic, render.FleetFigures(sums))
 	}), nil
+}
+
+// parseFleetRuns parses the fleet command's flags into its runs, checked,
+// and the preset they are ("one run" for none).
+func parseFleetRuns(args []string, stdout, stderr io.Writer) (r *runFlags, p fleet.Preset, cfgs []fleet.Config, err error) {
+	r = newRunFlags("fleet", usages{
+		preset:     "run the runs of the preset `name` (listed above) instead of one run from the flags",
+		scenario:   "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too",
+		duration:   "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)",
+		replicates: "a run is simulated with `r` independent seeds, 1 to 1000 (a preset has its own)",
+		series:     "also write the time series, a row a run a second, to `file` (.csv or .json)",
+		plot:       "also draw the time series to `file` (.png or .svg), a panel a run",
+		doc:        render.FleetDoc,
+		formats:    " (json also holds the series; html is one page with the series drawn)",
+	}, 10, presetNames(fleet.Presets(), func(p fleet.Preset) string { return p.Name }),
+		func(s string) error { _, err := fleet.LookupPreset(s); return err })
+	c := fleet.DefaultConfig() // the model flags write into it
+	r.duration.V = c.Duration
+	r.fs.Lookup("duration").DefValue = r.duration.String()
+	for _, p := range fleet.Params() {
+		r.fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
+	}
+	var outage flagval.Window
+	r.fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
+	if err := r.parse(args, fleetIntro, fleetGroups(), stdout); err != nil {
+		return nil, p, nil, err
+	}
+	p = fleet.Preset{Name: "one run"}
+	if r.preset.V != "" {
+		p, _ = fleet.LookupPreset(r.preset.V)
+		if err := flagval.Refuse(r.fs, fleetPresetRefuses); err != nil {
+			return nil, p, nil, err
+		}
+		if p.Totals && r.given["series"] {
+			return nil, p, nil, flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
+		}
+		cfgs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
+	} else {
+		c.Duration, c.Outage.From, c.Outage.To = r.duration.V, outage.From, outage.To
+		if r.scenario != "" {
+			if err := fleetScenario(r.fs, r.scenario, &c); err != nil {
+				return nil, p, nil, err
+			}
+		}
+		if c.Client.Backoff.Cap == 0 { // from a flag or the file
+			c.Client.Backoff.Cap = fleet.NoCap
+		}
+		unread := c.UnreadWhy()
+		if err := flagval.Refuse(r.fs, func(n string) string { return fleetWords(unread[fleetPath(n)]) }); err != nil {
+			return nil, p, nil, err
+		}
+		cfgs = []fleet.Config{c}
+	}
+	if err := fleet.Check(cfgs, r.options(stderr)); err != nil {
+		return nil, p, nil, flagval.Usage(fleetFlagError(err))
+	}
+	return r, p, cfgs, nil
 }
 
 // fleetSettings are the settings of each of cfgs as the json format's

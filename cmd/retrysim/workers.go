@@ -101,6 +101,12 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 // parseWorkers parses the workers command's flags into its run, a
 // replicate an item.
 func parseWorkers(args []string, stdout, stderr io.Writer) (*work, error) {
+	return parseWorkersFor(args, stdout, stderr, nil)
+}
+
+// parseWorkersFor is parseWorkers, or, with take, hands take the flags and
+// the fleets' graphs instead (retrysim tune workers) and makes no run.
+func parseWorkersFor(args []string, stdout, stderr io.Writer, take func(*runFlags, []fleet.Graph) error) (*work, error) {
 	r := newRunFlags("workers", usages{
 		preset:            "run the worker fleets of the preset `name` (listed above)",
 		scenario:          "run the fleet of the graph section of this scenario `file`: its first entry the queue, the service it sends to the workers",
@@ -167,6 +173,9 @@ func parseWorkers(args []string, stdout, stderr io.Writer) (*work, error) {
 	}
 	if err := r.checkOutputs(); err != nil {
 		return nil, err
+	}
+	if take != nil {
+		return nil, take(r, graphs)
 	}
 	if err := r.require(render.WorkersFigureKeys(), runNames(graphs, graphName)); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package render
 
 import (
 	"math"
+	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/schema"
@@ -13,8 +14,10 @@ import (
 type Figures struct {
 	ID string
 	// Get is the figure keyed key: a figure written with key_lo and key_hi
-	// carries them as its 95% interval, any other has none (NaN); an
-	// undefined figure (null in json) is NaN.
+	// carries them as its 95% interval, and so do those bounds themselves
+	// (recovered_share_lo >= 0.9 holds when the lower bound is at least
+	// 0.9, fails when the upper bound is below it); any other has none
+	// (NaN); an undefined figure (null in json) is NaN.
 	Get func(key string) schema.Estimate
 }
 
@@ -40,15 +43,27 @@ func figureRows[R any](cs columns[R], rows []R, id func(R) string) []Figures {
 		}
 		out[i] = Figures{ID: id(r), Get: func(key string) schema.Estimate {
 			e := schema.Estimate{Value: byKey[key], Lo: math.NaN(), Hi: math.NaN()}
-			lo, okLo := byKey[key+"_lo"]
-			hi, okHi := byKey[key+"_hi"]
-			if okLo && okHi {
-				e.Lo, e.Hi, e.Level = lo, hi, 0.95
+			base := key
+			for _, end := range []string{"_lo", "_hi"} { // a bound is judged on its figure's interval
+				if b, ok := strings.CutSuffix(key, end); ok && withInterval(byKey, b) {
+					base = b
+				}
+			}
+			if withInterval(byKey, base) {
+				e.Lo, e.Hi, e.Level = byKey[base+"_lo"], byKey[base+"_hi"], 0.95
 			}
 			return e
 		}}
 	}
 	return out
+}
+
+// withInterval reports whether the figure keyed key has its 95% interval.
+func withInterval(byKey map[string]float64, key string) bool {
+	_, lo := byKey[key+"_lo"]
+	_, hi := byKey[key+"_hi"]
+	_, v := byKey[key]
+	return v && lo && hi
 }
 
 // figureValue is a field's value as a number, NaN for null.
