@@ -32,8 +32,15 @@ Every other flag is retrysim sweep's, at one value (the table's model, scenario,
 strategies, settings, seed, -format table, json or csv, -o), but -jobs, -set,
 -metric, -plot, -shard, -ci and -replicates, which a search decides or has no
 use for; see docs/tune.md.
+retrysim tune workers and retrysim tune fleet search a worker fleet's or a
+fleet run's settings instead (paths as a scenario file's graph section or
+retrysim fleet's settings name them: graph.services[workers].server.capacity,
+client.backoff.kind), with that command's flags (a preset, a scenario file),
+its csv's figures as metrics (RUN:METRIC with several runs) and replicates as
+the work, 5 doubling, the same replicates' seeds at every candidate.
 
 Usage: retrysim tune [flags] -search PATH=VALUES -minimize|-maximize OBJECTIVE -require 'METRIC OP VALUE'
+       retrysim tune workers|fleet [flags] -search PATH=VALUES ...
 
 Example: retrysim tune -p-fail 0.05 -lost-reply 0 -strategies step-samekey -search attempts=1:8:8 -minimize attempts -require 'failed_rate<=1e-4'
 

@@ -2,34 +2,16 @@ package main
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// drainScenario is a worker fleet whose backlog the fluid formula drains:
-// jobs arrive at lambda = 10 a second (Poisson), each taking a worker 100
-// ms (mu = 10 a second a worker, no spread), and the workers stall from 60
-// s to 120 s, so B = lambda x 60 s = 600 jobs wait when they come back;
-// W workers then drain them in B/(mu W - lambda) = 60/(W-1) seconds.
-const drainScenario = `graph:
-  name: drain
-  duration: 4m
-  net: 1ms
-  entries:
-    - to: workers
-      load: {shape: constant, rate: 10}
-      client: {timeout: 1h, attempts: 1}
-  services:
-    - name: workers
-      server: {kind: queue, capacity: 4, queue: 10000000, service: 100ms, service_sigma: 0}
-      outage: {from: 60s, to: 120s, mode: stall}
-`
-
-// TestTuneWorkersFluid: the fewest workers whose drain is at most 13 s is
-// the fluid formula's, within a tolerance of 1 s (the drain is counted in
-// whole seconds, and the backlog is Poisson: 600 +- 25 jobs): the least W
+// TestTuneWorkersFluid: in examples/workers-drain.yaml (B = 600 jobs
+// waiting, lambda = 10 jobs a second, mu = 10 a second a worker), the
+// fewest workers whose drain is at most 13 s is the fluid formula's,
+// B/(mu W - lambda) = 60/(W-1) s, within a tolerance of 1 s (the drain is
+// counted in whole seconds, and the backlog is Poisson: 600 +- 25 jobs):
+// the least W
 // with 60/(W-1) <= 13 - 1 is 6 (12 s), and W = 5's 15 s is past 13 + 1,
 // so the answer is decided outside the tolerance. The workers' path is
 // the one Workers.Set declares for them.
@@ -44,10 +26,7 @@ func TestTuneWorkersFluid(t *testing.T) {
 	if want < 3 || b/(mu*float64(want-1)-lambda) <= bound+tol {
 		t.Fatalf("the case is not decided outside the tolerance: W = %d", want)
 	}
-	file := filepath.Join(t.TempDir(), "drain.yaml")
-	if err := os.WriteFile(file, []byte(drainScenario), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := "../../examples/workers-drain.yaml" // lambda 10/s, mu 10/s a worker, stalled 60 s: B = 600
 	path := "graph.services[workers].server.capacity"
 	got := runTuneJSON(t, 0, "workers", "-scenario", file, "-workers", "1", "-search", path+"=2:12:11", "-minimize", path, "-require", "drain_seconds<=13")
 	if got.Best == nil || got.Best.Settings[path] != float64(want) {
