@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/scenario"
 )
 
@@ -34,6 +35,8 @@ type runFlags struct {
 	o            flagval.Output
 	series, plot string
 	shard        flagval.Shard
+	// reqs are -require's, judged over the rows once they are written.
+	reqs []tune.Requirement
 }
 
 // usages are what a command says of each shared flag in its -help; a flag
@@ -41,6 +44,8 @@ type runFlags struct {
 // its bounds; an empty seed's, shard's or workers' is the usual one.
 type usages struct {
 	preset, scenario, duration, replicates, seed, workers, series, plot, shard string
+	// row names a row of -require's ROW:METRIC ("run's" when "").
+	row string
 	// doc and formats say what -format prints; replicatesDefault is
 	// -replicates's default as -help shows it, "" for its value.
 	doc               render.Doc
@@ -80,6 +85,7 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	fs.Var(&r.workers, "workers", fmt.Sprintf(or(u.workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.workers.Lo, r.workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.Var(&r.shard, "shard", or(u.shard, shardUsage))
+	registerRequireOf(fs, &r.reqs, or(u.row, "run's"))
 	return r
 }
 
@@ -155,6 +161,35 @@ func (r *runFlags) checkOutputs() error {
 	return nil
 }
 
+// require refuses, before any work, a -require on a figure not among keys
+// (the kind's columns' csv and json keys) or a row not among rows, and any
+// with -shard, which judges nothing.
+func (r *runFlags) require(keys, rows []string) error {
+	if r.shard.Count > 0 && len(r.reqs) > 0 {
+		return flagval.Usage(fmt.Errorf("-require: %s", shardRefuses("require")))
+	}
+	return checkRequire(r.reqs, keys, rows)
+}
+
+// judge judges -require's over the rows written: an *tune.UnmetError
+// (exit 3, a line each) naming those that fail or are undecided.
+func (r *runFlags) judge(rows []render.Figures) error {
+	if len(r.reqs) == 0 {
+		return nil
+	}
+	return tune.Enforce(r.reqs, tune.FigureRows(rows))
+}
+
+// runNames are the names of runs, name's of each: the rows -require's
+// ROW:METRIC may name.
+func runNames[T any](runs []T, name func(T) string) []string {
+	out := make([]string, len(runs))
+	for i, x := range runs {
+		out[i] = name(x)
+	}
+	return out
+}
+
 // file is the output file of the flag called name (series or plot).
 func (r *runFlags) file(name string) outfile.File {
 	if name == "series" {
@@ -174,8 +209,8 @@ func (r *runFlags) work(noun string, n int, echo any) *work {
 }
 
 // write writes main to -o or stdout, and ser and pic to -series and -plot
-// when they are given.
-func (r *runFlags) write(ctx context.Context, stdout io.Writer, main, ser, pic []byte) error {
+// when they are given, then judges -require's over rows.
+func (r *runFlags) write(ctx context.Context, stdout io.Writer, main, ser, pic []byte, rows []render.Figures) error {
 	outs := []outfile.Output{{File: r.o.Out, Data: main}}
 	if r.series != "" {
 		outs = append(outs, outfile.Output{File: r.file("series"), Data: ser})
@@ -183,7 +218,10 @@ func (r *runFlags) write(ctx context.Context, stdout io.Writer, main, ser, pic [
 	if r.plot != "" {
 		outs = append(outs, outfile.Output{File: r.file("plot"), Data: pic})
 	}
-	return outfile.WriteAll(ctx, stdout, outs...)
+	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil {
+		return err
+	}
+	return r.judge(rows)
 }
 
 // replicateItems makes w a run of runs runs whose items are its

@@ -46,7 +46,42 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // parseFleet parses the fleet command's flags into its run, a replicate an
 // item.
 func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
-	r := newRunFlags("fleet", usages{
+	r, p, cfgs, err := parseFleetRuns(args, stdout, stderr)
+	if err != nil {
+		return nil, err
+	}
+	opts := r.options(stderr)
+	if err := r.checkOutputs(); err != nil {
+		return nil, err
+	}
+	if p.Totals && len(r.reqs) > 0 {
+		return nil, flagval.Usage(fmt.Errorf("-require: -preset %s prints totals by failure rate and policy, with no run's figures to judge", p.Name))
+	}
+	if err := r.require(render.FleetFigureKeys(), runNames(cfgs, func(c fleet.Config) string { return c.Name })); err != nil {
+		return nil, err
+	}
+	echo, err := fleetSettings(cfgs)
+	if err != nil {
+		return nil, err
+	}
+	return fleetItems(r.work("replicates", r.replicates.V, echo), cfgs, opts, func(ctx context.Context, res []fleet.Result) error {
+		run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
+		main, ser, pic, err := r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
+		if err != nil {
+			return err
+		}
+		sums := make([]fleet.Summary, len(res))
+		for i, x := range res {
+			sums[i] = x.Summary()
+		}
+		return r.write(ctx, stdout, main, ser, pic, render.FleetFigures(sums))
+	}), nil
+}
+
+// parseFleetRuns parses the fleet command's flags into its runs, checked,
+// and the preset they are ("one run" for none).
+func parseFleetRuns(args []string, stdout, stderr io.Writer) (r *runFlags, p fleet.Preset, cfgs []fleet.Config, err error) {
+	r = newRunFlags("fleet", usages{
 		preset:     "run the runs of the preset `name` (listed above) instead of one run from the flags",
 		scenario:   "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too",
 		duration:   "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)",
@@ -66,24 +101,23 @@ func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
 	var outage flagval.Window
 	r.fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
 	if err := r.parse(args, fleetIntro, fleetGroups(), stdout); err != nil {
-		return nil, err
+		return nil, p, nil, err
 	}
-	var cfgs []fleet.Config
-	p := fleet.Preset{Name: "one run"}
+	p = fleet.Preset{Name: "one run"}
 	if r.preset.V != "" {
 		p, _ = fleet.LookupPreset(r.preset.V)
 		if err := flagval.Refuse(r.fs, fleetPresetRefuses); err != nil {
-			return nil, err
+			return nil, p, nil, err
 		}
 		if p.Totals && r.given["series"] {
-			return nil, flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
+			return nil, p, nil, flagval.Usage(fmt.Errorf("-series: -preset %s prints totals by failure rate and policy, with no time series", p.Name))
 		}
 		cfgs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
 	} else {
 		c.Duration, c.Outage.From, c.Outage.To = r.duration.V, outage.From, outage.To
 		if r.scenario != "" {
 			if err := fleetScenario(r.fs, r.scenario, &c); err != nil {
-				return nil, err
+				return nil, p, nil, err
 			}
 		}
 		if c.Client.Backoff.Cap == 0 { // from a flag or the file
@@ -91,29 +125,14 @@ func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
 		}
 		unread := c.UnreadWhy()
 		if err := flagval.Refuse(r.fs, func(n string) string { return fleetWords(unread[fleetPath(n)]) }); err != nil {
-			return nil, err
+			return nil, p, nil, err
 		}
 		cfgs = []fleet.Config{c}
 	}
-	opts := r.options(stderr)
-	if err := fleet.Check(cfgs, opts); err != nil {
-		return nil, flagval.Usage(fleetFlagError(err))
+	if err := fleet.Check(cfgs, r.options(stderr)); err != nil {
+		return nil, p, nil, flagval.Usage(fleetFlagError(err))
 	}
-	if err := r.checkOutputs(); err != nil {
-		return nil, err
-	}
-	echo, err := fleetSettings(cfgs)
-	if err != nil {
-		return nil, err
-	}
-	return fleetItems(r.work("replicates", r.replicates.V, echo), cfgs, opts, func(ctx context.Context, res []fleet.Result) error {
-		run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
-		main, ser, pic, err := r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
-		if err != nil {
-			return err
-		}
-		return r.write(ctx, stdout, main, ser, pic)
-	}), nil
+	return r, p, cfgs, nil
 }
 
 // fleetSettings are the settings of each of cfgs as the json format's

@@ -149,6 +149,9 @@ func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
 	if err := r.checkOutputs(); err != nil {
 		return nil, err
 	}
+	if err := r.require(render.MapFigureKeys(), runNames(m.Policies, func(p metastable.MapPolicy) string { return p.Name })); err != nil {
+		return nil, err
+	}
 	cells := m.Cells()
 	for _, c := range cells {
 		if err := (fleet.Options{Replicates: r.replicates.V}).Check(c.Duration.Seconds()); err != nil {
@@ -187,7 +190,7 @@ func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
 				return err
 			}
 		}
-		return r.write(ctx, stdout, main.Bytes(), nil, pic.Bytes())
+		return r.write(ctx, stdout, main.Bytes(), nil, pic.Bytes(), rep.MapFigures())
 	}), nil
 }
 

@@ -109,6 +109,9 @@ func parseGraph(args []string, stdout, stderr io.Writer) (*work, error) {
 	if err := r.checkOutputs(); err != nil {
 		return nil, err
 	}
+	if err := r.require(render.GraphFigureKeys(), runNames(graphs, graphName)); err != nil {
+		return nil, err
+	}
 	echo, err := scenarioDigest(r.scenario)
 	if err != nil {
 		return nil, err
@@ -124,6 +127,13 @@ func parseGraph(args []string, stdout, stderr io.Writer) (*work, error) {
 		if err != nil {
 			return err
 		}
-		return r.write(ctx, stdout, main, ser, pic)
+		var rows []fleet.GraphRow
+		for _, x := range res {
+			rows = append(rows, x.Rows()...)
+		}
+		return r.write(ctx, stdout, main, ser, pic, render.GraphFigures(rows))
 	}), nil
 }
+
+// graphName is g's name, its rows' run.
+func graphName(g fleet.Graph) string { return g.Name }

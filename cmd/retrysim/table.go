@@ -169,11 +169,17 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // registerRequire declares -require, repeatable, its values parsed into reqs.
 func registerRequire(fs *flag.FlagSet, reqs *[]tune.Requirement) {
+	registerRequireOf(fs, reqs, "strategy's")
+}
+
+// registerRequireOf declares -require for rows each of which is a row's
+// (a strategy's, a run's).
+func registerRequireOf(fs *flag.FlagSet, reqs *[]tune.Requirement, row string) {
 	fs.Var(flagval.Repeated(func(s string) error {
 		r, err := tune.ParseRequirement(s)
 		*reqs = append(*reqs, r)
 		return err
-	}), "require", "after writing the output, exit 3 unless `'METRIC OP VALUE'` holds on every row's 95% interval (OP <=, <, >=, >, ==; ROW:METRIC for one strategy's row), a line each on stderr for those that fail or are undecided; repeat for several")
+	}), "require", "after writing the output, exit 3 unless `'METRIC OP VALUE'` holds on every row's 95% interval (OP <=, <, >=, >, ==; ROW:METRIC for one "+row+" row), a line each on stderr for those that fail or are undecided; repeat for several")
 }
 
 // checkRequire refuses, before any work, a requirement on a metric or a row

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/schema"
@@ -31,8 +32,15 @@ Every other flag is retrysim sweep's, at one value (the table's model, scenario,
 strategies, settings, seed, -format table, json or csv, -o), but -jobs, -set,
 -metric, -plot, -shard, -ci and -replicates, which a search decides or has no
 use for; see docs/tune.md.
+retrysim tune workers and retrysim tune fleet search a worker fleet's or a
+fleet run's settings instead (paths as a scenario file's graph section or
+retrysim fleet's settings name them: graph.services[workers].server.capacity,
+client.backoff.kind), with that command's flags (a preset, a scenario file),
+its csv's figures as metrics (RUN:METRIC with several runs) and replicates as
+the work, 5 doubling, the same replicates' seeds at every candidate.
 
 Usage: retrysim tune [flags] -search PATH=VALUES -minimize|-maximize OBJECTIVE -require 'METRIC OP VALUE'
+       retrysim tune workers|fleet [flags] -search PATH=VALUES ...
 
 Example: retrysim tune -p-fail 0.05 -lost-reply 0 -strategies step-samekey -search attempts=1:8:8 -minimize attempts -require 'failed_rate<=1e-4'
 
@@ -40,7 +48,7 @@ Flags:
 `
 
 // tuneNotHere are the sweep's flags a search decides or has no use for.
-var tuneNotHere = []string{"jobs", "set", "metric", "plot", "shard", "log-y", "linear-y", "own-scales", "ci", "replicates"}
+var tuneNotHere = []string{"jobs", "set", "metric", "plot", "series", "shard", "log-y", "linear-y", "own-scales", "ci", "replicates"}
 
 // tuneCommand searches the table's settings (tune.Race over tune.TableKind)
 // and writes the answer.
@@ -53,7 +61,7 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		"search a setting, `PATH=VALUES`: its path as retrysim sweep -set names it (attempts, steps[STEP].FIELD, the queue's fields with -model delivery), over a list or a range start:stop:count; repeat for a grid")
 	fs.StringVar(&minimize, "minimize", "", "the `objective` to minimize: a searched setting's path or a metric (ROW:METRIC with several strategies)")
 	fs.StringVar(&maximize, "maximize", "", "the `objective` to maximize, as -minimize")
-	fs.Var(&budget, "budget", "spend at most `n` jobs in all, 1 to 10^12")
+	fs.Var(&budget, "budget", "spend at most `n` jobs (the table) or replicates (workers, fleet: up to 1000, as many as the runs' duration allows, unless given) in all, 1 to 10^12")
 	own, rest := splitFlags(fs, args)
 	if err := flagval.Parse(fs, own, tuneIntro, stdout); err != nil {
 		return err
@@ -63,15 +71,60 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return flagval.Usage(fmt.Errorf("-%s: retrysim tune decides the work and writes its own output; a search takes no -%s", name, name))
 		}
 	}
-	r, err := parseSweepRun(rest, stdout, stderr)
+	s := tune.Search{Objective: minimize, Budget: int64(budget)}
+	var (
+		k    tune.Kind
+		axes []tune.Axis
+		out  flagval.Output
+		kind = "table"
+		err  error // the flags' refusal
+		kerr error // the kind's refusal of a search
+	)
+	if len(rest) > 0 && (rest[0] == "workers" || rest[0] == "fleet") { // the fleet family: replicates
+		kind = rest[0]
+		budgetOf := func(b int64) { // the kind's most, unless -budget says
+			if !flagval.Given(fs)["budget"] {
+				s.Budget = b
+			}
+		}
+		take := func(r *runFlags, graphs []fleet.Graph) error {
+			var gk tune.GraphKind
+			out, s.Require = r.o, r.reqs
+			gk, axes, kerr = tune.NewGraphKind(graphs, true, r.options(stderr), searches)
+			k = gk
+			budgetOf(gk.Budget())
+			return nil
+		}
+		if kind == "workers" {
+			_, err = parseWorkersFor(rest[1:], stdout, stderr, take)
+		} else {
+			var r *runFlags
+			var cfgs []fleet.Config
+			if r, _, cfgs, err = parseFleetRuns(rest[1:], stdout, stderr); err == nil {
+				var fk tune.FleetKind
+				out, s.Require = r.o, r.reqs
+				fk, axes, kerr = tune.NewFleetKind(cfgs, r.options(stderr), searches)
+				k = fk
+				budgetOf(fk.Budget())
+			}
+		}
+	} else {
+		var r sweepRun
+		if r, err = parseSweepRun(rest, stdout, stderr); err == nil {
+			out, s.Require = r.c.Output, r.reqs
+			k, axes, kerr = tune.NewTableKind(r.sw, searches)
+		}
+	}
 	if err != nil {
 		return err
 	}
-	format := r.c.Format.R.Name()
+	if kerr != nil {
+		return tuneError(kerr)
+	}
+	format := out.Format.R.Name()
 	if !slices.Contains(tune.Formats(), format) {
 		return flagval.Usage(fmt.Errorf("-format: a search writes %s (html can wait), not %s", strings.Join(tune.Formats(), ", "), format))
 	}
-	s := tune.Search{Objective: minimize, Require: r.reqs, Budget: int64(budget)}
 	switch {
 	case minimize != "" && maximize != "":
 		return flagval.Usage(fmt.Errorf("-minimize, -maximize: give one of the two"))
@@ -79,10 +132,6 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		s.Objective, s.Maximize = maximize, true
 	case minimize == "":
 		return flagval.Usage(fmt.Errorf("-minimize, -maximize: give one, a searched setting or a metric"))
-	}
-	k, axes, err := tune.NewTableKind(r.sw, searches)
-	if err != nil {
-		return tuneError(err)
 	}
 	s.Axes = axes
 	if _, _, _, err := tune.Plan(k, s); err != nil {
@@ -92,7 +141,7 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if err := r.c.Out.Render(ctx, stdout, func(w io.Writer) error { return tune.Write(w, format, "table", res) }); err != nil {
+	if err := out.Out.Render(ctx, stdout, func(w io.Writer) error { return tune.Write(w, format, kind, res) }); err != nil {
 		return err
 	}
 	if res.Best < 0 {

@@ -15,9 +15,10 @@ type tuneJSON struct {
 		Settings map[string]any `json:"settings"`
 	} `json:"best"`
 	Candidates []struct {
-		Settings map[string]any `json:"settings"`
-		Status   string         `json:"status"`
-		Work     int64          `json:"work"`
+		Settings  map[string]any          `json:"settings"`
+		Status    string                  `json:"status"`
+		Work      int64                   `json:"work"`
+		Objective struct{ Value float64 } `json:"objective"`
 	} `json:"candidates"`
 	Work struct {
 		Spent, Budget int64

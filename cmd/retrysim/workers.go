@@ -101,6 +101,12 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 // parseWorkers parses the workers command's flags into its run, a
 // replicate an item.
 func parseWorkers(args []string, stdout, stderr io.Writer) (*work, error) {
+	return parseWorkersFor(args, stdout, stderr, nil)
+}
+
+// parseWorkersFor is parseWorkers, or, with take, hands take the flags and
+// the fleets' graphs instead (retrysim tune workers) and makes no run.
+func parseWorkersFor(args []string, stdout, stderr io.Writer, take func(*runFlags, []fleet.Graph) error) (*work, error) {
 	r := newRunFlags("workers", usages{
 		preset:            "run the worker fleets of the preset `name` (listed above)",
 		scenario:          "run the fleet of the graph section of this scenario `file`: its first entry the queue, the service it sends to the workers",
@@ -168,6 +174,12 @@ func parseWorkers(args []string, stdout, stderr io.Writer) (*work, error) {
 	if err := r.checkOutputs(); err != nil {
 		return nil, err
 	}
+	if take != nil {
+		return nil, take(r, graphs)
+	}
+	if err := r.require(render.WorkersFigureKeys(), runNames(graphs, graphName)); err != nil {
+		return nil, err
+	}
 	echo, err := scenarioDigest(r.scenario)
 	if err != nil {
 		return nil, err
@@ -198,7 +210,7 @@ func parseWorkers(args []string, stdout, stderr io.Writer) (*work, error) {
 				return err
 			}
 		}
-		return r.write(ctx, stdout, out.Bytes(), nil, pic.Bytes())
+		return r.write(ctx, stdout, out.Bytes(), nil, pic.Bytes(), render.WorkersFigures(rep.Rows))
 	}), nil
 }
 

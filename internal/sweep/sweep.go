@@ -29,6 +29,8 @@ const (
 	// Duration values are written as durations (250ms, 24h) and held in
 	// seconds, in [Min, Max].
 	Duration
+	// Number values are any numbers in [Min, Max].
+	Number
 )
 
 // Spec constrains an axis's values.
@@ -124,6 +126,10 @@ func (spec Spec) Check(v float64) error {
 	case Duration:
 		if math.IsNaN(v) || v < spec.Min || v > spec.Max {
 			return fmt.Errorf("%gs is not a duration from %v to %v", v, time.Duration(spec.Min*1e9), time.Duration(spec.Max*1e9))
+		}
+	case Number:
+		if math.IsNaN(v) || v < spec.Min || v > spec.Max {
+			return fmt.Errorf("%v is not a number from %v to %v", v, spec.Min, spec.Max)
 		}
 	}
 	return nil

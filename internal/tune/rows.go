@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -54,6 +55,16 @@ func SweepRows(s stats.Sweep, watched []stats.Watch, delivery bool) []Row {
 		rows[i] = Row{ID: r.ID, Where: strings.Join(at, ", "), Estimate: func(m string) schema.Estimate {
 			return estimator(r.Row(), watched, delivery)(m) // a row's counters only while read: a sweep has up to 50,000
 		}}
+	}
+	return rows
+}
+
+// FigureRows are a fleet family run's rows (render's Figures) as
+// requirements read them.
+func FigureRows(fs []render.Figures) []Row {
+	rows := make([]Row, len(fs))
+	for i, f := range fs {
+		rows[i] = Row{ID: f.ID, Estimate: f.Get}
 	}
 	return rows
 }

@@ -19,6 +19,8 @@ type Axis struct {
 	// Whole and Duration say how a value is written: a whole number, a
 	// duration (1h, 250ms), or else a plain number.
 	Whole, Duration bool
+	// Choices, when set, are an enum's names: a value is an index into them.
+	Choices []string
 }
 
 // Write is v as a scenario file writes the axis's value: an int64, a
@@ -28,6 +30,8 @@ func (a Axis) Write(v float64) any {
 	switch {
 	case math.IsNaN(v):
 		return "as given"
+	case a.Choices != nil:
+		return a.Choices[int(v)]
 	case a.Whole:
 		return int64(v)
 	case a.Duration:

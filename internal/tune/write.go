@@ -197,13 +197,18 @@ func (e *NoneError) ExitStatus() int { return 3 }
 
 // estimateJSON is an estimate as json writes it: null bounds for none.
 type estimateJSON struct {
-	Value float64  `json:"value"`
+	Value *float64 `json:"value"`
 	Lo    *float64 `json:"lo"`
 	Hi    *float64 `json:"hi"`
 }
 
+// toJSON is e as json writes it, null for what is NaN (a drain that never
+// came, a setting the runs have no one value of).
 func toJSON(e schema.Estimate) estimateJSON {
-	out := estimateJSON{Value: e.Value}
+	var out estimateJSON
+	if v := e.Value; !math.IsNaN(v) {
+		out.Value = &v
+	}
 	if !math.IsNaN(e.Lo) && !math.IsNaN(e.Hi) {
 		lo, hi := e.Lo, e.Hi
 		out.Lo, out.Hi = &lo, &hi

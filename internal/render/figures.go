@@ -1,0 +1,113 @@
+package render
+
+import (
+	"math"
+	"strings"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/schema"
+)
+
+// Figures is a row of a kind as a requirement or an objective reads it:
+// its id (the run's name; a fleet map's policy) and its figures by their
+// csv and json keys.
+type Figures struct {
+	ID string
+	// Get is the figure keyed key: a figure written with key_lo and key_hi
+	// carries them as its 95% interval, and so do those bounds themselves
+	// (recovered_share_lo >= 0.9 holds when the lower bound is at least
+	// 0.9, fails when the upper bound is below it); any other has none
+	// (NaN); an undefined figure (null in json) is NaN.
+	Get func(key string) schema.Estimate
+}
+
+// figureKeys are the numeric keys cs writes in csv and json, in their order.
+func figureKeys[R any](cs columns[R]) []string {
+	var keys []string
+	var zero R
+	for _, f := range cs.fields(zero) {
+		if _, ok := f.value.(string); !ok {
+			keys = append(keys, f.key)
+		}
+	}
+	return keys
+}
+
+// figureRows are rows as Figures, each named by id.
+func figureRows[R any](cs columns[R], rows []R, id func(R) string) []Figures {
+	out := make([]Figures, len(rows))
+	for i, r := range rows {
+		byKey := map[string]float64{}
+		for _, f := range cs.fields(r) {
+			byKey[f.key] = figureValue(f.value)
+		}
+		out[i] = Figures{ID: id(r), Get: func(key string) schema.Estimate {
+			e := schema.Estimate{Value: byKey[key], Lo: math.NaN(), Hi: math.NaN()}
+			base := key
+			for _, end := range []string{"_lo", "_hi"} { // a bound is judged on its figure's interval
+				if b, ok := strings.CutSuffix(key, end); ok && withInterval(byKey, b) {
+					base = b
+				}
+			}
+			if withInterval(byKey, base) {
+				e.Lo, e.Hi, e.Level = byKey[base+"_lo"], byKey[base+"_hi"], 0.95
+			}
+			return e
+		}}
+	}
+	return out
+}
+
+// withInterval reports whether the figure keyed key has its 95% interval.
+func withInterval(byKey map[string]float64, key string) bool {
+	_, lo := byKey[key+"_lo"]
+	_, hi := byKey[key+"_hi"]
+	_, v := byKey[key]
+	return v && lo && hi
+}
+
+// figureValue is a field's value as a number, NaN for null.
+func figureValue(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case int:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return math.NaN()
+}
+
+// FleetFigureKeys are the keys of a fleet run's figures.
+func FleetFigureKeys() []string { return figureKeys(fleetColumns) }
+
+// FleetFigures are a fleet run's rows as figures, named by run.
+func FleetFigures(rows []fleet.Summary) []Figures {
+	return figureRows(fleetColumns, rows, func(s fleet.Summary) string { return s.Run })
+}
+
+// GraphFigureKeys are the keys of a graph's figures.
+func GraphFigureKeys() []string { return figureKeys(graphColumns) }
+
+// GraphFigures are a graph run's rows (a row a service) as figures, named
+// by run.
+func GraphFigures(rows []fleet.GraphRow) []Figures {
+	return figureRows(graphColumns, rows, func(r fleet.GraphRow) string { return r.Run })
+}
+
+// WorkersFigureKeys are the keys of a worker fleet's figures.
+func WorkersFigureKeys() []string { return figureKeys(workersColumns) }
+
+// WorkersFigures are a workers run's rows as figures, named by run.
+func WorkersFigures(rows []fleet.WorkersRow) []Figures {
+	return figureRows(workersColumns, rows, func(r fleet.WorkersRow) string { return r.Run })
+}
+
+// MapFigureKeys are the keys of a fleet map's figures.
+func MapFigureKeys() []string { return figureKeys(mapColumns) }
+
+// MapFigures are a fleet map's cells as figures, named by policy.
+func (r MapReport) MapFigures() []Figures {
+	return figureRows(mapColumns, r.mapRows(), func(r mapRow) string { return r.policy })
+}
