@@ -109,7 +109,7 @@ func (h *Histogram) QuantileSeconds(p float64) float64 {
 	}
 	rank := max(int64(math.Ceil(p*float64(h.n))), 1)
 	var seen int64
-	for b, c := range h.counts {
+	for b, c := range &h.counts {
 		seen += c
 		if seen >= rank {
 			return middle(b)
@@ -137,7 +137,7 @@ func (h *Histogram) Merge(o *Histogram) error {
 	if _, carry := bits.Add64(uint64(h.n), uint64(o.n), 0); carry != 0 || h.n+o.n < 0 {
 		return fmt.Errorf("histogram: %d + %d durations overflow a 64-bit count", h.n, o.n)
 	}
-	for b, c := range o.counts {
+	for b, c := range &o.counts {
 		h.counts[b] += c
 	}
 	h.n += o.n
@@ -154,7 +154,7 @@ type Bucket struct {
 // Buckets are h's buckets that counted something, in order.
 func (h *Histogram) Buckets() []Bucket {
 	var out []Bucket
-	for b, c := range h.counts {
+	for b, c := range &h.counts {
 		if c != 0 {
 			out = append(out, Bucket{b, c})
 		}

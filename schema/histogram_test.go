@@ -219,3 +219,16 @@ func TestHistogramErrorBound(t *testing.T) {
 		t.Errorf("worst relative error %.6f%%; the bound is above 0.3%%", 100*worst)
 	}
 }
+
+// BenchmarkHistogramMerge is the cost of adding one block's histogram into
+// a run's, which every block of the delivery model does twice a strategy.
+func BenchmarkHistogramMerge(b *testing.B) {
+	var h, o schema.Histogram
+	o.Add(20 * time.Millisecond)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := h.Merge(&o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
