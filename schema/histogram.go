@@ -79,6 +79,12 @@ func (h *Histogram) AddSeconds(x float64) {
 // Add counts d.
 func (h *Histogram) Add(d time.Duration) { h.AddSeconds(d.Seconds()) }
 
+// AddN counts d n times, as n calls of Add would, n at least 0.
+func (h *Histogram) AddN(d time.Duration, n int64) {
+	h.counts[bucketOf(d.Seconds())] += n
+	h.n += n
+}
+
 // Count is how many durations h counted.
 func (h *Histogram) Count() int64 { return h.n }
 

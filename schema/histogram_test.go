@@ -232,3 +232,20 @@ func BenchmarkHistogramMerge(b *testing.B) {
 		}
 	}
 }
+
+// AddN(d, n) is n calls of Add(d): the same buckets, quantiles and count,
+// 0 times included, for durations under, in and past the range.
+func TestHistogramAddNIsRepeatedAdd(t *testing.T) {
+	for _, d := range []time.Duration{-1, 0, 1, 20 * time.Millisecond, 200*time.Millisecond + 1, time.Duration(schema.Top()*1e9) + 1} {
+		for _, n := range []int64{0, 1, 7} {
+			var got, want schema.Histogram
+			got.AddN(d, n)
+			for range n {
+				want.Add(d)
+			}
+			if !slices.Equal(got.Buckets(), want.Buckets()) || got.Count() != want.Count() {
+				t.Errorf("AddN(%v, %d) = %v (count %d); want %v (count %d)", d, n, got.Buckets(), got.Count(), want.Buckets(), want.Count())
+			}
+		}
+	}
+}
