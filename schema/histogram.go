@@ -77,12 +77,29 @@ func (h *Histogram) AddSeconds(x float64) {
 }
 
 // Add counts d.
-func (h *Histogram) Add(d time.Duration) { h.AddSeconds(d.Seconds()) }
+func (h *Histogram) Add(d time.Duration) {
+	h.counts[durationBucket(d)]++
+	h.n++
+}
 
 // AddN counts d n times, as n calls of Add would, n at least 0.
 func (h *Histogram) AddN(d time.Duration, n int64) {
-	h.counts[bucketOf(d.Seconds())] += n
+	h.counts[durationBucket(d)] += n
 	h.n += n
+}
+
+// durationBucket is bucketOf(d.Seconds()) without Seconds' division: d
+// times 1e-9 is within a few units in the last place of d.Seconds() (their
+// float bits, as integers, differ by less than 2^4), so where its bits are
+// further than 2^10 from a bucket's edge (a multiple of 2^histShift: the
+// range's ends too are powers of two) both fall in the same bucket; nearer
+// an edge it asks Seconds.
+func durationBucket(d time.Duration) int {
+	x := float64(d) * 1e-9
+	if low := math.Float64bits(x) & (1<<histShift - 1); low > 1<<10 && low < 1<<histShift-1<<10 {
+		return bucketOf(x)
+	}
+	return bucketOf(d.Seconds())
 }
 
 // Count is how many durations h counted.
