@@ -387,7 +387,7 @@ func (r Row) Rate(name string) (Rate, error) {
 }
 
 // row is r as the renderers take it, with its expectations.
-func (r Row) row() stats.Row {
+func (r *Row) row() stats.Row {
 	return stats.Row{ID: r.ID, Label: r.Label, Counters: r.Counters, NoRepeats: r.NoRepeats, Expected: r.Expected, Replicates: r.Replicates}
 }
 
@@ -395,8 +395,8 @@ func (r Row) row() stats.Row {
 // lines only when expect is set, and the intervals in the tables when ci is.
 func (rep Report) Results(ci, expect bool) stats.Report {
 	out := stats.Report{Params: rep.Params, ShowCI: ci, EchoWatched: echoWatched(rep.Params), Rows: make([]stats.Row, len(rep.Rows))}
-	for i, r := range rep.Rows {
-		out.Rows[i] = r.row()
+	for i := range rep.Rows { // by index: a Row's counters are 89 KB
+		out.Rows[i] = rep.Rows[i].row()
 		if !expect {
 			out.Rows[i].Expected = nil
 		}
@@ -425,7 +425,7 @@ func (e Experiment) newReport() Report {
 	rep := Report{Params: e.Params(), Rows: make([]Row, len(e.Strategies))}
 	ids, labels := rowNames(e.Strategies)
 	for i, s := range e.Strategies {
-		rep.Rows[i] = Row{ID: ids[i], Label: labels[i]}
+		rep.Rows[i].ID, rep.Rows[i].Label = ids[i], labels[i] // in place: a Row's counters are 89 KB
 		if x, ok := s.(expecter); ok && e.Delivery == nil {
 			ex := x.Expect(e.Scenario)
 			rep.Rows[i].Expected = &ex

@@ -232,12 +232,19 @@ func (x *Runner) check() {
 func (x *Runner) StopWhen(stop func() bool) { x.stop = stop }
 
 // stopped counts an event about to be popped and, every checkEvery events,
-// reports whether stop says to stop, ending the job if so.
+// reports whether stop says to stop, ending the job if so (askStop). It is
+// small enough to be inlined at every event.
 func (x *Runner) stopped() bool {
-	if x.popped++; x.popped < checkEvery || x.stop == nil {
+	if x.popped++; x.popped < checkEvery {
 		return false
 	}
-	if !x.stop() {
+	return x.askStop()
+}
+
+// askStop is stopped's every checkEvery-th event: it asks stop and ends the
+// job if it says so.
+func (x *Runner) askStop() bool {
+	if x.stop == nil || !x.stop() {
 		x.popped = 0
 		return false
 	}

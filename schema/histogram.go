@@ -77,7 +77,30 @@ func (h *Histogram) AddSeconds(x float64) {
 }
 
 // Add counts d.
-func (h *Histogram) Add(d time.Duration) { h.AddSeconds(d.Seconds()) }
+func (h *Histogram) Add(d time.Duration) {
+	h.counts[durationBucket(d)]++
+	h.n++
+}
+
+// AddN counts d n times, as n calls of Add would, n at least 0.
+func (h *Histogram) AddN(d time.Duration, n int64) {
+	h.counts[durationBucket(d)] += n
+	h.n += n
+}
+
+// durationBucket is bucketOf(d.Seconds()) without Seconds' division: d
+// times 1e-9 is within a few units in the last place of d.Seconds() (their
+// float bits, as integers, differ by less than 2^4), so where its bits are
+// further than 2^10 from a bucket's edge (a multiple of 2^histShift: the
+// range's ends too are powers of two) both fall in the same bucket; nearer
+// an edge it asks Seconds.
+func durationBucket(d time.Duration) int {
+	x := float64(d) * 1e-9
+	if low := math.Float64bits(x) & (1<<histShift - 1); low > 1<<10 && low < 1<<histShift-1<<10 {
+		return bucketOf(x)
+	}
+	return bucketOf(d.Seconds())
+}
 
 // Count is how many durations h counted.
 func (h *Histogram) Count() int64 { return h.n }
@@ -109,7 +132,7 @@ func (h *Histogram) QuantileSeconds(p float64) float64 {
 	}
 	rank := max(int64(math.Ceil(p*float64(h.n))), 1)
 	var seen int64
-	for b, c := range h.counts {
+	for b, c := range &h.counts {
 		seen += c
 		if seen >= rank {
 			return middle(b)
@@ -137,7 +160,7 @@ func (h *Histogram) Merge(o *Histogram) error {
 	if _, carry := bits.Add64(uint64(h.n), uint64(o.n), 0); carry != 0 || h.n+o.n < 0 {
 		return fmt.Errorf("histogram: %d + %d durations overflow a 64-bit count", h.n, o.n)
 	}
-	for b, c := range o.counts {
+	for b, c := range &o.counts {
 		h.counts[b] += c
 	}
 	h.n += o.n
@@ -154,7 +177,7 @@ type Bucket struct {
 // Buckets are h's buckets that counted something, in order.
 func (h *Histogram) Buckets() []Bucket {
 	var out []Bucket
-	for b, c := range h.counts {
+	for b, c := range &h.counts {
 		if c != 0 {
 			out = append(out, Bucket{b, c})
 		}

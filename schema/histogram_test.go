@@ -219,3 +219,33 @@ func TestHistogramErrorBound(t *testing.T) {
 		t.Errorf("worst relative error %.6f%%; the bound is above 0.3%%", 100*worst)
 	}
 }
+
+// BenchmarkHistogramMerge is the cost of adding one block's histogram into
+// a run's, which every block of the delivery model does twice a strategy.
+func BenchmarkHistogramMerge(b *testing.B) {
+	var h, o schema.Histogram
+	o.Add(20 * time.Millisecond)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := h.Merge(&o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// AddN(d, n) is n calls of Add(d): the same buckets, quantiles and count,
+// 0 times included, for durations under, in and past the range.
+func TestHistogramAddNIsRepeatedAdd(t *testing.T) {
+	for _, d := range []time.Duration{-1, 0, 1, 20 * time.Millisecond, 200*time.Millisecond + 1, time.Duration(schema.Top()*1e9) + 1} {
+		for _, n := range []int64{0, 1, 7} {
+			var got, want schema.Histogram
+			got.AddN(d, n)
+			for range n {
+				want.Add(d)
+			}
+			if !slices.Equal(got.Buckets(), want.Buckets()) || got.Count() != want.Count() {
+				t.Errorf("AddN(%v, %d) = %v (count %d); want %v (count %d)", d, n, got.Buckets(), got.Count(), want.Buckets(), want.Count())
+			}
+		}
+	}
+}

@@ -18,7 +18,10 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-var fleetIntro = `retrysim fleet simulates many clients calling one server in virtual time, where
+// fleetIntro is the fleet command's -help above its flags, built when the
+// command runs: its lists of presets and limits are no cost of another's.
+func fleetIntro() string {
+	return `retrysim fleet simulates many clients calling one server in virtual time, where
 retries add load, load adds latency, and latency causes more timeouts and
 retries. It prints a row a run (means over replicates with 95% Student t
 intervals) and, with -series and -plot, the runs' time series, a row a second.
@@ -33,6 +36,7 @@ Limits (checked before any work):
 ` + render.FleetLimits(render.FleetLimitList()) + `
 Flags:
 `
+}
 
 // fleetCommand runs the fleet model: flags, then fleet.Run, then a renderer.
 func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -100,7 +104,7 @@ func parseFleetRuns(args []string, stdout, stderr io.Writer) (r *runFlags, p fle
 	}
 	var outage flagval.Window
 	r.fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
-	if err := r.parse(args, fleetIntro, fleetGroups(), stdout); err != nil {
+	if err := r.parse(args, fleetIntro(), fleetGroups(), stdout); err != nil {
 		return nil, p, nil, err
 	}
 	p = fleet.Preset{Name: "one run"}

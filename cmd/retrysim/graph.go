@@ -13,7 +13,10 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 )
 
-var graphIntro = `retrysim graph simulates a call graph in virtual time: requests enter at a
+// graphIntro is the graph command's -help above its flags, built when the
+// command runs: its lists of presets and limits are no cost of another's.
+func graphIntro() string {
+	return `retrysim graph simulates a call graph in virtual time: requests enter at a
 service, which calls others, each call with its own client (timeout, attempts,
 backoff, policy), so that retries at every layer multiply: with every call at
 the bottom failing, a attempts at each of d layers make a^d calls there for one
@@ -44,6 +47,7 @@ Limits (checked before any work, each refusal naming the file's line):
 ` + render.FleetLimits(graphLimits()) + `
 Flags:
 `
+}
 
 // graphPresetsHelp lists the presets for -help, as the fleet command's.
 func graphPresetsHelp() string { return render.GraphPresets(fleet.GraphPresets()) }
@@ -86,7 +90,7 @@ func parseGraph(args []string, stdout, stderr io.Writer) (*work, error) {
 		formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
 	}, 10, presetNames(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupGraphPreset(s); return err })
-	if err := r.parse(args, graphIntro, nil, stdout); err != nil {
+	if err := r.parse(args, graphIntro(), nil, stdout); err != nil {
 		return nil, err
 	}
 	loaded, err := r.loadGraph("graphs")

@@ -18,7 +18,10 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 )
 
-var workersIntro = `retrysim workers simulates a worker fleet in virtual time: jobs arrive on a
+// workersIntro is the workers command's -help above its flags, built when the
+// command runs: its lists of presets and limits are no cost of another's.
+func workersIntro() string {
+	return `retrysim workers simulates a worker fleet in virtual time: jobs arrive on a
 job queue, a pool of workers takes them, and each job's steps call shared
 dependencies (a database, a payments API) that can fail, stall or refuse
 load. The queue's own retry (its tries, its schedule, its visibility
@@ -69,6 +72,7 @@ Limits (checked before any work):
 ` + render.FleetLimits(workersLimits()) + `
 Flags:
 `
+}
 
 // workersPresetsHelp lists the presets for -help.
 func workersPresetsHelp() string { return render.WorkersPresets(fleet.WorkersPresets()) }
@@ -122,7 +126,7 @@ func parseWorkersFor(args []string, stdout, stderr io.Writer, take func(*runFlag
 	workerCount := flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
 	r.fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
 	r.fs.Lookup("worker-count").DefValue = "the preset's or the file's own"
-	if err := r.parse(args, workersIntro, nil, stdout); err != nil {
+	if err := r.parse(args, workersIntro(), nil, stdout); err != nil {
 		return nil, err
 	}
 	loaded, err := r.loadGraph("fleets")

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
@@ -225,23 +226,13 @@ func SetError(err error) error {
 // to be told from the word. queue.store is -store, "the setting latency"
 // -latency.
 func FlagWords(text string) string {
-	var names []string
-	for _, s := range api.Settings() {
-		names = append(names, s.Name)
+	names := settingNames()
+	if !slices.ContainsFunc(names.words, func(w string) bool { return strings.Contains(text, w) }) {
+		return text
 	}
-	slices.SortStableFunc(names, func(a, b string) int { return len(b) - len(a) }) // the longest first
-	var alts []string
-	for _, n := range names {
-		if strings.ContainsAny(n, "._") {
-			alts = append(alts, `(?:the setting )?`+regexp.QuoteMeta(n))
-		} else {
-			alts = append(alts, `the setting `+regexp.QuoteMeta(n))
-		}
-	}
-	re := regexp.MustCompile(`(?:^|[^\w.\[\]-])(` + strings.Join(alts, "|") + `)`)
 	var b strings.Builder
 	last := 0
-	for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range names.re.FindAllStringSubmatchIndex(text, -1) {
 		lo, hi := m[2], m[3]
 		if rest := text[hi:]; rest != "" && !wordEnd(rest) {
 			continue // part of a longer word or path
@@ -253,6 +244,34 @@ func FlagWords(text string) string {
 	b.WriteString(text[last:])
 	return b.String()
 }
+
+// settingNames is what FlagWords looks for: re matches a setting's name,
+// the longest name first, and words are the literals every match holds
+// ("the setting ", or a name with a dot or an underscore), so that a text
+// holding none of them is left as it is without running re. It is built on
+// first use, not for each text.
+var settingNames = sync.OnceValue(func() (n struct {
+	re    *regexp.Regexp
+	words []string
+}) {
+	var names []string
+	for _, s := range api.Settings() {
+		names = append(names, s.Name)
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return len(b) - len(a) }) // the longest first
+	var alts []string
+	n.words = []string{"the setting "}
+	for _, name := range names {
+		if strings.ContainsAny(name, "._") {
+			alts = append(alts, `(?:the setting )?`+regexp.QuoteMeta(name))
+			n.words = append(n.words, name)
+		} else {
+			alts = append(alts, `the setting `+regexp.QuoteMeta(name))
+		}
+	}
+	n.re = regexp.MustCompile(`(?:^|[^\w.\[\]-])(` + strings.Join(alts, "|") + `)`)
+	return n
+})
 
 // wordEnd reports whether rest, the text after a setting's name, ends the
 // name: a space, a punctuation mark but for a path's (- _ . [), or a full

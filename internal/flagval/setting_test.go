@@ -116,3 +116,12 @@ func TestFlagWords(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRegisterSettings is the flags' share of every command's start-up:
+// declaring a flag a setting, its usage in the command's words (FlagWords).
+func BenchmarkRegisterSettings(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		RegisterSettings(flag.NewFlagSet("bench", flag.ContinueOnError))
+	}
+}
