@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/scenario"
 )
 
@@ -34,6 +36,7 @@ type runFlags struct {
 	o            flagval.Output
 	series, plot string
 	shard        flagval.Shard
+	sets         []sweep.Set // -set's, in a sweep of the kind's runs
 }
 
 // usages are what a command says of each shared flag in its -help; a flag
@@ -51,6 +54,9 @@ type usages struct {
 // newRunFlags registers the shared flags kind has a usage of on a new flag
 // set, with -replicates r by default and presets (checked by lookup).
 func newRunFlags(kind string, u usages, replicates int, presets []string, lookup func(string) error) *runFlags {
+	if strings.HasPrefix(kind, "sweep ") { // a row a point: no series, no picture
+		u.doc, u.formats, u.series, u.plot = render.KindSweepDoc, "", "", ""
+	}
 	r := &runFlags{kind: kind, fs: flagval.NewFlagSet("retrysim " + kind), seed: 1,
 		workers:    flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096},
 		replicates: flagval.Bounded{V: replicates, Lo: 1, Hi: fleet.MaxReplicates}}
@@ -80,6 +86,9 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	fs.Var(&r.workers, "workers", fmt.Sprintf(or(u.workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.workers.Lo, r.workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.Var(&r.shard, "shard", or(u.shard, shardUsage))
+	if r.sweeping() {
+		r.registerSet()
+	}
 	return r
 }
 
@@ -93,6 +102,9 @@ func or(s, otherwise string) string {
 
 // parse parses args, -help printing intro and the flags under groups.
 func (r *runFlags) parse(args []string, intro string, groups []flagval.Group, stdout io.Writer) error {
+	if r.sweeping() {
+		intro = fmt.Sprintf(sweepKindIntro, strings.TrimPrefix(r.kind, "sweep ")) + intro
+	}
 	if err := flagval.ParseGrouped(r.fs, args, intro, groups, stdout); err != nil {
 		return err
 	}

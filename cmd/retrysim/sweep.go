@@ -49,7 +49,14 @@ Flags:
 // sweepCommand runs the grid and writes the long-format rows, a pivot or a
 // plot, or with -shard a slice of its points for retrysim merge.
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	w, err := parseSweep(args, stdout, stderr)
+	parse := parseSweep
+	if len(args) > 0 && sweepKinds[args[0]] != nil { // retrysim sweep KIND
+		kind := args[0]
+		parse = func(args []string, stdout, stderr io.Writer) (*work, error) {
+			return sweepKinds[kind]("sweep "+kind, args[1:], stdout, stderr)
+		}
+	}
+	w, err := parse(args, stdout, stderr)
 	if err != nil {
 		return err
 	}

@@ -101,7 +101,12 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 // parseWorkers parses the workers command's flags into its run, a
 // replicate an item.
 func parseWorkers(args []string, stdout, stderr io.Writer) (*work, error) {
-	r := newRunFlags("workers", usages{
+	return parseWorkersAs("workers", args, stdout, stderr)
+}
+
+// parseWorkersAs is parseWorkers as kind: workers, or its sweep.
+func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
+	r := newRunFlags(kind, usages{
 		preset:            "run the worker fleets of the preset `name` (listed above)",
 		scenario:          "run the fleet of the graph section of this scenario `file`: its first entry the queue, the service it sends to the workers",
 		duration:          "jobs arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own, or of a file's that sets no graph.duration",
@@ -173,6 +178,11 @@ func parseWorkers(args []string, stdout, stderr io.Writer) (*work, error) {
 		return nil, err
 	}
 	refused := func(err error) error { return graphError(err, loaded, workersError) }
+	if r.sweeping() {
+		return sweepGraphs(r, stdout, echo, graphs, r.options(stderr), refused, func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
+			return render.WorkersSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.WorkersRows))
+		}, name)
+	}
 	return graphItems(r.work("replicates", r.replicates.V, echo), graphs, r.options(stderr), refused, func(ctx context.Context, res []fleet.GraphResult) error {
 		rep := render.WorkersReport{Replicates: r.replicates.V, Seed: uint64(r.seed), Scenario: r.scenario, Preset: chosen,
 			Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(r.replicates.V), "replicate"), uint64(r.seed))}
