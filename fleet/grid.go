@@ -3,6 +3,8 @@ package fleet
 import (
 	"context"
 	"fmt"
+
+	"github.com/retrysim/retrysim/schema"
 )
 
 // A sweep of a kind's runs is a grid of points, each a value for every one
@@ -16,8 +18,18 @@ import (
 // SweepConfigs are the runs of the sweep of base over points (a value for
 // each of paths, in order), point after point. A setting a run refuses
 // is returned as its *FieldError, naming the path.
+// A setting the run does not read at a point (UnreadWhy) is refused too.
 func SweepConfigs(base []Config, paths []string, points [][]string) ([]Config, error) {
-	return sweepRuns(base, paths, points, (*Config).Set, (*Config).Check)
+	return sweepRuns(base, paths, points, (*Config).Set, func(c *Config) error {
+		unread := c.UnreadWhy()
+		for _, path := range paths {
+			p, _ := lookupSetting(path)
+			if why, ok := unread[p.Path]; ok {
+				return schema.Errorf(path, "the run does not read it: %s", why)
+			}
+		}
+		return c.Check()
+	})
 }
 
 // SweepGraphs are the runs of the sweep of base over points, as

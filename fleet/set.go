@@ -251,14 +251,15 @@ func workersOf(g Graph) Workers {
 		Steps: steps, Dependencies: g.Services[1:]}
 }
 
-// Set sets the setting at path in c (a Param's Path: client.timeout,
-// server.capacity) to value, as a scenario file's fleet section writes it.
-// A path no Param has, or a value the setting does not take, is refused
-// with a *FieldError naming path, c unchanged; Check holds c as a whole.
+// Set sets the setting at path in c to value, as a scenario file's fleet
+// section writes it: path a Param's Path (client.timeout, server.workers)
+// or its key in the fleet section (capacity). A path no Param has, or a
+// value the setting does not take, is refused with a *FieldError naming
+// path, c unchanged; Check holds c as a whole.
 func (c *Config) Set(path, value string) error {
-	p, ok := LookupParam(path)
+	p, ok := lookupSetting(path)
 	if !ok {
-		return schema.Errorf(path, "no setting of a fleet run has this path (retrysim help scenario lists them: load.rate, server.capacity, client.timeout, client.policy.kind, ...)")
+		return schema.Errorf(path, "no setting of a fleet run has this path or key (load.rate, server.workers or capacity, client.timeout, client.policy.kind; retrysim help scenario lists the fleet section's keys)")
 	}
 	d := *c
 	if err := setValue(path, p.Field(&d), value); err != nil {
@@ -272,4 +273,13 @@ func (c *Config) Set(path, value string) error {
 	}
 	*c = d
 	return nil
+}
+
+// lookupSetting is the Param whose Path is path, or else whose key in a
+// scenario file's fleet section is.
+func lookupSetting(path string) (Param, bool) {
+	if p, ok := LookupParam(path); ok {
+		return p, true
+	}
+	return LookupKey(strings.ReplaceAll(path, "_", "-"))
 }
