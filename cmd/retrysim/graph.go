@@ -124,7 +124,7 @@ func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 		})
 	}
 	if r.sweeping() {
-		return sweepGraphs(r, stdout, echo, graphs, r.options(stderr), refused, func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
+		return sweepGraphs(r, stdout, echo, graphs, r.options(stderr), refused, nil, func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
 			return render.GraphSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.Rows))
 		}, or(render.Escaped(r.scenario), p.Name))
 	}

@@ -119,11 +119,15 @@ func sweepWork[C, P any](r *runFlags, stdout io.Writer, echo any, base []C, opts
 
 // sweepGraphs is r's sweep of graphs (a graph's or a worker fleet's runs,
 // named name), rows a point's rows from its results; refused says
-// RunGraph's refusal.
-func sweepGraphs(r *runFlags, stdout io.Writer, echo any, graphs []fleet.Graph, opts fleet.Options, refused func(error) error,
+// RunGraph's refusal, and kindCheck, when not nil, refuses a point's graph
+// the kind does not run.
+func sweepGraphs(r *runFlags, stdout io.Writer, echo any, graphs []fleet.Graph, opts fleet.Options, refused func(error) error, kindCheck func(fleet.Graph) error,
 	rows func(render.SweepHead, [][]string, []fleet.GraphResult) render.Runs, name string) (*work, error) {
 	return sweepWork(r, stdout, echo, graphs, opts, func(paths []string, points [][]string) ([]fleet.Graph, error) {
 		runs, err := fleet.SweepGraphs(graphs, paths, points)
+		for i := 0; err == nil && kindCheck != nil && i < len(runs); i++ {
+			err = kindCheck(runs[i])
+		}
 		if err == nil {
 			err = fleet.CheckGraphCost(runs, opts)
 		}
@@ -145,6 +149,15 @@ func sweepGraphs(r *runFlags, stdout io.Writer, echo any, graphs []fleet.Graph, 
 // sweepConfigs is r's sweep of fleet runs cfgs, named name.
 func sweepConfigs(r *runFlags, stdout io.Writer, echo any, cfgs []fleet.Config, opts fleet.Options, name string) (*work, error) {
 	return sweepWork(r, stdout, echo, cfgs, opts, func(paths []string, points [][]string) ([]fleet.Config, error) {
+		for _, path := range paths {
+			p, ok := fleet.LookupParam(path)
+			if !ok {
+				p, ok = fleet.LookupKey(strings.ReplaceAll(path, "_", "-"))
+			}
+			if ok && r.given[p.Key] {
+				return nil, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", p.Key, path))
+			}
+		}
 		runs, err := fleet.SweepConfigs(cfgs, paths, points)
 		if err == nil {
 			err = fleet.Check(runs, opts)
@@ -164,8 +177,13 @@ func sweepConfigs(r *runFlags, stdout io.Writer, echo any, cfgs []fleet.Config, 
 }
 
 // setRefused is a refusal of a sweep's settings, a usage error naming
-// -set and the path.
-func setRefused(err error) error { return flagval.Usage(fmt.Errorf("-set %w", err)) }
+// -set, and the path of a setting refused.
+func setRefused(err error) error {
+	if _, ok := err.(*fleet.FieldError); ok {
+		return flagval.Usage(fmt.Errorf("-set %w", err))
+	}
+	return flagval.Usage(fmt.Errorf("-set: %w", err))
+}
 
 // byPoint groups res, perPoint results a point, into each point's rows.
 func byPoint[R any](res []fleet.GraphResult, perPoint int, rows func(fleet.GraphResult) []R) [][]R {

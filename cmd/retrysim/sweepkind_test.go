@@ -56,7 +56,8 @@ func TestSweepWorkersCapacity(t *testing.T) {
 
 // A sweep of a kind refuses before any work, exit 2, a setting no run has,
 // naming the path and what it could be, a value out of its bounds, a
-// setting the run does not read, no -set, and a format it does not print.
+// setting the run does not read, one its flag sets too, workers that are
+// no longer a queue, no -set, and a format it does not print.
 func TestSweepKindRefuses(t *testing.T) {
 	workers := []string{"sweep", "workers", "-scenario", "../../examples/workers-signup.yaml"}
 	for _, tc := range []struct {
@@ -72,7 +73,10 @@ func TestSweepKindRefuses(t *testing.T) {
 		{workers, "retrysim: -set: want PATH=VALUES, the setting a sweep of workers varies"},
 		{append(workers, "-set", "graph.entries[0].poison=0.1", "-format", "html"), `retrysim: -format: unknown format "html" (want one of table, markdown, csv, json)`},
 		{[]string{"sweep", "fleet", "-set", "capacity=5,10"},
-			"retrysim: -set at capacity=5: capacity: the run does not read it: only server.kind queue has workers; the server is latency"},
+			"retrysim: -set: at capacity=5: capacity: the run does not read it: only server.kind queue has workers; the server is latency"},
+		{[]string{"sweep", "fleet", "-timeout", "2s", "-set", "client.timeout=1s,3s"}, "retrysim: -timeout: -set client.timeout varies it; give one of the two"},
+		{[]string{"sweep", "workers", "-preset", "sidekiq-outage", "-set", "graph.services[workers].server.kind=latency"},
+			"retrysim: -set: the workers (workers) are a latency server at a point; a worker fleet's take the jobs from a queue"},
 		{[]string{"sweep", "fleet", "-set", "server.nope=1"},
 			"retrysim: -set server.nope: no setting of a fleet run has this path or key (load.rate, server.workers or capacity, client.timeout, client.policy.kind; retrysim help scenario lists the fleet section's keys)"},
 	} {

@@ -179,7 +179,13 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer) (*work
 	}
 	refused := func(err error) error { return graphError(err, loaded, workersError) }
 	if r.sweeping() {
-		return sweepGraphs(r, stdout, echo, graphs, r.options(stderr), refused, func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
+		queue := func(g fleet.Graph) error { // the workers stay a queue server
+			if w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To }); g.Services[w].Server.Kind != fleet.Queue {
+				return fmt.Errorf("the workers (%s) are %s server at a point; a worker fleet's take the jobs from a queue", g.Services[w].Name, human.Article(g.Services[w].Server.Kind.String()))
+			}
+			return nil
+		}
+		return sweepGraphs(r, stdout, echo, graphs, r.options(stderr), refused, queue, func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
 			return render.WorkersSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.WorkersRows))
 		}, name)
 	}
