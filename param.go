@@ -31,7 +31,7 @@ type Param struct {
 
 // MaxSetAxes bounds the parameters a sweep varies by name; the grid's size
 // bounds their values.
-const MaxSetAxes = 8
+const MaxSetAxes = sweep.MaxSets
 
 // field is a field of a step or of the queue that a setting names: one
 // table, so that a name means one thing whether a flag gives it over a

@@ -57,6 +57,9 @@ func (g *Graph) Set(path, value string) error {
 	return nil
 }
 
+// graphPaths are the forms of a graph's paths, for a refusal.
+const graphPaths = "graph.KEY, graph.entries[i].KEY, .load.KEY or .client.KEY, graph.services[NAME].server.KEY, .outage.KEY or .parallel, graph.services[NAME].calls[j].client.KEY; retrysim help scenario lists the keys"
+
 // set is Set of the path rest, path without graph., in g, whose Entries and
 // Services g's own.
 func (g *Graph) set(path, rest, value string) error {
@@ -67,7 +70,7 @@ func (g *Graph) set(path, rest, value string) error {
 	}
 	m := graphPathRE.FindStringSubmatch(rest)
 	if m == nil {
-		return schema.Errorf(path, "no setting of a graph has this path")
+		return schema.Errorf(path, "no setting of a graph has this path (%s)", graphPaths)
 	}
 	entry, service, call, key := m[1], m[2], m[3], m[4]
 	if entry != "" {
@@ -103,7 +106,11 @@ func (g *Graph) set(path, rest, value string) error {
 		v = k
 	}
 	if v < 0 {
-		return schema.Errorf(path, "no service is called %q", service)
+		names := make([]string, len(g.Services))
+		for i, n := range g.Services {
+			names[i] = n.Name
+		}
+		return schema.Errorf(path, "no service is called %q (the graph's: %s)", service, strings.Join(names, ", "))
 	}
 	n := &g.Services[v]
 	if call != "" {
@@ -148,7 +155,7 @@ func setSection(path, key string, c *Config, value string, sections ...string) e
 			}
 		}
 	}
-	return schema.Errorf(path, "no setting of a graph has this path")
+	return schema.Errorf(path, "no setting of a graph has this path (%s)", graphPaths)
 }
 
 // checkBounds refuses the value of p in c outside p's bounds.
@@ -242,4 +249,37 @@ func workersOf(g Graph) Workers {
 	return Workers{Name: g.Name, Duration: g.Duration, Net: g.Net, Load: e.Load, Queue: e.Client,
 		EntrySettings: e.EntrySettings, WorkerCount: ws.Server.Workers, QueueMax: ws.Server.QueueMax, Down: ws.Outage,
 		Steps: steps, Dependencies: g.Services[1:]}
+}
+
+// Set sets the setting at path in c to value, as a scenario file's fleet
+// section writes it: path a Param's Path (client.timeout, server.workers)
+// or its key in the fleet section (capacity). A path no Param has, or a
+// value the setting does not take, is refused with a *FieldError naming
+// path, c unchanged; Check holds c as a whole.
+func (c *Config) Set(path, value string) error {
+	p, ok := lookupSetting(path)
+	if !ok {
+		return schema.Errorf(path, "no setting of a fleet run has this path or key (load.rate, server.workers or capacity, client.timeout, client.policy.kind; retrysim help scenario lists the fleet section's keys)")
+	}
+	d := *c
+	if err := setValue(path, p.Field(&d), value); err != nil {
+		return err
+	}
+	if p.Path == "client.backoff.cap" && d.Client.Backoff.Cap == 0 { // 0 is no cap, as a file's 0s is
+		d.Client.Backoff.Cap = NoCap
+	}
+	if err := checkBounds(path, p, &d); err != nil {
+		return err
+	}
+	*c = d
+	return nil
+}
+
+// lookupSetting is the Param whose Path is path, or else whose key in a
+// scenario file's fleet section is.
+func lookupSetting(path string) (Param, bool) {
+	if p, ok := LookupParam(path); ok {
+		return p, true
+	}
+	return LookupKey(strings.ReplaceAll(path, "_", "-"))
 }

@@ -62,9 +62,9 @@ func TestWorkersSetRefuses(t *testing.T) {
 		{"graph.entries[0].poison", "lots", `"lots" is not a number`},
 		{"graph.entries[0].client.timeout", "3", `"3" is not a duration such as 250ms or 2s`},
 		{"graph.services[db].server.p_fail", "1.5", "1.5 is not a probability in [0, 1]"},
-		{"graph.entries[0].client.nope", "1", "no setting of a graph has this path"},
+		{"graph.entries[0].client.nope", "1", "no setting of a graph has this path (" + graphPaths + ")"},
 		{"graph.entries[1].poison", "0", "the graph has 1 entries"},
-		{"graph.services[cache].server.base", "1s", `no service is called "cache"`},
+		{"graph.services[cache].server.base", "1s", `no service is called "cache" (the graph's: workers, db)`},
 		{"graph.services[workers].server.kind", "latency", "a worker fleet does not hold this setting of its graph"},
 		{"entries[0].poison", "0", "not a path of a graph (graph.entries[0].client.timeout, graph.services[NAME].server.capacity)"},
 	} {

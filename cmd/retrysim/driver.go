@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/scenario"
 )
@@ -37,6 +39,7 @@ type runFlags struct {
 	shard        flagval.Shard
 	// reqs are -require's, judged over the rows once they are written.
 	reqs []tune.Requirement
+	sets []sweep.Set // -set's, in a sweep of the kind's runs
 }
 
 // usages are what a command says of each shared flag in its -help; a flag
@@ -56,6 +59,9 @@ type usages struct {
 // newRunFlags registers the shared flags kind has a usage of on a new flag
 // set, with -replicates r by default and presets (checked by lookup).
 func newRunFlags(kind string, u usages, replicates int, presets []string, lookup func(string) error) *runFlags {
+	if strings.HasPrefix(kind, "sweep ") { // a row a point: no series, no picture
+		u.doc, u.formats, u.series, u.plot = render.KindSweepDoc, "", "", ""
+	}
 	r := &runFlags{kind: kind, fs: flagval.NewFlagSet("retrysim " + kind), seed: 1,
 		workers:    flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096},
 		replicates: flagval.Bounded{V: replicates, Lo: 1, Hi: fleet.MaxReplicates}}
@@ -86,6 +92,9 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.Var(&r.shard, "shard", or(u.shard, shardUsage))
 	registerRequireOf(fs, &r.reqs, or(u.row, "run's"))
+	if r.sweeping() {
+		r.registerSet()
+	}
 	return r
 }
 
@@ -99,6 +108,9 @@ func or(s, otherwise string) string {
 
 // parse parses args, -help printing intro and the flags under groups.
 func (r *runFlags) parse(args []string, intro string, groups []flagval.Group, stdout io.Writer) error {
+	if r.sweeping() {
+		intro = fmt.Sprintf(sweepKindIntro, strings.TrimPrefix(r.kind, "sweep ")) + intro
+	}
 	if err := flagval.ParseGrouped(r.fs, args, intro, groups, stdout); err != nil {
 		return err
 	}
@@ -167,6 +179,9 @@ func (r *runFlags) checkOutputs() error {
 func (r *runFlags) require(keys, rows []string) error {
 	if r.shard.Count > 0 && len(r.reqs) > 0 {
 		return flagval.Usage(fmt.Errorf("-require: %s", shardRefuses("require")))
+	}
+	if r.sweeping() && len(r.reqs) > 0 {
+		return flagval.Usage(fmt.Errorf("-require: a sweep judges no requirement; give -require to one run, or search with retrysim tune %s", strings.TrimPrefix(r.kind, "sweep ")))
 	}
 	return checkRequire(r.reqs, keys, rows)
 }

@@ -50,7 +50,12 @@ func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // parseFleet parses the fleet command's flags into its run, a replicate an
 // item.
 func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
-	r, p, cfgs, err := parseFleetRuns(args, stdout, stderr)
+	return parseFleetAs("fleet", args, stdout, stderr)
+}
+
+// parseFleetAs is parseFleet as kind: fleet, or its sweep.
+func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
+	r, p, cfgs, err := parseFleetRuns(kind, args, stdout, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +73,13 @@ func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.sweeping() {
+		name := p.Name
+		if r.scenario != "" {
+			name = render.Escaped(r.scenario)
+		}
+		return sweepConfigs(r, stdout, echo, cfgs, opts, name)
+	}
 	return fleetItems(r.work("replicates", r.replicates.V, echo), cfgs, opts, func(ctx context.Context, res []fleet.Result) error {
 		run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
 		main, ser, pic, err := r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
@@ -82,10 +94,11 @@ func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
 	}), nil
 }
 
-// parseFleetRuns parses the fleet command's flags into its runs, checked,
-// and the preset they are ("one run" for none).
-func parseFleetRuns(args []string, stdout, stderr io.Writer) (r *runFlags, p fleet.Preset, cfgs []fleet.Config, err error) {
-	r = newRunFlags("fleet", usages{
+// parseFleetRuns parses the flags of the fleet command, or of its sweep
+// (kind), into its runs, checked, and the preset they are ("one run" for
+// none).
+func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *runFlags, p fleet.Preset, cfgs []fleet.Config, err error) {
+	r = newRunFlags(kind, usages{
 		preset:     "run the runs of the preset `name` (listed above) instead of one run from the flags",
 		scenario:   "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too",
 		duration:   "requests arrive for this `duration` of virtual time, 1s to 1h (a preset has its own)",
@@ -184,7 +197,7 @@ func fleetScenario(fs *flag.FlagSet, path string, c *fleet.Config) error {
 // fleetPresetRunFlags are the fleet command's flags that say how a
 // preset's runs are run and printed; every other flag describes the model,
 // which the preset sets.
-var fleetPresetRunFlags = []string{"preset", "duration", "replicates", "seed", "format", "workers", "o", "width", "series", "plot", "shard"}
+var fleetPresetRunFlags = []string{"preset", "duration", "replicates", "seed", "format", "workers", "o", "width", "series", "plot", "shard", "set"}
 
 // fleetPresetRefuses says why the flag called name may not go with a
 // preset, or "" if it may: a preset sets the model, so only the flags that

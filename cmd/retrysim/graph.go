@@ -78,7 +78,12 @@ func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // parseGraph parses the graph command's flags into its run, a replicate an
 // item.
 func parseGraph(args []string, stdout, stderr io.Writer) (*work, error) {
-	r := newRunFlags("graph", usages{
+	return parseGraphAs("graph", args, stdout, stderr)
+}
+
+// parseGraphAs is parseGraph as kind: graph, or its sweep.
+func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
+	r := newRunFlags(kind, usages{
 		preset:            "run the graphs of the preset `name` (listed above)",
 		scenario:          "run the graph of the graph section of this scenario `file`",
 		duration:          "a preset's requests arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own, or of a file's that sets no graph.duration",
@@ -124,6 +129,11 @@ func parseGraph(args []string, stdout, stderr io.Writer) (*work, error) {
 		return graphError(err, loaded, func(err error) error {
 			return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
 		})
+	}
+	if r.sweeping() {
+		return sweepGraphs(r, stdout, echo, graphs, r.options(stderr), refused, nil, func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
+			return render.GraphSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.Rows))
+		}, or(render.Escaped(r.scenario), p.Name))
 	}
 	return graphItems(r.work("replicates", r.replicates.V, echo), graphs, r.options(stderr), refused, func(ctx context.Context, res []fleet.GraphResult) error {
 		run := render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}

@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// everyKind is a small run of each of the seven kinds, and two incidents
-// (one on the fleet model, one on the workers model): its command line and
+// everyKind is a small run of each of the seven kinds, two incidents (one
+// on the fleet model, one on the workers model) and a sweep of each of
+// fleet, graph and workers: its command line and
 // the formats it prints (the chain prints one).
 var everyKind = []struct {
 	name    string
@@ -25,12 +26,16 @@ var everyKind = []struct {
 	{"chain", []string{"chain", "-split-orbit", "3", "-split-horizon", "10s", "-split-runs", "4", "-split-effort", "10"}, []string{""}},
 	{"incident fleet", []string{"incident", "google-cloud-2025-06-12", "-replicates", "4"}, []string{"table", "csv", "json"}},
 	{"incident workers", []string{"incident", "sqs-visibility-payment", "-replicates", "4"}, []string{"table", "csv", "json"}},
+	{"sweep fleet", []string{"sweep", "fleet", "-set", "client.timeout=1s,2s", "-set", "client.attempts=1:3:2", "-duration", "10s", "-replicates", "2"}, []string{"table", "markdown", "csv", "json"}},
+	{"sweep graph", []string{"sweep", "graph", "-preset", "sre-three-layers", "-set", "graph.entries[0].client.attempts=1,3", "-duration", "10s", "-replicates", "2"}, []string{"table", "csv", "json"}},
+	{"sweep workers", []string{"sweep", "workers", "-scenario", "../../examples/workers-signup.yaml", "-set", "graph.services[workers].server.capacity=5,10,20", "-replicates", "2"}, []string{"table", "csv", "json"}},
 }
 
-// TestEveryKindMerges: for each of the seven kinds and the two incidents,
-// the run cut into 3 shards (one of them by -shard auto/3, its index from
-// the environment, and with another -workers) and merged prints the single
-// run's bytes, in every format the kind prints.
+// TestEveryKindMerges: for each of the seven kinds, the two incidents and
+// the three sweeps of a kind, the run cut into 3 shards (one of them by
+// -shard auto/3, its index from the environment, and with another
+// -workers) and merged prints the single run's bytes, in every format the
+// kind prints.
 func TestEveryKindMerges(t *testing.T) {
 	t.Setenv("SLURM_ARRAY_TASK_ID", "")
 	t.Setenv("PARALLEL_SEQ", "")

@@ -39,7 +39,15 @@ strategies); a larger one is refused before any work.
 -shard i/n runs slice i of n of the points (auto/n and auto as fleet-map's) and
 writes it as a shard; retrysim merge prints from the shards what the whole sweep prints.
 
+retrysim sweep fleet, graph or workers, followed by that command's flags and one
+or more -set PATH=VALUES, sweeps any setting of that kind's runs by the path a
+scenario file names it instead, a row a point with the kind's columns
+(retrysim sweep workers -help says more).
+
 Usage: retrysim sweep [flags]
+       retrysim sweep fleet|graph|workers [flags] -set PATH=VALUES
+
+Example: retrysim sweep workers -scenario examples/workers-signup.yaml -set 'graph.services[workers].server.capacity=5,10,20'
 
 Example: retrysim sweep -p-fail 0.001,0.005,0.01,0.02,0.05 -lost-reply 0,0.005,0.02 -format csv
 
@@ -49,7 +57,14 @@ Flags:
 // sweepCommand runs the grid and writes the long-format rows, a pivot or a
 // plot, or with -shard a slice of its points for retrysim merge.
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	w, err := parseSweep(args, stdout, stderr)
+	parse := parseSweep
+	if len(args) > 0 && sweepKinds[args[0]] != nil { // retrysim sweep KIND
+		kind := args[0]
+		parse = func(args []string, stdout, stderr io.Writer) (*work, error) {
+			return sweepKinds[kind]("sweep "+kind, args[1:], stdout, stderr)
+		}
+	}
+	w, err := parse(args, stdout, stderr)
 	if err != nil {
 		return err
 	}

@@ -96,11 +96,11 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return nil
 		}
 		if kind == "workers" {
-			_, err = parseWorkersFor(rest[1:], stdout, stderr, take)
+			_, err = parseWorkersAs("workers", rest[1:], stdout, stderr, take)
 		} else {
 			var r *runFlags
 			var cfgs []fleet.Config
-			if r, _, cfgs, err = parseFleetRuns(rest[1:], stdout, stderr); err == nil {
+			if r, _, cfgs, err = parseFleetRuns("fleet", rest[1:], stdout, stderr); err == nil {
 				var fk tune.FleetKind
 				out, s.Require = r.o, r.reqs
 				fk, axes, kerr = tune.NewFleetKind(cfgs, r.options(stderr), searches)

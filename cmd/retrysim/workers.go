@@ -105,13 +105,14 @@ func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 // parseWorkers parses the workers command's flags into its run, a
 // replicate an item.
 func parseWorkers(args []string, stdout, stderr io.Writer) (*work, error) {
-	return parseWorkersFor(args, stdout, stderr, nil)
+	return parseWorkersAs("workers", args, stdout, stderr, nil)
 }
 
-// parseWorkersFor is parseWorkers, or, with take, hands take the flags and
-// the fleets' graphs instead (retrysim tune workers) and makes no run.
-func parseWorkersFor(args []string, stdout, stderr io.Writer, take func(*runFlags, []fleet.Graph) error) (*work, error) {
-	r := newRunFlags("workers", usages{
+// parseWorkersAs is parseWorkers as kind (workers, or its sweep), or, with
+// take, hands take the flags and the fleets' graphs instead (retrysim tune
+// workers) and makes no run.
+func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take func(*runFlags, []fleet.Graph) error) (*work, error) {
+	r := newRunFlags(kind, usages{
 		preset:            "run the worker fleets of the preset `name` (listed above)",
 		scenario:          "run the fleet of the graph section of this scenario `file`: its first entry the queue, the service it sends to the workers",
 		duration:          "jobs arrive for this `duration` of virtual time, 1s to 1h, instead of the preset's own, or of a file's that sets no graph.duration",
@@ -189,6 +190,17 @@ func parseWorkersFor(args []string, stdout, stderr io.Writer, take func(*runFlag
 		return nil, err
 	}
 	refused := func(err error) error { return graphError(err, loaded, workersError) }
+	if r.sweeping() {
+		queue := func(g fleet.Graph) error { // the workers stay a queue server
+			if w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To }); g.Services[w].Server.Kind != fleet.Queue {
+				return fmt.Errorf("the workers (%s) are %s server at a point; a worker fleet's take the jobs from a queue", g.Services[w].Name, human.Article(g.Services[w].Server.Kind.String()))
+			}
+			return nil
+		}
+		return sweepGraphs(r, stdout, echo, graphs, r.options(stderr), refused, queue, func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
+			return render.WorkersSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.WorkersRows))
+		}, name)
+	}
 	return graphItems(r.work("replicates", r.replicates.V, echo), graphs, r.options(stderr), refused, func(ctx context.Context, res []fleet.GraphResult) error {
 		rep := render.WorkersReport{Replicates: r.replicates.V, Seed: uint64(r.seed), Scenario: r.scenario, Preset: chosen,
 			Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(r.replicates.V), "replicate"), uint64(r.seed))}

@@ -28,6 +28,9 @@ const (
 	GraphDoc
 	// WorkersDoc is the workers command's WorkersReport.
 	WorkersDoc
+	// KindSweepDoc is a sweep of a kind's runs (FleetSweep, GraphSweep,
+	// WorkersSweep), which no page format writes.
+	KindSweepDoc
 )
 
 // Renderer is one output format: its name and how it writes each document.
@@ -133,6 +136,8 @@ func (r Renderer) writes(d Doc) bool {
 		return r.sweep != nil
 	case FleetDoc, TotalsDoc, GraphDoc, WorkersDoc:
 		return r.runs != nil
+	case KindSweepDoc:
+		return r.runs != nil && !r.page
 	case CasesDoc:
 		return r.cases != nil
 	case RaceDoc:

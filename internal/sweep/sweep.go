@@ -7,6 +7,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -182,4 +183,87 @@ func Swept(axes []Axis) []int {
 		}
 	}
 	return out
+}
+
+// MaxSets bounds the settings a sweep varies by path; the grid's size
+// bounds their values.
+const MaxSets = 8
+
+// Set is one setting a sweep varies by its path, with the values it takes
+// as text, in the order given.
+type Set struct {
+	Path   string
+	Values []string
+}
+
+// ParseSet reads PATH=VALUES: VALUES a value, a comma-separated list of
+// values (numbers, durations such as 250ms, names, true or false) or a
+// range start:stop:count of numbers or of durations.
+func ParseSet(arg string) (Set, error) {
+	path, values, ok := strings.Cut(arg, "=")
+	path = strings.TrimSpace(path)
+	if !ok || path == "" {
+		return Set{}, fmt.Errorf("%q is not PATH=VALUES", arg)
+	}
+	s := Set{Path: path}
+	if strings.Contains(values, ":") {
+		if xs, err := Parse(values, Spec{Kind: Number, Min: math.Inf(-1), Max: math.Inf(1)}); err == nil {
+			for _, x := range xs {
+				s.Values = append(s.Values, strconv.FormatFloat(x, 'f', -1, 64))
+			}
+			return s, nil
+		}
+		xs, err := Parse(values, Spec{Kind: Duration, Max: math.Inf(1)})
+		if err != nil {
+			return Set{}, fmt.Errorf("%s: %q is not %s", path, values, TextForms)
+		}
+		for _, x := range xs {
+			s.Values = append(s.Values, time.Duration(math.Round(x*1e9)).String())
+		}
+		return s, nil
+	}
+	if n := strings.Count(values, ",") + 1; n > MaxPoints {
+		return Set{}, fmt.Errorf("%s: %d values is more than the %d allowed", path, n, MaxPoints)
+	}
+	for v := range strings.SplitSeq(values, ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			return Set{}, fmt.Errorf("%s: %q is not %s", path, values, TextForms)
+		}
+		s.Values = append(s.Values, v)
+	}
+	return s, nil
+}
+
+// TextForms is ParseSet's syntax, for error messages.
+const TextForms = "a value (10, 30s, aimd), a list (5,10,20) or a range start:stop:count (0:0.02:11, 1s:5s:5)"
+
+// SetGrid is every combination of the sets' values, the first set varying
+// slowest: a point's values in the sets' order. It refuses more than
+// MaxSets sets, a path given twice, or more than MaxPoints points.
+func SetGrid(sets []Set) ([][]string, error) {
+	if len(sets) > MaxSets {
+		return nil, fmt.Errorf("%d settings are more than the %d a sweep varies", len(sets), MaxSets)
+	}
+	n := int64(1)
+	for i, s := range sets {
+		for _, t := range sets[:i] {
+			if t.Path == s.Path {
+				return nil, fmt.Errorf("%s: given twice", s.Path)
+			}
+		}
+		if n *= int64(len(s.Values)); n > MaxPoints {
+			return nil, fmt.Errorf("the grid has more than the %d points a sweep allows", MaxPoints)
+		}
+	}
+	points := [][]string{{}}
+	for _, s := range sets {
+		next := make([][]string, 0, n)
+		for _, p := range points {
+			for _, v := range s.Values {
+				next = append(next, append(slices.Clone(p), v))
+			}
+		}
+		points = next
+	}
+	return points, nil
 }

@@ -135,3 +135,38 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// ParseSet reads a list of any values and a range of numbers or durations;
+// SetGrid is their product, the first slowest, refusing a path given twice
+// and more than MaxSets sets.
+func TestParseSetAndSetGrid(t *testing.T) {
+	for _, tc := range []struct {
+		arg  string
+		want []string
+	}{
+		{"graph.services[workers].server.capacity=5,10,20", []string{"5", "10", "20"}},
+		{"client.timeout=1s:3s:3", []string{"1s", "2s", "3s"}},
+		{"p=0:0.5:3", []string{"0", "0.25", "0.5"}},
+		{"client.policy.kind= aimd , none", []string{"aimd", "none"}},
+	} {
+		s, err := ParseSet(tc.arg)
+		if err != nil || !slices.Equal(s.Values, tc.want) {
+			t.Errorf("ParseSet(%q) = %v, %v; want %v", tc.arg, s.Values, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"capacity", "=5", "capacity=5,,6", "t=1s:x:3"} {
+		if _, err := ParseSet(bad); err == nil {
+			t.Errorf("ParseSet(%q) refused nothing", bad)
+		}
+	}
+	g, err := SetGrid([]Set{{"a", []string{"1", "2"}}, {"b", []string{"x", "y", "z"}}})
+	if err != nil || len(g) != 6 || !slices.Equal(g[1], []string{"1", "y"}) || !slices.Equal(g[3], []string{"2", "x"}) {
+		t.Errorf("SetGrid = %v, %v", g, err)
+	}
+	if _, err := SetGrid([]Set{{"a", []string{"1"}}, {"a", []string{"2"}}}); err == nil {
+		t.Error("SetGrid took a path twice")
+	}
+	if _, err := SetGrid(make([]Set, MaxSets+1)); err == nil {
+		t.Error("SetGrid took more than MaxSets sets")
+	}
+}
