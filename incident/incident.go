@@ -43,7 +43,11 @@ type Source struct {
 
 // Given is a number the source gives, beside the replay's figure for the
 // same thing. Tolerance is how far (in Unit) the test holds the replay
-// from Value; 0 says they are not compared, and Note says why.
+// from Value; AtLeast holds a duration longer than a run one-sided (the
+// figure is the time from the trigger's end to the run's end, and the
+// incident's run still collapsed there in every replicate is consistent
+// with Value at least that); with neither, the figures are not comparable,
+// and Note says why.
 type Given struct {
 	What  string
 	Value float64
@@ -51,6 +55,7 @@ type Given struct {
 	// Replay names the replay's figure printed beside the source's.
 	Replay    string
 	Tolerance float64
+	AtLeast   bool
 	Note      string
 	// figure is the replay's figure from a report.
 	figure func(*Report) float64
