@@ -7,8 +7,8 @@
 //
 // It is not a new engine: an incident is a preset of an existing kind
 // (fleet.Config or fleet.Workers) with a story. It does not tune: `retrysim
-// tune` searches the table's job model only, and what it would find for each
-// incident waits for tune for the fleet and workers kinds, which comes next.
+// tune fleet|workers -scenario FILE` searches an incident's scenario files,
+// and docs/incidents.md shows what it finds beside each fix.
 package incident
 
 import (

@@ -663,9 +663,9 @@ func TestNoSentenceRestsOnTheIssue(t *testing.T) {
 }
 
 // TestTuneNoteSaysWhatExists: a replay says what is true of tune, in every
-// format that carries its note: tune exists for the table's job model
-// (docs/tune.md), and tune for the fleet and workers kinds, which the
-// incidents run, comes next; it said tune "is not built yet" after tune was.
+// format that carries its note: tune fleet|workers searches the incident's
+// scenario files, and docs/incidents.md shows what it finds; it said tune
+// for those kinds "comes next" after it was built.
 func TestTuneNoteSaysWhatExists(t *testing.T) {
 	inc, _ := Lookup("sqs-visibility-payment")
 	rep := replay(t, inc, 1)
@@ -675,13 +675,15 @@ func TestTuneNoteSaysWhatExists(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := b.String()
-		for _, want := range []string{"tune searches the table's job model only (docs/tune.md)", "tune for the fleet and workers kinds, which the incidents run, comes next"} {
+		for _, want := range []string{"is in its section of docs/incidents.md, beside the fix", "retrysim tune fleet|workers -scenario FILE"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s does not say %q:\n%.3000s", format, want, out)
 			}
 		}
-		if strings.Contains(out, "not built") {
-			t.Errorf("%s says tune is not built", format)
+		for _, stale := range []string{"not built", "comes next", "job model only"} {
+			if strings.Contains(out, stale) {
+				t.Errorf("%s says %q of tune", format, stale)
+			}
 		}
 	}
 }

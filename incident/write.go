@@ -18,10 +18,10 @@ import (
 // Formats are the formats a replay is written in, the default first.
 func Formats() []string { return []string{"table", "markdown", "csv", "json"} }
 
-// tuneNote says what the gallery does not show yet, and why.
+// tuneNote says where what retrysim tune finds for an incident is shown.
 const tuneNote = "What retrysim tune finds for it (the cheapest setting that keeps the recovered share's lower bound above 90%, " +
-	"or the duplicates at 0) is not shown yet: tune searches the table's job model only (docs/tune.md); " +
-	"tune for the fleet and workers kinds, which the incidents run, comes next."
+	"or the duplicates at 0) is in its section of docs/incidents.md, beside the fix: retrysim tune fleet|workers " +
+	"-scenario FILE searches the settings of the scenario files above (docs/tune.md, \"The fleet family\")."
 
 // List writes the gallery, an incident an entry: its name, kind, date and
 // organisation, and its source's title, wrapped at width under the date.
