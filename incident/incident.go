@@ -7,8 +7,8 @@
 //
 // It is not a new engine: an incident is a preset of an existing kind
 // (fleet.Config or fleet.Workers) with a story. It does not tune: `retrysim
-// tune` searches the table's job model only, and what it would find for each
-// incident waits for tune for the fleet and workers kinds, which comes next.
+// tune fleet|workers -scenario FILE` searches an incident's scenario files,
+// and docs/incidents.md shows what it finds beside each fix.
 package incident
 
 import (
@@ -43,7 +43,11 @@ type Source struct {
 
 // Given is a number the source gives, beside the replay's figure for the
 // same thing. Tolerance is how far (in Unit) the test holds the replay
-// from Value; 0 says they are not compared, and Note says why.
+// from Value; AtLeast holds a duration longer than a run one-sided (the
+// figure is the time from the trigger's end to the run's end, and the
+// incident's run still collapsed there in every replicate is consistent
+// with Value at least that); with neither, the figures are not comparable,
+// and Note says why.
 type Given struct {
 	What  string
 	Value float64
@@ -51,6 +55,7 @@ type Given struct {
 	// Replay names the replay's figure printed beside the source's.
 	Replay    string
 	Tolerance float64
+	AtLeast   bool
 	Note      string
 	// figure is the replay's figure from a report.
 	figure func(*Report) float64

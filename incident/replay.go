@@ -3,6 +3,7 @@ package incident
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/schema"
@@ -146,4 +147,26 @@ func (rep *Report) runIndex(name string) int {
 		}
 	}
 	panic("incident " + rep.Incident.Name + ": no run " + name)
+}
+
+// sinceTrigger is a fleet incident's minutes from its first run's trigger's
+// end (its load's spike) to the run's end.
+func sinceTrigger(rep *Report) float64 {
+	return (rep.Incident.Duration - rep.Incident.Configs()[0].Load.To).Minutes()
+}
+
+// failedShare is the percentage of r's requests arriving from the trigger's
+// end (to) to tail before the run's end that failed (did not succeed),
+// summed over its replicates: the requests still in flight at the run's end
+// left out by the tail.
+func failedShare(r fleet.Result, to, tail time.Duration) float64 {
+	var starts, served int64
+	for _, rep := range r.Replicates {
+		from, end := int(to.Seconds()), len(rep.Series)-int(tail.Seconds())
+		for _, s := range rep.Series[from:end] {
+			starts += s.Starts
+			served += s.Served
+		}
+	}
+	return 100 * (1 - float64(served)/float64(starts))
 }

@@ -18,10 +18,10 @@ import (
 // Formats are the formats a replay is written in, the default first.
 func Formats() []string { return []string{"table", "markdown", "csv", "json"} }
 
-// tuneNote says what the gallery does not show yet, and why.
+// tuneNote says where what retrysim tune finds for an incident is shown.
 const tuneNote = "What retrysim tune finds for it (the cheapest setting that keeps the recovered share's lower bound above 90%, " +
-	"or the duplicates at 0) is not shown yet: tune searches the table's job model only (docs/tune.md); " +
-	"tune for the fleet and workers kinds, which the incidents run, comes next."
+	"or the duplicates at 0) is in its section of docs/incidents.md, beside the fix: retrysim tune fleet|workers " +
+	"-scenario FILE searches the settings of the scenario files above (docs/tune.md, \"The fleet family\")."
 
 // List writes the gallery, an incident an entry: its name, kind, date and
 // organisation, and its source's title, wrapped at width under the date.
@@ -162,11 +162,7 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 	head("The source's numbers beside the replay's")
 	rows := [][]string{{"the source gives", "value", "the replay's figure", "value", "held"}}
 	for _, n := range rep.Numbers {
-		held := n.Note
-		if n.Tolerance > 0 {
-			held = fmt.Sprintf("within %s %s: %s", number(n.Tolerance), n.Unit, n.Note)
-		}
-		rows = append(rows, []string{n.What, number(n.Value) + " " + n.Unit, n.Replay, number(n.Replayed), held})
+		rows = append(rows, []string{n.What, number(n.Value) + " " + n.Unit, n.Replay, number(n.Replayed), rep.held(n)})
 	}
 	switch {
 	case len(rep.Numbers) == 0:
@@ -230,6 +226,28 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 	}
 	_, err = w.Write(runs)
 	return err
+}
+
+// held says how n is held beside the source's figure: within its
+// tolerance; one-sided, from the incident's run's outcome (consistent with
+// the source only if every replicate was still collapsed at the run's end
+// and the source's figure is at least the replay's); or not comparable,
+// as its Note says.
+func (rep *Report) held(n Number) string {
+	switch {
+	case n.Tolerance > 0:
+		return fmt.Sprintf("within %s %s: %s", number(n.Tolerance), n.Unit, n.Note)
+	case n.AtLeast:
+		o := rep.Outcomes[0]
+		verdict := "consistent with"
+		if o.Share.N == 0 || o.Share.Count() != o.Share.N || n.Value < n.Replayed {
+			verdict = "not consistent with"
+		}
+		return fmt.Sprintf("one-sided: still collapsed at the run's end, %s %s after the trigger, in %d of %d replicates, "+
+			"so the replay's collapse lasts at least the run: %s a duration of at least %s %s, as the source's %s %s is; %s",
+			number(n.Replayed), n.Unit, o.Share.Count(), o.Share.N, verdict, number(n.Replayed), n.Unit, number(n.Value), n.Unit, n.Note)
+	}
+	return n.Note
 }
 
 // runsOutput is the runs' rows as the fleet or workers command writes them
@@ -326,7 +344,9 @@ type jsonNumber struct {
 	Replay    string  `json:"replay"`
 	Replayed  float64 `json:"replayed"`
 	Tolerance float64 `json:"tolerance"`
+	OneSided  bool    `json:"one_sided"`
 	Note      string  `json:"note"`
+	Held      string  `json:"held"`
 }
 
 // jsonAssumption is an assumption in the json format.
@@ -373,7 +393,7 @@ func writeJSON(w io.Writer, rep *Report) error {
 		Source:     jsonSource{inc.Title, inc.Organisation, inc.Date, inc.Link, inc.Quote},
 		Replicates: rep.Replicates, Seed: rep.Seed, Tune: tuneNote, Runs: bytes.TrimSpace(runs), Numbers: []jsonNumber{}}
 	for _, n := range rep.Numbers {
-		j.Numbers = append(j.Numbers, jsonNumber{n.What, n.Value, n.Unit, n.Replay, n.Replayed, n.Tolerance, n.Note})
+		j.Numbers = append(j.Numbers, jsonNumber{n.What, n.Value, n.Unit, n.Replay, n.Replayed, n.Tolerance, n.AtLeast, n.Note, rep.held(n)})
 	}
 	for _, a := range inc.Assumptions {
 		j.Assumptions = append(j.Assumptions, jsonAssumption{a.Name, a.Value, true})
