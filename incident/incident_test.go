@@ -243,7 +243,7 @@ func TestDynamoDBMechanism(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n := rep.Numbers[0]; math.Abs(n.Replayed-100*float64(starts-served)/float64(starts)) > 1e-9 || served != 0 ||
-		!strings.Contains(table.String(), "| 100 | not comparable: the source's rate is of customers' data requests") {
+		!strings.Contains(table.String(), "| 100 % | not comparable: the source's rate is of customers' data requests") {
 		t.Errorf("failed during the collapse: %g%% of %d arrivals (%d served); want none served, said not comparable:\n%s", n.Replayed, starts, served, table.String())
 	}
 }
@@ -270,7 +270,7 @@ func heldOneSided(t *testing.T, rep *Report, sinceEnd float64) {
 			t.Errorf("%s: replay %g min, collapsed at the end in %d of %d; want %g min, under the source's %g, in 20 of 20",
 				n.What, n.Replayed, o.Share.Count(), o.Share.N, sinceEnd, n.Value)
 		}
-		want := fmt.Sprintf("| %s %s | %s | %s | one-sided: still collapsed at the run's end, %s min after the trigger, in 20 of 20 "+
+		want := fmt.Sprintf("| %s %s | %s | %s min | one-sided: still collapsed at the run's end, %s min after the trigger, in 20 of 20 "+
 			"replicates, so the replay's collapse lasts at least the run: consistent with a duration of at least %s min, as the "+
 			"source's %s %s is;", number(n.Value), n.Unit, n.Replay, number(sinceEnd), number(sinceEnd), number(sinceEnd), number(n.Value), n.Unit)
 		if !strings.Contains(table.String(), want) {

@@ -162,7 +162,7 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 	head("The source's numbers beside the replay's")
 	rows := [][]string{{"the source gives", "value", "the replay's figure", "value", "held"}}
 	for _, n := range rep.Numbers {
-		rows = append(rows, []string{n.What, number(n.Value) + " " + n.Unit, n.Replay, number(n.Replayed), rep.held(n)})
+		rows = append(rows, []string{n.What, number(n.Value) + " " + n.Unit, n.Replay, strings.TrimSpace(number(n.Replayed) + " " + n.Unit), rep.held(n)})
 	}
 	switch {
 	case len(rep.Numbers) == 0:
