@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +23,35 @@ func replay(t *testing.T, inc Incident, n int) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rep
+}
+
+// galleryReplays are the gallery's replays as the command makes them (its
+// default replicates, seed 1), one an incident, shared by the tests that
+// read them.
+var galleryReplays struct {
+	sync.Mutex
+	reps map[string]*Report
+}
+
+// galleryReplay is the incident name's replay with its default replicates
+// and the seed 1, made once for all the tests that read it.
+func galleryReplay(t *testing.T, name string) *Report {
+	t.Helper()
+	galleryReplays.Lock()
+	defer galleryReplays.Unlock()
+	if rep, ok := galleryReplays.reps[name]; ok {
+		return rep
+	}
+	inc, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := replay(t, inc, 0)
+	if galleryReplays.reps == nil {
+		galleryReplays.reps = map[string]*Report{}
+	}
+	galleryReplays.reps[name] = rep
 	return rep
 }
 
@@ -140,8 +170,7 @@ func TestSQSDuplicatesClosedFormByHand(t *testing.T) {
 // 2,000), and checks that the incident duplicates in every replicate and
 // both fixes in none.
 func TestSQSDuplicatesMatchClosedForm(t *testing.T) {
-	inc, _ := Lookup("sqs-visibility-payment")
-	rep := replay(t, inc, 0)
+	rep := galleryReplay(t, "sqs-visibility-payment")
 	n := rep.Numbers[1]
 	if math.Abs(n.Replayed-n.Value) > n.Tolerance || n.Value != 120 {
 		t.Errorf("no_key's duplicates = %g; want within %g of %g", n.Replayed, n.Tolerance, n.Value)
@@ -217,8 +246,7 @@ func window(r fleet.Result, from, to int) float64 {
 // failed (every one: the queue's 10 s wait outlasts the 1 s allowed), said
 // plainly not comparable.
 func TestDynamoDBMechanism(t *testing.T) {
-	inc, _ := Lookup("dynamodb-2015-09-20")
-	rep := replay(t, inc, 0)
+	rep := galleryReplay(t, "dynamodb-2015-09-20")
 	if g := window(rep.Fleet[0], 30, 85); g > 30 {
 		t.Errorf("timeout_1s: %g successes a second after the blip; want under 30", g)
 	}
@@ -325,8 +353,7 @@ func TestDynamoDBSweeps(t *testing.T) {
 // (Wilson [0.84, 1]; the report says it took throttling by hand), and with
 // it at most 2 of 20 stay collapsed (the run's 1: Wilson upper bound 0.24).
 func TestGoogleCloudMechanism(t *testing.T) {
-	inc, _ := Lookup("google-cloud-2025-06-12")
-	rep := replay(t, inc, 0)
+	rep := galleryReplay(t, "google-cloud-2025-06-12")
 	if g := window(rep.Fleet[0], 30, 85); g > 20 {
 		t.Errorf("no_randomized_backoff: %g successes a second after the herd; want under 20", g)
 	}
@@ -368,10 +395,9 @@ func TestGoogleCloudHerdSweep(t *testing.T) {
 
 // TestOutcomesAreWilson checks each outcome's interval against
 // stats.Wilson of its counts and the run's own count of replicates with
-// the outcome.
+// the outcome (over the replay's 20 replicates).
 func TestOutcomesAreWilson(t *testing.T) {
-	inc, _ := Lookup("google-cloud-2025-06-12")
-	rep := replay(t, inc, 5)
+	rep := galleryReplay(t, "google-cloud-2025-06-12")
 	for i, o := range rep.Outcomes {
 		var down int64
 		for _, r := range rep.Fleet[i].Replicates {
@@ -379,8 +405,8 @@ func TestOutcomesAreWilson(t *testing.T) {
 				down++
 			}
 		}
-		if w := stats.Wilson(down, 5); o.Share != w {
-			t.Errorf("%s: outcome %+v; want Wilson(%d, 5) = %+v", o.Run, o.Share, down, w)
+		if w := stats.Wilson(down, DefaultReplicates); o.Share != w {
+			t.Errorf("%s: outcome %+v; want Wilson(%d, %d) = %+v", o.Run, o.Share, down, DefaultReplicates, w)
 		}
 	}
 }
@@ -395,8 +421,7 @@ func TestOutcomesAreWilson(t *testing.T) {
 // takes 3 s, past its 2 s lease); throttled to 80 workers it drains in 20
 // of 20, its mean drain within 5 s of the closed form's 124.6 s.
 func TestAWSMechanism(t *testing.T) {
-	inc, _ := Lookup("aws-us-east-1-2025-10-20")
-	rep := replay(t, inc, 0)
+	rep := galleryReplay(t, "aws-us-east-1-2025-10-20")
 	var before, after int64
 	for _, r := range rep.Graph[0].Replicates {
 		for s, p := range r.Services[0].Series[:600] {
@@ -442,10 +467,10 @@ func TestAWSMechanism(t *testing.T) {
 // until the last queued job has had its 5 deliveries; over that whole time,
 // from the stall's end to the last delivery (the replicate's last event,
 // its step's stale 5-minute timeout, less those 5 minutes), the deliveries
-// come at the closed form's 66.67 a second (within 1).
+// come at the closed form's 66.67 a second (within 1), in each of the
+// replay's 20 replicates.
 func TestAWSDeliveriesExplained(t *testing.T) {
-	inc, _ := Lookup("aws-us-east-1-2025-10-20")
-	rep := replay(t, inc, 5)
+	rep := galleryReplay(t, "aws-us-east-1-2025-10-20")
 	for k, r := range rep.Graph[0].Replicates {
 		e := r.Edges[0]
 		calls := r.Services[droplets].Calls
@@ -502,7 +527,7 @@ func TestAWSSweeps(t *testing.T) {
 // job dies in 20 of 20 (Wilson [0, 0.16]).
 func TestSidekiqHerdMechanism(t *testing.T) {
 	inc, _ := Lookup("sidekiq-480-retry-herd")
-	rep := replay(t, inc, 0)
+	rep := galleryReplay(t, inc.Name)
 	for i, run := range inc.Runs {
 		var calls, jobs, dead int64
 		for _, r := range rep.Graph[i].Replicates {
@@ -577,8 +602,7 @@ func TestSidekiqSweeps(t *testing.T) {
 // databases recover), and with the correcting system off (one query a
 // read) it recovers in 20 of 20.
 func TestFacebookMechanism(t *testing.T) {
-	inc, _ := Lookup("facebook-2010-09-23")
-	rep := replay(t, inc, 0)
+	rep := galleryReplay(t, "facebook-2010-09-23")
 	if g := window(rep.Fleet[0], 35, 90); g > 10 {
 		t.Errorf("retry_on_error: %g successes a second after the fix; want under 10", g)
 	}
@@ -623,8 +647,7 @@ func TestFacebookSweeps(t *testing.T) {
 // gives no number: json's numbers are an empty list, not null, and the
 // table format says the source gives none.
 func TestNoNumbersIsAnEmptyList(t *testing.T) {
-	inc, _ := Lookup("sidekiq-480-retry-herd")
-	rep := replay(t, inc, 1)
+	rep := galleryReplay(t, "sidekiq-480-retry-herd")
 	var js, table bytes.Buffer
 	if err := Write(&js, rep, "json"); err != nil {
 		t.Fatal(err)

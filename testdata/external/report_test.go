@@ -1,3 +1,10 @@
+// The main module runs this module's tests once as they are and once under
+// -race for TestOwnStrategyRace alone; this file's tests, and package report
+// with the plotting it imports, are left out of the race detector's build,
+// where they would be built for no test.
+
+//go:build !race
+
 package ownjob_test
 
 import (
