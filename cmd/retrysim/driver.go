@@ -91,7 +91,11 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	fs.Var(&r.workers, "workers", fmt.Sprintf(or(u.workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.workers.Lo, r.workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.Var(&r.shard, "shard", or(u.shard, shardUsage))
-	registerRequireOf(fs, &r.reqs, or(u.row, "run's"))
+	if r.sweeping() {
+		fs.Var(flagval.NotHere("a sweep judges no requirement; give -require to one run, or search with retrysim tune "+strings.TrimPrefix(kind, "sweep ")), "require", "")
+	} else {
+		registerRequireOf(fs, &r.reqs, or(u.row, "run's"))
+	}
 	if r.sweeping() {
 		r.registerSet()
 	}
@@ -179,9 +183,6 @@ func (r *runFlags) checkOutputs() error {
 func (r *runFlags) require(keys, rows []string) error {
 	if r.shard.Count > 0 && len(r.reqs) > 0 {
 		return flagval.Usage(fmt.Errorf("-require: %s", shardRefuses("require")))
-	}
-	if r.sweeping() && len(r.reqs) > 0 {
-		return flagval.Usage(fmt.Errorf("-require: a sweep judges no requirement; give -require to one run, or search with retrysim tune %s", strings.TrimPrefix(r.kind, "sweep ")))
 	}
 	return checkRequire(r.reqs, keys, rows)
 }

@@ -165,6 +165,7 @@ func init() {
 		"chain":     {parseChain, []string{"o"}},
 		"incident":  {parseIncident, []string{"o", "format", "plot"}},
 	}
+	addSweepKinds()
 }
 
 // mergeShards is merge for every kind of shard but the table's: it

@@ -23,7 +23,8 @@ var sweepKinds = map[string]func(kind string, args []string, stdout, stderr io.W
 	},
 }
 
-func init() {
+// addSweepKinds adds the sweeps of sweepKinds to shardKinds.
+func addSweepKinds() {
 	for name, parse := range sweepKinds {
 		shardKinds["sweep "+name] = shardKind{func(args []string, stdout, stderr io.Writer) (*work, error) {
 			return parse("sweep "+name, args, stdout, stderr)

@@ -207,7 +207,7 @@ func ParseSet(arg string) (Set, error) {
 	}
 	s := Set{Path: path}
 	if strings.Contains(values, ":") {
-		if xs, err := Parse(values, Spec{Kind: Number, Min: math.Inf(-1), Max: math.Inf(1)}); err == nil {
+		if xs, err := Parse(values, Spec{Kind: Number, Min: -math.MaxFloat64, Max: math.MaxFloat64}); err == nil {
 			for _, x := range xs {
 				s.Values = append(s.Values, strconv.FormatFloat(x, 'f', -1, 64))
 			}

@@ -154,7 +154,7 @@ func TestParseSetAndSetGrid(t *testing.T) {
 			t.Errorf("ParseSet(%q) = %v, %v; want %v", tc.arg, s.Values, err, tc.want)
 		}
 	}
-	for _, bad := range []string{"capacity", "=5", "capacity=5,,6", "t=1s:x:3"} {
+	for _, bad := range []string{"capacity", "=5", "capacity=5,,6", "t=1s:x:3", "p=inf:inf:1", "p=-inf:0:2"} {
 		if _, err := ParseSet(bad); err == nil {
 			t.Errorf("ParseSet(%q) refused nothing", bad)
 		}
