@@ -32,8 +32,8 @@ var commands map[string]func(ctx context.Context, args []string, stdout, stderr 
 func init() {
 	commandList = []subcommand{
 		{"table", "[flags]", "", tableCommand},
-		{"sweep", "[flags]", "a grid of points", sweepCommand},
-		{"tune", "[flags]", "the best settings that meet -require", tuneCommand},
+		{"sweep", "[KIND] [flags]", "a grid of points, of any kind", sweepCommand},
+		{"tune", "[KIND] [flags]", "the best settings that meet -require", tuneCommand},
 		{"merge", "[flags] FILES...", "add up -shard outputs", mergeCommand},
 		{"race", "[flags]", "the SQLite check for real", raceCommand},
 		{"fleet", "[flags]", "retry storms: many clients, one server", fleetCommand},
