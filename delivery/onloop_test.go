@@ -104,10 +104,10 @@ func (backwards) Run(c strategy.Calls) bool {
 		if c.Enter(i) {
 			continue
 		}
-		ok := c.Call(i, c.FreshKey())
+		ok := c.Call(i, c.FreshKey()).OK()
 		if !ok {
 			c.Backoff(i, 0)
-			ok = c.Call(i, c.FreshKey())
+			ok = c.Call(i, c.FreshKey()).OK()
 		}
 		if !ok {
 			return false

@@ -181,19 +181,20 @@ func (w *worker) Enter(i int) bool {
 // latency (under Lease, its work commits with the key's done status at the
 // end of the call, and only while this delivery still holds the lease), then
 // an operation that sees the reply: on success the crash point after the
-// work and the After store's record.
-func (w *worker) Call(i int, key provider.Key) bool {
+// work and the After store's record. A delivery whose worker died sees
+// provider.NoReply.
+func (w *worker) Call(i int, key provider.Key) provider.Reply {
 	x, d := w.x, w.d
 	x.check()
 	if !x.dl[d].live {
-		return false
+		return provider.NoReply
 	}
 	w.sync()
 	x.dl[d].step, x.step = i, i
 	if x.crash(d, AfterKey) {
-		return false
+		return provider.NoReply
 	}
-	var ok bool
+	var reply provider.Reply
 	if x.store == Lease {
 		w.pause(x.callLatency(d))
 		if k := x.keys[i]; !k.present || k.holder != d || k.doneStatus {
@@ -201,30 +202,30 @@ func (w *worker) Call(i int, key provider.Key) bool {
 			// the holder does it; an unacked message comes back.
 			x.j.RolledBack()
 			x.dl[d].live = false
-			return false
+			return provider.NoReply
 		}
-		ok = x.j.Call(i, key)
+		reply = x.j.Call(i, key)
 		w.pause(0)
 	} else {
-		ok = x.j.Call(i, key)
+		reply = x.j.Call(i, key)
 		w.pause(x.callLatency(d))
 	}
-	if !ok {
+	if !reply.OK() {
 		w.end(0)
-		return false
+		return reply
 	}
 	k := &x.keys[i]
 	if x.store == Lease {
 		k.doneStatus, k.written = true, x.now // committed with the work
 	}
 	if x.crash(d, AfterWork) {
-		return false
+		return provider.NoReply
 	}
 	if x.store == After {
 		*k = record{present: true, written: x.now}
 	}
 	w.end(0)
-	return true
+	return provider.ReplyOK
 }
 
 // Backoff draws the wait before retry n of step i's loop (the whole job's

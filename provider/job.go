@@ -149,16 +149,17 @@ func (j *Job) FreshKey() Key {
 // depend on the waits.
 func (j *Job) Backoff(int, int) {}
 
-// Call calls the provider of step i with key and reports whether the caller saw
-// success. The call fails, doing nothing, if its first draw is below the step's
-// failure probability. Otherwise the side effect happens, unless the provider
-// honours keys and has seen key before. Then a step that can lose its reply
-// draws again, and the caller sees an error if that draw is below LostReply.
-func (j *Job) Call(i int, key Key) bool {
+// Call calls the provider of step i with key and reports what the caller saw.
+// The call fails, doing nothing, with ReplyError if its first draw is below the
+// step's failure probability. Otherwise the side effect happens, unless the
+// provider honours keys and has seen key before. Then a step that can lose its
+// reply draws again, and the caller sees NoReply if that draw is below
+// LostReply, else ReplyOK.
+func (j *Job) Call(i int, key Key) Reply {
 	j.calls++
 	st := &j.steps[i]
 	if j.stream.Next() < st.fail {
-		return false
+		return ReplyError
 	}
 	if key == NoKey || !st.honoursKeys || j.firstUse(i, key) {
 		j.done[i]++
@@ -168,10 +169,10 @@ func (j *Job) Call(i int, key Key) bool {
 		}
 	}
 	if st.canLoseReply && j.stream.Next() < st.lost {
-		return false
+		return NoReply
 	}
 	j.finished |= 1 << (uint(i) & (MaxSteps - 1))
-	return true
+	return ReplyOK
 }
 
 // RolledBack counts a call that ran but whose work was rolled back before it

@@ -32,48 +32,48 @@ func TestCallDrawsAndSideEffects(t *testing.T) {
 	tests := []struct {
 		name    string
 		draws   []float64
-		calls   func(j *Job) []bool
-		wantOK  []bool
+		calls   func(j *Job) []Reply
+		want    []Reply
 		done    [2]uint32
 		repeats int64
 		twice   bool
 		used    int64
 	}{
 		{
-			name:   "a failed call does nothing and draws once",
-			draws:  []float64{0.1, 0.9},
-			calls:  func(j *Job) []bool { return []bool{j.Call(0, NoKey)} },
-			wantOK: []bool{false}, used: 1,
+			name:  "a failed call does nothing and draws once",
+			draws: []float64{0.1, 0.9},
+			calls: func(j *Job) []Reply { return []Reply{j.Call(0, NoKey)} },
+			want:  []Reply{ReplyError}, used: 1,
 		},
 		{
-			name:   "a lost reply does the work, errors, and draws twice",
-			draws:  []float64{0.9, 0.1, 0.9},
-			calls:  func(j *Job) []bool { return []bool{j.Call(1, NoKey)} },
-			wantOK: []bool{false}, done: [2]uint32{0, 1}, used: 2,
+			name:  "a lost reply does the work, errors, and draws twice",
+			draws: []float64{0.9, 0.1, 0.9},
+			calls: func(j *Job) []Reply { return []Reply{j.Call(1, NoKey)} },
+			want:  []Reply{NoReply}, done: [2]uint32{0, 1}, used: 2,
 		},
 		{
-			name:   "no key: the retry sends again",
-			draws:  []float64{0.9, 0.1, 0.9, 0.9},
-			calls:  func(j *Job) []bool { return []bool{j.Call(1, NoKey), j.Call(1, NoKey)} },
-			wantOK: []bool{false, true}, done: [2]uint32{0, 2}, repeats: 1, twice: true, used: 4,
+			name:  "no key: the retry sends again",
+			draws: []float64{0.9, 0.1, 0.9, 0.9},
+			calls: func(j *Job) []Reply { return []Reply{j.Call(1, NoKey), j.Call(1, NoKey)} },
+			want:  []Reply{NoReply, ReplyOK}, done: [2]uint32{0, 2}, repeats: 1, twice: true, used: 4,
 		},
 		{
-			name:   "the same key: the provider does the work once",
-			draws:  []float64{0.9, 0.1, 0.9, 0.9},
-			calls:  func(j *Job) []bool { return []bool{j.Call(1, 7), j.Call(1, 7)} },
-			wantOK: []bool{false, true}, done: [2]uint32{0, 1}, used: 4,
+			name:  "the same key: the provider does the work once",
+			draws: []float64{0.9, 0.1, 0.9, 0.9},
+			calls: func(j *Job) []Reply { return []Reply{j.Call(1, 7), j.Call(1, 7)} },
+			want:  []Reply{NoReply, ReplyOK}, done: [2]uint32{0, 1}, used: 4,
 		},
 		{
-			name:   "a key the provider saw only on a failed call is new",
-			draws:  []float64{0.1, 0.9, 0.9},
-			calls:  func(j *Job) []bool { return []bool{j.Call(1, 7), j.Call(1, 7)} },
-			wantOK: []bool{false, true}, done: [2]uint32{0, 1}, used: 3,
+			name:  "a key the provider saw only on a failed call is new",
+			draws: []float64{0.1, 0.9, 0.9},
+			calls: func(j *Job) []Reply { return []Reply{j.Call(1, 7), j.Call(1, 7)} },
+			want:  []Reply{ReplyError, ReplyOK}, done: [2]uint32{0, 1}, used: 3,
 		},
 		{
-			name:   "a provider that ignores keys repeats the work",
-			draws:  []float64{0.9},
-			calls:  func(j *Job) []bool { return []bool{j.Call(0, 7), j.Call(0, 7)} },
-			wantOK: []bool{true, true}, done: [2]uint32{2, 0}, repeats: 1, used: 2,
+			name:  "a provider that ignores keys repeats the work",
+			draws: []float64{0.9},
+			calls: func(j *Job) []Reply { return []Reply{j.Call(0, 7), j.Call(0, 7)} },
+			want:  []Reply{ReplyOK, ReplyOK}, done: [2]uint32{2, 0}, repeats: 1, used: 2,
 		},
 	}
 	for _, tt := range tests {
@@ -83,8 +83,8 @@ func TestCallDrawsAndSideEffects(t *testing.T) {
 			j := NewJob(sc, stream)
 			got := tt.calls(j)
 			for i := range got {
-				if got[i] != tt.wantOK[i] {
-					t.Errorf("call %d ok = %v; want %v", i, got[i], tt.wantOK[i])
+				if got[i] != tt.want[i] {
+					t.Errorf("call %d = %v; want %v", i, got[i], tt.want[i])
 				}
 			}
 			if d := [2]uint32{j.Done(0), j.Done(1)}; d != tt.done {
@@ -128,14 +128,14 @@ func TestJobDrawsFromARandSource(t *testing.T) {
 	sc := Signup(0.01, 0.005)
 	for _, c := range []struct {
 		src     rand.Source
-		ok      bool
+		reply   Reply
 		effects int64
-	}{{constant(math.MaxUint64), true, 1}, {constant(0), false, 0}} {
+	}{{constant(math.MaxUint64), ReplyOK, 1}, {constant(0), ReplyError, 0}} {
 		j := NewJob(sc, c.src)
 		for i := range j.Steps() {
 			got := j.Call(i, NoKey)
-			if got != c.ok || int64(j.Done(i)) != c.effects {
-				t.Errorf("source %v, step %d: call ok %v with %d side effects; want %v and %d", c.src, i, got, j.Done(i), c.ok, c.effects)
+			if got != c.reply || int64(j.Done(i)) != c.effects {
+				t.Errorf("source %v, step %d: call %v with %d side effects; want %v and %d", c.src, i, got, j.Done(i), c.reply, c.effects)
 			}
 		}
 		if j.Calls() != int64(j.Steps()) {

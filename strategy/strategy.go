@@ -54,7 +54,8 @@ type Strategy interface {
 // asks for it (UsesStore); the delivery model runs the store its
 // configuration names, and a Backoff or a Call takes virtual time, during
 // which other deliveries of the job may run. Once a delivery's worker has
-// died, Enter and Call report failure and do nothing.
+// died, Enter reports false, Call reports provider.NoReply, and neither does
+// anything.
 //
 // Once the run is stopped (its context cancelled, or another strategy of
 // the run panicked), every method of a Calls given to a strategy other than
@@ -78,11 +79,13 @@ type Calls interface {
 	// reports false at no cost to the model, and a strategy may leave it
 	// out, as Retry does on its hot path.
 	Guarded() bool
-	// Call calls the provider of step i with key and reports whether the
-	// caller saw success. Key provider.StepKey is the step's own key, the
+	// Call calls the provider of step i with key and reports what the
+	// caller saw: provider.ReplyOK, provider.ReplyError (the call did
+	// nothing) or provider.NoReply (a lost reply or a timeout: the call may
+	// have done its work). Key provider.StepKey is the step's own key, the
 	// same on every call of the step (what schema.SameKey sends); FreshKey gives
 	// keys no call has sent; provider.NoKey sends none.
-	Call(i int, key provider.Key) bool
+	Call(i int, key provider.Key) provider.Reply
 	// FreshKey returns a key that no call of the job has sent.
 	FreshKey() provider.Key
 	// Backoff waits before retry n (0 for the first) of a loop: step i's
@@ -255,13 +258,13 @@ func (r *Retry) resume(c Calls, from int) bool {
 				attempts, keys = own[i].AttemptsOr(attempts), own[i].KeysOr(keys)
 			}
 			key := r.key(c, keys)
-			ok := c.Call(i, key)
+			ok := c.Call(i, key).OK()
 			for a := 1; a < attempts && !ok; a++ {
 				c.Backoff(i, a-1)
 				if keys == schema.FreshKeys {
 					key = c.FreshKey()
 				}
-				ok = c.Call(i, key)
+				ok = c.Call(i, key).OK()
 			}
 			if !ok {
 				return false
@@ -282,7 +285,7 @@ func (r *Retry) resume(c Calls, from int) bool {
 			if own != nil {
 				keys = own[i].KeysOr(keys)
 			}
-			ok = c.Call(i, r.key(c, keys))
+			ok = c.Call(i, r.key(c, keys)).OK()
 		}
 		if ok {
 			return true
@@ -309,13 +312,13 @@ func (r *Retry) resumeJob(c *provider.Job, from int) bool {
 				attempts, keys = own[i].AttemptsOr(attempts), own[i].KeysOr(keys)
 			}
 			key := r.key(c, keys)
-			ok := c.Call(i, key)
+			ok := c.Call(i, key).OK()
 			for a := 1; a < attempts && !ok; a++ {
 				c.Backoff(i, a-1)
 				if keys == schema.FreshKeys {
 					key = c.FreshKey()
 				}
-				ok = c.Call(i, key)
+				ok = c.Call(i, key).OK()
 			}
 			if !ok {
 				return false
@@ -336,7 +339,7 @@ func (r *Retry) resumeJob(c *provider.Job, from int) bool {
 			if own != nil {
 				keys = own[i].KeysOr(keys)
 			}
-			ok = c.Call(i, r.key(c, keys))
+			ok = c.Call(i, r.key(c, keys)).OK()
 		}
 		if ok {
 			return true

@@ -409,7 +409,11 @@ func (g *guard) Enter(i int) bool { g.check(); g.step = i; return g.j.Enter(i) }
 func (g *guard) Guarded() bool { g.check(); return g.j.Guarded() }
 
 // Call is the Job's, as strategy.Calls describes.
-func (g *guard) Call(i int, key provider.Key) bool { g.check(); g.step = i; return g.j.Call(i, key) }
+func (g *guard) Call(i int, key provider.Key) provider.Reply {
+	g.check()
+	g.step = i
+	return g.j.Call(i, key)
+}
 
 // FreshKey is the Job's, as strategy.Calls describes.
 func (g *guard) FreshKey() provider.Key { g.check(); return g.j.FreshKey() }

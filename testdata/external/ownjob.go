@@ -47,7 +47,7 @@ func (b Budget) Resume(c strategy.Calls, from int) bool {
 		if c.Enter(i) {
 			continue
 		}
-		for n := 0; !c.Call(i, provider.StepKey); n++ {
+		for n := 0; !c.Call(i, provider.StepKey).OK(); n++ {
 			if left == 0 {
 				return false
 			}
