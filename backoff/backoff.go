@@ -102,15 +102,16 @@ type Policy struct {
 	Kind Kind
 	// Base is the first wait (the constant wait, for Constant).
 	Base time.Duration
-	// Cap bounds every wait; 0 means no cap. A cap, when given, is not
-	// below Base (Check).
+	// Cap bounds every wait; 0 means no cap, in every model. A cap, when
+	// given, is not below Base (Check).
 	Cap time.Duration
 }
 
 // Check reports the first thing wrong with p, as a *schema.FieldError
 // naming its field (policy, cap): a kind that is not one of the policies,
-// or a cap below the base for a kind that reads both. Bounds on the
-// durations themselves are the caller's.
+// or a cap below the base for a kind that reads both. It is the one rule of
+// a policy in every model: a step's own, the delivery model's queue and a
+// fleet client's. Bounds on the durations themselves are the caller's.
 func (p Policy) Check() error {
 	if err := kinds.Check(p.Kind); err != nil {
 		return &schema.FieldError{Field: "policy", Msg: err.Error()}

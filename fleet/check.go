@@ -200,8 +200,9 @@ func (c Config) Check() error {
 	if cl.Backoff.Cap != NoCap {
 		k.seconds("client.backoff.cap", cl.Backoff.Cap.Seconds(), false)
 	}
-	if _, capWhy := cl.Backoff.Kind.Unread(); cl.Backoff.Kind.Valid() && capWhy == "" && cl.Attempts > 1 && cl.Backoff.Cap == 0 {
-		k.bad("client.backoff.cap", "0 s caps every wait at 0; NoCap is no cap")
+	var fe *schema.FieldError
+	if err := cl.Backoff.Check(); errors.As(err, &fe) && fe.Field == "cap" { // the backoff's own rule, as every model's
+		k.bad("client.backoff.cap", "%s", fe.Msg)
 	}
 	k.whole("client.hedges", cl.Hedges, "")
 	if cl.Hedges > 0 {

@@ -44,7 +44,9 @@ func TestRunChecksItsInput(t *testing.T) {
 		{"keys 3", func(c *Config) { c.Client.Keys = 3 }, one, "client.keys", "3 is not a key mode (want one of none, fresh, same)"},
 		{"service dist 2", func(c *Config) { c.Server.Kind, c.Server.Service.Dist = Queue, 2 }, one, "server.service.dist", "2 is not a distribution"},
 		{"backoff kind 99", func(c *Config) { c.Client.Backoff.Kind = 99 }, one, "client.backoff.kind", "99 is not a backoff policy (want one of none, constant, "},
-		{"backoff cap 0", func(c *Config) { c.Client.Backoff = backoff.Policy{Kind: backoff.Exponential, Base: time.Second} }, one, "client.backoff.cap", "0 s caps every wait at 0; NoCap is no cap"},
+		{"backoff cap below base", func(c *Config) {
+			c.Client.Backoff = backoff.Policy{Kind: backoff.Exponential, Base: time.Second, Cap: time.Millisecond}
+		}, one, "client.backoff.cap", "1ms is below the base 1s (0 means no cap)"},
 		{"workers -1", func(*Config) {}, Options{Replicates: 1, Workers: -1}, "workers", "-1 is not 0 (GOMAXPROCS) or more"},
 		{"first -1", func(*Config) {}, Options{Replicates: 1, First: -1}, "first", "-1 is not 0 or more: a replicate's index"},
 	} {
