@@ -38,8 +38,8 @@ func TestCheckRefusesWhatRunCannotRun(t *testing.T) {
 		e     retrysim.Experiment
 		field string
 	}{
-		{"scope 2", retrysim.Experiment{Scenario: signup, Strategies: []strategy.Strategy{strategy.Retry{Scope: 2, Attempts: 3}}}, "strategies"},
-		{"keys 7", retrysim.Experiment{Scenario: signup, Strategies: []strategy.Strategy{strategy.Retry{Keys: 7, Attempts: 3}}}, "strategies"},
+		{"scope 2", retrysim.Experiment{Scenario: signup, Strategies: []strategy.Strategy{strategy.Retry{Scope: 2, Attempts: 3}}}, "strategies[0].scope"},
+		{"keys 7", retrysim.Experiment{Scenario: signup, Strategies: []strategy.Strategy{strategy.Retry{Keys: 7, Attempts: 3}}}, "strategies[0].keys"},
 		{"store 9", retrysim.Experiment{Scenario: signup, Strategies: step, Delivery: queue(func(q *delivery.Config) { q.Store = 9 })}, "queue.store"},
 		{"crash point 9", retrysim.Experiment{Scenario: signup, Strategies: step, Delivery: queue(func(q *delivery.Config) { q.CrashAt = 9 })}, "queue.crash_at"},
 		{"backoff 42", retrysim.Experiment{Scenario: signup, Strategies: step, Delivery: queue(func(q *delivery.Config) { q.Backoff.Kind = 42 })}, "queue.backoff.policy"},

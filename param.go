@@ -223,7 +223,9 @@ type Setting struct {
 // setting that only the delivery model reads (latency, queue.FIELD) is
 // refused as a *FieldError, whatever its value. The result's queue is
 // checked (delivery.Config.Check, its *FieldError's path under queue:
-// queue.lease); sc's steps and q are copied, never changed.
+// queue.lease); each value is checked against its setting's bounds as it is
+// given (p_fail 7 is refused under p_fail). sc's steps and q are copied,
+// never changed.
 func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (provider.Scenario, *delivery.Config, error) {
 	sc.Steps = slices.Clone(sc.Steps)
 	if q != nil {
@@ -239,6 +241,9 @@ func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (pr
 		// that it is checked even when no step takes the setting.
 		if !f.put(&provider.Step{}, &delivery.Config{}, s.Value) {
 			return sc, q, fieldErr(s.Name, "takes a %T, not a %T", f.zero, s.Value)
+		}
+		if err := f.check(s.Value); err != nil {
+			return sc, q, fieldErr(s.Name, "%v", err)
 		}
 		if q == nil && f.timed {
 			return sc, q, &FieldError{Field: s.Name, Msg: jobModelMsg}
@@ -256,6 +261,30 @@ func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (pr
 		}
 	}
 	return sc, q, nil
+}
+
+// check refuses v, of the field's own type, outside the field's bounds,
+// as a sweep's value is refused: a probability, a count, a duration (in
+// seconds), or a latency by its own Check. Rules that read other settings
+// (a lease above 0, a cap not below the base) are the queue's Check's.
+func (f field) check(v any) error {
+	var x float64
+	switch v := v.(type) {
+	case provider.Latency:
+		return v.Check()
+	case float64:
+		x = v
+	case int:
+		x = float64(v)
+	case time.Duration:
+		x = v.Seconds()
+	default:
+		return nil
+	}
+	if f.spec == nil {
+		return nil
+	}
+	return f.spec.Check(x)
 }
 
 // lookupField is the field a setting names: the steps it sets in sc, or
@@ -301,13 +330,13 @@ func lookupField(name string, sc provider.Scenario, numeric bool) (f field, step
 		return f, nil, true, nil
 	}
 	if numeric {
-		return f, nil, false, fmt.Errorf("unknown parameter %q (want steps[STEP].FIELD or queue.FIELD)", name)
+		return f, nil, false, fieldErr(name, "unknown parameter (want steps[STEP].FIELD or queue.FIELD)")
 	}
 	var names []string
 	for _, s := range Settings() {
 		names = append(names, s.Name)
 	}
-	return f, nil, false, fmt.Errorf("unknown setting %q (want %s, or steps[STEP].FIELD)", name, strings.Join(names, ", "))
+	return f, nil, false, fieldErr(name, "unknown setting (want %s, or steps[STEP].FIELD)", strings.Join(names, ", "))
 }
 
 // jobModelMsg refuses a setting that only the delivery model reads in a run
@@ -356,15 +385,15 @@ func (p Param) Check(v float64) error {
 // ParseSet reads a setting to vary, NAME=VALUES: the parameter's name
 // (LookupParam) and its values (sweep.Parse: a value, a list or a range
 // start:stop:count; durations as 1h or 250ms), checked against what the
-// parameter takes.
+// parameter takes. Its errors are each a *FieldError naming the parameter.
 func ParseSet(arg string, sc provider.Scenario, q *delivery.Config) (Param, []float64, error) {
 	name, values, ok := strings.Cut(arg, "=")
-	if !ok {
-		return Param{}, nil, fmt.Errorf("%q is not NAME=VALUES (steps[charge the card].p_fail=0:0.05:11, queue.ttl=1h,24h)", arg)
-	}
 	name = strings.TrimSpace(name)
 	if err := stats.CheckText(name); err != nil {
-		return Param{}, nil, err
+		return Param{}, nil, fieldErr("axes", "%v", err)
+	}
+	if !ok {
+		return Param{}, nil, fieldErr(name, "gives no values: %q is not NAME=VALUES (steps[charge the card].p_fail=0:0.05:11, queue.ttl=1h,24h)", arg)
 	}
 	p, err := LookupParam(name, sc, q)
 	if err != nil {

@@ -1,6 +1,7 @@
 package retrysim_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ var setCases = []struct {
 	{"queue.backoff.cap=0s:2s:3", []float64{0, 1, 2}, ""},
 	{"queue.max_deliveries=1,10", []float64{1, 10}, ""},
 	{"queue.crash=0.5", []float64{0.5}, ""},
-	{"steps[save the user].p_fail", nil, `is not NAME=VALUES`},
+	{"steps[save the user].p_fail", nil, `steps[save the user].p_fail: gives no values: "steps[save the user].p_fail" is not NAME=VALUES`},
 	{"steps[save the usr].p_fail=0.1", nil, `no step is called "save the usr" (the steps are "save the user", `},
 	{"steps[save the user].attempts=1:3:3", []float64{1, 2, 3}, ""},
 	{"steps[save the user].attempts=0", nil, `steps[save the user].attempts: 0 is not a whole number from 1 to 1000`},
@@ -37,7 +38,7 @@ var setCases = []struct {
 	{"queue.ttl=soon", nil, `queue.ttl: "soon" is not`},
 	{"queue.max_deliveries=0", nil, `queue.max_deliveries: 0 is not a whole number from 1 to 1000`},
 	{"queue.colour=1", nil, `the queue has no numeric field "colour"`},
-	{"p_fial=0.1", nil, `unknown parameter "p_fial"`},
+	{"p_fial=0.1", nil, `p_fial: unknown parameter`},
 }
 
 func TestParseSet(t *testing.T) {
@@ -46,8 +47,9 @@ func TestParseSet(t *testing.T) {
 		t.Run(tt.arg, func(t *testing.T) {
 			p, vals, err := retrysim.ParseSet(tt.arg, sc, &q)
 			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Errorf("ParseSet = %v; want an error containing %q", err, tt.err)
+				var fe *retrysim.FieldError
+				if !errors.As(err, &fe) || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("ParseSet = %v; want a *FieldError containing %q", err, tt.err)
 				}
 				return
 			}

@@ -105,8 +105,10 @@ type Experiment struct {
 // FieldError is a setting of an Experiment that cannot be run, named by its
 // field path (schema.FieldError): a top-level setting in lower case
 // ("engine", "generator", "jobs", "strategies", "replicates", "workers",
-// "shard", "scenario"), a field of the scenario ("scenario.steps[2].p_fail")
-// or of the delivery model's queue ("queue.lease").
+// "shard", "scenario"), a strategy's field by its index
+// ("strategies[0].attempts"), a field of the scenario
+// ("scenario.steps[2].p_fail") or of the delivery model's queue
+// ("queue.lease").
 type FieldError = schema.FieldError
 
 func fieldErr(field, format string, args ...any) error { return schema.Errorf(field, format, args...) }
@@ -178,28 +180,17 @@ func (e Experiment) Check() error {
 	}
 	for i, s := range e.Strategies {
 		if s == nil {
-			return fieldErr("strategies", "[%d] is nil", i)
+			return fieldErr(fmt.Sprintf("strategies[%d]", i), "is nil")
 		}
-		if err := stats.CheckName(s.Name()); err != nil {
-			return fieldErr("strategies", "[%d] name: %v", i, err)
-		}
-		if r, ok := s.(strategy.Retry); ok {
-			if err := sim.CheckAttempts(r.Attempts); err != nil {
-				return fieldErr("strategies", "[%d] attempts: %v", i, err)
-			}
-			if err := strategy.Scopes().Check(r.Scope); err != nil {
-				return fieldErr("strategies", "[%d] scope: %v", i, err)
-			}
-			if err := schema.KeyModes().Check(r.Keys); err != nil {
-				return fieldErr("strategies", "[%d] keys: %v", i, err)
-			}
+		if err := checkStrategy(s); err != nil {
+			return schema.Within(fmt.Sprintf("strategies[%d]", i), err)
 		}
 	}
 	// A row a strategy: a strategy given twice would print its row twice.
 	ids, _ := rowNames(e.Strategies)
 	for i, id := range ids {
 		if slices.Contains(ids[:i], id) {
-			return fieldErr("strategies", "%q is listed twice", id)
+			return fieldErr(fmt.Sprintf("strategies[%d]", i), "%q is listed twice", id)
 		}
 	}
 	if d := e.Delivery; d != nil {
@@ -207,6 +198,33 @@ func (e Experiment) Check() error {
 			return schema.Within("queue", err)
 		}
 		return e.checkDeliveries()
+	}
+	return nil
+}
+
+// checkStrategy reports what is wrong with s, not nil, as a *FieldError
+// naming its field (name, attempts, scope, keys): a name that is empty or
+// not a name (stats.CheckName), and a strategy.Retry's fields out of range.
+func checkStrategy(s strategy.Strategy) error {
+	name := s.Name()
+	if name == "" {
+		return fieldErr("name", "is empty; a strategy's Name labels its row")
+	}
+	if err := stats.CheckName(name); err != nil {
+		return fieldErr("name", "%v", err)
+	}
+	r, ok := s.(strategy.Retry)
+	if !ok {
+		return nil
+	}
+	if err := sim.CheckAttempts(r.Attempts); err != nil {
+		return fieldErr("attempts", "%v", err)
+	}
+	if err := strategy.Scopes().Check(r.Scope); err != nil {
+		return fieldErr("scope", "%v", err)
+	}
+	if err := schema.KeyModes().Check(r.Keys); err != nil {
+		return fieldErr("keys", "%v", err)
 	}
 	return nil
 }
@@ -260,13 +278,13 @@ func (e Experiment) checkScenario() error {
 // ParseStrategies builds the strategies called ids, as strategy.Parse
 // reads them (step-nokey, job-samekey-skip), each allowing attempts calls: the
 // command's strategies at its attempts, and a sweep's at each point's. A
-// name it cannot build is a *FieldError for "strategies".
+// name it cannot build is a *FieldError for its index (strategies[1]).
 func ParseStrategies(ids []string, attempts int) ([]strategy.Strategy, error) {
 	out := make([]strategy.Strategy, len(ids))
 	for i, id := range ids {
 		r, err := strategy.Parse(id, attempts)
 		if err != nil {
-			return nil, fieldErr("strategies", "%v", err)
+			return nil, fieldErr(fmt.Sprintf("strategies[%d]", i), "%v", err)
 		}
 		out[i] = r
 	}

@@ -126,8 +126,15 @@ func TestCheck(t *testing.T) {
 		{"no scenario", func(e *retrysim.Experiment) { e.Scenario = provider.Scenario{} }, "scenario", "none given"},
 		{"a scenario with no step", func(e *retrysim.Experiment) { e.Scenario.Steps = nil }, "scenario.steps", "at least one step"},
 		{"no strategies", func(e *retrysim.Experiment) { e.Strategies = nil }, "strategies", "none given"},
-		{"a strategy twice", func(e *retrysim.Experiment) { e.Strategies = append(e.Strategies, e.Strategies[0]) }, "strategies", `"step-nokey" is listed twice`},
-		{"attempts 0", func(e *retrysim.Experiment) { e.Strategies[0] = strategy.Retry{} }, "strategies", "attempts: 0 is not"},
+		{"a strategy twice", func(e *retrysim.Experiment) { e.Strategies = append(e.Strategies, e.Strategies[0]) }, "strategies[5]", `"step-nokey" is listed twice`},
+		{"attempts 0", func(e *retrysim.Experiment) { e.Strategies[0] = strategy.Retry{} }, "strategies[0].attempts", "0 is not"},
+		// What a scenario file refuses, the Go path refuses (issue 37).
+		{"a nil strategy", func(e *retrysim.Experiment) { e.Strategies[1] = nil }, "strategies[1]", "is nil"},
+		{"a strategy with no name", func(e *retrysim.Experiment) {
+			e.Strategies[2] = funcStrategy{run: func(strategy.Calls) bool { return true }}
+		}, "strategies[2].name", "is empty"},
+		{"two steps of one name", func(e *retrysim.Experiment) { e.Scenario.Steps[3].Name = e.Scenario.Steps[1].Name }, "scenario.steps[3].name", `"create the billing customer" is also the name of steps[1]`},
+		{"a lost reply on a step that cannot lose it", func(e *retrysim.Experiment) { e.Scenario.Steps[0].LostReply = 0.5 }, "scenario.steps[0].lost_reply", "0.5 is never read: the step cannot lose its reply (steps[0].can_lose_reply false)"},
 		// Names are held to stats.CheckName, so no run writes a shard that
 		// merge refuses (issue 21).
 		{"a tab in a step's name", func(e *retrysim.Experiment) { e.Scenario.Steps[2].Name = "create\tthe workspace" }, "scenario.steps[2].name", `"create\tthe workspace" holds a control character`},
@@ -135,7 +142,7 @@ func TestCheck(t *testing.T) {
 		{"ESC in the noun", func(e *retrysim.Experiment) { e.Scenario.Noun = "\x1b[2J" }, "scenario.noun", `"\x1b[2J" holds a control character`},
 		{"a strategy's label", func(e *retrysim.Experiment) {
 			e.Strategies[0] = strategy.Retry{Attempts: 3, Label: strings.Repeat("x", 201)}
-		}, "strategies", "[0] name: \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"... is 201 bytes, more than the 200 a name may be"},
+		}, "strategies[0].name", "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"... is 201 bytes, more than the 200 a name may be"},
 		// Every run is costed in time (issue 34): 10^12 jobs x 5 strategies
 		// x 1,000 deliveries would have run for decades.
 		{"a delivery run past its deliveries", func(e *retrysim.Experiment) {
@@ -206,8 +213,8 @@ func TestShardRefused(t *testing.T) {
 	}{
 		{"sequential generator", func(e *retrysim.Experiment) { e.Generator = "mulberry32" }, "shard: mulberry32 has one stream"},
 		{"replicates", func(e *retrysim.Experiment) { e.Replicates = 2 }, "shard: replicates cannot be split"},
-		{"a labelled strategy", func(e *retrysim.Experiment) { e.Strategies[0] = strategy.Retry{Attempts: 3, Label: "mine"} }, "strategies: [0]: merge rebuilds"},
-		{"mixed attempts", func(e *retrysim.Experiment) { e.Strategies[0] = strategy.Retry{Attempts: 2} }, "strategies: [0]: merge rebuilds"},
+		{"a labelled strategy", func(e *retrysim.Experiment) { e.Strategies[0] = strategy.Retry{Attempts: 3, Label: "mine"} }, "strategies[0]: merge rebuilds"},
+		{"mixed attempts", func(e *retrysim.Experiment) { e.Strategies[0] = strategy.Retry{Attempts: 2} }, "strategies[0]: merge rebuilds"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := article(t, 1000, "")
@@ -290,7 +297,7 @@ func TestSweepPointIsRun(t *testing.T) {
 		axes []retrysim.Axis
 		msg  string
 	}{
-		{[]retrysim.Axis{{Name: "p-fail", Values: []float64{0.1}}}, `axes: unknown parameter "p-fail"`},
+		{[]retrysim.Axis{{Name: "p-fail", Values: []float64{0.1}}}, `p-fail: unknown parameter (want steps[STEP].FIELD or queue.FIELD)`},
 		{[]retrysim.Axis{{Name: "p_fail", Values: []float64{1.5}}}, "p_fail: 1.5 is not a probability"},
 		{[]retrysim.Axis{{Name: "attempts", Values: []float64{2.5}}}, "attempts: 2.5 is not a whole number"},
 		{[]retrysim.Axis{{Name: "p_fail", Values: make([]float64, 101)}, {Name: "lost_reply", Values: make([]float64, 101)}}, "p_fail x lost_reply: 101 x 101 = 10201 points"},

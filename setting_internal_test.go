@@ -139,7 +139,10 @@ func TestOverride(t *testing.T) {
 		{Setting{"queue.ttl", 7200.0}, "queue.ttl: takes a time.Duration, not a float64"},
 		{Setting{"p_fail", "0.1"}, "p_fail: takes a float64, not a string"},
 		{Setting{"queue.colour", 1}, `queue.colour: the queue has no field "colour"`},
-		{Setting{"attempts", 2}, `unknown setting "attempts"`},
+		{Setting{"attempts", 2}, `attempts: unknown setting (want p_fail`},
+		{Setting{"p_fail", 7.0}, `p_fail: 7 is not a probability in [0, 1]`},
+		{Setting{"steps[save the user].p_fail", -0.5}, `steps[save the user].p_fail: -0.5 is not a probability in [0, 1]`},
+		{Setting{"queue.max_deliveries", 0}, `queue.max_deliveries: 0 is not a whole number from 1 to 1000`},
 		{Setting{"steps[nope].p_fail", 0.1}, `no step is called "nope"`},
 	} {
 		if _, _, err := Override(base, nil, tt.s); err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -159,15 +162,15 @@ func TestOverride(t *testing.T) {
 }
 
 // ParseStrategies builds each name at the attempts given and refuses an
-// unknown one as a FieldError for strategies.
+// unknown one as a FieldError naming its index.
 func TestParseStrategies(t *testing.T) {
 	st, err := ParseStrategies([]string{"step-nokey", "job-samekey-skip"}, 7)
 	if err != nil || len(st) != 2 || st[0].(strategy.Retry).Attempts != 7 || !st[1].(strategy.Retry).SkipFinished {
 		t.Fatalf("ParseStrategies = %v, %v", st, err)
 	}
 	var fe *FieldError
-	if _, err := ParseStrategies([]string{"step-retry-harder"}, 3); !errors.As(err, &fe) || fe.Field != "strategies" {
-		t.Errorf("ParseStrategies(step-retry-harder) = %v; want a FieldError for strategies", err)
+	if _, err := ParseStrategies([]string{"step-nokey", "step-retry-harder"}, 3); !errors.As(err, &fe) || fe.Field != "strategies[1]" {
+		t.Errorf("ParseStrategies(step-retry-harder) = %v; want a FieldError for strategies[1]", err)
 	}
 }
 

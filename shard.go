@@ -113,7 +113,7 @@ func (e Experiment) shardable() error {
 	for i, s := range e.Strategies {
 		r, ok := s.(strategy.Retry)
 		if !ok || r.Label != "" || r.Attempts != par.Attempts {
-			return fieldErr("strategies", "[%d]: merge rebuilds unlabelled strategy.Retry strategies of one number of attempts only, not %s", i, s.Name())
+			return fieldErr(fmt.Sprintf("strategies[%d]", i), "merge rebuilds unlabelled strategy.Retry strategies of one number of attempts only, not %s", s.Name())
 		}
 	}
 	return nil

@@ -172,7 +172,7 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 		default:
 			var err error
 			if p, err = LookupParam(a.Name, sc, s.Delivery); err != nil {
-				return nil, fieldErr("axes", "%v", err)
+				return nil, err
 			}
 			spec = p.spec
 		}
@@ -237,14 +237,15 @@ func (s Sweep) at(grid []sweepAxis, pt sweep.Point, strategies []strategy.Strate
 
 // Set adds the axis NAME=VALUES: one of stats.Axes' (p_fail, lost_reply,
 // attempts, jobs) or a parameter of the scenario and its queue (ParseSet);
-// its errors name the parameter.
+// its errors are each a *FieldError naming the parameter by its path, as
+// Override's do.
 func (s *Sweep) Set(arg string) error {
 	name, values, _ := strings.Cut(arg, "=")
 	name = strings.TrimSpace(name)
 	if i := slices.IndexFunc(stats.Axes(), func(a stats.Axis) bool { return a.Name == name }); i >= 0 && strings.Contains(arg, "=") {
 		vals, err := sweep.Parse(values, sweepSpecs[i])
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return fieldErr(name, "%v", err)
 		}
 		s.Axes = append(s.Axes, Axis{Name: name, Values: vals})
 		return nil

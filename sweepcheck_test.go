@@ -115,3 +115,24 @@ func strategiesNamed(ids ...string) []strategy.Strategy {
 	}
 	return s
 }
+
+// TestSweepSetFieldError: every value Sweep.Set refuses comes back as a
+// *FieldError naming the parameter by its path, as Override's do; before,
+// an axis of its own (p_fail, jobs) came back as a wrapped fmt error.
+func TestSweepSetFieldError(t *testing.T) {
+	for _, tc := range []struct{ arg, field, msg string }{
+		{"p_fail=1.5", "p_fail", "1.5 is not a probability in [0, 1]"},
+		{"jobs=0", "jobs", "0 is not a whole number"},
+		{"steps[save the user].p_fail=2", "steps[save the user].p_fail", "2 is not a probability in [0, 1]"},
+		{"queue.ttl=1h", "queue.ttl", "only the delivery model reads it"},
+		{"nope=1", "nope", "unknown parameter"},
+		{"p_fail", "p_fail", "gives no values"},
+	} {
+		var sw retrysim.Sweep
+		err := sw.Set(tc.arg)
+		var fe *retrysim.FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Msg, tc.msg) {
+			t.Errorf("Set(%q) = %v; want a *FieldError for %s with %q", tc.arg, err, tc.field, tc.msg)
+		}
+	}
+}

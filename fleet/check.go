@@ -286,6 +286,9 @@ func (p PolicyConfig) check(k *checker) {
 			k.bad("client.policy.own", "the policy has no Name")
 		}
 	}
+	if int(p.Kind) < len(policyParams) && len(policyParams[p.Kind]) > 0 && p == (PolicyConfig{Kind: p.Kind, Shared: p.Shared}) {
+		k.bad("client.policy.kind", "%s with every parameter 0, which never allows a retry; start from DefaultPolicy() and set its Kind", p.Kind)
+	}
 	switch p.Kind {
 	case TokenBucket:
 		k.number("client.policy.rate", p.Rate, "")

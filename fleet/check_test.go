@@ -47,6 +47,8 @@ func TestRunChecksItsInput(t *testing.T) {
 		{"backoff cap below base", func(c *Config) {
 			c.Client.Backoff = backoff.Policy{Kind: backoff.Exponential, Base: time.Second, Cap: time.Millisecond}
 		}, one, "client.backoff.cap", "1ms is below the base 1s (0 means no cap)"},
+		{"token bucket literal", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket} }, one, "client.policy.kind",
+			"token-bucket with every parameter 0, which never allows a retry; start from DefaultPolicy() and set its Kind"},
 		{"workers -1", func(*Config) {}, Options{Replicates: 1, Workers: -1}, "workers", "-1 is not 0 (GOMAXPROCS) or more"},
 		{"first -1", func(*Config) {}, Options{Replicates: 1, First: -1}, "first", "-1 is not 0 or more: a replicate's index"},
 	} {

@@ -173,7 +173,9 @@ func ParsePolicy(s string) (PolicyKind, error) {
 }
 
 // PolicyConfig chooses a policy and its parameters; the fields a kind does
-// not read are ignored.
+// not read are ignored. A zero PolicyConfig is Unlimited; a literal that
+// sets only Kind (and Shared), leaving every parameter 0, is refused by
+// Check for a kind that reads any: start from DefaultPolicy and set Kind.
 type PolicyConfig struct {
 	Kind PolicyKind
 	// Own, when not nil, is a Go program's own policy, run instead of a

@@ -10,6 +10,7 @@ package provider
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
@@ -131,11 +132,17 @@ func (s Scenario) Validate() error {
 		if err := stats.CheckName(st.Name); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].name", i), Msg: err.Error()}
 		}
+		if j := slices.IndexFunc(s.Steps[:i], func(o Step) bool { return o.Name == st.Name }); j >= 0 { // a path names a step by its name
+			return schema.Errorf(fmt.Sprintf("steps[%d].name", i), "%q is also the name of steps[%d]", st.Name, j)
+		}
 		if err := CheckProbability(st.PFail); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].p_fail", i), Msg: err.Error()}
 		}
 		if err := CheckProbability(st.LostReply); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].lost_reply", i), Msg: err.Error()}
+		}
+		if st.LostReply > 0 && !st.CanLoseReply {
+			return schema.Errorf(fmt.Sprintf("steps[%d].lost_reply", i), "%v is never read: the step cannot lose its reply (%s false)", st.LostReply, schema.Path(fmt.Sprintf("steps[%d].can_lose_reply", i)))
 		}
 		if err := st.Latency.Check(); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].latency", i), Msg: err.Error()}

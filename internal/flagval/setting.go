@@ -150,6 +150,8 @@ func LibraryError(err error, byName ...string) error {
 		switch inner, inScenario := strings.CutPrefix(f, "scenario."); {
 		case f == "axes":
 			flags[i] = "-set"
+		case strings.HasPrefix(f, "strategies["): // strategies[1].attempts: one of -strategies
+			flags[i] = "-strategies"
 		case slices.Contains(byName, f):
 			flags[i] = "-set " + f
 		case inScenario && len(fields) == 1:
