@@ -3,6 +3,7 @@ package retrysim_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -147,7 +148,7 @@ func straight(s funcStrategy) strategy.Straight {
 
 var errBoom = errors.New("boom")
 
-// A panic in a strategy is Run's error, a *strategy.PanicError that names
+// A panic in a strategy is Run's error, a *schema.PanicError that names
 // the strategy, the job and the step of its last call, and wraps the value,
 // in every engine and model: with every call failing (p_fail 1), job 0 is
 // the first to run (one worker), it calls steps 0 and 2, and panics. In the
@@ -190,13 +191,13 @@ func TestStrategyPanicIsError(t *testing.T) {
 	cases = append(cases, tc{"delivery on a coroutine", e, 0})
 	for _, c := range cases {
 		_, err := retrysim.Run(context.Background(), c.e)
-		var pe *strategy.PanicError
+		var pe *schema.PanicError
 		if !errors.As(err, &pe) {
-			t.Errorf("%s: error %v; want a *strategy.PanicError", c.name, err)
+			t.Errorf("%s: error %v; want a *schema.PanicError", c.name, err)
 			continue
 		}
-		if pe.Strategy != "boom" || pe.Job != 0 || pe.Step != c.step || pe.Value != errBoom || len(pe.Stack) == 0 {
-			t.Errorf("%s: %+v; want strategy boom, job 0, step %d, value boom and a stack", c.name, *pe, c.step)
+		if where := fmt.Sprintf("job 0 at step %d", c.step); pe.Kind != "strategy" || pe.Name != "boom" || pe.Where != where || pe.Value != errBoom || len(pe.Stack) == 0 {
+			t.Errorf("%s: %+v; want strategy boom, %s, value boom and a stack", c.name, *pe, where)
 		}
 		if !errors.Is(err, errBoom) {
 			t.Errorf("%s: %v does not wrap the panic's error", c.name, err)

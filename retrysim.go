@@ -454,7 +454,7 @@ func (e Experiment) newReport() Report {
 }
 
 // Run simulates the experiment and reports it. It stops early with ctx's
-// error when ctx is cancelled, and with a *strategy.PanicError when a
+// error when ctx is cancelled, and with a *schema.PanicError when a
 // strategy panics.
 func Run(ctx context.Context, e Experiment) (Report, error) {
 	if err := e.Check(); err != nil {

@@ -70,7 +70,7 @@ type Runner struct {
 	// it uses then looks at stop first, and unwinds it once stopped.
 	resume   func(c strategy.Calls, from int) bool
 	guard    bool
-	step     int // the step of the last Enter or Call, for a strategy.PanicError
+	step     int // the step of the last Enter or Call, for a schema.PanicError
 	j        *provider.Job
 	sc       provider.Scenario
 	policies []provider.Policy // sc's, nil when no step has its own
@@ -209,7 +209,7 @@ func (x *Runner) Strategy() strategy.Strategy { return x.s }
 
 // Step is the step of the last Enter or Call of any delivery of the job in
 // progress, -1 before the first: the step a panic of the strategy
-// (strategy.PanicError) happened at.
+// (schema.PanicError) happened at.
 func (x *Runner) Step() int { return x.step }
 
 // check unwinds a strategy other than the built-in Retry, with

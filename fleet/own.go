@@ -1,6 +1,11 @@
 package fleet
 
-import "fmt"
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/retrysim/retrysim/schema"
+)
 
 // PolicyFactory is a Go program's own Policy, run in place of a built-in
 // kind when PolicyConfig.Own points to it.
@@ -23,8 +28,9 @@ import "fmt"
 // own: with Random, Start and Retry get a uniform draw u in [0, 1) from the
 // replicate's stream (0 without it).
 //
-// A panic in New or in a policy's method ends Run with an error naming the
-// policy, the run and the replicate; the other replicates stop.
+// A panic in New or in a policy's method ends Run with a
+// *schema.PanicError naming the policy, the run and the replicate, with the
+// stack; the other replicates stop.
 type PolicyFactory struct {
 	// Name names the policy in errors and in a report's settings.
 	Name string
@@ -37,10 +43,12 @@ type PolicyFactory struct {
 	Random bool
 }
 
-// policyPanic is a panic in a user's policy, carried up to the replicate.
+// policyPanic is a panic in a user's policy, carried up to the replicate
+// with the stack it panicked on.
 type policyPanic struct {
-	name string
-	v    any
+	name  string
+	v     any
+	stack []byte
 }
 
 // ownPolicy is a user's policy whose panics become policyPanic.
@@ -52,7 +60,7 @@ type ownPolicy struct {
 // catch turns a panic in the policy into a policyPanic; deferred.
 func (o ownPolicy) catch() {
 	if v := recover(); v != nil {
-		panic(policyPanic{o.name, v})
+		panic(policyPanic{o.name, v, debug.Stack()})
 	}
 }
 
@@ -86,5 +94,5 @@ func (f *PolicyFactory) make() Policy {
 
 // policyError is the error of a replicate whose policy panicked.
 func policyError(pp policyPanic, run string, replicate int) error {
-	return fmt.Errorf("policy %q panicked in run %q, replicate %d: %v", pp.name, run, replicate, pp.v)
+	return &schema.PanicError{Kind: "policy", Name: pp.name, Where: fmt.Sprintf("run %q, replicate %d", run, replicate), Value: pp.v, Stack: pp.stack}
 }

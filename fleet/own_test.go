@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // recentSuccess is a user's own policy, written here from its statement
@@ -221,6 +222,12 @@ func TestOwnPolicyPanics(t *testing.T) {
 	res, err := Run(context.Background(), []Config{c}, Options{Replicates: 1, Workers: 1})
 	if want := `policy "boom" panicked in run "own", replicate 0: third retry`; res != nil || err == nil || err.Error() != want {
 		t.Errorf("Run = %d results, %v; want none and %q", len(res), err, want)
+	}
+	// The one error type of a panic in a program's code, a strategy's
+	// too, with the stack it panicked on (issue 37: an errors.errorString).
+	var pe *schema.PanicError
+	if !errors.As(err, &pe) || pe.Kind != "policy" || pe.Name != "boom" || pe.Value != "third retry" || !strings.Contains(string(pe.Stack), "(*panicky).Retry") {
+		t.Errorf("Run's error %#v; want a *schema.PanicError of policy boom, third retry, with a stack through (*panicky).Retry", err)
 	}
 	res, err = Run(context.Background(), []Config{c}, Options{Replicates: 8, Workers: 2})
 	if res != nil || err == nil || !strings.HasPrefix(err.Error(), `policy "boom" panicked in run "own", replicate `) {

@@ -30,7 +30,7 @@ import (
 // a caller lists, compares and labels, and costs the built-ins nothing.
 //
 // A panic in Run does not crash the program: the run stops and returns a
-// *PanicError naming the strategy, the job and the step.
+// *schema.PanicError naming the strategy, the job and the step.
 type Strategy interface {
 	// Name is the label shown in outputs.
 	Name() string
@@ -96,34 +96,6 @@ type Calls interface {
 // ErrStopped is what a Calls method panics with once the run is stopped, as
 // Calls says; a run never returns it.
 var ErrStopped = errors.New("strategy: the run is stopped")
-
-// PanicError is the error a run returns when a strategy panicked: which
-// strategy, in which job, at which step, with what. Run and the other
-// entry points return it (possibly wrapped), for errors.As.
-type PanicError struct {
-	// Strategy is the strategy's Name.
-	Strategy string
-	// Job is the job's index in the run, from 0.
-	Job int64
-	// Step is the step of the strategy's last Enter or Call in that job,
-	// or -1 before its first.
-	Step int
-	// Value is what the strategy panicked with.
-	Value any
-	// Stack is the stack of the goroutine that panicked, as runtime/debug.Stack prints it.
-	Stack []byte
-}
-
-// Error names the strategy, the job, the step and the panic's value.
-func (e *PanicError) Error() string {
-	return fmt.Sprintf("strategy %q panicked in job %d at step %d: %v", e.Strategy, e.Job, e.Step, e.Value)
-}
-
-// Unwrap returns the panic's value when it is an error, else nil.
-func (e *PanicError) Unwrap() error {
-	err, _ := e.Value.(error)
-	return err
-}
 
 // Straight is a strategy that calls each step once, in order, for as long as
 // calls succeed, together with the Resume that says so: the explicit opt-in

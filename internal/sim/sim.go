@@ -34,6 +34,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -109,7 +110,7 @@ type Shard struct {
 
 // Run simulates cfg.Jobs jobs through every strategy and returns one Counters a
 // strategy, in order. It stops early with ctx's error if ctx is cancelled,
-// and with a *strategy.PanicError if a strategy panics.
+// and with a *schema.PanicError if a strategy panics.
 func Run(ctx context.Context, cfg Config) ([]stats.Counters, error) {
 	out, err := RunAll(ctx, []Config{cfg}, cfg.Workers, nil)
 	if err != nil {
@@ -184,7 +185,7 @@ func (cfg Config) ShardJobs() int64 {
 // from the workers after each task with the tasks done and the total.
 //
 // A strategy's Run is called from every worker at once. A panic in it stops
-// the run, which returns a *strategy.PanicError (that of the first task, in
+// the run, which returns a *schema.PanicError (that of the first task, in
 // task order, of those that panicked before the run stopped); once ctx is
 // done, every Calls method a strategy other than strategy.Retry uses
 // unwinds it (strategy.ErrStopped), and the run returns ctx's error.
@@ -348,20 +349,20 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 
 // recovered turns what a job's strategy panicked with, v, into the error a
 // block returns: strategy.ErrStopped as it is (the run was stopped, and the
-// strategy unwound), anything else a *strategy.PanicError naming s, the job
+// strategy unwound), anything else a *schema.PanicError naming s, the job
 // and the step.
 func recovered(v any, s strategy.Strategy, job int64, step int) error {
 	if v == strategy.ErrStopped {
 		return strategy.ErrStopped
 	}
-	e := &strategy.PanicError{Job: job, Step: step, Value: v, Stack: debug.Stack()}
+	e := &schema.PanicError{Kind: "strategy", Where: fmt.Sprintf("job %d at step %d", job, step), Value: v, Stack: debug.Stack()}
 	func() {
 		defer func() {
 			if recover() != nil {
-				e.Strategy = fmt.Sprintf("%T", s) // a Name that panics too
+				e.Name = fmt.Sprintf("%T", s) // a Name that panics too
 			}
 		}()
-		e.Strategy = s.Name()
+		e.Name = s.Name()
 	}()
 	return e
 }
@@ -380,7 +381,7 @@ func builtin(s strategy.Strategy) bool {
 // guard is the Calls a strategy other than the built-in Retry runs on in the
 // Part 5 engines: the Job's, each method first looking whether the run is
 // stopped, to unwind the strategy with strategy.ErrStopped if so, and
-// recording the step it is at for a strategy.PanicError.
+// recording the step it is at for a schema.PanicError.
 type guard struct {
 	j    *provider.Job
 	done <-chan struct{}
@@ -564,7 +565,7 @@ func settleJob(x *delivery.Runner, d, cuts []uint64) (delivery.Outcome, bool) {
 // article's rates they are nine jobs in ten. The others resume at the step of
 // their first event, their clean start settled the same way.
 //
-// A panic of strat panics again, as a *strategy.PanicError.
+// A panic of strat panics again, as a *schema.PanicError.
 func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, n int64) stats.Counters {
 	var c stats.Counters
 	if err := runJobs(context.Background(), &c, provider.NewJob(sc, stream), strat, stream, n, sc.Watched[0].Step, 0); err != nil {
@@ -575,7 +576,7 @@ func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, 
 
 // runJobs is RunJobs on a Job already bound to stream; watched is the step
 // whose duplicates DuplicateUsers counts, and job0 the index of the first
-// job in the run, for a strategy.PanicError. Once ctx is done it returns
+// job in the run, for a schema.PanicError. Once ctx is done it returns
 // within checkEvery jobs and calls, its counters then meaningless.
 func runJobs(ctx context.Context, c *stats.Counters, j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64
