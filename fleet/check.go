@@ -20,6 +20,14 @@ import (
 // (schema.Path arguments: FieldError.Words names them as a reader does).
 type FieldError = schema.FieldError
 
+// withDefaults is o with a Replicates of 0 made 1, as Options documents.
+func (o Options) withDefaults() Options {
+	if o.Replicates == 0 {
+		o.Replicates = 1
+	}
+	return o
+}
+
 // Check is what Run checks before any work, and all a command needs to
 // check: every configuration (Config.Check), the options (Options.Check)
 // and what the runs may cost (CheckCost). Errors about a setting are
@@ -44,6 +52,7 @@ func Check(cfgs []Config, opt Options) error {
 // within MaxSeriesSeconds; First and Workers not negative (0 workers means
 // GOMAXPROCS).
 func (o Options) Check(duration float64) error {
+	o = o.withDefaults()
 	if o.Replicates < 1 || o.Replicates > MaxReplicates {
 		return &FieldError{Field: "replicates", Msg: fmt.Sprintf("%d is not from 1 to %d", o.Replicates, MaxReplicates)}
 	}
@@ -138,6 +147,7 @@ func (k *checker) enum(path, what string, v int, names []string) {
 // setting by its path. A configuration it passes runs: Run does not panic on
 // it.
 func (c Config) Check() error {
+	c.Client = c.Client.withDefaults()
 	var k checker
 	dur := c.Duration.Seconds()
 	if dur < 1 || dur > MaxDuration {

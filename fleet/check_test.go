@@ -36,7 +36,7 @@ func TestRunChecksItsInput(t *testing.T) {
 	}{
 		{"attempts -5", func(c *Config) { c.Client.Attempts = -5 }, one, "client.attempts", "-5 is not from 1 to 100"},
 		{"p-fail 7", func(c *Config) { c.Server.PFail = 7 }, one, "server.p_fail", "7 is not a probability in [0, 1]"},
-		{"zero options", func(*Config) {}, Options{}, "replicates", "0 is not from 1 to 1000"},
+		{"replicates -1", func(*Config) {}, Options{Replicates: -1}, "replicates", "-1 is not from 1 to 1000"},
 		{"server kind 9", func(c *Config) { c.Server.Kind = 9 }, one, "server.kind", "9 is not a server kind (want one of latency, queue, ratelimit, independent)"},
 		{"policy kind 42", func(c *Config) { c.Client.Policy.Kind = 42 }, one, "client.policy.kind", "42 is not a policy (want one of unlimited, "},
 		{"shape 3", func(c *Config) { c.Load.Kind = 3 }, one, "load.kind", "3 is not a shape"},
@@ -206,6 +206,9 @@ func TestCheckBoundsAreParams(t *testing.T) {
 			continue
 		}
 		for _, v := range []float64{lo - 1, hi + 1} {
+			if v == 0 && (p.Path == "client.clients" || p.Path == "client.attempts") {
+				v = -1 // 0 is the default (Client)
+			}
 			c := bases[i]
 			switch f := p.Field(&c).(type) {
 			case *float64:

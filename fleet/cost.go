@@ -241,9 +241,11 @@ type bounds struct {
 
 // boundsOf adds up the runs' costs.
 func boundsOf(cfgs []Config, opt Options) bounds {
+	opt = opt.withDefaults()
 	b := bounds{jobs: len(cfgs) * opt.Replicates}
 	reps := float64(opt.Replicates)
 	for _, c := range cfgs {
+		c.Client = c.Client.withDefaults()
 		e := c.Cost()
 		b.events += reps * e.Events
 		b.kept += reps*(e.Series+float64(unsafe.Sizeof(Replicate{}))) + math.Ceil(c.Duration.Seconds())*float64(unsafe.Sizeof(Point{}))

@@ -21,6 +21,7 @@ package fleet
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -314,6 +315,11 @@ type Server struct {
 // clients share the load: each request belongs to one of them, drawn
 // uniformly (so each client's arrivals are a Poisson process of the rate
 // over Clients), and a Policy not Shared keeps a state per client.
+//
+// A zero Clients, Timeout or Attempts means DefaultConfig's: one client, a
+// 3 s timeout, 3 attempts; so a Client{} in a graph built in Go is one
+// client that tries a call 3 times, waiting 3 s for each reply, with no
+// backoff, no keys and no policy.
 type Client struct {
 	Clients int
 	// Timeout is the wait for a reply to one attempt; a reply after it is
@@ -343,6 +349,40 @@ type Client struct {
 	// when an attempt is answered "do not retry" (Server.Pushback); a client
 	// that does not honour it retries as after any error.
 	HonourPushback bool
+}
+
+// withDefaults is cl with each zero field that Client says means a default
+// set to it.
+func (cl Client) withDefaults() Client {
+	def := DefaultConfig().Client
+	if cl.Clients == 0 {
+		cl.Clients = def.Clients
+	}
+	if cl.Timeout == 0 {
+		cl.Timeout = def.Timeout
+	}
+	if cl.Attempts == 0 {
+		cl.Attempts = def.Attempts
+	}
+	return cl
+}
+
+// withDefaults is g with every entry's and call's client given its
+// defaults (Client), its services and entries copied.
+func (g Graph) withDefaults() Graph {
+	g.Entries = slices.Clone(g.Entries)
+	for k := range g.Entries {
+		g.Entries[k].Client = g.Entries[k].Client.withDefaults()
+	}
+	g.Services = slices.Clone(g.Services)
+	for v := range g.Services {
+		calls := slices.Clone(g.Services[v].Calls)
+		for i := range calls {
+			calls[i].Client = calls[i].Client.withDefaults()
+		}
+		g.Services[v].Calls = calls
+	}
+	return g
 }
 
 // MaxHedges bounds the hedges of an attempt (the copies of an attempt are

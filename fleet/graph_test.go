@@ -469,7 +469,7 @@ func TestGraphCheck(t *testing.T) {
 			}
 		}, "services[mO].calls", "257 calls in all up to this service; at most 256"},
 		{"too deep", func(g *Graph) { *g = deep(MaxDepth + 1) }, "entries[0].to", "a chain of 9 services; at most 8"},
-		{"a call's setting", func(g *Graph) { g.Services[1].Calls[0].Client.Attempts = 0 }, "services[b].calls[0].client.attempts", "0 is not from 1 to 100"},
+		{"a call's setting", func(g *Graph) { g.Services[1].Calls[0].Client.Attempts = -1 }, "services[b].calls[0].client.attempts", "-1 is not from 1 to 100"},
 		{"an entry's load", func(g *Graph) { g.Entries[0].Load.Rate = -1 }, "entries[0].load.rate", "-1 is not a rate"},
 		{"a service's server", func(g *Graph) { g.Services[2].Server.PFail = 2 }, "services[c].server.p_fail", "2 is not a probability"},
 		{"a service's outage", func(g *Graph) { g.Services[2].Outage = Outage{From: -time.Second, To: time.Second} }, "services[c].outage.from", "is not from 0"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 	"unsafe"
@@ -169,6 +170,11 @@ func (r *GraphReplicate) Amplification(g *Graph, v int) float64 {
 // events of each replicate in progress; a panic in a Go program's own
 // policy stops every replicate and becomes the error.
 func RunGraph(ctx context.Context, graphs []Graph, opt Options) ([]GraphResult, error) {
+	opt = opt.withDefaults()
+	graphs = slices.Clone(graphs)
+	for i := range graphs {
+		graphs[i] = graphs[i].withDefaults()
+	}
 	if len(graphs) == 0 {
 		return nil, errors.New("no graph to run")
 	}
@@ -468,11 +474,14 @@ func CheckGraphCost(graphs []Graph, opt Options) error {
 // graphBounds adds up the graphs' costs, and refuses them as
 // CheckGraphCost does.
 func graphBounds(graphs []Graph, opt Options) (bounds, error) {
+	opt = opt.withDefaults()
 	b := bounds{jobs: len(graphs) * opt.Replicates}
 	reps := float64(opt.Replicates)
 	var worst GraphCost
 	wg, worstSlots := 0, 0.0
+	graphs = slices.Clone(graphs)
 	for i := range graphs {
+		graphs[i] = graphs[i].withDefaults()
 		c := graphs[i].Cost()
 		b.events += reps * c.Events
 		b.kept += reps*(c.Series+float64(unsafe.Sizeof(GraphReplicate{}))) + math.Ceil(graphs[i].Duration.Seconds())*float64(len(graphs[i].Services))*float64(unsafe.Sizeof(GraphPoint{}))

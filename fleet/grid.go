@@ -103,7 +103,7 @@ func RunGraphSweep(ctx context.Context, graphs []Graph, perPoint int, opt Option
 // each run given, by run), in as few calls as the slice allows: a point
 // cut by the slice's ends alone, the points between together.
 func sweepItems[R, P any](ctx context.Context, runs []R, perPoint int, opt Options, lo, hi int, run func(context.Context, []R, Options) ([][]P, error)) ([][]P, error) {
-	reps := opt.Replicates
+	reps := opt.withDefaults().Replicates
 	out := make([][]P, 0, hi-lo)
 	for k := lo; k < hi; {
 		p, r := k/reps, k%reps

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -16,7 +17,8 @@ import (
 // Options say how to run a set of configurations.
 type Options struct {
 	// Replicates is the number of independent seeds each run is simulated
-	// with, from 1 to MaxReplicates (0 is refused).
+	// with, from 1 to MaxReplicates; 0 means 1, as in the job model's
+	// Experiment.
 	Replicates int
 	// Seed and the number First + r alone seed replicate r, the same for
 	// every run, so the runs of a preset meet the same arrivals; 0 is a
@@ -47,6 +49,11 @@ type Result struct {
 // each replicate in progress. Each configuration runs as its one-edge graph
 // (Config.Graph) on the graph engine, RunGraph's.
 func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
+	opt = opt.withDefaults()
+	cfgs = slices.Clone(cfgs)
+	for i := range cfgs {
+		cfgs[i].Client = cfgs[i].Client.withDefaults()
+	}
 	if err := Check(cfgs, opt); err != nil {
 		return nil, err
 	}
