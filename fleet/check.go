@@ -342,6 +342,25 @@ func (p PolicyConfig) check(k *checker) {
 
 // enumName is names[v], or type(v) for a value that is none of them, so
 // that printing a value Check refuses cannot panic.
+// enumText is v's name as MarshalText gives it, or an error for a value
+// that has none.
+func enumText[T ~uint8](names []string, typ string, v T) ([]byte, error) {
+	if int(v) >= len(names) {
+		return nil, fmt.Errorf("%s(%d) has no name", typ, v)
+	}
+	return []byte(names[v]), nil
+}
+
+// parseText sets *v to the value whose name is text, as UnmarshalText does,
+// by parse.
+func parseText[T any](v *T, text []byte, parse func(string) (T, error)) error {
+	x, err := parse(string(text))
+	if err == nil {
+		*v = x
+	}
+	return err
+}
+
 func enumName[T ~uint8](names []string, typ string, v T) string {
 	if int(v) < len(names) {
 		return names[v]

@@ -115,6 +115,12 @@ var shapeNames = [...]string{"constant", "ramp", "spike"}
 // String is the shape's name, as ParseShape reads it.
 func (k ShapeKind) String() string { return enumName(shapeNames[:], "ShapeKind", k) }
 
+// MarshalText is the shape's name.
+func (k ShapeKind) MarshalText() ([]byte, error) { return enumText(shapeNames[:], "ShapeKind", k) }
+
+// UnmarshalText reads a shape's name, as ParseShape does.
+func (k *ShapeKind) UnmarshalText(text []byte) error { return parseText(k, text, ParseShape) }
+
 // ParseShape reads a shape name.
 func ParseShape(s string) (ShapeKind, error) {
 	for i, n := range shapeNames {
@@ -199,6 +205,12 @@ var outageNames = [...]string{"fail", "stall"}
 // String is the mode's name, as ParseOutageMode reads it.
 func (m OutageMode) String() string { return enumName(outageNames[:], "OutageMode", m) }
 
+// MarshalText is the mode's name.
+func (m OutageMode) MarshalText() ([]byte, error) { return enumText(outageNames[:], "OutageMode", m) }
+
+// UnmarshalText reads a mode's name, as ParseOutageMode does.
+func (m *OutageMode) UnmarshalText(text []byte) error { return parseText(m, text, ParseOutageMode) }
+
 // ParseOutageMode reads an outage mode name.
 func ParseOutageMode(s string) (OutageMode, error) {
 	for i, n := range outageNames {
@@ -243,6 +255,12 @@ var serverNames = [...]string{"latency", "queue", "ratelimit", "independent"}
 // String is the kind's name, as ParseServer reads it.
 func (k ServerKind) String() string { return enumName(serverNames[:], "ServerKind", k) }
 
+// MarshalText is the kind's name.
+func (k ServerKind) MarshalText() ([]byte, error) { return enumText(serverNames[:], "ServerKind", k) }
+
+// UnmarshalText reads a kind's name, as ParseServer does.
+func (k *ServerKind) UnmarshalText(text []byte) error { return parseText(k, text, ParseServer) }
+
 // ParseServer reads a server kind name.
 func ParseServer(s string) (ServerKind, error) {
 	for i, n := range serverNames {
@@ -268,6 +286,12 @@ var distNames = [...]string{"lognormal", "exp"}
 
 // String is the distribution's name, as ParseDist reads it.
 func (d Dist) String() string { return enumName(distNames[:], "Dist", d) }
+
+// MarshalText is the distribution's name.
+func (d Dist) MarshalText() ([]byte, error) { return enumText(distNames[:], "Dist", d) }
+
+// UnmarshalText reads a distribution's name, as ParseDist does.
+func (d *Dist) UnmarshalText(text []byte) error { return parseText(d, text, ParseDist) }
 
 // ParseDist reads a service distribution name.
 func ParseDist(s string) (Dist, error) {

@@ -152,6 +152,12 @@ var policyNames = [...]string{"unlimited", "token-bucket", "aws", "grpc", "break
 // String is the policy's name, as ParsePolicy reads it.
 func (k PolicyKind) String() string { return enumName(policyNames[:], "PolicyKind", k) }
 
+// MarshalText is the policy's name.
+func (k PolicyKind) MarshalText() ([]byte, error) { return enumText(policyNames[:], "PolicyKind", k) }
+
+// UnmarshalText reads a policy's name, as ParsePolicy does.
+func (k *PolicyKind) UnmarshalText(text []byte) error { return parseText(k, text, ParsePolicy) }
+
 // GuardsFirst says whether the kind may refuse a request's first attempt
 // too, so it is asked even when nothing is retried or hedged.
 func (k PolicyKind) GuardsFirst() bool {

@@ -152,6 +152,12 @@ var scopes = schema.NewEnum[Scope]("scope", "step", "job")
 // String names the scope as strategy ids spell it.
 func (s Scope) String() string { return scopes.String(s) }
 
+// MarshalText is the scope's name.
+func (s Scope) MarshalText() ([]byte, error) { return scopes.MarshalText(s) }
+
+// UnmarshalText reads a scope's name.
+func (s *Scope) UnmarshalText(text []byte) error { return scopes.UnmarshalText(text, s) }
+
 // Retry is the composable strategy: any scope, attempts, key mode and store.
 // A step's own Policy overrides Attempts and Keys for that step: its
 // attempts bound its own retry loop, so they apply when each step is
