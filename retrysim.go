@@ -536,8 +536,12 @@ func (e Experiment) Params() stats.Params {
 			par.Policies = append(par.Policies, policyOf(st))
 		}
 	}
-	if e.ScenarioFile != "" {
-		// A file's steps each have their own rates, listed below; no
+	if par.Noun == "" {
+		par.Noun = "jobs" // as a scenario file's
+	}
+	if e.ScenarioFile != "" || ownRates(sc) {
+		// A file's steps each have their own rates, listed below, and so
+		// do the steps of a scenario built in Go whose rates differ; no
 		// top-level rate describes them, so none is echoed.
 		par.PFail, par.LostReply = 0, 0
 		steps := make([]stats.StepParams, len(sc.Steps))
@@ -563,6 +567,24 @@ func (e Experiment) Params() stats.Params {
 		}
 	}
 	return par
+}
+
+// ownRates reports whether the steps of sc fail, or lose their replies, at
+// rates that differ from step to step, so that no one rate describes them.
+func ownRates(sc provider.Scenario) bool {
+	lost := -1.0
+	for _, st := range sc.Steps {
+		if st.PFail != sc.Steps[0].PFail {
+			return true
+		}
+		if st.CanLoseReply {
+			if lost >= 0 && st.LostReply != lost {
+				return true
+			}
+			lost = st.LostReply
+		}
+	}
+	return false
 }
 
 // stepParams is st as outputs echo it: each setting of

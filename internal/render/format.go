@@ -91,6 +91,9 @@ func reportTitle(p stats.Params) string {
 	t := fmt.Sprintf("%s, %s, each call fails %s%% of the time, the reply to %q is lost %s%% of the time, %s; %s, seed %d",
 		jobs, steps, shortFloat(100*p.PFail), p.LossyStep, shortFloat(100*p.LostReply),
 		upTo, p.RNG, p.Seed)
+	if p.File == "" && p.StepList != nil { // a scenario built in Go whose steps differ
+		t = fmt.Sprintf("%s, %s, %s, %s; %s, seed %d", jobs, steps, stepRates(*p.StepList), upTo, p.RNG, p.Seed)
+	}
 	if p.File != "" {
 		from := p.File
 		if p.Overrides != "" {
@@ -111,6 +114,20 @@ func reportTitle(p stats.Params) string {
 			shortFloat(100*echoNumber(d, "repeat")), echoText(d, "repeat_delay"), shortFloat(100*echoNumber(d, "crash")), echoText(d, "crash_at"), d.Latency, d.Backoff))
 	}
 	return t
+}
+
+// stepRates says at what rates the calls of steps fail and their replies
+// are lost, step by step.
+func stepRates(steps []stats.StepParams) string {
+	var fails, lost []string
+	for _, st := range steps {
+		pf, _ := st.Lookup("p_fail").(float64)
+		fails = append(fails, shortFloat(100*pf)+"%")
+		if l, _ := st.Lookup("lost_reply").(float64); l > 0 {
+			lost = append(lost, fmt.Sprintf("the reply to %q is lost %s%% of the time", st.Name, shortFloat(100*l)))
+		}
+	}
+	return strings.Join(append([]string{"calls fail " + strings.Join(fails, ", ") + " of the time, step by step"}, lost...), ", ")
 }
 
 // echoText is the text the echo d holds under key, "" if none.
