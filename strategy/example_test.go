@@ -1,10 +1,10 @@
 package strategy_test
 
 import (
+	"context"
 	"fmt"
 
-	"github.com/retrysim/retrysim/internal/rng"
-	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -13,7 +13,12 @@ import (
 // run prints what 100,000 sign-ups do under s, with the article's generator
 // and rates.
 func run(s strategy.Strategy) {
-	c := sim.RunJobs(provider.Signup(0.01, 0.005), s, rng.NewStream(rng.NewMulberry32(1)), 100_000)
+	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: provider.Signup(0.01, 0.005),
+		Strategies: []strategy.Strategy{s}, Jobs: 100_000, Seed: 1, Generator: "mulberry32"})
+	if err != nil {
+		panic(err)
+	}
+	c := rep.Rows[0].Counters
 	fmt.Printf("%s: %d failed, %d calls, %d steps done again, %d users emailed twice\n",
 		s.Name(), c.Failed, c.Calls, c.RepeatedSteps, c.DuplicateUsers)
 }
