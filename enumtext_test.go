@@ -6,6 +6,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -25,10 +26,11 @@ func TestEnumsMarshalAsNames(t *testing.T) {
 		Shape   fleet.ShapeKind
 		Outage  fleet.OutageMode
 		Dist    fleet.Dist
+		Reply   provider.Reply
 	}
-	v := all{strategy.WholeJob, schema.SameKey, backoff.FullJitter, fleet.TokenBucket, fleet.Queue, fleet.Spike, fleet.Stall, fleet.Exponential}
+	v := all{strategy.WholeJob, schema.SameKey, backoff.FullJitter, fleet.TokenBucket, fleet.Queue, fleet.Spike, fleet.Stall, fleet.Exponential, provider.NoReply}
 	b, err := json.Marshal(v)
-	const want = `{"Scope":"job","Keys":"same","Backoff":"full-jitter","Policy":"token-bucket","Server":"queue","Shape":"spike","Outage":"stall","Dist":"exp"}`
+	const want = `{"Scope":"job","Keys":"same","Backoff":"full-jitter","Policy":"token-bucket","Server":"queue","Shape":"spike","Outage":"stall","Dist":"exp","Reply":"none"}`
 	if err != nil || string(b) != want {
 		t.Fatalf("json.Marshal = %s, %v; want %s", b, err, want)
 	}

@@ -18,9 +18,6 @@ const (
 	NoReply
 )
 
-// Replies is the enumeration of the replies, named as String spells them.
-func Replies() schema.Enum[Reply] { return replies }
-
 var replies = schema.NewEnum[Reply]("reply", "ok", "error", "none")
 
 // OK reports whether r is ReplyOK.
