@@ -312,6 +312,9 @@ func lookupField(name string, sc provider.Scenario, numeric bool) (f field, step
 			}
 			return f, nil, false, fieldErr(name, "no step is called %q (the steps are %s)", m[1], strings.Join(names, ", "))
 		}
+		if j := slices.IndexFunc(sc.Steps[i+1:], func(st provider.Step) bool { return st.Name == m[1] }); j >= 0 {
+			return f, nil, false, fieldErr(name, "%q names two steps, %d and %d, and a step's name must be its own", m[1], i, i+1+j)
+		}
 		f, ok := lookupTable(m[2])
 		ok = ok && !strings.HasPrefix(m[2], "queue.")
 		switch {

@@ -149,6 +149,12 @@ func TestOverride(t *testing.T) {
 			t.Errorf("Override(%v) = %v; want %q", tt.s, err, tt.want)
 		}
 	}
+	// Two steps of one name: a name that would set only the first is
+	// refused (issue 37), as a scenario file refuses the scenario.
+	twice := provider.Scenario{Steps: []provider.Step{{Name: "twice"}, {Name: "once"}, {Name: "twice"}}}
+	if _, _, err := Override(twice, nil, Setting{"steps[twice].p_fail", 0.1}); err == nil || err.Error() != `steps[twice].p_fail: "twice" names two steps, 0 and 2, and a step's name must be its own` {
+		t.Errorf("Override(steps[twice].p_fail) = %v; want refused", err)
+	}
 	// A value of another type is refused even where no step takes the
 	// setting: lost_reply over a scenario with no step that can lose its reply.
 	sure := provider.Scenario{Name: "sure", Steps: []provider.Step{{Name: "a"}}}
