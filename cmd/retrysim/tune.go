@@ -29,9 +29,9 @@ every requirement beats it with 95% confidence; it spends at most -budget jobs.
 It prints the answer, then what the current settings do, then every candidate;
 exit 0 when a candidate meets every requirement, 3 when none does.
 Every other flag is retrysim sweep's, at one value (the table's model, scenario,
-strategies, settings, seed, -format table, json or csv, -o), but -jobs, -set,
--metric, -plot, -shard, -ci and -replicates, which a search decides or has no
-use for; see docs/tune.md.
+strategies, settings, seed, -format table, markdown, json, csv or html, -o),
+but -jobs, -set, -metric, -plot, -shard, -ci and -replicates, which a search
+decides or has no use for; see docs/tune.md.
 retrysim tune workers and retrysim tune fleet search a worker fleet's or a
 fleet run's settings instead (paths as a scenario file's graph section or
 retrysim fleet's settings name them: graph.services[workers].server.capacity,
@@ -122,9 +122,6 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return tuneError(kerr)
 	}
 	format := out.Format.R.Name()
-	if !slices.Contains(tune.Formats(), format) {
-		return flagval.Usage(fmt.Errorf("-format: a search writes %s (html can wait), not %s", strings.Join(tune.Formats(), ", "), format))
-	}
 	switch {
 	case minimize != "" && maximize != "":
 		return flagval.Usage(fmt.Errorf("-minimize, -maximize: give one of the two"))
