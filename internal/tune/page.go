@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -37,7 +39,14 @@ func (r Result) report(kind string) render.TuneReport {
 		if len(pn.Bands) > 0 {
 			var at []string
 			for _, b := range pn.Bands {
-				at = append(at, fmt.Sprintf("%s from %g to %g", r.Search.Axes[x].Path, b[0], b[1]))
+				a := r.Search.Axes[x]
+				text := func(v float64) string {
+					if a.Duration {
+						return human.Seconds(v)
+					}
+					return strconv.FormatFloat(v, 'g', -1, 64)
+				}
+				at = append(at, fmt.Sprintf("%s from %s to %s", a.Path, text(b[0]), text(b[1])))
 			}
 			pn.Note = "the objective's picture shades where every candidate fails a requirement: " + strings.Join(at, ", ")
 		}
