@@ -17,11 +17,12 @@ import (
 
 const tuneIntro = `retrysim tune searches settings for the best candidate that meets every
 requirement: -search PATH=VALUES names a setting by its path (attempts, p_fail,
-steps[STEP].attempts, queue.visibility...) and its candidates, a list or a range
-start:stop:count (several -search make a grid); -minimize or -maximize names a
-searched setting or a metric; -require 'METRIC OP VALUE' (repeatable; OP <=, <,
->=, >, ==; ROW:METRIC for one strategy's row) holds when the metric's whole 95%
-interval meets it, fails when none of it does, and is undecided otherwise.
+steps[STEP].attempts, queue.visibility, queue.store...) and its candidates, a
+list or a range start:stop:count, or an enum's names (several -search make a
+grid); -minimize or -maximize names a searched setting or a metric; -require
+'METRIC OP VALUE' (repeatable; OP <=, <, >=, >, ==; ROW:METRIC for one
+strategy's row) holds when the metric's whole 95% interval meets it, fails
+when none of it does, and is undecided otherwise.
 The search races the candidates on common random numbers (every candidate's
 batch b runs the same seeds), in batches of jobs doubling from 10,000, and stops
 giving work to a candidate once a requirement fails or a candidate that meets
@@ -32,15 +33,16 @@ Every other flag is retrysim sweep's, at one value (the table's model, scenario,
 strategies, settings, seed, -format table, markdown, json, csv or html, -o),
 but -jobs, -set, -metric, -plot, -shard, -ci and -replicates, which a search
 decides or has no use for; see docs/tune.md.
-retrysim tune workers and retrysim tune fleet search a worker fleet's or a
-fleet run's settings instead (paths as a scenario file's graph section or
-retrysim fleet's settings name them: graph.services[workers].server.capacity,
-client.backoff.kind), with that command's flags (a preset, a scenario file),
-its csv's figures as metrics (RUN:METRIC with several runs) and replicates as
-the work, 5 doubling, the same replicates' seeds at every candidate.
+retrysim tune workers, graph and fleet search a worker fleet's, a service
+graph's or a fleet run's settings instead (paths as a scenario file's graph
+section or retrysim fleet's settings name them:
+graph.services[workers].server.capacity, client.policy.kind), with that
+command's flags (a preset, a scenario file), its csv's figures as metrics
+(RUN:METRIC with several runs) and replicates as the work, 5 doubling, the
+same replicates' seeds at every candidate.
 
 Usage: retrysim tune [flags] -search PATH=VALUES -minimize|-maximize OBJECTIVE -require 'METRIC OP VALUE'
-       retrysim tune workers|fleet [flags] -search PATH=VALUES ...
+       retrysim tune workers|graph|fleet [flags] -search PATH=VALUES ...
 
 Example: retrysim tune -p-fail 0.05 -lost-reply 0 -strategies step-samekey -search attempts=1:8:8 -minimize attempts -require 'failed_rate<=1e-4'
 
@@ -58,10 +60,10 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	budget := flagval.Count(100_000_000)
 	fs := flagval.NewFlagSet("retrysim tune")
 	fs.Var(flagval.Repeated(func(s string) error { searches = append(searches, s); return nil }), "search",
-		"search a setting, `PATH=VALUES`: its path as retrysim sweep -set names it (attempts, steps[STEP].FIELD, the queue's fields with -model delivery), over a list or a range start:stop:count; repeat for a grid")
+		"search a setting, `PATH=VALUES`: its path as retrysim sweep -set names it (attempts, steps[STEP].FIELD, the queue's fields with -model delivery), over a list or a range start:stop:count, or an enum's names (the store's: none,claim); repeat for a grid")
 	fs.StringVar(&minimize, "minimize", "", "the `objective` to minimize: a searched setting's path or a metric (ROW:METRIC with several strategies)")
 	fs.StringVar(&maximize, "maximize", "", "the `objective` to maximize, as -minimize")
-	fs.Var(&budget, "budget", "spend at most `n` jobs (the table) or replicates (workers, fleet: up to 1000, as many as the runs' duration allows, unless given) in all, 1 to 10^12")
+	fs.Var(&budget, "budget", "spend at most `n` jobs (the table) or replicates (workers, graph, fleet: up to 1000, as many as the runs' duration allows, unless given) in all, 1 to 10^12")
 	own, rest := splitFlags(fs, args)
 	if err := flagval.Parse(fs, own, tuneIntro, stdout); err != nil {
 		return err
@@ -80,7 +82,7 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		err  error // the flags' refusal
 		kerr error // the kind's refusal of a search
 	)
-	if len(rest) > 0 && (rest[0] == "workers" || rest[0] == "fleet") { // the fleet family: replicates
+	if len(rest) > 0 && slices.Contains([]string{"workers", "graph", "fleet"}, rest[0]) { // the fleet family: replicates
 		kind = rest[0]
 		budgetOf := func(b int64) { // the kind's most, unless -budget says
 			if !flagval.Given(fs)["budget"] {
@@ -90,14 +92,17 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		take := func(r *runFlags, graphs []fleet.Graph) error {
 			var gk tune.GraphKind
 			out, s.Require = r.o, r.reqs
-			gk, axes, kerr = tune.NewGraphKind(graphs, true, r.options(stderr), searches)
+			gk, axes, kerr = tune.NewGraphKind(graphs, kind == "workers", r.options(stderr), searches)
 			k = gk
 			budgetOf(gk.Budget())
 			return nil
 		}
-		if kind == "workers" {
+		switch kind {
+		case "workers":
 			_, err = parseWorkersAs("workers", rest[1:], stdout, stderr, take)
-		} else {
+		case "graph":
+			_, err = parseGraphTake("graph", rest[1:], stdout, stderr, take)
+		default:
 			var r *runFlags
 			var cfgs []fleet.Config
 			if r, _, cfgs, err = parseFleetRuns("fleet", rest[1:], stdout, stderr); err == nil {
