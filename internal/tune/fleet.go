@@ -132,32 +132,34 @@ func (a Axis) value(text string) float64 {
 }
 
 // family is a kind of the fleet family run as runs C (fleet.Config,
-// fleet.Graph) whose results R hold their replicates: what FleetKind and
-// GraphKind share, a candidate being the runs with the searched settings
-// set in every one.
-type family[C, R any] struct {
+// fleet.Graph) whose replicates are P, read as results R: what FleetKind
+// and GraphKind share, a candidate being the runs with the searched
+// settings set in every one.
+type family[C, P, R any] struct {
 	replicatesKind
 	runs    []C
 	metrics []string
 	// name is a run's row; set sets a setting by path, as a scenario file
 	// writes its value; get is a setting's text in a run, false for none
-	// read (a run as given); check refuses runs that cannot run.
-	name  func(C) string
-	set   func(c *C, path, value string) error
-	get   func(c C, path string) (string, bool)
-	check func([]C) error
-	// run runs a batch; held is a result's replicates so far, and more
-	// appends a later batch's to it; rows are the results' rows.
-	run  func(context.Context, []C, fleet.Options) ([]R, error)
-	held func(R) int
-	more func(into *R, from R)
-	rows func([]R) []Row
+	// read (a run as given); check refuses runs that cannot run, and
+	// checkRep a replicate (a shard's) that run c does not make.
+	name     func(C) string
+	set      func(c *C, path, value string) error
+	get      func(c C, path string) (string, bool)
+	check    func([]C) error
+	checkRep func(c *C, r *P) error
+	// run runs a batch of runs (those of the points at, in turn), each
+	// run's replicates in order; result is run c's replicates as a result,
+	// and rows the results' rows.
+	run    func(ctx context.Context, at []Point, runs []C, opts fleet.Options) ([][]P, error)
+	result func(c C, reps []P) R
+	rows   func([]R) []Row
 }
 
 // newFamily is k with the axes of the searches, each PATH=VALUES, each
 // value tried on every run by k.set; a path no setting has, or a value out
 // of its bounds, is refused naming the valid ones.
-func newFamily[C, R any](k family[C, R], searches []string) (family[C, R], []Axis, error) {
+func newFamily[C, P, R any](k family[C, P, R], searches []string) (family[C, P, R], []Axis, error) {
 	var axes []Axis
 	for _, arg := range searches {
 		a, err := fleetAxis(arg, func(path, value string) error {
@@ -180,7 +182,7 @@ func newFamily[C, R any](k family[C, R], searches []string) (family[C, R], []Axi
 }
 
 // Rows are the runs' names.
-func (k family[C, R]) Rows() []string {
+func (k family[C, P, R]) Rows() []string {
 	names := make([]string, len(k.runs))
 	for i, c := range k.runs {
 		names[i] = k.name(c)
@@ -189,11 +191,11 @@ func (k family[C, R]) Rows() []string {
 }
 
 // Metrics are the kind's figures' keys.
-func (k family[C, R]) Metrics() []string { return k.metrics }
+func (k family[C, P, R]) Metrics() []string { return k.metrics }
 
 // Current is each axis's value in the runs, NaN where they differ or a
 // run's setting is not read (a run as given).
-func (k family[C, R]) Current(axes []Axis) (Point, error) {
+func (k family[C, P, R]) Current(axes []Axis) (Point, error) {
 	p := make(Point, len(axes))
 	for i, a := range axes {
 		for j, c := range k.runs {
@@ -212,7 +214,7 @@ func (k family[C, R]) Current(axes []Axis) (Point, error) {
 }
 
 // at is the runs at p (nil: as given).
-func (k family[C, R]) at(axes []Axis, p Point) []C {
+func (k family[C, P, R]) at(axes []Axis, p Point) []C {
 	runs := slices.Clone(k.runs)
 	for j := range runs {
 		for i, a := range axes {
@@ -226,7 +228,7 @@ func (k family[C, R]) at(axes []Axis, p Point) []C {
 
 // Check refuses a point whose runs k.check refuses, or a budget a batch of
 // the runs may not take.
-func (k family[C, R]) Check(axes []Axis, p Point, units int64) error {
+func (k family[C, P, R]) Check(axes []Axis, p Point, units int64) error {
 	if err := k.check(k.at(axes, p)); err != nil {
 		return schema.Within("search", err)
 	}
@@ -235,48 +237,54 @@ func (k family[C, R]) Check(axes []Axis, p Point, units int64) error {
 
 // Run runs n replicates of every point's runs, replicates first to
 // first+n (first: those its pool holds, the same for every point).
-func (k family[C, R]) Run(ctx context.Context, axes []Axis, b int, n int64, at []Point, pools []Pool) ([]Pool, error) {
+func (k family[C, P, R]) Run(ctx context.Context, axes []Axis, b int, n int64, at []Point, pools []Pool) ([]Pool, error) {
 	first := 0
 	var runs []C
 	for i, p := range at {
-		if pool, ok := pools[i].(*familyPool[R]); ok {
-			first = k.held(pool.results[0])
+		if pool, ok := pools[i].(*familyPool[C, P, R]); ok {
+			first = len(pool.reps[0])
 		}
 		runs = append(runs, k.at(axes, p)...)
 	}
-	res, err := k.run(ctx, runs, k.options(first, n))
+	reps, err := k.run(ctx, at, runs, k.options(first, n))
 	if err != nil {
 		return nil, err
 	}
 	per := len(k.runs)
 	out := make([]Pool, len(at))
 	for i := range at {
-		pool, _ := pools[i].(*familyPool[R])
+		pool, _ := pools[i].(*familyPool[C, P, R])
 		if pool == nil {
-			pool = &familyPool[R]{results: res[i*per : (i+1)*per], rows: k.rows}
-		} else {
-			for j := range pool.results {
-				k.more(&pool.results[j], res[i*per+j])
-			}
+			pool = &familyPool[C, P, R]{k: k, runs: runs[i*per : (i+1)*per], reps: make([][]P, per)}
+		}
+		for j := range pool.reps {
+			pool.reps[j] = append(pool.reps[j], reps[i*per+j]...)
 		}
 		out[i] = pool
 	}
 	return out, nil
 }
 
-// familyPool is a candidate's runs' replicates so far.
-type familyPool[R any] struct {
-	results []R
-	rows    func([]R) []Row
+// familyPool is a candidate's runs and their replicates so far.
+type familyPool[C, P, R any] struct {
+	k    family[C, P, R]
+	runs []C
+	reps [][]P
 }
 
-func (p *familyPool[R]) Rows() []Row { return p.rows(p.results) }
+func (p *familyPool[C, P, R]) Rows() []Row {
+	res := make([]R, len(p.runs))
+	for j, c := range p.runs {
+		res[j] = p.k.result(c, p.reps[j])
+	}
+	return p.k.rows(res)
+}
 
 // FleetKind is the fleet run's kind (retrysim fleet): a candidate is its
 // runs with the searched settings (fleet.Params' paths: client.attempts,
 // client.backoff.kind) set in every one.
 type FleetKind struct {
-	family[fleet.Config, fleet.Result]
+	family[fleet.Config, fleet.Replicate, fleet.Result]
 }
 
 var _ Kind = FleetKind{}
@@ -286,7 +294,7 @@ var _ Kind = FleetKind{}
 // setting has, or a value out of its bounds, is refused naming the valid
 // ones.
 func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (FleetKind, []Axis, error) {
-	f, axes, err := newFamily(family[fleet.Config, fleet.Result]{
+	f, axes, err := newFamily(family[fleet.Config, fleet.Replicate, fleet.Result]{
 		replicatesKind: replicatesKind{opts, cfgs[0].Duration}, runs: cfgs, metrics: render.FleetFigureKeys(),
 		name: func(c fleet.Config) string { return c.Name },
 		set:  setConfig,
@@ -294,11 +302,18 @@ func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (F
 			par, _ := fleet.LookupParam(path)
 			return flagval.ParamVar(par, &c).String(), true
 		},
-		check: func(cfgs []fleet.Config) error { return fleet.Check(cfgs, fleet.Options{Replicates: 1}) },
-		run:   fleet.Run,
-		held:  func(r fleet.Result) int { return len(r.Replicates) },
-		more: func(into *fleet.Result, from fleet.Result) {
-			into.Replicates = append(into.Replicates, from.Replicates...)
+		check:    func(cfgs []fleet.Config) error { return fleet.Check(cfgs, fleet.Options{Replicates: 1}) },
+		checkRep: (*fleet.Config).CheckReplicate,
+		run: func(ctx context.Context, _ []Point, cfgs []fleet.Config, opts fleet.Options) ([][]fleet.Replicate, error) {
+			res, err := fleet.Run(ctx, cfgs, opts)
+			reps := make([][]fleet.Replicate, len(res))
+			for i, r := range res {
+				reps[i] = r.Replicates
+			}
+			return reps, err
+		},
+		result: func(c fleet.Config, reps []fleet.Replicate) fleet.Result {
+			return fleet.Result{Config: c, Replicates: reps}
 		},
 		rows: func(res []fleet.Result) []Row {
 			sums := make([]fleet.Summary, len(res))
@@ -337,7 +352,7 @@ func setConfig(c *fleet.Config, path, value string) error {
 // graph.services[workers].server.capacity, graph.entries[0].client.timeout)
 // set in every one; their settings are shown as given.
 type GraphKind struct {
-	family[fleet.Graph, fleet.GraphResult]
+	family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]
 }
 
 var _ Kind = GraphKind{}
@@ -364,7 +379,7 @@ func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, search
 			return FigureRows(render.WorkersFigures(rows))
 		}
 	}
-	f, axes, err := newFamily(family[fleet.Graph, fleet.GraphResult]{
+	f, axes, err := newFamily(family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{
 		replicatesKind: replicatesKind{opts, graphs[0].Duration}, runs: graphs, metrics: metrics,
 		name: func(g fleet.Graph) string { return g.Name },
 		set:  func(g *fleet.Graph, path, value string) error { return g.Set(path, value) },
@@ -377,10 +392,17 @@ func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, search
 			}
 			return nil
 		},
-		run:  fleet.RunGraph,
-		held: func(r fleet.GraphResult) int { return len(r.Replicates) },
-		more: func(into *fleet.GraphResult, from fleet.GraphResult) {
-			into.Replicates = append(into.Replicates, from.Replicates...)
+		checkRep: (*fleet.Graph).CheckReplicate,
+		run: func(ctx context.Context, _ []Point, graphs []fleet.Graph, opts fleet.Options) ([][]fleet.GraphReplicate, error) {
+			res, err := fleet.RunGraph(ctx, graphs, opts)
+			reps := make([][]fleet.GraphReplicate, len(res))
+			for i, r := range res {
+				reps[i] = r.Replicates
+			}
+			return reps, err
+		},
+		result: func(g fleet.Graph, reps []fleet.GraphReplicate) fleet.GraphResult {
+			return fleet.GraphResult{Graph: g, Replicates: reps}
 		},
 		rows: rows,
 	}, searches)

@@ -241,14 +241,16 @@ func (o objective) estimate(c Point, p Pool) schema.Estimate {
 	panic("tune: no row " + o.row) // objective checked it
 }
 
-// better reports whether x is better than y by their values; a value
-// that is not defined (NaN: a drain that never came) is worse than any.
+// better reports whether x is better than y by their values; a metric's
+// value that is not defined (NaN: a drain that never came) is worse than
+// any, and a setting's (the settings as given, of no one value) is neither
+// better nor worse.
 func (o objective) better(x, y schema.Estimate) bool {
 	switch {
 	case math.IsNaN(x.Value):
 		return false
 	case math.IsNaN(y.Value):
-		return true
+		return o.axis < 0
 	case o.maximize:
 		return x.Value > y.Value
 	}
