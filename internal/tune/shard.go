@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -20,10 +21,6 @@ import (
 // and First + r), so the replay meets the numbers the race met and writes
 // the same bytes. The cost is the price: every candidate runs to the depth,
 // as a full grid at the budget would.
-
-// MaxShardItems bounds a sharded search's replicates, candidates times
-// depth: the envelope's limit.
-const MaxShardItems = 1 << 20
 
 // depth is the most replicates the race of s over its candidates could give
 // one of them: the budget less every other candidate's first batch.
@@ -47,7 +44,7 @@ type Sharded[P any] struct {
 // Shard is s cut into shards, checked before any work as Race checks it,
 // and refused (as a *schema.FieldError for "budget") when the replicates it
 // keeps are more than one run may keep: candidates times depth times the
-// runs' duration within fleet.MaxSeriesSeconds, and within MaxShardItems.
+// runs' duration within fleet.MaxSeriesSeconds, and within shardfile.MaxItems.
 func (k family[C, P, R]) Shard(s Search) (Sharded[P], error) {
 	points, cur, extra, err := Plan(k, s)
 	if err != nil {
@@ -55,8 +52,8 @@ func (k family[C, P, R]) Shard(s Search) (Sharded[P], error) {
 	}
 	n, d := int64(len(points)), depth(s, len(points))
 	secs := int64(math.Max(1, math.Ceil(k.Duration.Seconds())))
-	if n*d*secs > fleet.MaxSeriesSeconds || n*d > MaxShardItems {
-		most := min(fleet.MaxSeriesSeconds/(n*secs), MaxShardItems/n) + (n-1)*FirstReplicates
+	if n*d*secs > fleet.MaxSeriesSeconds || n*d > shardfile.MaxItems {
+		most := min(fleet.MaxSeriesSeconds/(n*secs), shardfile.MaxItems/n) + (n-1)*FirstReplicates
 		if most < n*FirstReplicates {
 			return Sharded[P]{}, schema.Errorf("budget", "a sharded search runs each of its %d candidates to the depth the race could give it, which runs of %d s cannot keep; search fewer candidates", n, secs)
 		}
