@@ -212,7 +212,20 @@ func (pn TunePanel) stack() (stack, error) {
 			p.Legend.Add(s.Label+": no value to draw", blank{})
 			continue
 		}
-		if err := addSeries(p, pts, k, 0, 3, s.Label); err != nil {
+		// Candidates with the same figures share a line, drawn as linePlot
+		// draws equal strategies: the first widest, the legend naming it.
+		same, later, label := -1, 0, s.Label
+		for j, o := range pn.Series {
+			if eq := (series{s.X, s.V, s.Lo, s.Hi}).equal(series{o.X, o.V, o.Lo, o.Hi}); eq && j < k && same < 0 {
+				same = j
+			} else if eq && j > k {
+				later++
+			}
+		}
+		if same >= 0 {
+			label += " (same as " + pn.Series[same].Label + ")"
+		}
+		if err := addSeries(p, pts, k, later, 3, label); err != nil {
 			return stack{}, fmt.Errorf("%s: %w", s.Label, err)
 		}
 	}
