@@ -83,6 +83,12 @@ func parseGraph(args []string, stdout, stderr io.Writer) (*work, error) {
 
 // parseGraphAs is parseGraph as kind: graph, or its sweep.
 func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
+	return parseGraphTake(kind, args, stdout, stderr, nil)
+}
+
+// parseGraphTake is parseGraphAs or, with take, hands take the flags and
+// the graphs instead (retrysim tune graph) and makes no run.
+func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take func(*runFlags, []fleet.Graph) error) (*work, error) {
 	r := newRunFlags(kind, usages{
 		preset:            "run the graphs of the preset `name` (listed above)",
 		scenario:          "run the graph of the graph section of this scenario `file`",
@@ -117,6 +123,9 @@ func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	}
 	if err := r.checkOutputs(); err != nil {
 		return nil, err
+	}
+	if take != nil {
+		return nil, take(r, graphs)
 	}
 	if err := r.require(render.GraphFigureKeys(), runNames(graphs, graphName)); err != nil {
 		return nil, err

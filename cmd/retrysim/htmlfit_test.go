@@ -185,6 +185,7 @@ func TestPageTablesFit(t *testing.T) {
 		{"graph", "-preset", "retry-one-layer", "-replicates", "2"},
 		{"graph", "-preset", "mesh-default-retries", "-replicates", "2"},
 		{"workers", "-preset", "sidekiq-outage", "-replicates", "2"},
+		{"tune", "-p-fail", "0.45", "-lost-reply", "0", "-strategies", "step-samekey", "-search", "attempts=9:13:5", "-minimize", "step-samekey:calls_per_job", "-require", "failed_rate<=1e-3"},
 	} {
 		name := strings.Join(args, " ")
 		out, errOut, code := docRun(t, append(args, "-format", "html")...)

@@ -166,6 +166,7 @@ func init() {
 		"incident":  {parseIncident, []string{"o", "format", "plot"}},
 	}
 	addSweepKinds()
+	addTuneKinds()
 }
 
 // mergeShards is merge for every kind of shard but the table's: it

@@ -29,6 +29,8 @@ var everyKind = []struct {
 	{"sweep fleet", []string{"sweep", "fleet", "-set", "client.timeout=1s,2s", "-set", "client.attempts=1:3:2", "-duration", "10s", "-replicates", "2"}, []string{"table", "markdown", "csv", "json"}},
 	{"sweep graph", []string{"sweep", "graph", "-preset", "sre-three-layers", "-set", "graph.entries[0].client.attempts=1,3", "-duration", "10s", "-replicates", "2"}, []string{"table", "csv", "json"}},
 	{"sweep workers", []string{"sweep", "workers", "-scenario", "../../examples/workers-signup.yaml", "-set", "graph.services[workers].server.capacity=5,10,20", "-replicates", "2"}, []string{"table", "csv", "json"}},
+	{"tune workers", []string{"tune", "workers", "-scenario", "../../examples/workers-drain.yaml", "-search", "graph.services[workers].server.capacity=5:7:3",
+		"-minimize", "graph.services[workers].server.capacity", "-require", "drain_seconds<=13", "-budget", "30"}, []string{"table", "markdown", "csv", "json", "html"}},
 }
 
 // TestEveryKindMerges: for each of the seven kinds, the two incidents and

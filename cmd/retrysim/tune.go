@@ -17,11 +17,12 @@ import (
 
 const tuneIntro = `retrysim tune searches settings for the best candidate that meets every
 requirement: -search PATH=VALUES names a setting by its path (attempts, p_fail,
-steps[STEP].attempts, queue.visibility...) and its candidates, a list or a range
-start:stop:count (several -search make a grid); -minimize or -maximize names a
-searched setting or a metric; -require 'METRIC OP VALUE' (repeatable; OP <=, <,
->=, >, ==; ROW:METRIC for one strategy's row) holds when the metric's whole 95%
-interval meets it, fails when none of it does, and is undecided otherwise.
+steps[STEP].attempts, queue.visibility, queue.store...) and its candidates, a
+list or a range start:stop:count, or an enum's names (several -search make a
+grid); -minimize or -maximize names a searched setting or a metric; -require
+'METRIC OP VALUE' (repeatable; OP <=, <, >=, >, ==; ROW:METRIC for one
+strategy's row) holds when the metric's whole 95% interval meets it, fails
+when none of it does, and is undecided otherwise.
 The search races the candidates on common random numbers (every candidate's
 batch b runs the same seeds), in batches of jobs doubling from 10,000, and stops
 giving work to a candidate once a requirement fails or a candidate that meets
@@ -29,18 +30,21 @@ every requirement beats it with 95% confidence; it spends at most -budget jobs.
 It prints the answer, then what the current settings do, then every candidate;
 exit 0 when a candidate meets every requirement, 3 when none does.
 Every other flag is retrysim sweep's, at one value (the table's model, scenario,
-strategies, settings, seed, -format table, json or csv, -o), but -jobs, -set,
--metric, -plot, -shard, -ci and -replicates, which a search decides or has no
-use for; see docs/tune.md.
-retrysim tune workers and retrysim tune fleet search a worker fleet's or a
-fleet run's settings instead (paths as a scenario file's graph section or
-retrysim fleet's settings name them: graph.services[workers].server.capacity,
-client.backoff.kind), with that command's flags (a preset, a scenario file),
-its csv's figures as metrics (RUN:METRIC with several runs) and replicates as
-the work, 5 doubling, the same replicates' seeds at every candidate.
+strategies, settings, seed, -format table, markdown, json, csv or html, -o),
+but -jobs, -set, -metric, -plot, -shard, -ci and -replicates, which a search
+decides or has no use for; see docs/tune.md.
+retrysim tune workers, graph and fleet search a worker fleet's, a service
+graph's or a fleet run's settings instead (paths as a scenario file's graph
+section or retrysim fleet's settings name them:
+graph.services[workers].server.capacity, client.policy.kind), with that
+command's flags (a preset, a scenario file), its csv's figures as metrics
+(RUN:METRIC with several runs) and replicates as the work, 5 doubling, the
+same replicates' seeds at every candidate. Their -shard i/n runs a slice of
+every replicate the race could give each candidate, and retrysim merge
+replays the race over them, printing what the whole search prints.
 
 Usage: retrysim tune [flags] -search PATH=VALUES -minimize|-maximize OBJECTIVE -require 'METRIC OP VALUE'
-       retrysim tune workers|fleet [flags] -search PATH=VALUES ...
+       retrysim tune workers|graph|fleet [flags] -search PATH=VALUES ...
 
 Example: retrysim tune -p-fail 0.05 -lost-reply 0 -strategies step-samekey -search attempts=1:8:8 -minimize attempts -require 'failed_rate<=1e-4'
 
@@ -50,25 +54,53 @@ Flags:
 // tuneNotHere are the sweep's flags a search decides or has no use for.
 var tuneNotHere = []string{"jobs", "set", "metric", "plot", "series", "shard", "log-y", "linear-y", "own-scales", "ci", "replicates"}
 
-// tuneCommand searches the table's settings (tune.Race over tune.TableKind)
-// and writes the answer.
+// tuneCommand searches a kind's settings (tune.Race over the kind) and
+// writes the answer, or with -shard writes its shard.
 func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	w, err := parseTune(args, stdout, stderr, false)
+	if err != nil {
+		return err
+	}
+	return w.do(ctx, stdout)
+}
+
+// tuneFamily are the kinds whose searches run replicates and shard: a
+// tune's shard kind is "tune KIND".
+var tuneFamily = []string{"workers", "graph", "fleet"}
+
+// addTuneKinds adds the searches of tuneFamily to shardKinds.
+func addTuneKinds() {
+	for _, kind := range tuneFamily {
+		shardKinds["tune "+kind] = shardKind{func(args []string, stdout, stderr io.Writer) (*work, error) {
+			return parseTune(append([]string{kind}, args...), stdout, stderr, true)
+		}, []string{"o", "format", "width"}}
+	}
+}
+
+// parseTune parses a search's flags into its work: the race, or with
+// -shard (or sharded, for merge) its candidates' replicates cut into
+// shards, which merge replays the race over (tune.Sharded).
+func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*work, error) {
 	var searches []string
 	var minimize, maximize string
 	budget := flagval.Count(100_000_000)
 	fs := flagval.NewFlagSet("retrysim tune")
 	fs.Var(flagval.Repeated(func(s string) error { searches = append(searches, s); return nil }), "search",
-		"search a setting, `PATH=VALUES`: its path as retrysim sweep -set names it (attempts, steps[STEP].FIELD, the queue's fields with -model delivery), over a list or a range start:stop:count; repeat for a grid")
+		"search a setting, `PATH=VALUES`: its path as retrysim sweep -set names it (attempts, steps[STEP].FIELD, the queue's fields with -model delivery), over a list or a range start:stop:count, or an enum's names (the store's: none,claim); repeat for a grid")
 	fs.StringVar(&minimize, "minimize", "", "the `objective` to minimize: a searched setting's path or a metric (ROW:METRIC with several strategies)")
 	fs.StringVar(&maximize, "maximize", "", "the `objective` to maximize, as -minimize")
-	fs.Var(&budget, "budget", "spend at most `n` jobs (the table) or replicates (workers, fleet: up to 1000, as many as the runs' duration allows, unless given) in all, 1 to 10^12")
+	fs.Var(&budget, "budget", "spend at most `n` jobs (the table) or replicates (workers, graph, fleet: up to 1000, as many as the runs' duration allows, unless given) in all, 1 to 10^12")
 	own, rest := splitFlags(fs, args)
 	if err := flagval.Parse(fs, own, tuneIntro, stdout); err != nil {
-		return err
+		return nil, err
 	}
+	family := len(rest) > 0 && slices.Contains(tuneFamily, rest[0])
 	for _, a := range rest {
-		if name := flagName(a); slices.Contains(tuneNotHere, name) {
-			return flagval.Usage(fmt.Errorf("-%s: retrysim tune decides the work and writes its own output; a search takes no -%s", name, name))
+		switch name := flagName(a); {
+		case name == "shard" && !family:
+			return nil, flagval.Usage(errors.New("-shard: a search of the table does not shard (each candidate's share would be the whole budget of jobs); shard a search of workers, graph or fleet, or run it whole"))
+		case name != "shard" && slices.Contains(tuneNotHere, name):
+			return nil, flagval.Usage(fmt.Errorf("-%s: retrysim tune decides the work and writes its own output; a search takes no -%s", name, name))
 		}
 	}
 	s := tune.Search{Objective: minimize, Budget: int64(budget)}
@@ -76,11 +108,12 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		k    tune.Kind
 		axes []tune.Axis
 		out  flagval.Output
+		rf   *runFlags // the fleet family's flags
 		kind = "table"
 		err  error // the flags' refusal
 		kerr error // the kind's refusal of a search
 	)
-	if len(rest) > 0 && (rest[0] == "workers" || rest[0] == "fleet") { // the fleet family: replicates
+	if family { // the fleet family: replicates
 		kind = rest[0]
 		budgetOf := func(b int64) { // the kind's most, unless -budget says
 			if !flagval.Given(fs)["budget"] {
@@ -89,21 +122,23 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		take := func(r *runFlags, graphs []fleet.Graph) error {
 			var gk tune.GraphKind
-			out, s.Require = r.o, r.reqs
-			gk, axes, kerr = tune.NewGraphKind(graphs, true, r.options(stderr), searches)
+			rf, out, s.Require = r, r.o, r.reqs
+			gk, axes, kerr = tune.NewGraphKind(graphs, kind == "workers", r.options(stderr), searches)
 			k = gk
 			budgetOf(gk.Budget())
 			return nil
 		}
-		if kind == "workers" {
+		switch kind {
+		case "workers":
 			_, err = parseWorkersAs("workers", rest[1:], stdout, stderr, take)
-		} else {
-			var r *runFlags
+		case "graph":
+			_, err = parseGraphTake("graph", rest[1:], stdout, stderr, take)
+		default:
 			var cfgs []fleet.Config
-			if r, _, cfgs, err = parseFleetRuns("fleet", rest[1:], stdout, stderr); err == nil {
+			if rf, _, cfgs, err = parseFleetRuns("fleet", rest[1:], stdout, stderr); err == nil {
 				var fk tune.FleetKind
-				out, s.Require = r.o, r.reqs
-				fk, axes, kerr = tune.NewFleetKind(cfgs, r.options(stderr), searches)
+				out, s.Require = rf.o, rf.reqs
+				fk, axes, kerr = tune.NewFleetKind(cfgs, rf.options(stderr), searches)
 				k = fk
 				budgetOf(fk.Budget())
 			}
@@ -116,37 +151,73 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if kerr != nil {
-		return tuneError(kerr)
+		return nil, tuneError(kerr)
 	}
 	format := out.Format.R.Name()
-	if !slices.Contains(tune.Formats(), format) {
-		return flagval.Usage(fmt.Errorf("-format: a search writes %s (html can wait), not %s", strings.Join(tune.Formats(), ", "), format))
-	}
 	switch {
 	case minimize != "" && maximize != "":
-		return flagval.Usage(fmt.Errorf("-minimize, -maximize: give one of the two"))
+		return nil, flagval.Usage(fmt.Errorf("-minimize, -maximize: give one of the two"))
 	case maximize != "":
 		s.Objective, s.Maximize = maximize, true
 	case minimize == "":
-		return flagval.Usage(fmt.Errorf("-minimize, -maximize: give one, a searched setting or a metric"))
+		return nil, flagval.Usage(fmt.Errorf("-minimize, -maximize: give one, a searched setting or a metric"))
 	}
 	s.Axes = axes
 	if _, _, _, err := tune.Plan(k, s); err != nil {
+		return nil, tuneError(err)
+	}
+	write := func(ctx context.Context, res tune.Result) error {
+		if err := out.Out.Render(ctx, stdout, func(w io.Writer) error { return tune.Write(w, format, kind, res) }); err != nil {
+			return err
+		}
+		if res.Best < 0 {
+			return &tune.NoneError{Result: res}
+		}
+		return nil
+	}
+	w := &work{kind: "tune " + kind, noun: "replicates", out: out.Out, whole: func(ctx context.Context) error {
+		res, err := tune.Race(ctx, k, s)
+		if err != nil {
+			return err
+		}
+		return write(ctx, res)
+	}}
+	if rf == nil || !sharded && rf.shard.Count == 0 {
+		return w, nil
+	}
+	if w.echo, err = scenarioDigest(rf.scenario); err != nil {
+		return nil, err
+	}
+	w.shard, w.settings = rf.shard, append(shardSettings(fs, own), shardSettings(rf.fs, rf.args)...)
+	switch k := k.(type) {
+	case tune.GraphKind:
+		err = shardTune(w, k.Shard, s, write)
+	case tune.FleetKind:
+		err = shardTune(w, k.Shard, s, write)
+	}
+	return w, err
+}
+
+// shardTune makes w, a search, a run of items, its candidates' replicates
+// (tune.Sharded), for -shard and merge; whole stays the race.
+func shardTune[P any](w *work, shard func(tune.Search) (tune.Sharded[P], error), s tune.Search, write func(context.Context, tune.Result) error) error {
+	sh, err := shard(s)
+	if err != nil {
 		return tuneError(err)
 	}
-	res, err := tune.Race(ctx, k, s)
-	if err != nil {
-		return err
-	}
-	if err := out.Out.Render(ctx, stdout, func(w io.Writer) error { return tune.Write(w, format, kind, res) }); err != nil {
-		return err
-	}
-	if res.Best < 0 {
-		return &tune.NoneError{Result: res}
-	}
+	w.n = sh.Items
+	whole := w.whole
+	items(w, sh.Run, func(k int, item *[]P) error { return sh.Check(k, item) }, func(ctx context.Context, all [][]P) error {
+		res, err := sh.Replay(ctx, all)
+		if err != nil {
+			return err
+		}
+		return write(ctx, res)
+	})
+	w.whole = whole
 	return nil
 }
 

@@ -170,7 +170,6 @@ func TestTuneRefused(t *testing.T) {
 		{[]string{"-search", "attempts=1,2", "-strategies", "step-nokey,step-samekey", "-minimize", "calls_per_job"}, "name one as ROW:calls_per_job (rows step-nokey, step-samekey)"},
 		{[]string{"-minimize", "attempts", "-search", "attempts=1,2", "-budget", "1000"}, "-budget: 1,000 is less than a first batch of 10,000 jobs for each of the 3 candidates (30,000)"},
 		{[]string{"-model", "delivery", "-minimize", "attempts", "-search", "attempts=1,2", "-budget", "1e12"}, "-budget: a batch may run up to 1,000,000,000,000 jobs: "},
-		{[]string{"-minimize", "attempts", "-search", "attempts=1,2", "-format", "html"}, "-format: a search writes table, json, csv (html can wait), not html"},
 		{[]string{"-minimize", "attempts", "-search", "attempts=1,2", "-jobs", "1000"}, "-jobs: retrysim tune decides the work"},
 		{[]string{"-minimize", "attempts"}, "-search: none given"},
 	} {

@@ -131,27 +131,40 @@ func (a Axis) value(text string) float64 {
 	return math.NaN()
 }
 
-// FleetKind is the fleet run's kind (retrysim fleet): a candidate is its
-// runs with the searched settings (fleet.Params' paths: client.attempts,
-// client.backoff.kind) set in every one.
-type FleetKind struct {
+// family is a kind of the fleet family run as runs C (fleet.Config,
+// fleet.Graph) whose replicates are P, read as results R: what FleetKind
+// and GraphKind share, a candidate being the runs with the searched
+// settings set in every one.
+type family[C, P, R any] struct {
 	replicatesKind
-	Configs []fleet.Config
+	runs    []C
+	metrics []string
+	// name is a run's row; set sets a setting by path, as a scenario file
+	// writes its value; get is a setting's text in a run, false for none
+	// read (a run as given); check refuses runs that cannot run, and
+	// checkRep a replicate (a shard's) that run c does not make.
+	name     func(C) string
+	set      func(c *C, path, value string) error
+	get      func(c C, path string) (string, bool)
+	check    func([]C) error
+	checkRep func(c *C, r *P) error
+	// run runs a batch of runs (those of the points at, in turn), each
+	// run's replicates in order; result is run c's replicates as a result,
+	// and rows the results' rows.
+	run    func(ctx context.Context, at []Point, runs []C, opts fleet.Options) ([][]P, error)
+	result func(c C, reps []P) R
+	rows   func([]R) []Row
 }
 
-var _ Kind = FleetKind{}
-
-// NewFleetKind is the kind of cfgs run with opts, and the axes of the
-// searches, each PATH=VALUES, PATH a fleet setting's path; a path no
-// setting has, or a value out of its bounds, is refused naming the valid
-// ones.
-func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (FleetKind, []Axis, error) {
-	k := FleetKind{replicatesKind{opts, cfgs[0].Duration}, cfgs}
+// newFamily is k with the axes of the searches, each PATH=VALUES, each
+// value tried on every run by k.set; a path no setting has, or a value out
+// of its bounds, is refused naming the valid ones.
+func newFamily[C, P, R any](k family[C, P, R], searches []string) (family[C, P, R], []Axis, error) {
 	var axes []Axis
 	for _, arg := range searches {
 		a, err := fleetAxis(arg, func(path, value string) error {
-			for _, c := range cfgs {
-				if err := setConfig(&c, path, value); err != nil {
+			for _, c := range k.runs {
+				if err := k.set(&c, path, value); err != nil {
 					return err
 				}
 			}
@@ -166,6 +179,151 @@ func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (F
 		axes = append(axes, a)
 	}
 	return k, axes, nil
+}
+
+// Rows are the runs' names.
+func (k family[C, P, R]) Rows() []string {
+	names := make([]string, len(k.runs))
+	for i, c := range k.runs {
+		names[i] = k.name(c)
+	}
+	return names
+}
+
+// Metrics are the kind's figures' keys.
+func (k family[C, P, R]) Metrics() []string { return k.metrics }
+
+// Current is each axis's value in the runs, NaN where they differ or a
+// run's setting is not read (a run as given).
+func (k family[C, P, R]) Current(axes []Axis) (Point, error) {
+	p := make(Point, len(axes))
+	for i, a := range axes {
+		for j, c := range k.runs {
+			text, ok := k.get(c, a.Path)
+			v := math.NaN()
+			if ok {
+				v = a.value(text)
+			}
+			if j > 0 && v != p[i] {
+				v = math.NaN()
+			}
+			p[i] = v
+		}
+	}
+	return p, nil
+}
+
+// at is the runs at p (nil: as given).
+func (k family[C, P, R]) at(axes []Axis, p Point) []C {
+	runs := slices.Clone(k.runs)
+	for j := range runs {
+		for i, a := range axes {
+			if p != nil {
+				_ = k.set(&runs[j], a.Path, a.text(p[i])) // newFamily set each value
+			}
+		}
+	}
+	return runs
+}
+
+// Check refuses a point whose runs k.check refuses, or a budget a batch of
+// the runs may not take.
+func (k family[C, P, R]) Check(axes []Axis, p Point, units int64) error {
+	if err := k.check(k.at(axes, p)); err != nil {
+		return schema.Within("search", err)
+	}
+	return checkBatch(units, k.Duration)
+}
+
+// Run runs n replicates of every point's runs, replicates first to
+// first+n (first: those its pool holds, the same for every point).
+func (k family[C, P, R]) Run(ctx context.Context, axes []Axis, b int, n int64, at []Point, pools []Pool) ([]Pool, error) {
+	first := 0
+	var runs []C
+	for i, p := range at {
+		if pool, ok := pools[i].(*familyPool[C, P, R]); ok {
+			first = len(pool.reps[0])
+		}
+		runs = append(runs, k.at(axes, p)...)
+	}
+	reps, err := k.run(ctx, at, runs, k.options(first, n))
+	if err != nil {
+		return nil, err
+	}
+	per := len(k.runs)
+	out := make([]Pool, len(at))
+	for i := range at {
+		pool, _ := pools[i].(*familyPool[C, P, R])
+		if pool == nil {
+			pool = &familyPool[C, P, R]{k: k, runs: runs[i*per : (i+1)*per], reps: make([][]P, per)}
+		}
+		for j := range pool.reps {
+			pool.reps[j] = append(pool.reps[j], reps[i*per+j]...)
+		}
+		out[i] = pool
+	}
+	return out, nil
+}
+
+// familyPool is a candidate's runs and their replicates so far.
+type familyPool[C, P, R any] struct {
+	k    family[C, P, R]
+	runs []C
+	reps [][]P
+}
+
+func (p *familyPool[C, P, R]) Rows() []Row {
+	res := make([]R, len(p.runs))
+	for j, c := range p.runs {
+		res[j] = p.k.result(c, p.reps[j])
+	}
+	return p.k.rows(res)
+}
+
+// FleetKind is the fleet run's kind (retrysim fleet): a candidate is its
+// runs with the searched settings (fleet.Params' paths: client.attempts,
+// client.backoff.kind) set in every one.
+type FleetKind struct {
+	family[fleet.Config, fleet.Replicate, fleet.Result]
+}
+
+var _ Kind = FleetKind{}
+
+// NewFleetKind is the kind of cfgs run with opts, and the axes of the
+// searches, each PATH=VALUES, PATH a fleet setting's path; a path no
+// setting has, or a value out of its bounds, is refused naming the valid
+// ones.
+func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (FleetKind, []Axis, error) {
+	f, axes, err := newFamily(family[fleet.Config, fleet.Replicate, fleet.Result]{
+		replicatesKind: replicatesKind{opts, cfgs[0].Duration}, runs: cfgs, metrics: render.FleetFigureKeys(),
+		name: func(c fleet.Config) string { return c.Name },
+		set:  setConfig,
+		get: func(c fleet.Config, path string) (string, bool) {
+			par, _ := fleet.LookupParam(path)
+			return flagval.ParamVar(par, &c).String(), true
+		},
+		check:    func(cfgs []fleet.Config) error { return fleet.Check(cfgs, fleet.Options{Replicates: 1}) },
+		checkRep: (*fleet.Config).CheckReplicate,
+		run: func(ctx context.Context, _ []Point, cfgs []fleet.Config, opts fleet.Options) ([][]fleet.Replicate, error) {
+			res, err := fleet.Run(ctx, cfgs, opts)
+			reps := make([][]fleet.Replicate, len(res))
+			for i, r := range res {
+				reps[i] = r.Replicates
+			}
+			return reps, err
+		},
+		result: func(c fleet.Config, reps []fleet.Replicate) fleet.Result {
+			return fleet.Result{Config: c, Replicates: reps}
+		},
+		rows: func(res []fleet.Result) []Row {
+			sums := make([]fleet.Summary, len(res))
+			for i, r := range res {
+				sums[i] = r.Summary()
+			}
+			return FigureRows(render.FleetFigures(sums))
+		},
+	}, searches)
+	return FleetKind{f}, axes, err
 }
 
 // setConfig sets the setting at path in c to value, as the fleet command's
@@ -188,236 +346,65 @@ func setConfig(c *fleet.Config, path, value string) error {
 	return nil
 }
 
-// Rows are the runs' names.
-func (k FleetKind) Rows() []string {
-	names := make([]string, len(k.Configs))
-	for i, c := range k.Configs {
-		names[i] = c.Name
-	}
-	return names
-}
-
-// Metrics are the fleet's figures' keys.
-func (FleetKind) Metrics() []string { return render.FleetFigureKeys() }
-
-// Current is each axis's value in the runs, NaN where they differ.
-func (k FleetKind) Current(axes []Axis) (Point, error) {
-	p := make(Point, len(axes))
-	for i, a := range axes {
-		par, _ := fleet.LookupParam(a.Path)
-		for j, c := range k.Configs {
-			v := a.value(flagval.ParamVar(par, &c).String())
-			if j > 0 && v != p[i] {
-				v = math.NaN()
-			}
-			p[i] = v
-		}
-	}
-	return p, nil
-}
-
-// at is the runs at p (nil: as given).
-func (k FleetKind) at(axes []Axis, p Point) []fleet.Config {
-	cfgs := slices.Clone(k.Configs)
-	for j := range cfgs {
-		for i, a := range axes {
-			if p != nil {
-				_ = setConfig(&cfgs[j], a.Path, a.text(p[i])) // fleetAxis set each value
-			}
-		}
-	}
-	return cfgs
-}
-
-// Check refuses a point whose runs fleet.Check refuses, or a budget a
-// batch of the runs may not take.
-func (k FleetKind) Check(axes []Axis, p Point, units int64) error {
-	if err := fleet.Check(k.at(axes, p), fleet.Options{Replicates: 1}); err != nil {
-		return schema.Within("search", err)
-	}
-	return checkBatch(units, k.Duration)
-}
-
-// Run runs n replicates of every point's runs, replicates First to
-// First+n (First: those its pool holds, the same for every point).
-func (k FleetKind) Run(ctx context.Context, axes []Axis, b int, n int64, at []Point, pools []Pool) ([]Pool, error) {
-	first := 0
-	var cfgs []fleet.Config
-	for i, p := range at {
-		if pool, ok := pools[i].(*fleetPool); ok {
-			first = len(pool.results[0].Replicates)
-		}
-		cfgs = append(cfgs, k.at(axes, p)...)
-	}
-	res, err := fleet.Run(ctx, cfgs, k.options(first, n))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Pool, len(at))
-	for i := range at {
-		pool, _ := pools[i].(*fleetPool)
-		if pool == nil {
-			pool = &fleetPool{results: res[i*len(k.Configs) : (i+1)*len(k.Configs)]}
-		} else {
-			for j := range pool.results {
-				pool.results[j].Replicates = append(pool.results[j].Replicates, res[i*len(k.Configs)+j].Replicates...)
-			}
-		}
-		out[i] = pool
-	}
-	return out, nil
-}
-
-// fleetPool is a candidate's runs' replicates so far.
-type fleetPool struct{ results []fleet.Result }
-
-func (p *fleetPool) Rows() []Row {
-	sums := make([]fleet.Summary, len(p.results))
-	for i, r := range p.results {
-		sums[i] = r.Summary()
-	}
-	return FigureRows(render.FleetFigures(sums))
-}
-
 // GraphKind is the worker fleet's kind (retrysim workers) or, without
-// Workers, the service graph's (retrysim graph): a candidate is its graphs
+// workers, the service graph's (retrysim graph): a candidate is its graphs
 // with the searched settings (fleet.Graph.Set's paths:
 // graph.services[workers].server.capacity, graph.entries[0].client.timeout)
-// set in every one.
+// set in every one; their settings are shown as given.
 type GraphKind struct {
-	replicatesKind
-	Graphs []fleet.Graph
-	// Workers says the rows are the worker fleets' (WorkersRows), not the
-	// graphs' services'.
-	Workers bool
+	family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]
 }
 
 var _ Kind = GraphKind{}
 
 // NewGraphKind is the kind of graphs run with opts (worker fleets with
-// workers), and the axes of the searches, each PATH=VALUES, PATH as
-// fleet.Graph.Set takes it; a path no setting has, or a value out of its
-// bounds, is refused naming it.
+// workers, their rows WorkersRows; else the graphs' services' rows), and
+// the axes of the searches, each PATH=VALUES, PATH as fleet.Graph.Set takes
+// it; a path no setting has, or a value out of its bounds, is refused
+// naming it.
 func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, searches []string) (GraphKind, []Axis, error) {
-	k := GraphKind{replicatesKind{opts, graphs[0].Duration}, graphs, workers}
-	var axes []Axis
-	for _, arg := range searches {
-		a, err := fleetAxis(arg, func(path, value string) error {
+	metrics, rows := render.GraphFigureKeys(), func(res []fleet.GraphResult) []Row {
+		var rows []fleet.GraphRow
+		for _, r := range res {
+			rows = append(rows, r.Rows()...)
+		}
+		return FigureRows(render.GraphFigures(rows))
+	}
+	if workers {
+		metrics, rows = render.WorkersFigureKeys(), func(res []fleet.GraphResult) []Row {
+			var rows []fleet.WorkersRow
+			for _, r := range res {
+				rows = append(rows, r.WorkersRows()...)
+			}
+			return FigureRows(render.WorkersFigures(rows))
+		}
+	}
+	f, axes, err := newFamily(family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{
+		replicatesKind: replicatesKind{opts, graphs[0].Duration}, runs: graphs, metrics: metrics,
+		name: func(g fleet.Graph) string { return g.Name },
+		set:  func(g *fleet.Graph, path, value string) error { return g.Set(path, value) },
+		get:  func(fleet.Graph, string) (string, bool) { return "", false },
+		check: func(graphs []fleet.Graph) error {
 			for _, g := range graphs {
-				if err := g.Set(path, value); err != nil {
+				if err := g.Check(); err != nil {
 					return err
 				}
 			}
 			return nil
-		})
-		if err != nil {
-			return k, nil, err
-		}
-		if slices.ContainsFunc(axes, func(x Axis) bool { return x.Path == a.Path }) {
-			return k, nil, schema.Errorf("search", "%s: given twice", a.Path)
-		}
-		axes = append(axes, a)
-	}
-	return k, axes, nil
-}
-
-// Rows are the graphs' names.
-func (k GraphKind) Rows() []string {
-	names := make([]string, len(k.Graphs))
-	for i, g := range k.Graphs {
-		names[i] = g.Name
-	}
-	return names
-}
-
-// Metrics are the worker fleet's figures' keys, or the graph's.
-func (k GraphKind) Metrics() []string {
-	if k.Workers {
-		return render.WorkersFigureKeys()
-	}
-	return render.GraphFigureKeys()
-}
-
-// Current is NaN for every axis: a graph's settings are run as given.
-func (k GraphKind) Current(axes []Axis) (Point, error) {
-	p := make(Point, len(axes))
-	for i := range p {
-		p[i] = math.NaN()
-	}
-	return p, nil
-}
-
-// at is the graphs at p (nil: as given).
-func (k GraphKind) at(axes []Axis, p Point) []fleet.Graph {
-	graphs := slices.Clone(k.Graphs)
-	for j := range graphs {
-		for i, a := range axes {
-			if p != nil {
-				_ = graphs[j].Set(a.Path, a.text(p[i])) // fleetAxis set each value
+		},
+		checkRep: (*fleet.Graph).CheckReplicate,
+		run: func(ctx context.Context, _ []Point, graphs []fleet.Graph, opts fleet.Options) ([][]fleet.GraphReplicate, error) {
+			res, err := fleet.RunGraph(ctx, graphs, opts)
+			reps := make([][]fleet.GraphReplicate, len(res))
+			for i, r := range res {
+				reps[i] = r.Replicates
 			}
-		}
-	}
-	return graphs
-}
-
-// Check refuses a point whose graphs Graph.Check refuses, or a budget a
-// batch of them may not take.
-func (k GraphKind) Check(axes []Axis, p Point, units int64) error {
-	for _, g := range k.at(axes, p) {
-		if err := g.Check(); err != nil {
-			return schema.Within("search", err)
-		}
-	}
-	return checkBatch(units, k.Duration)
-}
-
-// Run runs n replicates of every point's graphs, replicates First to
-// First+n (First: those its pool holds, the same for every point).
-func (k GraphKind) Run(ctx context.Context, axes []Axis, b int, n int64, at []Point, pools []Pool) ([]Pool, error) {
-	first := 0
-	var graphs []fleet.Graph
-	for i, p := range at {
-		if pool, ok := pools[i].(*graphPool); ok {
-			first = len(pool.results[0].Replicates)
-		}
-		graphs = append(graphs, k.at(axes, p)...)
-	}
-	res, err := fleet.RunGraph(ctx, graphs, k.options(first, n))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Pool, len(at))
-	for i := range at {
-		pool, _ := pools[i].(*graphPool)
-		if pool == nil {
-			pool = &graphPool{results: res[i*len(k.Graphs) : (i+1)*len(k.Graphs)], workers: k.Workers}
-		} else {
-			for j := range pool.results {
-				pool.results[j].Replicates = append(pool.results[j].Replicates, res[i*len(k.Graphs)+j].Replicates...)
-			}
-		}
-		out[i] = pool
-	}
-	return out, nil
-}
-
-// graphPool is a candidate's graphs' replicates so far.
-type graphPool struct {
-	results []fleet.GraphResult
-	workers bool
-}
-
-func (p *graphPool) Rows() []Row {
-	if p.workers {
-		var rows []fleet.WorkersRow
-		for _, r := range p.results {
-			rows = append(rows, r.WorkersRows()...)
-		}
-		return FigureRows(render.WorkersFigures(rows))
-	}
-	var rows []fleet.GraphRow
-	for _, r := range p.results {
-		rows = append(rows, r.Rows()...)
-	}
-	return FigureRows(render.GraphFigures(rows))
+			return reps, err
+		},
+		result: func(g fleet.Graph, reps []fleet.GraphReplicate) fleet.GraphResult {
+			return fleet.GraphResult{Graph: g, Replicates: reps}
+		},
+		rows: rows,
+	}, searches)
+	return GraphKind{f}, axes, err
 }

@@ -241,9 +241,17 @@ func (o objective) estimate(c Point, p Pool) schema.Estimate {
 	panic("tune: no row " + o.row) // objective checked it
 }
 
-// better reports whether x is better than y by their values.
+// better reports whether x is better than y by their values; a metric's
+// value that is not defined (NaN: a drain that never came) is worse than
+// any, and a setting's (the settings as given, of no one value) is neither
+// better nor worse.
 func (o objective) better(x, y schema.Estimate) bool {
-	if o.maximize {
+	switch {
+	case math.IsNaN(x.Value):
+		return false
+	case math.IsNaN(y.Value):
+		return o.axis < 0
+	case o.maximize:
 		return x.Value > y.Value
 	}
 	return x.Value < y.Value
@@ -300,8 +308,13 @@ func (r *Result) diff(o objective, x, y int) schema.Estimate {
 }
 
 // beats reports whether candidate x is better than candidate y with 95%
-// confidence: exactly, for a setting; by diff's interval, for a metric.
+// confidence: exactly, for a setting; by diff's interval, for a metric,
+// where a defined value beats one that is not (NaN: a drain that never
+// came in the replicates run), and no value beats a defined one.
 func (r *Result) beats(o objective, x, y int) bool {
+	if vx, vy := r.Candidates[x].Objective.Value, r.Candidates[y].Objective.Value; math.IsNaN(vx) || math.IsNaN(vy) {
+		return !math.IsNaN(vx)
+	}
 	d := r.diff(o, x, y)
 	if o.maximize {
 		return d.Hi < 0

@@ -10,7 +10,8 @@ import (
 
 // fakeKind has one row and one metric, m, whose estimate at a point x after
 // n units is x exactly, with the interval x ± 1/sqrt(n): a race on it is a
-// race on known widths, with no chance in it.
+// race on known widths, with no chance in it. At a negative x, m is not
+// defined (NaN), as a drain that never came.
 type fakeKind struct{ ran map[float64]int64 }
 
 type fakePool struct{ x, n float64 }
@@ -18,6 +19,9 @@ type fakePool struct{ x, n float64 }
 func (p *fakePool) Rows() []Row {
 	return []Row{{ID: "r", Estimate: func(string) schema.Estimate {
 		h := 1 / math.Sqrt(p.n)
+		if p.x < 0 {
+			return schema.Estimate{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+		}
 		return schema.Estimate{Value: p.x, Lo: p.x - h, Hi: p.x + h}
 	}}}
 }
@@ -161,5 +165,22 @@ func TestRacePairs(t *testing.T) {
 	}
 	if res.Spent != 56 || res.Best != 0 || math.Abs(res.Diff.Value-0.1) > 1e-9 || res.Diff.Hi-res.Diff.Lo > 1e-9 {
 		t.Errorf("spent %d, best %d, diff %v [%v, %v]; want 56, 0, 0.1 with no spread", res.Spent, res.Best, res.Diff.Value, res.Diff.Lo, res.Diff.Hi)
+	}
+}
+
+// TestRaceUndefinedIsWorst: a candidate whose metric objective is not
+// defined (NaN, first on the grid) is beaten by one with a value, and never
+// the answer: with m minimized over -1 (undefined), 2 and 3, the answer is
+// 2, decided in the first batch (2 and 3 differ by 1, their unpaired
+// half-widths 0.5 in quadrature 0.71), and -1 beaten.
+func TestRaceUndefinedIsWorst(t *testing.T) {
+	k := fakeKind{ran: map[float64]int64{}}
+	s := Search{Axes: []Axis{{Path: "x", Values: []float64{-1, 2, 3}}}, Objective: "m", Budget: 1000}
+	res, err := Race(context.Background(), k, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Best != 1 || res.Candidates[0].Status != "beaten" || res.Spent != 12 {
+		t.Errorf("best %d, undefined %s, spent %d; want 1 (m = 2), beaten, 12", res.Best, res.Candidates[0].Status, res.Spent)
 	}
 }

@@ -3,13 +3,19 @@ package tune
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -45,6 +51,22 @@ func NewTableKind(base api.Sweep, searches []string) (TableKind, []Axis, error) 
 		if slices.ContainsFunc(base.Axes, func(a api.Axis) bool { return a.Name == name }) {
 			return k, nil, schema.Errorf("search", "%s: the settings give it a value too; give one of the two", name)
 		}
+		if def, ok := enumSetting(name); ok {
+			if slices.ContainsFunc(axes, func(x Axis) bool { return x.Path == name }) {
+				return k, nil, schema.Errorf("search", "%s: given twice", name)
+			}
+			a, err := fleetAxis(arg, func(path, value string) error {
+				if _, err := enumValue(def, value); err != nil {
+					return schema.Errorf(path, "%v", err)
+				}
+				return nil
+			})
+			if err != nil {
+				return k, nil, err
+			}
+			axes = append(axes, a)
+			continue
+		}
 		if err := probe.Set(arg); err != nil {
 			if !strings.Contains(arg, "[") && !strings.HasPrefix(name, "queue.") && strings.Contains(err.Error(), "unknown parameter") {
 				var fixed []string
@@ -68,6 +90,31 @@ func NewTableKind(base api.Sweep, searches []string) (TableKind, []Axis, error) 
 		axes = append(axes, Axis{Path: a.Name, Values: a.Values, Whole: shown.Whole, Duration: shown.Duration})
 	}
 	return k, axes, nil
+}
+
+// enumSetting is the setting called name when it takes a name (queue.store,
+// queue.backoff, queue.crash_at), as api.Settings declares it.
+func enumSetting(name string) (api.SettingDef, bool) {
+	for _, d := range api.Settings() {
+		if d.Name == name {
+			switch d.Default.(type) {
+			case float64, int, time.Duration, provider.Latency:
+				return d, false
+			}
+			return d, true
+		}
+	}
+	return api.SettingDef{}, false
+}
+
+// enumValue is the value of the enum setting def called name, of the
+// type api.Override takes, as its flag reads it (its error lists the names).
+func enumValue(def api.SettingDef, name string) (any, error) {
+	v := flagval.SettingVar(def)
+	if err := v.Set(name); err != nil {
+		return nil, err
+	}
+	return v.(flag.Getter).Get(), nil
 }
 
 // Unit is the table's work: jobs.
@@ -100,6 +147,10 @@ func (k TableKind) watched() []stats.Watch {
 func (k TableKind) Current(axes []Axis) (Point, error) {
 	p := make(Point, len(axes))
 	for i, a := range axes {
+		if a.Choices != nil {
+			p[i] = a.value(k.enumNow(a.Path))
+			continue
+		}
 		v, err := k.Sweep.Value(a.Path)
 		if err != nil { // no one value (p_fail over a file's steps): as given
 			v = math.NaN()
@@ -109,13 +160,39 @@ func (k TableKind) Current(axes []Axis) (Point, error) {
 	return p, nil
 }
 
+// enumNow is the name the settings as given give the enum setting path,
+// "" for none (the job model has no queue).
+func (k TableKind) enumNow(path string) string {
+	sc := api.Signup()
+	if k.Sweep.Scenario != nil {
+		sc = *k.Sweep.Scenario
+	}
+	_, q, err := api.Override(sc, k.Sweep.Delivery, k.Sweep.Settings...)
+	if err != nil || q == nil {
+		return ""
+	}
+	for _, d := range delivery.Settings() {
+		if "queue."+d.Name == path {
+			return fmt.Sprint(d.Get(*q))
+		}
+	}
+	return ""
+}
+
 // at is the sweep of one batch of n jobs at p (nil: the settings as given)
 // with seed.
 func (k TableKind) at(axes []Axis, p Point, n int64, seed uint64) api.Sweep {
 	sw := k.Sweep
 	sw.Axes = slices.Clone(sw.Axes)
+	sw.Settings = slices.Clone(sw.Settings)
 	for i, a := range axes {
-		if p != nil {
+		switch {
+		case p == nil:
+		case a.Choices != nil: // a name, set over the settings as given
+			def, _ := enumSetting(a.Path)
+			v, _ := enumValue(def, a.Choices[int(p[i])]) // NewTableKind read each
+			sw.Settings = append(sw.Settings, api.Setting{Name: a.Path, Value: v})
+		default:
 			sw.Axes = append(sw.Axes, api.Axis{Name: a.Path, Values: []float64{p[i]}})
 		}
 	}

@@ -11,12 +11,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/schema"
 )
 
 // Formats are the outputs a search writes, in the order -format lists them:
 // a fresh slice, so no importer can change what another gets.
-func Formats() []string { return []string{"table", "json", "csv"} }
+func Formats() []string { return []string{"table", "markdown", "json", "csv", "html"} }
 
 // Write writes the result in format, one of Formats; kind names the kind.
 func Write(w io.Writer, format, kind string, r Result) error {
@@ -27,6 +28,10 @@ func Write(w io.Writer, format, kind string, r Result) error {
 		return writeJSON(w, kind, r)
 	case "csv":
 		return writeCSV(w, r)
+	case "markdown":
+		return render.WriteTuneMarkdown(w, r.report(kind))
+	case "html":
+		return render.WriteTuneHTML(w, r.report(kind))
 	}
 	return schema.Errorf("format", "a search writes %s, not %s", strings.Join(Formats(), ", "), format)
 }
@@ -70,9 +75,9 @@ func signed(e schema.Estimate) string {
 	return fmt.Sprintf("%s [%s, %s]", v, strconv.FormatFloat(e.Lo, 'g', 4, 64), strconv.FormatFloat(e.Hi, 'g', 4, 64))
 }
 
-// writeText writes the answer, the current settings, the work and the
-// table of every candidate.
-func writeText(w io.Writer, r Result) error {
+// answerLines are the answer's lines as the text writes them: the best (or why
+// none), what the current settings do, and the work.
+func (r Result) answerLines() []string {
 	var b strings.Builder
 	if r.Best >= 0 {
 		best := r.Candidates[r.Best]
@@ -114,8 +119,13 @@ func writeText(w io.Writer, r Result) error {
 	}
 	fmt.Fprintf(&b, "Work: %s of %s %s budgeted; a full grid as sure would take %s\n",
 		human.Group(r.Spent), human.Group(r.Search.Budget), r.Unit, human.Group(r.FullGrid))
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	var head []string
+	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+}
+
+// table is the candidates' table: a column a searched setting, the
+// objective when it is a metric, each requirement's verdict and interval,
+// the status and the work; a row a candidate.
+func (r Result) table() (head []string, rows [][]string) {
 	for _, a := range r.Search.Axes {
 		head = append(head, a.Path)
 	}
@@ -126,7 +136,6 @@ func writeText(w io.Writer, r Result) error {
 		head = append(head, q.String())
 	}
 	head = append(head, "status", r.Unit)
-	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, c := range r.Candidates {
 		var cells []string
 		for i, a := range r.Search.Axes {
@@ -142,7 +151,21 @@ func writeText(w io.Writer, r Result) error {
 		if c.Current {
 			status += " (current)"
 		}
-		cells = append(cells, status, human.Group(c.Work))
+		rows = append(rows, append(cells, status, human.Group(c.Work)))
+	}
+	return head, rows
+}
+
+// writeText writes the answer, the current settings, the work and the
+// table of every candidate.
+func writeText(w io.Writer, r Result) error {
+	var b strings.Builder
+	for _, l := range r.answerLines() {
+		b.WriteString(l + "\n")
+	}
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	head, rows := r.table()
+	for _, cells := range append([][]string{head}, rows...) {
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
