@@ -102,7 +102,7 @@ var params = []Param{
 		Usage: usage("the backoff's cap `duration` (0: no cap)")},
 	{Path: "client.keys", Field: func(c *Config) any { return nameField(&c.Client.Keys, schema.ParseKeyMode, schema.KeyMode.String) },
 		Usage: usage("the key `mode`: none (a retry repeats completed work), fresh (a new key an attempt, which a hedge's copies share: the server catches duplicate copies, not retries) or same (the server stores a key's reply; an attempt while its key is in progress is a conflict)")},
-	{Path: "client.policy.kind", Key: "policy", Field: func(c *Config) any { return nameField(&c.Client.Policy.Kind, ParsePolicy, PolicyKind.String) },
+	{Path: "client.policy.kind", Key: "policy", Field: func(c *Config) any { return policyKindField{&c.Client.Policy} },
 		Usage: usage("the client `policy` that may refuse a retry or a hedge: unlimited, token-bucket (%s, %s), aws (aws-sdk-go-v2 v1.47.8's quota: %s, %s, %s), aws-spec (the same with the AWS retry spec's refund, as aws-sdk-go-v2 from v1.48.0), grpc (%s, %s), breaker or attempt-breaker (%s), finagle-budget (Finagle 24.5.0's RetryBudget: %s, %s, %s), envoy-budget (Envoy v1.39.0's retry budget: %s, %s); or, refusing first attempts too, sliding-breaker (resilience4j 2.4.0's and Polly 8.7.0's breaker: %s, %s, %s, %s, %s, %s), sre-throttle (the SRE book's: %s, %s) or grpc-adaptive (grpc-go v1.83.1's adaptive throttler: 30 s in 100 bins, ratio for accepts 2, padding 8)", "client.policy.rate", "client.policy.size", "client.policy.tokens", "client.policy.cost", "client.policy.timeout_cost", "client.policy.max_tokens", "client.policy.ratio", "client.policy.threshold", "client.policy.budget_ratio", "client.policy.ttl", "client.policy.min_rate", "client.policy.budget_ratio", "client.policy.min_concurrency", "client.policy.failure_rate", "client.policy.window", "client.policy.window_time", "client.policy.min_calls", "client.policy.open_time", "client.policy.half_open_calls", "client.policy.k", "client.policy.sre_window")},
 	{Path: "client.policy.shared", Key: "policy-scope", Field: func(c *Config) any { return nameField(&c.Client.Policy.Shared, ParseScope, ScopeName) },
 		Usage: usage("the policy's state is kept per `scope`: client (each of %s has its own) or fleet (one shared by all)", "client.clients")},
@@ -205,6 +205,28 @@ func (n names[T]) UnmarshalText(b []byte) error {
 		*n.p = v
 	}
 	return err
+}
+
+// policyKindField is client.policy.kind, read and written by name: a
+// policy given a kind while it has no parameter set (a preset's unlimited
+// client, a PolicyConfig{} built in Go) takes DefaultPolicy's, as a
+// scenario file's client does.
+type policyKindField struct{ p *PolicyConfig }
+
+func (f policyKindField) MarshalText() ([]byte, error) { return []byte(f.p.Kind.String()), nil }
+
+func (f policyKindField) UnmarshalText(b []byte) error {
+	k, err := ParsePolicy(string(b))
+	if err != nil {
+		return err
+	}
+	if *f.p == (PolicyConfig{Kind: f.p.Kind, Shared: f.p.Shared}) {
+		shared := f.p.Shared
+		*f.p = DefaultPolicy()
+		f.p.Shared = shared
+	}
+	f.p.Kind = k
+	return nil
 }
 
 // ParseSwitch reads a setting that is on or off: true or false.

@@ -95,3 +95,31 @@ func TestGraphSetRefusedLeavesGraph(t *testing.T) {
 		t.Errorf("refused Sets changed the entry: %+v; want %+v", g.Entries[0], before)
 	}
 }
+
+// TestPolicyKindSetTakesDefaults: a client with no policy parameters (a
+// preset's unlimited client) given a kind by its path takes DefaultPolicy's
+// parameters, as a scenario file's client does, and passes Check, where a
+// token bucket of rate 0 and size 0 would never allow a retry; a policy
+// with parameters keeps them.
+func TestPolicyKindSetTakesDefaults(t *testing.T) {
+	c := Config{Name: "x", Duration: time.Minute, Load: Shape{Kind: Constant, Rate: 10},
+		Server: Server{Kind: Independent}, Client: Client{Clients: 1, Timeout: time.Second, Attempts: 3, Policy: PolicyConfig{Shared: true}}}
+	if err := c.Set("client.policy.kind", "token-bucket"); err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultPolicy()
+	want.Kind, want.Shared = TokenBucket, true
+	if c.Client.Policy != want {
+		t.Errorf("policy %+v; want %+v", c.Client.Policy, want)
+	}
+	if err := c.Check(); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+	c.Client.Policy = PolicyConfig{Kind: TokenBucket, Rate: 0.5, Size: 2}
+	if err := c.Set("client.policy.kind", "breaker"); err != nil {
+		t.Fatal(err)
+	}
+	if p := c.Client.Policy; p != (PolicyConfig{Kind: Breaker, Rate: 0.5, Size: 2}) {
+		t.Errorf("policy %+v; want the breaker with rate 0.5 and size 2 kept", p)
+	}
+}
