@@ -176,7 +176,7 @@ func runJobsSkip(ctx context.Context, c *stats.Counters, j *provider.Job, sk *sk
 			err = recovered(v, strat, job0+job, gd.stepOf())
 		}
 	}()
-	*c = stats.Counters{Jobs: n}
+	reset(c, n)
 	j.UseStore(strat.UsesStore())
 	resume := strategy.ResumeOf(strat)
 	var clean, work int64
@@ -265,7 +265,7 @@ func runJobsDeliverySkip(ctx context.Context, c *stats.Counters, x *delivery.Run
 			err = recovered(v, x.Strategy(), job0+job, x.Step())
 		}
 	}()
-	*c = stats.Counters{Jobs: n}
+	reset(c, n)
 	cuts := x.Cuts()
 	var clean, work int64
 	for job < n {
