@@ -199,12 +199,7 @@ func runJobsSkip(ctx context.Context, c *stats.Counters, j *provider.Job, sk *sk
 		j.Reset()
 		gd.reset()
 		from, settled := j.Settle(first)
-		sk.forced = sk.forced[:0]
-		for range first - settled {
-			sk.forced = append(sk.forced, math.MaxUint64)
-		}
-		sk.forced = append(sk.forced, 0)
-		stream.Unread(sk.forced)
+		stream.UnreadEvent(first - settled + 1)
 		if !resume(cs, from) {
 			c.Failed++
 		}
