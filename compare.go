@@ -83,14 +83,14 @@ func (c Comparison) String() string {
 // Compare compares row b with row a on metric, one of stats.Metrics'
 // names (succeeded, failed_rate, calls_per_job, repeated_per_job,
 // duplicate_rate). It refuses an unknown metric and a row of no jobs.
-func Compare(a, b Row, metric string) (Comparison, error) {
+func Compare(a, b *Row, metric string) (Comparison, error) {
 	if _, err := stats.LookupMetric(metric); err != nil {
 		return Comparison{}, err
 	}
 	if a.Counters.Jobs < 1 || b.Counters.Jobs < 1 {
 		return Comparison{}, fmt.Errorf("compare %s: a row of no jobs has no %s", metric, metric)
 	}
-	ca, cb := a.Counters, b.Counters
+	ca, cb := &a.Counters, &b.Counters
 	switch metric {
 	case "succeeded":
 		return proportions(metric, ca.Jobs-ca.Failed, ca.Jobs, cb.Jobs-cb.Failed, cb.Jobs), nil
@@ -108,7 +108,7 @@ func Compare(a, b Row, metric string) (Comparison, error) {
 // jobs whose watched step called step did its work twice or more, as
 // Compare does on duplicate_rate (the first watched step's). Its Metric is
 // that share's json name, duplicate_rate_step_<i>, i the step's number from 1.
-func (rep Report) CompareWatched(a, b Row, step string) (Comparison, error) {
+func (rep Report) CompareWatched(a, b *Row, step string) (Comparison, error) {
 	wa, err := rep.WatchedStep(a, step)
 	if err != nil {
 		return Comparison{}, err

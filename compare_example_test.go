@@ -27,7 +27,7 @@ func ExampleCompare() {
 	if err != nil {
 		panic(err)
 	}
-	c, err := retrysim.Compare(rep.Rows[0], rep.Rows[1], "duplicate_rate")
+	c, err := retrysim.Compare(&rep.Rows[0], &rep.Rows[1], "duplicate_rate")
 	if err != nil {
 		panic(err)
 	}

@@ -12,8 +12,8 @@ import (
 )
 
 // row is a row of jobs jobs of which failed failed.
-func row(jobs, failed int64) retrysim.Row {
-	return retrysim.Row{Counters: stats.Counters{Jobs: jobs, Failed: failed}}
+func row(jobs, failed int64) *retrysim.Row {
+	return &retrysim.Row{Counters: stats.Counters{Jobs: jobs, Failed: failed}}
 }
 
 // near reports whether got is want to 1e-9 relative.
@@ -71,8 +71,8 @@ func TestCompareByHand(t *testing.T) {
 	if got, want := c.String(), "-0.015 [-0.0288, -0.0019] (p=0.024)"; got != want {
 		t.Errorf("String() = %q; want %q", got, want)
 	}
-	a := retrysim.Row{Counters: stats.Counters{Jobs: 4, Calls: 10, CallsSq: stats.Wide{Lo: 30}}}
-	b := retrysim.Row{Counters: stats.Counters{Jobs: 4, Calls: 12, CallsSq: stats.Wide{Lo: 42}}}
+	a := &retrysim.Row{Counters: stats.Counters{Jobs: 4, Calls: 10, CallsSq: stats.Wide{Lo: 30}}}
+	b := &retrysim.Row{Counters: stats.Counters{Jobs: 4, Calls: 12, CallsSq: stats.Wide{Lo: 42}}}
 	c, err = retrysim.Compare(a, b, "calls_per_job")
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestCompareByHand(t *testing.T) {
 	if _, err := retrysim.Compare(a, b, "speed"); err == nil || !strings.Contains(err.Error(), `unknown metric "speed"`) {
 		t.Errorf("Compare(speed) = %v; want unknown metric", err)
 	}
-	if _, err := retrysim.Compare(a, retrysim.Row{}, "failed_rate"); err == nil {
+	if _, err := retrysim.Compare(a, &retrysim.Row{}, "failed_rate"); err == nil {
 		t.Error("Compare with a row of no jobs: no error")
 	}
 }
@@ -103,7 +103,8 @@ func TestTypedAccessors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range rep.Rows {
+	for i := range rep.Rows {
+		r := &rep.Rows[i]
 		for name, got := range map[string]retrysim.Rate{"succeeded": r.Succeeded(), "failed_rate": r.FailedRate(),
 			"calls_per_job": r.CallsPerJob(), "repeated_per_job": r.RepeatedPerJob(), "duplicate_rate": r.DuplicateRate()} {
 			want, err := r.Rate(name)
@@ -133,7 +134,7 @@ func TestTypedAccessors(t *testing.T) {
 			t.Errorf("%s: expected %v; want the closed form's %v", r.ID, second.Expected, r.Expected.DuplicateRates[1])
 		}
 	}
-	if _, err := rep.WatchedStep(rep.Rows[0], "charge"); err == nil || !strings.Contains(err.Error(), `no watched step is named "charge"`) {
+	if _, err := rep.WatchedStep(&rep.Rows[0], "charge"); err == nil || !strings.Contains(err.Error(), `no watched step is named "charge"`) {
 		t.Errorf("WatchedStep(charge) = %v; want no such watched step", err)
 	}
 }

@@ -389,34 +389,31 @@ type Rate struct {
 // Rate returns the row's metric called name, one of stats.Metrics'
 // ("succeeded", "failed_rate", "calls_per_job", "repeated_per_job",
 // "duplicate_rate").
-func (r Row) Rate(name string) (Rate, error) {
+func (r *Row) Rate(name string) (Rate, error) {
 	m, err := stats.LookupMetric(name)
 	if err != nil {
 		return Rate{}, err
 	}
-	out := Rate{Estimate: m.Estimate(r.row()), Expected: math.NaN(), Z: math.NaN()}
+	out := Rate{Estimate: m.Estimate(&r.Counters, r.NoRepeats), Expected: math.NaN(), Z: math.NaN()}
 	if r.Expected != nil {
 		out.Expected = m.Expected(*r.Expected)
-		if z, ok := m.Z(r.Counters, *r.Expected); ok {
+		if z, ok := m.Z(&r.Counters, *r.Expected); ok {
 			out.Z = z
 		}
 	}
 	return out, nil
 }
 
-// row is r as the renderers take it, with its expectations.
-func (r *Row) row() stats.Row {
-	return stats.Row{ID: r.ID, Label: r.Label, Counters: r.Counters, NoRepeats: r.NoRepeats, Expected: r.Expected, Replicates: r.Replicates}
-}
-
 // Results is the report as the retrysim command renders it: with the expected
 // lines only when expect is set, and the intervals in the tables when ci is.
 func (rep Report) Results(ci, expect bool) stats.Report {
 	out := stats.Report{Params: rep.Params, ShowCI: ci, EchoWatched: echoWatched(rep.Params), Rows: make([]stats.Row, len(rep.Rows))}
-	for i := range rep.Rows { // by index: a Row's counters are 89 KB
-		out.Rows[i] = rep.Rows[i].row()
-		if !expect {
-			out.Rows[i].Expected = nil
+	for i := range rep.Rows { // in place: a Row's counters are 89 KB
+		r, o := &rep.Rows[i], &out.Rows[i]
+		o.ID, o.Label, o.NoRepeats, o.Replicates = r.ID, r.Label, r.NoRepeats, r.Replicates
+		o.Counters = r.Counters
+		if expect {
+			o.Expected = r.Expected
 		}
 	}
 	return out
@@ -476,7 +473,7 @@ func Run(ctx context.Context, e Experiment) (Report, error) {
 		for i := range rep.Rows {
 			rep.Rows[i].Counters.Add(&counters[i])
 			if rep.Rows[i].Replicates != nil {
-				rep.Rows[i].Replicates[r] = stats.ValuesOf(counters[i])
+				rep.Rows[i].Replicates[r] = stats.ValuesOf(&counters[i])
 			}
 		}
 	})

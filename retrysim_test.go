@@ -289,7 +289,7 @@ func TestSweepPointIsRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := row.Core, stats.CoreOf(rep.Rows[0].Counters); got != want {
+		if got, want := row.Core, stats.CoreOf(&rep.Rows[0].Counters); got != want {
 			t.Errorf("%s at %v: sweep %+v; run %+v", row.ID, row.Point, got, want)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // rate is the row's metric called name, which is one of stats.Metrics'.
-func (r Row) rate(name string) Rate {
+func (r *Row) rate(name string) Rate {
 	out, err := r.Rate(name)
 	if err != nil {
 		panic("retrysim: " + err.Error()) // the names below are stats.Metrics'
@@ -18,23 +18,23 @@ func (r Row) rate(name string) Rate {
 }
 
 // Succeeded is the share of jobs that did not fail, with its 95% interval.
-func (r Row) Succeeded() Rate { return r.rate("succeeded") }
+func (r *Row) Succeeded() Rate { return r.rate("succeeded") }
 
 // FailedRate is the share of jobs that failed, with its 95% interval.
-func (r Row) FailedRate() Rate { return r.rate("failed_rate") }
+func (r *Row) FailedRate() Rate { return r.rate("failed_rate") }
 
 // CallsPerJob is the mean number of calls a job made, failed ones
 // included, with its 95% interval.
-func (r Row) CallsPerJob() Rate { return r.rate("calls_per_job") }
+func (r *Row) CallsPerJob() Rate { return r.rate("calls_per_job") }
 
 // RepeatedPerJob is the mean number of side effects a job repeated, over
 // every step, with its 95% interval.
-func (r Row) RepeatedPerJob() Rate { return r.rate("repeated_per_job") }
+func (r *Row) RepeatedPerJob() Rate { return r.rate("repeated_per_job") }
 
 // DuplicateRate is the share of jobs whose first watched step did its
 // work twice or more, with its 95% interval (Report.Watched has every
 // watched step's).
-func (r Row) DuplicateRate() Rate { return r.rate("duplicate_rate") }
+func (r *Row) DuplicateRate() Rate { return r.rate("duplicate_rate") }
 
 // WatchedRate is one watched step of a row: which step, how many jobs did
 // its work twice or more, and their share.
@@ -52,7 +52,7 @@ type WatchedRate struct {
 
 // Watched are every watched step of the report's row r, in the scenario's
 // order: the first is r.DuplicateRate.
-func (rep Report) Watched(r Row) []WatchedRate {
+func (rep Report) Watched(r *Row) []WatchedRate {
 	out := make([]WatchedRate, len(rep.Params.Watched))
 	for k, w := range rep.Params.Watched {
 		out[k] = watchedRate(r, k, w)
@@ -61,7 +61,7 @@ func (rep Report) Watched(r Row) []WatchedRate {
 }
 
 // WatchedStep is the watched step called step of the report's row r.
-func (rep Report) WatchedStep(r Row, step string) (WatchedRate, error) {
+func (rep Report) WatchedStep(r *Row, step string) (WatchedRate, error) {
 	for k, w := range rep.Params.Watched {
 		if w.Name == step {
 			return watchedRate(r, k, w), nil
@@ -75,13 +75,13 @@ func (rep Report) WatchedStep(r Row, step string) (WatchedRate, error) {
 }
 
 // watchedRate is the k-th watched step w of r.
-func watchedRate(r Row, k int, w stats.Watch) WatchedRate {
-	c := r.Counters
+func watchedRate(r *Row, k int, w stats.Watch) WatchedRate {
+	c := &r.Counters
 	out := WatchedRate{Step: w.Step, Name: w.Name, Label: w.Label, Twice: c.Twice(k, w),
 		Rate: Rate{Estimate: c.WatchedRate(k, w), Expected: math.NaN(), Z: math.NaN()}}
 	if r.Expected != nil && k < len(r.Expected.DuplicateRates) {
 		m, _ := stats.LookupMetric("duplicate_rate")
-		m.Estimate = func(stats.Row) schema.Estimate { return out.Estimate }
+		m.Estimate = func(*stats.Counters, bool) schema.Estimate { return out.Estimate }
 		e := *r.Expected
 		e.DuplicateRate = e.DuplicateRates[k]
 		out.Expected = e.DuplicateRate

@@ -86,7 +86,8 @@ func (e Experiment) runShard(ctx context.Context, index, count int) (stats.Shard
 	if e.Delivery != nil || e.ScenarioFile != "" || !e.isSignup() {
 		out.Model = sim.ModelOf(e.Scenario, e.Delivery)
 	}
-	for i, r := range rep.Rows {
+	for i := range rep.Rows {
+		r := &rep.Rows[i] // by index: a Row's counters are 89 KB
 		out.Rows = append(out.Rows, stats.Row{ID: r.ID, Label: r.Label, OwnStrategy: ownStrategy(e.Strategies[i]), Counters: counters[i]})
 	}
 	return out, nil
@@ -210,7 +211,7 @@ func (m *Merger) Add(name string, sh stats.Shard) error {
 		return fmt.Errorf("%s and %s are shards of different runs: %s", m.first, name, paramDiff(first.Params, sh.Params))
 	case !sameJSON(sh.Model, first.Model):
 		return fmt.Errorf("%s and %s are shards of different runs: their models (scenario steps, watched steps or queue) differ: %s", m.first, name, jsonDiff(first.Model, sh.Model, "model"))
-	case !slices.EqualFunc(sh.Rows, first.Rows, func(a, b stats.Row) bool { return a.ID == b.ID }):
+	case !sameStrategies(sh.Rows, first.Rows):
 		return fmt.Errorf("%s and %s ran different strategies", m.first, name)
 	}
 	if other, dup := m.seen[sh.Index]; dup {
@@ -218,7 +219,7 @@ func (m *Merger) Add(name string, sh stats.Shard) error {
 	}
 	m.seen[sh.Index] = name
 	for i := range m.total.Rows {
-		if err := m.total.Rows[i].Counters.AddChecked(sh.Rows[i].Counters); err != nil {
+		if err := m.total.Rows[i].Counters.AddChecked(&sh.Rows[i].Counters); err != nil {
 			return fmt.Errorf("%s: rows[%d].%w", name, i, err)
 		}
 	}
@@ -276,8 +277,8 @@ func (m *Merger) Report() (Report, error) {
 		}
 		return Report{}, fmt.Errorf(what+" (%d of %d given; %s)", strings.Join(missing, ", "), len(m.seen), m.total.Count, shardfile.Tasks(idx, m.total.Count, more))
 	}
-	for i, r := range m.total.Rows {
-		if r.Jobs != m.total.Jobs {
+	for i := range m.total.Rows {
+		if r := &m.total.Rows[i]; r.Jobs != m.total.Jobs {
 			return Report{}, fmt.Errorf("rows[%d]: the shards hold %d jobs but the run has %d", i, r.Jobs, m.total.Jobs)
 		}
 	}
@@ -319,7 +320,8 @@ func (e Experiment) sliceOf(sh stats.Shard) error {
 		return fmt.Errorf("rows: %d, but the experiment has %d strategies", len(sh.Rows), len(rep.Rows))
 	}
 	want := e.config(0, s).ShardJobs()
-	for i, r := range sh.Rows {
+	for i := range sh.Rows {
+		r := &sh.Rows[i]
 		switch {
 		case r.ID != rep.Rows[i].ID || r.Label != rep.Rows[i].Label:
 			return fmt.Errorf("rows[%d]: strategy %s (%q), but the experiment's is %s (%q)", i, r.ID, r.Label, rep.Rows[i].ID, rep.Rows[i].Label)
@@ -330,6 +332,20 @@ func (e Experiment) sliceOf(sh stats.Shard) error {
 		}
 	}
 	return nil
+}
+
+// sameStrategies reports whether rows a and b are of the same strategies,
+// in order (not slices.EqualFunc, which copies each row's 89 KB of counters).
+func sameStrategies(a, b []stats.Row) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID {
+			return false
+		}
+	}
+	return true
 }
 
 // sameJSON reports whether a and b write the same JSON values: what a shard

@@ -510,7 +510,8 @@ func SweepOf(s Sweep, points []SweepPoint) (stats.Sweep, error) {
 				return stats.Sweep{}, fieldErr("points", "point %d, replicate %d holds %d strategies' counters; the sweep runs %d", k, r, len(cs), n)
 			}
 			cfg := p.cfgs[k*reps+r]
-			for i, c := range cs {
+			for i := range cs {
+				c := &cs[i] // by index: Counters are 89 KB
 				if c.Jobs != cfg.Jobs {
 					return stats.Sweep{}, fieldErr("points", "point %d, replicate %d, strategy %d ran %d jobs; the point runs %d", k, r, i, c.Jobs, cfg.Jobs)
 				}
@@ -533,7 +534,7 @@ func SweepOf(s Sweep, points []SweepPoint) (stats.Sweep, error) {
 // produce, as a merge of a run's shards does (stats.Counters.Check, and
 // CheckDelivery for the delivery model), for any strategy: a program's own
 // may make any number of calls.
-func checkPointCounters(cfg sim.Config, c stats.Counters) error {
+func checkPointCounters(cfg sim.Config, c *stats.Counters) error {
 	steps := len(cfg.Scenario.Steps)
 	if q := cfg.Delivery; q != nil {
 		deliveries := int64(q.MaxDeliveries)
@@ -585,11 +586,11 @@ func (p plan) fill(out *stats.Sweep, k int, reps [][]stats.Counters) {
 				if row.Replicates == nil {
 					row.Replicates = make([]stats.Values, len(reps))
 				}
-				row.Replicates[r] = stats.ValuesOf(cs[i])
+				row.Replicates[r] = stats.ValuesOf(&cs[i])
 			}
 		}
 		row.Point, row.ID, row.Label = stats.Point(p.points[k]), id, cfg.Strategies[i].Name()
-		row.SetCounters(pooled)
+		row.SetCounters(&pooled)
 	}
 }
 

@@ -171,8 +171,8 @@ func TestSweepMetrics(t *testing.T) {
 	for name, v := range map[string]float64{"steps[charge the card].duplicate_rate": 0.05, "steps[send the receipt].duplicate_rate": 0.15,
 		"lost_work": 0.25, "deliveries_per_job": 1.3} {
 		m, err := stats.LookupSweepMetric(name, watched, true)
-		if err != nil || m.Estimate(row).Value != v {
-			t.Errorf("%s = %v, %v; want %v", name, m.Estimate(row).Value, err, v)
+		if err != nil || m.Estimate(&row.Counters, row.NoRepeats).Value != v {
+			t.Errorf("%s = %v, %v; want %v", name, m.Estimate(&row.Counters, row.NoRepeats).Value, err, v)
 		}
 	}
 	if _, err := stats.LookupSweepMetric("lost_work", watched, false); err == nil || err.Error() != "lost_work is counted by the delivery model only; this sweep runs the job model" {

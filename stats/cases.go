@@ -9,7 +9,7 @@ type CaseRow struct {
 }
 
 // ChargesPerJob is the mean side effects a job (the check's job has one step).
-func (r CaseRow) ChargesPerJob() float64 { return float64(r.SideEffects) / float64(r.Jobs) }
+func (r *CaseRow) ChargesPerJob() float64 { return float64(r.SideEffects) / float64(r.Jobs) }
 
 // Cases is a preset's report.
 type Cases struct {

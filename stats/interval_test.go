@@ -36,12 +36,12 @@ func TestMetricMethods(t *testing.T) {
 	want := map[string]schema.Method{"succeeded": schema.Wilson, "failed_rate": schema.Wilson, "calls_per_job": schema.Normal,
 		"repeated_per_job": schema.CompoundPoisson, "duplicate_rate": schema.Garwood}
 	for _, m := range Metrics() {
-		e := m.Estimate(Row{Counters: c})
+		e := m.Estimate(&c, false)
 		if e.Method != want[m.Name] || e.N != 1000 || e.Level != 0.95 {
 			t.Errorf("%s: %v of %d at %g; want %v of 1000 at 0.95", m.Name, e.Method, e.N, e.Level, want[m.Name])
 		}
 	}
-	if e := Metrics()[3].Estimate(Row{Counters: c, NoRepeats: true}); e.Method != schema.Exact || e.Lo != 0 || e.Hi != 0 {
+	if e := Metrics()[3].Estimate(&c, true); e.Method != schema.Exact || e.Lo != 0 || e.Hi != 0 {
 		t.Errorf("repeats ruled out: %+v; want exactly [0, 0]", e)
 	}
 }

@@ -36,13 +36,14 @@ type Metric struct {
 	Name string
 	// Label says what it is, for axes and pivots.
 	Label string
-	// Estimate computes the rate and its interval from a row's counters.
-	Estimate func(r Row) schema.Estimate
+	// Estimate computes the rate and its interval from a row's counters
+	// and its NoRepeats (by pointer: Counters are 89 KB).
+	Estimate func(c *Counters, noRepeats bool) schema.Estimate
 	// Expected picks the metric's expectation, per job.
 	Expected func(e Expected) float64
 	// SE is the standard error of the estimate when expected is the truth,
 	// from the counters alone.
-	SE func(c Counters, expected float64) float64
+	SE func(c *Counters, expected float64) float64
 	// Variance is the per-job variance the expectation implies: p(1-p) for a
 	// share of jobs, the exact variance of the count for a mean.
 	Variance func(e Expected) float64
@@ -58,15 +59,14 @@ func share(x, n int64) schema.Estimate {
 
 // repeats is the mean of repeated side effects a job, with the interval for
 // rare counts while they are rare, and exactly 0 where none can happen.
-func repeats(r Row) schema.Estimate {
-	c := r.Counters
-	if r.NoRepeats {
+func repeats(c *Counters, noRepeats bool) schema.Estimate {
+	if noRepeats {
 		return schema.Estimate{Value: float64(c.RepeatedSteps) / float64(c.Jobs), N: c.Jobs, Level: Confidence, Method: schema.Exact}
 	}
 	return MeanOfCounts(c.RepeatedSteps, c.RepeatedSq, c.Jobs)
 }
 
-func binomialSE(c Counters, p float64) float64 { return math.Sqrt(p * (1 - p) / float64(c.Jobs)) }
+func binomialSE(c *Counters, p float64) float64 { return math.Sqrt(p * (1 - p) / float64(c.Jobs)) }
 
 func meanSE(sum int64, sumSq Wide, n int64) float64 {
 	e := MeanOf(sum, sumSq, n)
@@ -78,9 +78,9 @@ var metrics = []Metric{
 	{
 		Name:  "succeeded",
 		Label: "Share of jobs that succeeded",
-		Estimate: func(r Row) schema.Estimate { // the mirror of failed_rate
-			e := share(r.Failed, r.Jobs)
-			e.Value, e.Lo, e.Hi = r.Succeeded(), 1-e.Hi, 1-e.Lo
+		Estimate: func(c *Counters, _ bool) schema.Estimate { // the mirror of failed_rate
+			e := share(c.Failed, c.Jobs)
+			e.Value, e.Lo, e.Hi = c.Succeeded(), 1-e.Hi, 1-e.Lo
 			return e
 		},
 		Expected: func(e Expected) float64 { return e.SucceededRate },
@@ -90,7 +90,7 @@ var metrics = []Metric{
 	{
 		Name:     "failed_rate",
 		Label:    "Share of jobs that failed",
-		Estimate: func(r Row) schema.Estimate { return share(r.Failed, r.Jobs) },
+		Estimate: func(c *Counters, _ bool) schema.Estimate { return share(c.Failed, c.Jobs) },
 		Expected: func(e Expected) float64 { return e.FailedRate },
 		SE:       binomialSE,
 		Variance: func(e Expected) float64 { return e.FailedRate * e.SucceededRate },
@@ -98,9 +98,9 @@ var metrics = []Metric{
 	{
 		Name:     "calls_per_job",
 		Label:    "Calls per job",
-		Estimate: func(r Row) schema.Estimate { return MeanOf(r.Calls, r.CallsSq, r.Jobs) },
+		Estimate: func(c *Counters, _ bool) schema.Estimate { return MeanOf(c.Calls, c.CallsSq, c.Jobs) },
 		Expected: func(e Expected) float64 { return e.CallsPerJob },
-		SE:       func(c Counters, _ float64) float64 { return meanSE(c.Calls, c.CallsSq, c.Jobs) },
+		SE:       func(c *Counters, _ float64) float64 { return meanSE(c.Calls, c.CallsSq, c.Jobs) },
 		Variance: func(e Expected) float64 { return e.CallsVar },
 	},
 	{
@@ -108,13 +108,13 @@ var metrics = []Metric{
 		Label:    "Side effects repeated per job",
 		Estimate: repeats,
 		Expected: func(e Expected) float64 { return e.RepeatedPerJob },
-		SE:       func(c Counters, _ float64) float64 { return meanSE(c.RepeatedSteps, c.RepeatedSq, c.Jobs) },
+		SE:       func(c *Counters, _ float64) float64 { return meanSE(c.RepeatedSteps, c.RepeatedSq, c.Jobs) },
 		Variance: func(e Expected) float64 { return e.RepeatedVar },
 	},
 	{
 		Name:     "duplicate_rate",
 		Label:    "Share of jobs whose watched step ran twice or more",
-		Estimate: func(r Row) schema.Estimate { return share(r.DuplicateUsers, r.Jobs) },
+		Estimate: func(c *Counters, _ bool) schema.Estimate { return share(c.DuplicateUsers, c.Jobs) },
 		Expected: func(e Expected) float64 { return e.DuplicateRate },
 		SE:       binomialSE,
 		Variance: func(e Expected) float64 { return e.DuplicateRate * (1 - e.DuplicateRate) },
@@ -142,9 +142,9 @@ func LookupMetric(name string) (Metric, error) {
 // the standard error from e's own variance: the simulated jobs may all have
 // the same count (no spread to measure) where the truth has some. A metric
 // whose truth has no spread gives 0 when it matches and ok false otherwise.
-func (m Metric) Z(c Counters, e Expected) (zscore float64, ok bool) {
+func (m Metric) Z(c *Counters, e Expected) (zscore float64, ok bool) {
 	x := m.Expected(e)
-	diff := m.Estimate(Row{Counters: c}).Value - x
+	diff := m.Estimate(c, false).Value - x
 	se := math.Sqrt(m.Variance(e) / float64(c.Jobs))
 	if se == 0 || math.IsNaN(se) {
 		return 0, math.Abs(diff) <= 1e-12*math.Max(1, math.Abs(x))
@@ -167,10 +167,10 @@ type Spread struct {
 type Values []float64
 
 // ValuesOf are c's metric values.
-func ValuesOf(c Counters) Values {
+func ValuesOf(c *Counters) Values {
 	v := make(Values, len(metrics))
 	for i, m := range metrics {
-		v[i] = m.Estimate(Row{Counters: c}).Value
+		v[i] = m.Estimate(c, false).Value
 	}
 	return v
 }
@@ -198,14 +198,14 @@ var deliveryMetrics = []Metric{
 	{
 		Name:  "deliveries_per_job",
 		Label: "Deliveries per job",
-		Estimate: func(r Row) schema.Estimate {
-			return schema.Point(float64(r.Deliveries)/float64(r.Jobs), r.Jobs)
+		Estimate: func(c *Counters, _ bool) schema.Estimate {
+			return schema.Point(float64(c.Deliveries)/float64(c.Jobs), c.Jobs)
 		},
 	},
 	{
 		Name:     "lost_work",
 		Label:    "Share of jobs whose work was lost silently",
-		Estimate: func(r Row) schema.Estimate { return share(r.LostWork, r.Jobs) },
+		Estimate: func(c *Counters, _ bool) schema.Estimate { return share(c.LostWork, c.Jobs) },
 	},
 	quantileMetric("completion_p50", "Time to complete, p50 of succeeded jobs", false, 0.5),
 	quantileMetric("completion_p95", "Time to complete, p95 of succeeded jobs", false, 0.95),
@@ -219,10 +219,10 @@ var deliveryMetrics = []Metric{
 // of the jobs that failed if failed: NaN when none was counted, +Inf past
 // the histogram's range.
 func quantileMetric(name, label string, failed bool, p float64) Metric {
-	return Metric{Name: name, Label: label, Estimate: func(r Row) schema.Estimate {
-		h := &r.Completion
+	return Metric{Name: name, Label: label, Estimate: func(c *Counters, _ bool) schema.Estimate {
+		h := &c.Completion
 		if failed {
-			h = &r.FailedCompletion
+			h = &c.FailedCompletion
 		}
 		return schema.Point(h.QuantileSeconds(p), h.Count())
 	}}
@@ -247,7 +247,7 @@ func SweepMetrics(watched []Watch, delivery bool) []Metric {
 		if w.Label != "" { // the table's column
 			m.Label = w.Label + ", share of jobs"
 		}
-		m.Estimate = func(r Row) schema.Estimate { return r.WatchedRate(k, w) }
+		m.Estimate = func(c *Counters, _ bool) schema.Estimate { return c.WatchedRate(k, w) }
 		out = append(out, m)
 	}
 	if delivery {

@@ -24,7 +24,7 @@ func TestZUsesExpectedVariance(t *testing.T) {
 		{"calls_per_job", -0.02 / math.Sqrt(0.04/1000)},
 	} {
 		m, _ := LookupMetric(tt.metric)
-		z, ok := m.Z(c, e)
+		z, ok := m.Z(&c, e)
 		if !ok || math.Abs(z-tt.want) > 1e-9 {
 			t.Errorf("%s: Z = %v, %v; want %v, true", tt.metric, z, ok, tt.want)
 		}
@@ -32,12 +32,12 @@ func TestZUsesExpectedVariance(t *testing.T) {
 	// Where the truth has no spread either, z is 0 on a match and undefined
 	// otherwise.
 	m, _ := LookupMetric("repeated_per_job")
-	if z, ok := m.Z(c, Expected{SucceededRate: 1, CallsPerJob: 10}); z != 0 || !ok {
+	if z, ok := m.Z(&c, Expected{SucceededRate: 1, CallsPerJob: 10}); z != 0 || !ok {
 		t.Errorf("no repeats expected, none seen: Z = %v, %v; want 0, true", z, ok)
 	}
 	one := Counters{Jobs: 1000, RepeatedSteps: 1000}
 	one.RepeatedSq.Add(1000)
-	if _, ok := m.Z(one, Expected{SucceededRate: 1, RepeatedPerJob: 2}); ok {
+	if _, ok := m.Z(&one, Expected{SucceededRate: 1, RepeatedPerJob: 2}); ok {
 		t.Errorf("one repeat a job seen, two certain: Z defined; want undefined")
 	}
 }
@@ -60,7 +60,7 @@ func TestRepeatsInterval(t *testing.T) {
 		{"none possible", Row{Counters: Counters{Jobs: 1000}, NoRepeats: true}, 0, 0, 0},
 	} {
 		tt.row.RepeatedSq.Add(tt.sumSq)
-		e := m.Estimate(tt.row)
+		e := m.Estimate(&tt.row.Counters, tt.row.NoRepeats)
 		if math.Abs(e.Lo-tt.wantLo) > 1e-6 || math.Abs(e.Hi-tt.wantHi) > 1e-6 {
 			t.Errorf("%s: interval [%v, %v]; want [%v, %v]", tt.name, e.Lo, e.Hi, tt.wantLo, tt.wantHi)
 		}

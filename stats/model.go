@@ -171,7 +171,7 @@ func deliveriesPerJob(q Settings) (int64, error) {
 // work succeeded without doing every step, so the bounds are looser than
 // Check's. Every job counts one completion time: in completion if it
 // succeeded, in failed_completion if it failed.
-func (c Counters) CheckDelivery(steps, attempts int, deliveries int64) error {
+func (c *Counters) CheckDelivery(steps, attempts int, deliveries int64) error {
 	for _, f := range []struct {
 		name string
 		v    int64

@@ -130,10 +130,10 @@ func (c *Counters) AddClean(n, steps int64) {
 }
 
 // Succeeded is the fraction of jobs that did not fail.
-func (c Counters) Succeeded() float64 { return float64(c.Jobs-c.Failed) / float64(c.Jobs) }
+func (c *Counters) Succeeded() float64 { return float64(c.Jobs-c.Failed) / float64(c.Jobs) }
 
 // CallsPerJob is the mean number of provider calls a job.
-func (c Counters) CallsPerJob() float64 { return float64(c.Calls) / float64(c.Jobs) }
+func (c *Counters) CallsPerJob() float64 { return float64(c.Calls) / float64(c.Jobs) }
 
 // Params are the inputs that determine a report, echoed in every format.
 type Params struct {
@@ -358,7 +358,7 @@ type EchoWatch struct {
 
 // Twice is the count of jobs whose k-th watched step w did its work twice or
 // more: DuplicateUsers for the first, TwiceByStep for the others.
-func (c Counters) Twice(k int, w Watch) int64 {
+func (c *Counters) Twice(k int, w Watch) int64 {
 	if k == 0 {
 		return c.DuplicateUsers
 	}
@@ -367,4 +367,4 @@ func (c Counters) Twice(k int, w Watch) int64 {
 
 // WatchedRate is Twice's share of the jobs with its interval, as
 // duplicate_rate is the first watched step's.
-func (c Counters) WatchedRate(k int, w Watch) schema.Estimate { return share(c.Twice(k, w), c.Jobs) }
+func (c *Counters) WatchedRate(k int, w Watch) schema.Estimate { return share(c.Twice(k, w), c.Jobs) }

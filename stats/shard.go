@@ -10,7 +10,6 @@ import (
 	"math/big"
 	"math/bits"
 	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/retrysim/retrysim/schema"
@@ -190,7 +189,8 @@ func (s Shard) Check() error {
 			return err
 		}
 	}
-	for i, r := range s.Rows {
+	for i := range s.Rows {
+		r := &s.Rows[i] // by index: a Row's counters are 89 KB
 		// A step's own attempts may exceed the run's: a job's calls are
 		// bounded by steps x the most attempts any step has. Nothing in the
 		// shard bounds the calls of a strategy that sets its own limits.
@@ -253,7 +253,8 @@ func (s Shard) checkRun() error {
 			return fmt.Errorf("%s: %w", n.path, err)
 		}
 	}
-	for i, r := range s.Rows {
+	for i := range s.Rows {
+		r := &s.Rows[i]
 		for _, f := range []struct{ name, v string }{{"strategy", r.ID}, {"label", r.Label}} {
 			if f.v == "" {
 				return fmt.Errorf("rows[%d].%s: missing; every row names its strategy", i, f.name)
@@ -278,7 +279,13 @@ func (s Shard) checkRun() error {
 // strategy.Retry allows, at least 1, when a row is one, and 0 when every
 // strategy sets its own limits (Row.OwnStrategy).
 func (s Shard) checkAttempts() error {
-	retry := slices.IndexFunc(s.Rows, func(r Row) bool { return !r.OwnStrategy })
+	retry := -1
+	for i := range s.Rows { // not slices.IndexFunc, which copies each 89 KB row
+		if !s.Rows[i].OwnStrategy {
+			retry = i
+			break
+		}
+	}
 	switch {
 	case retry >= 0 && s.Attempts == 0:
 		return fmt.Errorf("attempts: 0, but rows[%d] is a strategy.Retry, which makes at least 1", retry)
@@ -382,7 +389,7 @@ func holdsText(t reflect.Type) bool {
 // its jobs may make any number of calls, none included, and may call a job a
 // success without every step's work (a best-effort receipt), so only what
 // holds for every strategy.Strategy is checked.
-func (c Counters) Check(steps, attempts int) error {
+func (c *Counters) Check(steps, attempts int) error {
 	for _, f := range []struct {
 		name string
 		v    int64
@@ -439,7 +446,7 @@ func (c Counters) Check(steps, attempts int) error {
 // that did its work twice (each repeated it once or more) and none past the
 // scenario's steps, the repeats adding up to repeated_steps. Each step's
 // duplicate jobs are at most the jobs.
-func (c Counters) checkByStep(steps int) error {
+func (c *Counters) checkByStep(steps int) error {
 	var sum int64
 	for i := range c.RepeatedByStep {
 		r, t := c.RepeatedByStep[i], c.TwiceByStep[i]
@@ -507,7 +514,7 @@ func mulSat(a, b int64) int64 {
 
 // AddChecked adds o to c as Add does, but refuses, leaving c as it was, a sum
 // that overflows an int64 counter or a 128-bit sum of squares.
-func (c *Counters) AddChecked(o Counters) error {
+func (c *Counters) AddChecked(o *Counters) error {
 	type term struct {
 		name string
 		dst  *int64

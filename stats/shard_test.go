@@ -70,7 +70,7 @@ func TestAddCheckedRefusesOverflow(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := tt.a
-			err := c.AddChecked(tt.b)
+			err := c.AddChecked(&tt.b)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("AddChecked = %v; want %q", err, tt.want)
 			}
@@ -81,7 +81,7 @@ func TestAddCheckedRefusesOverflow(t *testing.T) {
 	}
 	// At the edge, no overflow: 2^63-2 + 1, and a carry into the high word.
 	c := Counters{Jobs: math.MaxInt64 - 1, CallsSq: Wide{Lo: math.MaxUint64}}
-	if err := c.AddChecked(Counters{Jobs: 1, CallsSq: Wide{Lo: 1}}); err != nil || c.Jobs != math.MaxInt64 || c.CallsSq != (Wide{Hi: 1}) {
+	if err := c.AddChecked(&Counters{Jobs: 1, CallsSq: Wide{Lo: 1}}); err != nil || c.Jobs != math.MaxInt64 || c.CallsSq != (Wide{Hi: 1}) {
 		t.Errorf("AddChecked at the edge = %v, jobs %d, calls_sq %v; want nil, 2^63-1, 2^64", err, c.Jobs, c.CallsSq)
 	}
 }

@@ -68,11 +68,11 @@ func restOf(c *Counters) []*int64 {
 
 // SetCounters sets the row's counters to c, every one of them: Row gives
 // them back whole.
-func (r *SweepRow) SetCounters(c Counters) {
+func (r *SweepRow) SetCounters(c *Counters) {
 	r.Core = CoreOf(c)
 	r.rest = nil
 	r.completion, r.failedCompletion = c.Completion.Buckets(), c.FailedCompletion.Buckets()
-	for i, p := range restOf(&c) {
+	for i, p := range restOf(c) {
 		if *p != 0 {
 			r.rest = append(r.rest, counted{i, *p})
 		}
@@ -88,7 +88,7 @@ type Core struct {
 }
 
 // CoreOf is c's Part 5 counters.
-func CoreOf(c Counters) Core {
+func CoreOf(c *Counters) Core {
 	return Core{c.Jobs, c.Failed, c.Calls, c.RepeatedSteps, c.DuplicateUsers, c.SideEffects, c.CallsSq, c.RepeatedSq}
 }
 

@@ -48,10 +48,10 @@ func TestExpectAgreesWithSimulation(t *testing.T) {
 		for i, r := range retries {
 			want := r.Expect(sc)
 			for _, m := range stats.Metrics() {
-				z, ok := m.Z(got[i], want)
+				z, ok := m.Z(&got[i], want)
 				if !ok || math.Abs(z) > 4.5 {
 					t.Errorf("p=%v l=%v A=%d %s %s: simulated %.6g, expected %.6g (z %.2f, defined %v)",
-						pt.p, pt.l, pt.attempts, r.Name(), m.Name, m.Estimate(stats.Row{Counters: got[i]}).Value, m.Expected(want), z, ok)
+						pt.p, pt.l, pt.attempts, r.Name(), m.Name, m.Estimate(&got[i], false).Value, m.Expected(want), z, ok)
 				}
 			}
 		}

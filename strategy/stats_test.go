@@ -54,7 +54,7 @@ func TestZScoresOverSeeds(t *testing.T) {
 			}
 			zs := make([]float64, len(runs))
 			for k, run := range runs {
-				z, ok := m.Z(run[i], want)
+				z, ok := m.Z(&run[i], want)
 				if !ok {
 					t.Fatalf("%s %s: z undefined", id, name)
 				}
@@ -96,7 +96,7 @@ func TestIntervalCoverage(t *testing.T) {
 		truth := m.Expected(r.Expect(sc))
 		covered := 0
 		for _, run := range runs {
-			if e := m.Estimate(stats.Row{Counters: run[i]}); e.Lo <= truth && truth <= e.Hi {
+			if e := m.Estimate(&run[i], false); e.Lo <= truth && truth <= e.Hi {
 				covered++
 			}
 		}
@@ -137,7 +137,7 @@ func TestRepeatsIntervalCoverageAtSmallCounts(t *testing.T) {
 			truth := strats[i].(strategy.Retry).Expect(sc).RepeatedPerJob
 			covered := 0
 			for _, run := range runs {
-				if e := m.Estimate(stats.Row{Counters: run[i]}); e.Lo <= truth && truth <= e.Hi {
+				if e := m.Estimate(&run[i], false); e.Lo <= truth && truth <= e.Hi {
 					covered++
 				}
 			}

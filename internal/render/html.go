@@ -269,7 +269,8 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 			row = append(row, plain(axisValue(s.AxisList()[a], s.Rows[i].At(a))))
 		}
 		for k, r := range s.Rows[i : i+per] {
-			e := s.Metric.Estimate(r.Row())
+			sr := r.Row()
+			e := s.Metric.Estimate(&sr.Counters, sr.NoRepeats)
 			row = append(row, num(metricText(s.Metric, e, true), i+k, s.Metric.Name, e.Value))
 		}
 		t.rows = append(t.rows, pageRow{cells: row})
@@ -351,7 +352,8 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 		header:  reportColumns(r).header(),
 	}
 	cs := reportColumns(r)
-	for k, row := range r.Rows {
+	for k := range r.Rows {
+		row := &r.Rows[k] // by index: a Row's counters are 89 KB
 		t.rows = append(t.rows, pageRow{cells: cs.pageCells(row, k)})
 		var extra [][]string
 		if len(row.Replicates) > 1 {
@@ -374,14 +376,15 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 			howTo: "A row is one step of the job, a column one strategy: how many times that step's side effect " +
 				"happened again, over every job. The steps' sum is the strategies' table's steps done again.",
 			header: []string{"Step"}}
-		for _, row := range r.Rows {
-			by.header = append(by.header, row.ID)
+		for k := range r.Rows {
+			by.header = append(by.header, r.Rows[k].ID)
 		}
 		for i, name := range r.Delivery.StepNames {
 			cells := []pageCell{prose(name)}
 			field := "repeated_step_" + strconv.Itoa(i+1)
-			for k, row := range r.Rows {
-				cells = append(cells, num(group(row.RepeatedByStep[i]), k, field, float64(row.RepeatedByStep[i])))
+			for k := range r.Rows {
+				n := r.Rows[k].RepeatedByStep[i]
+				cells = append(cells, num(group(n), k, field, float64(n)))
 			}
 			by.rows = append(by.rows, pageRow{cells: cells})
 		}
@@ -398,9 +401,9 @@ func reportHowTo(r stats.Report) string {
 		"failed jobs, steps done again and the watched duplicates are counts over all jobs; calls per job is a mean " +
 		"(each column is explained under Terms, at the end of the page)."
 	replicated, expected := false, false
-	for _, row := range r.Rows {
-		replicated = replicated || len(row.Replicates) > 1
-		expected = expected || row.Expected != nil
+	for i := range r.Rows {
+		replicated = replicated || len(r.Rows[i].Replicates) > 1
+		expected = expected || r.Rows[i].Expected != nil
 	}
 	if r.ShowCI {
 		how += " Brackets after a figure are its 95% interval [low, high] (-ci)."
@@ -424,7 +427,8 @@ func writeCasesHTML(w io.Writer, c stats.Cases) error {
 			"jobs whose work was lost; deliveries per job counts how often the queue handed each job out.",
 		header: casesHeader,
 	}
-	for i, r := range c.Rows {
+	for i := range c.Rows {
+		r := &c.Rows[i]
 		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(r.Case), prose(r.Store),
 			num(perJob.text(r.ChargesPerJob()), i, "charges_per_job", r.ChargesPerJob()),
 			num(group(r.LostWork), i, "lost_work", float64(r.LostWork)),

@@ -335,7 +335,7 @@ func TestReportHowTo(t *testing.T) {
 		{"-expect", func(r *stats.Report) { r.Rows[0].Expected = &stats.Expected{} }, false, false, true},
 		{"-replicates", func(r *stats.Report) {
 			r.Replicates = 2
-			r.Rows[0].Replicates = []stats.Values{stats.ValuesOf(r.Rows[0].Counters), stats.ValuesOf(r.Rows[0].Counters)}
+			r.Rows[0].Replicates = []stats.Values{stats.ValuesOf(&r.Rows[0].Counters), stats.ValuesOf(&r.Rows[0].Counters)}
 		}, false, true, false},
 	} {
 		r := base()

@@ -288,7 +288,8 @@ func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 	var values, xs []float64
 	for k := range s.Strategies {
 		for i := k; i < len(s.Rows); i += per {
-			e := s.Metric.Estimate(s.Rows[i].Row())
+			row := s.Rows[i].Row()
+			e := s.Metric.Estimate(&row.Counters, row.NoRepeats)
 			all[k].xs = append(all[k].xs, s.Rows[i].At(axis))
 			all[k].vs = append(all[k].vs, mul*e.Value)
 			all[k].los = append(all[k].los, mul*e.Lo)
@@ -540,7 +541,8 @@ func newHeatFigure(s stats.Sweep, ownScales bool) heatFigure {
 		var values []float64
 		for i := k; i < len(s.Rows); i += per {
 			r := s.Rows[i]
-			v := mul * s.Metric.Estimate(r.Row()).Value
+			row := r.Row()
+			v := mul * s.Metric.Estimate(&row.Counters, row.NoRepeats).Value
 			f.panels[k].v[slices.Index(xs, r.At(ax))][slices.Index(ys, r.At(ay))] = v
 			values = append(values, v)
 		}

@@ -53,7 +53,7 @@ func TestRegistryWrites(t *testing.T) {
 	}
 	c := stats.Counters{Jobs: 4, Failed: 1, Calls: 6}
 	rep := stats.Report{Params: stats.Params{Scenario: "s", Steps: 1, Jobs: 4, Attempts: 1, Replicates: 1}, Rows: []stats.Row{{ID: "a", Counters: c}}}
-	sw := stats.Sweep{Scenario: "s", Metric: m, Strategies: []string{"a"}, Rows: []stats.SweepRow{{ID: "a", Core: stats.CoreOf(c)}}}
+	sw := stats.Sweep{Scenario: "s", Metric: m, Strategies: []string{"a"}, Rows: []stats.SweepRow{{ID: "a", Core: stats.CoreOf(&c)}}}
 	fl := FleetReport{Title: "f", Rows: []fleet.Summary{{Run: "r", Replicates: 1}}}
 	for _, d := range []Doc{ReportDoc, SweepDoc, FleetDoc, TotalsDoc, CasesDoc, RaceDoc} {
 		for _, name := range Names(d) {

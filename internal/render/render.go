@@ -27,13 +27,16 @@ func watchedOf(r stats.Report) []stats.Watch { return reportjson.Watched(r) }
 // model's, each count and rate with its 95% interval when r.ShowCI asks;
 // html's data-field is json's (csv and json write reportjson.Row). n is
 // the row's jobs, which scale a rate's interval to a count's.
-func reportColumns(r stats.Report) columns[stats.Row] {
-	n := func(row stats.Row) float64 { return float64(row.Jobs) }
-	metric := func(i int) func(stats.Row) schema.Estimate { return stats.Metrics()[i].Estimate }
+func reportColumns(r stats.Report) columns[*stats.Row] {
+	n := func(row *stats.Row) float64 { return float64(row.Jobs) }
+	ms := stats.Metrics()
+	metric := func(i int) func(*stats.Row) schema.Estimate {
+		return func(row *stats.Row) schema.Estimate { return ms[i].Estimate(&row.Counters, row.NoRepeats) }
+	}
 	// count is a column of a count and its interval, the rate's times n.
-	count := func(header, key string, x func(stats.Row) int64, rate func(stats.Row) schema.Estimate) column[stats.Row] {
-		return column[stats.Row]{header: header, key: key, value: func(row stats.Row) float64 { return float64(x(row)) },
-			text: func(row stats.Row) string {
+	count := func(header, key string, x func(*stats.Row) int64, rate func(*stats.Row) schema.Estimate) column[*stats.Row] {
+		return column[*stats.Row]{header: header, key: key, value: func(row *stats.Row) float64 { return float64(x(row)) },
+			text: func(row *stats.Row) string {
 				if !r.ShowCI || rate == nil {
 					return group(x(row))
 				}
@@ -42,41 +45,41 @@ func reportColumns(r stats.Report) columns[stats.Row] {
 			}}
 	}
 	// ratio is a column of a metric, written as the article does, and its interval in style.
-	ratio := func(header, key string, i int, style numberStyle, article func(stats.Counters) string) column[stats.Row] {
-		return column[stats.Row]{header: header, key: key, value: func(row stats.Row) float64 { return metric(i)(row).Value },
-			text: func(row stats.Row) string {
+	ratio := func(header, key string, i int, style numberStyle, article func(*stats.Counters) string) column[*stats.Row] {
+		return column[*stats.Row]{header: header, key: key, value: func(row *stats.Row) float64 { return metric(i)(row).Value },
+			text: func(row *stats.Row) string {
 				if !r.ShowCI {
-					return article(row.Counters)
+					return article(&row.Counters)
 				}
 				e := metric(i)(row)
-				return article(row.Counters) + bounds(style, e.Lo, e.Hi)
+				return article(&row.Counters) + bounds(style, e.Lo, e.Hi)
 			}}
 	}
-	cs := columns[stats.Row]{
-		labelColumn("Strategy", "", func(row stats.Row) string { return row.Label }),
-		ratio("Succeeded", "succeeded", 0, jobShare, func(c stats.Counters) string { return percentOf(c.Jobs-c.Failed, c.Jobs) }),
-		count("Failed jobs", "failed", func(row stats.Row) int64 { return row.Failed }, metric(1)),
-		ratio("Calls per job", "calls_per_job", 2, callsPerJob, func(c stats.Counters) string { return roundJS(c.CallsPerJob(), 2) }),
-		count("Steps done again", "repeated_steps", func(row stats.Row) int64 { return row.RepeatedSteps }, metric(3)),
+	cs := columns[*stats.Row]{
+		labelColumn("Strategy", "", func(row *stats.Row) string { return row.Label }),
+		ratio("Succeeded", "succeeded", 0, jobShare, func(c *stats.Counters) string { return percentOf(c.Jobs-c.Failed, c.Jobs) }),
+		count("Failed jobs", "failed", func(row *stats.Row) int64 { return row.Failed }, metric(1)),
+		ratio("Calls per job", "calls_per_job", 2, callsPerJob, func(c *stats.Counters) string { return roundJS(c.CallsPerJob(), 2) }),
+		count("Steps done again", "repeated_steps", func(row *stats.Row) int64 { return row.RepeatedSteps }, metric(3)),
 	}
 	for k, w := range watchedOf(r) {
 		key := "duplicate_users"
 		if k > 0 {
 			key += "_step_" + strconv.Itoa(w.Step+1)
 		}
-		cs = append(cs, count(w.Label, key, func(row stats.Row) int64 { return row.Twice(k, w) },
-			func(row stats.Row) schema.Estimate { return row.WatchedRate(k, w) }))
+		cs = append(cs, count(w.Label, key, func(row *stats.Row) int64 { return row.Twice(k, w) },
+			func(row *stats.Row) schema.Estimate { return row.WatchedRate(k, w) }))
 	}
 	if r.Delivery == nil {
 		return cs
 	}
 	return append(cs,
-		column[stats.Row]{header: "Deliveries per job", key: "deliveries_per_job",
-			value: func(row stats.Row) float64 { return float64(row.Deliveries) / float64(row.Jobs) },
-			text:  func(row stats.Row) string { return perJob.text(float64(row.Deliveries) / float64(row.Jobs)) }},
-		count("Lost work", "lost_work", func(row stats.Row) int64 { return row.LostWork }, nil),
-		column[stats.Row]{header: "Time p50 / p95 / p99, succeeded jobs", text: func(row stats.Row) string { return quantiles(&row.Completion) }},
-		column[stats.Row]{header: "Time p50 / p95 / p99, failed jobs", text: func(row stats.Row) string { return quantiles(&row.FailedCompletion) }})
+		column[*stats.Row]{header: "Deliveries per job", key: "deliveries_per_job",
+			value: func(row *stats.Row) float64 { return float64(row.Deliveries) / float64(row.Jobs) },
+			text:  func(row *stats.Row) string { return perJob.text(float64(row.Deliveries) / float64(row.Jobs)) }},
+		count("Lost work", "lost_work", func(row *stats.Row) int64 { return row.LostWork }, nil),
+		column[*stats.Row]{header: "Time p50 / p95 / p99, succeeded jobs", text: func(row *stats.Row) string { return quantiles(&row.Completion) }},
+		column[*stats.Row]{header: "Time p50 / p95 / p99, failed jobs", text: func(row *stats.Row) string { return quantiles(&row.FailedCompletion) }})
 }
 
 // seconds formats a duration in seconds for people: 0.1000 s, 2.350 s, and
@@ -115,8 +118,8 @@ func metricStyle(i int) (s numberStyle, perJobs bool) {
 
 // expectedCells are the closed forms under a row, each with its z-score;
 // the watched steps after the first follow the metrics.
-func expectedCells(row stats.Row, watched []stats.Watch) []string {
-	c := row.Counters
+func expectedCells(row *stats.Row, watched []stats.Watch) []string {
+	c := &row.Counters
 	n := float64(c.Jobs)
 	cells := []string{"  " + expectedRowLabel}
 	for i, m := range stats.Metrics() {
@@ -136,11 +139,11 @@ func expectedCells(row stats.Row, watched []stats.Watch) []string {
 
 // watchedMetric is the duplicate_rate metric of the k-th watched step w
 // (reportjson.WatchedMetric).
-func watchedMetric(row stats.Row, k int, w stats.Watch) (stats.Metric, stats.Expected) {
+func watchedMetric(row *stats.Row, k int, w stats.Watch) (stats.Metric, stats.Expected) {
 	return reportjson.WatchedMetric(row, k, w)
 }
 
-func zText(m stats.Metric, c stats.Counters, e stats.Expected) string {
+func zText(m stats.Metric, c *stats.Counters, e stats.Expected) string {
 	zs, ok := m.Z(c, e)
 	if !ok {
 		return "z n/a"
@@ -150,7 +153,7 @@ func zText(m stats.Metric, c stats.Counters, e stats.Expected) string {
 
 // spreadCells are, under a row, the replicates' mean of each metric with
 // the mean's 95% Student t interval, counts per replicate.
-func spreadCells(row stats.Row) []string {
+func spreadCells(row *stats.Row) []string {
 	n := float64(row.Jobs) / float64(len(row.Replicates))
 	label := strings.Replace(spreadRowLabel, "n replicates", human.Count(int64(len(row.Replicates)), "replicate"), 1)
 	cells := []string{"  " + label + " [95% t interval]"}
@@ -174,7 +177,8 @@ func writeTable(w io.Writer, r stats.Report, st tableStyle) error {
 	header := cs.header()
 	t := newTable(w, st, numberColumns(max(10, len(header)), 1), 1)
 	t.Header(header)
-	for _, row := range r.Rows {
+	for i := range r.Rows {
+		row := &r.Rows[i] // by index: a Row's counters are 89 KB
 		rows := [][]string{cs.cells(row)}
 		if len(row.Replicates) > 1 {
 			rows = append(rows, spreadCells(row))
@@ -210,8 +214,8 @@ const (
 func writeByStep(w io.Writer, r stats.Report, st tableStyle) error {
 	header := []string{byStepHeading}
 	align := []alignment{alignLeft}
-	for _, row := range r.Rows {
-		header = append(header, row.ID)
+	for i := range r.Rows {
+		header = append(header, r.Rows[i].ID)
 		align = append(align, alignRight)
 	}
 	fmt.Fprintln(w)
@@ -219,8 +223,8 @@ func writeByStep(w io.Writer, r stats.Report, st tableStyle) error {
 	t.Header(header)
 	for i, name := range r.Delivery.StepNames {
 		cells := []string{name}
-		for _, row := range r.Rows {
-			cells = append(cells, group(row.RepeatedByStep[i]))
+		for j := range r.Rows {
+			cells = append(cells, group(r.Rows[j].RepeatedByStep[i]))
 		}
 		t.Append(cells)
 	}
@@ -234,7 +238,7 @@ type field struct {
 }
 
 // rowFields flattens a row for csv and json (reportjson.Row).
-func rowFields(row stats.Row, r stats.Report) []field {
+func rowFields(row *stats.Row, r stats.Report) []field {
 	var f []field
 	for _, x := range reportjson.Row(row, r) {
 		f = append(f, field{x.Key, x.Value})
@@ -268,8 +272,8 @@ func text(v any) string {
 
 func writeCSV(w io.Writer, r stats.Report) error {
 	rows := make([][]field, len(r.Rows))
-	for i, row := range r.Rows {
-		rows[i] = append(rowFields(row, r), stepFields(r)...)
+	for i := range r.Rows {
+		rows[i] = append(rowFields(&r.Rows[i], r), stepFields(r)...)
 	}
 	return writeFields(w, rows)
 }

@@ -42,7 +42,8 @@ func sweepFields(s stats.Sweep, r stats.SweepRow) []field {
 	if s.StepNames != nil {
 		rep.Delivery = &stats.DeliveryParams{StepNames: s.StepNames}
 	}
-	return append(f, rowFields(r.Row(), rep)...)
+	row := r.Row()
+	return append(f, rowFields(&row, rep)...)
 }
 
 // durationText writes seconds as people write a duration: 1h, 90m, 1h30m,
@@ -146,7 +147,7 @@ func isPercent(m stats.Metric) bool {
 // hasInterval reports whether m's estimates have an interval: the
 // completion quantiles and deliveries per job have none (Lo is NaN).
 func hasInterval(m stats.Metric) bool {
-	return !math.IsNaN(m.Estimate(stats.Row{Counters: stats.Counters{Jobs: 1}}).Lo)
+	return !math.IsNaN(m.Estimate(&stats.Counters{Jobs: 1}, false).Lo)
 }
 
 // isSeconds reports whether m is a time, a completion quantile in seconds.
@@ -194,8 +195,9 @@ func writePivot(w io.Writer, s stats.Sweep, st tableStyle) error {
 		for _, a := range s.Swept {
 			cells = append(cells, pivotAxisText(s.AxisList()[a], s.Rows[i].At(a)))
 		}
-		for _, row := range s.Rows[i : i+per] {
-			cells = append(cells, metricText(s.Metric, s.Metric.Estimate(row.Row()), s.CI))
+		for _, r := range s.Rows[i : i+per] {
+			row := r.Row()
+			cells = append(cells, metricText(s.Metric, s.Metric.Estimate(&row.Counters, row.NoRepeats), s.CI))
 		}
 		t.Append(cells)
 	}

@@ -101,7 +101,7 @@ func TestSweepTimeMetricWithoutJobs(t *testing.T) {
 				c.FailedCompletion.AddSeconds(math.Inf(1))
 			}
 		}
-		row.SetCounters(c)
+		row.SetCounters(&c)
 		s.Rows = append(s.Rows, row)
 	}
 	for _, swept := range [][]int{{0}, {0, 1}} {

@@ -48,10 +48,10 @@ func QuantileField(x float64) any {
 // WatchedMetric is the duplicate_rate metric of the k-th watched step w, and
 // the expectations with its duplicate rate in DuplicateRate, for the
 // columns of a watched step after the first.
-func WatchedMetric(row stats.Row, k int, w stats.Watch) (stats.Metric, stats.Expected) {
+func WatchedMetric(row *stats.Row, k int, w stats.Watch) (stats.Metric, stats.Expected) {
 	m := stats.Metrics()[len(stats.Metrics())-1] // duplicate_rate
 	m.Name += "_step_" + strconv.Itoa(w.Step+1)
-	m.Estimate = func(r stats.Row) schema.Estimate { return r.WatchedRate(k, w) }
+	m.Estimate = func(c *stats.Counters, _ bool) schema.Estimate { return c.WatchedRate(k, w) }
 	var e stats.Expected
 	if row.Expected != nil {
 		e = *row.Expected
@@ -64,8 +64,8 @@ func WatchedMetric(row stats.Row, k int, w stats.Watch) (stats.Metric, stats.Exp
 
 // Row flattens a row for csv and json: counters, then every metric with its
 // interval, then expectations and replicate spreads when present.
-func Row(row stats.Row, r stats.Report) []Field {
-	c := row.Counters
+func Row(row *stats.Row, r stats.Report) []Field {
+	c := &row.Counters
 	f := []Field{
 		{"strategy", row.ID}, {"label", row.Label},
 		{"jobs", c.Jobs}, {"failed", c.Failed}, {"calls", c.Calls},
@@ -73,13 +73,13 @@ func Row(row stats.Row, r stats.Report) []Field {
 		{"calls_sq", c.CallsSq}, {"repeated_steps_sq", c.RepeatedSq},
 	}
 	for _, m := range stats.Metrics() {
-		e := m.Estimate(row)
+		e := m.Estimate(c, row.NoRepeats)
 		f = append(f, estimateFields(m.Name, e, c.Jobs)...)
 	}
 	if len(r.Watched) > 1 { // each watched step side by side, the first again
 		for k, w := range Watched(r) {
 			m, _ := WatchedMetric(row, k, w)
-			e := m.Estimate(row)
+			e := m.Estimate(c, row.NoRepeats)
 			n := "_step_" + strconv.Itoa(w.Step+1)
 			f = append(f, Field{"duplicate_users" + n, c.Twice(k, w)})
 			f = append(f, estimateFields(m.Name, e, c.Jobs)...)
@@ -173,8 +173,8 @@ func Object(fields []Field) (json.RawMessage, error) {
 // WriteReport writes r as json: its parameters, then its rows (Row).
 func WriteReport(w io.Writer, r stats.Report) error {
 	var rows []json.RawMessage
-	for _, row := range r.Rows {
-		o, err := Object(Row(row, r))
+	for i := range r.Rows {
+		o, err := Object(Row(&r.Rows[i], r))
 		if err != nil {
 			return err
 		}

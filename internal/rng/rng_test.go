@@ -144,3 +144,30 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Names() = %q; want %q", got, want)
 	}
 }
+
+// UnreadEvent(k) leaves a stream as Unread of k-1 MaxUint64s and a 0 does,
+// wherever the stream stands in its buffer (k past the draws taken shifts the
+// buffer): the next draws and the count are the same, for two streams of one
+// source taken alike.
+func TestUnreadEventIsUnread(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	a, b := NewStream(NewMulberry32(5)), NewStream(NewMulberry32(5))
+	for range 2000 {
+		for range r.IntN(40) {
+			if x, y := a.Next(), b.Next(); x != y {
+				t.Fatalf("Next: %#x and %#x", x, y)
+			}
+		}
+		k := 1 + r.IntN(20)
+		vals := make([]uint64, k)
+		for i := range k - 1 {
+			vals[i] = math.MaxUint64
+		}
+		a.Unread(vals)
+		b.UnreadEvent(k)
+		if a.Draws() != b.Draws() || a.next != b.next || a.buf != b.buf {
+			t.Fatalf("after Unread and UnreadEvent(%d): draws %d and %d, next %d and %d, buffers differ %t",
+				k, a.Draws(), b.Draws(), a.next, b.next, a.buf != b.buf)
+		}
+	}
+}

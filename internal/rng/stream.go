@@ -1,6 +1,9 @@
 package rng
 
-import "math/rand/v2"
+import (
+	"math"
+	"math/rand/v2"
+)
 
 // bufferLen is how many draws a Stream holds at a time.
 const bufferLen = 512
@@ -102,6 +105,23 @@ func (s *Stream) Unread(vals []uint64) {
 	}
 	s.next -= len(vals)
 	copy(s.buf[s.next:], vals)
+}
+
+// UnreadEvent is Unread of k-1 draws of MaxUint64 (no event, at or above
+// any cut) and then a 0 (an event, below any cut but 0): the skip engine's
+// forced draws of a job's first event, written in place.
+func (s *Stream) UnreadEvent(k int) {
+	if k > s.next {
+		shift := k - s.next
+		copy(s.buf[k:], s.buf[s.next:bufferLen-shift])
+		s.next = k
+	}
+	s.next -= k
+	f := s.buf[s.next : s.next+k]
+	for i := range f[:k-1] {
+		f[i] = math.MaxUint64
+	}
+	f[k-1] = 0
 }
 
 // Open returns a draw as a float in (0, 1], for logarithms.

@@ -108,11 +108,11 @@ type comparison struct {
 func deliveryComparisons(plain, skip stats.Counters) []comparison {
 	var out []comparison
 	for _, m := range stats.Metrics()[1:] {
-		ep, es := m.Estimate(stats.Row{Counters: plain}), m.Estimate(stats.Row{Counters: skip})
-		sp, ss := m.SE(plain, ep.Value), m.SE(skip, es.Value)
+		ep, es := m.Estimate(&plain, false), m.Estimate(&skip, false)
+		sp, ss := m.SE(&plain, ep.Value), m.SE(&skip, es.Value)
 		if m.Name == "failed_rate" || m.Name == "duplicate_rate" {
 			pooled := (ep.Value + es.Value) / 2
-			sp, ss = m.SE(plain, pooled), m.SE(skip, pooled)
+			sp, ss = m.SE(&plain, pooled), m.SE(&skip, pooled)
 		}
 		out = append(out, comparison{m.Name, ep.Value, es.Value, math.Hypot(sp, ss)})
 	}

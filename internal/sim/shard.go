@@ -62,8 +62,8 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 	if err := sh.Check(); err != nil {
 		return Config{}, err
 	}
-	for i, r := range sh.Rows {
-		if r.OwnStrategy {
+	for i := range sh.Rows { // by index: a Row's counters are 89 KB
+		if r := &sh.Rows[i]; r.OwnStrategy {
 			return Config{}, fmt.Errorf("rows[%d].own_strategy: %q is not a strategy.Retry, and a shard does not carry its code: merge its shards in the Go program that ran them (retrysim's Experiment.Merger)", i, r.Label)
 		}
 	}
@@ -113,7 +113,8 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 		return Config{}, fmt.Errorf("engine: %s, but a run with %s draws with %s", engine, gen.Name, cfg.EngineUsed())
 	}
 	want := cfg.ShardJobs()
-	for i, r := range sh.Rows {
+	for i := range sh.Rows {
+		r := &sh.Rows[i]
 		s, err := strategy.Parse(r.ID, p.Attempts)
 		if err != nil {
 			return Config{}, fmt.Errorf("rows[%d].strategy: %w", i, err)

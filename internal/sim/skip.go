@@ -176,7 +176,7 @@ func runJobsSkip(ctx context.Context, c *stats.Counters, j *provider.Job, sk *sk
 			err = recovered(v, strat, job0+job, gd.stepOf())
 		}
 	}()
-	*c = stats.Counters{Jobs: n}
+	reset(c, n)
 	j.UseStore(strat.UsesStore())
 	resume := strategy.ResumeOf(strat)
 	var clean, work int64
@@ -199,12 +199,7 @@ func runJobsSkip(ctx context.Context, c *stats.Counters, j *provider.Job, sk *sk
 		j.Reset()
 		gd.reset()
 		from, settled := j.Settle(first)
-		sk.forced = sk.forced[:0]
-		for range first - settled {
-			sk.forced = append(sk.forced, math.MaxUint64)
-		}
-		sk.forced = append(sk.forced, 0)
-		stream.Unread(sk.forced)
+		stream.UnreadEvent(first - settled + 1)
 		if !resume(cs, from) {
 			c.Failed++
 		}
@@ -265,7 +260,7 @@ func runJobsDeliverySkip(ctx context.Context, c *stats.Counters, x *delivery.Run
 			err = recovered(v, x.Strategy(), job0+job, x.Step())
 		}
 	}()
-	*c = stats.Counters{Jobs: n}
+	reset(c, n)
 	cuts := x.Cuts()
 	var clean, work int64
 	for job < n {

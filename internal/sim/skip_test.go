@@ -53,11 +53,11 @@ func TestSkipMatchesPlain(t *testing.T) {
 			for s := range cfg.Strategies {
 				plain, skip := got[0][s], got[1][s]
 				for _, m := range stats.Metrics()[1:] { // succeeded mirrors failed_rate
-					ep, es := m.Estimate(stats.Row{Counters: plain}), m.Estimate(stats.Row{Counters: skip})
-					sp, ss := m.SE(plain, ep.Value), m.SE(skip, es.Value)
+					ep, es := m.Estimate(&plain, false), m.Estimate(&skip, false)
+					sp, ss := m.SE(&plain, ep.Value), m.SE(&skip, es.Value)
 					if m.Name == "failed_rate" || m.Name == "duplicate_rate" {
 						pooled := (ep.Value + es.Value) / 2 // binomial SE from the pooled rate
-						sp, ss = m.SE(plain, pooled), m.SE(skip, pooled)
+						sp, ss = m.SE(&plain, pooled), m.SE(&skip, pooled)
 					}
 					bound := z * math.Hypot(sp, ss)
 					if d := math.Abs(ep.Value - es.Value); d > bound {

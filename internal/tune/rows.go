@@ -22,20 +22,21 @@ func Metrics(watched []stats.Watch, delivery bool) []string {
 
 // estimator is a stats.Row's metrics by key, for a scenario watching
 // watched and, with delivery, the delivery model's too.
-func estimator(r stats.Row, watched []stats.Watch, delivery bool) func(string) schema.Estimate {
+func estimator(r *stats.Row, watched []stats.Watch, delivery bool) func(string) schema.Estimate {
 	return func(name string) schema.Estimate {
 		m, err := stats.LookupSweepMetric(name, watched, delivery)
 		if err != nil {
 			panic("tune: " + err.Error()) // Requirement.Check refused it before any work
 		}
-		return m.Estimate(r)
+		return m.Estimate(&r.Counters, r.NoRepeats)
 	}
 }
 
 // ReportRows are a table's rows as requirements read them.
 func ReportRows(rep stats.Report) []Row {
 	rows := make([]Row, len(rep.Rows))
-	for i, r := range rep.Rows {
+	for i := range rep.Rows {
+		r := &rep.Rows[i] // by index: a Row's counters are 89 KB
 		rows[i] = Row{ID: r.ID, Estimate: estimator(r, rep.Watched, rep.Model == "delivery")}
 	}
 	return rows
@@ -53,7 +54,8 @@ func SweepRows(s stats.Sweep, watched []stats.Watch, delivery bool) []Row {
 			at = append(at, fmt.Sprintf("%s=%g", axes[a].Name, r.At(a)))
 		}
 		rows[i] = Row{ID: r.ID, Where: strings.Join(at, ", "), Estimate: func(m string) schema.Estimate {
-			return estimator(r.Row(), watched, delivery)(m) // a row's counters only while read: a sweep has up to 50,000
+			row := r.Row() // a row's counters only while read: a sweep has up to 50,000
+			return estimator(&row, watched, delivery)(m)
 		}}
 	}
 	return rows

@@ -254,7 +254,8 @@ type tablePool struct {
 
 func (p *tablePool) Rows() []Row {
 	rows := make([]Row, len(p.rows))
-	for i, r := range p.rows {
+	for i := range p.rows {
+		r := &p.rows[i]
 		rows[i] = Row{ID: r.ID, Estimate: estimator(r, p.watched, p.delivery)}
 	}
 	return rows

@@ -40,7 +40,7 @@ func TestArticleTableWithIntervals(t *testing.T) {
 		t.Fatalf("%d rows; want the article's %d", len(rep.Rows), len(want))
 	}
 	for i, w := range want {
-		r := rep.Rows[i]
+		r := &rep.Rows[i]
 		c := r.Counters
 		if r.ID != w.id || c.Jobs != 1_000_000 || c.Failed != w.failed || c.RepeatedSteps != w.repeated || c.DuplicateUsers != w.dups {
 			t.Errorf("row %d: %s, %d jobs, %d failed, %d repeated, %d emailed twice; want the article's %s, 1000000, %d, %d, %d",

@@ -66,7 +66,7 @@ func inside(r retrysim.Rate, x float64) bool { return r.Lo <= x && x <= r.Hi }
 // receipt.
 func readWatched(t *testing.T, rep retrysim.Report) (card, receipt retrysim.WatchedRate) {
 	t.Helper()
-	r := rep.Rows[0]
+	r := &rep.Rows[0]
 	card, err := rep.WatchedStep(r, "charge the card")
 	if err != nil {
 		t.Fatal(err)
