@@ -240,94 +240,46 @@ func (r *runFlags) write(ctx context.Context, stdout io.Writer, main, ser, pic [
 	return r.judge(rows)
 }
 
-// replicateItems makes w a run of runs runs whose items are its
-// replicates, replicate k of every run an item: run runs n replicates
-// from first, by run; check refuses a replicate of run i no run makes;
-// finish writes the outputs of every run's replicates.
-func replicateItems[R any](w *work, runs int, run func(ctx context.Context, first, n int) ([][]R, error), check func(i int, r *R) error, finish func(ctx context.Context, byRun [][]R) error) *work {
-	items(w, func(ctx context.Context, lo, hi int) ([][]R, error) {
-		byRun, err := run(ctx, lo, hi-lo)
-		if err != nil {
-			return nil, err
+// engine is how runs of settings C are run, a replicate P of each, and
+// folded into results R: as the points of a sweep, perPoint runs a point,
+// a single run being a sweep of one point.
+type engine[C, P, R any] struct {
+	run     func(ctx context.Context, runs []C, perPoint int, opts fleet.Options, lo, hi int) ([][]P, error)
+	check   func(c *C, p *P) error
+	results func(runs []C, perPoint int, items [][]P) []R
+}
+
+var (
+	fleetEngine = engine[fleet.Config, fleet.Replicate, fleet.Result]{fleet.RunSweep, (*fleet.Config).CheckReplicate, fleet.SweepResults}
+	graphEngine = engine[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{fleet.RunGraphSweep, (*fleet.Graph).CheckReplicate, fleet.GraphSweepResults}
+)
+
+// items makes w the run of runs' replicates with opts, perPoint runs a
+// point, an item a replicate of every run of a point: refused, when not
+// nil, says the engine's refusal, and finish writes the outputs of the results.
+func (e engine[C, P, R]) items(w *work, runs []C, perPoint int, opts fleet.Options, refused func(error) error, finish func(context.Context, []R) error) *work {
+	a := ""
+	if strings.HasPrefix(w.kind, "sweep ") {
+		a = " a point"
+	}
+	return items(w, func(ctx context.Context, lo, hi int) ([][]P, error) {
+		out, err := e.run(ctx, runs, perPoint, opts, lo, hi)
+		if err != nil && refused != nil {
+			err = refused(err)
 		}
-		out := make([][]R, hi-lo)
-		for k := range out {
-			for i := range byRun {
-				out[k] = append(out[k], byRun[i][k])
-			}
+		return out, err
+	}, func(k int, item *[]P) error {
+		if len(*item) != perPoint {
+			return fmt.Errorf("%d runs; the settings make %d%s", len(*item), perPoint, a)
 		}
-		return out, nil
-	}, func(_ int, item *[]R) error {
-		if len(*item) != runs {
-			return fmt.Errorf("%d runs; the settings make %d", len(*item), runs)
-		}
-		for i := range *item {
-			if err := check(i, &(*item)[i]); err != nil {
-				return fmt.Errorf("run %d: %w", i, err)
+		for j := range *item {
+			if err := e.check(&runs[k/opts.Replicates*perPoint+j], &(*item)[j]); err != nil {
+				return fmt.Errorf("run %d: %w", j, err)
 			}
 		}
 		return nil
-	}, func(ctx context.Context, all [][]R) error {
-		byRun := make([][]R, runs)
-		for _, item := range all {
-			for i := range byRun {
-				byRun[i] = append(byRun[i], item[i])
-			}
-		}
-		return finish(ctx, byRun)
-	})
-	return w
-}
-
-// fleetItems makes w the run of cfgs' replicates with opts; finish writes
-// the outputs of the results.
-func fleetItems(w *work, cfgs []fleet.Config, opts fleet.Options, finish func(context.Context, []fleet.Result) error) *work {
-	run := func(ctx context.Context, first, n int) ([][]fleet.Replicate, error) {
-		opts := opts
-		opts.First, opts.Replicates = first, n
-		res, err := fleet.Run(ctx, cfgs, opts)
-		if err != nil {
-			return nil, err
-		}
-		byRun := make([][]fleet.Replicate, len(res))
-		for i, r := range res {
-			byRun[i] = r.Replicates
-		}
-		return byRun, nil
-	}
-	check := func(i int, rep *fleet.Replicate) error { return cfgs[i].CheckReplicate(rep) }
-	return replicateItems(w, len(cfgs), run, check, func(ctx context.Context, byRun [][]fleet.Replicate) error {
-		res := make([]fleet.Result, len(cfgs))
-		for i, c := range cfgs {
-			res[i] = fleet.Result{Config: c, Replicates: byRun[i]}
-		}
-		return finish(ctx, res)
-	})
-}
-
-// graphItems makes w the run of graphs' replicates, RunGraph's refusal
-// said by refused; finish writes the outputs of the results.
-func graphItems(w *work, graphs []fleet.Graph, opts fleet.Options, refused func(error) error, finish func(context.Context, []fleet.GraphResult) error) *work {
-	run := func(ctx context.Context, first, n int) ([][]fleet.GraphReplicate, error) {
-		opts := opts
-		opts.First, opts.Replicates = first, n
-		res, err := fleet.RunGraph(ctx, graphs, opts)
-		if err != nil {
-			return nil, refused(err)
-		}
-		byRun := make([][]fleet.GraphReplicate, len(res))
-		for i, r := range res {
-			byRun[i] = r.Replicates
-		}
-		return byRun, nil
-	}
-	check := func(i int, r *fleet.GraphReplicate) error { return graphs[i].CheckReplicate(r) }
-	return replicateItems(w, len(graphs), run, check, func(ctx context.Context, byRun [][]fleet.GraphReplicate) error {
-		res := make([]fleet.GraphResult, len(graphs))
-		for i, g := range graphs {
-			res[i] = fleet.GraphResult{Graph: g, Replicates: byRun[i]}
-		}
-		return finish(ctx, res)
+	}, func(ctx context.Context, all [][]P) error {
+		return finish(ctx, e.results(runs, perPoint, all))
 	})
 }
 

@@ -66,32 +66,40 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	if p.Totals && len(r.reqs) > 0 {
 		return nil, flagval.Usage(fmt.Errorf("-require: -preset %s prints totals by failure rate and policy, with no run's figures to judge", p.Name))
 	}
-	if err := r.require(render.FleetFigureKeys(), runNames(cfgs, func(c fleet.Config) string { return c.Name })); err != nil {
-		return nil, err
-	}
 	echo, err := fleetSettings(cfgs)
 	if err != nil {
 		return nil, err
 	}
-	if r.sweeping() {
-		name := p.Name
-		if r.scenario != "" {
-			name = render.Escaped(r.scenario)
-		}
-		return sweepConfigs(r, stdout, echo, cfgs, opts, name)
-	}
-	return fleetItems(r.work("replicates", r.replicates.V, echo), cfgs, opts, func(ctx context.Context, res []fleet.Result) error {
-		run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
-		main, ser, pic, err := r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
-		if err != nil {
-			return err
-		}
-		sums := make([]fleet.Summary, len(res))
-		for i, x := range res {
-			sums[i] = x.Summary()
-		}
-		return r.write(ctx, stdout, main, ser, pic, render.FleetFigures(sums))
-	}), nil
+	return family[fleet.Config, fleet.Replicate, fleet.Result]{engine: fleetEngine, runs: cfgs, name: or(render.Escaped(r.scenario), p.Name),
+		keys: render.FleetFigureKeys(), runName: func(c fleet.Config) string { return c.Name }, echo: echo,
+		grid: func(paths []string, points [][]string) ([]fleet.Config, error) {
+			for _, path := range paths {
+				p, ok := fleet.LookupParam(path)
+				if !ok {
+					p, ok = fleet.LookupKey(strings.ReplaceAll(path, "_", "-"))
+				}
+				if ok && r.given[p.Key] {
+					return nil, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", p.Key, path))
+				}
+			}
+			runs, err := fleet.SweepConfigs(cfgs, paths, points)
+			if err == nil {
+				err = fleet.Check(runs, opts)
+			}
+			return runs, err
+		},
+		sweep: func(h render.SweepHead, points [][]string, res []fleet.Result) render.Runs {
+			return render.FleetSweep(h, points, byPoint(res, len(cfgs), func(x fleet.Result) []fleet.Summary { return []fleet.Summary{x.Summary()} }))
+		},
+		write: func(res []fleet.Result) (main, ser, pic []byte, rows []render.Figures, err error) {
+			run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
+			main, ser, pic, err = r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
+			sums := make([]fleet.Summary, len(res))
+			for i, x := range res {
+				sums[i] = x.Summary()
+			}
+			return main, ser, pic, render.FleetFigures(sums), err
+		}}.work(r, stdout, opts)
 }
 
 // parseFleetRuns parses the flags of the fleet command, or of its sweep

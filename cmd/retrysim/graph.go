@@ -118,35 +118,30 @@ func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	if err := r.checkOutputs(); err != nil {
 		return nil, err
 	}
-	if err := r.require(render.GraphFigureKeys(), runNames(graphs, graphName)); err != nil {
-		return nil, err
-	}
 	echo, err := scenarioDigest(r.scenario)
 	if err != nil {
 		return nil, err
 	}
-	refused := func(err error) error {
-		return graphError(err, loaded, func(err error) error {
-			return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
-		})
-	}
-	if r.sweeping() {
-		return sweepGraphs(r, stdout, echo, graphs, r.options(stderr), refused, nil, func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
+	opts := r.options(stderr)
+	return family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{engine: graphEngine, runs: graphs, name: or(render.Escaped(r.scenario), p.Name),
+		keys: render.GraphFigureKeys(), runName: graphName, echo: echo, grid: graphGrid(graphs, opts, nil),
+		refused: func(err error) error {
+			return graphError(err, loaded, func(err error) error {
+				return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
+			})
+		},
+		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
 			return render.GraphSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.Rows))
-		}, or(render.Escaped(r.scenario), p.Name))
-	}
-	return graphItems(r.work("replicates", r.replicates.V, echo), graphs, r.options(stderr), refused, func(ctx context.Context, res []fleet.GraphResult) error {
-		run := render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}
-		main, ser, pic, err := r.o.Renderer(stdout).GraphOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
-		if err != nil {
-			return err
-		}
-		var rows []fleet.GraphRow
-		for _, x := range res {
-			rows = append(rows, x.Rows()...)
-		}
-		return r.write(ctx, stdout, main, ser, pic, render.GraphFigures(rows))
-	}), nil
+		},
+		write: func(res []fleet.GraphResult) (main, ser, pic []byte, rows []render.Figures, err error) {
+			run := render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}
+			main, ser, pic, err = r.o.Renderer(stdout).GraphOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
+			var all []fleet.GraphRow
+			for _, x := range res {
+				all = append(all, x.Rows()...)
+			}
+			return main, ser, pic, render.GraphFigures(all), err
+		}}.work(r, stdout, opts)
 }
 
 // graphName is g's name, its rows' run.

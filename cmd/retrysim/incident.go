@@ -116,7 +116,7 @@ func parseIncident(args []string, stdout, _ io.Writer) (*work, error) {
 	settings := append([]shardfile.Setting{{Flag: "name", Value: inc.Name}}, slices.DeleteFunc(shardSettings(fs, flagval.Interspersed(fs, args)), func(s shardfile.Setting) bool { return s.Flag == "name" })...)
 	w := &work{kind: "incident", noun: "replicates", n: replicates.V, echo: map[string]string{"incident": inc.Name},
 		shard: shard, settings: settings, out: out}
-	opts := fleet.Options{Seed: uint64(seed), Workers: workers.V}
+	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V}
 	finish := func(ctx context.Context, fl []fleet.Result, gr []fleet.GraphResult) error {
 		rep := incident.Judge(inc, uint64(seed), fl, gr)
 		var main bytes.Buffer
@@ -135,11 +135,12 @@ func parseIncident(args []string, stdout, _ io.Writer) (*work, error) {
 	}
 	if inc.Kind == incident.Workers {
 		graphs := inc.Graphs()
-		return graphItems(w, graphs, opts, func(err error) error { return err }, func(ctx context.Context, res []fleet.GraphResult) error {
+		return graphEngine.items(w, graphs, len(graphs), opts, nil, func(ctx context.Context, res []fleet.GraphResult) error {
 			return finish(ctx, nil, res)
 		}), nil
 	}
-	return fleetItems(w, inc.Configs(), opts, func(ctx context.Context, res []fleet.Result) error {
+	cfgs := inc.Configs()
+	return fleetEngine.items(w, cfgs, len(cfgs), opts, nil, func(ctx context.Context, res []fleet.Result) error {
 		return finish(ctx, res, nil)
 	}), nil
 }

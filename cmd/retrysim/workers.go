@@ -182,52 +182,48 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 	if take != nil {
 		return nil, take(r, graphs)
 	}
-	if err := r.require(render.WorkersFigureKeys(), runNames(graphs, graphName)); err != nil {
-		return nil, err
-	}
 	echo, err := scenarioDigest(r.scenario)
 	if err != nil {
 		return nil, err
 	}
-	refused := func(err error) error { return graphError(err, loaded, workersError) }
-	if r.sweeping() {
-		queue := func(g fleet.Graph) error { // the workers stay a queue server
-			if w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To }); g.Services[w].Server.Kind != fleet.Queue {
-				return fmt.Errorf("the workers (%s) are %s server at a point; a worker fleet's take the jobs from a queue", g.Services[w].Name, human.Article(g.Services[w].Server.Kind.String()))
-			}
-			return nil
+	opts := r.options(stderr)
+	queue := func(g fleet.Graph) error { // the workers stay a queue server
+		if w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To }); g.Services[w].Server.Kind != fleet.Queue {
+			return fmt.Errorf("the workers (%s) are %s server at a point; a worker fleet's take the jobs from a queue", g.Services[w].Name, human.Article(g.Services[w].Server.Kind.String()))
 		}
-		return sweepGraphs(r, stdout, echo, graphs, r.options(stderr), refused, queue, func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
-			return render.WorkersSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.WorkersRows))
-		}, name)
+		return nil
 	}
-	return graphItems(r.work("replicates", r.replicates.V, echo), graphs, r.options(stderr), refused, func(ctx context.Context, res []fleet.GraphResult) error {
-		rep := render.WorkersReport{Replicates: r.replicates.V, Seed: uint64(r.seed), Scenario: r.scenario, Preset: chosen,
-			Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(r.replicates.V), "replicate"), uint64(r.seed))}
-		for _, res := range res {
-			rep.Graphs = append(rep.Graphs, res.Graph)
-			rep.Services = append(rep.Services, res.Rows()...)
-			rep.Rows = append(rep.Rows, res.WorkersRows()...)
-			rep.Series = append(rep.Series, res.WorkersSeries()...)
-			var deps []string
-			for _, n := range res.Graph.Services {
-				if n.Name != res.Graph.Entries[0].To {
-					deps = append(deps, n.Name)
+	return family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{engine: graphEngine, runs: graphs, name: name,
+		keys: render.WorkersFigureKeys(), runName: graphName, echo: echo, grid: graphGrid(graphs, opts, queue),
+		refused: func(err error) error { return graphError(err, loaded, workersError) },
+		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
+			return render.WorkersSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.WorkersRows))
+		},
+		write: func(res []fleet.GraphResult) (main, ser, pic []byte, rows []render.Figures, err error) {
+			rep := render.WorkersReport{Replicates: r.replicates.V, Seed: uint64(r.seed), Scenario: r.scenario, Preset: chosen,
+				Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(r.replicates.V), "replicate"), uint64(r.seed))}
+			for _, res := range res {
+				rep.Graphs = append(rep.Graphs, res.Graph)
+				rep.Services = append(rep.Services, res.Rows()...)
+				rep.Rows = append(rep.Rows, res.WorkersRows()...)
+				rep.Series = append(rep.Series, res.WorkersSeries()...)
+				var deps []string
+				for _, n := range res.Graph.Services {
+					if n.Name != res.Graph.Entries[0].To {
+						deps = append(deps, n.Name)
+					}
 				}
+				rep.Dependencies = append(rep.Dependencies, deps)
 			}
-			rep.Dependencies = append(rep.Dependencies, deps)
-		}
-		var out, pic bytes.Buffer
-		if err := r.o.Renderer(stdout).Runs(&out, rep); err != nil {
-			return err
-		}
-		if r.plot != "" {
-			if err := render.PlotWorkers(&pic, rep, filepath.Ext(r.plot)); err != nil {
-				return err
+			var out, img bytes.Buffer
+			if err := r.o.Renderer(stdout).Runs(&out, rep); err != nil {
+				return nil, nil, nil, nil, err
 			}
-		}
-		return r.write(ctx, stdout, out.Bytes(), nil, pic.Bytes(), render.WorkersFigures(rep.Rows))
-	}), nil
+			if r.plot != "" {
+				err = render.PlotWorkers(&img, rep, filepath.Ext(r.plot))
+			}
+			return out.Bytes(), nil, img.Bytes(), render.WorkersFigures(rep.Rows), err
+		}}.work(r, stdout, opts)
 }
 
 // workersError is a refusal in the command's words, a usage error (exit
