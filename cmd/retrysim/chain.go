@@ -97,27 +97,9 @@ type chainRun struct {
 	settings []shardfile.Setting
 }
 
-// chainItem is one splitting run's estimate and the events it took, or a
-// crude replicate's events (P 0): a chain run's items are its splitting
-// runs, then the chain.CrudeRuns crude replicates.
-type chainItem struct {
-	P      float64
-	Events int64
-}
-
-// chainCommand prints the exact chain's answers for a Memoryless run, or
-// with -shard writes a slice of its splitting runs for merge.
-func chainCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	w, err := parseChain(args, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	return w.do(ctx, stdout)
-}
-
 // parseChain parses the chain command's flags into its run: its splitting
 // runs and crude replicates the items, none without a splitting.
-func parseChain(args []string, stdout, _ io.Writer) (*work, error) {
+func parseChain(_ string, args []string, stdout, _ io.Writer) (*work, error) {
 	r, err := parseChainRun(args, stdout)
 	if err != nil {
 		return nil, err
@@ -126,53 +108,17 @@ func parseChain(args []string, stdout, _ io.Writer) (*work, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &work{kind: "chain", noun: "runs and crude replicates", shard: r.shard, settings: r.settings, out: r.out}
-	sp := r.q.Split
-	finish := func(ctx context.Context, all []chainItem) error {
-		var ests []metastable.SplitEstimate
-		var crude []int64
-		for k, it := range all {
-			if k < sp.Runs {
-				ests = append(ests, metastable.SplitEstimate{P: it.P, Events: it.Events})
-			} else {
-				crude = append(crude, it.Events)
-			}
-		}
-		return outfile.WriteAll(ctx, stdout, outfile.Output{File: r.out, Data: []byte(r.report(r.q.Stats(ans, ests, crude)))})
+	w := &work{kind: "chain", noun: "runs and crude replicates", n: r.q.Items(), shard: r.shard, settings: r.settings, out: r.out}
+	finish := func(ctx context.Context, all []chain.Item) error {
+		return outfile.WriteAll(ctx, stdout, outfile.Output{File: r.out, Data: []byte(r.report(r.q.Stats(ans, all)))})
 	}
-	if sp == nil {
+	if r.q.Split == nil {
 		w.whole = func(ctx context.Context) error { return finish(ctx, nil) }
 		return w, nil
 	}
-	w.n = sp.Runs + chain.CrudeRuns
-	run := func(ctx context.Context, lo, hi int) ([]chainItem, error) {
-		ests, err := sp.RepeatRuns(ctx, &sp.Config, min(lo, sp.Runs), min(hi, sp.Runs), r.workers)
-		if err != nil {
-			return nil, err
-		}
-		crude, err := sp.CrudeEvents(ctx, max(lo, sp.Runs)-sp.Runs, max(hi, sp.Runs)-sp.Runs)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]chainItem, 0, hi-lo)
-		for _, e := range ests {
-			out = append(out, chainItem{P: e.P, Events: e.Events})
-		}
-		for _, e := range crude {
-			out = append(out, chainItem{Events: e})
-		}
-		return out, nil
-	}
-	check := func(k int, it *chainItem) error {
-		switch {
-		case k < sp.Runs && (!(it.P >= 0 && it.P <= 1) || it.Events < 0 || it.Events > fleet.MaxEvents):
-			return fmt.Errorf("run %d (estimate %g, %d events): want an estimate from 0 to 1 and 0 to %.0e events", k, it.P, it.Events, float64(fleet.MaxEvents))
-		case k >= sp.Runs && (it.P != 0 || it.Events < 0 || it.Events > fleet.MaxEvents):
-			return fmt.Errorf("crude replicate %d took %d events (estimate %g), not 0 to %.0e (and none)", k-sp.Runs, it.Events, it.P, float64(fleet.MaxEvents))
-		}
-		return nil
-	}
-	return items(w, run, check, finish), nil
+	return items(w, func(ctx context.Context, lo, hi int) ([]chain.Item, error) {
+		return r.q.RunItems(ctx, lo, hi, r.workers)
+	}, r.q.CheckItem, finish), nil
 }
 
 // parseChainRun parses the chain command's flags and builds the chain.

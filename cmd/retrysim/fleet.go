@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -38,22 +37,8 @@ Flags:
 `
 }
 
-// fleetCommand runs the fleet model: flags, then fleet.Run, then a renderer.
-func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	w, err := parseFleet(args, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	return w.do(ctx, stdout)
-}
-
-// parseFleet parses the fleet command's flags into its run, a replicate an
-// item.
-func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
-	return parseFleetAs("fleet", args, stdout, stderr)
-}
-
-// parseFleetAs is parseFleet as kind: fleet, or its sweep.
+// parseFleetAs parses the flags of kind (fleet, or its sweep) into its
+// run, a replicate (of a point) an item.
 func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
 	r, p, cfgs, err := parseFleetRuns(kind, args, stdout, stderr)
 	if err != nil {

@@ -87,19 +87,10 @@ func policies(v *[]metastable.MapPolicy) flag.Value {
 	}, func(p metastable.MapPolicy) string { return p.Name })
 }
 
-// fleetMapCommand runs the fleet-map command.
-func fleetMapCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	w, err := parseFleetMap(args, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	return w.do(ctx, stdout)
-}
-
 // parseFleetMap parses the fleet-map command's flags into its run, a cell
 // an item.
-func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
-	r := newRunFlags("fleet-map", usages{
+func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
+	r := newRunFlags(kind, usages{
 		replicates: fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", fleet.MaxReplicates),
 		workers:    "parallel `workers`, %d to %d; the output does not depend on it",
 		plot:       "also draw the heat maps to `file` (.png or .svg), a panel a policy and length",

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -65,23 +64,8 @@ func graphLimits() []render.Limit {
 	}
 }
 
-// graphCommand runs service graphs: a scenario file's or a preset's, then
-// fleet.RunGraph, then a renderer.
-func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	w, err := parseGraph(args, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	return w.do(ctx, stdout)
-}
-
-// parseGraph parses the graph command's flags into its run, a replicate an
-// item.
-func parseGraph(args []string, stdout, stderr io.Writer) (*work, error) {
-	return parseGraphAs("graph", args, stdout, stderr)
-}
-
-// parseGraphAs is parseGraph as kind: graph, or its sweep.
+// parseGraphAs parses the flags of kind (graph, or its sweep) into its
+// run, a replicate (of a point) an item.
 func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
 	r := newRunFlags(kind, usages{
 		preset:            "run the graphs of the preset `name` (listed above)",

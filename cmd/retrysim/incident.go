@@ -34,21 +34,10 @@ Example: retrysim incident google-cloud-2025-06-12 -plot gcp.png
 Flags:
 `
 
-// incidentCommand lists the incident gallery, or replays one incident and
-// writes it in -format (and, with -plot, its picture), or with -shard
-// writes a slice of its replicates for merge.
-func incidentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	w, err := parseIncident(args, stdout, stderr)
-	if err != nil || w == nil {
-		return err
-	}
-	return w.do(ctx, stdout)
-}
-
 // parseIncident parses the incident command's flags into its run, replicate
 // k of every run (the incident's and its fixes') an item; with no name it
 // lists the gallery and returns no run.
-func parseIncident(args []string, stdout, _ io.Writer) (*work, error) {
+func parseIncident(_ string, args []string, stdout, _ io.Writer) (*work, error) {
 	fs := flagval.NewFlagSet("retrysim incident")
 	var (
 		format                  = flagval.Choice{V: incident.Formats()[0], Names: incident.Formats()}

@@ -143,30 +143,10 @@ func (w *work) do(ctx context.Context, stdout io.Writer) error {
 	return outfile.WriteAll(ctx, stdout, outfile.Output{File: w.out, Data: data})
 }
 
-// shardKind is a kind of run merge reads the shards of: how its command
-// parses a run (the shards' settings, then merge's own flags), and which
-// of merge's own flags it takes.
-type shardKind struct {
-	parse func(args []string, stdout, stderr io.Writer) (*work, error)
-	flags []string
-}
-
-// shardKinds are the kinds of run whose shards are envelopes
-// (shardfile), by kind; the table's are the job model's own.
-var shardKinds map[string]shardKind
-
-func init() {
-	shardKinds = map[string]shardKind{
-		"fleet":     {parseFleet, []string{"o", "format", "width", "series", "plot"}},
-		"graph":     {parseGraph, []string{"o", "format", "width", "series", "plot"}},
-		"workers":   {parseWorkers, []string{"o", "format", "width", "plot"}},
-		"fleet-map": {parseFleetMap, []string{"o", "format", "width", "plot"}},
-		"sweep":     {parseSweep, []string{"o", "format", "width", "plot", "metric", "log-y", "linear-y", "own-scales", "ci"}},
-		"chain":     {parseChain, []string{"o"}},
-		"incident":  {parseIncident, []string{"o", "format", "plot"}},
-	}
-	addSweepKinds()
-}
+// shardKinds are the kinds of run whose shards are envelopes (shardfile),
+// by kind, the sweeps of kinds as "sweep KIND"; the table's are the job
+// model's own.
+var shardKinds map[string]subcommand
 
 // mergeShards is merge for every kind of shard but the table's: it
 // reports handled false, leaving the files to the job model's merge,
@@ -201,8 +181,8 @@ func mergeShards(ctx context.Context, args []string, stdout io.Writer) (handled 
 	}
 	var own []string
 	fs.Visit(func(f *flag.Flag) {
-		if err == nil && !slices.Contains(k.flags, f.Name) {
-			err = flagval.Usage(fmt.Errorf("merge: -%s: %s is a %s shard, whose merge takes -%s", f.Name, files[0], first.Kind, strings.Join(k.flags, ", -")))
+		if err == nil && !slices.Contains(k.mergeFlags, f.Name) {
+			err = flagval.Usage(fmt.Errorf("merge: -%s: %s is a %s shard, whose merge takes -%s", f.Name, files[0], first.Kind, strings.Join(k.mergeFlags, ", -")))
 		}
 		if err == nil && slices.Contains([]string{"o", "series", "plot"}, f.Name) {
 			if e := outfile.NotInput(outfile.File{Flag: f.Name, Path: f.Value.String()}, "shard file", files); e != nil {
@@ -218,7 +198,7 @@ func mergeShards(ctx context.Context, args []string, stdout io.Writer) (handled 
 	if err != nil {
 		return true, flagval.Usage(fmt.Errorf("merge: %s: %w", files[0], err))
 	}
-	w, err := k.parse(append(settings, own...), stdout, io.Discard)
+	w, err := k.parse(k.name, append(settings, own...), stdout, io.Discard)
 	if err != nil {
 		return true, flagval.Usage(fmt.Errorf("merge: %s: its settings: %w", files[0], err))
 	}

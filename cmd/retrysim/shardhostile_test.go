@@ -11,6 +11,7 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/fleet/chain"
 	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -227,8 +228,8 @@ func TestShardHeaderCounts(t *testing.T) {
 		edit func(path string)
 		want string
 	}{
-		{3, func(p string) { editItems(t, p, func(it []chainItem) { it[0].Events = 9e18 }) }, "and 0 to 1e+10 events"},
-		{3, func(p string) { editItems(t, p, func(it []chainItem) { it[len(it)-1].Events = 9e18 }) }, "not 0 to 1e+10"},
+		{3, func(p string) { editItems(t, p, func(it []chain.Item) { it[0].Events = 9e18 }) }, "and 0 to 1e+10 events"},
+		{3, func(p string) { editItems(t, p, func(it []chain.Item) { it[len(it)-1].Events = 9e18 }) }, "not 0 to 1e+10"},
 		{0, func(p string) { editItems(t, p, func(it [][]fleet.Replicate) { it[0][0].Series = nil }) }, "series: 0 seconds; the run has 10"},
 		{1, func(p string) { editItems(t, p, func(it [][]stats.Observation) { it[0] = append(it[0], it[0]...) }) }, "4 replicates; the run has 2"}, // in s1, the one cell's shard
 		{4, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0][0].Services = nil }) }, "0 services and"},

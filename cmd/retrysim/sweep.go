@@ -57,18 +57,10 @@ Flags:
 // sweepCommand runs the grid and writes the long-format rows, a pivot or a
 // plot, or with -shard a slice of its points for retrysim merge.
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	parse := parseSweep
-	if len(args) > 0 && sweepKinds[args[0]] != nil { // retrysim sweep KIND
-		kind := args[0]
-		parse = func(args []string, stdout, stderr io.Writer) (*work, error) {
-			return sweepKinds[kind]("sweep "+kind, args[1:], stdout, stderr)
-		}
+	if len(args) > 0 && commands[args[0]].sweeps { // retrysim sweep KIND
+		return do(ctx, commands[args[0]].parse, "sweep "+args[0], args[1:], stdout, stderr)
 	}
-	w, err := parse(args, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	return w.do(ctx, stdout)
+	return do(ctx, parseSweep, "sweep", args, stdout, stderr)
 }
 
 // sweepRun is a parsed sweep command: the sweep, how its output is shown
@@ -90,7 +82,7 @@ type sweepRun struct {
 // parseSweep parses and checks the sweep command's flags into its run, a
 // point an item, warning on stderr as the table does; the sweep's progress
 // goes to stderr too.
-func parseSweep(args []string, stdout, stderr io.Writer) (*work, error) {
+func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*work, error) {
 	r, err := parseSweepRun(args, stdout, stderr)
 	if err != nil {
 		return nil, err

@@ -15,24 +15,6 @@ import (
 	"github.com/retrysim/retrysim/internal/sweep"
 )
 
-// sweepKinds are the kinds retrysim sweep KIND sweeps: each command's
-// parse, given its kind as a sweep's ("sweep workers").
-var sweepKinds = map[string]func(kind string, args []string, stdout, stderr io.Writer) (*work, error){
-	"fleet": parseFleetAs, "graph": parseGraphAs,
-	"workers": func(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
-		return parseWorkersAs(kind, args, stdout, stderr, nil)
-	},
-}
-
-// addSweepKinds adds the sweeps of sweepKinds to shardKinds.
-func addSweepKinds() {
-	for name, parse := range sweepKinds {
-		shardKinds["sweep "+name] = shardKind{func(args []string, stdout, stderr io.Writer) (*work, error) {
-			return parse("sweep "+name, args, stdout, stderr)
-		}, []string{"o", "format", "width"}}
-	}
-}
-
 // sweepKindIntro heads the -help of retrysim sweep KIND, before the
 // kind's own.
 const sweepKindIntro = `retrysim sweep %[1]s runs what retrysim %[1]s runs (below) at every point of

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -92,20 +91,10 @@ func workersLimits() []render.Limit {
 	}
 }
 
-// workersCommand runs a preset's worker fleets on the graph engine and
-// prints them.
-func workersCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	w, err := parseWorkers(args, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	return w.do(ctx, stdout)
-}
-
-// parseWorkers parses the workers command's flags into its run, a
-// replicate an item.
-func parseWorkers(args []string, stdout, stderr io.Writer) (*work, error) {
-	return parseWorkersAs("workers", args, stdout, stderr, nil)
+// parseWorkers parses the flags of kind (workers, or its sweep) into its
+// run, a replicate (of a point) an item.
+func parseWorkers(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
+	return parseWorkersAs(kind, args, stdout, stderr, nil)
 }
 
 // parseWorkersAs is parseWorkers as kind (workers, or its sweep), or, with
