@@ -19,56 +19,6 @@ import (
 	"github.com/retrysim/retrysim/internal/shardfile"
 )
 
-var chainIntro = fmt.Sprintf(`retrysim chain computes, exactly and without sampling, what the fleet model
-does when every time in it is exponential (a Memoryless run: Poisson arrivals,
--capacity workers with a queue of -queue places and exponential service of
-mean -service, each attempt timing out at -timeout-rate, a timed-out call
-staying in the server to be served in vain, a call failing with -p-fail when
-its service ends, a failed or timed-out attempt retried with
-probability -retry-prob into an orbit of at most -orbit requests that each
-wait an exponential backoff at -backoff-rate). It builds the Markov chain over
-(the workers' calls, live or abandoned; the queue's calls in order, live or
-abandoned; the orbit's size) and prints from it its states and transitions
-(pairs of states with a rate between them), the mean time from collapse
-(every worker and queue place holding an abandoned call, the orbit full, or
-empty with -retry-prob 0, which never fills it, as the output then says) to
-health (nothing queued, the orbit empty), and the probability of health
-within -within: from collapse, or with -shape spike from an empty server at
-time 0, within -within of the spike's end. The fleet engine runs the same
-model; package fleet/chain's tests hold its replicates to these numbers.
-
-With -split-orbit b it also estimates, on the fleet engine, the probability
-that the orbit reaches b within -split-horizon of an empty server at time 0
-by multilevel splitting (-split-runs independent runs of -split-effort paths
-a level, a level each orbit size), and prints it beside the chain's exact
-value with its relative error, the events it took and the events crude
-replicates would take for the same relative error (from 200 crude
-replicates' mean events). With -shard i/n it runs slice i of n of the
-splitting runs and of the crude replicates, and writes them as json for
-retrysim merge, which prints what the whole run prints; -shard auto/n and auto
-read the index (and count) from the environment as retrysim fleet-map's does.
-
-Usage: retrysim chain [flags]
-
-Example: retrysim chain -capacity 2 -queue 4 -rate 1.5 -timeout-rate 0.5 -retry-prob 0.9 -orbit 10
-
-Limits (checked before any work):
-  states        at most %d; -queue at most %d (a state holds the queue's calls
-                as bits); the states of one orbit size at most %d (a dense
-                block of that order is solved for each)
-  steps         at most %d steps of uniformisation (about the largest rate
-                out of a state x -within), and at most %g multiply-adds
-                (steps x the chain's rates, an arrival's and another's
-                between the same states apart: a few seconds)
-  splitting     -split-effort 1 to %d paths a level, -split-runs 2 to %d,
-                -split-horizon up to %d s; a run's paths held at once (2 x
-                -split-effort, each a replicate's state: about 83 KiB, its
-                series growing with -split-horizon) at most %.0f GiB, and
-                fewer runs at once than -workers where that many would not fit
-
-Flags:
-`, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, fleet.MaxDuration-1, float64(fleet.MaxBytes)/(1<<30))
-
 // chainUsages are the chain's own words for the fleet flags whose fleet
 // usage says what the chain does not do: its spike is its own flags' (no
 // brooker-collapse spike, no ramp), and a failure strikes as the chain has it.
@@ -166,7 +116,7 @@ func parseChainRun(args []string, stdout io.Writer) (chainRun, error) {
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.Var(&r.shard, "shard", "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
 	fs.StringVar(&r.out.Path, "o", "", "write the output to `file` (atomically) instead of stdout")
-	if err := flagval.Parse(fs, args, chainIntro, stdout); err != nil {
+	if err := flagval.Parse(fs, args, fmt.Sprintf(helpText("chain"), chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, fleet.MaxDuration-1, float64(fleet.MaxBytes)/(1<<30)), stdout); err != nil {
 		return r, err
 	}
 	if err := outfile.Check(r.out); err != nil {

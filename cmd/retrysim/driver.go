@@ -113,7 +113,7 @@ func or(s, otherwise string) string {
 // parse parses args, -help printing intro and the flags under groups.
 func (r *runFlags) parse(args []string, intro string, groups []flagval.Group, stdout io.Writer) error {
 	if r.sweeping() {
-		intro = fmt.Sprintf(sweepKindIntro, strings.TrimPrefix(r.kind, "sweep ")) + intro
+		intro = fmt.Sprintf(helpText("sweep-kind"), strings.TrimPrefix(r.kind, "sweep "), sweep.TextForms) + intro
 	}
 	if err := flagval.ParseGrouped(r.fs, args, intro, groups, stdout); err != nil {
 		return err

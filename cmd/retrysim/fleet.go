@@ -17,26 +17,6 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// fleetIntro is the fleet command's -help above its flags, built when the
-// command runs: its lists of presets and limits are no cost of another's.
-func fleetIntro() string {
-	return `retrysim fleet simulates many clients calling one server in virtual time, where
-retries add load, load adds latency, and latency causes more timeouts and
-retries. It prints a row a run (means over replicates with 95% Student t
-intervals) and, with -series and -plot, the runs' time series, a row a second.
-
-Usage: retrysim fleet [flags]
-
-Example: retrysim fleet -preset brooker-collapse
-
-Presets (a preset sets the model: no model flag goes with it):
-` + render.FleetPresets(fleet.Presets()) + `
-Limits (checked before any work):
-` + render.FleetLimits(render.FleetLimitList()) + `
-Flags:
-`
-}
-
 // parseFleetAs parses the flags of kind (fleet, or its sweep) into its
 // run, a replicate (of a point) an item.
 func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
@@ -110,7 +90,7 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 	}
 	var outage flagval.Window
 	r.fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
-	if err := r.parse(args, fleetIntro(), fleetGroups(), stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("fleet"), render.FleetPresets(fleet.Presets()), render.FleetLimits(render.FleetLimitList())), fleetGroups(), stdout); err != nil {
 		return nil, p, nil, err
 	}
 	p = fleet.Preset{Name: "one run"}

@@ -12,45 +12,6 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 )
 
-// graphIntro is the graph command's -help above its flags, built when the
-// command runs: its lists of presets and limits are no cost of another's.
-func graphIntro() string {
-	return `retrysim graph simulates a call graph in virtual time: requests enter at a
-service, which calls others, each call with its own client (timeout, attempts,
-backoff, policy), so that retries at every layer multiply: with every call at
-the bottom failing, a attempts at each of d layers make a^d calls there for one
-request at the top. The fleet model's servers, clients and policies are the
-graph's, and a graph of one call is the fleet model's run.
-
-It prints a row a run a service (depth, requests, calls per request that
-entered the graph, success, goodput, timeouts, retries, refusals, calls in
-progress, latency; means over replicates with 95% Student t intervals) and a
-row a run an entry from end to end; -format json holds each service's series
-a second and each graph's settings; -plot draws a panel a service.
-
-A graph comes from the graph section of a scenario file (retrysim help
-scenario lists its keys) or from a preset. It is a command of its own, not
-retrysim fleet -scenario, because every model flag of retrysim fleet says
-what its one server or its one client does, and in a graph each service has
-its own server and each call its own client: the file says them, and this
-command takes only the flags that run and print it.
-
-Usage: retrysim graph -scenario FILE [flags]
-       retrysim graph -preset NAME [flags]
-
-Example: retrysim graph -preset sre-three-layers
-
-Presets:
-` + graphPresetsHelp() + `
-Limits (checked before any work, each refusal naming the file's line):
-` + render.FleetLimits(graphLimits()) + `
-Flags:
-`
-}
-
-// graphPresetsHelp lists the presets for -help, as the fleet command's.
-func graphPresetsHelp() string { return render.GraphPresets(fleet.GraphPresets()) }
-
 // graphLimits are the graph's limits, from the constants fleet.Graph.Check
 // and fleet.Check enforce.
 func graphLimits() []render.Limit {
@@ -79,7 +40,7 @@ func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 		formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
 	}, 10, presetNames(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupGraphPreset(s); return err })
-	if err := r.parse(args, graphIntro(), nil, stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.GraphPresets(fleet.GraphPresets()), render.FleetLimits(graphLimits())), nil, stdout); err != nil {
 		return nil, err
 	}
 	loaded, err := r.loadGraph("graphs")

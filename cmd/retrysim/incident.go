@@ -18,22 +18,6 @@ import (
 	"github.com/retrysim/retrysim/internal/shardfile"
 )
 
-// incidentIntro is the incident command's -help, before its flags.
-const incidentIntro = `retrysim incident lists the incident gallery: public post-mortems and
-warnings replayed on the fleet or workers model, each with its source
-quoted, the numbers the source gives beside the replay's, the values
-assumed for what it does not give, the outcome as a share of replicates
-with its 95% Wilson interval, and the fix the source applied, replayed.
-retrysim incident NAME replays one. docs/incidents.md is the gallery.
-
-Usage: retrysim incident
-       retrysim incident NAME [flags]
-
-Example: retrysim incident google-cloud-2025-06-12 -plot gcp.png
-
-Flags:
-`
-
 // parseIncident parses the incident command's flags into its run, replicate
 // k of every run (the incident's and its fixes') an item; with no name it
 // lists the gallery and returns no run.
@@ -63,7 +47,7 @@ func parseIncident(_ string, args []string, stdout, _ io.Writer) (*work, error) 
 	fs.StringVar(&name, "name", "", "the incident to replay, by its `name` (the same as giving NAME)")
 	fs.Var(&shard, "shard", shardUsage)
 	fs.StringVar(&out.Path, "o", "", "write the output to `file` (atomically) instead of stdout")
-	if err := flagval.ParseFlags(fs, flagval.Interspersed(fs, args), incidentIntro, stdout); err != nil {
+	if err := flagval.ParseFlags(fs, flagval.Interspersed(fs, args), helpText("incident"), stdout); err != nil {
 		return nil, err
 	}
 	names := fs.Args()

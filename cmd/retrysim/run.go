@@ -118,17 +118,10 @@ func presetNames[P any](ps []P, name func(P) string) []string {
 	return names
 }
 
-const versionIntro = `retrysim version prints the module version retrysim was built from
-("(devel)" for a build inside a checkout) and the Go toolchain; retrysim
--version does the same. It takes no flags.
-
-Usage: retrysim version
-`
-
 // versionCommand prints the module version the binary was built from
 // ("(devel)" for a build inside a checkout) and the Go toolchain.
 func versionCommand(_ context.Context, args []string, stdout, _ io.Writer) error {
-	if err := flagval.ParseFlags(flagval.NewFlagSet("retrysim version"), args, versionIntro, stdout); err != nil {
+	if err := flagval.ParseFlags(flagval.NewFlagSet("retrysim version"), args, helpText("version"), stdout); err != nil {
 		return err
 	}
 	if len(args) > 0 {

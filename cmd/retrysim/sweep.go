@@ -21,39 +21,6 @@ import (
 	"github.com/retrysim/retrysim/stats"
 )
 
-const sweepIntro = `retrysim sweep runs the table command at every combination of the listed
-parameter values, through every strategy. Each of -p-fail, -lost-reply, -attempts
-and -jobs takes ` + sweep.Forms + `.
--scenario FILE sweeps a scenario file instead of the sign-up (-p-fail and -lost-reply
-then apply only when given), and -set NAME=VALUES varies any numeric parameter of
-it by name, as in -set 'steps[charge the card].p_fail=0:0.05:11' or
--set queue.ttl=1h,24h,72h (at most 8 -set; their values count in the grid).
-Every other flag of the table command means the same here and holds at every point
-(-model, -store, -ttl, -latency, -replicates, -ci...); -expect and -preset are
-the table's only. Every point uses the same seed, so each row equals a single
-run at that point. -metric takes every column of the table: the metrics of csv,
-steps[STEP].duplicate_rate for each watched step, and with the delivery model
-deliveries_per_job, lost_work and completion_p50 to failed_completion_p99.
-A grid has at most 10,000 points (the product of the lengths) and 50,000 rows (points x
-strategies); a larger one is refused before any work.
--shard i/n runs slice i of n of the points (auto/n and auto as fleet-map's) and
-writes it as a shard; retrysim merge prints from the shards what the whole sweep prints.
-
-retrysim sweep fleet, graph or workers, followed by that command's flags and one
-or more -set PATH=VALUES, sweeps any setting of that kind's runs by the path a
-scenario file names it instead, a row a point with the kind's columns
-(retrysim sweep workers -help says more).
-
-Usage: retrysim sweep [flags]
-       retrysim sweep fleet|graph|workers [flags] -set PATH=VALUES
-
-Example: retrysim sweep workers -scenario examples/workers-signup.yaml -set 'graph.services[workers].server.capacity=5,10,20'
-
-Example: retrysim sweep -p-fail 0.001,0.005,0.01,0.02,0.05 -lost-reply 0,0.005,0.02 -format csv
-
-Flags:
-`
-
 // sweepCommand runs the grid and writes the long-format rows, a pivot or a
 // plot, or with -shard a slice of its points for retrysim merge.
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -175,7 +142,7 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
 	fs.BoolVar(&ownScales, "own-scales", false, "give each of -plot's heat maps its own colour scale (by default they share one, so a colour is the same value in every panel)")
 	c.Register(fs, render.SweepDoc)
-	if err := flagval.Parse(fs, args, sweepIntro, stdout); err != nil {
+	if err := flagval.Parse(fs, args, fmt.Sprintf(helpText("sweep"), sweep.Forms), stdout); err != nil {
 		return r, err
 	}
 	file, err := scenarioFile(scenarioPath)

@@ -15,19 +15,6 @@ import (
 	"github.com/retrysim/retrysim/internal/sweep"
 )
 
-// sweepKindIntro heads the -help of retrysim sweep KIND, before the
-// kind's own.
-const sweepKindIntro = `retrysim sweep %[1]s runs what retrysim %[1]s runs (below) at every point of
-a grid: each -set PATH=VALUES varies one setting by the path a scenario file
-names it (` + "graph.services[workers].server.capacity=5,10,20" + `; VALUES ` + sweep.TextForms + `),
-repeat -set for a grid, at most 8 of them and 10,000 points. It prints a
-row a point and %[1]s's row, the point's settings first, then %[1]s's
-columns (table, markdown, csv or json); every point uses the same seed, so
-its row is the one retrysim %[1]s prints with those settings. -shard cuts the
-points' replicates; retrysim merge prints what the whole sweep prints.
-
-`
-
 // sweepSetUsage is -set's usage in retrysim sweep KIND.
 const sweepSetUsage = "vary the setting at `path=values` (graph.services[NAME].server.capacity=5,10,20 for a graph or workers, client.timeout=1s:3s:3 for a fleet run): values " + sweep.TextForms + "; repeat for a grid, at most 8"
 

@@ -18,32 +18,6 @@ import (
 	"github.com/retrysim/retrysim/scenario"
 )
 
-const tableIntro = `retrysim simulates multi-step background jobs under retry and idempotency-key
-strategies and prints, for each strategy, the jobs that failed, the calls paid,
-the side effects repeated and the users who got the watched step twice.
-
-`
-
-// tableIntroModels follows the usage in the table command's -help.
-const tableIntroModels = `
-The model is chosen by -model, never by which flags are given: job (the Part 5
-model) for the plain invocation, delivery for a -scenario file with a queue:
-section or a step that takes time or waits its own backoff; -model delivery runs the sign-up behind a
-queue. The delivery model's flags (-latency and the queue's: -store, -ttl,
--lease, -visibility, -max-deliveries, -backoff..., -repeat..., -crash...) given
-at their default change nothing in the job model, and at another value are
-refused there. Without -scenario, any flag given at its default prints the same bytes
-(over a file, a flag given sets its value over the file's).
-
-Every duration (-latency, -backoff-base, -backoff-cap, -ttl, -lease, -visibility,
--repeat-delay, and the same fields of a -scenario file) is from 0 to 8760h.
-A delivery-model run may take at most 10^11 deliveries at worst (-jobs x the
-strategies x -replicates x -max-deliveries, twice with -repeat): about 3 CPU
-hours when every delivery crashes; a run past it is refused before any work.
-
-Flags:
-`
-
 // tableCommand simulates one point of the parameters and prints the table,
 // or with -shard one slice of it as json for merge.
 func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -70,7 +44,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	flagval.RegisterSettings(fs)
 	registerRequire(fs, &reqs)
 	c.Register(fs, render.ReportDoc)
-	if err := flagval.Parse(fs, args, tableIntro+commandUsage()+tableIntroModels, stdout); err != nil {
+	if err := flagval.Parse(fs, args, fmt.Sprintf(helpText("table"), commandUsage()), stdout); err != nil {
 		return err
 	}
 	if err := outfile.CheckReading("scenario file", scenarioPath, c.Out); err != nil {

@@ -17,65 +17,6 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 )
 
-// workersIntro is the workers command's -help above its flags, built when the
-// command runs: its lists of presets and limits are no cost of another's.
-func workersIntro() string {
-	return `retrysim workers simulates a worker fleet in virtual time: jobs arrive on a
-job queue, a pool of workers takes them, and each job's steps call shared
-dependencies (a database, a payments API) that can fail, stall or refuse
-load. The queue's own retry (its tries, its schedule, its visibility
-timeout, the job's idempotency key) redelivers a failed job, then
-dead-letters it. A worker fleet is a service graph (retrysim graph): the
-queue is the graph's entry, its client the queue's redelivery, the workers
-a queue server whose calls are the job's steps; one engine runs both.
-
-The workers may keep the delivery model's key store for a job's steps
-(none, after, loose, claim or lease, with its TTL and lease), shared by
-every delivery of the job, and crash at its crash points.
-
-It prints a row a run: jobs, completed, dead-lettered, still queued when
-arrivals stop (the run goes on until each job has ended), deliveries,
-duplicate side effects (a step a job's second delivery did again), lost work
-(jobs completed with a step the store says done and no delivery did, as the
-delivery model counts it), late deliveries (finished after the queue stopped
-waiting for them), the peak backlog (jobs waiting for a worker), the most
-jobs waiting out a retry at once and the oldest waiting job's peak age, the
-drain time after the outages (until the jobs waiting, for a worker or out a
-retry, are first back to their level before them; with the share of
-replicates that drained) and completion time quantiles; means over
-replicates with 95% Student t intervals. -format json also holds each run's settings (params,
-a graph section that runs again), crashes and rolled-back calls, each
-step's duplicates, each service's calls and amplification (services), and
-each second's arrivals, completions, dead-lettered jobs, backlog, oldest
-age, jobs in flight, retries scheduled, and each dependency's calls and
-calls in progress; -plot draws them, and -format html is one page with them
-drawn before the table.
-
-A fleet comes from a preset, or from the graph section of a scenario file
-(retrysim help scenario lists its keys) whose first entry is the job queue:
-its client the queue's redelivery (attempts, backoff, timeout as the
-visibility timeout, keys as the job's key), its poison, redeliver_at_timeout,
-timeout_at_receive, heartbeat, store, ttl, lease, crash, crash_at and
-max_crashes keys, and the
-service it sends to the workers (a queue server; its calls are the job's
-steps).
-
-Usage: retrysim workers -preset NAME [flags]
-       retrysim workers -scenario FILE [flags]
-
-Example: retrysim workers -preset sidekiq-outage
-
-Presets:
-` + workersPresetsHelp() + `
-Limits (checked before any work):
-` + render.FleetLimits(workersLimits()) + `
-Flags:
-`
-}
-
-// workersPresetsHelp lists the presets for -help.
-func workersPresetsHelp() string { return render.WorkersPresets(fleet.WorkersPresets()) }
-
 // workersLimits are a worker fleet's limits, from the constants
 // fleet.Workers.Check and fleet.Graph.Check enforce.
 func workersLimits() []render.Limit {
@@ -116,7 +57,7 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 	workerCount := flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
 	r.fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
 	r.fs.Lookup("worker-count").DefValue = "the preset's or the file's own"
-	if err := r.parse(args, workersIntro(), nil, stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("workers"), render.WorkersPresets(fleet.WorkersPresets()), render.FleetLimits(workersLimits())), nil, stdout); err != nil {
 		return nil, err
 	}
 	loaded, err := r.loadGraph("fleets")
