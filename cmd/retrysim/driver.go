@@ -196,16 +196,6 @@ func (r *runFlags) judge(rows []render.Figures) error {
 	return tune.Enforce(r.reqs, tune.FigureRows(rows))
 }
 
-// runNames are the names of runs, name's of each: the rows -require's
-// ROW:METRIC may name.
-func runNames[T any](runs []T, name func(T) string) []string {
-	out := make([]string, len(runs))
-	for i, x := range runs {
-		out[i] = name(x)
-	}
-	return out
-}
-
 // file is the output file of the flag called name (series or plot).
 func (r *runFlags) file(name string) outfile.File {
 	if name == "series" {
@@ -283,19 +273,21 @@ func (e engine[C, P, R]) items(w *work, runs []C, perPoint int, opts fleet.Optio
 	})
 }
 
-// graphError is RunGraph's refusal in the command's words, a usage error:
-// of the options as their flags; of a file's graph (loaded) at the file's
-// line; else as preset says it. Any other error (an interrupt) is returned
-// as it is.
-func graphError(err error, loaded *scenario.Graph, preset func(error) error) error {
+// graphError is a graph's refusal in the command's words, a usage error:
+// of the options as their flags (-worker-count the model's workers); of a
+// file's graph (loaded) at the file's line; else of the preset. Any other
+// error (an interrupt) is returned as it is.
+func graphError(err error, loaded *scenario.Graph) error {
 	var fe *fleet.FieldError
 	switch {
 	case !errors.As(err, &fe):
 		return err
 	case fe.Field == "replicates" || fe.Field == "workers" || fe.Field == "duration" && loaded == nil:
 		return flagval.Usage(fmt.Errorf("-%s: %s", fe.Field, fe.Msg))
+	case fe.Field == "worker_count":
+		return flagval.Usage(fmt.Errorf("-worker-count: %s", fe.Msg))
 	case loaded != nil:
 		return flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(err)))
 	}
-	return preset(err)
+	return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/scenarioref"
 	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -80,7 +81,7 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 		plot:       "also draw the time series to `file` (.png or .svg), a panel a run",
 		doc:        render.FleetDoc,
 		formats:    " (json also holds the series; html is one page with the series drawn)",
-	}, 10, presetNames(fleet.Presets(), func(p fleet.Preset) string { return p.Name }),
+	}, 10, names(fleet.Presets(), func(p fleet.Preset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupPreset(s); return err })
 	c := fleet.DefaultConfig() // the model flags write into it
 	r.duration.V = c.Duration
@@ -160,7 +161,7 @@ func fleetScenario(fs *flag.FlagSet, path string, c *fleet.Config) error {
 		if w, ok := err.(interface {
 			Words(func(string) string) string
 		}); ok {
-			msg = w.Words(fleetFlag)
+			msg = w.Words(scenarioref.FleetFlag)
 		}
 		return flagval.Usage(fmt.Errorf("-scenario: %s", msg))
 	}
@@ -204,7 +205,7 @@ func fleetFlagError(err error) error {
 	if !ok {
 		return err
 	}
-	return fmt.Errorf("-%s: %s", flag, fe.Words(fleetFlag))
+	return fmt.Errorf("-%s: %s", flag, fe.Words(scenarioref.FleetFlag))
 }
 
 // fleetPath is the path of the fleet setting whose flag is flag, "" for a
@@ -242,14 +243,4 @@ func fleetGroups() []flagval.Group {
 
 // fleetWords is a fleet text (a Param's Usage, a reason Unread gives) with
 // each setting it names by path named as its flag.
-func fleetWords(t schema.Text) string { return t.Words(fleetFlag) }
-
-// fleetFlag is the flag of the fleet setting at path (-budget-ratio for
-// client.policy.budget_ratio), from its declaration; a path no fleet.Param
-// declares is named as it is.
-func fleetFlag(path string) string {
-	if p, ok := fleet.LookupParam(path); ok {
-		return "-" + p.Key
-	}
-	return path
-}
+func fleetWords(t schema.Text) string { return t.Words(scenarioref.FleetFlag) }

@@ -107,7 +107,7 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 	if err := r.checkOutputs(); err != nil {
 		return nil, err
 	}
-	if err := r.require(render.MapFigureKeys(), runNames(m.Policies, func(p metastable.MapPolicy) string { return p.Name })); err != nil {
+	if err := r.require(render.MapFigureKeys(), names(m.Policies, func(p metastable.MapPolicy) string { return p.Name })); err != nil {
 		return nil, err
 	}
 	cells := m.Cells()

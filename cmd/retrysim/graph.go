@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
@@ -38,7 +37,7 @@ func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 		plot:              "also draw the series to `file` (.png or .svg), a panel a service",
 		doc:               render.GraphDoc,
 		formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
-	}, 10, presetNames(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
+	}, 10, names(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupGraphPreset(s); return err })
 	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.GraphPresets(fleet.GraphPresets()), render.FleetLimits(graphLimits())), nil, stdout); err != nil {
 		return nil, err
@@ -70,11 +69,8 @@ func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	opts := r.options(stderr)
 	return family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{engine: graphEngine, runs: graphs, name: or(render.Escaped(r.scenario), p.Name),
 		keys: render.GraphFigureKeys(), runName: graphName, echo: echo, grid: graphGrid(graphs, opts, nil),
-		refused: func(err error) error {
-			return graphError(err, loaded, func(err error) error {
-				return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
-			})
-		},
+		refused: func(err error) error { return graphError(err, loaded) },
+
 		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
 			return render.GraphSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.Rows))
 		},

@@ -109,13 +109,13 @@ func commandUsage() string {
 	return b.String()
 }
 
-// presetNames are the names of a command's presets, in their order.
-func presetNames[P any](ps []P, name func(P) string) []string {
-	names := make([]string, len(ps))
-	for i, p := range ps {
-		names[i] = name(p)
+// names are name's of each of xs (presets, runs), in their order.
+func names[T any](xs []T, name func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = name(x)
 	}
-	return names
+	return out
 }
 
 // versionCommand prints the module version the binary was built from

@@ -72,7 +72,7 @@ type family[C, P, R any] struct {
 // work is f's work for r's flags: its run, or with -set a sweep of it, the
 // replicates (of the points) its items.
 func (f family[C, P, R]) work(r *runFlags, stdout io.Writer, opts fleet.Options) (*work, error) {
-	if err := r.require(f.keys, runNames(f.runs, f.runName)); err != nil {
+	if err := r.require(f.keys, names(f.runs, f.runName)); err != nil {
 		return nil, err
 	}
 	if !r.sweeping() {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
@@ -52,7 +51,7 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		plot:              "also draw the series to `file` (.png or .svg): jobs a second, jobs waiting, the oldest's age, a panel a dependency",
 		doc:               render.WorkersDoc,
 		formats:           " (json also holds each run's series a second; html is one page with the series drawn)",
-	}, 10, presetNames(fleet.WorkersPresets(), func(p fleet.WorkersPreset) string { return p.Name }),
+	}, 10, names(fleet.WorkersPresets(), func(p fleet.WorkersPreset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupWorkersPreset(s); return err })
 	workerCount := flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
 	r.fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
@@ -99,7 +98,7 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 				runs[i].WorkerCount = workerCount.V
 			}
 			if err := runs[i].Check(); err != nil {
-				return nil, workersError(err)
+				return nil, graphError(err, nil)
 			}
 			graphs = append(graphs, runs[i].Graph())
 		}
@@ -125,7 +124,7 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 	}
 	return family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{engine: graphEngine, runs: graphs, name: name,
 		keys: render.WorkersFigureKeys(), runName: graphName, echo: echo, grid: graphGrid(graphs, opts, queue),
-		refused: func(err error) error { return graphError(err, loaded, workersError) },
+		refused: func(err error) error { return graphError(err, loaded) },
 		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
 			return render.WorkersSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.WorkersRows))
 		},
@@ -154,21 +153,4 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 			}
 			return out.Bytes(), nil, img.Bytes(), render.WorkersFigures(rep.Rows), err
 		}}.work(r, stdout, opts)
-}
-
-// workersError is a refusal in the command's words, a usage error (exit
-// 2): of the options as their flags, of a preset's fleet as its setting.
-// Any other error (an interrupt) is returned as it is.
-func workersError(err error) error {
-	var fe *fleet.FieldError
-	if !errors.As(err, &fe) {
-		return err
-	}
-	switch fe.Field {
-	case "replicates", "workers", "duration":
-		return flagval.Usage(fmt.Errorf("-%s: %s", fe.Field, fe.Msg))
-	case "worker_count":
-		return flagval.Usage(fmt.Errorf("-worker-count: %s", fe.Msg))
-	}
-	return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
 }
