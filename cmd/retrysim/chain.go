@@ -16,7 +16,6 @@ import (
 	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
-	"github.com/retrysim/retrysim/internal/shardfile"
 )
 
 // chainUsages are the chain's own words for the fleet flags whose fleet
@@ -33,46 +32,9 @@ var chainUsages = map[string]string{
 // maxSplitRuns bounds -split-runs.
 const maxSplitRuns = 1000
 
-// chainRun is a parsed chain command: its question (the chain, the span of
-// its probability of health, the splitting if one is asked for), the
-// workers that run the splitting, the slice of it to run and where its
-// output goes.
-type chainRun struct {
-	fs      *flag.FlagSet
-	q       chain.Question
-	workers int
-	shard   flagval.Shard
-	out     outfile.File
-	// settings are the run's settings, for a shard to carry to merge.
-	settings []shardfile.Setting
-}
-
 // parseChain parses the chain command's flags into its run: its splitting
 // runs and crude replicates the items, none without a splitting.
 func parseChain(_ string, args []string, stdout, _ io.Writer) (*work, error) {
-	r, err := parseChainRun(args, stdout)
-	if err != nil {
-		return nil, err
-	}
-	ans, err := r.answers() // a shard too, so that a span the chain refuses is refused before any splitting, not at merge
-	if err != nil {
-		return nil, err
-	}
-	w := &work{kind: "chain", noun: "runs and crude replicates", n: r.q.Items(), shard: r.shard, settings: r.settings, out: r.out}
-	finish := func(ctx context.Context, all []chain.Item) error {
-		return outfile.WriteAll(ctx, stdout, outfile.Output{File: r.out, Data: []byte(r.report(r.q.Stats(ans, all)))})
-	}
-	if r.q.Split == nil {
-		w.whole = func(ctx context.Context) error { return finish(ctx, nil) }
-		return w, nil
-	}
-	return items(w, func(ctx context.Context, lo, hi int) ([]chain.Item, error) {
-		return r.q.RunItems(ctx, lo, hi, r.workers)
-	}, r.q.CheckItem, finish), nil
-}
-
-// parseChainRun parses the chain command's flags and builds the chain.
-func parseChainRun(args []string, stdout io.Writer) (chainRun, error) {
 	fs := flagval.NewFlagSet("retrysim chain")
 	c := fleet.DefaultConfig()
 	c.Load.Rate, c.Load.Peak = 1, 3
@@ -83,7 +45,8 @@ func parseChainRun(args []string, stdout io.Writer) (chainRun, error) {
 	c.Memoryless = fleet.Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 5}
 	within := time.Minute
 	var (
-		r            = chainRun{fs: fs, out: outfile.File{Flag: "o"}}
+		out          = outfile.File{Flag: "o"}
+		shard        flagval.Shard
 		splitOrbit   int
 		splitHorizon              = 30 * time.Second
 		splitEffort               = 200
@@ -114,54 +77,67 @@ func parseChainRun(args []string, stdout io.Writer) (chainRun, error) {
 	fs.Var(&seed, "seed", "random `seed` of the splitting; the same flags and seed print the same bytes")
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each running splittings, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
-	fs.Var(&r.shard, "shard", "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
-	fs.StringVar(&r.out.Path, "o", "", "write the output to `file` (atomically) instead of stdout")
+	fs.Var(&shard, "shard", "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
+	fs.StringVar(&out.Path, "o", "", "write the output to `file` (atomically) instead of stdout")
 	if err := flagval.Parse(fs, args, fmt.Sprintf(helpText("chain"), chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, fleet.MaxDuration-1, float64(fleet.MaxBytes)/(1<<30)), stdout); err != nil {
-		return r, err
+		return nil, err
 	}
-	if err := outfile.Check(r.out); err != nil {
-		return r, flagval.Usage(err)
+	if err := outfile.Check(out); err != nil {
+		return nil, flagval.Usage(err)
 	}
-	if r.shard.Count > 0 && splitOrbit == 0 {
-		return r, flagval.Usage(fmt.Errorf("-shard: only splitting runs are sharded, and without -split-orbit there are none; the chain itself is exact and cheap"))
+	if shard.Count > 0 && splitOrbit == 0 {
+		return nil, flagval.Usage(fmt.Errorf("-shard: only splitting runs are sharded, and without -split-orbit there are none; the chain itself is exact and cheap"))
 	}
 	if splitOrbit > m.Orbit || (splitOrbit > 0 && m.RetryProb == 0) {
-		return r, flagval.Usage(fmt.Errorf("-split-orbit: the orbit never reaches %d with -orbit %d and -retry-prob %g", splitOrbit, m.Orbit, m.RetryProb))
+		return nil, flagval.Usage(fmt.Errorf("-split-orbit: the orbit never reaches %d with -orbit %d and -retry-prob %g", splitOrbit, m.Orbit, m.RetryProb))
 	}
 	if splitHorizon <= 0 || splitHorizon.Seconds() > fleet.MaxDuration-1 {
-		return r, flagval.Usage(fmt.Errorf("-split-horizon: %g s is not above 0 s and at most %d s", splitHorizon.Seconds(), fleet.MaxDuration-1))
+		return nil, flagval.Usage(fmt.Errorf("-split-horizon: %g s is not above 0 s and at most %d s", splitHorizon.Seconds(), fleet.MaxDuration-1))
 	}
 	if splitOrbit > 0 {
 		c.Duration = time.Duration(math.Ceil(splitHorizon.Seconds())+1) * time.Second // arrivals go on past the horizon, as the chain's do
 	}
 	if c.Server.QueueMax > chain.MaxQueue {
-		return r, flagval.Usage(fmt.Errorf("-queue: %d places are more than the chain's %d", c.Server.QueueMax, chain.MaxQueue))
+		return nil, flagval.Usage(fmt.Errorf("-queue: %d places are more than the chain's %d", c.Server.QueueMax, chain.MaxQueue))
 	}
 	if c.Load.Kind == fleet.Ramp {
-		return r, flagval.Usage(fmt.Errorf("-shape: ramp is not piecewise constant; the chain takes constant or spike"))
+		return nil, flagval.Usage(fmt.Errorf("-shape: ramp is not piecewise constant; the chain takes constant or spike"))
 	}
 	model, err := chain.FromConfig(c)
 	if err != nil {
-		return r, flagval.Usage(err)
+		return nil, flagval.Usage(err)
 	}
 	ch, err := chain.Build(model)
 	if err != nil {
-		return r, flagval.Usage(fmt.Errorf("-capacity %d -queue %d -orbit %d: %w", c.Server.Workers, c.Server.QueueMax, m.Orbit, err))
+		return nil, flagval.Usage(fmt.Errorf("-capacity %d -queue %d -orbit %d: %w", c.Server.Workers, c.Server.QueueMax, m.Orbit, err))
 	}
-	r.q, r.workers = chain.Question{Chain: ch, Within: within.Seconds()}, workers.V
+	q := chain.Question{Chain: ch, Within: within.Seconds()}
 	if m.RetryProb == 0 && m.Orbit > 0 {
-		r.q.Collapse = "collapse (the orbit empty: with -retry-prob 0 nothing enters it)"
+		q.Collapse = "collapse (the orbit empty: with -retry-prob 0 nothing enters it)"
 	}
 	if splitOrbit > 0 {
-		r.q.Split = chain.OrbitSplit(c, splitOrbit, splitHorizon.Seconds(), splitEffort, splitRuns, uint64(seed))
-		if err := r.q.Split.CheckCost(&c); err != nil {
+		q.Split = chain.OrbitSplit(c, splitOrbit, splitHorizon.Seconds(), splitEffort, splitRuns, uint64(seed))
+		if err := q.Split.CheckCost(&c); err != nil {
 			var fe *fleet.FieldError
 			errors.As(err, &fe)
-			return r, flagval.Usage(fmt.Errorf("-split-%s: %s", fe.Field, fe.Msg))
+			return nil, flagval.Usage(fmt.Errorf("-split-%s: %s", fe.Field, fe.Msg))
 		}
 	}
-	r.settings = shardSettings(fs, args)
-	return r, nil
+	ans, err := q.Answer() // a shard too, so that a span the chain refuses is refused before any splitting, not at merge
+	if err != nil {
+		return nil, chainError(err)
+	}
+	w := &work{kind: "chain", noun: "runs and crude replicates", n: q.Items(), shard: shard, settings: shardSettings(fs, args), out: out}
+	finish := func(ctx context.Context, all []chain.Item) error {
+		return outfile.WriteAll(ctx, stdout, outfile.Output{File: out, Data: []byte(chainEcho(fs) + "\n" + q.Stats(ans, all).String())})
+	}
+	if q.Split == nil {
+		w.whole = func(ctx context.Context) error { return finish(ctx, nil) }
+		return w, nil
+	}
+	return items(w, func(ctx context.Context, lo, hi int) ([]chain.Item, error) {
+		return q.RunItems(ctx, lo, hi, workers.V)
+	}, q.CheckItem, finish), nil
 }
 
 // chainFlags name the flag of each span chain.Question.Answer may refuse.
@@ -178,15 +154,6 @@ func chainError(err error) error {
 	}
 	return err
 }
-
-// answers are the chain's exact numbers, a span it refuses named by its flag.
-func (r chainRun) answers() (chain.Answers, error) {
-	a, err := r.q.Answer()
-	return a, chainError(err)
-}
-
-// report is what the chain command prints: the settings, then st.
-func (r chainRun) report(st chain.Stats) string { return chainEcho(r.fs) + "\n" + st.String() }
 
 // chainEcho is the command line the answers are of: every flag the chain
 // reads with its value (the spike's only with a spike, the splitting's

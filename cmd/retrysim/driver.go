@@ -44,11 +44,9 @@ type runFlags struct {
 
 // usages are what a command says of each shared flag in its -help; a flag
 // with no usage is not the command's. Workers' usage holds %d twice, for
-// its bounds; an empty seed's, shard's or workers' is the usual one.
+// its bounds; an empty shard's or workers' is the usual one.
 type usages struct {
-	preset, scenario, duration, replicates, seed, workers, series, plot, shard string
-	// row names a row of -require's ROW:METRIC ("run's" when "").
-	row string
+	preset, scenario, duration, replicates, workers, series, plot, shard string
 	// doc and formats say what -format prints; replicatesDefault is
 	// -replicates's default as -help shows it, "" for its value.
 	doc               render.Doc
@@ -69,24 +67,19 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	fs := r.fs
 	for _, f := range []struct {
 		name, usage string
-		v           flag.Value
-	}{{"preset", u.preset, &r.preset}, {"duration", u.duration, &r.duration}, {"replicates", u.replicates, &r.replicates}} {
-		if f.usage != "" {
-			fs.Var(f.v, f.name, f.usage)
+		v           any
+	}{{"preset", u.preset, &r.preset}, {"duration", u.duration, &r.duration}, {"replicates", u.replicates, &r.replicates},
+		{"scenario", u.scenario, &r.scenario}, {"series", u.series, &r.series}, {"plot", u.plot, &r.plot}} {
+		if v, ok := f.v.(*string); ok && f.usage != "" {
+			fs.StringVar(v, f.name, "", f.usage)
+		} else if f.usage != "" {
+			fs.Var(f.v.(flag.Value), f.name, f.usage)
 		}
 	}
 	if u.replicatesDefault != "" {
 		fs.Lookup("replicates").DefValue = u.replicatesDefault
 	}
-	for _, f := range []struct {
-		name, usage string
-		v           *string
-	}{{"scenario", u.scenario, &r.scenario}, {"series", u.series, &r.series}, {"plot", u.plot, &r.plot}} {
-		if f.usage != "" {
-			fs.StringVar(f.v, f.name, "", f.usage)
-		}
-	}
-	fs.Var(&r.seed, "seed", or(u.seed, "random `seed`; the same flags and seed print the same bytes"))
+	fs.Var(&r.seed, "seed", "random `seed`; the same flags and seed print the same bytes")
 	r.o.Register(fs, u.doc, u.formats, "")
 	fs.Var(&r.workers, "workers", fmt.Sprintf(or(u.workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.workers.Lo, r.workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
@@ -94,7 +87,7 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	if r.sweeping() {
 		fs.Var(flagval.NotHere("a sweep judges no requirement; give -require to one run, or search with retrysim tune "+strings.TrimPrefix(kind, "sweep ")), "require", "")
 	} else {
-		registerRequireOf(fs, &r.reqs, or(u.row, "run's"))
+		registerRequireOf(fs, &r.reqs, "run's")
 	}
 	if r.sweeping() {
 		r.registerSet()

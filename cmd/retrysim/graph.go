@@ -11,19 +11,6 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 )
 
-// graphLimits are the graph's limits, from the constants fleet.Graph.Check
-// and fleet.Check enforce.
-func graphLimits() []render.Limit {
-	return []render.Limit{
-		{What: "services", Bound: fmt.Sprintf("1 to %d, each reached from an entry, names unique; entries 1 to %d", fleet.MaxServices, fleet.MaxEntries)},
-		{What: "calls", Bound: fmt.Sprintf("up to %d a service (fan-out), %d in the graph; no cycle; a chain of at most %d services from an entry (depth)", fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth)},
-		{What: "settings", Bound: "each server, outage, load and client within retrysim fleet's bounds for the same flag (retrysim help scenario lists them)"},
-		{What: "-duration", Bound: fmt.Sprintf("1 s to %d s (the series holds a row a service a second)", fleet.MaxDuration)},
-		{What: "-replicates", Bound: fmt.Sprintf("1 to %d; replicates x duration up to %d s", fleet.MaxReplicates, fleet.MaxSeriesSeconds)},
-		{What: "events", Bound: fmt.Sprintf("up to %.0e over every run and replicate: a request makes up to the product of attempts x (1 + hedges) along each chain of calls", float64(fleet.MaxEvents))},
-	}
-}
-
 // parseGraphAs parses the flags of kind (graph, or its sweep) into its
 // run, a replicate (of a point) an item.
 func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
@@ -39,7 +26,7 @@ func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 		formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
 	}, 10, names(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupGraphPreset(s); return err })
-	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.GraphPresets(fleet.GraphPresets()), render.FleetLimits(graphLimits())), nil, stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.GraphPresets(fleet.GraphPresets()), fleet.MaxServices, fleet.MaxEntries, fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, float64(fleet.MaxEvents)), nil, stdout); err != nil {
 		return nil, err
 	}
 	loaded, err := r.loadGraph("graphs")

@@ -192,23 +192,12 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		return r, flagval.LibraryError(err, byName...)
 	}
 	unread := flagval.UnreadFlags(sw.Unread())
-	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
-		return r, err
-	}
-	if sw.Delivery != nil { // as the table refuses a queue key no point reads
-		if err := refuseUnreadKeys(file, fs, unread); err != nil {
-			return r, err
-		}
-	}
-	if file != nil { // and a step's own policy no strategy reads
-		e := api.Experiment{Scenario: *sw.Scenario, Strategies: strategies}
-		if err := file.CheckStepsRead(e.UnreadStepPolicy); err != nil {
-			return r, flagval.Usage(fmt.Errorf("-scenario %w", err))
-		}
-	}
 	base := api.Signup()
 	if sw.Scenario != nil {
 		base = *sw.Scenario
+	}
+	if err := refuseUnread(fs, file, unread, sw.Delivery != nil, api.Experiment{Scenario: base, Strategies: strategies}); err != nil {
+		return r, err
 	}
 	r.watched = api.Experiment{Scenario: base}.Params().Watched
 	if err := checkRequire(r.reqs, tune.Metrics(r.watched, sw.Delivery != nil), api.RowIDs(strategies)); err != nil {

@@ -91,18 +91,8 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if file != nil {
 		overrides = flagval.Overrides(fs, queue != nil, unread)
 	}
-	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
+	if err := refuseUnread(fs, file, unread, queue != nil, e); err != nil {
 		return err
-	}
-	if queue != nil { // -model job drops the file's queue section whole, as asked
-		if err := refuseUnreadKeys(file, fs, unread); err != nil {
-			return err
-		}
-	}
-	if file != nil {
-		if err := file.CheckStepsRead(e.UnreadStepPolicy); err != nil {
-			return flagval.Usage(fmt.Errorf("-scenario %w", err))
-		}
 	}
 	if err := api.CheckExpect(expect, queue != nil); err != nil {
 		return flagval.LibraryError(err)
@@ -180,20 +170,25 @@ func scenarioFile(path string) (*scenario.Loaded, error) {
 	return &loaded, nil
 }
 
-// refuseUnreadKeys refuses a key of file's queue section that the run never
-// reads (unread, by flag name, from Experiment.Unread), as the flag for the
-// same setting is refused; a setting a flag gives is the flag's.
-func refuseUnreadKeys(file *scenario.Loaded, fs *flag.FlagSet, unread map[string]string) error {
-	if file == nil {
-		return nil
+// refuseUnread refuses, in a run of e over file (nil: the sign-up), a flag
+// the run never reads (unread, by flag name, from Experiment.Unread), with
+// a queue a key of the file's queue section it never reads, as the flag for
+// the same setting (a setting a flag gives is the flag's), and a step's own
+// policy no strategy reads. -model job drops the file's queue whole.
+func refuseUnread(fs *flag.FlagSet, file *scenario.Loaded, unread map[string]string, queue bool, e api.Experiment) error {
+	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil || file == nil {
+		return err
 	}
 	given := flagval.Given(fs)
 	err := file.CheckRead(func(setting string) string {
-		if f := flagval.FlagOf(setting); !given[f] {
+		if f := flagval.FlagOf(setting); queue && !given[f] {
 			return unread[f]
 		}
 		return ""
 	})
+	if err == nil {
+		err = file.CheckStepsRead(e.UnreadStepPolicy)
+	}
 	if err != nil {
 		return flagval.Usage(fmt.Errorf("-scenario %w", err))
 	}

@@ -16,21 +16,6 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 )
 
-// workersLimits are a worker fleet's limits, from the constants
-// fleet.Workers.Check and fleet.Graph.Check enforce.
-func workersLimits() []render.Limit {
-	return []render.Limit{
-		{What: "steps", Bound: fmt.Sprintf("1 to %d a job, each a call to a dependency", fleet.MaxFanout)},
-		{What: "-worker-count", Bound: fmt.Sprintf("1 to %d workers (the model's, not -workers)", fleet.MaxWorkers)},
-		{What: "tries", Bound: fmt.Sprintf("the queue's and each step's, 1 to %d", fleet.MaxAttempts)},
-		{What: "-duration", Bound: fmt.Sprintf("1 s to %d s (the series holds a row a second)", fleet.MaxDuration)},
-		{What: "-replicates", Bound: fmt.Sprintf("1 to %d; replicates x duration up to %d s", fleet.MaxReplicates, fleet.MaxSeriesSeconds)},
-		{What: "store", Bound: fmt.Sprintf("ttl and lease up to %d s (a lease above 0 s), crash a probability, max_crashes 0 to %d", fleet.MaxSeconds, delivery.CrashesLimit)},
-		{What: "memory", Bound: fmt.Sprintf("a job waiting for a worker costs about 104 bytes, and 24 bytes a step more with a store; the jobs and calls a replicate can hold at once, bounded before any work, up to %.0f GiB", float64(fleet.MaxBytes)/(1<<30))},
-		{What: "events", Bound: fmt.Sprintf("up to %.0e over every run and replicate", float64(fleet.MaxEvents))},
-	}
-}
-
 // parseWorkers parses the flags of kind (workers, or its sweep) into its
 // run, a replicate (of a point) an item.
 func parseWorkers(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
@@ -56,7 +41,7 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 	workerCount := flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
 	r.fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
 	r.fs.Lookup("worker-count").DefValue = "the preset's or the file's own"
-	if err := r.parse(args, fmt.Sprintf(helpText("workers"), render.WorkersPresets(fleet.WorkersPresets()), render.FleetLimits(workersLimits())), nil, stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("workers"), render.WorkersPresets(fleet.WorkersPresets()), fleet.MaxFanout, fleet.MaxWorkers, fleet.MaxAttempts, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, fleet.MaxSeconds, delivery.CrashesLimit, float64(fleet.MaxBytes)/(1<<30), float64(fleet.MaxEvents)), nil, stdout); err != nil {
 		return nil, err
 	}
 	loaded, err := r.loadGraph("fleets")
