@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -205,6 +207,21 @@ func (r *runFlags) options(stderr io.Writer) fleet.Options {
 // work is the command's run of n items, noun, with echo.
 func (r *runFlags) work(noun string, n int, echo any) *work {
 	return &work{kind: r.kind, noun: noun, n: n, echo: echo, shard: r.shard, settings: shardSettings(r.fs, r.args), out: r.o.Out}
+}
+
+// writeRuns writes doc in -format and, with -plot, its picture drawn by
+// plot (nil: none), then judges -require's over rows.
+func (r *runFlags) writeRuns(ctx context.Context, stdout io.Writer, doc render.Runs, plot func(io.Writer, string) error, rows []render.Figures) error {
+	var main, pic bytes.Buffer
+	if err := r.o.Renderer(stdout).Runs(&main, doc); err != nil {
+		return err
+	}
+	if r.plot != "" {
+		if err := plot(&pic, filepath.Ext(r.plot)); err != nil {
+			return err
+		}
+	}
+	return r.write(ctx, stdout, main.Bytes(), nil, pic.Bytes(), rows)
 }
 
 // write writes main to -o or stdout, and ser and pic to -series and -plot

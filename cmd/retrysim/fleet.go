@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -57,14 +58,13 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 		sweep: func(h render.SweepHead, points [][]string, res []fleet.Result) render.Runs {
 			return render.FleetSweep(h, points, byPoint(res, len(cfgs), func(x fleet.Result) []fleet.Summary { return []fleet.Summary{x.Summary()} }))
 		},
-		write: func(res []fleet.Result) (main, ser, pic []byte, rows []render.Figures, err error) {
+		write: func(ctx context.Context, res []fleet.Result) error {
 			run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
-			main, ser, pic, err = r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
-			sums := make([]fleet.Summary, len(res))
-			for i, x := range res {
-				sums[i] = x.Summary()
+			main, ser, pic, err := r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
+			if err != nil {
+				return err
 			}
-			return main, ser, pic, render.FleetFigures(sums), err
+			return r.write(ctx, stdout, main, ser, pic, render.FleetFigures(each(res, fleet.Result.Summary)))
 		}}.work(r, stdout, opts)
 }
 
@@ -81,7 +81,7 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 		plot:       "also draw the time series to `file` (.png or .svg), a panel a run",
 		doc:        render.FleetDoc,
 		formats:    " (json also holds the series; html is one page with the series drawn)",
-	}, 10, names(fleet.Presets(), func(p fleet.Preset) string { return p.Name }),
+	}, 10, each(fleet.Presets(), func(p fleet.Preset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupPreset(s); return err })
 	c := fleet.DefaultConfig() // the model flags write into it
 	r.duration.V = c.Duration

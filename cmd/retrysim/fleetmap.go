@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,7 +105,7 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 	if err := r.checkOutputs(); err != nil {
 		return nil, err
 	}
-	if err := r.require(render.MapFigureKeys(), names(m.Policies, func(p metastable.MapPolicy) string { return p.Name })); err != nil {
+	if err := r.require(render.MapFigureKeys(), each(m.Policies, func(p metastable.MapPolicy) string { return p.Name })); err != nil {
 		return nil, err
 	}
 	cells := m.Cells()
@@ -139,16 +137,8 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 		}
 		rep := render.MapReport{Map: m, Cells: done, Replicates: r.replicates.V, Seed: uint64(r.seed),
 			Title: fmt.Sprintf("retrysim fleet-map: %d cells x %d replicates, seed %d", len(done), r.replicates.V, uint64(r.seed))}
-		var main, pic bytes.Buffer
-		if err := r.o.Renderer(stdout).Runs(&main, rep); err != nil {
-			return err
-		}
-		if r.plot != "" {
-			if err := render.PlotMap(&pic, rep, filepath.Ext(r.plot)); err != nil {
-				return err
-			}
-		}
-		return r.write(ctx, stdout, main.Bytes(), nil, pic.Bytes(), rep.MapFigures())
+		plot := func(w io.Writer, ext string) error { return render.PlotMap(w, rep, ext) }
+		return r.writeRuns(ctx, stdout, rep, plot, rep.MapFigures())
 	}), nil
 }
 

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
@@ -24,7 +26,7 @@ func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 		plot:              "also draw the series to `file` (.png or .svg), a panel a service",
 		doc:               render.GraphDoc,
 		formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
-	}, 10, names(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
+	}, 10, each(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupGraphPreset(s); return err })
 	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.GraphPresets(fleet.GraphPresets()), fleet.MaxServices, fleet.MaxEntries, fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, float64(fleet.MaxEvents)), nil, stdout); err != nil {
 		return nil, err
@@ -61,14 +63,13 @@ func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
 			return render.GraphSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.Rows))
 		},
-		write: func(res []fleet.GraphResult) (main, ser, pic []byte, rows []render.Figures, err error) {
+		write: func(ctx context.Context, res []fleet.GraphResult) error {
 			run := render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}
-			main, ser, pic, err = r.o.Renderer(stdout).GraphOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
-			var all []fleet.GraphRow
-			for _, x := range res {
-				all = append(all, x.Rows()...)
+			main, ser, pic, err := r.o.Renderer(stdout).GraphOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
+			if err != nil {
+				return err
 			}
-			return main, ser, pic, render.GraphFigures(all), err
+			return r.write(ctx, stdout, main, ser, pic, render.GraphFigures(slices.Concat(each(res, fleet.GraphResult.Rows)...)))
 		}}.work(r, stdout, opts)
 }
 

@@ -109,11 +109,12 @@ func commandUsage() string {
 	return b.String()
 }
 
-// names are name's of each of xs (presets, runs), in their order.
-func names[T any](xs []T, name func(T) string) []string {
-	out := make([]string, len(xs))
+// each is f of each of xs, in their order: the names of presets or runs,
+// the summaries of results.
+func each[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
 	for i, x := range xs {
-		out[i] = name(x)
+		out[i] = f(x)
 	}
 	return out
 }

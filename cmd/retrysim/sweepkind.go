@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -66,23 +65,17 @@ type family[C, P, R any] struct {
 	grid func(paths []string, points [][]string) ([]C, error)
 	// sweep is a sweep's output, write a run's outputs and rows.
 	sweep func(h render.SweepHead, points [][]string, res []R) render.Runs
-	write func(res []R) (main, ser, pic []byte, rows []render.Figures, err error)
+	write func(ctx context.Context, res []R) error
 }
 
 // work is f's work for r's flags: its run, or with -set a sweep of it, the
 // replicates (of the points) its items.
 func (f family[C, P, R]) work(r *runFlags, stdout io.Writer, opts fleet.Options) (*work, error) {
-	if err := r.require(f.keys, names(f.runs, f.runName)); err != nil {
+	if err := r.require(f.keys, each(f.runs, f.runName)); err != nil {
 		return nil, err
 	}
 	if !r.sweeping() {
-		return f.items(r.work("replicates", r.replicates.V, f.echo), f.runs, len(f.runs), opts, f.refused, func(ctx context.Context, res []R) error {
-			main, ser, pic, rows, err := f.write(res)
-			if err != nil {
-				return err
-			}
-			return r.write(ctx, stdout, main, ser, pic, rows)
-		}), nil
+		return f.items(r.work("replicates", r.replicates.V, f.echo), f.runs, len(f.runs), opts, f.refused, f.write), nil
 	}
 	paths, points, err := r.grid()
 	if err != nil {
@@ -93,11 +86,7 @@ func (f family[C, P, R]) work(r *runFlags, stdout io.Writer, opts fleet.Options)
 		return nil, setRefused(err)
 	}
 	return f.items(r.work("replicates of points", len(points)*r.replicates.V, f.echo), runs, len(f.runs), opts, f.refused, func(ctx context.Context, res []R) error {
-		var out bytes.Buffer
-		if err := r.o.Renderer(stdout).Runs(&out, f.sweep(r.head(f.name, paths), points, res)); err != nil {
-			return err
-		}
-		return r.write(ctx, stdout, out.Bytes(), nil, nil, nil)
+		return r.writeRuns(ctx, stdout, f.sweep(r.head(f.name, paths), points, res), nil, nil)
 	}), nil
 }
 

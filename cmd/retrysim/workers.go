@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -36,7 +35,7 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		plot:              "also draw the series to `file` (.png or .svg): jobs a second, jobs waiting, the oldest's age, a panel a dependency",
 		doc:               render.WorkersDoc,
 		formats:           " (json also holds each run's series a second; html is one page with the series drawn)",
-	}, 10, names(fleet.WorkersPresets(), func(p fleet.WorkersPreset) string { return p.Name }),
+	}, 10, each(fleet.WorkersPresets(), func(p fleet.WorkersPreset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupWorkersPreset(s); return err })
 	workerCount := flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
 	r.fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
@@ -113,7 +112,7 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
 			return render.WorkersSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.WorkersRows))
 		},
-		write: func(res []fleet.GraphResult) (main, ser, pic []byte, rows []render.Figures, err error) {
+		write: func(ctx context.Context, res []fleet.GraphResult) error {
 			rep := render.WorkersReport{Replicates: r.replicates.V, Seed: uint64(r.seed), Scenario: r.scenario, Preset: chosen,
 				Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(r.replicates.V), "replicate"), uint64(r.seed))}
 			for _, res := range res {
@@ -129,13 +128,7 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 				}
 				rep.Dependencies = append(rep.Dependencies, deps)
 			}
-			var out, img bytes.Buffer
-			if err := r.o.Renderer(stdout).Runs(&out, rep); err != nil {
-				return nil, nil, nil, nil, err
-			}
-			if r.plot != "" {
-				err = render.PlotWorkers(&img, rep, filepath.Ext(r.plot))
-			}
-			return out.Bytes(), nil, img.Bytes(), render.WorkersFigures(rep.Rows), err
+			plot := func(w io.Writer, ext string) error { return render.PlotWorkers(w, rep, ext) }
+			return r.writeRuns(ctx, stdout, rep, plot, render.WorkersFigures(rep.Rows))
 		}}.work(r, stdout, opts)
 }
