@@ -115,7 +115,7 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 			c.Client.Backoff.Cap = fleet.NoCap
 		}
 		unread := c.UnreadWhy()
-		if err := flagval.Refuse(r.fs, func(n string) string { return fleetWords(unread[fleetPath(n)]) }); err != nil {
+		if err := flagval.Refuse(r.fs, func(n string) string { p, _ := fleet.LookupKey(n); return fleetWords(unread[p.Path]) }); err != nil {
 			return nil, p, nil, err
 		}
 		cfgs = []fleet.Config{c}
@@ -206,13 +206,6 @@ func fleetFlagError(err error) error {
 		return err
 	}
 	return fmt.Errorf("-%s: %s", flag, fe.Words(scenarioref.FleetFlag))
-}
-
-// fleetPath is the path of the fleet setting whose flag is flag, "" for a
-// flag that is no fleet.Param.
-func fleetPath(flag string) string {
-	p, _ := fleet.LookupKey(flag)
-	return p.Path
 }
 
 // fleetGroups are fleet -help's headings over its 68 flags: the model's

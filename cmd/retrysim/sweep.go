@@ -89,14 +89,23 @@ func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*work, error
 	return w, nil
 }
 
-// write writes a whole sweep's output and picture, then judges -require's
-// over its rows.
+// write writes a whole sweep's output and, with -plot, its picture, then
+// judges -require's over its rows.
 func (r sweepRun) write(ctx context.Context, stdout io.Writer, s stats.Sweep) error {
-	if err := writeSweep(ctx, stdout, r.c, r.ci, r.opts, r.plot, s); err != nil {
+	s.CI = r.ci
+	var doc, pic bytes.Buffer
+	if err := r.c.Renderer(stdout).Sweep(&doc, s, r.opts); err != nil {
 		return err
 	}
-	if len(r.reqs) == 0 {
-		return nil
+	outs := []outfile.Output{{File: r.c.Out, Data: doc.Bytes()}}
+	if r.plot.Path != "" {
+		if err := render.PlotSweep(&pic, s, filepath.Ext(r.plot.Path), r.opts); err != nil {
+			return err
+		}
+		outs = append(outs, outfile.Output{File: r.plot, Data: pic.Bytes()})
+	}
+	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil || len(r.reqs) == 0 {
+		return err
 	}
 	return tune.Enforce(r.reqs, tune.SweepRows(s, r.watched, r.sw.Delivery != nil))
 }
@@ -238,21 +247,4 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	}
 	r.sw, r.c, r.ci, r.opts, r.plot, r.shard, r.byName, r.settings = sw, c, rows.CI, opts, plot, shard, byName, shardSettings(fs, args)
 	return r, nil
-}
-
-// writeSweep writes a whole sweep's output, and its picture with -plot.
-func writeSweep(ctx context.Context, stdout io.Writer, c flagval.Common, ci bool, opts render.PlotOptions, plot outfile.File, s stats.Sweep) error {
-	s.CI = ci
-	var doc, pic bytes.Buffer
-	if err := c.Renderer(stdout).Sweep(&doc, s, opts); err != nil {
-		return err
-	}
-	outs := []outfile.Output{{File: c.Out, Data: doc.Bytes()}}
-	if plot.Path != "" {
-		if err := render.PlotSweep(&pic, s, filepath.Ext(plot.Path), opts); err != nil {
-			return err
-		}
-		outs = append(outs, outfile.Output{File: plot, Data: pic.Bytes()})
-	}
-	return outfile.WriteAll(ctx, stdout, outs...)
 }
