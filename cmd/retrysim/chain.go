@@ -131,10 +131,6 @@ func parseChain(_ string, args []string, stdout, _ io.Writer) (*work, error) {
 	finish := func(ctx context.Context, all []chain.Item) error {
 		return outfile.WriteAll(ctx, stdout, outfile.Output{File: out, Data: []byte(chainEcho(fs) + "\n" + q.Stats(ans, all).String())})
 	}
-	if q.Split == nil {
-		w.whole = func(ctx context.Context) error { return finish(ctx, nil) }
-		return w, nil
-	}
 	return items(w, func(ctx context.Context, lo, hi int) ([]chain.Item, error) {
 		return q.RunItems(ctx, lo, hi, workers.V)
 	}, q.CheckItem, finish), nil

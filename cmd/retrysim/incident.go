@@ -19,8 +19,8 @@ import (
 )
 
 // parseIncident parses the incident command's flags into its run, replicate
-// k of every run (the incident's and its fixes') an item; with no name it
-// lists the gallery and returns no run.
+// k of every run (the incident's and its fixes') an item; with no name its
+// run, of no item, lists the gallery.
 func parseIncident(_ string, args []string, stdout, _ io.Writer) (*work, error) {
 	fs := flagval.NewFlagSet("retrysim incident")
 	var (
@@ -59,7 +59,10 @@ func parseIncident(_ string, args []string, stdout, _ io.Writer) (*work, error) 
 		if shard.Count > 0 {
 			return nil, flagval.Usage(fmt.Errorf("-shard: the list is not sharded; name the incident to replay"))
 		}
-		return nil, outfile.WriteAll(context.Background(), stdout, outfile.Output{File: out, Data: incidentList()})
+		list := func(ctx context.Context, _ []struct{}) error {
+			return outfile.WriteAll(ctx, stdout, outfile.Output{File: out, Data: incidentList()})
+		}
+		return items(&work{kind: "incident", noun: "replicates", out: out}, nil, nil, list), nil
 	case 1:
 	default:
 		return nil, flagval.Usage(fmt.Errorf("incident: one incident at a time (got %s)", strings.Join(names, ", ")))

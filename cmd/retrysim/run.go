@@ -70,11 +70,10 @@ func init() {
 	}
 }
 
-// do parses a run of kind from args and runs it; a parse that makes no run
-// (a list) has written its output.
+// do parses a run of kind from args and runs it.
 func do(ctx context.Context, parse func(kind string, args []string, stdout, stderr io.Writer) (*work, error), kind string, args []string, stdout, stderr io.Writer) error {
 	w, err := parse(kind, args, stdout, stderr)
-	if err != nil || w == nil {
+	if err != nil {
 		return err
 	}
 	return w.do(ctx, stdout)

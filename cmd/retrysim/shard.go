@@ -94,26 +94,30 @@ type work struct {
 	merge func(ctx context.Context, names []string, shards []shardfile.Shard) error
 }
 
-// items makes w a run of items of type T: run runs items lo to hi-1, check
-// refuses an item k that no run of w's settings makes, and finish writes
-// the run's outputs from all its items.
+// items makes w a run of items of type T: run runs items lo to hi-1 (never
+// none: a run of no item, nil run and check, runs nothing), check refuses
+// an item k that no run of w's settings makes, and finish writes the run's
+// outputs from all its items.
 func items[T any](w *work, run func(ctx context.Context, lo, hi int) ([]T, error), check func(k int, item *T) error, finish func(ctx context.Context, all []T) error) *work {
+	slice := func(ctx context.Context, lo, hi int) ([]T, error) {
+		if hi > lo {
+			return run(ctx, lo, hi)
+		}
+		return nil, nil
+	}
 	w.whole = func(ctx context.Context) error {
-		all, err := run(ctx, 0, w.n)
+		all, err := slice(ctx, 0, w.n)
 		if err != nil {
 			return err
 		}
 		return finish(ctx, all)
 	}
 	w.slice = func(ctx context.Context, h shardfile.Header, lo, hi int) ([]byte, error) {
-		var slice []T
-		if hi > lo {
-			var err error
-			if slice, err = run(ctx, lo, hi); err != nil {
-				return nil, err
-			}
+		items, err := slice(ctx, lo, hi)
+		if err != nil {
+			return nil, err
 		}
-		return shardfile.Encode(h, slice)
+		return shardfile.Encode(h, items)
 	}
 	w.merge = func(ctx context.Context, names []string, shards []shardfile.Shard) error {
 		all, err := shardfile.Gather(w.n, w.noun, names, shards, check)

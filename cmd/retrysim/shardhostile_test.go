@@ -284,3 +284,17 @@ func TestFleetShardDataBound(t *testing.T) {
 		})
 	}
 }
+
+// TestIncidentShardWithoutName: an incident shard whose settings lost the
+// incident's name is refused with one line and exit 2, nothing on stdout
+// (the gallery's list is no merge of a replay), not a panic.
+func TestIncidentShardWithoutName(t *testing.T) {
+	files := writeTwoShards(t, t.TempDir(), "incident", "dynamodb-2015-09-20", "-replicates", "2", "-workers", "1")
+	for _, f := range files {
+		editEnvelope(t, f, func(m map[string]any) { m["settings"] = []any{} })
+	}
+	out, errOut, code := retrysim(t, append([]string{"merge"}, files...)...)
+	if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "its settings make 0 replicates, not 2") {
+		t.Errorf("merge of nameless incident shards: exit %d, stdout %d bytes, stderr %q; want exit 2, nothing on stdout, one line: its settings make 0 replicates, not 2", code, len(out), errOut)
+	}
+}
