@@ -37,7 +37,7 @@ type runFlags struct {
 	seed         flagval.Seed
 	workers      flagval.Bounded
 	o            flagval.Output
-	series, plot string
+	series, plot outfile.File
 	shard        flagval.Shard
 	// reqs are -require's, judged over the rows once they are written.
 	reqs []tune.Requirement
@@ -62,7 +62,7 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	if strings.HasPrefix(kind, "sweep ") { // a row a point: no series, no picture
 		u.doc, u.formats, u.series, u.plot = render.KindSweepDoc, "", "", ""
 	}
-	r := &runFlags{kind: kind, fs: flagval.NewFlagSet("retrysim " + kind), seed: 1,
+	r := &runFlags{kind: kind, fs: flagval.NewFlagSet("retrysim " + kind), seed: 1, series: outfile.File{Flag: "series"}, plot: outfile.File{Flag: "plot"},
 		workers:    flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096},
 		replicates: flagval.Bounded{V: replicates, Lo: 1, Hi: fleet.MaxReplicates}}
 	r.preset.Valid, r.preset.Names = lookup, presets
@@ -71,7 +71,7 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 		name, usage string
 		v           any
 	}{{"preset", u.preset, &r.preset}, {"duration", u.duration, &r.duration}, {"replicates", u.replicates, &r.replicates},
-		{"scenario", u.scenario, &r.scenario}, {"series", u.series, &r.series}, {"plot", u.plot, &r.plot}} {
+		{"scenario", u.scenario, &r.scenario}, {"series", u.series, &r.series.Path}, {"plot", u.plot, &r.plot.Path}} {
 		if v, ok := f.v.(*string); ok && f.usage != "" {
 			fs.StringVar(v, f.name, "", f.usage)
 		} else if f.usage != "" {
@@ -160,14 +160,14 @@ func (r *runFlags) loadGraph(what string) (*scenario.Graph, error) {
 // checkOutputs checks the output files, none the scenario file, and with
 // -shard refuses every output but -o: merge writes them.
 func (r *runFlags) checkOutputs() error {
-	if err := render.CheckFleetFiles(r.series, r.plot); err != nil {
+	if err := render.CheckFleetFiles(r.series.Path, r.plot.Path); err != nil {
 		return flagval.Usage(err)
 	}
-	if err := outfile.CheckReading("scenario file", r.scenario, r.o.Out, r.file("series"), r.file("plot")); err != nil {
+	if err := outfile.CheckReading("scenario file", r.scenario, r.o.Out, r.series, r.plot); err != nil {
 		return flagval.Usage(err)
 	}
 	if r.shard.Count > 0 {
-		return refuseShardOutputs(r.fs, r.series, r.plot)
+		return refuseShardOutputs(r.fs, r.series.Path, r.plot.Path)
 	}
 	return nil
 }
@@ -180,23 +180,6 @@ func (r *runFlags) require(keys, rows []string) error {
 		return flagval.Usage(fmt.Errorf("-require: %s", shardRefuses("require")))
 	}
 	return checkRequire(r.reqs, keys, rows)
-}
-
-// judge judges -require's over the rows written: an *tune.UnmetError
-// (exit 3, a line each) naming those that fail or are undecided.
-func (r *runFlags) judge(rows []render.Figures) error {
-	if len(r.reqs) == 0 {
-		return nil
-	}
-	return tune.Enforce(r.reqs, tune.FigureRows(rows))
-}
-
-// file is the output file of the flag called name (series or plot).
-func (r *runFlags) file(name string) outfile.File {
-	if name == "series" {
-		return outfile.File{Flag: name, Path: r.series}
-	}
-	return outfile.File{Flag: name, Path: r.plot}
 }
 
 // options are the run's options, its progress told on stderr.
@@ -216,8 +199,8 @@ func (r *runFlags) writeRuns(ctx context.Context, stdout io.Writer, doc render.R
 	if err := r.o.Renderer(stdout).Runs(&main, doc); err != nil {
 		return err
 	}
-	if r.plot != "" {
-		if err := plot(&pic, filepath.Ext(r.plot)); err != nil {
+	if r.plot.Path != "" {
+		if err := plot(&pic, filepath.Ext(r.plot.Path)); err != nil {
 			return err
 		}
 	}
@@ -228,16 +211,15 @@ func (r *runFlags) writeRuns(ctx context.Context, stdout io.Writer, doc render.R
 // when they are given, then judges -require's over rows.
 func (r *runFlags) write(ctx context.Context, stdout io.Writer, main, ser, pic []byte, rows []render.Figures) error {
 	outs := []outfile.Output{{File: r.o.Out, Data: main}}
-	if r.series != "" {
-		outs = append(outs, outfile.Output{File: r.file("series"), Data: ser})
+	for _, o := range []outfile.Output{{File: r.series, Data: ser}, {File: r.plot, Data: pic}} {
+		if o.File.Path != "" {
+			outs = append(outs, o)
+		}
 	}
-	if r.plot != "" {
-		outs = append(outs, outfile.Output{File: r.file("plot"), Data: pic})
-	}
-	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil {
+	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil || len(r.reqs) == 0 {
 		return err
 	}
-	return r.judge(rows)
+	return tune.Enforce(r.reqs, tune.FigureRows(rows))
 }
 
 // engine is how runs of settings C are run, a replicate P of each, and

@@ -60,7 +60,7 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 		},
 		write: func(ctx context.Context, res []fleet.Result) error {
 			run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
-			main, ser, pic, err := r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
+			main, ser, pic, err := r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series.Path), filepath.Ext(r.plot.Path))
 			if err != nil {
 				return err
 			}

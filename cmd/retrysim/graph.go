@@ -65,7 +65,7 @@ func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 		},
 		write: func(ctx context.Context, res []fleet.GraphResult) error {
 			run := render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}
-			main, ser, pic, err := r.o.Renderer(stdout).GraphOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
+			main, ser, pic, err := r.o.Renderer(stdout).GraphOutputs(run, filepath.Ext(r.series.Path), filepath.Ext(r.plot.Path))
 			if err != nil {
 				return err
 			}
