@@ -123,9 +123,13 @@ func parseChain(_ string, args []string, stdout, _ io.Writer) (*work, error) {
 			return nil, flagval.Usage(fmt.Errorf("-split-%s: %s", fe.Field, fe.Msg))
 		}
 	}
-	ans, err := q.Answer() // a shard too, so that a span the chain refuses is refused before any splitting, not at merge
-	if err != nil {
-		return nil, chainError(err)
+	// A shard too answers, so that a span the chain refuses (within,
+	// split.horizon) is refused by its flag before any splitting, not at merge.
+	ans, err := q.Answer()
+	if fe := (*fleet.FieldError)(nil); errors.As(err, &fe) {
+		return nil, flagval.Usage(fmt.Errorf("-%s %s", strings.ReplaceAll(fe.Field, ".", "-"), fe.Msg))
+	} else if err != nil {
+		return nil, err
 	}
 	w := &work{kind: "chain", noun: "runs and crude replicates", n: q.Items(), shard: shard, settings: shardSettings(fs, args), out: out}
 	finish := func(ctx context.Context, all []chain.Item) error {
@@ -134,21 +138,6 @@ func parseChain(_ string, args []string, stdout, _ io.Writer) (*work, error) {
 	return items(w, func(ctx context.Context, lo, hi int) ([]chain.Item, error) {
 		return q.RunItems(ctx, lo, hi, workers.V)
 	}, q.CheckItem, finish), nil
-}
-
-// chainFlags name the flag of each span chain.Question.Answer may refuse.
-var chainFlags = map[string]string{"within": "-within", "split.horizon": "-split-horizon"}
-
-// chainError is err with a span the chain refuses named by its flag, as a
-// usage error.
-func chainError(err error) error {
-	var fe *fleet.FieldError
-	if errors.As(err, &fe) {
-		if flag, ok := chainFlags[fe.Field]; ok {
-			return flagval.Usage(fmt.Errorf("%s %s", flag, fe.Msg))
-		}
-	}
-	return err
 }
 
 // chainEcho is the command line the answers are of: every flag the chain

@@ -86,14 +86,16 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	fs.Var(&r.workers, "workers", fmt.Sprintf(or(u.workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.workers.Lo, r.workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.Var(&r.shard, "shard", or(u.shard, shardUsage))
-	if r.sweeping() {
-		fs.Var(flagval.NotHere("a sweep judges no requirement; give -require to one run, or search with retrysim tune "+strings.TrimPrefix(kind, "sweep ")), "require", "")
-	} else {
+	if !r.sweeping() {
 		registerRequireOf(fs, &r.reqs, "run's")
+		return r
 	}
-	if r.sweeping() {
-		r.registerSet()
-	}
+	fs.Var(flagval.NotHere("a sweep judges no requirement; give -require to one run, or search with retrysim tune "+strings.TrimPrefix(kind, "sweep ")), "require", "")
+	fs.Var(flagval.Repeated(func(s string) error { // the settings the sweep varies
+		set, err := sweep.ParseSet(s)
+		r.sets = append(r.sets, set)
+		return err
+	}), "set", sweepSetUsage)
 	return r
 }
 

@@ -20,15 +20,6 @@ const sweepSetUsage = "vary the setting at `path=values` (graph.services[NAME].s
 // sweeping reports whether r's command is a sweep of its kind's runs.
 func (r *runFlags) sweeping() bool { return strings.HasPrefix(r.kind, "sweep ") }
 
-// registerSet registers -set, whose settings r's sweep varies.
-func (r *runFlags) registerSet() {
-	r.fs.Var(flagval.Repeated(func(s string) error {
-		set, err := sweep.ParseSet(s)
-		r.sets = append(r.sets, set)
-		return err
-	}), "set", sweepSetUsage)
-}
-
 // grid is the paths -set varies and the grid's points, a value each.
 func (r *runFlags) grid() ([]string, [][]string, error) {
 	if len(r.sets) == 0 {
@@ -38,11 +29,7 @@ func (r *runFlags) grid() ([]string, [][]string, error) {
 	if err != nil {
 		return nil, nil, flagval.Usage(fmt.Errorf("-set: %w", err))
 	}
-	paths := make([]string, len(r.sets))
-	for i, s := range r.sets {
-		paths[i] = s.Path
-	}
-	return paths, points, nil
+	return each(r.sets, func(s sweep.Set) string { return s.Path }), points, nil
 }
 
 // head is what ran r's sweep of name's runs over paths, for its output.
