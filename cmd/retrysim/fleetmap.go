@@ -176,9 +176,5 @@ func fleetMapFlagError(err error) error {
 	if paths == nil {
 		paths = []string{fe.Field}
 	}
-	flags := make([]string, len(paths))
-	for i, p := range paths {
-		flags[i] = "-" + p
-	}
-	return fmt.Errorf("%s: %s", strings.Join(flags, " x "), fe.Msg)
+	return fmt.Errorf("%s: %s", strings.Join(each(paths, func(p string) string { return "-" + p }), " x "), fe.Msg)
 }
