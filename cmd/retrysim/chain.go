@@ -16,58 +16,7 @@ import (
 	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
-	"github.com/retrysim/retrysim/internal/shardfile"
 )
-
-var chainIntro = fmt.Sprintf(`retrysim chain computes, exactly and without sampling, what the fleet model
-does when every time in it is exponential (a Memoryless run: Poisson arrivals,
--capacity workers with a queue of -queue places and exponential service of
-mean -service, each attempt timing out at -timeout-rate, a timed-out call
-staying in the server to be served in vain, a call failing with -p-fail when
-its service ends, a failed or timed-out attempt retried with
-probability -retry-prob into an orbit of at most -orbit requests that each
-wait an exponential backoff at -backoff-rate). It builds the Markov chain over
-(the workers' calls, live or abandoned; the queue's calls in order, live or
-abandoned; the orbit's size) and prints from it its states and transitions
-(pairs of states with a rate between them), the mean time from collapse
-(every worker and queue place holding an abandoned call, the orbit full, or
-empty with -retry-prob 0, which never fills it, as the output then says) to
-health (nothing queued, the orbit empty), and the probability of health
-within -within: from collapse, or with -shape spike from an empty server at
-time 0, within -within of the spike's end. The fleet engine runs the same
-model; package fleet/chain's tests hold its replicates to these numbers.
-
-With -split-orbit b it also estimates, on the fleet engine, the probability
-that the orbit reaches b within -split-horizon of an empty server at time 0
-by multilevel splitting (-split-runs independent runs of -split-effort paths
-a level, a level each orbit size), and prints it beside the chain's exact
-value with its relative error, the events it took and the events crude
-replicates would take for the same relative error (from 200 crude
-replicates' mean events). With -shard i/n it runs slice i of n of the
-splitting runs and of the crude replicates, and writes them as json for
-retrysim merge, which prints what the whole run prints; -shard auto/n and auto
-read the index (and count) from the environment as retrysim fleet-map's does.
-
-Usage: retrysim chain [flags]
-
-Example: retrysim chain -capacity 2 -queue 4 -rate 1.5 -timeout-rate 0.5 -retry-prob 0.9 -orbit 10
-
-Limits (checked before any work):
-  states        at most %d; -queue at most %d (a state holds the queue's calls
-                as bits); the states of one orbit size at most %d (a dense
-                block of that order is solved for each)
-  steps         at most %d steps of uniformisation (about the largest rate
-                out of a state x -within), and at most %g multiply-adds
-                (steps x the chain's rates, an arrival's and another's
-                between the same states apart: a few seconds)
-  splitting     -split-effort 1 to %d paths a level, -split-runs 2 to %d,
-                -split-horizon up to %d s; a run's paths held at once (2 x
-                -split-effort, each a replicate's state: about 83 KiB, its
-                series growing with -split-horizon) at most %.0f GiB, and
-                fewer runs at once than -workers where that many would not fit
-
-Flags:
-`, chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, fleet.MaxDuration-1, float64(fleet.MaxBytes)/(1<<30))
 
 // chainUsages are the chain's own words for the fleet flags whose fleet
 // usage says what the chain does not do: its spike is its own flags' (no
@@ -83,100 +32,9 @@ var chainUsages = map[string]string{
 // maxSplitRuns bounds -split-runs.
 const maxSplitRuns = 1000
 
-// chainRun is a parsed chain command: its question (the chain, the span of
-// its probability of health, the splitting if one is asked for), the
-// workers that run the splitting, the slice of it to run and where its
-// output goes.
-type chainRun struct {
-	fs      *flag.FlagSet
-	q       chain.Question
-	workers int
-	shard   flagval.Shard
-	out     outfile.File
-	// settings are the run's settings, for a shard to carry to merge.
-	settings []shardfile.Setting
-}
-
-// chainItem is one splitting run's estimate and the events it took, or a
-// crude replicate's events (P 0): a chain run's items are its splitting
-// runs, then the chain.CrudeRuns crude replicates.
-type chainItem struct {
-	P      float64
-	Events int64
-}
-
-// chainCommand prints the exact chain's answers for a Memoryless run, or
-// with -shard writes a slice of its splitting runs for merge.
-func chainCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	w, err := parseChain(args, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	return w.do(ctx, stdout)
-}
-
 // parseChain parses the chain command's flags into its run: its splitting
 // runs and crude replicates the items, none without a splitting.
-func parseChain(args []string, stdout, _ io.Writer) (*work, error) {
-	r, err := parseChainRun(args, stdout)
-	if err != nil {
-		return nil, err
-	}
-	ans, err := r.answers() // a shard too, so that a span the chain refuses is refused before any splitting, not at merge
-	if err != nil {
-		return nil, err
-	}
-	w := &work{kind: "chain", noun: "runs and crude replicates", shard: r.shard, settings: r.settings, out: r.out}
-	sp := r.q.Split
-	finish := func(ctx context.Context, all []chainItem) error {
-		var ests []metastable.SplitEstimate
-		var crude []int64
-		for k, it := range all {
-			if k < sp.Runs {
-				ests = append(ests, metastable.SplitEstimate{P: it.P, Events: it.Events})
-			} else {
-				crude = append(crude, it.Events)
-			}
-		}
-		return outfile.WriteAll(ctx, stdout, outfile.Output{File: r.out, Data: []byte(r.report(r.q.Stats(ans, ests, crude)))})
-	}
-	if sp == nil {
-		w.whole = func(ctx context.Context) error { return finish(ctx, nil) }
-		return w, nil
-	}
-	w.n = sp.Runs + chain.CrudeRuns
-	run := func(ctx context.Context, lo, hi int) ([]chainItem, error) {
-		ests, err := sp.RepeatRuns(ctx, &sp.Config, min(lo, sp.Runs), min(hi, sp.Runs), r.workers)
-		if err != nil {
-			return nil, err
-		}
-		crude, err := sp.CrudeEvents(ctx, max(lo, sp.Runs)-sp.Runs, max(hi, sp.Runs)-sp.Runs)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]chainItem, 0, hi-lo)
-		for _, e := range ests {
-			out = append(out, chainItem{P: e.P, Events: e.Events})
-		}
-		for _, e := range crude {
-			out = append(out, chainItem{Events: e})
-		}
-		return out, nil
-	}
-	check := func(k int, it *chainItem) error {
-		switch {
-		case k < sp.Runs && (!(it.P >= 0 && it.P <= 1) || it.Events < 0 || it.Events > fleet.MaxEvents):
-			return fmt.Errorf("run %d (estimate %g, %d events): want an estimate from 0 to 1 and 0 to %.0e events", k, it.P, it.Events, float64(fleet.MaxEvents))
-		case k >= sp.Runs && (it.P != 0 || it.Events < 0 || it.Events > fleet.MaxEvents):
-			return fmt.Errorf("crude replicate %d took %d events (estimate %g), not 0 to %.0e (and none)", k-sp.Runs, it.Events, it.P, float64(fleet.MaxEvents))
-		}
-		return nil
-	}
-	return items(w, run, check, finish), nil
-}
-
-// parseChainRun parses the chain command's flags and builds the chain.
-func parseChainRun(args []string, stdout io.Writer) (chainRun, error) {
+func parseChain(_ string, args []string, stdout, _ io.Writer) (*work, error) {
 	fs := flagval.NewFlagSet("retrysim chain")
 	c := fleet.DefaultConfig()
 	c.Load.Rate, c.Load.Peak = 1, 3
@@ -187,7 +45,8 @@ func parseChainRun(args []string, stdout io.Writer) (chainRun, error) {
 	c.Memoryless = fleet.Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 5}
 	within := time.Minute
 	var (
-		r            = chainRun{fs: fs, out: outfile.File{Flag: "o"}}
+		out          = outfile.File{Flag: "o"}
+		shard        flagval.Shard
 		splitOrbit   int
 		splitHorizon              = 30 * time.Second
 		splitEffort               = 200
@@ -218,79 +77,68 @@ func parseChainRun(args []string, stdout io.Writer) (chainRun, error) {
 	fs.Var(&seed, "seed", "random `seed` of the splitting; the same flags and seed print the same bytes")
 	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each running splittings, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
-	fs.Var(&r.shard, "shard", "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
-	fs.StringVar(&r.out.Path, "o", "", "write the output to `file` (atomically) instead of stdout")
-	if err := flagval.Parse(fs, args, chainIntro, stdout); err != nil {
-		return r, err
+	fs.Var(&shard, "shard", "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
+	fs.StringVar(&out.Path, "o", "", "write the output to `file` (atomically) instead of stdout")
+	if err := flagval.Parse(fs, args, fmt.Sprintf(helpText("chain"), chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, fleet.MaxDuration-1, float64(fleet.MaxBytes)/(1<<30)), stdout); err != nil {
+		return nil, err
 	}
-	if err := outfile.Check(r.out); err != nil {
-		return r, flagval.Usage(err)
+	if err := outfile.Check(out); err != nil {
+		return nil, flagval.Usage(err)
 	}
-	if r.shard.Count > 0 && splitOrbit == 0 {
-		return r, flagval.Usage(fmt.Errorf("-shard: only splitting runs are sharded, and without -split-orbit there are none; the chain itself is exact and cheap"))
+	if shard.Count > 0 && splitOrbit == 0 {
+		return nil, flagval.Usage(fmt.Errorf("-shard: only splitting runs are sharded, and without -split-orbit there are none; the chain itself is exact and cheap"))
 	}
 	if splitOrbit > m.Orbit || (splitOrbit > 0 && m.RetryProb == 0) {
-		return r, flagval.Usage(fmt.Errorf("-split-orbit: the orbit never reaches %d with -orbit %d and -retry-prob %g", splitOrbit, m.Orbit, m.RetryProb))
+		return nil, flagval.Usage(fmt.Errorf("-split-orbit: the orbit never reaches %d with -orbit %d and -retry-prob %g", splitOrbit, m.Orbit, m.RetryProb))
 	}
 	if splitHorizon <= 0 || splitHorizon.Seconds() > fleet.MaxDuration-1 {
-		return r, flagval.Usage(fmt.Errorf("-split-horizon: %g s is not above 0 s and at most %d s", splitHorizon.Seconds(), fleet.MaxDuration-1))
+		return nil, flagval.Usage(fmt.Errorf("-split-horizon: %g s is not above 0 s and at most %d s", splitHorizon.Seconds(), fleet.MaxDuration-1))
 	}
 	if splitOrbit > 0 {
 		c.Duration = time.Duration(math.Ceil(splitHorizon.Seconds())+1) * time.Second // arrivals go on past the horizon, as the chain's do
 	}
 	if c.Server.QueueMax > chain.MaxQueue {
-		return r, flagval.Usage(fmt.Errorf("-queue: %d places are more than the chain's %d", c.Server.QueueMax, chain.MaxQueue))
+		return nil, flagval.Usage(fmt.Errorf("-queue: %d places are more than the chain's %d", c.Server.QueueMax, chain.MaxQueue))
 	}
 	if c.Load.Kind == fleet.Ramp {
-		return r, flagval.Usage(fmt.Errorf("-shape: ramp is not piecewise constant; the chain takes constant or spike"))
+		return nil, flagval.Usage(fmt.Errorf("-shape: ramp is not piecewise constant; the chain takes constant or spike"))
 	}
 	model, err := chain.FromConfig(c)
 	if err != nil {
-		return r, flagval.Usage(err)
+		return nil, flagval.Usage(err)
 	}
 	ch, err := chain.Build(model)
 	if err != nil {
-		return r, flagval.Usage(fmt.Errorf("-capacity %d -queue %d -orbit %d: %w", c.Server.Workers, c.Server.QueueMax, m.Orbit, err))
+		return nil, flagval.Usage(fmt.Errorf("-capacity %d -queue %d -orbit %d: %w", c.Server.Workers, c.Server.QueueMax, m.Orbit, err))
 	}
-	r.q, r.workers = chain.Question{Chain: ch, Within: within.Seconds()}, workers.V
+	q := chain.Question{Chain: ch, Within: within.Seconds()}
 	if m.RetryProb == 0 && m.Orbit > 0 {
-		r.q.Collapse = "collapse (the orbit empty: with -retry-prob 0 nothing enters it)"
+		q.Collapse = "collapse (the orbit empty: with -retry-prob 0 nothing enters it)"
 	}
 	if splitOrbit > 0 {
-		r.q.Split = chain.OrbitSplit(c, splitOrbit, splitHorizon.Seconds(), splitEffort, splitRuns, uint64(seed))
-		if err := r.q.Split.CheckCost(&c); err != nil {
+		q.Split = chain.OrbitSplit(c, splitOrbit, splitHorizon.Seconds(), splitEffort, splitRuns, uint64(seed))
+		if err := q.Split.CheckCost(&c); err != nil {
 			var fe *fleet.FieldError
 			errors.As(err, &fe)
-			return r, flagval.Usage(fmt.Errorf("-split-%s: %s", fe.Field, fe.Msg))
+			return nil, flagval.Usage(fmt.Errorf("-split-%s: %s", fe.Field, fe.Msg))
 		}
 	}
-	r.settings = shardSettings(fs, args)
-	return r, nil
-}
-
-// chainFlags name the flag of each span chain.Question.Answer may refuse.
-var chainFlags = map[string]string{"within": "-within", "split.horizon": "-split-horizon"}
-
-// chainError is err with a span the chain refuses named by its flag, as a
-// usage error.
-func chainError(err error) error {
-	var fe *fleet.FieldError
-	if errors.As(err, &fe) {
-		if flag, ok := chainFlags[fe.Field]; ok {
-			return flagval.Usage(fmt.Errorf("%s %s", flag, fe.Msg))
-		}
+	// A shard too answers, so that a span the chain refuses (within,
+	// split.horizon) is refused by its flag before any splitting, not at merge.
+	ans, err := q.Answer()
+	if fe := (*fleet.FieldError)(nil); errors.As(err, &fe) {
+		return nil, flagval.Usage(fmt.Errorf("-%s %s", strings.ReplaceAll(fe.Field, ".", "-"), fe.Msg))
+	} else if err != nil {
+		return nil, err
 	}
-	return err
+	w := &work{kind: "chain", noun: "runs and crude replicates", n: q.Items(), shard: shard, settings: shardSettings(fs, args), out: out}
+	finish := func(ctx context.Context, all []chain.Item) error {
+		return outfile.WriteAll(ctx, stdout, outfile.Output{File: out, Data: []byte(chainEcho(fs) + "\n" + q.Stats(ans, all).String())})
+	}
+	return items(w, func(ctx context.Context, lo, hi int) ([]chain.Item, error) {
+		return q.RunItems(ctx, lo, hi, workers.V)
+	}, q.CheckItem, finish), nil
 }
-
-// answers are the chain's exact numbers, a span it refuses named by its flag.
-func (r chainRun) answers() (chain.Answers, error) {
-	a, err := r.q.Answer()
-	return a, chainError(err)
-}
-
-// report is what the chain command prints: the settings, then st.
-func (r chainRun) report(st chain.Stats) string { return chainEcho(r.fs) + "\n" + st.String() }
 
 // chainEcho is the command line the answers are of: every flag the chain
 // reads with its value (the spike's only with a spike, the splitting's

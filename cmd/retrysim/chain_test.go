@@ -184,7 +184,7 @@ func TestChainShardsMerge(t *testing.T) {
 	if err := os.WriteFile(tampered, s0, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	editItems(t, tampered, func(items []chainItem) { items[0].P = 1.5 })
+	editItems(t, tampered, func(items []chain.Item) { items[0].P = 1.5 })
 	for _, bad := range []struct {
 		files []string
 		want  string

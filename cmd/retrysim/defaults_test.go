@@ -76,7 +76,7 @@ func TestEveryFlagAtItsDefault(t *testing.T) {
 			continue // retrysim-race's own test walks its flags; here race only runs it
 		}
 		var help flagval.HelpError
-		if err := commands[name](context.Background(), []string{"-help"}, io.Discard, io.Discard); !errors.As(err, &help) {
+		if err := commands[name].run(context.Background(), []string{"-help"}, io.Discard, io.Discard); !errors.As(err, &help) {
 			t.Fatalf("%s -help returned %v; want a flagval.HelpError", name, err)
 		}
 		runs, ok := defaultRuns[name]

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -35,7 +37,7 @@ type runFlags struct {
 	seed         flagval.Seed
 	workers      flagval.Bounded
 	o            flagval.Output
-	series, plot string
+	series, plot outfile.File
 	shard        flagval.Shard
 	// reqs are -require's, judged over the rows once they are written.
 	reqs []tune.Requirement
@@ -44,11 +46,9 @@ type runFlags struct {
 
 // usages are what a command says of each shared flag in its -help; a flag
 // with no usage is not the command's. Workers' usage holds %d twice, for
-// its bounds; an empty seed's, shard's or workers' is the usual one.
+// its bounds; an empty shard's or workers' is the usual one.
 type usages struct {
-	preset, scenario, duration, replicates, seed, workers, series, plot, shard string
-	// row names a row of -require's ROW:METRIC ("run's" when "").
-	row string
+	preset, scenario, duration, replicates, workers, series, plot, shard string
 	// doc and formats say what -format prints; replicatesDefault is
 	// -replicates's default as -help shows it, "" for its value.
 	doc               render.Doc
@@ -62,43 +62,40 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	if strings.HasPrefix(kind, "sweep ") { // a row a point: no series, no picture
 		u.doc, u.formats, u.series, u.plot = render.KindSweepDoc, "", "", ""
 	}
-	r := &runFlags{kind: kind, fs: flagval.NewFlagSet("retrysim " + kind), seed: 1,
+	r := &runFlags{kind: kind, fs: flagval.NewFlagSet("retrysim " + kind), seed: 1, series: outfile.File{Flag: "series"}, plot: outfile.File{Flag: "plot"},
 		workers:    flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096},
 		replicates: flagval.Bounded{V: replicates, Lo: 1, Hi: fleet.MaxReplicates}}
 	r.preset.Valid, r.preset.Names = lookup, presets
 	fs := r.fs
 	for _, f := range []struct {
 		name, usage string
-		v           flag.Value
-	}{{"preset", u.preset, &r.preset}, {"duration", u.duration, &r.duration}, {"replicates", u.replicates, &r.replicates}} {
-		if f.usage != "" {
-			fs.Var(f.v, f.name, f.usage)
+		v           any
+	}{{"preset", u.preset, &r.preset}, {"duration", u.duration, &r.duration}, {"replicates", u.replicates, &r.replicates},
+		{"scenario", u.scenario, &r.scenario}, {"series", u.series, &r.series.Path}, {"plot", u.plot, &r.plot.Path}} {
+		if v, ok := f.v.(*string); ok && f.usage != "" {
+			fs.StringVar(v, f.name, "", f.usage)
+		} else if f.usage != "" {
+			fs.Var(f.v.(flag.Value), f.name, f.usage)
 		}
 	}
 	if u.replicatesDefault != "" {
 		fs.Lookup("replicates").DefValue = u.replicatesDefault
 	}
-	for _, f := range []struct {
-		name, usage string
-		v           *string
-	}{{"scenario", u.scenario, &r.scenario}, {"series", u.series, &r.series}, {"plot", u.plot, &r.plot}} {
-		if f.usage != "" {
-			fs.StringVar(f.v, f.name, "", f.usage)
-		}
-	}
-	fs.Var(&r.seed, "seed", or(u.seed, "random `seed`; the same flags and seed print the same bytes"))
+	fs.Var(&r.seed, "seed", "random `seed`; the same flags and seed print the same bytes")
 	r.o.Register(fs, u.doc, u.formats, "")
 	fs.Var(&r.workers, "workers", fmt.Sprintf(or(u.workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.workers.Lo, r.workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.Var(&r.shard, "shard", or(u.shard, shardUsage))
-	if r.sweeping() {
-		fs.Var(flagval.NotHere("a sweep judges no requirement; give -require to one run, or search with retrysim tune "+strings.TrimPrefix(kind, "sweep ")), "require", "")
-	} else {
-		registerRequireOf(fs, &r.reqs, or(u.row, "run's"))
+	if !r.sweeping() {
+		registerRequireOf(fs, &r.reqs, "run's")
+		return r
 	}
-	if r.sweeping() {
-		r.registerSet()
-	}
+	fs.Var(flagval.NotHere("a sweep judges no requirement; give -require to one run, or search with retrysim tune "+strings.TrimPrefix(kind, "sweep ")), "require", "")
+	fs.Var(flagval.Repeated(func(s string) error { // the settings the sweep varies
+		set, err := sweep.ParseSet(s)
+		r.sets = append(r.sets, set)
+		return err
+	}), "set", sweepSetUsage)
 	return r
 }
 
@@ -113,7 +110,7 @@ func or(s, otherwise string) string {
 // parse parses args, -help printing intro and the flags under groups.
 func (r *runFlags) parse(args []string, intro string, groups []flagval.Group, stdout io.Writer) error {
 	if r.sweeping() {
-		intro = fmt.Sprintf(sweepKindIntro, strings.TrimPrefix(r.kind, "sweep ")) + intro
+		intro = fmt.Sprintf(helpText("sweep-kind"), strings.TrimPrefix(r.kind, "sweep "), sweep.TextForms) + intro
 	}
 	if err := flagval.ParseGrouped(r.fs, args, intro, groups, stdout); err != nil {
 		return err
@@ -165,14 +162,14 @@ func (r *runFlags) loadGraph(what string) (*scenario.Graph, error) {
 // checkOutputs checks the output files, none the scenario file, and with
 // -shard refuses every output but -o: merge writes them.
 func (r *runFlags) checkOutputs() error {
-	if err := render.CheckFleetFiles(r.series, r.plot); err != nil {
+	if err := render.CheckFleetFiles(r.series.Path, r.plot.Path); err != nil {
 		return flagval.Usage(err)
 	}
-	if err := outfile.CheckReading("scenario file", r.scenario, r.o.Out, r.file("series"), r.file("plot")); err != nil {
+	if err := outfile.CheckReading("scenario file", r.scenario, r.o.Out, r.series, r.plot); err != nil {
 		return flagval.Usage(err)
 	}
 	if r.shard.Count > 0 {
-		return refuseShardOutputs(r.fs, r.series, r.plot)
+		return refuseShardOutputs(r.fs, r.series.Path, r.plot.Path)
 	}
 	return nil
 }
@@ -187,33 +184,6 @@ func (r *runFlags) require(keys, rows []string) error {
 	return checkRequire(r.reqs, keys, rows)
 }
 
-// judge judges -require's over the rows written: an *tune.UnmetError
-// (exit 3, a line each) naming those that fail or are undecided.
-func (r *runFlags) judge(rows []render.Figures) error {
-	if len(r.reqs) == 0 {
-		return nil
-	}
-	return tune.Enforce(r.reqs, tune.FigureRows(rows))
-}
-
-// runNames are the names of runs, name's of each: the rows -require's
-// ROW:METRIC may name.
-func runNames[T any](runs []T, name func(T) string) []string {
-	out := make([]string, len(runs))
-	for i, x := range runs {
-		out[i] = name(x)
-	}
-	return out
-}
-
-// file is the output file of the flag called name (series or plot).
-func (r *runFlags) file(name string) outfile.File {
-	if name == "series" {
-		return outfile.File{Flag: name, Path: r.series}
-	}
-	return outfile.File{Flag: name, Path: r.plot}
-}
-
 // options are the run's options, its progress told on stderr.
 func (r *runFlags) options(stderr io.Writer) fleet.Options {
 	return fleet.Options{Replicates: r.replicates.V, Seed: uint64(r.seed), Workers: r.workers.V, Progress: outfile.Progress(stderr, r.kind)}
@@ -224,126 +194,94 @@ func (r *runFlags) work(noun string, n int, echo any) *work {
 	return &work{kind: r.kind, noun: noun, n: n, echo: echo, shard: r.shard, settings: shardSettings(r.fs, r.args), out: r.o.Out}
 }
 
+// writeRuns writes doc in -format and, with -plot, its picture drawn by
+// plot (nil: none), then judges -require's over rows.
+func (r *runFlags) writeRuns(ctx context.Context, stdout io.Writer, doc render.Runs, plot func(io.Writer, string) error, rows []render.Figures) error {
+	var main, pic bytes.Buffer
+	if err := r.o.Renderer(stdout).Runs(&main, doc); err != nil {
+		return err
+	}
+	if r.plot.Path != "" {
+		if err := plot(&pic, filepath.Ext(r.plot.Path)); err != nil {
+			return err
+		}
+	}
+	return r.write(ctx, stdout, main.Bytes(), nil, pic.Bytes(), rows)
+}
+
 // write writes main to -o or stdout, and ser and pic to -series and -plot
 // when they are given, then judges -require's over rows.
 func (r *runFlags) write(ctx context.Context, stdout io.Writer, main, ser, pic []byte, rows []render.Figures) error {
 	outs := []outfile.Output{{File: r.o.Out, Data: main}}
-	if r.series != "" {
-		outs = append(outs, outfile.Output{File: r.file("series"), Data: ser})
+	for _, o := range []outfile.Output{{File: r.series, Data: ser}, {File: r.plot, Data: pic}} {
+		if o.File.Path != "" {
+			outs = append(outs, o)
+		}
 	}
-	if r.plot != "" {
-		outs = append(outs, outfile.Output{File: r.file("plot"), Data: pic})
-	}
-	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil {
+	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil || len(r.reqs) == 0 {
 		return err
 	}
-	return r.judge(rows)
+	return tune.Enforce(r.reqs, tune.FigureRows(rows))
 }
 
-// replicateItems makes w a run of runs runs whose items are its
-// replicates, replicate k of every run an item: run runs n replicates
-// from first, by run; check refuses a replicate of run i no run makes;
-// finish writes the outputs of every run's replicates.
-func replicateItems[R any](w *work, runs int, run func(ctx context.Context, first, n int) ([][]R, error), check func(i int, r *R) error, finish func(ctx context.Context, byRun [][]R) error) *work {
-	items(w, func(ctx context.Context, lo, hi int) ([][]R, error) {
-		byRun, err := run(ctx, lo, hi-lo)
-		if err != nil {
-			return nil, err
+// engine is how runs of settings C are run, a replicate P of each, and
+// folded into results R: as the points of a sweep, perPoint runs a point,
+// a single run being a sweep of one point.
+type engine[C, P, R any] struct {
+	run     func(ctx context.Context, runs []C, perPoint int, opts fleet.Options, lo, hi int) ([][]P, error)
+	check   func(c *C, p *P) error
+	results func(runs []C, perPoint int, items [][]P) []R
+}
+
+var (
+	fleetEngine = engine[fleet.Config, fleet.Replicate, fleet.Result]{fleet.RunSweep, (*fleet.Config).CheckReplicate, fleet.SweepResults}
+	graphEngine = engine[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{fleet.RunGraphSweep, (*fleet.Graph).CheckReplicate, fleet.GraphSweepResults}
+)
+
+// items makes w the run of runs' replicates with opts, perPoint runs a
+// point, an item a replicate of every run of a point: refused, when not
+// nil, says the engine's refusal, and finish writes the outputs of the results.
+func (e engine[C, P, R]) items(w *work, runs []C, perPoint int, opts fleet.Options, refused func(error) error, finish func(context.Context, []R) error) *work {
+	a := ""
+	if strings.HasPrefix(w.kind, "sweep ") {
+		a = " a point"
+	}
+	return items(w, func(ctx context.Context, lo, hi int) ([][]P, error) {
+		out, err := e.run(ctx, runs, perPoint, opts, lo, hi)
+		if err != nil && refused != nil {
+			err = refused(err)
 		}
-		out := make([][]R, hi-lo)
-		for k := range out {
-			for i := range byRun {
-				out[k] = append(out[k], byRun[i][k])
-			}
+		return out, err
+	}, func(k int, item *[]P) error {
+		if len(*item) != perPoint {
+			return fmt.Errorf("%d runs; the settings make %d%s", len(*item), perPoint, a)
 		}
-		return out, nil
-	}, func(_ int, item *[]R) error {
-		if len(*item) != runs {
-			return fmt.Errorf("%d runs; the settings make %d", len(*item), runs)
-		}
-		for i := range *item {
-			if err := check(i, &(*item)[i]); err != nil {
-				return fmt.Errorf("run %d: %w", i, err)
+		for j := range *item {
+			if err := e.check(&runs[k/opts.Replicates*perPoint+j], &(*item)[j]); err != nil {
+				return fmt.Errorf("run %d: %w", j, err)
 			}
 		}
 		return nil
-	}, func(ctx context.Context, all [][]R) error {
-		byRun := make([][]R, runs)
-		for _, item := range all {
-			for i := range byRun {
-				byRun[i] = append(byRun[i], item[i])
-			}
-		}
-		return finish(ctx, byRun)
-	})
-	return w
-}
-
-// fleetItems makes w the run of cfgs' replicates with opts; finish writes
-// the outputs of the results.
-func fleetItems(w *work, cfgs []fleet.Config, opts fleet.Options, finish func(context.Context, []fleet.Result) error) *work {
-	run := func(ctx context.Context, first, n int) ([][]fleet.Replicate, error) {
-		opts := opts
-		opts.First, opts.Replicates = first, n
-		res, err := fleet.Run(ctx, cfgs, opts)
-		if err != nil {
-			return nil, err
-		}
-		byRun := make([][]fleet.Replicate, len(res))
-		for i, r := range res {
-			byRun[i] = r.Replicates
-		}
-		return byRun, nil
-	}
-	check := func(i int, rep *fleet.Replicate) error { return cfgs[i].CheckReplicate(rep) }
-	return replicateItems(w, len(cfgs), run, check, func(ctx context.Context, byRun [][]fleet.Replicate) error {
-		res := make([]fleet.Result, len(cfgs))
-		for i, c := range cfgs {
-			res[i] = fleet.Result{Config: c, Replicates: byRun[i]}
-		}
-		return finish(ctx, res)
+	}, func(ctx context.Context, all [][]P) error {
+		return finish(ctx, e.results(runs, perPoint, all))
 	})
 }
 
-// graphItems makes w the run of graphs' replicates, RunGraph's refusal
-// said by refused; finish writes the outputs of the results.
-func graphItems(w *work, graphs []fleet.Graph, opts fleet.Options, refused func(error) error, finish func(context.Context, []fleet.GraphResult) error) *work {
-	run := func(ctx context.Context, first, n int) ([][]fleet.GraphReplicate, error) {
-		opts := opts
-		opts.First, opts.Replicates = first, n
-		res, err := fleet.RunGraph(ctx, graphs, opts)
-		if err != nil {
-			return nil, refused(err)
-		}
-		byRun := make([][]fleet.GraphReplicate, len(res))
-		for i, r := range res {
-			byRun[i] = r.Replicates
-		}
-		return byRun, nil
-	}
-	check := func(i int, r *fleet.GraphReplicate) error { return graphs[i].CheckReplicate(r) }
-	return replicateItems(w, len(graphs), run, check, func(ctx context.Context, byRun [][]fleet.GraphReplicate) error {
-		res := make([]fleet.GraphResult, len(graphs))
-		for i, g := range graphs {
-			res[i] = fleet.GraphResult{Graph: g, Replicates: byRun[i]}
-		}
-		return finish(ctx, res)
-	})
-}
-
-// graphError is RunGraph's refusal in the command's words, a usage error:
-// of the options as their flags; of a file's graph (loaded) at the file's
-// line; else as preset says it. Any other error (an interrupt) is returned
-// as it is.
-func graphError(err error, loaded *scenario.Graph, preset func(error) error) error {
+// graphError is a graph's refusal in the command's words, a usage error:
+// of the options as their flags (-worker-count the model's workers); of a
+// file's graph (loaded) at the file's line; else of the preset. Any other
+// error (an interrupt) is returned as it is.
+func graphError(err error, loaded *scenario.Graph) error {
 	var fe *fleet.FieldError
 	switch {
 	case !errors.As(err, &fe):
 		return err
 	case fe.Field == "replicates" || fe.Field == "workers" || fe.Field == "duration" && loaded == nil:
 		return flagval.Usage(fmt.Errorf("-%s: %s", fe.Field, fe.Msg))
+	case fe.Field == "worker_count":
+		return flagval.Usage(fmt.Errorf("-worker-count: %s", fe.Msg))
 	case loaded != nil:
 		return flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(err)))
 	}
-	return preset(err)
+	return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
 }

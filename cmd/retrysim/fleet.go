@@ -14,46 +14,13 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/scenarioref"
 	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/schema"
 )
 
-// fleetIntro is the fleet command's -help above its flags, built when the
-// command runs: its lists of presets and limits are no cost of another's.
-func fleetIntro() string {
-	return `retrysim fleet simulates many clients calling one server in virtual time, where
-retries add load, load adds latency, and latency causes more timeouts and
-retries. It prints a row a run (means over replicates with 95% Student t
-intervals) and, with -series and -plot, the runs' time series, a row a second.
-
-Usage: retrysim fleet [flags]
-
-Example: retrysim fleet -preset brooker-collapse
-
-Presets (a preset sets the model: no model flag goes with it):
-` + render.FleetPresets(fleet.Presets()) + `
-Limits (checked before any work):
-` + render.FleetLimits(render.FleetLimitList()) + `
-Flags:
-`
-}
-
-// fleetCommand runs the fleet model: flags, then fleet.Run, then a renderer.
-func fleetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	w, err := parseFleet(args, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	return w.do(ctx, stdout)
-}
-
-// parseFleet parses the fleet command's flags into its run, a replicate an
-// item.
-func parseFleet(args []string, stdout, stderr io.Writer) (*work, error) {
-	return parseFleetAs("fleet", args, stdout, stderr)
-}
-
-// parseFleetAs is parseFleet as kind: fleet, or its sweep.
+// parseFleetAs parses the flags of kind (fleet, or its sweep) into its
+// run, a replicate (of a point) an item.
 func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
 	r, p, cfgs, err := parseFleetRuns(kind, args, stdout, stderr)
 	if err != nil {
@@ -66,32 +33,39 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	if p.Totals && len(r.reqs) > 0 {
 		return nil, flagval.Usage(fmt.Errorf("-require: -preset %s prints totals by failure rate and policy, with no run's figures to judge", p.Name))
 	}
-	if err := r.require(render.FleetFigureKeys(), runNames(cfgs, func(c fleet.Config) string { return c.Name })); err != nil {
-		return nil, err
-	}
 	echo, err := fleetSettings(cfgs)
 	if err != nil {
 		return nil, err
 	}
-	if r.sweeping() {
-		name := p.Name
-		if r.scenario != "" {
-			name = render.Escaped(r.scenario)
-		}
-		return sweepConfigs(r, stdout, echo, cfgs, opts, name)
-	}
-	return fleetItems(r.work("replicates", r.replicates.V, echo), cfgs, opts, func(ctx context.Context, res []fleet.Result) error {
-		run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
-		main, ser, pic, err := r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
-		if err != nil {
-			return err
-		}
-		sums := make([]fleet.Summary, len(res))
-		for i, x := range res {
-			sums[i] = x.Summary()
-		}
-		return r.write(ctx, stdout, main, ser, pic, render.FleetFigures(sums))
-	}), nil
+	return family[fleet.Config, fleet.Replicate, fleet.Result]{engine: fleetEngine, runs: cfgs, name: or(render.Escaped(r.scenario), p.Name),
+		keys: render.FleetFigureKeys(), runName: func(c fleet.Config) string { return c.Name }, echo: echo,
+		grid: func(paths []string, points [][]string) ([]fleet.Config, error) {
+			for _, path := range paths {
+				p, ok := fleet.LookupParam(path)
+				if !ok {
+					p, ok = fleet.LookupKey(strings.ReplaceAll(path, "_", "-"))
+				}
+				if ok && r.given[p.Key] {
+					return nil, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", p.Key, path))
+				}
+			}
+			runs, err := fleet.SweepConfigs(cfgs, paths, points)
+			if err == nil {
+				err = fleet.Check(runs, opts)
+			}
+			return runs, err
+		},
+		sweep: func(h render.SweepHead, points [][]string, res []fleet.Result) render.Runs {
+			return render.FleetSweep(h, points, byPoint(res, len(cfgs), func(x fleet.Result) []fleet.Summary { return []fleet.Summary{x.Summary()} }))
+		},
+		write: func(ctx context.Context, res []fleet.Result) error {
+			run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
+			main, ser, pic, err := r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series.Path), filepath.Ext(r.plot.Path))
+			if err != nil {
+				return err
+			}
+			return r.write(ctx, stdout, main, ser, pic, render.FleetFigures(each(res, fleet.Result.Summary)))
+		}}.work(r, stdout, opts)
 }
 
 // parseFleetRuns parses the flags of the fleet command, or of its sweep
@@ -107,7 +81,7 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 		plot:       "also draw the time series to `file` (.png or .svg), a panel a run",
 		doc:        render.FleetDoc,
 		formats:    " (json also holds the series; html is one page with the series drawn)",
-	}, 10, presetNames(fleet.Presets(), func(p fleet.Preset) string { return p.Name }),
+	}, 10, each(fleet.Presets(), func(p fleet.Preset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupPreset(s); return err })
 	c := fleet.DefaultConfig() // the model flags write into it
 	r.duration.V = c.Duration
@@ -117,7 +91,7 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 	}
 	var outage flagval.Window
 	r.fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
-	if err := r.parse(args, fleetIntro(), fleetGroups(), stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("fleet"), render.FleetPresets(fleet.Presets()), render.FleetLimits(render.FleetLimitList())), fleetGroups(), stdout); err != nil {
 		return nil, p, nil, err
 	}
 	p = fleet.Preset{Name: "one run"}
@@ -141,7 +115,7 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 			c.Client.Backoff.Cap = fleet.NoCap
 		}
 		unread := c.UnreadWhy()
-		if err := flagval.Refuse(r.fs, func(n string) string { return fleetWords(unread[fleetPath(n)]) }); err != nil {
+		if err := flagval.Refuse(r.fs, func(n string) string { p, _ := fleet.LookupKey(n); return fleetWords(unread[p.Path]) }); err != nil {
 			return nil, p, nil, err
 		}
 		cfgs = []fleet.Config{c}
@@ -187,7 +161,7 @@ func fleetScenario(fs *flag.FlagSet, path string, c *fleet.Config) error {
 		if w, ok := err.(interface {
 			Words(func(string) string) string
 		}); ok {
-			msg = w.Words(fleetFlag)
+			msg = w.Words(scenarioref.FleetFlag)
 		}
 		return flagval.Usage(fmt.Errorf("-scenario: %s", msg))
 	}
@@ -231,14 +205,7 @@ func fleetFlagError(err error) error {
 	if !ok {
 		return err
 	}
-	return fmt.Errorf("-%s: %s", flag, fe.Words(fleetFlag))
-}
-
-// fleetPath is the path of the fleet setting whose flag is flag, "" for a
-// flag that is no fleet.Param.
-func fleetPath(flag string) string {
-	p, _ := fleet.LookupKey(flag)
-	return p.Path
+	return fmt.Errorf("-%s: %s", flag, fe.Words(scenarioref.FleetFlag))
 }
 
 // fleetGroups are fleet -help's headings over its 68 flags: the model's
@@ -269,14 +236,4 @@ func fleetGroups() []flagval.Group {
 
 // fleetWords is a fleet text (a Param's Usage, a reason Unread gives) with
 // each setting it names by path named as its flag.
-func fleetWords(t schema.Text) string { return t.Words(fleetFlag) }
-
-// fleetFlag is the flag of the fleet setting at path (-budget-ratio for
-// client.policy.budget_ratio), from its declaration; a path no fleet.Param
-// declares is named as it is.
-func fleetFlag(path string) string {
-	if p, ok := fleet.LookupParam(path); ok {
-		return "-" + p.Key
-	}
-	return path
-}
+func fleetWords(t schema.Text) string { return t.Words(scenarioref.FleetFlag) }

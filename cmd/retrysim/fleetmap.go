@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,39 +18,6 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/stats"
 )
-
-var fleetMapIntro = `retrysim fleet-map maps where the fleet model recovers: over a trigger's size
-and duration (a spike's height and length, or an outage's length) and the base
-load, for one or more client policies, it runs every cell -replicates times and
-prints the share of replicates that recovered (goodput back within 10%% of the
-offered load for good by the run's end) with its 95%% Wilson score interval, and
-the Kaplan-Meier median time to recover (never when fewer than half did). It is
-a command of its own, not a fleet preset, because its output is a grid of
-probabilities, not a row of means and a time series a run.
-
-The model is Brooker's collapse server and client (-preset brooker-collapse of
-retrysim fleet: latency 1 s + 0.01 s a call in progress, network 0.1 s each way,
-a 3 s timeout, 3 tries). Low load recovers whatever the trigger (stable), high
-load stays collapsed after a large trigger (metastable), and between them the
-outcome is chance (vulnerable): the map shows the three regions and draws the
-50%% boundary.
-
-Usage: retrysim fleet-map [flags]
-
-Example: retrysim fleet-map -plot map.png
-
-Limits (checked before any work): each axis 1 to %d values, at most %d cells,
--replicates 1 to %d, and the fleet's cost model over every cell and replicate
-(at most %.0e events, %d GiB held at once). -shard i/n runs the cells of slice
-i of n; -shard auto/n takes i from the environment: JOB_COMPLETION_INDEX
-(Kubernetes Indexed Job, from 0), SLURM_ARRAY_TASK_ID less SLURM_ARRAY_TASK_MIN,
-over SLURM_ARRAY_TASK_STEP (Slurm job array; --array=0-6:2 is shards 0 to 3; an
-array of ids no step numbers, such as 1,2,7, refused), or PARALLEL_SEQ less 1 (GNU parallel counts from 1), refused
-when none is set or two disagree; -shard auto takes n from SLURM_ARRAY_TASK_COUNT
-too. retrysim merge prints what the whole run prints from the shards.
-
-Flags:
-`
 
 // numbers is a flag.Value for a comma-separated list of distinct numbers
 // in [lo, hi], each a duration when seconds is set, held as seconds.
@@ -87,19 +52,10 @@ func policies(v *[]metastable.MapPolicy) flag.Value {
 	}, func(p metastable.MapPolicy) string { return p.Name })
 }
 
-// fleetMapCommand runs the fleet-map command.
-func fleetMapCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	w, err := parseFleetMap(args, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	return w.do(ctx, stdout)
-}
-
 // parseFleetMap parses the fleet-map command's flags into its run, a cell
 // an item.
-func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
-	r := newRunFlags("fleet-map", usages{
+func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
+	r := newRunFlags(kind, usages{
 		replicates: fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", fleet.MaxReplicates),
 		workers:    "parallel `workers`, %d to %d; the output does not depend on it",
 		plot:       "also draw the heat maps to `file` (.png or .svg), a panel a policy and length",
@@ -125,7 +81,7 @@ func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
 	fs.Var(&trigger, "trigger", "the `trigger`: spike (to each -heights for each -lengths), outage (every call fails at once for each -lengths) or stall (every call held to the outage's end)")
 	fs.Var(flagval.DurationVar(&m.From), "from", "the trigger starts at this `time`")
 	fs.Var(flagval.DurationVar(&m.After), "after", "each run goes on for this `duration` after the trigger ends (at least 10s, one recovery window)")
-	intro := fmt.Sprintf(fleetMapIntro, metastable.MaxMapAxis, metastable.MaxMapCells, fleet.MaxReplicates, float64(fleet.MaxEvents), fleet.MaxBytes>>30)
+	intro := fmt.Sprintf(helpText("fleet-map"), metastable.MaxMapAxis, metastable.MaxMapCells, fleet.MaxReplicates, float64(fleet.MaxEvents), fleet.MaxBytes>>30)
 	if err := r.parse(args, intro, nil, stdout); err != nil {
 		return nil, err
 	}
@@ -149,7 +105,7 @@ func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
 	if err := r.checkOutputs(); err != nil {
 		return nil, err
 	}
-	if err := r.require(render.MapFigureKeys(), runNames(m.Policies, func(p metastable.MapPolicy) string { return p.Name })); err != nil {
+	if err := r.require(render.MapFigureKeys(), each(m.Policies, func(p metastable.MapPolicy) string { return p.Name })); err != nil {
 		return nil, err
 	}
 	cells := m.Cells()
@@ -181,16 +137,8 @@ func parseFleetMap(args []string, stdout, stderr io.Writer) (*work, error) {
 		}
 		rep := render.MapReport{Map: m, Cells: done, Replicates: r.replicates.V, Seed: uint64(r.seed),
 			Title: fmt.Sprintf("retrysim fleet-map: %d cells x %d replicates, seed %d", len(done), r.replicates.V, uint64(r.seed))}
-		var main, pic bytes.Buffer
-		if err := r.o.Renderer(stdout).Runs(&main, rep); err != nil {
-			return err
-		}
-		if r.plot != "" {
-			if err := render.PlotMap(&pic, rep, filepath.Ext(r.plot)); err != nil {
-				return err
-			}
-		}
-		return r.write(ctx, stdout, main.Bytes(), nil, pic.Bytes(), rep.MapFigures())
+		plot := func(w io.Writer, ext string) error { return render.PlotMap(w, rep, ext) }
+		return r.writeRuns(ctx, stdout, rep, plot, rep.MapFigures())
 	}), nil
 }
 
@@ -228,9 +176,5 @@ func fleetMapFlagError(err error) error {
 	if paths == nil {
 		paths = []string{fe.Field}
 	}
-	flags := make([]string, len(paths))
-	for i, p := range paths {
-		flags[i] = "-" + p
-	}
-	return fmt.Errorf("%s: %s", strings.Join(flags, " x "), fe.Msg)
+	return fmt.Errorf("%s: %s", strings.Join(each(paths, func(p string) string { return "-" + p }), " x "), fe.Msg)
 }

@@ -6,82 +6,15 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
+	"slices"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/render"
 )
 
-// graphIntro is the graph command's -help above its flags, built when the
-// command runs: its lists of presets and limits are no cost of another's.
-func graphIntro() string {
-	return `retrysim graph simulates a call graph in virtual time: requests enter at a
-service, which calls others, each call with its own client (timeout, attempts,
-backoff, policy), so that retries at every layer multiply: with every call at
-the bottom failing, a attempts at each of d layers make a^d calls there for one
-request at the top. The fleet model's servers, clients and policies are the
-graph's, and a graph of one call is the fleet model's run.
-
-It prints a row a run a service (depth, requests, calls per request that
-entered the graph, success, goodput, timeouts, retries, refusals, calls in
-progress, latency; means over replicates with 95% Student t intervals) and a
-row a run an entry from end to end; -format json holds each service's series
-a second and each graph's settings; -plot draws a panel a service.
-
-A graph comes from the graph section of a scenario file (retrysim help
-scenario lists its keys) or from a preset. It is a command of its own, not
-retrysim fleet -scenario, because every model flag of retrysim fleet says
-what its one server or its one client does, and in a graph each service has
-its own server and each call its own client: the file says them, and this
-command takes only the flags that run and print it.
-
-Usage: retrysim graph -scenario FILE [flags]
-       retrysim graph -preset NAME [flags]
-
-Example: retrysim graph -preset sre-three-layers
-
-Presets:
-` + graphPresetsHelp() + `
-Limits (checked before any work, each refusal naming the file's line):
-` + render.FleetLimits(graphLimits()) + `
-Flags:
-`
-}
-
-// graphPresetsHelp lists the presets for -help, as the fleet command's.
-func graphPresetsHelp() string { return render.GraphPresets(fleet.GraphPresets()) }
-
-// graphLimits are the graph's limits, from the constants fleet.Graph.Check
-// and fleet.Check enforce.
-func graphLimits() []render.Limit {
-	return []render.Limit{
-		{What: "services", Bound: fmt.Sprintf("1 to %d, each reached from an entry, names unique; entries 1 to %d", fleet.MaxServices, fleet.MaxEntries)},
-		{What: "calls", Bound: fmt.Sprintf("up to %d a service (fan-out), %d in the graph; no cycle; a chain of at most %d services from an entry (depth)", fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth)},
-		{What: "settings", Bound: "each server, outage, load and client within retrysim fleet's bounds for the same flag (retrysim help scenario lists them)"},
-		{What: "-duration", Bound: fmt.Sprintf("1 s to %d s (the series holds a row a service a second)", fleet.MaxDuration)},
-		{What: "-replicates", Bound: fmt.Sprintf("1 to %d; replicates x duration up to %d s", fleet.MaxReplicates, fleet.MaxSeriesSeconds)},
-		{What: "events", Bound: fmt.Sprintf("up to %.0e over every run and replicate: a request makes up to the product of attempts x (1 + hedges) along each chain of calls", float64(fleet.MaxEvents))},
-	}
-}
-
-// graphCommand runs service graphs: a scenario file's or a preset's, then
-// fleet.RunGraph, then a renderer.
-func graphCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	w, err := parseGraph(args, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	return w.do(ctx, stdout)
-}
-
-// parseGraph parses the graph command's flags into its run, a replicate an
-// item.
-func parseGraph(args []string, stdout, stderr io.Writer) (*work, error) {
-	return parseGraphAs("graph", args, stdout, stderr)
-}
-
-// parseGraphAs is parseGraph as kind: graph, or its sweep.
+// parseGraphAs parses the flags of kind (graph, or its sweep) into its
+// run, a replicate (of a point) an item.
 func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
 	return parseGraphTake(kind, args, stdout, stderr, nil)
 }
@@ -99,9 +32,9 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 		plot:              "also draw the series to `file` (.png or .svg), a panel a service",
 		doc:               render.GraphDoc,
 		formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
-	}, 10, presetNames(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
+	}, 10, each(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupGraphPreset(s); return err })
-	if err := r.parse(args, graphIntro(), nil, stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.GraphPresets(fleet.GraphPresets()), fleet.MaxServices, fleet.MaxEntries, fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, float64(fleet.MaxEvents)), nil, stdout); err != nil {
 		return nil, err
 	}
 	loaded, err := r.loadGraph("graphs")
@@ -127,35 +60,26 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 	if take != nil {
 		return nil, take(r, graphs)
 	}
-	if err := r.require(render.GraphFigureKeys(), runNames(graphs, graphName)); err != nil {
-		return nil, err
-	}
 	echo, err := scenarioDigest(r.scenario)
 	if err != nil {
 		return nil, err
 	}
-	refused := func(err error) error {
-		return graphError(err, loaded, func(err error) error {
-			return flagval.Usage(fmt.Errorf("-preset: %s", strings.TrimSpace(err.Error())))
-		})
-	}
-	if r.sweeping() {
-		return sweepGraphs(r, stdout, echo, graphs, r.options(stderr), refused, nil, func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
+	opts := r.options(stderr)
+	return family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{engine: graphEngine, runs: graphs, name: or(render.Escaped(r.scenario), p.Name),
+		keys: render.GraphFigureKeys(), runName: graphName, echo: echo, grid: graphGrid(graphs, opts, nil),
+		refused: func(err error) error { return graphError(err, loaded) },
+
+		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
 			return render.GraphSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.Rows))
-		}, or(render.Escaped(r.scenario), p.Name))
-	}
-	return graphItems(r.work("replicates", r.replicates.V, echo), graphs, r.options(stderr), refused, func(ctx context.Context, res []fleet.GraphResult) error {
-		run := render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}
-		main, ser, pic, err := r.o.Renderer(stdout).GraphOutputs(run, filepath.Ext(r.series), filepath.Ext(r.plot))
-		if err != nil {
-			return err
-		}
-		var rows []fleet.GraphRow
-		for _, x := range res {
-			rows = append(rows, x.Rows()...)
-		}
-		return r.write(ctx, stdout, main, ser, pic, render.GraphFigures(rows))
-	}), nil
+		},
+		write: func(ctx context.Context, res []fleet.GraphResult) error {
+			run := render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}
+			main, ser, pic, err := r.o.Renderer(stdout).GraphOutputs(run, filepath.Ext(r.series.Path), filepath.Ext(r.plot.Path))
+			if err != nil {
+				return err
+			}
+			return r.write(ctx, stdout, main, ser, pic, render.GraphFigures(slices.Concat(each(res, fleet.GraphResult.Rows)...)))
+		}}.work(r, stdout, opts)
 }
 
 // graphName is g's name, its rows' run.

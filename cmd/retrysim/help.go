@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"embed"
 	"fmt"
 	"io"
 
@@ -10,6 +11,21 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/scenarioref"
 )
+
+// helpFiles hold each command's -help text above its flags, help/NAME.txt.
+//
+//go:embed help
+var helpFiles embed.FS
+
+// helpText is the -help text of name above its flags; some hold fmt verbs
+// that their command fills.
+func helpText(name string) string {
+	b, err := helpFiles.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic(err) // embedded: a missing file is a build's mistake
+	}
+	return string(b)
+}
 
 // helpTopics are what retrysim help TOPIC prints besides a command's -help.
 var helpTopics = map[string]struct {
@@ -20,22 +36,12 @@ var helpTopics = map[string]struct {
 	"glossary": {"every term an output prints, and what it means", glossaryHelp},
 }
 
-const glossaryHelpIntro = `retrysim help glossary prints the glossary: every term an output prints
-(a column, a row label, a word of a title), with what it means there, in
-markdown. docs/glossary.md is what it prints; each html page holds the
-entries of the terms it uses.
-
-Usage: retrysim help glossary [flags]
-
-Flags:
-`
-
 // glossaryHelp prints the glossary.
 func glossaryHelp(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	fs := flagval.NewFlagSet("retrysim help glossary")
 	out := outfile.File{Flag: "o"}
 	fs.StringVar(&out.Path, "o", "", "write to `file` instead of stdout")
-	if err := flagval.Parse(fs, args, glossaryHelpIntro, stdout); err != nil {
+	if err := flagval.Parse(fs, args, helpText("glossary"), stdout); err != nil {
 		return err
 	}
 	if err := outfile.Check(out); err != nil {
@@ -46,15 +52,6 @@ func glossaryHelp(ctx context.Context, args []string, stdout, _ io.Writer) error
 		return err
 	})
 }
-
-const scenarioHelpIntro = `retrysim help scenario prints every key a scenario file (-scenario FILE) takes:
-its type, its default, its bounds, which model reads it and what it means.
-docs/scenario.md is its -format markdown.
-
-Usage: retrysim help scenario [flags]
-
-Flags:
-`
 
 // scenarioHelp prints the reference of the scenario file's keys.
 func scenarioHelp(ctx context.Context, args []string, stdout, _ io.Writer) error {
@@ -68,7 +65,7 @@ func scenarioHelp(ctx context.Context, args []string, stdout, _ io.Writer) error
 	fs.Var(&format, "format", "print the reference as `text` or markdown")
 	out := outfile.File{Flag: "o"}
 	fs.StringVar(&out.Path, "o", "", "write to `file` instead of stdout")
-	if err := flagval.Parse(fs, args, scenarioHelpIntro, stdout); err != nil {
+	if err := flagval.Parse(fs, args, helpText("scenario"), stdout); err != nil {
 		return err
 	}
 	if err := outfile.Check(out); err != nil {

@@ -137,3 +137,32 @@ func TestHelpNamesFlagsNotPaths(t *testing.T) {
 		}
 	}
 }
+
+// Every file of help/ is some -help's text, every fmt verb in it filled:
+// a file no command reads, or a verb left as %!d(MISSING) or %!(EXTRA ...),
+// fails by name.
+func TestHelpFilesShown(t *testing.T) {
+	var helps []string
+	for _, args := range [][]string{{"-help"}, {"sweep", "fleet", "-help"}, {"help", "glossary", "-help"}, {"help", "scenario", "-help"}} {
+		out, _, _ := retrysim(t, args...)
+		helps = append(helps, out)
+	}
+	for name := range commands {
+		out, _, _ := retrysim(t, name, "-help")
+		helps = append(helps, out)
+	}
+	all := strings.Join(helps, "\n")
+	if strings.Contains(all, "%!") {
+		t.Errorf("a -help holds a fmt verb with no value (%%!): %q", all[strings.Index(all, "%!"):][:60])
+	}
+	files, err := helpFiles.ReadDir("help")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("help/: %v, %d files; want the commands' help texts", err, len(files))
+	}
+	for _, f := range files {
+		first, _, _ := strings.Cut(helpText(strings.TrimSuffix(f.Name(), ".txt")), "%")
+		if first, _, _ = strings.Cut(first, "\n"); !strings.Contains(all, first) {
+			t.Errorf("help/%s: no -help shows its first line %q", f.Name(), first)
+		}
+	}
+}

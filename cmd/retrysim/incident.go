@@ -18,37 +18,10 @@ import (
 	"github.com/retrysim/retrysim/internal/shardfile"
 )
 
-// incidentIntro is the incident command's -help, before its flags.
-const incidentIntro = `retrysim incident lists the incident gallery: public post-mortems and
-warnings replayed on the fleet or workers model, each with its source
-quoted, the numbers the source gives beside the replay's, the values
-assumed for what it does not give, the outcome as a share of replicates
-with its 95% Wilson interval, and the fix the source applied, replayed.
-retrysim incident NAME replays one. docs/incidents.md is the gallery.
-
-Usage: retrysim incident
-       retrysim incident NAME [flags]
-
-Example: retrysim incident google-cloud-2025-06-12 -plot gcp.png
-
-Flags:
-`
-
-// incidentCommand lists the incident gallery, or replays one incident and
-// writes it in -format (and, with -plot, its picture), or with -shard
-// writes a slice of its replicates for merge.
-func incidentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	w, err := parseIncident(args, stdout, stderr)
-	if err != nil || w == nil {
-		return err
-	}
-	return w.do(ctx, stdout)
-}
-
 // parseIncident parses the incident command's flags into its run, replicate
-// k of every run (the incident's and its fixes') an item; with no name it
-// lists the gallery and returns no run.
-func parseIncident(args []string, stdout, _ io.Writer) (*work, error) {
+// k of every run (the incident's and its fixes') an item; with no name its
+// run, of no item, lists the gallery.
+func parseIncident(_ string, args []string, stdout, _ io.Writer) (*work, error) {
 	fs := flagval.NewFlagSet("retrysim incident")
 	var (
 		format                  = flagval.Choice{V: incident.Formats()[0], Names: incident.Formats()}
@@ -74,7 +47,7 @@ func parseIncident(args []string, stdout, _ io.Writer) (*work, error) {
 	fs.StringVar(&name, "name", "", "the incident to replay, by its `name` (the same as giving NAME)")
 	fs.Var(&shard, "shard", shardUsage)
 	fs.StringVar(&out.Path, "o", "", "write the output to `file` (atomically) instead of stdout")
-	if err := flagval.ParseFlags(fs, flagval.Interspersed(fs, args), incidentIntro, stdout); err != nil {
+	if err := flagval.ParseFlags(fs, flagval.Interspersed(fs, args), helpText("incident"), stdout); err != nil {
 		return nil, err
 	}
 	names := fs.Args()
@@ -86,7 +59,10 @@ func parseIncident(args []string, stdout, _ io.Writer) (*work, error) {
 		if shard.Count > 0 {
 			return nil, flagval.Usage(fmt.Errorf("-shard: the list is not sharded; name the incident to replay"))
 		}
-		return nil, outfile.WriteAll(context.Background(), stdout, outfile.Output{File: out, Data: incidentList()})
+		list := func(ctx context.Context, _ []struct{}) error {
+			return outfile.WriteAll(ctx, stdout, outfile.Output{File: out, Data: incidentList()})
+		}
+		return items(&work{kind: "incident", noun: "replicates", out: out}, nil, nil, list), nil
 	case 1:
 	default:
 		return nil, flagval.Usage(fmt.Errorf("incident: one incident at a time (got %s)", strings.Join(names, ", ")))
@@ -116,7 +92,7 @@ func parseIncident(args []string, stdout, _ io.Writer) (*work, error) {
 	settings := append([]shardfile.Setting{{Flag: "name", Value: inc.Name}}, slices.DeleteFunc(shardSettings(fs, flagval.Interspersed(fs, args)), func(s shardfile.Setting) bool { return s.Flag == "name" })...)
 	w := &work{kind: "incident", noun: "replicates", n: replicates.V, echo: map[string]string{"incident": inc.Name},
 		shard: shard, settings: settings, out: out}
-	opts := fleet.Options{Seed: uint64(seed), Workers: workers.V}
+	opts := fleet.Options{Replicates: replicates.V, Seed: uint64(seed), Workers: workers.V}
 	finish := func(ctx context.Context, fl []fleet.Result, gr []fleet.GraphResult) error {
 		rep := incident.Judge(inc, uint64(seed), fl, gr)
 		var main bytes.Buffer
@@ -135,11 +111,12 @@ func parseIncident(args []string, stdout, _ io.Writer) (*work, error) {
 	}
 	if inc.Kind == incident.Workers {
 		graphs := inc.Graphs()
-		return graphItems(w, graphs, opts, func(err error) error { return err }, func(ctx context.Context, res []fleet.GraphResult) error {
+		return graphEngine.items(w, graphs, len(graphs), opts, nil, func(ctx context.Context, res []fleet.GraphResult) error {
 			return finish(ctx, nil, res)
 		}), nil
 	}
-	return fleetItems(w, inc.Configs(), opts, func(ctx context.Context, res []fleet.Result) error {
+	cfgs := inc.Configs()
+	return fleetEngine.items(w, cfgs, len(cfgs), opts, nil, func(ctx context.Context, res []fleet.Result) error {
 		return finish(ctx, res, nil)
 	}), nil
 }

@@ -13,27 +13,6 @@ import (
 	"github.com/retrysim/retrysim/stats"
 )
 
-const mergeIntro = `retrysim merge adds up the shards of one run, written by retrysim -shard i/n,
-and prints exactly what the run would have printed in one piece. Every shard
-0/n to n-1/n must be given once, all with the same parameters and seed.
-
-Usage: retrysim merge [flags] FILES... [flags]
-
-Every number in a shard is checked against what one run can produce, and a
-file that is not a regular file, or is larger than %d MiB (the table's shards;
-%d MiB the other kinds'), is refused.
-
-Example: for i in 0 1 2 3; do retrysim -jobs 1e9 -shard $i/4 -o shard-$i.json & done; wait
-         retrysim merge shard-*.json -ci
-
-Shards of retrysim sweep, fleet, graph, workers, fleet-map and chain merge
-the same way, into what the whole run prints: a shard carries the run's
-settings only, and merge's own -format, -width, -o, -plot FILE, (fleet,
-graph) -series FILE and (sweep) -metric, -ci say how and where.
-
-Flags:
-`
-
 // mergeCommand reads shard files, checks that they make one whole run, and
 // prints the run's report.
 func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
@@ -46,7 +25,7 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	o.Register(fs, render.ReportDoc, "", "; not one of the shard files")
 	fs.BoolVar(&ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	if err := flagval.ParseFlags(fs, flagval.Interspersed(fs, args), fmt.Sprintf(mergeIntro, stats.MaxShardBytes>>20, shardfile.MaxBytes>>20), stdout); err != nil {
+	if err := flagval.ParseFlags(fs, flagval.Interspersed(fs, args), fmt.Sprintf(helpText("merge"), stats.MaxShardBytes>>20, shardfile.MaxBytes>>20), stdout); err != nil {
 		return err
 	}
 	if err := outfile.Check(o.Out); err != nil {

@@ -16,10 +16,15 @@ import (
 )
 
 // subcommand is one command: its name, the arguments and the line the
-// top-level usage shows for it, and what runs it.
+// top-level usage shows for it, and what runs it: run, or for a kind of
+// run parse, its shards merged with merge's own flags mergeFlags, and, with
+// sweeps, retrysim sweep NAME its sweep.
 type subcommand struct {
 	name, args, summary string
 	run                 func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	parse               func(kind string, args []string, stdout, stderr io.Writer) (*work, error)
+	mergeFlags          []string
+	sweeps              bool
 }
 
 // commandList is every subcommand in the order the top-level usage lists
@@ -27,27 +32,52 @@ type subcommand struct {
 var commandList []subcommand
 
 // commands finds a subcommand by name; with none named, retrysim runs "table".
-var commands map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+var commands map[string]subcommand
+
+// outputs are merge's own flags of a kind with a series and a picture.
+var outputs = []string{"o", "format", "width", "series", "plot"}
 
 func init() {
 	commandList = []subcommand{
-		{"table", "[flags]", "", tableCommand},
-		{"sweep", "[KIND] [flags]", "a grid of points, of any kind", sweepCommand},
-		{"tune", "[KIND] [flags]", "the best settings that meet -require", tuneCommand},
-		{"merge", "[flags] FILES...", "add up -shard outputs", mergeCommand},
-		{"race", "[flags]", "the SQLite check for real", raceCommand},
-		{"fleet", "[flags]", "retry storms: many clients, one server", fleetCommand},
-		{"graph", "[flags]", "a call graph: retries amplified by depth", graphCommand},
-		{"workers", "[flags]", "jobs on a queue, a worker fleet, drain", workersCommand},
-		{"chain", "[flags]", "the fleet's exact Markov chain, and splitting", chainCommand},
-		{"fleet-map", "[flags]", "where a fleet recovers, over trigger and load", fleetMapCommand},
-		{"incident", "[NAME] [flags]", "public incidents replayed, with sources and fixes", incidentCommand},
-		{"version", "", "the version, from the build info (also -version)", versionCommand},
+		{name: "table", args: "[flags]", run: tableCommand},
+		{name: "sweep", args: "[KIND] [flags]", summary: "a grid of points, of any kind", run: sweepCommand, parse: parseSweep, mergeFlags: []string{"o", "format", "width", "plot", "metric", "log-y", "linear-y", "own-scales", "ci"}},
+		{name: "tune", args: "[KIND] [flags]", summary: "the best settings that meet -require", run: tuneCommand},
+		{name: "merge", args: "[flags] FILES...", summary: "add up -shard outputs", run: mergeCommand},
+		{name: "race", args: "[flags]", summary: "the SQLite check for real", run: raceCommand},
+		{name: "fleet", args: "[flags]", summary: "retry storms: many clients, one server", parse: parseFleetAs, mergeFlags: outputs, sweeps: true},
+		{name: "graph", args: "[flags]", summary: "a call graph: retries amplified by depth", parse: parseGraphAs, mergeFlags: outputs, sweeps: true},
+		{name: "workers", args: "[flags]", summary: "jobs on a queue, a worker fleet, drain", parse: parseWorkers, mergeFlags: []string{"o", "format", "width", "plot"}, sweeps: true},
+		{name: "chain", args: "[flags]", summary: "the fleet's exact Markov chain, and splitting", parse: parseChain, mergeFlags: []string{"o"}},
+		{name: "fleet-map", args: "[flags]", summary: "where a fleet recovers, over trigger and load", parse: parseFleetMap, mergeFlags: []string{"o", "format", "width", "plot"}},
+		{name: "incident", args: "[NAME] [flags]", summary: "public incidents replayed, with sources and fixes", parse: parseIncident, mergeFlags: []string{"o", "format", "plot"}},
+		{name: "version", summary: "the version, from the build info (also -version)", run: versionCommand},
 	}
-	commands = make(map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error, len(commandList))
+	commands = make(map[string]subcommand, len(commandList))
+	shardKinds = make(map[string]subcommand)
 	for _, c := range commandList {
-		commands[c.name] = c.run
+		if c.run == nil {
+			c.run = func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+				return do(ctx, c.parse, c.name, args, stdout, stderr)
+			}
+		}
+		commands[c.name] = c
+		if c.parse != nil {
+			shardKinds[c.name] = c
+		}
+		if c.sweeps {
+			shardKinds["sweep "+c.name] = subcommand{name: "sweep " + c.name, parse: c.parse, mergeFlags: []string{"o", "format", "width"}}
+		}
 	}
+	addTuneKinds()
+}
+
+// do parses a run of kind from args and runs it.
+func do(ctx context.Context, parse func(kind string, args []string, stdout, stderr io.Writer) (*work, error), kind string, args []string, stdout, stderr io.Writer) error {
+	w, err := parse(kind, args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	return w.do(ctx, stdout)
 }
 
 // commandUsage is the top-level usage: a line a command of commandList, a
@@ -79,26 +109,20 @@ func commandUsage() string {
 	return b.String()
 }
 
-// presetNames are the names of a command's presets, in their order.
-func presetNames[P any](ps []P, name func(P) string) []string {
-	names := make([]string, len(ps))
-	for i, p := range ps {
-		names[i] = name(p)
+// each is f of each of xs, in their order: the names of presets or runs,
+// the summaries of results.
+func each[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
-	return names
+	return out
 }
-
-const versionIntro = `retrysim version prints the module version retrysim was built from
-("(devel)" for a build inside a checkout) and the Go toolchain; retrysim
--version does the same. It takes no flags.
-
-Usage: retrysim version
-`
 
 // versionCommand prints the module version the binary was built from
 // ("(devel)" for a build inside a checkout) and the Go toolchain.
 func versionCommand(_ context.Context, args []string, stdout, _ io.Writer) error {
-	if err := flagval.ParseFlags(flagval.NewFlagSet("retrysim version"), args, versionIntro, stdout); err != nil {
+	if err := flagval.ParseFlags(flagval.NewFlagSet("retrysim version"), args, helpText("version"), stdout); err != nil {
 		return err
 	}
 	if len(args) > 0 {
@@ -147,7 +171,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
 		name, args = args[0], args[1:]
 	}
-	cmd, ok := commands[name]
+	c, ok := commands[name]
+	cmd := c.run
 	if topic != nil {
 		cmd, ok = topic, true
 	}

@@ -94,26 +94,30 @@ type work struct {
 	merge func(ctx context.Context, names []string, shards []shardfile.Shard) error
 }
 
-// items makes w a run of items of type T: run runs items lo to hi-1, check
-// refuses an item k that no run of w's settings makes, and finish writes
-// the run's outputs from all its items.
+// items makes w a run of items of type T: run runs items lo to hi-1 (never
+// none: a run of no item, nil run and check, runs nothing), check refuses
+// an item k that no run of w's settings makes, and finish writes the run's
+// outputs from all its items.
 func items[T any](w *work, run func(ctx context.Context, lo, hi int) ([]T, error), check func(k int, item *T) error, finish func(ctx context.Context, all []T) error) *work {
+	slice := func(ctx context.Context, lo, hi int) ([]T, error) {
+		if hi > lo {
+			return run(ctx, lo, hi)
+		}
+		return nil, nil
+	}
 	w.whole = func(ctx context.Context) error {
-		all, err := run(ctx, 0, w.n)
+		all, err := slice(ctx, 0, w.n)
 		if err != nil {
 			return err
 		}
 		return finish(ctx, all)
 	}
 	w.slice = func(ctx context.Context, h shardfile.Header, lo, hi int) ([]byte, error) {
-		var slice []T
-		if hi > lo {
-			var err error
-			if slice, err = run(ctx, lo, hi); err != nil {
-				return nil, err
-			}
+		items, err := slice(ctx, lo, hi)
+		if err != nil {
+			return nil, err
 		}
-		return shardfile.Encode(h, slice)
+		return shardfile.Encode(h, items)
 	}
 	w.merge = func(ctx context.Context, names []string, shards []shardfile.Shard) error {
 		all, err := shardfile.Gather(w.n, w.noun, names, shards, check)
@@ -143,31 +147,10 @@ func (w *work) do(ctx context.Context, stdout io.Writer) error {
 	return outfile.WriteAll(ctx, stdout, outfile.Output{File: w.out, Data: data})
 }
 
-// shardKind is a kind of run merge reads the shards of: how its command
-// parses a run (the shards' settings, then merge's own flags), and which
-// of merge's own flags it takes.
-type shardKind struct {
-	parse func(args []string, stdout, stderr io.Writer) (*work, error)
-	flags []string
-}
-
-// shardKinds are the kinds of run whose shards are envelopes
-// (shardfile), by kind; the table's are the job model's own.
-var shardKinds map[string]shardKind
-
-func init() {
-	shardKinds = map[string]shardKind{
-		"fleet":     {parseFleet, []string{"o", "format", "width", "series", "plot"}},
-		"graph":     {parseGraph, []string{"o", "format", "width", "series", "plot"}},
-		"workers":   {parseWorkers, []string{"o", "format", "width", "plot"}},
-		"fleet-map": {parseFleetMap, []string{"o", "format", "width", "plot"}},
-		"sweep":     {parseSweep, []string{"o", "format", "width", "plot", "metric", "log-y", "linear-y", "own-scales", "ci"}},
-		"chain":     {parseChain, []string{"o"}},
-		"incident":  {parseIncident, []string{"o", "format", "plot"}},
-	}
-	addSweepKinds()
-	addTuneKinds()
-}
+// shardKinds are the kinds of run whose shards are envelopes (shardfile),
+// by kind, the sweeps of kinds as "sweep KIND"; the table's are the job
+// model's own.
+var shardKinds map[string]subcommand
 
 // mergeShards is merge for every kind of shard but the table's: it
 // reports handled false, leaving the files to the job model's merge,
@@ -202,8 +185,8 @@ func mergeShards(ctx context.Context, args []string, stdout io.Writer) (handled 
 	}
 	var own []string
 	fs.Visit(func(f *flag.Flag) {
-		if err == nil && !slices.Contains(k.flags, f.Name) {
-			err = flagval.Usage(fmt.Errorf("merge: -%s: %s is a %s shard, whose merge takes -%s", f.Name, files[0], first.Kind, strings.Join(k.flags, ", -")))
+		if err == nil && !slices.Contains(k.mergeFlags, f.Name) {
+			err = flagval.Usage(fmt.Errorf("merge: -%s: %s is a %s shard, whose merge takes -%s", f.Name, files[0], first.Kind, strings.Join(k.mergeFlags, ", -")))
 		}
 		if err == nil && slices.Contains([]string{"o", "series", "plot"}, f.Name) {
 			if e := outfile.NotInput(outfile.File{Flag: f.Name, Path: f.Value.String()}, "shard file", files); e != nil {
@@ -219,7 +202,7 @@ func mergeShards(ctx context.Context, args []string, stdout io.Writer) (handled 
 	if err != nil {
 		return true, flagval.Usage(fmt.Errorf("merge: %s: %w", files[0], err))
 	}
-	w, err := k.parse(append(settings, own...), stdout, io.Discard)
+	w, err := k.parse(k.name, append(settings, own...), stdout, io.Discard)
 	if err != nil {
 		return true, flagval.Usage(fmt.Errorf("merge: %s: its settings: %w", files[0], err))
 	}

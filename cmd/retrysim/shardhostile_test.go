@@ -11,6 +11,7 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/fleet/chain"
 	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -227,8 +228,8 @@ func TestShardHeaderCounts(t *testing.T) {
 		edit func(path string)
 		want string
 	}{
-		{3, func(p string) { editItems(t, p, func(it []chainItem) { it[0].Events = 9e18 }) }, "and 0 to 1e+10 events"},
-		{3, func(p string) { editItems(t, p, func(it []chainItem) { it[len(it)-1].Events = 9e18 }) }, "not 0 to 1e+10"},
+		{3, func(p string) { editItems(t, p, func(it []chain.Item) { it[0].Events = 9e18 }) }, "and 0 to 1e+10 events"},
+		{3, func(p string) { editItems(t, p, func(it []chain.Item) { it[len(it)-1].Events = 9e18 }) }, "not 0 to 1e+10"},
 		{0, func(p string) { editItems(t, p, func(it [][]fleet.Replicate) { it[0][0].Series = nil }) }, "series: 0 seconds; the run has 10"},
 		{1, func(p string) { editItems(t, p, func(it [][]stats.Observation) { it[0] = append(it[0], it[0]...) }) }, "4 replicates; the run has 2"}, // in s1, the one cell's shard
 		{4, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0][0].Services = nil }) }, "0 services and"},
@@ -281,5 +282,19 @@ func TestFleetShardDataBound(t *testing.T) {
 				t.Errorf("merge: exit %d, %q; want 2, %q", code, errOut, want)
 			}
 		})
+	}
+}
+
+// TestIncidentShardWithoutName: an incident shard whose settings lost the
+// incident's name is refused with one line and exit 2, nothing on stdout
+// (the gallery's list is no merge of a replay), not a panic.
+func TestIncidentShardWithoutName(t *testing.T) {
+	files := writeTwoShards(t, t.TempDir(), "incident", "dynamodb-2015-09-20", "-replicates", "2", "-workers", "1")
+	for _, f := range files {
+		editEnvelope(t, f, func(m map[string]any) { m["settings"] = []any{} })
+	}
+	out, errOut, code := retrysim(t, append([]string{"merge"}, files...)...)
+	if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "its settings make 0 replicates, not 2") {
+		t.Errorf("merge of nameless incident shards: exit %d, stdout %d bytes, stderr %q; want exit 2, nothing on stdout, one line: its settings make 0 replicates, not 2", code, len(out), errOut)
 	}
 }

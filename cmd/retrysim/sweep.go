@@ -21,54 +21,13 @@ import (
 	"github.com/retrysim/retrysim/stats"
 )
 
-const sweepIntro = `retrysim sweep runs the table command at every combination of the listed
-parameter values, through every strategy. Each of -p-fail, -lost-reply, -attempts
-and -jobs takes ` + sweep.Forms + `.
--scenario FILE sweeps a scenario file instead of the sign-up (-p-fail and -lost-reply
-then apply only when given), and -set NAME=VALUES varies any numeric parameter of
-it by name, as in -set 'steps[charge the card].p_fail=0:0.05:11' or
--set queue.ttl=1h,24h,72h (at most 8 -set; their values count in the grid).
-Every other flag of the table command means the same here and holds at every point
-(-model, -store, -ttl, -latency, -replicates, -ci...); -expect and -preset are
-the table's only. Every point uses the same seed, so each row equals a single
-run at that point. -metric takes every column of the table: the metrics of csv,
-steps[STEP].duplicate_rate for each watched step, and with the delivery model
-deliveries_per_job, lost_work and completion_p50 to failed_completion_p99.
-A grid has at most 10,000 points (the product of the lengths) and 50,000 rows (points x
-strategies); a larger one is refused before any work.
--shard i/n runs slice i of n of the points (auto/n and auto as fleet-map's) and
-writes it as a shard; retrysim merge prints from the shards what the whole sweep prints.
-
-retrysim sweep fleet, graph or workers, followed by that command's flags and one
-or more -set PATH=VALUES, sweeps any setting of that kind's runs by the path a
-scenario file names it instead, a row a point with the kind's columns
-(retrysim sweep workers -help says more).
-
-Usage: retrysim sweep [flags]
-       retrysim sweep fleet|graph|workers [flags] -set PATH=VALUES
-
-Example: retrysim sweep workers -scenario examples/workers-signup.yaml -set 'graph.services[workers].server.capacity=5,10,20'
-
-Example: retrysim sweep -p-fail 0.001,0.005,0.01,0.02,0.05 -lost-reply 0,0.005,0.02 -format csv
-
-Flags:
-`
-
 // sweepCommand runs the grid and writes the long-format rows, a pivot or a
 // plot, or with -shard a slice of its points for retrysim merge.
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	parse := parseSweep
-	if len(args) > 0 && sweepKinds[args[0]] != nil { // retrysim sweep KIND
-		kind := args[0]
-		parse = func(args []string, stdout, stderr io.Writer) (*work, error) {
-			return sweepKinds[kind]("sweep "+kind, args[1:], stdout, stderr)
-		}
+	if len(args) > 0 && commands[args[0]].sweeps { // retrysim sweep KIND
+		return do(ctx, commands[args[0]].parse, "sweep "+args[0], args[1:], stdout, stderr)
 	}
-	w, err := parse(args, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	return w.do(ctx, stdout)
+	return do(ctx, parseSweep, "sweep", args, stdout, stderr)
 }
 
 // sweepRun is a parsed sweep command: the sweep, how its output is shown
@@ -90,7 +49,7 @@ type sweepRun struct {
 // parseSweep parses and checks the sweep command's flags into its run, a
 // point an item, warning on stderr as the table does; the sweep's progress
 // goes to stderr too.
-func parseSweep(args []string, stdout, stderr io.Writer) (*work, error) {
+func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*work, error) {
 	r, err := parseSweepRun(args, stdout, stderr)
 	if err != nil {
 		return nil, err
@@ -130,14 +89,23 @@ func parseSweep(args []string, stdout, stderr io.Writer) (*work, error) {
 	return w, nil
 }
 
-// write writes a whole sweep's output and picture, then judges -require's
-// over its rows.
+// write writes a whole sweep's output and, with -plot, its picture, then
+// judges -require's over its rows.
 func (r sweepRun) write(ctx context.Context, stdout io.Writer, s stats.Sweep) error {
-	if err := writeSweep(ctx, stdout, r.c, r.ci, r.opts, r.plot, s); err != nil {
+	s.CI = r.ci
+	var doc, pic bytes.Buffer
+	if err := r.c.Renderer(stdout).Sweep(&doc, s, r.opts); err != nil {
 		return err
 	}
-	if len(r.reqs) == 0 {
-		return nil
+	outs := []outfile.Output{{File: r.c.Out, Data: doc.Bytes()}}
+	if r.plot.Path != "" {
+		if err := render.PlotSweep(&pic, s, filepath.Ext(r.plot.Path), r.opts); err != nil {
+			return err
+		}
+		outs = append(outs, outfile.Output{File: r.plot, Data: pic.Bytes()})
+	}
+	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil || len(r.reqs) == 0 {
+		return err
 	}
 	return tune.Enforce(r.reqs, tune.SweepRows(s, r.watched, r.sw.Delivery != nil))
 }
@@ -183,7 +151,7 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
 	fs.BoolVar(&ownScales, "own-scales", false, "give each of -plot's heat maps its own colour scale (by default they share one, so a colour is the same value in every panel)")
 	c.Register(fs, render.SweepDoc)
-	if err := flagval.Parse(fs, args, sweepIntro, stdout); err != nil {
+	if err := flagval.Parse(fs, args, fmt.Sprintf(helpText("sweep"), sweep.Forms), stdout); err != nil {
 		return r, err
 	}
 	file, err := scenarioFile(scenarioPath)
@@ -233,23 +201,12 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		return r, flagval.LibraryError(err, byName...)
 	}
 	unread := flagval.UnreadFlags(sw.Unread())
-	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
-		return r, err
-	}
-	if sw.Delivery != nil { // as the table refuses a queue key no point reads
-		if err := refuseUnreadKeys(file, fs, unread); err != nil {
-			return r, err
-		}
-	}
-	if file != nil { // and a step's own policy no strategy reads
-		e := api.Experiment{Scenario: *sw.Scenario, Strategies: strategies}
-		if err := file.CheckStepsRead(e.UnreadStepPolicy); err != nil {
-			return r, flagval.Usage(fmt.Errorf("-scenario %w", err))
-		}
-	}
 	base := api.Signup()
 	if sw.Scenario != nil {
 		base = *sw.Scenario
+	}
+	if err := refuseUnread(fs, file, unread, sw.Delivery != nil, api.Experiment{Scenario: base, Strategies: strategies}); err != nil {
+		return r, err
 	}
 	r.watched = api.Experiment{Scenario: base}.Params().Watched
 	if err := checkRequire(r.reqs, tune.Metrics(r.watched, sw.Delivery != nil), api.RowIDs(strategies)); err != nil {
@@ -290,21 +247,4 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	}
 	r.sw, r.c, r.ci, r.opts, r.plot, r.shard, r.byName, r.settings = sw, c, rows.CI, opts, plot, shard, byName, shardSettings(fs, args)
 	return r, nil
-}
-
-// writeSweep writes a whole sweep's output, and its picture with -plot.
-func writeSweep(ctx context.Context, stdout io.Writer, c flagval.Common, ci bool, opts render.PlotOptions, plot outfile.File, s stats.Sweep) error {
-	s.CI = ci
-	var doc, pic bytes.Buffer
-	if err := c.Renderer(stdout).Sweep(&doc, s, opts); err != nil {
-		return err
-	}
-	outs := []outfile.Output{{File: c.Out, Data: doc.Bytes()}}
-	if plot.Path != "" {
-		if err := render.PlotSweep(&pic, s, filepath.Ext(plot.Path), opts); err != nil {
-			return err
-		}
-		outs = append(outs, outfile.Output{File: plot, Data: pic.Bytes()})
-	}
-	return outfile.WriteAll(ctx, stdout, outs...)
 }

@@ -19,7 +19,7 @@ import (
 func flagsOf(t *testing.T, command string) *flag.FlagSet {
 	t.Helper()
 	var help flagval.HelpError
-	if err := commands[command](context.Background(), []string{"-help"}, io.Discard, io.Discard); !errors.As(err, &help) {
+	if err := commands[command].run(context.Background(), []string{"-help"}, io.Discard, io.Discard); !errors.As(err, &help) {
 		t.Fatalf("%s -help returned %v; want a flagval.HelpError", command, err)
 	}
 	return help.Flags

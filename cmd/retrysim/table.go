@@ -18,32 +18,6 @@ import (
 	"github.com/retrysim/retrysim/scenario"
 )
 
-const tableIntro = `retrysim simulates multi-step background jobs under retry and idempotency-key
-strategies and prints, for each strategy, the jobs that failed, the calls paid,
-the side effects repeated and the users who got the watched step twice.
-
-`
-
-// tableIntroModels follows the usage in the table command's -help.
-const tableIntroModels = `
-The model is chosen by -model, never by which flags are given: job (the Part 5
-model) for the plain invocation, delivery for a -scenario file with a queue:
-section or a step that takes time or waits its own backoff; -model delivery runs the sign-up behind a
-queue. The delivery model's flags (-latency and the queue's: -store, -ttl,
--lease, -visibility, -max-deliveries, -backoff..., -repeat..., -crash...) given
-at their default change nothing in the job model, and at another value are
-refused there. Without -scenario, any flag given at its default prints the same bytes
-(over a file, a flag given sets its value over the file's).
-
-Every duration (-latency, -backoff-base, -backoff-cap, -ttl, -lease, -visibility,
--repeat-delay, and the same fields of a -scenario file) is from 0 to 8760h.
-A delivery-model run may take at most 10^11 deliveries at worst (-jobs x the
-strategies x -replicates x -max-deliveries, twice with -repeat): about 3 CPU
-hours when every delivery crashes; a run past it is refused before any work.
-
-Flags:
-`
-
 // tableCommand simulates one point of the parameters and prints the table,
 // or with -shard one slice of it as json for merge.
 func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -63,14 +37,14 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
 	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs (auto/n or auto: i, and n, from the environment, as retrysim fleet-map -help says) and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
 	preset := flagval.Choice{Valid: func(s string) error { _, err := api.LookupPreset(s); return err },
-		Names: presetNames(api.Presets(), func(p api.Preset) string { return p.Name })}
+		Names: each(api.Presets(), func(p api.Preset) string { return p.Name })}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format, -o and -width")
 	fs.StringVar(&scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/")
 	model.RegisterModel(fs)
 	flagval.RegisterSettings(fs)
 	registerRequire(fs, &reqs)
 	c.Register(fs, render.ReportDoc)
-	if err := flagval.Parse(fs, args, tableIntro+commandUsage()+tableIntroModels, stdout); err != nil {
+	if err := flagval.Parse(fs, args, fmt.Sprintf(helpText("table"), commandUsage()), stdout); err != nil {
 		return err
 	}
 	if err := outfile.CheckReading("scenario file", scenarioPath, c.Out); err != nil {
@@ -117,18 +91,8 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if file != nil {
 		overrides = flagval.Overrides(fs, queue != nil, unread)
 	}
-	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil {
+	if err := refuseUnread(fs, file, unread, queue != nil, e); err != nil {
 		return err
-	}
-	if queue != nil { // -model job drops the file's queue section whole, as asked
-		if err := refuseUnreadKeys(file, fs, unread); err != nil {
-			return err
-		}
-	}
-	if file != nil {
-		if err := file.CheckStepsRead(e.UnreadStepPolicy); err != nil {
-			return flagval.Usage(fmt.Errorf("-scenario %w", err))
-		}
 	}
 	if err := api.CheckExpect(expect, queue != nil); err != nil {
 		return flagval.LibraryError(err)
@@ -206,20 +170,25 @@ func scenarioFile(path string) (*scenario.Loaded, error) {
 	return &loaded, nil
 }
 
-// refuseUnreadKeys refuses a key of file's queue section that the run never
-// reads (unread, by flag name, from Experiment.Unread), as the flag for the
-// same setting is refused; a setting a flag gives is the flag's.
-func refuseUnreadKeys(file *scenario.Loaded, fs *flag.FlagSet, unread map[string]string) error {
-	if file == nil {
-		return nil
+// refuseUnread refuses, in a run of e over file (nil: the sign-up), a flag
+// the run never reads (unread, by flag name, from Experiment.Unread), with
+// a queue a key of the file's queue section it never reads, as the flag for
+// the same setting (a setting a flag gives is the flag's), and a step's own
+// policy no strategy reads. -model job drops the file's queue whole.
+func refuseUnread(fs *flag.FlagSet, file *scenario.Loaded, unread map[string]string, queue bool, e api.Experiment) error {
+	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil || file == nil {
+		return err
 	}
 	given := flagval.Given(fs)
 	err := file.CheckRead(func(setting string) string {
-		if f := flagval.FlagOf(setting); !given[f] {
+		if f := flagval.FlagOf(setting); queue && !given[f] {
 			return unread[f]
 		}
 		return ""
 	})
+	if err == nil {
+		err = file.CheckStepsRead(e.UnreadStepPolicy)
+	}
 	if err != nil {
 		return flagval.Usage(fmt.Errorf("-scenario %w", err))
 	}

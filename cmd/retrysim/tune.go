@@ -71,9 +71,10 @@ var tuneFamily = []string{"workers", "graph", "fleet"}
 // addTuneKinds adds the searches of tuneFamily to shardKinds.
 func addTuneKinds() {
 	for _, kind := range tuneFamily {
-		shardKinds["tune "+kind] = shardKind{func(args []string, stdout, stderr io.Writer) (*work, error) {
-			return parseTune(append([]string{kind}, args...), stdout, stderr, true)
-		}, []string{"o", "format", "width"}}
+		shardKinds["tune "+kind] = subcommand{name: "tune " + kind, mergeFlags: []string{"o", "format", "width"},
+			parse: func(_ string, args []string, stdout, stderr io.Writer) (*work, error) {
+				return parseTune(append([]string{kind}, args...), stdout, stderr, true)
+			}}
 	}
 }
 

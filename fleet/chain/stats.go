@@ -117,25 +117,70 @@ func (sp *Split) CrudeEvents(ctx context.Context, lo, hi int) ([]int64, error) {
 	return events, nil
 }
 
-// Run answers q and runs its splitting and crude replicates, the
-// splittings on up to workers goroutines; the Stats are the same whatever
-// the workers.
+// Item is one splitting run's estimate and the events it took, or a crude
+// replicate's events (P 0): a question's items are its splitting runs,
+// then its CrudeRuns crude replicates, none without a splitting.
+type Item struct {
+	P      float64
+	Events int64
+}
+
+// Items is how many items q has.
+func (q Question) Items() int {
+	if q.Split == nil {
+		return 0
+	}
+	return q.Split.Runs + CrudeRuns
+}
+
+// RunItems runs q's items lo to hi-1, the splittings on up to workers
+// goroutines; an item is the same whatever the workers and the slice.
+func (q Question) RunItems(ctx context.Context, lo, hi, workers int) ([]Item, error) {
+	sp := q.Split
+	ests, err := sp.RepeatRuns(ctx, &sp.Config, min(lo, sp.Runs), min(hi, sp.Runs), workers)
+	if err != nil {
+		return nil, err
+	}
+	crude, err := sp.CrudeEvents(ctx, max(lo, sp.Runs)-sp.Runs, max(hi, sp.Runs)-sp.Runs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Item, 0, hi-lo)
+	for _, e := range ests {
+		out = append(out, Item{P: e.P, Events: e.Events})
+	}
+	for _, e := range crude {
+		out = append(out, Item{Events: e})
+	}
+	return out, nil
+}
+
+// CheckItem refuses an item k that no run of q makes: an estimate outside
+// [0, 1], a crude replicate's, or events outside 0 to fleet.MaxEvents.
+func (q Question) CheckItem(k int, it *Item) error {
+	switch runs := q.Split.Runs; {
+	case k < runs && (!(it.P >= 0 && it.P <= 1) || it.Events < 0 || it.Events > fleet.MaxEvents):
+		return fmt.Errorf("run %d (estimate %g, %d events): want an estimate from 0 to 1 and 0 to %.0e events", k, it.P, it.Events, float64(fleet.MaxEvents))
+	case k >= runs && (it.P != 0 || it.Events < 0 || it.Events > fleet.MaxEvents):
+		return fmt.Errorf("crude replicate %d took %d events (estimate %g), not 0 to %.0e (and none)", k-runs, it.Events, it.P, float64(fleet.MaxEvents))
+	}
+	return nil
+}
+
+// Run answers q and runs its items, the splittings on up to workers
+// goroutines; the Stats are the same whatever the workers.
 func (q Question) Run(ctx context.Context, workers int) (Stats, error) {
 	a, err := q.Answer()
 	if err != nil {
 		return Stats{}, err
 	}
-	var ests []metastable.SplitEstimate
-	var crude []int64
-	if sp := q.Split; sp != nil {
-		if ests, err = sp.RepeatRuns(ctx, &sp.Config, 0, sp.Runs, workers); err != nil {
-			return Stats{}, err
-		}
-		if crude, err = sp.CrudeEvents(ctx, 0, CrudeRuns); err != nil {
+	var items []Item
+	if q.Split != nil {
+		if items, err = q.RunItems(ctx, 0, q.Items(), workers); err != nil {
 			return Stats{}, err
 		}
 	}
-	return q.Stats(a, ests, crude), nil
+	return q.Stats(a, items), nil
 }
 
 // Stats are what a chain run found: the chain's size, its answers and, with
@@ -160,27 +205,26 @@ type SplitStats struct {
 	Events, Crude int64 // the splittings' events, and the CrudeRuns crude replicates'
 }
 
-// Stats folds q's answers a, its splitting runs' estimates ests (Split.Runs
-// of them) and its crude replicates' events crude (CrudeRuns of them), as
-// Run returns them and as the slices of a sharded run join into.
-func (q Question) Stats(a Answers, ests []metastable.SplitEstimate, crude []int64) Stats {
+// Stats folds q's answers a and its items, all of them in order, as Run
+// returns them and as the slices of a sharded run join into.
+func (q Question) Stats(a Answers, items []Item) Stats {
 	st := Stats{States: q.Chain.Len(), Transitions: q.Chain.Transitions(), Within: q.Within, Collapse: q.collapse(), Answers: a}
 	sp := q.Split
 	if sp == nil {
 		return st
 	}
 	var sum, sum2 float64
-	var events int64
-	for _, e := range ests {
+	var events, total int64
+	for k, e := range items {
+		if k >= sp.Runs {
+			total += e.Events
+			continue
+		}
 		sum += e.P
 		sum2 += e.P * e.P
 		events += e.Events
 	}
 	n := float64(sp.Runs)
-	var total int64
-	for _, e := range crude {
-		total += e
-	}
 	st.Split = &SplitStats{Target: sp.Levels[len(sp.Levels)-1], Horizon: sp.Horizon, Runs: sp.Runs, Effort: sp.Effort,
 		Mean: sum / n, StdErr: math.Sqrt(math.Max(0, sum2-sum*sum/n) / (n - 1) / n), Events: events, Crude: total}
 	return st

@@ -45,11 +45,11 @@ func TestStatsByHand(t *testing.T) {
 func TestStatsFoldSplitting(t *testing.T) {
 	q := Question{Chain: build(t, byHand), Within: 1,
 		Split: &Split{Splitting: metastable.Splitting{Levels: []int{1, 2}, Horizon: 3, Effort: 7}, Runs: 2}}
-	crude := make([]int64, CrudeRuns)
-	for i := range crude {
-		crude[i] = 5
+	items := []Item{{P: 0.1, Events: 10}, {P: 0.3, Events: 30}}
+	for range CrudeRuns {
+		items = append(items, Item{Events: 5})
 	}
-	st := q.Stats(Answers{Exact: 0.25}, []metastable.SplitEstimate{{P: 0.1, Events: 10}, {P: 0.3, Events: 30}}, crude)
+	st := q.Stats(Answers{Exact: 0.25}, items)
 	s := st.Split
 	if s == nil || s.Target != 2 || s.Runs != 2 || s.Effort != 7 || s.Events != 40 || s.Crude != 1000 {
 		t.Fatalf("Split = %+v; want target 2, 2 runs of 7, 40 events, 1000 crude", s)

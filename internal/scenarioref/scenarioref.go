@@ -78,7 +78,7 @@ func Keys() []Key {
 			}
 			r.Type, r.Bounds, r.Default = paramType(p)
 		} else if ok {
-			r.Doc = fileWords(p.Usage.Words(fleetFlag), "fleet.")
+			r.Doc = fileWords(p.Usage.Words(FleetFlag), "fleet.")
 			r.Type, r.Bounds, r.Default = paramType(p)
 		}
 		refs = append(refs, r)
@@ -229,9 +229,10 @@ func sentence(s string) string {
 	return s
 }
 
-// fleetFlag is the flag of the fleet setting at path, from its
-// declaration; a path no fleet.Param declares is named as it is.
-func fleetFlag(path string) string {
+// FleetFlag is the flag of the fleet setting at path (-budget-ratio for
+// client.policy.budget_ratio), from its declaration; a path no fleet.Param
+// declares is named as it is.
+func FleetFlag(path string) string {
 	if p, ok := fleet.LookupParam(path); ok {
 		return "-" + p.Key
 	}
