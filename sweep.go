@@ -480,7 +480,12 @@ func RunSweepPoints(ctx context.Context, s Sweep, lo, hi int) ([]SweepPoint, err
 		return nil, fieldErr("points", "%d to %d is not a slice of the %d points", lo, hi, len(p.points))
 	}
 	out := make([]SweepPoint, hi-lo)
-	err = p.run(ctx, s, lo, hi, func(k int, reps [][]stats.Counters) { out[k-lo].Replicates = reps })
+	err = p.run(ctx, s, lo, hi, func(k int, reps [][]stats.Counters) {
+		if len(reps) == 1 { // run's own until this call returns
+			reps = [][]stats.Counters{slices.Clone(reps[0])}
+		}
+		out[k-lo].Replicates = reps
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -548,7 +553,8 @@ func checkPointCounters(cfg sim.Config, c *stats.Counters) error {
 
 // run runs the points lo to hi-1 of the plan and calls done with each one's
 // index and its replicates' counters (a strategy's each) as its last
-// replicate finishes, one call at a time.
+// replicate finishes, one call at a time; a point of one replicate has its
+// counters lent (sim.RunEach's) only until done returns.
 func (p plan) run(ctx context.Context, s Sweep, lo, hi int, done func(k int, reps [][]stats.Counters)) error {
 	reps := len(p.cfgs) / len(p.points)
 	counters := make([][][]stats.Counters, hi-lo)
@@ -559,7 +565,11 @@ func (p plan) run(ctx context.Context, s Sweep, lo, hi int, done func(k int, rep
 		if counters[k] == nil {
 			counters[k], left[k] = make([][]stats.Counters, reps), reps
 		}
-		counters[k][r] = slices.Clone(cs)
+		if reps == 1 { // cs is RunEach's until this call returns: no copy
+			counters[k][r] = cs
+		} else {
+			counters[k][r] = slices.Clone(cs)
+		}
 		if left[k]--; left[k] > 0 {
 			return
 		}
@@ -577,20 +587,23 @@ func (p plan) run(ctx context.Context, s Sweep, lo, hi int, done func(k int, rep
 func (p plan) fill(out *stats.Sweep, k int, reps [][]stats.Counters) {
 	n := len(out.Strategies)
 	cfg := p.cfgs[k*len(reps)]
+	var sum *stats.Counters // 89 KB: only when there are replicates to pool
 	for i, id := range out.Strategies {
 		row := &out.Rows[k*n+i]
-		var pooled stats.Counters
-		for r, cs := range reps {
-			pooled.Add(&cs[i])
-			if len(reps) > 1 {
-				if row.Replicates == nil {
-					row.Replicates = make([]stats.Values, len(reps))
-				}
+		pooled := &reps[0][i]
+		if len(reps) > 1 {
+			if sum == nil {
+				sum = new(stats.Counters)
+			}
+			*sum, pooled = stats.Counters{}, sum
+			row.Replicates = make([]stats.Values, len(reps))
+			for r, cs := range reps {
+				pooled.Add(&cs[i])
 				row.Replicates[r] = stats.ValuesOf(&cs[i])
 			}
 		}
 		row.Point, row.ID, row.Label = stats.Point(p.points[k]), id, cfg.Strategies[i].Name()
-		row.SetCounters(&pooled)
+		row.SetCounters(pooled)
 	}
 }
 

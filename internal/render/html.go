@@ -262,14 +262,14 @@ func writeSweepHTML(w io.Writer, s stats.Sweep, opts PlotOptions) error {
 			"uses seed %d, so a row equals a single run at that point.", strings.ToLower(s.Metric.Label), unit, s.Seed),
 		header: append(slices.Clone(swept), s.Strategies...),
 	}
-	per := len(s.Strategies)
+	per, sr := len(s.Strategies), new(stats.Row)
 	for i := 0; i < len(s.Rows); i += per {
 		var row []pageCell
 		for _, a := range s.Swept {
 			row = append(row, plain(axisValue(s.AxisList()[a], s.Rows[i].At(a))))
 		}
-		for k, r := range s.Rows[i : i+per] {
-			sr := r.Row()
+		for k := range s.Rows[i : i+per] {
+			s.Rows[i+k].Fill(sr)
 			e := s.Metric.Estimate(&sr.Counters, sr.NoRepeats)
 			row = append(row, num(metricText(s.Metric, e, true), i+k, s.Metric.Name, e.Value))
 		}

@@ -283,12 +283,12 @@ func strategyLabels(s stats.Sweep) []string {
 func linePlot(s stats.Sweep, scale Scale) (stack, error) {
 	axis := s.Swept[0]
 	mul, unit := metricUnit(s.Metric)
-	per := len(s.Strategies)
+	per, row := len(s.Strategies), new(stats.Row)
 	all := make([]series, per)
 	var values, xs []float64
 	for k := range s.Strategies {
 		for i := k; i < len(s.Rows); i += per {
-			row := s.Rows[i].Row()
+			s.Rows[i].Fill(row)
 			e := s.Metric.Estimate(&row.Counters, row.NoRepeats)
 			all[k].xs = append(all[k].xs, s.Rows[i].At(axis))
 			all[k].vs = append(all[k].vs, mul*e.Value)
@@ -529,7 +529,7 @@ func newHeatFigure(s stats.Sweep, ownScales bool) heatFigure {
 	}
 	slices.Sort(xs)
 	slices.Sort(ys)
-	per := len(s.Strategies)
+	per, row := len(s.Strategies), new(stats.Row)
 	f := heatFigure{s: s, panels: make([]panel, per), scales: make([]colourScale, per),
 		heading: fmt.Sprintf("%s over %s and %s\n%s", unitLabel(s.Metric), s.AxisList()[ax].Name, s.AxisList()[ay].Name, subtitle(s))}
 	var everything []float64
@@ -540,8 +540,8 @@ func newHeatFigure(s stats.Sweep, ownScales bool) heatFigure {
 		}
 		var values []float64
 		for i := k; i < len(s.Rows); i += per {
-			r := s.Rows[i]
-			row := r.Row()
+			r := &s.Rows[i]
+			r.Fill(row)
 			v := mul * s.Metric.Estimate(&row.Counters, row.NoRepeats).Value
 			f.panels[k].v[slices.Index(xs, r.At(ax))][slices.Index(ys, r.At(ay))] = v
 			values = append(values, v)

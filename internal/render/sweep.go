@@ -25,7 +25,7 @@ func sweepRun(s stats.Sweep) string {
 // them, so not the jobs axis) as the table command's csv and json have
 // them: each watched step's, and the delivery model's when it ran. A
 // duration is written as written (1h), then in seconds (NAME_seconds).
-func sweepFields(s stats.Sweep, r stats.SweepRow) []field {
+func sweepFields(s stats.Sweep, r *stats.SweepRow, row *stats.Row) []field {
 	var f []field
 	for a, ax := range s.AxisList() {
 		switch {
@@ -42,8 +42,8 @@ func sweepFields(s stats.Sweep, r stats.SweepRow) []field {
 	if s.StepNames != nil {
 		rep.Delivery = &stats.DeliveryParams{StepNames: s.StepNames}
 	}
-	row := r.Row()
-	return append(f, rowFields(&row, rep)...)
+	r.Fill(row)
+	return append(f, rowFields(row, rep)...)
 }
 
 // durationText writes seconds as people write a duration: 1h, 90m, 1h30m,
@@ -61,7 +61,8 @@ func durationText(seconds float64) string {
 
 // writeSweepCSV writes a line a row as it goes (writeFieldRows).
 func writeSweepCSV(w io.Writer, s stats.Sweep) error {
-	return writeFieldRows(w, len(s.Rows), func(i int) []field { return sweepFields(s, s.Rows[i]) })
+	row := new(stats.Row)
+	return writeFieldRows(w, len(s.Rows), func(i int) []field { return sweepFields(s, &s.Rows[i], row) })
 }
 
 // writeSweepJSON writes what json.Encoder with a two-space indent writes for
@@ -87,8 +88,9 @@ func writeSweepJSON(w io.Writer, s stats.Sweep) error {
 		b.WriteString("null")
 	}
 	var ind bytes.Buffer
-	for i, row := range s.Rows {
-		o, err := object(sweepFields(s, row))
+	scratch := new(stats.Row)
+	for i := range s.Rows {
+		o, err := object(sweepFields(s, &s.Rows[i], scratch))
 		if err != nil {
 			return err
 		}
@@ -189,14 +191,14 @@ func writePivot(w io.Writer, s stats.Sweep, st tableStyle) error {
 	}
 	t := newTable(w, st, numberColumns(len(header), 0), len(s.Swept))
 	t.Header(header)
-	per := len(s.Strategies)
+	per, row := len(s.Strategies), new(stats.Row)
 	for i := 0; i < len(s.Rows); i += per {
 		var cells []string
 		for _, a := range s.Swept {
 			cells = append(cells, pivotAxisText(s.AxisList()[a], s.Rows[i].At(a)))
 		}
-		for _, r := range s.Rows[i : i+per] {
-			row := r.Row()
+		for j := range s.Rows[i : i+per] {
+			s.Rows[i+j].Fill(row)
 			cells = append(cells, metricText(s.Metric, s.Metric.Estimate(&row.Counters, row.NoRepeats), s.CI))
 		}
 		t.Append(cells)

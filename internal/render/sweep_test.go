@@ -54,8 +54,8 @@ func TestSweepJSONMatchesEncoder(t *testing.T) {
 			Metric string            `json:"metric"`
 			Rows   []json.RawMessage `json:"rows"`
 		}{Sweep: s, Swept: []string{"p_fail"}, Metric: s.Metric.Name}
-		for _, row := range s.Rows {
-			o, err := object(sweepFields(s, row))
+		for i := range s.Rows {
+			o, err := object(sweepFields(s, &s.Rows[i], new(stats.Row)))
 			if err != nil {
 				t.Fatal(err)
 			}

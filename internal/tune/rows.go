@@ -47,15 +47,16 @@ func ReportRows(rep stats.Report) []Row {
 // delivery are as the sweep ran.
 func SweepRows(s stats.Sweep, watched []stats.Watch, delivery bool) []Row {
 	axes := s.AxisList()
-	rows := make([]Row, len(s.Rows))
-	for i, r := range s.Rows {
+	rows, scratch := make([]Row, len(s.Rows)), new(stats.Row)
+	for i := range s.Rows {
+		r := &s.Rows[i]
 		var at []string
 		for _, a := range s.Swept {
 			at = append(at, fmt.Sprintf("%s=%g", axes[a].Name, r.At(a)))
 		}
 		rows[i] = Row{ID: r.ID, Where: strings.Join(at, ", "), Estimate: func(m string) schema.Estimate {
-			row := r.Row() // a row's counters only while read: a sweep has up to 50,000
-			return estimator(&row, watched, delivery)(m)
+			r.Fill(scratch) // a row's counters only while read: a sweep has up to 50,000
+			return estimator(scratch, watched, delivery)(m)
 		}}
 	}
 	return rows

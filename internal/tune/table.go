@@ -228,14 +228,14 @@ func (k TableKind) Run(ctx context.Context, axes []Axis, b int, n int64, at []Po
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Pool, len(at))
+	out, row := make([]Pool, len(at)), new(stats.Row)
 	for i, s := range runs {
 		pool, _ := pools[i].(*tablePool)
 		if pool == nil {
 			pool = &tablePool{watched: k.watched(), delivery: k.Sweep.Delivery != nil, rows: make([]stats.Row, len(s.Rows))}
 		}
-		for j, r := range s.Rows {
-			row := r.Row()
+		for j := range s.Rows {
+			s.Rows[j].Fill(row)
 			pool.rows[j].ID, pool.rows[j].NoRepeats = row.ID, row.NoRepeats
 			pool.rows[j].Counters.Add(&row.Counters)
 		}
