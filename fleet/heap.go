@@ -61,7 +61,7 @@ type eventQueue struct {
 
 const (
 	wheelSize    = 1024
-	bucketEvents = 8
+	bucketEvents = 4
 	none         = -1
 	// wheelBytes are the bytes of the wheel's arrays: first, last and full.
 	wheelBytes = 8*wheelSize + wheelSize/8
