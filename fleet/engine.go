@@ -181,7 +181,10 @@ type edgeSim struct {
 	// draw from rnd (and only then, so other policies' runs keep theirs).
 	// atSend says the policy is asked for a retry when it is sent
 	// (AskedAtSend), refusalRetried that a refusal uses up an attempt.
-	draw, atSend, refusalRetried bool
+	// quiet says the policy is Unlimited: it allows every start and
+	// retry at no cost and ignores what it is told, so the engine skips
+	// the calls.
+	draw, atSend, refusalRetried, quiet bool
 	// waitSecs and hedgeSecs are the client's timeout and hedge delay in
 	// seconds.
 	waitSecs, hedgeSecs float64
@@ -459,6 +462,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 				e.pols[i] = pc.New()
 			}
 		}
+		_, e.quiet = e.pols[0].(unlimited)
 	}
 	for k := range g.Entries {
 		en := &g.Entries[k]
@@ -977,7 +981,7 @@ func (s *sim) startSent(slot int32, e *edgeSim) {
 	if sec := s.second(e.series, s.now); sec != nil {
 		sec.Starts++
 	}
-	if e.policy(&s.reqs[slot]).Start(s.now, s.u(e)) {
+	if e.quiet || e.policy(&s.reqs[slot]).Start(s.now, s.u(e)) {
 		s.send(slot)
 	} else {
 		s.refused(slot)
@@ -1030,7 +1034,9 @@ func (s *sim) sendCopy(slot int32, e *edgeSim) {
 	c := r.copies
 	r.copies++
 	r.pending |= 1 << c
-	e.policy(r).Sent(s.now, r.attempt > 1 || c > 0)
+	if !e.quiet {
+		e.policy(r).Sent(s.now, r.attempt > 1 || c > 0)
+	}
 	if !e.atReceive {
 		s.pushTimeout(s.now+e.waitSecs, slot, e, r.attempt, c)
 	}
@@ -1062,8 +1068,10 @@ func (s *sim) hedge(slot int32, attempt uint8) {
 		return
 	}
 	e := &s.edges[r.edge()]
-	if ok, _ := e.policy(r).Retry(s.now, false, s.u(e)); !ok {
-		return
+	if !e.quiet {
+		if ok, _ := e.policy(r).Retry(s.now, false, s.u(e)); !ok {
+			return
+		}
 	}
 	e.counts.Hedges++
 	s.sendCopy(slot, e)
@@ -1550,9 +1558,13 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 	r.pending &^= 1 << copy
 	retry := r.attempt > 1 || copy > 0
 	p := e.policy(r)
-	p.Answered(s.now, outcome >= outRejected)
+	if !e.quiet {
+		p.Answered(s.now, outcome >= outRejected)
+	}
 	if outcome == outOK {
-		p.Success(s.now, retry, r.cost)
+		if !e.quiet {
+			p.Success(s.now, retry, r.cost)
+		}
 		e.counts.Succeeded++
 		if e.guard != nil {
 			s.books[slot].completed = true
@@ -1570,7 +1582,9 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 		return
 	}
 	e.counts.Errors++
-	p.Failure(s.now, retry, false)
+	if !e.quiet {
+		p.Failure(s.now, retry, false)
+	}
 	if outcome == outPushback && e.honour {
 		e.pushedBack++
 		s.stopWaiting(slot, p)
@@ -1612,7 +1626,9 @@ func (s *sim) timeout(slot int32, attempt, copy uint8) {
 	if sec := s.second(e.series, s.now); sec != nil {
 		sec.Timeouts++
 	}
-	e.policy(r).Failure(s.now, r.attempt > 1 || copy > 0, true)
+	if !e.quiet {
+		e.policy(r).Failure(s.now, r.attempt > 1 || copy > 0, true)
+	}
 	if r.pending == 0 {
 		s.retry(slot, true)
 	}
@@ -1634,7 +1650,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 		s.retryMemoryless(slot, timeout)
 		return
 	}
-	if !e.atSend {
+	if !e.atSend && !e.quiet {
 		ok, cost := e.policy(r).Retry(s.now, timeout, s.u(e))
 		if !ok {
 			e.counts.Denied++
@@ -1678,7 +1694,7 @@ func (s *sim) sendRetry(slot int32) {
 	if s.mem.On {
 		s.orbit--
 	}
-	if e.atSend {
+	if e.atSend && !e.quiet {
 		ok, cost := e.policy(r).Retry(s.now, r.timedOut, s.u(e))
 		if !ok {
 			s.refused(slot)
