@@ -610,17 +610,24 @@ func (s *sim) simulate(ctx context.Context) error {
 				return err
 			}
 		}
+		// The earliest event of the queue and the timeout FIFOs, and the
+		// FIFO it came from (-1: the queue); ties go to the queue, then to
+		// the first FIFO (see sim.h). evNone when there is none.
 		var e event
-		lane := -1
-		if len(s.tq) == 1 { // every timeout alike, as in every fleet run: the FIFO or the queue
-			switch tq := &s.tq[0]; {
-			case tq.len() > 0 && (s.h.len() == 0 || tq.front().t < s.h.min()):
-				e, lane = tq.pop(), 0
-			case s.h.len() > 0:
-				e = s.h.pop()
+		lane, lt := -1, math.Inf(1)
+		if s.h.len() > 0 {
+			lt = s.h.min()
+		}
+		for i := range s.tq {
+			if tq := &s.tq[i]; tq.len() > 0 && tq.front().t < lt {
+				lane, lt = i, tq.front().t
 			}
-		} else {
-			e, lane = s.next()
+		}
+		switch {
+		case lane >= 0:
+			e = s.tq[lane].pop()
+		case s.h.len() > 0:
+			e = s.h.take() // min loaded it
 		}
 		if e.kind == evNone {
 			if s.watch != nil {
@@ -703,28 +710,6 @@ func (s *sim) atEnd() {
 		e := &s.edges[i]
 		s.svcs[e.to].scheduledAtEnd += e.backingOff
 	}
-}
-
-// next takes the earliest event of the queue and the timeout FIFOs, and
-// the FIFO it came from (-1: the queue); ties go to the queue, then to the
-// first FIFO (see sim.h). evNone when there is none.
-func (s *sim) next() (event, int) {
-	q, qt := -1, math.Inf(1)
-	if s.h.len() > 0 {
-		qt = s.h.min()
-	}
-	for i := range s.tq {
-		if s.tq[i].len() > 0 && s.tq[i].front().t < qt {
-			q, qt = i, s.tq[i].front().t
-		}
-	}
-	switch {
-	case q >= 0:
-		return s.tq[q].pop(), q
-	case s.h.len() > 0:
-		return s.h.pop(), -1
-	}
-	return event{}, -1
 }
 
 // replicate is the one-edge graph's replicate as Run reports it: the

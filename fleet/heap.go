@@ -104,6 +104,11 @@ func (q *eventQueue) pop() event {
 	if q.head == len(q.bot) {
 		q.load()
 	}
+	return q.take()
+}
+
+// take removes and returns the earliest event once min has loaded it.
+func (q *eventQueue) take() event {
 	e := q.bot[q.head]
 	q.head++
 	q.n--
