@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -205,8 +204,16 @@ func (q *eventQueue) load() {
 		i = nx
 	}
 	q.first[k], q.last[k] = none, none
-	if len(q.bot) > 16 {
-		slices.SortStableFunc(q.bot, func(a, b event) int { return cmp.Compare(a.t, b.t) })
+	if len(q.bot) > 32 {
+		slices.SortStableFunc(q.bot, func(a, b event) int {
+			switch {
+			case a.t < b.t:
+				return -1
+			case a.t > b.t:
+				return 1
+			}
+			return 0 // times are never NaN
+		})
 		return
 	}
 	for j := 1; j < len(q.bot); j++ { // stable: an event of the same time stays after
