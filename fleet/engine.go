@@ -1286,7 +1286,7 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 	calls := len(v.calls) > 0
 	if calls {
 		// Drawn before the release, which a failure alone makes now.
-		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.rollsBack(slot) {
+		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.keys != nil && s.rollsBack(slot) {
 			s.release(v)
 			s.lease(slot, attempt, copy, false)
 			s.freeKey(slot, attempt)
@@ -1297,7 +1297,7 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 		s.release(v)
 		s.lease(slot, attempt, copy, false)
 		s.freeKey(slot, attempt)
-		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.rollsBack(slot) {
+		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.keys != nil && s.rollsBack(slot) {
 			s.answer(slot, attempt, copy, outError)
 			return
 		}
@@ -1562,7 +1562,9 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 			sec.Served++
 		}
 		r.done = true
-		s.stopWaiting(slot, p) // hedges still out: the client stops waiting
+		if r.pending != 0 { // hedges still out: the client stops waiting
+			s.stopWaiting(slot, p)
+		}
 		s.finish(slot, true, false)
 		return
 	}
