@@ -181,7 +181,10 @@ type edgeSim struct {
 	// draw from rnd (and only then, so other policies' runs keep theirs).
 	// atSend says the policy is asked for a retry when it is sent
 	// (AskedAtSend), refusalRetried that a refusal uses up an attempt.
-	draw, atSend, refusalRetried bool
+	// quiet says the policy is Unlimited: it allows every start and
+	// retry at no cost and ignores what it is told, so the engine skips
+	// the calls.
+	draw, atSend, refusalRetried, quiet bool
 	// waitSecs and hedgeSecs are the client's timeout and hedge delay in
 	// seconds.
 	waitSecs, hedgeSecs float64
@@ -459,6 +462,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 				e.pols[i] = pc.New()
 			}
 		}
+		_, e.quiet = e.pols[0].(unlimited)
 	}
 	for k := range g.Entries {
 		en := &g.Entries[k]
@@ -606,17 +610,24 @@ func (s *sim) simulate(ctx context.Context) error {
 				return err
 			}
 		}
+		// The earliest event of the queue and the timeout FIFOs, and the
+		// FIFO it came from (-1: the queue); ties go to the queue, then to
+		// the first FIFO (see sim.h). evNone when there is none.
 		var e event
-		lane := -1
-		if len(s.tq) == 1 { // every timeout alike, as in every fleet run: the FIFO or the queue
-			switch tq := &s.tq[0]; {
-			case tq.len() > 0 && (s.h.len() == 0 || tq.front().t < s.h.min()):
-				e, lane = tq.pop(), 0
-			case s.h.len() > 0:
-				e = s.h.pop()
+		lane, lt := -1, math.Inf(1)
+		if s.h.len() > 0 {
+			lt = s.h.min()
+		}
+		for i := range s.tq {
+			if tq := &s.tq[i]; tq.len() > 0 && tq.front().t < lt {
+				lane, lt = i, tq.front().t
 			}
-		} else {
-			e, lane = s.next()
+		}
+		switch {
+		case lane >= 0:
+			e = s.tq[lane].pop()
+		case s.h.len() > 0:
+			e = s.h.take() // min loaded it
 		}
 		if e.kind == evNone {
 			if s.watch != nil {
@@ -699,28 +710,6 @@ func (s *sim) atEnd() {
 		e := &s.edges[i]
 		s.svcs[e.to].scheduledAtEnd += e.backingOff
 	}
-}
-
-// next takes the earliest event of the queue and the timeout FIFOs, and
-// the FIFO it came from (-1: the queue); ties go to the queue, then to the
-// first FIFO (see sim.h). evNone when there is none.
-func (s *sim) next() (event, int) {
-	q, qt := -1, math.Inf(1)
-	if s.h.len() > 0 {
-		qt = s.h.min()
-	}
-	for i := range s.tq {
-		if s.tq[i].len() > 0 && s.tq[i].front().t < qt {
-			q, qt = i, s.tq[i].front().t
-		}
-	}
-	switch {
-	case q >= 0:
-		return s.tq[q].pop(), q
-	case s.h.len() > 0:
-		return s.h.pop(), -1
-	}
-	return event{}, -1
 }
 
 // replicate is the one-edge graph's replicate as Run reports it: the
@@ -977,7 +966,7 @@ func (s *sim) startSent(slot int32, e *edgeSim) {
 	if sec := s.second(e.series, s.now); sec != nil {
 		sec.Starts++
 	}
-	if e.policy(&s.reqs[slot]).Start(s.now, s.u(e)) {
+	if e.quiet || e.policy(&s.reqs[slot]).Start(s.now, s.u(e)) {
 		s.send(slot)
 	} else {
 		s.refused(slot)
@@ -1030,7 +1019,9 @@ func (s *sim) sendCopy(slot int32, e *edgeSim) {
 	c := r.copies
 	r.copies++
 	r.pending |= 1 << c
-	e.policy(r).Sent(s.now, r.attempt > 1 || c > 0)
+	if !e.quiet {
+		e.policy(r).Sent(s.now, r.attempt > 1 || c > 0)
+	}
 	if !e.atReceive {
 		s.pushTimeout(s.now+e.waitSecs, slot, e, r.attempt, c)
 	}
@@ -1062,8 +1053,10 @@ func (s *sim) hedge(slot int32, attempt uint8) {
 		return
 	}
 	e := &s.edges[r.edge()]
-	if ok, _ := e.policy(r).Retry(s.now, false, s.u(e)); !ok {
-		return
+	if !e.quiet {
+		if ok, _ := e.policy(r).Retry(s.now, false, s.u(e)); !ok {
+			return
+		}
 	}
 	e.counts.Hedges++
 	s.sendCopy(slot, e)
@@ -1293,7 +1286,7 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 	calls := len(v.calls) > 0
 	if calls {
 		// Drawn before the release, which a failure alone makes now.
-		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.rollsBack(slot) {
+		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.keys != nil && s.rollsBack(slot) {
 			s.release(v)
 			s.lease(slot, attempt, copy, false)
 			s.freeKey(slot, attempt)
@@ -1304,7 +1297,7 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 		s.release(v)
 		s.lease(slot, attempt, copy, false)
 		s.freeKey(slot, attempt)
-		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.rollsBack(slot) {
+		if poison || v.pFail > 0 && s.rnd.Float64() < v.pFail || s.keys != nil && s.rollsBack(slot) {
 			s.answer(slot, attempt, copy, outError)
 			return
 		}
@@ -1550,9 +1543,13 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 	r.pending &^= 1 << copy
 	retry := r.attempt > 1 || copy > 0
 	p := e.policy(r)
-	p.Answered(s.now, outcome >= outRejected)
+	if !e.quiet {
+		p.Answered(s.now, outcome >= outRejected)
+	}
 	if outcome == outOK {
-		p.Success(s.now, retry, r.cost)
+		if !e.quiet {
+			p.Success(s.now, retry, r.cost)
+		}
 		e.counts.Succeeded++
 		if e.guard != nil {
 			s.books[slot].completed = true
@@ -1565,12 +1562,16 @@ func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 			sec.Served++
 		}
 		r.done = true
-		s.stopWaiting(slot, p) // hedges still out: the client stops waiting
+		if r.pending != 0 { // hedges still out: the client stops waiting
+			s.stopWaiting(slot, p)
+		}
 		s.finish(slot, true, false)
 		return
 	}
 	e.counts.Errors++
-	p.Failure(s.now, retry, false)
+	if !e.quiet {
+		p.Failure(s.now, retry, false)
+	}
 	if outcome == outPushback && e.honour {
 		e.pushedBack++
 		s.stopWaiting(slot, p)
@@ -1612,7 +1613,9 @@ func (s *sim) timeout(slot int32, attempt, copy uint8) {
 	if sec := s.second(e.series, s.now); sec != nil {
 		sec.Timeouts++
 	}
-	e.policy(r).Failure(s.now, r.attempt > 1 || copy > 0, true)
+	if !e.quiet {
+		e.policy(r).Failure(s.now, r.attempt > 1 || copy > 0, true)
+	}
 	if r.pending == 0 {
 		s.retry(slot, true)
 	}
@@ -1634,7 +1637,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 		s.retryMemoryless(slot, timeout)
 		return
 	}
-	if !e.atSend {
+	if !e.atSend && !e.quiet {
 		ok, cost := e.policy(r).Retry(s.now, timeout, s.u(e))
 		if !ok {
 			e.counts.Denied++
@@ -1678,7 +1681,7 @@ func (s *sim) sendRetry(slot int32) {
 	if s.mem.On {
 		s.orbit--
 	}
-	if e.atSend {
+	if e.atSend && !e.quiet {
 		ok, cost := e.policy(r).Retry(s.now, r.timedOut, s.u(e))
 		if !ok {
 			s.refused(slot)

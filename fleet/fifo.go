@@ -1,9 +1,11 @@
 package fleet
 
 // fifo is a first-in, first-out queue on a ring buffer that doubles when
-// full. Its invariant: the items are buf[(head+i) % len(buf)] for i < n, in
-// the order they were pushed. It allocates only to grow, so a queue that
-// stays bounded costs nothing once warm.
+// full. Its invariant: len(buf) is 0 or a power of two, and the items are
+// buf[(head+i) & (len(buf)-1)] for i < n, in the order they were pushed
+// (a mask, not a division: the engine pushes and pops a timeout an
+// attempt). It allocates only to grow, so a queue that stays bounded costs
+// nothing once warm.
 type fifo[T any] struct {
 	buf     []T
 	head, n int
@@ -15,11 +17,11 @@ func (q *fifo[T]) push(v T) {
 	if q.n == len(q.buf) {
 		grown := make([]T, max(16, 2*len(q.buf)))
 		for i := range q.n {
-			grown[i] = q.buf[(q.head+i)%len(q.buf)]
+			grown[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
 		}
 		q.buf, q.head = grown, 0
 	}
-	q.buf[(q.head+q.n)%len(q.buf)] = v
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = v
 	q.n++
 }
 
@@ -27,22 +29,22 @@ func (q *fifo[T]) push(v T) {
 func (q *fifo[T]) front() *T { return &q.buf[q.head] }
 
 // at is item i, the oldest 0; i must be below len.
-func (q *fifo[T]) at(i int) *T { return &q.buf[(q.head+i)%len(q.buf)] }
+func (q *fifo[T]) at(i int) *T { return &q.buf[(q.head+i)&(len(q.buf)-1)] }
 
 // back is the newest item; the queue must not be empty.
-func (q *fifo[T]) back() *T { return &q.buf[(q.head+q.n-1)%len(q.buf)] }
+func (q *fifo[T]) back() *T { return &q.buf[(q.head+q.n-1)&(len(q.buf)-1)] }
 
 // pop removes and returns the oldest item; the queue must not be empty.
 func (q *fifo[T]) pop() T {
 	v := q.buf[q.head]
-	q.head = (q.head + 1) % len(q.buf)
+	q.head = (q.head + 1) & (len(q.buf) - 1)
 	q.n--
 	return v
 }
 
 // unpop puts back v, the item popped last, to pop first again.
 func (q *fifo[T]) unpop(v T) {
-	q.head = (q.head + len(q.buf) - 1) % len(q.buf)
+	q.head = (q.head - 1) & (len(q.buf) - 1)
 	q.buf[q.head] = v
 	q.n++
 }

@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -61,7 +60,7 @@ type eventQueue struct {
 
 const (
 	wheelSize    = 1024
-	bucketEvents = 8
+	bucketEvents = 4
 	none         = -1
 	// wheelBytes are the bytes of the wheel's arrays: first, last and full.
 	wheelBytes = 8*wheelSize + wheelSize/8
@@ -104,6 +103,11 @@ func (q *eventQueue) pop() event {
 	if q.head == len(q.bot) {
 		q.load()
 	}
+	return q.take()
+}
+
+// take removes and returns the earliest event once min has loaded it.
+func (q *eventQueue) take() event {
 	e := q.bot[q.head]
 	q.head++
 	q.n--
@@ -137,13 +141,14 @@ func (q *eventQueue) push(e event) {
 		if len(q.bot) == cap(q.bot) && 4*q.head >= len(q.bot) { // drop the spent events rather than grow
 			q.bot, q.head = q.bot[:copy(q.bot, q.bot[q.head:])], 0
 		}
-		i := len(q.bot)
-		q.bot = append(q.bot, e)
-		for i > q.head && q.bot[i-1].t > e.t {
-			q.bot[i] = q.bot[i-1]
+		bot, head := append(q.bot, e), q.head
+		i := len(bot) - 1
+		for i > head && bot[i-1].t > e.t {
+			bot[i] = bot[i-1]
 			i--
 		}
-		q.bot[i] = e
+		bot[i] = e
+		q.bot = bot
 	case x < wheelSize:
 		k := int(x)
 		q.first[k], q.last[k] = q.add(e, q.first[k], q.last[k])
@@ -193,25 +198,37 @@ func (q *eventQueue) load() {
 	}
 	q.full[k/64] &^= 1 << (k % 64)
 	q.cur = k + 1
+	// Locals, not q's fields, in the loops: the compiler keeps them in
+	// registers.
+	bot, pool, next, free := q.bot, q.pool, q.next, q.free
 	for i := q.first[k]; i != none; {
-		q.bot = append(q.bot, q.pool[i])
-		nx := q.next[i]
-		q.next[i], q.free = q.free, i
+		bot = append(bot, pool[i])
+		nx := next[i]
+		next[i], free = free, i
 		i = nx
 	}
+	q.bot, q.free = bot, free
 	q.first[k], q.last[k] = none, none
-	if len(q.bot) > 16 {
-		slices.SortStableFunc(q.bot, func(a, b event) int { return cmp.Compare(a.t, b.t) })
+	if len(bot) > 32 {
+		slices.SortStableFunc(bot, func(a, b event) int {
+			switch {
+			case a.t < b.t:
+				return -1
+			case a.t > b.t:
+				return 1
+			}
+			return 0 // times are never NaN
+		})
 		return
 	}
-	for j := 1; j < len(q.bot); j++ { // stable: an event of the same time stays after
-		e := q.bot[j]
+	for j := 1; j < len(bot); j++ { // stable: an event of the same time stays after
+		e := bot[j]
 		i := j
-		for i > 0 && q.bot[i-1].t > e.t {
-			q.bot[i] = q.bot[i-1]
+		for i > 0 && bot[i-1].t > e.t {
+			bot[i] = bot[i-1]
 			i--
 		}
-		q.bot[i] = e
+		bot[i] = e
 	}
 }
 
