@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
@@ -301,18 +300,11 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 	}
 	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: graphPanelHeight}
 	for i, s := range services {
-		p := plot.New()
-		p.Title.Text = s
+		heading := s
 		if i == 0 {
-			p.Title.Text = title + "\n" + s
+			heading = title + "\n" + s
 		}
-		p.Title.TextStyle.Font.Size = vg.Points(10)
-		p.X.Label.Text = "t (s)"
-		p.X.Tick.Marker = timeTicks{}
-		p.Y.Label.Text = "per second"
-		p.Y.Tick.Marker = unitTicks{}
-		p.Legend.TextStyle.Font.Size = vg.Points(9)
-		p.Add(plotter.NewGrid())
+		p := timePanel(heading, "per second", 9)
 		top := 0.0
 		for k, g := range graphs {
 			ps := pts[key{g.Name, s}]
