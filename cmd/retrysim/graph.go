@@ -50,7 +50,7 @@ Flags:
 }
 
 // graphPresetsHelp lists the presets for -help, as the fleet command's.
-func graphPresetsHelp() string { return render.GraphPresets(fleet.GraphPresets()) }
+func graphPresetsHelp() string { return render.KindPresets(fleet.GraphPresets()) }
 
 // graphLimits are the graph's limits, from the constants fleet.Graph.Check
 // and fleet.Check enforce.
@@ -111,7 +111,7 @@ func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 		graphs = []fleet.Graph{loaded.Graph}
 	case r.preset.V != "":
 		p, _ = fleet.LookupGraphPreset(r.preset.V)
-		graphs = p.Graphs(r.fromPreset(p.Duration, p.Replicates))
+		graphs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
 	default:
 		return nil, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
 	}

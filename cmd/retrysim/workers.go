@@ -75,7 +75,7 @@ Flags:
 }
 
 // workersPresetsHelp lists the presets for -help.
-func workersPresetsHelp() string { return render.WorkersPresets(fleet.WorkersPresets()) }
+func workersPresetsHelp() string { return render.KindPresets(fleet.WorkersPresets()) }
 
 // workersLimits are a worker fleet's limits, from the constants
 // fleet.Workers.Check and fleet.Graph.Check enforce.

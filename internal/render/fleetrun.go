@@ -147,22 +147,11 @@ func FleetPresets(ps []fleet.Preset) string {
 	return b.String()
 }
 
-// GraphPresets lists the presets for the graph command's -help: each one's
-// name, its source, what it runs, and the duration and replicates it runs
-// unless -duration or -replicates say otherwise. Every graph preset prints
-// alike, so none says how it prints.
-func GraphPresets(ps []fleet.GraphPreset) string {
-	var b strings.Builder
-	for _, p := range ps {
-		writePresetHelp(&b, p.Name, p.Source, p.About, p.Duration, p.Replicates)
-	}
-	return b.String()
-}
-
-// WorkersPresets lists the presets for the workers command's -help, as
-// GraphPresets does the graph command's: every worker-fleet preset prints
-// alike.
-func WorkersPresets(ps []fleet.WorkersPreset) string {
+// KindPresets lists the presets for the graph or workers command's -help:
+// each one's name, its source, what it runs, and the duration and
+// replicates it runs unless -duration or -replicates say otherwise. Every
+// preset of those kinds prints alike, so none says how it prints.
+func KindPresets[R any](ps []fleet.KindPreset[R]) string {
 	var b strings.Builder
 	for _, p := range ps {
 		writePresetHelp(&b, p.Name, p.Source, p.About, p.Duration, p.Replicates)
