@@ -205,17 +205,7 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		rep := render.WorkersReport{Replicates: r.replicates.V, Seed: uint64(r.seed), Scenario: r.scenario, Preset: chosen,
 			Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(r.replicates.V), "replicate"), uint64(r.seed))}
 		for _, res := range res {
-			rep.Graphs = append(rep.Graphs, res.Graph)
-			rep.Services = append(rep.Services, res.Rows()...)
-			rep.Rows = append(rep.Rows, res.WorkersRows()...)
-			rep.Series = append(rep.Series, res.WorkersSeries()...)
-			var deps []string
-			for _, n := range res.Graph.Services {
-				if n.Name != res.Graph.Entries[0].To {
-					deps = append(deps, n.Name)
-				}
-			}
-			rep.Dependencies = append(rep.Dependencies, deps)
+			rep.Add(res)
 		}
 		var out, pic bytes.Buffer
 		if err := r.o.Renderer(stdout).Runs(&out, rep); err != nil {

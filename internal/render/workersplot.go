@@ -64,8 +64,8 @@ func workersPanels(r WorkersReport) []workersPanel {
 		{"oldest waiting job", "age (s)", lines("oldest_age_seconds")},
 	}
 	var deps []string // every run's dependencies, in the order they first come
-	for _, ds := range r.Dependencies {
-		for _, d := range ds {
+	for _, g := range r.Graphs {
+		for _, d := range r.runDeps(g.Name) {
 			if !slices.Contains(deps, d) {
 				deps = append(deps, d)
 			}
