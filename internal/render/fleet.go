@@ -284,17 +284,6 @@ func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, cfgs []fleet.Con
 	return f.encode(w, ext, 0, len(runs))
 }
 
-// fleetPanels draws each run's panel of PlotFleet's figure as a picture of
-// its own, so a page can break between them; every panel is laid out as in
-// the whole figure, so their time axes stay aligned.
-func fleetPanels(title string, runs [][]fleet.Point, cfgs []fleet.Config, ext string) ([][]byte, error) {
-	f, err := newFleetFigure(title, runs, cfgs)
-	if err != nil {
-		return nil, err
-	}
-	return f.encodeEach(ext)
-}
-
 // fleetPanelHeight is the height of one run's panel.
 const fleetPanelHeight = 8 * vg.Centimeter
 

@@ -248,11 +248,8 @@ func (r GraphReport) html(w io.Writer) error {
 		}
 		p.tables[k].rows = append(p.tables[k].rows, pageRow{cells: graphColumns.pageCells(row, i)[1:]})
 	}
-	f, err := newGraphFigure(r.PlotTitle, r.Graphs, r.Series)
-	if err != nil {
-		return err
-	}
-	if p.figures, err = f.encodeEach(".svg"); err != nil {
+	var err error
+	if p.figures, err = pageFigures(newGraphFigure(r.PlotTitle, r.Graphs, r.Series)); err != nil {
 		return err
 	}
 	return writePage(w, p)

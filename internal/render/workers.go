@@ -200,11 +200,8 @@ func (r WorkersReport) html(w io.Writer) error {
 		times.rows = append(times.rows, pageRow{cells: append([]pageCell{c[0]}, c[workersJobsColumns:]...)})
 	}
 	p.tables = []pageTable{jobs, times}
-	f, err := newWorkersFigure(r)
-	if err != nil {
-		return err
-	}
-	if p.figures, err = f.encodeEach(".svg"); err != nil {
+	var err error
+	if p.figures, err = pageFigures(newWorkersFigure(r)); err != nil {
 		return err
 	}
 	return writePage(w, p)
