@@ -242,20 +242,8 @@ func FleetLimits(ls []Limit) string {
 	return b.String()
 }
 
-// indentWrap wraps text at width columns, indenting every line but the first.
+// indentWrap wraps text at width columns (wrapWords), indenting every
+// line but the first.
 func indentWrap(text string, width int, indent string) string {
-	var b strings.Builder
-	n := 0
-	for i, w := range strings.Fields(text) {
-		if i > 0 && n+1+len(w) > width {
-			b.WriteString("\n" + indent)
-			n = 0
-		} else if i > 0 {
-			b.WriteByte(' ')
-			n++
-		}
-		b.WriteString(w)
-		n += len(w)
-	}
-	return b.String()
+	return strings.Join(wrapWords(strings.Join(strings.Fields(text), " "), width), "\n"+indent)
 }
