@@ -285,13 +285,11 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 	}
 	// the services in the order the runs first name them
 	var services []string
-	seen := map[string]bool{}
 	end := 0.0
 	for _, g := range graphs {
 		end = math.Max(end, g.Duration.Seconds())
 		for _, n := range g.Services {
-			if !seen[n.Name] {
-				seen[n.Name] = true
+			if !slices.Contains(services, n.Name) {
 				services = append(services, n.Name)
 			}
 		}
