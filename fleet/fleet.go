@@ -123,12 +123,16 @@ func (k *ShapeKind) UnmarshalText(text []byte) error { return parseText(k, text,
 
 // ParseShape reads a shape name.
 func ParseShape(s string) (ShapeKind, error) {
-	for i, n := range shapeNames {
-		if n == s {
-			return ShapeKind(i), nil
-		}
+	return parseEnum[ShapeKind](shapeNames[:], s, "shape", "one of "+strings.Join(shapeNames[:], ", "))
+}
+
+// parseEnum is the value of T whose name in names is s; its error names
+// what T is and what it wants.
+func parseEnum[T ~uint8](names []string, s, what, want string) (T, error) {
+	if i := slices.Index(names, s); i >= 0 {
+		return T(i), nil
 	}
-	return 0, fmt.Errorf("unknown shape %q (want one of %s)", s, strings.Join(shapeNames[:], ", "))
+	return 0, fmt.Errorf("unknown %s %q (want %s)", what, s, want)
 }
 
 // Shape is the rate of a Poisson arrival process over time, in requests a
@@ -213,12 +217,7 @@ func (m *OutageMode) UnmarshalText(text []byte) error { return parseText(m, text
 
 // ParseOutageMode reads an outage mode name.
 func ParseOutageMode(s string) (OutageMode, error) {
-	for i, n := range outageNames {
-		if n == s {
-			return OutageMode(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown outage mode %q (want fail or stall)", s)
+	return parseEnum[OutageMode](outageNames[:], s, "outage mode", "fail or stall")
 }
 
 // Outage is a window [From, To) of the run in which the server fails or
@@ -263,12 +262,7 @@ func (k *ServerKind) UnmarshalText(text []byte) error { return parseText(k, text
 
 // ParseServer reads a server kind name.
 func ParseServer(s string) (ServerKind, error) {
-	for i, n := range serverNames {
-		if n == s {
-			return ServerKind(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown server %q (want one of %s)", s, strings.Join(serverNames[:], ", "))
+	return parseEnum[ServerKind](serverNames[:], s, "server", "one of "+strings.Join(serverNames[:], ", "))
 }
 
 // Dist is the distribution of the queue server's service times.
@@ -295,12 +289,7 @@ func (d *Dist) UnmarshalText(text []byte) error { return parseText(d, text, Pars
 
 // ParseDist reads a service distribution name.
 func ParseDist(s string) (Dist, error) {
-	for i, n := range distNames {
-		if n == s {
-			return Dist(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown distribution %q (want lognormal or exp)", s)
+	return parseEnum[Dist](distNames[:], s, "distribution", "lognormal or exp")
 }
 
 // Service is how long the queue server's workers take over a call.

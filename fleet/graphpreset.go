@@ -1,27 +1,28 @@
 package fleet
 
 import (
-	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
 )
 
-// GraphPreset is a named set of graph runs, with its source.
-type GraphPreset struct {
+// KindPreset is a named set of runs of a kind (R: Graph or Workers), with
+// its source.
+type KindPreset[R any] struct {
 	Name, Source string
-	// About says what the runs are, for the graph command's help; it
+	// About says what the runs are, for the kind's command's help; it
 	// leaves out the duration and replicates, which the help takes from
 	// the fields below.
 	About string
-	// Graphs builds the runs for a duration.
-	Graphs func(duration time.Duration) []Graph
+	// Runs builds the runs for a duration.
+	Runs func(duration time.Duration) []R
 	// Duration and Replicates are the runs' defaults.
 	Duration   time.Duration
 	Replicates int
 }
+
+// GraphPreset is a named set of graph runs.
+type GraphPreset = KindPreset[Graph]
 
 // presetClient is a client of the graph presets: one client, tries in
 // all, a timeout long enough never to bind before an error comes back,
@@ -86,7 +87,7 @@ var sreThreeLayers = GraphPreset{
 		"under 10% of its requests: Finagle's budget, no reserve), 10 requests a second, network 1 ms each way",
 	Duration:   time.Minute,
 	Replicates: 10,
-	Graphs: func(d time.Duration) []Graph {
+	Runs: func(d time.Duration) []Graph {
 		names := []string{"frontend", "backend", "database"}
 		load := Shape{Kind: Constant, Rate: 10}
 		four := presetClient(4, 10*time.Second)
@@ -114,7 +115,7 @@ var awsFiveDeep = GraphPreset{
 		"network 1 ms each way",
 	Duration:   30 * time.Second,
 	Replicates: 10,
-	Graphs: func(d time.Duration) []Graph {
+	Runs: func(d time.Duration) []Graph {
 		names := []string{"layer1", "layer2", "layer3", "layer4", "layer5"}
 		load := Shape{Kind: Constant, Rate: 10}
 		three, one := presetClient(3, 10*time.Second), presetClient(1, 10*time.Second)
@@ -145,7 +146,7 @@ var retryOneLayer = GraphPreset{
 		"each; db's refusals say \"do not retry\", api and svc forward it, every client honours it)",
 	Duration:   time.Minute,
 	Replicates: 10,
-	Graphs: func(d time.Duration) []Graph {
+	Runs: func(d time.Duration) []Graph {
 		names := []string{"api", "svc", "db"}
 		load := Shape{Kind: Constant, Rate: 50}
 		timeouts := []time.Duration{30 * time.Second, 20 * time.Second, 10 * time.Second}
@@ -200,7 +201,7 @@ var meshRetries = GraphPreset{
 		"mesh_and_app (27 calls a request at db in the outage), mesh_off (retries.attempts 0: 3) and app_off (svc's client 1 try: 9)",
 	Duration:   time.Minute,
 	Replicates: 10,
-	Graphs: func(d time.Duration) []Graph {
+	Runs: func(d time.Duration) []Graph {
 		names := []string{"app-proxy", "svc", "svc-proxy", "db"}
 		load := Shape{Kind: Constant, Rate: 20}
 		app := presetClient(1, 30*time.Second)
@@ -231,13 +232,5 @@ func GraphPresets() []GraphPreset {
 // LookupGraphPreset returns the graph preset called name; its error lists
 // the presets.
 func LookupGraphPreset(name string) (GraphPreset, error) {
-	ps := GraphPresets()
-	if i := slices.IndexFunc(ps, func(p GraphPreset) bool { return p.Name == name }); i >= 0 {
-		return ps[i], nil
-	}
-	names := make([]string, len(ps))
-	for i, p := range ps {
-		names[i] = p.Name
-	}
-	return GraphPreset{}, fmt.Errorf("unknown preset %q (want one of %s)", name, strings.Join(names, ", "))
+	return lookupPreset(GraphPresets(), name, func(p GraphPreset) string { return p.Name }, "want one of")
 }

@@ -54,7 +54,7 @@ func TestGraphPresetsFollowTheirSources(t *testing.T) {
 		if p.Source == "" {
 			t.Errorf("preset %s cites no source", p.Name)
 		}
-		graphs := p.Graphs(p.Duration)
+		graphs := p.Runs(p.Duration)
 		if len(graphs) != len(runs) {
 			t.Errorf("%s: %d runs, want %d", p.Name, len(graphs), len(runs))
 		}

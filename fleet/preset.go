@@ -186,15 +186,21 @@ func Presets() []Preset {
 
 // LookupPreset returns the preset called name.
 func LookupPreset(name string) (Preset, error) {
-	ps := Presets()
-	if i := slices.IndexFunc(ps, func(p Preset) bool { return p.Name == name }); i >= 0 {
+	return lookupPreset(Presets(), name, func(p Preset) string { return p.Name }, "want")
+}
+
+// lookupPreset returns the preset of ps called name (nameOf names one);
+// its error lists their names after want.
+func lookupPreset[P any](ps []P, name string, nameOf func(P) string, want string) (P, error) {
+	if i := slices.IndexFunc(ps, func(p P) bool { return nameOf(p) == name }); i >= 0 {
 		return ps[i], nil
 	}
 	names := make([]string, len(ps))
 	for i, p := range ps {
-		names[i] = p.Name
+		names[i] = nameOf(p)
 	}
-	return Preset{}, fmt.Errorf("unknown preset %q (want %s)", name, strings.Join(names, ", "))
+	var none P
+	return none, fmt.Errorf("unknown preset %q (%s %s)", name, want, strings.Join(names, ", "))
 }
 
 // AWSStandardClient is the standard retry mode of the AWS SDKs with its

@@ -145,13 +145,7 @@ func setSection(path, key string, c *Config, value string, sections ...string) e
 	if slices.Contains(sections, section) {
 		for _, p := range Params() {
 			if strings.HasPrefix(p.Path, section+".") && SectionKey(section, p) == k {
-				if err := setValue(path, p.Field(c), value); err != nil {
-					return err
-				}
-				if p.Path == "client.backoff.cap" && c.Client.Backoff.Cap == 0 { // 0 is no cap, as a file's 0s is
-					c.Client.Backoff.Cap = NoCap
-				}
-				return checkBounds(path, p, c)
+				return setParam(path, p, c, value)
 			}
 		}
 	}
@@ -262,17 +256,23 @@ func (c *Config) Set(path, value string) error {
 		return schema.Errorf(path, "no setting of a fleet run has this path or key (load.rate, server.workers or capacity, client.timeout, client.policy.kind; retrysim help scenario lists the fleet section's keys)")
 	}
 	d := *c
-	if err := setValue(path, p.Field(&d), value); err != nil {
-		return err
-	}
-	if p.Path == "client.backoff.cap" && d.Client.Backoff.Cap == 0 { // 0 is no cap, as a file's 0s is
-		d.Client.Backoff.Cap = NoCap
-	}
-	if err := checkBounds(path, p, &d); err != nil {
+	if err := setParam(path, p, &d, value); err != nil {
 		return err
 	}
 	*c = d
 	return nil
+}
+
+// setParam sets p in c to value, a backoff's cap of 0 being no cap as a
+// file's 0s is, and refuses it outside p's bounds.
+func setParam(path string, p Param, c *Config, value string) error {
+	if err := setValue(path, p.Field(c), value); err != nil {
+		return err
+	}
+	if p.Path == "client.backoff.cap" && c.Client.Backoff.Cap == 0 {
+		c.Client.Backoff.Cap = NoCap
+	}
+	return checkBounds(path, p, c)
 }
 
 // lookupSetting is the Param whose Path is path, or else whose key in a

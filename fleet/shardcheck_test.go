@@ -116,7 +116,7 @@ func TestCheckReplicateRefuses(t *testing.T) {
 func TestGraphCheckReplicate(t *testing.T) {
 	var graphs []Graph
 	for _, p := range GraphPresets() {
-		graphs = append(graphs, p.Graphs(30*time.Second)...)
+		graphs = append(graphs, p.Runs(30*time.Second)...)
 	}
 	for _, p := range WorkersPresets() {
 		for _, w := range p.Runs(30 * time.Second) {

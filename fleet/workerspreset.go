@@ -2,8 +2,6 @@ package fleet
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
@@ -12,28 +10,8 @@ import (
 	"github.com/retrysim/retrysim/jobqueue"
 )
 
-// WorkersPreset is a named set of worker-fleet runs, with its source.
-type WorkersPreset struct {
-	Name, Source string
-	// About says what the runs are, for the workers command's help; it
-	// leaves out the duration and replicates, which the help takes from
-	// the fields below.
-	About string
-	// Runs builds the runs for a duration.
-	Runs func(duration time.Duration) []Workers
-	// Duration and Replicates are the runs' defaults.
-	Duration   time.Duration
-	Replicates int
-}
-
-// Graphs is the preset's runs for duration d as the graphs that run them.
-func (p WorkersPreset) Graphs(d time.Duration) []Graph {
-	var gs []Graph
-	for _, w := range p.Runs(d) {
-		gs = append(gs, w.Graph())
-	}
-	return gs
-}
+// WorkersPreset is a named set of worker-fleet runs.
+type WorkersPreset = KindPreset[Workers]
 
 // WorkersPresets lists the worker-fleet presets.
 func WorkersPresets() []WorkersPreset {
@@ -43,15 +21,7 @@ func WorkersPresets() []WorkersPreset {
 
 // LookupWorkersPreset returns the worker-fleet preset called name.
 func LookupWorkersPreset(name string) (WorkersPreset, error) {
-	ps := WorkersPresets()
-	if i := slices.IndexFunc(ps, func(p WorkersPreset) bool { return p.Name == name }); i >= 0 {
-		return ps[i], nil
-	}
-	names := make([]string, len(ps))
-	for i, p := range ps {
-		names[i] = p.Name
-	}
-	return WorkersPreset{}, fmt.Errorf("unknown preset %q (want %s)", name, strings.Join(names, ", "))
+	return lookupPreset(WorkersPresets(), name, func(p WorkersPreset) string { return p.Name }, "want")
 }
 
 // queueClient is a job queue's redelivery with the queue's defaults d and

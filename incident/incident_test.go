@@ -19,7 +19,7 @@ import (
 // replay replays inc with the seed 1 and n replicates (0: its default).
 func replay(t *testing.T, inc Incident, n int) *Report {
 	t.Helper()
-	rep, err := Replay(context.Background(), inc, Options{Replicates: n, Seed: 1})
+	rep, err := Replay(context.Background(), inc, fleet.Options{Replicates: n, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestReplayIsDeterministic(t *testing.T) {
 	for _, inc := range Gallery() {
 		var outs [2]bytes.Buffer
 		for k, w := range []int{1, 3} {
-			rep, err := Replay(context.Background(), inc, Options{Replicates: 4, Seed: 3, Workers: w})
+			rep, err := Replay(context.Background(), inc, fleet.Options{Replicates: 4, Seed: 3, Workers: w})
 			if err != nil {
 				t.Fatal(err)
 			}

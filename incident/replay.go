@@ -10,16 +10,6 @@ import (
 	"github.com/retrysim/retrysim/stats"
 )
 
-// Options say how to replay an incident: Replicates (0 for
-// DefaultReplicates), Seed, the first replicate's index (First, for a slice of a
-// larger replay) and Workers (0 for GOMAXPROCS; it never changes a number).
-type Options struct {
-	Replicates int
-	Seed       uint64
-	First      int
-	Workers    int
-}
-
 // Outcome is a run's outcome: the replicates in which it happened (the
 // incident's Outcome) out of those judged, with its 95% Wilson interval
 // (Share.Count() is k, Share.N is n).
@@ -48,12 +38,12 @@ type Report struct {
 	Numbers    []Number
 }
 
-// Replay runs inc's runs with opt, then judges each replicate's outcome.
-func Replay(ctx context.Context, inc Incident, opt Options) (*Report, error) {
+// Replay runs inc's runs with opt (Replicates 0 for DefaultReplicates),
+// then judges each replicate's outcome.
+func Replay(ctx context.Context, inc Incident, opt fleet.Options) (*Report, error) {
 	if opt.Replicates == 0 {
 		opt.Replicates = DefaultReplicates
 	}
-	fo := fleet.Options{Replicates: opt.Replicates, Seed: opt.Seed, First: opt.First, Workers: opt.Workers}
 	var (
 		fl  []fleet.Result
 		gr  []fleet.GraphResult
@@ -61,9 +51,9 @@ func Replay(ctx context.Context, inc Incident, opt Options) (*Report, error) {
 	)
 	switch inc.Kind {
 	case Fleet:
-		fl, err = fleet.Run(ctx, inc.Configs(), fo)
+		fl, err = fleet.Run(ctx, inc.Configs(), opt)
 	case Workers:
-		gr, err = fleet.RunGraph(ctx, inc.Graphs(), fo)
+		gr, err = fleet.RunGraph(ctx, inc.Graphs(), opt)
 	default:
 		err = fmt.Errorf("incident %s: unknown kind %q", inc.Name, inc.Kind)
 	}

@@ -283,21 +283,9 @@ func (rep *Report) fleetRun() render.FleetRun {
 // workersReport is a workers incident's runs as the workers command's
 // renderer takes them.
 func (rep *Report) workersReport() render.WorkersReport {
-	out := render.WorkersReport{Replicates: rep.Replicates, Seed: rep.Seed,
-		Title: fmt.Sprintf("retrysim incident %s: %s, %s, seed %d", rep.Incident.Name, human.Duration(rep.Incident.Duration),
-			human.Count(int64(rep.Replicates), "replicate"), rep.Seed)}
+	out := render.WorkersReport{Replicates: rep.Replicates, Seed: rep.Seed, Title: rep.title()}
 	for _, r := range rep.Graph {
-		out.Graphs = append(out.Graphs, r.Graph)
-		out.Services = append(out.Services, r.Rows()...)
-		out.Rows = append(out.Rows, r.WorkersRows()...)
-		out.Series = append(out.Series, r.WorkersSeries()...)
-		var deps []string
-		for _, n := range r.Graph.Services {
-			if n.Name != r.Graph.Entries[0].To {
-				deps = append(deps, n.Name)
-			}
-		}
-		out.Dependencies = append(out.Dependencies, deps)
+		out.Add(r)
 	}
 	return out
 }

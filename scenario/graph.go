@@ -4,7 +4,6 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -219,57 +218,20 @@ func (r *graphReader) entrySettings(ev map[string]*yaml.Node, path string, en *f
 	return nil
 }
 
-// setting reads v into setting p of c, within p's bounds; a backoff cap of
-// 0 is no cap, as the fleet command's -backoff-cap 0.
+// setting reads v into setting p of c as a fleet section's key is read
+// (setParam), but for a whole number out of bounds, said as the fleet
+// model says it; a backoff cap of 0 is no cap, as the fleet command's
+// -backoff-cap 0.
 func (r *graphReader) setting(p fleet.Param, v *yaml.Node, path string, c *fleet.Config) error {
-	switch d := p.Field(c).(type) {
-	case *float64:
-		var x float64
-		if v.Kind != yaml.ScalarNode || v.Decode(&x) != nil || math.IsNaN(x) {
-			return r.fail(v, path, fmt.Sprintf("%q is not a number", v.Value))
-		}
-		lo, hi := p.Lo, p.Hi
-		if p.Probability {
-			lo, hi = 0, 1
-		}
-		if x < lo || x > hi {
-			return r.fail(v, path, fmt.Sprintf("%g is not from %g to %g", x, lo, hi))
-		}
-		*d = x
-	case *int:
-		var w whole
-		if err := v.Decode(&w); err != nil {
-			return r.fail(v, path, err.(*fieldError).msg)
-		}
-		if w.v < int(p.Lo) || w.v > int(p.Hi) {
-			return r.fail(v, path, fmt.Sprintf("%d is not a whole number from %g to %g", w.v, p.Lo, p.Hi))
-		}
-		*d = w.v
-	case *time.Duration:
-		t, err := r.time(v, path)
-		if err != nil {
-			return err
-		}
-		if t == 0 && p.Path == "client.backoff.cap" {
-			t = fleet.NoCap
-		}
-		*d = t
-	case *bool:
-		b, err := r.flag(v, path)
-		if err != nil {
-			return err
-		}
-		*d = b
-	case encoding.TextUnmarshaler:
-		var s string
-		if v.Kind != yaml.ScalarNode || v.Decode(&s) != nil {
-			return r.fail(v, path, fmt.Sprintf("%q is not text", v.Value))
-		}
-		if err := d.UnmarshalText([]byte(s)); err != nil {
-			return r.fail(v, path, err.Error())
-		}
-	default:
-		panic("scenario: fleet.Param " + p.Path + " has a field of a type the graph reader does not read")
+	var w whole
+	if _, ok := p.Field(c).(*int); ok && v.Decode(&w) == nil && (w.v < int(p.Lo) || w.v > int(p.Hi)) {
+		return r.fail(v, path, fmt.Sprintf("%d is not a whole number from %g to %g", w.v, p.Lo, p.Hi))
+	}
+	if msg := setParam(p, c, v); msg != "" {
+		return r.fail(v, path, msg)
+	}
+	if p.Path == "client.backoff.cap" && c.Client.Backoff.Cap == 0 {
+		c.Client.Backoff.Cap = fleet.NoCap
 	}
 	return nil
 }

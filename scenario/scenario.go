@@ -629,20 +629,22 @@ func (l Loaded) CheckJob() error {
 
 // LoadJob is Load for a command that runs a job (table, sweep, shards): the
 // file, refused by CheckJob as well as by Load.
-func LoadJob(path string) (Loaded, error) {
-	l, err := Load(path)
-	if err == nil {
-		err = l.CheckJob()
-	}
-	return l, err
-}
+func LoadJob(path string) (Loaded, error) { return loadFor(path, Loaded.CheckJob) }
 
 // LoadFleet is Load for retrysim fleet: the file, refused by CheckFleet as
 // well as by Load.
-func LoadFleet(path string) (Loaded, error) {
+func LoadFleet(path string) (Loaded, error) { return loadFor(path, Loaded.CheckFleet) }
+
+// LoadGraph is Load for retrysim graph: the file, refused by CheckGraph as
+// well as by Load.
+func LoadGraph(path string) (Loaded, error) { return loadFor(path, Loaded.CheckGraph) }
+
+// loadFor is Load, then check, a command's refusal of what it does not
+// read.
+func loadFor(path string, check func(Loaded) error) (Loaded, error) {
 	l, err := Load(path)
 	if err == nil {
-		err = l.CheckFleet()
+		err = check(l)
 	}
 	return l, err
 }
@@ -663,16 +665,6 @@ func (l Loaded) CheckFleet() error {
 		return &Error{File: l.file, Line: l.graphLine, Field: "graph", Msg: "only retrysim graph reads it; give retrysim fleet a file with only a fleet section"}
 	}
 	return nil
-}
-
-// LoadGraph is Load for retrysim graph: the file, refused by CheckGraph as
-// well as by Load.
-func LoadGraph(path string) (Loaded, error) {
-	l, err := Load(path)
-	if err == nil {
-		err = l.CheckGraph()
-	}
-	return l, err
 }
 
 // CheckGraph refuses, for retrysim graph, a file with no graph section, and

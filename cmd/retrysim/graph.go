@@ -34,7 +34,7 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 		formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
 	}, 10, each(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupGraphPreset(s); return err })
-	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.GraphPresets(fleet.GraphPresets()), fleet.MaxServices, fleet.MaxEntries, fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, float64(fleet.MaxEvents)), nil, stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.KindPresets(fleet.GraphPresets()), fleet.MaxServices, fleet.MaxEntries, fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, float64(fleet.MaxEvents)), nil, stdout); err != nil {
 		return nil, err
 	}
 	loaded, err := r.loadGraph("graphs")
@@ -50,7 +50,7 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 		graphs = []fleet.Graph{loaded.Graph}
 	case r.preset.V != "":
 		p, _ = fleet.LookupGraphPreset(r.preset.V)
-		graphs = p.Graphs(r.fromPreset(p.Duration, p.Replicates))
+		graphs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
 	default:
 		return nil, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
 	}

@@ -40,7 +40,7 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 	workerCount := flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
 	r.fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
 	r.fs.Lookup("worker-count").DefValue = "the preset's or the file's own"
-	if err := r.parse(args, fmt.Sprintf(helpText("workers"), render.WorkersPresets(fleet.WorkersPresets()), fleet.MaxFanout, fleet.MaxWorkers, fleet.MaxAttempts, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, fleet.MaxSeconds, delivery.CrashesLimit, float64(fleet.MaxBytes)/(1<<30), float64(fleet.MaxEvents)), nil, stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("workers"), render.KindPresets(fleet.WorkersPresets()), fleet.MaxFanout, fleet.MaxWorkers, fleet.MaxAttempts, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, fleet.MaxSeconds, delivery.CrashesLimit, float64(fleet.MaxBytes)/(1<<30), float64(fleet.MaxEvents)), nil, stdout); err != nil {
 		return nil, err
 	}
 	loaded, err := r.loadGraph("fleets")
@@ -116,17 +116,7 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 			rep := render.WorkersReport{Replicates: r.replicates.V, Seed: uint64(r.seed), Scenario: r.scenario, Preset: chosen,
 				Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(r.replicates.V), "replicate"), uint64(r.seed))}
 			for _, res := range res {
-				rep.Graphs = append(rep.Graphs, res.Graph)
-				rep.Services = append(rep.Services, res.Rows()...)
-				rep.Rows = append(rep.Rows, res.WorkersRows()...)
-				rep.Series = append(rep.Series, res.WorkersSeries()...)
-				var deps []string
-				for _, n := range res.Graph.Services {
-					if n.Name != res.Graph.Entries[0].To {
-						deps = append(deps, n.Name)
-					}
-				}
-				rep.Dependencies = append(rep.Dependencies, deps)
+				rep.Add(res)
 			}
 			plot := func(w io.Writer, ext string) error { return render.PlotWorkers(w, rep, ext) }
 			return r.writeRuns(ctx, stdout, rep, plot, render.WorkersFigures(rep.Rows))

@@ -25,112 +25,80 @@ import (
 // Number or Duration does, through them; a refused value leaves the field
 // as it was. String allows the zero value, as package flag asks.
 
-type intVar struct {
-	p      *int
-	lo, hi int
+// fieldVar is a flag.Value writing into *p what parse reads, written back
+// by text.
+type fieldVar[T any] struct {
+	p     *T
+	parse func(string) (T, error)
+	text  func(T) string
+}
+
+func (v fieldVar[T]) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return v.text(*v.p)
+}
+
+func (v fieldVar[T]) Set(s string) error {
+	x, err := v.parse(s)
+	if err == nil {
+		*v.p = x
+	}
+	return err
 }
 
 // IntVar is Bounded writing into *p.
-func IntVar(p *int, lo, hi int) flag.Value { return intVar{p, lo, hi} }
-
-func (v intVar) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return strconv.Itoa(*v.p)
-}
-
-func (v intVar) Set(s string) error {
-	b := Bounded{Lo: v.lo, Hi: v.hi}
-	if err := b.Set(s); err != nil {
-		return err
-	}
-	*v.p = b.V
-	return nil
-}
-
-type floatVar struct {
-	p      *float64
-	lo, hi float64
+func IntVar(p *int, lo, hi int) flag.Value {
+	return fieldVar[int]{p, func(s string) (int, error) {
+		b := Bounded{Lo: lo, Hi: hi}
+		err := b.Set(s)
+		return b.V, err
+	}, strconv.Itoa}
 }
 
 // FloatVar is Number writing into *p.
-func FloatVar(p *float64, lo, hi float64) flag.Value { return floatVar{p, lo, hi} }
-
-func (v floatVar) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return strconv.FormatFloat(*v.p, 'g', -1, 64)
+func FloatVar(p *float64, lo, hi float64) flag.Value {
+	return fieldVar[float64]{p, func(s string) (float64, error) {
+		n := Number{Lo: lo, Hi: hi}
+		err := n.Set(s)
+		return n.V, err
+	}, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }}
 }
-
-func (v floatVar) Set(s string) error {
-	n := Number{Lo: v.lo, Hi: v.hi}
-	if err := n.Set(s); err != nil {
-		return err
-	}
-	*v.p = n.V
-	return nil
-}
-
-type durationVar struct{ p *time.Duration }
 
 // DurationVar is Duration writing into *p.
-func DurationVar(p *time.Duration) flag.Value { return durationVar{p} }
-
-func (v durationVar) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return human.Duration(*v.p)
-}
-
-func (v durationVar) Set(s string) error {
-	var d Duration
-	if err := d.Set(s); err != nil {
-		return err
-	}
-	*v.p = d.V
-	return nil
-}
-
-type listVar[T any] struct {
-	p     *[]T
-	parse func(string) (T, error)
-	text  func(T) string
+func DurationVar(p *time.Duration) flag.Value {
+	return fieldVar[time.Duration]{p, func(s string) (time.Duration, error) {
+		var d Duration
+		err := d.Set(s)
+		return d.V, err
+	}, human.Duration}
 }
 
 // ListVar is a comma-separated list of names parse reads, written into *p
 // in the order given; one name refused, or given twice, refuses the list.
 func ListVar[T any](p *[]T, parse func(string) (T, error), text func(T) string) flag.Value {
-	return listVar[T]{p, parse, text}
-}
-
-func (v listVar[T]) String() string {
-	if v.p == nil {
-		return ""
-	}
-	s := make([]string, len(*v.p))
-	for i, x := range *v.p {
-		s[i] = v.text(x)
-	}
-	return strings.Join(s, ",")
-}
-
-func (v listVar[T]) Set(s string) error {
-	var out []T
-	for name := range strings.SplitSeq(s, ",") {
-		x, err := v.parse(name)
-		if err != nil {
-			return err
+	join := func(xs []T) string {
+		s := make([]string, len(xs))
+		for i, x := range xs {
+			s[i] = text(x)
 		}
-		if slices.ContainsFunc(out, func(y T) bool { return v.text(y) == v.text(x) }) {
-			return fmt.Errorf("%q is listed twice", v.text(x))
-		}
-		out = append(out, x)
+		return strings.Join(s, ",")
 	}
-	*v.p = out
-	return nil
+	return fieldVar[[]T]{p, func(s string) ([]T, error) {
+		var out []T
+		for name := range strings.SplitSeq(s, ",") {
+			x, err := parse(name)
+			if err != nil {
+				return nil, err
+			}
+			if slices.ContainsFunc(out, func(y T) bool { return text(y) == text(x) }) {
+				return nil, fmt.Errorf("%q is listed twice", text(x))
+			}
+			out = append(out, x)
+		}
+		return out, nil
+	}, join}
 }
 
 // Renamed is a flag's old name: any use of it, with a value or without, is

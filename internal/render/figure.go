@@ -142,13 +142,17 @@ func (s stack) encode(w io.Writer, ext string, from, to int) error {
 	})
 }
 
-// encodeEach draws each panel as a picture of its own, laid out as in the
-// whole stack so their axes stay aligned, for a page to break between them.
-func (s stack) encodeEach(ext string) ([][]byte, error) {
+// pageFigures draws each panel of s (or returns err, from making s) as an
+// svg picture of its own, laid out as in the whole stack so their axes stay
+// aligned, for a page to break between them.
+func pageFigures(s stack, err error) ([][]byte, error) {
+	if err != nil {
+		return nil, err
+	}
 	var pics [][]byte
 	for i := range s.panels {
 		var b bytes.Buffer
-		if err := s.encode(&b, ext, i, i+1); err != nil {
+		if err := s.encode(&b, ".svg", i, i+1); err != nil {
 			return nil, err
 		}
 		pics = append(pics, b.Bytes())

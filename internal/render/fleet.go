@@ -284,17 +284,6 @@ func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, cfgs []fleet.Con
 	return f.encode(w, ext, 0, len(runs))
 }
 
-// fleetPanels draws each run's panel of PlotFleet's figure as a picture of
-// its own, so a page can break between them; every panel is laid out as in
-// the whole figure, so their time axes stay aligned.
-func fleetPanels(title string, runs [][]fleet.Point, cfgs []fleet.Config, ext string) ([][]byte, error) {
-	f, err := newFleetFigure(title, runs, cfgs)
-	if err != nil {
-		return nil, err
-	}
-	return f.encodeEach(ext)
-}
-
 // fleetPanelHeight is the height of one run's panel.
 const fleetPanelHeight = 8 * vg.Centimeter
 
@@ -345,18 +334,11 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (st
 		f.heading += "\n" + wrapSettings("every run: "+common, 90)
 	}
 	for i, pts := range runs {
-		p := plot.New()
-		p.Title.Text = cfgs[i].Name
+		title := cfgs[i].Name
 		if own[i] != "" {
-			p.Title.Text += "\n" + wrapSettings(own[i], 90)
+			title += "\n" + wrapSettings(own[i], 90)
 		}
-		p.Title.TextStyle.Font.Size = vg.Points(10)
-		p.X.Label.Text = "t (s)"
-		p.X.Tick.Marker = timeTicks{}
-		p.Y.Label.Text = "per second"
-		p.Y.Tick.Marker = unitTicks{}
-		p.Legend.TextStyle.Font.Size = vg.Points(10)
-		p.Add(plotter.NewGrid())
+		p := timePanel(title, "per second", 10)
 		load, err := loadArea(cfgs[i].Load, cfgs[i].Duration.Seconds())
 		if err != nil {
 			return stack{}, err
@@ -402,6 +384,23 @@ func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (st
 		f.panels, f.legends = append(f.panels, p), append(f.legends, legend)
 	}
 	return f, nil
+}
+
+// timePanel is a panel of figures a second against time, titled title
+// in 10 points, its y axis labelled y, its legend in legend points, over a
+// grid: the panel of each run or service in the fleet, graph and workers
+// plots.
+func timePanel(title, y string, legend float64) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.X.Label.Text = "t (s)"
+	p.X.Tick.Marker = timeTicks{}
+	p.Y.Label.Text = y
+	p.Y.Tick.Marker = unitTicks{}
+	p.Legend.TextStyle.Font.Size = vg.Points(legend)
+	p.Add(plotter.NewGrid())
+	return p
 }
 
 // timeTicks label a time axis in seconds at a round step that gives at

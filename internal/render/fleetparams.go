@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -193,14 +194,7 @@ func splitSettings(cfgs []fleet.Config) (common string, own []string) {
 	}
 	shared := func(s field) bool {
 		for _, other := range all {
-			found := false
-			for _, o := range other {
-				if o.key == s.key && o.value == s.value {
-					found = true
-					break
-				}
-			}
-			if !found {
+			if !slices.Contains(other, s) {
 				return false
 			}
 		}

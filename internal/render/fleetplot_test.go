@@ -184,9 +184,18 @@ func TestFleetPanels(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := left(all)
-	panels, err := fleetPanels("t", runs, cfgs, ".png")
+	// pageFigures' pictures, a panel each, as png
+	f, err := newFleetFigure("t", runs, cfgs)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var panels [][]byte
+	for i := range f.panels {
+		var b bytes.Buffer
+		if err := f.encode(&b, ".png", i, i+1); err != nil {
+			t.Fatal(err)
+		}
+		panels = append(panels, b.Bytes())
 	}
 	if len(panels) != 2 {
 		t.Fatalf("%d panels; want 2", len(panels))
@@ -204,10 +213,6 @@ func TestFleetPanels(t *testing.T) {
 	}
 	// The first picture holds the heading's band above its panel: the two
 	// add up to the whole figure, the second is a panel's height alone.
-	f, err := newFleetFigure("t", runs, cfgs)
-	if err != nil {
-		t.Fatal(err)
-	}
 	px := func(l vg.Length) int { return int(math.Round(l.Dots(vgimg.DefaultDPI))) }
 	if sum := heights[0] + heights[1]; sum < all.Bounds().Dy()-1 || sum > all.Bounds().Dy()+1 ||
 		heights[1] != px(fleetPanelHeight) || heights[0] != px(fleetPanelHeight+f.headHeight()) {

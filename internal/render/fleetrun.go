@@ -147,22 +147,11 @@ func FleetPresets(ps []fleet.Preset) string {
 	return b.String()
 }
 
-// GraphPresets lists the presets for the graph command's -help: each one's
-// name, its source, what it runs, and the duration and replicates it runs
-// unless -duration or -replicates say otherwise. Every graph preset prints
-// alike, so none says how it prints.
-func GraphPresets(ps []fleet.GraphPreset) string {
-	var b strings.Builder
-	for _, p := range ps {
-		writePresetHelp(&b, p.Name, p.Source, p.About, p.Duration, p.Replicates)
-	}
-	return b.String()
-}
-
-// WorkersPresets lists the presets for the workers command's -help, as
-// GraphPresets does the graph command's: every worker-fleet preset prints
-// alike.
-func WorkersPresets(ps []fleet.WorkersPreset) string {
+// KindPresets lists the presets for the graph or workers command's -help:
+// each one's name, its source, what it runs, and the duration and
+// replicates it runs unless -duration or -replicates say otherwise. Every
+// preset of those kinds prints alike, so none says how it prints.
+func KindPresets[R any](ps []fleet.KindPreset[R]) string {
 	var b strings.Builder
 	for _, p := range ps {
 		writePresetHelp(&b, p.Name, p.Source, p.About, p.Duration, p.Replicates)
@@ -253,20 +242,8 @@ func FleetLimits(ls []Limit) string {
 	return b.String()
 }
 
-// indentWrap wraps text at width columns, indenting every line but the first.
+// indentWrap wraps text at width columns (wrapWords), indenting every
+// line but the first.
 func indentWrap(text string, width int, indent string) string {
-	var b strings.Builder
-	n := 0
-	for i, w := range strings.Fields(text) {
-		if i > 0 && n+1+len(w) > width {
-			b.WriteString("\n" + indent)
-			n = 0
-		} else if i > 0 {
-			b.WriteByte(' ')
-			n++
-		}
-		b.WriteString(w)
-		n += len(w)
-	}
-	return b.String()
+	return strings.Join(wrapWords(strings.Join(strings.Fields(text), " "), width), "\n"+indent)
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,11 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/schema"
@@ -159,26 +158,10 @@ func graphSettings(g fleet.Graph) []field {
 		c := def
 		c.Load, c.Client = e.Load, e.Client
 		f := []field{{"to", e.To}, {"load", section("load", c)}, {"client", section("client", c)}}
-		if e.Poison > 0 {
-			f = append(f, field{"poison", e.Poison})
-		}
-		if e.RedeliverAtTimeout {
-			f = append(f, field{"redeliver_at_timeout", true})
-		}
-		if e.Heartbeat {
-			f = append(f, field{"heartbeat", true})
-		}
-		if e.TimeoutAtReceive {
-			f = append(f, field{"timeout_at_receive", true})
-		}
-		if st := e.Store; st.Mode != delivery.NoStore {
-			f = append(f, field{"store", st.Mode.String()}, field{"ttl", durationValue(st.TTL.Seconds())})
-			if st.Mode == delivery.Lease { // the one store that reads it, as a file may give it
-				f = append(f, field{"lease", durationValue(st.Lease.Seconds())})
+		for _, p := range fleet.EntryParams() {
+			if v, ok := entryValue(p, &e); ok {
+				f = append(f, field{p.Key, v})
 			}
-		}
-		if cr := e.Crash; cr.P > 0 {
-			f = append(f, field{"crash", cr.P}, field{"crash_at", cr.At.String()}, field{"max_crashes", cr.Max})
 		}
 		o, _ := object(f)
 		entries = append(entries, o)
@@ -208,6 +191,29 @@ func graphSettings(g fleet.Graph) []field {
 		f = append(f, field{"deadlines", g.Deadlines})
 	}
 	return append(f, field{"entries", entries}, field{"services", services})
+}
+
+// entryValue is entry setting p's value in e as a scenario file writes it,
+// and whether the echo shows it: when the run reads it (p.Unread) and it is
+// given, other than its zero or default, or it needs another that is.
+func entryValue(p fleet.EntryParam, e *fleet.Entry) (any, bool) {
+	if p.Unread != nil && p.Unread(*e) != "" {
+		return nil, false
+	}
+	switch v := p.Field(e).(type) {
+	case *float64:
+		return *v, *v != 0 || p.Needs != ""
+	case *bool:
+		return *v, *v || p.Needs != ""
+	case *int:
+		return *v, *v != 0 || p.Needs != ""
+	case *time.Duration:
+		return durationValue(v.Seconds()), *v != 0 || p.Needs != ""
+	case encoding.TextMarshaler:
+		b, _ := v.MarshalText()
+		return string(b), string(b) != p.Default || p.Needs != ""
+	}
+	panic("render: fleet.EntryParam " + p.Key + " has a field of a type the echo does not write")
 }
 
 // pushbackSet says whether path is a pushback setting set in c: whether a
@@ -249,11 +255,8 @@ func (r GraphReport) html(w io.Writer) error {
 		}
 		p.tables[k].rows = append(p.tables[k].rows, pageRow{cells: graphColumns.pageCells(row, i)[1:]})
 	}
-	f, err := newGraphFigure(r.PlotTitle, r.Graphs, r.Series)
-	if err != nil {
-		return err
-	}
-	if p.figures, err = f.encodeEach(".svg"); err != nil {
+	var err error
+	if p.figures, err = pageFigures(newGraphFigure(r.PlotTitle, r.Graphs, r.Series)); err != nil {
 		return err
 	}
 	return writePage(w, p)
@@ -282,13 +285,11 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 	}
 	// the services in the order the runs first name them
 	var services []string
-	seen := map[string]bool{}
 	end := 0.0
 	for _, g := range graphs {
 		end = math.Max(end, g.Duration.Seconds())
 		for _, n := range g.Services {
-			if !seen[n.Name] {
-				seen[n.Name] = true
+			if !slices.Contains(services, n.Name) {
 				services = append(services, n.Name)
 			}
 		}
@@ -301,18 +302,11 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 	}
 	f := stack{plotWidth: 15 * vg.Centimeter, panelHeight: graphPanelHeight}
 	for i, s := range services {
-		p := plot.New()
-		p.Title.Text = s
+		heading := s
 		if i == 0 {
-			p.Title.Text = title + "\n" + s
+			heading = title + "\n" + s
 		}
-		p.Title.TextStyle.Font.Size = vg.Points(10)
-		p.X.Label.Text = "t (s)"
-		p.X.Tick.Marker = timeTicks{}
-		p.Y.Label.Text = "per second"
-		p.Y.Tick.Marker = unitTicks{}
-		p.Legend.TextStyle.Font.Size = vg.Points(9)
-		p.Add(plotter.NewGrid())
+		p := timePanel(heading, "per second", 9)
 		top := 0.0
 		for k, g := range graphs {
 			ps := pts[key{g.Name, s}]

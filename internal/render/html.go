@@ -332,7 +332,7 @@ func (r FleetReport) html(w io.Writer) error {
 		}
 		p.figures = [][]byte{svg.Bytes()}
 	case len(r.Runs) > 0:
-		figs, err := fleetPanels(r.PlotTitle, r.Runs, r.Configs, ".svg")
+		figs, err := pageFigures(newFleetFigure(r.PlotTitle, r.Runs, r.Configs))
 		if err != nil {
 			return err
 		}

@@ -26,16 +26,11 @@ import (
 	"github.com/retrysim/retrysim/stats"
 )
 
-// plotFormats are the file extensions PlotSweep writes.
-var plotFormats = []string{".png", ".svg"}
-
 // CheckPlotPath refuses a file name whose extension PlotSweep cannot write.
 func CheckPlotPath(path string) error {
-	ext := strings.ToLower(filepath.Ext(path))
-	for _, f := range plotFormats {
-		if ext == f {
-			return nil
-		}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png", ".svg":
+		return nil
 	}
 	return fmt.Errorf("%q: want a file name ending in .png or .svg", path)
 }

@@ -74,11 +74,7 @@ func WriteTuneHTML(w io.Writer, r TuneReport) error {
 	p := page{title: r.Headline, params: append(answer, r.Params...)}
 	var notes []string
 	for _, pn := range r.Panels {
-		s, err := pn.stack()
-		if err != nil {
-			return err
-		}
-		figs, err := s.encodeEach(".svg")
+		figs, err := pageFigures(pn.stack())
 		if err != nil {
 			return err
 		}

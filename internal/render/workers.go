@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
@@ -20,9 +21,6 @@ type WorkersReport struct {
 	// Graphs are the runs' graphs, Services their rows (fleet.GraphResult.Rows).
 	Graphs   []fleet.Graph
 	Services []fleet.GraphRow
-	// Dependencies names each run's dependencies, in the order of a point's
-	// DepCalls and DepInProgress.
-	Dependencies [][]string
 	// Replicates, Seed and Scenario (the scenario file, if any) are what
 	// ran the runs.
 	Replicates int
@@ -102,14 +100,27 @@ func workersPointFields(p fleet.WorkersPoint, deps []string) []field {
 	return f
 }
 
-// runDeps is the dependencies of the run a point belongs to.
+// Add appends a run's result: its graph, its services' rows, its row and
+// its series.
+func (r *WorkersReport) Add(res fleet.GraphResult) {
+	r.Graphs = append(r.Graphs, res.Graph)
+	r.Services = append(r.Services, res.Rows()...)
+	r.Rows = append(r.Rows, res.WorkersRows()...)
+	r.Series = append(r.Series, res.WorkersSeries()...)
+}
+
+// runDeps is the dependencies of the run a point belongs to, in the order
+// of its DepCalls and DepInProgress: its graph's services but the workers.
 func (r WorkersReport) runDeps(run string) []string {
-	for i, row := range r.Rows {
-		if row.Run == run && i < len(r.Dependencies) {
-			return r.Dependencies[i]
+	var deps []string
+	if i := slices.IndexFunc(r.Graphs, func(g fleet.Graph) bool { return g.Name == run }); i >= 0 {
+		for _, n := range r.Graphs[i].Services {
+			if n.Name != r.Graphs[i].Entries[0].To {
+				deps = append(deps, n.Name)
+			}
 		}
 	}
-	return nil
+	return deps
 }
 
 // csv writes a row a run, then what ran it; the series go to
@@ -189,11 +200,8 @@ func (r WorkersReport) html(w io.Writer) error {
 		times.rows = append(times.rows, pageRow{cells: append([]pageCell{c[0]}, c[workersJobsColumns:]...)})
 	}
 	p.tables = []pageTable{jobs, times}
-	f, err := newWorkersFigure(r)
-	if err != nil {
-		return err
-	}
-	if p.figures, err = f.encodeEach(".svg"); err != nil {
+	var err error
+	if p.figures, err = pageFigures(newWorkersFigure(r)); err != nil {
 		return err
 	}
 	return writePage(w, p)

@@ -64,8 +64,8 @@ func workersPanels(r WorkersReport) []workersPanel {
 		{"oldest waiting job", "age (s)", lines("oldest_age_seconds")},
 	}
 	var deps []string // every run's dependencies, in the order they first come
-	for _, ds := range r.Dependencies {
-		for _, d := range ds {
+	for _, g := range r.Graphs {
+		for _, d := range r.runDeps(g.Name) {
 			if !slices.Contains(deps, d) {
 				deps = append(deps, d)
 			}
@@ -129,15 +129,7 @@ func newWorkersFigure(r WorkersReport) (stack, error) {
 // coincide, and a figure that is 0 throughout) then a run. ok is false
 // when every figure is 0 in every run throughout.
 func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleet.WorkersPoint, lo, hi float64, triggers []window) (*plot.Plot, bool, error) {
-	p := plot.New()
-	p.Title.Text = pn.title
-	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = "t (s)"
-	p.X.Tick.Marker = timeTicks{}
-	p.Y.Label.Text = pn.y
-	p.Y.Tick.Marker = unitTicks{}
-	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	p.Add(plotter.NewGrid())
+	p := timePanel(pn.title, pn.y, 9)
 	for _, w := range triggers {
 		p.Add(w)
 		p.Legend.Add(fmt.Sprintf("%s, %s to %s s (the trigger)", w.what, human.Group(int64(w.from)), human.Group(int64(w.to))), w)

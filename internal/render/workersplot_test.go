@@ -20,10 +20,10 @@ import (
 // 250 s in run a, no waiting job ever old (the age 0 throughout), and one
 // dependency, db, called 10 times a second.
 func workersTwoRuns() WorkersReport {
-	r := WorkersReport{Title: "retrysim workers: test", Dependencies: [][]string{{"db"}, {"db"}}}
+	r := WorkersReport{Title: "retrysim workers: test"}
 	for _, run := range []string{"a", "b"} {
 		r.Rows = append(r.Rows, fleet.WorkersRow{Run: run})
-		r.Graphs = append(r.Graphs, fleet.Graph{Name: run, Duration: 1000 * time.Second,
+		r.Graphs = append(r.Graphs, fleet.Graph{Name: run, Duration: 1000 * time.Second, Entries: []fleet.Entry{{To: "workers"}},
 			Services: []fleet.Node{{Name: "workers", Outage: fleet.Outage{From: 100 * time.Second, To: 200 * time.Second}}, {Name: "db"}}})
 		for s := range 1000 {
 			p := fleet.WorkersPoint{Run: run, T: s, Arrivals: 10, Completions: 10, DepCalls: []float64{10}, DepInProgress: []float64{0.5}}
