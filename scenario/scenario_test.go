@@ -538,7 +538,9 @@ func TestFleetApply(t *testing.T) {
 		cost float64
 	}{
 		{"fleet:\n  policy: aws-spec\n  quota_cost: 14\n", fleet.AWSSpecQuota, 14},
-		{"fleet:\n  policy: grpc-adaptive\n", fleet.GRPCAdaptive, 0},
+		// A kind given to a client with no policy parameters takes
+		// DefaultPolicy's (TestPolicyKindSetTakesDefaults).
+		{"fleet:\n  policy: grpc-adaptive\n", fleet.GRPCAdaptive, fleet.DefaultPolicy().Cost},
 	} {
 		l, err = Parse("f.yaml", []byte(tc.yaml))
 		if err != nil {
