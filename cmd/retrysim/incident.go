@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/incident"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/incident"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/shardfile"

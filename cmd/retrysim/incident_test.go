@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/incident"
+	"github.com/retrysim/retrysim/internal/incident"
 )
 
 // TestIncidentCommand drives retrysim incident: the list names every

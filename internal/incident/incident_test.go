@@ -66,7 +66,7 @@ func TestScenarioFilesRunToTheSameRows(t *testing.T) {
 	for _, inc := range Gallery() {
 		for i, run := range inc.Runs {
 			t.Run(inc.Name+"/"+run.Name, func(t *testing.T) {
-				path := filepath.Join("..", filepath.FromSlash(run.Scenario))
+				path := filepath.Join("..", "..", filepath.FromSlash(run.Scenario))
 				switch inc.Kind {
 				case Fleet:
 					l, err := scenario.LoadFleet(path)
