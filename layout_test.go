@@ -30,8 +30,8 @@ var computation = []string{
 	"github.com/retrysim/retrysim/delivery",
 	"github.com/retrysim/retrysim/strategy",
 	"github.com/retrysim/retrysim/fleet",
-	"github.com/retrysim/retrysim/fleet/chain",
-	"github.com/retrysim/retrysim/fleet/metastable",
+	"github.com/retrysim/retrysim/internal/chain",
+	"github.com/retrysim/retrysim/internal/metastable",
 	"github.com/retrysim/retrysim/stats",
 	"github.com/retrysim/retrysim/provider",
 	"github.com/retrysim/retrysim/backoff",
@@ -119,9 +119,9 @@ var heavy = []struct{ path, why string }{
 	{"database/sql", "tablewriter's logger"},
 	{"log/slog", "tablewriter's logger"},
 	{"gonum.org/v1/gonum/stat", "distuv, stat, mat: internal/dist has the quantiles from mathext"},
-	{"gonum.org/v1/gonum/mat", "with lapack and blas: fleet/chain's dense.go solves the chain"},
-	{"gonum.org/v1/gonum/lapack", "fleet/chain's dense.go solves the chain"},
-	{"gonum.org/v1/gonum/blas", "fleet/chain's dense.go solves the chain"},
+	{"gonum.org/v1/gonum/mat", "with lapack and blas: internal/chain's dense.go solves the chain"},
+	{"gonum.org/v1/gonum/lapack", "internal/chain's dense.go solves the chain"},
+	{"gonum.org/v1/gonum/blas", "internal/chain's dense.go solves the chain"},
 	{"golang.org/x/sys/", "with golang.org/x/term: internal/tty asks the terminal through syscall"},
 }
 

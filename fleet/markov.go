@@ -11,7 +11,7 @@ import (
 )
 
 // Memoryless makes a run Markovian, so that its law is a continuous-time
-// Markov chain (package fleet/chain builds it and solves it exactly) while
+// Markov chain (retrysim chain builds it and solves it exactly) while
 // the engine that runs it is the one every other run uses. With On, a run
 // must use the Queue server with Exponential service and no network delay,
 // hedges, keys, outage or retry policy (Unlimited); Config.Check refuses

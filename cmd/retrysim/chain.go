@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/fleet/chain"
-	"github.com/retrysim/retrysim/fleet/metastable"
+	"github.com/retrysim/retrysim/internal/chain"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/outfile"
 )
 

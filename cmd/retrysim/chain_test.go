@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/fleet/chain"
+	"github.com/retrysim/retrysim/internal/chain"
 	"github.com/retrysim/retrysim/internal/flagval"
 )
 
@@ -115,7 +115,7 @@ func TestChainRefuses(t *testing.T) {
 }
 
 // With -split-orbit the command prints the chain's value, the splitting's
-// estimate and the work, the same bytes whatever -workers (fleet/chain's
+// estimate and the work, the same bytes whatever -workers (internal/chain's
 // TestSplittingAgreesWithChain holds such estimates to the chain).
 func TestChainSplitting(t *testing.T) {
 	args := []string{"chain", "-rate", "0.6", "-queue", "3", "-timeout-rate", "0.3", "-retry-prob", "0.8", "-orbit", "6",

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/fleet/metastable"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/stats"
 )

@@ -11,7 +11,7 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/fleet/chain"
+	"github.com/retrysim/retrysim/internal/chain"
 	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/stats"
 )

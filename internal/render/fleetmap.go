@@ -17,7 +17,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/retrysim/retrysim/fleet/metastable"
+	"github.com/retrysim/retrysim/internal/metastable"
 )
 
 // MapReport is what `retrysim fleet-map` prints: the map's settings and

@@ -4,7 +4,7 @@
 // rare event of a Memoryless run, such as its orbit filling, which crude
 // replicates would take too long to see. It runs the fleet engine; it is
 // neither the engine (package fleet) nor its exact chain (package
-// fleet/chain).
+// internal/chain).
 package metastable
 
 import (

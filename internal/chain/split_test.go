@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/fleet/metastable"
+	"github.com/retrysim/retrysim/internal/metastable"
 )
 
 // splitModel is a lightly loaded fleet (0.6 requests a second on two

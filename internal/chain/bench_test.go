@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/fleet/metastable"
+	"github.com/retrysim/retrysim/internal/metastable"
 )
 
 // benchModels are the README's example (1,056 states) and a larger chain

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/fleet/metastable"
+	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/schema"
 )
 
