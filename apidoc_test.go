@@ -18,7 +18,7 @@ import (
 
 // publicPackages are the directories of the packages a Go program may
 // import: their go doc is the library's API.
-var publicPackages = []string{".", "provider", "strategy", "backoff", "jobqueue", "delivery", "scenario",
+var publicPackages = []string{".", "provider", "strategy", "backoff", "delivery", "scenario",
 	"fleet", "stats", "schema", "report"}
 
 // TestExportedIdentifiersDocumented fails naming each exported constant,

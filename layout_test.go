@@ -35,7 +35,7 @@ var computation = []string{
 	"github.com/retrysim/retrysim/stats",
 	"github.com/retrysim/retrysim/provider",
 	"github.com/retrysim/retrysim/backoff",
-	"github.com/retrysim/retrysim/jobqueue",
+	"github.com/retrysim/retrysim/internal/jobqueue",
 }
 
 // presentation are the import path prefixes only internal/render may reach.

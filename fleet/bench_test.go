@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/jobqueue"
 	"github.com/retrysim/retrysim/internal/rng"
-	"github.com/retrysim/retrysim/jobqueue"
 )
 
 // BenchmarkBrookerCollapse runs the brooker-collapse preset, 10 replicates of

@@ -29,8 +29,8 @@ const NoVisibility = MaxSeconds * time.Second
 // service graph (Graph), run by RunGraph on the one engine:
 //
 //   - the queue is the graph's entry, and its Client (Queue) is the queue's
-//     redelivery of a job: Attempts the queue's tries (jobqueue.Defaults'
-//     MaxAttempts, SQS's maxReceiveCount), Backoff its retry schedule
+//     redelivery of a job: Attempts the queue's tries (a queue's max attempts,
+//     SQS's maxReceiveCount), Backoff its retry schedule
 //     (backoff.Sidekiq, River, Oban, Temporal, or a constant delay),
 //     Timeout its visibility timeout (for SQS a message reappears while its
 //     first delivery still runs: a timeout, then a retry while the first

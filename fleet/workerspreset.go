@@ -7,7 +7,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/human"
-	"github.com/retrysim/retrysim/jobqueue"
+	"github.com/retrysim/retrysim/internal/jobqueue"
 )
 
 // WorkersPreset is a named set of worker-fleet runs.
