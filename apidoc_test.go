@@ -18,7 +18,7 @@ import (
 
 // publicPackages are the directories of the packages a Go program may
 // import: their go doc is the library's API.
-var publicPackages = []string{".", "provider", "strategy", "backoff", "delivery", "scenario",
+var publicPackages = []string{".", "provider", "strategy", "backoff", "delivery",
 	"fleet", "stats", "schema", "report"}
 
 // TestExportedIdentifiersDocumented fails naming each exported constant,
@@ -278,11 +278,11 @@ func receiverName(e ast.Expr) string {
 // flag: the library's errors and help texts name settings by their Go
 // names and paths, and only the command maps them to flags. No file is
 // excepted; the settings tables whose help texts the command prints as its
-// flags' (delivery/settings.go, scenario/keys.go, fleet/params.go,
-// fleet/preset.go) must be among those scanned.
+// flags' (delivery/settings.go, internal/scenario/keys.go, fleet/params.go,
+// fleet/preset.go) must be among those scanned, internal/scenario's too.
 func TestLiteralsNameNoFlags(t *testing.T) {
 	scanned := map[string]bool{}
-	for _, dir := range publicPackages {
+	for _, dir := range append(slices.Clone(publicPackages), "internal/scenario") {
 		fset, files := parseSources(t, dir, 0)
 		for path, file := range files {
 			scanned[filepath.ToSlash(filepath.Clean(path))] = true
@@ -304,7 +304,7 @@ func TestLiteralsNameNoFlags(t *testing.T) {
 			})
 		}
 	}
-	for _, f := range []string{"delivery/settings.go", "scenario/keys.go", "fleet/params.go", "fleet/preset.go", "retrysim.go", "strategy/strategy.go"} {
+	for _, f := range []string{"delivery/settings.go", "internal/scenario/keys.go", "fleet/params.go", "fleet/preset.go", "retrysim.go", "strategy/strategy.go"} {
 		if !scanned[f] {
 			t.Errorf("%s was not scanned", f)
 		}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/scenario"
 )
 
 // TestReportJSONRoundTrip marshals reports with encoding/json and reads them

@@ -13,9 +13,9 @@
 // check a flag gets here is the command's check, and the same experiment
 // prints the same bytes whether it comes from flags or from Go.
 //
-// Scenarios come from package provider (or package scenario, from YAML),
-// strategies from package strategy (or your own strategy.Strategy), and the
-// delivery model's settings from package delivery.
+// Scenarios come from package provider (the command also reads them from
+// YAML scenario files), strategies from package strategy (or your own
+// strategy.Strategy), and the delivery model's settings from package delivery.
 package retrysim
 
 import (
@@ -63,7 +63,7 @@ const (
 type Experiment struct {
 	// Scenario is the job's steps and the step whose repeats are watched
 	// (Signup is the command's default, provider.Signup the article's at any
-	// rates; scenario.Load reads a YAML file). It has no default: Check
+	// rates; the command reads one from a YAML file). It has no default: Check
 	// refuses a zero Scenario. A step's Latency is time, which only the
 	// delivery model reads: with Delivery nil, Check refuses a step that
 	// takes time rather than drop it (a scenario file with one turns the

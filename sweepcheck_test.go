@@ -10,7 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
-	"github.com/retrysim/retrysim/scenario"
+	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim"
-	"github.com/retrysim/retrysim/scenario"
+	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"

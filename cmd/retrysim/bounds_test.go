@@ -16,9 +16,9 @@ import (
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/scenario"
 )
 
 // Grids and replicates past their limits are refused at once, with exit 2

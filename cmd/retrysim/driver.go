@@ -16,9 +16,9 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/internal/tune"
-	"github.com/retrysim/retrysim/scenario"
 )
 
 // runFlags are the flags the fleet family's commands share (-preset,

@@ -14,8 +14,8 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/scenarioref"
-	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/schema"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/scenario"
+	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/schema"
 )
 

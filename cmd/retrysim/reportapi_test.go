@@ -12,8 +12,8 @@ import (
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/report"
-	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/strategy"
 )
 

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/scenarioref"
-	"github.com/retrysim/retrysim/scenario"
 )
 
 // retrysim help scenario lists every key scenario.Keys lists, and no other,

@@ -13,9 +13,9 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/tune"
-	"github.com/retrysim/retrysim/scenario"
 )
 
 // tableCommand simulates one point of the parameters and prints the table,

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/scenario"
+	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/stats"
 )
 

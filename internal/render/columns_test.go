@@ -83,7 +83,7 @@ func TestRenderImportsNoScenario(t *testing.T) {
 	if !slices.Contains(deps, "github.com/retrysim/retrysim/fleet") {
 		t.Fatalf("go list -deps = %q; want fleet among them", deps)
 	}
-	if slices.Contains(deps, "github.com/retrysim/retrysim/scenario") {
+	if slices.Contains(deps, "github.com/retrysim/retrysim/internal/scenario") {
 		t.Error("internal/render reaches the scenario package")
 	}
 }

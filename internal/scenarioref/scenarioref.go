@@ -19,8 +19,8 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/scenario"
 )
 
 // Key is one key of the reference, resolved through the table that

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/scenario"
+	"github.com/retrysim/retrysim/internal/scenario"
 )
 
 // The default the reference gives a key of a step or of the queue is the

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/scenario"
+	"github.com/retrysim/retrysim/internal/scenario"
 )
 
 // A setting of a fleet, one field and one declaration in fleet.Params (see

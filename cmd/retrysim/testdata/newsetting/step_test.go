@@ -15,9 +15,9 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/report"
-	"github.com/retrysim/retrysim/scenario"
 	"github.com/retrysim/retrysim/strategy"
 )
 

@@ -20,7 +20,7 @@ import (
 
 // The shipped sign-up file is the built-in scenario, field for field.
 func TestSignupFileEqualsBuiltIn(t *testing.T) {
-	got, err := Load("../examples/signup.yaml")
+	got, err := Load("../../examples/signup.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestSignupFileEqualsBuiltIn(t *testing.T) {
 }
 
 func TestQueueFile(t *testing.T) {
-	got, err := Load("../examples/signup-queue.yaml")
+	got, err := Load("../../examples/signup-queue.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,8 +368,8 @@ func TestEmptyQueueTurnsTheModelOn(t *testing.T) {
 // and the flags use: the scenario's, the queue's, step names told apart, the
 // watched step among the steps.
 func FuzzParse(f *testing.F) {
-	for _, path := range []string{"../examples/signup.yaml", "../examples/signup-queue.yaml", "../examples/checkout.yaml",
-		"../examples/fleet-polly.yaml", "../examples/fleet-budget.yaml", "../examples/graph-checkout.yaml", "../examples/workers-signup.yaml"} {
+	for _, path := range []string{"../../examples/signup.yaml", "../../examples/signup-queue.yaml", "../../examples/checkout.yaml",
+		"../../examples/fleet-polly.yaml", "../../examples/fleet-budget.yaml", "../../examples/graph-checkout.yaml", "../../examples/workers-signup.yaml"} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)
