@@ -321,7 +321,7 @@ func CheckCost(cfgs []Config, opt Options) error {
 		return &FieldError{Field: "server.queue_max", Msg: fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, human.GiB(wc.queue), atOnce, limit)}
 	case wc.window >= wc.slots:
 		return schema.Errorf(wc.windowPath, "the %s policy's states (%s, %s %s) need up to %s a replicate, %g at once, %s",
-			w.Policy.Kind, plural(w.Clients, "client"), schema.Path("client.policy.shared"), ScopeName(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)
+			w.Policy.Kind, plural(w.Clients, "client"), schema.Path("client.policy.shared"), scopeName(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)
 	}
 	return &FieldError{Field: wc.longest.path, Msg: fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
 		wc.longest.what, worst.Load.max(), wc.InFlight, human.GiB(wc.slots), atOnce, limit)}

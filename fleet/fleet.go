@@ -92,13 +92,13 @@ func DefaultConfig() Config {
 			Service: Service{Dist: Lognormal, Median: 100 * time.Millisecond, Sigma: 0.5}, Limit: 50, Burst: 50},
 		Client: Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3,
 			Backoff: backoff.Policy{Kind: backoff.None, Base: 100 * time.Millisecond, Cap: 2 * time.Second},
-			Policy:  DefaultPolicy(), HedgeDelay: DefaultHedgeDelay},
+			Policy:  DefaultPolicy(), HedgeDelay: defaultHedgeDelay},
 		Net: 100 * time.Millisecond,
 	}
 }
 
-// DefaultHedgeDelay is the hedges' delay when nothing sets one.
-const DefaultHedgeDelay = 50 * time.Millisecond
+// defaultHedgeDelay is the hedges' delay when nothing sets one.
+const defaultHedgeDelay = 50 * time.Millisecond
 
 // ShapeKind is how the arrival rate changes over a run.
 type ShapeKind uint8
@@ -112,17 +112,17 @@ const (
 
 var shapeNames = [...]string{"constant", "ramp", "spike"}
 
-// String is the shape's name, as ParseShape reads it.
+// String is the shape's name, as UnmarshalText reads it.
 func (k ShapeKind) String() string { return enumName(shapeNames[:], "ShapeKind", k) }
 
 // MarshalText is the shape's name.
 func (k ShapeKind) MarshalText() ([]byte, error) { return enumText(shapeNames[:], "ShapeKind", k) }
 
-// UnmarshalText reads a shape's name, as ParseShape does.
-func (k *ShapeKind) UnmarshalText(text []byte) error { return parseText(k, text, ParseShape) }
+// UnmarshalText reads a shape's name.
+func (k *ShapeKind) UnmarshalText(text []byte) error { return parseText(k, text, parseShape) }
 
-// ParseShape reads a shape name.
-func ParseShape(s string) (ShapeKind, error) {
+// parseShape reads a shape name.
+func parseShape(s string) (ShapeKind, error) {
 	return parseEnum[ShapeKind](shapeNames[:], s, "shape", "one of "+strings.Join(shapeNames[:], ", "))
 }
 
@@ -206,17 +206,17 @@ const (
 
 var outageNames = [...]string{"fail", "stall"}
 
-// String is the mode's name, as ParseOutageMode reads it.
+// String is the mode's name, as UnmarshalText reads it.
 func (m OutageMode) String() string { return enumName(outageNames[:], "OutageMode", m) }
 
 // MarshalText is the mode's name.
 func (m OutageMode) MarshalText() ([]byte, error) { return enumText(outageNames[:], "OutageMode", m) }
 
-// UnmarshalText reads a mode's name, as ParseOutageMode does.
-func (m *OutageMode) UnmarshalText(text []byte) error { return parseText(m, text, ParseOutageMode) }
+// UnmarshalText reads a mode's name.
+func (m *OutageMode) UnmarshalText(text []byte) error { return parseText(m, text, parseOutageMode) }
 
-// ParseOutageMode reads an outage mode name.
-func ParseOutageMode(s string) (OutageMode, error) {
+// parseOutageMode reads an outage mode name.
+func parseOutageMode(s string) (OutageMode, error) {
 	return parseEnum[OutageMode](outageNames[:], s, "outage mode", "fail or stall")
 }
 
@@ -251,17 +251,17 @@ const (
 
 var serverNames = [...]string{"latency", "queue", "ratelimit", "independent"}
 
-// String is the kind's name, as ParseServer reads it.
+// String is the kind's name, as UnmarshalText reads it.
 func (k ServerKind) String() string { return enumName(serverNames[:], "ServerKind", k) }
 
 // MarshalText is the kind's name.
 func (k ServerKind) MarshalText() ([]byte, error) { return enumText(serverNames[:], "ServerKind", k) }
 
-// UnmarshalText reads a kind's name, as ParseServer does.
-func (k *ServerKind) UnmarshalText(text []byte) error { return parseText(k, text, ParseServer) }
+// UnmarshalText reads a kind's name.
+func (k *ServerKind) UnmarshalText(text []byte) error { return parseText(k, text, parseServer) }
 
-// ParseServer reads a server kind name.
-func ParseServer(s string) (ServerKind, error) {
+// parseServer reads a server kind name.
+func parseServer(s string) (ServerKind, error) {
 	return parseEnum[ServerKind](serverNames[:], s, "server", "one of "+strings.Join(serverNames[:], ", "))
 }
 
@@ -278,17 +278,17 @@ const (
 
 var distNames = [...]string{"lognormal", "exp"}
 
-// String is the distribution's name, as ParseDist reads it.
+// String is the distribution's name, as UnmarshalText reads it.
 func (d Dist) String() string { return enumName(distNames[:], "Dist", d) }
 
 // MarshalText is the distribution's name.
 func (d Dist) MarshalText() ([]byte, error) { return enumText(distNames[:], "Dist", d) }
 
-// UnmarshalText reads a distribution's name, as ParseDist does.
-func (d *Dist) UnmarshalText(text []byte) error { return parseText(d, text, ParseDist) }
+// UnmarshalText reads a distribution's name.
+func (d *Dist) UnmarshalText(text []byte) error { return parseText(d, text, parseDist) }
 
-// ParseDist reads a service distribution name.
-func ParseDist(s string) (Dist, error) {
+// parseDist reads a service distribution name.
+func parseDist(s string) (Dist, error) {
 	return parseEnum[Dist](distNames[:], s, "distribution", "lognormal or exp")
 }
 

@@ -48,7 +48,7 @@ func Params() []Param {
 
 // params declares every setting of a Config once (Params).
 var params = []Param{
-	{Path: "load.kind", Key: "shape", Field: func(c *Config) any { return nameField(&c.Load.Kind, ParseShape, ShapeKind.String) },
+	{Path: "load.kind", Key: "shape", Field: func(c *Config) any { return nameField(&c.Load.Kind, parseShape, ShapeKind.String) },
 		Usage: usage("the `shape` of the arrival rate over time: constant, spike (%s in [%s, %s), brooker-collapse's spike unless they are given) or ramp (from %s at %s up to %s, at least %s, midway and down at the same slope, %s again at %s, floored at 0)", "load.peak", "load.from", "load.to", "load.rate", "load.from", "load.peak", "load.rate", "load.rate", "load.to")},
 	{Path: "load.rate", Field: func(c *Config) any { return &c.Load.Rate }, Lo: 0, Hi: MaxRate,
 		Usage: usage("the base arrival `rate`, requests a second (Poisson)")},
@@ -58,11 +58,11 @@ var params = []Param{
 		Usage: usage("the spike or ramp starts at this `time`")},
 	{Path: "load.to", Field: func(c *Config) any { return &c.Load.To },
 		Usage: usage("the spike or ramp ends at this `time`; recovery is measured from it")},
-	{Path: "load.first_call", Field: func(c *Config) any { return nameField(&c.Load.FirstCall, ParseSwitch, SwitchName) },
+	{Path: "load.first_call", Field: func(c *Config) any { return nameField(&c.Load.FirstCall, parseSwitch, switchName) },
 		Usage: usage("`true` gives every client a first request at an exponential time of mean net from the start, besides the Poisson arrivals, as Brooker's retry_sim starts its clients: true or false")},
-	{Path: "outage.mode", Key: "outage-mode", Field: func(c *Config) any { return nameField(&c.Outage.Mode, ParseOutageMode, OutageMode.String) },
+	{Path: "outage.mode", Key: "outage-mode", Field: func(c *Config) any { return nameField(&c.Outage.Mode, parseOutageMode, OutageMode.String) },
 		Usage: usage("the outage's `mode`: fail (an error at once) or stall (held until the window ends)")},
-	{Path: "server.kind", Key: "server", Field: func(c *Config) any { return nameField(&c.Server.Kind, ParseServer, ServerKind.String) },
+	{Path: "server.kind", Key: "server", Field: func(c *Config) any { return nameField(&c.Server.Kind, parseServer, ServerKind.String) },
 		Usage: usage("the `kind` of server: latency (%s + %s x calls in progress, Brooker's), queue (%s workers, at most %s waiting, %s times), ratelimit (%s a second, %s; %s each) or independent (%s each, whatever the load)", "server.base", "server.slope", "server.workers", "server.queue_max", "server.service.median", "server.limit", "server.burst", "server.base", "server.base")},
 	{Path: "server.base", Field: func(c *Config) any { return &c.Server.Base },
 		Usage: usage("the server's base latency, a `duration`")},
@@ -74,7 +74,7 @@ var params = []Param{
 		Usage: usage("the queue server holds at most `n` waiting calls; a call beyond is rejected at once")},
 	{Path: "server.service.median", Key: "service", Field: func(c *Config) any { return &c.Server.Service.Median },
 		Usage: usage("the queue server's median (lognormal) or mean (exp) service time, a `duration`")},
-	{Path: "server.service.dist", Key: "service-dist", Field: func(c *Config) any { return nameField(&c.Server.Service.Dist, ParseDist, Dist.String) },
+	{Path: "server.service.dist", Key: "service-dist", Field: func(c *Config) any { return nameField(&c.Server.Service.Dist, parseDist, Dist.String) },
 		Usage: usage("the `distribution` of the queue server's service times: lognormal or exp")},
 	{Path: "server.service.sigma", Key: "service-sigma", Field: func(c *Config) any { return &c.Server.Service.Sigma }, Lo: 0, Hi: 4,
 		Usage: usage("the lognormal service times' log-sd `sigma`, 0 to 4 (0: every call takes %s)", "server.service.median")},
@@ -84,7 +84,7 @@ var params = []Param{
 		Usage: usage("the rate limit's bucket holds `n` calls")},
 	{Path: "server.p_fail", Field: func(c *Config) any { return &c.Server.PFail }, Probability: true,
 		Usage: usage("`probability` that a call the server handles fails, doing nothing, whatever the load")},
-	{Path: "server.pushback", Field: func(c *Config) any { return nameField(&c.Server.Pushback, ParseSwitch, SwitchName) },
+	{Path: "server.pushback", Field: func(c *Config) any { return nameField(&c.Server.Pushback, parseSwitch, switchName) },
 		Usage: usage("`true` makes the server's overload refusals (a full queue, the rate limit) say \"do not retry\", as Envoy's x-envoy-overloaded and gRPC's server pushback do: true or false")},
 	{Path: "net", Field: func(c *Config) any { return &c.Net },
 		Usage: usage("the mean one-way network delay, an exponential `duration` (0: none)")},
@@ -104,7 +104,7 @@ var params = []Param{
 		Usage: usage("the key `mode`: none (a retry repeats completed work), fresh (a new key an attempt, which a hedge's copies share: the server catches duplicate copies, not retries) or same (the server stores a key's reply; an attempt while its key is in progress is a conflict)")},
 	{Path: "client.policy.kind", Key: "policy", Field: func(c *Config) any { return policyKindField{&c.Client.Policy} },
 		Usage: usage("the client `policy` that may refuse a retry or a hedge: unlimited, token-bucket (%s, %s), aws (aws-sdk-go-v2 v1.47.8's quota: %s, %s, %s), aws-spec (the same with the AWS retry spec's refund, as aws-sdk-go-v2 from v1.48.0), grpc (%s, %s), breaker or attempt-breaker (%s), finagle-budget (Finagle 24.5.0's RetryBudget: %s, %s, %s), envoy-budget (Envoy v1.39.0's retry budget: %s, %s); or, refusing first attempts too, sliding-breaker (resilience4j 2.4.0's and Polly 8.7.0's breaker: %s, %s, %s, %s, %s, %s), sre-throttle (the SRE book's: %s, %s) or grpc-adaptive (grpc-go v1.83.1's adaptive throttler: 30 s in 100 bins, ratio for accepts 2, padding 8)", "client.policy.rate", "client.policy.size", "client.policy.tokens", "client.policy.cost", "client.policy.timeout_cost", "client.policy.max_tokens", "client.policy.ratio", "client.policy.threshold", "client.policy.budget_ratio", "client.policy.ttl", "client.policy.min_rate", "client.policy.budget_ratio", "client.policy.min_concurrency", "client.policy.failure_rate", "client.policy.window", "client.policy.window_time", "client.policy.min_calls", "client.policy.open_time", "client.policy.half_open_calls", "client.policy.k", "client.policy.sre_window")},
-	{Path: "client.policy.shared", Key: "policy-scope", Field: func(c *Config) any { return nameField(&c.Client.Policy.Shared, ParseScope, ScopeName) },
+	{Path: "client.policy.shared", Key: "policy-scope", Field: func(c *Config) any { return nameField(&c.Client.Policy.Shared, parseScope, scopeName) },
 		Usage: usage("the policy's state is kept per `scope`: client (each of %s has its own) or fleet (one shared by all)", "client.clients")},
 	{Path: "client.policy.rate", Key: "bucket-rate", Field: func(c *Config) any { return &c.Client.Policy.Rate }, Lo: 0, Hi: MaxTokens,
 		Usage: usage("token-bucket: each new request adds `r` tokens, 0 to 1e6")},
@@ -150,7 +150,7 @@ var params = []Param{
 		Usage: usage(fmt.Sprintf("send up to `h` extra copies of an attempt, one each %%s without a success, 0 to %d; each is asked of %%s as a retry is", MaxHedges), "client.hedge_delay", "client.policy.kind")},
 	{Path: "client.hedge_delay", Field: func(c *Config) any { return &c.Client.HedgeDelay },
 		Usage: usage("the hedges' `duration` apart")},
-	{Path: "client.honour_pushback", Field: func(c *Config) any { return nameField(&c.Client.HonourPushback, ParseSwitch, SwitchName) },
+	{Path: "client.honour_pushback", Field: func(c *Config) any { return nameField(&c.Client.HonourPushback, parseSwitch, switchName) },
 		Usage: usage("`true` makes the client give a request up, without a retry, when an attempt is answered \"do not retry\" (%s): true or false", "server.pushback")},
 }
 
@@ -216,7 +216,7 @@ type policyKindField struct{ p *PolicyConfig }
 func (f policyKindField) MarshalText() ([]byte, error) { return []byte(f.p.Kind.String()), nil }
 
 func (f policyKindField) UnmarshalText(b []byte) error {
-	k, err := ParsePolicy(string(b))
+	k, err := parsePolicy(string(b))
 	if err != nil {
 		return err
 	}
@@ -229,8 +229,8 @@ func (f policyKindField) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// ParseSwitch reads a setting that is on or off: true or false.
-func ParseSwitch(s string) (bool, error) {
+// parseSwitch reads a setting that is on or off: true or false.
+func parseSwitch(s string) (bool, error) {
 	switch s {
 	case "true":
 		return true, nil
@@ -240,8 +240,8 @@ func ParseSwitch(s string) (bool, error) {
 	return false, fmt.Errorf("unknown switch %q (want true or false)", s)
 }
 
-// SwitchName is an on-or-off setting's name, as ParseSwitch reads it.
-func SwitchName(on bool) string {
+// switchName is an on-or-off setting's name, as parseSwitch reads it.
+func switchName(on bool) string {
 	if on {
 		return "true"
 	}

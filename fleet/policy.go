@@ -149,14 +149,14 @@ const (
 var policyNames = [...]string{"unlimited", "token-bucket", "aws", "grpc", "breaker",
 	"finagle-budget", "envoy-budget", "sliding-breaker", "sre-throttle", "attempt-breaker", "aws-spec", "grpc-adaptive"}
 
-// String is the policy's name, as ParsePolicy reads it.
+// String is the policy's name, as UnmarshalText reads it.
 func (k PolicyKind) String() string { return enumName(policyNames[:], "PolicyKind", k) }
 
 // MarshalText is the policy's name.
 func (k PolicyKind) MarshalText() ([]byte, error) { return enumText(policyNames[:], "PolicyKind", k) }
 
-// UnmarshalText reads a policy's name, as ParsePolicy does.
-func (k *PolicyKind) UnmarshalText(text []byte) error { return parseText(k, text, ParsePolicy) }
+// UnmarshalText reads a policy's name.
+func (k *PolicyKind) UnmarshalText(text []byte) error { return parseText(k, text, parsePolicy) }
 
 // GuardsFirst says whether the kind may refuse a request's first attempt
 // too, so it is asked even when nothing is retried or hedged.
@@ -168,8 +168,8 @@ func (k PolicyKind) GuardsFirst() bool {
 // for each Start and Retry.
 func (k PolicyKind) random() bool { return k == SREThrottle || k == GRPCAdaptive }
 
-// ParsePolicy reads a policy name.
-func ParsePolicy(s string) (PolicyKind, error) {
+// parsePolicy reads a policy name.
+func parsePolicy(s string) (PolicyKind, error) {
 	for i, n := range policyNames {
 		if n == s {
 			return PolicyKind(i), nil
@@ -257,9 +257,9 @@ func (k PolicyKind) Reads(path string) bool {
 	return int(k) < len(policyParams) && slices.Contains(policyParams[k], path)
 }
 
-// PolicyParams lists every policy parameter's path, each once, in the order
+// policyPaths lists every policy parameter's path, each once, in the order
 // of the kinds.
-func PolicyParams() []string {
+func policyPaths() []string {
 	var out []string
 	for _, ps := range policyParams {
 		for _, p := range ps {
@@ -435,7 +435,7 @@ func ParamSeconds(path string) bool {
 // for a time; a count must be a whole number. Limits are Check's.
 func (p *PolicyConfig) SetParam(path string, v float64) error {
 	prm, _ := LookupParam(path)
-	if !slices.Contains(PolicyParams(), path) {
+	if !slices.Contains(policyPaths(), path) {
 		return &FieldError{Field: path, Msg: "no policy has this parameter"}
 	}
 	c := Config{Client: Client{Policy: *p}}
@@ -454,9 +454,9 @@ func (p *PolicyConfig) SetParam(path string, v float64) error {
 	return nil
 }
 
-// ParseScope reads a policy's scope as PolicyConfig.Shared holds it:
+// parseScope reads a policy's scope as PolicyConfig.Shared holds it:
 // client (a state per client) or fleet (one state shared by every client).
-func ParseScope(s string) (shared bool, err error) {
+func parseScope(s string) (shared bool, err error) {
 	switch s {
 	case "client":
 		return false, nil
@@ -466,8 +466,8 @@ func ParseScope(s string) (shared bool, err error) {
 	return false, fmt.Errorf("unknown scope %q (want client or fleet)", s)
 }
 
-// ScopeName is the name ParseScope reads as shared.
-func ScopeName(shared bool) string {
+// scopeName is the name parseScope reads as shared.
+func scopeName(shared bool) string {
 	if shared {
 		return "fleet"
 	}

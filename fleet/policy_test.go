@@ -701,7 +701,7 @@ func TestHedges(t *testing.T) {
 // Every parameter a kind reads can be set by name, and lands in the field
 // its kind's Check looks at: set out of its limits, Check names it.
 func TestSetParam(t *testing.T) {
-	for _, name := range PolicyParams() {
+	for _, name := range policyPaths() {
 		var kind PolicyKind
 		for k := range PolicyKind(len(policyNames)) {
 			if k.Reads(name) {

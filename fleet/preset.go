@@ -203,7 +203,7 @@ func lookupPreset[P any](ps []P, name string, nameOf func(P) string, want string
 	return none, fmt.Errorf("unknown preset %q (%s %s)", name, want, strings.Join(names, ", "))
 }
 
-// AWSStandardClient is the standard retry mode of the AWS SDKs with its
+// awsStandardClient is the standard retry mode of the AWS SDKs with its
 // defaults as aws-sdk-go-v2's aws/retry package sets them at v1.47.8 (the
 // last release before v1.48.0 made the 2026 retry behaviour the default):
 // DefaultMaxAttempts 3; a quota of DefaultRetryRateTokens 500, a retry
@@ -213,13 +213,13 @@ func lookupPreset[P any](ps []P, name string, nameOf func(P) string, want string
 // u x 2^a seconds before retry a (a = 1 for the first), capped at
 // DefaultMaxBackoff 20 s: full jitter with a base of 2 s. shared says whether
 // one SDK client serves the whole fleet.
-func AWSStandardClient(shared bool) Client {
+func awsStandardClient(shared bool) Client {
 	return Client{Attempts: 3,
 		Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 2 * time.Second, Cap: 20 * time.Second},
 		Policy:  PolicyConfig{Kind: AWSQuota, Shared: shared, Tokens: 500, Cost: 5, TimeoutCost: 10}}
 }
 
-// GRPCRetryClient is the retry policy and retry throttling of gRPC's
+// grpcRetryClient is the retry policy and retry throttling of gRPC's
 // proposal A6 ("gRPC Retry Design", as amended in 2024 by grpc/proposal#452
 // and implemented by grpc-go v1.69.0 to v1.83.1), with the values of its
 // examples: maxAttempts 4, initialBackoff 0.1 s, maxBackoff 1 s,
@@ -227,7 +227,7 @@ func AWSStandardClient(shared bool) Client {
 // random(0.8, 1.2): backoff.GRPC), and retryThrottling maxTokens 10,
 // tokenRatio 0.1. The throttle belongs to a channel: shared says whether one
 // channel serves the whole fleet.
-func GRPCRetryClient(shared bool) Client {
+func grpcRetryClient(shared bool) Client {
 	return Client{Attempts: 4,
 		Backoff: backoff.Policy{Kind: backoff.GRPC, Base: 100 * time.Millisecond, Cap: time.Second},
 		Policy:  PolicyConfig{Kind: GRPCThrottle, Shared: shared, MaxTokens: 10, Ratio: 0.1}}
@@ -259,7 +259,7 @@ var awsStandard = Preset{
 	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d time.Duration) []Config { return productionRuns(d, "aws", "no_quota", AWSStandardClient) },
+	Runs:       func(d time.Duration) []Config { return productionRuns(d, "aws", "no_quota", awsStandardClient) },
 }
 
 // grpcThrottling runs gRPC's retry policy with retry throttling on
@@ -274,10 +274,10 @@ var grpcThrottling = Preset{
 	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d time.Duration) []Config { return productionRuns(d, "grpc", "no_throttle", GRPCRetryClient) },
+	Runs:       func(d time.Duration) []Config { return productionRuns(d, "grpc", "no_throttle", grpcRetryClient) },
 }
 
-// EnvoyRetryClient is Envoy v1.39.0's router retry, retrying every error
+// envoyRetryClient is Envoy v1.39.0's router retry, retrying every error
 // (retry_on, which has no default, set to 5xx), with its defaults:
 // num_retries 1 (2 attempts), a fully jittered back-off of base interval
 // 25 ms capped at 10 x base (retry N waits within [0, min(25 ms x 2^(N-1),
@@ -285,29 +285,29 @@ var grpcThrottling = Preset{
 // budget_percent 20% and min_retry_concurrency 3 (envoy.config.cluster.v3.
 // CircuitBreakers.Thresholds.RetryBudget). The budget belongs to an Envoy:
 // shared says whether one Envoy serves the whole fleet.
-func EnvoyRetryClient(shared bool) Client {
+func envoyRetryClient(shared bool) Client {
 	return Client{Attempts: 2,
 		Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond},
 		Policy:  PolicyConfig{Kind: EnvoyBudget, Shared: shared, BudgetRatio: 0.2, MinConcurrency: 3}}
 }
 
-// FinagleRetryClient is Finagle 24.5.0's default RetryBudget
+// finagleRetryClient is Finagle 24.5.0's default RetryBudget
 // (RetryBudget.apply, as the 2016 "Retry Budgets" post describes it: 20% of
 // requests, a reserve of 10 retries a second, deposits kept 10 s) with
 // Brooker's three retries and no backoff, as Finagle requeues at once. The
 // budget belongs to a client: shared says whether one serves the whole fleet.
-func FinagleRetryClient(shared bool) Client {
+func finagleRetryClient(shared bool) Client {
 	return Client{Attempts: 4,
 		Policy: PolicyConfig{Kind: FinagleBudget, Shared: shared, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}
 }
 
-// Resilience4jClient is resilience4j 2.4.0's Retry and CircuitBreaker with
+// resilience4jClient is resilience4j 2.4.0's Retry and CircuitBreaker with
 // their defaults: RetryConfig maxAttempts 3 with waitDuration 500 ms between
 // them; CircuitBreakerConfig failureRateThreshold 50%, a COUNT_BASED window
 // of slidingWindowSize 100 calls, minimumNumberOfCalls 100,
 // waitDurationInOpenState 60 s, permittedNumberOfCallsInHalfOpenState 10.
 // shared says whether one breaker serves the whole fleet.
-func Resilience4jClient(shared bool) Client {
+func resilience4jClient(shared bool) Client {
 	return Client{Attempts: 3,
 		Backoff: backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond},
 		Policy: PolicyConfig{Kind: SlidingBreaker, Shared: shared, FailureRate: 0.5, Window: 100, MinCalls: 100,
@@ -324,7 +324,7 @@ var envoyPreset = Preset{
 	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d time.Duration) []Config { return productionRuns(d, "envoy", "no_budget", EnvoyRetryClient) },
+	Runs:       func(d time.Duration) []Config { return productionRuns(d, "envoy", "no_budget", envoyRetryClient) },
 }
 
 // finaglePreset runs Finagle's default RetryBudget on Brooker's retry load.
@@ -337,7 +337,7 @@ var finaglePreset = Preset{
 	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d time.Duration) []Config { return productionRuns(d, "finagle", "no_budget", FinagleRetryClient) },
+	Runs:       func(d time.Duration) []Config { return productionRuns(d, "finagle", "no_budget", finagleRetryClient) },
 }
 
 // resilience4jPreset runs resilience4j's default Retry and CircuitBreaker
@@ -351,19 +351,19 @@ var resilience4jPreset = Preset{
 	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d time.Duration) []Config { return productionRuns(d, "r4j", "no_breaker", Resilience4jClient) },
+	Runs:       func(d time.Duration) []Config { return productionRuns(d, "r4j", "no_breaker", resilience4jClient) },
 }
 
-// SidekiqClient is Sidekiq 8's default job retry: 25 retries (26 attempts)
+// sidekiqClient is Sidekiq 8's default job retry: 25 retries (26 attempts)
 // on its schedule (backoff.Sidekiq), from lib/sidekiq/job_retry.rb (v8.1.7).
-func SidekiqClient() Client {
+func sidekiqClient() Client {
 	return Client{Attempts: 26, Backoff: backoff.Policy{Kind: backoff.Sidekiq}}
 }
 
-// RiverClient is River's default job retry (v0.43.0): MaxAttempts 25
+// riverClient is River's default job retry (v0.43.0): MaxAttempts 25
 // (attempts, the first included) on DefaultClientRetryPolicy's schedule
 // (backoff.River).
-func RiverClient() Client {
+func riverClient() Client {
 	return Client{Attempts: 25, Backoff: backoff.Policy{Kind: backoff.River}}
 }
 
@@ -384,7 +384,7 @@ var jobRetries = Preset{
 		for _, r := range []struct {
 			name   string
 			client Client
-		}{{"sidekiq", SidekiqClient()}, {"river", RiverClient()}} {
+		}{{"sidekiq", sidekiqClient()}, {"river", riverClient()}} {
 			c := r.client
 			c.Clients, c.Timeout = 1, time.Minute
 			runs = append(runs, Config{
@@ -407,11 +407,11 @@ func asCompared(name string, c Client) brookerPolicy {
 	return brookerPolicy{name, c.Attempts, c.Policy, c.Backoff}
 }
 
-// SREThrottleClient is the client-side adaptive throttling of Google's SRE
+// sreThrottleClient is the client-side adaptive throttling of Google's SRE
 // book ("Handling overload", 2016: K = 2 over the last 2 minutes, accepts
 // every reply but an overload rejection) with Brooker's three retries and no
 // backoff.
-func SREThrottleClient(shared bool) Client {
+func sreThrottleClient(shared bool) Client {
 	return Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, Shared: shared, K: 2, SREWindow: 2 * time.Minute}}
 }
 
@@ -430,12 +430,12 @@ var retryPolicies = Preset{
 	Totals:     true,
 	Runs: func(d time.Duration) []Config {
 		ps := append(brookerPolicies[:len(brookerPolicies):len(brookerPolicies)],
-			asCompared("aws_standard", AWSStandardClient(false)),
-			asCompared("grpc_throttling", GRPCRetryClient(false)),
-			asCompared("envoy_budget", EnvoyRetryClient(false)),
-			asCompared("finagle_budget", FinagleRetryClient(false)),
-			asCompared("r4j_breaker", Resilience4jClient(false)),
-			asCompared("sre_throttle", SREThrottleClient(false)))
+			asCompared("aws_standard", awsStandardClient(false)),
+			asCompared("grpc_throttling", grpcRetryClient(false)),
+			asCompared("envoy_budget", envoyRetryClient(false)),
+			asCompared("finagle_budget", finagleRetryClient(false)),
+			asCompared("r4j_breaker", resilience4jClient(false)),
+			asCompared("sre_throttle", sreThrottleClient(false)))
 		return brookerRuns(d, 100, 1000, ps, false)
 	},
 }
@@ -472,12 +472,12 @@ var spikeRecovery = Preset{
 			{"backoff_jitter", Client{Attempts: 3, Backoff: jitter}},
 			{"adaptive_10pct", Client{Attempts: MaxAttempts, Policy: PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}}},
 			{"breaker_10pct", Client{Attempts: 3, Policy: PolicyConfig{Kind: Breaker, Threshold: 0.1}}},
-			{"aws_standard", AWSStandardClient(false)},
-			{"grpc_throttling", GRPCRetryClient(false)},
-			{"envoy_budget", EnvoyRetryClient(false)},
-			{"finagle_budget", FinagleRetryClient(false)},
-			{"r4j_breaker", Resilience4jClient(false)},
-			{"sre_throttle", SREThrottleClient(false)},
+			{"aws_standard", awsStandardClient(false)},
+			{"grpc_throttling", grpcRetryClient(false)},
+			{"envoy_budget", envoyRetryClient(false)},
+			{"finagle_budget", finagleRetryClient(false)},
+			{"r4j_breaker", resilience4jClient(false)},
+			{"sre_throttle", sreThrottleClient(false)},
 			{"hedge_2.5s", Client{Attempts: 1, Hedges: 1, HedgeDelay: 2500 * time.Millisecond}},
 		}
 		var runs []Config

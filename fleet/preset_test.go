@@ -22,11 +22,11 @@ import (
 // maxBackoff 1 s, backoffMultiplier 2, maxTokens 10, tokenRatio 0.1);
 // Sidekiq 8's 25 retries and River's MaxAttempts 25.
 func TestProductionDefaults(t *testing.T) {
-	aws := AWSStandardClient(true)
+	aws := awsStandardClient(true)
 	if want := (PolicyConfig{Kind: AWSQuota, Shared: true, Tokens: 500, Cost: 5, TimeoutCost: 10}); aws.Attempts != 3 || aws.Policy != want {
 		t.Errorf("aws: %d attempts, %+v; want 3, %+v", aws.Attempts, aws.Policy, want)
 	}
-	grpc := GRPCRetryClient(false)
+	grpc := grpcRetryClient(false)
 	if want := (PolicyConfig{Kind: GRPCThrottle, MaxTokens: 10, Ratio: 0.1}); grpc.Attempts != 4 || grpc.Policy != want {
 		t.Errorf("grpc: %d attempts, %+v; want 4, %+v", grpc.Attempts, grpc.Policy, want)
 	}
@@ -65,14 +65,14 @@ func TestProductionDefaults(t *testing.T) {
 		// upstream/resource_manager_impl.h RetryBudgetImpl::max "budget_percent_ ?
 		// *budget_percent_ : 20.0" and "min_retry_concurrency_ ?
 		// *min_retry_concurrency_ : 3".
-		{"envoy", EnvoyRetryClient(true), Client{Attempts: 2,
+		{"envoy", envoyRetryClient(true), Client{Attempts: 2,
 			Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond},
 			Policy:  PolicyConfig{Kind: EnvoyBudget, Shared: true, BudgetRatio: 0.2, MinConcurrency: 3}}},
 		// Finagle 24.5.0 (tag finagle-24.5.0, 2024-05-06),
 		// finagle-core/.../service/RetryBudget.scala: "val DefaultTtl =
 		// 10.seconds", "val DefaultMinRetriesPerSec = 10", and "def apply():
 		// RetryBudget = apply(DefaultTtl, DefaultMinRetriesPerSec, 0.2, ...)".
-		{"finagle", FinagleRetryClient(false), Client{Attempts: 4,
+		{"finagle", finagleRetryClient(false), Client{Attempts: 4,
 			Policy: PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}},
 		// resilience4j 2.4.0 (tag v2.4.0, 2026-03-14): RetryConfig.java
 		// "DEFAULT_WAIT_DURATION = 500", "DEFAULT_MAX_ATTEMPTS = 3";
@@ -81,12 +81,12 @@ func TestProductionDefaults(t *testing.T) {
 		// = 10", "DEFAULT_MINIMUM_NUMBER_OF_CALLS = 100",
 		// "DEFAULT_SLIDING_WINDOW_SIZE = 100", "DEFAULT_SLIDING_WINDOW_TYPE =
 		// SlidingWindowType.COUNT_BASED".
-		{"resilience4j", Resilience4jClient(false), Client{Attempts: 3,
+		{"resilience4j", resilience4jClient(false), Client{Attempts: 3,
 			Backoff: backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond},
 			Policy: PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.5, Window: 100, MinCalls: 100,
 				OpenTime: time.Minute, HalfOpenCalls: 10}}},
 		// The SRE book: K = 2 over 2 minutes.
-		{"sre", SREThrottleClient(false), Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}}},
+		{"sre", sreThrottleClient(false), Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}}},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s: %+v; want %+v", tc.name, tc.got, tc.want)
@@ -99,14 +99,14 @@ func TestProductionDefaults(t *testing.T) {
 	// [0, 25 ms) for the one retry, [0, 50 ms) for a second.
 	for n, want := range []time.Duration{25, 50, 100, 200, 250, 250} {
 		want *= time.Millisecond
-		if got := EnvoyRetryClient(false).Backoff.Delay(n, 0, 0.999); got >= want || got < want*99/100 {
+		if got := envoyRetryClient(false).Backoff.Delay(n, 0, 0.999); got >= want || got < want*99/100 {
 			t.Errorf("envoy: retry %d at u = 0.999 waits %v; want just under %v", n+1, got, want)
 		}
 	}
-	if c := SidekiqClient(); c.Attempts != 26 || c.Backoff.Kind != backoff.Sidekiq {
+	if c := sidekiqClient(); c.Attempts != 26 || c.Backoff.Kind != backoff.Sidekiq {
 		t.Errorf("sidekiq: %d attempts, %s; want 25 retries (26 attempts) on the sidekiq schedule", c.Attempts, c.Backoff.Kind)
 	}
-	if c := RiverClient(); c.Attempts != 25 || c.Backoff.Kind != backoff.River {
+	if c := riverClient(); c.Attempts != 25 || c.Backoff.Kind != backoff.River {
 		t.Errorf("river: %d attempts, %s; want MaxAttempts 25 on the river schedule", c.Attempts, c.Backoff.Kind)
 	}
 }

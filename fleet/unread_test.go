@@ -43,15 +43,15 @@ func TestDefaultConfigRunsEveryKind(t *testing.T) {
 	}
 }
 
-// ParseScope reads the names ScopeName prints, and only those.
+// parseScope reads the names scopeName prints, and only those.
 func TestParseScope(t *testing.T) {
 	for _, shared := range []bool{false, true} {
-		if got, err := ParseScope(ScopeName(shared)); err != nil || got != shared {
-			t.Errorf("ParseScope(ScopeName(%v)) = %v, %v", shared, got, err)
+		if got, err := parseScope(scopeName(shared)); err != nil || got != shared {
+			t.Errorf("parseScope(scopeName(%v)) = %v, %v", shared, got, err)
 		}
 	}
-	if _, err := ParseScope("global"); err == nil || err.Error() != `unknown scope "global" (want client or fleet)` {
-		t.Errorf("ParseScope(global) = %v", err)
+	if _, err := parseScope("global"); err == nil || err.Error() != `unknown scope "global" (want client or fleet)` {
+		t.Errorf("parseScope(global) = %v", err)
 	}
 }
 
@@ -66,7 +66,7 @@ func TestParams(t *testing.T) {
 		}
 		seen[p.Path], seen["key "+p.Key] = true, true
 	}
-	for _, name := range PolicyParams() {
+	for _, name := range policyPaths() {
 		p, ok := LookupParam(name)
 		if !ok {
 			t.Errorf("policy parameter %s is not a Param", name)
