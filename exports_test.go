@@ -15,7 +15,7 @@ import (
 // hold together, as TestExportCount counts them. Issue 37's goal is 500:
 // this is a ratchet at what the last change reached, and every later
 // change lowers it, never raises it.
-const exportCeiling = 1338
+const exportCeiling = 1332
 
 // publicDirs walks the module and lists, sorted, the directory of every
 // package a Go program may import: every directory holding a non-test Go
@@ -196,12 +196,10 @@ var sharedNames = map[string]string{
 	"Exponential":   "TODO issue 37: rename: a backoff Kind (backoff), a service-time Dist (fleet)",
 	"Kind":          "TODO issue 37: rename: a backoff policy (backoff), what values a setting takes (schema)",
 	"Latency":       "TODO issue 37: rename: a step's latency (provider), a ServerKind (fleet), a schema.Kind (schema)",
-	"LookupParam":   "TODO issue 37: rename: a sweep parameter, (Param, error) (root), a setting by path, (Param, bool) (fleet)",
 	"LookupPreset":  "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
 	"MaxAttempts":   "TODO issue 37: rename: 1000 tries of a job's step (root, provider), 100 of a fleet client (fleet)",
 	"MaxDuration":   "TODO issue 37: rename: a latency's 8760h, a Duration (provider), a run's 3600 untyped seconds (fleet)",
 	"MaxReplicates": "TODO issue 37: rename: 10,000 of an Experiment (root), 1000 of a fleet run (fleet)",
-	"MaxWorkers":    "TODO issue 37: rename: 4096 goroutines (root), 1e6 workers of a queue server (fleet)",
 	"Param":         "TODO issue 37: rename: a sweep parameter (root), a declared setting of a Config (fleet)",
 	"Params":        "TODO issue 37: rename: a fleet Config's settings (fleet), a report's echoed inputs (stats)",
 	"Point":         "TODO issue 37: rename: a second of a fleet series (fleet), an Estimate without interval (schema), a sweep's grid point (stats)",

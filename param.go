@@ -29,9 +29,9 @@ type Param struct {
 	value func(v float64) any
 }
 
-// MaxSetAxes bounds the parameters a sweep varies by name; the grid's size
+// maxSetAxes bounds the parameters a sweep varies by name; the grid's size
 // bounds their values.
-const MaxSetAxes = sweep.MaxSets
+const maxSetAxes = sweep.MaxSets
 
 // field is a field of a step or of the queue that a setting names: one
 // table, so that a name means one thing whether a flag gives it over a
@@ -136,7 +136,7 @@ func kindField(kind schema.Kind, lo, hi int) field {
 // queue, in the order reports and Settings list them: its name (the path
 // Override, -set, the command's flags and scenario files give it by), its
 // field, what it means, its bounds (spec) and which model reads it;
-// Settings, Override, LookupParam, the command's flags and help, and
+// Settings, Override, lookupParam, the command's flags and help, and
 // Unread's rule for the job model are all read from it. The queue's are
 // delivery.Settings, under queue.
 var settingTable = append(stepSettings(provider.StepSettings()), queueSettings(delivery.Settings())...)
@@ -351,7 +351,7 @@ func seconds(v float64) time.Duration { return time.Duration(math.Round(v * 1e9)
 
 var stepRE = regexp.MustCompile(`^steps\[([^\]]*)\]\.([a-z_.]+)$`)
 
-// LookupParam is the parameter called name in sc and, when not nil, its
+// lookupParam is the parameter called name in sc and, when not nil, its
 // queue q: steps[STEP].FIELD, STEP a step's name and FIELD p_fail,
 // lost_reply (a step that can lose its reply), latency (a fixed duration) or
 // attempts (the step's own, overriding the run's);
@@ -362,7 +362,7 @@ var stepRE = regexp.MustCompile(`^steps\[([^\]]*)\]\.([a-z_.]+)$`)
 // does: with q nil (the job model) a step's latency and the queue's fields
 // are refused, and a latency or queue.repeat_delay takes a fixed duration,
 // replacing a lognormal median:p99.
-func LookupParam(name string, sc provider.Scenario, q *delivery.Config) (Param, error) {
+func lookupParam(name string, sc provider.Scenario, q *delivery.Config) (Param, error) {
 	f, _, _, err := lookupField(name, sc, true)
 	switch {
 	case err != nil:
@@ -386,7 +386,7 @@ func (p Param) Check(v float64) error {
 }
 
 // ParseSet reads a setting to vary, NAME=VALUES: the parameter's name
-// (LookupParam) and its values (sweep.Parse: a value, a list or a range
+// (steps[STEP].FIELD or queue.FIELD, as Override names it) and its values (sweep.Parse: a value, a list or a range
 // start:stop:count; durations as 1h or 250ms), checked against what the
 // parameter takes. Its errors are each a *FieldError naming the parameter.
 func ParseSet(arg string, sc provider.Scenario, q *delivery.Config) (Param, []float64, error) {
@@ -398,7 +398,7 @@ func ParseSet(arg string, sc provider.Scenario, q *delivery.Config) (Param, []fl
 	if !ok {
 		return Param{}, nil, fieldErr(name, "gives no values: %q is not NAME=VALUES (steps[charge the card].p_fail=0:0.05:11, queue.ttl=1h,24h)", arg)
 	}
-	p, err := LookupParam(name, sc, q)
+	p, err := lookupParam(name, sc, q)
 	if err != nil {
 		return Param{}, nil, err
 	}

@@ -45,13 +45,13 @@ const (
 	// MaxReplicates bounds Replicates: each replicate keeps its metric
 	// values until the report is built.
 	MaxReplicates = 10_000
-	// MaxWorkers bounds Workers.
-	MaxWorkers = 4096
-	// MaxDeliveries bounds a delivery-model run's deliveries at worst (jobs
+	// maxWorkers bounds Workers.
+	maxWorkers = 4096
+	// maxDeliveries bounds a delivery-model run's deliveries at worst (jobs
 	// x strategies x replicates x queue.max_deliveries, twice with
 	// repeats): about 3 CPU hours at the measured 8.5 million a CPU second
 	// of a run whose every delivery crashes; most runs take far less.
-	MaxDeliveries = 1e11
+	maxDeliveries = 1e11
 	// DefaultSeed is the seed the command runs when given none: the seed of
 	// the article's tables.
 	DefaultSeed = 1
@@ -166,8 +166,8 @@ func (e Experiment) Check() error {
 	if r := e.Replicates; r < 0 || r > MaxReplicates {
 		return fieldErr("replicates", "%d is not a whole number from 1 to %d", r, MaxReplicates)
 	}
-	if w := e.Workers; w < 0 || w > MaxWorkers {
-		return fieldErr("workers", "%d is not a whole number from 1 to %d", w, MaxWorkers)
+	if w := e.Workers; w < 0 || w > maxWorkers {
+		return fieldErr("workers", "%d is not a whole number from 1 to %d", w, maxWorkers)
 	}
 	if err := e.checkScenario(); err != nil {
 		return err
@@ -230,7 +230,7 @@ func checkStrategy(s strategy.Strategy) error {
 }
 
 // checkDeliveries refuses a delivery-model run that could take more than
-// MaxDeliveries deliveries, naming queue.max_deliveries when its default
+// maxDeliveries deliveries, naming queue.max_deliveries when its default
 // would fit, else jobs.
 func (e Experiment) checkDeliveries() error {
 	d := e.Delivery
@@ -239,11 +239,11 @@ func (e Experiment) checkDeliveries() error {
 		runs *= 2 // a request sent twice is two messages
 	}
 	worst := runs * float64(d.MaxDeliveries)
-	if worst <= MaxDeliveries {
+	if worst <= maxDeliveries {
 		return nil
 	}
 	field := "jobs"
-	if def := delivery.Defaults().MaxDeliveries; d.MaxDeliveries > def && runs*float64(def) <= MaxDeliveries {
+	if def := delivery.Defaults().MaxDeliveries; d.MaxDeliveries > def && runs*float64(def) <= maxDeliveries {
 		field = "queue.max_deliveries"
 	}
 	what := fmt.Sprintf("%s x %s x %s", human.Count(e.Jobs, "job"), human.Count(int64(len(e.Strategies)), "strategy"), human.Count(int64(max(1, e.Replicates)), "replicate"))
@@ -251,7 +251,7 @@ func (e Experiment) checkDeliveries() error {
 		what += " x 2 (repeats)"
 	}
 	return fieldErr(field, "%s, up to %d deliveries each (queue.max_deliveries), are up to %.3g deliveries; at most %.0e (about 3 CPU hours when every delivery crashes)",
-		what, d.MaxDeliveries, worst, float64(MaxDeliveries))
+		what, d.MaxDeliveries, worst, float64(maxDeliveries))
 }
 
 // checkScenario refuses a zero Scenario, a scenario that provider's

@@ -16,7 +16,7 @@ import (
 )
 
 // A setting given as a command's flag gives (Override, with the flag's typed
-// value) and the same name swept by -set (LookupParam, a number; durations
+// value) and the same name swept by -set (lookupParam, a number; durations
 // in seconds) change the same field to the same value: one name, one thing.
 // Every numeric field of a step and of the queue is covered.
 func TestOverrideIsSet(t *testing.T) {
@@ -53,7 +53,7 @@ func TestOverrideIsSet(t *testing.T) {
 				if _, _, err := Override(base, q, Setting{tt.name, tt.flag}); !errors.As(err, &fe) || fe.Field != tt.name {
 					t.Errorf("Override(%s) with no queue = %v; want a FieldError for %s", tt.name, err, tt.name)
 				}
-				if _, err := LookupParam(tt.name, base, q); err == nil || !strings.Contains(err.Error(), "only the delivery model reads it") {
+				if _, err := lookupParam(tt.name, base, q); err == nil || !strings.Contains(err.Error(), "only the delivery model reads it") {
 					t.Errorf("-set %s with no queue = %v; want refused", tt.name, err)
 				}
 				continue

@@ -18,17 +18,17 @@ import (
 
 // Limits of a sweep, checked before any work.
 const (
-	// MaxSweepPoints bounds a grid, the product of its axes' lengths.
-	MaxSweepPoints = sweep.MaxPoints
-	// MaxSweepRows bounds a sweep's rows, points x strategies.
-	MaxSweepRows = sweep.MaxRows
+	// maxSweepPoints bounds a grid, the product of its axes' lengths.
+	maxSweepPoints = sweep.MaxPoints
+	// maxSweepRows bounds a sweep's rows, points x strategies.
+	maxSweepRows = sweep.MaxRows
 )
 
 // Axis is one parameter of a sweep and its values, in the order given.
 type Axis struct {
 	// Name is one of stats.Axes' names (p_fail, lost_reply, attempts, jobs)
-	// or a parameter of the scenario by name (LookupParam:
-	// steps[charge the card].p_fail, queue.ttl; durations in seconds). The
+	// or a parameter of the scenario by name, as Override names it
+	// (steps[charge the card].p_fail, queue.ttl; durations in seconds). The
 	// attempts axis sets every strategy.Retry's Attempts at each point.
 	Name   string
 	Values []float64
@@ -155,8 +155,8 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 			named++
 		}
 	}
-	if named > MaxSetAxes {
-		return nil, fieldErr("axes", "%d parameters are more than the %d a sweep varies by name", named, MaxSetAxes)
+	if named > maxSetAxes {
+		return nil, fieldErr("axes", "%d parameters are more than the %d a sweep varies by name", named, maxSetAxes)
 	}
 	var given []string
 	for _, a := range s.Axes {
@@ -171,7 +171,7 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 			spec = sweepSpecs[grid[i].fixed]
 		default:
 			var err error
-			if p, err = LookupParam(a.Name, sc, s.Delivery); err != nil {
+			if p, err = lookupParam(a.Name, sc, s.Delivery); err != nil {
 				return nil, err
 			}
 			spec = p.spec
@@ -327,10 +327,10 @@ func (s Sweep) Check() (swept []string, err error) {
 }
 
 // plan checks the sweep and builds its points. A grid of more than
-// MaxSweepPoints points or MaxSweepRows rows is refused as a *FieldError
+// maxSweepPoints points or maxSweepRows rows is refused as a *FieldError
 // whose Fields are the swept parameters (Field joins them by " x ") and whose message gives
 // their lengths, or for the rows with Field "strategies"; a parameter given
-// twice, or more than MaxSetAxes of them, with Field "axes".
+// twice, or more than maxSetAxes of them, with Field "axes".
 func (s Sweep) plan() (plan, error) {
 	grid, err := s.grid()
 	if err != nil {
