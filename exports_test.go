@@ -15,7 +15,7 @@ import (
 // hold together, as TestExportCount counts them. Issue 37's goal is 500:
 // this is a ratchet at what the last change reached, and every later
 // change lowers it, never raises it.
-const exportCeiling = 1332
+const exportCeiling = 1328
 
 // publicDirs walks the module and lists, sorted, the directory of every
 // package a Go program may import: every directory holding a non-test Go
@@ -181,7 +181,6 @@ func TestExportCount(t *testing.T) {
 var sharedNames = map[string]string{
 	"Config":        "each model's configuration of one run: delivery's queue, fleet's run",
 	"FieldError":    "one type: the root's and fleet's are aliases of schema.FieldError",
-	"Garwood":       "Garwood's exact Poisson interval: schema's names the Method, stats' computes an Estimate by it",
 	"MaxJobs":       "the most jobs of a job-model run (10^12): the root's is stats', for an Experiment and a shard's counters",
 	"MaxSteps":      "the most steps of a job's scenario (64): provider's for a scenario, stats' for a shard's model",
 	"Options":       "the optional arguments of the package's main call: fleet.Run's, report's writers'",

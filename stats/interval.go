@@ -32,11 +32,11 @@ func Wilson(x, n int64) schema.Estimate {
 	return ci
 }
 
-// Garwood is the count x with its exact Poisson interval, from chi-squared
+// garwoodCount is the count x with its exact Poisson interval, from chi-squared
 // quantiles: it never undercovers, which matters for counts such as 11
 // failed jobs where normal approximations do. Its N is x, the events it
 // rests on.
-func Garwood(x int64) schema.Estimate {
+func garwoodCount(x int64) schema.Estimate {
 	lo, hi := garwood(float64(x))
 	return schema.Estimate{Value: float64(x), Lo: lo, Hi: hi, N: x, Level: Confidence, Method: schema.Garwood}
 }
@@ -57,13 +57,13 @@ func garwood(x float64) (lo, hi float64) {
 // holds its coverage for tiny counts.
 const rareShare = 0.1
 
-// CountOfJobs is the count x of n jobs with its interval, as a count:
+// countOfJobs is the count x of n jobs with its interval, as a count:
 // Garwood's when x is a rare share of n (its Hi cut at n), Wilson's scaled
 // to n otherwise. Its N is n.
-func CountOfJobs(x, n int64) schema.Estimate {
+func countOfJobs(x, n int64) schema.Estimate {
 	nf := float64(n)
 	if float64(x) <= rareShare*nf {
-		g := Garwood(x)
+		g := garwoodCount(x)
 		g.Hi, g.N = math.Min(g.Hi, nf), n
 		return g
 	}
@@ -96,7 +96,7 @@ func MeanOf(sum int64, sumSq Wide, n int64) schema.Estimate {
 // (5 repeats a run) and 96% from about 100 on.
 const rareClumps = 100
 
-// MeanOfCounts is the mean of n per-job counts with the given sum and sum of
+// meanOfCounts is the mean of n per-job counts with the given sum and sum of
 // squares, and its interval. Jobs with a count are rare and come in clumps (a
 // whole-job retry repeats up to nine steps at once), so the sum is treated as
 // compound Poisson: sum/d is Poisson-like with the same mean and variance
@@ -104,7 +104,7 @@ const rareClumps = 100
 // count sum^2/sumSq is under rareClumps the interval is d times Garwood's on
 // it (Garwood's own for counts of 0 and 1 a job; a sum of 0 gives [0, 3.7]
 // jobs' worth, not [0, 0]); from there on it is MeanOf's normal interval.
-func MeanOfCounts(sum int64, sumSq Wide, n int64) schema.Estimate {
+func meanOfCounts(sum int64, sumSq Wide, n int64) schema.Estimate {
 	nf := float64(n)
 	sq := sumSq.Float64()
 	if sum == 0 || float64(sum)*float64(sum) < rareClumps*sq {

@@ -49,9 +49,9 @@ type Metric struct {
 	Variance func(e Expected) float64
 }
 
-// share is x of n jobs as a share, with CountOfJobs' interval.
+// share is x of n jobs as a share, with countOfJobs' interval.
 func share(x, n int64) schema.Estimate {
-	e := CountOfJobs(x, n)
+	e := countOfJobs(x, n)
 	nf := float64(n)
 	e.Value, e.Lo, e.Hi = float64(x)/nf, e.Lo/nf, e.Hi/nf
 	return e
@@ -63,7 +63,7 @@ func repeats(c *Counters, noRepeats bool) schema.Estimate {
 	if noRepeats {
 		return schema.Estimate{Value: float64(c.RepeatedSteps) / float64(c.Jobs), N: c.Jobs, Level: Confidence, Method: schema.Exact}
 	}
-	return MeanOfCounts(c.RepeatedSteps, c.RepeatedSq, c.Jobs)
+	return meanOfCounts(c.RepeatedSteps, c.RepeatedSq, c.Jobs)
 }
 
 func binomialSE(c *Counters, p float64) float64 { return math.Sqrt(p * (1 - p) / float64(c.Jobs)) }
@@ -228,13 +228,13 @@ func quantileMetric(name, label string, failed bool, p float64) Metric {
 	}}
 }
 
-// WatchedMetricName is the name of the duplicate rate of the watched step
+// watchedMetricName is the name of the duplicate rate of the watched step
 // called step, as a sweep's metric: steps[STEP].duplicate_rate.
-func WatchedMetricName(step string) string { return "steps[" + step + "].duplicate_rate" }
+func watchedMetricName(step string) string { return "steps[" + step + "].duplicate_rate" }
 
 // SweepMetrics are the metrics a sweep can show of rows whose scenario
 // watches watched: Metrics(), then each watched step's duplicate rate by
-// its name (WatchedMetricName), then, with delivery, the delivery model's:
+// its name, steps[STEP].duplicate_rate, then, with delivery, the delivery model's:
 // deliveries_per_job, lost_work (a share of jobs) and the completion times'
 // quantiles in seconds (completion_p50 to failed_completion_p99), which
 // have no interval.
@@ -242,7 +242,7 @@ func SweepMetrics(watched []Watch, delivery bool) []Metric {
 	out := Metrics()
 	for k, w := range watched {
 		m := metrics[len(metrics)-1] // duplicate_rate
-		m.Name = WatchedMetricName(w.Name)
+		m.Name = watchedMetricName(w.Name)
 		m.Label = "Share of jobs whose step " + w.Name + " ran twice or more"
 		if w.Label != "" { // the table's column
 			m.Label = w.Label + ", share of jobs"
