@@ -155,10 +155,10 @@ func (g *Graph) Edges() []Edge {
 	return es
 }
 
-// Depths is each service's depth: 1 for a service an entry sends to, else 1
+// depths is each service's depth: 1 for a service an entry sends to, else 1
 // plus the least depth of a service that calls it (the shortest path from an
 // entry). g must have passed Check.
-func (g *Graph) Depths() []int {
+func (g *Graph) depths() []int {
 	idx := g.index()
 	depth := make([]int, len(g.Services))
 	var frontier []int
@@ -298,7 +298,7 @@ func (g *Graph) Check() error {
 	if err := g.checkCycles(idx); err != nil {
 		return err
 	}
-	depth := g.Depths()
+	depth := g.depths()
 	for v, d := range depth {
 		if d == 0 {
 			return schema.Errorf(g.servicePath(v), "no entry reaches it (entries go to %s)", g.entryTargets())

@@ -74,7 +74,7 @@ func (r GraphResult) Rows() []GraphRow {
 	d := g.Duration.Seconds()
 	col := func(f func(*GraphReplicate) float64) schema.Estimate { return column(r.Replicates, f) }
 	nan := func(*GraphReplicate) float64 { return math.NaN() }
-	depths := g.Depths()
+	depths := g.depths()
 	var byDepth []schema.Estimate
 	for d := 1; slices.Contains(depths, d); d++ {
 		byDepth = append(byDepth, col(func(p *GraphReplicate) float64 {

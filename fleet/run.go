@@ -175,9 +175,9 @@ var verdictNames = [...]string{"no trigger", "too short", "down", "recovered"}
 // "recovered".
 func (v Verdict) String() string { return enumName(verdictNames[:], "Verdict", v) }
 
-// Triggered says whether the run has something to recover from: a spike or
+// triggered says whether the run has something to recover from: a spike or
 // ramp in its load (to a peak other than its rate), or an outage.
-func (c *Config) Triggered() bool {
+func (c *Config) triggered() bool {
 	return c.Load.Kind != Constant && c.Load.Peak != c.Load.Rate || c.Outage.On()
 }
 
@@ -206,7 +206,7 @@ func (c *Config) settledAt() float64 {
 // judged down or late over 10 minutes), and the late successes of requests
 // that arrived during the disturbance from passing for recovery.
 func recovery(cfg *Config, series []Second) (float64, Verdict) {
-	if !cfg.Triggered() {
+	if !cfg.triggered() {
 		return math.NaN(), NoTrigger
 	}
 	settled := cfg.settledAt()
@@ -355,7 +355,7 @@ func (r Result) Summary() Summary {
 		P95:            col(func(p *Replicate) float64 { return p.P95 }),
 		P99:            col(func(p *Replicate) float64 { return p.P99 }),
 		PeakInProgress: col(func(p *Replicate) float64 { return float64(p.PeakInProgress) }),
-		Trigger:        r.Config.Triggered(),
+		Trigger:        r.Config.triggered(),
 		RecoveredShare: stats.Share(recovered, judged),
 		Recovery:       nonNegative(col(func(p *Replicate) float64 { return p.Recovery })),
 		RecoveryTime:   r.RecoveryCurve().Quartiles(),

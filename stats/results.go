@@ -78,8 +78,8 @@ func (c *Counters) Add(o *Counters) {
 	c.Calls += o.Calls
 	c.RepeatedSteps += o.RepeatedSteps
 	c.DuplicateUsers += o.DuplicateUsers
-	c.CallsSq.AddWide(o.CallsSq)
-	c.RepeatedSq.AddWide(o.RepeatedSq)
+	c.CallsSq.addWide(o.CallsSq)
+	c.RepeatedSq.addWide(o.RepeatedSq)
 	c.SideEffects += o.SideEffects
 	c.Deliveries += o.Deliveries
 	c.LostWork += o.LostWork

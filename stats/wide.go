@@ -20,8 +20,8 @@ func (w *Wide) Add(x uint64) {
 	w.Hi += carry
 }
 
-// AddWide adds o to w.
-func (w *Wide) AddWide(o Wide) {
+// addWide adds o to w.
+func (w *Wide) addWide(o Wide) {
 	var carry uint64
 	w.Lo, carry = bits.Add64(w.Lo, o.Lo, 0)
 	w.Hi += o.Hi + carry
