@@ -2,10 +2,7 @@ package retrysim_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,21 +13,8 @@ import (
 // internal/rng and internal/sim), and each Example function pins its
 // output, so that go test runs it (ExampleNewReport had no // Output:).
 func TestExamplesArePublic(t *testing.T) {
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != "." {
-			return filepath.SkipDir
-		}
-		if !strings.HasSuffix(path, "example_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
-		if err != nil {
-			return err
-		}
+	isExample := func(path string) bool { return strings.HasSuffix(path, "example_test.go") }
+	eachGoFile(t, isExample, func(_ *token.FileSet, path string, f *ast.File) {
 		for _, im := range f.Imports {
 			if p, _ := strconv.Unquote(im.Path.Value); strings.Contains(p, "/internal/") {
 				t.Errorf("%s imports %s, which a program outside the module cannot", path, p)
@@ -51,9 +35,5 @@ func TestExamplesArePublic(t *testing.T) {
 				t.Errorf("%s: %s has no // Output:, so go test never runs it", path, fn.Name.Name)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -200,24 +200,7 @@ func pathTo(imports map[string][]string, root string, match func(string) bool) [
 // Error sentinels (var ErrX = errors.New(...)) are allowed: errors.Is needs
 // one value to compare with, and assigning to one changes no output.
 func TestNoExportedVars(t *testing.T) {
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	eachGoFile(t, isSource, func(fset *token.FileSet, _ string, f *ast.File) {
 		for _, decl := range f.Decls {
 			g, ok := decl.(*ast.GenDecl)
 			if !ok || g.Tok != token.VAR {
@@ -233,6 +216,38 @@ func TestNoExportedVars(t *testing.T) {
 				}
 			}
 		}
+	})
+}
+
+// isSource reports whether path is a Go file of the module's own code, not
+// a test.
+func isSource(path string) bool {
+	return strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go")
+}
+
+// eachGoFile parses, with its comments, every file of the module that keep
+// accepts (never one under testdata or a hidden folder) and hands it to fn.
+func eachGoFile(t *testing.T, keep func(path string) bool, fn func(fset *token.FileSet, path string, f *ast.File)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !keep(path) {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		fn(fset, path, f)
 		return nil
 	})
 	if err != nil {

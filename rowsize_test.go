@@ -2,11 +2,8 @@ package retrysim_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
-	"strings"
 	"testing"
 	"unsafe"
 
@@ -34,24 +31,7 @@ func TestLargeRowsByPointer(t *testing.T) {
 			t.Fatalf("a row type is %d bytes; this test is about rows of tens of kilobytes: update largeRows", size)
 		}
 	}
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	eachGoFile(t, isSource, func(fset *token.FileSet, path string, f *ast.File) {
 		large := map[string]bool{}
 		for _, n := range append(largeRows[filepath.Dir(path)], largeRows["*"]...) {
 			large[n] = true
@@ -75,11 +55,7 @@ func TestLargeRowsByPointer(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // typeName is a type expression's name as written (Row, stats.Row), or ""
