@@ -1187,32 +1187,44 @@ func (s *sim) service(v *svcSim) float64 {
 // It also adds the calls waiting there (queued or held by a stall) to the
 // series' Backlog, and their oldest's age to its Age and peakAge.
 func (s *sim) advance(v *svcSim) {
-	waiting := v.queue.len() + v.held
-	if v.n > 0 || waiting > 0 {
-		n, w := float64(v.n), float64(waiting)
-		v.area += n * (s.now - v.last)
-		v.queued += w * (s.now - v.last)
-		oldest := math.Inf(1)
-		if waiting > 0 {
-			oldest = v.oldest()
-			v.peakAge = max(v.peakAge, s.now-oldest)
-		}
-		for a := v.last; a < s.now && a < s.dur; {
-			sec := int(a)
-			end := min(float64(sec+1), s.now, s.dur)
-			ss := &v.series[sec]
-			ss.Busy += n * (end - a)
-			if waiting > 0 {
-				ss.Backlog += w * (end - a)
-				if v.heldSeries != nil {
-					v.heldSeries[sec] += float64(v.held) * (end - a)
-				}
-				ss.Age = max(ss.Age, end-oldest)
-			}
-			a = end
-		}
-	}
+	last := v.last
 	v.last = s.now
+	waiting := v.queue.len() + v.held
+	if v.n == 0 && waiting == 0 {
+		return
+	}
+	n, dt := float64(v.n), s.now-last
+	v.area += n * dt
+	oldest := math.Inf(1)
+	if waiting > 0 { // with none, every term below would add +0
+		v.queued += float64(waiting) * dt
+		oldest = v.oldest()
+		v.peakAge = max(v.peakAge, s.now-oldest)
+	}
+	// Second by second up to now or the run's end; no time is NaN, so
+	// comparisons pick the same values min would.
+	stop := s.now
+	if s.dur < stop {
+		stop = s.dur
+	}
+	for a := last; a < stop; {
+		sec := int(a)
+		end := float64(sec + 1)
+		if stop < end {
+			end = stop
+		}
+		ss := &v.series[sec]
+		ss.Busy += n * (end - a)
+		if waiting > 0 {
+			w := float64(waiting)
+			ss.Backlog += w * (end - a)
+			if v.heldSeries != nil {
+				v.heldSeries[sec] += float64(v.held) * (end - a)
+			}
+			ss.Age = max(ss.Age, end-oldest)
+		}
+		a = end
+	}
 }
 
 // oldest is when the oldest call waiting at v (queued or held) reached it;
