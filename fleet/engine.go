@@ -494,6 +494,35 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 	return s
 }
 
+// reuse gives s, a replicate of the same graph as old not yet started, the
+// memory old's replicate grew (its slots, its event queue and timeout
+// FIFOs, its services' queues), so a worker's replicates of a graph
+// allocate it once; old is not used after. Every slice is emptied and
+// refilled as a new one would be, so nothing old held is read.
+func (s *sim) reuse(old *sim) {
+	s.reqs, s.free, s.jobs, s.freeJobs = old.reqs[:0], old.free[:0], old.jobs[:0], old.freeJobs[:0]
+	s.h.reuse(&old.h)
+	for i := range s.tq {
+		s.tq[i].reuse(&old.tq[i])
+	}
+	for v := range s.svcs {
+		s.svcs[v].queue.reuse(&old.svcs[v].queue)
+		s.svcs[v].heldAt.reuse(&old.svcs[v].heldAt)
+	}
+	if s.up != nil { // nil stays nil: it says no service makes calls
+		s.up, s.serial, s.seen = old.up[:0], old.serial[:0], old.seen[:0]
+	}
+	if s.fresh != nil {
+		s.fresh = old.fresh[:0]
+	}
+	if s.leased != nil {
+		s.leased = old.leased[:0]
+	}
+	if s.keys != nil {
+		s.keys, s.books = old.keys[:0], old.books[:0]
+	}
+}
+
 // calls is how many calls the graph's services make in all.
 func (g *Graph) calls() int {
 	n := 0
