@@ -275,6 +275,8 @@ type arrival struct {
 	edge int32
 	// poison is the entry's share of poison requests (Entry.Poison).
 	poison float64
+	// from and to are load's From and To in seconds.
+	from, to float64
 	// firstAt are the times of the clients' first calls (Shape.FirstCall),
 	// ascending, firstOf their clients, and nextFirst the next one to start.
 	firstAt   []float64
@@ -475,6 +477,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 		}
 		a := &s.arrivals[k]
 		a.load, a.lmax, a.edge, a.poison = en.Load, en.Load.max(), int32(k), en.Poison
+		a.from, a.to = en.Load.From.Seconds(), en.Load.To.Seconds()
 	}
 	i := len(g.Entries)
 	for v := range g.Services {
@@ -549,7 +552,7 @@ func (s *sim) nextArrival(a *arrival, t float64) float64 {
 		if t >= s.dur {
 			return math.Inf(1)
 		}
-		if a.load.Kind == Constant || a.src.Float64()*a.lmax < a.load.At(t) {
+		if a.load.Kind == Constant || a.src.Float64()*a.lmax < a.load.at(t, a.from, a.to) {
 			return t
 		}
 	}
@@ -633,8 +636,9 @@ func (s *sim) simulate(ctx context.Context) error {
 			}
 		}
 	}
+	tqs := s.tq // the FIFOs are made with the sim: the slice never changes
 	for {
-		if s.events%checkEvery == 0 {
+		if s.events&(checkEvery-1) == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -647,14 +651,14 @@ func (s *sim) simulate(ctx context.Context) error {
 		if s.h.len() > 0 {
 			lt = s.h.min()
 		}
-		for i := range s.tq {
-			if tq := &s.tq[i]; tq.len() > 0 && tq.front().t < lt {
+		for i := range tqs {
+			if tq := &tqs[i]; tq.len() > 0 && tq.front().t < lt {
 				lane, lt = i, tq.front().t
 			}
 		}
 		switch {
 		case lane >= 0:
-			e = s.tq[lane].pop()
+			e = tqs[lane].pop()
 		case s.h.len() > 0:
 			e = s.h.take() // min loaded it
 		}
@@ -668,7 +672,7 @@ func (s *sim) simulate(ctx context.Context) error {
 			// The watcher stopped the run before e: e goes back where it
 			// was, to pop first on a resume.
 			if lane >= 0 {
-				s.tq[lane].unpop(e)
+				tqs[lane].unpop(e)
 			} else {
 				s.h.unpop(e)
 			}
