@@ -558,11 +558,21 @@ func (s *sim) nextArrival(a *arrival, t float64) float64 {
 	}
 }
 
-func (s *sim) push(t float64, kind uint8, slot int32, attempt, copy, outcome uint8) {
-	if slot >= 0 {
-		s.reqs[slot].refs++
+// push schedules e, an event of the request in its slot, which it refers
+// to. (Small enough to inline: the engine pushes an event or two an event.)
+func (s *sim) push(e event) {
+	s.reqs[e.slot].refs++
+	s.h.push(e)
+}
+
+// pushArrival schedules an arrival at entry k, a client's first call if
+// first: an event with no request, its slot -1 - k.
+func (s *sim) pushArrival(t float64, k int32, first bool) {
+	e := event{t: t, slot: -1 - k, kind: evArrival}
+	if first {
+		e.attempt = firstCall
 	}
-	s.h.push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: kind, outcome: outcome})
+	s.h.push(e)
 }
 
 // u is the draw a random policy of edge e decides with, 0 for the others.
@@ -632,7 +642,7 @@ func (s *sim) simulate(ctx context.Context) error {
 				s.firstCalls(a)
 			}
 			if t := s.nextArrival(a, 0); t < s.dur {
-				s.push(t, evArrival, int32(-1-k), 0, 0, 0)
+				s.pushArrival(t, int32(k), false)
 			}
 		}
 	}
@@ -940,7 +950,7 @@ func (s *sim) firstCalls(a *arrival) {
 // pushFirst schedules entry a's next first call, if one is left before the end.
 func (s *sim) pushFirst(a *arrival) {
 	if a.nextFirst < len(a.firstAt) && a.firstAt[a.nextFirst] < s.dur {
-		s.push(a.firstAt[a.nextFirst], evArrival, -1-a.edge, firstCall, 0, 0)
+		s.pushArrival(a.firstAt[a.nextFirst], a.edge, true)
 	}
 }
 
@@ -970,7 +980,7 @@ func (s *sim) arrive(k int32, first bool) {
 	if first {
 		s.pushFirst(a)
 	} else if t := s.nextArrival(a, s.now); t < s.dur {
-		s.push(t, evArrival, -1-k, 0, 0, 0)
+		s.pushArrival(t, k, false)
 	}
 }
 
@@ -1058,9 +1068,9 @@ func (s *sim) sendCopy(slot int32, e *edgeSim) {
 	if !e.atReceive {
 		s.pushTimeout(s.now+e.waitSecs, slot, e, r.attempt, c)
 	}
-	s.push(s.now+s.exp(s.netSecs), evAtServer, slot, r.attempt, c, 0)
+	s.push(event{t: s.now + s.exp(s.netSecs), slot: slot, attempt: r.attempt, copy: c, kind: evAtServer})
 	if int(r.copies) <= e.hedges {
-		s.push(s.now+e.hedgeSecs, evHedge, slot, r.attempt, 0, 0)
+		s.push(event{t: s.now + e.hedgeSecs, slot: slot, attempt: r.attempt, kind: evHedge})
 	}
 }
 
@@ -1128,7 +1138,7 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 			v.held++
 			v.heldAt.push(s.now)
 			v.waited()
-			s.push(v.outTo, evResume, slot, attempt, copy, 0)
+			s.push(event{t: v.outTo, slot: slot, attempt: attempt, copy: copy, kind: evResume})
 			return
 		}
 		if s.atReceive && v.kind == Queue { // a worker took it and failed it: its timeout runs
@@ -1186,9 +1196,9 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 	v.sojourn -= s.now
 	switch v.kind {
 	case Latency:
-		s.push(s.now+v.baseSecs+v.slopeSecs*float64(v.n), evDone, slot, attempt, copy, 0)
+		s.push(event{t: s.now + v.baseSecs + v.slopeSecs*float64(v.n), slot: slot, attempt: attempt, copy: copy, kind: evDone})
 	case RateLimit, Independent:
-		s.push(s.now+v.baseSecs, evDone, slot, attempt, copy, 0)
+		s.push(event{t: s.now + v.baseSecs, slot: slot, attempt: attempt, copy: copy, kind: evDone})
 	case Queue:
 		if v.busy < v.workers {
 			v.busy++
@@ -1196,7 +1206,7 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 			if s.atReceive {
 				s.received(slot, attempt, copy)
 			}
-			s.push(s.now+s.service(v), evDone, slot, attempt, copy, 0)
+			s.push(event{t: s.now + s.service(v), slot: slot, attempt: attempt, copy: copy, kind: evDone})
 			return
 		}
 		v.queue.push(waiter{slot, attempt, copy, s.now, since})
@@ -1313,7 +1323,7 @@ func (s *sim) release(v *svcSim) {
 				s.received(w.slot, w.attempt, w.copy)
 			}
 			v.wait += s.now - w.arrived
-			s.push(s.now+s.service(v), evDone, w.slot, w.attempt, w.copy, 0)
+			s.push(event{t: s.now + s.service(v), slot: w.slot, attempt: w.attempt, copy: w.copy, kind: evDone})
 		} else {
 			v.busy--
 		}
@@ -1554,7 +1564,7 @@ func (s *sim) answer(slot int32, attempt, copy uint8, outcome uint8) {
 		e.counts.Late++
 		return
 	}
-	s.push(t, evReply, slot, attempt, copy, outcome)
+	s.push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: evReply, outcome: outcome})
 }
 
 // awaits says whether the request still waits for copy c of its attempt a.
@@ -1701,7 +1711,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 			return
 		}
 		s.backoffs(e, 1)
-		s.push(r.deadline, evSend, slot, 0, 0, 0)
+		s.push(event{t: r.deadline, slot: slot, kind: evSend})
 		return
 	}
 	u := 0.0
@@ -1715,7 +1725,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 		return
 	}
 	s.backoffs(e, 1)
-	s.push(s.now+d.Seconds(), evSend, slot, 0, 0, 0)
+	s.push(event{t: s.now + d.Seconds(), slot: slot, kind: evSend})
 }
 
 // sendRetry is a decided retry leaving the client once its backoff is over:

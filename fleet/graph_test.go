@@ -66,7 +66,7 @@ func traceGraph(t *testing.T, g Graph, arrivals ...float64) GraphReplicate {
 	}
 	s := newGraphSim(&g, 1)
 	for _, at := range arrivals {
-		s.push(at, evArrival, -1, 0, 0, 0)
+		s.pushArrival(at, 0, false)
 	}
 	if err := s.simulate(context.Background()); err != nil {
 		t.Fatal(err)
