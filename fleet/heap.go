@@ -154,7 +154,7 @@ func (q *eventQueue) push(e event) {
 	case x < wheelSize:
 		k := int(x)
 		q.first[k], q.last[k] = q.add(e, q.first[k], q.last[k])
-		q.full[k/64] |= 1 << (k % 64)
+		q.full[uint(k)/64] |= 1 << (uint(k) % 64) // k >= 0: shifts, not signed division
 	default:
 		q.far, q.farLast = q.add(e, q.far, q.farLast)
 	}
@@ -206,7 +206,7 @@ func (q *eventQueue) load() {
 		q.rewheel()
 		k = q.nextFull()
 	}
-	q.full[k/64] &^= 1 << (k % 64)
+	q.full[uint(k)/64] &^= 1 << (uint(k) % 64)
 	q.cur = k + 1
 	// Locals, not q's fields, in the loops: the compiler keeps them in
 	// registers.
@@ -277,7 +277,7 @@ func (q *eventQueue) rewheel() {
 		if x < wheelSize {
 			k := int(x)
 			q.first[k], q.last[k] = q.link(i, q.first[k], q.last[k])
-			q.full[k/64] |= 1 << (k % 64)
+			q.full[uint(k)/64] |= 1 << (uint(k) % 64)
 		} else {
 			q.far, q.farLast = q.link(i, q.far, q.farLast)
 		}
