@@ -397,7 +397,7 @@ type sim struct {
 // newSim is the one-edge graph of cfg, seeded.
 func newSim(cfg *Config, seed uint64) *sim {
 	g := cfg.Graph()
-	s := newGraphSim(&g, seed)
+	s := newGraphSim(&g, seed, nil)
 	s.cfg = cfg
 	s.svcs[0].callSeries, s.svcs[0].heldSeries = nil, nil
 	return s
@@ -406,7 +406,9 @@ func newSim(cfg *Config, seed uint64) *sim {
 // newGraphSim starts replicate seed of g, which must have passed Check:
 // entry 0's arrivals draw from stream 0 of the seed, everything else but
 // arrivals from stream 1, and entry k > 0's arrivals from stream k + 1.
-func newGraphSim(g *Graph, seed uint64) *sim {
+// spare, if not nil, is a finished replicate whose memory it reuses when
+// its graph is g (see reuse); spare is not used after.
+func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 	s := &sim{g: g, dur: g.Duration.Seconds(), netSecs: g.Net.Seconds(), mem: g.memoryless, deadlines: g.Deadlines}
 	gen := rng.PCGGenerator()
 	s.arrivals = make([]arrival, len(g.Entries))
@@ -429,7 +431,15 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 			sv.logn = rng.NewLognormal(d.Sigma)
 		}
 	}
-	s.edges = make([]edgeSim, len(g.Entries)+g.calls())
+	if spare != nil && spare.g != g {
+		spare = nil
+	}
+	if spare != nil { // as many edges, each with its histogram: zeroed, as made
+		s.edges = spare.edges
+		clear(s.edges)
+	} else {
+		s.edges = make([]edgeSim, len(g.Entries)+g.calls())
+	}
 	waits := map[time.Duration]int{}
 	edge := func(i int, cl *Client, to int) {
 		e := &s.edges[i]
@@ -494,13 +504,17 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 	if s.keysWide = g.keysWidth(); s.keysWide > 0 {
 		s.keys, s.books = []keyRecord{}, []jobBook{}
 	}
+	if spare != nil {
+		s.reuse(spare)
+	}
 	return s
 }
 
-// reuse gives s, a replicate of the same graph as old not yet started, the
+// reuse gives s, a replicate of the same graph as old being made, the
 // memory old's replicate grew (its slots, its event queue and timeout
 // FIFOs, its services' queues), so a worker's replicates of a graph
-// allocate it once; old is not used after. Every slice is emptied and
+// allocate it once (newGraphSim reuses its edges too); old is not used
+// after. Every slice is emptied and
 // refilled as a new one would be, so nothing old held is read.
 func (s *sim) reuse(old *sim) {
 	s.reqs, s.free, s.jobs, s.freeJobs = old.reqs[:0], old.free[:0], old.jobs[:0], old.freeJobs[:0]

@@ -107,10 +107,7 @@ func runReplicates(ctx context.Context, graphs []Graph, opt Options, atOnce int,
 				stop(err)
 			}
 		}()
-		s = newGraphSim(&graphs[run], rng.ReplicateSeed(opt.Seed, uint64(opt.First+r)))
-		if spare != nil && spare.g == s.g {
-			s.reuse(spare)
-		}
+		s = newGraphSim(&graphs[run], rng.ReplicateSeed(opt.Seed, uint64(opt.First+r)), spare)
 		var shown int64 // this replicate's seconds told
 		if opt.Progress != nil {
 			s.tick = func(now float64) {
