@@ -510,12 +510,10 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 	return s
 }
 
-// reuse gives s, a replicate of the same graph as old being made, the
-// memory old's replicate grew (its slots, its event queue and timeout
-// FIFOs, its services' queues), so a worker's replicates of a graph
-// allocate it once (newGraphSim reuses its edges too); old is not used
-// after. Every slice is emptied and
-// refilled as a new one would be, so nothing old held is read.
+// reuse gives s, a replicate of old's graph being made, the memory old's
+// replicate grew (its slots, event queue, timeout FIFOs and services'
+// queues), emptied, to refill as new slices would be: a worker's
+// replicates of a graph allocate it once; old is not used after.
 func (s *sim) reuse(old *sim) {
 	s.reqs, s.free, s.jobs, s.freeJobs = old.reqs[:0], old.free[:0], old.jobs[:0], old.freeJobs[:0]
 	s.h.reuse(&old.h)
