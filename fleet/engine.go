@@ -275,6 +275,8 @@ type arrival struct {
 	edge int32
 	// poison is the entry's share of poison requests (Entry.Poison).
 	poison float64
+	// from and to are load's From and To in seconds.
+	from, to float64
 	// firstAt are the times of the clients' first calls (Shape.FirstCall),
 	// ascending, firstOf their clients, and nextFirst the next one to start.
 	firstAt   []float64
@@ -395,7 +397,7 @@ type sim struct {
 // newSim is the one-edge graph of cfg, seeded.
 func newSim(cfg *Config, seed uint64) *sim {
 	g := cfg.Graph()
-	s := newGraphSim(&g, seed)
+	s := newGraphSim(&g, seed, nil)
 	s.cfg = cfg
 	s.svcs[0].callSeries, s.svcs[0].heldSeries = nil, nil
 	return s
@@ -404,7 +406,9 @@ func newSim(cfg *Config, seed uint64) *sim {
 // newGraphSim starts replicate seed of g, which must have passed Check:
 // entry 0's arrivals draw from stream 0 of the seed, everything else but
 // arrivals from stream 1, and entry k > 0's arrivals from stream k + 1.
-func newGraphSim(g *Graph, seed uint64) *sim {
+// spare, if not nil, is a finished replicate whose memory it reuses when
+// its graph is g (see reuse); spare is not used after.
+func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 	s := &sim{g: g, dur: g.Duration.Seconds(), netSecs: g.Net.Seconds(), mem: g.memoryless, deadlines: g.Deadlines}
 	gen := rng.PCGGenerator()
 	s.arrivals = make([]arrival, len(g.Entries))
@@ -427,7 +431,15 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 			sv.logn = rng.NewLognormal(d.Sigma)
 		}
 	}
-	s.edges = make([]edgeSim, len(g.Entries)+g.calls())
+	if spare != nil && spare.g != g {
+		spare = nil
+	}
+	if spare != nil { // as many edges, each with its histogram: zeroed, as made
+		s.edges = spare.edges
+		clear(s.edges)
+	} else {
+		s.edges = make([]edgeSim, len(g.Entries)+g.calls())
+	}
 	waits := map[time.Duration]int{}
 	edge := func(i int, cl *Client, to int) {
 		e := &s.edges[i]
@@ -475,6 +487,7 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 		}
 		a := &s.arrivals[k]
 		a.load, a.lmax, a.edge, a.poison = en.Load, en.Load.max(), int32(k), en.Poison
+		a.from, a.to = en.Load.From.Seconds(), en.Load.To.Seconds()
 	}
 	i := len(g.Entries)
 	for v := range g.Services {
@@ -491,7 +504,38 @@ func newGraphSim(g *Graph, seed uint64) *sim {
 	if s.keysWide = g.keysWidth(); s.keysWide > 0 {
 		s.keys, s.books = []keyRecord{}, []jobBook{}
 	}
+	if spare != nil {
+		s.reuse(spare)
+	}
 	return s
+}
+
+// reuse gives s, a replicate of old's graph being made, the memory old's
+// replicate grew (its slots, event queue, timeout FIFOs and services'
+// queues), emptied, to refill as new slices would be: a worker's
+// replicates of a graph allocate it once; old is not used after.
+func (s *sim) reuse(old *sim) {
+	s.reqs, s.free, s.jobs, s.freeJobs = old.reqs[:0], old.free[:0], old.jobs[:0], old.freeJobs[:0]
+	s.h.reuse(&old.h)
+	for i := range s.tq {
+		s.tq[i].reuse(&old.tq[i])
+	}
+	for v := range s.svcs {
+		s.svcs[v].queue.reuse(&old.svcs[v].queue)
+		s.svcs[v].heldAt.reuse(&old.svcs[v].heldAt)
+	}
+	if s.up != nil { // nil stays nil: it says no service makes calls
+		s.up, s.serial, s.seen = old.up[:0], old.serial[:0], old.seen[:0]
+	}
+	if s.fresh != nil {
+		s.fresh = old.fresh[:0]
+	}
+	if s.leased != nil {
+		s.leased = old.leased[:0]
+	}
+	if s.keys != nil {
+		s.keys, s.books = old.keys[:0], old.books[:0]
+	}
 }
 
 // calls is how many calls the graph's services make in all.
@@ -520,17 +564,27 @@ func (s *sim) nextArrival(a *arrival, t float64) float64 {
 		if t >= s.dur {
 			return math.Inf(1)
 		}
-		if a.load.Kind == Constant || a.src.Float64()*a.lmax < a.load.At(t) {
+		if a.load.Kind == Constant || a.src.Float64()*a.lmax < a.load.at(t, a.from, a.to) {
 			return t
 		}
 	}
 }
 
-func (s *sim) push(t float64, kind uint8, slot int32, attempt, copy, outcome uint8) {
-	if slot >= 0 {
-		s.reqs[slot].refs++
+// push schedules e, an event of the request in its slot, which it refers
+// to. (Small enough to inline: the engine pushes an event or two an event.)
+func (s *sim) push(e event) {
+	s.reqs[e.slot].refs++
+	s.h.push(e)
+}
+
+// pushArrival schedules an arrival at entry k, a client's first call if
+// first: an event with no request, its slot -1 - k.
+func (s *sim) pushArrival(t float64, k int32, first bool) {
+	e := event{t: t, slot: -1 - k, kind: evArrival}
+	if first {
+		e.attempt = firstCall
 	}
-	s.h.push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: kind, outcome: outcome})
+	s.h.push(e)
 }
 
 // u is the draw a random policy of edge e decides with, 0 for the others.
@@ -600,12 +654,13 @@ func (s *sim) simulate(ctx context.Context) error {
 				s.firstCalls(a)
 			}
 			if t := s.nextArrival(a, 0); t < s.dur {
-				s.push(t, evArrival, int32(-1-k), 0, 0, 0)
+				s.pushArrival(t, int32(k), false)
 			}
 		}
 	}
+	tqs := s.tq // the FIFOs are made with the sim: the slice never changes
 	for {
-		if s.events%checkEvery == 0 {
+		if s.events&(checkEvery-1) == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -618,14 +673,14 @@ func (s *sim) simulate(ctx context.Context) error {
 		if s.h.len() > 0 {
 			lt = s.h.min()
 		}
-		for i := range s.tq {
-			if tq := &s.tq[i]; tq.len() > 0 && tq.front().t < lt {
+		for i := range tqs {
+			if tq := &tqs[i]; tq.len() > 0 && tq.front().t < lt {
 				lane, lt = i, tq.front().t
 			}
 		}
 		switch {
 		case lane >= 0:
-			e = s.tq[lane].pop()
+			e = tqs[lane].pop()
 		case s.h.len() > 0:
 			e = s.h.take() // min loaded it
 		}
@@ -639,7 +694,7 @@ func (s *sim) simulate(ctx context.Context) error {
 			// The watcher stopped the run before e: e goes back where it
 			// was, to pop first on a resume.
 			if lane >= 0 {
-				s.tq[lane].unpop(e)
+				tqs[lane].unpop(e)
 			} else {
 				s.h.unpop(e)
 			}
@@ -907,7 +962,7 @@ func (s *sim) firstCalls(a *arrival) {
 // pushFirst schedules entry a's next first call, if one is left before the end.
 func (s *sim) pushFirst(a *arrival) {
 	if a.nextFirst < len(a.firstAt) && a.firstAt[a.nextFirst] < s.dur {
-		s.push(a.firstAt[a.nextFirst], evArrival, -1-a.edge, firstCall, 0, 0)
+		s.pushArrival(a.firstAt[a.nextFirst], a.edge, true)
 	}
 }
 
@@ -937,7 +992,7 @@ func (s *sim) arrive(k int32, first bool) {
 	if first {
 		s.pushFirst(a)
 	} else if t := s.nextArrival(a, s.now); t < s.dur {
-		s.push(t, evArrival, -1-k, 0, 0, 0)
+		s.pushArrival(t, k, false)
 	}
 }
 
@@ -1025,9 +1080,9 @@ func (s *sim) sendCopy(slot int32, e *edgeSim) {
 	if !e.atReceive {
 		s.pushTimeout(s.now+e.waitSecs, slot, e, r.attempt, c)
 	}
-	s.push(s.now+s.exp(s.netSecs), evAtServer, slot, r.attempt, c, 0)
+	s.push(event{t: s.now + s.exp(s.netSecs), slot: slot, attempt: r.attempt, copy: c, kind: evAtServer})
 	if int(r.copies) <= e.hedges {
-		s.push(s.now+e.hedgeSecs, evHedge, slot, r.attempt, 0, 0)
+		s.push(event{t: s.now + e.hedgeSecs, slot: slot, attempt: r.attempt, kind: evHedge})
 	}
 }
 
@@ -1095,7 +1150,7 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 			v.held++
 			v.heldAt.push(s.now)
 			v.waited()
-			s.push(v.outTo, evResume, slot, attempt, copy, 0)
+			s.push(event{t: v.outTo, slot: slot, attempt: attempt, copy: copy, kind: evResume})
 			return
 		}
 		if s.atReceive && v.kind == Queue { // a worker took it and failed it: its timeout runs
@@ -1153,9 +1208,9 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 	v.sojourn -= s.now
 	switch v.kind {
 	case Latency:
-		s.push(s.now+v.baseSecs+v.slopeSecs*float64(v.n), evDone, slot, attempt, copy, 0)
+		s.push(event{t: s.now + v.baseSecs + v.slopeSecs*float64(v.n), slot: slot, attempt: attempt, copy: copy, kind: evDone})
 	case RateLimit, Independent:
-		s.push(s.now+v.baseSecs, evDone, slot, attempt, copy, 0)
+		s.push(event{t: s.now + v.baseSecs, slot: slot, attempt: attempt, copy: copy, kind: evDone})
 	case Queue:
 		if v.busy < v.workers {
 			v.busy++
@@ -1163,7 +1218,7 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 			if s.atReceive {
 				s.received(slot, attempt, copy)
 			}
-			s.push(s.now+s.service(v), evDone, slot, attempt, copy, 0)
+			s.push(event{t: s.now + s.service(v), slot: slot, attempt: attempt, copy: copy, kind: evDone})
 			return
 		}
 		v.queue.push(waiter{slot, attempt, copy, s.now, since})
@@ -1187,32 +1242,44 @@ func (s *sim) service(v *svcSim) float64 {
 // It also adds the calls waiting there (queued or held by a stall) to the
 // series' Backlog, and their oldest's age to its Age and peakAge.
 func (s *sim) advance(v *svcSim) {
-	waiting := v.queue.len() + v.held
-	if v.n > 0 || waiting > 0 {
-		n, w := float64(v.n), float64(waiting)
-		v.area += n * (s.now - v.last)
-		v.queued += w * (s.now - v.last)
-		oldest := math.Inf(1)
-		if waiting > 0 {
-			oldest = v.oldest()
-			v.peakAge = max(v.peakAge, s.now-oldest)
-		}
-		for a := v.last; a < s.now && a < s.dur; {
-			sec := int(a)
-			end := min(float64(sec+1), s.now, s.dur)
-			ss := &v.series[sec]
-			ss.Busy += n * (end - a)
-			if waiting > 0 {
-				ss.Backlog += w * (end - a)
-				if v.heldSeries != nil {
-					v.heldSeries[sec] += float64(v.held) * (end - a)
-				}
-				ss.Age = max(ss.Age, end-oldest)
-			}
-			a = end
-		}
-	}
+	last := v.last
 	v.last = s.now
+	waiting := v.queue.len() + v.held
+	if v.n == 0 && waiting == 0 {
+		return
+	}
+	n, dt := float64(v.n), s.now-last
+	v.area += n * dt
+	oldest := math.Inf(1)
+	if waiting > 0 { // with none, every term below would add +0
+		v.queued += float64(waiting) * dt
+		oldest = v.oldest()
+		v.peakAge = max(v.peakAge, s.now-oldest)
+	}
+	// Second by second up to now or the run's end; no time is NaN, so
+	// comparisons pick the same values min would.
+	stop := s.now
+	if s.dur < stop {
+		stop = s.dur
+	}
+	for a := last; a < stop; {
+		sec := int(a)
+		end := float64(sec + 1)
+		if stop < end {
+			end = stop
+		}
+		ss := &v.series[sec]
+		ss.Busy += n * (end - a)
+		if waiting > 0 {
+			w := float64(waiting)
+			ss.Backlog += w * (end - a)
+			if v.heldSeries != nil {
+				v.heldSeries[sec] += float64(v.held) * (end - a)
+			}
+			ss.Age = max(ss.Age, end-oldest)
+		}
+		a = end
+	}
 }
 
 // oldest is when the oldest call waiting at v (queued or held) reached it;
@@ -1268,7 +1335,7 @@ func (s *sim) release(v *svcSim) {
 				s.received(w.slot, w.attempt, w.copy)
 			}
 			v.wait += s.now - w.arrived
-			s.push(s.now+s.service(v), evDone, w.slot, w.attempt, w.copy, 0)
+			s.push(event{t: s.now + s.service(v), slot: w.slot, attempt: w.attempt, copy: w.copy, kind: evDone})
 		} else {
 			v.busy--
 		}
@@ -1509,7 +1576,7 @@ func (s *sim) answer(slot int32, attempt, copy uint8, outcome uint8) {
 		e.counts.Late++
 		return
 	}
-	s.push(t, evReply, slot, attempt, copy, outcome)
+	s.push(event{t: t, slot: slot, attempt: attempt, copy: copy, kind: evReply, outcome: outcome})
 }
 
 // awaits says whether the request still waits for copy c of its attempt a.
@@ -1656,7 +1723,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 			return
 		}
 		s.backoffs(e, 1)
-		s.push(r.deadline, evSend, slot, 0, 0, 0)
+		s.push(event{t: r.deadline, slot: slot, kind: evSend})
 		return
 	}
 	u := 0.0
@@ -1670,7 +1737,7 @@ func (s *sim) retry(slot int32, timeout bool) {
 		return
 	}
 	s.backoffs(e, 1)
-	s.push(s.now+d.Seconds(), evSend, slot, 0, 0, 0)
+	s.push(event{t: s.now + d.Seconds(), slot: slot, kind: evSend})
 }
 
 // sendRetry is a decided retry leaving the client once its backoff is over:

@@ -25,6 +25,9 @@ func (q *fifo[T]) push(v T) {
 	q.n++
 }
 
+// reuse empties q into old's buffer, which old no longer uses.
+func (q *fifo[T]) reuse(old *fifo[T]) { q.buf, q.head, q.n = old.buf, 0, 0 }
+
 // front is the oldest item; the queue must not be empty.
 func (q *fifo[T]) front() *T { return &q.buf[q.head] }
 

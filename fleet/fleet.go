@@ -159,8 +159,11 @@ type Shape struct {
 }
 
 // At is the rate at time t, in seconds.
-func (s Shape) At(t float64) float64 {
-	from, to := s.From.Seconds(), s.To.Seconds()
+func (s Shape) At(t float64) float64 { return s.at(t, s.From.Seconds(), s.To.Seconds()) }
+
+// at is At with From and To in seconds, from and to, which the engine's
+// arrivals keep rather than convert at every draw.
+func (s *Shape) at(t, from, to float64) float64 {
 	switch s.Kind {
 	case Spike:
 		if t >= from && t < to {
@@ -169,7 +172,7 @@ func (s Shape) At(t float64) float64 {
 	case Ramp:
 		if t >= from {
 			mid, half := (from+to)/2, (to-from)/2
-			return math.Max(0, s.Peak-(s.Peak-s.Rate)*math.Abs(t-mid)/half)
+			return max(0, s.Peak-(s.Peak-s.Rate)*math.Abs(t-mid)/half) // the builtin gives math.Max's values
 		}
 	}
 	return s.Rate

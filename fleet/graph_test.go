@@ -64,9 +64,9 @@ func traceGraph(t *testing.T, g Graph, arrivals ...float64) GraphReplicate {
 	if err := g.Check(); err != nil {
 		t.Fatal(err)
 	}
-	s := newGraphSim(&g, 1)
+	s := newGraphSim(&g, 1, nil)
 	for _, at := range arrivals {
-		s.push(at, evArrival, -1, 0, 0, 0)
+		s.pushArrival(at, 0, false)
 	}
 	if err := s.simulate(context.Background()); err != nil {
 		t.Fatal(err)
@@ -630,7 +630,7 @@ func TestGraphRandomBooks(t *testing.T) {
 		if err := g.Check(); err != nil {
 			t.Fatalf("graph %d: %v", i, err)
 		}
-		s := newGraphSim(&g, uint64(i))
+		s := newGraphSim(&g, uint64(i), nil)
 		if err := s.simulate(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -742,7 +742,7 @@ func FuzzRandomGraphBooks(f *testing.F) {
 		if err := g.Check(); err != nil {
 			t.Fatal(err)
 		}
-		s := newGraphSim(&g, a^b)
+		s := newGraphSim(&g, a^b, nil)
 		if err := s.simulate(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -71,7 +71,9 @@ const (
 // by append only when every node holds a pending event, so from a capacity
 // below n; bot, from a capacity below n when a bucket is loaded or an event
 // put back, and below 4n/3 when a push finds it full (its spent events a
-// quarter of it or more are dropped instead); and the wheel.
+// quarter of it or more are dropped instead); and the wheel. A queue that
+// reuses another's memory (reuse), a replicate of the same graph's, starts
+// from capacities that met the same bound.
 func queueBytes(n float64) float64 {
 	size := float64(unsafe.Sizeof(event{}))
 	return grownBytes(n, size) + grownBytes(n, 4) + grownBytes(4*n/3, size) + wheelBytes
@@ -131,8 +133,8 @@ func (q *eventQueue) unpop(e event) {
 
 // push schedules e.
 func (q *eventQueue) push(e event) {
-	if q.n == 0 && q.pool == nil {
-		q.start()
+	if q.pool == nil { // no event pending either
+		q.start(make([]event, 0, 256), make([]int32, 0, 256))
 	}
 	q.n++
 	x := (e.t - q.base) * q.inv
@@ -152,21 +154,29 @@ func (q *eventQueue) push(e event) {
 	case x < wheelSize:
 		k := int(x)
 		q.first[k], q.last[k] = q.add(e, q.first[k], q.last[k])
-		q.full[k/64] |= 1 << (k % 64)
+		q.full[uint(k)/64] |= 1 << (uint(k) % 64) // k >= 0: shifts, not signed division
 	default:
 		q.far, q.farLast = q.add(e, q.far, q.farLast)
 	}
 }
 
-// start readies an empty queue: a wheel from -Inf (every push goes to
-// far) until the first pop, a millisecond a bucket until a rate is known.
-func (q *eventQueue) start() {
-	q.pool, q.next, q.free = make([]event, 0, 256), make([]int32, 0, 256), none
+// start readies an empty queue, its nodes in pool and next (empty): a wheel
+// from -Inf (every push goes to far) until the first pop, a millisecond a
+// bucket until a rate is known.
+func (q *eventQueue) start(pool []event, next []int32) {
+	q.pool, q.next, q.free = pool, next, none
 	q.far, q.farLast = none, none
 	q.base, q.inv, q.cur = math.Inf(-1), 1000, wheelSize
 	for k := range q.first {
 		q.first[k], q.last[k] = none, none
 	}
+}
+
+// reuse readies q, new, with the memory of old, which is not used after:
+// the queue of the replicate before on the same worker.
+func (q *eventQueue) reuse(old *eventQueue) {
+	q.start(old.pool[:0], old.next[:0])
+	q.bot = old.bot[:0]
 }
 
 // add appends e to the list from first to last and returns its new ends.
@@ -196,7 +206,7 @@ func (q *eventQueue) load() {
 		q.rewheel()
 		k = q.nextFull()
 	}
-	q.full[k/64] &^= 1 << (k % 64)
+	q.full[uint(k)/64] &^= 1 << (uint(k) % 64)
 	q.cur = k + 1
 	// Locals, not q's fields, in the loops: the compiler keeps them in
 	// registers.
@@ -267,7 +277,7 @@ func (q *eventQueue) rewheel() {
 		if x < wheelSize {
 			k := int(x)
 			q.first[k], q.last[k] = q.link(i, q.first[k], q.last[k])
-			q.full[k/64] |= 1 << (k % 64)
+			q.full[uint(k)/64] |= 1 << (uint(k) % 64)
 		} else {
 			q.far, q.farLast = q.link(i, q.far, q.farLast)
 		}

@@ -105,7 +105,7 @@ func (s *sim) retryMemoryless(slot int32, timeout bool) {
 		sec.RetriesDecided++
 	}
 	s.backoffs(&s.edges[0], 1)
-	s.push(s.now+s.exp(1/m.BackoffRate), evSend, slot, 0, 0, 0)
+	s.push(event{t: s.now + s.exp(1/m.BackoffRate), slot: slot, kind: evSend})
 }
 
 // MarkovState is what a Memoryless run shows of its state between events:

@@ -94,7 +94,9 @@ func runReplicates(ctx context.Context, graphs []Graph, opt Options, atOnce int,
 	defer stop(nil)
 	// replicate runs replicate r of run; a panic in the run's own policy
 	// stops every worker with its error.
-	replicate := func(run, r int) (err error) {
+	// spare, if not nil, is the worker's replicate before, whose memory
+	// a replicate of the same graph reuses.
+	replicate := func(run, r int, spare *sim) (s *sim, err error) {
 		defer func() {
 			if v := recover(); v != nil {
 				pp, ok := v.(policyPanic)
@@ -105,7 +107,7 @@ func runReplicates(ctx context.Context, graphs []Graph, opt Options, atOnce int,
 				stop(err)
 			}
 		}()
-		s := newGraphSim(&graphs[run], rng.ReplicateSeed(opt.Seed, uint64(opt.First+r)))
+		s = newGraphSim(&graphs[run], rng.ReplicateSeed(opt.Seed, uint64(opt.First+r)), spare)
 		var shown int64 // this replicate's seconds told
 		if opt.Progress != nil {
 			s.tick = func(now float64) {
@@ -116,24 +118,27 @@ func runReplicates(ctx context.Context, graphs []Graph, opt Options, atOnce int,
 			}
 		}
 		if err := s.simulate(ctx); err != nil {
-			return err // ctx is done: runReplicates returns its cause
+			return nil, err // ctx is done: runReplicates returns its cause
 		}
 		keep(run, r, s)
 		if opt.Progress != nil {
 			opt.Progress(done.Add(int64(math.Ceil(s.dur))-shown), total)
 		}
-		return nil
+		return s, nil
 	}
 	for range atOnce {
 		wg.Go(func() {
+			var spare *sim
 			for {
 				j := int(next.Add(1) - 1)
 				if j >= jobs || ctx.Err() != nil {
 					return
 				}
-				if replicate(j/opt.Replicates, j%opt.Replicates) != nil {
+				s, err := replicate(j/opt.Replicates, j%opt.Replicates, spare)
+				if err != nil {
 					return
 				}
+				spare = s
 			}
 		})
 	}

@@ -26,7 +26,7 @@ func traceConfig(p PolicyConfig, wait time.Duration) Config {
 func trace(cfg Config, arrivals ...float64) Replicate {
 	s := newSim(&cfg, 1)
 	for _, t := range arrivals {
-		s.push(t, evArrival, -1, 0, 0, 0)
+		s.pushArrival(t, 0, false)
 	}
 	rep, _ := s.run(context.Background())
 	return rep
