@@ -48,7 +48,10 @@ type runFlags struct {
 // with no usage is not the command's. Workers' usage holds %d twice, for
 // its bounds; an empty shard's or workers' is the usual one.
 type usages struct {
-	preset, scenario, duration, replicates, workers, series, plot, shard string
+	preset, scenario, duration, replicates, workers, series, plot, shard, seed string
+	// plain is a command that prints its own output: -o alone, no -format,
+	// -width or -require.
+	plain bool
 	// doc and formats say what -format prints; replicatesDefault is
 	// -replicates's default as -help shows it, "" for its value.
 	doc               render.Doc
@@ -81,13 +84,20 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	if u.replicatesDefault != "" {
 		fs.Lookup("replicates").DefValue = u.replicatesDefault
 	}
-	fs.Var(&r.seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	r.o.Register(fs, u.doc, u.formats, "")
+	fs.Var(&r.seed, "seed", or(u.seed, "random `seed`; the same flags and seed print the same bytes"))
+	if u.plain {
+		r.o.Out = outfile.File{Flag: "o"}
+		fs.StringVar(&r.o.Out.Path, "o", "", "write the output to `file` (atomically) instead of stdout")
+	} else {
+		r.o.Register(fs, u.doc, u.formats, "")
+	}
 	fs.Var(&r.workers, "workers", fmt.Sprintf(or(u.workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.workers.Lo, r.workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.Var(&r.shard, "shard", or(u.shard, shardUsage))
 	if !r.sweeping() {
-		registerRequireOf(fs, &r.reqs, "run's")
+		if !u.plain {
+			registerRequireOf(fs, &r.reqs, "run's")
+		}
 		return r
 	}
 	fs.Var(flagval.NotHere("a sweep judges no requirement; give -require to one run, or search with retrysim tune "+strings.TrimPrefix(kind, "sweep ")), "require", "")
