@@ -111,9 +111,7 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) 
 	if splitOrbit > 0 {
 		q.Split = chain.OrbitSplit(c, splitOrbit, splitHorizon.Seconds(), splitEffort, splitRuns, uint64(r.seed))
 		if err := q.Split.CheckCost(&c); err != nil {
-			var fe *fleet.FieldError
-			errors.As(err, &fe)
-			return nil, flagval.Usage(fmt.Errorf("-split-%s: %s", fe.Field, fe.Msg))
+			return nil, flagval.Usage(flagError(err, func(fe *fleet.FieldError) (string, string) { return "-split-" + fe.Field, fe.Msg }))
 		}
 	}
 	// A shard too answers, so that a span the chain refuses (within,

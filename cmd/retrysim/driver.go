@@ -277,19 +277,37 @@ func (e engine[C, P, R]) items(w *work, runs []C, perPoint int, opts fleet.Optio
 	})
 }
 
+// flagError is err in the command's words when it is a library's
+// *fleet.FieldError whose path flag names: "FLAG: why", flag saying, of
+// the error, the FLAG to change ("" for none: err as it is) and why.
+func flagError(err error, flag func(fe *fleet.FieldError) (name, why string)) error {
+	var fe *fleet.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	if name, why := flag(fe); name != "" {
+		return fmt.Errorf("%s: %s", name, why)
+	}
+	return err
+}
+
 // graphError is a graph's refusal in the command's words, a usage error:
 // of the options as their flags (-worker-count the model's workers); of a
 // file's graph (loaded) at the file's line; else of the preset. Any other
 // error (an interrupt) is returned as it is.
 func graphError(err error, loaded *scenario.Graph) error {
 	var fe *fleet.FieldError
+	named := flagError(err, func(fe *fleet.FieldError) (string, string) {
+		if fe.Field == "replicates" || fe.Field == "workers" || fe.Field == "duration" && loaded == nil || fe.Field == "worker_count" {
+			return "-" + strings.ReplaceAll(fe.Field, "_", "-"), fe.Msg
+		}
+		return "", ""
+	})
 	switch {
 	case !errors.As(err, &fe):
 		return err
-	case fe.Field == "replicates" || fe.Field == "workers" || fe.Field == "duration" && loaded == nil:
-		return flagval.Usage(fmt.Errorf("-%s: %s", fe.Field, fe.Msg))
-	case fe.Field == "worker_count":
-		return flagval.Usage(fmt.Errorf("-worker-count: %s", fe.Msg))
+	case named != err:
+		return flagval.Usage(named)
 	case loaded != nil:
 		return flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(err)))
 	}

@@ -228,17 +228,12 @@ var tuneFlags = map[string]string{"search": "-search", "objective": "-minimize, 
 // tuneError is a library error of a search's, refused as bad usage naming
 // the flag of the part it names.
 func tuneError(err error) error {
-	var fe *schema.FieldError
-	if !errors.As(err, &fe) {
-		return flagval.Usage(err)
-	}
-	if setting, ok := strings.CutPrefix(fe.Field, "search."); ok { // a setting's own refusal
-		return flagval.Usage(fmt.Errorf("-search: %s: %s", setting, flagval.ModelHint(fe.Msg)))
-	}
-	if f := tuneFlags[fe.Field]; f != "" {
-		return flagval.Usage(fmt.Errorf("%s: %s", f, fe.Msg))
-	}
-	return flagval.Usage(err)
+	return flagval.Usage(flagError(err, func(fe *schema.FieldError) (string, string) {
+		if setting, ok := strings.CutPrefix(fe.Field, "search."); ok { // a setting's own refusal
+			return "-search: " + setting, flagval.ModelHint(fe.Msg)
+		}
+		return tuneFlags[fe.Field], fe.Msg
+	}))
 }
 
 // flagName is the name of the flag arg gives (-name, --name=value), "" for
