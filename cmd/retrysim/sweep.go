@@ -165,6 +165,7 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		}
 	})
 	given := flagval.Given(fs)
+	var byName []string // a setting -set names is named as -set gave it, not by its flag
 	for _, arg := range sets {
 		if err := sw.Set(arg); err != nil {
 			return r, flagval.SetError(err)
@@ -172,10 +173,6 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		if name := sw.Axes[len(sw.Axes)-1].Name; given[flagval.FlagOf(name)] && !strings.Contains(name, "[") {
 			return r, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", flagval.FlagOf(name), name))
 		}
-	}
-	// A setting -set names is named as -set gave it, not by its flag.
-	var byName []string
-	for _, arg := range sets {
 		name, _, _ := strings.Cut(arg, "=")
 		byName = append(byName, strings.TrimSpace(name))
 	}
@@ -184,14 +181,10 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		return r, flagval.LibraryError(err, byName...)
 	}
 	unread := flagval.UnreadFlags(sw.Unread())
-	base := api.Signup()
-	if sw.Scenario != nil {
-		base = *sw.Scenario
-	}
-	if err := refuseUnread(fs, file, unread, sw.Delivery != nil, api.Experiment{Scenario: base, Strategies: strategies}); err != nil {
+	if err := refuseUnread(fs, file, unread, sw.Delivery != nil, api.Experiment{Scenario: sc, Strategies: strategies}); err != nil {
 		return r, err
 	}
-	r.watched = api.Experiment{Scenario: base}.Params().Watched
+	r.watched = api.Experiment{Scenario: sc}.Params().Watched
 	if err := checkRequire(r.reqs, tune.Metrics(r.watched, sw.Delivery != nil), api.RowIDs(strategies)); err != nil {
 		return r, err
 	}
