@@ -215,12 +215,7 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	if err != nil {
 		return r, err
 	}
-	if file != nil {
-		warnKeysInVain(stderr, r.scenario, file.Scenario, c.Strategies, strategies)
-	}
-	if w := sw.Warning(); w != "" { // as the table warns
-		fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
-	}
+	warnKeysInVain(stderr, r.scenario, sc, c.Strategies, strategies, sw.Warning()) // as the table warns
 	r.sw, r.opts, r.plot, r.byName, r.settings = sw, opts, plot, byName, shardSettings(fs, args)
 	return r, nil
 }

@@ -95,14 +95,11 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := e.Check(); err != nil {
 		return flagval.LibraryError(err)
 	}
-	if file != nil {
-		warnKeysInVain(stderr, j.scenario, sc, c.Strategies, e.Strategies)
-	}
+	warning := ""
 	if queue != nil {
-		if w := queue.Warning(sc, e.Strategies); w != "" {
-			fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
-		}
+		warning = queue.Warning(sc, e.Strategies)
 	}
+	warnKeysInVain(stderr, j.scenario, sc, c.Strategies, e.Strategies, warning)
 	rep, err := api.Run(ctx, e)
 	if err != nil {
 		return err
