@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"strings"
 	"time"
 
@@ -34,8 +33,7 @@ const maxSplitRuns = 1000
 
 // parseChain parses the chain command's flags into its run: its splitting
 // runs and crude replicates the items, none without a splitting.
-func parseChain(_ string, args []string, stdout, _ io.Writer) (*work, error) {
-	fs := flagval.NewFlagSet("retrysim chain")
+func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) {
 	c := fleet.DefaultConfig()
 	c.Load.Rate, c.Load.Peak = 1, 3
 	c.Server = fleet.Server{Kind: fleet.Queue, Workers: 2, QueueMax: 3,
@@ -45,15 +43,15 @@ func parseChain(_ string, args []string, stdout, _ io.Writer) (*work, error) {
 	c.Memoryless = fleet.Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 5}
 	within := time.Minute
 	var (
-		out          = outfile.File{Flag: "o"}
-		shard        flagval.Shard
 		splitOrbit   int
-		splitHorizon              = 30 * time.Second
-		splitEffort               = 200
-		splitRuns                 = 20
-		seed         flagval.Seed = 1
-		workers                   = flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096}
+		splitHorizon = 30 * time.Second
+		splitEffort  = 200
+		splitRuns    = 20
 	)
+	r := newRunFlags(kind, usages{plain: true, seed: "random `seed` of the splitting; the same flags and seed print the same bytes",
+		workers: "parallel `workers`, each running splittings, %d to %d; the output does not depend on it",
+		shard:   "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge"}, 1, nil, nil)
+	fs := r.fs
 	for _, p := range fleet.Params() {
 		switch p.Key {
 		case "shape", "rate", "peak", "from", "to", "capacity", "queue", "service", "p-fail":
@@ -74,18 +72,13 @@ func parseChain(_ string, args []string, stdout, _ io.Writer) (*work, error) {
 	fs.Var(flagval.DurationVar(&splitHorizon), "split-horizon", "the `span` from an empty server at 0 s the orbit must reach -split-orbit within")
 	fs.Var(flagval.IntVar(&splitEffort, 1, metastable.MaxEffort), "split-effort", "`paths` a level of each splitting run")
 	fs.Var(flagval.IntVar(&splitRuns, 2, maxSplitRuns), "split-runs", "independent splitting `runs`, whose spread gives the relative error")
-	fs.Var(&seed, "seed", "random `seed` of the splitting; the same flags and seed print the same bytes")
-	fs.Var(&workers, "workers", fmt.Sprintf("parallel `workers`, each running splittings, %d to %d; the output does not depend on it", workers.Lo, workers.Hi))
-	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
-	fs.Var(&shard, "shard", "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
-	fs.StringVar(&out.Path, "o", "", "write the output to `file` (atomically) instead of stdout")
-	if err := flagval.Parse(fs, args, fmt.Sprintf(helpText("chain"), chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, fleet.MaxDuration-1, float64(fleet.MaxBytes)/(1<<30)), stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("chain"), chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, fleet.MaxDuration-1, float64(fleet.MaxBytes)/(1<<30)), nil, stdout); err != nil {
 		return nil, err
 	}
-	if err := outfile.Check(out); err != nil {
+	if err := outfile.Check(r.o.Out); err != nil {
 		return nil, flagval.Usage(err)
 	}
-	if shard.Count > 0 && splitOrbit == 0 {
+	if r.shard.Count > 0 && splitOrbit == 0 {
 		return nil, flagval.Usage(fmt.Errorf("-shard: only splitting runs are sharded, and without -split-orbit there are none; the chain itself is exact and cheap"))
 	}
 	if splitOrbit > m.Orbit || (splitOrbit > 0 && m.RetryProb == 0) {
@@ -116,11 +109,9 @@ func parseChain(_ string, args []string, stdout, _ io.Writer) (*work, error) {
 		q.Collapse = "collapse (the orbit empty: with -retry-prob 0 nothing enters it)"
 	}
 	if splitOrbit > 0 {
-		q.Split = chain.OrbitSplit(c, splitOrbit, splitHorizon.Seconds(), splitEffort, splitRuns, uint64(seed))
+		q.Split = chain.OrbitSplit(c, splitOrbit, splitHorizon.Seconds(), splitEffort, splitRuns, uint64(r.seed))
 		if err := q.Split.CheckCost(&c); err != nil {
-			var fe *fleet.FieldError
-			errors.As(err, &fe)
-			return nil, flagval.Usage(fmt.Errorf("-split-%s: %s", fe.Field, fe.Msg))
+			return nil, flagval.Usage(flagError(err, func(fe *fleet.FieldError) (string, string) { return "-split-" + fe.Field, fe.Msg }))
 		}
 	}
 	// A shard too answers, so that a span the chain refuses (within,
@@ -131,12 +122,11 @@ func parseChain(_ string, args []string, stdout, _ io.Writer) (*work, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	w := &work{kind: "chain", noun: "runs and crude replicates", n: q.Items(), shard: shard, settings: shardSettings(fs, args), out: out}
 	finish := func(ctx context.Context, all []chain.Item) error {
-		return outfile.WriteAll(ctx, stdout, outfile.Output{File: out, Data: []byte(chainEcho(fs) + "\n" + q.Stats(ans, all).String())})
+		return outfile.WriteAll(ctx, stdout, outfile.Output{File: r.o.Out, Data: []byte(chainEcho(fs) + "\n" + q.Stats(ans, all).String())})
 	}
-	return items(w, func(ctx context.Context, lo, hi int) ([]chain.Item, error) {
-		return q.RunItems(ctx, lo, hi, workers.V)
+	return items(r.work("runs and crude replicates", q.Items(), nil), func(ctx context.Context, lo, hi int) ([]chain.Item, error) {
+		return q.RunItems(ctx, lo, hi, r.workers.V)
 	}, q.CheckItem, finish), nil
 }
 

@@ -48,7 +48,10 @@ type runFlags struct {
 // with no usage is not the command's. Workers' usage holds %d twice, for
 // its bounds; an empty shard's or workers' is the usual one.
 type usages struct {
-	preset, scenario, duration, replicates, workers, series, plot, shard string
+	preset, scenario, duration, replicates, workers, series, plot, shard, seed string
+	// plain is a command that prints its own output: -o alone, no -format,
+	// -width or -require.
+	plain bool
 	// doc and formats say what -format prints; replicatesDefault is
 	// -replicates's default as -help shows it, "" for its value.
 	doc               render.Doc
@@ -81,13 +84,20 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	if u.replicatesDefault != "" {
 		fs.Lookup("replicates").DefValue = u.replicatesDefault
 	}
-	fs.Var(&r.seed, "seed", "random `seed`; the same flags and seed print the same bytes")
-	r.o.Register(fs, u.doc, u.formats, "")
+	fs.Var(&r.seed, "seed", or(u.seed, "random `seed`; the same flags and seed print the same bytes"))
+	if u.plain {
+		r.o.Out = outfile.File{Flag: "o"}
+		fs.StringVar(&r.o.Out.Path, "o", "", "write the output to `file` (atomically) instead of stdout")
+	} else {
+		r.o.Register(fs, u.doc, u.formats, "")
+	}
 	fs.Var(&r.workers, "workers", fmt.Sprintf(or(u.workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.workers.Lo, r.workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
 	fs.Var(&r.shard, "shard", or(u.shard, shardUsage))
 	if !r.sweeping() {
-		registerRequireOf(fs, &r.reqs, "run's")
+		if !u.plain {
+			registerRequireOf(fs, &r.reqs, "run's")
+		}
 		return r
 	}
 	fs.Var(flagval.NotHere("a sweep judges no requirement; give -require to one run, or search with retrysim tune "+strings.TrimPrefix(kind, "sweep ")), "require", "")
@@ -267,19 +277,37 @@ func (e engine[C, P, R]) items(w *work, runs []C, perPoint int, opts fleet.Optio
 	})
 }
 
+// flagError is err in the command's words when it is a library's
+// *fleet.FieldError whose path flag names: "FLAG: why", flag saying, of
+// the error, the FLAG to change ("" for none: err as it is) and why.
+func flagError(err error, flag func(fe *fleet.FieldError) (name, why string)) error {
+	var fe *fleet.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	if name, why := flag(fe); name != "" {
+		return fmt.Errorf("%s: %s", name, why)
+	}
+	return err
+}
+
 // graphError is a graph's refusal in the command's words, a usage error:
 // of the options as their flags (-worker-count the model's workers); of a
 // file's graph (loaded) at the file's line; else of the preset. Any other
 // error (an interrupt) is returned as it is.
 func graphError(err error, loaded *scenario.Graph) error {
 	var fe *fleet.FieldError
+	named := flagError(err, func(fe *fleet.FieldError) (string, string) {
+		if fe.Field == "replicates" || fe.Field == "workers" || fe.Field == "duration" && loaded == nil || fe.Field == "worker_count" {
+			return "-" + strings.ReplaceAll(fe.Field, "_", "-"), fe.Msg
+		}
+		return "", ""
+	})
 	switch {
 	case !errors.As(err, &fe):
 		return err
-	case fe.Field == "replicates" || fe.Field == "workers" || fe.Field == "duration" && loaded == nil:
-		return flagval.Usage(fmt.Errorf("-%s: %s", fe.Field, fe.Msg))
-	case fe.Field == "worker_count":
-		return flagval.Usage(fmt.Errorf("-worker-count: %s", fe.Msg))
+	case named != err:
+		return flagval.Usage(named)
 	case loaded != nil:
 		return flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(err)))
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -186,26 +185,20 @@ func fleetPresetRefuses(name string) string {
 // fleetFlags are the flags of the fleet settings no fleet.Param holds, by
 // their paths (fleet.FieldError's); a Param's flag is its Key.
 var fleetFlags = map[string]string{
-	"duration": "duration", "outage.from": "outage", "outage.to": "outage",
-	"replicates": "replicates", "workers": "workers",
+	"duration": "-duration", "outage.from": "-outage", "outage.to": "-outage",
+	"replicates": "-replicates", "workers": "-workers",
 }
 
 // fleetFlagError is err in the command's words: a *fleet.FieldError names
 // the flag of its path, and the settings its message names by path are
 // named as flags.
 func fleetFlagError(err error) error {
-	var fe *fleet.FieldError
-	if !errors.As(err, &fe) {
-		return err
-	}
-	flag, ok := fleetFlags[fe.Field]
-	if p, found := fleet.LookupParam(fe.Field); found {
-		flag, ok = p.Key, true
-	}
-	if !ok {
-		return err
-	}
-	return fmt.Errorf("-%s: %s", flag, fe.Words(scenarioref.FleetFlag))
+	return flagError(err, func(fe *fleet.FieldError) (string, string) {
+		if p, ok := fleet.LookupParam(fe.Field); ok {
+			return "-" + p.Key, fe.Words(scenarioref.FleetFlag)
+		}
+		return fleetFlags[fe.Field], fe.Words(scenarioref.FleetFlag)
+	})
 }
 
 // fleetGroups are fleet -help's headings over its 68 flags: the model's

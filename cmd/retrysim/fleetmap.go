@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -147,15 +146,12 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 // flag of, and which the refusal names for one replicate), and -heights for
 // the load a setting of the model holds in flight at the spike's peak.
 func mapCostError(err error) error {
-	var fe *fleet.FieldError
-	if !errors.As(err, &fe) {
-		return err
-	}
-	flag, ok := map[string]string{"replicates": "-replicates", "duration": "-after"}[fe.Field]
-	if !ok {
-		flag = "-heights (" + fe.Field + ")"
-	}
-	return fmt.Errorf("%s: %s", flag, fe.Msg)
+	return flagError(err, func(fe *fleet.FieldError) (string, string) {
+		if flag, ok := map[string]string{"replicates": "-replicates", "duration": "-after"}[fe.Field]; ok {
+			return flag, fe.Msg
+		}
+		return "-heights (" + fe.Field + ")", fe.Msg
+	})
 }
 
 // fleetMapFlagError is Map.Check's refusal in the command's words: a field
@@ -163,18 +159,16 @@ func mapCostError(err error) error {
 // -policies x -lengths x -heights x -rates), and a cell's own setting,
 // which no flag of this command gives, as "cell NAME: path: why".
 func fleetMapFlagError(err error) error {
-	var fe *fleet.FieldError
-	if !errors.As(err, &fe) {
-		return err
-	}
-	if rest, ok := strings.CutPrefix(fe.Field, "cells["); ok {
-		if i := strings.LastIndex(rest, "]."); i >= 0 {
-			return fmt.Errorf("cell %s: %s: %s", rest[:i], rest[i+2:], fe.Msg)
+	return flagError(err, func(fe *fleet.FieldError) (string, string) {
+		if rest, ok := strings.CutPrefix(fe.Field, "cells["); ok {
+			if i := strings.LastIndex(rest, "]."); i >= 0 {
+				return "cell " + rest[:i] + ": " + rest[i+2:], fe.Msg
+			}
 		}
-	}
-	paths := fe.Fields
-	if paths == nil {
-		paths = []string{fe.Field}
-	}
-	return fmt.Errorf("%s: %s", strings.Join(each(paths, func(p string) string { return "-" + p }), " x "), fe.Msg)
+		paths := fe.Fields
+		if paths == nil {
+			paths = []string{fe.Field}
+		}
+		return strings.Join(each(paths, func(p string) string { return "-" + p }), " x "), fe.Msg
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/scenario"
 )
 
 // parseGraphAs parses the flags of kind (graph, or its sweep) into its
@@ -54,6 +55,26 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 	default:
 		return nil, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
 	}
+	return graphWork(r, graphs, loaded, nil, take, stdout, stderr, family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{name: or(render.Escaped(r.scenario), p.Name),
+		keys: render.GraphFigureKeys(),
+		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
+			return render.GraphSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.Rows))
+		},
+		write: func(ctx context.Context, res []fleet.GraphResult) error {
+			run := render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}
+			main, ser, pic, err := r.o.Renderer(stdout).GraphOutputs(run, filepath.Ext(r.series.Path), filepath.Ext(r.plot.Path))
+			if err != nil {
+				return err
+			}
+			return r.write(ctx, stdout, main, ser, pic, render.GraphFigures(slices.Concat(each(res, fleet.GraphResult.Rows)...)))
+		}})
+}
+
+// graphWork is f, a kind of graphs' runs, for r's flags: graphs, from the
+// file loaded (nil: a preset), kindCheck (nil: none) refusing a sweep's
+// graph the kind does not run; or with take, handing take the flags and
+// the graphs instead (retrysim tune), no run.
+func graphWork(r *runFlags, graphs []fleet.Graph, loaded *scenario.Graph, kindCheck func(fleet.Graph) error, take func(*runFlags, []fleet.Graph) error, stdout, stderr io.Writer, f family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]) (*work, error) {
 	if err := r.checkOutputs(); err != nil {
 		return nil, err
 	}
@@ -65,22 +86,8 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 		return nil, err
 	}
 	opts := r.options(stderr)
-	return family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{engine: graphEngine, runs: graphs, name: or(render.Escaped(r.scenario), p.Name),
-		keys: render.GraphFigureKeys(), runName: graphName, echo: echo, grid: graphGrid(graphs, opts, nil),
-		refused: func(err error) error { return graphError(err, loaded) },
-
-		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
-			return render.GraphSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.Rows))
-		},
-		write: func(ctx context.Context, res []fleet.GraphResult) error {
-			run := render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}
-			main, ser, pic, err := r.o.Renderer(stdout).GraphOutputs(run, filepath.Ext(r.series.Path), filepath.Ext(r.plot.Path))
-			if err != nil {
-				return err
-			}
-			return r.write(ctx, stdout, main, ser, pic, render.GraphFigures(slices.Concat(each(res, fleet.GraphResult.Rows)...)))
-		}}.work(r, stdout, opts)
+	f.engine, f.runs, f.echo, f.grid = graphEngine, graphs, echo, graphGrid(graphs, opts, kindCheck)
+	f.runName = func(g fleet.Graph) string { return g.Name }
+	f.refused = func(err error) error { return graphError(err, loaded) }
+	return f.work(r, stdout, opts)
 }
-
-// graphName is g's name, its rows' run.
-func graphName(g fleet.Graph) string { return g.Name }

@@ -33,17 +33,13 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // sweepRun is a parsed sweep command: the sweep, how its output is shown
 // and where it goes, which slice of it to run, and -require's.
 type sweepRun struct {
+	*jobFlags
 	sw       api.Sweep
-	c        flagval.Common
-	ci       bool
 	opts     render.PlotOptions
 	plot     outfile.File
-	shard    flagval.Shard
 	byName   []string // the settings -set names, as it names them
 	settings []shardfile.Setting
-	// reqs are -require's, judged over the rows once they are written.
-	reqs    []tune.Requirement
-	watched []stats.Watch
+	watched  []stats.Watch
 }
 
 // parseSweep parses and checks the sweep command's flags into its run, a
@@ -92,7 +88,7 @@ func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*work, error
 // write writes a whole sweep's output and, with -plot, its picture, then
 // judges -require's over its rows.
 func (r sweepRun) write(ctx context.Context, stdout io.Writer, s stats.Sweep) error {
-	s.CI = r.ci
+	s.CI = r.rows.CI
 	var doc, pic bytes.Buffer
 	if err := r.c.Renderer(stdout).Sweep(&doc, s, r.opts); err != nil {
 		return err
@@ -113,16 +109,13 @@ func (r sweepRun) write(ctx context.Context, stdout io.Writer, s stats.Sweep) er
 // parseSweepRun parses and checks the sweep command's flags.
 func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	var r sweepRun
-	var shard flagval.Shard
-	var c flagval.Common
-	var rows flagval.Rows
+	r.jobFlags = newJobFlags("retrysim sweep", render.SweepDoc, "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step",
+		"run slice `i/n` of the points (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge", "p_fail", "lost_reply") // the axes'
+	fs, c := r.fs, &r.c
 	metric := flagval.Choice{V: "failed_rate", Valid: func(string) error { return nil }} // the library checks it against the scenario
 	plot := outfile.File{Flag: "plot"}
-	var scenarioPath string
-	var model flagval.Model
 	var sets []string
 	var logY, linearY, ownScales bool
-	fs := flagval.NewFlagSet("retrysim sweep")
 	axes := api.SweepAxes()
 	values := make([]*flagval.Values, len(axes))
 	for i, a := range axes {
@@ -131,18 +124,12 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	}
 	fs.Var(&metric, "metric", "the `metric` the table formats and -plot show (csv and json carry every one): succeeded, failed_rate, calls_per_job, repeated_per_job, duplicate_rate, steps[STEP].duplicate_rate of a watched step, or with the delivery model deliveries_per_job, lost_work, completion_p50, _p95, _p99, failed_completion_p50, _p95 or _p99")
 	fs.StringVar(&plot.Path, "plot", "", "also draw the metric to `file` (.png or .svg; written as -o is, and not -o's file): a line per strategy against one swept parameter, or heat maps for two")
-	fs.StringVar(&scenarioPath, "scenario", "", "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step")
-	model.RegisterModel(fs)
-	flagval.RegisterSettings(fs, "p_fail", "lost_reply") // the axes'
-	rows.Register(fs)
-	registerRequire(fs, &r.reqs)
 	for name, why := range map[string]string{
 		"expect": "a sweep shows no closed forms; run retrysim -expect at a point of it",
 		"preset": "a preset runs its own cases, not a grid; run retrysim -preset",
 	} {
 		fs.Var(flagval.NotHere(why), name, "")
 	}
-	fs.Var(&shard, "shard", "run slice `i/n` of the points (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge")
 	fs.Var(flagval.Repeated(func(s string) error {
 		sets = append(sets, s)
 		return nil
@@ -150,11 +137,10 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	fs.BoolVar(&logY, "log-y", false, "draw -plot's line plot on a log y axis (by default: when the values span more than two decades)")
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
 	fs.BoolVar(&ownScales, "own-scales", false, "give each of -plot's heat maps its own colour scale (by default they share one, so a colour is the same value in every panel)")
-	c.Register(fs, render.SweepDoc)
 	if err := flagval.Parse(fs, args, fmt.Sprintf(helpText("sweep"), sweep.Forms), stdout); err != nil {
 		return r, err
 	}
-	file, err := scenarioFile(scenarioPath)
+	file, sc, q, err := r.load()
 	if err != nil {
 		return r, err
 	}
@@ -162,14 +148,11 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	if err != nil {
 		return r, flagval.LibraryError(err)
 	}
-	sw := api.Sweep{ScenarioFile: scenarioPath, Strategies: strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
-		Engine: c.Engine.String(), Replicates: rows.Replicates.V, Workers: c.Workers.V, Metric: metric.V,
+	sw := api.Sweep{ScenarioFile: r.scenario, Strategies: strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
+		Engine: c.Engine.String(), Replicates: r.rows.Replicates.V, Workers: c.Workers.V, Metric: metric.V,
 		Progress: outfile.Progress(stderr, "sweep")}
-	if file != nil {
-		sc, q := model.Apply(file.Scenario, file.Queue)
-		sw.Scenario, sw.Delivery = &sc, q
-	} else { // the sign-up, which takes no time
-		_, sw.Delivery = model.Apply(api.Signup(), nil)
+	if sw.Delivery = q; file != nil { // the sign-up's takes no time
+		sw.Scenario = &sc
 	}
 	for _, st := range flagval.GivenSettings(fs, sw.Delivery != nil) {
 		if st.Name != "p_fail" && st.Name != "lost_reply" { // the axes'
@@ -182,6 +165,7 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		}
 	})
 	given := flagval.Given(fs)
+	var byName []string // a setting -set names is named as -set gave it, not by its flag
 	for _, arg := range sets {
 		if err := sw.Set(arg); err != nil {
 			return r, flagval.SetError(err)
@@ -189,10 +173,6 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		if name := sw.Axes[len(sw.Axes)-1].Name; given[flagval.FlagOf(name)] && !strings.Contains(name, "[") {
 			return r, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", flagval.FlagOf(name), name))
 		}
-	}
-	// A setting -set names is named as -set gave it, not by its flag.
-	var byName []string
-	for _, arg := range sets {
 		name, _, _ := strings.Cut(arg, "=")
 		byName = append(byName, strings.TrimSpace(name))
 	}
@@ -201,21 +181,17 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		return r, flagval.LibraryError(err, byName...)
 	}
 	unread := flagval.UnreadFlags(sw.Unread())
-	base := api.Signup()
-	if sw.Scenario != nil {
-		base = *sw.Scenario
-	}
-	if err := refuseUnread(fs, file, unread, sw.Delivery != nil, api.Experiment{Scenario: base, Strategies: strategies}); err != nil {
+	if err := refuseUnread(fs, file, unread, sw.Delivery != nil, api.Experiment{Scenario: sc, Strategies: strategies}); err != nil {
 		return r, err
 	}
-	r.watched = api.Experiment{Scenario: base}.Params().Watched
+	r.watched = api.Experiment{Scenario: sc}.Params().Watched
 	if err := checkRequire(r.reqs, tune.Metrics(r.watched, sw.Delivery != nil), api.RowIDs(strategies)); err != nil {
 		return r, err
 	}
-	if shard.Count > 0 && len(r.reqs) > 0 {
+	if r.shard.Count > 0 && len(r.reqs) > 0 {
 		return r, flagval.Usage(fmt.Errorf("-require: a shard judges nothing; give -require to the whole sweep"))
 	}
-	if shard.Count > 0 {
+	if r.shard.Count > 0 {
 		if err := refuseShardOutputs(fs, "", plot.Path); err != nil {
 			return r, err
 		}
@@ -227,7 +203,7 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	if err != nil {
 		return r, flagval.Usage(err)
 	}
-	if err := outfile.CheckReading("scenario file", scenarioPath, c.Out, plot); err != nil {
+	if err := outfile.CheckReading("scenario file", r.scenario, c.Out, plot); err != nil {
 		return r, flagval.Usage(err)
 	}
 	err = flagval.Refuse(fs, func(n string) string {
@@ -239,12 +215,7 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	if err != nil {
 		return r, err
 	}
-	if file != nil {
-		warnKeysInVain(stderr, scenarioPath, file.Scenario, c.Strategies, strategies)
-	}
-	if w := sw.Warning(); w != "" { // as the table warns
-		fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
-	}
-	r.sw, r.c, r.ci, r.opts, r.plot, r.shard, r.byName, r.settings = sw, c, rows.CI, opts, plot, shard, byName, shardSettings(fs, args)
+	warnKeysInVain(stderr, r.scenario, sc, c.Strategies, strategies, sw.Warning()) // as the table warns
+	r.sw, r.opts, r.plot, r.byName, r.settings = sw, opts, plot, byName, shardSettings(fs, args)
 	return r, nil
 }

@@ -16,41 +16,30 @@ import (
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/tune"
+	"github.com/retrysim/retrysim/provider"
 )
 
 // tableCommand simulates one point of the parameters and prints the table,
 // or with -shard one slice of it as json for merge.
 func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var c flagval.Common
-	jobs := flagval.Count(1_000_000)
+	j := newJobFlags("retrysim", render.ReportDoc, "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/",
+		"run only slice `i/n` (0 <= i < n) of the jobs (auto/n or auto: i, and n, from the environment, as retrysim fleet-map -help says) and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
+	fs, c, jobs := j.fs, &j.c, flagval.Count(1_000_000)
 	attempts := flagval.Bounded{V: 3, Lo: 1, Hi: sim.MaxAttempts}
-	var rows flagval.Rows
 	var expect bool
-	var sh flagval.Shard
-	var scenarioPath string
-	var model flagval.Model
-	var reqs []tune.Requirement
-	fs := flagval.NewFlagSet("retrysim")
 	fs.Var(&jobs, "jobs", "simulate `n` jobs, 1 to 10^12 (1e6 and 1_000_000 work too)")
 	fs.Var(&attempts, "attempts", "calls a retry allows, the first included (`n` from 1 to 1000)")
-	rows.Register(fs)
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	fs.Var(&sh, "shard", "run only slice `i/n` (0 <= i < n) of the jobs (auto/n or auto: i, and n, from the environment, as retrysim fleet-map -help says) and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
 	preset := flagval.Choice{Valid: func(s string) error { _, err := api.LookupPreset(s); return err },
 		Names: each(api.Presets(), func(p api.Preset) string { return p.Name })}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format, -o and -width")
-	fs.StringVar(&scenarioPath, "scenario", "", "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/")
-	model.RegisterModel(fs)
-	flagval.RegisterSettings(fs)
-	registerRequire(fs, &reqs)
-	c.Register(fs, render.ReportDoc)
 	if err := flagval.Parse(fs, args, fmt.Sprintf(helpText("table"), commandUsage()), stdout); err != nil {
 		return err
 	}
-	if err := outfile.CheckReading("scenario file", scenarioPath, c.Out); err != nil {
+	if err := outfile.CheckReading("scenario file", j.scenario, c.Out); err != nil {
 		return flagval.Usage(err)
 	}
-	if sh.Count > 0 {
+	if j.shard.Count > 0 {
 		if err := flagval.Refuse(fs, shardRefuses); err != nil {
 			return err
 		}
@@ -67,21 +56,16 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		return c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Renderer(stdout).Cases(w, cases) })
 	}
-	file, err := scenarioFile(scenarioPath)
+	file, sc, queue, err := j.load()
 	if err != nil {
 		return err
 	}
-	sc, queue := api.Signup(), (*delivery.Config)(nil)
-	if file != nil {
-		sc, queue = file.Scenario, file.Queue
-	}
-	sc, queue = model.Apply(sc, queue)
 	settings := flagval.GivenSettings(fs, queue != nil)
 	if sc, queue, err = api.Override(sc, queue, settings...); err != nil {
 		return flagval.LibraryError(err)
 	}
-	e := api.Experiment{Scenario: sc, ScenarioFile: scenarioPath, Jobs: int64(jobs), Seed: uint64(c.Seed),
-		Generator: c.RNG.V, Engine: c.Engine.String(), Delivery: queue, Replicates: rows.Replicates.V, Workers: c.Workers.V,
+	e := api.Experiment{Scenario: sc, ScenarioFile: j.scenario, Jobs: int64(jobs), Seed: uint64(c.Seed),
+		Generator: c.RNG.V, Engine: c.Engine.String(), Delivery: queue, Replicates: j.rows.Replicates.V, Workers: c.Workers.V,
 		Progress: outfile.Progress(stderr, "retrysim")}
 	if e.Strategies, err = api.ParseStrategies(c.Strategies, attempts.V); err != nil {
 		return flagval.LibraryError(err)
@@ -97,11 +81,11 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := api.CheckExpect(expect, queue != nil); err != nil {
 		return flagval.LibraryError(err)
 	}
-	if err := checkRequire(reqs, tune.Metrics(e.Params().Watched, queue != nil), api.RowIDs(e.Strategies)); err != nil {
+	if err := checkRequire(j.reqs, tune.Metrics(e.Params().Watched, queue != nil), api.RowIDs(e.Strategies)); err != nil {
 		return err
 	}
-	if sh.Count > 0 {
-		shard, err := api.RunShard(ctx, e, sh.Index, sh.Count)
+	if j.shard.Count > 0 {
+		shard, err := api.RunShard(ctx, e, j.shard.Index, j.shard.Count)
 		if err != nil {
 			return flagval.LibraryError(err)
 		}
@@ -111,29 +95,65 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := e.Check(); err != nil {
 		return flagval.LibraryError(err)
 	}
-	if file != nil {
-		warnKeysInVain(stderr, scenarioPath, sc, c.Strategies, e.Strategies)
-	}
+	warning := ""
 	if queue != nil {
-		if w := queue.Warning(sc, e.Strategies); w != "" {
-			fmt.Fprintf(stderr, "retrysim: warning: %s\n", w)
-		}
+		warning = queue.Warning(sc, e.Strategies)
 	}
+	warnKeysInVain(stderr, j.scenario, sc, c.Strategies, e.Strategies, warning)
 	rep, err := api.Run(ctx, e)
 	if err != nil {
 		return err
 	}
-	out := rep.Results(rows.CI, expect)
+	out := rep.Results(j.rows.CI, expect)
 	out.Overrides = overrides
 	if err := c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Renderer(stdout).Report(w, out) }); err != nil {
 		return err
 	}
-	return tune.Enforce(reqs, tune.ReportRows(out))
+	return tune.Enforce(j.reqs, tune.ReportRows(out))
 }
 
-// registerRequire declares -require, repeatable, its values parsed into reqs.
-func registerRequire(fs *flag.FlagSet, reqs *[]tune.Requirement) {
-	registerRequireOf(fs, reqs, "strategy's")
+// jobFlags are the flags the job model's commands, the table and its
+// sweep, share, as parsed.
+type jobFlags struct {
+	fs       *flag.FlagSet
+	c        flagval.Common
+	rows     flagval.Rows
+	model    flagval.Model
+	scenario string
+	shard    flagval.Shard
+	// reqs are -require's, judged over the rows once they are written.
+	reqs []tune.Requirement
+}
+
+// newJobFlags registers the shared flags on a new flag set called name,
+// -format writing doc, -scenario and -shard with their usages, and the
+// flags of the library's settings but those of except.
+func newJobFlags(name string, doc render.Doc, scenarioUsage, shardUsage string, except ...string) *jobFlags {
+	j := &jobFlags{fs: flagval.NewFlagSet(name)}
+	j.fs.StringVar(&j.scenario, "scenario", "", scenarioUsage)
+	j.fs.Var(&j.shard, "shard", shardUsage)
+	j.model.RegisterModel(j.fs)
+	flagval.RegisterSettings(j.fs, except...)
+	j.rows.Register(j.fs)
+	registerRequireOf(j.fs, &j.reqs, "strategy's")
+	j.c.Register(j.fs, doc)
+	return j
+}
+
+// load reads -scenario, when given (nil for none), and -model applied to
+// its steps and queue, or to the sign-up's.
+func (j *jobFlags) load() (*scenario.Loaded, provider.Scenario, *delivery.Config, error) {
+	sc, queue := api.Signup(), (*delivery.Config)(nil)
+	if j.scenario == "" {
+		sc, queue = j.model.Apply(sc, queue)
+		return nil, sc, queue, nil
+	}
+	file, err := scenario.LoadJob(j.scenario)
+	if err != nil {
+		return nil, sc, nil, flagval.Usage(fmt.Errorf("-scenario %w", err))
+	}
+	sc, queue = j.model.Apply(file.Scenario, file.Queue)
+	return &file, sc, queue, nil
 }
 
 // registerRequireOf declares -require for rows each of which is a row's
@@ -155,19 +175,6 @@ func checkRequire(reqs []tune.Requirement, metrics, rows []string) error {
 		}
 	}
 	return nil
-}
-
-// scenarioFile reads -scenario, when given, as table and sweep both do: the
-// job's steps and its queue, if the file has one.
-func scenarioFile(path string) (*scenario.Loaded, error) {
-	if path == "" {
-		return nil, nil
-	}
-	loaded, err := scenario.LoadJob(path)
-	if err != nil {
-		return nil, flagval.Usage(fmt.Errorf("-scenario %w", err))
-	}
-	return &loaded, nil
 }
 
 // refuseUnread refuses, in a run of e over file (nil: the sign-up), a flag

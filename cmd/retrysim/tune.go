@@ -15,42 +15,6 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-const tuneIntro = `retrysim tune searches settings for the best candidate that meets every
-requirement: -search PATH=VALUES names a setting by its path (attempts, p_fail,
-steps[STEP].attempts, queue.visibility, queue.store...) and its candidates, a
-list or a range start:stop:count, or an enum's names (several -search make a
-grid); -minimize or -maximize names a searched setting or a metric; -require
-'METRIC OP VALUE' (repeatable; OP <=, <, >=, >, ==; ROW:METRIC for one
-strategy's row) holds when the metric's whole 95% interval meets it, fails
-when none of it does, and is undecided otherwise.
-The search races the candidates on common random numbers (every candidate's
-batch b runs the same seeds), in batches of jobs doubling from 10,000, and stops
-giving work to a candidate once a requirement fails or a candidate that meets
-every requirement beats it with 95% confidence; it spends at most -budget jobs.
-It prints the answer, then what the current settings do, then every candidate;
-exit 0 when a candidate meets every requirement, 3 when none does.
-Every other flag is retrysim sweep's, at one value (the table's model, scenario,
-strategies, settings, seed, -format table, markdown, json, csv or html, -o),
-but -jobs, -set, -metric, -plot, -shard, -ci and -replicates, which a search
-decides or has no use for; see docs/tune.md.
-retrysim tune workers, graph and fleet search a worker fleet's, a service
-graph's or a fleet run's settings instead (paths as a scenario file's graph
-section or retrysim fleet's settings name them:
-graph.services[workers].server.capacity, client.policy.kind), with that
-command's flags (a preset, a scenario file), its csv's figures as metrics
-(RUN:METRIC with several runs) and replicates as the work, 5 doubling, the
-same replicates' seeds at every candidate. Their -shard i/n runs a slice of
-every replicate the race could give each candidate, and retrysim merge
-replays the race over them, printing what the whole search prints.
-
-Usage: retrysim tune [flags] -search PATH=VALUES -minimize|-maximize OBJECTIVE -require 'METRIC OP VALUE'
-       retrysim tune workers|graph|fleet [flags] -search PATH=VALUES ...
-
-Example: retrysim tune -p-fail 0.05 -lost-reply 0 -strategies step-samekey -search attempts=1:8:8 -minimize attempts -require 'failed_rate<=1e-4'
-
-Flags:
-`
-
 // tuneNotHere are the sweep's flags a search decides or has no use for.
 var tuneNotHere = []string{"jobs", "set", "metric", "plot", "series", "shard", "log-y", "linear-y", "own-scales", "ci", "replicates"}
 
@@ -92,7 +56,7 @@ func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*work, er
 	fs.StringVar(&maximize, "maximize", "", "the `objective` to maximize, as -minimize")
 	fs.Var(&budget, "budget", "spend at most `n` jobs (the table) or replicates (workers, graph, fleet: up to 1000, as many as the runs' duration allows, unless given) in all, 1 to 10^12")
 	own, rest := splitFlags(fs, args)
-	if err := flagval.Parse(fs, own, tuneIntro, stdout); err != nil {
+	if err := flagval.Parse(fs, own, helpText("tune"), stdout); err != nil {
 		return nil, err
 	}
 	family := len(rest) > 0 && slices.Contains(tuneFamily, rest[0])
@@ -228,17 +192,12 @@ var tuneFlags = map[string]string{"search": "-search", "objective": "-minimize, 
 // tuneError is a library error of a search's, refused as bad usage naming
 // the flag of the part it names.
 func tuneError(err error) error {
-	var fe *schema.FieldError
-	if !errors.As(err, &fe) {
-		return flagval.Usage(err)
-	}
-	if setting, ok := strings.CutPrefix(fe.Field, "search."); ok { // a setting's own refusal
-		return flagval.Usage(fmt.Errorf("-search: %s: %s", setting, flagval.ModelHint(fe.Msg)))
-	}
-	if f := tuneFlags[fe.Field]; f != "" {
-		return flagval.Usage(fmt.Errorf("%s: %s", f, fe.Msg))
-	}
-	return flagval.Usage(err)
+	return flagval.Usage(flagError(err, func(fe *schema.FieldError) (string, string) {
+		if setting, ok := strings.CutPrefix(fe.Field, "search."); ok { // a setting's own refusal
+			return "-search: " + setting, flagval.ModelHint(fe.Msg)
+		}
+		return tuneFlags[fe.Field], fe.Msg
+	}))
 }
 
 // flagName is the name of the flag arg gives (-name, --name=value), "" for

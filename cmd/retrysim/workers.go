@@ -89,26 +89,14 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 	default:
 		return nil, flagval.Usage(errors.New("want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)"))
 	}
-	if err := r.checkOutputs(); err != nil {
-		return nil, err
-	}
-	if take != nil {
-		return nil, take(r, graphs)
-	}
-	echo, err := scenarioDigest(r.scenario)
-	if err != nil {
-		return nil, err
-	}
-	opts := r.options(stderr)
 	queue := func(g fleet.Graph) error { // the workers stay a queue server
 		if w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To }); g.Services[w].Server.Kind != fleet.Queue {
 			return fmt.Errorf("the workers (%s) are %s server at a point; a worker fleet's take the jobs from a queue", g.Services[w].Name, human.Article(g.Services[w].Server.Kind.String()))
 		}
 		return nil
 	}
-	return family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{engine: graphEngine, runs: graphs, name: name,
-		keys: render.WorkersFigureKeys(), runName: graphName, echo: echo, grid: graphGrid(graphs, opts, queue),
-		refused: func(err error) error { return graphError(err, loaded) },
+	return graphWork(r, graphs, loaded, queue, take, stdout, stderr, family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{name: name,
+		keys: render.WorkersFigureKeys(),
 		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
 			return render.WorkersSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.WorkersRows))
 		},
@@ -120,5 +108,5 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 			}
 			plot := func(w io.Writer, ext string) error { return render.PlotWorkers(w, rep, ext) }
 			return r.writeRuns(ctx, stdout, rep, plot, render.WorkersFigures(rep.Rows))
-		}}.work(r, stdout, opts)
+		}})
 }
