@@ -166,3 +166,24 @@ func TestHelpFilesShown(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeHelpNamesEveryShardKind: merge's -help names every kind of run
+// whose shards it merges (it had listed the six of an older round, without
+// incident, tune and the sweeps of a kind).
+func TestMergeHelpNamesEveryShardKind(t *testing.T) {
+	out, _, code := retrysim(t, "merge", "-help")
+	if code != 0 {
+		t.Fatalf("merge -help: exit %d", code)
+	}
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(out, func(r rune) bool { return r == ' ' || r == '\n' || r == ',' || r == '(' || r == ')' }) {
+		words[w] = true
+	}
+	for kind := range shardKinds {
+		for _, w := range strings.Fields(kind) {
+			if !words[w] {
+				t.Errorf("merge -help does not name %q (of the shard kind %q)", w, kind)
+			}
+		}
+	}
+}
