@@ -97,38 +97,6 @@ func (c *Counters) Add(o *Counters) {
 	}
 }
 
-// AddJob counts one finished job's calls, repeated side effects and side
-// effects, and from done, how many times each step's side effect happened,
-// its repeats and duplicates step by step; watched is the step DuplicateUsers
-// counts. The caller counts its failure.
-func (c *Counters) AddJob(calls, repeated, effects int64, done []uint32, watched int) {
-	c.SideEffects += effects
-	c.Calls += calls
-	c.CallsSq.Add(uint64(calls * calls))
-	c.RepeatedSteps += repeated
-	c.RepeatedSq.Add(uint64(repeated * repeated))
-	if repeated == 0 { // no step did its work twice: nothing by step to count
-		return
-	}
-	if done[watched] > 1 {
-		c.DuplicateUsers++
-	}
-	for i, d := range done {
-		if d > 1 {
-			c.RepeatedByStep[i] += int64(d - 1)
-			c.TwiceByStep[i]++
-		}
-	}
-}
-
-// AddClean counts n clean jobs of steps steps: each called every step once,
-// did each step's work once, and succeeded.
-func (c *Counters) AddClean(n, steps int64) {
-	c.Calls += n * steps
-	c.CallsSq.Add(uint64(n * steps * steps))
-	c.SideEffects += n * steps
-}
-
 // Succeeded is the fraction of jobs that did not fail.
 func (c *Counters) Succeeded() float64 { return float64(c.Jobs-c.Failed) / float64(c.Jobs) }
 

@@ -544,7 +544,7 @@ func runJobsDelivery(ctx context.Context, c *stats.Counters, x *delivery.Runner,
 		work += j.Calls()
 	}
 	c.Completion.AddN(last, same)
-	c.AddClean(clean, int64(j.Steps()))
+	addClean(c, clean, int64(j.Steps()))
 	c.Deliveries += clean
 	return nil
 }
@@ -558,7 +558,7 @@ func addDelivery(c *stats.Counters, out delivery.Outcome, j *provider.Job, watch
 	} else {
 		c.Completion.Add(out.Completion)
 	}
-	c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
+	addJob(c, j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
 	c.Deliveries += int64(out.Deliveries)
 	if out.Lost && !out.Failed { // a failed job counts in Failed, whatever its keys say
 		c.LostWork++
@@ -653,9 +653,41 @@ func runJobs(ctx context.Context, c *stats.Counters, j *provider.Job, strat stra
 				c.Failed++
 			}
 		}
-		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
+		addJob(c, j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
 		work += j.Calls()
 	}
-	c.AddClean(clean, int64(j.Steps()))
+	addClean(c, clean, int64(j.Steps()))
 	return nil
+}
+
+// addJob counts into c one finished job's calls, repeated side effects and side
+// effects, and from done, how many times each step's side effect happened,
+// its repeats and duplicates step by step; watched is the step DuplicateUsers
+// counts. The caller counts its failure.
+func addJob(c *stats.Counters, calls, repeated, effects int64, done []uint32, watched int) {
+	c.SideEffects += effects
+	c.Calls += calls
+	c.CallsSq.Add(uint64(calls * calls))
+	c.RepeatedSteps += repeated
+	c.RepeatedSq.Add(uint64(repeated * repeated))
+	if repeated == 0 { // no step did its work twice: nothing by step to count
+		return
+	}
+	if done[watched] > 1 {
+		c.DuplicateUsers++
+	}
+	for i, d := range done {
+		if d > 1 {
+			c.RepeatedByStep[i] += int64(d - 1)
+			c.TwiceByStep[i]++
+		}
+	}
+}
+
+// addClean counts into c n clean jobs of steps steps: each called every step once,
+// did each step's work once, and succeeded.
+func addClean(c *stats.Counters, n, steps int64) {
+	c.Calls += n * steps
+	c.CallsSq.Add(uint64(n * steps * steps))
+	c.SideEffects += n * steps
 }

@@ -203,10 +203,10 @@ func runJobsSkip(ctx context.Context, c *stats.Counters, j *provider.Job, sk *sk
 		if !resume(cs, from) {
 			c.Failed++
 		}
-		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
+		addJob(c, j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
 		work += j.Calls()
 	}
-	c.AddClean(clean, int64(j.Steps()))
+	addClean(c, clean, int64(j.Steps()))
 	return nil
 }
 
@@ -288,7 +288,7 @@ func runJobsDeliverySkip(ctx context.Context, c *stats.Counters, x *delivery.Run
 		work += j.Calls() + 1
 		job++
 	}
-	c.AddClean(clean, int64(j.Steps()))
+	addClean(c, clean, int64(j.Steps()))
 	c.Deliveries += clean
 	return nil
 }
