@@ -223,17 +223,3 @@ func slowest(l provider.Latency) time.Duration {
 	}
 	return l.Median
 }
-
-// Outcome is what one job did.
-type Outcome struct {
-	Failed     bool
-	Deliveries int
-	// Lost reports a step whose work was never done although its key says
-	// so, whether or not the job failed.
-	Lost bool
-	// Completion is how long the job took: from its first enqueue until the
-	// last of its deliveries stopped (acked, gave up, died or was overtaken)
-	// or its message was dead-lettered, whichever came last. A visibility
-	// timer that fires after the ack is no part of it.
-	Completion time.Duration
-}

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -84,7 +85,7 @@ type Config struct {
 // the first event of a job whose calls it knows until then; and, under the
 // delivery model, plain when Auto is asked for and the queue neither repeats
 // requests nor crashes, whose clean jobs the plain engine already counts
-// from their draws (delivery.Runner.Settles), draw for draw.
+// from their draws (queue.Runner.Settles), draw for draw.
 func (cfg Config) EngineUsed() Engine {
 	if cfg.Engine == Auto && (!allStraight(cfg.Strategies) || cfg.Delivery != nil && cfg.Delivery.RepeatP == 0 && cfg.Delivery.CrashP == 0) {
 		return Plain
@@ -254,8 +255,8 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 			cur := -1
 			var j *provider.Job
 			var sk *skipper
-			var runners []*delivery.Runner // by strategy: a runner keeps nothing from job to job
-			var skippers []*skipper        // by strategy, of its runner's Cuts, for the skip engine
+			var runners []*queue.Runner // by strategy: a runner keeps nothing from job to job
+			var skippers []*skipper     // by strategy, of its runner's Cuts, for the skip engine
 			// c is the block's counters, the worker's own: a block's engine
 			// zeroes it once, where a Counters returned by value (89 KB with
 			// its histograms) was zeroed and copied three times a block.
@@ -286,7 +287,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 					j = provider.NewJob(cfg.Scenario, stream)
 					sk = newSkipper(j.Clean())
 					closeRunners()
-					runners = make([]*delivery.Runner, len(cfg.Strategies))
+					runners = make([]*queue.Runner, len(cfg.Strategies))
 					skippers = make([]*skipper, len(cfg.Strategies))
 				}
 				var err error
@@ -296,7 +297,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 					lat.Reset(cfg.Generator.New(rng.LatencySeed(cfg.Seed), uint64(b)))
 					x := runners[s]
 					if x == nil {
-						x = delivery.NewRunner(*cfg.Delivery, cfg.Strategies[s], cfg.Scenario, j, stream, lat)
+						x = queue.NewRunner(*cfg.Delivery, cfg.Strategies[s], cfg.Scenario, j, stream, lat)
 						x.StopWhen(func() bool { return ctx.Err() != nil })
 						runners[s] = x
 					}
@@ -493,14 +494,14 @@ func anyBelow(d, cuts []uint64) bool {
 }
 
 // runJobsDelivery runs n jobs through the delivery model. Where the runner
-// allows it (delivery.Runner.Settles), a job whose draws are all clean is
+// allows it (queue.Runner.Settles), a job whose draws are all clean is
 // counted from them and its latencies, as runJobs does (one delivery, every
 // step once), and any other resumes at its first event. Once ctx is done it
 // returns within checkEvery jobs and calls (x, told to stop when ctx is
 // done, ends a job within its own checkEvery events), its counters then
 // meaningless. A panic of the strategy is its error (recovered), job0 being
 // the index of the block's first job in the run.
-func runJobsDelivery(ctx context.Context, c *stats.Counters, x *delivery.Runner, j *provider.Job, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
+func runJobsDelivery(ctx context.Context, c *stats.Counters, x *queue.Runner, j *provider.Job, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64
 	defer func() {
 		if v := recover(); v != nil {
@@ -524,7 +525,7 @@ func runJobsDelivery(ctx context.Context, c *stats.Counters, x *delivery.Runner,
 			}
 			work = 0
 		}
-		var out delivery.Outcome
+		var out queue.Outcome
 		if settle {
 			var counted bool
 			if out, counted = settleJob(x, stream.Peek(k), cuts); counted {
@@ -551,7 +552,7 @@ func runJobsDelivery(ctx context.Context, c *stats.Counters, x *delivery.Runner,
 
 // addDelivery counts a job of the delivery model that ran, with outcome out,
 // its calls and side effects in j.
-func addDelivery(c *stats.Counters, out delivery.Outcome, j *provider.Job, watched int) {
+func addDelivery(c *stats.Counters, out queue.Outcome, j *provider.Job, watched int) {
 	if out.Failed {
 		c.Failed++
 		c.FailedCompletion.Add(out.Completion)
@@ -569,10 +570,10 @@ func addDelivery(c *stats.Counters, out delivery.Outcome, j *provider.Job, watch
 // settled: a clean one that ends before the visibility timeout is counted
 // from its draws (true; the caller takes them), any other job resumes at its
 // first event.
-func settleJob(x *delivery.Runner, d, cuts []uint64) (delivery.Outcome, bool) {
+func settleJob(x *queue.Runner, d, cuts []uint64) (queue.Outcome, bool) {
 	if !anyBelow(d, cuts) {
 		if t, ok := x.Clean(); ok {
-			return delivery.Outcome{Deliveries: 1, Completion: t}, true
+			return queue.Outcome{Deliveries: 1, Completion: t}, true
 		}
 		return x.Run(), false
 	}

@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/bits"
 
-	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/stats"
@@ -228,7 +228,7 @@ func forced(u, cut uint64, event bool) uint64 {
 // forced to the sides of cuts they name (true: below, an event), and takes
 // whatever of those draws the job left, so that the next job starts on fresh
 // draws.
-func runForced(x *delivery.Runner, sk *skipper, stream *rng.Stream, cuts []uint64, sides int, event bool) delivery.Outcome {
+func runForced(x *queue.Runner, sk *skipper, stream *rng.Stream, cuts []uint64, sides int, event bool) queue.Outcome {
 	sk.forced = sk.forced[:0]
 	for i := range sides {
 		sk.forced = append(sk.forced, forced(stream.Next(), cuts[i], event && i == sides-1))
@@ -246,14 +246,14 @@ func runForced(x *delivery.Runner, sk *skipper, stream *rng.Stream, cuts []uint6
 // having a fast path (strategy.ResumeOf) and sk being built from x.Cuts(): it
 // draws how many clean jobs come before the next job with an event (a
 // repeated request, a crash, a failed call or a lost reply) and counts each
-// from its latencies alone (delivery.Runner.Clean), and runs the job with an
+// from its latencies alone (queue.Runner.Clean), and runs the job with an
 // event from time zero, its draws up to the first event forced to their
 // sides. A forced draw has the law of a plain draw on its side of its cut, so
 // a job that takes it for another comparison (a delivery that overlaps the
 // first) is still drawn exactly; a clean job that outlasts the visibility
 // timeout runs the same way, every draw forced clean. Once ctx is done it
 // returns within checkEvery jobs and calls, its counters then meaningless.
-func runJobsDeliverySkip(ctx context.Context, c *stats.Counters, x *delivery.Runner, j *provider.Job, sk *skipper, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
+func runJobsDeliverySkip(ctx context.Context, c *stats.Counters, x *queue.Runner, j *provider.Job, sk *skipper, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64 // the job in progress, from the block's first
 	defer func() {
 		if v := recover(); v != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/stats"
@@ -89,7 +90,7 @@ func TestDeliveryBlockStopsMidJob(t *testing.T) {
 	}
 	stream := rng.NewStream(rng.PCGGenerator().New(1, 0))
 	j := provider.NewJob(sc, stream)
-	x := delivery.NewRunner(cfg, step, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
+	x := queue.NewRunner(cfg, step, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
 	defer x.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	x.StopWhen(func() bool { return ctx.Err() != nil })

@@ -1,9 +1,10 @@
-package delivery
+package queue
 
 import (
 	"testing"
 	"time"
 
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -26,8 +27,8 @@ func TestWarningCoversEveryStrategy(t *testing.T) {
 	for i := range sc.Steps {
 		sc.Steps[i].Latency = provider.Latency{Median: 50 * ms}
 	}
-	cfg := Defaults()
-	cfg.Store, cfg.Lease, cfg.Visibility = Lease, 20*ms, 30*ms
+	cfg := delivery.Defaults()
+	cfg.Store, cfg.Lease, cfg.Visibility = delivery.Lease, 20*ms, 30*ms
 	s := wrapped{strategy.Retry{Scope: strategy.EachStep, Attempts: 3}}
 
 	stream := rng.NewStream(rng.PCGGenerator().New(1, 0))

@@ -1,10 +1,11 @@
-package delivery
+package queue
 
 import (
 	"runtime"
 	"testing"
 	"time"
 
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -22,8 +23,8 @@ func TestStopWhenEndsTheJob(t *testing.T) {
 	for i := range sc.Steps {
 		sc.Steps[i].Latency = provider.Latency{Median: time.Millisecond}
 	}
-	cfg := Defaults()
-	cfg.Visibility, cfg.MaxDeliveries = time.Millisecond, DeliveriesLimit
+	cfg := delivery.Defaults()
+	cfg.Visibility, cfg.MaxDeliveries = time.Millisecond, delivery.DeliveriesLimit
 	for _, offLoop := range []bool{false, true} {
 		goroutines := runtime.NumGoroutine()
 		stream := rng.NewStream(rng.PCGGenerator().New(1, 0))

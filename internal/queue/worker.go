@@ -1,9 +1,10 @@
-package delivery
+package queue
 
 import (
 	"iter"
 	"time"
 
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
 )
 
@@ -56,7 +57,7 @@ func (w *worker) deliver() {
 	switch {
 	case !dv.live: // died, or was overtaken
 	case !ok:
-		if x.store == Lease {
+		if x.store == delivery.Lease {
 			for i := range x.keys {
 				if k := &x.keys[i]; k.present && !k.doneStatus && k.holder == d {
 					*k = record{} // released: the next delivery may try
@@ -67,7 +68,7 @@ func (w *worker) deliver() {
 	default:
 		w.sync()
 		w.pause(0) // past the last step
-		if !x.crash(d, BeforeAck) {
+		if !x.crash(d, delivery.BeforeAck) {
 			x.finish(&x.dl[d], true)
 		}
 	}
@@ -120,7 +121,7 @@ func (w *worker) FreshKey() provider.Key {
 // pass; without either it returns at once, and the call starts the step.
 func (w *worker) Guarded() bool {
 	w.x.check()
-	return w.x.store != NoStore || w.x.cfg.CrashP > 0
+	return w.x.store != delivery.NoStore || w.x.cfg.CrashP > 0
 }
 
 // Enter is a step's first operation: the crash point before the key, then
@@ -135,34 +136,34 @@ func (w *worker) Enter(i int) bool {
 	}
 	w.sync()
 	x.dl[d].step, x.step = i, i
-	if x.store == NoStore && x.cfg.CrashP == 0 {
+	if x.store == delivery.NoStore && x.cfg.CrashP == 0 {
 		return false
 	}
-	if x.crash(d, BeforeKey) {
+	if x.crash(d, delivery.BeforeKey) {
 		return false
 	}
 	k := &x.keys[i]
 	have := k.present && !x.expired(*k)
 	switch x.store {
-	case After:
+	case delivery.After:
 		if have {
 			w.end(0)
 			return true
 		}
-	case Loose:
+	case delivery.Loose:
 		if have {
 			w.end(0)
 			return true
 		}
 		w.pause(0)
 		*k = record{present: true, written: x.now}
-	case Claim:
+	case delivery.Claim:
 		if have {
 			w.end(0)
 			return true // refused: already handled
 		}
 		*k = record{present: true, written: x.now}
-	case Lease:
+	case delivery.Lease:
 		switch {
 		case have && k.doneStatus:
 			w.end(0)
@@ -191,11 +192,11 @@ func (w *worker) Call(i int, key provider.Key) provider.Reply {
 	}
 	w.sync()
 	x.dl[d].step, x.step = i, i
-	if x.crash(d, AfterKey) {
+	if x.crash(d, delivery.AfterKey) {
 		return provider.NoReply
 	}
 	var reply provider.Reply
-	if x.store == Lease {
+	if x.store == delivery.Lease {
 		w.pause(x.callLatency(d))
 		if k := x.keys[i]; !k.present || k.holder != d || k.doneStatus {
 			// Overtaken: the call ran and is paid for, its work rolls back,
@@ -215,13 +216,13 @@ func (w *worker) Call(i int, key provider.Key) provider.Reply {
 		return reply
 	}
 	k := &x.keys[i]
-	if x.store == Lease {
+	if x.store == delivery.Lease {
 		k.doneStatus, k.written = true, x.now // committed with the work
 	}
-	if x.crash(d, AfterWork) {
+	if x.crash(d, delivery.AfterWork) {
 		return provider.NoReply
 	}
-	if x.store == After {
+	if x.store == delivery.After {
 		*k = record{present: true, written: x.now}
 	}
 	w.end(0)
