@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/sqlitecheck"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -29,7 +30,7 @@ var want = map[string]struct {
 	"TTL 60 s, redelivery after 2 s, claim": {1, false},
 }
 
-func charge() provider.Scenario { return delivery.Charge() }
+func charge() provider.Scenario { return sqlitecheck.Charge() }
 
 func runOnce(cfg delivery.Config, r strategy.Retry, sc provider.Scenario, seed uint64) (Outcome, *provider.Job) {
 	stream := rng.NewStream(rng.PCGGenerator().New(seed, 0))
@@ -68,7 +69,7 @@ func TestStepPolicyTimes(t *testing.T) {
 // The SQLite check's seven steps, forced, and the lease fix in each of them.
 func TestForcedCasesReproduceTheCheck(t *testing.T) {
 	r := strategy.Retry{Scope: strategy.EachStep, Attempts: 3}
-	cases := delivery.SQLiteCheck()
+	cases := sqlitecheck.Cases()
 	if len(cases) != len(want) {
 		t.Fatalf("%d cases; want %d", len(cases), len(want))
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/internal/raceresult"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/sqlitecheck"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -127,7 +128,7 @@ func simulatePairs(ctx context.Context, cfg Config, overlap, crash float64, jobs
 		qq := q
 		qq.RepeatDelay.Median = part.delay
 		cfgs = append(cfgs, sim.Config{
-			Scenario: delivery.Charge(), Jobs: part.n, Seed: uint64(cfg.Seed), Generator: rng.PCGGenerator(), Delivery: &qq,
+			Scenario: sqlitecheck.Charge(), Jobs: part.n, Seed: uint64(cfg.Seed), Generator: rng.PCGGenerator(), Delivery: &qq,
 			Strategies: []strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Attempts: 1}},
 		})
 	}
