@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -216,7 +217,7 @@ func (r Retry) Run(c Calls) bool { return r.Resume(c, 0) }
 // pass starts late; a whole-job retry's later passes start from the top,
 // skipping the steps Enter reports handled.
 func (r Retry) Resume(c Calls, from int) bool {
-	if j, ok := c.(*provider.Job); ok {
+	if j, ok := c.(*jobsim.Job); ok {
 		return (&r).resumeJob(j, from)
 	}
 	return (&r).resume(c, from)
@@ -273,12 +274,12 @@ func (r *Retry) resume(c Calls, from int) bool {
 	return false
 }
 
-// resumeJob is resume over the Part 5 engines' *provider.Job: the same body,
+// resumeJob is resume over the Part 5 engines' *jobsim.Job: the same body,
 // with c's type known, so that the compiler calls its methods directly and
 // inlines the small ones (Steps, Policies, Guarded, Enter, FreshKey, Backoff).
 // Through the interface they cost the skip engine a fifth of its speed.
 // TestResumeJobIsResume holds the two bodies equal, token for token.
-func (r *Retry) resumeJob(c *provider.Job, from int) bool {
+func (r *Retry) resumeJob(c *jobsim.Job, from int) bool {
 	n, own, guarded := c.Steps(), c.Policies(), c.Guarded()
 	if r.Scope == EachStep {
 		for i := from; i < n; i++ {

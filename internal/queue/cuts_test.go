@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -88,7 +89,7 @@ func newRunner(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, s
 	if src != nil {
 		stream = rng.StreamOf(src)
 	}
-	return NewRunner(cfg, s, sc, provider.NewJob(sc, stream), stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
+	return NewRunner(cfg, s, sc, jobsim.New(sc, stream), stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
 }
 
 // runGiven runs one job whose draws start with draws and reports its calls,
@@ -96,7 +97,7 @@ func newRunner(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, s
 func runGiven(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, draws []uint64) (calls int64, out Outcome, took int64) {
 	src := &given{draws: draws, more: rng.NewStream(rng.PCGGenerator().New(2, 0))}
 	stream := rng.StreamOf(src)
-	j := provider.NewJob(sc, stream)
+	j := jobsim.New(sc, stream)
 	x := NewRunner(cfg, s, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
 	defer x.Close()
 	out = x.Run()

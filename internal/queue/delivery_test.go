@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sqlitecheck"
 	"github.com/retrysim/retrysim/provider"
@@ -32,9 +33,9 @@ var want = map[string]struct {
 
 func charge() provider.Scenario { return sqlitecheck.Charge() }
 
-func runOnce(cfg delivery.Config, r strategy.Retry, sc provider.Scenario, seed uint64) (Outcome, *provider.Job) {
+func runOnce(cfg delivery.Config, r strategy.Retry, sc provider.Scenario, seed uint64) (Outcome, *jobsim.Job) {
 	stream := rng.NewStream(rng.PCGGenerator().New(seed, 0))
-	j := provider.NewJob(sc, stream)
+	j := jobsim.New(sc, stream)
 	x := NewRunner(cfg, r, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(seed), 0)))
 	defer x.Close()
 	return x.Run(), j
@@ -163,7 +164,7 @@ func TestRepeatAfterExpiryClosedForm(t *testing.T) {
 	want *= 1 - math.Pow(p, a)
 
 	stream := rng.NewStream(rng.PCGGenerator().New(7, 0))
-	j := provider.NewJob(sc, stream)
+	j := jobsim.New(sc, stream)
 	x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: a}, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(7), 0)))
 	twice := 0
 	for range jobs {
@@ -240,7 +241,7 @@ func TestDecorrelatedBackoffStartsFreshEachStep(t *testing.T) {
 	want := float64(len(sc.Steps)) * step
 
 	stream := rng.NewStream(rng.PCGGenerator().New(7, 0))
-	j := provider.NewJob(sc, stream)
+	j := jobsim.New(sc, stream)
 	x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.SameKey}, sc, j, stream,
 		rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(7), 0)))
 	var n, sum, sumSq float64
@@ -271,7 +272,7 @@ func TestCompletionIsWhenTheLastDeliveryEnds(t *testing.T) {
 		sc.Steps[i].Latency = provider.Latency{Median: lat}
 	}
 	stream := rng.NewStream(rng.PCGGenerator().New(1, 0))
-	j := provider.NewJob(sc, stream)
+	j := jobsim.New(sc, stream)
 	x := NewRunner(delivery.Defaults(), strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, j, stream,
 		rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
 	failed := 0
@@ -390,7 +391,7 @@ func TestCrashDrawnPerPoint(t *testing.T) {
 		cfg := delivery.Defaults()
 		cfg.CrashP, cfg.CrashAt, cfg.MaxDeliveries, cfg.Backoff = c, tt.at, 1, backoff.Policy{}
 		stream := rng.NewStream(rng.PCGGenerator().New(3, 0))
-		j := provider.NewJob(sc, stream)
+		j := jobsim.New(sc, stream)
 		x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3}, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(3, 1)))
 		var calls int64
 		for range jobs {

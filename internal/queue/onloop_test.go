@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -62,7 +63,7 @@ type jobRun struct {
 func runJobs(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, jobs int, offLoop bool) []jobRun {
 	stream := rng.NewStream(rng.PCGGenerator().New(5, 0))
 	lat := rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(5), 0))
-	j := provider.NewJob(sc, stream)
+	j := jobsim.New(sc, stream)
 	x := NewRunner(cfg, s, sc, j, stream, lat)
 	x.offLoop = offLoop
 	defer x.Close()

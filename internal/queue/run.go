@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -75,7 +76,7 @@ type Runner struct {
 	resume   func(c strategy.Calls, from int) bool
 	guard    bool
 	step     int // the step of the last Enter or Call, for a schema.PanicError
-	j        *provider.Job
+	j        *jobsim.Job
 	sc       provider.Scenario
 	policies []provider.Policy // sc's, nil when no step has its own
 	latency  []sampler
@@ -134,7 +135,7 @@ const checkEvery = 1 << 12
 // for everything but the calls' latencies: those come from lat. A strategy
 // that asks for a store (UsesStore) with no store configured keeps the Part
 // 5 store, After.
-func NewRunner(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, j *provider.Job, stream, lat rand.Source) *Runner {
+func NewRunner(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, j *jobsim.Job, stream, lat rand.Source) *Runner {
 	x := &Runner{cfg: cfg, store: cfg.Store, s: s, j: j, sc: sc, stream: rng.StreamOf(stream), lat: rng.StreamOf(lat), keys: make([]record, len(sc.Steps)),
 		repeat: newSampler(cfg.RepeatDelay)}
 	x.resume = strategy.ResumeOf(s)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -28,7 +29,7 @@ func TestStopWhenEndsTheJob(t *testing.T) {
 	for _, offLoop := range []bool{false, true} {
 		goroutines := runtime.NumGoroutine()
 		stream := rng.NewStream(rng.PCGGenerator().New(1, 0))
-		j := provider.NewJob(sc, stream)
+		j := jobsim.New(sc, stream)
 		x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: provider.MaxAttempts}, sc, j, stream,
 			rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
 		x.offLoop = offLoop

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -32,7 +33,7 @@ func TestWarningCoversEveryStrategy(t *testing.T) {
 	s := wrapped{strategy.Retry{Scope: strategy.EachStep, Attempts: 3}}
 
 	stream := rng.NewStream(rng.PCGGenerator().New(1, 0))
-	j := provider.NewJob(sc, stream)
+	j := jobsim.New(sc, stream)
 	x := NewRunner(cfg, s, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
 	out := x.Run()
 	x.Close()

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
@@ -253,7 +254,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 			// configuration's tasks are consecutive, so a worker never
 			// comes back to a configuration it has left.
 			cur := -1
-			var j *provider.Job
+			var j *jobsim.Job
 			var sk *skipper
 			var runners []*queue.Runner // by strategy: a runner keeps nothing from job to job
 			var skippers []*skipper     // by strategy, of its runner's Cuts, for the skip engine
@@ -284,7 +285,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 				stream.Reset(cfg.Generator.New(cfg.Seed, uint64(b)))
 				if k != cur {
 					cur = k
-					j = provider.NewJob(cfg.Scenario, stream)
+					j = jobsim.New(cfg.Scenario, stream)
 					sk = newSkipper(j.Clean())
 					closeRunners()
 					runners = make([]*queue.Runner, len(cfg.Strategies))
@@ -412,7 +413,7 @@ func builtin(s strategy.Strategy) bool {
 // stopped, to unwind the strategy with strategy.ErrStopped if so, and
 // recording the step it is at for a schema.PanicError.
 type guard struct {
-	j    *provider.Job
+	j    *jobsim.Job
 	done <-chan struct{}
 	step int
 }
@@ -453,7 +454,7 @@ func (g *guard) Backoff(i, n int) { g.check(); g.j.Backoff(i, n) }
 
 // calls is the Calls s runs on over j: j itself for the built-in Retry, with
 // a nil guard, and a guard for any other strategy.
-func calls(ctx context.Context, j *provider.Job, s strategy.Strategy) (strategy.Calls, *guard) {
+func calls(ctx context.Context, j *jobsim.Job, s strategy.Strategy) (strategy.Calls, *guard) {
 	if builtin(s) {
 		return j, nil
 	}
@@ -501,7 +502,7 @@ func anyBelow(d, cuts []uint64) bool {
 // done, ends a job within its own checkEvery events), its counters then
 // meaningless. A panic of the strategy is its error (recovered), job0 being
 // the index of the block's first job in the run.
-func runJobsDelivery(ctx context.Context, c *stats.Counters, x *queue.Runner, j *provider.Job, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
+func runJobsDelivery(ctx context.Context, c *stats.Counters, x *queue.Runner, j *jobsim.Job, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64
 	defer func() {
 		if v := recover(); v != nil {
@@ -552,7 +553,7 @@ func runJobsDelivery(ctx context.Context, c *stats.Counters, x *queue.Runner, j 
 
 // addDelivery counts a job of the delivery model that ran, with outcome out,
 // its calls and side effects in j.
-func addDelivery(c *stats.Counters, out queue.Outcome, j *provider.Job, watched int) {
+func addDelivery(c *stats.Counters, out queue.Outcome, j *jobsim.Job, watched int) {
 	if out.Failed {
 		c.Failed++
 		c.FailedCompletion.Add(out.Completion)
@@ -597,7 +598,7 @@ func settleJob(x *queue.Runner, d, cuts []uint64) (queue.Outcome, bool) {
 // A panic of strat panics again, as a *schema.PanicError.
 func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, n int64) stats.Counters {
 	var c stats.Counters
-	if err := runJobs(context.Background(), &c, provider.NewJob(sc, stream), strat, stream, n, sc.Watched[0].Step, 0); err != nil {
+	if err := runJobs(context.Background(), &c, jobsim.New(sc, stream), strat, stream, n, sc.Watched[0].Step, 0); err != nil {
 		panic(err)
 	}
 	return c
@@ -607,7 +608,7 @@ func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, 
 // whose duplicates DuplicateUsers counts, and job0 the index of the first
 // job in the run, for a schema.PanicError. Once ctx is done it returns
 // within checkEvery jobs and calls, its counters then meaningless.
-func runJobs(ctx context.Context, c *stats.Counters, j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
+func runJobs(ctx context.Context, c *stats.Counters, j *jobsim.Job, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64
 	cs, g := calls(ctx, j, strat)
 	defer func() {

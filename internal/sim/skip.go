@@ -5,9 +5,9 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
-	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -168,7 +168,7 @@ func (t aliasTable) draw(u uint64) int {
 // value (no event) and the forced event is 0, and every later draw is fresh.
 // Once ctx is done it returns within checkEvery jobs with an event and their
 // calls, its counters then meaningless.
-func runJobsSkip(ctx context.Context, c *stats.Counters, j *provider.Job, sk *skipper, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
+func runJobsSkip(ctx context.Context, c *stats.Counters, j *jobsim.Job, sk *skipper, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64 // the job with an event in progress, from the block's first
 	cs, gd := calls(ctx, j, strat)
 	defer func() {
@@ -253,7 +253,7 @@ func runForced(x *queue.Runner, sk *skipper, stream *rng.Stream, cuts []uint64, 
 // first) is still drawn exactly; a clean job that outlasts the visibility
 // timeout runs the same way, every draw forced clean. Once ctx is done it
 // returns within checkEvery jobs and calls, its counters then meaningless.
-func runJobsDeliverySkip(ctx context.Context, c *stats.Counters, x *queue.Runner, j *provider.Job, sk *skipper, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
+func runJobsDeliverySkip(ctx context.Context, c *stats.Counters, x *queue.Runner, j *jobsim.Job, sk *skipper, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64 // the job in progress, from the block's first
 	defer func() {
 		if v := recover(); v != nil {
