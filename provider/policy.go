@@ -66,9 +66,9 @@ func CheckBackoff(b backoff.Policy) error {
 	return b.Check()
 }
 
-// Check reports the first thing wrong with p as a *schema.FieldError naming
+// check reports the first thing wrong with p as a *schema.FieldError naming
 // its field (attempts, keys, backoff.cap).
-func (p Policy) Check() error {
+func (p Policy) check() error {
 	if p.Attempts < 0 || p.Attempts > MaxAttempts {
 		return schema.Errorf("attempts", "%d is not a whole number from 1 to %d", p.Attempts, MaxAttempts)
 	}

@@ -98,21 +98,6 @@ func Signup(pFail, lostReply float64) Scenario {
 	}
 }
 
-// Policies are the steps' own policies, one a step, or nil when no step
-// sets any.
-func (s Scenario) Policies() []Policy {
-	for _, st := range s.Steps {
-		if st.Policy != (Policy{}) {
-			out := make([]Policy, len(s.Steps))
-			for i, st := range s.Steps {
-				out[i] = st.Policy
-			}
-			return out
-		}
-	}
-	return nil
-}
-
 // Validate reports the first thing wrong with s as a *schema.FieldError
 // naming its field path (steps[2].p_fail, watched[0]). Its names and labels
 // are held to stats.CheckName.
@@ -147,7 +132,7 @@ func (s Scenario) Validate() error {
 		if err := st.Latency.Check(); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].latency", i), Msg: err.Error()}
 		}
-		if err := st.Policy.Check(); err != nil {
+		if err := st.Policy.check(); err != nil {
 			return schema.Within(fmt.Sprintf("steps[%d]", i), err)
 		}
 	}

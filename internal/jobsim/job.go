@@ -79,7 +79,7 @@ func New(s provider.Scenario, src rand.Source) *Job {
 		}
 	}
 	j.firstDraw = append(j.firstDraw, len(j.clean))
-	j.policies = s.Policies()
+	j.policies = Policies(s)
 	return j
 }
 
@@ -206,4 +206,19 @@ func (j *Job) Reset() {
 	clear(j.done[:len(j.steps)])
 	j.seen = j.seen[:0]
 	j.fresh, j.finished = provider.StepKey, 0 // fresh keys count up from the step's key
+}
+
+// Policies are s's steps' own policies, one a step, or nil when no step
+// sets any.
+func Policies(s provider.Scenario) []provider.Policy {
+	for _, st := range s.Steps {
+		if st.Policy != (provider.Policy{}) {
+			out := make([]provider.Policy, len(s.Steps))
+			for i, st := range s.Steps {
+				out[i] = st.Policy
+			}
+			return out
+		}
+	}
+	return nil
 }

@@ -145,7 +145,7 @@ func NewRunner(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, j
 		x.guard = true
 	}
 	x.own = worker{x: x, direct: true}
-	x.policies = sc.Policies()
+	x.policies = jobsim.Policies(sc)
 	var random []sampler
 	for _, st := range sc.Steps {
 		s := newSampler(st.Latency)
