@@ -170,7 +170,7 @@ func CheckLease(d time.Duration) error {
 // other does, and a Config it accepts runs.
 func (c Config) Check() error {
 	for _, s := range settings {
-		if err := s.Check(c); err != nil {
+		if err := s.check(c); err != nil {
 			return err
 		}
 	}

@@ -70,9 +70,9 @@ func (s Setting) SetText(c *Config, text string) error {
 	return s.setText(c, text)
 }
 
-// Check refuses the setting's value in c that Config.Check refuses, as a
+// check refuses the setting's value in c that Config.Check refuses, as a
 // *schema.FieldError naming its Key.
-func (s Setting) Check(c Config) error {
+func (s Setting) check(c Config) error {
 	for _, check := range []func(Config) error{s.bounds, s.rule} {
 		if check == nil {
 			continue
