@@ -65,9 +65,6 @@ func (s Store) MarshalText() ([]byte, error) { return stores.MarshalText(s) }
 // UnmarshalText reads a store mode's name.
 func (s *Store) UnmarshalText(text []byte) error { return stores.UnmarshalText(text, s) }
 
-// ParseStore reads a store mode name.
-func ParseStore(s string) (Store, error) { return stores.Parse(s) }
-
 // CrashPoint is where in a step a worker may die.
 type CrashPoint int
 
@@ -96,9 +93,6 @@ func (c CrashPoint) MarshalText() ([]byte, error) { return crashPoints.MarshalTe
 
 // UnmarshalText reads a crash point's name.
 func (c *CrashPoint) UnmarshalText(text []byte) error { return crashPoints.UnmarshalText(text, c) }
-
-// ParseCrashPoint reads a crash point name.
-func ParseCrashPoint(s string) (CrashPoint, error) { return crashPoints.Parse(s) }
 
 // Config is the queue, worker and store around the jobs.
 type Config struct {

@@ -391,7 +391,7 @@ func (c *CrashProbability) String() string {
 }
 
 func (c *CrashProbability) Set(s string) error {
-	if _, err := delivery.ParseCrashPoint(s); err == nil || s == "after-charge" {
+	if _, err := delivery.CrashPoints().Parse(s); err == nil || s == "after-charge" {
 		return fmt.Errorf("%q is a crash point: give it with -crash-at; -crash is the probability that a worker dies there", s)
 	}
 	return c.P.Set(s)
@@ -410,7 +410,7 @@ func parseCrashPoint(s string) (delivery.CrashPoint, error) {
 	if s == "after-charge" {
 		return 0, fmt.Errorf("unknown crash point %q: it is after-work now (between the work and the key record)", s)
 	}
-	return delivery.ParseCrashPoint(s)
+	return delivery.CrashPoints().Parse(s)
 }
 
 // Number is a flag.Value for a float in [Lo, Hi].

@@ -76,7 +76,7 @@ var flagValues = []struct {
 		return &flagval.Name[backoff.Kind]{Parse: backoff.ParseKind, Text: backoff.Kind.String}
 	}, func(flag.Value) error { return nil }},
 	{"store", func() flag.Value {
-		return &flagval.Name[delivery.Store]{Parse: delivery.ParseStore, Text: delivery.Store.String}
+		return &flagval.Name[delivery.Store]{Parse: delivery.Stores().Parse, Text: delivery.Store.String}
 	}, func(flag.Value) error { return nil }},
 	{"race modes", func() flag.Value {
 		var l []race.Mode
@@ -90,7 +90,7 @@ var flagValues = []struct {
 		return nil
 	}},
 	{"crash-at", func() flag.Value {
-		return &flagval.Name[delivery.CrashPoint]{Parse: delivery.ParseCrashPoint, Text: delivery.CrashPoint.String}
+		return &flagval.Name[delivery.CrashPoint]{Parse: delivery.CrashPoints().Parse, Text: delivery.CrashPoint.String}
 	}, func(flag.Value) error { return nil }},
 	{"sweep's -attempts", func() flag.Value {
 		return flagval.NewValues("3", func(s string) ([]float64, error) {

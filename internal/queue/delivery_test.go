@@ -181,17 +181,17 @@ func TestRepeatAfterExpiryClosedForm(t *testing.T) {
 
 func TestParseNames(t *testing.T) {
 	for i, n := range delivery.Stores().Names() {
-		if s, err := delivery.ParseStore(n); err != nil || s != delivery.Store(i) || s.String() != n {
-			t.Errorf("ParseStore(%q) = %v, %v", n, s, err)
+		if s, err := delivery.Stores().Parse(n); err != nil || s != delivery.Store(i) || s.String() != n {
+			t.Errorf("Stores().Parse(%q) = %v, %v", n, s, err)
 		}
 	}
 	for i, n := range delivery.CrashPoints().Names() {
-		if c, err := delivery.ParseCrashPoint(n); err != nil || c != delivery.CrashPoint(i) || c.String() != n {
-			t.Errorf("ParseCrashPoint(%q) = %v, %v", n, c, err)
+		if c, err := delivery.CrashPoints().Parse(n); err != nil || c != delivery.CrashPoint(i) || c.String() != n {
+			t.Errorf("CrashPoints().Parse(%q) = %v, %v", n, c, err)
 		}
 	}
-	if _, err := delivery.ParseStore("unique"); err == nil {
-		t.Error("ParseStore(unique) succeeded")
+	if _, err := delivery.Stores().Parse("unique"); err == nil {
+		t.Error("Stores().Parse(unique) succeeded")
 	}
 }
 

@@ -110,7 +110,7 @@ func simulatePairs(ctx context.Context, cfg Config, overlap, crash float64, jobs
 	q.RepeatP = 1
 	if crash > 0 {
 		// The harness kills first deliveries only, so at most one a job.
-		point, err := delivery.ParseCrashPoint(string(cfg.CrashAt)) // the same names
+		point, err := delivery.CrashPoints().Parse(string(cfg.CrashAt)) // the same names
 		if err != nil {
 			return 0, 0, err
 		}
