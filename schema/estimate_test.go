@@ -51,9 +51,9 @@ func TestEstimatePointAndCount(t *testing.T) {
 // The key modes are the scenario files' names, in order.
 func TestKeyModeNames(t *testing.T) {
 	for i, n := range []string{"none", "fresh", "same"} {
-		k, err := schema.ParseKeyMode(n)
+		k, err := schema.KeyModes().Parse(n)
 		if err != nil || k != schema.KeyMode(i) || k.String() != n {
-			t.Errorf("ParseKeyMode(%q) = %v, %v; want %d", n, k, err, i)
+			t.Errorf("KeyModes().Parse(%q) = %v, %v; want %d", n, k, err, i)
 		}
 	}
 	if err := schema.KeyModes().Check(3); err == nil || err.Error() != "3 is not a key mode (want one of none, fresh, same)" {

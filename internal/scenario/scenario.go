@@ -984,7 +984,7 @@ func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (time
 			if x == "" {
 				continue
 			}
-			k, err := schema.ParseKeyMode(x)
+			k, err := schema.KeyModes().Parse(x)
 			if err != nil {
 				return false, &Error{File: name, Line: g.line, Field: field(set.ShardKey), Msg: err.Error()}
 			}
