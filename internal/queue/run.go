@@ -70,7 +70,7 @@ type Runner struct {
 	cfg   delivery.Config
 	store delivery.Store
 	s     strategy.Strategy
-	// resume is s's fast path (strategy.ResumeOf): only then are jobs
+	// resume is s's fast path (ResumeOf): only then are jobs
 	// settled. guard says s is not the built-in Retry: every Calls method
 	// it uses then looks at stop first, and unwinds it once stopped.
 	resume   func(c strategy.Calls, from int) bool
@@ -138,7 +138,7 @@ const checkEvery = 1 << 12
 func NewRunner(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, j *jobsim.Job, stream, lat rand.Source) *Runner {
 	x := &Runner{cfg: cfg, store: cfg.Store, s: s, j: j, sc: sc, stream: rng.StreamOf(stream), lat: rng.StreamOf(lat), keys: make([]record, len(sc.Steps)),
 		repeat: newSampler(cfg.RepeatDelay)}
-	x.resume = strategy.ResumeOf(s)
+	x.resume = ResumeOf(s)
 	switch s.(type) {
 	case strategy.Retry, *strategy.Retry:
 	default:
@@ -274,7 +274,7 @@ func (x *Runner) Settles() bool {
 // Cuts returns the cuts of the draws a job's first delivery takes, in draw
 // order, when nothing happens to it: no repeated request, no crash, no failed
 // call and no lost reply, each draw at or above its cut. A job of a Straight
-// strategy (strategy.ResumeOf) whose draws are all clean is one delivery that
+// strategy (ResumeOf) whose draws are all clean is one delivery that
 // calls each step once, taking exactly these draws, and, if Clean says it
 // ends before the visibility timeout, may be counted without running it, as
 // Clean describes. Callers must not modify the slice.

@@ -82,7 +82,7 @@ type Config struct {
 
 // EngineUsed is the engine the run draws with, for every strategy: Engine
 // resolved for the generator; plain when Auto is asked for and a strategy
-// has no fast path (strategy.ResumeOf), since the skip engine can only force
+// has no fast path (queue.ResumeOf), since the skip engine can only force
 // the first event of a job whose calls it knows until then; and, under the
 // delivery model, plain when Auto is asked for and the queue neither repeats
 // requests nor crashes, whose clean jobs the plain engine already counts
@@ -95,10 +95,10 @@ func (cfg Config) EngineUsed() Engine {
 }
 
 // allStraight reports whether every strategy has a fast path
-// (strategy.ResumeOf).
+// (queue.ResumeOf).
 func allStraight(ss []strategy.Strategy) bool {
 	for _, s := range ss {
-		if strategy.ResumeOf(s) == nil {
+		if queue.ResumeOf(s) == nil {
 			return false
 		}
 	}
@@ -140,7 +140,7 @@ func (cfg Config) check() error {
 	}
 	if cfg.Engine == Skip {
 		for _, s := range cfg.Strategies {
-			if strategy.ResumeOf(s) == nil {
+			if queue.ResumeOf(s) == nil {
 				return fmt.Errorf("engine: skip runs only strategies that call each step once until a call fails (strategy.Straight), not %q; use plain", s.Name())
 			}
 		}
@@ -618,7 +618,7 @@ func runJobs(ctx context.Context, c *stats.Counters, j *jobsim.Job, strat strate
 	}()
 	reset(c, n)
 	j.UseStore(strat.UsesStore())
-	resume := strategy.ResumeOf(strat)
+	resume := queue.ResumeOf(strat)
 	cuts := j.Clean()
 	k := len(cuts)
 	cuts = cuts[:k:k]

@@ -162,7 +162,7 @@ func (t aliasTable) draw(u uint64) int {
 }
 
 // runJobsSkip is runJobs for the skip engine, strat having a fast path
-// (strategy.ResumeOf). Each draw of a job is compared
+// (queue.ResumeOf). Each draw of a job is compared
 // with its own cut and nothing else, so only which side of the cut a draw
 // falls on matters: the forced draws before the first event are the largest
 // value (no event) and the forced event is 0, and every later draw is fresh.
@@ -178,7 +178,7 @@ func runJobsSkip(ctx context.Context, c *stats.Counters, j *jobsim.Job, sk *skip
 	}()
 	reset(c, n)
 	j.UseStore(strat.UsesStore())
-	resume := strategy.ResumeOf(strat)
+	resume := queue.ResumeOf(strat)
 	var clean, work int64
 	for left := n; left > 0; {
 		if work++; work >= checkEvery {
@@ -243,7 +243,7 @@ func runForced(x *queue.Runner, sk *skipper, stream *rng.Stream, cuts []uint64, 
 }
 
 // runJobsDeliverySkip is runJobsDelivery for the skip engine, x's strategy
-// having a fast path (strategy.ResumeOf) and sk being built from x.Cuts(): it
+// having a fast path (queue.ResumeOf) and sk being built from x.Cuts(): it
 // draws how many clean jobs come before the next job with an event (a
 // repeated request, a crash, a failed call or a lost reply) and counts each
 // from its latencies alone (queue.Runner.Clean), and runs the job with an
