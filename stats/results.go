@@ -50,7 +50,7 @@ type Counters struct {
 	// Completion counts the virtual completion times of the jobs that
 	// succeeded, FailedCompletion those of the jobs that failed: a job's time
 	// runs from its first enqueue until its last delivery stopped or its
-	// message was dead-lettered (queue.Outcome.Completion).
+	// message was dead-lettered.
 	Completion       schema.Histogram `json:"completion"`
 	FailedCompletion schema.Histogram `json:"failed_completion,omitzero"`
 }
