@@ -13,7 +13,6 @@
 package delivery
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -142,16 +141,6 @@ func Defaults() Config {
 		MaxDeliveries: 10,
 		Backoff:       backoff.Default(),
 	}
-}
-
-// CheckLease refuses a lease that is not longer than 0s, for the delivery
-// model's lease store and for the race harness's lease mode alike: one bound,
-// one message.
-func CheckLease(d time.Duration) error {
-	if d <= 0 {
-		return errors.New("a lease must be longer than 0s (one that ran out at once would hold nothing)")
-	}
-	return nil
 }
 
 // Check reports the first thing wrong with c, in the order of Settings, as

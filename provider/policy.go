@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -53,13 +54,13 @@ func (p Policy) BackoffOr(run backoff.Policy) backoff.Policy {
 
 // CheckBackoff reports the first thing wrong with b as a *schema.FieldError
 // naming its field (policy, base, cap): each duration held to
-// CheckDuration, then backoff.Policy.Check.
+// not negative and at most MaxDuration, then backoff.Policy.Check.
 func CheckBackoff(b backoff.Policy) error {
 	for _, d := range []struct {
 		field string
 		v     time.Duration
 	}{{"base", b.Base}, {"cap", b.Cap}} {
-		if err := CheckDuration(d.v); err != nil {
+		if err := limits.Duration(d.v); err != nil {
 			return &schema.FieldError{Field: d.field, Msg: err.Error()}
 		}
 	}

@@ -9,9 +9,9 @@ package provider
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -120,10 +120,10 @@ func (s Scenario) Validate() error {
 		if j := slices.IndexFunc(s.Steps[:i], func(o Step) bool { return o.Name == st.Name }); j >= 0 { // a path names a step by its name
 			return schema.Errorf(fmt.Sprintf("steps[%d].name", i), "%q is also the name of steps[%d]", st.Name, j)
 		}
-		if err := CheckProbability(st.PFail); err != nil {
+		if err := limits.Probability(st.PFail); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].p_fail", i), Msg: err.Error()}
 		}
-		if err := CheckProbability(st.LostReply); err != nil {
+		if err := limits.Probability(st.LostReply); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].lost_reply", i), Msg: err.Error()}
 		}
 		if st.LostReply > 0 && !st.CanLoseReply {
@@ -151,14 +151,6 @@ func (s Scenario) Validate() error {
 			return &schema.FieldError{Field: fmt.Sprintf("watched[%d].label", k), Msg: err.Error()}
 		}
 		seen[w.Step] = k
-	}
-	return nil
-}
-
-// CheckProbability refuses NaN and values outside [0, 1].
-func CheckProbability(p float64) error {
-	if math.IsNaN(p) || p < 0 || p > 1 {
-		return fmt.Errorf("%v is not a probability in [0, 1]", p)
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
@@ -127,7 +128,7 @@ func (d *duration) UnmarshalYAML(n *yaml.Node) error {
 	if err != nil {
 		return &fieldError{n.Line, n.Column, fmt.Sprintf("%q is not a duration such as 250ms or 2s", s)}
 	}
-	if err := provider.CheckDuration(v); err != nil { // as the flags check theirs
+	if err := limits.Duration(v); err != nil { // as the flags check theirs
 		return &fieldError{n.Line, n.Column, err.Error()}
 	}
 	d.v = v

@@ -1,0 +1,44 @@
+// Package limits holds the checks every model's settings share: a duration
+// within MaxDuration, a probability in [0, 1], a lease longer than 0s.
+package limits
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/retrysim/retrysim/internal/human"
+)
+
+// MaxDuration is provider.MaxDuration, which documents it.
+const MaxDuration = 8760 * time.Hour // the command's help and the README say 8760h
+
+// Duration refuses a duration that is negative or longer than MaxDuration.
+func Duration(d time.Duration) error {
+	switch {
+	case d < 0:
+		return fmt.Errorf("%s is negative", human.Duration(d))
+	case d > MaxDuration:
+		return fmt.Errorf("%s is longer than the 8760h (365 days) a duration may be", human.Duration(d))
+	}
+	return nil
+}
+
+// Probability refuses NaN and values outside [0, 1].
+func Probability(p float64) error {
+	if math.IsNaN(p) || p < 0 || p > 1 {
+		return fmt.Errorf("%v is not a probability in [0, 1]", p)
+	}
+	return nil
+}
+
+// Lease refuses a lease that is not longer than 0s, for the delivery model's
+// lease store, a fleet's and the race harness's lease mode alike: one bound,
+// one message.
+func Lease(d time.Duration) error {
+	if d <= 0 {
+		return errors.New("a lease must be longer than 0s (one that ran out at once would hold nothing)")
+	}
+	return nil
+}
