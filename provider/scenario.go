@@ -16,10 +16,6 @@ import (
 	"github.com/retrysim/retrysim/stats"
 )
 
-// MaxSteps bounds a scenario's length, so a job's bookkeeping fits in fixed
-// arrays and a bit set.
-const MaxSteps = 64
-
 // Step is one call of a scenario.
 type Step struct {
 	// Name says what the step does.
@@ -110,8 +106,8 @@ func (s Scenario) Validate() error {
 	if len(s.Steps) == 0 {
 		return schema.Errorf("steps", "a scenario needs at least one step")
 	}
-	if len(s.Steps) > MaxSteps {
-		return schema.Errorf("steps", "%d steps is more than the %d allowed", len(s.Steps), MaxSteps)
+	if len(s.Steps) > stats.MaxSteps {
+		return schema.Errorf("steps", "%d steps is more than the %d allowed", len(s.Steps), stats.MaxSteps)
 	}
 	for i, st := range s.Steps {
 		if err := stats.CheckName(st.Name); err != nil {

@@ -59,7 +59,8 @@ type Counters struct {
 // can overflow.
 const MaxJobs = 1_000_000_000_000
 
-// MaxSteps is the most steps a scenario has (provider.MaxSteps).
+// MaxSteps bounds a scenario's length, so a job's bookkeeping fits in fixed
+// arrays and a bit set.
 const MaxSteps = 64
 
 // StepCounts counts something for each step.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // step is a Step compiled for the hot path.
@@ -46,7 +47,7 @@ type Job struct {
 	calls    int64
 	repeated int64 // side effects beyond the first, over all steps
 	effects  int64 // side effects, over all steps
-	done     [provider.MaxSteps]uint32
+	done     [stats.MaxSteps]uint32
 	seen     []seenKey
 	fresh    provider.Key // the last fresh key handed out
 	// store says the strategy keeps the Part 5 store, which holds finished
@@ -89,7 +90,7 @@ func New(s provider.Scenario, src rand.Source) *Job {
 func (j *Job) Clean() []uint64 { return j.clean }
 
 // once is what done holds for steps that each did their work once.
-var once = func() (o [provider.MaxSteps]uint32) {
+var once = func() (o [stats.MaxSteps]uint32) {
 	for i := range o {
 		o[i] = 1
 	}
@@ -125,7 +126,7 @@ func (j *Job) UseStore(on bool) { j.store = on }
 // i as finished, so that a strategy skips it. It has nothing to do else: the
 // Part 5 model has no crashes.
 func (j *Job) Enter(i int) bool {
-	return j.store && j.finished&(1<<(uint(i)&(provider.MaxSteps-1))) != 0
+	return j.store && j.finished&(1<<(uint(i)&(stats.MaxSteps-1))) != 0
 }
 
 // Guarded reports whether the job keeps the Part 5 store, the only thing
@@ -164,7 +165,7 @@ func (j *Job) Call(i int, key provider.Key) provider.Reply {
 	if st.canLoseReply && j.stream.Next() < st.lost {
 		return provider.NoReply
 	}
-	j.finished |= 1 << (uint(i) & (provider.MaxSteps - 1))
+	j.finished |= 1 << (uint(i) & (stats.MaxSteps - 1))
 	return provider.ReplyOK
 }
 

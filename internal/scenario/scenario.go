@@ -853,8 +853,8 @@ func Parse(name string, data []byte) (Loaded, error) {
 	if len(f.Steps) == 0 {
 		return Loaded{}, &Error{File: name, Line: lineOf(top, "steps"), Field: "steps", Msg: "a scenario needs at least one step"}
 	}
-	if len(f.Steps) > provider.MaxSteps {
-		return Loaded{}, &Error{File: name, Line: lineOf(top, "steps"), Field: "steps", Msg: fmt.Sprintf("%d steps is more than the %d allowed", len(f.Steps), provider.MaxSteps)}
+	if len(f.Steps) > stats.MaxSteps {
+		return Loaded{}, &Error{File: name, Line: lineOf(top, "steps"), Field: "steps", Msg: fmt.Sprintf("%d steps is more than the %d allowed", len(f.Steps), stats.MaxSteps)}
 	}
 	for _, t := range []struct{ key, v string }{{"name", f.Name}, {"noun", f.Noun}, {"watched_label", f.WatchedLabel}} {
 		if err := stats.CheckName(t.v); err != nil {

@@ -46,7 +46,7 @@ import (
 const BlockJobs = 1 << 16
 
 // MaxJobs bounds a run so that no counter can overflow: a job makes at most
-// provider.MaxSteps x MaxAttempts calls. Shard files are held to it
+// stats.MaxSteps x MaxAttempts calls. Shard files are held to it
 // (stats.MaxJobs).
 const MaxJobs = stats.MaxJobs
 
