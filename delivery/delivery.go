@@ -19,6 +19,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -179,13 +180,13 @@ func (c Config) Warning(sc provider.Scenario, strategies []strategy.Strategy) st
 	var delivery, hold time.Duration
 	for _, st := range sc.Steps {
 		call := slowest(st.Latency)
-		delivery = provider.Later(delivery, call)
+		delivery = limits.Later(delivery, call)
 		hold = max(hold, call)
 		retries := st.PFail > 0 || (st.CanLoseReply && st.LostReply > 0)
 		for _, s := range strategies {
 			if r, ok := s.(strategy.Retry); ok && r.Scope == strategy.EachStep && retries {
 				a := st.Policy.AttemptsOr(r.Attempts)
-				hold = max(hold, provider.Later(provider.Times(call, a), st.Policy.BackoffOr(c.Backoff).Longest(a-1)))
+				hold = max(hold, limits.Later(limits.Times(call, a), st.Policy.BackoffOr(c.Backoff).Longest(a-1)))
 			}
 		}
 	}

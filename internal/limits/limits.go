@@ -1,5 +1,6 @@
-// Package limits holds the checks every model's settings share: a duration
-// within MaxDuration, a probability in [0, 1], a lease longer than 0s.
+// Package limits holds the checks every model's settings share (a duration
+// within MaxDuration, a probability in [0, 1], a lease longer than 0s) and
+// virtual time's arithmetic, which saturates instead of wrapping.
 package limits
 
 import (
@@ -41,4 +42,22 @@ func Lease(d time.Duration) error {
 		return errors.New("a lease must be longer than 0s (one that ran out at once would hold nothing)")
 	}
 	return nil
+}
+
+// Later is t + d for durations that are not negative, saturated at the
+// longest time.Duration instead of wrapping to a negative time.
+func Later(t, d time.Duration) time.Duration {
+	if t > math.MaxInt64-d {
+		return math.MaxInt64
+	}
+	return t + d
+}
+
+// Times is n x d for a duration and a count that are not negative, saturated
+// at the longest time.Duration as Later is.
+func Times(d time.Duration, n int) time.Duration {
+	if n > 0 && d > math.MaxInt64/time.Duration(n) {
+		return math.MaxInt64
+	}
+	return d * time.Duration(n)
 }

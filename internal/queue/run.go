@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -154,7 +155,7 @@ func NewRunner(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, j
 		if s.random() {
 			random = append(random, s)
 		} else {
-			x.fixed = provider.Later(x.fixed, s.draw(nil))
+			x.fixed = limits.Later(x.fixed, s.draw(nil))
 		}
 	}
 	x.batch, x.first = newBatch(random), make([]time.Duration, len(random))
@@ -292,7 +293,7 @@ func (x *Runner) Clean() (time.Duration, bool) {
 	if len(x.first) == 0 {
 		return x.fixed, x.fixed < x.cfg.Visibility
 	}
-	total := provider.Later(x.fixed, x.batch.draw(x.lat, x.first))
+	total := limits.Later(x.fixed, x.batch.draw(x.lat, x.first))
 	x.drawn = total >= x.cfg.Visibility
 	return total, !x.drawn
 }
@@ -336,13 +337,13 @@ func (x *Runner) RunFrom(k int) Outcome {
 		lat := x.prefix(i)
 		switch x.store {
 		case delivery.After:
-			x.keys[i] = record{present: true, written: provider.Later(x.now, lat)}
+			x.keys[i] = record{present: true, written: limits.Later(x.now, lat)}
 		case delivery.Loose, delivery.Claim:
 			x.keys[i] = record{present: true, written: x.now}
 		case delivery.Lease:
-			x.keys[i] = record{present: true, doneStatus: true, written: provider.Later(x.now, lat), leaseUntil: provider.Later(x.now, x.cfg.Lease)}
+			x.keys[i] = record{present: true, doneStatus: true, written: limits.Later(x.now, lat), leaseUntil: limits.Later(x.now, x.cfg.Lease)}
 		}
-		x.now = provider.Later(x.now, lat)
+		x.now = limits.Later(x.now, lat)
 	}
 	if x.now >= x.cfg.Visibility {
 		x.drawn = true // Run starts over, keeping the latencies reset drew
@@ -414,7 +415,7 @@ func (x *Runner) handle(e event) {
 		m.deliveries++
 		x.delivered++
 		x.dl = append(x.dl, inFlight{msg: e.idx, live: true})
-		x.push(provider.Later(x.now, x.cfg.Visibility), visibilityUp, e.idx)
+		x.push(limits.Later(x.now, x.cfg.Visibility), visibilityUp, e.idx)
 		x.run(len(x.dl) - 1)
 	case stepEvent:
 		x.run(e.idx)
@@ -507,7 +508,7 @@ func (x *Runner) expired(k record) bool {
 	if x.store == delivery.Lease && k.doneStatus {
 		return false
 	}
-	return x.cfg.TTL > 0 && x.now >= provider.Later(k.written, x.cfg.TTL)
+	return x.cfg.TTL > 0 && x.now >= limits.Later(k.written, x.cfg.TTL)
 }
 
 // finish ends a delivery with an ack: the message is done either way.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 )
 
@@ -78,7 +79,7 @@ func (w *worker) deliver() {
 // else by suspending it until the event loop reaches that time.
 func (w *worker) pause(wait time.Duration) {
 	x := w.x
-	at := provider.Later(x.now, wait)
+	at := limits.Later(x.now, wait)
 	if at >= x.limit {
 		if w.direct {
 			x.await(w.d, at)
@@ -172,7 +173,7 @@ func (w *worker) Enter(i int) bool {
 			x.dl[d].live = false // held by a live delivery: leave it unacked, to be redelivered
 			return false
 		}
-		*k = record{present: true, holder: d, written: x.now, leaseUntil: provider.Later(x.now, x.cfg.Lease)}
+		*k = record{present: true, holder: d, written: x.now, leaseUntil: limits.Later(x.now, x.cfg.Lease)}
 	}
 	w.end(0)
 	return false
