@@ -10,8 +10,7 @@ import (
 // is (0 - m) / sqrt(v/n). With m = 0.005 repeats a job, variance v = 0.005 and
 // n = 1,000 jobs that is -0.005 / sqrt(5e-6) = -sqrt(5).
 func TestZUsesExpectedVariance(t *testing.T) {
-	c := Counters{Jobs: 1000, Calls: 10_000}
-	c.CallsSq.Add(100_000) // every job made 10 calls
+	c := Counters{Jobs: 1000, Calls: 10_000, CallsSq: Wide{Lo: 100_000}} // every job made 10 calls
 	e := Expected{SucceededRate: 1, CallsPerJob: 10.02, CallsVar: 0.04, RepeatedPerJob: 0.005, RepeatedVar: 0.005}
 	for _, tt := range []struct {
 		metric string
@@ -32,8 +31,7 @@ func TestZUsesExpectedVariance(t *testing.T) {
 	if z, ok := m.Z(&c, Expected{SucceededRate: 1, CallsPerJob: 10}); z != 0 || !ok {
 		t.Errorf("no repeats expected, none seen: Z = %v, %v; want 0, true", z, ok)
 	}
-	one := Counters{Jobs: 1000, RepeatedSteps: 1000}
-	one.RepeatedSq.Add(1000)
+	one := Counters{Jobs: 1000, RepeatedSteps: 1000, RepeatedSq: Wide{Lo: 1000}}
 	if _, ok := m.Z(&one, Expected{SucceededRate: 1, RepeatedPerJob: 2}); ok {
 		t.Errorf("one repeat a job seen, two certain: Z defined; want undefined")
 	}
@@ -56,7 +54,7 @@ func TestRepeatsInterval(t *testing.T) {
 		{"ten pairs", Row{Counters: Counters{Jobs: 1000, RepeatedSteps: 20}}, 40, 2 * 4.7954 / 1000, 2 * 18.390 / 1000},
 		{"none possible", Row{Counters: Counters{Jobs: 1000}, NoRepeats: true}, 0, 0, 0},
 	} {
-		tt.row.RepeatedSq.Add(tt.sumSq)
+		tt.row.RepeatedSq = Wide{Lo: tt.sumSq}
 		e := m.Estimate(&tt.row.Counters, tt.row.NoRepeats)
 		if math.Abs(e.Lo-tt.wantLo) > 1e-6 || math.Abs(e.Hi-tt.wantHi) > 1e-6 {
 			t.Errorf("%s: interval [%v, %v]; want [%v, %v]", tt.name, e.Lo, e.Hi, tt.wantLo, tt.wantHi)

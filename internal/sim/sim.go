@@ -669,9 +669,9 @@ func runJobs(ctx context.Context, c *stats.Counters, j *jobsim.Job, strat strate
 func addJob(c *stats.Counters, calls, repeated, effects int64, done []uint32, watched int) {
 	c.SideEffects += effects
 	c.Calls += calls
-	c.CallsSq.Add(uint64(calls * calls))
+	addWide(&c.CallsSq, uint64(calls*calls))
 	c.RepeatedSteps += repeated
-	c.RepeatedSq.Add(uint64(repeated * repeated))
+	addWide(&c.RepeatedSq, uint64(repeated*repeated))
 	if repeated == 0 { // no step did its work twice: nothing by step to count
 		return
 	}
@@ -690,6 +690,13 @@ func addJob(c *stats.Counters, calls, repeated, effects int64, done []uint32, wa
 // did each step's work once, and succeeded.
 func addClean(c *stats.Counters, n, steps int64) {
 	c.Calls += n * steps
-	c.CallsSq.Add(uint64(n * steps * steps))
+	addWide(&c.CallsSq, uint64(n*steps*steps))
 	c.SideEffects += n * steps
+}
+
+// addWide adds x to w.
+func addWide(w *stats.Wide, x uint64) {
+	var carry uint64
+	w.Lo, carry = bits.Add64(w.Lo, x, 0)
+	w.Hi += carry
 }
