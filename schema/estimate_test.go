@@ -7,14 +7,10 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Every interval method has a name that reads back as itself, and a value
-// that is none is refused.
+// Every interval method has a name that reads back as itself, and the value
+// after the last is refused: the methods are exactly these.
 func TestMethodNames(t *testing.T) {
-	names := schema.Methods().Names()
 	want := []string{"none", "wilson", "garwood", "compound-poisson", "normal", "student-t", "exact", "newcombe", "normal-difference"}
-	if len(names) != len(want) {
-		t.Fatalf("Methods = %v; want %v", names, want)
-	}
 	for i, n := range want {
 		var m schema.Method
 		if err := m.UnmarshalText([]byte(n)); err != nil || m != schema.Method(i) || m.String() != n {
