@@ -15,7 +15,7 @@ import (
 // hold together, as TestExportCount counts them. Issue 37's goal is 500:
 // this is a ratchet at what the last change reached, and every later
 // change lowers it, never raises it.
-const exportCeiling = 1239
+const exportCeiling = 1238
 
 // publicDirs walks the module and lists, sorted, the directory of every
 // package a Go program may import: every directory holding a non-test Go
@@ -181,7 +181,6 @@ func TestExportCount(t *testing.T) {
 var sharedNames = map[string]string{
 	"Config":        "each model's configuration of one run: delivery's queue, fleet's run",
 	"FieldError":    "one type: the root's and fleet's are aliases of schema.FieldError",
-	"MaxJobs":       "the most jobs of a job-model run (10^12): the root's is stats', for an Experiment and a shard's counters",
 	"Options":       "the optional arguments of the package's main call: fleet.Run's, report's writers'",
 	"ReadShard":     "reads one shard: stats' from a reader, the root's from a file by path",
 	"Report":        "a job-model run's parameters and rows: stats' is the root's as a shard and the outputs hold it",

@@ -55,10 +55,6 @@ type Counters struct {
 	FailedCompletion schema.Histogram `json:"failed_completion,omitzero"`
 }
 
-// MaxJobs is the most jobs a run has (sim.MaxJobs), so that no counter
-// can overflow.
-const MaxJobs = 1_000_000_000_000
-
 // MaxSteps bounds a scenario's length, so a job's bookkeeping fits in fixed
 // arrays and a bit set.
 const MaxSteps = 64
@@ -71,8 +67,8 @@ type StepCounts [MaxSteps]int64
 func (s *StepCounts) UnmarshalJSON(b []byte) error { return exactly(b, s[:], "step counts") }
 
 // Add adds *o to c (by pointer: a Counters holds two dense histograms, 88
-// KB); a run's counts, bounded by MaxJobs, cannot overflow (AddChecked
-// checks a shard's, which may come from anywhere).
+// KB); a run's counts, bounded by a run's most jobs (10^12), cannot
+// overflow (AddChecked checks a shard's, which may come from anywhere).
 func (c *Counters) Add(o *Counters) {
 	c.Jobs += o.Jobs
 	c.Failed += o.Failed

@@ -12,6 +12,10 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 )
 
+// MaxJobs is the most jobs a job-model run has (retrysim.MaxJobs), so that
+// no counter can overflow.
+const MaxJobs = 1_000_000_000_000
+
 // MaxDuration is provider.MaxDuration, which documents it.
 const MaxDuration = 8760 * time.Hour // the command's help and the README say 8760h
 

@@ -33,6 +33,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
@@ -46,9 +47,9 @@ import (
 const BlockJobs = 1 << 16
 
 // MaxJobs bounds a run so that no counter can overflow: a job makes at most
-// stats.MaxSteps x MaxAttempts calls. Shard files are held to it
-// (stats.MaxJobs).
-const MaxJobs = stats.MaxJobs
+// stats.MaxSteps x MaxAttempts calls. Shard files are held to it too
+// (stats.Shard.Check).
+const MaxJobs = limits.MaxJobs
 
 // MaxAttempts bounds the attempts a strategy may make: the bound a step's
 // own attempts have too.
