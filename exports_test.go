@@ -15,7 +15,7 @@ import (
 // hold together, as TestExportCount counts them. Issue 37's goal is 500:
 // this is a ratchet at what the last change reached, and every later
 // change lowers it, never raises it.
-const exportCeiling = 1238
+const exportCeiling = 1237
 
 // publicDirs walks the module and lists, sorted, the directory of every
 // package a Go program may import: every directory holding a non-test Go
@@ -194,7 +194,7 @@ var sharedNames = map[string]string{
 	"Kind":          "TODO issue 37: rename: a backoff policy (backoff), what values a setting takes (schema)",
 	"Latency":       "TODO issue 37: rename: a step's latency (provider), a ServerKind (fleet), a schema.Kind (schema)",
 	"LookupPreset":  "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
-	"MaxAttempts":   "TODO issue 37: rename: 1000 tries of a job's step (root, provider), 100 of a fleet client (fleet)",
+	"MaxAttempts":   "TODO issue 37: rename: 1000 tries of a job's step (root), 100 of a fleet client (fleet)",
 	"MaxDuration":   "TODO issue 37: rename: a latency's 8760h, a Duration (provider), a run's 3600 untyped seconds (fleet)",
 	"MaxReplicates": "TODO issue 37: rename: 10,000 of an Experiment (root), 1000 of a fleet run (fleet)",
 	"Param":         "TODO issue 37: rename: a sweep parameter (root), a declared setting of a Config (fleet)",

@@ -8,10 +8,6 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// MaxAttempts bounds the calls any retry loop may make, a step's own included,
-// so that no counter can overflow.
-const MaxAttempts = 1000
-
 // Policy is a step's own retry settings. Its zero value keeps the run's: a
 // field set overrides the run's for this step only. Of the module's three
 // Policy types it is the one that says how often and how a step retries:
@@ -19,7 +15,7 @@ const MaxAttempts = 1000
 // fleet.Policy a fleet client's guard that may refuse a retry.
 type Policy struct {
 	// Attempts bounds the step's own retry loop, the first call included
-	// (1 to MaxAttempts); 0 keeps the run's.
+	// (1 to 1000); 0 keeps the run's.
 	Attempts int
 	// Keys is the key mode of the step's calls; nil keeps the run's.
 	Keys *schema.KeyMode
@@ -70,8 +66,8 @@ func CheckBackoff(b backoff.Policy) error {
 // check reports the first thing wrong with p as a *schema.FieldError naming
 // its field (attempts, keys, backoff.cap).
 func (p Policy) check() error {
-	if p.Attempts < 0 || p.Attempts > MaxAttempts {
-		return schema.Errorf("attempts", "%d is not a whole number from 1 to %d", p.Attempts, MaxAttempts)
+	if p.Attempts < 0 || p.Attempts > limits.MaxAttempts {
+		return schema.Errorf("attempts", "%d is not a whole number from 1 to %d", p.Attempts, limits.MaxAttempts)
 	}
 	if p.Keys != nil {
 		if err := schema.KeyModes().Check(*p.Keys); err != nil {

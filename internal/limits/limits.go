@@ -16,6 +16,10 @@ import (
 // no counter can overflow.
 const MaxJobs = 1_000_000_000_000
 
+// MaxAttempts bounds the calls any retry loop of a job may make, a step's own
+// included, so that no counter can overflow (retrysim.MaxAttempts is it).
+const MaxAttempts = 1000
+
 // MaxDuration is provider.MaxDuration, which documents it.
 const MaxDuration = 8760 * time.Hour // the command's help and the README say 8760h
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -30,7 +31,7 @@ func TestStopWhenEndsTheJob(t *testing.T) {
 		goroutines := runtime.NumGoroutine()
 		stream := rng.NewStream(rng.PCGGenerator().New(1, 0))
 		j := jobsim.New(sc, stream)
-		x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: provider.MaxAttempts}, sc, j, stream,
+		x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: limits.MaxAttempts}, sc, j, stream,
 			rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
 		x.offLoop = offLoop
 		looks := 0

@@ -53,7 +53,7 @@ const MaxJobs = limits.MaxJobs
 
 // MaxAttempts bounds the attempts a strategy may make: the bound a step's
 // own attempts have too.
-const MaxAttempts = provider.MaxAttempts
+const MaxAttempts = limits.MaxAttempts
 
 // checkEvery is how much work, counted in jobs and calls, a worker does
 // between two looks at its context, plus the rest of the job it is on: well
