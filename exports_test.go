@@ -15,7 +15,7 @@ import (
 // hold together, as TestExportCount counts them. Issue 37's goal is 500:
 // this is a ratchet at what the last change reached, and every later
 // change lowers it, never raises it.
-const exportCeiling = 1325
+const exportCeiling = 1237
 
 // publicDirs walks the module and lists, sorted, the directory of every
 // package a Go program may import: every directory holding a non-test Go
@@ -181,8 +181,6 @@ func TestExportCount(t *testing.T) {
 var sharedNames = map[string]string{
 	"Config":        "each model's configuration of one run: delivery's queue, fleet's run",
 	"FieldError":    "one type: the root's and fleet's are aliases of schema.FieldError",
-	"MaxJobs":       "the most jobs of a job-model run (10^12): the root's is stats', for an Experiment and a shard's counters",
-	"MaxSteps":      "the most steps of a job's scenario (64): provider's for a scenario, stats' for a shard's model",
 	"Options":       "the optional arguments of the package's main call: fleet.Run's, report's writers'",
 	"ReadShard":     "reads one shard: stats' from a reader, the root's from a file by path",
 	"Report":        "a job-model run's parameters and rows: stats' is the root's as a shard and the outputs hold it",
@@ -196,7 +194,7 @@ var sharedNames = map[string]string{
 	"Kind":          "TODO issue 37: rename: a backoff policy (backoff), what values a setting takes (schema)",
 	"Latency":       "TODO issue 37: rename: a step's latency (provider), a ServerKind (fleet), a schema.Kind (schema)",
 	"LookupPreset":  "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
-	"MaxAttempts":   "TODO issue 37: rename: 1000 tries of a job's step (root, provider), 100 of a fleet client (fleet)",
+	"MaxAttempts":   "TODO issue 37: rename: 1000 tries of a job's step (root), 100 of a fleet client (fleet)",
 	"MaxDuration":   "TODO issue 37: rename: a latency's 8760h, a Duration (provider), a run's 3600 untyped seconds (fleet)",
 	"MaxReplicates": "TODO issue 37: rename: 10,000 of an Experiment (root), 1000 of a fleet run (fleet)",
 	"Param":         "TODO issue 37: rename: a sweep parameter (root), a declared setting of a Config (fleet)",

@@ -7,6 +7,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/sqlitecheck"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -65,11 +66,11 @@ func LookupPreset(name string) (Preset, error) {
 	return Preset{}, fmt.Errorf("unknown preset %q (want sqlite-check)", name)
 }
 
-// sqliteCheck runs the SQLite check's cases (delivery.SQLiteCheck), each
+// sqliteCheck runs the SQLite check's cases (sqlitecheck.Cases), each
 // forced, over r's jobs with a per-step retry, then the same cases with the
 // lease store: a row a case and one for the lease fix over all of them.
 func sqliteCheck(ctx context.Context, r PresetRun) (stats.Cases, error) {
-	cases := delivery.SQLiteCheck()
+	cases := sqlitecheck.Cases()
 	retry := strategy.Retry{Scope: strategy.EachStep, Attempts: r.Attempts}
 	var cfgs []sim.Config
 	for _, lease := range []bool{false, true} {
@@ -78,7 +79,7 @@ func sqliteCheck(ctx context.Context, r PresetRun) (stats.Cases, error) {
 			if lease {
 				q.Store = delivery.Lease
 			}
-			e := Experiment{Scenario: delivery.Charge(), Strategies: []strategy.Strategy{retry}, Jobs: r.Jobs, Seed: r.Seed,
+			e := Experiment{Scenario: sqlitecheck.Charge(), Strategies: []strategy.Strategy{retry}, Jobs: r.Jobs, Seed: r.Seed,
 				Generator: r.Generator, Engine: r.Engine, Delivery: &q, Workers: r.Workers}
 			if err := e.Check(); err != nil {
 				return stats.Cases{}, err

@@ -13,13 +13,13 @@
 package delivery
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -65,9 +65,6 @@ func (s Store) MarshalText() ([]byte, error) { return stores.MarshalText(s) }
 // UnmarshalText reads a store mode's name.
 func (s *Store) UnmarshalText(text []byte) error { return stores.UnmarshalText(text, s) }
 
-// ParseStore reads a store mode name.
-func ParseStore(s string) (Store, error) { return stores.Parse(s) }
-
 // CrashPoint is where in a step a worker may die.
 type CrashPoint int
 
@@ -96,9 +93,6 @@ func (c CrashPoint) MarshalText() ([]byte, error) { return crashPoints.MarshalTe
 
 // UnmarshalText reads a crash point's name.
 func (c *CrashPoint) UnmarshalText(text []byte) error { return crashPoints.UnmarshalText(text, c) }
-
-// ParseCrashPoint reads a crash point name.
-func ParseCrashPoint(s string) (CrashPoint, error) { return crashPoints.Parse(s) }
 
 // Config is the queue, worker and store around the jobs.
 type Config struct {
@@ -150,16 +144,6 @@ func Defaults() Config {
 	}
 }
 
-// CheckLease refuses a lease that is not longer than 0s, for the delivery
-// model's lease store and for the race harness's lease mode alike: one bound,
-// one message.
-func CheckLease(d time.Duration) error {
-	if d <= 0 {
-		return errors.New("a lease must be longer than 0s (one that ran out at once would hold nothing)")
-	}
-	return nil
-}
-
 // Check reports the first thing wrong with c, in the order of Settings, as
 // a *schema.FieldError naming its field as scenario files name it under
 // queue: (store, max_deliveries, backoff.cap): each setting's bounds (its
@@ -170,7 +154,7 @@ func CheckLease(d time.Duration) error {
 // other does, and a Config it accepts runs.
 func (c Config) Check() error {
 	for _, s := range settings {
-		if err := s.Check(c); err != nil {
+		if err := s.check(c); err != nil {
 			return err
 		}
 	}
@@ -196,13 +180,13 @@ func (c Config) Warning(sc provider.Scenario, strategies []strategy.Strategy) st
 	var delivery, hold time.Duration
 	for _, st := range sc.Steps {
 		call := slowest(st.Latency)
-		delivery = provider.Later(delivery, call)
+		delivery = limits.Later(delivery, call)
 		hold = max(hold, call)
 		retries := st.PFail > 0 || (st.CanLoseReply && st.LostReply > 0)
 		for _, s := range strategies {
 			if r, ok := s.(strategy.Retry); ok && r.Scope == strategy.EachStep && retries {
 				a := st.Policy.AttemptsOr(r.Attempts)
-				hold = max(hold, provider.Later(provider.Times(call, a), st.Policy.BackoffOr(c.Backoff).Longest(a-1)))
+				hold = max(hold, limits.Later(limits.Times(call, a), st.Policy.BackoffOr(c.Backoff).Longest(a-1)))
 			}
 		}
 	}
@@ -222,18 +206,4 @@ func slowest(l provider.Latency) time.Duration {
 		return l.P99
 	}
 	return l.Median
-}
-
-// Outcome is what one job did.
-type Outcome struct {
-	Failed     bool
-	Deliveries int
-	// Lost reports a step whose work was never done although its key says
-	// so, whether or not the job failed.
-	Lost bool
-	// Completion is how long the job took: from its first enqueue until the
-	// last of its deliveries stopped (acked, gave up, died or was overtaken)
-	// or its message was dead-lettered, whichever came last. A visibility
-	// timer that fires after the ack is no part of it.
-	Completion time.Duration
 }

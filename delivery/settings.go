@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -70,9 +71,9 @@ func (s Setting) SetText(c *Config, text string) error {
 	return s.setText(c, text)
 }
 
-// Check refuses the setting's value in c that Config.Check refuses, as a
+// check refuses the setting's value in c that Config.Check refuses, as a
 // *schema.FieldError naming its Key.
-func (s Setting) Check(c Config) error {
+func (s Setting) check(c Config) error {
 	for _, check := range []func(Config) error{s.bounds, s.rule} {
 		if check == nil {
 			continue
@@ -102,11 +103,11 @@ func newSetting[T any](name, key string, k schema.Kind, where func(*Config) *T, 
 }
 
 func probability(name, key string, where func(*Config) *float64) Setting {
-	return newSetting(name, key, schema.Probability, where, provider.CheckProbability)
+	return newSetting(name, key, schema.Probability, where, limits.Probability)
 }
 
 func duration(name, key string, where func(*Config) *time.Duration) Setting {
-	return newSetting(name, key, schema.Duration, where, provider.CheckDuration)
+	return newSetting(name, key, schema.Duration, where, limits.Duration)
 }
 
 func latency(name, key string, where func(*Config) *provider.Latency) Setting {
@@ -160,7 +161,7 @@ var settings = []Setting{
 		"keys expire this `duration` after they are written (0: never)", "24h", nil),
 	duration("lease", "lease", func(c *Config) *time.Duration { return &c.Lease }).with(
 		"a lease holds this `duration` before another delivery may take it over, even from a live, slow holder (more than 0; queue.store lease only)",
-		"30s", func(c Config) error { return CheckLease(c.Lease) }),
+		"30s", func(c Config) error { return limits.Lease(c.Lease) }),
 	duration("visibility", "visibility", func(c *Config) *time.Duration { return &c.Visibility }).with(
 		"the queue's visibility timeout: an unacked message comes back after this `duration`", "30s",
 		func(c Config) error {

@@ -68,7 +68,7 @@ var entryParams = []EntryParam{
 		func(e *Entry) *bool { return &e.TimeoutAtReceive }),
 	{Key: "store", Type: "a store", Default: "none", Names: delivery.Stores().Names(), Bounds: strings.Join(delivery.Stores().Names(), ", "), Example: "lease",
 		Doc:   "the key store the workers of the service the entry sends to keep for each request's calls (a job's steps), shared by all its attempts (its deliveries): the delivery model's queue.store, operation for operation (retrysim workers)",
-		Field: func(e *Entry) any { return nameField(&e.Store.Mode, delivery.ParseStore, delivery.Store.String) },
+		Field: func(e *Entry) any { return nameField(&e.Store.Mode, delivery.Stores().Parse, delivery.Store.String) },
 		Sets: func(e *Entry) {
 			def := delivery.Defaults()
 			e.Store.TTL, e.Store.Lease = def.TTL, def.Lease
@@ -97,7 +97,7 @@ var entryParams = []EntryParam{
 	{Key: "crash_at", Type: "a crash point", Default: "before-key", Names: delivery.CrashPoints().Names(), Bounds: strings.Join(delivery.CrashPoints().Names(), ", "), Example: "after-work", Needs: "crash",
 		Doc: "where workers die: before a step's key, between the key and the step's call, between the call's success and the key's record, or after the last step before the ack",
 		Field: func(e *Entry) any {
-			return nameField(&e.Crash.At, delivery.ParseCrashPoint, delivery.CrashPoint.String)
+			return nameField(&e.Crash.At, delivery.CrashPoints().Parse, delivery.CrashPoint.String)
 		},
 		Unread: noCrash},
 	{Key: "max_crashes", Type: "a whole number", Default: "0 (no bound)", Bounds: fmt.Sprintf("0 to %d", delivery.CrashesLimit), Example: "1", Needs: "crash",

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -83,7 +84,7 @@ func (g *Graph) checkGuard(k int, idx map[string]int) error {
 		}
 	}
 	if e.Store.Mode == delivery.Lease {
-		if err := delivery.CheckLease(e.Store.Lease); err != nil {
+		if err := limits.Lease(e.Store.Lease); err != nil {
 			return schema.Errorf(path("lease"), "%v", err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -85,8 +87,8 @@ func deliveryReference(c storeCase, n int) jobOutcomes {
 		panic(err)
 	}
 	stream := rng.NewStream(rng.PCGGenerator().New(99, 0))
-	j := provider.NewJob(sc, stream)
-	x := delivery.NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(99, 1)))
+	j := jobsim.New(sc, stream)
+	x := queue.NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(99, 1)))
 	defer x.Close()
 	out := make(jobOutcomes, len(outcomeNames))
 	b := func(v bool) float64 {

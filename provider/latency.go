@@ -2,10 +2,9 @@ package provider
 
 import (
 	"fmt"
-	"math"
 	"time"
 
-	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // Latency is a duration that is fixed (P99 at most Median) or lognormal with
@@ -26,47 +25,18 @@ func (l Latency) Zero() bool { return l.Median <= 0 && l.P99 <= 0 }
 // visibility timeout, repeat delay. A year is past any timeout or key life
 // worth simulating. Virtual time still adds many such durations (up to 64
 // steps x 1000 attempts x 1000 deliveries); a sum past what time.Duration
-// holds saturates (Later), and the job's completion shows as past the
+// holds saturates, and the job's completion shows as past the
 // completion histogram's range, never as a wrapped value.
-const MaxDuration = 8760 * time.Hour // the command's help and the README say 8760h
+const MaxDuration = limits.MaxDuration
 
-// CheckDuration refuses a duration that is negative or longer than MaxDuration.
-func CheckDuration(d time.Duration) error {
-	switch {
-	case d < 0:
-		return fmt.Errorf("%s is negative", human.Duration(d))
-	case d > MaxDuration:
-		return fmt.Errorf("%s is longer than the 8760h (365 days) a duration may be", human.Duration(d))
-	}
-	return nil
-}
-
-// Later is t + d for durations that are not negative, saturated at the
-// longest time.Duration instead of wrapping to a negative time.
-func Later(t, d time.Duration) time.Duration {
-	if t > math.MaxInt64-d {
-		return math.MaxInt64
-	}
-	return t + d
-}
-
-// Times is n x d for a duration and a count that are not negative, saturated
-// at the longest time.Duration as Later is.
-func Times(d time.Duration, n int) time.Duration {
-	if n > 0 && d > math.MaxInt64/time.Duration(n) {
-		return math.MaxInt64
-	}
-	return d * time.Duration(n)
-}
-
-// Check refuses what a latency cannot be: a duration CheckDuration refuses,
-// a p99 below the median, or a p99 with no median (a lognormal needs both;
-// without this it would run as a fixed 0).
+// Check refuses what a latency cannot be: a negative duration or one past
+// MaxDuration, a p99 below the median, or a p99 with no median (a lognormal
+// needs both; without this it would run as a fixed 0).
 func (l Latency) Check() error {
-	if err := CheckDuration(l.Median); err != nil {
+	if err := limits.Duration(l.Median); err != nil {
 		return err
 	}
-	if err := CheckDuration(l.P99); err != nil {
+	if err := limits.Duration(l.P99); err != nil {
 		return err
 	}
 	switch {

@@ -4,12 +4,9 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
-
-// MaxAttempts bounds the calls any retry loop may make, a step's own included,
-// so that no counter can overflow.
-const MaxAttempts = 1000
 
 // Policy is a step's own retry settings. Its zero value keeps the run's: a
 // field set overrides the run's for this step only. Of the module's three
@@ -18,7 +15,7 @@ const MaxAttempts = 1000
 // fleet.Policy a fleet client's guard that may refuse a retry.
 type Policy struct {
 	// Attempts bounds the step's own retry loop, the first call included
-	// (1 to MaxAttempts); 0 keeps the run's.
+	// (1 to 1000); 0 keeps the run's.
 	Attempts int
 	// Keys is the key mode of the step's calls; nil keeps the run's.
 	Keys *schema.KeyMode
@@ -53,24 +50,24 @@ func (p Policy) BackoffOr(run backoff.Policy) backoff.Policy {
 
 // CheckBackoff reports the first thing wrong with b as a *schema.FieldError
 // naming its field (policy, base, cap): each duration held to
-// CheckDuration, then backoff.Policy.Check.
+// not negative and at most MaxDuration, then backoff.Policy.Check.
 func CheckBackoff(b backoff.Policy) error {
 	for _, d := range []struct {
 		field string
 		v     time.Duration
 	}{{"base", b.Base}, {"cap", b.Cap}} {
-		if err := CheckDuration(d.v); err != nil {
+		if err := limits.Duration(d.v); err != nil {
 			return &schema.FieldError{Field: d.field, Msg: err.Error()}
 		}
 	}
 	return b.Check()
 }
 
-// Check reports the first thing wrong with p as a *schema.FieldError naming
+// check reports the first thing wrong with p as a *schema.FieldError naming
 // its field (attempts, keys, backoff.cap).
-func (p Policy) Check() error {
-	if p.Attempts < 0 || p.Attempts > MaxAttempts {
-		return schema.Errorf("attempts", "%d is not a whole number from 1 to %d", p.Attempts, MaxAttempts)
+func (p Policy) check() error {
+	if p.Attempts < 0 || p.Attempts > limits.MaxAttempts {
+		return schema.Errorf("attempts", "%d is not a whole number from 1 to %d", p.Attempts, limits.MaxAttempts)
 	}
 	if p.Keys != nil {
 		if err := schema.KeyModes().Check(*p.Keys); err != nil {

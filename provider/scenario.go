@@ -9,16 +9,12 @@ package provider
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
-
-// MaxSteps bounds a scenario's length, so a job's bookkeeping fits in fixed
-// arrays and a bit set.
-const MaxSteps = 64
 
 // Step is one call of a scenario.
 type Step struct {
@@ -98,21 +94,6 @@ func Signup(pFail, lostReply float64) Scenario {
 	}
 }
 
-// Policies are the steps' own policies, one a step, or nil when no step
-// sets any.
-func (s Scenario) Policies() []Policy {
-	for _, st := range s.Steps {
-		if st.Policy != (Policy{}) {
-			out := make([]Policy, len(s.Steps))
-			for i, st := range s.Steps {
-				out[i] = st.Policy
-			}
-			return out
-		}
-	}
-	return nil
-}
-
 // Validate reports the first thing wrong with s as a *schema.FieldError
 // naming its field path (steps[2].p_fail, watched[0]). Its names and labels
 // are held to stats.CheckName.
@@ -125,8 +106,8 @@ func (s Scenario) Validate() error {
 	if len(s.Steps) == 0 {
 		return schema.Errorf("steps", "a scenario needs at least one step")
 	}
-	if len(s.Steps) > MaxSteps {
-		return schema.Errorf("steps", "%d steps is more than the %d allowed", len(s.Steps), MaxSteps)
+	if len(s.Steps) > stats.MaxSteps {
+		return schema.Errorf("steps", "%d steps is more than the %d allowed", len(s.Steps), stats.MaxSteps)
 	}
 	for i, st := range s.Steps {
 		if err := stats.CheckName(st.Name); err != nil {
@@ -135,10 +116,10 @@ func (s Scenario) Validate() error {
 		if j := slices.IndexFunc(s.Steps[:i], func(o Step) bool { return o.Name == st.Name }); j >= 0 { // a path names a step by its name
 			return schema.Errorf(fmt.Sprintf("steps[%d].name", i), "%q is also the name of steps[%d]", st.Name, j)
 		}
-		if err := CheckProbability(st.PFail); err != nil {
+		if err := limits.Probability(st.PFail); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].p_fail", i), Msg: err.Error()}
 		}
-		if err := CheckProbability(st.LostReply); err != nil {
+		if err := limits.Probability(st.LostReply); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].lost_reply", i), Msg: err.Error()}
 		}
 		if st.LostReply > 0 && !st.CanLoseReply {
@@ -147,7 +128,7 @@ func (s Scenario) Validate() error {
 		if err := st.Latency.Check(); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].latency", i), Msg: err.Error()}
 		}
-		if err := st.Policy.Check(); err != nil {
+		if err := st.Policy.check(); err != nil {
 			return schema.Within(fmt.Sprintf("steps[%d]", i), err)
 		}
 	}
@@ -166,14 +147,6 @@ func (s Scenario) Validate() error {
 			return &schema.FieldError{Field: fmt.Sprintf("watched[%d].label", k), Msg: err.Error()}
 		}
 		seen[w.Step] = k
-	}
-	return nil
-}
-
-// CheckProbability refuses NaN and values outside [0, 1].
-func CheckProbability(p float64) error {
-	if math.IsNaN(p) || p < 0 || p > 1 {
-		return fmt.Errorf("%v is not a probability in [0, 1]", p)
 	}
 	return nil
 }

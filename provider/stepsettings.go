@@ -2,6 +2,7 @@ package provider
 
 import (
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -120,8 +121,8 @@ var stepSettings = []StepSetting{
 		StepKeyDoc{Default: "0s", Example: "20ms",
 			Doc: "how long each call takes in virtual time; above 0 it turns the delivery model on; the setting latency sets it on every step"}),
 	// attempts is the step's own (Policy), bounded as a scenario file's: 1
-	// to MaxAttempts.
-	inFile(oneStep(named(stepSetting("attempts", func(st *Step) *int { return &st.Policy.Attempts }), "attempts", schema.Whole, ""), 1, MaxAttempts),
+	// to 1000.
+	inFile(oneStep(named(stepSetting("attempts", func(st *Step) *int { return &st.Policy.Attempts }), "attempts", schema.Whole, ""), 1, limits.MaxAttempts),
 		StepKeyDoc{Default: "the strategy's attempts", Example: "5",
 			Doc: "the step's own attempts, the first included, for strategies that retry each step (a whole-job retry counts passes)"}),
 	inFile(echoed(stepSetting("keys", func(st *Step) **schema.KeyMode { return &st.Policy.Keys }), "key_mode"),

@@ -55,11 +55,7 @@ const (
 	NormalDifference
 )
 
-// Methods is the enumeration of the interval methods: none, wilson,
-// garwood, compound-poisson, normal, student-t, exact, newcombe,
-// normal-difference.
-func Methods() Enum[Method] { return methods }
-
+// methods names the interval methods, in Method order.
 var methods = NewEnum[Method]("interval method", "none", "wilson", "garwood", "compound-poisson", "normal",
 	"student-t", "exact", "newcombe", "normal-difference")
 

@@ -31,6 +31,3 @@ func (k KeyMode) MarshalText() ([]byte, error) { return keyModes.MarshalText(k) 
 
 // UnmarshalText reads a key mode's name.
 func (k *KeyMode) UnmarshalText(text []byte) error { return keyModes.UnmarshalText(text, k) }
-
-// ParseKeyMode reads a key mode name: none, fresh or same.
-func ParseKeyMode(s string) (KeyMode, error) { return keyModes.Parse(s) }

@@ -8,9 +8,6 @@ type CaseRow struct {
 	Counters
 }
 
-// ChargesPerJob is the mean side effects a job (the check's job has one step).
-func (r *CaseRow) ChargesPerJob() float64 { return float64(r.SideEffects) / float64(r.Jobs) }
-
 // Cases is a preset's report.
 type Cases struct {
 	Title string

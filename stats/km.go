@@ -67,12 +67,12 @@ func KaplanMeier(obs []Observation) Survival {
 	return s
 }
 
-// Quantile is the time by which a share q in (0, 1) of the replicates had
+// quantile is the time by which a share q in (0, 1) of the replicates had
 // recovered: the first recovery time at which the estimate left is at most
 // 1 - q (for q = 0.5, the median). NaN when it never falls that far, as when
 // fewer than half the replicates recovered within their run (the median is
 // then "never", or at least beyond the runs' ends).
-func (s Survival) Quantile(q float64) float64 {
+func (s Survival) quantile(q float64) float64 {
 	for i, l := range s.Left {
 		if l <= 1-q+1e-12 { // 1e-12: 1 - 2/4 and the like are exact, 1 - 1/3 - ... is not
 			return s.Times[i]
@@ -90,5 +90,5 @@ type Quartiles struct {
 
 // Quartiles are s's quartiles.
 func (s Survival) Quartiles() Quartiles {
-	return Quartiles{s.Quantile(0.25), s.Quantile(0.5), s.Quantile(0.75)}
+	return Quartiles{s.quantile(0.25), s.quantile(0.5), s.quantile(0.75)}
 }

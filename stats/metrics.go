@@ -6,9 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/retrysim/retrysim/internal/dist"
 	"github.com/retrysim/retrysim/schema"
-	"gonum.org/v1/gonum/floats"
 )
 
 // Expected holds a strategy's exact expectations, per job: the rates and
@@ -152,15 +150,6 @@ func (m Metric) Z(c *Counters, e Expected) (zscore float64, ok bool) {
 	return diff / se, true
 }
 
-// Spread is the mean of one metric over replicates, with the mean's 95%
-// Student t interval (cut at 0, as no metric is negative; the mean itself,
-// with no interval, with one replicate) and N the replicates, and the
-// metric's sample standard deviation over them.
-type Spread struct {
-	schema.Estimate
-	SD float64
-}
-
 // Values are one replicate's metric values, in metrics order: what a
 // replicated row keeps of each replicate for its spreads, forty bytes where
 // the replicate's Counters take kilobytes.
@@ -173,23 +162,6 @@ func ValuesOf(c *Counters) Values {
 		v[i] = m.Estimate(c, false).Value
 	}
 	return v
-}
-
-// SpreadOf is m's mean, standard deviation and the mean's interval over
-// the replicates' values.
-func (m Metric) SpreadOf(reps []Values) Spread {
-	i := slices.IndexFunc(metrics, func(x Metric) bool { return x.Name == m.Name })
-	xs := make([]float64, len(reps))
-	for r, v := range reps {
-		xs[r] = v[i]
-	}
-	mu, sd := meanSD(xs)
-	n := int64(len(xs))
-	if n < 2 {
-		return Spread{Estimate: schema.Estimate{Value: mu, Lo: mu, Hi: mu, N: n}}
-	}
-	half := dist.StudentTQuantile(float64(n-1), 0.975) * sd / math.Sqrt(float64(n))
-	return Spread{Estimate: schema.Estimate{Value: mu, Lo: max(0, mu-half), Hi: mu + half, N: n, Level: Confidence, Method: schema.StudentT}, SD: sd}
 }
 
 // deliveryMetrics are the delivery model's metrics a sweep can show; the
@@ -272,19 +244,4 @@ func LookupSweepMetric(name string, watched []Watch, delivery bool) (Metric, err
 		names[j] = m.Name
 	}
 	return Metric{}, fmt.Errorf("unknown metric %q (want one of %s)", name, strings.Join(names, ", "))
-}
-
-// meanSD is the mean of xs and their sample standard deviation, by the
-// corrected two-pass algorithm (Chan, Golub and LeVeque's 1.7) in gonum's
-// stat.MeanStdDev's order of operations, so that the figures are its own.
-func meanSD(xs []float64) (mean, sd float64) {
-	n := float64(len(xs))
-	mean = floats.Sum(xs) / n
-	var ss, compensation float64
-	for _, x := range xs {
-		d := x - mean
-		ss += d * d
-		compensation += d
-	}
-	return mean, math.Sqrt((ss - compensation*compensation/n) / (n - 1))
 }

@@ -50,16 +50,13 @@ type Counters struct {
 	// Completion counts the virtual completion times of the jobs that
 	// succeeded, FailedCompletion those of the jobs that failed: a job's time
 	// runs from its first enqueue until its last delivery stopped or its
-	// message was dead-lettered (delivery.Outcome.Completion).
+	// message was dead-lettered.
 	Completion       schema.Histogram `json:"completion"`
 	FailedCompletion schema.Histogram `json:"failed_completion,omitzero"`
 }
 
-// MaxJobs is the most jobs a run has (sim.MaxJobs), so that no counter
-// can overflow.
-const MaxJobs = 1_000_000_000_000
-
-// MaxSteps is the most steps a scenario has (provider.MaxSteps).
+// MaxSteps bounds a scenario's length, so a job's bookkeeping fits in fixed
+// arrays and a bit set.
 const MaxSteps = 64
 
 // StepCounts counts something for each step.
@@ -70,8 +67,8 @@ type StepCounts [MaxSteps]int64
 func (s *StepCounts) UnmarshalJSON(b []byte) error { return exactly(b, s[:], "step counts") }
 
 // Add adds *o to c (by pointer: a Counters holds two dense histograms, 88
-// KB); a run's counts, bounded by MaxJobs, cannot overflow (AddChecked
-// checks a shard's, which may come from anywhere).
+// KB); a run's counts, bounded by a run's most jobs (10^12), cannot
+// overflow (AddChecked checks a shard's, which may come from anywhere).
 func (c *Counters) Add(o *Counters) {
 	c.Jobs += o.Jobs
 	c.Failed += o.Failed
@@ -95,38 +92,6 @@ func (c *Counters) Add(o *Counters) {
 	if o.FailedCompletion.Count() != 0 {
 		c.FailedCompletion.Merge(&o.FailedCompletion)
 	}
-}
-
-// AddJob counts one finished job's calls, repeated side effects and side
-// effects, and from done, how many times each step's side effect happened,
-// its repeats and duplicates step by step; watched is the step DuplicateUsers
-// counts. The caller counts its failure.
-func (c *Counters) AddJob(calls, repeated, effects int64, done []uint32, watched int) {
-	c.SideEffects += effects
-	c.Calls += calls
-	c.CallsSq.Add(uint64(calls * calls))
-	c.RepeatedSteps += repeated
-	c.RepeatedSq.Add(uint64(repeated * repeated))
-	if repeated == 0 { // no step did its work twice: nothing by step to count
-		return
-	}
-	if done[watched] > 1 {
-		c.DuplicateUsers++
-	}
-	for i, d := range done {
-		if d > 1 {
-			c.RepeatedByStep[i] += int64(d - 1)
-			c.TwiceByStep[i]++
-		}
-	}
-}
-
-// AddClean counts n clean jobs of steps steps: each called every step once,
-// did each step's work once, and succeeded.
-func (c *Counters) AddClean(n, steps int64) {
-	c.Calls += n * steps
-	c.CallsSq.Add(uint64(n * steps * steps))
-	c.SideEffects += n * steps
 }
 
 // Succeeded is the fraction of jobs that did not fail.

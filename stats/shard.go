@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -224,8 +225,8 @@ func (s Shard) Check() error {
 // engines, package sim checks.
 func (s Shard) checkRun() error {
 	switch {
-	case s.Jobs < 1 || s.Jobs > MaxJobs:
-		return fmt.Errorf("jobs: %d is not a whole number from 1 to %d", s.Jobs, int64(MaxJobs))
+	case s.Jobs < 1 || s.Jobs > limits.MaxJobs:
+		return fmt.Errorf("jobs: %d is not a whole number from 1 to %d", s.Jobs, int64(limits.MaxJobs))
 	case !(s.PFail >= 0 && s.PFail <= 1):
 		return fmt.Errorf("p_fail: %v is not a probability in [0, 1]", s.PFail)
 	case !(s.LostReply >= 0 && s.LostReply <= 1):

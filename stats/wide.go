@@ -13,13 +13,6 @@ type Wide struct {
 	Hi, Lo uint64
 }
 
-// Add adds x to w.
-func (w *Wide) Add(x uint64) {
-	var carry uint64
-	w.Lo, carry = bits.Add64(w.Lo, x, 0)
-	w.Hi += carry
-}
-
 // addWide adds o to w.
 func (w *Wide) addWide(o Wide) {
 	var carry uint64

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -47,12 +48,12 @@ func TestResumeJobIsResume(t *testing.T) {
 	if bodies["resume"] == "" || bodies["resume"] != bodies["resumeJob"] {
 		t.Errorf("resumeJob's body differs from resume's; keep them the same:\nresume:\n%s\nresumeJob:\n%s", bodies["resume"], bodies["resumeJob"])
 	}
-	if params["resume"] != "(c Calls, from int)" || params["resumeJob"] != "(c *provider.Job, from int)" {
-		t.Errorf("parameters: resume %s, resumeJob %s; want (c Calls, from int) and (c *provider.Job, from int)", params["resume"], params["resumeJob"])
+	if params["resume"] != "(c Calls, from int)" || params["resumeJob"] != "(c *jobsim.Job, from int)" {
+		t.Errorf("parameters: resume %s, resumeJob %s; want (c Calls, from int) and (c *jobsim.Job, from int)", params["resume"], params["resumeJob"])
 	}
 }
 
-// hidden is a *provider.Job seen only through Calls, so Resume takes the
+// hidden is a *jobsim.Job seen only through Calls, so Resume takes the
 // path every strategy.Calls other than the Part 5 engines' takes.
 type hidden struct{ Calls }
 
@@ -93,7 +94,7 @@ func TestResumeJobRunsAsResume(t *testing.T) {
 func compareResume(t *testing.T, sc provider.Scenario, r Retry) {
 	const jobs = 2000
 	fast, slow := rng.NewStream(rng.PCGGenerator().New(7, 0)), rng.NewStream(rng.PCGGenerator().New(7, 0))
-	jf, js := provider.NewJob(sc, fast), provider.NewJob(sc, slow)
+	jf, js := jobsim.New(sc, fast), jobsim.New(sc, slow)
 	jf.UseStore(r.UsesStore())
 	js.UseStore(r.UsesStore())
 	k := len(jf.Clean())

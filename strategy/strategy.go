@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -104,8 +105,8 @@ var ErrStopped = errors.New("strategy: the run is stopped")
 // strategy, and a job whose first failure comes at step k by resuming
 // there (and the skip engine runs only such strategies).
 //
-// The engines take the fast path for a Retry and for a Straight value
-// (ResumeOf), and for no other type: a type that embeds a Retry or a
+// The engines take the fast path for a Retry and for a Straight value,
+// and for no other type: a type that embeds a Retry or a
 // Straight is a type of its own, which the engines run through its Run, so
 // that overriding Run by embedding can never be bypassed.
 type Straight struct {
@@ -115,23 +116,6 @@ type Straight struct {
 	// must equal Strategy.Run(c), and, like Run, it is called from several
 	// goroutines at once.
 	Resume func(c Calls, from int) bool
-}
-
-// ResumeOf returns s's fast path, as Straight describes: Retry's Resume, or
-// a Straight's own (nil if it has none); nil for every other type, which
-// the engines run only through Run.
-func ResumeOf(s Strategy) func(c Calls, from int) bool {
-	switch v := s.(type) {
-	case Retry:
-		return v.Resume
-	case *Retry:
-		return v.Resume
-	case Straight:
-		return v.Resume
-	case *Straight:
-		return v.Resume
-	}
-	return nil
 }
 
 // Scope is what a retry repeats.
@@ -210,13 +194,13 @@ func (r Retry) UsesStore() bool { return r.SkipFinished }
 func (r Retry) Run(c Calls) bool { return r.Resume(c, 0) }
 
 // Resume drives a delivery from step from on, as Straight.Resume does: the
-// fast path the engines take for a Retry (ResumeOf). It is
-// the one definition of what Retry does, whatever engine runs it. Until a
-// call fails every scope calls each step once, in order, so only the first
-// pass starts late; a whole-job retry's later passes start from the top,
-// skipping the steps Enter reports handled.
+// fast path the engines take for a Retry. It is the one definition of what
+// Retry does, whatever engine runs it. Until a call fails every scope calls
+// each step once, in order, so only the first pass starts late; a whole-job
+// retry's later passes start from the top, skipping the steps Enter reports
+// handled.
 func (r Retry) Resume(c Calls, from int) bool {
-	if j, ok := c.(*provider.Job); ok {
+	if j, ok := c.(*jobsim.Job); ok {
 		return (&r).resumeJob(j, from)
 	}
 	return (&r).resume(c, from)
@@ -273,12 +257,12 @@ func (r *Retry) resume(c Calls, from int) bool {
 	return false
 }
 
-// resumeJob is resume over the Part 5 engines' *provider.Job: the same body,
+// resumeJob is resume over the Part 5 engines' *jobsim.Job: the same body,
 // with c's type known, so that the compiler calls its methods directly and
 // inlines the small ones (Steps, Policies, Guarded, Enter, FreshKey, Backoff).
 // Through the interface they cost the skip engine a fifth of its speed.
 // TestResumeJobIsResume holds the two bodies equal, token for token.
-func (r *Retry) resumeJob(c *provider.Job, from int) bool {
+func (r *Retry) resumeJob(c *jobsim.Job, from int) bool {
 	n, own, guarded := c.Steps(), c.Policies(), c.Guarded()
 	if r.Scope == EachStep {
 		for i := from; i < n; i++ {

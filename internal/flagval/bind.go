@@ -197,7 +197,7 @@ func SettingVar(s api.SettingDef) flag.Value {
 	case backoff.Kind:
 		return &Name[backoff.Kind]{V: v, Parse: backoff.ParseKind, Text: backoff.Kind.String}
 	case delivery.Store:
-		return &Name[delivery.Store]{V: v, Parse: delivery.ParseStore, Text: delivery.Store.String}
+		return &Name[delivery.Store]{V: v, Parse: delivery.Stores().Parse, Text: delivery.Store.String}
 	case delivery.CrashPoint:
 		c := CrashPoint()
 		c.V = v

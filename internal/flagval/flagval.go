@@ -19,6 +19,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
@@ -36,7 +37,7 @@ func (p *Probability) Set(s string) error {
 	if err != nil {
 		return fmt.Errorf("want a probability in [0, 1], such as 0.01")
 	}
-	if err := provider.CheckProbability(v); err != nil {
+	if err := limits.Probability(v); err != nil {
 		return err
 	}
 	*p = Probability(v)
@@ -307,7 +308,7 @@ func (d *Duration) Set(s string) error {
 	if err != nil {
 		return fmt.Errorf("want a duration from 0 to 8760h, such as 250ms, 2s or 24h")
 	}
-	if err := provider.CheckDuration(v); err != nil { // as scenario files check theirs
+	if err := limits.Duration(v); err != nil { // as scenario files check theirs
 		return err
 	}
 	d.V = v
@@ -391,7 +392,7 @@ func (c *CrashProbability) String() string {
 }
 
 func (c *CrashProbability) Set(s string) error {
-	if _, err := delivery.ParseCrashPoint(s); err == nil || s == "after-charge" {
+	if _, err := delivery.CrashPoints().Parse(s); err == nil || s == "after-charge" {
 		return fmt.Errorf("%q is a crash point: give it with -crash-at; -crash is the probability that a worker dies there", s)
 	}
 	return c.P.Set(s)
@@ -410,7 +411,7 @@ func parseCrashPoint(s string) (delivery.CrashPoint, error) {
 	if s == "after-charge" {
 		return 0, fmt.Errorf("unknown crash point %q: it is after-work now (between the work and the key record)", s)
 	}
-	return delivery.ParseCrashPoint(s)
+	return delivery.CrashPoints().Parse(s)
 }
 
 // Number is a flag.Value for a float in [Lo, Hi].

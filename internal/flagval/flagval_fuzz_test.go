@@ -12,11 +12,11 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/race"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/sweep"
-	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -39,7 +39,7 @@ var flagValues = []struct {
 		return sim.CheckAttempts(b.V)
 	}},
 	{"seed", func() flag.Value { return new(flagval.Seed) }, func(flag.Value) error { return nil }},
-	{"probability", func() flag.Value { return new(flagval.Probability) }, func(v flag.Value) error { return provider.CheckProbability(float64(*v.(*flagval.Probability))) }},
+	{"probability", func() flag.Value { return new(flagval.Probability) }, func(v flag.Value) error { return limits.Probability(float64(*v.(*flagval.Probability))) }},
 	{"duration", func() flag.Value { return new(flagval.Duration) }, func(v flag.Value) error {
 		if d := v.(*flagval.Duration).V; d < 0 {
 			return fmt.Errorf("negative %v", d)
@@ -76,7 +76,7 @@ var flagValues = []struct {
 		return &flagval.Name[backoff.Kind]{Parse: backoff.ParseKind, Text: backoff.Kind.String}
 	}, func(flag.Value) error { return nil }},
 	{"store", func() flag.Value {
-		return &flagval.Name[delivery.Store]{Parse: delivery.ParseStore, Text: delivery.Store.String}
+		return &flagval.Name[delivery.Store]{Parse: delivery.Stores().Parse, Text: delivery.Store.String}
 	}, func(flag.Value) error { return nil }},
 	{"race modes", func() flag.Value {
 		var l []race.Mode
@@ -90,7 +90,7 @@ var flagValues = []struct {
 		return nil
 	}},
 	{"crash-at", func() flag.Value {
-		return &flagval.Name[delivery.CrashPoint]{Parse: delivery.ParseCrashPoint, Text: delivery.CrashPoint.String}
+		return &flagval.Name[delivery.CrashPoint]{Parse: delivery.CrashPoints().Parse, Text: delivery.CrashPoint.String}
 	}, func(flag.Value) error { return nil }},
 	{"sweep's -attempts", func() flag.Value {
 		return flagval.NewValues("3", func(s string) ([]float64, error) {
@@ -108,7 +108,7 @@ var flagValues = []struct {
 		return flagval.NewValues("0.01", func(s string) ([]float64, error) { return sweep.Parse(s, sweep.Spec{Kind: sweep.Probability}) })
 	}, func(v flag.Value) error {
 		for _, x := range v.(*flagval.Values).V {
-			if err := provider.CheckProbability(x); err != nil {
+			if err := limits.Probability(x); err != nil {
 				return err
 			}
 		}

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/raceresult"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/sqlitecheck"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -19,7 +21,7 @@ import (
 // no base.Dir, Study makes one temporary directory for every mode's database
 // and sets base.Dir to it, for the caller to print; a study that fails or is
 // cancelled removes it, so nothing of it is kept.
-func Study(ctx context.Context, modes []Mode, base *Config, simJobs int64) (rows []stats.RaceRow, err error) {
+func Study(ctx context.Context, modes []Mode, base *Config, simJobs int64) (rows []raceresult.Row, err error) {
 	if base.Keep && base.Dir == "" {
 		var tmp *tempDir
 		if tmp, err = newTempDir(); err != nil {
@@ -41,7 +43,7 @@ func Study(ctx context.Context, modes []Mode, base *Config, simJobs int64) (rows
 		if err != nil {
 			return nil, fmt.Errorf("race %s: %w", m, err)
 		}
-		row := stats.RaceRow{
+		row := raceresult.Row{
 			Mode: string(m), Races: res.Races, DoubleCharged: res.DoubleCharged, Lost: res.Lost, BusyRetries: res.BusyRetries,
 			Deliveries: res.Deliveries, Crashes: res.Crashes, Refused: res.Refused, RefusedCodes: res.RefusedCodes,
 			Overlaps: res.Overlaps, WallSeconds: res.Wall.Seconds(),
@@ -67,7 +69,7 @@ func Study(ctx context.Context, modes []Mode, base *Config, simJobs int64) (rows
 // The overlap and crash rates are measured on a few races, so the simulated
 // rates also come at the ends of those rates' 95% intervals: that range is
 // what the simulator predicts, given what the harness could measure.
-func Compare(ctx context.Context, res Result, cfg Config, jobs int64) (stats.RaceSim, error) {
+func Compare(ctx context.Context, res Result, cfg Config, jobs int64) (raceresult.Sim, error) {
 	overlap := stats.Wilson(res.Overlaps, res.Races)
 	var crashLo, crashHi float64 // 0 with no crash measured
 	if res.Reached > 0 && res.Crashes > 0 {
@@ -80,7 +82,7 @@ func Compare(ctx context.Context, res Result, cfg Config, jobs int64) (stats.Rac
 		}
 		return float64(x) / float64(n)
 	}
-	out := stats.RaceSim{Jobs: jobs, DoubleLo: 1, LostLo: 1}
+	out := raceresult.Sim{Jobs: jobs, DoubleLo: 1, LostLo: 1}
 	for i, at := range [][2]float64{
 		{centre(res.Overlaps, res.Races), centre(res.Crashes, res.Reached)},
 		{overlap.Lo, crashLo}, {overlap.Lo, crashHi}, {overlap.Hi, crashLo}, {overlap.Hi, crashHi},
@@ -108,7 +110,7 @@ func simulatePairs(ctx context.Context, cfg Config, overlap, crash float64, jobs
 	q.RepeatP = 1
 	if crash > 0 {
 		// The harness kills first deliveries only, so at most one a job.
-		point, err := delivery.ParseCrashPoint(string(cfg.CrashAt)) // the same names
+		point, err := delivery.CrashPoints().Parse(string(cfg.CrashAt)) // the same names
 		if err != nil {
 			return 0, 0, err
 		}
@@ -126,7 +128,7 @@ func simulatePairs(ctx context.Context, cfg Config, overlap, crash float64, jobs
 		qq := q
 		qq.RepeatDelay.Median = part.delay
 		cfgs = append(cfgs, sim.Config{
-			Scenario: delivery.Charge(), Jobs: part.n, Seed: uint64(cfg.Seed), Generator: rng.PCGGenerator(), Delivery: &qq,
+			Scenario: sqlitecheck.Charge(), Jobs: part.n, Seed: uint64(cfg.Seed), Generator: rng.PCGGenerator(), Delivery: &qq,
 			Strategies: []strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Attempts: 1}},
 		})
 	}

@@ -28,7 +28,7 @@ import (
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
 
-	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // Mode is where a worker writes the key: SQL that does what one of the
@@ -125,9 +125,9 @@ type Config struct {
 // deliveries; keys are purged (TTL) only between waves (Gap); every delivery
 // of a round is held in memory (MaxJobs, MaxDeliveries); a crash point
 // without a crash probability kills no worker; a lease must be longer than
-// 0s, as the delivery model's (delivery.CheckLease).
+// 0s, as the delivery model's (limits.Lease).
 func CheckStudy(base Config, simJobs int64) error {
-	if err := delivery.CheckLease(base.Lease); err != nil {
+	if err := limits.Lease(base.Lease); err != nil {
 		return fmt.Errorf("-lease: %w", err)
 	}
 	switch {

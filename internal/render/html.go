@@ -430,7 +430,7 @@ func writeCasesHTML(w io.Writer, c stats.Cases) error {
 	for i := range c.Rows {
 		r := &c.Rows[i]
 		t.rows = append(t.rows, pageRow{cells: []pageCell{prose(r.Case), prose(r.Store),
-			num(perJob.text(r.ChargesPerJob()), i, "charges_per_job", r.ChargesPerJob()),
+			num(perJob.text(chargesPerJob(r)), i, "charges_per_job", chargesPerJob(r)),
 			num(group(r.LostWork), i, "lost_work", float64(r.LostWork)),
 			plain(perJob.text(float64(r.Deliveries) / float64(r.Jobs))), prose(r.Meaning)}})
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/raceresult"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -27,7 +28,7 @@ func simRate(x, n int64, lo, hi float64) string {
 
 // raceFields flattens a mode for csv and json, with the simulator's side and
 // the verdict when -compare asked for them.
-func raceFields(r stats.RaceRow) []field {
+func raceFields(r raceresult.Row) []field {
 	codes := make([]string, len(r.RefusedCodes))
 	for i, c := range r.RefusedCodes {
 		codes[i] = strconv.Itoa(c)
@@ -58,7 +59,7 @@ func raceHeader(compare bool) []string {
 
 // writeRaceTable is the modes of a real run for people, as a table or
 // markdown, with the comparison's columns when -compare asked for it.
-func writeRaceTable(w io.Writer, title string, rows []stats.RaceRow, st tableStyle) error {
+func writeRaceTable(w io.Writer, title string, rows []raceresult.Row, st tableStyle) error {
 	compare := len(rows) > 0 && rows[0].Sim != nil
 	header := raceHeader(compare)
 	t := newTable(w, st, numberColumns(len(header), 1), 1)
@@ -81,7 +82,7 @@ func writeRaceTable(w io.Writer, title string, rows []stats.RaceRow, st tableSty
 }
 
 // raceRows flattens the modes for csv and json.
-func raceRows(rows []stats.RaceRow) [][]field {
+func raceRows(rows []raceresult.Row) [][]field {
 	all := make([][]field, len(rows))
 	for i, r := range rows {
 		all[i] = raceFields(r)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/raceresult"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -51,7 +52,7 @@ type Renderer struct {
 	report func(io.Writer, stats.Report) error
 	sweep  func(io.Writer, stats.Sweep, PlotOptions) error
 	cases  func(io.Writer, stats.Cases) error
-	race   func(w io.Writer, title string, rows []stats.RaceRow) error
+	race   func(w io.Writer, title string, rows []raceresult.Row) error
 	// runs writes a kind's runs, nil for a format that writes none.
 	runs func(Runs, io.Writer) error
 }
@@ -81,14 +82,14 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	report: writeCSV,
 	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepCSV(w, s) },
 	cases:  func(w io.Writer, c stats.Cases) error { return writeFields(w, casesFields(c)) },
-	race:   func(w io.Writer, _ string, rows []stats.RaceRow) error { return writeFields(w, raceRows(rows)) },
+	race:   func(w io.Writer, _ string, rows []raceresult.Row) error { return writeFields(w, raceRows(rows)) },
 	runs:   Runs.csv,
 }, {
 	name: "json", raw: true,
 	report: writeJSON,
 	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepJSON(w, s) },
 	cases:  func(w io.Writer, c stats.Cases) error { return titledRows(w, c.Title, casesFields(c)) },
-	race: func(w io.Writer, title string, rows []stats.RaceRow) error {
+	race: func(w io.Writer, title string, rows []raceresult.Row) error {
 		return titledRows(w, title, raceRows(rows))
 	},
 	runs: Runs.json,
@@ -109,7 +110,7 @@ func tableFormat(name string, st tableStyle) Renderer {
 		report: func(w io.Writer, r stats.Report) error { return writeTable(w, r, st) },
 		sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writePivot(w, s, st) },
 		cases:  func(w io.Writer, c stats.Cases) error { return writeCasesTable(w, c, st) },
-		race: func(w io.Writer, title string, rows []stats.RaceRow) error {
+		race: func(w io.Writer, title string, rows []raceresult.Row) error {
 			return writeRaceTable(w, title, rows, st)
 		},
 		runs: func(r Runs, w io.Writer) error { return r.table(w, st) },
@@ -229,7 +230,7 @@ func (r Renderer) Cases(w io.Writer, c stats.Cases) error {
 }
 
 // Race writes the modes of a real run.
-func (r Renderer) Race(w io.Writer, title string, rows []stats.RaceRow) error {
+func (r Renderer) Race(w io.Writer, title string, rows []raceresult.Row) error {
 	if r.race == nil {
 		return r.unwritten("race modes")
 	}

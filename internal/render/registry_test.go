@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/raceresult"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -80,7 +81,7 @@ func TestRegistryWrites(t *testing.T) {
 			case CasesDoc:
 				err = r.Cases(&b, stats.Cases{Title: "t", Rows: []stats.CaseRow{{Case: "c", Counters: c}}})
 			case RaceDoc:
-				err = r.Race(&b, "t", []stats.RaceRow{{Mode: "m", Races: 2}})
+				err = r.Race(&b, "t", []raceresult.Row{{Mode: "m", Races: 2}})
 			}
 			if err != nil || b.Len() == 0 {
 				t.Errorf("%s writes doc %d: %v, %d bytes; want some bytes", name, d, err, b.Len())

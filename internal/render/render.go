@@ -158,7 +158,7 @@ func spreadCells(row *stats.Row) []string {
 	label := strings.Replace(spreadRowLabel, "n replicates", human.Count(int64(len(row.Replicates)), "replicate"), 1)
 	cells := []string{"  " + label + " [95% t interval]"}
 	for i, m := range stats.Metrics() {
-		s := m.SpreadOf(row.Replicates)
+		s := reportjson.SpreadOf(m, row.Replicates)
 		style, scaled := metricStyle(i)
 		if scaled {
 			s.Value, s.Lo, s.Hi = s.Value*n, s.Lo*n, s.Hi*n

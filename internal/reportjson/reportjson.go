@@ -123,7 +123,7 @@ func Row(row *stats.Row, r stats.Report) []Field {
 	}
 	if len(row.Replicates) > 1 {
 		for _, m := range stats.Metrics() {
-			s := m.SpreadOf(row.Replicates)
+			s := SpreadOf(m, row.Replicates)
 			f = append(f, Field{m.Name + "_mean", s.Value}, Field{m.Name + "_sd", s.SD})
 		}
 	}

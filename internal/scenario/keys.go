@@ -12,6 +12,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/stats"
 )
 
 // Key is one key a scenario file takes, as the reference (retrysim help
@@ -59,7 +60,7 @@ var jobKeyDocs = []Key{
 		Doc: "the watched step's column heading"},
 	{Path: "watched_label", Type: "text", Default: `Jobs with 2+ "NAME", NAME the step's`, Bounds: "a name; only with a single watched step", ReadBy: ReadByJob, Example: "Users with 2+ emails",
 		Doc: "the column heading of the single watched step"},
-	{Path: "steps", Type: "a list of steps", Default: "none: required", Bounds: fmt.Sprintf("1 to %d steps", provider.MaxSteps), ReadBy: ReadByJob, Example: "[{name: a}]",
+	{Path: "steps", Type: "a list of steps", Default: "none: required", Bounds: fmt.Sprintf("1 to %d steps", stats.MaxSteps), ReadBy: ReadByJob, Example: "[{name: a}]",
 		Doc: "the job's steps, run in order; the job stops at the first step still failing after its attempts"},
 	{Path: "steps[].name", Type: "text", Default: "step N (its place, from 1)", Bounds: "a name, unique in the file", ReadBy: ReadByJob, Example: "a",
 		Doc: "the step's name, by which watched and a setting's path (steps[NAME].p_fail) name it"},

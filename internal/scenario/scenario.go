@@ -32,6 +32,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
@@ -127,7 +128,7 @@ func (d *duration) UnmarshalYAML(n *yaml.Node) error {
 	if err != nil {
 		return &fieldError{n.Line, n.Column, fmt.Sprintf("%q is not a duration such as 250ms or 2s", s)}
 	}
-	if err := provider.CheckDuration(v); err != nil { // as the flags check theirs
+	if err := limits.Duration(v); err != nil { // as the flags check theirs
 		return &fieldError{n.Line, n.Column, err.Error()}
 	}
 	d.v = v
@@ -852,8 +853,8 @@ func Parse(name string, data []byte) (Loaded, error) {
 	if len(f.Steps) == 0 {
 		return Loaded{}, &Error{File: name, Line: lineOf(top, "steps"), Field: "steps", Msg: "a scenario needs at least one step"}
 	}
-	if len(f.Steps) > provider.MaxSteps {
-		return Loaded{}, &Error{File: name, Line: lineOf(top, "steps"), Field: "steps", Msg: fmt.Sprintf("%d steps is more than the %d allowed", len(f.Steps), provider.MaxSteps)}
+	if len(f.Steps) > stats.MaxSteps {
+		return Loaded{}, &Error{File: name, Line: lineOf(top, "steps"), Field: "steps", Msg: fmt.Sprintf("%d steps is more than the %d allowed", len(f.Steps), stats.MaxSteps)}
 	}
 	for _, t := range []struct{ key, v string }{{"name", f.Name}, {"noun", f.Noun}, {"watched_label", f.WatchedLabel}} {
 		if err := stats.CheckName(t.v); err != nil {
@@ -984,7 +985,7 @@ func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (time
 			if x == "" {
 				continue
 			}
-			k, err := schema.ParseKeyMode(x)
+			k, err := schema.KeyModes().Parse(x)
 			if err != nil {
 				return false, &Error{File: name, Line: g.line, Field: field(set.ShardKey), Msg: err.Error()}
 			}

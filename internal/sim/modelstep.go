@@ -130,7 +130,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 			if !ok {
 				return st, schema.Errorf(path+"."+key, "%v is not a name", ms.Lookup(key))
 			}
-			k, err := schema.ParseKeyMode(text)
+			k, err := schema.KeyModes().Parse(text)
 			if err != nil {
 				return st, schema.Errorf(path+"."+key, "%v", err)
 			}

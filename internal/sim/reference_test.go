@@ -140,8 +140,8 @@ func articleSim(seed uint32, jobs int, pFail, lostReply float64, attempts int, w
 			c.SideEffects += int64(times)
 		}
 		c.RepeatedSteps += int64(repeated)
-		c.RepeatedSq.Add(uint64(repeated * repeated))
-		c.CallsSq.Add(uint64((calls - before) * (calls - before)))
+		addWide(&c.RepeatedSq, uint64(repeated*repeated))
+		addWide(&c.CallsSq, uint64((calls-before)*(calls-before)))
 		if job.done[email] > 1 {
 			c.DuplicateUsers++
 		}

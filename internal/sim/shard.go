@@ -5,6 +5,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -52,7 +53,7 @@ func ParseEngine(name string) (Engine, error) {
 // ShardConfig checks a shard (stats.Shard.Check) and rebuilds the run it is
 // a slice of: its model (FromModel), or the built-in sign-up at its rates,
 // with its generator, engine, seed and strategies. The shard must be what running that configuration
-// writes: parameters valid as the flags take them (provider.CheckProbability,
+// writes: parameters valid as the flags take them (limits.Probability,
 // CheckJobs, CheckAttempts, rng.Lookup, ParseEngine, strategy.Parse,
 // Shard.Check), the engine as the run resolves it, each row labelled as its
 // strategy, and each row's jobs those of the slice (Config.ShardJobs). A
@@ -72,7 +73,7 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 		name string
 		p    float64
 	}{{"p_fail", p.PFail}, {"lost_reply", p.LostReply}} {
-		if err := provider.CheckProbability(f.p); err != nil {
+		if err := limits.Probability(f.p); err != nil {
 			return Config{}, fmt.Errorf("%s: %w", f.name, err)
 		}
 	}

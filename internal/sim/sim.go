@@ -32,6 +32,9 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -44,13 +47,13 @@ import (
 const BlockJobs = 1 << 16
 
 // MaxJobs bounds a run so that no counter can overflow: a job makes at most
-// provider.MaxSteps x MaxAttempts calls. Shard files are held to it
-// (stats.MaxJobs).
-const MaxJobs = stats.MaxJobs
+// stats.MaxSteps x MaxAttempts calls. Shard files are held to it too
+// (stats.Shard.Check).
+const MaxJobs = limits.MaxJobs
 
 // MaxAttempts bounds the attempts a strategy may make: the bound a step's
 // own attempts have too.
-const MaxAttempts = provider.MaxAttempts
+const MaxAttempts = limits.MaxAttempts
 
 // checkEvery is how much work, counted in jobs and calls, a worker does
 // between two looks at its context, plus the rest of the job it is on: well
@@ -80,11 +83,11 @@ type Config struct {
 
 // EngineUsed is the engine the run draws with, for every strategy: Engine
 // resolved for the generator; plain when Auto is asked for and a strategy
-// has no fast path (strategy.ResumeOf), since the skip engine can only force
+// has no fast path (queue.ResumeOf), since the skip engine can only force
 // the first event of a job whose calls it knows until then; and, under the
 // delivery model, plain when Auto is asked for and the queue neither repeats
 // requests nor crashes, whose clean jobs the plain engine already counts
-// from their draws (delivery.Runner.Settles), draw for draw.
+// from their draws (queue.Runner.Settles), draw for draw.
 func (cfg Config) EngineUsed() Engine {
 	if cfg.Engine == Auto && (!allStraight(cfg.Strategies) || cfg.Delivery != nil && cfg.Delivery.RepeatP == 0 && cfg.Delivery.CrashP == 0) {
 		return Plain
@@ -93,10 +96,10 @@ func (cfg Config) EngineUsed() Engine {
 }
 
 // allStraight reports whether every strategy has a fast path
-// (strategy.ResumeOf).
+// (queue.ResumeOf).
 func allStraight(ss []strategy.Strategy) bool {
 	for _, s := range ss {
-		if strategy.ResumeOf(s) == nil {
+		if queue.ResumeOf(s) == nil {
 			return false
 		}
 	}
@@ -138,7 +141,7 @@ func (cfg Config) check() error {
 	}
 	if cfg.Engine == Skip {
 		for _, s := range cfg.Strategies {
-			if strategy.ResumeOf(s) == nil {
+			if queue.ResumeOf(s) == nil {
 				return fmt.Errorf("engine: skip runs only strategies that call each step once until a call fails (strategy.Straight), not %q; use plain", s.Name())
 			}
 		}
@@ -252,10 +255,10 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 			// configuration's tasks are consecutive, so a worker never
 			// comes back to a configuration it has left.
 			cur := -1
-			var j *provider.Job
+			var j *jobsim.Job
 			var sk *skipper
-			var runners []*delivery.Runner // by strategy: a runner keeps nothing from job to job
-			var skippers []*skipper        // by strategy, of its runner's Cuts, for the skip engine
+			var runners []*queue.Runner // by strategy: a runner keeps nothing from job to job
+			var skippers []*skipper     // by strategy, of its runner's Cuts, for the skip engine
 			// c is the block's counters, the worker's own: a block's engine
 			// zeroes it once, where a Counters returned by value (89 KB with
 			// its histograms) was zeroed and copied three times a block.
@@ -283,10 +286,10 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 				stream.Reset(cfg.Generator.New(cfg.Seed, uint64(b)))
 				if k != cur {
 					cur = k
-					j = provider.NewJob(cfg.Scenario, stream)
+					j = jobsim.New(cfg.Scenario, stream)
 					sk = newSkipper(j.Clean())
 					closeRunners()
-					runners = make([]*delivery.Runner, len(cfg.Strategies))
+					runners = make([]*queue.Runner, len(cfg.Strategies))
 					skippers = make([]*skipper, len(cfg.Strategies))
 				}
 				var err error
@@ -296,7 +299,7 @@ func RunEach(ctx context.Context, cfgs []Config, workers int, progress func(done
 					lat.Reset(cfg.Generator.New(rng.LatencySeed(cfg.Seed), uint64(b)))
 					x := runners[s]
 					if x == nil {
-						x = delivery.NewRunner(*cfg.Delivery, cfg.Strategies[s], cfg.Scenario, j, stream, lat)
+						x = queue.NewRunner(*cfg.Delivery, cfg.Strategies[s], cfg.Scenario, j, stream, lat)
 						x.StopWhen(func() bool { return ctx.Err() != nil })
 						runners[s] = x
 					}
@@ -411,7 +414,7 @@ func builtin(s strategy.Strategy) bool {
 // stopped, to unwind the strategy with strategy.ErrStopped if so, and
 // recording the step it is at for a schema.PanicError.
 type guard struct {
-	j    *provider.Job
+	j    *jobsim.Job
 	done <-chan struct{}
 	step int
 }
@@ -452,7 +455,7 @@ func (g *guard) Backoff(i, n int) { g.check(); g.j.Backoff(i, n) }
 
 // calls is the Calls s runs on over j: j itself for the built-in Retry, with
 // a nil guard, and a guard for any other strategy.
-func calls(ctx context.Context, j *provider.Job, s strategy.Strategy) (strategy.Calls, *guard) {
+func calls(ctx context.Context, j *jobsim.Job, s strategy.Strategy) (strategy.Calls, *guard) {
 	if builtin(s) {
 		return j, nil
 	}
@@ -493,14 +496,14 @@ func anyBelow(d, cuts []uint64) bool {
 }
 
 // runJobsDelivery runs n jobs through the delivery model. Where the runner
-// allows it (delivery.Runner.Settles), a job whose draws are all clean is
+// allows it (queue.Runner.Settles), a job whose draws are all clean is
 // counted from them and its latencies, as runJobs does (one delivery, every
 // step once), and any other resumes at its first event. Once ctx is done it
 // returns within checkEvery jobs and calls (x, told to stop when ctx is
 // done, ends a job within its own checkEvery events), its counters then
 // meaningless. A panic of the strategy is its error (recovered), job0 being
 // the index of the block's first job in the run.
-func runJobsDelivery(ctx context.Context, c *stats.Counters, x *delivery.Runner, j *provider.Job, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
+func runJobsDelivery(ctx context.Context, c *stats.Counters, x *queue.Runner, j *jobsim.Job, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64
 	defer func() {
 		if v := recover(); v != nil {
@@ -524,7 +527,7 @@ func runJobsDelivery(ctx context.Context, c *stats.Counters, x *delivery.Runner,
 			}
 			work = 0
 		}
-		var out delivery.Outcome
+		var out queue.Outcome
 		if settle {
 			var counted bool
 			if out, counted = settleJob(x, stream.Peek(k), cuts); counted {
@@ -544,21 +547,21 @@ func runJobsDelivery(ctx context.Context, c *stats.Counters, x *delivery.Runner,
 		work += j.Calls()
 	}
 	c.Completion.AddN(last, same)
-	c.AddClean(clean, int64(j.Steps()))
+	addClean(c, clean, int64(j.Steps()))
 	c.Deliveries += clean
 	return nil
 }
 
 // addDelivery counts a job of the delivery model that ran, with outcome out,
 // its calls and side effects in j.
-func addDelivery(c *stats.Counters, out delivery.Outcome, j *provider.Job, watched int) {
+func addDelivery(c *stats.Counters, out queue.Outcome, j *jobsim.Job, watched int) {
 	if out.Failed {
 		c.Failed++
 		c.FailedCompletion.Add(out.Completion)
 	} else {
 		c.Completion.Add(out.Completion)
 	}
-	c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
+	addJob(c, j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
 	c.Deliveries += int64(out.Deliveries)
 	if out.Lost && !out.Failed { // a failed job counts in Failed, whatever its keys say
 		c.LostWork++
@@ -569,10 +572,10 @@ func addDelivery(c *stats.Counters, out delivery.Outcome, j *provider.Job, watch
 // settled: a clean one that ends before the visibility timeout is counted
 // from its draws (true; the caller takes them), any other job resumes at its
 // first event.
-func settleJob(x *delivery.Runner, d, cuts []uint64) (delivery.Outcome, bool) {
+func settleJob(x *queue.Runner, d, cuts []uint64) (queue.Outcome, bool) {
 	if !anyBelow(d, cuts) {
 		if t, ok := x.Clean(); ok {
-			return delivery.Outcome{Deliveries: 1, Completion: t}, true
+			return queue.Outcome{Deliveries: 1, Completion: t}, true
 		}
 		return x.Run(), false
 	}
@@ -596,7 +599,7 @@ func settleJob(x *delivery.Runner, d, cuts []uint64) (delivery.Outcome, bool) {
 // A panic of strat panics again, as a *schema.PanicError.
 func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, n int64) stats.Counters {
 	var c stats.Counters
-	if err := runJobs(context.Background(), &c, provider.NewJob(sc, stream), strat, stream, n, sc.Watched[0].Step, 0); err != nil {
+	if err := runJobs(context.Background(), &c, jobsim.New(sc, stream), strat, stream, n, sc.Watched[0].Step, 0); err != nil {
 		panic(err)
 	}
 	return c
@@ -606,7 +609,7 @@ func RunJobs(sc provider.Scenario, strat strategy.Strategy, stream *rng.Stream, 
 // whose duplicates DuplicateUsers counts, and job0 the index of the first
 // job in the run, for a schema.PanicError. Once ctx is done it returns
 // within checkEvery jobs and calls, its counters then meaningless.
-func runJobs(ctx context.Context, c *stats.Counters, j *provider.Job, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
+func runJobs(ctx context.Context, c *stats.Counters, j *jobsim.Job, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64
 	cs, g := calls(ctx, j, strat)
 	defer func() {
@@ -616,7 +619,7 @@ func runJobs(ctx context.Context, c *stats.Counters, j *provider.Job, strat stra
 	}()
 	reset(c, n)
 	j.UseStore(strat.UsesStore())
-	resume := strategy.ResumeOf(strat)
+	resume := queue.ResumeOf(strat)
 	cuts := j.Clean()
 	k := len(cuts)
 	cuts = cuts[:k:k]
@@ -653,9 +656,48 @@ func runJobs(ctx context.Context, c *stats.Counters, j *provider.Job, strat stra
 				c.Failed++
 			}
 		}
-		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
+		addJob(c, j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
 		work += j.Calls()
 	}
-	c.AddClean(clean, int64(j.Steps()))
+	addClean(c, clean, int64(j.Steps()))
 	return nil
+}
+
+// addJob counts into c one finished job's calls, repeated side effects and side
+// effects, and from done, how many times each step's side effect happened,
+// its repeats and duplicates step by step; watched is the step DuplicateUsers
+// counts. The caller counts its failure.
+func addJob(c *stats.Counters, calls, repeated, effects int64, done []uint32, watched int) {
+	c.SideEffects += effects
+	c.Calls += calls
+	addWide(&c.CallsSq, uint64(calls*calls))
+	c.RepeatedSteps += repeated
+	addWide(&c.RepeatedSq, uint64(repeated*repeated))
+	if repeated == 0 { // no step did its work twice: nothing by step to count
+		return
+	}
+	if done[watched] > 1 {
+		c.DuplicateUsers++
+	}
+	for i, d := range done {
+		if d > 1 {
+			c.RepeatedByStep[i] += int64(d - 1)
+			c.TwiceByStep[i]++
+		}
+	}
+}
+
+// addClean counts into c n clean jobs of steps steps: each called every step once,
+// did each step's work once, and succeeded.
+func addClean(c *stats.Counters, n, steps int64) {
+	c.Calls += n * steps
+	addWide(&c.CallsSq, uint64(n*steps*steps))
+	c.SideEffects += n * steps
+}
+
+// addWide adds x to w.
+func addWide(w *stats.Wide, x uint64) {
+	var carry uint64
+	w.Lo, carry = bits.Add64(w.Lo, x, 0)
+	w.Hi += carry
 }

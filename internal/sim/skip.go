@@ -5,9 +5,9 @@ import (
 	"math"
 	"math/bits"
 
-	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
-	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -162,13 +162,13 @@ func (t aliasTable) draw(u uint64) int {
 }
 
 // runJobsSkip is runJobs for the skip engine, strat having a fast path
-// (strategy.ResumeOf). Each draw of a job is compared
+// (queue.ResumeOf). Each draw of a job is compared
 // with its own cut and nothing else, so only which side of the cut a draw
 // falls on matters: the forced draws before the first event are the largest
 // value (no event) and the forced event is 0, and every later draw is fresh.
 // Once ctx is done it returns within checkEvery jobs with an event and their
 // calls, its counters then meaningless.
-func runJobsSkip(ctx context.Context, c *stats.Counters, j *provider.Job, sk *skipper, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
+func runJobsSkip(ctx context.Context, c *stats.Counters, j *jobsim.Job, sk *skipper, strat strategy.Strategy, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64 // the job with an event in progress, from the block's first
 	cs, gd := calls(ctx, j, strat)
 	defer func() {
@@ -178,7 +178,7 @@ func runJobsSkip(ctx context.Context, c *stats.Counters, j *provider.Job, sk *sk
 	}()
 	reset(c, n)
 	j.UseStore(strat.UsesStore())
-	resume := strategy.ResumeOf(strat)
+	resume := queue.ResumeOf(strat)
 	var clean, work int64
 	for left := n; left > 0; {
 		if work++; work >= checkEvery {
@@ -203,10 +203,10 @@ func runJobsSkip(ctx context.Context, c *stats.Counters, j *provider.Job, sk *sk
 		if !resume(cs, from) {
 			c.Failed++
 		}
-		c.AddJob(j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
+		addJob(c, j.Calls(), j.Repeated(), j.Effects(), j.DoneBySteps(), watched)
 		work += j.Calls()
 	}
-	c.AddClean(clean, int64(j.Steps()))
+	addClean(c, clean, int64(j.Steps()))
 	return nil
 }
 
@@ -228,7 +228,7 @@ func forced(u, cut uint64, event bool) uint64 {
 // forced to the sides of cuts they name (true: below, an event), and takes
 // whatever of those draws the job left, so that the next job starts on fresh
 // draws.
-func runForced(x *delivery.Runner, sk *skipper, stream *rng.Stream, cuts []uint64, sides int, event bool) delivery.Outcome {
+func runForced(x *queue.Runner, sk *skipper, stream *rng.Stream, cuts []uint64, sides int, event bool) queue.Outcome {
 	sk.forced = sk.forced[:0]
 	for i := range sides {
 		sk.forced = append(sk.forced, forced(stream.Next(), cuts[i], event && i == sides-1))
@@ -243,17 +243,17 @@ func runForced(x *delivery.Runner, sk *skipper, stream *rng.Stream, cuts []uint6
 }
 
 // runJobsDeliverySkip is runJobsDelivery for the skip engine, x's strategy
-// having a fast path (strategy.ResumeOf) and sk being built from x.Cuts(): it
+// having a fast path (queue.ResumeOf) and sk being built from x.Cuts(): it
 // draws how many clean jobs come before the next job with an event (a
 // repeated request, a crash, a failed call or a lost reply) and counts each
-// from its latencies alone (delivery.Runner.Clean), and runs the job with an
+// from its latencies alone (queue.Runner.Clean), and runs the job with an
 // event from time zero, its draws up to the first event forced to their
 // sides. A forced draw has the law of a plain draw on its side of its cut, so
 // a job that takes it for another comparison (a delivery that overlaps the
 // first) is still drawn exactly; a clean job that outlasts the visibility
 // timeout runs the same way, every draw forced clean. Once ctx is done it
 // returns within checkEvery jobs and calls, its counters then meaningless.
-func runJobsDeliverySkip(ctx context.Context, c *stats.Counters, x *delivery.Runner, j *provider.Job, sk *skipper, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
+func runJobsDeliverySkip(ctx context.Context, c *stats.Counters, x *queue.Runner, j *jobsim.Job, sk *skipper, stream *rng.Stream, n int64, watched int, job0 int64) (err error) {
 	var job int64 // the job in progress, from the block's first
 	defer func() {
 		if v := recover(); v != nil {
@@ -288,7 +288,7 @@ func runJobsDeliverySkip(ctx context.Context, c *stats.Counters, x *delivery.Run
 		work += j.Calls() + 1
 		job++
 	}
-	c.AddClean(clean, int64(j.Steps()))
+	addClean(c, clean, int64(j.Steps()))
 	c.Deliveries += clean
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/stats"
@@ -46,16 +48,16 @@ func TestBlockStopsMidway(t *testing.T) {
 	}{
 		{"plain straight", func(ctx context.Context, stream *rng.Stream) stats.Counters {
 			var c stats.Counters
-			runJobs(ctx, &c, provider.NewJob(sc, stream), step, stream, jobs, 0, 0)
+			runJobs(ctx, &c, jobsim.New(sc, stream), step, stream, jobs, 0, 0)
 			return c
 		}},
 		{"plain opaque", func(ctx context.Context, stream *rng.Stream) stats.Counters {
 			var c stats.Counters
-			runJobs(ctx, &c, provider.NewJob(sc, stream), opaque{step}, stream, jobs, 0, 0)
+			runJobs(ctx, &c, jobsim.New(sc, stream), opaque{step}, stream, jobs, 0, 0)
 			return c
 		}},
 		{"skip", func(ctx context.Context, stream *rng.Stream) stats.Counters {
-			j := provider.NewJob(sc, stream)
+			j := jobsim.New(sc, stream)
 			var c stats.Counters
 			runJobsSkip(ctx, &c, j, newSkipper(j.Clean()), step, stream, jobs, 0, 0)
 			return c
@@ -88,8 +90,8 @@ func TestDeliveryBlockStopsMidJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	stream := rng.NewStream(rng.PCGGenerator().New(1, 0))
-	j := provider.NewJob(sc, stream)
-	x := delivery.NewRunner(cfg, step, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
+	j := jobsim.New(sc, stream)
+	x := queue.NewRunner(cfg, step, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
 	defer x.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	x.StopWhen(func() bool { return ctx.Err() != nil })

@@ -1,16 +1,22 @@
-package delivery
+// Package queue is the delivery model's engine: a Runner runs one job's deliveries
+// through a queue's workers under a delivery.Config, the strategy at each
+// delivery, and says what the job did (Outcome).
+package queue
 
 import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// delivery is one worker running one delivery of a message.
-type delivery struct {
+// inFlight is one worker running one delivery of a message.
+type inFlight struct {
 	msg  int
 	step int  // the step of its last Enter or Call
 	from int  // the step its strategy resumes at (RunFrom's first delivery)
@@ -62,16 +68,16 @@ type event struct {
 // switches to no coroutine at all. It is not safe for concurrent use, and
 // Close frees its workers.
 type Runner struct {
-	cfg   Config
-	store Store
+	cfg   delivery.Config
+	store delivery.Store
 	s     strategy.Strategy
-	// resume is s's fast path (strategy.ResumeOf): only then are jobs
+	// resume is s's fast path (ResumeOf): only then are jobs
 	// settled. guard says s is not the built-in Retry: every Calls method
 	// it uses then looks at stop first, and unwinds it once stopped.
 	resume   func(c strategy.Calls, from int) bool
 	guard    bool
 	step     int // the step of the last Enter or Call, for a schema.PanicError
-	j        *provider.Job
+	j        *jobsim.Job
 	sc       provider.Scenario
 	policies []provider.Policy // sc's, nil when no step has its own
 	latency  []sampler
@@ -100,7 +106,7 @@ type Runner struct {
 	now       time.Duration
 	seq       int
 	events    []event
-	dl        []delivery
+	dl        []inFlight
 	msgs      []message
 	keys      []record
 	crashes   int
@@ -130,17 +136,17 @@ const checkEvery = 1 << 12
 // for everything but the calls' latencies: those come from lat. A strategy
 // that asks for a store (UsesStore) with no store configured keeps the Part
 // 5 store, After.
-func NewRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, j *provider.Job, stream, lat rand.Source) *Runner {
+func NewRunner(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, j *jobsim.Job, stream, lat rand.Source) *Runner {
 	x := &Runner{cfg: cfg, store: cfg.Store, s: s, j: j, sc: sc, stream: rng.StreamOf(stream), lat: rng.StreamOf(lat), keys: make([]record, len(sc.Steps)),
 		repeat: newSampler(cfg.RepeatDelay)}
-	x.resume = strategy.ResumeOf(s)
+	x.resume = ResumeOf(s)
 	switch s.(type) {
 	case strategy.Retry, *strategy.Retry:
 	default:
 		x.guard = true
 	}
 	x.own = worker{x: x, direct: true}
-	x.policies = sc.Policies()
+	x.policies = jobsim.Policies(sc)
 	var random []sampler
 	for _, st := range sc.Steps {
 		s := newSampler(st.Latency)
@@ -149,12 +155,12 @@ func NewRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, j *provide
 		if s.random() {
 			random = append(random, s)
 		} else {
-			x.fixed = provider.Later(x.fixed, s.draw(nil))
+			x.fixed = limits.Later(x.fixed, s.draw(nil))
 		}
 	}
 	x.batch, x.first = newBatch(random), make([]time.Duration, len(random))
-	if x.store == NoStore && s.UsesStore() {
-		x.store = After
+	if x.store == delivery.NoStore && s.UsesStore() {
+		x.store = delivery.After
 	}
 	x.cuts = cleanCuts(cfg, sc, j.Clean())
 	return x
@@ -166,27 +172,27 @@ func NewRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, j *provide
 // (calls, the Job's), the crash's after the work, and last the crash's before
 // the ack. The crash and repeat draws are Float64s below a probability, which
 // rng.Threshold's cut decides as it does a draw's.
-func cleanCuts(cfg Config, sc provider.Scenario, calls []uint64) []uint64 {
+func cleanCuts(cfg delivery.Config, sc provider.Scenario, calls []uint64) []uint64 {
 	var cuts []uint64
 	if cfg.RepeatP > 0 {
 		cuts = append(cuts, rng.Threshold(cfg.RepeatP))
 	}
-	crash := func(p CrashPoint) {
+	crash := func(p delivery.CrashPoint) {
 		if cfg.CrashP > 0 && cfg.CrashAt == p {
 			cuts = append(cuts, rng.Threshold(cfg.CrashP))
 		}
 	}
 	for _, st := range sc.Steps {
-		crash(BeforeKey)
-		crash(AfterKey)
+		crash(delivery.BeforeKey)
+		crash(delivery.AfterKey)
 		n := 1
 		if st.CanLoseReply {
 			n = 2
 		}
 		cuts, calls = append(cuts, calls[:n]...), calls[n:]
-		crash(AfterWork)
+		crash(delivery.AfterWork)
 	}
-	crash(BeforeAck)
+	crash(delivery.BeforeAck)
 	return cuts
 }
 
@@ -269,7 +275,7 @@ func (x *Runner) Settles() bool {
 // Cuts returns the cuts of the draws a job's first delivery takes, in draw
 // order, when nothing happens to it: no repeated request, no crash, no failed
 // call and no lost reply, each draw at or above its cut. A job of a Straight
-// strategy (strategy.ResumeOf) whose draws are all clean is one delivery that
+// strategy (ResumeOf) whose draws are all clean is one delivery that
 // calls each step once, taking exactly these draws, and, if Clean says it
 // ends before the visibility timeout, may be counted without running it, as
 // Clean describes. Callers must not modify the slice.
@@ -287,7 +293,7 @@ func (x *Runner) Clean() (time.Duration, bool) {
 	if len(x.first) == 0 {
 		return x.fixed, x.fixed < x.cfg.Visibility
 	}
-	total := provider.Later(x.fixed, x.batch.draw(x.lat, x.first))
+	total := limits.Later(x.fixed, x.batch.draw(x.lat, x.first))
 	x.drawn = total >= x.cfg.Visibility
 	return total, !x.drawn
 }
@@ -330,14 +336,14 @@ func (x *Runner) RunFrom(k int) Outcome {
 	for i := range from {
 		lat := x.prefix(i)
 		switch x.store {
-		case After:
-			x.keys[i] = record{present: true, written: provider.Later(x.now, lat)}
-		case Loose, Claim:
+		case delivery.After:
+			x.keys[i] = record{present: true, written: limits.Later(x.now, lat)}
+		case delivery.Loose, delivery.Claim:
 			x.keys[i] = record{present: true, written: x.now}
-		case Lease:
-			x.keys[i] = record{present: true, doneStatus: true, written: provider.Later(x.now, lat), leaseUntil: provider.Later(x.now, x.cfg.Lease)}
+		case delivery.Lease:
+			x.keys[i] = record{present: true, doneStatus: true, written: limits.Later(x.now, lat), leaseUntil: limits.Later(x.now, x.cfg.Lease)}
 		}
-		x.now = provider.Later(x.now, lat)
+		x.now = limits.Later(x.now, lat)
 	}
 	if x.now >= x.cfg.Visibility {
 		x.drawn = true // Run starts over, keeping the latencies reset drew
@@ -347,7 +353,7 @@ func (x *Runner) RunFrom(k int) Outcome {
 	x.called = 1<<from - 1 // fresh keys need only differ, so x.fresh may stay
 	x.msgs = append(x.msgs, message{deliveries: 1})
 	x.push(x.cfg.Visibility, visibilityUp, 0)
-	x.dl = append(x.dl, delivery{msg: 0, live: true, from: from})
+	x.dl = append(x.dl, inFlight{msg: 0, live: true, from: from})
 	x.delivered = 1
 	x.run(0)
 	return x.loop()
@@ -386,7 +392,7 @@ func (x *Runner) loop() Outcome {
 	// not count: the job ended with its last delivery or dead letter.
 	out := Outcome{Failed: !x.succeeded, Deliveries: x.delivered, Completion: x.end}
 	for i, k := range x.keys {
-		if k.present && (x.store != Lease || k.doneStatus) && x.j.Done(i) == 0 {
+		if k.present && (x.store != delivery.Lease || k.doneStatus) && x.j.Done(i) == 0 {
 			out.Lost = true
 		}
 	}
@@ -408,8 +414,8 @@ func (x *Runner) handle(e event) {
 		}
 		m.deliveries++
 		x.delivered++
-		x.dl = append(x.dl, delivery{msg: e.idx, live: true})
-		x.push(provider.Later(x.now, x.cfg.Visibility), visibilityUp, e.idx)
+		x.dl = append(x.dl, inFlight{msg: e.idx, live: true})
+		x.push(limits.Later(x.now, x.cfg.Visibility), visibilityUp, e.idx)
 		x.run(len(x.dl) - 1)
 	case stepEvent:
 		x.run(e.idx)
@@ -480,7 +486,7 @@ func (x *Runner) run(d int) {
 
 // crash reports whether delivery d's worker dies at point p, and ends it if
 // so. Its first test is small enough to inline, as most runs have no crashes.
-func (x *Runner) crash(d int, p CrashPoint) bool {
+func (x *Runner) crash(d int, p delivery.CrashPoint) bool {
 	return x.cfg.CrashAt == p && x.cfg.CrashP > 0 && x.crashNow(d)
 }
 
@@ -499,14 +505,14 @@ func (x *Runner) crashNow(d int) bool {
 
 // expired reports whether key k has outlived the TTL. Lease keeps done keys.
 func (x *Runner) expired(k record) bool {
-	if x.store == Lease && k.doneStatus {
+	if x.store == delivery.Lease && k.doneStatus {
 		return false
 	}
-	return x.cfg.TTL > 0 && x.now >= provider.Later(k.written, x.cfg.TTL)
+	return x.cfg.TTL > 0 && x.now >= limits.Later(k.written, x.cfg.TTL)
 }
 
 // finish ends a delivery with an ack: the message is done either way.
-func (x *Runner) finish(dv *delivery, success bool) {
+func (x *Runner) finish(dv *inFlight, success bool) {
 	dv.live = false
 	x.msgs[dv.msg].done = true
 	x.succeeded = x.succeeded || success
@@ -534,4 +540,18 @@ func (x *Runner) pop() event {
 	x.events[m] = x.events[len(x.events)-1]
 	x.events = x.events[:len(x.events)-1]
 	return e
+}
+
+// Outcome is what one job did.
+type Outcome struct {
+	Failed     bool
+	Deliveries int
+	// Lost reports a step whose work was never done although its key says
+	// so, whether or not the job failed.
+	Lost bool
+	// Completion is how long the job took: from its first enqueue until the
+	// last of its deliveries stopped (acked, gave up, died or was overtaken)
+	// or its message was dead-lettered, whichever came last. A visibility
+	// timer that fires after the ack is no part of it.
+	Completion time.Duration
 }

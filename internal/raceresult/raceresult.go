@@ -1,7 +1,12 @@
-package stats
+// Package raceresult holds the rows of the real SQLite check (internal/race)
+// and the simulator's side of its comparison, apart from the harness so the
+// renderer reads them without building the SQLite driver.
+package raceresult
 
-// RaceRow is one mode of the real SQLite check.
-type RaceRow struct {
+import "github.com/retrysim/retrysim/stats"
+
+// Row is one mode of the real SQLite check.
+type Row struct {
 	Mode          string
 	Races         int64
 	DoubleCharged int64
@@ -15,11 +20,11 @@ type RaceRow struct {
 	WallSeconds   float64
 	// Sim holds the simulator's rates at the measured overlap and crash
 	// rates, when the comparison was asked for.
-	Sim *RaceSim
+	Sim *Sim
 }
 
-// RaceSim is the simulator's side of a comparison.
-type RaceSim struct {
+// Sim is the simulator's side of a comparison.
+type Sim struct {
 	// Jobs, DoubleCharged and Lost are the run at the measured rates.
 	Jobs          int64
 	DoubleCharged int64
@@ -33,12 +38,12 @@ type RaceSim struct {
 // fall inside the harness's 95% intervals, or the harness's inside the
 // simulator's: its own interval, widened to the range it gives over the
 // measured overlap and crash rates' intervals.
-func (r RaceRow) Agree() bool {
+func (r Row) Agree() bool {
 	if r.Sim == nil {
 		return false
 	}
 	one := func(x, y int64, lo, hi float64) bool {
-		real, sim := Wilson(x, r.Races), Wilson(y, r.Sim.Jobs)
+		real, sim := stats.Wilson(x, r.Races), stats.Wilson(y, r.Sim.Jobs)
 		p, q := float64(x)/float64(r.Races), float64(y)/float64(r.Sim.Jobs)
 		return real.Lo <= q && q <= real.Hi || min(sim.Lo, lo) <= p && p <= max(sim.Hi, hi)
 	}

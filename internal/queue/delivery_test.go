@@ -1,4 +1,4 @@
-package delivery
+package queue
 
 import (
 	"math"
@@ -8,7 +8,10 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/sqlitecheck"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -28,11 +31,11 @@ var want = map[string]struct {
 	"TTL 60 s, redelivery after 2 s, claim": {1, false},
 }
 
-func charge() provider.Scenario { return Charge() }
+func charge() provider.Scenario { return sqlitecheck.Charge() }
 
-func runOnce(cfg Config, r strategy.Retry, sc provider.Scenario, seed uint64) (Outcome, *provider.Job) {
+func runOnce(cfg delivery.Config, r strategy.Retry, sc provider.Scenario, seed uint64) (Outcome, *jobsim.Job) {
 	stream := rng.NewStream(rng.PCGGenerator().New(seed, 0))
-	j := provider.NewJob(sc, stream)
+	j := jobsim.New(sc, stream)
 	x := NewRunner(cfg, r, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(seed), 0)))
 	defer x.Close()
 	return x.Run(), j
@@ -46,7 +49,7 @@ func TestStepPolicyTimes(t *testing.T) {
 	sec := backoff.Policy{Kind: backoff.Constant, Base: time.Second, Cap: time.Second}
 	sc := provider.Scenario{Name: "one", Watched: []provider.Watch{{Step: 0}}, Steps: []provider.Step{{Name: "a", PFail: 1, Latency: provider.Latency{Median: 10 * time.Millisecond},
 		Policy: provider.Policy{Attempts: 3, Backoff: &sec}}}}
-	cfg := Defaults()
+	cfg := delivery.Defaults()
 	cfg.Visibility = time.Hour
 	cfg.Backoff = backoff.Policy{Kind: backoff.Constant, Base: time.Minute, Cap: time.Minute}
 	for _, c := range []struct {
@@ -67,7 +70,7 @@ func TestStepPolicyTimes(t *testing.T) {
 // The SQLite check's seven steps, forced, and the lease fix in each of them.
 func TestForcedCasesReproduceTheCheck(t *testing.T) {
 	r := strategy.Retry{Scope: strategy.EachStep, Attempts: 3}
-	cases := SQLiteCheck()
+	cases := sqlitecheck.Cases()
 	if len(cases) != len(want) {
 		t.Fatalf("%d cases; want %d", len(cases), len(want))
 	}
@@ -84,7 +87,7 @@ func TestForcedCasesReproduceTheCheck(t *testing.T) {
 				}
 			}
 			lease := tt.Config
-			lease.Store = Lease
+			lease.Store = delivery.Lease
 			for seed := range uint64(20) {
 				out, j := runOnce(lease, r, charge(), seed)
 				if got := j.Done(0); got != 1 || out.Lost || out.Failed {
@@ -98,7 +101,7 @@ func TestForcedCasesReproduceTheCheck(t *testing.T) {
 // With no store, no repeats, no crashes and no time, a job is one delivery
 // that calls like the Part 5 model.
 func TestOneDeliveryWhenNothingHappens(t *testing.T) {
-	out, j := runOnce(Defaults(), strategy.Retry{Scope: strategy.EachStep, Attempts: 3}, provider.Signup(0, 0), 1)
+	out, j := runOnce(delivery.Defaults(), strategy.Retry{Scope: strategy.EachStep, Attempts: 3}, provider.Signup(0, 0), 1)
 	if out.Deliveries != 1 || out.Failed || j.Calls() != 10 || out.Completion != 0 {
 		t.Errorf("outcome %+v, calls %d; want 1 delivery, success, 10 calls, completion 0", out, j.Calls())
 	}
@@ -109,19 +112,19 @@ func TestOneDeliveryWhenNothingHappens(t *testing.T) {
 func TestVisibilityTimeoutOverlap(t *testing.T) {
 	sc := charge()
 	sc.Steps[0].Latency = provider.Latency{Median: 45 * time.Second}
-	cfg := Defaults()
+	cfg := delivery.Defaults()
 	out, j := runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, 1)
 	if out.Deliveries != 2 || j.Done(0) != 2 {
 		t.Errorf("%d deliveries, %d charges; want 2 and 2", out.Deliveries, j.Done(0))
 	}
-	cfg.Store = Claim
+	cfg.Store = delivery.Claim
 	out, j = runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, 1)
 	if out.Deliveries != 2 || j.Done(0) != 1 {
 		t.Errorf("claim: %d deliveries, %d charges; want 2 and 1", out.Deliveries, j.Done(0))
 	}
 	// A lease shorter than the call: the second delivery takes it over, and
 	// the first, no longer the holder when its call ends, does not commit.
-	cfg.Store = Lease
+	cfg.Store = delivery.Lease
 	out, j = runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, 1)
 	if j.Done(0) != 1 || out.Lost || out.Failed {
 		t.Errorf("lease: %d charges, lost %v, failed %v; want 1 charge", j.Done(0), out.Lost, out.Failed)
@@ -146,8 +149,8 @@ func TestRepeatAfterExpiryClosedForm(t *testing.T) {
 	delay := provider.Latency{Median: 2500 * time.Millisecond, P99: 20 * time.Second}
 	sc := charge()
 	sc.Steps[0].PFail, sc.Steps[0].Latency = p, provider.Latency{Median: lat}
-	cfg := Defaults()
-	cfg.Store, cfg.TTL, cfg.RepeatP, cfg.RepeatDelay = After, ttl, 1, delay
+	cfg := delivery.Defaults()
+	cfg.Store, cfg.TTL, cfg.RepeatP, cfg.RepeatDelay = delivery.After, ttl, 1, delay
 	cfg.Backoff = backoff.Policy{Kind: backoff.Constant, Base: wait}
 	cfg.Visibility = time.Hour
 
@@ -161,7 +164,7 @@ func TestRepeatAfterExpiryClosedForm(t *testing.T) {
 	want *= 1 - math.Pow(p, a)
 
 	stream := rng.NewStream(rng.PCGGenerator().New(7, 0))
-	j := provider.NewJob(sc, stream)
+	j := jobsim.New(sc, stream)
 	x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: a}, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(7), 0)))
 	twice := 0
 	for range jobs {
@@ -177,18 +180,18 @@ func TestRepeatAfterExpiryClosedForm(t *testing.T) {
 }
 
 func TestParseNames(t *testing.T) {
-	for i, n := range Stores().Names() {
-		if s, err := ParseStore(n); err != nil || s != Store(i) || s.String() != n {
-			t.Errorf("ParseStore(%q) = %v, %v", n, s, err)
+	for i, n := range delivery.Stores().Names() {
+		if s, err := delivery.Stores().Parse(n); err != nil || s != delivery.Store(i) || s.String() != n {
+			t.Errorf("Stores().Parse(%q) = %v, %v", n, s, err)
 		}
 	}
-	for i, n := range CrashPoints().Names() {
-		if c, err := ParseCrashPoint(n); err != nil || c != CrashPoint(i) || c.String() != n {
-			t.Errorf("ParseCrashPoint(%q) = %v, %v", n, c, err)
+	for i, n := range delivery.CrashPoints().Names() {
+		if c, err := delivery.CrashPoints().Parse(n); err != nil || c != delivery.CrashPoint(i) || c.String() != n {
+			t.Errorf("CrashPoints().Parse(%q) = %v, %v", n, c, err)
 		}
 	}
-	if _, err := ParseStore("unique"); err == nil {
-		t.Error("ParseStore(unique) succeeded")
+	if _, err := delivery.Stores().Parse("unique"); err == nil {
+		t.Error("Stores().Parse(unique) succeeded")
 	}
 }
 
@@ -197,7 +200,7 @@ func TestParseNames(t *testing.T) {
 func TestFreshKeysAreNoKeys(t *testing.T) {
 	sc := charge()
 	sc.Steps[0].PFail, sc.Steps[0].HonoursKeys = 0.5, true
-	cfg := Defaults()
+	cfg := delivery.Defaults()
 	cfg.RepeatP = 1 // two deliveries at the same instant
 	for seed := range uint64(200) {
 		_, fresh := runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.FreshKeys}, sc, seed)
@@ -230,7 +233,7 @@ func TestDecorrelatedBackoffStartsFreshEachStep(t *testing.T) {
 	for i := range sc.Steps {
 		sc.Steps[i].Latency = provider.Latency{Median: lat}
 	}
-	cfg := Defaults()
+	cfg := delivery.Defaults()
 	cfg.Backoff = backoff.Policy{Kind: backoff.Decorrelated, Base: base, Cap: time.Second}
 
 	L, b := lat.Seconds(), base.Seconds()
@@ -238,7 +241,7 @@ func TestDecorrelatedBackoffStartsFreshEachStep(t *testing.T) {
 	want := float64(len(sc.Steps)) * step
 
 	stream := rng.NewStream(rng.PCGGenerator().New(7, 0))
-	j := provider.NewJob(sc, stream)
+	j := jobsim.New(sc, stream)
 	x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.SameKey}, sc, j, stream,
 		rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(7), 0)))
 	var n, sum, sumSq float64
@@ -269,8 +272,8 @@ func TestCompletionIsWhenTheLastDeliveryEnds(t *testing.T) {
 		sc.Steps[i].Latency = provider.Latency{Median: lat}
 	}
 	stream := rng.NewStream(rng.PCGGenerator().New(1, 0))
-	j := provider.NewJob(sc, stream)
-	x := NewRunner(Defaults(), strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, j, stream,
+	j := jobsim.New(sc, stream)
+	x := NewRunner(delivery.Defaults(), strategy.Retry{Scope: strategy.EachStep, Attempts: 1}, sc, j, stream,
 		rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
 	failed := 0
 	for range 2000 {
@@ -300,8 +303,8 @@ func TestOvertakenLeaseCallsCount(t *testing.T) {
 	for i := range sc.Steps {
 		sc.Steps[i].Latency = provider.Latency{Median: 50 * time.Millisecond}
 	}
-	cfg := Defaults()
-	cfg.Store, cfg.Lease, cfg.Visibility = Lease, 20*time.Millisecond, 30*time.Millisecond
+	cfg := delivery.Defaults()
+	cfg.Store, cfg.Lease, cfg.Visibility = delivery.Lease, 20*time.Millisecond, 30*time.Millisecond
 	out, j := runOnce(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3}, sc, 1)
 	if j.Calls() != 19 || out.Deliveries != 10 || out.Failed || out.Completion != 770*time.Millisecond {
 		t.Errorf("%d calls, %d deliveries, failed %v, completion %v; want 19, 10, false, 770ms", j.Calls(), out.Deliveries, out.Failed, out.Completion)
@@ -329,8 +332,8 @@ func TestWarning(t *testing.T) {
 	each := []strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Attempts: 3}}
 	whole := []strategy.Strategy{strategy.Retry{Scope: strategy.WholeJob, Attempts: 3}}
 	fixed := provider.Latency{Median: 50 * ms}
-	at := func(store Store, lease, vis time.Duration) Config {
-		c := Defaults()
+	at := func(store delivery.Store, lease, vis time.Duration) delivery.Config {
+		c := delivery.Defaults()
 		c.Store, c.Lease, c.Visibility = store, lease, vis
 		return c
 	}
@@ -342,21 +345,21 @@ func TestWarning(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name string
-		cfg  Config
+		cfg  delivery.Config
 		sc   provider.Scenario
 		rs   []strategy.Strategy
 		want string
 	}{
-		{"the issue's livelock", at(Lease, 20*ms, 30*ms), signup(0, fixed), each, leaseMsg("20ms", "50ms") + "; " + visMsg("30ms", "500ms")},
+		{"the issue's livelock", at(delivery.Lease, 20*ms, 30*ms), signup(0, fixed), each, leaseMsg("20ms", "50ms") + "; " + visMsg("30ms", "500ms")},
 		// 3 calls of 50 ms and full-jitter waits of at most 100 and 200 ms.
-		{"each step, can fail", at(Lease, 449*ms, time.Minute), signup(0.01, fixed), each, leaseMsg("449ms", "450ms")},
-		{"each step, lease enough", at(Lease, 450*ms, time.Minute), signup(0.01, fixed), each, ""},
-		{"whole job claims per pass", at(Lease, 49*ms, time.Minute), signup(0.01, fixed), whole, leaseMsg("49ms", "50ms")},
-		{"lognormal at its p99", at(Lease, 199*ms, 2*time.Second), signup(0, provider.Latency{Median: 20 * ms, P99: 200 * ms}), each, leaseMsg("199ms", "200ms")},
-		{"no lease store", at(Claim, 20*ms, time.Minute), signup(0.01, fixed), each, ""},
-		{"no time", Defaults(), signup(0.01, provider.Latency{}), each, ""},
+		{"each step, can fail", at(delivery.Lease, 449*ms, time.Minute), signup(0.01, fixed), each, leaseMsg("449ms", "450ms")},
+		{"each step, lease enough", at(delivery.Lease, 450*ms, time.Minute), signup(0.01, fixed), each, ""},
+		{"whole job claims per pass", at(delivery.Lease, 49*ms, time.Minute), signup(0.01, fixed), whole, leaseMsg("49ms", "50ms")},
+		{"lognormal at its p99", at(delivery.Lease, 199*ms, 2*time.Second), signup(0, provider.Latency{Median: 20 * ms, P99: 200 * ms}), each, leaseMsg("199ms", "200ms")},
+		{"no lease store", at(delivery.Claim, 20*ms, time.Minute), signup(0.01, fixed), each, ""},
+		{"no time", delivery.Defaults(), signup(0.01, provider.Latency{}), each, ""},
 		// 1000 calls of 8760h pass what a Duration holds: the hold saturates.
-		{"saturated", at(Lease, provider.MaxDuration, provider.MaxDuration), signup(0.01, provider.Latency{Median: provider.MaxDuration}),
+		{"saturated", at(delivery.Lease, provider.MaxDuration, provider.MaxDuration), signup(0.01, provider.Latency{Median: provider.MaxDuration}),
 			[]strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Attempts: 1000}},
 			leaseMsg("8760h", "2562047h47m16.854775807s") + "; " + visMsg("8760h", "87600h")},
 	} {
@@ -382,13 +385,13 @@ func TestCrashDrawnPerPoint(t *testing.T) {
 	sc := charge()
 	sc.Steps[0].PFail = 1
 	for _, tt := range []struct {
-		at       CrashPoint
+		at       delivery.CrashPoint
 		mean, vr float64
-	}{{AfterKey, 0.875, 1.875 - 0.875*0.875}, {BeforeKey, 1.5, 2.25}} {
-		cfg := Defaults()
+	}{{delivery.AfterKey, 0.875, 1.875 - 0.875*0.875}, {delivery.BeforeKey, 1.5, 2.25}} {
+		cfg := delivery.Defaults()
 		cfg.CrashP, cfg.CrashAt, cfg.MaxDeliveries, cfg.Backoff = c, tt.at, 1, backoff.Policy{}
 		stream := rng.NewStream(rng.PCGGenerator().New(3, 0))
-		j := provider.NewJob(sc, stream)
+		j := jobsim.New(sc, stream)
 		x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3}, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(3, 1)))
 		var calls int64
 		for range jobs {

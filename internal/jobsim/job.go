@@ -1,23 +1,15 @@
-package provider
+// Package jobsim is the job model's providers as the engines see them: a Job
+// makes one job's calls, draws their outcomes from a stream and counts the side
+// effects they cause.
+package jobsim
 
 import (
 	"math/rand/v2"
 
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/stats"
 )
-
-// Key is the idempotency key a caller sends with a call. NoKey sends none. Keys
-// are per job: the same value in two jobs names two different actions.
-type Key uint64
-
-// NoKey is the absence of a key.
-const NoKey Key = 0
-
-// StepKey is the key of the business action "this step of this job": the
-// same on every call of the step, in every delivery of the job, which is
-// what the schema.SameKey mode sends. Provider memory is per job and per step, so
-// one value names every step's action; fresh keys count up from above it.
-const StepKey Key = 1
 
 // step is a Step compiled for the hot path.
 type step struct {
@@ -29,7 +21,7 @@ type step struct {
 // seenKey is a key one provider has already acted on.
 type seenKey struct {
 	step int
-	key  Key
+	key  provider.Key
 }
 
 // Job is one job's view of the scenario's providers: it makes the calls, draws
@@ -37,7 +29,7 @@ type seenKey struct {
 // Reset starts the next job; a Job is reused so the engine allocates nothing a job.
 type Job struct {
 	steps    []step
-	policies []Policy // nil when no step has a policy of its own
+	policies []provider.Policy // nil when no step has a policy of its own
 	stream   *rng.Stream
 
 	// clean are the cuts a job's draws are tested against, in draw order, when
@@ -55,20 +47,20 @@ type Job struct {
 	calls    int64
 	repeated int64 // side effects beyond the first, over all steps
 	effects  int64 // side effects, over all steps
-	done     [MaxSteps]uint32
+	done     [stats.MaxSteps]uint32
 	seen     []seenKey
-	fresh    Key // the last fresh key handed out
+	fresh    provider.Key // the last fresh key handed out
 	// store says the strategy keeps the Part 5 store, which holds finished
 	// (bit i: step i's call succeeded) and reports those steps handled.
 	store    bool
 	finished uint64
 }
 
-// NewJob compiles the scenario's providers to draw from src, which it reads
+// New compiles the scenario's providers to draw from src, which it reads
 // ahead (the engines hand it a stream of their own that it reads in place).
 // The scenario must be valid.
-func NewJob(s Scenario, src rand.Source) *Job {
-	j := &Job{steps: make([]step, len(s.Steps)), stream: rng.StreamOf(src), firstKeyed: len(s.Steps), fresh: StepKey}
+func New(s provider.Scenario, src rand.Source) *Job {
+	j := &Job{steps: make([]step, len(s.Steps)), stream: rng.StreamOf(src), firstKeyed: len(s.Steps), fresh: provider.StepKey}
 	for i, st := range s.Steps {
 		j.firstDraw = append(j.firstDraw, len(j.clean))
 		if st.HonoursKeys {
@@ -88,7 +80,7 @@ func NewJob(s Scenario, src rand.Source) *Job {
 		}
 	}
 	j.firstDraw = append(j.firstDraw, len(j.clean))
-	j.policies = s.Policies()
+	j.policies = Policies(s)
 	return j
 }
 
@@ -98,7 +90,7 @@ func NewJob(s Scenario, src rand.Source) *Job {
 func (j *Job) Clean() []uint64 { return j.clean }
 
 // once is what done holds for steps that each did their work once.
-var once = func() (o [MaxSteps]uint32) {
+var once = func() (o [stats.MaxSteps]uint32) {
 	for i := range o {
 		o[i] = 1
 	}
@@ -124,7 +116,7 @@ func (j *Job) Steps() int { return len(j.steps) }
 
 // Policies are the steps' own retry settings, nil when no step sets any.
 // Callers must not modify the slice.
-func (j *Job) Policies() []Policy { return j.policies }
+func (j *Job) Policies() []provider.Policy { return j.policies }
 
 // UseStore gives the job the Part 5 store, or none: the store's one switch
 // in the Part 5 engines, which set it from the strategy (Strategy.UsesStore).
@@ -133,14 +125,16 @@ func (j *Job) UseStore(on bool) { j.store = on }
 // Enter reports whether the Part 5 store, when the job keeps one, holds step
 // i as finished, so that a strategy skips it. It has nothing to do else: the
 // Part 5 model has no crashes.
-func (j *Job) Enter(i int) bool { return j.store && j.finished&(1<<(uint(i)&(MaxSteps-1))) != 0 }
+func (j *Job) Enter(i int) bool {
+	return j.store && j.finished&(1<<(uint(i)&(stats.MaxSteps-1))) != 0
+}
 
 // Guarded reports whether the job keeps the Part 5 store, the only thing
 // Enter can report.
 func (j *Job) Guarded() bool { return j.store }
 
 // FreshKey returns a key no call of this job has sent.
-func (j *Job) FreshKey() Key {
+func (j *Job) FreshKey() provider.Key {
 	j.fresh++
 	return j.fresh
 }
@@ -155,13 +149,13 @@ func (j *Job) Backoff(int, int) {}
 // provider honours keys and has seen key before. Then a step that can lose its
 // reply draws again, and the caller sees NoReply if that draw is below
 // LostReply, else ReplyOK.
-func (j *Job) Call(i int, key Key) Reply {
+func (j *Job) Call(i int, key provider.Key) provider.Reply {
 	j.calls++
 	st := &j.steps[i]
 	if j.stream.Next() < st.fail {
-		return ReplyError
+		return provider.ReplyError
 	}
-	if key == NoKey || !st.honoursKeys || j.firstUse(i, key) {
+	if key == provider.NoKey || !st.honoursKeys || j.firstUse(i, key) {
 		j.done[i]++
 		j.effects++
 		if j.done[i] > 1 {
@@ -169,10 +163,10 @@ func (j *Job) Call(i int, key Key) Reply {
 		}
 	}
 	if st.canLoseReply && j.stream.Next() < st.lost {
-		return NoReply
+		return provider.NoReply
 	}
-	j.finished |= 1 << (uint(i) & (MaxSteps - 1))
-	return ReplyOK
+	j.finished |= 1 << (uint(i) & (stats.MaxSteps - 1))
+	return provider.ReplyOK
 }
 
 // RolledBack counts a call that ran but whose work was rolled back before it
@@ -181,7 +175,7 @@ func (j *Job) Call(i int, key Key) Reply {
 func (j *Job) RolledBack() { j.calls++ }
 
 // firstUse records key for step i and reports whether it was new.
-func (j *Job) firstUse(i int, key Key) bool {
+func (j *Job) firstUse(i int, key provider.Key) bool {
 	for _, s := range j.seen {
 		if s.step == i && s.key == key {
 			return false
@@ -212,5 +206,20 @@ func (j *Job) Reset() {
 	j.calls, j.repeated, j.effects = 0, 0, 0
 	clear(j.done[:len(j.steps)])
 	j.seen = j.seen[:0]
-	j.fresh, j.finished = StepKey, 0 // fresh keys count up from the step's key
+	j.fresh, j.finished = provider.StepKey, 0 // fresh keys count up from the step's key
+}
+
+// Policies are s's steps' own policies, one a step, or nil when no step
+// sets any.
+func Policies(s provider.Scenario) []provider.Policy {
+	for _, st := range s.Steps {
+		if st.Policy != (provider.Policy{}) {
+			out := make([]provider.Policy, len(s.Steps))
+			for i, st := range s.Steps {
+				out[i] = st.Policy
+			}
+			return out
+		}
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package delivery
+package queue
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -31,13 +33,13 @@ func TestOnLoopChangesNothing(t *testing.T) {
 		strats = append(strats, r)
 	}
 	strats = append(strats, backwards{})
-	for _, store := range []Store{NoStore, After, Loose, Claim, Lease} {
-		for _, at := range []CrashPoint{BeforeKey, AfterKey, AfterWork, BeforeAck} {
-			cfg := Defaults()
+	for _, store := range []delivery.Store{delivery.NoStore, delivery.After, delivery.Loose, delivery.Claim, delivery.Lease} {
+		for _, at := range []delivery.CrashPoint{delivery.BeforeKey, delivery.AfterKey, delivery.AfterWork, delivery.BeforeAck} {
+			cfg := delivery.Defaults()
 			cfg.Store, cfg.CrashP, cfg.CrashAt = store, 0.05, at
 			cfg.RepeatP, cfg.RepeatDelay = 0.3, provider.Latency{Median: 200 * time.Millisecond}
 			cfg.Visibility, cfg.TTL = 800*time.Millisecond, 2*time.Second
-			if store == Lease {
+			if store == delivery.Lease {
 				cfg.Lease = 300 * time.Millisecond
 			}
 			for _, s := range strats {
@@ -58,10 +60,10 @@ type jobRun struct {
 }
 
 // runJobs runs jobs jobs, every delivery on a coroutine if offLoop.
-func runJobs(cfg Config, s strategy.Strategy, sc provider.Scenario, jobs int, offLoop bool) []jobRun {
+func runJobs(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, jobs int, offLoop bool) []jobRun {
 	stream := rng.NewStream(rng.PCGGenerator().New(5, 0))
 	lat := rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(5), 0))
-	j := provider.NewJob(sc, stream)
+	j := jobsim.New(sc, stream)
 	x := NewRunner(cfg, s, sc, j, stream, lat)
 	x.offLoop = offLoop
 	defer x.Close()
@@ -73,7 +75,7 @@ func runJobs(cfg Config, s strategy.Strategy, sc provider.Scenario, jobs int, of
 	return runs
 }
 
-func compareOnLoop(t *testing.T, cfg Config, s strategy.Strategy, sc provider.Scenario) {
+func compareOnLoop(t *testing.T, cfg delivery.Config, s strategy.Strategy, sc provider.Scenario) {
 	const jobs = 300
 	direct := runJobs(cfg, s, sc, jobs, false)
 	coroutines := runJobs(cfg, s, sc, jobs, true)

@@ -1,10 +1,12 @@
-package delivery
+package queue
 
 import (
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -47,11 +49,11 @@ func TestCutsAreTheCleanJobsDraws(t *testing.T) {
 		{Scope: strategy.EachStep, Attempts: 3},
 		{Scope: strategy.WholeJob, Attempts: 3, SkipFinished: true},
 	}
-	for _, store := range []Store{NoStore, After, Loose, Claim, Lease} {
-		for _, at := range []CrashPoint{BeforeKey, AfterKey, AfterWork, BeforeAck} {
+	for _, store := range []delivery.Store{delivery.NoStore, delivery.After, delivery.Loose, delivery.Claim, delivery.Lease} {
+		for _, at := range []delivery.CrashPoint{delivery.BeforeKey, delivery.AfterKey, delivery.AfterWork, delivery.BeforeAck} {
 			for _, repeat := range []float64{0, 0.01} {
 				for si, s := range strategies {
-					cfg := Defaults()
+					cfg := delivery.Defaults()
 					cfg.Store, cfg.CrashP, cfg.CrashAt, cfg.RepeatP = store, 0.01, at, repeat
 					name := fmt.Sprintf("%s/%s/repeat=%v/%d", store, at, repeat, si)
 					cuts := newRunner(cfg, s, sc, nil).Cuts()
@@ -82,20 +84,20 @@ func TestCutsAreTheCleanJobsDraws(t *testing.T) {
 
 // newRunner is a Runner of sc through s, its draws those of src, or fresh
 // ones if src is nil.
-func newRunner(cfg Config, s strategy.Strategy, sc provider.Scenario, src *given) *Runner {
+func newRunner(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, src *given) *Runner {
 	stream := rng.NewStream(rng.PCGGenerator().New(1, 0))
 	if src != nil {
 		stream = rng.StreamOf(src)
 	}
-	return NewRunner(cfg, s, sc, provider.NewJob(sc, stream), stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
+	return NewRunner(cfg, s, sc, jobsim.New(sc, stream), stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
 }
 
 // runGiven runs one job whose draws start with draws and reports its calls,
 // its outcome and how many draws it took.
-func runGiven(cfg Config, s strategy.Strategy, sc provider.Scenario, draws []uint64) (calls int64, out Outcome, took int64) {
+func runGiven(cfg delivery.Config, s strategy.Strategy, sc provider.Scenario, draws []uint64) (calls int64, out Outcome, took int64) {
 	src := &given{draws: draws, more: rng.NewStream(rng.PCGGenerator().New(2, 0))}
 	stream := rng.StreamOf(src)
-	j := provider.NewJob(sc, stream)
+	j := jobsim.New(sc, stream)
 	x := NewRunner(cfg, s, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
 	defer x.Close()
 	out = x.Run()

@@ -1,4 +1,4 @@
-package provider
+package jobsim
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/provider"
 )
 
 // fixed is a Source that returns the given fractions, then repeats the last.
@@ -22,18 +23,18 @@ func (f *fixed) Fill(dst []uint64) {
 }
 
 func TestCallDrawsAndSideEffects(t *testing.T) {
-	sc := Scenario{
-		Steps: []Step{
+	sc := provider.Scenario{
+		Steps: []provider.Step{
 			{Name: "plain", PFail: 0.5},
 			{Name: "email", PFail: 0.5, CanLoseReply: true, LostReply: 0.5, HonoursKeys: true},
 		},
-		Watched: []Watch{{Step: 1}},
+		Watched: []provider.Watch{{Step: 1}},
 	}
 	tests := []struct {
 		name    string
 		draws   []float64
-		calls   func(j *Job) []Reply
-		want    []Reply
+		calls   func(j *Job) []provider.Reply
+		want    []provider.Reply
 		done    [2]uint32
 		repeats int64
 		twice   bool
@@ -42,45 +43,47 @@ func TestCallDrawsAndSideEffects(t *testing.T) {
 		{
 			name:  "a failed call does nothing and draws once",
 			draws: []float64{0.1, 0.9},
-			calls: func(j *Job) []Reply { return []Reply{j.Call(0, NoKey)} },
-			want:  []Reply{ReplyError}, used: 1,
+			calls: func(j *Job) []provider.Reply { return []provider.Reply{j.Call(0, provider.NoKey)} },
+			want:  []provider.Reply{provider.ReplyError}, used: 1,
 		},
 		{
 			name:  "a lost reply does the work, errors, and draws twice",
 			draws: []float64{0.9, 0.1, 0.9},
-			calls: func(j *Job) []Reply { return []Reply{j.Call(1, NoKey)} },
-			want:  []Reply{NoReply}, done: [2]uint32{0, 1}, used: 2,
+			calls: func(j *Job) []provider.Reply { return []provider.Reply{j.Call(1, provider.NoKey)} },
+			want:  []provider.Reply{provider.NoReply}, done: [2]uint32{0, 1}, used: 2,
 		},
 		{
 			name:  "no key: the retry sends again",
 			draws: []float64{0.9, 0.1, 0.9, 0.9},
-			calls: func(j *Job) []Reply { return []Reply{j.Call(1, NoKey), j.Call(1, NoKey)} },
-			want:  []Reply{NoReply, ReplyOK}, done: [2]uint32{0, 2}, repeats: 1, twice: true, used: 4,
+			calls: func(j *Job) []provider.Reply {
+				return []provider.Reply{j.Call(1, provider.NoKey), j.Call(1, provider.NoKey)}
+			},
+			want: []provider.Reply{provider.NoReply, provider.ReplyOK}, done: [2]uint32{0, 2}, repeats: 1, twice: true, used: 4,
 		},
 		{
 			name:  "the same key: the provider does the work once",
 			draws: []float64{0.9, 0.1, 0.9, 0.9},
-			calls: func(j *Job) []Reply { return []Reply{j.Call(1, 7), j.Call(1, 7)} },
-			want:  []Reply{NoReply, ReplyOK}, done: [2]uint32{0, 1}, used: 4,
+			calls: func(j *Job) []provider.Reply { return []provider.Reply{j.Call(1, 7), j.Call(1, 7)} },
+			want:  []provider.Reply{provider.NoReply, provider.ReplyOK}, done: [2]uint32{0, 1}, used: 4,
 		},
 		{
 			name:  "a key the provider saw only on a failed call is new",
 			draws: []float64{0.1, 0.9, 0.9},
-			calls: func(j *Job) []Reply { return []Reply{j.Call(1, 7), j.Call(1, 7)} },
-			want:  []Reply{ReplyError, ReplyOK}, done: [2]uint32{0, 1}, used: 3,
+			calls: func(j *Job) []provider.Reply { return []provider.Reply{j.Call(1, 7), j.Call(1, 7)} },
+			want:  []provider.Reply{provider.ReplyError, provider.ReplyOK}, done: [2]uint32{0, 1}, used: 3,
 		},
 		{
 			name:  "a provider that ignores keys repeats the work",
 			draws: []float64{0.9},
-			calls: func(j *Job) []Reply { return []Reply{j.Call(0, 7), j.Call(0, 7)} },
-			want:  []Reply{ReplyOK, ReplyOK}, done: [2]uint32{2, 0}, repeats: 1, used: 2,
+			calls: func(j *Job) []provider.Reply { return []provider.Reply{j.Call(0, 7), j.Call(0, 7)} },
+			want:  []provider.Reply{provider.ReplyOK, provider.ReplyOK}, done: [2]uint32{2, 0}, repeats: 1, used: 2,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := fixed(tt.draws)
 			stream := rng.NewStream(&src)
-			j := NewJob(sc, stream)
+			j := New(sc, stream)
 			got := tt.calls(j)
 			for i := range got {
 				if got[i] != tt.want[i] {
@@ -105,7 +108,7 @@ func TestCallDrawsAndSideEffects(t *testing.T) {
 }
 
 func TestCleanCutsInDrawOrder(t *testing.T) {
-	j := NewJob(Signup(0.01, 0.005), rng.NewStream(rng.NewMulberry32(1)))
+	j := New(provider.Signup(0.01, 0.005), rng.NewStream(rng.NewMulberry32(1)))
 	cuts := j.Clean()
 	if len(cuts) != 11 {
 		t.Fatalf("len(Clean()) = %d; want 11 (ten failure draws and the email's reply draw)", len(cuts))
@@ -125,15 +128,15 @@ func (c constant) Uint64() uint64 { return uint64(c) }
 // above its cut); from one that always returns 0, every call fails before
 // its work (each draw is below a failure cut above 0).
 func TestJobDrawsFromARandSource(t *testing.T) {
-	sc := Signup(0.01, 0.005)
+	sc := provider.Signup(0.01, 0.005)
 	for _, c := range []struct {
 		src     rand.Source
-		reply   Reply
+		reply   provider.Reply
 		effects int64
-	}{{constant(math.MaxUint64), ReplyOK, 1}, {constant(0), ReplyError, 0}} {
-		j := NewJob(sc, c.src)
+	}{{constant(math.MaxUint64), provider.ReplyOK, 1}, {constant(0), provider.ReplyError, 0}} {
+		j := New(sc, c.src)
 		for i := range j.Steps() {
-			got := j.Call(i, NoKey)
+			got := j.Call(i, provider.NoKey)
 			if got != c.reply || int64(j.Done(i)) != c.effects {
 				t.Errorf("source %v, step %d: call %v with %d side effects; want %v and %d", c.src, i, got, j.Done(i), c.reply, c.effects)
 			}

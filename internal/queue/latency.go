@@ -1,9 +1,10 @@
-package delivery
+package queue
 
 import (
 	"math"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 )
@@ -63,7 +64,7 @@ func (b *batch) draw(stream *rng.Stream, dst []time.Duration) time.Duration {
 	for k, z := range b.z {
 		d := saturate(medians[k] * z)
 		dst[k] = d
-		sum = provider.Later(sum, d)
+		sum = limits.Later(sum, d)
 	}
 	return sum
 }

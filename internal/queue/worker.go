@@ -1,9 +1,11 @@
-package delivery
+package queue
 
 import (
 	"iter"
 	"time"
 
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 )
 
@@ -56,7 +58,7 @@ func (w *worker) deliver() {
 	switch {
 	case !dv.live: // died, or was overtaken
 	case !ok:
-		if x.store == Lease {
+		if x.store == delivery.Lease {
 			for i := range x.keys {
 				if k := &x.keys[i]; k.present && !k.doneStatus && k.holder == d {
 					*k = record{} // released: the next delivery may try
@@ -67,7 +69,7 @@ func (w *worker) deliver() {
 	default:
 		w.sync()
 		w.pause(0) // past the last step
-		if !x.crash(d, BeforeAck) {
+		if !x.crash(d, delivery.BeforeAck) {
 			x.finish(&x.dl[d], true)
 		}
 	}
@@ -77,7 +79,7 @@ func (w *worker) deliver() {
 // else by suspending it until the event loop reaches that time.
 func (w *worker) pause(wait time.Duration) {
 	x := w.x
-	at := provider.Later(x.now, wait)
+	at := limits.Later(x.now, wait)
 	if at >= x.limit {
 		if w.direct {
 			x.await(w.d, at)
@@ -120,7 +122,7 @@ func (w *worker) FreshKey() provider.Key {
 // pass; without either it returns at once, and the call starts the step.
 func (w *worker) Guarded() bool {
 	w.x.check()
-	return w.x.store != NoStore || w.x.cfg.CrashP > 0
+	return w.x.store != delivery.NoStore || w.x.cfg.CrashP > 0
 }
 
 // Enter is a step's first operation: the crash point before the key, then
@@ -135,34 +137,34 @@ func (w *worker) Enter(i int) bool {
 	}
 	w.sync()
 	x.dl[d].step, x.step = i, i
-	if x.store == NoStore && x.cfg.CrashP == 0 {
+	if x.store == delivery.NoStore && x.cfg.CrashP == 0 {
 		return false
 	}
-	if x.crash(d, BeforeKey) {
+	if x.crash(d, delivery.BeforeKey) {
 		return false
 	}
 	k := &x.keys[i]
 	have := k.present && !x.expired(*k)
 	switch x.store {
-	case After:
+	case delivery.After:
 		if have {
 			w.end(0)
 			return true
 		}
-	case Loose:
+	case delivery.Loose:
 		if have {
 			w.end(0)
 			return true
 		}
 		w.pause(0)
 		*k = record{present: true, written: x.now}
-	case Claim:
+	case delivery.Claim:
 		if have {
 			w.end(0)
 			return true // refused: already handled
 		}
 		*k = record{present: true, written: x.now}
-	case Lease:
+	case delivery.Lease:
 		switch {
 		case have && k.doneStatus:
 			w.end(0)
@@ -171,7 +173,7 @@ func (w *worker) Enter(i int) bool {
 			x.dl[d].live = false // held by a live delivery: leave it unacked, to be redelivered
 			return false
 		}
-		*k = record{present: true, holder: d, written: x.now, leaseUntil: provider.Later(x.now, x.cfg.Lease)}
+		*k = record{present: true, holder: d, written: x.now, leaseUntil: limits.Later(x.now, x.cfg.Lease)}
 	}
 	w.end(0)
 	return false
@@ -191,11 +193,11 @@ func (w *worker) Call(i int, key provider.Key) provider.Reply {
 	}
 	w.sync()
 	x.dl[d].step, x.step = i, i
-	if x.crash(d, AfterKey) {
+	if x.crash(d, delivery.AfterKey) {
 		return provider.NoReply
 	}
 	var reply provider.Reply
-	if x.store == Lease {
+	if x.store == delivery.Lease {
 		w.pause(x.callLatency(d))
 		if k := x.keys[i]; !k.present || k.holder != d || k.doneStatus {
 			// Overtaken: the call ran and is paid for, its work rolls back,
@@ -215,13 +217,13 @@ func (w *worker) Call(i int, key provider.Key) provider.Reply {
 		return reply
 	}
 	k := &x.keys[i]
-	if x.store == Lease {
+	if x.store == delivery.Lease {
 		k.doneStatus, k.written = true, x.now // committed with the work
 	}
-	if x.crash(d, AfterWork) {
+	if x.crash(d, delivery.AfterWork) {
 		return provider.NoReply
 	}
-	if x.store == After {
+	if x.store == delivery.After {
 		*k = record{present: true, written: x.now}
 	}
 	w.end(0)

@@ -1,9 +1,11 @@
-package delivery
+package queue
 
 import (
 	"testing"
 	"time"
 
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -26,12 +28,12 @@ func TestWarningCoversEveryStrategy(t *testing.T) {
 	for i := range sc.Steps {
 		sc.Steps[i].Latency = provider.Latency{Median: 50 * ms}
 	}
-	cfg := Defaults()
-	cfg.Store, cfg.Lease, cfg.Visibility = Lease, 20*ms, 30*ms
+	cfg := delivery.Defaults()
+	cfg.Store, cfg.Lease, cfg.Visibility = delivery.Lease, 20*ms, 30*ms
 	s := wrapped{strategy.Retry{Scope: strategy.EachStep, Attempts: 3}}
 
 	stream := rng.NewStream(rng.PCGGenerator().New(1, 0))
-	j := provider.NewJob(sc, stream)
+	j := jobsim.New(sc, stream)
 	x := NewRunner(cfg, s, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
 	out := x.Run()
 	x.Close()

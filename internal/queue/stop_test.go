@@ -1,10 +1,13 @@
-package delivery
+package queue
 
 import (
 	"runtime"
 	"testing"
 	"time"
 
+	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -22,13 +25,13 @@ func TestStopWhenEndsTheJob(t *testing.T) {
 	for i := range sc.Steps {
 		sc.Steps[i].Latency = provider.Latency{Median: time.Millisecond}
 	}
-	cfg := Defaults()
-	cfg.Visibility, cfg.MaxDeliveries = time.Millisecond, DeliveriesLimit
+	cfg := delivery.Defaults()
+	cfg.Visibility, cfg.MaxDeliveries = time.Millisecond, delivery.DeliveriesLimit
 	for _, offLoop := range []bool{false, true} {
 		goroutines := runtime.NumGoroutine()
 		stream := rng.NewStream(rng.PCGGenerator().New(1, 0))
-		j := provider.NewJob(sc, stream)
-		x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: provider.MaxAttempts}, sc, j, stream,
+		j := jobsim.New(sc, stream)
+		x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: limits.MaxAttempts}, sc, j, stream,
 			rng.NewStream(rng.PCGGenerator().New(rng.LatencySeed(1), 0)))
 		x.offLoop = offLoop
 		looks := 0

@@ -1,4 +1,4 @@
-package provider
+package limits
 
 import (
 	"math"

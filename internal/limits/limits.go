@@ -1,0 +1,71 @@
+// Package limits holds the checks every model's settings share (a duration
+// within MaxDuration, a probability in [0, 1], a lease longer than 0s) and
+// virtual time's arithmetic, which saturates instead of wrapping.
+package limits
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/retrysim/retrysim/internal/human"
+)
+
+// MaxJobs is the most jobs a job-model run has (retrysim.MaxJobs), so that
+// no counter can overflow.
+const MaxJobs = 1_000_000_000_000
+
+// MaxAttempts bounds the calls any retry loop of a job may make, a step's own
+// included, so that no counter can overflow (retrysim.MaxAttempts is it).
+const MaxAttempts = 1000
+
+// MaxDuration is provider.MaxDuration, which documents it.
+const MaxDuration = 8760 * time.Hour // the command's help and the README say 8760h
+
+// Duration refuses a duration that is negative or longer than MaxDuration.
+func Duration(d time.Duration) error {
+	switch {
+	case d < 0:
+		return fmt.Errorf("%s is negative", human.Duration(d))
+	case d > MaxDuration:
+		return fmt.Errorf("%s is longer than the 8760h (365 days) a duration may be", human.Duration(d))
+	}
+	return nil
+}
+
+// Probability refuses NaN and values outside [0, 1].
+func Probability(p float64) error {
+	if math.IsNaN(p) || p < 0 || p > 1 {
+		return fmt.Errorf("%v is not a probability in [0, 1]", p)
+	}
+	return nil
+}
+
+// Lease refuses a lease that is not longer than 0s, for the delivery model's
+// lease store, a fleet's and the race harness's lease mode alike: one bound,
+// one message.
+func Lease(d time.Duration) error {
+	if d <= 0 {
+		return errors.New("a lease must be longer than 0s (one that ran out at once would hold nothing)")
+	}
+	return nil
+}
+
+// Later is t + d for durations that are not negative, saturated at the
+// longest time.Duration instead of wrapping to a negative time.
+func Later(t, d time.Duration) time.Duration {
+	if t > math.MaxInt64-d {
+		return math.MaxInt64
+	}
+	return t + d
+}
+
+// Times is n x d for a duration and a count that are not negative, saturated
+// at the longest time.Duration as Later is.
+func Times(d time.Duration, n int) time.Duration {
+	if n > 0 && d > math.MaxInt64/time.Duration(n) {
+		return math.MaxInt64
+	}
+	return d * time.Duration(n)
+}

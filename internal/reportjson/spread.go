@@ -1,0 +1,52 @@
+package reportjson
+
+import (
+	"math"
+	"slices"
+
+	"github.com/retrysim/retrysim/internal/dist"
+	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/stats"
+	"gonum.org/v1/gonum/floats"
+)
+
+// Spread is the mean of one metric over replicates, with the mean's 95%
+// Student t interval (cut at 0, as no metric is negative; the mean itself,
+// with no interval, with one replicate) and N the replicates, and the
+// metric's sample standard deviation over them.
+type Spread struct {
+	schema.Estimate
+	SD float64
+}
+
+// SpreadOf is m's mean, standard deviation and the mean's interval over
+// the replicates' values.
+func SpreadOf(m stats.Metric, reps []stats.Values) Spread {
+	i := slices.IndexFunc(stats.Metrics(), func(x stats.Metric) bool { return x.Name == m.Name })
+	xs := make([]float64, len(reps))
+	for r, v := range reps {
+		xs[r] = v[i]
+	}
+	mu, sd := meanSD(xs)
+	n := int64(len(xs))
+	if n < 2 {
+		return Spread{Estimate: schema.Estimate{Value: mu, Lo: mu, Hi: mu, N: n}}
+	}
+	half := dist.StudentTQuantile(float64(n-1), 0.975) * sd / math.Sqrt(float64(n))
+	return Spread{Estimate: schema.Estimate{Value: mu, Lo: max(0, mu-half), Hi: mu + half, N: n, Level: stats.Confidence, Method: schema.StudentT}, SD: sd}
+}
+
+// meanSD is the mean of xs and their sample standard deviation, by the
+// corrected two-pass algorithm (Chan, Golub and LeVeque's 1.7) in gonum's
+// stat.MeanStdDev's order of operations, so that the figures are its own.
+func meanSD(xs []float64) (mean, sd float64) {
+	n := float64(len(xs))
+	mean = floats.Sum(xs) / n
+	var ss, compensation float64
+	for _, x := range xs {
+		d := x - mean
+		ss += d * d
+		compensation += d
+	}
+	return mean, math.Sqrt((ss - compensation*compensation/n) / (n - 1))
+}
