@@ -16,14 +16,6 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// Limits of a sweep, checked before any work.
-const (
-	// maxSweepPoints bounds a grid, the product of its axes' lengths.
-	maxSweepPoints = sweep.MaxPoints
-	// maxSweepRows bounds a sweep's rows, points x strategies.
-	maxSweepRows = sweep.MaxRows
-)
-
 // Axis is one parameter of a sweep and its values, in the order given.
 type Axis struct {
 	// Name is one of stats.Axes' names (p_fail, lost_reply, attempts, jobs)
@@ -327,7 +319,7 @@ func (s Sweep) Check() (swept []string, err error) {
 }
 
 // plan checks the sweep and builds its points. A grid of more than
-// maxSweepPoints points or maxSweepRows rows is refused as a *FieldError
+// sweep.MaxPoints points or sweep.MaxRows rows is refused as a *FieldError
 // whose Fields are the swept parameters (Field joins them by " x ") and whose message gives
 // their lengths, or for the rows with Field "strategies"; a parameter given
 // twice, or more than maxSetAxes of them, with Field "axes".
