@@ -25,11 +25,11 @@ func TestCheckRefusesWhatRunCannotRun(t *testing.T) {
 		change(&q)
 		return &q
 	}
-	signup := retrysim.Signup()
-	slowStep := retrysim.Signup()
+	signup := retrysim.DefaultScenario()
+	slowStep := retrysim.DefaultScenario()
 	slowStep.Steps = append([]provider.Step(nil), slowStep.Steps...)
 	slowStep.Steps[2].Latency = provider.Latency{Median: 20 * time.Millisecond}
-	lowCap := retrysim.Signup()
+	lowCap := retrysim.DefaultScenario()
 	lowCap.Steps = append([]provider.Step(nil), lowCap.Steps...)
 	lowCap.Steps[1].Policy.Backoff = &backoff.Policy{Kind: backoff.Exponential, Base: time.Second, Cap: 100 * time.Millisecond}
 	step := []strategy.Strategy{strategy.Retry{Attempts: 3}}
@@ -112,7 +112,7 @@ func TestBackoffCapZeroIsNoCap(t *testing.T) {
 // default: it runs, and differs from DefaultSeed's run.
 func TestSeedZeroIsASeed(t *testing.T) {
 	run := func(seed uint64) int64 {
-		rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: retrysim.Signup(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 1}}, Jobs: 10_000, Seed: seed})
+		rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 1}}, Jobs: 10_000, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}

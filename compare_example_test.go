@@ -16,7 +16,7 @@ import (
 // sign-ups the difference is about 1,000 users, far beyond chance.
 func ExampleCompare() {
 	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{
-		Scenario: retrysim.Signup(),
+		Scenario: retrysim.DefaultScenario(),
 		Strategies: []strategy.Strategy{
 			strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.NoKeys},
 			strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.SameKey},

@@ -206,7 +206,6 @@ var sharedNames = map[string]string{
 	"RunSweep":      "TODO issue 37: rename: a sweep's rows (root), items lo to hi of a fleet sweep's replicates (fleet)",
 	"Setting":       "TODO issue 37: rename: a value by name (root), a queue setting's declaration (delivery), an echoed key and value (stats)",
 	"Settings":      "TODO issue 37: rename: the settings Override takes (root), the queue's declarations (delivery), a model's echoed settings (stats)",
-	"Signup":        "TODO issue 37: rename: the command's default job (root), the article's scenario of pFail and lostReply (provider)",
 	"Step":          "TODO issue 37: rename: a scenario's call (provider), a worker job's call to a dependency (fleet)",
 	"Sweep":         "TODO issue 37: rename: a grid to run (root), a sweep's result (stats)",
 }

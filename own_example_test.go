@@ -92,7 +92,7 @@ func Example_shards() {
 	if err != nil {
 		panic(err)
 	}
-	e := retrysim.Experiment{Scenario: retrysim.Signup(), Strategies: strategies, Jobs: 300_000, Seed: 7}
+	e := retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Strategies: strategies, Jobs: 300_000, Seed: 7}
 	m := e.Merger()
 	for i := range 3 {
 		sh, err := e.Shard(context.Background(), i, 3)

@@ -158,10 +158,10 @@ func queueSettings(ds []delivery.Setting) []setting {
 	return out
 }
 
-// Signup is the job the command runs without a scenario file: the sign-up
+// DefaultScenario is the job the command runs without a scenario file: the sign-up
 // at the settings' defaults (p_fail 0.01, lost_reply 0.005). An Experiment
-// has no default scenario: Check refuses a zero one, and names Signup.
-func Signup() provider.Scenario { return provider.Signup(sweepDefaults[0], sweepDefaults[1]) }
+// has no default scenario: Check refuses a zero one, and names DefaultScenario.
+func DefaultScenario() provider.Scenario { return provider.Signup(sweepDefaults[0], sweepDefaults[1]) }
 
 // SettingDef is a setting Override takes by a plain name: what it means and
 // what a run has without it, so that a command declares its flags from

@@ -20,7 +20,7 @@ func TestRunReportsProgress(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[int64]int{}
 	totals := map[int64]bool{}
-	e := retrysim.Experiment{Scenario: retrysim.Signup(), Strategies: strategies, Jobs: 3<<16 + 1, Seed: 1, Replicates: 3, Workers: 2,
+	e := retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Strategies: strategies, Jobs: 3<<16 + 1, Seed: 1, Replicates: 3, Workers: 2,
 		Progress: func(done, total int64) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -260,7 +260,7 @@ func (e Experiment) checkDeliveries() error {
 func (e Experiment) checkScenario() error {
 	sc := e.Scenario
 	if sc.Name == "" && sc.Noun == "" && sc.Steps == nil && sc.Watched == nil {
-		return fieldErr("scenario", "none given; a zero Scenario has no steps (Signup is the command's default)")
+		return fieldErr("scenario", "none given; a zero Scenario has no steps (DefaultScenario is the command's default)")
 	}
 	if err := sc.Validate(); err != nil {
 		return schema.Within("scenario", err)

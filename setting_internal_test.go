@@ -214,8 +214,8 @@ func TestSettingsDescribeTheirFlags(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(sc, base) || *q2 != q {
 		t.Errorf("Override(every default) = %+v, %+v, %v; want the run unchanged", sc.Steps, q2, err)
 	}
-	if !reflect.DeepEqual(Signup(), base) {
-		t.Errorf("Signup() = %+v; want the sign-up at 0.01, 0.005", Signup().Steps)
+	if !reflect.DeepEqual(DefaultScenario(), base) {
+		t.Errorf("DefaultScenario() = %+v; want the sign-up at 0.01, 0.005", DefaultScenario().Steps)
 	}
 	bounds := map[string][2]int{"queue.max_deliveries": {1, delivery.DeliveriesLimit}, "queue.max_crashes": {0, delivery.CrashesLimit}}
 	for _, s := range Settings() {

@@ -121,7 +121,7 @@ type sweepAxis struct {
 // built-in sign-up.
 func (s Sweep) base() (provider.Scenario, bool) {
 	if s.Scenario == nil {
-		return Signup(), true
+		return DefaultScenario(), true
 	}
 	return *s.Scenario, false
 }

@@ -17,7 +17,7 @@ func ExampleNewReport() {
 	if err != nil {
 		panic(err)
 	}
-	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: retrysim.Signup(), Strategies: strategies,
+	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Strategies: strategies,
 		Jobs: 1_000_000, Seed: 1, Generator: "mulberry32"})
 	if err != nil {
 		panic(err)

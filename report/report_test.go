@@ -73,7 +73,7 @@ func TestImagesAndSeries(t *testing.T) {
 // does not have, a fleet run without its results.
 func TestRefused(t *testing.T) {
 	q := delivery.Defaults()
-	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: retrysim.Signup(), Jobs: 1000, Seed: 1, Delivery: &q,
+	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Jobs: 1000, Seed: 1, Delivery: &q,
 		Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}})
 	if err != nil {
 		t.Fatal(err)

@@ -50,7 +50,7 @@ func TestReportPackageIsTheCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signup := api.Experiment{Scenario: api.Signup(), Strategies: strategies, Jobs: 50_000, Seed: 1}
+	signup := api.Experiment{Scenario: api.DefaultScenario(), Strategies: strategies, Jobs: 50_000, Seed: 1}
 	q := delivery.Defaults()
 	queued := signup
 	queued.Delivery = &q
@@ -191,7 +191,7 @@ func TestReportMarshalIsTheCommandsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := api.Run(context.Background(), api.Experiment{Scenario: api.Signup(), Strategies: strategies, Jobs: 50_000, Seed: 1})
+	rep, err := api.Run(context.Background(), api.Experiment{Scenario: api.DefaultScenario(), Strategies: strategies, Jobs: 50_000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

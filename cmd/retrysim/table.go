@@ -143,7 +143,7 @@ func newJobFlags(name string, doc render.Doc, scenarioUsage, shardUsage string, 
 // load reads -scenario, when given (nil for none), and -model applied to
 // its steps and queue, or to the sign-up's.
 func (j *jobFlags) load() (*scenario.Loaded, provider.Scenario, *delivery.Config, error) {
-	sc, queue := api.Signup(), (*delivery.Config)(nil)
+	sc, queue := api.DefaultScenario(), (*delivery.Config)(nil)
 	if j.scenario == "" {
 		sc, queue = j.model.Apply(sc, queue)
 		return nil, sc, queue, nil

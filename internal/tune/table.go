@@ -135,7 +135,7 @@ func (k TableKind) Metrics() []string { return Metrics(k.watched(), k.Sweep.Deli
 
 // watched are the scenario's watched steps.
 func (k TableKind) watched() []stats.Watch {
-	sc := api.Signup()
+	sc := api.DefaultScenario()
 	if k.Sweep.Scenario != nil {
 		sc = *k.Sweep.Scenario
 	}
@@ -163,7 +163,7 @@ func (k TableKind) Current(axes []Axis) (Point, error) {
 // enumNow is the name the settings as given give the enum setting path,
 // "" for none (the job model has no queue).
 func (k TableKind) enumNow(path string) string {
-	sc := api.Signup()
+	sc := api.DefaultScenario()
 	if k.Sweep.Scenario != nil {
 		sc = *k.Sweep.Scenario
 	}

@@ -21,7 +21,7 @@ func TestArticleTableWithIntervals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := retrysim.Signup()
+	sc := retrysim.DefaultScenario()
 	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{
 		Scenario: sc, Strategies: strategies, Jobs: 1_000_000, Seed: 1, Generator: "mulberry32",
 	})

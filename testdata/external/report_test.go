@@ -32,7 +32,7 @@ func TestEveryFormatFromGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: retrysim.Signup(), Strategies: strategies, Jobs: 20_000, Seed: 1})
+	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Strategies: strategies, Jobs: 20_000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

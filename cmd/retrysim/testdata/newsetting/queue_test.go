@@ -61,17 +61,17 @@ func TestAddedQueueSetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := delivery.Defaults()
-	_, got, err := retrysim.Override(retrysim.Signup(), &q, flagval.GivenSettings(fs, true)...)
+	_, got, err := retrysim.Override(retrysim.DefaultScenario(), &q, flagval.GivenSettings(fs, true)...)
 	if err != nil || got.RedeliveryAfter != 45*time.Second {
 		t.Fatalf("-redelivery-after 45s through Override = %+v, %v; want RedeliveryAfter 45s", got, err)
 	}
 
-	p, values, err := retrysim.ParseSet(name+"=10s,20s", retrysim.Signup(), &q)
+	p, values, err := retrysim.ParseSet(name+"=10s,20s", retrysim.DefaultScenario(), &q)
 	if err != nil || p.Name != name || !slices.Equal(values, []float64{10, 20}) {
 		t.Errorf("ParseSet(%s=10s,20s) = %v, %v, %v; want the parameter and 10, 20 seconds", name, p.Name, values, err)
 	}
 
-	e := retrysim.Experiment{Scenario: retrysim.Signup(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 10}
+	e := retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 10}
 	if why := e.Unread()[name]; why != retrysim.UnreadInJobModel {
 		t.Errorf("Unread()[%s] in the job model = %q; want %q", name, why, retrysim.UnreadInJobModel)
 	}
@@ -108,7 +108,7 @@ func checkShardAndEcho(t *testing.T, q delivery.Config) {
 	shard := func(name string, after time.Duration, index int) string {
 		q := q
 		q.RedeliveryAfter = after
-		e := retrysim.Experiment{Scenario: retrysim.Signup(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 200, Delivery: &q}
+		e := retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 200, Delivery: &q}
 		sh, err := retrysim.RunShard(context.Background(), e, index, 2)
 		if err != nil {
 			t.Fatal(err)

@@ -61,13 +61,13 @@ func TestAddedStepSetting(t *testing.T) {
 	if err := fs.Parse([]string{"-p-error", "0.25"}); err != nil {
 		t.Fatal(err)
 	}
-	sc, _, err := retrysim.Override(retrysim.Signup(), nil, flagval.GivenSettings(fs, false)...)
+	sc, _, err := retrysim.Override(retrysim.DefaultScenario(), nil, flagval.GivenSettings(fs, false)...)
 	if err != nil || sc.Steps[0].PError != 0.25 || sc.Steps[9].PError != 0.25 || sc.Steps[0].PFail != 0.01 {
 		t.Fatalf("-p-error 0.25 through Override = %+v, %v; want every step's p_error 0.25, its p_fail 0.01", sc.Steps, err)
 	}
 
 	const set = "steps[save the user]." + name
-	p, values, err := retrysim.ParseSet(set+"=0.1,0.2", retrysim.Signup(), nil)
+	p, values, err := retrysim.ParseSet(set+"=0.1,0.2", retrysim.DefaultScenario(), nil)
 	if err != nil || p.Name != set || !slices.Equal(values, []float64{0.1, 0.2}) {
 		t.Errorf("ParseSet(%s=0.1,0.2) = %v, %v, %v; want the parameter and 0.1, 0.2", set, p.Name, values, err)
 	}
@@ -105,7 +105,7 @@ func checkStepFile(t *testing.T, doc string) {
 // step_params, after the settings given over every step and before the
 // step's own flag, reads it back, and that its csv has a column for it.
 func checkStepEcho(t *testing.T) {
-	sc, _, err := retrysim.Override(retrysim.Signup(), nil, retrysim.Setting{Name: "p_error", Value: 0.25})
+	sc, _, err := retrysim.Override(retrysim.DefaultScenario(), nil, retrysim.Setting{Name: "p_error", Value: 0.25})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func checkStepEcho(t *testing.T) {
 func checkStepShard(t *testing.T) {
 	dir := t.TempDir()
 	shard := func(file string, pError float64, index int) string {
-		sc, _, err := retrysim.Override(retrysim.Signup(), nil, retrysim.Setting{Name: "p_error", Value: pError})
+		sc, _, err := retrysim.Override(retrysim.DefaultScenario(), nil, retrysim.Setting{Name: "p_error", Value: pError})
 		if err != nil {
 			t.Fatal(err)
 		}
