@@ -304,14 +304,7 @@ func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (F
 		},
 		check:    func(cfgs []fleet.Config) error { return fleet.Check(cfgs, fleet.Options{Replicates: 1}) },
 		checkRep: (*fleet.Config).CheckReplicate,
-		run: func(ctx context.Context, _ []Point, cfgs []fleet.Config, opts fleet.Options) ([][]fleet.Replicate, error) {
-			res, err := fleet.Run(ctx, cfgs, opts)
-			reps := make([][]fleet.Replicate, len(res))
-			for i, r := range res {
-				reps[i] = r.Replicates
-			}
-			return reps, err
-		},
+		run:      replicatesOf(fleet.Run, func(r fleet.Result) []fleet.Replicate { return r.Replicates }),
 		result: func(c fleet.Config, reps []fleet.Replicate) fleet.Result {
 			return fleet.Result{Config: c, Replicates: reps}
 		},
@@ -393,18 +386,24 @@ func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, search
 			return nil
 		},
 		checkRep: (*fleet.Graph).CheckReplicate,
-		run: func(ctx context.Context, _ []Point, graphs []fleet.Graph, opts fleet.Options) ([][]fleet.GraphReplicate, error) {
-			res, err := fleet.RunGraph(ctx, graphs, opts)
-			reps := make([][]fleet.GraphReplicate, len(res))
-			for i, r := range res {
-				reps[i] = r.Replicates
-			}
-			return reps, err
-		},
+		run:      replicatesOf(fleet.RunGraph, func(r fleet.GraphResult) []fleet.GraphReplicate { return r.Replicates }),
 		result: func(g fleet.Graph, reps []fleet.GraphReplicate) fleet.GraphResult {
 			return fleet.GraphResult{Graph: g, Replicates: reps}
 		},
 		rows: rows,
 	}, searches)
 	return GraphKind{f}, axes, err
+}
+
+// replicatesOf is a family's run over the library's: each run's replicates,
+// as replicates reads them from its result.
+func replicatesOf[C, P, R any](run func(context.Context, []C, fleet.Options) ([]R, error), replicates func(R) []P) func(context.Context, []Point, []C, fleet.Options) ([][]P, error) {
+	return func(ctx context.Context, _ []Point, runs []C, opts fleet.Options) ([][]P, error) {
+		res, err := run(ctx, runs, opts)
+		reps := make([][]P, len(res))
+		for i, r := range res {
+			reps[i] = replicates(r)
+		}
+		return reps, err
+	}
 }
