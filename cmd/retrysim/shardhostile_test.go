@@ -28,6 +28,10 @@ var hostileKinds = []struct {
 	{"chain", []string{"chain", "-split-orbit", "3", "-split-horizon", "10s", "-split-runs", "2", "-split-effort", "10"}},
 	{"graph", []string{"graph", "-preset", "sre-three-layers", "-duration", "5s", "-replicates", "2"}},
 	{"workers", []string{"workers", "-preset", "sidekiq-outage", "-duration", "5s", "-replicates", "2"}},
+	{"incident", []string{"incident", "google-cloud-2025-06-12", "-replicates", "2"}},
+	{"sweep fleet", []string{"sweep", "fleet", "-set", "client.attempts=1,2", "-duration", "10s", "-replicates", "2"}},
+	{"tune workers", []string{"tune", "workers", "-scenario", "../../examples/workers-drain.yaml", "-search", "graph.services[workers].server.capacity=5:6:2",
+		"-minimize", "graph.services[workers].server.capacity", "-require", "drain_seconds<=13", "-budget", "20"}},
 }
 
 // writeTwoShards runs args as shards 0/2 and 1/2 into dir and returns their
