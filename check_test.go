@@ -51,7 +51,7 @@ func TestCheckRefusesWhatRunCannotRun(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.e.Jobs = 100
-			var fe *retrysim.FieldError
+			var fe *schema.FieldError
 			if err := tt.e.Check(); !errors.As(err, &fe) || fe.Field != tt.field {
 				t.Fatalf("Check = %v; want a *FieldError for %s", err, tt.field)
 			}
@@ -116,7 +116,7 @@ func TestSeedZeroIsASeed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rep.Rows[0].Counters.Failed
+		return rep.Rows[0].Counters().Failed
 	}
 	if zero, one := run(0), run(retrysim.DefaultSeed); zero == one {
 		t.Errorf("seed 0 and seed %d both failed %d jobs; want two different runs", retrysim.DefaultSeed, zero)

@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"github.com/retrysim/retrysim/internal/dist"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // Comparison says whether row B differs from row A on one metric, and how
@@ -87,10 +87,10 @@ func Compare(a, b *Row, metric string) (Comparison, error) {
 	if _, err := stats.LookupMetric(metric); err != nil {
 		return Comparison{}, err
 	}
-	if a.Counters.Jobs < 1 || b.Counters.Jobs < 1 {
+	if a.counters.Jobs < 1 || b.counters.Jobs < 1 {
 		return Comparison{}, fmt.Errorf("compare %s: a row of no jobs has no %s", metric, metric)
 	}
-	ca, cb := &a.Counters, &b.Counters
+	ca, cb := &a.counters, &b.counters
 	switch metric {
 	case "succeeded":
 		return proportions(metric, ca.Jobs-ca.Failed, ca.Jobs, cb.Jobs-cb.Failed, cb.Jobs), nil
@@ -115,10 +115,10 @@ func (rep Report) CompareWatched(a, b *Row, step string) (Comparison, error) {
 	}
 	wb, _ := rep.WatchedStep(b, step)
 	name := "duplicate_rate_step_" + strconv.Itoa(wa.Step+1)
-	if a.Counters.Jobs < 1 || b.Counters.Jobs < 1 {
+	if a.counters.Jobs < 1 || b.counters.Jobs < 1 {
 		return Comparison{}, fmt.Errorf("compare %s: a row of no jobs has no %s", name, name)
 	}
-	return proportions(name, wa.Twice, a.Counters.Jobs, wb.Twice, b.Counters.Jobs), nil
+	return proportions(name, wa.Twice, a.counters.Jobs, wb.Twice, b.counters.Jobs), nil
 }
 
 // zQuantile is the two-sided normal quantile of the intervals (1.96).

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // row is a row of jobs jobs of which failed failed.
 func row(jobs, failed int64) *retrysim.Row {
-	return &retrysim.Row{Counters: stats.Counters{Jobs: jobs, Failed: failed}}
+	r := retrysim.NewRow("", stats.Counters{Jobs: jobs, Failed: failed})
+	return &r
 }
 
 // near reports whether got is want to 1e-9 relative.
@@ -71,8 +72,9 @@ func TestCompareByHand(t *testing.T) {
 	if got, want := c.String(), "-0.015 [-0.0288, -0.0019] (p=0.024)"; got != want {
 		t.Errorf("String() = %q; want %q", got, want)
 	}
-	a := &retrysim.Row{Counters: stats.Counters{Jobs: 4, Calls: 10, CallsSq: stats.Wide{Lo: 30}}}
-	b := &retrysim.Row{Counters: stats.Counters{Jobs: 4, Calls: 12, CallsSq: stats.Wide{Lo: 42}}}
+	ra := retrysim.NewRow("", stats.Counters{Jobs: 4, Calls: 10, CallsSq: stats.Wide{Lo: 30}})
+	rb := retrysim.NewRow("", stats.Counters{Jobs: 4, Calls: 12, CallsSq: stats.Wide{Lo: 42}})
+	a, b := &ra, &rb
 	c, err = retrysim.Compare(a, b, "calls_per_job")
 	if err != nil {
 		t.Fatal(err)
@@ -119,19 +121,19 @@ func TestTypedAccessors(t *testing.T) {
 		if len(ws) != 2 {
 			t.Fatalf("%s: %d watched steps; want 2", r.ID, len(ws))
 		}
-		if ws[0].Rate.Estimate != r.DuplicateRate().Estimate || ws[0].Twice != r.Counters.DuplicateUsers {
+		if ws[0].Rate.Estimate != r.DuplicateRate().Estimate || ws[0].Twice != r.Counters().DuplicateUsers {
 			t.Errorf("%s: first watched step %+v; want the duplicate rate %+v", r.ID, ws[0], r.DuplicateRate())
 		}
 		second, err := rep.WatchedStep(r, "create the billing customer")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if second.Step != 1 || second.Twice != r.Counters.TwiceByStep[1] || second.Label != "Billing customers made twice" ||
-			!near(second.Value, float64(r.Counters.TwiceByStep[1])/20_000) || second.Estimate != ws[1].Estimate || !sameFloat(second.Z, ws[1].Z) {
-			t.Errorf("%s: watched step by name %+v; want step 1, %d jobs twice", r.ID, second, r.Counters.TwiceByStep[1])
+		if second.Step != 1 || second.Twice != r.Counters().TwiceByStep[1] || second.Label != "Billing customers made twice" ||
+			!near(second.Value, float64(r.Counters().TwiceByStep[1])/20_000) || second.Estimate != ws[1].Estimate || !sameFloat(second.Z, ws[1].Z) {
+			t.Errorf("%s: watched step by name %+v; want step 1, %d jobs twice", r.ID, second, r.Counters().TwiceByStep[1])
 		}
-		if r.Expected != nil && !near(second.Expected, r.Expected.DuplicateRates[1]) {
-			t.Errorf("%s: expected %v; want the closed form's %v", r.ID, second.Expected, r.Expected.DuplicateRates[1])
+		if r.Expected() != nil && !near(second.Expected, r.Expected().DuplicateRates[1]) {
+			t.Errorf("%s: expected %v; want the closed form's %v", r.ID, second.Expected, r.Expected().DuplicateRates[1])
 		}
 	}
 	if _, err := rep.WatchedStep(&rep.Rows[0], "charge"); err == nil || !strings.Contains(err.Error(), `no watched step is named "charge"`) {
@@ -147,9 +149,9 @@ func sameFloat(a, b float64) bool { return a == b || a != a && b != b }
 // as Compare compares shares (its hand-computed case above, by the same
 // counts).
 func TestCompareWatched(t *testing.T) {
-	rep := retrysim.Report{Params: stats.Params{Watched: []stats.Watch{{Step: 6, Name: "send the welcome email"}, {Step: 2, Name: "create the workspace"}}}}
+	rep := retrysim.NewReport(stats.Params{Watched: []stats.Watch{{Step: 6, Name: "send the welcome email"}, {Step: 2, Name: "create the workspace"}}})
 	a, b := row(1000, 0), row(1000, 0)
-	a.Counters.TwiceByStep[2], b.Counters.TwiceByStep[2] = 30, 15
+	a.Stats().TwiceByStep[2], b.Stats().TwiceByStep[2] = 30, 15
 	c, err := rep.CompareWatched(a, b, "create the workspace")
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ func TestEmbeddedRetryRunsItsOwnRun(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", m.name, err)
 		}
-		if got := rep.Rows[0].Counters.Failed; got != jobs {
+		if got := rep.Rows[0].Counters().Failed; got != jobs {
 			t.Errorf("%s: %d of %d jobs failed; want every one, as the wrapper's Run says", m.name, got, jobs)
 		}
 	}
@@ -294,7 +294,7 @@ func TestOwnStrategySendsTheStepKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	own, same, freshC := rep.Rows[0].Counters, rep.Rows[1].Counters, rep.Rows[2].Counters
+	own, same, freshC := (*rep.Rows[0].Stats()), (*rep.Rows[1].Stats()), (*rep.Rows[2].Stats())
 	if !reflect.DeepEqual(own, same) {
 		t.Errorf("own strategy with provider.StepKey counted %+v; the built-in same key %+v", own, same)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/delivery"
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // deliveryParams is q as outputs echo it: each setting of

@@ -13,7 +13,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/race"
 	"github.com/retrysim/retrysim/internal/rng"
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -32,7 +32,7 @@ var computation = []string{
 	"github.com/retrysim/retrysim/fleet",
 	"github.com/retrysim/retrysim/internal/chain",
 	"github.com/retrysim/retrysim/internal/metastable",
-	"github.com/retrysim/retrysim/stats",
+	"github.com/retrysim/retrysim/internal/stats",
 	"github.com/retrysim/retrysim/provider",
 	"github.com/retrysim/retrysim/backoff",
 	"github.com/retrysim/retrysim/internal/jobqueue",

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/reportjson"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // signupWatched are the built-in sign-up's watched steps, as its reports
@@ -70,7 +70,7 @@ func readStepTypes(steps []stats.StepParams) error {
 // command leaves them out unless asked for them.
 func (r Report) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	if err := reportjson.WriteReport(&b, r.Results(false, false)); err != nil {
+	if err := reportjson.WriteReport(&b, r.results(false, false)); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -98,8 +98,8 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return err
 	}
-	out := Report{Params: doc.Params}
-	p := &out.Params
+	out := Report{params: doc.Params}
+	p := &out.params
 	switch {
 	case len(doc.Watched) > 0 && p.StepList != nil: // a file's: by step name
 		if err := json.Unmarshal(doc.Watched, &p.Watched); err != nil {
@@ -164,8 +164,10 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 		if err != nil {
 			return fmt.Errorf("rows[%d].%w", i, err)
 		}
+		row.steps = p.Steps
 		out.Rows = append(out.Rows, row)
 	}
+	out.Experiment = echoed(out.params)
 	*r = out
 	return nil
 }
@@ -174,7 +176,7 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 // duplicates from duplicate_users_step_<i>.
 func rowOf(fields map[string]json.RawMessage) (Row, error) {
 	var row Row
-	c := &row.Counters
+	c := &row.counters
 	for key, dst := range map[string]any{
 		"strategy": &row.ID, "label": &row.Label, "jobs": &c.Jobs, "failed": &c.Failed, "calls": &c.Calls,
 		"repeated_steps": &c.RepeatedSteps, "duplicate_users": &c.DuplicateUsers,
@@ -212,7 +214,7 @@ func rowOf(fields map[string]json.RawMessage) (Row, error) {
 			return Row{}, fmt.Errorf("repeated_per_job_hi: %w", err)
 		}
 	}
-	row.NoRepeats = hi != nil && *hi == 0 && c.Jobs > 0
+	row.noRepeats = hi != nil && *hi == 0 && c.Jobs > 0
 	return row, nil
 }
 

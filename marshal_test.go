@@ -45,25 +45,25 @@ func TestReportJSONRoundTrip(t *testing.T) {
 			if err := json.Unmarshal(data, &back); err != nil {
 				t.Fatal(err)
 			}
-			want := rep.Params
+			want := rep.Params()
 			if tc.name != "sign-up" { // only titles show them, and the json does not carry them
 				want.Noun, want.LossyStep = "", ""
 			}
-			if !reflect.DeepEqual(back.Params, want) {
-				t.Errorf("parameters read back:\n got %+v\nwant %+v", back.Params, want)
+			if !reflect.DeepEqual(back.Params(), want) {
+				t.Errorf("parameters read back:\n got %+v\nwant %+v", back.Params(), want)
 			}
 			if len(back.Rows) != len(rep.Rows) {
 				t.Fatalf("%d rows read back; want %d", len(back.Rows), len(rep.Rows))
 			}
 			for i, r := range rep.Rows {
-				b, c := back.Rows[i], r.Counters
-				bc := b.Counters
-				if b.ID != r.ID || b.Label != r.Label || b.NoRepeats != r.NoRepeats || bc.Jobs != c.Jobs || bc.Failed != c.Failed ||
+				b, c := back.Rows[i], (*r.Stats())
+				bc := (*b.Stats())
+				if b.ID != r.ID || b.Label != r.Label || b.NoRepeats() != r.NoRepeats() || bc.Jobs != c.Jobs || bc.Failed != c.Failed ||
 					bc.Calls != c.Calls || bc.RepeatedSteps != c.RepeatedSteps || bc.DuplicateUsers != c.DuplicateUsers ||
 					bc.CallsSq != c.CallsSq || bc.RepeatedSq != c.RepeatedSq {
 					t.Errorf("row %d read back as %+v; want %+v", i, b, r)
 				}
-				for k, w := range rep.Params.Watched {
+				for k, w := range rep.Params().Watched {
 					if got, want := bc.Twice(k, w), c.Twice(k, w); got != want {
 						t.Errorf("row %d, watched step %q: %d jobs twice read back; want %d", i, w.Name, got, want)
 					}
@@ -100,11 +100,11 @@ func TestReportJSONDeliveryCounters(t *testing.T) {
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := back.Params.Delivery.StepNames, rep.Params.Delivery.StepNames; !reflect.DeepEqual(got, want) {
+	if got, want := back.Params().Delivery.StepNames, rep.Params().Delivery.StepNames; !reflect.DeepEqual(got, want) {
 		t.Errorf("step names read back %q; want %q", got, want)
 	}
 	for i, r := range rep.Rows {
-		b, c := back.Rows[i].Counters, r.Counters
+		b, c := (*back.Rows[i].Stats()), (*r.Stats())
 		if b.Deliveries != c.Deliveries || b.LostWork != c.LostWork || b.RepeatedByStep != c.RepeatedByStep || b.Deliveries <= b.Jobs {
 			t.Errorf("%s: read back %d deliveries, %d lost, %v by step; want %d, %d, %v (more deliveries than jobs)",
 				r.ID, b.Deliveries, b.LostWork, b.RepeatedByStep[:10], c.Deliveries, c.LostWork, c.RepeatedByStep[:10])

@@ -11,9 +11,9 @@ import (
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -211,7 +211,7 @@ func FuzzMerge(f *testing.F) {
 			}
 			read, err := stats.ReadShard(bytes.NewReader(data))
 			if err == nil {
-				err = m.Add([]string{"0.json", "1.json"}[i], read)
+				err = m.Add([]string{"0.json", "1.json"}[i], retrysim.ShardOf(read))
 			}
 			if err != nil {
 				if strings.Contains(err.Error(), "\n") {

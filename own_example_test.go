@@ -3,6 +3,7 @@ package retrysim_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 
 	"github.com/retrysim/retrysim"
@@ -53,7 +54,7 @@ func Example_ownStrategy() {
 	s, f := 1-p*p*p, p+(1-p)*q
 	want := []float64{1 - s*s*s*(1-q), 1 - s*s*(1-f*f*f)}
 	for i, row := range rep.Rows {
-		c := row.Counters
+		c := (*row.Stats())
 		fmt.Printf("%s: %.3f failed (closed form %.3f), %d charged twice\n", row.Label, float64(c.Failed)/float64(c.Jobs), want[i], c.DuplicateUsers)
 	}
 	// Output:
@@ -61,8 +62,9 @@ func Example_ownStrategy() {
 	// Retry each step, no key: 0.004 failed (closed form 0.004), 3886 charged twice
 }
 
-// A sweep over the charge's failure rate, each point's failed rate beside
-// the closed form of the same retry (strategy.Retry.Expect).
+// A sweep over the sign-up's failure rate, each point's failed rate beside
+// its closed form: a job fails when one of its ten steps fails three times,
+// the welcome email's call failing with a lost reply too.
 func Example_sweep() {
 	sw := retrysim.Sweep{Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Seed: 1}
 	for _, axis := range []string{"p_fail=0.1,0.3", "jobs=100000"} {
@@ -75,9 +77,12 @@ func Example_sweep() {
 		panic(err)
 	}
 	for _, row := range res.Rows {
-		c := row.Row().Counters
-		expect := strategy.Retry{Attempts: 3}.Expect(provider.Signup(row.Point[0], 0.005))
-		fmt.Printf("p_fail %.1f: %.3f failed (closed form %.3f)\n", row.Point[0], float64(c.Failed)/float64(c.Jobs), expect.FailedRate)
+		r := row.Row()
+		c := r.Counters()
+		p := row.Point[0]               // the sweep's axes: p_fail, lost_reply, attempts, jobs
+		email := p + (1-p)*row.Point[1] // the welcome email's call fails or loses its reply
+		closed := 1 - math.Pow(1-p*p*p, 9)*(1-email*email*email)
+		fmt.Printf("p_fail %.1f: %.3f failed (closed form %.3f)\n", p, float64(c.Failed)/float64(c.Jobs), closed)
 	}
 	// Output:
 	// p_fail 0.1: 0.010 failed (closed form 0.010)
@@ -113,7 +118,7 @@ func Example_shards() {
 	}
 	fmt.Println("merged equals the single run:", reflect.DeepEqual(merged, whole))
 	for _, row := range merged.Rows {
-		fmt.Printf("%s: %d of %d failed\n", row.ID, row.Counters.Failed, row.Counters.Jobs)
+		fmt.Printf("%s: %d of %d failed\n", row.ID, row.Counters().Failed, row.Counters().Jobs)
 	}
 	// Output:
 	// merged equals the single run: true

@@ -59,7 +59,7 @@ func TestOwnStrategyShardFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p := want.Params; p.Attempts != tc.attempts || !p.OwnStrategies {
+			if p := want.Params(); p.Attempts != tc.attempts || !p.OwnStrategies {
 				t.Errorf("attempts = %d, own strategies %t; want %d, the most a strategy.Retry allows, and true", p.Attempts, p.OwnStrategies, tc.attempts)
 			}
 			dir := t.TempDir()
@@ -70,7 +70,7 @@ func TestOwnStrategyShardFiles(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				data, err := json.Marshal(sh)
+				data, err := json.Marshal(sh.Stats())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -78,22 +78,23 @@ func TestOwnStrategyShardFiles(t *testing.T) {
 				if err := os.WriteFile(path, data, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				back, err := retrysim.ReadShard(path)
+				read, err := retrysim.ReadShard(path)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := m.Add(path, back); err != nil {
+				back := read.Stats()
+				if err := m.Add(path, retrysim.ShardOf(back)); err != nil {
 					t.Fatal(err)
 				}
 				own := len(tc.strategies) - 1
-				if err := zero.Add(path, back); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("rows[%d].own_strategy: %q is not a strategy.Retry", own, bestEffort{}.Name())) {
+				if err := zero.Add(path, retrysim.ShardOf(back)); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("rows[%d].own_strategy: %q is not a strategy.Retry", own, bestEffort{}.Name())) {
 					t.Errorf("zero Merger: Add = %v; want rows[%d].own_strategy refused", err, own)
 				}
 				// A shard that calls the strategy a Retry, whose attempts
 				// would bound it, is not one of the experiment's.
 				back.Rows[own].OwnStrategy = false
 				msg := fmt.Sprintf("rows[%d].own_strategy: false, but it is true for the experiment's %s", own, bestEffort{}.Name())
-				if err := e.Merger().Add(path, back); err == nil || !strings.Contains(err.Error(), msg) {
+				if err := e.Merger().Add(path, retrysim.ShardOf(back)); err == nil || !strings.Contains(err.Error(), msg) {
 					t.Errorf("Add(own_strategy false) = %v; want %q", err, msg)
 				}
 			}

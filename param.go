@@ -9,16 +9,17 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 )
 
-// Param is a numeric parameter of a scenario or its queue that a sweep can
+// sweepParam is a numeric parameter of a scenario or its queue that a sweep can
 // vary by name: steps[charge the card].p_fail, queue.ttl. Durations are
 // values in seconds.
-type Param struct {
+type sweepParam struct {
 	// Name is how it is named: in a sweep's settings, in csv and json, on a
 	// plot's axis.
 	Name string
@@ -35,7 +36,7 @@ const maxSetAxes = sweep.MaxSets
 
 // field is a field of a step or of the queue that a setting names: one
 // table, so that a name means one thing whether a flag gives it over a
-// scenario (Override) or a sweep varies it (ParseSet).
+// scenario (Override) or a sweep varies it (parseSet).
 type field struct {
 	// put sets v, of the field's own type, in the step or the queue; it
 	// reports false for a value of another type.
@@ -161,7 +162,9 @@ func queueSettings(ds []delivery.Setting) []setting {
 // DefaultScenario is the job the command runs without a scenario file: the sign-up
 // at the settings' defaults (p_fail 0.01, lost_reply 0.005). An Experiment
 // has no default scenario: Check refuses a zero one, and names DefaultScenario.
-func DefaultScenario() provider.Scenario { return provider.Signup(sweepDefaults[0], sweepDefaults[1]) }
+func DefaultScenario() provider.Scenario {
+	return provider.Signup(jobapi.SweepDefault(0), jobapi.SweepDefault(1))
+}
 
 // SettingDef is a setting Override takes by a plain name: what it means and
 // what a run has without it, so that a command declares its flags from
@@ -192,7 +195,7 @@ type SettingDef struct {
 // the order reports list them: p_fail, lost_reply and latency over every
 // step, and every field of the queue.
 func Settings() []SettingDef {
-	step, queue := provider.Step{PFail: sweepDefaults[0], LostReply: sweepDefaults[1]}, delivery.Defaults()
+	step, queue := provider.Step{PFail: jobapi.SweepDefault(0), LostReply: jobapi.SweepDefault(1)}, delivery.Defaults()
 	var defs []SettingDef
 	for _, s := range settingTable {
 		if s.stepOnly {
@@ -221,8 +224,8 @@ type Setting struct {
 // step's field; steps[STEP].FIELD one step's; queue.FIELD the queue's. The
 // model is q's to choose, never a setting's: with q nil (the job model) a
 // setting that only the delivery model reads (latency, queue.FIELD) is
-// refused as a *FieldError, whatever its value. The result's queue is
-// checked (delivery.Config.Check, its *FieldError's path under queue:
+// refused as a *schema.FieldError, whatever its value. The result's queue is
+// checked (delivery.Config.Check, its *schema.FieldError's path under queue:
 // queue.lease); each value is checked against its setting's bounds as it is
 // given (p_fail 7 is refused under p_fail). sc's steps and q are copied,
 // never changed.
@@ -246,7 +249,7 @@ func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (pr
 			return sc, q, fieldErr(s.Name, "%v", err)
 		}
 		if q == nil && f.timed {
-			return sc, q, &FieldError{Field: s.Name, Msg: jobModelMsg}
+			return sc, q, &schema.FieldError{Field: s.Name, Msg: jobModelMsg}
 		}
 		if queue {
 			f.put(nil, q, s.Value)
@@ -344,7 +347,7 @@ func lookupField(name string, sc provider.Scenario, numeric bool) (f field, step
 
 // jobModelMsg refuses a setting that only the delivery model reads in a run
 // of the job model.
-const jobModelMsg = UnreadInJobModel + ", and the run is of the job model (no queue)"
+const jobModelMsg = jobapi.UnreadInJobModel + ", and the run is of the job model (no queue)"
 
 // seconds is v seconds as a Duration, to the nanosecond.
 func seconds(v float64) time.Duration { return time.Duration(math.Round(v * 1e9)) }
@@ -362,49 +365,49 @@ var stepRE = regexp.MustCompile(`^steps\[([^\]]*)\]\.([a-z_.]+)$`)
 // does: with q nil (the job model) a step's latency and the queue's fields
 // are refused, and a latency or queue.repeat_delay takes a fixed duration,
 // replacing a lognormal median:p99.
-func lookupParam(name string, sc provider.Scenario, q *delivery.Config) (Param, error) {
+func lookupParam(name string, sc provider.Scenario, q *delivery.Config) (sweepParam, error) {
 	f, _, _, err := lookupField(name, sc, true)
 	switch {
 	case err != nil:
-		return Param{}, err
+		return sweepParam{}, err
 	case f.timed && q == nil:
-		return Param{}, fieldErr(name, "%s", jobModelMsg)
+		return sweepParam{}, fieldErr(name, "%s", jobModelMsg)
 	}
-	return Param{Name: name, spec: *f.spec, value: f.from}, nil
+	return sweepParam{Name: name, spec: *f.spec, value: f.from}, nil
 }
 
 // Parse reads values of the parameter: a value, a list or a range
 // start:stop:count (durations as 1h or 250ms), each checked as Check checks it.
-func (p Param) Parse(values string) ([]float64, error) {
+func (p sweepParam) Parse(values string) ([]float64, error) {
 	return sweep.Parse(values, p.spec)
 }
 
 // Check reports whether the parameter takes v: a probability from 0 to 1, or
 // a whole number or a duration in seconds within the parameter's bounds.
-func (p Param) Check(v float64) error {
+func (p sweepParam) Check(v float64) error {
 	return p.spec.Check(v)
 }
 
-// ParseSet reads a setting to vary, NAME=VALUES: the parameter's name
+// parseSet reads a setting to vary, NAME=VALUES: the parameter's name
 // (steps[STEP].FIELD or queue.FIELD, as Override names it) and its values (sweep.Parse: a value, a list or a range
 // start:stop:count; durations as 1h or 250ms), checked against what the
-// parameter takes. Its errors are each a *FieldError naming the parameter.
-func ParseSet(arg string, sc provider.Scenario, q *delivery.Config) (Param, []float64, error) {
+// parameter takes. Its errors are each a *schema.FieldError naming the parameter.
+func parseSet(arg string, sc provider.Scenario, q *delivery.Config) (sweepParam, []float64, error) {
 	name, values, ok := strings.Cut(arg, "=")
 	name = strings.TrimSpace(name)
 	if err := stats.CheckText(name); err != nil {
-		return Param{}, nil, fieldErr("axes", "%v", err)
+		return sweepParam{}, nil, fieldErr("axes", "%v", err)
 	}
 	if !ok {
-		return Param{}, nil, fieldErr(name, "gives no values: %q is not NAME=VALUES (steps[charge the card].p_fail=0:0.05:11, queue.ttl=1h,24h)", arg)
+		return sweepParam{}, nil, fieldErr(name, "gives no values: %q is not NAME=VALUES (steps[charge the card].p_fail=0:0.05:11, queue.ttl=1h,24h)", arg)
 	}
 	p, err := lookupParam(name, sc, q)
 	if err != nil {
-		return Param{}, nil, err
+		return sweepParam{}, nil, err
 	}
 	vals, err := p.Parse(values)
 	if err != nil {
-		return Param{}, nil, fieldErr(p.Name, "%v", err)
+		return sweepParam{}, nil, fieldErr(p.Name, "%v", err)
 	}
 	return p, vals, nil
 }

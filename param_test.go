@@ -8,6 +8,7 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // setCases are -set arguments over the sign-up with the default queue: each
@@ -47,7 +48,7 @@ func TestParseSet(t *testing.T) {
 		t.Run(tt.arg, func(t *testing.T) {
 			p, vals, err := retrysim.ParseSet(tt.arg, sc, &q)
 			if tt.err != "" {
-				var fe *retrysim.FieldError
+				var fe *schema.FieldError
 				if !errors.As(err, &fe) || !strings.Contains(err.Error(), tt.err) {
 					t.Errorf("ParseSet = %v; want a *FieldError containing %q", err, tt.err)
 				}

@@ -27,12 +27,13 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/closedform"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -102,15 +103,6 @@ type Experiment struct {
 	Progress func(done, total int64)
 }
 
-// FieldError is a setting of an Experiment that cannot be run, named by its
-// field path (schema.FieldError): a top-level setting in lower case
-// ("engine", "generator", "jobs", "strategies", "replicates", "workers",
-// "shard", "scenario"), a strategy's field by its index
-// ("strategies[0].attempts"), a field of the scenario
-// ("scenario.steps[2].p_fail") or of the delivery model's queue
-// ("queue.lease").
-type FieldError = schema.FieldError
-
 func fieldErr(field, format string, args ...any) error { return schema.Errorf(field, format, args...) }
 
 // generator is the Experiment's generator, pcg by default.
@@ -133,14 +125,14 @@ func (e Experiment) engine() (sim.Engine, error) {
 	}
 	en, err := sim.ParseEngine(e.Engine)
 	if err != nil {
-		return en, &FieldError{Field: "engine", Msg: err.Error()}
+		return en, &schema.FieldError{Field: "engine", Msg: err.Error()}
 	}
 	return en, nil
 }
 
 func (e Experiment) replicates() int { return max(1, e.Replicates) }
 
-// Check reports the first setting of e that cannot be run, as a *FieldError
+// Check reports the first setting of e that cannot be run, as a *schema.FieldError
 // naming its path: the scenario's fields under "scenario"
 // (scenario.steps[2].p_fail), the delivery model's under "queue"
 // (queue.lease). What it accepts, Run runs: every enum in range, every
@@ -202,7 +194,7 @@ func (e Experiment) Check() error {
 	return nil
 }
 
-// checkStrategy reports what is wrong with s, not nil, as a *FieldError
+// checkStrategy reports what is wrong with s, not nil, as a *schema.FieldError
 // naming its field (name, attempts, scope, keys): a name that is empty or
 // not a name (stats.CheckName), and a strategy.Retry's fields out of range.
 func checkStrategy(s strategy.Strategy) error {
@@ -278,7 +270,7 @@ func (e Experiment) checkScenario() error {
 // ParseStrategies builds the strategies called ids, as strategy.Parse
 // reads them (step-nokey, job-samekey-skip), each allowing attempts calls: the
 // command's strategies at its attempts, and a sweep's at each point's. A
-// name it cannot build is a *FieldError for its index (strategies[1]).
+// name it cannot build is a *schema.FieldError for its index (strategies[1]).
 func ParseStrategies(ids []string, attempts int) ([]strategy.Strategy, error) {
 	out := make([]strategy.Strategy, len(ids))
 	for i, id := range ids {
@@ -350,31 +342,71 @@ func (e Experiment) config(r int, sh sim.Shard) sim.Config {
 	}
 }
 
-// Report is what a run measured: its parameters as used and a row for every
-// strategy, in the order the experiment listed them.
+// Report is what a run measured: the experiment as it ran and a row for
+// every strategy, in the order the experiment listed them.
 type Report struct {
-	Params stats.Params
-	Rows   []Row
+	// Experiment is the experiment as it ran, its Generator, Engine and
+	// Replicates resolved (Progress left out). A report read back
+	// (UnmarshalJSON, MergeFiles, a zero Merger's) holds only what the json
+	// echoes of it: Jobs, Seed, Generator, Engine and Replicates.
+	Experiment Experiment
+	Rows       []Row
+	params     stats.Params
 }
 
 // Row is one strategy's outcome.
 type Row struct {
 	// ID is the strategy's short name, Label the name people read.
 	ID, Label string
-	// Counters are the integer sums over every job of every replicate.
-	Counters stats.Counters
-	// Expected is the strategy's closed form for the scenario, when it has
-	// one (a strategy.Retry, or any strategy with the same Expect method)
-	// and the run is of the Part 5 model: the delivery model's crashes and
+	// counters are the integer sums over every job of every replicate.
+	counters stats.Counters
+	// expected is the strategy's closed form for the scenario, when it has
+	// one (a strategy.Retry) and the run is of the Part 5 model: the delivery model's crashes and
 	// redeliveries are outside it.
-	Expected *stats.Expected
-	// NoRepeats marks a strategy whose closed form repeats no side effect:
+	expected *stats.Expected
+	// noRepeats marks a strategy whose closed form repeats no side effect:
 	// its repeats' interval is [0, 0], where a 0 that merely did not happen
 	// gets an interval above it.
-	NoRepeats bool
-	// Replicates are each replicate's metric values (stats.ValuesOf),
+	noRepeats bool
+	// replicates are each replicate's metric values (stats.ValuesOf),
 	// when the experiment ran two or more.
-	Replicates []stats.Values
+	replicates []stats.Values
+	// steps is the scenario's number of steps, the by-step counts' length.
+	steps int
+}
+
+// Counters are a row's integer sums over every job of every replicate.
+type Counters struct {
+	Jobs   int64 `json:"jobs"`
+	Failed int64 `json:"failed"`
+	// Calls counts every provider call, failed ones included.
+	Calls int64 `json:"calls"`
+	// RepeatedSteps counts side effects beyond the first, over every job and step.
+	RepeatedSteps int64 `json:"repeated_steps"`
+	// DuplicateUsers counts the jobs whose first watched step did its work
+	// twice or more.
+	DuplicateUsers int64 `json:"duplicate_users"`
+	// SideEffects counts every side effect, over every job and step.
+	SideEffects int64 `json:"side_effects"`
+	// Deliveries counts the delivery model's deliveries, 0 in the job model.
+	Deliveries int64 `json:"deliveries"`
+	// LostWork counts jobs that succeeded although a step's key says done
+	// and its work never happened (the delivery model).
+	LostWork int64 `json:"lost_work"`
+	// RepeatedByStep splits RepeatedSteps by step, and TwiceByStep counts,
+	// step by step, the jobs whose side effect at that step happened twice
+	// or more: one entry a step of the scenario.
+	RepeatedByStep []int64 `json:"repeated_by_step"`
+	TwiceByStep    []int64 `json:"twice_by_step"`
+}
+
+// Counters are the row's integer sums, the by-step counts one entry a step
+// of the scenario.
+func (r *Row) Counters() Counters {
+	c, steps := &r.counters, r.steps
+	return Counters{Jobs: c.Jobs, Failed: c.Failed, Calls: c.Calls, RepeatedSteps: c.RepeatedSteps,
+		DuplicateUsers: c.DuplicateUsers, SideEffects: c.SideEffects, Deliveries: c.Deliveries, LostWork: c.LostWork,
+		RepeatedByStep: slices.Clone(c.RepeatedByStep[:steps]), TwiceByStep: slices.Clone(c.TwiceByStep[:steps])}
 }
 
 // Rate is one metric of a row: its estimate with the 95% interval, and,
@@ -394,57 +426,47 @@ func (r *Row) Rate(name string) (Rate, error) {
 	if err != nil {
 		return Rate{}, err
 	}
-	out := Rate{Estimate: m.Estimate(&r.Counters, r.NoRepeats), Expected: math.NaN(), Z: math.NaN()}
-	if r.Expected != nil {
-		out.Expected = m.Expected(*r.Expected)
-		if z, ok := m.Z(&r.Counters, *r.Expected); ok {
+	out := Rate{Estimate: m.Estimate(&r.counters, r.noRepeats), Expected: math.NaN(), Z: math.NaN()}
+	if r.expected != nil {
+		out.Expected = m.Expected(*r.expected)
+		if z, ok := m.Z(&r.counters, *r.expected); ok {
 			out.Z = z
 		}
 	}
 	return out, nil
 }
 
-// Results is the report as the retrysim command renders it: with the expected
-// lines only when expect is set, and the intervals in the tables when ci is.
-func (rep Report) Results(ci, expect bool) stats.Report {
-	out := stats.Report{Params: rep.Params, ShowCI: ci, EchoWatched: echoWatched(rep.Params), Rows: make([]stats.Row, len(rep.Rows))}
+// results is the report as the retrysim command renders it
+// (jobapi.Results): with the expected lines only when expect is set, and
+// the intervals in the tables when ci is.
+func (rep *Report) results(ci, expect bool) stats.Report {
+	out := stats.Report{Params: rep.params, ShowCI: ci, EchoWatched: echoWatched(rep.params), Rows: make([]stats.Row, len(rep.Rows))}
 	for i := range rep.Rows { // in place: a Row's counters are 89 KB
 		r, o := &rep.Rows[i], &out.Rows[i]
-		o.ID, o.Label, o.NoRepeats, o.Replicates = r.ID, r.Label, r.NoRepeats, r.Replicates
-		o.Counters = r.Counters
+		o.ID, o.Label, o.NoRepeats, o.Replicates = r.ID, r.Label, r.noRepeats, r.replicates
+		o.Counters = r.counters
 		if expect {
-			o.Expected = r.Expected
+			o.Expected = r.expected
 		}
 	}
 	return out
 }
 
-// CheckExpect refuses expectations (Results' expect) asked of a run of the
-// delivery model, as a *FieldError: the closed forms cover the Part 5 model
-// only. The command's table and merge both ask it.
-func CheckExpect(expect, delivery bool) error {
-	if expect && delivery {
-		return &FieldError{Field: "expect", Msg: "the closed forms cover the Part 5 model, not the delivery model"}
-	}
-	return nil
-}
-
-// expecter is a strategy with a closed form, as strategy.Retry has.
-type expecter interface {
-	Expect(sc provider.Scenario) stats.Expected
-}
-
 // newReport is the report of e with empty counters: its parameters and a
 // row a strategy, with each strategy's closed form.
 func (e Experiment) newReport() Report {
-	rep := Report{Params: e.Params(), Rows: make([]Row, len(e.Strategies))}
+	rep := Report{params: e.params(), Rows: make([]Row, len(e.Strategies))}
+	rep.Experiment = e
+	rep.Experiment.Generator, rep.Experiment.Engine, rep.Experiment.Replicates = rep.params.RNG, rep.params.Engine, rep.params.Replicates
+	rep.Experiment.Progress = nil
 	ids, labels := rowNames(e.Strategies)
 	for i, s := range e.Strategies {
-		rep.Rows[i].ID, rep.Rows[i].Label = ids[i], labels[i] // in place: a Row's counters are 89 KB
-		if x, ok := s.(expecter); ok && e.Delivery == nil {
-			ex := x.Expect(e.Scenario)
-			rep.Rows[i].Expected = &ex
-			rep.Rows[i].NoRepeats = ex.RepeatedPerJob == 0
+		r := &rep.Rows[i] // in place: a Row's counters are 89 KB
+		r.ID, r.Label, r.steps = ids[i], labels[i], len(e.Scenario.Steps)
+		if x, ok := s.(strategy.Retry); ok && e.Delivery == nil {
+			ex := closedform.Retry(x, e.Scenario)
+			r.expected = &ex
+			r.noRepeats = ex.RepeatedPerJob == 0
 		}
 	}
 	return rep
@@ -464,16 +486,16 @@ func Run(ctx context.Context, e Experiment) (Report, error) {
 	}
 	if len(cfgs) > 1 {
 		for i := range rep.Rows {
-			rep.Rows[i].Replicates = make([]stats.Values, len(cfgs))
+			rep.Rows[i].replicates = make([]stats.Values, len(cfgs))
 		}
 	}
 	// Each replicate is pooled as it finishes, keeping only its metric
 	// values: integer sums do not depend on the order of completion.
 	err := sim.RunEach(ctx, cfgs, e.Workers, e.Progress, func(r int, counters []stats.Counters) {
 		for i := range rep.Rows {
-			rep.Rows[i].Counters.Add(&counters[i])
-			if rep.Rows[i].Replicates != nil {
-				rep.Rows[i].Replicates[r] = stats.ValuesOf(&counters[i])
+			rep.Rows[i].counters.Add(&counters[i])
+			if rep.Rows[i].replicates != nil {
+				rep.Rows[i].replicates[r] = stats.ValuesOf(&counters[i])
 			}
 		}
 	})
@@ -483,14 +505,20 @@ func Run(ctx context.Context, e Experiment) (Report, error) {
 	return rep, nil
 }
 
-// Params are the experiment's parameters as its report echoes them. The
+// echoed is the experiment a report's echo p holds: its Jobs, Seed,
+// Generator, Engine and Replicates.
+func echoed(p stats.Params) Experiment {
+	return Experiment{Jobs: p.Jobs, Seed: p.Seed, Generator: p.RNG, Engine: p.Engine, Replicates: p.Replicates}
+}
+
+// params are the experiment's parameters as its report echoes them. The
 // top-level failure and lost-reply probabilities are the first step's and
 // the first step's that can lose its reply (the sign-up's, which the
 // command's p_fail and lost_reply settings set); with a ScenarioFile every step's
 // own are listed instead, and the top-level ones are 0. Attempts is the
 // most a strategy.Retry allows; Policies name the steps whose own attempts,
 // key mode or backoff override it and the strategies' keys.
-func (e Experiment) Params() stats.Params {
+func (e Experiment) params() stats.Params {
 	sc := e.Scenario
 	g, _ := e.generator()
 	par := stats.Params{

@@ -16,10 +16,11 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -61,12 +62,12 @@ func TestRunArticle(t *testing.T) {
 	}
 	for i, w := range want {
 		r := rep.Rows[i]
-		if r.ID != w.id || r.Counters.Failed != w.failed || r.Counters.RepeatedSteps != w.repeated || r.Counters.DuplicateUsers != w.emails {
-			t.Errorf("row %d = %s %d/%d/%d; want %s %d/%d/%d", i, r.ID, r.Counters.Failed, r.Counters.RepeatedSteps, r.Counters.DuplicateUsers,
+		if r.ID != w.id || r.Counters().Failed != w.failed || r.Counters().RepeatedSteps != w.repeated || r.Counters().DuplicateUsers != w.emails {
+			t.Errorf("row %d = %s %d/%d/%d; want %s %d/%d/%d", i, r.ID, r.Counters().Failed, r.Counters().RepeatedSteps, r.Counters().DuplicateUsers,
 				w.id, w.failed, w.repeated, w.emails)
 		}
 	}
-	if p := rep.Params; p.Jobs != 1_000_000 || p.Attempts != 3 || p.PFail != 0.01 || p.LostReply != 0.005 || p.Engine != "plain" || p.RNG != "mulberry32" || p.Replicates != 1 {
+	if p := rep.Params(); p.Jobs != 1_000_000 || p.Attempts != 3 || p.PFail != 0.01 || p.LostReply != 0.005 || p.Engine != "plain" || p.RNG != "mulberry32" || p.Replicates != 1 {
 		t.Errorf("params = %+v; want the article's, plain engine, one replicate", p)
 	}
 }
@@ -102,8 +103,8 @@ func TestRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := rep.Rows[0].Rate("failed_rate"); rep.Rows[0].Expected != nil || !math.IsNaN(got.Expected) {
-		t.Errorf("delivery model: expected %v, %g; want none", rep.Rows[0].Expected, got.Expected)
+	if got, _ := rep.Rows[0].Rate("failed_rate"); rep.Rows[0].Expected() != nil || !math.IsNaN(got.Expected) {
+		t.Errorf("delivery model: expected %v, %g; want none", rep.Rows[0].Expected(), got.Expected)
 	}
 }
 
@@ -161,7 +162,7 @@ func TestCheck(t *testing.T) {
 			e := article(t, 1000, "")
 			tc.edit(&e)
 			err := e.Check()
-			var fe *retrysim.FieldError
+			var fe *schema.FieldError
 			if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Msg, tc.msg) {
 				t.Fatalf("Check() = %v; want a %s error with %q", err, tc.field, tc.msg)
 			}
@@ -186,11 +187,11 @@ func TestShardsMerge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := m.Add(string(rune('a'+i)), sh); err != nil {
+		if err := m.Add(string(rune('a'+i)), retrysim.ShardOf(sh)); err != nil {
 			t.Fatal(err)
 		}
 		if i == 0 {
-			if err := m.Add("again", sh); err == nil || !strings.Contains(err.Error(), "given twice") {
+			if err := m.Add("again", retrysim.ShardOf(sh)); err == nil || !strings.Contains(err.Error(), "given twice") {
 				t.Errorf("adding shard 0/4 twice = %v; want given twice", err)
 			}
 		}
@@ -249,7 +250,7 @@ func TestShardOwnScenarioWithQueue(t *testing.T) {
 		if sh.Model == nil || sh.Model.Queue == nil {
 			t.Fatalf("shard %d carries no model and queue", i)
 		}
-		if err := m.Add(fmt.Sprint(i), sh); err != nil {
+		if err := m.Add(fmt.Sprint(i), retrysim.ShardOf(sh)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -257,11 +258,11 @@ func TestShardOwnScenarioWithQueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.Params, want.Params) {
-		t.Errorf("merged params %+v; want %+v", got.Params, want.Params)
+	if !reflect.DeepEqual(got.Params(), want.Params()) {
+		t.Errorf("merged params %+v; want %+v", got.Params(), want.Params())
 	}
 	for i := range want.Rows {
-		if got.Rows[i].Counters != want.Rows[i].Counters {
+		if (*got.Rows[i].Stats()) != (*want.Rows[i].Stats()) {
 			t.Errorf("%s: merged counters differ from Run's", want.Rows[i].ID)
 		}
 	}
@@ -270,7 +271,7 @@ func TestShardOwnScenarioWithQueue(t *testing.T) {
 // TestSweepPointIsRun checks that each row of a sweep is what a single Run
 // at its point gives.
 func TestSweepPointIsRun(t *testing.T) {
-	s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{
+	res, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{
 		Axes:       []retrysim.Axis{{Name: "p_fail", Values: []float64{0.001, 0.05}}, {Name: "jobs", Values: []float64{20_000}}},
 		Strategies: strategiesNamed("step-nokey", "job-samekey"),
 		Seed:       7,
@@ -278,6 +279,7 @@ func TestSweepPointIsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := res.Stats()
 	if len(s.Rows) != 4 || !reflect.DeepEqual(s.Swept, []int{0}) {
 		t.Fatalf("%d rows, swept %v; want 4, [0]", len(s.Rows), s.Swept)
 	}
@@ -289,7 +291,7 @@ func TestSweepPointIsRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := row.Core, stats.CoreOf(&rep.Rows[0].Counters); got != want {
+		if got, want := row.Core, stats.CoreOf(&(*rep.Rows[0].Stats())); got != want {
 			t.Errorf("%s at %v: sweep %+v; run %+v", row.ID, row.Point, got, want)
 		}
 	}
@@ -346,10 +348,10 @@ func TestExperimentShards(t *testing.T) {
 		if err := json.Unmarshal(data, &back); err != nil {
 			t.Fatal(err)
 		}
-		if err := m.Add(fmt.Sprint("shard ", i), back); err != nil {
+		if err := m.Add(fmt.Sprint("shard ", i), retrysim.ShardOf(back)); err != nil {
 			t.Fatal(err)
 		}
-		if err := zero.Add("any", back); err == nil {
+		if err := zero.Add("any", retrysim.ShardOf(back)); err == nil {
 			t.Errorf("the zero Merger took shard %d, which its parameters do not describe", i)
 		}
 	}
@@ -367,10 +369,11 @@ func TestExperimentShards(t *testing.T) {
 // jobs for its slice, a slice that does not exist.
 func TestExperimentMergerRefuses(t *testing.T) {
 	e := article(t, 2*sim.BlockJobs, "") // two blocks: slice 0/2 is the first
-	good, err := e.Shard(context.Background(), 0, 2)
+	shard, err := e.Shard(context.Background(), 0, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
+	good := shard.Stats()
 	for _, tc := range []struct {
 		name string
 		edit func(*stats.Shard)
@@ -386,12 +389,12 @@ func TestExperimentMergerRefuses(t *testing.T) {
 			sh := good
 			sh.Rows = slices.Clone(good.Rows)
 			tc.edit(&sh)
-			if err := e.Merger().Add("f", sh); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			if err := e.Merger().Add("f", retrysim.ShardOf(sh)); err == nil || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("Add = %v; want %q", err, tc.msg)
 			}
 		})
 	}
-	if err := e.Merger().Add("f", good); err != nil {
+	if err := e.Merger().Add("f", shard); err != nil {
 		t.Errorf("Add(the experiment's own shard) = %v", err)
 	}
 }
@@ -408,7 +411,7 @@ func TestUnread(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	if got := e.Unread(); len(want) < 14 || !slices.Equal(slices.Sorted(maps.Keys(got)), want) || got["queue.ttl"] != retrysim.UnreadInJobModel {
+	if got := e.Unread(); len(want) < 14 || !slices.Equal(slices.Sorted(maps.Keys(got)), want) || got["queue.ttl"] != jobapi.UnreadInJobModel {
 		t.Errorf("the sign-up: Unread() = %v; want %v, each read only by the delivery model", got, want)
 	}
 	e.Scenario.Steps[6].CanLoseReply = false
@@ -482,7 +485,7 @@ func TestRetriesDifferingInAttemptsAreTwoRows(t *testing.T) {
 			t.Errorf("row %d: %q %q; want %q %q", i, r.ID, r.Label, w.id, w.label)
 		}
 	}
-	if three, five := rep.Rows[0].Counters.Failed, rep.Rows[1].Counters.Failed; !(five < three/5) {
+	if three, five := rep.Rows[0].Counters().Failed, rep.Rows[1].Counters().Failed; !(five < three/5) {
 		t.Errorf("failed: %d with 3 attempts, %d with 5; want far fewer with 5", three, five)
 	}
 	_, err = retrysim.Run(context.Background(), retrysim.Experiment{Scenario: sc, Jobs: 10, Seed: 1,

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // rate is the row's metric called name, which is one of stats.Metrics'.
@@ -53,8 +53,8 @@ type WatchedRate struct {
 // Watched are every watched step of the report's row r, in the scenario's
 // order: the first is r.DuplicateRate.
 func (rep Report) Watched(r *Row) []WatchedRate {
-	out := make([]WatchedRate, len(rep.Params.Watched))
-	for k, w := range rep.Params.Watched {
+	out := make([]WatchedRate, len(rep.params.Watched))
+	for k, w := range rep.params.Watched {
 		out[k] = watchedRate(r, k, w)
 	}
 	return out
@@ -62,13 +62,13 @@ func (rep Report) Watched(r *Row) []WatchedRate {
 
 // WatchedStep is the watched step called step of the report's row r.
 func (rep Report) WatchedStep(r *Row, step string) (WatchedRate, error) {
-	for k, w := range rep.Params.Watched {
+	for k, w := range rep.params.Watched {
 		if w.Name == step {
 			return watchedRate(r, k, w), nil
 		}
 	}
-	names := make([]string, len(rep.Params.Watched))
-	for k, w := range rep.Params.Watched {
+	names := make([]string, len(rep.params.Watched))
+	for k, w := range rep.params.Watched {
 		names[k] = fmt.Sprintf("%q", w.Name)
 	}
 	return WatchedRate{}, fmt.Errorf("no watched step is named %q (the watched steps are %v)", step, names)
@@ -76,13 +76,13 @@ func (rep Report) WatchedStep(r *Row, step string) (WatchedRate, error) {
 
 // watchedRate is the k-th watched step w of r.
 func watchedRate(r *Row, k int, w stats.Watch) WatchedRate {
-	c := &r.Counters
+	c := &r.counters
 	out := WatchedRate{Step: w.Step, Name: w.Name, Label: w.Label, Twice: c.Twice(k, w),
 		Rate: Rate{Estimate: c.WatchedRate(k, w), Expected: math.NaN(), Z: math.NaN()}}
-	if r.Expected != nil && k < len(r.Expected.DuplicateRates) {
+	if r.expected != nil && k < len(r.expected.DuplicateRates) {
 		m, _ := stats.LookupMetric("duplicate_rate")
 		m.Estimate = func(*stats.Counters, bool) schema.Estimate { return out.Estimate }
-		e := *r.Expected
+		e := *r.expected
 		e.DuplicateRate = e.DuplicateRates[k]
 		out.Expected = e.DuplicateRate
 		if z, ok := m.Z(c, e); ok {

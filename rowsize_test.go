@@ -8,16 +8,16 @@ import (
 	"unsafe"
 
 	"github.com/retrysim/retrysim"
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // largeRows are the row types that hold a strategy's counters, by the name
 // each package writes them: the root's Row and stats' Row, Counters and
 // CaseRow ("Row" in any other package is its own, small type).
 var largeRows = map[string][]string{
-	".":     {"Row"},
-	"stats": {"Row", "Counters", "CaseRow"},
-	"*":     {"retrysim.Row", "stats.Row", "stats.Counters", "stats.CaseRow"},
+	".":              {"Row"},
+	"internal/stats": {"Row", "Counters", "CaseRow"},
+	"*":              {"retrysim.Row", "stats.Row", "stats.Counters", "stats.CaseRow"},
 }
 
 // TestLargeRowsByPointer fails on any function, method, func-typed field or

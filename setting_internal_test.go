@@ -12,6 +12,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -49,9 +50,9 @@ func TestOverrideIsSet(t *testing.T) {
 		// and by -set alike: no setting turns the model on.
 		for _, q := range []*delivery.Config{&defaults, nil} {
 			if q == nil && (strings.HasPrefix(tt.name, "queue.") || strings.HasSuffix(tt.name, ".latency")) {
-				var fe *FieldError
+				var fe *schema.FieldError
 				if _, _, err := Override(base, q, Setting{tt.name, tt.flag}); !errors.As(err, &fe) || fe.Field != tt.name {
-					t.Errorf("Override(%s) with no queue = %v; want a FieldError for %s", tt.name, err, tt.name)
+					t.Errorf("Override(%s) with no queue = %v; want a schema.FieldError for %s", tt.name, err, tt.name)
 				}
 				if _, err := lookupParam(tt.name, base, q); err == nil || !strings.Contains(err.Error(), "only the delivery model reads it") {
 					t.Errorf("-set %s with no queue = %v; want refused", tt.name, err)
@@ -123,9 +124,9 @@ func TestOverride(t *testing.T) {
 	if err != nil || q == nil || *q != delivery.Defaults() || sc.Steps[3].Latency != lat {
 		t.Errorf("Override(latency) = %v, %v; want every step's latency and the default queue", q, err)
 	}
-	var jobModel *FieldError
+	var jobModel *schema.FieldError
 	if _, q, err := Override(base, nil, Setting{"latency", lat}); !errors.As(err, &jobModel) || jobModel.Field != "latency" || q != nil {
-		t.Errorf("Override(latency) with no queue = %v, %v; want no queue and a FieldError for latency", q, err)
+		t.Errorf("Override(latency) with no queue = %v, %v; want no queue and a schema.FieldError for latency", q, err)
 	}
 	_, q, err = Override(base, &defaults, Setting{"queue.store", delivery.Lease}, Setting{"queue.backoff", backoff.River},
 		Setting{"queue.crash_at", delivery.AfterKey})
@@ -161,22 +162,22 @@ func TestOverride(t *testing.T) {
 	if _, _, err := Override(sure, nil, Setting{"lost_reply", "0.1"}); err == nil || err.Error() != "lost_reply: takes a float64, not a string" {
 		t.Errorf("Override(lost_reply %q) over no lossy step = %v; want lost_reply: takes a float64, not a string", "0.1", err)
 	}
-	var fe *FieldError
+	var fe *schema.FieldError
 	if _, _, err := Override(base, &defaults, Setting{"queue.lease", time.Duration(0)}); !errors.As(err, &fe) || fe.Field != "queue.lease" {
-		t.Errorf("Override(lease 0) = %v; want a FieldError for queue.lease", err)
+		t.Errorf("Override(lease 0) = %v; want a schema.FieldError for queue.lease", err)
 	}
 }
 
 // ParseStrategies builds each name at the attempts given and refuses an
-// unknown one as a FieldError naming its index.
+// unknown one as a schema.FieldError naming its index.
 func TestParseStrategies(t *testing.T) {
 	st, err := ParseStrategies([]string{"step-nokey", "job-samekey-skip"}, 7)
 	if err != nil || len(st) != 2 || st[0].(strategy.Retry).Attempts != 7 || !st[1].(strategy.Retry).SkipFinished {
 		t.Fatalf("ParseStrategies = %v, %v", st, err)
 	}
-	var fe *FieldError
+	var fe *schema.FieldError
 	if _, err := ParseStrategies([]string{"step-nokey", "step-retry-harder"}, 3); !errors.As(err, &fe) || fe.Field != "strategies[1]" {
-		t.Errorf("ParseStrategies(step-retry-harder) = %v; want a FieldError for strategies[1]", err)
+		t.Errorf("ParseStrategies(step-retry-harder) = %v; want a schema.FieldError for strategies[1]", err)
 	}
 }
 

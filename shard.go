@@ -12,47 +12,56 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// RunShard runs slice index of count equal slices of the experiment's jobs
-// and returns its raw counters, for a Merger that adds the count slices up
-// to exactly what Run reports. A shard is rebuilt by the merger from its
-// parameters and its model (the scenario and the delivery model, carried
-// unless the scenario is the built-in sign-up at its rates), so the
-// experiment must be one they describe: unlabelled strategy.Retry
-// strategies of one number of attempts, one replicate, and a generator with
-// a stream a block (not mulberry32, unless count is 1). Experiment.Shard
-// runs the slices of any other experiment, for Experiment.Merger to merge.
-func RunShard(ctx context.Context, e Experiment, index, count int) (stats.Shard, error) {
-	if err := e.checkShard(index, count); err != nil {
-		return stats.Shard{}, err
-	}
-	if err := e.shardable(); err != nil {
-		return stats.Shard{}, err
-	}
-	return e.runShard(ctx, index, count)
+// Shard is one slice of an experiment's run (Experiment.Shard), as
+// WriteShard writes it and ReadShard reads it back, for a Merger to add up.
+type Shard struct {
+	s stats.Shard
 }
 
-// Shard runs slice index of count equal slices of e's jobs, as RunShard
-// does, for a program that can build e again to merge (Experiment.Merger).
-// Since that merger knows e, e need not be one the shard's parameters
-// describe: your own strategies and scenarios, labels, mixed attempts and
-// the delivery model shard this way. A row of a strategy that is not a
-// strategy.Retry is marked stats.Row.OwnStrategy, so that ReadShard holds
-// it to what every strategy does rather than to the run's attempts (0 when
-// no strategy is a Retry). It refuses only what cannot be split:
-// replicates, and a generator with one stream for all jobs (unless count is 1).
-func (e Experiment) Shard(ctx context.Context, index, count int) (stats.Shard, error) {
+// MarshalJSON writes the shard as WriteShard does, unindented.
+func (sh Shard) MarshalJSON() ([]byte, error) { return json.Marshal(sh.s) }
+
+// checkShardable refuses, before any work, a slice that a zero Merger (the
+// command's merge) could not rebuild from its parameters and its model (the
+// scenario and the delivery model, carried unless the scenario is the
+// built-in sign-up at its rates): the experiment must be one they describe,
+// of unlabelled strategy.Retry strategies of one number of attempts, one
+// replicate, and a generator with a stream a block (not mulberry32, unless
+// count is 1). jobapi.RunShard checks this.
+func (e Experiment) checkShardable(index, count int) error {
 	if err := e.checkShard(index, count); err != nil {
-		return stats.Shard{}, err
+		return err
 	}
-	return e.runShard(ctx, index, count)
+	return e.shardable()
+}
+
+// Shard runs slice index of count equal slices of e's jobs and returns its
+// raw counters, for a Merger that adds the count slices up to exactly what
+// Run reports. The Merger of e (Experiment.Merger) merges the slices of any
+// experiment: your own strategies and scenarios, labels, mixed attempts and
+// the delivery model. The zero Merger (MergeFiles, the command's merge)
+// rebuilds the run from the shards' parameters, so it merges only the
+// slices of an experiment of unlabelled strategy.Retry strategies of one
+// number of attempts. A row of a strategy that is not a strategy.Retry is
+// marked as your own, so that ReadShard holds it to what every strategy
+// does rather than to the run's attempts (0 when no strategy is a Retry).
+// It refuses only what cannot be split: replicates, and a generator with
+// one stream for all jobs (unless count is 1).
+func (e Experiment) Shard(ctx context.Context, index, count int) (Shard, error) {
+	if err := e.checkShard(index, count); err != nil {
+		return Shard{}, err
+	}
+	sh, err := e.runShard(ctx, index, count)
+	return Shard{sh}, err
 }
 
 // checkShard refuses an experiment that cannot be run, or cut into count
@@ -82,7 +91,7 @@ func (e Experiment) runShard(ctx context.Context, index, count int) (stats.Shard
 	if err != nil {
 		return stats.Shard{}, err
 	}
-	out := stats.Shard{Format: stats.ShardFormat, Index: index, Count: count, Params: shardParams(rep.Params)}
+	out := stats.Shard{Format: stats.ShardFormat, Index: index, Count: count, Params: shardParams(rep.params)}
 	if e.Delivery != nil || e.ScenarioFile != "" || !e.isSignup() {
 		out.Model = sim.ModelOf(e.Scenario, e.Delivery)
 	}
@@ -103,14 +112,14 @@ func ownStrategy(s strategy.Strategy) bool {
 // isSignup reports whether the experiment's scenario is the built-in sign-up
 // at its parameters' rates, which a shard names without a model.
 func (e Experiment) isSignup() bool {
-	par := e.Params()
+	par := e.params()
 	return reflect.DeepEqual(e.Scenario, provider.Signup(par.PFail, par.LostReply))
 }
 
 // shardable refuses an experiment that its shards' parameters do not
 // describe, so that no shard is written that merge would refuse.
 func (e Experiment) shardable() error {
-	par := e.Params()
+	par := e.params()
 	for i, s := range e.Strategies {
 		r, ok := s.(strategy.Retry)
 		if !ok || r.Label != "" || r.Attempts != par.Attempts {
@@ -123,15 +132,17 @@ func (e Experiment) shardable() error {
 // WriteShard writes sh as the command's shard option does, for ReadShard (and
 // the command's merge) to read on another machine: indented json, then a
 // newline.
-func WriteShard(w io.Writer, sh stats.Shard) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(sh)
+func WriteShard(w io.Writer, sh Shard) error { return jobapi.WriteShard(w, sh.s) }
+
+// ReadShard reads the shard file at path, refusing at once a file that is
+// not a regular one, and a shard whose counters no run can produce.
+func ReadShard(path string) (Shard, error) {
+	sh, err := readShard(path)
+	return Shard{sh}, err
 }
 
-// ReadShard reads the shard file at path (stats.ReadShard), refusing at once
-// a file that is not a regular one (shardfile.Open).
-func ReadShard(path string) (stats.Shard, error) {
+// readShard is ReadShard's shard.
+func readShard(path string) (stats.Shard, error) {
 	f, err := shardfile.Open(path)
 	if err != nil {
 		return stats.Shard{}, err
@@ -167,7 +178,7 @@ type Merger struct {
 	seen  map[int]string // name by slice
 }
 
-// Merger returns a Merger of e's shards (Experiment.Shard, or RunShard's),
+// Merger returns a Merger of e's shards (Experiment.Shard),
 // whose Report is what Run(e) reports. It checks that each shard is a slice
 // of e (its parameters as e's report writes them, its strategies by name and
 // label, and its rows' jobs those of the slice) instead of rebuilding the run
@@ -179,7 +190,12 @@ func (e Experiment) Merger() *Merger {
 }
 
 // Add checks the shard called name and adds its counters.
-func (m *Merger) Add(name string, sh stats.Shard) error {
+func (m *Merger) Add(name string, shard Shard) error {
+	return m.add(name, shard.s)
+}
+
+// add is Add's.
+func (m *Merger) add(name string, sh stats.Shard) error {
 	var cfg sim.Config
 	var err error
 	if m.exp != nil {
@@ -199,7 +215,7 @@ func (m *Merger) Add(name string, sh stats.Shard) error {
 		}
 	}
 	// Shards are compared as their files write them: a shard held in memory
-	// (RunShard, Experiment.Shard) also holds what only its experiment knows
+	// (Experiment.Shard) also holds what only its experiment knows
 	// (stats.Params' fields tagged json:"-", such as the noun and the
 	// watched steps' labels), which a shard read from a file lacks, and the
 	// two are slices of the same run all the same.
@@ -229,11 +245,11 @@ func (m *Merger) Add(name string, sh stats.Shard) error {
 // AddFile reads the shard file at path (ReadShard) and adds it, as the
 // command's merge does with each file it is given.
 func (m *Merger) AddFile(path string) error {
-	sh, err := ReadShard(path)
+	sh, err := readShard(path)
 	if err != nil {
 		return err
 	}
-	return m.Add(path, sh)
+	return m.add(path, sh)
 }
 
 // MergeFiles reads the shard files at paths with the zero Merger and
@@ -294,12 +310,12 @@ func (m *Merger) Report() (Report, error) {
 	// The report's parameters come from the experiment: they must be the
 	// ones the shards echo (with the flags a title names as set over a
 	// scenario file), or the merged output would say what no shard ran.
-	rep.Params.Overrides = m.total.Overrides
-	if !sameJSON(m.total.Params, shardParams(rep.Params)) {
-		return Report{}, fmt.Errorf("%s: the parameters are not the model's: %s", m.first, paramDiff(shardParams(rep.Params), m.total.Params))
+	rep.params.Overrides = m.total.Overrides
+	if !sameJSON(m.total.Params, shardParams(rep.params)) {
+		return Report{}, fmt.Errorf("%s: the parameters are not the model's: %s", m.first, paramDiff(shardParams(rep.params), m.total.Params))
 	}
 	for i := range rep.Rows {
-		rep.Rows[i].Counters = m.total.Rows[i].Counters
+		rep.Rows[i].counters = m.total.Rows[i].Counters
 	}
 	return rep, nil
 }
@@ -314,8 +330,8 @@ func (e Experiment) sliceOf(sh stats.Shard) error {
 	switch {
 	case sh.Format != stats.ShardFormat:
 		return fmt.Errorf("retrysim_shard: %d is not a shard format this retrysim reads (%d)", sh.Format, stats.ShardFormat)
-	case !sameJSON(sh.Params, shardParams(rep.Params)):
-		return fmt.Errorf("not a shard of this experiment: %s", paramDiff(sh.Params, shardParams(rep.Params)))
+	case !sameJSON(sh.Params, shardParams(rep.params)):
+		return fmt.Errorf("not a shard of this experiment: %s", paramDiff(sh.Params, shardParams(rep.params)))
 	case len(sh.Rows) != len(rep.Rows):
 		return fmt.Errorf("rows: %d, but the experiment has %d strategies", len(sh.Rows), len(rep.Rows))
 	}

@@ -52,14 +52,14 @@ func TestShardsFromFilesAndMemory(t *testing.T) {
 						t.Fatal(err)
 					}
 					var b bytes.Buffer
-					if err := retrysim.WriteShard(&b, sh); err != nil {
+					if err := retrysim.WriteShard(&b, retrysim.ShardOf(sh)); err != nil {
 						t.Fatal(err)
 					}
 					if err := os.WriteFile(file(i), b.Bytes(), 0o644); err != nil {
 						t.Fatal(err)
 					}
 					if i%2 == 0 {
-						err = m.Add(fmt.Sprint("memory ", i), sh)
+						err = m.Add(fmt.Sprint("memory ", i), retrysim.ShardOf(sh))
 					} else {
 						err = m.AddFile(file(i))
 					}
@@ -97,7 +97,7 @@ func TestShardOfAnotherRunFromFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := retrysim.WriteShard(&b, sh1); err != nil {
+	if err := retrysim.WriteShard(&b, retrysim.ShardOf(sh1)); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "shard-1.json")
@@ -105,7 +105,7 @@ func TestShardOfAnotherRunFromFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m retrysim.Merger
-	if err := m.Add("memory 0", sh0); err != nil {
+	if err := m.Add("memory 0", retrysim.ShardOf(sh0)); err != nil {
 		t.Fatal(err)
 	}
 	err = m.AddFile(path)
@@ -126,7 +126,7 @@ func TestReadShardChecksItsModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := retrysim.WriteShard(&b, sh); err != nil {
+	if err := retrysim.WriteShard(&b, retrysim.ShardOf(sh)); err != nil {
 		t.Fatal(err)
 	}
 	good := b.String()

@@ -27,7 +27,7 @@ func TestWriteShardReadsBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := retrysim.WriteShard(&buf, sh); err != nil {
+		if err := retrysim.WriteShard(&buf, retrysim.ShardOf(sh)); err != nil {
 			t.Fatal(err)
 		}
 		want, _ := json.MarshalIndent(sh, "", "  ")
@@ -53,10 +53,10 @@ func TestWriteShardReadsBack(t *testing.T) {
 	}
 	rep, err := m.Report()
 	run, _ := retrysim.Run(context.Background(), e)
-	if err != nil || rep.Rows[0].Counters != run.Rows[0].Counters {
+	if err != nil || (*rep.Rows[0].Stats()) != (*run.Rows[0].Stats()) {
 		t.Errorf("merged %+v, %v; Run %+v", rep.Rows, err, run.Rows)
 	}
-	if rep, err := retrysim.MergeFiles(paths...); err != nil || rep.Rows[0].Counters != run.Rows[0].Counters {
+	if rep, err := retrysim.MergeFiles(paths...); err != nil || (*rep.Rows[0].Stats()) != (*run.Rows[0].Stats()) {
 		t.Errorf("MergeFiles = %+v, %v; Run %+v", rep.Rows, err, run.Rows)
 	}
 	if _, err := retrysim.MergeFiles(paths[0]); err == nil {

@@ -9,10 +9,13 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/closedform"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -64,57 +67,13 @@ type Sweep struct {
 	Progress func(done, total int64)
 }
 
-// sweepDefaults are the values of an axis a Sweep leaves out, in stats.Axes order.
-var sweepDefaults = [...]float64{0.01, 0.005, 3, 1_000_000}
-
-// sweepSpecs are what each axis accepts, in stats.Axes order.
-var sweepSpecs = [...]sweep.Spec{
-	{Kind: sweep.Probability}, {Kind: sweep.Probability},
-	{Kind: sweep.Whole, Min: 1, Max: sim.MaxAttempts}, {Kind: sweep.Whole, Min: 1, Max: sim.MaxJobs},
-}
-
-// SweepAxis is one of a sweep's fixed axes as a command declares its flag:
-// what its values mean, what each takes, and the value a sweep that leaves
-// it out runs.
-type SweepAxis struct {
-	// Name is the axis's (stats.Axes): p_fail, lost_reply, attempts, jobs.
-	Name string
-	// Usage is the flag's help, its argument named in backquotes.
-	Usage string
-	// Default is the value a sweep that leaves the axis out runs.
-	Default float64
-	// spec is what values the axis takes.
-	spec sweep.Spec
-}
-
-// Parse reads values of the axis: a value, a list or a range
-// start:stop:count, each one the axis takes.
-func (a SweepAxis) Parse(values string) ([]float64, error) {
-	return sweep.Parse(values, a.spec)
-}
-
-// SweepAxes are a sweep's fixed axes, in stats.Axes order.
-func SweepAxes() []SweepAxis {
-	usage := [...]string{
-		"`values` of the probability that a call fails",
-		"`values` of the probability that the welcome email's reply is lost",
-		"`values` of the attempts a retry allows (1 to 1000)",
-		"`values` of the jobs simulated at each point (each 1 to 10^12)",
-	}
-	axes := make([]SweepAxis, len(usage))
-	for i, a := range stats.Axes() {
-		axes[i] = SweepAxis{Name: a.Name, Usage: usage[i], Default: sweepDefaults[i], spec: sweepSpecs[i]}
-	}
-	return axes
-}
-
 // sweepAxis is one axis of the grid as it runs: its values, how outputs
 // show it, and, for a parameter named in the scenario, how a point sets it.
 type sweepAxis struct {
 	sweep.Axis
 	show  stats.Axis
-	fixed int   // index into stats.Axes, or -1 for a parameter
-	param Param // when fixed is -1
+	fixed int        // index into stats.Axes, or -1 for a parameter
+	param sweepParam // when fixed is -1
 }
 
 // base is the scenario every point starts from, and whether it is the
@@ -134,7 +93,7 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 	var grid, params []sweepAxis
 	for i, a := range stats.Axes() {
 		if signup || i >= 2 || slices.ContainsFunc(s.Axes, func(x Axis) bool { return x.Name == a.Name }) {
-			v := sweepDefaults[i]
+			v := jobapi.SweepDefault(i)
 			if i == 2 { // what the strategies allow, when no axis sets it
 				v = float64(s.attempts())
 			}
@@ -154,13 +113,13 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 	for _, a := range s.Axes {
 		i := slices.IndexFunc(grid, func(x sweepAxis) bool { return x.Name == a.Name })
 		spec := sweep.Spec{}
-		var p Param
+		var p sweepParam
 		switch {
 		case i >= 0 && a.Name == "lost_reply" && !slices.ContainsFunc(sc.Steps, func(st provider.Step) bool { return st.CanLoseReply }):
 			// as Experiment.Unread refuses it for a run: the axis would set nothing
 			return nil, fieldErr(a.Name, "no step of the scenario can lose its reply")
 		case i >= 0:
-			spec = sweepSpecs[grid[i].fixed]
+			spec = jobapi.SweepSpec(grid[i].fixed)
 		default:
 			var err error
 			if p, err = lookupParam(a.Name, sc, s.Delivery); err != nil {
@@ -193,7 +152,7 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 // at is the experiment at one grid point. A queue the point's values make
 // invalid is refused naming the queue's field as -set does (queue.lease).
 func (s Sweep) at(grid []sweepAxis, pt sweep.Point, strategies []strategy.Strategy) (Experiment, error) {
-	e := Experiment{Jobs: int64(sweepDefaults[3]), Seed: s.Seed, Generator: s.Generator, Engine: s.Engine,
+	e := Experiment{Jobs: int64(jobapi.SweepDefault(3)), Seed: s.Seed, Generator: s.Generator, Engine: s.Engine,
 		ScenarioFile: s.ScenarioFile, Replicates: s.Replicates}
 	attempts := 0 // the strategies' own, unless the attempts axis is named
 	// The settings, then p_fail and lost_reply over every step, as the
@@ -228,14 +187,14 @@ func (s Sweep) at(grid []sweepAxis, pt sweep.Point, strategies []strategy.Strate
 }
 
 // Set adds the axis NAME=VALUES: one of stats.Axes' (p_fail, lost_reply,
-// attempts, jobs) or a parameter of the scenario and its queue (ParseSet);
-// its errors are each a *FieldError naming the parameter by its path, as
+// attempts, jobs) or a parameter of the scenario and its queue (parseSet);
+// its errors are each a *schema.FieldError naming the parameter by its path, as
 // Override's do.
 func (s *Sweep) Set(arg string) error {
 	name, values, _ := strings.Cut(arg, "=")
 	name = strings.TrimSpace(name)
 	if i := slices.IndexFunc(stats.Axes(), func(a stats.Axis) bool { return a.Name == name }); i >= 0 && strings.Contains(arg, "=") {
-		vals, err := sweep.Parse(values, sweepSpecs[i])
+		vals, err := sweep.Parse(values, jobapi.SweepSpec(i))
 		if err != nil {
 			return fieldErr(name, "%v", err)
 		}
@@ -243,7 +202,7 @@ func (s *Sweep) Set(arg string) error {
 		return nil
 	}
 	sc, _ := s.base()
-	p, vals, err := ParseSet(arg, sc, s.Delivery)
+	p, vals, err := parseSet(arg, sc, s.Delivery)
 	if err == nil {
 		s.Axes = append(s.Axes, Axis{Name: p.Name, Values: vals})
 	}
@@ -292,7 +251,7 @@ func (s Sweep) attempts() int {
 		}
 	}
 	if n == 0 {
-		return int(sweepDefaults[2])
+		return int(jobapi.SweepDefault(2))
 	}
 	return n
 }
@@ -308,7 +267,7 @@ type plan struct {
 }
 
 // Check refuses, before any work, every sweep RunSweep would refuse, as a
-// *FieldError naming the setting (plan's), and names the swept axes, those
+// *schema.FieldError naming the setting (plan's), and names the swept axes, those
 // of more than one value.
 func (s Sweep) Check() (swept []string, err error) {
 	p, err := s.plan()
@@ -319,7 +278,7 @@ func (s Sweep) Check() (swept []string, err error) {
 }
 
 // plan checks the sweep and builds its points. A grid of more than
-// sweep.MaxPoints points or sweep.MaxRows rows is refused as a *FieldError
+// sweep.MaxPoints points or sweep.MaxRows rows is refused as a *schema.FieldError
 // whose Fields are the swept parameters (Field joins them by " x ") and whose message gives
 // their lengths, or for the rows with Field "strategies"; a parameter given
 // twice, or more than maxSetAxes of them, with Field "axes".
@@ -341,7 +300,7 @@ func (s Sweep) plan() (plan, error) {
 			names = append(names, grid[i].Name)
 			lens = append(lens, strconv.Itoa(len(grid[i].Values)))
 		}
-		return plan{}, &FieldError{Field: strings.Join(names, " x "), Fields: names, Msg: fmt.Sprintf("%s = %v", strings.Join(lens, " x "), err)}
+		return plan{}, &schema.FieldError{Field: strings.Join(names, " x "), Fields: names, Msg: fmt.Sprintf("%s = %v", strings.Join(lens, " x "), err)}
 	}
 	if len(s.Strategies) == 0 {
 		return plan{}, fieldErr("strategies", "none given")
@@ -381,7 +340,7 @@ func (s Sweep) plan() (plan, error) {
 			maps.DeleteFunc(unread, func(name, _ string) bool { return here[name] == "" })
 		}
 	}
-	par := e.Params()
+	par := e.params()
 	metric := s.Metric
 	if metric == "" {
 		metric = "failed_rate"
@@ -413,9 +372,9 @@ func (s Sweep) plan() (plan, error) {
 	return p, nil
 }
 
-// Warning is the delivery model's warning (delivery.Config.Warning) at the
+// warning is the delivery model's warning (delivery.Config.Warning) at the
 // first point that has one, "" when none has or Check refuses the sweep.
-func (s Sweep) Warning() string {
+func (s Sweep) warning() string {
 	p, _ := s.plan()
 	return p.warn
 }
@@ -427,43 +386,89 @@ func (s Sweep) Unread() map[string]string {
 	return p.unread
 }
 
+// SweepResult is what a sweep measured: a row a point and strategy, the
+// first axis varying slowest.
+type SweepResult struct {
+	// Axes name the grid's axes, in the order of each row's Point: p_fail,
+	// lost_reply, attempts and jobs (those two of a Scenario only when
+	// named), then the parameters named by their paths, in the order given.
+	Axes []string
+	Rows []SweepRow
+	// sweep is the whole sweep but its rows, which Rows hold.
+	sweep stats.Sweep
+}
+
+// SweepRow is one strategy at one point of a sweep, kept small (its
+// counters but the zero ones): Row gives it back whole.
+type SweepRow struct {
+	// Point is the row's value on each of the sweep's axes (SweepResult.Axes).
+	Point []float64
+	// ID is the strategy's short name, Label the name people read.
+	ID, Label string
+	row       stats.SweepRow
+	steps     int
+}
+
+// Row is the sweep row as a Row: what a single Run at its point reports
+// for its strategy, counter for counter.
+func (r *SweepRow) Row() Row {
+	full := r.row.Row()
+	return Row{ID: r.ID, Label: r.Label, counters: full.Counters, noRepeats: full.NoRepeats, replicates: full.Replicates, steps: r.steps}
+}
+
+// sweepResult is out as a SweepResult, for a sweep of scenarios of steps steps.
+func sweepResult(out stats.Sweep, steps int) SweepResult {
+	res := SweepResult{Rows: make([]SweepRow, len(out.Rows)), sweep: out}
+	for _, a := range out.AxisList() {
+		res.Axes = append(res.Axes, a.Name)
+	}
+	for i := range out.Rows {
+		r := &out.Rows[i]
+		res.Rows[i] = SweepRow{Point: r.Point, ID: r.ID, Label: r.Label, row: *r, steps: steps}
+	}
+	res.sweep.Rows = nil
+	return res
+}
+
+// stats is the sweep as the outputs render it (jobapi.SweepStats).
+func (res *SweepResult) stats() stats.Sweep {
+	out := res.sweep
+	out.Rows = make([]stats.SweepRow, len(res.Rows))
+	for i := range res.Rows {
+		out.Rows[i] = res.Rows[i].row
+	}
+	return out
+}
+
 // RunSweep runs every point of the sweep and returns its rows, a row a point
 // and strategy, the first axis varying slowest. It refuses what Check
 // refuses, before any work.
-func RunSweep(ctx context.Context, s Sweep) (stats.Sweep, error) {
+func RunSweep(ctx context.Context, s Sweep) (SweepResult, error) {
 	p, err := s.plan()
 	if err != nil {
-		return stats.Sweep{}, err
+		return SweepResult{}, err
 	}
 	out := p.out
 	out.Rows = make([]stats.SweepRow, len(p.points)*len(s.Strategies))
 	err = p.run(ctx, s, 0, len(p.points), func(k int, reps [][]stats.Counters) { p.fill(&out, k, reps) })
 	if err != nil {
-		return stats.Sweep{}, err
+		return SweepResult{}, err
 	}
 	p.noRepeats(&out)
-	return out, nil
+	return sweepResult(out, p.steps()), nil
 }
 
-// SweepPoint is one point's counters as RunSweepPoints returns them: a
-// replicate's, one a strategy in the order of Sweep.Strategies.
-type SweepPoint struct {
-	Replicates [][]stats.Counters `json:"replicates"`
-}
+// steps is the number of steps of the plan's scenario, the same at every point.
+func (p plan) steps() int { return len(p.cfgs[0].Scenario.Steps) }
 
-// Points is the number of points of the sweep's grid; it refuses what Check
-// refuses.
-func (s Sweep) Points() (int, error) {
+// points is the number of points of the sweep's grid (jobapi.SweepPoints).
+func (s Sweep) points() (int, error) {
 	p, err := s.plan()
 	return len(p.points), err
 }
 
-// RunSweepPoints runs the points lo to hi-1 of the sweep (0 <= lo <= hi <=
-// Points), the first axis varying slowest, and returns their counters, for
-// SweepOf to make the rows of the whole sweep from every point's. It refuses
-// what Check refuses, before any work; Progress counts the points of the
-// slice.
-func RunSweepPoints(ctx context.Context, s Sweep, lo, hi int) ([]SweepPoint, error) {
+// runSweepPoints is jobapi.RunSweepPoints.
+func runSweepPoints(ctx context.Context, s Sweep, lo, hi int) ([]jobapi.SweepPoint, error) {
 	p, err := s.plan()
 	if err != nil {
 		return nil, err
@@ -471,7 +476,7 @@ func RunSweepPoints(ctx context.Context, s Sweep, lo, hi int) ([]SweepPoint, err
 	if lo < 0 || lo > hi || hi > len(p.points) {
 		return nil, fieldErr("points", "%d to %d is not a slice of the %d points", lo, hi, len(p.points))
 	}
-	out := make([]SweepPoint, hi-lo)
+	out := make([]jobapi.SweepPoint, hi-lo)
 	err = p.run(ctx, s, lo, hi, func(k int, reps [][]stats.Counters) {
 		if len(reps) == 1 { // run's own until this call returns
 			reps = [][]stats.Counters{slices.Clone(reps[0])}
@@ -484,12 +489,8 @@ func RunSweepPoints(ctx context.Context, s Sweep, lo, hi int) ([]SweepPoint, err
 	return out, nil
 }
 
-// SweepOf makes the rows of the sweep, as RunSweep returns them, from the
-// counters of each of its points in grid order (RunSweepPoints'). It refuses
-// points that are not one for each of the grid's, each with the sweep's
-// replicates, a counter a strategy, the jobs its point runs, and counts no
-// run of the point can have.
-func SweepOf(s Sweep, points []SweepPoint) (stats.Sweep, error) {
+// sweepOf is jobapi.SweepOf.
+func sweepOf(s Sweep, points []jobapi.SweepPoint) (stats.Sweep, error) {
 	p, err := s.plan()
 	if err != nil {
 		return stats.Sweep{}, err
@@ -610,7 +611,7 @@ func (p plan) noRepeats(out *stats.Sweep) {
 		for i := range n {
 			row := &out.Rows[k*n+i]
 			if r, ok := cfg.Strategies[i].(strategy.Retry); ok && row.RepeatedSteps == 0 && cfg.Delivery == nil {
-				row.NoRepeats = r.Expect(cfg.Scenario).RepeatedPerJob == 0
+				row.NoRepeats = closedform.Retry(r, cfg.Scenario).RepeatedPerJob == 0
 			}
 		}
 	}

@@ -10,8 +10,10 @@ import (
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/scenario"
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -77,7 +79,7 @@ func TestSweepCheck(t *testing.T) {
 			}
 		}
 		swept, err := s.Check()
-		var fe *retrysim.FieldError
+		var fe *schema.FieldError
 		switch {
 		case tt.field == "" && (err != nil || !slices.Equal(swept, tt.wantSwept)):
 			t.Errorf("%s: Check = %v, %v; want %v", tt.name, swept, err, tt.wantSwept)
@@ -93,7 +95,7 @@ func TestSweepCheck(t *testing.T) {
 // argument.
 func TestSweepAxes(t *testing.T) {
 	want := map[string]float64{"p_fail": 0.01, "lost_reply": 0.005, "attempts": 3, "jobs": 1e6}
-	axes := retrysim.SweepAxes()
+	axes := jobapi.SweepAxes()
 	if len(axes) != len(stats.Axes()) {
 		t.Fatalf("%d axes; want %d", len(axes), len(stats.Axes()))
 	}
@@ -130,7 +132,7 @@ func TestSweepSetFieldError(t *testing.T) {
 	} {
 		var sw retrysim.Sweep
 		err := sw.Set(tc.arg)
-		var fe *retrysim.FieldError
+		var fe *schema.FieldError
 		if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Msg, tc.msg) {
 			t.Errorf("Set(%q) = %v; want a *FieldError for %s with %q", tc.arg, err, tc.field, tc.msg)
 		}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/scenario"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -70,10 +70,11 @@ func TestSweepRowIsRunDelivery(t *testing.T) {
 	}
 	var calls [][2]int64
 	sw.Progress = func(done, total int64) { calls = append(calls, [2]int64{done, total}) }
-	s, err := retrysim.RunSweep(context.Background(), sw)
+	res, err := retrysim.RunSweep(context.Background(), sw)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := res.Stats()
 	// Progress counts points, one call a point, as its doc says (it counted
 	// blocks of jobs before).
 	if want := [][2]int64{{1, 2}, {2, 2}}; !slices.Equal(calls, want) {
@@ -110,7 +111,7 @@ func TestSweepRowIsRunDelivery(t *testing.T) {
 				t.Fatalf("row %d at %v; want queue.ttl %v last", k*3+i, row.Point, ttl)
 			}
 			got := row.Row()
-			if !reflect.DeepEqual(got.Counters, want.Counters) || !reflect.DeepEqual(got.Replicates, want.Replicates) {
+			if !reflect.DeepEqual(got.Counters, *want.Stats()) || !reflect.DeepEqual(got.Replicates, want.Replicates()) {
 				t.Errorf("%s at ttl %vs: sweep's counters and replicates differ from Run's", row.ID, ttl)
 			}
 			if got.LostWork == 0 && got.Deliveries == 0 {

@@ -6,22 +6,23 @@ import (
 	"slices"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// RowIDs are the ids of the rows a run of strategies reports, in their
-// order, as Report.Rows' IDs: what a requirement's ROW: names.
-func RowIDs(strategies []strategy.Strategy) []string {
+// rowIDs are the ids of the rows a run of strategies reports, in their
+// order, as Report.Rows' IDs (jobapi.RowIDs).
+func rowIDs(strategies []strategy.Strategy) []string {
 	ids, _ := rowNames(strategies)
 	return ids
 }
 
-// Shown is how outputs show the sweep's axis called name (a whole number, a
+// shown is how outputs show the sweep's axis called name (a whole number, a
 // duration in seconds), as its grid declares it; the sweep must name it.
-func (s Sweep) Shown(name string) (stats.Axis, error) {
+func (s Sweep) shown(name string) (stats.Axis, error) {
 	grid, err := s.grid()
 	if err != nil {
 		return stats.Axis{}, err
@@ -33,12 +34,12 @@ func (s Sweep) Shown(name string) (stats.Axis, error) {
 	return grid[i].show, nil
 }
 
-// Value is the value the axis or parameter called name has at a point of
+// value is the value the axis or parameter called name has at a point of
 // the sweep that does not vary it: an axis's single value when the sweep
 // gives one, else what the settings and the strategies give (attempts the
 // most a strategy.Retry allows; p_fail the steps' when they all have the
 // same), in the axis's units (durations in seconds; a fixed latency's).
-func (s Sweep) Value(name string) (float64, error) {
+func (s Sweep) value(name string) (float64, error) {
 	if i := slices.IndexFunc(s.Axes, func(a Axis) bool { return a.Name == name }); i >= 0 && len(s.Axes[i].Values) == 1 {
 		return s.Axes[i].Values[0], nil
 	}
@@ -51,7 +52,7 @@ func (s Sweep) Value(name string) (float64, error) {
 	case "attempts":
 		return float64(s.attempts()), nil
 	case "jobs":
-		return sweepDefaults[3], nil
+		return jobapi.SweepDefault(3), nil
 	case "p_fail", "lost_reply":
 		var vs []float64
 		for _, st := range sc.Steps {
@@ -92,10 +93,9 @@ func (s Sweep) Value(name string) (float64, error) {
 	return 0, fmt.Errorf("retrysim: %s is a %T, which no axis takes", name, v)
 }
 
-// RunSweeps runs each sweep as RunSweep does, every point of every sweep on
-// one pool of the first sweep's Workers, so that many small sweeps keep
-// every worker busy. It refuses what Check refuses of any, before any work.
-func RunSweeps(ctx context.Context, ss []Sweep) ([]stats.Sweep, error) {
+// runSweeps is jobapi.RunSweeps: many small sweeps on one pool keep every
+// worker busy.
+func runSweeps(ctx context.Context, ss []Sweep) ([]stats.Sweep, error) {
 	plans := make([]plan, len(ss))
 	first := make([]int, len(ss)+1) // first[i] is sweep i's first configuration
 	var cfgs []sim.Config

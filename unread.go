@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -16,7 +17,7 @@ import (
 // queue.backoff.base, queue.backoff.cap, queue.ttl, queue.lease,
 // queue.crash_at, queue.max_crashes, queue.repeat_delay; in a run of the
 // job model, every setting only the delivery model reads, with the reason
-// UnreadInJobModel). A setting unread for several reasons gets the first.
+// jobapi.UnreadInJobModel). A setting unread for several reasons gets the first.
 // fleet.Config.Unread is the same rule for a fleet run, in the same shape
 // (paths to reasons).
 func (e Experiment) Unread() map[string]string {
@@ -33,7 +34,7 @@ func (e Experiment) Unread() map[string]string {
 	cfg := e.Delivery
 	if cfg == nil {
 		for _, s := range Settings() {
-			add(s.Delivery, UnreadInJobModel, s.Name)
+			add(s.Delivery, jobapi.UnreadInJobModel, s.Name)
 		}
 		return unread
 	}
@@ -66,12 +67,12 @@ func (e Experiment) Unread() map[string]string {
 	return unread
 }
 
-// UnreadStepPolicy says why e's run never reads step i's own attempts, and
+// unreadStepPolicy says why e's run never reads step i's own attempts, and
 // why never its own backoff, each "" when it does (or when the step sets
 // none): only a strategy that retries each step reads them, and a step's
 // backoff is waited only if such a strategy retries that step. A strategy
 // other than a strategy.Retry may read anything.
-func (e Experiment) UnreadStepPolicy(i int) (attempts, backoff string) {
+func (e Experiment) unreadStepPolicy(i int) (attempts, backoff string) {
 	own := e.Scenario.Steps[i].Policy
 	var eachStep, retried bool
 	for _, s := range e.Strategies {
@@ -99,7 +100,3 @@ func (e Experiment) UnreadStepPolicy(i int) (attempts, backoff string) {
 	}
 	return attempts, backoff
 }
-
-// UnreadInJobModel is why Unread names a setting only the delivery model
-// reads, in a run of the job model (Delivery nil).
-const UnreadInJobModel = "only the delivery model reads it"

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // TestRecoveryCurve: a run's curve censors a replicate still down at the

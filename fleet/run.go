@@ -10,8 +10,8 @@ import (
 
 	"github.com/retrysim/retrysim/internal/dist"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // Options say how to run a set of configurations.

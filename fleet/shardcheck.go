@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // CheckReplicate reports why r is no replicate a run of c can produce, for

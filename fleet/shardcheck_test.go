@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // TestCheckReplicateTakesRuns: every replicate of the first and last run of

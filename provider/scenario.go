@@ -12,8 +12,8 @@ import (
 	"slices"
 
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // Step is one call of a scenario.

@@ -1,6 +1,6 @@
 // Package report renders what a retrysim run measured, in the formats and
 // documents the retrysim command prints: a job or delivery run's Report
-// (and a merge's), a preset's cases, a sweep, and a fleet run, each as a
+// (and a merge's), a sweep, and a fleet run, each as a
 // table, markdown, csv, json or an html page, and a sweep's or a fleet run's
 // plot as png or svg.
 //
@@ -26,8 +26,8 @@ import (
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // Format is an output format.
@@ -98,21 +98,11 @@ func NewReport(rep retrysim.Report, opts Options) (Reporter, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Expect && rep.Params.Delivery != nil {
+	res := jobapi.Results(rep, opts.Intervals, opts.Expect)
+	if opts.Expect && res.Params.Delivery != nil {
 		return nil, fmt.Errorf("Options.Expect: the closed forms cover the job model, not the delivery model")
 	}
-	res := rep.Results(opts.Intervals, opts.Expect)
 	return whole(func(w io.Writer) error { return r.Report(w, res) }), nil
-}
-
-// NewCases returns the Reporter of a preset's cases (retrysim.Preset.Run)
-// in f ("" for Table).
-func NewCases(c stats.Cases, f Format) (Reporter, error) {
-	r, err := renderer(render.CasesDoc, f)
-	if err != nil {
-		return nil, err
-	}
-	return whole(func(w io.Writer) error { return r.Cases(w, c) }), nil
 }
 
 // whole is write as a Reporter that writes the whole document or nothing.
@@ -162,7 +152,7 @@ func (opts PlotOptions) plotOptions(swept int) (render.PlotOptions, error) {
 // SweepOptions choose how a sweep is written.
 type SweepOptions struct {
 	// Format is the output format; "" is Table. The table formats pivot
-	// the sweep's metric (stats.Sweep.Metric); csv and json carry a row a
+	// the sweep's metric (retrysim.Sweep.Metric); csv and json carry a row a
 	// point and strategy, every metric of it.
 	Format Format
 	// Plot shapes the picture the html page draws.
@@ -171,7 +161,8 @@ type SweepOptions struct {
 
 // NewSweep returns the Reporter of s, a sweep's result (retrysim.RunSweep),
 // in opts.Format.
-func NewSweep(s stats.Sweep, opts SweepOptions) (Reporter, error) {
+func NewSweep(res retrysim.SweepResult, opts SweepOptions) (Reporter, error) {
+	s := jobapi.SweepStats(res)
 	r, err := renderer(render.SweepDoc, opts.Format)
 	if err != nil {
 		return nil, err
@@ -187,7 +178,8 @@ func NewSweep(s stats.Sweep, opts SweepOptions) (Reporter, error) {
 // the swept parameter, a line with 95% error bars a strategy, when one
 // parameter is swept; a heat map a strategy when two are. It refuses a
 // sweep of more parameters or none.
-func NewSweepPlot(s stats.Sweep, img Image, opts PlotOptions) (Reporter, error) {
+func NewSweepPlot(res retrysim.SweepResult, img Image, opts PlotOptions) (Reporter, error) {
+	s := jobapi.SweepStats(res)
 	ext, err := img.ext()
 	if err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ func run(s strategy.Strategy) {
 	if err != nil {
 		panic(err)
 	}
-	c := rep.Rows[0].Counters
+	c := rep.Rows[0].Counters()
 	fmt.Printf("%s: %d failed, %d calls, %d steps done again, %d users emailed twice\n",
 		s.Name(), c.Failed, c.Calls, c.RepeatedSteps, c.DuplicateUsers)
 }

@@ -7,10 +7,11 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/retrysim/retrysim/internal/closedform"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -45,7 +46,7 @@ func TestZScoresOverSeeds(t *testing.T) {
 	sc, ids, runs := replicates(t, 200, 20_000)
 	for i, id := range ids {
 		r, _ := strategy.Parse(id, 3)
-		want := r.Expect(sc)
+		want := closedform.Retry(r, sc)
 		for _, name := range []string{"failed_rate", "duplicate_rate"} {
 			m, _ := stats.LookupMetric(name)
 			x := m.Expected(want)
@@ -93,7 +94,7 @@ func TestIntervalCoverage(t *testing.T) {
 		}
 		r, _ := strategy.Parse(c.id, 3)
 		m, _ := stats.LookupMetric(c.metric)
-		truth := m.Expected(r.Expect(sc))
+		truth := m.Expected(closedform.Retry(r, sc))
 		covered := 0
 		for _, run := range runs {
 			if e := m.Estimate(&run[i], false); e.Lo <= truth && truth <= e.Hi {
@@ -134,7 +135,7 @@ func TestRepeatsIntervalCoverageAtSmallCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, id := range ids {
-			truth := strats[i].(strategy.Retry).Expect(sc).RepeatedPerJob
+			truth := closedform.Retry(strats[i].(strategy.Retry), sc).RepeatedPerJob
 			covered := 0
 			for _, run := range runs {
 				if e := m.Estimate(&run[i], false); e.Lo <= truth && truth <= e.Hi {

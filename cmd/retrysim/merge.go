@@ -7,10 +7,11 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/shardfile"
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // mergeCommand reads shard files, checks that they make one whole run, and
@@ -42,8 +43,9 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if err != nil {
 		return flagval.Usage(fmt.Errorf("merge: %w", err))
 	}
-	if err := api.CheckExpect(expect, rep.Params.Delivery != nil); err != nil {
+	res := jobapi.Results(rep, ci, expect)
+	if err := jobapi.CheckExpect(expect, res.Params.Delivery != nil); err != nil {
 		return flagval.LibraryError(err)
 	}
-	return o.Out.Render(ctx, stdout, func(w io.Writer) error { return o.Renderer(stdout).Report(w, rep.Results(ci, expect)) })
+	return o.Out.Render(ctx, stdout, func(w io.Writer) error { return o.Renderer(stdout).Report(w, res) })
 }

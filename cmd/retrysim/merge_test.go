@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // writeShards runs the shards of args into dir and returns their paths.

@@ -3,13 +3,13 @@ package main
 import (
 	"testing"
 
-	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/presets"
 )
 
 // A preset lets through its own flag, the settings it reads and the output
 // flags, and refuses any other naming all it reads.
 func TestPresetRefusesFlags(t *testing.T) {
-	p, err := api.LookupPreset("sqlite-check")
+	p, err := presets.LookupPreset("sqlite-check")
 	if err != nil {
 		t.Fatal(err)
 	}

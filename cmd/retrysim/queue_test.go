@@ -18,6 +18,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // The shipped sign-up file gives the default run's numbers.
@@ -311,7 +312,7 @@ func TestEverySettingIsAFlag(t *testing.T) {
 		}
 	}
 	for field, want := range map[string]string{"backoff.base": "-backoff-base", "max_deliveries": "-max-deliveries", "repeat_delay": "-repeat-delay"} {
-		err := flagval.LibraryError(&api.FieldError{Field: "queue." + field, Msg: "bad"})
+		err := flagval.LibraryError(&schema.FieldError{Field: "queue." + field, Msg: "bad"})
 		if err == nil || err.Error() != want+": bad" {
 			t.Errorf("usage(%s) = %v; want %s: bad", field, err, want)
 		}

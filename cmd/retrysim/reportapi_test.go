@@ -209,23 +209,3 @@ func jsonIndent(v any) (string, error) {
 	b, err := json.MarshalIndent(v, "", "  ")
 	return string(b) + "\n", err
 }
-
-// TestReportCasesIsTheCommands runs the table command's preset in Go and
-// renders its cases in every format: the command's bytes.
-func TestReportCasesIsTheCommands(t *testing.T) {
-	p, err := api.LookupPreset("sqlite-check")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases, err := p.Run(context.Background(), api.PresetRun{Jobs: 20_000, Attempts: 3, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range report.Formats() {
-		r, err := report.NewCases(cases, f)
-		got := written(t, r, err)
-		if want := command(t, "-preset", "sqlite-check", "-jobs", "20000", "-format", string(f)); got != want {
-			t.Errorf("%s from Go differs from the command's:\n got %.600s\nwant %.600s", f, got, want)
-		}
-	}
-}

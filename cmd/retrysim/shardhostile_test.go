@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/chain"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/shardfile"
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // hostileKinds are small runs of each kind of shard merge reads besides
@@ -239,7 +239,7 @@ func TestShardHeaderCounts(t *testing.T) {
 		{4, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0][0].Services = nil }) }, "0 services and"},
 		{5, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0][0].Edges[0].Requests = -1 }) }, "requests: -1 is negative"},
 		{5, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0] = it[0][:0] }) }, "0 runs; the settings make 2"},
-		{2, func(p string) { editItems(t, p, func(it []api.SweepPoint) { it[0].Replicates[0][0].Jobs = 7 }) }, "ran 7 jobs; the point runs 100"},
+		{2, func(p string) { editItems(t, p, func(it []jobapi.SweepPoint) { it[0].Replicates[0][0].Jobs = 7 }) }, "ran 7 jobs; the point runs 100"},
 	} {
 		k := hostileKinds[tc.kind]
 		t.Run(k.name+"/items", func(t *testing.T) {

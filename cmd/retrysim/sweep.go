@@ -13,12 +13,13 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/shardfile"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/internal/tune"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // sweepCommand runs the grid and writes the long-format rows, a pivot or a
@@ -51,7 +52,7 @@ func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*work, error
 		return nil, err
 	}
 	sw := r.sw
-	n, err := sw.Points()
+	n, err := jobapi.SweepPoints(sw)
 	if err != nil {
 		return nil, flagval.LibraryError(err, r.byName...)
 	}
@@ -60,27 +61,27 @@ func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*work, error
 		return nil, err
 	}
 	w := &work{kind: "sweep", noun: "points", n: n, echo: echo, shard: r.shard, settings: r.settings, out: r.c.Out}
-	run := func(ctx context.Context, lo, hi int) ([]api.SweepPoint, error) {
-		points, err := api.RunSweepPoints(ctx, sw, lo, hi)
+	run := func(ctx context.Context, lo, hi int) ([]jobapi.SweepPoint, error) {
+		points, err := jobapi.RunSweepPoints(ctx, sw, lo, hi)
 		if err != nil {
 			return nil, flagval.LibraryError(err, r.byName...)
 		}
 		return points, nil
 	}
-	finish := func(ctx context.Context, points []api.SweepPoint) error {
-		s, err := api.SweepOf(sw, points)
+	finish := func(ctx context.Context, points []jobapi.SweepPoint) error {
+		s, err := jobapi.SweepOf(sw, points)
 		if err != nil {
 			return flagval.Usage(fmt.Errorf("merge: %w", err))
 		}
 		return r.write(ctx, stdout, s)
 	}
-	w = items(w, run, func(int, *api.SweepPoint) error { return nil }, finish) // SweepOf checks every point
+	w = items(w, run, func(int, *jobapi.SweepPoint) error { return nil }, finish) // SweepOf checks every point
 	w.whole = func(ctx context.Context) error {
-		s, err := api.RunSweep(ctx, sw)
+		res, err := api.RunSweep(ctx, sw)
 		if err != nil {
 			return flagval.LibraryError(err, r.byName...)
 		}
-		return r.write(ctx, stdout, s)
+		return r.write(ctx, stdout, jobapi.SweepStats(res))
 	}
 	return w, nil
 }
@@ -116,7 +117,7 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	plot := outfile.File{Flag: "plot"}
 	var sets []string
 	var logY, linearY, ownScales bool
-	axes := api.SweepAxes()
+	axes := jobapi.SweepAxes()
 	values := make([]*flagval.Values, len(axes))
 	for i, a := range axes {
 		values[i] = flagval.NewValues(strconv.FormatFloat(a.Default, 'f', -1, 64), a.Parse)
@@ -160,7 +161,7 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		}
 	}
 	fs.Visit(func(f *flag.Flag) { // an axis not given takes its default, as the flag's
-		if i := slices.IndexFunc(axes, func(a api.SweepAxis) bool { return flagval.FlagOf(a.Name) == f.Name }); i >= 0 {
+		if i := slices.IndexFunc(axes, func(a jobapi.SweepAxis) bool { return flagval.FlagOf(a.Name) == f.Name }); i >= 0 {
 			sw.Axes = append(sw.Axes, api.Axis{Name: axes[i].Name, Values: values[i].V})
 		}
 	})
@@ -184,8 +185,8 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	if err := refuseUnread(fs, file, unread, sw.Delivery != nil, api.Experiment{Scenario: sc, Strategies: strategies}); err != nil {
 		return r, err
 	}
-	r.watched = api.Experiment{Scenario: sc}.Params().Watched
-	if err := checkRequire(r.reqs, tune.Metrics(r.watched, sw.Delivery != nil), api.RowIDs(strategies)); err != nil {
+	r.watched = jobapi.Params(api.Experiment{Scenario: sc}).Watched
+	if err := checkRequire(r.reqs, tune.Metrics(r.watched, sw.Delivery != nil), jobapi.RowIDs(strategies)); err != nil {
 		return r, err
 	}
 	if r.shard.Count > 0 && len(r.reqs) > 0 {
@@ -215,7 +216,7 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	if err != nil {
 		return r, err
 	}
-	warnKeysInVain(stderr, r.scenario, sc, c.Strategies, strategies, sw.Warning()) // as the table warns
+	warnKeysInVain(stderr, r.scenario, sc, c.Strategies, strategies, jobapi.SweepWarning(sw)) // as the table warns
 	r.sw, r.opts, r.plot, r.byName, r.settings = sw, opts, plot, byName, shardSettings(fs, args)
 	return r, nil
 }

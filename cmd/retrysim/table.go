@@ -11,7 +11,9 @@ import (
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/outfile"
+	"github.com/retrysim/retrysim/internal/presets"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/sim"
@@ -30,8 +32,8 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&jobs, "jobs", "simulate `n` jobs, 1 to 10^12 (1e6 and 1_000_000 work too)")
 	fs.Var(&attempts, "attempts", "calls a retry allows, the first included (`n` from 1 to 1000)")
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	preset := flagval.Choice{Valid: func(s string) error { _, err := api.LookupPreset(s); return err },
-		Names: each(api.Presets(), func(p api.Preset) string { return p.Name })}
+	preset := flagval.Choice{Valid: func(s string) error { _, err := presets.LookupPreset(s); return err },
+		Names: each(presets.Presets(), func(p presets.Preset) string { return p.Name })}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format, -o and -width")
 	if err := flagval.Parse(fs, args, fmt.Sprintf(helpText("table"), commandUsage()), stdout); err != nil {
 		return err
@@ -45,11 +47,11 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	if preset.V != "" {
-		p, _ := api.LookupPreset(preset.V)
+		p, _ := presets.LookupPreset(preset.V)
 		if err := flagval.Refuse(fs, presetRefuses(p)); err != nil {
 			return err
 		}
-		cases, err := p.Run(ctx, api.PresetRun{Jobs: int64(jobs), Attempts: attempts.V, Seed: uint64(c.Seed),
+		cases, err := p.Run(ctx, presets.PresetRun{Jobs: int64(jobs), Attempts: attempts.V, Seed: uint64(c.Seed),
 			Generator: c.RNG.V, Engine: c.Engine.String(), Workers: c.Workers.V})
 		if err != nil {
 			return flagval.LibraryError(err)
@@ -78,19 +80,19 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := refuseUnread(fs, file, unread, queue != nil, e); err != nil {
 		return err
 	}
-	if err := api.CheckExpect(expect, queue != nil); err != nil {
+	if err := jobapi.CheckExpect(expect, queue != nil); err != nil {
 		return flagval.LibraryError(err)
 	}
-	if err := checkRequire(j.reqs, tune.Metrics(e.Params().Watched, queue != nil), api.RowIDs(e.Strategies)); err != nil {
+	if err := checkRequire(j.reqs, tune.Metrics(jobapi.Params(e).Watched, queue != nil), jobapi.RowIDs(e.Strategies)); err != nil {
 		return err
 	}
 	if j.shard.Count > 0 {
-		shard, err := api.RunShard(ctx, e, j.shard.Index, j.shard.Count)
+		shard, err := jobapi.RunShard(ctx, e, j.shard.Index, j.shard.Count)
 		if err != nil {
 			return flagval.LibraryError(err)
 		}
 		shard.Overrides = overrides
-		return c.Out.Render(ctx, stdout, func(w io.Writer) error { return api.WriteShard(w, shard) })
+		return c.Out.Render(ctx, stdout, func(w io.Writer) error { return jobapi.WriteShard(w, shard) })
 	}
 	if err := e.Check(); err != nil {
 		return flagval.LibraryError(err)
@@ -104,7 +106,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	out := rep.Results(j.rows.CI, expect)
+	out := jobapi.Results(rep, j.rows.CI, expect)
 	out.Overrides = overrides
 	if err := c.Out.Render(ctx, stdout, func(w io.Writer) error { return c.Renderer(stdout).Report(w, out) }); err != nil {
 		return err
@@ -194,7 +196,7 @@ func refuseUnread(fs *flag.FlagSet, file *scenario.Loaded, unread map[string]str
 		return ""
 	})
 	if err == nil {
-		err = file.CheckStepsRead(e.UnreadStepPolicy)
+		err = file.CheckStepsRead(func(i int) (string, string) { return jobapi.UnreadStepPolicy(e, i) })
 	}
 	if err != nil {
 		return flagval.Usage(fmt.Errorf("-scenario %w", err))
@@ -206,7 +208,7 @@ func refuseUnread(fs *flag.FlagSet, file *scenario.Loaded, unread map[string]str
 // p, or "" if it may: -preset, the flags of the settings p Reads (its
 // generator as -rng) and the output flags (format, o, width) its cases are
 // printed through go with it; any other sets what the preset fixes itself.
-func presetRefuses(p api.Preset) func(name string) string {
+func presetRefuses(p presets.Preset) func(name string) string {
 	return func(name string) string {
 		var reads []string
 		for _, s := range p.Reads() {

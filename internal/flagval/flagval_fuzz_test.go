@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/presets"
 	"github.com/retrysim/retrysim/internal/race"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
@@ -22,7 +22,7 @@ import (
 
 // validPreset is the command's -preset check.
 func validPreset(s string) error {
-	_, err := retrysim.LookupPreset(s)
+	_, err := presets.LookupPreset(s)
 	return err
 }
 

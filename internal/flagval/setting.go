@@ -11,7 +11,9 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // RegisterSettings declares a flag for each of the library's settings
@@ -127,7 +129,7 @@ func givenSettingFlags(fs *flag.FlagSet, delivery bool) []settingFlag {
 	return out
 }
 
-// LibraryError turns the library's refusal of a setting, a *api.FieldError
+// LibraryError turns the library's refusal of a setting, a *schema.FieldError
 // naming its field path (or its Fields, a sweep's axes, joined by " x "),
 // into the flag's: a setting a flag gives is named by its flag
 // (SettingFlag), a path given by name with -set (byName) or any other path
@@ -136,7 +138,7 @@ func givenSettingFlags(fs *flag.FlagSet, delivery bool) []settingFlag {
 // its message names (schema.Path arguments: "use engine plain, or
 // generator pcg") are named as their flags too.
 func LibraryError(err error, byName ...string) error {
-	var fe *api.FieldError
+	var fe *schema.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}
@@ -200,10 +202,10 @@ func UnreadFlags(unread map[string]string) map[string]string {
 
 // ModelHint is why, the library's reason for refusing a setting, with the
 // flag that runs the delivery model added when the reason is that only
-// that model reads the setting (api.UnreadInJobModel), which the library
+// that model reads the setting (jobapi.UnreadInJobModel), which the library
 // says without naming a flag.
 func ModelHint(why string) string {
-	if strings.HasPrefix(why, api.UnreadInJobModel) {
+	if strings.HasPrefix(why, jobapi.UnreadInJobModel) {
 		return why + "; add -model delivery"
 	}
 	return why
@@ -212,7 +214,7 @@ func ModelHint(why string) string {
 // SetError is the command's error for a -set argument the library refused:
 // its field's reason with ModelHint.
 func SetError(err error) error {
-	var fe *api.FieldError
+	var fe *schema.FieldError
 	if errors.As(err, &fe) {
 		return Usage(fmt.Errorf("-set: %s: %s", fe.Field, ModelHint(fe.Msg)))
 	}

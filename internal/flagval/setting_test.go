@@ -51,21 +51,21 @@ func TestLibraryError(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&api.FieldError{Field: "replicates", Msg: "bad"}, "-replicates: bad"},
-		{&api.FieldError{Field: "generator", Msg: "bad"}, "-rng: bad"},
-		{&api.FieldError{Field: "p_fail x steps[charge the card].p_fail x axes", Fields: []string{"p_fail", "steps[charge the card].p_fail", "axes"}, Msg: "bad"}, "-p-fail x -set steps[charge the card].p_fail x -set: bad"},
-		{&api.FieldError{Field: "queue.backoff.base", Msg: "bad"}, "-backoff-base: bad"},
-		{&api.FieldError{Field: "queue.backoff.policy", Msg: "bad"}, "-backoff: bad"},
-		{&api.FieldError{Field: "queue.max_deliveries", Msg: "bad"}, "-max-deliveries: bad"},
-		{&api.FieldError{Field: "queue.lease", Msg: "bad"}, "-set queue.lease: bad"}, // given by name
-		{&api.FieldError{Field: "scenario.steps[2].p_fail", Msg: "bad"}, "-scenario: steps[2].p_fail: bad"},
-		{fmt.Errorf("point 3: %w", &api.FieldError{Field: "jobs", Msg: "bad"}), "-jobs: bad"},
+		{&schema.FieldError{Field: "replicates", Msg: "bad"}, "-replicates: bad"},
+		{&schema.FieldError{Field: "generator", Msg: "bad"}, "-rng: bad"},
+		{&schema.FieldError{Field: "p_fail x steps[charge the card].p_fail x axes", Fields: []string{"p_fail", "steps[charge the card].p_fail", "axes"}, Msg: "bad"}, "-p-fail x -set steps[charge the card].p_fail x -set: bad"},
+		{&schema.FieldError{Field: "queue.backoff.base", Msg: "bad"}, "-backoff-base: bad"},
+		{&schema.FieldError{Field: "queue.backoff.policy", Msg: "bad"}, "-backoff: bad"},
+		{&schema.FieldError{Field: "queue.max_deliveries", Msg: "bad"}, "-max-deliveries: bad"},
+		{&schema.FieldError{Field: "queue.lease", Msg: "bad"}, "-set queue.lease: bad"}, // given by name
+		{&schema.FieldError{Field: "scenario.steps[2].p_fail", Msg: "bad"}, "-scenario: steps[2].p_fail: bad"},
+		{fmt.Errorf("point 3: %w", &schema.FieldError{Field: "jobs", Msg: "bad"}), "-jobs: bad"},
 		// The settings a message names as schema.Paths are named by their
 		// flags, and only those: the words engine and generator stay.
 		{schema.Errorf("engine", "engine skip cannot; use %s plain, or %s pcg", schema.Path("engine"), schema.Path("generator")), "-engine: engine skip cannot; use -engine plain, or -rng pcg"},
 		{schema.Errorf("shard", "generator x cannot; use %s pcg", schema.Path("generator")), "-shard: generator x cannot; use -rng pcg"},
 		{schema.Errorf("queue.lease", "needs %s lease and %s", schema.Path("queue.store"), schema.Path("queue.backoff.policy")), "-set queue.lease: needs -store lease and -backoff"},
-		{&api.FieldError{Field: "engine", Msg: "no; use engine plain or auto"}, "-engine: no; use engine plain or auto"},
+		{&schema.FieldError{Field: "engine", Msg: "no; use engine plain or auto"}, "-engine: no; use engine plain or auto"},
 	} {
 		err := LibraryError(tt.err, "queue.lease")
 		if _, usage := err.(UsageError); !usage || err.Error() != tt.want {

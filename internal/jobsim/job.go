@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // step is a Step compiled for the hot path.

@@ -16,8 +16,8 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // Limits on a map, checked by Map.Check before any work.

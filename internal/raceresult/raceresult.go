@@ -3,7 +3,7 @@
 // renderer reads them without building the SQLite driver.
 package raceresult
 
-import "github.com/retrysim/retrysim/stats"
+import "github.com/retrysim/retrysim/internal/stats"
 
 // Row is one mode of the real SQLite check.
 type Row struct {

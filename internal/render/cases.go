@@ -3,7 +3,7 @@ package render
 import (
 	"io"
 
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // writeCasesTable is a preset's cases for people, as a table or markdown.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/human"
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // toFixed formats x >= 0 with digits decimals as JavaScript's Number.toFixed

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // Expected strings come from Node.js 20 (x.toFixed(d) and Math.round), the

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // outputTerms are the terms the outputs for people print, read from the

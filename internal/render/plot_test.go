@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // svgTexts draws s as SVG and returns the text of every <text> element, in

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/raceresult"
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // rate is x of n with its Wilson interval, as "12.5% [9.1, 16.9]".

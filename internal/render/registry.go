@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/raceresult"
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // Doc is one of the documents retrysim's commands print.

@@ -14,9 +14,9 @@ import (
 
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // watchedOf are r's watched steps, each a duplicate column (reportjson.Watched).

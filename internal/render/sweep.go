@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // sweepRun names what drew the numbers, for titles: the generator, the seed and

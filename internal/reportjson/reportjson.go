@@ -13,8 +13,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // Field is one named value of a flat row, in output order.

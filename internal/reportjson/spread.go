@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	"github.com/retrysim/retrysim/internal/dist"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 	"gonum.org/v1/gonum/floats"
 )
 

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 	"gonum.org/v1/gonum/stat"
 )
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/closedform"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -77,7 +78,7 @@ func TestStepPolicyEveryEngine(t *testing.T) {
 		}
 	}
 	// Retry's closed forms agree with the same derivation.
-	if e := each.Expect(sc); math.Abs(e.FailedRate-wantFailed[0]) > 1e-12 || e.DuplicateRate != 0 {
+	if e := closedform.Retry(each, sc); math.Abs(e.FailedRate-wantFailed[0]) > 1e-12 || e.DuplicateRate != 0 {
 		t.Errorf("Expect: failed %v, twice %v; want %v, 0", e.FailedRate, e.DuplicateRate, wantFailed[0])
 	}
 }

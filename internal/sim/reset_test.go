@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // TestResetZeroesEveryCounter fills every field of a Counters, found by

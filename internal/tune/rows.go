@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // Metrics are the keys of the job model's columns a requirement or an

@@ -14,10 +14,11 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // TableKind is the table's kind, the job model and the delivery model: a
@@ -70,7 +71,7 @@ func NewTableKind(base api.Sweep, searches []string) (TableKind, []Axis, error) 
 		if err := probe.Set(arg); err != nil {
 			if !strings.Contains(arg, "[") && !strings.HasPrefix(name, "queue.") && strings.Contains(err.Error(), "unknown parameter") {
 				var fixed []string
-				for _, a := range api.SweepAxes() {
+				for _, a := range jobapi.SweepAxes() {
 					if a.Name != "jobs" {
 						fixed = append(fixed, a.Name)
 					}
@@ -83,7 +84,7 @@ func NewTableKind(base api.Sweep, searches []string) (TableKind, []Axis, error) 
 		if slices.ContainsFunc(axes, func(x Axis) bool { return x.Path == a.Name }) {
 			return k, nil, schema.Errorf("search", "%s: given twice", a.Name)
 		}
-		shown, err := probe.Shown(a.Name)
+		shown, err := jobapi.SweepShown(probe, a.Name)
 		if err != nil {
 			return k, nil, schema.Within("search", err)
 		}
@@ -128,7 +129,7 @@ const FirstJobs = 10_000
 func (TableKind) First() int64 { return FirstJobs }
 
 // Rows are the strategies' ids.
-func (k TableKind) Rows() []string { return api.RowIDs(k.Sweep.Strategies) }
+func (k TableKind) Rows() []string { return jobapi.RowIDs(k.Sweep.Strategies) }
 
 // Metrics are the columns of the table's csv and json with an estimate.
 func (k TableKind) Metrics() []string { return Metrics(k.watched(), k.Sweep.Delivery != nil) }
@@ -139,7 +140,7 @@ func (k TableKind) watched() []stats.Watch {
 	if k.Sweep.Scenario != nil {
 		sc = *k.Sweep.Scenario
 	}
-	return api.Experiment{Scenario: sc}.Params().Watched
+	return jobapi.Params(api.Experiment{Scenario: sc}).Watched
 }
 
 // Current is the value of every axis in the settings as given, NaN for
@@ -151,7 +152,7 @@ func (k TableKind) Current(axes []Axis) (Point, error) {
 			p[i] = a.value(k.enumNow(a.Path))
 			continue
 		}
-		v, err := k.Sweep.Value(a.Path)
+		v, err := jobapi.SweepValue(k.Sweep, a.Path)
 		if err != nil { // no one value (p_fail over a file's steps): as given
 			v = math.NaN()
 		}
@@ -224,7 +225,7 @@ func (k TableKind) Run(ctx context.Context, axes []Axis, b int, n int64, at []Po
 	for i, p := range at {
 		sweeps[i] = k.at(axes, p, n, seed)
 	}
-	runs, err := api.RunSweeps(ctx, sweeps)
+	runs, err := jobapi.RunSweeps(ctx, sweeps)
 	if err != nil {
 		return nil, err
 	}

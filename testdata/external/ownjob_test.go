@@ -94,7 +94,7 @@ func runAndMerge(t *testing.T, e retrysim.Experiment, count int) retrysim.Report
 	// honours: whatever the engine, no card is charged twice, while the
 	// email, which has no key, is sent twice after a lost reply.
 	for _, r := range whole.Rows {
-		if c := r.Counters; c.TwiceByStep[1] != 0 || c.TwiceByStep[3] == 0 {
+		if c := r.Counters(); c.TwiceByStep[1] != 0 || c.TwiceByStep[3] == 0 {
 			t.Errorf("%s: %d invoices charged twice, %d emailed twice; want none, and some", r.Label, c.TwiceByStep[1], c.TwiceByStep[3])
 		}
 	}
@@ -143,10 +143,10 @@ func TestBudgetPart5(t *testing.T) {
 	for _, engine := range []string{"plain", "skip"} {
 		t.Run(engine, func(t *testing.T) {
 			rep := runAndMerge(t, experiment(n, engine), 4)
-			if got := rep.Params.Engine; got != engine {
+			if got := rep.Experiment.Engine; got != engine {
 				t.Fatalf("ran the %s engine; want %s", got, engine)
 			}
-			failed := rep.Rows[0].Counters.Failed
+			failed := rep.Rows[0].Counters().Failed
 			z := (float64(failed) - n*q) / math.Sqrt(n*q*(1-q))
 			if math.Abs(z) >= 5 {
 				t.Errorf("%s: %d of %d jobs failed; the closed form expects %.1f (z = %.2f)", rep.Rows[0].Label, failed, n, n*q, z)
@@ -167,7 +167,7 @@ func TestBudgetDelivery(t *testing.T) {
 	e.Scenario, e.Delivery = ownjob.Invoice(), &q
 	rep := runAndMerge(t, e, 3)
 	for _, r := range rep.Rows {
-		c := r.Counters
+		c := r.Counters()
 		// Every job is delivered once, and again for a repeated request or
 		// a crash: both happen here, so there are more deliveries than jobs.
 		if c.Deliveries <= c.Jobs {
@@ -192,8 +192,11 @@ func TestBudgetAlone(t *testing.T) {
 			e.Scenario = ownjob.Invoice()
 		}
 		rep := runAndMerge(t, e, 2)
-		if got := rep.Params.Attempts; got != 0 {
-			t.Errorf("%s engine, delivery %t: attempts %d; want 0, there being no strategy.Retry", rep.Params.Engine, tc.queue != nil, got)
+		var echo struct {
+			Attempts int `json:"attempts"`
+		}
+		if b, err := json.Marshal(rep); err != nil || json.Unmarshal(b, &echo) != nil || echo.Attempts != 0 {
+			t.Errorf("%s engine, delivery %t: the json echoes attempts %d (%v); want 0, there being no strategy.Retry", rep.Experiment.Engine, tc.queue != nil, echo.Attempts, err)
 		}
 	}
 }
@@ -222,20 +225,20 @@ func TestOwnStrategyRace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		counted, plain := rep.Rows[1].Counters, rep.Rows[2].Counters
+		counted, plain := rep.Rows[1].Counters(), rep.Rows[2].Counters()
 		want := int64(n) // the job model: one delivery a job
 		if tc.queue != nil {
 			want = counted.Deliveries
 		}
 		if got := runs.Load(); got != want || got < n {
 			t.Errorf("%s engine, delivery %t: Counted's Run ran %d times; want once a delivery, %d (at least once a job, %d)",
-				rep.Params.Engine, tc.queue != nil, got, want, n)
+				rep.Experiment.Engine, tc.queue != nil, got, want, n)
 		}
 		counted.Deliveries, plain.Deliveries = 0, 0
 		a, _ := json.Marshal(counted)
 		b, _ := json.Marshal(plain)
 		if !bytes.Equal(a, b) {
-			t.Errorf("%s engine, delivery %t: Counted counted %s; the Retry it wraps %s", rep.Params.Engine, tc.queue != nil, a, b)
+			t.Errorf("%s engine, delivery %t: Counted counted %s; the Retry it wraps %s", rep.Experiment.Engine, tc.queue != nil, a, b)
 		}
 	}
 }

@@ -50,14 +50,15 @@ func TestSweepOwnStrategy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _ := json.Marshal(row.Row().Counters)
-		want, _ := json.Marshal(rep.Rows[0].Counters)
+		r := row.Row()
+		got, _ := json.Marshal(r.Counters())
+		want, _ := json.Marshal(rep.Rows[0].Counters())
 		if string(got) != string(want) {
 			t.Errorf("%s at charge p_fail %g: the sweep's row\n %s\nthe single run\n %s", row.Label, point, got, want)
 		}
 		if _, own := s.(strategy.Straight); own {
 			q := failRate(at.Steps, 2)
-			failed := row.Row().Counters.Failed
+			failed := r.Counters().Failed
 			if z := (float64(failed) - n*q) / math.Sqrt(n*q*(1-q)); math.Abs(z) >= 5 {
 				t.Errorf("%s at charge p_fail %g: %d of %d failed; the closed form expects %.1f (z = %.2f)", row.Label, point, failed, n, n*q, z)
 			}

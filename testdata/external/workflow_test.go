@@ -75,10 +75,10 @@ func readWatched(t *testing.T, rep retrysim.Report) (card, receipt retrysim.Watc
 	if err != nil {
 		t.Fatal(err)
 	}
-	if card.Step != 1 || card.Label != "Cards charged twice" || card.Twice != r.Counters.TwiceByStep[1] ||
-		receipt.Step != 3 || receipt.Label != "Receipts sent twice" || receipt.Twice != r.Counters.TwiceByStep[3] {
+	if card.Step != 1 || card.Label != "Cards charged twice" || card.Twice != r.Counters().TwiceByStep[1] ||
+		receipt.Step != 3 || receipt.Label != "Receipts sent twice" || receipt.Twice != r.Counters().TwiceByStep[3] {
 		t.Errorf("watched steps %+v and %+v; want steps 1 and 3, their labels and the row's counts %d and %d",
-			card, receipt, r.Counters.TwiceByStep[1], r.Counters.TwiceByStep[3])
+			card, receipt, r.Counters().TwiceByStep[1], r.Counters().TwiceByStep[3])
 	}
 	if _, err := rep.WatchedStep(r, "write the ledger"); err == nil {
 		t.Error(`WatchedStep("write the ledger") = nil error; want an error, the step is not watched`)
@@ -103,7 +103,7 @@ func TestWorkflowInCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, receipt := readWatched(t, job)
+	card, receipt := readWatched(t, job)
 	r := job.Rows[0]
 	if f := r.FailedRate(); !inside(f, failed) {
 		t.Errorf("job model: failed %g [%g, %g]; the closed form is %g", f.Value, f.Lo, f.Hi, failed)
@@ -114,18 +114,18 @@ func TestWorkflowInCode(t *testing.T) {
 	if !inside(receipt.Rate, receiptTwice) || receipt.Twice == 0 {
 		t.Errorf("job model: receipts sent twice %d, %g [%g, %g]; the closed form is %g", receipt.Twice, receipt.Value, receipt.Lo, receipt.Hi, receiptTwice)
 	}
-	// The library's own expectation counts the step policies as the forms do.
-	exp := run.Expect(sc)
+	// The library's own expectation, in each rate of the row, counts the
+	// step policies as the forms do.
 	for _, c := range []struct {
 		name      string
 		got, want float64
-	}{{"failed", exp.FailedRate, failed}, {"calls", exp.CallsPerJob, calls}, {"receipts twice", exp.DuplicateRates[1], receiptTwice}} {
+	}{{"failed", r.FailedRate().Expected, failed}, {"calls", r.CallsPerJob().Expected, calls}, {"receipts twice", receipt.Expected, receiptTwice}} {
 		if math.Abs(c.got-c.want) > 1e-12*c.want {
-			t.Errorf("Retry.Expect: %s %.15g; the closed form is %.15g", c.name, c.got, c.want)
+			t.Errorf("the row's expectation: %s %.15g; the closed form is %.15g", c.name, c.got, c.want)
 		}
 	}
-	if exp.DuplicateRates[0] != 0 {
-		t.Errorf("Retry.Expect: cards charged twice %g; want 0", exp.DuplicateRates[0])
+	if card.Expected != 0 {
+		t.Errorf("the row's expectation: cards charged twice %g; want 0", card.Expected)
 	}
 
 	// The delivery model, one delivery a job: the same forms hold.
@@ -138,9 +138,9 @@ func TestWorkflowInCode(t *testing.T) {
 	}
 	_, receipt = readWatched(t, once)
 	r = once.Rows[0]
-	if r.Counters.Deliveries != 50_000 || !inside(r.FailedRate(), failed) || !inside(receipt.Rate, receiptTwice) {
+	if r.Counters().Deliveries != 50_000 || !inside(r.FailedRate(), failed) || !inside(receipt.Rate, receiptTwice) {
 		t.Errorf("delivery model, one delivery: %d deliveries, failed %+v, receipts twice %+v; want 50000, around %g and %g",
-			r.Counters.Deliveries, r.FailedRate(), receipt.Rate, failed, receiptTwice)
+			r.Counters().Deliveries, r.FailedRate(), receipt.Rate, failed, receiptTwice)
 	}
 
 	// A tenth of the requests sent twice, a second later: the copy is
@@ -154,7 +154,7 @@ func TestWorkflowInCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, receipt = readWatched(t, again)
-	c := again.Rows[0].Counters
+	c := again.Rows[0].Counters()
 	if c.Deliveries <= c.Jobs || receipt.Lo <= 2*receiptTwice {
 		t.Errorf("delivery model, repeated requests: %d deliveries of %d orders, receipts sent twice %+v; want more deliveries than orders, and more than twice the job model's %g",
 			c.Deliveries, c.Jobs, receipt.Rate, receiptTwice)

@@ -109,7 +109,7 @@ func checkShardAndEcho(t *testing.T, q delivery.Config) {
 		q := q
 		q.RedeliveryAfter = after
 		e := retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 200, Delivery: &q}
-		sh, err := retrysim.RunShard(context.Background(), e, index, 2)
+		sh, err := e.Shard(context.Background(), index, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

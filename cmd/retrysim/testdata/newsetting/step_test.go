@@ -156,7 +156,7 @@ func checkStepShard(t *testing.T) {
 		}
 		q := delivery.Defaults()
 		e := retrysim.Experiment{Scenario: sc, Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 200, Delivery: &q}
-		sh, err := retrysim.RunShard(context.Background(), e, index, 2)
+		sh, err := e.Shard(context.Background(), index, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // everyText is twoJobsQueue with every text a shard can carry filled in: a

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // CheckDelivery's bounds for twoJobsQueue's counters (two jobs, one failed,

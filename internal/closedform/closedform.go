@@ -1,12 +1,16 @@
-package strategy
+// Package closedform holds a strategy.Retry's exact expectations on a
+// scenario, which every row of a run of the job model carries (a
+// retrysim.Rate's Expected and Z) and the tests hold the simulation to.
+package closedform
 
 import (
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/strategy"
 )
 
-// Expect returns r's exact expectations on sc: the probability that a job
+// Retry returns r's exact expectations on sc: the probability that a job
 // fails, the mean and variance of its calls and of its repeated side effects,
 // and the probability that each watched step's side effect happens twice or
 // more (DuplicateRates, the first also in DuplicateRate). sc must be valid.
@@ -32,10 +36,10 @@ import (
 // A key, when the provider honours it, keeps the work of that step to one.
 // A step's own attempts and key mode (provider.Policy) count as Retry
 // applies them.
-func (r Retry) Expect(sc provider.Scenario) stats.Expected {
+func Retry(r strategy.Retry, sc provider.Scenario) stats.Expected {
 	var e stats.Expected
 	for k, wa := range sc.Watched {
-		x := r.expectWatching(sc, wa.Step)
+		x := expectWatching(r, sc, wa.Step)
 		if k == 0 {
 			e = x
 		}
@@ -44,15 +48,15 @@ func (r Retry) Expect(sc provider.Scenario) stats.Expected {
 	return e
 }
 
-// expectWatching is Expect with the one watched step watched: the walk over a
+// expectWatching is Retry with the one watched step watched: the walk over a
 // whole-job retry's states follows one step's side effects.
-func (r Retry) expectWatching(sc provider.Scenario, watched int) stats.Expected {
+func expectWatching(r strategy.Retry, sc provider.Scenario, watched int) stats.Expected {
 	w := walk{keyed: make([]bool, len(sc.Steps)), watched: watched}
 	att := make([]int, len(sc.Steps)) // each step's own attempts, when each step retries
 	for i, s := range sc.Steps {
 		w.keyed[i] = s.Policy.KeysOr(r.Keys) == schema.SameKey && s.HonoursKeys
 		att[i] = r.Attempts
-		if r.Scope == EachStep {
+		if r.Scope == strategy.EachStep {
 			att[i] = s.Policy.AttemptsOr(r.Attempts)
 		}
 		w.fail = append(w.fail, s.PFail)
@@ -64,7 +68,7 @@ func (r Retry) expectWatching(sc provider.Scenario, watched int) stats.Expected 
 		w.ok = append(w.ok, (1-s.PFail)*(1-l))
 	}
 	switch {
-	case r.Scope == EachStep:
+	case r.Scope == strategy.EachStep:
 		w.steps(att, false)
 	case r.SkipFinished:
 		w.steps(att, true)

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // Settings write as one object in their own order, and read back in the

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // CheckName takes printable UTF-8 up to 200 bytes, whatever the script or

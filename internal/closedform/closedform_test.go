@@ -1,4 +1,4 @@
-package strategy_test
+package closedform_test
 
 import (
 	"context"
@@ -7,11 +7,12 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/closedform"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -46,7 +47,7 @@ func TestExpectAgreesWithSimulation(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, r := range retries {
-			want := r.Expect(sc)
+			want := closedform.Retry(r, sc)
 			for _, m := range stats.Metrics() {
 				z, ok := m.Z(&got[i], want)
 				if !ok || math.Abs(z) > 4.5 {
@@ -65,7 +66,7 @@ func TestExpectByHand(t *testing.T) {
 	f := 0.1 + 0.9*0.5
 	pass := math.Pow(0.9, 9) * (1 - f)
 	for _, r := range allRetries(1) {
-		e := r.Expect(sc)
+		e := closedform.Retry(r, sc)
 		if math.Abs(e.FailedRate-(1-pass)) > 1e-12 {
 			t.Errorf("%s, 1 attempt: failed %v; want %v", r.Name(), e.FailedRate, 1-pass)
 		}
@@ -83,18 +84,18 @@ func TestExpectByHand(t *testing.T) {
 		}
 	}
 	for _, r := range allRetries(3) {
-		e := r.Expect(provider.Signup(0, 0))
+		e := closedform.Retry(r, provider.Signup(0, 0))
 		if !reflect.DeepEqual(e, stats.Expected{SucceededRate: 1, CallsPerJob: 10, DuplicateRates: []float64{0}}) {
 			t.Errorf("%s with no failures: %+v; want success and 10 calls, nothing else", r.Name(), e)
 		}
 	}
 }
 
-func ExampleRetry_Expect() {
+func ExampleRetry() {
 	sc := provider.Signup(0.01, 0.005)
 	for _, id := range strategy.DefaultIDs() {
 		r, _ := strategy.Parse(id, 3)
-		e := r.Expect(sc)
+		e := closedform.Retry(r, sc)
 		fmt.Printf("%-17s failed %6.1f  calls/job %.4f  repeated %8.1f  duplicates %6.1f (per 1,000,000)\n",
 			id, e.FailedRate*1e6, e.CallsPerJob, e.RepeatedPerJob*1e6, e.DuplicateRate*1e6)
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
-	"github.com/retrysim/retrysim/stats"
 )
 
 // twoJobs is a shard Check accepts, worked out by hand: two jobs of two steps

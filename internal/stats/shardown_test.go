@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // ownJobs are the counters of two jobs of two steps under a strategy that

@@ -1,22 +1,24 @@
-package retrysim
+// Package presets holds the job model's presets: fixed sets of cases the
+// command runs instead of a comparison of strategies (its -preset).
+package presets
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/human"
-	"github.com/retrysim/retrysim/internal/sim"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/sqlitecheck"
-	"github.com/retrysim/retrysim/stats"
+	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/strategy"
 )
 
 // Preset is a fixed set of cases run instead of a comparison of strategies:
-// each case is its own configuration, and the report a row a case. It is
-// not fleet.Preset, a published study's fleet runs (Configs for fleet.Run):
-// its cases are Experiments of the job and delivery models, run by Run
-// with the few settings PresetRun takes from the caller.
+// each case is its own configuration, and the report a row a case. Its
+// cases are retrysim.Experiments of the job and delivery models, run by
+// retrysim.Run with the few settings Run takes from the caller.
 type Preset struct {
 	Name string
 	// Doc says what the preset runs, for a command's help.
@@ -30,7 +32,7 @@ type PresetRun struct {
 	Jobs     int64
 	Attempts int
 	Seed     uint64
-	// Generator, Engine and Workers are as in Experiment.
+	// Generator, Engine and Workers are as in retrysim.Experiment.
 	Generator, Engine string
 	Workers           int
 }
@@ -72,32 +74,31 @@ func LookupPreset(name string) (Preset, error) {
 func sqliteCheck(ctx context.Context, r PresetRun) (stats.Cases, error) {
 	cases := sqlitecheck.Cases()
 	retry := strategy.Retry{Scope: strategy.EachStep, Attempts: r.Attempts}
-	var cfgs []sim.Config
+	var counters []stats.Counters
+	generator := ""
 	for _, lease := range []bool{false, true} {
 		for _, k := range cases {
 			q := k.Config
 			if lease {
 				q.Store = delivery.Lease
 			}
-			e := Experiment{Scenario: sqlitecheck.Charge(), Strategies: []strategy.Strategy{retry}, Jobs: r.Jobs, Seed: r.Seed,
+			e := retrysim.Experiment{Scenario: sqlitecheck.Charge(), Strategies: []strategy.Strategy{retry}, Jobs: r.Jobs, Seed: r.Seed,
 				Generator: r.Generator, Engine: r.Engine, Delivery: &q, Workers: r.Workers}
-			if err := e.Check(); err != nil {
+			rep, err := retrysim.Run(ctx, e)
+			if err != nil {
 				return stats.Cases{}, err
 			}
-			cfgs = append(cfgs, e.config(0, sim.Shard{}))
+			counters = append(counters, jobapi.Results(rep, false, false).Rows[0].Counters)
+			generator = rep.Experiment.Generator
 		}
 	}
-	counters, err := sim.RunAll(ctx, cfgs, r.Workers, nil)
-	if err != nil {
-		return stats.Cases{}, err
-	}
 	out := stats.Cases{Title: fmt.Sprintf("The SQLite idempotency check, forced: %s a case, one step (a charge), up to %s; %s, seed %d",
-		human.Count(r.Jobs, "job"), human.Count(int64(r.Attempts), "attempt"), cfgs[0].Generator.Name, r.Seed)}
+		human.Count(r.Jobs, "job"), human.Count(int64(r.Attempts), "attempt"), generator, r.Seed)}
 	fix := stats.CaseRow{Case: "the lease fix, in every case above", Store: "lease",
 		Meaning: "status, release, takeover, done committed with the work, keys kept past the retries"}
 	for i, k := range cases {
-		out.Rows = append(out.Rows, stats.CaseRow{Case: k.Name, Store: k.Config.Store.String(), Meaning: k.Meaning, Counters: counters[i][0]})
-		fix.Counters.Add(&counters[len(cases)+i][0])
+		out.Rows = append(out.Rows, stats.CaseRow{Case: k.Name, Store: k.Config.Store.String(), Meaning: k.Meaning, Counters: counters[i]})
+		fix.Counters.Add(&counters[len(cases)+i])
 	}
 	out.Rows = append(out.Rows, fix)
 	return out, nil

@@ -1,4 +1,4 @@
-package strategy_test
+package closedform_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/closedform"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -143,7 +144,7 @@ func TestExpectExactAtExtremeRates(t *testing.T) {
 				continue // no closed form: TestExpectMatchesEnumeration covers it
 			}
 			name := fmt.Sprintf("p=%g l=%g A=%d %s", pt.p, pt.l, pt.attempts, r.Name())
-			e := r.Expect(sc)
+			e := closedform.Retry(r, sc)
 			failed, calls, repeated, twice := closedForms(sc, r)
 			checkClose(t, name+": failed", e.FailedRate, failed)
 			checkClose(t, name+": succeeded", e.SucceededRate, sub(big.NewRat(1, 1), failed))
@@ -319,7 +320,7 @@ func TestExpectMatchesEnumeration(t *testing.T) {
 			for _, attempts := range []int{1, 3} {
 				for _, r := range allRetries(attempts) {
 					name := fmt.Sprintf("p=%g l=%g watched %d own policies %v A=%d %s", pt.p, pt.l, watched, own, attempts, r.Name())
-					e := r.Expect(sc)
+					e := closedform.Retry(r, sc)
 					o := enumerate(sc, r)
 					calls, callsVar := o.meanVar(0)
 					rep, repVar := o.meanVar(1)
@@ -341,7 +342,7 @@ func TestExpectMatchesEnumeration(t *testing.T) {
 			{PFail: pt.p / 2, CanLoseReply: true, LostReply: pt.l / 3},
 		}}
 		for _, r := range allRetries(3) {
-			e := r.Expect(both)
+			e := closedform.Retry(r, both)
 			if len(e.DuplicateRates) != 2 {
 				t.Fatalf("%s: %d duplicate rates for 2 watched steps", r.Name(), len(e.DuplicateRates))
 			}

@@ -1,0 +1,43 @@
+package retrysim
+
+import (
+	"context"
+
+	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/stats"
+	"github.com/retrysim/retrysim/strategy"
+)
+
+// init sets jobapi's hooks: what the command and the internal packages
+// reach of this package and a program using it does not.
+func init() {
+	jobapi.Set(jobapi.Hooks{
+		Results: func(rep any, ci, expect bool) stats.Report {
+			r := rep.(Report)
+			return r.results(ci, expect)
+		},
+		Params:           func(e any) stats.Params { return e.(Experiment).params() },
+		UnreadStepPolicy: func(e any, i int) (string, string) { return e.(Experiment).unreadStepPolicy(i) },
+		SweepStats: func(res any) stats.Sweep {
+			r := res.(SweepResult)
+			return r.stats()
+		},
+		RunShard: func(ctx context.Context, e any, index, count int) (stats.Shard, error) {
+			x := e.(Experiment)
+			if err := x.checkShardable(index, count); err != nil {
+				return stats.Shard{}, err
+			}
+			return x.runShard(ctx, index, count)
+		},
+		RowIDs:      func(strategies any) []string { return rowIDs(strategies.([]strategy.Strategy)) },
+		RunSweeps:   func(ctx context.Context, ss any) ([]stats.Sweep, error) { return runSweeps(ctx, ss.([]Sweep)) },
+		SweepPoints: func(s any) (int, error) { return s.(Sweep).points() },
+		RunSweepPoints: func(ctx context.Context, s any, lo, hi int) ([]jobapi.SweepPoint, error) {
+			return runSweepPoints(ctx, s.(Sweep), lo, hi)
+		},
+		SweepOf:      func(s any, points []jobapi.SweepPoint) (stats.Sweep, error) { return sweepOf(s.(Sweep), points) },
+		SweepShown:   func(s any, name string) (stats.Axis, error) { return s.(Sweep).shown(name) },
+		SweepValue:   func(s any, name string) (float64, error) { return s.(Sweep).value(name) },
+		SweepWarning: func(s any) string { return s.(Sweep).warning() },
+	})
+}

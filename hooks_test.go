@@ -1,0 +1,68 @@
+package retrysim_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/strategy"
+)
+
+// TestHooks calls every hook package retrysim hands jobapi, each once with
+// the value its doc names, so that a hook left unset or given another type
+// fails here by name rather than in the command.
+func TestHooks(t *testing.T) {
+	ctx := context.Background()
+	strategies := []strategy.Strategy{strategy.Retry{Attempts: 3}}
+	e := retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Strategies: strategies, Jobs: 1000, Seed: 1}
+	rep, err := retrysim.Run(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jobapi.Results(rep, false, false); len(got.Rows) != 1 || got.Rows[0].Jobs != 1000 {
+		t.Errorf("Results: %d rows, %+v; want one of 1000 jobs", len(got.Rows), got.Rows)
+	}
+	if got := jobapi.Params(e); got.Jobs != 1000 || got.Attempts != 3 {
+		t.Errorf("Params: %d jobs, attempts %d; want 1000, 3", got.Jobs, got.Attempts)
+	}
+	if a, b := jobapi.UnreadStepPolicy(e, 0); a != "" || b != "" {
+		t.Errorf("UnreadStepPolicy(0) = %q, %q; want both read (the step sets no policy)", a, b)
+	}
+	if sh, err := jobapi.RunShard(ctx, e, 0, 1); err != nil || sh.Rows[0].Jobs != 1000 {
+		t.Errorf("RunShard = %v; want the one slice of 1000 jobs", err)
+	}
+	if got := jobapi.RowIDs(strategies); len(got) != 1 || got[0] != rep.Rows[0].ID {
+		t.Errorf("RowIDs = %q; want the run's row, %q", got, rep.Rows[0].ID)
+	}
+	sw := retrysim.Sweep{Strategies: strategies, Seed: 1, Axes: []retrysim.Axis{{Name: "p_fail", Values: []float64{0.01, 0.02}}, {Name: "jobs", Values: []float64{1000}}}}
+	res, err := retrysim.RunSweep(ctx, sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jobapi.SweepStats(res); len(got.Rows) != 2 || len(got.Swept) != 1 {
+		t.Errorf("SweepStats: %d rows, swept %v; want 2 rows, one swept axis", len(got.Rows), got.Swept)
+	}
+	if got, err := jobapi.RunSweeps(ctx, []retrysim.Sweep{sw}); err != nil || len(got) != 1 || len(got[0].Rows) != 2 {
+		t.Errorf("RunSweeps = %d sweeps, %v; want one of 2 rows", len(got), err)
+	}
+	if n, err := jobapi.SweepPoints(sw); n != 2 || err != nil {
+		t.Errorf("SweepPoints = %d, %v; want 2", n, err)
+	}
+	points, err := jobapi.RunSweepPoints(ctx, sw, 0, 2)
+	if err != nil || len(points) != 2 {
+		t.Fatalf("RunSweepPoints = %d points, %v; want 2", len(points), err)
+	}
+	if got, err := jobapi.SweepOf(sw, points); err != nil || len(got.Rows) != 2 {
+		t.Errorf("SweepOf = %d rows, %v; want 2", len(got.Rows), err)
+	}
+	if a, err := jobapi.SweepShown(sw, "jobs"); err != nil || !a.Whole {
+		t.Errorf("SweepShown(jobs) = %+v, %v; want a whole number", a, err)
+	}
+	if v, err := jobapi.SweepValue(sw, "attempts"); err != nil || v != 3 {
+		t.Errorf("SweepValue(attempts) = %v, %v; want 3", v, err)
+	}
+	if w := jobapi.SweepWarning(sw); w != "" {
+		t.Errorf("SweepWarning = %q; want none, there being no queue", w)
+	}
+}
