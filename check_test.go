@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -109,7 +110,7 @@ func TestBackoffCapZeroIsNoCap(t *testing.T) {
 }
 
 // Seed 0 is a seed like any other, not a stand-in for the command's
-// default: it runs, and differs from DefaultSeed's run.
+// default: it runs, and differs from the command's default seed's run.
 func TestSeedZeroIsASeed(t *testing.T) {
 	run := func(seed uint64) int64 {
 		rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 1}}, Jobs: 10_000, Seed: seed})
@@ -118,7 +119,7 @@ func TestSeedZeroIsASeed(t *testing.T) {
 		}
 		return rep.Rows[0].Counters().Failed
 	}
-	if zero, one := run(0), run(retrysim.DefaultSeed); zero == one {
-		t.Errorf("seed 0 and seed %d both failed %d jobs; want two different runs", retrysim.DefaultSeed, zero)
+	if zero, one := run(0), run(jobapi.DefaultSeed); zero == one {
+		t.Errorf("seed 0 and seed %d both failed %d jobs; want two different runs", jobapi.DefaultSeed, zero)
 	}
 }

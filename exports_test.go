@@ -15,7 +15,7 @@ import (
 // hold together, as TestExportCount counts them. Issue 37's goal is 500:
 // this is a ratchet at what the last change reached, and every later
 // change lowers it, never raises it.
-const exportCeiling = 990
+const exportCeiling = 967
 
 // publicDirs walks the module and lists, sorted, the directory of every
 // package a Go program may import: every directory holding a non-test Go
@@ -179,23 +179,20 @@ func TestExportCount(t *testing.T) {
 // "TODO issue 37: rename" where the packages give the name different
 // meanings (issue 37: one meaning per name). The list only shrinks.
 var sharedNames = map[string]string{
-	"Config":        "each model's configuration of one run: delivery's queue, fleet's run",
-	"FieldError":    "one type: the root's and fleet's are aliases of schema.FieldError",
-	"Options":       "the optional arguments of the package's main call: fleet.Run's, report's writers'",
-	"Run":           "the package's main call: run an experiment (the root), run fleet configurations (fleet)",
-	"Constant":      "TODO issue 37: rename: a backoff Kind (backoff), a load ShapeKind (fleet)",
-	"Exponential":   "TODO issue 37: rename: a backoff Kind (backoff), a service-time Dist (fleet)",
-	"Kind":          "TODO issue 37: rename: a backoff policy (backoff), what values a setting takes (schema)",
-	"Latency":       "TODO issue 37: rename: a step's latency (provider), a ServerKind (fleet), a schema.Kind (schema)",
-	"MaxAttempts":   "TODO issue 37: rename: 1000 tries of a job's step (root), 100 of a fleet client (fleet)",
-	"MaxDuration":   "TODO issue 37: rename: a latency's 8760h, a Duration (provider), a run's 3600 untyped seconds (fleet)",
-	"MaxReplicates": "TODO issue 37: rename: 10,000 of an Experiment (root), 1000 of a fleet run (fleet)",
-	"Point":         "TODO issue 37: rename: a second of a fleet series (fleet), an Estimate without interval (schema)",
-	"Policy":        "TODO issue 37: rename: a wait schedule (backoff), an admission guard (fleet), a step's retry settings (provider)",
-	"RunSweep":      "TODO issue 37: rename: a sweep's rows (root), items lo to hi of a fleet sweep's replicates (fleet)",
-	"Setting":       "TODO issue 37: rename: a value by name (root), a queue setting's declaration (delivery)",
-	"Settings":      "TODO issue 37: rename: the settings Override takes (root), the queue's declarations (delivery)",
-	"Step":          "TODO issue 37: rename: a scenario's call (provider), a worker job's call to a dependency (fleet)",
+	"Config":      "each model's configuration of one run: delivery's queue, fleet's run",
+	"FieldError":  "one type: the root's and fleet's are aliases of schema.FieldError",
+	"Options":     "the optional arguments of the package's main call: fleet.Run's, report's writers'",
+	"Run":         "the package's main call: run an experiment (the root), run fleet configurations (fleet)",
+	"Constant":    "TODO issue 37: rename: a backoff Kind (backoff), a load ShapeKind (fleet)",
+	"Exponential": "TODO issue 37: rename: a backoff Kind (backoff), a service-time Dist (fleet)",
+	"Kind":        "TODO issue 37: rename: a backoff policy (backoff), what values a setting takes (schema)",
+	"Latency":     "TODO issue 37: rename: a step's latency (provider), a ServerKind (fleet), a schema.Kind (schema)",
+	"MaxDuration": "TODO issue 37: rename: a latency's 8760h, a Duration (provider), a run's 3600 untyped seconds (fleet)",
+	"Point":       "TODO issue 37: rename: a second of a fleet series (fleet), an Estimate without interval (schema)",
+	"Policy":      "TODO issue 37: rename: a wait schedule (backoff), an admission guard (fleet), a step's retry settings (provider)",
+	"RunSweep":    "TODO issue 37: rename: a sweep's rows (root), items lo to hi of a fleet sweep's replicates (fleet)",
+	"Setting":     "TODO issue 37: rename: a value by name (root), a queue setting's declaration (delivery)",
+	"Step":        "TODO issue 37: rename: a scenario's call (provider), a worker job's call to a dependency (fleet)",
 }
 
 // TestSharedNamesOneMeaning fails naming each exported top-level name that

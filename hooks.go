@@ -29,6 +29,7 @@ func init() {
 			}
 			return x.runShard(ctx, index, count)
 		},
+		Settings:    settingDefs,
 		RowIDs:      func(strategies any) []string { return rowIDs(strategies.([]strategy.Strategy)) },
 		RunSweeps:   func(ctx context.Context, ss any) ([]stats.Sweep, error) { return runSweeps(ctx, ss.([]Sweep)) },
 		SweepPoints: func(s any) (int, error) { return s.(Sweep).points() },

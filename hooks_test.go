@@ -35,7 +35,10 @@ func TestHooks(t *testing.T) {
 	if got := jobapi.RowIDs(strategies); len(got) != 1 || got[0] != rep.Rows[0].ID {
 		t.Errorf("RowIDs = %q; want the run's row, %q", got, rep.Rows[0].ID)
 	}
-	sw := retrysim.Sweep{Strategies: strategies, Seed: 1, Axes: []retrysim.Axis{{Name: "p_fail", Values: []float64{0.01, 0.02}}, {Name: "jobs", Values: []float64{1000}}}}
+	if defs := jobapi.Settings(); len(defs) == 0 || defs[0].Name != "p_fail" || defs[0].Default != 0.01 {
+		t.Errorf("Settings = %+v; want p_fail first, at the command's 0.01", defs)
+	}
+	sw := retrysim.Sweep{Experiment: retrysim.Experiment{Strategies: strategies, Seed: 1}, Axes: []retrysim.Axis{{Name: "p_fail", Values: []float64{0.01, 0.02}}, {Name: "jobs", Values: []float64{1000}}}}
 	res, err := retrysim.RunSweep(ctx, sw)
 	if err != nil {
 		t.Fatal(err)

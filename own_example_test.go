@@ -66,7 +66,7 @@ func Example_ownStrategy() {
 // its closed form: a job fails when one of its ten steps fails three times,
 // the welcome email's call failing with a lost reply too.
 func Example_sweep() {
-	sw := retrysim.Sweep{Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Seed: 1}
+	sw := retrysim.Sweep{Experiment: retrysim.Experiment{Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Seed: 1}}
 	for _, axis := range []string{"p_fail=0.1,0.3", "jobs=100000"} {
 		if err := sw.Set(axis); err != nil {
 			panic(err)

@@ -166,42 +166,16 @@ func DefaultScenario() provider.Scenario {
 	return provider.Signup(jobapi.SweepDefault(0), jobapi.SweepDefault(1))
 }
 
-// SettingDef is a setting Override takes by a plain name: what it means and
-// what a run has without it, so that a command declares its flags from
-// Settings instead of repeating them.
-type SettingDef struct {
-	// Name is the setting's name: p_fail, queue.backoff.base.
-	Name string
-	// Key is its path in a scenario file, and so in the errors of a file
-	// and of the queue's Check, where that is not Name:
-	// queue.backoff.policy for queue.backoff.
-	Key string
-	// Usage says what it means, its argument's name in backquotes, as
-	// package flag reads a flag's help; it names other settings by their
-	// names here (queue.store), which a command's help turns into its
-	// flags' names.
-	Usage string
-	// Default is the value a run has when the setting is not given (the
-	// sign-up's p_fail and lost_reply, delivery.Defaults' queue), of the
-	// type Override takes for it (Setting.Value).
-	Default any
-	// Min and Max bound a count: an int Default.
-	Min, Max int
-	// Delivery: only the delivery model reads it (latency, queue.FIELD).
-	Delivery bool
-}
-
-// Settings are the settings Override takes besides steps[STEP].FIELD, in
-// the order reports list them: p_fail, lost_reply and latency over every
-// step, and every field of the queue.
-func Settings() []SettingDef {
+// settingDefs are the settings Override takes besides steps[STEP].FIELD
+// (jobapi.Settings).
+func settingDefs() []jobapi.SettingDef {
 	step, queue := provider.Step{PFail: jobapi.SweepDefault(0), LostReply: jobapi.SweepDefault(1)}, delivery.Defaults()
-	var defs []SettingDef
+	var defs []jobapi.SettingDef
 	for _, s := range settingTable {
 		if s.stepOnly {
 			continue
 		}
-		def := SettingDef{Name: s.name, Key: s.key, Usage: s.usage, Default: s.get(&step, &queue), Delivery: s.timed}
+		def := jobapi.SettingDef{Name: s.name, Key: s.key, Usage: s.usage, Default: s.get(&step, &queue), Delivery: s.timed}
 		if s.spec != nil && s.spec.Kind == sweep.Whole {
 			def.Min, def.Max = int(s.spec.Min), int(s.spec.Max)
 		}
@@ -339,7 +313,7 @@ func lookupField(name string, sc provider.Scenario, numeric bool) (f field, step
 		return f, nil, false, fieldErr(name, "unknown parameter (want steps[STEP].FIELD or queue.FIELD)")
 	}
 	var names []string
-	for _, s := range Settings() {
+	for _, s := range settingDefs() {
 		names = append(names, s.Name)
 	}
 	return f, nil, false, fieldErr(name, "unknown setting (want %s, or steps[STEP].FIELD)", strings.Join(names, ", "))

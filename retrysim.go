@@ -29,6 +29,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/closedform"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -39,13 +40,6 @@ import (
 
 // Limits of an experiment, checked by Experiment.Check before any work.
 const (
-	// MaxJobs bounds Jobs so that no counter can overflow.
-	MaxJobs = sim.MaxJobs
-	// MaxAttempts bounds a strategy.Retry's attempts.
-	MaxAttempts = sim.MaxAttempts
-	// MaxReplicates bounds Replicates: each replicate keeps its metric
-	// values until the report is built.
-	MaxReplicates = 10_000
 	// maxWorkers bounds Workers.
 	maxWorkers = 4096
 	// maxDeliveries bounds a delivery-model run's deliveries at worst (jobs
@@ -53,9 +47,6 @@ const (
 	// repeats): about 3 CPU hours at the measured 8.5 million a CPU second
 	// of a run whose every delivery crashes; most runs take far less.
 	maxDeliveries = 1e11
-	// DefaultSeed is the seed the command runs when given none: the seed of
-	// the article's tables.
-	DefaultSeed = 1
 )
 
 // Experiment is one simulated point: a scenario, the strategies to compare
@@ -75,12 +66,12 @@ type Experiment struct {
 	ScenarioFile string
 	// Strategies are compared on the same random draws, a report row each.
 	Strategies []strategy.Strategy
-	// Jobs is how many jobs each strategy runs, 1 to MaxJobs.
+	// Jobs is how many jobs each strategy runs, 1 to 10^12.
 	Jobs int64
 	// Seed is the random seed; the same experiment and seed give the same
 	// report. Every value is a seed, 0 included (the article's simulation
 	// takes any seed): 0 is seed 0, not a default. The command's default is
-	// DefaultSeed.
+	// 1, the seed of the article's tables.
 	Seed uint64
 	// Generator names the random generator: "pcg" (the default), "mulberry32"
 	// (the article's) or "xexp".
@@ -155,8 +146,8 @@ func (e Experiment) Check() error {
 	if err := sim.CheckJobs(e.Jobs); err != nil {
 		return fieldErr("jobs", "%v", err)
 	}
-	if r := e.Replicates; r < 0 || r > MaxReplicates {
-		return fieldErr("replicates", "%d is not a whole number from 1 to %d", r, MaxReplicates)
+	if r := e.Replicates; r < 0 || r > jobapi.MaxReplicates {
+		return fieldErr("replicates", "%d is not a whole number from 1 to %d", r, jobapi.MaxReplicates)
 	}
 	if w := e.Workers; w < 0 || w > maxWorkers {
 		return fieldErr("workers", "%d is not a whole number from 1 to %d", w, maxWorkers)
@@ -347,7 +338,7 @@ func (e Experiment) config(r int, sh sim.Shard) sim.Config {
 type Report struct {
 	// Experiment is the experiment as it ran, its Generator, Engine and
 	// Replicates resolved (Progress left out). A report read back
-	// (UnmarshalJSON, MergeFiles, a zero Merger's) holds only what the json
+	// (UnmarshalJSON, a zero Merger's: MergeFiles) holds only what the json
 	// echoes of it: Jobs, Seed, Generator, Engine and Replicates.
 	Experiment Experiment
 	Rows       []Row

@@ -17,6 +17,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
@@ -121,8 +122,8 @@ func TestCheck(t *testing.T) {
 		{"unknown generator", func(e *retrysim.Experiment) { e.Generator = "lcg" }, "generator", `unknown generator "lcg"`},
 		{"unknown engine", func(e *retrysim.Experiment) { e.Engine = "fast" }, "engine", `unknown engine "fast"`},
 		{"no jobs", func(e *retrysim.Experiment) { e.Jobs = 0 }, "jobs", "0 is not a whole number"},
-		{"too many jobs", func(e *retrysim.Experiment) { e.Jobs = retrysim.MaxJobs + 1 }, "jobs", "is not a whole number"},
-		{"too many replicates", func(e *retrysim.Experiment) { e.Replicates = retrysim.MaxReplicates + 1 }, "replicates", "10001"},
+		{"too many jobs", func(e *retrysim.Experiment) { e.Jobs = limits.MaxJobs + 1 }, "jobs", "is not a whole number"},
+		{"too many replicates", func(e *retrysim.Experiment) { e.Replicates = jobapi.MaxReplicates + 1 }, "replicates", "10001"},
 		{"negative workers", func(e *retrysim.Experiment) { e.Workers = -1 }, "workers", "-1"},
 		{"no scenario", func(e *retrysim.Experiment) { e.Scenario = provider.Scenario{} }, "scenario", "none given"},
 		{"a scenario with no step", func(e *retrysim.Experiment) { e.Scenario.Steps = nil }, "scenario.steps", "at least one step"},
@@ -149,7 +150,7 @@ func TestCheck(t *testing.T) {
 		{"a delivery run past its deliveries", func(e *retrysim.Experiment) {
 			d := delivery.Defaults()
 			d.MaxDeliveries = 1000
-			e.Jobs, e.Delivery = retrysim.MaxJobs, &d
+			e.Jobs, e.Delivery = limits.MaxJobs, &d
 		}, "jobs", "1,000,000,000,000 jobs x 5 strategies x 1 replicate, up to 1000 deliveries each (queue.max_deliveries), are up to 5e+15 deliveries; at most 1e+11"},
 		{"max_deliveries past its default", func(e *retrysim.Experiment) {
 			d := delivery.Defaults()
@@ -271,11 +272,7 @@ func TestShardOwnScenarioWithQueue(t *testing.T) {
 // TestSweepPointIsRun checks that each row of a sweep is what a single Run
 // at its point gives.
 func TestSweepPointIsRun(t *testing.T) {
-	res, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{
-		Axes:       []retrysim.Axis{{Name: "p_fail", Values: []float64{0.001, 0.05}}, {Name: "jobs", Values: []float64{20_000}}},
-		Strategies: strategiesNamed("step-nokey", "job-samekey"),
-		Seed:       7,
-	})
+	res, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Experiment: retrysim.Experiment{Strategies: strategiesNamed("step-nokey", "job-samekey"), Seed: 7}, Axes: []retrysim.Axis{{Name: "p_fail", Values: []float64{0.001, 0.05}}, {Name: "jobs", Values: []float64{20_000}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +301,7 @@ func TestSweepPointIsRun(t *testing.T) {
 		{[]retrysim.Axis{{Name: "attempts", Values: []float64{2.5}}}, "attempts: 2.5 is not a whole number"},
 		{[]retrysim.Axis{{Name: "p_fail", Values: make([]float64, 101)}, {Name: "lost_reply", Values: make([]float64, 101)}}, "p_fail x lost_reply: 101 x 101 = 10201 points"},
 	} {
-		_, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Axes: tc.axes, Strategies: strategiesNamed("step-nokey")})
+		_, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Experiment: retrysim.Experiment{Strategies: strategiesNamed("step-nokey")}, Axes: tc.axes})
 		if err == nil || !strings.HasPrefix(err.Error(), tc.msg) {
 			t.Errorf("RunSweep(%v) = %v; want %q", tc.axes[0].Name, err, tc.msg)
 		}
@@ -405,7 +402,7 @@ func TestExperimentMergerRefuses(t *testing.T) {
 func TestUnread(t *testing.T) {
 	e := article(t, 1000, "")
 	var want []string // the settings the declarations say only the delivery model reads
-	for _, s := range retrysim.Settings() {
+	for _, s := range jobapi.Settings() {
 		if s.Delivery {
 			want = append(want, s.Name)
 		}

@@ -63,13 +63,13 @@ func TestOverrideIsSet(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Override(%s) = %v", tt.name, err)
 			}
-			sw := Sweep{Scenario: &base, Delivery: q, Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}},
+			sw := Sweep{Experiment: Experiment{Scenario: base, Delivery: q, Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}},
 				Axes: []Axis{{Name: tt.name, Values: []float64{tt.set}}}}
 			grid, err := sw.grid()
 			if err != nil {
 				t.Fatalf("-set %s: %v", tt.name, err)
 			}
-			e, err := sw.at(grid, sweep.Point{3, 1e6, tt.set}, sw.Strategies)
+			e, err := sw.at(grid, sweep.Point{3, 1e6, tt.set}, sw.Experiment.Strategies)
 			if err != nil {
 				t.Fatalf("-set %s: %v", tt.name, err)
 			}
@@ -198,7 +198,7 @@ func TestSettingsDescribeTheirFlags(t *testing.T) {
 	}
 	base, q := provider.Signup(0.01, 0.005), delivery.Defaults()
 	var given []Setting
-	for _, s := range Settings() {
+	for _, s := range settingDefs() {
 		if strings.Count(s.Usage, "`") != 2 {
 			t.Errorf("%s: usage %q names no argument in backquotes", s.Name, s.Usage)
 		}
@@ -219,7 +219,7 @@ func TestSettingsDescribeTheirFlags(t *testing.T) {
 		t.Errorf("DefaultScenario() = %+v; want the sign-up at 0.01, 0.005", DefaultScenario().Steps)
 	}
 	bounds := map[string][2]int{"queue.max_deliveries": {1, delivery.DeliveriesLimit}, "queue.max_crashes": {0, delivery.CrashesLimit}}
-	for _, s := range Settings() {
+	for _, s := range settingDefs() {
 		if _, count := s.Default.(int); count && [2]int{s.Min, s.Max} != bounds[s.Name] {
 			t.Errorf("%s: bounds %d to %d; want %v", s.Name, s.Min, s.Max, bounds[s.Name])
 		}

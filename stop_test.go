@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -38,7 +39,7 @@ func (c cancelling) Run(x strategy.Calls) bool {
 // few thousand jobs, calls or events. Before, they looked only between
 // blocks, so this test ran for years.
 func TestRunCancelledMidBlock(t *testing.T) {
-	step, err := strategy.Parse("step-nokey", retrysim.MaxAttempts)
+	step, err := strategy.Parse("step-nokey", limits.MaxAttempts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestRunCancelledMidBlock(t *testing.T) {
 		e     retrysim.Experiment
 	}{
 		{"mulberry32 plain", 10_000, retrysim.Experiment{Scenario: provider.Signup(0.999, 0.005),
-			Jobs: retrysim.MaxJobs, Seed: 1, Generator: "mulberry32", Workers: 1}},
+			Jobs: limits.MaxJobs, Seed: 1, Generator: "mulberry32", Workers: 1}},
 		{"delivery model", 100, retrysim.Experiment{Scenario: timed, Jobs: 3, Seed: 1, Delivery: &queue, Workers: 1}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/closedform"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/sim"
@@ -29,42 +28,31 @@ type Axis struct {
 	Values []float64
 }
 
-// Sweep is a grid of the sign-up's parameters, every point run through every
-// strategy with the same seed, so each row equals a single Run at its point.
+// Sweep is a grid of an experiment's parameters, every point run through
+// every strategy with the same seed, so each row equals a single Run at its
+// point.
 type Sweep struct {
-	// Axes give the values of the parameters that vary; a parameter left out
-	// takes the command's default (p_fail 0.01, lost_reply 0.005, jobs
-	// 1,000,000), attempts the strategies' own.
+	// Experiment is what every point runs but for what the axes set. A zero
+	// Scenario is the sign-up (DefaultScenario), whose p_fail and lost_reply
+	// are axes of every sweep (0.01 and 0.005 unless Axes give them); any
+	// other runs as given, p_fail and lost_reply setting every step only
+	// when Axes name them, as the command's settings do over a file. Jobs 0
+	// is 1,000,000 (the jobs axis sets it too). Two strategy.Retry values
+	// that differ only in their Attempts get rows of their own, each ID and
+	// label naming its attempts. A row pools a point's replicates, as a
+	// Run's row does; Progress counts the points done.
+	Experiment Experiment
+	// Axes give the values of the parameters that vary; attempts left out
+	// is the strategies' own.
 	Axes []Axis
-	// Scenario, when not nil, is what every point runs instead of the
-	// sign-up (ScenarioFile names its file, if any): p_fail and lost_reply
-	// then apply only when Axes name them, over every step as the command's
-	// p_fail and lost_reply settings do over a file. Delivery, when not nil, runs
-	// every point through the delivery model (the rows keep its counters
-	// too).
-	Scenario     *provider.Scenario
-	ScenarioFile string
-	Delivery     *delivery.Config
 	// Settings are set over the scenario and its queue at every point
 	// before the axes, as Override sets them.
 	Settings []Setting
-	// Strategies run at every point (ParseStrategies builds them from
-	// names). Two strategy.Retry values that differ only in their Attempts
-	// get rows of their own, each ID and label naming its attempts.
-	Strategies []strategy.Strategy
-	Seed       uint64
-	// Generator, Engine, Replicates and Workers are as in Experiment: a
-	// row pools a point's replicates, as a Run's row does.
-	Generator, Engine string
-	Replicates        int
-	Workers           int
-	// Metric names the metric the table formats and plots show (one of
-	// stats.SweepMetrics', for the scenario's watched steps and model);
-	// empty means failed_rate.
+	// Metric names the metric the table formats and plots show, a json
+	// metric column's name (failed_rate, succeeded, calls_per_job,
+	// repeated_per_job, duplicate_rate, a watched step's
+	// duplicate_rate_step_N, the delivery model's); empty means failed_rate.
 	Metric string
-	// Progress, if not nil, is called as points finish, with the points
-	// done and the points in all, one call at a time.
-	Progress func(done, total int64)
 }
 
 // sweepAxis is one axis of the grid as it runs: its values, how outputs
@@ -79,10 +67,10 @@ type sweepAxis struct {
 // base is the scenario every point starts from, and whether it is the
 // built-in sign-up.
 func (s Sweep) base() (provider.Scenario, bool) {
-	if s.Scenario == nil {
-		return DefaultScenario(), true
+	if sc := s.Experiment.Scenario; len(sc.Steps) > 0 || sc.Name != "" {
+		return sc, false
 	}
-	return *s.Scenario, false
+	return DefaultScenario(), true
 }
 
 // grid is the sweep's axes: the four of stats.Axes, defaults filled in
@@ -94,8 +82,11 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 	for i, a := range stats.Axes() {
 		if signup || i >= 2 || slices.ContainsFunc(s.Axes, func(x Axis) bool { return x.Name == a.Name }) {
 			v := jobapi.SweepDefault(i)
-			if i == 2 { // what the strategies allow, when no axis sets it
+			switch {
+			case i == 2: // what the strategies allow, when no axis sets it
 				v = float64(s.attempts())
+			case i == 3 && s.Experiment.Jobs != 0:
+				v = float64(s.Experiment.Jobs)
 			}
 			grid = append(grid, sweepAxis{Axis: sweep.Axis{Name: a.Name, Values: []float64{v}}, show: a, fixed: i})
 		}
@@ -122,7 +113,7 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 			spec = jobapi.SweepSpec(grid[i].fixed)
 		default:
 			var err error
-			if p, err = lookupParam(a.Name, sc, s.Delivery); err != nil {
+			if p, err = lookupParam(a.Name, sc, s.Experiment.Delivery); err != nil {
 				return nil, err
 			}
 			spec = p.spec
@@ -152,8 +143,8 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 // at is the experiment at one grid point. A queue the point's values make
 // invalid is refused naming the queue's field as -set does (queue.lease).
 func (s Sweep) at(grid []sweepAxis, pt sweep.Point, strategies []strategy.Strategy) (Experiment, error) {
-	e := Experiment{Jobs: int64(jobapi.SweepDefault(3)), Seed: s.Seed, Generator: s.Generator, Engine: s.Engine,
-		ScenarioFile: s.ScenarioFile, Replicates: s.Replicates}
+	e := Experiment{Jobs: int64(jobapi.SweepDefault(3)), Seed: s.Experiment.Seed, Generator: s.Experiment.Generator, Engine: s.Experiment.Engine,
+		ScenarioFile: s.Experiment.ScenarioFile, Replicates: s.Experiment.Replicates}
 	attempts := 0 // the strategies' own, unless the attempts axis is named
 	// The settings, then p_fail and lost_reply over every step, as the
 	// command's flags over a file, then the parameters named: a point is
@@ -177,7 +168,7 @@ func (s Sweep) at(grid []sweepAxis, pt sweep.Point, strategies []strategy.Strate
 		}
 	}
 	sc, _ := s.base()
-	sc, q, err := Override(sc, s.Delivery, over...) // copies sc's steps and the queue
+	sc, q, err := Override(sc, s.Experiment.Delivery, over...) // copies sc's steps and the queue
 	e.Scenario, e.Delivery = sc, q
 	if err == nil {
 		e.Strategies = withAttempts(strategies, attempts)
@@ -202,7 +193,7 @@ func (s *Sweep) Set(arg string) error {
 		return nil
 	}
 	sc, _ := s.base()
-	p, vals, err := parseSet(arg, sc, s.Delivery)
+	p, vals, err := parseSet(arg, sc, s.Experiment.Delivery)
 	if err == nil {
 		s.Axes = append(s.Axes, Axis{Name: p.Name, Values: vals})
 	}
@@ -230,8 +221,8 @@ func withAttempts(strategies []strategy.Strategy, attempts int) []strategy.Strat
 // them, so that their rows are told apart at every point; relabelled says
 // whether there were any.
 func (s Sweep) named() (out []strategy.Strategy, ids []string, relabelled bool) {
-	ids, labels := rowNames(s.Strategies)
-	out = slices.Clone(s.Strategies)
+	ids, labels := rowNames(s.Experiment.Strategies)
+	out = slices.Clone(s.Experiment.Strategies)
 	for i, st := range out {
 		if r, ok := st.(strategy.Retry); ok && r.Label == "" && labels[i] != r.Name() {
 			r.Label = labels[i]
@@ -245,7 +236,7 @@ func (s Sweep) named() (out []strategy.Strategy, ids []string, relabelled bool) 
 // report's Params.Attempts, or the command's default when none is one.
 func (s Sweep) attempts() int {
 	n := 0
-	for _, st := range s.Strategies {
+	for _, st := range s.Experiment.Strategies {
 		if r, ok := st.(strategy.Retry); ok {
 			n = max(n, r.Attempts)
 		}
@@ -302,16 +293,16 @@ func (s Sweep) plan() (plan, error) {
 		}
 		return plan{}, &schema.FieldError{Field: strings.Join(names, " x "), Fields: names, Msg: fmt.Sprintf("%s = %v", strings.Join(lens, " x "), err)}
 	}
-	if len(s.Strategies) == 0 {
+	if len(s.Experiment.Strategies) == 0 {
 		return plan{}, fieldErr("strategies", "none given")
 	}
-	if rows := len(points) * len(s.Strategies); rows > sweep.MaxRows {
-		return plan{}, fieldErr("strategies", "%d points x %d strategies = %d rows is more than the %d a sweep allows", len(points), len(s.Strategies), rows, sweep.MaxRows)
+	if rows := len(points) * len(s.Experiment.Strategies); rows > sweep.MaxRows {
+		return plan{}, fieldErr("strategies", "%d points x %d strategies = %d rows is more than the %d a sweep allows", len(points), len(s.Experiment.Strategies), rows, sweep.MaxRows)
 	}
-	if r := s.Replicates; r < 0 || r > MaxReplicates {
-		return plan{}, fieldErr("replicates", "%d is not a whole number from 1 to %d", r, MaxReplicates)
+	if r := s.Experiment.Replicates; r < 0 || r > jobapi.MaxReplicates {
+		return plan{}, fieldErr("replicates", "%d is not a whole number from 1 to %d", r, jobapi.MaxReplicates)
 	}
-	reps := max(1, s.Replicates)
+	reps := max(1, s.Experiment.Replicates)
 	if runs := len(points) * reps; runs > sweep.MaxPoints {
 		return plan{}, fieldErr("replicates", "%d points x %d replicates = %d runs is more than the %d a sweep allows", len(points), reps, runs, sweep.MaxPoints)
 	}
@@ -353,9 +344,9 @@ func (s Sweep) plan() (plan, error) {
 		Scenario:   cfgs[0].Scenario.Name,
 		RNG:        cfgs[0].Generator.Name,
 		Engine:     cfgs[0].EngineUsed().String(),
-		File:       s.ScenarioFile,
+		File:       s.Experiment.ScenarioFile,
 		Axes:       shown,
-		Seed:       s.Seed,
+		Seed:       s.Experiment.Seed,
 		Swept:      swept,
 		Metric:     m,
 		Strategies: ids,
@@ -389,10 +380,6 @@ func (s Sweep) Unread() map[string]string {
 // SweepResult is what a sweep measured: a row a point and strategy, the
 // first axis varying slowest.
 type SweepResult struct {
-	// Axes name the grid's axes, in the order of each row's Point: p_fail,
-	// lost_reply, attempts and jobs (those two of a Scenario only when
-	// named), then the parameters named by their paths, in the order given.
-	Axes []string
 	Rows []SweepRow
 	// sweep is the whole sweep but its rows, which Rows hold.
 	sweep stats.Sweep
@@ -401,7 +388,9 @@ type SweepResult struct {
 // SweepRow is one strategy at one point of a sweep, kept small (its
 // counters but the zero ones): Row gives it back whole.
 type SweepRow struct {
-	// Point is the row's value on each of the sweep's axes (SweepResult.Axes).
+	// Point is the row's value on each axis of the grid: p_fail and
+	// lost_reply (a Scenario's only when Axes name them), attempts, jobs,
+	// then the parameters Axes name by their paths, in the order given.
 	Point []float64
 	// ID is the strategy's short name, Label the name people read.
 	ID, Label string
@@ -419,9 +408,6 @@ func (r *SweepRow) Row() Row {
 // sweepResult is out as a SweepResult, for a sweep of scenarios of steps steps.
 func sweepResult(out stats.Sweep, steps int) SweepResult {
 	res := SweepResult{Rows: make([]SweepRow, len(out.Rows)), sweep: out}
-	for _, a := range out.AxisList() {
-		res.Axes = append(res.Axes, a.Name)
-	}
 	for i := range out.Rows {
 		r := &out.Rows[i]
 		res.Rows[i] = SweepRow{Point: r.Point, ID: r.ID, Label: r.Label, row: *r, steps: steps}
@@ -449,7 +435,7 @@ func RunSweep(ctx context.Context, s Sweep) (SweepResult, error) {
 		return SweepResult{}, err
 	}
 	out := p.out
-	out.Rows = make([]stats.SweepRow, len(p.points)*len(s.Strategies))
+	out.Rows = make([]stats.SweepRow, len(p.points)*len(s.Experiment.Strategies))
 	err = p.run(ctx, s, 0, len(p.points), func(k int, reps [][]stats.Counters) { p.fill(&out, k, reps) })
 	if err != nil {
 		return SweepResult{}, err
@@ -495,7 +481,7 @@ func sweepOf(s Sweep, points []jobapi.SweepPoint) (stats.Sweep, error) {
 	if err != nil {
 		return stats.Sweep{}, err
 	}
-	n, reps := len(s.Strategies), len(p.cfgs)/len(p.points)
+	n, reps := len(s.Experiment.Strategies), len(p.cfgs)/len(p.points)
 	if len(points) != len(p.points) {
 		return stats.Sweep{}, fieldErr("points", "%d given; the grid has %d", len(points), len(p.points))
 	}
@@ -553,7 +539,7 @@ func (p plan) run(ctx context.Context, s Sweep, lo, hi int, done func(k int, rep
 	counters := make([][][]stats.Counters, hi-lo)
 	left := make([]int, hi-lo)
 	var finished int64
-	return sim.RunEach(ctx, p.cfgs[lo*reps:hi*reps], s.Workers, nil, func(c int, cs []stats.Counters) {
+	return sim.RunEach(ctx, p.cfgs[lo*reps:hi*reps], s.Experiment.Workers, nil, func(c int, cs []stats.Counters) {
 		k, r := c/reps, c%reps
 		if counters[k] == nil {
 			counters[k], left[k] = make([][]stats.Counters, reps), reps
@@ -568,8 +554,8 @@ func (p plan) run(ctx context.Context, s Sweep, lo, hi int, done func(k int, rep
 		}
 		done(lo+k, counters[k])
 		counters[k] = nil
-		if finished++; s.Progress != nil {
-			s.Progress(finished, int64(hi-lo))
+		if finished++; s.Experiment.Progress != nil {
+			s.Experiment.Progress(finished, int64(hi-lo))
 		}
 	})
 }

@@ -54,24 +54,24 @@ func TestSweepCheck(t *testing.T) {
 	}{
 		{name: "101 x 100 points", sweep: retrysim.Sweep{Axes: []retrysim.Axis{{Name: "p_fail", Values: values(101)}, {Name: "lost_reply", Values: values(100)}}},
 			field: "p_fail x lost_reply", msg: "101 x 100 = 10100 points is more than the 10000 a sweep allows"},
-		{name: "5000 points x 12", sweep: retrysim.Sweep{Axes: []retrysim.Axis{{Name: "p_fail", Values: values(5000)}}, Strategies: strategiesNamed(all...)},
+		{name: "5000 points x 12", sweep: retrysim.Sweep{Experiment: retrysim.Experiment{Strategies: strategiesNamed(all...)}, Axes: []retrysim.Axis{{Name: "p_fail", Values: values(5000)}}},
 			field: "strategies", msg: "5000 points x 12 strategies = 60000 rows is more than the 50000 a sweep allows"},
-		{name: "nine by name", sweep: retrysim.Sweep{Scenario: &checkout.Scenario, Delivery: &defaults}, sets: nine,
+		{name: "nine by name", sweep: retrysim.Sweep{Experiment: retrysim.Experiment{Scenario: checkout.Scenario, Delivery: &defaults}}, sets: nine,
 			field: "axes", msg: "9 parameters are more than the 8 a sweep varies by name"},
-		{name: "twice", sweep: retrysim.Sweep{Scenario: &checkout.Scenario}, sets: []string{"steps[charge the card].p_fail=0.1", "steps[charge the card].p_fail=0.2"},
+		{name: "twice", sweep: retrysim.Sweep{Experiment: retrysim.Experiment{Scenario: checkout.Scenario}}, sets: []string{"steps[charge the card].p_fail=0.1", "steps[charge the card].p_fail=0.2"},
 			field: "axes", msg: "steps[charge the card].p_fail is given twice"},
-		{name: "a lease of 0s", sweep: retrysim.Sweep{Scenario: &queue.Scenario, Delivery: queue.Queue}, sets: []string{"queue.lease=0s,1s"},
+		{name: "a lease of 0s", sweep: retrysim.Sweep{Experiment: retrysim.Experiment{Scenario: queue.Scenario, Delivery: queue.Queue}}, sets: []string{"queue.lease=0s,1s"},
 			field: "queue.lease", msg: "a lease must be longer than 0s"},
-		{name: "lost_reply over no lossy step", sweep: retrysim.Sweep{Scenario: &sure, Axes: []retrysim.Axis{{Name: "lost_reply", Values: []float64{0, 0.1}}}},
+		{name: "lost_reply over no lossy step", sweep: retrysim.Sweep{Experiment: retrysim.Experiment{Scenario: sure}, Axes: []retrysim.Axis{{Name: "lost_reply", Values: []float64{0, 0.1}}}},
 			field: "lost_reply", msg: "no step of the scenario can lose its reply"},
 		{name: "swept", sweep: retrysim.Sweep{Axes: []retrysim.Axis{{Name: "jobs", Values: []float64{10, 20}}, {Name: "p_fail", Values: []float64{0.1, 0.2}}}},
 			wantSwept: []string{"p_fail", "jobs"}},
-		{name: "swept by name", sweep: retrysim.Sweep{Scenario: &queue.Scenario, Delivery: queue.Queue}, sets: []string{"queue.ttl=1h,2h"},
+		{name: "swept by name", sweep: retrysim.Sweep{Experiment: retrysim.Experiment{Scenario: queue.Scenario, Delivery: queue.Queue}}, sets: []string{"queue.ttl=1h,2h"},
 			wantSwept: []string{"queue.ttl"}},
 	} {
 		s := tt.sweep
-		if s.Strategies == nil {
-			s.Strategies = strategiesNamed("step-samekey")
+		if s.Experiment.Strategies == nil {
+			s.Experiment.Strategies = strategiesNamed("step-samekey")
 		}
 		for _, arg := range tt.sets {
 			if err := s.Set(arg); err != nil {

@@ -60,8 +60,7 @@ func TestSweepRowIsRunDelivery(t *testing.T) {
 	five := twice
 	five.Attempts = 5
 	settings := []retrysim.Setting{{Name: "queue.repeat_delay", Value: loaded.Queue.RepeatDelay}, {Name: "queue.crash", Value: 0.01}}
-	sw := retrysim.Sweep{Scenario: &loaded.Scenario, Delivery: loaded.Queue, Settings: settings, Seed: 3, Replicates: 2, Workers: 2,
-		Strategies: []strategy.Strategy{twice, five, budget{4}}, Metric: "lost_work", Engine: "plain"}
+	sw := retrysim.Sweep{Experiment: retrysim.Experiment{Scenario: loaded.Scenario, Delivery: loaded.Queue, Seed: 3, Replicates: 2, Workers: 2, Strategies: []strategy.Strategy{twice, five, budget{4}}, Engine: "plain"}, Settings: settings, Metric: "lost_work"}
 	if err := sw.Set("queue.ttl=1h,72h"); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +68,7 @@ func TestSweepRowIsRunDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	var calls [][2]int64
-	sw.Progress = func(done, total int64) { calls = append(calls, [2]int64{done, total}) }
+	sw.Experiment.Progress = func(done, total int64) { calls = append(calls, [2]int64{done, total}) }
 	res, err := retrysim.RunSweep(context.Background(), sw)
 	if err != nil {
 		t.Fatal(err)
@@ -144,8 +143,7 @@ func TestSweepSetAxes(t *testing.T) {
 	}
 	// The attempts axis sets every strategy.Retry's: two that differ only
 	// in their attempts would become one.
-	sw = retrysim.Sweep{Axes: []retrysim.Axis{{Name: "attempts", Values: []float64{2, 3}}},
-		Strategies: []strategy.Strategy{strategy.Retry{Attempts: 2}, strategy.Retry{Attempts: 4}}}
+	sw = retrysim.Sweep{Experiment: retrysim.Experiment{Strategies: []strategy.Strategy{strategy.Retry{Attempts: 2}, strategy.Retry{Attempts: 4}}}, Axes: []retrysim.Axis{{Name: "attempts", Values: []float64{2, 3}}}}
 	if _, err := sw.Check(); err == nil || err.Error() != "strategies: two strategies differ only in their attempts, which the attempts axis sets for both" {
 		t.Errorf("Check = %v; want the two strategies refused", err)
 	}
@@ -192,7 +190,7 @@ func TestSweepStraightStrategy(t *testing.T) {
 		{{Name: "jobs", Values: []float64{1000}}},
 		{{Name: "jobs", Values: []float64{1000}}, {Name: "attempts", Values: []float64{2, 3}}},
 	} {
-		s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Axes: axes, Strategies: []strategy.Strategy{straight, strategiesNamed("step-samekey")[0]}})
+		s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Experiment: retrysim.Experiment{Strategies: []strategy.Strategy{straight, strategiesNamed("step-samekey")[0]}}, Axes: axes})
 		if err != nil || len(s.Rows) != 2*len(axes) {
 			t.Errorf("%d axes: %d rows, %v; want %d rows", len(axes), len(s.Rows), err, 2*len(axes))
 		}

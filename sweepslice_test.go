@@ -17,11 +17,7 @@ import (
 // SweepOf, is the sweep RunSweep returns, replicates included; SweepOf
 // refuses points that are not the grid's.
 func TestSweepSlicesMakeTheSweep(t *testing.T) {
-	sw := retrysim.Sweep{
-		Axes:       []retrysim.Axis{{Name: "p_fail", Values: []float64{0.01, 0.2}}, {Name: "attempts", Values: []float64{2, 3, 5}}, {Name: "jobs", Values: []float64{300}}},
-		Strategies: []strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Keys: schema.NoKeys, Attempts: 3}, strategy.Retry{Scope: strategy.WholeJob, Keys: schema.SameKey, Attempts: 3}},
-		Seed:       7, Replicates: 2, Workers: 2,
-	}
+	sw := retrysim.Sweep{Experiment: retrysim.Experiment{Strategies: []strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Keys: schema.NoKeys, Attempts: 3}, strategy.Retry{Scope: strategy.WholeJob, Keys: schema.SameKey, Attempts: 3}}, Seed: 7, Replicates: 2, Workers: 2}, Axes: []retrysim.Axis{{Name: "p_fail", Values: []float64{0.01, 0.2}}, {Name: "attempts", Values: []float64{2, 3, 5}}, {Name: "jobs", Values: []float64{300}}}}
 	res, err := retrysim.RunSweep(context.Background(), sw)
 	if err != nil {
 		t.Fatal(err)

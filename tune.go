@@ -44,7 +44,7 @@ func (s Sweep) value(name string) (float64, error) {
 		return s.Axes[i].Values[0], nil
 	}
 	base, _ := s.base()
-	sc, q, err := Override(base, s.Delivery, s.Settings...)
+	sc, q, err := Override(base, s.Experiment.Delivery, s.Settings...)
 	if err != nil {
 		return 0, err
 	}
@@ -111,7 +111,7 @@ func runSweeps(ctx context.Context, ss []Sweep) ([]stats.Sweep, error) {
 		return nil, nil
 	}
 	counters := make([][]stats.Counters, len(cfgs))
-	err := sim.RunEach(ctx, cfgs, ss[0].Workers, nil, func(c int, cs []stats.Counters) { counters[c] = slices.Clone(cs) })
+	err := sim.RunEach(ctx, cfgs, ss[0].Experiment.Workers, nil, func(c int, cs []stats.Counters) { counters[c] = slices.Clone(cs) })
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func runSweeps(ctx context.Context, ss []Sweep) ([]stats.Sweep, error) {
 	for i, p := range plans {
 		out[i] = p.out
 		reps := len(p.cfgs) / len(p.points)
-		out[i].Rows = make([]stats.SweepRow, len(p.points)*len(ss[i].Strategies))
+		out[i].Rows = make([]stats.SweepRow, len(p.points)*len(ss[i].Experiment.Strategies))
 		for k := range p.points {
 			at := first[i] + k*reps
 			p.fill(&out[i], k, counters[at:at+reps])

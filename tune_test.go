@@ -18,8 +18,7 @@ func TestRunSweepsIsRunSweep(t *testing.T) {
 	}
 	var ss []retrysim.Sweep
 	for i, attempts := range []float64{2, 3, 4} {
-		s := retrysim.Sweep{Strategies: strategies, Seed: uint64(i), Workers: 3, Replicates: i + 1,
-			Axes: []retrysim.Axis{{Name: "p_fail", Values: []float64{0.05, 0.1}}, {Name: "attempts", Values: []float64{attempts}}, {Name: "jobs", Values: []float64{70_000}}}}
+		s := retrysim.Sweep{Experiment: retrysim.Experiment{Strategies: strategies, Seed: uint64(i), Workers: 3, Replicates: i + 1}, Axes: []retrysim.Axis{{Name: "p_fail", Values: []float64{0.05, 0.1}}, {Name: "attempts", Values: []float64{attempts}}, {Name: "jobs", Values: []float64{70_000}}}}
 		ss = append(ss, s)
 	}
 	got, err := jobapi.RunSweeps(context.Background(), ss)

@@ -33,7 +33,7 @@ func (e Experiment) Unread() map[string]string {
 		"no step of the scenario can lose its reply", "lost_reply")
 	cfg := e.Delivery
 	if cfg == nil {
-		for _, s := range Settings() {
+		for _, s := range settingDefs() {
 			add(s.Delivery, jobapi.UnreadInJobModel, s.Name)
 		}
 		return unread

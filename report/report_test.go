@@ -35,8 +35,7 @@ func TestImagesAndSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Strategies: strategies, Seed: 1,
-		Axes: []retrysim.Axis{{Name: "p_fail", Values: []float64{0.01, 0.02}}, {Name: "jobs", Values: []float64{2000}}}})
+	s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Experiment: retrysim.Experiment{Strategies: strategies, Seed: 1}, Axes: []retrysim.Axis{{Name: "p_fail", Values: []float64{0.01, 0.02}}, {Name: "jobs", Values: []float64{2000}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +77,7 @@ func TestRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Seed: 1,
-		Axes: []retrysim.Axis{{Name: "jobs", Values: []float64{1000, 2000}}}})
+	s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Experiment: retrysim.Experiment{Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Seed: 1}, Axes: []retrysim.Axis{{Name: "jobs", Values: []float64{1000, 2000}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"testing"
 
-	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
@@ -119,7 +119,7 @@ func TestHelpStatesLimits(t *testing.T) {
 	sweepHelp, _, _ := retrysim(t, "sweep", "-help")
 	sweepHelp = unwrapHelp(sweepHelp)
 	for _, tt := range []struct{ help, want string }{
-		{table, fmt.Sprintf("(1 to %d)", api.MaxReplicates)},
+		{table, fmt.Sprintf("(1 to %d)", jobapi.MaxReplicates)},
 		{table, fmt.Sprintf("at most %d MiB", scenario.MaxFileSize>>20)},
 		{table, "names, each once"},
 		{sweepHelp, "at most " + group(sweep.MaxPoints) + " points"},

@@ -17,6 +17,7 @@ import (
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -299,7 +300,7 @@ func TestEverySettingIsAFlag(t *testing.T) {
 	_, help, _ := strings.Cut(out, "\nFlags:\n")
 	fs := flagval.NewFlagSet("t")
 	flagval.RegisterSettings(fs)
-	for _, s := range api.Settings() {
+	for _, s := range jobapi.Settings() {
 		name := s.Name
 		f := fs.Lookup(flagval.FlagOf(name))
 		if f == nil || !strings.Contains(help, "\n  -"+f.Name+" ") {

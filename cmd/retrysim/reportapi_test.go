@@ -96,7 +96,7 @@ func TestReportSweepIsTheCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sw := api.Sweep{Strategies: strategies, Seed: 1, Axes: []api.Axis{
+	sw := api.Sweep{Experiment: api.Experiment{Strategies: strategies, Seed: 1}, Axes: []api.Axis{
 		{Name: "p_fail", Values: []float64{0.01, 0.02}}, {Name: "jobs", Values: []float64{20_000}}}}
 	s, err := api.RunSweep(context.Background(), sw)
 	if err != nil {

@@ -56,7 +56,7 @@ func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*work, error
 	if err != nil {
 		return nil, flagval.LibraryError(err, r.byName...)
 	}
-	echo, err := scenarioDigest(sw.ScenarioFile)
+	echo, err := scenarioDigest(sw.Experiment.ScenarioFile)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func (r sweepRun) write(ctx context.Context, stdout io.Writer, s stats.Sweep) er
 	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil || len(r.reqs) == 0 {
 		return err
 	}
-	return tune.Enforce(r.reqs, tune.SweepRows(s, r.watched, r.sw.Delivery != nil))
+	return tune.Enforce(r.reqs, tune.SweepRows(s, r.watched, r.sw.Experiment.Delivery != nil))
 }
 
 // parseSweepRun parses and checks the sweep command's flags.
@@ -149,13 +149,13 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	if err != nil {
 		return r, flagval.LibraryError(err)
 	}
-	sw := api.Sweep{ScenarioFile: r.scenario, Strategies: strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
-		Engine: c.Engine.String(), Replicates: r.rows.Replicates.V, Workers: c.Workers.V, Metric: metric.V,
-		Progress: outfile.Progress(stderr, "sweep")}
-	if sw.Delivery = q; file != nil { // the sign-up's takes no time
-		sw.Scenario = &sc
+	sw := api.Sweep{Experiment: api.Experiment{ScenarioFile: r.scenario, Strategies: strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
+		Engine: c.Engine.String(), Replicates: r.rows.Replicates.V, Workers: c.Workers.V, Delivery: q,
+		Progress: outfile.Progress(stderr, "sweep")}, Metric: metric.V}
+	if file != nil { // the sign-up's takes no time
+		sw.Experiment.Scenario = sc
 	}
-	for _, st := range flagval.GivenSettings(fs, sw.Delivery != nil) {
+	for _, st := range flagval.GivenSettings(fs, sw.Experiment.Delivery != nil) {
 		if st.Name != "p_fail" && st.Name != "lost_reply" { // the axes'
 			sw.Settings = append(sw.Settings, st)
 		}
@@ -182,11 +182,11 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		return r, flagval.LibraryError(err, byName...)
 	}
 	unread := flagval.UnreadFlags(sw.Unread())
-	if err := refuseUnread(fs, file, unread, sw.Delivery != nil, api.Experiment{Scenario: sc, Strategies: strategies}); err != nil {
+	if err := refuseUnread(fs, file, unread, sw.Experiment.Delivery != nil, api.Experiment{Scenario: sc, Strategies: strategies}); err != nil {
 		return r, err
 	}
 	r.watched = jobapi.Params(api.Experiment{Scenario: sc}).Watched
-	if err := checkRequire(r.reqs, tune.Metrics(r.watched, sw.Delivery != nil), jobapi.RowIDs(strategies)); err != nil {
+	if err := checkRequire(r.reqs, tune.Metrics(r.watched, sw.Experiment.Delivery != nil), jobapi.RowIDs(strategies)); err != nil {
 		return r, err
 	}
 	if r.shard.Count > 0 && len(r.reqs) > 0 {

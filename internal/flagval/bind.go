@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/provider"
 )
 
@@ -181,7 +181,7 @@ func (v textVar) Set(s string) error { return v.t.UnmarshalText([]byte(s)) }
 // SettingVar is the flag of the library's setting s (api.Settings), at its
 // default: the Var its value's type asks for, whose Get is the value
 // api.Override takes. queue.crash is -crash, a CrashProbability.
-func SettingVar(s api.SettingDef) flag.Value {
+func SettingVar(s jobapi.SettingDef) flag.Value {
 	switch v := s.Default.(type) {
 	case float64:
 		if s.Name == "queue.crash" {

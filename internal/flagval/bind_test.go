@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/jobapi"
 )
 
 // Each Var writes an accepted value into its field, prints the field, and
@@ -147,7 +147,7 @@ func TestParamVar(t *testing.T) {
 func TestSettingVar(t *testing.T) {
 	want := map[string]string{"p_fail": "0.01", "lost_reply": "0.005", "latency": "0s", "queue.backoff": "full-jitter",
 		"queue.ttl": "24h", "queue.max_deliveries": "10", "queue.crash": "0", "queue.store": "none"}
-	for _, s := range api.Settings() {
+	for _, s := range jobapi.Settings() {
 		v := SettingVar(s)
 		if w, ok := want[s.Name]; ok && v.String() != w {
 			t.Errorf("%s: default %s; want %s", s.Name, v.String(), w)
@@ -162,8 +162,8 @@ func TestSettingVar(t *testing.T) {
 		"queue.max_crashes":    {"1001", "want a whole number from 0 to 1000"},
 		"p_fail":               {"1.5", "1.5 is not a probability in [0, 1]"},
 	} {
-		i := slices.IndexFunc(api.Settings(), func(s api.SettingDef) bool { return s.Name == name })
-		if err := SettingVar(api.Settings()[i]).Set(tc.bad); err == nil || err.Error() != tc.err {
+		i := slices.IndexFunc(jobapi.Settings(), func(s jobapi.SettingDef) bool { return s.Name == name })
+		if err := SettingVar(jobapi.Settings()[i]).Set(tc.bad); err == nil || err.Error() != tc.err {
 			t.Errorf("%s.Set(%s) = %v; want %s", name, tc.bad, err, tc.err)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	api "github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
@@ -103,7 +103,7 @@ func (o *Output) Register(fs *flag.FlagSet, doc render.Doc, formatNote, outNote 
 // taking the formats that write doc.
 func (c *Common) Register(fs *flag.FlagSet, doc render.Doc) {
 	*c = Common{
-		Seed:       api.DefaultSeed,
+		Seed:       jobapi.DefaultSeed,
 		RNG:        Choice{V: rng.Generators()[0].Name, Valid: ValidRNG},
 		Strategies: Strategies(strategy.DefaultIDs()),
 		Workers:    Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096},

@@ -21,7 +21,7 @@ import (
 // FlagOf: -p-fail, -lost-reply, and the delivery model's, which -model
 // chooses (none of them does).
 func RegisterSettings(fs *flag.FlagSet, except ...string) {
-	for _, s := range api.Settings() {
+	for _, s := range jobapi.Settings() {
 		if !slices.Contains(except, s.Name) {
 			fs.Var(SettingVar(s), FlagOf(s.Name), FlagWords(s.Usage))
 		}
@@ -37,7 +37,7 @@ type Rows struct {
 
 // Register declares -replicates and -ci on fs, at their defaults.
 func (r *Rows) Register(fs *flag.FlagSet) {
-	r.Replicates = Bounded{V: 1, Lo: 1, Hi: api.MaxReplicates}
+	r.Replicates = Bounded{V: 1, Lo: 1, Hi: jobapi.MaxReplicates}
 	fs.BoolVar(&r.CI, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
 	fs.Var(&r.Replicates, "replicates", "run `r` independent seeds derived from -seed (1 to 10000) and show, under each row, each column's mean over them with the mean's 95% Student t interval")
 }
@@ -121,7 +121,7 @@ func givenSettingFlags(fs *flag.FlagSet, delivery bool) []settingFlag {
 	set := map[string]*flag.Flag{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = f })
 	var out []settingFlag
-	for _, s := range api.Settings() {
+	for _, s := range jobapi.Settings() {
 		if f := set[FlagOf(s.Name)]; f != nil && (delivery || !s.Delivery) {
 			out = append(out, settingFlag{f, s.Name})
 		}
@@ -173,7 +173,7 @@ func LibraryError(err error, byName ...string) error {
 // library's settings (api.Settings) by its name or its scenario file key,
 // which a flag gives.
 func settingFlagged(path string) bool {
-	return slices.ContainsFunc(api.Settings(), func(s api.SettingDef) bool { return s.Name == path || s.Key == path })
+	return slices.ContainsFunc(jobapi.Settings(), func(s jobapi.SettingDef) bool { return s.Name == path || s.Key == path })
 }
 
 // SettingFlag is the flag, without its dash, that gives the setting at
@@ -181,7 +181,7 @@ func settingFlagged(path string) bool {
 // named by its name or by its key in a scenario file (queue.backoff.policy
 // is -backoff), or a field of an Experiment (FlagOf: generator is -rng).
 func SettingFlag(path string) string {
-	for _, s := range api.Settings() {
+	for _, s := range jobapi.Settings() {
 		if s.Name == path || s.Key == path {
 			return FlagOf(s.Name)
 		}
@@ -259,7 +259,7 @@ var settingNames = sync.OnceValue(func() (n struct {
 	words []string
 }) {
 	var names []string
-	for _, s := range api.Settings() {
+	for _, s := range jobapi.Settings() {
 		names = append(names, s.Name)
 	}
 	slices.SortStableFunc(names, func(a, b string) int { return len(b) - len(a) }) // the longest first

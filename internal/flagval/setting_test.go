@@ -11,6 +11,7 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -75,7 +76,7 @@ func TestLibraryError(t *testing.T) {
 	// A grid too large names each swept parameter, whatever its name holds:
 	// a step called "a x b" is one parameter, not two.
 	sc := provider.Scenario{Name: "t", Steps: []provider.Step{{Name: "a x b"}, {Name: "c"}}}
-	sw := api.Sweep{Scenario: &sc, Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Axes: []api.Axis{
+	sw := api.Sweep{Experiment: api.Experiment{Scenario: sc, Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}}, Axes: []api.Axis{
 		{Name: "steps[a x b].p_fail", Values: make([]float64, 101)}, {Name: "steps[c].p_fail", Values: make([]float64, 100)}}}
 	_, err := sw.Check()
 	const want = "-set steps[a x b].p_fail x -set steps[c].p_fail: 101 x 100 = 10100 points is more than the 10000 a sweep allows"
@@ -110,7 +111,7 @@ func TestFlagWords(t *testing.T) {
 		}
 	}
 	// Every queue setting a setting's help names is named as a flag.
-	for _, s := range api.Settings() {
+	for _, s := range jobapi.Settings() {
 		if got := FlagWords(s.Usage); strings.Contains(got, "queue.") {
 			t.Errorf("%s: %q names a queue setting by its path", s.Name, got)
 		}

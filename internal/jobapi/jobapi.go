@@ -28,6 +28,7 @@ type Hooks struct {
 	Params           func(e any) stats.Params
 	UnreadStepPolicy func(e any, i int) (attempts, backoff string)
 	SweepStats       func(res any) stats.Sweep
+	Settings         func() []SettingDef
 	RunShard         func(ctx context.Context, e any, index, count int) (stats.Shard, error)
 	RowIDs           func(strategies any) []string
 	RunSweeps        func(ctx context.Context, ss any) ([]stats.Sweep, error)
@@ -56,6 +57,11 @@ func Params(e any) stats.Params { return hooks.Params(e) }
 // UnreadStepPolicy says why e's run never reads step i's own attempts,
 // and why it never reads its own backoff, "" for one it reads.
 func UnreadStepPolicy(e any, i int) (attempts, backoff string) { return hooks.UnreadStepPolicy(e, i) }
+
+// Settings are the settings retrysim.Override takes besides
+// steps[STEP].FIELD, in the order reports list them: p_fail, lost_reply and
+// latency over every step, and every field of the queue.
+func Settings() []SettingDef { return hooks.Settings() }
 
 // SweepStats is the sweep result res as the outputs render it.
 func SweepStats(res any) stats.Sweep { return hooks.SweepStats(res) }
@@ -111,6 +117,31 @@ func SweepValue(s any, name string) (float64, error) { return hooks.SweepValue(s
 // that has one, "" when none has or Check refuses s.
 func SweepWarning(s any) string { return hooks.SweepWarning(s) }
 
+// SettingDef is a setting retrysim.Override takes by a plain name: what it
+// means and what a run has without it, so that a command declares its flags
+// from Settings instead of repeating them.
+type SettingDef struct {
+	// Name is the setting's name: p_fail, queue.backoff.base.
+	Name string
+	// Key is its path in a scenario file, and so in the errors of a file
+	// and of the queue's Check, where that is not Name:
+	// queue.backoff.policy for queue.backoff.
+	Key string
+	// Usage says what it means, its argument's name in backquotes, as
+	// package flag reads a flag's help; it names other settings by their
+	// names here (queue.store), which a command's help turns into its
+	// flags' names.
+	Usage string
+	// Default is the value a run has when the setting is not given (the
+	// sign-up's p_fail and lost_reply, delivery.Defaults' queue), of the
+	// type retrysim.Override takes for it (retrysim.Setting.Value).
+	Default any
+	// Min and Max bound a count: an int Default.
+	Min, Max int
+	// Delivery: only the delivery model reads it (latency, queue.FIELD).
+	Delivery bool
+}
+
 // SweepPoint is one point's counters as RunSweepPoints returns them: a
 // replicate's, one a strategy in the order of the sweep's Strategies.
 type SweepPoint struct {
@@ -124,6 +155,14 @@ func WriteShard(w io.Writer, sh stats.Shard) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(sh)
 }
+
+// DefaultSeed is the seed the command runs when given none: the seed of
+// the article's tables.
+const DefaultSeed = 1
+
+// MaxReplicates bounds an experiment's and a sweep's replicates: each
+// replicate keeps its metric values until the report is built.
+const MaxReplicates = 10_000
 
 // UnreadInJobModel is why retrysim's Unread names a setting only the
 // delivery model reads, in a run of the job model.

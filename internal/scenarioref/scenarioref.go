@@ -15,10 +15,10 @@ import (
 	"strings"
 	"time"
 
-	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/provider"
 )
@@ -48,8 +48,8 @@ const referenceIntro = "A scenario file is YAML: one document, one mapping. An u
 // meaning, taken from retrysim.Settings or fleet.Params where one of them
 // documents the key.
 func Keys() []Key {
-	settings := map[string]api.SettingDef{}
-	for _, s := range api.Settings() {
+	settings := map[string]jobapi.SettingDef{}
+	for _, s := range jobapi.Settings() {
 		settings[s.Name] = s
 	}
 	var refs []Key
@@ -87,7 +87,7 @@ func Keys() []Key {
 }
 
 // settingType is a setting's type and bounds, by the type of its default.
-func settingType(s api.SettingDef) (typ, bounds string) {
+func settingType(s jobapi.SettingDef) (typ, bounds string) {
 	durations := "0 to " + plainValue(provider.MaxDuration)
 	switch s.Default.(type) {
 	case float64:

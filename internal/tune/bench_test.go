@@ -20,7 +20,7 @@ func BenchmarkRaceVersusGrid(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	base := api.Sweep{Strategies: strategies, Seed: 1, Axes: []api.Axis{{Name: "p_fail", Values: []float64{0.45}}, {Name: "lost_reply", Values: []float64{0}}}}
+	base := api.Sweep{Experiment: api.Experiment{Strategies: strategies, Seed: 1}, Axes: []api.Axis{{Name: "p_fail", Values: []float64{0.45}}, {Name: "lost_reply", Values: []float64{0}}}}
 	k, axes, err := NewTableKind(base, []string{"attempts=1:20:20"})
 	if err != nil {
 		b.Fatal(err)

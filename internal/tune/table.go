@@ -15,6 +15,7 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
@@ -95,8 +96,8 @@ func NewTableKind(base api.Sweep, searches []string) (TableKind, []Axis, error) 
 
 // enumSetting is the setting called name when it takes a name (queue.store,
 // queue.backoff, queue.crash_at), as api.Settings declares it.
-func enumSetting(name string) (api.SettingDef, bool) {
-	for _, d := range api.Settings() {
+func enumSetting(name string) (jobapi.SettingDef, bool) {
+	for _, d := range jobapi.Settings() {
 		if d.Name == name {
 			switch d.Default.(type) {
 			case float64, int, time.Duration, provider.Latency:
@@ -105,12 +106,12 @@ func enumSetting(name string) (api.SettingDef, bool) {
 			return d, true
 		}
 	}
-	return api.SettingDef{}, false
+	return jobapi.SettingDef{}, false
 }
 
 // enumValue is the value of the enum setting def called name, of the
 // type api.Override takes, as its flag reads it (its error lists the names).
-func enumValue(def api.SettingDef, name string) (any, error) {
+func enumValue(def jobapi.SettingDef, name string) (any, error) {
 	v := flagval.SettingVar(def)
 	if err := v.Set(name); err != nil {
 		return nil, err
@@ -129,16 +130,18 @@ const FirstJobs = 10_000
 func (TableKind) First() int64 { return FirstJobs }
 
 // Rows are the strategies' ids.
-func (k TableKind) Rows() []string { return jobapi.RowIDs(k.Sweep.Strategies) }
+func (k TableKind) Rows() []string { return jobapi.RowIDs(k.Sweep.Experiment.Strategies) }
 
 // Metrics are the columns of the table's csv and json with an estimate.
-func (k TableKind) Metrics() []string { return Metrics(k.watched(), k.Sweep.Delivery != nil) }
+func (k TableKind) Metrics() []string {
+	return Metrics(k.watched(), k.Sweep.Experiment.Delivery != nil)
+}
 
 // watched are the scenario's watched steps.
 func (k TableKind) watched() []stats.Watch {
-	sc := api.DefaultScenario()
-	if k.Sweep.Scenario != nil {
-		sc = *k.Sweep.Scenario
+	sc := k.Sweep.Experiment.Scenario
+	if len(sc.Steps) == 0 && sc.Name == "" {
+		sc = api.DefaultScenario()
 	}
 	return jobapi.Params(api.Experiment{Scenario: sc}).Watched
 }
@@ -164,11 +167,11 @@ func (k TableKind) Current(axes []Axis) (Point, error) {
 // enumNow is the name the settings as given give the enum setting path,
 // "" for none (the job model has no queue).
 func (k TableKind) enumNow(path string) string {
-	sc := api.DefaultScenario()
-	if k.Sweep.Scenario != nil {
-		sc = *k.Sweep.Scenario
+	sc := k.Sweep.Experiment.Scenario
+	if len(sc.Steps) == 0 && sc.Name == "" {
+		sc = api.DefaultScenario()
 	}
-	_, q, err := api.Override(sc, k.Sweep.Delivery, k.Sweep.Settings...)
+	_, q, err := api.Override(sc, k.Sweep.Experiment.Delivery, k.Sweep.Settings...)
 	if err != nil || q == nil {
 		return ""
 	}
@@ -198,7 +201,7 @@ func (k TableKind) at(axes []Axis, p Point, n int64, seed uint64) api.Sweep {
 		}
 	}
 	sw.Axes = append(sw.Axes, api.Axis{Name: "jobs", Values: []float64{float64(n)}})
-	sw.Seed, sw.Progress = seed, nil
+	sw.Experiment.Seed, sw.Experiment.Progress = seed, nil
 	return sw
 }
 
@@ -209,7 +212,7 @@ func (k TableKind) Check(axes []Axis, p Point, jobs int64) error {
 	if _, err := k.at(axes, p, 1, 0).Check(); err != nil {
 		return schema.Within("search", err)
 	}
-	_, err := k.at(axes, p, min(jobs, api.MaxJobs), 0).Check()
+	_, err := k.at(axes, p, min(jobs, limits.MaxJobs), 0).Check()
 	var fe *schema.FieldError
 	if errors.As(err, &fe) && (fe.Field == "jobs" || fe.Field == "queue.max_deliveries") {
 		return schema.Errorf("budget", "a batch may run up to %s jobs: %s", human.Group(jobs), fe.Msg)
@@ -220,7 +223,7 @@ func (k TableKind) Check(axes []Axis, p Point, jobs int64) error {
 // Run runs batch b at each point: n jobs with the seed of the sweep's
 // replicate b, the same at every point.
 func (k TableKind) Run(ctx context.Context, axes []Axis, b int, n int64, at []Point, pools []Pool) ([]Pool, error) {
-	seed := rng.ReplicateSeed(k.Sweep.Seed, uint64(b))
+	seed := rng.ReplicateSeed(k.Sweep.Experiment.Seed, uint64(b))
 	sweeps := make([]api.Sweep, len(at))
 	for i, p := range at {
 		sweeps[i] = k.at(axes, p, n, seed)
@@ -233,7 +236,7 @@ func (k TableKind) Run(ctx context.Context, axes []Axis, b int, n int64, at []Po
 	for i, s := range runs {
 		pool, _ := pools[i].(*tablePool)
 		if pool == nil {
-			pool = &tablePool{watched: k.watched(), delivery: k.Sweep.Delivery != nil, rows: make([]stats.Row, len(s.Rows))}
+			pool = &tablePool{watched: k.watched(), delivery: k.Sweep.Experiment.Delivery != nil, rows: make([]stats.Row, len(s.Rows))}
 		}
 		for j := range s.Rows {
 			s.Rows[j].Fill(row)

@@ -26,12 +26,7 @@ func TestSweepOwnStrategy(t *testing.T) {
 		strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.SameKey},
 	}
 	charge := []float64{0.05, 0.2, 0.4}
-	sw, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{
-		Scenario:   &sc,
-		Axes:       []retrysim.Axis{{Name: "steps[charge the card].p_fail", Values: charge}, {Name: "jobs", Values: []float64{n}}},
-		Strategies: strategies,
-		Seed:       11,
-	})
+	sw, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Experiment: retrysim.Experiment{Scenario: sc, Strategies: strategies, Seed: 11}, Axes: []retrysim.Axis{{Name: "steps[charge the card].p_fail", Values: charge}, {Name: "jobs", Values: []float64{n}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

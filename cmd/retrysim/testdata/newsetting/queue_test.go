@@ -16,6 +16,7 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -36,11 +37,11 @@ import (
 // redelivery_after, a duration.
 func TestAddedQueueSetting(t *testing.T) {
 	const name, usage = "queue.redelivery_after", "an unacked message comes back after this `duration`"
-	i := slices.IndexFunc(retrysim.Settings(), func(s retrysim.SettingDef) bool { return s.Name == name })
+	i := slices.IndexFunc(jobapi.Settings(), func(s jobapi.SettingDef) bool { return s.Name == name })
 	if i < 0 {
 		t.Fatalf("Settings() does not list %s", name)
 	}
-	if def := retrysim.Settings()[i]; def.Usage != usage || def.Default != time.Duration(0) || !def.Delivery {
+	if def := jobapi.Settings()[i]; def.Usage != usage || def.Default != time.Duration(0) || !def.Delivery {
 		t.Errorf("Settings()[%s] = %+v; want its usage, the queue's default 0s, read by the delivery model", name, def)
 	}
 
@@ -72,8 +73,8 @@ func TestAddedQueueSetting(t *testing.T) {
 	}
 
 	e := retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 10}
-	if why := e.Unread()[name]; why != retrysim.UnreadInJobModel {
-		t.Errorf("Unread()[%s] in the job model = %q; want %q", name, why, retrysim.UnreadInJobModel)
+	if why := e.Unread()[name]; why != jobapi.UnreadInJobModel {
+		t.Errorf("Unread()[%s] in the job model = %q; want %q", name, why, jobapi.UnreadInJobModel)
 	}
 
 	const file = "steps: [{name: a}]\nwatched: a\nqueue:\n  redelivery_after: 45s\n  store: claim\n"
@@ -81,7 +82,7 @@ func TestAddedQueueSetting(t *testing.T) {
 	if err != nil || l.Queue == nil || l.Queue.RedeliveryAfter != 45*time.Second || l.Queue.Store != delivery.Claim {
 		t.Fatalf("a file with queue.redelivery_after: 45s = %+v, %v; want a claim store and RedeliveryAfter 45s", l.Queue, err)
 	}
-	const refused = "s.yaml:4: queue.redelivery_after: " + retrysim.UnreadInJobModel
+	const refused = "s.yaml:4: queue.redelivery_after: " + jobapi.UnreadInJobModel
 	if err := l.CheckRead(func(s string) string { return e.Unread()[s] }); err == nil || err.Error() != refused {
 		t.Errorf("CheckRead in the job model = %v; want %s", err, refused)
 	}

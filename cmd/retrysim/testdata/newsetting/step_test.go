@@ -15,6 +15,7 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/report"
@@ -44,11 +45,11 @@ func TestAddedStepSetting(t *testing.T) {
 	}
 	added := provider.StepSettings()[i]
 
-	i = slices.IndexFunc(retrysim.Settings(), func(s retrysim.SettingDef) bool { return s.Name == name })
+	i = slices.IndexFunc(jobapi.Settings(), func(s jobapi.SettingDef) bool { return s.Name == name })
 	if i < 0 {
 		t.Fatalf("Settings() does not list %s", name)
 	}
-	if def := retrysim.Settings()[i]; def.Usage != usage || def.Default != 0.0 || def.Delivery {
+	if def := jobapi.Settings()[i]; def.Usage != usage || def.Default != 0.0 || def.Delivery {
 		t.Errorf("Settings()[%s] = %+v; want its usage, the sign-up's default 0, read by both models", name, def)
 	}
 
