@@ -1,8 +1,8 @@
 // Package report renders what a retrysim run measured, in the formats and
 // documents the retrysim command prints: a job or delivery run's Report
-// (and a merge's), a sweep, and a fleet run, each as a
-// table, markdown, csv, json or an html page, and a sweep's or a fleet run's
-// plot as png or svg.
+// (and a merge's), a sweep, and a fleet run, each as a table, markdown,
+// csv, json or an html page, and a sweep's or a fleet run's plot as png or
+// svg.
 //
 // A Reporter writes one document in one format, as vegeta's reporters do:
 //
@@ -22,7 +22,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
@@ -33,7 +32,8 @@ import (
 // Format is an output format.
 type Format string
 
-// The formats, each of which writes every document of this package.
+// The formats: every document is written as Table, Markdown, CSV, JSON
+// and HTML; a sweep's and a fleet run's plot as PNG and SVG.
 const (
 	// Table is the default: text tables with a title, for a terminal.
 	Table Format = "table"
@@ -47,20 +47,10 @@ const (
 	// HTML writes one self-contained page, with the plot where the
 	// document has one.
 	HTML Format = "html"
-)
-
-// Formats are every format, the default first.
-func Formats() []Format { return []Format{Table, Markdown, CSV, JSON, HTML} }
-
-// Image is the encoding of a plot.
-type Image string
-
-// The encodings of a plot.
-const (
-	// PNG is a raster image.
-	PNG Image = "png"
-	// SVG is a vector image.
-	SVG Image = "svg"
+	// PNG draws a sweep's or a fleet run's plot as a raster image.
+	PNG Format = "png"
+	// SVG draws the same plot as a vector image.
+	SVG Format = "svg"
 )
 
 // Reporter writes one document in one format.
@@ -69,17 +59,22 @@ type Reporter func(w io.Writer) error
 // Report writes the document to w.
 func (r Reporter) Report(w io.Writer) error { return r(w) }
 
-// Options choose how a run's Report is written.
+// Options choose how a document is written.
 type Options struct {
 	// Format is the output format; "" is Table.
 	Format Format
-	// Intervals shows each figure's 95% interval in the table formats and
-	// html; csv and json always carry them.
+	// Intervals shows each figure's 95% interval in a report's and a
+	// sweep's table formats and html; csv and json always carry them.
 	Intervals bool
 	// Expect shows each strategy's closed-form expectations and z-scores,
-	// for a run of the job model (the closed forms do not cover the
+	// for a report of the job model (the closed forms do not cover the
 	// delivery model).
 	Expect bool
+	// LogY draws a sweep's line plot (one swept parameter) on a log y axis;
+	// by default the axis is logarithmic when its values span more than two
+	// decades. A sweep's heat maps (two swept parameters) share one colour
+	// scale, so that a colour is the same value in every panel.
+	LogY bool
 }
 
 // renderer is the format called f ("" for Table) that writes document d.
@@ -88,6 +83,14 @@ func renderer(d render.Doc, f Format) (render.Renderer, error) {
 		f = Table
 	}
 	return render.Lookup(d, string(f))
+}
+
+// image is f's file extension when f is an image format, "" when not.
+func image(f Format) string {
+	if f == PNG || f == SVG {
+		return "." + string(f)
+	}
+	return ""
 }
 
 // NewReport returns the Reporter of rep, a run's or a merge's report, in
@@ -117,189 +120,70 @@ func whole(write func(io.Writer) error) Reporter {
 	}
 }
 
-// PlotOptions choose how a sweep's picture is drawn, on its html page or
-// as an image. The zero value draws a line plot's y axis on a log scale
-// when its values span more than two decades, and gives heat maps one
-// colour scale, so that a colour is the same value in every panel.
-type PlotOptions struct {
-	// LogY draws a line plot (one swept parameter) on a log y axis.
-	LogY bool
-	// LinearY draws a line plot on a linear y axis.
-	LinearY bool
-	// OwnScales gives each heat map (two swept parameters) its own colour scale.
-	OwnScales bool
-}
-
-// plotOptions are opts for a sweep of swept parameters.
-func (opts PlotOptions) plotOptions(swept int) (render.PlotOptions, error) {
-	var o render.PlotOptions
-	switch {
-	case opts.LogY && opts.LinearY:
-		return o, fmt.Errorf("PlotOptions: LogY and LinearY ask for opposite scales; set one")
-	case (opts.LogY || opts.LinearY) && swept != 1:
-		return o, fmt.Errorf("PlotOptions: LogY and LinearY shape a line plot, of one swept parameter; this sweep has %d", swept)
-	case opts.OwnScales && swept != 2:
-		return o, fmt.Errorf("PlotOptions: OwnScales shapes heat maps, of two swept parameters; this sweep has %d", swept)
-	case opts.LogY:
-		o.Y = render.LogScale
-	case opts.LinearY:
-		o.Y = render.LinearScale
-	}
-	o.OwnScales = opts.OwnScales
-	return o, nil
-}
-
-// SweepOptions choose how a sweep is written.
-type SweepOptions struct {
-	// Format is the output format; "" is Table. The table formats pivot
-	// the sweep's metric (retrysim.Sweep.Metric); csv and json carry a row a
-	// point and strategy, every metric of it.
-	Format Format
-	// Plot shapes the picture the html page draws.
-	Plot PlotOptions
-}
-
-// NewSweep returns the Reporter of s, a sweep's result (retrysim.RunSweep),
-// in opts.Format.
-func NewSweep(res retrysim.SweepResult, opts SweepOptions) (Reporter, error) {
+// NewSweep returns the Reporter of res, a sweep's result (retrysim.RunSweep),
+// in opts.Format. The table formats pivot the sweep's metric
+// (retrysim.Sweep.Metric); csv and json carry a row a point and strategy,
+// every metric of it. PNG and SVG draw its metric against the swept
+// parameter, a line with 95% error bars a strategy, when one parameter is
+// swept, and a heat map a strategy when two are: they refuse a sweep of
+// more parameters or none.
+func NewSweep(res retrysim.SweepResult, opts Options) (Reporter, error) {
 	s := jobapi.SweepStats(res)
-	r, err := renderer(render.SweepDoc, opts.Format)
-	if err != nil {
-		return nil, err
+	s.CI = opts.Intervals
+	swept := len(s.Swept)
+	var po render.PlotOptions
+	switch {
+	case opts.LogY && swept != 1:
+		return nil, fmt.Errorf("Options.LogY shapes a line plot, of one swept parameter; this sweep has %d", swept)
+	case opts.LogY:
+		po.Y = render.LogScale
 	}
-	po, err := opts.Plot.plotOptions(len(s.Swept))
+	if ext := image(opts.Format); ext != "" {
+		if swept < 1 || swept > 2 {
+			return nil, fmt.Errorf("a plot needs one or two swept parameters; this sweep has %d", swept)
+		}
+		return whole(func(w io.Writer) error { return render.PlotSweep(w, s, ext, po) }), nil
+	}
+	r, err := renderer(render.SweepDoc, opts.Format)
 	if err != nil {
 		return nil, err
 	}
 	return whole(func(w io.Writer) error { return r.Sweep(w, s, po) }), nil
 }
 
-// NewSweepPlot returns the Reporter of s's plot in img: its metric against
-// the swept parameter, a line with 95% error bars a strategy, when one
-// parameter is swept; a heat map a strategy when two are. It refuses a
-// sweep of more parameters or none.
-func NewSweepPlot(res retrysim.SweepResult, img Image, opts PlotOptions) (Reporter, error) {
-	s := jobapi.SweepStats(res)
-	ext, err := img.ext()
+// NewFleet returns the Reporter of a fleet run in opts.Format: results are
+// fleet.Run's, run the fleet.Options it had. The document has a row a run
+// with its 95% intervals over the replicates (json also holds every run's
+// series, a point a second; html draws them); PNG and SVG draw each run's
+// series in a panel.
+func NewFleet(results []fleet.Result, run fleet.Options, opts Options) (Reporter, error) {
+	if len(results) == 0 {
+		return nil, fmt.Errorf("NewFleet: no results")
+	}
+	configs := make([]fleet.Config, len(results))
+	for i := range results {
+		configs[i] = results[i].Config
+	}
+	doc := render.FleetRun{Preset: fleet.Preset{Name: "one run"}, Replicates: max(1, run.Replicates), Seed: run.Seed,
+		Configs: configs, Results: results}
+	ext := image(opts.Format)
+	f := opts.Format
+	if ext != "" {
+		f = JSON
+	}
+	r, err := renderer(render.FleetDoc, f)
 	if err != nil {
-		return nil, err
-	}
-	if n := len(s.Swept); n < 1 || n > 2 {
-		return nil, fmt.Errorf("a plot needs one or two swept parameters; this sweep has %d", n)
-	}
-	po, err := opts.plotOptions(len(s.Swept))
-	if err != nil {
-		return nil, err
-	}
-	return whole(func(w io.Writer) error { return render.PlotSweep(w, s, ext, po) }), nil
-}
-
-// ext is img's file extension.
-func (img Image) ext() (string, error) {
-	if img != PNG && img != SVG {
-		return "", fmt.Errorf("unknown image %q (want png or svg)", img)
-	}
-	return "." + string(img), nil
-}
-
-// FleetRun is what a fleet run ran and measured, as a document describes
-// it: the configurations given to fleet.Run, their results in the same
-// order, and how they were run.
-type FleetRun struct {
-	// Preset is the preset whose runs Configs are (fleet.LookupPreset and
-	// its Plan), which decides what is written: a row and a time series a
-	// run, totals by failure rate, or the runs against a spike's height.
-	// The zero Preset is one run of one's own, named "one run".
-	Preset fleet.Preset
-	// Configs are the runs' configurations, Results fleet.Run's results of them.
-	Configs []fleet.Config
-	Results []fleet.Result
-	// Replicates and Seed are the fleet.Options the runs had.
-	Replicates int
-	Seed       uint64
-	// ScenarioFile names the scenario file the client's policy came from,
-	// if any, for the titles.
-	ScenarioFile string
-}
-
-// outputs are the fleet run's document in f, and its series and plot
-// when seriesExt and plotExt ask for them.
-func (run FleetRun) outputs(f Format, seriesExt, plotExt string) (doc, series, pic []byte, err error) {
-	r, err := run.check(f)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	p := run.Preset
-	if p.Name == "" {
-		p.Name = "one run"
-	}
-	return r.FleetOutputs(render.FleetRun{Preset: p, Replicates: run.Replicates, Seed: run.Seed,
-		Configs: slices.Clone(run.Configs), Results: run.Results, ScenarioFile: run.ScenarioFile}, seriesExt, plotExt)
-}
-
-// check refuses a run with no configurations or not a result each, and a
-// format that does not write it.
-func (run FleetRun) check(f Format) (render.Renderer, error) {
-	if len(run.Configs) == 0 || len(run.Results) != len(run.Configs) {
-		return render.Renderer{}, fmt.Errorf("FleetRun: %d configurations and %d results; want one result a configuration, at least one", len(run.Configs), len(run.Results))
-	}
-	return renderer(render.FleetDoc, f)
-}
-
-// NewFleet returns the Reporter of a fleet run in f ("" for Table): a row
-// a run with its 95% intervals over the replicates (json also holds every
-// run's series, a point a second; html draws them), or, for a preset that
-// compares policies, its totals.
-func NewFleet(run FleetRun, f Format) (Reporter, error) {
-	if _, err := run.check(f); err != nil {
 		return nil, err
 	}
 	return func(w io.Writer) error {
-		doc, _, _, err := run.outputs(f, "", "")
+		out, _, pic, err := r.FleetOutputs(doc, "", ext)
 		if err != nil {
 			return err
 		}
-		_, err = w.Write(doc)
-		return err
-	}, nil
-}
-
-// NewFleetSeries returns the Reporter of a fleet run's time series, a row a
-// run a second, in f: CSV or JSON (an array of objects).
-func NewFleetSeries(run FleetRun, f Format) (Reporter, error) {
-	if f != CSV && f != JSON {
-		return nil, fmt.Errorf("a fleet run's series is written as csv or json, not %q", f)
-	}
-	if _, err := run.check(JSON); err != nil {
-		return nil, err
-	}
-	return func(w io.Writer) error {
-		_, series, _, err := run.outputs(JSON, "."+string(f), "")
-		if err != nil {
-			return err
+		if ext != "" {
+			out = pic
 		}
-		_, err = w.Write(series)
-		return err
-	}, nil
-}
-
-// NewFleetPlot returns the Reporter of a fleet run's plot in img: each
-// run's series in a panel, or, for a preset that compares policies, its
-// comparison.
-func NewFleetPlot(run FleetRun, img Image) (Reporter, error) {
-	ext, err := img.ext()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := run.check(JSON); err != nil {
-		return nil, err
-	}
-	return func(w io.Writer) error {
-		_, _, pic, err := run.outputs(JSON, "", ext)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(pic)
+		_, err = w.Write(out)
 		return err
 	}, nil
 }

@@ -27,10 +27,9 @@ func bytesOf(t *testing.T, r report.Reporter, err error) []byte {
 	return b.Bytes()
 }
 
-// TestImagesAndSeries draws a sweep's and a fleet run's plots as png and
-// svg and writes the fleet run's series as csv and json: each starts as
-// its encoding does.
-func TestImagesAndSeries(t *testing.T) {
+// TestImages draws a sweep's and a fleet run's plots as png and svg: each
+// starts as its encoding does.
+func TestImages(t *testing.T) {
 	strategies, err := retrysim.ParseStrategies([]string{"step-nokey", "job-samekey"}, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -45,20 +44,19 @@ func TestImagesAndSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := report.FleetRun{Configs: []fleet.Config{cfg}, Results: res, Replicates: 1, Seed: 1}
+	run := fleet.Options{Replicates: 1, Seed: 1}
 	png, svg := []byte("\x89PNG\r\n"), []byte("<?xml")
 	for _, tc := range []struct {
 		name  string
 		r     func() (report.Reporter, error)
 		start []byte
 	}{
-		{"sweep png", func() (report.Reporter, error) { return report.NewSweepPlot(s, report.PNG, report.PlotOptions{}) }, png},
+		{"sweep png", func() (report.Reporter, error) { return report.NewSweep(s, report.Options{Format: report.PNG}) }, png},
 		{"sweep svg", func() (report.Reporter, error) {
-			return report.NewSweepPlot(s, report.SVG, report.PlotOptions{LogY: true})
+			return report.NewSweep(s, report.Options{Format: report.SVG, LogY: true})
 		}, svg},
-		{"fleet png", func() (report.Reporter, error) { return report.NewFleetPlot(run, report.PNG) }, png},
-		{"fleet series csv", func() (report.Reporter, error) { return report.NewFleetSeries(run, report.CSV) }, []byte("run,t,")},
-		{"fleet series json", func() (report.Reporter, error) { return report.NewFleetSeries(run, report.JSON) }, []byte("[\n  {")},
+		{"fleet png", func() (report.Reporter, error) { return report.NewFleet(res, run, report.Options{Format: report.PNG}) }, png},
+		{"fleet svg", func() (report.Reporter, error) { return report.NewFleet(res, run, report.Options{Format: report.SVG}) }, svg},
 	} {
 		r, err := tc.r()
 		if got := bytesOf(t, r, err); !bytes.HasPrefix(got, tc.start) {
@@ -67,9 +65,9 @@ func TestImagesAndSeries(t *testing.T) {
 	}
 }
 
-// TestRefused names what cannot be written: an unknown format or image,
-// expectations of the delivery model, opposite scales, a scale the plot
-// does not have, a fleet run without its results.
+// TestRefused names what cannot be written: an unknown format, a report
+// drawn as an image, expectations of the delivery model, a log scale or a
+// plot the sweep does not have, a fleet run without its results.
 func TestRefused(t *testing.T) {
 	q := delivery.Defaults()
 	rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Jobs: 1000, Seed: 1, Delivery: &q,
@@ -81,6 +79,10 @@ func TestRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s0, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Experiment: retrysim.Experiment{Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Seed: 1}, Axes: []retrysim.Axis{{Name: "jobs", Values: []float64{1000}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -88,10 +90,11 @@ func TestRefused(t *testing.T) {
 	}{
 		{"unknown format", second(report.NewReport(rep, report.Options{Format: "yaml"})), `unknown format "yaml" (want one of table, markdown, csv, json, html)`},
 		{"expect of the delivery model", second(report.NewReport(rep, report.Options{Expect: true})), "Options.Expect: the closed forms cover the job model, not the delivery model"},
-		{"opposite scales", second(report.NewSweepPlot(s, report.PNG, report.PlotOptions{LogY: true, LinearY: true})), "PlotOptions: LogY and LinearY ask for opposite scales; set one"},
-		{"heat maps of one parameter", second(report.NewSweep(s, report.SweepOptions{Format: report.HTML, Plot: report.PlotOptions{OwnScales: true}})), "PlotOptions: OwnScales shapes heat maps, of two swept parameters; this sweep has 1"},
-		{"unknown image", second(report.NewSweepPlot(s, "gif", report.PlotOptions{})), `unknown image "gif" (want png or svg)`},
-		{"fleet run without results", second(report.NewFleet(report.FleetRun{Configs: []fleet.Config{fleet.DefaultConfig()}}, report.JSON)), "FleetRun: 1 configurations and 0 results; want one result a configuration, at least one"},
+		{"a report as an image", second(report.NewReport(rep, report.Options{Format: report.PNG})), `unknown format "png" (want one of table, markdown, csv, json, html)`},
+		{"log scale of no line plot", second(report.NewSweep(s0, report.Options{Format: report.HTML, LogY: true})), "Options.LogY shapes a line plot, of one swept parameter; this sweep has 0"},
+		{"plot of no swept parameter", second(report.NewSweep(s0, report.Options{Format: report.SVG})), "a plot needs one or two swept parameters; this sweep has 0"},
+		{"unknown sweep format", second(report.NewSweep(s, report.Options{Format: "gif"})), `unknown format "gif" (want one of table, markdown, csv, json, html)`},
+		{"fleet run without results", second(report.NewFleet(nil, fleet.Options{}, report.Options{Format: report.JSON})), "NewFleet: no results"},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: %v; want %q", tc.name, tc.err, tc.want)

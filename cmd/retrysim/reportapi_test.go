@@ -17,6 +17,10 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
+// documentFormats are the formats every document of package report is
+// written in (its images aside).
+var documentFormats = []report.Format{report.Table, report.Markdown, report.CSV, report.JSON, report.HTML}
+
 // written is what rep writes, failing the test on an error.
 func written(t *testing.T, r report.Reporter, err error) string {
 	t.Helper()
@@ -76,7 +80,7 @@ func TestReportPackageIsTheCommands(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, f := range report.Formats() {
+			for _, f := range documentFormats {
 				tc.opts.Format = f
 				r, err := report.NewReport(rep, tc.opts)
 				got := written(t, r, err)
@@ -102,8 +106,8 @@ func TestReportSweepIsTheCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range report.Formats() {
-		r, err := report.NewSweep(s, report.SweepOptions{Format: f})
+	for _, f := range documentFormats {
+		r, err := report.NewSweep(s, report.Options{Format: f})
 		got := written(t, r, err)
 		want := command(t, "sweep", "-p-fail", "0.01,0.02", "-jobs", "20000", "-format", string(f))
 		if got != want {
@@ -112,7 +116,7 @@ func TestReportSweepIsTheCommands(t *testing.T) {
 	}
 	plot := filepath.Join(t.TempDir(), "sweep.svg")
 	command(t, "sweep", "-p-fail", "0.01,0.02", "-jobs", "20000", "-log-y", "-plot", plot)
-	r, err := report.NewSweepPlot(s, report.SVG, report.PlotOptions{LogY: true})
+	r, err := report.NewSweep(s, report.Options{Format: report.SVG, LogY: true})
 	if got, want := written(t, r, err), readFile(t, plot); got != want {
 		t.Errorf("the plot drawn from Go differs from the command's -plot")
 	}
@@ -128,59 +132,31 @@ func readFile(t *testing.T, path string) string {
 	return string(data)
 }
 
-// TestReportFleetIsTheCommands runs the fleet model in Go, one run of its
-// own and a preset's, renders them in every format and compares the bytes
-// with the command's. The runs are short (2 s): the bytes must match whatever
-// the duration, and the preset renders 68 runs seven times.
+// TestReportFleetIsTheCommands runs the fleet model in Go, renders the run
+// in every format and as an svg plot, and compares the bytes with the
+// command's. The run is short (2 s): the bytes must match whatever the
+// duration.
 func TestReportFleetIsTheCommands(t *testing.T) {
 	one := fleet.DefaultConfig()
 	one.Duration = 2 * time.Second
-	preset, err := fleet.LookupPreset("brooker-retries")
+	opts := fleet.Options{Replicates: 2, Seed: 1, Workers: 2}
+	res, err := fleet.Run(context.Background(), []fleet.Config{one}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, reps := preset.Runs(2*time.Second), 2
-	for _, tc := range []struct {
-		name string
-		run  report.FleetRun
-		args []string
-	}{
-		{"one run", report.FleetRun{Configs: []fleet.Config{one}, Replicates: 2, Seed: 1}, nil},
-		{"preset", report.FleetRun{Preset: preset, Configs: runs, Replicates: reps, Seed: 1}, []string{"-preset", "brooker-retries"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			res, err := fleet.Run(context.Background(), tc.run.Configs, fleet.Options{Replicates: tc.run.Replicates, Seed: 1, Workers: 2})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tc.run.Results = res
-			for _, f := range report.Formats() {
-				r, err := report.NewFleet(tc.run, f)
-				got := written(t, r, err)
-				want := command(t, append([]string{"fleet", "-duration", "2s", "-replicates", "2", "-format", string(f)}, tc.args...)...)
-				if got != want {
-					t.Errorf("%s from Go differs from the command's:\n got %.600s\nwant %.600s", f, got, want)
-				}
-			}
-			dir := t.TempDir()
-			series, plot := filepath.Join(dir, "series.csv"), filepath.Join(dir, "plot.svg")
-			args := []string{"fleet", "-duration", "2s", "-replicates", "2", "-plot", plot}
-			if tc.run.Preset.Name == "" { // a preset of totals has no series
-				args = append(args, "-series", series)
-				r, err := report.NewFleetSeries(tc.run, report.CSV)
-				got := written(t, r, err)
-				command(t, append(args, tc.args...)...)
-				if want := readFile(t, series); got != want {
-					t.Errorf("the series written from Go differ from the command's -series:\n got %.300s\nwant %.300s", got, want)
-				}
-			} else {
-				command(t, append(args, tc.args...)...)
-			}
-			r, err := report.NewFleetPlot(tc.run, report.SVG)
-			if got, want := written(t, r, err), readFile(t, plot); got != want {
-				t.Errorf("the plot drawn from Go differs from the command's -plot")
-			}
-		})
+	for _, f := range documentFormats {
+		r, err := report.NewFleet(res, opts, report.Options{Format: f})
+		got := written(t, r, err)
+		want := command(t, "fleet", "-duration", "2s", "-replicates", "2", "-format", string(f))
+		if got != want {
+			t.Errorf("%s from Go differs from the command's:\n got %.600s\nwant %.600s", f, got, want)
+		}
+	}
+	plot := filepath.Join(t.TempDir(), "plot.svg")
+	command(t, "fleet", "-duration", "2s", "-replicates", "2", "-plot", plot)
+	r, err := report.NewFleet(res, opts, report.Options{Format: report.SVG})
+	if got, want := written(t, r, err), readFile(t, plot); got != want {
+		t.Errorf("the plot drawn from Go differs from the command's -plot")
 	}
 }
 
