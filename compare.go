@@ -25,7 +25,7 @@ import (
 // positively: the interval is then wider and the p-value larger than they
 // need be, never narrower or smaller.
 type Comparison struct {
-	// Metric is the metric compared, one of stats.Metrics' names.
+	// Metric is the metric compared, one of Row.Rate's names.
 	Metric string
 	// A and B are the rows' estimates, each with its own interval: Wilson's
 	// for a share, the normal one for a mean.
@@ -80,7 +80,7 @@ func (c Comparison) String() string {
 	return fmt.Sprintf("%s [%s, %s] %s", sign(c.Diff.Value), sign(c.Diff.Lo), sign(c.Diff.Hi), p)
 }
 
-// Compare compares row b with row a on metric, one of stats.Metrics'
+// Compare compares row b with row a on metric, one of Row.Rate's
 // names (succeeded, failed_rate, calls_per_job, repeated_per_job,
 // duplicate_rate). It refuses an unknown metric and a row of no jobs.
 func Compare(a, b *Row, metric string) (Comparison, error) {

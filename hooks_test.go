@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -67,5 +68,29 @@ func TestHooks(t *testing.T) {
 	}
 	if w := jobapi.SweepWarning(sw); w != "" {
 		t.Errorf("SweepWarning = %q; want none, there being no queue", w)
+	}
+}
+
+// Row.Counters are the row's integer sums as the outputs print them (the
+// json's jobs, failed, calls, repeated_steps, duplicate_users and the
+// delivery model's columns), with one by-step count a step of the scenario.
+func TestRowCounters(t *testing.T) {
+	q := delivery.Defaults()
+	e := retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 2}},
+		Jobs: 4000, Seed: 3, Delivery: &q}
+	rep, err := retrysim.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, whole := rep.Rows[0].Counters(), jobapi.Results(rep, false, false).Rows[0].Counters
+	if c.Jobs != 4000 || c.Jobs != whole.Jobs || c.Failed != whole.Failed || c.Calls != whole.Calls || c.RepeatedSteps != whole.RepeatedSteps ||
+		c.DuplicateUsers != whole.DuplicateUsers || c.SideEffects != whole.SideEffects || c.Deliveries != whole.Deliveries || c.LostWork != whole.LostWork {
+		t.Errorf("Counters = %+v; want the report's %+v", c, whole)
+	}
+	if len(c.TwiceByStep) != 10 || len(c.RepeatedByStep) != 10 || c.TwiceByStep[6] != whole.TwiceByStep[6] || c.RepeatedByStep[6] != whole.RepeatedByStep[6] {
+		t.Errorf("by step: %v, %v; want the sign-up's 10 steps, step 7's %d and %d", c.TwiceByStep, c.RepeatedByStep, whole.TwiceByStep[6], whole.RepeatedByStep[6])
+	}
+	if c.Deliveries == 0 || c.SideEffects == 0 {
+		t.Errorf("deliveries %d, side effects %d; want some of each in the delivery model", c.Deliveries, c.SideEffects)
 	}
 }

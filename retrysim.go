@@ -1,12 +1,12 @@
 // Package retrysim is the Go API of the retrysim simulator: build an
 // Experiment (a scenario, the strategies to compare, how many jobs, the seed,
 // the generator, the engine and, optionally, the delivery model), Run it, and
-// read the Report: the parameters as used and, per strategy, the counters,
+// read the Report: the experiment as it ran and, per strategy, the counters,
 // the rates with their 95% intervals, and the closed-form expectations where a
-// strategy has them. A run can also be cut into shards (RunShard) that are
-// merged elsewhere (Merger): from the shard files alone, or, for a run only
-// the program knows (your own strategies), by the program that built it
-// (Experiment.Shard and Experiment.Merger). A grid of points can be swept
+// strategy has them. A run can also be cut into shards (Experiment.Shard) that are
+// merged elsewhere (Merger): from the shard files alone (MergeFiles), or,
+// for a run only the program knows (your own strategies), by the program
+// that built it (Experiment.Merger). A grid of points can be swept
 // (RunSweep).
 //
 // The command retrysim is flags over this package, then a renderer: every
@@ -409,9 +409,8 @@ type Rate struct {
 	Z        float64 // NaN without a closed form, or when undefined
 }
 
-// Rate returns the row's metric called name, one of stats.Metrics'
-// ("succeeded", "failed_rate", "calls_per_job", "repeated_per_job",
-// "duplicate_rate").
+// Rate returns the row's metric called name: "succeeded", "failed_rate",
+// "calls_per_job", "repeated_per_job" or "duplicate_rate".
 func (r *Row) Rate(name string) (Rate, error) {
 	m, err := stats.LookupMetric(name)
 	if err != nil {

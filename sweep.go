@@ -20,7 +20,7 @@ import (
 
 // Axis is one parameter of a sweep and its values, in the order given.
 type Axis struct {
-	// Name is one of stats.Axes' names (p_fail, lost_reply, attempts, jobs)
+	// Name is one of the fixed axes (p_fail, lost_reply, attempts, jobs)
 	// or a parameter of the scenario by name, as Override names it
 	// (steps[charge the card].p_fail, queue.ttl; durations in seconds). The
 	// attempts axis sets every strategy.Retry's Attempts at each point.
@@ -177,8 +177,8 @@ func (s Sweep) at(grid []sweepAxis, pt sweep.Point, strategies []strategy.Strate
 	return e, err
 }
 
-// Set adds the axis NAME=VALUES: one of stats.Axes' (p_fail, lost_reply,
-// attempts, jobs) or a parameter of the scenario and its queue (parseSet);
+// Set adds the axis NAME=VALUES: a fixed axis (p_fail, lost_reply,
+// attempts, jobs) or a parameter of the scenario and its queue by its path;
 // its errors are each a *schema.FieldError naming the parameter by its path, as
 // Override's do.
 func (s *Sweep) Set(arg string) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/stats"
+	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -193,6 +194,30 @@ func TestSweepStraightStrategy(t *testing.T) {
 		s, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{Experiment: retrysim.Experiment{Strategies: []strategy.Strategy{straight, strategiesNamed("step-samekey")[0]}}, Axes: axes})
 		if err != nil || len(s.Rows) != 2*len(axes) {
 			t.Errorf("%d axes: %d rows, %v; want %d rows", len(axes), len(s.Rows), err, 2*len(axes))
+		}
+	}
+}
+
+// A sweep's Experiment.Jobs is the jobs of every point the jobs axis does
+// not set, and a zero Scenario is the sign-up: each row is the single Run
+// of the sign-up at its point, with those jobs.
+func TestSweepExperimentJobs(t *testing.T) {
+	st := strategy.Retry{Attempts: 2}
+	res, err := retrysim.RunSweep(context.Background(), retrysim.Sweep{
+		Experiment: retrysim.Experiment{Strategies: []strategy.Strategy{st}, Jobs: 3000, Seed: 5},
+		Axes:       []retrysim.Axis{{Name: "p_fail", Values: []float64{0.1, 0.2}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []float64{0.1, 0.2} {
+		row := res.Rows[i].Row()
+		rep, err := retrysim.Run(context.Background(), retrysim.Experiment{Scenario: provider.Signup(p, 0.005),
+			Strategies: []strategy.Strategy{st}, Jobs: 3000, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := row.Counters(), rep.Rows[0].Counters(); !reflect.DeepEqual(got, want) || got.Jobs != 3000 {
+			t.Errorf("p_fail %g: the sweep's row %+v; the single run's %+v, of 3000 jobs", p, got, want)
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 // queue.backoff.base, queue.backoff.cap, queue.ttl, queue.lease,
 // queue.crash_at, queue.max_crashes, queue.repeat_delay; in a run of the
 // job model, every setting only the delivery model reads, with the reason
-// jobapi.UnreadInJobModel). A setting unread for several reasons gets the first.
+// "only the delivery model reads it"). A setting unread for several reasons gets the first.
 // fleet.Config.Unread is the same rule for a fleet run, in the same shape
 // (paths to reasons).
 func (e Experiment) Unread() map[string]string {
