@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // TestReportJSONRoundTrip marshals reports with encoding/json and reads them
@@ -109,5 +110,30 @@ func TestReportJSONDeliveryCounters(t *testing.T) {
 			t.Errorf("%s: read back %d deliveries, %d lost, %v by step; want %d, %d, %v (more deliveries than jobs)",
 				r.ID, b.Deliveries, b.LostWork, b.RepeatedByStep[:10], c.Deliveries, c.LostWork, c.RepeatedByStep[:10])
 		}
+	}
+}
+
+// A report read back from its json holds the experiment's echoed Jobs,
+// Seed, Generator, Engine and Replicates, as the report it was written from
+// resolved them.
+func TestUnmarshalEchoesExperiment(t *testing.T) {
+	e := retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}},
+		Jobs: 2000, Seed: 9, Replicates: 2}
+	rep, err := retrysim.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back retrysim.Report
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	got, ran := back.Experiment, rep.Experiment
+	if got.Jobs != 2000 || got.Seed != 9 || got.Replicates != 2 || got.Generator != "pcg" || got.Generator != ran.Generator || got.Engine != ran.Engine || ran.Engine == "" {
+		t.Errorf("read back: jobs %d, seed %d, replicates %d, generator %q, engine %q; the run's %q, %q (want 2000, 9, 2, pcg)",
+			got.Jobs, got.Seed, got.Replicates, got.Generator, got.Engine, ran.Generator, ran.Engine)
 	}
 }

@@ -337,9 +337,10 @@ func (e Experiment) config(r int, sh sim.Shard) sim.Config {
 // every strategy, in the order the experiment listed them.
 type Report struct {
 	// Experiment is the experiment as it ran, its Generator, Engine and
-	// Replicates resolved (Progress left out). A report read back
-	// (UnmarshalJSON, a zero Merger's: MergeFiles) holds only what the json
-	// echoes of it: Jobs, Seed, Generator, Engine and Replicates.
+	// Replicates resolved (Progress left out); a zero Merger's is the one
+	// it rebuilt from the shards. A report read from json (UnmarshalJSON)
+	// holds only what the json echoes of it: Jobs, Seed, Generator, Engine
+	// and Replicates.
 	Experiment Experiment
 	Rows       []Row
 	params     stats.Params
