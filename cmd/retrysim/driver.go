@@ -16,6 +16,7 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/internal/tune"
@@ -234,46 +235,25 @@ func (r *runFlags) write(ctx context.Context, stdout io.Writer, main, ser, pic [
 	return tune.Enforce(r.reqs, tune.FigureRows(rows))
 }
 
-// engine is how runs of settings C are run, a replicate P of each, and
-// folded into results R: as the points of a sweep, perPoint runs a point,
-// a single run being a sweep of one point.
-type engine[C, P, R any] struct {
-	run     func(ctx context.Context, runs []C, perPoint int, opts fleet.Options, lo, hi int) ([][]P, error)
-	check   func(c *C, p *P) error
-	results func(runs []C, perPoint int, items [][]P) []R
-}
-
-var (
-	fleetEngine = engine[fleet.Config, fleet.Replicate, fleet.Result]{fleet.RunSweep, (*fleet.Config).CheckReplicate, fleet.SweepResults}
-	graphEngine = engine[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{fleet.RunGraphSweep, (*fleet.Graph).CheckReplicate, fleet.GraphSweepResults}
-)
-
-// items makes w the run of runs' replicates with opts, perPoint runs a
-// point, an item a replicate of every run of a point: refused, when not
-// nil, says the engine's refusal, and finish writes the outputs of the results.
-func (e engine[C, P, R]) items(w *work, runs []C, perPoint int, opts fleet.Options, refused func(error) error, finish func(context.Context, []R) error) *work {
-	a := ""
+// kindItems makes w the run of runs' replicates of kind k with opts,
+// perPoint runs a point, an item a replicate of every run of a point:
+// refused, when not nil, says the engine's refusal, and finish writes the
+// outputs of the results.
+func kindItems[C, P, R any](k replicates.Kind[C, P, R], w *work, runs []C, perPoint int, opts fleet.Options, refused func(error) error, finish func(context.Context, []R) error) *work {
+	want := "the settings make %d"
 	if strings.HasPrefix(w.kind, "sweep ") {
-		a = " a point"
+		want += " a point"
 	}
 	return items(w, func(ctx context.Context, lo, hi int) ([][]P, error) {
-		out, err := e.run(ctx, runs, perPoint, opts, lo, hi)
+		out, err := k.Run(ctx, runs, perPoint, opts, lo, hi)
 		if err != nil && refused != nil {
 			err = refused(err)
 		}
 		return out, err
-	}, func(k int, item *[]P) error {
-		if len(*item) != perPoint {
-			return fmt.Errorf("%d runs; the settings make %d%s", len(*item), perPoint, a)
-		}
-		for j := range *item {
-			if err := e.check(&runs[k/opts.Replicates*perPoint+j], &(*item)[j]); err != nil {
-				return fmt.Errorf("run %d: %w", j, err)
-			}
-		}
-		return nil
+	}, func(i int, item *[]P) error {
+		return k.Check(runs, perPoint, opts.Replicates, i, *item, want)
 	}, func(ctx context.Context, all [][]P) error {
-		return finish(ctx, e.results(runs, perPoint, all))
+		return finish(ctx, k.Fold(runs, perPoint, all))
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/scenarioref"
 	"github.com/retrysim/retrysim/schema"
@@ -36,8 +37,7 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	if err != nil {
 		return nil, err
 	}
-	return family[fleet.Config, fleet.Replicate, fleet.Result]{engine: fleetEngine, runs: cfgs, name: or(render.Escaped(r.scenario), p.Name),
-		keys: render.FleetFigureKeys(), runName: func(c fleet.Config) string { return c.Name }, echo: echo,
+	return family[fleet.Config, fleet.Replicate, fleet.Result]{kind: replicates.Fleet, runs: cfgs, name: or(render.Escaped(r.scenario), p.Name), echo: echo,
 		grid: func(paths []string, points [][]string) ([]fleet.Config, error) {
 			for _, path := range paths {
 				p, ok := fleet.LookupParam(path)
@@ -63,7 +63,7 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 			if err != nil {
 				return err
 			}
-			return r.write(ctx, stdout, main, ser, pic, render.FleetFigures(each(res, fleet.Result.Summary)))
+			return r.write(ctx, stdout, main, ser, pic, replicates.Fleet.Rows(res))
 		}}.work(r, stdout, opts)
 }
 

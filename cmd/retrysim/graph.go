@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
 )
 
@@ -55,8 +55,7 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 	default:
 		return nil, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
 	}
-	return graphWork(r, graphs, loaded, nil, take, stdout, stderr, family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{name: or(render.Escaped(r.scenario), p.Name),
-		keys: render.GraphFigureKeys(),
+	return graphWork(r, graphs, loaded, nil, take, stdout, stderr, family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{kind: replicates.Graph, name: or(render.Escaped(r.scenario), p.Name),
 		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
 			return render.GraphSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.Rows))
 		},
@@ -66,7 +65,7 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 			if err != nil {
 				return err
 			}
-			return r.write(ctx, stdout, main, ser, pic, render.GraphFigures(slices.Concat(each(res, fleet.GraphResult.Rows)...)))
+			return r.write(ctx, stdout, main, ser, pic, replicates.Graph.Rows(res))
 		}})
 }
 
@@ -86,8 +85,7 @@ func graphWork(r *runFlags, graphs []fleet.Graph, loaded *scenario.Graph, kindCh
 		return nil, err
 	}
 	opts := r.options(stderr)
-	f.engine, f.runs, f.echo, f.grid = graphEngine, graphs, echo, graphGrid(graphs, opts, kindCheck)
-	f.runName = func(g fleet.Graph) string { return g.Name }
+	f.runs, f.echo, f.grid = graphs, echo, graphGrid(graphs, opts, kindCheck)
 	f.refused = func(err error) error { return graphError(err, loaded) }
 	return f.work(r, stdout, opts)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/sweep"
 )
 
@@ -41,11 +42,9 @@ func (r *runFlags) head(name string, paths []string) render.SweepHead {
 // family is a fleet-family kind's runs as its flags made them, and what
 // the kind prints of them: the run, or with -set a sweep of it.
 type family[C, P, R any] struct {
-	engine[C, P, R]
+	kind    replicates.Kind[C, P, R]
 	runs    []C
-	name    string   // what ran, in a sweep's title
-	keys    []string // the figures -require may name
-	runName func(C) string
+	name    string // what ran, in a sweep's title
 	echo    any
 	refused func(error) error
 	// grid makes and checks a sweep's runs, a point's after another's.
@@ -58,11 +57,11 @@ type family[C, P, R any] struct {
 // work is f's work for r's flags: its run, or with -set a sweep of it, the
 // replicates (of the points) its items.
 func (f family[C, P, R]) work(r *runFlags, stdout io.Writer, opts fleet.Options) (*work, error) {
-	if err := r.require(f.keys, each(f.runs, f.runName)); err != nil {
+	if err := r.require(f.kind.Keys, each(f.runs, f.kind.Name)); err != nil {
 		return nil, err
 	}
 	if !r.sweeping() {
-		return f.items(r.work("replicates", r.replicates.V, f.echo), f.runs, len(f.runs), opts, f.refused, f.write), nil
+		return kindItems(f.kind, r.work("replicates", r.replicates.V, f.echo), f.runs, len(f.runs), opts, f.refused, f.write), nil
 	}
 	paths, points, err := r.grid()
 	if err != nil {
@@ -72,7 +71,7 @@ func (f family[C, P, R]) work(r *runFlags, stdout io.Writer, opts fleet.Options)
 	if err != nil {
 		return nil, setRefused(err)
 	}
-	return f.items(r.work("replicates of points", len(points)*r.replicates.V, f.echo), runs, len(f.runs), opts, f.refused, func(ctx context.Context, res []R) error {
+	return kindItems(f.kind, r.work("replicates of points", len(points)*r.replicates.V, f.echo), runs, len(f.runs), opts, f.refused, func(ctx context.Context, res []R) error {
 		return r.writeRuns(ctx, stdout, f.sweep(r.head(f.name, paths), points, res), nil, nil)
 	}), nil
 }

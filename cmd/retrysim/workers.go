@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/replicates"
 )
 
 // parseWorkers parses the flags of kind (workers, or its sweep) into its
@@ -95,8 +96,7 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		}
 		return nil
 	}
-	return graphWork(r, graphs, loaded, queue, take, stdout, stderr, family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{name: name,
-		keys: render.WorkersFigureKeys(),
+	return graphWork(r, graphs, loaded, queue, take, stdout, stderr, family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{kind: replicates.Workers, name: name,
 		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
 			return render.WorkersSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.WorkersRows))
 		},
@@ -107,6 +107,6 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 				rep.Add(res)
 			}
 			plot := func(w io.Writer, ext string) error { return render.PlotWorkers(w, rep, ext) }
-			return r.writeRuns(ctx, stdout, rep, plot, render.WorkersFigures(rep.Rows))
+			return r.writeRuns(ctx, stdout, rep, plot, replicates.Workers.Rows(res))
 		}})
 }
