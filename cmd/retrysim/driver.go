@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -208,16 +207,11 @@ func (r *runFlags) work(noun string, n int, echo any) *work {
 // writeRuns writes doc in -format and, with -plot, its picture drawn by
 // plot (nil: none), then judges -require's over rows.
 func (r *runFlags) writeRuns(ctx context.Context, stdout io.Writer, doc render.Runs, plot func(io.Writer, string) error, rows []render.Figures) error {
-	var main, pic bytes.Buffer
-	if err := r.o.Renderer(stdout).Runs(&main, doc); err != nil {
+	main, _, pic, err := r.o.Renderer(stdout).Outputs(doc, "", nil, filepath.Ext(r.plot.Path), plot)
+	if err != nil {
 		return err
 	}
-	if r.plot.Path != "" {
-		if err := plot(&pic, filepath.Ext(r.plot.Path)); err != nil {
-			return err
-		}
-	}
-	return r.write(ctx, stdout, main.Bytes(), nil, pic.Bytes(), rows)
+	return r.write(ctx, stdout, main, nil, pic, rows)
 }
 
 // write writes main to -o or stdout, and ser and pic to -series and -plot

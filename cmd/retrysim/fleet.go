@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -54,16 +52,8 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 			}
 			return runs, err
 		},
-		sweep: func(h render.SweepHead, points [][]string, res []fleet.Result) render.Runs {
-			return render.FleetSweep(h, points, byPoint(res, len(cfgs), func(x fleet.Result) []fleet.Summary { return []fleet.Summary{x.Summary()} }))
-		},
-		write: func(ctx context.Context, res []fleet.Result) error {
-			run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
-			main, ser, pic, err := r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series.Path), filepath.Ext(r.plot.Path))
-			if err != nil {
-				return err
-			}
-			return r.write(ctx, stdout, main, ser, pic, replicates.Fleet.Rows(res))
+		outputs: func(rr render.Renderer, res []fleet.Result, seriesExt, plotExt string) ([]byte, []byte, []byte, error) {
+			return rr.FleetOutputs(render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}, seriesExt, plotExt)
 		}}.work(r, stdout, opts)
 }
 

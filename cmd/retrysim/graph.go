@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
@@ -56,16 +54,8 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 		return nil, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
 	}
 	return graphWork(r, graphs, loaded, nil, take, stdout, stderr, family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{kind: replicates.Graph, name: or(render.Escaped(r.scenario), p.Name),
-		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
-			return render.GraphSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.Rows))
-		},
-		write: func(ctx context.Context, res []fleet.GraphResult) error {
-			run := render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}
-			main, ser, pic, err := r.o.Renderer(stdout).GraphOutputs(run, filepath.Ext(r.series.Path), filepath.Ext(r.plot.Path))
-			if err != nil {
-				return err
-			}
-			return r.write(ctx, stdout, main, ser, pic, replicates.Graph.Rows(res))
+		outputs: func(rr render.Renderer, res []fleet.GraphResult, seriesExt, plotExt string) ([]byte, []byte, []byte, error) {
+			return rr.GraphOutputs(render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}, seriesExt, plotExt)
 		}})
 }
 

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"time"
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
@@ -52,7 +50,6 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		chosen fleet.WorkersPreset
 		graphs []fleet.Graph
 		name   string
-		d      time.Duration
 	)
 	switch {
 	case loaded != nil:
@@ -72,12 +69,12 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		if r.given["worker-count"] {
 			g.Services[w].Server.Workers = workerCount.V
 		}
-		name, d = render.Escaped(r.scenario), g.Duration
+		name = render.Escaped(r.scenario)
 		graphs = []fleet.Graph{g}
 	case r.preset.V != "":
 		chosen, _ = fleet.LookupWorkersPreset(r.preset.V)
-		name, d = chosen.Name, r.fromPreset(chosen.Duration, chosen.Replicates)
-		runs := chosen.Runs(d)
+		name = chosen.Name
+		runs := chosen.Runs(r.fromPreset(chosen.Duration, chosen.Replicates))
 		for i := range runs {
 			if r.given["worker-count"] {
 				runs[i].WorkerCount = workerCount.V
@@ -97,16 +94,8 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		return nil
 	}
 	return graphWork(r, graphs, loaded, queue, take, stdout, stderr, family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{kind: replicates.Workers, name: name,
-		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
-			return render.WorkersSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.WorkersRows))
-		},
-		write: func(ctx context.Context, res []fleet.GraphResult) error {
-			rep := render.WorkersReport{Replicates: r.replicates.V, Seed: uint64(r.seed), Scenario: r.scenario, Preset: chosen,
-				Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(r.replicates.V), "replicate"), uint64(r.seed))}
-			for _, res := range res {
-				rep.Add(res)
-			}
-			plot := func(w io.Writer, ext string) error { return render.PlotWorkers(w, rep, ext) }
-			return r.writeRuns(ctx, stdout, rep, plot, replicates.Workers.Rows(res))
+		outputs: func(rr render.Renderer, res []fleet.GraphResult, _, plotExt string) ([]byte, []byte, []byte, error) {
+			main, pic, err := rr.WorkersOutputs(render.WorkersReport{Replicates: r.replicates.V, Seed: uint64(r.seed), Scenario: r.scenario, Preset: chosen}, res, plotExt)
+			return main, nil, pic, err
 		}})
 }

@@ -26,6 +26,9 @@ type Kind[C, P, R any] struct {
 	Name func(C) string
 	Keys []string
 	Rows func([]R) []render.Figures
+	// Sweep is a sweep's output: the results, perPoint a point, of the
+	// points, the values of the settings swept.
+	Sweep func(h render.SweepHead, points [][]string, perPoint int, res []R) render.Runs
 }
 
 var (
@@ -33,13 +36,19 @@ var (
 	Fleet = Kind[fleet.Config, fleet.Replicate, fleet.Result]{fleet.RunSweep, (*fleet.Config).CheckReplicate, fleet.SweepResults,
 		func(c fleet.Config) string { return c.Name }, render.FleetFigureKeys(),
 		func(res []fleet.Result) []render.Figures {
-			return render.FleetFigures(rows(res, func(r fleet.Result) []fleet.Summary { return []fleet.Summary{r.Summary()} }))
+			return render.FleetFigures(rows(res, summary))
+		},
+		func(h render.SweepHead, points [][]string, perPoint int, res []fleet.Result) render.Runs {
+			return render.FleetSweep(h, points, byPoint(res, perPoint, summary))
 		}}
 	// Graph is retrysim graph's kind: a row a service of a graph.
 	Graph = Kind[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{fleet.RunGraphSweep, (*fleet.Graph).CheckReplicate, fleet.GraphSweepResults,
 		graphName, render.GraphFigureKeys(),
 		func(res []fleet.GraphResult) []render.Figures {
 			return render.GraphFigures(rows(res, fleet.GraphResult.Rows))
+		},
+		func(h render.SweepHead, points [][]string, perPoint int, res []fleet.GraphResult) render.Runs {
+			return render.GraphSweep(h, points, byPoint(res, perPoint, fleet.GraphResult.Rows))
 		}}
 	// Workers is retrysim workers' kind: graphs whose first entry is a
 	// queue, a row a run.
@@ -47,8 +56,14 @@ var (
 		graphName, render.WorkersFigureKeys(),
 		func(res []fleet.GraphResult) []render.Figures {
 			return render.WorkersFigures(rows(res, fleet.GraphResult.WorkersRows))
+		},
+		func(h render.SweepHead, points [][]string, perPoint int, res []fleet.GraphResult) render.Runs {
+			return render.WorkersSweep(h, points, byPoint(res, perPoint, fleet.GraphResult.WorkersRows))
 		}}
 )
+
+// summary is a fleet run's one row.
+func summary(r fleet.Result) []fleet.Summary { return []fleet.Summary{r.Summary()} }
 
 // graphName is a graph's name.
 func graphName(g fleet.Graph) string { return g.Name }
@@ -73,6 +88,15 @@ func rows[R, T any](res []R, of func(R) []T) []T {
 	var out []T
 	for _, r := range res {
 		out = append(out, of(r)...)
+	}
+	return out
+}
+
+// byPoint groups res, perPoint results a point, into each point's rows.
+func byPoint[R, T any](res []R, perPoint int, of func(R) []T) [][]T {
+	out := make([][]T, len(res)/perPoint)
+	for i, r := range res {
+		out[i/perPoint] = append(out[i/perPoint], of(r)...)
 	}
 	return out
 }
