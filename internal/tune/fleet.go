@@ -20,45 +20,24 @@ import (
 // 35 whose Wilson interval's lower bound can reach 0.9).
 const FirstReplicates = 5
 
-// replicatesKind is what the fleet family's kinds share: replicates as the
-// work, batch b of every candidate on the same replicate seeds (replicates
-// First to First+n of Options.Seed: common random numbers).
-type replicatesKind struct {
-	// Options are the runs' seed and goroutines; Replicates and First are
-	// the search's.
-	Options fleet.Options
-	// Duration is the runs' arrivals' (the first run's).
-	Duration time.Duration
-}
-
 // Budget is the most replicates a search of runs of the kind's duration
 // may spend: fleet.MaxReplicates, fewer where they would keep more than
 // fleet.MaxSeriesSeconds.
-func (k replicatesKind) Budget() int64 {
-	return min(fleet.MaxReplicates, fleet.MaxSeriesSeconds/int64(math.Max(1, math.Ceil(k.Duration.Seconds()))))
+func (k family[C, P, R]) Budget() int64 {
+	return min(fleet.MaxReplicates, fleet.MaxSeriesSeconds/int64(math.Max(1, math.Ceil(k.duration.Seconds()))))
 }
 
 // Unit is replicates.
-func (replicatesKind) Unit() string { return "replicates" }
+func (family[C, P, R]) Unit() string { return "replicates" }
 
 // First is FirstReplicates.
-func (replicatesKind) First() int64 { return FirstReplicates }
+func (family[C, P, R]) First() int64 { return FirstReplicates }
 
-// options are the options of a batch of n replicates after first.
-func (k replicatesKind) options(first int, n int64) fleet.Options {
-	o := k.Options
-	o.First, o.Replicates, o.Progress = first, int(n), nil
+// options are the options of a batch of n replicates a run.
+func (k family[C, P, R]) options(n int64) fleet.Options {
+	o := k.opts
+	o.Replicates, o.Progress = int(n), nil
 	return o
-}
-
-// checkBatch refuses a budget whose batch (up to units replicates of
-// duration) the runs may not take.
-func checkBatch(units int64, duration time.Duration) error {
-	err := (fleet.Options{Replicates: int(min(units, fleet.MaxReplicates+1))}).Check(duration.Seconds())
-	if err != nil {
-		return schema.Errorf("budget", "a batch may run up to %d replicates: %s", units, err.(*fleet.FieldError).Msg)
-	}
-	return nil
 }
 
 // fleetAxis reads a search PATH=VALUES of the fleet family, each value
@@ -131,13 +110,16 @@ func (a Axis) value(text string) float64 {
 	return math.NaN()
 }
 
-// family is a kind of the fleet family, kind, run as runs C: what FleetKind
-// and GraphKind share, a candidate being the runs with the searched
-// settings set in every one.
+// family is a kind of the fleet family, kind, run as runs C with opts
+// (their seed and goroutines), duration the first's arrivals': what
+// FleetKind and GraphKind share, a candidate being the runs with the
+// searched settings set in every one, batch b of every candidate on the
+// same replicate seeds (common random numbers).
 type family[C, P, R any] struct {
-	replicatesKind
-	kind replicates.Kind[C, P, R]
-	runs []C
+	kind     replicates.Kind[C, P, R]
+	runs     []C
+	opts     fleet.Options
+	duration time.Duration
 	// set sets a setting by path, as a scenario file writes its value; get
 	// is a setting's text in a run, false for none read (a run as given);
 	// check refuses runs that cannot run.
@@ -226,7 +208,11 @@ func (k family[C, P, R]) Check(axes []Axis, p Point, units int64) error {
 	if err := k.check(k.at(axes, p)); err != nil {
 		return schema.Within("search", err)
 	}
-	return checkBatch(units, k.Duration)
+	err := (fleet.Options{Replicates: int(min(units, fleet.MaxReplicates+1))}).Check(k.duration.Seconds())
+	if err != nil {
+		return schema.Errorf("budget", "a batch may run up to %d replicates: %s", units, err.(*fleet.FieldError).Msg)
+	}
+	return nil
 }
 
 // Run runs n replicates of every point's runs, replicates first to
@@ -264,7 +250,7 @@ func (k family[C, P, R]) batch(ctx context.Context, at []Point, runs []C, first,
 	if k.replay != nil {
 		return k.replay(at, first, n)
 	}
-	items, err := k.kind.Run(ctx, runs, len(runs), k.options(0, int64(first+n)), first, first+n)
+	items, err := k.kind.Run(ctx, runs, len(runs), k.options(int64(first+n)), first, first+n)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +291,7 @@ var _ Kind = FleetKind{}
 // ones.
 func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (FleetKind, []Axis, error) {
 	f, axes, err := newFamily(family[fleet.Config, fleet.Replicate, fleet.Result]{
-		replicatesKind: replicatesKind{opts, cfgs[0].Duration}, kind: replicates.Fleet, runs: cfgs, set: setConfig,
+		opts: opts, duration: cfgs[0].Duration, kind: replicates.Fleet, runs: cfgs, set: setConfig,
 		get: func(c fleet.Config, path string) (string, bool) {
 			par, _ := fleet.LookupParam(path)
 			return flagval.ParamVar(par, &c).String(), true
@@ -357,7 +343,7 @@ func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, search
 		kind = replicates.Workers
 	}
 	f, axes, err := newFamily(family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{
-		replicatesKind: replicatesKind{opts, graphs[0].Duration}, kind: kind, runs: graphs,
+		opts: opts, duration: graphs[0].Duration, kind: kind, runs: graphs,
 		set: func(g *fleet.Graph, path, value string) error { return g.Set(path, value) },
 		get: func(fleet.Graph, string) (string, bool) { return "", false },
 		check: func(graphs []fleet.Graph) error {

@@ -51,7 +51,7 @@ func (k family[C, P, R]) Shard(s Search) (Sharded[P], error) {
 		return Sharded[P]{}, err
 	}
 	n, d := int64(len(points)), depth(s, len(points))
-	secs := int64(math.Max(1, math.Ceil(k.Duration.Seconds())))
+	secs := int64(math.Max(1, math.Ceil(k.duration.Seconds())))
 	if n*d*secs > fleet.MaxSeriesSeconds || n*d > shardfile.MaxItems {
 		most := min(fleet.MaxSeriesSeconds/(n*secs), shardfile.MaxItems/n) + (n-1)*FirstReplicates
 		if most < n*FirstReplicates {
@@ -70,7 +70,7 @@ func (k family[C, P, R]) Shard(s Search) (Sharded[P], error) {
 	per := len(k.runs)
 	sh := Sharded[P]{Items: int(n * d)}
 	sh.Run = func(ctx context.Context, lo, hi int) ([][]P, error) {
-		return k.kind.Run(ctx, runs, per, k.options(0, d), lo, hi)
+		return k.kind.Run(ctx, runs, per, k.options(d), lo, hi)
 	}
 	sh.Check = func(item int, reps *[]P) error {
 		return k.kind.Check(runs, per, int(d), item, *reps, "the candidate has %d")
