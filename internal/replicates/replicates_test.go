@@ -44,3 +44,26 @@ func TestRunSlices(t *testing.T) {
 		}
 	}
 }
+
+// Check takes a shard's item only when it holds a replicate of each run of
+// its point: not one run too few, not another point's replicate.
+func TestCheck(t *testing.T) {
+	short, long := fleet.DefaultConfig(), fleet.DefaultConfig()
+	short.Duration, long.Duration = 5*time.Second, 10*time.Second
+	runs := []fleet.Config{short, long} // two points of one run each
+	items, err := Fleet.Run(context.Background(), runs, 1, fleet.Options{Replicates: 2, Seed: 1}, 0, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, item := range items {
+		if err := Fleet.Check(runs, 1, 2, k, item, "the settings make %d"); err != nil {
+			t.Errorf("Check(item %d) = %v; want nil", k, err)
+		}
+	}
+	if err := Fleet.Check(runs, 1, 2, 0, nil, "the candidate has %d"); err == nil || err.Error() != "0 runs; the candidate has 1" {
+		t.Errorf("Check(no replicate) = %v; want 0 runs; the candidate has 1", err)
+	}
+	if err := Fleet.Check(runs, 1, 2, 2, items[0], "the settings make %d"); err == nil || err.Error()[:7] != "run 0: " {
+		t.Errorf("Check(the short run's replicate as the long one's) = %v; want run 0: why", err)
+	}
+}
