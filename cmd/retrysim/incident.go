@@ -96,12 +96,12 @@ func parseIncident(kind string, args []string, stdout, _ io.Writer) (*work, erro
 	}
 	if inc.Kind == incident.Workers {
 		graphs := inc.Graphs()
-		return kindItems(replicates.Graph, w, graphs, len(graphs), opts, nil, func(ctx context.Context, res []fleet.GraphResult) error {
+		return kindItems(replicates.Graph(), w, graphs, len(graphs), opts, nil, func(ctx context.Context, res []fleet.GraphResult) error {
 			return finish(ctx, nil, res)
 		}), nil
 	}
 	cfgs := inc.Configs()
-	return kindItems(replicates.Fleet, w, cfgs, len(cfgs), opts, nil, func(ctx context.Context, res []fleet.Result) error {
+	return kindItems(replicates.Fleet(), w, cfgs, len(cfgs), opts, nil, func(ctx context.Context, res []fleet.Result) error {
 		return finish(ctx, res, nil)
 	}), nil
 }

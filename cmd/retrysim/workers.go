@@ -86,7 +86,7 @@ func parseWorkers(kind string, args []string, stdout, stderr io.Writer) (*runFla
 		}
 		return nil
 	}
-	return graphRuns(r, graphs, loaded, queue, stderr, graphFamily{kind: replicates.Workers, name: name,
+	return graphRuns(r, graphs, loaded, queue, stderr, graphFamily{kind: replicates.Workers(), name: name,
 		outputs: func(rr render.Renderer, res []fleet.GraphResult, _, plotExt string) ([]byte, []byte, []byte, error) {
 			main, pic, err := rr.WorkersOutputs(render.WorkersReport{Replicates: r.replicates.V, Seed: uint64(r.seed), Scenario: r.scenario, Preset: chosen}, res, plotExt)
 			return main, nil, pic, err

@@ -34,9 +34,9 @@ type Kind[C, P, R any] struct {
 	Sweep func(h render.SweepHead, points [][]string, perPoint int, res []R) render.Runs
 }
 
-var (
-	// Fleet is retrysim fleet's kind: many clients, one server.
-	Fleet = Kind[fleet.Config, fleet.Replicate, fleet.Result]{fleet.Run, func(r fleet.Result) []fleet.Replicate { return r.Replicates },
+// Fleet is retrysim fleet's kind: many clients, one server.
+func Fleet() Kind[fleet.Config, fleet.Replicate, fleet.Result] {
+	return Kind[fleet.Config, fleet.Replicate, fleet.Result]{fleet.Run, func(r fleet.Result) []fleet.Replicate { return r.Replicates },
 		func(c fleet.Config, reps []fleet.Replicate) fleet.Result {
 			return fleet.Result{Config: c, Replicates: reps}
 		},
@@ -47,20 +47,26 @@ var (
 		func(h render.SweepHead, points [][]string, perPoint int, res []fleet.Result) render.Runs {
 			return render.FleetSweep(h, points, byPoint(res, perPoint, summary))
 		}}
-	// Graph is retrysim graph's kind: a row a service of a graph.
-	Graph = graphKind(render.GraphFigureKeys(), func(res []fleet.GraphResult) []render.Figures {
+}
+
+// Graph is retrysim graph's kind: a row a service of a graph.
+func Graph() Kind[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult] {
+	return graphKind(render.GraphFigureKeys(), func(res []fleet.GraphResult) []render.Figures {
 		return render.GraphFigures(slices.Concat(byPoint(res, 1, fleet.GraphResult.Rows)...))
 	}, func(h render.SweepHead, points [][]string, perPoint int, res []fleet.GraphResult) render.Runs {
 		return render.GraphSweep(h, points, byPoint(res, perPoint, fleet.GraphResult.Rows))
 	})
-	// Workers is retrysim workers' kind: graphs whose first entry is a
-	// queue, a row a run.
-	Workers = graphKind(render.WorkersFigureKeys(), func(res []fleet.GraphResult) []render.Figures {
+}
+
+// Workers is retrysim workers' kind: graphs whose first entry is a queue,
+// a row a run.
+func Workers() Kind[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult] {
+	return graphKind(render.WorkersFigureKeys(), func(res []fleet.GraphResult) []render.Figures {
 		return render.WorkersFigures(slices.Concat(byPoint(res, 1, fleet.GraphResult.WorkersRows)...))
 	}, func(h render.SweepHead, points [][]string, perPoint int, res []fleet.GraphResult) render.Runs {
 		return render.WorkersSweep(h, points, byPoint(res, perPoint, fleet.GraphResult.WorkersRows))
 	})
-)
+}
 
 // graphKind is a kind of graphs' runs whose rows are keys, as rows and
 // sweep write them.

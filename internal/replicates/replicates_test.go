@@ -26,7 +26,7 @@ func TestRunSlices(t *testing.T) {
 	ctx := context.Background()
 	var items [][]fleet.Replicate
 	for _, cut := range [][2]int{{0, 2}, {2, 5}, {5, 6}} { // a point cut, a whole one
-		got, err := Fleet.Run(ctx, runs, 1, opt, cut[0], cut[1])
+		got, err := Fleet().Run(ctx, runs, 1, opt, cut[0], cut[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func TestRunSlices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := Fleet.Fold(runs, 1, items)[p]; fmt.Sprintf("%+v", got.Replicates) != fmt.Sprintf("%+v", want[0].Replicates) || got.Config.Client.Timeout != c.Client.Timeout {
+		if got := Fleet().Fold(runs, 1, items)[p]; fmt.Sprintf("%+v", got.Replicates) != fmt.Sprintf("%+v", want[0].Replicates) || got.Config.Client.Timeout != c.Client.Timeout {
 			t.Errorf("point %d: the sweep's result is not Run's", p)
 		}
 	}
@@ -51,19 +51,19 @@ func TestCheck(t *testing.T) {
 	short, long := fleet.DefaultConfig(), fleet.DefaultConfig()
 	short.Duration, long.Duration = 5*time.Second, 10*time.Second
 	runs := []fleet.Config{short, long} // two points of one run each
-	items, err := Fleet.Run(context.Background(), runs, 1, fleet.Options{Replicates: 2, Seed: 1}, 0, 4)
+	items, err := Fleet().Run(context.Background(), runs, 1, fleet.Options{Replicates: 2, Seed: 1}, 0, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for k, item := range items {
-		if err := Fleet.Check(runs, 1, 2, k, item, "the settings make %d"); err != nil {
+		if err := Fleet().Check(runs, 1, 2, k, item, "the settings make %d"); err != nil {
 			t.Errorf("Check(item %d) = %v; want nil", k, err)
 		}
 	}
-	if err := Fleet.Check(runs, 1, 2, 0, nil, "the candidate has %d"); err == nil || err.Error() != "0 runs; the candidate has 1" {
+	if err := Fleet().Check(runs, 1, 2, 0, nil, "the candidate has %d"); err == nil || err.Error() != "0 runs; the candidate has 1" {
 		t.Errorf("Check(no replicate) = %v; want 0 runs; the candidate has 1", err)
 	}
-	if err := Fleet.Check(runs, 1, 2, 2, items[0], "the settings make %d"); err == nil || err.Error()[:7] != "run 0: " {
+	if err := Fleet().Check(runs, 1, 2, 2, items[0], "the settings make %d"); err == nil || err.Error()[:7] != "run 0: " {
 		t.Errorf("Check(the short run's replicate as the long one's) = %v; want run 0: why", err)
 	}
 }

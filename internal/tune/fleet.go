@@ -291,7 +291,7 @@ var _ Kind = FleetKind{}
 // ones.
 func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (FleetKind, []Axis, error) {
 	f, axes, err := newFamily(family[fleet.Config, fleet.Replicate, fleet.Result]{
-		opts: opts, duration: cfgs[0].Duration, kind: replicates.Fleet, runs: cfgs, set: setConfig,
+		opts: opts, duration: cfgs[0].Duration, kind: replicates.Fleet(), runs: cfgs, set: setConfig,
 		get: func(c fleet.Config, path string) (string, bool) {
 			par, _ := fleet.LookupParam(path)
 			return flagval.ParamVar(par, &c).String(), true
@@ -338,9 +338,9 @@ var _ Kind = GraphKind{}
 // it; a path no setting has, or a value out of its bounds, is refused
 // naming it.
 func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, searches []string) (GraphKind, []Axis, error) {
-	kind := replicates.Graph
+	kind := replicates.Graph()
 	if workers {
-		kind = replicates.Workers
+		kind = replicates.Workers()
 	}
 	f, axes, err := newFamily(family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{
 		opts: opts, duration: graphs[0].Duration, kind: kind, runs: graphs,
