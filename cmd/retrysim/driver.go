@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -84,16 +85,16 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	if u.replicatesDefault != "" {
 		fs.Lookup("replicates").DefValue = u.replicatesDefault
 	}
-	fs.Var(&r.seed, "seed", or(u.seed, "random `seed`; the same flags and seed print the same bytes"))
+	fs.Var(&r.seed, "seed", cmp.Or(u.seed, "random `seed`; the same flags and seed print the same bytes"))
 	if u.plain {
 		r.o.Out = outfile.File{Flag: "o"}
 		fs.StringVar(&r.o.Out.Path, "o", "", "write the output to `file` (atomically) instead of stdout")
 	} else {
 		r.o.Register(fs, u.doc, u.formats, "")
 	}
-	fs.Var(&r.workers, "workers", fmt.Sprintf(or(u.workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.workers.Lo, r.workers.Hi))
+	fs.Var(&r.workers, "workers", fmt.Sprintf(cmp.Or(u.workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.workers.Lo, r.workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
-	fs.Var(&r.shard, "shard", or(u.shard, shardUsage))
+	fs.Var(&r.shard, "shard", cmp.Or(u.shard, shardUsage))
 	if !r.sweeping() {
 		if !u.plain {
 			registerRequireOf(fs, &r.reqs, "run's")
@@ -107,14 +108,6 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 		return err
 	}), "set", sweepSetUsage)
 	return r
-}
-
-// or is s, or else when s is "".
-func or(s, otherwise string) string {
-	if s == "" {
-		return otherwise
-	}
-	return s
 }
 
 // parse parses args, -help printing intro and the flags under groups.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -35,7 +36,7 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	if err != nil {
 		return nil, err
 	}
-	return family[fleet.Config, fleet.Replicate, fleet.Result]{kind: replicates.Fleet(), runs: cfgs, name: or(render.Escaped(r.scenario), p.Name), echo: echo,
+	return family[fleet.Config, fleet.Replicate, fleet.Result]{kind: replicates.Fleet(), runs: cfgs, name: cmp.Or(render.Escaped(r.scenario), p.Name), echo: echo,
 		grid: func(paths []string, points [][]string) ([]fleet.Config, error) {
 			for _, path := range paths {
 				p, ok := fleet.LookupParam(path)

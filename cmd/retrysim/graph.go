@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -70,7 +71,7 @@ func parseGraph(kind string, args []string, stdout, stderr io.Writer) (*runFlags
 	default:
 		return nil, graphFamily{}, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
 	}
-	return graphRuns(r, graphs, loaded, nil, stderr, graphFamily{kind: replicates.Graph(), name: or(render.Escaped(r.scenario), p.Name),
+	return graphRuns(r, graphs, loaded, nil, stderr, graphFamily{kind: replicates.Graph(), name: cmp.Or(render.Escaped(r.scenario), p.Name),
 		outputs: func(rr render.Renderer, res []fleet.GraphResult, seriesExt, plotExt string) ([]byte, []byte, []byte, error) {
 			return rr.GraphOutputs(render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}, seriesExt, plotExt)
 		}})
