@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -16,6 +16,7 @@ import (
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/internal/tune"
@@ -84,16 +85,16 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	if u.replicatesDefault != "" {
 		fs.Lookup("replicates").DefValue = u.replicatesDefault
 	}
-	fs.Var(&r.seed, "seed", or(u.seed, "random `seed`; the same flags and seed print the same bytes"))
+	fs.Var(&r.seed, "seed", cmp.Or(u.seed, "random `seed`; the same flags and seed print the same bytes"))
 	if u.plain {
 		r.o.Out = outfile.File{Flag: "o"}
 		fs.StringVar(&r.o.Out.Path, "o", "", "write the output to `file` (atomically) instead of stdout")
 	} else {
 		r.o.Register(fs, u.doc, u.formats, "")
 	}
-	fs.Var(&r.workers, "workers", fmt.Sprintf(or(u.workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.workers.Lo, r.workers.Hi))
+	fs.Var(&r.workers, "workers", fmt.Sprintf(cmp.Or(u.workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.workers.Lo, r.workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
-	fs.Var(&r.shard, "shard", or(u.shard, shardUsage))
+	fs.Var(&r.shard, "shard", cmp.Or(u.shard, shardUsage))
 	if !r.sweeping() {
 		if !u.plain {
 			registerRequireOf(fs, &r.reqs, "run's")
@@ -107,14 +108,6 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 		return err
 	}), "set", sweepSetUsage)
 	return r
-}
-
-// or is s, or else when s is "".
-func or(s, otherwise string) string {
-	if s == "" {
-		return otherwise
-	}
-	return s
 }
 
 // parse parses args, -help printing intro and the flags under groups.
@@ -207,16 +200,11 @@ func (r *runFlags) work(noun string, n int, echo any) *work {
 // writeRuns writes doc in -format and, with -plot, its picture drawn by
 // plot (nil: none), then judges -require's over rows.
 func (r *runFlags) writeRuns(ctx context.Context, stdout io.Writer, doc render.Runs, plot func(io.Writer, string) error, rows []render.Figures) error {
-	var main, pic bytes.Buffer
-	if err := r.o.Renderer(stdout).Runs(&main, doc); err != nil {
+	main, _, pic, err := r.o.Renderer(stdout).Outputs(doc, "", nil, filepath.Ext(r.plot.Path), plot)
+	if err != nil {
 		return err
 	}
-	if r.plot.Path != "" {
-		if err := plot(&pic, filepath.Ext(r.plot.Path)); err != nil {
-			return err
-		}
-	}
-	return r.write(ctx, stdout, main.Bytes(), nil, pic.Bytes(), rows)
+	return r.write(ctx, stdout, main, nil, pic, rows)
 }
 
 // write writes main to -o or stdout, and ser and pic to -series and -plot
@@ -234,46 +222,25 @@ func (r *runFlags) write(ctx context.Context, stdout io.Writer, main, ser, pic [
 	return tune.Enforce(r.reqs, tune.FigureRows(rows))
 }
 
-// engine is how runs of settings C are run, a replicate P of each, and
-// folded into results R: as the points of a sweep, perPoint runs a point,
-// a single run being a sweep of one point.
-type engine[C, P, R any] struct {
-	run     func(ctx context.Context, runs []C, perPoint int, opts fleet.Options, lo, hi int) ([][]P, error)
-	check   func(c *C, p *P) error
-	results func(runs []C, perPoint int, items [][]P) []R
-}
-
-var (
-	fleetEngine = engine[fleet.Config, fleet.Replicate, fleet.Result]{fleet.RunSweep, (*fleet.Config).CheckReplicate, fleet.SweepResults}
-	graphEngine = engine[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{fleet.RunGraphSweep, (*fleet.Graph).CheckReplicate, fleet.GraphSweepResults}
-)
-
-// items makes w the run of runs' replicates with opts, perPoint runs a
-// point, an item a replicate of every run of a point: refused, when not
-// nil, says the engine's refusal, and finish writes the outputs of the results.
-func (e engine[C, P, R]) items(w *work, runs []C, perPoint int, opts fleet.Options, refused func(error) error, finish func(context.Context, []R) error) *work {
-	a := ""
+// kindItems makes w the run of runs' replicates of kind k with opts,
+// perPoint runs a point, an item a replicate of every run of a point:
+// refused, when not nil, says the engine's refusal, and finish writes the
+// outputs of the results.
+func kindItems[C, P, R any](k replicates.Kind[C, P, R], w *work, runs []C, perPoint int, opts fleet.Options, refused func(error) error, finish func(context.Context, []R) error) *work {
+	want := "the settings make %d"
 	if strings.HasPrefix(w.kind, "sweep ") {
-		a = " a point"
+		want += " a point"
 	}
 	return items(w, func(ctx context.Context, lo, hi int) ([][]P, error) {
-		out, err := e.run(ctx, runs, perPoint, opts, lo, hi)
+		out, err := k.Run(ctx, runs, perPoint, opts, lo, hi)
 		if err != nil && refused != nil {
 			err = refused(err)
 		}
 		return out, err
-	}, func(k int, item *[]P) error {
-		if len(*item) != perPoint {
-			return fmt.Errorf("%d runs; the settings make %d%s", len(*item), perPoint, a)
-		}
-		for j := range *item {
-			if err := e.check(&runs[k/opts.Replicates*perPoint+j], &(*item)[j]); err != nil {
-				return fmt.Errorf("run %d: %w", j, err)
-			}
-		}
-		return nil
+	}, func(i int, item *[]P) error {
+		return k.Check(runs, perPoint, opts.Replicates, i, *item, want)
 	}, func(ctx context.Context, all [][]P) error {
-		return finish(ctx, e.results(runs, perPoint, all))
+		return finish(ctx, k.Fold(runs, perPoint, all))
 	})
 }
 

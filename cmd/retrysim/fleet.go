@@ -1,18 +1,18 @@
 package main
 
 import (
-	"context"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/scenarioref"
 	"github.com/retrysim/retrysim/schema"
@@ -36,8 +36,7 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	if err != nil {
 		return nil, err
 	}
-	return family[fleet.Config, fleet.Replicate, fleet.Result]{engine: fleetEngine, runs: cfgs, name: or(render.Escaped(r.scenario), p.Name),
-		keys: render.FleetFigureKeys(), runName: func(c fleet.Config) string { return c.Name }, echo: echo,
+	return family[fleet.Config, fleet.Replicate, fleet.Result]{kind: replicates.Fleet(), runs: cfgs, name: cmp.Or(render.Escaped(r.scenario), p.Name), echo: echo,
 		grid: func(paths []string, points [][]string) ([]fleet.Config, error) {
 			for _, path := range paths {
 				p, ok := fleet.LookupParam(path)
@@ -54,16 +53,8 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 			}
 			return runs, err
 		},
-		sweep: func(h render.SweepHead, points [][]string, res []fleet.Result) render.Runs {
-			return render.FleetSweep(h, points, byPoint(res, len(cfgs), func(x fleet.Result) []fleet.Summary { return []fleet.Summary{x.Summary()} }))
-		},
-		write: func(ctx context.Context, res []fleet.Result) error {
-			run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
-			main, ser, pic, err := r.o.Renderer(stdout).FleetOutputs(run, filepath.Ext(r.series.Path), filepath.Ext(r.plot.Path))
-			if err != nil {
-				return err
-			}
-			return r.write(ctx, stdout, main, ser, pic, render.FleetFigures(each(res, fleet.Result.Summary)))
+		outputs: func(rr render.Renderer, res []fleet.Result, seriesExt, plotExt string) ([]byte, []byte, []byte, error) {
+			return rr.FleetOutputs(render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}, seriesExt, plotExt)
 		}}.work(r, stdout, opts)
 }
 

@@ -1,28 +1,44 @@
 package main
 
 import (
-	"context"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"slices"
+	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
 )
 
-// parseGraphAs parses the flags of kind (graph, or its sweep) into its
-// run, a replicate (of a point) an item.
-func parseGraphAs(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
-	return parseGraphTake(kind, args, stdout, stderr, nil)
+// graphFamily is a kind of graphs' runs: graph's, workers', or a sweep of either.
+type graphFamily = family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]
+
+// parseGraphs parses the flags of kind (graph or workers, or a sweep of
+// either) into its run, a replicate (of a point) an item.
+func parseGraphs(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
+	r, f, err := parseGraphKind(kind, args, stdout, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return f.work(r, stdout, r.options(stderr))
 }
 
-// parseGraphTake is parseGraphAs or, with take, hands take the flags and
-// the graphs instead (retrysim tune graph) and makes no run.
-func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take func(*runFlags, []fleet.Graph) error) (*work, error) {
+// parseGraphKind parses the flags of kind (graph or workers, or a sweep of
+// either) into its flags and its graphs' runs.
+func parseGraphKind(kind string, args []string, stdout, stderr io.Writer) (*runFlags, graphFamily, error) {
+	if strings.TrimPrefix(kind, "sweep ") == "workers" {
+		return parseWorkers(kind, args, stdout, stderr)
+	}
+	return parseGraph(kind, args, stdout, stderr)
+}
+
+// parseGraph parses the flags of kind (graph, or its sweep) into its flags
+// and its graphs' runs.
+func parseGraph(kind string, args []string, stdout, stderr io.Writer) (*runFlags, graphFamily, error) {
 	r := newRunFlags(kind, usages{
 		preset:            "run the graphs of the preset `name` (listed above)",
 		scenario:          "run the graph of the graph section of this scenario `file`",
@@ -36,11 +52,11 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 	}, 10, each(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupGraphPreset(s); return err })
 	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.KindPresets(fleet.GraphPresets()), fleet.MaxServices, fleet.MaxEntries, fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, float64(fleet.MaxEvents)), nil, stdout); err != nil {
-		return nil, err
+		return nil, graphFamily{}, err
 	}
 	loaded, err := r.loadGraph("graphs")
 	if err != nil {
-		return nil, err
+		return nil, graphFamily{}, err
 	}
 	var (
 		graphs []fleet.Graph
@@ -53,41 +69,26 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 		p, _ = fleet.LookupGraphPreset(r.preset.V)
 		graphs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
 	default:
-		return nil, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
+		return nil, graphFamily{}, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
 	}
-	return graphWork(r, graphs, loaded, nil, take, stdout, stderr, family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{name: or(render.Escaped(r.scenario), p.Name),
-		keys: render.GraphFigureKeys(),
-		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
-			return render.GraphSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.Rows))
-		},
-		write: func(ctx context.Context, res []fleet.GraphResult) error {
-			run := render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}
-			main, ser, pic, err := r.o.Renderer(stdout).GraphOutputs(run, filepath.Ext(r.series.Path), filepath.Ext(r.plot.Path))
-			if err != nil {
-				return err
-			}
-			return r.write(ctx, stdout, main, ser, pic, render.GraphFigures(slices.Concat(each(res, fleet.GraphResult.Rows)...)))
+	return graphRuns(r, graphs, loaded, nil, stderr, graphFamily{kind: replicates.Graph(), name: cmp.Or(render.Escaped(r.scenario), p.Name),
+		outputs: func(rr render.Renderer, res []fleet.GraphResult, seriesExt, plotExt string) ([]byte, []byte, []byte, error) {
+			return rr.GraphOutputs(render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}, seriesExt, plotExt)
 		}})
 }
 
-// graphWork is f, a kind of graphs' runs, for r's flags: graphs, from the
+// graphRuns is f, a kind of graphs' runs, for r's flags: graphs, from the
 // file loaded (nil: a preset), kindCheck (nil: none) refusing a sweep's
-// graph the kind does not run; or with take, handing take the flags and
-// the graphs instead (retrysim tune), no run.
-func graphWork(r *runFlags, graphs []fleet.Graph, loaded *scenario.Graph, kindCheck func(fleet.Graph) error, take func(*runFlags, []fleet.Graph) error, stdout, stderr io.Writer, f family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]) (*work, error) {
+// graph the kind does not run.
+func graphRuns(r *runFlags, graphs []fleet.Graph, loaded *scenario.Graph, kindCheck func(fleet.Graph) error, stderr io.Writer, f graphFamily) (*runFlags, graphFamily, error) {
 	if err := r.checkOutputs(); err != nil {
-		return nil, err
-	}
-	if take != nil {
-		return nil, take(r, graphs)
+		return nil, f, err
 	}
 	echo, err := scenarioDigest(r.scenario)
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
-	opts := r.options(stderr)
-	f.engine, f.runs, f.echo, f.grid = graphEngine, graphs, echo, graphGrid(graphs, opts, kindCheck)
-	f.runName = func(g fleet.Graph) string { return g.Name }
+	f.runs, f.echo, f.grid = graphs, echo, graphGrid(graphs, r.options(stderr), kindCheck)
 	f.refused = func(err error) error { return graphError(err, loaded) }
-	return f.work(r, stdout, opts)
+	return r, f, nil
 }

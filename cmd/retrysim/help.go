@@ -32,48 +32,40 @@ var helpTopics = map[string]struct {
 	summary string
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }{
-	"scenario": {"every key of a -scenario file (-format markdown too)", scenarioHelp},
-	"glossary": {"every term an output prints, and what it means", glossaryHelp},
-}
-
-// glossaryHelp prints the glossary.
-func glossaryHelp(ctx context.Context, args []string, stdout, _ io.Writer) error {
-	fs := flagval.NewFlagSet("retrysim help glossary")
-	out := outfile.File{Flag: "o"}
-	fs.StringVar(&out.Path, "o", "", "write to `file` instead of stdout")
-	if err := flagval.Parse(fs, args, helpText("glossary"), stdout); err != nil {
-		return err
-	}
-	if err := outfile.Check(out); err != nil {
-		return flagval.Usage(err)
-	}
-	return out.Render(ctx, stdout, func(w io.Writer) error {
-		_, err := io.WriteString(w, render.Glossary())
-		return err
-	})
-}
-
-// scenarioHelp prints the reference of the scenario file's keys.
-func scenarioHelp(ctx context.Context, args []string, stdout, _ io.Writer) error {
-	fs := flagval.NewFlagSet("retrysim help scenario")
-	format := flagval.Choice{V: "text", Valid: func(s string) error {
-		if s != "text" && s != "markdown" {
-			return fmt.Errorf("unknown format %q (want text or markdown)", s)
+	"scenario": {"every key of a -scenario file (-format markdown too)", topicHelp("scenario", func(w io.Writer, format string) error {
+		if format == "markdown" {
+			return scenarioref.WriteMarkdown(w, scenarioref.Keys())
 		}
-		return nil
-	}}
-	fs.Var(&format, "format", "print the reference as `text` or markdown")
-	out := outfile.File{Flag: "o"}
-	fs.StringVar(&out.Path, "o", "", "write to `file` instead of stdout")
-	if err := flagval.Parse(fs, args, helpText("scenario"), stdout); err != nil {
-		return err
+		return scenarioref.WriteText(w, scenarioref.Keys())
+	})},
+	"glossary": {"every term an output prints, and what it means", topicHelp("glossary", nil)},
+}
+
+// topicHelp is retrysim help NAME: write writes the topic in -format, text
+// or markdown (nil: the glossary, in one form, with no -format), to -o or
+// stdout.
+func topicHelp(name string, write func(w io.Writer, format string) error) func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return func(ctx context.Context, args []string, stdout, _ io.Writer) error {
+		fs := flagval.NewFlagSet("retrysim help " + name)
+		format := flagval.Choice{V: "text", Valid: func(s string) error {
+			if s != "text" && s != "markdown" {
+				return fmt.Errorf("unknown format %q (want text or markdown)", s)
+			}
+			return nil
+		}}
+		topic := func(w io.Writer, _ string) error { _, err := io.WriteString(w, render.Glossary()); return err }
+		if write != nil {
+			topic = write
+			fs.Var(&format, "format", "print the reference as `text` or markdown")
+		}
+		out := outfile.File{Flag: "o"}
+		fs.StringVar(&out.Path, "o", "", "write to `file` instead of stdout")
+		if err := flagval.Parse(fs, args, helpText(name), stdout); err != nil {
+			return err
+		}
+		if err := outfile.Check(out); err != nil {
+			return flagval.Usage(err)
+		}
+		return out.Render(ctx, stdout, func(w io.Writer) error { return topic(w, format.V) })
 	}
-	if err := outfile.Check(out); err != nil {
-		return flagval.Usage(err)
-	}
-	write := scenarioref.WriteText
-	if format.V == "markdown" {
-		write = scenarioref.WriteMarkdown
-	}
-	return out.Render(ctx, stdout, func(w io.Writer) error { return write(w, scenarioref.Keys()) })
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/retrysim/retrysim/internal/incident"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/shardfile"
 )
 
@@ -95,12 +96,12 @@ func parseIncident(kind string, args []string, stdout, _ io.Writer) (*work, erro
 	}
 	if inc.Kind == incident.Workers {
 		graphs := inc.Graphs()
-		return graphEngine.items(w, graphs, len(graphs), opts, nil, func(ctx context.Context, res []fleet.GraphResult) error {
+		return kindItems(replicates.Graph(), w, graphs, len(graphs), opts, nil, func(ctx context.Context, res []fleet.GraphResult) error {
 			return finish(ctx, nil, res)
 		}), nil
 	}
 	cfgs := inc.Configs()
-	return fleetEngine.items(w, cfgs, len(cfgs), opts, nil, func(ctx context.Context, res []fleet.Result) error {
+	return kindItems(replicates.Fleet(), w, cfgs, len(cfgs), opts, nil, func(ctx context.Context, res []fleet.Result) error {
 		return finish(ctx, res, nil)
 	}), nil
 }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/sweep"
 )
 
@@ -41,28 +43,32 @@ func (r *runFlags) head(name string, paths []string) render.SweepHead {
 // family is a fleet-family kind's runs as its flags made them, and what
 // the kind prints of them: the run, or with -set a sweep of it.
 type family[C, P, R any] struct {
-	engine[C, P, R]
+	kind    replicates.Kind[C, P, R]
 	runs    []C
-	name    string   // what ran, in a sweep's title
-	keys    []string // the figures -require may name
-	runName func(C) string
+	name    string // what ran, in a sweep's title
 	echo    any
 	refused func(error) error
-	// grid makes and checks a sweep's runs, a point's after another's.
-	grid func(paths []string, points [][]string) ([]C, error)
-	// sweep is a sweep's output, write a run's outputs and rows.
-	sweep func(h render.SweepHead, points [][]string, res []R) render.Runs
-	write func(ctx context.Context, res []R) error
+	// grid makes and checks a sweep's runs, a point's after another's;
+	// outputs are a run's document, series and picture (by the files'
+	// extensions).
+	grid    func(paths []string, points [][]string) ([]C, error)
+	outputs func(rr render.Renderer, res []R, seriesExt, plotExt string) (main, ser, pic []byte, err error)
 }
 
 // work is f's work for r's flags: its run, or with -set a sweep of it, the
 // replicates (of the points) its items.
 func (f family[C, P, R]) work(r *runFlags, stdout io.Writer, opts fleet.Options) (*work, error) {
-	if err := r.require(f.keys, each(f.runs, f.runName)); err != nil {
+	if err := r.require(f.kind.Keys, each(f.runs, f.kind.Name)); err != nil {
 		return nil, err
 	}
 	if !r.sweeping() {
-		return f.items(r.work("replicates", r.replicates.V, f.echo), f.runs, len(f.runs), opts, f.refused, f.write), nil
+		return kindItems(f.kind, r.work("replicates", r.replicates.V, f.echo), f.runs, len(f.runs), opts, f.refused, func(ctx context.Context, res []R) error {
+			main, ser, pic, err := f.outputs(r.o.Renderer(stdout), res, filepath.Ext(r.series.Path), filepath.Ext(r.plot.Path))
+			if err != nil {
+				return err
+			}
+			return r.write(ctx, stdout, main, ser, pic, f.kind.Rows(res))
+		}), nil
 	}
 	paths, points, err := r.grid()
 	if err != nil {
@@ -72,8 +78,8 @@ func (f family[C, P, R]) work(r *runFlags, stdout io.Writer, opts fleet.Options)
 	if err != nil {
 		return nil, setRefused(err)
 	}
-	return f.items(r.work("replicates of points", len(points)*r.replicates.V, f.echo), runs, len(f.runs), opts, f.refused, func(ctx context.Context, res []R) error {
-		return r.writeRuns(ctx, stdout, f.sweep(r.head(f.name, paths), points, res), nil, nil)
+	return kindItems(f.kind, r.work("replicates of points", len(points)*r.replicates.V, f.echo), runs, len(f.runs), opts, f.refused, func(ctx context.Context, res []R) error {
+		return r.writeRuns(ctx, stdout, f.kind.Sweep(r.head(f.name, paths), points, len(f.runs), res), nil, nil)
 	}), nil
 }
 
@@ -103,13 +109,4 @@ func setRefused(err error) error {
 		return flagval.Usage(fmt.Errorf("-set %w", err))
 	}
 	return flagval.Usage(fmt.Errorf("-set: %w", err))
-}
-
-// byPoint groups res, perPoint results a point, into each point's rows.
-func byPoint[X, R any](res []X, perPoint int, rows func(X) []R) [][]R {
-	out := make([][]R, len(res)/perPoint)
-	for i, x := range res {
-		out[i/perPoint] = append(out[i/perPoint], rows(x)...)
-	}
-	return out
 }

@@ -80,32 +80,21 @@ func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*work, er
 	)
 	if family { // the fleet family: replicates
 		kind = rest[0]
-		budgetOf := func(b int64) { // the kind's most, unless -budget says
-			if !flagval.Given(fs)["budget"] {
-				s.Budget = b
-			}
-		}
-		take := func(r *runFlags, graphs []fleet.Graph) error {
-			var gk tune.GraphKind
-			rf, out, s.Require = r, r.o, r.reqs
-			gk, axes, kerr = tune.NewGraphKind(graphs, kind == "workers", r.options(stderr), searches)
-			k = gk
-			budgetOf(gk.Budget())
-			return nil
-		}
-		switch kind {
-		case "workers":
-			_, err = parseWorkersAs("workers", rest[1:], stdout, stderr, take)
-		case "graph":
-			_, err = parseGraphTake("graph", rest[1:], stdout, stderr, take)
-		default:
+		if kind == "fleet" {
 			var cfgs []fleet.Config
 			if rf, _, cfgs, err = parseFleetRuns("fleet", rest[1:], stdout, stderr); err == nil {
-				var fk tune.FleetKind
-				out, s.Require = rf.o, rf.reqs
-				fk, axes, kerr = tune.NewFleetKind(cfgs, rf.options(stderr), searches)
-				k = fk
-				budgetOf(fk.Budget())
+				k, axes, kerr = tune.NewFleetKind(cfgs, rf.options(stderr), searches)
+			}
+		} else {
+			var f graphFamily
+			if rf, f, err = parseGraphKind(kind, rest[1:], stdout, stderr); err == nil {
+				k, axes, kerr = tune.NewGraphKind(f.runs, kind == "workers", rf.options(stderr), searches)
+			}
+		}
+		if err == nil {
+			out, s.Require = rf.o, rf.reqs
+			if !flagval.Given(fs)["budget"] { // the kind's most, unless -budget says
+				s.Budget = k.(interface{ Budget() int64 }).Budget()
 			}
 		}
 	} else {

@@ -1,30 +1,22 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"time"
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/replicates"
 )
 
 // parseWorkers parses the flags of kind (workers, or its sweep) into its
-// run, a replicate (of a point) an item.
-func parseWorkers(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
-	return parseWorkersAs(kind, args, stdout, stderr, nil)
-}
-
-// parseWorkersAs is parseWorkers as kind (workers, or its sweep), or, with
-// take, hands take the flags and the fleets' graphs instead (retrysim tune
-// workers) and makes no run.
-func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take func(*runFlags, []fleet.Graph) error) (*work, error) {
+// flags and its worker fleets' runs.
+func parseWorkers(kind string, args []string, stdout, stderr io.Writer) (*runFlags, graphFamily, error) {
 	r := newRunFlags(kind, usages{
 		preset:            "run the worker fleets of the preset `name` (listed above)",
 		scenario:          "run the fleet of the graph section of this scenario `file`: its first entry the queue, the service it sends to the workers",
@@ -41,17 +33,16 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 	r.fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
 	r.fs.Lookup("worker-count").DefValue = "the preset's or the file's own"
 	if err := r.parse(args, fmt.Sprintf(helpText("workers"), render.KindPresets(fleet.WorkersPresets()), fleet.MaxFanout, fleet.MaxWorkers, fleet.MaxAttempts, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, fleet.MaxSeconds, delivery.CrashesLimit, float64(fleet.MaxBytes)/(1<<30), float64(fleet.MaxEvents)), nil, stdout); err != nil {
-		return nil, err
+		return nil, graphFamily{}, err
 	}
 	loaded, err := r.loadGraph("fleets")
 	if err != nil {
-		return nil, err
+		return nil, graphFamily{}, err
 	}
 	var (
 		chosen fleet.WorkersPreset
 		graphs []fleet.Graph
 		name   string
-		d      time.Duration
 	)
 	switch {
 	case loaded != nil:
@@ -59,35 +50,35 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		g.Services = slices.Clone(g.Services)
 		w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To })
 		if g.Services[w].Server.Kind != fleet.Queue {
-			return nil, flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("services[%s].server.kind", g.Services[w].Name),
+			return nil, graphFamily{}, flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("services[%s].server.kind", g.Services[w].Name),
 				Msg: fmt.Sprintf("the workers (%s, where the first entry sends its jobs) are %s server; want a queue server, whose workers take the jobs", g.Services[w].Name, human.Article(g.Services[w].Server.Kind.String()))})))
 		}
 		for k := 1; k < len(g.Entries); k++ {
 			if g.Entries[k].To == g.Entries[0].To { // its jobs would be delivered, but counted in no row's jobs
-				return nil, flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("entries[%d].to", k),
+				return nil, graphFamily{}, flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("entries[%d].to", k),
 					Msg: fmt.Sprintf("%s is the first entry's queue, whose jobs a workers run counts; send this entry to a queue of its own, or run retrysim graph", g.Entries[k].To)})))
 			}
 		}
 		if r.given["worker-count"] {
 			g.Services[w].Server.Workers = workerCount.V
 		}
-		name, d = render.Escaped(r.scenario), g.Duration
+		name = render.Escaped(r.scenario)
 		graphs = []fleet.Graph{g}
 	case r.preset.V != "":
 		chosen, _ = fleet.LookupWorkersPreset(r.preset.V)
-		name, d = chosen.Name, r.fromPreset(chosen.Duration, chosen.Replicates)
-		runs := chosen.Runs(d)
+		name = chosen.Name
+		runs := chosen.Runs(r.fromPreset(chosen.Duration, chosen.Replicates))
 		for i := range runs {
 			if r.given["worker-count"] {
 				runs[i].WorkerCount = workerCount.V
 			}
 			if err := runs[i].Check(); err != nil {
-				return nil, graphError(err, nil)
+				return nil, graphFamily{}, graphError(err, nil)
 			}
 			graphs = append(graphs, runs[i].Graph())
 		}
 	default:
-		return nil, flagval.Usage(errors.New("want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)"))
+		return nil, graphFamily{}, flagval.Usage(errors.New("want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)"))
 	}
 	queue := func(g fleet.Graph) error { // the workers stay a queue server
 		if w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To }); g.Services[w].Server.Kind != fleet.Queue {
@@ -95,18 +86,9 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		}
 		return nil
 	}
-	return graphWork(r, graphs, loaded, queue, take, stdout, stderr, family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{name: name,
-		keys: render.WorkersFigureKeys(),
-		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
-			return render.WorkersSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.WorkersRows))
-		},
-		write: func(ctx context.Context, res []fleet.GraphResult) error {
-			rep := render.WorkersReport{Replicates: r.replicates.V, Seed: uint64(r.seed), Scenario: r.scenario, Preset: chosen,
-				Title: fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(r.replicates.V), "replicate"), uint64(r.seed))}
-			for _, res := range res {
-				rep.Add(res)
-			}
-			plot := func(w io.Writer, ext string) error { return render.PlotWorkers(w, rep, ext) }
-			return r.writeRuns(ctx, stdout, rep, plot, render.WorkersFigures(rep.Rows))
+	return graphRuns(r, graphs, loaded, queue, stderr, graphFamily{kind: replicates.Workers(), name: name,
+		outputs: func(rr render.Renderer, res []fleet.GraphResult, _, plotExt string) ([]byte, []byte, []byte, error) {
+			main, pic, err := rr.WorkersOutputs(render.WorkersReport{Replicates: r.replicates.V, Seed: uint64(r.seed), Scenario: r.scenario, Preset: chosen}, res, plotExt)
+			return main, nil, pic, err
 		}})
 }

@@ -67,7 +67,7 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		plotTitle := fmt.Sprintf("retrysim fleet: %s, %s, %s, seed %d%s", p.Name, secs, replicatesText(run.Replicates), run.Seed, scen)
 		rep := TotalsReport{Title: title, Rows: rows, ByClients: p.ByClients, Params: params, Results: run.Results, PlotTitle: plotTitle,
 			Configs: run.Configs, Replicates: run.Replicates, Seed: run.Seed, Scenario: run.ScenarioFile}
-		return r.outputs(rep, "", nil, plotExt, func(w io.Writer, ext string) error {
+		return r.Outputs(rep, "", nil, plotExt, func(w io.Writer, ext string) error {
 			return PlotFleetTotals(w, plotTitle, run.Results, p.ByClients, ext)
 		})
 	}
@@ -96,12 +96,12 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		rep.Runs, rep.Configs, rep.Spikes = nil, nil, run.Results
 		draw = func(w io.Writer, ext string) error { return PlotFleetSpikes(w, rep.PlotTitle, run.Results, ext) }
 	}
-	return r.outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, pointFields, ext) }, plotExt, draw)
+	return r.Outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, pointFields, ext) }, plotExt, draw)
 }
 
-// outputs are doc in r's format and, when asked by a file extension ("" for
+// Outputs are doc in r's format and, when asked by a file extension ("" for
 // none), what series and plot write of it.
-func (r Renderer) outputs(doc Runs, seriesExt string, series func(io.Writer, string) error, plotExt string,
+func (r Renderer) Outputs(doc Runs, seriesExt string, series func(io.Writer, string) error, plotExt string,
 	plot func(io.Writer, string) error) (out, ser, pic []byte, err error) {
 	var o, s, p bytes.Buffer
 	if err := r.Runs(&o, doc); err != nil {

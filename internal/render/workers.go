@@ -5,8 +5,10 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -107,6 +109,23 @@ func (r *WorkersReport) Add(res fleet.GraphResult) {
 	r.Services = append(r.Services, res.Rows()...)
 	r.Rows = append(r.Rows, res.WorkersRows()...)
 	r.Series = append(r.Series, res.WorkersSeries()...)
+}
+
+// WorkersOutputs renders res as retrysim workers prints them, in r's
+// format, rep saying what ran them, and their plot when plotExt (".png" or
+// ".svg") asks for it.
+func (r Renderer) WorkersOutputs(rep WorkersReport, res []fleet.GraphResult, plotExt string) (out, pic []byte, err error) {
+	name, d := rep.Preset.Name, time.Duration(0)
+	if rep.Scenario != "" {
+		name = Escaped(rep.Scenario)
+	}
+	for _, x := range res {
+		rep.Add(x)
+		d = max(d, x.Graph.Duration)
+	}
+	rep.Title = fmt.Sprintf("retrysim workers: %s, %s, %s, seed %d", name, human.Duration(d), human.Count(int64(rep.Replicates), "replicate"), rep.Seed)
+	out, _, pic, err = r.Outputs(rep, "", nil, plotExt, func(w io.Writer, ext string) error { return PlotWorkers(w, rep, ext) })
+	return out, pic, err
 }
 
 // runDeps is the dependencies of the run a point belongs to, in the order

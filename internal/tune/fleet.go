@@ -10,7 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
-	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -20,45 +20,24 @@ import (
 // 35 whose Wilson interval's lower bound can reach 0.9).
 const FirstReplicates = 5
 
-// replicatesKind is what the fleet family's kinds share: replicates as the
-// work, batch b of every candidate on the same replicate seeds (replicates
-// First to First+n of Options.Seed: common random numbers).
-type replicatesKind struct {
-	// Options are the runs' seed and goroutines; Replicates and First are
-	// the search's.
-	Options fleet.Options
-	// Duration is the runs' arrivals' (the first run's).
-	Duration time.Duration
-}
-
 // Budget is the most replicates a search of runs of the kind's duration
 // may spend: fleet.MaxReplicates, fewer where they would keep more than
 // fleet.MaxSeriesSeconds.
-func (k replicatesKind) Budget() int64 {
-	return min(fleet.MaxReplicates, fleet.MaxSeriesSeconds/int64(math.Max(1, math.Ceil(k.Duration.Seconds()))))
+func (k family[C, P, R]) Budget() int64 {
+	return min(fleet.MaxReplicates, fleet.MaxSeriesSeconds/int64(math.Max(1, math.Ceil(k.duration.Seconds()))))
 }
 
 // Unit is replicates.
-func (replicatesKind) Unit() string { return "replicates" }
+func (family[C, P, R]) Unit() string { return "replicates" }
 
 // First is FirstReplicates.
-func (replicatesKind) First() int64 { return FirstReplicates }
+func (family[C, P, R]) First() int64 { return FirstReplicates }
 
-// options are the options of a batch of n replicates after first.
-func (k replicatesKind) options(first int, n int64) fleet.Options {
-	o := k.Options
-	o.First, o.Replicates, o.Progress = first, int(n), nil
+// options are the options of a batch of n replicates a run.
+func (k family[C, P, R]) options(n int64) fleet.Options {
+	o := k.opts
+	o.Replicates, o.Progress = int(n), nil
 	return o
-}
-
-// checkBatch refuses a budget whose batch (up to units replicates of
-// duration) the runs may not take.
-func checkBatch(units int64, duration time.Duration) error {
-	err := (fleet.Options{Replicates: int(min(units, fleet.MaxReplicates+1))}).Check(duration.Seconds())
-	if err != nil {
-		return schema.Errorf("budget", "a batch may run up to %d replicates: %s", units, err.(*fleet.FieldError).Msg)
-	}
-	return nil
 }
 
 // fleetAxis reads a search PATH=VALUES of the fleet family, each value
@@ -131,29 +110,26 @@ func (a Axis) value(text string) float64 {
 	return math.NaN()
 }
 
-// family is a kind of the fleet family run as runs C (fleet.Config,
-// fleet.Graph) whose replicates are P, read as results R: what FleetKind
-// and GraphKind share, a candidate being the runs with the searched
-// settings set in every one.
+// family is a kind of the fleet family, kind, run as runs C with opts
+// (their seed and goroutines), duration the first's arrivals': what
+// FleetKind and GraphKind share, a candidate being the runs with the
+// searched settings set in every one, batch b of every candidate on the
+// same replicate seeds (common random numbers).
 type family[C, P, R any] struct {
-	replicatesKind
-	runs    []C
-	metrics []string
-	// name is a run's row; set sets a setting by path, as a scenario file
-	// writes its value; get is a setting's text in a run, false for none
-	// read (a run as given); check refuses runs that cannot run, and
-	// checkRep a replicate (a shard's) that run c does not make.
-	name     func(C) string
-	set      func(c *C, path, value string) error
-	get      func(c C, path string) (string, bool)
-	check    func([]C) error
-	checkRep func(c *C, r *P) error
-	// run runs a batch of runs (those of the points at, in turn), each
-	// run's replicates in order; result is run c's replicates as a result,
-	// and rows the results' rows.
-	run    func(ctx context.Context, at []Point, runs []C, opts fleet.Options) ([][]P, error)
-	result func(c C, reps []P) R
-	rows   func([]R) []Row
+	kind     replicates.Kind[C, P, R]
+	runs     []C
+	opts     fleet.Options
+	duration time.Duration
+	// set sets a setting by path, as a scenario file writes its value; get
+	// is a setting's text in a run, false for none read (a run as given);
+	// check refuses runs that cannot run.
+	set   func(c *C, path, value string) error
+	get   func(c C, path string) (string, bool)
+	check func([]C) error
+	// replay, when not nil, gives a batch's items (replicates first to
+	// first+n of the points at, a point's after another's) from a merge's
+	// shards instead of running them.
+	replay func(at []Point, first, n int) ([][]P, error)
 }
 
 // newFamily is k with the axes of the searches, each PATH=VALUES, each
@@ -185,13 +161,13 @@ func newFamily[C, P, R any](k family[C, P, R], searches []string) (family[C, P, 
 func (k family[C, P, R]) Rows() []string {
 	names := make([]string, len(k.runs))
 	for i, c := range k.runs {
-		names[i] = k.name(c)
+		names[i] = k.kind.Name(c)
 	}
 	return names
 }
 
 // Metrics are the kind's figures' keys.
-func (k family[C, P, R]) Metrics() []string { return k.metrics }
+func (k family[C, P, R]) Metrics() []string { return k.kind.Keys }
 
 // Current is each axis's value in the runs, NaN where they differ or a
 // run's setting is not read (a run as given).
@@ -232,7 +208,11 @@ func (k family[C, P, R]) Check(axes []Axis, p Point, units int64) error {
 	if err := k.check(k.at(axes, p)); err != nil {
 		return schema.Within("search", err)
 	}
-	return checkBatch(units, k.Duration)
+	err := (fleet.Options{Replicates: int(min(units, fleet.MaxReplicates+1))}).Check(k.duration.Seconds())
+	if err != nil {
+		return schema.Errorf("budget", "a batch may run up to %d replicates: %s", units, err.(*fleet.FieldError).Msg)
+	}
+	return nil
 }
 
 // Run runs n replicates of every point's runs, replicates first to
@@ -242,11 +222,11 @@ func (k family[C, P, R]) Run(ctx context.Context, axes []Axis, b int, n int64, a
 	var runs []C
 	for i, p := range at {
 		if pool, ok := pools[i].(*familyPool[C, P, R]); ok {
-			first = len(pool.reps[0])
+			first = len(pool.items)
 		}
 		runs = append(runs, k.at(axes, p)...)
 	}
-	reps, err := k.run(ctx, at, runs, k.options(first, n))
+	items, err := k.batch(ctx, at, runs, first, int(n))
 	if err != nil {
 		return nil, err
 	}
@@ -255,29 +235,45 @@ func (k family[C, P, R]) Run(ctx context.Context, axes []Axis, b int, n int64, a
 	for i := range at {
 		pool, _ := pools[i].(*familyPool[C, P, R])
 		if pool == nil {
-			pool = &familyPool[C, P, R]{k: k, runs: runs[i*per : (i+1)*per], reps: make([][]P, per)}
+			pool = &familyPool[C, P, R]{k: k, runs: runs[i*per : (i+1)*per]}
 		}
-		for j := range pool.reps {
-			pool.reps[j] = append(pool.reps[j], reps[i*per+j]...)
-		}
+		pool.items = append(pool.items, items[i*int(n):(i+1)*int(n)]...)
 		out[i] = pool
 	}
 	return out, nil
 }
 
-// familyPool is a candidate's runs and their replicates so far.
+// batch is replicates first to first+n of the runs of the points at, a
+// point's items after another's: run as one point, each item then cut by
+// point.
+func (k family[C, P, R]) batch(ctx context.Context, at []Point, runs []C, first, n int) ([][]P, error) {
+	if k.replay != nil {
+		return k.replay(at, first, n)
+	}
+	items, err := k.kind.Run(ctx, runs, len(runs), k.options(int64(first+n)), first, first+n)
+	if err != nil {
+		return nil, err
+	}
+	per := len(k.runs)
+	out := make([][]P, 0, len(at)*n)
+	for i := range at {
+		for _, item := range items {
+			out = append(out, item[i*per:(i+1)*per])
+		}
+	}
+	return out, nil
+}
+
+// familyPool is a candidate's runs and their items (a replicate of each
+// run) so far.
 type familyPool[C, P, R any] struct {
-	k    family[C, P, R]
-	runs []C
-	reps [][]P
+	k     family[C, P, R]
+	runs  []C
+	items [][]P
 }
 
 func (p *familyPool[C, P, R]) Rows() []Row {
-	res := make([]R, len(p.runs))
-	for j, c := range p.runs {
-		res[j] = p.k.result(c, p.reps[j])
-	}
-	return p.k.rows(res)
+	return FigureRows(p.k.kind.Rows(p.k.kind.Fold(p.runs, len(p.runs), p.items)))
 }
 
 // FleetKind is the fleet run's kind (retrysim fleet): a candidate is its
@@ -295,26 +291,12 @@ var _ Kind = FleetKind{}
 // ones.
 func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (FleetKind, []Axis, error) {
 	f, axes, err := newFamily(family[fleet.Config, fleet.Replicate, fleet.Result]{
-		replicatesKind: replicatesKind{opts, cfgs[0].Duration}, runs: cfgs, metrics: render.FleetFigureKeys(),
-		name: func(c fleet.Config) string { return c.Name },
-		set:  setConfig,
+		opts: opts, duration: cfgs[0].Duration, kind: replicates.Fleet(), runs: cfgs, set: setConfig,
 		get: func(c fleet.Config, path string) (string, bool) {
 			par, _ := fleet.LookupParam(path)
 			return flagval.ParamVar(par, &c).String(), true
 		},
-		check:    func(cfgs []fleet.Config) error { return fleet.Check(cfgs, fleet.Options{Replicates: 1}) },
-		checkRep: (*fleet.Config).CheckReplicate,
-		run:      replicatesOf(fleet.Run, func(r fleet.Result) []fleet.Replicate { return r.Replicates }),
-		result: func(c fleet.Config, reps []fleet.Replicate) fleet.Result {
-			return fleet.Result{Config: c, Replicates: reps}
-		},
-		rows: func(res []fleet.Result) []Row {
-			sums := make([]fleet.Summary, len(res))
-			for i, r := range res {
-				sums[i] = r.Summary()
-			}
-			return FigureRows(render.FleetFigures(sums))
-		},
+		check: func(cfgs []fleet.Config) error { return fleet.Check(cfgs, fleet.Options{Replicates: 1}) },
 	}, searches)
 	return FleetKind{f}, axes, err
 }
@@ -356,27 +338,14 @@ var _ Kind = GraphKind{}
 // it; a path no setting has, or a value out of its bounds, is refused
 // naming it.
 func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, searches []string) (GraphKind, []Axis, error) {
-	metrics, rows := render.GraphFigureKeys(), func(res []fleet.GraphResult) []Row {
-		var rows []fleet.GraphRow
-		for _, r := range res {
-			rows = append(rows, r.Rows()...)
-		}
-		return FigureRows(render.GraphFigures(rows))
-	}
+	kind := replicates.Graph()
 	if workers {
-		metrics, rows = render.WorkersFigureKeys(), func(res []fleet.GraphResult) []Row {
-			var rows []fleet.WorkersRow
-			for _, r := range res {
-				rows = append(rows, r.WorkersRows()...)
-			}
-			return FigureRows(render.WorkersFigures(rows))
-		}
+		kind = replicates.Workers()
 	}
 	f, axes, err := newFamily(family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{
-		replicatesKind: replicatesKind{opts, graphs[0].Duration}, runs: graphs, metrics: metrics,
-		name: func(g fleet.Graph) string { return g.Name },
-		set:  func(g *fleet.Graph, path, value string) error { return g.Set(path, value) },
-		get:  func(fleet.Graph, string) (string, bool) { return "", false },
+		opts: opts, duration: graphs[0].Duration, kind: kind, runs: graphs,
+		set: func(g *fleet.Graph, path, value string) error { return g.Set(path, value) },
+		get: func(fleet.Graph, string) (string, bool) { return "", false },
 		check: func(graphs []fleet.Graph) error {
 			for _, g := range graphs {
 				if err := g.Check(); err != nil {
@@ -385,25 +354,6 @@ func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, search
 			}
 			return nil
 		},
-		checkRep: (*fleet.Graph).CheckReplicate,
-		run:      replicatesOf(fleet.RunGraph, func(r fleet.GraphResult) []fleet.GraphReplicate { return r.Replicates }),
-		result: func(g fleet.Graph, reps []fleet.GraphReplicate) fleet.GraphResult {
-			return fleet.GraphResult{Graph: g, Replicates: reps}
-		},
-		rows: rows,
 	}, searches)
 	return GraphKind{f}, axes, err
-}
-
-// replicatesOf is a family's run over the library's: each run's replicates,
-// as replicates reads them from its result.
-func replicatesOf[C, P, R any](run func(context.Context, []C, fleet.Options) ([]R, error), replicates func(R) []P) func(context.Context, []Point, []C, fleet.Options) ([][]P, error) {
-	return func(ctx context.Context, _ []Point, runs []C, opts fleet.Options) ([][]P, error) {
-		res, err := run(ctx, runs, opts)
-		reps := make([][]P, len(res))
-		for i, r := range res {
-			reps[i] = replicates(r)
-		}
-		return reps, err
-	}
 }

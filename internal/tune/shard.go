@@ -51,7 +51,7 @@ func (k family[C, P, R]) Shard(s Search) (Sharded[P], error) {
 		return Sharded[P]{}, err
 	}
 	n, d := int64(len(points)), depth(s, len(points))
-	secs := int64(math.Max(1, math.Ceil(k.Duration.Seconds())))
+	secs := int64(math.Max(1, math.Ceil(k.duration.Seconds())))
 	if n*d*secs > fleet.MaxSeriesSeconds || n*d > shardfile.MaxItems {
 		most := min(fleet.MaxSeriesSeconds/(n*secs), shardfile.MaxItems/n) + (n-1)*FirstReplicates
 		if most < n*FirstReplicates {
@@ -60,65 +60,34 @@ func (k family[C, P, R]) Shard(s Search) (Sharded[P], error) {
 		return Sharded[P]{}, schema.Errorf("budget", "a sharded search runs each of its %d candidates to the depth the race could give it (the budget less the others' first batches: %d replicates), %d replicates of %d s in all, past the %d s of series a run may keep; give -budget %d or less",
 			n, d, n*d, secs, fleet.MaxSeriesSeconds, most)
 	}
-	runs := make([][]C, n) // each candidate's runs
+	var runs []C // each candidate's runs, a point each
 	for i := range points {
 		if extra && i == cur {
 			points[i] = nil // the settings as given
 		}
-		runs[i] = k.at(s.Axes, points[i])
+		runs = append(runs, k.at(s.Axes, points[i])...)
 	}
+	per := len(k.runs)
 	sh := Sharded[P]{Items: int(n * d)}
 	sh.Run = func(ctx context.Context, lo, hi int) ([][]P, error) {
-		var out [][]P
-		for lo < hi {
-			i, r := lo/int(d), lo%int(d)
-			m := min(hi-lo, int(d)-r) // to the end of the candidate's, or of the slice
-			reps, err := k.run(ctx, []Point{points[i]}, runs[i], k.options(r, int64(m)))
-			if err != nil {
-				return nil, err
-			}
-			for q := range m {
-				item := make([]P, len(reps))
-				for j := range reps {
-					item[j] = reps[j][q]
-				}
-				out = append(out, item)
-			}
-			lo += m
-		}
-		return out, nil
+		return k.kind.Run(ctx, runs, per, k.options(d), lo, hi)
 	}
 	sh.Check = func(item int, reps *[]P) error {
-		c := runs[item/int(d)]
-		if len(*reps) != len(c) {
-			return fmt.Errorf("%d runs; the candidate has %d", len(*reps), len(c))
-		}
-		for j := range c {
-			if err := k.checkRep(&c[j], &(*reps)[j]); err != nil {
-				return fmt.Errorf("run %d: %w", j, err)
-			}
-		}
-		return nil
+		return k.kind.Check(runs, per, int(d), item, *reps, "the candidate has %d")
 	}
 	sh.Replay = func(ctx context.Context, items [][]P) (Result, error) {
 		if len(items) != sh.Items {
 			return Result{}, fmt.Errorf("tune: %d replicates for %d candidates of %d", len(items), n, d)
 		}
 		replay := k
-		replay.run = func(_ context.Context, at []Point, _ []C, opts fleet.Options) ([][]P, error) {
+		replay.replay = func(at []Point, first, m int) ([][]P, error) {
 			var out [][]P
 			for _, p := range at {
 				i := slices.IndexFunc(points, func(q Point) bool { return slices.Equal(p, q) && (p == nil) == (q == nil) })
-				if i < 0 || int64(opts.First+opts.Replicates) > d {
-					return nil, fmt.Errorf("tune: the race asked for replicates %d to %d of a candidate, past the %d run", opts.First, opts.First+opts.Replicates, d)
+				if i < 0 || int64(first+m) > d {
+					return nil, fmt.Errorf("tune: the race asked for replicates %d to %d of a candidate, past the %d run", first, first+m, d)
 				}
-				for j := range k.runs {
-					var reps []P
-					for r := opts.First; r < opts.First+opts.Replicates; r++ {
-						reps = append(reps, items[int64(i)*d+int64(r)][j])
-					}
-					out = append(out, reps)
-				}
+				out = append(out, items[i*int(d)+first:i*int(d)+first+m]...)
 			}
 			return out, nil
 		}

@@ -1,0 +1,153 @@
+// Package replicates declares, once each, the kinds of run whose work is
+// replicates of runs (fleet, graph, workers), as the command's runs, sweeps
+// and shards and tune's searches take them; it runs nothing of its own.
+package replicates
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/render"
+)
+
+// Kind is a kind of run of runs C, a replicate of one being P, its result
+// R. Its work is items: runs come perPoint to a point, and item k is
+// replicate k%replicates of every run of point k/replicates, as the run
+// makes it whichever slice of the items it is run in.
+type Kind[C, P, R any] struct {
+	// run runs replicates opts.First to opts.First+opts.Replicates-1 of
+	// each of runs; replicates are a result's, and result folds them.
+	run        func(ctx context.Context, runs []C, opts fleet.Options) ([]R, error)
+	replicates func(R) []P
+	result     func(C, []P) R
+	// CheckReplicate refuses a replicate that run c does not make.
+	CheckReplicate func(c *C, p *P) error
+	// Name is a run's name; Keys are the figures of a row, which Rows
+	// gives of results.
+	Name func(C) string
+	Keys []string
+	Rows func([]R) []render.Figures
+	// Sweep is a sweep's output: the results, perPoint a point, of the
+	// points, the values of the settings swept.
+	Sweep func(h render.SweepHead, points [][]string, perPoint int, res []R) render.Runs
+}
+
+// Fleet is retrysim fleet's kind: many clients, one server.
+func Fleet() Kind[fleet.Config, fleet.Replicate, fleet.Result] {
+	return Kind[fleet.Config, fleet.Replicate, fleet.Result]{fleet.Run, func(r fleet.Result) []fleet.Replicate { return r.Replicates },
+		func(c fleet.Config, reps []fleet.Replicate) fleet.Result {
+			return fleet.Result{Config: c, Replicates: reps}
+		},
+		(*fleet.Config).CheckReplicate, func(c fleet.Config) string { return c.Name }, render.FleetFigureKeys(),
+		func(res []fleet.Result) []render.Figures {
+			return render.FleetFigures(slices.Concat(byPoint(res, 1, summary)...))
+		},
+		func(h render.SweepHead, points [][]string, perPoint int, res []fleet.Result) render.Runs {
+			return render.FleetSweep(h, points, byPoint(res, perPoint, summary))
+		}}
+}
+
+// Graph is retrysim graph's kind: a row a service of a graph.
+func Graph() Kind[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult] {
+	return graphKind(render.GraphFigureKeys(), func(res []fleet.GraphResult) []render.Figures {
+		return render.GraphFigures(slices.Concat(byPoint(res, 1, fleet.GraphResult.Rows)...))
+	}, func(h render.SweepHead, points [][]string, perPoint int, res []fleet.GraphResult) render.Runs {
+		return render.GraphSweep(h, points, byPoint(res, perPoint, fleet.GraphResult.Rows))
+	})
+}
+
+// Workers is retrysim workers' kind: graphs whose first entry is a queue,
+// a row a run.
+func Workers() Kind[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult] {
+	return graphKind(render.WorkersFigureKeys(), func(res []fleet.GraphResult) []render.Figures {
+		return render.WorkersFigures(slices.Concat(byPoint(res, 1, fleet.GraphResult.WorkersRows)...))
+	}, func(h render.SweepHead, points [][]string, perPoint int, res []fleet.GraphResult) render.Runs {
+		return render.WorkersSweep(h, points, byPoint(res, perPoint, fleet.GraphResult.WorkersRows))
+	})
+}
+
+// graphKind is a kind of graphs' runs whose rows are keys, as rows and
+// sweep write them.
+func graphKind(keys []string, rows func([]fleet.GraphResult) []render.Figures, sweep func(render.SweepHead, [][]string, int, []fleet.GraphResult) render.Runs) Kind[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult] {
+	return Kind[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{fleet.RunGraph, func(r fleet.GraphResult) []fleet.GraphReplicate { return r.Replicates },
+		func(g fleet.Graph, reps []fleet.GraphReplicate) fleet.GraphResult {
+			return fleet.GraphResult{Graph: g, Replicates: reps}
+		},
+		(*fleet.Graph).CheckReplicate, func(g fleet.Graph) string { return g.Name }, keys, rows, sweep}
+}
+
+// Run runs items lo to hi-1 of runs, opts.Replicates (at least 1) a point,
+// in as few runs as the slice allows: a point cut by the slice's ends
+// alone, the points between together.
+func (k Kind[C, P, R]) Run(ctx context.Context, runs []C, perPoint int, opts fleet.Options, lo, hi int) ([][]P, error) {
+	reps := opts.Replicates
+	out := make([][]P, 0, hi-lo)
+	for i := lo; i < hi; {
+		p, r := i/reps, i%reps
+		last, n := p+1, min(reps-r, hi-i) // points p to last-1, replicates r to r+n-1 of each
+		if r == 0 && n == reps {
+			last = min(hi/reps, len(runs)/perPoint)
+		}
+		o := opts
+		o.First, o.Replicates = r, n
+		res, err := k.run(ctx, runs[p*perPoint:last*perPoint], o)
+		if err != nil {
+			return nil, err
+		}
+		for q := p; q < last; q++ {
+			for j := range n {
+				item := make([]P, perPoint)
+				for m := range item {
+					item[m] = k.replicates(res[(q-p)*perPoint+m])[j]
+				}
+				out = append(out, item)
+			}
+		}
+		i += (last - p) * n
+	}
+	return out, nil
+}
+
+// Fold folds every item of runs, in order, into each run's result.
+func (k Kind[C, P, R]) Fold(runs []C, perPoint int, items [][]P) []R {
+	out := make([]R, len(runs))
+	reps := len(items) / (len(runs) / perPoint)
+	for i, c := range runs {
+		p, j := i/perPoint, i%perPoint
+		mine := make([]P, reps)
+		for r := range mine {
+			mine[r] = items[p*reps+r][j]
+		}
+		out[i] = k.result(c, mine)
+	}
+	return out
+}
+
+// summary is a fleet run's one row.
+func summary(r fleet.Result) []fleet.Summary { return []fleet.Summary{r.Summary()} }
+
+// Check refuses item k of runs, perPoint a point and replicates a point
+// (a shard's), unless it holds a replicate of each run of its point; its
+// refusal of the item's length is "N runs; " and want, of perPoint.
+func (k Kind[C, P, R]) Check(runs []C, perPoint, replicates, item int, reps []P, want string) error {
+	if len(reps) != perPoint {
+		return fmt.Errorf("%d runs; "+want, len(reps), perPoint)
+	}
+	for j := range reps {
+		if err := k.CheckReplicate(&runs[item/replicates*perPoint+j], &reps[j]); err != nil {
+			return fmt.Errorf("run %d: %w", j, err)
+		}
+	}
+	return nil
+}
+
+// byPoint groups res, perPoint results a point, into each point's rows.
+func byPoint[R, T any](res []R, perPoint int, of func(R) []T) [][]T {
+	out := make([][]T, len(res)/perPoint)
+	for i, r := range res {
+		out[i/perPoint] = append(out[i/perPoint], of(r)...)
+	}
+	return out
+}
