@@ -19,7 +19,7 @@ import (
 // publicPackages are the directories of the packages a Go program may
 // import: their go doc is the library's API.
 var publicPackages = []string{".", "provider", "strategy", "backoff", "delivery",
-	"fleet", "schema", "report"}
+	"fleet", "schema", "report", "tune"}
 
 // TestExportedIdentifiersDocumented fails naming each exported constant,
 // variable, type, function and method of a public package that has no doc

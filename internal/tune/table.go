@@ -126,6 +126,10 @@ func (TableKind) Unit() string { return "jobs" }
 // rate ten times its bound from 1e-3 up.
 const FirstJobs = 10_000
 
+// DefaultJobs is a table search's budget when it gives none: a few seconds
+// of CPU for the sign-up.
+const DefaultJobs = 100_000_000
+
 // First is FirstJobs.
 func (TableKind) First() int64 { return FirstJobs }
 
