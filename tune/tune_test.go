@@ -7,8 +7,10 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/tune"
@@ -115,6 +117,98 @@ func TestRunRefuses(t *testing.T) {
 			var fe *schema.FieldError
 			if !errors.As(err, &fe) || fe.Field != c.field || !strings.Contains(fe.Msg, c.msg) {
 				t.Errorf("Run = %v (%T); want a *schema.FieldError for %s saying %q", err, err, c.field, c.msg)
+			}
+		})
+	}
+}
+
+// twoSteps is fleet's ExampleWorkers' fleet: 100 jobs a second for two
+// minutes, each of two steps, the first's dependency failing 30% of calls
+// and tried twice, the second's 20%, once; the queue delivers a job up to
+// 3 times, with no visibility timeout.
+func twoSteps() fleet.Workers {
+	return fleet.Workers{Name: "two steps", Duration: 120 * time.Second, Load: fleet.Shape{Kind: fleet.Constant, Rate: 100},
+		Queue: fleet.Client{Attempts: 3, Timeout: fleet.NoVisibility}, WorkerCount: 1000, QueueMax: fleet.MaxQueue,
+		Steps: []fleet.Step{{To: "d1", Client: fleet.Client{Attempts: 2}}, {To: "d2", Client: fleet.Client{Attempts: 1}}},
+		Dependencies: []fleet.Node{
+			{Name: "d1", Server: fleet.Server{Kind: fleet.Independent, Base: time.Millisecond, PFail: 0.3}},
+			{Name: "d2", Server: fleet.Server{Kind: fleet.Independent, Base: time.Millisecond, PFail: 0.2}},
+		}}
+}
+
+// TestRunWorkersClosedForm: on twoSteps, a delivery passes both steps with
+// s = (1 - 0.3^2)(1 - 0.2) = 0.728, so a queue delivering a job up to a
+// times dead-letters a share (1-s)^a of the 12,000 jobs that arrive: 3,264
+// at 1, 888, 242, 66, 18 and 4.9 at 6. The fewest deliveries that keep
+// dead jobs at most 10 is the smallest a whose closed form is, 6, and every
+// fewer fails (the closed form 18 at 5 is past the bound by more than its
+// interval at 5 replicates, about +-5). The fleet's run as given (3
+// deliveries, shown as given) is run beside the grid and fails.
+func TestRunWorkersClosedForm(t *testing.T) {
+	const jobs, bound = 12_000.0, 10.0
+	s := (1 - 0.3*0.3) * (1 - 0.2)
+	dead := func(a int) float64 { return jobs * math.Pow(1-s, float64(a)) }
+	want := 0
+	for a := 6; a >= 1; a-- {
+		if dead(a) <= bound {
+			want = a
+		}
+	}
+	if want != 6 {
+		t.Fatalf("closed form: fewest deliveries %d; the test was written for 6", want)
+	}
+	path := "graph.entries[0].client.attempts"
+	res, err := tune.RunWorkers(context.Background(), []fleet.Workers{twoSteps()}, fleet.Options{Seed: 1}, tune.Search{
+		Set: []string{path + "=1:6:6"}, Objective: path, Require: []string{"dead<=10"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Best == nil || fmt.Sprint(res.Best.Settings) != fmt.Sprintf("map[%s:%d]", path, want) {
+		t.Fatalf("best = %+v; want %s=%d", res.Best, path, want)
+	}
+	if len(res.Candidates) != 7 || !res.Candidates[6].Current || res.Candidates[6].Settings[path] != "as given" || res.Candidates[6].Status != "fails" {
+		t.Errorf("candidates %+v; want 6 and the run as given, failing", res.Candidates)
+	}
+	for _, c := range res.Candidates[:6] {
+		a := int(c.Settings[path].(int64))
+		if got, fails := c.Status, dead(a) > bound; fails != (got == "fails") || !fails && a != want {
+			t.Errorf("%s=%d: %s, %+v; want it to fail exactly when the closed form %.3g is past %g", path, a, got, c.Judged, dead(a), bound)
+		}
+	}
+}
+
+// TestRunWorkersRefuses: a search of worker fleets the package cannot run
+// is refused before any work with a *schema.FieldError naming the part of
+// the search, the options or the fleets at fault.
+func TestRunWorkersRefuses(t *testing.T) {
+	path := "graph.entries[0].client.attempts"
+	ok := tune.Search{Set: []string{path + "=1,2"}, Objective: "dead"}
+	for _, c := range []struct {
+		name  string
+		edit  func(*tune.Search, *fleet.Options, *fleet.Workers)
+		field string
+		msg   string
+	}{
+		{"unknown service", func(s *tune.Search, _ *fleet.Options, _ *fleet.Workers) {
+			s.Set = []string{"graph.services[nope].server.capacity=1,2"}
+		}, "set[0].graph.services[nope].server.capacity", `no service is called "nope"`},
+		{"no path of a graph", func(s *tune.Search, _ *fleet.Options, _ *fleet.Workers) { s.Set = []string{"workers=1,2"} }, "set[0].workers", "not a path of a graph"},
+		{"value out of bounds", func(s *tune.Search, _ *fleet.Options, _ *fleet.Workers) { s.Set = append(s.Set, path+"=0") }, "set[1]." + path, "0 is not a whole number from 1"},
+		{"requirement on no figure", func(s *tune.Search, _ *fleet.Options, _ *fleet.Workers) { s.Require = []string{"failed_rate<=0"} }, "require[0]", `no metric "failed_rate"`},
+		{"budget under a first batch", func(s *tune.Search, _ *fleet.Options, _ *fleet.Workers) { s.Budget = 14 }, "budget", "14 is less than a first batch of 5 replicates for each of the 3 candidates"},
+		{"negative budget", func(s *tune.Search, _ *fleet.Options, _ *fleet.Workers) { s.Budget = -1 }, "budget", "negative"},
+		{"replicates", func(_ *tune.Search, o *fleet.Options, _ *fleet.Workers) { o.Replicates = 5 }, "replicates", "the search decides the replicates"},
+		{"first", func(_ *tune.Search, o *fleet.Options, _ *fleet.Workers) { o.First = 5 }, "first", "leave First 0"},
+		{"a fleet", func(_ *tune.Search, _ *fleet.Options, w *fleet.Workers) { w.Steps = nil }, "workers[0].steps", "at least one step"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, o, w := ok, fleet.Options{Seed: 1}, twoSteps()
+			s.Set = append([]string(nil), s.Set...)
+			c.edit(&s, &o, &w)
+			_, err := tune.RunWorkers(context.Background(), []fleet.Workers{w}, o, s)
+			var fe *schema.FieldError
+			if !errors.As(err, &fe) || fe.Field != c.field || !strings.Contains(fe.Msg, c.msg) {
+				t.Errorf("RunWorkers = %v (%T); want a *schema.FieldError for %s saying %q", err, err, c.field, c.msg)
 			}
 		})
 	}
