@@ -49,7 +49,7 @@ type Result struct {
 	// Candidates; nil when none is shown to.
 	Best *Candidate
 	// Candidates are the grid's points, the first setting varying slowest,
-	// then the settings as given when they are no point of the grid.
+	// then the settings as given, when they are no point of the grid.
 	Candidates []Candidate
 	// Spent is the work spent, jobs or replicates.
 	Spent int64
@@ -87,8 +87,8 @@ type Judged struct {
 // Run searches the settings of e, a run of the job model (or, with a
 // Delivery, the delivery model), as retrysim.RunSweep would run them: a
 // candidate's batch b runs the jobs of replicate b of e.Seed, the same at
-// every candidate. The search decides the jobs, so e.Jobs, e.Replicates
-// (but 1) and e.Progress are refused.
+// every candidate, whatever e.Workers. The search decides the jobs, so
+// e.Jobs, e.Replicates above 1 and e.Progress are refused.
 func Run(ctx context.Context, e retrysim.Experiment, s Search) (Result, error) {
 	switch {
 	case e.Jobs != 0:
@@ -107,7 +107,7 @@ func Run(ctx context.Context, e retrysim.Experiment, s Search) (Result, error) {
 
 // RunWorkers searches the settings of worker fleets, each candidate
 // setting its values in every run (fleet.Graph.Set's paths on the runs'
-// graphs: graph.services[workers].server.capacity,
+// graphs, fleet.Workers.Graph: graph.services[workers].server.capacity,
 // graph.entries[0].client.timeout); its metrics are a worker fleet's
 // figures (drain_seconds, duplicates, dead). A candidate's batch b runs
 // replicates of opts.Seed, the same at every candidate. The search decides

@@ -40,7 +40,8 @@ func jobFails(p float64, a, n int) float64 {
 // 6.25e-5 at 4); every candidate whose closed form is over the bound
 // fails, and every other but the best is beaten by it (a setting, exactly).
 // The candidates' rates are ten times the bound or more, or under it by
-// a third, so that the race decides every one within the budget.
+// a third, so that the race decides every one within the budget. The
+// answer is the same on 3 goroutines as on 1.
 func TestRunClosedForm(t *testing.T) {
 	const p, bound, steps = 0.05, 1e-4, 10
 	want := 0
@@ -52,10 +53,16 @@ func TestRunClosedForm(t *testing.T) {
 	if want != 4 {
 		t.Fatalf("closed form: fewest attempts %d; the test was written for 4", want)
 	}
-	res, err := tune.Run(context.Background(), signup(t, p), tune.Search{
-		Set: []string{"attempts=1:8:8"}, Objective: "attempts", Require: []string{"failed_rate<=1e-4"}})
+	search := tune.Search{Set: []string{"attempts=1:8:8"}, Objective: "attempts", Require: []string{"failed_rate<=1e-4"}}
+	e := signup(t, p)
+	e.Workers = 1
+	res, err := tune.Run(context.Background(), e, search)
 	if err != nil {
 		t.Fatal(err)
+	}
+	e.Workers = 3
+	if again, err := tune.Run(context.Background(), e, search); err != nil || fmt.Sprint(again.Candidates) != fmt.Sprint(res.Candidates) || again.Spent != res.Spent {
+		t.Errorf("on 3 workers: %v, %v; want what one worker found, %v", err, again.Candidates, res.Candidates)
 	}
 	if res.Best == nil || fmt.Sprint(res.Best.Settings) != fmt.Sprintf("map[attempts:%d]", want) {
 		t.Fatalf("best = %+v; want attempts=%d", res.Best, want)
