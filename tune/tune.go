@@ -35,7 +35,8 @@ type Search struct {
 	Maximize bool
 	// Require are bounds every answer meets, each METRIC OP VALUE or
 	// ROW:METRIC OP VALUE, OP one of <=, <, >=, >, == (failed_rate<=1e-4),
-	// judged on the metric's 95% interval.
+	// judged on the metric's 95% interval; none leaves the objective alone
+	// to decide.
 	Require []string
 	// Budget is the most work to spend, jobs (Run) or replicates
 	// (RunWorkers); 0 means 10^8 jobs, or as many replicates as the runs
