@@ -31,7 +31,7 @@ func BenchmarkBrookerCollapse(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, r := range res {
-			for _, rep := range r.Replicates {
+			for _, rep := range r.replicates {
 				events += rep.Events
 			}
 		}
@@ -72,7 +72,7 @@ func BenchmarkBrookerRetries(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, r := range res {
-			for _, rep := range r.Replicates {
+			for _, rep := range r.replicates {
 				events += rep.Events
 			}
 		}
@@ -133,7 +133,7 @@ func benchRunGraph(b *testing.B, g Graph, workers int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, rep := range res[0].Replicates {
+		for _, rep := range res[0].replicates {
 			events += rep.Events
 		}
 	}

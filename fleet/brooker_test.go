@@ -223,9 +223,9 @@ func TestBrookerRunsAgainstReference(t *testing.T) {
 			}
 			what := fmt.Sprintf("%s %s, %d clients, f = %g", tc.p.Name, name, clients, f)
 			var n, s, calls float64
-			xs, xc := make([]float64, len(res.Replicates)), make([]float64, len(res.Replicates))
+			xs, xc := make([]float64, len(res.replicates)), make([]float64, len(res.replicates))
 			var failed, denied int64
-			for k, rep := range res.Replicates {
+			for k, rep := range res.replicates {
 				n, s, calls = n+float64(rep.Requests), s+float64(rep.Succeeded), calls+float64(rep.Calls)
 				xs[k], xc[k] = float64(rep.Succeeded)/float64(rep.Requests), float64(rep.Calls)/float64(rep.Requests)
 				failed, denied = failed+rep.Failed, denied+rep.Denied
@@ -411,7 +411,7 @@ func TestBrookerCollapseAgainstReference(t *testing.T) {
 		}
 		xs, xc := make([]float64, reps), make([]float64, reps)
 		var n float64
-		for k, rep := range res[i].Replicates {
+		for k, rep := range res[i].replicates {
 			n += float64(rep.Requests)
 			xs[k], xc[k] = float64(rep.Succeeded)/float64(rep.Requests), float64(rep.Calls)/float64(rep.Requests)
 		}

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -181,7 +182,7 @@ func (c Config) Cost() Cost {
 	}
 	e.queue = fifoBytes(queued, float64(unsafe.Sizeof(waiter{})))
 	e.window, e.windowPath = windowBytes(c, e.Requests, copies, client)
-	e.Series = math.Ceil(dur) * float64(unsafe.Sizeof(Second{}))
+	e.Series = math.Ceil(dur) * float64(unsafe.Sizeof(fleetdata.Second{}))
 	e.Bytes = e.slots + e.queue + e.window + e.Series + simFixed + firsts*firstCallBytes
 	return e
 }
@@ -248,7 +249,7 @@ func boundsOf(cfgs []Config, opt Options) bounds {
 		c.Client = c.Client.withDefaults()
 		e := c.Cost()
 		b.events += reps * e.Events
-		b.kept += reps*(e.Series+float64(unsafe.Sizeof(Replicate{}))) + math.Ceil(c.Duration.Seconds())*float64(unsafe.Sizeof(Point{}))
+		b.kept += reps*(e.Series+float64(unsafe.Sizeof(fleetdata.Replicate{}))) + math.Ceil(c.Duration.Seconds())*float64(unsafe.Sizeof(fleetdata.Point{}))
 		if r := e.Bytes - e.Series; r > b.running {
 			b.running, b.worst, b.worstCost = r, c, e
 		}

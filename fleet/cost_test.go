@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -27,7 +28,7 @@ func footprint(s *sim) float64 {
 	var pols []Policy
 	for i := range s.svcs {
 		v := &s.svcs[i]
-		b += uintptr(len(v.queue.buf))*unsafe.Sizeof(waiter{}) + uintptr(cap(v.series))*unsafe.Sizeof(Second{})
+		b += uintptr(len(v.queue.buf))*unsafe.Sizeof(waiter{}) + uintptr(cap(v.series))*unsafe.Sizeof(fleetdata.Second{})
 	}
 	for i := range s.edges {
 		b += uintptr(cap(s.edges[i].pols)) * 16

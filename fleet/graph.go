@@ -138,7 +138,7 @@ type Edge struct {
 	From, Index, To int
 }
 
-// Edges lists g's edges in the order GraphReplicate.Edges holds them: the
+// Edges lists g's edges in the order a replicate holds them: the
 // entries, then each service's calls, services in order. g must have passed
 // Check.
 func (g *Graph) Edges() []Edge {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -234,11 +235,11 @@ func TestSpikeRecoveryRuns(t *testing.T) {
 // DuplicatesPerRequest is the mean of the replicates' ratios.
 func TestDuplicatesPerRequest(t *testing.T) {
 	r := Result{Config: Config{Duration: 80 * time.Second, Load: Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}},
-		Replicates: []Replicate{
-			{Recovery: math.NaN(), Verdict: Down, Counts: Counts{Requests: 100, Duplicates: 10}, Series: make([]Second, 80)},
-			{Recovery: 5, Verdict: Recovered, Counts: Counts{Requests: 200, Duplicates: 60}, Series: make([]Second, 80)},
+		replicates: []fleetdata.Replicate{
+			{Recovery: math.NaN(), Verdict: fleetdata.Down, Counts: fleetdata.Counts{Requests: 100, Duplicates: 10}, Series: make([]fleetdata.Second, 80)},
+			{Recovery: 5, Verdict: fleetdata.Recovered, Counts: fleetdata.Counts{Requests: 200, Duplicates: 60}, Series: make([]fleetdata.Second, 80)},
 		}}
-	if e := r.DuplicatesPerRequest(); math.Abs(e.Value-0.2) > 1e-15 || e.N != 2 {
+	if e := r.duplicatesPerRequest(); math.Abs(e.Value-0.2) > 1e-15 || e.N != 2 {
 		t.Errorf("DuplicatesPerRequest() = %+v; want the mean of 0.1 and 0.3, 0.2", e)
 	}
 }

@@ -34,7 +34,7 @@ func TestReplicatesReuseMemory(t *testing.T) {
 		}
 		for i := range cfgs {
 			// Sprint, not DeepEqual: a quantile with no success is NaN.
-			if got, want := fmt.Sprint(all[i].Replicates[r]), fmt.Sprint(one[i].Replicates[0]); got != want {
+			if got, want := fmt.Sprint(all[i].replicates[r]), fmt.Sprint(one[i].replicates[0]); got != want {
 				t.Errorf("%s replicate %d after another: %.300s\nalone: %.300s", cfgs[i].Name, r, got, want)
 			}
 		}
@@ -43,12 +43,12 @@ func TestReplicatesReuseMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range graphs {
-			if got, want := fmt.Sprint(allGraphs[i].Replicates[r]), fmt.Sprint(oneGraph[i].Replicates[0]); got != want {
+			if got, want := fmt.Sprint(allGraphs[i].replicates[r]), fmt.Sprint(oneGraph[i].replicates[0]); got != want {
 				t.Errorf("%s replicate %d after another: %.300s\nalone: %.300s", graphs[i].Name, r, got, want)
 			}
 		}
 	}
-	if all[0].Replicates[1].Events == all[0].Replicates[0].Events {
+	if all[0].replicates[1].Events == all[0].replicates[0].Events {
 		t.Error("replicates 0 and 1 ran the same number of events: the test compares nothing")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/retrysim/retrysim/internal/fleetdata"
 )
 
 // doneAfter is a context that is cancelled from the n-th call of Err on: it
@@ -55,9 +57,9 @@ func TestRunCancelledMidReplicate(t *testing.T) {
 // run simulates until every request has finished and returns the one-edge
 // replicate of the Config the sim was made from. Once ctx is done it
 // returns ctx's error within checkEvery events.
-func (s *sim) run(ctx context.Context) (Replicate, error) {
+func (s *sim) run(ctx context.Context) (fleetdata.Replicate, error) {
 	if err := s.simulate(ctx); err != nil {
-		return Replicate{}, err
+		return fleetdata.Replicate{}, err
 	}
 	return s.replicate(), nil
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/scenario"
@@ -244,8 +246,8 @@ type engine[C, P, R any] struct {
 }
 
 var (
-	fleetEngine = engine[fleet.Config, fleet.Replicate, fleet.Result]{fleet.RunSweep, (*fleet.Config).CheckReplicate, fleet.SweepResults}
-	graphEngine = engine[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{fleet.RunGraphSweep, (*fleet.Graph).CheckReplicate, fleet.GraphSweepResults}
+	fleetEngine = engine[fleet.Config, fleetdata.Replicate, fleet.Result]{fleetrun.RunSweep, fleetrun.CheckReplicate, fleetrun.SweepResults}
+	graphEngine = engine[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]{fleetrun.RunGraphSweep, fleetrun.CheckGraphReplicate, fleetrun.GraphSweepResults}
 )
 
 // items makes w the run of runs' replicates with opts, perPoint runs a

@@ -12,6 +12,8 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/scenarioref"
@@ -36,7 +38,7 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	if err != nil {
 		return nil, err
 	}
-	return family[fleet.Config, fleet.Replicate, fleet.Result]{engine: fleetEngine, runs: cfgs, name: or(render.Escaped(r.scenario), p.Name),
+	return family[fleet.Config, fleetdata.Replicate, fleet.Result]{engine: fleetEngine, runs: cfgs, name: or(render.Escaped(r.scenario), p.Name),
 		keys: render.FleetFigureKeys(), runName: func(c fleet.Config) string { return c.Name }, echo: echo,
 		grid: func(paths []string, points [][]string) ([]fleet.Config, error) {
 			for _, path := range paths {
@@ -48,14 +50,14 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 					return nil, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", p.Key, path))
 				}
 			}
-			runs, err := fleet.SweepConfigs(cfgs, paths, points)
+			runs, err := fleetrun.SweepConfigs(cfgs, paths, points)
 			if err == nil {
 				err = fleet.Check(runs, opts)
 			}
 			return runs, err
 		},
 		sweep: func(h render.SweepHead, points [][]string, res []fleet.Result) render.Runs {
-			return render.FleetSweep(h, points, byPoint(res, len(cfgs), func(x fleet.Result) []fleet.Summary { return []fleet.Summary{x.Summary()} }))
+			return render.FleetSweep(h, points, byPoint(res, len(cfgs), func(x fleet.Result) []fleetdata.RunRow { return []fleetdata.RunRow{fleetrun.Summary(x)} }))
 		},
 		write: func(ctx context.Context, res []fleet.Result) error {
 			run := render.FleetRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Configs: cfgs, Results: res, ScenarioFile: r.scenario}
@@ -63,7 +65,7 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 			if err != nil {
 				return err
 			}
-			return r.write(ctx, stdout, main, ser, pic, render.FleetFigures(each(res, fleet.Result.Summary)))
+			return r.write(ctx, stdout, main, ser, pic, render.FleetFigures(each(res, fleetrun.Summary)))
 		}}.work(r, stdout, opts)
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/stats"
@@ -128,7 +129,9 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 		}
 		return obs, nil
 	}
-	check := func(k int, obs *[]stats.Observation) error { return cells[k].CheckObservations(*obs, r.replicates.V) }
+	check := func(k int, obs *[]stats.Observation) error {
+		return fleetrun.CheckObservations(&cells[k], *obs, r.replicates.V)
+	}
 	return items(r.work("cells", len(cells), nil), run, check, func(ctx context.Context, obs [][]stats.Observation) error {
 		done := make([]metastable.MapCell, len(cells))
 		for i := range cells {

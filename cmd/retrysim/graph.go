@@ -10,6 +10,8 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/scenario"
 )
@@ -55,10 +57,10 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 	default:
 		return nil, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))
 	}
-	return graphWork(r, graphs, loaded, nil, take, stdout, stderr, family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{name: or(render.Escaped(r.scenario), p.Name),
+	return graphWork(r, graphs, loaded, nil, take, stdout, stderr, family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]{name: or(render.Escaped(r.scenario), p.Name),
 		keys: render.GraphFigureKeys(),
 		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
-			return render.GraphSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.Rows))
+			return render.GraphSweep(h, points, byPoint(res, len(graphs), fleetrun.Rows))
 		},
 		write: func(ctx context.Context, res []fleet.GraphResult) error {
 			run := render.GraphRun{Preset: p, Replicates: r.replicates.V, Seed: uint64(r.seed), Results: res, ScenarioFile: r.scenario}
@@ -66,7 +68,7 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 			if err != nil {
 				return err
 			}
-			return r.write(ctx, stdout, main, ser, pic, render.GraphFigures(slices.Concat(each(res, fleet.GraphResult.Rows)...)))
+			return r.write(ctx, stdout, main, ser, pic, render.GraphFigures(slices.Concat(each(res, fleetrun.Rows)...)))
 		}})
 }
 
@@ -74,7 +76,7 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 // file loaded (nil: a preset), kindCheck (nil: none) refusing a sweep's
 // graph the kind does not run; or with take, handing take the flags and
 // the graphs instead (retrysim tune), no run.
-func graphWork(r *runFlags, graphs []fleet.Graph, loaded *scenario.Graph, kindCheck func(fleet.Graph) error, take func(*runFlags, []fleet.Graph) error, stdout, stderr io.Writer, f family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]) (*work, error) {
+func graphWork(r *runFlags, graphs []fleet.Graph, loaded *scenario.Graph, kindCheck func(fleet.Graph) error, take func(*runFlags, []fleet.Graph) error, stdout, stderr io.Writer, f family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]) (*work, error) {
 	if err := r.checkOutputs(); err != nil {
 		return nil, err
 	}

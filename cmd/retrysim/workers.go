@@ -11,6 +11,8 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
 )
@@ -95,10 +97,10 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		}
 		return nil
 	}
-	return graphWork(r, graphs, loaded, queue, take, stdout, stderr, family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{name: name,
+	return graphWork(r, graphs, loaded, queue, take, stdout, stderr, family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]{name: name,
 		keys: render.WorkersFigureKeys(),
 		sweep: func(h render.SweepHead, points [][]string, res []fleet.GraphResult) render.Runs {
-			return render.WorkersSweep(h, points, byPoint(res, len(graphs), fleet.GraphResult.WorkersRows))
+			return render.WorkersSweep(h, points, byPoint(res, len(graphs), fleetrun.WorkersRows))
 		},
 		write: func(ctx context.Context, res []fleet.GraphResult) error {
 			rep := render.WorkersReport{Replicates: r.replicates.V, Seed: uint64(r.seed), Scenario: r.scenario, Preset: chosen,

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 )
 
 // sqsStall is how long the payment call stalls in the sqs-visibility-payment
@@ -68,10 +69,10 @@ func sqsVisibility() Incident {
 				figure: func(rep *Report) float64 {
 					i := rep.runIndex("no_key")
 					var sum int64
-					for r := range rep.Graph[i].Replicates {
+					for r := range fleetrun.GraphReplicates(rep.Graph[i]) {
 						sum += jobDuplicates(rep, i, r)
 					}
-					return float64(sum) / float64(len(rep.Graph[i].Replicates))
+					return float64(sum) / float64(len(fleetrun.GraphReplicates(rep.Graph[i])))
 				}},
 		},
 		Assumptions: []Assumption{

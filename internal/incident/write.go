@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
 )
@@ -402,9 +404,9 @@ func writeJSON(w io.Writer, rep *Report) error {
 // (ext).
 func Plot(w io.Writer, rep *Report, ext string) error {
 	if rep.Incident.Kind == Fleet {
-		var runs [][]fleet.Point
+		var runs [][]fleetdata.Point
 		for _, r := range rep.Fleet {
-			runs = append(runs, r.Series())
+			runs = append(runs, fleetrun.Series(r))
 		}
 		title := fmt.Sprintf("retrysim incident %s: %s, means of %s, seed %d", rep.Incident.Name, human.Duration(rep.Incident.Duration),
 			human.Count(int64(rep.Replicates), "replicate"), rep.Seed)

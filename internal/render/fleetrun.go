@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
 )
 
@@ -55,9 +57,9 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	}
 	params = append(params, settingsLines(names, run.Configs)...)
 	if p.Totals {
-		rows := make([]fleet.Totals, len(run.Results))
+		rows := make([]fleetdata.Totals, len(run.Results))
 		for i, res := range run.Results {
-			rows[i] = res.Totals()
+			rows[i] = fleetrun.Totals(res)
 		}
 		reps := replicatesText(run.Replicates)
 		if run.Replicates > 1 {
@@ -86,8 +88,8 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		Scenario:   run.ScenarioFile,
 	}
 	for _, res := range run.Results {
-		rep.Rows = append(rep.Rows, res.Summary())
-		pts := res.Series()
+		rep.Rows = append(rep.Rows, fleetrun.Summary(res))
+		pts := fleetrun.Series(res)
 		rep.Runs = append(rep.Runs, pts)
 		rep.Series = append(rep.Series, pts...)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 )
 
 // TestPagePhone is issue 35 item 4, the style's part (the pages were looked
@@ -48,7 +49,7 @@ func TestPagePhone(t *testing.T) {
 func TestPageTerms(t *testing.T) {
 	var page bytes.Buffer
 	r := workersTwoRuns()
-	r.Rows = []fleet.WorkersRow{{Run: "a"}, {Run: "b"}}
+	r.Rows = []fleetdata.WorkersRow{{Run: "a"}, {Run: "b"}}
 	if err := r.html(&page); err != nil {
 		t.Fatal(err)
 	}

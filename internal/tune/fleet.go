@@ -10,6 +10,8 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/schema"
@@ -284,7 +286,7 @@ func (p *familyPool[C, P, R]) Rows() []Row {
 // runs with the searched settings (fleet.Params' paths: client.attempts,
 // client.backoff.kind) set in every one.
 type FleetKind struct {
-	family[fleet.Config, fleet.Replicate, fleet.Result]
+	family[fleet.Config, fleetdata.Replicate, fleet.Result]
 }
 
 var _ Kind = FleetKind{}
@@ -294,7 +296,7 @@ var _ Kind = FleetKind{}
 // setting has, or a value out of its bounds, is refused naming the valid
 // ones.
 func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (FleetKind, []Axis, error) {
-	f, axes, err := newFamily(family[fleet.Config, fleet.Replicate, fleet.Result]{
+	f, axes, err := newFamily(family[fleet.Config, fleetdata.Replicate, fleet.Result]{
 		replicatesKind: replicatesKind{opts, cfgs[0].Duration}, runs: cfgs, metrics: render.FleetFigureKeys(),
 		name: func(c fleet.Config) string { return c.Name },
 		set:  setConfig,
@@ -303,15 +305,13 @@ func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (F
 			return flagval.ParamVar(par, &c).String(), true
 		},
 		check:    func(cfgs []fleet.Config) error { return fleet.Check(cfgs, fleet.Options{Replicates: 1}) },
-		checkRep: (*fleet.Config).CheckReplicate,
-		run:      replicatesOf(fleet.Run, func(r fleet.Result) []fleet.Replicate { return r.Replicates }),
-		result: func(c fleet.Config, reps []fleet.Replicate) fleet.Result {
-			return fleet.Result{Config: c, Replicates: reps}
-		},
+		checkRep: fleetrun.CheckReplicate,
+		run:      replicatesOf(fleet.Run, fleetrun.Replicates),
+		result:   fleetrun.Result,
 		rows: func(res []fleet.Result) []Row {
-			sums := make([]fleet.Summary, len(res))
+			sums := make([]fleetdata.RunRow, len(res))
 			for i, r := range res {
-				sums[i] = r.Summary()
+				sums[i] = fleetrun.Summary(r)
 			}
 			return FigureRows(render.FleetFigures(sums))
 		},
@@ -345,7 +345,7 @@ func setConfig(c *fleet.Config, path, value string) error {
 // graph.services[workers].server.capacity, graph.entries[0].client.timeout)
 // set in every one; their settings are shown as given.
 type GraphKind struct {
-	family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]
+	family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]
 }
 
 var _ Kind = GraphKind{}
@@ -357,22 +357,22 @@ var _ Kind = GraphKind{}
 // naming it.
 func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, searches []string) (GraphKind, []Axis, error) {
 	metrics, rows := render.GraphFigureKeys(), func(res []fleet.GraphResult) []Row {
-		var rows []fleet.GraphRow
+		var rows []fleetdata.GraphRow
 		for _, r := range res {
-			rows = append(rows, r.Rows()...)
+			rows = append(rows, fleetrun.Rows(r)...)
 		}
 		return FigureRows(render.GraphFigures(rows))
 	}
 	if workers {
 		metrics, rows = render.WorkersFigureKeys(), func(res []fleet.GraphResult) []Row {
-			var rows []fleet.WorkersRow
+			var rows []fleetdata.WorkersRow
 			for _, r := range res {
-				rows = append(rows, r.WorkersRows()...)
+				rows = append(rows, fleetrun.WorkersRows(r)...)
 			}
 			return FigureRows(render.WorkersFigures(rows))
 		}
 	}
-	f, axes, err := newFamily(family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{
+	f, axes, err := newFamily(family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]{
 		replicatesKind: replicatesKind{opts, graphs[0].Duration}, runs: graphs, metrics: metrics,
 		name: func(g fleet.Graph) string { return g.Name },
 		set:  func(g *fleet.Graph, path, value string) error { return g.Set(path, value) },
@@ -385,12 +385,10 @@ func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, search
 			}
 			return nil
 		},
-		checkRep: (*fleet.Graph).CheckReplicate,
-		run:      replicatesOf(fleet.RunGraph, func(r fleet.GraphResult) []fleet.GraphReplicate { return r.Replicates }),
-		result: func(g fleet.Graph, reps []fleet.GraphReplicate) fleet.GraphResult {
-			return fleet.GraphResult{Graph: g, Replicates: reps}
-		},
-		rows: rows,
+		checkRep: fleetrun.CheckGraphReplicate,
+		run:      replicatesOf(fleet.RunGraph, fleetrun.GraphReplicates),
+		result:   fleetrun.GraphResult,
+		rows:     rows,
 	}, searches)
 	return GraphKind{f}, axes, err
 }

@@ -1,14 +1,15 @@
-package fleet
+package fleetrun
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 )
 
 // A sweep of a kind's runs is a grid of points, each a value for every one
-// of a list of settings by path (Config.Set's, Graph.Set's): at every
+// of a list of settings by path (fleet.Config.Set's, Graph.Set's): at every
 // point, each of the base runs with the point's settings applied, point
 // after point. Its work is points x replicates items, item k replicate
 // k % replicates of point k / replicates, every run of the point, so that
@@ -19,23 +20,14 @@ import (
 // each of paths, in order), point after point. A setting a run refuses
 // is returned as its *FieldError, naming the path.
 // A setting the run does not read at a point (UnreadWhy) is refused too.
-func SweepConfigs(base []Config, paths []string, points [][]string) ([]Config, error) {
-	return sweepRuns(base, paths, points, (*Config).Set, func(c *Config) error {
-		unread := c.UnreadWhy()
-		for _, path := range paths {
-			p, _ := lookupSetting(path)
-			if why, ok := unread[p.Path]; ok {
-				return schema.Errorf(path, "the run does not read it: %s", why)
-			}
-		}
-		return c.Check()
-	})
+func SweepConfigs(base []fleet.Config, paths []string, points [][]string) ([]fleet.Config, error) {
+	return sweepRuns(base, paths, points, (*fleet.Config).Set, func(c *fleet.Config) error { return h.CheckSweep(c, paths) })
 }
 
 // SweepGraphs are the runs of the sweep of base over points, as
 // SweepConfigs's, by Graph.Set.
-func SweepGraphs(base []Graph, paths []string, points [][]string) ([]Graph, error) {
-	return sweepRuns(base, paths, points, (*Graph).Set, (*Graph).Check)
+func SweepGraphs(base []fleet.Graph, paths []string, points [][]string) ([]fleet.Graph, error) {
+	return sweepRuns(base, paths, points, (*fleet.Graph).Set, (*fleet.Graph).Check)
 }
 
 // sweepRuns are base's runs at every point, each set by set and checked
@@ -75,12 +67,12 @@ func pointText(paths, values []string) string {
 // perPoint runs a point, opt.Replicates replicates each (opt.First is
 // ignored): an item is a replicate of every run of its point, as Run makes
 // it, whichever slice it is run in.
-func RunSweep(ctx context.Context, cfgs []Config, perPoint int, opt Options, lo, hi int) ([][]Replicate, error) {
-	return sweepItems(ctx, cfgs, perPoint, opt, lo, hi, func(ctx context.Context, cfgs []Config, opt Options) ([][]Replicate, error) {
-		res, err := Run(ctx, cfgs, opt)
-		byRun := make([][]Replicate, len(res))
+func RunSweep(ctx context.Context, cfgs []fleet.Config, perPoint int, opt fleet.Options, lo, hi int) ([][]fleetdata.Replicate, error) {
+	return sweepItems(ctx, cfgs, perPoint, opt, lo, hi, func(ctx context.Context, cfgs []fleet.Config, opt fleet.Options) ([][]fleetdata.Replicate, error) {
+		res, err := fleet.Run(ctx, cfgs, opt)
+		byRun := make([][]fleetdata.Replicate, len(res))
 		for i, r := range res {
-			byRun[i] = r.Replicates
+			byRun[i] = Replicates(r)
 		}
 		return byRun, err
 	})
@@ -88,12 +80,12 @@ func RunSweep(ctx context.Context, cfgs []Config, perPoint int, opt Options, lo,
 
 // RunGraphSweep runs items lo to hi-1 of the sweep whose runs are graphs,
 // as RunSweep does.
-func RunGraphSweep(ctx context.Context, graphs []Graph, perPoint int, opt Options, lo, hi int) ([][]GraphReplicate, error) {
-	return sweepItems(ctx, graphs, perPoint, opt, lo, hi, func(ctx context.Context, graphs []Graph, opt Options) ([][]GraphReplicate, error) {
-		res, err := RunGraph(ctx, graphs, opt)
-		byRun := make([][]GraphReplicate, len(res))
+func RunGraphSweep(ctx context.Context, graphs []fleet.Graph, perPoint int, opt fleet.Options, lo, hi int) ([][]fleetdata.GraphReplicate, error) {
+	return sweepItems(ctx, graphs, perPoint, opt, lo, hi, func(ctx context.Context, graphs []fleet.Graph, opt fleet.Options) ([][]fleetdata.GraphReplicate, error) {
+		res, err := fleet.RunGraph(ctx, graphs, opt)
+		byRun := make([][]fleetdata.GraphReplicate, len(res))
 		for i, r := range res {
-			byRun[i] = r.Replicates
+			byRun[i] = GraphReplicates(r)
 		}
 		return byRun, err
 	})
@@ -102,8 +94,8 @@ func RunGraphSweep(ctx context.Context, graphs []Graph, perPoint int, opt Option
 // sweepItems runs items lo to hi-1 of a sweep by run (the replicates of
 // each run given, by run), in as few calls as the slice allows: a point
 // cut by the slice's ends alone, the points between together.
-func sweepItems[R, P any](ctx context.Context, runs []R, perPoint int, opt Options, lo, hi int, run func(context.Context, []R, Options) ([][]P, error)) ([][]P, error) {
-	reps := opt.withDefaults().Replicates
+func sweepItems[R, P any](ctx context.Context, runs []R, perPoint int, opt fleet.Options, lo, hi int, run func(context.Context, []R, fleet.Options) ([][]P, error)) ([][]P, error) {
+	reps := max(opt.Replicates, 1) // 0 means 1, as in Run
 	out := make([][]P, 0, hi-lo)
 	for k := lo; k < hi; {
 		p, r := k/reps, k%reps
@@ -133,20 +125,20 @@ func sweepItems[R, P any](ctx context.Context, runs []R, perPoint int, opt Optio
 
 // SweepResults fold a sweep's items, every one of them in order, into the
 // results of its runs (cfgs, perPoint a point).
-func SweepResults(cfgs []Config, perPoint int, items [][]Replicate) []Result {
-	out := make([]Result, len(cfgs))
+func SweepResults(cfgs []fleet.Config, perPoint int, items [][]fleetdata.Replicate) []fleet.Result {
+	out := make([]fleet.Result, len(cfgs))
 	for i, c := range cfgs {
-		out[i] = Result{Config: c, Replicates: sweepReplicates(i, perPoint, len(cfgs), items)}
+		out[i] = Result(c, sweepReplicates(i, perPoint, len(cfgs), items))
 	}
 	return out
 }
 
 // GraphSweepResults fold a sweep's items into the results of its runs, as
 // SweepResults does.
-func GraphSweepResults(graphs []Graph, perPoint int, items [][]GraphReplicate) []GraphResult {
-	out := make([]GraphResult, len(graphs))
+func GraphSweepResults(graphs []fleet.Graph, perPoint int, items [][]fleetdata.GraphReplicate) []fleet.GraphResult {
+	out := make([]fleet.GraphResult, len(graphs))
 	for i, g := range graphs {
-		out[i] = GraphResult{Graph: g, Replicates: sweepReplicates(i, perPoint, len(graphs), items)}
+		out[i] = GraphResult(g, sweepReplicates(i, perPoint, len(graphs), items))
 	}
 	return out
 }

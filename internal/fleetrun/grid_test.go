@@ -1,4 +1,4 @@
-package fleet
+package fleetrun
 
 import (
 	"context"
@@ -6,24 +6,28 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // A sweep's items, run in any slices, are each point's replicates as Run
 // makes them for the point's configuration set by hand, and fold back into
 // the runs' results (compared as text: a figure not judged is NaN).
 func TestRunSweepSlices(t *testing.T) {
-	base := DefaultConfig()
+	base := fleet.DefaultConfig()
 	base.Duration = 5 * time.Second
-	runs, err := SweepConfigs([]Config{base}, []string{"client.timeout", "attempts"}, [][]string{{"1s", "2"}, {"3s", "2"}})
+	runs, err := SweepConfigs([]fleet.Config{base}, []string{"client.timeout", "attempts"}, [][]string{{"1s", "2"}, {"3s", "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if runs[0].Client.Timeout != time.Second || runs[1].Client.Timeout != 3*time.Second || runs[1].Client.Attempts != 2 {
 		t.Fatalf("SweepConfigs set %+v, %+v", runs[0].Client, runs[1].Client)
 	}
-	opt := Options{Replicates: 3, Seed: 7, Workers: 2}
+	opt := fleet.Options{Replicates: 3, Seed: 7, Workers: 2}
 	ctx := context.Background()
-	var items [][]Replicate
+	var items [][]fleetdata.Replicate
 	for _, cut := range [][2]int{{0, 2}, {2, 5}, {5, 6}} { // a point cut, a whole one
 		got, err := RunSweep(ctx, runs, 1, opt, cut[0], cut[1])
 		if err != nil {
@@ -34,11 +38,11 @@ func TestRunSweepSlices(t *testing.T) {
 	for p, c := range runs {
 		c = base
 		c.Client.Timeout, c.Client.Attempts = []time.Duration{time.Second, 3 * time.Second}[p], 2
-		want, err := Run(ctx, []Config{c}, opt)
+		want, err := fleet.Run(ctx, []fleet.Config{c}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := SweepResults(runs, 1, items)[p]; fmt.Sprintf("%+v", got.Replicates) != fmt.Sprintf("%+v", want[0].Replicates) || got.Config.Client.Timeout != c.Client.Timeout {
+		if got := SweepResults(runs, 1, items)[p]; fmt.Sprintf("%+v", Replicates(got)) != fmt.Sprintf("%+v", Replicates(want[0])) || got.Config.Client.Timeout != c.Client.Timeout {
 			t.Errorf("point %d: the sweep's result is not Run's", p)
 		}
 	}
@@ -48,10 +52,10 @@ func TestRunSweepSlices(t *testing.T) {
 // path.
 func TestSweepConfigsRefuses(t *testing.T) {
 	for _, tc := range []struct{ path, value string }{{"client.nope", "1"}, {"client.attempts", "0"}, {"timeout", "soon"}} {
-		_, err := SweepConfigs([]Config{DefaultConfig()}, []string{tc.path}, [][]string{{tc.value}})
-		var fe *FieldError
+		_, err := SweepConfigs([]fleet.Config{fleet.DefaultConfig()}, []string{tc.path}, [][]string{{tc.value}})
+		var fe *schema.FieldError
 		if !errors.As(err, &fe) || fe.Field != tc.path {
-			t.Errorf("%s=%s: %v; want a *FieldError naming it", tc.path, tc.value, err)
+			t.Errorf("%s=%s: %v; want a *schema.FieldError naming it", tc.path, tc.value, err)
 		}
 	}
 }

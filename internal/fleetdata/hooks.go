@@ -1,0 +1,65 @@
+package fleetdata
+
+import (
+	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/stats"
+)
+
+// Hooks are fleet's unexported functions over its public types (a
+// fleet.Result, GraphResult, Config or Graph where a parameter is any),
+// set by fleet's init: internal/fleetrun calls them with the types named,
+// since fleetdata, which fleet imports, cannot name them.
+type Hooks struct {
+	// Replicates and GraphReplicates are a result's replicates; Result and
+	// GraphResult make a result of a run's replicates.
+	Replicates      func(result any) []Replicate
+	GraphReplicates func(result any) []GraphReplicate
+	Result          func(cfg any, reps []Replicate) any
+	GraphResult     func(graph any, reps []GraphReplicate) any
+
+	// A fleet run's row, totals, series, recovery observations and curve,
+	// and duplicates a request.
+	Summary              func(result any) RunRow
+	Totals               func(result any) Totals
+	Series               func(result any) []Point
+	Observations         func(result any) []stats.Observation
+	RecoveryCurve        func(result any) stats.Survival
+	DuplicatesPerRequest func(result any) schema.Estimate
+
+	// A graph run's rows and series, read as a graph's or a worker
+	// fleet's, and service v's drain.
+	Rows          func(result any) []GraphRow
+	GraphSeries   func(result any) []GraphPoint
+	WorkersRows   func(result any) []WorkersRow
+	WorkersSeries func(result any) []WorkersPoint
+	Drain         func(result any, v int) (drained, seconds schema.Estimate)
+
+	// GraphDrain is a *fleet.Graph's drain over a service's series;
+	// CheckReplicate and CheckGraphReplicate check a replicate read from a
+	// shard against its *fleet.Config or *fleet.Graph.
+	GraphDrain          func(graph any, series []Second) (float64, Verdict)
+	CheckReplicate      func(cfg any, r *Replicate) error
+	CheckGraphReplicate func(graph any, r *GraphReplicate) error
+	// CheckObservations checks a fleet-map cell's recovery observations
+	// read from a shard against its *fleet.Config.
+	CheckObservations func(cfg any, obs []stats.Observation, replicates int) error
+	// CheckSweep checks a *fleet.Config set at a sweep's point: a path it
+	// does not read there (its UnreadWhy) is refused as a *FieldError.
+	CheckSweep func(cfg any, paths []string) error
+}
+
+// hooks are fleet's, once its init has run.
+var hooks Hooks
+
+// SetHooks is for fleet's init alone: a second call panics, so that no
+// other importer changes what fleet's results read as.
+func SetHooks(h Hooks) {
+	if hooks.Replicates != nil {
+		panic("fleetdata: SetHooks called twice")
+	}
+	hooks = h
+}
+
+// Fleet are the hooks fleet set (none before fleet's init has run: a
+// package that calls them imports fleet).
+func Fleet() Hooks { return hooks }

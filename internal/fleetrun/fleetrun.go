@@ -1,0 +1,94 @@
+// Package fleetrun reads a fleet run's data from fleet's public results and
+// makes results of it: the replicates a shard holds, the rows and series
+// the renderers write, the checks a merge makes of a shard's replicates,
+// and sweeps of a kind's runs. It calls fleet's functions that are no API
+// through fleetdata's Hooks, typed here.
+package fleetrun
+
+import (
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/stats"
+)
+
+// h are fleet's hooks: fleet, imported here, has set them before this
+// package's variables are initialized.
+var h = fleetdata.Fleet()
+
+// Replicates are r's replicates, in replicate order.
+func Replicates(r fleet.Result) []fleetdata.Replicate { return h.Replicates(r) }
+
+// GraphReplicates are r's replicates, in replicate order.
+func GraphReplicates(r fleet.GraphResult) []fleetdata.GraphReplicate { return h.GraphReplicates(r) }
+
+// Result is the result of a run of cfg whose replicates are reps.
+func Result(cfg fleet.Config, reps []fleetdata.Replicate) fleet.Result {
+	return h.Result(cfg, reps).(fleet.Result)
+}
+
+// GraphResult is the result of a run of g whose replicates are reps.
+func GraphResult(g fleet.Graph, reps []fleetdata.GraphReplicate) fleet.GraphResult {
+	return h.GraphResult(g, reps).(fleet.GraphResult)
+}
+
+// Summary sums up r's replicates: each figure a mean over replicates with
+// its 95% Student t interval.
+func Summary(r fleet.Result) fleetdata.RunRow { return h.Summary(r) }
+
+// Totals sums r's replicates.
+func Totals(r fleet.Result) fleetdata.Totals { return h.Totals(r) }
+
+// Series is r's time series, one point a second, averaged over replicates.
+func Series(r fleet.Result) []fleetdata.Point { return h.Series(r) }
+
+// Observations are r's judged replicates as observations of their
+// recovery time, a replicate down at the end censored there.
+func Observations(r fleet.Result) []stats.Observation { return h.Observations(r) }
+
+// RecoveryCurve is the Kaplan-Meier estimate of r's recovery time over its
+// judged replicates.
+func RecoveryCurve(r fleet.Result) stats.Survival { return h.RecoveryCurve(r) }
+
+// DuplicatesPerRequest is the duplicate side effects a request, a mean
+// over r's replicates with its 95% Student t interval.
+func DuplicatesPerRequest(r fleet.Result) schema.Estimate { return h.DuplicatesPerRequest(r) }
+
+// Rows sums up a graph run's replicates: a row for each entry from end to
+// end, then a row for each service.
+func Rows(r fleet.GraphResult) []fleetdata.GraphRow { return h.Rows(r) }
+
+// GraphSeries is a graph run's time series: for each service, one point a
+// second, averaged over replicates.
+func GraphSeries(r fleet.GraphResult) []fleetdata.GraphPoint { return h.GraphSeries(r) }
+
+// WorkersRows sums up a graph run's replicates as a worker fleet's.
+func WorkersRows(r fleet.GraphResult) []fleetdata.WorkersRow { return h.WorkersRows(r) }
+
+// WorkersSeries is a worker fleet's time series, one point a second.
+func WorkersSeries(r fleet.GraphResult) []fleetdata.WorkersPoint { return h.WorkersSeries(r) }
+
+// Drain sums up service v's drain over r's replicates: the share that
+// drained and the mean drain time over those that did.
+func Drain(r fleet.GraphResult, v int) (drained, seconds schema.Estimate) { return h.Drain(r, v) }
+
+// GraphDrain is how long after g's outages end a service whose series is
+// series first drains, with its verdict.
+func GraphDrain(g *fleet.Graph, series []fleetdata.Second) (float64, fleetdata.Verdict) {
+	return h.GraphDrain(g, series)
+}
+
+// CheckReplicate reports why r is no replicate a run of c can produce.
+func CheckReplicate(c *fleet.Config, r *fleetdata.Replicate) error { return h.CheckReplicate(c, r) }
+
+// CheckGraphReplicate reports why r is no replicate a run of g can
+// produce; g must have passed Check.
+func CheckGraphReplicate(g *fleet.Graph, r *fleetdata.GraphReplicate) error {
+	return h.CheckGraphReplicate(g, r)
+}
+
+// CheckObservations reports why obs are not the recoveries of at most
+// replicates replicates of a run of c.
+func CheckObservations(c *fleet.Config, obs []stats.Observation, replicates int) error {
+	return h.CheckObservations(c, obs, replicates)
+}

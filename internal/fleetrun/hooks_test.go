@@ -1,0 +1,57 @@
+package fleetrun
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/retrysim/retrysim/fleet"
+)
+
+// Every hook is set once fleet is loaded, and each typed function calls its
+// own: a nil or mistyped one would panic here, not in a command.
+func TestEveryHook(t *testing.T) {
+	v := reflect.ValueOf(h)
+	for i := range v.NumField() {
+		if v.Field(i).IsNil() {
+			t.Errorf("fleetdata.Hooks.%s is not set", v.Type().Field(i).Name)
+		}
+	}
+	ctx := context.Background()
+	cfg := fleet.DefaultConfig()
+	cfg.Duration = 5 * time.Second
+	res, err := fleet.Run(ctx, []fleet.Config{cfg}, fleet.Options{Replicates: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Result(res[0].Config, Replicates(res[0]))
+	if len(Replicates(r)) != 2 || Summary(r).Replicates != 2 || Totals(r).Requests == 0 || len(Series(r)) != 5 {
+		t.Errorf("a fleet run's result made of its replicates: %+v", Summary(r))
+	}
+	_, _ = Observations(r), RecoveryCurve(r)
+	_ = DuplicatesPerRequest(r)
+	if err := CheckReplicate(&cfg, &Replicates(r)[0]); err != nil {
+		t.Error(err)
+	}
+	if err := CheckObservations(&cfg, Observations(r), 2); err != nil {
+		t.Error(err)
+	}
+	if _, err := SweepConfigs([]fleet.Config{cfg}, []string{"client.attempts"}, [][]string{{"2"}}); err != nil {
+		t.Error(err)
+	}
+	g := cfg.Graph()
+	gres, err := fleet.RunGraph(ctx, []fleet.Graph{g}, fleet.Options{Replicates: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr := GraphResult(gres[0].Graph, GraphReplicates(gres[0]))
+	if len(GraphReplicates(gr)) != 2 || len(Rows(gr)) == 0 || len(GraphSeries(gr)) == 0 {
+		t.Errorf("a graph run's result made of its replicates: %d rows", len(Rows(gr)))
+	}
+	_, _ = Drain(gr, 0)
+	_, _ = GraphDrain(&g, GraphReplicates(gr)[0].Services[0].Series)
+	if err := CheckGraphReplicate(&g, &GraphReplicates(gr)[0]); err != nil {
+		t.Error(err)
+	}
+}
