@@ -15,7 +15,7 @@ import (
 // hold together, as TestExportCount counts them. Issue 37's goal is 500:
 // this is a ratchet at what the last change reached, and every later
 // change lowers it, never raises it.
-const exportCeiling = 1032
+const exportCeiling = 1007
 
 // publicDirs walks the module and lists, sorted, the directory of every
 // package a Go program may import: every directory holding a non-test Go
@@ -193,7 +193,6 @@ var sharedNames = map[string]string{
 	"Exponential":   "TODO issue 37: rename: a backoff Kind (backoff), a service-time Dist (fleet)",
 	"Kind":          "TODO issue 37: rename: a backoff policy (backoff), what values a setting takes (schema)",
 	"Latency":       "TODO issue 37: rename: a step's latency (provider), a ServerKind (fleet), a schema.Kind (schema)",
-	"LookupPreset":  "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
 	"MaxAttempts":   "TODO issue 37: rename: 1000 tries of a job's step (root), 100 of a fleet client (fleet)",
 	"MaxDuration":   "TODO issue 37: rename: a latency's 8760h, a Duration (provider), a run's 3600 untyped seconds (fleet)",
 	"MaxReplicates": "TODO issue 37: rename: 10,000 of an Experiment (root), 1000 of a fleet run (fleet)",
@@ -201,8 +200,6 @@ var sharedNames = map[string]string{
 	"Params":        "TODO issue 37: rename: a fleet Config's settings (fleet), a report's echoed inputs (stats)",
 	"Point":         "TODO issue 37: rename: an Estimate without interval (schema), a sweep's grid point (stats)",
 	"Policy":        "TODO issue 37: rename: a wait schedule (backoff), an admission guard (fleet), a step's retry settings (provider)",
-	"Preset":        "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
-	"Presets":       "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
 	"Setting":       "TODO issue 37: rename: a value by name (root), a queue setting's declaration (delivery), an echoed key and value (stats)",
 	"Settings":      "TODO issue 37: rename: the settings Override takes (root), the queue's declarations (delivery), a model's echoed settings (stats)",
 	"Step":          "TODO issue 37: rename: a scenario's call (provider), a worker job's call to a dependency (fleet)",

@@ -211,7 +211,7 @@ func TestLittlesLaw(t *testing.T) {
 // with 20 times that mean; |z| < 3.29 fails falsely once in 1,000, twice in
 // the family: 0.2%.
 func TestArrivalsFollowShape(t *testing.T) {
-	runs := brookerCollapse.Runs(80 * time.Second)
+	runs := collapseRuns(80 * time.Second)
 	for _, tc := range []struct {
 		cfg  Config
 		want float64
@@ -229,7 +229,7 @@ func TestArrivalsFollowShape(t *testing.T) {
 }
 
 func TestBrookerShapes(t *testing.T) {
-	runs := brookerCollapse.Runs(80 * time.Second)
+	runs := collapseRuns(80 * time.Second)
 	for _, x := range []float64{0, 10, 24.5, 25, 37, 50, 60, 75, 79.9} {
 		if got, want := runs[0].Load.At(x), math.Max(0, 80-1.6*math.Abs(x-25)); math.Abs(got-want) > 1e-12 {
 			t.Errorf("ramp.At(%g) = %g; want 80 - 1.6|t - 25| = %g", x, got, want)
@@ -384,7 +384,7 @@ func TestSummaryRecovered(t *testing.T) {
 // Memory follows the requests in flight: a run ten times longer reuses the
 // same request slots.
 func TestSlotsReused(t *testing.T) {
-	cfg := brookerCollapse.Runs(80 * time.Second)[3]
+	cfg := collapseRuns(80 * time.Second)[3]
 	short, long := cfg, cfg
 	short.Duration, long.Duration = 100*time.Second, 1000*time.Second
 	s1 := newSim(&short, 1)
@@ -397,7 +397,7 @@ func TestSlotsReused(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	good := brookerCollapse.Runs(80 * time.Second)[0]
+	good := collapseRuns(80 * time.Second)[0]
 	if err := good.Check(); err != nil {
 		t.Fatalf("brooker ramp: %v", err)
 	}

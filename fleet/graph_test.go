@@ -344,7 +344,7 @@ func TestGraphParallelCalls(t *testing.T) {
 // that draw in every way the engine can (hedges, keys, a random policy, a
 // queue, a stall, backoff with jitter, several clients).
 func TestGraphOneEdgeIsRun(t *testing.T) {
-	cfgs := append(brookerCollapse.Runs(40*time.Second), littleConfigs()...)
+	cfgs := append(collapseRuns(40*time.Second), littleConfigs()...)
 	sre := DefaultConfig()
 	sre.Name, sre.Duration = "sre", 30*time.Second
 	sre.Client.Policy.Kind, sre.Client.Clients, sre.Client.Hedges = SREThrottle, 7, 2

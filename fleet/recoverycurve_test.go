@@ -36,3 +36,15 @@ func TestRecoveryCurve(t *testing.T) {
 		t.Errorf("RecoveryTime = %+v; want 0, 4, NaN", q)
 	}
 }
+
+// DuplicatesPerRequest is the mean of the replicates' ratios.
+func TestDuplicatesPerRequest(t *testing.T) {
+	r := Result{Config: Config{Duration: 80 * time.Second, Load: Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}},
+		replicates: []fleetdata.Replicate{
+			{Recovery: math.NaN(), Verdict: fleetdata.Down, Counts: fleetdata.Counts{Requests: 100, Duplicates: 10}, Series: make([]fleetdata.Second, 80)},
+			{Recovery: 5, Verdict: fleetdata.Recovered, Counts: fleetdata.Counts{Requests: 200, Duplicates: 60}, Series: make([]fleetdata.Second, 80)},
+		}}
+	if e := r.duplicatesPerRequest(); math.Abs(e.Value-0.2) > 1e-15 || e.N != 2 {
+		t.Errorf("DuplicatesPerRequest() = %+v; want the mean of 0.1 and 0.3, 0.2", e)
+	}
+}

@@ -28,7 +28,7 @@ func (c *doneAfter) Err() error {
 // checkEvery events of the millions the run would take. Before, a
 // replicate ran to its end whatever the context said.
 func TestReplicateStopsMidway(t *testing.T) {
-	cfg := brookerCollapse.Runs(80 * time.Second)[3]
+	cfg := collapseRuns(80 * time.Second)[3]
 	cfg.Duration = 100000 * time.Second // about 4 x 10^6 requests
 	s := newSim(&cfg, 1)
 	ctx := &doneAfter{Context: context.Background(), n: 3}
@@ -43,7 +43,7 @@ func TestReplicateStopsMidway(t *testing.T) {
 // progress report, 65,536 events in, and the engine looks every few
 // thousand events. Before, it looked only between replicates.
 func TestRunCancelledMidReplicate(t *testing.T) {
-	cfg := brookerCollapse.Runs(80 * time.Second)[3]
+	cfg := collapseRuns(80 * time.Second)[3]
 	cfg.Duration = MaxDuration * time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

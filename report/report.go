@@ -26,6 +26,7 @@ import (
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -214,11 +215,11 @@ func (img Image) ext() (string, error) {
 // it: the configurations given to fleet.Run, their results in the same
 // order, and how they were run.
 type FleetRun struct {
-	// Preset is the preset whose runs Configs are (fleet.LookupPreset and
-	// its Plan), which decides what is written: a row and a time series a
+	// Preset names the preset whose runs Configs are (the fleet command's
+	// -preset), which decides what is written: a row and a time series a
 	// run, totals by failure rate, or the runs against a spike's height.
-	// The zero Preset is one run of one's own, named "one run".
-	Preset fleet.Preset
+	// "" is one run of one's own, named "one run".
+	Preset string
 	// Configs are the runs' configurations, Results fleet.Run's results of them.
 	Configs []fleet.Config
 	Results []fleet.Result
@@ -237,19 +238,24 @@ func (run FleetRun) outputs(f Format, seriesExt, plotExt string) (doc, series, p
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	p := run.Preset
-	if p.Name == "" {
-		p.Name = "one run"
+	p := fleetpreset.Preset[fleet.Config]{Name: "one run"}
+	if run.Preset != "" {
+		p, _ = fleetpreset.LookupPreset(run.Preset) // check found it
 	}
 	return r.FleetOutputs(render.FleetRun{Preset: p, Replicates: run.Replicates, Seed: run.Seed,
 		Configs: slices.Clone(run.Configs), Results: run.Results, ScenarioFile: run.ScenarioFile}, seriesExt, plotExt)
 }
 
-// check refuses a run with no configurations or not a result each, and a
-// format that does not write it.
+// check refuses a run with no configurations or not a result each, an
+// unknown preset, and a format that does not write it.
 func (run FleetRun) check(f Format) (render.Renderer, error) {
 	if len(run.Configs) == 0 || len(run.Results) != len(run.Configs) {
 		return render.Renderer{}, fmt.Errorf("FleetRun: %d configurations and %d results; want one result a configuration, at least one", len(run.Configs), len(run.Results))
+	}
+	if run.Preset != "" {
+		if _, err := fleetpreset.LookupPreset(run.Preset); err != nil {
+			return render.Renderer{}, fmt.Errorf("FleetRun: %w", err)
+		}
 	}
 	return renderer(render.FleetDoc, f)
 }

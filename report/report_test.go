@@ -94,6 +94,7 @@ func TestRefused(t *testing.T) {
 		{"heat maps of one parameter", second(report.NewSweep(s, report.SweepOptions{Format: report.HTML, Plot: report.PlotOptions{OwnScales: true}})), "PlotOptions: OwnScales shapes heat maps, of two swept parameters; this sweep has 1"},
 		{"unknown image", second(report.NewSweepPlot(s, "gif", report.PlotOptions{})), `unknown image "gif" (want png or svg)`},
 		{"fleet run without results", second(report.NewFleet(report.FleetRun{Configs: []fleet.Config{fleet.DefaultConfig()}}, report.JSON)), "FleetRun: 1 configurations and 0 results; want one result a configuration, at least one"},
+		{"unknown preset", second(report.NewFleet(report.FleetRun{Preset: "nope", Configs: []fleet.Config{fleet.DefaultConfig()}, Results: make([]fleet.Result, 1)}, report.JSON)), `FleetRun: unknown preset "nope" (want brooker-collapse,`},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: %v; want %q", tc.name, tc.err, tc.want)

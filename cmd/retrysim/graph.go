@@ -11,6 +11,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/scenario"
@@ -35,9 +36,9 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 		plot:              "also draw the series to `file` (.png or .svg), a panel a service",
 		doc:               render.GraphDoc,
 		formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
-	}, 10, each(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
-		func(s string) error { _, err := fleet.LookupGraphPreset(s); return err })
-	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.KindPresets(fleet.GraphPresets()), fleet.MaxServices, fleet.MaxEntries, fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, float64(fleet.MaxEvents)), nil, stdout); err != nil {
+	}, 10, each(fleetpreset.GraphPresets(), func(p fleetpreset.Preset[fleet.Graph]) string { return p.Name }),
+		func(s string) error { _, err := fleetpreset.LookupGraphPreset(s); return err })
+	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.KindPresets(fleetpreset.GraphPresets()), fleet.MaxServices, fleet.MaxEntries, fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, float64(fleet.MaxEvents)), nil, stdout); err != nil {
 		return nil, err
 	}
 	loaded, err := r.loadGraph("graphs")
@@ -46,13 +47,13 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 	}
 	var (
 		graphs []fleet.Graph
-		p      fleet.GraphPreset
+		p      fleetpreset.Preset[fleet.Graph]
 	)
 	switch {
 	case loaded != nil:
 		graphs = []fleet.Graph{loaded.Graph}
 	case r.preset.V != "":
-		p, _ = fleet.LookupGraphPreset(r.preset.V)
+		p, _ = fleetpreset.LookupGraphPreset(r.preset.V)
 		graphs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
 	default:
 		return nil, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))

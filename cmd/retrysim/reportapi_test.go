@@ -12,6 +12,7 @@ import (
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/report"
 	"github.com/retrysim/retrysim/strategy"
@@ -135,7 +136,7 @@ func readFile(t *testing.T, path string) string {
 func TestReportFleetIsTheCommands(t *testing.T) {
 	one := fleet.DefaultConfig()
 	one.Duration = 2 * time.Second
-	preset, err := fleet.LookupPreset("brooker-retries")
+	preset, err := fleetpreset.LookupPreset("brooker-retries")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestReportFleetIsTheCommands(t *testing.T) {
 		args []string
 	}{
 		{"one run", report.FleetRun{Configs: []fleet.Config{one}, Replicates: 2, Seed: 1}, nil},
-		{"preset", report.FleetRun{Preset: preset, Configs: runs, Replicates: reps, Seed: 1}, []string{"-preset", "brooker-retries"}},
+		{"preset", report.FleetRun{Preset: preset.Name, Configs: runs, Replicates: reps, Seed: 1}, []string{"-preset", "brooker-retries"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := fleet.Run(context.Background(), tc.run.Configs, fleet.Options{Replicates: tc.run.Replicates, Seed: 1, Workers: 2})
@@ -165,7 +166,7 @@ func TestReportFleetIsTheCommands(t *testing.T) {
 			dir := t.TempDir()
 			series, plot := filepath.Join(dir, "series.csv"), filepath.Join(dir, "plot.svg")
 			args := []string{"fleet", "-duration", "2s", "-replicates", "2", "-plot", plot}
-			if tc.run.Preset.Name == "" { // a preset of totals has no series
+			if tc.run.Preset == "" { // a preset of totals has no series
 				args = append(args, "-series", series)
 				r, err := report.NewFleetSeries(tc.run, report.CSV)
 				got := written(t, r, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
@@ -37,12 +38,12 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		plot:              "also draw the series to `file` (.png or .svg): jobs a second, jobs waiting, the oldest's age, a panel a dependency",
 		doc:               render.WorkersDoc,
 		formats:           " (json also holds each run's series a second; html is one page with the series drawn)",
-	}, 10, each(fleet.WorkersPresets(), func(p fleet.WorkersPreset) string { return p.Name }),
-		func(s string) error { _, err := fleet.LookupWorkersPreset(s); return err })
+	}, 10, each(fleetpreset.WorkersPresets(), func(p fleetpreset.Preset[fleet.Workers]) string { return p.Name }),
+		func(s string) error { _, err := fleetpreset.LookupWorkersPreset(s); return err })
 	workerCount := flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
 	r.fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
 	r.fs.Lookup("worker-count").DefValue = "the preset's or the file's own"
-	if err := r.parse(args, fmt.Sprintf(helpText("workers"), render.KindPresets(fleet.WorkersPresets()), fleet.MaxFanout, fleet.MaxWorkers, fleet.MaxAttempts, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, fleet.MaxSeconds, delivery.CrashesLimit, float64(fleet.MaxBytes)/(1<<30), float64(fleet.MaxEvents)), nil, stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("workers"), render.KindPresets(fleetpreset.WorkersPresets()), fleet.MaxFanout, fleet.MaxWorkers, fleet.MaxAttempts, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, fleet.MaxSeconds, delivery.CrashesLimit, float64(fleet.MaxBytes)/(1<<30), float64(fleet.MaxEvents)), nil, stdout); err != nil {
 		return nil, err
 	}
 	loaded, err := r.loadGraph("fleets")
@@ -50,7 +51,7 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		return nil, err
 	}
 	var (
-		chosen fleet.WorkersPreset
+		chosen fleetpreset.Preset[fleet.Workers]
 		graphs []fleet.Graph
 		name   string
 		d      time.Duration
@@ -76,7 +77,7 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		name, d = render.Escaped(r.scenario), g.Duration
 		graphs = []fleet.Graph{g}
 	case r.preset.V != "":
-		chosen, _ = fleet.LookupWorkersPreset(r.preset.V)
+		chosen, _ = fleetpreset.LookupWorkersPreset(r.preset.V)
 		name, d = chosen.Name, r.fromPreset(chosen.Duration, chosen.Replicates)
 		runs := chosen.Runs(d)
 		for i := range runs {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 )
 
@@ -33,7 +34,7 @@ func SQSDuplicatesClosedForm(rate float64, stall, visibility time.Duration, maxR
 // timeout: fleet's sqs-visibility preset, whose runs are the incident
 // (no_key) and the two fixes (lease, heartbeat).
 func sqsVisibility() Incident {
-	p, _ := fleet.LookupWorkersPreset("sqs-visibility") // a preset of the package: it exists
+	p, _ := fleetpreset.LookupWorkersPreset("sqs-visibility") // a preset of the package: it exists
 	const d = 10 * time.Minute
 	return Incident{
 		Name: "sqs-visibility-payment",

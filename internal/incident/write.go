@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
@@ -278,7 +279,7 @@ func (rep *Report) fleetRun() render.FleetRun {
 	inc := rep.Incident
 	cfgs := inc.Configs()
 	return render.FleetRun{Replicates: rep.Replicates, Seed: rep.Seed, Configs: cfgs, Results: rep.Fleet,
-		Preset: fleet.Preset{Name: "incident " + inc.Name, Source: inc.Organisation + ", " + inc.Link,
+		Preset: fleetpreset.Preset[fleet.Config]{Name: "incident " + inc.Name, Source: inc.Organisation + ", " + inc.Link,
 			Runs: func(time.Duration) []fleet.Config { return cfgs }, Duration: inc.Duration, Replicates: DefaultReplicates}}
 }
 

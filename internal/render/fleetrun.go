@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
 )
@@ -18,7 +19,7 @@ import (
 // its flags describe (a Preset named "one run", with nothing else set).
 // Results are Configs' results, in their order.
 type FleetRun struct {
-	Preset     fleet.Preset
+	Preset     fleetpreset.Preset[fleet.Config]
 	Replicates int
 	Seed       uint64
 	Configs    []fleet.Config
@@ -141,7 +142,7 @@ func CheckFleetFiles(series, plot string) error {
 // FleetPresets lists the presets for the fleet command's -help: each one's
 // name, its source, what it runs and prints, and the duration and
 // replicates it runs unless -duration or -replicates say otherwise.
-func FleetPresets(ps []fleet.Preset) string {
+func FleetPresets(ps []fleetpreset.Preset[fleet.Config]) string {
 	var b strings.Builder
 	for _, p := range ps {
 		writePresetHelp(&b, p.Name, p.Source, p.About+presetPrints(p, ps), p.Duration, p.Replicates)
@@ -153,7 +154,7 @@ func FleetPresets(ps []fleet.Preset) string {
 // each one's name, its source, what it runs, and the duration and
 // replicates it runs unless -duration or -replicates say otherwise. Every
 // preset of those kinds prints alike, so none says how it prints.
-func KindPresets[R any](ps []fleet.KindPreset[R]) string {
+func KindPresets[R any](ps []fleetpreset.Preset[R]) string {
 	var b strings.Builder
 	for _, p := range ps {
 		writePresetHelp(&b, p.Name, p.Source, p.About, p.Duration, p.Replicates)
@@ -187,8 +188,8 @@ const totalsPrints = "prints a row a failure rate and policy (json and csv: fail
 // "printed as" the first of its kind, with clients first when its runs vary
 // the client count too (ByClients). A preset that compares spikes
 // (Spikes) adds what its plot and html draw.
-func presetPrints(p fleet.Preset, ps []fleet.Preset) string {
-	first := ps[slices.IndexFunc(ps, func(q fleet.Preset) bool { return q.Totals == p.Totals })]
+func presetPrints(p fleetpreset.Preset[fleet.Config], ps []fleetpreset.Preset[fleet.Config]) string {
+	first := ps[slices.IndexFunc(ps, func(q fleetpreset.Preset[fleet.Config]) bool { return q.Totals == p.Totals })]
 	var text string
 	switch {
 	case first.Name != p.Name:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 )
 
 // FleetPresets lays a preset out as name, wrapped source, then what it runs
@@ -17,7 +18,7 @@ import (
 // first (with clients first when it varies them), a later one that prints
 // runs as the first such, and a preset of spikes what its plot draws.
 func TestFleetPresets(t *testing.T) {
-	ps := []fleet.Preset{
+	ps := []fleetpreset.Preset[fleet.Config]{
 		{Name: "short", Source: "a source", About: "Runs a and b", Duration: 80 * time.Second, Replicates: 10},
 		{Name: "a-name-longer-than-18", Source: "s", About: "2 x 3 runs", Duration: 10 * time.Second, Replicates: 1},
 		{Name: "totals", Source: "t", About: "4 runs", Totals: true, Duration: time.Second, Replicates: 1},
@@ -60,14 +61,14 @@ func TestFleetOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		preset                fleet.Preset
+		preset                fleetpreset.Preset[fleet.Config]
 		title                 string
 		seriesRows, plotBytes bool
 	}{
-		{fleet.Preset{Name: "one run"}, "retrysim fleet: one run, 3s, 2 replicates ([lo, hi]: 95% intervals over them), seed 7; " +
+		{fleetpreset.Preset[fleet.Config]{Name: "one run"}, "retrysim fleet: one run, 3s, 2 replicates ([lo, hi]: 95% intervals over them), seed 7; " +
 			"shape constant, rate 5; server independent, base 100ms, p-fail 0.1; net 10ms; " +
 			"clients 1, timeout 1s, attempts 2, backoff none, keys none; policy unlimited; hedges 0", true, true},
-		{fleet.Preset{Name: "t", Totals: true}, "retrysim fleet: t, 3s, 2 replicates (counts summed over them), seed 7", false, true},
+		{fleetpreset.Preset[fleet.Config]{Name: "t", Totals: true}, "retrysim fleet: t, 3s, 2 replicates (counts summed over them), seed 7", false, true},
 	} {
 		run := FleetRun{Preset: tc.preset, Replicates: 2, Seed: 7, Configs: cfgs, Results: res}
 		if tc.preset.Name == "one run" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
 )
@@ -349,7 +350,7 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleetdata.Graph
 // GraphRun is what one `retrysim graph` ran: a preset's graphs, or the one
 // graph of a scenario file.
 type GraphRun struct {
-	Preset       fleet.GraphPreset
+	Preset       fleetpreset.Preset[fleet.Graph]
 	Replicates   int
 	Seed         uint64
 	Results      []fleet.GraphResult

@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 )
 
@@ -29,7 +30,7 @@ type WorkersReport struct {
 	Scenario   string
 	// Preset is the preset that ran, if any: its name, its source and what
 	// its runs are.
-	Preset fleet.WorkersPreset
+	Preset fleetpreset.Preset[fleet.Workers]
 }
 
 // drainCaption says how the drain columns are judged.
