@@ -164,7 +164,7 @@ func FuzzCheckOrRun(f *testing.F) {
 			}
 			return
 		}
-		if e := c.Cost(); e.Events > 2e5 || e.Bytes > 64<<20 {
+		if e := c.cost(); e.Events > 2e5 || e.Bytes > 64<<20 {
 			return // too big to run in a moment
 		}
 		if _, err := Run(context.Background(), []Config{c}, opt); err != nil {

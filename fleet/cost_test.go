@@ -56,7 +56,7 @@ func footprint(s *sim) float64 {
 // held passes its bound.
 func checkCost(t *testing.T, c Config, seed uint64) {
 	t.Helper()
-	e := c.Cost()
+	e := c.cost()
 	s := newSim(&c, rng.ReplicateSeed(seed, 0))
 	r, _ := s.run(context.Background())
 	for _, b := range []struct {
@@ -159,7 +159,7 @@ func TestCheckCostRefuses(t *testing.T) {
 		}(), Options{Replicates: 100, Workers: 2}, "replicates: 1000 runs x 100 replicates of 1h keep 32."}, // 3.6e8 seconds x 96 bytes (a Second of eight counters and four time integrals or ages: 19.x GiB before Failures, Backlog, Age and Scheduled came, 29.x before Served), and the points
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckCost(tc.cfgs, tc.opt)
+			err := checkCosts(tc.cfgs, tc.opt)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("CheckCost = %v; want one line starting %q", err, tc.want)
 			}
@@ -188,7 +188,7 @@ func TestCostEventsExact(t *testing.T) {
 	if got := float64(r.Events) / float64(r.Requests); got != perRequest {
 		t.Errorf("events a request = %g; want %g", got, perRequest)
 	}
-	e := c.Cost()
+	e := c.cost()
 	if want := e.Requests * perRequest; e.Events != want {
 		t.Errorf("Cost().Events = %g; want %g requests x %g", e.Events, e.Requests, perRequest)
 	}
@@ -236,7 +236,7 @@ func FuzzCostBound(f *testing.F) {
 		if c.Check() != nil {
 			return
 		}
-		e := c.Cost()
+		e := c.cost()
 		if e.Events > 3e5 || e.Bytes > 64<<20 {
 			return // too big to run in a moment
 		}
@@ -254,7 +254,7 @@ func TestWorkersNeverRefuse(t *testing.T) {
 	c.Client.Timeout, c.Load.Rate, c.Duration = time.Second, 1e5, 100*time.Second
 	for _, w := range []int{1, 2, 12} {
 		opt := Options{Replicates: 12, Workers: w}
-		if err := CheckCost([]Config{c}, opt); err != nil {
+		if err := checkCosts([]Config{c}, opt); err != nil {
 			t.Errorf("-workers %d: CheckCost = %v; want nil", w, err)
 		}
 	}

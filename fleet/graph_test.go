@@ -506,12 +506,12 @@ func TestGraphCostAmplification(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Field != "entries[0].client.attempts" || !strings.Contains(fe.Msg, "multiplied along each path of calls") {
 		t.Errorf("RunGraph = %v; want entries[0].client.attempts: ... multiplied along each path of calls ...", err)
 	}
-	c := g.Cost()
+	c := g.cost()
 	if bottom := c.Calls[4]; bottom < 1e10 || bottom > 1.04e10 {
 		t.Errorf("the bottom's calls bound %g; want 10^5 x (10^5 requests and their Poisson margin)", bottom)
 	}
 	g = chain([]int{2, 2, 2, 2, 2}, servers, 1000, 100*time.Second)
-	if err := CheckGraphCost([]Graph{g}, Options{Replicates: 1}); err != nil {
+	if err := checkGraphCosts([]Graph{g}, Options{Replicates: 1}); err != nil {
 		t.Errorf("2 attempts a layer: %v", err)
 	}
 }
@@ -649,7 +649,7 @@ func TestGraphRandomBooks(t *testing.T) {
 				t.Errorf("graph %d, service %d: area %g; sojourn %g", i, v, sv.Area, sv.Sojourn)
 			}
 		}
-		cost := g.Cost()
+		cost := g.cost()
 		for v, sv := range rep.Services {
 			if float64(sv.Calls) > cost.Calls[v] {
 				t.Errorf("graph %d, service %d: %d calls; bound %g", i, v, sv.Calls, cost.Calls[v])

@@ -47,7 +47,7 @@ func amplification(r *fleetdata.GraphReplicate, g *Graph, v int) float64 {
 
 // RunGraph simulates every graph Replicates times on Workers goroutines, as
 // Run does configurations: it first checks each graph (Graph.Check), the
-// options (Options.Check) and what the runs may cost (CheckGraphCost), and
+// options (Options.Check) and what the runs may cost (events and memory), and
 // returns the first error without running anything. Replicate r of every
 // graph is seeded by Seed and First + r alone; the numbers do not depend on
 // Workers. Once ctx is done it returns ctx's error within a few thousand
@@ -90,14 +90,14 @@ func RunGraph(ctx context.Context, graphs []Graph, opt Options) ([]GraphResult, 
 	return out, nil
 }
 
-// GraphCost bounds what one replicate of a graph can reach, as Cost does a
+// graphCost bounds what one replicate of a graph can reach, as Cost does a
 // configuration's, with the amplification of its calls: an entry's
 // requests are a Poisson bound of its arrivals (arrivalBound), a call's
 // requests at most the calls that reach its caller, and the calls that
 // reach a service at most the requests sent to it times their attempts x
 // (1 + hedges); so a request entering the graph makes at most the product
 // of attempts x (1 + hedges) along each path of calls, summed over paths.
-type GraphCost struct {
+type graphCost struct {
 	// Requests and Calls bound each edge's requests and each service's
 	// calls, in Graph.Edges and Graph.Services order; Events bounds the
 	// replicate's events.
@@ -114,16 +114,16 @@ type GraphCost struct {
 	worst int
 }
 
-// Cost bounds what one replicate of g can reach; g must have passed Check.
-// Each request on an edge takes at most the events Config.Cost counts for
+// cost bounds what one replicate of g can reach; g must have passed Check.
+// Each request on an edge takes at most the events Config.cost counts for
 // a request: an arrival or start, a send a retry's backoff, 4 a copy (5
 // when its service stalls) and one a hedge's delay. The slots in flight
-// are bounded as Config.Cost bounds them, a request's tree at a time: see
+// are bounded as Config.cost bounds them, a request's tree at a time: see
 // inFlight.
-func (g *Graph) Cost() GraphCost {
+func (g *Graph) cost() graphCost {
 	edges := g.Edges()
 	dur := g.Duration.Seconds()
-	c := GraphCost{Requests: make([]float64, len(edges)), Calls: make([]float64, len(g.Services))}
+	c := graphCost{Requests: make([]float64, len(edges)), Calls: make([]float64, len(g.Services))}
 	client := func(i int) *Client { return g.client(edges[i]) }
 	first := make([]int, len(g.Services)) // the index of each service's first call edge
 	n := len(g.Entries)
@@ -345,12 +345,12 @@ func (g *Graph) topological() []int {
 	return order
 }
 
-// CheckGraphCost refuses graphs (each passed Check) whose bounds over every
+// checkGraphCosts refuses graphs (each passed Check) whose bounds over every
 // graph and replicate (Graph.Cost) pass MaxEvents events or MaxBytes bytes
 // held at once, with a *FieldError naming the setting to change: the
 // attempts of the edge whose attempts x (1 + hedges) are the most, when a
 // request makes more than one call on it, else duration or replicates.
-func CheckGraphCost(graphs []Graph, opt Options) error {
+func checkGraphCosts(graphs []Graph, opt Options) error {
 	_, err := graphBounds(graphs, opt)
 	return err
 }
@@ -361,12 +361,12 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 	opt = opt.withDefaults()
 	b := bounds{jobs: len(graphs) * opt.Replicates}
 	reps := float64(opt.Replicates)
-	var worst GraphCost
+	var worst graphCost
 	wg, worstSlots := 0, 0.0
 	graphs = slices.Clone(graphs)
 	for i := range graphs {
 		graphs[i] = graphs[i].withDefaults()
-		c := graphs[i].Cost()
+		c := graphs[i].cost()
 		b.events += reps * c.Events
 		b.kept += reps*(c.Series+float64(unsafe.Sizeof(fleetdata.GraphReplicate{}))) + math.Ceil(graphs[i].Duration.Seconds())*float64(len(graphs[i].Services))*float64(unsafe.Sizeof(fleetdata.GraphPoint{}))
 		if r := c.Bytes - c.Series; r > b.running {

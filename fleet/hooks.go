@@ -34,6 +34,11 @@ func init() {
 		return c.(*Config).checkObservations(obs, replicates)
 	}
 	h.CheckSweep = func(c any, paths []string) error { return c.(*Config).checkSweep(paths) }
+	h.CheckCost = func(cfgs, opt any) error { return checkCosts(cfgs.([]Config), opt.(Options)) }
+	h.CheckGraphCost = func(graphs, opt any) error { return checkGraphCosts(graphs.([]Graph), opt.(Options)) }
+	h.SeriesBytes = func(c any) float64 { return c.(*Config).cost().Series }
+	h.NewTracer = func(c any, seed uint64) fleetdata.Tracer { return newTracer(c.(*Config), seed) }
+	h.PathBytes = func(c any) float64 { return pathBytes(c.(*Config)) }
 	fleetdata.SetHooks(h)
 }
 

@@ -45,7 +45,7 @@ type Result struct {
 
 // Run simulates every configuration Replicates times on Workers goroutines.
 // It first checks them as Check does, and returns its error without
-// running anything; CheckCost bounds the events and memory a run can take.
+// running anything, the events and memory a run may take included.
 // Once ctx is done it returns ctx's error within a few thousand events of
 // each replicate in progress. Each configuration runs as its one-edge graph
 // (Config.Graph) on the graph engine, RunGraph's.

@@ -38,7 +38,7 @@ func (c *Config) checkReplicate(r *fleetdata.Replicate) error {
 		return fmt.Errorf("timeouts %d, errors %d, conflicts %d, rejected %d, retries %d, peak in progress %d: one is more than the %d calls",
 			n.Timeouts, n.Errors, n.Conflicts, n.Rejected, n.Retries, n.PeakInProgress, n.Calls)
 	}
-	if b := c.Cost(); float64(n.Requests) > b.Requests || float64(n.Calls) > b.Calls || float64(r.Events) > b.Events {
+	if b := c.cost(); float64(n.Requests) > b.Requests || float64(n.Calls) > b.Calls || float64(r.Events) > b.Events {
 		return fmt.Errorf("requests %d, calls %d, events %d: beyond what a run of these settings reaches (%.0f, %.0f, %.0f)", n.Requests, n.Calls, r.Events, b.Requests, b.Calls, b.Events)
 	}
 	if err := checkQuantiles(r.P50, r.P95, r.P99, r.End); err != nil {
@@ -114,8 +114,8 @@ func (g *Graph) checkReplicate(r *fleetdata.GraphReplicate) error {
 	switch {
 	case len(r.Services) != len(g.Services) || len(r.Edges) != len(g.Edges()):
 		return fmt.Errorf("%d services and %d edges; the graph has %d and %d", len(r.Services), len(r.Edges), len(g.Services), len(g.Edges()))
-	case r.Events < 0 || float64(r.Events) > g.Cost().Events:
-		return fmt.Errorf("events: %d, not from 0 to what a run of these settings reaches (%.0f)", r.Events, g.Cost().Events)
+	case r.Events < 0 || float64(r.Events) > g.cost().Events:
+		return fmt.Errorf("events: %d, not from 0 to what a run of these settings reaches (%.0f)", r.Events, g.cost().Events)
 	}
 	if err := checkSeconds("end", r.End); err != nil {
 		return err

@@ -87,7 +87,7 @@ func graphGrid(graphs []fleet.Graph, opts fleet.Options, kindCheck func(fleet.Gr
 			err = kindCheck(runs[i])
 		}
 		if err == nil {
-			err = fleet.CheckGraphCost(runs, opts)
+			err = fleetrun.CheckGraphCost(runs, opts)
 		}
 		return runs, err
 	}

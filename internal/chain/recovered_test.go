@@ -59,7 +59,7 @@ func TestRecoveredHeldToChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := func(s fleet.MarkovState) bool { return s.Orbit >= m.Orbit }
+	full := func(s fleetdata.MarkovState) bool { return s.Orbit >= m.Orbit }
 	q, err := c.Hit(c.Empty(), math.Ceil(m.To), recoveredDuration+recoveredDrain, full)
 	if err != nil {
 		t.Fatal(err)

@@ -46,6 +46,18 @@ type Hooks struct {
 	// CheckSweep checks a *fleet.Config set at a sweep's point: a path it
 	// does not read there (its UnreadWhy) is refused as a *FieldError.
 	CheckSweep func(cfg any, paths []string) error
+
+	// CheckCost and CheckGraphCost refuse runs ([]fleet.Config,
+	// []fleet.Graph) whose replicates may take more events or memory than
+	// the limits, with fleet.Options; SeriesBytes is the memory a
+	// *fleet.Config's replicate's series hold.
+	CheckCost      func(cfgs, opt any) error
+	CheckGraphCost func(graphs, opt any) error
+	SeriesBytes    func(cfg any) float64
+	// NewTracer starts a replicate of a Memoryless *fleet.Config;
+	// PathBytes bounds its memory.
+	NewTracer func(cfg any, seed uint64) Tracer
+	PathBytes func(cfg any) float64
 }
 
 // hooks are fleet's, once its init has run.

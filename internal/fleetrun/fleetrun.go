@@ -92,3 +92,24 @@ func CheckGraphReplicate(g *fleet.Graph, r *fleetdata.GraphReplicate) error {
 func CheckObservations(c *fleet.Config, obs []stats.Observation, replicates int) error {
 	return h.CheckObservations(c, obs, replicates)
 }
+
+// CheckCost refuses runs whose replicates may take more events or memory
+// than the limits, as Run does before any work.
+func CheckCost(cfgs []fleet.Config, opt fleet.Options) error { return h.CheckCost(cfgs, opt) }
+
+// CheckGraphCost refuses graph runs whose replicates may take more events
+// or memory than the limits, as RunGraph does before any work.
+func CheckGraphCost(graphs []fleet.Graph, opt fleet.Options) error {
+	return h.CheckGraphCost(graphs, opt)
+}
+
+// SeriesBytes bounds the memory a replicate of cfg keeps of its series.
+func SeriesBytes(cfg *fleet.Config) float64 { return h.SeriesBytes(cfg) }
+
+// NewTracer starts replicate seed of cfg, which must have passed Check with
+// Memoryless on. Its streams are those Run gives the replicate of that seed.
+func NewTracer(cfg *fleet.Config, seed uint64) fleetdata.Tracer { return h.NewTracer(cfg, seed) }
+
+// PathBytes bounds the memory of one Tracer on cfg, a path of a splitting:
+// a replicate's whole state, its series over cfg's duration included.
+func PathBytes(cfg *fleet.Config) float64 { return h.PathBytes(cfg) }

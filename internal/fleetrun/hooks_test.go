@@ -40,7 +40,16 @@ func TestEveryHook(t *testing.T) {
 	if _, err := SweepConfigs([]fleet.Config{cfg}, []string{"client.attempts"}, [][]string{{"2"}}); err != nil {
 		t.Error(err)
 	}
+	if err := CheckCost([]fleet.Config{cfg}, fleet.Options{Replicates: 2}); err != nil {
+		t.Error(err)
+	}
+	if s, p := SeriesBytes(&cfg), PathBytes(&cfg); !(0 < s && s < p) {
+		t.Errorf("series %g bytes, a path %g; want a path to hold more than its series", s, p)
+	}
 	g := cfg.Graph()
+	if err := CheckGraphCost([]fleet.Graph{g}, fleet.Options{Replicates: 2}); err != nil {
+		t.Error(err)
+	}
 	gres, err := fleet.RunGraph(ctx, []fleet.Graph{g}, fleet.Options{Replicates: 2, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
