@@ -121,7 +121,7 @@ type graphCost struct {
 // are bounded as Config.cost bounds them, a request's tree at a time: see
 // inFlight.
 func (g *Graph) cost() graphCost {
-	edges := g.Edges()
+	edges := g.edges()
 	dur := g.Duration.Seconds()
 	c := graphCost{Requests: make([]float64, len(edges)), Calls: make([]float64, len(g.Services))}
 	client := func(i int) *Client { return g.client(edges[i]) }
@@ -249,7 +249,7 @@ func (g *Graph) timeouts() int {
 // made none yet). So the slots are at most, over the entries, the
 // arrivals in any window of life(k) (inWindow) times tree(k), plus the
 // queues' calls with their trees.
-func (g *Graph) inFlight(edges []Edge, first, order []int, calls []float64) float64 {
+func (g *Graph) inFlight(edges []fleetdata.Edge, first, order []int, calls []float64) float64 {
 	net := netReach * g.Net.Seconds()
 	life := make([]float64, len(edges))
 	below := make([]float64, len(g.Services)) // requests a call taken in by the service can make below it
@@ -307,7 +307,7 @@ func (g *Graph) life(cl *Client, v int, calls float64) float64 {
 }
 
 // client is the client of edge e.
-func (g *Graph) client(e Edge) *Client {
+func (g *Graph) client(e fleetdata.Edge) *Client {
 	if e.From < 0 {
 		return &g.Entries[e.Index].Client
 	}
@@ -382,7 +382,7 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 	}
 	if b.events > MaxEvents {
 		g := &graphs[wg]
-		e := g.Edges()[worst.worst]
+		e := g.edges()[worst.worst]
 		cl, path := g.client(e), fmt.Sprintf("entries[%d]", e.Index)
 		if e.From >= 0 {
 			path = g.callPath(e.From, e.Index)
@@ -416,10 +416,10 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 	return b, nil
 }
 
-// OutageWindow is when g's outages begin (the earliest From of a service's
+// outageWindow is when g's outages begin (the earliest From of a service's
 // outage) and end (the latest To), in seconds; ok is false when no service
 // has one.
-func (g *Graph) OutageWindow() (from, to float64, ok bool) {
+func (g *Graph) outageWindow() (from, to float64, ok bool) {
 	from, to = math.Inf(1), math.Inf(-1)
 	for _, n := range g.Services {
 		if n.Outage.On() {
@@ -446,7 +446,7 @@ func (g *Graph) OutageWindow() (from, to float64, ok bool) {
 // drained in the run's duration), TooShort when no second of the series
 // starts after the outages end, NoTrigger with no outage.
 func (g *Graph) drain(series []fleetdata.Second) (float64, fleetdata.Verdict) {
-	from, to, ok := g.OutageWindow()
+	from, to, ok := g.outageWindow()
 	if !ok {
 		return math.NaN(), fleetdata.NoTrigger
 	}

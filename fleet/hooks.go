@@ -39,6 +39,8 @@ func init() {
 	h.SeriesBytes = func(c any) float64 { return c.(*Config).cost().Series }
 	h.NewTracer = func(c any, seed uint64) fleetdata.Tracer { return newTracer(c.(*Config), seed) }
 	h.PathBytes = func(c any) float64 { return pathBytes(c.(*Config)) }
+	h.Edges = func(g any) []fleetdata.Edge { return g.(*Graph).edges() }
+	h.OutageWindow = func(g any) (float64, float64, bool) { return g.(*Graph).outageWindow() }
 	fleetdata.SetHooks(h)
 }
 

@@ -112,8 +112,8 @@ func checkSeconds(pairs ...any) error {
 func (g *Graph) checkReplicate(r *fleetdata.GraphReplicate) error {
 	secs := int(math.Ceil(g.Duration.Seconds()))
 	switch {
-	case len(r.Services) != len(g.Services) || len(r.Edges) != len(g.Edges()):
-		return fmt.Errorf("%d services and %d edges; the graph has %d and %d", len(r.Services), len(r.Edges), len(g.Services), len(g.Edges()))
+	case len(r.Services) != len(g.Services) || len(r.Edges) != len(g.edges()):
+		return fmt.Errorf("%d services and %d edges; the graph has %d and %d", len(r.Services), len(r.Edges), len(g.Services), len(g.edges()))
 	case r.Events < 0 || float64(r.Events) > g.cost().Events:
 		return fmt.Errorf("events: %d, not from 0 to what a run of these settings reaches (%.0f)", r.Events, g.cost().Events)
 	}

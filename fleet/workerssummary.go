@@ -11,7 +11,7 @@ import (
 // run, its first entry the queue.
 func (r GraphResult) workersRows() []fleetdata.WorkersRow {
 	g := &r.Graph
-	edges := g.Edges()
+	edges := g.edges()
 	w := edges[0].To // the workers' service
 	var steps []int  // the edges of its calls
 	for i, e := range edges {
@@ -66,7 +66,7 @@ func (r GraphResult) workersSeries() []fleetdata.WorkersPoint {
 		return nil
 	}
 	g := &r.Graph
-	w := g.Edges()[0].To
+	w := g.edges()[0].To
 	n := float64(len(r.replicates))
 	pts := make([]fleetdata.WorkersPoint, len(r.replicates[0].Services[w].Series))
 	for t := range pts {

@@ -93,7 +93,7 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 	}
 	var outage flagval.Window
 	r.fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
-	if err := r.parse(args, fmt.Sprintf(helpText("fleet"), render.FleetPresets(fleetpreset.Presets()), render.FleetLimits(render.FleetLimitList())), fleetGroups(), stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("fleet"), render.Presets(fleetpreset.Presets()), render.FleetLimits(render.FleetLimitList())), fleetGroups(), stdout); err != nil {
 		return nil, p, nil, err
 	}
 	p = fleetpreset.Preset[fleet.Config]{Name: "one run"}

@@ -38,7 +38,7 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 		formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
 	}, 10, each(fleetpreset.GraphPresets(), func(p fleetpreset.Preset[fleet.Graph]) string { return p.Name }),
 		func(s string) error { _, err := fleetpreset.LookupGraphPreset(s); return err })
-	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.KindPresets(fleetpreset.GraphPresets()), fleet.MaxServices, fleet.MaxEntries, fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, float64(fleet.MaxEvents)), nil, stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.Presets(fleetpreset.GraphPresets()), fleet.MaxServices, fleet.MaxEntries, fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, float64(fleet.MaxEvents)), nil, stdout); err != nil {
 		return nil, err
 	}
 	loaded, err := r.loadGraph("graphs")

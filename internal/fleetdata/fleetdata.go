@@ -124,6 +124,13 @@ type Replicate struct {
 	Series []Second
 }
 
+// Edge names an edge of a graph: an entry (From -1, Index the entry's
+// index) or a call (From the calling service's index, Index the call's
+// index in its Calls); To is the called service's index.
+type Edge struct {
+	From, Index, To int
+}
+
 // GraphReplicate is one seeded simulation of a graph.
 type GraphReplicate struct {
 	// Services holds each service's figures, in Graph.Services order.

@@ -58,6 +58,10 @@ type Hooks struct {
 	// PathBytes bounds its memory.
 	NewTracer func(cfg any, seed uint64) Tracer
 	PathBytes func(cfg any) float64
+	// Edges are a *fleet.Graph's edges in the order a replicate holds
+	// them; OutageWindow is when its outages begin and end.
+	Edges        func(graph any) []Edge
+	OutageWindow func(graph any) (from, to float64, ok bool)
 }
 
 // hooks are fleet's, once its init has run.

@@ -113,3 +113,11 @@ func NewTracer(cfg *fleet.Config, seed uint64) fleetdata.Tracer { return h.NewTr
 // PathBytes bounds the memory of one Tracer on cfg, a path of a splitting:
 // a replicate's whole state, its series over cfg's duration included.
 func PathBytes(cfg *fleet.Config) float64 { return h.PathBytes(cfg) }
+
+// Edges lists g's edges in the order a replicate holds them: the entries,
+// then each service's calls, services in order. g must have passed Check.
+func Edges(g *fleet.Graph) []fleetdata.Edge { return h.Edges(g) }
+
+// OutageWindow is when g's outages begin and end, the first's start to the
+// last's end; ok is false without one.
+func OutageWindow(g *fleet.Graph) (from, to float64, ok bool) { return h.OutageWindow(g) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 )
 
 // Every hook is set once fleet is loaded, and each typed function calls its
@@ -49,6 +50,12 @@ func TestEveryHook(t *testing.T) {
 	g := cfg.Graph()
 	if err := CheckGraphCost([]fleet.Graph{g}, fleet.Options{Replicates: 2}); err != nil {
 		t.Error(err)
+	}
+	if es := Edges(&g); len(es) != 1 || es[0] != (fleetdata.Edge{From: -1, Index: 0, To: 0}) {
+		t.Errorf("a run's graph has edges %+v; want its one entry's", es)
+	}
+	if _, _, ok := OutageWindow(&g); ok {
+		t.Error("a run without outage has an outage window")
 	}
 	gres, err := fleet.RunGraph(ctx, []fleet.Graph{g}, fleet.Options{Replicates: 2, Seed: 1})
 	if err != nil {

@@ -119,7 +119,7 @@ func (rep *Report) judge(i, r int) (judged, bad bool) {
 func jobDuplicates(rep *Report, i, r int) int64 {
 	g := &rep.Graph[i].Graph
 	var n int64
-	for k, e := range g.Edges() {
+	for k, e := range fleetrun.Edges(g) {
 		if e.From >= 0 && g.Services[e.From].Name == fleet.WorkersService {
 			n += fleetrun.GraphReplicates(rep.Graph[i])[r].Edges[k].JobDuplicates
 		}

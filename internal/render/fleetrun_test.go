@@ -11,13 +11,13 @@ import (
 	"github.com/retrysim/retrysim/internal/fleetpreset"
 )
 
-// FleetPresets lays a preset out as name, wrapped source, then what it runs
+// Presets lays a preset out as name, wrapped source, then what it runs
 // with the duration and replicates taken from its fields; a name too long
 // for the column gets a line of its own. The first preset that compares
 // totals says how they are printed, a later one that it is printed as the
 // first (with clients first when it varies them), a later one that prints
 // runs as the first such, and a preset of spikes what its plot draws.
-func TestFleetPresets(t *testing.T) {
+func TestPresets(t *testing.T) {
 	ps := []fleetpreset.Preset[fleet.Config]{
 		{Name: "short", Source: "a source", About: "Runs a and b", Duration: 80 * time.Second, Replicates: 10},
 		{Name: "a-name-longer-than-18", Source: "s", About: "2 x 3 runs", Duration: 10 * time.Second, Replicates: 1},
@@ -42,8 +42,17 @@ func TestFleetPresets(t *testing.T) {
 		"                    duplicates against the height, and html draws that picture\n" +
 		"                    under the table instead of a run's series; 1s and 2\n" +
 		"                    replicates unless -duration or -replicates say otherwise.\n"
-	if got := FleetPresets(ps); got != want {
-		t.Errorf("FleetPresets = \n%s; want\n%s", got, want)
+	if got := Presets(ps); got != want {
+		t.Errorf("Presets = \n%s; want\n%s", got, want)
+	}
+	// Presets that all print alike (a graph's, a worker fleet's) say
+	// nothing of how they print.
+	graphs := []fleetpreset.Preset[fleet.Graph]{{Name: "a", Source: "s", About: "Runs a", Duration: time.Second, Replicates: 1},
+		{Name: "b", Source: "t", About: "Runs b", Duration: time.Second, Replicates: 2}}
+	want = "  a                 s.\n                    Runs a; 1s and 1 replicate unless -duration or -replicates\n                    say otherwise.\n" +
+		"  b                 t.\n                    Runs b; 1s and 2 replicates unless -duration or -replicates\n                    say otherwise.\n"
+	if got := Presets(graphs); got != want {
+		t.Errorf("Presets of graphs = \n%s; want\n%s", got, want)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
 )
 
@@ -328,7 +329,7 @@ func (r WorkersReport) triggers() []window {
 func (r WorkersReport) outages() (from, to float64, ok bool) {
 	from, to = math.Inf(1), math.Inf(-1)
 	for i := range r.Graphs {
-		if f, t, on := r.Graphs[i].OutageWindow(); on {
+		if f, t, on := fleetrun.OutageWindow(&r.Graphs[i]); on {
 			from, to, ok = math.Min(from, f), math.Max(to, t), true
 		}
 	}
