@@ -26,8 +26,6 @@ func init() {
 	h.GraphSeries = func(r any) []fleetdata.GraphPoint { return r.(GraphResult).series() }
 	h.WorkersRows = func(r any) []fleetdata.WorkersRow { return r.(GraphResult).workersRows() }
 	h.WorkersSeries = func(r any) []fleetdata.WorkersPoint { return r.(GraphResult).workersSeries() }
-	h.Drain = func(r any, v int) (schema.Estimate, schema.Estimate) { return r.(GraphResult).drain(v) }
-	h.GraphDrain = func(g any, series []fleetdata.Second) (float64, fleetdata.Verdict) { return g.(*Graph).drain(series) }
 	h.CheckReplicate = func(c any, r *fleetdata.Replicate) error { return c.(*Config).checkReplicate(r) }
 	h.CheckGraphReplicate = func(g any, r *fleetdata.GraphReplicate) error { return g.(*Graph).checkReplicate(r) }
 	h.CheckObservations = func(c any, obs []stats.Observation, replicates int) error {

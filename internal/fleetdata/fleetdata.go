@@ -190,7 +190,7 @@ type ServiceReplicate struct {
 	// Drain is how long after the graph's outages end the requests
 	// waiting for the service (its backlog and those waiting out a
 	// backoff) are first back to their level before them (see
-	// Graph.Drain), in seconds, when DrainVerdict is Recovered (drained);
+	// fleet's drain), in seconds, when DrainVerdict is Recovered (drained);
 	// NaN otherwise: Down when it never drained in the run's duration,
 	// NoTrigger without an outage, TooShort with no second after it.
 	Drain        float64
@@ -447,7 +447,7 @@ type WorkersRow struct {
 	Conflicts, Crashes, RolledBack schema.Estimate
 	// DrainSeconds is the time the jobs waiting (for a worker, or out a
 	// retry) took to first get back to their level before the outages,
-	// over the replicates that drained (Graph.Drain; NaN when none did), and
+	// over the replicates that drained (fleet's drain; NaN when none did), and
 	// DrainedReplicates the share of the replicates judged that drained
 	// (N = 0 with no outage to drain from).
 	DrainSeconds, DrainedReplicates schema.Estimate

@@ -27,17 +27,14 @@ type Hooks struct {
 	DuplicatesPerRequest func(result any) schema.Estimate
 
 	// A graph run's rows and series, read as a graph's or a worker
-	// fleet's, and service v's drain.
+	// fleet's.
 	Rows          func(result any) []GraphRow
 	GraphSeries   func(result any) []GraphPoint
 	WorkersRows   func(result any) []WorkersRow
 	WorkersSeries func(result any) []WorkersPoint
-	Drain         func(result any, v int) (drained, seconds schema.Estimate)
 
-	// GraphDrain is a *fleet.Graph's drain over a service's series;
 	// CheckReplicate and CheckGraphReplicate check a replicate read from a
 	// shard against its *fleet.Config or *fleet.Graph.
-	GraphDrain          func(graph any, series []Second) (float64, Verdict)
 	CheckReplicate      func(cfg any, r *Replicate) error
 	CheckGraphReplicate func(graph any, r *GraphReplicate) error
 	// CheckObservations checks a fleet-map cell's recovery observations

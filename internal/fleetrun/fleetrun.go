@@ -68,16 +68,6 @@ func WorkersRows(r fleet.GraphResult) []fleetdata.WorkersRow { return h.WorkersR
 // WorkersSeries is a worker fleet's time series, one point a second.
 func WorkersSeries(r fleet.GraphResult) []fleetdata.WorkersPoint { return h.WorkersSeries(r) }
 
-// Drain sums up service v's drain over r's replicates: the share that
-// drained and the mean drain time over those that did.
-func Drain(r fleet.GraphResult, v int) (drained, seconds schema.Estimate) { return h.Drain(r, v) }
-
-// GraphDrain is how long after g's outages end a service whose series is
-// series first drains, with its verdict.
-func GraphDrain(g *fleet.Graph, series []fleetdata.Second) (float64, fleetdata.Verdict) {
-	return h.GraphDrain(g, series)
-}
-
 // CheckReplicate reports why r is no replicate a run of c can produce.
 func CheckReplicate(c *fleet.Config, r *fleetdata.Replicate) error { return h.CheckReplicate(c, r) }
 

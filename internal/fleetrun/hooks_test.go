@@ -65,8 +65,6 @@ func TestEveryHook(t *testing.T) {
 	if len(GraphReplicates(gr)) != 2 || len(Rows(gr)) == 0 || len(GraphSeries(gr)) == 0 {
 		t.Errorf("a graph run's result made of its replicates: %d rows", len(Rows(gr)))
 	}
-	_, _ = Drain(gr, 0)
-	_, _ = GraphDrain(&g, GraphReplicates(gr)[0].Services[0].Series)
 	if err := CheckGraphReplicate(&g, &GraphReplicates(gr)[0]); err != nil {
 		t.Error(err)
 	}
