@@ -9,9 +9,10 @@ import (
 )
 
 // Summary is a row of a run's figures, each a mean over its replicates
-// with its 95% interval: a fleet run's (Result.Summary), an entry's from
-// end to end or a service's in a graph (GraphResult.Summaries), or a
-// worker fleet's (GraphResult.WorkersSummary).
+// with its 95% interval (a share of replicates, recovered_share or
+// drained_replicates, with its Wilson interval): a fleet run's
+// (Result.Summary), an entry's from end to end or a service's in a graph
+// (GraphResult.Summaries), or a worker fleet's (GraphResult.WorkersSummary).
 type Summary struct {
 	// Run is the run's name; Service the service's, "end to end: NAME" for
 	// an entry's row, "" in a fleet run's or a worker fleet's.
