@@ -374,7 +374,7 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 		if pc.Shared || pc.Kind == Unlimited && pc.Own == nil {
 			n = 1
 		}
-		e.draw, e.atSend, e.refusalRetried = pc.Kind.random(), pc.Kind.AskedAtSend(), pc.Kind.RefusalRetried()
+		e.draw, e.atSend, e.refusalRetried = pc.Kind.random(), pc.Kind.askedAtSend(), pc.Kind.refusalRetried()
 		if pc.Own != nil {
 			e.draw, e.atSend, e.refusalRetried = pc.Own.Random, pc.Own.AskedAtSend, false
 		}

@@ -215,9 +215,10 @@ func (img Image) ext() (string, error) {
 // it: the configurations given to fleet.Run, their results in the same
 // order, and how they were run.
 type FleetRun struct {
-	// Preset names the preset whose runs Configs are (the fleet command's
-	// -preset), which decides what is written: a row and a time series a
-	// run, totals by failure rate, or the runs against a spike's height.
+	// Preset names the preset whose runs Configs are (one of the fleet
+	// command's presets), which decides what is written: a row and a time
+	// series a run, totals by failure rate, or the runs against a spike's
+	// height.
 	// "" is one run of one's own, named "one run".
 	Preset string
 	// Configs are the runs' configurations, Results fleet.Run's results of them.
