@@ -15,7 +15,7 @@ import (
 // hold together, as TestExportCount counts them. Issue 37's goal is 500:
 // this is a ratchet at what the last change reached, and every later
 // change lowers it, never raises it.
-const exportCeiling = 967
+const exportCeiling = 706
 
 // publicDirs walks the module and lists, sorted, the directory of every
 // package a Go program may import: every directory holding a non-test Go
@@ -189,7 +189,6 @@ var sharedNames = map[string]string{
 	"Kind":        "TODO issue 37: rename: a backoff policy (backoff), what values a setting takes (schema)",
 	"Latency":     "TODO issue 37: rename: a step's latency (provider), a ServerKind (fleet), a schema.Kind (schema)",
 	"MaxDuration": "TODO issue 37: rename: a latency's 8760h, a Duration (provider), a run's 3600 untyped seconds (fleet)",
-	"Point":       "TODO issue 37: rename: a second of a fleet series (fleet), an Estimate without interval (schema)",
 	"Policy":      "TODO issue 37: rename: a wait schedule (backoff), an admission guard (fleet), a step's retry settings (provider)",
 	"Setting":     "TODO issue 37: rename: a value by name (root), a queue setting's declaration (delivery)",
 	"Step":        "TODO issue 37: rename: a scenario's call (provider), a worker job's call to a dependency (fleet)",

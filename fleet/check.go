@@ -30,7 +30,7 @@ func (o Options) withDefaults() Options {
 
 // Check is what Run checks before any work, and all a command needs to
 // check: every configuration (Config.Check), the options (Options.Check)
-// and what the runs may cost (CheckCost). Errors about a setting are
+// and what the runs may cost (events and memory). Errors about a setting are
 // *FieldError.
 func Check(cfgs []Config, opt Options) error {
 	if len(cfgs) == 0 {
@@ -44,7 +44,7 @@ func Check(cfgs []Config, opt Options) error {
 	if err := opt.Check(cfgs[0].Duration.Seconds()); err != nil {
 		return err
 	}
-	return CheckCost(cfgs, opt)
+	return checkCosts(cfgs, opt)
 }
 
 // Check refuses options Run cannot honour for runs of the given duration in

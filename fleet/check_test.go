@@ -116,10 +116,10 @@ func TestZeroWorkersIsGOMAXPROCS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range a[0].Replicates {
-		if a[0].Replicates[i].Requests != b[0].Replicates[i].Requests || a[0].Replicates[i].Succeeded != b[0].Replicates[i].Succeeded {
+	for i := range a[0].replicates {
+		if a[0].replicates[i].Requests != b[0].replicates[i].Requests || a[0].replicates[i].Succeeded != b[0].replicates[i].Succeeded {
 			t.Errorf("replicate %d: %d of %d with Workers 0, %d of %d with 1", i,
-				a[0].Replicates[i].Succeeded, a[0].Replicates[i].Requests, b[0].Replicates[i].Succeeded, b[0].Replicates[i].Requests)
+				a[0].replicates[i].Succeeded, a[0].replicates[i].Requests, b[0].replicates[i].Succeeded, b[0].replicates[i].Requests)
 		}
 	}
 }
@@ -164,7 +164,7 @@ func FuzzCheckOrRun(f *testing.F) {
 			}
 			return
 		}
-		if e := c.Cost(); e.Events > 2e5 || e.Bytes > 64<<20 {
+		if e := c.cost(); e.Events > 2e5 || e.Bytes > 64<<20 {
 			return // too big to run in a moment
 		}
 		if _, err := Run(context.Background(), []Config{c}, opt); err != nil {

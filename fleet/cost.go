@@ -6,12 +6,13 @@ import (
 	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Limits on what a command's runs may cost, checked by CheckCost before any
-// work against the bounds Config.Cost computes from the settings alone.
+// Limits on what a command's runs may cost, checked by Check before any
+// work against the bounds a run's settings alone give (checkCosts).
 const (
 	// MaxEvents bounds the events of every run and replicate together: at
 	// the engine's 4 to 5 million events a CPU second, about 40 CPU
@@ -32,10 +33,10 @@ const netReach = 36.74
 // the sim itself with its latency histogram (about 44 KB) and its result.
 const simFixed = 64 << 10
 
-// Cost bounds what one replicate of a run can reach. A count of arrivals is
+// replicateCost bounds what one replicate of a run can reach. A count of arrivals is
 // random: its bound is a Poisson bound (arrivalBound), which the count
 // exceeds with probability below e^-72; the rest follows exactly.
-type Cost struct {
+type replicateCost struct {
 	// Requests, Calls and Events bound the replicate's totals (Replicate's
 	// Requests, Calls and Events).
 	Requests, Calls, Events float64
@@ -102,7 +103,7 @@ func fifoBytes(n, size float64) float64 {
 	return math.Max(16, 2*n) * size
 }
 
-// Cost bounds what one replicate of c can reach; c must have passed Check.
+// cost bounds what one replicate of c can reach; c must have passed Check.
 // A request makes at most Attempts x (1 + Hedges) calls, each of at most 5
 // events (at the server, resumed after a stall, done, reply, timeout), an
 // event a hedge's delay and one a retry's backoff. It holds its slot at
@@ -110,12 +111,12 @@ func fifoBytes(n, size float64) float64 {
 // call's longest network delay, stall and time in the server (for the
 // latency server, Base + Slope x every call it can get) after its last copy
 // left; the queue server holds at most its workers' and its queue's calls.
-func (c Config) Cost() Cost {
+func (c Config) cost() replicateCost {
 	cl := c.Client
 	lmax, dur := c.Load.max(), c.Duration.Seconds()
 	attempts := float64(cl.Attempts)
 	copies := attempts * float64(1+cl.Hedges)
-	var e Cost
+	var e replicateCost
 	firsts := c.Load.firstCalls(cl.Clients)
 	e.Requests = arrivalBound(lmax*dur) + firsts
 	e.Calls = e.Requests * copies
@@ -181,7 +182,7 @@ func (c Config) Cost() Cost {
 	}
 	e.queue = fifoBytes(queued, float64(unsafe.Sizeof(waiter{})))
 	e.window, e.windowPath = windowBytes(c, e.Requests, copies, client)
-	e.Series = math.Ceil(dur) * float64(unsafe.Sizeof(Second{}))
+	e.Series = math.Ceil(dur) * float64(unsafe.Sizeof(fleetdata.Second{}))
 	e.Bytes = e.slots + e.queue + e.window + e.Series + simFixed + firsts*firstCallBytes
 	return e
 }
@@ -236,7 +237,7 @@ type bounds struct {
 	events, kept, running float64 // events in all, bytes kept to the end, bytes of the largest replicate running
 	jobs                  int     // replicates in all
 	worst                 Config  // the run of the largest replicate
-	worstCost             Cost
+	worstCost             replicateCost
 }
 
 // boundsOf adds up the runs' costs.
@@ -246,9 +247,9 @@ func boundsOf(cfgs []Config, opt Options) bounds {
 	reps := float64(opt.Replicates)
 	for _, c := range cfgs {
 		c.Client = c.Client.withDefaults()
-		e := c.Cost()
+		e := c.cost()
 		b.events += reps * e.Events
-		b.kept += reps*(e.Series+float64(unsafe.Sizeof(Replicate{}))) + math.Ceil(c.Duration.Seconds())*float64(unsafe.Sizeof(Point{}))
+		b.kept += reps*(e.Series+float64(unsafe.Sizeof(fleetdata.Replicate{}))) + math.Ceil(c.Duration.Seconds())*float64(unsafe.Sizeof(fleetdata.Point{}))
 		if r := e.Bytes - e.Series; r > b.running {
 			b.running, b.worst, b.worstCost = r, c, e
 		}
@@ -269,13 +270,13 @@ func (b bounds) atOnce(opt Options) int {
 	return n
 }
 
-// CheckCost refuses runs (each passed Check) whose bounds, over every run
+// checkCosts refuses runs (each passed Check) whose bounds, over every run
 // and replicate, pass MaxEvents events or MaxBytes bytes held at once, with
 // a one-line *FieldError naming the setting to change. With several runs
 // (a preset, which sets the model) it names duration or replicates. Run
 // runs fewer replicates at once than opt.Workers where that many would not
 // fit, so the workers never decide whether a run is accepted.
-func CheckCost(cfgs []Config, opt Options) error {
+func checkCosts(cfgs []Config, opt Options) error {
 	b := boundsOf(cfgs, opt)
 	events, kept, running, worst, wc := b.events, b.kept, b.running, b.worst, b.worstCost
 	atOnce := float64(b.atOnce(opt))
@@ -287,7 +288,7 @@ func CheckCost(cfgs []Config, opt Options) error {
 	}
 	if events > MaxEvents {
 		cl := c.Client
-		what := schema.Textf("%s of up to %.3g requests", runs, c.Cost().Requests)
+		what := schema.Textf("%s of up to %.3g requests", runs, c.cost().Requests)
 		path := "duration"
 		switch {
 		case !preset && cl.Attempts*(1+cl.Hedges) >= 16:

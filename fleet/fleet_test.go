@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -36,7 +37,7 @@ func within99_9(xs []float64, want float64) (mean, lo, hi float64, ok bool) {
 	return mean, mean - half, mean + half, want >= mean-half && want <= mean+half
 }
 
-func run(t *testing.T, cfg Config, reps int) []Replicate {
+func run(t *testing.T, cfg Config, reps int) []fleetdata.Replicate {
 	t.Helper()
 	if err := cfg.Check(); err != nil {
 		t.Fatal(err)
@@ -45,7 +46,7 @@ func run(t *testing.T, cfg Config, reps int) []Replicate {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res[0].Replicates
+	return res[0].replicates
 }
 
 // A load-independent server that fails each call with probability f, and A
@@ -210,7 +211,7 @@ func TestLittlesLaw(t *testing.T) {
 // with 20 times that mean; |z| < 3.29 fails falsely once in 1,000, twice in
 // the family: 0.2%.
 func TestArrivalsFollowShape(t *testing.T) {
-	runs := brookerCollapse.Runs(80 * time.Second)
+	runs := collapseRuns(80 * time.Second)
 	for _, tc := range []struct {
 		cfg  Config
 		want float64
@@ -228,7 +229,7 @@ func TestArrivalsFollowShape(t *testing.T) {
 }
 
 func TestBrookerShapes(t *testing.T) {
-	runs := brookerCollapse.Runs(80 * time.Second)
+	runs := collapseRuns(80 * time.Second)
 	for _, x := range []float64{0, 10, 24.5, 25, 37, 50, 60, 75, 79.9} {
 		if got, want := runs[0].Load.At(x), math.Max(0, 80-1.6*math.Abs(x-25)); math.Abs(got-want) > 1e-12 {
 			t.Errorf("ramp.At(%g) = %g; want 80 - 1.6|t - 25| = %g", x, got, want)
@@ -314,10 +315,10 @@ func TestRecovery(t *testing.T) {
 	spike := &Config{Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
 	constant := &Config{Load: Shape{Kind: Constant, Rate: 10}}
 	outage := &Config{Load: Shape{Kind: Constant, Rate: 10}, Outage: Outage{From: 5 * time.Second, To: 10 * time.Second}}
-	healthy := Second{Starts: 10, Successes: 10, Served: 10}
-	dead := Second{Starts: 10}
-	series := func(n int, bad ...int) []Second {
-		s := slices.Repeat([]Second{healthy}, n)
+	healthy := fleetdata.Second{Starts: 10, Successes: 10, Served: 10}
+	dead := fleetdata.Second{Starts: 10}
+	series := func(n int, bad ...int) []fleetdata.Second {
+		s := slices.Repeat([]fleetdata.Second{healthy}, n)
 		for _, b := range bad {
 			s[b] = dead
 		}
@@ -326,25 +327,25 @@ func TestRecovery(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		cfg     *Config
-		series  []Second
+		series  []fleetdata.Second
 		want    float64
-		verdict Verdict
+		verdict fleetdata.Verdict
 	}{
-		{"never degraded", spike, series(40), 0, Recovered},
+		{"never degraded", spike, series(40), 0, fleetdata.Recovered},
 		// Window [s, s+10) holds 9 successes in 10 s only if one second is
 		// dead; two make it 80%: unhealthy. Dead at 14 and 15: the windows
 		// starting at 6..14 hold both, those from 15 on one at most: healthy
 		// from 15, 5 s after the spike's end at 10.
-		{"dip", spike, series(40, 14, 15), 5, Recovered},
-		{"dead at the end", spike, series(40, 38, 39), math.NaN(), Down},
+		{"dip", spike, series(40, 14, 15), 5, fleetdata.Recovered},
+		{"dead at the end", spike, series(40, 38, 39), math.NaN(), fleetdata.Down},
 		// Issue 21 item 10: a constant run has nothing to recover from,
 		// however its windows look; a run whose series ends before a whole
 		// window after the spike (10 + 10 > 19) cannot be judged.
-		{"constant, healthy", constant, series(40), math.NaN(), NoTrigger},
-		{"constant, dead at the end", constant, series(40, 38, 39), math.NaN(), NoTrigger},
-		{"outage", outage, series(40, 12, 13), 3, Recovered}, // healthy from the window at 13
-		{"spike, too short", spike, series(19), math.NaN(), TooShort},
-		{"spike, one window", spike, series(20), 0, Recovered},
+		{"constant, healthy", constant, series(40), math.NaN(), fleetdata.NoTrigger},
+		{"constant, dead at the end", constant, series(40, 38, 39), math.NaN(), fleetdata.NoTrigger},
+		{"outage", outage, series(40, 12, 13), 3, fleetdata.Recovered}, // healthy from the window at 13
+		{"spike, too short", spike, series(19), math.NaN(), fleetdata.TooShort},
+		{"spike, one window", spike, series(20), 0, fleetdata.Recovered},
 	} {
 		got, verdict := recovery(tc.cfg, tc.series)
 		if (got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want))) || verdict != tc.verdict {
@@ -360,11 +361,11 @@ func TestRecovery(t *testing.T) {
 func TestSummaryRecovered(t *testing.T) {
 	spike := Config{Duration: 40 * time.Second, Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
 	nan := math.NaN()
-	r := Result{Config: spike, Replicates: []Replicate{
-		{Recovery: 0, Verdict: Recovered}, {Recovery: nan, Verdict: Down}, {Recovery: 4, Verdict: Recovered},
-		{Recovery: nan, Verdict: Down}, {Recovery: nan, Verdict: TooShort},
+	r := Result{Config: spike, replicates: []fleetdata.Replicate{
+		{Recovery: 0, Verdict: fleetdata.Recovered}, {Recovery: nan, Verdict: fleetdata.Down}, {Recovery: 4, Verdict: fleetdata.Recovered},
+		{Recovery: nan, Verdict: fleetdata.Down}, {Recovery: nan, Verdict: fleetdata.TooShort},
 	}}
-	s := r.Summary()
+	s := r.summary()
 	if sh := s.RecoveredShare; sh.Count() != 2 || sh.N != 4 || sh.Value != 0.5 {
 		t.Errorf("RecoveredShare = %+v; want 2 of 4", sh)
 	}
@@ -375,7 +376,7 @@ func TestSummaryRecovered(t *testing.T) {
 		t.Errorf("a spike run: Trigger false")
 	}
 	r.Config.Load = Shape{Kind: Constant, Rate: 10}
-	if s := r.Summary(); s.Trigger {
+	if s := r.summary(); s.Trigger {
 		t.Errorf("a constant run: Trigger true")
 	}
 }
@@ -383,7 +384,7 @@ func TestSummaryRecovered(t *testing.T) {
 // Memory follows the requests in flight: a run ten times longer reuses the
 // same request slots.
 func TestSlotsReused(t *testing.T) {
-	cfg := brookerCollapse.Runs(80 * time.Second)[3]
+	cfg := collapseRuns(80 * time.Second)[3]
 	short, long := cfg, cfg
 	short.Duration, long.Duration = 100*time.Second, 1000*time.Second
 	s1 := newSim(&short, 1)
@@ -396,7 +397,7 @@ func TestSlotsReused(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	good := brookerCollapse.Runs(80 * time.Second)[0]
+	good := collapseRuns(80 * time.Second)[0]
 	if err := good.Check(); err != nil {
 		t.Fatalf("brooker ramp: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -131,25 +132,18 @@ type EntrySettings struct {
 	Crash Crashes
 }
 
-// Edge names an edge of a graph: an entry (From -1, Index the entry's
-// index) or a call (From the calling service's index, Index the call's
-// index in its Calls); To is the called service's index.
-type Edge struct {
-	From, Index, To int
-}
-
-// Edges lists g's edges in the order GraphReplicate.Edges holds them: the
+// edges lists g's edges in the order a replicate holds them: the
 // entries, then each service's calls, services in order. g must have passed
 // Check.
-func (g *Graph) Edges() []Edge {
+func (g *Graph) edges() []fleetdata.Edge {
 	idx := g.index()
-	var es []Edge
+	var es []fleetdata.Edge
 	for k, e := range g.Entries {
-		es = append(es, Edge{From: -1, Index: k, To: idx[e.To]})
+		es = append(es, fleetdata.Edge{From: -1, Index: k, To: idx[e.To]})
 	}
 	for v, n := range g.Services {
 		for i, c := range n.Calls {
-			es = append(es, Edge{From: v, Index: i, To: idx[c.To]})
+			es = append(es, fleetdata.Edge{From: v, Index: i, To: idx[c.To]})
 		}
 	}
 	return es

@@ -16,6 +16,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -48,18 +49,18 @@ func chain(attempts []int, servers []Server, rate float64, dur time.Duration) Gr
 }
 
 // runGraph runs reps replicates of g, seed 1, failing t on an error.
-func runGraph(t *testing.T, g Graph, reps int) []GraphReplicate {
+func runGraph(t *testing.T, g Graph, reps int) []fleetdata.GraphReplicate {
 	t.Helper()
 	res, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: reps, Seed: 1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res[0].Replicates
+	return res[0].replicates
 }
 
 // traceGraph runs g with requests entering at entry 0 at the given times
 // only (g's own rate must be negligible).
-func traceGraph(t *testing.T, g Graph, arrivals ...float64) GraphReplicate {
+func traceGraph(t *testing.T, g Graph, arrivals ...float64) fleetdata.GraphReplicate {
 	t.Helper()
 	if err := g.Check(); err != nil {
 		t.Fatal(err)
@@ -343,7 +344,7 @@ func TestGraphParallelCalls(t *testing.T) {
 // that draw in every way the engine can (hedges, keys, a random policy, a
 // queue, a stall, backoff with jitter, several clients).
 func TestGraphOneEdgeIsRun(t *testing.T) {
-	cfgs := append(brookerCollapse.Runs(40*time.Second), littleConfigs()...)
+	cfgs := append(collapseRuns(40*time.Second), littleConfigs()...)
 	sre := DefaultConfig()
 	sre.Name, sre.Duration = "sre", 30*time.Second
 	sre.Client.Policy.Kind, sre.Client.Clients, sre.Client.Hedges = SREThrottle, 7, 2
@@ -365,8 +366,8 @@ func TestGraphOneEdgeIsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range cfgs {
-		for r, w := range want[i].Replicates {
-			g := got[i].Replicates[r]
+		for r, w := range want[i].replicates {
+			g := got[i].replicates[r]
 			e, v := g.Edges[0], g.Services[0]
 			if !reflect.DeepEqual(v.Counts, w.Counts) {
 				t.Errorf("%s replicate %d: counts\n%+v; want\n%+v", cfgs[i].Name, r, v.Counts, w.Counts)
@@ -390,13 +391,13 @@ func TestGraphOneEdgeIsRun(t *testing.T) {
 // Counts.add adds every field: a field added to Counts and forgotten there
 // would be lost from every service's figures.
 func TestCountsAddEveryField(t *testing.T) {
-	var a, b Counts
+	var a, b fleetdata.Counts
 	v := reflect.ValueOf(&b).Elem()
 	for i := range v.NumField() {
 		v.Field(i).SetInt(int64(i + 1))
 	}
-	a.add(&b)
-	a.add(&b)
+	a.Add(&b)
+	a.Add(&b)
 	w := reflect.ValueOf(a)
 	for i := range w.NumField() {
 		if got := w.Field(i).Int(); got != 2*int64(i+1) {
@@ -505,12 +506,12 @@ func TestGraphCostAmplification(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Field != "entries[0].client.attempts" || !strings.Contains(fe.Msg, "multiplied along each path of calls") {
 		t.Errorf("RunGraph = %v; want entries[0].client.attempts: ... multiplied along each path of calls ...", err)
 	}
-	c := g.Cost()
+	c := g.cost()
 	if bottom := c.Calls[4]; bottom < 1e10 || bottom > 1.04e10 {
 		t.Errorf("the bottom's calls bound %g; want 10^5 x (10^5 requests and their Poisson margin)", bottom)
 	}
 	g = chain([]int{2, 2, 2, 2, 2}, servers, 1000, 100*time.Second)
-	if err := CheckGraphCost([]Graph{g}, Options{Replicates: 1}); err != nil {
+	if err := checkGraphCosts([]Graph{g}, Options{Replicates: 1}); err != nil {
 		t.Errorf("2 attempts a layer: %v", err)
 	}
 }
@@ -648,7 +649,7 @@ func TestGraphRandomBooks(t *testing.T) {
 				t.Errorf("graph %d, service %d: area %g; sojourn %g", i, v, sv.Area, sv.Sojourn)
 			}
 		}
-		cost := g.Cost()
+		cost := g.cost()
 		for v, sv := range rep.Services {
 			if float64(sv.Calls) > cost.Calls[v] {
 				t.Errorf("graph %d, service %d: %d calls; bound %g", i, v, sv.Calls, cost.Calls[v])
@@ -725,7 +726,7 @@ func FuzzGraph(f *testing.F) {
 			}
 			return
 		}
-		for k, e := range res[0].Replicates[0].Edges {
+		for k, e := range res[0].replicates[0].Edges {
 			if e.Succeeded+e.Failed != e.Requests {
 				t.Errorf("edge %d: %d succeeded + %d failed; want %d", k, e.Succeeded, e.Failed, e.Requests)
 			}
@@ -878,7 +879,7 @@ func TestGraphRowsEndToEndSums(t *testing.T) {
 		},
 		Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: tries(2, time.Second)}}}
 	rep := traceGraph(t, g, 0)
-	rows := GraphResult{Graph: g, Replicates: []GraphReplicate{rep}}.Rows()
+	rows := GraphResult{Graph: g, replicates: []fleetdata.GraphReplicate{rep}}.rows()
 	want := []struct {
 		service              string
 		calls, rej, dup, tos float64
@@ -925,7 +926,7 @@ func TestGraphCallSeries(t *testing.T) {
 		if got := []int64{db.Series[0].Starts, db.Series[1].Starts}; !slices.Equal(got, []int64{1, 1}) {
 			t.Errorf("%v: starts %v; want [1 1]", sv.Kind, got)
 		}
-		pts := GraphResult{Graph: g, Replicates: []GraphReplicate{rep, rep}}.Series()
+		pts := GraphResult{Graph: g, replicates: []fleetdata.GraphReplicate{rep, rep}}.series()
 		if len(pts) != 3 || pts[0].Calls != float64(tc.calls[0]) || pts[1].Calls != float64(tc.calls[1]) || pts[2].Calls != 0 {
 			t.Errorf("%v: points %+v; want calls %v", sv.Kind, pts, tc.calls)
 		}

@@ -157,7 +157,7 @@ func TestWorkersStoreMatchesDelivery(t *testing.T) {
 	for _, c := range storeCases() {
 		t.Run(c.String(), func(t *testing.T) {
 			ref := deliveryReference(c, n)
-			rep := runWorkers(t, storeFleet(c), Options{Replicates: 1, Seed: 3}).Replicates[0]
+			rep := runWorkers(t, storeFleet(c), Options{Replicates: 1, Seed: 3}).replicates[0]
 			q := &rep.Edges[0]
 			jobs := float64(q.Requests)
 			got := []float64{float64(q.Failed), float64(rep.Services[0].Calls), float64(q.Lost),
@@ -211,7 +211,7 @@ func TestWorkersStoreRace(t *testing.T) {
 	} {
 		w := oneStep(100_000, 1, 100*time.Second, Server{Kind: Independent, Base: 50 * time.Second})
 		w.Queue, w.RedeliverAtTimeout, w.Store = tries(3, 30*time.Second), true, c.store
-		rep := runWorkers(t, w, Options{Replicates: 1, Seed: 2}).Replicates[0]
+		rep := runWorkers(t, w, Options{Replicates: 1, Seed: 2}).replicates[0]
 		q, st := &rep.Edges[0], &rep.Edges[1]
 		n := q.Requests
 		deliveries := int64(3)
@@ -265,7 +265,7 @@ func TestWorkersLeaseCommitsOnce(t *testing.T) {
 			Service: Service{Dist: Exponential, Median: 200 * time.Millisecond}}})
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
-		rep := runWorkers(t, w, Options{Replicates: 1, Seed: seed}).Replicates[0]
+		rep := runWorkers(t, w, Options{Replicates: 1, Seed: seed}).replicates[0]
 		q := &rep.Edges[0]
 		if q.Lost != 0 || rep.Edges[1].JobDuplicates != 0 || rep.Edges[2].JobDuplicates != 0 || q.RolledBack < 100 {
 			t.Errorf("seed %d, %d jobs: %d lost, %d and %d duplicates, %d rolled back; want 0, 0, 0, and many rolled back",
@@ -307,7 +307,7 @@ func TestWorkersCrashBeforeEachTry(t *testing.T) {
 	w.Steps[0].Client = tries(3, time.Hour)
 	w.Queue, w.RedeliverAtTimeout = tries(100, time.Second), true
 	w.Crash = Crashes{P: c, At: delivery.AfterKey}
-	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 8}).Replicates[0]
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 8}).replicates[0]
 	n := float64(rep.Edges[0].Requests)
 	q := (1 - c) * f
 	p := (1 - c) * (1 - f) * (1 + q + q*q)

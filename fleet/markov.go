@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
@@ -108,43 +109,29 @@ func (s *sim) retryMemoryless(slot int32, timeout bool) {
 	s.push(event{t: s.now + s.exp(1/m.BackoffRate), slot: slot, kind: evSend})
 }
 
-// MarkovState is what a Memoryless run shows of its state between events:
-// the calls in the server (on a worker or queued, abandoned ones included)
-// and the requests waiting out a backoff (the orbit).
-type MarkovState struct {
-	InServer, Orbit int
-}
-
-// Tracer runs one replicate of a Memoryless configuration step by step: it
-// shows each span of virtual time between events with the state that holds
-// over it, can stop between two spans and resume, and can split into copies
-// that go on with streams of their own (for multilevel splitting).
-type Tracer struct {
+// tracer is fleetdata.Tracer on the engine.
+type tracer struct {
 	s *sim
 	// shown is the end of the last span shown: the span a stop ended in is
 	// not shown again on resuming.
 	shown float64
 }
 
-// NewTracer starts replicate seed of cfg, which must have passed Check with
+// newTracer starts replicate seed of cfg, which must have passed Check with
 // Memoryless on. Its streams are those Run gives the replicate of that seed.
-func NewTracer(cfg *Config, seed uint64) *Tracer {
-	return &Tracer{s: newSim(cfg, seed)}
+func newTracer(cfg *Config, seed uint64) *tracer {
+	return &tracer{s: newSim(cfg, seed)}
 }
 
-// Run goes on with the replicate, telling f the state over each span
-// [from, to) between events, in order (to is +Inf once the run is over),
-// until f returns true or the run ends; a resumed run goes on from the span
-// after the one it stopped in. It reports whether f stopped it;
-// once ctx is done it returns ctx's error within a few thousand events.
-func (t *Tracer) Run(ctx context.Context, f func(from, to float64, st MarkovState) bool) (stopped bool, err error) {
+// Run is fleetdata.Tracer's.
+func (t *tracer) Run(ctx context.Context, f func(from, to float64, st fleetdata.MarkovState) bool) (stopped bool, err error) {
 	s := t.s
 	s.watch = func(from, to float64) bool {
 		if to <= t.shown {
 			return false
 		}
 		t.shown = to
-		stopped = f(from, to, MarkovState{InServer: int(s.svcs[0].n), Orbit: s.orbit})
+		stopped = f(from, to, fleetdata.MarkovState{InServer: int(s.svcs[0].n), Orbit: s.orbit})
 		return stopped
 	}
 	defer func() { s.watch = nil }()
@@ -152,11 +139,8 @@ func (t *Tracer) Run(ctx context.Context, f func(from, to float64, st MarkovStat
 	return stopped, err
 }
 
-// Split is a copy of the replicate as it stands that goes on drawing from
-// streams seeded by seed, apart from the original's: the events already
-// scheduled stay as they were drawn, so the span it stopped in ends as the
-// original's does, and it goes on from the next.
-func (t *Tracer) Split(seed uint64) *Tracer {
+// Split is fleetdata.Tracer's.
+func (t *tracer) Split(seed uint64) fleetdata.Tracer {
 	s := *t.s
 	s.h = t.s.h.clone()
 	s.tq = slices.Clone(t.s.tq)
@@ -180,11 +164,11 @@ func (t *Tracer) Split(seed uint64) *Tracer {
 	g := rng.PCGGenerator()
 	s.arrivals[0].src.Reset(g.New(seed, 0))
 	s.rnd.Reset(g.New(seed, 1))
-	return &Tracer{s: &s, shown: t.shown}
+	return &tracer{s: &s, shown: t.shown}
 }
 
-// Events is how many events the replicate has processed.
-func (t *Tracer) Events() int64 { return t.s.events }
+// Events is fleetdata.Tracer's.
+func (t *tracer) Events() int64 { return t.s.events }
 
 // splitPathSlack bounds what a Memoryless path holds beyond simFixed and its
 // series: its request slots, events and queues, for calls that are at most
@@ -192,6 +176,8 @@ func (t *Tracer) Events() int64 { return t.s.events }
 // 64 KB a path in all at a horizon of 31 s, 413 KB at 3,600 s.
 const splitPathSlack = 16 << 10
 
-// PathBytes bounds the memory of one Tracer on cfg, a path of a splitting:
+// pathBytes bounds the memory of one tracer on cfg, a path of a splitting:
 // a replicate's whole state, its series over cfg's duration included.
-func PathBytes(cfg *Config) float64 { return simFixed + cfg.Cost().Series + splitPathSlack }
+func pathBytes(cfg *Config) float64 { return simFixed + cfg.cost().Series + splitPathSlack }
+
+var _ fleetdata.Tracer = (*tracer)(nil)

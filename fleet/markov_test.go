@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -26,16 +27,16 @@ func memorylessConfig() Config {
 // span is one span a Tracer showed.
 type span struct {
 	from, to float64
-	st       MarkovState
+	st       fleetdata.MarkovState
 }
 
 // spansOf runs tr to its end (or stopAfter spans, then resumes, repeatedly)
 // and returns the spans it showed.
-func spansOf(t *testing.T, tr *Tracer, stopEvery int) []span {
+func spansOf(t *testing.T, tr fleetdata.Tracer, stopEvery int) []span {
 	t.Helper()
 	var out []span
 	for {
-		stopped, err := tr.Run(context.Background(), func(from, to float64, st MarkovState) bool {
+		stopped, err := tr.Run(context.Background(), func(from, to float64, st fleetdata.MarkovState) bool {
 			out = append(out, span{from, to, st})
 			return stopEvery > 0 && len(out)%stopEvery == 0
 		})
@@ -56,7 +57,7 @@ func TestTracerStopsAndResumes(t *testing.T) {
 	if err := cfg.Check(); err != nil {
 		t.Fatal(err)
 	}
-	whole := spansOf(t, NewTracer(&cfg, 7), 0)
+	whole := spansOf(t, newTracer(&cfg, 7), 0)
 	if len(whole) < 100 || whole[0].from != 0 || whole[len(whole)-1].to < 1e308 {
 		t.Fatalf("%d spans, from %v to %v", len(whole), whole[0], whole[len(whole)-1])
 	}
@@ -70,10 +71,10 @@ func TestTracerStopsAndResumes(t *testing.T) {
 	if orbit == 0 {
 		t.Errorf("the orbit never held a request")
 	}
-	if got := spansOf(t, NewTracer(&cfg, 7), 13); !slices.Equal(got, whole) {
+	if got := spansOf(t, newTracer(&cfg, 7), 13); !slices.Equal(got, whole) {
 		t.Errorf("stopped every 13 spans and resumed: %d spans, not the %d of one run", len(got), len(whole))
 	}
-	if got := spansOf(t, NewTracer(&cfg, 8), 0); slices.Equal(got, whole) {
+	if got := spansOf(t, newTracer(&cfg, 8), 0); slices.Equal(got, whole) {
 		t.Errorf("seeds 7 and 8 gave the same trace")
 	}
 }
@@ -83,9 +84,9 @@ func TestTracerStopsAndResumes(t *testing.T) {
 // as the original, goes on from the end of the span the original stopped in.
 func TestTracerSplit(t *testing.T) {
 	cfg := memorylessConfig()
-	tr := NewTracer(&cfg, 3)
+	tr := newTracer(&cfg, 3)
 	var at float64 // the end of the span the original stopped in
-	if _, err := tr.Run(context.Background(), func(_, to float64, st MarkovState) bool {
+	if _, err := tr.Run(context.Background(), func(_, to float64, st fleetdata.MarkovState) bool {
 		at = to
 		return st.Orbit >= 2
 	}); err != nil {

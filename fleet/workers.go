@@ -50,9 +50,9 @@ const NoVisibility = MaxSeconds * time.Second
 //
 // A job that fails all its queue tries is dead-lettered: the entry's
 // Failed. Its completion time is the entry's latency; the backlog is the
-// workers' service's (ServiceReplicate.PeakBacklog, Series' Backlog and
-// Age, Drain); duplicate side effects of a step across deliveries are the
-// step's EdgeReplicate.JobDuplicates.
+// workers' service's (WorkersSummary's peak_backlog, peak_age_seconds and
+// drain_seconds); duplicate side effects of a step across deliveries are
+// WorkersSummary's duplicates.
 //
 // The visibility timeout runs from the job's enqueue (the attempt's send),
 // or, with TimeoutAtReceive, from a worker's receive, as SQS's does (a job

@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -72,7 +73,7 @@ func TestWorkersErlangC(t *testing.T) {
 	want := erlangC(count, lambda*mean) / (count/mean - lambda)
 	waits := make([]float64, reps)
 	var sum float64
-	for r, rep := range res.Replicates {
+	for r, rep := range res.replicates {
 		w := &rep.Services[0]
 		if w.Entered == 0 {
 			t.Fatal("no job entered")
@@ -103,7 +104,7 @@ func TestWorkersLittle(t *testing.T) {
 		Service: Service{Dist: Exponential, Median: 100 * time.Millisecond}, PFail: 0.2}})
 	res := runWorkers(t, w, Options{Replicates: 3, Seed: 1, Workers: 1})
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
-	for r, rep := range res.Replicates {
+	for r, rep := range res.replicates {
 		if s := rep.Services[0]; s.Wait == 0 || !near(s.Queued, s.Wait) {
 			t.Errorf("replicate %d: the workers' queue integral %g, their waits %g (want equal, and some wait)", r, s.Queued, s.Wait)
 		}
@@ -135,9 +136,9 @@ func TestWorkersDrain(t *testing.T) {
 	w := oneStep(count, lambda, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond})
 	w.Down = Outage{From: 0, To: 30 * time.Second, Mode: Stall}
 	res := runWorkers(t, w, Options{Replicates: 5, Seed: 3, Workers: 2})
-	for r, rep := range res.Replicates {
+	for r, rep := range res.replicates {
 		s := rep.Services[0]
-		if s.DrainVerdict != Recovered {
+		if s.DrainVerdict != fleetdata.Recovered {
 			t.Fatalf("replicate %d: %v", r, s.DrainVerdict)
 		}
 		b := float64(s.PeakBacklog)
@@ -152,7 +153,7 @@ func TestWorkersDrain(t *testing.T) {
 			t.Errorf("replicate %d: peak age %g s; want 30 s less the first arrival (within 0.5 s but once in e^50)", r, s.PeakAge)
 		}
 	}
-	drained, secs := res.Drain(0)
+	drained, secs := res.drain(0)
 	if drained.Value != 1 || drained.Count() != 5 || secs.N != 5 {
 		t.Errorf("drained %v, seconds %v; want all 5", drained, secs)
 	}
@@ -170,7 +171,7 @@ func TestWorkersVisibilityDuplicates(t *testing.T) {
 	w.Queue = tries(2, time.Second)
 	for _, keys := range []schema.KeyMode{schema.NoKeys, schema.SameKey} {
 		w.Queue.Keys = keys
-		rep := runWorkers(t, w, Options{Replicates: 1, Seed: 5}).Replicates[0]
+		rep := runWorkers(t, w, Options{Replicates: 1, Seed: 5}).replicates[0]
 		jobs := rep.Edges[0].Requests
 		step := rep.Edges[1]
 		deliveries, dups, conflicts := 2*jobs, jobs, int64(0)
@@ -193,13 +194,13 @@ func TestWorkersPoison(t *testing.T) {
 	w := oneStep(50, 20, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond})
 	w.Queue = tries(3, NoVisibility)
 	w.Poison = 1
-	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 2}).Replicates[0]
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 2}).replicates[0]
 	jobs := rep.Edges[0].Requests
 	if rep.Services[0].Calls != 3*jobs || rep.Services[1].Calls != 0 || rep.Edges[0].Failed != jobs {
 		t.Errorf("all poison: %d jobs, %d deliveries, %d steps, %d dead; want %d, 0, %d", jobs, rep.Services[0].Calls, rep.Services[1].Calls, rep.Edges[0].Failed, 3*jobs, jobs)
 	}
 	w.Poison = 0.3
-	rep = runWorkers(t, w, Options{Replicates: 1, Seed: 2}).Replicates[0]
+	rep = runWorkers(t, w, Options{Replicates: 1, Seed: 2}).replicates[0]
 	n, dead := float64(rep.Edges[0].Requests), float64(rep.Edges[0].Failed)
 	if sd := math.Sqrt(n * 0.3 * 0.7); math.Abs(dead-0.3*n) > 4.9*sd {
 		t.Errorf("poison 0.3: %g of %g jobs dead", dead, n)
@@ -214,7 +215,7 @@ func TestWorkersScheduled(t *testing.T) {
 	w.Queue = tries(4, NoVisibility)
 	w.Queue.Backoff = backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}
 	w.Load = Shape{Kind: Spike, Rate: 20, Peak: 0, From: 40 * time.Second, To: 60 * time.Second} // none after 40 s: every backoff ends in the run
-	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 4}).Replicates[0]
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 4}).replicates[0]
 	var sum float64
 	for _, sec := range rep.Services[0].Series {
 		sum += sec.Scheduled
@@ -277,7 +278,7 @@ func TestWorkersRedeliverAtTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := res[0].Replicates[0]
+	rep := res[0].replicates[0]
 	var sum float64
 	for _, sec := range rep.Services[0].Series {
 		sum += sec.Scheduled
@@ -339,7 +340,7 @@ func TestWorkersJobModelClosedForms(t *testing.T) {
 		w.Steps = append(w.Steps, Step{To: name, Client: tries(a[i], time.Hour)})
 		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: Independent, Base: time.Millisecond, PFail: f[i]}})
 	}
-	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 11}).Replicates[0]
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 11}).replicates[0]
 	n := float64(rep.Edges[0].Requests)
 	pass := func(i int) float64 { return 1 - math.Pow(f[i], float64(a[i])) }
 	reach := []float64{1, pass(0), pass(0) * pass(1), pass(0) * pass(1) * pass(2)}
@@ -372,7 +373,7 @@ func TestWorkersHeartbeat(t *testing.T) {
 	w := oneStep(1000, 20, 30*time.Second, Server{Kind: Independent, Base: 1500 * time.Millisecond})
 	w.Queue = tries(2, time.Second)
 	w.Heartbeat = true
-	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 5}).Replicates[0]
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 5}).replicates[0]
 	jobs := rep.Edges[0].Requests
 	if jobs < 400 || rep.Services[0].Calls != jobs || rep.Edges[1].JobEffects != jobs || rep.Edges[1].JobDuplicates != 0 ||
 		rep.Edges[0].Succeeded != jobs || rep.Edges[0].Late != 0 || rep.Edges[0].Timeouts != 0 {
@@ -381,7 +382,7 @@ func TestWorkersHeartbeat(t *testing.T) {
 			rep.Edges[0].Timeouts, jobs, jobs, jobs)
 	}
 	w.WorkerCount, w.Load.Rate = 1, 5
-	rep = runWorkers(t, w, Options{Replicates: 1, Seed: 5}).Replicates[0]
+	rep = runWorkers(t, w, Options{Replicates: 1, Seed: 5}).replicates[0]
 	if rep.Edges[0].Timeouts == 0 {
 		t.Error("one worker for 5 jobs a second of 1.5 s: no job timed out while it waited")
 	}
@@ -536,9 +537,9 @@ func TestWorkersRedeliveries(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			c.w.Load = Shape{Kind: Spike, Rate: 20, Peak: 0, From: 40 * time.Second, To: 60 * time.Second}
 			res := runWorkers(t, c.w, Options{Replicates: 2, Seed: 6, Workers: 2})
-			row := res.WorkersRows()[0]
+			row := res.workersRows()[0]
 			sum := 0.0
-			for _, p := range res.WorkersSeries() {
+			for _, p := range res.workersSeries() {
 				sum += p.Redeliveries
 			}
 			if want := row.Deliveries.Value - row.Jobs.Value; sum != want || sum < 100 {

@@ -11,6 +11,9 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
@@ -36,7 +39,7 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	if err != nil {
 		return nil, err
 	}
-	return family[fleet.Config, fleet.Replicate, fleet.Result]{kind: replicates.Fleet(), runs: cfgs, name: cmp.Or(render.Escaped(r.scenario), p.Name), echo: echo,
+	return family[fleet.Config, fleetdata.Replicate, fleet.Result]{kind: replicates.Fleet(), runs: cfgs, name: cmp.Or(render.Escaped(r.scenario), p.Name), echo: echo,
 		grid: func(paths []string, points [][]string) ([]fleet.Config, error) {
 			for _, path := range paths {
 				p, ok := fleet.LookupParam(path)
@@ -47,7 +50,7 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 					return nil, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", p.Key, path))
 				}
 			}
-			runs, err := fleet.SweepConfigs(cfgs, paths, points)
+			runs, err := fleetrun.SweepConfigs(cfgs, paths, points)
 			if err == nil {
 				err = fleet.Check(runs, opts)
 			}
@@ -61,7 +64,7 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 // parseFleetRuns parses the flags of the fleet command, or of its sweep
 // (kind), into its runs, checked, and the preset they are ("one run" for
 // none).
-func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *runFlags, p fleet.Preset, cfgs []fleet.Config, err error) {
+func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *runFlags, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, err error) {
 	r = newRunFlags(kind, usages{
 		preset:     "run the runs of the preset `name` (listed above) instead of one run from the flags",
 		scenario:   "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too",
@@ -71,8 +74,8 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 		plot:       "also draw the time series to `file` (.png or .svg), a panel a run",
 		doc:        render.FleetDoc,
 		formats:    " (json also holds the series; html is one page with the series drawn)",
-	}, 10, each(fleet.Presets(), func(p fleet.Preset) string { return p.Name }),
-		func(s string) error { _, err := fleet.LookupPreset(s); return err })
+	}, 10, each(fleetpreset.Presets(), func(p fleetpreset.Preset[fleet.Config]) string { return p.Name }),
+		func(s string) error { _, err := fleetpreset.LookupPreset(s); return err })
 	c := fleet.DefaultConfig() // the model flags write into it
 	r.duration.V = c.Duration
 	r.fs.Lookup("duration").DefValue = r.duration.String()
@@ -81,12 +84,12 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 	}
 	var outage flagval.Window
 	r.fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
-	if err := r.parse(args, fmt.Sprintf(helpText("fleet"), render.FleetPresets(fleet.Presets()), render.FleetLimits(render.FleetLimitList())), fleetGroups(), stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("fleet"), render.Presets(fleetpreset.Presets()), render.FleetLimits(render.FleetLimitList())), fleetGroups(), stdout); err != nil {
 		return nil, p, nil, err
 	}
-	p = fleet.Preset{Name: "one run"}
+	p = fleetpreset.Preset[fleet.Config]{Name: "one run"}
 	if r.preset.V != "" {
-		p, _ = fleet.LookupPreset(r.preset.V)
+		p, _ = fleetpreset.LookupPreset(r.preset.V)
 		if err := flagval.Refuse(r.fs, fleetPresetRefuses); err != nil {
 			return nil, p, nil, err
 		}

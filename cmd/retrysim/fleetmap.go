@@ -13,6 +13,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -115,7 +116,7 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 	}
 	opts := r.options(stderr)
 	run := func(ctx context.Context, lo, hi int) ([][]stats.Observation, error) {
-		if err := fleet.CheckCost(cells[lo:hi], opts); err != nil { // the slice's: a merge runs none
+		if err := fleetrun.CheckCost(cells[lo:hi], opts); err != nil { // the slice's: a merge runs none
 			return nil, flagval.Usage(mapCostError(err))
 		}
 		done, err := metastable.RunMap(ctx, cells[lo:hi], opts)
@@ -128,7 +129,9 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 		}
 		return obs, nil
 	}
-	check := func(k int, obs *[]stats.Observation) error { return cells[k].CheckObservations(*obs, r.replicates.V) }
+	check := func(k int, obs *[]stats.Observation) error {
+		return fleetrun.CheckObservations(&cells[k], *obs, r.replicates.V)
+	}
 	return items(r.work("cells", len(cells), nil), run, check, func(ctx context.Context, obs [][]stats.Observation) error {
 		done := make([]metastable.MapCell, len(cells))
 		for i := range cells {
@@ -141,7 +144,7 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 	}), nil
 }
 
-// mapCostError is fleet.CheckCost's refusal of a map's cells by the flag to
+// mapCostError is fleetrun.CheckCost's refusal of a map's cells by the flag to
 // change: -replicates, -after for the cells' duration (which a map has no
 // flag of, and which the refusal names for one replicate), and -heights for
 // the load a setting of the model holds in flight at the spike's peak.

@@ -9,6 +9,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
@@ -27,12 +28,12 @@ func parseWorkers(kind string, args []string, stdout, stderr io.Writer) (*runFla
 		plot:              "also draw the series to `file` (.png or .svg): jobs a second, jobs waiting, the oldest's age, a panel a dependency",
 		doc:               render.WorkersDoc,
 		formats:           " (json also holds each run's series a second; html is one page with the series drawn)",
-	}, 10, each(fleet.WorkersPresets(), func(p fleet.WorkersPreset) string { return p.Name }),
-		func(s string) error { _, err := fleet.LookupWorkersPreset(s); return err })
+	}, 10, each(fleetpreset.WorkersPresets(), func(p fleetpreset.Preset[fleet.Workers]) string { return p.Name }),
+		func(s string) error { _, err := fleetpreset.LookupWorkersPreset(s); return err })
 	workerCount := flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
 	r.fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
 	r.fs.Lookup("worker-count").DefValue = "the preset's or the file's own"
-	if err := r.parse(args, fmt.Sprintf(helpText("workers"), render.KindPresets(fleet.WorkersPresets()), fleet.MaxFanout, fleet.MaxWorkers, fleet.MaxAttempts, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, fleet.MaxSeconds, delivery.CrashesLimit, float64(fleet.MaxBytes)/(1<<30), float64(fleet.MaxEvents)), nil, stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("workers"), render.Presets(fleetpreset.WorkersPresets()), fleet.MaxFanout, fleet.MaxWorkers, fleet.MaxAttempts, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, fleet.MaxSeconds, delivery.CrashesLimit, float64(fleet.MaxBytes)/(1<<30), float64(fleet.MaxEvents)), nil, stdout); err != nil {
 		return nil, graphFamily{}, err
 	}
 	loaded, err := r.loadGraph("fleets")
@@ -40,7 +41,7 @@ func parseWorkers(kind string, args []string, stdout, stderr io.Writer) (*runFla
 		return nil, graphFamily{}, err
 	}
 	var (
-		chosen fleet.WorkersPreset
+		chosen fleetpreset.Preset[fleet.Workers]
 		graphs []fleet.Graph
 		name   string
 	)
@@ -65,7 +66,7 @@ func parseWorkers(kind string, args []string, stdout, stderr io.Writer) (*runFla
 		name = render.Escaped(r.scenario)
 		graphs = []fleet.Graph{g}
 	case r.preset.V != "":
-		chosen, _ = fleet.LookupWorkersPreset(r.preset.V)
+		chosen, _ = fleetpreset.LookupWorkersPreset(r.preset.V)
 		name = chosen.Name
 		runs := chosen.Runs(r.fromPreset(chosen.Duration, chosen.Replicates))
 		for i := range runs {

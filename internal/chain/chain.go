@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -145,13 +146,13 @@ type State struct {
 	Orbit int
 }
 
-// Observed is what the engine shows of the state (fleet.MarkovState).
-func (s State) Observed() fleet.MarkovState {
-	return fleet.MarkovState{InServer: s.Live + s.Abandoned + s.Queued, Orbit: s.Orbit}
+// Observed is what the engine shows of the state (fleetdata.MarkovState).
+func (s State) Observed() fleetdata.MarkovState {
+	return fleetdata.MarkovState{InServer: s.Live + s.Abandoned + s.Queued, Orbit: s.Orbit}
 }
 
 // Region is a set of states, as the engine can tell them apart.
-type Region func(fleet.MarkovState) bool
+type Region func(fleetdata.MarkovState) bool
 
 // transition is a jump from state from to state to at rate rate (a
 // second), or at rate x λ when arrival.

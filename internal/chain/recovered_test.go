@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 )
 
 // recoveredCase is a Memoryless run, a spike from 1 to 1.5 requests a
@@ -57,7 +59,7 @@ func TestRecoveredHeldToChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := func(s fleet.MarkovState) bool { return s.Orbit >= m.Orbit }
+	full := func(s fleetdata.MarkovState) bool { return s.Orbit >= m.Orbit }
 	q, err := c.Hit(c.Empty(), math.Ceil(m.To), recoveredDuration+recoveredDrain, full)
 	if err != nil {
 		t.Fatal(err)
@@ -68,8 +70,8 @@ func TestRecoveredHeldToChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	late := 0
-	for _, r := range res[0].Replicates {
-		if r.Verdict != fleet.Recovered || r.Recovery != 0 {
+	for _, r := range fleetrun.Replicates(res[0]) {
+		if r.Verdict != fleetdata.Recovered || r.Recovery != 0 {
 			late++
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
@@ -49,7 +51,7 @@ func OrbitSplit(cfg fleet.Config, target int, horizon float64, effort, runs int,
 	for i := range levels {
 		levels[i] = i + 1
 	}
-	return &Split{Splitting: metastable.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit },
+	return &Split{Splitting: metastable.Splitting{Importance: func(s fleetdata.MarkovState) int { return s.Orbit },
 		Levels: levels, Horizon: horizon, Effort: effort, Seed: seed}, Config: cfg, Runs: runs}
 }
 
@@ -69,7 +71,7 @@ type Answers struct {
 // the span in seconds first in its message.
 func (q Question) Answer() (Answers, error) {
 	ch, md := q.Chain, q.Chain.Model
-	healthy := func(s fleet.MarkovState) bool { return s.InServer <= md.Workers && s.Orbit == 0 }
+	healthy := func(s fleetdata.MarkovState) bool { return s.InServer <= md.Workers && s.Orbit == 0 }
 	collapsed := md.Collapsed()
 	var a Answers
 	p0, from := ch.Point(collapsed), 0.0
@@ -88,7 +90,7 @@ func (q Question) Answer() (Answers, error) {
 	a.Mean = mean[ch.Index(collapsed)]
 	if sp := q.Split; sp != nil {
 		target := sp.Levels[len(sp.Levels)-1]
-		if a.Exact, err = ch.Hit(ch.Empty(), 0, sp.Horizon, func(s fleet.MarkovState) bool { return s.Orbit >= target }); err != nil {
+		if a.Exact, err = ch.Hit(ch.Empty(), 0, sp.Horizon, func(s fleetdata.MarkovState) bool { return s.Orbit >= target }); err != nil {
 			return a, schema.Errorf("split.horizon", "%g s: %v", sp.Horizon, err)
 		}
 	}
@@ -108,8 +110,8 @@ func (q Question) collapse() string {
 func (sp *Split) CrudeEvents(ctx context.Context, lo, hi int) ([]int64, error) {
 	events := make([]int64, 0, max(0, hi-lo))
 	for r := lo; r < hi; r++ {
-		tr := fleet.NewTracer(&sp.Config, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
-		if _, err := tr.Run(ctx, func(at, _ float64, _ fleet.MarkovState) bool { return at > sp.Horizon }); err != nil {
+		tr := fleetrun.NewTracer(&sp.Config, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
+		if _, err := tr.Run(ctx, func(at, _ float64, _ fleetdata.MarkovState) bool { return at > sp.Horizon }); err != nil {
 			return nil, err
 		}
 		events = append(events, tr.Events())

@@ -5,6 +5,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 )
 
 // The sidekiq-480-retry-herd replay's values, every one assumed: a trickle
@@ -61,7 +62,9 @@ func SidekiqMaxCalm(base, slope, timeout time.Duration) float64 {
 
 // deadJobs is the sidekiq-480-retry-herd outcome: a job used up its
 // retries (dead) in the replicate.
-func deadJobs(rep *Report, i, r int) bool { return rep.Graph[i].Replicates[r].Edges[0].Failed > 0 }
+func deadJobs(rep *Report, i, r int) bool {
+	return fleetrun.GraphReplicates(rep.Graph[i])[r].Edges[0].Failed > 0
+}
 
 // sidekiq480 is Sidekiq's issue #480: jobs failing together under a
 // database's combined load and retried together, and the splay that fixed it.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 )
 
 // TestCollapseMapCells: the default map is 100 cells, policies outermost,
@@ -91,12 +93,12 @@ func TestRecoveredAtOnceWhenNeverDown(t *testing.T) {
 			t.Fatal(err)
 		}
 		healthy := 0
-		for i, r := range res[0].Replicates {
+		for i, r := range fleetrun.Replicates(res[0]) {
 			if r.Counts.Failed != 0 || r.Counts.Requests != r.Counts.Succeeded {
 				continue // not evidence either way
 			}
 			healthy++
-			if r.Verdict != fleet.Recovered || r.Recovery != 0 {
+			if r.Verdict != fleetdata.Recovered || r.Recovery != 0 {
 				t.Errorf("after %v, replicate %d: every one of %d requests succeeded, judged %v at %g s; want recovered at 0 s", after, i, r.Counts.Requests, r.Verdict, r.Recovery)
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
@@ -30,7 +32,7 @@ const MaxEffort = 100_000
 type Splitting struct {
 	// Importance scores a state; Levels are increasing scores, the last
 	// the rare event.
-	Importance func(fleet.MarkovState) int
+	Importance func(fleetdata.MarkovState) int
 	Levels     []int
 	Horizon    float64
 	Effort     int
@@ -58,23 +60,23 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstim
 		return SplitEstimate{}, fmt.Errorf("Splitting: needs Importance, Levels and an Effort from 1 to %d", MaxEffort)
 	}
 	est := SplitEstimate{P: 1, Shares: make([]float64, len(sp.Levels))}
-	var from []*fleet.Tracer
+	var from []fleetdata.Tracer
 	for k, level := range sp.Levels {
-		var reached []*fleet.Tracer
+		var reached []fleetdata.Tracer
 		for j := range sp.Effort {
 			if err := ctx.Err(); err != nil { // a path runs a few hundred events, fewer than Run's look at ctx
 				return SplitEstimate{}, err
 			}
 			seed := rng.ReplicateSeed(sp.Seed, uint64(k)*MaxEffort+uint64(j))
-			var tr *fleet.Tracer
+			var tr fleetdata.Tracer
 			if k == 0 {
-				tr = fleet.NewTracer(cfg, seed)
+				tr = fleetrun.NewTracer(cfg, seed)
 			} else {
 				tr = from[j%len(from)].Split(seed)
 			}
 			before := tr.Events()
 			hit := false
-			if _, err := tr.Run(ctx, func(at, _ float64, st fleet.MarkovState) bool {
+			if _, err := tr.Run(ctx, func(at, _ float64, st fleetdata.MarkovState) bool {
 				if at > sp.Horizon {
 					return true
 				}
@@ -101,7 +103,7 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstim
 // Bytes bounds the memory one splitting run on cfg holds at once: the paths
 // kept at a level, those reaching the next, and the one running.
 func (sp Splitting) Bytes(cfg *fleet.Config) float64 {
-	return float64(2*sp.Effort+1) * fleet.PathBytes(cfg)
+	return float64(2*sp.Effort+1) * fleetrun.PathBytes(cfg)
 }
 
 // CheckCost refuses, before any work, a splitting on cfg one run of which
@@ -114,12 +116,12 @@ func (sp Splitting) CheckCost(cfg *fleet.Config) error {
 	if b <= fleet.MaxBytes {
 		return nil
 	}
-	path, series := "effort", cfg.Cost().Series
-	if series > fleet.PathBytes(cfg)-series { // the series are most of a path
+	path, series := "effort", fleetrun.SeriesBytes(cfg)
+	if series > fleetrun.PathBytes(cfg)-series { // the series are most of a path
 		path = "horizon"
 	}
 	return &schema.FieldError{Field: path, Msg: fmt.Sprintf("%s paths a level keep up to %s paths at once, each a replicate's state of up to %.0f KiB (its series over %s included), about %s; at most %s",
-		human.Group(int64(sp.Effort)), human.Group(int64(2*sp.Effort+1)), fleet.PathBytes(cfg)/(1<<10), human.Duration(cfg.Duration), human.GiB(b), human.GiB(fleet.MaxBytes))}
+		human.Group(int64(sp.Effort)), human.Group(int64(2*sp.Effort+1)), fleetrun.PathBytes(cfg)/(1<<10), human.Duration(cfg.Duration), human.GiB(b), human.GiB(fleet.MaxBytes))}
 }
 
 // Repeat runs runs independent splittings, run r seeded by Seed and r

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
 )
 
@@ -16,7 +19,7 @@ import (
 // its flags describe (a Preset named "one run", with nothing else set).
 // Results are Configs' results, in their order.
 type FleetRun struct {
-	Preset     fleet.Preset
+	Preset     fleetpreset.Preset[fleet.Config]
 	Replicates int
 	Seed       uint64
 	Configs    []fleet.Config
@@ -55,9 +58,9 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	}
 	params = append(params, settingsLines(names, run.Configs)...)
 	if p.Totals {
-		rows := make([]fleet.Totals, len(run.Results))
+		rows := make([]fleetdata.Totals, len(run.Results))
 		for i, res := range run.Results {
-			rows[i] = res.Totals()
+			rows[i] = fleetrun.Totals(res)
 		}
 		reps := replicatesText(run.Replicates)
 		if run.Replicates > 1 {
@@ -86,8 +89,8 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		Scenario:   run.ScenarioFile,
 	}
 	for _, res := range run.Results {
-		rep.Rows = append(rep.Rows, res.Summary())
-		pts := res.Series()
+		rep.Rows = append(rep.Rows, fleetrun.Summary(res))
+		pts := fleetrun.Series(res)
 		rep.Runs = append(rep.Runs, pts)
 		rep.Series = append(rep.Series, pts...)
 	}
@@ -136,25 +139,14 @@ func CheckFleetFiles(series, plot string) error {
 	return nil
 }
 
-// FleetPresets lists the presets for the fleet command's -help: each one's
-// name, its source, what it runs and prints, and the duration and
+// Presets lists a kind's presets for its command's -help: each one's
+// name, its source, what it runs and, where presets of the kind print
+// differently, what it prints (presetPrints), and the duration and
 // replicates it runs unless -duration or -replicates say otherwise.
-func FleetPresets(ps []fleet.Preset) string {
+func Presets[R any](ps []fleetpreset.Preset[R]) string {
 	var b strings.Builder
 	for _, p := range ps {
 		writePresetHelp(&b, p.Name, p.Source, p.About+presetPrints(p, ps), p.Duration, p.Replicates)
-	}
-	return b.String()
-}
-
-// KindPresets lists the presets for the graph or workers command's -help:
-// each one's name, its source, what it runs, and the duration and
-// replicates it runs unless -duration or -replicates say otherwise. Every
-// preset of those kinds prints alike, so none says how it prints.
-func KindPresets[R any](ps []fleet.KindPreset[R]) string {
-	var b strings.Builder
-	for _, p := range ps {
-		writePresetHelp(&b, p.Name, p.Source, p.About, p.Duration, p.Replicates)
 	}
 	return b.String()
 }
@@ -172,21 +164,25 @@ func writePresetHelp(b *strings.Builder, name, source, about string, d time.Dura
 }
 
 // totalsPrints is what the fleet command prints of a preset that compares
-// policies over failure rates (fleet.Preset.Totals).
+// policies over failure rates (Preset.Totals).
 const totalsPrints = "prints a row a failure rate and policy (json and csv: failure_rate, policy, requests, succeeded, " +
 	"calls, summed over replicates); no -series; -plot draws success and calls a request against the failure rate, " +
 	"a line a policy, with 95% intervals over replicates; html is one page: success and calls a request as two tables " +
 	"(a row a failure rate, a column a policy) with their intervals, and that plot"
 
-// presetPrints says, after p's About, how the fleet command prints p's
-// runs: the first preset of ps that compares totals (fleet.Preset.Totals)
-// says it in full (totalsPrints), and the first that does not, which
-// prints each run's summary and series, says nothing; any other is
-// "printed as" the first of its kind, with clients first when its runs vary
-// the client count too (ByClients). A preset that compares spikes
-// (Spikes) adds what its plot and html draw.
-func presetPrints(p fleet.Preset, ps []fleet.Preset) string {
-	first := ps[slices.IndexFunc(ps, func(q fleet.Preset) bool { return q.Totals == p.Totals })]
+// presetPrints says, after p's About, how the command prints p's runs
+// when ps print differently (the fleet command's: some compare totals):
+// the first preset of ps that compares totals (Preset.Totals) says it in
+// full (totalsPrints), and the first that does not, which prints each
+// run's summary and series, says nothing; any other is "printed as" the
+// first of its kind, with clients first when its runs vary the client
+// count too (ByClients). A preset that compares spikes (Spikes) adds what
+// its plot and html draw. Where every preset prints alike it says nothing.
+func presetPrints[R any](p fleetpreset.Preset[R], ps []fleetpreset.Preset[R]) string {
+	if !slices.ContainsFunc(ps, func(q fleetpreset.Preset[R]) bool { return q.Totals }) {
+		return ""
+	}
+	first := ps[slices.IndexFunc(ps, func(q fleetpreset.Preset[R]) bool { return q.Totals == p.Totals })]
 	var text string
 	switch {
 	case first.Name != p.Name:
@@ -232,7 +228,7 @@ func FleetLimitList() []Limit {
 }
 
 // FleetLimits lists the model's limits for the fleet command's -help, a
-// limit a paragraph, wrapped at 80 columns as FleetPresets is.
+// limit a paragraph, wrapped at 80 columns as Presets is.
 func FleetLimits(ls []Limit) string {
 	const indent = "                "
 	var b strings.Builder

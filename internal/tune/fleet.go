@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/schema"
@@ -280,7 +281,7 @@ func (p *familyPool[C, P, R]) Rows() []Row {
 // runs with the searched settings (fleet.Params' paths: client.attempts,
 // client.backoff.kind) set in every one.
 type FleetKind struct {
-	family[fleet.Config, fleet.Replicate, fleet.Result]
+	family[fleet.Config, fleetdata.Replicate, fleet.Result]
 }
 
 var _ Kind = FleetKind{}
@@ -290,7 +291,7 @@ var _ Kind = FleetKind{}
 // setting has, or a value out of its bounds, is refused naming the valid
 // ones.
 func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (FleetKind, []Axis, error) {
-	f, axes, err := newFamily(family[fleet.Config, fleet.Replicate, fleet.Result]{
+	f, axes, err := newFamily(family[fleet.Config, fleetdata.Replicate, fleet.Result]{
 		opts: opts, duration: cfgs[0].Duration, kind: replicates.Fleet(), runs: cfgs, set: setConfig,
 		get: func(c fleet.Config, path string) (string, bool) {
 			par, _ := fleet.LookupParam(path)
@@ -327,7 +328,7 @@ func setConfig(c *fleet.Config, path, value string) error {
 // graph.services[workers].server.capacity, graph.entries[0].client.timeout)
 // set in every one; their settings are shown as given.
 type GraphKind struct {
-	family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]
+	family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]
 }
 
 var _ Kind = GraphKind{}
@@ -342,7 +343,7 @@ func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, search
 	if workers {
 		kind = replicates.Workers()
 	}
-	f, axes, err := newFamily(family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{
+	f, axes, err := newFamily(family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]{
 		opts: opts, duration: graphs[0].Duration, kind: kind, runs: graphs,
 		set: func(g *fleet.Graph, path, value string) error { return g.Set(path, value) },
 		get: func(fleet.Graph, string) (string, bool) { return "", false },

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/scenario"
 )
 
@@ -172,7 +173,7 @@ func TestAddedGraphSettings(t *testing.T) {
 		}
 	}
 
-	w := fleet.WorkersPresets()[0].Runs(time.Minute)[0]
+	w := fleetpreset.WorkersPresets()[0].Runs(time.Minute)[0]
 	for _, set := range [][2]string{{"graph.entries[0].nack", "0.05"}, {"graph.entries[0].client.spare", "3"}, {"graph.services[workers].calls[0].client.spare", "4"}} {
 		if err := w.Set(set[0], set[1]); err != nil {
 			t.Errorf("Set(%s, %s) = %v", set[0], set[1], err)
