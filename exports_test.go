@@ -15,7 +15,7 @@ import (
 // hold together, as TestExportCount counts them. Issue 37's goal is 500:
 // this is a ratchet at what the last change reached, and every later
 // change lowers it, never raises it.
-const exportCeiling = 1237
+const exportCeiling = 1209
 
 // publicDirs walks the module and lists, sorted, the directory of every
 // package a Go program may import: every directory holding a non-test Go
@@ -179,35 +179,32 @@ func TestExportCount(t *testing.T) {
 // "TODO issue 37: rename" where the packages give the name different
 // meanings (issue 37: one meaning per name). The list only shrinks.
 var sharedNames = map[string]string{
-	"Config":        "each model's configuration of one run: delivery's queue, fleet's run",
-	"FieldError":    "one type: the root's and fleet's are aliases of schema.FieldError",
-	"Options":       "the optional arguments of the package's main call: fleet.Run's, report's writers'",
-	"ReadShard":     "reads one shard: stats' from a reader, the root's from a file by path",
-	"Report":        "a job-model run's parameters and rows: stats' is the root's as a shard and the outputs hold it",
-	"Row":           "a strategy's counters in a job-model run: stats' is the root's as a shard and the outputs hold it",
-	"Run":           "the package's main call: run an experiment (the root), run fleet configurations (fleet)",
-	"Watch":         "a watched step: provider's is the scenario's, stats' its echo in a report",
-	"Wilson":        "Wilson's score interval: schema's names the Method, stats' computes an Estimate by it",
-	"Axis":          "TODO issue 37: rename: a sweep's axis with its values (root), a parameter a sweep can vary (stats)",
-	"Constant":      "TODO issue 37: rename: a backoff Kind (backoff), a load ShapeKind (fleet)",
-	"Exponential":   "TODO issue 37: rename: a backoff Kind (backoff), a service-time Dist (fleet)",
-	"Kind":          "TODO issue 37: rename: a backoff policy (backoff), what values a setting takes (schema)",
-	"Latency":       "TODO issue 37: rename: a step's latency (provider), a ServerKind (fleet), a schema.Kind (schema)",
-	"LookupPreset":  "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
-	"MaxAttempts":   "TODO issue 37: rename: 1000 tries of a job's step (root), 100 of a fleet client (fleet)",
-	"MaxDuration":   "TODO issue 37: rename: a latency's 8760h, a Duration (provider), a run's 3600 untyped seconds (fleet)",
-	"MaxReplicates": "TODO issue 37: rename: 10,000 of an Experiment (root), 1000 of a fleet run (fleet)",
-	"Param":         "TODO issue 37: rename: a sweep parameter (root), a declared setting of a Config (fleet)",
-	"Params":        "TODO issue 37: rename: a fleet Config's settings (fleet), a report's echoed inputs (stats)",
-	"Point":         "TODO issue 37: rename: a second of a fleet series (fleet), an Estimate without interval (schema), a sweep's grid point (stats)",
-	"Policy":        "TODO issue 37: rename: a wait schedule (backoff), an admission guard (fleet), a step's retry settings (provider)",
-	"Preset":        "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
-	"Presets":       "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
-	"RunSweep":      "TODO issue 37: rename: a sweep's rows (root), items lo to hi of a fleet sweep's replicates (fleet)",
-	"Setting":       "TODO issue 37: rename: a value by name (root), a queue setting's declaration (delivery), an echoed key and value (stats)",
-	"Settings":      "TODO issue 37: rename: the settings Override takes (root), the queue's declarations (delivery), a model's echoed settings (stats)",
-	"Step":          "TODO issue 37: rename: a scenario's call (provider), a worker job's call to a dependency (fleet)",
-	"Sweep":         "TODO issue 37: rename: a grid to run (root), a sweep's result (stats)",
+	"Config":       "each model's configuration of one run: delivery's queue, fleet's run",
+	"FieldError":   "one type: the root's and fleet's are aliases of schema.FieldError",
+	"Options":      "the optional arguments of the package's main call: fleet.Run's, report's writers'",
+	"ReadShard":    "reads one shard: stats' from a reader, the root's from a file by path",
+	"Report":       "a job-model run's parameters and rows: stats' is the root's as a shard and the outputs hold it",
+	"Row":          "a strategy's counters in a job-model run: stats' is the root's as a shard and the outputs hold it",
+	"Run":          "the package's main call: run an experiment (the root), run fleet configurations (fleet)",
+	"Watch":        "a watched step: provider's is the scenario's, stats' its echo in a report",
+	"Wilson":       "Wilson's score interval: schema's names the Method, stats' computes an Estimate by it",
+	"Axis":         "TODO issue 37: rename: a sweep's axis with its values (root), a parameter a sweep can vary (stats)",
+	"Constant":     "TODO issue 37: rename: a backoff Kind (backoff), a load ShapeKind (fleet)",
+	"Exponential":  "TODO issue 37: rename: a backoff Kind (backoff), a service-time Dist (fleet)",
+	"Kind":         "TODO issue 37: rename: a backoff policy (backoff), what values a setting takes (schema)",
+	"Latency":      "TODO issue 37: rename: a step's latency (provider), a ServerKind (fleet), a schema.Kind (schema)",
+	"LookupPreset": "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
+	"Param":        "TODO issue 37: rename: a sweep parameter (root), a declared setting of a Config (fleet)",
+	"Params":       "TODO issue 37: rename: a fleet Config's settings (fleet), a report's echoed inputs (stats)",
+	"Point":        "TODO issue 37: rename: a second of a fleet series (fleet), an Estimate without interval (schema), a sweep's grid point (stats)",
+	"Policy":       "TODO issue 37: rename: a wait schedule (backoff), an admission guard (fleet), a step's retry settings (provider)",
+	"Preset":       "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
+	"Presets":      "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
+	"RunSweep":     "TODO issue 37: rename: a sweep's rows (root), items lo to hi of a fleet sweep's replicates (fleet)",
+	"Setting":      "TODO issue 37: rename: a value by name (root), a queue setting's declaration (delivery), an echoed key and value (stats)",
+	"Settings":     "TODO issue 37: rename: the settings Override takes (root), the queue's declarations (delivery), a model's echoed settings (stats)",
+	"Step":         "TODO issue 37: rename: a scenario's call (provider), a worker job's call to a dependency (fleet)",
+	"Sweep":        "TODO issue 37: rename: a grid to run (root), a sweep's result (stats)",
 }
 
 // TestSharedNamesOneMeaning fails naming each exported top-level name that

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -60,8 +61,8 @@ type field struct {
 
 var (
 	probabilitySpec = &sweep.Spec{Kind: sweep.Probability}
-	// durationSpec takes durations from 0 to provider.MaxDuration, in seconds.
-	durationSpec = &sweep.Spec{Kind: sweep.Duration, Min: 0, Max: provider.MaxDuration.Seconds()}
+	// durationSpec takes durations from 0 to limits.MaxDuration, in seconds.
+	durationSpec = &sweep.Spec{Kind: sweep.Duration, Min: 0, Max: limits.MaxDuration.Seconds()}
 )
 
 // setting is one declaration of settingTable: a setting's name, its path in

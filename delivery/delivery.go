@@ -106,7 +106,7 @@ type Config struct {
 	// Visibility is how long a received message stays hidden: unless it is
 	// acked by then, the queue delivers it again.
 	Visibility time.Duration
-	// MaxDeliveries bounds a message's deliveries, 1 to DeliveriesLimit;
+	// MaxDeliveries bounds a message's deliveries, 1 to limits.DeliveryDeliveries;
 	// past it the message is dead-lettered and, if nothing else succeeded,
 	// the job has failed.
 	MaxDeliveries int
@@ -116,7 +116,7 @@ type Config struct {
 	RepeatDelay provider.Latency
 	// CrashP is the probability, each time a delivery passes CrashAt in a
 	// step, that its worker dies there. MaxCrashes bounds a job's crashes
-	// (0: no bound; at most CrashesLimit), so a forced crash (CrashP 1)
+	// (0: no bound; at most limits.DeliveryCrashes), so a forced crash (CrashP 1)
 	// happens once.
 	CrashP     float64
 	CrashAt    CrashPoint
@@ -124,13 +124,6 @@ type Config struct {
 	// Backoff is the wait between attempts.
 	Backoff backoff.Policy
 }
-
-// DeliveriesLimit and CrashesLimit bound MaxDeliveries and MaxCrashes, so
-// that one job's event loop stays small.
-const (
-	DeliveriesLimit = 1000
-	CrashesLimit    = 1000
-)
 
 // Defaults are a 30 s visibility timeout and lease, 10 deliveries, keys kept
 // 24 hours (the article's illustration), and the Part 5 retry options' backoff.

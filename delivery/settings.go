@@ -170,7 +170,7 @@ var settings = []Setting{
 			}
 			return nil
 		}),
-	whole("max_deliveries", "max_deliveries", 1, DeliveriesLimit, func(c *Config) *int { return &c.MaxDeliveries }).with(
+	whole("max_deliveries", "max_deliveries", 1, limits.DeliveryDeliveries, func(c *Config) *int { return &c.MaxDeliveries }).with(
 		"dead-letter a message after `n` deliveries, 1 to 1000", "10", nil),
 	probability("repeat", "repeat", func(c *Config) *float64 { return &c.RepeatP }).with(
 		"`probability` that a request is sent twice", "0.01", nil),
@@ -182,6 +182,6 @@ var settings = []Setting{
 	oneOf("crash_at", "crash_at", crashPoints, func(c *Config) *CrashPoint { return &c.CrashAt }).with(
 		"the `point` where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack; needs queue.crash",
 		"after-key", nil),
-	whole("max_crashes", "max_crashes", 0, CrashesLimit, func(c *Config) *int { return &c.MaxCrashes }).with(
+	whole("max_crashes", "max_crashes", 0, limits.DeliveryCrashes, func(c *Config) *int { return &c.MaxCrashes }).with(
 		"at most `n` crashes a job, 0 to 1000 (0: no bound); needs queue.crash", "3", nil),
 }

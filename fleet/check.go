@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -48,17 +49,17 @@ func Check(cfgs []Config, opt Options) error {
 }
 
 // Check refuses options Run cannot honour for runs of the given duration in
-// seconds: Replicates from 1 to MaxReplicates, and replicates x duration
-// within MaxSeriesSeconds; First and Workers not negative (0 workers means
+// seconds: Replicates from 1 to 1000, and replicates x duration
+// within 360,000; First and Workers not negative (0 workers means
 // GOMAXPROCS).
 func (o Options) Check(duration float64) error {
 	o = o.withDefaults()
-	if o.Replicates < 1 || o.Replicates > MaxReplicates {
-		return &FieldError{Field: "replicates", Msg: fmt.Sprintf("%d is not from 1 to %d", o.Replicates, MaxReplicates)}
+	if o.Replicates < 1 || o.Replicates > limits.FleetReplicates {
+		return &FieldError{Field: "replicates", Msg: fmt.Sprintf("%d is not from 1 to %d", o.Replicates, limits.FleetReplicates)}
 	}
-	if float64(o.Replicates)*math.Ceil(duration) > MaxSeriesSeconds {
+	if float64(o.Replicates)*math.Ceil(duration) > limits.FleetSeriesSeconds {
 		return &FieldError{Field: "replicates", Msg: fmt.Sprintf("%d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter duration)",
-			o.Replicates, duration, float64(o.Replicates)*math.Ceil(duration), MaxSeriesSeconds)}
+			o.Replicates, duration, float64(o.Replicates)*math.Ceil(duration), limits.FleetSeriesSeconds)}
 	}
 	if o.First < 0 {
 		return &FieldError{Field: "first", Msg: fmt.Sprintf("%d is not 0 or more: a replicate's index", o.First)}
@@ -115,18 +116,18 @@ func (k *checker) bad(path, format string, args ...any) {
 	}
 }
 
-// seconds refuses a time outside [0, MaxSeconds], or 0 when positive.
+// seconds refuses a time outside [0, limits.FleetSeconds], or 0 when positive.
 func (k *checker) seconds(path string, v float64, positive bool) {
-	if math.IsNaN(v) || v < 0 || v > MaxSeconds || (positive && v == 0) {
+	if math.IsNaN(v) || v < 0 || v > limits.FleetSeconds || (positive && v == 0) {
 		what := "from 0"
 		if positive {
 			what = "above 0"
 		}
-		k.bad(path, "%g s is not %s to %d s", v, what, MaxSeconds)
+		k.bad(path, "%g s is not %s to %d s", v, what, limits.FleetSeconds)
 	}
 }
 
-// rate refuses a rate outside the setting's bounds ([0, MaxRate]).
+// rate refuses a rate outside the setting's bounds ([0, limits.FleetRate]).
 func (k *checker) rate(path string, v float64) {
 	lo, hi := k.bounds(path)
 	if math.IsNaN(v) || v < lo || v > hi {
@@ -150,8 +151,8 @@ func (c Config) Check() error {
 	c.Client = c.Client.withDefaults()
 	var k checker
 	dur := c.Duration.Seconds()
-	if dur < 1 || dur > MaxDuration {
-		k.bad("duration", "%g s is not from 1 s to %d s", dur, MaxDuration)
+	if dur < 1 || dur > limits.FleetDuration {
+		k.bad("duration", "%g s is not from 1 s to %d s", dur, limits.FleetDuration)
 	}
 	k.enum("load.kind", "a shape", int(c.Load.Kind), shapeNames[:])
 	k.rate("load.rate", c.Load.Rate)
@@ -173,8 +174,8 @@ func (c Config) Check() error {
 	if c.Load.max() == 0 {
 		k.bad("load.rate", "no requests arrive: the rate is 0 throughout")
 	}
-	if c.Load.max()*dur > MaxArrivals {
-		k.bad("duration", "%g s at up to %g requests a second is more than %g requests a replicate", dur, c.Load.max(), float64(MaxArrivals))
+	if c.Load.max()*dur > limits.FleetArrivals {
+		k.bad("duration", "%g s at up to %g requests a second is more than %g requests a replicate", dur, c.Load.max(), float64(limits.FleetArrivals))
 	}
 	k.seconds("outage.from", c.Outage.From.Seconds(), false)
 	k.seconds("outage.to", c.Outage.To.Seconds(), false)
@@ -319,7 +320,7 @@ func (p PolicyConfig) check(k *checker) {
 	case FinagleBudget:
 		lo, hi := k.bounds("client.policy.budget_ratio")
 		ratio("client.policy.budget_ratio", p.BudgetRatio, lo, hi, false)
-		seconds("client.policy.ttl", p.TTL.Seconds(), MinTTL, MaxTTL)
+		seconds("client.policy.ttl", p.TTL.Seconds(), limits.PolicyMinTTL, limits.PolicyMaxTTL)
 		k.number("client.policy.min_rate", p.MinRate, "")
 	case EnvoyBudget:
 		lo, _ := k.bounds("client.policy.budget_ratio")
@@ -329,14 +330,14 @@ func (p PolicyConfig) check(k *checker) {
 		lo, hi := k.bounds("client.policy.failure_rate")
 		ratio("client.policy.failure_rate", p.FailureRate, lo, hi, true)
 		k.whole("client.policy.window", p.Window, "")
-		seconds("client.policy.window_time", p.WindowTime.Seconds(), 0, MaxSeconds)
+		seconds("client.policy.window_time", p.WindowTime.Seconds(), 0, limits.FleetSeconds)
 		k.whole("client.policy.min_calls", p.MinCalls, "")
-		seconds("client.policy.open_time", p.OpenTime.Seconds(), 0, MaxSeconds)
+		seconds("client.policy.open_time", p.OpenTime.Seconds(), 0, limits.FleetSeconds)
 		k.whole("client.policy.half_open_calls", p.HalfOpenCalls, "")
 	case SREThrottle:
 		lo, hi := k.bounds("client.policy.k")
 		ratio("client.policy.k", p.K, lo, hi, true)
-		seconds("client.policy.sre_window", p.SREWindow.Seconds(), 1, MaxSeconds)
+		seconds("client.policy.sre_window", p.SREWindow.Seconds(), 1, limits.FleetSeconds)
 	}
 }
 

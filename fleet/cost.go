@@ -7,20 +7,8 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
-)
-
-// Limits on what a command's runs may cost, checked by CheckCost before any
-// work against the bounds Config.Cost computes from the settings alone.
-const (
-	// MaxEvents bounds the events of every run and replicate together: at
-	// the engine's 4 to 5 million events a CPU second, about 40 CPU
-	// minutes at worst (20 on two cores).
-	MaxEvents = 1e10
-	// MaxBytes bounds the memory the runs hold at once: the replicates
-	// running at once (one a worker) and every replicate's series, kept
-	// until the run's are averaged.
-	MaxBytes = 4 << 30
 )
 
 // netReach is the most times its mean an exponential network delay can be:
@@ -257,12 +245,12 @@ func boundsOf(cfgs []Config, opt Options) bounds {
 }
 
 // atOnce is how many replicates Run runs at once: opt.Workers, fewer when
-// that many would hold more than MaxBytes, so whether a run is accepted
+// that many would hold more than limits.FleetBytes, so whether a run is accepted
 // never depends on the workers (and the numbers never do either).
 func (b bounds) atOnce(opt Options) int {
 	n := max(1, min(opt.Workers, b.jobs))
 	if b.running > 0 {
-		if fit := int((MaxBytes - b.kept) / b.running); fit < n {
+		if fit := int((limits.FleetBytes - b.kept) / b.running); fit < n {
 			n = max(1, fit)
 		}
 	}
@@ -270,7 +258,7 @@ func (b bounds) atOnce(opt Options) int {
 }
 
 // CheckCost refuses runs (each passed Check) whose bounds, over every run
-// and replicate, pass MaxEvents events or MaxBytes bytes held at once, with
+// and replicate, pass limits.FleetEvents events or limits.FleetBytes bytes held at once, with
 // a one-line *FieldError naming the setting to change. With several runs
 // (a preset, which sets the model) it names duration or replicates. Run
 // runs fewer replicates at once than opt.Workers where that many would not
@@ -285,7 +273,7 @@ func CheckCost(cfgs []Config, opt Options) error {
 	if preset {
 		runs = plural(len(cfgs), "run") + " x " + runs
 	}
-	if events > MaxEvents {
+	if events > limits.FleetEvents {
 		cl := c.Client
 		what := schema.Textf("%s of up to %.3g requests", runs, c.Cost().Requests)
 		path := "duration"
@@ -299,13 +287,13 @@ func CheckCost(cfgs []Config, opt Options) error {
 		case opt.Replicates > 1:
 			path = "replicates"
 		}
-		return schema.Errorf(path, "%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, events, float64(MaxEvents))
+		return schema.Errorf(path, "%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, events, float64(limits.FleetEvents))
 	}
 	total := atOnce*running + kept
-	if total <= MaxBytes {
+	if total <= limits.FleetBytes {
 		return nil
 	}
-	limit := fmt.Sprintf("about %s in all; at most %s", human.GiB(total), human.GiB(MaxBytes))
+	limit := fmt.Sprintf("about %s in all; at most %s", human.GiB(total), human.GiB(limits.FleetBytes))
 	if kept >= atOnce*running {
 		path := "replicates"
 		if opt.Replicates == 1 {

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -275,8 +276,8 @@ func TestWorkersNeverRefuse(t *testing.T) {
 	}
 	b := boundsOf([]Config{c}, Options{Replicates: 12, Workers: 12})
 	n := b.atOnce(Options{Replicates: 12, Workers: 12})
-	if n >= 12 || float64(n)*b.running+b.kept > MaxBytes {
-		t.Errorf("12 workers run %d replicates at once of %.3g bytes each; want fewer than 12 within %d bytes", n, b.running, int64(MaxBytes))
+	if n >= 12 || float64(n)*b.running+b.kept > limits.FleetBytes {
+		t.Errorf("12 workers run %d replicates at once of %.3g bytes each; want fewer than 12 within %d bytes", n, b.running, int64(limits.FleetBytes))
 	}
 }
 

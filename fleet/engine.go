@@ -135,7 +135,7 @@ type request struct {
 	// who is the request's edge (its low edgeBits) and client (the rest):
 	// packed, so a request stays 48 bytes.
 	who      uint32
-	refs     int16  // events, queue entries and calls it serves that name this slot: at most 2 a call, and a request makes at most MaxAttempts x (1 + MaxHedges)
+	refs     int16  // events, queue entries and calls it serves that name this slot: at most 2 a call, and a request makes at most limits.FleetAttempts x (1 + limits.FleetHedges)
 	pending  uint16 // bit k: copy k of the current attempt awaits its reply or timeout
 	effects  uint8  // side effects done, counted up to 2: enough to tell a duplicate; or poisoned, which never does one
 	attempt  uint8  // attempts (rounds) sent or refused
@@ -148,7 +148,7 @@ type request struct {
 }
 
 // edgeBits is how many bits of request.who hold the edge: room for
-// MaxEntries + MaxCalls edges, and MaxClients clients in the rest.
+// limits.GraphEntries + limits.GraphCalls edges, and limits.FleetClients clients in the rest.
 const edgeBits = 12
 
 func (r *request) edge() int32 { return int32(r.who & (1<<edgeBits - 1)) }

@@ -7,22 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
-)
-
-// Limits on a graph, checked by Graph.Check before any work.
-const (
-	// MaxServices bounds a graph's services.
-	MaxServices = 64
-	// MaxCalls bounds a graph's calls (edges between services) in all.
-	MaxCalls = 256
-	// MaxFanout bounds the calls of one service.
-	MaxFanout = 16
-	// MaxDepth bounds the longest chain of services a request can go
-	// through, the service it enters at included.
-	MaxDepth = 8
-	// MaxEntries bounds the entries (arrival processes) of a graph.
-	MaxEntries = 16
 )
 
 // Graph is one run of the service-graph model: services that call each
@@ -218,29 +204,29 @@ func (g *Graph) callPath(v, i int) string {
 // probability); services[name].server.kind,
 // services[name].outage.to; services[name].calls[i].to and
 // services[name].calls[i].client.timeout. It refuses no service or entry,
-// more than MaxServices services, MaxEntries entries, MaxCalls calls in all
-// or MaxFanout calls of a service; a service without a name or with
+// more than 64 services, 16 entries, 256 calls in all
+// or 16 calls of a service; a service without a name or with
 // another's; a call or entry to an unknown service; a cycle of calls (naming
 // it: a -> b -> a); a service no entry reaches; a chain of services longer
-// than MaxDepth; and each entry, service and call's settings as Config.Check
+// than 8; and each entry, service and call's settings as Config.Check
 // refuses them.
 func (g *Graph) Check() error {
 	dur := g.Duration.Seconds()
-	if dur < 1 || dur > MaxDuration {
-		return schema.Errorf("duration", "%g s is not from 1 s to %d s", dur, MaxDuration)
+	if dur < 1 || dur > limits.FleetDuration {
+		return schema.Errorf("duration", "%g s is not from 1 s to %d s", dur, limits.FleetDuration)
 	}
-	if v := g.Net.Seconds(); math.IsNaN(v) || v < 0 || v > MaxSeconds {
-		return schema.Errorf("net", "%g s is not from 0 to %d s", v, MaxSeconds)
+	if v := g.Net.Seconds(); math.IsNaN(v) || v < 0 || v > limits.FleetSeconds {
+		return schema.Errorf("net", "%g s is not from 0 to %d s", v, limits.FleetSeconds)
 	}
 	switch {
 	case len(g.Services) == 0:
-		return schema.Errorf("services", "no service; want 1 to %d", MaxServices)
-	case len(g.Services) > MaxServices:
-		return schema.Errorf("services", "%d services; at most %d", len(g.Services), MaxServices)
+		return schema.Errorf("services", "no service; want 1 to %d", limits.GraphServices)
+	case len(g.Services) > limits.GraphServices:
+		return schema.Errorf("services", "%d services; at most %d", len(g.Services), limits.GraphServices)
 	case len(g.Entries) == 0:
-		return schema.Errorf("entries", "no entry: no load enters the graph; want 1 to %d", MaxEntries)
-	case len(g.Entries) > MaxEntries:
-		return schema.Errorf("entries", "%d entries; at most %d", len(g.Entries), MaxEntries)
+		return schema.Errorf("entries", "no entry: no load enters the graph; want 1 to %d", limits.GraphEntries)
+	case len(g.Entries) > limits.GraphEntries:
+		return schema.Errorf("entries", "%d entries; at most %d", len(g.Entries), limits.GraphEntries)
 	}
 	idx := make(map[string]int, len(g.Services))
 	for v, n := range g.Services {
@@ -282,12 +268,12 @@ func (g *Graph) Check() error {
 	}
 	calls := 0
 	for v, n := range g.Services {
-		if len(n.Calls) > MaxFanout {
-			return schema.Errorf(g.servicePath(v)+".calls", "%d calls; at most %d a service", len(n.Calls), MaxFanout)
+		if len(n.Calls) > limits.GraphFanout {
+			return schema.Errorf(g.servicePath(v)+".calls", "%d calls; at most %d a service", len(n.Calls), limits.GraphFanout)
 		}
 		calls += len(n.Calls)
-		if calls > MaxCalls {
-			return schema.Errorf(g.servicePath(v)+".calls", "%d calls in all up to this service; at most %d in a graph", calls, MaxCalls)
+		if calls > limits.GraphCalls {
+			return schema.Errorf(g.servicePath(v)+".calls", "%d calls in all up to this service; at most %d in a graph", calls, limits.GraphCalls)
 		}
 		for i, c := range n.Calls {
 			if _, ok := idx[c.To]; !ok {
@@ -367,7 +353,7 @@ func (g *Graph) checkCycles(idx map[string]int) error {
 	return nil
 }
 
-// checkDepth refuses a chain of services longer than MaxDepth; the graph
+// checkDepth refuses a chain of services longer than limits.GraphDepth; the graph
 // has no cycle.
 func (g *Graph) checkDepth(idx map[string]int) error {
 	longest := make([]int, len(g.Services)) // the longest chain from v down, v included; 0: not yet known
@@ -383,8 +369,8 @@ func (g *Graph) checkDepth(idx map[string]int) error {
 		return longest[v]
 	}
 	for k, e := range g.Entries {
-		if d := down(idx[e.To]); d > MaxDepth {
-			return schema.Errorf(fmt.Sprintf("entries[%d].to", k), "a request entering at %s goes through a chain of %d services; at most %d", e.To, d, MaxDepth)
+		if d := down(idx[e.To]); d > limits.GraphDepth {
+			return schema.Errorf(fmt.Sprintf("entries[%d].to", k), "a request entering at %s goes through a chain of %d services; at most %d", e.To, d, limits.GraphDepth)
 		}
 	}
 	return nil

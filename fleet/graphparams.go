@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // EntryParam is one setting of a graph's entry besides its service, load
@@ -73,7 +74,7 @@ var entryParams = []EntryParam{
 			def := delivery.Defaults()
 			e.Store.TTL, e.Store.Lease = def.TTL, def.Lease
 		}},
-	{Key: "ttl", Type: "duration", Default: "24h", Bounds: fmt.Sprintf("0s (never) to %ds", MaxSeconds), Example: "1h", Needs: "store",
+	{Key: "ttl", Type: "duration", Default: "24h", Bounds: fmt.Sprintf("0s (never) to %ds", limits.FleetSeconds), Example: "1h", Needs: "store",
 		Doc:   "the store's keys expire this long after they are written, as the delivery model's queue.ttl (a lease's done keys never do)",
 		Field: func(e *Entry) any { return &e.Store.TTL },
 		Unread: func(e Entry) string {
@@ -82,7 +83,7 @@ var entryParams = []EntryParam{
 			}
 			return ""
 		}},
-	{Key: "lease", Type: "duration", Default: "30s", Bounds: fmt.Sprintf("above 0s, up to %ds", MaxSeconds), Example: "45s", Needs: "store",
+	{Key: "lease", Type: "duration", Default: "30s", Bounds: fmt.Sprintf("above 0s, up to %ds", limits.FleetSeconds), Example: "45s", Needs: "store",
 		Doc:   "store lease: a lease holds this long before another delivery may take it over, as the delivery model's queue.lease",
 		Field: func(e *Entry) any { return &e.Store.Lease },
 		Unread: func(e Entry) string {
@@ -100,7 +101,7 @@ var entryParams = []EntryParam{
 			return nameField(&e.Crash.At, delivery.CrashPoints().Parse, delivery.CrashPoint.String)
 		},
 		Unread: noCrash},
-	{Key: "max_crashes", Type: "a whole number", Default: "0 (no bound)", Bounds: fmt.Sprintf("0 to %d", delivery.CrashesLimit), Example: "1", Needs: "crash",
+	{Key: "max_crashes", Type: "a whole number", Default: "0 (no bound)", Bounds: fmt.Sprintf("0 to %d", limits.DeliveryCrashes), Example: "1", Needs: "crash",
 		Doc:    "the most crashes a job's workers may have, as the delivery model's queue.max_crashes",
 		Field:  func(e *Entry) any { return &e.Crash.Max },
 		Unread: noCrash},
@@ -128,10 +129,10 @@ var graphParams = []GraphParam{
 	{Key: "name", Type: "text", Default: "graph", Bounds: "a name", Example: "checkout",
 		Doc:   "the graph's name, in every output's title",
 		Field: func(g *Graph) any { return &g.Name }},
-	{Key: "duration", Type: "duration", Default: "1m", Bounds: fmt.Sprintf("1s to %ds", MaxDuration), Example: "30s",
+	{Key: "duration", Type: "duration", Default: "1m", Bounds: fmt.Sprintf("1s to %ds", limits.FleetDuration), Example: "30s",
 		Doc:   "how long requests arrive, as the fleet model's duration",
 		Field: func(g *Graph) any { return &g.Duration }},
-	{Key: "net", Type: "duration", Default: "100ms", Bounds: fmt.Sprintf("up to %ds", MaxSeconds), Example: "1ms",
+	{Key: "net", Type: "duration", Default: "100ms", Bounds: fmt.Sprintf("up to %ds", limits.FleetSeconds), Example: "1ms",
 		Doc:   "the mean one-way network delay of every call, exponential (0: none), as the fleet model's net",
 		Field: func(g *Graph) any { return &g.Net }},
 	{Key: "deadlines", Type: "true or false", Default: "false", Bounds: "true or false", Example: "true",

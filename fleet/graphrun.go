@@ -13,6 +13,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -226,7 +227,7 @@ type GraphCost struct {
 	// alone, kept until the run's replicates are averaged.
 	Bytes, Series float64
 	// worst is the edge whose copies (attempts x (1 + hedges)) are the
-	// most, the one to name when the events pass MaxEvents.
+	// most, the one to name when the events pass limits.FleetEvents.
 	worst int
 }
 
@@ -462,7 +463,7 @@ func (g *Graph) topological() []int {
 }
 
 // CheckGraphCost refuses graphs (each passed Check) whose bounds over every
-// graph and replicate (Graph.Cost) pass MaxEvents events or MaxBytes bytes
+// graph and replicate (Graph.Cost) pass limits.FleetEvents events or limits.FleetBytes bytes
 // held at once, with a *FieldError naming the setting to change: the
 // attempts of the edge whose attempts x (1 + hedges) are the most, when a
 // request makes more than one call on it, else duration or replicates.
@@ -496,7 +497,7 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 	if len(graphs) > 1 {
 		runs = plural(len(graphs), "run") + " x " + runs
 	}
-	if b.events > MaxEvents {
+	if b.events > limits.FleetEvents {
 		g := &graphs[wg]
 		e := g.Edges()[worst.worst]
 		cl, path := g.client(e), fmt.Sprintf("entries[%d]", e.Index)
@@ -519,15 +520,15 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 		default:
 			path = "duration"
 		}
-		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, b.events, float64(MaxEvents))}
+		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, b.events, float64(limits.FleetEvents))}
 	}
-	if total := float64(b.atOnce(opt))*b.running + b.kept; total > MaxBytes {
+	if total := float64(b.atOnce(opt))*b.running + b.kept; total > limits.FleetBytes {
 		path := "replicates"
 		if opt.Replicates == 1 {
 			path = "duration"
 		}
 		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can hold up to %.3g requests in flight a replicate (each request entering with every call below it), about %s in all; at most %s",
-			runs, worstSlots, human.GiB(total), human.GiB(MaxBytes))}
+			runs, worstSlots, human.GiB(total), human.GiB(limits.FleetBytes))}
 	}
 	return b, nil
 }

@@ -67,7 +67,7 @@ func (e *Entry) guarded() bool { return e.Store.Mode != delivery.NoStore || e.Cr
 // max_crashes): a mode or crash point
 // out of its enumeration, a negative or too long TTL or lease, a lease
 // that holds nothing, a crash probability out of [0, 1], a bound on crashes
-// out of [0, delivery.CrashesLimit], and either on a service with no calls
+// out of [0, limits.DeliveryCrashes], and either on a service with no calls
 // to guard or whose calls are Parallel (a job's steps run in order).
 func (g *Graph) checkGuard(k int, idx map[string]int) error {
 	e := &g.Entries[k]
@@ -79,8 +79,8 @@ func (g *Graph) checkGuard(k int, idx map[string]int) error {
 		name string
 		v    time.Duration
 	}{{"ttl", e.Store.TTL}, {"lease", e.Store.Lease}} {
-		if s := d.v.Seconds(); s < 0 || s > MaxSeconds {
-			return schema.Errorf(path(d.name), "%g s is not from 0 to %d s", s, MaxSeconds)
+		if s := d.v.Seconds(); s < 0 || s > limits.FleetSeconds {
+			return schema.Errorf(path(d.name), "%g s is not from 0 to %d s", s, limits.FleetSeconds)
 		}
 	}
 	if e.Store.Mode == delivery.Lease {
@@ -94,8 +94,8 @@ func (g *Graph) checkGuard(k int, idx map[string]int) error {
 	if err := delivery.CrashPoints().Check(e.Crash.At); err != nil {
 		return schema.Errorf(path("crash_at"), "%v", err)
 	}
-	if e.Crash.Max < 0 || e.Crash.Max > delivery.CrashesLimit {
-		return schema.Errorf(path("max_crashes"), "%d is not a whole number from 0 to %d", e.Crash.Max, delivery.CrashesLimit)
+	if e.Crash.Max < 0 || e.Crash.Max > limits.DeliveryCrashes {
+		return schema.Errorf(path("max_crashes"), "%d is not a whole number from 0 to %d", e.Crash.Max, limits.DeliveryCrashes)
 	}
 	if !e.guarded() {
 		return nil

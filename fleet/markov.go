@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -36,8 +37,8 @@ import (
 //     exponential backoff of rate BackoffRate (ν), in the orbit, and then
 //     sends its next attempt.
 //   - Client.Attempts still caps the tries; the chain leaves the cap out,
-//     so a run compared with it sets MaxAttempts, which a request reaches
-//     with probability at most p^(MaxAttempts-1).
+//     so a run compared with it sets limits.FleetAttempts, which a request reaches
+//     with probability at most p^(limits.FleetAttempts-1).
 //
 // The chain's state is then the workers' calls (live or abandoned), the
 // queue's calls in order (each live or abandoned), and the orbit's size: the
@@ -52,9 +53,6 @@ type Memoryless struct {
 	Orbit int
 }
 
-// MaxOrbit bounds Memoryless.Orbit.
-const MaxOrbit = 1_000_000
-
 // checkMemoryless refuses a Memoryless run whose law is not the chain's,
 // with a *FieldError naming memoryless, or the field of it at fault
 // (memoryless.retry_prob).
@@ -64,8 +62,8 @@ func (c *Config) checkMemoryless() error {
 		return nil
 	}
 	rate := func(path string, v float64) error {
-		if math.IsNaN(v) || v <= 0 || v > MaxRate {
-			return schema.Errorf(path, "%g is not a rate above 0 and at most %g a second", v, float64(MaxRate))
+		if math.IsNaN(v) || v <= 0 || v > limits.FleetRate {
+			return schema.Errorf(path, "%g is not a rate above 0 and at most %g a second", v, float64(limits.FleetRate))
 		}
 		return nil
 	}
@@ -80,8 +78,8 @@ func (c *Config) checkMemoryless() error {
 		return schema.Errorf("memoryless", "needs no outage")
 	case math.IsNaN(m.RetryProb) || m.RetryProb < 0 || m.RetryProb > 1:
 		return schema.Errorf("memoryless.retry_prob", "%g is not a probability in [0, 1]", m.RetryProb)
-	case m.Orbit < 0 || m.Orbit > MaxOrbit:
-		return schema.Errorf("memoryless.orbit", "%d is not from 0 to %d", m.Orbit, MaxOrbit)
+	case m.Orbit < 0 || m.Orbit > limits.FleetOrbit:
+		return schema.Errorf("memoryless.orbit", "%d is not from 0 to %d", m.Orbit, limits.FleetOrbit)
 	}
 	if err := rate("memoryless.timeout_rate", m.TimeoutRate); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -18,7 +19,7 @@ func memorylessConfig() Config {
 	c.Load = Shape{Kind: Constant, Rate: 1.8}
 	c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 3, Service: Service{Dist: Exponential, Median: time.Second}}
 	c.Net = 0
-	c.Client.Attempts = MaxAttempts
+	c.Client.Attempts = limits.FleetAttempts
 	c.Memoryless = Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 6}
 	return c
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // Policy is a client's guard against retries amplifying an outage: a retry
@@ -271,21 +273,6 @@ func policyPaths() []string {
 	return out
 }
 
-// Limits on the policies' parameters.
-const (
-	// MaxTokens bounds every token count and cost.
-	MaxTokens = 1e6
-	// MaxBudgetRatio bounds Finagle's percentCanRetry (its own bound).
-	MaxBudgetRatio = 1000
-	// MinTTL and MaxTTL bound Finagle's ttl, in seconds (its own bounds).
-	MinTTL, MaxTTL = 1, 60
-	// MaxWindow bounds the sliding breaker's counts (window, minimum
-	// calls, half-open calls): its window keeps one entry an outcome.
-	MaxWindow = 1_000_000
-	// MaxK bounds the SRE throttle's K.
-	MaxK = 1000
-)
-
 // New makes a fresh policy state of the configuration.
 func (p PolicyConfig) New() Policy {
 	switch p.Kind {
@@ -445,8 +432,8 @@ func (p *PolicyConfig) SetParam(path string, v float64) error {
 	case *time.Duration:
 		*f = time.Duration(math.Round(v * float64(time.Second)))
 	case *int:
-		if v != math.Trunc(v) || math.Abs(v) > MaxWindow+1 {
-			return &FieldError{Field: path, Msg: fmt.Sprintf("%g is not a whole number from 1 to %d", v, MaxWindow)}
+		if v != math.Trunc(v) || math.Abs(v) > limits.PolicyWindow+1 {
+			return &FieldError{Field: path, Msg: fmt.Sprintf("%g is not a whole number from 1 to %d", v, limits.PolicyWindow)}
 		}
 		*f = int(v)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -100,13 +101,13 @@ type brookerPolicy struct {
 // brookerPolicies are the clients of Brooker's retry runs, by name: A tries
 // in all and a policy, as his retry_sim builds them: NRetriesFactory(0) and
 // (3), AdaptiveRetryFactory(0.1, 5), whose bucket alone bounds its retries
-// (MaxAttempts never binds: a request would need its client to start about
+// (limits.FleetAttempts never binds: a request would need its client to start about
 // 950 requests while it retries), and CircuitBreakerRetryFactory(
 // NRetriesFactory(3), 0.1).
 var brookerPolicies = [...]brookerPolicy{
 	{"no_retries", 1, PolicyConfig{}, backoff.Policy{}},
 	{"4_tries", 4, PolicyConfig{}, backoff.Policy{}},
-	{"adaptive_10pct", MaxAttempts, PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}, backoff.Policy{}},
+	{"adaptive_10pct", limits.FleetAttempts, PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}, backoff.Policy{}},
 	{"breaker_10pct", 4, PolicyConfig{Kind: Breaker, Threshold: 0.1}, backoff.Policy{}},
 }
 
@@ -470,7 +471,7 @@ var spikeRecovery = Preset{
 			{"no_retries", Client{Attempts: 1}},
 			{"3_tries", Client{Attempts: 3}},
 			{"backoff_jitter", Client{Attempts: 3, Backoff: jitter}},
-			{"adaptive_10pct", Client{Attempts: MaxAttempts, Policy: PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}}},
+			{"adaptive_10pct", Client{Attempts: limits.FleetAttempts, Policy: PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}}},
 			{"breaker_10pct", Client{Attempts: 3, Policy: PolicyConfig{Kind: Breaker, Threshold: 0.1}}},
 			{"aws_standard", awsStandardClient(false)},
 			{"grpc_throttling", grpcRetryClient(false)},

@@ -17,7 +17,7 @@ import (
 // Options say how to run a set of configurations.
 type Options struct {
 	// Replicates is the number of independent seeds each run is simulated
-	// with, from 1 to MaxReplicates; 0 means 1, as in the job model's
+	// with, from 1 to 1000; 0 means 1, as in the job model's
 	// Experiment.
 	Replicates int
 	// Seed and the number First + r alone seed replicate r, the same for

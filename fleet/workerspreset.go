@@ -8,6 +8,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/jobqueue"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // WorkersPreset is a named set of worker-fleet runs.
@@ -57,7 +58,7 @@ func dbSteps() []Step {
 func outageFleet(name string, d time.Duration, q Client) Workers {
 	from, to := min(10*time.Minute, d/6), min(40*time.Minute, d*2/3)
 	return Workers{Name: name, Duration: d, Net: time.Millisecond, Load: Shape{Kind: Constant, Rate: 10},
-		Queue: q, WorkerCount: 20, QueueMax: MaxQueue, Steps: dbSteps(),
+		Queue: q, WorkerCount: 20, QueueMax: limits.FleetQueue, Steps: dbSteps(),
 		Dependencies: []Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0), Outage: Outage{From: from, To: to, Mode: Fail}}}}
 }
 
@@ -111,7 +112,7 @@ var sqsVisibility = WorkersPreset{
 		q.Backoff = backoff.Policy{Kind: backoff.None}
 		from := min(2*time.Minute, d/5)
 		w := Workers{Name: "no_key", Duration: d, Net: time.Millisecond, Load: Shape{Kind: Constant, Rate: 1},
-			Queue: q, EntrySettings: EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true}, WorkerCount: 500, QueueMax: MaxQueue,
+			Queue: q, EntrySettings: EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true}, WorkerCount: 500, QueueMax: limits.FleetQueue,
 			Steps: []Step{{To: "payments", Client: func() Client { c := stepClient(); c.Timeout = 5 * time.Minute; return c }()}},
 			Dependencies: []Node{{Name: "payments", Server: steadyServer(200*time.Millisecond, 0),
 				Outage: Outage{From: from, To: from + 100*time.Second, Mode: Stall}}}}
@@ -141,7 +142,7 @@ var backlogDrain = WorkersPreset{
 		api := DefaultConfig().Server
 		api.Kind, api.Base, api.Limit, api.Burst = RateLimit, 50*time.Millisecond, 100, 100
 		w := Workers{Name: "uncapped", Duration: d, Net: time.Millisecond, Load: Shape{Kind: Constant, Rate: 20},
-			Queue: q, WorkerCount: 200, QueueMax: MaxQueue,
+			Queue: q, WorkerCount: 200, QueueMax: limits.FleetQueue,
 			Down:  Outage{From: min(5*time.Minute, d/12), To: min(20*time.Minute, d/3), Mode: Stall},
 			Steps: []Step{{To: "db", Client: stepClient()}, {To: "api", Client: stepClient()}},
 			Dependencies: []Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0)},
@@ -156,7 +157,7 @@ var backlogDrain = WorkersPreset{
 // them (Temporal's activities): 25 on Temporal's schedule span 1827 s (1 +
 // 2 + ... + 64, then 100 s apart), past the 30-minute outage, and the cost
 // bound of a replicate, which counts every try a job can make, stays
-// within MaxBytes.
+// within limits.FleetBytes.
 const unlimitedTries = 25
 
 // queueDefaults is the preset of job queue d's defaults (River, Oban or

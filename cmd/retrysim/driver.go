@@ -14,6 +14,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/scenario"
@@ -67,7 +68,7 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	}
 	r := &runFlags{kind: kind, fs: flagval.NewFlagSet("retrysim " + kind), seed: 1, series: outfile.File{Flag: "series"}, plot: outfile.File{Flag: "plot"},
 		workers:    flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096},
-		replicates: flagval.Bounded{V: replicates, Lo: 1, Hi: fleet.MaxReplicates}}
+		replicates: flagval.Bounded{V: replicates, Lo: 1, Hi: limits.FleetReplicates}}
 	r.preset.Valid, r.preset.Names = lookup, presets
 	fs := r.fs
 	for _, f := range []struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/stats"
@@ -55,7 +56,7 @@ func policies(v *[]metastable.MapPolicy) flag.Value {
 // an item.
 func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
 	r := newRunFlags(kind, usages{
-		replicates: fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", fleet.MaxReplicates),
+		replicates: fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", limits.FleetReplicates),
 		workers:    "parallel `workers`, %d to %d; the output does not depend on it",
 		plot:       "also draw the heat maps to `file` (.png or .svg), a panel a policy and length",
 		shard:      "run slice `i/n` of the cells (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge",
@@ -69,18 +70,18 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 		}
 		return nil
 	}}
-	fs.Var(numbers(&m.Rates, 0, fleet.MaxRate, false), "rates", "the base loads, a comma-separated `list` of requests a second")
-	fs.Var(numbers(&m.Heights, 0, fleet.MaxRate, false), "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
+	fs.Var(numbers(&m.Rates, 0, limits.FleetRate, false), "rates", "the base loads, a comma-separated `list` of requests a second")
+	fs.Var(numbers(&m.Heights, 0, limits.FleetRate, false), "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
 	lengths := make([]float64, len(m.Lengths))
 	for i, l := range m.Lengths {
 		lengths[i] = l.Seconds()
 	}
-	fs.Var(numbers(&lengths, 0, fleet.MaxSeconds, true), "lengths", "the spike's or the outage's lengths, a comma-separated `list` of durations")
+	fs.Var(numbers(&lengths, 0, limits.FleetSeconds, true), "lengths", "the spike's or the outage's lengths, a comma-separated `list` of durations")
 	fs.Var(policies(&m.Policies), "policies", "the client `policies`, comma-separated: no_backoff, backoff_and_jitter (Brooker's two: no backoff, or a wait uniform in [0, b], b = 20 s doubling)")
 	fs.Var(&trigger, "trigger", "the `trigger`: spike (to each -heights for each -lengths), outage (every call fails at once for each -lengths) or stall (every call held to the outage's end)")
 	fs.Var(flagval.DurationVar(&m.From), "from", "the trigger starts at this `time`")
 	fs.Var(flagval.DurationVar(&m.After), "after", "each run goes on for this `duration` after the trigger ends (at least 10s, one recovery window)")
-	intro := fmt.Sprintf(helpText("fleet-map"), metastable.MaxMapAxis, metastable.MaxMapCells, fleet.MaxReplicates, float64(fleet.MaxEvents), fleet.MaxBytes>>30)
+	intro := fmt.Sprintf(helpText("fleet-map"), metastable.MaxMapAxis, metastable.MaxMapCells, limits.FleetReplicates, float64(limits.FleetEvents), limits.FleetBytes>>30)
 	if err := r.parse(args, intro, nil, stdout); err != nil {
 		return nil, err
 	}

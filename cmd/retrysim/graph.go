@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/scenario"
 )
@@ -35,7 +36,7 @@ func parseGraphTake(kind string, args []string, stdout, stderr io.Writer, take f
 		formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
 	}, 10, each(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupGraphPreset(s); return err })
-	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.KindPresets(fleet.GraphPresets()), fleet.MaxServices, fleet.MaxEntries, fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, float64(fleet.MaxEvents)), nil, stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.KindPresets(fleet.GraphPresets()), limits.GraphServices, limits.GraphEntries, limits.GraphFanout, limits.GraphCalls, limits.GraphDepth, limits.FleetDuration, limits.FleetReplicates, limits.FleetSeriesSeconds, float64(limits.FleetEvents)), nil, stdout); err != nil {
 		return nil, err
 	}
 	loaded, err := r.loadGraph("graphs")

@@ -8,10 +8,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/render"
 )
 
@@ -37,10 +37,10 @@ func parseWorkersAs(kind string, args []string, stdout, stderr io.Writer, take f
 		formats:           " (json also holds each run's series a second; html is one page with the series drawn)",
 	}, 10, each(fleet.WorkersPresets(), func(p fleet.WorkersPreset) string { return p.Name }),
 		func(s string) error { _, err := fleet.LookupWorkersPreset(s); return err })
-	workerCount := flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
-	r.fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
+	workerCount := flagval.Bounded{Lo: 1, Hi: limits.FleetWorkers}
+	r.fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", limits.FleetWorkers))
 	r.fs.Lookup("worker-count").DefValue = "the preset's or the file's own"
-	if err := r.parse(args, fmt.Sprintf(helpText("workers"), render.KindPresets(fleet.WorkersPresets()), fleet.MaxFanout, fleet.MaxWorkers, fleet.MaxAttempts, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, fleet.MaxSeconds, delivery.CrashesLimit, float64(fleet.MaxBytes)/(1<<30), float64(fleet.MaxEvents)), nil, stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("workers"), render.KindPresets(fleet.WorkersPresets()), limits.GraphFanout, limits.FleetWorkers, limits.FleetAttempts, limits.FleetDuration, limits.FleetReplicates, limits.FleetSeriesSeconds, limits.FleetSeconds, limits.DeliveryCrashes, float64(limits.FleetBytes)/(1<<30), float64(limits.FleetEvents)), nil, stdout); err != nil {
 		return nil, err
 	}
 	loaded, err := r.loadGraph("fleets")

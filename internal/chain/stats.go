@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
@@ -156,13 +157,13 @@ func (q Question) RunItems(ctx context.Context, lo, hi, workers int) ([]Item, er
 }
 
 // CheckItem refuses an item k that no run of q makes: an estimate outside
-// [0, 1], a crude replicate's, or events outside 0 to fleet.MaxEvents.
+// [0, 1], a crude replicate's, or events outside 0 to limits.FleetEvents.
 func (q Question) CheckItem(k int, it *Item) error {
 	switch runs := q.Split.Runs; {
-	case k < runs && (!(it.P >= 0 && it.P <= 1) || it.Events < 0 || it.Events > fleet.MaxEvents):
-		return fmt.Errorf("run %d (estimate %g, %d events): want an estimate from 0 to 1 and 0 to %.0e events", k, it.P, it.Events, float64(fleet.MaxEvents))
-	case k >= runs && (it.P != 0 || it.Events < 0 || it.Events > fleet.MaxEvents):
-		return fmt.Errorf("crude replicate %d took %d events (estimate %g), not 0 to %.0e (and none)", k-runs, it.Events, it.P, float64(fleet.MaxEvents))
+	case k < runs && (!(it.P >= 0 && it.P <= 1) || it.Events < 0 || it.Events > limits.FleetEvents):
+		return fmt.Errorf("run %d (estimate %g, %d events): want an estimate from 0 to 1 and 0 to %.0e events", k, it.P, it.Events, float64(limits.FleetEvents))
+	case k >= runs && (it.P != 0 || it.Events < 0 || it.Events > limits.FleetEvents):
+		return fmt.Errorf("crude replicate %d took %d events (estimate %g), not 0 to %.0e (and none)", k-runs, it.Events, it.P, float64(limits.FleetEvents))
 	}
 	return nil
 }

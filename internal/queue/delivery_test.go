@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sqlitecheck"
 	"github.com/retrysim/retrysim/provider"
@@ -359,7 +360,7 @@ func TestWarning(t *testing.T) {
 		{"no lease store", at(delivery.Claim, 20*ms, time.Minute), signup(0.01, fixed), each, ""},
 		{"no time", delivery.Defaults(), signup(0.01, provider.Latency{}), each, ""},
 		// 1000 calls of 8760h pass what a Duration holds: the hold saturates.
-		{"saturated", at(delivery.Lease, provider.MaxDuration, provider.MaxDuration), signup(0.01, provider.Latency{Median: provider.MaxDuration}),
+		{"saturated", at(delivery.Lease, limits.MaxDuration, limits.MaxDuration), signup(0.01, provider.Latency{Median: limits.MaxDuration}),
 			[]strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Attempts: 1000}},
 			leaseMsg("8760h", "2562047h47m16.854775807s") + "; " + visMsg("8760h", "87600h")},
 	} {

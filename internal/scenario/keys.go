@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
@@ -42,7 +43,7 @@ const (
 	ReadByGraph    = "graph model (retrysim graph, retrysim workers)"
 )
 
-var durationBounds = fmt.Sprintf("0 to %dh", int(provider.MaxDuration.Hours()))
+var durationBounds = fmt.Sprintf("0 to %dh", int(limits.MaxDuration.Hours()))
 
 // jobKeyDocs are the keys of a job up to a step's name, in the order of a
 // file; a step's settings follow (stepKeyDocs), then the queue section
@@ -190,7 +191,7 @@ func graphKeyDocs() []Key {
 		keys = append(keys, k("graph."+p.Key, p.Type, p.Default, p.Bounds, p.Example, p.Doc))
 	}
 	keys = append(keys,
-		k("graph.entries", "a list of entries", "none: required", fmt.Sprintf("1 to %d entries", fleet.MaxEntries), "[{to: a}]", "where load enters the graph"),
+		k("graph.entries", "a list of entries", "none: required", fmt.Sprintf("1 to %d entries", limits.GraphEntries), "[{to: a}]", "where load enters the graph"),
 		k("graph.entries[].to", "a service's name", "none: required", "a service of the graph", "a", "the service the entry's requests go to"),
 		k("graph.entries[].load", "a mapping of load settings", "constant 40 a second", "the keys below", "{shape: constant, rate: 10}", "the entry's arrivals: each key is retrysim fleet's load flag with _ for -"),
 	)
@@ -203,19 +204,19 @@ func graphKeyDocs() []Key {
 		keys = append(keys, k("graph.entries[]."+p.Key, p.Type, p.Default, p.Bounds, p.Example, p.Doc))
 	}
 	keys = append(keys,
-		k("graph.services", "a list of services", "none: required", fmt.Sprintf("1 to %d services, each reached by an entry", fleet.MaxServices), "[{name: a}]", "the services"),
+		k("graph.services", "a list of services", "none: required", fmt.Sprintf("1 to %d services, each reached by an entry", limits.GraphServices), "[{name: a}]", "the services"),
 		k(svc+".name", "text", "none: required", "a name, unique in the graph", "a", "the service's name, by which entries and calls reach it"),
 		k(svc+".server", "a mapping of server settings", "retrysim fleet's server: latency 1s + 10ms a call in progress", "the keys below", "{kind: independent, base: 10ms}", "the service's server: each key is retrysim fleet's server flag with _ for -, the server's kind as kind"),
 	)
 	keys = append(keys, section(svc+".server", "server")...)
 	keys = append(keys,
 		k(svc+".outage", "a mapping: from, to and mode", "none", "the keys below", "{from: 10s, to: 20s}", "a window [from, to) in which the service fails or stalls every call, as the fleet model's outage"),
-		k(svc+".outage.from", "duration", "0s", fmt.Sprintf("up to %ds", fleet.MaxSeconds), "1s", "the outage's start"),
-		k(svc+".outage.to", "duration", "0s (no outage)", fmt.Sprintf("up to %ds; after from", fleet.MaxSeconds), "2s", "the outage's end"),
+		k(svc+".outage.from", "duration", "0s", fmt.Sprintf("up to %ds", limits.FleetSeconds), "1s", "the outage's start"),
+		k(svc+".outage.to", "duration", "0s (no outage)", fmt.Sprintf("up to %ds; after from", limits.FleetSeconds), "2s", "the outage's end"),
 	)
 	keys = append(keys, section(svc+".outage", "outage")...)
 	keys = append(keys,
-		k(svc+".calls", "a list of calls", "none: the service calls nothing", fmt.Sprintf("up to %d calls a service, %d in the graph; no cycle, at most %d services deep", fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth), "[{to: b}]",
+		k(svc+".calls", "a list of calls", "none: the service calls nothing", fmt.Sprintf("up to %d calls a service, %d in the graph; no cycle, at most %d services deep", limits.GraphFanout, limits.GraphCalls, limits.GraphDepth), "[{to: b}]",
 			"the calls the service makes for each request, once its own work succeeded; the request succeeds when every call does"),
 		k(svc+".parallel", "true or false", "false", "true or false", "true", "make the calls all at once (fan-out) instead of one after the other; the request fails at the first call that fails"),
 		k(call+".to", "a service's name", "none: required", "a service of the graph", "b", "the service called"),

@@ -5,8 +5,8 @@
 // given twice in any spelling (budget_ratio and budget-ratio), a YAML merge
 // key (<<), a value of the wrong type, a second document, two steps with
 // one name, or a value the flags' validators refuse (a probability outside
-// [0, 1], a duration outside 0 to provider.MaxDuration, max_deliveries past
-// delivery.DeliveriesLimit) is an error that names the file, the line and the
+// [0, 1], a duration outside 0 to limits.MaxDuration, max_deliveries past
+// limits.DeliveryDeliveries) is an error that names the file, the line and the
 // field.
 //
 // It only reads; the simulation is package sim's, the queue model package

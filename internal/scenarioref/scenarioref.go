@@ -19,6 +19,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/provider"
 )
@@ -88,7 +89,7 @@ func Keys() []Key {
 
 // settingType is a setting's type and bounds, by the type of its default.
 func settingType(s api.SettingDef) (typ, bounds string) {
-	durations := "0 to " + plainValue(provider.MaxDuration)
+	durations := "0 to " + plainValue(limits.MaxDuration)
 	switch s.Default.(type) {
 	case float64:
 		return "probability", "0 to 1"
@@ -113,7 +114,7 @@ func paramType(p fleet.Param) (typ, bounds, def string) {
 		}
 		return "number", number(p.Lo) + " to " + number(p.Hi), plainValue(*v)
 	case *time.Duration:
-		return "duration", "up to " + plainValue(fleet.MaxSeconds*time.Second) + ", less where the meaning says", plainValue(*v)
+		return "duration", "up to " + plainValue(limits.FleetSeconds*time.Second) + ", less where the meaning says", plainValue(*v)
 	case *int:
 		return "whole number", number(p.Lo) + " to " + number(p.Hi), plainValue(*v)
 	case *bool:

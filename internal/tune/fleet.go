@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/schema"
@@ -32,10 +33,10 @@ type replicatesKind struct {
 }
 
 // Budget is the most replicates a search of runs of the kind's duration
-// may spend: fleet.MaxReplicates, fewer where they would keep more than
-// fleet.MaxSeriesSeconds.
+// may spend: limits.FleetReplicates, fewer where they would keep more than
+// limits.FleetSeriesSeconds.
 func (k replicatesKind) Budget() int64 {
-	return min(fleet.MaxReplicates, fleet.MaxSeriesSeconds/int64(math.Max(1, math.Ceil(k.Duration.Seconds()))))
+	return min(limits.FleetReplicates, limits.FleetSeriesSeconds/int64(math.Max(1, math.Ceil(k.Duration.Seconds()))))
 }
 
 // Unit is replicates.
@@ -54,7 +55,7 @@ func (k replicatesKind) options(first int, n int64) fleet.Options {
 // checkBatch refuses a budget whose batch (up to units replicates of
 // duration) the runs may not take.
 func checkBatch(units int64, duration time.Duration) error {
-	err := (fleet.Options{Replicates: int(min(units, fleet.MaxReplicates+1))}).Check(duration.Seconds())
+	err := (fleet.Options{Replicates: int(min(units, limits.FleetReplicates+1))}).Check(duration.Seconds())
 	if err != nil {
 		return schema.Errorf("budget", "a batch may run up to %d replicates: %s", units, err.(*fleet.FieldError).Msg)
 	}
