@@ -15,7 +15,7 @@ import (
 // hold together, as TestExportCount counts them. Issue 37's goal is 500:
 // this is a ratchet at what the last change reached, and every later
 // change lowers it, never raises it.
-const exportCeiling = 1209
+const exportCeiling = 1199
 
 // publicDirs walks the module and lists, sorted, the directory of every
 // package a Go program may import: every directory holding a non-test Go
@@ -187,7 +187,6 @@ var sharedNames = map[string]string{
 	"Row":          "a strategy's counters in a job-model run: stats' is the root's as a shard and the outputs hold it",
 	"Run":          "the package's main call: run an experiment (the root), run fleet configurations (fleet)",
 	"Watch":        "a watched step: provider's is the scenario's, stats' its echo in a report",
-	"Wilson":       "Wilson's score interval: schema's names the Method, stats' computes an Estimate by it",
 	"Axis":         "TODO issue 37: rename: a sweep's axis with its values (root), a parameter a sweep can vary (stats)",
 	"Constant":     "TODO issue 37: rename: a backoff Kind (backoff), a load ShapeKind (fleet)",
 	"Exponential":  "TODO issue 37: rename: a backoff Kind (backoff), a service-time Dist (fleet)",
@@ -196,7 +195,7 @@ var sharedNames = map[string]string{
 	"LookupPreset": "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
 	"Param":        "TODO issue 37: rename: a sweep parameter (root), a declared setting of a Config (fleet)",
 	"Params":       "TODO issue 37: rename: a fleet Config's settings (fleet), a report's echoed inputs (stats)",
-	"Point":        "TODO issue 37: rename: a second of a fleet series (fleet), an Estimate without interval (schema), a sweep's grid point (stats)",
+	"Point":        "TODO issue 37: rename: a second of a fleet series (fleet), a sweep's grid point (stats)",
 	"Policy":       "TODO issue 37: rename: a wait schedule (backoff), an admission guard (fleet), a step's retry settings (provider)",
 	"Preset":       "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
 	"Presets":      "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/retrysim/retrysim/internal/dist"
+	est "github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
@@ -278,11 +279,11 @@ func estimate(xs []float64) schema.Estimate {
 		}
 	}
 	if n == 0 {
-		return schema.Point(math.NaN(), 0)
+		return est.Point(math.NaN(), 0)
 	}
 	mean := sum / float64(n)
 	if n == 1 {
-		return schema.Point(mean, 1)
+		return est.Point(mean, 1)
 	}
 	var ss float64
 	for _, x := range xs {
@@ -292,7 +293,7 @@ func estimate(xs []float64) schema.Estimate {
 	}
 	t := dist.StudentTQuantile(float64(n-1), 0.975)
 	half := t * math.Sqrt(ss/float64(n-1)/float64(n))
-	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, N: int64(n), Level: stats.Confidence, Method: schema.StudentT}
+	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, N: int64(n), Level: stats.Confidence, Method: est.StudentT}
 }
 
 // Summary is a run's row: each figure a mean over replicates with its 95%

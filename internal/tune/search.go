@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/dist"
+	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -231,7 +232,7 @@ func (s Search) objective(k Kind) (objective, error) {
 // estimate is the objective at candidate c of pool p.
 func (o objective) estimate(c Point, p Pool) schema.Estimate {
 	if o.axis >= 0 {
-		return schema.Estimate{Value: c[o.axis], Lo: c[o.axis], Hi: c[o.axis], Level: 0.95, Method: schema.Exact}
+		return schema.Estimate{Value: c[o.axis], Lo: c[o.axis], Hi: c[o.axis], Level: 0.95, Method: estimate.Exact}
 	}
 	for _, r := range p.Rows() {
 		if r.ID == o.row {
@@ -273,7 +274,7 @@ type batchMean struct {
 // else the two intervals' half-widths added in quadrature.
 func (r *Result) diff(o objective, x, y int) schema.Estimate {
 	cx, cy := r.Candidates[x], r.Candidates[y]
-	d := schema.Estimate{Value: cy.Objective.Value - cx.Objective.Value, Level: 0.95, Method: schema.Exact}
+	d := schema.Estimate{Value: cy.Objective.Value - cx.Objective.Value, Level: 0.95, Method: estimate.Exact}
 	d.Lo, d.Hi = d.Value, d.Value
 	if o.axis >= 0 {
 		return d
@@ -290,7 +291,7 @@ func (r *Result) diff(o objective, x, y int) schema.Estimate {
 	ylo, yhi := bounds(cy.Objective)
 	if len(diffs) < 3 || xlo == xhi || ylo == yhi {
 		half := math.Hypot((xhi-xlo)/2, (yhi-ylo)/2)
-		d.Lo, d.Hi, d.Method = d.Value-half, d.Value+half, schema.Normal
+		d.Lo, d.Hi, d.Method = d.Value-half, d.Value+half, estimate.Normal
 		return d
 	}
 	var total, mean, ss float64
@@ -304,7 +305,7 @@ func (r *Result) diff(o objective, x, y int) schema.Estimate {
 	}
 	k := float64(len(diffs))
 	half := dist.StudentTQuantile(k-1, 0.975) * math.Sqrt(ss/(k-1)/total)
-	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, Level: 0.95, Method: schema.StudentT}
+	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, Level: 0.95, Method: estimate.StudentT}
 }
 
 // beats reports whether candidate x is better than candidate y with 95%

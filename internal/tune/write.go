@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/schema"
@@ -69,7 +70,7 @@ func signed(e schema.Estimate) string {
 	if e.Value >= 0 {
 		v = "+" + v
 	}
-	if e.Method == schema.Exact {
+	if e.Method == estimate.Exact {
 		return v + " (exact)"
 	}
 	return fmt.Sprintf("%s [%s, %s]", v, strconv.FormatFloat(e.Lo, 'g', 4, 64), strconv.FormatFloat(e.Hi, 'g', 4, 64))
