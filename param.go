@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
@@ -98,9 +99,9 @@ func fieldNames(queue, numeric bool) []string {
 }
 
 // stepSettings are the settings of a step that a name sets, as
-// settingTable declares them: those of provider.StepSettings with a Name,
+// settingTable declares them: those of decl.StepSettings with a Name,
 // in its order.
-func stepSettings(ps []provider.StepSetting) []setting {
+func stepSettings(ps []decl.StepSetting) []setting {
 	var out []setting
 	for _, p := range ps {
 		if p.Name == "" {
@@ -140,7 +141,7 @@ func kindField(kind schema.Kind, lo, hi int) field {
 // Settings, Override, lookupParam, the command's flags and help, and
 // Unread's rule for the job model are all read from it. The queue's are
 // delivery.Settings, under queue.
-var settingTable = append(stepSettings(provider.StepSettings()), queueSettings(delivery.Settings())...)
+var settingTable = append(stepSettings(decl.StepSettings()), queueSettings(delivery.Settings())...)
 
 // queueSettings are the settings of ds under queue, as settingTable declares them.
 func queueSettings(ds []delivery.Setting) []setting {

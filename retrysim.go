@@ -27,6 +27,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
@@ -585,14 +586,14 @@ func ownRates(sc provider.Scenario) bool {
 }
 
 // stepParams is st as outputs echo it: each setting of
-// provider.EchoedStepSettings under its echo key, in its order, a
+// decl.EchoedStepSettings under its echo key, in its order, a
 // probability as a float64 (0 for a setting only a step that can lose its
 // reply has, when st cannot), a flag as a bool, a latency as its text, and
 // the step's own attempts (an int64), key mode and backoff (texts), each
 // left out where the step keeps the run's.
 func stepParams(st provider.Step) stats.StepParams {
 	p := stats.StepParams{Name: st.Name, Settings: stats.Settings{}}
-	for _, s := range provider.EchoedStepSettings() {
+	for _, s := range decl.EchoedStepSettings() {
 		var echo any
 		switch v := s.Get(st).(type) {
 		case float64:

@@ -29,7 +29,7 @@ type Model struct {
 }
 
 // ModelStep is one step of a Model (provider.Step): its name, then each
-// setting of provider.StepSettings under its key (package sim writes and
+// setting of decl.StepSettings under its key (package sim writes and
 // reads them from the table, so a setting declared there is written with
 // no field here): a probability as a number, a flag as a boolean, a
 // latency as its median and p99 in whole nanoseconds (latency_ns,

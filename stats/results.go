@@ -160,7 +160,7 @@ type Watch struct {
 }
 
 // StepParams are one step's parameters as the run used them: its name,
-// then each setting of provider.EchoedStepSettings under its echo key (the
+// then each setting of decl.EchoedStepSettings under its echo key (the
 // root package fills them from the table, so a setting declared there is
 // echoed with no field here): a probability as a number (lost_reply 0 for
 // a step whose reply cannot be lost), a latency as its text, whether the

@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -68,13 +69,13 @@ var jobKeyDocs = []Key{
 }
 
 // stepKeyDocs are a step's keys after its name: each setting of
-// provider.StepSettings a file gives (not one SetBy turns on), in its
+// decl.StepSettings a file gives (not one SetBy turns on), in its
 // order, documented by its File, its type and bounds said by its value
 // where File leaves them out; a latency followed by its median and p99, a
 // backoff by its keys, each documented by the queue's backoff setting.
 func stepKeyDocs() []Key {
 	var keys []Key
-	for _, s := range provider.StepSettings() {
+	for _, s := range decl.StepSettings() {
 		if s.SetBy != "" {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/provider"
 )
 
@@ -19,7 +20,7 @@ import (
 // decoder takes, a type with its own UnmarshalYAML (a latency, the watched
 // list) or a yaml.Node (the fleet section) as one key, the queue
 // section's keys as it reads them, from delivery.Settings, and a step's as
-// it reads them: its name and each setting of provider.StepSettings, a
+// it reads them: its name and each setting of decl.StepSettings, a
 // backoff's keys by backoffFile's tags.
 func readerPaths(t reflect.Type, prefix string) []string {
 	var paths []string
@@ -41,9 +42,9 @@ func readerPaths(t reflect.Type, prefix string) []string {
 			}
 			continue
 		}
-		if ft.Kind() == reflect.Slice && ft.Elem() == reflect.TypeFor[stepFile]() { // read by provider.StepSettings
+		if ft.Kind() == reflect.Slice && ft.Elem() == reflect.TypeFor[stepFile]() { // read by decl.StepSettings
 			paths = append(paths, path+"[].name")
-			for _, s := range provider.StepSettings() {
+			for _, s := range decl.StepSettings() {
 				if s.SetBy != "" {
 					continue
 				}

@@ -32,6 +32,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -251,7 +252,7 @@ func (l *watchList) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // stepFile is a step: its name, and each setting of
-// provider.StepSettings it gives (under the setting's ShardKey), with the
+// decl.StepSettings it gives (under the setting's ShardKey), with the
 // line of its key and its value as the setting's type reads it: a
 // probability, true or false, a latency, a whole number, a key mode's name
 // or a backoff. Decoding refuses an unknown key and a value of the wrong
@@ -272,14 +273,14 @@ func (s *stepFile) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
 		return notA(n, "scenario.stepFile")
 	}
-	settings := provider.StepSettings()
+	settings := decl.StepSettings()
 	var typeErrs []string
 	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
 		k, v := n.Content[i], n.Content[i+1]
 		var err error
 		if k.Value == "name" {
 			err = v.Decode(&s.Name)
-		} else if j := slices.IndexFunc(settings, func(st provider.StepSetting) bool { return st.SetBy == "" && st.ShardKey == k.Value }); j >= 0 {
+		} else if j := slices.IndexFunc(settings, func(st decl.StepSetting) bool { return st.SetBy == "" && st.ShardKey == k.Value }); j >= 0 {
 			var x any
 			if x, err = decodeStep(settings[j].Get(provider.Step{}), v); err == nil {
 				if s.given == nil {
@@ -956,7 +957,7 @@ func (f *file) watches(name string, top *yaml.Node, named map[string]int) ([]pro
 	return ws, nil
 }
 
-// set sets in st each setting the step gives, in provider.StepSettings'
+// set sets in st each setting the step gives, in decl.StepSettings'
 // order, and turns on each flag that a key it gives sets (SetBy); n is the
 // step's node, i its index. A whole number is checked against the
 // setting's bounds, a key mode and a backoff as the flags check theirs; a
@@ -965,7 +966,7 @@ func (f *file) watches(name string, top *yaml.Node, named map[string]int) ([]pro
 // zero (a latency above 0, a backoff): the delivery model runs it.
 func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (timed bool, err error) {
 	field := func(key string) string { return fmt.Sprintf("steps[%d].%s", i, key) }
-	for _, set := range provider.StepSettings() {
+	for _, set := range decl.StepSettings() {
 		if _, ok := s.given[set.SetBy]; set.SetBy != "" && ok {
 			set.Set(st, true)
 			continue

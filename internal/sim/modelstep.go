@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
 // modelStep is st as a shard's model writes it: its name, then each setting
-// of provider.StepSettings under its key, in the table's order: a number or
+// of decl.StepSettings under its key, in the table's order: a number or
 // a flag as itself, a latency as its median and p99 in whole nanoseconds
 // (_ns, _p99_ns), a whole number as an int64 and a key mode as its name,
 // each left out at 0 or nil (the step keeps the run's), and a backoff as
@@ -19,7 +20,7 @@ import (
 func modelStep(st provider.Step) stats.ModelStep {
 	ms := stats.ModelStep{Name: st.Name, Settings: stats.Settings{}}
 	put := func(key string, v any) { ms.Settings = append(ms.Settings, stats.Setting{Key: key, Value: v}) }
-	for _, s := range provider.StepSettings() {
+	for _, s := range decl.StepSettings() {
 		switch v := s.Get(st).(type) {
 		case float64, bool:
 			put(s.ShardKey, v)
@@ -47,7 +48,7 @@ func modelStep(st provider.Step) stats.ModelStep {
 }
 
 // stepOf is the step ms holds, unchecked: each setting of
-// provider.StepSettings under its keys (modelStep), of its type, and no
+// decl.StepSettings under its keys (modelStep), of its type, and no
 // other key; a whole number, a key mode and a backoff may be left out (the
 // step keeps the run's), nothing else may. What is wrong is refused as a
 // *schema.FieldError naming the key under path (steps[1].p_fail).
@@ -72,7 +73,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 		}
 		return n, nil
 	}
-	for _, s := range provider.StepSettings() {
+	for _, s := range decl.StepSettings() {
 		key := s.ShardKey
 		var v any
 		switch s.Get(provider.Step{}).(type) {
