@@ -15,7 +15,7 @@ import (
 // hold together, as TestExportCount counts them. Issue 37's goal is 500:
 // this is a ratchet at what the last change reached, and every later
 // change lowers it, never raises it.
-const exportCeiling = 1176
+const exportCeiling = 1164
 
 // publicDirs walks the module and lists, sorted, the directory of every
 // package a Go program may import: every directory holding a non-test Go
@@ -200,8 +200,8 @@ var sharedNames = map[string]string{
 	"Preset":       "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
 	"Presets":      "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
 	"RunSweep":     "TODO issue 37: rename: a sweep's rows (root), items lo to hi of a fleet sweep's replicates (fleet)",
-	"Setting":      "TODO issue 37: rename: a value by name (root), a queue setting's declaration (delivery), an echoed key and value (stats)",
-	"Settings":     "TODO issue 37: rename: the settings Override takes (root), the queue's declarations (delivery), a model's echoed settings (stats)",
+	"Setting":      "TODO issue 37: rename: a value by name (root), an echoed key and value (stats)",
+	"Settings":     "TODO issue 37: rename: the settings Override takes (root), a model's echoed settings (stats)",
 	"Step":         "TODO issue 37: rename: a scenario's call (provider), a worker job's call to a dependency (fleet)",
 	"Sweep":        "TODO issue 37: rename: a grid to run (root), a sweep's result (stats)",
 }

@@ -140,11 +140,11 @@ func kindField(kind schema.Kind, lo, hi int) field {
 // field, what it means, its bounds (spec) and which model reads it;
 // Settings, Override, lookupParam, the command's flags and help, and
 // Unread's rule for the job model are all read from it. The queue's are
-// delivery.Settings, under queue.
-var settingTable = append(stepSettings(decl.StepSettings()), queueSettings(delivery.Settings())...)
+// decl.Settings[delivery.Config], under queue.
+var settingTable = append(stepSettings(decl.StepSettings()), queueSettings(decl.Settings[delivery.Config]())...)
 
 // queueSettings are the settings of ds under queue, as settingTable declares them.
-func queueSettings(ds []delivery.Setting) []setting {
+func queueSettings(ds []decl.Setting[delivery.Config]) []setting {
 	var out []setting
 	for _, d := range ds {
 		f := kindField(d.Kind, d.Min, d.Max)

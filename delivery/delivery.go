@@ -147,7 +147,7 @@ func Defaults() Config {
 // other does, and a Config it accepts runs.
 func (c Config) Check() error {
 	for _, s := range settings {
-		if err := s.check(c); err != nil {
+		if err := s.Check(c); err != nil {
 			return err
 		}
 	}

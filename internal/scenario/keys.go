@@ -48,7 +48,7 @@ var durationBounds = fmt.Sprintf("0 to %dh", int(limits.MaxDuration.Hours()))
 
 // jobKeyDocs are the keys of a job up to a step's name, in the order of a
 // file; a step's settings follow (stepKeyDocs), then the queue section
-// (queueSectionKey) and its keys, delivery.Settings' (queueKeyDocs).
+// (queueSectionKey) and its keys, decl.Settings[delivery.Config]' (queueKeyDocs).
 var jobKeyDocs = []Key{
 	{Path: "name", Type: "text", Default: "custom", Bounds: "a name", ReadBy: ReadByJob, Example: "checkout",
 		Doc: "the scenario's name, in every output's title"},
@@ -245,14 +245,14 @@ var graphExamples = map[string]string{
 }
 
 // queueKeyDocs are the keys of the queue section, one a setting of
-// delivery.Settings, each documented by retrysim.Settings under its name
+// decl.Settings[delivery.Config], each documented by retrysim.Settings under its name
 // (queue.backoff for the key queue.backoff.policy): the keys of the queue
 // itself in the table's order, each followed by its parts (latencyParts),
 // then each mapping of settings (queueMappings) with its keys.
 func queueKeyDocs() []Key {
 	var keys []Key
 	mappings := map[string][]Key{}
-	for _, s := range delivery.Settings() {
+	for _, s := range decl.Settings[delivery.Config]() {
 		k := Key{Path: "queue." + s.Key, Setting: "queue." + s.Name, ReadBy: ReadByDelivery, Example: s.Example}
 		if parent, _, ok := strings.Cut(s.Key, "."); ok {
 			mappings[parent] = append(mappings[parent], k)
@@ -282,7 +282,7 @@ var latencyParts = map[string][]Key{
 }
 
 // queueMappings document the queue's mappings of settings, whose keys
-// (backoff.policy) delivery.Settings declares.
+// (backoff.policy) decl.Settings[delivery.Config] declares.
 var queueMappings = []Key{
 	{Path: "queue.backoff", Type: "{policy, base, cap}", Default: "{policy: full-jitter, base: 100ms, cap: 2s}", Bounds: "a base or cap only where the policy reads it", ReadBy: ReadByDelivery, Example: "{policy: full-jitter}",
 		Doc: "the wait between attempts, for every step without its own"},

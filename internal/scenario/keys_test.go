@@ -19,7 +19,7 @@ import (
 // readerPaths walks the reader's structs by their yaml tags: every key the
 // decoder takes, a type with its own UnmarshalYAML (a latency, the watched
 // list) or a yaml.Node (the fleet section) as one key, the queue
-// section's keys as it reads them, from delivery.Settings, and a step's as
+// section's keys as it reads them, from decl.Settings[delivery.Config], and a step's as
 // it reads them: its name and each setting of decl.StepSettings, a
 // backoff's keys by backoffFile's tags.
 func readerPaths(t reflect.Type, prefix string) []string {
@@ -33,8 +33,8 @@ func readerPaths(t reflect.Type, prefix string) []string {
 		for ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
 		}
-		if ft == reflect.TypeFor[queueFile]() { // read by delivery.Settings
-			for _, s := range delivery.Settings() {
+		if ft == reflect.TypeFor[queueFile]() { // read by decl.Settings[delivery.Config]
+			for _, s := range decl.Settings[delivery.Config]() {
 				if parent, _, ok := strings.Cut(s.Key, "."); ok && !slices.Contains(paths, path+"."+parent) {
 					paths = append(paths, path+"."+parent)
 				}

@@ -409,7 +409,7 @@ func (b *backoffFile) checkRead(name string, m *yaml.Node, path string, k backof
 	return nil
 }
 
-// queueFile is the queue section: each key of delivery.Settings the file
+// queueFile is the queue section: each key of decl.Settings[delivery.Config] the file
 // gives, in file order, with its line and its value, read by the setting's
 // kind (a duration, a probability, a whole number, a latency, a name).
 // Decoding refuses an unknown key and a value of the wrong kind as the
@@ -422,7 +422,7 @@ type queueFile struct {
 // of its key, and its value as its kind reads it (an enumeration's name
 // as text).
 type givenValue struct {
-	setting delivery.Setting
+	setting decl.Setting[delivery.Config]
 	line    int
 	v       any
 }
@@ -450,11 +450,11 @@ func (q *queueFile) read(n *yaml.Node, prefix, what string, typeErrs *[]string) 
 		*typeErrs = append(*typeErrs, fmt.Sprintf("line %d: %s is not %s", n.Line, value, what))
 		return nil
 	}
-	settings := delivery.Settings()
+	settings := decl.Settings[delivery.Config]()
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		key := prefix + k.Value
-		if j := slices.IndexFunc(settings, func(s delivery.Setting) bool { return s.Key == key }); j >= 0 {
+		if j := slices.IndexFunc(settings, func(s decl.Setting[delivery.Config]) bool { return s.Key == key }); j >= 0 {
 			x, err := decodeKind(settings[j].Kind, v)
 			var te *yaml.TypeError
 			switch {
@@ -480,7 +480,7 @@ func (q *queueFile) read(n *yaml.Node, prefix, what string, typeErrs *[]string) 
 }
 
 // subKeys are the keys of settings under prefix (backoff.), without it.
-func subKeys(settings []delivery.Setting, prefix string) []string {
+func subKeys(settings []decl.Setting[delivery.Config], prefix string) []string {
 	var keys []string
 	for _, s := range settings {
 		if k, ok := strings.CutPrefix(s.Key, prefix); ok {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
@@ -16,7 +17,7 @@ import (
 // setting s: its name with _ for ., a time in whole nanoseconds (_ns), a
 // latency as its median and its p99 (_ns, _p99_ns), an enumeration by its
 // value's name.
-func modelKeys(s delivery.Setting) []string {
+func modelKeys(s decl.Setting[delivery.Config]) []string {
 	key := strings.ReplaceAll(s.Name, ".", "_")
 	switch s.Kind {
 	case schema.Duration:
@@ -27,12 +28,12 @@ func modelKeys(s delivery.Setting) []string {
 	return []string{key}
 }
 
-// modelSettings are delivery.Settings in the order a shard's model.queue
+// modelSettings are decl.Settings[delivery.Config] in the order a shard's model.queue
 // writes them: the queue's own (a Key with no dot) first, then its
 // mapping's (the backoff's), each in the table's order.
-func modelSettings() []delivery.Setting {
-	ss := delivery.Settings()
-	slices.SortStableFunc(ss, func(a, b delivery.Setting) int {
+func modelSettings() []decl.Setting[delivery.Config] {
+	ss := decl.Settings[delivery.Config]()
+	slices.SortStableFunc(ss, func(a, b decl.Setting[delivery.Config]) int {
 		inA, inB := strings.Contains(a.Key, "."), strings.Contains(b.Key, ".")
 		switch {
 		case inA == inB:
@@ -46,7 +47,7 @@ func modelSettings() []delivery.Setting {
 }
 
 // modelQueue is q as a shard's model writes it: each setting of
-// delivery.Settings under its keys (modelKeys), in modelSettings' order.
+// decl.Settings[delivery.Config] under its keys (modelKeys), in modelSettings' order.
 func modelQueue(q delivery.Config) stats.Settings {
 	m := stats.Settings{}
 	for _, s := range modelSettings() {
@@ -74,7 +75,7 @@ func modelQueue(q delivery.Config) stats.Settings {
 }
 
 // queueOf is the delivery model m holds, unchecked: every setting of
-// delivery.Settings under its keys (modelKeys), of its kind's type, and no
+// decl.Settings[delivery.Config] under its keys (modelKeys), of its kind's type, and no
 // other key. What is wrong is refused as a *schema.FieldError naming the
 // key under queue (queue.ttl_ns).
 func queueOf(m stats.Settings) (delivery.Config, error) {

@@ -12,6 +12,7 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/rng"
@@ -171,7 +172,7 @@ func (k TableKind) enumNow(path string) string {
 	if err != nil || q == nil {
 		return ""
 	}
-	for _, d := range delivery.Settings() {
+	for _, d := range decl.Settings[delivery.Config]() {
 		if "queue."+d.Name == path {
 			return fmt.Sprint(d.Get(*q))
 		}
