@@ -28,6 +28,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
@@ -221,10 +222,10 @@ func checkStrategy(s strategy.Strategy) error {
 	if err := sim.CheckAttempts(r.Attempts); err != nil {
 		return fieldErr("attempts", "%v", err)
 	}
-	if err := strategy.Scopes().Check(r.Scope); err != nil {
+	if err := enum.Check(r.Scope); err != nil {
 		return fieldErr("scope", "%v", err)
 	}
-	if err := schema.KeyModes().Check(r.Keys); err != nil {
+	if err := enum.Check(r.Keys); err != nil {
 		return fieldErr("keys", "%v", err)
 	}
 	return nil

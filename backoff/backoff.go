@@ -15,6 +15,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -63,36 +64,17 @@ const (
 	Temporal
 )
 
-// Kinds is the enumeration of the policies, named as scenario files and reports spell them.
-func Kinds() schema.Enum[Kind] { return kinds }
-
-var kinds = schema.NewEnum[Kind]("backoff", "none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated", "sidekiq", "river", "grpc", "oban", "temporal")
-
-// KindsDoc lists the policies by name, with the formula of gRPC's and of
-// each job queue's schedule: the one list the settings' docs print.
-func KindsDoc() string {
-	return "none, constant, exponential, full-jitter, equal-jitter, decorrelated, " +
-		"grpc (min(cap, base x 2^n) x random(0.8, 1.2) for retry n from 0, gRPC's A6 since 2024), " +
-		"or a job queue's schedule: sidekiq (c^4 + 15 + rand(10 x (c + 1)) s for retry c from 0, Sidekiq 8), " +
-		"river (n^4 s x random(0.9, 1.1) after the n-th error), " +
-		"oban (t + trunc(0.1 x random(0, 1) x t) s, t = 15 + 2^a, after the failure of attempt a from 1, Oban 2.23's worker backoff for up to 20 attempts) " +
-		"or temporal (min(100, 2^n) s for retry n from 0, no jitter, the activity retry policy Temporal applies when none is set)"
-}
+// kinds names the policies as scenario files and reports spell them.
+var kinds = enum.New[Kind]("backoff", "none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated", "sidekiq", "river", "grpc", "oban", "temporal")
 
 // String names the kind as scenario files spell it.
 func (k Kind) String() string { return kinds.String(k) }
-
-// Valid reports whether k is one of the policies.
-func (k Kind) Valid() bool { return kinds.Valid(k) }
 
 // MarshalText is the kind's name.
 func (k Kind) MarshalText() ([]byte, error) { return kinds.MarshalText(k) }
 
 // UnmarshalText reads a kind's name.
 func (k *Kind) UnmarshalText(text []byte) error { return kinds.UnmarshalText(text, k) }
-
-// ParseKind reads a policy name.
-func ParseKind(s string) (Kind, error) { return kinds.Parse(s) }
 
 // Policy is a backoff policy with its base and cap. The zero value waits
 // nothing. It is only the wait before a retry: whether a retry goes at

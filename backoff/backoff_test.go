@@ -2,7 +2,6 @@ package backoff
 
 import (
 	"math"
-	"strings"
 	"testing"
 	"time"
 )
@@ -101,13 +100,13 @@ func TestDelay(t *testing.T) {
 }
 
 func TestParseKind(t *testing.T) {
-	for i, n := range Kinds().Names() {
-		if k, err := ParseKind(n); err != nil || k != Kind(i) || k.String() != n {
-			t.Errorf("ParseKind(%q) = %v, %v", n, k, err)
+	for i, n := range kinds.Names() {
+		if k, err := kinds.Parse(n); err != nil || k != Kind(i) || k.String() != n {
+			t.Errorf("kinds.Parse(%q) = %v, %v", n, k, err)
 		}
 	}
-	if _, err := ParseKind("linear"); err == nil || err.Error() != `unknown backoff "linear" (want one of none, constant, exponential, full-jitter, equal-jitter, decorrelated, sidekiq, river, grpc, oban, temporal)` {
-		t.Errorf("ParseKind(linear) error = %v", err)
+	if _, err := kinds.Parse("linear"); err == nil || err.Error() != `unknown backoff "linear" (want one of none, constant, exponential, full-jitter, equal-jitter, decorrelated, sidekiq, river, grpc, oban, temporal)` {
+		t.Errorf("kinds.Parse(linear) error = %v", err)
 	}
 }
 
@@ -189,7 +188,7 @@ func TestUnreadIsWhatDelayNeverReads(t *testing.T) {
 		}
 		return false
 	}
-	for k := range Kind(len(Kinds().Names())) {
+	for k := range Kind(len(kinds.Names())) {
 		p := Policy{Kind: k, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
 		base, cap := p, p
 		base.Base, cap.Cap = time.Second, 20*time.Second
@@ -242,7 +241,7 @@ func TestObanTemporalTotals(t *testing.T) {
 // Jittered is true exactly for the kinds whose Delay changes with the draw:
 // over the first 30 retries, draws 0, 0.5 and almost 1.
 func TestJitteredIsWhatDelayReads(t *testing.T) {
-	for k := range Kind(len(Kinds().Names())) {
+	for k := range Kind(len(kinds.Names())) {
 		p := Policy{Kind: k, Base: 100 * ms, Cap: 20 * time.Second}
 		reads := false
 		for n := range 30 {
@@ -263,8 +262,8 @@ func TestObanTemporalCheckUnread(t *testing.T) {
 		k    Kind
 		name string
 	}{{Oban, "oban"}, {Temporal, "temporal"}} {
-		if k, err := ParseKind(tt.name); err != nil || k != tt.k {
-			t.Errorf("ParseKind(%q) = %v, %v", tt.name, k, err)
+		if k, err := kinds.Parse(tt.name); err != nil || k != tt.k {
+			t.Errorf("kinds.Parse(%q) = %v, %v", tt.name, k, err)
 		}
 		if !tt.k.Schedule() {
 			t.Errorf("%s is not a schedule", tt.name)
@@ -288,7 +287,7 @@ func TestObanTemporalCheckUnread(t *testing.T) {
 // wait never shrinks from one retry to the next at one draw.
 func TestDelayNeverNegative(t *testing.T) {
 	prevs := []time.Duration{0, 100 * ms, 8760 * time.Hour, math.MaxInt64}
-	for k := range Kind(len(Kinds().Names())) {
+	for k := range Kind(len(kinds.Names())) {
 		p := Policy{Kind: k, Base: 100 * ms, Cap: 8760 * time.Hour}
 		for _, u := range []float64{0, 0.5, almostOne} {
 			var last time.Duration
@@ -319,7 +318,7 @@ func FuzzDelay(f *testing.F) {
 			return
 		}
 		bound := int64(8760 * time.Hour)
-		p := Policy{Kind: Kind(int(kind) % len(Kinds().Names())), Base: time.Duration(abs(base) % bound), Cap: time.Duration(abs(cap) % bound)}
+		p := Policy{Kind: Kind(int(kind) % len(kinds.Names())), Base: time.Duration(abs(base) % bound), Cap: time.Duration(abs(cap) % bound)}
 		if d := p.Delay(int(attempt)%1000, time.Duration(abs(prev)), u); d < 0 {
 			t.Fatalf("%+v.Delay(%d, %d, %v) = %v", p, attempt%1000, prev, u, d)
 		}
@@ -332,15 +331,4 @@ func abs(x int64) int64 {
 		return max(0, -x)
 	}
 	return x
-}
-
-// KindsDoc, the list the settings' docs print, names every kind, each
-// followed by a comma or by its formula in parentheses.
-func TestKindsDocNamesEveryKind(t *testing.T) {
-	doc := KindsDoc()
-	for _, name := range Kinds().Names() {
-		if !strings.Contains(doc, name+", ") && !strings.Contains(doc, name+" (") {
-			t.Errorf("KindsDoc() does not name %q: %q", name, doc)
-		}
-	}
 }

@@ -18,10 +18,10 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -51,10 +51,8 @@ const (
 	Lease
 )
 
-// Stores is the enumeration of the store modes, named as scenario files and reports spell them.
-func Stores() schema.Enum[Store] { return stores }
-
-var stores = schema.NewEnum[Store]("store", "none", "after", "loose", "claim", "lease")
+// stores names the store modes as scenario files and reports spell them.
+var stores = enum.New[Store]("store", "none", "after", "loose", "claim", "lease")
 
 // String names the store mode as scenario files spell it.
 func (s Store) String() string { return stores.String(s) }
@@ -79,11 +77,9 @@ const (
 	BeforeAck
 )
 
-// CrashPoints is the enumeration of the crash points, named as scenario
-// files and reports spell them.
-func CrashPoints() schema.Enum[CrashPoint] { return crashPoints }
-
-var crashPoints = schema.NewEnum[CrashPoint]("crash point", "before-key", "after-key", "after-work", "before-ack")
+// crashPoints names the crash points as scenario files and reports spell
+// them.
+var crashPoints = enum.New[CrashPoint]("crash point", "before-key", "after-key", "after-work", "before-ack")
 
 // String names the crash point.
 func (c CrashPoint) String() string { return crashPoints.String(c) }

@@ -33,8 +33,8 @@ func latency(name, key string, where func(*Config) *provider.Latency) decl.Setti
 // list them: the backoff's policy, base and cap first, then the store and
 // the queue's own; decl.Settings[Config] returns a copy.
 var settings = []decl.Setting[Config]{
-	decl.OneOf("backoff", "backoff.policy", backoff.Kinds(), func(c *Config) *backoff.Kind { return &c.Backoff.Kind }).With(
-		"the `policy` of the wait between attempts: "+backoff.KindsDoc(),
+	decl.OneOf("backoff", "backoff.policy", func(c *Config) *backoff.Kind { return &c.Backoff.Kind }).With(
+		"the `policy` of the wait between attempts: "+decl.BackoffKindsDoc,
 		"full-jitter", nil),
 	duration("backoff.base", "backoff.base", func(c *Config) *time.Duration { return &c.Backoff.Base }).With(
 		"the backoff's base `duration`", "100ms", nil),
@@ -49,7 +49,7 @@ var settings = []decl.Setting[Config]{
 			}
 			return nil
 		}),
-	decl.OneOf("store", "store", stores, func(c *Config) *Store { return &c.Store }).With(
+	decl.OneOf("store", "store", func(c *Config) *Store { return &c.Store }).With(
 		"the `mode` in which the worker writes a step's key: none, after (check, work, record), loose (check, insert, work), claim (unique insert first) or lease (claim with status, release and takeover)",
 		"claim", nil),
 	duration("ttl", "ttl", func(c *Config) *time.Duration { return &c.TTL }).With(
@@ -74,7 +74,7 @@ var settings = []decl.Setting[Config]{
 		"{median: 2s, p99: 60s}", nil),
 	probability("crash", "crash", func(c *Config) *float64 { return &c.CrashP }).With(
 		"`probability` that a worker dies at queue.crash_at, each time a step passes it", "0.001", nil),
-	decl.OneOf("crash_at", "crash_at", crashPoints, func(c *Config) *CrashPoint { return &c.CrashAt }).With(
+	decl.OneOf("crash_at", "crash_at", func(c *Config) *CrashPoint { return &c.CrashAt }).With(
 		"the `point` where workers die: before-key, after-key (between the key and the work), after-work (between the work and the key record) or before-ack; needs queue.crash",
 		"after-key", nil),
 	decl.Whole("max_crashes", "max_crashes", 0, limits.DeliveryCrashes, func(c *Config) *int { return &c.MaxCrashes }).With(

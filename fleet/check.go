@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
@@ -203,8 +204,8 @@ func (c Config) Check() error {
 	k.whole("client.clients", cl.Clients, "")
 	k.seconds("client.timeout", cl.Timeout.Seconds(), true)
 	k.whole("client.attempts", cl.Attempts, "")
-	k.enum("client.keys", "a key mode", int(cl.Keys), schema.KeyModes().Names())
-	if !cl.Backoff.Kind.Valid() {
+	k.enum("client.keys", "a key mode", int(cl.Keys), enum.Names[schema.KeyMode]())
+	if enum.Check(cl.Backoff.Kind) != nil {
 		k.bad("client.backoff.kind", "%d is not a backoff policy (want one of %s)", int(cl.Backoff.Kind), strings.Join(backoffNames(), ", "))
 	}
 	k.seconds("client.backoff.base", cl.Backoff.Base.Seconds(), false)
@@ -254,7 +255,7 @@ func (k *checker) declared(c *Config) {
 // backoffNames are the backoff kinds' names.
 func backoffNames() []string {
 	var names []string
-	for b := backoff.Kind(0); b.Valid(); b++ {
+	for b := range backoff.Kind(len(enum.Names[backoff.Kind]())) {
 		names = append(names, b.String())
 	}
 	return names

@@ -95,7 +95,7 @@ func TestEnumStringsOutOfRange(t *testing.T) {
 		{OutageMode(2).String(), "OutageMode(2)"},
 		{ServerKind(9).String(), "ServerKind(9)"},
 		{Dist(2).String(), "Dist(2)"},
-		{schema.KeyMode(7).String(), "key mode(7)"}, // schema.Enum's spelling
+		{schema.KeyMode(7).String(), "key mode(7)"}, // enum.Enum's spelling
 		{PolicyKind(42).String(), "PolicyKind(42)"},
 		{Queue.String(), "queue"},
 	} {

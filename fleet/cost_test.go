@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
@@ -309,10 +310,4 @@ func TestPolicyStatesWithinTheirBound(t *testing.T) {
 }
 
 // backoffKinds counts the backoff kinds, so the fuzzer draws every one.
-func backoffKinds() uint8 {
-	n := uint8(0)
-	for backoff.Kind(n).Valid() {
-		n++
-	}
-	return n
-}
+func backoffKinds() uint8 { return uint8(len(enum.Names[backoff.Kind]())) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
 )
 
@@ -67,9 +68,9 @@ var entryParams = []EntryParam{
 	switchParam("timeout_at_receive", "true or false (true needs a queue server and no hedges)",
 		"start an attempt's timeout when a worker of the queue server it enters takes it, not when it is sent: SQS's visibility timeout runs from a receive, so a message waiting in the queue never reappears (retrysim workers)",
 		func(e *Entry) *bool { return &e.TimeoutAtReceive }),
-	{Key: "store", Type: "a store", Default: "none", Names: delivery.Stores().Names(), Bounds: strings.Join(delivery.Stores().Names(), ", "), Example: "lease",
+	{Key: "store", Type: "a store", Default: "none", Names: enum.Names[delivery.Store](), Bounds: strings.Join(enum.Names[delivery.Store](), ", "), Example: "lease",
 		Doc:   "the key store the workers of the service the entry sends to keep for each request's calls (a job's steps), shared by all its attempts (its deliveries): the delivery model's queue.store, operation for operation (retrysim workers)",
-		Field: func(e *Entry) any { return nameField(&e.Store.Mode, delivery.Stores().Parse, delivery.Store.String) },
+		Field: func(e *Entry) any { return nameField(&e.Store.Mode, enum.Parse[delivery.Store], delivery.Store.String) },
 		Sets: func(e *Entry) {
 			def := delivery.Defaults()
 			e.Store.TTL, e.Store.Lease = def.TTL, def.Lease
@@ -95,10 +96,10 @@ var entryParams = []EntryParam{
 	{Key: "crash", Type: "a probability", Default: "0", Bounds: "0 to 1", Example: "0.001",
 		Doc:   "the probability that a worker of the service the entry sends to dies at crash_at, each time a delivery passes it, as the delivery model's queue.crash; its delivery comes back when its timeout (the visibility timeout) runs out",
 		Field: func(e *Entry) any { return &e.Crash.P }},
-	{Key: "crash_at", Type: "a crash point", Default: "before-key", Names: delivery.CrashPoints().Names(), Bounds: strings.Join(delivery.CrashPoints().Names(), ", "), Example: "after-work", Needs: "crash",
+	{Key: "crash_at", Type: "a crash point", Default: "before-key", Names: enum.Names[delivery.CrashPoint](), Bounds: strings.Join(enum.Names[delivery.CrashPoint](), ", "), Example: "after-work", Needs: "crash",
 		Doc: "where workers die: before a step's key, between the key and the step's call, between the call's success and the key's record, or after the last step before the ack",
 		Field: func(e *Entry) any {
-			return nameField(&e.Crash.At, delivery.CrashPoints().Parse, delivery.CrashPoint.String)
+			return nameField(&e.Crash.At, enum.Parse[delivery.CrashPoint], delivery.CrashPoint.String)
 		},
 		Unread: noCrash},
 	{Key: "max_crashes", Type: "a whole number", Default: "0 (no bound)", Bounds: fmt.Sprintf("0 to %d", limits.DeliveryCrashes), Example: "1", Needs: "crash",

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -72,7 +73,7 @@ func (e *Entry) guarded() bool { return e.Store.Mode != delivery.NoStore || e.Cr
 func (g *Graph) checkGuard(k int, idx map[string]int) error {
 	e := &g.Entries[k]
 	path := func(s string) string { return fmt.Sprintf("entries[%d].%s", k, s) }
-	if err := delivery.Stores().Check(e.Store.Mode); err != nil {
+	if err := enum.Check(e.Store.Mode); err != nil {
 		return schema.Errorf(path("store"), "%v", err)
 	}
 	for _, d := range []struct {
@@ -91,7 +92,7 @@ func (g *Graph) checkGuard(k int, idx map[string]int) error {
 	if !(e.Crash.P >= 0 && e.Crash.P <= 1) {
 		return schema.Errorf(path("crash"), "%g is not a probability from 0 to 1", e.Crash.P)
 	}
-	if err := delivery.CrashPoints().Check(e.Crash.At); err != nil {
+	if err := enum.Check(e.Crash.At); err != nil {
 		return schema.Errorf(path("crash_at"), "%v", err)
 	}
 	if e.Crash.Max < 0 || e.Crash.Max > limits.DeliveryCrashes {

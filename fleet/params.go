@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -95,13 +97,17 @@ var params = []Param{
 		Usage: usage("the client waits this `duration` for one attempt's reply; a later reply is ignored")},
 	{Path: "client.attempts", Field: func(c *Config) any { return &c.Client.Attempts }, Lo: 1, Hi: limits.FleetAttempts,
 		Usage: usage("`n` tries a request in all, the first included")},
-	{Path: "client.backoff.kind", Key: "backoff", Field: func(c *Config) any { return nameField(&c.Client.Backoff.Kind, backoff.ParseKind, backoff.Kind.String) },
-		Usage: usage("the `policy` of the wait before a retry: " + backoff.KindsDoc())},
+	{Path: "client.backoff.kind", Key: "backoff", Field: func(c *Config) any {
+		return nameField(&c.Client.Backoff.Kind, enum.Parse[backoff.Kind], backoff.Kind.String)
+	},
+		Usage: usage("the `policy` of the wait before a retry: " + decl.BackoffKindsDoc)},
 	{Path: "client.backoff.base", Key: "backoff-base", Field: func(c *Config) any { return &c.Client.Backoff.Base },
 		Usage: usage("the backoff's base `duration`")},
 	{Path: "client.backoff.cap", Key: "backoff-cap", Field: func(c *Config) any { return &c.Client.Backoff.Cap },
 		Usage: usage("the backoff's cap `duration` (0: no cap)")},
-	{Path: "client.keys", Field: func(c *Config) any { return nameField(&c.Client.Keys, schema.KeyModes().Parse, schema.KeyMode.String) },
+	{Path: "client.keys", Field: func(c *Config) any {
+		return nameField(&c.Client.Keys, enum.Parse[schema.KeyMode], schema.KeyMode.String)
+	},
 		Usage: usage("the key `mode`: none (a retry repeats completed work), fresh (a new key an attempt, which a hedge's copies share: the server catches duplicate copies, not retries) or same (the server stores a key's reply; an attempt while its key is in progress is a conflict)")},
 	{Path: "client.policy.kind", Key: "policy", Field: func(c *Config) any { return policyKindField{&c.Client.Policy} },
 		Usage: usage("the client `policy` that may refuse a retry or a hedge: unlimited, token-bucket (%s, %s), aws (aws-sdk-go-v2 v1.47.8's quota: %s, %s, %s), aws-spec (the same with the AWS retry spec's refund, as aws-sdk-go-v2 from v1.48.0), grpc (%s, %s), breaker or attempt-breaker (%s), finagle-budget (Finagle 24.5.0's RetryBudget: %s, %s, %s), envoy-budget (Envoy v1.39.0's retry budget: %s, %s); or, refusing first attempts too, sliding-breaker (resilience4j 2.4.0's and Polly 8.7.0's breaker: %s, %s, %s, %s, %s, %s), sre-throttle (the SRE book's: %s, %s) or grpc-adaptive (grpc-go v1.83.1's adaptive throttler: 30 s in 100 bins, ratio for accepts 2, padding 8)", "client.policy.rate", "client.policy.size", "client.policy.tokens", "client.policy.cost", "client.policy.timeout_cost", "client.policy.max_tokens", "client.policy.ratio", "client.policy.threshold", "client.policy.budget_ratio", "client.policy.ttl", "client.policy.min_rate", "client.policy.budget_ratio", "client.policy.min_concurrency", "client.policy.failure_rate", "client.policy.window", "client.policy.window_time", "client.policy.min_calls", "client.policy.open_time", "client.policy.half_open_calls", "client.policy.k", "client.policy.sre_window")},

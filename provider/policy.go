@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -70,7 +71,7 @@ func (p Policy) check() error {
 		return schema.Errorf("attempts", "%d is not a whole number from 1 to %d", p.Attempts, limits.MaxAttempts)
 	}
 	if p.Keys != nil {
-		if err := schema.KeyModes().Check(*p.Keys); err != nil {
+		if err := enum.Check(*p.Keys); err != nil {
 			return &schema.FieldError{Field: "keys", Msg: err.Error()}
 		}
 	}

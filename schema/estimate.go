@@ -1,6 +1,10 @@
 package schema
 
-import "math"
+import (
+	"math"
+
+	"github.com/retrysim/retrysim/internal/enum"
+)
 
 // Estimate is a quantity a model estimated, with its confidence interval:
 // a share of jobs, a mean a job, a mean over replicates, a count, or a
@@ -27,7 +31,7 @@ type Method int
 
 // methods names the interval methods, in Method order (internal/estimate
 // declares the values).
-var methods = NewEnum[Method]("interval method", "none", "wilson", "garwood", "compound-poisson", "normal",
+var methods = enum.New[Method]("interval method", "none", "wilson", "garwood", "compound-poisson", "normal",
 	"student-t", "exact", "newcombe", "normal-difference")
 
 // String names the method.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -48,12 +49,12 @@ func TestEstimatePointAndCount(t *testing.T) {
 // The key modes are the scenario files' names, in order.
 func TestKeyModeNames(t *testing.T) {
 	for i, n := range []string{"none", "fresh", "same"} {
-		k, err := schema.KeyModes().Parse(n)
+		k, err := enum.Parse[schema.KeyMode](n)
 		if err != nil || k != schema.KeyMode(i) || k.String() != n {
-			t.Errorf("KeyModes().Parse(%q) = %v, %v; want %d", n, k, err, i)
+			t.Errorf("enum.Parse[schema.KeyMode](%q) = %v, %v; want %d", n, k, err, i)
 		}
 	}
-	if err := schema.KeyModes().Check(3); err == nil || err.Error() != "3 is not a key mode (want one of none, fresh, same)" {
+	if err := enum.Check(schema.KeyMode(3)); err == nil || err.Error() != "3 is not a key mode (want one of none, fresh, same)" {
 		t.Errorf("Check(3) = %v", err)
 	}
 }

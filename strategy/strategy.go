@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -128,10 +129,8 @@ const (
 	WholeJob
 )
 
-// Scopes is the enumeration of the scopes, named as strategy ids spell them (Parse).
-func Scopes() schema.Enum[Scope] { return scopes }
-
-var scopes = schema.NewEnum[Scope]("scope", "step", "job")
+// scopes names the scopes as strategy ids spell them (Parse).
+var scopes = enum.New[Scope]("scope", "step", "job")
 
 // String names the scope as strategy ids spell it.
 func (s Scope) String() string { return scopes.String(s) }

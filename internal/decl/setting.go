@@ -1,9 +1,11 @@
 package decl
 
 import (
+	"encoding"
 	"fmt"
 	"reflect"
 
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -109,11 +111,15 @@ func Whole[C any](name, key string, lo, hi int, where func(*C) *int) Setting[C] 
 	return s
 }
 
-// OneOf is the setting of a value of the enumeration e whose field where
-// returns, set by its name too.
-func OneOf[C any, T ~int](name, key string, e schema.Enum[T], where func(*C) *T) Setting[C] {
-	s := New(name, key, schema.OneOf, where, e.Check)
-	s.setText = func(c *C, text string) error { return e.UnmarshalText([]byte(text), where(c)) }
+// OneOf is the setting of a value of an enumeration whose field where
+// returns, set by its name too: T's MarshalText refuses a value that is not
+// one, and its UnmarshalText reads a name.
+func OneOf[C any, T encoding.TextMarshaler, PT interface {
+	*T
+	encoding.TextUnmarshaler
+}](name, key string, where func(*C) *T) Setting[C] {
+	s := New(name, key, schema.OneOf, where, enum.Check[T])
+	s.setText = func(c *C, text string) error { return PT(where(c)).UnmarshalText([]byte(text)) }
 	return s
 }
 

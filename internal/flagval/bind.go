@@ -14,6 +14,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/provider"
 )
@@ -195,9 +196,9 @@ func SettingVar(s api.SettingDef) flag.Value {
 	case provider.Latency:
 		return &Latency{V: v}
 	case backoff.Kind:
-		return &Name[backoff.Kind]{V: v, Parse: backoff.ParseKind, Text: backoff.Kind.String}
+		return &Name[backoff.Kind]{V: v, Parse: enum.Parse[backoff.Kind], Text: backoff.Kind.String}
 	case delivery.Store:
-		return &Name[delivery.Store]{V: v, Parse: delivery.Stores().Parse, Text: delivery.Store.String}
+		return &Name[delivery.Store]{V: v, Parse: enum.Parse[delivery.Store], Text: delivery.Store.String}
 	case delivery.CrashPoint:
 		c := CrashPoint()
 		c.V = v

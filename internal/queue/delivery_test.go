@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
@@ -181,17 +182,17 @@ func TestRepeatAfterExpiryClosedForm(t *testing.T) {
 }
 
 func TestParseNames(t *testing.T) {
-	for i, n := range delivery.Stores().Names() {
-		if s, err := delivery.Stores().Parse(n); err != nil || s != delivery.Store(i) || s.String() != n {
+	for i, n := range enum.Names[delivery.Store]() {
+		if s, err := enum.Parse[delivery.Store](n); err != nil || s != delivery.Store(i) || s.String() != n {
 			t.Errorf("Stores().Parse(%q) = %v, %v", n, s, err)
 		}
 	}
-	for i, n := range delivery.CrashPoints().Names() {
-		if c, err := delivery.CrashPoints().Parse(n); err != nil || c != delivery.CrashPoint(i) || c.String() != n {
+	for i, n := range enum.Names[delivery.CrashPoint]() {
+		if c, err := enum.Parse[delivery.CrashPoint](n); err != nil || c != delivery.CrashPoint(i) || c.String() != n {
 			t.Errorf("CrashPoints().Parse(%q) = %v, %v", n, c, err)
 		}
 	}
-	if _, err := delivery.Stores().Parse("unique"); err == nil {
+	if _, err := enum.Parse[delivery.Store]("unique"); err == nil {
 		t.Error("Stores().Parse(unique) succeeded")
 	}
 }

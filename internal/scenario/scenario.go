@@ -33,6 +33,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -986,7 +987,7 @@ func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (time
 			if x == "" {
 				continue
 			}
-			k, err := schema.KeyModes().Parse(x)
+			k, err := enum.Parse[schema.KeyMode](x)
 			if err != nil {
 				return false, &Error{File: name, Line: g.line, Field: field(set.ShardKey), Msg: err.Error()}
 			}
@@ -1020,7 +1021,7 @@ func (b *backoffFile) policy(name string, m *yaml.Node, path string) (*backoff.P
 	}
 	if b.Policy != "" {
 		var err error
-		if pol.Kind, err = backoff.ParseKind(b.Policy); err != nil {
+		if pol.Kind, err = enum.Parse[backoff.Kind](b.Policy); err != nil {
 			return nil, &Error{File: name, Line: lineOf(m, "policy"), Field: path + ".policy", Msg: err.Error()}
 		}
 	}

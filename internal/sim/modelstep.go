@@ -6,6 +6,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
@@ -131,7 +132,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 			if !ok {
 				return st, schema.Errorf(path+"."+key, "%v is not a name", ms.Lookup(key))
 			}
-			k, err := schema.KeyModes().Parse(text)
+			k, err := enum.Parse[schema.KeyMode](text)
 			if err != nil {
 				return st, schema.Errorf(path+"."+key, "%v", err)
 			}
@@ -174,7 +175,7 @@ func backoffOf(v any, path string) (*backoff.Policy, error) {
 			if !ok {
 				return nil, schema.Errorf(path+".policy", "%v is not a name", x.Value)
 			}
-			kind, err := backoff.ParseKind(text)
+			kind, err := enum.Parse[backoff.Kind](text)
 			if err != nil {
 				return nil, schema.Errorf(path+".policy", "%v", err)
 			}
