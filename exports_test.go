@@ -15,7 +15,7 @@ import (
 // hold together, as TestExportCount counts them. Issue 37's goal is 500:
 // this is a ratchet at what the last change reached, and every later
 // change lowers it, never raises it.
-const exportCeiling = 1146
+const exportCeiling = 1112
 
 // publicDirs walks the module and lists, sorted, the directory of every
 // package a Go program may import: every directory holding a non-test Go
@@ -193,8 +193,6 @@ var sharedNames = map[string]string{
 	"Kind":         "TODO issue 37: rename: a backoff policy (backoff), what values a setting takes (schema)",
 	"Latency":      "TODO issue 37: rename: a step's latency (provider), a ServerKind (fleet), a schema.Kind (schema)",
 	"LookupPreset": "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
-	"Param":        "TODO issue 37: rename: a sweep parameter (root), a declared setting of a Config (fleet)",
-	"Params":       "TODO issue 37: rename: a fleet Config's settings (fleet), a report's echoed inputs (stats)",
 	"Point":        "TODO issue 37: rename: a second of a fleet series (fleet), a sweep's grid point (stats)",
 	"Policy":       "TODO issue 37: rename: a wait schedule (backoff), an admission guard (fleet), a step's retry settings (provider)",
 	"Preset":       "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",

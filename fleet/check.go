@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
@@ -14,10 +15,10 @@ import (
 )
 
 // FieldError is a setting refused, schema's error: its Field is the
-// setting's path, a Param's Path (client.attempts, server.p_fail,
+// setting's path, a declared setting's path (client.attempts, server.p_fail,
 // client.policy.budget_ratio); duration, outage.from, outage.to,
 // client.policy.own or memoryless and its fields (memoryless.retry_prob)
-// for the Config fields no Param holds; and replicates or workers for
+// for the Config fields no declared setting holds; and replicates or workers for
 // Options. Its message may name other settings by their paths too
 // (schema.Path arguments: FieldError.Words names them as a reader does).
 type FieldError = schema.FieldError
@@ -75,14 +76,14 @@ func (o Options) Check(duration float64) error {
 type checker struct {
 	first error
 	// params are the settings by path, for their bounds.
-	params map[string]Param
+	params map[string]decl.Param[Config]
 }
 
-// bounds are the Lo and Hi that Params declares for the setting at path.
+// bounds are the Lo and Hi that params declares for the setting at path.
 func (k *checker) bounds(path string) (lo, hi float64) {
 	if k.params == nil {
-		k.params = map[string]Param{}
-		for _, p := range Params() {
+		k.params = map[string]decl.Param[Config]{}
+		for _, p := range decl.Params[Config]() {
 			k.params[p.Path] = p
 		}
 	}
@@ -228,12 +229,12 @@ func (c Config) Check() error {
 	return k.first
 }
 
-// declared refuses a setting of c outside the bounds Params declares for it
+// declared refuses a setting of c outside the bounds params declares for it
 // (Lo and Hi, or a probability), for each that c's run reads (Unread): the
 // bounds of a setting the checks above do not name, written nowhere else.
 func (k *checker) declared(c *Config) {
 	unread := c.UnreadWhy()
-	for _, p := range Params() {
+	for _, p := range decl.Params[Config]() {
 		if _, skip := unread[p.Path]; skip {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -78,7 +79,7 @@ func TestUnreadNamesParams(t *testing.T) {
 				c := DefaultConfig()
 				c.Server.Kind, c.Client.Policy.Kind, c.Client.Attempts = server, k, attempts
 				for path, why := range c.Unread() {
-					if _, ok := LookupParam(path); !ok || why == "" {
+					if _, ok := decl.LookupParam[Config](path); !ok || why == "" {
 						t.Errorf("%s, %s, %d attempts: Unread names %q (%q), no setting", server, k, attempts, path, why)
 					}
 				}
@@ -159,7 +160,7 @@ func FuzzCheckOrRun(f *testing.F) {
 			if !errors.As(err, &fe) {
 				t.Fatalf("Check = %v; want a *FieldError", err)
 			}
-			if _, ok := LookupParam(fe.Field); !ok && !strings.Contains("duration outage.from outage.to replicates", fe.Field) {
+			if _, ok := decl.LookupParam[Config](fe.Field); !ok && !strings.Contains("duration outage.from outage.to replicates", fe.Field) {
 				t.Fatalf("Check = %v: %s is no setting", err, fe.Field)
 			}
 			return
@@ -192,7 +193,7 @@ func TestCheckBoundsAreParams(t *testing.T) {
 			bases = append(bases, c)
 		}
 	}
-	for _, p := range Params() {
+	for _, p := range decl.Params[Config]() {
 		lo, hi := p.Lo, p.Hi
 		if p.Probability {
 			lo, hi = 0, 1

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -78,7 +79,7 @@ type Entry struct {
 }
 
 // EntrySettings are an entry's settings besides its service, load and
-// client, each declared by EntryParams; a worker fleet holds its queue's
+// client, each declared once (entryParams); a worker fleet holds its queue's
 // (Workers).
 type EntrySettings struct {
 	// Poison is the share of the entry's requests that are poison: drawn
@@ -249,7 +250,7 @@ func (g *Graph) Check() error {
 		if _, ok := idx[e.To]; !ok {
 			return unknown(fmt.Sprintf("entries[%d].to", k), e.To)
 		}
-		for _, p := range EntryParams() { // poison, crash: an entry's numbers are probabilities
+		for _, p := range decl.EntryParams[Entry]() { // poison, crash: an entry's numbers are probabilities
 			if x, ok := p.Field(&e).(*float64); ok && !(*x >= 0 && *x <= 1) {
 				return schema.Errorf(fmt.Sprintf("entries[%d].%s", k, p.Key), "%g is not a probability from 0 to 1", *x)
 			}

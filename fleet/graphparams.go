@@ -2,41 +2,13 @@ package fleet
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
 )
-
-// EntryParam is one setting of a graph's entry besides its service, load
-// and client (whose settings Params declares): the one place that names it,
-// says what it means and what it takes, and reaches its field. Key names
-// it under an entry, as a scenario file's graph.entries[i] and FieldError
-// (entries[i].KEY) do, and a worker fleet's settings (Workers) with the
-// same name. Doc, Type, Default, Bounds and Example are what help scenario
-// says of it (Example as YAML; Type, for a setting that is one of a list of
-// names, what one is: a store). Needs is the key without which it does
-// nothing (ttl needs store); Sets, if not nil, is what giving it sets
-// besides its own field (a store's TTL and lease, the delivery model's);
-// Unread, if not nil, says why a run of e never reads it, "" when it does.
-// Field returns the setting in e: a *float64 (a probability), a *bool, a
-// *time.Duration, an *int, or a value that reads and writes it as one of
-// Names (encoding.TextMarshaler and encoding.TextUnmarshaler).
-type EntryParam struct {
-	Key, Doc, Type, Default, Bounds, Example string
-	Needs                                    string
-	Names                                    []string
-	Field                                    func(e *Entry) any
-	Sets                                     func(e *Entry)
-	Unread                                   func(e Entry) string
-}
-
-// EntryParams lists an entry's settings, in the order a scenario file's
-// reference lists them and a file's reader reads them. The result is a
-// fresh slice.
-func EntryParams() []EntryParam { return slices.Clone(entryParams) }
 
 // noCrash is why a run of e never reads a crash's point and bound.
 func noCrash(e Entry) string {
@@ -48,14 +20,14 @@ func noCrash(e Entry) string {
 
 // switchParam is an entry's setting that is true or false, false unless
 // given.
-func switchParam(key, bounds, doc string, field func(e *Entry) *bool) EntryParam {
-	return EntryParam{Key: key, Type: "true or false", Default: "false", Bounds: bounds, Example: "true", Doc: doc,
+func switchParam(key, bounds, doc string, field func(e *Entry) *bool) decl.EntryParam[Entry] {
+	return decl.EntryParam[Entry]{Key: key, Type: "true or false", Default: "false", Bounds: bounds, Example: "true", Doc: doc,
 		Field: func(e *Entry) any { return field(e) }}
 }
 
 // entryParams declares every setting of an Entry but its service, load and
-// client once (EntryParams).
-var entryParams = []EntryParam{
+// client once (decl.EntryParams).
+var entryParams = []decl.EntryParam[Entry]{
 	{Key: "poison", Type: "a probability", Default: "0", Bounds: "0 to 1", Example: "0.01",
 		Doc:   "the share of the entry's requests that are poison: each fails its own work at the service it enters on every attempt (a job queue's poison jobs, retrysim workers)",
 		Field: func(e *Entry) any { return &e.Poison }},
@@ -108,25 +80,9 @@ var entryParams = []EntryParam{
 		Unread: noCrash},
 }
 
-// GraphParam is one setting of a graph itself, besides its entries and
-// services: the one place that names it (its key under a scenario file's
-// graph, as FieldError names it), says what it means (Doc, Type, Default,
-// Bounds and Example, as for EntryParam) and reaches its field. Field
-// returns the setting in g: a *string (a name), a *time.Duration or a
-// *bool.
-type GraphParam struct {
-	Key, Doc, Type, Default, Bounds, Example string
-	Field                                    func(g *Graph) any
-}
-
-// GraphParams lists a graph's own settings, in the order a scenario file's
-// reference lists them and a file's reader reads them. The result is a
-// fresh slice.
-func GraphParams() []GraphParam { return slices.Clone(graphParams) }
-
 // graphParams declares every setting of a Graph but its entries and
-// services once (GraphParams).
-var graphParams = []GraphParam{
+// services once (decl.GraphParams).
+var graphParams = []decl.GraphParam[Graph]{
 	{Key: "name", Type: "text", Default: "graph", Bounds: "a name", Example: "checkout",
 		Doc:   "the graph's name, in every output's title",
 		Field: func(g *Graph) any { return &g.Name }},

@@ -12,34 +12,19 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Param is one setting of a Config: the one place that names it, says what
-// it means and bounds it, and reaches its field. Path names it by its Go
-// fields, lower case with _ between words and . between fields
-// (client.policy.budget_ratio for Config.Client.Policy.BudgetRatio): errors
-// (FieldError) and Unread name settings by it. Key is its short name, the
-// last part of Path with - for _ unless set (budget-ratio; the server's
-// kind is server): a command names its flag so, and a scenario file's
-// fleet section its key, with _ for - (a file may give every setting).
-// Usage says what it means, naming other settings by their paths (a
-// command's help names them as its flags, by Usage.Words). Field
-// returns the setting in c: a *float64 (a probability when Probability,
-// else a number in [Lo, Hi]), an *int in [Lo, Hi], a *time.Duration (a
-// time, up to 86400 s), or, for a setting that is one of a list of
-// names, a value that reads and writes it as text (encoding.TextMarshaler
-// and encoding.TextUnmarshaler).
-type Param struct {
-	Path, Key   string
-	Usage       schema.Text
-	Field       func(c *Config) any
-	Lo, Hi      float64
-	Probability bool
+// init registers the declarations of a Config, an Entry and a Graph, which
+// decl.Params, decl.EntryParams and decl.GraphParams return.
+func init() {
+	decl.Register(paramList)
+	decl.Register(func() []decl.EntryParam[Entry] { return slices.Clone(entryParams) })
+	decl.Register(func() []decl.GraphParam[Graph] { return slices.Clone(graphParams) })
 }
 
-// Params lists the settings of one run, in the order a command's help
-// groups them: the load, the server, the client, its policy and hedges.
-// What runs it (the duration, replicates, seed) is not a model setting.
-// The result is a fresh slice.
-func Params() []Param {
+// paramList lists the settings of one run, in the order a command's help
+// groups them: the load, the server, the client, its policy and hedges,
+// each with its Key. What runs it (the duration, replicates, seed) is not a
+// model setting. The result is a fresh slice.
+func paramList() []decl.Param[Config] {
 	ps := slices.Clone(params)
 	for i, p := range ps {
 		if p.Key == "" {
@@ -49,8 +34,8 @@ func Params() []Param {
 	return ps
 }
 
-// params declares every setting of a Config once (Params).
-var params = []Param{
+// params declares every setting of a Config once (paramList).
+var params = []decl.Param[Config]{
 	{Path: "load.kind", Key: "shape", Field: func(c *Config) any { return nameField(&c.Load.Kind, parseShape, ShapeKind.String) },
 		Usage: usage("the `shape` of the arrival rate over time: constant, spike (%s in [%s, %s), brooker-collapse's spike unless they are given) or ramp (from %s at %s up to %s, at least %s, midway and down at the same slope, %s again at %s, floored at 0)", "load.peak", "load.from", "load.to", "load.rate", "load.from", "load.peak", "load.rate", "load.rate", "load.to")},
 	{Path: "load.rate", Field: func(c *Config) any { return &c.Load.Rate }, Lo: 0, Hi: limits.FleetRate,
@@ -161,27 +146,7 @@ var params = []Param{
 		Usage: usage("`true` makes the client give a request up, without a retry, when an attempt is answered \"do not retry\" (%s): true or false", "server.pushback")},
 }
 
-// LookupParam returns the setting whose path is path.
-func LookupParam(path string) (Param, bool) {
-	for _, p := range Params() {
-		if p.Path == path {
-			return p, true
-		}
-	}
-	return Param{}, false
-}
-
-// LookupKey returns the setting whose Key is key.
-func LookupKey(key string) (Param, bool) {
-	for _, p := range Params() {
-		if p.Key == key {
-			return p, true
-		}
-	}
-	return Param{}, false
-}
-
-// usage is a Param's Usage: format with a %s for each setting it names, by
+// usage is a setting's Usage: format with a %s for each setting it names, by
 // its path.
 func usage(format string, paths ...string) schema.Text {
 	args := make([]any, len(paths))

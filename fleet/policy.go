@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/limits"
 )
 
@@ -410,7 +411,7 @@ func (b *breaker) Retry(float64, bool, float64) (bool, float64) {
 // time.Duration (a flag or a scenario file gives it as a duration such as
 // 10s).
 func ParamSeconds(path string) bool {
-	p, ok := LookupParam(path)
+	p, ok := decl.LookupParam[Config](path)
 	if !ok {
 		return false
 	}
@@ -421,7 +422,7 @@ func ParamSeconds(path string) bool {
 // SetParam sets the policy parameter whose path is path to v, in seconds
 // for a time; a count must be a whole number. Limits are Check's.
 func (p *PolicyConfig) SetParam(path string, v float64) error {
-	prm, _ := LookupParam(path)
+	prm, _ := decl.LookupParam[Config](path)
 	if !slices.Contains(policyPaths(), path) {
 		return &FieldError{Field: path, Msg: "no policy has this parameter"}
 	}

@@ -11,32 +11,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/schema"
 )
-
-// SectionKey is the key of setting p in a graph section's mapping named
-// section (load, server, outage or client): its Key with _ for -, less the
-// section's name in front (outage-mode is mode), and kind for the setting
-// whose Key is the section's name (server.kind, whose Key is server).
-func SectionKey(section string, p Param) string {
-	k := strings.ReplaceAll(p.Key, "-", "_")
-	if k == section {
-		return "kind"
-	}
-	if rest, ok := strings.CutPrefix(k, section+"_"); ok {
-		return rest
-	}
-	return k
-}
 
 // graphPathRE splits a path of Graph.Set: an entry or a service (by name or
 // index), a service's call, and the rest.
 var graphPathRE = regexp.MustCompile(`^(?:entries\[(\d+)\]|services\[([^\]]*)\](?:\.calls\[(\d+)\])?)\.(.+)$`)
 
 // Set sets the setting at path in g to value, as a scenario file's graph
-// section names and writes it: path graph.KEY (a GraphParam),
-// graph.entries[i].load.KEY or .client.KEY (a Param by its
-// SectionKey), graph.entries[i].KEY (an EntryParam),
+// section names and writes it: path graph.KEY (a graph setting),
+// graph.entries[i].load.KEY or .client.KEY (a setting by its
+// key in the section), graph.entries[i].KEY (an entry's setting),
 // graph.services[NAME].server.KEY, .outage.KEY (from, to or mode) or
 // .parallel, and graph.services[NAME].calls[j].client.KEY, a service by its
 // name or index; value a number, a duration (3s), a name or true or false.
@@ -63,7 +49,7 @@ const graphPaths = "graph.KEY, graph.entries[i].KEY, .load.KEY or .client.KEY, g
 // set is Set of the path rest, path without graph., in g, whose Entries and
 // Services g's own.
 func (g *Graph) set(path, rest, value string) error {
-	for _, p := range GraphParams() {
+	for _, p := range decl.GraphParams[Graph]() {
 		if p.Key == rest {
 			return setValue(path, p.Field(g), value)
 		}
@@ -79,7 +65,7 @@ func (g *Graph) set(path, rest, value string) error {
 			return schema.Errorf(path, "the graph has %d entries", len(g.Entries))
 		}
 		e := &g.Entries[k]
-		for _, p := range EntryParams() {
+		for _, p := range decl.EntryParams[Entry]() {
 			if p.Key != key {
 				continue
 			}
@@ -139,12 +125,12 @@ func (g *Graph) set(path, rest, value string) error {
 }
 
 // setSection sets the setting SECTION.KEY of c named by key, one of the
-// sections given, to value: a Param, by its SectionKey.
+// sections given, to value: a setting, by its decl.SectionKey.
 func setSection(path, key string, c *Config, value string, sections ...string) error {
 	section, k, _ := strings.Cut(key, ".")
 	if slices.Contains(sections, section) {
-		for _, p := range Params() {
-			if strings.HasPrefix(p.Path, section+".") && SectionKey(section, p) == k {
+		for _, p := range decl.Params[Config]() {
+			if strings.HasPrefix(p.Path, section+".") && decl.SectionKey(section, p) == k {
 				return setParam(path, p, c, value)
 			}
 		}
@@ -153,7 +139,7 @@ func setSection(path, key string, c *Config, value string, sections ...string) e
 }
 
 // checkBounds refuses the value of p in c outside p's bounds.
-func checkBounds(path string, p Param, c *Config) error {
+func checkBounds(path string, p decl.Param[Config], c *Config) error {
 	switch v := p.Field(c).(type) {
 	case *float64:
 		if p.Probability && !(*v >= 0 && *v <= 1) {
@@ -246,8 +232,8 @@ func workersOf(g Graph) Workers {
 }
 
 // Set sets the setting at path in c to value, as a scenario file's fleet
-// section writes it: path a Param's Path (client.timeout, server.workers)
-// or its key in the fleet section (capacity). A path no Param has, or a
+// section writes it: path a declared setting's path (client.timeout, server.workers)
+// or its key in the fleet section (capacity). A path no setting has, or a
 // value the setting does not take, is refused with a *FieldError naming
 // path, c unchanged; Check holds c as a whole.
 func (c *Config) Set(path, value string) error {
@@ -265,7 +251,7 @@ func (c *Config) Set(path, value string) error {
 
 // setParam sets p in c to value, a backoff's cap of 0 being no cap as a
 // file's 0s is, and refuses it outside p's bounds.
-func setParam(path string, p Param, c *Config, value string) error {
+func setParam(path string, p decl.Param[Config], c *Config, value string) error {
 	if err := setValue(path, p.Field(c), value); err != nil {
 		return err
 	}
@@ -275,11 +261,11 @@ func setParam(path string, p Param, c *Config, value string) error {
 	return checkBounds(path, p, c)
 }
 
-// lookupSetting is the Param whose Path is path, or else whose key in a
+// lookupSetting is the setting whose Path is path, or else whose key in a
 // scenario file's fleet section is.
-func lookupSetting(path string) (Param, bool) {
-	if p, ok := LookupParam(path); ok {
+func lookupSetting(path string) (decl.Param[Config], bool) {
+	if p, ok := decl.LookupParam[Config](path); ok {
 		return p, true
 	}
-	return LookupKey(strings.ReplaceAll(path, "_", "-"))
+	return decl.LookupKey[Config](strings.ReplaceAll(path, "_", "-"))
 }

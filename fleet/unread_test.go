@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/retrysim/retrysim/internal/decl"
 )
 
 // TestUnread names a constant load's peak and a run without hedges'
@@ -60,16 +62,16 @@ func TestParseScope(t *testing.T) {
 // seconds into times.
 func TestParams(t *testing.T) {
 	seen := map[string]bool{}
-	for _, p := range Params() {
+	for _, p := range decl.Params[Config]() {
 		if seen[p.Path] || seen["key "+p.Key] {
 			t.Errorf("%s (%s) is listed twice", p.Path, p.Key)
 		}
 		seen[p.Path], seen["key "+p.Key] = true, true
 	}
 	for _, name := range policyPaths() {
-		p, ok := LookupParam(name)
+		p, ok := decl.LookupParam[Config](name)
 		if !ok {
-			t.Errorf("policy parameter %s is not a Param", name)
+			t.Errorf("policy parameter %s is not a decl.Param[Config]", name)
 			continue
 		}
 		var pol PolicyConfig
@@ -111,7 +113,7 @@ func hidden(t interface {
 
 // leftPath is a setting's path (of a Param, dotted) that text holds.
 func leftPath(text string) string {
-	for _, p := range Params() {
+	for _, p := range decl.Params[Config]() {
 		if strings.Contains(p.Path, ".") && strings.Contains(text, p.Path) {
 			return p.Path
 		}
@@ -125,7 +127,7 @@ func leftPath(text string) string {
 // with every Path hidden, no setting's path is left, for every server and
 // policy kind, retried or not, and for refusals of each kind.
 func TestTextsNameSettingsAsPaths(t *testing.T) {
-	for _, p := range Params() {
+	for _, p := range decl.Params[Config]() {
 		if left := leftPath(hidden(p.Usage)); left != "" {
 			t.Errorf("%s: Usage names %s in its text: %s", p.Path, left, p.Usage)
 		}

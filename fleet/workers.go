@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -157,7 +158,7 @@ func (w Workers) Check() error {
 func (w Workers) path(p string) string {
 	type rename struct{ from, to string }
 	renames := []rename{{"entries[0].client.", "queue."}, {"entries[0].load.", "load."}}
-	for _, e := range EntryParams() { // named as the entry's
+	for _, e := range decl.EntryParams[Entry]() { // named as the entry's
 		renames = append(renames, rename{"entries[0]." + e.Key, e.Key})
 	}
 	ws := "services[" + WorkersService + "]"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/chain"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
@@ -53,7 +54,7 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) 
 		workers: "parallel `workers`, each running splittings, %d to %d; the output does not depend on it",
 		shard:   "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge"}, 1, nil, nil)
 	fs := r.fs
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		switch p.Key {
 		case "shape", "rate", "peak", "from", "to", "capacity", "queue", "service", "p-fail":
 			usage := fleetWords(p.Usage)

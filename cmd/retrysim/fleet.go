@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/scenario"
@@ -40,9 +41,9 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 		keys: render.FleetFigureKeys(), runName: func(c fleet.Config) string { return c.Name }, echo: echo,
 		grid: func(paths []string, points [][]string) ([]fleet.Config, error) {
 			for _, path := range paths {
-				p, ok := fleet.LookupParam(path)
+				p, ok := decl.LookupParam[fleet.Config](path)
 				if !ok {
-					p, ok = fleet.LookupKey(strings.ReplaceAll(path, "_", "-"))
+					p, ok = decl.LookupKey[fleet.Config](strings.ReplaceAll(path, "_", "-"))
 				}
 				if ok && r.given[p.Key] {
 					return nil, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", p.Key, path))
@@ -85,7 +86,7 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 	c := fleet.DefaultConfig() // the model flags write into it
 	r.duration.V = c.Duration
 	r.fs.Lookup("duration").DefValue = r.duration.String()
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		r.fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
 	}
 	var outage flagval.Window
@@ -114,7 +115,7 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 			c.Client.Backoff.Cap = fleet.NoCap
 		}
 		unread := c.UnreadWhy()
-		if err := flagval.Refuse(r.fs, func(n string) string { p, _ := fleet.LookupKey(n); return fleetWords(unread[p.Path]) }); err != nil {
+		if err := flagval.Refuse(r.fs, func(n string) string { p, _ := decl.LookupKey[fleet.Config](n); return fleetWords(unread[p.Path]) }); err != nil {
 			return nil, p, nil, err
 		}
 		cfgs = []fleet.Config{c}
@@ -182,7 +183,7 @@ func fleetPresetRefuses(name string) string {
 	return fmt.Sprintf("a preset sets the model; drop -%s or -preset", name)
 }
 
-// fleetFlags are the flags of the fleet settings no fleet.Param holds, by
+// fleetFlags are the flags of the fleet settings no decl.Param[fleet.Config] holds, by
 // their paths (fleet.FieldError's); a Param's flag is its Key.
 var fleetFlags = map[string]string{
 	"duration": "-duration", "outage.from": "-outage", "outage.to": "-outage",
@@ -194,7 +195,7 @@ var fleetFlags = map[string]string{
 // named as flags.
 func fleetFlagError(err error) error {
 	return flagError(err, func(fe *fleet.FieldError) (string, string) {
-		if p, ok := fleet.LookupParam(fe.Field); ok {
+		if p, ok := decl.LookupParam[fleet.Config](fe.Field); ok {
 			return "-" + p.Key, fe.Words(scenarioref.FleetFlag)
 		}
 		return fleetFlags[fe.Field], fe.Words(scenarioref.FleetFlag)
@@ -209,7 +210,7 @@ func fleetGroups() []flagval.Group {
 	groups := []flagval.Group{{Title: "The load"}, {Title: "The server"}, {Title: "The client"},
 		{Title: "The client's policy (-policy and the settings of each)"}, {Title: "The run and its output"}}
 	groups[0].Flags = []string{"duration"}
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		if p.Path == "outage.mode" {
 			groups[0].Flags = append(groups[0].Flags, "outage")
 		}

@@ -3,7 +3,6 @@ package decl
 import (
 	"encoding"
 	"fmt"
-	"reflect"
 
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/schema"
@@ -129,21 +128,6 @@ func (s Setting[C]) With(doc, example string, rule func(C) error) Setting[C] {
 	return s
 }
 
-// tables holds, by configuration type, the function that returns the
-// package's table, which Register stores: the package declaring C keeps
-// its table unexported and imports this one, so this one cannot import it.
-var tables = map[reflect.Type]any{}
-
-// Register makes table the settings of C that Settings returns; C's
-// package calls it from its init.
-func Register[C any](table func() []Setting[C]) { tables[reflect.TypeFor[C]()] = table }
-
 // Settings declares every setting of C once, in the order its package's
-// table lists them. The result is a fresh slice.
-func Settings[C any]() []Setting[C] {
-	table, ok := tables[reflect.TypeFor[C]()].(func() []Setting[C])
-	if !ok {
-		panic(fmt.Sprintf("decl: no settings registered for %v", reflect.TypeFor[C]()))
-	}
-	return table()
-}
+// table lists them (Register). The result is a fresh slice.
+func Settings[C any]() []Setting[C] { return Table[Setting[C]]() }

@@ -14,6 +14,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/provider"
@@ -144,7 +145,7 @@ func Changed(fs *flag.FlagSet, name string) bool {
 
 // ParamVar is the flag of the fleet setting p, writing into c: the Var its
 // field's kind asks for (a Probability's own refusal for a probability).
-func ParamVar(p fleet.Param, c *fleet.Config) flag.Value {
+func ParamVar(p decl.Param[fleet.Config], c *fleet.Config) flag.Value {
 	switch f := p.Field(c).(type) {
 	case *float64:
 		if p.Probability {

@@ -24,7 +24,7 @@ type Key struct {
 	// fleet.budget_ratio; [] marks an item of a list.
 	Path string
 	// Setting names the table entry that documents the key: a setting of
-	// retrysim.Settings (queue.ttl) or a parameter of fleet.Params
+	// retrysim.Settings (queue.ttl) or a parameter of decl.Params[fleet.Config]
 	// (budget-ratio); "" when Key documents it itself.
 	Setting string
 	// Type, Default, Bounds and Doc describe a key that no table documents;
@@ -128,7 +128,7 @@ var queueSectionKey = Key{Path: "queue", Type: "a mapping of queue settings", De
 
 // Keys lists every key a scenario file takes, in the order of a file: the
 // job's, its steps', its queue's, then the fleet section's (each
-// fleet.Param, in its order, documented there under its key).
+// decl.Param[fleet.Config], in its order, documented there under its key).
 func Keys() []Key {
 	keys := append(slices.Clip(jobKeyDocs), stepKeyDocs()...)
 	keys = append(keys, queueSectionKey)
@@ -136,7 +136,7 @@ func Keys() []Key {
 	keys = append(keys, Key{Path: "fleet", Type: "a mapping of fleet settings", Default: "none", Bounds: "only in a file for retrysim fleet, which reads no job", ReadBy: ReadByFleet, Example: "{policy: unlimited}",
 		Doc: "the settings of retrysim fleet (load, server, network, client, policy and hedges); each key is the fleet command's flag with _ for -, and a key left out keeps the flag's default (a flag may not give it again)"})
 	defaults := fleet.DefaultConfig()
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		example, ok := fleetExamples[p.Key]
 		if !ok {
 			switch v := p.Field(&defaults).(type) {
@@ -156,7 +156,7 @@ func Keys() []Key {
 
 // graphKeyDocs are the graph section's keys, in the order of a file: its
 // own, an entry's, a service's and a call's, each mapping of fleet settings
-// (load, server, outage, client) followed by its keys, one a fleet.Param
+// (load, server, outage, client) followed by its keys, one a decl.Param[fleet.Config]
 // whose path is in the section, documented there under its Key. An entry's
 // client takes the keys of a call's, listed once.
 func graphKeyDocs() []Key {
@@ -165,9 +165,9 @@ func graphKeyDocs() []Key {
 	}
 	section := func(prefix, name string) []Key {
 		var keys []Key
-		for _, p := range fleet.Params() {
+		for _, p := range decl.Params[fleet.Config]() {
 			if strings.HasPrefix(p.Path, name+".") {
-				key := fleet.SectionKey(name, p)
+				key := decl.SectionKey(name, p)
 				example, ok := graphExamples[name+"."+key]
 				switch _, isBool := p.Field(&fleet.Config{}).(*bool); {
 				case ok:
@@ -188,7 +188,7 @@ func graphKeyDocs() []Key {
 		k("graph", "a mapping: name, duration, net, deadlines, entries and services", "none", "only in a file for retrysim graph, which reads no job and no fleet section", "{entries: [{to: a}], services: [{name: a}]}",
 			"the call graph retrysim graph runs: services that call each other, each call with its own client, and load entering at one or more services; each setting left out keeps retrysim fleet's default"),
 	}
-	for _, p := range fleet.GraphParams() {
+	for _, p := range decl.GraphParams[fleet.Graph]() {
 		keys = append(keys, k("graph."+p.Key, p.Type, p.Default, p.Bounds, p.Example, p.Doc))
 	}
 	keys = append(keys,
@@ -201,7 +201,7 @@ func graphKeyDocs() []Key {
 		k("graph.entries[].client", "a mapping of client settings", "retrysim fleet's client: 1 client, timeout 3s, 3 attempts, no backoff", "the keys of "+call+".client", "{attempts: 1}",
 			"the client that sends the entry's requests, whose successes are the graph's end to end; it takes the keys of a call's client"),
 	)
-	for _, p := range fleet.EntryParams() {
+	for _, p := range decl.EntryParams[fleet.Entry]() {
 		keys = append(keys, k("graph.entries[]."+p.Key, p.Type, p.Default, p.Bounds, p.Example, p.Doc))
 	}
 	keys = append(keys,

@@ -576,7 +576,7 @@ func applyClient(f *Fleet, cl *fleet.Client) error {
 	return err
 }
 
-// A fleet section sets any setting of fleet.Params, not the client's
+// A fleet section sets any setting of decl.Params[fleet.Config], not the client's
 // alone: the server, the load, the network and the outage's mode, each
 // read as its flag reads it, and Apply sets them over the flags' values,
 // leaving what it does not give; a key that the section's own settings

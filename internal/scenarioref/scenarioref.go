@@ -17,6 +17,7 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
@@ -46,7 +47,7 @@ const referenceIntro = "A scenario file is YAML: one document, one mapping. An u
 	"is written as 250ms, 2s or 24h."
 
 // Keys are every key of scenario.Keys with its type, default, bounds and
-// meaning, taken from retrysim.Settings or fleet.Params where one of them
+// meaning, taken from retrysim.Settings or decl.Params[fleet.Config] where one of them
 // documents the key.
 func Keys() []Key {
 	settings := map[string]api.SettingDef{}
@@ -73,7 +74,7 @@ func Keys() []Key {
 			r.Doc = fileWords(flagval.FlagWords(s.Usage), "queue.")
 			r.Type, r.Bounds = settingType(s)
 			r.Default = plainValue(s.Default)
-		} else if p, ok := fleet.LookupKey(k.Setting); ok && r.Section == referenceSections[4].name {
+		} else if p, ok := decl.LookupKey[fleet.Config](k.Setting); ok && r.Section == referenceSections[4].name {
 			if k.Doc == "" { // else the graph's own meaning for the setting
 				r.Doc = strings.ReplaceAll(scenario.GraphWords(p.Usage), "`", "")
 			}
@@ -105,7 +106,7 @@ func settingType(s api.SettingDef) (typ, bounds string) {
 
 // paramType is a fleet parameter's type, bounds and default (from
 // fleet.DefaultConfig).
-func paramType(p fleet.Param) (typ, bounds, def string) {
+func paramType(p decl.Param[fleet.Config]) (typ, bounds, def string) {
 	c := fleet.DefaultConfig()
 	switch v := p.Field(&c).(type) {
 	case *float64:
@@ -231,10 +232,10 @@ func sentence(s string) string {
 }
 
 // FleetFlag is the flag of the fleet setting at path (-budget-ratio for
-// client.policy.budget_ratio), from its declaration; a path no fleet.Param
+// client.policy.budget_ratio), from its declaration; a path no decl.Param[fleet.Config]
 // declares is named as it is.
 func FleetFlag(path string) string {
-	if p, ok := fleet.LookupParam(path); ok {
+	if p, ok := decl.LookupParam[fleet.Config](path); ok {
 		return "-" + p.Key
 	}
 	return path

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/render"
@@ -282,7 +283,7 @@ func (p *familyPool[C, P, R]) Rows() []Row {
 }
 
 // FleetKind is the fleet run's kind (retrysim fleet): a candidate is its
-// runs with the searched settings (fleet.Params' paths: client.attempts,
+// runs with the searched settings (decl.Params[fleet.Config]' paths: client.attempts,
 // client.backoff.kind) set in every one.
 type FleetKind struct {
 	family[fleet.Config, fleet.Replicate, fleet.Result]
@@ -300,7 +301,7 @@ func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (F
 		name: func(c fleet.Config) string { return c.Name },
 		set:  setConfig,
 		get: func(c fleet.Config, path string) (string, bool) {
-			par, _ := fleet.LookupParam(path)
+			par, _ := decl.LookupParam[fleet.Config](path)
 			return flagval.ParamVar(par, &c).String(), true
 		},
 		check:    func(cfgs []fleet.Config) error { return fleet.Check(cfgs, fleet.Options{Replicates: 1}) },
@@ -323,10 +324,10 @@ func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (F
 // setConfig sets the setting at path in c to value, as the fleet command's
 // flag for it does, with the fleet command's cap: 0 is none.
 func setConfig(c *fleet.Config, path, value string) error {
-	p, ok := fleet.LookupParam(path)
+	p, ok := decl.LookupParam[fleet.Config](path)
 	if !ok {
 		var paths []string
-		for _, p := range fleet.Params() {
+		for _, p := range decl.Params[fleet.Config]() {
 			paths = append(paths, p.Path)
 		}
 		return schema.Errorf(path, "no setting of a fleet run has this path (want one of %s)", strings.Join(paths, ", "))
