@@ -462,7 +462,7 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 		if pc.Shared || pc.Kind == Unlimited && pc.Own == nil {
 			n = 1
 		}
-		e.draw, e.atSend, e.refusalRetried = pc.Kind.random(), pc.Kind.AskedAtSend(), pc.Kind.RefusalRetried()
+		e.draw, e.atSend, e.refusalRetried = pc.Kind.random(), pc.Kind.AskedAtSend(), pc.Kind.refusalRetried()
 		if pc.Own != nil {
 			e.draw, e.atSend, e.refusalRetried = pc.Own.Random, pc.Own.AskedAtSend, false
 		}
@@ -1762,7 +1762,7 @@ func (s *sim) sendRetry(slot int32) {
 // refused is the policy refusing the request's next attempt as it would go
 // out. The request fails, a local rejection if it never called the server,
 // else a denial; but for a kind whose refusals are retried
-// (RefusalRetried), the refusal uses up the attempt and, while attempts
+// (refusalRetried), the refusal uses up the attempt and, while attempts
 // remain, the next is decided as after a failure.
 func (s *sim) refused(slot int32) {
 	r := &s.reqs[slot]

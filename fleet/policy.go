@@ -407,21 +407,9 @@ func (b *breaker) Retry(float64, bool, float64) (bool, float64) {
 	return true, 0
 }
 
-// ParamSeconds says whether the setting whose path is path is a time, a
-// time.Duration (a flag or a scenario file gives it as a duration such as
-// 10s).
-func ParamSeconds(path string) bool {
-	p, ok := decl.LookupParam[Config](path)
-	if !ok {
-		return false
-	}
-	_, d := p.Field(&Config{}).(*time.Duration)
-	return d
-}
-
-// SetParam sets the policy parameter whose path is path to v, in seconds
+// setParam sets the policy parameter whose path is path to v, in seconds
 // for a time; a count must be a whole number. Limits are Check's.
-func (p *PolicyConfig) SetParam(path string, v float64) error {
+func (p *PolicyConfig) setParam(path string, v float64) error {
 	prm, _ := decl.LookupParam[Config](path)
 	if !slices.Contains(policyPaths(), path) {
 		return &FieldError{Field: path, Msg: "no policy has this parameter"}

@@ -711,7 +711,7 @@ func TestSetParam(t *testing.T) {
 		}
 		p := DefaultPolicy()
 		p.Kind = kind
-		err := p.SetParam(name, 2e6) // a count is refused here, the rest by Check
+		err := p.setParam(name, 2e6) // a count is refused here, the rest by Check
 		if err == nil {
 			err = p.Check()
 		}
@@ -721,10 +721,10 @@ func TestSetParam(t *testing.T) {
 		}
 	}
 	var p PolicyConfig
-	if err := p.SetParam("client.policy.window", 1.5); err == nil {
-		t.Error("SetParam(client.policy.window, 1.5) = nil; want an error: a count is whole")
+	if err := p.setParam("client.policy.window", 1.5); err == nil {
+		t.Error("setParam(client.policy.window, 1.5) = nil; want an error: a count is whole")
 	}
-	if err := p.SetParam("colour", 1); err == nil {
-		t.Error("SetParam(colour, 1) = nil; want an error")
+	if err := p.setParam("colour", 1); err == nil {
+		t.Error("setParam(colour, 1) = nil; want an error")
 	}
 }

@@ -30,7 +30,7 @@ func (k PolicyKind) AskedAtSend() bool {
 	return k == SlidingBreaker || k == SREThrottle || k == GRPCAdaptive
 }
 
-// RefusalRetried says whether an attempt the kind refuses is a failed
+// refusalRetried says whether an attempt the kind refuses is a failed
 // attempt the client retries after its backoff, rather than the request's
 // end.
-func (k PolicyKind) RefusalRetried() bool { return k == SlidingBreaker }
+func (k PolicyKind) refusalRetried() bool { return k == SlidingBreaker }

@@ -58,7 +58,7 @@ func TestParseScope(t *testing.T) {
 }
 
 // Params names each setting once; every policy parameter is one of them,
-// and SetParam writes where its Field reads, whole numbers into counts and
+// and setParam writes where its Field reads, whole numbers into counts and
 // seconds into times.
 func TestParams(t *testing.T) {
 	seen := map[string]bool{}
@@ -75,8 +75,8 @@ func TestParams(t *testing.T) {
 			continue
 		}
 		var pol PolicyConfig
-		if err := pol.SetParam(name, 7); err != nil {
-			t.Errorf("SetParam(%s, 7) = %v", name, err)
+		if err := pol.setParam(name, 7); err != nil {
+			t.Errorf("setParam(%s, 7) = %v", name, err)
 		}
 		c := Config{Client: Client{Policy: pol}}
 		var got float64
@@ -91,15 +91,15 @@ func TestParams(t *testing.T) {
 			t.Errorf("%s: a field of kind %T", name, f)
 		}
 		if got != 7 {
-			t.Errorf("SetParam(%s, 7), then its Field reads %g", name, got)
+			t.Errorf("setParam(%s, 7), then its Field reads %g", name, got)
 		}
 	}
 	var pol PolicyConfig
-	if err := pol.SetParam("client.policy.window", 2.5); err == nil {
-		t.Errorf("SetParam(client.policy.window, 2.5) = nil; want a whole number refused")
+	if err := pol.setParam("client.policy.window", 2.5); err == nil {
+		t.Errorf("setParam(client.policy.window, 2.5) = nil; want a whole number refused")
 	}
-	if err := pol.SetParam("load.rate", 1); err == nil {
-		t.Errorf("SetParam(load.rate, 1) = nil; want it refused: load.rate is the load's, not a policy's")
+	if err := pol.setParam("load.rate", 1); err == nil {
+		t.Errorf("setParam(load.rate, 1) = nil; want it refused: load.rate is the load's, not a policy's")
 	}
 }
 

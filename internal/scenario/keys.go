@@ -169,11 +169,12 @@ func graphKeyDocs() []Key {
 			if strings.HasPrefix(p.Path, name+".") {
 				key := decl.SectionKey(name, p)
 				example, ok := graphExamples[name+"."+key]
+				_, isTime := p.Field(&fleet.Config{}).(*time.Duration)
 				switch _, isBool := p.Field(&fleet.Config{}).(*bool); {
 				case ok:
 				case isBool:
 					example = "true"
-				case fleet.ParamSeconds(p.Path):
+				case isTime:
 					example = "1s"
 				default:
 					example = "1"
