@@ -15,7 +15,7 @@ import (
 // hold together, as TestExportCount counts them. Issue 37's goal is 500:
 // this is a ratchet at what the last change reached, and every later
 // change lowers it, never raises it.
-const exportCeiling = 1109
+const exportCeiling = 1103
 
 // publicDirs walks the module and lists, sorted, the directory of every
 // package a Go program may import: every directory holding a non-test Go
@@ -190,8 +190,7 @@ var sharedNames = map[string]string{
 	"Axis":         "TODO issue 37: rename: a sweep's axis with its values (root), a parameter a sweep can vary (stats)",
 	"Constant":     "TODO issue 37: rename: a backoff Kind (backoff), a load ShapeKind (fleet)",
 	"Exponential":  "TODO issue 37: rename: a backoff Kind (backoff), a service-time Dist (fleet)",
-	"Kind":         "TODO issue 37: rename: a backoff policy (backoff), what values a setting takes (schema)",
-	"Latency":      "TODO issue 37: rename: a step's latency (provider), a ServerKind (fleet), a schema.Kind (schema)",
+	"Latency":      "TODO issue 37: rename: a step's latency (provider), a ServerKind (fleet)",
 	"LookupPreset": "TODO issue 37: rename: the job model's cases (root), fleet runs (fleet)",
 	"Point":        "TODO issue 37: rename: a second of a fleet series (fleet), a sweep's grid point (stats)",
 	"Policy":       "TODO issue 37: rename: a wait schedule (backoff), an admission guard (fleet), a step's retry settings (provider)",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
@@ -119,16 +120,16 @@ func stepSettings(ps []decl.StepSetting) []setting {
 
 // kindField is a field of kind, its spec and from, for a sweep; a whole
 // number is bounded by lo and hi.
-func kindField(kind schema.Kind, lo, hi int) field {
+func kindField(kind enum.Kind, lo, hi int) field {
 	var f field
 	switch kind {
-	case schema.Probability:
+	case enum.Probability:
 		f.spec, f.from = probabilitySpec, func(v float64) any { return v }
-	case schema.Duration:
+	case enum.Duration:
 		f.spec, f.from = durationSpec, func(v float64) any { return seconds(v) }
-	case schema.Latency: // a fixed one: a sweep's value is one number
+	case enum.Latency: // a fixed one: a sweep's value is one number
 		f.spec, f.from = durationSpec, func(v float64) any { return provider.Latency{Median: seconds(v)} }
-	case schema.Whole:
+	case enum.Whole:
 		f.spec, f.from = &sweep.Spec{Kind: sweep.Whole, Min: float64(lo), Max: float64(hi)}, func(v float64) any { return int(v) }
 	}
 	return f

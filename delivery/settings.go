@@ -7,6 +7,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -18,15 +19,15 @@ func init() {
 }
 
 func probability(name, key string, where func(*Config) *float64) decl.Setting[Config] {
-	return decl.New(name, key, schema.Probability, where, limits.Probability)
+	return decl.New(name, key, enum.Probability, where, limits.Probability)
 }
 
 func duration(name, key string, where func(*Config) *time.Duration) decl.Setting[Config] {
-	return decl.New(name, key, schema.Duration, where, limits.Duration)
+	return decl.New(name, key, enum.Duration, where, limits.Duration)
 }
 
 func latency(name, key string, where func(*Config) *provider.Latency) decl.Setting[Config] {
-	return decl.New(name, key, schema.Latency, where, provider.Latency.Check)
+	return decl.New(name, key, enum.Latency, where, provider.Latency.Check)
 }
 
 // settings declares every setting of the queue once, in the order reports

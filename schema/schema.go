@@ -123,21 +123,3 @@ func join(prefix, field string) string {
 	}
 	return prefix + "." + field
 }
-
-// Kind is what values a setting takes, and so how a scenario file writes
-// it, how a flag reads it and what bounds it.
-type Kind int
-
-const (
-	// Probability is a float64 from 0 to 1.
-	Probability Kind = iota
-	// Duration is a time.Duration, not negative and at most a year.
-	Duration
-	// Whole is an int within the setting's own bounds.
-	Whole
-	// Latency is a fixed duration or a lognormal median and p99
-	// (provider.Latency).
-	Latency
-	// OneOf is a value of an enumeration (an Enum), written by its name.
-	OneOf
-)

@@ -30,15 +30,15 @@ type Setting[C any] struct {
 	// turns into its flags' names.
 	Doc string
 	// Kind is what values it takes.
-	Kind schema.Kind
-	// Min and Max bound a whole number (Kind schema.Whole).
+	Kind enum.Kind
+	// Min and Max bound a whole number (Kind enum.Whole).
 	Min, Max int
 	// Example is a value a scenario file may give it, as YAML.
 	Example string
 
 	// get is the setting's field in c, of its own type; set sets the field
 	// in c to v, of its own type, reporting false for a value of another
-	// type; setText sets it from its name (a schema.OneOf).
+	// type; setText sets it from its name (a enum.OneOf).
 	get     func(c C) any
 	set     func(c *C, v any) bool
 	setText func(c *C, text string) error
@@ -57,7 +57,7 @@ func (s Setting[C]) Get(c C) any { return s.get(c) }
 // false, and changes nothing, for a value of another type.
 func (s Setting[C]) Set(c *C, v any) bool { return s.set(c, v) }
 
-// SetText sets a setting of kind schema.OneOf in c from its value's name,
+// SetText sets a setting of kind enum.OneOf in c from its value's name,
 // as a scenario file writes it; an unknown name is refused with the names
 // allowed.
 func (s Setting[C]) SetText(c *C, text string) error {
@@ -82,7 +82,7 @@ func (s Setting[C]) Check(c C) error {
 }
 
 // New is the setting of kind k whose field where returns, bounded by check.
-func New[C, T any](name, key string, k schema.Kind, where func(*C) *T, check func(T) error) Setting[C] {
+func New[C, T any](name, key string, k enum.Kind, where func(*C) *T, check func(T) error) Setting[C] {
 	return Setting[C]{
 		Name: name, Key: key, Kind: k,
 		get: func(c C) any { return *where(&c) },
@@ -100,7 +100,7 @@ func New[C, T any](name, key string, k schema.Kind, where func(*C) *T, check fun
 // Whole is the setting of a whole number from lo to hi whose field where
 // returns.
 func Whole[C any](name, key string, lo, hi int, where func(*C) *int) Setting[C] {
-	s := New(name, key, schema.Whole, where, func(n int) error {
+	s := New(name, key, enum.Whole, where, func(n int) error {
 		if n < lo || n > hi {
 			return fmt.Errorf("%d is not a whole number from %d to %d", n, lo, hi)
 		}
@@ -117,7 +117,7 @@ func OneOf[C any, T encoding.TextMarshaler, PT interface {
 	*T
 	encoding.TextUnmarshaler
 }](name, key string, where func(*C) *T) Setting[C] {
-	s := New(name, key, schema.OneOf, where, enum.Check[T])
+	s := New(name, key, enum.OneOf, where, enum.Check[T])
 	s.setText = func(c *C, text string) error { return PT(where(c)).UnmarshalText([]byte(text)) }
 	return s
 }

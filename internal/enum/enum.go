@@ -2,7 +2,8 @@
 // print, marshal as text and say which values are valid: every enumeration
 // of the public packages (a store mode, a backoff policy, a key mode) keeps
 // one Enum and defines its String, MarshalText and UnmarshalText by it. Names,
-// Parse and Check read any such enumeration by those methods alone.
+// Parse and Check read any such enumeration by those methods alone. Kind is
+// what values a declared setting takes.
 package enum
 
 import (
@@ -111,3 +112,21 @@ func Check[T encoding.TextMarshaler](v T) error {
 	_, err := v.MarshalText()
 	return err
 }
+
+// Kind is what values a setting takes, and so how a scenario file writes
+// it, how a flag reads it and what bounds it.
+type Kind int
+
+const (
+	// Probability is a float64 from 0 to 1.
+	Probability Kind = iota
+	// Duration is a time.Duration, not negative and at most a year.
+	Duration
+	// Whole is an int within the setting's own bounds.
+	Whole
+	// Latency is a fixed duration or a lognormal median and p99
+	// (provider.Latency).
+	Latency
+	// OneOf is a value of an enumeration (an Enum), written by its name.
+	OneOf
+)

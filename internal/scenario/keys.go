@@ -11,9 +11,9 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -260,7 +260,7 @@ func queueKeyDocs() []Key {
 			continue
 		}
 		keys = append(keys, k)
-		if s.Kind == schema.Latency {
+		if s.Kind == enum.Latency {
 			keys = append(keys, latencyParts[s.Key]...)
 		}
 	}

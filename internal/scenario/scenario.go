@@ -501,21 +501,21 @@ func andList(words []string) string {
 
 // decodeKind reads n as a value of kind k: a float64, a time.Duration, an
 // int, a provider.Latency, or an enumeration's name.
-func decodeKind(k schema.Kind, n *yaml.Node) (any, error) {
+func decodeKind(k enum.Kind, n *yaml.Node) (any, error) {
 	switch k {
-	case schema.Probability:
+	case enum.Probability:
 		var p probability
 		err := n.Decode(&p)
 		return p.v, err
-	case schema.Duration:
+	case enum.Duration:
 		var d duration
 		err := n.Decode(&d)
 		return d.v, err
-	case schema.Whole:
+	case enum.Whole:
 		var w whole
 		err := n.Decode(&w)
 		return w.v, err
-	case schema.Latency:
+	case enum.Latency:
 		var l latency
 		err := n.Decode(&l)
 		return l.v, err

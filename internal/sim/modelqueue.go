@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
@@ -20,9 +21,9 @@ import (
 func modelKeys(s decl.Setting[delivery.Config]) []string {
 	key := strings.ReplaceAll(s.Name, ".", "_")
 	switch s.Kind {
-	case schema.Duration:
+	case enum.Duration:
 		return []string{key + "_ns"}
-	case schema.Latency:
+	case enum.Latency:
 		return []string{key + "_ns", key + "_p99_ns"}
 	}
 	return []string{key}
@@ -99,7 +100,7 @@ func queueOf(m stats.Settings) (delivery.Config, error) {
 			return n, nil
 		}
 		switch s.Kind {
-		case schema.Duration, schema.Latency:
+		case enum.Duration, enum.Latency:
 			var ns [2]int64
 			for i := range keys {
 				var err error
@@ -107,12 +108,12 @@ func queueOf(m stats.Settings) (delivery.Config, error) {
 					return c, err
 				}
 			}
-			if s.Kind == schema.Duration {
+			if s.Kind == enum.Duration {
 				s.Set(&c, time.Duration(ns[0]))
 			} else {
 				s.Set(&c, provider.Latency{Median: time.Duration(ns[0]), P99: time.Duration(ns[1])})
 			}
-		case schema.Whole:
+		case enum.Whole:
 			n, err := whole(0)
 			if err != nil {
 				return c, err
@@ -121,7 +122,7 @@ func queueOf(m stats.Settings) (delivery.Config, error) {
 				return c, schema.Errorf("queue."+keys[0], "%d is beyond an int", n)
 			}
 			s.Set(&c, int(n))
-		case schema.Probability:
+		case enum.Probability:
 			switch x := values[0].(type) {
 			case int64:
 				s.Set(&c, float64(x))
@@ -130,7 +131,7 @@ func queueOf(m stats.Settings) (delivery.Config, error) {
 			default:
 				return c, schema.Errorf("queue."+keys[0], "%q is not a number", x)
 			}
-		case schema.OneOf:
+		case enum.OneOf:
 			text, ok := values[0].(string)
 			if !ok {
 				return c, schema.Errorf("queue."+keys[0], "%v is not a name", values[0])
