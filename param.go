@@ -11,10 +11,10 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -260,7 +260,7 @@ func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (pr
 	}
 	if q != nil {
 		if err := q.Check(); err != nil {
-			return sc, q, schema.Within("queue", err)
+			return sc, q, fieldpath.Within("queue", err)
 		}
 	}
 	return sc, q, nil

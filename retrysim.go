@@ -29,7 +29,9 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
@@ -113,7 +115,9 @@ type Experiment struct {
 // ("queue.lease").
 type FieldError = schema.FieldError
 
-func fieldErr(field, format string, args ...any) error { return schema.Errorf(field, format, args...) }
+func fieldErr(field, format string, args ...any) error {
+	return pathtext.Errorf(field, format, args...)
+}
 
 // generator is the Experiment's generator, pcg by default.
 func (e Experiment) generator() (rng.Generator, error) {
@@ -160,7 +164,7 @@ func (e Experiment) Check() error {
 	}
 	switch {
 	case en == sim.Skip && g.Sequential:
-		return fieldErr("engine", "skip cannot replay %s's single stream draw by draw; use %s plain, or %s pcg", g.Name, schema.Path("engine"), schema.Path("generator"))
+		return fieldErr("engine", "skip cannot replay %s's single stream draw by draw; use %s plain, or %s pcg", g.Name, pathtext.Path("engine"), pathtext.Path("generator"))
 	}
 	if err := sim.CheckJobs(e.Jobs); err != nil {
 		return fieldErr("jobs", "%v", err)
@@ -185,7 +189,7 @@ func (e Experiment) Check() error {
 			return fieldErr(fmt.Sprintf("strategies[%d]", i), "is nil")
 		}
 		if err := checkStrategy(s); err != nil {
-			return schema.Within(fmt.Sprintf("strategies[%d]", i), err)
+			return fieldpath.Within(fmt.Sprintf("strategies[%d]", i), err)
 		}
 	}
 	// A row a strategy: a strategy given twice would print its row twice.
@@ -197,7 +201,7 @@ func (e Experiment) Check() error {
 	}
 	if d := e.Delivery; d != nil {
 		if err := d.Check(); err != nil {
-			return schema.Within("queue", err)
+			return fieldpath.Within("queue", err)
 		}
 		return e.checkDeliveries()
 	}
@@ -265,7 +269,7 @@ func (e Experiment) checkScenario() error {
 		return fieldErr("scenario", "none given; a zero Scenario has no steps (DefaultScenario is the command's default)")
 	}
 	if err := sc.Validate(); err != nil {
-		return schema.Within("scenario", err)
+		return fieldpath.Within("scenario", err)
 	}
 	if e.Delivery == nil {
 		for i, st := range sc.Steps {

@@ -11,6 +11,7 @@ import (
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -19,8 +20,7 @@ import (
 // client.policy.budget_ratio); duration, outage.from, outage.to,
 // client.policy.own or memoryless and its fields (memoryless.retry_prob)
 // for the Config fields no declared setting holds; and replicates or workers for
-// Options. Its message may name other settings by their paths too
-// (schema.Path arguments: FieldError.Words names them as a reader does).
+// Options. Its message may name other settings by their paths too.
 type FieldError = schema.FieldError
 
 // withDefaults is o with a Replicates of 0 made 1, as Options documents.
@@ -114,7 +114,7 @@ func (k *checker) number(path string, v float64, unit string) {
 
 func (k *checker) bad(path, format string, args ...any) {
 	if k.first == nil {
-		k.first = schema.Errorf(path, format, args...)
+		k.first = pathtext.Errorf(path, format, args...)
 	}
 }
 
@@ -163,14 +163,14 @@ func (c Config) Check() error {
 		k.seconds("load.from", c.Load.From.Seconds(), false)
 		k.seconds("load.to", c.Load.To.Seconds(), false)
 		if !(c.Load.To > c.Load.From) {
-			k.bad("load.to", "%g s is not after %s %g s", c.Load.To.Seconds(), schema.Path("load.from"), c.Load.From.Seconds())
+			k.bad("load.to", "%g s is not after %s %g s", c.Load.To.Seconds(), pathtext.Path("load.from"), c.Load.From.Seconds())
 		}
 		if c.Load.From >= c.Duration {
 			k.bad("load.from", "%s is not before the run's end (duration %s): the %s would never start", human.Duration(c.Load.From), human.Duration(c.Duration), c.Load.Kind)
 		}
 		if c.Load.Kind == Ramp && c.Load.Peak < c.Load.Rate {
 			k.bad("load.peak", "%g is below %[3]s %[2]g; a ramp rises from %[3]s to %[4]s and back (a drop in load is a %[5]s spike with %[4]s below %[3]s)",
-				c.Load.Peak, c.Load.Rate, schema.Path("load.rate"), schema.Path("load.peak"), schema.Path("load.kind"))
+				c.Load.Peak, c.Load.Rate, pathtext.Path("load.rate"), pathtext.Path("load.peak"), pathtext.Path("load.kind"))
 		}
 	}
 	if c.Load.max() == 0 {
@@ -233,7 +233,7 @@ func (c Config) Check() error {
 // (Lo and Hi, or a probability), for each that c's run reads (Unread): the
 // bounds of a setting the checks above do not name, written nowhere else.
 func (k *checker) declared(c *Config) {
-	unread := c.UnreadWhy()
+	unread := c.unreadWhy()
 	for _, p := range decl.Params[Config]() {
 		if _, skip := unread[p.Path]; skip {
 			continue
@@ -292,7 +292,7 @@ func (p PolicyConfig) check(k *checker) {
 	if o := p.Own; o != nil {
 		switch {
 		case p.Kind != Unlimited:
-			k.bad("client.policy.kind", "%s, with %s set too; want unlimited, or no own policy", p.Kind, schema.Path("client.policy.own"))
+			k.bad("client.policy.kind", "%s, with %s set too; want unlimited, or no own policy", p.Kind, pathtext.Path("client.policy.own"))
 		case o.New == nil:
 			k.bad("client.policy.own", "policy %q has no New", o.Name)
 		case o.Name == "":
@@ -313,7 +313,7 @@ func (p PolicyConfig) check(k *checker) {
 	case GRPCThrottle:
 		k.number("client.policy.max_tokens", p.MaxTokens, "")
 		if math.IsNaN(p.Ratio) || p.Ratio <= 0 || p.Ratio > p.MaxTokens {
-			k.bad("client.policy.ratio", "%g is not above 0 and at most %s", p.Ratio, schema.Path("client.policy.max_tokens"))
+			k.bad("client.policy.ratio", "%g is not above 0 and at most %s", p.Ratio, pathtext.Path("client.policy.max_tokens"))
 		}
 	case Breaker, AttemptBreaker:
 		if lo, hi := k.bounds("client.policy.threshold"); math.IsNaN(p.Threshold) || p.Threshold < lo || p.Threshold > hi {

@@ -8,6 +8,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -275,7 +276,7 @@ func CheckCost(cfgs []Config, opt Options) error {
 	}
 	if events > limits.FleetEvents {
 		cl := c.Client
-		what := schema.Textf("%s of up to %.3g requests", runs, c.Cost().Requests)
+		what := pathtext.Textf("%s of up to %.3g requests", runs, c.Cost().Requests)
 		path := "duration"
 		switch {
 		case !preset && cl.Attempts*(1+cl.Hedges) >= 16:
@@ -283,11 +284,11 @@ func CheckCost(cfgs []Config, opt Options) error {
 			if 1+cl.Hedges > cl.Attempts {
 				path = "client.hedges"
 			}
-			what = schema.Textf("up to %d attempts x %d copies (1 + %s) a request, %s", cl.Attempts, 1+cl.Hedges, schema.Path("client.hedges"), what)
+			what = pathtext.Textf("up to %d attempts x %d copies (1 + %s) a request, %s", cl.Attempts, 1+cl.Hedges, pathtext.Path("client.hedges"), what)
 		case opt.Replicates > 1:
 			path = "replicates"
 		}
-		return schema.Errorf(path, "%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, events, float64(limits.FleetEvents))
+		return pathtext.Errorf(path, "%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, events, float64(limits.FleetEvents))
 	}
 	total := atOnce*running + kept
 	if total <= limits.FleetBytes {
@@ -308,8 +309,8 @@ func CheckCost(cfgs []Config, opt Options) error {
 	case wc.queue >= wc.slots && wc.queue >= wc.window:
 		return &FieldError{Field: "server.queue_max", Msg: fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, human.GiB(wc.queue), atOnce, limit)}
 	case wc.window >= wc.slots:
-		return schema.Errorf(wc.windowPath, "the %s policy's states (%s, %s %s) need up to %s a replicate, %g at once, %s",
-			w.Policy.Kind, plural(w.Clients, "client"), schema.Path("client.policy.shared"), scopeName(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)
+		return pathtext.Errorf(wc.windowPath, "the %s policy's states (%s, %s %s) need up to %s a replicate, %g at once, %s",
+			w.Policy.Kind, plural(w.Clients, "client"), pathtext.Path("client.policy.shared"), scopeName(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)
 	}
 	return &FieldError{Field: wc.longest.path, Msg: fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
 		wc.longest.what, worst.Load.max(), wc.InFlight, human.GiB(wc.slots), atOnce, limit)}

@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/pathtext"
 )
 
 // Graph is one run of the service-graph model: services that call each
@@ -214,28 +215,28 @@ func (g *Graph) callPath(v, i int) string {
 func (g *Graph) Check() error {
 	dur := g.Duration.Seconds()
 	if dur < 1 || dur > limits.FleetDuration {
-		return schema.Errorf("duration", "%g s is not from 1 s to %d s", dur, limits.FleetDuration)
+		return pathtext.Errorf("duration", "%g s is not from 1 s to %d s", dur, limits.FleetDuration)
 	}
 	if v := g.Net.Seconds(); math.IsNaN(v) || v < 0 || v > limits.FleetSeconds {
-		return schema.Errorf("net", "%g s is not from 0 to %d s", v, limits.FleetSeconds)
+		return pathtext.Errorf("net", "%g s is not from 0 to %d s", v, limits.FleetSeconds)
 	}
 	switch {
 	case len(g.Services) == 0:
-		return schema.Errorf("services", "no service; want 1 to %d", limits.GraphServices)
+		return pathtext.Errorf("services", "no service; want 1 to %d", limits.GraphServices)
 	case len(g.Services) > limits.GraphServices:
-		return schema.Errorf("services", "%d services; at most %d", len(g.Services), limits.GraphServices)
+		return pathtext.Errorf("services", "%d services; at most %d", len(g.Services), limits.GraphServices)
 	case len(g.Entries) == 0:
-		return schema.Errorf("entries", "no entry: no load enters the graph; want 1 to %d", limits.GraphEntries)
+		return pathtext.Errorf("entries", "no entry: no load enters the graph; want 1 to %d", limits.GraphEntries)
 	case len(g.Entries) > limits.GraphEntries:
-		return schema.Errorf("entries", "%d entries; at most %d", len(g.Entries), limits.GraphEntries)
+		return pathtext.Errorf("entries", "%d entries; at most %d", len(g.Entries), limits.GraphEntries)
 	}
 	idx := make(map[string]int, len(g.Services))
 	for v, n := range g.Services {
 		if n.Name == "" {
-			return schema.Errorf(fmt.Sprintf("services[%d].name", v), "a service needs a name")
+			return pathtext.Errorf(fmt.Sprintf("services[%d].name", v), "a service needs a name")
 		}
 		if w, dup := idx[n.Name]; dup {
-			return schema.Errorf(fmt.Sprintf("services[%d].name", v), "%q is the name of services[%d] too", n.Name, w)
+			return pathtext.Errorf(fmt.Sprintf("services[%d].name", v), "%q is the name of services[%d] too", n.Name, w)
 		}
 		idx[n.Name] = v
 	}
@@ -244,7 +245,7 @@ func (g *Graph) Check() error {
 		for v, n := range g.Services {
 			names[v] = n.Name
 		}
-		return schema.Errorf(path, "unknown service %q (the services are %s)", name, strings.Join(names, ", "))
+		return pathtext.Errorf(path, "unknown service %q (the services are %s)", name, strings.Join(names, ", "))
 	}
 	for k, e := range g.Entries {
 		if _, ok := idx[e.To]; !ok {
@@ -252,7 +253,7 @@ func (g *Graph) Check() error {
 		}
 		for _, p := range decl.EntryParams[Entry]() { // poison, crash: an entry's numbers are probabilities
 			if x, ok := p.Field(&e).(*float64); ok && !(*x >= 0 && *x <= 1) {
-				return schema.Errorf(fmt.Sprintf("entries[%d].%s", k, p.Key), "%g is not a probability from 0 to 1", *x)
+				return pathtext.Errorf(fmt.Sprintf("entries[%d].%s", k, p.Key), "%g is not a probability from 0 to 1", *x)
 			}
 		}
 		if err := g.checkGuard(k, idx); err != nil {
@@ -261,20 +262,20 @@ func (g *Graph) Check() error {
 		if e.TimeoutAtReceive {
 			switch {
 			case g.Services[idx[e.To]].Server.Kind != Queue:
-				return schema.Errorf(fmt.Sprintf("entries[%d].timeout_at_receive", k), "service %q is not a queue server: no worker receives the attempts", e.To)
+				return pathtext.Errorf(fmt.Sprintf("entries[%d].timeout_at_receive", k), "service %q is not a queue server: no worker receives the attempts", e.To)
 			case e.Client.Hedges > 0:
-				return schema.Errorf(fmt.Sprintf("entries[%d].timeout_at_receive", k), "the client sends hedges, whose timeouts run from their sends")
+				return pathtext.Errorf(fmt.Sprintf("entries[%d].timeout_at_receive", k), "the client sends hedges, whose timeouts run from their sends")
 			}
 		}
 	}
 	calls := 0
 	for v, n := range g.Services {
 		if len(n.Calls) > limits.GraphFanout {
-			return schema.Errorf(g.servicePath(v)+".calls", "%d calls; at most %d a service", len(n.Calls), limits.GraphFanout)
+			return pathtext.Errorf(g.servicePath(v)+".calls", "%d calls; at most %d a service", len(n.Calls), limits.GraphFanout)
 		}
 		calls += len(n.Calls)
 		if calls > limits.GraphCalls {
-			return schema.Errorf(g.servicePath(v)+".calls", "%d calls in all up to this service; at most %d in a graph", calls, limits.GraphCalls)
+			return pathtext.Errorf(g.servicePath(v)+".calls", "%d calls in all up to this service; at most %d in a graph", calls, limits.GraphCalls)
 		}
 		for i, c := range n.Calls {
 			if _, ok := idx[c.To]; !ok {
@@ -288,7 +289,7 @@ func (g *Graph) Check() error {
 	depth := g.depths()
 	for v, d := range depth {
 		if d == 0 {
-			return schema.Errorf(g.servicePath(v), "no entry reaches it (entries go to %s)", g.entryTargets())
+			return pathtext.Errorf(g.servicePath(v), "no entry reaches it (entries go to %s)", g.entryTargets())
 		}
 	}
 	if err := g.checkDepth(idx); err != nil {
@@ -333,7 +334,7 @@ func (g *Graph) checkCycles(idx map[string]int) error {
 					names = append(names, g.Services[u].Name)
 				}
 				names = append(names, g.Services[w].Name)
-				return schema.Errorf(g.callPath(v, i)+".to", "a cycle of calls: %s", strings.Join(names, " -> "))
+				return pathtext.Errorf(g.callPath(v, i)+".to", "a cycle of calls: %s", strings.Join(names, " -> "))
 			case unseen:
 				if err := walk(w); err != nil {
 					return err
@@ -371,7 +372,7 @@ func (g *Graph) checkDepth(idx map[string]int) error {
 	}
 	for k, e := range g.Entries {
 		if d := down(idx[e.To]); d > limits.GraphDepth {
-			return schema.Errorf(fmt.Sprintf("entries[%d].to", k), "a request entering at %s goes through a chain of %d services; at most %d", e.To, d, limits.GraphDepth)
+			return pathtext.Errorf(fmt.Sprintf("entries[%d].to", k), "a request entering at %s goes through a chain of %d services; at most %d", e.To, d, limits.GraphDepth)
 		}
 	}
 	return nil
@@ -389,9 +390,9 @@ func (g *Graph) checkSettings(idx map[string]int) error {
 		}
 		switch {
 		case strings.HasPrefix(fe.Field, "load.") || strings.HasPrefix(fe.Field, "client."):
-			return schema.Within(edge, err)
+			return fieldpath.Within(edge, err)
 		case strings.HasPrefix(fe.Field, "server.") || strings.HasPrefix(fe.Field, "outage."):
-			return schema.Within(server, err)
+			return fieldpath.Within(server, err)
 		}
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/pathtext"
 )
 
 // A sweep of a kind's runs is a grid of points, each a value for every one
@@ -21,11 +21,11 @@ import (
 // A setting the run does not read at a point (UnreadWhy) is refused too.
 func SweepConfigs(base []Config, paths []string, points [][]string) ([]Config, error) {
 	return sweepRuns(base, paths, points, (*Config).Set, func(c *Config) error {
-		unread := c.UnreadWhy()
+		unread := c.unreadWhy()
 		for _, path := range paths {
 			p, _ := lookupSetting(path)
 			if why, ok := unread[p.Path]; ok {
-				return schema.Errorf(path, "the run does not read it: %s", why)
+				return pathtext.Errorf(path, "the run does not read it: %s", why)
 			}
 		}
 		return c.Check()

@@ -9,15 +9,18 @@ import (
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/schema"
 )
 
 // init registers the declarations of a Config, an Entry and a Graph, which
-// decl.Params, decl.EntryParams and decl.GraphParams return.
+// decl.Params, decl.EntryParams and decl.GraphParams return, and why a run
+// never reads a setting of a Config, which decl.UnreadWhy returns.
 func init() {
 	decl.Register(paramList)
 	decl.Register(func() []decl.EntryParam[Entry] { return slices.Clone(entryParams) })
 	decl.Register(func() []decl.GraphParam[Graph] { return slices.Clone(graphParams) })
+	decl.RegisterUnread(Config.unreadWhy)
 }
 
 // paramList lists the settings of one run, in the order a command's help
@@ -148,12 +151,12 @@ var params = []decl.Param[Config]{
 
 // usage is a setting's Usage: format with a %s for each setting it names, by
 // its path.
-func usage(format string, paths ...string) schema.Text {
+func usage(format string, paths ...string) pathtext.Text {
 	args := make([]any, len(paths))
 	for i, p := range paths {
-		args[i] = schema.Path(p)
+		args[i] = pathtext.Path(p)
 	}
-	return schema.Textf(format, args...)
+	return pathtext.Textf(format, args...)
 }
 
 // nameField reads and writes *p as one of the names parse reads and text

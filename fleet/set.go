@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/internal/decl"
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/pathtext"
 )
 
 // graphPathRE splits a path of Graph.Set: an entry or a service (by name or
@@ -32,7 +32,7 @@ var graphPathRE = regexp.MustCompile(`^(?:entries\[(\d+)\]|services\[([^\]]*)\](
 func (g *Graph) Set(path, value string) error {
 	rest, ok := strings.CutPrefix(path, "graph.")
 	if !ok {
-		return schema.Errorf(path, "not a path of a graph (graph.entries[0].client.timeout, graph.services[NAME].server.capacity)")
+		return pathtext.Errorf(path, "not a path of a graph (graph.entries[0].client.timeout, graph.services[NAME].server.capacity)")
 	}
 	h := *g
 	h.Entries, h.Services = slices.Clone(g.Entries), slices.Clone(g.Services) // what g shares with another graph stays as it is
@@ -56,13 +56,13 @@ func (g *Graph) set(path, rest, value string) error {
 	}
 	m := graphPathRE.FindStringSubmatch(rest)
 	if m == nil {
-		return schema.Errorf(path, "no setting of a graph has this path (%s)", graphPaths)
+		return pathtext.Errorf(path, "no setting of a graph has this path (%s)", graphPaths)
 	}
 	entry, service, call, key := m[1], m[2], m[3], m[4]
 	if entry != "" {
 		k, _ := strconv.Atoi(entry)
 		if k >= len(g.Entries) {
-			return schema.Errorf(path, "the graph has %d entries", len(g.Entries))
+			return pathtext.Errorf(path, "the graph has %d entries", len(g.Entries))
 		}
 		e := &g.Entries[k]
 		for _, p := range decl.EntryParams[Entry]() {
@@ -78,7 +78,7 @@ func (g *Graph) set(path, rest, value string) error {
 				return err
 			}
 			if x, ok := p.Field(e).(*float64); ok && !(*x >= 0 && *x <= 1) { // an entry's numbers are probabilities
-				return schema.Errorf(path, "%g is not a probability in [0, 1]", *x)
+				return pathtext.Errorf(path, "%g is not a probability in [0, 1]", *x)
 			}
 			return nil
 		}
@@ -96,13 +96,13 @@ func (g *Graph) set(path, rest, value string) error {
 		for i, n := range g.Services {
 			names[i] = n.Name
 		}
-		return schema.Errorf(path, "no service is called %q (the graph's: %s)", service, strings.Join(names, ", "))
+		return pathtext.Errorf(path, "no service is called %q (the graph's: %s)", service, strings.Join(names, ", "))
 	}
 	n := &g.Services[v]
 	if call != "" {
 		i, _ := strconv.Atoi(call)
 		if i >= len(n.Calls) {
-			return schema.Errorf(path, "service %q makes %d calls", n.Name, len(n.Calls))
+			return pathtext.Errorf(path, "service %q makes %d calls", n.Name, len(n.Calls))
 		}
 		n.Calls = slices.Clone(n.Calls)
 		c := Config{Client: n.Calls[i].Client}
@@ -135,7 +135,7 @@ func setSection(path, key string, c *Config, value string, sections ...string) e
 			}
 		}
 	}
-	return schema.Errorf(path, "no setting of a graph has this path (%s)", graphPaths)
+	return pathtext.Errorf(path, "no setting of a graph has this path (%s)", graphPaths)
 }
 
 // checkBounds refuses the value of p in c outside p's bounds.
@@ -143,14 +143,14 @@ func checkBounds(path string, p decl.Param[Config], c *Config) error {
 	switch v := p.Field(c).(type) {
 	case *float64:
 		if p.Probability && !(*v >= 0 && *v <= 1) {
-			return schema.Errorf(path, "%g is not a probability in [0, 1]", *v)
+			return pathtext.Errorf(path, "%g is not a probability in [0, 1]", *v)
 		}
 		if p.Hi > p.Lo && !(*v >= p.Lo && *v <= p.Hi) {
-			return schema.Errorf(path, "%g is not from %g to %g", *v, p.Lo, p.Hi)
+			return pathtext.Errorf(path, "%g is not from %g to %g", *v, p.Lo, p.Hi)
 		}
 	case *int:
 		if p.Hi > p.Lo && (*v < int(p.Lo) || *v > int(p.Hi)) {
-			return schema.Errorf(path, "%d is not a whole number from %g to %g", *v, p.Lo, p.Hi)
+			return pathtext.Errorf(path, "%d is not a whole number from %g to %g", *v, p.Lo, p.Hi)
 		}
 	}
 	return nil
@@ -170,31 +170,31 @@ func setValue(path string, field any, value string) error {
 			*f = x
 			return nil
 		}
-		return schema.Errorf(path, "%q is not a number", value)
+		return pathtext.Errorf(path, "%q is not a number", value)
 	case *int:
 		var x int
 		if x, err = strconv.Atoi(value); err == nil {
 			*f = x
 			return nil
 		}
-		return schema.Errorf(path, "%q is not a whole number", value)
+		return pathtext.Errorf(path, "%q is not a whole number", value)
 	case *bool:
 		var b bool
 		if b, err = strconv.ParseBool(value); err == nil && (value == "true" || value == "false") {
 			*f = b
 			return nil
 		}
-		return schema.Errorf(path, "%q is not true or false", value)
+		return pathtext.Errorf(path, "%q is not true or false", value)
 	case *time.Duration:
 		var d time.Duration
 		if d, err = time.ParseDuration(value); err == nil {
 			*f = d
 			return nil
 		}
-		return schema.Errorf(path, "%q is not a duration such as 250ms or 2s", value)
+		return pathtext.Errorf(path, "%q is not a duration such as 250ms or 2s", value)
 	case encoding.TextUnmarshaler:
 		if err = f.UnmarshalText([]byte(value)); err != nil {
-			return schema.Errorf(path, "%v", err)
+			return pathtext.Errorf(path, "%v", err)
 		}
 		return nil
 	}
@@ -213,7 +213,7 @@ func (w *Workers) Set(path, value string) error {
 	}
 	back := workersOf(g)
 	if !reflect.DeepEqual(back.Graph(), g) {
-		return schema.Errorf(path, "a worker fleet does not hold this setting of its graph")
+		return pathtext.Errorf(path, "a worker fleet does not hold this setting of its graph")
 	}
 	*w = back
 	return nil
@@ -239,7 +239,7 @@ func workersOf(g Graph) Workers {
 func (c *Config) Set(path, value string) error {
 	p, ok := lookupSetting(path)
 	if !ok {
-		return schema.Errorf(path, "no setting of a fleet run has this path or key (load.rate, server.workers or capacity, client.timeout, client.policy.kind; retrysim help scenario lists the fleet section's keys)")
+		return pathtext.Errorf(path, "no setting of a fleet run has this path or key (load.rate, server.workers or capacity, client.timeout, client.policy.kind; retrysim help scenario lists the fleet section's keys)")
 	}
 	d := *c
 	if err := setParam(path, p, &d, value); err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/pathtext"
 )
 
 // TestUnread names a constant load's peak and a run without hedges'
@@ -103,7 +104,7 @@ func TestParams(t *testing.T) {
 	}
 }
 
-// hidden is a text with each setting it names as a schema.Path replaced by
+// hidden is a text with each setting it names as a pathtext.Path replaced by
 // "#": a path still in it is one a reader could not name in its words.
 func hidden(t interface {
 	Words(func(string) string) string
@@ -122,7 +123,7 @@ func leftPath(text string) string {
 }
 
 // Every setting a Param's Usage, an Unread reason or a Check refusal names
-// is a schema.Path argument, so that a command names it as its flag and a
+// is a pathtext.Path argument, so that a command names it as its flag and a
 // file as its key from the declaration, not by finding it in the text:
 // with every Path hidden, no setting's path is left, for every server and
 // policy kind, retried or not, and for refusals of each kind.
@@ -137,7 +138,7 @@ func TestTextsNameSettingsAsPaths(t *testing.T) {
 			for _, attempts := range []int{1, 3} {
 				c := DefaultConfig()
 				c.Server.Kind, c.Client.Policy.Kind, c.Client.Attempts = server, k, attempts
-				for path, why := range c.UnreadWhy() {
+				for path, why := range c.unreadWhy() {
 					if left := leftPath(hidden(why)); left != "" {
 						t.Errorf("%s, %s, %d attempts: Unread()[%s] names %s in its text: %s", server, k, attempts, path, left, why)
 					}
@@ -153,9 +154,9 @@ func TestTextsNameSettingsAsPaths(t *testing.T) {
 	spike.Load = Shape{Kind: Spike, Rate: 10, Peak: 20, From: 10 * time.Second, To: 5 * time.Second}
 	for _, c := range []Config{ramp, grpc, spike} {
 		var fe *FieldError
-		if err := c.Check(); !errors.As(err, &fe) || fe.Words(func(string) string { return "#" }) == fe.Msg {
+		if err := c.Check(); !errors.As(err, &fe) || pathtext.FieldWords(fe, func(string) string { return "#" }) == fe.Msg {
 			t.Errorf("Check() = %v; want a refusal naming a setting", err)
-		} else if left := leftPath(hidden(fe)); left != "" {
+		} else if left := leftPath(pathtext.FieldWords(fe, func(string) string { return "#" })); left != "" {
 			t.Errorf("Check() = %v: names %s in its text", err, left)
 		}
 	}

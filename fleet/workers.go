@@ -8,7 +8,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/pathtext"
 )
 
 // WorkersService is the name of a worker fleet's own service in its graph
@@ -134,13 +134,13 @@ func (w Workers) Graph() Graph {
 func (w Workers) Check() error {
 	switch {
 	case len(w.Steps) == 0:
-		return schema.Errorf("steps", "a job needs at least one step")
+		return pathtext.Errorf("steps", "a job needs at least one step")
 	case len(w.Steps) > limits.GraphFanout:
-		return schema.Errorf("steps", "%d steps; at most %d", len(w.Steps), limits.GraphFanout)
+		return pathtext.Errorf("steps", "%d steps; at most %d", len(w.Steps), limits.GraphFanout)
 	}
 	for i, d := range w.Dependencies {
 		if d.Name == WorkersService {
-			return schema.Errorf(fmt.Sprintf("dependencies[%d].name", i), "%q is the workers' own service's name", d.Name)
+			return pathtext.Errorf(fmt.Sprintf("dependencies[%d].name", i), "%q is the workers' own service's name", d.Name)
 		}
 	}
 	g := w.Graph()

@@ -5,7 +5,9 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -68,7 +70,7 @@ func CheckBackoff(b backoff.Policy) error {
 // its field (attempts, keys, backoff.cap).
 func (p Policy) check() error {
 	if p.Attempts < 0 || p.Attempts > limits.MaxAttempts {
-		return schema.Errorf("attempts", "%d is not a whole number from 1 to %d", p.Attempts, limits.MaxAttempts)
+		return pathtext.Errorf("attempts", "%d is not a whole number from 1 to %d", p.Attempts, limits.MaxAttempts)
 	}
 	if p.Keys != nil {
 		if err := enum.Check(*p.Keys); err != nil {
@@ -76,7 +78,7 @@ func (p Policy) check() error {
 		}
 	}
 	if b := p.Backoff; b != nil {
-		return schema.Within("backoff", CheckBackoff(*b))
+		return fieldpath.Within("backoff", CheckBackoff(*b))
 	}
 	return nil
 }

@@ -13,10 +13,10 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/scenarioref"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // parseFleetAs parses the flags of kind (fleet, or its sweep) into its
@@ -114,7 +114,7 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 		if c.Client.Backoff.Cap == 0 { // from a flag or the file
 			c.Client.Backoff.Cap = fleet.NoCap
 		}
-		unread := c.UnreadWhy()
+		unread := decl.UnreadWhy[fleet.Config](c)
 		if err := flagval.Refuse(r.fs, func(n string) string { p, _ := decl.LookupKey[fleet.Config](n); return fleetWords(unread[p.Path]) }); err != nil {
 			return nil, p, nil, err
 		}
@@ -196,9 +196,9 @@ var fleetFlags = map[string]string{
 func fleetFlagError(err error) error {
 	return flagError(err, func(fe *fleet.FieldError) (string, string) {
 		if p, ok := decl.LookupParam[fleet.Config](fe.Field); ok {
-			return "-" + p.Key, fe.Words(scenarioref.FleetFlag)
+			return "-" + p.Key, pathtext.FieldWords(fe, scenarioref.FleetFlag)
 		}
-		return fleetFlags[fe.Field], fe.Words(scenarioref.FleetFlag)
+		return fleetFlags[fe.Field], pathtext.FieldWords(fe, scenarioref.FleetFlag)
 	})
 }
 
@@ -230,4 +230,4 @@ func fleetGroups() []flagval.Group {
 
 // fleetWords is a fleet text (a Param's Usage, a reason Unread gives) with
 // each setting it names by path named as its flag.
-func fleetWords(t schema.Text) string { return t.Words(scenarioref.FleetFlag) }
+func fleetWords(t pathtext.Text) string { return t.Words(scenarioref.FleetFlag) }

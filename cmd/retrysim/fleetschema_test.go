@@ -10,8 +10,8 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/scenario"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // The fleet's settings are declared once, in decl.Params[fleet.Config], and every layer
@@ -63,7 +63,7 @@ func checkFleetSchema(t *testing.T) {
 		if _, echoed := doc.Rows[0].Params[fileKey]; echoed != (unread[p.Path] == "") {
 			t.Errorf("%s: echoed as %s %v; want %v (read by the default run)", p.Path, fileKey, echoed, unread[p.Path] == "")
 		}
-		err := fleetFlagError(schema.Errorf(p.Path, "bad, unlike %s", schema.Path(p.Path)))
+		err := fleetFlagError(pathtext.Errorf(p.Path, "bad, unlike %s", pathtext.Path(p.Path)))
 		if want := "-" + p.Key + ": bad, unlike -" + p.Key; err.Error() != want {
 			t.Errorf("%s: error %q; want %q", p.Path, err, want)
 		}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/pathtext"
 )
 
 // Limits on a chain, checked before any work: as it is built, the states
@@ -60,20 +60,20 @@ func FromConfig(cfg fleet.Config) (Model, error) {
 	}
 	m := cfg.Memoryless
 	if !m.On {
-		return Model{}, schema.Errorf("memoryless.on", "the chain models only Memoryless runs")
+		return Model{}, pathtext.Errorf("memoryless.on", "the chain models only Memoryless runs")
 	}
 	md := Model{Rate: cfg.Load.Rate, Workers: cfg.Server.Workers, Queue: cfg.Server.QueueMax,
 		ServiceRate: 1 / cfg.Server.Service.Median.Seconds(), PFail: cfg.Server.PFail,
 		TimeoutRate: m.TimeoutRate, RetryProb: m.RetryProb, BackoffRate: m.BackoffRate, Orbit: m.Orbit}
 	if cfg.Load.FirstCall {
-		return Model{}, schema.Errorf("load.first_call", "a first call a client is not Poisson; the chain takes Poisson arrivals only")
+		return Model{}, pathtext.Errorf("load.first_call", "a first call a client is not Poisson; the chain takes Poisson arrivals only")
 	}
 	switch cfg.Load.Kind {
 	case fleet.Constant:
 	case fleet.Spike:
 		md.Peak, md.From, md.To = cfg.Load.Peak, cfg.Load.From.Seconds(), cfg.Load.To.Seconds()
 	default:
-		return Model{}, schema.Errorf("load.kind", "%v is not piecewise constant; the chain takes constant or spike", cfg.Load.Kind)
+		return Model{}, pathtext.Errorf("load.kind", "%v is not piecewise constant; the chain takes constant or spike", cfg.Load.Kind)
 	}
 	return md, md.check()
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/rng"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // CrudeRuns is how many crude replicates measure the events of one.
@@ -80,7 +80,7 @@ func (q Question) Answer() (Answers, error) {
 	}
 	var err error
 	if a.Health, err = ch.Hit(p0, from, from+q.Within, healthy); err != nil {
-		return a, schema.Errorf("within", "%g s: %v", q.Within, err)
+		return a, pathtext.Errorf("within", "%g s: %v", q.Within, err)
 	}
 	mean, err := ch.Mean(healthy)
 	if err != nil {
@@ -90,7 +90,7 @@ func (q Question) Answer() (Answers, error) {
 	if sp := q.Split; sp != nil {
 		target := sp.Levels[len(sp.Levels)-1]
 		if a.Exact, err = ch.Hit(ch.Empty(), 0, sp.Horizon, func(s fleet.MarkovState) bool { return s.Orbit >= target }); err != nil {
-			return a, schema.Errorf("split.horizon", "%g s: %v", sp.Horizon, err)
+			return a, pathtext.Errorf("split.horizon", "%g s: %v", sp.Horizon, err)
 		}
 	}
 	return a, nil

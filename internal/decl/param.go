@@ -3,7 +3,7 @@ package decl
 import (
 	"strings"
 
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/pathtext"
 )
 
 // Param is one setting of a configuration C, a fleet.Config: the one place that names it, says what
@@ -23,7 +23,7 @@ import (
 // and encoding.TextUnmarshaler).
 type Param[C any] struct {
 	Path, Key   string
-	Usage       schema.Text
+	Usage       pathtext.Text
 	Field       func(c *C) any
 	Lo, Hi      float64
 	Probability bool

@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -53,7 +54,7 @@ type SplitEstimate struct {
 // Memoryless on.
 func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstimate, error) {
 	if !cfg.Memoryless.On {
-		return SplitEstimate{}, schema.Errorf("memoryless.on", "splitting needs a Memoryless run")
+		return SplitEstimate{}, pathtext.Errorf("memoryless.on", "splitting needs a Memoryless run")
 	}
 	if sp.Effort < 1 || sp.Effort > MaxEffort || len(sp.Levels) == 0 || sp.Importance == nil {
 		return SplitEstimate{}, fmt.Errorf("Splitting: needs Importance, Levels and an Effort from 1 to %d", MaxEffort)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/decl"
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/pathtext"
 )
 
 // Fleet is what a scenario file's fleet section sets for retrysim fleet:
@@ -66,9 +66,9 @@ func (f *Fleet) Apply(c *fleet.Config) error {
 	}
 	cl := c.Client
 	if k := cl.Policy.Kind; k != fleet.Unlimited && cl.Attempts == 1 && cl.Hedges == 0 && !k.GuardsFirst() {
-		return &applyError{f.file, f.Set["policy"], schema.Textf("sets policy %s, which with %s 1 and no hedges is never asked", k, schema.Path("client.attempts"))}
+		return &applyError{f.file, f.Set["policy"], pathtext.Textf("sets policy %s, which with %s 1 and no hedges is never asked", k, pathtext.Path("client.attempts"))}
 	}
-	unread := c.UnreadWhy()
+	unread := decl.UnreadWhy[fleet.Config](*c)
 	keys := slices.SortedFunc(maps.Keys(f.Set), func(a, b string) int { return f.Set[a] - f.Set[b] }) // in file order
 	for _, key := range keys {
 		p, _ := decl.LookupKey[fleet.Config](key)
@@ -84,7 +84,7 @@ func (f *Fleet) Apply(c *fleet.Config) error {
 type applyError struct {
 	file string
 	line int
-	text schema.Text
+	text pathtext.Text
 }
 
 func (e *applyError) Error() string { return fmt.Sprintf("%s:%d %s", e.file, e.line, e.text) }
@@ -128,7 +128,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	if checked.Client.Backoff.Cap == 0 { // 0 says no cap, as the flag's 0 does
 		checked.Client.Backoff.Cap = fleet.NoCap
 	}
-	unread := checked.UnreadWhy()
+	unread := decl.UnreadWhy[fleet.Config](checked)
 	for i := 0; i < len(n.Content); i += 2 {
 		k := n.Content[i]
 		p, _ := decl.LookupKey[fleet.Config](strings.ReplaceAll(k.Value, "_", "-"))
@@ -139,7 +139,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	if err := checked.Check(); err != nil {
 		fe, ok := err.(*fleet.FieldError)
 		if k := keys[fe.Field]; ok && k != nil {
-			return nil, fail(k, fe.Words(fleetKey))
+			return nil, fail(k, pathtext.FieldWords(fe, fleetKey))
 		}
 	}
 	return f, nil

@@ -14,7 +14,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/decl"
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -281,7 +281,7 @@ func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Confi
 			return err
 		}
 	}
-	unread := c.UnreadWhy()
+	unread := decl.UnreadWhy[fleet.Config](*c)
 	for _, k := range keys {
 		key := strings.ReplaceAll(k.Value, "-", "_")
 		p, ok := params[key]
@@ -335,9 +335,9 @@ func (r *graphReader) located(err error, path, section string) error {
 	} else if section == "graph" {
 		field = path + "." + fe.Field // duration, net
 	} else { // another setting, with which this section's conflicts: said at the section
-		return &Error{File: r.file, Line: r.lineOf(path), Field: path, Msg: graphKey(fe.Field) + " " + fe.Words(graphKey)}
+		return &Error{File: r.file, Line: r.lineOf(path), Field: path, Msg: graphKey(fe.Field) + " " + pathtext.FieldWords(fe, graphKey)}
 	}
-	return &Error{File: r.file, Line: r.lineOf(field), Field: field, Msg: fe.Words(graphKey)}
+	return &Error{File: r.file, Line: r.lineOf(field), Field: field, Msg: pathtext.FieldWords(fe, graphKey)}
 }
 
 // lineOf is the line of the key or item at path, or of the nearest one
@@ -357,7 +357,7 @@ func (r *graphReader) lineOf(path string) int {
 
 // GraphWords is a fleet text (a reason Config.UnreadWhy gives, a Param's
 // Usage) with each setting it names by path named as graphKey names it.
-func GraphWords(t schema.Text) string { return t.Words(graphKey) }
+func GraphWords(t pathtext.Text) string { return t.Words(graphKey) }
 
 // graphKey names the fleet setting at path as the graph section's key in
 // its mapping (client.budget_ratio for client.policy.budget_ratio,
@@ -627,5 +627,5 @@ func (g *Graph) Located(err error) error {
 			field = fmt.Sprintf("graph.%s[%d]%s", m[1], i, rest)
 		}
 	}
-	return &Error{File: g.file, Line: r.lineOf(field), Field: field, Msg: fe.Words(graphKey)}
+	return &Error{File: g.file, Line: r.lineOf(field), Field: field, Msg: pathtext.FieldWords(fe, graphKey)}
 }

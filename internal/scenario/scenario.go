@@ -35,6 +35,7 @@ import (
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
@@ -51,7 +52,7 @@ type Error struct {
 	Msg   string
 	// text is Msg with the settings it names kept as schema.Paths, when
 	// set.
-	text schema.Text
+	text pathtext.Text
 }
 
 // Error is one line whatever the file held: a key or value quoted from the

@@ -9,8 +9,8 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -88,14 +88,14 @@ func queueOf(m stats.Settings) (delivery.Config, error) {
 		for i, k := range keys {
 			values[i] = m.Lookup(k)
 			if values[i] == nil {
-				return c, schema.Errorf("queue."+k, "missing; a shard's queue holds every setting of the delivery model")
+				return c, pathtext.Errorf("queue."+k, "missing; a shard's queue holds every setting of the delivery model")
 			}
 			read[k] = true
 		}
 		whole := func(i int) (int64, error) {
 			n, ok := values[i].(int64)
 			if !ok {
-				return 0, schema.Errorf("queue."+keys[i], "%v is not a whole number", values[i])
+				return 0, pathtext.Errorf("queue."+keys[i], "%v is not a whole number", values[i])
 			}
 			return n, nil
 		}
@@ -119,7 +119,7 @@ func queueOf(m stats.Settings) (delivery.Config, error) {
 				return c, err
 			}
 			if int64(int(n)) != n {
-				return c, schema.Errorf("queue."+keys[0], "%d is beyond an int", n)
+				return c, pathtext.Errorf("queue."+keys[0], "%d is beyond an int", n)
 			}
 			s.Set(&c, int(n))
 		case enum.Probability:
@@ -129,15 +129,15 @@ func queueOf(m stats.Settings) (delivery.Config, error) {
 			case float64:
 				s.Set(&c, x)
 			default:
-				return c, schema.Errorf("queue."+keys[0], "%q is not a number", x)
+				return c, pathtext.Errorf("queue."+keys[0], "%q is not a number", x)
 			}
 		case enum.OneOf:
-			text, ok := values[0].(string)
+			name, ok := values[0].(string)
 			if !ok {
-				return c, schema.Errorf("queue."+keys[0], "%v is not a name", values[0])
+				return c, pathtext.Errorf("queue."+keys[0], "%v is not a name", values[0])
 			}
-			if err := s.SetText(&c, text); err != nil {
-				return c, schema.Errorf("queue."+keys[0], "%v", err)
+			if err := s.SetText(&c, name); err != nil {
+				return c, pathtext.Errorf("queue."+keys[0], "%v", err)
 			}
 		default:
 			panic(fmt.Sprintf("sim: the queue's setting %s is of a kind a shard cannot read", s.Name))
@@ -145,7 +145,7 @@ func queueOf(m stats.Settings) (delivery.Config, error) {
 	}
 	for _, x := range m {
 		if !read[x.Key] {
-			return c, schema.Errorf("queue."+x.Key, "no setting of the delivery model is written under this key")
+			return c, pathtext.Errorf("queue."+x.Key, "no setting of the delivery model is written under this key")
 		}
 	}
 	return c, nil

@@ -7,6 +7,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
@@ -61,7 +62,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 		if v := ms.Lookup(key); v != nil {
 			return v, nil
 		}
-		return nil, schema.Errorf(path+"."+key, "missing; a shard's step holds every setting of a step but the run's policy")
+		return nil, pathtext.Errorf(path+"."+key, "missing; a shard's step holds every setting of a step but the run's policy")
 	}
 	whole := func(key string) (int64, error) {
 		v, err := lookup(key)
@@ -70,7 +71,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 		}
 		n, ok := v.(int64)
 		if !ok {
-			return 0, schema.Errorf(path+"."+key, "%v is not a whole number", v)
+			return 0, pathtext.Errorf(path+"."+key, "%v is not a whole number", v)
 		}
 		return n, nil
 	}
@@ -89,7 +90,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 			case float64:
 				v = x
 			default:
-				return st, schema.Errorf(path+"."+key, "%v is not a number", x)
+				return st, pathtext.Errorf(path+"."+key, "%v is not a number", x)
 			}
 		case bool:
 			x, err := lookup(key)
@@ -98,7 +99,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 			}
 			b, ok := x.(bool)
 			if !ok {
-				return st, schema.Errorf(path+"."+key, "%v is not true or false", x)
+				return st, pathtext.Errorf(path+"."+key, "%v is not true or false", x)
 			}
 			v = b
 		case provider.Latency:
@@ -120,7 +121,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 				return st, err
 			}
 			if int64(int(n)) != n {
-				return st, schema.Errorf(path+"."+key, "%d is beyond an int", n)
+				return st, pathtext.Errorf(path+"."+key, "%d is beyond an int", n)
 			}
 			v = int(n)
 		case *schema.KeyMode:
@@ -128,13 +129,13 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 				continue // the run's
 			}
 			read[key] = true
-			text, ok := ms.Lookup(key).(string)
+			name, ok := ms.Lookup(key).(string)
 			if !ok {
-				return st, schema.Errorf(path+"."+key, "%v is not a name", ms.Lookup(key))
+				return st, pathtext.Errorf(path+"."+key, "%v is not a name", ms.Lookup(key))
 			}
-			k, err := enum.Parse[schema.KeyMode](text)
+			k, err := enum.Parse[schema.KeyMode](name)
 			if err != nil {
-				return st, schema.Errorf(path+"."+key, "%v", err)
+				return st, pathtext.Errorf(path+"."+key, "%v", err)
 			}
 			v = &k
 		case *backoff.Policy:
@@ -154,7 +155,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 	}
 	for _, x := range ms.Settings {
 		if !read[x.Key] {
-			return st, schema.Errorf(path+"."+x.Key, "no setting of a step is written under this key")
+			return st, pathtext.Errorf(path+"."+x.Key, "no setting of a step is written under this key")
 		}
 	}
 	return st, nil
@@ -165,34 +166,34 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 func backoffOf(v any, path string) (*backoff.Policy, error) {
 	m, ok := v.(stats.Settings)
 	if !ok {
-		return nil, schema.Errorf(path, "%v is not an object of policy, base_ns and cap_ns", v)
+		return nil, pathtext.Errorf(path, "%v is not an object of policy, base_ns and cap_ns", v)
 	}
 	var b backoff.Policy
 	for _, x := range m {
 		switch x.Key {
 		case "policy":
-			text, ok := x.Value.(string)
+			name, ok := x.Value.(string)
 			if !ok {
-				return nil, schema.Errorf(path+".policy", "%v is not a name", x.Value)
+				return nil, pathtext.Errorf(path+".policy", "%v is not a name", x.Value)
 			}
-			kind, err := enum.Parse[backoff.Kind](text)
+			kind, err := enum.Parse[backoff.Kind](name)
 			if err != nil {
-				return nil, schema.Errorf(path+".policy", "%v", err)
+				return nil, pathtext.Errorf(path+".policy", "%v", err)
 			}
 			b.Kind = kind
 		case "base_ns", "cap_ns":
 			n, ok := x.Value.(int64)
 			if !ok {
-				return nil, schema.Errorf(path+"."+x.Key, "%v is not a whole number", x.Value)
+				return nil, pathtext.Errorf(path+"."+x.Key, "%v is not a whole number", x.Value)
 			}
 			*map[string]*time.Duration{"base_ns": &b.Base, "cap_ns": &b.Cap}[x.Key] = time.Duration(n)
 		default:
-			return nil, schema.Errorf(path+"."+x.Key, "a backoff has no such key (want policy, base_ns, cap_ns)")
+			return nil, pathtext.Errorf(path+"."+x.Key, "a backoff has no such key (want policy, base_ns, cap_ns)")
 		}
 	}
 	for _, key := range []string{"policy", "base_ns", "cap_ns"} {
 		if m.Lookup(key) == nil {
-			return nil, schema.Errorf(path+"."+key, "missing; a step's backoff holds its policy, base_ns and cap_ns")
+			return nil, pathtext.Errorf(path+"."+key, "missing; a step's backoff holds its policy, base_ns and cap_ns")
 		}
 	}
 	return &b, nil

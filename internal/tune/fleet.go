@@ -10,11 +10,12 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sweep"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // FirstReplicates is a fleet family candidate's first batch: five
@@ -58,7 +59,7 @@ func (k replicatesKind) options(first int, n int64) fleet.Options {
 func checkBatch(units int64, duration time.Duration) error {
 	err := (fleet.Options{Replicates: int(min(units, limits.FleetReplicates+1))}).Check(duration.Seconds())
 	if err != nil {
-		return schema.Errorf("budget", "a batch may run up to %d replicates: %s", units, err.(*fleet.FieldError).Msg)
+		return pathtext.Errorf("budget", "a batch may run up to %d replicates: %s", units, err.(*fleet.FieldError).Msg)
 	}
 	return nil
 }
@@ -71,7 +72,7 @@ func fleetAxis(arg string, set func(path, value string) error) (Axis, error) {
 	path, values, ok := strings.Cut(arg, "=")
 	path = strings.TrimSpace(path)
 	if !ok || path == "" {
-		return Axis{}, schema.Errorf("search", "%q is not PATH=VALUES", arg)
+		return Axis{}, pathtext.Errorf("search", "%q is not PATH=VALUES", arg)
 	}
 	a := Axis{Path: path}
 	first := strings.TrimSpace(strings.FieldsFunc(values+",", func(r rune) bool { return r == ',' || r == ':' })[0])
@@ -92,11 +93,11 @@ func fleetAxis(arg string, set func(path, value string) error) (Axis, error) {
 		}
 	}
 	if err != nil {
-		return Axis{}, schema.Errorf("search."+path, "%v", err)
+		return Axis{}, pathtext.Errorf("search."+path, "%v", err)
 	}
 	for _, v := range a.Values {
 		if err := set(path, a.text(v)); err != nil {
-			return Axis{}, schema.Within("search", err)
+			return Axis{}, fieldpath.Within("search", err)
 		}
 	}
 	return a, nil
@@ -176,7 +177,7 @@ func newFamily[C, P, R any](k family[C, P, R], searches []string) (family[C, P, 
 			return k, nil, err
 		}
 		if slices.ContainsFunc(axes, func(x Axis) bool { return x.Path == a.Path }) {
-			return k, nil, schema.Errorf("search", "%s: given twice", a.Path)
+			return k, nil, pathtext.Errorf("search", "%s: given twice", a.Path)
 		}
 		axes = append(axes, a)
 	}
@@ -232,7 +233,7 @@ func (k family[C, P, R]) at(axes []Axis, p Point) []C {
 // the runs may not take.
 func (k family[C, P, R]) Check(axes []Axis, p Point, units int64) error {
 	if err := k.check(k.at(axes, p)); err != nil {
-		return schema.Within("search", err)
+		return fieldpath.Within("search", err)
 	}
 	return checkBatch(units, k.Duration)
 }
@@ -330,10 +331,10 @@ func setConfig(c *fleet.Config, path, value string) error {
 		for _, p := range decl.Params[fleet.Config]() {
 			paths = append(paths, p.Path)
 		}
-		return schema.Errorf(path, "no setting of a fleet run has this path (want one of %s)", strings.Join(paths, ", "))
+		return pathtext.Errorf(path, "no setting of a fleet run has this path (want one of %s)", strings.Join(paths, ", "))
 	}
 	if err := flagval.ParamVar(p, c).Set(value); err != nil {
-		return schema.Errorf(path, "%v", err)
+		return pathtext.Errorf(path, "%v", err)
 	}
 	if c.Client.Backoff.Cap == 0 {
 		c.Client.Backoff.Cap = fleet.NoCap

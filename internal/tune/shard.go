@@ -8,8 +8,8 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/shardfile"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // A search of the fleet family shards by candidate and replicate: a race
@@ -56,9 +56,9 @@ func (k family[C, P, R]) Shard(s Search) (Sharded[P], error) {
 	if n*d*secs > limits.FleetSeriesSeconds || n*d > shardfile.MaxItems {
 		most := min(limits.FleetSeriesSeconds/(n*secs), shardfile.MaxItems/n) + (n-1)*FirstReplicates
 		if most < n*FirstReplicates {
-			return Sharded[P]{}, schema.Errorf("budget", "a sharded search runs each of its %d candidates to the depth the race could give it, which runs of %d s cannot keep; search fewer candidates", n, secs)
+			return Sharded[P]{}, pathtext.Errorf("budget", "a sharded search runs each of its %d candidates to the depth the race could give it, which runs of %d s cannot keep; search fewer candidates", n, secs)
 		}
-		return Sharded[P]{}, schema.Errorf("budget", "a sharded search runs each of its %d candidates to the depth the race could give it (the budget less the others' first batches: %d replicates), %d replicates of %d s in all, past the %d s of series a run may keep; give -budget %d or less",
+		return Sharded[P]{}, pathtext.Errorf("budget", "a sharded search runs each of its %d candidates to the depth the race could give it (the budget less the others' first batches: %d replicates), %d replicates of %d s in all, past the %d s of series a run may keep; give -budget %d or less",
 			n, d, n*d, secs, limits.FleetSeriesSeconds, most)
 	}
 	runs := make([][]C, n) // each candidate's runs

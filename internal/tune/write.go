@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -34,7 +35,7 @@ func Write(w io.Writer, format, kind string, r Result) error {
 	case "html":
 		return render.WriteTuneHTML(w, r.report(kind))
 	}
-	return schema.Errorf("format", "a search writes %s, not %s", strings.Join(Formats(), ", "), format)
+	return pathtext.Errorf("format", "a search writes %s, not %s", strings.Join(Formats(), ", "), format)
 }
 
 // settingsText is a candidate's settings as people read them: attempts=4, queue.ttl=1h.
