@@ -273,7 +273,7 @@ func (e Experiment) checkScenario() error {
 	}
 	if e.Delivery == nil {
 		for i, st := range sc.Steps {
-			if !st.Latency.Zero() {
+			if st.Latency != (provider.Latency{}) { // Validate refused a negative one
 				return fieldErr(fmt.Sprintf("scenario.steps[%d].latency", i), "%v is time, which only the delivery model reads, and the run is of the job model (Delivery nil); give it a Delivery (delivery.Defaults()), or no latency", st.Latency)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -50,7 +51,7 @@ func (e Experiment) Unread() map[string]string {
 			retried = retried || r.Attempts > 1
 		} else {
 			retried = retried || slices.ContainsFunc(e.Scenario.Steps, func(st provider.Step) bool {
-				return st.Policy.Backoff == nil && st.Policy.AttemptsOr(r.Attempts) > 1
+				return st.Policy.Backoff == nil && steppolicy.Attempts(st.Policy, r.Attempts) > 1
 			})
 		}
 	}
@@ -81,7 +82,7 @@ func (e Experiment) UnreadStepPolicy(i int) (attempts, backoff string) {
 		}
 		if r.Scope == strategy.EachStep {
 			eachStep = true
-			retried = retried || own.AttemptsOr(r.Attempts) > 1
+			retried = retried || steppolicy.Attempts(own, r.Attempts) > 1
 		}
 	}
 	const wholeJob = "every strategy retries the whole job, which reads the run's attempts and backoff, not a step's own"

@@ -21,6 +21,7 @@ import (
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -174,8 +175,8 @@ func (c Config) Warning(sc provider.Scenario, strategies []strategy.Strategy) st
 		retries := st.PFail > 0 || (st.CanLoseReply && st.LostReply > 0)
 		for _, s := range strategies {
 			if r, ok := s.(strategy.Retry); ok && r.Scope == strategy.EachStep && retries {
-				a := st.Policy.AttemptsOr(r.Attempts)
-				hold = max(hold, limits.Later(limits.Times(call, a), st.Policy.BackoffOr(c.Backoff).Longest(a-1)))
+				a := steppolicy.Attempts(st.Policy, r.Attempts)
+				hold = max(hold, limits.Later(limits.Times(call, a), steppolicy.Backoff(st.Policy, c.Backoff).Longest(a-1)))
 			}
 		}
 	}

@@ -17,9 +17,6 @@ type Latency struct {
 // Random reports whether drawing the latency takes a random draw.
 func (l Latency) Random() bool { return l.P99 > l.Median && l.Median > 0 }
 
-// Zero reports whether the latency is always zero.
-func (l Latency) Zero() bool { return l.Median <= 0 && l.P99 <= 0 }
-
 // Check refuses what a latency cannot be: a negative duration or one past
 // MaxDuration, a p99 below the median, or a p99 with no median (a lognormal
 // needs both; without this it would run as a fixed 0).

@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
@@ -50,10 +51,10 @@ func (r Retry) expectWatching(sc provider.Scenario, watched int) stats.Expected 
 	w := walk{keyed: make([]bool, len(sc.Steps)), watched: watched}
 	att := make([]int, len(sc.Steps)) // each step's own attempts, when each step retries
 	for i, s := range sc.Steps {
-		w.keyed[i] = s.Policy.KeysOr(r.Keys) == schema.SameKey && s.HonoursKeys
+		w.keyed[i] = steppolicy.Keys(s.Policy, r.Keys) == schema.SameKey && s.HonoursKeys
 		att[i] = r.Attempts
 		if r.Scope == EachStep {
-			att[i] = s.Policy.AttemptsOr(r.Attempts)
+			att[i] = steppolicy.Attempts(s.Policy, r.Attempts)
 		}
 		w.fail = append(w.fail, s.PFail)
 		l := 0.0

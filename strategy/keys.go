@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -24,7 +25,7 @@ func KeysInVain(sc provider.Scenario, strategies []Strategy) []bool {
 			continue
 		}
 		for _, st := range sc.Steps {
-			if st.Policy.KeysOr(r.Keys) != schema.NoKeys {
+			if steppolicy.Keys(st.Policy, r.Keys) != schema.NoKeys {
 				vain[i] = true
 			}
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -216,7 +217,7 @@ func (r *Retry) resume(c Calls, from int) bool {
 			}
 			attempts, keys := r.Attempts, r.Keys
 			if own != nil {
-				attempts, keys = own[i].AttemptsOr(attempts), own[i].KeysOr(keys)
+				attempts, keys = steppolicy.Attempts(own[i], attempts), steppolicy.Keys(own[i], keys)
 			}
 			key := r.key(c, keys)
 			ok := c.Call(i, key).OK()
@@ -244,7 +245,7 @@ func (r *Retry) resume(c Calls, from int) bool {
 			}
 			keys := r.Keys
 			if own != nil {
-				keys = own[i].KeysOr(keys)
+				keys = steppolicy.Keys(own[i], keys)
 			}
 			ok = c.Call(i, r.key(c, keys)).OK()
 		}
@@ -270,7 +271,7 @@ func (r *Retry) resumeJob(c *jobsim.Job, from int) bool {
 			}
 			attempts, keys := r.Attempts, r.Keys
 			if own != nil {
-				attempts, keys = own[i].AttemptsOr(attempts), own[i].KeysOr(keys)
+				attempts, keys = steppolicy.Attempts(own[i], attempts), steppolicy.Keys(own[i], keys)
 			}
 			key := r.key(c, keys)
 			ok := c.Call(i, key).OK()
@@ -298,7 +299,7 @@ func (r *Retry) resumeJob(c *jobsim.Job, from int) bool {
 			}
 			keys := r.Keys
 			if own != nil {
-				keys = own[i].KeysOr(keys)
+				keys = steppolicy.Keys(own[i], keys)
 			}
 			ok = c.Call(i, r.key(c, keys)).OK()
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/provider"
 )
 
@@ -243,7 +244,7 @@ func (w *worker) Backoff(i, n int) {
 	}
 	pol := x.cfg.Backoff
 	if i >= 0 {
-		pol = x.sc.Steps[i].Policy.BackoffOr(pol)
+		pol = steppolicy.Backoff(x.sc.Steps[i].Policy, pol)
 	}
 	var u float64
 	if pol.Jittered() {

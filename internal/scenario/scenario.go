@@ -1030,7 +1030,7 @@ func (b *backoffFile) policy(name string, m *yaml.Node, path string) (*backoff.P
 		return nil, err
 	}
 	var fe *schema.FieldError
-	if err := provider.CheckBackoff(pol); errors.As(err, &fe) {
+	if err := limits.Backoff(pol); errors.As(err, &fe) {
 		return nil, &Error{File: name, Line: lineOf(m, fe.Field), Field: path + "." + fe.Field, Msg: fe.Msg}
 	}
 	return &pol, nil
