@@ -22,6 +22,7 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/steppolicy"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -176,7 +177,7 @@ func (c Config) Warning(sc provider.Scenario, strategies []strategy.Strategy) st
 		for _, s := range strategies {
 			if r, ok := s.(strategy.Retry); ok && r.Scope == strategy.EachStep && retries {
 				a := steppolicy.Attempts(st.Policy, r.Attempts)
-				hold = max(hold, limits.Later(limits.Times(call, a), steppolicy.Backoff(st.Policy, c.Backoff).Longest(a-1)))
+				hold = max(hold, limits.Later(limits.Times(call, a), waits.Longest(steppolicy.Backoff(st.Policy, c.Backoff), a-1)))
 			}
 		}
 	}

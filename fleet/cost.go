@@ -9,6 +9,7 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/pathtext"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -123,7 +124,7 @@ func (c Config) Cost() Cost {
 		{"client.timeout", fmt.Sprintf("%s x %d attempts", human.Duration(cl.Timeout), cl.Attempts), attempts * cl.Timeout.Seconds()},
 		{"client.hedge_delay", fmt.Sprintf("%d hedges %s apart x %d attempts", cl.Hedges, human.Duration(cl.HedgeDelay), cl.Attempts),
 			attempts * float64(cl.Hedges) * cl.HedgeDelay.Seconds()},
-		{"client.backoff.cap", fmt.Sprintf("%d %s backoff waits", cl.Attempts-1, cl.Backoff.Kind), cl.Backoff.Longest(cl.Attempts - 1).Seconds()},
+		{"client.backoff.cap", fmt.Sprintf("%d %s backoff waits", cl.Attempts-1, cl.Backoff.Kind), waits.Longest(cl.Backoff, cl.Attempts-1).Seconds()},
 	}
 	if cl.Backoff.Kind.Schedule() { // a schedule reads no cap
 		terms[2].path = "client.backoff.kind"

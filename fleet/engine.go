@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -1727,10 +1728,10 @@ func (s *sim) retry(slot int32, timeout bool) {
 		return
 	}
 	u := 0.0
-	if cl.Backoff.Jittered() {
+	if waits.Jittered(cl.Backoff) {
 		u = s.rnd.Float64()
 	}
-	d := cl.Backoff.Delay(int(r.attempt)-1, r.prev, u)
+	d := waits.Delay(cl.Backoff, int(r.attempt)-1, r.prev, u)
 	r.prev = d
 	if d <= 0 {
 		s.sendRetry(slot)

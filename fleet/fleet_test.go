@@ -16,6 +16,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -245,7 +246,7 @@ func TestBrookerShapes(t *testing.T) {
 	// Brooker's backoff: uniform in [0, b], b = 20 s on the first retry, 40 s on the second.
 	p := runs[1].Client.Backoff
 	for attempt, b := range []time.Duration{20 * time.Second, 40 * time.Second} {
-		if got := p.Delay(attempt, 0, 0.5); got != b/2 {
+		if got := waits.Delay(p, attempt, 0, 0.5); got != b/2 {
 			t.Errorf("Delay(%d, u=0.5) = %v; want %v", attempt, got, b/2)
 		}
 	}

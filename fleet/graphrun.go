@@ -14,6 +14,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
@@ -409,7 +410,7 @@ func (g *Graph) inFlight(edges []Edge, first, order []int, calls []float64) floa
 // included, given the calls v can get.
 func (g *Graph) life(cl *Client, v int, calls float64) float64 {
 	a := float64(cl.Attempts)
-	t := a*cl.Timeout.Seconds() + a*float64(cl.Hedges)*cl.HedgeDelay.Seconds() + cl.Backoff.Longest(cl.Attempts-1).Seconds()
+	t := a*cl.Timeout.Seconds() + a*float64(cl.Hedges)*cl.HedgeDelay.Seconds() + waits.Longest(cl.Backoff, cl.Attempts-1).Seconds()
 	n := g.Services[v]
 	if n.Outage.On() && n.Outage.Mode == Stall {
 		t += (n.Outage.To - n.Outage.From).Seconds()

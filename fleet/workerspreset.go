@@ -9,6 +9,7 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/jobqueue"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/waits"
 )
 
 // WorkersPreset is a named set of worker-fleet runs.
@@ -166,8 +167,8 @@ const unlimitedTries = 25
 func queueDefaults(d jobqueue.Defaults) WorkersPreset {
 	tries, note := d.MaxAttempts, fmt.Sprintf("%d tries in all", d.MaxAttempts)
 	if tries == jobqueue.Unlimited {
-		waits := d.Schedule.Longest(unlimitedTries - 1) // Temporal's schedule draws nothing: its waits, not a bound
-		tries, note = unlimitedTries, fmt.Sprintf("no limit on the tries, cut here at %d, whose %d waits add up to %s", unlimitedTries, unlimitedTries-1, human.Duration(waits))
+		total := waits.Longest(d.Schedule, unlimitedTries-1) // Temporal's schedule draws nothing: its waits, not a bound
+		tries, note = unlimitedTries, fmt.Sprintf("no limit on the tries, cut here at %d, whose %d waits add up to %s", unlimitedTries, unlimitedTries-1, human.Duration(total))
 	}
 	return WorkersPreset{
 		Name:   fmt.Sprintf("%s-defaults", d.Name),
