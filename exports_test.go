@@ -15,7 +15,7 @@ import (
 // hold together, as TestExportCount counts them. Issue 37's goal is 500:
 // this is a ratchet at what the last change reached, and every later
 // change lowers it, never raises it.
-const exportCeiling = 1085
+const exportCeiling = 1084
 
 // publicDirs walks the module and lists, sorted, the directory of every
 // package a Go program may import: every directory holding a non-test Go
@@ -180,7 +180,7 @@ func TestExportCount(t *testing.T) {
 // meanings (issue 37: one meaning per name). The list only shrinks.
 var sharedNames = map[string]string{
 	"Config":       "each model's configuration of one run: delivery's queue, fleet's run",
-	"FieldError":   "one type: the root's and fleet's are aliases of schema.FieldError",
+	"FieldError":   "one type: the root's is an alias of schema.FieldError",
 	"Options":      "the optional arguments of the package's main call: fleet.Run's, report's writers'",
 	"ReadShard":    "reads one shard: stats' from a reader, the root's from a file by path",
 	"Report":       "a job-model run's parameters and rows: stats' is the root's as a shard and the outputs hold it",

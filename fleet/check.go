@@ -15,14 +15,6 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// FieldError is a setting refused, schema's error: its Field is the
-// setting's path, a declared setting's path (client.attempts, server.p_fail,
-// client.policy.budget_ratio); duration, outage.from, outage.to,
-// client.policy.own or memoryless and its fields (memoryless.retry_prob)
-// for the Config fields no declared setting holds; and replicates or workers for
-// Options. Its message may name other settings by their paths too.
-type FieldError = schema.FieldError
-
 // withDefaults is o with a Replicates of 0 made 1, as Options documents.
 func (o Options) withDefaults() Options {
 	if o.Replicates == 0 {
@@ -33,8 +25,12 @@ func (o Options) withDefaults() Options {
 
 // Check is what Run checks before any work, and all a command needs to
 // check: every configuration (Config.Check), the options (Options.Check)
-// and what the runs may cost (CheckCost). Errors about a setting are
-// *FieldError.
+// and what the runs may cost (CheckCost). Errors about a setting are a
+// *schema.FieldError whose Field is the setting's path (client.attempts,
+// server.p_fail, client.policy.budget_ratio; duration, outage.from,
+// outage.to, client.policy.own or memoryless and its fields for the Config
+// fields no declared setting holds; replicates or workers for Options); its
+// message may name other settings by their paths too.
 func Check(cfgs []Config, opt Options) error {
 	if len(cfgs) == 0 {
 		return errors.New("no configuration to run")
@@ -57,17 +53,17 @@ func Check(cfgs []Config, opt Options) error {
 func (o Options) Check(duration float64) error {
 	o = o.withDefaults()
 	if o.Replicates < 1 || o.Replicates > limits.FleetReplicates {
-		return &FieldError{Field: "replicates", Msg: fmt.Sprintf("%d is not from 1 to %d", o.Replicates, limits.FleetReplicates)}
+		return &schema.FieldError{Field: "replicates", Msg: fmt.Sprintf("%d is not from 1 to %d", o.Replicates, limits.FleetReplicates)}
 	}
 	if float64(o.Replicates)*math.Ceil(duration) > limits.FleetSeriesSeconds {
-		return &FieldError{Field: "replicates", Msg: fmt.Sprintf("%d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter duration)",
+		return &schema.FieldError{Field: "replicates", Msg: fmt.Sprintf("%d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter duration)",
 			o.Replicates, duration, float64(o.Replicates)*math.Ceil(duration), limits.FleetSeriesSeconds)}
 	}
 	if o.First < 0 {
-		return &FieldError{Field: "first", Msg: fmt.Sprintf("%d is not 0 or more: a replicate's index", o.First)}
+		return &schema.FieldError{Field: "first", Msg: fmt.Sprintf("%d is not 0 or more: a replicate's index", o.First)}
 	}
 	if o.Workers < 0 {
-		return &FieldError{Field: "workers", Msg: fmt.Sprintf("%d is not 0 (GOMAXPROCS) or more", o.Workers)}
+		return &schema.FieldError{Field: "workers", Msg: fmt.Sprintf("%d is not 0 (GOMAXPROCS) or more", o.Workers)}
 	}
 	return nil
 }
@@ -146,7 +142,7 @@ func (k *checker) enum(path, what string, v int, names []string) {
 }
 
 // Check refuses a configuration outside the limits, or with a kind, mode or
-// distribution that is none of those named, with a *FieldError naming the
+// distribution that is none of those named, with a *schema.FieldError naming the
 // setting by its path. A configuration it passes runs: Run does not panic on
 // it.
 func (c Config) Check() error {
@@ -263,7 +259,7 @@ func backoffNames() []string {
 }
 
 // Check refuses a policy kind that is none of those named, and parameters of
-// the policy's kind that are outside their limits, with a *FieldError
+// the policy's kind that are outside their limits, with a *schema.FieldError
 // naming the parameter by its path (client.policy.budget_ratio).
 func (p PolicyConfig) Check() error {
 	var k checker

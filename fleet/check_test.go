@@ -22,7 +22,7 @@ func small() Config {
 }
 
 // The reproducers of issue 20, items 5 and 6: Run refuses, before any work
-// and with a *FieldError naming the field, what the command refuses. Before,
+// and with a *schema.FieldError naming the field, what the command refuses. Before,
 // Attempts -5 gave 100% success, PFail 7 ran, zero Options gave no
 // replicates and NaN everywhere, Server.Kind 9 ran with every request timing
 // out, and Policy.Kind 42 passed Check.
@@ -57,7 +57,7 @@ func TestRunChecksItsInput(t *testing.T) {
 			c := small()
 			tc.f(&c)
 			res, err := Run(context.Background(), []Config{c}, tc.opt)
-			var fe *FieldError
+			var fe *schema.FieldError
 			if res != nil || !errors.As(err, &fe) || fe.Field != tc.path || !strings.HasPrefix(fe.Msg, tc.msg) || err.Error() != tc.path+": "+fe.Msg {
 				t.Errorf("Run = %d results, %v; want none and a *FieldError %s: %s", len(res), err, tc.path, tc.msg)
 			}
@@ -127,7 +127,7 @@ func TestZeroWorkersIsGOMAXPROCS(t *testing.T) {
 
 // FuzzCheckOrRun builds a configuration from the fuzzer's raw values through
 // the public types, enums, negatives and NaNs included: Check refuses it
-// with a *FieldError naming a setting, or, when it is cheap enough to run in
+// with a *schema.FieldError naming a setting, or, when it is cheap enough to run in
 // a moment, Run completes it without a panic or an error; and Unread never
 // panics.
 func FuzzCheckOrRun(f *testing.F) {
@@ -156,7 +156,7 @@ func FuzzCheckOrRun(f *testing.F) {
 		c.Unread()
 		opt := Options{Replicates: 1, Seed: uint64(attempts), Workers: 1}
 		if err := Check([]Config{c}, opt); err != nil {
-			var fe *FieldError
+			var fe *schema.FieldError
 			if !errors.As(err, &fe) {
 				t.Fatalf("Check = %v; want a *FieldError", err)
 			}
@@ -176,7 +176,7 @@ func FuzzCheckOrRun(f *testing.F) {
 
 // Check bounds every setting Params bounds (Lo and Hi, or a probability)
 // by those bounds: for each, in a configuration that reads it, a value just
-// outside either bound is refused with a *FieldError naming its path. The
+// outside either bound is refused with a *schema.FieldError naming its path. The
 // bounds are the table's, so a bound changed in Params changes what Check
 // refuses, and a setting Check forgets fails here.
 func TestCheckBoundsAreParams(t *testing.T) {
@@ -219,7 +219,7 @@ func TestCheckBoundsAreParams(t *testing.T) {
 			default:
 				t.Fatalf("%s: bounds on a %T", p.Path, f)
 			}
-			var fe *FieldError
+			var fe *schema.FieldError
 			if err := c.Check(); !errors.As(err, &fe) || fe.Field != p.Path {
 				t.Errorf("%s = %g: Check = %v; want a *FieldError for %s", p.Path, v, err, p.Path)
 			}

@@ -261,7 +261,7 @@ func (b bounds) atOnce(opt Options) int {
 
 // CheckCost refuses runs (each passed Check) whose bounds, over every run
 // and replicate, pass limits.FleetEvents events or limits.FleetBytes bytes held at once, with
-// a one-line *FieldError naming the setting to change. With several runs
+// a one-line *schema.FieldError naming the setting to change. With several runs
 // (a preset, which sets the model) it names duration or replicates. Run
 // runs fewer replicates at once than opt.Workers where that many would not
 // fit, so the workers never decide whether a run is accepted.
@@ -301,19 +301,19 @@ func CheckCost(cfgs []Config, opt Options) error {
 		if opt.Replicates == 1 {
 			path = "duration"
 		}
-		return &FieldError{Field: path, Msg: fmt.Sprintf("%s of %s keep %s of series until they are averaged, %s", runs, human.Duration(c.Duration), human.GiB(kept), limit)}
+		return &schema.FieldError{Field: path, Msg: fmt.Sprintf("%s of %s keep %s of series until they are averaged, %s", runs, human.Duration(c.Duration), human.GiB(kept), limit)}
 	}
 	w := worst.Client
 	switch {
 	case preset:
-		return &FieldError{Field: "duration", Msg: fmt.Sprintf("a run of %s needs up to %s a replicate, %g at once, %s", human.Duration(worst.Duration), human.GiB(running), atOnce, limit)}
+		return &schema.FieldError{Field: "duration", Msg: fmt.Sprintf("a run of %s needs up to %s a replicate, %g at once, %s", human.Duration(worst.Duration), human.GiB(running), atOnce, limit)}
 	case wc.queue >= wc.slots && wc.queue >= wc.window:
-		return &FieldError{Field: "server.queue_max", Msg: fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, human.GiB(wc.queue), atOnce, limit)}
+		return &schema.FieldError{Field: "server.queue_max", Msg: fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, human.GiB(wc.queue), atOnce, limit)}
 	case wc.window >= wc.slots:
 		return pathtext.Errorf(wc.windowPath, "the %s policy's states (%s, %s %s) need up to %s a replicate, %g at once, %s",
 			w.Policy.Kind, plural(w.Clients, "client"), pathtext.Path("client.policy.shared"), scopeName(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)
 	}
-	return &FieldError{Field: wc.longest.path, Msg: fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
+	return &schema.FieldError{Field: wc.longest.path, Msg: fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
 		wc.longest.what, worst.Load.max(), wc.InFlight, human.GiB(wc.slots), atOnce, limit)}
 }
 

@@ -463,7 +463,7 @@ func TestCheck(t *testing.T) {
 		c := good
 		tc.f(&c)
 		err := c.Check()
-		var fe *FieldError
+		var fe *schema.FieldError
 		if !errors.As(err, &fe) || fe.Field != tc.path || !strings.HasPrefix(err.Error(), tc.path+": ") {
 			t.Errorf("Check() = %v; want a *FieldError naming %s", err, tc.path)
 		}

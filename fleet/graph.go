@@ -11,6 +11,7 @@ import (
 	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/pathtext"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Graph is one run of the service-graph model: services that call each
@@ -201,7 +202,7 @@ func (g *Graph) callPath(v, i int) string {
 }
 
 // Check refuses a graph the engine cannot run, before any work, with a
-// *FieldError whose path names the setting: duration and net; entries[k].to,
+// *schema.FieldError whose path names the setting: duration and net; entries[k].to,
 // entries[k].load.rate, entries[k].client.attempts, entries[k].poison (a
 // probability); services[name].server.kind,
 // services[name].outage.to; services[name].calls[i].to and
@@ -384,7 +385,7 @@ func (g *Graph) checkSettings(idx map[string]int) error {
 	// Config.Check names a setting by its Config path; put it under the
 	// part of the graph that holds it.
 	under := func(err error, edge, server string) error {
-		var fe *FieldError
+		var fe *schema.FieldError
 		if err == nil || !errors.As(err, &fe) {
 			return err
 		}

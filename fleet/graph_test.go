@@ -479,7 +479,7 @@ func TestGraphCheck(t *testing.T) {
 			g := good()
 			tc.edit(&g)
 			err := g.Check()
-			var fe *FieldError
+			var fe *schema.FieldError
 			if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Msg, tc.want) {
 				t.Errorf("Check = %v; want %s: ...%s...", err, tc.field, tc.want)
 			}
@@ -502,7 +502,7 @@ func TestGraphCostAmplification(t *testing.T) {
 	servers := []Server{indep(0, 0), indep(0, 0), indep(0, 0), indep(0, 0), indep(0, 1)}
 	g := chain([]int{10, 10, 10, 10, 10}, servers, 1000, 100*time.Second)
 	_, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: 1})
-	var fe *FieldError
+	var fe *schema.FieldError
 	if !errors.As(err, &fe) || fe.Field != "entries[0].client.attempts" || !strings.Contains(fe.Msg, "multiplied along each path of calls") {
 		t.Errorf("RunGraph = %v; want entries[0].client.attempts: ... multiplied along each path of calls ...", err)
 	}
@@ -679,7 +679,7 @@ func TestGraphCheckMemoryless(t *testing.T) {
 	}
 	c.Net = time.Millisecond
 	g := c.Graph()
-	var fe *FieldError
+	var fe *schema.FieldError
 	if err := g.Check(); !errors.As(err, &fe) || fe.Field != "memoryless" {
 		t.Errorf("Check = %v; want memoryless: needs net 0", err)
 	}
@@ -687,7 +687,7 @@ func TestGraphCheckMemoryless(t *testing.T) {
 
 // FuzzGraph builds a graph's shape from data (up to 6 services, calls
 // between any two, in order or in parallel, one or two entries, deadlines)
-// and checks that Graph.Check either refuses it with a *FieldError or
+// and checks that Graph.Check either refuses it with a *schema.FieldError or
 // passes a graph that RunGraph runs without a panic, every request ending.
 func FuzzGraph(f *testing.F) {
 	f.Add([]byte{3, 0, 0x01, 0x0a, 0x13})
@@ -712,7 +712,7 @@ func FuzzGraph(f *testing.F) {
 			g.Services[from].Calls = append(g.Services[from].Calls, Call{To: name(b >> 3), Client: tries(1+int(b>>6), 100*time.Millisecond)})
 		}
 		if err := g.Check(); err != nil {
-			var fe *FieldError
+			var fe *schema.FieldError
 			if !errors.As(err, &fe) {
 				t.Fatalf("Check = %v; want a *FieldError", err)
 			}
@@ -720,7 +720,7 @@ func FuzzGraph(f *testing.F) {
 		}
 		res, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: 1, Workers: 1})
 		if err != nil {
-			var fe *FieldError
+			var fe *schema.FieldError
 			if !errors.As(err, &fe) { // only the cost bound may refuse a graph Check passed
 				t.Fatalf("RunGraph = %v", err)
 			}

@@ -465,7 +465,7 @@ func (g *Graph) topological() []int {
 
 // CheckGraphCost refuses graphs (each passed Check) whose bounds over every
 // graph and replicate (Graph.Cost) pass limits.FleetEvents events or limits.FleetBytes bytes
-// held at once, with a *FieldError naming the setting to change: the
+// held at once, with a *schema.FieldError naming the setting to change: the
 // attempts of the edge whose attempts x (1 + hedges) are the most, when a
 // request makes more than one call on it, else duration or replicates.
 func CheckGraphCost(graphs []Graph, opt Options) error {
@@ -521,14 +521,14 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 		default:
 			path = "duration"
 		}
-		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, b.events, float64(limits.FleetEvents))}
+		return b, &schema.FieldError{Field: path, Msg: fmt.Sprintf("%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, b.events, float64(limits.FleetEvents))}
 	}
 	if total := float64(b.atOnce(opt))*b.running + b.kept; total > limits.FleetBytes {
 		path := "replicates"
 		if opt.Replicates == 1 {
 			path = "duration"
 		}
-		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can hold up to %.3g requests in flight a replicate (each request entering with every call below it), about %s in all; at most %s",
+		return b, &schema.FieldError{Field: path, Msg: fmt.Sprintf("%s can hold up to %.3g requests in flight a replicate (each request entering with every call below it), about %s in all; at most %s",
 			runs, worstSlots, human.GiB(total), human.GiB(limits.FleetBytes))}
 	}
 	return b, nil

@@ -17,7 +17,7 @@ import (
 
 // SweepConfigs are the runs of the sweep of base over points (a value for
 // each of paths, in order), point after point. A setting a run refuses
-// is returned as its *FieldError, naming the path.
+// is returned as its *schema.FieldError, naming the path.
 // A setting the run does not read at a point (UnreadWhy) is refused too.
 func SweepConfigs(base []Config, paths []string, points [][]string) ([]Config, error) {
 	return sweepRuns(base, paths, points, (*Config).Set, func(c *Config) error {

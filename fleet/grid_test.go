@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/retrysim/retrysim/schema"
 )
 
 // A sweep's items, run in any slices, are each point's replicates as Run
@@ -49,7 +51,7 @@ func TestRunSweepSlices(t *testing.T) {
 func TestSweepConfigsRefuses(t *testing.T) {
 	for _, tc := range []struct{ path, value string }{{"client.nope", "1"}, {"client.attempts", "0"}, {"timeout", "soon"}} {
 		_, err := SweepConfigs([]Config{DefaultConfig()}, []string{tc.path}, [][]string{{tc.value}})
-		var fe *FieldError
+		var fe *schema.FieldError
 		if !errors.As(err, &fe) || fe.Field != tc.path {
 			t.Errorf("%s=%s: %v; want a *FieldError naming it", tc.path, tc.value, err)
 		}

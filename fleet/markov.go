@@ -55,7 +55,7 @@ type Memoryless struct {
 }
 
 // checkMemoryless refuses a Memoryless run whose law is not the chain's,
-// with a *FieldError naming memoryless, or the field of it at fault
+// with a *schema.FieldError naming memoryless, or the field of it at fault
 // (memoryless.retry_prob).
 func (c *Config) checkMemoryless() error {
 	m := c.Memoryless

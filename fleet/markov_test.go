@@ -105,7 +105,7 @@ func TestTracerSplit(t *testing.T) {
 }
 
 // Check refuses a Memoryless run whose law is not the chain's with a
-// *FieldError naming memoryless, or its field at fault, and the settings
+// *schema.FieldError naming memoryless, or its field at fault, and the settings
 // it needs by their paths.
 func TestMemorylessCheck(t *testing.T) {
 	for _, tt := range []struct {
@@ -126,7 +126,7 @@ func TestMemorylessCheck(t *testing.T) {
 		c := memorylessConfig()
 		tt.change(&c)
 		err := c.Check()
-		var fe *FieldError
+		var fe *schema.FieldError
 		if !errors.As(err, &fe) || fe.Field != tt.field || err.Error() != tt.want {
 			t.Errorf("Check() = %v; want a *FieldError for %s: %s", err, tt.field, tt.want)
 		}

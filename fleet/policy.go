@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Policy is a client's guard against retries amplifying an outage: a retry
@@ -412,7 +413,7 @@ func (b *breaker) Retry(float64, bool, float64) (bool, float64) {
 func (p *PolicyConfig) setParam(path string, v float64) error {
 	prm, _ := decl.LookupParam[Config](path)
 	if !slices.Contains(policyPaths(), path) {
-		return &FieldError{Field: path, Msg: "no policy has this parameter"}
+		return &schema.FieldError{Field: path, Msg: "no policy has this parameter"}
 	}
 	c := Config{Client: Client{Policy: *p}}
 	switch f := prm.Field(&c).(type) {
@@ -422,7 +423,7 @@ func (p *PolicyConfig) setParam(path string, v float64) error {
 		*f = time.Duration(math.Round(v * float64(time.Second)))
 	case *int:
 		if v != math.Trunc(v) || math.Abs(v) > limits.PolicyWindow+1 {
-			return &FieldError{Field: path, Msg: fmt.Sprintf("%g is not a whole number from 1 to %d", v, limits.PolicyWindow)}
+			return &schema.FieldError{Field: path, Msg: fmt.Sprintf("%g is not a whole number from 1 to %d", v, limits.PolicyWindow)}
 		}
 		*f = int(v)
 	}

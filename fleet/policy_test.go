@@ -715,7 +715,7 @@ func TestSetParam(t *testing.T) {
 		if err == nil {
 			err = p.Check()
 		}
-		var fe *FieldError
+		var fe *schema.FieldError
 		if !errors.As(err, &fe) || fe.Field != name {
 			t.Errorf("%s at 2e6: %v; want an error naming %s", name, err, name)
 		}

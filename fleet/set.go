@@ -27,7 +27,7 @@ var graphPathRE = regexp.MustCompile(`^(?:entries\[(\d+)\]|services\[([^\]]*)\](
 // .parallel, and graph.services[NAME].calls[j].client.KEY, a service by its
 // name or index; value a number, a duration (3s), a name or true or false.
 // A path g has no setting at, or a value the setting does not take, is
-// refused with a *FieldError naming path, g unchanged; Check holds the
+// refused with a *schema.FieldError naming path, g unchanged; Check holds the
 // graph as a whole.
 func (g *Graph) Set(path, value string) error {
 	rest, ok := strings.CutPrefix(path, "graph.")
@@ -234,7 +234,7 @@ func workersOf(g Graph) Workers {
 // Set sets the setting at path in c to value, as a scenario file's fleet
 // section writes it: path a declared setting's path (client.timeout, server.workers)
 // or its key in the fleet section (capacity). A path no setting has, or a
-// value the setting does not take, is refused with a *FieldError naming
+// value the setting does not take, is refused with a *schema.FieldError naming
 // path, c unchanged; Check holds c as a whole.
 func (c *Config) Set(path, value string) error {
 	p, ok := lookupSetting(path)

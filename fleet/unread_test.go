@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/pathtext"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // TestUnread names a constant load's peak and a run without hedges'
@@ -153,7 +154,7 @@ func TestTextsNameSettingsAsPaths(t *testing.T) {
 	spike := DefaultConfig()
 	spike.Load = Shape{Kind: Spike, Rate: 10, Peak: 20, From: 10 * time.Second, To: 5 * time.Second}
 	for _, c := range []Config{ramp, grpc, spike} {
-		var fe *FieldError
+		var fe *schema.FieldError
 		if err := c.Check(); !errors.As(err, &fe) || pathtext.FieldWords(fe, func(string) string { return "#" }) == fe.Msg {
 			t.Errorf("Check() = %v; want a refusal naming a setting", err)
 		} else if left := leftPath(pathtext.FieldWords(fe, func(string) string { return "#" })); left != "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/pathtext"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // WorkersService is the name of a worker fleet's own service in its graph
@@ -125,7 +126,7 @@ func (w Workers) Graph() Graph {
 }
 
 // Check refuses a fleet the engine cannot run, before any work, with a
-// *FieldError naming the setting as Workers spells it: name, duration,
+// *schema.FieldError naming the setting as Workers spells it: name, duration,
 // net, load.*, queue.* (the queue's client), poison, store, ttl, lease, crash, crash_at, max_crashes, worker_count,
 // queue_max, down.*, steps (none, or more than 16), steps[i].to and
 // steps[i].client.*, dependencies[NAME].* and dependencies[i].name (a
@@ -145,7 +146,7 @@ func (w Workers) Check() error {
 	}
 	g := w.Graph()
 	err := g.Check()
-	var fe *FieldError
+	var fe *schema.FieldError
 	if err == nil || !errors.As(err, &fe) {
 		return err
 	}

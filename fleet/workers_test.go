@@ -256,7 +256,7 @@ func TestWorkersCheckPaths(t *testing.T) {
 		w.Steps = append([]Step(nil), base.Steps...)
 		w.Dependencies = append([]Node(nil), base.Dependencies...)
 		tc.edit(&w)
-		var fe *FieldError
+		var fe *schema.FieldError
 		if err := w.Check(); !errors.As(err, &fe) || fe.Field != tc.want {
 			t.Errorf("%s: %v; want a FieldError at %s", tc.name, err, tc.want)
 		}

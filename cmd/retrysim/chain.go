@@ -17,6 +17,7 @@ import (
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/outfile"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // chainUsages are the chain's own words for the fleet flags whose fleet
@@ -113,13 +114,13 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) 
 	if splitOrbit > 0 {
 		q.Split = chain.OrbitSplit(c, splitOrbit, splitHorizon.Seconds(), splitEffort, splitRuns, uint64(r.seed))
 		if err := q.Split.CheckCost(&c); err != nil {
-			return nil, flagval.Usage(flagError(err, func(fe *fleet.FieldError) (string, string) { return "-split-" + fe.Field, fe.Msg }))
+			return nil, flagval.Usage(flagError(err, func(fe *schema.FieldError) (string, string) { return "-split-" + fe.Field, fe.Msg }))
 		}
 	}
 	// A shard too answers, so that a span the chain refuses (within,
 	// split.horizon) is refused by its flag before any splitting, not at merge.
 	ans, err := q.Answer()
-	if fe := (*fleet.FieldError)(nil); errors.As(err, &fe) {
+	if fe := (*schema.FieldError)(nil); errors.As(err, &fe) {
 		return nil, flagval.Usage(fmt.Errorf("-%s %s", strings.ReplaceAll(fe.Field, ".", "-"), fe.Msg))
 	} else if err != nil {
 		return nil, err

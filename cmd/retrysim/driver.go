@@ -20,6 +20,7 @@ import (
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/internal/tune"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // runFlags are the flags the fleet family's commands share (-preset,
@@ -279,10 +280,10 @@ func (e engine[C, P, R]) items(w *work, runs []C, perPoint int, opts fleet.Optio
 }
 
 // flagError is err in the command's words when it is a library's
-// *fleet.FieldError whose path flag names: "FLAG: why", flag saying, of
+// *schema.FieldError whose path flag names: "FLAG: why", flag saying, of
 // the error, the FLAG to change ("" for none: err as it is) and why.
-func flagError(err error, flag func(fe *fleet.FieldError) (name, why string)) error {
-	var fe *fleet.FieldError
+func flagError(err error, flag func(fe *schema.FieldError) (name, why string)) error {
+	var fe *schema.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}
@@ -297,8 +298,8 @@ func flagError(err error, flag func(fe *fleet.FieldError) (name, why string)) er
 // file's graph (loaded) at the file's line; else of the preset. Any other
 // error (an interrupt) is returned as it is.
 func graphError(err error, loaded *scenario.Graph) error {
-	var fe *fleet.FieldError
-	named := flagError(err, func(fe *fleet.FieldError) (string, string) {
+	var fe *schema.FieldError
+	named := flagError(err, func(fe *schema.FieldError) (string, string) {
 		if fe.Field == "replicates" || fe.Field == "workers" || fe.Field == "duration" && loaded == nil || fe.Field == "worker_count" {
 			return "-" + strings.ReplaceAll(fe.Field, "_", "-"), fe.Msg
 		}

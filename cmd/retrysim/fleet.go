@@ -17,6 +17,7 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/scenarioref"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // parseFleetAs parses the flags of kind (fleet, or its sweep) into its
@@ -184,17 +185,17 @@ func fleetPresetRefuses(name string) string {
 }
 
 // fleetFlags are the flags of the fleet settings no decl.Param[fleet.Config] holds, by
-// their paths (fleet.FieldError's); a Param's flag is its Key.
+// their paths (schema.FieldError's); a Param's flag is its Key.
 var fleetFlags = map[string]string{
 	"duration": "-duration", "outage.from": "-outage", "outage.to": "-outage",
 	"replicates": "-replicates", "workers": "-workers",
 }
 
-// fleetFlagError is err in the command's words: a *fleet.FieldError names
+// fleetFlagError is err in the command's words: a *schema.FieldError names
 // the flag of its path, and the settings its message names by path are
 // named as flags.
 func fleetFlagError(err error) error {
-	return flagError(err, func(fe *fleet.FieldError) (string, string) {
+	return flagError(err, func(fe *schema.FieldError) (string, string) {
 		if p, ok := decl.LookupParam[fleet.Config](fe.Field); ok {
 			return "-" + p.Key, pathtext.FieldWords(fe, scenarioref.FleetFlag)
 		}

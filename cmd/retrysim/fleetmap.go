@@ -16,6 +16,7 @@ import (
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -147,7 +148,7 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 // flag of, and which the refusal names for one replicate), and -heights for
 // the load a setting of the model holds in flight at the spike's peak.
 func mapCostError(err error) error {
-	return flagError(err, func(fe *fleet.FieldError) (string, string) {
+	return flagError(err, func(fe *schema.FieldError) (string, string) {
 		if flag, ok := map[string]string{"replicates": "-replicates", "duration": "-after"}[fe.Field]; ok {
 			return flag, fe.Msg
 		}
@@ -160,7 +161,7 @@ func mapCostError(err error) error {
 // -policies x -lengths x -heights x -rates), and a cell's own setting,
 // which no flag of this command gives, as "cell NAME: path: why".
 func fleetMapFlagError(err error) error {
-	return flagError(err, func(fe *fleet.FieldError) (string, string) {
+	return flagError(err, func(fe *schema.FieldError) (string, string) {
 		if rest, ok := strings.CutPrefix(fe.Field, "cells["); ok {
 			if i := strings.LastIndex(rest, "]."); i >= 0 {
 				return "cell " + rest[:i] + ": " + rest[i+2:], fe.Msg

@@ -12,6 +12,7 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sweep"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // sweepSetUsage is -set's usage in retrysim sweep KIND.
@@ -99,7 +100,7 @@ func setRefused(err error) error {
 	if errors.As(err, &ue) {
 		return err
 	}
-	if _, ok := err.(*fleet.FieldError); ok {
+	if _, ok := err.(*schema.FieldError); ok {
 		return flagval.Usage(fmt.Errorf("-set %w", err))
 	}
 	return flagval.Usage(fmt.Errorf("-set: %w", err))

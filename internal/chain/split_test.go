@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // splitModel is a lightly loaded fleet (0.6 requests a second on two
@@ -209,7 +210,7 @@ func TestSplittingCosted(t *testing.T) {
 	}{{100_000, 31, "effort"}, {20_000, 3600, "horizon"}} {
 		cfg := splitModel.Config(tt.horizon)
 		sp := metastable.Splitting{Levels: []int{1}, Effort: tt.effort}
-		var fe *fleet.FieldError
+		var fe *schema.FieldError
 		if err := sp.CheckCost(&cfg); !errors.As(err, &fe) || fe.Field != tt.field || 2*float64(tt.effort)*fleet.PathBytes(&cfg) <= limits.FleetBytes {
 			t.Errorf("effort %d, horizon %g s: CheckCost = %v; want a *FieldError naming %s", tt.effort, tt.horizon, err, tt.field)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/pathtext"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Fleet is what a scenario file's fleet section sets for retrysim fleet:
@@ -137,7 +138,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 		}
 	}
 	if err := checked.Check(); err != nil {
-		fe, ok := err.(*fleet.FieldError)
+		fe, ok := err.(*schema.FieldError)
 		if k := keys[fe.Field]; ok && k != nil {
 			return nil, fail(k, pathtext.FieldWords(fe, fleetKey))
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/pathtext"
+	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/stats"
 )
 
@@ -319,11 +320,11 @@ func (r *graphReader) window(n *yaml.Node, path string, vals map[string]*yaml.No
 	return nil
 }
 
-// located is err, a *fleet.FieldError of a section's setting, at the line
+// located is err, a *schema.FieldError of a section's setting, at the line
 // of its key in the section at path, or of the section when the file left
 // the key out (a default refused with the others).
 func (r *graphReader) located(err error, path, section string) error {
-	var fe *fleet.FieldError
+	var fe *schema.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}
@@ -590,12 +591,12 @@ func (r *graphReader) checkPushback(g fleet.Graph) error {
 // or index (services[api], entries[0]), and what follows.
 var graphFieldRE = regexp.MustCompile(`^(services|entries)\[([^\]]*)\](.*)$`)
 
-// Located is err, a refusal of the graph (a *fleet.FieldError naming a
+// Located is err, a refusal of the graph (a *schema.FieldError naming a
 // field of fleet.Graph, such as services[b].calls[0].to, a service by its
 // name), as an *Error at the line of the key it names in the file; any
 // other error is returned as it is.
 func (g *Graph) Located(err error) error {
-	var fe *fleet.FieldError
+	var fe *schema.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}

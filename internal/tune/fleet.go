@@ -16,6 +16,7 @@ import (
 	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sweep"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // FirstReplicates is a fleet family candidate's first batch: five
@@ -59,7 +60,7 @@ func (k replicatesKind) options(first int, n int64) fleet.Options {
 func checkBatch(units int64, duration time.Duration) error {
 	err := (fleet.Options{Replicates: int(min(units, limits.FleetReplicates+1))}).Check(duration.Seconds())
 	if err != nil {
-		return pathtext.Errorf("budget", "a batch may run up to %d replicates: %s", units, err.(*fleet.FieldError).Msg)
+		return pathtext.Errorf("budget", "a batch may run up to %d replicates: %s", units, err.(*schema.FieldError).Msg)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/scenario"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // A setting of a fleet, one field and one declaration in decl.Params[fleet.Config] (see
@@ -80,7 +81,7 @@ func TestAddedFleetParams(t *testing.T) {
 			if _, errOut, code := retrysim(t, "fleet", "-"+tc.flag, tc.bad); code != 2 || !strings.Contains(errOut, tc.badMsg) {
 				t.Errorf("fleet -%s %s: exit %d, %q; want 2 and %q", tc.flag, tc.bad, code, errOut, tc.badMsg)
 			}
-			if err := fleetFlagError(&fleet.FieldError{Field: p.Path, Msg: "bad"}); err.Error() != "-"+tc.flag+": bad" {
+			if err := fleetFlagError(&schema.FieldError{Field: p.Path, Msg: "bad"}); err.Error() != "-"+tc.flag+": bad" {
 				t.Errorf("an error for %s reads %q; want -%s: bad", p.Path, err, tc.flag)
 			}
 			checkFleetSchema(t)
@@ -186,7 +187,7 @@ func TestAddedGraphSettings(t *testing.T) {
 		{"graph.entries[0].nack", "2", "2 is not a probability in [0, 1]"},
 		{"graph.entries[0].client.spare", "101", "101 is not a whole number from 0 to 100"},
 	} {
-		var fe *fleet.FieldError
+		var fe *schema.FieldError
 		if err := w.Set(set[0], set[1]); !errors.As(err, &fe) || fe.Field != set[0] || fe.Msg != set[2] {
 			t.Errorf("Set(%s, %s) = %v; want %s: %s", set[0], set[1], err, set[0], set[2])
 		}
