@@ -294,7 +294,7 @@ func TestPolicyStatesWithinTheirBound(t *testing.T) {
 		case Unlimited, FinagleBudget, SlidingBreaker, SREThrottle, GRPCAdaptive:
 			continue
 		}
-		if n := reflect.TypeOf(p.New()).Elem().Size(); n > unwindowedBytes {
+		if n := reflect.TypeOf(p.newState()).Elem().Size(); n > unwindowedBytes {
 			t.Errorf("a %s state is %d bytes; the cost model counts %d", p.Kind, n, unwindowedBytes)
 		}
 	}

@@ -472,7 +472,7 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 			if pc.Own != nil {
 				e.pols[i] = pc.Own.make()
 			} else {
-				e.pols[i] = pc.New()
+				e.pols[i] = pc.newState()
 			}
 		}
 		_, e.quiet = e.pols[0].(unlimited)

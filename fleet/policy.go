@@ -256,8 +256,8 @@ var policyParams = [...][]string{
 	GRPCAdaptive:   nil,
 }
 
-// Reads says whether the kind reads the parameter whose path is path.
-func (k PolicyKind) Reads(path string) bool {
+// reads says whether the kind reads the parameter whose path is path.
+func (k PolicyKind) reads(path string) bool {
 	return int(k) < len(policyParams) && slices.Contains(policyParams[k], path)
 }
 
@@ -275,8 +275,8 @@ func policyPaths() []string {
 	return out
 }
 
-// New makes a fresh policy state of the configuration.
-func (p PolicyConfig) New() Policy {
+// newState makes a fresh policy state of the configuration.
+func (p PolicyConfig) newState() Policy {
 	switch p.Kind {
 	case TokenBucket:
 		return &tokenBucket{rate: p.Rate, size: p.Size, tokens: p.Size}

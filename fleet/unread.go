@@ -47,7 +47,7 @@ func (c Config) unreadWhy() map[string]pathtext.Text {
 		t("with %s 1 and no %s nothing is retried, so %s %s is never asked", P("client.attempts"), P("client.hedges"), P("client.policy.kind"), pk), "client.policy.kind", "client.policy.shared")
 	add(pk == Unlimited && !own, t("%s unlimited keeps no state", P("client.policy.kind")), "client.policy.shared")
 	for _, p := range policyPaths() {
-		add(!pk.Reads(p), t("%s %s does not read it", P("client.policy.kind"), pk), p)
+		add(!pk.reads(p), t("%s %s does not read it", P("client.policy.kind"), pk), p)
 	}
 	add(pk == SlidingBreaker && c.Client.Policy.WindowTime > 0, t("%s makes the window one of time, not of attempts", P("client.policy.window_time")), "client.policy.window")
 	add(c.Client.Hedges == 0, t("there are no %s", P("client.hedges")), "client.hedge_delay")
