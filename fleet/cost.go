@@ -8,20 +8,10 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
-)
-
-// Limits on what a command's runs may cost, checked by Check before any
-// work against the bounds a run's settings alone give (checkCosts).
-const (
-	// MaxEvents bounds the events of every run and replicate together: at
-	// the engine's 4 to 5 million events a CPU second, about 40 CPU
-	// minutes at worst (20 on two cores).
-	MaxEvents = 1e10
-	// MaxBytes bounds the memory the runs hold at once: the replicates
-	// running at once (one a worker) and every replicate's series, kept
-	// until the run's are averaged.
-	MaxBytes = 4 << 30
 )
 
 // netReach is the most times its mean an exponential network delay can be:
@@ -135,7 +125,7 @@ func (c Config) cost() replicateCost {
 		{"client.timeout", fmt.Sprintf("%s x %d attempts", human.Duration(cl.Timeout), cl.Attempts), attempts * cl.Timeout.Seconds()},
 		{"client.hedge_delay", fmt.Sprintf("%d hedges %s apart x %d attempts", cl.Hedges, human.Duration(cl.HedgeDelay), cl.Attempts),
 			attempts * float64(cl.Hedges) * cl.HedgeDelay.Seconds()},
-		{"client.backoff.cap", fmt.Sprintf("%d %s backoff waits", cl.Attempts-1, cl.Backoff.Kind), cl.Backoff.Longest(cl.Attempts - 1).Seconds()},
+		{"client.backoff.cap", fmt.Sprintf("%d %s backoff waits", cl.Attempts-1, cl.Backoff.Kind), waits.Longest(cl.Backoff, cl.Attempts-1).Seconds()},
 	}
 	if cl.Backoff.Kind.Schedule() { // a schedule reads no cap
 		terms[2].path = "client.backoff.kind"
@@ -258,12 +248,12 @@ func boundsOf(cfgs []Config, opt Options) bounds {
 }
 
 // atOnce is how many replicates Run runs at once: opt.Workers, fewer when
-// that many would hold more than MaxBytes, so whether a run is accepted
+// that many would hold more than limits.FleetBytes, so whether a run is accepted
 // never depends on the workers (and the numbers never do either).
 func (b bounds) atOnce(opt Options) int {
 	n := max(1, min(opt.Workers, b.jobs))
 	if b.running > 0 {
-		if fit := int((MaxBytes - b.kept) / b.running); fit < n {
+		if fit := int((limits.FleetBytes - b.kept) / b.running); fit < n {
 			n = max(1, fit)
 		}
 	}
@@ -286,9 +276,9 @@ func checkCosts(cfgs []Config, opt Options) error {
 	if preset {
 		runs = plural(len(cfgs), "run") + " x " + runs
 	}
-	if events > MaxEvents {
+	if events > limits.FleetEvents {
 		cl := c.Client
-		what := schema.Textf("%s of up to %.3g requests", runs, c.cost().Requests)
+		what := pathtext.Textf("%s of up to %.3g requests", runs, c.cost().Requests)
 		path := "duration"
 		switch {
 		case !preset && cl.Attempts*(1+cl.Hedges) >= 16:
@@ -296,35 +286,35 @@ func checkCosts(cfgs []Config, opt Options) error {
 			if 1+cl.Hedges > cl.Attempts {
 				path = "client.hedges"
 			}
-			what = schema.Textf("up to %d attempts x %d copies (1 + %s) a request, %s", cl.Attempts, 1+cl.Hedges, schema.Path("client.hedges"), what)
+			what = pathtext.Textf("up to %d attempts x %d copies (1 + %s) a request, %s", cl.Attempts, 1+cl.Hedges, pathtext.Path("client.hedges"), what)
 		case opt.Replicates > 1:
 			path = "replicates"
 		}
-		return schema.Errorf(path, "%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, events, float64(MaxEvents))
+		return pathtext.Errorf(path, "%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, events, float64(limits.FleetEvents))
 	}
 	total := atOnce*running + kept
-	if total <= MaxBytes {
+	if total <= limits.FleetBytes {
 		return nil
 	}
-	limit := fmt.Sprintf("about %s in all; at most %s", human.GiB(total), human.GiB(MaxBytes))
+	limit := fmt.Sprintf("about %s in all; at most %s", human.GiB(total), human.GiB(limits.FleetBytes))
 	if kept >= atOnce*running {
 		path := "replicates"
 		if opt.Replicates == 1 {
 			path = "duration"
 		}
-		return &FieldError{Field: path, Msg: fmt.Sprintf("%s of %s keep %s of series until they are averaged, %s", runs, human.Duration(c.Duration), human.GiB(kept), limit)}
+		return &schema.FieldError{Field: path, Msg: fmt.Sprintf("%s of %s keep %s of series until they are averaged, %s", runs, human.Duration(c.Duration), human.GiB(kept), limit)}
 	}
 	w := worst.Client
 	switch {
 	case preset:
-		return &FieldError{Field: "duration", Msg: fmt.Sprintf("a run of %s needs up to %s a replicate, %g at once, %s", human.Duration(worst.Duration), human.GiB(running), atOnce, limit)}
+		return &schema.FieldError{Field: "duration", Msg: fmt.Sprintf("a run of %s needs up to %s a replicate, %g at once, %s", human.Duration(worst.Duration), human.GiB(running), atOnce, limit)}
 	case wc.queue >= wc.slots && wc.queue >= wc.window:
-		return &FieldError{Field: "server.queue_max", Msg: fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, human.GiB(wc.queue), atOnce, limit)}
+		return &schema.FieldError{Field: "server.queue_max", Msg: fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, human.GiB(wc.queue), atOnce, limit)}
 	case wc.window >= wc.slots:
-		return schema.Errorf(wc.windowPath, "the %s policy's states (%s, %s %s) need up to %s a replicate, %g at once, %s",
-			w.Policy.Kind, plural(w.Clients, "client"), schema.Path("client.policy.shared"), scopeName(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)
+		return pathtext.Errorf(wc.windowPath, "the %s policy's states (%s, %s %s) need up to %s a replicate, %g at once, %s",
+			w.Policy.Kind, plural(w.Clients, "client"), pathtext.Path("client.policy.shared"), scopeName(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)
 	}
-	return &FieldError{Field: wc.longest.path, Msg: fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
+	return &schema.FieldError{Field: wc.longest.path, Msg: fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
 		wc.longest.what, worst.Load.max(), wc.InFlight, human.GiB(wc.slots), atOnce, limit)}
 }
 

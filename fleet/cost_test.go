@@ -9,7 +9,9 @@ import (
 	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -260,8 +262,8 @@ func TestWorkersNeverRefuse(t *testing.T) {
 	}
 	b := boundsOf([]Config{c}, Options{Replicates: 12, Workers: 12})
 	n := b.atOnce(Options{Replicates: 12, Workers: 12})
-	if n >= 12 || float64(n)*b.running+b.kept > MaxBytes {
-		t.Errorf("12 workers run %d replicates at once of %.3g bytes each; want fewer than 12 within %d bytes", n, b.running, int64(MaxBytes))
+	if n >= 12 || float64(n)*b.running+b.kept > limits.FleetBytes {
+		t.Errorf("12 workers run %d replicates at once of %.3g bytes each; want fewer than 12 within %d bytes", n, b.running, int64(limits.FleetBytes))
 	}
 }
 
@@ -277,7 +279,7 @@ func TestPolicyStatesWithinTheirBound(t *testing.T) {
 		case Unlimited, FinagleBudget, SlidingBreaker, SREThrottle, GRPCAdaptive:
 			continue
 		}
-		if n := reflect.TypeOf(p.New()).Elem().Size(); n > unwindowedBytes {
+		if n := reflect.TypeOf(p.newState()).Elem().Size(); n > unwindowedBytes {
 			t.Errorf("a %s state is %d bytes; the cost model counts %d", p.Kind, n, unwindowedBytes)
 		}
 	}
@@ -293,10 +295,4 @@ func TestPolicyStatesWithinTheirBound(t *testing.T) {
 }
 
 // backoffKinds counts the backoff kinds, so the fuzzer draws every one.
-func backoffKinds() uint8 {
-	n := uint8(0)
-	for backoff.Kind(n).Valid() {
-		n++
-	}
-	return n
-}
+func backoffKinds() uint8 { return uint8(len(enum.Names[backoff.Kind]())) }

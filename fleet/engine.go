@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -47,7 +48,7 @@ type request struct {
 	// who is the request's edge (its low edgeBits) and client (the rest):
 	// packed, so a request stays 48 bytes.
 	who      uint32
-	refs     int16  // events, queue entries and calls it serves that name this slot: at most 2 a call, and a request makes at most MaxAttempts x (1 + MaxHedges)
+	refs     int16  // events, queue entries and calls it serves that name this slot: at most 2 a call, and a request makes at most limits.FleetAttempts x (1 + limits.FleetHedges)
 	pending  uint16 // bit k: copy k of the current attempt awaits its reply or timeout
 	effects  uint8  // side effects done, counted up to 2: enough to tell a duplicate; or poisoned, which never does one
 	attempt  uint8  // attempts (rounds) sent or refused
@@ -60,7 +61,7 @@ type request struct {
 }
 
 // edgeBits is how many bits of request.who hold the edge: room for
-// MaxEntries + MaxCalls edges, and MaxClients clients in the rest.
+// limits.GraphEntries + limits.GraphCalls edges, and limits.FleetClients clients in the rest.
 const edgeBits = 12
 
 func (r *request) edge() int32 { return int32(r.who & (1<<edgeBits - 1)) }
@@ -383,7 +384,7 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 			if pc.Own != nil {
 				e.pols[i] = pc.Own.make()
 			} else {
-				e.pols[i] = pc.New()
+				e.pols[i] = pc.newState()
 			}
 		}
 		_, e.quiet = e.pols[0].(unlimited)
@@ -1617,10 +1618,10 @@ func (s *sim) retry(slot int32, timeout bool) {
 		return
 	}
 	u := 0.0
-	if cl.Backoff.Jittered() {
+	if waits.Jittered(cl.Backoff) {
 		u = s.rnd.Float64()
 	}
-	d := cl.Backoff.Delay(int(r.attempt)-1, r.prev, u)
+	d := waits.Delay(cl.Backoff, int(r.attempt)-1, r.prev, u)
 	r.prev = d
 	if d <= 0 {
 		s.sendRetry(slot)
@@ -1652,7 +1653,7 @@ func (s *sim) sendRetry(slot int32) {
 // refused is the policy refusing the request's next attempt as it would go
 // out. The request fails, a local rejection if it never called the server,
 // else a denial; but for a kind whose refusals are retried
-// (RefusalRetried), the refusal uses up the attempt and, while attempts
+// (refusalRetried), the refusal uses up the attempt and, while attempts
 // remain, the next is decided as after a failure.
 func (s *sim) refused(slot int32) {
 	r := &s.reqs[slot]

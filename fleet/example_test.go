@@ -99,7 +99,7 @@ func ExampleRunGraph() {
 // s = (1 - 0.3^2)(1 - 0.2) = 0.728, so a job completes with 1 - (1 - s)^3.
 func ExampleWorkers() {
 	w := fleet.Workers{Name: "two steps", Duration: 120 * time.Second, Load: fleet.Shape{Kind: fleet.Constant, Rate: 100},
-		Queue: fleet.Client{Attempts: 3, Timeout: fleet.NoVisibility}, WorkerCount: 1000, QueueMax: fleet.MaxQueue,
+		Queue: fleet.Client{Attempts: 3, Timeout: fleet.NoVisibility}, WorkerCount: 1000, QueueMax: 10_000_000,
 		Steps: []fleet.Step{{To: "d1", Client: fleet.Client{Attempts: 2}}, {To: "d2", Client: fleet.Client{Attempts: 1}}},
 		Dependencies: []fleet.Node{
 			{Name: "d1", Server: fleet.Server{Kind: fleet.Independent, Base: time.Millisecond, PFail: 0.3}},

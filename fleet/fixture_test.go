@@ -5,6 +5,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/jobqueue"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // The engine's tests run on a few of the presets' runs, which
@@ -78,7 +79,7 @@ func dbSteps() []Step {
 func outageFleet(name string, d time.Duration, q Client) Workers {
 	from, to := min(10*time.Minute, d/6), min(40*time.Minute, d*2/3)
 	return Workers{Name: name, Duration: d, Net: time.Millisecond, Load: Shape{Kind: Constant, Rate: 10},
-		Queue: q, WorkerCount: 20, QueueMax: MaxQueue, Steps: dbSteps(),
+		Queue: q, WorkerCount: 20, QueueMax: limits.FleetQueue, Steps: dbSteps(),
 		Dependencies: []Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0), Outage: Outage{From: from, To: to, Mode: Fail}}}}
 }
 

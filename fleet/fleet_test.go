@@ -16,6 +16,8 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -109,11 +111,11 @@ func TestQueueErlangC(t *testing.T) {
 		lambda, mu float64
 	}{{3, 2, 1}, {1, 0.5, 1}} {
 		cfg := Config{
-			Name: "mmc", Duration: MaxDuration * time.Second,
+			Name: "mmc", Duration: limits.FleetDuration * time.Second,
 			Load: Shape{Kind: Constant, Rate: tc.lambda},
-			Server: Server{Kind: Queue, Workers: tc.c, QueueMax: MaxQueue,
+			Server: Server{Kind: Queue, Workers: tc.c, QueueMax: limits.FleetQueue,
 				Service: Service{Dist: Exponential, Median: time.Duration(float64(time.Second) / tc.mu)}},
-			Client: Client{Clients: 1, Timeout: MaxSeconds * time.Second, Attempts: 1},
+			Client: Client{Clients: 1, Timeout: limits.FleetSeconds * time.Second, Attempts: 1},
 		}
 		reps := run(t, cfg, 20)
 		waits := make([]float64, len(reps))
@@ -245,7 +247,7 @@ func TestBrookerShapes(t *testing.T) {
 	// Brooker's backoff: uniform in [0, b], b = 20 s on the first retry, 40 s on the second.
 	p := runs[1].Client.Backoff
 	for attempt, b := range []time.Duration{20 * time.Second, 40 * time.Second} {
-		if got := p.Delay(attempt, 0, 0.5); got != b/2 {
+		if got := waits.Delay(p, attempt, 0, 0.5); got != b/2 {
 			t.Errorf("Delay(%d, u=0.5) = %v; want %v", attempt, got, b/2)
 		}
 	}
@@ -420,12 +422,12 @@ func TestCheck(t *testing.T) {
 		f    func(*Config)
 	}{
 		{"duration", func(c *Config) { c.Duration = 0 }},
-		{"duration", func(c *Config) { c.Duration = (MaxDuration + 1) * time.Second }},
+		{"duration", func(c *Config) { c.Duration = (limits.FleetDuration + 1) * time.Second }},
 		{"load.rate", func(c *Config) { c.Load.Rate = math.NaN() }},
 		{"load.to", func(c *Config) { c.Load.To = c.Load.From }},
-		{"duration", func(c *Config) { c.Load.Peak = MaxRate; c.Duration = time.Hour }},
+		{"duration", func(c *Config) { c.Load.Peak = limits.FleetRate; c.Duration = time.Hour }},
 		{"client.timeout", func(c *Config) { c.Client.Timeout = -time.Second }},
-		{"client.attempts", func(c *Config) { c.Client.Attempts = MaxAttempts + 1 }},
+		{"client.attempts", func(c *Config) { c.Client.Attempts = limits.FleetAttempts + 1 }},
 		{"server.p_fail", func(c *Config) { c.Server.PFail = 1.5 }},
 		{"server.workers", func(c *Config) { c.Server.Kind = Queue; c.Server.Service.Median = time.Second }},
 		{"client.clients", func(c *Config) { c.Client.Clients = -1 }},
@@ -443,7 +445,7 @@ func TestCheck(t *testing.T) {
 		{"client.policy.failure_rate", func(c *Config) { c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.FailureRate = 0 }) }},
 		{"client.policy.window", func(c *Config) { c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.Window = 0 }) }},
 		{"client.policy.half_open_calls", func(c *Config) {
-			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.HalfOpenCalls = MaxWindow + 1 })
+			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.HalfOpenCalls = limits.PolicyWindow + 1 })
 		}},
 		{"client.policy.open_time", func(c *Config) {
 			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.OpenTime = -1 })
@@ -454,17 +456,17 @@ func TestCheck(t *testing.T) {
 		}},
 		{"client.backoff.base", func(c *Config) { c.Client.Backoff.Base = 8760 * time.Hour }}, // issue 21, item 13: help says up to a day
 		{"client.backoff.base", func(c *Config) { c.Client.Backoff.Base = -1 }},
-		{"client.backoff.cap", func(c *Config) { c.Client.Backoff.Cap = MaxSeconds*time.Second + 1 }},
+		{"client.backoff.cap", func(c *Config) { c.Client.Backoff.Cap = limits.FleetSeconds*time.Second + 1 }},
 		{"client.backoff.cap", func(c *Config) { c.Client.Backoff.Cap = -1 }},
-		{"client.hedges", func(c *Config) { c.Client.Hedges = MaxHedges + 1 }},
+		{"client.hedges", func(c *Config) { c.Client.Hedges = limits.FleetHedges + 1 }},
 		{"client.hedge_delay", func(c *Config) { c.Client.Hedges = 1 }},
 	} {
 		c := good
 		tc.f(&c)
 		err := c.Check()
-		var fe *FieldError
+		var fe *schema.FieldError
 		if !errors.As(err, &fe) || fe.Field != tc.path || !strings.HasPrefix(err.Error(), tc.path+": ") {
-			t.Errorf("Check() = %v; want a *FieldError naming %s", err, tc.path)
+			t.Errorf("Check() = %v; want a *schema.FieldError naming %s", err, tc.path)
 		}
 	}
 }
@@ -475,11 +477,11 @@ func TestCheck(t *testing.T) {
 func TestQueueBlocking(t *testing.T) {
 	const lambda, mu, waiting = 1.0, 1.25, 3
 	cfg := Config{
-		Name: "mm1k", Duration: MaxDuration * time.Second,
+		Name: "mm1k", Duration: limits.FleetDuration * time.Second,
 		Load: Shape{Kind: Constant, Rate: lambda},
 		Server: Server{Kind: Queue, Workers: 1, QueueMax: waiting,
 			Service: Service{Dist: Exponential, Median: time.Duration(float64(time.Second) / mu)}},
-		Client: Client{Clients: 1, Timeout: MaxSeconds * time.Second, Attempts: 1},
+		Client: Client{Clients: 1, Timeout: limits.FleetSeconds * time.Second, Attempts: 1},
 	}
 	reps := run(t, cfg, 20)
 	blocked := make([]float64, len(reps))

@@ -17,6 +17,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -450,26 +451,26 @@ func TestGraphCheck(t *testing.T) {
 		{"duplicate", func(g *Graph) { g.Services[2].Name = "a" }, "services[2].name", `"a" is the name of services[0] too`},
 		{"no entry", func(g *Graph) { g.Entries = nil }, "entries", "no entry"},
 		{"too many services", func(g *Graph) {
-			for i := range MaxServices {
+			for i := range limits.GraphServices {
 				g.Services = append(g.Services, Node{Name: "x" + string(rune('A'+i)), Server: indep(0, 0)})
 			}
 		}, "services", "67 services; at most 64"},
 		{"fan-out", func(g *Graph) {
-			for range MaxFanout {
+			for range limits.GraphFanout {
 				g.Services[0].Calls = append(g.Services[0].Calls, Call{To: "c", Client: tries(1, time.Second)})
 			}
 		}, "services[a].calls", "17 calls; at most 16 a service"},
 		{"too many calls", func(g *Graph) { // a calls b and 15 others, each of which calls c 16 times: 257 calls
 			for i := range 15 {
 				n := Node{Name: "m" + string(rune('A'+i)), Server: indep(0, 0)}
-				for range MaxFanout {
+				for range limits.GraphFanout {
 					n.Calls = append(n.Calls, Call{To: "c", Client: tries(1, time.Second)})
 				}
 				g.Services = append(g.Services, n)
 				g.Services[0].Calls = append(g.Services[0].Calls, Call{To: n.Name, Client: tries(1, time.Second)})
 			}
 		}, "services[mO].calls", "257 calls in all up to this service; at most 256"},
-		{"too deep", func(g *Graph) { *g = deep(MaxDepth + 1) }, "entries[0].to", "a chain of 9 services; at most 8"},
+		{"too deep", func(g *Graph) { *g = deep(limits.GraphDepth + 1) }, "entries[0].to", "a chain of 9 services; at most 8"},
 		{"a call's setting", func(g *Graph) { g.Services[1].Calls[0].Client.Attempts = -1 }, "services[b].calls[0].client.attempts", "-1 is not from 1 to 100"},
 		{"an entry's load", func(g *Graph) { g.Entries[0].Load.Rate = -1 }, "entries[0].load.rate", "-1 is not a rate"},
 		{"a service's server", func(g *Graph) { g.Services[2].Server.PFail = 2 }, "services[c].server.p_fail", "2 is not a probability"},
@@ -479,7 +480,7 @@ func TestGraphCheck(t *testing.T) {
 			g := good()
 			tc.edit(&g)
 			err := g.Check()
-			var fe *FieldError
+			var fe *schema.FieldError
 			if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Msg, tc.want) {
 				t.Errorf("Check = %v; want %s: ...%s...", err, tc.field, tc.want)
 			}
@@ -489,8 +490,8 @@ func TestGraphCheck(t *testing.T) {
 			}
 		})
 	}
-	if g := deep(MaxDepth); g.Check() != nil {
-		t.Errorf("a chain of %d: %v", MaxDepth, g.Check())
+	if g := deep(limits.GraphDepth); g.Check() != nil {
+		t.Errorf("a chain of %d: %v", limits.GraphDepth, g.Check())
 	}
 }
 
@@ -502,7 +503,7 @@ func TestGraphCostAmplification(t *testing.T) {
 	servers := []Server{indep(0, 0), indep(0, 0), indep(0, 0), indep(0, 0), indep(0, 1)}
 	g := chain([]int{10, 10, 10, 10, 10}, servers, 1000, 100*time.Second)
 	_, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: 1})
-	var fe *FieldError
+	var fe *schema.FieldError
 	if !errors.As(err, &fe) || fe.Field != "entries[0].client.attempts" || !strings.Contains(fe.Msg, "multiplied along each path of calls") {
 		t.Errorf("RunGraph = %v; want entries[0].client.attempts: ... multiplied along each path of calls ...", err)
 	}
@@ -538,7 +539,7 @@ func TestGraphRunContextPanicWorkers(t *testing.T) {
 	}
 
 	long := g
-	long.Duration = MaxDuration * time.Second
+	long.Duration = limits.FleetDuration * time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	res, err := RunGraph(ctx, []Graph{long}, Options{Replicates: 1, Workers: 1, Progress: func(int64, int64) { cancel() }})
@@ -679,7 +680,7 @@ func TestGraphCheckMemoryless(t *testing.T) {
 	}
 	c.Net = time.Millisecond
 	g := c.Graph()
-	var fe *FieldError
+	var fe *schema.FieldError
 	if err := g.Check(); !errors.As(err, &fe) || fe.Field != "memoryless" {
 		t.Errorf("Check = %v; want memoryless: needs net 0", err)
 	}
@@ -687,7 +688,7 @@ func TestGraphCheckMemoryless(t *testing.T) {
 
 // FuzzGraph builds a graph's shape from data (up to 6 services, calls
 // between any two, in order or in parallel, one or two entries, deadlines)
-// and checks that Graph.Check either refuses it with a *FieldError or
+// and checks that Graph.Check either refuses it with a *schema.FieldError or
 // passes a graph that RunGraph runs without a panic, every request ending.
 func FuzzGraph(f *testing.F) {
 	f.Add([]byte{3, 0, 0x01, 0x0a, 0x13})
@@ -712,15 +713,15 @@ func FuzzGraph(f *testing.F) {
 			g.Services[from].Calls = append(g.Services[from].Calls, Call{To: name(b >> 3), Client: tries(1+int(b>>6), 100*time.Millisecond)})
 		}
 		if err := g.Check(); err != nil {
-			var fe *FieldError
+			var fe *schema.FieldError
 			if !errors.As(err, &fe) {
-				t.Fatalf("Check = %v; want a *FieldError", err)
+				t.Fatalf("Check = %v; want a *schema.FieldError", err)
 			}
 			return
 		}
 		res, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: 1, Workers: 1})
 		if err != nil {
-			var fe *FieldError
+			var fe *schema.FieldError
 			if !errors.As(err, &fe) { // only the cost bound may refuse a graph Check passed
 				t.Fatalf("RunGraph = %v", err)
 			}

@@ -14,7 +14,9 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/stats"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -110,7 +112,7 @@ type graphCost struct {
 	// alone, kept until the run's replicates are averaged.
 	Bytes, Series float64
 	// worst is the edge whose copies (attempts x (1 + hedges)) are the
-	// most, the one to name when the events pass MaxEvents.
+	// most, the one to name when the events pass limits.FleetEvents.
 	worst int
 }
 
@@ -292,7 +294,7 @@ func (g *Graph) inFlight(edges []fleetdata.Edge, first, order []int, calls []flo
 // included, given the calls v can get.
 func (g *Graph) life(cl *Client, v int, calls float64) float64 {
 	a := float64(cl.Attempts)
-	t := a*cl.Timeout.Seconds() + a*float64(cl.Hedges)*cl.HedgeDelay.Seconds() + cl.Backoff.Longest(cl.Attempts-1).Seconds()
+	t := a*cl.Timeout.Seconds() + a*float64(cl.Hedges)*cl.HedgeDelay.Seconds() + waits.Longest(cl.Backoff, cl.Attempts-1).Seconds()
 	n := g.Services[v]
 	if n.Outage.On() && n.Outage.Mode == Stall {
 		t += (n.Outage.To - n.Outage.From).Seconds()
@@ -380,7 +382,7 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 	if len(graphs) > 1 {
 		runs = plural(len(graphs), "run") + " x " + runs
 	}
-	if b.events > MaxEvents {
+	if b.events > limits.FleetEvents {
 		g := &graphs[wg]
 		e := g.edges()[worst.worst]
 		cl, path := g.client(e), fmt.Sprintf("entries[%d]", e.Index)
@@ -403,15 +405,15 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 		default:
 			path = "duration"
 		}
-		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, b.events, float64(MaxEvents))}
+		return b, &schema.FieldError{Field: path, Msg: fmt.Sprintf("%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, b.events, float64(limits.FleetEvents))}
 	}
-	if total := float64(b.atOnce(opt))*b.running + b.kept; total > MaxBytes {
+	if total := float64(b.atOnce(opt))*b.running + b.kept; total > limits.FleetBytes {
 		path := "replicates"
 		if opt.Replicates == 1 {
 			path = "duration"
 		}
-		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can hold up to %.3g requests in flight a replicate (each request entering with every call below it), about %s in all; at most %s",
-			runs, worstSlots, human.GiB(total), human.GiB(MaxBytes))}
+		return b, &schema.FieldError{Field: path, Msg: fmt.Sprintf("%s can hold up to %.3g requests in flight a replicate (each request entering with every call below it), about %s in all; at most %s",
+			runs, worstSlots, human.GiB(total), human.GiB(limits.FleetBytes))}
 	}
 	return b, nil
 }

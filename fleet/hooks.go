@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -43,13 +44,13 @@ func init() {
 }
 
 // checkSweep checks c set at a sweep's point by paths: a path c does not
-// read there (UnreadWhy) is refused, naming it, then c as Check does.
+// read there (unreadWhy) is refused, naming it, then c as Check does.
 func (c *Config) checkSweep(paths []string) error {
-	unread := c.UnreadWhy()
+	unread := c.unreadWhy()
 	for _, path := range paths {
 		p, _ := lookupSetting(path)
 		if why, ok := unread[p.Path]; ok {
-			return schema.Errorf(path, "the run does not read it: %s", why)
+			return pathtext.Errorf(path, "the run does not read it: %s", why)
 		}
 	}
 	return c.Check()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
@@ -116,7 +117,7 @@ func deliveryReference(c storeCase, n int) jobOutcomes {
 // visibility timeout, from its receive, runs out; 4 receives).
 func storeFleet(c storeCase) Workers {
 	w := Workers{Name: c.String(), Duration: 1000 * time.Second, Load: Shape{Kind: Constant, Rate: 20},
-		Queue: tries(storeDeliveries, storeVisibility), WorkerCount: 100_000, QueueMax: MaxQueue,
+		Queue: tries(storeDeliveries, storeVisibility), WorkerCount: 100_000, QueueMax: limits.FleetQueue,
 		EntrySettings: EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true,
 			Store: KeyStore{Mode: c.store, TTL: c.ttl, Lease: c.lease}, Crash: Crashes{P: storeCrashP, At: c.at, Max: c.maxCrashes}}}
 	for i, d := range storeSteps {
@@ -257,11 +258,11 @@ func TestGraphGuardNeedsSteps(t *testing.T) {
 // first try committed step 1's lease, and step 1's work was lost.
 func TestWorkersLeaseCommitsOnce(t *testing.T) {
 	w := Workers{Name: "lease", Duration: 200 * time.Second, Load: Shape{Kind: Constant, Rate: 20},
-		Queue: tries(4, 10*time.Second), WorkerCount: 1000, QueueMax: MaxQueue,
+		Queue: tries(4, 10*time.Second), WorkerCount: 1000, QueueMax: limits.FleetQueue,
 		EntrySettings: EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true, Store: KeyStore{Mode: delivery.Lease, Lease: 5 * time.Second}}}
 	for _, name := range []string{"s0", "s1"} {
 		w.Steps = append(w.Steps, Step{To: name, Client: tries(3, 300*time.Millisecond)})
-		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: Queue, Workers: 50, QueueMax: MaxQueue,
+		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: Queue, Workers: 50, QueueMax: limits.FleetQueue,
 			Service: Service{Dist: Exponential, Median: 200 * time.Millisecond}}})
 	}
 	for seed := uint64(1); seed <= 3; seed++ {

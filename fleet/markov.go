@@ -7,6 +7,8 @@ import (
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -37,8 +39,8 @@ import (
 //     exponential backoff of rate BackoffRate (ν), in the orbit, and then
 //     sends its next attempt.
 //   - Client.Attempts still caps the tries; the chain leaves the cap out,
-//     so a run compared with it sets MaxAttempts, which a request reaches
-//     with probability at most p^(MaxAttempts-1).
+//     so a run compared with it sets limits.FleetAttempts, which a request reaches
+//     with probability at most p^(limits.FleetAttempts-1).
 //
 // The chain's state is then the workers' calls (live or abandoned), the
 // queue's calls in order (each live or abandoned), and the orbit's size: the
@@ -53,11 +55,8 @@ type Memoryless struct {
 	Orbit int
 }
 
-// MaxOrbit bounds Memoryless.Orbit.
-const MaxOrbit = 1_000_000
-
 // checkMemoryless refuses a Memoryless run whose law is not the chain's,
-// with a *FieldError naming memoryless, or the field of it at fault
+// with a *schema.FieldError naming memoryless, or the field of it at fault
 // (memoryless.retry_prob).
 func (c *Config) checkMemoryless() error {
 	m := c.Memoryless
@@ -65,24 +64,24 @@ func (c *Config) checkMemoryless() error {
 		return nil
 	}
 	rate := func(path string, v float64) error {
-		if math.IsNaN(v) || v <= 0 || v > MaxRate {
-			return schema.Errorf(path, "%g is not a rate above 0 and at most %g a second", v, float64(MaxRate))
+		if math.IsNaN(v) || v <= 0 || v > limits.FleetRate {
+			return pathtext.Errorf(path, "%g is not a rate above 0 and at most %g a second", v, float64(limits.FleetRate))
 		}
 		return nil
 	}
 	switch {
 	case c.Server.Kind != Queue || c.Server.Service.Dist != Exponential:
-		return schema.Errorf("memoryless", "needs %s %v with %s %v, not %v with %v", schema.Path("server.kind"), Queue, schema.Path("server.service.dist"), Exponential, c.Server.Kind, c.Server.Service.Dist)
+		return pathtext.Errorf("memoryless", "needs %s %v with %s %v, not %v with %v", pathtext.Path("server.kind"), Queue, pathtext.Path("server.service.dist"), Exponential, c.Server.Kind, c.Server.Service.Dist)
 	case c.Net != 0:
-		return schema.Errorf("memoryless", "needs net 0, not %s", human.Duration(c.Net))
+		return pathtext.Errorf("memoryless", "needs net 0, not %s", human.Duration(c.Net))
 	case c.Client.Hedges != 0 || c.Client.Keys != schema.NoKeys || c.Client.Policy.Kind != Unlimited:
-		return schema.Errorf("memoryless", "needs %s 0, %s %v and %s %v", schema.Path("client.hedges"), schema.Path("client.keys"), schema.NoKeys, schema.Path("client.policy.kind"), Unlimited)
+		return pathtext.Errorf("memoryless", "needs %s 0, %s %v and %s %v", pathtext.Path("client.hedges"), pathtext.Path("client.keys"), schema.NoKeys, pathtext.Path("client.policy.kind"), Unlimited)
 	case c.Outage.On():
-		return schema.Errorf("memoryless", "needs no outage")
+		return pathtext.Errorf("memoryless", "needs no outage")
 	case math.IsNaN(m.RetryProb) || m.RetryProb < 0 || m.RetryProb > 1:
-		return schema.Errorf("memoryless.retry_prob", "%g is not a probability in [0, 1]", m.RetryProb)
-	case m.Orbit < 0 || m.Orbit > MaxOrbit:
-		return schema.Errorf("memoryless.orbit", "%d is not from 0 to %d", m.Orbit, MaxOrbit)
+		return pathtext.Errorf("memoryless.retry_prob", "%g is not a probability in [0, 1]", m.RetryProb)
+	case m.Orbit < 0 || m.Orbit > limits.FleetOrbit:
+		return pathtext.Errorf("memoryless.orbit", "%d is not from 0 to %d", m.Orbit, limits.FleetOrbit)
 	}
 	if err := rate("memoryless.timeout_rate", m.TimeoutRate); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -19,7 +20,7 @@ func memorylessConfig() Config {
 	c.Load = Shape{Kind: Constant, Rate: 1.8}
 	c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 3, Service: Service{Dist: Exponential, Median: time.Second}}
 	c.Net = 0
-	c.Client.Attempts = MaxAttempts
+	c.Client.Attempts = limits.FleetAttempts
 	c.Memoryless = Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 6}
 	return c
 }
@@ -105,7 +106,7 @@ func TestTracerSplit(t *testing.T) {
 }
 
 // Check refuses a Memoryless run whose law is not the chain's with a
-// *FieldError naming memoryless, or its field at fault, and the settings
+// *schema.FieldError naming memoryless, or its field at fault, and the settings
 // it needs by their paths.
 func TestMemorylessCheck(t *testing.T) {
 	for _, tt := range []struct {
@@ -126,9 +127,9 @@ func TestMemorylessCheck(t *testing.T) {
 		c := memorylessConfig()
 		tt.change(&c)
 		err := c.Check()
-		var fe *FieldError
+		var fe *schema.FieldError
 		if !errors.As(err, &fe) || fe.Field != tt.field || err.Error() != tt.want {
-			t.Errorf("Check() = %v; want a *FieldError for %s: %s", err, tt.field, tt.want)
+			t.Errorf("Check() = %v; want a *schema.FieldError for %s: %s", err, tt.field, tt.want)
 		}
 	}
 }

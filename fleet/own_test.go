@@ -253,7 +253,7 @@ func TestOwnPolicyChecked(t *testing.T) {
 	} {
 		c := independent(0)
 		c.Client.Policy = tc.p
-		var fe *FieldError
+		var fe *schema.FieldError
 		if err := c.Check(); !errors.As(err, &fe) || fe.Field != tc.path {
 			t.Errorf("%+v: Check = %v; want a *FieldError naming %s", tc.p.Own, err, tc.path)
 		}

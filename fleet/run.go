@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/retrysim/retrysim/internal/dist"
+	est "github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -18,7 +19,7 @@ import (
 // Options say how to run a set of configurations.
 type Options struct {
 	// Replicates is the number of independent seeds each run is simulated
-	// with, from 1 to MaxReplicates; 0 means 1, as in the job model's
+	// with, from 1 to 1000; 0 means 1, as in the job model's
 	// Experiment.
 	Replicates int
 	// Seed and the number First + r alone seed replicate r, the same for
@@ -248,11 +249,11 @@ func estimate(xs []float64) schema.Estimate {
 		}
 	}
 	if n == 0 {
-		return schema.Point(math.NaN(), 0)
+		return est.Point(math.NaN(), 0)
 	}
 	mean := sum / float64(n)
 	if n == 1 {
-		return schema.Point(mean, 1)
+		return est.Point(mean, 1)
 	}
 	var ss float64
 	for _, x := range xs {
@@ -262,7 +263,7 @@ func estimate(xs []float64) schema.Estimate {
 	}
 	t := dist.StudentTQuantile(float64(n-1), 0.975)
 	half := t * math.Sqrt(ss/float64(n-1)/float64(n))
-	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, N: int64(n), Level: stats.Confidence, Method: schema.StudentT}
+	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, N: int64(n), Level: stats.Confidence, Method: est.StudentT}
 }
 
 // summary sums up r's replicates.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // doneAfter is a context that is cancelled from the n-th call of Err on: it
@@ -44,7 +45,7 @@ func TestReplicateStopsMidway(t *testing.T) {
 // thousand events. Before, it looked only between replicates.
 func TestRunCancelledMidReplicate(t *testing.T) {
 	cfg := collapseRuns(80 * time.Second)[3]
-	cfg.Duration = MaxDuration * time.Second
+	cfg.Duration = limits.FleetDuration * time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	opt := Options{Replicates: 1, Seed: 1, Workers: 1, Progress: func(done, total int64) { cancel() }}

@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -21,7 +22,7 @@ import (
 // tries a job once, with no visibility expiry, and no network delay.
 func oneStep(count int, rate float64, dur time.Duration, dep Server) Workers {
 	return Workers{Name: "one-step", Duration: dur, Load: Shape{Kind: Constant, Rate: rate},
-		Queue: tries(1, NoVisibility), WorkerCount: count, QueueMax: MaxQueue,
+		Queue: tries(1, NoVisibility), WorkerCount: count, QueueMax: limits.FleetQueue,
 		Steps:        []Step{{To: "dep", Client: tries(1, time.Hour)}},
 		Dependencies: []Node{{Name: "dep", Server: dep}}}
 }
@@ -244,21 +245,21 @@ func TestWorkersCheckPaths(t *testing.T) {
 		{"step attempts", "steps[0].client.attempts", func(w *Workers) { w.Steps[0].Client.Attempts = -1 }},
 		{"dependency", "dependencies[dep].server.p_fail", func(w *Workers) { w.Dependencies[0].Server.PFail = 2 }},
 		{"dependency name", "dependencies[0].name", func(w *Workers) { w.Dependencies[0].Name = WorkersService }},
-		{"down", "down.to", func(w *Workers) { w.Down = Outage{From: time.Second, To: 2 * MaxSeconds * time.Second} }},
+		{"down", "down.to", func(w *Workers) { w.Down = Outage{From: time.Second, To: 2 * limits.FleetSeconds * time.Second} }},
 		{"store mode", "store", func(w *Workers) { w.Store.Mode = 9 }},
 		{"ttl", "ttl", func(w *Workers) { w.Store.TTL = -time.Second }},
 		{"lease", "lease", func(w *Workers) { w.Store = KeyStore{Mode: delivery.Lease} }},
 		{"crash p", "crash", func(w *Workers) { w.Crash.P = 1.5 }},
 		{"crash at", "crash_at", func(w *Workers) { w.Crash = Crashes{P: 0.1, At: 4} }},
-		{"crash max", "max_crashes", func(w *Workers) { w.Crash = Crashes{P: 0.1, Max: delivery.CrashesLimit + 1} }},
+		{"crash max", "max_crashes", func(w *Workers) { w.Crash = Crashes{P: 0.1, Max: limits.DeliveryCrashes + 1} }},
 	} {
 		w := base
 		w.Steps = append([]Step(nil), base.Steps...)
 		w.Dependencies = append([]Node(nil), base.Dependencies...)
 		tc.edit(&w)
-		var fe *FieldError
+		var fe *schema.FieldError
 		if err := w.Check(); !errors.As(err, &fe) || fe.Field != tc.want {
-			t.Errorf("%s: %v; want a FieldError at %s", tc.name, err, tc.want)
+			t.Errorf("%s: %v; want a schema.FieldError at %s", tc.name, err, tc.want)
 		}
 	}
 }
@@ -334,7 +335,7 @@ func TestWorkersJobModelClosedForms(t *testing.T) {
 	a := []int{2, 1, 2}
 	const deliveries = 3
 	w := Workers{Name: "closed", Duration: 600 * time.Second, Load: Shape{Kind: Constant, Rate: 20},
-		Queue: tries(deliveries, NoVisibility), WorkerCount: 100_000, QueueMax: MaxQueue}
+		Queue: tries(deliveries, NoVisibility), WorkerCount: 100_000, QueueMax: limits.FleetQueue}
 	for i := range f {
 		name := "d" + string(rune('1'+i))
 		w.Steps = append(w.Steps, Step{To: name, Client: tries(a[i], time.Hour)})
@@ -503,7 +504,7 @@ func TestWorkersQueuedAtEnd(t *testing.T) {
 // deliveries, 3 and 2 duplicates, the job dead).
 func TestWorkersHeartbeatOfItsCopy(t *testing.T) {
 	w := Workers{Name: "beat", Duration: 30 * time.Second, Load: Shape{Kind: Constant, Rate: 1e-9},
-		Queue: tries(2, 3*time.Second), EntrySettings: EntrySettings{Heartbeat: true}, WorkerCount: 2, QueueMax: MaxQueue,
+		Queue: tries(2, 3*time.Second), EntrySettings: EntrySettings{Heartbeat: true}, WorkerCount: 2, QueueMax: limits.FleetQueue,
 		Steps: []Step{{To: "a", Client: tries(1, time.Hour)}, {To: "b", Client: tries(1, time.Hour)}},
 		Dependencies: []Node{{Name: "a", Server: Server{Kind: Independent, Base: time.Second}},
 			{Name: "b", Server: Server{Kind: Independent, Base: 10 * time.Second},

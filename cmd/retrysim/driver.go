@@ -14,12 +14,14 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/internal/tune"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // runFlags are the flags the fleet family's commands share (-preset,
@@ -68,7 +70,7 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	}
 	r := &runFlags{kind: kind, fs: flagval.NewFlagSet("retrysim " + kind), seed: 1, series: outfile.File{Flag: "series"}, plot: outfile.File{Flag: "plot"},
 		workers:    flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096},
-		replicates: flagval.Bounded{V: replicates, Lo: 1, Hi: fleet.MaxReplicates}}
+		replicates: flagval.Bounded{V: replicates, Lo: 1, Hi: limits.FleetReplicates}}
 	r.preset.Valid, r.preset.Names = lookup, presets
 	fs := r.fs
 	for _, f := range []struct {
@@ -245,10 +247,10 @@ func kindItems[C, P, R any](k replicates.Kind[C, P, R], w *work, runs []C, perPo
 }
 
 // flagError is err in the command's words when it is a library's
-// *fleet.FieldError whose path flag names: "FLAG: why", flag saying, of
+// *schema.FieldError whose path flag names: "FLAG: why", flag saying, of
 // the error, the FLAG to change ("" for none: err as it is) and why.
-func flagError(err error, flag func(fe *fleet.FieldError) (name, why string)) error {
-	var fe *fleet.FieldError
+func flagError(err error, flag func(fe *schema.FieldError) (name, why string)) error {
+	var fe *schema.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}
@@ -263,8 +265,8 @@ func flagError(err error, flag func(fe *fleet.FieldError) (name, why string)) er
 // file's graph (loaded) at the file's line; else of the preset. Any other
 // error (an interrupt) is returned as it is.
 func graphError(err error, loaded *scenario.Graph) error {
-	var fe *fleet.FieldError
-	named := flagError(err, func(fe *fleet.FieldError) (string, string) {
+	var fe *schema.FieldError
+	named := flagError(err, func(fe *schema.FieldError) (string, string) {
 		if fe.Field == "replicates" || fe.Field == "workers" || fe.Field == "duration" && loaded == nil || fe.Field == "worker_count" {
 			return "-" + strings.ReplaceAll(fe.Field, "_", "-"), fe.Msg
 		}

@@ -10,10 +10,12 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
@@ -42,9 +44,9 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	return family[fleet.Config, fleetdata.Replicate, fleet.Result]{kind: replicates.Fleet(), runs: cfgs, name: cmp.Or(render.Escaped(r.scenario), p.Name), echo: echo,
 		grid: func(paths []string, points [][]string) ([]fleet.Config, error) {
 			for _, path := range paths {
-				p, ok := fleet.LookupParam(path)
+				p, ok := decl.LookupParam[fleet.Config](path)
 				if !ok {
-					p, ok = fleet.LookupKey(strings.ReplaceAll(path, "_", "-"))
+					p, ok = decl.LookupKey[fleet.Config](strings.ReplaceAll(path, "_", "-"))
 				}
 				if ok && r.given[p.Key] {
 					return nil, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", p.Key, path))
@@ -79,7 +81,7 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 	c := fleet.DefaultConfig() // the model flags write into it
 	r.duration.V = c.Duration
 	r.fs.Lookup("duration").DefValue = r.duration.String()
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		r.fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
 	}
 	var outage flagval.Window
@@ -107,8 +109,8 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 		if c.Client.Backoff.Cap == 0 { // from a flag or the file
 			c.Client.Backoff.Cap = fleet.NoCap
 		}
-		unread := c.UnreadWhy()
-		if err := flagval.Refuse(r.fs, func(n string) string { p, _ := fleet.LookupKey(n); return fleetWords(unread[p.Path]) }); err != nil {
+		unread := decl.UnreadWhy[fleet.Config](c)
+		if err := flagval.Refuse(r.fs, func(n string) string { p, _ := decl.LookupKey[fleet.Config](n); return fleetWords(unread[p.Path]) }); err != nil {
 			return nil, p, nil, err
 		}
 		cfgs = []fleet.Config{c}
@@ -176,22 +178,22 @@ func fleetPresetRefuses(name string) string {
 	return fmt.Sprintf("a preset sets the model; drop -%s or -preset", name)
 }
 
-// fleetFlags are the flags of the fleet settings no fleet.Param holds, by
-// their paths (fleet.FieldError's); a Param's flag is its Key.
+// fleetFlags are the flags of the fleet settings no decl.Param[fleet.Config] holds, by
+// their paths (schema.FieldError's); a Param's flag is its Key.
 var fleetFlags = map[string]string{
 	"duration": "-duration", "outage.from": "-outage", "outage.to": "-outage",
 	"replicates": "-replicates", "workers": "-workers",
 }
 
-// fleetFlagError is err in the command's words: a *fleet.FieldError names
+// fleetFlagError is err in the command's words: a *schema.FieldError names
 // the flag of its path, and the settings its message names by path are
 // named as flags.
 func fleetFlagError(err error) error {
-	return flagError(err, func(fe *fleet.FieldError) (string, string) {
-		if p, ok := fleet.LookupParam(fe.Field); ok {
-			return "-" + p.Key, fe.Words(scenarioref.FleetFlag)
+	return flagError(err, func(fe *schema.FieldError) (string, string) {
+		if p, ok := decl.LookupParam[fleet.Config](fe.Field); ok {
+			return "-" + p.Key, pathtext.FieldWords(fe, scenarioref.FleetFlag)
 		}
-		return fleetFlags[fe.Field], fe.Words(scenarioref.FleetFlag)
+		return fleetFlags[fe.Field], pathtext.FieldWords(fe, scenarioref.FleetFlag)
 	})
 }
 
@@ -203,7 +205,7 @@ func fleetGroups() []flagval.Group {
 	groups := []flagval.Group{{Title: "The load"}, {Title: "The server"}, {Title: "The client"},
 		{Title: "The client's policy (-policy and the settings of each)"}, {Title: "The run and its output"}}
 	groups[0].Flags = []string{"duration"}
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		if p.Path == "outage.mode" {
 			groups[0].Flags = append(groups[0].Flags, "outage")
 		}
@@ -223,4 +225,4 @@ func fleetGroups() []flagval.Group {
 
 // fleetWords is a fleet text (a Param's Usage, a reason Unread gives) with
 // each setting it names by path named as its flag.
-func fleetWords(t schema.Text) string { return t.Words(scenarioref.FleetFlag) }
+func fleetWords(t pathtext.Text) string { return t.Words(scenarioref.FleetFlag) }

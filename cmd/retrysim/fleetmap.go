@@ -14,9 +14,11 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/stats"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // numbers is a flag.Value for a comma-separated list of distinct numbers
@@ -56,7 +58,7 @@ func policies(v *[]metastable.MapPolicy) flag.Value {
 // an item.
 func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
 	r := newRunFlags(kind, usages{
-		replicates: fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", fleet.MaxReplicates),
+		replicates: fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", limits.FleetReplicates),
 		workers:    "parallel `workers`, %d to %d; the output does not depend on it",
 		plot:       "also draw the heat maps to `file` (.png or .svg), a panel a policy and length",
 		shard:      "run slice `i/n` of the cells (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge",
@@ -70,18 +72,18 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 		}
 		return nil
 	}}
-	fs.Var(numbers(&m.Rates, 0, fleet.MaxRate, false), "rates", "the base loads, a comma-separated `list` of requests a second")
-	fs.Var(numbers(&m.Heights, 0, fleet.MaxRate, false), "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
+	fs.Var(numbers(&m.Rates, 0, limits.FleetRate, false), "rates", "the base loads, a comma-separated `list` of requests a second")
+	fs.Var(numbers(&m.Heights, 0, limits.FleetRate, false), "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
 	lengths := make([]float64, len(m.Lengths))
 	for i, l := range m.Lengths {
 		lengths[i] = l.Seconds()
 	}
-	fs.Var(numbers(&lengths, 0, fleet.MaxSeconds, true), "lengths", "the spike's or the outage's lengths, a comma-separated `list` of durations")
+	fs.Var(numbers(&lengths, 0, limits.FleetSeconds, true), "lengths", "the spike's or the outage's lengths, a comma-separated `list` of durations")
 	fs.Var(policies(&m.Policies), "policies", "the client `policies`, comma-separated: no_backoff, backoff_and_jitter (Brooker's two: no backoff, or a wait uniform in [0, b], b = 20 s doubling)")
 	fs.Var(&trigger, "trigger", "the `trigger`: spike (to each -heights for each -lengths), outage (every call fails at once for each -lengths) or stall (every call held to the outage's end)")
 	fs.Var(flagval.DurationVar(&m.From), "from", "the trigger starts at this `time`")
 	fs.Var(flagval.DurationVar(&m.After), "after", "each run goes on for this `duration` after the trigger ends (at least 10s, one recovery window)")
-	intro := fmt.Sprintf(helpText("fleet-map"), metastable.MaxMapAxis, metastable.MaxMapCells, fleet.MaxReplicates, float64(fleet.MaxEvents), fleet.MaxBytes>>30)
+	intro := fmt.Sprintf(helpText("fleet-map"), metastable.MaxMapAxis, metastable.MaxMapCells, limits.FleetReplicates, float64(limits.FleetEvents), limits.FleetBytes>>30)
 	if err := r.parse(args, intro, nil, stdout); err != nil {
 		return nil, err
 	}
@@ -149,7 +151,7 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 // flag of, and which the refusal names for one replicate), and -heights for
 // the load a setting of the model holds in flight at the spike's peak.
 func mapCostError(err error) error {
-	return flagError(err, func(fe *fleet.FieldError) (string, string) {
+	return flagError(err, func(fe *schema.FieldError) (string, string) {
 		if flag, ok := map[string]string{"replicates": "-replicates", "duration": "-after"}[fe.Field]; ok {
 			return flag, fe.Msg
 		}
@@ -162,7 +164,7 @@ func mapCostError(err error) error {
 // -policies x -lengths x -heights x -rates), and a cell's own setting,
 // which no flag of this command gives, as "cell NAME: path: why".
 func fleetMapFlagError(err error) error {
-	return flagError(err, func(fe *fleet.FieldError) (string, string) {
+	return flagError(err, func(fe *schema.FieldError) (string, string) {
 		if rest, ok := strings.CutPrefix(fe.Field, "cells["); ok {
 			if i := strings.LastIndex(rest, "]."); i >= 0 {
 				return "cell " + rest[:i] + ": " + rest[i+2:], fe.Msg

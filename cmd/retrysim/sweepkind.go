@@ -15,6 +15,7 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/sweep"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // sweepSetUsage is -set's usage in retrysim sweep KIND.
@@ -106,7 +107,7 @@ func setRefused(err error) error {
 	if errors.As(err, &ue) {
 		return err
 	}
-	if _, ok := err.(*fleet.FieldError); ok {
+	if _, ok := err.(*schema.FieldError); ok {
 		return flagval.Usage(fmt.Errorf("-set %w", err))
 	}
 	return flagval.Usage(fmt.Errorf("-set: %w", err))

@@ -8,9 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // agreeCase is a Memoryless model with a spike of load on [From, To), and
@@ -186,7 +186,7 @@ func TestEngineAgreesWithChainSolves(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantMean, wantBefore := h[c.Index(State{})], b[c.Index(State{})]
-		cfg := mc.m.Config(fleet.MaxDuration)
+		cfg := mc.m.Config(limits.FleetDuration)
 		var sum, sum2 float64
 		first := 0
 		for r := range agreeReplicates {
@@ -206,7 +206,7 @@ func TestEngineAgreesWithChainSolves(t *testing.T) {
 				t.Fatal(err)
 			}
 			if math.IsNaN(hit) || !decided {
-				t.Fatalf("case %d replicate %d: the orbit never reached %d in %d s", i, r, mc.orbit, fleet.MaxDuration)
+				t.Fatalf("case %d replicate %d: the orbit never reached %d in %d s", i, r, mc.orbit, limits.FleetDuration)
 			}
 			sum += hit
 			sum2 += hit * hit

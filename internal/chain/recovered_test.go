@@ -17,7 +17,7 @@ import (
 // second for 1 s on two workers, whose recovery verdict the chain bounds
 // exactly. Every failed attempt is retried (RetryProb 1), so a request
 // fails only by needing a retry while the orbit is full (or by failing
-// fleet.MaxAttempts times in a row, which the chain leaves out and which
+// limits.FleetAttempts times in a row, which the chain leaves out and which
 // could only make a replicate late). A replicate whose orbit is never full
 // from the first judged window (the whole second after the spike) until
 // its last request is done has no failed request in a judged window, so

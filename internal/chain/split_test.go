@@ -13,7 +13,9 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // splitModel is a lightly loaded fleet (0.6 requests a second on two
@@ -176,7 +178,7 @@ func TestSplittingStopsWithinAPath(t *testing.T) {
 // A splitting is costed before it runs: a path holds a replicate's whole
 // state, measured here (live heap over 500 paths kept, as a level keeps
 // them) within PathBytes at a horizon of 31 s and of 3,600 s, where its
-// series is most of it; and one whose paths at once pass fleet.MaxBytes is
+// series is most of it; and one whose paths at once pass limits.FleetBytes is
 // refused naming effort, or horizon when the series make most of a path.
 func TestSplittingCosted(t *testing.T) {
 	for _, horizon := range []float64{31, 3600} {
@@ -210,8 +212,8 @@ func TestSplittingCosted(t *testing.T) {
 	}{{100_000, 31, "effort"}, {20_000, 3600, "horizon"}} {
 		cfg := splitModel.Config(tt.horizon)
 		sp := metastable.Splitting{Levels: []int{1}, Effort: tt.effort}
-		var fe *fleet.FieldError
-		if err := sp.CheckCost(&cfg); !errors.As(err, &fe) || fe.Field != tt.field || 2*float64(tt.effort)*fleetrun.PathBytes(&cfg) <= fleet.MaxBytes {
+		var fe *schema.FieldError
+		if err := sp.CheckCost(&cfg); !errors.As(err, &fe) || fe.Field != tt.field || 2*float64(tt.effort)*fleetrun.PathBytes(&cfg) <= limits.FleetBytes {
 			t.Errorf("effort %d, horizon %g s: CheckCost = %v; want a *FieldError naming %s", tt.effort, tt.horizon, err, tt.field)
 		}
 	}

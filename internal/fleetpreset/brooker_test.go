@@ -186,7 +186,7 @@ func welch(xs, ys []float64, step, alpha float64) (diff, bound float64, ok bool)
 // breaker_10pct meet brookerReference, replicate against replicate, within
 // Welch's bound on success and calls a request; every run's requests are a
 // first call a client and the Poisson arrivals. Every adaptive_10pct request
-// that failed was refused by its bucket (MaxAttempts never binds).
+// that failed was refused by its bucket (limits.FleetAttempts never binds).
 // Comparisons: brooker-retries 17 rates x 4 clients x 3 figures = 204,
 // brooker-clients 3 x 17 x 2 x 3 = 306; each at 1e-5 (Welch's under the
 // normality of a replicate's ratios of some thousands of requests), about

@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -80,13 +81,13 @@ type brookerPolicy struct {
 // brookerPolicies are the clients of Brooker's retry runs, by name: A tries
 // in all and a policy, as his retry_sim builds them: NRetriesFactory(0) and
 // (3), AdaptiveRetryFactory(0.1, 5), whose bucket alone bounds its retries
-// (MaxAttempts never binds: a request would need its client to start about
+// (limits.FleetAttempts never binds: a request would need its client to start about
 // 950 requests while it retries), and CircuitBreakerRetryFactory(
 // NRetriesFactory(3), 0.1).
 var brookerPolicies = [...]brookerPolicy{
 	{"no_retries", 1, fleet.PolicyConfig{}, backoff.Policy{}},
 	{"4_tries", 4, fleet.PolicyConfig{}, backoff.Policy{}},
-	{"adaptive_10pct", fleet.MaxAttempts, fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}, backoff.Policy{}},
+	{"adaptive_10pct", limits.FleetAttempts, fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}, backoff.Policy{}},
 	{"breaker_10pct", 4, fleet.PolicyConfig{Kind: fleet.Breaker, Threshold: 0.1}, backoff.Policy{}},
 }
 
@@ -454,7 +455,7 @@ var spikeRecovery = Preset[fleet.Config]{
 			{"no_retries", fleet.Client{Attempts: 1}},
 			{"3_tries", fleet.Client{Attempts: 3}},
 			{"backoff_jitter", fleet.Client{Attempts: 3, Backoff: jitter}},
-			{"adaptive_10pct", fleet.Client{Attempts: fleet.MaxAttempts, Policy: fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}}},
+			{"adaptive_10pct", fleet.Client{Attempts: limits.FleetAttempts, Policy: fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}}},
 			{"breaker_10pct", fleet.Client{Attempts: 3, Policy: fleet.PolicyConfig{Kind: fleet.Breaker, Threshold: 0.1}}},
 			{"aws_standard", awsStandardClient(false)},
 			{"grpc_throttling", grpcRetryClient(false)},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -36,7 +37,7 @@ func TestProductionDefaults(t *testing.T) {
 		// s, and 20 s once 2^a s would pass it.
 		for a := 1; a <= 2; a++ {
 			want := time.Duration(u * math.Min(math.Pow(2, float64(a)), 20) * float64(time.Second))
-			if got := aws.Backoff.Delay(a-1, 0, u); got != want {
+			if got := waits.Delay(aws.Backoff, a-1, 0, u); got != want {
 				t.Errorf("aws: retry %d, u = %g: waits %v; want %v", a, u, got, want)
 			}
 		}
@@ -46,12 +47,12 @@ func TestProductionDefaults(t *testing.T) {
 		// 0.4*rand.Float64()").
 		for n := 1; n <= 3; n++ {
 			want := time.Duration(math.Min(0.1*math.Pow(2, float64(n-1)), 1) * (0.8 + 0.4*u) * float64(time.Second))
-			if got := grpc.Backoff.Delay(n-1, 0, u); got != want {
+			if got := waits.Delay(grpc.Backoff, n-1, 0, u); got != want {
 				t.Errorf("grpc: retry %d, u = %g: waits %v; want %v", n, u, got, want)
 			}
 		}
 	}
-	if got := grpc.Backoff.Delay(5, 0, 0.5); got != time.Second {
+	if got := waits.Delay(grpc.Backoff, 5, 0, 0.5); got != time.Second {
 		t.Errorf("grpc: retry 6 at u = 0.5 waits %v; want maxBackoff 1 s x 1.0", got)
 	}
 	for _, tc := range []struct {
@@ -100,7 +101,7 @@ func TestProductionDefaults(t *testing.T) {
 	// [0, 25 ms) for the one retry, [0, 50 ms) for a second.
 	for n, want := range []time.Duration{25, 50, 100, 200, 250, 250} {
 		want *= time.Millisecond
-		if got := envoyRetryClient(false).Backoff.Delay(n, 0, 0.999); got >= want || got < want*99/100 {
+		if got := waits.Delay(envoyRetryClient(false).Backoff, n, 0, 0.999); got >= want || got < want*99/100 {
 			t.Errorf("envoy: retry %d at u = 0.999 waits %v; want just under %v", n+1, got, want)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/jobqueue"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/waits"
 )
 
 // WorkersPresets lists the worker-fleet presets.
@@ -55,7 +57,7 @@ func dbSteps() []fleet.Step {
 func outageFleet(name string, d time.Duration, q fleet.Client) fleet.Workers {
 	from, to := min(10*time.Minute, d/6), min(40*time.Minute, d*2/3)
 	return fleet.Workers{Name: name, Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.Constant, Rate: 10},
-		Queue: q, WorkerCount: 20, QueueMax: fleet.MaxQueue, Steps: dbSteps(),
+		Queue: q, WorkerCount: 20, QueueMax: limits.FleetQueue, Steps: dbSteps(),
 		Dependencies: []fleet.Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0), Outage: fleet.Outage{From: from, To: to, Mode: fleet.Fail}}}}
 }
 
@@ -109,7 +111,7 @@ var sqsVisibility = Preset[fleet.Workers]{
 		q.Backoff = backoff.Policy{Kind: backoff.None}
 		from := min(2*time.Minute, d/5)
 		w := fleet.Workers{Name: "no_key", Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.Constant, Rate: 1},
-			Queue: q, EntrySettings: fleet.EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true}, WorkerCount: 500, QueueMax: fleet.MaxQueue,
+			Queue: q, EntrySettings: fleet.EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true}, WorkerCount: 500, QueueMax: limits.FleetQueue,
 			Steps: []fleet.Step{{To: "payments", Client: func() fleet.Client { c := stepClient(); c.Timeout = 5 * time.Minute; return c }()}},
 			Dependencies: []fleet.Node{{Name: "payments", Server: steadyServer(200*time.Millisecond, 0),
 				Outage: fleet.Outage{From: from, To: from + 100*time.Second, Mode: fleet.Stall}}}}
@@ -139,7 +141,7 @@ var backlogDrain = Preset[fleet.Workers]{
 		api := fleet.DefaultConfig().Server
 		api.Kind, api.Base, api.Limit, api.Burst = fleet.RateLimit, 50*time.Millisecond, 100, 100
 		w := fleet.Workers{Name: "uncapped", Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.Constant, Rate: 20},
-			Queue: q, WorkerCount: 200, QueueMax: fleet.MaxQueue,
+			Queue: q, WorkerCount: 200, QueueMax: limits.FleetQueue,
 			Down:  fleet.Outage{From: min(5*time.Minute, d/12), To: min(20*time.Minute, d/3), Mode: fleet.Stall},
 			Steps: []fleet.Step{{To: "db", Client: stepClient()}, {To: "api", Client: stepClient()}},
 			Dependencies: []fleet.Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0)},
@@ -154,7 +156,7 @@ var backlogDrain = Preset[fleet.Workers]{
 // them (Temporal's activities): 25 on Temporal's schedule span 1827 s (1 +
 // 2 + ... + 64, then 100 s apart), past the 30-minute outage, and the cost
 // bound of a replicate, which counts every try a job can make, stays
-// within MaxBytes.
+// within limits.FleetBytes.
 const unlimitedTries = 25
 
 // queueDefaults is the preset of job queue d's defaults (River, Oban or
@@ -163,8 +165,8 @@ const unlimitedTries = 25
 func queueDefaults(d jobqueue.Defaults) Preset[fleet.Workers] {
 	tries, note := d.MaxAttempts, fmt.Sprintf("%d tries in all", d.MaxAttempts)
 	if tries == jobqueue.Unlimited {
-		waits := d.Schedule.Longest(unlimitedTries - 1) // Temporal's schedule draws nothing: its waits, not a bound
-		tries, note = unlimitedTries, fmt.Sprintf("no limit on the tries, cut here at %d, whose %d waits add up to %s", unlimitedTries, unlimitedTries-1, human.Duration(waits))
+		total := waits.Longest(d.Schedule, unlimitedTries-1) // Temporal's schedule draws nothing: its waits, not a bound
+		tries, note = unlimitedTries, fmt.Sprintf("no limit on the tries, cut here at %d, whose %d waits add up to %s", unlimitedTries, unlimitedTries-1, human.Duration(total))
 	}
 	return Preset[fleet.Workers]{
 		Name:   fmt.Sprintf("%s-defaults", d.Name),

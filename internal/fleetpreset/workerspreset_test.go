@@ -8,6 +8,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -84,7 +85,7 @@ func TestWorkersPresetsFromSources(t *testing.T) {
 			}
 			for n := range c.Attempts - 1 {
 				for _, u := range []float64{0, 0.5, math.Nextafter(1, 0)} {
-					if got, w := c.Backoff.Delay(n, 0, u), q.wait(n, u); got != w {
+					if got, w := waits.Delay(c.Backoff, n, 0, u), q.wait(n, u); got != w {
 						t.Errorf("%s: retry %d at u %g waits %v; its source says %v", p.Name, n, u, got, w)
 					}
 				}

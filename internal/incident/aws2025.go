@@ -6,6 +6,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // The aws-us-east-1-2025-10-20 replay's values, every one assumed: lease
@@ -41,7 +42,7 @@ func awsFleet(name string, w int, lease time.Duration) fleet.Workers {
 	return fleet.Workers{Name: name, Duration: awsDuration, Net: time.Millisecond,
 		Load:  fleet.Shape{Kind: fleet.Constant, Rate: awsRate},
 		Queue: q, EntrySettings: fleet.EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true},
-		WorkerCount: w, QueueMax: fleet.MaxQueue,
+		WorkerCount: w, QueueMax: limits.FleetQueue,
 		Down:         fleet.Outage{From: awsDownFrom, To: awsDownTo, Mode: fleet.Stall},
 		Steps:        []fleet.Step{{To: "droplets", Client: step}},
 		Dependencies: []fleet.Node{{Name: "droplets", Server: s}},

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -85,7 +86,7 @@ func Judge(inc Incident, seed uint64, fl []fleet.Result, gr []fleet.GraphResult)
 				}
 			}
 		}
-		share := schema.Point(0, 0)
+		share := estimate.Point(0, 0)
 		if n > 0 {
 			share = stats.Wilson(int64(k), int64(n))
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // The sidekiq-480-retry-herd replay's values, every one assumed: a trickle
@@ -46,7 +47,7 @@ func skFleet(name string, b backoff.Policy, w int, herd float64) fleet.Workers {
 	s.Kind, s.Base, s.Slope = fleet.Latency, skBase, skSlope
 	return fleet.Workers{Name: name, Duration: skDuration, Net: time.Millisecond,
 		Load:  fleet.Shape{Kind: fleet.Spike, Rate: skTrickle, Peak: herd, From: skFrom, To: skFrom + skHerdFor},
-		Queue: q, WorkerCount: w, QueueMax: fleet.MaxQueue,
+		Queue: q, WorkerCount: w, QueueMax: limits.FleetQueue,
 		Steps:        []fleet.Step{{To: "db", Client: step}},
 		Dependencies: []fleet.Node{{Name: "db", Server: s}},
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -159,7 +160,7 @@ func (m Map) Check() error {
 	}
 	for _, c := range m.Cells() {
 		if err := c.Check(); err != nil {
-			return schema.Within("cells["+c.Name+"]", err)
+			return fieldpath.Within("cells["+c.Name+"]", err)
 		}
 	}
 	for _, h := range m.Heights {

@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // TestCollapseMapCells: the default map is 100 cells, policies outermost,
@@ -67,9 +68,9 @@ func TestMapCheckNamesPaths(t *testing.T) {
 	} {
 		m := CollapseMap()
 		tt.change(&m)
-		var fe *fleet.FieldError
+		var fe *schema.FieldError
 		if err := m.Check(); !errors.As(err, &fe) || fe.Field != tt.field || !slices.Equal(fe.Fields, tt.fields) || fe.Msg != tt.msg {
-			t.Errorf("%s: Check() = %#v; want a *fleet.FieldError %s %v: %s", tt.name, err, tt.field, tt.fields, tt.msg)
+			t.Errorf("%s: Check() = %#v; want a *schema.FieldError %s %v: %s", tt.name, err, tt.field, tt.fields, tt.msg)
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -54,7 +56,7 @@ type SplitEstimate struct {
 // Memoryless on.
 func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstimate, error) {
 	if !cfg.Memoryless.On {
-		return SplitEstimate{}, schema.Errorf("memoryless.on", "splitting needs a Memoryless run")
+		return SplitEstimate{}, pathtext.Errorf("memoryless.on", "splitting needs a Memoryless run")
 	}
 	if sp.Effort < 1 || sp.Effort > MaxEffort || len(sp.Levels) == 0 || sp.Importance == nil {
 		return SplitEstimate{}, fmt.Errorf("Splitting: needs Importance, Levels and an Effort from 1 to %d", MaxEffort)
@@ -107,13 +109,13 @@ func (sp Splitting) Bytes(cfg *fleet.Config) float64 {
 }
 
 // CheckCost refuses, before any work, a splitting on cfg one run of which
-// would hold more than fleet.MaxBytes, as a *FieldError naming effort, or horizon
+// would hold more than limits.FleetBytes, as a *FieldError naming effort, or horizon
 // when the paths' series make most of it. Repeat runs fewer splittings at
 // once than its workers where that many would not fit, so the workers
 // never decide whether a splitting is accepted.
 func (sp Splitting) CheckCost(cfg *fleet.Config) error {
 	b := sp.Bytes(cfg)
-	if b <= fleet.MaxBytes {
+	if b <= limits.FleetBytes {
 		return nil
 	}
 	path, series := "effort", fleetrun.SeriesBytes(cfg)
@@ -121,7 +123,7 @@ func (sp Splitting) CheckCost(cfg *fleet.Config) error {
 		path = "horizon"
 	}
 	return &schema.FieldError{Field: path, Msg: fmt.Sprintf("%s paths a level keep up to %s paths at once, each a replicate's state of up to %.0f KiB (its series over %s included), about %s; at most %s",
-		human.Group(int64(sp.Effort)), human.Group(int64(2*sp.Effort+1)), fleetrun.PathBytes(cfg)/(1<<10), human.Duration(cfg.Duration), human.GiB(b), human.GiB(fleet.MaxBytes))}
+		human.Group(int64(sp.Effort)), human.Group(int64(2*sp.Effort+1)), fleetrun.PathBytes(cfg)/(1<<10), human.Duration(cfg.Duration), human.GiB(b), human.GiB(limits.FleetBytes))}
 }
 
 // Repeat runs runs independent splittings, run r seeded by Seed and r
@@ -137,7 +139,7 @@ func (sp Splitting) RepeatRuns(ctx context.Context, cfg *fleet.Config, lo, hi, w
 	runs := max(0, hi-lo)
 	out := make([]SplitEstimate, runs)
 	errs := make([]error, runs)
-	if fit := int(fleet.MaxBytes / sp.Bytes(cfg)); fit < workers {
+	if fit := int(limits.FleetBytes / sp.Bytes(cfg)); fit < workers {
 		workers = fit // as many as fit at once, so that the workers never decide what is accepted
 	}
 	var next atomic.Int64

@@ -72,7 +72,7 @@ func TestNewColumnIsOneDeclaration(t *testing.T) {
 
 // render writes what it is given and reads no scenario file: it reaches
 // no scenario package, directly or through another (issue 32: it imported
-// scenario for a graph setting's key, which fleet.SectionKey now
+// scenario for a graph setting's key, which decl.SectionKey now
 // gives).
 func TestRenderImportsNoScenario(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "github.com/retrysim/retrysim/internal/render").Output()

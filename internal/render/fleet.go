@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
@@ -55,7 +56,7 @@ func (r FleetReport) csv(w io.Writer) error {
 // withSettingColumns appends to each row (a run's, cfgs[i] its
 // configuration) columns "params.<key>" holding the run's settings as json's
 // params object does, then what ran it: seed and scenario_file. A column
-// is every setting some run read, in fleet.Params' order; a run that does
+// is every setting some run read, in decl.Params[fleet.Config]' order; a run that does
 // not read it leaves it empty; replicates too where the rows lack it, and
 // scenario_file when there is one. Columns rather than a header comment:
 // the runs of a preset differ in their settings, and a csv reader takes no
@@ -98,10 +99,10 @@ func withSettingColumns(rows [][]field, cfgs []fleet.Config, replicates int, see
 	return out
 }
 
-// paramKeys are fleet.Params' keys as settingsObject keys them.
+// paramKeys are decl.Params[fleet.Config]' keys as settingsObject keys them.
 func paramKeys() []string {
 	var keys []string
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		keys = append(keys, strings.ReplaceAll(p.Key, "-", "_"))
 	}
 	return keys

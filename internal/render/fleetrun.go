@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // FleetRun is what one `retrysim fleet` ran: a preset's runs, or the one run
@@ -209,21 +210,21 @@ type Limit struct{ What, Bound string }
 // drift from them.
 func FleetLimitList() []Limit {
 	return []Limit{
-		{"-duration", fmt.Sprintf("1 s to %d s (the series holds a row a run a second)", fleet.MaxDuration)},
-		{"rates", fmt.Sprintf("up to %v a second; duration x peak rate up to %v requests", fleet.MaxRate, fleet.MaxArrivals)},
-		{"-replicates", fmt.Sprintf("1 to %d; replicates x duration up to %d s (each replicate's series is kept until they are averaged)", fleet.MaxReplicates, fleet.MaxSeriesSeconds)},
-		{"-clients", fmt.Sprintf("1 to %d; -attempts 1 to %d", fleet.MaxClients, fleet.MaxAttempts)},
-		{"-capacity", fmt.Sprintf("up to %d workers; -queue up to %d waiting calls", fleet.MaxWorkers, fleet.MaxQueue)},
-		{"times", fmt.Sprintf("(-base, -slope, -service, -net, -timeout, ...) up to %d s", fleet.MaxSeconds)},
+		{"-duration", fmt.Sprintf("1 s to %d s (the series holds a row a run a second)", limits.FleetDuration)},
+		{"rates", fmt.Sprintf("up to %v a second; duration x peak rate up to %v requests", limits.FleetRate, limits.FleetArrivals)},
+		{"-replicates", fmt.Sprintf("1 to %d; replicates x duration up to %d s (each replicate's series is kept until they are averaged)", limits.FleetReplicates, limits.FleetSeriesSeconds)},
+		{"-clients", fmt.Sprintf("1 to %d; -attempts 1 to %d", limits.FleetClients, limits.FleetAttempts)},
+		{"-capacity", fmt.Sprintf("up to %d workers; -queue up to %d waiting calls", limits.FleetWorkers, limits.FleetQueue)},
+		{"times", fmt.Sprintf("(-base, -slope, -service, -net, -timeout, ...) up to %d s", limits.FleetSeconds)},
 		{"policies", fmt.Sprintf("token counts and costs (-bucket-*, -quota*, -grpc-*) up to %v; -breaker-threshold 0 to 1; "+
 			"-budget-ratio 0 to %v (finagle) or 1 (envoy); -budget-ttl %v s to %v s; -cb-window, -cb-min-calls, -cb-half-open 1 to %v; "+
-			"-sre-k above 0 to %v; -hedges 0 to %v", fleet.MaxTokens, fleet.MaxBudgetRatio, fleet.MinTTL, fleet.MaxTTL, fleet.MaxWindow, fleet.MaxK, fleet.MaxHedges)},
+			"-sre-k above 0 to %v; -hedges 0 to %v", limits.PolicyTokens, limits.PolicyBudgetRatio, limits.PolicyMinTTL, limits.PolicyMaxTTL, limits.PolicyWindow, limits.PolicyK, limits.FleetHedges)},
 		{"events", fmt.Sprintf("up to %.0e over every run and replicate, about 40 CPU minutes: a request makes "+
-			"up to -attempts x (1 + -hedges) calls of up to 5 events each", float64(fleet.MaxEvents))},
+			"up to -attempts x (1 + -hedges) calls of up to 5 events each", float64(limits.FleetEvents))},
 		{"memory", fmt.Sprintf("up to %d GiB at once: each replicate running (up to -workers at once, fewer when they would not fit) holds its requests in flight "+
 			"(the rate x how long one can live: -timeout x -attempts, hedge delays, backoffs, its time in the server), "+
 			"its policy windows (-budget-ttl, -cb-window*, -sre-window, a state per client) and its series, kept for "+
-			"every replicate until they are averaged", fleet.MaxBytes>>30)},
+			"every replicate until they are averaged", limits.FleetBytes>>30)},
 	}
 }
 

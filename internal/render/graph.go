@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
@@ -142,7 +143,7 @@ func graphSettings(g fleet.Graph) []field {
 			}
 			f = append(f, field{"from", durationValue(c.Outage.From.Seconds())}, field{"to", durationValue(c.Outage.To.Seconds())})
 		}
-		for _, p := range fleet.Params() {
+		for _, p := range decl.Params[fleet.Config]() {
 			if !strings.HasPrefix(p.Path, name+".") || unread[p.Path] != "" && !pushbackSet(p.Path, c) {
 				continue
 			}
@@ -150,7 +151,7 @@ func graphSettings(g fleet.Graph) []field {
 			if b, ok := p.Field(&c).(*bool); ok {
 				v = *b
 			}
-			f = append(f, field{fleet.SectionKey(name, p), v})
+			f = append(f, field{decl.SectionKey(name, p), v})
 		}
 		o, _ := object(f) // every value is a number, text or bool
 		return o
@@ -160,7 +161,7 @@ func graphSettings(g fleet.Graph) []field {
 		c := def
 		c.Load, c.Client = e.Load, e.Client
 		f := []field{{"to", e.To}, {"load", section("load", c)}, {"client", section("client", c)}}
-		for _, p := range fleet.EntryParams() {
+		for _, p := range decl.EntryParams[fleet.Entry]() {
 			if v, ok := entryValue(p, &e); ok {
 				f = append(f, field{p.Key, v})
 			}
@@ -198,7 +199,7 @@ func graphSettings(g fleet.Graph) []field {
 // entryValue is entry setting p's value in e as a scenario file writes it,
 // and whether the echo shows it: when the run reads it (p.Unread) and it is
 // given, other than its zero or default, or it needs another that is.
-func entryValue(p fleet.EntryParam, e *fleet.Entry) (any, bool) {
+func entryValue(p decl.EntryParam[fleet.Entry], e *fleet.Entry) (any, bool) {
 	if p.Unread != nil && p.Unread(*e) != "" {
 		return nil, false
 	}
@@ -215,7 +216,7 @@ func entryValue(p fleet.EntryParam, e *fleet.Entry) (any, bool) {
 		b, _ := v.MarshalText()
 		return string(b), string(b) != p.Default || p.Needs != ""
 	}
-	panic("render: fleet.EntryParam " + p.Key + " has a field of a type the echo does not write")
+	panic("render: decl.EntryParam[fleet.Entry] " + p.Key + " has a field of a type the echo does not write")
 }
 
 // pushbackSet says whether path is a pushback setting set in c: whether a

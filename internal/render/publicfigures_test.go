@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -86,7 +87,7 @@ func TestPublicFiguresAreJSONs(t *testing.T) {
 	}
 
 	w := fleet.Workers{Name: "w", Duration: 30 * time.Second, Load: fleet.Shape{Kind: fleet.Constant, Rate: 20},
-		Queue: fleet.Client{Attempts: 3, Timeout: fleet.NoVisibility}, WorkerCount: 50, QueueMax: fleet.MaxQueue,
+		Queue: fleet.Client{Attempts: 3, Timeout: fleet.NoVisibility}, WorkerCount: 50, QueueMax: limits.FleetQueue,
 		Steps:        []fleet.Step{{To: "d", Client: fleet.Client{Attempts: 2}}},
 		Dependencies: []fleet.Node{{Name: "d", Server: fleet.Server{Kind: fleet.Independent, Base: time.Millisecond, PFail: 0.3}}}}
 	gres, err := fleet.RunGraph(ctx, []fleet.Graph{w.Graph()}, opt)
