@@ -97,8 +97,8 @@ func (b *fuzzBytes) latency() provider.Latency {
 	return provider.Latency{}
 }
 
-func (b *fuzzBytes) backoff() backoff.Policy {
-	p := backoff.Policy{Kind: backoff.Kind(b.enum(len(enum.Names[backoff.Kind]()))), Base: b.duration(), Cap: b.duration()}
+func (b *fuzzBytes) backoff() backoff.Schedule {
+	p := backoff.Schedule{Kind: backoff.Kind(b.enum(len(enum.Names[backoff.Kind]()))), Base: b.duration(), Cap: b.duration()}
 	if !b.wild() && p.Cap != 0 && p.Cap < p.Base {
 		p.Cap = p.Base
 	}
@@ -138,14 +138,14 @@ func build(data []byte) retrysim.Experiment {
 	for i := range b.count(1, 5) {
 		st := provider.Step{Name: string(rune('A' + i)), PFail: b.prob(), CanLoseReply: b.small(0, 1) == 1, LostReply: b.prob(),
 			HonoursKeys: b.small(0, 1) == 1, Latency: b.latency()}
-		st.Policy.Attempts = b.count(0, 4)
+		st.Retry.Attempts = b.count(0, 4)
 		if b.small(0, 1) == 1 {
 			k := schema.KeyMode(b.enum(3))
-			st.Policy.Keys = &k
+			st.Retry.Keys = &k
 		}
 		if b.small(0, 1) == 1 {
 			p := b.backoff()
-			st.Policy.Backoff = &p
+			st.Retry.Backoff = &p
 		}
 		sc.Steps = append(sc.Steps, st)
 	}

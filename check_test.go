@@ -33,7 +33,7 @@ func TestCheckRefusesWhatRunCannotRun(t *testing.T) {
 	slowStep.Steps[2].Latency = provider.Latency{Median: 20 * time.Millisecond}
 	lowCap := retrysim.DefaultScenario()
 	lowCap.Steps = append([]provider.Step(nil), lowCap.Steps...)
-	lowCap.Steps[1].Policy.Backoff = &backoff.Policy{Kind: backoff.Exponential, Base: time.Second, Cap: 100 * time.Millisecond}
+	lowCap.Steps[1].Retry.Backoff = &backoff.Schedule{Kind: backoff.Exponential, Base: time.Second, Cap: 100 * time.Millisecond}
 	step := []strategy.Strategy{strategy.Retry{Attempts: 3}}
 	for _, tt := range []struct {
 		name  string
@@ -71,7 +71,7 @@ func TestCheckRefusesWhatRunCannotRun(t *testing.T) {
 
 func withKeys(sc provider.Scenario, k schema.KeyMode) provider.Scenario {
 	sc.Steps = append([]provider.Step(nil), sc.Steps...)
-	sc.Steps[0].Policy.Keys = &k
+	sc.Steps[0].Retry.Keys = &k
 	return sc
 }
 
@@ -80,18 +80,18 @@ func withKeys(sc provider.Scenario, k schema.KeyMode) provider.Scenario {
 // to wait 0 on every retry.
 func TestBackoffCapZeroIsNoCap(t *testing.T) {
 	for _, tt := range []struct {
-		p    backoff.Policy
+		p    backoff.Schedule
 		n    int
 		u    float64
 		want time.Duration
 	}{
-		{backoff.Policy{Kind: backoff.Exponential, Base: time.Second}, 5, 0, 32 * time.Second},
-		{backoff.Policy{Kind: backoff.FullJitter, Base: time.Second}, 3, 0.5, 4 * time.Second},
-		{backoff.Policy{Kind: backoff.EqualJitter, Base: time.Second}, 2, 0, 2 * time.Second},
-		{backoff.Policy{Kind: backoff.GRPC, Base: time.Second}, 1, 0.5, 2 * time.Second},
+		{backoff.Schedule{Kind: backoff.Exponential, Base: time.Second}, 5, 0, 32 * time.Second},
+		{backoff.Schedule{Kind: backoff.FullJitter, Base: time.Second}, 3, 0.5, 4 * time.Second},
+		{backoff.Schedule{Kind: backoff.EqualJitter, Base: time.Second}, 2, 0, 2 * time.Second},
+		{backoff.Schedule{Kind: backoff.GRPC, Base: time.Second}, 1, 0.5, 2 * time.Second},
 		// decorrelated: base + u (3 prev - base) = 1s + 0.5 (30s - 1s)
-		{backoff.Policy{Kind: backoff.Decorrelated, Base: time.Second}, 4, 0.5, 15500 * time.Millisecond},
-		{backoff.Policy{Kind: backoff.Exponential, Base: time.Second}, 100, 0, math.MaxInt64},
+		{backoff.Schedule{Kind: backoff.Decorrelated, Base: time.Second}, 4, 0.5, 15500 * time.Millisecond},
+		{backoff.Schedule{Kind: backoff.Exponential, Base: time.Second}, 100, 0, math.MaxInt64},
 	} {
 		prev := time.Duration(0)
 		if tt.p.Kind == backoff.Decorrelated {
@@ -105,7 +105,7 @@ func TestBackoffCapZeroIsNoCap(t *testing.T) {
 		}
 	}
 	// A constant backoff reads no cap: one below its base is no error.
-	if err := (backoff.Policy{Kind: backoff.Constant, Base: time.Second, Cap: time.Millisecond}).Check(); err != nil {
+	if err := (backoff.Schedule{Kind: backoff.Constant, Base: time.Second, Cap: time.Millisecond}).Check(); err != nil {
 		t.Errorf("constant 1s with an unread cap of 1ms: Check = %v", err)
 	}
 }

@@ -20,7 +20,7 @@ func TestDeliveryParamsValues(t *testing.T) {
 	q := delivery.Config{Store: delivery.Lease, TTL: time.Hour, Lease: 40 * time.Second, Visibility: 50 * time.Second,
 		MaxDeliveries: 7, RepeatP: 0.25, RepeatDelay: provider.Latency{Median: 2 * time.Second, P99: time.Minute},
 		CrashP: 0.125, CrashAt: delivery.AfterWork, MaxCrashes: 3,
-		Backoff: backoff.Policy{Kind: backoff.Exponential, Base: 300 * time.Millisecond, Cap: 9 * time.Second}}
+		Backoff: backoff.Schedule{Kind: backoff.Exponential, Base: 300 * time.Millisecond, Cap: 9 * time.Second}}
 	const want = `{"store":"lease","ttl":"1h0m0s","lease":"40s","visibility":"50s","max_deliveries":7,"repeat":0.25,` +
 		`"repeat_delay":"lognormal median 2s p99 1m0s","crash":0.125,"crash_at":"after-work","max_crashes":3,` +
 		`"backoff":"exponential base 300ms cap 9s","latency":"fixed 20ms"}`

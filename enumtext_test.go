@@ -28,7 +28,7 @@ func TestEnumsMarshalAsNames(t *testing.T) {
 		Dist    fleet.Dist
 		Reply   provider.Reply
 	}
-	v := all{strategy.WholeJob, schema.SameKey, backoff.FullJitter, fleet.TokenBucket, fleet.Queue, fleet.Spike, fleet.Stall, fleet.Exponential, provider.NoReply}
+	v := all{strategy.WholeJob, schema.SameKey, backoff.FullJitter, fleet.TokenBucket, fleet.QueueServer, fleet.SpikeLoad, fleet.Stall, fleet.ExponentialService, provider.NoReply}
 	b, err := json.Marshal(v)
 	const want = `{"Scope":"job","Keys":"same","Backoff":"full-jitter","Policy":"token-bucket","Server":"queue","Shape":"spike","Outage":"stall","Dist":"exp","Reply":"none"}`
 	if err != nil || string(b) != want {

@@ -179,15 +179,10 @@ func TestExportCount(t *testing.T) {
 // "TODO issue 37: rename" where the packages give the name different
 // meanings (issue 37: one meaning per name). The list only shrinks.
 var sharedNames = map[string]string{
-	"Config":      "each model's configuration of one run: delivery's queue, fleet's run",
-	"Options":     "the optional arguments of the package's main call: fleet.Run's, report's writers'",
-	"Result":      "what the package's main call returns: fleet configurations' runs (fleet), a search's answer (tune)",
-	"Run":         "the package's main call: run an experiment (the root), run fleet configurations (fleet), search an experiment's settings (tune)",
-	"Constant":    "TODO issue 37: rename: a backoff Kind (backoff), a load ShapeKind (fleet)",
-	"Exponential": "TODO issue 37: rename: a backoff Kind (backoff), a service-time Dist (fleet)",
-	"Latency":     "TODO issue 37: rename: a step's latency (provider), a ServerKind (fleet), a schema.Kind (schema)",
-	"Policy":      "TODO issue 37: rename: a wait schedule (backoff), an admission guard (fleet), a step's retry settings (provider)",
-	"Step":        "TODO issue 37: rename: a scenario's call (provider), a worker job's call to a dependency (fleet)",
+	"Config":  "each model's configuration of one run: delivery's queue, fleet's run",
+	"Options": "the optional arguments of the package's main call: fleet.Run's, report's writers'",
+	"Result":  "what the package's main call returns: fleet configurations' runs (fleet), a search's answer (tune)",
+	"Run":     "the package's main call: run an experiment (the root), run fleet configurations (fleet), search an experiment's settings (tune)",
 }
 
 // TestSharedNamesOneMeaning fails naming each exported top-level name that

@@ -554,7 +554,7 @@ func (e Experiment) params() stats.Params {
 		}
 	}
 	for _, st := range sc.Steps {
-		if st.Policy != (provider.Policy{}) {
+		if st.Retry != (provider.StepRetry{}) {
 			par.Policies = append(par.Policies, policyOf(st))
 		}
 	}
@@ -637,7 +637,7 @@ func stepParams(st provider.Step) stats.StepParams {
 			if v != nil {
 				echo = v.String()
 			}
-		case *backoff.Policy:
+		case *backoff.Schedule:
 			if v != nil {
 				echo = backoffText(*v)
 			}
@@ -653,11 +653,11 @@ func stepParams(st provider.Step) stats.StepParams {
 
 // policyOf is st's own policy as reports show it.
 func policyOf(st provider.Step) stats.StepPolicy {
-	p := stats.StepPolicy{Step: st.Name, Attempts: st.Policy.Attempts}
-	if k := st.Policy.Keys; k != nil {
+	p := stats.StepPolicy{Step: st.Name, Attempts: st.Retry.Attempts}
+	if k := st.Retry.Keys; k != nil {
 		p.KeyMode = k.String()
 	}
-	if b := st.Policy.Backoff; b != nil {
+	if b := st.Retry.Backoff; b != nil {
 		p.Backoff = backoffText(*b)
 	}
 	return p
@@ -667,7 +667,7 @@ func policyOf(st provider.Step) stats.StepPolicy {
 // 100ms cap 2s", leaving out what the kind never reads (backoff.Kind.Unread,
 // by which flags and files refuse it): "constant base 1s", "sidekiq",
 // "none".
-func backoffText(b backoff.Policy) string {
+func backoffText(b backoff.Schedule) string {
 	text := b.Kind.String()
 	baseWhy, capWhy := b.Kind.Unread()
 	if baseWhy == "" {

@@ -431,12 +431,12 @@ func TestUnread(t *testing.T) {
 // gives itself more attempts). Worked by hand from Retry.resume.
 func TestUnreadStepPolicy(t *testing.T) {
 	wait := backoff.Default()
-	four := provider.Policy{Attempts: 4, Backoff: &wait}
-	both := provider.Policy{Backoff: &wait}
+	four := provider.StepRetry{Attempts: 4, Backoff: &wait}
+	both := provider.StepRetry{Backoff: &wait}
 	for _, tt := range []struct {
 		strategies    string
 		attempts      int
-		own           provider.Policy
+		own           provider.StepRetry
 		attempt, wait bool // unread
 	}{
 		{"step-nokey", 3, four, false, false},
@@ -444,10 +444,10 @@ func TestUnreadStepPolicy(t *testing.T) {
 		{"job-samekey,step-samekey", 3, four, false, false},
 		{"step-nokey", 1, both, false, true},
 		{"step-nokey", 1, four, false, false}, // the step's own 4 attempts wait its backoff
-		{"job-nokey", 1, provider.Policy{}, false, false},
+		{"job-nokey", 1, provider.StepRetry{}, false, false},
 	} {
 		e := article(t, 10, "")
-		e.Scenario.Steps[2].Policy = tt.own
+		e.Scenario.Steps[2].Retry = tt.own
 		var err error
 		if e.Strategies, err = retrysim.ParseStrategies(strings.Split(tt.strategies, ","), tt.attempts); err != nil {
 			t.Fatal(err)

@@ -52,7 +52,7 @@ func (e Experiment) Unread() map[string]string {
 			retried = retried || r.Attempts > 1
 		} else {
 			retried = retried || slices.ContainsFunc(e.Scenario.Steps, func(st provider.Step) bool {
-				return st.Policy.Backoff == nil && steppolicy.Attempts(st.Policy, r.Attempts) > 1
+				return st.Retry.Backoff == nil && steppolicy.Attempts(st.Retry, r.Attempts) > 1
 			})
 		}
 	}
@@ -74,7 +74,7 @@ func (e Experiment) Unread() map[string]string {
 // backoff is waited only if such a strategy retries that step. A strategy
 // other than a strategy.Retry may read anything.
 func (e Experiment) unreadStepPolicy(i int) (attempts, backoff string) {
-	own := e.Scenario.Steps[i].Policy
+	own := e.Scenario.Steps[i].Retry
 	var eachStep, retried bool
 	for _, s := range e.Strategies {
 		r, ok := s.(strategy.Retry)

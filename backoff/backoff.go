@@ -72,11 +72,11 @@ func (k Kind) MarshalText() ([]byte, error) { return kinds.MarshalText(k) }
 // UnmarshalText reads a kind's name.
 func (k *Kind) UnmarshalText(text []byte) error { return kinds.UnmarshalText(text, k) }
 
-// Policy is a backoff policy with its base and cap. The zero value waits
+// Schedule is a backoff policy with its base and cap. The zero value waits
 // nothing. It is only the wait before a retry: whether a retry goes at
-// all is a step's attempts (provider.Policy) or a fleet client's guard
-// (fleet.Policy).
-type Policy struct {
+// all is a step's attempts (provider.Schedule) or a fleet client's guard
+// (fleet.Schedule).
+type Schedule struct {
 	Kind Kind
 	// Base is the first wait (the constant wait, for Constant).
 	Base time.Duration
@@ -90,7 +90,7 @@ type Policy struct {
 // or a cap below the base for a kind that reads both. It is the one rule of
 // a policy in every model: a step's own, the delivery model's queue and a
 // fleet client's. Bounds on the durations themselves are the caller's.
-func (p Policy) Check() error {
+func (p Schedule) Check() error {
 	if err := kinds.Check(p.Kind); err != nil {
 		return &schema.FieldError{Field: "policy", Msg: err.Error()}
 	}
@@ -102,8 +102,8 @@ func (p Policy) Check() error {
 }
 
 // Default is the Part 5 retry options' policy: full jitter, base 100 ms, cap 2 s.
-func Default() Policy {
-	return Policy{Kind: FullJitter, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
+func Default() Schedule {
+	return Schedule{Kind: FullJitter, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
 }
 
 // Schedule reports whether k is a job queue's fixed schedule, whose waits

@@ -115,7 +115,7 @@ func TestOutsideStrategyEveryEngine(t *testing.T) {
 	// model draws, and counts the same, to the call.
 	queue := func(edit func(*delivery.Config)) *delivery.Config {
 		q := delivery.Defaults()
-		q.Backoff, q.Store = backoff.Policy{}, delivery.After
+		q.Backoff, q.Store = backoff.Schedule{}, delivery.After
 		edit(&q)
 		return &q
 	}

@@ -120,7 +120,7 @@ type Config struct {
 	CrashAt    CrashPoint
 	MaxCrashes int
 	// Backoff is the wait between attempts.
-	Backoff backoff.Policy
+	Backoff backoff.Schedule
 }
 
 // Defaults are a 30 s visibility timeout and lease, 10 deliveries, keys kept
@@ -176,8 +176,8 @@ func (c Config) Warning(sc provider.Scenario, strategies []strategy.Strategy) st
 		retries := st.PFail > 0 || (st.CanLoseReply && st.LostReply > 0)
 		for _, s := range strategies {
 			if r, ok := s.(strategy.Retry); ok && r.Scope == strategy.EachStep && retries {
-				a := steppolicy.Attempts(st.Policy, r.Attempts)
-				hold = max(hold, limits.Later(limits.Times(call, a), waits.Longest(steppolicy.Backoff(st.Policy, c.Backoff), a-1)))
+				a := steppolicy.Attempts(st.Retry, r.Attempts)
+				hold = max(hold, limits.Later(limits.Times(call, a), waits.Longest(steppolicy.Backoff(st.Retry, c.Backoff), a-1)))
 			}
 		}
 	}

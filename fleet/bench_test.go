@@ -120,17 +120,17 @@ func benchRunGraph(b *testing.B, g Graph, workers int) {
 // benchGraph is BenchmarkGraphThreeLayers's graph.
 func benchGraph() Graph {
 	client := func(timeout time.Duration) Client {
-		return Client{Clients: 1, Timeout: timeout, Attempts: 3, Backoff: backoff.Policy{Kind: backoff.None}}
+		return Client{Clients: 1, Timeout: timeout, Attempts: 3, Backoff: backoff.Schedule{Kind: backoff.None}}
 	}
 	return Graph{Name: "three layers", Duration: time.Minute, Net: 5 * time.Millisecond,
 		Services: []Node{
-			{Name: "api", Server: Server{Kind: Latency, Base: 20 * time.Millisecond, Slope: time.Millisecond},
+			{Name: "api", Server: Server{Kind: LatencyServer, Base: 20 * time.Millisecond, Slope: time.Millisecond},
 				Calls: []Call{{To: "svc", Client: client(time.Second)}}},
-			{Name: "svc", Server: Server{Kind: Queue, Workers: 8, QueueMax: 100, Service: Service{Dist: Lognormal, Median: 10 * time.Millisecond, Sigma: 0.5}},
+			{Name: "svc", Server: Server{Kind: QueueServer, Workers: 8, QueueMax: 100, Service: Service{Dist: LognormalService, Median: 10 * time.Millisecond, Sigma: 0.5}},
 				Calls: []Call{{To: "db", Client: client(200 * time.Millisecond)}}},
-			{Name: "db", Server: Server{Kind: Independent, Base: 5 * time.Millisecond, PFail: 0.2}},
+			{Name: "db", Server: Server{Kind: IndependentServer, Base: 5 * time.Millisecond, PFail: 0.2}},
 		},
-		Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 40}, Client: client(3 * time.Second)}}}
+		Entries: []Entry{{To: "api", Load: Shape{Kind: ConstantLoad, Rate: 40}, Client: client(3 * time.Second)}}}
 }
 
 // BenchmarkWorkersOutage runs issue 24's speed case: an hour of 50 jobs a
@@ -147,14 +147,14 @@ func benchGraph() Graph {
 // job for the whole run when no timeout bounds a job's life.
 func BenchmarkWorkersOutage(b *testing.B) {
 	q := queueClient(jobqueue.SQS(), sqsMaxReceive)
-	q.Backoff = backoff.Policy{Kind: backoff.None}
+	q.Backoff = backoff.Schedule{Kind: backoff.None}
 	w := outageFleet("bench", time.Hour, q)
 	w.Load.Rate, w.WorkerCount, w.QueueMax, w.RedeliverAtTimeout = 50, 100, 10_000, true
 	step := stepClient()
 	step.Timeout = time.Second // the steps' timeouts bound a job's life in RunGraph's memory bound
 	w.Steps = nil
 	for range 10 {
-		w.Steps = append(w.Steps, Step{To: "db", Client: step})
+		w.Steps = append(w.Steps, WorkerStep{To: "db", Client: step})
 	}
 	benchRunGraph(b, w.Graph(), 2)
 }

@@ -154,7 +154,7 @@ func (c Config) Check() error {
 	}
 	k.enum("load.kind", "a shape", int(c.Load.Kind), shapeNames[:])
 	k.rate("load.rate", c.Load.Rate)
-	if c.Load.Kind != Constant {
+	if c.Load.Kind != ConstantLoad {
 		k.rate("load.peak", c.Load.Peak)
 		k.seconds("load.from", c.Load.From.Seconds(), false)
 		k.seconds("load.to", c.Load.To.Seconds(), false)
@@ -164,7 +164,7 @@ func (c Config) Check() error {
 		if c.Load.From >= c.Duration {
 			k.bad("load.from", "%s is not before the run's end (duration %s): the %s would never start", human.Duration(c.Load.From), human.Duration(c.Duration), c.Load.Kind)
 		}
-		if c.Load.Kind == Ramp && c.Load.Peak < c.Load.Rate {
+		if c.Load.Kind == RampLoad && c.Load.Peak < c.Load.Rate {
 			k.bad("load.peak", "%g is below %[3]s %[2]g; a ramp rises from %[3]s to %[4]s and back (a drop in load is a %[5]s spike with %[4]s below %[3]s)",
 				c.Load.Peak, c.Load.Rate, pathtext.Path("load.rate"), pathtext.Path("load.peak"), pathtext.Path("load.kind"))
 		}
@@ -187,13 +187,13 @@ func (c Config) Check() error {
 		k.bad("server.p_fail", "%g is not a probability in [0, 1]", s.PFail)
 	}
 	switch s.Kind {
-	case Queue:
+	case QueueServer:
 		k.whole("server.workers", s.Workers, " workers")
 		k.whole("server.queue_max", s.QueueMax, " waiting calls")
 		k.enum("server.service.dist", "a distribution", int(s.Service.Dist), distNames[:])
 		k.seconds("server.service.median", s.Service.Median.Seconds(), true)
 		k.number("server.service.sigma", s.Service.Sigma, "")
-	case RateLimit:
+	case RateLimitServer:
 		k.rate("server.limit", s.Limit)
 		k.number("server.burst", s.Burst, " calls")
 	}

@@ -43,10 +43,10 @@ func TestRunChecksItsInput(t *testing.T) {
 		{"shape 3", func(c *Config) { c.Load.Kind = 3 }, one, "load.kind", "3 is not a shape"},
 		{"outage mode 2", func(c *Config) { c.Outage.Mode = 2 }, one, "outage.mode", "2 is not an outage mode"},
 		{"keys 3", func(c *Config) { c.Client.Keys = 3 }, one, "client.keys", "3 is not a key mode (want one of none, fresh, same)"},
-		{"service dist 2", func(c *Config) { c.Server.Kind, c.Server.Service.Dist = Queue, 2 }, one, "server.service.dist", "2 is not a distribution"},
+		{"service dist 2", func(c *Config) { c.Server.Kind, c.Server.Service.Dist = QueueServer, 2 }, one, "server.service.dist", "2 is not a distribution"},
 		{"backoff kind 99", func(c *Config) { c.Client.Backoff.Kind = 99 }, one, "client.backoff.kind", "99 is not a backoff policy (want one of none, constant, "},
 		{"backoff cap below base", func(c *Config) {
-			c.Client.Backoff = backoff.Policy{Kind: backoff.Exponential, Base: time.Second, Cap: time.Millisecond}
+			c.Client.Backoff = backoff.Schedule{Kind: backoff.Exponential, Base: time.Second, Cap: time.Millisecond}
 		}, one, "client.backoff.cap", "1ms is below the base 1s (0 means no cap)"},
 		{"token bucket literal", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket} }, one, "client.policy.kind",
 			"token-bucket with every parameter 0, which never allows a retry; start from DefaultPolicy() and set its Kind"},
@@ -98,7 +98,7 @@ func TestEnumStringsOutOfRange(t *testing.T) {
 		{Dist(2).String(), "Dist(2)"},
 		{schema.KeyMode(7).String(), "key mode(7)"}, // enum.Enum's spelling
 		{PolicyKind(42).String(), "PolicyKind(42)"},
-		{Queue.String(), "queue"},
+		{QueueServer.String(), "queue"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("String() = %q; want %q", tc.got, tc.want)
@@ -150,7 +150,7 @@ func FuzzCheckOrRun(f *testing.F) {
 		c.Client.Clients, c.Client.Attempts, c.Client.Hedges = clients, attempts, hedges
 		c.Client.Timeout, c.Client.HedgeDelay = time.Duration(timeout), time.Duration(hedgeDelay)
 		c.Client.Keys = schema.KeyMode(keys)
-		c.Client.Backoff = backoff.Policy{Kind: backoff.Kind(int(policy) % 12), Base: time.Duration(backoffBase), Cap: time.Duration(backoffCap)}
+		c.Client.Backoff = backoff.Schedule{Kind: backoff.Kind(int(policy) % 12), Base: time.Duration(backoffBase), Cap: time.Duration(backoffCap)}
 		c.Client.Policy.Kind = PolicyKind(policy)
 		c.Client.Policy.Shared = keys%2 == 1
 		c.Unread()
@@ -181,10 +181,10 @@ func FuzzCheckOrRun(f *testing.F) {
 // refuses, and a setting Check forgets fails here.
 func TestCheckBoundsAreParams(t *testing.T) {
 	var bases []Config
-	for s := Latency; s <= Independent; s++ {
+	for s := LatencyServer; s <= IndependentServer; s++ {
 		for k := PolicyKind(0); int(k) < len(policyNames); k++ {
 			c := DefaultConfig()
-			c.Load = Shape{Kind: Spike, Rate: 10, Peak: 20, From: 10 * time.Second, To: 20 * time.Second}
+			c.Load = Shape{Kind: SpikeLoad, Rate: 10, Peak: 20, From: 10 * time.Second, To: 20 * time.Second}
 			c.Server.Kind, c.Client.Policy.Kind = s, k
 			c.Client.Attempts, c.Client.Hedges = 2, 1
 			if err := c.Check(); err != nil {

@@ -136,7 +136,7 @@ func (c Config) cost() replicateCost {
 		terms = append(terms, lifeTerm{"outage.to", fmt.Sprintf("a stall of %s", human.Duration(c.Outage.To-c.Outage.From)), (c.Outage.To - c.Outage.From).Seconds()})
 	}
 	switch c.Server.Kind {
-	case Latency:
+	case LatencyServer:
 		path := "server.slope"
 		base, slope := c.Server.Base.Seconds(), c.Server.Slope.Seconds()
 		if slope*e.Calls < base {
@@ -144,7 +144,7 @@ func (c Config) cost() replicateCost {
 		}
 		terms = append(terms, lifeTerm{path, fmt.Sprintf("a latency of %s + %s a call in progress", human.Duration(c.Server.Base), human.Duration(c.Server.Slope)),
 			base + slope*e.Calls})
-	case RateLimit, Independent:
+	case RateLimitServer, IndependentServer:
 		terms = append(terms, lifeTerm{"server.base", fmt.Sprintf("a latency of %s", human.Duration(c.Server.Base)), c.Server.Base.Seconds()})
 	}
 	for _, t := range terms {
@@ -156,7 +156,7 @@ func (c Config) cost() replicateCost {
 	e.life = e.life*(1+1e-9) + 1e-6 // the engine adds these times in floating point
 	held := math.Min(e.Requests, inWindow(lmax, e.life, dur)+firsts)
 	var queued, serving float64 // calls the queue server holds past life
-	if c.Server.Kind == Queue {
+	if c.Server.Kind == QueueServer {
 		queued = math.Min(float64(c.Server.QueueMax), e.Calls)
 		serving = math.Min(float64(c.Server.Workers), e.Calls)
 	}

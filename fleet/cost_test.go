@@ -93,7 +93,7 @@ func TestRefusedRequestFreesSlot(t *testing.T) {
 	c := DefaultConfig()
 	c.Load.Rate = 1000
 	c.Duration = 20 * time.Second
-	c.Server = Server{Kind: Independent, Base: 1 * time.Millisecond, PFail: 1}
+	c.Server = Server{Kind: IndependentServer, Base: 1 * time.Millisecond, PFail: 1}
 	c.Net = 0
 	c.Client.Policy = PolicyConfig{Kind: SlidingBreaker, Shared: true, FailureRate: 0.5, Window: 10,
 		MinCalls: 10, OpenTime: 1000 * time.Second, HalfOpenCalls: 1}
@@ -112,7 +112,7 @@ func TestRefusedRequestFreesSlot(t *testing.T) {
 func TestCheckCostRefuses(t *testing.T) {
 	big := func(f func(c *Config)) []Config {
 		c := DefaultConfig()
-		c.Server = Server{Kind: Independent, Base: 10 * time.Millisecond}
+		c.Server = Server{Kind: IndependentServer, Base: 10 * time.Millisecond}
 		c.Net = 0
 		f(&c)
 		if err := c.Check(); err != nil {
@@ -151,7 +151,7 @@ func TestCheckCostRefuses(t *testing.T) {
 		// at 1 request a second (5.6e9 events at most).
 		{"series", func() []Config {
 			c := DefaultConfig()
-			c.Server = Server{Kind: Independent, Base: 10 * time.Millisecond}
+			c.Server = Server{Kind: IndependentServer, Base: 10 * time.Millisecond}
 			c.Load.Rate, c.Duration = 1, 3600*time.Second
 			cfgs := make([]Config, 1000)
 			for i := range cfgs {
@@ -175,11 +175,11 @@ func TestCheckCostRefuses(t *testing.T) {
 // (stale) and a hedge, and each retry's a send.
 func TestCostEventsExact(t *testing.T) {
 	c := DefaultConfig()
-	c.Server = Server{Kind: Independent, Base: 1 * time.Millisecond, PFail: 1}
+	c.Server = Server{Kind: IndependentServer, Base: 1 * time.Millisecond, PFail: 1}
 	c.Net = 0
 	c.Load.Rate, c.Duration = 100, 10*time.Second
 	c.Client.Attempts, c.Client.Hedges, c.Client.HedgeDelay = 4, 2, 100*time.Microsecond
-	c.Client.Backoff = backoff.Policy{Kind: backoff.Constant, Base: time.Millisecond}
+	c.Client.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: time.Millisecond}
 	s := newSim(&c, 1)
 	r, _ := s.run(context.Background())
 	// The hedges leave 0.1 ms apart, and each call fails 1 ms after it
@@ -228,7 +228,7 @@ func FuzzCostBound(f *testing.F) {
 		c.Client.Hedges = int(hedges % 16)
 		c.Client.HedgeDelay = time.Duration(hedgeMs)*time.Millisecond + time.Millisecond
 		c.Client.Keys = schema.KeyMode(pFail % 2)
-		c.Client.Backoff = backoff.Policy{Kind: backoff.Kind(backoffKind % backoffKinds()), Base: time.Duration(baseMs) * time.Millisecond, Cap: NoCap}
+		c.Client.Backoff = backoff.Schedule{Kind: backoff.Kind(backoffKind % backoffKinds()), Base: time.Duration(baseMs) * time.Millisecond, Cap: NoCap}
 		p := DefaultPolicy()
 		p.Kind, p.Shared = PolicyKind(policy%uint8(len(policyNames))), shared
 		p.TTL = time.Duration(window%60+1) * time.Second
@@ -251,7 +251,7 @@ func FuzzCostBound(f *testing.F) {
 // is refused (before, twelve workers refused what two accepted).
 func TestWorkersNeverRefuse(t *testing.T) {
 	c := DefaultConfig()
-	c.Server = Server{Kind: Independent, Base: 10 * time.Millisecond}
+	c.Server = Server{Kind: IndependentServer, Base: 10 * time.Millisecond}
 	c.Net = 0
 	c.Client.Timeout, c.Load.Rate, c.Duration = time.Second, 1e5, 100*time.Second
 	for _, w := range []int{1, 2, 12} {
@@ -284,7 +284,7 @@ func TestPolicyStatesWithinTheirBound(t *testing.T) {
 		}
 	}
 	c := DefaultConfig()
-	c.Server = Server{Kind: Independent, Base: 1 * time.Millisecond}
+	c.Server = Server{Kind: IndependentServer, Base: 1 * time.Millisecond}
 	c.Net, c.Load.Rate, c.Duration = 0, 50000, 31*time.Second
 	c.Client.Clients, c.Client.Timeout = 5000, 10*time.Millisecond
 	c.Client.Policy = PolicyConfig{Kind: GRPCAdaptive}

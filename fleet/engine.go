@@ -340,7 +340,7 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 			serviceSecs: n.Server.Service.Median.Seconds(), tokens: n.Server.Burst, series: make([]fleetdata.Second, seconds), callSeries: make([]int64, seconds), heldSeries: make([]float64, seconds),
 			kind: n.Server.Kind, pFail: n.Server.PFail, workers: n.Server.Workers, queueMax: n.Server.QueueMax,
 			outage: n.Outage.On(), stall: n.Outage.Mode == Stall, outFrom: n.Outage.From.Seconds(), outTo: n.Outage.To.Seconds()}
-		if d := n.Server.Service; n.Server.Kind == Queue && d.Dist == Lognormal && d.Sigma > 0 {
+		if d := n.Server.Service; n.Server.Kind == QueueServer && d.Dist == LognormalService && d.Sigma > 0 {
 			sv.logn = rng.NewLognormal(d.Sigma)
 		}
 	}
@@ -477,7 +477,7 @@ func (s *sim) nextArrival(a *arrival, t float64) float64 {
 		if t >= s.dur {
 			return math.Inf(1)
 		}
-		if a.load.Kind == Constant || a.src.Float64()*a.lmax < a.load.at(t, a.from, a.to) {
+		if a.load.Kind == ConstantLoad || a.src.Float64()*a.lmax < a.load.at(t, a.from, a.to) {
 			return t
 		}
 	}
@@ -1044,14 +1044,14 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 			s.push(event{t: v.outTo, slot: slot, attempt: attempt, copy: copy, kind: evResume})
 			return
 		}
-		if s.atReceive && v.kind == Queue { // a worker took it and failed it: its timeout runs
+		if s.atReceive && v.kind == QueueServer { // a worker took it and failed it: its timeout runs
 			s.received(slot, attempt, copy)
 		}
 		s.answer(slot, attempt, copy, outError)
 		return
 	}
 	switch v.kind {
-	case RateLimit:
+	case RateLimitServer:
 		sv := &v.node.Server
 		v.tokens = min(sv.Burst, v.tokens+(s.now-v.tokenAt)*sv.Limit)
 		v.tokenAt = s.now
@@ -1061,7 +1061,7 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 			return
 		}
 		v.tokens--
-	case Queue:
+	case QueueServer:
 		if v.busy == v.workers && v.queue.len() >= v.queueMax {
 			v.counts.Rejected++
 			s.answer(slot, attempt, copy, v.rejection())
@@ -1098,11 +1098,11 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 	v.entered++
 	v.sojourn -= s.now
 	switch v.kind {
-	case Latency:
+	case LatencyServer:
 		s.push(event{t: s.now + v.baseSecs + v.slopeSecs*float64(v.n), slot: slot, attempt: attempt, copy: copy, kind: evDone})
-	case RateLimit, Independent:
+	case RateLimitServer, IndependentServer:
 		s.push(event{t: s.now + v.baseSecs, slot: slot, attempt: attempt, copy: copy, kind: evDone})
-	case Queue:
+	case QueueServer:
 		if v.busy < v.workers {
 			v.busy++
 			s.lease(slot, attempt, copy, true)
@@ -1121,7 +1121,7 @@ func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 // service draws a queue server's service time.
 func (s *sim) service(v *svcSim) float64 {
 	switch {
-	case v.node.Server.Service.Dist == Exponential:
+	case v.node.Server.Service.Dist == ExponentialService:
 		return s.exp(v.serviceSecs)
 	case v.logn != nil:
 		return v.serviceSecs * v.logn.Draw(&s.rnd)
@@ -1217,7 +1217,7 @@ func (s *sim) release(v *svcSim) {
 	s.advance(v)
 	v.n--
 	v.sojourn += s.now
-	if v.kind == Queue {
+	if v.kind == QueueServer {
 		if v.queue.len() > 0 {
 			w := v.queue.pop()
 			s.reqs[w.slot].refs--

@@ -13,8 +13,8 @@ import (
 func ExampleRun() {
 	cfg := fleet.Config{
 		Name: "independent", Duration: 60 * time.Second,
-		Load:   fleet.Shape{Kind: fleet.Constant, Rate: 100},
-		Server: fleet.Server{Kind: fleet.Independent, Base: 50 * time.Millisecond, PFail: 0.1},
+		Load:   fleet.Shape{Kind: fleet.ConstantLoad, Rate: 100},
+		Server: fleet.Server{Kind: fleet.IndependentServer, Base: 50 * time.Millisecond, PFail: 0.1},
 		Client: fleet.Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 3},
 		Net:    10 * time.Millisecond,
 	}
@@ -51,8 +51,8 @@ func (neverRetry) Cancel(now float64, retry bool)                             {}
 func ExamplePolicyFactory() {
 	cfg := fleet.Config{
 		Name: "own", Duration: 60 * time.Second,
-		Load:   fleet.Shape{Kind: fleet.Constant, Rate: 100},
-		Server: fleet.Server{Kind: fleet.Independent, Base: 50 * time.Millisecond, PFail: 0.1},
+		Load:   fleet.Shape{Kind: fleet.ConstantLoad, Rate: 100},
+		Server: fleet.Server{Kind: fleet.IndependentServer, Base: 50 * time.Millisecond, PFail: 0.1},
 		Client: fleet.Client{Attempts: 3, Policy: fleet.PolicyConfig{
 			Own: &fleet.PolicyFactory{Name: "never retry", New: func() fleet.Policy { return neverRetry{} }}}},
 		Net: 10 * time.Millisecond,
@@ -75,11 +75,11 @@ func ExamplePolicyFactory() {
 func ExampleRunGraph() {
 	g := fleet.Graph{Name: "a calls b", Duration: 60 * time.Second, Net: 5 * time.Millisecond,
 		Services: []fleet.Node{
-			{Name: "a", Server: fleet.Server{Kind: fleet.Independent, Base: 10 * time.Millisecond},
+			{Name: "a", Server: fleet.Server{Kind: fleet.IndependentServer, Base: 10 * time.Millisecond},
 				Calls: []fleet.Call{{To: "b", Client: fleet.Client{Attempts: 2}}}},
-			{Name: "b", Server: fleet.Server{Kind: fleet.Independent, Base: 20 * time.Millisecond, PFail: 0.2}},
+			{Name: "b", Server: fleet.Server{Kind: fleet.IndependentServer, Base: 20 * time.Millisecond, PFail: 0.2}},
 		},
-		Entries: []fleet.Entry{{To: "a", Load: fleet.Shape{Kind: fleet.Constant, Rate: 200}, Client: fleet.Client{Attempts: 1}}},
+		Entries: []fleet.Entry{{To: "a", Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 200}, Client: fleet.Client{Attempts: 1}}},
 	}
 	res, err := fleet.RunGraph(context.Background(), []fleet.Graph{g}, fleet.Options{Replicates: 2, Seed: 1})
 	if err != nil {
@@ -98,12 +98,12 @@ func ExampleRunGraph() {
 // twice, the second's 20%, once. A delivery passes both steps with
 // s = (1 - 0.3^2)(1 - 0.2) = 0.728, so a job completes with 1 - (1 - s)^3.
 func ExampleWorkers() {
-	w := fleet.Workers{Name: "two steps", Duration: 120 * time.Second, Load: fleet.Shape{Kind: fleet.Constant, Rate: 100},
+	w := fleet.Workers{Name: "two steps", Duration: 120 * time.Second, Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 100},
 		Queue: fleet.Client{Attempts: 3, Timeout: fleet.NoVisibility}, WorkerCount: 1000, QueueMax: 10_000_000,
-		Steps: []fleet.Step{{To: "d1", Client: fleet.Client{Attempts: 2}}, {To: "d2", Client: fleet.Client{Attempts: 1}}},
+		Steps: []fleet.WorkerStep{{To: "d1", Client: fleet.Client{Attempts: 2}}, {To: "d2", Client: fleet.Client{Attempts: 1}}},
 		Dependencies: []fleet.Node{
-			{Name: "d1", Server: fleet.Server{Kind: fleet.Independent, Base: time.Millisecond, PFail: 0.3}},
-			{Name: "d2", Server: fleet.Server{Kind: fleet.Independent, Base: time.Millisecond, PFail: 0.2}},
+			{Name: "d1", Server: fleet.Server{Kind: fleet.IndependentServer, Base: time.Millisecond, PFail: 0.3}},
+			{Name: "d2", Server: fleet.Server{Kind: fleet.IndependentServer, Base: time.Millisecond, PFail: 0.2}},
 		}}
 	res, err := fleet.RunGraph(context.Background(), []fleet.Graph{w.Graph()}, fleet.Options{Seed: 1})
 	if err != nil {

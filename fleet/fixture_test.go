@@ -17,13 +17,13 @@ import (
 func collapseRuns(d time.Duration) []Config {
 	base := Config{
 		Duration: d,
-		Server:   Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond},
+		Server:   Server{Kind: LatencyServer, Base: time.Second, Slope: 10 * time.Millisecond},
 		Client:   Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3},
 		Net:      100 * time.Millisecond,
 	}
-	ramp := Shape{Kind: Ramp, Rate: 40, Peak: 80, From: 0, To: 50 * time.Second}
-	spike := Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}
-	jitter := backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: NoCap}
+	ramp := Shape{Kind: RampLoad, Rate: 40, Peak: 80, From: 0, To: 50 * time.Second}
+	spike := Shape{Kind: SpikeLoad, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}
+	jitter := backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: NoCap}
 	var runs []Config
 	for _, load := range []struct {
 		name  string
@@ -31,8 +31,8 @@ func collapseRuns(d time.Duration) []Config {
 	}{{"ramp", ramp}, {"spike", spike}} {
 		for _, b := range []struct {
 			name   string
-			policy backoff.Policy
-		}{{"no_backoff", backoff.Policy{}}, {"backoff_and_jitter", jitter}} {
+			policy backoff.Schedule
+		}{{"no_backoff", backoff.Schedule{}}, {"backoff_and_jitter", jitter}} {
 			c := base
 			c.Name = load.name + "_" + b.name
 			c.Load = load.shape
@@ -67,8 +67,8 @@ func stepClient() Client {
 }
 
 // dbSteps is a job of three steps, each a call to the database db.
-func dbSteps() []Step {
-	return []Step{{To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}}
+func dbSteps() []WorkerStep {
+	return []WorkerStep{{To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}}
 }
 
 // outageFleet is the presets' fleet of a database outage: 10 jobs a second
@@ -78,7 +78,7 @@ func dbSteps() []Step {
 // redelivering a failed job with client q.
 func outageFleet(name string, d time.Duration, q Client) Workers {
 	from, to := min(10*time.Minute, d/6), min(40*time.Minute, d*2/3)
-	return Workers{Name: name, Duration: d, Net: time.Millisecond, Load: Shape{Kind: Constant, Rate: 10},
+	return Workers{Name: name, Duration: d, Net: time.Millisecond, Load: Shape{Kind: ConstantLoad, Rate: 10},
 		Queue: q, WorkerCount: 20, QueueMax: limits.FleetQueue, Steps: dbSteps(),
 		Dependencies: []Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0), Outage: Outage{From: from, To: to, Mode: Fail}}}}
 }
@@ -87,6 +87,6 @@ func outageFleet(name string, d time.Duration, q Client) Workers {
 // each call with probability pFail.
 func steadyServer(base time.Duration, pFail float64) Server {
 	s := DefaultConfig().Server
-	s.Kind, s.Base, s.PFail = Independent, base, pFail
+	s.Kind, s.Base, s.PFail = IndependentServer, base, pFail
 	return s
 }

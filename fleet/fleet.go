@@ -61,11 +61,11 @@ func DefaultConfig() Config {
 	return Config{
 		Name:     "run",
 		Duration: time.Minute,
-		Load:     Shape{Kind: Constant, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second},
-		Server: Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond, Workers: 8, QueueMax: 100,
-			Service: Service{Dist: Lognormal, Median: 100 * time.Millisecond, Sigma: 0.5}, Limit: 50, Burst: 50},
+		Load:     Shape{Kind: ConstantLoad, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second},
+		Server: Server{Kind: LatencyServer, Base: time.Second, Slope: 10 * time.Millisecond, Workers: 8, QueueMax: 100,
+			Service: Service{Dist: LognormalService, Median: 100 * time.Millisecond, Sigma: 0.5}, Limit: 50, Burst: 50},
 		Client: Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3,
-			Backoff: backoff.Policy{Kind: backoff.None, Base: 100 * time.Millisecond, Cap: 2 * time.Second},
+			Backoff: backoff.Schedule{Kind: backoff.None, Base: 100 * time.Millisecond, Cap: 2 * time.Second},
 			Policy:  DefaultPolicy(), HedgeDelay: defaultHedgeDelay},
 		Net: 100 * time.Millisecond,
 	}
@@ -79,9 +79,9 @@ type ShapeKind uint8
 
 // The shapes.
 const (
-	Constant ShapeKind = iota // Rate throughout
-	Ramp                      // from Rate at From up to Peak midway and down to Rate at To
-	Spike                     // Peak in [From, To), Rate elsewhere
+	ConstantLoad ShapeKind = iota // Rate throughout
+	RampLoad                      // from Rate at From up to Peak midway and down to Rate at To
+	SpikeLoad                     // Peak in [From, To), Rate elsewhere
 )
 
 var shapeNames = [...]string{"constant", "ramp", "spike"}
@@ -139,11 +139,11 @@ func (s Shape) At(t float64) float64 { return s.at(t, s.From.Seconds(), s.To.Sec
 // arrivals keep rather than convert at every draw.
 func (s *Shape) at(t, from, to float64) float64 {
 	switch s.Kind {
-	case Spike:
+	case SpikeLoad:
 		if t >= from && t < to {
 			return s.Peak
 		}
-	case Ramp:
+	case RampLoad:
 		if t >= from {
 			mid, half := (from+to)/2, (to-from)/2
 			return max(0, s.Peak-(s.Peak-s.Rate)*math.Abs(t-mid)/half) // the builtin gives math.Max's values
@@ -154,7 +154,7 @@ func (s *Shape) at(t, from, to float64) float64 {
 
 // max is the largest rate the shape takes.
 func (s Shape) max() float64 {
-	if s.Kind == Constant {
+	if s.Kind == ConstantLoad {
 		return s.Rate
 	}
 	return math.Max(s.Rate, s.Peak)
@@ -163,7 +163,7 @@ func (s Shape) max() float64 {
 // settled is when the shape is back at its base rate for good, in seconds:
 // the end of a spike or ramp, 0 for a constant rate.
 func (s Shape) settled() float64 {
-	if s.Kind == Constant {
+	if s.Kind == ConstantLoad {
 		return 0
 	}
 	return s.To.Seconds()
@@ -211,19 +211,19 @@ func (o Outage) On() bool { return o.To > o.From }
 type ServerKind uint8
 
 const (
-	// Latency is Brooker's model: a call takes Base + Slope x (calls in
+	// LatencyServer is Brooker's model: a call takes Base + Slope x (calls in
 	// progress when it arrives, itself included), with no limit.
-	Latency ServerKind = iota
-	// Queue has Workers workers and a FIFO queue of at most QueueMax waiting
+	LatencyServer ServerKind = iota
+	// QueueServer has Workers workers and a FIFO queue of at most QueueMax waiting
 	// calls; a call arriving to a full queue is rejected at once. Service
 	// times follow Service.
-	Queue
-	// RateLimit answers "throttled" at once to calls beyond Limit a second
+	QueueServer
+	// RateLimitServer answers "throttled" at once to calls beyond Limit a second
 	// (a token bucket of Burst tokens); the others take Base.
-	RateLimit
-	// Independent takes Base whatever the load: with PFail, the
+	RateLimitServer
+	// IndependentServer takes Base whatever the load: with PFail, the
 	// load-independent failure rate of Part 5 and Brooker's retry posts.
-	Independent
+	IndependentServer
 )
 
 var serverNames = [...]string{"latency", "queue", "ratelimit", "independent"}
@@ -246,11 +246,11 @@ func parseServer(s string) (ServerKind, error) {
 type Dist uint8
 
 const (
-	// Lognormal service: median Service.Median, log-sd Service.Sigma.
-	Lognormal Dist = iota
-	// Exponential service of mean Service.Median: the M/M/c queue whose mean
+	// LognormalService service: median Service.Median, log-sd Service.Sigma.
+	LognormalService Dist = iota
+	// ExponentialService service of mean Service.Median: the M/M/c queue whose mean
 	// wait Erlang's C formula gives.
-	Exponential
+	ExponentialService
 )
 
 var distNames = [...]string{"lognormal", "exp"}
@@ -318,7 +318,7 @@ type Client struct {
 	// Attempts counts tries in all, the first included.
 	Attempts int
 	// Backoff is the wait before each retry, after a timeout or an error.
-	Backoff backoff.Policy
+	Backoff backoff.Schedule
 	// Keys is the key an attempt carries: none, a fresh key an attempt
 	// (the server's store catches a hedge's copies, not a retry) or the
 	// request's key on every attempt (it catches both).

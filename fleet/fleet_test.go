@@ -62,8 +62,8 @@ func TestIndependentServerClosedForms(t *testing.T) {
 	}{{0.3, 3}, {0.5, 1}, {0.8, 5}} {
 		cfg := Config{
 			Name: "independent", Duration: 10 * time.Second,
-			Load:   Shape{Kind: Constant, Rate: 500},
-			Server: Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: tc.f},
+			Load:   Shape{Kind: ConstantLoad, Rate: 500},
+			Server: Server{Kind: IndependentServer, Base: 10 * time.Millisecond, PFail: tc.f},
 			Client: Client{Clients: 1, Timeout: 60 * time.Second, Attempts: tc.attempts},
 			Net:    1 * time.Millisecond,
 		}
@@ -112,9 +112,9 @@ func TestQueueErlangC(t *testing.T) {
 	}{{3, 2, 1}, {1, 0.5, 1}} {
 		cfg := Config{
 			Name: "mmc", Duration: limits.FleetDuration * time.Second,
-			Load: Shape{Kind: Constant, Rate: tc.lambda},
-			Server: Server{Kind: Queue, Workers: tc.c, QueueMax: limits.FleetQueue,
-				Service: Service{Dist: Exponential, Median: time.Duration(float64(time.Second) / tc.mu)}},
+			Load: Shape{Kind: ConstantLoad, Rate: tc.lambda},
+			Server: Server{Kind: QueueServer, Workers: tc.c, QueueMax: limits.FleetQueue,
+				Service: Service{Dist: ExponentialService, Median: time.Duration(float64(time.Second) / tc.mu)}},
 			Client: Client{Clients: 1, Timeout: limits.FleetSeconds * time.Second, Attempts: 1},
 		}
 		reps := run(t, cfg, 20)
@@ -143,9 +143,9 @@ func TestErlangCReference(t *testing.T) {
 func littleConfigs() []Config {
 	base := Config{
 		Duration: 60 * time.Second,
-		Load:     Shape{Kind: Spike, Rate: 40, Peak: 90, From: 20 * time.Second, To: 30 * time.Second},
-		Server:   Server{Kind: Latency, Base: 500 * time.Millisecond, Slope: 10 * time.Millisecond},
-		Client:   Client{Clients: 4, Timeout: 2 * time.Second, Attempts: 3, Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: time.Second, Cap: 10 * time.Second}},
+		Load:     Shape{Kind: SpikeLoad, Rate: 40, Peak: 90, From: 20 * time.Second, To: 30 * time.Second},
+		Server:   Server{Kind: LatencyServer, Base: 500 * time.Millisecond, Slope: 10 * time.Millisecond},
+		Client:   Client{Clients: 4, Timeout: 2 * time.Second, Attempts: 3, Backoff: backoff.Schedule{Kind: backoff.FullJitter, Base: time.Second, Cap: 10 * time.Second}},
 		Net:      50 * time.Millisecond,
 	}
 	var out []Config
@@ -158,21 +158,21 @@ func littleConfigs() []Config {
 	add("latency", func(*Config) {})
 	add("latency-same-key", func(c *Config) { c.Client.Keys = schema.SameKey })
 	add("queue-lognormal", func(c *Config) {
-		c.Server = Server{Kind: Queue, Workers: 4, QueueMax: 50, Service: Service{Dist: Lognormal, Median: 80 * time.Millisecond, Sigma: 1}, PFail: 0.05}
+		c.Server = Server{Kind: QueueServer, Workers: 4, QueueMax: 50, Service: Service{Dist: LognormalService, Median: 80 * time.Millisecond, Sigma: 1}, PFail: 0.05}
 	})
 	add("queue-exp-same-key", func(c *Config) {
-		c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 1000, Service: Service{Dist: Exponential, Median: 50 * time.Millisecond}}
+		c.Server = Server{Kind: QueueServer, Workers: 2, QueueMax: 1000, Service: Service{Dist: ExponentialService, Median: 50 * time.Millisecond}}
 		c.Client.Keys = schema.SameKey
 	})
 	add("ratelimit", func(c *Config) {
-		c.Server = Server{Kind: RateLimit, Base: 200 * time.Millisecond, Limit: 50, Burst: 10}
+		c.Server = Server{Kind: RateLimitServer, Base: 200 * time.Millisecond, Limit: 50, Burst: 10}
 	})
 	add("independent-stall", func(c *Config) {
-		c.Server = Server{Kind: Independent, Base: 300 * time.Millisecond, PFail: 0.2}
+		c.Server = Server{Kind: IndependentServer, Base: 300 * time.Millisecond, PFail: 0.2}
 		c.Outage = Outage{From: 10 * time.Second, To: 15 * time.Second, Mode: Stall}
 	})
 	add("latency-fail-outage-ramp", func(c *Config) {
-		c.Load = Shape{Kind: Ramp, Rate: 20, Peak: 70, From: 5 * time.Second, To: 45 * time.Second}
+		c.Load = Shape{Kind: RampLoad, Rate: 20, Peak: 70, From: 5 * time.Second, To: 45 * time.Second}
 		c.Outage = Outage{From: 30 * time.Second, To: 33 * time.Second, Mode: Fail}
 	})
 	return out
@@ -259,9 +259,9 @@ func TestBrookerShapes(t *testing.T) {
 func TestKeys(t *testing.T) {
 	cfg := Config{
 		Name: "keys", Duration: 30 * time.Second,
-		Load:   Shape{Kind: Constant, Rate: 20},
-		Server: Server{Kind: Independent, Base: 4 * time.Second},
-		Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 4, Backoff: backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}},
+		Load:   Shape{Kind: ConstantLoad, Rate: 20},
+		Server: Server{Kind: IndependentServer, Base: 4 * time.Second},
+		Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 4, Backoff: backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}},
 	}
 	for _, r := range run(t, cfg, 2) {
 		// Attempts at 0, 3, 6, 9 s; the first finishes at 4 s: the second is
@@ -314,9 +314,9 @@ func TestHeapOrder(t *testing.T) {
 }
 
 func TestRecovery(t *testing.T) {
-	spike := &Config{Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
-	constant := &Config{Load: Shape{Kind: Constant, Rate: 10}}
-	outage := &Config{Load: Shape{Kind: Constant, Rate: 10}, Outage: Outage{From: 5 * time.Second, To: 10 * time.Second}}
+	spike := &Config{Load: Shape{Kind: SpikeLoad, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
+	constant := &Config{Load: Shape{Kind: ConstantLoad, Rate: 10}}
+	outage := &Config{Load: Shape{Kind: ConstantLoad, Rate: 10}, Outage: Outage{From: 5 * time.Second, To: 10 * time.Second}}
 	healthy := fleetdata.Second{Starts: 10, Successes: 10, Served: 10}
 	dead := fleetdata.Second{Starts: 10}
 	series := func(n int, bad ...int) []fleetdata.Second {
@@ -361,7 +361,7 @@ func TestRecovery(t *testing.T) {
 // with an interval that does not go below 0 (Student t on 0 and 4 s: 2 ±
 // 25.4 s, cut to [0, 27.4]).
 func TestSummaryRecovered(t *testing.T) {
-	spike := Config{Duration: 40 * time.Second, Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
+	spike := Config{Duration: 40 * time.Second, Load: Shape{Kind: SpikeLoad, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
 	nan := math.NaN()
 	r := Result{Config: spike, replicates: []fleetdata.Replicate{
 		{Recovery: 0, Verdict: fleetdata.Recovered}, {Recovery: nan, Verdict: fleetdata.Down}, {Recovery: 4, Verdict: fleetdata.Recovered},
@@ -377,7 +377,7 @@ func TestSummaryRecovered(t *testing.T) {
 	if !s.Trigger {
 		t.Errorf("a spike run: Trigger false")
 	}
-	r.Config.Load = Shape{Kind: Constant, Rate: 10}
+	r.Config.Load = Shape{Kind: ConstantLoad, Rate: 10}
 	if s := r.summary(); s.Trigger {
 		t.Errorf("a constant run: Trigger true")
 	}
@@ -429,7 +429,7 @@ func TestCheck(t *testing.T) {
 		{"client.timeout", func(c *Config) { c.Client.Timeout = -time.Second }},
 		{"client.attempts", func(c *Config) { c.Client.Attempts = limits.FleetAttempts + 1 }},
 		{"server.p_fail", func(c *Config) { c.Server.PFail = 1.5 }},
-		{"server.workers", func(c *Config) { c.Server.Kind = Queue; c.Server.Service.Median = time.Second }},
+		{"server.workers", func(c *Config) { c.Server.Kind = QueueServer; c.Server.Service.Median = time.Second }},
 		{"client.clients", func(c *Config) { c.Client.Clients = -1 }},
 		{"client.policy.size", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket, Size: math.NaN()} }},
 		{"client.policy.rate", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket, Rate: -1} }},
@@ -478,9 +478,9 @@ func TestQueueBlocking(t *testing.T) {
 	const lambda, mu, waiting = 1.0, 1.25, 3
 	cfg := Config{
 		Name: "mm1k", Duration: limits.FleetDuration * time.Second,
-		Load: Shape{Kind: Constant, Rate: lambda},
-		Server: Server{Kind: Queue, Workers: 1, QueueMax: waiting,
-			Service: Service{Dist: Exponential, Median: time.Duration(float64(time.Second) / mu)}},
+		Load: Shape{Kind: ConstantLoad, Rate: lambda},
+		Server: Server{Kind: QueueServer, Workers: 1, QueueMax: waiting,
+			Service: Service{Dist: ExponentialService, Median: time.Duration(float64(time.Second) / mu)}},
 		Client: Client{Clients: 1, Timeout: limits.FleetSeconds * time.Second, Attempts: 1},
 	}
 	reps := run(t, cfg, 20)
@@ -504,8 +504,8 @@ func TestRateLimit(t *testing.T) {
 	const limit, burst, d = 50.0, 10.0, 20.0
 	cfg := Config{
 		Name: "ratelimit", Duration: d * time.Second,
-		Load:   Shape{Kind: Constant, Rate: 4 * limit},
-		Server: Server{Kind: RateLimit, Base: 10 * time.Millisecond, Limit: limit, Burst: burst},
+		Load:   Shape{Kind: ConstantLoad, Rate: 4 * limit},
+		Server: Server{Kind: RateLimitServer, Base: 10 * time.Millisecond, Limit: limit, Burst: burst},
 		Client: Client{Clients: 1, Timeout: 10 * time.Second, Attempts: 1},
 	}
 	for _, r := range run(t, cfg, 3) {
@@ -524,8 +524,8 @@ func TestRateLimit(t *testing.T) {
 func TestOutages(t *testing.T) {
 	cfg := Config{
 		Name: "outage", Duration: 10 * time.Second,
-		Load:   Shape{Kind: Constant, Rate: 30},
-		Server: Server{Kind: Independent, Base: 100 * time.Millisecond},
+		Load:   Shape{Kind: ConstantLoad, Rate: 30},
+		Server: Server{Kind: IndependentServer, Base: 100 * time.Millisecond},
 		Client: Client{Clients: 1, Timeout: 60 * time.Second, Attempts: 1},
 		Outage: Outage{From: 0, To: 10 * time.Second, Mode: Fail},
 	}
@@ -588,13 +588,13 @@ func TestFIFO(t *testing.T) {
 // the arrivals are thinned from, so arrivals follow At, the plotted load.
 func TestRampPeakBelowRate(t *testing.T) {
 	c := DefaultConfig()
-	c.Load = Shape{Kind: Ramp, Rate: 100, Peak: 50, From: 10 * time.Second, To: 20 * time.Second}
+	c.Load = Shape{Kind: RampLoad, Rate: 100, Peak: 50, From: 10 * time.Second, To: 20 * time.Second}
 	err := c.Check()
 	want := "load.peak: 50 is below load.rate 100"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("Check() = %v; want an error starting %q", err, want)
 	}
-	for _, kind := range []ShapeKind{Constant, Spike, Ramp} {
+	for _, kind := range []ShapeKind{ConstantLoad, SpikeLoad, RampLoad} {
 		for _, rate := range []float64{0, 40, 100} {
 			for _, peak := range []float64{0, 40, 100} {
 				c.Load = Shape{Kind: kind, Rate: rate, Peak: peak, From: 10 * time.Second, To: 20 * time.Second}

@@ -26,10 +26,10 @@ import (
 func TestFreshKeys(t *testing.T) {
 	cfg := Config{
 		Name: "fresh", Duration: 30 * time.Second,
-		Load:   Shape{Kind: Constant, Rate: 20},
-		Server: Server{Kind: Independent, Base: 4 * time.Second},
+		Load:   Shape{Kind: ConstantLoad, Rate: 20},
+		Server: Server{Kind: IndependentServer, Base: 4 * time.Second},
 		Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 4, Hedges: 1, HedgeDelay: 500 * time.Millisecond,
-			Backoff: backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}},
+			Backoff: backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}},
 	}
 	type counts struct{ Calls, Hedges, Conflicts, Stored, Effects, Duplicates, Duplicated, Succeeded int64 }
 	for _, tc := range []struct {

@@ -256,7 +256,7 @@ func (g *Graph) Check() error {
 		}
 		if e.TimeoutAtReceive {
 			switch {
-			case g.Services[idx[e.To]].Server.Kind != Queue:
+			case g.Services[idx[e.To]].Server.Kind != QueueServer:
 				return pathtext.Errorf(fmt.Sprintf("entries[%d].timeout_at_receive", k), "service %q is not a queue server: no worker receives the attempts", e.To)
 			case e.Client.Hedges > 0:
 				return pathtext.Errorf(fmt.Sprintf("entries[%d].timeout_at_receive", k), "the client sends hedges, whose timeouts run from their sends")
@@ -405,7 +405,7 @@ func (g *Graph) checkSettings(idx map[string]int) error {
 	}
 	// A call's load is its caller's: any valid shape checks its client and
 	// the service it calls.
-	one := Shape{Kind: Constant, Rate: 1}
+	one := Shape{Kind: ConstantLoad, Rate: 1}
 	for v, n := range g.Services {
 		for i, c := range n.Calls {
 			w := idx[c.To]

@@ -21,15 +21,15 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// indep is an Independent server of base latency base failing with
+// indep is an IndependentServer of base latency base failing with
 // probability pFail.
 func indep(base time.Duration, pFail float64) Server {
-	return Server{Kind: Independent, Base: base, PFail: pFail}
+	return Server{Kind: IndependentServer, Base: base, PFail: pFail}
 }
 
 // tries is a client of n attempts, no backoff, a timeout of timeout.
 func tries(n int, timeout time.Duration) Client {
-	return Client{Clients: 1, Timeout: timeout, Attempts: n, Backoff: backoff.Policy{Kind: backoff.None}}
+	return Client{Clients: 1, Timeout: timeout, Attempts: n, Backoff: backoff.Schedule{Kind: backoff.None}}
 }
 
 // chain is a graph of services s0 -> s1 -> ... with servers[i] at depth
@@ -45,7 +45,7 @@ func chain(attempts []int, servers []Server, rate float64, dur time.Duration) Gr
 		}
 		g.Services = append(g.Services, n)
 	}
-	g.Entries = []Entry{{To: name(0), Load: Shape{Kind: Constant, Rate: rate}, Client: tries(attempts[0], time.Hour)}}
+	g.Entries = []Entry{{To: name(0), Load: Shape{Kind: ConstantLoad, Rate: rate}, Client: tries(attempts[0], time.Hour)}}
 	return g
 }
 
@@ -186,15 +186,15 @@ func TestGraphClosedForms(t *testing.T) {
 // from its admission until the service answers it, its own calls
 // included; and every request on every edge ends, a success or a failure.
 func TestGraphLittlesLaw(t *testing.T) {
-	q := Server{Kind: Queue, Workers: 4, QueueMax: 20, Service: Service{Dist: Exponential, Median: 20 * time.Millisecond}, PFail: 0.05}
-	lat := Server{Kind: Latency, Base: 50 * time.Millisecond, Slope: 2 * time.Millisecond}
+	q := Server{Kind: QueueServer, Workers: 4, QueueMax: 20, Service: Service{Dist: ExponentialService, Median: 20 * time.Millisecond}, PFail: 0.05}
+	lat := Server{Kind: LatencyServer, Base: 50 * time.Millisecond, Slope: 2 * time.Millisecond}
 	g := Graph{Name: "little", Duration: 30 * time.Second, Net: 5 * time.Millisecond, Deadlines: true,
 		Services: []Node{
 			{Name: "api", Server: q, Parallel: true, Calls: []Call{{To: "auth", Client: tries(2, 300*time.Millisecond)}, {To: "db", Client: tries(3, 200*time.Millisecond)}}},
 			{Name: "auth", Server: lat, Calls: []Call{{To: "db", Client: tries(2, 100*time.Millisecond)}}},
-			{Name: "db", Server: Server{Kind: RateLimit, Base: 10 * time.Millisecond, Limit: 300, Burst: 20, PFail: 0.1}},
+			{Name: "db", Server: Server{Kind: RateLimitServer, Base: 10 * time.Millisecond, Limit: 300, Burst: 20, PFail: 0.1}},
 		},
-		Entries: []Entry{{To: "api", Load: Shape{Kind: Spike, Rate: 60, Peak: 150, From: 10 * time.Second, To: 15 * time.Second}, Client: tries(3, time.Second)}}}
+		Entries: []Entry{{To: "api", Load: Shape{Kind: SpikeLoad, Rate: 60, Peak: 150, From: 10 * time.Second, To: 15 * time.Second}, Client: tries(3, time.Second)}}}
 	for i, rep := range runGraph(t, g, 2) {
 		for v, sv := range rep.Services {
 			L := sv.Area / rep.End
@@ -228,7 +228,7 @@ func TestGraphDeadlines(t *testing.T) {
 			{Name: "api", Server: indep(0, 0), Calls: []Call{{To: "db", Client: tries(4, 10*time.Second)}}},
 			{Name: "db", Server: indep(400*time.Millisecond, 1)},
 		},
-		Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: tries(1, time.Second)}}}
+		Entries: []Entry{{To: "api", Load: Shape{Kind: ConstantLoad, Rate: 1e-9}, Client: tries(1, time.Second)}}}
 	for _, tc := range []struct {
 		deadlines                                  bool
 		dbCalls, callTimeouts, expired, callErrors int64
@@ -288,10 +288,10 @@ func TestGraphPushback(t *testing.T) {
 			entryClient.HonourPushback = tc.honour
 			g := Graph{Name: "pushback", Duration: 20 * time.Second,
 				Services: []Node{
-					{Name: "api", Server: Server{Kind: Independent, Pushback: tc.forwards}, Calls: []Call{{To: "db", Client: callClient}}},
-					{Name: "db", Server: Server{Kind: RateLimit, Limit: 0, Burst: 1, Pushback: true}},
+					{Name: "api", Server: Server{Kind: IndependentServer, Pushback: tc.forwards}, Calls: []Call{{To: "db", Client: callClient}}},
+					{Name: "db", Server: Server{Kind: RateLimitServer, Limit: 0, Burst: 1, Pushback: true}},
 				},
-				Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: entryClient}}}
+				Entries: []Entry{{To: "api", Load: Shape{Kind: ConstantLoad, Rate: 1e-9}, Client: entryClient}}}
 			rep := traceGraph(t, g, 0, 10)
 			var pushed int64
 			for _, e := range rep.Edges {
@@ -321,7 +321,7 @@ func TestGraphParallelCalls(t *testing.T) {
 				{Name: "b", Server: indep(300*time.Millisecond, 0)},
 				{Name: "c", Server: indep(200*time.Millisecond, 0)},
 			},
-			Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: tries(1, time.Minute)}}}
+			Entries: []Entry{{To: "api", Load: Shape{Kind: ConstantLoad, Rate: 1e-9}, Client: tries(1, time.Minute)}}}
 		rep := traceGraph(t, g, 1)
 		want := 0.6
 		if parallel {
@@ -417,7 +417,7 @@ func TestGraphCheck(t *testing.T) {
 				{Name: "b", Server: indep(0, 0), Calls: []Call{{To: "c", Client: tries(2, time.Second)}}},
 				{Name: "c", Server: indep(0, 0)},
 			},
-			Entries: []Entry{{To: "a", Load: Shape{Kind: Constant, Rate: 10}, Client: tries(2, time.Second)}}}
+			Entries: []Entry{{To: "a", Load: Shape{Kind: ConstantLoad, Rate: 10}, Client: tries(2, time.Second)}}}
 	}
 	if g := good(); g.Check() != nil {
 		t.Fatalf("the good graph: %v", g.Check())
@@ -431,7 +431,7 @@ func TestGraphCheck(t *testing.T) {
 			}
 			g.Services = append(g.Services, node)
 		}
-		g.Entries = []Entry{{To: "a", Load: Shape{Kind: Constant, Rate: 1}, Client: tries(1, time.Second)}}
+		g.Entries = []Entry{{To: "a", Load: Shape{Kind: ConstantLoad, Rate: 1}, Client: tries(1, time.Second)}}
 		return g
 	}
 	for _, tc := range []struct {
@@ -568,10 +568,10 @@ func (retryPanics) Retry(float64, bool, float64) (bool, float64) { panic("no ret
 // the first entry's workers keeping a store and crashing.
 func randomGraph(u *rand.Rand) Graph {
 	kinds := []Server{
-		{Kind: Latency, Base: 20 * time.Millisecond, Slope: 2 * time.Millisecond},
-		{Kind: Queue, Workers: 2, QueueMax: 3, Service: Service{Dist: Lognormal, Median: 20 * time.Millisecond, Sigma: 0.5}},
-		{Kind: RateLimit, Base: 5 * time.Millisecond, Limit: 30, Burst: 5},
-		{Kind: Independent, Base: 10 * time.Millisecond},
+		{Kind: LatencyServer, Base: 20 * time.Millisecond, Slope: 2 * time.Millisecond},
+		{Kind: QueueServer, Workers: 2, QueueMax: 3, Service: Service{Dist: LognormalService, Median: 20 * time.Millisecond, Sigma: 0.5}},
+		{Kind: RateLimitServer, Base: 5 * time.Millisecond, Limit: 30, Burst: 5},
+		{Kind: IndependentServer, Base: 10 * time.Millisecond},
 	}
 	client := func() Client {
 		c := tries(1+u.IntN(3), time.Duration(50+u.IntN(400))*time.Millisecond)
@@ -583,7 +583,7 @@ func randomGraph(u *rand.Rand) Graph {
 		c.Policy = DefaultPolicy()
 		c.Policy.Kind = []PolicyKind{Unlimited, FinagleBudget, SREThrottle, SlidingBreaker}[u.IntN(4)]
 		if u.IntN(2) == 0 {
-			c.Backoff = backoff.Policy{Kind: backoff.FullJitter, Base: 10 * time.Millisecond, Cap: time.Second}
+			c.Backoff = backoff.Schedule{Kind: backoff.FullJitter, Base: 10 * time.Millisecond, Cap: time.Second}
 		}
 		return c
 	}
@@ -604,16 +604,16 @@ func randomGraph(u *rand.Rand) Graph {
 		}
 		g.Services = append(g.Services, node)
 	}
-	g.Entries = []Entry{{To: "a", Load: Shape{Kind: Constant, Rate: 20 + 30*u.Float64()}, Client: client()}}
+	g.Entries = []Entry{{To: "a", Load: Shape{Kind: ConstantLoad, Rate: 20 + 30*u.Float64()}, Client: client()}}
 	if !g.Services[0].Parallel && u.IntN(2) == 0 { // a's workers keep a store and crash
 		g.Entries[0].Store = KeyStore{Mode: delivery.Store(u.IntN(5)), TTL: time.Duration(u.IntN(3)) * 100 * time.Millisecond,
 			Lease: time.Duration(1+u.IntN(300)) * time.Millisecond}
 		g.Entries[0].Crash = Crashes{P: []float64{0, 0.1, 0.5}[u.IntN(3)], At: delivery.CrashPoint(u.IntN(4)), Max: u.IntN(3)}
 		g.Entries[0].RedeliverAtTimeout, g.Entries[0].Heartbeat = u.IntN(2) == 0, u.IntN(2) == 0
-		g.Entries[0].TimeoutAtReceive = g.Services[0].Server.Kind == Queue && g.Entries[0].Client.Hedges == 0 && u.IntN(2) == 0
+		g.Entries[0].TimeoutAtReceive = g.Services[0].Server.Kind == QueueServer && g.Entries[0].Client.Hedges == 0 && u.IntN(2) == 0
 	}
 	if u.IntN(2) == 0 {
-		g.Entries = append(g.Entries, Entry{To: "b", Load: Shape{Kind: Spike, Rate: 5, Peak: 60, From: 2 * time.Second, To: 4 * time.Second}, Client: client()})
+		g.Entries = append(g.Entries, Entry{To: "b", Load: Shape{Kind: SpikeLoad, Rate: 5, Peak: 60, From: 2 * time.Second, To: 4 * time.Second}, Client: client()})
 	}
 	return g
 }
@@ -704,9 +704,9 @@ func FuzzGraph(f *testing.F) {
 		for i := range n {
 			g.Services = append(g.Services, Node{Name: name(byte(i)), Server: indep(10*time.Millisecond, 0.3), Parallel: i%2 == 1})
 		}
-		g.Entries = []Entry{{To: name(data[1]), Load: Shape{Kind: Constant, Rate: 5}, Client: tries(2, 200*time.Millisecond)}}
+		g.Entries = []Entry{{To: name(data[1]), Load: Shape{Kind: ConstantLoad, Rate: 5}, Client: tries(2, 200*time.Millisecond)}}
 		if data[1]&0x40 != 0 {
-			g.Entries = append(g.Entries, Entry{To: name(data[1] >> 3), Load: Shape{Kind: Constant, Rate: 5}, Client: tries(1, time.Second)})
+			g.Entries = append(g.Entries, Entry{To: name(data[1] >> 3), Load: Shape{Kind: ConstantLoad, Rate: 5}, Client: tries(1, time.Second)})
 		}
 		for _, b := range data[2:] {
 			from := int(b) % n
@@ -775,7 +775,7 @@ func TestGraphDeadlineOfStaleAttempt(t *testing.T) {
 			{Name: "api", Server: indep(1500*time.Millisecond, 0), Calls: []Call{{To: "db", Client: tries(1, 10*time.Second)}}},
 			{Name: "db", Server: indep(10*time.Millisecond, 0)},
 		},
-		Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: tries(2, time.Second)}}}
+		Entries: []Entry{{To: "api", Load: Shape{Kind: ConstantLoad, Rate: 1e-9}, Client: tries(2, time.Second)}}}
 	rep := traceGraph(t, g, 0)
 	call, entry := rep.Edges[1], rep.Edges[0]
 	if rep.Services[1].Calls != 0 || call.Expired != 2 || call.Requests != 0 || call.Failed != 0 {
@@ -798,7 +798,7 @@ func TestGraphExpiredNotSent(t *testing.T) {
 			{Name: "api", Server: indep(2*time.Second, 0), Calls: []Call{{To: "db", Client: tries(3, 10*time.Second)}}},
 			{Name: "db", Server: indep(10*time.Millisecond, 0)},
 		},
-		Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: tries(1, time.Second)}}}
+		Entries: []Entry{{To: "api", Load: Shape{Kind: ConstantLoad, Rate: 1e-9}, Client: tries(1, time.Second)}}}
 	for _, tc := range []struct {
 		deadlines                           bool
 		requests, expired, succeeded, calls int64
@@ -843,7 +843,7 @@ func TestGraphOrphaned(t *testing.T) {
 				{Name: "a", Server: indep(100*time.Millisecond, tc.aFail)},
 				{Name: "b", Server: indep(2*time.Second, 0)},
 			},
-			Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: tries(1, time.Second)}}}
+			Entries: []Entry{{To: "api", Load: Shape{Kind: ConstantLoad, Rate: 1e-9}, Client: tries(1, time.Second)}}}
 		rep := traceGraph(t, g, 0)
 		if rep.Services[2].Calls != tc.bCalls || rep.Edges[2].Orphaned != tc.orph || rep.Edges[1].Orphaned != 0 {
 			t.Errorf("%s: b %d calls, orphaned %d (a's %d); want %d, %d (0)", tc.name, rep.Services[2].Calls, rep.Edges[2].Orphaned, rep.Edges[1].Orphaned, tc.bCalls, tc.orph)
@@ -858,8 +858,8 @@ func TestGraphPushedBackLastAttempt(t *testing.T) {
 	cl := tries(1, time.Minute)
 	cl.HonourPushback = true
 	g := Graph{Name: "pushback", Duration: 20 * time.Second,
-		Services: []Node{{Name: "db", Server: Server{Kind: RateLimit, Limit: 0, Burst: 1, Pushback: true}}},
-		Entries:  []Entry{{To: "db", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: cl}}}
+		Services: []Node{{Name: "db", Server: Server{Kind: RateLimitServer, Limit: 0, Burst: 1, Pushback: true}}},
+		Entries:  []Entry{{To: "db", Load: Shape{Kind: ConstantLoad, Rate: 1e-9}, Client: cl}}}
 	rep := traceGraph(t, g, 0, 10)
 	if e := rep.Edges[0]; e.Succeeded != 1 || e.Failed != 1 || e.PushedBack != 1 || rep.Services[0].Rejected != 1 {
 		t.Errorf("%d succeeded, %d failed, %d pushed back, %d rejected; want 1, 1, 1, 1", e.Succeeded, e.Failed, e.PushedBack, rep.Services[0].Rejected)
@@ -876,9 +876,9 @@ func TestGraphRowsEndToEndSums(t *testing.T) {
 	g := Graph{Name: "sums", Duration: 10 * time.Second,
 		Services: []Node{
 			{Name: "api", Server: indep(1500*time.Millisecond, 0), Calls: []Call{{To: "db", Client: tries(1, 10*time.Second)}}},
-			{Name: "db", Server: Server{Kind: RateLimit, Limit: 0, Burst: 1}},
+			{Name: "db", Server: Server{Kind: RateLimitServer, Limit: 0, Burst: 1}},
 		},
-		Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: tries(2, time.Second)}}}
+		Entries: []Entry{{To: "api", Load: Shape{Kind: ConstantLoad, Rate: 1e-9}, Client: tries(2, time.Second)}}}
 	rep := traceGraph(t, g, 0)
 	rows := GraphResult{Graph: g, replicates: []fleetdata.GraphReplicate{rep}}.rows()
 	want := []struct {
@@ -913,12 +913,12 @@ func TestGraphCallSeries(t *testing.T) {
 		calls []int64
 	}{
 		{indep(time.Second, 0), []int64{2, 2, 0}},
-		{Server{Kind: RateLimit, Limit: 0, Burst: 2, Base: time.Second}, []int64{2, 1, 0}},
+		{Server{Kind: RateLimitServer, Limit: 0, Burst: 2, Base: time.Second}, []int64{2, 1, 0}},
 	} {
 		sv := tc.sv
 		g := Graph{Name: "calls", Duration: 3 * time.Second,
 			Services: []Node{{Name: "db", Server: sv}},
-			Entries:  []Entry{{To: "db", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: cl}}}
+			Entries:  []Entry{{To: "db", Load: Shape{Kind: ConstantLoad, Rate: 1e-9}, Client: cl}}}
 		rep := traceGraph(t, g, 0.5, 1.5)
 		db := rep.Services[0]
 		if got := db.CallSeries; !slices.Equal(got, tc.calls) || db.Calls != tc.calls[0]+tc.calls[1] {

@@ -170,7 +170,7 @@ func (g *Graph) cost() graphCost {
 	c.InFlight = math.Min(c.InFlight, requests)
 	var queued, held float64 // calls waiting in queues; events a slot can have pending
 	for v := range g.Services {
-		if sv := g.Services[v].Server; sv.Kind == Queue {
+		if sv := g.Services[v].Server; sv.Kind == QueueServer {
 			queued += math.Min(float64(sv.QueueMax), c.Calls[v])
 		}
 	}
@@ -216,7 +216,7 @@ func (g *Graph) cost() graphCost {
 	// sends in the run.
 	for i := range edges {
 		cl := client(i)
-		e, _ := windowBytes(Config{Duration: g.Duration, Load: Shape{Kind: Constant, Rate: c.Requests[i] / dur}, Client: *cl}, c.Requests[i], copies(cl), math.Inf(1))
+		e, _ := windowBytes(Config{Duration: g.Duration, Load: Shape{Kind: ConstantLoad, Rate: c.Requests[i] / dur}, Client: *cl}, c.Requests[i], copies(cl), math.Inf(1))
 		c.Bytes += e
 	}
 	return c
@@ -282,7 +282,7 @@ func (g *Graph) inFlight(edges []fleetdata.Edge, first, order []int, calls []flo
 		slots += (inWindow(e.Load.max(), life[k]*(1+1e-9)+1e-6, dur) + e.Load.firstCalls(e.Client.Clients)) * tree
 	}
 	for v, n := range g.Services {
-		if n.Server.Kind == Queue { // a call waiting in the queue has made no call yet: only those on a worker have requests below
+		if n.Server.Kind == QueueServer { // a call waiting in the queue has made no call yet: only those on a worker have requests below
 			slots += math.Min(float64(n.Server.QueueMax+n.Server.Workers), calls[v]) + math.Min(float64(n.Server.Workers), calls[v])*below[v]
 		}
 	}
@@ -300,9 +300,9 @@ func (g *Graph) life(cl *Client, v int, calls float64) float64 {
 		t += (n.Outage.To - n.Outage.From).Seconds()
 	}
 	switch n.Server.Kind {
-	case Latency:
+	case LatencyServer:
 		t += n.Server.Base.Seconds() + n.Server.Slope.Seconds()*calls
-	case RateLimit, Independent:
+	case RateLimitServer, IndependentServer:
 		t += n.Server.Base.Seconds()
 	}
 	return t

@@ -30,7 +30,7 @@ func TestRowsInProgressLittle(t *testing.T) {
 		count  = 10
 		reps   = 8
 	)
-	dep := Server{Kind: Queue, Workers: 100_000, QueueMax: 0, Service: Service{Dist: Exponential, Median: time.Second}}
+	dep := Server{Kind: QueueServer, Workers: 100_000, QueueMax: 0, Service: Service{Dist: ExponentialService, Median: time.Second}}
 	want := map[string]float64{
 		WorkersService: lambda * (1 + erlangC(count, lambda)/(count-lambda)),
 		"dep":          lambda * 1,
@@ -76,7 +76,7 @@ func TestWorkersInFlightAcrossOutage(t *testing.T) {
 		count  = 10
 		reps   = 5
 	)
-	w := oneStep(count, lambda, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond})
+	w := oneStep(count, lambda, 60*time.Second, Server{Kind: IndependentServer, Base: 10 * time.Millisecond})
 	w.Down = Outage{From: 10 * time.Second, To: 30 * time.Second, Mode: Stall}
 	pts := runWorkers(t, w, Options{Replicates: reps, Seed: 4, Workers: 2}).workersSeries()
 	for _, p := range pts {
@@ -113,7 +113,7 @@ func TestWorkersDrainFluid(t *testing.T) {
 		count  = 20
 		reps   = 30
 	)
-	dep := Server{Kind: Queue, Workers: 100_000, QueueMax: 0, Service: Service{Dist: Exponential, Median: time.Second}}
+	dep := Server{Kind: QueueServer, Workers: 100_000, QueueMax: 0, Service: Service{Dist: ExponentialService, Median: time.Second}}
 	w := oneStep(count, lambda, 900*time.Second, dep)
 	w.Dependencies[0].Outage = Outage{From: 60 * time.Second, To: 180 * time.Second, Mode: Stall}
 	res := runWorkers(t, w, Options{Replicates: reps, Seed: 5, Workers: 2})

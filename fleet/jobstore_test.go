@@ -116,14 +116,14 @@ func deliveryReference(c storeCase, n int) jobOutcomes {
 // load and never fails; the queue SQS-like (a job reappears when its
 // visibility timeout, from its receive, runs out; 4 receives).
 func storeFleet(c storeCase) Workers {
-	w := Workers{Name: c.String(), Duration: 1000 * time.Second, Load: Shape{Kind: Constant, Rate: 20},
+	w := Workers{Name: c.String(), Duration: 1000 * time.Second, Load: Shape{Kind: ConstantLoad, Rate: 20},
 		Queue: tries(storeDeliveries, storeVisibility), WorkerCount: 100_000, QueueMax: limits.FleetQueue,
 		EntrySettings: EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true,
 			Store: KeyStore{Mode: c.store, TTL: c.ttl, Lease: c.lease}, Crash: Crashes{P: storeCrashP, At: c.at, Max: c.maxCrashes}}}
 	for i, d := range storeSteps {
 		name := fmt.Sprint("s", i)
-		w.Steps = append(w.Steps, Step{To: name, Client: tries(1, time.Hour)})
-		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: Independent, Base: d}})
+		w.Steps = append(w.Steps, WorkerStep{To: name, Client: tries(1, time.Hour)})
+		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: IndependentServer, Base: d}})
 	}
 	return w
 }
@@ -210,7 +210,7 @@ func TestWorkersStoreRace(t *testing.T) {
 		{"lease 40s", KeyStore{Mode: delivery.Lease, Lease: 40 * time.Second}, 1, 0, 1, 0, 1, 1, 0},
 		{"lease 20s", KeyStore{Mode: delivery.Lease, Lease: 20 * time.Second}, 0, 1, 1, 0, 1, 0, 2},
 	} {
-		w := oneStep(100_000, 1, 100*time.Second, Server{Kind: Independent, Base: 50 * time.Second})
+		w := oneStep(100_000, 1, 100*time.Second, Server{Kind: IndependentServer, Base: 50 * time.Second})
 		w.Queue, w.RedeliverAtTimeout, w.Store = tries(3, 30*time.Second), true, c.store
 		rep := runWorkers(t, w, Options{Replicates: 1, Seed: 2}).replicates[0]
 		q, st := &rep.Edges[0], &rep.Edges[1]
@@ -232,7 +232,7 @@ func TestWorkersStoreRace(t *testing.T) {
 // refused, naming the entry's store or crash setting.
 func TestGraphGuardNeedsSteps(t *testing.T) {
 	leaf := Graph{Name: "leaf", Duration: time.Minute, Services: []Node{{Name: "db", Server: indep(time.Millisecond, 0)}},
-		Entries: []Entry{{To: "db", Load: Shape{Kind: Constant, Rate: 1}, Client: tries(1, time.Second), EntrySettings: EntrySettings{Store: KeyStore{Mode: delivery.Claim}}}}}
+		Entries: []Entry{{To: "db", Load: Shape{Kind: ConstantLoad, Rate: 1}, Client: tries(1, time.Second), EntrySettings: EntrySettings{Store: KeyStore{Mode: delivery.Claim}}}}}
 	fan := storeFleet(storeCase{store: delivery.NoStore, at: delivery.AfterWork}).Graph()
 	fan.Services[0].Parallel = true
 	for _, c := range []struct {
@@ -257,13 +257,13 @@ func TestGraphGuardNeedsSteps(t *testing.T) {
 // committed, rolls back. Found by a review: the late work of step 0's
 // first try committed step 1's lease, and step 1's work was lost.
 func TestWorkersLeaseCommitsOnce(t *testing.T) {
-	w := Workers{Name: "lease", Duration: 200 * time.Second, Load: Shape{Kind: Constant, Rate: 20},
+	w := Workers{Name: "lease", Duration: 200 * time.Second, Load: Shape{Kind: ConstantLoad, Rate: 20},
 		Queue: tries(4, 10*time.Second), WorkerCount: 1000, QueueMax: limits.FleetQueue,
 		EntrySettings: EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true, Store: KeyStore{Mode: delivery.Lease, Lease: 5 * time.Second}}}
 	for _, name := range []string{"s0", "s1"} {
-		w.Steps = append(w.Steps, Step{To: name, Client: tries(3, 300*time.Millisecond)})
-		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: Queue, Workers: 50, QueueMax: limits.FleetQueue,
-			Service: Service{Dist: Exponential, Median: 200 * time.Millisecond}}})
+		w.Steps = append(w.Steps, WorkerStep{To: name, Client: tries(3, 300*time.Millisecond)})
+		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: QueueServer, Workers: 50, QueueMax: limits.FleetQueue,
+			Service: Service{Dist: ExponentialService, Median: 200 * time.Millisecond}}})
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
 		rep := runWorkers(t, w, Options{Replicates: 1, Seed: seed}).replicates[0]
@@ -281,7 +281,7 @@ func TestWorkersLeaseCommitsOnce(t *testing.T) {
 // first's call goes on and does the work at 40 s. The job is not counted
 // as lost: its work was done, once.
 func TestWorkersLateWorkNotLost(t *testing.T) {
-	w := oneStep(4, 1e-9, time.Minute, Server{Kind: Independent, Base: 40 * time.Second})
+	w := oneStep(4, 1e-9, time.Minute, Server{Kind: IndependentServer, Base: 40 * time.Second})
 	w.Steps[0].Client = tries(1, time.Second)
 	w.Queue, w.Store = tries(3, 30*time.Second), KeyStore{Mode: delivery.Claim}
 	rep := traceGraph(t, w.Graph(), 0)
@@ -304,7 +304,7 @@ func TestWorkersLateWorkNotLost(t *testing.T) {
 // bounded by E[D^2]).
 func TestWorkersCrashBeforeEachTry(t *testing.T) {
 	const c, f = 0.2, 0.5
-	w := oneStep(100_000, 20, 500*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: f})
+	w := oneStep(100_000, 20, 500*time.Second, Server{Kind: IndependentServer, Base: 10 * time.Millisecond, PFail: f})
 	w.Steps[0].Client = tries(3, time.Hour)
 	w.Queue, w.RedeliverAtTimeout = tries(100, time.Second), true
 	w.Crash = Crashes{P: c, At: delivery.AfterKey}

@@ -16,7 +16,7 @@ import (
 // Memoryless makes a run Markovian, so that its law is a continuous-time
 // Markov chain (retrysim chain builds it and solves it exactly) while
 // the engine that runs it is the one every other run uses. With On, a run
-// must use the Queue server with Exponential service and no network delay,
+// must use the QueueServer with ExponentialService and no network delay,
 // hedges, keys, outage or retry policy (Unlimited); Config.Check refuses
 // anything else. Its rules, from which the chain and the engine's handling
 // both follow:
@@ -70,8 +70,8 @@ func (c *Config) checkMemoryless() error {
 		return nil
 	}
 	switch {
-	case c.Server.Kind != Queue || c.Server.Service.Dist != Exponential:
-		return pathtext.Errorf("memoryless", "needs %s %v with %s %v, not %v with %v", pathtext.Path("server.kind"), Queue, pathtext.Path("server.service.dist"), Exponential, c.Server.Kind, c.Server.Service.Dist)
+	case c.Server.Kind != QueueServer || c.Server.Service.Dist != ExponentialService:
+		return pathtext.Errorf("memoryless", "needs %s %v with %s %v, not %v with %v", pathtext.Path("server.kind"), QueueServer, pathtext.Path("server.service.dist"), ExponentialService, c.Server.Kind, c.Server.Service.Dist)
 	case c.Net != 0:
 		return pathtext.Errorf("memoryless", "needs net 0, not %s", human.Duration(c.Net))
 	case c.Client.Hedges != 0 || c.Client.Keys != schema.NoKeys || c.Client.Policy.Kind != Unlimited:

@@ -17,8 +17,8 @@ import (
 func memorylessConfig() Config {
 	c := DefaultConfig()
 	c.Duration = 30 * time.Second
-	c.Load = Shape{Kind: Constant, Rate: 1.8}
-	c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 3, Service: Service{Dist: Exponential, Median: time.Second}}
+	c.Load = Shape{Kind: ConstantLoad, Rate: 1.8}
+	c.Server = Server{Kind: QueueServer, Workers: 2, QueueMax: 3, Service: Service{Dist: ExponentialService, Median: time.Second}}
 	c.Net = 0
 	c.Client.Attempts = limits.FleetAttempts
 	c.Memoryless = Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 6}
@@ -113,8 +113,8 @@ func TestMemorylessCheck(t *testing.T) {
 		change      func(*Config)
 		field, want string
 	}{
-		{func(c *Config) { c.Server.Kind = Latency }, "memoryless", "memoryless: needs server.kind queue with server.service.dist exp, not latency with exp"},
-		{func(c *Config) { c.Server.Service.Dist = Lognormal }, "memoryless", "memoryless: needs server.kind queue with server.service.dist exp, not queue with lognormal"},
+		{func(c *Config) { c.Server.Kind = LatencyServer }, "memoryless", "memoryless: needs server.kind queue with server.service.dist exp, not latency with exp"},
+		{func(c *Config) { c.Server.Service.Dist = LognormalService }, "memoryless", "memoryless: needs server.kind queue with server.service.dist exp, not queue with lognormal"},
 		{func(c *Config) { c.Net = 100 * time.Millisecond }, "memoryless", "memoryless: needs net 0, not 100ms"},
 		{func(c *Config) { c.Client.Hedges = 1 }, "memoryless", "memoryless: needs client.hedges 0, client.keys none and client.policy.kind unlimited"},
 		{func(c *Config) { c.Client.Keys = schema.SameKey }, "memoryless", "memoryless: needs client.hedges 0, client.keys none and client.policy.kind unlimited"},

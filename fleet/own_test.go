@@ -58,7 +58,7 @@ func independent(pFail float64) Config {
 	c := DefaultConfig()
 	c.Name = "own"
 	c.Duration, c.Load.Rate = 60*time.Second, 20
-	c.Server = Server{Kind: Independent, Base: 50 * time.Millisecond, PFail: pFail}
+	c.Server = Server{Kind: IndependentServer, Base: 50 * time.Millisecond, PFail: pFail}
 	c.Net = 0
 	return c
 }
@@ -185,7 +185,7 @@ func TestOwnPolicyAskedAtSend(t *testing.T) {
 		var p *asked
 		c := independent(1)
 		c.Duration, c.Load.Rate, c.Server.Base = 10*time.Second, 0.5, 0
-		c.Client.Backoff = backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond, Cap: NoCap}
+		c.Client.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 500 * time.Millisecond, Cap: NoCap}
 		c.Client.Policy = PolicyConfig{Shared: true, Own: &PolicyFactory{Name: "asked", AskedAtSend: atSend, Random: atSend,
 			New: func() Policy { p = new(asked); return p }}}
 		runOne(t, c, Options{Replicates: 1, Seed: 2, Workers: 1})

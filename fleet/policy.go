@@ -15,8 +15,8 @@ import (
 // Policy is a client's guard against retries amplifying an outage: a retry
 // budget, a circuit breaker or an adaptive throttle. It decides whether a
 // retry or hedge may go at all, beside the client's attempts; the wait
-// before one is the client's backoff.Policy, and a step's retry settings
-// in the job and delivery models are provider.Policy. The engine tells it of
+// before one is the client's backoff.Schedule, and a step's retry settings
+// in the job and delivery models are provider.StepRetry. The engine tells it of
 // every request start, every attempt sent, every reply and every attempt's
 // outcome, and asks it before each retry or hedge; a policy that can refuse
 // a request's first attempt (a breaker that is open, a throttle) says so

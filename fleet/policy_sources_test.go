@@ -71,10 +71,10 @@ func TestAWSQuotaRefund(t *testing.T) {
 // seconds' (the window begins empty and no reply is in for 2 s), and those
 // refusals, counted, kept refusing.
 func TestSREThrottleAcceptsErrors(t *testing.T) {
-	for _, server := range []Server{{Kind: Independent, PFail: 1}, {Kind: Independent, Base: 2 * time.Second}} {
+	for _, server := range []Server{{Kind: IndependentServer, PFail: 1}, {Kind: IndependentServer, Base: 2 * time.Second}} {
 		cfg := Config{
 			Name: "errors", Duration: 10 * time.Second,
-			Load:   Shape{Kind: Constant, Rate: 10},
+			Load:   Shape{Kind: ConstantLoad, Rate: 10},
 			Server: server,
 			Client: Client{Clients: 1, Timeout: 5 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}},
 		}
@@ -150,8 +150,8 @@ func TestGRPCAdaptiveDefinition(t *testing.T) {
 func TestGRPCAdaptiveInEngine(t *testing.T) {
 	cfg := Config{
 		Name: "overloaded", Duration: 10 * time.Second,
-		Load:   Shape{Kind: Constant, Rate: 10},
-		Server: Server{Kind: RateLimit, Limit: 0, Burst: 1},
+		Load:   Shape{Kind: ConstantLoad, Rate: 10},
+		Server: Server{Kind: RateLimitServer, Limit: 0, Burst: 1},
 		Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: GRPCAdaptive}},
 	}
 	var calls, mean, v float64
@@ -167,7 +167,7 @@ func TestGRPCAdaptiveInEngine(t *testing.T) {
 	if tol := l/3 + math.Sqrt(l/3*l/3+2*l*v); math.Abs(calls-mean) > tol {
 		t.Errorf("%g calls over 400 replicates; want %.1f within %.1f", calls, mean, tol)
 	}
-	cfg.Server = Server{Kind: Independent, PFail: 1}
+	cfg.Server = Server{Kind: IndependentServer, PFail: 1}
 	for _, r := range run(t, cfg, 4) {
 		if r.LocalRejected != 0 || r.Calls != r.Requests {
 			t.Errorf("load-independent errors: %d requests, %d refused locally, %d calls; want 0 refused", r.Requests, r.LocalRejected, r.Calls)

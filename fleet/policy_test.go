@@ -179,8 +179,8 @@ func TestPolicyDefinitions(t *testing.T) {
 func TestPolicyForcedFailures(t *testing.T) {
 	base := Config{
 		Name: "fail", Duration: 10 * time.Second,
-		Load:   Shape{Kind: Constant, Rate: 100},
-		Server: Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: 1},
+		Load:   Shape{Kind: ConstantLoad, Rate: 100},
+		Server: Server{Kind: IndependentServer, Base: 10 * time.Millisecond, PFail: 1},
 		Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 100},
 		Net:    5 * time.Millisecond,
 	}
@@ -221,8 +221,8 @@ func TestTokenBucketConvergesToRate(t *testing.T) {
 	const r, s = 0.1, 5.0
 	cfg := Config{
 		Name: "f=1", Duration: 100 * time.Second,
-		Load:   Shape{Kind: Constant, Rate: 100},
-		Server: Server{Kind: Independent, Base: 0, PFail: 1},
+		Load:   Shape{Kind: ConstantLoad, Rate: 100},
+		Server: Server{Kind: IndependentServer, Base: 0, PFail: 1},
 		Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 4, Policy: PolicyConfig{Kind: TokenBucket, Rate: r, Size: s}},
 		Net:    10 * time.Millisecond,
 	}
@@ -558,8 +558,8 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 		// floor(requests/5).
 		cfg := Config{
 			Name: "fail", Duration: 10 * time.Second,
-			Load:   Shape{Kind: Constant, Rate: 100},
-			Server: Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: 1},
+			Load:   Shape{Kind: ConstantLoad, Rate: 100},
+			Server: Server{Kind: IndependentServer, Base: 10 * time.Millisecond, PFail: 1},
 			Client: Client{Clients: 10, Timeout: 60 * time.Second, Attempts: 100,
 				Policy: PolicyConfig{Kind: FinagleBudget, Shared: true, BudgetRatio: 0.2, TTL: time.Minute, MinRate: 10}},
 			Net: 5 * time.Millisecond,
@@ -577,8 +577,8 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 		// is rejected locally, never reaching the server.
 		cfg := Config{
 			Name: "fail", Duration: 100 * time.Second,
-			Load:   Shape{Kind: Constant, Rate: 10},
-			Server: Server{Kind: Independent, PFail: 1},
+			Load:   Shape{Kind: ConstantLoad, Rate: 10},
+			Server: Server{Kind: IndependentServer, PFail: 1},
 			Client: Client{Clients: 3, Timeout: 1 * time.Second, Attempts: 1,
 				Policy: PolicyConfig{Kind: SlidingBreaker, Shared: true, FailureRate: 0.5, Window: 10, MinCalls: 10, OpenTime: 1000 * time.Second, HalfOpenCalls: 1}},
 		}
@@ -602,8 +602,8 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 		// deciding it (3/(n + 1) from n = 3) would take about 390 away.
 		cfg := Config{
 			Name: "overloaded", Duration: 10 * time.Second,
-			Load:   Shape{Kind: Constant, Rate: 10},
-			Server: Server{Kind: RateLimit, Limit: 0, Burst: 1},
+			Load:   Shape{Kind: ConstantLoad, Rate: 10},
+			Server: Server{Kind: RateLimitServer, Limit: 0, Burst: 1},
 			Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}},
 		}
 		var calls, mean, v float64
@@ -629,8 +629,8 @@ func TestWindowedPoliciesInEngine(t *testing.T) {
 		// flight) and (r - 2a)/(r + 1) < 0 once a is over r/2.
 		cfg := Config{
 			Name: "ok", Duration: 20 * time.Second,
-			Load:   Shape{Kind: Constant, Rate: 100},
-			Server: Server{Kind: Independent},
+			Load:   Shape{Kind: ConstantLoad, Rate: 100},
+			Server: Server{Kind: IndependentServer},
 			Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 1, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}},
 		}
 		for _, r := range run(t, cfg, 2) {
@@ -670,8 +670,8 @@ func TestHedges(t *testing.T) {
 	} {
 		cfg := Config{
 			Name: "hedge", Duration: 20 * time.Second,
-			Load:   Shape{Kind: Constant, Rate: 10},
-			Server: Server{Kind: Independent, Base: 250 * time.Millisecond, PFail: tc.pFail},
+			Load:   Shape{Kind: ConstantLoad, Rate: 10},
+			Server: Server{Kind: IndependentServer, Base: 250 * time.Millisecond, PFail: tc.pFail},
 			Client: Client{Clients: 1, Timeout: 5 * time.Second, Attempts: 1, Keys: tc.keys, Hedges: tc.hedges, HedgeDelay: time.Duration(tc.delay * float64(time.Second))},
 		}
 		if tc.name == "refused by the policy" {

@@ -13,7 +13,7 @@ import (
 // changes no number.
 func TestRunProgress(t *testing.T) {
 	c := DefaultConfig()
-	c.Server = Server{Kind: Independent, Base: 10 * time.Millisecond}
+	c.Server = Server{Kind: IndependentServer, Base: 10 * time.Millisecond}
 	c.Load.Rate, c.Duration = 1000, 30500*time.Millisecond
 	opt := Options{Replicates: 3, Seed: 1, Workers: 2}
 	plain, err := Run(context.Background(), []Config{c}, opt)

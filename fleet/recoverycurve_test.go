@@ -14,7 +14,7 @@ import (
 // one too short to judge, so 2 of 4 recovered (0 and 4 s) make the median
 // 4 s: after 0 s 3/4 left, after 4 s 3/4 x 2/3 = 1/2.
 func TestRecoveryCurve(t *testing.T) {
-	spike := Config{Duration: 40 * time.Second, Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
+	spike := Config{Duration: 40 * time.Second, Load: Shape{Kind: SpikeLoad, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
 	nan := math.NaN()
 	series := make([]fleetdata.Second, 40)
 	r := Result{Config: spike, replicates: []fleetdata.Replicate{
@@ -39,7 +39,7 @@ func TestRecoveryCurve(t *testing.T) {
 
 // DuplicatesPerRequest is the mean of the replicates' ratios.
 func TestDuplicatesPerRequest(t *testing.T) {
-	r := Result{Config: Config{Duration: 80 * time.Second, Load: Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}},
+	r := Result{Config: Config{Duration: 80 * time.Second, Load: Shape{Kind: SpikeLoad, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}},
 		replicates: []fleetdata.Replicate{
 			{Recovery: math.NaN(), Verdict: fleetdata.Down, Counts: fleetdata.Counts{Requests: 100, Duplicates: 10}, Series: make([]fleetdata.Second, 80)},
 			{Recovery: 5, Verdict: fleetdata.Recovered, Counts: fleetdata.Counts{Requests: 200, Duplicates: 60}, Series: make([]fleetdata.Second, 80)},

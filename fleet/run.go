@@ -154,7 +154,7 @@ func runReplicates(ctx context.Context, graphs []Graph, opt Options, atOnce int,
 // triggered says whether the run has something to recover from: a spike or
 // ramp in its load (to a peak other than its rate), or an outage.
 func (c *Config) triggered() bool {
-	return c.Load.Kind != Constant && c.Load.Peak != c.Load.Rate || c.Outage.On()
+	return c.Load.Kind != ConstantLoad && c.Load.Peak != c.Load.Rate || c.Outage.On()
 }
 
 // settledAt is when the load settles: the end of the spike or ramp, or of

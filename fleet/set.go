@@ -222,9 +222,9 @@ func (w *Workers) Set(path, value string) error {
 // workersOf is the worker fleet whose graph (Workers.Graph) is g.
 func workersOf(g Graph) Workers {
 	e, ws := g.Entries[0], g.Services[0]
-	steps := make([]Step, len(ws.Calls))
+	steps := make([]WorkerStep, len(ws.Calls))
 	for i, c := range ws.Calls {
-		steps[i] = Step(c)
+		steps[i] = WorkerStep(c)
 	}
 	return Workers{Name: g.Name, Duration: g.Duration, Net: g.Net, Load: e.Load, Queue: e.Client,
 		EntrySettings: e.EntrySettings, WorkerCount: ws.Server.Workers, QueueMax: ws.Server.QueueMax, Down: ws.Outage,

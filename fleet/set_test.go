@@ -103,8 +103,8 @@ func TestGraphSetRefusedLeavesGraph(t *testing.T) {
 // token bucket of rate 0 and size 0 would never allow a retry; a policy
 // with parameters keeps them.
 func TestPolicyKindSetTakesDefaults(t *testing.T) {
-	c := Config{Name: "x", Duration: time.Minute, Load: Shape{Kind: Constant, Rate: 10},
-		Server: Server{Kind: Independent}, Client: Client{Clients: 1, Timeout: time.Second, Attempts: 3, Policy: PolicyConfig{Shared: true}}}
+	c := Config{Name: "x", Duration: time.Minute, Load: Shape{Kind: ConstantLoad, Rate: 10},
+		Server: Server{Kind: IndependentServer}, Client: Client{Clients: 1, Timeout: time.Second, Attempts: 3, Policy: PolicyConfig{Shared: true}}}
 	if err := c.Set("client.policy.kind", "token-bucket"); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // not give is refused, naming what is wrong.
 func TestCheckReplicateRefuses(t *testing.T) {
 	c := DefaultConfig()
-	c.Duration, c.Load.Kind, c.Load.From, c.Load.To, c.Load.Peak = 20*time.Second, Spike, 2*time.Second, 4*time.Second, 3*c.Load.Rate
+	c.Duration, c.Load.Kind, c.Load.From, c.Load.To, c.Load.Peak = 20*time.Second, SpikeLoad, 2*time.Second, 4*time.Second, 3*c.Load.Rate
 	res, err := Run(context.Background(), []Config{c}, Options{Replicates: 1, Seed: 1, Workers: 1})
 	if err != nil {
 		t.Fatal(err)

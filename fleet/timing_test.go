@@ -17,10 +17,10 @@ import (
 // binds, and a retry waits a constant 500 ms (or wait).
 func traceConfig(p PolicyConfig, wait time.Duration) Config {
 	return Config{Name: "trace", Duration: 10 * time.Second,
-		Load:   Shape{Kind: Constant, Rate: 1e-9, Peak: 1e-9},
-		Server: Server{Kind: Independent, Base: 100 * time.Millisecond, PFail: 1},
+		Load:   Shape{Kind: ConstantLoad, Rate: 1e-9, Peak: 1e-9},
+		Server: Server{Kind: IndependentServer, Base: 100 * time.Millisecond, PFail: 1},
 		Client: Client{Clients: 1, Timeout: 60 * time.Second, Attempts: 3,
-			Backoff: backoff.Policy{Kind: backoff.Constant, Base: wait}, Policy: p}}
+			Backoff: backoff.Schedule{Kind: backoff.Constant, Base: wait}, Policy: p}}
 }
 
 // trace runs cfg with requests arriving at the given times only.

@@ -29,15 +29,15 @@ func (c Config) unreadWhy() map[string]pathtext.Text {
 	type P = pathtext.Path
 	t := pathtext.Textf
 	sv := c.Server
-	add(c.Load.Kind == Constant, t("a constant %s has no peak and no window", P("load.kind")), "load.peak", "load.from", "load.to")
+	add(c.Load.Kind == ConstantLoad, t("a constant %s has no peak and no window", P("load.kind")), "load.peak", "load.from", "load.to")
 	add(!c.Load.FirstCall, t("%s false adds nothing to the Poisson arrivals", P("load.first_call")), "load.first_call")
 	add(!c.Outage.On(), t("there is no outage"), "outage.mode")
-	add(sv.Kind != Latency, t("only %s latency grows with load; the server is %s", P("server.kind"), sv.Kind), "server.slope")
-	add(sv.Kind == Queue, t("the queue server's calls take %s", P("server.service.median")), "server.base")
-	add(sv.Kind != Queue, t("only %s queue has workers; the server is %s", P("server.kind"), sv.Kind),
+	add(sv.Kind != LatencyServer, t("only %s latency grows with load; the server is %s", P("server.kind"), sv.Kind), "server.slope")
+	add(sv.Kind == QueueServer, t("the queue server's calls take %s", P("server.service.median")), "server.base")
+	add(sv.Kind != QueueServer, t("only %s queue has workers; the server is %s", P("server.kind"), sv.Kind),
 		"server.workers", "server.queue_max", "server.service.median", "server.service.dist", "server.service.sigma")
-	add(sv.Service.Dist != Lognormal, t("exponential service times have no log-sd"), "server.service.sigma")
-	add(sv.Kind != RateLimit, t("only %s ratelimit has a limit; the server is %s", P("server.kind"), sv.Kind), "server.limit", "server.burst")
+	add(sv.Service.Dist != LognormalService, t("exponential service times have no log-sd"), "server.service.sigma")
+	add(sv.Kind != RateLimitServer, t("only %s ratelimit has a limit; the server is %s", P("server.kind"), sv.Kind), "server.limit", "server.burst")
 	add(c.Client.Attempts == 1, t("with %s 1 nothing is retried, so no backoff is waited", P("client.attempts")), "client.backoff.kind", "client.backoff.base", "client.backoff.cap")
 	baseWhy, capWhy := c.Client.Backoff.Kind.Unread() // as for the queue's queue.backoff.base and queue.backoff.cap
 	add(baseWhy != "", t("%s", baseWhy), "client.backoff.base")
@@ -51,7 +51,7 @@ func (c Config) unreadWhy() map[string]pathtext.Text {
 	}
 	add(pk == SlidingBreaker && c.Client.Policy.WindowTime > 0, t("%s makes the window one of time, not of attempts", P("client.policy.window_time")), "client.policy.window")
 	add(c.Client.Hedges == 0, t("there are no %s", P("client.hedges")), "client.hedge_delay")
-	add(sv.Kind != Queue && sv.Kind != RateLimit, t("only %s queue and ratelimit refuse calls for overload; the server is %s", P("server.kind"), sv.Kind), "server.pushback")
-	add(!sv.Pushback || sv.Kind != Queue && sv.Kind != RateLimit, t("without %s no answer says \"do not retry\"", P("server.pushback")), "client.honour_pushback")
+	add(sv.Kind != QueueServer && sv.Kind != RateLimitServer, t("only %s queue and ratelimit refuse calls for overload; the server is %s", P("server.kind"), sv.Kind), "server.pushback")
+	add(!sv.Pushback || sv.Kind != QueueServer && sv.Kind != RateLimitServer, t("without %s no answer says \"do not retry\"", P("server.pushback")), "client.honour_pushback")
 	return unread
 }

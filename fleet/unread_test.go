@@ -14,7 +14,7 @@ import (
 // TestUnread names a constant load's peak and a run without hedges'
 // hedge delay, and leaves what a latency server reads.
 func TestUnread(t *testing.T) {
-	c := Config{Load: Shape{Kind: Constant}, Server: Server{Kind: Latency}, Client: Client{Attempts: 3}}
+	c := Config{Load: Shape{Kind: ConstantLoad}, Server: Server{Kind: LatencyServer}, Client: Client{Attempts: 3}}
 	got := c.Unread()
 	for _, k := range []string{"load.peak", "load.from", "load.to", "outage.mode", "client.hedge_delay", "server.workers", "server.limit"} {
 		if got[k] == "" {
@@ -36,7 +36,7 @@ func TestDefaultConfigRunsEveryKind(t *testing.T) {
 	if got := DefaultConfig().Client.Policy; got != DefaultPolicy() {
 		t.Errorf("DefaultConfig's policy = %+v; want DefaultPolicy %+v", got, DefaultPolicy())
 	}
-	for _, server := range []ServerKind{Latency, Queue, RateLimit, Independent} {
+	for _, server := range []ServerKind{LatencyServer, QueueServer, RateLimitServer, IndependentServer} {
 		for k := range PolicyKind(len(policyNames)) {
 			c := DefaultConfig()
 			c.Server.Kind, c.Client.Policy.Kind = server, k
@@ -148,11 +148,11 @@ func TestTextsNameSettingsAsPaths(t *testing.T) {
 		}
 	}
 	ramp := DefaultConfig()
-	ramp.Load = Shape{Kind: Ramp, Rate: 10, Peak: 5, From: time.Second, To: 5 * time.Second}
+	ramp.Load = Shape{Kind: RampLoad, Rate: 10, Peak: 5, From: time.Second, To: 5 * time.Second}
 	grpc := DefaultConfig()
 	grpc.Client.Policy.Kind, grpc.Client.Policy.MaxTokens, grpc.Client.Policy.Ratio = GRPCThrottle, 2, 5
 	spike := DefaultConfig()
-	spike.Load = Shape{Kind: Spike, Rate: 10, Peak: 20, From: 10 * time.Second, To: 5 * time.Second}
+	spike.Load = Shape{Kind: SpikeLoad, Rate: 10, Peak: 20, From: 10 * time.Second, To: 5 * time.Second}
 	for _, c := range []Config{ramp, grpc, spike} {
 		var fe *schema.FieldError
 		if err := c.Check(); !errors.As(err, &fe) || pathtext.FieldWords(fe, func(string) string { return "#" }) == fe.Msg {

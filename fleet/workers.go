@@ -99,13 +99,13 @@ type Workers struct {
 	// Down is the workers' outage.
 	Down Outage
 	// Steps are the job's steps, in order: at least one, at most 16.
-	Steps []Step
+	Steps []WorkerStep
 	// Dependencies are the services the steps call.
 	Dependencies []Node
 }
 
-// Step is a job's step: a call to dependency To with a client policy.
-type Step struct {
+// WorkerStep is a job's step: a call to dependency To with a client policy.
+type WorkerStep struct {
 	To     string
 	Client Client
 }
@@ -118,8 +118,8 @@ func (w Workers) Graph() Graph {
 		calls[i] = Call(st)
 	}
 	workers := Node{Name: WorkersService, Outage: w.Down, Calls: calls,
-		Server: Server{Kind: Queue, Workers: w.WorkerCount, QueueMax: w.QueueMax,
-			Service: Service{Dist: Lognormal, Median: JobOverhead}}}
+		Server: Server{Kind: QueueServer, Workers: w.WorkerCount, QueueMax: w.QueueMax,
+			Service: Service{Dist: LognormalService, Median: JobOverhead}}}
 	return Graph{Name: w.Name, Duration: w.Duration, Net: w.Net,
 		Services: append([]Node{workers}, w.Dependencies...),
 		Entries:  []Entry{{To: WorkersService, Load: w.Load, Client: w.Queue, EntrySettings: w.EntrySettings}}}

@@ -21,9 +21,9 @@ import (
 // make one step: a call to dep, tried once, never timing out; the queue
 // tries a job once, with no visibility expiry, and no network delay.
 func oneStep(count int, rate float64, dur time.Duration, dep Server) Workers {
-	return Workers{Name: "one-step", Duration: dur, Load: Shape{Kind: Constant, Rate: rate},
+	return Workers{Name: "one-step", Duration: dur, Load: Shape{Kind: ConstantLoad, Rate: rate},
 		Queue: tries(1, NoVisibility), WorkerCount: count, QueueMax: limits.FleetQueue,
-		Steps:        []Step{{To: "dep", Client: tries(1, time.Hour)}},
+		Steps:        []WorkerStep{{To: "dep", Client: tries(1, time.Hour)}},
 		Dependencies: []Node{{Name: "dep", Server: dep}}}
 }
 
@@ -69,7 +69,7 @@ func TestWorkersErlangC(t *testing.T) {
 		lambda = 3.0 // jobs a second: load 0.75 a worker
 		reps   = 25
 	)
-	dep := Server{Kind: Queue, Workers: 100_000, QueueMax: 0, Service: Service{Dist: Exponential, Median: time.Second}}
+	dep := Server{Kind: QueueServer, Workers: 100_000, QueueMax: 0, Service: Service{Dist: ExponentialService, Median: time.Second}}
 	res := runWorkers(t, oneStep(count, lambda, 3600*time.Second, dep), Options{Replicates: reps, Seed: 7, Workers: 2})
 	want := erlangC(count, lambda*mean) / (count/mean - lambda)
 	waits := make([]float64, reps)
@@ -99,10 +99,10 @@ func TestWorkersErlangC(t *testing.T) {
 // calls in progress equals the sum of their sojourns), exactly but for
 // rounding: both sides sum the same intervals.
 func TestWorkersLittle(t *testing.T) {
-	w := oneStep(3, 5, 300*time.Second, Server{Kind: Latency, Base: 300 * time.Millisecond, Slope: 20 * time.Millisecond})
-	w.Steps = append(w.Steps, Step{To: "db", Client: tries(3, 2*time.Second)})
-	w.Dependencies = append(w.Dependencies, Node{Name: "db", Server: Server{Kind: Queue, Workers: 2, QueueMax: 5,
-		Service: Service{Dist: Exponential, Median: 100 * time.Millisecond}, PFail: 0.2}})
+	w := oneStep(3, 5, 300*time.Second, Server{Kind: LatencyServer, Base: 300 * time.Millisecond, Slope: 20 * time.Millisecond})
+	w.Steps = append(w.Steps, WorkerStep{To: "db", Client: tries(3, 2*time.Second)})
+	w.Dependencies = append(w.Dependencies, Node{Name: "db", Server: Server{Kind: QueueServer, Workers: 2, QueueMax: 5,
+		Service: Service{Dist: ExponentialService, Median: 100 * time.Millisecond}, PFail: 0.2}})
 	res := runWorkers(t, w, Options{Replicates: 3, Seed: 1, Workers: 1})
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 	for r, rep := range res.replicates {
@@ -134,7 +134,7 @@ func TestWorkersDrain(t *testing.T) {
 		step   = 0.01 // D, s: 1000 jobs a second at full speed
 		lambda = 100.0
 	)
-	w := oneStep(count, lambda, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond})
+	w := oneStep(count, lambda, 60*time.Second, Server{Kind: IndependentServer, Base: 10 * time.Millisecond})
 	w.Down = Outage{From: 0, To: 30 * time.Second, Mode: Stall}
 	res := runWorkers(t, w, Options{Replicates: 5, Seed: 3, Workers: 2})
 	for r, rep := range res.replicates {
@@ -168,7 +168,7 @@ func TestWorkersDrain(t *testing.T) {
 // it and is refused (a conflict at the workers). Deterministic: a 1 s
 // visibility, the step 1.5 s, 2 tries with no backoff, no network delay.
 func TestWorkersVisibilityDuplicates(t *testing.T) {
-	w := oneStep(1000, 20, 30*time.Second, Server{Kind: Independent, Base: 1500 * time.Millisecond})
+	w := oneStep(1000, 20, 30*time.Second, Server{Kind: IndependentServer, Base: 1500 * time.Millisecond})
 	w.Queue = tries(2, time.Second)
 	for _, keys := range []schema.KeyMode{schema.NoKeys, schema.SameKey} {
 		w.Queue.Keys = keys
@@ -192,7 +192,7 @@ func TestWorkersVisibilityDuplicates(t *testing.T) {
 // with a share p, the jobs that fail are p of them within 4.9 binomial
 // standard deviations (false failure about 1 in 10^6).
 func TestWorkersPoison(t *testing.T) {
-	w := oneStep(50, 20, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond})
+	w := oneStep(50, 20, 60*time.Second, Server{Kind: IndependentServer, Base: 10 * time.Millisecond})
 	w.Queue = tries(3, NoVisibility)
 	w.Poison = 1
 	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 2}).replicates[0]
@@ -212,10 +212,10 @@ func TestWorkersPoison(t *testing.T) {
 // out a backoff, so over a run whose backoffs all end within its duration
 // it sums to the retries sent times the (constant) delay.
 func TestWorkersScheduled(t *testing.T) {
-	w := oneStep(50, 20, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: 0.5})
+	w := oneStep(50, 20, 60*time.Second, Server{Kind: IndependentServer, Base: 10 * time.Millisecond, PFail: 0.5})
 	w.Queue = tries(4, NoVisibility)
-	w.Queue.Backoff = backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}
-	w.Load = Shape{Kind: Spike, Rate: 20, Peak: 0, From: 40 * time.Second, To: 60 * time.Second} // none after 40 s: every backoff ends in the run
+	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}
+	w.Load = Shape{Kind: SpikeLoad, Rate: 20, Peak: 0, From: 40 * time.Second, To: 60 * time.Second} // none after 40 s: every backoff ends in the run
 	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 4}).replicates[0]
 	var sum float64
 	for _, sec := range rep.Services[0].Series {
@@ -229,7 +229,7 @@ func TestWorkersScheduled(t *testing.T) {
 
 // Workers.Check names each setting as Workers spells it.
 func TestWorkersCheckPaths(t *testing.T) {
-	base := oneStep(4, 10, time.Minute, Server{Kind: Independent, Base: time.Millisecond})
+	base := oneStep(4, 10, time.Minute, Server{Kind: IndependentServer, Base: time.Millisecond})
 	for _, tc := range []struct {
 		name, want string
 		edit       func(*Workers)
@@ -254,7 +254,7 @@ func TestWorkersCheckPaths(t *testing.T) {
 		{"crash max", "max_crashes", func(w *Workers) { w.Crash = Crashes{P: 0.1, Max: limits.DeliveryCrashes + 1} }},
 	} {
 		w := base
-		w.Steps = append([]Step(nil), base.Steps...)
+		w.Steps = append([]WorkerStep(nil), base.Steps...)
 		w.Dependencies = append([]Node(nil), base.Dependencies...)
 		tc.edit(&w)
 		var fe *schema.FieldError
@@ -270,9 +270,9 @@ func TestWorkersCheckPaths(t *testing.T) {
 // each job's retries wait 30 s each, so the series' Scheduled sums to the
 // retries x 30 s less the 1 ms and JobOverhead each try took.
 func TestWorkersRedeliverAtTimeout(t *testing.T) {
-	w := oneStep(50, 2, 90*time.Second, Server{Kind: Independent, Base: time.Millisecond, PFail: 1})
+	w := oneStep(50, 2, 90*time.Second, Server{Kind: IndependentServer, Base: time.Millisecond, PFail: 1})
 	w.Queue = tries(3, 30*time.Second)
-	w.Load = Shape{Kind: Spike, Rate: 2, Peak: 0, From: 5 * time.Second, To: 90 * time.Second} // every retry within the run
+	w.Load = Shape{Kind: SpikeLoad, Rate: 2, Peak: 0, From: 5 * time.Second, To: 90 * time.Second} // every retry within the run
 	g := w.Graph()
 	g.Entries[0].RedeliverAtTimeout = true
 	res, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: 1, Seed: 8})
@@ -334,12 +334,12 @@ func TestWorkersJobModelClosedForms(t *testing.T) {
 	f := []float64{0.3, 0.2, 0.4}
 	a := []int{2, 1, 2}
 	const deliveries = 3
-	w := Workers{Name: "closed", Duration: 600 * time.Second, Load: Shape{Kind: Constant, Rate: 20},
+	w := Workers{Name: "closed", Duration: 600 * time.Second, Load: Shape{Kind: ConstantLoad, Rate: 20},
 		Queue: tries(deliveries, NoVisibility), WorkerCount: 100_000, QueueMax: limits.FleetQueue}
 	for i := range f {
 		name := "d" + string(rune('1'+i))
-		w.Steps = append(w.Steps, Step{To: name, Client: tries(a[i], time.Hour)})
-		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: Independent, Base: time.Millisecond, PFail: f[i]}})
+		w.Steps = append(w.Steps, WorkerStep{To: name, Client: tries(a[i], time.Hour)})
+		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: IndependentServer, Base: time.Millisecond, PFail: f[i]}})
 	}
 	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 11}).replicates[0]
 	n := float64(rep.Edges[0].Requests)
@@ -371,7 +371,7 @@ func TestWorkersJobModelClosedForms(t *testing.T) {
 // queue for a worker is not leased: with one worker and 5 jobs a second,
 // jobs time out while they wait.
 func TestWorkersHeartbeat(t *testing.T) {
-	w := oneStep(1000, 20, 30*time.Second, Server{Kind: Independent, Base: 1500 * time.Millisecond})
+	w := oneStep(1000, 20, 30*time.Second, Server{Kind: IndependentServer, Base: 1500 * time.Millisecond})
 	w.Queue = tries(2, time.Second)
 	w.Heartbeat = true
 	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 5}).replicates[0]
@@ -409,7 +409,7 @@ func TestWorkersTimeoutAtReceive(t *testing.T) {
 		{true, []int64{3, 0, 3, 0, 0}},
 		{false, []int64{1, 2, 5, 2, 4}},
 	} {
-		w := oneStep(1, 1e-9, time.Minute, Server{Kind: Independent, Base: 10 * time.Second})
+		w := oneStep(1, 1e-9, time.Minute, Server{Kind: IndependentServer, Base: 10 * time.Second})
 		w.Queue, w.RedeliverAtTimeout, w.TimeoutAtReceive = tries(2, 15*time.Second), true, c.atReceive
 		g := w.Graph()
 		rep := traceGraph(t, g, 0, 1, 2)
@@ -424,10 +424,10 @@ func TestWorkersTimeoutAtReceive(t *testing.T) {
 // a service that is not a queue server, or a client sending hedges (whose
 // timeouts run from their sends), is refused naming the setting.
 func TestTimeoutAtReceiveRefused(t *testing.T) {
-	w := oneStep(4, 1, time.Minute, Server{Kind: Independent, Base: time.Millisecond})
+	w := oneStep(4, 1, time.Minute, Server{Kind: IndependentServer, Base: time.Millisecond})
 	w.TimeoutAtReceive = true
 	g := w.Graph()
-	g.Services[0].Server = Server{Kind: Independent, Base: time.Millisecond}
+	g.Services[0].Server = Server{Kind: IndependentServer, Base: time.Millisecond}
 	hedged := w
 	hedged.Queue.Hedges, hedged.Queue.HedgeDelay = 1, time.Second
 	for _, c := range []struct {
@@ -449,7 +449,7 @@ func TestTimeoutAtReceiveRefused(t *testing.T) {
 // failing every job until 100 s, is dead-lettered at 70 s (received at
 // 10, 40 and 70), not at once.
 func TestWorkersTimeoutAtReceiveFailing(t *testing.T) {
-	w := oneStep(4, 1e-9, 2*time.Minute, Server{Kind: Independent, Base: time.Millisecond})
+	w := oneStep(4, 1e-9, 2*time.Minute, Server{Kind: IndependentServer, Base: time.Millisecond})
 	w.Queue, w.RedeliverAtTimeout, w.TimeoutAtReceive = tries(3, 30*time.Second), true, true
 	w.Down = Outage{From: 0, To: 100 * time.Second, Mode: Fail}
 	rep := traceGraph(t, w.Graph(), 10)
@@ -465,14 +465,14 @@ func TestWorkersTimeoutAtReceiveFailing(t *testing.T) {
 // (1 ms) and the queue's retry 100 s later, jobs arriving at 0 and 1 s
 // both wait out the retry at 5 s: 2 scheduled, none waiting.
 func TestWorkersQueuedAtEnd(t *testing.T) {
-	w := oneStep(1, 1e-9, 5*time.Second, Server{Kind: Independent, Base: 10 * time.Second})
+	w := oneStep(1, 1e-9, 5*time.Second, Server{Kind: IndependentServer, Base: 10 * time.Second})
 	rep := traceGraph(t, w.Graph(), 0, 1, 2, 3)
 	if s := rep.Services[0]; s.WaitingAtEnd != 3 || s.ScheduledAtEnd != 0 {
 		t.Errorf("waiting %d, scheduled %d at the end; want 3, 0", s.WaitingAtEnd, s.ScheduledAtEnd)
 	}
-	w = oneStep(1, 1e-9, 5*time.Second, Server{Kind: Independent, Base: time.Millisecond, PFail: 1})
+	w = oneStep(1, 1e-9, 5*time.Second, Server{Kind: IndependentServer, Base: time.Millisecond, PFail: 1})
 	w.Queue = tries(2, time.Hour)
-	w.Queue.Backoff = backoff.Policy{Kind: backoff.Constant, Base: 100 * time.Second, Cap: NoCap}
+	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 100 * time.Second, Cap: NoCap}
 	rep = traceGraph(t, w.Graph(), 0, 1)
 	if s := rep.Services[0]; s.WaitingAtEnd != 0 || s.ScheduledAtEnd != 2 {
 		t.Errorf("waiting %d, scheduled %d at the end; want 0, 2", s.WaitingAtEnd, s.ScheduledAtEnd)
@@ -481,9 +481,9 @@ func TestWorkersQueuedAtEnd(t *testing.T) {
 	// stale try, still queued, is not a second job: one worker on a 10 s
 	// step, tries timing out after 2 s, a retry 100 s later; at 5 s both
 	// jobs wait out their retry, the second's first try still queued.
-	w = oneStep(1, 1e-9, 5*time.Second, Server{Kind: Independent, Base: 10 * time.Second})
+	w = oneStep(1, 1e-9, 5*time.Second, Server{Kind: IndependentServer, Base: 10 * time.Second})
 	w.Queue = tries(2, 2*time.Second)
-	w.Queue.Backoff = backoff.Policy{Kind: backoff.Constant, Base: 100 * time.Second, Cap: NoCap}
+	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 100 * time.Second, Cap: NoCap}
 	rep = traceGraph(t, w.Graph(), 0, 1)
 	if s := rep.Services[0]; s.WaitingAtEnd != 0 || s.ScheduledAtEnd != 2 {
 		t.Errorf("stale try queued: waiting %d, scheduled %d at the end; want 0, 2", s.WaitingAtEnd, s.ScheduledAtEnd)
@@ -503,11 +503,11 @@ func TestWorkersQueuedAtEnd(t *testing.T) {
 // the hedge's lease: at 3.5 s the job was delivered again, and again (4
 // deliveries, 3 and 2 duplicates, the job dead).
 func TestWorkersHeartbeatOfItsCopy(t *testing.T) {
-	w := Workers{Name: "beat", Duration: 30 * time.Second, Load: Shape{Kind: Constant, Rate: 1e-9},
+	w := Workers{Name: "beat", Duration: 30 * time.Second, Load: Shape{Kind: ConstantLoad, Rate: 1e-9},
 		Queue: tries(2, 3*time.Second), EntrySettings: EntrySettings{Heartbeat: true}, WorkerCount: 2, QueueMax: limits.FleetQueue,
-		Steps: []Step{{To: "a", Client: tries(1, time.Hour)}, {To: "b", Client: tries(1, time.Hour)}},
-		Dependencies: []Node{{Name: "a", Server: Server{Kind: Independent, Base: time.Second}},
-			{Name: "b", Server: Server{Kind: Independent, Base: 10 * time.Second},
+		Steps: []WorkerStep{{To: "a", Client: tries(1, time.Hour)}, {To: "b", Client: tries(1, time.Hour)}},
+		Dependencies: []Node{{Name: "a", Server: Server{Kind: IndependentServer, Base: time.Second}},
+			{Name: "b", Server: Server{Kind: IndependentServer, Base: 10 * time.Second},
 				Outage: Outage{From: 900 * time.Millisecond, To: 1200 * time.Millisecond, Mode: Fail}}}}
 	w.Queue.Hedges, w.Queue.HedgeDelay = 1, 500*time.Millisecond
 	rep := traceGraph(t, w.Graph(), 0)
@@ -526,17 +526,17 @@ func TestWorkersHeartbeatOfItsCopy(t *testing.T) {
 // step of 1.5 s outlasting a 1 s visibility timeout, 2 tries (every job
 // delivered twice).
 func TestWorkersRedeliveries(t *testing.T) {
-	failing := oneStep(50, 20, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond, PFail: 0.3})
+	failing := oneStep(50, 20, 60*time.Second, Server{Kind: IndependentServer, Base: 10 * time.Millisecond, PFail: 0.3})
 	failing.Queue = tries(4, NoVisibility)
-	failing.Queue.Backoff = backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}
-	slow := oneStep(1000, 20, 60*time.Second, Server{Kind: Independent, Base: 1500 * time.Millisecond})
+	failing.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}
+	slow := oneStep(1000, 20, 60*time.Second, Server{Kind: IndependentServer, Base: 1500 * time.Millisecond})
 	slow.Queue = tries(2, time.Second)
 	for _, c := range []struct {
 		name string
 		w    Workers
 	}{{"failing step", failing}, {"visibility timeout", slow}} {
 		t.Run(c.name, func(t *testing.T) {
-			c.w.Load = Shape{Kind: Spike, Rate: 20, Peak: 0, From: 40 * time.Second, To: 60 * time.Second}
+			c.w.Load = Shape{Kind: SpikeLoad, Rate: 20, Peak: 0, From: 40 * time.Second, To: 60 * time.Second}
 			res := runWorkers(t, c.w, Options{Replicates: 2, Seed: 6, Workers: 2})
 			row := res.workersRows()[0]
 			sum := 0.0

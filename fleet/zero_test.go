@@ -18,7 +18,7 @@ func TestZeroValuesAreTheDefaults(t *testing.T) {
 				{Name: "a", Server: indep(20*time.Millisecond, 0.2), Calls: []Call{{To: "b", Client: cl}}},
 				{Name: "b", Server: indep(time.Second, 0.3)},
 			},
-			Entries: []Entry{{To: "a", Load: Shape{Kind: Constant, Rate: 20}, Client: cl}}}
+			Entries: []Entry{{To: "a", Load: Shape{Kind: ConstantLoad, Rate: 20}, Client: cl}}}
 	}
 	explicit := Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3}
 	want, err := RunGraph(context.Background(), []Graph{graph(explicit)}, Options{Replicates: 1, Seed: 5})

@@ -9,12 +9,12 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Policy is a step's own retry settings. Its zero value keeps the run's: a
+// StepRetry is a step's own retry settings. Its zero value keeps the run's: a
 // field set overrides the run's for this step only. Of the module's three
-// Policy types it is the one that says how often and how a step retries:
-// backoff.Policy is only the wait between attempts (held in Backoff), and
-// fleet.Policy a fleet client's guard that may refuse a retry.
-type Policy struct {
+// StepRetry types it is the one that says how often and how a step retries:
+// backoff.StepRetry is only the wait between attempts (held in Backoff), and
+// fleet.StepRetry a fleet client's guard that may refuse a retry.
+type StepRetry struct {
 	// Attempts bounds the step's own retry loop, the first call included
 	// (1 to 1000); 0 keeps the run's.
 	Attempts int
@@ -22,12 +22,12 @@ type Policy struct {
 	Keys *schema.KeyMode
 	// Backoff is the wait between the step's own attempts, in the delivery
 	// model; nil keeps the run's.
-	Backoff *backoff.Policy
+	Backoff *backoff.Schedule
 }
 
 // check reports the first thing wrong with p as a *schema.FieldError naming
 // its field (attempts, keys, backoff.cap).
-func (p Policy) check() error {
+func (p StepRetry) check() error {
 	if p.Attempts < 0 || p.Attempts > limits.MaxAttempts {
 		return pathtext.Errorf("attempts", "%d is not a whole number from 1 to %d", p.Attempts, limits.MaxAttempts)
 	}

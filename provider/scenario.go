@@ -33,9 +33,9 @@ type Step struct {
 	HonoursKeys bool
 	// Latency is how long a call takes, in virtual time; zero by default.
 	Latency Latency
-	// Policy is the step's own attempts, key mode and backoff, overriding
+	// Retry is the step's own attempts, key mode and backoff, overriding
 	// the run's; its zero value keeps the run's.
-	Policy Policy
+	Retry StepRetry
 }
 
 // Scenario is the ordered steps of a job, and the steps whose repeats are
@@ -130,7 +130,7 @@ func (s Scenario) Validate() error {
 		if err := st.Latency.Check(); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].latency", i), Msg: err.Error()}
 		}
-		if err := st.Policy.check(); err != nil {
+		if err := st.Retry.check(); err != nil {
 			return fieldpath.Within(fmt.Sprintf("steps[%d]", i), err)
 		}
 	}

@@ -71,10 +71,10 @@ func TestResumeJobRunsAsResume(t *testing.T) {
 	for i := range 5 {
 		own.Steps = append(own.Steps, provider.Step{Name: fmt.Sprint(i), PFail: 0.25, CanLoseReply: i%2 == 1, LostReply: 0.3, HonoursKeys: i >= 2})
 	}
-	own.Steps[1].Policy.Attempts = 5
-	own.Steps[2].Policy.Keys = &same
-	own.Steps[3].Policy = provider.Policy{Attempts: 1, Keys: &fresh}
-	own.Steps[4].Policy.Attempts = 4
+	own.Steps[1].Retry.Attempts = 5
+	own.Steps[2].Retry.Keys = &same
+	own.Steps[3].Retry = provider.StepRetry{Attempts: 1, Keys: &fresh}
+	own.Steps[4].Retry.Attempts = 4
 	for _, sc := range []provider.Scenario{plain, own} {
 		for _, scope := range []Scope{EachStep, WholeJob} {
 			for _, keys := range []schema.KeyMode{schema.NoKeys, schema.FreshKeys, schema.SameKey} {

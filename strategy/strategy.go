@@ -72,7 +72,7 @@ type Calls interface {
 	// Policies are the steps' own retry settings, overriding the run's
 	// where set, one a step; nil when no step sets any. Callers must not
 	// modify the slice.
-	Policies() []provider.Policy
+	Policies() []provider.StepRetry
 	// Enter starts step i: a strategy calls it before the first call of the
 	// step in each pass over the steps, and skips the step, with no call,
 	// when it reports the step handled (the key store holds it as done).

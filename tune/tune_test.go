@@ -134,12 +134,12 @@ func TestRunRefuses(t *testing.T) {
 // and tried twice, the second's 20%, once; the queue delivers a job up to
 // 3 times, with no visibility timeout.
 func twoSteps() fleet.Workers {
-	return fleet.Workers{Name: "two steps", Duration: 120 * time.Second, Load: fleet.Shape{Kind: fleet.Constant, Rate: 100},
+	return fleet.Workers{Name: "two steps", Duration: 120 * time.Second, Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 100},
 		Queue: fleet.Client{Attempts: 3, Timeout: fleet.NoVisibility}, WorkerCount: 1000, QueueMax: 10_000_000,
-		Steps: []fleet.Step{{To: "d1", Client: fleet.Client{Attempts: 2}}, {To: "d2", Client: fleet.Client{Attempts: 1}}},
+		Steps: []fleet.WorkerStep{{To: "d1", Client: fleet.Client{Attempts: 2}}, {To: "d2", Client: fleet.Client{Attempts: 1}}},
 		Dependencies: []fleet.Node{
-			{Name: "d1", Server: fleet.Server{Kind: fleet.Independent, Base: time.Millisecond, PFail: 0.3}},
-			{Name: "d2", Server: fleet.Server{Kind: fleet.Independent, Base: time.Millisecond, PFail: 0.2}},
+			{Name: "d1", Server: fleet.Server{Kind: fleet.IndependentServer, Base: time.Millisecond, PFail: 0.3}},
+			{Name: "d2", Server: fleet.Server{Kind: fleet.IndependentServer, Base: time.Millisecond, PFail: 0.2}},
 		}}
 }
 

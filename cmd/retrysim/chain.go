@@ -39,8 +39,8 @@ const maxSplitRuns = 1000
 func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) {
 	c := fleet.DefaultConfig()
 	c.Load.Rate, c.Load.Peak = 1, 3
-	c.Server = fleet.Server{Kind: fleet.Queue, Workers: 2, QueueMax: 3,
-		Service: fleet.Service{Dist: fleet.Exponential, Median: time.Second}}
+	c.Server = fleet.Server{Kind: fleet.QueueServer, Workers: 2, QueueMax: 3,
+		Service: fleet.Service{Dist: fleet.ExponentialService, Median: time.Second}}
 	c.Net = 0
 	c.Client.Attempts = limits.FleetAttempts
 	c.Memoryless = fleet.Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 5}
@@ -96,7 +96,7 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) 
 	if c.Server.QueueMax > chain.MaxQueue {
 		return nil, flagval.Usage(fmt.Errorf("-queue: %d places are more than the chain's %d", c.Server.QueueMax, chain.MaxQueue))
 	}
-	if c.Load.Kind == fleet.Ramp {
+	if c.Load.Kind == fleet.RampLoad {
 		return nil, flagval.Usage(fmt.Errorf("-shape: ramp is not piecewise constant; the chain takes constant or spike"))
 	}
 	model, err := chain.FromConfig(c)

@@ -51,7 +51,7 @@ func parseWorkers(kind string, args []string, stdout, stderr io.Writer) (*runFla
 		g := loaded.Graph
 		g.Services = slices.Clone(g.Services)
 		w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To })
-		if g.Services[w].Server.Kind != fleet.Queue {
+		if g.Services[w].Server.Kind != fleet.QueueServer {
 			return nil, graphFamily{}, flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&schema.FieldError{Field: fmt.Sprintf("services[%s].server.kind", g.Services[w].Name),
 				Msg: fmt.Sprintf("the workers (%s, where the first entry sends its jobs) are %s server; want a queue server, whose workers take the jobs", g.Services[w].Name, human.Article(g.Services[w].Server.Kind.String()))})))
 		}
@@ -83,7 +83,7 @@ func parseWorkers(kind string, args []string, stdout, stderr io.Writer) (*runFla
 		return nil, graphFamily{}, flagval.Usage(errors.New("want -preset NAME or -scenario FILE (a graph section whose first entry is the queue)"))
 	}
 	queue := func(g fleet.Graph) error { // the workers stay a queue server
-		if w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To }); g.Services[w].Server.Kind != fleet.Queue {
+		if w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To }); g.Services[w].Server.Kind != fleet.QueueServer {
 			return fmt.Errorf("the workers (%s) are %s server at a point; a worker fleet's take the jobs from a queue", g.Services[w].Name, human.Article(g.Services[w].Server.Kind.String()))
 		}
 		return nil

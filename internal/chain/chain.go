@@ -70,8 +70,8 @@ func FromConfig(cfg fleet.Config) (Model, error) {
 		return Model{}, pathtext.Errorf("load.first_call", "a first call a client is not Poisson; the chain takes Poisson arrivals only")
 	}
 	switch cfg.Load.Kind {
-	case fleet.Constant:
-	case fleet.Spike:
+	case fleet.ConstantLoad:
+	case fleet.SpikeLoad:
 		md.Peak, md.From, md.To = cfg.Load.Peak, cfg.Load.From.Seconds(), cfg.Load.To.Seconds()
 	default:
 		return Model{}, pathtext.Errorf("load.kind", "%v is not piecewise constant; the chain takes constant or spike", cfg.Load.Kind)
@@ -86,12 +86,12 @@ func (m Model) Config(duration float64) fleet.Config {
 	c := fleet.DefaultConfig()
 	c.Name = "memoryless"
 	c.Duration = seconds(duration)
-	c.Load = fleet.Shape{Kind: fleet.Constant, Rate: m.Rate}
+	c.Load = fleet.Shape{Kind: fleet.ConstantLoad, Rate: m.Rate}
 	if m.To > m.From {
-		c.Load = fleet.Shape{Kind: fleet.Spike, Rate: m.Rate, Peak: m.Peak, From: seconds(m.From), To: seconds(m.To)}
+		c.Load = fleet.Shape{Kind: fleet.SpikeLoad, Rate: m.Rate, Peak: m.Peak, From: seconds(m.From), To: seconds(m.To)}
 	}
-	c.Server = fleet.Server{Kind: fleet.Queue, Workers: m.Workers, QueueMax: m.Queue,
-		Service: fleet.Service{Dist: fleet.Exponential, Median: seconds(1 / m.ServiceRate)}, PFail: m.PFail}
+	c.Server = fleet.Server{Kind: fleet.QueueServer, Workers: m.Workers, QueueMax: m.Queue,
+		Service: fleet.Service{Dist: fleet.ExponentialService, Median: seconds(1 / m.ServiceRate)}, PFail: m.PFail}
 	c.Net = 0
 	c.Client.Attempts = limits.FleetAttempts
 	c.Memoryless = fleet.Memoryless{On: true, TimeoutRate: m.TimeoutRate, RetryProb: m.RetryProb,

@@ -35,7 +35,7 @@ import (
 // not honour the key.
 //
 // A key, when the provider honours it, keeps the work of that step to one.
-// A step's own attempts and key mode (provider.Policy) count as Retry
+// A step's own attempts and key mode (provider.StepRetry) count as Retry
 // applies them.
 func Retry(r strategy.Retry, sc provider.Scenario) stats.Expected {
 	var e stats.Expected
@@ -55,10 +55,10 @@ func expectWatching(r strategy.Retry, sc provider.Scenario, watched int) stats.E
 	w := walk{keyed: make([]bool, len(sc.Steps)), watched: watched}
 	att := make([]int, len(sc.Steps)) // each step's own attempts, when each step retries
 	for i, s := range sc.Steps {
-		w.keyed[i] = steppolicy.Keys(s.Policy, r.Keys) == schema.SameKey && s.HonoursKeys
+		w.keyed[i] = steppolicy.Keys(s.Retry, r.Keys) == schema.SameKey && s.HonoursKeys
 		att[i] = r.Attempts
 		if r.Scope == strategy.EachStep {
-			att[i] = steppolicy.Attempts(s.Policy, r.Attempts)
+			att[i] = steppolicy.Attempts(s.Retry, r.Attempts)
 		}
 		w.fail = append(w.fail, s.PFail)
 		l := 0.0

@@ -209,7 +209,7 @@ func enumerate(sc provider.Scenario, r strategy.Retry) outcome {
 		work := func(s state) state {
 			done := append([]int(nil), s.done...)
 			seen := append([]bool(nil), s.keysSeen...)
-			sameKey := steppolicy.Keys(st.Policy, r.Keys) == schema.SameKey
+			sameKey := steppolicy.Keys(st.Retry, r.Keys) == schema.SameKey
 			if !(st.HonoursKeys && sameKey && seen[i]) {
 				done[i]++
 			}
@@ -243,7 +243,7 @@ func enumerate(sc provider.Scenario, r strategy.Retry) outcome {
 				switch {
 				case ok:
 					step(s, i+1, 0)
-				case tries+1 == steppolicy.Attempts(sc.Steps[i].Policy, r.Attempts):
+				case tries+1 == steppolicy.Attempts(sc.Steps[i].Retry, r.Attempts):
 					end(s.prob, s.calls, s.done, s.keysSeen, true)
 				default:
 					step(s, i, tries+1)
@@ -314,9 +314,9 @@ func TestExpectMatchesEnumeration(t *testing.T) {
 				// whatever the run sends, two attempts and no key for
 				// the last.
 				same, none := schema.SameKey, schema.NoKeys
-				sc.Steps[0].Policy = provider.Policy{Attempts: 1}
-				sc.Steps[1].Policy = provider.Policy{Keys: &same}
-				sc.Steps[2].Policy = provider.Policy{Attempts: 2, Keys: &none}
+				sc.Steps[0].Retry = provider.StepRetry{Attempts: 1}
+				sc.Steps[1].Retry = provider.StepRetry{Keys: &same}
+				sc.Steps[2].Retry = provider.StepRetry{Attempts: 2, Keys: &none}
 			}
 			for _, attempts := range []int{1, 3} {
 				for _, r := range allRetries(attempts) {

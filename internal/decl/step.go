@@ -61,7 +61,7 @@ type StepKeyDoc struct {
 }
 
 // Get is the setting's value in st, of the field's own type: a float64, a
-// bool, a Latency, an int, a *schema.KeyMode or a *backoff.Policy (nil
+// bool, a Latency, an int, a *schema.KeyMode or a *backoff.Schedule (nil
 // where the step keeps the run's).
 func (s StepSetting) Get(st provider.Step) any { return s.get(st) }
 
@@ -124,13 +124,13 @@ var stepSettings = []StepSetting{
 			Doc: "how long each call takes in virtual time; above 0 it turns the delivery model on; the setting latency sets it on every step"}),
 	// attempts is the step's own (Policy), bounded as a scenario file's: 1
 	// to 1000.
-	inFile(oneStep(named(stepSetting("attempts", func(st *provider.Step) *int { return &st.Policy.Attempts }), "attempts", enum.Whole, ""), 1, limits.MaxAttempts),
+	inFile(oneStep(named(stepSetting("attempts", func(st *provider.Step) *int { return &st.Retry.Attempts }), "attempts", enum.Whole, ""), 1, limits.MaxAttempts),
 		StepKeyDoc{Default: "the strategy's attempts", Example: "5",
 			Doc: "the step's own attempts, the first included, for strategies that retry each step (a whole-job retry counts passes)"}),
-	inFile(echoed(stepSetting("keys", func(st *provider.Step) **schema.KeyMode { return &st.Policy.Keys }), "key_mode"),
+	inFile(echoed(stepSetting("keys", func(st *provider.Step) **schema.KeyMode { return &st.Retry.Keys }), "key_mode"),
 		StepKeyDoc{Type: "none, fresh or same", Default: "the strategy's key mode", Bounds: "none, fresh or same", Example: "same",
 			Doc: "the key the step's calls send under any strategy: none, a new one on every call, or the same one for every attempt; only a keyed step reads it"}),
-	inFile(timed(echoed(stepSetting("backoff", func(st *provider.Step) **backoff.Policy { return &st.Policy.Backoff }), "backoff")),
+	inFile(timed(echoed(stepSetting("backoff", func(st *provider.Step) **backoff.Schedule { return &st.Retry.Backoff }), "backoff")),
 		StepKeyDoc{Type: "{policy, base, cap}", Default: "the queue's backoff", Bounds: "not with attempts 1", Example: "{policy: constant, base: 1s}",
 			Doc: "the wait between the step's own attempts; it turns the delivery model on"}),
 }

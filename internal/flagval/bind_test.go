@@ -136,7 +136,7 @@ func TestParamVar(t *testing.T) {
 		}
 	}
 	pol := c.Client.Policy
-	if c.Load.Kind != fleet.Ramp || c.Server.PFail != 0.25 || pol.Window != 7 || pol.TTL != 20*time.Second || c.Client.Backoff.Cap != 3*time.Second || !pol.Shared {
+	if c.Load.Kind != fleet.RampLoad || c.Server.PFail != 0.25 || pol.Window != 7 || pol.TTL != 20*time.Second || c.Client.Backoff.Cap != 3*time.Second || !pol.Shared {
 		t.Errorf("the flags wrote %v, %g, %d, %v, %v, %v; want ramp, 0.25, 7, 20s, 3s, true",
 			c.Load.Kind, c.Server.PFail, pol.Window, pol.TTL, c.Client.Backoff.Cap, pol.Shared)
 	}

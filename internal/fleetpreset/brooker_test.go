@@ -219,8 +219,8 @@ func TestBrookerRunsAgainstReference(t *testing.T) {
 			clients := tc.clients[i/(len(cfgs)/len(tc.clients))]
 			f := brookerFailureRates[i/len(tc.names)%len(brookerFailureRates)]
 			name := tc.names[i%len(tc.names)]
-			if c.Name != name || c.Client.Clients != clients || c.Server != (fleet.Server{Kind: fleet.Independent, PFail: f}) ||
-				c.Load != (fleet.Shape{Kind: fleet.Constant, Rate: tc.rate, FirstCall: true}) || c.Net != 10*time.Millisecond || c.Duration != 10*time.Second || c.Client.Timeout != time.Minute {
+			if c.Name != name || c.Client.Clients != clients || c.Server != (fleet.Server{Kind: fleet.IndependentServer, PFail: f}) ||
+				c.Load != (fleet.Shape{Kind: fleet.ConstantLoad, Rate: tc.rate, FirstCall: true}) || c.Net != 10*time.Millisecond || c.Duration != 10*time.Second || c.Client.Timeout != time.Minute {
 				t.Fatalf("%s run %d: %+v; want %s, %d clients, f = %g, %g a second, net 10 ms, 10 s", tc.p.Name, i, c, name, clients, f, tc.rate)
 			}
 			what := fmt.Sprintf("%s %s, %d clients, f = %g", tc.p.Name, name, clients, f)

@@ -44,7 +44,7 @@ func presetClient(tries int, timeout time.Duration) fleet.Client {
 // call with probability pFail.
 func independentServer(base time.Duration, pFail float64) fleet.Server {
 	s := fleet.DefaultConfig().Server
-	s.Kind, s.Base, s.PFail = fleet.Independent, base, pFail
+	s.Kind, s.Base, s.PFail = fleet.IndependentServer, base, pFail
 	return s
 }
 
@@ -96,7 +96,7 @@ var sreThreeLayers = Preset[fleet.Graph]{
 	Replicates: 10,
 	Runs: func(d time.Duration) []fleet.Graph {
 		names := []string{"frontend", "backend", "database"}
-		load := fleet.Shape{Kind: fleet.Constant, Rate: 10}
+		load := fleet.Shape{Kind: fleet.ConstantLoad, Rate: 10}
 		four := presetClient(4, 10*time.Second)
 		budget := sreBudget(four, 0.1)
 		return []fleet.Graph{
@@ -124,7 +124,7 @@ var awsFiveDeep = Preset[fleet.Graph]{
 	Replicates: 10,
 	Runs: func(d time.Duration) []fleet.Graph {
 		names := []string{"layer1", "layer2", "layer3", "layer4", "layer5"}
-		load := fleet.Shape{Kind: fleet.Constant, Rate: 10}
+		load := fleet.Shape{Kind: fleet.ConstantLoad, Rate: 10}
 		three, one := presetClient(3, 10*time.Second), presetClient(1, 10*time.Second)
 		return []fleet.Graph{
 			chainGraph("3_tries_each", d, load, names, []fleet.Client{three, three, three, three, three}, independentServer(time.Millisecond, 1)),
@@ -155,7 +155,7 @@ var retryOneLayer = Preset[fleet.Graph]{
 	Replicates: 10,
 	Runs: func(d time.Duration) []fleet.Graph {
 		names := []string{"api", "svc", "db"}
-		load := fleet.Shape{Kind: fleet.Constant, Rate: 50}
+		load := fleet.Shape{Kind: fleet.ConstantLoad, Rate: 50}
 		timeouts := []time.Duration{30 * time.Second, 20 * time.Second, 10 * time.Second}
 		tries := func(n ...int) []fleet.Client {
 			cs := make([]fleet.Client, len(n))
@@ -165,8 +165,8 @@ var retryOneLayer = Preset[fleet.Graph]{
 			return cs
 		}
 		db := fleet.DefaultConfig().Server
-		db.Kind, db.Workers, db.QueueMax = fleet.Queue, 8, 16
-		db.Service = fleet.Service{Dist: fleet.Exponential, Median: 10 * time.Millisecond}
+		db.Kind, db.Workers, db.QueueMax = fleet.QueueServer, 8, 16
+		db.Service = fleet.Service{Dist: fleet.ExponentialService, Median: 10 * time.Millisecond}
 		run := func(name string, clients []fleet.Client, pushback bool) fleet.Graph {
 			g := chainGraph(name, d, load, names, clients, db)
 			g.Services[2].Outage = fleet.Outage{From: 20 * time.Second, To: 25 * time.Second, Mode: fleet.Stall}
@@ -210,10 +210,10 @@ var meshRetries = Preset[fleet.Graph]{
 	Replicates: 10,
 	Runs: func(d time.Duration) []fleet.Graph {
 		names := []string{"app-proxy", "svc", "svc-proxy", "db"}
-		load := fleet.Shape{Kind: fleet.Constant, Rate: 20}
+		load := fleet.Shape{Kind: fleet.ConstantLoad, Rate: 20}
 		app := presetClient(1, 30*time.Second)
 		proxy := presetClient(3, 30*time.Second)
-		proxy.Backoff = backoff.Policy{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond}
+		proxy.Backoff = backoff.Schedule{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond}
 		noProxy := presetClient(1, 30*time.Second)
 		svc := presetClient(3, 30*time.Second)
 		one := presetClient(1, 30*time.Second)

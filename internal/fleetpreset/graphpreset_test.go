@@ -45,7 +45,7 @@ func TestGraphPresetsFollowTheirSources(t *testing.T) {
 			"app_off":      {{"", "app-proxy", 1, 0}, {"app-proxy", "svc", 3, 0}, {"svc", "svc-proxy", 1, 0}, {"svc-proxy", "db", 3, 0}},
 		},
 	}
-	envoyBackoff := backoff.Policy{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond}
+	envoyBackoff := backoff.Schedule{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond}
 	for _, p := range GraphPresets() {
 		runs, ok := want[p.Name]
 		if !ok {

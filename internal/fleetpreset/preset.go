@@ -34,13 +34,13 @@ var brookerCollapse = Preset[fleet.Config]{
 	Runs: func(d time.Duration) []fleet.Config {
 		base := fleet.Config{
 			Duration: d,
-			Server:   fleet.Server{Kind: fleet.Latency, Base: time.Second, Slope: 10 * time.Millisecond},
+			Server:   fleet.Server{Kind: fleet.LatencyServer, Base: time.Second, Slope: 10 * time.Millisecond},
 			Client:   fleet.Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3},
 			Net:      100 * time.Millisecond,
 		}
-		ramp := fleet.Shape{Kind: fleet.Ramp, Rate: 40, Peak: 80, From: 0, To: 50 * time.Second}
-		spike := fleet.Shape{Kind: fleet.Spike, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}
-		jitter := backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}
+		ramp := fleet.Shape{Kind: fleet.RampLoad, Rate: 40, Peak: 80, From: 0, To: 50 * time.Second}
+		spike := fleet.Shape{Kind: fleet.SpikeLoad, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}
+		jitter := backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}
 		var runs []fleet.Config
 		for _, load := range []struct {
 			name  string
@@ -48,8 +48,8 @@ var brookerCollapse = Preset[fleet.Config]{
 		}{{"ramp", ramp}, {"spike", spike}} {
 			for _, b := range []struct {
 				name   string
-				policy backoff.Policy
-			}{{"no_backoff", backoff.Policy{}}, {"backoff_and_jitter", jitter}} {
+				policy backoff.Schedule
+			}{{"no_backoff", backoff.Schedule{}}, {"backoff_and_jitter", jitter}} {
 				c := base
 				c.Name = load.name + "_" + b.name
 				c.Load = load.shape
@@ -75,7 +75,7 @@ type brookerPolicy struct {
 	name     string
 	attempts int
 	policy   fleet.PolicyConfig
-	backoff  backoff.Policy
+	backoff  backoff.Schedule
 }
 
 // brookerPolicies are the clients of Brooker's retry runs, by name: A tries
@@ -85,10 +85,10 @@ type brookerPolicy struct {
 // 950 requests while it retries), and CircuitBreakerRetryFactory(
 // NRetriesFactory(3), 0.1).
 var brookerPolicies = [...]brookerPolicy{
-	{"no_retries", 1, fleet.PolicyConfig{}, backoff.Policy{}},
-	{"4_tries", 4, fleet.PolicyConfig{}, backoff.Policy{}},
-	{"adaptive_10pct", limits.FleetAttempts, fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}, backoff.Policy{}},
-	{"breaker_10pct", 4, fleet.PolicyConfig{Kind: fleet.Breaker, Threshold: 0.1}, backoff.Policy{}},
+	{"no_retries", 1, fleet.PolicyConfig{}, backoff.Schedule{}},
+	{"4_tries", 4, fleet.PolicyConfig{}, backoff.Schedule{}},
+	{"adaptive_10pct", limits.FleetAttempts, fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}, backoff.Schedule{}},
+	{"breaker_10pct", 4, fleet.PolicyConfig{Kind: fleet.Breaker, Threshold: 0.1}, backoff.Schedule{}},
 }
 
 // brookerRetryCode names the code brooker-retries and brooker-clients follow.
@@ -149,8 +149,8 @@ func brookerRuns(d time.Duration, clients int, rate float64, policies []brookerP
 			runs = append(runs, fleet.Config{
 				Name:     p.name,
 				Duration: d,
-				Load:     fleet.Shape{Kind: fleet.Constant, Rate: rate, FirstCall: first},
-				Server:   fleet.Server{Kind: fleet.Independent, PFail: f},
+				Load:     fleet.Shape{Kind: fleet.ConstantLoad, Rate: rate, FirstCall: first},
+				Server:   fleet.Server{Kind: fleet.IndependentServer, PFail: f},
 				Client:   fleet.Client{Clients: clients, Timeout: time.Minute, Attempts: p.attempts, Policy: p.policy, Backoff: p.backoff},
 				Net:      10 * time.Millisecond,
 			})
@@ -196,7 +196,7 @@ func lookupPreset[P any](ps []P, name string, nameOf func(P) string, want string
 // one SDK client serves the whole fleet.
 func awsStandardClient(shared bool) fleet.Client {
 	return fleet.Client{Attempts: 3,
-		Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 2 * time.Second, Cap: 20 * time.Second},
+		Backoff: backoff.Schedule{Kind: backoff.FullJitter, Base: 2 * time.Second, Cap: 20 * time.Second},
 		Policy:  fleet.PolicyConfig{Kind: fleet.AWSQuota, Shared: shared, Tokens: 500, Cost: 5, TimeoutCost: 10}}
 }
 
@@ -210,7 +210,7 @@ func awsStandardClient(shared bool) fleet.Client {
 // channel serves the whole fleet.
 func grpcRetryClient(shared bool) fleet.Client {
 	return fleet.Client{Attempts: 4,
-		Backoff: backoff.Policy{Kind: backoff.GRPC, Base: 100 * time.Millisecond, Cap: time.Second},
+		Backoff: backoff.Schedule{Kind: backoff.GRPC, Base: 100 * time.Millisecond, Cap: time.Second},
 		Policy:  fleet.PolicyConfig{Kind: fleet.GRPCThrottle, Shared: shared, MaxTokens: 10, Ratio: 0.1}}
 }
 
@@ -268,7 +268,7 @@ var grpcThrottling = Preset[fleet.Config]{
 // shared says whether one Envoy serves the whole fleet.
 func envoyRetryClient(shared bool) fleet.Client {
 	return fleet.Client{Attempts: 2,
-		Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond},
+		Backoff: backoff.Schedule{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond},
 		Policy:  fleet.PolicyConfig{Kind: fleet.EnvoyBudget, Shared: shared, BudgetRatio: 0.2, MinConcurrency: 3}}
 }
 
@@ -290,7 +290,7 @@ func finagleRetryClient(shared bool) fleet.Client {
 // shared says whether one breaker serves the whole fleet.
 func resilience4jClient(shared bool) fleet.Client {
 	return fleet.Client{Attempts: 3,
-		Backoff: backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond},
+		Backoff: backoff.Schedule{Kind: backoff.Constant, Base: 500 * time.Millisecond},
 		Policy: fleet.PolicyConfig{Kind: fleet.SlidingBreaker, Shared: shared, FailureRate: 0.5, Window: 100, MinCalls: 100,
 			OpenTime: time.Minute, HalfOpenCalls: 10}}
 }
@@ -342,14 +342,14 @@ var resilience4jPreset = Preset[fleet.Config]{
 // sidekiqClient is Sidekiq 8's default job retry: 25 retries (26 attempts)
 // on its schedule (backoff.Sidekiq), from lib/sidekiq/job_retry.rb (v8.1.7).
 func sidekiqClient() fleet.Client {
-	return fleet.Client{Attempts: 26, Backoff: backoff.Policy{Kind: backoff.Sidekiq}}
+	return fleet.Client{Attempts: 26, Backoff: backoff.Schedule{Kind: backoff.Sidekiq}}
 }
 
 // riverClient is River's default job retry (v0.43.0): MaxAttempts 25
 // (attempts, the first included) on DefaultClientRetryPolicy's schedule
 // (backoff.River).
 func riverClient() fleet.Client {
-	return fleet.Client{Attempts: 25, Backoff: backoff.Policy{Kind: backoff.River}}
+	return fleet.Client{Attempts: 25, Backoff: backoff.Schedule{Kind: backoff.River}}
 }
 
 // jobRetries puts the two job queues' default schedules behind an outage:
@@ -375,9 +375,9 @@ var jobRetries = Preset[fleet.Config]{
 			runs = append(runs, fleet.Config{
 				Name:     r.name,
 				Duration: d,
-				Load:     fleet.Shape{Kind: fleet.Constant, Rate: 10},
+				Load:     fleet.Shape{Kind: fleet.ConstantLoad, Rate: 10},
 				Outage:   fleet.Outage{From: 5 * time.Minute, To: 10 * time.Minute, Mode: fleet.Fail},
-				Server:   fleet.Server{Kind: fleet.Independent, Base: 100 * time.Millisecond, PFail: 0.01},
+				Server:   fleet.Server{Kind: fleet.IndependentServer, Base: 100 * time.Millisecond, PFail: 0.01},
 				Client:   c,
 				Net:      10 * time.Millisecond,
 			})
@@ -447,7 +447,7 @@ var spikeRecovery = Preset[fleet.Config]{
 	Replicates: 5,
 	Spikes:     true,
 	Runs: func(d time.Duration) []fleet.Config {
-		jitter := backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}
+		jitter := backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}
 		clients := []struct {
 			name   string
 			client fleet.Client
@@ -474,8 +474,8 @@ var spikeRecovery = Preset[fleet.Config]{
 					runs = append(runs, fleet.Config{
 						Name:     fmt.Sprintf("%s keys %s peak %g", c.name, keys, h),
 						Duration: d,
-						Load:     fleet.Shape{Kind: fleet.Spike, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second},
-						Server:   fleet.Server{Kind: fleet.Latency, Base: time.Second, Slope: 10 * time.Millisecond},
+						Load:     fleet.Shape{Kind: fleet.SpikeLoad, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second},
+						Server:   fleet.Server{Kind: fleet.LatencyServer, Base: time.Second, Slope: 10 * time.Millisecond},
 						Client:   cl,
 						Net:      100 * time.Millisecond,
 					})

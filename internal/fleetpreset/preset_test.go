@@ -68,7 +68,7 @@ func TestProductionDefaults(t *testing.T) {
 		// *budget_percent_ : 20.0" and "min_retry_concurrency_ ?
 		// *min_retry_concurrency_ : 3".
 		{"envoy", envoyRetryClient(true), fleet.Client{Attempts: 2,
-			Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond},
+			Backoff: backoff.Schedule{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond},
 			Policy:  fleet.PolicyConfig{Kind: fleet.EnvoyBudget, Shared: true, BudgetRatio: 0.2, MinConcurrency: 3}}},
 		// Finagle 24.5.0 (tag finagle-24.5.0, 2024-05-06),
 		// finagle-core/.../service/RetryBudget.scala: "val DefaultTtl =
@@ -84,7 +84,7 @@ func TestProductionDefaults(t *testing.T) {
 		// "DEFAULT_SLIDING_WINDOW_SIZE = 100", "DEFAULT_SLIDING_WINDOW_TYPE =
 		// SlidingWindowType.COUNT_BASED".
 		{"resilience4j", resilience4jClient(false), fleet.Client{Attempts: 3,
-			Backoff: backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond},
+			Backoff: backoff.Schedule{Kind: backoff.Constant, Base: 500 * time.Millisecond},
 			Policy: fleet.PolicyConfig{Kind: fleet.SlidingBreaker, FailureRate: 0.5, Window: 100, MinCalls: 100,
 				OpenTime: time.Minute, HalfOpenCalls: 10}}},
 		// The SRE book: K = 2 over 2 minutes.
@@ -222,8 +222,8 @@ func TestSpikeRecoveryRuns(t *testing.T) {
 	}
 	for i, c := range runs {
 		keys, h := []schema.KeyMode{schema.NoKeys, schema.SameKey}[i/(12*len(spikeHeights))], spikeHeights[i%len(spikeHeights)]
-		want := fleet.Shape{Kind: fleet.Spike, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second}
-		if c.Load != want || c.Client.Keys != keys || c.Server != (fleet.Server{Kind: fleet.Latency, Base: time.Second, Slope: 10 * time.Millisecond}) ||
+		want := fleet.Shape{Kind: fleet.SpikeLoad, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second}
+		if c.Load != want || c.Client.Keys != keys || c.Server != (fleet.Server{Kind: fleet.LatencyServer, Base: time.Second, Slope: 10 * time.Millisecond}) ||
 			c.Net != 100*time.Millisecond || c.Client.Timeout != 3*time.Second || c.Client.Clients != 1 || !strings.HasSuffix(c.Name, fmt.Sprintf(" keys %s peak %g", keys, h)) {
 			t.Errorf("run %d %q: %+v", i, c.Name, c)
 		}

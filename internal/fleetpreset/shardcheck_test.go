@@ -22,7 +22,7 @@ func TestCheckReplicateTakesRuns(t *testing.T) {
 		cfgs = append(cfgs, runs[0], runs[len(runs)-1])
 	}
 	spike := fleet.DefaultConfig()
-	spike.Duration, spike.Load.Kind, spike.Load.From, spike.Load.To, spike.Load.Peak = 40*time.Second, fleet.Spike, 5*time.Second, 10*time.Second, 3*spike.Load.Rate
+	spike.Duration, spike.Load.Kind, spike.Load.From, spike.Load.To, spike.Load.Peak = 40*time.Second, fleet.SpikeLoad, 5*time.Second, 10*time.Second, 3*spike.Load.Rate
 	out := fleet.DefaultConfig()
 	out.Duration, out.Outage.From, out.Outage.To = 40*time.Second, 5*time.Second, 8*time.Second
 	cfgs = append(cfgs, spike, out)

@@ -45,8 +45,8 @@ func stepClient() fleet.Client {
 }
 
 // dbSteps is a job of three steps, each a call to the database db.
-func dbSteps() []fleet.Step {
-	return []fleet.Step{{To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}}
+func dbSteps() []fleet.WorkerStep {
+	return []fleet.WorkerStep{{To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}}
 }
 
 // outageFleet is the presets' fleet of a database outage: 10 jobs a second
@@ -56,7 +56,7 @@ func dbSteps() []fleet.Step {
 // redelivering a failed job with client q.
 func outageFleet(name string, d time.Duration, q fleet.Client) fleet.Workers {
 	from, to := min(10*time.Minute, d/6), min(40*time.Minute, d*2/3)
-	return fleet.Workers{Name: name, Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.Constant, Rate: 10},
+	return fleet.Workers{Name: name, Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 10},
 		Queue: q, WorkerCount: 20, QueueMax: limits.FleetQueue, Steps: dbSteps(),
 		Dependencies: []fleet.Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0), Outage: fleet.Outage{From: from, To: to, Mode: fleet.Fail}}}}
 }
@@ -65,7 +65,7 @@ func outageFleet(name string, d time.Duration, q fleet.Client) fleet.Workers {
 // each call with probability pFail.
 func steadyServer(base time.Duration, pFail float64) fleet.Server {
 	s := fleet.DefaultConfig().Server
-	s.Kind, s.Base, s.PFail = fleet.Independent, base, pFail
+	s.Kind, s.Base, s.PFail = fleet.IndependentServer, base, pFail
 	return s
 }
 
@@ -108,11 +108,11 @@ var sqsVisibility = Preset[fleet.Workers]{
 	Replicates: 10,
 	Runs: func(d time.Duration) []fleet.Workers {
 		q := queueClient(jobqueue.SQS(), sqsMaxReceive)
-		q.Backoff = backoff.Policy{Kind: backoff.None}
+		q.Backoff = backoff.Schedule{Kind: backoff.None}
 		from := min(2*time.Minute, d/5)
-		w := fleet.Workers{Name: "no_key", Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.Constant, Rate: 1},
+		w := fleet.Workers{Name: "no_key", Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 1},
 			Queue: q, EntrySettings: fleet.EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true}, WorkerCount: 500, QueueMax: limits.FleetQueue,
-			Steps: []fleet.Step{{To: "payments", Client: func() fleet.Client { c := stepClient(); c.Timeout = 5 * time.Minute; return c }()}},
+			Steps: []fleet.WorkerStep{{To: "payments", Client: func() fleet.Client { c := stepClient(); c.Timeout = 5 * time.Minute; return c }()}},
 			Dependencies: []fleet.Node{{Name: "payments", Server: steadyServer(200*time.Millisecond, 0),
 				Outage: fleet.Outage{From: from, To: from + 100*time.Second, Mode: fleet.Stall}}}}
 		keyed := w
@@ -137,13 +137,13 @@ var backlogDrain = Preset[fleet.Workers]{
 	Replicates: 5,
 	Runs: func(d time.Duration) []fleet.Workers {
 		q := fleet.DefaultConfig().Client
-		q.Attempts, q.Timeout, q.Backoff = 10, fleet.NoVisibility, backoff.Policy{Kind: backoff.Constant, Base: 10 * time.Second, Cap: fleet.NoCap}
+		q.Attempts, q.Timeout, q.Backoff = 10, fleet.NoVisibility, backoff.Schedule{Kind: backoff.Constant, Base: 10 * time.Second, Cap: fleet.NoCap}
 		api := fleet.DefaultConfig().Server
-		api.Kind, api.Base, api.Limit, api.Burst = fleet.RateLimit, 50*time.Millisecond, 100, 100
-		w := fleet.Workers{Name: "uncapped", Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.Constant, Rate: 20},
+		api.Kind, api.Base, api.Limit, api.Burst = fleet.RateLimitServer, 50*time.Millisecond, 100, 100
+		w := fleet.Workers{Name: "uncapped", Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 20},
 			Queue: q, WorkerCount: 200, QueueMax: limits.FleetQueue,
 			Down:  fleet.Outage{From: min(5*time.Minute, d/12), To: min(20*time.Minute, d/3), Mode: fleet.Stall},
-			Steps: []fleet.Step{{To: "db", Client: stepClient()}, {To: "api", Client: stepClient()}},
+			Steps: []fleet.WorkerStep{{To: "db", Client: stepClient()}, {To: "api", Client: stepClient()}},
 			Dependencies: []fleet.Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0)},
 				{Name: "api", Server: api}}}
 		capped := w

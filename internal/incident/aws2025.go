@@ -38,13 +38,13 @@ func awsFleet(name string, w int, lease time.Duration) fleet.Workers {
 	step := fleet.DefaultConfig().Client
 	step.Attempts, step.Timeout = 1, 5*time.Minute
 	s := fleet.DefaultConfig().Server
-	s.Kind, s.Base, s.Slope = fleet.Latency, awsBase, awsSlope
+	s.Kind, s.Base, s.Slope = fleet.LatencyServer, awsBase, awsSlope
 	return fleet.Workers{Name: name, Duration: awsDuration, Net: time.Millisecond,
-		Load:  fleet.Shape{Kind: fleet.Constant, Rate: awsRate},
+		Load:  fleet.Shape{Kind: fleet.ConstantLoad, Rate: awsRate},
 		Queue: q, EntrySettings: fleet.EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true},
 		WorkerCount: w, QueueMax: limits.FleetQueue,
 		Down:         fleet.Outage{From: awsDownFrom, To: awsDownTo, Mode: fleet.Stall},
-		Steps:        []fleet.Step{{To: "droplets", Client: step}},
+		Steps:        []fleet.WorkerStep{{To: "droplets", Client: step}},
 		Dependencies: []fleet.Node{{Name: "droplets", Server: s}},
 	}
 }

@@ -14,9 +14,9 @@ import (
 func dynamoConfig(name string, timeout time.Duration) fleet.Config {
 	c := fleet.DefaultConfig()
 	c.Name, c.Duration, c.Net = name, 10*time.Minute, 10*time.Millisecond
-	c.Load = fleet.Shape{Kind: fleet.Spike, Rate: 60, Peak: 300, From: 20 * time.Second, To: 25 * time.Second}
-	c.Server.Kind, c.Server.Workers, c.Server.QueueMax = fleet.Queue, 10, 100_000
-	c.Server.Service.Dist, c.Server.Service.Median = fleet.Exponential, 100*time.Millisecond
+	c.Load = fleet.Shape{Kind: fleet.SpikeLoad, Rate: 60, Peak: 300, From: 20 * time.Second, To: 25 * time.Second}
+	c.Server.Kind, c.Server.Workers, c.Server.QueueMax = fleet.QueueServer, 10, 100_000
+	c.Server.Service.Dist, c.Server.Service.Median = fleet.ExponentialService, 100*time.Millisecond
 	c.Client.Timeout, c.Client.Attempts = timeout, 3
 	return c
 }

@@ -26,7 +26,7 @@ const (
 func fbConfig(name string, rate, peak float64, tries int) fleet.Config {
 	c := fleet.DefaultConfig()
 	c.Name, c.Duration = name, 10*time.Minute
-	c.Load = fleet.Shape{Kind: fleet.Spike, Rate: rate, Peak: peak, From: fbFrom, To: fbTo}
+	c.Load = fleet.Shape{Kind: fleet.SpikeLoad, Rate: rate, Peak: peak, From: fbFrom, To: fbTo}
 	c.Client.Attempts = tries
 	return c
 }

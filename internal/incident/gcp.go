@@ -16,17 +16,17 @@ const gcpHerd = 90
 // default: 1 s + 10 ms a call in progress, 0.1 s of network each way, a
 // 3 s timeout, 3 tries) standing for the Spanner table, 40 requests a
 // second, peak from 20 s to 25 s as the tasks restart.
-func gcpConfig(name string, b backoff.Policy, peak float64) fleet.Config {
+func gcpConfig(name string, b backoff.Schedule, peak float64) fleet.Config {
 	c := fleet.DefaultConfig()
 	c.Name, c.Duration = name, 10*time.Minute
-	c.Load = fleet.Shape{Kind: fleet.Spike, Rate: 40, Peak: peak, From: 20 * time.Second, To: 25 * time.Second}
+	c.Load = fleet.Shape{Kind: fleet.SpikeLoad, Rate: 40, Peak: peak, From: 20 * time.Second, To: 25 * time.Second}
 	c.Client.Backoff = b
 	return c
 }
 
 // gcpJitter is the fix's randomized exponential backoff: full jitter, a
 // wait uniform in [0, 20 s x 2^(n-1)) before retry n, no cap.
-var gcpJitter = backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}
+var gcpJitter = backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}
 
 // gcpNone is the fleet's default backoff (none: a retry at once), with the
 // fleet's default base and cap, which it never reads.

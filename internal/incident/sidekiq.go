@@ -31,24 +31,24 @@ const (
 // job that failed together waits alike), the same schedule with a splay
 // (a wait uniform in [e/2, e)), and Sidekiq's schedule as it ships today.
 var (
-	skNoSplay = backoff.Policy{Kind: backoff.Exponential, Base: 15 * time.Second, Cap: fleet.NoCap}
-	skSplay   = backoff.Policy{Kind: backoff.EqualJitter, Base: 15 * time.Second, Cap: fleet.NoCap}
-	skToday   = backoff.Policy{Kind: backoff.Sidekiq}
+	skNoSplay = backoff.Schedule{Kind: backoff.Exponential, Base: 15 * time.Second, Cap: fleet.NoCap}
+	skSplay   = backoff.Schedule{Kind: backoff.EqualJitter, Base: 15 * time.Second, Cap: fleet.NoCap}
+	skToday   = backoff.Schedule{Kind: backoff.Sidekiq}
 )
 
 // skFleet is the sidekiq-480-retry-herd replay's run with retry schedule b,
 // w workers and a herd of herd jobs a second.
-func skFleet(name string, b backoff.Policy, w int, herd float64) fleet.Workers {
+func skFleet(name string, b backoff.Schedule, w int, herd float64) fleet.Workers {
 	q := fleet.DefaultConfig().Client
 	q.Attempts, q.Timeout, q.Backoff = skTries, fleet.NoVisibility, b
 	step := fleet.DefaultConfig().Client
 	step.Attempts, step.Timeout = 1, skTimeout
 	s := fleet.DefaultConfig().Server
-	s.Kind, s.Base, s.Slope = fleet.Latency, skBase, skSlope
+	s.Kind, s.Base, s.Slope = fleet.LatencyServer, skBase, skSlope
 	return fleet.Workers{Name: name, Duration: skDuration, Net: time.Millisecond,
-		Load:  fleet.Shape{Kind: fleet.Spike, Rate: skTrickle, Peak: herd, From: skFrom, To: skFrom + skHerdFor},
+		Load:  fleet.Shape{Kind: fleet.SpikeLoad, Rate: skTrickle, Peak: herd, From: skFrom, To: skFrom + skHerdFor},
 		Queue: q, WorkerCount: w, QueueMax: limits.FleetQueue,
-		Steps:        []fleet.Step{{To: "db", Client: step}},
+		Steps:        []fleet.WorkerStep{{To: "db", Client: step}},
 		Dependencies: []fleet.Node{{Name: "db", Server: s}},
 	}
 }

@@ -39,7 +39,7 @@ type Defaults struct {
 	// Schedule is the wait from a failed try to the next; the zero Policy
 	// (no wait) for SQS, where a message not deleted is received again once
 	// Visibility has passed since its receive, whenever the try failed.
-	Schedule backoff.Policy
+	Schedule backoff.Schedule
 	// Visibility is, for SQS, how long a received message stays hidden
 	// from other receives unless its consumer deletes it or extends the
 	// timeout; 0 for the queues that schedule a retry when a try fails.
@@ -75,7 +75,7 @@ func Sidekiq() Defaults {
 		Source:      "github.com/sidekiq/sidekiq lib/sidekiq/job_retry.rb, lib/sidekiq/config.rb",
 		Version:     "v8.1.7",
 		MaxAttempts: 26,
-		Schedule:    backoff.Policy{Kind: backoff.Sidekiq},
+		Schedule:    backoff.Schedule{Kind: backoff.Sidekiq},
 		DeadLetter:  "the dead set (the morgue), unless the job sets dead: false",
 		DeadMax:     9_999,
 		DeadFor:     180 * day,
@@ -94,7 +94,7 @@ func River() Defaults {
 			"internal/retrypolicy/default.go, rivershared/riversharedmaintenance/river_shared_maintenance.go",
 		Version:     "v0.43.0",
 		MaxAttempts: 25,
-		Schedule:    backoff.Policy{Kind: backoff.River},
+		Schedule:    backoff.Schedule{Kind: backoff.River},
 		DeadLetter:  "discarded (state discarded)",
 		DeadFor:     7 * day,
 	}
@@ -110,7 +110,7 @@ func Oban() Defaults {
 		Source:      "github.com/oban-bg/oban lib/oban/worker.ex, lib/oban/backoff.ex, lib/oban/job.ex, lib/oban/queue/executor.ex, lib/oban/config.ex",
 		Version:     "v2.23.1",
 		MaxAttempts: 20,
-		Schedule:    backoff.Policy{Kind: backoff.Oban},
+		Schedule:    backoff.Schedule{Kind: backoff.Oban},
 		DeadLetter:  "discarded (state discarded)",
 	}
 }
@@ -126,7 +126,7 @@ func Temporal() Defaults {
 			"github.com/temporalio/sdk-go internal/client.go (RetryPolicy)",
 		Version:     "server v1.31.2, sdk-go v1.48.0",
 		MaxAttempts: Unlimited,
-		Schedule:    backoff.Policy{Kind: backoff.Temporal},
+		Schedule:    backoff.Schedule{Kind: backoff.Temporal},
 		DeadLetter:  "the activity fails to its workflow",
 	}
 }

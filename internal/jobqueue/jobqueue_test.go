@@ -52,7 +52,7 @@ func TestDefaultsFromSources(t *testing.T) {
 	}
 	for i, w := range want {
 		d := all[i]
-		if d.Name != w.name || d.MaxAttempts != w.tries || d.Schedule != (backoff.Policy{Kind: w.kind}) ||
+		if d.Name != w.name || d.MaxAttempts != w.tries || d.Schedule != (backoff.Schedule{Kind: w.kind}) ||
 			d.Visibility != w.visibility || d.Retention != w.retains || d.DeadMax != w.deadMax || d.DeadFor != w.deadFor {
 			t.Errorf("All()[%d] = %+v; want %+v", i, d, w)
 		}

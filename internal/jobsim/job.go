@@ -29,7 +29,7 @@ type seenKey struct {
 // Reset starts the next job; a Job is reused so the engine allocates nothing a job.
 type Job struct {
 	steps    []step
-	policies []provider.Policy // nil when no step has a policy of its own
+	policies []provider.StepRetry // nil when no step has a policy of its own
 	stream   *rng.Stream
 
 	// clean are the cuts a job's draws are tested against, in draw order, when
@@ -116,7 +116,7 @@ func (j *Job) Steps() int { return len(j.steps) }
 
 // Policies are the steps' own retry settings, nil when no step sets any.
 // Callers must not modify the slice.
-func (j *Job) Policies() []provider.Policy { return j.policies }
+func (j *Job) Policies() []provider.StepRetry { return j.policies }
 
 // UseStore gives the job the Part 5 store, or none: the store's one switch
 // in the Part 5 engines, which set it from the strategy (Strategy.UsesStore).
@@ -211,12 +211,12 @@ func (j *Job) Reset() {
 
 // Policies are s's steps' own policies, one a step, or nil when no step
 // sets any.
-func Policies(s provider.Scenario) []provider.Policy {
+func Policies(s provider.Scenario) []provider.StepRetry {
 	for _, st := range s.Steps {
-		if st.Policy != (provider.Policy{}) {
-			out := make([]provider.Policy, len(s.Steps))
+		if st.Retry != (provider.StepRetry{}) {
+			out := make([]provider.StepRetry, len(s.Steps))
 			for i, st := range s.Steps {
-				out[i] = st.Policy
+				out[i] = st.Retry
 			}
 			return out
 		}

@@ -9,9 +9,9 @@ import (
 
 // Backoff reports the first thing wrong with b as a *schema.FieldError
 // naming its field (policy, base, cap): each duration held to
-// not negative and at most MaxDuration, then backoff.Policy.Check: a step's
+// not negative and at most MaxDuration, then backoff.Schedule.Check: a step's
 // own backoff and a scenario file's.
-func Backoff(b backoff.Policy) error {
+func Backoff(b backoff.Schedule) error {
 	for _, d := range []struct {
 		field string
 		v     time.Duration

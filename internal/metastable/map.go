@@ -36,7 +36,7 @@ const (
 // map's Base).
 type MapPolicy struct {
 	Name    string
-	Backoff backoff.Policy
+	Backoff backoff.Schedule
 }
 
 // MapPolicies are the policies a map can be drawn for: the two clients of
@@ -46,7 +46,7 @@ type MapPolicy struct {
 func MapPolicies() []MapPolicy {
 	return []MapPolicy{
 		{Name: "no_backoff"},
-		{Name: "backoff_and_jitter", Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}},
+		{Name: "backoff_and_jitter", Backoff: backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}},
 	}
 }
 
@@ -83,7 +83,7 @@ type Map struct {
 func CollapseMap() Map {
 	return Map{
 		Base: fleet.Config{
-			Server: fleet.Server{Kind: fleet.Latency, Base: time.Second, Slope: 10 * time.Millisecond},
+			Server: fleet.Server{Kind: fleet.LatencyServer, Base: time.Second, Slope: 10 * time.Millisecond},
 			Client: fleet.Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3},
 			Net:    100 * time.Millisecond,
 		},
@@ -108,11 +108,11 @@ func (m Map) Cells() []fleet.Config {
 					c.Client.Backoff = p.Backoff
 					c.Duration = m.From + l + m.After
 					if m.Outage {
-						c.Load = fleet.Shape{Kind: fleet.Constant, Rate: r}
+						c.Load = fleet.Shape{Kind: fleet.ConstantLoad, Rate: r}
 						c.Outage.From, c.Outage.To = m.From, m.From+l
 						c.Name = fmt.Sprintf("%s outage %gs rate %g", p.Name, l.Seconds(), r)
 					} else {
-						c.Load = fleet.Shape{Kind: fleet.Spike, Rate: r, Peak: h, From: m.From, To: m.From + l}
+						c.Load = fleet.Shape{Kind: fleet.SpikeLoad, Rate: r, Peak: h, From: m.From, To: m.From + l}
 						c.Outage = fleet.Outage{}
 						c.Name = fmt.Sprintf("%s spike %gs to %g rate %g", p.Name, l.Seconds(), h, r)
 					}

@@ -26,7 +26,7 @@ func TestCollapseMapCells(t *testing.T) {
 		t.Fatalf("%d cells; want 100", len(cells))
 	}
 	c := cells[1*25+2*5+3] // length 2 s, height 100, rate 40
-	if c.Load != (fleet.Shape{Kind: fleet.Spike, Rate: 40, Peak: 100, From: 20 * time.Second, To: 22 * time.Second}) || c.Duration != 142*time.Second ||
+	if c.Load != (fleet.Shape{Kind: fleet.SpikeLoad, Rate: 40, Peak: 100, From: 20 * time.Second, To: 22 * time.Second}) || c.Duration != 142*time.Second ||
 		c.Name != "no_backoff spike 2s to 100 rate 40" || c.Server.Slope != 10*time.Millisecond || c.Client.Timeout != 3*time.Second {
 		t.Errorf("cell 38 = %+v; want a spike to 100 from 20 to 22 s at rate 40, 142 s", c)
 	}

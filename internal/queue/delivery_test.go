@@ -48,12 +48,12 @@ func runOnce(cfg delivery.Config, r strategy.Retry, sc provider.Scenario, seed u
 // attempts 1 s apart of its own, takes 3 x 10 ms + 2 x 1 s under a run of
 // one attempt and 1 min waits; the run's waits are the whole job's.
 func TestStepPolicyTimes(t *testing.T) {
-	sec := backoff.Policy{Kind: backoff.Constant, Base: time.Second, Cap: time.Second}
+	sec := backoff.Schedule{Kind: backoff.Constant, Base: time.Second, Cap: time.Second}
 	sc := provider.Scenario{Name: "one", Watched: []provider.Watch{{Step: 0}}, Steps: []provider.Step{{Name: "a", PFail: 1, Latency: provider.Latency{Median: 10 * time.Millisecond},
-		Policy: provider.Policy{Attempts: 3, Backoff: &sec}}}}
+		Retry: provider.StepRetry{Attempts: 3, Backoff: &sec}}}}
 	cfg := delivery.Defaults()
 	cfg.Visibility = time.Hour
-	cfg.Backoff = backoff.Policy{Kind: backoff.Constant, Base: time.Minute, Cap: time.Minute}
+	cfg.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: time.Minute, Cap: time.Minute}
 	for _, c := range []struct {
 		r     strategy.Retry
 		calls int64
@@ -153,7 +153,7 @@ func TestRepeatAfterExpiryClosedForm(t *testing.T) {
 	sc.Steps[0].PFail, sc.Steps[0].Latency = p, provider.Latency{Median: lat}
 	cfg := delivery.Defaults()
 	cfg.Store, cfg.TTL, cfg.RepeatP, cfg.RepeatDelay = delivery.After, ttl, 1, delay
-	cfg.Backoff = backoff.Policy{Kind: backoff.Constant, Base: wait}
+	cfg.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: wait}
 	cfg.Visibility = time.Hour
 
 	sigma := math.Log(float64(delay.P99)/float64(delay.Median)) / 2.3263478740408408
@@ -236,7 +236,7 @@ func TestDecorrelatedBackoffStartsFreshEachStep(t *testing.T) {
 		sc.Steps[i].Latency = provider.Latency{Median: lat}
 	}
 	cfg := delivery.Defaults()
-	cfg.Backoff = backoff.Policy{Kind: backoff.Decorrelated, Base: base, Cap: time.Second}
+	cfg.Backoff = backoff.Schedule{Kind: backoff.Decorrelated, Base: base, Cap: time.Second}
 
 	L, b := lat.Seconds(), base.Seconds()
 	step := (1 - p) * (L + p*(2*L+2*b) + p*p*(3*L+5.5*b)) / (1 - p*p*p)
@@ -391,7 +391,7 @@ func TestCrashDrawnPerPoint(t *testing.T) {
 		mean, vr float64
 	}{{delivery.AfterKey, 0.875, 1.875 - 0.875*0.875}, {delivery.BeforeKey, 1.5, 2.25}} {
 		cfg := delivery.Defaults()
-		cfg.CrashP, cfg.CrashAt, cfg.MaxDeliveries, cfg.Backoff = c, tt.at, 1, backoff.Policy{}
+		cfg.CrashP, cfg.CrashAt, cfg.MaxDeliveries, cfg.Backoff = c, tt.at, 1, backoff.Schedule{}
 		stream := rng.NewStream(rng.PCGGenerator().New(3, 0))
 		j := jobsim.New(sc, stream)
 		x := NewRunner(cfg, strategy.Retry{Scope: strategy.EachStep, Attempts: 3}, sc, j, stream, rng.NewStream(rng.PCGGenerator().New(3, 1)))

@@ -79,7 +79,7 @@ type Runner struct {
 	step     int // the step of the last Enter or Call, for a schema.PanicError
 	j        *jobsim.Job
 	sc       provider.Scenario
-	policies []provider.Policy // sc's, nil when no step has its own
+	policies []provider.StepRetry // sc's, nil when no step has its own
 	latency  []sampler
 	repeat   sampler // the delay of a repeated request
 	stream   *rng.Stream

@@ -111,7 +111,7 @@ func (w *worker) sync() {
 func (w *worker) Steps() int { w.x.check(); return len(w.x.sc.Steps) }
 
 // Policies are the steps' own retry settings, nil when no step sets any.
-func (w *worker) Policies() []provider.Policy { w.x.check(); return w.x.policies }
+func (w *worker) Policies() []provider.StepRetry { w.x.check(); return w.x.policies }
 
 // FreshKey returns a key that no call of any of the job's deliveries has sent.
 func (w *worker) FreshKey() provider.Key {
@@ -245,7 +245,7 @@ func (w *worker) Backoff(i, n int) {
 	}
 	pol := x.cfg.Backoff
 	if i >= 0 {
-		pol = steppolicy.Backoff(x.sc.Steps[i].Policy, pol)
+		pol = steppolicy.Backoff(x.sc.Steps[i].Retry, pol)
 	}
 	var u float64
 	if waits.Jittered(pol) {

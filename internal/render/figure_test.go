@@ -222,7 +222,7 @@ func spikeResults() []fleet.Result {
 		for _, policy := range []string{"steady", "stuck"} {
 			for _, h := range []float64{50, 80} {
 				cfg := fleet.Config{Name: policy + " keys " + map[schema.KeyMode]string{schema.NoKeys: "none", schema.SameKey: "same"}[keys] + " peak " + map[float64]string{50: "50", 80: "80"}[h], Duration: 80 * time.Second,
-					Load: fleet.Shape{Kind: fleet.Spike, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second}, Client: fleet.Client{Keys: keys}}
+					Load: fleet.Shape{Kind: fleet.SpikeLoad, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second}, Client: fleet.Client{Keys: keys}}
 				var reps []fleetdata.Replicate
 				for i := range 3 {
 					rep := fleetdata.Replicate{Recovery: 2, Verdict: fleetdata.Recovered, Series: make([]fleetdata.Second, 80)}

@@ -445,7 +445,7 @@ func loadArea(s fleet.Shape, duration float64) (*plotter.Polygon, error) {
 	for i := 0; i <= n; i++ {
 		t := duration * float64(i) / n
 		xy = append(xy, plotter.XY{X: t, Y: s.At(t)})
-		if s.Kind == fleet.Spike { // the step's edges, exactly
+		if s.Kind == fleet.SpikeLoad { // the step's edges, exactly
 			for _, e := range []float64{s.From.Seconds(), s.To.Seconds()} {
 				if next := duration * float64(i+1) / n; e > t && e < next {
 					xy = append(xy, plotter.XY{X: e, Y: s.At(t)}, plotter.XY{X: e, Y: s.At(e)})

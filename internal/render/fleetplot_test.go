@@ -134,11 +134,11 @@ func TestFleetPlot(t *testing.T) {
 // second's 50 with a spike to 100.
 func fleetRuns() ([][]fleetdata.Point, []fleet.Config) {
 	cfgs := []fleet.Config{
-		{Name: "short", Duration: 10 * time.Second, Load: fleet.Shape{Kind: fleet.Constant, Rate: 40},
-			Server: fleet.Server{Kind: fleet.Latency, Base: time.Second, Slope: 10 * time.Millisecond},
-			Client: fleet.Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3, Backoff: backoff.Policy{Kind: backoff.None, Base: 100 * time.Millisecond}}},
-		{Name: "long", Duration: 20 * time.Second, Load: fleet.Shape{Kind: fleet.Spike, Rate: 50, Peak: 100, From: 5 * time.Second, To: 8 * time.Second},
-			Server: fleet.Server{Kind: fleet.Queue, Workers: 8, QueueMax: 100, Service: fleet.Service{Dist: fleet.Exponential, Median: 100 * time.Millisecond}, PFail: 0.3},
+		{Name: "short", Duration: 10 * time.Second, Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 40},
+			Server: fleet.Server{Kind: fleet.LatencyServer, Base: time.Second, Slope: 10 * time.Millisecond},
+			Client: fleet.Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3, Backoff: backoff.Schedule{Kind: backoff.None, Base: 100 * time.Millisecond}}},
+		{Name: "long", Duration: 20 * time.Second, Load: fleet.Shape{Kind: fleet.SpikeLoad, Rate: 50, Peak: 100, From: 5 * time.Second, To: 8 * time.Second},
+			Server: fleet.Server{Kind: fleet.QueueServer, Workers: 8, QueueMax: 100, Service: fleet.Service{Dist: fleet.ExponentialService, Median: 100 * time.Millisecond}, PFail: 0.3},
 			Client: fleet.Client{Clients: 1, Timeout: 2 * time.Second, Attempts: 1, Keys: schema.SameKey, Hedges: 2, HedgeDelay: 50 * time.Millisecond,
 				Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}},
 	}

@@ -59,8 +59,8 @@ func TestPresets(t *testing.T) {
 // FleetOutputs titles a run by what it ran, prints a preset that compares
 // totals as totals with no series, and gives a run's series a row a second.
 func TestFleetOutputs(t *testing.T) {
-	cfg := fleet.Config{Name: "run", Duration: 3 * time.Second, Load: fleet.Shape{Kind: fleet.Constant, Rate: 5},
-		Server: fleet.Server{Kind: fleet.Independent, Base: 100 * time.Millisecond}, Client: fleet.Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 2}, Net: 10 * time.Millisecond}
+	cfg := fleet.Config{Name: "run", Duration: 3 * time.Second, Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 5},
+		Server: fleet.Server{Kind: fleet.IndependentServer, Base: 100 * time.Millisecond}, Client: fleet.Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 2}, Net: 10 * time.Millisecond}
 	cfg.Server.PFail = 0.1
 	failing := cfg
 	failing.Server.PFail = 0.5

@@ -54,7 +54,7 @@ func TestPublicFiguresAreJSONs(t *testing.T) {
 	opt := fleet.Options{Replicates: 3, Seed: 2}
 	cfg := fleet.DefaultConfig()
 	cfg.Duration = 40 * time.Second
-	cfg.Load = fleet.Shape{Kind: fleet.Spike, Rate: 20, Peak: 60, From: 10 * time.Second, To: 15 * time.Second}
+	cfg.Load = fleet.Shape{Kind: fleet.SpikeLoad, Rate: 20, Peak: 60, From: 10 * time.Second, To: 15 * time.Second}
 	res, err := fleet.Run(ctx, []fleet.Config{cfg}, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -86,10 +86,10 @@ func TestPublicFiguresAreJSONs(t *testing.T) {
 		}
 	}
 
-	w := fleet.Workers{Name: "w", Duration: 30 * time.Second, Load: fleet.Shape{Kind: fleet.Constant, Rate: 20},
+	w := fleet.Workers{Name: "w", Duration: 30 * time.Second, Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 20},
 		Queue: fleet.Client{Attempts: 3, Timeout: fleet.NoVisibility}, WorkerCount: 50, QueueMax: limits.FleetQueue,
-		Steps:        []fleet.Step{{To: "d", Client: fleet.Client{Attempts: 2}}},
-		Dependencies: []fleet.Node{{Name: "d", Server: fleet.Server{Kind: fleet.Independent, Base: time.Millisecond, PFail: 0.3}}}}
+		Steps:        []fleet.WorkerStep{{To: "d", Client: fleet.Client{Attempts: 2}}},
+		Dependencies: []fleet.Node{{Name: "d", Server: fleet.Server{Kind: fleet.IndependentServer, Base: time.Millisecond, PFail: 0.3}}}}
 	gres, err := fleet.RunGraph(ctx, []fleet.Graph{w.Graph()}, opt)
 	if err != nil {
 		t.Fatal(err)

@@ -316,7 +316,7 @@ func (r WorkersReport) triggers() []window {
 	for i := range r.Graphs {
 		for _, e := range r.Graphs[i].Entries {
 			w := window{"load spike", e.Load.From.Seconds(), e.Load.To.Seconds()}
-			if e.Load.Kind == fleet.Spike && !slices.Contains(ws, w) {
+			if e.Load.Kind == fleet.SpikeLoad && !slices.Contains(ws, w) {
 				ws = append(ws, w)
 			}
 		}

@@ -99,7 +99,7 @@ func TestWorkersPlotShadesTheTrigger(t *testing.T) {
 	spike := workersTwoRuns()
 	for i := range spike.Graphs {
 		spike.Graphs[i].Services[0].Outage = fleet.Outage{}
-		spike.Graphs[i].Entries = []fleet.Entry{{To: "workers", Load: fleet.Shape{Kind: fleet.Spike, Rate: 10, Peak: 50, From: 120 * time.Second, To: 130 * time.Second}}}
+		spike.Graphs[i].Entries = []fleet.Entry{{To: "workers", Load: fleet.Shape{Kind: fleet.SpikeLoad, Rate: 10, Peak: 50, From: 120 * time.Second, To: 130 * time.Second}}}
 	}
 	for _, c := range []struct {
 		name   string

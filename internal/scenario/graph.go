@@ -566,7 +566,7 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 // server has Pushback and refuses calls for overload (a queue or a rate
 // limit), or makes calls whose "do not retry" it forwards.
 func sendsPushback(n fleet.Node) bool {
-	return n.Server.Pushback && (n.Server.Kind == fleet.Queue || n.Server.Kind == fleet.RateLimit || len(n.Calls) > 0)
+	return n.Server.Pushback && (n.Server.Kind == fleet.QueueServer || n.Server.Kind == fleet.RateLimitServer || len(n.Calls) > 0)
 }
 
 // checkPushback refuses a pushback key the graph never reads: a
@@ -578,7 +578,7 @@ func (r *graphReader) checkPushback(g fleet.Graph) error {
 		i := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == k.service })
 		n := g.Services[i]
 		switch {
-		case !k.client && n.Server.Kind != fleet.Queue && n.Server.Kind != fleet.RateLimit && len(n.Calls) == 0:
+		case !k.client && n.Server.Kind != fleet.QueueServer && n.Server.Kind != fleet.RateLimitServer && len(n.Calls) == 0:
 			return r.fail(k.key, k.path, fmt.Sprintf("only server.kind queue and ratelimit refuse calls for overload, and %s makes no call whose \"do not retry\" it could forward; the server is %s", n.Name, n.Server.Kind))
 		case k.client && !sendsPushback(n):
 			return r.fail(k.key, k.path, fmt.Sprintf("%s never answers \"do not retry\" (it needs server.pushback, and a queue or rate limit or calls of its own)", n.Name))

@@ -53,10 +53,10 @@ func TestGraphSection(t *testing.T) {
 	call.Policy.Kind, call.Policy.BudgetRatio = fleet.FinagleBudget, 0.1
 	call.Backoff.Kind, call.Backoff.Cap = backoff.Exponential, fleet.NoCap // backoff_cap 0s: no cap, as -backoff-cap 0
 	api, db := def.Server, def.Server
-	api.Kind, api.Base = fleet.Independent, 10*time.Millisecond
-	db.Kind, db.Base, db.PFail = fleet.Independent, 5*time.Millisecond, 1
+	api.Kind, api.Base = fleet.IndependentServer, 10*time.Millisecond
+	db.Kind, db.Base, db.PFail = fleet.IndependentServer, 5*time.Millisecond, 1
 	want := fleet.Graph{Name: "graph", Duration: time.Minute, Net: def.Net, Deadlines: true,
-		Entries: []fleet.Entry{{To: "api", Load: fleet.Shape{Kind: fleet.Constant, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}, Client: entry}},
+		Entries: []fleet.Entry{{To: "api", Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}, Client: entry}},
 		Services: []fleet.Node{
 			{Name: "api", Server: api, Calls: []fleet.Call{{To: "db", Client: call}}},
 			{Name: "db", Server: db, Outage: fleet.Outage{From: 20 * time.Second, To: 40 * time.Second, Mode: fleet.Stall}},

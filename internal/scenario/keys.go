@@ -99,7 +99,7 @@ func stepKeyDocs() []Key {
 				{Path: k.Path + ".p99", Type: "duration", Default: "0s (every call takes the median)", Bounds: durationBounds + ", at least the median", ReadBy: k.ReadBy, Example: "200ms",
 					Doc: "the lognormal latency's 99th percentile"},
 			}
-		case *backoff.Policy:
+		case *backoff.Schedule:
 			for _, part := range []struct{ key, example string }{{"policy", "exponential"}, {"base", "100ms"}, {"cap", "2s"}} {
 				setting := "queue.backoff"
 				if part.key != "policy" {

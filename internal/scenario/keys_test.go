@@ -49,7 +49,7 @@ func readerPaths(t reflect.Type, prefix string) []string {
 					continue
 				}
 				paths = append(paths, path+"[]."+s.ShardKey)
-				if _, ok := s.Get(provider.Step{}).(*backoff.Policy); ok {
+				if _, ok := s.Get(provider.Step{}).(*backoff.Schedule); ok {
 					paths = append(paths, readerPaths(reflect.TypeFor[backoffFile](), path+"[]."+s.ShardKey+".")...)
 				}
 			}

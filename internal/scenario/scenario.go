@@ -329,7 +329,7 @@ func decodeStep(zero any, n *yaml.Node) (any, error) {
 		var w whole
 		err := n.Decode(&w)
 		return w.v, err
-	case *backoff.Policy:
+	case *backoff.Schedule:
 		var b backoffFile
 		err := n.Decode(&b)
 		return &b, err
@@ -998,7 +998,7 @@ func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (time
 			if err != nil {
 				return false, err
 			}
-			if st.Policy.Attempts == 1 {
+			if st.Retry.Attempts == 1 {
 				return false, &Error{File: name, Line: g.line, Field: field(set.ShardKey),
 					Msg: "with attempts 1 the step's calls are not retried, so its backoff is never waited"}
 			}
@@ -1012,7 +1012,7 @@ func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (time
 
 // policy is the backoff b gives, whose node is m and field path; a key
 // left out takes the default, as the queue's does.
-func (b *backoffFile) policy(name string, m *yaml.Node, path string) (*backoff.Policy, error) {
+func (b *backoffFile) policy(name string, m *yaml.Node, path string) (*backoff.Schedule, error) {
 	pol := backoff.Default()
 	if b.Base != nil {
 		pol.Base = b.Base.v

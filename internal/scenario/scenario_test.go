@@ -40,7 +40,7 @@ func TestQueueFile(t *testing.T) {
 	q := got.Queue
 	if q == nil || q.Store != delivery.Claim || q.RepeatP != 0.01 || q.CrashAt != delivery.AfterKey ||
 		q.RepeatDelay != (provider.Latency{Median: 2 * time.Second, P99: time.Minute}) ||
-		q.Backoff != (backoff.Policy{Kind: backoff.FullJitter, Base: 100 * time.Millisecond, Cap: 2 * time.Second}) {
+		q.Backoff != (backoff.Schedule{Kind: backoff.FullJitter, Base: 100 * time.Millisecond, Cap: 2 * time.Second}) {
 		t.Errorf("queue = %+v", q)
 	}
 	if l := got.Scenario.Steps[1].Latency; l != (provider.Latency{Median: 120 * time.Millisecond, P99: 900 * time.Millisecond}) {
@@ -53,11 +53,11 @@ func TestQueueFile(t *testing.T) {
 func TestBackoffDefaultsKept(t *testing.T) {
 	for _, tt := range []struct {
 		src  string
-		want backoff.Policy
+		want backoff.Schedule
 	}{
-		{"  backoff: {policy: exponential}\n", backoff.Policy{Kind: backoff.Exponential, Base: 100 * time.Millisecond, Cap: 2 * time.Second}},
-		{"  backoff: {base: 1s}\n", backoff.Policy{Kind: backoff.FullJitter, Base: time.Second, Cap: 2 * time.Second}},
-		{"  backoff: {cap: 5s}\n", backoff.Policy{Kind: backoff.FullJitter, Base: 100 * time.Millisecond, Cap: 5 * time.Second}},
+		{"  backoff: {policy: exponential}\n", backoff.Schedule{Kind: backoff.Exponential, Base: 100 * time.Millisecond, Cap: 2 * time.Second}},
+		{"  backoff: {base: 1s}\n", backoff.Schedule{Kind: backoff.FullJitter, Base: time.Second, Cap: 2 * time.Second}},
+		{"  backoff: {cap: 5s}\n", backoff.Schedule{Kind: backoff.FullJitter, Base: 100 * time.Millisecond, Cap: 5 * time.Second}},
 	} {
 		got, err := Parse("s.yaml", []byte(steps+"queue:\n"+tt.src+"watched: a\n"))
 		if err != nil {
@@ -273,9 +273,9 @@ func TestStepPolicy(t *testing.T) {
 	fresh, same := schema.FreshKeys, schema.SameKey
 	pol := backoff.Default()
 	pol.Kind, pol.Base = backoff.Constant, time.Second
-	want := []provider.Policy{{Attempts: 1}, {Keys: &fresh}, {Attempts: 5, Keys: &same, Backoff: &pol}, {}}
+	want := []provider.StepRetry{{Attempts: 1}, {Keys: &fresh}, {Attempts: 5, Keys: &same, Backoff: &pol}, {}}
 	for i, w := range want {
-		if p := got.Scenario.Steps[i].Policy; !reflect.DeepEqual(p, w) {
+		if p := got.Scenario.Steps[i].Retry; !reflect.DeepEqual(p, w) {
 			t.Errorf("steps[%d] policy %+v; want %+v", i, p, w)
 		}
 	}
@@ -596,8 +596,8 @@ func TestFleetSectionSetsEverySetting(t *testing.T) {
 	want := fleet.DefaultConfig()
 	want.Load.Rate, want.Client.Timeout = 12, time.Second
 	want.Outage.From, want.Outage.To = 10*time.Second, 20*time.Second
-	want.Server.Kind, want.Server.Workers, want.Server.Service.Median, want.Server.Service.Dist = fleet.Queue, 4, 250*time.Millisecond, fleet.Exponential
-	want.Load.Kind, want.Load.Peak, want.Net, want.Outage.Mode, want.Server.PFail, want.Client.Clients = fleet.Spike, 300, 5*time.Millisecond, fleet.Stall, 0.25, 7
+	want.Server.Kind, want.Server.Workers, want.Server.Service.Median, want.Server.Service.Dist = fleet.QueueServer, 4, 250*time.Millisecond, fleet.ExponentialService
+	want.Load.Kind, want.Load.Peak, want.Net, want.Outage.Mode, want.Server.PFail, want.Client.Clients = fleet.SpikeLoad, 300, 5*time.Millisecond, fleet.Stall, 0.25, 7
 	if c != want {
 		t.Errorf("Apply = %+v\nwant %+v", c, want)
 	}

@@ -67,7 +67,7 @@ func TestDeliverySkipMatchesPlain(t *testing.T) {
 					sc.Steps[i].Latency = lat
 				}
 				none := schema.NoKeys
-				sc.Steps[2].Policy = provider.Policy{Attempts: 5, Keys: &none} // a step's own policy
+				sc.Steps[2].Retry = provider.StepRetry{Attempts: 5, Keys: &none} // a step's own policy
 				cfg := Config{Scenario: sc, Strategies: strats, Jobs: jobs, Seed: 99, Generator: rng.PCGGenerator(), Delivery: &q}
 				plainCfg, skipCfg := cfg, cfg
 				plainCfg.Engine, skipCfg.Engine = Plain, Skip

@@ -26,7 +26,7 @@ func KeysInVain(sc provider.Scenario, strategies []strategy.Strategy) []bool {
 			continue
 		}
 		for _, st := range sc.Steps {
-			if steppolicy.Keys(st.Policy, r.Keys) != schema.NoKeys {
+			if steppolicy.Keys(st.Retry, r.Keys) != schema.NoKeys {
 				vain[i] = true
 			}
 		}

@@ -14,7 +14,7 @@ import (
 func TestKeysInVain(t *testing.T) {
 	same := schema.SameKey
 	plain := provider.Scenario{Steps: []provider.Step{{Name: "a"}, {Name: "b"}}}
-	ownKey := provider.Scenario{Steps: []provider.Step{{Name: "a"}, {Name: "b", Policy: provider.Policy{Keys: &same}}}}
+	ownKey := provider.Scenario{Steps: []provider.Step{{Name: "a"}, {Name: "b", Retry: provider.StepRetry{Keys: &same}}}}
 	keyed := provider.Scenario{Steps: []provider.Step{{Name: "a"}, {Name: "b", HonoursKeys: true}}}
 	strategies := []strategy.Strategy{strategy.Retry{Keys: schema.NoKeys}, strategy.Retry{Keys: schema.FreshKeys}, strategy.Retry{Keys: schema.SameKey, Scope: strategy.WholeJob, SkipFinished: true}}
 	for _, tc := range []struct {

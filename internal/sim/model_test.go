@@ -21,10 +21,10 @@ import (
 // with its field.
 func TestModelKeepsStepPolicy(t *testing.T) {
 	same := schema.SameKey
-	wait := backoff.Policy{Kind: backoff.Constant, Base: time.Second}
+	wait := backoff.Schedule{Kind: backoff.Constant, Base: time.Second}
 	sc := provider.Scenario{Name: "checkout", Noun: "checkouts", Watched: []provider.Watch{{Step: 1}}, Steps: []provider.Step{
-		{Name: "reserve", PFail: 0.01, Policy: provider.Policy{Attempts: 5}},
-		{Name: "charge", PFail: 0.02, CanLoseReply: true, LostReply: 0.01, HonoursKeys: true, Policy: provider.Policy{Keys: &same, Backoff: &wait}},
+		{Name: "reserve", PFail: 0.01, Retry: provider.StepRetry{Attempts: 5}},
+		{Name: "charge", PFail: 0.02, CanLoseReply: true, LostReply: 0.01, HonoursKeys: true, Retry: provider.StepRetry{Keys: &same, Backoff: &wait}},
 		{Name: "ship", PFail: 0.01},
 	}}
 	data, err := json.Marshal(ModelOf(sc, nil))
@@ -70,7 +70,7 @@ func TestModelQueueRoundTrip(t *testing.T) {
 	q := delivery.Config{Store: delivery.Lease, TTL: time.Hour, Lease: 40 * time.Second, Visibility: 50 * time.Second,
 		MaxDeliveries: 7, RepeatP: 0.25, RepeatDelay: provider.Latency{Median: 2 * time.Second, P99: time.Minute},
 		CrashP: 0.125, CrashAt: delivery.AfterWork, MaxCrashes: 3,
-		Backoff: backoff.Policy{Kind: backoff.Exponential, Base: 300 * time.Millisecond, Cap: 9 * time.Second}}
+		Backoff: backoff.Schedule{Kind: backoff.Exponential, Base: 300 * time.Millisecond, Cap: 9 * time.Second}}
 	// The shard file's keys and values, written out from the format's rules
 	// (modelKeys): the queue's own settings, then the backoff's.
 	want := `{"store":"lease","ttl_ns":3600000000000,"lease_ns":40000000000,"visibility_ns":50000000000,"max_deliveries":7,` +
@@ -126,7 +126,7 @@ func TestModelStepKeys(t *testing.T) {
 	same := schema.SameKey
 	st := provider.Step{Name: "charge", PFail: 0.25, CanLoseReply: true, LostReply: 0.125, HonoursKeys: true,
 		Latency: provider.Latency{Median: 20 * time.Millisecond, P99: 200 * time.Millisecond},
-		Policy:  provider.Policy{Attempts: 4, Keys: &same, Backoff: &backoff.Policy{Kind: backoff.Exponential, Base: time.Second, Cap: time.Minute}}}
+		Retry:   provider.StepRetry{Attempts: 4, Keys: &same, Backoff: &backoff.Schedule{Kind: backoff.Exponential, Base: time.Second, Cap: time.Minute}}}
 	const want = `{"name":"charge","p_fail":0.25,"can_lose_reply":true,"lost_reply":0.125,"keyed":true,` +
 		`"latency_ns":20000000,"latency_p99_ns":200000000,"attempts":4,"keys":"same",` +
 		`"backoff":{"policy":"exponential","base_ns":1000000000,"cap_ns":60000000000}}`

@@ -37,7 +37,7 @@ func modelStep(st provider.Step) stats.ModelStep {
 			if v != nil {
 				put(s.ShardKey, v.String())
 			}
-		case *backoff.Policy:
+		case *backoff.Schedule:
 			if v != nil {
 				put(s.ShardKey, stats.Settings{{Key: "policy", Value: v.Kind.String()},
 					{Key: "base_ns", Value: int64(v.Base)}, {Key: "cap_ns", Value: int64(v.Cap)}})
@@ -138,7 +138,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 				return st, pathtext.Errorf(path+"."+key, "%v", err)
 			}
 			v = &k
-		case *backoff.Policy:
+		case *backoff.Schedule:
 			if ms.Lookup(key) == nil {
 				continue // the run's
 			}
@@ -163,12 +163,12 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 
 // backoffOf is the backoff a step's model holds under path: an object of
 // its policy's name, base_ns and cap_ns, and no other key.
-func backoffOf(v any, path string) (*backoff.Policy, error) {
+func backoffOf(v any, path string) (*backoff.Schedule, error) {
 	m, ok := v.(stats.Settings)
 	if !ok {
 		return nil, pathtext.Errorf(path, "%v is not an object of policy, base_ns and cap_ns", v)
 	}
-	var b backoff.Policy
+	var b backoff.Schedule
 	for _, x := range m {
 		switch x.Key {
 		case "policy":

@@ -33,9 +33,9 @@ func TestStepPolicyEveryEngine(t *testing.T) {
 	for i := range 5 {
 		sc.Steps = append(sc.Steps, provider.Step{Name: fmt.Sprint(i), PFail: p})
 	}
-	sc.Steps[2].Policy.Attempts = 1
+	sc.Steps[2].Retry.Attempts = 1
 	sc.Steps[3].CanLoseReply, sc.Steps[3].LostReply, sc.Steps[3].HonoursKeys = true, l, true
-	sc.Steps[3].Policy.Keys = &same
+	sc.Steps[3].Retry.Keys = &same
 	f := p + (1-p)*l
 	each := strategy.Retry{Scope: strategy.EachStep, Attempts: 3, Keys: schema.NoKeys}
 	whole := strategy.Retry{Scope: strategy.WholeJob, Attempts: 3, Keys: schema.NoKeys}

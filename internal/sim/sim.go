@@ -432,7 +432,7 @@ func (g *guard) check() {
 func (g *guard) Steps() int { g.check(); return g.j.Steps() }
 
 // Policies is the Job's, as strategy.Calls describes.
-func (g *guard) Policies() []provider.Policy { g.check(); return g.j.Policies() }
+func (g *guard) Policies() []provider.StepRetry { g.check(); return g.j.Policies() }
 
 // Enter is the Job's, as strategy.Calls describes.
 func (g *guard) Enter(i int) bool { g.check(); g.step = i; return g.j.Enter(i) }

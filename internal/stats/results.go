@@ -203,7 +203,7 @@ func (st StepParams) Policy() StepPolicy {
 	return p
 }
 
-// StepPolicy is a step's own retry policy (provider.Policy) as outputs show
+// StepPolicy is a step's own retry policy (provider.StepRetry) as outputs show
 // it: a field is zero where the step keeps the run's. A strategy.Retry
 // honours a step's own key mode under either scope and its own attempts
 // when it retries each step (a whole-job retry counts passes); a strategy

@@ -1,4 +1,4 @@
-// Package steppolicy reads a step's own retry settings (a provider.Policy)
+// Package steppolicy reads a step's own retry settings (a provider.StepRetry)
 // over the run's: each field the step sets overrides the run's.
 package steppolicy
 
@@ -9,7 +9,7 @@ import (
 )
 
 // Attempts is p's attempts, or run's when p keeps the run's.
-func Attempts(p provider.Policy, run int) int {
+func Attempts(p provider.StepRetry, run int) int {
 	if p.Attempts == 0 {
 		return run
 	}
@@ -17,7 +17,7 @@ func Attempts(p provider.Policy, run int) int {
 }
 
 // Keys is p's key mode, or run's when p keeps the run's.
-func Keys(p provider.Policy, run schema.KeyMode) schema.KeyMode {
+func Keys(p provider.StepRetry, run schema.KeyMode) schema.KeyMode {
 	if p.Keys == nil {
 		return run
 	}
@@ -25,7 +25,7 @@ func Keys(p provider.Policy, run schema.KeyMode) schema.KeyMode {
 }
 
 // Backoff is p's backoff, or run's when p keeps the run's.
-func Backoff(p provider.Policy, run backoff.Policy) backoff.Policy {
+func Backoff(p provider.StepRetry, run backoff.Schedule) backoff.Schedule {
 	if p.Backoff == nil {
 		return run
 	}

@@ -1,4 +1,4 @@
-// Package waits computes the waits of a backoff.Policy: the wait before
+// Package waits computes the waits of a backoff.Schedule: the wait before
 // each retry, the longest the first retries can wait in all, and whether a
 // wait uses its random draw. Delays are pure functions of the attempt, the
 // previous delay and a uniform draw passed in, so tests check exact values
@@ -13,7 +13,7 @@ import (
 )
 
 // capOf is the wait p's cap allows: Cap, or no bound when Cap is 0.
-func capOf(p backoff.Policy) float64 {
+func capOf(p backoff.Schedule) float64 {
 	if p.Cap == 0 {
 		return math.Inf(1)
 	}
@@ -21,7 +21,7 @@ func capOf(p backoff.Policy) float64 {
 }
 
 // Jittered reports whether Delay uses its draw.
-func Jittered(p backoff.Policy) bool {
+func Jittered(p backoff.Schedule) bool {
 	switch p.Kind {
 	case backoff.FullJitter, backoff.EqualJitter, backoff.Decorrelated, backoff.GRPC, backoff.Sidekiq, backoff.River, backoff.Oban:
 		return true
@@ -32,7 +32,7 @@ func Jittered(p backoff.Policy) bool {
 // Longest is the longest the first n retries can wait in all: each wait
 // with its draw at the top of its range, each decorrelated wait building on
 // the longest before it.
-func Longest(p backoff.Policy, n int) time.Duration {
+func Longest(p backoff.Schedule, n int) time.Duration {
 	var sum, prev time.Duration
 	for a := range n {
 		prev = Delay(p, a, prev, 1)
@@ -62,7 +62,7 @@ func Longest(p backoff.Policy, n int) time.Duration {
 // A Cap of 0 is no cap, and the schedules have none: a wait past the
 // largest Duration (about 292 years) saturates to it. A kind that is not
 // one of the policies (Check refuses it) waits nothing.
-func Delay(p backoff.Policy, attempt int, prev time.Duration, u float64) time.Duration {
+func Delay(p backoff.Schedule, attempt int, prev time.Duration, u float64) time.Duration {
 	expo := func() float64 {
 		return math.Min(capOf(p), math.Ldexp(float64(p.Base), attempt))
 	}

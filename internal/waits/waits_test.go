@@ -95,7 +95,7 @@ func TestDelay(t *testing.T) {
 		{backoff.Temporal, 998, 0, 0.5, 100 * time.Second},
 	}
 	for _, tt := range tests {
-		p := backoff.Policy{Kind: tt.kind, Base: base, Cap: cap}
+		p := backoff.Schedule{Kind: tt.kind, Base: base, Cap: cap}
 		if got := Delay(p, tt.attempt, tt.prev, tt.u); got != tt.want {
 			t.Errorf("%s.Delay(%d, %v, %v) = %v; want %v", tt.kind, tt.attempt, tt.prev, tt.u, got, tt.want)
 		}
@@ -106,21 +106,21 @@ func TestDelay(t *testing.T) {
 // exponential family, 3 x the previous (from base) capped for decorrelated.
 func TestLongest(t *testing.T) {
 	for _, tt := range []struct {
-		p    backoff.Policy
+		p    backoff.Schedule
 		n    int
 		want time.Duration
 	}{
-		{backoff.Policy{Kind: backoff.None, Base: 100 * ms, Cap: time.Second}, 5, 0},
-		{backoff.Policy{Kind: backoff.Constant, Base: 100 * ms, Cap: time.Second}, 2, 200 * ms},
-		{backoff.Policy{Kind: backoff.FullJitter, Base: 100 * ms, Cap: 2 * time.Second}, 3, 700 * ms},
-		{backoff.Policy{Kind: backoff.EqualJitter, Base: 100 * ms, Cap: 300 * ms}, 3, 600 * ms},
-		{backoff.Policy{Kind: backoff.Decorrelated, Base: 100 * ms, Cap: time.Second}, 3, 2200 * ms},
-		{backoff.Policy{Kind: backoff.GRPC, Base: 100 * ms, Cap: 300 * ms}, 3, 720 * ms}, // (100 + 200 + 300) x 1.2
-		{backoff.Policy{Kind: backoff.Constant, Base: time.Duration(math.MaxInt64 / 2), Cap: time.Second}, 3, math.MaxInt64},
-		{backoff.Policy{Kind: backoff.FullJitter, Base: 100 * ms, Cap: 2 * time.Second}, 0, 0},
-		{backoff.Policy{Kind: backoff.Oban}, 2, 38 * time.Second},                     // (17 + 1) + (19 + 1)
-		{backoff.Policy{Kind: backoff.Temporal}, 9, 327 * time.Second},                // 1 + 2 + ... + 64 + 100 + 100
-		{backoff.Policy{Kind: backoff.Temporal}, 1000, (127 + 993*100) * time.Second}, // seven doublings, then 100 s each
+		{backoff.Schedule{Kind: backoff.None, Base: 100 * ms, Cap: time.Second}, 5, 0},
+		{backoff.Schedule{Kind: backoff.Constant, Base: 100 * ms, Cap: time.Second}, 2, 200 * ms},
+		{backoff.Schedule{Kind: backoff.FullJitter, Base: 100 * ms, Cap: 2 * time.Second}, 3, 700 * ms},
+		{backoff.Schedule{Kind: backoff.EqualJitter, Base: 100 * ms, Cap: 300 * ms}, 3, 600 * ms},
+		{backoff.Schedule{Kind: backoff.Decorrelated, Base: 100 * ms, Cap: time.Second}, 3, 2200 * ms},
+		{backoff.Schedule{Kind: backoff.GRPC, Base: 100 * ms, Cap: 300 * ms}, 3, 720 * ms}, // (100 + 200 + 300) x 1.2
+		{backoff.Schedule{Kind: backoff.Constant, Base: time.Duration(math.MaxInt64 / 2), Cap: time.Second}, 3, math.MaxInt64},
+		{backoff.Schedule{Kind: backoff.FullJitter, Base: 100 * ms, Cap: 2 * time.Second}, 0, 0},
+		{backoff.Schedule{Kind: backoff.Oban}, 2, 38 * time.Second},                     // (17 + 1) + (19 + 1)
+		{backoff.Schedule{Kind: backoff.Temporal}, 9, 327 * time.Second},                // 1 + 2 + ... + 64 + 100 + 100
+		{backoff.Schedule{Kind: backoff.Temporal}, 1000, (127 + 993*100) * time.Second}, // seven doublings, then 100 s each
 	} {
 		if got := Longest(tt.p, tt.n); got != tt.want {
 			t.Errorf("%v base %v cap %v: Longest(%d) = %v; want %v", tt.p.Kind, tt.p.Base, tt.p.Cap, tt.n, got, tt.want)
@@ -149,13 +149,13 @@ func TestScheduleTotals(t *testing.T) {
 	} {
 		var sum time.Duration
 		for a := range tt.retries {
-			sum += Delay(backoff.Policy{Kind: tt.kind}, a, 0, 0.5)
+			sum += Delay(backoff.Schedule{Kind: tt.kind}, a, 0, 0.5)
 		}
 		if d := sum - tt.want; d < -time.Microsecond || d > time.Microsecond {
 			t.Errorf("%s: %d retries wait %v; want %v", tt.kind, tt.retries, sum, tt.want)
 		}
 	}
-	if got := Delay(backoff.Policy{Kind: backoff.Sidekiq}, 0, 0, 0.5) + Delay(backoff.Policy{Kind: backoff.Sidekiq}, 1, 0, 0.5); got != 46*time.Second {
+	if got := Delay(backoff.Schedule{Kind: backoff.Sidekiq}, 0, 0, 0.5) + Delay(backoff.Schedule{Kind: backoff.Sidekiq}, 1, 0, 0.5); got != 46*time.Second {
 		t.Errorf("Sidekiq's first two waits at u = 0.5: %v; want 20 s + 26 s", got)
 	}
 	if !backoff.Sidekiq.Schedule() || !backoff.River.Schedule() || backoff.FullJitter.Schedule() {
@@ -168,7 +168,7 @@ func TestScheduleTotals(t *testing.T) {
 // 0, 0.5 and 0.99, and previous waits 0 and 3s, base 100ms against 1s and
 // cap 2s against 20s. So the rule flags and files refuse by is the formulas'.
 func TestUnreadIsWhatDelayNeverReads(t *testing.T) {
-	reads := func(a, b backoff.Policy) bool {
+	reads := func(a, b backoff.Schedule) bool {
 		for n := range 10 {
 			for _, u := range []float64{0, 0.5, 0.99} {
 				for _, prev := range []time.Duration{0, 3 * time.Second} {
@@ -181,7 +181,7 @@ func TestUnreadIsWhatDelayNeverReads(t *testing.T) {
 		return false
 	}
 	for k := range backoff.Kind(len(enum.Names[backoff.Kind]())) {
-		p := backoff.Policy{Kind: k, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
+		p := backoff.Schedule{Kind: k, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
 		base, cap := p, p
 		base.Base, cap.Cap = time.Second, 20*time.Second
 		baseWhy, capWhy := k.Unread()
@@ -208,7 +208,7 @@ func TestObanTemporalTotals(t *testing.T) {
 		top := 15 + int64(1)<<a
 		want += top + top/10
 	}
-	got := Longest(backoff.Policy{Kind: backoff.Oban}, 19)
+	got := Longest(backoff.Schedule{Kind: backoff.Oban}, 19)
 	if got != time.Duration(want)*time.Second {
 		t.Errorf("oban: the 19 retries of max_attempts 20 wait at most %v; want %d s", got, want)
 	}
@@ -216,13 +216,13 @@ func TestObanTemporalTotals(t *testing.T) {
 	if lo, hi := 13*day+8*time.Hour, 13*day+9*time.Hour; got < lo || got >= hi {
 		t.Errorf("oban: %v in all, not the 13 days and 8 hours Oban documents", got)
 	}
-	if last := Delay(backoff.Policy{Kind: backoff.Oban}, 18, 0, almostOne); last < 6*day+16*time.Hour || last >= 6*day+17*time.Hour {
+	if last := Delay(backoff.Schedule{Kind: backoff.Oban}, 18, 0, almostOne); last < 6*day+16*time.Hour || last >= 6*day+17*time.Hour {
 		t.Errorf("oban: the wait before the 20th attempt is %v, not the 6 days and 16 hours Oban documents", last)
 	}
 	for _, u := range []float64{0, 0.5, almostOne} {
 		var sum time.Duration
 		for n := range 10 {
-			sum += Delay(backoff.Policy{Kind: backoff.Temporal}, n, 0, u)
+			sum += Delay(backoff.Schedule{Kind: backoff.Temporal}, n, 0, u)
 		}
 		if sum != 427*time.Second {
 			t.Errorf("temporal: ten retries at draw %v wait %v; want 427 s", u, sum)
@@ -234,7 +234,7 @@ func TestObanTemporalTotals(t *testing.T) {
 // over the first 30 retries, draws 0, 0.5 and almost 1.
 func TestJitteredIsWhatDelayReads(t *testing.T) {
 	for k := range backoff.Kind(len(enum.Names[backoff.Kind]())) {
-		p := backoff.Policy{Kind: k, Base: 100 * ms, Cap: 20 * time.Second}
+		p := backoff.Schedule{Kind: k, Base: 100 * ms, Cap: 20 * time.Second}
 		reads := false
 		for n := range 30 {
 			d := Delay(p, n, time.Second, 0)
@@ -264,11 +264,11 @@ func TestObanTemporalCheckUnread(t *testing.T) {
 		if base, cap := tt.k.Unread(); base != want || cap != want {
 			t.Errorf("%s.Unread() = %q, %q; want %q twice", tt.name, base, cap, want)
 		}
-		if err := (backoff.Policy{Kind: tt.k, Base: 2 * time.Second, Cap: time.Second}).Check(); err != nil {
+		if err := (backoff.Schedule{Kind: tt.k, Base: 2 * time.Second, Cap: time.Second}).Check(); err != nil {
 			t.Errorf("%s with a cap below its base: Check() = %v; want nil, as for sidekiq", tt.name, err)
 		}
 	}
-	err := backoff.Policy{Kind: backoff.Temporal + 1}.Check()
+	err := backoff.Schedule{Kind: backoff.Temporal + 1}.Check()
 	if want := "policy: 11 is not a backoff (want one of none, constant, exponential, full-jitter, equal-jitter, decorrelated, sidekiq, river, grpc, oban, temporal)"; err == nil || err.Error() != want {
 		t.Errorf("Check of kind 11 = %v; want %q", err, want)
 	}
@@ -280,7 +280,7 @@ func TestObanTemporalCheckUnread(t *testing.T) {
 func TestDelayNeverNegative(t *testing.T) {
 	prevs := []time.Duration{0, 100 * ms, 8760 * time.Hour, math.MaxInt64}
 	for k := range backoff.Kind(len(enum.Names[backoff.Kind]())) {
-		p := backoff.Policy{Kind: k, Base: 100 * ms, Cap: 8760 * time.Hour}
+		p := backoff.Schedule{Kind: k, Base: 100 * ms, Cap: 8760 * time.Hour}
 		for _, u := range []float64{0, 0.5, almostOne} {
 			var last time.Duration
 			for n := range 1000 {
@@ -310,7 +310,7 @@ func FuzzDelay(f *testing.F) {
 			return
 		}
 		bound := int64(8760 * time.Hour)
-		p := backoff.Policy{Kind: backoff.Kind(int(kind) % len(enum.Names[backoff.Kind]())), Base: time.Duration(abs(base) % bound), Cap: time.Duration(abs(cap) % bound)}
+		p := backoff.Schedule{Kind: backoff.Kind(int(kind) % len(enum.Names[backoff.Kind]())), Base: time.Duration(abs(base) % bound), Cap: time.Duration(abs(cap) % bound)}
 		if d := Delay(p, int(attempt)%1000, time.Duration(abs(prev)), u); d < 0 {
 			t.Fatalf("%+v.Delay(%d, %d, %v) = %v", p, attempt%1000, prev, u, d)
 		}

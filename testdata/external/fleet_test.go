@@ -81,8 +81,8 @@ func flaky() fleet.Config {
 	c := fleet.DefaultConfig()
 	c.Name = "flaky"
 	c.Duration, c.Load.Rate, c.Net = 30*time.Second, 20, 0
-	c.Server = fleet.Server{Kind: fleet.Independent, Base: 50 * time.Millisecond, PFail: 0.45}
-	c.Client.Backoff = backoff.Policy{Kind: backoff.Constant, Base: 200 * time.Millisecond, Cap: fleet.NoCap}
+	c.Server = fleet.Server{Kind: fleet.IndependentServer, Base: 50 * time.Millisecond, PFail: 0.45}
+	c.Client.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 200 * time.Millisecond, Cap: fleet.NoCap}
 	return c
 }
 

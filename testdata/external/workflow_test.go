@@ -23,11 +23,11 @@ func checkout() provider.Scenario {
 		Name: "checkout",
 		Noun: "orders",
 		Steps: []provider.Step{
-			{Name: "reserve the stock", PFail: 0.2, HonoursKeys: true, Policy: provider.Policy{Attempts: 5, Keys: &same}},
-			{Name: "charge the card", PFail: 0.1, CanLoseReply: true, LostReply: 0.05, HonoursKeys: true, Policy: provider.Policy{Attempts: 4, Keys: &same}},
+			{Name: "reserve the stock", PFail: 0.2, HonoursKeys: true, Retry: provider.StepRetry{Attempts: 5, Keys: &same}},
+			{Name: "charge the card", PFail: 0.1, CanLoseReply: true, LostReply: 0.05, HonoursKeys: true, Retry: provider.StepRetry{Attempts: 4, Keys: &same}},
 			{Name: "write the ledger", PFail: 0.05},
-			{Name: "send the receipt", PFail: 0.1, CanLoseReply: true, LostReply: 0.1, Policy: provider.Policy{Attempts: 2}},
-			{Name: "notify the warehouse", PFail: 0.05, CanLoseReply: true, LostReply: 0.05, HonoursKeys: true, Policy: provider.Policy{Keys: &none}},
+			{Name: "send the receipt", PFail: 0.1, CanLoseReply: true, LostReply: 0.1, Retry: provider.StepRetry{Attempts: 2}},
+			{Name: "notify the warehouse", PFail: 0.05, CanLoseReply: true, LostReply: 0.05, HonoursKeys: true, Retry: provider.StepRetry{Keys: &none}},
 		},
 		Watched: []provider.Watch{{Step: 1, Label: "Cards charged twice"}, {Step: 3, Label: "Receipts sent twice"}},
 	}
