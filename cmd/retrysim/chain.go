@@ -111,7 +111,7 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) 
 	if splitOrbit > 0 {
 		q.Split = chain.OrbitSplit(c, splitOrbit, splitHorizon.Seconds(), splitEffort, splitRuns, uint64(r.seed))
 		if err := q.Split.CheckCost(&c); err != nil {
-			return nil, flagval.Usage(flagError(err, func(fe *fleet.FieldError) (string, string) { return "-split-" + fe.Field, fe.Msg }))
+			return nil, flagval.Usage(flagError(err, flagNames{"*": "-split-%s"}, nil))
 		}
 	}
 	// A shard too answers, so that a span the chain refuses (within,

@@ -244,18 +244,32 @@ func kindItems[C, P, R any](k replicates.Kind[C, P, R], w *work, runs []C, perPo
 	})
 }
 
+// flagNames name the flag of each setting, by the path a library's
+// *fleet.FieldError names it by: a key a path, or PREFIX* every path
+// PREFIX starts, the flag's %s the rest of the path ("*": any other).
+type flagNames map[string]string
+
 // flagError is err in the command's words when it is a library's
-// *fleet.FieldError whose path flag names: "FLAG: why", flag saying, of
-// the error, the FLAG to change ("" for none: err as it is) and why.
-func flagError(err error, flag func(fe *fleet.FieldError) (name, why string)) error {
+// *fleet.FieldError whose path names has a flag of: "FLAG: why", why its
+// message in words (nil: as it is); any other error as it is.
+func flagError(err error, names flagNames, words func(*fleet.FieldError) string) error {
 	var fe *fleet.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}
-	if name, why := flag(fe); name != "" {
-		return fmt.Errorf("%s: %s", name, why)
+	name, ok := names[fe.Field]
+	for pattern, flag := range names { // one pattern a table
+		if rest, found := strings.CutPrefix(fe.Field, strings.TrimSuffix(pattern, "*")); !ok && found && strings.HasSuffix(pattern, "*") {
+			name = fmt.Sprintf(flag, rest)
+		}
 	}
-	return err
+	if name == "" {
+		return err
+	}
+	if words == nil {
+		return fmt.Errorf("%s: %s", name, fe.Msg)
+	}
+	return fmt.Errorf("%s: %s", name, words(fe))
 }
 
 // graphError is a graph's refusal in the command's words, a usage error:
@@ -263,15 +277,12 @@ func flagError(err error, flag func(fe *fleet.FieldError) (name, why string)) er
 // file's graph (loaded) at the file's line; else of the preset. Any other
 // error (an interrupt) is returned as it is.
 func graphError(err error, loaded *scenario.Graph) error {
-	var fe *fleet.FieldError
-	named := flagError(err, func(fe *fleet.FieldError) (string, string) {
-		if fe.Field == "replicates" || fe.Field == "workers" || fe.Field == "duration" && loaded == nil || fe.Field == "worker_count" {
-			return "-" + strings.ReplaceAll(fe.Field, "_", "-"), fe.Msg
-		}
-		return "", ""
-	})
-	switch {
-	case !errors.As(err, &fe):
+	names := flagNames{"replicates": "-replicates", "workers": "-workers", "worker_count": "-worker-count"}
+	if loaded == nil { // a file's duration is its own
+		names["duration"] = "-duration"
+	}
+	switch named := flagError(err, names, nil); {
+	case !errors.As(err, new(*fleet.FieldError)):
 		return err
 	case named != err:
 		return flagval.Usage(named)

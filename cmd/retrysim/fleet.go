@@ -173,23 +173,15 @@ func fleetPresetRefuses(name string) string {
 	return fmt.Sprintf("a preset sets the model; drop -%s or -preset", name)
 }
 
-// fleetFlags are the flags of the fleet settings no fleet.Param holds, by
-// their paths (fleet.FieldError's); a Param's flag is its Key.
-var fleetFlags = map[string]string{
-	"duration": "-duration", "outage.from": "-outage", "outage.to": "-outage",
-	"replicates": "-replicates", "workers": "-workers",
-}
-
 // fleetFlagError is err in the command's words: a *fleet.FieldError names
-// the flag of its path, and the settings its message names by path are
-// named as flags.
+// the flag of its path (a fleet.Param's Key, or the run's own flags), and
+// the settings its message names by path are named as flags.
 func fleetFlagError(err error) error {
-	return flagError(err, func(fe *fleet.FieldError) (string, string) {
-		if p, ok := fleet.LookupParam(fe.Field); ok {
-			return "-" + p.Key, fe.Words(scenarioref.FleetFlag)
-		}
-		return fleetFlags[fe.Field], fe.Words(scenarioref.FleetFlag)
-	})
+	names := flagNames{"duration": "-duration", "outage.from": "-outage", "outage.to": "-outage", "replicates": "-replicates", "workers": "-workers"}
+	for _, p := range fleet.Params() {
+		names[p.Path] = "-" + p.Key
+	}
+	return flagError(err, names, func(fe *fleet.FieldError) string { return fe.Words(scenarioref.FleetFlag) })
 }
 
 // fleetGroups are fleet -help's headings over its 68 flags: the model's

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -116,7 +117,7 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 	opts := r.options(stderr)
 	run := func(ctx context.Context, lo, hi int) ([][]stats.Observation, error) {
 		if err := fleet.CheckCost(cells[lo:hi], opts); err != nil { // the slice's: a merge runs none
-			return nil, flagval.Usage(mapCostError(err))
+			return nil, flagval.Usage(flagError(err, flagNames{"replicates": "-replicates", "duration": "-after", "*": "-heights (%s)"}, nil)) // the cells' duration by -after, the load in flight at the peak by -heights
 		}
 		done, err := metastable.RunMap(ctx, cells[lo:hi], opts)
 		if err != nil {
@@ -141,34 +142,22 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 	}), nil
 }
 
-// mapCostError is fleet.CheckCost's refusal of a map's cells by the flag to
-// change: -replicates, -after for the cells' duration (which a map has no
-// flag of, and which the refusal names for one replicate), and -heights for
-// the load a setting of the model holds in flight at the spike's peak.
-func mapCostError(err error) error {
-	return flagError(err, func(fe *fleet.FieldError) (string, string) {
-		if flag, ok := map[string]string{"replicates": "-replicates", "duration": "-after"}[fe.Field]; ok {
-			return flag, fe.Msg
-		}
-		return "-heights (" + fe.Field + ")", fe.Msg
-	})
-}
-
 // fleetMapFlagError is Map.Check's refusal in the command's words: a field
 // of the map is named by its flag (rates as -rates; the axes together as
 // -policies x -lengths x -heights x -rates), and a cell's own setting,
 // which no flag of this command gives, as "cell NAME: path: why".
 func fleetMapFlagError(err error) error {
-	return flagError(err, func(fe *fleet.FieldError) (string, string) {
-		if rest, ok := strings.CutPrefix(fe.Field, "cells["); ok {
-			if i := strings.LastIndex(rest, "]."); i >= 0 {
-				return "cell " + rest[:i] + ": " + rest[i+2:], fe.Msg
-			}
-		}
-		paths := fe.Fields
-		if paths == nil {
-			paths = []string{fe.Field}
-		}
-		return strings.Join(each(paths, func(p string) string { return "-" + p }), " x "), fe.Msg
-	})
+	var fe *fleet.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	if rest, ok := strings.CutPrefix(fe.Field, "cells["); ok && strings.Contains(rest, "].") {
+		i := strings.LastIndex(rest, "].")
+		return fmt.Errorf("cell %s: %s: %s", rest[:i], rest[i+2:], fe.Msg)
+	}
+	paths := fe.Fields
+	if paths == nil {
+		paths = []string{fe.Field}
+	}
+	return fmt.Errorf("%s: %s", strings.Join(each(paths, func(p string) string { return "-" + p }), " x "), fe.Msg)
 }
