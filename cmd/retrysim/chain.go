@@ -13,6 +13,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/chain"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/outfile"
 )
@@ -147,19 +148,5 @@ func chainEcho(fs *flag.FlagSet) string {
 		}
 		words = append(words, fmt.Sprintf("-%s %s", f.Name, f.Value))
 	})
-	var b strings.Builder
-	line := 0
-	for i, word := range words {
-		if i > 0 && line+1+len(word) > 100 {
-			b.WriteString("\n   ")
-			line = 3
-		}
-		if i > 0 {
-			b.WriteString(" ")
-			line++
-		}
-		b.WriteString(word)
-		line += len(word)
-	}
-	return b.String()
+	return strings.TrimSuffix(human.Fill(words, "", "    ", 100), "\n")
 }

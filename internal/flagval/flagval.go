@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/human"
@@ -564,32 +563,10 @@ func printFlag(w io.Writer, f *flag.Flag, width int) {
 		usage += " (default " + f.DefValue + ")"
 	}
 	fmt.Fprintln(w, head)
-	for _, line := range wrap(usage, width-usageIndent) {
-		fmt.Fprintf(w, "    \t%s\n", line)
+	for _, para := range strings.Split(usage, "\n") { // its own line breaks kept
+		fmt.Fprint(w, human.Wrap(para, "    \t", width-usageIndent+len("    \t")))
 	}
 }
 
 // usageIndent is the columns before a usage line: four spaces and a tab.
 const usageIndent = 8
-
-// wrap breaks text into lines of at most width columns at spaces, keeping
-// its own line breaks; a word longer than width has a line of its own.
-func wrap(text string, width int) []string {
-	var lines []string
-	for _, para := range strings.Split(text, "\n") {
-		line := ""
-		for _, word := range strings.Fields(para) {
-			switch {
-			case line == "":
-				line = word
-			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
-				line += " " + word
-			default:
-				lines = append(lines, line)
-				line = word
-			}
-		}
-		lines = append(lines, line)
-	}
-	return lines
-}
