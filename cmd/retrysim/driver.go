@@ -9,6 +9,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -210,16 +211,18 @@ func (r *runFlags) writeRuns(ctx context.Context, stdout io.Writer, doc render.R
 // write writes main to -o or stdout, and ser and pic to -series and -plot
 // when they are given, then judges -require's over rows.
 func (r *runFlags) write(ctx context.Context, stdout io.Writer, main, ser, pic []byte, rows []render.Figures) error {
-	outs := []outfile.Output{{File: r.o.Out, Data: main}}
-	for _, o := range []outfile.Output{{File: r.series, Data: ser}, {File: r.plot, Data: pic}} {
-		if o.File.Path != "" {
-			outs = append(outs, o)
-		}
-	}
-	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil || len(r.reqs) == 0 {
+	return writeJudged(ctx, stdout, r.reqs, func() []tune.Row { return tune.FigureRows(rows) },
+		outfile.Output{File: r.o.Out, Data: main}, outfile.Output{File: r.series, Data: ser}, outfile.Output{File: r.plot, Data: pic})
+}
+
+// writeJudged writes outs, the first (-o's, or stdout) always and the others
+// when their files are given, then judges reqs over the rows written.
+func writeJudged(ctx context.Context, stdout io.Writer, reqs []tune.Requirement, rows func() []tune.Row, outs ...outfile.Output) error {
+	outs = append(outs[:1], slices.DeleteFunc(outs[1:], func(o outfile.Output) bool { return o.File.Path == "" })...)
+	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil || len(reqs) == 0 {
 		return err
 	}
-	return tune.Enforce(r.reqs, tune.FigureRows(rows))
+	return tune.Enforce(reqs, rows())
 }
 
 // kindItems makes w the run of runs' replicates of kind k with opts,
