@@ -32,7 +32,11 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	if p.Totals && len(r.reqs) > 0 {
 		return nil, flagval.Usage(fmt.Errorf("-require: -preset %s prints totals by failure rate and policy, with no run's figures to judge", p.Name))
 	}
-	echo, err := fleetSettings(cfgs)
+	echo := each(cfgs, func(c fleet.Config) json.RawMessage { // the runs' settings as json's params object writes them, a shard's echo
+		params, e := render.FleetParams(c)
+		err = cmp.Or(err, e)
+		return params
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -114,19 +118,6 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 		return nil, p, nil, flagval.Usage(fleetFlagError(err))
 	}
 	return r, p, cfgs, nil
-}
-
-// fleetSettings are the settings of each of cfgs as the json format's
-// params object writes them (render.FleetParams), a fleet shard's echo.
-func fleetSettings(cfgs []fleet.Config) ([]json.RawMessage, error) {
-	out := make([]json.RawMessage, len(cfgs))
-	for i, c := range cfgs {
-		var err error
-		if out[i], err = render.FleetParams(c); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // fleetScenario sets the settings the fleet section of the scenario file at
