@@ -64,12 +64,7 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 		formats:    " (html is one page with the heat maps)",
 	}, 100, nil, nil)
 	fs, m := r.fs, metastable.CollapseMap()
-	trigger := flagval.Choice{V: "spike", Valid: func(s string) error {
-		if s != "spike" && s != "outage" && s != "stall" {
-			return fmt.Errorf("unknown trigger %q (want spike, outage or stall)", s)
-		}
-		return nil
-	}}
+	trigger := flagval.Choice{V: "spike", Valid: flagval.OneOf("trigger", "spike, outage or stall", "spike", "outage", "stall")}
 	fs.Var(numbers(&m.Rates, 0, fleet.MaxRate, false), "rates", "the base loads, a comma-separated `list` of requests a second")
 	fs.Var(numbers(&m.Heights, 0, fleet.MaxRate, false), "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
 	lengths := make([]float64, len(m.Lengths))

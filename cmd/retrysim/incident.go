@@ -24,13 +24,8 @@ import (
 func parseIncident(kind string, args []string, stdout, _ io.Writer) (*work, error) {
 	r := newRunFlags(kind, usages{plain: true, replicates: fmt.Sprintf("replay each run with `r` independent seeds, 1 to %d", fleet.MaxReplicates),
 		plot: "also draw the runs' time series, a panel a run, the incident's first, to `file` (.png or .svg)"}, incident.DefaultReplicates, nil, nil)
-	fs, format := r.fs, flagval.Choice{V: incident.Formats()[0], Names: incident.Formats()}
-	format.Valid = func(s string) error {
-		if slices.Contains(incident.Formats(), s) {
-			return nil
-		}
-		return fmt.Errorf("unknown format %q (want one of %s)", s, strings.Join(incident.Formats(), ", "))
-	}
+	fs, format := r.fs, flagval.Choice{V: incident.Formats()[0], Names: incident.Formats(),
+		Valid: flagval.OneOf("format", "one of "+strings.Join(incident.Formats(), ", "), incident.Formats()...)}
 	fs.Var(&format, "format", "output `format`: "+strings.Join(incident.Formats(), ", ")+" (json holds the source, the assumptions, the outcomes and the runs' rows)")
 	var name string
 	fs.StringVar(&name, "name", "", "the incident to replay, by its `name` (the same as giving NAME)")

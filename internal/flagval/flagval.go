@@ -211,6 +211,17 @@ func (c *Choice) Set(s string) error {
 	return nil
 }
 
+// OneOf is a Choice's Valid for the names given, refusing any other as
+// "unknown NOUN %q (want WANT)".
+func OneOf(noun, want string, names ...string) func(string) error {
+	return func(s string) error {
+		if slices.Contains(names, s) {
+			return nil
+		}
+		return fmt.Errorf("unknown %s %q (want %s)", noun, s, want)
+	}
+}
+
 // ValidRNG refuses a generator name that rng.Lookup does not know.
 func ValidRNG(s string) error {
 	if _, ok := rng.Lookup(s); !ok {
