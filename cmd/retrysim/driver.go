@@ -248,8 +248,9 @@ func kindItems[C, P, R any](k replicates.Kind[C, P, R], w *work, runs []C, perPo
 }
 
 // flagNames name the flag of each setting, by the path a library's
-// *fleet.FieldError names it by: a key a path, or PREFIX* every path
-// PREFIX starts, the flag's %s the rest of the path ("*": any other).
+// *fleet.FieldError names it by: a key a path, or PREFIX* every other path
+// PREFIX starts, the flag's %s the rest of the path ("*": any other path);
+// a table holds at most one PREFIX*.
 type flagNames map[string]string
 
 // flagError is err in the command's words when it is a library's
@@ -261,7 +262,7 @@ func flagError(err error, names flagNames, words func(*fleet.FieldError) string)
 		return err
 	}
 	name, ok := names[fe.Field]
-	for pattern, flag := range names { // one pattern a table
+	for pattern, flag := range names {
 		if rest, found := strings.CutPrefix(fe.Field, strings.TrimSuffix(pattern, "*")); !ok && found && strings.HasSuffix(pattern, "*") {
 			name = fmt.Sprintf(flag, rest)
 		}
