@@ -67,7 +67,7 @@ func parseIncident(kind string, args []string, stdout, _ io.Writer) (*work, erro
 		if err := render.CheckPlotPath(r.plot.Path); err != nil {
 			return nil, flagval.Usage(fmt.Errorf("-plot: %w", err))
 		}
-		if err := outfile.Check(r.plot); err != nil {
+		if err := outfile.Check(r.o.Out, r.plot); err != nil { // not -o's file
 			return nil, flagval.Usage(err)
 		}
 	}
