@@ -19,7 +19,7 @@ import (
 // publicPackages are the directories of the packages a Go program may
 // import: their go doc is the library's API.
 var publicPackages = []string{".", "provider", "strategy", "backoff", "delivery",
-	"fleet", "schema", "report"}
+	"fleet", "schema", "report", "tune"}
 
 // TestExportedIdentifiersDocumented fails naming each exported constant,
 // variable, type, function and method of a public package that has no doc
@@ -279,10 +279,11 @@ func receiverName(e ast.Expr) string {
 // names and paths, and only the command maps them to flags. No file is
 // excepted; the settings tables whose help texts the command prints as its
 // flags' (delivery/settings.go, internal/scenario/keys.go, fleet/params.go,
-// fleet/preset.go) must be among those scanned, internal/scenario's too.
+// internal/fleetpreset/preset.go) must be among those scanned, internal/scenario's
+// and internal/fleetpreset's too.
 func TestLiteralsNameNoFlags(t *testing.T) {
 	scanned := map[string]bool{}
-	for _, dir := range append(slices.Clone(publicPackages), "internal/scenario") {
+	for _, dir := range append(slices.Clone(publicPackages), "internal/scenario", "internal/fleetpreset") {
 		fset, files := parseSources(t, dir, 0)
 		for path, file := range files {
 			scanned[filepath.ToSlash(filepath.Clean(path))] = true
@@ -304,7 +305,7 @@ func TestLiteralsNameNoFlags(t *testing.T) {
 			})
 		}
 	}
-	for _, f := range []string{"delivery/settings.go", "internal/scenario/keys.go", "fleet/params.go", "fleet/preset.go", "retrysim.go", "strategy/strategy.go"} {
+	for _, f := range []string{"delivery/settings.go", "internal/scenario/keys.go", "fleet/params.go", "internal/fleetpreset/preset.go", "retrysim.go", "strategy/strategy.go"} {
 		if !scanned[f] {
 			t.Errorf("%s was not scanned", f)
 		}

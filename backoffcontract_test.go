@@ -7,7 +7,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/provider"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // TestBackoffOneContract holds every model to backoff.Policy.Check: a step's
@@ -37,7 +37,7 @@ func TestBackoffOneContract(t *testing.T) {
 				err   error
 			}{
 				{"backoff.Policy.Check", tc.p.Check()},
-				{"provider.CheckBackoff", provider.CheckBackoff(tc.p)},
+				{"limits.Backoff", limits.Backoff(tc.p)},
 				{"delivery.Config.Check", d.Check()},
 				{"fleet.Config.Check", f.Check()},
 			} {

@@ -10,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -97,7 +98,7 @@ func (b *fuzzBytes) latency() provider.Latency {
 }
 
 func (b *fuzzBytes) backoff() backoff.Policy {
-	p := backoff.Policy{Kind: backoff.Kind(b.enum(len(backoff.Kinds().Names()))), Base: b.duration(), Cap: b.duration()}
+	p := backoff.Policy{Kind: backoff.Kind(b.enum(len(enum.Names[backoff.Kind]()))), Base: b.duration(), Cap: b.duration()}
 	if !b.wild() && p.Cap != 0 && p.Cap < p.Base {
 		p.Cap = p.Base
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -96,7 +97,7 @@ func TestBackoffCapZeroIsNoCap(t *testing.T) {
 		if tt.p.Kind == backoff.Decorrelated {
 			prev = 10 * time.Second
 		}
-		if got := tt.p.Delay(tt.n, prev, tt.u); got != tt.want {
+		if got := waits.Delay(tt.p, tt.n, prev, tt.u); got != tt.want {
 			t.Errorf("%v base %v cap 0: Delay(%d, %v, %v) = %v; want %v", tt.p.Kind, tt.p.Base, tt.n, prev, tt.u, got, tt.want)
 		}
 		if err := tt.p.Check(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/retrysim/retrysim/internal/dist"
+	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -30,9 +31,9 @@ type Comparison struct {
 	// A and B are the rows' estimates, each with its own interval: Wilson's
 	// for a share, the normal one for a mean.
 	A, B schema.Estimate
-	// Diff is B - A with its 95% interval, by schema.Newcombe for a share
+	// Diff is B - A with its 95% interval, by the Newcombe method for a share
 	// (then P is the pooled two-proportion z test's) and by
-	// schema.NormalDifference for a mean (then P is the z test's, with
+	// the normal-difference method for a mean (then P is the z test's, with
 	// unpooled variances); its N is the jobs of both rows.
 	Diff schema.Estimate
 	// P is the two-sided p-value of no difference: the chance of a
@@ -135,7 +136,7 @@ func proportions(metric string, x1, n1, x2, n2 int64) Comparison {
 	d := p2 - p1
 	c := Comparison{Metric: metric, A: w1, B: w2, Diff: schema.Estimate{Value: d,
 		Lo: d - math.Hypot(p2-w2.Lo, w1.Hi-p1), Hi: d + math.Hypot(w2.Hi-p2, p1-w1.Lo),
-		N: n1 + n2, Level: stats.Confidence, Method: schema.Newcombe}}
+		N: n1 + n2, Level: stats.Confidence, Method: estimate.Newcombe}}
 	pooled := float64(x1+x2) / float64(n1+n2)
 	se := math.Sqrt(pooled * (1 - pooled) * (1/float64(n1) + 1/float64(n2)))
 	switch {
@@ -156,7 +157,7 @@ func means(metric string, sum1 int64, sq1 stats.Wide, n1 int64, sum2 int64, sq2 
 	d := e2.Value - e1.Value
 	se := math.Hypot(se1, se2)
 	c := Comparison{Metric: metric, A: e1, B: e2, Diff: schema.Estimate{Value: d, Lo: d - z*se, Hi: d + z*se,
-		N: n1 + n2, Level: stats.Confidence, Method: schema.NormalDifference}}
+		N: n1 + n2, Level: stats.Confidence, Method: estimate.NormalDifference}}
 	switch {
 	case se > 0:
 		c.P = pValue(d / se)

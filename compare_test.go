@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -35,7 +36,7 @@ func TestCompareNewcombe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := c.Diff; math.Abs(d.Lo-tc.lo) > 5e-5 || math.Abs(d.Hi-tc.hi) > 5e-5 || d.Method != schema.Newcombe || d.N != tc.na+tc.nb || d.Level != 0.95 {
+		if d := c.Diff; math.Abs(d.Lo-tc.lo) > 5e-5 || math.Abs(d.Hi-tc.hi) > 5e-5 || d.Method != estimate.Newcombe || d.N != tc.na+tc.nb || d.Level != 0.95 {
 			t.Errorf("%d/%d - %d/%d: [%.4f, %.4f] by %v of %d at %g; want Newcombe's [%.4f, %.4f] of %d at 0.95", tc.xb, tc.nb, tc.xa, tc.na, d.Lo, d.Hi, d.Method, d.N, d.Level, tc.lo, tc.hi, tc.na+tc.nb)
 		}
 	}
@@ -56,9 +57,9 @@ func TestCompareByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := retrysim.Comparison{Metric: "failed_rate",
-		A:    schema.Estimate{Value: 0.03, Lo: 0.0210937, Hi: 0.0425034, N: 1000, Level: 0.95, Method: schema.Wilson},
-		B:    schema.Estimate{Value: 0.015, Lo: 0.0091110, Hi: 0.0246010, N: 1000, Level: 0.95, Method: schema.Wilson},
-		Diff: schema.Estimate{Value: -0.015, Lo: -0.02882085149301797, Hi: -0.001904189753970803, N: 2000, Level: 0.95, Method: schema.Newcombe},
+		A:    schema.Estimate{Value: 0.03, Lo: 0.0210937, Hi: 0.0425034, N: 1000, Level: 0.95, Method: estimate.Wilson},
+		B:    schema.Estimate{Value: 0.015, Lo: 0.0091110, Hi: 0.0246010, N: 1000, Level: 0.95, Method: estimate.Wilson},
+		Diff: schema.Estimate{Value: -0.015, Lo: -0.02882085149301797, Hi: -0.001904189753970803, N: 2000, Level: 0.95, Method: estimate.Newcombe},
 		P:    0.02371864263219147}
 	same := func(a, b schema.Estimate, tol float64) bool {
 		return math.Abs(a.Value-b.Value) <= tol && math.Abs(a.Lo-b.Lo) <= tol && math.Abs(a.Hi-b.Hi) <= tol && a.N == b.N && a.Level == b.Level && a.Method == b.Method
@@ -81,7 +82,7 @@ func TestCompareByHand(t *testing.T) {
 	}
 	se := math.Sqrt(5.0/12 + 2.0/4)
 	const z = 1.959963984540054
-	if d := c.Diff; !near(d.Value, 0.5) || !near(d.Lo, 0.5-z*se) || !near(d.Hi, 0.5+z*se) || !near(c.P, math.Erfc(0.5/se/math.Sqrt2)) || d.Method != schema.NormalDifference || d.N != 8 {
+	if d := c.Diff; !near(d.Value, 0.5) || !near(d.Lo, 0.5-z*se) || !near(d.Hi, 0.5+z*se) || !near(c.P, math.Erfc(0.5/se/math.Sqrt2)) || d.Method != estimate.NormalDifference || d.N != 8 {
 		t.Errorf("Compare(calls_per_job) = %+v; want 0.5 [%v, %v], p %v", c, 0.5-z*se, 0.5+z*se, math.Erfc(0.5/se/math.Sqrt2))
 	}
 	if c.Significant() || c.Better() || c.String() != "~ (p=0.6)" {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
@@ -43,11 +44,11 @@ func echoWatched(p stats.Params) bool {
 func readStepTypes(steps []stats.StepParams) error {
 	for i, st := range steps {
 		for k, x := range st.Settings {
-			j := slices.IndexFunc(provider.EchoedStepSettings(), func(s provider.StepSetting) bool { return s.Echo == x.Key })
+			j := slices.IndexFunc(decl.EchoedStepSettings(), func(s decl.StepSetting) bool { return s.Echo == x.Key })
 			if j < 0 {
 				continue // no setting of this program's: kept as read
 			}
-			if _, isFloat := provider.EchoedStepSettings()[j].Get(provider.Step{}).(float64); !isFloat {
+			if _, isFloat := decl.EchoedStepSettings()[j].Get(provider.Step{}).(float64); !isFloat {
 				continue
 			}
 			switch v := x.Value.(type) {

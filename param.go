@@ -9,7 +9,11 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
@@ -61,8 +65,8 @@ type field struct {
 
 var (
 	probabilitySpec = &sweep.Spec{Kind: sweep.Probability}
-	// durationSpec takes durations from 0 to provider.MaxDuration, in seconds.
-	durationSpec = &sweep.Spec{Kind: sweep.Duration, Min: 0, Max: provider.MaxDuration.Seconds()}
+	// durationSpec takes durations from 0 to limits.MaxDuration, in seconds.
+	durationSpec = &sweep.Spec{Kind: sweep.Duration, Min: 0, Max: limits.MaxDuration.Seconds()}
 )
 
 // setting is one declaration of settingTable: a setting's name, its path in
@@ -98,9 +102,9 @@ func fieldNames(queue, numeric bool) []string {
 }
 
 // stepSettings are the settings of a step that a name sets, as
-// settingTable declares them: those of provider.StepSettings with a Name,
+// settingTable declares them: those of decl.StepSettings with a Name,
 // in its order.
-func stepSettings(ps []provider.StepSetting) []setting {
+func stepSettings(ps []decl.StepSetting) []setting {
 	var out []setting
 	for _, p := range ps {
 		if p.Name == "" {
@@ -118,16 +122,16 @@ func stepSettings(ps []provider.StepSetting) []setting {
 
 // kindField is a field of kind, its spec and from, for a sweep; a whole
 // number is bounded by lo and hi.
-func kindField(kind schema.Kind, lo, hi int) field {
+func kindField(kind enum.Kind, lo, hi int) field {
 	var f field
 	switch kind {
-	case schema.Probability:
+	case enum.Probability:
 		f.spec, f.from = probabilitySpec, func(v float64) any { return v }
-	case schema.Duration:
+	case enum.Duration:
 		f.spec, f.from = durationSpec, func(v float64) any { return seconds(v) }
-	case schema.Latency: // a fixed one: a sweep's value is one number
+	case enum.Latency: // a fixed one: a sweep's value is one number
 		f.spec, f.from = durationSpec, func(v float64) any { return provider.Latency{Median: seconds(v)} }
-	case schema.Whole:
+	case enum.Whole:
 		f.spec, f.from = &sweep.Spec{Kind: sweep.Whole, Min: float64(lo), Max: float64(hi)}, func(v float64) any { return int(v) }
 	}
 	return f
@@ -139,11 +143,11 @@ func kindField(kind schema.Kind, lo, hi int) field {
 // field, what it means, its bounds (spec) and which model reads it;
 // Settings, Override, lookupParam, the command's flags and help, and
 // Unread's rule for the job model are all read from it. The queue's are
-// delivery.Settings, under queue.
-var settingTable = append(stepSettings(provider.StepSettings()), queueSettings(delivery.Settings())...)
+// decl.Settings[delivery.Config], under queue.
+var settingTable = append(stepSettings(decl.StepSettings()), queueSettings(decl.Settings[delivery.Config]())...)
 
 // queueSettings are the settings of ds under queue, as settingTable declares them.
-func queueSettings(ds []delivery.Setting) []setting {
+func queueSettings(ds []decl.Setting[delivery.Config]) []setting {
 	var out []setting
 	for _, d := range ds {
 		f := kindField(d.Kind, d.Min, d.Max)
@@ -234,7 +238,7 @@ func Override(sc provider.Scenario, q *delivery.Config, settings ...Setting) (pr
 	}
 	if q != nil {
 		if err := q.Check(); err != nil {
-			return sc, q, schema.Within("queue", err)
+			return sc, q, fieldpath.Within("queue", err)
 		}
 	}
 	return sc, q, nil

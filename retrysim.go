@@ -28,8 +28,12 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/closedform"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -94,7 +98,9 @@ type Experiment struct {
 	Progress func(done, total int64)
 }
 
-func fieldErr(field, format string, args ...any) error { return schema.Errorf(field, format, args...) }
+func fieldErr(field, format string, args ...any) error {
+	return pathtext.Errorf(field, format, args...)
+}
 
 // generator is the Experiment's generator, pcg by default.
 func (e Experiment) generator() (rng.Generator, error) {
@@ -141,7 +147,7 @@ func (e Experiment) Check() error {
 	}
 	switch {
 	case en == sim.Skip && g.Sequential:
-		return fieldErr("engine", "skip cannot replay %s's single stream draw by draw; use %s plain, or %s pcg", g.Name, schema.Path("engine"), schema.Path("generator"))
+		return fieldErr("engine", "skip cannot replay %s's single stream draw by draw; use %s plain, or %s pcg", g.Name, pathtext.Path("engine"), pathtext.Path("generator"))
 	}
 	if err := sim.CheckJobs(e.Jobs); err != nil {
 		return fieldErr("jobs", "%v", err)
@@ -166,7 +172,7 @@ func (e Experiment) Check() error {
 			return fieldErr(fmt.Sprintf("strategies[%d]", i), "is nil")
 		}
 		if err := checkStrategy(s); err != nil {
-			return schema.Within(fmt.Sprintf("strategies[%d]", i), err)
+			return fieldpath.Within(fmt.Sprintf("strategies[%d]", i), err)
 		}
 	}
 	// A row a strategy: a strategy given twice would print its row twice.
@@ -178,7 +184,7 @@ func (e Experiment) Check() error {
 	}
 	if d := e.Delivery; d != nil {
 		if err := d.Check(); err != nil {
-			return schema.Within("queue", err)
+			return fieldpath.Within("queue", err)
 		}
 		return e.checkDeliveries()
 	}
@@ -203,10 +209,10 @@ func checkStrategy(s strategy.Strategy) error {
 	if err := sim.CheckAttempts(r.Attempts); err != nil {
 		return fieldErr("attempts", "%v", err)
 	}
-	if err := strategy.Scopes().Check(r.Scope); err != nil {
+	if err := enum.Check(r.Scope); err != nil {
 		return fieldErr("scope", "%v", err)
 	}
-	if err := schema.KeyModes().Check(r.Keys); err != nil {
+	if err := enum.Check(r.Keys); err != nil {
 		return fieldErr("keys", "%v", err)
 	}
 	return nil
@@ -246,11 +252,11 @@ func (e Experiment) checkScenario() error {
 		return fieldErr("scenario", "none given; a zero Scenario has no steps (DefaultScenario is the command's default)")
 	}
 	if err := sc.Validate(); err != nil {
-		return schema.Within("scenario", err)
+		return fieldpath.Within("scenario", err)
 	}
 	if e.Delivery == nil {
 		for i, st := range sc.Steps {
-			if !st.Latency.Zero() {
+			if st.Latency != (provider.Latency{}) { // Validate refused a negative one
 				return fieldErr(fmt.Sprintf("scenario.steps[%d].latency", i), "%v is time, which only the delivery model reads, and the run is of the job model (Delivery nil); give it a Delivery (delivery.Defaults()), or no latency", st.Latency)
 			}
 		}
@@ -604,14 +610,14 @@ func ownRates(sc provider.Scenario) bool {
 }
 
 // stepParams is st as outputs echo it: each setting of
-// provider.EchoedStepSettings under its echo key, in its order, a
+// decl.EchoedStepSettings under its echo key, in its order, a
 // probability as a float64 (0 for a setting only a step that can lose its
 // reply has, when st cannot), a flag as a bool, a latency as its text, and
 // the step's own attempts (an int64), key mode and backoff (texts), each
 // left out where the step keeps the run's.
 func stepParams(st provider.Step) stats.StepParams {
 	p := stats.StepParams{Name: st.Name, Settings: stats.Settings{}}
-	for _, s := range provider.EchoedStepSettings() {
+	for _, s := range decl.EchoedStepSettings() {
 		var echo any
 		switch v := s.Get(st).(type) {
 		case float64:

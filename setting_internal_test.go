@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -218,7 +219,7 @@ func TestSettingsDescribeTheirFlags(t *testing.T) {
 	if !reflect.DeepEqual(DefaultScenario(), base) {
 		t.Errorf("DefaultScenario() = %+v; want the sign-up at 0.01, 0.005", DefaultScenario().Steps)
 	}
-	bounds := map[string][2]int{"queue.max_deliveries": {1, delivery.DeliveriesLimit}, "queue.max_crashes": {0, delivery.CrashesLimit}}
+	bounds := map[string][2]int{"queue.max_deliveries": {1, limits.DeliveryDeliveries}, "queue.max_crashes": {0, limits.DeliveryCrashes}}
 	for _, s := range settingDefs() {
 		if _, count := s.Default.(int); count && [2]int{s.Min, s.Max} != bounds[s.Name] {
 			t.Errorf("%s: bounds %d to %d; want %v", s.Name, s.Min, s.Max, bounds[s.Name])

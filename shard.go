@@ -12,12 +12,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -79,7 +80,7 @@ func (e Experiment) checkShard(index, count int) error {
 	case e.Replicates > 1:
 		return fieldErr("shard", "replicates cannot be split into shards; shard each replicate's seed instead")
 	case count > 1 && g.Sequential:
-		return fieldErr("shard", "%s has one stream for all jobs, so its runs cannot be split; use %s pcg", g.Name, schema.Path("generator"))
+		return fieldErr("shard", "%s has one stream for all jobs, so its runs cannot be split; use %s pcg", g.Name, pathtext.Path("generator"))
 	}
 	return nil
 }
@@ -154,7 +155,7 @@ func readShard(path string) (stats.Shard, error) {
 		// models' declarations can check: a file that merge would refuse is
 		// refused as it is read.
 		_, _, err = sim.FromModel(*sh.Model)
-		err = schema.Within("model", err)
+		err = fieldpath.Within("model", err)
 	}
 	if err != nil {
 		return sh, fmt.Errorf("%s: %w", path, err)

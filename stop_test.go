@@ -44,7 +44,7 @@ func TestRunCancelledMidBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	queue := delivery.Defaults()
-	queue.Visibility, queue.MaxDeliveries = time.Millisecond, delivery.DeliveriesLimit
+	queue.Visibility, queue.MaxDeliveries = time.Millisecond, limits.DeliveryDeliveries
 	timed := provider.Signup(0.999, 0.005)
 	for i := range timed.Steps {
 		timed.Steps[i].Latency = provider.Latency{Median: time.Millisecond}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -51,7 +52,7 @@ func (e Experiment) Unread() map[string]string {
 			retried = retried || r.Attempts > 1
 		} else {
 			retried = retried || slices.ContainsFunc(e.Scenario.Steps, func(st provider.Step) bool {
-				return st.Policy.Backoff == nil && st.Policy.AttemptsOr(r.Attempts) > 1
+				return st.Policy.Backoff == nil && steppolicy.Attempts(st.Policy, r.Attempts) > 1
 			})
 		}
 	}
@@ -82,7 +83,7 @@ func (e Experiment) unreadStepPolicy(i int) (attempts, backoff string) {
 		}
 		if r.Scope == strategy.EachStep {
 			eachStep = true
-			retried = retried || own.AttemptsOr(r.Attempts) > 1
+			retried = retried || steppolicy.Attempts(own, r.Attempts) > 1
 		}
 	}
 	const wholeJob = "every strategy retries the whole job, which reads the run's attempts and backoff, not a step's own"

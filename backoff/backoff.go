@@ -1,20 +1,17 @@
-// Package backoff computes the wait between retry attempts, by the policies of
+// Package backoff names the wait between retry attempts, by the policies of
 // the AWS Architecture Blog's "Exponential Backoff And Jitter": none,
 // constant, exponential, full jitter, equal jitter and decorrelated jitter;
 // by gRPC's retry backoff; and by the default schedules of four job queues
 // and workflow engines: Sidekiq's, River's, Oban's and Temporal's activity
-// retry policy.
-//
-// Delays are pure functions of the attempt, the previous delay and a uniform
-// draw passed in, so tests check exact values and the simulator keeps its
-// draws in its own seeded stream. Nothing here sleeps or reads a clock.
+// retry policy. Every model computes a policy's waits by one rule, from the
+// attempt, the previous wait and a uniform draw in its own seeded stream.
 package backoff
 
 import (
 	"fmt"
-	"math"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -63,36 +60,17 @@ const (
 	Temporal
 )
 
-// Kinds is the enumeration of the policies, named as scenario files and reports spell them.
-func Kinds() schema.Enum[Kind] { return kinds }
-
-var kinds = schema.NewEnum[Kind]("backoff", "none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated", "sidekiq", "river", "grpc", "oban", "temporal")
-
-// KindsDoc lists the policies by name, with the formula of gRPC's and of
-// each job queue's schedule: the one list the settings' docs print.
-func KindsDoc() string {
-	return "none, constant, exponential, full-jitter, equal-jitter, decorrelated, " +
-		"grpc (min(cap, base x 2^n) x random(0.8, 1.2) for retry n from 0, gRPC's A6 since 2024), " +
-		"or a job queue's schedule: sidekiq (c^4 + 15 + rand(10 x (c + 1)) s for retry c from 0, Sidekiq 8), " +
-		"river (n^4 s x random(0.9, 1.1) after the n-th error), " +
-		"oban (t + trunc(0.1 x random(0, 1) x t) s, t = 15 + 2^a, after the failure of attempt a from 1, Oban 2.23's worker backoff for up to 20 attempts) " +
-		"or temporal (min(100, 2^n) s for retry n from 0, no jitter, the activity retry policy Temporal applies when none is set)"
-}
+// kinds names the policies as scenario files and reports spell them.
+var kinds = enum.New[Kind]("backoff", "none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated", "sidekiq", "river", "grpc", "oban", "temporal")
 
 // String names the kind as scenario files spell it.
 func (k Kind) String() string { return kinds.String(k) }
-
-// Valid reports whether k is one of the policies.
-func (k Kind) Valid() bool { return kinds.Valid(k) }
 
 // MarshalText is the kind's name.
 func (k Kind) MarshalText() ([]byte, error) { return kinds.MarshalText(k) }
 
 // UnmarshalText reads a kind's name.
 func (k *Kind) UnmarshalText(text []byte) error { return kinds.UnmarshalText(text, k) }
-
-// ParseKind reads a policy name.
-func ParseKind(s string) (Kind, error) { return kinds.Parse(s) }
 
 // Policy is a backoff policy with its base and cap. The zero value waits
 // nothing. It is only the wait before a retry: whether a retry goes at
@@ -123,26 +101,9 @@ func (p Policy) Check() error {
 	return nil
 }
 
-// cap is the wait p's cap allows: Cap, or no bound when Cap is 0.
-func (p Policy) cap() float64 {
-	if p.Cap == 0 {
-		return math.Inf(1)
-	}
-	return float64(p.Cap)
-}
-
 // Default is the Part 5 retry options' policy: full jitter, base 100 ms, cap 2 s.
 func Default() Policy {
 	return Policy{Kind: FullJitter, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
-}
-
-// Jittered reports whether Delay uses its draw.
-func (p Policy) Jittered() bool {
-	switch p.Kind {
-	case FullJitter, EqualJitter, Decorrelated, GRPC, Sidekiq, River, Oban:
-		return true
-	}
-	return false
 }
 
 // Schedule reports whether k is a job queue's fixed schedule, whose waits
@@ -165,83 +126,4 @@ func (k Kind) Unread() (base, cap string) {
 		return "", "the constant backoff waits its base, with no cap"
 	}
 	return "", ""
-}
-
-// Longest is the longest the first n retries can wait in all: each wait
-// with its draw at the top of its range, each decorrelated wait building on
-// the longest before it.
-func (p Policy) Longest(n int) time.Duration {
-	var sum, prev time.Duration
-	for a := range n {
-		prev = p.Delay(a, prev, 1)
-		if sum > math.MaxInt64-prev {
-			return math.MaxInt64 // saturate rather than wrap
-		}
-		sum += prev
-	}
-	return sum
-}
-
-// Delay is the wait before retry number attempt (0 for the first retry).
-// prev is the previous wait (Decorrelated builds on it; pass 0 before the
-// first retry) and u a uniform draw in [0, 1), used only by the jittered
-// policies:
-//
-//	exponential   min(cap, base * 2^attempt)
-//	full jitter   u * min(cap, base * 2^attempt)
-//	equal jitter  t/2 + u * t/2, t = min(cap, base * 2^attempt)
-//	decorrelated  min(cap, base + u * (3*prev - base)), prev starting at base
-//	grpc          min(cap, base * 2^attempt) * (0.8 + 0.4u)
-//	sidekiq       a^4 + 15 + floor(10 * (a + 1) * u) seconds, a = attempt
-//	river         n^4 * (0.9 + 0.2u) seconds, n = attempt + 1
-//	oban          t + floor(0.1u * t) seconds, t = 15 + 2^min(attempt + 1, 100)
-//	temporal      min(100, 2^attempt) seconds
-//
-// A Cap of 0 is no cap, and the schedules have none: a wait past the
-// largest Duration (about 292 years) saturates to it. A kind that is not
-// one of the policies (Check refuses it) waits nothing.
-func (p Policy) Delay(attempt int, prev time.Duration, u float64) time.Duration {
-	expo := func() float64 {
-		return math.Min(p.cap(), math.Ldexp(float64(p.Base), attempt))
-	}
-	var d float64
-	switch p.Kind {
-	case None:
-		return 0
-	case Constant:
-		d = float64(p.Base)
-	case Exponential:
-		d = expo()
-	case FullJitter:
-		d = u * expo()
-	case EqualJitter:
-		t := expo()
-		d = t/2 + u*t/2
-	case Decorrelated:
-		if prev <= 0 {
-			prev = p.Base
-		}
-		d = math.Min(p.cap(), float64(p.Base)+u*(3*float64(prev)-float64(p.Base)))
-	case GRPC:
-		d = expo() * (0.8 + 0.4*u)
-	case Sidekiq:
-		a := float64(attempt)
-		n := 10 * (a + 1) // rand(n) is floor(n u), at most n - 1
-		d = (a*a*a*a + 15 + math.Min(n-1, math.Floor(n*u))) * float64(time.Second)
-	case River:
-		n := float64(attempt + 1)
-		d = n * n * n * n * (0.9 + 0.2*u) * float64(time.Second)
-	case Oban:
-		// Oban's attempt a is attempt + 1, its power clamped at max_pow
-		// 100; trunc(rand * mult * time) as Backoff.jitter computes it, in
-		// that order
-		t := 15 + math.Ldexp(1, min(attempt+1, 100))
-		d = (t + math.Trunc(u*0.1*t)) * float64(time.Second)
-	case Temporal:
-		d = math.Min(100, math.Ldexp(1, attempt)) * float64(time.Second)
-	}
-	if d >= math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return time.Duration(d)
 }

@@ -18,10 +18,12 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/steppolicy"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -51,10 +53,8 @@ const (
 	Lease
 )
 
-// Stores is the enumeration of the store modes, named as scenario files and reports spell them.
-func Stores() schema.Enum[Store] { return stores }
-
-var stores = schema.NewEnum[Store]("store", "none", "after", "loose", "claim", "lease")
+// stores names the store modes as scenario files and reports spell them.
+var stores = enum.New[Store]("store", "none", "after", "loose", "claim", "lease")
 
 // String names the store mode as scenario files spell it.
 func (s Store) String() string { return stores.String(s) }
@@ -79,11 +79,9 @@ const (
 	BeforeAck
 )
 
-// CrashPoints is the enumeration of the crash points, named as scenario
-// files and reports spell them.
-func CrashPoints() schema.Enum[CrashPoint] { return crashPoints }
-
-var crashPoints = schema.NewEnum[CrashPoint]("crash point", "before-key", "after-key", "after-work", "before-ack")
+// crashPoints names the crash points as scenario files and reports spell
+// them.
+var crashPoints = enum.New[CrashPoint]("crash point", "before-key", "after-key", "after-work", "before-ack")
 
 // String names the crash point.
 func (c CrashPoint) String() string { return crashPoints.String(c) }
@@ -106,7 +104,7 @@ type Config struct {
 	// Visibility is how long a received message stays hidden: unless it is
 	// acked by then, the queue delivers it again.
 	Visibility time.Duration
-	// MaxDeliveries bounds a message's deliveries, 1 to DeliveriesLimit;
+	// MaxDeliveries bounds a message's deliveries, 1 to limits.DeliveryDeliveries;
 	// past it the message is dead-lettered and, if nothing else succeeded,
 	// the job has failed.
 	MaxDeliveries int
@@ -116,7 +114,7 @@ type Config struct {
 	RepeatDelay provider.Latency
 	// CrashP is the probability, each time a delivery passes CrashAt in a
 	// step, that its worker dies there. MaxCrashes bounds a job's crashes
-	// (0: no bound; at most CrashesLimit), so a forced crash (CrashP 1)
+	// (0: no bound; at most limits.DeliveryCrashes), so a forced crash (CrashP 1)
 	// happens once.
 	CrashP     float64
 	CrashAt    CrashPoint
@@ -124,13 +122,6 @@ type Config struct {
 	// Backoff is the wait between attempts.
 	Backoff backoff.Policy
 }
-
-// DeliveriesLimit and CrashesLimit bound MaxDeliveries and MaxCrashes, so
-// that one job's event loop stays small.
-const (
-	DeliveriesLimit = 1000
-	CrashesLimit    = 1000
-)
 
 // Defaults are a 30 s visibility timeout and lease, 10 deliveries, keys kept
 // 24 hours (the article's illustration), and the Part 5 retry options' backoff.
@@ -154,7 +145,7 @@ func Defaults() Config {
 // other does, and a Config it accepts runs.
 func (c Config) Check() error {
 	for _, s := range settings {
-		if err := s.check(c); err != nil {
+		if err := s.Check(c); err != nil {
 			return err
 		}
 	}
@@ -185,8 +176,8 @@ func (c Config) Warning(sc provider.Scenario, strategies []strategy.Strategy) st
 		retries := st.PFail > 0 || (st.CanLoseReply && st.LostReply > 0)
 		for _, s := range strategies {
 			if r, ok := s.(strategy.Retry); ok && r.Scope == strategy.EachStep && retries {
-				a := st.Policy.AttemptsOr(r.Attempts)
-				hold = max(hold, limits.Later(limits.Times(call, a), st.Policy.BackoffOr(c.Backoff).Longest(a-1)))
+				a := steppolicy.Attempts(st.Policy, r.Attempts)
+				hold = max(hold, limits.Later(limits.Times(call, a), waits.Longest(steppolicy.Backoff(st.Policy, c.Backoff), a-1)))
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -50,7 +51,7 @@ func TestCheckEverySetting(t *testing.T) {
 
 // A setting's Set takes a value of its field's type only, and Get reads it back.
 func TestSettingSetGet(t *testing.T) {
-	for _, s := range Settings() {
+	for _, s := range decl.Settings[Config]() {
 		var c Config
 		v := s.Get(Defaults())
 		if !s.Set(&c, v) || s.Get(c) != v {
@@ -61,7 +62,7 @@ func TestSettingSetGet(t *testing.T) {
 		}
 	}
 	var c Config
-	if err := Settings()[0].SetText(&c, "grpc"); err != nil || c.Backoff.Kind != backoff.GRPC {
+	if err := decl.Settings[Config]()[0].SetText(&c, "grpc"); err != nil || c.Backoff.Kind != backoff.GRPC {
 		t.Errorf("backoff SetText(grpc) = %v, %v; want the grpc policy", c.Backoff.Kind, err)
 	}
 }

@@ -19,7 +19,7 @@ import (
 // itself, not the event queue, takes) and its events a CPU second over the
 // bare M/M/c's (mmcWork) in the same process (x-mmc).
 func BenchmarkBrookerCollapse(b *testing.B) {
-	cfgs := brookerCollapse.Runs(brookerCollapse.Duration)
+	cfgs := collapseRuns(80 * time.Second)
 	var events int64
 	b.ReportAllocs()
 	mmc := mmcRate()
@@ -31,7 +31,7 @@ func BenchmarkBrookerCollapse(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, r := range res {
-			for _, rep := range r.Replicates {
+			for _, rep := range r.replicates {
 				events += rep.Events
 			}
 		}
@@ -53,35 +53,6 @@ func BenchmarkBrookerCollapse(b *testing.B) {
 	b.ReportMetric(heapCPU*1e9, "heap-cpu-ns/push+pop")
 	b.ReportMetric(cpuPerEvent/heapCPU, "event/heap-op")
 	b.ReportMetric(1/cpuPerEvent/mmc, "x-mmc")
-}
-
-// BenchmarkBrookerRetries runs the whole brooker-retries preset, 17 failure
-// rates x 4 policies of 10 s at its 1 replicate, on one goroutine, and
-// reports the CPU seconds and wall seconds it takes (the issue asks for
-// under 1 s; Brooker's Python takes about 26 s of CPU for the same runs) and
-// its events a CPU second.
-func BenchmarkBrookerRetries(b *testing.B) {
-	cfgs := brookerRetries.Runs(brookerRetries.Duration)
-	var events int64
-	b.ReportAllocs()
-	cpu0 := cpuTime()
-	for b.Loop() {
-		events = 0
-		res, err := Run(context.Background(), cfgs, Options{Replicates: brookerRetries.Replicates, Seed: 1, Workers: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, r := range res {
-			for _, rep := range r.Replicates {
-				events += rep.Events
-			}
-		}
-	}
-	b.StopTimer()
-	cpu := (cpuTime() - cpu0) / float64(b.N)
-	b.ReportMetric(cpu, "cpu-s/preset")
-	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "wall-s/preset")
-	b.ReportMetric(float64(events)/cpu, "events/cpu-s")
 }
 
 // cpuTime is the process's user and system CPU time, in seconds.
@@ -133,7 +104,7 @@ func benchRunGraph(b *testing.B, g Graph, workers int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, rep := range res[0].Replicates {
+		for _, rep := range res[0].replicates {
 			events += rep.Events
 		}
 	}

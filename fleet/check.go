@@ -7,18 +7,13 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/schema"
 )
-
-// FieldError is a setting refused, schema's error: its Field is the
-// setting's path, a Param's Path (client.attempts, server.p_fail,
-// client.policy.budget_ratio); duration, outage.from, outage.to,
-// client.policy.own or memoryless and its fields (memoryless.retry_prob)
-// for the Config fields no Param holds; and replicates or workers for
-// Options. Its message may name other settings by their paths too
-// (schema.Path arguments: FieldError.Words names them as a reader does).
-type FieldError = schema.FieldError
 
 // withDefaults is o with a Replicates of 0 made 1, as Options documents.
 func (o Options) withDefaults() Options {
@@ -30,8 +25,12 @@ func (o Options) withDefaults() Options {
 
 // Check is what Run checks before any work, and all a command needs to
 // check: every configuration (Config.Check), the options (Options.Check)
-// and what the runs may cost (CheckCost). Errors about a setting are
-// *FieldError.
+// and what the runs may cost (events and memory). Errors about a setting are a
+// *schema.FieldError whose Field is the setting's path (client.attempts,
+// server.p_fail, client.policy.budget_ratio; duration, outage.from,
+// outage.to, client.policy.own or memoryless and its fields for the Config
+// fields no declared setting holds; replicates or workers for Options); its
+// message may name other settings by their paths too.
 func Check(cfgs []Config, opt Options) error {
 	if len(cfgs) == 0 {
 		return errors.New("no configuration to run")
@@ -44,27 +43,27 @@ func Check(cfgs []Config, opt Options) error {
 	if err := opt.Check(cfgs[0].Duration.Seconds()); err != nil {
 		return err
 	}
-	return CheckCost(cfgs, opt)
+	return checkCosts(cfgs, opt)
 }
 
 // Check refuses options Run cannot honour for runs of the given duration in
-// seconds: Replicates from 1 to MaxReplicates, and replicates x duration
-// within MaxSeriesSeconds; First and Workers not negative (0 workers means
+// seconds: Replicates from 1 to 1000, and replicates x duration
+// within 360,000; First and Workers not negative (0 workers means
 // GOMAXPROCS).
 func (o Options) Check(duration float64) error {
 	o = o.withDefaults()
-	if o.Replicates < 1 || o.Replicates > MaxReplicates {
-		return &FieldError{Field: "replicates", Msg: fmt.Sprintf("%d is not from 1 to %d", o.Replicates, MaxReplicates)}
+	if o.Replicates < 1 || o.Replicates > limits.FleetReplicates {
+		return &schema.FieldError{Field: "replicates", Msg: fmt.Sprintf("%d is not from 1 to %d", o.Replicates, limits.FleetReplicates)}
 	}
-	if float64(o.Replicates)*math.Ceil(duration) > MaxSeriesSeconds {
-		return &FieldError{Field: "replicates", Msg: fmt.Sprintf("%d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter duration)",
-			o.Replicates, duration, float64(o.Replicates)*math.Ceil(duration), MaxSeriesSeconds)}
+	if float64(o.Replicates)*math.Ceil(duration) > limits.FleetSeriesSeconds {
+		return &schema.FieldError{Field: "replicates", Msg: fmt.Sprintf("%d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter duration)",
+			o.Replicates, duration, float64(o.Replicates)*math.Ceil(duration), limits.FleetSeriesSeconds)}
 	}
 	if o.First < 0 {
-		return &FieldError{Field: "first", Msg: fmt.Sprintf("%d is not 0 or more: a replicate's index", o.First)}
+		return &schema.FieldError{Field: "first", Msg: fmt.Sprintf("%d is not 0 or more: a replicate's index", o.First)}
 	}
 	if o.Workers < 0 {
-		return &FieldError{Field: "workers", Msg: fmt.Sprintf("%d is not 0 (GOMAXPROCS) or more", o.Workers)}
+		return &schema.FieldError{Field: "workers", Msg: fmt.Sprintf("%d is not 0 (GOMAXPROCS) or more", o.Workers)}
 	}
 	return nil
 }
@@ -73,14 +72,14 @@ func (o Options) Check(duration float64) error {
 type checker struct {
 	first error
 	// params are the settings by path, for their bounds.
-	params map[string]Param
+	params map[string]decl.Param[Config]
 }
 
-// bounds are the Lo and Hi that Params declares for the setting at path.
+// bounds are the Lo and Hi that params declares for the setting at path.
 func (k *checker) bounds(path string) (lo, hi float64) {
 	if k.params == nil {
-		k.params = map[string]Param{}
-		for _, p := range Params() {
+		k.params = map[string]decl.Param[Config]{}
+		for _, p := range decl.Params[Config]() {
 			k.params[p.Path] = p
 		}
 	}
@@ -111,22 +110,22 @@ func (k *checker) number(path string, v float64, unit string) {
 
 func (k *checker) bad(path, format string, args ...any) {
 	if k.first == nil {
-		k.first = schema.Errorf(path, format, args...)
+		k.first = pathtext.Errorf(path, format, args...)
 	}
 }
 
-// seconds refuses a time outside [0, MaxSeconds], or 0 when positive.
+// seconds refuses a time outside [0, limits.FleetSeconds], or 0 when positive.
 func (k *checker) seconds(path string, v float64, positive bool) {
-	if math.IsNaN(v) || v < 0 || v > MaxSeconds || (positive && v == 0) {
+	if math.IsNaN(v) || v < 0 || v > limits.FleetSeconds || (positive && v == 0) {
 		what := "from 0"
 		if positive {
 			what = "above 0"
 		}
-		k.bad(path, "%g s is not %s to %d s", v, what, MaxSeconds)
+		k.bad(path, "%g s is not %s to %d s", v, what, limits.FleetSeconds)
 	}
 }
 
-// rate refuses a rate outside the setting's bounds ([0, MaxRate]).
+// rate refuses a rate outside the setting's bounds ([0, limits.FleetRate]).
 func (k *checker) rate(path string, v float64) {
 	lo, hi := k.bounds(path)
 	if math.IsNaN(v) || v < lo || v > hi {
@@ -143,15 +142,15 @@ func (k *checker) enum(path, what string, v int, names []string) {
 }
 
 // Check refuses a configuration outside the limits, or with a kind, mode or
-// distribution that is none of those named, with a *FieldError naming the
+// distribution that is none of those named, with a *schema.FieldError naming the
 // setting by its path. A configuration it passes runs: Run does not panic on
 // it.
 func (c Config) Check() error {
 	c.Client = c.Client.withDefaults()
 	var k checker
 	dur := c.Duration.Seconds()
-	if dur < 1 || dur > MaxDuration {
-		k.bad("duration", "%g s is not from 1 s to %d s", dur, MaxDuration)
+	if dur < 1 || dur > limits.FleetDuration {
+		k.bad("duration", "%g s is not from 1 s to %d s", dur, limits.FleetDuration)
 	}
 	k.enum("load.kind", "a shape", int(c.Load.Kind), shapeNames[:])
 	k.rate("load.rate", c.Load.Rate)
@@ -160,21 +159,21 @@ func (c Config) Check() error {
 		k.seconds("load.from", c.Load.From.Seconds(), false)
 		k.seconds("load.to", c.Load.To.Seconds(), false)
 		if !(c.Load.To > c.Load.From) {
-			k.bad("load.to", "%g s is not after %s %g s", c.Load.To.Seconds(), schema.Path("load.from"), c.Load.From.Seconds())
+			k.bad("load.to", "%g s is not after %s %g s", c.Load.To.Seconds(), pathtext.Path("load.from"), c.Load.From.Seconds())
 		}
 		if c.Load.From >= c.Duration {
 			k.bad("load.from", "%s is not before the run's end (duration %s): the %s would never start", human.Duration(c.Load.From), human.Duration(c.Duration), c.Load.Kind)
 		}
 		if c.Load.Kind == Ramp && c.Load.Peak < c.Load.Rate {
 			k.bad("load.peak", "%g is below %[3]s %[2]g; a ramp rises from %[3]s to %[4]s and back (a drop in load is a %[5]s spike with %[4]s below %[3]s)",
-				c.Load.Peak, c.Load.Rate, schema.Path("load.rate"), schema.Path("load.peak"), schema.Path("load.kind"))
+				c.Load.Peak, c.Load.Rate, pathtext.Path("load.rate"), pathtext.Path("load.peak"), pathtext.Path("load.kind"))
 		}
 	}
 	if c.Load.max() == 0 {
 		k.bad("load.rate", "no requests arrive: the rate is 0 throughout")
 	}
-	if c.Load.max()*dur > MaxArrivals {
-		k.bad("duration", "%g s at up to %g requests a second is more than %g requests a replicate", dur, c.Load.max(), float64(MaxArrivals))
+	if c.Load.max()*dur > limits.FleetArrivals {
+		k.bad("duration", "%g s at up to %g requests a second is more than %g requests a replicate", dur, c.Load.max(), float64(limits.FleetArrivals))
 	}
 	k.seconds("outage.from", c.Outage.From.Seconds(), false)
 	k.seconds("outage.to", c.Outage.To.Seconds(), false)
@@ -202,8 +201,8 @@ func (c Config) Check() error {
 	k.whole("client.clients", cl.Clients, "")
 	k.seconds("client.timeout", cl.Timeout.Seconds(), true)
 	k.whole("client.attempts", cl.Attempts, "")
-	k.enum("client.keys", "a key mode", int(cl.Keys), schema.KeyModes().Names())
-	if !cl.Backoff.Kind.Valid() {
+	k.enum("client.keys", "a key mode", int(cl.Keys), enum.Names[schema.KeyMode]())
+	if enum.Check(cl.Backoff.Kind) != nil {
 		k.bad("client.backoff.kind", "%d is not a backoff policy (want one of %s)", int(cl.Backoff.Kind), strings.Join(backoffNames(), ", "))
 	}
 	k.seconds("client.backoff.base", cl.Backoff.Base.Seconds(), false)
@@ -226,12 +225,12 @@ func (c Config) Check() error {
 	return k.first
 }
 
-// declared refuses a setting of c outside the bounds Params declares for it
+// declared refuses a setting of c outside the bounds params declares for it
 // (Lo and Hi, or a probability), for each that c's run reads (Unread): the
 // bounds of a setting the checks above do not name, written nowhere else.
 func (k *checker) declared(c *Config) {
-	unread := c.UnreadWhy()
-	for _, p := range Params() {
+	unread := c.unreadWhy()
+	for _, p := range decl.Params[Config]() {
 		if _, skip := unread[p.Path]; skip {
 			continue
 		}
@@ -253,14 +252,14 @@ func (k *checker) declared(c *Config) {
 // backoffNames are the backoff kinds' names.
 func backoffNames() []string {
 	var names []string
-	for b := backoff.Kind(0); b.Valid(); b++ {
+	for b := range backoff.Kind(len(enum.Names[backoff.Kind]())) {
 		names = append(names, b.String())
 	}
 	return names
 }
 
 // Check refuses a policy kind that is none of those named, and parameters of
-// the policy's kind that are outside their limits, with a *FieldError
+// the policy's kind that are outside their limits, with a *schema.FieldError
 // naming the parameter by its path (client.policy.budget_ratio).
 func (p PolicyConfig) Check() error {
 	var k checker
@@ -289,7 +288,7 @@ func (p PolicyConfig) check(k *checker) {
 	if o := p.Own; o != nil {
 		switch {
 		case p.Kind != Unlimited:
-			k.bad("client.policy.kind", "%s, with %s set too; want unlimited, or no own policy", p.Kind, schema.Path("client.policy.own"))
+			k.bad("client.policy.kind", "%s, with %s set too; want unlimited, or no own policy", p.Kind, pathtext.Path("client.policy.own"))
 		case o.New == nil:
 			k.bad("client.policy.own", "policy %q has no New", o.Name)
 		case o.Name == "":
@@ -310,7 +309,7 @@ func (p PolicyConfig) check(k *checker) {
 	case GRPCThrottle:
 		k.number("client.policy.max_tokens", p.MaxTokens, "")
 		if math.IsNaN(p.Ratio) || p.Ratio <= 0 || p.Ratio > p.MaxTokens {
-			k.bad("client.policy.ratio", "%g is not above 0 and at most %s", p.Ratio, schema.Path("client.policy.max_tokens"))
+			k.bad("client.policy.ratio", "%g is not above 0 and at most %s", p.Ratio, pathtext.Path("client.policy.max_tokens"))
 		}
 	case Breaker, AttemptBreaker:
 		if lo, hi := k.bounds("client.policy.threshold"); math.IsNaN(p.Threshold) || p.Threshold < lo || p.Threshold > hi {
@@ -319,7 +318,7 @@ func (p PolicyConfig) check(k *checker) {
 	case FinagleBudget:
 		lo, hi := k.bounds("client.policy.budget_ratio")
 		ratio("client.policy.budget_ratio", p.BudgetRatio, lo, hi, false)
-		seconds("client.policy.ttl", p.TTL.Seconds(), MinTTL, MaxTTL)
+		seconds("client.policy.ttl", p.TTL.Seconds(), limits.PolicyMinTTL, limits.PolicyMaxTTL)
 		k.number("client.policy.min_rate", p.MinRate, "")
 	case EnvoyBudget:
 		lo, _ := k.bounds("client.policy.budget_ratio")
@@ -329,14 +328,14 @@ func (p PolicyConfig) check(k *checker) {
 		lo, hi := k.bounds("client.policy.failure_rate")
 		ratio("client.policy.failure_rate", p.FailureRate, lo, hi, true)
 		k.whole("client.policy.window", p.Window, "")
-		seconds("client.policy.window_time", p.WindowTime.Seconds(), 0, MaxSeconds)
+		seconds("client.policy.window_time", p.WindowTime.Seconds(), 0, limits.FleetSeconds)
 		k.whole("client.policy.min_calls", p.MinCalls, "")
-		seconds("client.policy.open_time", p.OpenTime.Seconds(), 0, MaxSeconds)
+		seconds("client.policy.open_time", p.OpenTime.Seconds(), 0, limits.FleetSeconds)
 		k.whole("client.policy.half_open_calls", p.HalfOpenCalls, "")
 	case SREThrottle:
 		lo, hi := k.bounds("client.policy.k")
 		ratio("client.policy.k", p.K, lo, hi, true)
-		seconds("client.policy.sre_window", p.SREWindow.Seconds(), 1, MaxSeconds)
+		seconds("client.policy.sre_window", p.SREWindow.Seconds(), 1, limits.FleetSeconds)
 	}
 }
 

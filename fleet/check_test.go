@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -21,7 +22,7 @@ func small() Config {
 }
 
 // The reproducers of issue 20, items 5 and 6: Run refuses, before any work
-// and with a *FieldError naming the field, what the command refuses. Before,
+// and with a *schema.FieldError naming the field, what the command refuses. Before,
 // Attempts -5 gave 100% success, PFail 7 ran, zero Options gave no
 // replicates and NaN everywhere, Server.Kind 9 ran with every request timing
 // out, and Policy.Kind 42 passed Check.
@@ -56,7 +57,7 @@ func TestRunChecksItsInput(t *testing.T) {
 			c := small()
 			tc.f(&c)
 			res, err := Run(context.Background(), []Config{c}, tc.opt)
-			var fe *FieldError
+			var fe *schema.FieldError
 			if res != nil || !errors.As(err, &fe) || fe.Field != tc.path || !strings.HasPrefix(fe.Msg, tc.msg) || err.Error() != tc.path+": "+fe.Msg {
 				t.Errorf("Run = %d results, %v; want none and a *FieldError %s: %s", len(res), err, tc.path, tc.msg)
 			}
@@ -78,7 +79,7 @@ func TestUnreadNamesParams(t *testing.T) {
 				c := DefaultConfig()
 				c.Server.Kind, c.Client.Policy.Kind, c.Client.Attempts = server, k, attempts
 				for path, why := range c.Unread() {
-					if _, ok := LookupParam(path); !ok || why == "" {
+					if _, ok := decl.LookupParam[Config](path); !ok || why == "" {
 						t.Errorf("%s, %s, %d attempts: Unread names %q (%q), no setting", server, k, attempts, path, why)
 					}
 				}
@@ -95,7 +96,7 @@ func TestEnumStringsOutOfRange(t *testing.T) {
 		{OutageMode(2).String(), "OutageMode(2)"},
 		{ServerKind(9).String(), "ServerKind(9)"},
 		{Dist(2).String(), "Dist(2)"},
-		{schema.KeyMode(7).String(), "key mode(7)"}, // schema.Enum's spelling
+		{schema.KeyMode(7).String(), "key mode(7)"}, // enum.Enum's spelling
 		{PolicyKind(42).String(), "PolicyKind(42)"},
 		{Queue.String(), "queue"},
 	} {
@@ -116,17 +117,17 @@ func TestZeroWorkersIsGOMAXPROCS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range a[0].Replicates {
-		if a[0].Replicates[i].Requests != b[0].Replicates[i].Requests || a[0].Replicates[i].Succeeded != b[0].Replicates[i].Succeeded {
+	for i := range a[0].replicates {
+		if a[0].replicates[i].Requests != b[0].replicates[i].Requests || a[0].replicates[i].Succeeded != b[0].replicates[i].Succeeded {
 			t.Errorf("replicate %d: %d of %d with Workers 0, %d of %d with 1", i,
-				a[0].Replicates[i].Succeeded, a[0].Replicates[i].Requests, b[0].Replicates[i].Succeeded, b[0].Replicates[i].Requests)
+				a[0].replicates[i].Succeeded, a[0].replicates[i].Requests, b[0].replicates[i].Succeeded, b[0].replicates[i].Requests)
 		}
 	}
 }
 
 // FuzzCheckOrRun builds a configuration from the fuzzer's raw values through
 // the public types, enums, negatives and NaNs included: Check refuses it
-// with a *FieldError naming a setting, or, when it is cheap enough to run in
+// with a *schema.FieldError naming a setting, or, when it is cheap enough to run in
 // a moment, Run completes it without a panic or an error; and Unread never
 // panics.
 func FuzzCheckOrRun(f *testing.F) {
@@ -155,16 +156,16 @@ func FuzzCheckOrRun(f *testing.F) {
 		c.Unread()
 		opt := Options{Replicates: 1, Seed: uint64(attempts), Workers: 1}
 		if err := Check([]Config{c}, opt); err != nil {
-			var fe *FieldError
+			var fe *schema.FieldError
 			if !errors.As(err, &fe) {
 				t.Fatalf("Check = %v; want a *FieldError", err)
 			}
-			if _, ok := LookupParam(fe.Field); !ok && !strings.Contains("duration outage.from outage.to replicates", fe.Field) {
+			if _, ok := decl.LookupParam[Config](fe.Field); !ok && !strings.Contains("duration outage.from outage.to replicates", fe.Field) {
 				t.Fatalf("Check = %v: %s is no setting", err, fe.Field)
 			}
 			return
 		}
-		if e := c.Cost(); e.Events > 2e5 || e.Bytes > 64<<20 {
+		if e := c.cost(); e.Events > 2e5 || e.Bytes > 64<<20 {
 			return // too big to run in a moment
 		}
 		if _, err := Run(context.Background(), []Config{c}, opt); err != nil {
@@ -175,7 +176,7 @@ func FuzzCheckOrRun(f *testing.F) {
 
 // Check bounds every setting Params bounds (Lo and Hi, or a probability)
 // by those bounds: for each, in a configuration that reads it, a value just
-// outside either bound is refused with a *FieldError naming its path. The
+// outside either bound is refused with a *schema.FieldError naming its path. The
 // bounds are the table's, so a bound changed in Params changes what Check
 // refuses, and a setting Check forgets fails here.
 func TestCheckBoundsAreParams(t *testing.T) {
@@ -192,7 +193,7 @@ func TestCheckBoundsAreParams(t *testing.T) {
 			bases = append(bases, c)
 		}
 	}
-	for _, p := range Params() {
+	for _, p := range decl.Params[Config]() {
 		lo, hi := p.Lo, p.Hi
 		if p.Probability {
 			lo, hi = 0, 1
@@ -218,7 +219,7 @@ func TestCheckBoundsAreParams(t *testing.T) {
 			default:
 				t.Fatalf("%s: bounds on a %T", p.Path, f)
 			}
-			var fe *FieldError
+			var fe *schema.FieldError
 			if err := c.Check(); !errors.As(err, &fe) || fe.Field != p.Path {
 				t.Errorf("%s = %g: Check = %v; want a *FieldError for %s", p.Path, v, err, p.Path)
 			}

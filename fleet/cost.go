@@ -6,21 +6,12 @@ import (
 	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
-)
-
-// Limits on what a command's runs may cost, checked by CheckCost before any
-// work against the bounds Config.Cost computes from the settings alone.
-const (
-	// MaxEvents bounds the events of every run and replicate together: at
-	// the engine's 4 to 5 million events a CPU second, about 40 CPU
-	// minutes at worst (20 on two cores).
-	MaxEvents = 1e10
-	// MaxBytes bounds the memory the runs hold at once: the replicates
-	// running at once (one a worker) and every replicate's series, kept
-	// until the run's are averaged.
-	MaxBytes = 4 << 30
 )
 
 // netReach is the most times its mean an exponential network delay can be:
@@ -32,10 +23,10 @@ const netReach = 36.74
 // the sim itself with its latency histogram (about 44 KB) and its result.
 const simFixed = 64 << 10
 
-// Cost bounds what one replicate of a run can reach. A count of arrivals is
+// replicateCost bounds what one replicate of a run can reach. A count of arrivals is
 // random: its bound is a Poisson bound (arrivalBound), which the count
 // exceeds with probability below e^-72; the rest follows exactly.
-type Cost struct {
+type replicateCost struct {
 	// Requests, Calls and Events bound the replicate's totals (Replicate's
 	// Requests, Calls and Events).
 	Requests, Calls, Events float64
@@ -102,7 +93,7 @@ func fifoBytes(n, size float64) float64 {
 	return math.Max(16, 2*n) * size
 }
 
-// Cost bounds what one replicate of c can reach; c must have passed Check.
+// cost bounds what one replicate of c can reach; c must have passed Check.
 // A request makes at most Attempts x (1 + Hedges) calls, each of at most 5
 // events (at the server, resumed after a stall, done, reply, timeout), an
 // event a hedge's delay and one a retry's backoff. It holds its slot at
@@ -110,12 +101,12 @@ func fifoBytes(n, size float64) float64 {
 // call's longest network delay, stall and time in the server (for the
 // latency server, Base + Slope x every call it can get) after its last copy
 // left; the queue server holds at most its workers' and its queue's calls.
-func (c Config) Cost() Cost {
+func (c Config) cost() replicateCost {
 	cl := c.Client
 	lmax, dur := c.Load.max(), c.Duration.Seconds()
 	attempts := float64(cl.Attempts)
 	copies := attempts * float64(1+cl.Hedges)
-	var e Cost
+	var e replicateCost
 	firsts := c.Load.firstCalls(cl.Clients)
 	e.Requests = arrivalBound(lmax*dur) + firsts
 	e.Calls = e.Requests * copies
@@ -134,7 +125,7 @@ func (c Config) Cost() Cost {
 		{"client.timeout", fmt.Sprintf("%s x %d attempts", human.Duration(cl.Timeout), cl.Attempts), attempts * cl.Timeout.Seconds()},
 		{"client.hedge_delay", fmt.Sprintf("%d hedges %s apart x %d attempts", cl.Hedges, human.Duration(cl.HedgeDelay), cl.Attempts),
 			attempts * float64(cl.Hedges) * cl.HedgeDelay.Seconds()},
-		{"client.backoff.cap", fmt.Sprintf("%d %s backoff waits", cl.Attempts-1, cl.Backoff.Kind), cl.Backoff.Longest(cl.Attempts - 1).Seconds()},
+		{"client.backoff.cap", fmt.Sprintf("%d %s backoff waits", cl.Attempts-1, cl.Backoff.Kind), waits.Longest(cl.Backoff, cl.Attempts-1).Seconds()},
 	}
 	if cl.Backoff.Kind.Schedule() { // a schedule reads no cap
 		terms[2].path = "client.backoff.kind"
@@ -181,7 +172,7 @@ func (c Config) Cost() Cost {
 	}
 	e.queue = fifoBytes(queued, float64(unsafe.Sizeof(waiter{})))
 	e.window, e.windowPath = windowBytes(c, e.Requests, copies, client)
-	e.Series = math.Ceil(dur) * float64(unsafe.Sizeof(Second{}))
+	e.Series = math.Ceil(dur) * float64(unsafe.Sizeof(fleetdata.Second{}))
 	e.Bytes = e.slots + e.queue + e.window + e.Series + simFixed + firsts*firstCallBytes
 	return e
 }
@@ -236,7 +227,7 @@ type bounds struct {
 	events, kept, running float64 // events in all, bytes kept to the end, bytes of the largest replicate running
 	jobs                  int     // replicates in all
 	worst                 Config  // the run of the largest replicate
-	worstCost             Cost
+	worstCost             replicateCost
 }
 
 // boundsOf adds up the runs' costs.
@@ -246,9 +237,9 @@ func boundsOf(cfgs []Config, opt Options) bounds {
 	reps := float64(opt.Replicates)
 	for _, c := range cfgs {
 		c.Client = c.Client.withDefaults()
-		e := c.Cost()
+		e := c.cost()
 		b.events += reps * e.Events
-		b.kept += reps*(e.Series+float64(unsafe.Sizeof(Replicate{}))) + math.Ceil(c.Duration.Seconds())*float64(unsafe.Sizeof(Point{}))
+		b.kept += reps*(e.Series+float64(unsafe.Sizeof(fleetdata.Replicate{}))) + math.Ceil(c.Duration.Seconds())*float64(unsafe.Sizeof(fleetdata.Point{}))
 		if r := e.Bytes - e.Series; r > b.running {
 			b.running, b.worst, b.worstCost = r, c, e
 		}
@@ -257,25 +248,25 @@ func boundsOf(cfgs []Config, opt Options) bounds {
 }
 
 // atOnce is how many replicates Run runs at once: opt.Workers, fewer when
-// that many would hold more than MaxBytes, so whether a run is accepted
+// that many would hold more than limits.FleetBytes, so whether a run is accepted
 // never depends on the workers (and the numbers never do either).
 func (b bounds) atOnce(opt Options) int {
 	n := max(1, min(opt.Workers, b.jobs))
 	if b.running > 0 {
-		if fit := int((MaxBytes - b.kept) / b.running); fit < n {
+		if fit := int((limits.FleetBytes - b.kept) / b.running); fit < n {
 			n = max(1, fit)
 		}
 	}
 	return n
 }
 
-// CheckCost refuses runs (each passed Check) whose bounds, over every run
+// checkCosts refuses runs (each passed Check) whose bounds, over every run
 // and replicate, pass MaxEvents events or MaxBytes bytes held at once, with
 // a one-line *FieldError naming the setting to change. With several runs
 // (a preset, which sets the model) it names duration or replicates. Run
 // runs fewer replicates at once than opt.Workers where that many would not
 // fit, so the workers never decide whether a run is accepted.
-func CheckCost(cfgs []Config, opt Options) error {
+func checkCosts(cfgs []Config, opt Options) error {
 	b := boundsOf(cfgs, opt)
 	events, kept, running, worst, wc := b.events, b.kept, b.running, b.worst, b.worstCost
 	atOnce := float64(b.atOnce(opt))
@@ -285,9 +276,9 @@ func CheckCost(cfgs []Config, opt Options) error {
 	if preset {
 		runs = plural(len(cfgs), "run") + " x " + runs
 	}
-	if events > MaxEvents {
+	if events > limits.FleetEvents {
 		cl := c.Client
-		what := schema.Textf("%s of up to %.3g requests", runs, c.Cost().Requests)
+		what := pathtext.Textf("%s of up to %.3g requests", runs, c.cost().Requests)
 		path := "duration"
 		switch {
 		case !preset && cl.Attempts*(1+cl.Hedges) >= 16:
@@ -295,35 +286,35 @@ func CheckCost(cfgs []Config, opt Options) error {
 			if 1+cl.Hedges > cl.Attempts {
 				path = "client.hedges"
 			}
-			what = schema.Textf("up to %d attempts x %d copies (1 + %s) a request, %s", cl.Attempts, 1+cl.Hedges, schema.Path("client.hedges"), what)
+			what = pathtext.Textf("up to %d attempts x %d copies (1 + %s) a request, %s", cl.Attempts, 1+cl.Hedges, pathtext.Path("client.hedges"), what)
 		case opt.Replicates > 1:
 			path = "replicates"
 		}
-		return schema.Errorf(path, "%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, events, float64(MaxEvents))
+		return pathtext.Errorf(path, "%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, events, float64(limits.FleetEvents))
 	}
 	total := atOnce*running + kept
-	if total <= MaxBytes {
+	if total <= limits.FleetBytes {
 		return nil
 	}
-	limit := fmt.Sprintf("about %s in all; at most %s", human.GiB(total), human.GiB(MaxBytes))
+	limit := fmt.Sprintf("about %s in all; at most %s", human.GiB(total), human.GiB(limits.FleetBytes))
 	if kept >= atOnce*running {
 		path := "replicates"
 		if opt.Replicates == 1 {
 			path = "duration"
 		}
-		return &FieldError{Field: path, Msg: fmt.Sprintf("%s of %s keep %s of series until they are averaged, %s", runs, human.Duration(c.Duration), human.GiB(kept), limit)}
+		return &schema.FieldError{Field: path, Msg: fmt.Sprintf("%s of %s keep %s of series until they are averaged, %s", runs, human.Duration(c.Duration), human.GiB(kept), limit)}
 	}
 	w := worst.Client
 	switch {
 	case preset:
-		return &FieldError{Field: "duration", Msg: fmt.Sprintf("a run of %s needs up to %s a replicate, %g at once, %s", human.Duration(worst.Duration), human.GiB(running), atOnce, limit)}
+		return &schema.FieldError{Field: "duration", Msg: fmt.Sprintf("a run of %s needs up to %s a replicate, %g at once, %s", human.Duration(worst.Duration), human.GiB(running), atOnce, limit)}
 	case wc.queue >= wc.slots && wc.queue >= wc.window:
-		return &FieldError{Field: "server.queue_max", Msg: fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, human.GiB(wc.queue), atOnce, limit)}
+		return &schema.FieldError{Field: "server.queue_max", Msg: fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, human.GiB(wc.queue), atOnce, limit)}
 	case wc.window >= wc.slots:
-		return schema.Errorf(wc.windowPath, "the %s policy's states (%s, %s %s) need up to %s a replicate, %g at once, %s",
-			w.Policy.Kind, plural(w.Clients, "client"), schema.Path("client.policy.shared"), scopeName(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)
+		return pathtext.Errorf(wc.windowPath, "the %s policy's states (%s, %s %s) need up to %s a replicate, %g at once, %s",
+			w.Policy.Kind, plural(w.Clients, "client"), pathtext.Path("client.policy.shared"), scopeName(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)
 	}
-	return &FieldError{Field: wc.longest.path, Msg: fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
+	return &schema.FieldError{Field: wc.longest.path, Msg: fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
 		wc.longest.what, worst.Load.max(), wc.InFlight, human.GiB(wc.slots), atOnce, limit)}
 }
 

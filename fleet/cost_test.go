@@ -9,6 +9,9 @@ import (
 	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -27,7 +30,7 @@ func footprint(s *sim) float64 {
 	var pols []Policy
 	for i := range s.svcs {
 		v := &s.svcs[i]
-		b += uintptr(len(v.queue.buf))*unsafe.Sizeof(waiter{}) + uintptr(cap(v.series))*unsafe.Sizeof(Second{})
+		b += uintptr(len(v.queue.buf))*unsafe.Sizeof(waiter{}) + uintptr(cap(v.series))*unsafe.Sizeof(fleetdata.Second{})
 	}
 	for i := range s.edges {
 		b += uintptr(cap(s.edges[i].pols)) * 16
@@ -55,7 +58,7 @@ func footprint(s *sim) float64 {
 // held passes its bound.
 func checkCost(t *testing.T, c Config, seed uint64) {
 	t.Helper()
-	e := c.Cost()
+	e := c.cost()
 	s := newSim(&c, rng.ReplicateSeed(seed, 0))
 	r, _ := s.run(context.Background())
 	for _, b := range []struct {
@@ -80,19 +83,6 @@ func checkCost(t *testing.T, c Config, seed uint64) {
 func TestRequestSlotBytes(t *testing.T) {
 	if n := unsafe.Sizeof(request{}); n != 48 {
 		t.Errorf("a request slot is %d bytes; want 48", n)
-	}
-}
-
-// Every preset's runs, at their own settings, stay within their cost.
-func TestCostBoundsPresets(t *testing.T) {
-	for _, p := range Presets() {
-		runs := p.Runs(p.Duration)
-		for i := 0; i < len(runs); i += 7 { // a sample: every run would take a minute
-			checkCost(t, runs[i], 1)
-		}
-		if err := CheckCost(runs, Options{Replicates: p.Replicates, Workers: 4}); err != nil {
-			t.Errorf("%s: %v", p.Name, err)
-		}
 	}
 }
 
@@ -130,7 +120,6 @@ func TestCheckCostRefuses(t *testing.T) {
 		}
 		return []Config{c}
 	}
-	retryPolicies, _ := LookupPreset("retry-policies")
 	for _, tc := range []struct {
 		name string
 		cfgs []Config
@@ -158,8 +147,6 @@ func TestCheckCostRefuses(t *testing.T) {
 			c.Client.Attempts, c.Client.Hedges, c.Server.PFail = 100, 15, 1
 			c.Load.Rate, c.Duration = 1000, 1000*time.Second
 		}), Options{Replicates: 10, Workers: 2}, "client.attempts: up to 100 attempts x 16 copies (1 + client.hedges) a request, 10 replicates of up to 1.01e+06 requests can take up to 8e+10 events"},
-		// A preset's replicates: 2.9 GB of series (and 9e11 events).
-		{"preset replicates", retryPolicies.Runs(3600 * time.Second), Options{Replicates: 100, Workers: 2}, "replicates: 170 runs x 100 replicates"},
 		// Series: 1000 runs x 100 replicates x 3600 s x 96 bytes are 32 GiB,
 		// at 1 request a second (5.6e9 events at most).
 		{"series", func() []Config {
@@ -174,7 +161,7 @@ func TestCheckCostRefuses(t *testing.T) {
 		}(), Options{Replicates: 100, Workers: 2}, "replicates: 1000 runs x 100 replicates of 1h keep 32."}, // 3.6e8 seconds x 96 bytes (a Second of eight counters and four time integrals or ages: 19.x GiB before Failures, Backlog, Age and Scheduled came, 29.x before Served), and the points
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckCost(tc.cfgs, tc.opt)
+			err := checkCosts(tc.cfgs, tc.opt)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("CheckCost = %v; want one line starting %q", err, tc.want)
 			}
@@ -203,7 +190,7 @@ func TestCostEventsExact(t *testing.T) {
 	if got := float64(r.Events) / float64(r.Requests); got != perRequest {
 		t.Errorf("events a request = %g; want %g", got, perRequest)
 	}
-	e := c.Cost()
+	e := c.cost()
 	if want := e.Requests * perRequest; e.Events != want {
 		t.Errorf("Cost().Events = %g; want %g requests x %g", e.Events, e.Requests, perRequest)
 	}
@@ -251,7 +238,7 @@ func FuzzCostBound(f *testing.F) {
 		if c.Check() != nil {
 			return
 		}
-		e := c.Cost()
+		e := c.cost()
 		if e.Events > 3e5 || e.Bytes > 64<<20 {
 			return // too big to run in a moment
 		}
@@ -269,14 +256,14 @@ func TestWorkersNeverRefuse(t *testing.T) {
 	c.Client.Timeout, c.Load.Rate, c.Duration = time.Second, 1e5, 100*time.Second
 	for _, w := range []int{1, 2, 12} {
 		opt := Options{Replicates: 12, Workers: w}
-		if err := CheckCost([]Config{c}, opt); err != nil {
+		if err := checkCosts([]Config{c}, opt); err != nil {
 			t.Errorf("-workers %d: CheckCost = %v; want nil", w, err)
 		}
 	}
 	b := boundsOf([]Config{c}, Options{Replicates: 12, Workers: 12})
 	n := b.atOnce(Options{Replicates: 12, Workers: 12})
-	if n >= 12 || float64(n)*b.running+b.kept > MaxBytes {
-		t.Errorf("12 workers run %d replicates at once of %.3g bytes each; want fewer than 12 within %d bytes", n, b.running, int64(MaxBytes))
+	if n >= 12 || float64(n)*b.running+b.kept > limits.FleetBytes {
+		t.Errorf("12 workers run %d replicates at once of %.3g bytes each; want fewer than 12 within %d bytes", n, b.running, int64(limits.FleetBytes))
 	}
 }
 
@@ -292,7 +279,7 @@ func TestPolicyStatesWithinTheirBound(t *testing.T) {
 		case Unlimited, FinagleBudget, SlidingBreaker, SREThrottle, GRPCAdaptive:
 			continue
 		}
-		if n := reflect.TypeOf(p.New()).Elem().Size(); n > unwindowedBytes {
+		if n := reflect.TypeOf(p.newState()).Elem().Size(); n > unwindowedBytes {
 			t.Errorf("a %s state is %d bytes; the cost model counts %d", p.Kind, n, unwindowedBytes)
 		}
 	}
@@ -308,10 +295,4 @@ func TestPolicyStatesWithinTheirBound(t *testing.T) {
 }
 
 // backoffKinds counts the backoff kinds, so the fuzzer draws every one.
-func backoffKinds() uint8 {
-	n := uint8(0)
-	for backoff.Kind(n).Valid() {
-		n++
-	}
-	return n
-}
+func backoffKinds() uint8 { return uint8(len(enum.Names[backoff.Kind]())) }

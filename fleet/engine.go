@@ -8,7 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -34,95 +36,6 @@ const (
 	outPushback              // an overload refusal, or a failure below one, saying "do not retry" (Server.Pushback)
 )
 
-// Second is one second of a replicate's time series.
-type Second struct {
-	// Starts counts new requests. RetriesDecided counts retries when the
-	// client decides them (an attempt failed or timed out, an attempt is
-	// left and the policy, if asked then, allows it), as Brooker's
-	// simulations count them; RetriesSent counts attempts after the first
-	// when they leave the client, after their backoff. A retry refused at
-	// its send is decided and not sent.
-	Starts, Successes, RetriesDecided, RetriesSent, Timeouts, Conflicts int64
-	// Served counts the requests that arrived in the second and succeeded,
-	// whenever they did: goodput by arrival, which recovery judges.
-	Served int64
-	// Failures counts requests that failed (for a job queue's entry: jobs
-	// dead-lettered).
-	Failures int64
-	// Busy is the integral of calls in progress over the second, so its
-	// value is their time average.
-	Busy float64
-	// Backlog is the integral over the second of calls waiting at the
-	// service for a worker (in a queue server's queue, or held by a stall
-	// outage), so its value is their time average; Age is the age of the
-	// oldest waiting call at its greatest in the second, in seconds (0 when
-	// none waited). Scheduled is the integral of requests to the service
-	// waiting out a backoff before their next attempt: retries scheduled.
-	Backlog, Age, Scheduled float64
-}
-
-// Counts are a replicate's totals over every request that arrived.
-type Counts struct {
-	Requests, Succeeded, Failed int64
-	// Calls counts attempts that reached the server, refused ones included.
-	Calls   int64
-	Retries int64
-	// Timeouts counts attempts the client gave up waiting for; Errors the
-	// error replies it saw (failures, rejections, throttling, outages,
-	// conflicts).
-	Timeouts, Errors int64
-	// Conflicts counts attempts refused because their key was in progress,
-	// Rejected those refused by a full queue or the rate limit, Stored those
-	// answered with a completed key's stored reply.
-	Conflicts, Rejected, Stored int64
-	// Denied counts requests that called the server and failed because
-	// the client's Policy refused an attempt the attempts allowed (its last,
-	// for a kind whose refusals are retried).
-	Denied int64
-	// LocalRejected counts requests the Policy refused (an open breaker, a
-	// throttle) before any call: they failed without calling the server.
-	LocalRejected int64
-	// Hedges counts the extra copies of attempts sent by hedging; Calls
-	// includes those that reached the server.
-	Hedges int64
-	// Late counts replies that came after their attempt's timeout, or after
-	// the request had moved on: answers, often to work done, the client
-	// never saw.
-	Late int64
-	// Effects counts side effects done; Duplicates those beyond the first of
-	// their request, and Duplicated the requests with two or more.
-	Effects, Duplicates, Duplicated int64
-	// PeakInProgress is the most calls the server held at once.
-	PeakInProgress int64
-}
-
-// Replicate is one seeded simulation of a run.
-type Replicate struct {
-	Counts
-	// P50, P95 and P99 are latency quantiles of successful requests, from
-	// their first attempt to the reply, in seconds (NaN with no success).
-	P50, P95, P99 float64
-	// Recovery is how long after the load settles goodput is back for good,
-	// in seconds, when Verdict is Recovered; NaN otherwise (see RecoveryWindow).
-	Recovery float64
-	// Verdict says whether the replicate recovered, stayed down, or could
-	// not be judged (no trigger, or too short).
-	Verdict Verdict
-	// Little's law's terms over the whole run, [0, End]: Area is the integral
-	// of calls in progress, Sojourn the sum of the times calls spent in the
-	// server (summed as departure times minus arrival times), Entered the
-	// calls that went in (not refused).
-	End, Area, Sojourn float64
-	Entered            int64
-	// Wait sums the queue server's waits before service; Wait/Entered is
-	// the mean wait.
-	Wait float64
-	// Events counts the events the replicate processed, stale timeouts
-	// included: the unit of the engine's speed.
-	Events int64
-	Series []Second
-}
-
 // request is one request's client and key state: a request on one edge of
 // the graph, an entry's or a call's. A slot is reused once the request has
 // finished and no event, queue entry or call it serves refers to it, so
@@ -135,7 +48,7 @@ type request struct {
 	// who is the request's edge (its low edgeBits) and client (the rest):
 	// packed, so a request stays 48 bytes.
 	who      uint32
-	refs     int16  // events, queue entries and calls it serves that name this slot: at most 2 a call, and a request makes at most MaxAttempts x (1 + MaxHedges)
+	refs     int16  // events, queue entries and calls it serves that name this slot: at most 2 a call, and a request makes at most limits.FleetAttempts x (1 + limits.FleetHedges)
 	pending  uint16 // bit k: copy k of the current attempt awaits its reply or timeout
 	effects  uint8  // side effects done, counted up to 2: enough to tell a duplicate; or poisoned, which never does one
 	attempt  uint8  // attempts (rounds) sent or refused
@@ -148,7 +61,7 @@ type request struct {
 }
 
 // edgeBits is how many bits of request.who hold the edge: room for
-// MaxEntries + MaxCalls edges, and MaxClients clients in the rest.
+// limits.GraphEntries + limits.GraphCalls edges, and limits.FleetClients clients in the rest.
 const edgeBits = 12
 
 func (r *request) edge() int32 { return int32(r.who & (1<<edgeBits - 1)) }
@@ -203,7 +116,7 @@ type edgeSim struct {
 	atReceive bool
 	// series is the called service's series, which the edge's client-side
 	// counts a second go to.
-	series []Second
+	series []fleetdata.Second
 	// backingOff counts its requests waiting out a backoff, since when
 	// backingOffAt; their integral goes to the series' Scheduled.
 	backingOff   int64
@@ -213,7 +126,7 @@ type edgeSim struct {
 	// (EdgeReplicate.JobEffects).
 	jobEffects, jobDuplicates int64
 
-	counts                        Counts // the client side
+	counts                        fleetdata.Counts // the client side
 	expired, pushedBack, orphaned int64
 	hist                          schema.Histogram
 }
@@ -254,11 +167,11 @@ type svcSim struct {
 	// waitingAtEnd and scheduledAtEnd are kept by atEnd.
 	waitingAtEnd, scheduledAtEnd int64
 
-	counts              Counts // the server side
+	counts              fleetdata.Counts // the server side
 	area, sojourn, wait float64
 	queued              float64 // the integral of calls waiting
 	entered             int64
-	series              []Second
+	series              []fleetdata.Second
 	// callSeries counts the calls that reached it each second, and
 	// heldSeries integrates the calls a stall outage held there over each
 	// second (the part of Second.Backlog not in Busy), for RunGraph (nil
@@ -424,7 +337,7 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 		n := &g.Services[v]
 		sv := &s.svcs[v]
 		*sv = svcSim{node: n, baseSecs: n.Server.Base.Seconds(), slopeSecs: n.Server.Slope.Seconds(),
-			serviceSecs: n.Server.Service.Median.Seconds(), tokens: n.Server.Burst, series: make([]Second, seconds), callSeries: make([]int64, seconds), heldSeries: make([]float64, seconds),
+			serviceSecs: n.Server.Service.Median.Seconds(), tokens: n.Server.Burst, series: make([]fleetdata.Second, seconds), callSeries: make([]int64, seconds), heldSeries: make([]float64, seconds),
 			kind: n.Server.Kind, pFail: n.Server.PFail, workers: n.Server.Workers, queueMax: n.Server.QueueMax,
 			outage: n.Outage.On(), stall: n.Outage.Mode == Stall, outFrom: n.Outage.From.Seconds(), outTo: n.Outage.To.Seconds()}
 		if d := n.Server.Service; n.Server.Kind == Queue && d.Dist == Lognormal && d.Sigma > 0 {
@@ -462,7 +375,7 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 		if pc.Shared || pc.Kind == Unlimited && pc.Own == nil {
 			n = 1
 		}
-		e.draw, e.atSend, e.refusalRetried = pc.Kind.random(), pc.Kind.AskedAtSend(), pc.Kind.RefusalRetried()
+		e.draw, e.atSend, e.refusalRetried = pc.Kind.random(), pc.Kind.askedAtSend(), pc.Kind.refusalRetried()
 		if pc.Own != nil {
 			e.draw, e.atSend, e.refusalRetried = pc.Own.Random, pc.Own.AskedAtSend, false
 		}
@@ -471,7 +384,7 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 			if pc.Own != nil {
 				e.pols[i] = pc.Own.make()
 			} else {
-				e.pols[i] = pc.New()
+				e.pols[i] = pc.newState()
 			}
 		}
 		_, e.quiet = e.pols[0].(unlimited)
@@ -597,7 +510,7 @@ func (s *sim) u(e *edgeSim) float64 {
 
 // second is the second of series that t falls in, nil past the run's
 // duration.
-func (s *sim) second(series []Second, t float64) *Second {
+func (s *sim) second(series []fleetdata.Second, t float64) *fleetdata.Second {
 	if t < s.dur {
 		return &series[int(t)]
 	}
@@ -769,24 +682,24 @@ func (s *sim) atEnd() {
 
 // replicate is the one-edge graph's replicate as Run reports it: the
 // entry's client counts with the service's server counts.
-func (s *sim) replicate() Replicate {
+func (s *sim) replicate() fleetdata.Replicate {
 	e, v := &s.edges[0], &s.svcs[0]
-	rep := Replicate{Counts: e.counts, End: s.now, Area: v.area, Sojourn: v.sojourn, Entered: v.entered,
+	rep := fleetdata.Replicate{Counts: e.counts, End: s.now, Area: v.area, Sojourn: v.sojourn, Entered: v.entered,
 		Wait: v.wait, Events: s.events, Series: v.series}
-	rep.Counts.add(&v.counts)
+	rep.Counts.Add(&v.counts)
 	rep.P50, rep.P95, rep.P99 = e.hist.QuantileSeconds(0.5), e.hist.QuantileSeconds(0.95), e.hist.QuantileSeconds(0.99)
 	rep.Recovery, rep.Verdict = recovery(s.cfg, rep.Series)
 	return rep
 }
 
 // graphReplicate is the replicate as RunGraph reports it.
-func (s *sim) graphReplicate() GraphReplicate {
-	rep := GraphReplicate{End: s.now, Events: s.events,
-		Services: make([]ServiceReplicate, len(s.svcs)), Edges: make([]EdgeReplicate, len(s.edges))}
+func (s *sim) graphReplicate() fleetdata.GraphReplicate {
+	rep := fleetdata.GraphReplicate{End: s.now, Events: s.events,
+		Services: make([]fleetdata.ServiceReplicate, len(s.svcs)), Edges: make([]fleetdata.EdgeReplicate, len(s.edges))}
 	into := make([][]int, len(s.svcs)) // the edges into each service
 	for i := range s.edges {
 		e := &s.edges[i]
-		rep.Edges[i] = EdgeReplicate{Counts: e.counts, Expired: e.expired, PushedBack: e.pushedBack, Orphaned: e.orphaned,
+		rep.Edges[i] = fleetdata.EdgeReplicate{Counts: e.counts, Expired: e.expired, PushedBack: e.pushedBack, Orphaned: e.orphaned,
 			JobEffects: e.jobEffects, JobDuplicates: e.jobDuplicates}
 		if g := e.guard; g != nil {
 			rep.Edges[i].Crashes, rep.Edges[i].RolledBack, rep.Edges[i].Held, rep.Edges[i].Lost = g.crashed, g.rolledBack, g.held, g.lost
@@ -798,10 +711,10 @@ func (s *sim) graphReplicate() GraphReplicate {
 	for v := range s.svcs {
 		sv := &s.svcs[v]
 		out := &rep.Services[v]
-		*out = ServiceReplicate{Counts: sv.counts, Area: sv.area, Sojourn: sv.sojourn, Entered: sv.entered, Wait: sv.wait, Series: sv.series,
+		*out = fleetdata.ServiceReplicate{Counts: sv.counts, Area: sv.area, Sojourn: sv.sojourn, Entered: sv.entered, Wait: sv.wait, Series: sv.series,
 			PeakBacklog: sv.peakBacklog, PeakAge: sv.peakAge, PeakScheduled: sv.peakScheduled, Queued: sv.queued, CallSeries: sv.callSeries, HeldSeries: sv.heldSeries,
 			WaitingAtEnd: sv.waitingAtEnd, ScheduledAtEnd: sv.scheduledAtEnd}
-		out.Drain, out.DrainVerdict = s.g.Drain(sv.series)
+		out.Drain, out.DrainVerdict = s.g.drain(sv.series)
 		h := &s.edges[into[v][0]].hist
 		if len(into[v]) > 1 {
 			merged = schema.Histogram{}
@@ -811,33 +724,11 @@ func (s *sim) graphReplicate() GraphReplicate {
 			h = &merged
 		}
 		for _, i := range into[v] {
-			out.Counts.add(&s.edges[i].counts)
+			out.Counts.Add(&s.edges[i].counts)
 		}
 		out.P50, out.P95, out.P99 = h.QuantileSeconds(0.5), h.QuantileSeconds(0.95), h.QuantileSeconds(0.99)
 	}
 	return rep
-}
-
-// add adds o's counts to c's, field by field.
-func (c *Counts) add(o *Counts) {
-	c.Requests += o.Requests
-	c.Succeeded += o.Succeeded
-	c.Failed += o.Failed
-	c.Calls += o.Calls
-	c.Retries += o.Retries
-	c.Timeouts += o.Timeouts
-	c.Errors += o.Errors
-	c.Conflicts += o.Conflicts
-	c.Rejected += o.Rejected
-	c.Stored += o.Stored
-	c.Denied += o.Denied
-	c.LocalRejected += o.LocalRejected
-	c.Hedges += o.Hedges
-	c.Late += o.Late
-	c.Effects += o.Effects
-	c.Duplicates += o.Duplicates
-	c.Duplicated += o.Duplicated
-	c.PeakInProgress += o.PeakInProgress
 }
 
 // newSlot is a slot for a new request on edge, started now.
@@ -1727,10 +1618,10 @@ func (s *sim) retry(slot int32, timeout bool) {
 		return
 	}
 	u := 0.0
-	if cl.Backoff.Jittered() {
+	if waits.Jittered(cl.Backoff) {
 		u = s.rnd.Float64()
 	}
-	d := cl.Backoff.Delay(int(r.attempt)-1, r.prev, u)
+	d := waits.Delay(cl.Backoff, int(r.attempt)-1, r.prev, u)
 	r.prev = d
 	if d <= 0 {
 		s.sendRetry(slot)
@@ -1762,7 +1653,7 @@ func (s *sim) sendRetry(slot int32) {
 // refused is the policy refusing the request's next attempt as it would go
 // out. The request fails, a local rejection if it never called the server,
 // else a denial; but for a kind whose refusals are retried
-// (RefusalRetried), the refusal uses up the attempt and, while attempts
+// (refusalRetried), the refusal uses up the attempt and, while attempts
 // remain, the next is decided as after a failure.
 func (s *sim) refused(slot int32) {
 	r := &s.reqs[slot]

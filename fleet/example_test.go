@@ -26,7 +26,10 @@ func ExampleRun() {
 		panic(err)
 	}
 	s := res[0].Summary()
-	fmt.Printf("%s: %.0f requests, %.4f succeeded, %.3f calls a request\n", s.Run, s.Requests.Value, s.Succeeded.Value, s.Amplification.Value)
+	requests, _ := s.Figure("requests") // the keys json and csv write
+	succeeded, _ := s.Figure("succeeded")
+	calls, _ := s.Figure("amplification")
+	fmt.Printf("%s: %.0f requests, %.4f succeeded, %.3f calls a request\n", s.Run, requests.Value, succeeded.Value, calls.Value)
 	// Output: independent: 6008 requests, 0.9993 succeeded, 1.110 calls a request
 }
 
@@ -59,7 +62,9 @@ func ExamplePolicyFactory() {
 		panic(err)
 	}
 	s := res[0].Summary()
-	fmt.Printf("%.2f succeeded, %.3f calls a request\n", s.Succeeded.Value, s.Amplification.Value)
+	succeeded, _ := s.Figure("succeeded")
+	calls, _ := s.Figure("amplification")
+	fmt.Printf("%.2f succeeded, %.3f calls a request\n", succeeded.Value, calls.Value)
 	// Output: 0.90 succeeded, 1.000 calls a request
 }
 
@@ -80,10 +85,12 @@ func ExampleRunGraph() {
 	if err != nil {
 		panic(err)
 	}
-	row := res[0].Rows()[0] // the entry's: end to end
-	fmt.Printf("%s: %.3f succeeded (closed form %.3f); calls a request at depth 2: %.3f (closed form %.3f)\n",
-		row.Service, row.Succeeded.Value, 1-0.2*0.2, row.ByDepth[1].Value, 1+0.2)
-	// Output: end to end: a: 0.959 succeeded (closed form 0.960); calls a request at depth 2: 1.200 (closed form 1.200)
+	rows := res[0].Summaries() // the entry's from end to end, then a's and b's
+	succeeded, _ := rows[0].Figure("succeeded")
+	calls, _ := rows[2].Figure("amplification") // b's calls a request entering
+	fmt.Printf("%s: %.3f succeeded (closed form %.3f); %s: %.3f calls a request (closed form %.3f)\n",
+		rows[0].Service, succeeded.Value, 1-0.2*0.2, rows[2].Service, calls.Value, 1+0.2)
+	// Output: end to end: a: 0.959 succeeded (closed form 0.960); b: 1.200 calls a request (closed form 1.200)
 }
 
 // A worker fleet: jobs of two steps on a queue that delivers each job up to
@@ -92,7 +99,7 @@ func ExampleRunGraph() {
 // s = (1 - 0.3^2)(1 - 0.2) = 0.728, so a job completes with 1 - (1 - s)^3.
 func ExampleWorkers() {
 	w := fleet.Workers{Name: "two steps", Duration: 120 * time.Second, Load: fleet.Shape{Kind: fleet.Constant, Rate: 100},
-		Queue: fleet.Client{Attempts: 3, Timeout: fleet.NoVisibility}, WorkerCount: 1000, QueueMax: fleet.MaxQueue,
+		Queue: fleet.Client{Attempts: 3, Timeout: fleet.NoVisibility}, WorkerCount: 1000, QueueMax: 10_000_000,
 		Steps: []fleet.Step{{To: "d1", Client: fleet.Client{Attempts: 2}}, {To: "d2", Client: fleet.Client{Attempts: 1}}},
 		Dependencies: []fleet.Node{
 			{Name: "d1", Server: fleet.Server{Kind: fleet.Independent, Base: time.Millisecond, PFail: 0.3}},
@@ -102,8 +109,10 @@ func ExampleWorkers() {
 	if err != nil {
 		panic(err)
 	}
-	row := res[0].WorkersRows()[0]
+	row := res[0].WorkersSummary()
+	jobs, _ := row.Figure("jobs")
+	completed, _ := row.Figure("completed")
 	s := (1 - 0.3*0.3) * (1 - 0.2)
-	fmt.Printf("%.3f of jobs completed (closed form %.3f)\n", row.Completed.Value/row.Jobs.Value, 1-(1-s)*(1-s)*(1-s))
+	fmt.Printf("%.3f of jobs completed (closed form %.3f)\n", completed.Value/jobs.Value, 1-(1-s)*(1-s)*(1-s))
 	// Output: 0.980 of jobs completed (closed form 0.980)
 }

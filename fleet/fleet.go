@@ -29,32 +29,6 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Limits on a run, checked by Config.Check before any work, so a mistyped
-// flag cannot start an hour-long or memory-filling run.
-const (
-	// MaxDuration is the longest run in seconds; the series holds a row a second.
-	MaxDuration = 3600
-	// MaxRate bounds every rate (requests a second, or the rate limit).
-	MaxRate = 1e6
-	// MaxArrivals bounds duration x peak rate, the requests a replicate can expect.
-	MaxArrivals = 1e8
-	// MaxAttempts bounds the tries of a request.
-	MaxAttempts = 100
-	// MaxClients bounds the client count.
-	MaxClients = 1_000_000
-	// MaxWorkers bounds the queue server's workers and MaxQueue its queue.
-	MaxWorkers = 1_000_000
-	MaxQueue   = 10_000_000
-	// MaxSeconds bounds every time parameter (latency, timeout, delay), in seconds.
-	MaxSeconds = 86400
-	// MaxReplicates bounds the replicates of a run.
-	MaxReplicates = 1000
-	// MaxSeriesSeconds bounds replicates x duration: every replicate's
-	// series is kept until the run's are averaged in replicate order (88
-	// bytes a second, so 32 MB a run at the bound).
-	MaxSeriesSeconds = 360_000
-)
-
 // Config is one run of the model.
 type Config struct {
 	// Name labels the run in outputs.
@@ -400,10 +374,6 @@ func (g Graph) withDefaults() Graph {
 	}
 	return g
 }
-
-// MaxHedges bounds the hedges of an attempt (the copies of an attempt are
-// bits of a 16-bit set).
-const MaxHedges = 15
 
 // NoCap is a backoff cap that never binds.
 const NoCap = 1 << 62

@@ -15,6 +15,9 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -36,7 +39,7 @@ func within99_9(xs []float64, want float64) (mean, lo, hi float64, ok bool) {
 	return mean, mean - half, mean + half, want >= mean-half && want <= mean+half
 }
 
-func run(t *testing.T, cfg Config, reps int) []Replicate {
+func run(t *testing.T, cfg Config, reps int) []fleetdata.Replicate {
 	t.Helper()
 	if err := cfg.Check(); err != nil {
 		t.Fatal(err)
@@ -45,7 +48,7 @@ func run(t *testing.T, cfg Config, reps int) []Replicate {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res[0].Replicates
+	return res[0].replicates
 }
 
 // A load-independent server that fails each call with probability f, and A
@@ -108,11 +111,11 @@ func TestQueueErlangC(t *testing.T) {
 		lambda, mu float64
 	}{{3, 2, 1}, {1, 0.5, 1}} {
 		cfg := Config{
-			Name: "mmc", Duration: MaxDuration * time.Second,
+			Name: "mmc", Duration: limits.FleetDuration * time.Second,
 			Load: Shape{Kind: Constant, Rate: tc.lambda},
-			Server: Server{Kind: Queue, Workers: tc.c, QueueMax: MaxQueue,
+			Server: Server{Kind: Queue, Workers: tc.c, QueueMax: limits.FleetQueue,
 				Service: Service{Dist: Exponential, Median: time.Duration(float64(time.Second) / tc.mu)}},
-			Client: Client{Clients: 1, Timeout: MaxSeconds * time.Second, Attempts: 1},
+			Client: Client{Clients: 1, Timeout: limits.FleetSeconds * time.Second, Attempts: 1},
 		}
 		reps := run(t, cfg, 20)
 		waits := make([]float64, len(reps))
@@ -210,7 +213,7 @@ func TestLittlesLaw(t *testing.T) {
 // with 20 times that mean; |z| < 3.29 fails falsely once in 1,000, twice in
 // the family: 0.2%.
 func TestArrivalsFollowShape(t *testing.T) {
-	runs := brookerCollapse.Runs(80 * time.Second)
+	runs := collapseRuns(80 * time.Second)
 	for _, tc := range []struct {
 		cfg  Config
 		want float64
@@ -228,7 +231,7 @@ func TestArrivalsFollowShape(t *testing.T) {
 }
 
 func TestBrookerShapes(t *testing.T) {
-	runs := brookerCollapse.Runs(80 * time.Second)
+	runs := collapseRuns(80 * time.Second)
 	for _, x := range []float64{0, 10, 24.5, 25, 37, 50, 60, 75, 79.9} {
 		if got, want := runs[0].Load.At(x), math.Max(0, 80-1.6*math.Abs(x-25)); math.Abs(got-want) > 1e-12 {
 			t.Errorf("ramp.At(%g) = %g; want 80 - 1.6|t - 25| = %g", x, got, want)
@@ -244,7 +247,7 @@ func TestBrookerShapes(t *testing.T) {
 	// Brooker's backoff: uniform in [0, b], b = 20 s on the first retry, 40 s on the second.
 	p := runs[1].Client.Backoff
 	for attempt, b := range []time.Duration{20 * time.Second, 40 * time.Second} {
-		if got := p.Delay(attempt, 0, 0.5); got != b/2 {
+		if got := waits.Delay(p, attempt, 0, 0.5); got != b/2 {
 			t.Errorf("Delay(%d, u=0.5) = %v; want %v", attempt, got, b/2)
 		}
 	}
@@ -314,10 +317,10 @@ func TestRecovery(t *testing.T) {
 	spike := &Config{Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
 	constant := &Config{Load: Shape{Kind: Constant, Rate: 10}}
 	outage := &Config{Load: Shape{Kind: Constant, Rate: 10}, Outage: Outage{From: 5 * time.Second, To: 10 * time.Second}}
-	healthy := Second{Starts: 10, Successes: 10, Served: 10}
-	dead := Second{Starts: 10}
-	series := func(n int, bad ...int) []Second {
-		s := slices.Repeat([]Second{healthy}, n)
+	healthy := fleetdata.Second{Starts: 10, Successes: 10, Served: 10}
+	dead := fleetdata.Second{Starts: 10}
+	series := func(n int, bad ...int) []fleetdata.Second {
+		s := slices.Repeat([]fleetdata.Second{healthy}, n)
 		for _, b := range bad {
 			s[b] = dead
 		}
@@ -326,25 +329,25 @@ func TestRecovery(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		cfg     *Config
-		series  []Second
+		series  []fleetdata.Second
 		want    float64
-		verdict Verdict
+		verdict fleetdata.Verdict
 	}{
-		{"never degraded", spike, series(40), 0, Recovered},
+		{"never degraded", spike, series(40), 0, fleetdata.Recovered},
 		// Window [s, s+10) holds 9 successes in 10 s only if one second is
 		// dead; two make it 80%: unhealthy. Dead at 14 and 15: the windows
 		// starting at 6..14 hold both, those from 15 on one at most: healthy
 		// from 15, 5 s after the spike's end at 10.
-		{"dip", spike, series(40, 14, 15), 5, Recovered},
-		{"dead at the end", spike, series(40, 38, 39), math.NaN(), Down},
+		{"dip", spike, series(40, 14, 15), 5, fleetdata.Recovered},
+		{"dead at the end", spike, series(40, 38, 39), math.NaN(), fleetdata.Down},
 		// Issue 21 item 10: a constant run has nothing to recover from,
 		// however its windows look; a run whose series ends before a whole
 		// window after the spike (10 + 10 > 19) cannot be judged.
-		{"constant, healthy", constant, series(40), math.NaN(), NoTrigger},
-		{"constant, dead at the end", constant, series(40, 38, 39), math.NaN(), NoTrigger},
-		{"outage", outage, series(40, 12, 13), 3, Recovered}, // healthy from the window at 13
-		{"spike, too short", spike, series(19), math.NaN(), TooShort},
-		{"spike, one window", spike, series(20), 0, Recovered},
+		{"constant, healthy", constant, series(40), math.NaN(), fleetdata.NoTrigger},
+		{"constant, dead at the end", constant, series(40, 38, 39), math.NaN(), fleetdata.NoTrigger},
+		{"outage", outage, series(40, 12, 13), 3, fleetdata.Recovered}, // healthy from the window at 13
+		{"spike, too short", spike, series(19), math.NaN(), fleetdata.TooShort},
+		{"spike, one window", spike, series(20), 0, fleetdata.Recovered},
 	} {
 		got, verdict := recovery(tc.cfg, tc.series)
 		if (got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want))) || verdict != tc.verdict {
@@ -360,11 +363,11 @@ func TestRecovery(t *testing.T) {
 func TestSummaryRecovered(t *testing.T) {
 	spike := Config{Duration: 40 * time.Second, Load: Shape{Kind: Spike, Rate: 10, Peak: 20, From: 5 * time.Second, To: 10 * time.Second}}
 	nan := math.NaN()
-	r := Result{Config: spike, Replicates: []Replicate{
-		{Recovery: 0, Verdict: Recovered}, {Recovery: nan, Verdict: Down}, {Recovery: 4, Verdict: Recovered},
-		{Recovery: nan, Verdict: Down}, {Recovery: nan, Verdict: TooShort},
+	r := Result{Config: spike, replicates: []fleetdata.Replicate{
+		{Recovery: 0, Verdict: fleetdata.Recovered}, {Recovery: nan, Verdict: fleetdata.Down}, {Recovery: 4, Verdict: fleetdata.Recovered},
+		{Recovery: nan, Verdict: fleetdata.Down}, {Recovery: nan, Verdict: fleetdata.TooShort},
 	}}
-	s := r.Summary()
+	s := r.summary()
 	if sh := s.RecoveredShare; sh.Count() != 2 || sh.N != 4 || sh.Value != 0.5 {
 		t.Errorf("RecoveredShare = %+v; want 2 of 4", sh)
 	}
@@ -375,7 +378,7 @@ func TestSummaryRecovered(t *testing.T) {
 		t.Errorf("a spike run: Trigger false")
 	}
 	r.Config.Load = Shape{Kind: Constant, Rate: 10}
-	if s := r.Summary(); s.Trigger {
+	if s := r.summary(); s.Trigger {
 		t.Errorf("a constant run: Trigger true")
 	}
 }
@@ -383,7 +386,7 @@ func TestSummaryRecovered(t *testing.T) {
 // Memory follows the requests in flight: a run ten times longer reuses the
 // same request slots.
 func TestSlotsReused(t *testing.T) {
-	cfg := brookerCollapse.Runs(80 * time.Second)[3]
+	cfg := collapseRuns(80 * time.Second)[3]
 	short, long := cfg, cfg
 	short.Duration, long.Duration = 100*time.Second, 1000*time.Second
 	s1 := newSim(&short, 1)
@@ -396,7 +399,7 @@ func TestSlotsReused(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	good := brookerCollapse.Runs(80 * time.Second)[0]
+	good := collapseRuns(80 * time.Second)[0]
 	if err := good.Check(); err != nil {
 		t.Fatalf("brooker ramp: %v", err)
 	}
@@ -419,12 +422,12 @@ func TestCheck(t *testing.T) {
 		f    func(*Config)
 	}{
 		{"duration", func(c *Config) { c.Duration = 0 }},
-		{"duration", func(c *Config) { c.Duration = (MaxDuration + 1) * time.Second }},
+		{"duration", func(c *Config) { c.Duration = (limits.FleetDuration + 1) * time.Second }},
 		{"load.rate", func(c *Config) { c.Load.Rate = math.NaN() }},
 		{"load.to", func(c *Config) { c.Load.To = c.Load.From }},
-		{"duration", func(c *Config) { c.Load.Peak = MaxRate; c.Duration = time.Hour }},
+		{"duration", func(c *Config) { c.Load.Peak = limits.FleetRate; c.Duration = time.Hour }},
 		{"client.timeout", func(c *Config) { c.Client.Timeout = -time.Second }},
-		{"client.attempts", func(c *Config) { c.Client.Attempts = MaxAttempts + 1 }},
+		{"client.attempts", func(c *Config) { c.Client.Attempts = limits.FleetAttempts + 1 }},
 		{"server.p_fail", func(c *Config) { c.Server.PFail = 1.5 }},
 		{"server.workers", func(c *Config) { c.Server.Kind = Queue; c.Server.Service.Median = time.Second }},
 		{"client.clients", func(c *Config) { c.Client.Clients = -1 }},
@@ -442,7 +445,7 @@ func TestCheck(t *testing.T) {
 		{"client.policy.failure_rate", func(c *Config) { c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.FailureRate = 0 }) }},
 		{"client.policy.window", func(c *Config) { c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.Window = 0 }) }},
 		{"client.policy.half_open_calls", func(c *Config) {
-			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.HalfOpenCalls = MaxWindow + 1 })
+			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.HalfOpenCalls = limits.PolicyWindow + 1 })
 		}},
 		{"client.policy.open_time", func(c *Config) {
 			c.Client.Policy = with(SlidingBreaker, func(p *PolicyConfig) { p.OpenTime = -1 })
@@ -453,17 +456,17 @@ func TestCheck(t *testing.T) {
 		}},
 		{"client.backoff.base", func(c *Config) { c.Client.Backoff.Base = 8760 * time.Hour }}, // issue 21, item 13: help says up to a day
 		{"client.backoff.base", func(c *Config) { c.Client.Backoff.Base = -1 }},
-		{"client.backoff.cap", func(c *Config) { c.Client.Backoff.Cap = MaxSeconds*time.Second + 1 }},
+		{"client.backoff.cap", func(c *Config) { c.Client.Backoff.Cap = limits.FleetSeconds*time.Second + 1 }},
 		{"client.backoff.cap", func(c *Config) { c.Client.Backoff.Cap = -1 }},
-		{"client.hedges", func(c *Config) { c.Client.Hedges = MaxHedges + 1 }},
+		{"client.hedges", func(c *Config) { c.Client.Hedges = limits.FleetHedges + 1 }},
 		{"client.hedge_delay", func(c *Config) { c.Client.Hedges = 1 }},
 	} {
 		c := good
 		tc.f(&c)
 		err := c.Check()
-		var fe *FieldError
+		var fe *schema.FieldError
 		if !errors.As(err, &fe) || fe.Field != tc.path || !strings.HasPrefix(err.Error(), tc.path+": ") {
-			t.Errorf("Check() = %v; want a *FieldError naming %s", err, tc.path)
+			t.Errorf("Check() = %v; want a *schema.FieldError naming %s", err, tc.path)
 		}
 	}
 }
@@ -474,11 +477,11 @@ func TestCheck(t *testing.T) {
 func TestQueueBlocking(t *testing.T) {
 	const lambda, mu, waiting = 1.0, 1.25, 3
 	cfg := Config{
-		Name: "mm1k", Duration: MaxDuration * time.Second,
+		Name: "mm1k", Duration: limits.FleetDuration * time.Second,
 		Load: Shape{Kind: Constant, Rate: lambda},
 		Server: Server{Kind: Queue, Workers: 1, QueueMax: waiting,
 			Service: Service{Dist: Exponential, Median: time.Duration(float64(time.Second) / mu)}},
-		Client: Client{Clients: 1, Timeout: MaxSeconds * time.Second, Attempts: 1},
+		Client: Client{Clients: 1, Timeout: limits.FleetSeconds * time.Second, Attempts: 1},
 	}
 	reps := run(t, cfg, 20)
 	blocked := make([]float64, len(reps))

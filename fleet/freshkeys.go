@@ -4,7 +4,7 @@ package fleet
 // carries its own key (its hedge copies share it): bit a of busy says a
 // copy of attempt a holds its key in the server, bit a of done that the
 // key's work is done and its reply stored. Attempts count from 1 to
-// MaxAttempts, so 128 bits hold them all.
+// limits.FleetAttempts, so 128 bits hold them all.
 type attemptKeys struct {
 	busy, done attemptSet
 }

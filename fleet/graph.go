@@ -7,22 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/fieldpath"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/schema"
-)
-
-// Limits on a graph, checked by Graph.Check before any work.
-const (
-	// MaxServices bounds a graph's services.
-	MaxServices = 64
-	// MaxCalls bounds a graph's calls (edges between services) in all.
-	MaxCalls = 256
-	// MaxFanout bounds the calls of one service.
-	MaxFanout = 16
-	// MaxDepth bounds the longest chain of services a request can go
-	// through, the service it enters at included.
-	MaxDepth = 8
-	// MaxEntries bounds the entries (arrival processes) of a graph.
-	MaxEntries = 16
 )
 
 // Graph is one run of the service-graph model: services that call each
@@ -92,7 +82,7 @@ type Entry struct {
 }
 
 // EntrySettings are an entry's settings besides its service, load and
-// client, each declared by EntryParams; a worker fleet holds its queue's
+// client, each declared once (entryParams); a worker fleet holds its queue's
 // (Workers).
 type EntrySettings struct {
 	// Poison is the share of the entry's requests that are poison: drawn
@@ -131,25 +121,18 @@ type EntrySettings struct {
 	Crash Crashes
 }
 
-// Edge names an edge of a graph: an entry (From -1, Index the entry's
-// index) or a call (From the calling service's index, Index the call's
-// index in its Calls); To is the called service's index.
-type Edge struct {
-	From, Index, To int
-}
-
-// Edges lists g's edges in the order GraphReplicate.Edges holds them: the
+// edges lists g's edges in the order a replicate holds them: the
 // entries, then each service's calls, services in order. g must have passed
 // Check.
-func (g *Graph) Edges() []Edge {
+func (g *Graph) edges() []fleetdata.Edge {
 	idx := g.index()
-	var es []Edge
+	var es []fleetdata.Edge
 	for k, e := range g.Entries {
-		es = append(es, Edge{From: -1, Index: k, To: idx[e.To]})
+		es = append(es, fleetdata.Edge{From: -1, Index: k, To: idx[e.To]})
 	}
 	for v, n := range g.Services {
 		for i, c := range n.Calls {
-			es = append(es, Edge{From: v, Index: i, To: idx[c.To]})
+			es = append(es, fleetdata.Edge{From: v, Index: i, To: idx[c.To]})
 		}
 	}
 	return es
@@ -213,42 +196,42 @@ func (g *Graph) callPath(v, i int) string {
 }
 
 // Check refuses a graph the engine cannot run, before any work, with a
-// *FieldError whose path names the setting: duration and net; entries[k].to,
+// *schema.FieldError whose path names the setting: duration and net; entries[k].to,
 // entries[k].load.rate, entries[k].client.attempts, entries[k].poison (a
 // probability); services[name].server.kind,
 // services[name].outage.to; services[name].calls[i].to and
 // services[name].calls[i].client.timeout. It refuses no service or entry,
-// more than MaxServices services, MaxEntries entries, MaxCalls calls in all
-// or MaxFanout calls of a service; a service without a name or with
+// more than 64 services, 16 entries, 256 calls in all
+// or 16 calls of a service; a service without a name or with
 // another's; a call or entry to an unknown service; a cycle of calls (naming
 // it: a -> b -> a); a service no entry reaches; a chain of services longer
-// than MaxDepth; and each entry, service and call's settings as Config.Check
+// than 8; and each entry, service and call's settings as Config.Check
 // refuses them.
 func (g *Graph) Check() error {
 	dur := g.Duration.Seconds()
-	if dur < 1 || dur > MaxDuration {
-		return schema.Errorf("duration", "%g s is not from 1 s to %d s", dur, MaxDuration)
+	if dur < 1 || dur > limits.FleetDuration {
+		return pathtext.Errorf("duration", "%g s is not from 1 s to %d s", dur, limits.FleetDuration)
 	}
-	if v := g.Net.Seconds(); math.IsNaN(v) || v < 0 || v > MaxSeconds {
-		return schema.Errorf("net", "%g s is not from 0 to %d s", v, MaxSeconds)
+	if v := g.Net.Seconds(); math.IsNaN(v) || v < 0 || v > limits.FleetSeconds {
+		return pathtext.Errorf("net", "%g s is not from 0 to %d s", v, limits.FleetSeconds)
 	}
 	switch {
 	case len(g.Services) == 0:
-		return schema.Errorf("services", "no service; want 1 to %d", MaxServices)
-	case len(g.Services) > MaxServices:
-		return schema.Errorf("services", "%d services; at most %d", len(g.Services), MaxServices)
+		return pathtext.Errorf("services", "no service; want 1 to %d", limits.GraphServices)
+	case len(g.Services) > limits.GraphServices:
+		return pathtext.Errorf("services", "%d services; at most %d", len(g.Services), limits.GraphServices)
 	case len(g.Entries) == 0:
-		return schema.Errorf("entries", "no entry: no load enters the graph; want 1 to %d", MaxEntries)
-	case len(g.Entries) > MaxEntries:
-		return schema.Errorf("entries", "%d entries; at most %d", len(g.Entries), MaxEntries)
+		return pathtext.Errorf("entries", "no entry: no load enters the graph; want 1 to %d", limits.GraphEntries)
+	case len(g.Entries) > limits.GraphEntries:
+		return pathtext.Errorf("entries", "%d entries; at most %d", len(g.Entries), limits.GraphEntries)
 	}
 	idx := make(map[string]int, len(g.Services))
 	for v, n := range g.Services {
 		if n.Name == "" {
-			return schema.Errorf(fmt.Sprintf("services[%d].name", v), "a service needs a name")
+			return pathtext.Errorf(fmt.Sprintf("services[%d].name", v), "a service needs a name")
 		}
 		if w, dup := idx[n.Name]; dup {
-			return schema.Errorf(fmt.Sprintf("services[%d].name", v), "%q is the name of services[%d] too", n.Name, w)
+			return pathtext.Errorf(fmt.Sprintf("services[%d].name", v), "%q is the name of services[%d] too", n.Name, w)
 		}
 		idx[n.Name] = v
 	}
@@ -257,15 +240,15 @@ func (g *Graph) Check() error {
 		for v, n := range g.Services {
 			names[v] = n.Name
 		}
-		return schema.Errorf(path, "unknown service %q (the services are %s)", name, strings.Join(names, ", "))
+		return pathtext.Errorf(path, "unknown service %q (the services are %s)", name, strings.Join(names, ", "))
 	}
 	for k, e := range g.Entries {
 		if _, ok := idx[e.To]; !ok {
 			return unknown(fmt.Sprintf("entries[%d].to", k), e.To)
 		}
-		for _, p := range EntryParams() { // poison, crash: an entry's numbers are probabilities
+		for _, p := range decl.EntryParams[Entry]() { // poison, crash: an entry's numbers are probabilities
 			if x, ok := p.Field(&e).(*float64); ok && !(*x >= 0 && *x <= 1) {
-				return schema.Errorf(fmt.Sprintf("entries[%d].%s", k, p.Key), "%g is not a probability from 0 to 1", *x)
+				return pathtext.Errorf(fmt.Sprintf("entries[%d].%s", k, p.Key), "%g is not a probability from 0 to 1", *x)
 			}
 		}
 		if err := g.checkGuard(k, idx); err != nil {
@@ -274,20 +257,20 @@ func (g *Graph) Check() error {
 		if e.TimeoutAtReceive {
 			switch {
 			case g.Services[idx[e.To]].Server.Kind != Queue:
-				return schema.Errorf(fmt.Sprintf("entries[%d].timeout_at_receive", k), "service %q is not a queue server: no worker receives the attempts", e.To)
+				return pathtext.Errorf(fmt.Sprintf("entries[%d].timeout_at_receive", k), "service %q is not a queue server: no worker receives the attempts", e.To)
 			case e.Client.Hedges > 0:
-				return schema.Errorf(fmt.Sprintf("entries[%d].timeout_at_receive", k), "the client sends hedges, whose timeouts run from their sends")
+				return pathtext.Errorf(fmt.Sprintf("entries[%d].timeout_at_receive", k), "the client sends hedges, whose timeouts run from their sends")
 			}
 		}
 	}
 	calls := 0
 	for v, n := range g.Services {
-		if len(n.Calls) > MaxFanout {
-			return schema.Errorf(g.servicePath(v)+".calls", "%d calls; at most %d a service", len(n.Calls), MaxFanout)
+		if len(n.Calls) > limits.GraphFanout {
+			return pathtext.Errorf(g.servicePath(v)+".calls", "%d calls; at most %d a service", len(n.Calls), limits.GraphFanout)
 		}
 		calls += len(n.Calls)
-		if calls > MaxCalls {
-			return schema.Errorf(g.servicePath(v)+".calls", "%d calls in all up to this service; at most %d in a graph", calls, MaxCalls)
+		if calls > limits.GraphCalls {
+			return pathtext.Errorf(g.servicePath(v)+".calls", "%d calls in all up to this service; at most %d in a graph", calls, limits.GraphCalls)
 		}
 		for i, c := range n.Calls {
 			if _, ok := idx[c.To]; !ok {
@@ -301,7 +284,7 @@ func (g *Graph) Check() error {
 	depth := g.depths()
 	for v, d := range depth {
 		if d == 0 {
-			return schema.Errorf(g.servicePath(v), "no entry reaches it (entries go to %s)", g.entryTargets())
+			return pathtext.Errorf(g.servicePath(v), "no entry reaches it (entries go to %s)", g.entryTargets())
 		}
 	}
 	if err := g.checkDepth(idx); err != nil {
@@ -346,7 +329,7 @@ func (g *Graph) checkCycles(idx map[string]int) error {
 					names = append(names, g.Services[u].Name)
 				}
 				names = append(names, g.Services[w].Name)
-				return schema.Errorf(g.callPath(v, i)+".to", "a cycle of calls: %s", strings.Join(names, " -> "))
+				return pathtext.Errorf(g.callPath(v, i)+".to", "a cycle of calls: %s", strings.Join(names, " -> "))
 			case unseen:
 				if err := walk(w); err != nil {
 					return err
@@ -367,7 +350,7 @@ func (g *Graph) checkCycles(idx map[string]int) error {
 	return nil
 }
 
-// checkDepth refuses a chain of services longer than MaxDepth; the graph
+// checkDepth refuses a chain of services longer than limits.GraphDepth; the graph
 // has no cycle.
 func (g *Graph) checkDepth(idx map[string]int) error {
 	longest := make([]int, len(g.Services)) // the longest chain from v down, v included; 0: not yet known
@@ -383,8 +366,8 @@ func (g *Graph) checkDepth(idx map[string]int) error {
 		return longest[v]
 	}
 	for k, e := range g.Entries {
-		if d := down(idx[e.To]); d > MaxDepth {
-			return schema.Errorf(fmt.Sprintf("entries[%d].to", k), "a request entering at %s goes through a chain of %d services; at most %d", e.To, d, MaxDepth)
+		if d := down(idx[e.To]); d > limits.GraphDepth {
+			return pathtext.Errorf(fmt.Sprintf("entries[%d].to", k), "a request entering at %s goes through a chain of %d services; at most %d", e.To, d, limits.GraphDepth)
 		}
 	}
 	return nil
@@ -396,15 +379,15 @@ func (g *Graph) checkSettings(idx map[string]int) error {
 	// Config.Check names a setting by its Config path; put it under the
 	// part of the graph that holds it.
 	under := func(err error, edge, server string) error {
-		var fe *FieldError
+		var fe *schema.FieldError
 		if err == nil || !errors.As(err, &fe) {
 			return err
 		}
 		switch {
 		case strings.HasPrefix(fe.Field, "load.") || strings.HasPrefix(fe.Field, "client."):
-			return schema.Within(edge, err)
+			return fieldpath.Within(edge, err)
 		case strings.HasPrefix(fe.Field, "server.") || strings.HasPrefix(fe.Field, "outage."):
-			return schema.Within(server, err)
+			return fieldpath.Within(server, err)
 		}
 		return err
 	}

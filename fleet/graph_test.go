@@ -16,6 +16,8 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -48,18 +50,18 @@ func chain(attempts []int, servers []Server, rate float64, dur time.Duration) Gr
 }
 
 // runGraph runs reps replicates of g, seed 1, failing t on an error.
-func runGraph(t *testing.T, g Graph, reps int) []GraphReplicate {
+func runGraph(t *testing.T, g Graph, reps int) []fleetdata.GraphReplicate {
 	t.Helper()
 	res, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: reps, Seed: 1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res[0].Replicates
+	return res[0].replicates
 }
 
 // traceGraph runs g with requests entering at entry 0 at the given times
 // only (g's own rate must be negligible).
-func traceGraph(t *testing.T, g Graph, arrivals ...float64) GraphReplicate {
+func traceGraph(t *testing.T, g Graph, arrivals ...float64) fleetdata.GraphReplicate {
 	t.Helper()
 	if err := g.Check(); err != nil {
 		t.Fatal(err)
@@ -343,7 +345,7 @@ func TestGraphParallelCalls(t *testing.T) {
 // that draw in every way the engine can (hedges, keys, a random policy, a
 // queue, a stall, backoff with jitter, several clients).
 func TestGraphOneEdgeIsRun(t *testing.T) {
-	cfgs := append(brookerCollapse.Runs(40*time.Second), littleConfigs()...)
+	cfgs := append(collapseRuns(40*time.Second), littleConfigs()...)
 	sre := DefaultConfig()
 	sre.Name, sre.Duration = "sre", 30*time.Second
 	sre.Client.Policy.Kind, sre.Client.Clients, sre.Client.Hedges = SREThrottle, 7, 2
@@ -365,8 +367,8 @@ func TestGraphOneEdgeIsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range cfgs {
-		for r, w := range want[i].Replicates {
-			g := got[i].Replicates[r]
+		for r, w := range want[i].replicates {
+			g := got[i].replicates[r]
 			e, v := g.Edges[0], g.Services[0]
 			if !reflect.DeepEqual(v.Counts, w.Counts) {
 				t.Errorf("%s replicate %d: counts\n%+v; want\n%+v", cfgs[i].Name, r, v.Counts, w.Counts)
@@ -390,13 +392,13 @@ func TestGraphOneEdgeIsRun(t *testing.T) {
 // Counts.add adds every field: a field added to Counts and forgotten there
 // would be lost from every service's figures.
 func TestCountsAddEveryField(t *testing.T) {
-	var a, b Counts
+	var a, b fleetdata.Counts
 	v := reflect.ValueOf(&b).Elem()
 	for i := range v.NumField() {
 		v.Field(i).SetInt(int64(i + 1))
 	}
-	a.add(&b)
-	a.add(&b)
+	a.Add(&b)
+	a.Add(&b)
 	w := reflect.ValueOf(a)
 	for i := range w.NumField() {
 		if got := w.Field(i).Int(); got != 2*int64(i+1) {
@@ -449,26 +451,26 @@ func TestGraphCheck(t *testing.T) {
 		{"duplicate", func(g *Graph) { g.Services[2].Name = "a" }, "services[2].name", `"a" is the name of services[0] too`},
 		{"no entry", func(g *Graph) { g.Entries = nil }, "entries", "no entry"},
 		{"too many services", func(g *Graph) {
-			for i := range MaxServices {
+			for i := range limits.GraphServices {
 				g.Services = append(g.Services, Node{Name: "x" + string(rune('A'+i)), Server: indep(0, 0)})
 			}
 		}, "services", "67 services; at most 64"},
 		{"fan-out", func(g *Graph) {
-			for range MaxFanout {
+			for range limits.GraphFanout {
 				g.Services[0].Calls = append(g.Services[0].Calls, Call{To: "c", Client: tries(1, time.Second)})
 			}
 		}, "services[a].calls", "17 calls; at most 16 a service"},
 		{"too many calls", func(g *Graph) { // a calls b and 15 others, each of which calls c 16 times: 257 calls
 			for i := range 15 {
 				n := Node{Name: "m" + string(rune('A'+i)), Server: indep(0, 0)}
-				for range MaxFanout {
+				for range limits.GraphFanout {
 					n.Calls = append(n.Calls, Call{To: "c", Client: tries(1, time.Second)})
 				}
 				g.Services = append(g.Services, n)
 				g.Services[0].Calls = append(g.Services[0].Calls, Call{To: n.Name, Client: tries(1, time.Second)})
 			}
 		}, "services[mO].calls", "257 calls in all up to this service; at most 256"},
-		{"too deep", func(g *Graph) { *g = deep(MaxDepth + 1) }, "entries[0].to", "a chain of 9 services; at most 8"},
+		{"too deep", func(g *Graph) { *g = deep(limits.GraphDepth + 1) }, "entries[0].to", "a chain of 9 services; at most 8"},
 		{"a call's setting", func(g *Graph) { g.Services[1].Calls[0].Client.Attempts = -1 }, "services[b].calls[0].client.attempts", "-1 is not from 1 to 100"},
 		{"an entry's load", func(g *Graph) { g.Entries[0].Load.Rate = -1 }, "entries[0].load.rate", "-1 is not a rate"},
 		{"a service's server", func(g *Graph) { g.Services[2].Server.PFail = 2 }, "services[c].server.p_fail", "2 is not a probability"},
@@ -478,7 +480,7 @@ func TestGraphCheck(t *testing.T) {
 			g := good()
 			tc.edit(&g)
 			err := g.Check()
-			var fe *FieldError
+			var fe *schema.FieldError
 			if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Msg, tc.want) {
 				t.Errorf("Check = %v; want %s: ...%s...", err, tc.field, tc.want)
 			}
@@ -488,8 +490,8 @@ func TestGraphCheck(t *testing.T) {
 			}
 		})
 	}
-	if g := deep(MaxDepth); g.Check() != nil {
-		t.Errorf("a chain of %d: %v", MaxDepth, g.Check())
+	if g := deep(limits.GraphDepth); g.Check() != nil {
+		t.Errorf("a chain of %d: %v", limits.GraphDepth, g.Check())
 	}
 }
 
@@ -501,16 +503,16 @@ func TestGraphCostAmplification(t *testing.T) {
 	servers := []Server{indep(0, 0), indep(0, 0), indep(0, 0), indep(0, 0), indep(0, 1)}
 	g := chain([]int{10, 10, 10, 10, 10}, servers, 1000, 100*time.Second)
 	_, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: 1})
-	var fe *FieldError
+	var fe *schema.FieldError
 	if !errors.As(err, &fe) || fe.Field != "entries[0].client.attempts" || !strings.Contains(fe.Msg, "multiplied along each path of calls") {
 		t.Errorf("RunGraph = %v; want entries[0].client.attempts: ... multiplied along each path of calls ...", err)
 	}
-	c := g.Cost()
+	c := g.cost()
 	if bottom := c.Calls[4]; bottom < 1e10 || bottom > 1.04e10 {
 		t.Errorf("the bottom's calls bound %g; want 10^5 x (10^5 requests and their Poisson margin)", bottom)
 	}
 	g = chain([]int{2, 2, 2, 2, 2}, servers, 1000, 100*time.Second)
-	if err := CheckGraphCost([]Graph{g}, Options{Replicates: 1}); err != nil {
+	if err := checkGraphCosts([]Graph{g}, Options{Replicates: 1}); err != nil {
 		t.Errorf("2 attempts a layer: %v", err)
 	}
 }
@@ -537,7 +539,7 @@ func TestGraphRunContextPanicWorkers(t *testing.T) {
 	}
 
 	long := g
-	long.Duration = MaxDuration * time.Second
+	long.Duration = limits.FleetDuration * time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	res, err := RunGraph(ctx, []Graph{long}, Options{Replicates: 1, Workers: 1, Progress: func(int64, int64) { cancel() }})
@@ -648,7 +650,7 @@ func TestGraphRandomBooks(t *testing.T) {
 				t.Errorf("graph %d, service %d: area %g; sojourn %g", i, v, sv.Area, sv.Sojourn)
 			}
 		}
-		cost := g.Cost()
+		cost := g.cost()
 		for v, sv := range rep.Services {
 			if float64(sv.Calls) > cost.Calls[v] {
 				t.Errorf("graph %d, service %d: %d calls; bound %g", i, v, sv.Calls, cost.Calls[v])
@@ -678,7 +680,7 @@ func TestGraphCheckMemoryless(t *testing.T) {
 	}
 	c.Net = time.Millisecond
 	g := c.Graph()
-	var fe *FieldError
+	var fe *schema.FieldError
 	if err := g.Check(); !errors.As(err, &fe) || fe.Field != "memoryless" {
 		t.Errorf("Check = %v; want memoryless: needs net 0", err)
 	}
@@ -686,7 +688,7 @@ func TestGraphCheckMemoryless(t *testing.T) {
 
 // FuzzGraph builds a graph's shape from data (up to 6 services, calls
 // between any two, in order or in parallel, one or two entries, deadlines)
-// and checks that Graph.Check either refuses it with a *FieldError or
+// and checks that Graph.Check either refuses it with a *schema.FieldError or
 // passes a graph that RunGraph runs without a panic, every request ending.
 func FuzzGraph(f *testing.F) {
 	f.Add([]byte{3, 0, 0x01, 0x0a, 0x13})
@@ -711,21 +713,21 @@ func FuzzGraph(f *testing.F) {
 			g.Services[from].Calls = append(g.Services[from].Calls, Call{To: name(b >> 3), Client: tries(1+int(b>>6), 100*time.Millisecond)})
 		}
 		if err := g.Check(); err != nil {
-			var fe *FieldError
+			var fe *schema.FieldError
 			if !errors.As(err, &fe) {
-				t.Fatalf("Check = %v; want a *FieldError", err)
+				t.Fatalf("Check = %v; want a *schema.FieldError", err)
 			}
 			return
 		}
 		res, err := RunGraph(context.Background(), []Graph{g}, Options{Replicates: 1, Workers: 1})
 		if err != nil {
-			var fe *FieldError
+			var fe *schema.FieldError
 			if !errors.As(err, &fe) { // only the cost bound may refuse a graph Check passed
 				t.Fatalf("RunGraph = %v", err)
 			}
 			return
 		}
-		for k, e := range res[0].Replicates[0].Edges {
+		for k, e := range res[0].replicates[0].Edges {
 			if e.Succeeded+e.Failed != e.Requests {
 				t.Errorf("edge %d: %d succeeded + %d failed; want %d", k, e.Succeeded, e.Failed, e.Requests)
 			}
@@ -878,7 +880,7 @@ func TestGraphRowsEndToEndSums(t *testing.T) {
 		},
 		Entries: []Entry{{To: "api", Load: Shape{Kind: Constant, Rate: 1e-9}, Client: tries(2, time.Second)}}}
 	rep := traceGraph(t, g, 0)
-	rows := GraphResult{Graph: g, Replicates: []GraphReplicate{rep}}.Rows()
+	rows := GraphResult{Graph: g, replicates: []fleetdata.GraphReplicate{rep}}.rows()
 	want := []struct {
 		service              string
 		calls, rej, dup, tos float64
@@ -925,7 +927,7 @@ func TestGraphCallSeries(t *testing.T) {
 		if got := []int64{db.Series[0].Starts, db.Series[1].Starts}; !slices.Equal(got, []int64{1, 1}) {
 			t.Errorf("%v: starts %v; want [1 1]", sv.Kind, got)
 		}
-		pts := GraphResult{Graph: g, Replicates: []GraphReplicate{rep, rep}}.Series()
+		pts := GraphResult{Graph: g, replicates: []fleetdata.GraphReplicate{rep, rep}}.series()
 		if len(pts) != 3 || pts[0].Calls != float64(tc.calls[0]) || pts[1].Calls != float64(tc.calls[1]) || pts[2].Calls != 0 {
 			t.Errorf("%v: points %+v; want calls %v", sv.Kind, pts, tc.calls)
 		}

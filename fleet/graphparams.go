@@ -2,39 +2,13 @@ package fleet
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/limits"
 )
-
-// EntryParam is one setting of a graph's entry besides its service, load
-// and client (whose settings Params declares): the one place that names it,
-// says what it means and what it takes, and reaches its field. Key names
-// it under an entry, as a scenario file's graph.entries[i] and FieldError
-// (entries[i].KEY) do, and a worker fleet's settings (Workers) with the
-// same name. Doc, Type, Default, Bounds and Example are what help scenario
-// says of it (Example as YAML; Type, for a setting that is one of a list of
-// names, what one is: a store). Needs is the key without which it does
-// nothing (ttl needs store); Sets, if not nil, is what giving it sets
-// besides its own field (a store's TTL and lease, the delivery model's);
-// Unread, if not nil, says why a run of e never reads it, "" when it does.
-// Field returns the setting in e: a *float64 (a probability), a *bool, a
-// *time.Duration, an *int, or a value that reads and writes it as one of
-// Names (encoding.TextMarshaler and encoding.TextUnmarshaler).
-type EntryParam struct {
-	Key, Doc, Type, Default, Bounds, Example string
-	Needs                                    string
-	Names                                    []string
-	Field                                    func(e *Entry) any
-	Sets                                     func(e *Entry)
-	Unread                                   func(e Entry) string
-}
-
-// EntryParams lists an entry's settings, in the order a scenario file's
-// reference lists them and a file's reader reads them. The result is a
-// fresh slice.
-func EntryParams() []EntryParam { return slices.Clone(entryParams) }
 
 // noCrash is why a run of e never reads a crash's point and bound.
 func noCrash(e Entry) string {
@@ -46,14 +20,14 @@ func noCrash(e Entry) string {
 
 // switchParam is an entry's setting that is true or false, false unless
 // given.
-func switchParam(key, bounds, doc string, field func(e *Entry) *bool) EntryParam {
-	return EntryParam{Key: key, Type: "true or false", Default: "false", Bounds: bounds, Example: "true", Doc: doc,
+func switchParam(key, bounds, doc string, field func(e *Entry) *bool) decl.EntryParam[Entry] {
+	return decl.EntryParam[Entry]{Key: key, Type: "true or false", Default: "false", Bounds: bounds, Example: "true", Doc: doc,
 		Field: func(e *Entry) any { return field(e) }}
 }
 
 // entryParams declares every setting of an Entry but its service, load and
-// client once (EntryParams).
-var entryParams = []EntryParam{
+// client once (decl.EntryParams).
+var entryParams = []decl.EntryParam[Entry]{
 	{Key: "poison", Type: "a probability", Default: "0", Bounds: "0 to 1", Example: "0.01",
 		Doc:   "the share of the entry's requests that are poison: each fails its own work at the service it enters on every attempt (a job queue's poison jobs, retrysim workers)",
 		Field: func(e *Entry) any { return &e.Poison }},
@@ -66,14 +40,14 @@ var entryParams = []EntryParam{
 	switchParam("timeout_at_receive", "true or false (true needs a queue server and no hedges)",
 		"start an attempt's timeout when a worker of the queue server it enters takes it, not when it is sent: SQS's visibility timeout runs from a receive, so a message waiting in the queue never reappears (retrysim workers)",
 		func(e *Entry) *bool { return &e.TimeoutAtReceive }),
-	{Key: "store", Type: "a store", Default: "none", Names: delivery.Stores().Names(), Bounds: strings.Join(delivery.Stores().Names(), ", "), Example: "lease",
+	{Key: "store", Type: "a store", Default: "none", Names: enum.Names[delivery.Store](), Bounds: strings.Join(enum.Names[delivery.Store](), ", "), Example: "lease",
 		Doc:   "the key store the workers of the service the entry sends to keep for each request's calls (a job's steps), shared by all its attempts (its deliveries): the delivery model's queue.store, operation for operation (retrysim workers)",
-		Field: func(e *Entry) any { return nameField(&e.Store.Mode, delivery.Stores().Parse, delivery.Store.String) },
+		Field: func(e *Entry) any { return nameField(&e.Store.Mode, enum.Parse[delivery.Store], delivery.Store.String) },
 		Sets: func(e *Entry) {
 			def := delivery.Defaults()
 			e.Store.TTL, e.Store.Lease = def.TTL, def.Lease
 		}},
-	{Key: "ttl", Type: "duration", Default: "24h", Bounds: fmt.Sprintf("0s (never) to %ds", MaxSeconds), Example: "1h", Needs: "store",
+	{Key: "ttl", Type: "duration", Default: "24h", Bounds: fmt.Sprintf("0s (never) to %ds", limits.FleetSeconds), Example: "1h", Needs: "store",
 		Doc:   "the store's keys expire this long after they are written, as the delivery model's queue.ttl (a lease's done keys never do)",
 		Field: func(e *Entry) any { return &e.Store.TTL },
 		Unread: func(e Entry) string {
@@ -82,7 +56,7 @@ var entryParams = []EntryParam{
 			}
 			return ""
 		}},
-	{Key: "lease", Type: "duration", Default: "30s", Bounds: fmt.Sprintf("above 0s, up to %ds", MaxSeconds), Example: "45s", Needs: "store",
+	{Key: "lease", Type: "duration", Default: "30s", Bounds: fmt.Sprintf("above 0s, up to %ds", limits.FleetSeconds), Example: "45s", Needs: "store",
 		Doc:   "store lease: a lease holds this long before another delivery may take it over, as the delivery model's queue.lease",
 		Field: func(e *Entry) any { return &e.Store.Lease },
 		Unread: func(e Entry) string {
@@ -94,44 +68,28 @@ var entryParams = []EntryParam{
 	{Key: "crash", Type: "a probability", Default: "0", Bounds: "0 to 1", Example: "0.001",
 		Doc:   "the probability that a worker of the service the entry sends to dies at crash_at, each time a delivery passes it, as the delivery model's queue.crash; its delivery comes back when its timeout (the visibility timeout) runs out",
 		Field: func(e *Entry) any { return &e.Crash.P }},
-	{Key: "crash_at", Type: "a crash point", Default: "before-key", Names: delivery.CrashPoints().Names(), Bounds: strings.Join(delivery.CrashPoints().Names(), ", "), Example: "after-work", Needs: "crash",
+	{Key: "crash_at", Type: "a crash point", Default: "before-key", Names: enum.Names[delivery.CrashPoint](), Bounds: strings.Join(enum.Names[delivery.CrashPoint](), ", "), Example: "after-work", Needs: "crash",
 		Doc: "where workers die: before a step's key, between the key and the step's call, between the call's success and the key's record, or after the last step before the ack",
 		Field: func(e *Entry) any {
-			return nameField(&e.Crash.At, delivery.CrashPoints().Parse, delivery.CrashPoint.String)
+			return nameField(&e.Crash.At, enum.Parse[delivery.CrashPoint], delivery.CrashPoint.String)
 		},
 		Unread: noCrash},
-	{Key: "max_crashes", Type: "a whole number", Default: "0 (no bound)", Bounds: fmt.Sprintf("0 to %d", delivery.CrashesLimit), Example: "1", Needs: "crash",
+	{Key: "max_crashes", Type: "a whole number", Default: "0 (no bound)", Bounds: fmt.Sprintf("0 to %d", limits.DeliveryCrashes), Example: "1", Needs: "crash",
 		Doc:    "the most crashes a job's workers may have, as the delivery model's queue.max_crashes",
 		Field:  func(e *Entry) any { return &e.Crash.Max },
 		Unread: noCrash},
 }
 
-// GraphParam is one setting of a graph itself, besides its entries and
-// services: the one place that names it (its key under a scenario file's
-// graph, as FieldError names it), says what it means (Doc, Type, Default,
-// Bounds and Example, as for EntryParam) and reaches its field. Field
-// returns the setting in g: a *string (a name), a *time.Duration or a
-// *bool.
-type GraphParam struct {
-	Key, Doc, Type, Default, Bounds, Example string
-	Field                                    func(g *Graph) any
-}
-
-// GraphParams lists a graph's own settings, in the order a scenario file's
-// reference lists them and a file's reader reads them. The result is a
-// fresh slice.
-func GraphParams() []GraphParam { return slices.Clone(graphParams) }
-
 // graphParams declares every setting of a Graph but its entries and
-// services once (GraphParams).
-var graphParams = []GraphParam{
+// services once (decl.GraphParams).
+var graphParams = []decl.GraphParam[Graph]{
 	{Key: "name", Type: "text", Default: "graph", Bounds: "a name", Example: "checkout",
 		Doc:   "the graph's name, in every output's title",
 		Field: func(g *Graph) any { return &g.Name }},
-	{Key: "duration", Type: "duration", Default: "1m", Bounds: fmt.Sprintf("1s to %ds", MaxDuration), Example: "30s",
+	{Key: "duration", Type: "duration", Default: "1m", Bounds: fmt.Sprintf("1s to %ds", limits.FleetDuration), Example: "30s",
 		Doc:   "how long requests arrive, as the fleet model's duration",
 		Field: func(g *Graph) any { return &g.Duration }},
-	{Key: "net", Type: "duration", Default: "100ms", Bounds: fmt.Sprintf("up to %ds", MaxSeconds), Example: "1ms",
+	{Key: "net", Type: "duration", Default: "100ms", Bounds: fmt.Sprintf("up to %ds", limits.FleetSeconds), Example: "1ms",
 		Doc:   "the mean one-way network delay of every call, exponential (0: none), as the fleet model's net",
 		Field: func(g *Graph) any { return &g.Net }},
 	{Key: "deadlines", Type: "true or false", Default: "false", Bounds: "true or false", Example: "true",

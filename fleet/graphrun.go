@@ -12,137 +12,23 @@ import (
 	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/stats"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
 
 // GraphResult is a graph's run and its replicates, in replicate order.
 type GraphResult struct {
 	Graph      Graph
-	Replicates []GraphReplicate
+	replicates []fleetdata.GraphReplicate
 }
 
-// GraphReplicate is one seeded simulation of a graph.
-type GraphReplicate struct {
-	// Services holds each service's figures, in Graph.Services order.
-	Services []ServiceReplicate
-	// Edges holds each edge's client figures, in Graph.Edges order: the
-	// entries first (their end-to-end figures), then the calls.
-	Edges []EdgeReplicate
-	// End is the time of the replicate's last event, a stale timeout's
-	// included (so up to the longest timeout past the last request's end);
-	// Events counts the events the replicate processed (the unit of the
-	// engine's speed).
-	End    float64
-	Events int64
-}
-
-// ServiceReplicate is a service's figures in a replicate. Its Counts' client
-// side (Requests, Succeeded, Failed, Retries, Timeouts, Errors, Denied,
-// LocalRejected, Hedges, Late) sums the edges that call it; its server side
-// (Calls, Conflicts, Rejected, Stored, Effects, Duplicates, Duplicated,
-// PeakInProgress) is its own.
-type ServiceReplicate struct {
-	Counts
-	// P50, P95 and P99 are latency quantiles of the successful requests to
-	// the service, as their callers saw them, from a request's first
-	// attempt to its reply, in seconds (NaN with no success).
-	P50, P95, P99 float64
-	// Little's law's terms over the whole run, as in Replicate: Area the
-	// integral of calls in progress at the service (a call is in progress
-	// from its admission until the service answers it, its own calls
-	// included), Sojourn the sum of those times, Entered the calls admitted.
-	Area, Sojourn float64
-	Entered       int64
-	// Wait sums a queue server's waits before service. Queued is the
-	// integral of calls waiting at the service (in its queue or held by a
-	// stall outage) over the whole run: Little's law for the waiting line
-	// makes it Wait plus the time stalls held calls.
-	Wait, Queued float64
-	// Series is the service's per-second series: Starts, Successes,
-	// RetriesDecided, RetriesSent, Timeouts and Scheduled of the requests
-	// to it, Conflicts, Busy (calls in progress), Backlog and Age at it.
-	Series []Second
-	// PeakBacklog is the most calls that waited at the service at once (in
-	// a queue server's queue or held by a stall outage), PeakAge the
-	// greatest age a waiting call reached there, in seconds, over the whole
-	// run. PeakScheduled is the most requests to it waiting out a backoff
-	// at once (what the series' Scheduled integrates, at its greatest): for
-	// a job queue's workers, the most jobs waiting out a retry.
-	PeakBacklog   int64
-	PeakAge       float64
-	PeakScheduled int64
-	// WaitingAtEnd is the calls waiting at the service (queued or held)
-	// that their requests still wait for when the run's duration ends and
-	// arrivals stop, and ScheduledAtEnd
-	// the requests to it then waiting out a backoff before their next
-	// attempt: for a job queue's workers, the jobs still queued.
-	WaitingAtEnd, ScheduledAtEnd int64
-	// Drain is how long after the graph's outages end the requests
-	// waiting for the service (its backlog and those waiting out a
-	// backoff) are first back to their level before them (see
-	// Graph.Drain), in seconds, when DrainVerdict is Recovered (drained);
-	// NaN otherwise: Down when it never drained in the run's duration,
-	// NoTrigger without an outage, TooShort with no second after it.
-	Drain        float64
-	DrainVerdict Verdict
-	// CallSeries counts the calls that reached the service (attempts and
-	// hedges, refused ones included, as Counts.Calls) in each second of
-	// Series. HeldSeries is the integral over each second of Series of the
-	// calls a stall outage held at the service: the part of its Backlog not
-	// in progress (Busy).
-	CallSeries []int64
-	HeldSeries []float64
-}
-
-// EdgeReplicate is an edge's client figures in a replicate: the requests
-// sent on it and their attempts (Counts' client side; its server side is
-// the service's). For an entry these are end to end: a request succeeds
-// when the service it entered at answers success, which it does only when
-// all the calls below it succeeded.
-type EdgeReplicate struct {
-	Counts
-	// P50, P95 and P99 are latency quantiles of the edge's successful
-	// requests, in seconds (NaN with no success).
-	P50, P95, P99 float64
-	// Expired counts calls their caller's deadline had passed for
-	// (Graph.Deadlines): calls not made, the deadline having passed when
-	// the caller would start them (not in Requests or Failed, never sent),
-	// and requests that failed because it passed before a retry could go
-	// out (in Requests and Failed).
-	Expired int64
-	// PushedBack counts requests that failed because an attempt was
-	// answered "do not retry" (Server.Pushback) and the client honours it
-	// (Client.HonourPushback), on any attempt, the last included (where
-	// it ends only the hedged copies still out).
-	PushedBack int64
-	// Orphaned counts requests of a Parallel service's calls that finished
-	// after the service had answered the request they served, because a
-	// sibling call failed: work nobody waited for. Calls still out when
-	// the service's own caller gives up are not counted (the service has
-	// not answered yet).
-	Orphaned int64
-	// JobEffects counts the side effects the edge's requests did at the
-	// service it calls; JobDuplicates those beyond the first of the same
-	// request entering the graph: for a job queue's entry (see Workers), a
-	// step a job's second delivery did again, which the step's own key
-	// (a request's, made anew by each delivery) does not catch. Both 0 on
-	// a graph whose services make no calls.
-	JobEffects, JobDuplicates int64
-	// Crashes, RolledBack, Held and Lost are an entry's with a KeyStore or
-	// Crashes (0 otherwise): its workers' crashes; calls whose work rolled
-	// back because their delivery no longer held the step's lease;
-	// deliveries that found a step's lease held by another and left the
-	// job unacked; and the jobs that completed with a step whose key says
-	// its work was done (Lease: a done status) and whose work no delivery
-	// did (the delivery model's lost work, a failed job counted as failed
-	// only).
-	Crashes, RolledBack, Held, Lost int64
-}
-
-// Requests is the requests that entered the graph: the entries' requests.
-func (r *GraphReplicate) Requests(g *Graph) int64 {
+// entered is the requests that entered the graph in replicate r: the
+// entries' requests.
+func entered(r *fleetdata.GraphReplicate, g *Graph) int64 {
 	var n int64
 	for k := range g.Entries {
 		n += r.Edges[k].Requests
@@ -150,11 +36,11 @@ func (r *GraphReplicate) Requests(g *Graph) int64 {
 	return n
 }
 
-// Amplification is the calls that reached service v (attempts and hedges,
-// refused ones included) per request that entered the graph; NaN with no
-// request.
-func (r *GraphReplicate) Amplification(g *Graph, v int) float64 {
-	n := r.Requests(g)
+// amplification is the calls that reached service v in replicate r
+// (attempts and hedges, refused ones included) per request that entered
+// the graph; NaN with no request.
+func amplification(r *fleetdata.GraphReplicate, g *Graph, v int) float64 {
+	n := entered(r, g)
 	if n == 0 {
 		return math.NaN()
 	}
@@ -163,7 +49,7 @@ func (r *GraphReplicate) Amplification(g *Graph, v int) float64 {
 
 // RunGraph simulates every graph Replicates times on Workers goroutines, as
 // Run does configurations: it first checks each graph (Graph.Check), the
-// options (Options.Check) and what the runs may cost (CheckGraphCost), and
+// options (Options.Check) and what the runs may cost (events and memory), and
 // returns the first error without running anything. Replicate r of every
 // graph is seeded by Seed and First + r alone; the numbers do not depend on
 // Workers. Once ctx is done it returns ctx's error within a few thousand
@@ -195,10 +81,10 @@ func RunGraph(ctx context.Context, graphs []Graph, opt Options) ([]GraphResult, 
 	}
 	out := make([]GraphResult, len(graphs))
 	for i, g := range graphs {
-		out[i] = GraphResult{Graph: g, Replicates: make([]GraphReplicate, opt.Replicates)}
+		out[i] = GraphResult{Graph: g, replicates: make([]fleetdata.GraphReplicate, opt.Replicates)}
 	}
 	err = runReplicates(ctx, graphs, opt, b.atOnce(opt), func(run, r int, s *sim) {
-		out[run].Replicates[r] = s.graphReplicate()
+		out[run].replicates[r] = s.graphReplicate()
 	})
 	if err != nil {
 		return nil, err
@@ -206,14 +92,14 @@ func RunGraph(ctx context.Context, graphs []Graph, opt Options) ([]GraphResult, 
 	return out, nil
 }
 
-// GraphCost bounds what one replicate of a graph can reach, as Cost does a
+// graphCost bounds what one replicate of a graph can reach, as Cost does a
 // configuration's, with the amplification of its calls: an entry's
 // requests are a Poisson bound of its arrivals (arrivalBound), a call's
 // requests at most the calls that reach its caller, and the calls that
 // reach a service at most the requests sent to it times their attempts x
 // (1 + hedges); so a request entering the graph makes at most the product
 // of attempts x (1 + hedges) along each path of calls, summed over paths.
-type GraphCost struct {
+type graphCost struct {
 	// Requests and Calls bound each edge's requests and each service's
 	// calls, in Graph.Edges and Graph.Services order; Events bounds the
 	// replicate's events.
@@ -226,20 +112,20 @@ type GraphCost struct {
 	// alone, kept until the run's replicates are averaged.
 	Bytes, Series float64
 	// worst is the edge whose copies (attempts x (1 + hedges)) are the
-	// most, the one to name when the events pass MaxEvents.
+	// most, the one to name when the events pass limits.FleetEvents.
 	worst int
 }
 
-// Cost bounds what one replicate of g can reach; g must have passed Check.
-// Each request on an edge takes at most the events Config.Cost counts for
+// cost bounds what one replicate of g can reach; g must have passed Check.
+// Each request on an edge takes at most the events Config.cost counts for
 // a request: an arrival or start, a send a retry's backoff, 4 a copy (5
 // when its service stalls) and one a hedge's delay. The slots in flight
-// are bounded as Config.Cost bounds them, a request's tree at a time: see
+// are bounded as Config.cost bounds them, a request's tree at a time: see
 // inFlight.
-func (g *Graph) Cost() GraphCost {
-	edges := g.Edges()
+func (g *Graph) cost() graphCost {
+	edges := g.edges()
 	dur := g.Duration.Seconds()
-	c := GraphCost{Requests: make([]float64, len(edges)), Calls: make([]float64, len(g.Services))}
+	c := graphCost{Requests: make([]float64, len(edges)), Calls: make([]float64, len(g.Services))}
 	client := func(i int) *Client { return g.client(edges[i]) }
 	first := make([]int, len(g.Services)) // the index of each service's first call edge
 	n := len(g.Entries)
@@ -297,7 +183,7 @@ func (g *Graph) Cost() GraphCost {
 	// has its place in free and up, and may hold a job.
 	pending := math.Min(c.Events, 1+c.InFlight*held)
 	eventSize := float64(unsafe.Sizeof(event{}))
-	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(Second{})+16) // and CallSeries, HeldSeries
+	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(fleetdata.Second{})+16) // and CallSeries, HeldSeries
 	c.Bytes += simFixed + float64(len(edges))*float64(unsafe.Sizeof(edgeSim{}))*1.125 + float64(len(g.Services))*float64(unsafe.Sizeof(svcSim{}))*1.125 +
 		sliceBytes(c.InFlight, float64(unsafe.Sizeof(request{}))) + 2*sliceBytes(c.InFlight, 4) + sliceBytes(c.InFlight, float64(unsafe.Sizeof(job{}))) +
 		queueBytes(pending+pad) + float64(g.timeouts())*fifoBytes(pending, eventSize) +
@@ -365,7 +251,7 @@ func (g *Graph) timeouts() int {
 // made none yet). So the slots are at most, over the entries, the
 // arrivals in any window of life(k) (inWindow) times tree(k), plus the
 // queues' calls with their trees.
-func (g *Graph) inFlight(edges []Edge, first, order []int, calls []float64) float64 {
+func (g *Graph) inFlight(edges []fleetdata.Edge, first, order []int, calls []float64) float64 {
 	net := netReach * g.Net.Seconds()
 	life := make([]float64, len(edges))
 	below := make([]float64, len(g.Services)) // requests a call taken in by the service can make below it
@@ -408,7 +294,7 @@ func (g *Graph) inFlight(edges []Edge, first, order []int, calls []float64) floa
 // included, given the calls v can get.
 func (g *Graph) life(cl *Client, v int, calls float64) float64 {
 	a := float64(cl.Attempts)
-	t := a*cl.Timeout.Seconds() + a*float64(cl.Hedges)*cl.HedgeDelay.Seconds() + cl.Backoff.Longest(cl.Attempts-1).Seconds()
+	t := a*cl.Timeout.Seconds() + a*float64(cl.Hedges)*cl.HedgeDelay.Seconds() + waits.Longest(cl.Backoff, cl.Attempts-1).Seconds()
 	n := g.Services[v]
 	if n.Outage.On() && n.Outage.Mode == Stall {
 		t += (n.Outage.To - n.Outage.From).Seconds()
@@ -423,7 +309,7 @@ func (g *Graph) life(cl *Client, v int, calls float64) float64 {
 }
 
 // client is the client of edge e.
-func (g *Graph) client(e Edge) *Client {
+func (g *Graph) client(e fleetdata.Edge) *Client {
 	if e.From < 0 {
 		return &g.Entries[e.Index].Client
 	}
@@ -461,12 +347,12 @@ func (g *Graph) topological() []int {
 	return order
 }
 
-// CheckGraphCost refuses graphs (each passed Check) whose bounds over every
+// checkGraphCosts refuses graphs (each passed Check) whose bounds over every
 // graph and replicate (Graph.Cost) pass MaxEvents events or MaxBytes bytes
 // held at once, with a *FieldError naming the setting to change: the
 // attempts of the edge whose attempts x (1 + hedges) are the most, when a
 // request makes more than one call on it, else duration or replicates.
-func CheckGraphCost(graphs []Graph, opt Options) error {
+func checkGraphCosts(graphs []Graph, opt Options) error {
 	_, err := graphBounds(graphs, opt)
 	return err
 }
@@ -477,14 +363,14 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 	opt = opt.withDefaults()
 	b := bounds{jobs: len(graphs) * opt.Replicates}
 	reps := float64(opt.Replicates)
-	var worst GraphCost
+	var worst graphCost
 	wg, worstSlots := 0, 0.0
 	graphs = slices.Clone(graphs)
 	for i := range graphs {
 		graphs[i] = graphs[i].withDefaults()
-		c := graphs[i].Cost()
+		c := graphs[i].cost()
 		b.events += reps * c.Events
-		b.kept += reps*(c.Series+float64(unsafe.Sizeof(GraphReplicate{}))) + math.Ceil(graphs[i].Duration.Seconds())*float64(len(graphs[i].Services))*float64(unsafe.Sizeof(GraphPoint{}))
+		b.kept += reps*(c.Series+float64(unsafe.Sizeof(fleetdata.GraphReplicate{}))) + math.Ceil(graphs[i].Duration.Seconds())*float64(len(graphs[i].Services))*float64(unsafe.Sizeof(fleetdata.GraphPoint{}))
 		if r := c.Bytes - c.Series; r > b.running {
 			b.running, worstSlots = r, c.InFlight
 		}
@@ -496,9 +382,9 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 	if len(graphs) > 1 {
 		runs = plural(len(graphs), "run") + " x " + runs
 	}
-	if b.events > MaxEvents {
+	if b.events > limits.FleetEvents {
 		g := &graphs[wg]
-		e := g.Edges()[worst.worst]
+		e := g.edges()[worst.worst]
 		cl, path := g.client(e), fmt.Sprintf("entries[%d]", e.Index)
 		if e.From >= 0 {
 			path = g.callPath(e.From, e.Index)
@@ -519,23 +405,23 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 		default:
 			path = "duration"
 		}
-		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, b.events, float64(MaxEvents))}
+		return b, &schema.FieldError{Field: path, Msg: fmt.Sprintf("%s can take up to %.3g events; at most %.0e (about 40 CPU minutes)", what, b.events, float64(limits.FleetEvents))}
 	}
-	if total := float64(b.atOnce(opt))*b.running + b.kept; total > MaxBytes {
+	if total := float64(b.atOnce(opt))*b.running + b.kept; total > limits.FleetBytes {
 		path := "replicates"
 		if opt.Replicates == 1 {
 			path = "duration"
 		}
-		return b, &FieldError{Field: path, Msg: fmt.Sprintf("%s can hold up to %.3g requests in flight a replicate (each request entering with every call below it), about %s in all; at most %s",
-			runs, worstSlots, human.GiB(total), human.GiB(MaxBytes))}
+		return b, &schema.FieldError{Field: path, Msg: fmt.Sprintf("%s can hold up to %.3g requests in flight a replicate (each request entering with every call below it), about %s in all; at most %s",
+			runs, worstSlots, human.GiB(total), human.GiB(limits.FleetBytes))}
 	}
 	return b, nil
 }
 
-// OutageWindow is when g's outages begin (the earliest From of a service's
+// outageWindow is when g's outages begin (the earliest From of a service's
 // outage) and end (the latest To), in seconds; ok is false when no service
 // has one.
-func (g *Graph) OutageWindow() (from, to float64, ok bool) {
+func (g *Graph) outageWindow() (from, to float64, ok bool) {
 	from, to = math.Inf(1), math.Inf(-1)
 	for _, n := range g.Services {
 		if n.Outage.On() {
@@ -545,7 +431,7 @@ func (g *Graph) OutageWindow() (from, to float64, ok bool) {
 	return from, to, ok
 }
 
-// Drain is how long after g's outages end (OutageWindow) a service whose
+// drain is how long after g's outages end (OutageWindow) a service whose
 // per-second series is series first has the requests waiting for it back
 // at their level before them, with its verdict. The requests waiting are
 // those in its backlog (Second.Backlog: for a worker) and those waiting
@@ -561,10 +447,10 @@ func (g *Graph) OutageWindow() (from, to float64, ok bool) {
 // with Down when no second from the outages' end on is back (it never
 // drained in the run's duration), TooShort when no second of the series
 // starts after the outages end, NoTrigger with no outage.
-func (g *Graph) Drain(series []Second) (float64, Verdict) {
-	from, to, ok := g.OutageWindow()
+func (g *Graph) drain(series []fleetdata.Second) (float64, fleetdata.Verdict) {
+	from, to, ok := g.outageWindow()
 	if !ok {
-		return math.NaN(), NoTrigger
+		return math.NaN(), fleetdata.NoTrigger
 	}
 	dur := g.Duration.Seconds()
 	mean := func(t int) float64 { return (series[t].Backlog + series[t].Scheduled) / math.Min(1, dur-float64(t)) }
@@ -574,32 +460,32 @@ func (g *Graph) Drain(series []Second) (float64, Verdict) {
 	}
 	first := int(math.Ceil(to))
 	if first >= len(series) {
-		return math.NaN(), TooShort
+		return math.NaN(), fleetdata.TooShort
 	}
 	for t := first; t < len(series); t++ {
 		if mean(t) <= level {
-			return float64(t) - to, Recovered
+			return float64(t) - to, fleetdata.Recovered
 		}
 	}
-	return math.NaN(), Down
+	return math.NaN(), fleetdata.Down
 }
 
-// Drain sums up service v's drain over r's replicates: the share of those
+// drain sums up service v's drain over r's replicates: the share of those
 // judged (with an outage and a second after it) that drained, with its
 // Wilson interval (its Count those that drained), and the mean drain time
 // over those that drained with its Student t interval cut at 0 (NaN when
 // none did).
-func (r GraphResult) Drain(v int) (drained, seconds schema.Estimate) {
+func (r GraphResult) drain(v int) (drained, seconds schema.Estimate) {
 	judged, ok := 0, 0
-	xs := make([]float64, len(r.Replicates))
-	for i := range r.Replicates {
-		s := &r.Replicates[i].Services[v]
+	xs := make([]float64, len(r.replicates))
+	for i := range r.replicates {
+		s := &r.replicates[i].Services[v]
 		xs[i] = s.Drain
 		switch s.DrainVerdict {
-		case Recovered:
+		case fleetdata.Recovered:
 			ok++
 			judged++
-		case Down:
+		case fleetdata.Down:
 			judged++
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/retrysim/retrysim/internal/fleetdata"
 )
 
 // Issue 33 item 1: the rows' "in progress" is a time average over the
@@ -33,11 +35,11 @@ func TestRowsInProgressLittle(t *testing.T) {
 		WorkersService: lambda * (1 + erlangC(count, lambda)/(count-lambda)),
 		"dep":          lambda * 1,
 	}
-	var first []GraphRow
+	var first []fleetdata.GraphRow
 	for _, timeout := range []time.Duration{30 * time.Second, time.Hour, 24 * time.Hour} {
 		w := oneStep(count, lambda, 1800*time.Second, dep)
 		w.Queue.Timeout, w.Steps[0].Client.Timeout = timeout, timeout
-		rows := runWorkers(t, w, Options{Replicates: reps, Seed: 11, Workers: 2}).Rows()[1:] // the services' rows
+		rows := runWorkers(t, w, Options{Replicates: reps, Seed: 11, Workers: 2}).rows()[1:] // the services' rows
 		for _, r := range rows {
 			e := r.InProgress
 			half := (e.Hi - e.Lo) / 2
@@ -76,7 +78,7 @@ func TestWorkersInFlightAcrossOutage(t *testing.T) {
 	)
 	w := oneStep(count, lambda, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond})
 	w.Down = Outage{From: 10 * time.Second, To: 30 * time.Second, Mode: Stall}
-	pts := runWorkers(t, w, Options{Replicates: reps, Seed: 4, Workers: 2}).WorkersSeries()
+	pts := runWorkers(t, w, Options{Replicates: reps, Seed: 4, Workers: 2}).workersSeries()
 	for _, p := range pts {
 		if on := p.InFlight - p.Backlog; on < -1e-9 || on > count+1e-9 {
 			t.Errorf("t = %d: in flight %.4f, backlog %.4f: %.4f jobs on a worker; want 0 to %d", p.T, p.InFlight, p.Backlog, on, count)
@@ -116,10 +118,10 @@ func TestWorkersDrainFluid(t *testing.T) {
 	w.Dependencies[0].Outage = Outage{From: 60 * time.Second, To: 180 * time.Second, Mode: Stall}
 	res := runWorkers(t, w, Options{Replicates: reps, Seed: 5, Workers: 2})
 	var fluid float64
-	for _, rep := range res.Replicates {
+	for _, rep := range res.replicates {
 		fluid += float64(rep.Services[0].PeakBacklog) / (count*1 - lambda) / reps
 	}
-	drained, secs := res.Drain(0)
+	drained, secs := res.drain(0)
 	t.Logf("drain %.2f s [%.2f, %.2f]; B/(mu W - lambda) %.2f s", secs.Value, secs.Lo, secs.Hi, fluid)
 	if drained.Count() != reps || math.Abs(secs.Value-fluid) > 0.05*fluid {
 		t.Errorf("drained %d of %d, in %.2f s [%.2f, %.2f]; the fluid formula B/(mu W - lambda) gives %.2f s", drained.Count(), reps, secs.Value, secs.Lo, secs.Hi, fluid)

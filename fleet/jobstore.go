@@ -5,8 +5,9 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/pathtext"
 )
 
 // KeyStore is the delivery model's worker key store (delivery.Store) kept
@@ -67,35 +68,35 @@ func (e *Entry) guarded() bool { return e.Store.Mode != delivery.NoStore || e.Cr
 // max_crashes): a mode or crash point
 // out of its enumeration, a negative or too long TTL or lease, a lease
 // that holds nothing, a crash probability out of [0, 1], a bound on crashes
-// out of [0, delivery.CrashesLimit], and either on a service with no calls
+// out of [0, limits.DeliveryCrashes], and either on a service with no calls
 // to guard or whose calls are Parallel (a job's steps run in order).
 func (g *Graph) checkGuard(k int, idx map[string]int) error {
 	e := &g.Entries[k]
 	path := func(s string) string { return fmt.Sprintf("entries[%d].%s", k, s) }
-	if err := delivery.Stores().Check(e.Store.Mode); err != nil {
-		return schema.Errorf(path("store"), "%v", err)
+	if err := enum.Check(e.Store.Mode); err != nil {
+		return pathtext.Errorf(path("store"), "%v", err)
 	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
 	}{{"ttl", e.Store.TTL}, {"lease", e.Store.Lease}} {
-		if s := d.v.Seconds(); s < 0 || s > MaxSeconds {
-			return schema.Errorf(path(d.name), "%g s is not from 0 to %d s", s, MaxSeconds)
+		if s := d.v.Seconds(); s < 0 || s > limits.FleetSeconds {
+			return pathtext.Errorf(path(d.name), "%g s is not from 0 to %d s", s, limits.FleetSeconds)
 		}
 	}
 	if e.Store.Mode == delivery.Lease {
 		if err := limits.Lease(e.Store.Lease); err != nil {
-			return schema.Errorf(path("lease"), "%v", err)
+			return pathtext.Errorf(path("lease"), "%v", err)
 		}
 	}
 	if !(e.Crash.P >= 0 && e.Crash.P <= 1) {
-		return schema.Errorf(path("crash"), "%g is not a probability from 0 to 1", e.Crash.P)
+		return pathtext.Errorf(path("crash"), "%g is not a probability from 0 to 1", e.Crash.P)
 	}
-	if err := delivery.CrashPoints().Check(e.Crash.At); err != nil {
-		return schema.Errorf(path("crash_at"), "%v", err)
+	if err := enum.Check(e.Crash.At); err != nil {
+		return pathtext.Errorf(path("crash_at"), "%v", err)
 	}
-	if e.Crash.Max < 0 || e.Crash.Max > delivery.CrashesLimit {
-		return schema.Errorf(path("max_crashes"), "%d is not a whole number from 0 to %d", e.Crash.Max, delivery.CrashesLimit)
+	if e.Crash.Max < 0 || e.Crash.Max > limits.DeliveryCrashes {
+		return pathtext.Errorf(path("max_crashes"), "%d is not a whole number from 0 to %d", e.Crash.Max, limits.DeliveryCrashes)
 	}
 	if !e.guarded() {
 		return nil
@@ -107,9 +108,9 @@ func (g *Graph) checkGuard(k int, idx map[string]int) error {
 	}
 	switch {
 	case len(n.Calls) == 0:
-		return schema.Errorf(path(what), "service %q makes no calls: a store and crashes guard the steps (calls) of the workers an entry sends to", n.Name)
+		return pathtext.Errorf(path(what), "service %q makes no calls: a store and crashes guard the steps (calls) of the workers an entry sends to", n.Name)
 	case n.Parallel:
-		return schema.Errorf(path(what), "service %q makes its calls in parallel: a store and crashes guard steps made in order", n.Name)
+		return pathtext.Errorf(path(what), "service %q makes its calls in parallel: a store and crashes guard steps made in order", n.Name)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
@@ -116,7 +117,7 @@ func deliveryReference(c storeCase, n int) jobOutcomes {
 // visibility timeout, from its receive, runs out; 4 receives).
 func storeFleet(c storeCase) Workers {
 	w := Workers{Name: c.String(), Duration: 1000 * time.Second, Load: Shape{Kind: Constant, Rate: 20},
-		Queue: tries(storeDeliveries, storeVisibility), WorkerCount: 100_000, QueueMax: MaxQueue,
+		Queue: tries(storeDeliveries, storeVisibility), WorkerCount: 100_000, QueueMax: limits.FleetQueue,
 		EntrySettings: EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true,
 			Store: KeyStore{Mode: c.store, TTL: c.ttl, Lease: c.lease}, Crash: Crashes{P: storeCrashP, At: c.at, Max: c.maxCrashes}}}
 	for i, d := range storeSteps {
@@ -157,7 +158,7 @@ func TestWorkersStoreMatchesDelivery(t *testing.T) {
 	for _, c := range storeCases() {
 		t.Run(c.String(), func(t *testing.T) {
 			ref := deliveryReference(c, n)
-			rep := runWorkers(t, storeFleet(c), Options{Replicates: 1, Seed: 3}).Replicates[0]
+			rep := runWorkers(t, storeFleet(c), Options{Replicates: 1, Seed: 3}).replicates[0]
 			q := &rep.Edges[0]
 			jobs := float64(q.Requests)
 			got := []float64{float64(q.Failed), float64(rep.Services[0].Calls), float64(q.Lost),
@@ -211,7 +212,7 @@ func TestWorkersStoreRace(t *testing.T) {
 	} {
 		w := oneStep(100_000, 1, 100*time.Second, Server{Kind: Independent, Base: 50 * time.Second})
 		w.Queue, w.RedeliverAtTimeout, w.Store = tries(3, 30*time.Second), true, c.store
-		rep := runWorkers(t, w, Options{Replicates: 1, Seed: 2}).Replicates[0]
+		rep := runWorkers(t, w, Options{Replicates: 1, Seed: 2}).replicates[0]
 		q, st := &rep.Edges[0], &rep.Edges[1]
 		n := q.Requests
 		deliveries := int64(3)
@@ -257,15 +258,15 @@ func TestGraphGuardNeedsSteps(t *testing.T) {
 // first try committed step 1's lease, and step 1's work was lost.
 func TestWorkersLeaseCommitsOnce(t *testing.T) {
 	w := Workers{Name: "lease", Duration: 200 * time.Second, Load: Shape{Kind: Constant, Rate: 20},
-		Queue: tries(4, 10*time.Second), WorkerCount: 1000, QueueMax: MaxQueue,
+		Queue: tries(4, 10*time.Second), WorkerCount: 1000, QueueMax: limits.FleetQueue,
 		EntrySettings: EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true, Store: KeyStore{Mode: delivery.Lease, Lease: 5 * time.Second}}}
 	for _, name := range []string{"s0", "s1"} {
 		w.Steps = append(w.Steps, Step{To: name, Client: tries(3, 300*time.Millisecond)})
-		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: Queue, Workers: 50, QueueMax: MaxQueue,
+		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: Queue, Workers: 50, QueueMax: limits.FleetQueue,
 			Service: Service{Dist: Exponential, Median: 200 * time.Millisecond}}})
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
-		rep := runWorkers(t, w, Options{Replicates: 1, Seed: seed}).Replicates[0]
+		rep := runWorkers(t, w, Options{Replicates: 1, Seed: seed}).replicates[0]
 		q := &rep.Edges[0]
 		if q.Lost != 0 || rep.Edges[1].JobDuplicates != 0 || rep.Edges[2].JobDuplicates != 0 || q.RolledBack < 100 {
 			t.Errorf("seed %d, %d jobs: %d lost, %d and %d duplicates, %d rolled back; want 0, 0, 0, and many rolled back",
@@ -307,7 +308,7 @@ func TestWorkersCrashBeforeEachTry(t *testing.T) {
 	w.Steps[0].Client = tries(3, time.Hour)
 	w.Queue, w.RedeliverAtTimeout = tries(100, time.Second), true
 	w.Crash = Crashes{P: c, At: delivery.AfterKey}
-	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 8}).Replicates[0]
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 8}).replicates[0]
 	n := float64(rep.Edges[0].Requests)
 	q := (1 - c) * f
 	p := (1 - c) * (1 - f) * (1 + q + q*q)

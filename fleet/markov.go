@@ -5,7 +5,10 @@ import (
 	"math"
 	"slices"
 
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -36,8 +39,8 @@ import (
 //     exponential backoff of rate BackoffRate (ν), in the orbit, and then
 //     sends its next attempt.
 //   - Client.Attempts still caps the tries; the chain leaves the cap out,
-//     so a run compared with it sets MaxAttempts, which a request reaches
-//     with probability at most p^(MaxAttempts-1).
+//     so a run compared with it sets limits.FleetAttempts, which a request reaches
+//     with probability at most p^(limits.FleetAttempts-1).
 //
 // The chain's state is then the workers' calls (live or abandoned), the
 // queue's calls in order (each live or abandoned), and the orbit's size: the
@@ -52,11 +55,8 @@ type Memoryless struct {
 	Orbit int
 }
 
-// MaxOrbit bounds Memoryless.Orbit.
-const MaxOrbit = 1_000_000
-
 // checkMemoryless refuses a Memoryless run whose law is not the chain's,
-// with a *FieldError naming memoryless, or the field of it at fault
+// with a *schema.FieldError naming memoryless, or the field of it at fault
 // (memoryless.retry_prob).
 func (c *Config) checkMemoryless() error {
 	m := c.Memoryless
@@ -64,24 +64,24 @@ func (c *Config) checkMemoryless() error {
 		return nil
 	}
 	rate := func(path string, v float64) error {
-		if math.IsNaN(v) || v <= 0 || v > MaxRate {
-			return schema.Errorf(path, "%g is not a rate above 0 and at most %g a second", v, float64(MaxRate))
+		if math.IsNaN(v) || v <= 0 || v > limits.FleetRate {
+			return pathtext.Errorf(path, "%g is not a rate above 0 and at most %g a second", v, float64(limits.FleetRate))
 		}
 		return nil
 	}
 	switch {
 	case c.Server.Kind != Queue || c.Server.Service.Dist != Exponential:
-		return schema.Errorf("memoryless", "needs %s %v with %s %v, not %v with %v", schema.Path("server.kind"), Queue, schema.Path("server.service.dist"), Exponential, c.Server.Kind, c.Server.Service.Dist)
+		return pathtext.Errorf("memoryless", "needs %s %v with %s %v, not %v with %v", pathtext.Path("server.kind"), Queue, pathtext.Path("server.service.dist"), Exponential, c.Server.Kind, c.Server.Service.Dist)
 	case c.Net != 0:
-		return schema.Errorf("memoryless", "needs net 0, not %s", human.Duration(c.Net))
+		return pathtext.Errorf("memoryless", "needs net 0, not %s", human.Duration(c.Net))
 	case c.Client.Hedges != 0 || c.Client.Keys != schema.NoKeys || c.Client.Policy.Kind != Unlimited:
-		return schema.Errorf("memoryless", "needs %s 0, %s %v and %s %v", schema.Path("client.hedges"), schema.Path("client.keys"), schema.NoKeys, schema.Path("client.policy.kind"), Unlimited)
+		return pathtext.Errorf("memoryless", "needs %s 0, %s %v and %s %v", pathtext.Path("client.hedges"), pathtext.Path("client.keys"), schema.NoKeys, pathtext.Path("client.policy.kind"), Unlimited)
 	case c.Outage.On():
-		return schema.Errorf("memoryless", "needs no outage")
+		return pathtext.Errorf("memoryless", "needs no outage")
 	case math.IsNaN(m.RetryProb) || m.RetryProb < 0 || m.RetryProb > 1:
-		return schema.Errorf("memoryless.retry_prob", "%g is not a probability in [0, 1]", m.RetryProb)
-	case m.Orbit < 0 || m.Orbit > MaxOrbit:
-		return schema.Errorf("memoryless.orbit", "%d is not from 0 to %d", m.Orbit, MaxOrbit)
+		return pathtext.Errorf("memoryless.retry_prob", "%g is not a probability in [0, 1]", m.RetryProb)
+	case m.Orbit < 0 || m.Orbit > limits.FleetOrbit:
+		return pathtext.Errorf("memoryless.orbit", "%d is not from 0 to %d", m.Orbit, limits.FleetOrbit)
 	}
 	if err := rate("memoryless.timeout_rate", m.TimeoutRate); err != nil {
 		return err
@@ -108,43 +108,29 @@ func (s *sim) retryMemoryless(slot int32, timeout bool) {
 	s.push(event{t: s.now + s.exp(1/m.BackoffRate), slot: slot, kind: evSend})
 }
 
-// MarkovState is what a Memoryless run shows of its state between events:
-// the calls in the server (on a worker or queued, abandoned ones included)
-// and the requests waiting out a backoff (the orbit).
-type MarkovState struct {
-	InServer, Orbit int
-}
-
-// Tracer runs one replicate of a Memoryless configuration step by step: it
-// shows each span of virtual time between events with the state that holds
-// over it, can stop between two spans and resume, and can split into copies
-// that go on with streams of their own (for multilevel splitting).
-type Tracer struct {
+// tracer is fleetdata.Tracer on the engine.
+type tracer struct {
 	s *sim
 	// shown is the end of the last span shown: the span a stop ended in is
 	// not shown again on resuming.
 	shown float64
 }
 
-// NewTracer starts replicate seed of cfg, which must have passed Check with
+// newTracer starts replicate seed of cfg, which must have passed Check with
 // Memoryless on. Its streams are those Run gives the replicate of that seed.
-func NewTracer(cfg *Config, seed uint64) *Tracer {
-	return &Tracer{s: newSim(cfg, seed)}
+func newTracer(cfg *Config, seed uint64) *tracer {
+	return &tracer{s: newSim(cfg, seed)}
 }
 
-// Run goes on with the replicate, telling f the state over each span
-// [from, to) between events, in order (to is +Inf once the run is over),
-// until f returns true or the run ends; a resumed run goes on from the span
-// after the one it stopped in. It reports whether f stopped it;
-// once ctx is done it returns ctx's error within a few thousand events.
-func (t *Tracer) Run(ctx context.Context, f func(from, to float64, st MarkovState) bool) (stopped bool, err error) {
+// Run is fleetdata.Tracer's.
+func (t *tracer) Run(ctx context.Context, f func(from, to float64, st fleetdata.MarkovState) bool) (stopped bool, err error) {
 	s := t.s
 	s.watch = func(from, to float64) bool {
 		if to <= t.shown {
 			return false
 		}
 		t.shown = to
-		stopped = f(from, to, MarkovState{InServer: int(s.svcs[0].n), Orbit: s.orbit})
+		stopped = f(from, to, fleetdata.MarkovState{InServer: int(s.svcs[0].n), Orbit: s.orbit})
 		return stopped
 	}
 	defer func() { s.watch = nil }()
@@ -152,11 +138,8 @@ func (t *Tracer) Run(ctx context.Context, f func(from, to float64, st MarkovStat
 	return stopped, err
 }
 
-// Split is a copy of the replicate as it stands that goes on drawing from
-// streams seeded by seed, apart from the original's: the events already
-// scheduled stay as they were drawn, so the span it stopped in ends as the
-// original's does, and it goes on from the next.
-func (t *Tracer) Split(seed uint64) *Tracer {
+// Split is fleetdata.Tracer's.
+func (t *tracer) Split(seed uint64) fleetdata.Tracer {
 	s := *t.s
 	s.h = t.s.h.clone()
 	s.tq = slices.Clone(t.s.tq)
@@ -180,11 +163,11 @@ func (t *Tracer) Split(seed uint64) *Tracer {
 	g := rng.PCGGenerator()
 	s.arrivals[0].src.Reset(g.New(seed, 0))
 	s.rnd.Reset(g.New(seed, 1))
-	return &Tracer{s: &s, shown: t.shown}
+	return &tracer{s: &s, shown: t.shown}
 }
 
-// Events is how many events the replicate has processed.
-func (t *Tracer) Events() int64 { return t.s.events }
+// Events is fleetdata.Tracer's.
+func (t *tracer) Events() int64 { return t.s.events }
 
 // splitPathSlack bounds what a Memoryless path holds beyond simFixed and its
 // series: its request slots, events and queues, for calls that are at most
@@ -192,6 +175,8 @@ func (t *Tracer) Events() int64 { return t.s.events }
 // 64 KB a path in all at a horizon of 31 s, 413 KB at 3,600 s.
 const splitPathSlack = 16 << 10
 
-// PathBytes bounds the memory of one Tracer on cfg, a path of a splitting:
+// pathBytes bounds the memory of one tracer on cfg, a path of a splitting:
 // a replicate's whole state, its series over cfg's duration included.
-func PathBytes(cfg *Config) float64 { return simFixed + cfg.Cost().Series + splitPathSlack }
+func pathBytes(cfg *Config) float64 { return simFixed + cfg.cost().Series + splitPathSlack }
+
+var _ fleetdata.Tracer = (*tracer)(nil)

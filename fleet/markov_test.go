@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -18,7 +20,7 @@ func memorylessConfig() Config {
 	c.Load = Shape{Kind: Constant, Rate: 1.8}
 	c.Server = Server{Kind: Queue, Workers: 2, QueueMax: 3, Service: Service{Dist: Exponential, Median: time.Second}}
 	c.Net = 0
-	c.Client.Attempts = MaxAttempts
+	c.Client.Attempts = limits.FleetAttempts
 	c.Memoryless = Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 6}
 	return c
 }
@@ -26,16 +28,16 @@ func memorylessConfig() Config {
 // span is one span a Tracer showed.
 type span struct {
 	from, to float64
-	st       MarkovState
+	st       fleetdata.MarkovState
 }
 
 // spansOf runs tr to its end (or stopAfter spans, then resumes, repeatedly)
 // and returns the spans it showed.
-func spansOf(t *testing.T, tr *Tracer, stopEvery int) []span {
+func spansOf(t *testing.T, tr fleetdata.Tracer, stopEvery int) []span {
 	t.Helper()
 	var out []span
 	for {
-		stopped, err := tr.Run(context.Background(), func(from, to float64, st MarkovState) bool {
+		stopped, err := tr.Run(context.Background(), func(from, to float64, st fleetdata.MarkovState) bool {
 			out = append(out, span{from, to, st})
 			return stopEvery > 0 && len(out)%stopEvery == 0
 		})
@@ -56,7 +58,7 @@ func TestTracerStopsAndResumes(t *testing.T) {
 	if err := cfg.Check(); err != nil {
 		t.Fatal(err)
 	}
-	whole := spansOf(t, NewTracer(&cfg, 7), 0)
+	whole := spansOf(t, newTracer(&cfg, 7), 0)
 	if len(whole) < 100 || whole[0].from != 0 || whole[len(whole)-1].to < 1e308 {
 		t.Fatalf("%d spans, from %v to %v", len(whole), whole[0], whole[len(whole)-1])
 	}
@@ -70,10 +72,10 @@ func TestTracerStopsAndResumes(t *testing.T) {
 	if orbit == 0 {
 		t.Errorf("the orbit never held a request")
 	}
-	if got := spansOf(t, NewTracer(&cfg, 7), 13); !slices.Equal(got, whole) {
+	if got := spansOf(t, newTracer(&cfg, 7), 13); !slices.Equal(got, whole) {
 		t.Errorf("stopped every 13 spans and resumed: %d spans, not the %d of one run", len(got), len(whole))
 	}
-	if got := spansOf(t, NewTracer(&cfg, 8), 0); slices.Equal(got, whole) {
+	if got := spansOf(t, newTracer(&cfg, 8), 0); slices.Equal(got, whole) {
 		t.Errorf("seeds 7 and 8 gave the same trace")
 	}
 }
@@ -83,9 +85,9 @@ func TestTracerStopsAndResumes(t *testing.T) {
 // as the original, goes on from the end of the span the original stopped in.
 func TestTracerSplit(t *testing.T) {
 	cfg := memorylessConfig()
-	tr := NewTracer(&cfg, 3)
+	tr := newTracer(&cfg, 3)
 	var at float64 // the end of the span the original stopped in
-	if _, err := tr.Run(context.Background(), func(_, to float64, st MarkovState) bool {
+	if _, err := tr.Run(context.Background(), func(_, to float64, st fleetdata.MarkovState) bool {
 		at = to
 		return st.Orbit >= 2
 	}); err != nil {
@@ -104,7 +106,7 @@ func TestTracerSplit(t *testing.T) {
 }
 
 // Check refuses a Memoryless run whose law is not the chain's with a
-// *FieldError naming memoryless, or its field at fault, and the settings
+// *schema.FieldError naming memoryless, or its field at fault, and the settings
 // it needs by their paths.
 func TestMemorylessCheck(t *testing.T) {
 	for _, tt := range []struct {
@@ -125,9 +127,9 @@ func TestMemorylessCheck(t *testing.T) {
 		c := memorylessConfig()
 		tt.change(&c)
 		err := c.Check()
-		var fe *FieldError
+		var fe *schema.FieldError
 		if !errors.As(err, &fe) || fe.Field != tt.field || err.Error() != tt.want {
-			t.Errorf("Check() = %v; want a *FieldError for %s: %s", err, tt.field, tt.want)
+			t.Errorf("Check() = %v; want a *schema.FieldError for %s: %s", err, tt.field, tt.want)
 		}
 	}
 }

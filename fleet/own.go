@@ -37,7 +37,8 @@ type PolicyFactory struct {
 	// New makes a fresh policy state.
 	New func() Policy
 	// AskedAtSend asks Retry when a retry would go out, after its backoff,
-	// rather than when it is decided (as PolicyKind.AskedAtSend).
+	// rather than when it is decided (as the sliding breaker, the SRE
+	// throttle and gRPC's adaptive throttle are asked).
 	AskedAtSend bool
 	// Random draws the u that Start and Retry get.
 	Random bool

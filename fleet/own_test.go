@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -62,13 +63,13 @@ func independent(pFail float64) Config {
 	return c
 }
 
-func runOne(t *testing.T, c Config, opt Options) Replicate {
+func runOne(t *testing.T, c Config, opt Options) fleetdata.Replicate {
 	t.Helper()
 	res, err := Run(context.Background(), []Config{c}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res[0].Replicates[0]
+	return res[0].replicates[0]
 }
 
 // A user's own policy runs (issue 20, item 7). Where more than half the
@@ -252,7 +253,7 @@ func TestOwnPolicyChecked(t *testing.T) {
 	} {
 		c := independent(0)
 		c.Client.Policy = tc.p
-		var fe *FieldError
+		var fe *schema.FieldError
 		if err := c.Check(); !errors.As(err, &fe) || fe.Field != tc.path {
 			t.Errorf("%+v: Check = %v; want a *FieldError naming %s", tc.p.Own, err, tc.path)
 		}

@@ -6,6 +6,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // Policy is a client's guard against retries amplifying an outage: a retry
@@ -252,8 +256,8 @@ var policyParams = [...][]string{
 	GRPCAdaptive:   nil,
 }
 
-// Reads says whether the kind reads the parameter whose path is path.
-func (k PolicyKind) Reads(path string) bool {
+// reads says whether the kind reads the parameter whose path is path.
+func (k PolicyKind) reads(path string) bool {
 	return int(k) < len(policyParams) && slices.Contains(policyParams[k], path)
 }
 
@@ -271,23 +275,8 @@ func policyPaths() []string {
 	return out
 }
 
-// Limits on the policies' parameters.
-const (
-	// MaxTokens bounds every token count and cost.
-	MaxTokens = 1e6
-	// MaxBudgetRatio bounds Finagle's percentCanRetry (its own bound).
-	MaxBudgetRatio = 1000
-	// MinTTL and MaxTTL bound Finagle's ttl, in seconds (its own bounds).
-	MinTTL, MaxTTL = 1, 60
-	// MaxWindow bounds the sliding breaker's counts (window, minimum
-	// calls, half-open calls): its window keeps one entry an outcome.
-	MaxWindow = 1_000_000
-	// MaxK bounds the SRE throttle's K.
-	MaxK = 1000
-)
-
-// New makes a fresh policy state of the configuration.
-func (p PolicyConfig) New() Policy {
+// newState makes a fresh policy state of the configuration.
+func (p PolicyConfig) newState() Policy {
 	switch p.Kind {
 	case TokenBucket:
 		return &tokenBucket{rate: p.Rate, size: p.Size, tokens: p.Size}
@@ -419,24 +408,12 @@ func (b *breaker) Retry(float64, bool, float64) (bool, float64) {
 	return true, 0
 }
 
-// ParamSeconds says whether the setting whose path is path is a time, a
-// time.Duration (a flag or a scenario file gives it as a duration such as
-// 10s).
-func ParamSeconds(path string) bool {
-	p, ok := LookupParam(path)
-	if !ok {
-		return false
-	}
-	_, d := p.Field(&Config{}).(*time.Duration)
-	return d
-}
-
-// SetParam sets the policy parameter whose path is path to v, in seconds
+// setParam sets the policy parameter whose path is path to v, in seconds
 // for a time; a count must be a whole number. Limits are Check's.
-func (p *PolicyConfig) SetParam(path string, v float64) error {
-	prm, _ := LookupParam(path)
+func (p *PolicyConfig) setParam(path string, v float64) error {
+	prm, _ := decl.LookupParam[Config](path)
 	if !slices.Contains(policyPaths(), path) {
-		return &FieldError{Field: path, Msg: "no policy has this parameter"}
+		return &schema.FieldError{Field: path, Msg: "no policy has this parameter"}
 	}
 	c := Config{Client: Client{Policy: *p}}
 	switch f := prm.Field(&c).(type) {
@@ -445,8 +422,8 @@ func (p *PolicyConfig) SetParam(path string, v float64) error {
 	case *time.Duration:
 		*f = time.Duration(math.Round(v * float64(time.Second)))
 	case *int:
-		if v != math.Trunc(v) || math.Abs(v) > MaxWindow+1 {
-			return &FieldError{Field: path, Msg: fmt.Sprintf("%g is not a whole number from 1 to %d", v, MaxWindow)}
+		if v != math.Trunc(v) || math.Abs(v) > limits.PolicyWindow+1 {
+			return &schema.FieldError{Field: path, Msg: fmt.Sprintf("%g is not a whole number from 1 to %d", v, limits.PolicyWindow)}
 		}
 		*f = int(v)
 	}

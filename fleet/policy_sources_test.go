@@ -39,7 +39,7 @@ func TestAWSQuotaRefund(t *testing.T) {
 		{"that retry succeeds", func(p Policy) { p.Success(0, true, 5) }, 499, 496},
 	}
 	for _, kind := range []PolicyKind{AWSQuota, AWSSpecQuota} {
-		p := PolicyConfig{Kind: kind, Tokens: 500, Cost: 5, TimeoutCost: 10}.New()
+		p := PolicyConfig{Kind: kind, Tokens: 500, Cost: 5, TimeoutCost: 10}.newState()
 		q := p.(*awsQuota)
 		for i, s := range steps {
 			s.do(p)
@@ -98,7 +98,7 @@ func TestSREThrottleAcceptsErrors(t *testing.T) {
 // last 100 bins up to the head.
 func TestGRPCAdaptiveDefinition(t *testing.T) {
 	const eps = 1e-9
-	p := PolicyConfig{Kind: GRPCAdaptive}.New()
+	p := PolicyConfig{Kind: GRPCAdaptive}.newState()
 	if !p.Start(0, 0) {
 		t.Fatal("no history: refused at u = 0; want p = 0/8 = 0, which u = 0 is not under")
 	}

@@ -26,7 +26,7 @@ func TestPolicyDefinitions(t *testing.T) {
 	}
 	t.Run("token-bucket", func(t *testing.T) {
 		// Full at 5: retries take it to 4, 3, 2, 1, and 1 is not more than 1.
-		p := PolicyConfig{Kind: TokenBucket, Rate: 0.5, Size: 5}.New()
+		p := PolicyConfig{Kind: TokenBucket, Rate: 0.5, Size: 5}.newState()
 		if n := retries(p, false); n != 4 {
 			t.Errorf("full bucket of 5: %d retries; want 4", n)
 		}
@@ -47,16 +47,16 @@ func TestPolicyDefinitions(t *testing.T) {
 	})
 	t.Run("aws", func(t *testing.T) {
 		cfg := PolicyConfig{Kind: AWSQuota, Tokens: 500, Cost: 5, TimeoutCost: 10}
-		if n := retries(cfg.New(), false); n != 100 {
+		if n := retries(cfg.newState(), false); n != 100 {
 			t.Errorf("a failure at every call: %d retries; want 500/5 = 100", n)
 		}
-		if n := retries(cfg.New(), true); n != 50 {
+		if n := retries(cfg.newState(), true); n != 50 {
 			t.Errorf("a timeout at every call: %d retries; want 500/10 = 50", n)
 		}
 		// Drain to 0, then a success after a retry returns its cost and 1
 		// (6: one retry more, 1 left), and a success on a first attempt
 		// returns 1 (TestAWSQuotaRefund traces both rules).
-		p := cfg.New()
+		p := cfg.newState()
 		retries(p, false)
 		p.Success(0, true, 5)
 		if n := retries(p, false); n != 1 {
@@ -73,7 +73,7 @@ func TestPolicyDefinitions(t *testing.T) {
 			t.Errorf("after 5 first-attempt successes (5 tokens): %d retries; want 1", n)
 		}
 		// Successes never fill it past 500.
-		p = cfg.New()
+		p = cfg.newState()
 		for range 1000 {
 			p.Success(0, true, 10)
 		}
@@ -84,7 +84,7 @@ func TestPolicyDefinitions(t *testing.T) {
 	t.Run("grpc", func(t *testing.T) {
 		// maxTokens 10: failures take it to 9, 8, 7, 6 (retries allowed)
 		// and 5 = maxTokens/2 (stopped).
-		p := PolicyConfig{Kind: GRPCThrottle, MaxTokens: 10, Ratio: 0.5}.New()
+		p := PolicyConfig{Kind: GRPCThrottle, MaxTokens: 10, Ratio: 0.5}.newState()
 		if n := retries(p, false); n != 4 {
 			t.Errorf("a failure at every call: %d retries; want 4", n)
 		}
@@ -119,8 +119,8 @@ func TestPolicyDefinitions(t *testing.T) {
 		// 10 fail once and retry (k/(91 + k) <= 10/101 < 0.1); the next
 		// one's failure makes 11/102 > 0.1: refused, where counting the 10
 		// retries as calls would make 11/112 < 0.1.
-		p := PolicyConfig{Kind: Breaker, Threshold: 0.1}.New()
-		a := PolicyConfig{Kind: AttemptBreaker, Threshold: 0.1}.New()
+		p := PolicyConfig{Kind: Breaker, Threshold: 0.1}.newState()
+		a := PolicyConfig{Kind: AttemptBreaker, Threshold: 0.1}.newState()
 		names := [...]string{"breaker", "attempt-breaker"}
 		for i, p := range []Policy{p, a} {
 			for range 91 {
@@ -147,8 +147,8 @@ func TestPolicyDefinitions(t *testing.T) {
 		// Ten requests, one failed: 1/10 <= 0.1, so the retry goes; its
 		// failure makes 2/10 > 0.1 (2/11 counting attempts), and retries
 		// stop.
-		p = PolicyConfig{Kind: Breaker, Threshold: 0.1}.New()
-		a = PolicyConfig{Kind: AttemptBreaker, Threshold: 0.1}.New()
+		p = PolicyConfig{Kind: Breaker, Threshold: 0.1}.newState()
+		a = PolicyConfig{Kind: AttemptBreaker, Threshold: 0.1}.newState()
 		for i, p := range []Policy{p, a} {
 			for range 9 {
 				p.Start(0, 0)
@@ -262,7 +262,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 		// No reserve: retries within the TTL are exactly floor(ratio x
 		// requests): a request deposits 1000, a retry costs 1000/0.2 = 5000.
 		for n := range 60 {
-			p := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second}.New()
+			p := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second}.newState()
 			for range n {
 				p.Start(1, 0)
 			}
@@ -271,7 +271,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 			}
 		}
 		// 0.3: a retry costs 3333 thousandths, so 10 requests buy 3.
-		p := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.3, TTL: 10 * time.Second}.New()
+		p := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.3, TTL: 10 * time.Second}.newState()
 		for range 10 {
 			p.Start(0, 0)
 		}
@@ -283,7 +283,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 		// Finagle's defaults: 20%, 10 s, 10 retries a second: a reserve of
 		// 10 x 10 = 100 retries before any request.
 		cfg := PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}
-		p := cfg.New()
+		p := cfg.newState()
 		if got := retriesAt(p, 0); got != 100 {
 			t.Errorf("no requests: %d retries; want the reserve, 10/s x 10 s = 100", got)
 		}
@@ -326,12 +326,12 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 			return n
 		}
 		cfg := PolicyConfig{Kind: EnvoyBudget, BudgetRatio: 0.2, MinConcurrency: 3}
-		if got := send(cfg.New(), 10); got != 3 {
+		if got := send(cfg.newState(), 10); got != 3 {
 			t.Errorf("10 in flight: %d retries; want the minimum 3", got)
 		}
 		// 100 in flight: r goes on while r < floor(0.2 (100 + r)): at r = 23
 		// the limit is floor(24.6) = 24, at r = 24 it is floor(24.8) = 24.
-		p := cfg.New()
+		p := cfg.newState()
 		if got := send(p, 100); got != 24 {
 			t.Errorf("100 in flight: %d retries; want 24", got)
 		}
@@ -346,7 +346,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 		// "cluster_.resourceManager(priority_).retries().inc();" then
 		// "enableBackoffTimer();"), so with nothing in flight only
 		// min_retry_concurrency 3 go.
-		q := cfg.New()
+		q := cfg.newState()
 		if got := retriesAt(q, 0); got != 3 {
 			t.Errorf("retries never sent: %d allowed; want min_retry_concurrency 3", got)
 		}
@@ -365,7 +365,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 		//    pending_requests_.count()" (budget_interval 0, its default): the
 		//    upstream requests, first attempts and retries, in flight; a
 		//    request waiting out its backoff has none.
-		p := PolicyConfig{Kind: EnvoyBudget, BudgetRatio: 0.2, MinConcurrency: 3}.New()
+		p := PolicyConfig{Kind: EnvoyBudget, BudgetRatio: 0.2, MinConcurrency: 3}.newState()
 		ask := func(step string, want bool) {
 			t.Helper()
 			if ok, _ := p.Retry(0, false, 0); ok != want {
@@ -409,7 +409,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 		// resilience4j's defaults: 50%, a window of 100 calls, at least 100,
 		// open 60 s, 10 calls half-open.
 		cfg := PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.5, Window: 100, MinCalls: 100, OpenTime: time.Minute, HalfOpenCalls: 10}
-		p := cfg.New()
+		p := cfg.newState()
 		for range 99 {
 			p.Failure(1, false, false)
 		}
@@ -474,7 +474,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 		// Polly's defaults: a ratio of 0.1 over 30 s, at least 100 calls,
 		// open 5 s, one probe.
 		cfg := PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.1, Window: 1, WindowTime: 30 * time.Second, MinCalls: 100, OpenTime: 5 * time.Second, HalfOpenCalls: 1}
-		p := cfg.New()
+		p := cfg.newState()
 		for range 100 {
 			p.Success(0, false, 0)
 		}
@@ -507,7 +507,7 @@ func TestWindowedPolicyDefinitions(t *testing.T) {
 		// a reply (an accept unless an overload rejection), a timeout, a
 		// hedge abandoned, or a refusal here.
 		cfg := PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}
-		p := cfg.New()
+		p := cfg.newState()
 		const eps = 1e-9
 		if !p.Start(0, 0) {
 			t.Fatal("no history: refused at u = 0; want p = 0")
@@ -704,27 +704,27 @@ func TestSetParam(t *testing.T) {
 	for _, name := range policyPaths() {
 		var kind PolicyKind
 		for k := range PolicyKind(len(policyNames)) {
-			if k.Reads(name) {
+			if k.reads(name) {
 				kind = k
 				break
 			}
 		}
 		p := DefaultPolicy()
 		p.Kind = kind
-		err := p.SetParam(name, 2e6) // a count is refused here, the rest by Check
+		err := p.setParam(name, 2e6) // a count is refused here, the rest by Check
 		if err == nil {
 			err = p.Check()
 		}
-		var fe *FieldError
+		var fe *schema.FieldError
 		if !errors.As(err, &fe) || fe.Field != name {
 			t.Errorf("%s at 2e6: %v; want an error naming %s", name, err, name)
 		}
 	}
 	var p PolicyConfig
-	if err := p.SetParam("client.policy.window", 1.5); err == nil {
-		t.Error("SetParam(client.policy.window, 1.5) = nil; want an error: a count is whole")
+	if err := p.setParam("client.policy.window", 1.5); err == nil {
+		t.Error("setParam(client.policy.window, 1.5) = nil; want an error: a count is whole")
 	}
-	if err := p.SetParam("colour", 1); err == nil {
-		t.Error("SetParam(colour, 1) = nil; want an error")
+	if err := p.setParam("colour", 1); err == nil {
+		t.Error("setParam(colour, 1) = nil; want an error")
 	}
 }

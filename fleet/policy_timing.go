@@ -24,13 +24,13 @@ package fleet
 // exceptions their retry handles by default, so a refused attempt uses up an
 // attempt and the next goes after the backoff.
 
-// AskedAtSend says whether the kind is asked for a retry when the retry is
+// askedAtSend says whether the kind is asked for a retry when the retry is
 // sent, after its backoff, rather than when it is decided.
-func (k PolicyKind) AskedAtSend() bool {
+func (k PolicyKind) askedAtSend() bool {
 	return k == SlidingBreaker || k == SREThrottle || k == GRPCAdaptive
 }
 
-// RefusalRetried says whether an attempt the kind refuses is a failed
+// refusalRetried says whether an attempt the kind refuses is a failed
 // attempt the client retries after its backoff, rather than the request's
 // end.
-func (k PolicyKind) RefusalRetried() bool { return k == SlidingBreaker }
+func (k PolicyKind) refusalRetried() bool { return k == SlidingBreaker }

@@ -35,7 +35,7 @@ func TestRunProgress(t *testing.T) {
 	if want := int64(3 * 31); total != want || last != want {
 		t.Errorf("progress reached %d of %d; want %d of %d", last, total, want, want)
 	}
-	if ev := told[0].Replicates[0].Events; calls < 3*(ev>>16) {
+	if ev := told[0].replicates[0].Events; calls < 3*(ev>>16) {
 		t.Errorf("progress told %d times for 3 replicates of %d events; want at least %d", calls, ev, 3*(ev>>16))
 	}
 	// Printed, since a run without a trigger holds NaN recovery figures,

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/retrysim/retrysim/internal/dist"
+	est "github.com/retrysim/retrysim/internal/estimate"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
@@ -17,7 +19,7 @@ import (
 // Options say how to run a set of configurations.
 type Options struct {
 	// Replicates is the number of independent seeds each run is simulated
-	// with, from 1 to MaxReplicates; 0 means 1, as in the job model's
+	// with, from 1 to 1000; 0 means 1, as in the job model's
 	// Experiment.
 	Replicates int
 	// Seed and the number First + r alone seed replicate r, the same for
@@ -39,12 +41,12 @@ type Options struct {
 // Result is a run and its replicates, in replicate order.
 type Result struct {
 	Config     Config
-	Replicates []Replicate
+	replicates []fleetdata.Replicate
 }
 
 // Run simulates every configuration Replicates times on Workers goroutines.
 // It first checks them as Check does, and returns its error without
-// running anything; CheckCost bounds the events and memory a run can take.
+// running anything, the events and memory a run may take included.
 // Once ctx is done it returns ctx's error within a few thousand events of
 // each replicate in progress. Each configuration runs as its one-edge graph
 // (Config.Graph) on the graph engine, RunGraph's.
@@ -63,12 +65,12 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 	out := make([]Result, len(cfgs))
 	graphs := make([]Graph, len(cfgs))
 	for i, c := range cfgs {
-		out[i] = Result{Config: c, Replicates: make([]Replicate, opt.Replicates)}
+		out[i] = Result{Config: c, replicates: make([]fleetdata.Replicate, opt.Replicates)}
 		graphs[i] = c.Graph()
 	}
 	err := runReplicates(ctx, graphs, opt, boundsOf(cfgs, opt).atOnce(opt), func(run, r int, s *sim) {
 		s.cfg = &out[run].Config
-		out[run].Replicates[r] = s.replicate()
+		out[run].replicates[r] = s.replicate()
 	})
 	if err != nil {
 		return nil, err
@@ -149,37 +151,6 @@ func runReplicates(ctx context.Context, graphs []Graph, opt Options, atOnce int,
 	return nil
 }
 
-// RecoveryWindow is the span, in seconds, over which recovery compares
-// goodput with the offered load. Successes trail the arrivals they answer by
-// a latency, so over a window the two differ by the arrivals at its two ends;
-// at Brooker's 40 requests a second that difference has a standard deviation
-// of about 13 requests, and 10 s makes the 10% margin (40 requests) 3 of
-// them: a healthy window is judged unhealthy about once in 1,500.
-const RecoveryWindow = 10
-
-// Verdict is what recovery found of a replicate.
-type Verdict uint8
-
-const (
-	// NoTrigger is a run with no spike, ramp or outage: constant load has
-	// nothing to recover from, so recovery is not judged.
-	NoTrigger Verdict = iota
-	// TooShort is a run with a trigger but no RecoveryWindow after the load
-	// settles in which requests arrived: too short to judge.
-	TooShort
-	// Down is a replicate whose last window is unhealthy: it had not
-	// recovered when the run ended.
-	Down
-	// Recovered is a replicate whose goodput came back for good.
-	Recovered
-)
-
-var verdictNames = [...]string{"no trigger", "too short", "down", "recovered"}
-
-// String is what the verdict says: "no trigger", "too short", "down" or
-// "recovered".
-func (v Verdict) String() string { return enumName(verdictNames[:], "Verdict", v) }
-
 // triggered says whether the run has something to recover from: a spike or
 // ramp in its load (to a peak other than its rate), or an outage.
 func (c *Config) triggered() bool {
@@ -210,16 +181,16 @@ func (c *Config) settledAt() float64 {
 // of its answers' lag (at 2 requests a second, 13 healthy runs in 100 were
 // judged down or late over 10 minutes), and the late successes of requests
 // that arrived during the disturbance from passing for recovery.
-func recovery(cfg *Config, series []Second) (float64, Verdict) {
+func recovery(cfg *Config, series []fleetdata.Second) (float64, fleetdata.Verdict) {
 	if !cfg.triggered() {
-		return math.NaN(), NoTrigger
+		return math.NaN(), fleetdata.NoTrigger
 	}
 	settled := cfg.settledAt()
 	first := int(math.Ceil(settled))
 	from, last := first, -1 // from: the first window after the last unhealthy one
-	for s := first; s+RecoveryWindow <= len(series); s++ {
+	for s := first; s+fleetdata.RecoveryWindow <= len(series); s++ {
 		var starts, successes int64
-		for _, sec := range series[s : s+RecoveryWindow] {
+		for _, sec := range series[s : s+fleetdata.RecoveryWindow] {
 			starts += sec.Starts
 			successes += sec.Served
 		}
@@ -233,11 +204,11 @@ func recovery(cfg *Config, series []Second) (float64, Verdict) {
 	}
 	switch {
 	case last < 0:
-		return math.NaN(), TooShort
+		return math.NaN(), fleetdata.TooShort
 	case from > last:
-		return math.NaN(), Down
+		return math.NaN(), fleetdata.Down
 	}
-	return math.Max(0, float64(from)-settled), Recovered
+	return math.Max(0, float64(from)-settled), fleetdata.Recovered
 }
 
 // nonNegative cuts an estimate of a quantity that cannot be negative at 0:
@@ -278,11 +249,11 @@ func estimate(xs []float64) schema.Estimate {
 		}
 	}
 	if n == 0 {
-		return schema.Point(math.NaN(), 0)
+		return est.Point(math.NaN(), 0)
 	}
 	mean := sum / float64(n)
 	if n == 1 {
-		return schema.Point(mean, 1)
+		return est.Point(mean, 1)
 	}
 	var ss float64
 	for _, x := range xs {
@@ -292,109 +263,74 @@ func estimate(xs []float64) schema.Estimate {
 	}
 	t := dist.StudentTQuantile(float64(n-1), 0.975)
 	half := t * math.Sqrt(ss/float64(n-1)/float64(n))
-	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, N: int64(n), Level: stats.Confidence, Method: schema.StudentT}
+	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, N: int64(n), Level: stats.Confidence, Method: est.StudentT}
 }
 
-// Summary is a run's row: each figure a mean over replicates with its 95%
-// Student t interval.
-type Summary struct {
-	Run        string
-	Replicates int
-	Requests   schema.Estimate
-	// Succeeded is the share of requests that succeeded, Goodput the
-	// successes a second of the run's duration, Amplification the server
-	// calls a request.
-	Succeeded, Goodput, Amplification schema.Estimate
-	Timeouts, Conflicts, Duplicates   schema.Estimate
-	// LocalRejected counts requests the policy refused before any call,
-	// Hedges the extra copies hedging sent.
-	LocalRejected, Hedges schema.Estimate
-	P50, P95, P99         schema.Estimate
-	PeakInProgress        schema.Estimate
-	// Trigger says whether the run has a spike, ramp or outage to recover
-	// from; without one the recovery figures are empty.
-	Trigger bool
-	// RecoveredShare is the share of the replicates judged (all of them,
-	// less those too short to judge) that recovered, with its Wilson
-	// interval (its Count the replicates that recovered); N = 0 when none
-	// was judged.
-	RecoveredShare schema.Estimate
-	// Recovery is the time to recover over the replicates that recovered
-	// (RecoveredShare.Count() of them), its interval cut at 0; NaN when
-	// none did.
-	Recovery schema.Estimate
-	// RecoveryTime is the time to recover over every judged replicate, the
-	// Kaplan-Meier quartiles with those still down censored at the run's
-	// end (Result.RecoveryCurve): its median NaN when fewer than half
-	// recovered.
-	RecoveryTime stats.Quartiles
-}
-
-// Summary sums up r's replicates.
-func (r Result) Summary() Summary {
-	col := func(f func(*Replicate) float64) schema.Estimate { return column(r.Replicates, f) }
+// summary sums up r's replicates.
+func (r Result) summary() fleetdata.RunRow {
+	col := func(f func(*fleetdata.Replicate) float64) schema.Estimate { return column(r.replicates, f) }
 	d := r.Config.Duration.Seconds()
 	judged, recovered := 0, 0
-	for i := range r.Replicates {
-		switch r.Replicates[i].Verdict {
-		case Recovered:
+	for i := range r.replicates {
+		switch r.replicates[i].Verdict {
+		case fleetdata.Recovered:
 			recovered++
 			judged++
-		case Down:
+		case fleetdata.Down:
 			judged++
 		}
 	}
-	return Summary{
+	return fleetdata.RunRow{
 		Run:            r.Config.Name,
-		Replicates:     len(r.Replicates),
-		Requests:       col(func(p *Replicate) float64 { return float64(p.Requests) }),
-		Succeeded:      col(func(p *Replicate) float64 { return ratio(p.Succeeded, p.Requests) }),
-		Goodput:        col(func(p *Replicate) float64 { return float64(p.Succeeded) / d }),
-		Amplification:  col(func(p *Replicate) float64 { return ratio(p.Calls, p.Requests) }),
-		Timeouts:       col(func(p *Replicate) float64 { return float64(p.Timeouts) }),
-		Conflicts:      col(func(p *Replicate) float64 { return float64(p.Conflicts) }),
-		Duplicates:     col(func(p *Replicate) float64 { return float64(p.Duplicates) }),
-		LocalRejected:  col(func(p *Replicate) float64 { return float64(p.LocalRejected) }),
-		Hedges:         col(func(p *Replicate) float64 { return float64(p.Hedges) }),
-		P50:            col(func(p *Replicate) float64 { return p.P50 }),
-		P95:            col(func(p *Replicate) float64 { return p.P95 }),
-		P99:            col(func(p *Replicate) float64 { return p.P99 }),
-		PeakInProgress: col(func(p *Replicate) float64 { return float64(p.PeakInProgress) }),
+		Replicates:     len(r.replicates),
+		Requests:       col(func(p *fleetdata.Replicate) float64 { return float64(p.Requests) }),
+		Succeeded:      col(func(p *fleetdata.Replicate) float64 { return ratio(p.Succeeded, p.Requests) }),
+		Goodput:        col(func(p *fleetdata.Replicate) float64 { return float64(p.Succeeded) / d }),
+		Amplification:  col(func(p *fleetdata.Replicate) float64 { return ratio(p.Calls, p.Requests) }),
+		Timeouts:       col(func(p *fleetdata.Replicate) float64 { return float64(p.Timeouts) }),
+		Conflicts:      col(func(p *fleetdata.Replicate) float64 { return float64(p.Conflicts) }),
+		Duplicates:     col(func(p *fleetdata.Replicate) float64 { return float64(p.Duplicates) }),
+		LocalRejected:  col(func(p *fleetdata.Replicate) float64 { return float64(p.LocalRejected) }),
+		Hedges:         col(func(p *fleetdata.Replicate) float64 { return float64(p.Hedges) }),
+		P50:            col(func(p *fleetdata.Replicate) float64 { return p.P50 }),
+		P95:            col(func(p *fleetdata.Replicate) float64 { return p.P95 }),
+		P99:            col(func(p *fleetdata.Replicate) float64 { return p.P99 }),
+		PeakInProgress: col(func(p *fleetdata.Replicate) float64 { return float64(p.PeakInProgress) }),
 		Trigger:        r.Config.triggered(),
 		RecoveredShare: stats.Share(recovered, judged),
-		Recovery:       nonNegative(col(func(p *Replicate) float64 { return p.Recovery })),
-		RecoveryTime:   r.RecoveryCurve().Quartiles(),
+		Recovery:       nonNegative(col(func(p *fleetdata.Replicate) float64 { return p.Recovery })),
+		RecoveryTime:   r.recoveryCurve().Quartiles(),
 	}
 }
 
-// Observations are r's judged replicates as observations of their recovery
+// observations are r's judged replicates as observations of their recovery
 // time: a replicate down at the end censored at the end of its series (the
 // time from the load settling to its last second); those too short to
 // judge left out.
-func (r Result) Observations() []stats.Observation {
+func (r Result) observations() []stats.Observation {
 	settled := r.Config.settledAt()
 	var obs []stats.Observation
-	for i := range r.Replicates {
-		p := &r.Replicates[i]
+	for i := range r.replicates {
+		p := &r.replicates[i]
 		switch p.Verdict {
-		case Recovered:
+		case fleetdata.Recovered:
 			obs = append(obs, stats.Observation{Time: p.Recovery, Recovered: true})
-		case Down:
+		case fleetdata.Down:
 			obs = append(obs, stats.Observation{Time: math.Max(0, float64(len(p.Series))-settled)})
 		}
 	}
 	return obs
 }
 
-// RecoveryCurve is the Kaplan-Meier estimate of r's recovery time over its
+// recoveryCurve is the Kaplan-Meier estimate of r's recovery time over its
 // judged replicates, a replicate still down censored at its run's end.
-func (r Result) RecoveryCurve() stats.Survival { return stats.KaplanMeier(r.Observations()) }
+func (r Result) recoveryCurve() stats.Survival { return stats.KaplanMeier(r.observations()) }
 
-// DuplicatesPerRequest is the duplicate side effects a request, a mean over
+// duplicatesPerRequest is the duplicate side effects a request, a mean over
 // replicates with its 95% Student t interval.
-func (r Result) DuplicatesPerRequest() schema.Estimate {
-	xs := make([]float64, len(r.Replicates))
-	for i, p := range r.Replicates {
+func (r Result) duplicatesPerRequest() schema.Estimate {
+	xs := make([]float64, len(r.replicates))
+	for i, p := range r.replicates {
 		xs[i] = math.NaN()
 		if p.Requests > 0 {
 			xs[i] = float64(p.Duplicates) / float64(p.Requests)
@@ -403,74 +339,32 @@ func (r Result) DuplicatesPerRequest() schema.Estimate {
 	return estimate(xs)
 }
 
-// Totals are a run's counts summed over its replicates, as Brooker's retry
-// runs report them.
-type Totals struct {
-	Run         string
-	Clients     int
-	FailureRate float64
-	// Calls counts server calls.
-	Requests, Succeeded, Calls int64
-}
-
-// Totals sums r's replicates.
-func (r Result) Totals() Totals {
-	t := Totals{Run: r.Config.Name, Clients: r.Config.Client.Clients, FailureRate: r.Config.Server.PFail}
-	for i := range r.Replicates {
-		t.Requests += r.Replicates[i].Requests
-		t.Succeeded += r.Replicates[i].Succeeded
-		t.Calls += r.Replicates[i].Calls
+// totals sums r's replicates.
+func (r Result) totals() fleetdata.Totals {
+	t := fleetdata.Totals{Run: r.Config.Name, Clients: r.Config.Client.Clients, FailureRate: r.Config.Server.PFail}
+	for i := range r.replicates {
+		t.Requests += r.replicates[i].Requests
+		t.Succeeded += r.replicates[i].Succeeded
+		t.Calls += r.replicates[i].Calls
 	}
 	return t
 }
 
-// Point is one second of a run's series, averaged over replicates.
-type Point struct {
-	Run string
-	T   int // the second's start
-	// RetriesDecided and RetriesSent count retries when decided and when
-	// sent, as Second does.
-	Starts, Successes, RetriesDecided, RetriesSent, Timeouts, Conflicts float64
-	InProgress                                                          float64 // time average
-}
-
-// add adds a replicate's second s, width seconds long, to p's sums.
-func (p *Point) add(s *Second, width float64) {
-	p.Starts += float64(s.Starts)
-	p.Successes += float64(s.Successes)
-	p.RetriesDecided += float64(s.RetriesDecided)
-	p.RetriesSent += float64(s.RetriesSent)
-	p.Timeouts += float64(s.Timeouts)
-	p.Conflicts += float64(s.Conflicts)
-	p.InProgress += s.Busy / width
-}
-
-// divide makes p's sums over n replicates their means.
-func (p *Point) divide(n float64) {
-	p.Starts /= n
-	p.Successes /= n
-	p.RetriesDecided /= n
-	p.RetriesSent /= n
-	p.Timeouts /= n
-	p.Conflicts /= n
-	p.InProgress /= n
-}
-
-// Series is r's time series, one point a second, averaged over replicates
+// series is r's time series, one point a second, averaged over replicates
 // (summed in replicate order, so the bytes do not depend on the workers).
-func (r Result) Series() []Point {
-	if len(r.Replicates) == 0 {
+func (r Result) series() []fleetdata.Point {
+	if len(r.replicates) == 0 {
 		return nil
 	}
-	n := float64(len(r.Replicates))
-	pts := make([]Point, len(r.Replicates[0].Series))
+	n := float64(len(r.replicates))
+	pts := make([]fleetdata.Point, len(r.replicates[0].Series))
 	for t := range pts {
-		p := Point{Run: r.Config.Name, T: t}
+		p := fleetdata.Point{Run: r.Config.Name, T: t}
 		width := math.Min(1, r.Config.Duration.Seconds()-float64(t)) // the last second may be cut short
-		for i := range r.Replicates {
-			p.add(&r.Replicates[i].Series[t], width)
+		for i := range r.replicates {
+			p.Add(&r.replicates[i].Series[t], width)
 		}
-		p.divide(n)
+		p.Divide(n)
 		pts[t] = p
 	}
 	return pts

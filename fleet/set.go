@@ -11,42 +11,28 @@ import (
 	"strings"
 	"time"
 
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/pathtext"
 )
-
-// SectionKey is the key of setting p in a graph section's mapping named
-// section (load, server, outage or client): its Key with _ for -, less the
-// section's name in front (outage-mode is mode), and kind for the setting
-// whose Key is the section's name (server.kind, whose Key is server).
-func SectionKey(section string, p Param) string {
-	k := strings.ReplaceAll(p.Key, "-", "_")
-	if k == section {
-		return "kind"
-	}
-	if rest, ok := strings.CutPrefix(k, section+"_"); ok {
-		return rest
-	}
-	return k
-}
 
 // graphPathRE splits a path of Graph.Set: an entry or a service (by name or
 // index), a service's call, and the rest.
 var graphPathRE = regexp.MustCompile(`^(?:entries\[(\d+)\]|services\[([^\]]*)\](?:\.calls\[(\d+)\])?)\.(.+)$`)
 
 // Set sets the setting at path in g to value, as a scenario file's graph
-// section names and writes it: path graph.KEY (a GraphParam),
-// graph.entries[i].load.KEY or .client.KEY (a Param by its
-// SectionKey), graph.entries[i].KEY (an EntryParam),
+// section names and writes it: path graph.KEY (a graph setting),
+// graph.entries[i].load.KEY or .client.KEY (a setting by its
+// key in the section), graph.entries[i].KEY (an entry's setting),
 // graph.services[NAME].server.KEY, .outage.KEY (from, to or mode) or
 // .parallel, and graph.services[NAME].calls[j].client.KEY, a service by its
 // name or index; value a number, a duration (3s), a name or true or false.
 // A path g has no setting at, or a value the setting does not take, is
-// refused with a *FieldError naming path, g unchanged; Check holds the
+// refused with a *schema.FieldError naming path, g unchanged; Check holds the
 // graph as a whole.
 func (g *Graph) Set(path, value string) error {
 	rest, ok := strings.CutPrefix(path, "graph.")
 	if !ok {
-		return schema.Errorf(path, "not a path of a graph (graph.entries[0].client.timeout, graph.services[NAME].server.capacity)")
+		return pathtext.Errorf(path, "not a path of a graph (graph.entries[0].client.timeout, graph.services[NAME].server.capacity)")
 	}
 	h := *g
 	h.Entries, h.Services = slices.Clone(g.Entries), slices.Clone(g.Services) // what g shares with another graph stays as it is
@@ -63,23 +49,23 @@ const graphPaths = "graph.KEY, graph.entries[i].KEY, .load.KEY or .client.KEY, g
 // set is Set of the path rest, path without graph., in g, whose Entries and
 // Services g's own.
 func (g *Graph) set(path, rest, value string) error {
-	for _, p := range GraphParams() {
+	for _, p := range decl.GraphParams[Graph]() {
 		if p.Key == rest {
 			return setValue(path, p.Field(g), value)
 		}
 	}
 	m := graphPathRE.FindStringSubmatch(rest)
 	if m == nil {
-		return schema.Errorf(path, "no setting of a graph has this path (%s)", graphPaths)
+		return pathtext.Errorf(path, "no setting of a graph has this path (%s)", graphPaths)
 	}
 	entry, service, call, key := m[1], m[2], m[3], m[4]
 	if entry != "" {
 		k, _ := strconv.Atoi(entry)
 		if k >= len(g.Entries) {
-			return schema.Errorf(path, "the graph has %d entries", len(g.Entries))
+			return pathtext.Errorf(path, "the graph has %d entries", len(g.Entries))
 		}
 		e := &g.Entries[k]
-		for _, p := range EntryParams() {
+		for _, p := range decl.EntryParams[Entry]() {
 			if p.Key != key {
 				continue
 			}
@@ -92,7 +78,7 @@ func (g *Graph) set(path, rest, value string) error {
 				return err
 			}
 			if x, ok := p.Field(e).(*float64); ok && !(*x >= 0 && *x <= 1) { // an entry's numbers are probabilities
-				return schema.Errorf(path, "%g is not a probability in [0, 1]", *x)
+				return pathtext.Errorf(path, "%g is not a probability in [0, 1]", *x)
 			}
 			return nil
 		}
@@ -110,13 +96,13 @@ func (g *Graph) set(path, rest, value string) error {
 		for i, n := range g.Services {
 			names[i] = n.Name
 		}
-		return schema.Errorf(path, "no service is called %q (the graph's: %s)", service, strings.Join(names, ", "))
+		return pathtext.Errorf(path, "no service is called %q (the graph's: %s)", service, strings.Join(names, ", "))
 	}
 	n := &g.Services[v]
 	if call != "" {
 		i, _ := strconv.Atoi(call)
 		if i >= len(n.Calls) {
-			return schema.Errorf(path, "service %q makes %d calls", n.Name, len(n.Calls))
+			return pathtext.Errorf(path, "service %q makes %d calls", n.Name, len(n.Calls))
 		}
 		n.Calls = slices.Clone(n.Calls)
 		c := Config{Client: n.Calls[i].Client}
@@ -139,32 +125,32 @@ func (g *Graph) set(path, rest, value string) error {
 }
 
 // setSection sets the setting SECTION.KEY of c named by key, one of the
-// sections given, to value: a Param, by its SectionKey.
+// sections given, to value: a setting, by its decl.SectionKey.
 func setSection(path, key string, c *Config, value string, sections ...string) error {
 	section, k, _ := strings.Cut(key, ".")
 	if slices.Contains(sections, section) {
-		for _, p := range Params() {
-			if strings.HasPrefix(p.Path, section+".") && SectionKey(section, p) == k {
+		for _, p := range decl.Params[Config]() {
+			if strings.HasPrefix(p.Path, section+".") && decl.SectionKey(section, p) == k {
 				return setParam(path, p, c, value)
 			}
 		}
 	}
-	return schema.Errorf(path, "no setting of a graph has this path (%s)", graphPaths)
+	return pathtext.Errorf(path, "no setting of a graph has this path (%s)", graphPaths)
 }
 
 // checkBounds refuses the value of p in c outside p's bounds.
-func checkBounds(path string, p Param, c *Config) error {
+func checkBounds(path string, p decl.Param[Config], c *Config) error {
 	switch v := p.Field(c).(type) {
 	case *float64:
 		if p.Probability && !(*v >= 0 && *v <= 1) {
-			return schema.Errorf(path, "%g is not a probability in [0, 1]", *v)
+			return pathtext.Errorf(path, "%g is not a probability in [0, 1]", *v)
 		}
 		if p.Hi > p.Lo && !(*v >= p.Lo && *v <= p.Hi) {
-			return schema.Errorf(path, "%g is not from %g to %g", *v, p.Lo, p.Hi)
+			return pathtext.Errorf(path, "%g is not from %g to %g", *v, p.Lo, p.Hi)
 		}
 	case *int:
 		if p.Hi > p.Lo && (*v < int(p.Lo) || *v > int(p.Hi)) {
-			return schema.Errorf(path, "%d is not a whole number from %g to %g", *v, p.Lo, p.Hi)
+			return pathtext.Errorf(path, "%d is not a whole number from %g to %g", *v, p.Lo, p.Hi)
 		}
 	}
 	return nil
@@ -184,31 +170,31 @@ func setValue(path string, field any, value string) error {
 			*f = x
 			return nil
 		}
-		return schema.Errorf(path, "%q is not a number", value)
+		return pathtext.Errorf(path, "%q is not a number", value)
 	case *int:
 		var x int
 		if x, err = strconv.Atoi(value); err == nil {
 			*f = x
 			return nil
 		}
-		return schema.Errorf(path, "%q is not a whole number", value)
+		return pathtext.Errorf(path, "%q is not a whole number", value)
 	case *bool:
 		var b bool
 		if b, err = strconv.ParseBool(value); err == nil && (value == "true" || value == "false") {
 			*f = b
 			return nil
 		}
-		return schema.Errorf(path, "%q is not true or false", value)
+		return pathtext.Errorf(path, "%q is not true or false", value)
 	case *time.Duration:
 		var d time.Duration
 		if d, err = time.ParseDuration(value); err == nil {
 			*f = d
 			return nil
 		}
-		return schema.Errorf(path, "%q is not a duration such as 250ms or 2s", value)
+		return pathtext.Errorf(path, "%q is not a duration such as 250ms or 2s", value)
 	case encoding.TextUnmarshaler:
 		if err = f.UnmarshalText([]byte(value)); err != nil {
-			return schema.Errorf(path, "%v", err)
+			return pathtext.Errorf(path, "%v", err)
 		}
 		return nil
 	}
@@ -227,7 +213,7 @@ func (w *Workers) Set(path, value string) error {
 	}
 	back := workersOf(g)
 	if !reflect.DeepEqual(back.Graph(), g) {
-		return schema.Errorf(path, "a worker fleet does not hold this setting of its graph")
+		return pathtext.Errorf(path, "a worker fleet does not hold this setting of its graph")
 	}
 	*w = back
 	return nil
@@ -246,14 +232,14 @@ func workersOf(g Graph) Workers {
 }
 
 // Set sets the setting at path in c to value, as a scenario file's fleet
-// section writes it: path a Param's Path (client.timeout, server.workers)
-// or its key in the fleet section (capacity). A path no Param has, or a
-// value the setting does not take, is refused with a *FieldError naming
+// section writes it: path a declared setting's path (client.timeout, server.workers)
+// or its key in the fleet section (capacity). A path no setting has, or a
+// value the setting does not take, is refused with a *schema.FieldError naming
 // path, c unchanged; Check holds c as a whole.
 func (c *Config) Set(path, value string) error {
 	p, ok := lookupSetting(path)
 	if !ok {
-		return schema.Errorf(path, "no setting of a fleet run has this path or key (load.rate, server.workers or capacity, client.timeout, client.policy.kind; retrysim help scenario lists the fleet section's keys)")
+		return pathtext.Errorf(path, "no setting of a fleet run has this path or key (load.rate, server.workers or capacity, client.timeout, client.policy.kind; retrysim help scenario lists the fleet section's keys)")
 	}
 	d := *c
 	if err := setParam(path, p, &d, value); err != nil {
@@ -265,7 +251,7 @@ func (c *Config) Set(path, value string) error {
 
 // setParam sets p in c to value, a backoff's cap of 0 being no cap as a
 // file's 0s is, and refuses it outside p's bounds.
-func setParam(path string, p Param, c *Config, value string) error {
+func setParam(path string, p decl.Param[Config], c *Config, value string) error {
 	if err := setValue(path, p.Field(c), value); err != nil {
 		return err
 	}
@@ -275,11 +261,11 @@ func setParam(path string, p Param, c *Config, value string) error {
 	return checkBounds(path, p, c)
 }
 
-// lookupSetting is the Param whose Path is path, or else whose key in a
+// lookupSetting is the setting whose Path is path, or else whose key in a
 // scenario file's fleet section is.
-func lookupSetting(path string) (Param, bool) {
-	if p, ok := LookupParam(path); ok {
+func lookupSetting(path string) (decl.Param[Config], bool) {
+	if p, ok := decl.LookupParam[Config](path); ok {
 		return p, true
 	}
-	return LookupKey(strings.ReplaceAll(path, "_", "-"))
+	return decl.LookupKey[Config](strings.ReplaceAll(path, "_", "-"))
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // A worker fleet built in Go takes a setting by the path a scenario file
@@ -53,7 +54,7 @@ func TestWorkersSet(t *testing.T) {
 }
 
 // A path no setting has, a value its setting does not take and a setting
-// of the graph a worker fleet does not hold are refused with a *FieldError
+// of the graph a worker fleet does not hold are refused with a *schema.FieldError
 // naming the path, the fleet unchanged.
 func TestWorkersSetRefuses(t *testing.T) {
 	for _, tc := range []struct{ path, value, msg string }{
@@ -70,7 +71,7 @@ func TestWorkersSetRefuses(t *testing.T) {
 	} {
 		w := outageFleet("o", time.Hour, DefaultConfig().Client)
 		err := w.Set(tc.path, tc.value)
-		var fe *FieldError
+		var fe *schema.FieldError
 		if !errors.As(err, &fe) || fe.Field != tc.path || fe.Msg != tc.msg {
 			t.Errorf("Set(%s, %s) = %v; want %s: %s", tc.path, tc.value, err, tc.path, tc.msg)
 		}

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/stats"
 )
 
-// CheckReplicate reports why r is no replicate a run of c can produce, for
+// checkReplicate reports why r is no replicate a run of c can produce, for
 // a merge of shards to refuse data it cannot trust: a series of another
 // length than the run's seconds, a negative or non-finite count, totals
 // that do not add up (successes and failures beyond the requests, requests
@@ -15,7 +16,7 @@ import (
 // timeouts or retries beyond the calls, totals beyond the run's cost bound),
 // quantiles out of order, or a verdict and recovery time other than the
 // series gives.
-func (c *Config) CheckReplicate(r *Replicate) error {
+func (c *Config) checkReplicate(r *fleetdata.Replicate) error {
 	if n := int(math.Ceil(c.Duration.Seconds())); len(r.Series) != n {
 		return fmt.Errorf("series: %d seconds; the run has %d", len(r.Series), n)
 	}
@@ -37,7 +38,7 @@ func (c *Config) CheckReplicate(r *Replicate) error {
 		return fmt.Errorf("timeouts %d, errors %d, conflicts %d, rejected %d, retries %d, peak in progress %d: one is more than the %d calls",
 			n.Timeouts, n.Errors, n.Conflicts, n.Rejected, n.Retries, n.PeakInProgress, n.Calls)
 	}
-	if b := c.Cost(); float64(n.Requests) > b.Requests || float64(n.Calls) > b.Calls || float64(r.Events) > b.Events {
+	if b := c.cost(); float64(n.Requests) > b.Requests || float64(n.Calls) > b.Calls || float64(r.Events) > b.Events {
 		return fmt.Errorf("requests %d, calls %d, events %d: beyond what a run of these settings reaches (%.0f, %.0f, %.0f)", n.Requests, n.Calls, r.Events, b.Requests, b.Calls, b.Events)
 	}
 	if err := checkQuantiles(r.P50, r.P95, r.P99, r.End); err != nil {
@@ -75,7 +76,7 @@ func (c *Config) CheckReplicate(r *Replicate) error {
 }
 
 // checkCounts refuses a negative count of n, entered or events.
-func checkCounts(n *Counts, entered, events int64) error {
+func checkCounts(n *fleetdata.Counts, entered, events int64) error {
 	for _, v := range []struct {
 		name string
 		v    int64
@@ -102,19 +103,19 @@ func checkSeconds(pairs ...any) error {
 	return nil
 }
 
-// CheckReplicate reports why r is no replicate a run of g can produce, for
+// checkReplicate reports why r is no replicate a run of g can produce, for
 // a merge of shards to refuse data it cannot trust, as Config's does a
 // fleet run's: figures of another number of services or edges, series of
 // another length than the run's seconds, a negative or non-finite figure,
 // successes beyond requests, quantiles out of order, or events beyond the
 // graph's cost bound. g must have passed Check.
-func (g *Graph) CheckReplicate(r *GraphReplicate) error {
+func (g *Graph) checkReplicate(r *fleetdata.GraphReplicate) error {
 	secs := int(math.Ceil(g.Duration.Seconds()))
 	switch {
-	case len(r.Services) != len(g.Services) || len(r.Edges) != len(g.Edges()):
-		return fmt.Errorf("%d services and %d edges; the graph has %d and %d", len(r.Services), len(r.Edges), len(g.Services), len(g.Edges()))
-	case r.Events < 0 || float64(r.Events) > g.Cost().Events:
-		return fmt.Errorf("events: %d, not from 0 to what a run of these settings reaches (%.0f)", r.Events, g.Cost().Events)
+	case len(r.Services) != len(g.Services) || len(r.Edges) != len(g.edges()):
+		return fmt.Errorf("%d services and %d edges; the graph has %d and %d", len(r.Services), len(r.Edges), len(g.Services), len(g.edges()))
+	case r.Events < 0 || float64(r.Events) > g.cost().Events:
+		return fmt.Errorf("events: %d, not from 0 to what a run of these settings reaches (%.0f)", r.Events, g.cost().Events)
 	}
 	if err := checkSeconds("end", r.End); err != nil {
 		return err
@@ -151,7 +152,7 @@ func (g *Graph) CheckReplicate(r *GraphReplicate) error {
 		if err := checkQuantiles(s.P50, s.P95, s.P99, r.End); err != nil {
 			return fmt.Errorf("services[%d]: %w", i, err)
 		}
-		if d, verdict := g.Drain(s.Series); verdict != s.DrainVerdict || math.Float64bits(d) != math.Float64bits(s.Drain) {
+		if d, verdict := g.drain(s.Series); verdict != s.DrainVerdict || math.Float64bits(d) != math.Float64bits(s.Drain) {
 			return fmt.Errorf("services[%d]: drained in %g s (verdict %d), but its series gives %g s (verdict %d)", i, s.Drain, s.DrainVerdict, d, verdict)
 		}
 		for k, x := range s.Series {
@@ -179,11 +180,11 @@ func checkQuantiles(p50, p95, p99, end float64) error {
 	return nil
 }
 
-// CheckObservations reports why obs are not the recoveries of at most
+// checkObservations reports why obs are not the recoveries of at most
 // replicates replicates of c, as metastable.RunMap keeps them: a time that is not a
 // finite one from 0 to the run's end after the load settled, or a
 // replicate still down at another time than that end.
-func (c *Config) CheckObservations(obs []stats.Observation, replicates int) error {
+func (c *Config) checkObservations(obs []stats.Observation, replicates int) error {
 	if len(obs) > replicates {
 		return fmt.Errorf("%d replicates; the run has %d", len(obs), replicates)
 	}

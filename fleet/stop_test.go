@@ -5,6 +5,9 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // doneAfter is a context that is cancelled from the n-th call of Err on: it
@@ -26,7 +29,7 @@ func (c *doneAfter) Err() error {
 // checkEvery events of the millions the run would take. Before, a
 // replicate ran to its end whatever the context said.
 func TestReplicateStopsMidway(t *testing.T) {
-	cfg := brookerCollapse.Runs(80 * time.Second)[3]
+	cfg := collapseRuns(80 * time.Second)[3]
 	cfg.Duration = 100000 * time.Second // about 4 x 10^6 requests
 	s := newSim(&cfg, 1)
 	ctx := &doneAfter{Context: context.Background(), n: 3}
@@ -41,8 +44,8 @@ func TestReplicateStopsMidway(t *testing.T) {
 // progress report, 65,536 events in, and the engine looks every few
 // thousand events. Before, it looked only between replicates.
 func TestRunCancelledMidReplicate(t *testing.T) {
-	cfg := brookerCollapse.Runs(80 * time.Second)[3]
-	cfg.Duration = MaxDuration * time.Second
+	cfg := collapseRuns(80 * time.Second)[3]
+	cfg.Duration = limits.FleetDuration * time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	opt := Options{Replicates: 1, Seed: 1, Workers: 1, Progress: func(done, total int64) { cancel() }}
@@ -55,9 +58,9 @@ func TestRunCancelledMidReplicate(t *testing.T) {
 // run simulates until every request has finished and returns the one-edge
 // replicate of the Config the sim was made from. Once ctx is done it
 // returns ctx's error within checkEvery events.
-func (s *sim) run(ctx context.Context) (Replicate, error) {
+func (s *sim) run(ctx context.Context) (fleetdata.Replicate, error) {
 	if err := s.simulate(ctx); err != nil {
-		return Replicate{}, err
+		return fleetdata.Replicate{}, err
 	}
 	return s.replicate(), nil
 }

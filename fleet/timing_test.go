@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 )
 
 // traceConfig is a run whose only requests are the ones a test pushes: an
@@ -23,7 +24,7 @@ func traceConfig(p PolicyConfig, wait time.Duration) Config {
 }
 
 // trace runs cfg with requests arriving at the given times only.
-func trace(cfg Config, arrivals ...float64) Replicate {
+func trace(cfg Config, arrivals ...float64) fleetdata.Replicate {
 	s := newSim(&cfg, 1)
 	for _, t := range arrivals {
 		s.pushArrival(t, 0, false)
@@ -70,7 +71,7 @@ func TestSlidingBreakerAskedAtSend(t *testing.T) {
 }
 
 // series is the replicate's retries decided and sent in its first n seconds.
-func series(r Replicate, n int) (decided, sent []int64) {
+func series(r fleetdata.Replicate, n int) (decided, sent []int64) {
 	for _, sec := range r.Series[:n] {
 		decided = append(decided, sec.RetriesDecided)
 		sent = append(sent, sec.RetriesSent)

@@ -1,33 +1,33 @@
 package fleet
 
-import "github.com/retrysim/retrysim/schema"
+import "github.com/retrysim/retrysim/internal/pathtext"
 
 // Unread names the settings of c that a run never reads, given the others,
 // each with why: the keys are the settings' paths (as FieldError's), so
 // that a command refuses a setting it would otherwise drop, as
 // retrysim.Experiment.Unread does for the job and delivery models. A setting unread
 // for several reasons gets the first. The reasons name settings by their
-// paths too (UnreadWhy keeps them as schema.Path for a reader's words).
+// paths too.
 func (c Config) Unread() map[string]string {
 	out := map[string]string{}
-	for p, why := range c.UnreadWhy() {
+	for p, why := range c.unreadWhy() {
 		out[p] = why.String()
 	}
 	return out
 }
 
-// UnreadWhy is Unread with each reason a schema.Text.
-func (c Config) UnreadWhy() map[string]schema.Text {
-	unread := map[string]schema.Text{}
-	add := func(cond bool, why schema.Text, paths ...string) {
+// unreadWhy is Unread with each reason a pathtext.Text (decl.UnreadWhy).
+func (c Config) unreadWhy() map[string]pathtext.Text {
+	unread := map[string]pathtext.Text{}
+	add := func(cond bool, why pathtext.Text, paths ...string) {
 		for _, p := range paths {
 			if _, ok := unread[p]; cond && !ok {
 				unread[p] = why
 			}
 		}
 	}
-	type P = schema.Path
-	t := schema.Textf
+	type P = pathtext.Path
+	t := pathtext.Textf
 	sv := c.Server
 	add(c.Load.Kind == Constant, t("a constant %s has no peak and no window", P("load.kind")), "load.peak", "load.from", "load.to")
 	add(!c.Load.FirstCall, t("%s false adds nothing to the Poisson arrivals", P("load.first_call")), "load.first_call")
@@ -47,7 +47,7 @@ func (c Config) UnreadWhy() map[string]schema.Text {
 		t("with %s 1 and no %s nothing is retried, so %s %s is never asked", P("client.attempts"), P("client.hedges"), P("client.policy.kind"), pk), "client.policy.kind", "client.policy.shared")
 	add(pk == Unlimited && !own, t("%s unlimited keeps no state", P("client.policy.kind")), "client.policy.shared")
 	for _, p := range policyPaths() {
-		add(!pk.Reads(p), t("%s %s does not read it", P("client.policy.kind"), pk), p)
+		add(!pk.reads(p), t("%s %s does not read it", P("client.policy.kind"), pk), p)
 	}
 	add(pk == SlidingBreaker && c.Client.Policy.WindowTime > 0, t("%s makes the window one of time, not of attempts", P("client.policy.window_time")), "client.policy.window")
 	add(c.Client.Hedges == 0, t("there are no %s", P("client.hedges")), "client.hedge_delay")

@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/pathtext"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // TestUnread names a constant load's peak and a run without hedges'
@@ -56,25 +60,25 @@ func TestParseScope(t *testing.T) {
 }
 
 // Params names each setting once; every policy parameter is one of them,
-// and SetParam writes where its Field reads, whole numbers into counts and
+// and setParam writes where its Field reads, whole numbers into counts and
 // seconds into times.
 func TestParams(t *testing.T) {
 	seen := map[string]bool{}
-	for _, p := range Params() {
+	for _, p := range decl.Params[Config]() {
 		if seen[p.Path] || seen["key "+p.Key] {
 			t.Errorf("%s (%s) is listed twice", p.Path, p.Key)
 		}
 		seen[p.Path], seen["key "+p.Key] = true, true
 	}
 	for _, name := range policyPaths() {
-		p, ok := LookupParam(name)
+		p, ok := decl.LookupParam[Config](name)
 		if !ok {
-			t.Errorf("policy parameter %s is not a Param", name)
+			t.Errorf("policy parameter %s is not a decl.Param[Config]", name)
 			continue
 		}
 		var pol PolicyConfig
-		if err := pol.SetParam(name, 7); err != nil {
-			t.Errorf("SetParam(%s, 7) = %v", name, err)
+		if err := pol.setParam(name, 7); err != nil {
+			t.Errorf("setParam(%s, 7) = %v", name, err)
 		}
 		c := Config{Client: Client{Policy: pol}}
 		var got float64
@@ -89,19 +93,19 @@ func TestParams(t *testing.T) {
 			t.Errorf("%s: a field of kind %T", name, f)
 		}
 		if got != 7 {
-			t.Errorf("SetParam(%s, 7), then its Field reads %g", name, got)
+			t.Errorf("setParam(%s, 7), then its Field reads %g", name, got)
 		}
 	}
 	var pol PolicyConfig
-	if err := pol.SetParam("client.policy.window", 2.5); err == nil {
-		t.Errorf("SetParam(client.policy.window, 2.5) = nil; want a whole number refused")
+	if err := pol.setParam("client.policy.window", 2.5); err == nil {
+		t.Errorf("setParam(client.policy.window, 2.5) = nil; want a whole number refused")
 	}
-	if err := pol.SetParam("load.rate", 1); err == nil {
-		t.Errorf("SetParam(load.rate, 1) = nil; want it refused: load.rate is the load's, not a policy's")
+	if err := pol.setParam("load.rate", 1); err == nil {
+		t.Errorf("setParam(load.rate, 1) = nil; want it refused: load.rate is the load's, not a policy's")
 	}
 }
 
-// hidden is a text with each setting it names as a schema.Path replaced by
+// hidden is a text with each setting it names as a pathtext.Path replaced by
 // "#": a path still in it is one a reader could not name in its words.
 func hidden(t interface {
 	Words(func(string) string) string
@@ -111,7 +115,7 @@ func hidden(t interface {
 
 // leftPath is a setting's path (of a Param, dotted) that text holds.
 func leftPath(text string) string {
-	for _, p := range Params() {
+	for _, p := range decl.Params[Config]() {
 		if strings.Contains(p.Path, ".") && strings.Contains(text, p.Path) {
 			return p.Path
 		}
@@ -120,12 +124,12 @@ func leftPath(text string) string {
 }
 
 // Every setting a Param's Usage, an Unread reason or a Check refusal names
-// is a schema.Path argument, so that a command names it as its flag and a
+// is a pathtext.Path argument, so that a command names it as its flag and a
 // file as its key from the declaration, not by finding it in the text:
 // with every Path hidden, no setting's path is left, for every server and
 // policy kind, retried or not, and for refusals of each kind.
 func TestTextsNameSettingsAsPaths(t *testing.T) {
-	for _, p := range Params() {
+	for _, p := range decl.Params[Config]() {
 		if left := leftPath(hidden(p.Usage)); left != "" {
 			t.Errorf("%s: Usage names %s in its text: %s", p.Path, left, p.Usage)
 		}
@@ -135,7 +139,7 @@ func TestTextsNameSettingsAsPaths(t *testing.T) {
 			for _, attempts := range []int{1, 3} {
 				c := DefaultConfig()
 				c.Server.Kind, c.Client.Policy.Kind, c.Client.Attempts = server, k, attempts
-				for path, why := range c.UnreadWhy() {
+				for path, why := range c.unreadWhy() {
 					if left := leftPath(hidden(why)); left != "" {
 						t.Errorf("%s, %s, %d attempts: Unread()[%s] names %s in its text: %s", server, k, attempts, path, left, why)
 					}
@@ -150,10 +154,10 @@ func TestTextsNameSettingsAsPaths(t *testing.T) {
 	spike := DefaultConfig()
 	spike.Load = Shape{Kind: Spike, Rate: 10, Peak: 20, From: 10 * time.Second, To: 5 * time.Second}
 	for _, c := range []Config{ramp, grpc, spike} {
-		var fe *FieldError
-		if err := c.Check(); !errors.As(err, &fe) || fe.Words(func(string) string { return "#" }) == fe.Msg {
+		var fe *schema.FieldError
+		if err := c.Check(); !errors.As(err, &fe) || pathtext.FieldWords(fe, func(string) string { return "#" }) == fe.Msg {
 			t.Errorf("Check() = %v; want a refusal naming a setting", err)
-		} else if left := leftPath(hidden(fe)); left != "" {
+		} else if left := leftPath(pathtext.FieldWords(fe, func(string) string { return "#" })); left != "" {
 			t.Errorf("Check() = %v: names %s in its text", err, left)
 		}
 	}

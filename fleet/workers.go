@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -21,7 +24,7 @@ const JobOverhead = time.Microsecond
 // NoVisibility is the Timeout of a queue whose jobs never reappear while a
 // worker holds them (Sidekiq, River, Oban: a retry is scheduled when a try
 // fails, not when a lease runs out): a day, past any run.
-const NoVisibility = MaxSeconds * time.Second
+const NoVisibility = limits.FleetSeconds * time.Second
 
 // Workers is a worker fleet: jobs arriving on a job queue, taken by
 // WorkerCount workers, each job a list of steps, each step a call to a named
@@ -50,9 +53,9 @@ const NoVisibility = MaxSeconds * time.Second
 //
 // A job that fails all its queue tries is dead-lettered: the entry's
 // Failed. Its completion time is the entry's latency; the backlog is the
-// workers' service's (ServiceReplicate.PeakBacklog, Series' Backlog and
-// Age, Drain); duplicate side effects of a step across deliveries are the
-// step's EdgeReplicate.JobDuplicates.
+// workers' service's (WorkersSummary's peak_backlog, peak_age_seconds and
+// drain_seconds); duplicate side effects of a step across deliveries are
+// WorkersSummary's duplicates.
 //
 // The visibility timeout runs from the job's enqueue (the attempt's send),
 // or, with TimeoutAtReceive, from a worker's receive, as SQS's does (a job
@@ -95,7 +98,7 @@ type Workers struct {
 	WorkerCount, QueueMax int
 	// Down is the workers' outage.
 	Down Outage
-	// Steps are the job's steps, in order: at least one, at most MaxFanout.
+	// Steps are the job's steps, in order: at least one, at most 16.
 	Steps []Step
 	// Dependencies are the services the steps call.
 	Dependencies []Node
@@ -123,27 +126,27 @@ func (w Workers) Graph() Graph {
 }
 
 // Check refuses a fleet the engine cannot run, before any work, with a
-// *FieldError naming the setting as Workers spells it: name, duration,
+// *schema.FieldError naming the setting as Workers spells it: name, duration,
 // net, load.*, queue.* (the queue's client), poison, store, ttl, lease, crash, crash_at, max_crashes, worker_count,
-// queue_max, down.*, steps (none, or more than MaxFanout), steps[i].to and
+// queue_max, down.*, steps (none, or more than 16), steps[i].to and
 // steps[i].client.*, dependencies[NAME].* and dependencies[i].name (a
 // dependency named as the workers' service); and whatever Graph.Check
 // refuses of the graph, its path so translated.
 func (w Workers) Check() error {
 	switch {
 	case len(w.Steps) == 0:
-		return schema.Errorf("steps", "a job needs at least one step")
-	case len(w.Steps) > MaxFanout:
-		return schema.Errorf("steps", "%d steps; at most %d", len(w.Steps), MaxFanout)
+		return pathtext.Errorf("steps", "a job needs at least one step")
+	case len(w.Steps) > limits.GraphFanout:
+		return pathtext.Errorf("steps", "%d steps; at most %d", len(w.Steps), limits.GraphFanout)
 	}
 	for i, d := range w.Dependencies {
 		if d.Name == WorkersService {
-			return schema.Errorf(fmt.Sprintf("dependencies[%d].name", i), "%q is the workers' own service's name", d.Name)
+			return pathtext.Errorf(fmt.Sprintf("dependencies[%d].name", i), "%q is the workers' own service's name", d.Name)
 		}
 	}
 	g := w.Graph()
 	err := g.Check()
-	var fe *FieldError
+	var fe *schema.FieldError
 	if err == nil || !errors.As(err, &fe) {
 		return err
 	}
@@ -156,7 +159,7 @@ func (w Workers) Check() error {
 func (w Workers) path(p string) string {
 	type rename struct{ from, to string }
 	renames := []rename{{"entries[0].client.", "queue."}, {"entries[0].load.", "load."}}
-	for _, e := range EntryParams() { // named as the entry's
+	for _, e := range decl.EntryParams[Entry]() { // named as the entry's
 		renames = append(renames, rename{"entries[0]." + e.Key, e.Key})
 	}
 	ws := "services[" + WorkersService + "]"

@@ -12,6 +12,8 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -20,7 +22,7 @@ import (
 // tries a job once, with no visibility expiry, and no network delay.
 func oneStep(count int, rate float64, dur time.Duration, dep Server) Workers {
 	return Workers{Name: "one-step", Duration: dur, Load: Shape{Kind: Constant, Rate: rate},
-		Queue: tries(1, NoVisibility), WorkerCount: count, QueueMax: MaxQueue,
+		Queue: tries(1, NoVisibility), WorkerCount: count, QueueMax: limits.FleetQueue,
 		Steps:        []Step{{To: "dep", Client: tries(1, time.Hour)}},
 		Dependencies: []Node{{Name: "dep", Server: dep}}}
 }
@@ -72,7 +74,7 @@ func TestWorkersErlangC(t *testing.T) {
 	want := erlangC(count, lambda*mean) / (count/mean - lambda)
 	waits := make([]float64, reps)
 	var sum float64
-	for r, rep := range res.Replicates {
+	for r, rep := range res.replicates {
 		w := &rep.Services[0]
 		if w.Entered == 0 {
 			t.Fatal("no job entered")
@@ -103,7 +105,7 @@ func TestWorkersLittle(t *testing.T) {
 		Service: Service{Dist: Exponential, Median: 100 * time.Millisecond}, PFail: 0.2}})
 	res := runWorkers(t, w, Options{Replicates: 3, Seed: 1, Workers: 1})
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
-	for r, rep := range res.Replicates {
+	for r, rep := range res.replicates {
 		if s := rep.Services[0]; s.Wait == 0 || !near(s.Queued, s.Wait) {
 			t.Errorf("replicate %d: the workers' queue integral %g, their waits %g (want equal, and some wait)", r, s.Queued, s.Wait)
 		}
@@ -135,9 +137,9 @@ func TestWorkersDrain(t *testing.T) {
 	w := oneStep(count, lambda, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond})
 	w.Down = Outage{From: 0, To: 30 * time.Second, Mode: Stall}
 	res := runWorkers(t, w, Options{Replicates: 5, Seed: 3, Workers: 2})
-	for r, rep := range res.Replicates {
+	for r, rep := range res.replicates {
 		s := rep.Services[0]
-		if s.DrainVerdict != Recovered {
+		if s.DrainVerdict != fleetdata.Recovered {
 			t.Fatalf("replicate %d: %v", r, s.DrainVerdict)
 		}
 		b := float64(s.PeakBacklog)
@@ -152,7 +154,7 @@ func TestWorkersDrain(t *testing.T) {
 			t.Errorf("replicate %d: peak age %g s; want 30 s less the first arrival (within 0.5 s but once in e^50)", r, s.PeakAge)
 		}
 	}
-	drained, secs := res.Drain(0)
+	drained, secs := res.drain(0)
 	if drained.Value != 1 || drained.Count() != 5 || secs.N != 5 {
 		t.Errorf("drained %v, seconds %v; want all 5", drained, secs)
 	}
@@ -170,7 +172,7 @@ func TestWorkersVisibilityDuplicates(t *testing.T) {
 	w.Queue = tries(2, time.Second)
 	for _, keys := range []schema.KeyMode{schema.NoKeys, schema.SameKey} {
 		w.Queue.Keys = keys
-		rep := runWorkers(t, w, Options{Replicates: 1, Seed: 5}).Replicates[0]
+		rep := runWorkers(t, w, Options{Replicates: 1, Seed: 5}).replicates[0]
 		jobs := rep.Edges[0].Requests
 		step := rep.Edges[1]
 		deliveries, dups, conflicts := 2*jobs, jobs, int64(0)
@@ -193,13 +195,13 @@ func TestWorkersPoison(t *testing.T) {
 	w := oneStep(50, 20, 60*time.Second, Server{Kind: Independent, Base: 10 * time.Millisecond})
 	w.Queue = tries(3, NoVisibility)
 	w.Poison = 1
-	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 2}).Replicates[0]
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 2}).replicates[0]
 	jobs := rep.Edges[0].Requests
 	if rep.Services[0].Calls != 3*jobs || rep.Services[1].Calls != 0 || rep.Edges[0].Failed != jobs {
 		t.Errorf("all poison: %d jobs, %d deliveries, %d steps, %d dead; want %d, 0, %d", jobs, rep.Services[0].Calls, rep.Services[1].Calls, rep.Edges[0].Failed, 3*jobs, jobs)
 	}
 	w.Poison = 0.3
-	rep = runWorkers(t, w, Options{Replicates: 1, Seed: 2}).Replicates[0]
+	rep = runWorkers(t, w, Options{Replicates: 1, Seed: 2}).replicates[0]
 	n, dead := float64(rep.Edges[0].Requests), float64(rep.Edges[0].Failed)
 	if sd := math.Sqrt(n * 0.3 * 0.7); math.Abs(dead-0.3*n) > 4.9*sd {
 		t.Errorf("poison 0.3: %g of %g jobs dead", dead, n)
@@ -214,7 +216,7 @@ func TestWorkersScheduled(t *testing.T) {
 	w.Queue = tries(4, NoVisibility)
 	w.Queue.Backoff = backoff.Policy{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}
 	w.Load = Shape{Kind: Spike, Rate: 20, Peak: 0, From: 40 * time.Second, To: 60 * time.Second} // none after 40 s: every backoff ends in the run
-	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 4}).Replicates[0]
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 4}).replicates[0]
 	var sum float64
 	for _, sec := range rep.Services[0].Series {
 		sum += sec.Scheduled
@@ -243,21 +245,21 @@ func TestWorkersCheckPaths(t *testing.T) {
 		{"step attempts", "steps[0].client.attempts", func(w *Workers) { w.Steps[0].Client.Attempts = -1 }},
 		{"dependency", "dependencies[dep].server.p_fail", func(w *Workers) { w.Dependencies[0].Server.PFail = 2 }},
 		{"dependency name", "dependencies[0].name", func(w *Workers) { w.Dependencies[0].Name = WorkersService }},
-		{"down", "down.to", func(w *Workers) { w.Down = Outage{From: time.Second, To: 2 * MaxSeconds * time.Second} }},
+		{"down", "down.to", func(w *Workers) { w.Down = Outage{From: time.Second, To: 2 * limits.FleetSeconds * time.Second} }},
 		{"store mode", "store", func(w *Workers) { w.Store.Mode = 9 }},
 		{"ttl", "ttl", func(w *Workers) { w.Store.TTL = -time.Second }},
 		{"lease", "lease", func(w *Workers) { w.Store = KeyStore{Mode: delivery.Lease} }},
 		{"crash p", "crash", func(w *Workers) { w.Crash.P = 1.5 }},
 		{"crash at", "crash_at", func(w *Workers) { w.Crash = Crashes{P: 0.1, At: 4} }},
-		{"crash max", "max_crashes", func(w *Workers) { w.Crash = Crashes{P: 0.1, Max: delivery.CrashesLimit + 1} }},
+		{"crash max", "max_crashes", func(w *Workers) { w.Crash = Crashes{P: 0.1, Max: limits.DeliveryCrashes + 1} }},
 	} {
 		w := base
 		w.Steps = append([]Step(nil), base.Steps...)
 		w.Dependencies = append([]Node(nil), base.Dependencies...)
 		tc.edit(&w)
-		var fe *FieldError
+		var fe *schema.FieldError
 		if err := w.Check(); !errors.As(err, &fe) || fe.Field != tc.want {
-			t.Errorf("%s: %v; want a FieldError at %s", tc.name, err, tc.want)
+			t.Errorf("%s: %v; want a schema.FieldError at %s", tc.name, err, tc.want)
 		}
 	}
 }
@@ -277,7 +279,7 @@ func TestWorkersRedeliverAtTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := res[0].Replicates[0]
+	rep := res[0].replicates[0]
 	var sum float64
 	for _, sec := range rep.Services[0].Series {
 		sum += sec.Scheduled
@@ -333,13 +335,13 @@ func TestWorkersJobModelClosedForms(t *testing.T) {
 	a := []int{2, 1, 2}
 	const deliveries = 3
 	w := Workers{Name: "closed", Duration: 600 * time.Second, Load: Shape{Kind: Constant, Rate: 20},
-		Queue: tries(deliveries, NoVisibility), WorkerCount: 100_000, QueueMax: MaxQueue}
+		Queue: tries(deliveries, NoVisibility), WorkerCount: 100_000, QueueMax: limits.FleetQueue}
 	for i := range f {
 		name := "d" + string(rune('1'+i))
 		w.Steps = append(w.Steps, Step{To: name, Client: tries(a[i], time.Hour)})
 		w.Dependencies = append(w.Dependencies, Node{Name: name, Server: Server{Kind: Independent, Base: time.Millisecond, PFail: f[i]}})
 	}
-	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 11}).Replicates[0]
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 11}).replicates[0]
 	n := float64(rep.Edges[0].Requests)
 	pass := func(i int) float64 { return 1 - math.Pow(f[i], float64(a[i])) }
 	reach := []float64{1, pass(0), pass(0) * pass(1), pass(0) * pass(1) * pass(2)}
@@ -372,7 +374,7 @@ func TestWorkersHeartbeat(t *testing.T) {
 	w := oneStep(1000, 20, 30*time.Second, Server{Kind: Independent, Base: 1500 * time.Millisecond})
 	w.Queue = tries(2, time.Second)
 	w.Heartbeat = true
-	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 5}).Replicates[0]
+	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 5}).replicates[0]
 	jobs := rep.Edges[0].Requests
 	if jobs < 400 || rep.Services[0].Calls != jobs || rep.Edges[1].JobEffects != jobs || rep.Edges[1].JobDuplicates != 0 ||
 		rep.Edges[0].Succeeded != jobs || rep.Edges[0].Late != 0 || rep.Edges[0].Timeouts != 0 {
@@ -381,7 +383,7 @@ func TestWorkersHeartbeat(t *testing.T) {
 			rep.Edges[0].Timeouts, jobs, jobs, jobs)
 	}
 	w.WorkerCount, w.Load.Rate = 1, 5
-	rep = runWorkers(t, w, Options{Replicates: 1, Seed: 5}).Replicates[0]
+	rep = runWorkers(t, w, Options{Replicates: 1, Seed: 5}).replicates[0]
 	if rep.Edges[0].Timeouts == 0 {
 		t.Error("one worker for 5 jobs a second of 1.5 s: no job timed out while it waited")
 	}
@@ -502,7 +504,7 @@ func TestWorkersQueuedAtEnd(t *testing.T) {
 // deliveries, 3 and 2 duplicates, the job dead).
 func TestWorkersHeartbeatOfItsCopy(t *testing.T) {
 	w := Workers{Name: "beat", Duration: 30 * time.Second, Load: Shape{Kind: Constant, Rate: 1e-9},
-		Queue: tries(2, 3*time.Second), EntrySettings: EntrySettings{Heartbeat: true}, WorkerCount: 2, QueueMax: MaxQueue,
+		Queue: tries(2, 3*time.Second), EntrySettings: EntrySettings{Heartbeat: true}, WorkerCount: 2, QueueMax: limits.FleetQueue,
 		Steps: []Step{{To: "a", Client: tries(1, time.Hour)}, {To: "b", Client: tries(1, time.Hour)}},
 		Dependencies: []Node{{Name: "a", Server: Server{Kind: Independent, Base: time.Second}},
 			{Name: "b", Server: Server{Kind: Independent, Base: 10 * time.Second},
@@ -536,9 +538,9 @@ func TestWorkersRedeliveries(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			c.w.Load = Shape{Kind: Spike, Rate: 20, Peak: 0, From: 40 * time.Second, To: 60 * time.Second}
 			res := runWorkers(t, c.w, Options{Replicates: 2, Seed: 6, Workers: 2})
-			row := res.WorkersRows()[0]
+			row := res.workersRows()[0]
 			sum := 0.0
-			for _, p := range res.WorkersSeries() {
+			for _, p := range res.workersSeries() {
 				sum += p.Redeliveries
 			}
 			if want := row.Deliveries.Value - row.Jobs.Value; sum != want || sum < 100 {

@@ -30,7 +30,7 @@ func TestZeroValuesAreTheDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("RunGraph(Client{}, Options{}) = %v; want the defaults", err)
 	}
-	if g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); g != w || got[0].Replicates[0].Edges[0].Succeeded == 0 {
+	if g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); g != w || got[0].replicates[0].Edges[0].Succeeded == 0 {
 		t.Errorf("a zero Client and zero Options ran %s;\nwant what the defaults run, with successes, %s", g, w)
 	}
 	if zero.Entries[0].Client != (Client{}) || zero.Services[0].Calls[0].Client != (Client{}) {
@@ -42,7 +42,7 @@ func TestZeroValuesAreTheDefaults(t *testing.T) {
 	c := DefaultConfig()
 	c.Duration, c.Client.Clients, c.Client.Timeout, c.Client.Attempts = 10*time.Second, 0, 0, 0
 	res, err := Run(context.Background(), []Config{c}, Options{})
-	if err != nil || len(res) != 1 || len(res[0].Replicates) != 1 || res[0].Config.Client != DefaultConfig().Client {
+	if err != nil || len(res) != 1 || len(res[0].replicates) != 1 || res[0].Config.Client != DefaultConfig().Client {
 		t.Errorf("Run of zero client fields and Options{} = %v; want one replicate of the default client", err)
 	}
 }

@@ -17,18 +17,6 @@ type Latency struct {
 // Random reports whether drawing the latency takes a random draw.
 func (l Latency) Random() bool { return l.P99 > l.Median && l.Median > 0 }
 
-// Zero reports whether the latency is always zero.
-func (l Latency) Zero() bool { return l.Median <= 0 && l.P99 <= 0 }
-
-// MaxDuration bounds every duration a run is given, from the flags and from
-// scenario files alike: latencies, backoff base and cap, TTL, lease,
-// visibility timeout, repeat delay. A year is past any timeout or key life
-// worth simulating. Virtual time still adds many such durations (up to 64
-// steps x 1000 attempts x 1000 deliveries); a sum past what time.Duration
-// holds saturates, and the job's completion shows as past the
-// completion histogram's range, never as a wrapped value.
-const MaxDuration = limits.MaxDuration
-
 // Check refuses what a latency cannot be: a negative duration or one past
 // MaxDuration, a p99 below the median, or a p99 with no median (a lognormal
 // needs both; without this it would run as a fixed 0).

@@ -1,10 +1,11 @@
 package provider
 
 import (
-	"time"
-
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -24,58 +25,19 @@ type Policy struct {
 	Backoff *backoff.Policy
 }
 
-// AttemptsOr is p's attempts, or run's when p keeps the run's.
-func (p Policy) AttemptsOr(run int) int {
-	if p.Attempts == 0 {
-		return run
-	}
-	return p.Attempts
-}
-
-// KeysOr is p's key mode, or run's when p keeps the run's.
-func (p Policy) KeysOr(run schema.KeyMode) schema.KeyMode {
-	if p.Keys == nil {
-		return run
-	}
-	return *p.Keys
-}
-
-// BackoffOr is p's backoff, or run's when p keeps the run's.
-func (p Policy) BackoffOr(run backoff.Policy) backoff.Policy {
-	if p.Backoff == nil {
-		return run
-	}
-	return *p.Backoff
-}
-
-// CheckBackoff reports the first thing wrong with b as a *schema.FieldError
-// naming its field (policy, base, cap): each duration held to
-// not negative and at most MaxDuration, then backoff.Policy.Check.
-func CheckBackoff(b backoff.Policy) error {
-	for _, d := range []struct {
-		field string
-		v     time.Duration
-	}{{"base", b.Base}, {"cap", b.Cap}} {
-		if err := limits.Duration(d.v); err != nil {
-			return &schema.FieldError{Field: d.field, Msg: err.Error()}
-		}
-	}
-	return b.Check()
-}
-
 // check reports the first thing wrong with p as a *schema.FieldError naming
 // its field (attempts, keys, backoff.cap).
 func (p Policy) check() error {
 	if p.Attempts < 0 || p.Attempts > limits.MaxAttempts {
-		return schema.Errorf("attempts", "%d is not a whole number from 1 to %d", p.Attempts, limits.MaxAttempts)
+		return pathtext.Errorf("attempts", "%d is not a whole number from 1 to %d", p.Attempts, limits.MaxAttempts)
 	}
 	if p.Keys != nil {
-		if err := schema.KeyModes().Check(*p.Keys); err != nil {
+		if err := enum.Check(*p.Keys); err != nil {
 			return &schema.FieldError{Field: "keys", Msg: err.Error()}
 		}
 	}
 	if b := p.Backoff; b != nil {
-		return schema.Within("backoff", CheckBackoff(*b))
+		return fieldpath.Within("backoff", limits.Backoff(*b))
 	}
 	return nil
 }

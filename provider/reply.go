@@ -1,6 +1,6 @@
 package provider
 
-import "github.com/retrysim/retrysim/schema"
+import "github.com/retrysim/retrysim/internal/enum"
 
 // Reply is what the caller of one call saw: the success it wanted, an error
 // reply (the call did nothing), or no reply at all (a lost reply or a
@@ -18,7 +18,7 @@ const (
 	NoReply
 )
 
-var replies = schema.NewEnum[Reply]("reply", "ok", "error", "none")
+var replies = enum.New[Reply]("reply", "ok", "error", "none")
 
 // OK reports whether r is ReplyOK.
 func (r Reply) OK() bool { return r == ReplyOK }

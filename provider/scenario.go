@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -104,17 +106,17 @@ func (s Scenario) Validate() error {
 		}
 	}
 	if len(s.Steps) == 0 {
-		return schema.Errorf("steps", "a scenario needs at least one step")
+		return pathtext.Errorf("steps", "a scenario needs at least one step")
 	}
 	if len(s.Steps) > stats.MaxSteps {
-		return schema.Errorf("steps", "%d steps is more than the %d allowed", len(s.Steps), stats.MaxSteps)
+		return pathtext.Errorf("steps", "%d steps is more than the %d allowed", len(s.Steps), stats.MaxSteps)
 	}
 	for i, st := range s.Steps {
 		if err := stats.CheckName(st.Name); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].name", i), Msg: err.Error()}
 		}
 		if j := slices.IndexFunc(s.Steps[:i], func(o Step) bool { return o.Name == st.Name }); j >= 0 { // a path names a step by its name
-			return schema.Errorf(fmt.Sprintf("steps[%d].name", i), "%q is also the name of steps[%d]", st.Name, j)
+			return pathtext.Errorf(fmt.Sprintf("steps[%d].name", i), "%q is also the name of steps[%d]", st.Name, j)
 		}
 		if err := limits.Probability(st.PFail); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].p_fail", i), Msg: err.Error()}
@@ -123,25 +125,25 @@ func (s Scenario) Validate() error {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].lost_reply", i), Msg: err.Error()}
 		}
 		if st.LostReply > 0 && !st.CanLoseReply {
-			return schema.Errorf(fmt.Sprintf("steps[%d].lost_reply", i), "%v is never read: the step cannot lose its reply (%s false)", st.LostReply, schema.Path(fmt.Sprintf("steps[%d].can_lose_reply", i)))
+			return pathtext.Errorf(fmt.Sprintf("steps[%d].lost_reply", i), "%v is never read: the step cannot lose its reply (%s false)", st.LostReply, pathtext.Path(fmt.Sprintf("steps[%d].can_lose_reply", i)))
 		}
 		if err := st.Latency.Check(); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].latency", i), Msg: err.Error()}
 		}
 		if err := st.Policy.check(); err != nil {
-			return schema.Within(fmt.Sprintf("steps[%d]", i), err)
+			return fieldpath.Within(fmt.Sprintf("steps[%d]", i), err)
 		}
 	}
 	if len(s.Watched) == 0 {
-		return schema.Errorf("watched", "no step is watched; name at least one step whose repeated side effect is counted")
+		return pathtext.Errorf("watched", "no step is watched; name at least one step whose repeated side effect is counted")
 	}
 	seen := map[int]int{}
 	for k, w := range s.Watched {
 		if w.Step < 0 || w.Step >= len(s.Steps) {
-			return schema.Errorf(fmt.Sprintf("watched[%d]", k), "step %d does not exist (there are %d steps)", w.Step, len(s.Steps))
+			return pathtext.Errorf(fmt.Sprintf("watched[%d]", k), "step %d does not exist (there are %d steps)", w.Step, len(s.Steps))
 		}
 		if j, ok := seen[w.Step]; ok {
-			return schema.Errorf(fmt.Sprintf("watched[%d]", k), "step %d is also watched[%d]", w.Step, j)
+			return pathtext.Errorf(fmt.Sprintf("watched[%d]", k), "step %d is also watched[%d]", w.Step, j)
 		}
 		if err := stats.CheckName(w.Label); err != nil {
 			return &schema.FieldError{Field: fmt.Sprintf("watched[%d].label", k), Msg: err.Error()}

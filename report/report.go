@@ -25,6 +25,7 @@ import (
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/render"
 )
@@ -164,7 +165,7 @@ func NewFleet(results []fleet.Result, run fleet.Options, opts Options) (Reporter
 	for i := range results {
 		configs[i] = results[i].Config
 	}
-	doc := render.FleetRun{Preset: fleet.Preset{Name: "one run"}, Replicates: max(1, run.Replicates), Seed: run.Seed,
+	doc := render.FleetRun{Preset: fleetpreset.Preset[fleet.Config]{Name: "one run"}, Replicates: max(1, run.Replicates), Seed: run.Seed,
 		Configs: configs, Results: results}
 	ext := image(opts.Format)
 	f := opts.Format

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -25,8 +27,8 @@ func TestMethodNames(t *testing.T) {
 // Point has NaN bounds and no level; Count is the observations a share of
 // N counts, rounded, and 0 of none.
 func TestEstimatePointAndCount(t *testing.T) {
-	p := schema.Point(2.5, 7)
-	if p.Value != 2.5 || !math.IsNaN(p.Lo) || !math.IsNaN(p.Hi) || p.N != 7 || p.Level != 0 || p.Method != schema.NoInterval {
+	p := estimate.Point(2.5, 7)
+	if p.Value != 2.5 || !math.IsNaN(p.Lo) || !math.IsNaN(p.Hi) || p.N != 7 || p.Level != 0 || p.Method != estimate.NoInterval {
 		t.Errorf("Point(2.5, 7) = %+v", p)
 	}
 	for _, tc := range []struct {
@@ -36,7 +38,7 @@ func TestEstimatePointAndCount(t *testing.T) {
 		{schema.Estimate{Value: 1.0 / 3, N: 3}, 1},
 		{schema.Estimate{Value: 250.0 / 1000, N: 1000}, 250},
 		{schema.Estimate{Value: 0.7, N: 10}, 7}, // 0.7 x 10 is 7.000000000000001
-		{schema.Point(math.NaN(), 0), 0},
+		{estimate.Point(math.NaN(), 0), 0},
 	} {
 		if got := tc.e.Count(); got != tc.want {
 			t.Errorf("%+v.Count() = %d; want %d", tc.e, got, tc.want)
@@ -47,12 +49,12 @@ func TestEstimatePointAndCount(t *testing.T) {
 // The key modes are the scenario files' names, in order.
 func TestKeyModeNames(t *testing.T) {
 	for i, n := range []string{"none", "fresh", "same"} {
-		k, err := schema.KeyModes().Parse(n)
+		k, err := enum.Parse[schema.KeyMode](n)
 		if err != nil || k != schema.KeyMode(i) || k.String() != n {
-			t.Errorf("KeyModes().Parse(%q) = %v, %v; want %d", n, k, err, i)
+			t.Errorf("enum.Parse[schema.KeyMode](%q) = %v, %v; want %d", n, k, err, i)
 		}
 	}
-	if err := schema.KeyModes().Check(3); err == nil || err.Error() != "3 is not a key mode (want one of none, fresh, same)" {
+	if err := enum.Check(schema.KeyMode(3)); err == nil || err.Error() != "3 is not a key mode (want one of none, fresh, same)" {
 		t.Errorf("Check(3) = %v", err)
 	}
 }

@@ -1,5 +1,7 @@
 package schema
 
+import "github.com/retrysim/retrysim/internal/enum"
+
 // KeyMode is which idempotency key an attempt carries, in every model: the
 // job model's steps, the delivery model's and the fleet's requests.
 type KeyMode int
@@ -17,11 +19,8 @@ const (
 	SameKey
 )
 
-// KeyModes is the enumeration of the key modes, named as scenario files
-// spell them: none, fresh, same.
-func KeyModes() Enum[KeyMode] { return keyModes }
-
-var keyModes = NewEnum[KeyMode]("key mode", "none", "fresh", "same")
+// keyModes names the key modes as scenario files spell them.
+var keyModes = enum.New[KeyMode]("key mode", "none", "fresh", "same")
 
 // String names the key mode as scenario files spell it.
 func (k KeyMode) String() string { return keyModes.String(k) }

@@ -1,19 +1,13 @@
 // Package schema is the vocabulary the simulator's models share: the error
 // that names a setting by its field path (steps[charge].p_fail, queue.lease);
-// the names of an enumeration (a store mode, a backoff policy), which parse,
-// print, marshal as text and say which values are valid; the key mode of an
-// attempt; the estimate every result carries, with its interval and how it
+// the key mode of an attempt; the estimate every result carries, with its interval and how it
 // was found; and a mergeable histogram of durations.
 //
 // Library errors name settings by these paths, never by a command's flags;
 // the command maps a path to its flag.
 package schema
 
-import (
-	"errors"
-	"fmt"
-	"strings"
-)
+import "github.com/retrysim/retrysim/internal/pathtext"
 
 // FieldError is a setting that cannot be run. Field is its path, the name a
 // scenario file gives it: a top-level setting ("jobs", "engine"), a step's
@@ -26,185 +20,21 @@ type FieldError struct {
 	Field  string
 	Fields []string
 	Msg    string
-	// text is Msg with the settings it names kept as Paths, when Errorf
-	// made it.
-	text Text
+	// text is Msg with the settings it names kept as Paths, when
+	// pathtext.Errorf made it.
+	text pathtext.Text
 }
 
 // Error is "FIELD: MSG".
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
-// Errorf is a *FieldError for field with a formatted message, whose Path
-// arguments Words names as a reader calls them.
-func Errorf(field, format string, args ...any) error {
-	t := Textf(format, args...)
-	return &FieldError{Field: field, Msg: t.String(), text: t}
+// init gives package text the way to make a *FieldError whose message
+// keeps its Text, and to read it back (pathtext.Errorf, pathtext.FieldWords).
+func init() {
+	pathtext.SetFieldError(func(field string, t pathtext.Text) error {
+		return &FieldError{Field: field, Msg: t.String(), text: t}
+	}, func(err error) (string, pathtext.Text) {
+		fe := err.(*FieldError)
+		return fe.Msg, fe.text
+	})
 }
-
-// Words is the message with each setting it names (a Path argument of
-// Errorf) named by name: a command's flag, a file's key. A message not made
-// by Errorf, or changed since, is Msg as it is.
-func (e *FieldError) Words(name func(path string) string) string {
-	if e.text.String() != e.Msg {
-		return e.Msg
-	}
-	return e.text.Words(name)
-}
-
-// Path is a setting named in a message by its path (client.attempts,
-// queue.lease): it prints as the path, and Text.Words names it otherwise.
-type Path string
-
-// Text is a message that names settings: a format and its arguments, each
-// setting among them a Path, so that a reader names them in its own words
-// from the settings' declarations instead of finding them in the text.
-type Text struct {
-	format string
-	args   []any
-}
-
-// Textf is the message format with args.
-func Textf(format string, args ...any) Text { return Text{format, args} }
-
-// String is the message with each setting named by its path.
-func (t Text) String() string {
-	if t.format == "" {
-		return ""
-	}
-	return fmt.Sprintf(t.format, t.args...)
-}
-
-// Words is the message with each setting named by name(path).
-func (t Text) Words(name func(path string) string) string {
-	if t.format == "" {
-		return ""
-	}
-	args := make([]any, len(t.args))
-	for i, a := range t.args {
-		switch x := a.(type) {
-		case Path:
-			a = name(string(x))
-		case Text: // a message within the message
-			a = x.Words(name)
-		}
-		args[i] = a
-	}
-	return fmt.Sprintf(t.format, args...)
-}
-
-// Within is err with its field path put under prefix: a *FieldError for
-// "lease" within "queue" names "queue.lease", one for "[2].p_fail" within
-// "steps" names "steps[2].p_fail". Any other error becomes a *FieldError
-// naming prefix; nil stays nil.
-func Within(prefix string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var fe *FieldError
-	if !errors.As(err, &fe) {
-		return &FieldError{Field: prefix, Msg: err.Error()}
-	}
-	out := *fe
-	out.Field = join(prefix, fe.Field)
-	if fe.Fields != nil {
-		out.Fields = make([]string, len(fe.Fields))
-		for i, f := range fe.Fields {
-			out.Fields[i] = join(prefix, f)
-		}
-		out.Field = strings.Join(out.Fields, " x ")
-	}
-	return &out
-}
-
-// join is the path of field within prefix.
-func join(prefix, field string) string {
-	if prefix == "" || strings.HasPrefix(field, "[") {
-		return prefix + field
-	}
-	return prefix + "." + field
-}
-
-// Enum is the names of an enumeration's values, value 0 first: what
-// scenario files and reports spell them. An enumeration's type keeps one
-// Enum and defines its String, MarshalText and UnmarshalText by it, so that
-// every enumeration parses, prints and refuses alike.
-type Enum[T ~int] struct {
-	// What names the enumeration in errors: "store", "backoff".
-	What  string
-	names []string
-}
-
-// NewEnum is the enumeration called what whose values 0, 1, ... are called
-// names.
-func NewEnum[T ~int](what string, names ...string) Enum[T] {
-	return Enum[T]{What: what, names: names}
-}
-
-// Names are the values' names, in order: a fresh slice.
-func (e Enum[T]) Names() []string { return append([]string(nil), e.names...) }
-
-// Valid reports whether v is one of the values.
-func (e Enum[T]) Valid(v T) bool { return v >= 0 && int(v) < len(e.names) }
-
-// String is v's name, or "WHAT(v)" for a value that is not one.
-func (e Enum[T]) String(v T) string {
-	if !e.Valid(v) {
-		return fmt.Sprintf("%s(%d)", e.What, int(v))
-	}
-	return e.names[v]
-}
-
-// Parse is the value called s; an unknown name is refused with the names
-// allowed.
-func (e Enum[T]) Parse(s string) (T, error) {
-	for i, n := range e.names {
-		if n == s {
-			return T(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown %s %q (want one of %s)", e.What, s, strings.Join(e.names, ", "))
-}
-
-// Check refuses a value that is not one, saying which are.
-func (e Enum[T]) Check(v T) error {
-	if !e.Valid(v) {
-		return fmt.Errorf("%d is not a %s (want one of %s)", int(v), e.What, strings.Join(e.names, ", "))
-	}
-	return nil
-}
-
-// MarshalText is v's name; a value that is not one is refused.
-func (e Enum[T]) MarshalText(v T) ([]byte, error) {
-	if err := e.Check(v); err != nil {
-		return nil, err
-	}
-	return []byte(e.names[v]), nil
-}
-
-// UnmarshalText sets *v to the value called text.
-func (e Enum[T]) UnmarshalText(text []byte, v *T) error {
-	x, err := e.Parse(string(text))
-	if err != nil {
-		return err
-	}
-	*v = x
-	return nil
-}
-
-// Kind is what values a setting takes, and so how a scenario file writes
-// it, how a flag reads it and what bounds it.
-type Kind int
-
-const (
-	// Probability is a float64 from 0 to 1.
-	Probability Kind = iota
-	// Duration is a time.Duration, not negative and at most a year.
-	Duration
-	// Whole is an int within the setting's own bounds.
-	Whole
-	// Latency is a fixed duration or a lognormal median and p99
-	// (provider.Latency).
-	Latency
-	// OneOf is a value of an enumeration (an Enum), written by its name.
-	OneOf
-)

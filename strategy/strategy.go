@@ -13,7 +13,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -128,10 +130,8 @@ const (
 	WholeJob
 )
 
-// Scopes is the enumeration of the scopes, named as strategy ids spell them (Parse).
-func Scopes() schema.Enum[Scope] { return scopes }
-
-var scopes = schema.NewEnum[Scope]("scope", "step", "job")
+// scopes names the scopes as strategy ids spell them (Parse).
+var scopes = enum.New[Scope]("scope", "step", "job")
 
 // String names the scope as strategy ids spell it.
 func (s Scope) String() string { return scopes.String(s) }
@@ -217,7 +217,7 @@ func (r *Retry) resume(c Calls, from int) bool {
 			}
 			attempts, keys := r.Attempts, r.Keys
 			if own != nil {
-				attempts, keys = own[i].AttemptsOr(attempts), own[i].KeysOr(keys)
+				attempts, keys = steppolicy.Attempts(own[i], attempts), steppolicy.Keys(own[i], keys)
 			}
 			key := r.key(c, keys)
 			ok := c.Call(i, key).OK()
@@ -245,7 +245,7 @@ func (r *Retry) resume(c Calls, from int) bool {
 			}
 			keys := r.Keys
 			if own != nil {
-				keys = own[i].KeysOr(keys)
+				keys = steppolicy.Keys(own[i], keys)
 			}
 			ok = c.Call(i, r.key(c, keys)).OK()
 		}
@@ -271,7 +271,7 @@ func (r *Retry) resumeJob(c *jobsim.Job, from int) bool {
 			}
 			attempts, keys := r.Attempts, r.Keys
 			if own != nil {
-				attempts, keys = own[i].AttemptsOr(attempts), own[i].KeysOr(keys)
+				attempts, keys = steppolicy.Attempts(own[i], attempts), steppolicy.Keys(own[i], keys)
 			}
 			key := r.key(c, keys)
 			ok := c.Call(i, key).OK()
@@ -299,7 +299,7 @@ func (r *Retry) resumeJob(c *jobsim.Job, from int) bool {
 			}
 			keys := r.Keys
 			if own != nil {
-				keys = own[i].KeysOr(keys)
+				keys = steppolicy.Keys(own[i], keys)
 			}
 			ok = c.Call(i, r.key(c, keys)).OK()
 		}

@@ -13,12 +13,11 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/sweep"
-	"github.com/retrysim/retrysim/provider"
 )
 
 // Grids and replicates past their limits are refused at once, with exit 2
@@ -263,9 +262,9 @@ func TestHelpStatesDurationBounds(t *testing.T) {
 	help, _, _ := retrysim(t, "-help")
 	help = unwrapHelp(help)
 	for _, want := range []string{
-		"is from 0 to " + strings.TrimSuffix(provider.MaxDuration.String(), "0m0s"),
-		fmt.Sprintf("deliveries, 1 to %d", delivery.DeliveriesLimit),
-		fmt.Sprintf("a job, 0 to %d", delivery.CrashesLimit),
+		"is from 0 to " + strings.TrimSuffix(limits.MaxDuration.String(), "0m0s"),
+		fmt.Sprintf("deliveries, 1 to %d", limits.DeliveryDeliveries),
+		fmt.Sprintf("a job, 0 to %d", limits.DeliveryCrashes),
 	} {
 		if !strings.Contains(help, want) {
 			t.Errorf("-help does not say %q", want)

@@ -12,10 +12,13 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/chain"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/outfile"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // chainUsages are the chain's own words for the fleet flags whose fleet
@@ -40,7 +43,7 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) 
 	c.Server = fleet.Server{Kind: fleet.Queue, Workers: 2, QueueMax: 3,
 		Service: fleet.Service{Dist: fleet.Exponential, Median: time.Second}}
 	c.Net = 0
-	c.Client.Attempts = fleet.MaxAttempts
+	c.Client.Attempts = limits.FleetAttempts
 	c.Memoryless = fleet.Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 5}
 	within := time.Minute
 	var (
@@ -53,7 +56,7 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) 
 		workers: "parallel `workers`, each running splittings, %d to %d; the output does not depend on it",
 		shard:   "run slice `i/n` of the splitting runs (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge"}, 1, nil, nil)
 	fs := r.fs
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		switch p.Key {
 		case "shape", "rate", "peak", "from", "to", "capacity", "queue", "service", "p-fail":
 			usage := fleetWords(p.Usage)
@@ -64,16 +67,16 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) 
 		}
 	}
 	m := &c.Memoryless
-	fs.Var(flagval.FloatVar(&m.TimeoutRate, 1e-9, fleet.MaxRate), "timeout-rate", "each attempt times out after an exponential time of this `rate` a second")
+	fs.Var(flagval.FloatVar(&m.TimeoutRate, 1e-9, limits.FleetRate), "timeout-rate", "each attempt times out after an exponential time of this `rate` a second")
 	fs.Var(flagval.FloatVar(&m.RetryProb, 0, 1), "retry-prob", "a failed or timed-out attempt is retried with this `probability`")
-	fs.Var(flagval.FloatVar(&m.BackoffRate, 1e-9, fleet.MaxRate), "backoff-rate", "a retry waits an exponential backoff of this `rate` a second")
-	fs.Var(flagval.IntVar(&m.Orbit, 0, fleet.MaxOrbit), "orbit", "at most `n` requests wait out a backoff at once; a retry beyond them is given up")
+	fs.Var(flagval.FloatVar(&m.BackoffRate, 1e-9, limits.FleetRate), "backoff-rate", "a retry waits an exponential backoff of this `rate` a second")
+	fs.Var(flagval.IntVar(&m.Orbit, 0, limits.FleetOrbit), "orbit", "at most `n` requests wait out a backoff at once; a retry beyond them is given up")
 	fs.Var(flagval.DurationVar(&within), "within", "the time `span` the probability of health is computed over")
-	fs.Var(flagval.IntVar(&splitOrbit, 0, fleet.MaxOrbit), "split-orbit", "also estimate by multilevel splitting the probability that the orbit reaches `size` (0: no splitting)")
+	fs.Var(flagval.IntVar(&splitOrbit, 0, limits.FleetOrbit), "split-orbit", "also estimate by multilevel splitting the probability that the orbit reaches `size` (0: no splitting)")
 	fs.Var(flagval.DurationVar(&splitHorizon), "split-horizon", "the `span` from an empty server at 0 s the orbit must reach -split-orbit within")
 	fs.Var(flagval.IntVar(&splitEffort, 1, metastable.MaxEffort), "split-effort", "`paths` a level of each splitting run")
 	fs.Var(flagval.IntVar(&splitRuns, 2, maxSplitRuns), "split-runs", "independent splitting `runs`, whose spread gives the relative error")
-	if err := r.parse(args, fmt.Sprintf(helpText("chain"), chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, fleet.MaxDuration-1, float64(fleet.MaxBytes)/(1<<30)), nil, stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("chain"), chain.MaxStates, chain.MaxQueue, chain.MaxBlock, chain.MaxSteps, float64(chain.MaxWork), metastable.MaxEffort, maxSplitRuns, limits.FleetDuration-1, float64(limits.FleetBytes)/(1<<30)), nil, stdout); err != nil {
 		return nil, err
 	}
 	if err := outfile.Check(r.o.Out); err != nil {
@@ -85,8 +88,8 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) 
 	if splitOrbit > m.Orbit || (splitOrbit > 0 && m.RetryProb == 0) {
 		return nil, flagval.Usage(fmt.Errorf("-split-orbit: the orbit never reaches %d with -orbit %d and -retry-prob %g", splitOrbit, m.Orbit, m.RetryProb))
 	}
-	if splitHorizon <= 0 || splitHorizon.Seconds() > fleet.MaxDuration-1 {
-		return nil, flagval.Usage(fmt.Errorf("-split-horizon: %g s is not above 0 s and at most %d s", splitHorizon.Seconds(), fleet.MaxDuration-1))
+	if splitHorizon <= 0 || splitHorizon.Seconds() > limits.FleetDuration-1 {
+		return nil, flagval.Usage(fmt.Errorf("-split-horizon: %g s is not above 0 s and at most %d s", splitHorizon.Seconds(), limits.FleetDuration-1))
 	}
 	if splitOrbit > 0 {
 		c.Duration = time.Duration(math.Ceil(splitHorizon.Seconds())+1) * time.Second // arrivals go on past the horizon, as the chain's do
@@ -118,7 +121,7 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) 
 	// A shard too answers, so that a span the chain refuses (within,
 	// split.horizon) is refused by its flag before any splitting, not at merge.
 	ans, err := q.Answer()
-	if fe := (*fleet.FieldError)(nil); errors.As(err, &fe) {
+	if fe := (*schema.FieldError)(nil); errors.As(err, &fe) {
 		return nil, flagval.Usage(fmt.Errorf("-%s %s", strings.ReplaceAll(fe.Field, ".", "-"), fe.Msg))
 	} else if err != nil {
 		return nil, err

@@ -15,12 +15,14 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/internal/tune"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // runFlags are the flags the fleet family's commands share (-preset,
@@ -69,7 +71,7 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	}
 	r := &runFlags{kind: kind, fs: flagval.NewFlagSet("retrysim " + kind), seed: 1, series: outfile.File{Flag: "series"}, plot: outfile.File{Flag: "plot"},
 		workers:    flagval.Bounded{V: runtime.GOMAXPROCS(0), Lo: 1, Hi: 4096},
-		replicates: flagval.Bounded{V: replicates, Lo: 1, Hi: fleet.MaxReplicates}}
+		replicates: flagval.Bounded{V: replicates, Lo: 1, Hi: limits.FleetReplicates}}
 	r.preset.Valid, r.preset.Names = lookup, presets
 	fs := r.fs
 	for _, f := range []struct {
@@ -248,16 +250,16 @@ func kindItems[C, P, R any](k replicates.Kind[C, P, R], w *work, runs []C, perPo
 }
 
 // flagNames name the flag of each setting, by the path a library's
-// *fleet.FieldError names it by: a key a path, or PREFIX* every other path
+// *schema.FieldError names it by: a key a path, or PREFIX* every other path
 // PREFIX starts, the flag's %s the rest of the path ("*": any other path);
 // a table holds at most one PREFIX*.
 type flagNames map[string]string
 
 // flagError is err in the command's words when it is a library's
-// *fleet.FieldError whose path names has a flag of: "FLAG: why", why its
+// *schema.FieldError whose path names has a flag of: "FLAG: why", why its
 // message in words (nil: as it is); any other error as it is.
-func flagError(err error, names flagNames, words func(*fleet.FieldError) string) error {
-	var fe *fleet.FieldError
+func flagError(err error, names flagNames, words func(*schema.FieldError) string) error {
+	var fe *schema.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}
@@ -286,7 +288,7 @@ func graphError(err error, loaded *scenario.Graph) error {
 		names["duration"] = "-duration"
 	}
 	switch named := flagError(err, names, nil); {
-	case !errors.As(err, new(*fleet.FieldError)):
+	case !errors.As(err, new(*schema.FieldError)):
 		return err
 	case named != err:
 		return flagval.Usage(named)

@@ -10,7 +10,12 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
+	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
@@ -40,18 +45,18 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	if err != nil {
 		return nil, err
 	}
-	return family[fleet.Config, fleet.Replicate, fleet.Result]{kind: replicates.Fleet(), runs: cfgs, name: cmp.Or(render.Escaped(r.scenario), p.Name), echo: echo,
+	return family[fleet.Config, fleetdata.Replicate, fleet.Result]{kind: replicates.Fleet(), runs: cfgs, name: cmp.Or(render.Escaped(r.scenario), p.Name), echo: echo,
 		grid: func(paths []string, points [][]string) ([]fleet.Config, error) {
 			for _, path := range paths {
-				p, ok := fleet.LookupParam(path)
+				p, ok := decl.LookupParam[fleet.Config](path)
 				if !ok {
-					p, ok = fleet.LookupKey(strings.ReplaceAll(path, "_", "-"))
+					p, ok = decl.LookupKey[fleet.Config](strings.ReplaceAll(path, "_", "-"))
 				}
 				if ok && r.given[p.Key] {
 					return nil, flagval.Usage(fmt.Errorf("-%s: -set %s varies it; give one of the two", p.Key, path))
 				}
 			}
-			runs, err := fleet.SweepConfigs(cfgs, paths, points)
+			runs, err := fleetrun.SweepConfigs(cfgs, paths, points)
 			if err == nil {
 				err = fleet.Check(runs, opts)
 			}
@@ -65,7 +70,7 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 // parseFleetRuns parses the flags of the fleet command, or of its sweep
 // (kind), into its runs, checked, and the preset they are ("one run" for
 // none).
-func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *runFlags, p fleet.Preset, cfgs []fleet.Config, err error) {
+func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *runFlags, p fleetpreset.Preset[fleet.Config], cfgs []fleet.Config, err error) {
 	r = newRunFlags(kind, usages{
 		preset:     "run the runs of the preset `name` (listed above) instead of one run from the flags",
 		scenario:   "take the model's settings from the fleet section of this scenario `file` (keys named as the flags, with _ for -: server, capacity, policy, hedges, ...), which holds no job (steps, watched, queue); a flag it sets may not be given too",
@@ -75,22 +80,22 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 		plot:       "also draw the time series to `file` (.png or .svg), a panel a run",
 		doc:        render.FleetDoc,
 		formats:    " (json also holds the series; html is one page with the series drawn)",
-	}, 10, each(fleet.Presets(), func(p fleet.Preset) string { return p.Name }),
-		func(s string) error { _, err := fleet.LookupPreset(s); return err })
+	}, 10, each(fleetpreset.Presets(), func(p fleetpreset.Preset[fleet.Config]) string { return p.Name }),
+		func(s string) error { _, err := fleetpreset.LookupPreset(s); return err })
 	c := fleet.DefaultConfig() // the model flags write into it
 	r.duration.V = c.Duration
 	r.fs.Lookup("duration").DefValue = r.duration.String()
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		r.fs.Var(flagval.ParamVar(p, &c), p.Key, fleetWords(p.Usage))
 	}
 	var outage flagval.Window
 	r.fs.Var(&outage, "outage", "the server fails or stalls every call arriving in this `window` from:to (20s:25s)")
-	if err := r.parse(args, fmt.Sprintf(helpText("fleet"), render.FleetPresets(fleet.Presets()), render.FleetLimits(render.FleetLimitList())), fleetGroups(), stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("fleet"), render.Presets(fleetpreset.Presets()), render.FleetLimits(render.FleetLimitList())), fleetGroups(), stdout); err != nil {
 		return nil, p, nil, err
 	}
-	p = fleet.Preset{Name: "one run"}
+	p = fleetpreset.Preset[fleet.Config]{Name: "one run"}
 	if r.preset.V != "" {
-		p, _ = fleet.LookupPreset(r.preset.V)
+		p, _ = fleetpreset.LookupPreset(r.preset.V)
 		if err := flagval.Refuse(r.fs, fleetPresetRefuses); err != nil {
 			return nil, p, nil, err
 		}
@@ -108,8 +113,8 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 		if c.Client.Backoff.Cap == 0 { // from a flag or the file
 			c.Client.Backoff.Cap = fleet.NoCap
 		}
-		unread := c.UnreadWhy()
-		if err := flagval.Refuse(r.fs, func(n string) string { p, _ := fleet.LookupKey(n); return fleetWords(unread[p.Path]) }); err != nil {
+		unread := decl.UnreadWhy[fleet.Config](c)
+		if err := flagval.Refuse(r.fs, func(n string) string { p, _ := decl.LookupKey[fleet.Config](n); return fleetWords(unread[p.Path]) }); err != nil {
 			return nil, p, nil, err
 		}
 		cfgs = []fleet.Config{c}
@@ -164,15 +169,15 @@ func fleetPresetRefuses(name string) string {
 	return fmt.Sprintf("a preset sets the model; drop -%s or -preset", name)
 }
 
-// fleetFlagError is err in the command's words: a *fleet.FieldError names
-// the flag of its path (a fleet.Param's Key, or the run's own flags), and
+// fleetFlagError is err in the command's words: a *schema.FieldError names
+// the flag of its path (a decl.Param's Key, or the run's own flags), and
 // the settings its message names by path are named as flags.
 func fleetFlagError(err error) error {
 	names := flagNames{"duration": "-duration", "outage.from": "-outage", "outage.to": "-outage", "replicates": "-replicates", "workers": "-workers"}
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		names[p.Path] = "-" + p.Key
 	}
-	return flagError(err, names, func(fe *fleet.FieldError) string { return fe.Words(scenarioref.FleetFlag) })
+	return flagError(err, names, func(fe *schema.FieldError) string { return pathtext.FieldWords(fe, scenarioref.FleetFlag) })
 }
 
 // fleetGroups are fleet -help's headings over its 68 flags: the model's
@@ -183,7 +188,7 @@ func fleetGroups() []flagval.Group {
 	groups := []flagval.Group{{Title: "The load"}, {Title: "The server"}, {Title: "The client"},
 		{Title: "The client's policy (-policy and the settings of each)"}, {Title: "The run and its output"}}
 	groups[0].Flags = []string{"duration"}
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		if p.Path == "outage.mode" {
 			groups[0].Flags = append(groups[0].Flags, "outage")
 		}
@@ -203,4 +208,4 @@ func fleetGroups() []flagval.Group {
 
 // fleetWords is a fleet text (a Param's Usage, a reason Unread gives) with
 // each setting it names by path named as its flag.
-func fleetWords(t schema.Text) string { return t.Words(scenarioref.FleetFlag) }
+func fleetWords(t pathtext.Text) string { return t.Words(scenarioref.FleetFlag) }

@@ -14,9 +14,12 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/stats"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // numbers is a flag.Value for a comma-separated list of distinct numbers
@@ -56,7 +59,7 @@ func policies(v *[]metastable.MapPolicy) flag.Value {
 // an item.
 func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
 	r := newRunFlags(kind, usages{
-		replicates: fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", fleet.MaxReplicates),
+		replicates: fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", limits.FleetReplicates),
 		workers:    "parallel `workers`, %d to %d; the output does not depend on it",
 		plot:       "also draw the heat maps to `file` (.png or .svg), a panel a policy and length",
 		shard:      "run slice `i/n` of the cells (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge",
@@ -65,18 +68,18 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 	}, 100, nil, nil)
 	fs, m := r.fs, metastable.CollapseMap()
 	trigger := flagval.Choice{V: "spike", Valid: flagval.OneOf("trigger", "spike, outage or stall", "spike", "outage", "stall")}
-	fs.Var(numbers(&m.Rates, 0, fleet.MaxRate, false), "rates", "the base loads, a comma-separated `list` of requests a second")
-	fs.Var(numbers(&m.Heights, 0, fleet.MaxRate, false), "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
+	fs.Var(numbers(&m.Rates, 0, limits.FleetRate, false), "rates", "the base loads, a comma-separated `list` of requests a second")
+	fs.Var(numbers(&m.Heights, 0, limits.FleetRate, false), "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
 	lengths := make([]float64, len(m.Lengths))
 	for i, l := range m.Lengths {
 		lengths[i] = l.Seconds()
 	}
-	fs.Var(numbers(&lengths, 0, fleet.MaxSeconds, true), "lengths", "the spike's or the outage's lengths, a comma-separated `list` of durations")
+	fs.Var(numbers(&lengths, 0, limits.FleetSeconds, true), "lengths", "the spike's or the outage's lengths, a comma-separated `list` of durations")
 	fs.Var(policies(&m.Policies), "policies", "the client `policies`, comma-separated: no_backoff, backoff_and_jitter (Brooker's two: no backoff, or a wait uniform in [0, b], b = 20 s doubling)")
 	fs.Var(&trigger, "trigger", "the `trigger`: spike (to each -heights for each -lengths), outage (every call fails at once for each -lengths) or stall (every call held to the outage's end)")
 	fs.Var(flagval.DurationVar(&m.From), "from", "the trigger starts at this `time`")
 	fs.Var(flagval.DurationVar(&m.After), "after", "each run goes on for this `duration` after the trigger ends (at least 10s, one recovery window)")
-	intro := fmt.Sprintf(helpText("fleet-map"), metastable.MaxMapAxis, metastable.MaxMapCells, fleet.MaxReplicates, float64(fleet.MaxEvents), fleet.MaxBytes>>30)
+	intro := fmt.Sprintf(helpText("fleet-map"), metastable.MaxMapAxis, metastable.MaxMapCells, limits.FleetReplicates, float64(limits.FleetEvents), limits.FleetBytes>>30)
 	if err := r.parse(args, intro, nil, stdout); err != nil {
 		return nil, err
 	}
@@ -111,7 +114,7 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 	}
 	opts := r.options(stderr)
 	run := func(ctx context.Context, lo, hi int) ([][]stats.Observation, error) {
-		if err := fleet.CheckCost(cells[lo:hi], opts); err != nil { // the slice's: a merge runs none
+		if err := fleetrun.CheckCost(cells[lo:hi], opts); err != nil { // the slice's: a merge runs none
 			return nil, flagval.Usage(flagError(err, flagNames{"replicates": "-replicates", "duration": "-after", "*": "-heights (%s)"}, nil)) // the cells' duration by -after, the load in flight at the peak by -heights
 		}
 		done, err := metastable.RunMap(ctx, cells[lo:hi], opts)
@@ -124,7 +127,9 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 		}
 		return obs, nil
 	}
-	check := func(k int, obs *[]stats.Observation) error { return cells[k].CheckObservations(*obs, r.replicates.V) }
+	check := func(k int, obs *[]stats.Observation) error {
+		return fleetrun.CheckObservations(&cells[k], *obs, r.replicates.V)
+	}
 	return items(r.work("cells", len(cells), nil), run, check, func(ctx context.Context, obs [][]stats.Observation) error {
 		done := make([]metastable.MapCell, len(cells))
 		for i := range cells {
@@ -142,7 +147,7 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 // -policies x -lengths x -heights x -rates), and a cell's own setting,
 // which no flag of this command gives, as "cell NAME: path: why".
 func fleetMapFlagError(err error) error {
-	var fe *fleet.FieldError
+	var fe *schema.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}

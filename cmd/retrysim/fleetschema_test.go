@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/scenario"
-	"github.com/retrysim/retrysim/schema"
 )
 
-// The fleet's settings are declared once, in fleet.Params, and every layer
+// The fleet's settings are declared once, in decl.Params[fleet.Config], and every layer
 // is derived from that table: a setting added there (a row with its path,
 // key, usage and field) gets a flag named by its key with its usage in
 // -help, a key in a scenario file's fleet section, a place in the json
@@ -22,7 +23,7 @@ import (
 // here without a line of this test changing.
 func TestFleetSchemaReachesEveryLayer(t *testing.T) { checkFleetSchema(t) }
 
-// checkFleetSchema checks that every fleet.Params row reaches every layer.
+// checkFleetSchema checks that every decl.Params[fleet.Config] row reaches every layer.
 func checkFleetSchema(t *testing.T) {
 	t.Helper()
 	help, _, code := retrysim(t, "fleet", "-help")
@@ -50,7 +51,7 @@ func checkFleetSchema(t *testing.T) {
 		t.Fatalf("fleet -format json: %v, %d runs", err, len(doc.Rows))
 	}
 	unread := fleet.DefaultConfig().Unread()
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		i := slices.IndexFunc(entries, func(e helpEntry) bool { return e.name == p.Key })
 		if i < 0 || !strings.HasPrefix(entries[i].usage, strings.ReplaceAll(fleetWords(p.Usage), "`", "")[:20]) {
 			t.Errorf("%s: -help has no flag -%s with its usage", p.Path, p.Key)
@@ -62,14 +63,14 @@ func checkFleetSchema(t *testing.T) {
 		if _, echoed := doc.Rows[0].Params[fileKey]; echoed != (unread[p.Path] == "") {
 			t.Errorf("%s: echoed as %s %v; want %v (read by the default run)", p.Path, fileKey, echoed, unread[p.Path] == "")
 		}
-		err := fleetFlagError(schema.Errorf(p.Path, "bad, unlike %s", schema.Path(p.Path)))
+		err := fleetFlagError(pathtext.Errorf(p.Path, "bad, unlike %s", pathtext.Path(p.Path)))
 		if want := "-" + p.Key + ": bad, unlike -" + p.Key; err.Error() != want {
 			t.Errorf("%s: error %q; want %q", p.Path, err, want)
 		}
 	}
 	for _, k := range fileKeys {
-		if _, ok := fleet.LookupKey(strings.ReplaceAll(k, "_", "-")); !ok {
-			t.Errorf("scenario key fleet.%s is no fleet.Param", k)
+		if _, ok := decl.LookupKey[fleet.Config](strings.ReplaceAll(k, "_", "-")); !ok {
+			t.Errorf("scenario key fleet.%s is no decl.Param[fleet.Config]", k)
 		}
 	}
 }

@@ -9,13 +9,16 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
 )
 
 // graphFamily is a kind of graphs' runs: graph's, workers', or a sweep of either.
-type graphFamily = family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]
+type graphFamily = family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]
 
 // parseGraphs parses the flags of kind (graph or workers, or a sweep of
 // either) into its run, a replicate (of a point) an item.
@@ -49,9 +52,9 @@ func parseGraph(kind string, args []string, stdout, stderr io.Writer) (*runFlags
 		plot:              "also draw the series to `file` (.png or .svg), a panel a service",
 		doc:               render.GraphDoc,
 		formats:           " (json also holds each graph's settings and each service's series; html is one page with the series drawn)",
-	}, 10, each(fleet.GraphPresets(), func(p fleet.GraphPreset) string { return p.Name }),
-		func(s string) error { _, err := fleet.LookupGraphPreset(s); return err })
-	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.KindPresets(fleet.GraphPresets()), fleet.MaxServices, fleet.MaxEntries, fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, float64(fleet.MaxEvents)), nil, stdout); err != nil {
+	}, 10, each(fleetpreset.GraphPresets(), func(p fleetpreset.Preset[fleet.Graph]) string { return p.Name }),
+		func(s string) error { _, err := fleetpreset.LookupGraphPreset(s); return err })
+	if err := r.parse(args, fmt.Sprintf(helpText("graph"), render.Presets(fleetpreset.GraphPresets()), limits.GraphServices, limits.GraphEntries, limits.GraphFanout, limits.GraphCalls, limits.GraphDepth, limits.FleetDuration, limits.FleetReplicates, limits.FleetSeriesSeconds, float64(limits.FleetEvents)), nil, stdout); err != nil {
 		return nil, graphFamily{}, err
 	}
 	loaded, err := r.loadGraph("graphs")
@@ -60,13 +63,13 @@ func parseGraph(kind string, args []string, stdout, stderr io.Writer) (*runFlags
 	}
 	var (
 		graphs []fleet.Graph
-		p      fleet.GraphPreset
+		p      fleetpreset.Preset[fleet.Graph]
 	)
 	switch {
 	case loaded != nil:
 		graphs = []fleet.Graph{loaded.Graph}
 	case r.preset.V != "":
-		p, _ = fleet.LookupGraphPreset(r.preset.V)
+		p, _ = fleetpreset.LookupGraphPreset(r.preset.V)
 		graphs = p.Runs(r.fromPreset(p.Duration, p.Replicates))
 	default:
 		return nil, graphFamily{}, flagval.Usage(errors.New("want -scenario FILE (a graph section) or -preset NAME"))

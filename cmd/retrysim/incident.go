@@ -12,6 +12,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/incident"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
@@ -22,7 +23,7 @@ import (
 // k of every run (the incident's and its fixes') an item; with no name its
 // run, of no item, lists the gallery.
 func parseIncident(kind string, args []string, stdout, _ io.Writer) (*work, error) {
-	r := newRunFlags(kind, usages{plain: true, replicates: fmt.Sprintf("replay each run with `r` independent seeds, 1 to %d", fleet.MaxReplicates),
+	r := newRunFlags(kind, usages{plain: true, replicates: fmt.Sprintf("replay each run with `r` independent seeds, 1 to %d", limits.FleetReplicates),
 		plot: "also draw the runs' time series, a panel a run, the incident's first, to `file` (.png or .svg)"}, incident.DefaultReplicates, nil, nil)
 	fs, format := r.fs, flagval.Choice{V: incident.Formats()[0], Names: incident.Formats(),
 		Valid: flagval.OneOf("format", "one of "+strings.Join(incident.Formats(), ", "), incident.Formats()...)}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/incident"
 )
 
@@ -163,13 +163,13 @@ func TestIncidentShardsHostile(t *testing.T) {
 			}
 		}, "its settings make 2 replicates, not 9"},
 		{"a fleet replicate out of range", dynamo, func(t *testing.T, files []string) {
-			editItems(t, files[1], func(it [][]fleet.Replicate) { it[0][1].Series = nil })
+			editItems(t, files[1], func(it [][]fleetdata.Replicate) { it[0][1].Series = nil })
 		}, "run 1: series: 0 seconds"},
 		{"a workers replicate out of range", sqs, func(t *testing.T, files []string) {
-			editItems(t, files[0], func(it [][]fleet.GraphReplicate) { it[0][2].Edges[0].JobDuplicates = -1 })
+			editItems(t, files[0], func(it [][]fleetdata.GraphReplicate) { it[0][2].Edges[0].JobDuplicates = -1 })
 		}, "run 2: edges[0]: a negative count"},
 		{"a run missing", sqs, func(t *testing.T, files []string) {
-			editItems(t, files[0], func(it [][]fleet.GraphReplicate) { it[0] = it[0][:2] })
+			editItems(t, files[0], func(it [][]fleetdata.GraphReplicate) { it[0] = it[0][:2] })
 		}, "2 runs; the settings make 3"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

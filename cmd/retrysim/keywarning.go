@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -16,7 +17,7 @@ import (
 // the run's own warning, unless it is "".
 func warnKeysInVain(stderr io.Writer, path string, sc provider.Scenario, ids []string, strategies []strategy.Strategy, warning string) {
 	var vain []string
-	for i, v := range strategy.KeysInVain(sc, strategies) {
+	for i, v := range sim.KeysInVain(sc, strategies) {
 		if v && path != "" {
 			vain = append(vain, ids[i])
 		}

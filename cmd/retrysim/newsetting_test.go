@@ -24,7 +24,7 @@ var newFields = []struct{ file, after, field string }{
 // setting in every layer.
 var newFiles = map[string]string{
 	"delivery.go":     "delivery/zz_newsetting.go",
-	"provider.go":     "provider/zz_newsetting.go",
+	"step.go":         "internal/decl/zz_newsetting.go",
 	"fleet.go":        "fleet/zz_newsetting.go",
 	"queue_test.go":   "zz_newsetting_queue_test.go",
 	"step_test.go":    "zz_newsetting_step_test.go",

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/chain"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -234,11 +234,13 @@ func TestShardHeaderCounts(t *testing.T) {
 	}{
 		{3, func(p string) { editItems(t, p, func(it []chain.Item) { it[0].Events = 9e18 }) }, "and 0 to 1e+10 events"},
 		{3, func(p string) { editItems(t, p, func(it []chain.Item) { it[len(it)-1].Events = 9e18 }) }, "not 0 to 1e+10"},
-		{0, func(p string) { editItems(t, p, func(it [][]fleet.Replicate) { it[0][0].Series = nil }) }, "series: 0 seconds; the run has 10"},
+		{0, func(p string) { editItems(t, p, func(it [][]fleetdata.Replicate) { it[0][0].Series = nil }) }, "series: 0 seconds; the run has 10"},
 		{1, func(p string) { editItems(t, p, func(it [][]stats.Observation) { it[0] = append(it[0], it[0]...) }) }, "4 replicates; the run has 2"}, // in s1, the one cell's shard
-		{4, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0][0].Services = nil }) }, "0 services and"},
-		{5, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0][0].Edges[0].Requests = -1 }) }, "requests: -1 is negative"},
-		{5, func(p string) { editItems(t, p, func(it [][]fleet.GraphReplicate) { it[0] = it[0][:0] }) }, "0 runs; the settings make 2"},
+		{4, func(p string) { editItems(t, p, func(it [][]fleetdata.GraphReplicate) { it[0][0].Services = nil }) }, "0 services and"},
+		{5, func(p string) {
+			editItems(t, p, func(it [][]fleetdata.GraphReplicate) { it[0][0].Edges[0].Requests = -1 })
+		}, "requests: -1 is negative"},
+		{5, func(p string) { editItems(t, p, func(it [][]fleetdata.GraphReplicate) { it[0] = it[0][:0] }) }, "0 runs; the settings make 2"},
 		{2, func(p string) { editItems(t, p, func(it []jobapi.SweepPoint) { it[0].Replicates[0][0].Jobs = 7 }) }, "ran 7 jobs; the point runs 100"},
 	} {
 		k := hostileKinds[tc.kind]

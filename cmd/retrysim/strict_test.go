@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/flagval"
 )
 
@@ -174,10 +175,10 @@ func TestRaceRefusesUnreadAndZero(t *testing.T) {
 // Every time fleet reads is bounded as -help says, up to a day (render.FleetLimitList:
 // "times ... up to 86400 s"): 25h is refused for each, naming its flag. The
 // backoff's base and cap were only kept from being negative (issue 21, item
-// 13: -backoff-base 8760h ran). Every time setting of fleet.Params is
+// 13: -backoff-base 8760h ran). Every time setting of decl.Params[fleet.Config] is
 // tried, each with flags that make the run read it (readingFlags).
 func TestFleetTimesUpToADay(t *testing.T) {
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		var c fleet.Config
 		if _, ok := p.Field(&c).(*time.Duration); !ok {
 			continue
@@ -202,10 +203,10 @@ func TestFleetTimesUpToADay(t *testing.T) {
 // readingFlags are flags of the fleet command under which a run reads the
 // setting p (fleet.Config.Unread does not name it): a retry and a hedge, and one name of a setting read by name (a policy, a
 // server kind, a shape), the first that does, from the declarations.
-func readingFlags(p fleet.Param) ([]string, bool) {
+func readingFlags(p decl.Param[fleet.Config]) ([]string, bool) {
 	base := []string{"-attempts", "2", "-hedges", "1"}
 	candidates := [][]string{base}
-	for _, q := range fleet.Params() {
+	for _, q := range decl.Params[fleet.Config]() {
 		c := fleet.DefaultConfig()
 		text, ok := q.Field(&c).(encoding.TextUnmarshaler)
 		if !ok {
@@ -220,7 +221,7 @@ func readingFlags(p fleet.Param) ([]string, bool) {
 	for _, flags := range candidates {
 		fs := flag.NewFlagSet("fleet", flag.ContinueOnError)
 		c := fleet.DefaultConfig()
-		for _, q := range fleet.Params() {
+		for _, q := range decl.Params[fleet.Config]() {
 			fs.Var(flagval.ParamVar(q, &c), q.Key, "")
 		}
 		if fs.Parse(append(slices.Clip(flags), "-"+p.Key, "1s")) != nil {

@@ -10,10 +10,12 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/sweep"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // sweepSetUsage is -set's usage in retrysim sweep KIND.
@@ -87,12 +89,12 @@ func (f family[C, P, R]) work(r *runFlags, stdout io.Writer, opts fleet.Options)
 // nil, refusing a point's graph the kind does not run.
 func graphGrid(graphs []fleet.Graph, opts fleet.Options, kindCheck func(fleet.Graph) error) func([]string, [][]string) ([]fleet.Graph, error) {
 	return func(paths []string, points [][]string) ([]fleet.Graph, error) {
-		runs, err := fleet.SweepGraphs(graphs, paths, points)
+		runs, err := fleetrun.SweepGraphs(graphs, paths, points)
 		for i := 0; err == nil && kindCheck != nil && i < len(runs); i++ {
 			err = kindCheck(runs[i])
 		}
 		if err == nil {
-			err = fleet.CheckGraphCost(runs, opts)
+			err = fleetrun.CheckGraphCost(runs, opts)
 		}
 		return runs, err
 	}
@@ -105,7 +107,7 @@ func setRefused(err error) error {
 	if errors.As(err, &ue) {
 		return err
 	}
-	if _, ok := err.(*fleet.FieldError); ok {
+	if _, ok := err.(*schema.FieldError); ok {
 		return flagval.Usage(fmt.Errorf("-set %w", err))
 	}
 	return flagval.Usage(fmt.Errorf("-set: %w", err))

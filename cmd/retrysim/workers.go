@@ -6,12 +6,14 @@ import (
 	"io"
 	"slices"
 
-	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // parseWorkers parses the flags of kind (workers, or its sweep) into its
@@ -27,12 +29,12 @@ func parseWorkers(kind string, args []string, stdout, stderr io.Writer) (*runFla
 		plot:              "also draw the series to `file` (.png or .svg): jobs a second, jobs waiting, the oldest's age, a panel a dependency",
 		doc:               render.WorkersDoc,
 		formats:           " (json also holds each run's series a second; html is one page with the series drawn)",
-	}, 10, each(fleet.WorkersPresets(), func(p fleet.WorkersPreset) string { return p.Name }),
-		func(s string) error { _, err := fleet.LookupWorkersPreset(s); return err })
-	workerCount := flagval.Bounded{Lo: 1, Hi: fleet.MaxWorkers}
-	r.fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", fleet.MaxWorkers))
+	}, 10, each(fleetpreset.WorkersPresets(), func(p fleetpreset.Preset[fleet.Workers]) string { return p.Name }),
+		func(s string) error { _, err := fleetpreset.LookupWorkersPreset(s); return err })
+	workerCount := flagval.Bounded{Lo: 1, Hi: limits.FleetWorkers}
+	r.fs.Var(&workerCount, "worker-count", fmt.Sprintf("the model's workers taking jobs, `n` from 1 to %d, in every run instead of its own (not -workers)", limits.FleetWorkers))
 	r.fs.Lookup("worker-count").DefValue = "the preset's or the file's own"
-	if err := r.parse(args, fmt.Sprintf(helpText("workers"), render.KindPresets(fleet.WorkersPresets()), fleet.MaxFanout, fleet.MaxWorkers, fleet.MaxAttempts, fleet.MaxDuration, fleet.MaxReplicates, fleet.MaxSeriesSeconds, fleet.MaxSeconds, delivery.CrashesLimit, float64(fleet.MaxBytes)/(1<<30), float64(fleet.MaxEvents)), nil, stdout); err != nil {
+	if err := r.parse(args, fmt.Sprintf(helpText("workers"), render.Presets(fleetpreset.WorkersPresets()), limits.GraphFanout, limits.FleetWorkers, limits.FleetAttempts, limits.FleetDuration, limits.FleetReplicates, limits.FleetSeriesSeconds, limits.FleetSeconds, limits.DeliveryCrashes, float64(limits.FleetBytes)/(1<<30), float64(limits.FleetEvents)), nil, stdout); err != nil {
 		return nil, graphFamily{}, err
 	}
 	loaded, err := r.loadGraph("fleets")
@@ -40,7 +42,7 @@ func parseWorkers(kind string, args []string, stdout, stderr io.Writer) (*runFla
 		return nil, graphFamily{}, err
 	}
 	var (
-		chosen fleet.WorkersPreset
+		chosen fleetpreset.Preset[fleet.Workers]
 		graphs []fleet.Graph
 		name   string
 	)
@@ -50,12 +52,12 @@ func parseWorkers(kind string, args []string, stdout, stderr io.Writer) (*runFla
 		g.Services = slices.Clone(g.Services)
 		w := slices.IndexFunc(g.Services, func(n fleet.Node) bool { return n.Name == g.Entries[0].To })
 		if g.Services[w].Server.Kind != fleet.Queue {
-			return nil, graphFamily{}, flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("services[%s].server.kind", g.Services[w].Name),
+			return nil, graphFamily{}, flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&schema.FieldError{Field: fmt.Sprintf("services[%s].server.kind", g.Services[w].Name),
 				Msg: fmt.Sprintf("the workers (%s, where the first entry sends its jobs) are %s server; want a queue server, whose workers take the jobs", g.Services[w].Name, human.Article(g.Services[w].Server.Kind.String()))})))
 		}
 		for k := 1; k < len(g.Entries); k++ {
 			if g.Entries[k].To == g.Entries[0].To { // its jobs would be delivered, but counted in no row's jobs
-				return nil, graphFamily{}, flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&fleet.FieldError{Field: fmt.Sprintf("entries[%d].to", k),
+				return nil, graphFamily{}, flagval.Usage(fmt.Errorf("-scenario %w", loaded.Located(&schema.FieldError{Field: fmt.Sprintf("entries[%d].to", k),
 					Msg: fmt.Sprintf("%s is the first entry's queue, whose jobs a workers run counts; send this entry to a queue of its own, or run retrysim graph", g.Entries[k].To)})))
 			}
 		}
@@ -65,7 +67,7 @@ func parseWorkers(kind string, args []string, stdout, stderr io.Writer) (*runFla
 		name = render.Escaped(r.scenario)
 		graphs = []fleet.Graph{g}
 	case r.preset.V != "":
-		chosen, _ = fleet.LookupWorkersPreset(r.preset.V)
+		chosen, _ = fleetpreset.LookupWorkersPreset(r.preset.V)
 		name = chosen.Name
 		runs := chosen.Runs(r.fromPreset(chosen.Duration, chosen.Replicates))
 		for i := range runs {

@@ -8,7 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // agreeCase is a Memoryless model with a spike of load on [From, To), and
@@ -52,13 +54,13 @@ func (a agreeCase) chainValues() ([3]float64, error) {
 		return v, err
 	}
 	end := a.m.To + a.settle
-	if v[0], err = c.Hit(c.Empty(), 0, end, func(s fleet.MarkovState) bool { return s.Orbit >= a.collapse }); err != nil {
+	if v[0], err = c.Hit(c.Empty(), 0, end, func(s fleetdata.MarkovState) bool { return s.Orbit >= a.collapse }); err != nil {
 		return v, err
 	}
-	if v[1], err = c.At(c.Empty(), end, func(s fleet.MarkovState) bool { return s.InServer+s.Orbit <= a.calm }); err != nil {
+	if v[1], err = c.At(c.Empty(), end, func(s fleetdata.MarkovState) bool { return s.InServer+s.Orbit <= a.calm }); err != nil {
 		return v, err
 	}
-	v[2], err = c.Hit(c.Empty(), a.m.To, a.m.To+a.recoverBy, func(s fleet.MarkovState) bool { return s == fleet.MarkovState{} })
+	v[2], err = c.Hit(c.Empty(), a.m.To, a.m.To+a.recoverBy, func(s fleetdata.MarkovState) bool { return s == fleetdata.MarkovState{} })
 	return v, err
 }
 
@@ -74,14 +76,14 @@ func (a agreeCase) engineCounts(first uint64, n int) ([3]int, error) {
 	}
 	for r := range n {
 		var collapsed, calm, recovered bool
-		_, err := fleet.NewTracer(&cfg, first+uint64(r)).Run(context.Background(), func(from, to float64, s fleet.MarkovState) bool {
+		_, err := fleetrun.NewTracer(&cfg, first+uint64(r)).Run(context.Background(), func(from, to float64, s fleetdata.MarkovState) bool {
 			if from <= end && s.Orbit >= a.collapse {
 				collapsed = true
 			}
 			if from <= end && end < to && s.InServer+s.Orbit <= a.calm {
 				calm = true
 			}
-			if from <= a.m.To+a.recoverBy && to > a.m.To && s == (fleet.MarkovState{}) {
+			if from <= a.m.To+a.recoverBy && to > a.m.To && s == (fleetdata.MarkovState{}) {
 				recovered = true
 			}
 			return from > last
@@ -172,9 +174,9 @@ func TestEngineAgreesWithChainSolves(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reach := func(s fleet.MarkovState) bool { return s.Orbit >= mc.orbit }
-		entered := func(s fleet.MarkovState) bool { return s.Orbit >= 1 }
-		full := func(s fleet.MarkovState) bool { return s.InServer >= mc.m.Workers+mc.m.Queue }
+		reach := func(s fleetdata.MarkovState) bool { return s.Orbit >= mc.orbit }
+		entered := func(s fleetdata.MarkovState) bool { return s.Orbit >= 1 }
+		full := func(s fleetdata.MarkovState) bool { return s.InServer >= mc.m.Workers+mc.m.Queue }
 		h, err := c.Mean(reach)
 		if err != nil {
 			t.Fatal(err)
@@ -184,12 +186,12 @@ func TestEngineAgreesWithChainSolves(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantMean, wantBefore := h[c.Index(State{})], b[c.Index(State{})]
-		cfg := mc.m.Config(fleet.MaxDuration)
+		cfg := mc.m.Config(limits.FleetDuration)
 		var sum, sum2 float64
 		first := 0
 		for r := range agreeReplicates {
 			decided, hit := false, math.NaN()
-			if _, err := fleet.NewTracer(&cfg, uint64((len(agreeCases)+i)*agreeReplicates+r)).Run(context.Background(), func(from, _ float64, s fleet.MarkovState) bool {
+			if _, err := fleetrun.NewTracer(&cfg, uint64((len(agreeCases)+i)*agreeReplicates+r)).Run(context.Background(), func(from, _ float64, s fleetdata.MarkovState) bool {
 				if !decided && (entered(s) || full(s)) {
 					decided = true
 					if entered(s) {
@@ -204,7 +206,7 @@ func TestEngineAgreesWithChainSolves(t *testing.T) {
 				t.Fatal(err)
 			}
 			if math.IsNaN(hit) || !decided {
-				t.Fatalf("case %d replicate %d: the orbit never reached %d in %d s", i, r, mc.orbit, fleet.MaxDuration)
+				t.Fatalf("case %d replicate %d: the orbit never reached %d in %d s", i, r, mc.orbit, limits.FleetDuration)
 			}
 			sum += hit
 			sum2 += hit * hit

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/metastable"
 )
 
@@ -19,7 +19,7 @@ var benchModels = []struct {
 }
 
 func healthy(m Model) Region {
-	return func(s fleet.MarkovState) bool { return s.InServer <= m.Workers && s.Orbit == 0 }
+	return func(s fleetdata.MarkovState) bool { return s.InServer <= m.Workers && s.Orbit == 0 }
 }
 
 // BenchmarkMean builds the chain and solves for the mean time to health.
@@ -69,7 +69,7 @@ func BenchmarkSplitting(b *testing.B) {
 		levels[i] = i + 1
 	}
 	for b.Loop() {
-		sp := metastable.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: levels,
+		sp := metastable.Splitting{Importance: func(s fleetdata.MarkovState) int { return s.Orbit }, Levels: levels,
 			Horizon: splitHorizon, Effort: splitEffort, Seed: 1}
 		est, err := sp.Estimate(context.Background(), &cfg)
 		if err != nil {

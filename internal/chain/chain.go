@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 )
 
 // Limits on a chain, checked before any work: as it is built, the states
@@ -59,20 +61,20 @@ func FromConfig(cfg fleet.Config) (Model, error) {
 	}
 	m := cfg.Memoryless
 	if !m.On {
-		return Model{}, schema.Errorf("memoryless.on", "the chain models only Memoryless runs")
+		return Model{}, pathtext.Errorf("memoryless.on", "the chain models only Memoryless runs")
 	}
 	md := Model{Rate: cfg.Load.Rate, Workers: cfg.Server.Workers, Queue: cfg.Server.QueueMax,
 		ServiceRate: 1 / cfg.Server.Service.Median.Seconds(), PFail: cfg.Server.PFail,
 		TimeoutRate: m.TimeoutRate, RetryProb: m.RetryProb, BackoffRate: m.BackoffRate, Orbit: m.Orbit}
 	if cfg.Load.FirstCall {
-		return Model{}, schema.Errorf("load.first_call", "a first call a client is not Poisson; the chain takes Poisson arrivals only")
+		return Model{}, pathtext.Errorf("load.first_call", "a first call a client is not Poisson; the chain takes Poisson arrivals only")
 	}
 	switch cfg.Load.Kind {
 	case fleet.Constant:
 	case fleet.Spike:
 		md.Peak, md.From, md.To = cfg.Load.Peak, cfg.Load.From.Seconds(), cfg.Load.To.Seconds()
 	default:
-		return Model{}, schema.Errorf("load.kind", "%v is not piecewise constant; the chain takes constant or spike", cfg.Load.Kind)
+		return Model{}, pathtext.Errorf("load.kind", "%v is not piecewise constant; the chain takes constant or spike", cfg.Load.Kind)
 	}
 	return md, md.check()
 }
@@ -91,7 +93,7 @@ func (m Model) Config(duration float64) fleet.Config {
 	c.Server = fleet.Server{Kind: fleet.Queue, Workers: m.Workers, QueueMax: m.Queue,
 		Service: fleet.Service{Dist: fleet.Exponential, Median: seconds(1 / m.ServiceRate)}, PFail: m.PFail}
 	c.Net = 0
-	c.Client.Attempts = fleet.MaxAttempts
+	c.Client.Attempts = limits.FleetAttempts
 	c.Memoryless = fleet.Memoryless{On: true, TimeoutRate: m.TimeoutRate, RetryProb: m.RetryProb,
 		BackoffRate: m.BackoffRate, Orbit: m.Orbit}
 	return c
@@ -102,16 +104,16 @@ func seconds(s float64) time.Duration { return time.Duration(math.Round(s * floa
 
 func (m Model) check() error {
 	pos := func(name string, v float64) error {
-		if math.IsNaN(v) || v <= 0 || v > fleet.MaxRate {
-			return fmt.Errorf("chain: %s: %g is not a rate above 0 and at most %g a second", name, v, float64(fleet.MaxRate))
+		if math.IsNaN(v) || v <= 0 || v > limits.FleetRate {
+			return fmt.Errorf("chain: %s: %g is not a rate above 0 and at most %g a second", name, v, float64(limits.FleetRate))
 		}
 		return nil
 	}
 	switch {
-	case math.IsNaN(m.Rate) || m.Rate < 0 || m.Rate > fleet.MaxRate:
-		return fmt.Errorf("chain: Rate: %g is not from 0 to %g a second", m.Rate, float64(fleet.MaxRate))
-	case m.To > m.From && (math.IsNaN(m.Peak) || m.Peak < 0 || m.Peak > fleet.MaxRate):
-		return fmt.Errorf("chain: Peak: %g is not from 0 to %g a second", m.Peak, float64(fleet.MaxRate))
+	case math.IsNaN(m.Rate) || m.Rate < 0 || m.Rate > limits.FleetRate:
+		return fmt.Errorf("chain: Rate: %g is not from 0 to %g a second", m.Rate, float64(limits.FleetRate))
+	case m.To > m.From && (math.IsNaN(m.Peak) || m.Peak < 0 || m.Peak > limits.FleetRate):
+		return fmt.Errorf("chain: Peak: %g is not from 0 to %g a second", m.Peak, float64(limits.FleetRate))
 	case m.Workers < 1 || m.Queue < 0 || m.Queue > MaxQueue:
 		return fmt.Errorf("chain: Workers, Queue: %d and %d are not at least 1 and from 0 to %d", m.Workers, m.Queue, MaxQueue)
 	case math.IsNaN(m.PFail) || m.PFail < 0 || m.PFail > 1:
@@ -145,13 +147,13 @@ type State struct {
 	Orbit int
 }
 
-// Observed is what the engine shows of the state (fleet.MarkovState).
-func (s State) Observed() fleet.MarkovState {
-	return fleet.MarkovState{InServer: s.Live + s.Abandoned + s.Queued, Orbit: s.Orbit}
+// Observed is what the engine shows of the state (fleetdata.MarkovState).
+func (s State) Observed() fleetdata.MarkovState {
+	return fleetdata.MarkovState{InServer: s.Live + s.Abandoned + s.Queued, Orbit: s.Orbit}
 }
 
 // Region is a set of states, as the engine can tell them apart.
-type Region func(fleet.MarkovState) bool
+type Region func(fleetdata.MarkovState) bool
 
 // transition is a jump from state from to state to at rate rate (a
 // second), or at rate x λ when arrival.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 )
 
 // near fails unless got is within tol of want, relative to max(1, |want|).
@@ -26,7 +27,7 @@ func build(t *testing.T, m Model) *Chain {
 }
 
 func inServer(n int) Region {
-	return func(s fleet.MarkovState) bool { return s.InServer == n }
+	return func(s fleetdata.MarkovState) bool { return s.InServer == n }
 }
 
 // An M/M/1/1 server without timeouts or retries is a two-state chain: busy
@@ -177,13 +178,13 @@ func TestOrbitByHand(t *testing.T) {
 	if c.Len() != 4 {
 		t.Fatalf("states = %d; want 4", c.Len())
 	}
-	h, err := c.Mean(func(s fleet.MarkovState) bool { return s.Orbit == 0 })
+	h, err := c.Mean(func(s fleetdata.MarkovState) bool { return s.Orbit == 0 })
 	if err != nil {
 		t.Fatal(err)
 	}
 	near(t, "time to empty the orbit", h[c.Index(State{Live: 1, Orbit: 1})], (lam+nu)/(nu*mu)+1/nu, 1e-12)
-	b, err := c.Before(func(s fleet.MarkovState) bool { return s == fleet.MarkovState{} },
-		func(s fleet.MarkovState) bool { return s == fleet.MarkovState{InServer: 1, Orbit: 1} })
+	b, err := c.Before(func(s fleetdata.MarkovState) bool { return s == fleetdata.MarkovState{} },
+		func(s fleetdata.MarkovState) bool { return s == fleetdata.MarkovState{InServer: 1, Orbit: 1} })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestLimits(t *testing.T) {
 	}
 	// At rate 0 (a spike's load only) the orbit never fills at the base rate.
 	spikeOnly := build(t, Model{Peak: 2, From: 1, To: 2, Workers: 1, ServiceRate: 1, TimeoutRate: 1, RetryProb: 1, BackoffRate: 1, Orbit: 2})
-	if _, err := spikeOnly.Mean(func(s fleet.MarkovState) bool { return s.Orbit == 2 }); err == nil || !strings.HasSuffix(err.Error(), "never reaches the region") {
+	if _, err := spikeOnly.Mean(func(s fleetdata.MarkovState) bool { return s.Orbit == 2 }); err == nil || !strings.HasSuffix(err.Error(), "never reaches the region") {
 		t.Errorf("Mean at rate 0 of a full orbit: err = %v; want never reaches", err)
 	}
 	cfg := fleet.DefaultConfig()

@@ -6,9 +6,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/retrysim/retrysim/fleet"
 )
 
 // The chain's solves give, to the last bit, what they gave when they were
@@ -33,7 +32,7 @@ func TestDenseIsGonums(t *testing.T) {
 	for _, m := range models {
 		c := build(t, m)
 		health := c.in(healthy(m))
-		collapsed := c.in(func(s fleet.MarkovState) bool { return s.Orbit == m.Orbit })
+		collapsed := c.in(func(s fleetdata.MarkovState) bool { return s.Orbit == m.Orbit })
 		fixed := make([]bool, len(health))
 		value := make([]float64, len(health))
 		for i := range fixed {

@@ -9,13 +9,15 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 )
 
 // recoveredCase is a Memoryless run, a spike from 1 to 1.5 requests a
 // second for 1 s on two workers, whose recovery verdict the chain bounds
 // exactly. Every failed attempt is retried (RetryProb 1), so a request
 // fails only by needing a retry while the orbit is full (or by failing
-// fleet.MaxAttempts times in a row, which the chain leaves out and which
+// limits.FleetAttempts times in a row, which the chain leaves out and which
 // could only make a replicate late). A replicate whose orbit is never full
 // from the first judged window (the whole second after the spike) until
 // its last request is done has no failed request in a judged window, so
@@ -57,7 +59,7 @@ func TestRecoveredHeldToChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := func(s fleet.MarkovState) bool { return s.Orbit >= m.Orbit }
+	full := func(s fleetdata.MarkovState) bool { return s.Orbit >= m.Orbit }
 	q, err := c.Hit(c.Empty(), math.Ceil(m.To), recoveredDuration+recoveredDrain, full)
 	if err != nil {
 		t.Fatal(err)
@@ -68,8 +70,8 @@ func TestRecoveredHeldToChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	late := 0
-	for _, r := range res[0].Replicates {
-		if r.Verdict != fleet.Recovered || r.Recovery != 0 {
+	for _, r := range fleetrun.Replicates(res[0]) {
+		if r.Verdict != fleetdata.Recovered || r.Recovery != 0 {
 			late++
 		}
 	}

@@ -11,7 +11,11 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // splitModel is a lightly loaded fleet (0.6 requests a second on two
@@ -41,7 +45,7 @@ func TestSplittingAgreesWithChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := func(s fleet.MarkovState) bool { return s.Orbit >= splitTarget }
+	full := func(s fleetdata.MarkovState) bool { return s.Orbit >= splitTarget }
 	p, err := c.Hit(c.Empty(), 0, splitHorizon, full)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +55,7 @@ func TestSplittingAgreesWithChain(t *testing.T) {
 	for i := range levels {
 		levels[i] = i + 1
 	}
-	sp := metastable.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: levels,
+	sp := metastable.Splitting{Importance: func(s fleetdata.MarkovState) int { return s.Orbit }, Levels: levels,
 		Horizon: splitHorizon, Effort: splitEffort, Seed: 1}
 	ests, err := sp.Repeat(context.Background(), &cfg, splitRuns, 2)
 	if err != nil {
@@ -72,8 +76,8 @@ func TestSplittingAgreesWithChain(t *testing.T) {
 	var crude int64
 	const crudeRuns = 200
 	for r := range crudeRuns {
-		tr := fleet.NewTracer(&cfg, uint64(r))
-		if _, err := tr.Run(context.Background(), func(at, _ float64, _ fleet.MarkovState) bool { return at > splitHorizon }); err != nil {
+		tr := fleetrun.NewTracer(&cfg, uint64(r))
+		if _, err := tr.Run(context.Background(), func(at, _ float64, _ fleetdata.MarkovState) bool { return at > splitHorizon }); err != nil {
 			t.Fatal(err)
 		}
 		crude += tr.Events()
@@ -111,7 +115,7 @@ func TestSplittingLowEffortUnbiased(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := c.Hit(c.Empty(), 0, lowHorizon, func(s fleet.MarkovState) bool { return s.Orbit >= lowTarget })
+	p, err := c.Hit(c.Empty(), 0, lowHorizon, func(s fleetdata.MarkovState) bool { return s.Orbit >= lowTarget })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +124,7 @@ func TestSplittingLowEffortUnbiased(t *testing.T) {
 	for i := range levels {
 		levels[i] = i + 1
 	}
-	sp := metastable.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: levels,
+	sp := metastable.Splitting{Importance: func(s fleetdata.MarkovState) int { return s.Orbit }, Levels: levels,
 		Horizon: lowHorizon, Effort: lowEffort, Seed: 1}
 	ests, err := sp.Repeat(context.Background(), &cfg, lowRuns, 2)
 	if err != nil {
@@ -154,7 +158,7 @@ func TestSplittingStopsWithinAPath(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := 0
-	sp := metastable.Splitting{Importance: func(s fleet.MarkovState) int {
+	sp := metastable.Splitting{Importance: func(s fleetdata.MarkovState) int {
 		if ctx.Err() != nil {
 			calls++
 		} else if s.Orbit >= 2 {
@@ -174,22 +178,22 @@ func TestSplittingStopsWithinAPath(t *testing.T) {
 // A splitting is costed before it runs: a path holds a replicate's whole
 // state, measured here (live heap over 500 paths kept, as a level keeps
 // them) within PathBytes at a horizon of 31 s and of 3,600 s, where its
-// series is most of it; and one whose paths at once pass fleet.MaxBytes is
+// series is most of it; and one whose paths at once pass limits.FleetBytes is
 // refused naming effort, or horizon when the series make most of a path.
 func TestSplittingCosted(t *testing.T) {
 	for _, horizon := range []float64{31, 3600} {
 		cfg := splitModel.Config(horizon)
-		tr := fleet.NewTracer(&cfg, 1)
-		if _, err := tr.Run(context.Background(), func(at, _ float64, s fleet.MarkovState) bool { return s.Orbit >= 2 || at > horizon-1 }); err != nil {
+		tr := fleetrun.NewTracer(&cfg, 1)
+		if _, err := tr.Run(context.Background(), func(at, _ float64, s fleetdata.MarkovState) bool { return s.Orbit >= 2 || at > horizon-1 }); err != nil {
 			t.Fatal(err)
 		}
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		kept := make([]*fleet.Tracer, 500)
+		kept := make([]fleetdata.Tracer, 500)
 		for i := range kept {
 			kept[i] = tr.Split(uint64(i))
-			if _, err := kept[i].Run(context.Background(), func(at, _ float64, s fleet.MarkovState) bool { return s.Orbit >= 3 || at > horizon-1 }); err != nil {
+			if _, err := kept[i].Run(context.Background(), func(at, _ float64, s fleetdata.MarkovState) bool { return s.Orbit >= 3 || at > horizon-1 }); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -197,7 +201,7 @@ func TestSplittingCosted(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		perPath := float64(after.HeapAlloc-before.HeapAlloc) / float64(len(kept))
 		runtime.KeepAlive(kept)
-		if bound := fleet.PathBytes(&cfg); perPath > bound || perPath < bound/4 {
+		if bound := fleetrun.PathBytes(&cfg); perPath > bound || perPath < bound/4 {
 			t.Errorf("horizon %g s: a path holds %.0f bytes; want within PathBytes %.0f, and not a quarter of it (a bound that tells)", horizon, perPath, bound)
 		}
 	}
@@ -208,8 +212,8 @@ func TestSplittingCosted(t *testing.T) {
 	}{{100_000, 31, "effort"}, {20_000, 3600, "horizon"}} {
 		cfg := splitModel.Config(tt.horizon)
 		sp := metastable.Splitting{Levels: []int{1}, Effort: tt.effort}
-		var fe *fleet.FieldError
-		if err := sp.CheckCost(&cfg); !errors.As(err, &fe) || fe.Field != tt.field || 2*float64(tt.effort)*fleet.PathBytes(&cfg) <= fleet.MaxBytes {
+		var fe *schema.FieldError
+		if err := sp.CheckCost(&cfg); !errors.As(err, &fe) || fe.Field != tt.field || 2*float64(tt.effort)*fleetrun.PathBytes(&cfg) <= limits.FleetBytes {
 			t.Errorf("effort %d, horizon %g s: CheckCost = %v; want a *FieldError naming %s", tt.effort, tt.horizon, err, tt.field)
 		}
 	}
@@ -223,7 +227,7 @@ func TestSplittingCosted(t *testing.T) {
 // whatever the workers.
 func TestSplittingRepeat(t *testing.T) {
 	cfg := Model{Rate: 1.8, Workers: 2, Queue: 3, ServiceRate: 1, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 6}.Config(30)
-	sp := metastable.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit }, Levels: []int{1, 2, 3}, Horizon: 10, Effort: 30, Seed: 5}
+	sp := metastable.Splitting{Importance: func(s fleetdata.MarkovState) int { return s.Orbit }, Levels: []int{1, 2, 3}, Horizon: 10, Effort: 30, Seed: 5}
 	one, err := sp.Repeat(context.Background(), &cfg, 4, 1)
 	if err != nil {
 		t.Fatal(err)

@@ -7,9 +7,12 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/rng"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // CrudeRuns is how many crude replicates measure the events of one.
@@ -49,7 +52,7 @@ func OrbitSplit(cfg fleet.Config, target int, horizon float64, effort, runs int,
 	for i := range levels {
 		levels[i] = i + 1
 	}
-	return &Split{Splitting: metastable.Splitting{Importance: func(s fleet.MarkovState) int { return s.Orbit },
+	return &Split{Splitting: metastable.Splitting{Importance: func(s fleetdata.MarkovState) int { return s.Orbit },
 		Levels: levels, Horizon: horizon, Effort: effort, Seed: seed}, Config: cfg, Runs: runs}
 }
 
@@ -69,7 +72,7 @@ type Answers struct {
 // the span in seconds first in its message.
 func (q Question) Answer() (Answers, error) {
 	ch, md := q.Chain, q.Chain.Model
-	healthy := func(s fleet.MarkovState) bool { return s.InServer <= md.Workers && s.Orbit == 0 }
+	healthy := func(s fleetdata.MarkovState) bool { return s.InServer <= md.Workers && s.Orbit == 0 }
 	collapsed := md.Collapsed()
 	var a Answers
 	p0, from := ch.Point(collapsed), 0.0
@@ -79,7 +82,7 @@ func (q Question) Answer() (Answers, error) {
 	}
 	var err error
 	if a.Health, err = ch.Hit(p0, from, from+q.Within, healthy); err != nil {
-		return a, schema.Errorf("within", "%g s: %v", q.Within, err)
+		return a, pathtext.Errorf("within", "%g s: %v", q.Within, err)
 	}
 	mean, err := ch.Mean(healthy)
 	if err != nil {
@@ -88,8 +91,8 @@ func (q Question) Answer() (Answers, error) {
 	a.Mean = mean[ch.Index(collapsed)]
 	if sp := q.Split; sp != nil {
 		target := sp.Levels[len(sp.Levels)-1]
-		if a.Exact, err = ch.Hit(ch.Empty(), 0, sp.Horizon, func(s fleet.MarkovState) bool { return s.Orbit >= target }); err != nil {
-			return a, schema.Errorf("split.horizon", "%g s: %v", sp.Horizon, err)
+		if a.Exact, err = ch.Hit(ch.Empty(), 0, sp.Horizon, func(s fleetdata.MarkovState) bool { return s.Orbit >= target }); err != nil {
+			return a, pathtext.Errorf("split.horizon", "%g s: %v", sp.Horizon, err)
 		}
 	}
 	return a, nil
@@ -108,8 +111,8 @@ func (q Question) collapse() string {
 func (sp *Split) CrudeEvents(ctx context.Context, lo, hi int) ([]int64, error) {
 	events := make([]int64, 0, max(0, hi-lo))
 	for r := lo; r < hi; r++ {
-		tr := fleet.NewTracer(&sp.Config, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
-		if _, err := tr.Run(ctx, func(at, _ float64, _ fleet.MarkovState) bool { return at > sp.Horizon }); err != nil {
+		tr := fleetrun.NewTracer(&sp.Config, rng.ReplicateSeed(sp.Seed^crudeSeed, uint64(r)))
+		if _, err := tr.Run(ctx, func(at, _ float64, _ fleetdata.MarkovState) bool { return at > sp.Horizon }); err != nil {
 			return nil, err
 		}
 		events = append(events, tr.Events())
@@ -156,13 +159,13 @@ func (q Question) RunItems(ctx context.Context, lo, hi, workers int) ([]Item, er
 }
 
 // CheckItem refuses an item k that no run of q makes: an estimate outside
-// [0, 1], a crude replicate's, or events outside 0 to fleet.MaxEvents.
+// [0, 1], a crude replicate's, or events outside 0 to limits.FleetEvents.
 func (q Question) CheckItem(k int, it *Item) error {
 	switch runs := q.Split.Runs; {
-	case k < runs && (!(it.P >= 0 && it.P <= 1) || it.Events < 0 || it.Events > fleet.MaxEvents):
-		return fmt.Errorf("run %d (estimate %g, %d events): want an estimate from 0 to 1 and 0 to %.0e events", k, it.P, it.Events, float64(fleet.MaxEvents))
-	case k >= runs && (it.P != 0 || it.Events < 0 || it.Events > fleet.MaxEvents):
-		return fmt.Errorf("crude replicate %d took %d events (estimate %g), not 0 to %.0e (and none)", k-runs, it.Events, it.P, float64(fleet.MaxEvents))
+	case k < runs && (!(it.P >= 0 && it.P <= 1) || it.Events < 0 || it.Events > limits.FleetEvents):
+		return fmt.Errorf("run %d (estimate %g, %d events): want an estimate from 0 to 1 and 0 to %.0e events", k, it.P, it.Events, float64(limits.FleetEvents))
+	case k >= runs && (it.P != 0 || it.Events < 0 || it.Events > limits.FleetEvents):
+		return fmt.Errorf("crude replicate %d took %d events (estimate %g), not 0 to %.0e (and none)", k-runs, it.Events, it.P, float64(limits.FleetEvents))
 	}
 	return nil
 }

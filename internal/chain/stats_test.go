@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -83,7 +83,7 @@ func TestOrbitSplit(t *testing.T) {
 	if !slices.Equal(sp.Levels, []int{1, 2, 3}) || sp.Horizon != 9 || sp.Effort != 7 || sp.Runs != 4 || sp.Seed != 5 || sp.Config.Duration != 10*time.Second {
 		t.Errorf("OrbitSplit = %+v; want levels 1 to 3, horizon 9, effort 7, 4 runs, seed 5, 10 s", sp)
 	}
-	if got := sp.Importance(fleet.MarkovState{InServer: 2, Orbit: 2}); got != 2 {
+	if got := sp.Importance(fleetdata.MarkovState{InServer: 2, Orbit: 2}); got != 2 {
 		t.Errorf("Importance(orbit 2) = %d; want 2", got)
 	}
 }

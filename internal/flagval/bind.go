@@ -13,6 +13,8 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/provider"
@@ -143,7 +145,7 @@ func Changed(fs *flag.FlagSet, name string) bool {
 
 // ParamVar is the flag of the fleet setting p, writing into c: the Var its
 // field's kind asks for (a Probability's own refusal for a probability).
-func ParamVar(p fleet.Param, c *fleet.Config) flag.Value {
+func ParamVar(p decl.Param[fleet.Config], c *fleet.Config) flag.Value {
 	switch f := p.Field(c).(type) {
 	case *float64:
 		if p.Probability {
@@ -195,9 +197,9 @@ func SettingVar(s jobapi.SettingDef) flag.Value {
 	case provider.Latency:
 		return &Latency{V: v}
 	case backoff.Kind:
-		return &Name[backoff.Kind]{V: v, Parse: backoff.ParseKind, Text: backoff.Kind.String}
+		return &Name[backoff.Kind]{V: v, Parse: enum.Parse[backoff.Kind], Text: backoff.Kind.String}
 	case delivery.Store:
-		return &Name[delivery.Store]{V: v, Parse: delivery.Stores().Parse, Text: delivery.Store.String}
+		return &Name[delivery.Store]{V: v, Parse: enum.Parse[delivery.Store], Text: delivery.Store.String}
 	case delivery.CrashPoint:
 		c := CrashPoint()
 		c.V = v

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/jobapi"
 )
 
@@ -109,14 +110,14 @@ func TestRenamedAndGiven(t *testing.T) {
 // with its own refusal, a count, a time in seconds.
 func TestParamVar(t *testing.T) {
 	c := fleet.DefaultConfig()
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		v := ParamVar(p, &c)
 		if err := v.Set(v.String()); err != nil {
 			t.Errorf("-%s: its default %q is refused: %v", p.Key, v.String(), err)
 		}
 	}
 	set := func(name, s string) error {
-		p, _ := fleet.LookupKey(name)
+		p, _ := decl.LookupKey[fleet.Config](name)
 		return ParamVar(p, &c).Set(s)
 	}
 	for _, tc := range []struct{ name, value, err string }{

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/render"
@@ -402,7 +403,7 @@ func (c *CrashProbability) String() string {
 }
 
 func (c *CrashProbability) Set(s string) error {
-	if _, err := delivery.CrashPoints().Parse(s); err == nil || s == "after-charge" {
+	if _, err := enum.Parse[delivery.CrashPoint](s); err == nil || s == "after-charge" {
 		return fmt.Errorf("%q is a crash point: give it with -crash-at; -crash is the probability that a worker dies there", s)
 	}
 	return c.P.Set(s)
@@ -421,7 +422,7 @@ func parseCrashPoint(s string) (delivery.CrashPoint, error) {
 	if s == "after-charge" {
 		return 0, fmt.Errorf("unknown crash point %q: it is after-work now (between the work and the key record)", s)
 	}
-	return delivery.CrashPoints().Parse(s)
+	return enum.Parse[delivery.CrashPoint](s)
 }
 
 // Number is a flag.Value for a float in [Lo, Hi].

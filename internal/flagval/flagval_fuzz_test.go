@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/presets"
@@ -73,10 +74,10 @@ var flagValues = []struct {
 	}},
 	{"shard", func() flag.Value { return new(flagval.Shard) }, func(v flag.Value) error { return sim.Shard(*v.(*flagval.Shard)).Check() }},
 	{"backoff", func() flag.Value {
-		return &flagval.Name[backoff.Kind]{Parse: backoff.ParseKind, Text: backoff.Kind.String}
+		return &flagval.Name[backoff.Kind]{Parse: enum.Parse[backoff.Kind], Text: backoff.Kind.String}
 	}, func(flag.Value) error { return nil }},
 	{"store", func() flag.Value {
-		return &flagval.Name[delivery.Store]{Parse: delivery.Stores().Parse, Text: delivery.Store.String}
+		return &flagval.Name[delivery.Store]{Parse: enum.Parse[delivery.Store], Text: delivery.Store.String}
 	}, func(flag.Value) error { return nil }},
 	{"race modes", func() flag.Value {
 		var l []race.Mode
@@ -90,7 +91,7 @@ var flagValues = []struct {
 		return nil
 	}},
 	{"crash-at", func() flag.Value {
-		return &flagval.Name[delivery.CrashPoint]{Parse: delivery.CrashPoints().Parse, Text: delivery.CrashPoint.String}
+		return &flagval.Name[delivery.CrashPoint]{Parse: enum.Parse[delivery.CrashPoint], Text: delivery.CrashPoint.String}
 	}, func(flag.Value) error { return nil }},
 	{"sweep's -attempts", func() flag.Value {
 		return flagval.NewValues("3", func(s string) ([]float64, error) {

@@ -12,6 +12,7 @@ import (
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -135,7 +136,7 @@ func givenSettingFlags(fs *flag.FlagSet, delivery bool) []settingFlag {
 // (SettingFlag), a path given by name with -set (byName) or any other path
 // of a step or the queue as "-set PATH", and a field of the scenario
 // (scenario.steps[2].p_fail) as "-scenario: steps[2].p_fail". The settings
-// its message names (schema.Path arguments: "use engine plain, or
+// its message names (pathtext.Path arguments: "use engine plain, or
 // generator pcg") are named as their flags too.
 func LibraryError(err error, byName ...string) error {
 	var fe *schema.FieldError
@@ -146,7 +147,7 @@ func LibraryError(err error, byName ...string) error {
 	if fields == nil {
 		fields = []string{fe.Field}
 	}
-	msg := fe.Words(func(path string) string { return "-" + SettingFlag(path) })
+	msg := pathtext.FieldWords(fe, func(path string) string { return "-" + SettingFlag(path) })
 	flags := make([]string, len(fields))
 	for i, f := range fields {
 		switch inner, inScenario := strings.CutPrefix(f, "scenario."); {

@@ -12,6 +12,7 @@ import (
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -63,9 +64,9 @@ func TestLibraryError(t *testing.T) {
 		{fmt.Errorf("point 3: %w", &schema.FieldError{Field: "jobs", Msg: "bad"}), "-jobs: bad"},
 		// The settings a message names as schema.Paths are named by their
 		// flags, and only those: the words engine and generator stay.
-		{schema.Errorf("engine", "engine skip cannot; use %s plain, or %s pcg", schema.Path("engine"), schema.Path("generator")), "-engine: engine skip cannot; use -engine plain, or -rng pcg"},
-		{schema.Errorf("shard", "generator x cannot; use %s pcg", schema.Path("generator")), "-shard: generator x cannot; use -rng pcg"},
-		{schema.Errorf("queue.lease", "needs %s lease and %s", schema.Path("queue.store"), schema.Path("queue.backoff.policy")), "-set queue.lease: needs -store lease and -backoff"},
+		{pathtext.Errorf("engine", "engine skip cannot; use %s plain, or %s pcg", pathtext.Path("engine"), pathtext.Path("generator")), "-engine: engine skip cannot; use -engine plain, or -rng pcg"},
+		{pathtext.Errorf("shard", "generator x cannot; use %s pcg", pathtext.Path("generator")), "-shard: generator x cannot; use -rng pcg"},
+		{pathtext.Errorf("queue.lease", "needs %s lease and %s", pathtext.Path("queue.store"), pathtext.Path("queue.backoff.policy")), "-set queue.lease: needs -store lease and -backoff"},
 		{&schema.FieldError{Field: "engine", Msg: "no; use engine plain or auto"}, "-engine: no; use engine plain or auto"},
 	} {
 		err := LibraryError(tt.err, "queue.lease")

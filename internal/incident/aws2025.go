@@ -4,6 +4,9 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // The aws-us-east-1-2025-10-20 replay's values, every one assumed: lease
@@ -39,7 +42,7 @@ func awsFleet(name string, w int, lease time.Duration) fleet.Workers {
 	return fleet.Workers{Name: name, Duration: awsDuration, Net: time.Millisecond,
 		Load:  fleet.Shape{Kind: fleet.Constant, Rate: awsRate},
 		Queue: q, EntrySettings: fleet.EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true},
-		WorkerCount: w, QueueMax: fleet.MaxQueue,
+		WorkerCount: w, QueueMax: limits.FleetQueue,
 		Down:         fleet.Outage{From: awsDownFrom, To: awsDownTo, Mode: fleet.Stall},
 		Steps:        []fleet.Step{{To: "droplets", Client: step}},
 		Dependencies: []fleet.Node{{Name: "droplets", Server: s}},
@@ -70,29 +73,29 @@ const droplets = 1
 // drainedNot is the aws-us-east-1-2025-10-20 outcome: the workers' backlog
 // never back to its level before the stall by the run's end.
 func drainedNot(rep *Report, i, r int) bool {
-	return rep.Graph[i].Replicates[r].Services[0].DrainVerdict == fleet.Down
+	return fleetrun.GraphReplicates(rep.Graph[i])[r].Services[0].DrainVerdict == fleetdata.Down
 }
 
 // meanDrain is run i's mean, over its replicates, of the workers' drain
 // time (NaN when some replicate never drained).
 func meanDrain(rep *Report, i int) float64 {
 	var sum float64
-	for _, r := range rep.Graph[i].Replicates {
+	for _, r := range fleetrun.GraphReplicates(rep.Graph[i]) {
 		sum += r.Services[0].Drain
 	}
-	return sum / float64(len(rep.Graph[i].Replicates))
+	return sum / float64(len(fleetrun.GraphReplicates(rep.Graph[i])))
 }
 
 // meanCalls is run i's mean, over its replicates and the seconds [from,
 // to), of the calls a second to the droplets.
 func meanCalls(rep *Report, i, from, to int) float64 {
 	var sum int64
-	for _, r := range rep.Graph[i].Replicates {
+	for _, r := range fleetrun.GraphReplicates(rep.Graph[i]) {
 		for _, c := range r.Services[droplets].CallSeries[from:to] {
 			sum += c
 		}
 	}
-	return float64(sum) / float64(len(rep.Graph[i].Replicates)*(to-from))
+	return float64(sum) / float64(len(fleetrun.GraphReplicates(rep.Graph[i]))*(to-from))
 }
 
 // awsUSEast2025 is AWS's us-east-1 event of 2025-10-19/20: EC2's

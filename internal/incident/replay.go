@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/estimate"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -69,9 +72,9 @@ func Replay(ctx context.Context, inc Incident, opt fleet.Options) (*Report, erro
 func Judge(inc Incident, seed uint64, fl []fleet.Result, gr []fleet.GraphResult) *Report {
 	rep := &Report{Incident: inc, Seed: seed, Fleet: fl, Graph: gr}
 	if len(fl) > 0 {
-		rep.Replicates = len(fl[0].Replicates)
+		rep.Replicates = len(fleetrun.Replicates(fl[0]))
 	} else if len(gr) > 0 {
-		rep.Replicates = len(gr[0].Replicates)
+		rep.Replicates = len(fleetrun.GraphReplicates(gr[0]))
 	}
 	for i, run := range inc.Runs {
 		k, n := 0, 0
@@ -83,7 +86,7 @@ func Judge(inc Incident, seed uint64, fl []fleet.Result, gr []fleet.GraphResult)
 				}
 			}
 		}
-		share := schema.Point(0, 0)
+		share := estimate.Point(0, 0)
 		if n > 0 {
 			share = stats.Wilson(int64(k), int64(n))
 		}
@@ -100,10 +103,10 @@ func Judge(inc Incident, seed uint64, fl []fleet.Result, gr []fleet.GraphResult)
 // judged (fleet.TooShort); a workers replicate always is.
 func (rep *Report) judge(i, r int) (judged, bad bool) {
 	if rep.Fleet != nil {
-		switch rep.Fleet[i].Replicates[r].Verdict {
-		case fleet.Down:
+		switch fleetrun.Replicates(rep.Fleet[i])[r].Verdict {
+		case fleetdata.Down:
 			return true, true
-		case fleet.Recovered:
+		case fleetdata.Recovered:
 			return true, false
 		}
 		return false, false
@@ -117,9 +120,9 @@ func (rep *Report) judge(i, r int) (judged, bad bool) {
 func jobDuplicates(rep *Report, i, r int) int64 {
 	g := &rep.Graph[i].Graph
 	var n int64
-	for k, e := range g.Edges() {
+	for k, e := range fleetrun.Edges(g) {
 		if e.From >= 0 && g.Services[e.From].Name == fleet.WorkersService {
-			n += rep.Graph[i].Replicates[r].Edges[k].JobDuplicates
+			n += fleetrun.GraphReplicates(rep.Graph[i])[r].Edges[k].JobDuplicates
 		}
 	}
 	return n
@@ -151,7 +154,7 @@ func sinceTrigger(rep *Report) float64 {
 // left out by the tail.
 func failedShare(r fleet.Result, to, tail time.Duration) float64 {
 	var starts, served int64
-	for _, rep := range r.Replicates {
+	for _, rep := range fleetrun.Replicates(r) {
 		from, end := int(to.Seconds()), len(rep.Series)-int(tail.Seconds())
 		for _, s := range rep.Series[from:end] {
 			starts += s.Starts

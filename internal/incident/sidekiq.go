@@ -5,6 +5,8 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // The sidekiq-480-retry-herd replay's values, every one assumed: a trickle
@@ -45,7 +47,7 @@ func skFleet(name string, b backoff.Policy, w int, herd float64) fleet.Workers {
 	s.Kind, s.Base, s.Slope = fleet.Latency, skBase, skSlope
 	return fleet.Workers{Name: name, Duration: skDuration, Net: time.Millisecond,
 		Load:  fleet.Shape{Kind: fleet.Spike, Rate: skTrickle, Peak: herd, From: skFrom, To: skFrom + skHerdFor},
-		Queue: q, WorkerCount: w, QueueMax: fleet.MaxQueue,
+		Queue: q, WorkerCount: w, QueueMax: limits.FleetQueue,
 		Steps:        []fleet.Step{{To: "db", Client: step}},
 		Dependencies: []fleet.Node{{Name: "db", Server: s}},
 	}
@@ -61,7 +63,9 @@ func SidekiqMaxCalm(base, slope, timeout time.Duration) float64 {
 
 // deadJobs is the sidekiq-480-retry-herd outcome: a job used up its
 // retries (dead) in the replicate.
-func deadJobs(rep *Report, i, r int) bool { return rep.Graph[i].Replicates[r].Edges[0].Failed > 0 }
+func deadJobs(rep *Report, i, r int) bool {
+	return fleetrun.GraphReplicates(rep.Graph[i])[r].Edges[0].Failed > 0
+}
 
 // sidekiq480 is Sidekiq's issue #480: jobs failing together under a
 // database's combined load and retried together, and the splay that fixed it.

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 )
 
 // sqsStall is how long the payment call stalls in the sqs-visibility-payment
@@ -32,7 +34,7 @@ func SQSDuplicatesClosedForm(rate float64, stall, visibility time.Duration, maxR
 // timeout: fleet's sqs-visibility preset, whose runs are the incident
 // (no_key) and the two fixes (lease, heartbeat).
 func sqsVisibility() Incident {
-	p, _ := fleet.LookupWorkersPreset("sqs-visibility") // a preset of the package: it exists
+	p, _ := fleetpreset.LookupWorkersPreset("sqs-visibility") // a preset of the package: it exists
 	const d = 10 * time.Minute
 	return Incident{
 		Name: "sqs-visibility-payment",
@@ -68,10 +70,10 @@ func sqsVisibility() Incident {
 				figure: func(rep *Report) float64 {
 					i := rep.runIndex("no_key")
 					var sum int64
-					for r := range rep.Graph[i].Replicates {
+					for r := range fleetrun.GraphReplicates(rep.Graph[i]) {
 						sum += jobDuplicates(rep, i, r)
 					}
-					return float64(sum) / float64(len(rep.Graph[i].Replicates))
+					return float64(sum) / float64(len(fleetrun.GraphReplicates(rep.Graph[i])))
 				}},
 		},
 		Assumptions: []Assumption{

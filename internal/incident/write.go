@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
 )
@@ -276,7 +279,7 @@ func (rep *Report) fleetRun() render.FleetRun {
 	inc := rep.Incident
 	cfgs := inc.Configs()
 	return render.FleetRun{Replicates: rep.Replicates, Seed: rep.Seed, Configs: cfgs, Results: rep.Fleet,
-		Preset: fleet.Preset{Name: "incident " + inc.Name, Source: inc.Organisation + ", " + inc.Link,
+		Preset: fleetpreset.Preset[fleet.Config]{Name: "incident " + inc.Name, Source: inc.Organisation + ", " + inc.Link,
 			Runs: func(time.Duration) []fleet.Config { return cfgs }, Duration: inc.Duration, Replicates: DefaultReplicates}}
 }
 
@@ -402,9 +405,9 @@ func writeJSON(w io.Writer, rep *Report) error {
 // (ext).
 func Plot(w io.Writer, rep *Report, ext string) error {
 	if rep.Incident.Kind == Fleet {
-		var runs [][]fleet.Point
+		var runs [][]fleetdata.Point
 		for _, r := range rep.Fleet {
-			runs = append(runs, r.Series())
+			runs = append(runs, fleetrun.Series(r))
 		}
 		title := fmt.Sprintf("retrysim incident %s: %s, means of %s, seed %d", rep.Incident.Name, human.Duration(rep.Incident.Duration),
 			human.Count(int64(rep.Replicates), "replicate"), rep.Seed)

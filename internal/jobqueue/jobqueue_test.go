@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/waits"
 )
 
 // Each queue's defaults against the values written here from its source,
@@ -120,7 +121,7 @@ func TestRetriesWait(t *testing.T) {
 	} {
 		var sum time.Duration
 		for a := range tt.n {
-			sum += tt.d.Schedule.Delay(a, 0, tt.u)
+			sum += waits.Delay(tt.d.Schedule, a, 0, tt.u)
 		}
 		if diff := sum - tt.want; diff < -time.Microsecond || diff > time.Microsecond {
 			t.Errorf("%s: %d retries at draw %v wait %v; want %v", tt.d.Name, tt.n, tt.u, sum, tt.want)

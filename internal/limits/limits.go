@@ -20,7 +20,13 @@ const MaxJobs = 1_000_000_000_000
 // included, so that no counter can overflow (retrysim.MaxAttempts is it).
 const MaxAttempts = 1000
 
-// MaxDuration is provider.MaxDuration, which documents it.
+// MaxDuration bounds every duration a run is given, from the flags and from
+// scenario files alike: latencies, backoff base and cap, TTL, lease,
+// visibility timeout, repeat delay. A year is past any timeout or key life
+// worth simulating. Virtual time still adds many such durations (up to 64
+// steps x 1000 attempts x 1000 deliveries); a sum past what time.Duration
+// holds saturates, and the job's completion shows as past the
+// completion histogram's range, never as a wrapped value.
 const MaxDuration = 8760 * time.Hour // the command's help and the README say 8760h
 
 // Duration refuses a duration that is negative or longer than MaxDuration.

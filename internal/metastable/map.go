@@ -16,6 +16,9 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fieldpath"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -144,8 +147,8 @@ func (m Map) Check() error {
 	if cells > MaxMapCells {
 		return &schema.FieldError{Field: strings.Join(paths, " x "), Fields: paths, Msg: fmt.Sprintf("%d cells; at most %d", cells, MaxMapCells)}
 	}
-	if m.After < fleet.RecoveryWindow*time.Second {
-		return &schema.FieldError{Field: "after", Msg: fmt.Sprintf("%g s; want at least %d s, one recovery window", m.After.Seconds(), fleet.RecoveryWindow)}
+	if m.After < fleetdata.RecoveryWindow*time.Second {
+		return &schema.FieldError{Field: "after", Msg: fmt.Sprintf("%g s; want at least %d s, one recovery window", m.After.Seconds(), fleetdata.RecoveryWindow)}
 	}
 	if m.From < 0 {
 		return &schema.FieldError{Field: "from", Msg: fmt.Sprintf("%g s; want 0 or more", m.From.Seconds())}
@@ -157,7 +160,7 @@ func (m Map) Check() error {
 	}
 	for _, c := range m.Cells() {
 		if err := c.Check(); err != nil {
-			return schema.Within("cells["+c.Name+"]", err)
+			return fieldpath.Within("cells["+c.Name+"]", err)
 		}
 	}
 	for _, h := range m.Heights {
@@ -200,7 +203,7 @@ func RunMap(ctx context.Context, cfgs []fleet.Config, opt fleet.Options) ([]MapC
 	}
 	out := make([]MapCell, len(res))
 	for i, r := range res {
-		out[i] = MapCell{Config: r.Config, Observations: r.Observations()}
+		out[i] = MapCell{Config: r.Config, Observations: fleetrun.Observations(r)}
 		if out[i].Observations == nil {
 			out[i].Observations = []stats.Observation{}
 		}

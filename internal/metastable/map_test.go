@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/schema"
 )
 
 // TestCollapseMapCells: the default map is 100 cells, policies outermost,
@@ -65,9 +68,9 @@ func TestMapCheckNamesPaths(t *testing.T) {
 	} {
 		m := CollapseMap()
 		tt.change(&m)
-		var fe *fleet.FieldError
+		var fe *schema.FieldError
 		if err := m.Check(); !errors.As(err, &fe) || fe.Field != tt.field || !slices.Equal(fe.Fields, tt.fields) || fe.Msg != tt.msg {
-			t.Errorf("%s: Check() = %#v; want a *fleet.FieldError %s %v: %s", tt.name, err, tt.field, tt.fields, tt.msg)
+			t.Errorf("%s: Check() = %#v; want a *schema.FieldError %s %v: %s", tt.name, err, tt.field, tt.fields, tt.msg)
 		}
 	}
 }
@@ -91,12 +94,12 @@ func TestRecoveredAtOnceWhenNeverDown(t *testing.T) {
 			t.Fatal(err)
 		}
 		healthy := 0
-		for i, r := range res[0].Replicates {
+		for i, r := range fleetrun.Replicates(res[0]) {
 			if r.Counts.Failed != 0 || r.Counts.Requests != r.Counts.Succeeded {
 				continue // not evidence either way
 			}
 			healthy++
-			if r.Verdict != fleet.Recovered || r.Recovery != 0 {
+			if r.Verdict != fleetdata.Recovered || r.Recovery != 0 {
 				t.Errorf("after %v, replicate %d: every one of %d requests succeeded, judged %v at %g s; want recovered at 0 s", after, i, r.Counts.Requests, r.Verdict, r.Recovery)
 			}
 		}

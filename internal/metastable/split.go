@@ -8,7 +8,11 @@ import (
 	"sync/atomic"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -30,7 +34,7 @@ const MaxEffort = 100_000
 type Splitting struct {
 	// Importance scores a state; Levels are increasing scores, the last
 	// the rare event.
-	Importance func(fleet.MarkovState) int
+	Importance func(fleetdata.MarkovState) int
 	Levels     []int
 	Horizon    float64
 	Effort     int
@@ -52,29 +56,29 @@ type SplitEstimate struct {
 // Memoryless on.
 func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstimate, error) {
 	if !cfg.Memoryless.On {
-		return SplitEstimate{}, schema.Errorf("memoryless.on", "splitting needs a Memoryless run")
+		return SplitEstimate{}, pathtext.Errorf("memoryless.on", "splitting needs a Memoryless run")
 	}
 	if sp.Effort < 1 || sp.Effort > MaxEffort || len(sp.Levels) == 0 || sp.Importance == nil {
 		return SplitEstimate{}, fmt.Errorf("Splitting: needs Importance, Levels and an Effort from 1 to %d", MaxEffort)
 	}
 	est := SplitEstimate{P: 1, Shares: make([]float64, len(sp.Levels))}
-	var from []*fleet.Tracer
+	var from []fleetdata.Tracer
 	for k, level := range sp.Levels {
-		var reached []*fleet.Tracer
+		var reached []fleetdata.Tracer
 		for j := range sp.Effort {
 			if err := ctx.Err(); err != nil { // a path runs a few hundred events, fewer than Run's look at ctx
 				return SplitEstimate{}, err
 			}
 			seed := rng.ReplicateSeed(sp.Seed, uint64(k)*MaxEffort+uint64(j))
-			var tr *fleet.Tracer
+			var tr fleetdata.Tracer
 			if k == 0 {
-				tr = fleet.NewTracer(cfg, seed)
+				tr = fleetrun.NewTracer(cfg, seed)
 			} else {
 				tr = from[j%len(from)].Split(seed)
 			}
 			before := tr.Events()
 			hit := false
-			if _, err := tr.Run(ctx, func(at, _ float64, st fleet.MarkovState) bool {
+			if _, err := tr.Run(ctx, func(at, _ float64, st fleetdata.MarkovState) bool {
 				if at > sp.Horizon {
 					return true
 				}
@@ -101,25 +105,25 @@ func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstim
 // Bytes bounds the memory one splitting run on cfg holds at once: the paths
 // kept at a level, those reaching the next, and the one running.
 func (sp Splitting) Bytes(cfg *fleet.Config) float64 {
-	return float64(2*sp.Effort+1) * fleet.PathBytes(cfg)
+	return float64(2*sp.Effort+1) * fleetrun.PathBytes(cfg)
 }
 
 // CheckCost refuses, before any work, a splitting on cfg one run of which
-// would hold more than fleet.MaxBytes, as a *FieldError naming effort, or horizon
+// would hold more than limits.FleetBytes, as a *FieldError naming effort, or horizon
 // when the paths' series make most of it. Repeat runs fewer splittings at
 // once than its workers where that many would not fit, so the workers
 // never decide whether a splitting is accepted.
 func (sp Splitting) CheckCost(cfg *fleet.Config) error {
 	b := sp.Bytes(cfg)
-	if b <= fleet.MaxBytes {
+	if b <= limits.FleetBytes {
 		return nil
 	}
-	path, series := "effort", cfg.Cost().Series
-	if series > fleet.PathBytes(cfg)-series { // the series are most of a path
+	path, series := "effort", fleetrun.SeriesBytes(cfg)
+	if series > fleetrun.PathBytes(cfg)-series { // the series are most of a path
 		path = "horizon"
 	}
 	return &schema.FieldError{Field: path, Msg: fmt.Sprintf("%s paths a level keep up to %s paths at once, each a replicate's state of up to %.0f KiB (its series over %s included), about %s; at most %s",
-		human.Group(int64(sp.Effort)), human.Group(int64(2*sp.Effort+1)), fleet.PathBytes(cfg)/(1<<10), human.Duration(cfg.Duration), human.GiB(b), human.GiB(fleet.MaxBytes))}
+		human.Group(int64(sp.Effort)), human.Group(int64(2*sp.Effort+1)), fleetrun.PathBytes(cfg)/(1<<10), human.Duration(cfg.Duration), human.GiB(b), human.GiB(limits.FleetBytes))}
 }
 
 // Repeat runs runs independent splittings, run r seeded by Seed and r
@@ -135,7 +139,7 @@ func (sp Splitting) RepeatRuns(ctx context.Context, cfg *fleet.Config, lo, hi, w
 	runs := max(0, hi-lo)
 	out := make([]SplitEstimate, runs)
 	errs := make([]error, runs)
-	if fit := int(fleet.MaxBytes / sp.Bytes(cfg)); fit < workers {
+	if fit := int(limits.FleetBytes / sp.Bytes(cfg)); fit < workers {
 		workers = fit // as many as fit at once, so that the workers never decide what is accepted
 	}
 	var next atomic.Int64

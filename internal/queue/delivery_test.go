@@ -9,7 +9,9 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sqlitecheck"
 	"github.com/retrysim/retrysim/provider"
@@ -180,17 +182,17 @@ func TestRepeatAfterExpiryClosedForm(t *testing.T) {
 }
 
 func TestParseNames(t *testing.T) {
-	for i, n := range delivery.Stores().Names() {
-		if s, err := delivery.Stores().Parse(n); err != nil || s != delivery.Store(i) || s.String() != n {
+	for i, n := range enum.Names[delivery.Store]() {
+		if s, err := enum.Parse[delivery.Store](n); err != nil || s != delivery.Store(i) || s.String() != n {
 			t.Errorf("Stores().Parse(%q) = %v, %v", n, s, err)
 		}
 	}
-	for i, n := range delivery.CrashPoints().Names() {
-		if c, err := delivery.CrashPoints().Parse(n); err != nil || c != delivery.CrashPoint(i) || c.String() != n {
+	for i, n := range enum.Names[delivery.CrashPoint]() {
+		if c, err := enum.Parse[delivery.CrashPoint](n); err != nil || c != delivery.CrashPoint(i) || c.String() != n {
 			t.Errorf("CrashPoints().Parse(%q) = %v, %v", n, c, err)
 		}
 	}
-	if _, err := delivery.Stores().Parse("unique"); err == nil {
+	if _, err := enum.Parse[delivery.Store]("unique"); err == nil {
 		t.Error("Stores().Parse(unique) succeeded")
 	}
 }
@@ -359,7 +361,7 @@ func TestWarning(t *testing.T) {
 		{"no lease store", at(delivery.Claim, 20*ms, time.Minute), signup(0.01, fixed), each, ""},
 		{"no time", delivery.Defaults(), signup(0.01, provider.Latency{}), each, ""},
 		// 1000 calls of 8760h pass what a Duration holds: the hold saturates.
-		{"saturated", at(delivery.Lease, provider.MaxDuration, provider.MaxDuration), signup(0.01, provider.Latency{Median: provider.MaxDuration}),
+		{"saturated", at(delivery.Lease, limits.MaxDuration, limits.MaxDuration), signup(0.01, provider.Latency{Median: limits.MaxDuration}),
 			[]strategy.Strategy{strategy.Retry{Scope: strategy.EachStep, Attempts: 1000}},
 			leaseMsg("8760h", "2562047h47m16.854775807s") + "; " + visMsg("8760h", "87600h")},
 	} {

@@ -26,7 +26,7 @@ func TestStopWhenEndsTheJob(t *testing.T) {
 		sc.Steps[i].Latency = provider.Latency{Median: time.Millisecond}
 	}
 	cfg := delivery.Defaults()
-	cfg.Visibility, cfg.MaxDeliveries = time.Millisecond, delivery.DeliveriesLimit
+	cfg.Visibility, cfg.MaxDeliveries = time.Millisecond, limits.DeliveryDeliveries
 	for _, offLoop := range []bool{false, true} {
 		goroutines := runtime.NumGoroutine()
 		stream := rng.NewStream(rng.PCGGenerator().New(1, 0))

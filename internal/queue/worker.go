@@ -6,6 +6,8 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/steppolicy"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/provider"
 )
 
@@ -243,15 +245,15 @@ func (w *worker) Backoff(i, n int) {
 	}
 	pol := x.cfg.Backoff
 	if i >= 0 {
-		pol = x.sc.Steps[i].Policy.BackoffOr(pol)
+		pol = steppolicy.Backoff(x.sc.Steps[i].Policy, pol)
 	}
 	var u float64
-	if pol.Jittered() {
+	if waits.Jittered(pol) {
 		u = x.stream.Float64()
 	}
 	if n == 0 {
 		dv.prevWait = 0
 	}
-	dv.prevWait = pol.Delay(n, dv.prevWait, u)
+	dv.prevWait = waits.Delay(pol, n, dv.prevWait, u)
 	w.end(dv.prevWait)
 }

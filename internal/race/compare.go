@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/raceresult"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/sim"
@@ -110,7 +111,7 @@ func simulatePairs(ctx context.Context, cfg Config, overlap, crash float64, jobs
 	q.RepeatP = 1
 	if crash > 0 {
 		// The harness kills first deliveries only, so at most one a job.
-		point, err := delivery.CrashPoints().Parse(string(cfg.CrashAt)) // the same names
+		point, err := enum.Parse[delivery.CrashPoint](string(cfg.CrashAt)) // the same names
 		if err != nil {
 			return 0, 0, err
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -153,9 +154,20 @@ func columnsFields[R any](cs columns[R], rows []R) [][]field {
 	return out
 }
 
-// estimateColumn is a figure's column: header, key and style, est the figure.
-func estimateColumn[R any](header, key string, style numberStyle, est func(R) schema.Estimate) column[R] {
-	return column[R]{header: header, key: key, style: style, est: est}
+// estimateColumn is the column of the figure of figs keyed key, with its
+// header and style for people.
+func estimateColumn[R any](header, key string, style numberStyle, figs []fleetdata.Figure[R, schema.Estimate]) column[R] {
+	return column[R]{header: header, key: key, style: style, est: figureOf(figs, key)}
+}
+
+// figureOf is the figure of figs keyed key, read from a row; a key figs do
+// not have is a mistake in a declaration, which panics as the package loads.
+func figureOf[R, V any](figs []fleetdata.Figure[R, V], key string) func(R) V {
+	f, ok := fleetdata.Lookup(figs, key)
+	if !ok {
+		panic("render: no figure keyed " + key)
+	}
+	return func(r R) V { return f.Of(&r) }
 }
 
 // labelColumn names a row: its text under key in csv and json.
@@ -169,7 +181,9 @@ func rawColumn[R any](fields func(R) []field) column[R] { return column[R]{field
 // quantilesColumn is three estimates (p50, p95, p99 of latency or
 // completion) as key_p50, key_p95, key_p99 and, for people, one column
 // "a / b / c s" of their means.
-func quantilesColumn[R any](header, key string, q func(R) [3]schema.Estimate) column[R] {
+func quantilesColumn[R any](header, key string, figs []fleetdata.Figure[R, schema.Estimate]) column[R] {
+	p50, p95, p99 := figureOf(figs, key+"_p50"), figureOf(figs, key+"_p95"), figureOf(figs, key+"_p99")
+	q := func(r R) [3]schema.Estimate { return [3]schema.Estimate{p50(r), p95(r), p99(r)} }
 	return column[R]{header: header,
 		text: func(r R) string {
 			e := q(r)
@@ -200,6 +214,12 @@ func seriesFields[P any](cs []seriesColumn[P], p P) []field {
 		f[i] = field{c.key, c.get(p)}
 	}
 	return f
+}
+
+// figureSeries is the series column of the figure of figs keyed key, drawn
+// under legend ("" for none).
+func figureSeries[P any](key, legend string, figs []fleetdata.Figure[P, float64]) seriesColumn[P] {
+	return seriesColumn[P]{key, legend, figureOf(figs, key)}
 }
 
 // seriesColumnOf is the column of cs keyed key.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -20,8 +20,8 @@ import (
 func TestNewColumnIsOneDeclaration(t *testing.T) {
 	probe(t, &fleetColumns)
 	nan := math.NaN()
-	row := fleet.Summary{Run: "probe_run", Replicates: 2, RecoveredShare: schema.Estimate{Value: nan, Lo: nan, Hi: nan}}
-	rep := FleetReport{Title: "probe", Rows: []fleet.Summary{row}, Replicates: 2, Seed: 1}
+	row := fleetdata.RunRow{Run: "probe_run", Replicates: 2, RecoveredShare: schema.Estimate{Value: nan, Lo: nan, Hi: nan}}
+	rep := FleetReport{Title: "probe", Rows: []fleetdata.RunRow{row}, Replicates: 2, Seed: 1}
 	out := map[string]string{}
 	for _, name := range Names(FleetDoc) {
 		r, err := Lookup(FleetDoc, name)
@@ -72,7 +72,7 @@ func TestNewColumnIsOneDeclaration(t *testing.T) {
 
 // render writes what it is given and reads no scenario file: it reaches
 // no scenario package, directly or through another (issue 32: it imported
-// scenario for a graph setting's key, which fleet.SectionKey now
+// scenario for a graph setting's key, which decl.SectionKey now
 // gives).
 func TestRenderImportsNoScenario(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "github.com/retrysim/retrysim/internal/render").Output()
@@ -93,7 +93,7 @@ func TestRenderImportsNoScenario(t *testing.T) {
 func TestNewSeriesColumnIsOneDeclaration(t *testing.T) {
 	saved := fleetSeries
 	t.Cleanup(func() { fleetSeries = saved })
-	fleetSeries = append(slices.Clip(fleetSeries), seriesColumn[fleet.Point]{"probe_rate", "probe line", func(fleet.Point) float64 { return 7.25 }})
+	fleetSeries = append(slices.Clip(fleetSeries), seriesColumn[fleetdata.Point]{"probe_rate", "probe line", func(fleetdata.Point) float64 { return 7.25 }})
 	runs, cfgs := fleetRuns()
 	for ext, want := range map[string]string{".csv": ",probe_rate\n", ".json": `"probe_rate": 7.25`} {
 		var b bytes.Buffer
@@ -135,8 +135,8 @@ func TestNewColumnInEveryKind(t *testing.T) {
 		add func(*testing.T)
 		doc Runs
 	}{
-		"graph":   {func(t *testing.T) { probe(t, &graphColumns) }, GraphReport{Title: "g", Rows: []fleet.GraphRow{{Run: "r", Service: "s", Depth: 1}}}},
-		"workers": {func(t *testing.T) { probe(t, &workersColumns) }, WorkersReport{Title: "w", Rows: []fleet.WorkersRow{{Run: "r"}}}},
+		"graph":   {func(t *testing.T) { probe(t, &graphColumns) }, GraphReport{Title: "g", Rows: []fleetdata.GraphRow{{Run: "r", Service: "s", Depth: 1}}}},
+		"workers": {func(t *testing.T) { probe(t, &workersColumns) }, WorkersReport{Title: "w", Rows: []fleetdata.WorkersRow{{Run: "r"}}}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tc.add(t)

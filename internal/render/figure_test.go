@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -221,19 +223,19 @@ func spikeResults() []fleet.Result {
 			for _, h := range []float64{50, 80} {
 				cfg := fleet.Config{Name: policy + " keys " + map[schema.KeyMode]string{schema.NoKeys: "none", schema.SameKey: "same"}[keys] + " peak " + map[float64]string{50: "50", 80: "80"}[h], Duration: 80 * time.Second,
 					Load: fleet.Shape{Kind: fleet.Spike, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second}, Client: fleet.Client{Keys: keys}}
-				r := fleet.Result{Config: cfg}
+				var reps []fleetdata.Replicate
 				for i := range 3 {
-					rep := fleet.Replicate{Recovery: 2, Verdict: fleet.Recovered, Series: make([]fleet.Second, 80)}
+					rep := fleetdata.Replicate{Recovery: 2, Verdict: fleetdata.Recovered, Series: make([]fleetdata.Second, 80)}
 					if policy == "stuck" {
 						rep.Recovery = 4
 						if h == 80 && i > 0 {
-							rep.Recovery, rep.Verdict = math.NaN(), fleet.Down
+							rep.Recovery, rep.Verdict = math.NaN(), fleetdata.Down
 						}
 					}
 					rep.Requests = 100
-					r.Replicates = append(r.Replicates, rep)
+					reps = append(reps, rep)
 				}
-				res = append(res, r)
+				res = append(res, fleetrun.Result(cfg, reps))
 			}
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -83,8 +83,8 @@ func figureValue(v any) float64 {
 func FleetFigureKeys() []string { return figureKeys(fleetColumns) }
 
 // FleetFigures are a fleet run's rows as figures, named by run.
-func FleetFigures(rows []fleet.Summary) []Figures {
-	return figureRows(fleetColumns, rows, func(s fleet.Summary) string { return s.Run })
+func FleetFigures(rows []fleetdata.RunRow) []Figures {
+	return figureRows(fleetColumns, rows, func(s fleetdata.RunRow) string { return s.Run })
 }
 
 // GraphFigureKeys are the keys of a graph's figures.
@@ -92,16 +92,16 @@ func GraphFigureKeys() []string { return figureKeys(graphColumns) }
 
 // GraphFigures are a graph run's rows (a row a service) as figures, named
 // by run.
-func GraphFigures(rows []fleet.GraphRow) []Figures {
-	return figureRows(graphColumns, rows, func(r fleet.GraphRow) string { return r.Run })
+func GraphFigures(rows []fleetdata.GraphRow) []Figures {
+	return figureRows(graphColumns, rows, func(r fleetdata.GraphRow) string { return r.Run })
 }
 
 // WorkersFigureKeys are the keys of a worker fleet's figures.
 func WorkersFigureKeys() []string { return figureKeys(workersColumns) }
 
 // WorkersFigures are a workers run's rows as figures, named by run.
-func WorkersFigures(rows []fleet.WorkersRow) []Figures {
-	return figureRows(workersColumns, rows, func(r fleet.WorkersRow) string { return r.Run })
+func WorkersFigures(rows []fleetdata.WorkersRow) []Figures {
+	return figureRows(workersColumns, rows, func(r fleetdata.WorkersRow) string { return r.Run })
 }
 
 // MapFigureKeys are the keys of a fleet map's figures.

@@ -16,6 +16,8 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -24,12 +26,12 @@ import (
 // series. Only json carries the series; the html page draws Runs.
 type FleetReport struct {
 	Title  string
-	Rows   []fleet.Summary
-	Series []fleet.Point
+	Rows   []fleetdata.RunRow
+	Series []fleetdata.Point
 	// Params are the page's parameter lines; Runs, Configs and PlotTitle
 	// what its plot draws (as PlotFleet takes them), when Runs is not empty.
 	Params    []string
-	Runs      [][]fleet.Point
+	Runs      [][]fleetdata.Point
 	Configs   []fleet.Config
 	PlotTitle string
 	// Spikes, when not empty, are the runs of a preset that compares
@@ -54,7 +56,7 @@ func (r FleetReport) csv(w io.Writer) error {
 // withSettingColumns appends to each row (a run's, cfgs[i] its
 // configuration) columns "params.<key>" holding the run's settings as json's
 // params object does, then what ran it: seed and scenario_file. A column
-// is every setting some run read, in fleet.Params' order; a run that does
+// is every setting some run read, in decl.Params[fleet.Config]' order; a run that does
 // not read it leaves it empty; replicates too where the rows lack it, and
 // scenario_file when there is one. Columns rather than a header comment:
 // the runs of a preset differ in their settings, and a csv reader takes no
@@ -97,10 +99,10 @@ func withSettingColumns(rows [][]field, cfgs []fleet.Config, replicates int, see
 	return out
 }
 
-// paramKeys are fleet.Params' keys as settingsObject keys them.
+// paramKeys are decl.Params[fleet.Config]' keys as settingsObject keys them.
 func paramKeys() []string {
 	var keys []string
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		keys = append(keys, strings.ReplaceAll(p.Key, "-", "_"))
 	}
 	return keys
@@ -125,36 +127,36 @@ func withSettingsObject(rows [][]field, cfgs []fleet.Config) ([][]field, error) 
 }
 
 // fleetColumns are the fleet's columns, a run's summary each row.
-var fleetColumns = columns[fleet.Summary]{
-	labelColumn("Run", "run", func(s fleet.Summary) string { return s.Run }),
-	rawColumn(func(s fleet.Summary) []field { return []field{{"replicates", int64(s.Replicates)}} }),
-	estimateColumn("Requests", "requests", wholeCount, func(s fleet.Summary) schema.Estimate { return s.Requests }),
-	estimateColumn("Succeeded", "succeeded", requestShare, func(s fleet.Summary) schema.Estimate { return s.Succeeded }),
-	estimateColumn("Goodput /s", "goodput", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Goodput }),
-	estimateColumn("Calls per request", "amplification", perRequest, func(s fleet.Summary) schema.Estimate { return s.Amplification }),
-	estimateColumn("Timeouts", "timeouts", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Timeouts }),
-	estimateColumn("Conflicts", "conflicts", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Conflicts }),
-	estimateColumn("Duplicates", "duplicates", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Duplicates }),
-	estimateColumn("", "local_rejected", fleetMean, func(s fleet.Summary) schema.Estimate { return s.LocalRejected }),
-	estimateColumn("", "hedges", fleetMean, func(s fleet.Summary) schema.Estimate { return s.Hedges }),
-	quantilesColumn("Latency p50 / p95 / p99", "latency", func(s fleet.Summary) [3]schema.Estimate { return [3]schema.Estimate{s.P50, s.P95, s.P99} }),
-	estimateColumn("Peak in progress", "peak_in_progress", fleetMean, func(s fleet.Summary) schema.Estimate { return s.PeakInProgress }),
-	{header: "Recovered", text: func(s fleet.Summary) string {
+var fleetColumns = columns[fleetdata.RunRow]{
+	labelColumn("Run", "run", func(s fleetdata.RunRow) string { return s.Run }),
+	rawColumn(func(s fleetdata.RunRow) []field { return []field{{"replicates", int64(s.Replicates)}} }),
+	estimateColumn("Requests", "requests", wholeCount, fleetdata.RunFigures()),
+	estimateColumn("Succeeded", "succeeded", requestShare, fleetdata.RunFigures()),
+	estimateColumn("Goodput /s", "goodput", fleetMean, fleetdata.RunFigures()),
+	estimateColumn("Calls per request", "amplification", perRequest, fleetdata.RunFigures()),
+	estimateColumn("Timeouts", "timeouts", fleetMean, fleetdata.RunFigures()),
+	estimateColumn("Conflicts", "conflicts", fleetMean, fleetdata.RunFigures()),
+	estimateColumn("Duplicates", "duplicates", fleetMean, fleetdata.RunFigures()),
+	estimateColumn("", "local_rejected", fleetMean, fleetdata.RunFigures()),
+	estimateColumn("", "hedges", fleetMean, fleetdata.RunFigures()),
+	quantilesColumn("Latency p50 / p95 / p99", "latency", fleetdata.RunFigures()),
+	estimateColumn("Peak in progress", "peak_in_progress", fleetMean, fleetdata.RunFigures()),
+	{header: "Recovered", text: func(s fleetdata.RunRow) string {
 		if j := recoveryJudged(s); j != "yes" {
 			return j
 		}
 		return shareText(s.RecoveredShare)
-	}, fields: func(s fleet.Summary) []field {
+	}, fields: func(s fleetdata.RunRow) []field {
 		sh := s.RecoveredShare
 		return append(append([]field{{"recovery_judged", recoveryJudged(s)}}, estimateFields("recovered_share", sh)...),
 			field{"recovered_replicates", sh.Count()}, field{"judged_replicates", sh.N})
 	}},
-	{header: "Recovery median [p25, p75]", text: func(s fleet.Summary) string {
+	{header: "Recovery median [p25, p75]", text: func(s fleetdata.RunRow) string {
 		if recoveryJudged(s) != "yes" {
 			return "-"
 		}
 		return quartilesText(s.RecoveryTime)
-	}, fields: func(s fleet.Summary) []field {
+	}, fields: func(s fleetdata.RunRow) []field {
 		q := s.RecoveryTime
 		return append(estimateFields("recovery_seconds", s.Recovery), field{"recovery_p25_seconds", nanNull(q.P25)},
 			field{"recovery_median_seconds", nanNull(q.Median)}, field{"recovery_p75_seconds", nanNull(q.P75)})
@@ -164,7 +166,7 @@ var fleetColumns = columns[fleet.Summary]{
 // recoveryJudged says whether the run's recovery was judged: "yes", or
 // why not ("no trigger": constant load and no outage; "too short": no window
 // after the load settled).
-func recoveryJudged(s fleet.Summary) string {
+func recoveryJudged(s fleetdata.RunRow) string {
 	switch {
 	case !s.Trigger:
 		return "no trigger"
@@ -193,18 +195,18 @@ func (r FleetReport) json(w io.Writer) error {
 
 // fleetSeries are the figures of a fleet run's second, a mean over
 // replicates, in csv and json's order; PlotFleet draws those with a legend.
-var fleetSeries = []seriesColumn[fleet.Point]{
-	{"starts", "new requests", func(p fleet.Point) float64 { return p.Starts }},
-	{"successes", "successes", func(p fleet.Point) float64 { return p.Successes }},
-	{"retries_decided", "retries decided", func(p fleet.Point) float64 { return p.RetriesDecided }},
-	{"retries_sent", "retries sent", func(p fleet.Point) float64 { return p.RetriesSent }},
-	{"timeouts", "timeouts", func(p fleet.Point) float64 { return p.Timeouts }},
-	{"conflicts", "conflicts (key in use)", func(p fleet.Point) float64 { return p.Conflicts }},
-	{"in_progress", "", func(p fleet.Point) float64 { return p.InProgress }},
+var fleetSeries = []seriesColumn[fleetdata.Point]{
+	figureSeries("starts", "new requests", fleetdata.PointFigures()),
+	figureSeries("successes", "successes", fleetdata.PointFigures()),
+	figureSeries("retries_decided", "retries decided", fleetdata.PointFigures()),
+	figureSeries("retries_sent", "retries sent", fleetdata.PointFigures()),
+	figureSeries("timeouts", "timeouts", fleetdata.PointFigures()),
+	figureSeries("conflicts", "conflicts (key in use)", fleetdata.PointFigures()),
+	figureSeries("in_progress", "", fleetdata.PointFigures()),
 }
 
 // pointFields is a fleet series point for csv and json.
-func pointFields(p fleet.Point) []field {
+func pointFields(p fleetdata.Point) []field {
 	return append([]field{{"run", p.Run}, {"t", int64(p.T)}}, seriesFields(fleetSeries, p)...)
 }
 
@@ -254,8 +256,8 @@ func (r FleetReport) table(w io.Writer, st tableStyle) error {
 
 // anyTrigger says whether some row's run has a trigger, so that its
 // recovery columns hold figures that need recoveryCaption.
-func anyTrigger(rows []fleet.Summary) bool {
-	return slices.ContainsFunc(rows, func(s fleet.Summary) bool { return s.Trigger })
+func anyTrigger(rows []fleetdata.RunRow) bool {
+	return slices.ContainsFunc(rows, func(s fleetdata.RunRow) bool { return s.Trigger })
 }
 
 // CheckSeriesPath refuses a file name whose extension a kind's series
@@ -276,7 +278,7 @@ func CheckSeriesPath(path string) error {
 // given (grey), each panel titled with the run's name and what it holds
 // fixed, its legend to its right. cfgs are the runs' configurations, in
 // runs' order. ext (".png" or ".svg") picks the encoding.
-func PlotFleet(w io.Writer, title string, runs [][]fleet.Point, cfgs []fleet.Config, ext string) error {
+func PlotFleet(w io.Writer, title string, runs [][]fleetdata.Point, cfgs []fleet.Config, ext string) error {
 	f, err := newFleetFigure(title, runs, cfgs)
 	if err != nil {
 		return err
@@ -292,7 +294,7 @@ const fleetPanelHeight = 8 * vg.Centimeter
 type fleetLine struct {
 	name   string
 	colour color.Color
-	get    func(fleet.Point) float64
+	get    func(fleetdata.Point) float64
 }
 
 // fleetColours are the colours of fleetSeries' drawn figures, in their
@@ -312,7 +314,7 @@ func fleetLines(keys bool) []fleetLine {
 	return lines
 }
 
-func newFleetFigure(title string, runs [][]fleet.Point, cfgs []fleet.Config) (stack, error) {
+func newFleetFigure(title string, runs [][]fleetdata.Point, cfgs []fleet.Config) (stack, error) {
 	if len(runs) == 0 || len(runs) != len(cfgs) {
 		return stack{}, fmt.Errorf("nothing to plot")
 	}

@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/human"
 )
 
 // fleetSettings are the settings a run read, as fields keyed by their
-// fleet.Param keys, the flags' names (fleet.Params' order, the run's
+// decl.Param[fleet.Config] keys, the flags' names (decl.Params[fleet.Config]' order, the run's
 // duration first and the outage window before its mode): every setting but those c.Unread names, so that
 // a setting the run never looks at (a backoff base with no backoff, another
 // policy's parameters) is not shown as if used. Times are Go durations
@@ -21,7 +22,7 @@ import (
 func fleetSettings(c fleet.Config) []field {
 	unread := c.Unread()
 	f := []field{{"duration", durationValue(c.Duration.Seconds())}}
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		if unread[p.Path] != "" {
 			continue
 		}
@@ -38,7 +39,7 @@ func fleetSettings(c fleet.Config) []field {
 }
 
 // settingValue is p's value in c as fleetSettings shows it.
-func settingValue(p fleet.Param, c *fleet.Config) any {
+func settingValue(p decl.Param[fleet.Config], c *fleet.Config) any {
 	switch v := p.Field(c).(type) {
 	case *float64:
 		return *v
@@ -200,7 +201,7 @@ func replicatesText(n int) string { return human.Count(int64(n), "replicate") }
 
 // FleetParams is the params object the json format writes for a run of c:
 // the settings the run read, keyed as a scenario file keys them, in
-// fleet.Params' order. A fleet shard carries it for each run, so that a
+// decl.Params[fleet.Config]' order. A fleet shard carries it for each run, so that a
 // merge refuses shards of other settings.
 func FleetParams(c fleet.Config) (json.RawMessage, error) {
 	return object(settingsObject(fleetSettings(c)))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -131,7 +132,7 @@ func TestFleetPlot(t *testing.T) {
 
 // fleetRuns are two runs of 10 s and 20 s, the first's load 5 a second, the
 // second's 50 with a spike to 100.
-func fleetRuns() ([][]fleet.Point, []fleet.Config) {
+func fleetRuns() ([][]fleetdata.Point, []fleet.Config) {
 	cfgs := []fleet.Config{
 		{Name: "short", Duration: 10 * time.Second, Load: fleet.Shape{Kind: fleet.Constant, Rate: 40},
 			Server: fleet.Server{Kind: fleet.Latency, Base: time.Second, Slope: 10 * time.Millisecond},
@@ -141,11 +142,11 @@ func fleetRuns() ([][]fleet.Point, []fleet.Config) {
 			Client: fleet.Client{Clients: 1, Timeout: 2 * time.Second, Attempts: 1, Keys: schema.SameKey, Hedges: 2, HedgeDelay: 50 * time.Millisecond,
 				Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}},
 	}
-	var runs [][]fleet.Point
+	var runs [][]fleetdata.Point
 	for _, c := range cfgs {
-		var pts []fleet.Point
+		var pts []fleetdata.Point
 		for s := range int(c.Duration.Seconds()) {
-			pts = append(pts, fleet.Point{Run: c.Name, T: s, Starts: c.Load.At(float64(s)), Successes: 1})
+			pts = append(pts, fleetdata.Point{Run: c.Name, T: s, Starts: c.Load.At(float64(s)), Successes: 1})
 		}
 		runs = append(runs, pts)
 	}

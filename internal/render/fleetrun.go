@@ -9,14 +9,18 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/limits"
 )
 
 // FleetRun is what one `retrysim fleet` ran: a preset's runs, or the one run
 // its flags describe (a Preset named "one run", with nothing else set).
 // Results are Configs' results, in their order.
 type FleetRun struct {
-	Preset     fleet.Preset
+	Preset     fleetpreset.Preset[fleet.Config]
 	Replicates int
 	Seed       uint64
 	Configs    []fleet.Config
@@ -55,9 +59,9 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 	}
 	params = append(params, settingsLines(names, run.Configs)...)
 	if p.Totals {
-		rows := make([]fleet.Totals, len(run.Results))
+		rows := make([]fleetdata.Totals, len(run.Results))
 		for i, res := range run.Results {
-			rows[i] = res.Totals()
+			rows[i] = fleetrun.Totals(res)
 		}
 		reps := replicatesText(run.Replicates)
 		if run.Replicates > 1 {
@@ -86,8 +90,8 @@ func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, se
 		Scenario:   run.ScenarioFile,
 	}
 	for _, res := range run.Results {
-		rep.Rows = append(rep.Rows, res.Summary())
-		pts := res.Series()
+		rep.Rows = append(rep.Rows, fleetrun.Summary(res))
+		pts := fleetrun.Series(res)
 		rep.Runs = append(rep.Runs, pts)
 		rep.Series = append(rep.Series, pts...)
 	}
@@ -136,25 +140,14 @@ func CheckFleetFiles(series, plot string) error {
 	return nil
 }
 
-// FleetPresets lists the presets for the fleet command's -help: each one's
-// name, its source, what it runs and prints, and the duration and
+// Presets lists a kind's presets for its command's -help: each one's
+// name, its source, what it runs and, where presets of the kind print
+// differently, what it prints (presetPrints), and the duration and
 // replicates it runs unless -duration or -replicates say otherwise.
-func FleetPresets(ps []fleet.Preset) string {
+func Presets[R any](ps []fleetpreset.Preset[R]) string {
 	var b strings.Builder
 	for _, p := range ps {
 		writePresetHelp(&b, p.Name, p.Source, p.About+presetPrints(p, ps), p.Duration, p.Replicates)
-	}
-	return b.String()
-}
-
-// KindPresets lists the presets for the graph or workers command's -help:
-// each one's name, its source, what it runs, and the duration and
-// replicates it runs unless -duration or -replicates say otherwise. Every
-// preset of those kinds prints alike, so none says how it prints.
-func KindPresets[R any](ps []fleet.KindPreset[R]) string {
-	var b strings.Builder
-	for _, p := range ps {
-		writePresetHelp(&b, p.Name, p.Source, p.About, p.Duration, p.Replicates)
 	}
 	return b.String()
 }
@@ -172,21 +165,25 @@ func writePresetHelp(b *strings.Builder, name, source, about string, d time.Dura
 }
 
 // totalsPrints is what the fleet command prints of a preset that compares
-// policies over failure rates (fleet.Preset.Totals).
+// policies over failure rates (Preset.Totals).
 const totalsPrints = "prints a row a failure rate and policy (json and csv: failure_rate, policy, requests, succeeded, " +
 	"calls, summed over replicates); no -series; -plot draws success and calls a request against the failure rate, " +
 	"a line a policy, with 95% intervals over replicates; html is one page: success and calls a request as two tables " +
 	"(a row a failure rate, a column a policy) with their intervals, and that plot"
 
-// presetPrints says, after p's About, how the fleet command prints p's
-// runs: the first preset of ps that compares totals (fleet.Preset.Totals)
-// says it in full (totalsPrints), and the first that does not, which
-// prints each run's summary and series, says nothing; any other is
-// "printed as" the first of its kind, with clients first when its runs vary
-// the client count too (ByClients). A preset that compares spikes
-// (Spikes) adds what its plot and html draw.
-func presetPrints(p fleet.Preset, ps []fleet.Preset) string {
-	first := ps[slices.IndexFunc(ps, func(q fleet.Preset) bool { return q.Totals == p.Totals })]
+// presetPrints says, after p's About, how the command prints p's runs
+// when ps print differently (the fleet command's: some compare totals):
+// the first preset of ps that compares totals (Preset.Totals) says it in
+// full (totalsPrints), and the first that does not, which prints each
+// run's summary and series, says nothing; any other is "printed as" the
+// first of its kind, with clients first when its runs vary the client
+// count too (ByClients). A preset that compares spikes (Spikes) adds what
+// its plot and html draw. Where every preset prints alike it says nothing.
+func presetPrints[R any](p fleetpreset.Preset[R], ps []fleetpreset.Preset[R]) string {
+	if !slices.ContainsFunc(ps, func(q fleetpreset.Preset[R]) bool { return q.Totals }) {
+		return ""
+	}
+	first := ps[slices.IndexFunc(ps, func(q fleetpreset.Preset[R]) bool { return q.Totals == p.Totals })]
 	var text string
 	switch {
 	case first.Name != p.Name:
@@ -213,26 +210,26 @@ type Limit struct{ What, Bound string }
 // drift from them.
 func FleetLimitList() []Limit {
 	return []Limit{
-		{"-duration", fmt.Sprintf("1 s to %d s (the series holds a row a run a second)", fleet.MaxDuration)},
-		{"rates", fmt.Sprintf("up to %v a second; duration x peak rate up to %v requests", fleet.MaxRate, fleet.MaxArrivals)},
-		{"-replicates", fmt.Sprintf("1 to %d; replicates x duration up to %d s (each replicate's series is kept until they are averaged)", fleet.MaxReplicates, fleet.MaxSeriesSeconds)},
-		{"-clients", fmt.Sprintf("1 to %d; -attempts 1 to %d", fleet.MaxClients, fleet.MaxAttempts)},
-		{"-capacity", fmt.Sprintf("up to %d workers; -queue up to %d waiting calls", fleet.MaxWorkers, fleet.MaxQueue)},
-		{"times", fmt.Sprintf("(-base, -slope, -service, -net, -timeout, ...) up to %d s", fleet.MaxSeconds)},
+		{"-duration", fmt.Sprintf("1 s to %d s (the series holds a row a run a second)", limits.FleetDuration)},
+		{"rates", fmt.Sprintf("up to %v a second; duration x peak rate up to %v requests", limits.FleetRate, limits.FleetArrivals)},
+		{"-replicates", fmt.Sprintf("1 to %d; replicates x duration up to %d s (each replicate's series is kept until they are averaged)", limits.FleetReplicates, limits.FleetSeriesSeconds)},
+		{"-clients", fmt.Sprintf("1 to %d; -attempts 1 to %d", limits.FleetClients, limits.FleetAttempts)},
+		{"-capacity", fmt.Sprintf("up to %d workers; -queue up to %d waiting calls", limits.FleetWorkers, limits.FleetQueue)},
+		{"times", fmt.Sprintf("(-base, -slope, -service, -net, -timeout, ...) up to %d s", limits.FleetSeconds)},
 		{"policies", fmt.Sprintf("token counts and costs (-bucket-*, -quota*, -grpc-*) up to %v; -breaker-threshold 0 to 1; "+
 			"-budget-ratio 0 to %v (finagle) or 1 (envoy); -budget-ttl %v s to %v s; -cb-window, -cb-min-calls, -cb-half-open 1 to %v; "+
-			"-sre-k above 0 to %v; -hedges 0 to %v", fleet.MaxTokens, fleet.MaxBudgetRatio, fleet.MinTTL, fleet.MaxTTL, fleet.MaxWindow, fleet.MaxK, fleet.MaxHedges)},
+			"-sre-k above 0 to %v; -hedges 0 to %v", limits.PolicyTokens, limits.PolicyBudgetRatio, limits.PolicyMinTTL, limits.PolicyMaxTTL, limits.PolicyWindow, limits.PolicyK, limits.FleetHedges)},
 		{"events", fmt.Sprintf("up to %.0e over every run and replicate, about 40 CPU minutes: a request makes "+
-			"up to -attempts x (1 + -hedges) calls of up to 5 events each", float64(fleet.MaxEvents))},
+			"up to -attempts x (1 + -hedges) calls of up to 5 events each", float64(limits.FleetEvents))},
 		{"memory", fmt.Sprintf("up to %d GiB at once: each replicate running (up to -workers at once, fewer when they would not fit) holds its requests in flight "+
 			"(the rate x how long one can live: -timeout x -attempts, hedge delays, backoffs, its time in the server), "+
 			"its policy windows (-budget-ttl, -cb-window*, -sre-window, a state per client) and its series, kept for "+
-			"every replicate until they are averaged", fleet.MaxBytes>>30)},
+			"every replicate until they are averaged", limits.FleetBytes>>30)},
 	}
 }
 
 // FleetLimits lists the model's limits for the fleet command's -help, a
-// limit a paragraph, wrapped at 80 columns as FleetPresets is.
+// limit a paragraph, wrapped at 80 columns as Presets is.
 func FleetLimits(ls []Limit) string {
 	const indent = "                "
 	var b strings.Builder

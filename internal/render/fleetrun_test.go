@@ -8,16 +8,17 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 )
 
-// FleetPresets lays a preset out as name, wrapped source, then what it runs
+// Presets lays a preset out as name, wrapped source, then what it runs
 // with the duration and replicates taken from its fields; a name too long
 // for the column gets a line of its own. The first preset that compares
 // totals says how they are printed, a later one that it is printed as the
 // first (with clients first when it varies them), a later one that prints
 // runs as the first such, and a preset of spikes what its plot draws.
-func TestFleetPresets(t *testing.T) {
-	ps := []fleet.Preset{
+func TestPresets(t *testing.T) {
+	ps := []fleetpreset.Preset[fleet.Config]{
 		{Name: "short", Source: "a source", About: "Runs a and b", Duration: 80 * time.Second, Replicates: 10},
 		{Name: "a-name-longer-than-18", Source: "s", About: "2 x 3 runs", Duration: 10 * time.Second, Replicates: 1},
 		{Name: "totals", Source: "t", About: "4 runs", Totals: true, Duration: time.Second, Replicates: 1},
@@ -41,8 +42,17 @@ func TestFleetPresets(t *testing.T) {
 		"                    duplicates against the height, and html draws that picture\n" +
 		"                    under the table instead of a run's series; 1s and 2\n" +
 		"                    replicates unless -duration or -replicates say otherwise.\n"
-	if got := FleetPresets(ps); got != want {
-		t.Errorf("FleetPresets = \n%s; want\n%s", got, want)
+	if got := Presets(ps); got != want {
+		t.Errorf("Presets = \n%s; want\n%s", got, want)
+	}
+	// Presets that all print alike (a graph's, a worker fleet's) say
+	// nothing of how they print.
+	graphs := []fleetpreset.Preset[fleet.Graph]{{Name: "a", Source: "s", About: "Runs a", Duration: time.Second, Replicates: 1},
+		{Name: "b", Source: "t", About: "Runs b", Duration: time.Second, Replicates: 2}}
+	want = "  a                 s.\n                    Runs a; 1s and 1 replicate unless -duration or -replicates\n                    say otherwise.\n" +
+		"  b                 t.\n                    Runs b; 1s and 2 replicates unless -duration or -replicates\n                    say otherwise.\n"
+	if got := Presets(graphs); got != want {
+		t.Errorf("Presets of graphs = \n%s; want\n%s", got, want)
 	}
 }
 
@@ -60,14 +70,14 @@ func TestFleetOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		preset                fleet.Preset
+		preset                fleetpreset.Preset[fleet.Config]
 		title                 string
 		seriesRows, plotBytes bool
 	}{
-		{fleet.Preset{Name: "one run"}, "retrysim fleet: one run, 3s, 2 replicates ([lo, hi]: 95% intervals over them), seed 7; " +
+		{fleetpreset.Preset[fleet.Config]{Name: "one run"}, "retrysim fleet: one run, 3s, 2 replicates ([lo, hi]: 95% intervals over them), seed 7; " +
 			"shape constant, rate 5; server independent, base 100ms, p-fail 0.1; net 10ms; " +
 			"clients 1, timeout 1s, attempts 2, backoff none, keys none; policy unlimited; hedges 0", true, true},
-		{fleet.Preset{Name: "t", Totals: true}, "retrysim fleet: t, 3s, 2 replicates (counts summed over them), seed 7", false, true},
+		{fleetpreset.Preset[fleet.Config]{Name: "t", Totals: true}, "retrysim fleet: t, 3s, 2 replicates (counts summed over them), seed 7", false, true},
 	} {
 		run := FleetRun{Preset: tc.preset, Replicates: 2, Seed: 7, Configs: cfgs, Results: res}
 		if tc.preset.Name == "one run" {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 )
 
 // TotalsReport is what a preset that compares client policies over failure
@@ -13,7 +14,7 @@ import (
 // the replicates.
 type TotalsReport struct {
 	Title string
-	Rows  []fleet.Totals
+	Rows  []fleetdata.Totals
 	// ByClients says the runs vary the client count too.
 	ByClients bool
 	// Params are the page's parameter lines; Results, when given, are the
@@ -35,7 +36,7 @@ type TotalsReport struct {
 // policies over failure rates (fleet.Preset.Totals) for csv and json: a row a
 // run with clients (when byClients), failure_rate, policy, requests,
 // succeeded, calls, as integers summed over replicates.
-func totalsFields(rows []fleet.Totals, byClients bool) [][]field {
+func totalsFields(rows []fleetdata.Totals, byClients bool) [][]field {
 	fields := make([][]field, len(rows))
 	for i, r := range rows {
 		var f []field

@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 )
 
 // The totals as each format prints them, written out by hand from two
 // failure rates of two policies (one policy missing at the second rate).
 func TestWriteFleetTotals(t *testing.T) {
-	rows := []fleet.Totals{
+	rows := []fleetdata.Totals{
 		{Run: "no_retries", Clients: 100, FailureRate: 0.1, Requests: 1000, Succeeded: 900, Calls: 1000},
 		{Run: "4_tries", Clients: 100, FailureRate: 0.1, Requests: 1000, Succeeded: 1000, Calls: 1111},
 		{Run: "no_retries", Clients: 100, FailureRate: 0.5, Requests: 8, Succeeded: 4, Calls: 8},
@@ -68,8 +70,8 @@ func TestWriteFleetTotals(t *testing.T) {
 // [-0.07062, 2.47062], cut at 0: [0.0000, 2.4707]. The data attributes are
 // the json row's counts' ratio, exactly.
 func TestTotalsHTML(t *testing.T) {
-	rep := func(req, succ, calls int64) fleet.Replicate {
-		var r fleet.Replicate
+	rep := func(req, succ, calls int64) fleetdata.Replicate {
+		var r fleetdata.Replicate
 		r.Requests, r.Succeeded, r.Calls = req, succ, calls
 		return r
 	}
@@ -79,13 +81,13 @@ func TestTotalsHTML(t *testing.T) {
 		return c
 	}
 	res := []fleet.Result{
-		{Config: cfg("no_retries", 0.1), Replicates: []fleet.Replicate{rep(100, 90, 110), rep(100, 80, 130)}},
-		{Config: cfg("3_tries", 0.1), Replicates: []fleet.Replicate{rep(100, 100, 100), rep(100, 100, 100)}},
-		{Config: cfg("no_retries", 0.5), Replicates: []fleet.Replicate{rep(4, 2, 4), rep(4, 2, 4)}},
+		fleetrun.Result(cfg("no_retries", 0.1), []fleetdata.Replicate{rep(100, 90, 110), rep(100, 80, 130)}),
+		fleetrun.Result(cfg("3_tries", 0.1), []fleetdata.Replicate{rep(100, 100, 100), rep(100, 100, 100)}),
+		fleetrun.Result(cfg("no_retries", 0.5), []fleetdata.Replicate{rep(4, 2, 4), rep(4, 2, 4)}),
 	}
 	r := TotalsReport{Title: "retrysim fleet: test", Params: []string{"model: test"}, Results: res, PlotTitle: "test"}
 	for _, x := range res {
-		r.Rows = append(r.Rows, x.Totals())
+		r.Rows = append(r.Rows, fleetrun.Totals(x))
 	}
 	var page bytes.Buffer
 	if err := lookup(t, TotalsDoc, "html").Runs(&page, r); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/stats"
 )
 
@@ -32,7 +33,7 @@ func outputTerms() []string {
 	terms = append(terms, casesHeader...)
 	terms = append(terms, raceHeader(true)...)
 	terms = append(terms, "Step", byStepHeading, expectedRowLabel, spreadRowLabel, totalsSucceeded, totalsCallsARequest, "Failure rate", "Clients")
-	terms = append(terms, recoveryJudged(fleet.Summary{}), recoveryJudged(fleet.Summary{Trigger: true}))
+	terms = append(terms, recoveryJudged(fleetdata.RunRow{}), recoveryJudged(fleetdata.RunRow{Trigger: true}))
 	for _, m := range stats.Metrics() {
 		terms = append(terms, m.Label)
 	}

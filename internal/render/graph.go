@@ -14,8 +14,11 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // GraphReport is what `retrysim graph` prints: a row a run a service (and
@@ -23,8 +26,8 @@ import (
 type GraphReport struct {
 	Title  string
 	Graphs []fleet.Graph
-	Rows   []fleet.GraphRow
-	Series []fleet.GraphPoint
+	Rows   []fleetdata.GraphRow
+	Series []fleetdata.GraphPoint
 	// Params are the page's parameter lines; PlotTitle heads the plot.
 	Params    []string
 	PlotTitle string
@@ -37,44 +40,44 @@ type GraphReport struct {
 
 // graphColumns are the graph's columns, a row a run and service (or entry,
 // end to end).
-var graphColumns = columns[fleet.GraphRow]{
-	labelColumn("Run", "run", func(r fleet.GraphRow) string { return r.Run }),
-	labelColumn("Service", "service", func(r fleet.GraphRow) string { return r.Service }),
-	{header: "Depth", text: func(r fleet.GraphRow) string {
+var graphColumns = columns[fleetdata.GraphRow]{
+	labelColumn("Run", "run", func(r fleetdata.GraphRow) string { return r.Run }),
+	labelColumn("Service", "service", func(r fleetdata.GraphRow) string { return r.Service }),
+	{header: "Depth", text: func(r fleetdata.GraphRow) string {
 		if r.Depth > 0 {
 			return fmt.Sprint(r.Depth)
 		}
 		return "-"
-	}, fields: func(r fleet.GraphRow) []field {
+	}, fields: func(r fleetdata.GraphRow) []field {
 		return []field{{"depth", int64(r.Depth)}, {"replicates", int64(r.Replicates)}}
 	}},
-	estimateColumn("Requests", "requests", wholeCount, func(r fleet.GraphRow) schema.Estimate { return r.Requests }),
-	estimateColumn("", "calls", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Calls }),
-	estimateColumn("Calls per request", "amplification", perRequest, func(r fleet.GraphRow) schema.Estimate { return r.Amplification }),
-	estimateColumn("Succeeded", "succeeded", requestShare, func(r fleet.GraphRow) schema.Estimate { return r.Succeeded }),
-	estimateColumn("Goodput /s", "goodput", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Goodput }),
-	estimateColumn("Timeouts", "timeouts", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Timeouts }),
-	estimateColumn("Retries", "retries", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Retries }),
-	estimateColumn("Rejected", "rejected", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Rejected }),
-	estimateColumn("Duplicates", "duplicates", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Duplicates }),
-	estimateColumn("In progress", "in_progress", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.InProgress }),
-	estimateColumn("", "sojourn_seconds", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.Sojourn }),
-	quantilesColumn("Latency p50 / p95 / p99", "latency", func(r fleet.GraphRow) [3]schema.Estimate { return [3]schema.Estimate{r.P50, r.P95, r.P99} }),
-	estimateColumn("", "peak_in_progress", fleetMean, func(r fleet.GraphRow) schema.Estimate { return r.PeakInProgress }),
+	estimateColumn("Requests", "requests", wholeCount, fleetdata.GraphFigures()),
+	estimateColumn("", "calls", fleetMean, fleetdata.GraphFigures()),
+	estimateColumn("Calls per request", "amplification", perRequest, fleetdata.GraphFigures()),
+	estimateColumn("Succeeded", "succeeded", requestShare, fleetdata.GraphFigures()),
+	estimateColumn("Goodput /s", "goodput", fleetMean, fleetdata.GraphFigures()),
+	estimateColumn("Timeouts", "timeouts", fleetMean, fleetdata.GraphFigures()),
+	estimateColumn("Retries", "retries", fleetMean, fleetdata.GraphFigures()),
+	estimateColumn("Rejected", "rejected", fleetMean, fleetdata.GraphFigures()),
+	estimateColumn("Duplicates", "duplicates", fleetMean, fleetdata.GraphFigures()),
+	estimateColumn("In progress", "in_progress", fleetMean, fleetdata.GraphFigures()),
+	estimateColumn("", "sojourn_seconds", fleetMean, fleetdata.GraphFigures()),
+	quantilesColumn("Latency p50 / p95 / p99", "latency", fleetdata.GraphFigures()),
+	estimateColumn("", "peak_in_progress", fleetMean, fleetdata.GraphFigures()),
 }
 
 // graphSeries are the figures of a service's second in a graph run: the
 // calls that reached it, then its requests' as fleetSeries has them.
-var graphSeries = func() []seriesColumn[fleet.GraphPoint] {
-	cs := []seriesColumn[fleet.GraphPoint]{{"calls", "calls", func(p fleet.GraphPoint) float64 { return p.Calls }}}
+var graphSeries = func() []seriesColumn[fleetdata.GraphPoint] {
+	cs := []seriesColumn[fleetdata.GraphPoint]{figureSeries("calls", "calls", fleetdata.GraphPointFigures())}
 	for _, c := range fleetSeries {
-		cs = append(cs, seriesColumn[fleet.GraphPoint]{c.key, c.legend, func(p fleet.GraphPoint) float64 { return c.get(p.Point) }})
+		cs = append(cs, seriesColumn[fleetdata.GraphPoint]{c.key, c.legend, func(p fleetdata.GraphPoint) float64 { return c.get(p.Point) }})
 	}
 	return cs
 }()
 
 // graphPointFields is a series point for csv and json.
-func graphPointFields(p fleet.GraphPoint) []field {
+func graphPointFields(p fleetdata.GraphPoint) []field {
 	return append([]field{{"run", p.Run}, {"service", p.Service}, {"t", int64(p.T)}}, seriesFields(graphSeries, p)...)
 }
 
@@ -140,7 +143,7 @@ func graphSettings(g fleet.Graph) []field {
 			}
 			f = append(f, field{"from", durationValue(c.Outage.From.Seconds())}, field{"to", durationValue(c.Outage.To.Seconds())})
 		}
-		for _, p := range fleet.Params() {
+		for _, p := range decl.Params[fleet.Config]() {
 			if !strings.HasPrefix(p.Path, name+".") || unread[p.Path] != "" && !pushbackSet(p.Path, c) {
 				continue
 			}
@@ -148,7 +151,7 @@ func graphSettings(g fleet.Graph) []field {
 			if b, ok := p.Field(&c).(*bool); ok {
 				v = *b
 			}
-			f = append(f, field{fleet.SectionKey(name, p), v})
+			f = append(f, field{decl.SectionKey(name, p), v})
 		}
 		o, _ := object(f) // every value is a number, text or bool
 		return o
@@ -158,7 +161,7 @@ func graphSettings(g fleet.Graph) []field {
 		c := def
 		c.Load, c.Client = e.Load, e.Client
 		f := []field{{"to", e.To}, {"load", section("load", c)}, {"client", section("client", c)}}
-		for _, p := range fleet.EntryParams() {
+		for _, p := range decl.EntryParams[fleet.Entry]() {
 			if v, ok := entryValue(p, &e); ok {
 				f = append(f, field{p.Key, v})
 			}
@@ -196,7 +199,7 @@ func graphSettings(g fleet.Graph) []field {
 // entryValue is entry setting p's value in e as a scenario file writes it,
 // and whether the echo shows it: when the run reads it (p.Unread) and it is
 // given, other than its zero or default, or it needs another that is.
-func entryValue(p fleet.EntryParam, e *fleet.Entry) (any, bool) {
+func entryValue(p decl.EntryParam[fleet.Entry], e *fleet.Entry) (any, bool) {
 	if p.Unread != nil && p.Unread(*e) != "" {
 		return nil, false
 	}
@@ -213,7 +216,7 @@ func entryValue(p fleet.EntryParam, e *fleet.Entry) (any, bool) {
 		b, _ := v.MarshalText()
 		return string(b), string(b) != p.Default || p.Needs != ""
 	}
-	panic("render: fleet.EntryParam " + p.Key + " has a field of a type the echo does not write")
+	panic("render: decl.EntryParam[fleet.Entry] " + p.Key + " has a field of a type the echo does not write")
 }
 
 // pushbackSet says whether path is a pushback setting set in c: whether a
@@ -268,7 +271,7 @@ func (r GraphReport) html(w io.Writer) error {
 // second (dashed), means over replicates; each panel its own y scale,
 // since a service deep in the graph may take many times the load of the
 // top. ext (".png" or ".svg") picks the encoding.
-func PlotGraph(w io.Writer, title string, graphs []fleet.Graph, series []fleet.GraphPoint, ext string) error {
+func PlotGraph(w io.Writer, title string, graphs []fleet.Graph, series []fleetdata.GraphPoint, ext string) error {
 	f, err := newGraphFigure(title, graphs, series)
 	if err != nil {
 		return err
@@ -279,7 +282,7 @@ func PlotGraph(w io.Writer, title string, graphs []fleet.Graph, series []fleet.G
 // graphPanelHeight is the height of one service's panel.
 const graphPanelHeight = 6 * vg.Centimeter
 
-func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoint) (stack, error) {
+func newGraphFigure(title string, graphs []fleet.Graph, series []fleetdata.GraphPoint) (stack, error) {
 	if len(graphs) == 0 {
 		return stack{}, fmt.Errorf("nothing to plot")
 	}
@@ -295,7 +298,7 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 		}
 	}
 	type key struct{ run, service string }
-	pts := map[key][]fleet.GraphPoint{}
+	pts := map[key][]fleetdata.GraphPoint{}
 	for _, p := range series {
 		k := key{p.Run, p.Service}
 		pts[k] = append(pts[k], p)
@@ -348,7 +351,7 @@ func newGraphFigure(title string, graphs []fleet.Graph, series []fleet.GraphPoin
 // GraphRun is what one `retrysim graph` ran: a preset's graphs, or the one
 // graph of a scenario file.
 type GraphRun struct {
-	Preset       fleet.GraphPreset
+	Preset       fleetpreset.Preset[fleet.Graph]
 	Replicates   int
 	Seed         uint64
 	Results      []fleet.GraphResult
@@ -367,8 +370,8 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 	rep := GraphReport{Replicates: run.Replicates, Seed: run.Seed, Scenario: run.ScenarioFile}
 	for _, res := range run.Results {
 		rep.Graphs = append(rep.Graphs, res.Graph)
-		rep.Rows = append(rep.Rows, res.Rows()...)
-		rep.Series = append(rep.Series, res.Series()...)
+		rep.Rows = append(rep.Rows, fleetrun.Rows(res)...)
+		rep.Series = append(rep.Series, fleetrun.GraphSeries(res)...)
 		secs = max(secs, res.Graph.Duration)
 	}
 	reps := replicatesText(run.Replicates)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 )
 
 // The graph plot's solid line is the calls that reached the service
@@ -16,10 +17,10 @@ import (
 // headroom), not 2.
 func TestGraphPlotDrawsCalls(t *testing.T) {
 	g := fleet.Graph{Name: "g", Duration: 2 * time.Second, Services: []fleet.Node{{Name: "db"}}}
-	pt := func(sec int, calls float64) fleet.GraphPoint {
-		return fleet.GraphPoint{Point: fleet.Point{Run: "g", T: sec, Starts: 1, RetriesSent: 1, Successes: 1}, Service: "db", Calls: calls}
+	pt := func(sec int, calls float64) fleetdata.GraphPoint {
+		return fleetdata.GraphPoint{Point: fleetdata.Point{Run: "g", T: sec, Starts: 1, RetriesSent: 1, Successes: 1}, Service: "db", Calls: calls}
 	}
-	f, err := newGraphFigure("t", []fleet.Graph{g}, []fleet.GraphPoint{pt(0, 12), pt(1, 5)})
+	f, err := newGraphFigure("t", []fleet.Graph{g}, []fleetdata.GraphPoint{pt(0, 12), pt(1, 5)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,9 +36,9 @@ func TestGraphPlotDrawsCalls(t *testing.T) {
 // whole, as on a panel of 12.
 func TestGraphTickLabels(t *testing.T) {
 	g := fleet.Graph{Name: "g", Duration: 2 * time.Second, Services: []fleet.Node{{Name: "db"}}}
-	pts := []fleet.GraphPoint{
-		{Point: fleet.Point{Run: "g", T: 0}, Service: "db", Calls: 2600},
-		{Point: fleet.Point{Run: "g", T: 1}, Service: "db", Calls: 0},
+	pts := []fleetdata.GraphPoint{
+		{Point: fleetdata.Point{Run: "g", T: 0}, Service: "db", Calls: 2600},
+		{Point: fleetdata.Point{Run: "g", T: 1}, Service: "db", Calls: 0},
 	}
 	var buf bytes.Buffer
 	if err := PlotGraph(&buf, "t", []fleet.Graph{g}, pts, ".svg"); err != nil {

@@ -10,7 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -480,8 +481,8 @@ func (t TotalsReport) html(w io.Writer) error {
 	}
 	// pivot is one table of a figure of each run: what reads it off the
 	// totals (num/den, as field/of of the json row) and off the replicates.
-	pivot := func(heading, howTo, field, of string, style numberStyle, ratio func(fleet.Totals) float64,
-		est func(fleet.Summary) schema.Estimate) pageTable {
+	pivot := func(heading, howTo, field, of string, style numberStyle, ratio func(fleetdata.Totals) float64,
+		est func(fleetdata.RunRow) schema.Estimate) pageTable {
 		pt := pageTable{heading: heading, howTo: howTo + " " + intervals, header: append(slices.Clone(lead), policies...)}
 		for _, k := range keys {
 			var cells []pageCell
@@ -497,7 +498,7 @@ func (t TotalsReport) html(w io.Writer) error {
 				}
 				s := style.text(ratio(t.Rows[i]))
 				if len(t.Results) > 0 {
-					e := est(t.Results[i].Summary())
+					e := est(fleetrun.Summary(t.Results[i]))
 					s += style.interval(e.Lo, e.Hi)
 				}
 				cells = append(cells, num(s, i, field+"/"+of, ratio(t.Rows[i])))
@@ -513,13 +514,13 @@ func (t TotalsReport) html(w io.Writer) error {
 	p.tables = []pageTable{
 		pivot("Requests that succeeded", who+", a column one client policy: the share of the requests that "+
 			"succeeded, within the policy's attempts, in percent;", "succeeded", "requests", totalsShare,
-			func(r fleet.Totals) float64 { return float64(r.Succeeded) / float64(r.Requests) },
-			func(s fleet.Summary) schema.Estimate { return s.Succeeded }),
+			func(r fleetdata.Totals) float64 { return float64(r.Succeeded) / float64(r.Requests) },
+			func(s fleetdata.RunRow) schema.Estimate { return s.Succeeded }),
 		pivot("Server calls a request (amplification)", who+", a column one client policy: the calls the server "+
 			"received over the requests, 1 when nothing is retried; what a policy adds above 1 is load on a server "+
 			"that is already failing;", "calls", "requests", totalsCalls,
-			func(r fleet.Totals) float64 { return float64(r.Calls) / float64(r.Requests) },
-			func(s fleet.Summary) schema.Estimate { return s.Amplification }),
+			func(r fleetdata.Totals) float64 { return float64(r.Calls) / float64(r.Requests) },
+			func(s fleetdata.RunRow) schema.Estimate { return s.Amplification }),
 	}
 	if len(t.Results) > 0 {
 		var svg bytes.Buffer

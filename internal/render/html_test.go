@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -171,7 +171,7 @@ func TestFleetHTML(t *testing.T) {
 	e := func(v, half float64) schema.Estimate {
 		return schema.Estimate{Value: v, Lo: v - half, Hi: v + half, N: 5}
 	}
-	r := FleetReport{Title: "retrysim fleet: test", Params: []string{"model: test"}, Rows: []fleet.Summary{{
+	r := FleetReport{Title: "retrysim fleet: test", Params: []string{"model: test"}, Rows: []fleetdata.RunRow{{
 		Run: "a", Replicates: 5, Requests: e(3520, 46), Succeeded: e(0.37, 0.023), Goodput: e(16.25, 0.95),
 		Amplification: e(2.384, 0.029), Timeouts: e(7090, 234), Conflicts: e(3, 1), Duplicates: e(4871, 135),
 		P50: e(2.4, 0), P95: e(56.6, 0), P99: e(63, 0), PeakInProgress: e(1544, 107), Recovery: e(math.NaN(), 0),

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 )
 
 // TestPagePhone is issue 35 item 4, the style's part (the pages were looked
@@ -48,7 +50,7 @@ func TestPagePhone(t *testing.T) {
 func TestPageTerms(t *testing.T) {
 	var page bytes.Buffer
 	r := workersTwoRuns()
-	r.Rows = []fleet.WorkersRow{{Run: "a"}, {Run: "b"}}
+	r.Rows = []fleetdata.WorkersRow{{Run: "a"}, {Run: "b"}}
 	if err := r.html(&page); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +90,7 @@ func TestPageTerms(t *testing.T) {
 // do; it says both, what the preset runs, and each run's graph.
 func TestWorkersPageSaysThePreset(t *testing.T) {
 	r := workersTwoRuns()
-	r.Preset = fleet.WorkersPreset{Name: "test-preset", Source: "a book, p. 12", About: "Runs a and\nb.", Duration: time.Minute}
+	r.Preset = fleetpreset.Preset[fleet.Workers]{Name: "test-preset", Source: "a book, p. 12", About: "Runs a and\nb.", Duration: time.Minute}
 	var page bytes.Buffer
 	if err := r.html(&page); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@ package render
 import (
 	"io"
 
-	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -37,7 +37,7 @@ type kindSweep[R any] struct {
 
 // FleetSweep is a sweep of fleet runs, rows[p] the rows of point p
 // (values points[p]).
-func FleetSweep(h SweepHead, points [][]string, rows [][]fleet.Summary) Runs {
+func FleetSweep(h SweepHead, points [][]string, rows [][]fleetdata.RunRow) Runs {
 	s := newKindSweep(h, fleetColumns, points, rows)
 	if anyTrigger(fleetRowsOf(s.rows)) {
 		s.caption = recoveryCaption
@@ -46,8 +46,8 @@ func FleetSweep(h SweepHead, points [][]string, rows [][]fleet.Summary) Runs {
 }
 
 // fleetRowsOf are the fleet rows of a sweep's rows.
-func fleetRowsOf(rows []sweepRow[fleet.Summary]) []fleet.Summary {
-	out := make([]fleet.Summary, len(rows))
+func fleetRowsOf(rows []sweepRow[fleetdata.RunRow]) []fleetdata.RunRow {
+	out := make([]fleetdata.RunRow, len(rows))
 	for i, r := range rows {
 		out[i] = r.row
 	}
@@ -55,14 +55,14 @@ func fleetRowsOf(rows []sweepRow[fleet.Summary]) []fleet.Summary {
 }
 
 // GraphSweep is a sweep of graph runs, as FleetSweep's.
-func GraphSweep(h SweepHead, points [][]string, rows [][]fleet.GraphRow) Runs {
+func GraphSweep(h SweepHead, points [][]string, rows [][]fleetdata.GraphRow) Runs {
 	s := newKindSweep(h, graphColumns, points, rows)
 	s.caption = graphCaption
 	return s
 }
 
 // WorkersSweep is a sweep of worker fleets, as FleetSweep's.
-func WorkersSweep(h SweepHead, points [][]string, rows [][]fleet.WorkersRow) Runs {
+func WorkersSweep(h SweepHead, points [][]string, rows [][]fleetdata.WorkersRow) Runs {
 	s := newKindSweep(h, workersColumns, points, rows)
 	s.caption = drainCaption
 	return s

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/raceresult"
 	"github.com/retrysim/retrysim/internal/stats"
 )
@@ -55,7 +55,7 @@ func TestRegistryWrites(t *testing.T) {
 	c := stats.Counters{Jobs: 4, Failed: 1, Calls: 6}
 	rep := stats.Report{Params: stats.Params{Scenario: "s", Steps: 1, Jobs: 4, Attempts: 1, Replicates: 1}, Rows: []stats.Row{{ID: "a", Counters: c}}}
 	sw := stats.Sweep{Scenario: "s", Metric: m, Strategies: []string{"a"}, Rows: []stats.SweepRow{{ID: "a", Core: stats.CoreOf(&c)}}}
-	fl := FleetReport{Title: "f", Rows: []fleet.Summary{{Run: "r", Replicates: 1}}}
+	fl := FleetReport{Title: "f", Rows: []fleetdata.RunRow{{Run: "r", Replicates: 1}}}
 	for _, d := range []Doc{ReportDoc, SweepDoc, FleetDoc, TotalsDoc, CasesDoc, RaceDoc} {
 		for _, name := range Names(d) {
 			r := lookup(t, d, name)
@@ -77,7 +77,7 @@ func TestRegistryWrites(t *testing.T) {
 			case FleetDoc:
 				err = r.Runs(&b, fl)
 			case TotalsDoc:
-				err = r.Runs(&b, TotalsReport{Title: "t", Rows: []fleet.Totals{{Run: "r", FailureRate: 0.1, Requests: 2, Succeeded: 1, Calls: 3}}})
+				err = r.Runs(&b, TotalsReport{Title: "t", Rows: []fleetdata.Totals{{Run: "r", FailureRate: 0.1, Requests: 2, Succeeded: 1, Calls: 3}}})
 			case CasesDoc:
 				err = r.Cases(&b, stats.Cases{Title: "t", Rows: []stats.CaseRow{{Case: "c", Counters: c}}})
 			case RaceDoc:

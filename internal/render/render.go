@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
-	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -281,7 +281,7 @@ func writeCSV(w io.Writer, r stats.Report) error {
 // stepFields are each step's parameters as csv columns, for a run whose
 // steps come from a file: csv rows carry no other parameters, and these are
 // the ones no flag shows. They are the settings of
-// provider.EchoedStepSettings, as the json echoes them (stats.StepParams):
+// decl.EchoedStepSettings, as the json echoes them (stats.StepParams):
 // a step's own attempts, key mode and backoff are empty where it keeps the
 // run's.
 func stepFields(r stats.Report) []field {
@@ -291,7 +291,7 @@ func stepFields(r stats.Report) []field {
 	var f []field
 	for i, st := range *r.StepList {
 		n := "step_" + strconv.Itoa(i+1) + "_"
-		for _, s := range provider.EchoedStepSettings() {
+		for _, s := range decl.EchoedStepSettings() {
 			f = append(f, field{n + s.Echo, st.Lookup(s.Echo)})
 		}
 	}

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // WorkersReport is what `retrysim workers` prints: a row a run (its jobs,
@@ -18,11 +20,11 @@ import (
 // command prints them (each dependency's calls and amplification).
 type WorkersReport struct {
 	Title  string
-	Rows   []fleet.WorkersRow
-	Series []fleet.WorkersPoint
+	Rows   []fleetdata.WorkersRow
+	Series []fleetdata.WorkersPoint
 	// Graphs are the runs' graphs, Services their rows (fleet.GraphResult.Rows).
 	Graphs   []fleet.Graph
-	Services []fleet.GraphRow
+	Services []fleetdata.GraphRow
 	// Replicates, Seed and Scenario (the scenario file, if any) are what
 	// ran the runs.
 	Replicates int
@@ -30,7 +32,7 @@ type WorkersReport struct {
 	Scenario   string
 	// Preset is the preset that ran, if any: its name, its source and what
 	// its runs are.
-	Preset fleet.WorkersPreset
+	Preset fleetpreset.Preset[fleet.Workers]
 }
 
 // drainCaption says how the drain columns are judged.
@@ -42,29 +44,29 @@ const drainCaption = "Drain: seconds from the end of the outages until the first
 // workersColumns are the workers' columns, a row a run. The drain's
 // figures come before the peaks in csv and json and after them for people,
 // so they are two columns.
-var workersColumns = columns[fleet.WorkersRow]{
-	labelColumn("Run", "run", func(r fleet.WorkersRow) string { return r.Run }),
-	rawColumn(func(r fleet.WorkersRow) []field { return []field{{"replicates", int64(r.Replicates)}} }),
-	estimateColumn("Jobs", "jobs", wholeCount, func(r fleet.WorkersRow) schema.Estimate { return r.Jobs }),
-	estimateColumn("Completed", "completed", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Completed }),
-	estimateColumn("Dead", "dead", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Dead }),
-	estimateColumn("Queued at end", "queued_at_end", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Queued }),
-	estimateColumn("Deliveries", "deliveries", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Deliveries }),
-	estimateColumn("Duplicates", "duplicates", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Duplicates }),
-	estimateColumn("Lost work", "lost_work", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.LostWork }),
-	estimateColumn("Late", "late", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Late }),
-	estimateColumn("", "conflicts", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Conflicts }),
-	estimateColumn("", "crashes", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.Crashes }),
-	estimateColumn("", "rolled_back", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.RolledBack }),
-	rawColumn(func(r fleet.WorkersRow) []field {
+var workersColumns = columns[fleetdata.WorkersRow]{
+	labelColumn("Run", "run", func(r fleetdata.WorkersRow) string { return r.Run }),
+	rawColumn(func(r fleetdata.WorkersRow) []field { return []field{{"replicates", int64(r.Replicates)}} }),
+	estimateColumn("Jobs", "jobs", wholeCount, fleetdata.WorkersFigures()),
+	estimateColumn("Completed", "completed", fleetMean, fleetdata.WorkersFigures()),
+	estimateColumn("Dead", "dead", fleetMean, fleetdata.WorkersFigures()),
+	estimateColumn("Queued at end", "queued_at_end", fleetMean, fleetdata.WorkersFigures()),
+	estimateColumn("Deliveries", "deliveries", fleetMean, fleetdata.WorkersFigures()),
+	estimateColumn("Duplicates", "duplicates", fleetMean, fleetdata.WorkersFigures()),
+	estimateColumn("Lost work", "lost_work", fleetMean, fleetdata.WorkersFigures()),
+	estimateColumn("Late", "late", fleetMean, fleetdata.WorkersFigures()),
+	estimateColumn("", "conflicts", fleetMean, fleetdata.WorkersFigures()),
+	estimateColumn("", "crashes", fleetMean, fleetdata.WorkersFigures()),
+	estimateColumn("", "rolled_back", fleetMean, fleetdata.WorkersFigures()),
+	rawColumn(func(r fleetdata.WorkersRow) []field {
 		sh := r.DrainedReplicates
 		return append(append(estimateFields("drain_seconds", r.DrainSeconds), estimateFields("drained_replicates", sh)...),
 			field{"drained_count", sh.Count()}, field{"judged_replicates", sh.N})
 	}),
-	estimateColumn("Peak backlog", "peak_backlog", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.PeakBacklog }),
-	estimateColumn("Peak retrying", "peak_retrying", fleetMean, func(r fleet.WorkersRow) schema.Estimate { return r.PeakRetrying }),
-	estimateColumn("Peak age", "peak_age_seconds", timeSeconds, func(r fleet.WorkersRow) schema.Estimate { return r.PeakAge }),
-	{header: "Drain (drained)", text: func(r fleet.WorkersRow) string {
+	estimateColumn("Peak backlog", "peak_backlog", fleetMean, fleetdata.WorkersFigures()),
+	estimateColumn("Peak retrying", "peak_retrying", fleetMean, fleetdata.WorkersFigures()),
+	estimateColumn("Peak age", "peak_age_seconds", timeSeconds, fleetdata.WorkersFigures()),
+	{header: "Drain (drained)", text: func(r fleetdata.WorkersRow) string {
 		sh := r.DrainedReplicates
 		if sh.N == 0 {
 			return "-"
@@ -75,26 +77,26 @@ var workersColumns = columns[fleet.WorkersRow]{
 		}
 		return drain + " (" + shareText(sh) + ")"
 	}},
-	quantilesColumn("Completion p50 / p95 / p99", "completion", func(r fleet.WorkersRow) [3]schema.Estimate { return [3]schema.Estimate{r.P50, r.P95, r.P99} }),
+	quantilesColumn("Completion p50 / p95 / p99", "completion", fleetdata.WorkersFigures()),
 }
 
 // workersSeries are the figures of a workers run's second, a mean over
 // replicates, in csv and json's order (each dependency's follow), with
 // the legend PlotWorkers draws them under.
-var workersSeries = []seriesColumn[fleet.WorkersPoint]{
-	{"arrivals", "arrivals", func(p fleet.WorkersPoint) float64 { return p.Arrivals }},
-	{"completions", "completions", func(p fleet.WorkersPoint) float64 { return p.Completions }},
-	{"dead", "dead-lettered", func(p fleet.WorkersPoint) float64 { return p.Dead }},
-	{"redeliveries", "redeliveries (retries)", func(p fleet.WorkersPoint) float64 { return p.Redeliveries }},
-	{"backlog", "backlog", func(p fleet.WorkersPoint) float64 { return p.Backlog }},
-	{"oldest_age_seconds", "age", func(p fleet.WorkersPoint) float64 { return p.OldestAge }},
-	{"in_flight", "", func(p fleet.WorkersPoint) float64 { return p.InFlight }},
-	{"retries_scheduled", "retries scheduled", func(p fleet.WorkersPoint) float64 { return p.RetriesScheduled }},
+var workersSeries = []seriesColumn[fleetdata.WorkersPoint]{
+	figureSeries("arrivals", "arrivals", fleetdata.WorkersPointFigures()),
+	figureSeries("completions", "completions", fleetdata.WorkersPointFigures()),
+	figureSeries("dead", "dead-lettered", fleetdata.WorkersPointFigures()),
+	figureSeries("redeliveries", "redeliveries (retries)", fleetdata.WorkersPointFigures()),
+	figureSeries("backlog", "backlog", fleetdata.WorkersPointFigures()),
+	figureSeries("oldest_age_seconds", "age", fleetdata.WorkersPointFigures()),
+	figureSeries("in_flight", "", fleetdata.WorkersPointFigures()),
+	figureSeries("retries_scheduled", "retries scheduled", fleetdata.WorkersPointFigures()),
 }
 
 // workersPointFields is a series point for csv and json, each dependency's
 // calls and calls in progress under its name.
-func workersPointFields(p fleet.WorkersPoint, deps []string) []field {
+func workersPointFields(p fleetdata.WorkersPoint, deps []string) []field {
 	f := append([]field{{"run", p.Run}, {"t", int64(p.T)}}, seriesFields(workersSeries, p)...)
 	for d, name := range deps {
 		f = append(f, field{name + "_calls", p.DepCalls[d]}, field{name + "_in_progress", p.DepInProgress[d]})
@@ -106,9 +108,9 @@ func workersPointFields(p fleet.WorkersPoint, deps []string) []field {
 // its series.
 func (r *WorkersReport) Add(res fleet.GraphResult) {
 	r.Graphs = append(r.Graphs, res.Graph)
-	r.Services = append(r.Services, res.Rows()...)
-	r.Rows = append(r.Rows, res.WorkersRows()...)
-	r.Series = append(r.Series, res.WorkersSeries()...)
+	r.Services = append(r.Services, fleetrun.Rows(res)...)
+	r.Rows = append(r.Rows, fleetrun.WorkersRows(res)...)
+	r.Series = append(r.Series, fleetrun.WorkersSeries(res)...)
 }
 
 // WorkersOutputs renders res as retrysim workers prints them, in r's
@@ -162,7 +164,7 @@ func (r WorkersReport) json(w io.Writer) error {
 	}
 	rows := columnsFields(workersColumns, r.Rows)
 	for i, row := range r.Rows {
-		steps, err := objects(row.Steps, func(st fleet.WorkersStep) []field {
+		steps, err := objects(row.Steps, func(st fleetdata.WorkersStep) []field {
 			return append([]field{{"step", int64(st.Step)}, {"to", st.To}}, estimateFields("duplicates", st.Duplicates)...)
 		})
 		if err != nil {
@@ -170,7 +172,7 @@ func (r WorkersReport) json(w io.Writer) error {
 		}
 		rows[i] = append(rows[i], field{"steps", steps})
 	}
-	if d.Series, err = seriesObjects(r.Series, func(p fleet.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) }); err != nil {
+	if d.Series, err = seriesObjects(r.Series, func(p fleetdata.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) }); err != nil {
 		return err
 	}
 	return d.write(w, rows)

@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/human"
 )
 
@@ -28,7 +30,7 @@ type workersPanel struct {
 // of its own in its panel, a dash pattern a run.
 type workersLine struct {
 	name string
-	get  func(fleet.WorkersPoint) float64
+	get  func(fleetdata.WorkersPoint) float64
 }
 
 // PlotWorkers draws r's series, one panel above the other on one time
@@ -72,8 +74,8 @@ func workersPanels(r WorkersReport) []workersPanel {
 		}
 	}
 	for _, d := range deps {
-		get := func(in bool) func(fleet.WorkersPoint) float64 {
-			return func(p fleet.WorkersPoint) float64 {
+		get := func(in bool) func(fleetdata.WorkersPoint) float64 {
+			return func(p fleetdata.WorkersPoint) float64 {
 				i := slices.Index(r.runDeps(p.Run), d)
 				switch {
 				case i < 0:
@@ -92,7 +94,7 @@ func workersPanels(r WorkersReport) []workersPanel {
 // newWorkersFigure lays out PlotWorkers's panels, for -plot to draw whole
 // and the html page a picture a panel.
 func newWorkersFigure(r WorkersReport) (stack, error) {
-	byRun := map[string][]fleet.WorkersPoint{}
+	byRun := map[string][]fleetdata.WorkersPoint{}
 	var runs []string
 	end := 0.0
 	for _, p := range r.Series {
@@ -128,7 +130,7 @@ func newWorkersFigure(r WorkersReport) (stack, error) {
 // pattern, its legend the triggers, a figure (saying which runs' lines
 // coincide, and a figure that is 0 throughout) then a run. ok is false
 // when every figure is 0 in every run throughout.
-func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleet.WorkersPoint, lo, hi float64, triggers []window) (*plot.Plot, bool, error) {
+func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleetdata.WorkersPoint, lo, hi float64, triggers []window) (*plot.Plot, bool, error) {
 	p := timePanel(pn.title, pn.y, 9)
 	for _, w := range triggers {
 		p.Add(w)
@@ -264,7 +266,7 @@ func (t zeroLogTicks) Ticks(lo, hi float64) []plot.Tick {
 // outages, or a job dead-lettered), with a margin of a sixth of that span
 // either side, in whole steps of the time axis; the whole run [0, end]
 // when there is no outage or the window would cover most of the run.
-func workersWindow(r WorkersReport, byRun map[string][]fleet.WorkersPoint, end float64) (lo, hi float64) {
+func workersWindow(r WorkersReport, byRun map[string][]fleetdata.WorkersPoint, end float64) (lo, hi float64) {
 	from, to, ok := r.outages()
 	if !ok {
 		return 0, end
@@ -327,7 +329,7 @@ func (r WorkersReport) triggers() []window {
 func (r WorkersReport) outages() (from, to float64, ok bool) {
 	from, to = math.Inf(1), math.Inf(-1)
 	for i := range r.Graphs {
-		if f, t, on := r.Graphs[i].OutageWindow(); on {
+		if f, t, on := fleetrun.OutageWindow(&r.Graphs[i]); on {
 			from, to, ok = math.Min(from, f), math.Max(to, t), true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 )
 
 // workersTwoRuns is two runs, a and b, of 1,000 s whose workers are down
@@ -22,11 +23,11 @@ import (
 func workersTwoRuns() WorkersReport {
 	r := WorkersReport{Title: "retrysim workers: test"}
 	for _, run := range []string{"a", "b"} {
-		r.Rows = append(r.Rows, fleet.WorkersRow{Run: run})
+		r.Rows = append(r.Rows, fleetdata.WorkersRow{Run: run})
 		r.Graphs = append(r.Graphs, fleet.Graph{Name: run, Duration: 1000 * time.Second, Entries: []fleet.Entry{{To: "workers"}},
 			Services: []fleet.Node{{Name: "workers", Outage: fleet.Outage{From: 100 * time.Second, To: 200 * time.Second}}, {Name: "db"}}})
 		for s := range 1000 {
-			p := fleet.WorkersPoint{Run: run, T: s, Arrivals: 10, Completions: 10, DepCalls: []float64{10}, DepInProgress: []float64{0.5}}
+			p := fleetdata.WorkersPoint{Run: run, T: s, Arrivals: 10, Completions: 10, DepCalls: []float64{10}, DepInProgress: []float64{0.5}}
 			if s >= 100 && s < 200 {
 				p.Completions, p.Backlog, p.DepCalls[0], p.DepInProgress[0] = 0, float64(10*(s-99)), 0, 0
 			}

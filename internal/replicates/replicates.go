@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/render"
 )
 
@@ -35,12 +37,9 @@ type Kind[C, P, R any] struct {
 }
 
 // Fleet is retrysim fleet's kind: many clients, one server.
-func Fleet() Kind[fleet.Config, fleet.Replicate, fleet.Result] {
-	return Kind[fleet.Config, fleet.Replicate, fleet.Result]{fleet.Run, func(r fleet.Result) []fleet.Replicate { return r.Replicates },
-		func(c fleet.Config, reps []fleet.Replicate) fleet.Result {
-			return fleet.Result{Config: c, Replicates: reps}
-		},
-		(*fleet.Config).CheckReplicate, func(c fleet.Config) string { return c.Name }, render.FleetFigureKeys(),
+func Fleet() Kind[fleet.Config, fleetdata.Replicate, fleet.Result] {
+	return Kind[fleet.Config, fleetdata.Replicate, fleet.Result]{fleet.Run, fleetrun.Replicates,
+		fleetrun.Result, fleetrun.CheckReplicate, func(c fleet.Config) string { return c.Name }, render.FleetFigureKeys(),
 		func(res []fleet.Result) []render.Figures {
 			return render.FleetFigures(slices.Concat(byPoint(res, 1, summary)...))
 		},
@@ -50,32 +49,29 @@ func Fleet() Kind[fleet.Config, fleet.Replicate, fleet.Result] {
 }
 
 // Graph is retrysim graph's kind: a row a service of a graph.
-func Graph() Kind[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult] {
+func Graph() Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] {
 	return graphKind(render.GraphFigureKeys(), func(res []fleet.GraphResult) []render.Figures {
-		return render.GraphFigures(slices.Concat(byPoint(res, 1, fleet.GraphResult.Rows)...))
+		return render.GraphFigures(slices.Concat(byPoint(res, 1, fleetrun.Rows)...))
 	}, func(h render.SweepHead, points [][]string, perPoint int, res []fleet.GraphResult) render.Runs {
-		return render.GraphSweep(h, points, byPoint(res, perPoint, fleet.GraphResult.Rows))
+		return render.GraphSweep(h, points, byPoint(res, perPoint, fleetrun.Rows))
 	})
 }
 
 // Workers is retrysim workers' kind: graphs whose first entry is a queue,
 // a row a run.
-func Workers() Kind[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult] {
+func Workers() Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] {
 	return graphKind(render.WorkersFigureKeys(), func(res []fleet.GraphResult) []render.Figures {
-		return render.WorkersFigures(slices.Concat(byPoint(res, 1, fleet.GraphResult.WorkersRows)...))
+		return render.WorkersFigures(slices.Concat(byPoint(res, 1, fleetrun.WorkersRows)...))
 	}, func(h render.SweepHead, points [][]string, perPoint int, res []fleet.GraphResult) render.Runs {
-		return render.WorkersSweep(h, points, byPoint(res, perPoint, fleet.GraphResult.WorkersRows))
+		return render.WorkersSweep(h, points, byPoint(res, perPoint, fleetrun.WorkersRows))
 	})
 }
 
 // graphKind is a kind of graphs' runs whose rows are keys, as rows and
 // sweep write them.
-func graphKind(keys []string, rows func([]fleet.GraphResult) []render.Figures, sweep func(render.SweepHead, [][]string, int, []fleet.GraphResult) render.Runs) Kind[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult] {
-	return Kind[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{fleet.RunGraph, func(r fleet.GraphResult) []fleet.GraphReplicate { return r.Replicates },
-		func(g fleet.Graph, reps []fleet.GraphReplicate) fleet.GraphResult {
-			return fleet.GraphResult{Graph: g, Replicates: reps}
-		},
-		(*fleet.Graph).CheckReplicate, func(g fleet.Graph) string { return g.Name }, keys, rows, sweep}
+func graphKind(keys []string, rows func([]fleet.GraphResult) []render.Figures, sweep func(render.SweepHead, [][]string, int, []fleet.GraphResult) render.Runs) Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] {
+	return Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]{fleet.RunGraph, fleetrun.GraphReplicates,
+		fleetrun.GraphResult, fleetrun.CheckGraphReplicate, func(g fleet.Graph) string { return g.Name }, keys, rows, sweep}
 }
 
 // Run runs items lo to hi-1 of runs, opts.Replicates (at least 1) a point,
@@ -126,7 +122,7 @@ func (k Kind[C, P, R]) Fold(runs []C, perPoint int, items [][]P) []R {
 }
 
 // summary is a fleet run's one row.
-func summary(r fleet.Result) []fleet.Summary { return []fleet.Summary{r.Summary()} }
+func summary(r fleet.Result) []fleetdata.RunRow { return []fleetdata.RunRow{fleetrun.Summary(r)} }
 
 // Check refuses item k of runs, perPoint a point and replicates a point
 // (a shard's), unless it holds a replicate of each run of its point; its

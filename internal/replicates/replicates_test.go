@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 )
 
 // A sweep's items, run in any slices, are each point's replicates as Run
@@ -15,7 +17,7 @@ import (
 func TestRunSlices(t *testing.T) {
 	base := fleet.DefaultConfig()
 	base.Duration = 5 * time.Second
-	runs, err := fleet.SweepConfigs([]fleet.Config{base}, []string{"client.timeout", "attempts"}, [][]string{{"1s", "2"}, {"3s", "2"}})
+	runs, err := fleetrun.SweepConfigs([]fleet.Config{base}, []string{"client.timeout", "attempts"}, [][]string{{"1s", "2"}, {"3s", "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +26,7 @@ func TestRunSlices(t *testing.T) {
 	}
 	opt := fleet.Options{Replicates: 3, Seed: 7, Workers: 2}
 	ctx := context.Background()
-	var items [][]fleet.Replicate
+	var items [][]fleetdata.Replicate
 	for _, cut := range [][2]int{{0, 2}, {2, 5}, {5, 6}} { // a point cut, a whole one
 		got, err := Fleet().Run(ctx, runs, 1, opt, cut[0], cut[1])
 		if err != nil {
@@ -39,7 +41,7 @@ func TestRunSlices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := Fleet().Fold(runs, 1, items)[p]; fmt.Sprintf("%+v", got.Replicates) != fmt.Sprintf("%+v", want[0].Replicates) || got.Config.Client.Timeout != c.Client.Timeout {
+		if got := Fleet().Fold(runs, 1, items)[p]; fmt.Sprintf("%+v", fleetrun.Replicates(got)) != fmt.Sprintf("%+v", fleetrun.Replicates(want[0])) || got.Config.Client.Timeout != c.Client.Timeout {
 			t.Errorf("point %d: the sweep's result is not Run's", p)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/retrysim/retrysim/internal/dist"
+	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 	"gonum.org/v1/gonum/floats"
@@ -33,7 +34,7 @@ func SpreadOf(m stats.Metric, reps []stats.Values) Spread {
 		return Spread{Estimate: schema.Estimate{Value: mu, Lo: mu, Hi: mu, N: n}}
 	}
 	half := dist.StudentTQuantile(float64(n-1), 0.975) * sd / math.Sqrt(float64(n))
-	return Spread{Estimate: schema.Estimate{Value: mu, Lo: max(0, mu-half), Hi: mu + half, N: n, Level: stats.Confidence, Method: schema.StudentT}, SD: sd}
+	return Spread{Estimate: schema.Estimate{Value: mu, Lo: max(0, mu-half), Hi: mu + half, N: n, Level: stats.Confidence, Method: estimate.StudentT}, SD: sd}
 }
 
 // meanSD is the mean of xs and their sample standard deviation, by the

@@ -12,11 +12,13 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/schema"
 )
 
 // Fleet is what a scenario file's fleet section sets for retrysim fleet:
-// any setting of fleet.Params (the load, the server, the outage's mode,
+// any setting of decl.Params[fleet.Config] (the load, the server, the outage's mode,
 // the network, the client, its backoff, policy and hedges), each under
 // its Key with _ for - (server, capacity, shape, net, policy, hedges,
 // bucket_rate, ...), a time as a duration such as 10s, a name as its text
@@ -50,7 +52,7 @@ func (f *Fleet) Config() fleet.Config { return f.config }
 func (f *Fleet) Apply(c *fleet.Config) error {
 	src := f.config
 	for key := range f.Set { // each names its own field: the order does not matter
-		p, _ := fleet.LookupKey(key) // fleetSection read only settings
+		p, _ := decl.LookupKey[fleet.Config](key) // fleetSection read only settings
 		switch d := p.Field(c).(type) {
 		case *float64:
 			*d = *p.Field(&src).(*float64)
@@ -65,12 +67,12 @@ func (f *Fleet) Apply(c *fleet.Config) error {
 	}
 	cl := c.Client
 	if k := cl.Policy.Kind; k != fleet.Unlimited && cl.Attempts == 1 && cl.Hedges == 0 && !k.GuardsFirst() {
-		return &applyError{f.file, f.Set["policy"], schema.Textf("sets policy %s, which with %s 1 and no hedges is never asked", k, schema.Path("client.attempts"))}
+		return &applyError{f.file, f.Set["policy"], pathtext.Textf("sets policy %s, which with %s 1 and no hedges is never asked", k, pathtext.Path("client.attempts"))}
 	}
-	unread := c.UnreadWhy()
+	unread := decl.UnreadWhy[fleet.Config](*c)
 	keys := slices.SortedFunc(maps.Keys(f.Set), func(a, b string) int { return f.Set[a] - f.Set[b] }) // in file order
 	for _, key := range keys {
-		p, _ := fleet.LookupKey(key)
+		p, _ := decl.LookupKey[fleet.Config](key)
 		if why, ok := unread[p.Path]; ok {
 			return &Error{File: f.file, Line: f.Set[key], Field: "fleet." + strings.ReplaceAll(key, "-", "_"), Msg: why.Words(fleetKey)}
 		}
@@ -83,7 +85,7 @@ func (f *Fleet) Apply(c *fleet.Config) error {
 type applyError struct {
 	file string
 	line int
-	text schema.Text
+	text pathtext.Text
 }
 
 func (e *applyError) Error() string { return fmt.Sprintf("%s:%d %s", e.file, e.line, e.text) }
@@ -108,7 +110,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	keys := map[string]*yaml.Node{}            // by path
 	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
 		k, v := n.Content[i], n.Content[i+1]
-		p, ok := fleet.LookupKey(strings.ReplaceAll(k.Value, "_", "-"))
+		p, ok := decl.LookupKey[fleet.Config](strings.ReplaceAll(k.Value, "_", "-"))
 		if !ok {
 			return nil, fail(k, "unknown key (want a setting of retrysim fleet, named as its flag with _ for -: server, capacity, rate, policy, hedges, cb_window, ...)")
 		}
@@ -127,18 +129,18 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	if checked.Client.Backoff.Cap == 0 { // 0 says no cap, as the flag's 0 does
 		checked.Client.Backoff.Cap = fleet.NoCap
 	}
-	unread := checked.UnreadWhy()
+	unread := decl.UnreadWhy[fleet.Config](checked)
 	for i := 0; i < len(n.Content); i += 2 {
 		k := n.Content[i]
-		p, _ := fleet.LookupKey(strings.ReplaceAll(k.Value, "_", "-"))
+		p, _ := decl.LookupKey[fleet.Config](strings.ReplaceAll(k.Value, "_", "-"))
 		if why, ok := unread[p.Path]; ok {
 			return nil, fail(k, why.Words(fleetKey))
 		}
 	}
 	if err := checked.Check(); err != nil {
-		fe, ok := err.(*fleet.FieldError)
+		fe, ok := err.(*schema.FieldError)
 		if k := keys[fe.Field]; ok && k != nil {
-			return nil, fail(k, fe.Words(fleetKey))
+			return nil, fail(k, pathtext.FieldWords(fe, fleetKey))
 		}
 	}
 	return f, nil
@@ -147,7 +149,7 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 // setParam sets p in c to the value v, checked as p's flag checks its own
 // (a whole number, a number or probability within p's bounds, a duration,
 // one of p's names); it returns what is wrong, "" when nothing is.
-func setParam(p fleet.Param, c *fleet.Config, v *yaml.Node) string {
+func setParam(p decl.Param[fleet.Config], c *fleet.Config, v *yaml.Node) string {
 	switch d := p.Field(c).(type) {
 	case *float64:
 		var x float64
@@ -195,10 +197,10 @@ func setParam(p fleet.Param, c *fleet.Config, v *yaml.Node) string {
 }
 
 // fleetKey names the fleet setting at path as the fleet section's key
-// (grpc_max_tokens for client.policy.max_tokens); a path no fleet.Param
+// (grpc_max_tokens for client.policy.max_tokens); a path no decl.Param[fleet.Config]
 // declares is named as it is.
 func fleetKey(path string) string {
-	if p, ok := fleet.LookupParam(path); ok {
+	if p, ok := decl.LookupParam[fleet.Config](path); ok {
 		return strings.ReplaceAll(p.Key, "-", "_")
 	}
 	return path

@@ -13,6 +13,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -33,22 +35,22 @@ type Graph struct {
 func (g *Graph) Line(path string) int { return g.lines[path] }
 
 // graphSections are the mappings of a graph section whose keys are the
-// fleet schema's settings (fleet.Params): those whose path starts with the
+// fleet schema's settings (decl.Params[fleet.Config]): those whose path starts with the
 // section's name.
 var graphSections = []string{"load", "server", "outage", "client"}
 
 // sectionParams maps each key of the section to its setting.
-func sectionParams(section string) map[string]fleet.Param {
-	m := map[string]fleet.Param{}
-	for _, p := range fleet.Params() {
+func sectionParams(section string) map[string]decl.Param[fleet.Config] {
+	m := map[string]decl.Param[fleet.Config]{}
+	for _, p := range decl.Params[fleet.Config]() {
 		if strings.HasPrefix(p.Path, section+".") {
-			m[fleet.SectionKey(section, p)] = p
+			m[decl.SectionKey(section, p)] = p
 		}
 	}
 	return m
 }
 
-// outageWindow are the outage section's keys that no fleet.Param holds
+// outageWindow are the outage section's keys that no decl.Param[fleet.Config] holds
 // (the fleet model's outage window, Outage.From and Outage.To).
 var outageWindow = []string{"from", "to"}
 
@@ -152,10 +154,10 @@ func (r *graphReader) time(v *yaml.Node, path string) (time.Duration, error) {
 	return d.v, nil
 }
 
-// entrySetting reads v into setting p of entry en (fleet.EntryParams), as
+// entrySetting reads v into setting p of entry en (decl.EntryParams[fleet.Entry]), as
 // the delivery model's queue settings of the same names are read;
 // fleet.Graph.Check holds it to its bounds.
-func (r *graphReader) entrySetting(p fleet.EntryParam, v *yaml.Node, path string, en *fleet.Entry) error {
+func (r *graphReader) entrySetting(p decl.EntryParam[fleet.Entry], v *yaml.Node, path string, en *fleet.Entry) error {
 	switch d := p.Field(en).(type) {
 	case *float64:
 		if v.Kind != yaml.ScalarNode || v.Decode(d) != nil || !(*d >= 0 && *d <= 1) {
@@ -182,7 +184,7 @@ func (r *graphReader) entrySetting(p fleet.EntryParam, v *yaml.Node, path string
 			return r.fail(v, path, fmt.Sprintf("%q is not %s (want one of %s)", v.Value, p.Type, strings.Join(p.Names, ", ")))
 		}
 	default:
-		panic("scenario: fleet.EntryParam " + p.Key + " has a field of a type the graph reader does not read")
+		panic("scenario: decl.EntryParam[fleet.Entry] " + p.Key + " has a field of a type the graph reader does not read")
 	}
 	if p.Sets != nil {
 		p.Sets(en)
@@ -190,12 +192,12 @@ func (r *graphReader) entrySetting(p fleet.EntryParam, v *yaml.Node, path string
 	return nil
 }
 
-// entrySettings reads an entry's settings (fleet.EntryParams) from its
+// entrySettings reads an entry's settings (decl.EntryParams[fleet.Entry]) from its
 // mapping's values ev into en, in their order: a key whose Needs the file
 // leaves out, or that the entry's other settings leave unread (a ttl with
 // the store none), would do nothing and is refused.
 func (r *graphReader) entrySettings(ev map[string]*yaml.Node, path string, en *fleet.Entry) error {
-	params := fleet.EntryParams()
+	params := decl.EntryParams[fleet.Entry]()
 	for _, p := range params {
 		v := ev[p.Key]
 		if v == nil {
@@ -222,7 +224,7 @@ func (r *graphReader) entrySettings(ev map[string]*yaml.Node, path string, en *f
 // (setParam), but for a whole number out of bounds, said as the fleet
 // model says it; a backoff cap of 0 is no cap, as the fleet command's
 // -backoff-cap 0.
-func (r *graphReader) setting(p fleet.Param, v *yaml.Node, path string, c *fleet.Config) error {
+func (r *graphReader) setting(p decl.Param[fleet.Config], v *yaml.Node, path string, c *fleet.Config) error {
 	var w whole
 	if _, ok := p.Field(c).(*int); ok && v.Decode(&w) == nil && (w.v < int(p.Lo) || w.v > int(p.Hi)) {
 		return r.fail(v, path, fmt.Sprintf("%d is not a whole number from %g to %g", w.v, p.Lo, p.Hi))
@@ -280,7 +282,7 @@ func (r *graphReader) section(n *yaml.Node, path, section string, c *fleet.Confi
 			return err
 		}
 	}
-	unread := c.UnreadWhy()
+	unread := decl.UnreadWhy[fleet.Config](*c)
 	for _, k := range keys {
 		key := strings.ReplaceAll(k.Value, "-", "_")
 		p, ok := params[key]
@@ -318,25 +320,25 @@ func (r *graphReader) window(n *yaml.Node, path string, vals map[string]*yaml.No
 	return nil
 }
 
-// located is err, a *fleet.FieldError of a section's setting, at the line
+// located is err, a *schema.FieldError of a section's setting, at the line
 // of its key in the section at path, or of the section when the file left
 // the key out (a default refused with the others).
 func (r *graphReader) located(err error, path, section string) error {
-	var fe *fleet.FieldError
+	var fe *schema.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}
 	var field string
-	if p, ok := fleet.LookupParam(fe.Field); ok && strings.HasPrefix(p.Path, section+".") {
-		field = path + "." + fleet.SectionKey(section, p)
+	if p, ok := decl.LookupParam[fleet.Config](fe.Field); ok && strings.HasPrefix(p.Path, section+".") {
+		field = path + "." + decl.SectionKey(section, p)
 	} else if rest, ok := strings.CutPrefix(fe.Field, section+"."); ok {
 		field = path + "." + rest // outage.from, outage.to
 	} else if section == "graph" {
 		field = path + "." + fe.Field // duration, net
 	} else { // another setting, with which this section's conflicts: said at the section
-		return &Error{File: r.file, Line: r.lineOf(path), Field: path, Msg: graphKey(fe.Field) + " " + fe.Words(graphKey)}
+		return &Error{File: r.file, Line: r.lineOf(path), Field: path, Msg: graphKey(fe.Field) + " " + pathtext.FieldWords(fe, graphKey)}
 	}
-	return &Error{File: r.file, Line: r.lineOf(field), Field: field, Msg: fe.Words(graphKey)}
+	return &Error{File: r.file, Line: r.lineOf(field), Field: field, Msg: pathtext.FieldWords(fe, graphKey)}
 }
 
 // lineOf is the line of the key or item at path, or of the nearest one
@@ -356,40 +358,40 @@ func (r *graphReader) lineOf(path string) int {
 
 // GraphWords is a fleet text (a reason Config.UnreadWhy gives, a Param's
 // Usage) with each setting it names by path named as graphKey names it.
-func GraphWords(t schema.Text) string { return t.Words(graphKey) }
+func GraphWords(t pathtext.Text) string { return t.Words(graphKey) }
 
 // graphKey names the fleet setting at path as the graph section's key in
 // its mapping (client.budget_ratio for client.policy.budget_ratio,
-// server.kind for server.kind); a path no fleet.Param declares, or of no
+// server.kind for server.kind); a path no decl.Param[fleet.Config] declares, or of no
 // mapping (net), is named as it is.
 func graphKey(path string) string {
-	p, ok := fleet.LookupParam(path)
+	p, ok := decl.LookupParam[fleet.Config](path)
 	section, _, dotted := strings.Cut(path, ".")
 	if !ok || !dotted {
 		return path
 	}
-	return section + "." + fleet.SectionKey(section, p)
+	return section + "." + decl.SectionKey(section, p)
 }
 
 // The keys of the graph section's mappings that are not settings of the
-// fleet schema (fleet.Params, fleet.EntryParams, fleet.GraphParams).
+// fleet schema (decl.Params[fleet.Config], decl.EntryParams[fleet.Entry], decl.GraphParams[fleet.Graph]).
 var (
 	serviceKeys = []string{"name", "server", "outage", "calls", "parallel"}
 	callKeys    = []string{"to", "client"}
 )
 
 // graphKeys are the keys of the graph mapping: its settings
-// (fleet.GraphParams), then its entries and services.
+// (decl.GraphParams[fleet.Graph]), then its entries and services.
 func graphKeys() []string {
 	var keys []string
-	for _, p := range fleet.GraphParams() {
+	for _, p := range decl.GraphParams[fleet.Graph]() {
 		keys = append(keys, p.Key)
 	}
 	return append(keys, "entries", "services")
 }
 
 // graphSetting reads v into field, a setting of the graph itself
-// (fleet.GraphParams): a name, a duration or true or false.
+// (decl.GraphParams[fleet.Graph]): a name, a duration or true or false.
 func (r *graphReader) graphSetting(field any, v *yaml.Node, path string) error {
 	var err error
 	switch d := field.(type) {
@@ -400,16 +402,16 @@ func (r *graphReader) graphSetting(field any, v *yaml.Node, path string) error {
 	case *bool:
 		*d, err = r.flag(v, path)
 	default:
-		panic("scenario: fleet.GraphParam " + path + " has a field of a type the graph reader does not read")
+		panic("scenario: decl.GraphParam[fleet.Graph] " + path + " has a field of a type the graph reader does not read")
 	}
 	return err
 }
 
 // entryKeys are the keys of an entry's mapping: its service, its load and
-// client, then its settings (fleet.EntryParams).
+// client, then its settings (decl.EntryParams[fleet.Entry]).
 func entryKeys() []string {
 	keys := []string{"to", "load", "client"}
-	for _, p := range fleet.EntryParams() {
+	for _, p := range decl.EntryParams[fleet.Entry]() {
 		keys = append(keys, p.Key)
 	}
 	return keys
@@ -427,7 +429,7 @@ func graphSection(name string, n *yaml.Node, line int) (*Graph, error) {
 	}
 	def := fleet.DefaultConfig()
 	g := fleet.Graph{Name: "graph", Duration: def.Duration, Net: def.Net}
-	for _, p := range fleet.GraphParams() { // in their order, so a file with two wrong gets one error
+	for _, p := range decl.GraphParams[fleet.Graph]() { // in their order, so a file with two wrong gets one error
 		if v := vals[p.Key]; v != nil {
 			if err := r.graphSetting(p.Field(&g), v, "graph."+p.Key); err != nil {
 				return nil, err
@@ -589,12 +591,12 @@ func (r *graphReader) checkPushback(g fleet.Graph) error {
 // or index (services[api], entries[0]), and what follows.
 var graphFieldRE = regexp.MustCompile(`^(services|entries)\[([^\]]*)\](.*)$`)
 
-// Located is err, a refusal of the graph (a *fleet.FieldError naming a
+// Located is err, a refusal of the graph (a *schema.FieldError naming a
 // field of fleet.Graph, such as services[b].calls[0].to, a service by its
 // name), as an *Error at the line of the key it names in the file; any
 // other error is returned as it is.
 func (g *Graph) Located(err error) error {
-	var fe *fleet.FieldError
+	var fe *schema.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}
@@ -617,8 +619,8 @@ func (g *Graph) Located(err error) error {
 			if at < 0 {
 				continue
 			}
-			if p, ok := fleet.LookupParam(rest[at+1:]); ok {
-				rest = rest[:at] + "." + sec + "." + fleet.SectionKey(sec, p)
+			if p, ok := decl.LookupParam[fleet.Config](rest[at+1:]); ok {
+				rest = rest[:at] + "." + sec + "." + decl.SectionKey(sec, p)
 			}
 			break
 		}
@@ -626,5 +628,5 @@ func (g *Graph) Located(err error) error {
 			field = fmt.Sprintf("graph.%s[%d]%s", m[1], i, rest)
 		}
 	}
-	return &Error{File: g.file, Line: r.lineOf(field), Field: field, Msg: fe.Words(graphKey)}
+	return &Error{File: g.file, Line: r.lineOf(field), Field: field, Msg: pathtext.FieldWords(fe, graphKey)}
 }

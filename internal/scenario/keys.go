@@ -10,9 +10,11 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // Key is one key a scenario file takes, as the reference (retrysim help
@@ -22,7 +24,7 @@ type Key struct {
 	// fleet.budget_ratio; [] marks an item of a list.
 	Path string
 	// Setting names the table entry that documents the key: a setting of
-	// retrysim.Settings (queue.ttl) or a parameter of fleet.Params
+	// retrysim.Settings (queue.ttl) or a parameter of decl.Params[fleet.Config]
 	// (budget-ratio); "" when Key documents it itself.
 	Setting string
 	// Type, Default, Bounds and Doc describe a key that no table documents;
@@ -42,11 +44,11 @@ const (
 	ReadByGraph    = "graph model (retrysim graph, retrysim workers)"
 )
 
-var durationBounds = fmt.Sprintf("0 to %dh", int(provider.MaxDuration.Hours()))
+var durationBounds = fmt.Sprintf("0 to %dh", int(limits.MaxDuration.Hours()))
 
 // jobKeyDocs are the keys of a job up to a step's name, in the order of a
 // file; a step's settings follow (stepKeyDocs), then the queue section
-// (queueSectionKey) and its keys, delivery.Settings' (queueKeyDocs).
+// (queueSectionKey) and its keys, decl.Settings[delivery.Config]' (queueKeyDocs).
 var jobKeyDocs = []Key{
 	{Path: "name", Type: "text", Default: "custom", Bounds: "a name", ReadBy: ReadByJob, Example: "checkout",
 		Doc: "the scenario's name, in every output's title"},
@@ -67,13 +69,13 @@ var jobKeyDocs = []Key{
 }
 
 // stepKeyDocs are a step's keys after its name: each setting of
-// provider.StepSettings a file gives (not one SetBy turns on), in its
+// decl.StepSettings a file gives (not one SetBy turns on), in its
 // order, documented by its File, its type and bounds said by its value
 // where File leaves them out; a latency followed by its median and p99, a
 // backoff by its keys, each documented by the queue's backoff setting.
 func stepKeyDocs() []Key {
 	var keys []Key
-	for _, s := range provider.StepSettings() {
+	for _, s := range decl.StepSettings() {
 		if s.SetBy != "" {
 			continue
 		}
@@ -126,7 +128,7 @@ var queueSectionKey = Key{Path: "queue", Type: "a mapping of queue settings", De
 
 // Keys lists every key a scenario file takes, in the order of a file: the
 // job's, its steps', its queue's, then the fleet section's (each
-// fleet.Param, in its order, documented there under its key).
+// decl.Param[fleet.Config], in its order, documented there under its key).
 func Keys() []Key {
 	keys := append(slices.Clip(jobKeyDocs), stepKeyDocs()...)
 	keys = append(keys, queueSectionKey)
@@ -134,7 +136,7 @@ func Keys() []Key {
 	keys = append(keys, Key{Path: "fleet", Type: "a mapping of fleet settings", Default: "none", Bounds: "only in a file for retrysim fleet, which reads no job", ReadBy: ReadByFleet, Example: "{policy: unlimited}",
 		Doc: "the settings of retrysim fleet (load, server, network, client, policy and hedges); each key is the fleet command's flag with _ for -, and a key left out keeps the flag's default (a flag may not give it again)"})
 	defaults := fleet.DefaultConfig()
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		example, ok := fleetExamples[p.Key]
 		if !ok {
 			switch v := p.Field(&defaults).(type) {
@@ -154,7 +156,7 @@ func Keys() []Key {
 
 // graphKeyDocs are the graph section's keys, in the order of a file: its
 // own, an entry's, a service's and a call's, each mapping of fleet settings
-// (load, server, outage, client) followed by its keys, one a fleet.Param
+// (load, server, outage, client) followed by its keys, one a decl.Param[fleet.Config]
 // whose path is in the section, documented there under its Key. An entry's
 // client takes the keys of a call's, listed once.
 func graphKeyDocs() []Key {
@@ -163,15 +165,16 @@ func graphKeyDocs() []Key {
 	}
 	section := func(prefix, name string) []Key {
 		var keys []Key
-		for _, p := range fleet.Params() {
+		for _, p := range decl.Params[fleet.Config]() {
 			if strings.HasPrefix(p.Path, name+".") {
-				key := fleet.SectionKey(name, p)
+				key := decl.SectionKey(name, p)
 				example, ok := graphExamples[name+"."+key]
+				_, isTime := p.Field(&fleet.Config{}).(*time.Duration)
 				switch _, isBool := p.Field(&fleet.Config{}).(*bool); {
 				case ok:
 				case isBool:
 					example = "true"
-				case fleet.ParamSeconds(p.Path):
+				case isTime:
 					example = "1s"
 				default:
 					example = "1"
@@ -186,11 +189,11 @@ func graphKeyDocs() []Key {
 		k("graph", "a mapping: name, duration, net, deadlines, entries and services", "none", "only in a file for retrysim graph, which reads no job and no fleet section", "{entries: [{to: a}], services: [{name: a}]}",
 			"the call graph retrysim graph runs: services that call each other, each call with its own client, and load entering at one or more services; each setting left out keeps retrysim fleet's default"),
 	}
-	for _, p := range fleet.GraphParams() {
+	for _, p := range decl.GraphParams[fleet.Graph]() {
 		keys = append(keys, k("graph."+p.Key, p.Type, p.Default, p.Bounds, p.Example, p.Doc))
 	}
 	keys = append(keys,
-		k("graph.entries", "a list of entries", "none: required", fmt.Sprintf("1 to %d entries", fleet.MaxEntries), "[{to: a}]", "where load enters the graph"),
+		k("graph.entries", "a list of entries", "none: required", fmt.Sprintf("1 to %d entries", limits.GraphEntries), "[{to: a}]", "where load enters the graph"),
 		k("graph.entries[].to", "a service's name", "none: required", "a service of the graph", "a", "the service the entry's requests go to"),
 		k("graph.entries[].load", "a mapping of load settings", "constant 40 a second", "the keys below", "{shape: constant, rate: 10}", "the entry's arrivals: each key is retrysim fleet's load flag with _ for -"),
 	)
@@ -199,23 +202,23 @@ func graphKeyDocs() []Key {
 		k("graph.entries[].client", "a mapping of client settings", "retrysim fleet's client: 1 client, timeout 3s, 3 attempts, no backoff", "the keys of "+call+".client", "{attempts: 1}",
 			"the client that sends the entry's requests, whose successes are the graph's end to end; it takes the keys of a call's client"),
 	)
-	for _, p := range fleet.EntryParams() {
+	for _, p := range decl.EntryParams[fleet.Entry]() {
 		keys = append(keys, k("graph.entries[]."+p.Key, p.Type, p.Default, p.Bounds, p.Example, p.Doc))
 	}
 	keys = append(keys,
-		k("graph.services", "a list of services", "none: required", fmt.Sprintf("1 to %d services, each reached by an entry", fleet.MaxServices), "[{name: a}]", "the services"),
+		k("graph.services", "a list of services", "none: required", fmt.Sprintf("1 to %d services, each reached by an entry", limits.GraphServices), "[{name: a}]", "the services"),
 		k(svc+".name", "text", "none: required", "a name, unique in the graph", "a", "the service's name, by which entries and calls reach it"),
 		k(svc+".server", "a mapping of server settings", "retrysim fleet's server: latency 1s + 10ms a call in progress", "the keys below", "{kind: independent, base: 10ms}", "the service's server: each key is retrysim fleet's server flag with _ for -, the server's kind as kind"),
 	)
 	keys = append(keys, section(svc+".server", "server")...)
 	keys = append(keys,
 		k(svc+".outage", "a mapping: from, to and mode", "none", "the keys below", "{from: 10s, to: 20s}", "a window [from, to) in which the service fails or stalls every call, as the fleet model's outage"),
-		k(svc+".outage.from", "duration", "0s", fmt.Sprintf("up to %ds", fleet.MaxSeconds), "1s", "the outage's start"),
-		k(svc+".outage.to", "duration", "0s (no outage)", fmt.Sprintf("up to %ds; after from", fleet.MaxSeconds), "2s", "the outage's end"),
+		k(svc+".outage.from", "duration", "0s", fmt.Sprintf("up to %ds", limits.FleetSeconds), "1s", "the outage's start"),
+		k(svc+".outage.to", "duration", "0s (no outage)", fmt.Sprintf("up to %ds; after from", limits.FleetSeconds), "2s", "the outage's end"),
 	)
 	keys = append(keys, section(svc+".outage", "outage")...)
 	keys = append(keys,
-		k(svc+".calls", "a list of calls", "none: the service calls nothing", fmt.Sprintf("up to %d calls a service, %d in the graph; no cycle, at most %d services deep", fleet.MaxFanout, fleet.MaxCalls, fleet.MaxDepth), "[{to: b}]",
+		k(svc+".calls", "a list of calls", "none: the service calls nothing", fmt.Sprintf("up to %d calls a service, %d in the graph; no cycle, at most %d services deep", limits.GraphFanout, limits.GraphCalls, limits.GraphDepth), "[{to: b}]",
 			"the calls the service makes for each request, once its own work succeeded; the request succeeds when every call does"),
 		k(svc+".parallel", "true or false", "false", "true or false", "true", "make the calls all at once (fan-out) instead of one after the other; the request fails at the first call that fails"),
 		k(call+".to", "a service's name", "none: required", "a service of the graph", "b", "the service called"),
@@ -243,21 +246,21 @@ var graphExamples = map[string]string{
 }
 
 // queueKeyDocs are the keys of the queue section, one a setting of
-// delivery.Settings, each documented by retrysim.Settings under its name
+// decl.Settings[delivery.Config], each documented by retrysim.Settings under its name
 // (queue.backoff for the key queue.backoff.policy): the keys of the queue
 // itself in the table's order, each followed by its parts (latencyParts),
 // then each mapping of settings (queueMappings) with its keys.
 func queueKeyDocs() []Key {
 	var keys []Key
 	mappings := map[string][]Key{}
-	for _, s := range delivery.Settings() {
+	for _, s := range decl.Settings[delivery.Config]() {
 		k := Key{Path: "queue." + s.Key, Setting: "queue." + s.Name, ReadBy: ReadByDelivery, Example: s.Example}
 		if parent, _, ok := strings.Cut(s.Key, "."); ok {
 			mappings[parent] = append(mappings[parent], k)
 			continue
 		}
 		keys = append(keys, k)
-		if s.Kind == schema.Latency {
+		if s.Kind == enum.Latency {
 			keys = append(keys, latencyParts[s.Key]...)
 		}
 	}
@@ -280,7 +283,7 @@ var latencyParts = map[string][]Key{
 }
 
 // queueMappings document the queue's mappings of settings, whose keys
-// (backoff.policy) delivery.Settings declares.
+// (backoff.policy) decl.Settings[delivery.Config] declares.
 var queueMappings = []Key{
 	{Path: "queue.backoff", Type: "{policy, base, cap}", Default: "{policy: full-jitter, base: 100ms, cap: 2s}", Bounds: "a base or cap only where the policy reads it", ReadBy: ReadByDelivery, Example: "{policy: full-jitter}",
 		Doc: "the wait between attempts, for every step without its own"},

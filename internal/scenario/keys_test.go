@@ -12,14 +12,15 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/provider"
 )
 
 // readerPaths walks the reader's structs by their yaml tags: every key the
 // decoder takes, a type with its own UnmarshalYAML (a latency, the watched
 // list) or a yaml.Node (the fleet section) as one key, the queue
-// section's keys as it reads them, from delivery.Settings, and a step's as
-// it reads them: its name and each setting of provider.StepSettings, a
+// section's keys as it reads them, from decl.Settings[delivery.Config], and a step's as
+// it reads them: its name and each setting of decl.StepSettings, a
 // backoff's keys by backoffFile's tags.
 func readerPaths(t reflect.Type, prefix string) []string {
 	var paths []string
@@ -32,8 +33,8 @@ func readerPaths(t reflect.Type, prefix string) []string {
 		for ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
 		}
-		if ft == reflect.TypeFor[queueFile]() { // read by delivery.Settings
-			for _, s := range delivery.Settings() {
+		if ft == reflect.TypeFor[queueFile]() { // read by decl.Settings[delivery.Config]
+			for _, s := range decl.Settings[delivery.Config]() {
 				if parent, _, ok := strings.Cut(s.Key, "."); ok && !slices.Contains(paths, path+"."+parent) {
 					paths = append(paths, path+"."+parent)
 				}
@@ -41,9 +42,9 @@ func readerPaths(t reflect.Type, prefix string) []string {
 			}
 			continue
 		}
-		if ft.Kind() == reflect.Slice && ft.Elem() == reflect.TypeFor[stepFile]() { // read by provider.StepSettings
+		if ft.Kind() == reflect.Slice && ft.Elem() == reflect.TypeFor[stepFile]() { // read by decl.StepSettings
 			paths = append(paths, path+"[].name")
-			for _, s := range provider.StepSettings() {
+			for _, s := range decl.StepSettings() {
 				if s.SetBy != "" {
 					continue
 				}
@@ -163,7 +164,7 @@ func TestKeysAreRead(t *testing.T) {
 	// A fleet key's companions: each name of each setting read by name
 	// (each policy, each server kind, each shape...), from its error.
 	var companions [][2]string
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		c := fleet.DefaultConfig()
 		text, ok := p.Field(&c).(encoding.TextUnmarshaler)
 		if !ok {
@@ -273,9 +274,9 @@ func graphFileWith(t *testing.T, k Key, context string) string {
 		parts = parts[1:]
 	}
 	if inEntry && len(parts) == 1 { // a key an entry reads only with the one it needs, at its example (a lease store)
-		params := fleet.EntryParams()
+		params := decl.EntryParams[fleet.Entry]()
 		for _, p := range params {
-			if i := slices.IndexFunc(params, func(n fleet.EntryParam) bool { return n.Key == p.Needs }); p.Key == parts[0] && i >= 0 {
+			if i := slices.IndexFunc(params, func(n decl.EntryParam[fleet.Entry]) bool { return n.Key == p.Needs }); p.Key == parts[0] && i >= 0 {
 				var need any
 				if err := yaml.Unmarshal([]byte(params[i].Example), &need); err != nil {
 					t.Fatal(err)
@@ -293,15 +294,15 @@ func graphFileWith(t *testing.T, k Key, context string) string {
 
 // A setting of the graph section given in Go, by fleet.Graph.Set with the
 // path and value a file writes, sets what the file's reader sets: for each
-// setting key of the reference (a fleet.Param of a load, client, server or
-// outage mapping, an entry's fleet.EntryParam or the graph's own
-// fleet.GraphParam), the graph of a file that
+// setting key of the reference (a decl.Param[fleet.Config] of a load, client, server or
+// outage mapping, an entry's decl.EntryParam[fleet.Entry] or the graph's own
+// decl.GraphParam[fleet.Graph]), the graph of a file that
 // gives it its example equals the graph of the same file without it, with
 // the key Set. The reader is the independent reference: it reads the
 // file's mappings, not paths.
 func TestGraphSetAgreesWithTheFile(t *testing.T) {
 	companions := [][2]string{{}}
-	for _, p := range fleet.Params() {
+	for _, p := range decl.Params[fleet.Config]() {
 		text, ok := p.Field(&fleet.Config{}).(encoding.TextUnmarshaler)
 		if !ok {
 			continue
@@ -316,8 +317,8 @@ func TestGraphSetAgreesWithTheFile(t *testing.T) {
 	for _, k := range Keys() {
 		rest, ok := strings.CutPrefix(k.Path, "graph.")
 		parts := strings.Split(rest, ".")
-		entryKey := len(parts) == 2 && parts[0] == "entries[]" && slices.ContainsFunc(fleet.EntryParams(), func(p fleet.EntryParam) bool { return p.Key == parts[1] })
-		graphKey := len(parts) == 1 && slices.ContainsFunc(fleet.GraphParams(), func(p fleet.GraphParam) bool { return p.Key == parts[0] })
+		entryKey := len(parts) == 2 && parts[0] == "entries[]" && slices.ContainsFunc(decl.EntryParams[fleet.Entry](), func(p decl.EntryParam[fleet.Entry]) bool { return p.Key == parts[1] })
+		graphKey := len(parts) == 1 && slices.ContainsFunc(decl.GraphParams[fleet.Graph](), func(p decl.GraphParam[fleet.Graph]) bool { return p.Key == parts[0] })
 		if !ok || k.Setting == "" && !entryKey && !graphKey {
 			continue
 		}

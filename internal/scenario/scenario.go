@@ -5,8 +5,8 @@
 // given twice in any spelling (budget_ratio and budget-ratio), a YAML merge
 // key (<<), a value of the wrong type, a second document, two steps with
 // one name, or a value the flags' validators refuse (a probability outside
-// [0, 1], a duration outside 0 to provider.MaxDuration, max_deliveries past
-// delivery.DeliveriesLimit) is an error that names the file, the line and the
+// [0, 1], a duration outside 0 to limits.MaxDuration, max_deliveries past
+// limits.DeliveryDeliveries) is an error that names the file, the line and the
 // field.
 //
 // It only reads; the simulation is package sim's, the queue model package
@@ -32,7 +32,10 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -49,7 +52,7 @@ type Error struct {
 	Msg   string
 	// text is Msg with the settings it names kept as schema.Paths, when
 	// set.
-	text schema.Text
+	text pathtext.Text
 }
 
 // Error is one line whatever the file held: a key or value quoted from the
@@ -251,7 +254,7 @@ func (l *watchList) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // stepFile is a step: its name, and each setting of
-// provider.StepSettings it gives (under the setting's ShardKey), with the
+// decl.StepSettings it gives (under the setting's ShardKey), with the
 // line of its key and its value as the setting's type reads it: a
 // probability, true or false, a latency, a whole number, a key mode's name
 // or a backoff. Decoding refuses an unknown key and a value of the wrong
@@ -272,14 +275,14 @@ func (s *stepFile) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
 		return notA(n, "scenario.stepFile")
 	}
-	settings := provider.StepSettings()
+	settings := decl.StepSettings()
 	var typeErrs []string
 	for i := 0; i+1 < len(n.Content); i += 2 { // checkKeys has refused duplicates
 		k, v := n.Content[i], n.Content[i+1]
 		var err error
 		if k.Value == "name" {
 			err = v.Decode(&s.Name)
-		} else if j := slices.IndexFunc(settings, func(st provider.StepSetting) bool { return st.SetBy == "" && st.ShardKey == k.Value }); j >= 0 {
+		} else if j := slices.IndexFunc(settings, func(st decl.StepSetting) bool { return st.SetBy == "" && st.ShardKey == k.Value }); j >= 0 {
 			var x any
 			if x, err = decodeStep(settings[j].Get(provider.Step{}), v); err == nil {
 				if s.given == nil {
@@ -408,7 +411,7 @@ func (b *backoffFile) checkRead(name string, m *yaml.Node, path string, k backof
 	return nil
 }
 
-// queueFile is the queue section: each key of delivery.Settings the file
+// queueFile is the queue section: each key of decl.Settings[delivery.Config] the file
 // gives, in file order, with its line and its value, read by the setting's
 // kind (a duration, a probability, a whole number, a latency, a name).
 // Decoding refuses an unknown key and a value of the wrong kind as the
@@ -421,7 +424,7 @@ type queueFile struct {
 // of its key, and its value as its kind reads it (an enumeration's name
 // as text).
 type givenValue struct {
-	setting delivery.Setting
+	setting decl.Setting[delivery.Config]
 	line    int
 	v       any
 }
@@ -449,11 +452,11 @@ func (q *queueFile) read(n *yaml.Node, prefix, what string, typeErrs *[]string) 
 		*typeErrs = append(*typeErrs, fmt.Sprintf("line %d: %s is not %s", n.Line, value, what))
 		return nil
 	}
-	settings := delivery.Settings()
+	settings := decl.Settings[delivery.Config]()
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		key := prefix + k.Value
-		if j := slices.IndexFunc(settings, func(s delivery.Setting) bool { return s.Key == key }); j >= 0 {
+		if j := slices.IndexFunc(settings, func(s decl.Setting[delivery.Config]) bool { return s.Key == key }); j >= 0 {
 			x, err := decodeKind(settings[j].Kind, v)
 			var te *yaml.TypeError
 			switch {
@@ -479,7 +482,7 @@ func (q *queueFile) read(n *yaml.Node, prefix, what string, typeErrs *[]string) 
 }
 
 // subKeys are the keys of settings under prefix (backoff.), without it.
-func subKeys(settings []delivery.Setting, prefix string) []string {
+func subKeys(settings []decl.Setting[delivery.Config], prefix string) []string {
 	var keys []string
 	for _, s := range settings {
 		if k, ok := strings.CutPrefix(s.Key, prefix); ok {
@@ -499,21 +502,21 @@ func andList(words []string) string {
 
 // decodeKind reads n as a value of kind k: a float64, a time.Duration, an
 // int, a provider.Latency, or an enumeration's name.
-func decodeKind(k schema.Kind, n *yaml.Node) (any, error) {
+func decodeKind(k enum.Kind, n *yaml.Node) (any, error) {
 	switch k {
-	case schema.Probability:
+	case enum.Probability:
 		var p probability
 		err := n.Decode(&p)
 		return p.v, err
-	case schema.Duration:
+	case enum.Duration:
 		var d duration
 		err := n.Decode(&d)
 		return d.v, err
-	case schema.Whole:
+	case enum.Whole:
 		var w whole
 		err := n.Decode(&w)
 		return w.v, err
-	case schema.Latency:
+	case enum.Latency:
 		var l latency
 		err := n.Decode(&l)
 		return l.v, err
@@ -956,7 +959,7 @@ func (f *file) watches(name string, top *yaml.Node, named map[string]int) ([]pro
 	return ws, nil
 }
 
-// set sets in st each setting the step gives, in provider.StepSettings'
+// set sets in st each setting the step gives, in decl.StepSettings'
 // order, and turns on each flag that a key it gives sets (SetBy); n is the
 // step's node, i its index. A whole number is checked against the
 // setting's bounds, a key mode and a backoff as the flags check theirs; a
@@ -965,7 +968,7 @@ func (f *file) watches(name string, top *yaml.Node, named map[string]int) ([]pro
 // zero (a latency above 0, a backoff): the delivery model runs it.
 func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (timed bool, err error) {
 	field := func(key string) string { return fmt.Sprintf("steps[%d].%s", i, key) }
-	for _, set := range provider.StepSettings() {
+	for _, set := range decl.StepSettings() {
 		if _, ok := s.given[set.SetBy]; set.SetBy != "" && ok {
 			set.Set(st, true)
 			continue
@@ -985,7 +988,7 @@ func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (time
 			if x == "" {
 				continue
 			}
-			k, err := schema.KeyModes().Parse(x)
+			k, err := enum.Parse[schema.KeyMode](x)
 			if err != nil {
 				return false, &Error{File: name, Line: g.line, Field: field(set.ShardKey), Msg: err.Error()}
 			}
@@ -1019,7 +1022,7 @@ func (b *backoffFile) policy(name string, m *yaml.Node, path string) (*backoff.P
 	}
 	if b.Policy != "" {
 		var err error
-		if pol.Kind, err = backoff.ParseKind(b.Policy); err != nil {
+		if pol.Kind, err = enum.Parse[backoff.Kind](b.Policy); err != nil {
 			return nil, &Error{File: name, Line: lineOf(m, "policy"), Field: path + ".policy", Msg: err.Error()}
 		}
 	}
@@ -1027,7 +1030,7 @@ func (b *backoffFile) policy(name string, m *yaml.Node, path string) (*backoff.P
 		return nil, err
 	}
 	var fe *schema.FieldError
-	if err := provider.CheckBackoff(pol); errors.As(err, &fe) {
+	if err := limits.Backoff(pol); errors.As(err, &fe) {
 		return nil, &Error{File: name, Line: lineOf(m, fe.Field), Field: path + "." + fe.Field, Msg: fe.Msg}
 	}
 	return &pol, nil

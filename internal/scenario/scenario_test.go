@@ -113,7 +113,7 @@ var malformed = []struct {
 	{"store", steps + "queue:\n  store: unique\n", `s.yaml:4: queue.store: unknown store "unique"`},
 	{"crash point", steps + "queue:\n  crash_at: lunch\n", `s.yaml:4: queue.crash_at: unknown crash point "lunch"`},
 	{"backoff", steps + "queue:\n  backoff: {policy: linear}\n", `s.yaml:4: queue.backoff.policy: unknown backoff "linear"`},
-	// The queue section is read by delivery.Settings: a section or a
+	// The queue section is read by decl.Settings[delivery.Config]: a section or a
 	// mapping of settings that is not a mapping says what it should be, and
 	// of two unknown names the first in the file is refused.
 	{"queue not a mapping", steps + "queue: 5\n", `s.yaml:3: queue: "5" is not a mapping of queue settings`},
@@ -576,7 +576,7 @@ func applyClient(f *Fleet, cl *fleet.Client) error {
 	return err
 }
 
-// A fleet section sets any setting of fleet.Params, not the client's
+// A fleet section sets any setting of decl.Params[fleet.Config], not the client's
 // alone: the server, the load, the network and the outage's mode, each
 // read as its flag reads it, and Apply sets them over the flags' values,
 // leaving what it does not give; a key that the section's own settings

@@ -16,9 +16,11 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/jobapi"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/provider"
 )
@@ -45,7 +47,7 @@ const referenceIntro = "A scenario file is YAML: one document, one mapping. An u
 	"is written as 250ms, 2s or 24h."
 
 // Keys are every key of scenario.Keys with its type, default, bounds and
-// meaning, taken from retrysim.Settings or fleet.Params where one of them
+// meaning, taken from retrysim.Settings or decl.Params[fleet.Config] where one of them
 // documents the key.
 func Keys() []Key {
 	settings := map[string]jobapi.SettingDef{}
@@ -72,7 +74,7 @@ func Keys() []Key {
 			r.Doc = fileWords(flagval.FlagWords(s.Usage), "queue.")
 			r.Type, r.Bounds = settingType(s)
 			r.Default = plainValue(s.Default)
-		} else if p, ok := fleet.LookupKey(k.Setting); ok && r.Section == referenceSections[4].name {
+		} else if p, ok := decl.LookupKey[fleet.Config](k.Setting); ok && r.Section == referenceSections[4].name {
 			if k.Doc == "" { // else the graph's own meaning for the setting
 				r.Doc = strings.ReplaceAll(scenario.GraphWords(p.Usage), "`", "")
 			}
@@ -88,7 +90,7 @@ func Keys() []Key {
 
 // settingType is a setting's type and bounds, by the type of its default.
 func settingType(s jobapi.SettingDef) (typ, bounds string) {
-	durations := "0 to " + plainValue(provider.MaxDuration)
+	durations := "0 to " + plainValue(limits.MaxDuration)
 	switch s.Default.(type) {
 	case float64:
 		return "probability", "0 to 1"
@@ -104,7 +106,7 @@ func settingType(s jobapi.SettingDef) (typ, bounds string) {
 
 // paramType is a fleet parameter's type, bounds and default (from
 // fleet.DefaultConfig).
-func paramType(p fleet.Param) (typ, bounds, def string) {
+func paramType(p decl.Param[fleet.Config]) (typ, bounds, def string) {
 	c := fleet.DefaultConfig()
 	switch v := p.Field(&c).(type) {
 	case *float64:
@@ -113,7 +115,7 @@ func paramType(p fleet.Param) (typ, bounds, def string) {
 		}
 		return "number", number(p.Lo) + " to " + number(p.Hi), plainValue(*v)
 	case *time.Duration:
-		return "duration", "up to " + plainValue(fleet.MaxSeconds*time.Second) + ", less where the meaning says", plainValue(*v)
+		return "duration", "up to " + plainValue(limits.FleetSeconds*time.Second) + ", less where the meaning says", plainValue(*v)
 	case *int:
 		return "whole number", number(p.Lo) + " to " + number(p.Hi), plainValue(*v)
 	case *bool:
@@ -230,10 +232,10 @@ func sentence(s string) string {
 }
 
 // FleetFlag is the flag of the fleet setting at path (-budget-ratio for
-// client.policy.budget_ratio), from its declaration; a path no fleet.Param
+// client.policy.budget_ratio), from its declaration; a path no decl.Param[fleet.Config]
 // declares is named as it is.
 func FleetFlag(path string) string {
-	if p, ok := fleet.LookupParam(path); ok {
+	if p, ok := decl.LookupParam[fleet.Config](path); ok {
 		return "-" + p.Key
 	}
 	return path

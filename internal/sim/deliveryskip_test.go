@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
@@ -104,7 +105,7 @@ type comparison struct {
 // with the binomial SE of the pooled share, and the deliveries a job with an
 // SE bounded from above, since the counters keep no sum of its squares: a
 // job's extra deliveries are at most 2 x 1,000 - 1 (two messages, each at
-// most DeliveriesLimit), so their variance is at most that times their mean.
+// most limits.DeliveryDeliveries), so their variance is at most that times their mean.
 func deliveryComparisons(plain, skip stats.Counters) []comparison {
 	var out []comparison
 	for _, m := range stats.Metrics()[1:] {
@@ -124,7 +125,7 @@ func deliveryComparisons(plain, skip stats.Counters) []comparison {
 	out = append(out, share("lost_work_rate", plain.LostWork, plain.Jobs, skip.LostWork, skip.Jobs))
 	extra := func(c stats.Counters) float64 { return float64(c.Deliveries-c.Jobs) / float64(c.Jobs) }
 	bound := func(c stats.Counters, mean float64) float64 {
-		return (2*delivery.DeliveriesLimit - 1) * mean / float64(c.Jobs)
+		return (2*limits.DeliveryDeliveries - 1) * mean / float64(c.Jobs)
 	}
 	ep, es := extra(plain), extra(skip)
 	pooled := (ep + es) / 2

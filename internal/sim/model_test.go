@@ -117,7 +117,7 @@ func TestModelQueueRoundTrip(t *testing.T) {
 	}
 }
 
-// A step of a shard's model writes each setting of provider.StepSettings
+// A step of a shard's model writes each setting of decl.StepSettings
 // under its key, in the table's order (written out here from the format's
 // rules: a latency in whole nanoseconds, the step's own policy last), and
 // FromModel reads back the same step; a key missing, unknown or of the

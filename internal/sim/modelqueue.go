@@ -7,32 +7,34 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // modelKeys are the keys under which a shard file's model.queue writes
 // setting s: its name with _ for ., a time in whole nanoseconds (_ns), a
 // latency as its median and its p99 (_ns, _p99_ns), an enumeration by its
 // value's name.
-func modelKeys(s delivery.Setting) []string {
+func modelKeys(s decl.Setting[delivery.Config]) []string {
 	key := strings.ReplaceAll(s.Name, ".", "_")
 	switch s.Kind {
-	case schema.Duration:
+	case enum.Duration:
 		return []string{key + "_ns"}
-	case schema.Latency:
+	case enum.Latency:
 		return []string{key + "_ns", key + "_p99_ns"}
 	}
 	return []string{key}
 }
 
-// modelSettings are delivery.Settings in the order a shard's model.queue
+// modelSettings are decl.Settings[delivery.Config] in the order a shard's model.queue
 // writes them: the queue's own (a Key with no dot) first, then its
 // mapping's (the backoff's), each in the table's order.
-func modelSettings() []delivery.Setting {
-	ss := delivery.Settings()
-	slices.SortStableFunc(ss, func(a, b delivery.Setting) int {
+func modelSettings() []decl.Setting[delivery.Config] {
+	ss := decl.Settings[delivery.Config]()
+	slices.SortStableFunc(ss, func(a, b decl.Setting[delivery.Config]) int {
 		inA, inB := strings.Contains(a.Key, "."), strings.Contains(b.Key, ".")
 		switch {
 		case inA == inB:
@@ -46,7 +48,7 @@ func modelSettings() []delivery.Setting {
 }
 
 // modelQueue is q as a shard's model writes it: each setting of
-// delivery.Settings under its keys (modelKeys), in modelSettings' order.
+// decl.Settings[delivery.Config] under its keys (modelKeys), in modelSettings' order.
 func modelQueue(q delivery.Config) stats.Settings {
 	m := stats.Settings{}
 	for _, s := range modelSettings() {
@@ -74,7 +76,7 @@ func modelQueue(q delivery.Config) stats.Settings {
 }
 
 // queueOf is the delivery model m holds, unchecked: every setting of
-// delivery.Settings under its keys (modelKeys), of its kind's type, and no
+// decl.Settings[delivery.Config] under its keys (modelKeys), of its kind's type, and no
 // other key. What is wrong is refused as a *schema.FieldError naming the
 // key under queue (queue.ttl_ns).
 func queueOf(m stats.Settings) (delivery.Config, error) {
@@ -86,19 +88,19 @@ func queueOf(m stats.Settings) (delivery.Config, error) {
 		for i, k := range keys {
 			values[i] = m.Lookup(k)
 			if values[i] == nil {
-				return c, schema.Errorf("queue."+k, "missing; a shard's queue holds every setting of the delivery model")
+				return c, pathtext.Errorf("queue."+k, "missing; a shard's queue holds every setting of the delivery model")
 			}
 			read[k] = true
 		}
 		whole := func(i int) (int64, error) {
 			n, ok := values[i].(int64)
 			if !ok {
-				return 0, schema.Errorf("queue."+keys[i], "%v is not a whole number", values[i])
+				return 0, pathtext.Errorf("queue."+keys[i], "%v is not a whole number", values[i])
 			}
 			return n, nil
 		}
 		switch s.Kind {
-		case schema.Duration, schema.Latency:
+		case enum.Duration, enum.Latency:
 			var ns [2]int64
 			for i := range keys {
 				var err error
@@ -106,36 +108,36 @@ func queueOf(m stats.Settings) (delivery.Config, error) {
 					return c, err
 				}
 			}
-			if s.Kind == schema.Duration {
+			if s.Kind == enum.Duration {
 				s.Set(&c, time.Duration(ns[0]))
 			} else {
 				s.Set(&c, provider.Latency{Median: time.Duration(ns[0]), P99: time.Duration(ns[1])})
 			}
-		case schema.Whole:
+		case enum.Whole:
 			n, err := whole(0)
 			if err != nil {
 				return c, err
 			}
 			if int64(int(n)) != n {
-				return c, schema.Errorf("queue."+keys[0], "%d is beyond an int", n)
+				return c, pathtext.Errorf("queue."+keys[0], "%d is beyond an int", n)
 			}
 			s.Set(&c, int(n))
-		case schema.Probability:
+		case enum.Probability:
 			switch x := values[0].(type) {
 			case int64:
 				s.Set(&c, float64(x))
 			case float64:
 				s.Set(&c, x)
 			default:
-				return c, schema.Errorf("queue."+keys[0], "%q is not a number", x)
+				return c, pathtext.Errorf("queue."+keys[0], "%q is not a number", x)
 			}
-		case schema.OneOf:
-			text, ok := values[0].(string)
+		case enum.OneOf:
+			name, ok := values[0].(string)
 			if !ok {
-				return c, schema.Errorf("queue."+keys[0], "%v is not a name", values[0])
+				return c, pathtext.Errorf("queue."+keys[0], "%v is not a name", values[0])
 			}
-			if err := s.SetText(&c, text); err != nil {
-				return c, schema.Errorf("queue."+keys[0], "%v", err)
+			if err := s.SetText(&c, name); err != nil {
+				return c, pathtext.Errorf("queue."+keys[0], "%v", err)
 			}
 		default:
 			panic(fmt.Sprintf("sim: the queue's setting %s is of a kind a shard cannot read", s.Name))
@@ -143,7 +145,7 @@ func queueOf(m stats.Settings) (delivery.Config, error) {
 	}
 	for _, x := range m {
 		if !read[x.Key] {
-			return c, schema.Errorf("queue."+x.Key, "no setting of the delivery model is written under this key")
+			return c, pathtext.Errorf("queue."+x.Key, "no setting of the delivery model is written under this key")
 		}
 	}
 	return c, nil

@@ -5,13 +5,16 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
 
 // modelStep is st as a shard's model writes it: its name, then each setting
-// of provider.StepSettings under its key, in the table's order: a number or
+// of decl.StepSettings under its key, in the table's order: a number or
 // a flag as itself, a latency as its median and p99 in whole nanoseconds
 // (_ns, _p99_ns), a whole number as an int64 and a key mode as its name,
 // each left out at 0 or nil (the step keeps the run's), and a backoff as
@@ -19,7 +22,7 @@ import (
 func modelStep(st provider.Step) stats.ModelStep {
 	ms := stats.ModelStep{Name: st.Name, Settings: stats.Settings{}}
 	put := func(key string, v any) { ms.Settings = append(ms.Settings, stats.Setting{Key: key, Value: v}) }
-	for _, s := range provider.StepSettings() {
+	for _, s := range decl.StepSettings() {
 		switch v := s.Get(st).(type) {
 		case float64, bool:
 			put(s.ShardKey, v)
@@ -47,7 +50,7 @@ func modelStep(st provider.Step) stats.ModelStep {
 }
 
 // stepOf is the step ms holds, unchecked: each setting of
-// provider.StepSettings under its keys (modelStep), of its type, and no
+// decl.StepSettings under its keys (modelStep), of its type, and no
 // other key; a whole number, a key mode and a backoff may be left out (the
 // step keeps the run's), nothing else may. What is wrong is refused as a
 // *schema.FieldError naming the key under path (steps[1].p_fail).
@@ -59,7 +62,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 		if v := ms.Lookup(key); v != nil {
 			return v, nil
 		}
-		return nil, schema.Errorf(path+"."+key, "missing; a shard's step holds every setting of a step but the run's policy")
+		return nil, pathtext.Errorf(path+"."+key, "missing; a shard's step holds every setting of a step but the run's policy")
 	}
 	whole := func(key string) (int64, error) {
 		v, err := lookup(key)
@@ -68,11 +71,11 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 		}
 		n, ok := v.(int64)
 		if !ok {
-			return 0, schema.Errorf(path+"."+key, "%v is not a whole number", v)
+			return 0, pathtext.Errorf(path+"."+key, "%v is not a whole number", v)
 		}
 		return n, nil
 	}
-	for _, s := range provider.StepSettings() {
+	for _, s := range decl.StepSettings() {
 		key := s.ShardKey
 		var v any
 		switch s.Get(provider.Step{}).(type) {
@@ -87,7 +90,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 			case float64:
 				v = x
 			default:
-				return st, schema.Errorf(path+"."+key, "%v is not a number", x)
+				return st, pathtext.Errorf(path+"."+key, "%v is not a number", x)
 			}
 		case bool:
 			x, err := lookup(key)
@@ -96,7 +99,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 			}
 			b, ok := x.(bool)
 			if !ok {
-				return st, schema.Errorf(path+"."+key, "%v is not true or false", x)
+				return st, pathtext.Errorf(path+"."+key, "%v is not true or false", x)
 			}
 			v = b
 		case provider.Latency:
@@ -118,7 +121,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 				return st, err
 			}
 			if int64(int(n)) != n {
-				return st, schema.Errorf(path+"."+key, "%d is beyond an int", n)
+				return st, pathtext.Errorf(path+"."+key, "%d is beyond an int", n)
 			}
 			v = int(n)
 		case *schema.KeyMode:
@@ -126,13 +129,13 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 				continue // the run's
 			}
 			read[key] = true
-			text, ok := ms.Lookup(key).(string)
+			name, ok := ms.Lookup(key).(string)
 			if !ok {
-				return st, schema.Errorf(path+"."+key, "%v is not a name", ms.Lookup(key))
+				return st, pathtext.Errorf(path+"."+key, "%v is not a name", ms.Lookup(key))
 			}
-			k, err := schema.KeyModes().Parse(text)
+			k, err := enum.Parse[schema.KeyMode](name)
 			if err != nil {
-				return st, schema.Errorf(path+"."+key, "%v", err)
+				return st, pathtext.Errorf(path+"."+key, "%v", err)
 			}
 			v = &k
 		case *backoff.Policy:
@@ -152,7 +155,7 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 	}
 	for _, x := range ms.Settings {
 		if !read[x.Key] {
-			return st, schema.Errorf(path+"."+x.Key, "no setting of a step is written under this key")
+			return st, pathtext.Errorf(path+"."+x.Key, "no setting of a step is written under this key")
 		}
 	}
 	return st, nil
@@ -163,34 +166,34 @@ func stepOf(ms stats.ModelStep, path string) (provider.Step, error) {
 func backoffOf(v any, path string) (*backoff.Policy, error) {
 	m, ok := v.(stats.Settings)
 	if !ok {
-		return nil, schema.Errorf(path, "%v is not an object of policy, base_ns and cap_ns", v)
+		return nil, pathtext.Errorf(path, "%v is not an object of policy, base_ns and cap_ns", v)
 	}
 	var b backoff.Policy
 	for _, x := range m {
 		switch x.Key {
 		case "policy":
-			text, ok := x.Value.(string)
+			name, ok := x.Value.(string)
 			if !ok {
-				return nil, schema.Errorf(path+".policy", "%v is not a name", x.Value)
+				return nil, pathtext.Errorf(path+".policy", "%v is not a name", x.Value)
 			}
-			kind, err := backoff.ParseKind(text)
+			kind, err := enum.Parse[backoff.Kind](name)
 			if err != nil {
-				return nil, schema.Errorf(path+".policy", "%v", err)
+				return nil, pathtext.Errorf(path+".policy", "%v", err)
 			}
 			b.Kind = kind
 		case "base_ns", "cap_ns":
 			n, ok := x.Value.(int64)
 			if !ok {
-				return nil, schema.Errorf(path+"."+x.Key, "%v is not a whole number", x.Value)
+				return nil, pathtext.Errorf(path+"."+x.Key, "%v is not a whole number", x.Value)
 			}
 			*map[string]*time.Duration{"base_ns": &b.Base, "cap_ns": &b.Cap}[x.Key] = time.Duration(n)
 		default:
-			return nil, schema.Errorf(path+"."+x.Key, "a backoff has no such key (want policy, base_ns, cap_ns)")
+			return nil, pathtext.Errorf(path+"."+x.Key, "a backoff has no such key (want policy, base_ns, cap_ns)")
 		}
 	}
 	for _, key := range []string{"policy", "base_ns", "cap_ns"} {
 		if m.Lookup(key) == nil {
-			return nil, schema.Errorf(path+"."+key, "missing; a step's backoff holds its policy, base_ns and cap_ns")
+			return nil, pathtext.Errorf(path+"."+key, "missing; a step's backoff holds its policy, base_ns and cap_ns")
 		}
 	}
 	return &b, nil

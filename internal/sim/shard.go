@@ -5,11 +5,11 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -97,7 +97,7 @@ func ShardConfig(sh stats.Shard) (Config, error) {
 	}
 	if sh.Model != nil {
 		if cfg.Scenario, cfg.Delivery, err = FromModel(*sh.Model); err != nil {
-			return Config{}, schema.Within("model", err)
+			return Config{}, fieldpath.Within("model", err)
 		}
 	}
 	if err := cfg.Shard.Check(); err != nil {
@@ -180,7 +180,7 @@ func FromModel(m stats.Model) (provider.Scenario, *delivery.Config, error) {
 		return sc, nil, err
 	}
 	if err := c.Check(); err != nil {
-		return sc, nil, schema.Within("queue", err)
+		return sc, nil, fieldpath.Within("queue", err)
 	}
 	return sc, &c, nil
 }

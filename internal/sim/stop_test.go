@@ -7,6 +7,7 @@ import (
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobsim"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -84,7 +85,7 @@ func TestDeliveryBlockStopsMidJob(t *testing.T) {
 		sc.Steps[i].Latency = provider.Latency{Median: time.Millisecond}
 	}
 	cfg := delivery.Defaults()
-	cfg.Visibility, cfg.MaxDeliveries = time.Millisecond, delivery.DeliveriesLimit
+	cfg.Visibility, cfg.MaxDeliveries = time.Millisecond, limits.DeliveryDeliveries
 	step, err := strategy.Parse("step-nokey", MaxAttempts)
 	if err != nil {
 		t.Fatal(err)

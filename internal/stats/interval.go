@@ -5,6 +5,7 @@ import (
 	"math/big"
 
 	"github.com/retrysim/retrysim/internal/dist"
+	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -22,7 +23,7 @@ func Wilson(x, n int64) schema.Estimate {
 	z2 := z * z
 	centre := (p + z2/(2*nf)) / (1 + z2/nf)
 	half := z / (1 + z2/nf) * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	ci := schema.Estimate{Value: p, Lo: math.Max(0, centre-half), Hi: math.Min(1, centre+half), N: n, Level: Confidence, Method: schema.Wilson}
+	ci := schema.Estimate{Value: p, Lo: math.Max(0, centre-half), Hi: math.Min(1, centre+half), N: n, Level: Confidence, Method: estimate.Wilson}
 	if x == 0 { // exactly, not 1e-16 of rounding
 		ci.Lo = 0
 	}
@@ -38,7 +39,7 @@ func Wilson(x, n int64) schema.Estimate {
 // rests on.
 func garwoodCount(x int64) schema.Estimate {
 	lo, hi := garwood(float64(x))
-	return schema.Estimate{Value: float64(x), Lo: lo, Hi: hi, N: x, Level: Confidence, Method: schema.Garwood}
+	return schema.Estimate{Value: float64(x), Lo: lo, Hi: hi, N: x, Level: Confidence, Method: estimate.Garwood}
 }
 
 // garwood is Garwood's interval for a Poisson count x that need not be whole.
@@ -87,7 +88,7 @@ func MeanOf(sum int64, sumSq Wide, n int64) schema.Estimate {
 		variance = math.Max(0, v/nf/(nf-1))
 	}
 	half := z * math.Sqrt(variance/nf)
-	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, N: n, Level: Confidence, Method: schema.Normal}
+	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, N: n, Level: Confidence, Method: estimate.Normal}
 }
 
 // rareClumps is the effective count (below) under which a sum of per-job
@@ -113,7 +114,7 @@ func meanOfCounts(sum int64, sumSq Wide, n int64) schema.Estimate {
 			d = sq / float64(sum)
 		}
 		lo, hi := garwood(float64(sum) / d)
-		return schema.Estimate{Value: float64(sum) / nf, Lo: d * lo / nf, Hi: d * hi / nf, N: n, Level: Confidence, Method: schema.CompoundPoisson}
+		return schema.Estimate{Value: float64(sum) / nf, Lo: d * lo / nf, Hi: d * hi / nf, N: n, Level: Confidence, Method: estimate.CompoundPoisson}
 	}
 	return MeanOf(sum, sumSq, n)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -59,7 +60,7 @@ func share(x, n int64) schema.Estimate {
 // rare counts while they are rare, and exactly 0 where none can happen.
 func repeats(c *Counters, noRepeats bool) schema.Estimate {
 	if noRepeats {
-		return schema.Estimate{Value: float64(c.RepeatedSteps) / float64(c.Jobs), N: c.Jobs, Level: Confidence, Method: schema.Exact}
+		return schema.Estimate{Value: float64(c.RepeatedSteps) / float64(c.Jobs), N: c.Jobs, Level: Confidence, Method: estimate.Exact}
 	}
 	return meanOfCounts(c.RepeatedSteps, c.RepeatedSq, c.Jobs)
 }
@@ -171,7 +172,7 @@ var deliveryMetrics = []Metric{
 		Name:  "deliveries_per_job",
 		Label: "Deliveries per job",
 		Estimate: func(c *Counters, _ bool) schema.Estimate {
-			return schema.Point(float64(c.Deliveries)/float64(c.Jobs), c.Jobs)
+			return estimate.Point(float64(c.Deliveries)/float64(c.Jobs), c.Jobs)
 		},
 	},
 	{
@@ -196,7 +197,7 @@ func quantileMetric(name, label string, failed bool, p float64) Metric {
 		if failed {
 			h = &c.FailedCompletion
 		}
-		return schema.Point(h.QuantileSeconds(p), h.Count())
+		return estimate.Point(h.QuantileSeconds(p), h.Count())
 	}}
 }
 

@@ -20,7 +20,7 @@ type Model struct {
 	Steps   []ModelStep  `json:"steps"`
 	Watched []ModelWatch `json:"watched"`
 	// Queue is the delivery model's queue, nil for the job model: each
-	// setting of delivery.Settings, the queue's own first and then its
+	// setting of decl.Settings[delivery.Config], the queue's own first and then its
 	// mapping's (the backoff's), under its name with _ for . and a time in
 	// whole nanoseconds (ttl_ns, backoff_base_ns), a latency as its median
 	// and p99 (_ns, _p99_ns), an enumeration by its value's name. Package
@@ -29,7 +29,7 @@ type Model struct {
 }
 
 // ModelStep is one step of a Model (provider.Step): its name, then each
-// setting of provider.StepSettings under its key (package sim writes and
+// setting of decl.StepSettings under its key (package sim writes and
 // reads them from the table, so a setting declared there is written with
 // no field here): a probability as a number, a flag as a boolean, a
 // latency as its median and p99 in whole nanoseconds (latency_ns,

@@ -160,7 +160,7 @@ type Watch struct {
 }
 
 // StepParams are one step's parameters as the run used them: its name,
-// then each setting of provider.EchoedStepSettings under its echo key (the
+// then each setting of decl.EchoedStepSettings under its echo key (the
 // root package fills them from the table, so a setting declared there is
 // echoed with no field here): a probability as a number (lost_reply 0 for
 // a step whose reply cannot be lost), a latency as its text, whether the
@@ -221,7 +221,7 @@ type StepPolicy struct {
 }
 
 // DeliveryParams are the delivery model's settings, as outputs echo them:
-// each of delivery.Settings whose scenario key is no mapping's, under that
+// each of decl.Settings[delivery.Config] whose scenario key is no mapping's, under that
 // key (the root package fills them from the table, so a setting declared
 // there is echoed with no field here); the backoff as one text; and how
 // long the steps' calls take. Its JSON is one object: the settings, then

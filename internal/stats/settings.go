@@ -11,7 +11,7 @@ import (
 // Settings are a model's settings as a shard file's model or an output's
 // echo writes them: each value under its key, in the order the model's
 // table of settings lists them (package sim and the root package fill it
-// from delivery.Settings, so a setting declared there is written with no
+// from decl.Settings[delivery.Config], so a setting declared there is written with no
 // field here). It writes and reads as one JSON object.
 type Settings []Setting
 

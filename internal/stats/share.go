@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 
+	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -10,7 +11,7 @@ import (
 // with no interval with n = 0.
 func Share(k, n int) schema.Estimate {
 	if n == 0 {
-		return schema.Point(math.NaN(), 0)
+		return estimate.Point(math.NaN(), 0)
 	}
 	return Wilson(int64(k), int64(n))
 }

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/estimate"
 )
 
 // TestShare holds the recovered share's interval to the Wilson score
@@ -27,12 +27,12 @@ func TestShare(t *testing.T) {
 		{250, 1000, 0.224153, 0.277760},
 	} {
 		s := Share(tc.k, tc.n)
-		if s.Count() != int64(tc.k) || s.N != int64(tc.n) || s.Value != float64(tc.k)/float64(tc.n) || s.Method != schema.Wilson || s.Level != 0.95 ||
+		if s.Count() != int64(tc.k) || s.N != int64(tc.n) || s.Value != float64(tc.k)/float64(tc.n) || s.Method != estimate.Wilson || s.Level != 0.95 ||
 			math.Abs(s.Lo-tc.lo) > 2e-6 || math.Abs(s.Hi-tc.hi) > 2e-6 {
 			t.Errorf("Share(%d, %d) = %+v; want [%g, %g]", tc.k, tc.n, s, tc.lo, tc.hi)
 		}
 	}
-	if s := Share(0, 0); !math.IsNaN(s.Value) || !math.IsNaN(s.Lo) || !math.IsNaN(s.Hi) || s.N != 0 || s.Method != schema.NoInterval {
+	if s := Share(0, 0); !math.IsNaN(s.Value) || !math.IsNaN(s.Lo) || !math.IsNaN(s.Hi) || s.N != 0 || s.Method != estimate.NoInterval {
 		t.Errorf("Share(0, 0) = %+v; want NaN", s)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 )
 
 // BenchmarkRaceVersusGrid searches 20 candidates, 1 to 20 attempts of a
@@ -51,7 +52,7 @@ func BenchmarkRaceVersusGrid(b *testing.B) {
 // confidence would (every candidate, the current settings' too, given the
 // most any one needed) and both counts; ns/op is a search's wall time.
 func BenchmarkRaceVersusGridWorkers(b *testing.B) {
-	p, err := fleet.LookupWorkersPreset("backlog-drain")
+	p, err := fleetpreset.LookupWorkersPreset("backlog-drain")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,7 +9,12 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/schema"
@@ -21,10 +26,10 @@ import (
 const FirstReplicates = 5
 
 // Budget is the most replicates a search of runs of the kind's duration
-// may spend: fleet.MaxReplicates, fewer where they would keep more than
-// fleet.MaxSeriesSeconds.
+// may spend: limits.FleetReplicates, fewer where they would keep more than
+// limits.FleetSeriesSeconds.
 func (k family[C, P, R]) Budget() int64 {
-	return min(fleet.MaxReplicates, fleet.MaxSeriesSeconds/int64(math.Max(1, math.Ceil(k.duration.Seconds()))))
+	return min(limits.FleetReplicates, limits.FleetSeriesSeconds/int64(math.Max(1, math.Ceil(k.duration.Seconds()))))
 }
 
 // Unit is replicates.
@@ -48,7 +53,7 @@ func fleetAxis(arg string, set func(path, value string) error) (Axis, error) {
 	path, values, ok := strings.Cut(arg, "=")
 	path = strings.TrimSpace(path)
 	if !ok || path == "" {
-		return Axis{}, schema.Errorf("search", "%q is not PATH=VALUES", arg)
+		return Axis{}, pathtext.Errorf("search", "%q is not PATH=VALUES", arg)
 	}
 	a := Axis{Path: path}
 	first := strings.TrimSpace(strings.FieldsFunc(values+",", func(r rune) bool { return r == ',' || r == ':' })[0])
@@ -69,11 +74,11 @@ func fleetAxis(arg string, set func(path, value string) error) (Axis, error) {
 		}
 	}
 	if err != nil {
-		return Axis{}, schema.Errorf("search."+path, "%v", err)
+		return Axis{}, pathtext.Errorf("search."+path, "%v", err)
 	}
 	for _, v := range a.Values {
 		if err := set(path, a.text(v)); err != nil {
-			return Axis{}, schema.Within("search", err)
+			return Axis{}, fieldpath.Within("search", err)
 		}
 	}
 	return a, nil
@@ -150,7 +155,7 @@ func newFamily[C, P, R any](k family[C, P, R], searches []string) (family[C, P, 
 			return k, nil, err
 		}
 		if slices.ContainsFunc(axes, func(x Axis) bool { return x.Path == a.Path }) {
-			return k, nil, schema.Errorf("search", "%s: given twice", a.Path)
+			return k, nil, pathtext.Errorf("search", "%s: given twice", a.Path)
 		}
 		axes = append(axes, a)
 	}
@@ -206,11 +211,11 @@ func (k family[C, P, R]) at(axes []Axis, p Point) []C {
 // the runs may not take.
 func (k family[C, P, R]) Check(axes []Axis, p Point, units int64) error {
 	if err := k.check(k.at(axes, p)); err != nil {
-		return schema.Within("search", err)
+		return fieldpath.Within("search", err)
 	}
-	err := (fleet.Options{Replicates: int(min(units, fleet.MaxReplicates+1))}).Check(k.duration.Seconds())
+	err := (fleet.Options{Replicates: int(min(units, limits.FleetReplicates+1))}).Check(k.duration.Seconds())
 	if err != nil {
-		return schema.Errorf("budget", "a batch may run up to %d replicates: %s", units, err.(*fleet.FieldError).Msg)
+		return pathtext.Errorf("budget", "a batch may run up to %d replicates: %s", units, err.(*schema.FieldError).Msg)
 	}
 	return nil
 }
@@ -277,10 +282,10 @@ func (p *familyPool[C, P, R]) Rows() []Row {
 }
 
 // FleetKind is the fleet run's kind (retrysim fleet): a candidate is its
-// runs with the searched settings (fleet.Params' paths: client.attempts,
+// runs with the searched settings (decl.Params[fleet.Config]' paths: client.attempts,
 // client.backoff.kind) set in every one.
 type FleetKind struct {
-	family[fleet.Config, fleet.Replicate, fleet.Result]
+	family[fleet.Config, fleetdata.Replicate, fleet.Result]
 }
 
 var _ Kind = FleetKind{}
@@ -290,10 +295,10 @@ var _ Kind = FleetKind{}
 // setting has, or a value out of its bounds, is refused naming the valid
 // ones.
 func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (FleetKind, []Axis, error) {
-	f, axes, err := newFamily(family[fleet.Config, fleet.Replicate, fleet.Result]{
+	f, axes, err := newFamily(family[fleet.Config, fleetdata.Replicate, fleet.Result]{
 		opts: opts, duration: cfgs[0].Duration, kind: replicates.Fleet(), runs: cfgs, set: setConfig,
 		get: func(c fleet.Config, path string) (string, bool) {
-			par, _ := fleet.LookupParam(path)
+			par, _ := decl.LookupParam[fleet.Config](path)
 			return flagval.ParamVar(par, &c).String(), true
 		},
 		check: func(cfgs []fleet.Config) error { return fleet.Check(cfgs, fleet.Options{Replicates: 1}) },
@@ -304,16 +309,16 @@ func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (F
 // setConfig sets the setting at path in c to value, as the fleet command's
 // flag for it does, with the fleet command's cap: 0 is none.
 func setConfig(c *fleet.Config, path, value string) error {
-	p, ok := fleet.LookupParam(path)
+	p, ok := decl.LookupParam[fleet.Config](path)
 	if !ok {
 		var paths []string
-		for _, p := range fleet.Params() {
+		for _, p := range decl.Params[fleet.Config]() {
 			paths = append(paths, p.Path)
 		}
-		return schema.Errorf(path, "no setting of a fleet run has this path (want one of %s)", strings.Join(paths, ", "))
+		return pathtext.Errorf(path, "no setting of a fleet run has this path (want one of %s)", strings.Join(paths, ", "))
 	}
 	if err := flagval.ParamVar(p, c).Set(value); err != nil {
-		return schema.Errorf(path, "%v", err)
+		return pathtext.Errorf(path, "%v", err)
 	}
 	if c.Client.Backoff.Cap == 0 {
 		c.Client.Backoff.Cap = fleet.NoCap
@@ -327,7 +332,7 @@ func setConfig(c *fleet.Config, path, value string) error {
 // graph.services[workers].server.capacity, graph.entries[0].client.timeout)
 // set in every one; their settings are shown as given.
 type GraphKind struct {
-	family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]
+	family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]
 }
 
 var _ Kind = GraphKind{}
@@ -342,7 +347,7 @@ func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, search
 	if workers {
 		kind = replicates.Workers()
 	}
-	f, axes, err := newFamily(family[fleet.Graph, fleet.GraphReplicate, fleet.GraphResult]{
+	f, axes, err := newFamily(family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]{
 		opts: opts, duration: graphs[0].Duration, kind: kind, runs: graphs,
 		set: func(g *fleet.Graph, path, value string) error { return g.Set(path, value) },
 		get: func(fleet.Graph, string) (string, bool) { return "", false },

@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/dist"
+	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -151,23 +153,23 @@ type objective struct {
 // grid; then extra).
 func Plan(k Kind, s Search) (points []Point, cur int, extra bool, err error) {
 	if len(s.Axes) == 0 {
-		return nil, 0, false, schema.Errorf("search", "none given; search a setting by PATH=VALUES, as attempts=1:8:8")
+		return nil, 0, false, pathtext.Errorf("search", "none given; search a setting by PATH=VALUES, as attempts=1:8:8")
 	}
 	if _, err := s.objective(k); err != nil {
 		return nil, 0, false, err
 	}
 	for _, r := range s.Require {
 		if err := r.Check(k.Metrics(), k.Rows()); err != nil {
-			return nil, 0, false, schema.Errorf("require", "%v", err)
+			return nil, 0, false, pathtext.Errorf("require", "%v", err)
 		}
 	}
 	n := 1
 	for _, a := range s.Axes {
 		if len(a.Values) == 0 {
-			return nil, 0, false, schema.Errorf("search", "%s: no values", a.Path)
+			return nil, 0, false, pathtext.Errorf("search", "%s: no values", a.Path)
 		}
 		if n *= len(a.Values); n > MaxCandidates {
-			return nil, 0, false, schema.Errorf("search", "the grid has more than the %d candidates a search allows", MaxCandidates)
+			return nil, 0, false, pathtext.Errorf("search", "the grid has more than the %d candidates a search allows", MaxCandidates)
 		}
 	}
 	points = make([]Point, 0, n)
@@ -194,7 +196,7 @@ func Plan(k Kind, s Search) (points []Point, cur int, extra bool, err error) {
 		points, at = append(points, now), len(points)
 	}
 	if first := k.First(); s.Budget < int64(len(points))*first {
-		return nil, 0, false, schema.Errorf("budget", "%s is less than a first batch of %s for each of the %d candidates (%s)",
+		return nil, 0, false, pathtext.Errorf("budget", "%s is less than a first batch of %s for each of the %d candidates (%s)",
 			human.Group(s.Budget), human.Count(first, strings.TrimSuffix(k.Unit(), "s")), len(points), human.Group(int64(len(points))*first))
 	}
 	return points, at, extra, nil
@@ -216,11 +218,11 @@ func (s Search) objective(k Kind) (objective, error) {
 	}
 	switch {
 	case !slices.Contains(k.Metrics(), o.metric):
-		return o, schema.Errorf("objective", "%q is neither a searched setting (%s) nor a metric (%s)", s.Objective, strings.Join(paths, ", "), strings.Join(k.Metrics(), ", "))
+		return o, pathtext.Errorf("objective", "%q is neither a searched setting (%s) nor a metric (%s)", s.Objective, strings.Join(paths, ", "), strings.Join(k.Metrics(), ", "))
 	case o.row != "" && !slices.Contains(k.Rows(), o.row):
-		return o, schema.Errorf("objective", "no row %q (want one of %s)", o.row, strings.Join(k.Rows(), ", "))
+		return o, pathtext.Errorf("objective", "no row %q (want one of %s)", o.row, strings.Join(k.Rows(), ", "))
 	case o.row == "" && len(k.Rows()) > 1:
-		return o, schema.Errorf("objective", "%s is a metric of %d rows; name one as ROW:%s (rows %s)", o.metric, len(k.Rows()), o.metric, strings.Join(k.Rows(), ", "))
+		return o, pathtext.Errorf("objective", "%s is a metric of %d rows; name one as ROW:%s (rows %s)", o.metric, len(k.Rows()), o.metric, strings.Join(k.Rows(), ", "))
 	}
 	if o.row == "" {
 		o.row = k.Rows()[0]
@@ -231,7 +233,7 @@ func (s Search) objective(k Kind) (objective, error) {
 // estimate is the objective at candidate c of pool p.
 func (o objective) estimate(c Point, p Pool) schema.Estimate {
 	if o.axis >= 0 {
-		return schema.Estimate{Value: c[o.axis], Lo: c[o.axis], Hi: c[o.axis], Level: 0.95, Method: schema.Exact}
+		return schema.Estimate{Value: c[o.axis], Lo: c[o.axis], Hi: c[o.axis], Level: 0.95, Method: estimate.Exact}
 	}
 	for _, r := range p.Rows() {
 		if r.ID == o.row {
@@ -273,7 +275,7 @@ type batchMean struct {
 // else the two intervals' half-widths added in quadrature.
 func (r *Result) diff(o objective, x, y int) schema.Estimate {
 	cx, cy := r.Candidates[x], r.Candidates[y]
-	d := schema.Estimate{Value: cy.Objective.Value - cx.Objective.Value, Level: 0.95, Method: schema.Exact}
+	d := schema.Estimate{Value: cy.Objective.Value - cx.Objective.Value, Level: 0.95, Method: estimate.Exact}
 	d.Lo, d.Hi = d.Value, d.Value
 	if o.axis >= 0 {
 		return d
@@ -290,7 +292,7 @@ func (r *Result) diff(o objective, x, y int) schema.Estimate {
 	ylo, yhi := bounds(cy.Objective)
 	if len(diffs) < 3 || xlo == xhi || ylo == yhi {
 		half := math.Hypot((xhi-xlo)/2, (yhi-ylo)/2)
-		d.Lo, d.Hi, d.Method = d.Value-half, d.Value+half, schema.Normal
+		d.Lo, d.Hi, d.Method = d.Value-half, d.Value+half, estimate.Normal
 		return d
 	}
 	var total, mean, ss float64
@@ -304,7 +306,7 @@ func (r *Result) diff(o objective, x, y int) schema.Estimate {
 	}
 	k := float64(len(diffs))
 	half := dist.StudentTQuantile(k-1, 0.975) * math.Sqrt(ss/(k-1)/total)
-	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, Level: 0.95, Method: schema.StudentT}
+	return schema.Estimate{Value: mean, Lo: mean - half, Hi: mean + half, Level: 0.95, Method: estimate.StudentT}
 }
 
 // beats reports whether candidate x is better than candidate y with 95%

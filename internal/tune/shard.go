@@ -6,9 +6,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/shardfile"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // A search of the fleet family shards by candidate and replicate: a race
@@ -44,7 +44,7 @@ type Sharded[P any] struct {
 // Shard is s cut into shards, checked before any work as Race checks it,
 // and refused (as a *schema.FieldError for "budget") when the replicates it
 // keeps are more than one run may keep: candidates times depth times the
-// runs' duration within fleet.MaxSeriesSeconds, and within shardfile.MaxItems.
+// runs' duration within limits.FleetSeriesSeconds, and within shardfile.MaxItems.
 func (k family[C, P, R]) Shard(s Search) (Sharded[P], error) {
 	points, cur, extra, err := Plan(k, s)
 	if err != nil {
@@ -52,13 +52,13 @@ func (k family[C, P, R]) Shard(s Search) (Sharded[P], error) {
 	}
 	n, d := int64(len(points)), depth(s, len(points))
 	secs := int64(math.Max(1, math.Ceil(k.duration.Seconds())))
-	if n*d*secs > fleet.MaxSeriesSeconds || n*d > shardfile.MaxItems {
-		most := min(fleet.MaxSeriesSeconds/(n*secs), shardfile.MaxItems/n) + (n-1)*FirstReplicates
+	if n*d*secs > limits.FleetSeriesSeconds || n*d > shardfile.MaxItems {
+		most := min(limits.FleetSeriesSeconds/(n*secs), shardfile.MaxItems/n) + (n-1)*FirstReplicates
 		if most < n*FirstReplicates {
-			return Sharded[P]{}, schema.Errorf("budget", "a sharded search runs each of its %d candidates to the depth the race could give it, which runs of %d s cannot keep; search fewer candidates", n, secs)
+			return Sharded[P]{}, pathtext.Errorf("budget", "a sharded search runs each of its %d candidates to the depth the race could give it, which runs of %d s cannot keep; search fewer candidates", n, secs)
 		}
-		return Sharded[P]{}, schema.Errorf("budget", "a sharded search runs each of its %d candidates to the depth the race could give it (the budget less the others' first batches: %d replicates), %d replicates of %d s in all, past the %d s of series a run may keep; give -budget %d or less",
-			n, d, n*d, secs, fleet.MaxSeriesSeconds, most)
+		return Sharded[P]{}, pathtext.Errorf("budget", "a sharded search runs each of its %d candidates to the depth the race could give it (the budget less the others' first batches: %d replicates), %d replicates of %d s in all, past the %d s of series a run may keep; give -budget %d or less",
+			n, d, n*d, secs, limits.FleetSeriesSeconds, most)
 	}
 	var runs []C // each candidate's runs, a point each
 	for i := range points {

@@ -12,10 +12,13 @@ import (
 
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
@@ -48,18 +51,18 @@ func NewTableKind(base api.Sweep, searches []string) (TableKind, []Axis, error) 
 		name, _, _ := strings.Cut(arg, "=")
 		name = strings.TrimSpace(name)
 		if name == "jobs" {
-			return k, nil, schema.Errorf("search", "jobs: the search decides the jobs; give a budget")
+			return k, nil, pathtext.Errorf("search", "jobs: the search decides the jobs; give a budget")
 		}
 		if slices.ContainsFunc(base.Axes, func(a api.Axis) bool { return a.Name == name }) {
-			return k, nil, schema.Errorf("search", "%s: the settings give it a value too; give one of the two", name)
+			return k, nil, pathtext.Errorf("search", "%s: the settings give it a value too; give one of the two", name)
 		}
 		if def, ok := enumSetting(name); ok {
 			if slices.ContainsFunc(axes, func(x Axis) bool { return x.Path == name }) {
-				return k, nil, schema.Errorf("search", "%s: given twice", name)
+				return k, nil, pathtext.Errorf("search", "%s: given twice", name)
 			}
 			a, err := fleetAxis(arg, func(path, value string) error {
 				if _, err := enumValue(def, value); err != nil {
-					return schema.Errorf(path, "%v", err)
+					return pathtext.Errorf(path, "%v", err)
 				}
 				return nil
 			})
@@ -77,17 +80,17 @@ func NewTableKind(base api.Sweep, searches []string) (TableKind, []Axis, error) 
 						fixed = append(fixed, a.Name)
 					}
 				}
-				return k, nil, schema.Errorf("search", "unknown setting %q (want %s, steps[STEP].FIELD or queue.FIELD)", name, strings.Join(fixed, ", "))
+				return k, nil, pathtext.Errorf("search", "unknown setting %q (want %s, steps[STEP].FIELD or queue.FIELD)", name, strings.Join(fixed, ", "))
 			}
-			return k, nil, schema.Within("search", err)
+			return k, nil, fieldpath.Within("search", err)
 		}
 		a := probe.Axes[len(probe.Axes)-1]
 		if slices.ContainsFunc(axes, func(x Axis) bool { return x.Path == a.Name }) {
-			return k, nil, schema.Errorf("search", "%s: given twice", a.Name)
+			return k, nil, pathtext.Errorf("search", "%s: given twice", a.Name)
 		}
 		shown, err := jobapi.SweepShown(probe, a.Name)
 		if err != nil {
-			return k, nil, schema.Within("search", err)
+			return k, nil, fieldpath.Within("search", err)
 		}
 		axes = append(axes, Axis{Path: a.Name, Values: a.Values, Whole: shown.Whole, Duration: shown.Duration})
 	}
@@ -125,6 +128,10 @@ func (TableKind) Unit() string { return "jobs" }
 // FirstJobs is a table candidate's first batch: enough jobs to rule out a
 // rate ten times its bound from 1e-3 up.
 const FirstJobs = 10_000
+
+// DefaultJobs is a table search's budget when it gives none: a few seconds
+// of CPU for the sign-up.
+const DefaultJobs = 100_000_000
 
 // First is FirstJobs.
 func (TableKind) First() int64 { return FirstJobs }
@@ -175,7 +182,7 @@ func (k TableKind) enumNow(path string) string {
 	if err != nil || q == nil {
 		return ""
 	}
-	for _, d := range delivery.Settings() {
+	for _, d := range decl.Settings[delivery.Config]() {
 		if "queue."+d.Name == path {
 			return fmt.Sprint(d.Get(*q))
 		}
@@ -210,14 +217,14 @@ func (k TableKind) at(axes []Axis, p Point, n int64, seed uint64) api.Sweep {
 // batch as large as the budget (jobs).
 func (k TableKind) Check(axes []Axis, p Point, jobs int64) error {
 	if _, err := k.at(axes, p, 1, 0).Check(); err != nil {
-		return schema.Within("search", err)
+		return fieldpath.Within("search", err)
 	}
 	_, err := k.at(axes, p, min(jobs, limits.MaxJobs), 0).Check()
 	var fe *schema.FieldError
 	if errors.As(err, &fe) && (fe.Field == "jobs" || fe.Field == "queue.max_deliveries") {
-		return schema.Errorf("budget", "a batch may run up to %s jobs: %s", human.Group(jobs), fe.Msg)
+		return pathtext.Errorf("budget", "a batch may run up to %s jobs: %s", human.Group(jobs), fe.Msg)
 	}
-	return schema.Within("search", err)
+	return fieldpath.Within("search", err)
 }
 
 // Run runs batch b at each point: n jobs with the seed of the sweep's

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -33,7 +35,7 @@ func Write(w io.Writer, format, kind string, r Result) error {
 	case "html":
 		return render.WriteTuneHTML(w, r.report(kind))
 	}
-	return schema.Errorf("format", "a search writes %s, not %s", strings.Join(Formats(), ", "), format)
+	return pathtext.Errorf("format", "a search writes %s, not %s", strings.Join(Formats(), ", "), format)
 }
 
 // settingsText is a candidate's settings as people read them: attempts=4, queue.ttl=1h.
@@ -69,7 +71,7 @@ func signed(e schema.Estimate) string {
 	if e.Value >= 0 {
 		v = "+" + v
 	}
-	if e.Method == schema.Exact {
+	if e.Method == estimate.Exact {
 		return v + " (exact)"
 	}
 	return fmt.Sprintf("%s [%s, %s]", v, strconv.FormatFloat(e.Lo, 'g', 4, 64), strconv.FormatFloat(e.Hi, 'g', 4, 64))

@@ -86,14 +86,46 @@ func flaky() fleet.Config {
 	return c
 }
 
+// figures are a run's series' figures keyed keys, a value a second each.
+func figures(t *testing.T, s fleet.Series, keys ...string) [][]float64 {
+	t.Helper()
+	out := make([][]float64, len(keys))
+	for i, k := range keys {
+		v, err := s.Figure(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// figure is a run's figure keyed key, its mean over replicates.
+func figure(t *testing.T, s fleet.Summary, key string) float64 {
+	t.Helper()
+	e, err := s.Figure(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.Value
+}
+
+// sum is xs summed.
+func sum(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
 // TestFleetOwnPolicy runs the team's own policy, one state for the fleet,
 // and reads the run's per-second series: second by second it is what the
 // policy was told (starts, retries decided and sent, successes), its sums
 // plus what the policy saw after the arrivals stopped are the run's
-// totals, every refusal is a denied request, and the policy sends fewer
-// retries than the same run without it. Over three replicates, the averaged
-// series sums to the totals over the replicates and does not depend on the
-// workers.
+// figures, and the policy refuses retries and sends fewer than the same
+// run without it. Over three replicates, the averaged series sums to the
+// mean requests a replicate and does not depend on the workers.
 func TestFleetOwnPolicy(t *testing.T) {
 	var state *recentSuccess
 	c := flaky()
@@ -105,47 +137,41 @@ func TestFleetOwnPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := res[0].Replicates[0]
-	series := res[0].Series()
-	if len(series) != 30 {
-		t.Fatalf("%d seconds in the series; want 30", len(series))
+	f := figures(t, res[0].Series(), "starts", "retries_decided", "retries_sent", "successes", "timeouts")
+	starts, decided, sent, successes, timeouts := f[0], f[1], f[2], f[3], f[4]
+	if len(starts) != 30 {
+		t.Fatalf("%d seconds in the series; want 30", len(starts))
 	}
-	var starts, successes, sent float64
-	for _, p := range series {
-		if p.Run != "flaky" || p.Starts != float64(state.starts[p.T]) || p.RetriesDecided != float64(state.allowed[p.T]) ||
-			p.RetriesSent != float64(state.sent[p.T]) || p.Successes != float64(state.successes[p.T]) || p.Timeouts != 0 {
-			t.Errorf("second %d of %q: %+v; the policy was told of %d starts, %d retries allowed, %d sent, %d successes, and no timeout",
-				p.T, p.Run, p, state.starts[p.T], state.allowed[p.T], state.sent[p.T], state.successes[p.T])
+	for s := range starts {
+		if starts[s] != float64(state.starts[s]) || decided[s] != float64(state.allowed[s]) || sent[s] != float64(state.sent[s]) ||
+			successes[s] != float64(state.successes[s]) || timeouts[s] != 0 {
+			t.Errorf("second %d: %g starts, %g retries decided, %g sent, %g successes, %g timeouts; the policy was told of %d starts, %d retries allowed, %d sent, %d successes, and no timeout",
+				s, starts[s], decided[s], sent[s], successes[s], timeouts[s], state.starts[s], state.allowed[s], state.sent[s], state.successes[s])
 		}
-		starts += p.Starts
-		successes += p.Successes
-		sent += p.RetriesSent
 	}
-	// What happened after the arrivals stopped counts in the totals, not
-	// in the series (here, a few retries sent after 30 s).
+	// What happened after the arrivals stopped counts in the run's figures,
+	// not in the series (here, a few retries sent after 30 s).
 	var lateSuccesses, lateSent int64
 	for s := 30; s < 40; s++ {
 		lateSuccesses += state.successes[s]
 		lateSent += state.sent[s]
 	}
-	tot := res[0].Totals()
-	if int64(starts) != rep.Requests || int64(starts) != tot.Requests || int64(successes)+lateSuccesses != rep.Succeeded ||
-		int64(successes)+lateSuccesses != tot.Succeeded || int64(sent)+lateSent != rep.Retries || rep.Requests < 500 || lateSent == 0 {
-		t.Errorf("series sums: %g starts, %g successes (+%d later), %g retries sent (+%d later); the run's %d requests, %d succeeded, %d retries; totals %+v",
-			starts, successes, lateSuccesses, sent, lateSent, rep.Requests, rep.Succeeded, rep.Retries, tot)
-	}
-	if rep.Denied == 0 || rep.Denied != state.refused || rep.Retries == 0 || rep.Requests != rep.Succeeded+rep.Failed {
-		t.Errorf("%d denied, the policy refused %d; %d requests, %d succeeded, %d failed; want some denials, each a refusal, some retries, and every request settled",
-			rep.Denied, state.refused, rep.Requests, rep.Succeeded, rep.Failed)
+	sum1 := res[0].Summary()
+	requests, succeeded := figure(t, sum1, "requests"), figure(t, sum1, "succeeded")*figure(t, sum1, "requests")
+	if res[0].Summary().Run != "flaky" || sum(starts) != requests || math.Abs(sum(successes)+float64(lateSuccesses)-succeeded) > 1e-9*requests ||
+		requests < 500 || lateSent == 0 {
+		t.Errorf("series sums: %g starts, %g successes (+%d later), %g retries sent (+%d later); the run's %g requests, %g succeeded",
+			sum(starts), sum(successes), lateSuccesses, sum(sent), lateSent, requests, succeeded)
 	}
 	free := flaky()
 	unlimited, err := fleet.Run(context.Background(), []fleet.Config{free}, fleet.Options{Replicates: 1, Seed: 5, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := unlimited[0].Replicates[0]; u.Requests != rep.Requests || u.Denied != 0 || rep.Retries >= u.Retries {
-		t.Errorf("without the policy: %d requests, %d retries, %d denied; with it %d, %d; want the same requests and fewer retries with it",
-			u.Requests, u.Retries, u.Denied, rep.Requests, rep.Retries)
+	u := figures(t, unlimited[0].Series(), "starts", "retries_sent")
+	if sum(u[0]) != sum(starts) || state.refused == 0 || sum(sent) >= sum(u[1]) {
+		t.Errorf("without the policy: %g requests, %g retries sent; with it %g, %g, %d refused; want the same requests, some refusals and fewer retries with it",
+			sum(u[0]), sum(u[1]), sum(starts), sum(sent), state.refused)
 	}
 
 	// Three replicates, a state each, made from two goroutines at once.
@@ -163,15 +189,12 @@ func TestFleetOwnPolicy(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if made != 6 || !reflect.DeepEqual(runs[0][0].Series(), runs[1][0].Series()) || !reflect.DeepEqual(runs[0][0].Totals(), runs[1][0].Totals()) {
+	if made != 6 || !reflect.DeepEqual(runs[0][0].Series(), runs[1][0].Series()) ||
+		figure(t, runs[0][0].Summary(), "succeeded") != figure(t, runs[1][0].Summary(), "succeeded") {
 		t.Errorf("New called %d times for 2 x 3 replicates (want 6), or the series differ between 1 and 2 workers", made)
 	}
-	tot = runs[0][0].Totals()
-	starts = 0
-	for _, p := range runs[0][0].Series() {
-		starts += p.Starts
-	}
-	if math.Abs(3*starts-float64(tot.Requests)) > 1e-9*float64(tot.Requests) {
-		t.Errorf("3 replicates: the averaged series starts %g requests a replicate; the totals %d in all", starts, tot.Requests)
+	mean := figure(t, runs[0][0].Summary(), "requests")
+	if avg := sum(figures(t, runs[0][0].Series(), "starts")[0]); math.Abs(avg-mean) > 1e-9*mean {
+		t.Errorf("3 replicates: the averaged series starts %g requests a replicate; the run's mean is %g", avg, mean)
 	}
 }

@@ -11,10 +11,13 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/scenario"
+	"github.com/retrysim/retrysim/schema"
 )
 
-// A setting of a fleet, one field and one declaration in fleet.Params (see
+// A setting of a fleet, one field and one declaration in decl.Params[fleet.Config] (see
 // TestNewSettingOfEachKind), reaches every layer: here client.spare, a new
 // field of the client, and memoryless.retry_prob, a Config field no Param
 // held before (which a run without Memoryless.On never reads). Each gets a
@@ -33,9 +36,9 @@ func TestAddedFleetParams(t *testing.T) {
 		{"client.spare", "spare", "7", "7", "9", "101", "-spare: want a whole number from 0 to 100"},
 		{"memoryless.retry_prob", "retry-prob", "0.25", "0.25", "0.5", "2", "-retry-prob: 2 is not a probability in [0, 1]"},
 	} {
-		p, ok := fleet.LookupParam(tc.path)
+		p, ok := decl.LookupParam[fleet.Config](tc.path)
 		if !ok {
-			t.Fatalf("fleet.Params() does not declare %s", tc.path)
+			t.Fatalf("decl.Params[fleet.Config]() does not declare %s", tc.path)
 		}
 		t.Run(p.Path, func(t *testing.T) {
 			help, _, _ := retrysim(t, "fleet", "-help")
@@ -79,7 +82,7 @@ func TestAddedFleetParams(t *testing.T) {
 			if _, errOut, code := retrysim(t, "fleet", "-"+tc.flag, tc.bad); code != 2 || !strings.Contains(errOut, tc.badMsg) {
 				t.Errorf("fleet -%s %s: exit %d, %q; want 2 and %q", tc.flag, tc.bad, code, errOut, tc.badMsg)
 			}
-			if err := fleetFlagError(&fleet.FieldError{Field: p.Path, Msg: "bad"}); err.Error() != "-"+tc.flag+": bad" {
+			if err := fleetFlagError(&schema.FieldError{Field: p.Path, Msg: "bad"}); err.Error() != "-"+tc.flag+": bad" {
 				t.Errorf("an error for %s reads %q; want -%s: bad", p.Path, err, tc.flag)
 			}
 			checkFleetSchema(t)
@@ -134,8 +137,8 @@ func checkFleetShardSetting(t *testing.T, key, set, echo, other string) {
 	}
 }
 
-// A graph's new settings, an entry's nack (fleet.EntryParams) and a
-// client's spare (fleet.Params), each one field and one declaration (see
+// A graph's new settings, an entry's nack (decl.EntryParams[fleet.Entry]) and a
+// client's spare (decl.Params[fleet.Config]), each one field and one declaration (see
 // TestNewSettingOfEachKind): help scenario lists them, a graph section
 // gives them (the client's echoed in the run's json), a value out of
 // bounds is refused at its line and path, and Go sets them on a graph and
@@ -172,7 +175,7 @@ func TestAddedGraphSettings(t *testing.T) {
 		}
 	}
 
-	w := fleet.WorkersPresets()[0].Runs(time.Minute)[0]
+	w := fleetpreset.WorkersPresets()[0].Runs(time.Minute)[0]
 	for _, set := range [][2]string{{"graph.entries[0].nack", "0.05"}, {"graph.entries[0].client.spare", "3"}, {"graph.services[workers].calls[0].client.spare", "4"}} {
 		if err := w.Set(set[0], set[1]); err != nil {
 			t.Errorf("Set(%s, %s) = %v", set[0], set[1], err)
@@ -185,7 +188,7 @@ func TestAddedGraphSettings(t *testing.T) {
 		{"graph.entries[0].nack", "2", "2 is not a probability in [0, 1]"},
 		{"graph.entries[0].client.spare", "101", "101 is not a whole number from 0 to 100"},
 	} {
-		var fe *fleet.FieldError
+		var fe *schema.FieldError
 		if err := w.Set(set[0], set[1]); !errors.As(err, &fe) || fe.Field != set[0] || fe.Msg != set[2] {
 			t.Errorf("Set(%s, %s) = %v; want %s: %s", set[0], set[1], err, set[0], set[2])
 		}

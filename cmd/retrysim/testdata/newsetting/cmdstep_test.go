@@ -8,7 +8,7 @@ import (
 )
 
 // A setting of a step, one field and one declaration in
-// provider.StepSettings (see TestNewSettingOfEachKind), is read from a
+// decl.StepSettings (see TestNewSettingOfEachKind), is read from a
 // scenario file's step and listed by help scenario with nothing else
 // written: here a step's p_error. A file
 // giving it runs, echoing it in the step's step_params; one giving it 2 is

@@ -22,7 +22,7 @@ import (
 )
 
 // A setting of the queue is one field and one declaration, in the queue's
-// table (delivery.Settings; see TestNewSettingOfEachKind), and what reads
+// table (decl.Settings[delivery.Config]; see TestNewSettingOfEachKind), and what reads
 // settings by name sees the new one with nothing else written: Settings lists it with its help and default, the command
 // declares its flag (and help) from it, the flag's value reaches the queue
 // through Override, -set sweeps it (ParseSet), and Unread refuses it in the

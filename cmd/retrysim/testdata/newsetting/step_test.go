@@ -14,16 +14,16 @@ import (
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/scenario"
-	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/report"
 	"github.com/retrysim/retrysim/strategy"
 )
 
 // A step's setting is one field and one declaration, in
-// provider.StepSettings (see TestNewSettingOfEachKind), and what reads a
+// decl.StepSettings (see TestNewSettingOfEachKind), and what reads a
 // step's settings sees the new one with nothing else written:
 // Settings lists it with its help and default, the command declares its
 // flag from it, the flag's value reaches every step through Override, -set
@@ -39,11 +39,11 @@ import (
 // probability.
 func TestAddedStepSetting(t *testing.T) {
 	const name, usage = "p_error", "`probability` that a call errs before doing anything"
-	i := slices.IndexFunc(provider.StepSettings(), func(s provider.StepSetting) bool { return s.Name == name })
+	i := slices.IndexFunc(decl.StepSettings(), func(s decl.StepSetting) bool { return s.Name == name })
 	if i < 0 {
 		t.Fatalf("StepSettings() does not declare %s", name)
 	}
-	added := provider.StepSettings()[i]
+	added := decl.StepSettings()[i]
 
 	i = slices.IndexFunc(jobapi.Settings(), func(s jobapi.SettingDef) bool { return s.Name == name })
 	if i < 0 {

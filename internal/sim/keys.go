@@ -1,8 +1,10 @@
-package strategy
+package sim
 
 import (
+	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // KeysInVain reports, for each of strategies, whether it sends an
@@ -11,7 +13,7 @@ import (
 // the strategy gives the numbers it would with no key. A strategy other
 // than a Retry is never reported: what it sends cannot be known without
 // running it.
-func KeysInVain(sc provider.Scenario, strategies []Strategy) []bool {
+func KeysInVain(sc provider.Scenario, strategies []strategy.Strategy) []bool {
 	vain := make([]bool, len(strategies))
 	for _, st := range sc.Steps {
 		if st.HonoursKeys {
@@ -19,12 +21,12 @@ func KeysInVain(sc provider.Scenario, strategies []Strategy) []bool {
 		}
 	}
 	for i, s := range strategies {
-		r, ok := s.(Retry)
+		r, ok := s.(strategy.Retry)
 		if !ok {
 			continue
 		}
 		for _, st := range sc.Steps {
-			if st.Policy.KeysOr(r.Keys) != schema.NoKeys {
+			if steppolicy.Keys(st.Policy, r.Keys) != schema.NoKeys {
 				vain[i] = true
 			}
 		}

@@ -1,4 +1,4 @@
-package fleet
+package fleetpreset
 
 import (
 	"container/heap"
@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -40,7 +42,7 @@ func TestBrookerFailureRates(t *testing.T) {
 // and it is the bucket that stops it. The runs are exact: the replicates with
 // a single request are checked, whatever the seed.
 func TestBrookerAdaptiveUncapped(t *testing.T) {
-	for _, p := range []Preset{brookerRetries, brookerClients} {
+	for _, p := range []Preset[fleet.Config]{brookerRetries, brookerClients} {
 		for _, cfg := range p.Runs(p.Duration) {
 			if cfg.Name != "adaptive_10pct" || cfg.Server.PFail != 0 {
 				continue
@@ -184,7 +186,7 @@ func welch(xs, ys []float64, step, alpha float64) (diff, bound float64, ok bool)
 // breaker_10pct meet brookerReference, replicate against replicate, within
 // Welch's bound on success and calls a request; every run's requests are a
 // first call a client and the Poisson arrivals. Every adaptive_10pct request
-// that failed was refused by its bucket (MaxAttempts never binds).
+// that failed was refused by its bucket (limits.FleetAttempts never binds).
 // Comparisons: brooker-retries 17 rates x 4 clients x 3 figures = 204,
 // brooker-clients 3 x 17 x 2 x 3 = 306; each at 1e-5 (Welch's under the
 // normality of a replicate's ratios of some thousands of requests), about
@@ -192,7 +194,7 @@ func welch(xs, ys []float64, step, alpha float64) (diff, bound float64, ok bool)
 func TestBrookerRunsAgainstReference(t *testing.T) {
 	const alpha = 1e-5
 	for _, tc := range []struct {
-		p         Preset
+		p         Preset[fleet.Config]
 		clients   []int // his n_clients
 		rate      float64
 		names     []string
@@ -207,7 +209,7 @@ func TestBrookerRunsAgainstReference(t *testing.T) {
 		if want := len(tc.clients) * len(brookerListedRates) * len(tc.names); len(cfgs) != want {
 			t.Fatalf("%s: %d runs; want %d", tc.p.Name, len(cfgs), want)
 		}
-		res, err := Run(context.Background(), cfgs, Options{Replicates: tc.reps, Seed: 3, Workers: 2})
+		res, err := fleet.Run(context.Background(), cfgs, fleet.Options{Replicates: tc.reps, Seed: 3, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,15 +219,15 @@ func TestBrookerRunsAgainstReference(t *testing.T) {
 			clients := tc.clients[i/(len(cfgs)/len(tc.clients))]
 			f := brookerFailureRates[i/len(tc.names)%len(brookerFailureRates)]
 			name := tc.names[i%len(tc.names)]
-			if c.Name != name || c.Client.Clients != clients || c.Server != (Server{Kind: Independent, PFail: f}) ||
-				c.Load != (Shape{Kind: Constant, Rate: tc.rate, FirstCall: true}) || c.Net != 10*time.Millisecond || c.Duration != 10*time.Second || c.Client.Timeout != time.Minute {
+			if c.Name != name || c.Client.Clients != clients || c.Server != (fleet.Server{Kind: fleet.Independent, PFail: f}) ||
+				c.Load != (fleet.Shape{Kind: fleet.Constant, Rate: tc.rate, FirstCall: true}) || c.Net != 10*time.Millisecond || c.Duration != 10*time.Second || c.Client.Timeout != time.Minute {
 				t.Fatalf("%s run %d: %+v; want %s, %d clients, f = %g, %g a second, net 10 ms, 10 s", tc.p.Name, i, c, name, clients, f, tc.rate)
 			}
 			what := fmt.Sprintf("%s %s, %d clients, f = %g", tc.p.Name, name, clients, f)
 			var n, s, calls float64
-			xs, xc := make([]float64, len(res.Replicates)), make([]float64, len(res.Replicates))
+			xs, xc := make([]float64, len(fleetrun.Replicates(res))), make([]float64, len(fleetrun.Replicates(res)))
 			var failed, denied int64
-			for k, rep := range res.Replicates {
+			for k, rep := range fleetrun.Replicates(res) {
 				n, s, calls = n+float64(rep.Requests), s+float64(rep.Succeeded), calls+float64(rep.Calls)
 				xs[k], xc[k] = float64(rep.Succeeded)/float64(rep.Requests), float64(rep.Calls)/float64(rep.Requests)
 				failed, denied = failed+rep.Failed, denied+rep.Denied
@@ -400,7 +402,7 @@ func collapseReference(r *rand.Rand, spike, backoff bool) brookerTotals {
 func TestBrookerCollapseAgainstReference(t *testing.T) {
 	const reps, alpha = 30, 1e-3
 	cfgs := brookerCollapse.Runs(brookerCollapse.Duration)
-	res, err := Run(context.Background(), cfgs, Options{Replicates: reps, Seed: 5, Workers: 2})
+	res, err := fleet.Run(context.Background(), cfgs, fleet.Options{Replicates: reps, Seed: 5, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +413,7 @@ func TestBrookerCollapseAgainstReference(t *testing.T) {
 		}
 		xs, xc := make([]float64, reps), make([]float64, reps)
 		var n float64
-		for k, rep := range res[i].Replicates {
+		for k, rep := range fleetrun.Replicates(res[i]) {
 			n += float64(rep.Requests)
 			xs[k], xc[k] = float64(rep.Succeeded)/float64(rep.Requests), float64(rep.Calls)/float64(rep.Requests)
 		}

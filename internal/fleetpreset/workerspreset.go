@@ -1,4 +1,4 @@
-package fleet
+package fleetpreset
 
 import (
 	"fmt"
@@ -6,30 +6,30 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/jobqueue"
+	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/waits"
 )
 
-// WorkersPreset is a named set of worker-fleet runs.
-type WorkersPreset = KindPreset[Workers]
-
 // WorkersPresets lists the worker-fleet presets.
-func WorkersPresets() []WorkersPreset {
-	return []WorkersPreset{sidekiqOutage, sqsVisibility, backlogDrain, queueDefaults(jobqueue.River()),
+func WorkersPresets() []Preset[fleet.Workers] {
+	return []Preset[fleet.Workers]{sidekiqOutage, sqsVisibility, backlogDrain, queueDefaults(jobqueue.River()),
 		queueDefaults(jobqueue.Oban()), queueDefaults(jobqueue.Temporal())}
 }
 
 // LookupWorkersPreset returns the worker-fleet preset called name.
-func LookupWorkersPreset(name string) (WorkersPreset, error) {
-	return lookupPreset(WorkersPresets(), name, func(p WorkersPreset) string { return p.Name }, "want")
+func LookupWorkersPreset(name string) (Preset[fleet.Workers], error) {
+	return lookupPreset(WorkersPresets(), name, func(p Preset[fleet.Workers]) string { return p.Name }, "want")
 }
 
 // queueClient is a job queue's redelivery with the queue's defaults d and
 // tries tries in all: its schedule, and its visibility timeout if it has
 // one (NoVisibility otherwise).
-func queueClient(d jobqueue.Defaults, tries int) Client {
-	c := DefaultConfig().Client
-	c.Attempts, c.Backoff, c.Timeout = tries, d.Schedule, NoVisibility
+func queueClient(d jobqueue.Defaults, tries int) fleet.Client {
+	c := fleet.DefaultConfig().Client
+	c.Attempts, c.Backoff, c.Timeout = tries, d.Schedule, fleet.NoVisibility
 	if d.Visibility > 0 {
 		c.Timeout = d.Visibility
 	}
@@ -38,15 +38,15 @@ func queueClient(d jobqueue.Defaults, tries int) Client {
 
 // stepClient is a job's step's client in the presets: one try, no backoff,
 // a timeout of 10 s (the job's retry is the queue's).
-func stepClient() Client {
-	c := DefaultConfig().Client
+func stepClient() fleet.Client {
+	c := fleet.DefaultConfig().Client
 	c.Attempts, c.Timeout = 1, 10*time.Second
 	return c
 }
 
 // dbSteps is a job of three steps, each a call to the database db.
-func dbSteps() []Step {
-	return []Step{{To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}}
+func dbSteps() []fleet.Step {
+	return []fleet.Step{{To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}, {To: "db", Client: stepClient()}}
 }
 
 // outageFleet is the presets' fleet of a database outage: 10 jobs a second
@@ -54,24 +54,24 @@ func dbSteps() []Step {
 // call to a database taking 5 ms that fails every call from 10 to 40
 // minutes into the run (cut to the run's duration when shorter), the queue
 // redelivering a failed job with client q.
-func outageFleet(name string, d time.Duration, q Client) Workers {
+func outageFleet(name string, d time.Duration, q fleet.Client) fleet.Workers {
 	from, to := min(10*time.Minute, d/6), min(40*time.Minute, d*2/3)
-	return Workers{Name: name, Duration: d, Net: time.Millisecond, Load: Shape{Kind: Constant, Rate: 10},
-		Queue: q, WorkerCount: 20, QueueMax: MaxQueue, Steps: dbSteps(),
-		Dependencies: []Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0), Outage: Outage{From: from, To: to, Mode: Fail}}}}
+	return fleet.Workers{Name: name, Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.Constant, Rate: 10},
+		Queue: q, WorkerCount: 20, QueueMax: limits.FleetQueue, Steps: dbSteps(),
+		Dependencies: []fleet.Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0), Outage: fleet.Outage{From: from, To: to, Mode: fleet.Fail}}}}
 }
 
 // steadyServer is a server that takes base whatever its load, failing
 // each call with probability pFail.
-func steadyServer(base time.Duration, pFail float64) Server {
-	s := DefaultConfig().Server
-	s.Kind, s.Base, s.PFail = Independent, base, pFail
+func steadyServer(base time.Duration, pFail float64) fleet.Server {
+	s := fleet.DefaultConfig().Server
+	s.Kind, s.Base, s.PFail = fleet.Independent, base, pFail
 	return s
 }
 
 // sidekiqOutage is a 30-minute database outage under Sidekiq's retry: 3
 // retries, as a large Rails shop once set them, against the default 25.
-var sidekiqOutage = WorkersPreset{
+var sidekiqOutage = Preset[fleet.Workers]{
 	Name: "sidekiq-outage",
 	Source: jobqueue.Sidekiq().Source + " " + jobqueue.Sidekiq().Version + ": 25 retries after the first try by default " +
 		"(DEFAULT_MAX_RETRY_ATTEMPTS), the wait before retry c from 0 c^4 + 15 + rand(10 x (c + 1)) s (delay_for), then the dead set",
@@ -80,9 +80,9 @@ var sidekiqOutage = WorkersPreset{
 		"30 minutes, from 10 to 40 minutes in (a sixth to two thirds of a shorter run)",
 	Duration:   time.Hour,
 	Replicates: 5,
-	Runs: func(d time.Duration) []Workers {
+	Runs: func(d time.Duration) []fleet.Workers {
 		sk := jobqueue.Sidekiq()
-		return []Workers{outageFleet("retry_3", d, queueClient(sk, 1+3)), outageFleet("retry_25", d, queueClient(sk, sk.MaxAttempts))}
+		return []fleet.Workers{outageFleet("retry_3", d, queueClient(sk, 1+3)), outageFleet("retry_25", d, queueClient(sk, sk.MaxAttempts))}
 	},
 }
 
@@ -93,7 +93,7 @@ const sqsMaxReceive = 5
 
 // sqsVisibility is SQS's default visibility timeout against a payments
 // dependency that stalls past it, with and without a lease store.
-var sqsVisibility = WorkersPreset{
+var sqsVisibility = Preset[fleet.Workers]{
 	Name: "sqs-visibility",
 	Source: jobqueue.SQS().Source + " (" + jobqueue.SQS().Version + "): a visibility timeout of 30 s by default; a message " +
 		"not deleted is received again once it runs out, even while its first consumer still works on it; with a redrive " +
@@ -106,26 +106,26 @@ var sqsVisibility = WorkersPreset{
 		"timeout from a worker's receive (a failed receive reappears when it runs out), dead-letter queue after 5 receives",
 	Duration:   10 * time.Minute,
 	Replicates: 10,
-	Runs: func(d time.Duration) []Workers {
+	Runs: func(d time.Duration) []fleet.Workers {
 		q := queueClient(jobqueue.SQS(), sqsMaxReceive)
 		q.Backoff = backoff.Policy{Kind: backoff.None}
 		from := min(2*time.Minute, d/5)
-		w := Workers{Name: "no_key", Duration: d, Net: time.Millisecond, Load: Shape{Kind: Constant, Rate: 1},
-			Queue: q, EntrySettings: EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true}, WorkerCount: 500, QueueMax: MaxQueue,
-			Steps: []Step{{To: "payments", Client: func() Client { c := stepClient(); c.Timeout = 5 * time.Minute; return c }()}},
-			Dependencies: []Node{{Name: "payments", Server: steadyServer(200*time.Millisecond, 0),
-				Outage: Outage{From: from, To: from + 100*time.Second, Mode: Stall}}}}
+		w := fleet.Workers{Name: "no_key", Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.Constant, Rate: 1},
+			Queue: q, EntrySettings: fleet.EntrySettings{RedeliverAtTimeout: true, TimeoutAtReceive: true}, WorkerCount: 500, QueueMax: limits.FleetQueue,
+			Steps: []fleet.Step{{To: "payments", Client: func() fleet.Client { c := stepClient(); c.Timeout = 5 * time.Minute; return c }()}},
+			Dependencies: []fleet.Node{{Name: "payments", Server: steadyServer(200*time.Millisecond, 0),
+				Outage: fleet.Outage{From: from, To: from + 100*time.Second, Mode: fleet.Stall}}}}
 		keyed := w
-		keyed.Name, keyed.Store = "lease", KeyStore{Mode: delivery.Lease, TTL: 24 * time.Hour, Lease: 30 * time.Second}
+		keyed.Name, keyed.Store = "lease", fleet.KeyStore{Mode: delivery.Lease, TTL: 24 * time.Hour, Lease: 30 * time.Second}
 		beat := w
 		beat.Name, beat.Heartbeat = "heartbeat", true
-		return []Workers{w, keyed, beat}
+		return []fleet.Workers{w, keyed, beat}
 	},
 }
 
 // backlogDrain is workers down for 15 minutes, then draining their backlog
 // into a rate-limited downstream, at full speed and with a concurrency cap.
-var backlogDrain = WorkersPreset{
+var backlogDrain = Preset[fleet.Workers]{
 	Name: "backlog-drain",
 	Source: "A workflow engine's workers down for a while (a public chaos-engineering write-up: 80 minutes): " +
 		"the backlog keeps growing, and draining it at full speed overloads the downstream service; capping the workers' " +
@@ -135,20 +135,20 @@ var backlogDrain = WorkersPreset{
 		"5 to 20 minutes in (a twelfth to a third of a shorter run); the queue tries a job 10 times, 10 s apart",
 	Duration:   time.Hour,
 	Replicates: 5,
-	Runs: func(d time.Duration) []Workers {
-		q := DefaultConfig().Client
-		q.Attempts, q.Timeout, q.Backoff = 10, NoVisibility, backoff.Policy{Kind: backoff.Constant, Base: 10 * time.Second, Cap: NoCap}
-		api := DefaultConfig().Server
-		api.Kind, api.Base, api.Limit, api.Burst = RateLimit, 50*time.Millisecond, 100, 100
-		w := Workers{Name: "uncapped", Duration: d, Net: time.Millisecond, Load: Shape{Kind: Constant, Rate: 20},
-			Queue: q, WorkerCount: 200, QueueMax: MaxQueue,
-			Down:  Outage{From: min(5*time.Minute, d/12), To: min(20*time.Minute, d/3), Mode: Stall},
-			Steps: []Step{{To: "db", Client: stepClient()}, {To: "api", Client: stepClient()}},
-			Dependencies: []Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0)},
+	Runs: func(d time.Duration) []fleet.Workers {
+		q := fleet.DefaultConfig().Client
+		q.Attempts, q.Timeout, q.Backoff = 10, fleet.NoVisibility, backoff.Policy{Kind: backoff.Constant, Base: 10 * time.Second, Cap: fleet.NoCap}
+		api := fleet.DefaultConfig().Server
+		api.Kind, api.Base, api.Limit, api.Burst = fleet.RateLimit, 50*time.Millisecond, 100, 100
+		w := fleet.Workers{Name: "uncapped", Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.Constant, Rate: 20},
+			Queue: q, WorkerCount: 200, QueueMax: limits.FleetQueue,
+			Down:  fleet.Outage{From: min(5*time.Minute, d/12), To: min(20*time.Minute, d/3), Mode: fleet.Stall},
+			Steps: []fleet.Step{{To: "db", Client: stepClient()}, {To: "api", Client: stepClient()}},
+			Dependencies: []fleet.Node{{Name: "db", Server: steadyServer(5*time.Millisecond, 0)},
 				{Name: "api", Server: api}}}
 		capped := w
 		capped.Name, capped.WorkerCount = "capped", 5
-		return []Workers{w, capped}
+		return []fleet.Workers{w, capped}
 	},
 }
 
@@ -156,27 +156,27 @@ var backlogDrain = WorkersPreset{
 // them (Temporal's activities): 25 on Temporal's schedule span 1827 s (1 +
 // 2 + ... + 64, then 100 s apart), past the 30-minute outage, and the cost
 // bound of a replicate, which counts every try a job can make, stays
-// within MaxBytes.
+// within limits.FleetBytes.
 const unlimitedTries = 25
 
 // queueDefaults is the preset of job queue d's defaults (River, Oban or
 // Temporal) through the 30-minute database outage of sidekiq-outage: its
 // tries (Temporal's unlimited ones cut at unlimitedTries) on its schedule.
-func queueDefaults(d jobqueue.Defaults) WorkersPreset {
+func queueDefaults(d jobqueue.Defaults) Preset[fleet.Workers] {
 	tries, note := d.MaxAttempts, fmt.Sprintf("%d tries in all", d.MaxAttempts)
 	if tries == jobqueue.Unlimited {
-		waits := d.Schedule.Longest(unlimitedTries - 1) // Temporal's schedule draws nothing: its waits, not a bound
-		tries, note = unlimitedTries, fmt.Sprintf("no limit on the tries, cut here at %d, whose %d waits add up to %s", unlimitedTries, unlimitedTries-1, human.Duration(waits))
+		total := waits.Longest(d.Schedule, unlimitedTries-1) // Temporal's schedule draws nothing: its waits, not a bound
+		tries, note = unlimitedTries, fmt.Sprintf("no limit on the tries, cut here at %d, whose %d waits add up to %s", unlimitedTries, unlimitedTries-1, human.Duration(total))
 	}
-	return WorkersPreset{
+	return Preset[fleet.Workers]{
 		Name:   fmt.Sprintf("%s-defaults", d.Name),
 		Source: d.Source + " " + d.Version,
 		About: fmt.Sprintf("Runs %s_defaults (%s's default retry: %s on its %s schedule, then %s) through sidekiq-outage's fleet: "+
 			"10 jobs a second of 3 steps on 20 workers, the database failing every call for 30 minutes", d.Name, d.Name, note, d.Schedule.Kind, d.DeadLetter),
 		Duration:   time.Hour,
 		Replicates: 5,
-		Runs: func(dur time.Duration) []Workers {
-			return []Workers{outageFleet(d.Name+"_defaults", dur, queueClient(d, tries))}
+		Runs: func(dur time.Duration) []fleet.Workers {
+			return []fleet.Workers{outageFleet(d.Name+"_defaults", dur, queueClient(d, tries))}
 		},
 	}
 }

@@ -1,4 +1,4 @@
-package strategy
+package sim
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/strategy"
 )
 
 // A key is in vain when no step honours keys and the strategy, or a step's
@@ -15,7 +16,7 @@ func TestKeysInVain(t *testing.T) {
 	plain := provider.Scenario{Steps: []provider.Step{{Name: "a"}, {Name: "b"}}}
 	ownKey := provider.Scenario{Steps: []provider.Step{{Name: "a"}, {Name: "b", Policy: provider.Policy{Keys: &same}}}}
 	keyed := provider.Scenario{Steps: []provider.Step{{Name: "a"}, {Name: "b", HonoursKeys: true}}}
-	strategies := []Strategy{Retry{Keys: schema.NoKeys}, Retry{Keys: schema.FreshKeys}, Retry{Keys: schema.SameKey, Scope: WholeJob, SkipFinished: true}}
+	strategies := []strategy.Strategy{strategy.Retry{Keys: schema.NoKeys}, strategy.Retry{Keys: schema.FreshKeys}, strategy.Retry{Keys: schema.SameKey, Scope: strategy.WholeJob, SkipFinished: true}}
 	for _, tc := range []struct {
 		name string
 		sc   provider.Scenario

@@ -1,4 +1,8 @@
-package fleet
+// Package fleetpreset holds the presets of the fleet, graph and workers
+// kinds: named runs that a published study, a library's defaults or a
+// queue's made, each with its source, which the commands' -preset flags
+// run. It builds runs of fleet's public types; it is no API.
+package fleetpreset
 
 import (
 	"fmt"
@@ -7,33 +11,10 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
-
-// Preset is a named set of runs, with its source: the Configs a published
-// study ran, for Run. It is not retrysim.Preset, a fixed set of cases of
-// the job and delivery models that runs itself; this one only builds runs.
-type Preset struct {
-	Name, Source string
-	// About names the runs or counts them ("Runs sidekiq and river", "17 x
-	// 4 runs"), for a command's help, which says itself how it prints them
-	// (from Totals, ByClients and Spikes) and takes the duration and
-	// replicates from the fields below.
-	About string
-	// Runs builds the runs for a duration.
-	Runs func(duration time.Duration) []Config
-	// Duration and Replicates are the defaults the source used.
-	Duration   time.Duration
-	Replicates int
-	// Totals says the runs compare policies over a grid of failure rates:
-	// what to print of them is each run's Totals, not its summary and series.
-	// ByClients says the grid also varies the client count.
-	Totals, ByClients bool
-	// Spikes says the runs compare policies over spike heights, with and
-	// without keys: their plot draws their recovery and duplicates against the
-	// height, not their series.
-	Spikes bool
-}
 
 // brookerCollapse is the "simple collapse" simulation of M. Brooker,
 // "Metastability and distributed systems" (brooker.co.za, 2021), and its
@@ -42,7 +23,7 @@ type Preset struct {
 // exponential with mean 0.1 s each way, a 3 s timeout and 3 tries in all,
 // without backoff or with a wait uniform in [0, b], b = 20 s on the first
 // retry and doubling after (full jitter, no cap).
-var brookerCollapse = Preset{
+var brookerCollapse = Preset[fleet.Config]{
 	Name:  "brooker-collapse",
 	About: "Runs ramp_no_backoff, ramp_backoff_and_jitter, spike_no_backoff and spike_backoff_and_jitter",
 	Source: "M. Brooker, \"Metastability and distributed systems\", brooker.co.za 2021 (simple collapse), as its code " +
@@ -50,20 +31,20 @@ var brookerCollapse = Preset{
 		"ramp 80 - 1.6 |t - 25| a second, or 40 a second with 80 from t = 20 s for 5 s; no backoff, or uniform in [0, b], b = 20 s doubling",
 	Duration:   80 * time.Second,
 	Replicates: 10,
-	Runs: func(d time.Duration) []Config {
-		base := Config{
+	Runs: func(d time.Duration) []fleet.Config {
+		base := fleet.Config{
 			Duration: d,
-			Server:   Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond},
-			Client:   Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3},
+			Server:   fleet.Server{Kind: fleet.Latency, Base: time.Second, Slope: 10 * time.Millisecond},
+			Client:   fleet.Client{Clients: 1, Timeout: 3 * time.Second, Attempts: 3},
 			Net:      100 * time.Millisecond,
 		}
-		ramp := Shape{Kind: Ramp, Rate: 40, Peak: 80, From: 0, To: 50 * time.Second}
-		spike := Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}
-		jitter := backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: NoCap}
-		var runs []Config
+		ramp := fleet.Shape{Kind: fleet.Ramp, Rate: 40, Peak: 80, From: 0, To: 50 * time.Second}
+		spike := fleet.Shape{Kind: fleet.Spike, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}
+		jitter := backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}
+		var runs []fleet.Config
 		for _, load := range []struct {
 			name  string
-			shape Shape
+			shape fleet.Shape
 		}{{"ramp", ramp}, {"spike", spike}} {
 			for _, b := range []struct {
 				name   string
@@ -93,21 +74,21 @@ var brookerFailureRates = [...]float64{0, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 
 type brookerPolicy struct {
 	name     string
 	attempts int
-	policy   PolicyConfig
+	policy   fleet.PolicyConfig
 	backoff  backoff.Policy
 }
 
 // brookerPolicies are the clients of Brooker's retry runs, by name: A tries
 // in all and a policy, as his retry_sim builds them: NRetriesFactory(0) and
 // (3), AdaptiveRetryFactory(0.1, 5), whose bucket alone bounds its retries
-// (MaxAttempts never binds: a request would need its client to start about
+// (limits.FleetAttempts never binds: a request would need its client to start about
 // 950 requests while it retries), and CircuitBreakerRetryFactory(
 // NRetriesFactory(3), 0.1).
 var brookerPolicies = [...]brookerPolicy{
-	{"no_retries", 1, PolicyConfig{}, backoff.Policy{}},
-	{"4_tries", 4, PolicyConfig{}, backoff.Policy{}},
-	{"adaptive_10pct", MaxAttempts, PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}, backoff.Policy{}},
-	{"breaker_10pct", 4, PolicyConfig{Kind: Breaker, Threshold: 0.1}, backoff.Policy{}},
+	{"no_retries", 1, fleet.PolicyConfig{}, backoff.Policy{}},
+	{"4_tries", 4, fleet.PolicyConfig{}, backoff.Policy{}},
+	{"adaptive_10pct", limits.FleetAttempts, fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}, backoff.Policy{}},
+	{"breaker_10pct", 4, fleet.PolicyConfig{Kind: fleet.Breaker, Threshold: 0.1}, backoff.Policy{}},
 }
 
 // brookerRetryCode names the code brooker-retries and brooker-clients follow.
@@ -122,7 +103,7 @@ const brookerRetryCode = "github.com/mbrooker/simulator_example retry_sim at com
 // while it has tokens) and a breaker (3 retries while the client's failed
 // attempts over its requests are at most 0.1). The server answers at once
 // and the timeout (60 s) never binds, as in the post.
-var brookerRetries = Preset{
+var brookerRetries = Preset[fleet.Config]{
 	Name:  "brooker-retries",
 	About: "17 x 4 runs",
 	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28, as its code " +
@@ -132,13 +113,13 @@ var brookerRetries = Preset{
 	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d time.Duration) []Config { return brookerRuns(d, 100, 1000, brookerPolicies[:], true) },
+	Runs:       func(d time.Duration) []fleet.Config { return brookerRuns(d, 100, 1000, brookerPolicies[:], true) },
 }
 
 // brookerClients is the same comparison for the policies that keep state
 // per client, with 10, 100 and 1000 clients sharing 100 requests a second:
 // the fewer requests a client sends, the less its bucket or breaker learns.
-var brookerClients = Preset{
+var brookerClients = Preset[fleet.Config]{
 	Name:  "brooker-clients",
 	About: "3 x 17 x 2 runs",
 	Source: "M. Brooker, \"Fixing retries with token buckets and circuit breakers\", brooker.co.za 2022-02-28, as its code " +
@@ -148,8 +129,8 @@ var brookerClients = Preset{
 	Replicates: 1,
 	Totals:     true,
 	ByClients:  true,
-	Runs: func(d time.Duration) []Config {
-		var runs []Config
+	Runs: func(d time.Duration) []fleet.Config {
+		var runs []fleet.Config
 		for _, c := range []int{10, 100, 1000} {
 			runs = append(runs, brookerRuns(d, c, 100, brookerPolicies[2:], true)...)
 		}
@@ -161,16 +142,16 @@ var brookerClients = Preset{
 // second, a run a failure rate and policy; first starts each client with a
 // call as his retry_sim does (Shape.FirstCall), which the production
 // presets and retry-policies, comparing clients on his load, leave out.
-func brookerRuns(d time.Duration, clients int, rate float64, policies []brookerPolicy, first bool) []Config {
-	var runs []Config
+func brookerRuns(d time.Duration, clients int, rate float64, policies []brookerPolicy, first bool) []fleet.Config {
+	var runs []fleet.Config
 	for _, f := range brookerFailureRates {
 		for _, p := range policies {
-			runs = append(runs, Config{
+			runs = append(runs, fleet.Config{
 				Name:     p.name,
 				Duration: d,
-				Load:     Shape{Kind: Constant, Rate: rate, FirstCall: first},
-				Server:   Server{Kind: Independent, PFail: f},
-				Client:   Client{Clients: clients, Timeout: time.Minute, Attempts: p.attempts, Policy: p.policy, Backoff: p.backoff},
+				Load:     fleet.Shape{Kind: fleet.Constant, Rate: rate, FirstCall: first},
+				Server:   fleet.Server{Kind: fleet.Independent, PFail: f},
+				Client:   fleet.Client{Clients: clients, Timeout: time.Minute, Attempts: p.attempts, Policy: p.policy, Backoff: p.backoff},
 				Net:      10 * time.Millisecond,
 			})
 		}
@@ -179,14 +160,14 @@ func brookerRuns(d time.Duration, clients int, rate float64, policies []brookerP
 }
 
 // Presets lists the presets.
-func Presets() []Preset {
-	return []Preset{brookerCollapse, brookerRetries, brookerClients, awsStandard, grpcThrottling,
+func Presets() []Preset[fleet.Config] {
+	return []Preset[fleet.Config]{brookerCollapse, brookerRetries, brookerClients, awsStandard, grpcThrottling,
 		envoyPreset, finaglePreset, resilience4jPreset, jobRetries, retryPolicies, spikeRecovery}
 }
 
 // LookupPreset returns the preset called name.
-func LookupPreset(name string) (Preset, error) {
-	return lookupPreset(Presets(), name, func(p Preset) string { return p.Name }, "want")
+func LookupPreset(name string) (Preset[fleet.Config], error) {
+	return lookupPreset(Presets(), name, func(p Preset[fleet.Config]) string { return p.Name }, "want")
 }
 
 // lookupPreset returns the preset of ps called name (nameOf names one);
@@ -213,10 +194,10 @@ func lookupPreset[P any](ps []P, name string, nameOf func(P) string, want string
 // u x 2^a seconds before retry a (a = 1 for the first), capped at
 // DefaultMaxBackoff 20 s: full jitter with a base of 2 s. shared says whether
 // one SDK client serves the whole fleet.
-func awsStandardClient(shared bool) Client {
-	return Client{Attempts: 3,
+func awsStandardClient(shared bool) fleet.Client {
+	return fleet.Client{Attempts: 3,
 		Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 2 * time.Second, Cap: 20 * time.Second},
-		Policy:  PolicyConfig{Kind: AWSQuota, Shared: shared, Tokens: 500, Cost: 5, TimeoutCost: 10}}
+		Policy:  fleet.PolicyConfig{Kind: fleet.AWSQuota, Shared: shared, Tokens: 500, Cost: 5, TimeoutCost: 10}}
 }
 
 // grpcRetryClient is the retry policy and retry throttling of gRPC's
@@ -227,20 +208,20 @@ func awsStandardClient(shared bool) Client {
 // random(0.8, 1.2): backoff.GRPC), and retryThrottling maxTokens 10,
 // tokenRatio 0.1. The throttle belongs to a channel: shared says whether one
 // channel serves the whole fleet.
-func grpcRetryClient(shared bool) Client {
-	return Client{Attempts: 4,
+func grpcRetryClient(shared bool) fleet.Client {
+	return fleet.Client{Attempts: 4,
 		Backoff: backoff.Policy{Kind: backoff.GRPC, Base: 100 * time.Millisecond, Cap: time.Second},
-		Policy:  PolicyConfig{Kind: GRPCThrottle, Shared: shared, MaxTokens: 10, Ratio: 0.1}}
+		Policy:  fleet.PolicyConfig{Kind: fleet.GRPCThrottle, Shared: shared, MaxTokens: 10, Ratio: 0.1}}
 }
 
 // productionRuns compares a production client on Brooker's retry load (as
 // BrookerRetries: 100 clients at 10 requests a second, the 17 failure
 // rates): the client without its policy, with a policy state per client, and
 // with one state shared by the fleet.
-func productionRuns(d time.Duration, prefix, bare string, client func(shared bool) Client) []Config {
+func productionRuns(d time.Duration, prefix, bare string, client func(shared bool) fleet.Client) []fleet.Config {
 	per, shared := client(false), client(true)
 	unlimited := per
-	unlimited.Policy = PolicyConfig{}
+	unlimited.Policy = fleet.PolicyConfig{}
 	return brookerRuns(d, 100, 1000, []brookerPolicy{
 		{bare, unlimited.Attempts, unlimited.Policy, unlimited.Backoff},
 		{prefix + "_client", per.Attempts, per.Policy, per.Backoff},
@@ -249,7 +230,7 @@ func productionRuns(d time.Duration, prefix, bare string, client func(shared boo
 }
 
 // awsStandard runs the AWS SDKs' standard retry mode on Brooker's retry load.
-var awsStandard = Preset{
+var awsStandard = Preset[fleet.Config]{
 	Name:  "aws-standard",
 	About: "17 x 3 runs",
 	Source: "The AWS SDKs' standard retry mode as aws-sdk-go-v2 v1.47.8 (aws/retry) sets it: 3 attempts; a retry quota of 500 tokens, " +
@@ -259,12 +240,12 @@ var awsStandard = Preset{
 	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d time.Duration) []Config { return productionRuns(d, "aws", "no_quota", awsStandardClient) },
+	Runs:       func(d time.Duration) []fleet.Config { return productionRuns(d, "aws", "no_quota", awsStandardClient) },
 }
 
 // grpcThrottling runs gRPC's retry policy with retry throttling on
 // Brooker's retry load.
-var grpcThrottling = Preset{
+var grpcThrottling = Preset[fleet.Config]{
 	Name:  "grpc-throttling",
 	About: "17 x 3 runs",
 	Source: "gRPC's retry policy and retry throttling, proposal A6 (\"gRPC Retry Design\", as amended in 2024, grpc/proposal#452; " +
@@ -274,7 +255,7 @@ var grpcThrottling = Preset{
 	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d time.Duration) []Config { return productionRuns(d, "grpc", "no_throttle", grpcRetryClient) },
+	Runs:       func(d time.Duration) []fleet.Config { return productionRuns(d, "grpc", "no_throttle", grpcRetryClient) },
 }
 
 // envoyRetryClient is Envoy v1.39.0's router retry, retrying every error
@@ -285,10 +266,10 @@ var grpcThrottling = Preset{
 // budget_percent 20% and min_retry_concurrency 3 (envoy.config.cluster.v3.
 // CircuitBreakers.Thresholds.RetryBudget). The budget belongs to an Envoy:
 // shared says whether one Envoy serves the whole fleet.
-func envoyRetryClient(shared bool) Client {
-	return Client{Attempts: 2,
+func envoyRetryClient(shared bool) fleet.Client {
+	return fleet.Client{Attempts: 2,
 		Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond},
-		Policy:  PolicyConfig{Kind: EnvoyBudget, Shared: shared, BudgetRatio: 0.2, MinConcurrency: 3}}
+		Policy:  fleet.PolicyConfig{Kind: fleet.EnvoyBudget, Shared: shared, BudgetRatio: 0.2, MinConcurrency: 3}}
 }
 
 // finagleRetryClient is Finagle 24.5.0's default RetryBudget
@@ -296,9 +277,9 @@ func envoyRetryClient(shared bool) Client {
 // requests, a reserve of 10 retries a second, deposits kept 10 s) with
 // Brooker's three retries and no backoff, as Finagle requeues at once. The
 // budget belongs to a client: shared says whether one serves the whole fleet.
-func finagleRetryClient(shared bool) Client {
-	return Client{Attempts: 4,
-		Policy: PolicyConfig{Kind: FinagleBudget, Shared: shared, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}
+func finagleRetryClient(shared bool) fleet.Client {
+	return fleet.Client{Attempts: 4,
+		Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, Shared: shared, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}
 }
 
 // resilience4jClient is resilience4j 2.4.0's Retry and CircuitBreaker with
@@ -307,15 +288,15 @@ func finagleRetryClient(shared bool) Client {
 // of slidingWindowSize 100 calls, minimumNumberOfCalls 100,
 // waitDurationInOpenState 60 s, permittedNumberOfCallsInHalfOpenState 10.
 // shared says whether one breaker serves the whole fleet.
-func resilience4jClient(shared bool) Client {
-	return Client{Attempts: 3,
+func resilience4jClient(shared bool) fleet.Client {
+	return fleet.Client{Attempts: 3,
 		Backoff: backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond},
-		Policy: PolicyConfig{Kind: SlidingBreaker, Shared: shared, FailureRate: 0.5, Window: 100, MinCalls: 100,
+		Policy: fleet.PolicyConfig{Kind: fleet.SlidingBreaker, Shared: shared, FailureRate: 0.5, Window: 100, MinCalls: 100,
 			OpenTime: time.Minute, HalfOpenCalls: 10}}
 }
 
 // envoyPreset runs Envoy's retry defaults on Brooker's retry load.
-var envoyPreset = Preset{
+var envoyPreset = Preset[fleet.Config]{
 	Name:  "envoy-budget",
 	About: "17 x 3 runs",
 	Source: "Envoy v1.39.0's router retry and cluster retry budget with their defaults: num_retries 1, back-off within [0, 25 ms), " +
@@ -324,11 +305,11 @@ var envoyPreset = Preset{
 	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d time.Duration) []Config { return productionRuns(d, "envoy", "no_budget", envoyRetryClient) },
+	Runs:       func(d time.Duration) []fleet.Config { return productionRuns(d, "envoy", "no_budget", envoyRetryClient) },
 }
 
 // finaglePreset runs Finagle's default RetryBudget on Brooker's retry load.
-var finaglePreset = Preset{
+var finaglePreset = Preset[fleet.Config]{
 	Name:  "finagle-budget",
 	About: "17 x 3 runs",
 	Source: "Finagle 24.5.0's default RetryBudget (RetryBudget.apply; \"Retry Budgets\", finagle.github.io 2016): 20% of requests, " +
@@ -337,12 +318,14 @@ var finaglePreset = Preset{
 	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d time.Duration) []Config { return productionRuns(d, "finagle", "no_budget", finagleRetryClient) },
+	Runs: func(d time.Duration) []fleet.Config {
+		return productionRuns(d, "finagle", "no_budget", finagleRetryClient)
+	},
 }
 
 // resilience4jPreset runs resilience4j's default Retry and CircuitBreaker
 // on Brooker's retry load.
-var resilience4jPreset = Preset{
+var resilience4jPreset = Preset[fleet.Config]{
 	Name:  "resilience4j-breaker",
 	About: "17 x 3 runs",
 	Source: "resilience4j 2.4.0's defaults: Retry maxAttempts 3, waitDuration 500 ms; CircuitBreaker failureRateThreshold 50%, " +
@@ -351,27 +334,29 @@ var resilience4jPreset = Preset{
 	Duration:   10 * time.Second,
 	Replicates: 1,
 	Totals:     true,
-	Runs:       func(d time.Duration) []Config { return productionRuns(d, "r4j", "no_breaker", resilience4jClient) },
+	Runs: func(d time.Duration) []fleet.Config {
+		return productionRuns(d, "r4j", "no_breaker", resilience4jClient)
+	},
 }
 
 // sidekiqClient is Sidekiq 8's default job retry: 25 retries (26 attempts)
 // on its schedule (backoff.Sidekiq), from lib/sidekiq/job_retry.rb (v8.1.7).
-func sidekiqClient() Client {
-	return Client{Attempts: 26, Backoff: backoff.Policy{Kind: backoff.Sidekiq}}
+func sidekiqClient() fleet.Client {
+	return fleet.Client{Attempts: 26, Backoff: backoff.Policy{Kind: backoff.Sidekiq}}
 }
 
 // riverClient is River's default job retry (v0.43.0): MaxAttempts 25
 // (attempts, the first included) on DefaultClientRetryPolicy's schedule
 // (backoff.River).
-func riverClient() Client {
-	return Client{Attempts: 25, Backoff: backoff.Policy{Kind: backoff.River}}
+func riverClient() fleet.Client {
+	return fleet.Client{Attempts: 25, Backoff: backoff.Policy{Kind: backoff.River}}
 }
 
 // jobRetries puts the two job queues' default schedules behind an outage:
 // 10 jobs a second for 20 minutes, each calling a service that takes 0.1 s
 // and fails 1% of its calls, down (failing every call at once) from 5 to 10
 // minutes. A job's call has a 60 s timeout, which never binds.
-var jobRetries = Preset{
+var jobRetries = Preset[fleet.Config]{
 	Name:  "job-retries",
 	About: "Runs sidekiq and river",
 	Source: "Sidekiq 8's job retry (v8.1.7, lib/sidekiq/job_retry.rb: 25 retries, retry c from 0 waits c^4 + 15 + rand(10 x (c + 1)) s) and " +
@@ -379,20 +364,20 @@ var jobRetries = Preset{
 		"of 0.1 s that fails 1% of calls and is down from 300 s to 600 s",
 	Duration:   1200 * time.Second,
 	Replicates: 5,
-	Runs: func(d time.Duration) []Config {
-		var runs []Config
+	Runs: func(d time.Duration) []fleet.Config {
+		var runs []fleet.Config
 		for _, r := range []struct {
 			name   string
-			client Client
+			client fleet.Client
 		}{{"sidekiq", sidekiqClient()}, {"river", riverClient()}} {
 			c := r.client
 			c.Clients, c.Timeout = 1, time.Minute
-			runs = append(runs, Config{
+			runs = append(runs, fleet.Config{
 				Name:     r.name,
 				Duration: d,
-				Load:     Shape{Kind: Constant, Rate: 10},
-				Outage:   Outage{From: 5 * time.Minute, To: 10 * time.Minute, Mode: Fail},
-				Server:   Server{Kind: Independent, Base: 100 * time.Millisecond, PFail: 0.01},
+				Load:     fleet.Shape{Kind: fleet.Constant, Rate: 10},
+				Outage:   fleet.Outage{From: 5 * time.Minute, To: 10 * time.Minute, Mode: fleet.Fail},
+				Server:   fleet.Server{Kind: fleet.Independent, Base: 100 * time.Millisecond, PFail: 0.01},
 				Client:   c,
 				Net:      10 * time.Millisecond,
 			})
@@ -403,7 +388,7 @@ var jobRetries = Preset{
 
 // asCompared is a production client as one of the policies compared on
 // Brooker's retry load.
-func asCompared(name string, c Client) brookerPolicy {
+func asCompared(name string, c fleet.Client) brookerPolicy {
 	return brookerPolicy{name, c.Attempts, c.Policy, c.Backoff}
 }
 
@@ -411,15 +396,15 @@ func asCompared(name string, c Client) brookerPolicy {
 // book ("Handling overload", 2016: K = 2 over the last 2 minutes, accepts
 // every reply but an overload rejection) with Brooker's three retries and no
 // backoff.
-func sreThrottleClient(shared bool) Client {
-	return Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, Shared: shared, K: 2, SREWindow: 2 * time.Minute}}
+func sreThrottleClient(shared bool) fleet.Client {
+	return fleet.Client{Attempts: 4, Policy: fleet.PolicyConfig{Kind: fleet.SREThrottle, Shared: shared, K: 2, SREWindow: 2 * time.Minute}}
 }
 
 // retryPolicies is the figure of Brooker's "Fixing retries" post with every
 // client policy on it: Brooker's four, then the production clients with
 // their defaults and the SRE book's throttle, each keeping its state per
 // client as Brooker's do. 4 replicates, so each point has an interval.
-var retryPolicies = Preset{
+var retryPolicies = Preset[fleet.Config]{
 	Name:  "retry-policies",
 	About: "17 x 10 runs",
 	Source: "brooker-retries's load and its four clients, with beside them, each per client: aws_standard, grpc_throttling, " +
@@ -428,7 +413,7 @@ var retryPolicies = Preset{
 	Duration:   10 * time.Second,
 	Replicates: 4,
 	Totals:     true,
-	Runs: func(d time.Duration) []Config {
+	Runs: func(d time.Duration) []fleet.Config {
 		ps := append(brookerPolicies[:len(brookerPolicies):len(brookerPolicies)],
 			asCompared("aws_standard", awsStandardClient(false)),
 			asCompared("grpc_throttling", grpcRetryClient(false)),
@@ -450,7 +435,7 @@ var spikeHeights = [...]float64{50, 60, 70, 80, 90}
 // 40 requests a second, a spike from t = 20 s for 5 s to each of
 // spikeHeights, 80 s, without keys and with the request's key on every
 // attempt. Runs are named "policy keys none|same peak H".
-var spikeRecovery = Preset{
+var spikeRecovery = Preset[fleet.Config]{
 	Name:  "spike-recovery",
 	About: `12 x 2 x 5 runs named "policy keys none|same peak H"`,
 	Source: "brooker-collapse's server (latency 1 s + 0.01 s per call in progress, network 0.1 s each way, timeout 3 s, one client) " +
@@ -461,36 +446,36 @@ var spikeRecovery = Preset{
 	Duration:   80 * time.Second,
 	Replicates: 5,
 	Spikes:     true,
-	Runs: func(d time.Duration) []Config {
-		jitter := backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: NoCap}
+	Runs: func(d time.Duration) []fleet.Config {
+		jitter := backoff.Policy{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}
 		clients := []struct {
 			name   string
-			client Client
+			client fleet.Client
 		}{
-			{"no_retries", Client{Attempts: 1}},
-			{"3_tries", Client{Attempts: 3}},
-			{"backoff_jitter", Client{Attempts: 3, Backoff: jitter}},
-			{"adaptive_10pct", Client{Attempts: MaxAttempts, Policy: PolicyConfig{Kind: TokenBucket, Rate: 0.1, Size: 5}}},
-			{"breaker_10pct", Client{Attempts: 3, Policy: PolicyConfig{Kind: Breaker, Threshold: 0.1}}},
+			{"no_retries", fleet.Client{Attempts: 1}},
+			{"3_tries", fleet.Client{Attempts: 3}},
+			{"backoff_jitter", fleet.Client{Attempts: 3, Backoff: jitter}},
+			{"adaptive_10pct", fleet.Client{Attempts: limits.FleetAttempts, Policy: fleet.PolicyConfig{Kind: fleet.TokenBucket, Rate: 0.1, Size: 5}}},
+			{"breaker_10pct", fleet.Client{Attempts: 3, Policy: fleet.PolicyConfig{Kind: fleet.Breaker, Threshold: 0.1}}},
 			{"aws_standard", awsStandardClient(false)},
 			{"grpc_throttling", grpcRetryClient(false)},
 			{"envoy_budget", envoyRetryClient(false)},
 			{"finagle_budget", finagleRetryClient(false)},
 			{"r4j_breaker", resilience4jClient(false)},
 			{"sre_throttle", sreThrottleClient(false)},
-			{"hedge_2.5s", Client{Attempts: 1, Hedges: 1, HedgeDelay: 2500 * time.Millisecond}},
+			{"hedge_2.5s", fleet.Client{Attempts: 1, Hedges: 1, HedgeDelay: 2500 * time.Millisecond}},
 		}
-		var runs []Config
+		var runs []fleet.Config
 		for _, keys := range []schema.KeyMode{schema.NoKeys, schema.SameKey} {
 			for _, c := range clients {
 				for _, h := range spikeHeights {
 					cl := c.client
 					cl.Clients, cl.Timeout, cl.Keys = 1, 3*time.Second, keys
-					runs = append(runs, Config{
+					runs = append(runs, fleet.Config{
 						Name:     fmt.Sprintf("%s keys %s peak %g", c.name, keys, h),
 						Duration: d,
-						Load:     Shape{Kind: Spike, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second},
-						Server:   Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond},
+						Load:     fleet.Shape{Kind: fleet.Spike, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second},
+						Server:   fleet.Server{Kind: fleet.Latency, Base: time.Second, Slope: 10 * time.Millisecond},
 						Client:   cl,
 						Net:      100 * time.Millisecond,
 					})

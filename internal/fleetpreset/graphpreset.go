@@ -1,43 +1,50 @@
-package fleet
+package fleetpreset
 
 import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/fleet"
 )
 
-// KindPreset is a named set of runs of a kind (R: Graph or Workers), with
-// its source.
-type KindPreset[R any] struct {
+// Preset is a named set of runs of a kind (R: fleet.Config, Graph or
+// Workers), with its source.
+type Preset[R any] struct {
 	Name, Source string
-	// About says what the runs are, for the kind's command's help; it
-	// leaves out the duration and replicates, which the help takes from
-	// the fields below.
+	// About names the runs or counts them ("Runs sidekiq and river", "17 x
+	// 4 runs"), for the kind's command's help; it leaves out the duration
+	// and replicates, which the help takes from the fields below.
 	About string
 	// Runs builds the runs for a duration.
 	Runs func(duration time.Duration) []R
-	// Duration and Replicates are the runs' defaults.
+	// Duration and Replicates are the runs' defaults, the source's.
 	Duration   time.Duration
 	Replicates int
+	// Totals (fleet runs only) says the runs compare policies over a grid
+	// of failure rates: what to print of them is each run's totals, not
+	// its summary and series. ByClients says the grid also varies the
+	// client count.
+	Totals, ByClients bool
+	// Spikes (fleet runs only) says the runs compare policies over spike
+	// heights, with and without keys: their plot draws their recovery and
+	// duplicates against the height, not their series.
+	Spikes bool
 }
-
-// GraphPreset is a named set of graph runs.
-type GraphPreset = KindPreset[Graph]
 
 // presetClient is a client of the graph presets: one client, tries in
 // all, a timeout long enough never to bind before an error comes back,
 // no backoff and no policy unless set.
-func presetClient(tries int, timeout time.Duration) Client {
-	c := DefaultConfig().Client
+func presetClient(tries int, timeout time.Duration) fleet.Client {
+	c := fleet.DefaultConfig().Client
 	c.Attempts, c.Timeout = tries, timeout
 	return c
 }
 
 // independentServer is a server that takes base whatever its load, failing each
 // call with probability pFail.
-func independentServer(base time.Duration, pFail float64) Server {
-	s := DefaultConfig().Server
-	s.Kind, s.Base, s.PFail = Independent, base, pFail
+func independentServer(base time.Duration, pFail float64) fleet.Server {
+	s := fleet.DefaultConfig().Server
+	s.Kind, s.Base, s.PFail = fleet.Independent, base, pFail
 	return s
 }
 
@@ -45,13 +52,13 @@ func independentServer(base time.Duration, pFail float64) Server {
 // entry sends load to names[0] with clients[0], names[i] calls names[i+1]
 // with clients[i+1], and the last service runs server last; the others
 // take 1 ms and never fail.
-func chainGraph(name string, d time.Duration, load Shape, names []string, clients []Client, last Server) Graph {
-	g := Graph{Name: name, Duration: d, Net: time.Millisecond,
-		Entries: []Entry{{To: names[0], Load: load, Client: clients[0]}}}
+func chainGraph(name string, d time.Duration, load fleet.Shape, names []string, clients []fleet.Client, last fleet.Server) fleet.Graph {
+	g := fleet.Graph{Name: name, Duration: d, Net: time.Millisecond,
+		Entries: []fleet.Entry{{To: names[0], Load: load, Client: clients[0]}}}
 	for i, n := range names {
-		node := Node{Name: n, Server: independentServer(time.Millisecond, 0)}
+		node := fleet.Node{Name: n, Server: independentServer(time.Millisecond, 0)}
 		if i+1 < len(names) {
-			node.Calls = []Call{{To: names[i+1], Client: clients[i+1]}}
+			node.Calls = []fleet.Call{{To: names[i+1], Client: clients[i+1]}}
 		} else {
 			node.Server = last
 		}
@@ -63,8 +70,8 @@ func chainGraph(name string, d time.Duration, load Shape, names []string, client
 // sreBudget is the SRE book's per-client retry budget: a retry goes
 // only while retries are under ratio of the client's requests, here
 // Finagle's RetryBudget over the last 10 s with no reserve.
-func sreBudget(c Client, ratio float64) Client {
-	c.Policy.Kind, c.Policy.BudgetRatio, c.Policy.MinRate, c.Policy.TTL = FinagleBudget, ratio, 0, 10*time.Second
+func sreBudget(c fleet.Client, ratio float64) fleet.Client {
+	c.Policy.Kind, c.Policy.BudgetRatio, c.Policy.MinRate, c.Policy.TTL = fleet.FinagleBudget, ratio, 0, 10*time.Second
 	return c
 }
 
@@ -79,7 +86,7 @@ const sreSource = "B. Beyer, C. Jones, J. Petoff, N. R. Murphy (eds.), Site Reli
 // the frontend, which calls the backend, which calls the database, each 4
 // attempts in all, and the database fails every call; then the same with
 // each client's retries held to 10% of its requests.
-var sreThreeLayers = GraphPreset{
+var sreThreeLayers = Preset[fleet.Graph]{
 	Name:   "sre-three-layers",
 	Source: sreSource,
 	About: "Runs 4_attempts_each (JavaScript -> frontend -> backend -> database, 4 attempts at each of the 3 callers, the database " +
@@ -87,14 +94,14 @@ var sreThreeLayers = GraphPreset{
 		"under 10% of its requests: Finagle's budget, no reserve), 10 requests a second, network 1 ms each way",
 	Duration:   time.Minute,
 	Replicates: 10,
-	Runs: func(d time.Duration) []Graph {
+	Runs: func(d time.Duration) []fleet.Graph {
 		names := []string{"frontend", "backend", "database"}
-		load := Shape{Kind: Constant, Rate: 10}
+		load := fleet.Shape{Kind: fleet.Constant, Rate: 10}
 		four := presetClient(4, 10*time.Second)
 		budget := sreBudget(four, 0.1)
-		return []Graph{
-			chainGraph("4_attempts_each", d, load, names, []Client{four, four, four}, independentServer(time.Millisecond, 1)),
-			chainGraph("budget_10pct", d, load, names, []Client{budget, budget, budget}, independentServer(time.Millisecond, 1)),
+		return []fleet.Graph{
+			chainGraph("4_attempts_each", d, load, names, []fleet.Client{four, four, four}, independentServer(time.Millisecond, 1)),
+			chainGraph("budget_10pct", d, load, names, []fleet.Client{budget, budget, budget}, independentServer(time.Millisecond, 1)),
 		}
 	},
 }
@@ -107,7 +114,7 @@ const awsSource = "M. Brooker, \"Timeouts, retries, and backoff with jitter\", A
 // awsFiveDeep is the Builders' Library's five-deep stack: five callers in
 // a line, each making 3 tries in all, on a bottom service that fails every
 // call; then the same retrying at the top only.
-var awsFiveDeep = GraphPreset{
+var awsFiveDeep = Preset[fleet.Graph]{
 	Name:   "aws-five-deep",
 	Source: awsSource,
 	About: "Runs 3_tries_each (layer1 -> ... -> layer5, 3 tries at each of the 5 callers, layer5 failing every call: 3, 9, 27, 81 and " +
@@ -115,13 +122,13 @@ var awsFiveDeep = GraphPreset{
 		"network 1 ms each way",
 	Duration:   30 * time.Second,
 	Replicates: 10,
-	Runs: func(d time.Duration) []Graph {
+	Runs: func(d time.Duration) []fleet.Graph {
 		names := []string{"layer1", "layer2", "layer3", "layer4", "layer5"}
-		load := Shape{Kind: Constant, Rate: 10}
+		load := fleet.Shape{Kind: fleet.Constant, Rate: 10}
 		three, one := presetClient(3, 10*time.Second), presetClient(1, 10*time.Second)
-		return []Graph{
-			chainGraph("3_tries_each", d, load, names, []Client{three, three, three, three, three}, independentServer(time.Millisecond, 1)),
-			chainGraph("top_only", d, load, names, []Client{three, one, one, one, one}, independentServer(time.Millisecond, 1)),
+		return []fleet.Graph{
+			chainGraph("3_tries_each", d, load, names, []fleet.Client{three, three, three, three, three}, independentServer(time.Millisecond, 1)),
+			chainGraph("top_only", d, load, names, []fleet.Client{three, one, one, one, one}, independentServer(time.Millisecond, 1)),
 		}
 	},
 }
@@ -137,7 +144,7 @@ const oneLayerSource = "the advice of M. Brooker, \"Timeouts, retries, and backo
 // cannot hold; compared: 3 tries at every layer, at the top only, at the
 // bottom only, budgets at every layer, and "do not retry" (db's refusals
 // say so, api and svc forward it, every client honours it).
-var retryOneLayer = GraphPreset{
+var retryOneLayer = Preset[fleet.Graph]{
 	Name:   "retry-one-layer",
 	Source: oneLayerSource,
 	About: "app -> api -> svc -> db, db a queue (8 workers, 16 waiting, 10 ms exponential) that stalls from 20 s to 25 s, then " +
@@ -146,23 +153,23 @@ var retryOneLayer = GraphPreset{
 		"each; db's refusals say \"do not retry\", api and svc forward it, every client honours it)",
 	Duration:   time.Minute,
 	Replicates: 10,
-	Runs: func(d time.Duration) []Graph {
+	Runs: func(d time.Duration) []fleet.Graph {
 		names := []string{"api", "svc", "db"}
-		load := Shape{Kind: Constant, Rate: 50}
+		load := fleet.Shape{Kind: fleet.Constant, Rate: 50}
 		timeouts := []time.Duration{30 * time.Second, 20 * time.Second, 10 * time.Second}
-		tries := func(n ...int) []Client {
-			cs := make([]Client, len(n))
+		tries := func(n ...int) []fleet.Client {
+			cs := make([]fleet.Client, len(n))
 			for i, a := range n {
 				cs[i] = presetClient(a, timeouts[i])
 			}
 			return cs
 		}
-		db := DefaultConfig().Server
-		db.Kind, db.Workers, db.QueueMax = Queue, 8, 16
-		db.Service = Service{Dist: Exponential, Median: 10 * time.Millisecond}
-		run := func(name string, clients []Client, pushback bool) Graph {
+		db := fleet.DefaultConfig().Server
+		db.Kind, db.Workers, db.QueueMax = fleet.Queue, 8, 16
+		db.Service = fleet.Service{Dist: fleet.Exponential, Median: 10 * time.Millisecond}
+		run := func(name string, clients []fleet.Client, pushback bool) fleet.Graph {
 			g := chainGraph(name, d, load, names, clients, db)
-			g.Services[2].Outage = Outage{From: 20 * time.Second, To: 25 * time.Second, Mode: Stall}
+			g.Services[2].Outage = fleet.Outage{From: 20 * time.Second, To: 25 * time.Second, Mode: fleet.Stall}
 			for i := range g.Services {
 				g.Services[i].Server.Pushback = pushback
 			}
@@ -174,7 +181,7 @@ var retryOneLayer = GraphPreset{
 			budgets[i] = sreBudget(budgets[i], 0.1)
 			honour[i].HonourPushback = true
 		}
-		return []Graph{
+		return []fleet.Graph{
 			run("every_layer", tries(3, 3, 3), false),
 			run("top_only", tries(3, 1, 1), false),
 			run("bottom_only", tries(1, 1, 3), false),
@@ -193,7 +200,7 @@ const istioSource = "Istio 1.30.3's default retry policy (pilot/pkg/networking/c
 // meshRetries is app -> app-proxy -> svc -> svc-proxy -> db, each proxy
 // retrying as Istio's default, svc retrying on its own too, db down from
 // 20 s to 30 s; then the mesh's retries off, then svc's own off.
-var meshRetries = GraphPreset{
+var meshRetries = Preset[fleet.Graph]{
 	Name:   "mesh-default-retries",
 	Source: istioSource,
 	About: "app -> app-proxy -> svc -> svc-proxy -> db, each sidecar proxy retrying as Istio's default (3 tries, jitter 25 ms " +
@@ -201,36 +208,36 @@ var meshRetries = GraphPreset{
 		"mesh_and_app (27 calls a request at db in the outage), mesh_off (retries.attempts 0: 3) and app_off (svc's client 1 try: 9)",
 	Duration:   time.Minute,
 	Replicates: 10,
-	Runs: func(d time.Duration) []Graph {
+	Runs: func(d time.Duration) []fleet.Graph {
 		names := []string{"app-proxy", "svc", "svc-proxy", "db"}
-		load := Shape{Kind: Constant, Rate: 20}
+		load := fleet.Shape{Kind: fleet.Constant, Rate: 20}
 		app := presetClient(1, 30*time.Second)
 		proxy := presetClient(3, 30*time.Second)
 		proxy.Backoff = backoff.Policy{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond}
 		noProxy := presetClient(1, 30*time.Second)
 		svc := presetClient(3, 30*time.Second)
 		one := presetClient(1, 30*time.Second)
-		run := func(name string, clients []Client) Graph {
+		run := func(name string, clients []fleet.Client) fleet.Graph {
 			g := chainGraph(name, d, load, names, clients, independentServer(time.Millisecond, 0))
-			g.Services[3].Outage = Outage{From: 20 * time.Second, To: 30 * time.Second, Mode: Fail}
+			g.Services[3].Outage = fleet.Outage{From: 20 * time.Second, To: 30 * time.Second, Mode: fleet.Fail}
 			return g
 		}
-		return []Graph{
-			run("mesh_and_app", []Client{app, proxy, svc, proxy}),
-			run("mesh_off", []Client{app, noProxy, svc, noProxy}),
-			run("app_off", []Client{app, proxy, one, proxy}),
+		return []fleet.Graph{
+			run("mesh_and_app", []fleet.Client{app, proxy, svc, proxy}),
+			run("mesh_off", []fleet.Client{app, noProxy, svc, noProxy}),
+			run("app_off", []fleet.Client{app, proxy, one, proxy}),
 		}
 	},
 }
 
 // GraphPresets lists the graph command's presets, in the order its help
 // shows them.
-func GraphPresets() []GraphPreset {
-	return []GraphPreset{sreThreeLayers, awsFiveDeep, retryOneLayer, meshRetries}
+func GraphPresets() []Preset[fleet.Graph] {
+	return []Preset[fleet.Graph]{sreThreeLayers, awsFiveDeep, retryOneLayer, meshRetries}
 }
 
 // LookupGraphPreset returns the graph preset called name; its error lists
 // the presets.
-func LookupGraphPreset(name string) (GraphPreset, error) {
-	return lookupPreset(GraphPresets(), name, func(p GraphPreset) string { return p.Name }, "want one of")
+func LookupGraphPreset(name string) (Preset[fleet.Graph], error) {
+	return lookupPreset(GraphPresets(), name, func(p Preset[fleet.Graph]) string { return p.Name }, "want one of")
 }

@@ -1,4 +1,4 @@
-package fleet
+package fleetpreset
 
 import (
 	"math"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -53,14 +55,14 @@ func TestWorkersPresetsFromSources(t *testing.T) {
 	// SQS (API Reference, SetQueueAttributes): VisibilityTimeout 30 s by
 	// default; maxReceiveCount 5 in the preset's redrive policy.
 	want := map[string][]queue{
-		"sidekiq-outage": {{4, backoff.Sidekiq, NoVisibility, false, schema.NoKeys, sidekiq}, {26, backoff.Sidekiq, NoVisibility, false, schema.NoKeys, sidekiq}},
+		"sidekiq-outage": {{4, backoff.Sidekiq, fleet.NoVisibility, false, schema.NoKeys, sidekiq}, {26, backoff.Sidekiq, fleet.NoVisibility, false, schema.NoKeys, sidekiq}},
 		"sqs-visibility": {{5, backoff.None, 30 * time.Second, true, schema.NoKeys, none}, {5, backoff.None, 30 * time.Second, true, schema.NoKeys, none},
 			{5, backoff.None, 30 * time.Second, true, schema.NoKeys, none}},
-		"backlog-drain":  {{10, backoff.Constant, NoVisibility, false, schema.NoKeys, constant10}, {10, backoff.Constant, NoVisibility, false, schema.NoKeys, constant10}},
-		"river-defaults": {{25, backoff.River, NoVisibility, false, schema.NoKeys, river}},
-		"oban-defaults":  {{20, backoff.Oban, NoVisibility, false, schema.NoKeys, oban}},
+		"backlog-drain":  {{10, backoff.Constant, fleet.NoVisibility, false, schema.NoKeys, constant10}, {10, backoff.Constant, fleet.NoVisibility, false, schema.NoKeys, constant10}},
+		"river-defaults": {{25, backoff.River, fleet.NoVisibility, false, schema.NoKeys, river}},
+		"oban-defaults":  {{20, backoff.Oban, fleet.NoVisibility, false, schema.NoKeys, oban}},
 		// Temporal's unlimited tries, cut at 25.
-		"temporal-defaults": {{25, backoff.Temporal, NoVisibility, false, schema.NoKeys, temporal}},
+		"temporal-defaults": {{25, backoff.Temporal, fleet.NoVisibility, false, schema.NoKeys, temporal}},
 	}
 	if len(WorkersPresets()) != len(want) {
 		t.Fatalf("%d presets; want %d", len(WorkersPresets()), len(want))
@@ -83,7 +85,7 @@ func TestWorkersPresetsFromSources(t *testing.T) {
 			}
 			for n := range c.Attempts - 1 {
 				for _, u := range []float64{0, 0.5, math.Nextafter(1, 0)} {
-					if got, w := c.Backoff.Delay(n, 0, u), q.wait(n, u); got != w {
+					if got, w := waits.Delay(c.Backoff, n, 0, u), q.wait(n, u); got != w {
 						t.Errorf("%s: retry %d at u %g waits %v; its source says %v", p.Name, n, u, got, w)
 					}
 				}
@@ -94,11 +96,11 @@ func TestWorkersPresetsFromSources(t *testing.T) {
 	// leases as long as SQS's visibility timeout; the others no store.
 	for _, p := range WorkersPresets() {
 		for _, w := range p.Runs(p.Duration) {
-			want := KeyStore{}
+			want := fleet.KeyStore{}
 			if w.Name == "lease" {
-				want = KeyStore{Mode: delivery.Lease, TTL: 24 * time.Hour, Lease: 30 * time.Second}
+				want = fleet.KeyStore{Mode: delivery.Lease, TTL: 24 * time.Hour, Lease: 30 * time.Second}
 			}
-			if w.Store != want || w.Crash != (Crashes{}) {
+			if w.Store != want || w.Crash != (fleet.Crashes{}) {
 				t.Errorf("%s %s: store %+v, crashes %+v; want %+v and none", p.Name, w.Name, w.Store, w.Crash, want)
 			}
 		}
@@ -112,7 +114,7 @@ func TestWorkersPresetsFromSources(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, w := range p.Runs(time.Hour) {
-			if o := w.Dependencies[0].Outage; o.From != 10*time.Minute || o.To != 40*time.Minute || o.Mode != Fail || len(w.Steps) != 3 {
+			if o := w.Dependencies[0].Outage; o.From != 10*time.Minute || o.To != 40*time.Minute || o.Mode != fleet.Fail || len(w.Steps) != 3 {
 				t.Errorf("%s %s: outage %+v, %d steps; want 10 to 40 minutes, fail, 3 steps", name, w.Name, o, len(w.Steps))
 			}
 		}

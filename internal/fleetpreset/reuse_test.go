@@ -1,10 +1,13 @@
-package fleet
+package fleetpreset
 
 import (
 	"context"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 )
 
 // A worker's replicate that reuses the memory of the one before it (sim.reuse)
@@ -15,40 +18,40 @@ import (
 func TestReplicatesReuseMemory(t *testing.T) {
 	const reps = 3
 	cfgs := brookerCollapse.Runs(30 * time.Second)
-	all, err := Run(context.Background(), cfgs, Options{Replicates: reps, Seed: 7, Workers: 1})
+	all, err := fleet.Run(context.Background(), cfgs, fleet.Options{Replicates: reps, Seed: 7, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var graphs []Graph
+	var graphs []fleet.Graph
 	for _, w := range sqsVisibility.Runs(4 * time.Minute) {
 		graphs = append(graphs, w.Graph())
 	}
-	allGraphs, err := RunGraph(context.Background(), graphs, Options{Replicates: reps, Seed: 7, Workers: 1})
+	allGraphs, err := fleet.RunGraph(context.Background(), graphs, fleet.Options{Replicates: reps, Seed: 7, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for r := range reps {
-		one, err := Run(context.Background(), cfgs, Options{Replicates: 1, Seed: 7, First: r, Workers: 1})
+		one, err := fleet.Run(context.Background(), cfgs, fleet.Options{Replicates: 1, Seed: 7, First: r, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range cfgs {
 			// Sprint, not DeepEqual: a quantile with no success is NaN.
-			if got, want := fmt.Sprint(all[i].Replicates[r]), fmt.Sprint(one[i].Replicates[0]); got != want {
+			if got, want := fmt.Sprint(fleetrun.Replicates(all[i])[r]), fmt.Sprint(fleetrun.Replicates(one[i])[0]); got != want {
 				t.Errorf("%s replicate %d after another: %.300s\nalone: %.300s", cfgs[i].Name, r, got, want)
 			}
 		}
-		oneGraph, err := RunGraph(context.Background(), graphs, Options{Replicates: 1, Seed: 7, First: r, Workers: 1})
+		oneGraph, err := fleet.RunGraph(context.Background(), graphs, fleet.Options{Replicates: 1, Seed: 7, First: r, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range graphs {
-			if got, want := fmt.Sprint(allGraphs[i].Replicates[r]), fmt.Sprint(oneGraph[i].Replicates[0]); got != want {
+			if got, want := fmt.Sprint(fleetrun.GraphReplicates(allGraphs[i])[r]), fmt.Sprint(fleetrun.GraphReplicates(oneGraph[i])[0]); got != want {
 				t.Errorf("%s replicate %d after another: %.300s\nalone: %.300s", graphs[i].Name, r, got, want)
 			}
 		}
 	}
-	if all[0].Replicates[1].Events == all[0].Replicates[0].Events {
+	if fleetrun.Replicates(all[0])[1].Events == fleetrun.Replicates(all[0])[0].Events {
 		t.Error("replicates 0 and 1 ran the same number of events: the test compares nothing")
 	}
 }

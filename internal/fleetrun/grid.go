@@ -1,13 +1,13 @@
-package fleet
+package fleetrun
 
 import (
 	"fmt"
 
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/fleet"
 )
 
 // A sweep of a kind's runs is a grid of points, each a value for every one
-// of a list of settings by path (Config.Set's, Graph.Set's): at every
+// of a list of settings by path (fleet.Config.Set's, Graph.Set's): at every
 // point, each of the base runs with the point's settings applied, point
 // after point. Its work is points x replicates items, item k replicate
 // k % replicates of point k / replicates, every run of the point, so that
@@ -18,23 +18,14 @@ import (
 // each of paths, in order), point after point. A setting a run refuses
 // is returned as its *FieldError, naming the path.
 // A setting the run does not read at a point (UnreadWhy) is refused too.
-func SweepConfigs(base []Config, paths []string, points [][]string) ([]Config, error) {
-	return sweepRuns(base, paths, points, (*Config).Set, func(c *Config) error {
-		unread := c.UnreadWhy()
-		for _, path := range paths {
-			p, _ := lookupSetting(path)
-			if why, ok := unread[p.Path]; ok {
-				return schema.Errorf(path, "the run does not read it: %s", why)
-			}
-		}
-		return c.Check()
-	})
+func SweepConfigs(base []fleet.Config, paths []string, points [][]string) ([]fleet.Config, error) {
+	return sweepRuns(base, paths, points, (*fleet.Config).Set, func(c *fleet.Config) error { return h.CheckSweep(c, paths) })
 }
 
 // SweepGraphs are the runs of the sweep of base over points, as
 // SweepConfigs's, by Graph.Set.
-func SweepGraphs(base []Graph, paths []string, points [][]string) ([]Graph, error) {
-	return sweepRuns(base, paths, points, (*Graph).Set, (*Graph).Check)
+func SweepGraphs(base []fleet.Graph, paths []string, points [][]string) ([]fleet.Graph, error) {
+	return sweepRuns(base, paths, points, (*fleet.Graph).Set, (*fleet.Graph).Check)
 }
 
 // sweepRuns are base's runs at every point, each set by set and checked

@@ -1,8 +1,10 @@
-package provider
+package decl
 
 import (
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -30,7 +32,7 @@ type StepSetting struct {
 	Doc string
 	// Kind is what values a named setting takes (a probability, a
 	// latency, a whole number), and Min and Max bound a whole number.
-	Kind     schema.Kind
+	Kind     enum.Kind
 	Min, Max int
 	// Lossy: only a step that can lose its reply has it. Timed: only the
 	// delivery model reads it. OneStep: it is given for one step only
@@ -46,8 +48,8 @@ type StepSetting struct {
 	File StepKeyDoc
 	// get is the setting's value in a step, of the field's own type; set
 	// sets it, reporting false for a value of another type.
-	get func(st Step) any
-	set func(st *Step, v any) bool
+	get func(st provider.Step) any
+	set func(st *provider.Step, v any) bool
 }
 
 // StepKeyDoc documents a setting of a step as a key of a scenario file: its
@@ -61,19 +63,19 @@ type StepKeyDoc struct {
 // Get is the setting's value in st, of the field's own type: a float64, a
 // bool, a Latency, an int, a *schema.KeyMode or a *backoff.Policy (nil
 // where the step keeps the run's).
-func (s StepSetting) Get(st Step) any { return s.get(st) }
+func (s StepSetting) Get(st provider.Step) any { return s.get(st) }
 
 // Set sets the setting in st to v, of the field's own type, reporting false
 // for a value of another type.
-func (s StepSetting) Set(st *Step, v any) bool { return s.set(st, v) }
+func (s StepSetting) Set(st *provider.Step, v any) bool { return s.set(st, v) }
 
 // stepSetting declares the setting of a step that where points to, which
 // no name sets; named gives it its name.
-func stepSetting[T any](shardKey string, where func(st *Step) *T) StepSetting {
+func stepSetting[T any](shardKey string, where func(st *provider.Step) *T) StepSetting {
 	return StepSetting{
 		ShardKey: shardKey,
-		get:      func(st Step) any { return *where(&st) },
-		set: func(st *Step, v any) bool {
+		get:      func(st provider.Step) any { return *where(&st) },
+		set: func(st *provider.Step, v any) bool {
 			x, ok := v.(T)
 			if ok {
 				*where(st) = x
@@ -90,7 +92,7 @@ func echoed(s StepSetting, key string) StepSetting {
 }
 
 // named is s under name, echoed under the same name, of kind, meaning doc.
-func named(s StepSetting, name string, kind schema.Kind, doc string) StepSetting {
+func named(s StepSetting, name string, kind enum.Kind, doc string) StepSetting {
 	s.Name, s.Echo, s.Kind, s.Doc = name, name, kind, doc
 	return s
 }
@@ -104,31 +106,31 @@ func inFile(s StepSetting, doc StepKeyDoc) StepSetting {
 // stepSettings are the settings of a step, in the order a shard file
 // writes them; the named ones are in the order reports list them.
 var stepSettings = []StepSetting{
-	inFile(named(stepSetting("p_fail", func(st *Step) *float64 { return &st.PFail }), "p_fail", schema.Probability,
+	inFile(named(stepSetting("p_fail", func(st *provider.Step) *float64 { return &st.PFail }), "p_fail", enum.Probability,
 		"`probability` that a call fails before doing anything"),
 		StepKeyDoc{Default: "0", Example: "0.01",
 			Doc: "probability that a call fails before doing anything; the setting p_fail sets it on every step"}),
-	setBy(stepSetting("can_lose_reply", func(st *Step) *bool { return &st.CanLoseReply }), "lost_reply"),
-	inFile(lossy(named(stepSetting("lost_reply", func(st *Step) *float64 { return &st.LostReply }), "lost_reply", schema.Probability,
+	setBy(stepSetting("can_lose_reply", func(st *provider.Step) *bool { return &st.CanLoseReply }), "lost_reply"),
+	inFile(lossy(named(stepSetting("lost_reply", func(st *provider.Step) *float64 { return &st.LostReply }), "lost_reply", enum.Probability,
 		"`probability` that the welcome email's reply is lost after the email went out")),
 		StepKeyDoc{Default: "none: the step never loses its reply", Example: "0.005",
 			Doc: "probability that the reply of a call that did its work is lost, so that the caller sees a failure; only a step with this key can lose its reply, and the setting lost_reply sets it on those steps only"}),
-	inFile(echoed(stepSetting("keyed", func(st *Step) *bool { return &st.HonoursKeys }), "keys"),
+	inFile(echoed(stepSetting("keyed", func(st *provider.Step) *bool { return &st.HonoursKeys }), "keys"),
 		StepKeyDoc{Default: "false", Example: "true",
 			Doc: "the step's provider honours idempotency keys: it does the work once per key it has seen. Only a keyed step reads a key, so with no keyed step every key mode (nokey, newkey, samekey, a step's keys) gives the same numbers, and a run says so on stderr"}),
-	inFile(timed(named(stepSetting("latency", func(st *Step) *Latency { return &st.Latency }), "latency", schema.Latency,
+	inFile(timed(named(stepSetting("latency", func(st *provider.Step) *provider.Latency { return &st.Latency }), "latency", enum.Latency,
 		"every call takes `d` (20ms) or a lognormal median:p99 (20ms:200ms, median above 0) of virtual time")),
 		StepKeyDoc{Default: "0s", Example: "20ms",
 			Doc: "how long each call takes in virtual time; above 0 it turns the delivery model on; the setting latency sets it on every step"}),
 	// attempts is the step's own (Policy), bounded as a scenario file's: 1
 	// to 1000.
-	inFile(oneStep(named(stepSetting("attempts", func(st *Step) *int { return &st.Policy.Attempts }), "attempts", schema.Whole, ""), 1, limits.MaxAttempts),
+	inFile(oneStep(named(stepSetting("attempts", func(st *provider.Step) *int { return &st.Policy.Attempts }), "attempts", enum.Whole, ""), 1, limits.MaxAttempts),
 		StepKeyDoc{Default: "the strategy's attempts", Example: "5",
 			Doc: "the step's own attempts, the first included, for strategies that retry each step (a whole-job retry counts passes)"}),
-	inFile(echoed(stepSetting("keys", func(st *Step) **schema.KeyMode { return &st.Policy.Keys }), "key_mode"),
+	inFile(echoed(stepSetting("keys", func(st *provider.Step) **schema.KeyMode { return &st.Policy.Keys }), "key_mode"),
 		StepKeyDoc{Type: "none, fresh or same", Default: "the strategy's key mode", Bounds: "none, fresh or same", Example: "same",
 			Doc: "the key the step's calls send under any strategy: none, a new one on every call, or the same one for every attempt; only a keyed step reads it"}),
-	inFile(timed(echoed(stepSetting("backoff", func(st *Step) **backoff.Policy { return &st.Policy.Backoff }), "backoff")),
+	inFile(timed(echoed(stepSetting("backoff", func(st *provider.Step) **backoff.Policy { return &st.Policy.Backoff }), "backoff")),
 		StepKeyDoc{Type: "{policy, base, cap}", Default: "the queue's backoff", Bounds: "not with attempts 1", Example: "{policy: constant, base: 1s}",
 			Doc: "the wait between the step's own attempts; it turns the delivery model on"}),
 }

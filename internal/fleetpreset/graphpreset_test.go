@@ -1,10 +1,11 @@
-package fleet
+package fleetpreset
 
 import (
 	"testing"
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/fleet"
 )
 
 // sourceEdge is a call of a preset's run as its source states it: who calls
@@ -69,7 +70,7 @@ func TestGraphPresetsFollowTheirSources(t *testing.T) {
 				continue
 			}
 			var got []sourceEdge
-			var clients []Client
+			var clients []fleet.Client
 			for _, e := range g.Entries {
 				got = append(got, sourceEdge{"", e.To, e.Client.Attempts, 0})
 				clients = append(clients, e.Client)
@@ -83,12 +84,12 @@ func TestGraphPresetsFollowTheirSources(t *testing.T) {
 			pushback := p.Name == "retry-one-layer" && g.Name == "pushback" // only it sends and honours "do not retry"
 			for i, c := range clients {
 				switch c.Policy.Kind {
-				case FinagleBudget:
+				case fleet.FinagleBudget:
 					if c.Policy.MinRate != 0 {
 						t.Errorf("%s/%s: edge %d's budget has a reserve of %g a second; the SRE book's has none", p.Name, g.Name, i, c.Policy.MinRate)
 					}
 					got[i].budgetRatio = c.Policy.BudgetRatio
-				case Unlimited:
+				case fleet.Unlimited:
 				default:
 					t.Errorf("%s/%s: edge %d has policy %s", p.Name, g.Name, i, c.Policy.Kind)
 				}

@@ -1,4 +1,4 @@
-package fleet
+package fleetpreset
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -23,11 +25,11 @@ import (
 // Sidekiq 8's 25 retries and River's MaxAttempts 25.
 func TestProductionDefaults(t *testing.T) {
 	aws := awsStandardClient(true)
-	if want := (PolicyConfig{Kind: AWSQuota, Shared: true, Tokens: 500, Cost: 5, TimeoutCost: 10}); aws.Attempts != 3 || aws.Policy != want {
+	if want := (fleet.PolicyConfig{Kind: fleet.AWSQuota, Shared: true, Tokens: 500, Cost: 5, TimeoutCost: 10}); aws.Attempts != 3 || aws.Policy != want {
 		t.Errorf("aws: %d attempts, %+v; want 3, %+v", aws.Attempts, aws.Policy, want)
 	}
 	grpc := grpcRetryClient(false)
-	if want := (PolicyConfig{Kind: GRPCThrottle, MaxTokens: 10, Ratio: 0.1}); grpc.Attempts != 4 || grpc.Policy != want {
+	if want := (fleet.PolicyConfig{Kind: fleet.GRPCThrottle, MaxTokens: 10, Ratio: 0.1}); grpc.Attempts != 4 || grpc.Policy != want {
 		t.Errorf("grpc: %d attempts, %+v; want 4, %+v", grpc.Attempts, grpc.Policy, want)
 	}
 	for _, u := range []float64{0, 0.25, 0.5, 0.999} {
@@ -35,7 +37,7 @@ func TestProductionDefaults(t *testing.T) {
 		// s, and 20 s once 2^a s would pass it.
 		for a := 1; a <= 2; a++ {
 			want := time.Duration(u * math.Min(math.Pow(2, float64(a)), 20) * float64(time.Second))
-			if got := aws.Backoff.Delay(a-1, 0, u); got != want {
+			if got := waits.Delay(aws.Backoff, a-1, 0, u); got != want {
 				t.Errorf("aws: retry %d, u = %g: waits %v; want %v", a, u, got, want)
 			}
 		}
@@ -45,18 +47,18 @@ func TestProductionDefaults(t *testing.T) {
 		// 0.4*rand.Float64()").
 		for n := 1; n <= 3; n++ {
 			want := time.Duration(math.Min(0.1*math.Pow(2, float64(n-1)), 1) * (0.8 + 0.4*u) * float64(time.Second))
-			if got := grpc.Backoff.Delay(n-1, 0, u); got != want {
+			if got := waits.Delay(grpc.Backoff, n-1, 0, u); got != want {
 				t.Errorf("grpc: retry %d, u = %g: waits %v; want %v", n, u, got, want)
 			}
 		}
 	}
-	if got := grpc.Backoff.Delay(5, 0, 0.5); got != time.Second {
+	if got := waits.Delay(grpc.Backoff, 5, 0, 0.5); got != time.Second {
 		t.Errorf("grpc: retry 6 at u = 0.5 waits %v; want maxBackoff 1 s x 1.0", got)
 	}
 	for _, tc := range []struct {
 		name string
-		got  Client
-		want Client
+		got  fleet.Client
+		want fleet.Client
 	}{
 		// Envoy v1.39.0 (tag commit 8eea328, 2026-07-14):
 		// route_components.proto RetryPolicy num_retries "defaults to 1";
@@ -65,15 +67,15 @@ func TestProductionDefaults(t *testing.T) {
 		// upstream/resource_manager_impl.h RetryBudgetImpl::max "budget_percent_ ?
 		// *budget_percent_ : 20.0" and "min_retry_concurrency_ ?
 		// *min_retry_concurrency_ : 3".
-		{"envoy", envoyRetryClient(true), Client{Attempts: 2,
+		{"envoy", envoyRetryClient(true), fleet.Client{Attempts: 2,
 			Backoff: backoff.Policy{Kind: backoff.FullJitter, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond},
-			Policy:  PolicyConfig{Kind: EnvoyBudget, Shared: true, BudgetRatio: 0.2, MinConcurrency: 3}}},
+			Policy:  fleet.PolicyConfig{Kind: fleet.EnvoyBudget, Shared: true, BudgetRatio: 0.2, MinConcurrency: 3}}},
 		// Finagle 24.5.0 (tag finagle-24.5.0, 2024-05-06),
 		// finagle-core/.../service/RetryBudget.scala: "val DefaultTtl =
 		// 10.seconds", "val DefaultMinRetriesPerSec = 10", and "def apply():
 		// RetryBudget = apply(DefaultTtl, DefaultMinRetriesPerSec, 0.2, ...)".
-		{"finagle", finagleRetryClient(false), Client{Attempts: 4,
-			Policy: PolicyConfig{Kind: FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}},
+		{"finagle", finagleRetryClient(false), fleet.Client{Attempts: 4,
+			Policy: fleet.PolicyConfig{Kind: fleet.FinagleBudget, BudgetRatio: 0.2, TTL: 10 * time.Second, MinRate: 10}}},
 		// resilience4j 2.4.0 (tag v2.4.0, 2026-03-14): RetryConfig.java
 		// "DEFAULT_WAIT_DURATION = 500", "DEFAULT_MAX_ATTEMPTS = 3";
 		// CircuitBreakerConfig.java "DEFAULT_FAILURE_RATE_THRESHOLD = 50",
@@ -81,12 +83,12 @@ func TestProductionDefaults(t *testing.T) {
 		// = 10", "DEFAULT_MINIMUM_NUMBER_OF_CALLS = 100",
 		// "DEFAULT_SLIDING_WINDOW_SIZE = 100", "DEFAULT_SLIDING_WINDOW_TYPE =
 		// SlidingWindowType.COUNT_BASED".
-		{"resilience4j", resilience4jClient(false), Client{Attempts: 3,
+		{"resilience4j", resilience4jClient(false), fleet.Client{Attempts: 3,
 			Backoff: backoff.Policy{Kind: backoff.Constant, Base: 500 * time.Millisecond},
-			Policy: PolicyConfig{Kind: SlidingBreaker, FailureRate: 0.5, Window: 100, MinCalls: 100,
+			Policy: fleet.PolicyConfig{Kind: fleet.SlidingBreaker, FailureRate: 0.5, Window: 100, MinCalls: 100,
 				OpenTime: time.Minute, HalfOpenCalls: 10}}},
 		// The SRE book: K = 2 over 2 minutes.
-		{"sre", sreThrottleClient(false), Client{Attempts: 4, Policy: PolicyConfig{Kind: SREThrottle, K: 2, SREWindow: 2 * time.Minute}}},
+		{"sre", sreThrottleClient(false), fleet.Client{Attempts: 4, Policy: fleet.PolicyConfig{Kind: fleet.SREThrottle, K: 2, SREWindow: 2 * time.Minute}}},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s: %+v; want %+v", tc.name, tc.got, tc.want)
@@ -99,7 +101,7 @@ func TestProductionDefaults(t *testing.T) {
 	// [0, 25 ms) for the one retry, [0, 50 ms) for a second.
 	for n, want := range []time.Duration{25, 50, 100, 200, 250, 250} {
 		want *= time.Millisecond
-		if got := envoyRetryClient(false).Backoff.Delay(n, 0, 0.999); got >= want || got < want*99/100 {
+		if got := waits.Delay(envoyRetryClient(false).Backoff, n, 0, 0.999); got >= want || got < want*99/100 {
 			t.Errorf("envoy: retry %d at u = 0.999 waits %v; want just under %v", n+1, got, want)
 		}
 	}
@@ -119,7 +121,7 @@ func TestProductionDefaults(t *testing.T) {
 // four (9, 8, 7, 6 tokens); the job queues make every attempt of every job.
 // These are counts, not estimates: exact whatever the seed.
 func TestProductionPresetsClosedForms(t *testing.T) {
-	byName := func(p Preset, name string) Config {
+	byName := func(p Preset[fleet.Config], name string) fleet.Config {
 		t.Helper()
 		for _, c := range p.Runs(p.Duration) {
 			if c.Name == name { // the first: failure rate 0 in a Totals preset
@@ -127,9 +129,9 @@ func TestProductionPresetsClosedForms(t *testing.T) {
 			}
 		}
 		t.Fatalf("%s: no run %s", p.Name, name)
-		return Config{}
+		return fleet.Config{}
 	}
-	for _, p := range []Preset{awsStandard, grpcThrottling} {
+	for _, p := range []Preset[fleet.Config]{awsStandard, grpcThrottling} {
 		runs := p.Runs(p.Duration)
 		if len(runs) != 17*3 {
 			t.Fatalf("%s: %d runs; want 17 failure rates x 3 clients", p.Name, len(runs))
@@ -141,7 +143,7 @@ func TestProductionPresetsClosedForms(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		p              Preset
+		p              Preset[fleet.Config]
 		run            string
 		retriesPerRun  int64 // when every call fails
 		attemptsPerReq int64 // or, when 0, the retries above in all
@@ -220,26 +222,14 @@ func TestSpikeRecoveryRuns(t *testing.T) {
 	}
 	for i, c := range runs {
 		keys, h := []schema.KeyMode{schema.NoKeys, schema.SameKey}[i/(12*len(spikeHeights))], spikeHeights[i%len(spikeHeights)]
-		want := Shape{Kind: Spike, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second}
-		if c.Load != want || c.Client.Keys != keys || c.Server != (Server{Kind: Latency, Base: time.Second, Slope: 10 * time.Millisecond}) ||
+		want := fleet.Shape{Kind: fleet.Spike, Rate: 40, Peak: h, From: 20 * time.Second, To: 25 * time.Second}
+		if c.Load != want || c.Client.Keys != keys || c.Server != (fleet.Server{Kind: fleet.Latency, Base: time.Second, Slope: 10 * time.Millisecond}) ||
 			c.Net != 100*time.Millisecond || c.Client.Timeout != 3*time.Second || c.Client.Clients != 1 || !strings.HasSuffix(c.Name, fmt.Sprintf(" keys %s peak %g", keys, h)) {
 			t.Errorf("run %d %q: %+v", i, c.Name, c)
 		}
 		if err := c.Check(); err != nil {
 			t.Errorf("run %d %q: %v", i, c.Name, err)
 		}
-	}
-}
-
-// DuplicatesPerRequest is the mean of the replicates' ratios.
-func TestDuplicatesPerRequest(t *testing.T) {
-	r := Result{Config: Config{Duration: 80 * time.Second, Load: Shape{Kind: Spike, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}},
-		Replicates: []Replicate{
-			{Recovery: math.NaN(), Verdict: Down, Counts: Counts{Requests: 100, Duplicates: 10}, Series: make([]Second, 80)},
-			{Recovery: 5, Verdict: Recovered, Counts: Counts{Requests: 200, Duplicates: 60}, Series: make([]Second, 80)},
-		}}
-	if e := r.DuplicatesPerRequest(); math.Abs(e.Value-0.2) > 1e-15 || e.N != 2 {
-		t.Errorf("DuplicatesPerRequest() = %+v; want the mean of 0.1 and 0.3, 0.2", e)
 	}
 }
 

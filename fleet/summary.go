@@ -1,0 +1,137 @@
+package fleet
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/schema"
+)
+
+// Summary is a row of a run's figures, each a mean over its replicates
+// with its 95% interval (a share of replicates, recovered_share or
+// drained_replicates, with its Wilson interval): a fleet run's
+// (Result.Summary), an entry's from end to end or a service's in a graph
+// (GraphResult.Summaries), or a worker fleet's (GraphResult.WorkersSummary).
+type Summary struct {
+	// Run is the run's name; Service the service's, "end to end: NAME" for
+	// an entry's row, "" in a fleet run's or a worker fleet's.
+	Run, Service string
+	Replicates   int
+	keys         []string
+	figures      []schema.Estimate
+}
+
+// Figure is s's figure keyed key, the key json and csv write it under
+// (requests, succeeded, amplification, latency_p99...); an error lists the
+// keys s has.
+func (s Summary) Figure(key string) (schema.Estimate, error) {
+	for i, k := range s.keys {
+		if k == key {
+			return s.figures[i], nil
+		}
+	}
+	return schema.Estimate{}, fmt.Errorf("fleet: no figure %q in %s's row; its figures are %s", key, s.name(), strings.Join(s.keys, ", "))
+}
+
+// name is the run, and the service if any.
+func (s Summary) name() string {
+	if s.Service == "" {
+		return s.Run
+	}
+	return s.Run + ", " + s.Service
+}
+
+// summaryOf is row's Summary, its figures figs'.
+func summaryOf[R any](run, service string, replicates int, row R, figs []fleetdata.Figure[R, schema.Estimate]) Summary {
+	s := Summary{Run: run, Service: service, Replicates: replicates, keys: fleetdata.Keys(figs)}
+	for _, f := range figs {
+		s.figures = append(s.figures, f.Of(&row))
+	}
+	return s
+}
+
+// Series is a run's figures second by second, each a mean over its
+// replicates: a fleet run's (Result.Series) or a graph's service's
+// (GraphResult.Series).
+type Series struct {
+	Run, Service string
+	keys         []string
+	values       [][]float64 // by key, a value a second
+}
+
+// Figure is s's figure keyed key, the key csv and json write it under
+// (starts, successes, retries_decided, retries_sent, timeouts...): a value
+// a second, from the run's start; an error lists the keys s has.
+func (s Series) Figure(key string) ([]float64, error) {
+	for i, k := range s.keys {
+		if k == key {
+			return s.values[i], nil
+		}
+	}
+	name := s.Run
+	if s.Service != "" {
+		name += ", " + s.Service
+	}
+	return nil, fmt.Errorf("fleet: no figure %q in %s's series; its figures are %s", key, name, strings.Join(s.keys, ", "))
+}
+
+// seriesOf is the Series of pts, one point a second, its figures figs'.
+func seriesOf[P any](run, service string, pts []P, figs []fleetdata.Figure[P, float64]) Series {
+	s := Series{Run: run, Service: service, keys: fleetdata.Keys(figs), values: make([][]float64, len(figs))}
+	for i, f := range figs {
+		s.values[i] = make([]float64, len(pts))
+		for t := range pts {
+			s.values[i][t] = f.Of(&pts[t])
+		}
+	}
+	return s
+}
+
+// Summary sums up r's replicates.
+func (r Result) Summary() Summary {
+	return summaryOf(r.Config.Name, "", len(r.replicates), r.summary(), fleetdata.RunFigures())
+}
+
+// Series is r's series: the requests to its server and its calls in
+// progress, a point a second, averaged over replicates.
+func (r Result) Series() Series {
+	return seriesOf(r.Config.Name, "", r.series(), fleetdata.PointFigures())
+}
+
+// Summaries sum up r's replicates: a row for each entry from end to end,
+// in Graph.Entries order, then a row for each service, in Graph.Services
+// order.
+func (r GraphResult) Summaries() []Summary {
+	rows := r.rows()
+	out := make([]Summary, len(rows))
+	for i, row := range rows {
+		out[i] = summaryOf(row.Run, row.Service, row.Replicates, row, fleetdata.GraphFigures())
+	}
+	return out
+}
+
+// WorkersSummary sums up r's replicates as a worker fleet's (a graph made
+// by Workers.Graph).
+func (r GraphResult) WorkersSummary() Summary {
+	row := r.workersRows()[0]
+	return summaryOf(row.Run, "", row.Replicates, row, fleetdata.WorkersFigures())
+}
+
+// Series is r's series, one for each service, in Graph.Services order: the
+// requests to it, the calls that reached it and its calls in progress, a
+// point a second, averaged over replicates.
+func (r GraphResult) Series() []Series {
+	pts := r.series()
+	var out []Series
+	for _, n := range r.Graph.Services {
+		var own []fleetdata.GraphPoint
+		for _, p := range pts {
+			if p.Service == n.Name {
+				own = append(own, p)
+			}
+		}
+		out = append(out, seriesOf(r.Graph.Name, n.Name, own, fleetdata.GraphPointFigures()))
+	}
+	return out
+}

@@ -1,0 +1,42 @@
+// Package fieldpath puts a *schema.FieldError's field path under its
+// parent's: a step's, the queue's, a strategy's, a graph's entry.
+package fieldpath
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/retrysim/retrysim/schema"
+)
+
+// Within is err with its field path put under prefix: a *schema.FieldError for
+// "lease" within "queue" names "queue.lease", one for "[2].p_fail" within
+// "steps" names "steps[2].p_fail". Any other error becomes a *schema.FieldError
+// naming prefix; nil stays nil.
+func Within(prefix string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var fe *schema.FieldError
+	if !errors.As(err, &fe) {
+		return &schema.FieldError{Field: prefix, Msg: err.Error()}
+	}
+	out := *fe
+	out.Field = join(prefix, fe.Field)
+	if fe.Fields != nil {
+		out.Fields = make([]string, len(fe.Fields))
+		for i, f := range fe.Fields {
+			out.Fields[i] = join(prefix, f)
+		}
+		out.Field = strings.Join(out.Fields, " x ")
+	}
+	return &out
+}
+
+// join is the path of field within prefix.
+func join(prefix, field string) string {
+	if prefix == "" || strings.HasPrefix(field, "[") {
+		return prefix + field
+	}
+	return prefix + "." + field
+}

@@ -1,0 +1,221 @@
+// Package tune answers "what should I set?": it searches a grid of
+// settings, named by their paths, for the best candidate that meets every
+// requirement, judging each requirement on its metric's 95% interval and
+// racing the candidates on common random numbers within a budget. It runs
+// the job model's table (Run) and a worker fleet (RunWorkers); it writes
+// no output, which the command does.
+package tune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/tune"
+	"github.com/retrysim/retrysim/schema"
+)
+
+// Search is what to search and what to judge a candidate by. Every error
+// about it is a *schema.FieldError naming its part: set[0], objective,
+// require[0], budget.
+type Search struct {
+	// Set are the searched settings, each PATH=VALUES as retrysim.Sweep.Set
+	// takes it (attempts=1:8:8, steps[pay].p_fail=0.01,0.05, a queue's
+	// queue.store=none,claim; for a worker fleet a path of fleet.Graph.Set);
+	// several make a grid. At least one.
+	Set []string
+	// Objective is a searched setting's path or a metric, a column of the
+	// run's csv (calls_per_job), ROW:METRIC when the run has several rows
+	// (strategies, runs); required.
+	Objective string
+	// Maximize makes a larger objective better; false minimizes it.
+	Maximize bool
+	// Require are bounds every answer meets, each METRIC OP VALUE or
+	// ROW:METRIC OP VALUE, OP one of <=, <, >=, >, == (failed_rate<=1e-4),
+	// judged on the metric's 95% interval; none leaves the objective alone
+	// to decide.
+	Require []string
+	// Budget is the most work to spend, jobs (Run) or replicates
+	// (RunWorkers); 0 means 10^8 jobs, or as many replicates as the runs
+	// may keep.
+	Budget int64
+}
+
+// Result is a search's answer and every candidate.
+type Result struct {
+	// Best is the best candidate that meets every requirement, one of
+	// Candidates; nil when none is shown to.
+	Best *Candidate
+	// Candidates are the grid's points, the first setting varying slowest,
+	// then the settings as given, when they are no point of the grid.
+	Candidates []Candidate
+	// Spent is the work spent, jobs or replicates.
+	Spent int64
+}
+
+// Candidate is one point of the search and what the race found of it.
+type Candidate struct {
+	// Settings are the searched settings' values by path, as a scenario
+	// file writes them: an int64, a float64, a duration's text (1h) or a
+	// name; "as given" where the settings as given have no one value.
+	Settings map[string]any
+	// Current marks the settings as given.
+	Current bool
+	// Status is "best", "meets" (every requirement holds), "fails" (one
+	// fails), "beaten" (worse, with 95% confidence, than one that meets
+	// every requirement) or "undecided" (when the budget ran out).
+	Status string
+	// Objective is the objective's estimate, exact for a setting.
+	Objective schema.Estimate
+	// Judged are the requirements' verdicts, in Search.Require's order.
+	Judged []Judged
+}
+
+// Judged is a requirement's verdict at a candidate.
+type Judged struct {
+	// Verdict is "holds" (the whole interval meets the bound), "fails"
+	// (none of it does) or "undecided".
+	Verdict string
+	// Row is the row that decides it: the first that fails, else the
+	// first undecided, else the first; Estimate is its metric there.
+	Row      string
+	Estimate schema.Estimate
+}
+
+// Run searches the settings of e, a run of the job model (or, with a
+// Delivery, the delivery model), as retrysim.RunSweep would run them: a
+// candidate's batch b runs the jobs of replicate b of e.Seed, the same at
+// every candidate, whatever e.Workers. The search decides the jobs, so
+// e.Jobs, e.Replicates above 1 and e.Progress are refused.
+func Run(ctx context.Context, e retrysim.Experiment, s Search) (Result, error) {
+	switch {
+	case e.Jobs != 0:
+		return Result{}, &schema.FieldError{Field: "jobs", Msg: "the search decides the jobs; give the search a Budget"}
+	case e.Replicates > 1:
+		return Result{}, &schema.FieldError{Field: "replicates", Msg: "the search runs batch b on replicate b's seeds; leave Replicates 0"}
+	case e.Progress != nil:
+		return Result{}, &schema.FieldError{Field: "progress", Msg: "a search tells no progress; leave Progress nil"}
+	}
+	base := retrysim.Sweep{Experiment: e}
+	if _, err := base.Check(); err != nil {
+		return Result{}, err
+	}
+	return race(ctx, s, func(set []string) (tune.Kind, []tune.Axis, error) { return tune.NewTableKind(base, set) })
+}
+
+// RunWorkers searches the settings of worker fleets, each candidate
+// setting its values in every run (fleet.Graph.Set's paths on the runs'
+// graphs, fleet.Workers.Graph: graph.services[workers].server.capacity,
+// graph.entries[0].client.timeout); its metrics are a worker fleet's
+// figures (drain_seconds, duplicates, dead). A candidate's batch b runs
+// replicates of opts.Seed, the same at every candidate. The search decides
+// the replicates, so opts.Replicates, opts.First and opts.Progress are
+// refused.
+func RunWorkers(ctx context.Context, runs []fleet.Workers, opts fleet.Options, s Search) (Result, error) {
+	switch {
+	case len(runs) == 0:
+		return Result{}, &schema.FieldError{Field: "workers", Msg: "none given; search at least one worker fleet"}
+	case opts.Replicates != 0:
+		return Result{}, &schema.FieldError{Field: "replicates", Msg: "the search decides the replicates; give the search a Budget"}
+	case opts.First != 0:
+		return Result{}, &schema.FieldError{Field: "first", Msg: "the search runs batch b on its own replicates' seeds; leave First 0"}
+	case opts.Progress != nil:
+		return Result{}, &schema.FieldError{Field: "progress", Msg: "a search tells no progress; leave Progress nil"}
+	}
+	graphs := make([]fleet.Graph, len(runs))
+	for i, w := range runs {
+		if err := w.Check(); err != nil {
+			return Result{}, renamed(err, func(f string) string { return fmt.Sprintf("workers[%d].%s", i, f) })
+		}
+		graphs[i] = w.Graph()
+	}
+	return race(ctx, s, func(set []string) (tune.Kind, []tune.Axis, error) { return tune.NewGraphKind(graphs, true, opts, set) })
+}
+
+// hasBudget is k when it bounds its own budget (the fleet family's), else nil.
+func hasBudget(k tune.Kind) interface{ Budget() int64 } {
+	b, _ := k.(interface{ Budget() int64 })
+	return b
+}
+
+// race reads the search's settings through kind (the kind of the
+// searched settings set, and their axes), checks the search and races it.
+func race(ctx context.Context, s Search, kind func(set []string) (tune.Kind, []tune.Axis, error)) (Result, error) {
+	k, axes, err := kind(s.Set)
+	if err != nil { // the first setting refused with those before it is at fault
+		for i := range s.Set {
+			if _, _, err := kind(s.Set[:i+1]); err != nil {
+				return Result{}, renamed(err, func(f string) string { return fmt.Sprintf("set[%d]", i) + strings.TrimPrefix(f, "search") })
+			}
+		}
+		return Result{}, renamed(err, func(f string) string { return "set" + strings.TrimPrefix(f, "search") })
+	}
+	is := tune.Search{Axes: axes, Objective: s.Objective, Maximize: s.Maximize, Budget: s.Budget}
+	switch {
+	case s.Objective == "":
+		return Result{}, &schema.FieldError{Field: "objective", Msg: "none given; give a searched setting's path or a metric"}
+	case s.Budget < 0:
+		return Result{}, &schema.FieldError{Field: "budget", Msg: fmt.Sprintf("%d is negative; give the most work to spend, or 0 for the default", s.Budget)}
+	case s.Budget > 0:
+	case hasBudget(k) != nil: // the most the runs may keep
+		is.Budget = hasBudget(k).Budget()
+	default:
+		is.Budget = tune.DefaultJobs
+	}
+	for i, text := range s.Require {
+		r, err := tune.ParseRequirement(text)
+		if err == nil {
+			err = r.Check(k.Metrics(), k.Rows())
+		}
+		if err != nil {
+			return Result{}, &schema.FieldError{Field: fmt.Sprintf("require[%d]", i), Msg: err.Error()}
+		}
+		is.Require = append(is.Require, r)
+	}
+	res, err := tune.Race(ctx, k, is)
+	if err != nil {
+		return Result{}, renamed(err, func(f string) string {
+			if rest, ok := strings.CutPrefix(f, "search"); ok {
+				return "set" + rest
+			}
+			return f
+		})
+	}
+	out := Result{Candidates: make([]Candidate, len(res.Candidates)), Spent: res.Spent}
+	for i, c := range res.Candidates {
+		o := Candidate{Settings: map[string]any{}, Current: c.Current, Status: c.Status, Objective: c.Objective}
+		for a, axis := range axes {
+			o.Settings[axis.Path] = axis.Write(c.Point[a])
+		}
+		for _, j := range c.Judged {
+			o.Judged = append(o.Judged, Judged{Verdict: j.Verdict.String(), Row: j.RowID, Estimate: j.Estimate})
+		}
+		out.Candidates[i] = o
+	}
+	if res.Best >= 0 {
+		out.Best = &out.Candidates[res.Best]
+	}
+	return out, nil
+}
+
+// renamed is err with its *schema.FieldError's fields named by field;
+// another error (a cancelled context, a strategy's panic) is err.
+func renamed(err error, field func(string) string) error {
+	var fe *schema.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	out := *fe
+	out.Field = field(fe.Field)
+	if fe.Fields != nil {
+		out.Fields = make([]string, len(fe.Fields))
+		for i, f := range fe.Fields {
+			out.Fields[i] = field(f)
+		}
+		out.Field = strings.Join(out.Fields, " x ")
+	}
+	return &out
+}
