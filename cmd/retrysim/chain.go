@@ -14,6 +14,7 @@ import (
 	"github.com/retrysim/retrysim/internal/chain"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/outfile"
@@ -114,7 +115,7 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) 
 	if splitOrbit > 0 {
 		q.Split = chain.OrbitSplit(c, splitOrbit, splitHorizon.Seconds(), splitEffort, splitRuns, uint64(r.seed))
 		if err := q.Split.CheckCost(&c); err != nil {
-			return nil, flagval.Usage(flagError(err, func(fe *schema.FieldError) (string, string) { return "-split-" + fe.Field, fe.Msg }))
+			return nil, flagval.Usage(flagError(err, flagNames{"*": "-split-%s"}, nil))
 		}
 	}
 	// A shard too answers, so that a span the chain refuses (within,
@@ -150,19 +151,5 @@ func chainEcho(fs *flag.FlagSet) string {
 		}
 		words = append(words, fmt.Sprintf("-%s %s", f.Name, f.Value))
 	})
-	var b strings.Builder
-	line := 0
-	for i, word := range words {
-		if i > 0 && line+1+len(word) > 100 {
-			b.WriteString("\n   ")
-			line = 3
-		}
-		if i > 0 {
-			b.WriteString(" ")
-			line++
-		}
-		b.WriteString(word)
-		line += len(word)
-	}
-	return b.String()
+	return strings.TrimSuffix(human.Fill(words, "", "    ", 100), "\n")
 }

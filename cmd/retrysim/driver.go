@@ -9,6 +9,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -212,16 +213,18 @@ func (r *runFlags) writeRuns(ctx context.Context, stdout io.Writer, doc render.R
 // write writes main to -o or stdout, and ser and pic to -series and -plot
 // when they are given, then judges -require's over rows.
 func (r *runFlags) write(ctx context.Context, stdout io.Writer, main, ser, pic []byte, rows []render.Figures) error {
-	outs := []outfile.Output{{File: r.o.Out, Data: main}}
-	for _, o := range []outfile.Output{{File: r.series, Data: ser}, {File: r.plot, Data: pic}} {
-		if o.File.Path != "" {
-			outs = append(outs, o)
-		}
-	}
-	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil || len(r.reqs) == 0 {
+	return writeJudged(ctx, stdout, r.reqs, func() []tune.Row { return tune.FigureRows(rows) },
+		outfile.Output{File: r.o.Out, Data: main}, outfile.Output{File: r.series, Data: ser}, outfile.Output{File: r.plot, Data: pic})
+}
+
+// writeJudged writes outs, the first (-o's, or stdout) always and the others
+// when their files are given, then judges reqs over the rows written.
+func writeJudged(ctx context.Context, stdout io.Writer, reqs []tune.Requirement, rows func() []tune.Row, outs ...outfile.Output) error {
+	outs = append(outs[:1], slices.DeleteFunc(outs[1:], func(o outfile.Output) bool { return o.File.Path == "" })...)
+	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil || len(reqs) == 0 {
 		return err
 	}
-	return tune.Enforce(r.reqs, tune.FigureRows(rows))
+	return tune.Enforce(reqs, rows())
 }
 
 // kindItems makes w the run of runs' replicates of kind k with opts,
@@ -246,18 +249,33 @@ func kindItems[C, P, R any](k replicates.Kind[C, P, R], w *work, runs []C, perPo
 	})
 }
 
+// flagNames name the flag of each setting, by the path a library's
+// *schema.FieldError names it by: a key a path, or PREFIX* every other path
+// PREFIX starts, the flag's %s the rest of the path ("*": any other path);
+// a table holds at most one PREFIX*.
+type flagNames map[string]string
+
 // flagError is err in the command's words when it is a library's
-// *schema.FieldError whose path flag names: "FLAG: why", flag saying, of
-// the error, the FLAG to change ("" for none: err as it is) and why.
-func flagError(err error, flag func(fe *schema.FieldError) (name, why string)) error {
+// *schema.FieldError whose path names has a flag of: "FLAG: why", why its
+// message in words (nil: as it is); any other error as it is.
+func flagError(err error, names flagNames, words func(*schema.FieldError) string) error {
 	var fe *schema.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}
-	if name, why := flag(fe); name != "" {
-		return fmt.Errorf("%s: %s", name, why)
+	name, ok := names[fe.Field]
+	for pattern, flag := range names {
+		if rest, found := strings.CutPrefix(fe.Field, strings.TrimSuffix(pattern, "*")); !ok && found && strings.HasSuffix(pattern, "*") {
+			name = fmt.Sprintf(flag, rest)
+		}
 	}
-	return err
+	if name == "" {
+		return err
+	}
+	if words == nil {
+		return fmt.Errorf("%s: %s", name, fe.Msg)
+	}
+	return fmt.Errorf("%s: %s", name, words(fe))
 }
 
 // graphError is a graph's refusal in the command's words, a usage error:
@@ -265,15 +283,12 @@ func flagError(err error, flag func(fe *schema.FieldError) (name, why string)) e
 // file's graph (loaded) at the file's line; else of the preset. Any other
 // error (an interrupt) is returned as it is.
 func graphError(err error, loaded *scenario.Graph) error {
-	var fe *schema.FieldError
-	named := flagError(err, func(fe *schema.FieldError) (string, string) {
-		if fe.Field == "replicates" || fe.Field == "workers" || fe.Field == "duration" && loaded == nil || fe.Field == "worker_count" {
-			return "-" + strings.ReplaceAll(fe.Field, "_", "-"), fe.Msg
-		}
-		return "", ""
-	})
-	switch {
-	case !errors.As(err, &fe):
+	names := flagNames{"replicates": "-replicates", "workers": "-workers", "worker_count": "-worker-count"}
+	if loaded == nil { // a file's duration is its own
+		names["duration"] = "-duration"
+	}
+	switch named := flagError(err, names, nil); {
+	case !errors.As(err, new(*schema.FieldError)):
 		return err
 	case named != err:
 		return flagval.Usage(named)

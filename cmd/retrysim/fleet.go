@@ -37,7 +37,11 @@ func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, 
 	if p.Totals && len(r.reqs) > 0 {
 		return nil, flagval.Usage(fmt.Errorf("-require: -preset %s prints totals by failure rate and policy, with no run's figures to judge", p.Name))
 	}
-	echo, err := fleetSettings(cfgs)
+	echo := each(cfgs, func(c fleet.Config) json.RawMessage { // the runs' settings as json's params object writes them, a shard's echo
+		params, e := render.FleetParams(c)
+		err = cmp.Or(err, e)
+		return params
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -121,19 +125,6 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 	return r, p, cfgs, nil
 }
 
-// fleetSettings are the settings of each of cfgs as the json format's
-// params object writes them (render.FleetParams), a fleet shard's echo.
-func fleetSettings(cfgs []fleet.Config) ([]json.RawMessage, error) {
-	out := make([]json.RawMessage, len(cfgs))
-	for i, c := range cfgs {
-		var err error
-		if out[i], err = render.FleetParams(c); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // fleetScenario sets the settings the fleet section of the scenario file at
 // path gives in c, refusing a flag that sets the same thing.
 func fleetScenario(fs *flag.FlagSet, path string, c *fleet.Config) error {
@@ -178,23 +169,15 @@ func fleetPresetRefuses(name string) string {
 	return fmt.Sprintf("a preset sets the model; drop -%s or -preset", name)
 }
 
-// fleetFlags are the flags of the fleet settings no decl.Param[fleet.Config] holds, by
-// their paths (schema.FieldError's); a Param's flag is its Key.
-var fleetFlags = map[string]string{
-	"duration": "-duration", "outage.from": "-outage", "outage.to": "-outage",
-	"replicates": "-replicates", "workers": "-workers",
-}
-
 // fleetFlagError is err in the command's words: a *schema.FieldError names
-// the flag of its path, and the settings its message names by path are
-// named as flags.
+// the flag of its path (a decl.Param's Key, or the run's own flags), and
+// the settings its message names by path are named as flags.
 func fleetFlagError(err error) error {
-	return flagError(err, func(fe *schema.FieldError) (string, string) {
-		if p, ok := decl.LookupParam[fleet.Config](fe.Field); ok {
-			return "-" + p.Key, pathtext.FieldWords(fe, scenarioref.FleetFlag)
-		}
-		return fleetFlags[fe.Field], pathtext.FieldWords(fe, scenarioref.FleetFlag)
-	})
+	names := flagNames{"duration": "-duration", "outage.from": "-outage", "outage.to": "-outage", "replicates": "-replicates", "workers": "-workers"}
+	for _, p := range decl.Params[fleet.Config]() {
+		names[p.Path] = "-" + p.Key
+	}
+	return flagError(err, names, func(fe *schema.FieldError) string { return pathtext.FieldWords(fe, scenarioref.FleetFlag) })
 }
 
 // fleetGroups are fleet -help's headings over its 68 flags: the model's

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -66,12 +67,7 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 		formats:    " (html is one page with the heat maps)",
 	}, 100, nil, nil)
 	fs, m := r.fs, metastable.CollapseMap()
-	trigger := flagval.Choice{V: "spike", Valid: func(s string) error {
-		if s != "spike" && s != "outage" && s != "stall" {
-			return fmt.Errorf("unknown trigger %q (want spike, outage or stall)", s)
-		}
-		return nil
-	}}
+	trigger := flagval.Choice{V: "spike", Valid: flagval.OneOf("trigger", "spike, outage or stall", "spike", "outage", "stall")}
 	fs.Var(numbers(&m.Rates, 0, limits.FleetRate, false), "rates", "the base loads, a comma-separated `list` of requests a second")
 	fs.Var(numbers(&m.Heights, 0, limits.FleetRate, false), "heights", "the spike's heights, a comma-separated `list` of requests a second (not with an outage)")
 	lengths := make([]float64, len(m.Lengths))
@@ -119,7 +115,7 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 	opts := r.options(stderr)
 	run := func(ctx context.Context, lo, hi int) ([][]stats.Observation, error) {
 		if err := fleetrun.CheckCost(cells[lo:hi], opts); err != nil { // the slice's: a merge runs none
-			return nil, flagval.Usage(mapCostError(err))
+			return nil, flagval.Usage(flagError(err, flagNames{"replicates": "-replicates", "duration": "-after", "*": "-heights (%s)"}, nil)) // the cells' duration by -after, the load in flight at the peak by -heights
 		}
 		done, err := metastable.RunMap(ctx, cells[lo:hi], opts)
 		if err != nil {
@@ -146,34 +142,22 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 	}), nil
 }
 
-// mapCostError is fleetrun.CheckCost's refusal of a map's cells by the flag to
-// change: -replicates, -after for the cells' duration (which a map has no
-// flag of, and which the refusal names for one replicate), and -heights for
-// the load a setting of the model holds in flight at the spike's peak.
-func mapCostError(err error) error {
-	return flagError(err, func(fe *schema.FieldError) (string, string) {
-		if flag, ok := map[string]string{"replicates": "-replicates", "duration": "-after"}[fe.Field]; ok {
-			return flag, fe.Msg
-		}
-		return "-heights (" + fe.Field + ")", fe.Msg
-	})
-}
-
 // fleetMapFlagError is Map.Check's refusal in the command's words: a field
 // of the map is named by its flag (rates as -rates; the axes together as
 // -policies x -lengths x -heights x -rates), and a cell's own setting,
 // which no flag of this command gives, as "cell NAME: path: why".
 func fleetMapFlagError(err error) error {
-	return flagError(err, func(fe *schema.FieldError) (string, string) {
-		if rest, ok := strings.CutPrefix(fe.Field, "cells["); ok {
-			if i := strings.LastIndex(rest, "]."); i >= 0 {
-				return "cell " + rest[:i] + ": " + rest[i+2:], fe.Msg
-			}
-		}
-		paths := fe.Fields
-		if paths == nil {
-			paths = []string{fe.Field}
-		}
-		return strings.Join(each(paths, func(p string) string { return "-" + p }), " x "), fe.Msg
-	})
+	var fe *schema.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	if rest, ok := strings.CutPrefix(fe.Field, "cells["); ok && strings.Contains(rest, "].") {
+		i := strings.LastIndex(rest, "].")
+		return fmt.Errorf("cell %s: %s: %s", rest[:i], rest[i+2:], fe.Msg)
+	}
+	paths := fe.Fields
+	if paths == nil {
+		paths = []string{fe.Field}
+	}
+	return fmt.Errorf("%s: %s", strings.Join(each(paths, func(p string) string { return "-" + p }), " x "), fe.Msg)
 }

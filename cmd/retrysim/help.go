@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"embed"
-	"fmt"
 	"io"
 
 	"github.com/retrysim/retrysim/internal/flagval"
@@ -47,12 +46,7 @@ var helpTopics = map[string]struct {
 func topicHelp(name string, write func(w io.Writer, format string) error) func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return func(ctx context.Context, args []string, stdout, _ io.Writer) error {
 		fs := flagval.NewFlagSet("retrysim help " + name)
-		format := flagval.Choice{V: "text", Valid: func(s string) error {
-			if s != "text" && s != "markdown" {
-				return fmt.Errorf("unknown format %q (want text or markdown)", s)
-			}
-			return nil
-		}}
+		format := flagval.Choice{V: "text", Valid: flagval.OneOf("format", "text or markdown", "text", "markdown")}
 		topic := func(w io.Writer, _ string) error { _, err := io.WriteString(w, render.Glossary()); return err }
 		if write != nil {
 			topic = write

@@ -25,13 +25,8 @@ import (
 func parseIncident(kind string, args []string, stdout, _ io.Writer) (*work, error) {
 	r := newRunFlags(kind, usages{plain: true, replicates: fmt.Sprintf("replay each run with `r` independent seeds, 1 to %d", limits.FleetReplicates),
 		plot: "also draw the runs' time series, a panel a run, the incident's first, to `file` (.png or .svg)"}, incident.DefaultReplicates, nil, nil)
-	fs, format := r.fs, flagval.Choice{V: incident.Formats()[0], Names: incident.Formats()}
-	format.Valid = func(s string) error {
-		if slices.Contains(incident.Formats(), s) {
-			return nil
-		}
-		return fmt.Errorf("unknown format %q (want one of %s)", s, strings.Join(incident.Formats(), ", "))
-	}
+	fs, format := r.fs, flagval.Choice{V: incident.Formats()[0], Names: incident.Formats(),
+		Valid: flagval.OneOf("format", "one of "+strings.Join(incident.Formats(), ", "), incident.Formats()...)}
 	fs.Var(&format, "format", "output `format`: "+strings.Join(incident.Formats(), ", ")+" (json holds the source, the assumptions, the outcomes and the runs' rows)")
 	var name string
 	fs.StringVar(&name, "name", "", "the incident to replay, by its `name` (the same as giving NAME)")
@@ -73,7 +68,7 @@ func parseIncident(kind string, args []string, stdout, _ io.Writer) (*work, erro
 		if err := render.CheckPlotPath(r.plot.Path); err != nil {
 			return nil, flagval.Usage(fmt.Errorf("-plot: %w", err))
 		}
-		if err := outfile.Check(r.plot); err != nil {
+		if err := outfile.Check(r.o.Out, r.plot); err != nil { // not -o's file
 			return nil, flagval.Usage(err)
 		}
 	}

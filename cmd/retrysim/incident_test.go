@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -178,5 +180,18 @@ func TestIncidentShardsHostile(t *testing.T) {
 				t.Errorf("merge: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", code, out, errOut, c.want)
 			}
 		})
+	}
+}
+
+// -plot naming -o's file is refused before any replay, as every other
+// kind refuses it, not written over the report.
+func TestIncidentPlotIsNotTheOutput(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.svg")
+	stdout, stderr, code := retrysim(t, "incident", "sqs-visibility-payment", "-replicates", "1", "-o", path, "-plot", path)
+	if want := "retrysim: -plot: " + path + " is also -o's file; give each its own\n"; code != 2 || stdout != "" || stderr != want {
+		t.Errorf("code %d, stdout %q, stderr %q; want 2, nothing, %q", code, stdout, stderr, want)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("%s written: %v (stderr %q, code %d)", path, err, stderr, code)
 	}
 }

@@ -94,17 +94,13 @@ func (r sweepRun) write(ctx context.Context, stdout io.Writer, s stats.Sweep) er
 	if err := r.c.Renderer(stdout).Sweep(&doc, s, r.opts); err != nil {
 		return err
 	}
-	outs := []outfile.Output{{File: r.c.Out, Data: doc.Bytes()}}
 	if r.plot.Path != "" {
 		if err := render.PlotSweep(&pic, s, filepath.Ext(r.plot.Path), r.opts); err != nil {
 			return err
 		}
-		outs = append(outs, outfile.Output{File: r.plot, Data: pic.Bytes()})
 	}
-	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil || len(r.reqs) == 0 {
-		return err
-	}
-	return tune.Enforce(r.reqs, tune.SweepRows(s, r.watched, r.sw.Experiment.Delivery != nil))
+	return writeJudged(ctx, stdout, r.reqs, func() []tune.Row { return tune.SweepRows(s, r.watched, r.sw.Experiment.Delivery != nil) },
+		outfile.Output{File: r.c.Out, Data: doc.Bytes()}, outfile.Output{File: r.plot, Data: pic.Bytes()})
 }
 
 // parseSweepRun parses and checks the sweep command's flags.

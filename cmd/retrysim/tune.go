@@ -175,18 +175,11 @@ func shardTune[P any](w *work, shard func(tune.Search) (tune.Sharded[P], error),
 	return nil
 }
 
-// tuneFlags name the flag of each part of a search a library error names.
-var tuneFlags = map[string]string{"search": "-search", "objective": "-minimize, -maximize", "require": "-require", "budget": "-budget"}
-
 // tuneError is a library error of a search's, refused as bad usage naming
-// the flag of the part it names.
+// the flag of the part it names (a setting's own refusal by its path).
 func tuneError(err error) error {
-	return flagval.Usage(flagError(err, func(fe *schema.FieldError) (string, string) {
-		if setting, ok := strings.CutPrefix(fe.Field, "search."); ok { // a setting's own refusal
-			return "-search: " + setting, flagval.ModelHint(fe.Msg)
-		}
-		return tuneFlags[fe.Field], fe.Msg
-	}))
+	return flagval.Usage(flagError(err, flagNames{"search.*": "-search: %s", "search": "-search", "objective": "-minimize, -maximize", "require": "-require", "budget": "-budget"},
+		func(fe *schema.FieldError) string { return flagval.ModelHint(fe.Msg) }))
 }
 
 // flagName is the name of the flag arg gives (-name, --name=value), "" for

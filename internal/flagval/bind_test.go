@@ -169,3 +169,16 @@ func TestSettingVar(t *testing.T) {
 		}
 	}
 }
+
+// A Choice with OneOf takes its names and refuses any other with the
+// noun and what it wants, keeping its value.
+func TestOneOf(t *testing.T) {
+	c := Choice{V: "text", Valid: OneOf("format", "text or markdown", "text", "markdown")}
+	if err := c.Set("markdown"); err != nil || c.V != "markdown" {
+		t.Errorf("Set(markdown) = %v, V %q; want nil, markdown", err, c.V)
+	}
+	err := c.Set("html")
+	if want := `unknown format "html" (want text or markdown)`; err == nil || err.Error() != want || c.V != "markdown" {
+		t.Errorf("Set(html) = %v, V %q; want %q, markdown", err, c.V, want)
+	}
+}

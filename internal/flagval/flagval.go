@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/enum"
@@ -211,6 +210,17 @@ func (c *Choice) Set(s string) error {
 	}
 	c.V = s
 	return nil
+}
+
+// OneOf is a Choice's Valid for the names given, refusing any other as
+// "unknown NOUN %q (want WANT)".
+func OneOf(noun, want string, names ...string) func(string) error {
+	return func(s string) error {
+		if slices.Contains(names, s) {
+			return nil
+		}
+		return fmt.Errorf("unknown %s %q (want %s)", noun, s, want)
+	}
 }
 
 // ValidRNG refuses a generator name that rng.Lookup does not know.
@@ -565,32 +575,10 @@ func printFlag(w io.Writer, f *flag.Flag, width int) {
 		usage += " (default " + f.DefValue + ")"
 	}
 	fmt.Fprintln(w, head)
-	for _, line := range wrap(usage, width-usageIndent) {
-		fmt.Fprintf(w, "    \t%s\n", line)
+	for _, para := range strings.Split(usage, "\n") { // its own line breaks kept
+		fmt.Fprint(w, human.Wrap(para, "    \t", width-usageIndent+len("    \t")))
 	}
 }
 
 // usageIndent is the columns before a usage line: four spaces and a tab.
 const usageIndent = 8
-
-// wrap breaks text into lines of at most width columns at spaces, keeping
-// its own line breaks; a word longer than width has a line of its own.
-func wrap(text string, width int) []string {
-	var lines []string
-	for _, para := range strings.Split(text, "\n") {
-		line := ""
-		for _, word := range strings.Fields(para) {
-			switch {
-			case line == "":
-				line = word
-			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
-				line += " " + word
-			default:
-				lines = append(lines, line)
-				line = word
-			}
-		}
-		lines = append(lines, line)
-	}
-	return lines
-}

@@ -59,10 +59,14 @@ func TestFlagGivenTwice(t *testing.T) {
 // word longer than the line alone on its line, and groups list the flags
 // under their headings in their order, the rest by name under the last.
 func TestHelpWrapsAndGroups(t *testing.T) {
-	if got, want := wrap("aaa bbb ccc\ndddddddddd e", 7), []string{"aaa bbb", "ccc", "dddddddddd", "e"}; !slices.Equal(got, want) {
-		t.Errorf("wrap = %q; want %q", got, want)
-	}
 	fs := NewFlagSet("x")
+	fs.String("f", "", "aaa bbb ccc\ndddddddddd e")
+	var one bytes.Buffer
+	printFlag(&one, fs.Lookup("f"), usageIndent+7) // 7 columns after the indent, the usage's own break kept
+	if got, want := one.String(), "  -f string\n    \taaa bbb\n    \tccc\n    \tdddddddddd\n    \te\n"; got != want {
+		t.Errorf("printFlag = %q; want %q", got, want)
+	}
+	fs = NewFlagSet("x")
 	for _, name := range []string{"zeta", "alpha", "mid", "beta"} {
 		fs.String(name, "", strings.Repeat("word ", 30)+name)
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Duration is d as people write it: time.Duration's form without its zero
@@ -135,12 +136,19 @@ func And(words []string) string {
 // Wrap breaks text into lines of at most width columns (a word longer than
 // a line stands alone), each starting with indent and ending with a newline.
 func Wrap(text, indent string, width int) string {
+	return Fill(strings.Fields(text), indent, indent, width)
+}
+
+// Fill puts words on lines of at most width columns, a space between two
+// (a word longer than a line stands alone), the first line starting with
+// first and every other with rest, each ending with a newline.
+func Fill(words []string, first, rest string, width int) string {
 	var b strings.Builder
-	line := indent
-	for _, word := range strings.Fields(text) {
-		if len(line) > len(indent) && len(line)+1+len(word) > width {
+	line, indent := first, first
+	for _, word := range words {
+		if len(line) > len(indent) && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width {
 			b.WriteString(line + "\n")
-			line = indent
+			line, indent = rest, rest
 		}
 		if len(line) > len(indent) {
 			line += " "

@@ -143,28 +143,17 @@ func describeSome(settings []field, keep func(field) bool) string {
 }
 
 // wrapSettings breaks describeSettings' line into lines of at most width
-// bytes where it can, after a "; " or a ", ", for a plot's caption.
+// columns where it can, after a "; " or a ", ", for a plot's caption.
 func wrapSettings(line string, width int) string {
-	var b strings.Builder
-	n := 0
+	var items []string // each with the separator that ends it
 	for len(line) > 0 {
-		// the next item, with the separator that ends it
 		item := line
 		if i := strings.IndexAny(line, ",;"); i >= 0 {
 			item = line[:i+1]
 		}
-		line = strings.TrimPrefix(line[len(item):], " ")
-		if n > 0 && n+1+len(item) > width {
-			b.WriteByte('\n')
-			n = 0
-		} else if n > 0 {
-			b.WriteByte(' ')
-			n++
-		}
-		b.WriteString(item)
-		n += len(item)
+		items, line = append(items, item), strings.TrimPrefix(line[len(item):], " ")
 	}
-	return b.String()
+	return strings.TrimSuffix(human.Fill(items, "", "", width), "\n")
 }
 
 // settingsLines are the html page's lines naming what runs ran: for one

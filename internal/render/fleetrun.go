@@ -239,8 +239,8 @@ func FleetLimits(ls []Limit) string {
 	return b.String()
 }
 
-// indentWrap wraps text at width columns (wrapWords), indenting every
+// indentWrap wraps text at width columns (human.Wrap), indenting every
 // line but the first.
 func indentWrap(text string, width int, indent string) string {
-	return strings.Join(wrapWords(strings.Join(strings.Fields(text), " "), width), "\n"+indent)
+	return strings.TrimSuffix(strings.TrimPrefix(human.Wrap(text, indent, width+len(indent)), indent), "\n")
 }
