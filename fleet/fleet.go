@@ -20,16 +20,13 @@ import (
 
 // Config is one run of the model.
 type Config struct {
-	// Name labels the run in outputs.
-	Name string
-	// Duration is how long requests arrive; the run goes on until each has finished.
-	Duration time.Duration
+	Name     string        // labels the run in outputs
+	Duration time.Duration // how long requests arrive
 	Load     Shape
 	Outage   Outage
 	Server   Server
 	Client   Client
-	// Net is the mean one-way network delay, exponential (0: none).
-	Net time.Duration
+	Net      time.Duration // the mean one-way network delay (0: none)
 
 	// Memoryless, when On, makes the run Markovian (see Memoryless).
 	Memoryless Memoryless
@@ -227,11 +224,9 @@ func parseDist(s string) (Dist, error) {
 
 // Service is how long the queue server's workers take over a call.
 type Service struct {
-	Dist Dist
-	// Median is the median (lognormal) or the mean (exp).
-	Median time.Duration
-	// Sigma is the lognormal's log-sd; 0 makes every call take Median.
-	Sigma float64
+	Dist   Dist
+	Median time.Duration // the median (lognormal) or the mean (exp)
+	Sigma  float64       // the lognormal's log-sd; 0: every call takes Median
 }
 
 // Server is the one server every client calls; its Kind says which fields

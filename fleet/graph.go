@@ -20,17 +20,12 @@ import (
 // services (docs/graph.md, From Go). A fleet run is the graph of one entry
 // and one service (Config.Graph).
 type Graph struct {
-	// Name labels the run in outputs.
-	Name string
-	// Duration and Net are as Config's.
-	Duration time.Duration
-	Net      time.Duration
-	// Services are the services, their names unique; Entries, at least one,
-	// are where load enters.
-	Services []Node
-	Entries  []Entry
-	// Deadlines propagates deadlines, as gRPC does.
-	Deadlines bool
+	Name      string        // labels the run in outputs
+	Duration  time.Duration // as Config's
+	Net       time.Duration // as Config's
+	Services  []Node        // names unique
+	Entries   []Entry       // where load enters: at least one
+	Deadlines bool          // propagate deadlines, as gRPC does
 
 	// memoryless is the Markovian mode of a graph made from a Config
 	// (Config.Graph); no other graph has one.
@@ -65,17 +60,12 @@ type Entry struct {
 // EntrySettings are an entry's settings besides its service, load and
 // client, mostly a job queue's (docs/workers.md, From Go).
 type EntrySettings struct {
-	// Poison is the share of requests whose work fails on every attempt.
-	Poison float64
-	// RedeliverAtTimeout retries a failed attempt at its timeout, as SQS.
-	RedeliverAtTimeout bool
-	// Heartbeat extends an attempt's timeout while a worker holds it.
-	Heartbeat bool
-	// TimeoutAtReceive starts the timeout when a worker takes the attempt.
-	TimeoutAtReceive bool
-	// Store and Crash are the workers' key store and crashes.
-	Store KeyStore
-	Crash Crashes
+	Poison             float64  // the share of requests that always fail
+	RedeliverAtTimeout bool     // retry a failed attempt at its timeout
+	Heartbeat          bool     // extend the timeout while a worker holds it
+	TimeoutAtReceive   bool     // start the timeout when a worker takes it
+	Store              KeyStore // the workers' key store
+	Crash              Crashes  // the workers' crashes
 }
 
 // edges lists g's edges in the order a replicate holds them: the
@@ -132,9 +122,8 @@ func (g *Graph) index() map[string]int {
 	return idx
 }
 
-// Graph is c as a graph: one service named "server" with c's server and
-// outage, and one entry sending c's load to it with c's client. Run runs
-// every Config so, and its numbers are the graph's.
+// Graph is c as the graph Run runs: one service named "server" with c's
+// server and outage, and one entry sending c's load to it with c's client.
 func (c Config) Graph() Graph {
 	return Graph{Name: c.Name, Duration: c.Duration, Net: c.Net,
 		Services:   []Node{{Name: "server", Server: c.Server, Outage: c.Outage}},

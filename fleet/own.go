@@ -8,20 +8,16 @@ import (
 )
 
 // PolicyFactory is a Go program's own Policy, run in place of a built-in
-// kind when PolicyConfig.Own points to it: New at the start of every
-// replicate, once a client or once for a Shared fleet. New may be called from
-// several goroutines at once, so the policies it returns share no state. A
-// panic in New or a policy ends the run with a *schema.PanicError. docs/fleet.md
-// (A policy of your own) says when each method is called.
+// kind when PolicyConfig.Own points to it. New is called at the start of
+// every replicate, once a client (or once if Shared), from several
+// goroutines at once: its policies must share no state a call changes. A
+// panic ends the run with a *schema.PanicError. docs/fleet.md (A policy of
+// your own) says when each method is called.
 type PolicyFactory struct {
-	// Name names the policy in errors and in a report's settings.
-	Name string
-	// New makes a fresh policy state.
-	New func() Policy
-	// AskedAtSend asks Retry when a retry goes out, not when it is decided.
-	AskedAtSend bool
-	// Random draws the u that Start and Retry get.
-	Random bool
+	Name        string        // the policy's name in errors and settings
+	New         func() Policy // a fresh policy state
+	AskedAtSend bool          // ask Retry when a retry goes out, not when decided
+	Random      bool          // draw the u that Start and Retry get
 }
 
 // policyPanic is a panic in a user's policy, carried up to the replicate

@@ -34,19 +34,15 @@ const NoVisibility = limits.FleetSeconds * time.Second
 // entry's service. docs/workers.md says how, with its key stores, crashes and
 // memory.
 type Workers struct {
-	// Name labels the run in outputs.
-	Name string
-	// Duration is how long jobs arrive; Net the mean one-way network delay.
-	Duration, Net time.Duration
-	Load          Shape
-	Queue         Client
-	EntrySettings // the queue's
-	// WorkerCount is the workers; QueueMax the most jobs waiting for one.
-	WorkerCount, QueueMax int
-	Down                  Outage // the workers' outage
-	// Steps are the job's steps, in order: at least one, at most 16.
-	Steps        []WorkerStep
-	Dependencies []Node // the services the steps call
+	Name                  string        // labels the run in outputs
+	Duration, Net         time.Duration // as Config's Duration and Net
+	Load                  Shape
+	Queue                 Client
+	EntrySettings                      // the queue's
+	WorkerCount, QueueMax int          // workers; most jobs waiting for one
+	Down                  Outage       // the workers' outage
+	Steps                 []WorkerStep // in order: 1 to 16
+	Dependencies          []Node       // the services the steps call
 }
 
 // WorkerStep is a job's step: a call to dependency To with a client policy.
