@@ -23,14 +23,10 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Check is what Run checks before any work, and all a command needs to
-// check: every configuration (Config.Check), the options (Options.Check)
-// and what the runs may cost (events and memory). Errors about a setting are a
-// *schema.FieldError whose Field is the setting's path (client.attempts,
-// server.p_fail, client.policy.budget_ratio; duration, outage.from,
-// outage.to, client.policy.own or memoryless and its fields for the Config
-// fields no declared setting holds; replicates or workers for Options); its
-// message may name other settings by their paths too.
+// Check is what Run checks before any work: every configuration
+// (Config.Check), the options (Options.Check) and what the runs may cost
+// (events and memory), each error a *schema.FieldError naming a setting by
+// its path (client.policy.budget_ratio, replicates).
 func Check(cfgs []Config, opt Options) error {
 	if len(cfgs) == 0 {
 		return errors.New("no configuration to run")
@@ -46,10 +42,8 @@ func Check(cfgs []Config, opt Options) error {
 	return checkCosts(cfgs, opt)
 }
 
-// Check refuses options Run cannot honour for runs of the given duration in
-// seconds: Replicates from 1 to 1000, and replicates x duration
-// within 360,000; First and Workers not negative (0 workers means
-// GOMAXPROCS).
+// Check refuses options Run cannot honour for runs of duration seconds: at
+// most 360,000 replicate-seconds in all, First and Workers not negative.
 func (o Options) Check(duration float64) error {
 	o = o.withDefaults()
 	if o.Replicates < 1 || o.Replicates > limits.FleetReplicates {
@@ -141,10 +135,8 @@ func (k *checker) enum(path, what string, v int, names []string) {
 	}
 }
 
-// Check refuses a configuration outside the limits, or with a kind, mode or
-// distribution that is none of those named, with a *schema.FieldError naming the
-// setting by its path. A configuration it passes runs: Run does not panic on
-// it.
+// Check refuses a configuration outside the limits with a *schema.FieldError
+// naming the setting by its path; Run does not panic on one it passes.
 func (c Config) Check() error {
 	c.Client = c.Client.withDefaults()
 	var k checker
@@ -258,9 +250,8 @@ func backoffNames() []string {
 	return names
 }
 
-// Check refuses a policy kind that is none of those named, and parameters of
-// the policy's kind that are outside their limits, with a *schema.FieldError
-// naming the parameter by its path (client.policy.budget_ratio).
+// Check refuses an unknown kind, or a parameter of its kind out of bounds,
+// with a *schema.FieldError naming it (client.policy.budget_ratio).
 func (p PolicyConfig) Check() error {
 	var k checker
 	p.check(&k)

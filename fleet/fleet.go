@@ -1,21 +1,10 @@
-// Package fleet is the coupled model of retries: many clients share one server,
-// so the retries a client sends change the latency and failures every client
-// sees. It is a discrete-event simulation in virtual time: Poisson arrivals
-// whose rate follows a shape, a server whose answers depend on its load, and
-// clients with a timeout, attempts, backoff, an idempotency key mode, hedges,
-// and a policy (a retry budget, a breaker or a throttle) that decides in
-// virtual time, per client or shared by the fleet. A run may also be a
-// service graph (Graph): services that call each other, each call with its
-// own client policy, retries at every layer; the one-server model is the
-// graph of one edge (Config.Graph), and one engine runs both.
-//
-// Unlike the Part 5 and delivery models, requests here are not independent, so
-// a run is sequential; replicates (independent seeds) are the unit of
-// parallelism. Everything is a pure function of the configuration and the
-// seed: the same inputs give the same numbers, whatever the number of workers.
-//
-// The package computes; it does not render. Tables, json and plots of its
-// results live in the retrysim command.
+// Package fleet is the coupled model of retries: many clients share one
+// server (Config), a graph of services (Graph) or a worker fleet (Workers),
+// so one client's retries change the latency and failures every client sees.
+// It is a discrete-event simulation in virtual time whose numbers depend on
+// the configuration and the seed alone, never on the number of workers; it
+// computes and does not render. docs/fleet.md, docs/graph.md and
+// docs/workers.md describe the models in full.
 package fleet
 
 import (
@@ -31,32 +20,21 @@ import (
 
 // Config is one run of the model.
 type Config struct {
-	// Name labels the run in outputs.
-	Name string
-	// Duration is how long requests arrive. The run then goes on
-	// until every request has finished, and those last seconds count in the
-	// summary but not in the series.
-	Duration time.Duration
+	Name     string        // labels the run in outputs
+	Duration time.Duration // how long requests arrive
 	Load     Shape
 	Outage   Outage
 	Server   Server
 	Client   Client
-	// Net is the mean one-way network delay, exponentially distributed,
-	// drawn for every message each way (0: no delay).
-	Net time.Duration
+	Net      time.Duration // the mean one-way network delay (0: none)
 
 	// Memoryless, when On, makes the run Markovian (see Memoryless).
 	Memoryless Memoryless
 }
 
-// DefaultConfig is the run `retrysim fleet` makes when no flag says
-// otherwise: Brooker's collapse server (latency 1 s + 0.01 s a call in
-// progress, network 0.1 s each way) at a constant 40 requests a second for
-// 60 s (a spike or ramp, when asked for, goes to 80 a second from t = 20 s
-// to 25 s, brooker-collapse's spike window), one client with a 3 s timeout and 3 tries, no backoff, no keys, the
-// policy Unlimited; the other kinds' parameters are set (DefaultPolicy, a
-// queue of 8 workers and 100 places at 0.1 s lognormal service, a limit of
-// 50 a second), so that choosing a kind is enough to run it.
+// DefaultConfig is the run `retrysim fleet` makes by default (docs/fleet.md
+// gives it): Brooker's collapse server at 40 requests a second for 60 s, one
+// client of 3 tries with a 3 s timeout, and every kind's parameters set.
 func DefaultConfig() Config {
 	return Config{
 		Name:     "run",
@@ -110,20 +88,8 @@ func parseEnum[T ~uint8](names []string, s, what, want string) (T, error) {
 }
 
 // Shape is the rate of a Poisson arrival process over time, in requests a
-// second:
-//
-//	constant  Rate
-//	spike     Peak in [From, To), Rate elsewhere
-//	ramp      Rate at From, rising linearly to Peak (at least Rate, as
-//	          Check holds) midway to To, back to Rate at To, and on down at
-//	          the same slope (floored at 0) after it, as in Brooker's ramp;
-//	          Rate before From
-//
-// FirstCall adds, whatever the kind, a first request for every client at an
-// exponential time of mean Config.Net from 0, as Brooker's retry_sim starts
-// its clients (sim_loop schedules each client's gen_load at net_rtt(), and
-// gen_load starts a call at once); the Poisson arrivals run from 0 as
-// without it, where his start at each client's first call.
+// second, as Kind says; FirstCall adds a first request from every client, as
+// Brooker's retry_sim starts its clients (docs/fleet.md, From Go).
 type Shape struct {
 	Kind      ShapeKind
 	Rate      float64
@@ -172,13 +138,10 @@ func (s Shape) settled() float64 {
 // OutageMode is what the server does to calls during an outage.
 type OutageMode uint8
 
+// The modes.
 const (
-	// Fail answers every call arriving in the window with an error at once,
-	// doing nothing.
-	Fail OutageMode = iota
-	// Stall holds every call arriving in the window until the window ends,
-	// then handles it as if it had just arrived.
-	Stall
+	Fail  OutageMode = iota // an error at once, doing nothing
+	Stall                   // held until the window ends, then handled
 )
 
 var outageNames = [...]string{"fail", "stall"}
@@ -210,20 +173,12 @@ func (o Outage) On() bool { return o.To > o.From }
 // ServerKind is the server's model of latency and refusal.
 type ServerKind uint8
 
+// The kinds (docs/fleet.md, From Go).
 const (
-	// LatencyServer is Brooker's model: a call takes Base + Slope x (calls in
-	// progress when it arrives, itself included), with no limit.
-	LatencyServer ServerKind = iota
-	// QueueServer has Workers workers and a FIFO queue of at most QueueMax waiting
-	// calls; a call arriving to a full queue is rejected at once. Service
-	// times follow Service.
-	QueueServer
-	// RateLimitServer answers "throttled" at once to calls beyond Limit a second
-	// (a token bucket of Burst tokens); the others take Base.
-	RateLimitServer
-	// IndependentServer takes Base whatever the load: with PFail, the
-	// load-independent failure rate of Part 5 and Brooker's retry posts.
-	IndependentServer
+	LatencyServer     ServerKind = iota // Brooker's: Base + Slope x calls in progress
+	QueueServer                         // Workers workers, a FIFO queue of QueueMax
+	RateLimitServer                     // Limit calls a second, a bucket of Burst
+	IndependentServer                   // Base whatever the load
 )
 
 var serverNames = [...]string{"latency", "queue", "ratelimit", "independent"}
@@ -245,12 +200,10 @@ func parseServer(s string) (ServerKind, error) {
 // Dist is the distribution of the queue server's service times.
 type Dist uint8
 
+// The distributions.
 const (
-	// LognormalService service: median Service.Median, log-sd Service.Sigma.
-	LognormalService Dist = iota
-	// ExponentialService service of mean Service.Median: the M/M/c queue whose mean
-	// wait Erlang's C formula gives.
-	ExponentialService
+	LognormalService   Dist = iota // median Service.Median, log-sd Service.Sigma
+	ExponentialService             // mean Service.Median (M/M/c)
 )
 
 var distNames = [...]string{"lognormal", "exp"}
@@ -271,74 +224,40 @@ func parseDist(s string) (Dist, error) {
 
 // Service is how long the queue server's workers take over a call.
 type Service struct {
-	Dist Dist
-	// Median is the median (lognormal) or the mean (exp).
-	Median time.Duration
-	// Sigma is the lognormal's log-sd; 0 makes every call take Median.
-	Sigma float64
+	Dist   Dist
+	Median time.Duration // the median (lognormal) or the mean (exp)
+	Sigma  float64       // the lognormal's log-sd; 0: every call takes Median
 }
 
-// Server is the one server every client calls.
+// Server is the one server every client calls; its Kind says which fields
+// it reads, and PFail fails any call it handles (docs/fleet.md, From Go).
+// Pushback makes its overload refusals say "do not retry".
 type Server struct {
-	Kind ServerKind
-	// Base is a call's latency, Slope the latency server's extra latency a
-	// call in progress.
-	Base, Slope time.Duration
-	Workers     int
-	QueueMax    int
-	Service     Service
-	// Limit is the rate limit in calls a second and Burst its bucket size.
+	Kind         ServerKind
+	Base, Slope  time.Duration
+	Workers      int
+	QueueMax     int
+	Service      Service
 	Limit, Burst float64
-	// PFail is the probability that a call the server handles fails, doing
-	// nothing, whatever the kind.
-	PFail float64
-	// Pushback makes the server's overload refusals (a full queue, the
-	// rate limit) say "do not retry", as Envoy's x-envoy-overloaded and
-	// gRPC's server pushback do; in a graph, a service with Pushback also
-	// answers "do not retry" when it fails because a client of its own
-	// honoured one (the signal travels up only through services that
-	// forward it).
-	Pushback bool
+	PFail        float64
+	Pushback     bool
 }
 
-// Client is what every client does with a request. Clients says how many
-// clients share the load: each request belongs to one of them, drawn
-// uniformly (so each client's arrivals are a Poisson process of the rate
-// over Clients), and a Policy not Shared keeps a state per client.
-//
-// A zero Clients, Timeout or Attempts means DefaultConfig's: one client, a
-// 3 s timeout, 3 attempts; so a Client{} in a graph built in Go is one
-// client that tries a call 3 times, waiting 3 s for each reply, with no
-// backoff, no keys and no policy.
+// Client is what every client does with a request (docs/fleet.md, From Go):
+// Clients clients share the load, each with an attempt Timeout, Attempts
+// tries in all, a Backoff, Keys, a Policy and Hedges extra copies an attempt,
+// one each HedgeDelay. A zero Clients, Timeout or Attempts means one client,
+// a 3 s timeout and 3 attempts.
 type Client struct {
-	Clients int
-	// Timeout is the wait for a reply to one attempt; a reply after it is
-	// ignored (the work may be done: the client saw an error).
-	Timeout time.Duration
-	// Attempts counts tries in all, the first included.
-	Attempts int
-	// Backoff is the wait before each retry, after a timeout or an error.
-	Backoff backoff.Schedule
-	// Keys is the key an attempt carries: none, a fresh key an attempt
-	// (the server's store catches a hedge's copies, not a retry) or the
-	// request's key on every attempt (it catches both).
-	Keys schema.KeyMode
-	// Policy may refuse a retry the attempts would allow, a hedge, or (for
-	// the kinds that stop first attempts too) a request.
-	Policy PolicyConfig
-	// Hedges is how many extra copies of an attempt may go out, one each
-	// HedgeDelay seconds while no copy has succeeded and some copy is still
-	// awaited: the attempt succeeds with its first successful copy and fails
-	// once every copy sent has failed or timed out (then the next attempt,
-	// if any, is hedged again). Copies carry the attempt's key, so with
-	// Keys SameKey or FreshKeys a copy arriving while another is in the server is a
-	// conflict, and without keys each copy that completes does the work.
-	Hedges     int
-	HedgeDelay time.Duration
-	// HonourPushback makes the client give a request up, without a retry,
-	// when an attempt is answered "do not retry" (Server.Pushback); a client
-	// that does not honour it retries as after any error.
-	HonourPushback bool
+	Clients        int
+	Timeout        time.Duration
+	Attempts       int
+	Backoff        backoff.Schedule
+	Keys           schema.KeyMode
+	Policy         PolicyConfig
+	Hedges         int
+	HedgeDelay     time.Duration
+	HonourPushback bool // give a request up when told "do not retry"
 }
 
 // withDefaults is cl with each zero field that Client says means a default

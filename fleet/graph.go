@@ -16,64 +16,40 @@ import (
 )
 
 // Graph is one run of the service-graph model: services that call each
-// other, each call an edge with its own client policy, and load entering at
-// one or more services. The fleet model's run is a graph of one entry and
-// one service without calls (Config.Graph), and Run runs it so: one engine.
+// other, each call with its own client, and load entering at one or more
+// services (docs/graph.md, From Go). A fleet run is the graph of one entry
+// and one service (Config.Graph).
 type Graph struct {
-	// Name labels the run in outputs.
-	Name string
-	// Duration is how long requests arrive, as Config.Duration.
-	Duration time.Duration
-	// Net is the mean one-way network delay of every call, as Config.Net.
-	Net time.Duration
-	// Services are the services; their names are unique.
-	Services []Node
-	// Entries are where load enters: at least one.
-	Entries []Entry
-	// Deadlines, when true, propagates deadlines: an attempt's timeout is at
-	// most its caller's remaining time (gRPC's deadline propagation: the
-	// caller's deadline is the timeout of the attempt it is serving), and a
-	// service whose caller's deadline has passed makes no more calls or
-	// retries (the call fails at once, counted as Expired).
-	Deadlines bool
+	Name      string        // labels the run in outputs
+	Duration  time.Duration // as Config's
+	Net       time.Duration // as Config's
+	Services  []Node        // names unique
+	Entries   []Entry       // where load enters: at least one
+	Deadlines bool          // propagate deadlines, as gRPC does
 
 	// memoryless is the Markovian mode of a graph made from a Config
 	// (Config.Graph); no other graph has one.
 	memoryless Memoryless
 }
 
-// Node is a service: one of the fleet model's server kinds, its outage
-// windows, and the calls it makes for each request it takes in.
+// Node is a service: a server, its outage, and the calls it makes for each
+// request after its own work, in order or, with Parallel, all at once.
 type Node struct {
-	Name   string
-	Server Server
-	Outage Outage
-	// Calls are made after the service's own work succeeds, in order (each
-	// after the previous succeeded) unless Parallel (all at once, fan-out);
-	// the request succeeds when every call does, and fails at the first
-	// call that fails. While they are out the request stays in progress at
-	// the service (a queue server's worker stays held, as a thread per
-	// request's does).
+	Name     string
+	Server   Server
+	Outage   Outage
 	Calls    []Call
 	Parallel bool
 }
 
-// Call is an edge: a service calling another with a client policy. Its
-// Client.Clients is how many client instances the caller's policy state is
-// split over (each call picks one uniformly); Client.Keys, Hedges, Backoff
-// and Policy are as in Config.
+// Call is an edge: a service calling service To with a client.
 type Call struct {
 	To     string
 	Client Client
 }
 
 // Entry is load entering the graph: requests arriving with Load's shape and
-// sent to service To by Client.
-//
-// A job queue is an entry (see Workers): its Client is the queue's
-// redelivery of a job (Attempts its tries, Backoff its retry schedule,
-// Timeout its visibility timeout, Keys the job's idempotency key), and the
-// service it sends to is the workers.
+// sent to service To by Client. A job queue is an entry (see Workers).
 type Entry struct {
 	To     string
 	Load   Shape
@@ -82,43 +58,14 @@ type Entry struct {
 }
 
 // EntrySettings are an entry's settings besides its service, load and
-// client, each declared once (entryParams); a worker fleet holds its queue's
-// (Workers).
+// client, mostly a job queue's (docs/workers.md, From Go).
 type EntrySettings struct {
-	// Poison is the share of the entry's requests that are poison: drawn
-	// for each request from the arrival stream (so every run of a preset
-	// poisons the same requests), a poison request's own work at service To
-	// fails on every attempt, as a job that always fails does, before any
-	// call of To's is made.
-	Poison float64
-	// RedeliverAtTimeout makes a failed attempt's retry wait until the
-	// attempt's timeout would have passed, instead of Client.Backoff (not
-	// used then): an SQS message not deleted reappears when its visibility
-	// timeout runs out, whether its receive failed early or ran past it.
-	RedeliverAtTimeout bool
-	// Heartbeat makes a worker holding an attempt extend its lease: while
-	// a queue server's worker holds the attempt (To's or, for a service
-	// with calls, until it answers), its timeout is put off by another
-	// Client.Timeout each time it falls due, as an SQS consumer's
-	// ChangeMessageVisibility calls do; an attempt still waiting in the
-	// queue times out as ever.
-	Heartbeat bool
-	// TimeoutAtReceive starts an attempt's timeout when a worker of
-	// service To (a queue server) takes it, not when it is sent: SQS's
-	// visibility timeout runs from a receive, so a message waiting in the
-	// queue, or held while the workers are down, never reappears; one a
-	// worker takes and fails at once (To's outage in Fail mode) does when
-	// its timeout runs out. An attempt refused before any worker took it
-	// (a full queue) is retried at once under RedeliverAtTimeout. It needs
-	// To to be a queue server and the client to send no hedges.
-	TimeoutAtReceive bool
-	// Store is the key store the workers of service To keep for each
-	// request's calls (a job's steps), shared by all its attempts (its
-	// deliveries), and Crash the crashes of those workers: the delivery
-	// model's stores and crash points (see KeyStore and Crashes). Either
-	// needs To to make its calls in order.
-	Store KeyStore
-	Crash Crashes
+	Poison             float64  // the share of requests that always fail
+	RedeliverAtTimeout bool     // retry a failed attempt at its timeout
+	Heartbeat          bool     // extend the timeout while a worker holds it
+	TimeoutAtReceive   bool     // start the timeout when a worker takes it
+	Store              KeyStore // the workers' key store
+	Crash              Crashes  // the workers' crashes
 }
 
 // edges lists g's edges in the order a replicate holds them: the
@@ -175,9 +122,8 @@ func (g *Graph) index() map[string]int {
 	return idx
 }
 
-// Graph is c as a graph: one service named "server" with c's server and
-// outage, and one entry sending c's load to it with c's client. Run runs
-// every Config so, and its numbers are the graph's.
+// Graph is c as the graph Run runs: one service named "server" with c's
+// server and outage, and one entry sending c's load to it with c's client.
 func (c Config) Graph() Graph {
 	return Graph{Name: c.Name, Duration: c.Duration, Net: c.Net,
 		Services:   []Node{{Name: "server", Server: c.Server, Outage: c.Outage}},
@@ -196,17 +142,8 @@ func (g *Graph) callPath(v, i int) string {
 }
 
 // Check refuses a graph the engine cannot run, before any work, with a
-// *schema.FieldError whose path names the setting: duration and net; entries[k].to,
-// entries[k].load.rate, entries[k].client.attempts, entries[k].poison (a
-// probability); services[name].server.kind,
-// services[name].outage.to; services[name].calls[i].to and
-// services[name].calls[i].client.timeout. It refuses no service or entry,
-// more than 64 services, 16 entries, 256 calls in all
-// or 16 calls of a service; a service without a name or with
-// another's; a call or entry to an unknown service; a cycle of calls (naming
-// it: a -> b -> a); a service no entry reaches; a chain of services longer
-// than 8; and each entry, service and call's settings as Config.Check
-// refuses them.
+// *schema.FieldError whose path names the setting (entries[0].load.rate,
+// services[db].calls[1].to); docs/graph.md lists what it refuses.
 func (g *Graph) Check() error {
 	dur := g.Duration.Seconds()
 	if dur < 1 || dur > limits.FleetDuration {

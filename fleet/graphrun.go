@@ -47,14 +47,9 @@ func amplification(r *fleetdata.GraphReplicate, g *Graph, v int) float64 {
 	return float64(r.Services[v].Calls) / float64(n)
 }
 
-// RunGraph simulates every graph Replicates times on Workers goroutines, as
-// Run does configurations: it first checks each graph (Graph.Check), the
-// options (Options.Check) and what the runs may cost (events and memory), and
-// returns the first error without running anything. Replicate r of every
-// graph is seeded by Seed and First + r alone; the numbers do not depend on
-// Workers. Once ctx is done it returns ctx's error within a few thousand
-// events of each replicate in progress; a panic in a Go program's own
-// policy stops every replicate and becomes the error.
+// RunGraph simulates every graph Replicates times, as Run does
+// configurations, after checking the graphs (Graph.Check), the options and
+// the runs' cost; a panic in a program's own policy becomes its error.
 func RunGraph(ctx context.Context, graphs []Graph, opt Options) ([]GraphResult, error) {
 	opt = opt.withDefaults()
 	graphs = slices.Clone(graphs)

@@ -11,49 +11,19 @@ import (
 )
 
 // KeyStore is the delivery model's worker key store (delivery.Store) kept
-// by the workers of the service an entry sends to: a record for each of the
-// service's calls (a job's steps), shared by every attempt of the entry's
-// request (every delivery of the job), so that two deliveries of one job
-// race on it in virtual time. The modes are the delivery model's, operation
-// for operation:
-//
-//   - After checks a step's key, makes the call, and records the key once
-//     the call succeeded: a crash between the two repeats the work;
-//   - Loose checks, then inserts, then calls; Claim inserts atomically
-//     before the call. In the delivery model Loose's check and insert are
-//     two operations at the same instant, which two deliveries split only
-//     when they meet at that instant; here every operation of a delivery
-//     at one instant is one event, so Loose acts as Claim does. Both keep
-//     the key when the call fails: a crash after the insert loses the work;
-//   - Lease claims with an expiry (Lease after the claim), is released when
-//     the delivery fails, is taken over once the holder's lease ran out
-//     (from a dead or only slow holder), and is skipped once done. A call's
-//     work commits with the key's done status when the called service
-//     finishes it, and only while the delivery still holds the lease;
-//     otherwise it rolls back (no side effect), and a delivery whose lease
-//     was taken over, no longer holding the job, leaves it unacked. The
-//     late work of a try the step has moved past, or of one after the
-//     step's work committed, rolls back too. A delivery that finds the
-//     lease held by another leaves the job unacked. Done keys never expire.
-//
-// A key found (not expired) makes the delivery skip the step as done. Keys
-// expire TTL after they are written (0: never).
+// by the workers an entry sends to, a record a step shared by every delivery
+// of a job: Mode as the delivery model's, Lease a lease's expiry after its
+// claim, and TTL how long a key lasts (0: forever). docs/workers.md says
+// where the modes differ from the delivery model's.
 type KeyStore struct {
 	Mode       delivery.Store
 	TTL, Lease time.Duration
 }
 
-// Crashes are worker crashes at one of the delivery model's crash points
-// (delivery.CrashPoint) in the service an entry sends to: each time a
-// delivery passes point At (before a step's key, between the key and the
-// step's call, between the call's success and the key's record, or after
-// the last step before the ack), its worker dies there with probability P,
-// at most Max times a job (0: no bound). The point between the key and the
-// call is passed before each try of the step's call, as the delivery model
-// passes it before each call of a step its strategy retries. A dead
-// worker's delivery is never
-// answered: the worker is replaced at once, and the job comes back when
-// the entry's attempt times out (the queue's visibility timeout).
+// Crashes are worker crashes at one of the delivery model's crash points,
+// At, in the workers an entry sends to: a worker dies with probability P each
+// time a delivery passes At, at most Max times a job (0: no bound), and its
+// job comes back at its visibility timeout (docs/workers.md).
 type Crashes struct {
 	P   float64
 	At  delivery.CrashPoint

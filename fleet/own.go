@@ -8,40 +8,16 @@ import (
 )
 
 // PolicyFactory is a Go program's own Policy, run in place of a built-in
-// kind when PolicyConfig.Own points to it.
-//
-// When it is asked: New at the start of every replicate, once per client,
-// or once for the fleet when PolicyConfig.Shared; Start as each request
-// arrives; Retry after an attempt fails, when the retry is decided (after
-// the attempt's outcome, before its backoff) or, with AskedAtSend, when the
-// retry would go out after its backoff, and before each hedge; Sent,
-// Answered, Success, Failure and Cancel as the Policy interface says. A
-// refused retry ends the request (a denial); a refused Start fails it
-// before any call (a local rejection).
-//
-// Concurrency: a replicate runs on one goroutine, and only that goroutine
-// calls New and the policies New returned for it, never two calls at once.
-// Replicates run on up to Options.Workers goroutines at once, so New may be
-// called from several goroutines at once, and the policies it returns must
-// not share state a call changes: the run's numbers then do not depend on
-// the workers. A policy must not read a clock or a random source of its
-// own: with Random, Start and Retry get a uniform draw u in [0, 1) from the
-// replicate's stream (0 without it).
-//
-// A panic in New or in a policy's method ends Run with a
-// *schema.PanicError naming the policy, the run and the replicate, with the
-// stack; the other replicates stop.
+// kind when PolicyConfig.Own points to it. New is called at the start of
+// every replicate, once a client (or once if Shared), from several
+// goroutines at once: its policies must share no state a call changes. A
+// panic ends the run with a *schema.PanicError. docs/fleet.md (A policy of
+// your own) says when each method is called.
 type PolicyFactory struct {
-	// Name names the policy in errors and in a report's settings.
-	Name string
-	// New makes a fresh policy state.
-	New func() Policy
-	// AskedAtSend asks Retry when a retry would go out, after its backoff,
-	// rather than when it is decided (as the sliding breaker, the SRE
-	// throttle and gRPC's adaptive throttle are asked).
-	AskedAtSend bool
-	// Random draws the u that Start and Retry get.
-	Random bool
+	Name        string        // the policy's name in errors and settings
+	New         func() Policy // a fresh policy state
+	AskedAtSend bool          // ask Retry when a retry goes out, not when decided
+	Random      bool          // draw the u that Start and Retry get
 }
 
 // policyPanic is a panic in a user's policy, carried up to the replicate

@@ -12,142 +12,47 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Policy is a client's guard against retries amplifying an outage: a retry
-// budget, a circuit breaker or an adaptive throttle. It decides whether a
-// retry or hedge may go at all, beside the client's attempts; the wait
-// before one is the client's backoff.Schedule, and a step's retry settings
-// in the job and delivery models are provider.StepRetry. The engine tells it of
-// every request start, every attempt sent, every reply and every attempt's
-// outcome, and asks it before each retry or hedge; a policy that can refuse
-// a request's first attempt (a breaker that is open, a throttle) says so
-// from Start.
-//
-// Every call carries now, the virtual time in seconds, which never goes
-// back: windowed policies expire what they have counted by it. Start and
-// Retry also get u, a uniform draw in [0, 1) for a policy that decides at
-// random (the engine draws it only for such kinds, so the others' runs do not
-// move the random stream, and it is 0 for them). The policy never reads a
-// clock or a random source itself, so its decisions are a pure function of
-// the sequence of calls. A Policy is used by one replicate, from one
-// goroutine.
+// Policy is a client's guard against retries amplifying an outage (a retry
+// budget, a breaker, a throttle): it may refuse a retry, a hedge or, from
+// Start, a first attempt. now is the virtual time in seconds and u a uniform
+// draw in [0, 1); a Policy reads no clock and no random source, and is used
+// from one goroutine. docs/fleet.md (A policy of your own) says when each
+// method is called.
 type Policy interface {
-	// Start is told of a new request and says whether its first attempt
-	// may go out; a refused request fails at once without calling the
-	// server (a local rejection).
+	// Start says whether a new request's first attempt may go out.
 	Start(now, u float64) bool
-	// Retry is asked whether the request may send another attempt after
-	// one failed (timeout says whether it timed out): when the retry is
-	// decided, or, for a kind AskedAtSend, when it would go out after its
-	// backoff; and before each hedge (timeout false). When it allows the attempt it charges it
-	// and returns its cost, which the engine hands back to Success if the
-	// attempt's round succeeds.
+	// Retry says whether a retry or hedge may go, and what it cost.
 	Retry(now float64, timeout bool, u float64) (ok bool, cost float64)
-	// Sent is told of an attempt leaving the client: a first attempt at
-	// once, a retry when its backoff ends, a hedge when its delay ends.
-	// retry is false only for a request's first attempt.
+	// Sent is told of an attempt leaving the client.
 	Sent(now float64, retry bool)
-	// Answered is told of each reply that reaches the client in time,
-	// before its Success or Failure; overload says it was an overload
-	// rejection (a full queue or the rate limit), not a served call or
-	// another error.
+	// Answered is told of a reply that came in time.
 	Answered(now float64, overload bool)
-	// Success is told of an attempt that succeeded; cost is what the Retry
-	// that started its round returned, 0 for the first round.
+	// Success is told of an attempt that succeeded, with its Retry's cost.
 	Success(now float64, retry bool, cost float64)
-	// Failure is told of an attempt that failed: an error reply (failure,
-	// rejection, throttling, outage, conflict), or a timeout when timeout.
+	// Failure is told of an attempt that failed or timed out.
 	Failure(now float64, retry, timeout bool)
-	// Cancel is told of an attempt the client stops waiting for without an
-	// outcome: a hedge's other copies once one of them succeeded.
+	// Cancel is told of an attempt given up without an outcome.
 	Cancel(now float64, retry bool)
 }
 
-// PolicyKind names a policy.
+// PolicyKind names a policy; docs/fleet.md says what each counts, when it
+// is asked and the source it follows, and which PolicyConfig fields it reads.
 type PolicyKind uint8
 
+// The policies.
 const (
-	// Unlimited retries up to the attempts, whatever happens.
-	Unlimited PolicyKind = iota
-	// TokenBucket is M. Brooker's "adaptive" client, as his retry_sim's
-	// AdaptiveRetryStrategy: every request adds Rate tokens up to Size (full
-	// at the start); a retry costs 1 and is allowed while more than 1
-	// remains.
-	TokenBucket
-	// AWSQuota is the standard retry quota of aws-sdk-go-v2 (v1.47.8, the
-	// last release before v1.48.0 made its 2026 retry behaviour the
-	// default): Tokens (500) at the start and at most; a retry costs Cost
-	// (5), TimeoutCost (10) after a timeout, and is refused when fewer
-	// remain; every attempt that succeeds returns 1 token (its
-	// NoRetryIncrement), and one that was a retry also returns that retry's
-	// cost.
-	AWSQuota
-	// GRPCThrottle is gRPC's retry throttling: tokens start at MaxTokens; a
-	// failure takes 1 (floored at 0), a success adds Ratio (up to
-	// MaxTokens); no retry while tokens are at or below MaxTokens/2.
-	GRPCThrottle
-	// Breaker is M. Brooker's retry circuit breaker, as his retry_sim's
-	// CircuitBreakerRetryCall counts: a retry is allowed only while the
-	// client's failed attempts (retries' included) over its requests (first
-	// attempts), since the start of the run, are at most Threshold.
-	Breaker
-	// FinagleBudget is Finagle's RetryBudget: each request deposits, each
-	// retry withdraws, and deposits and withdrawals expire after TTL; a
-	// retry is allowed while the retries of the last TTL
-	// stay within BudgetRatio of its requests plus a reserve of MinRate
-	// retries a second (MinRate x TTL), as Finagle's leaky bucket counts in
-	// thousandths: a request deposits 1000, a retry costs 1000/BudgetRatio
-	// (truncated), and a retry goes while the balance is at least its cost.
-	// The window is exact here, where Finagle's is cut into slices.
-	FinagleBudget
-	// EnvoyBudget is Envoy's retry budget (v1.39.0): a retry is allowed while
-	// the retries outstanding are fewer than max(MinConcurrency, BudgetRatio
-	// x the attempts in flight) (truncated). A retry is outstanding from when
-	// it is allowed, through its backoff, to its attempt's outcome; a request
-	// waiting out its backoff has no attempt in flight (Envoy #30205).
-	EnvoyBudget
-	// SlidingBreaker is the circuit breaker of resilience4j and Polly: its
-	// window holds the outcomes of the last Window attempts (or, with
-	// WindowTime > 0, those of the last WindowTime); once it
-	// holds at least MinCalls of them and their failure rate is at least
-	// FailureRate, the breaker opens: every attempt, first ones included,
-	// is refused for OpenTime. The next attempt after that half-opens it:
-	// HalfOpenCalls attempts go, the rest are refused, and once as many
-	// outcomes are in (whichever attempts they belong to) it opens again if
-	// their failure rate is at least FailureRate, or closes with an empty
-	// window. Outcomes that arrive while it is open are not counted, nor are
-	// hedges abandoned. As resilience4j without its automatic transition to
-	// half-open, and without slow-call counting.
-	SlidingBreaker
-	// SREThrottle is the client-side adaptive throttling of Google's SRE
-	// book ("Handling overload", 2016): over the last SREWindow
-	// it counts requests (every attempt the client wanted to send, refused
-	// ones included) and accepts (replies that were not an overload
-	// rejection: successes, load-independent errors and conflicts alike),
-	// and refuses an attempt, first or retry, with probability max(0,
-	// (requests - K x accepts)/(requests + 1)). A request counts once its
-	// outcome is known (its reply, timeout or refusal, or its abandonment as
-	// a hedge), as grpc-go counts, so a call in flight is in neither count.
-	SREThrottle
-	// AttemptBreaker is Breaker with attempts for requests: a retry is
-	// allowed only while the client's failed attempts over its attempts
-	// (first ones and retries allowed), since the start of the run, are at
-	// most Threshold.
-	AttemptBreaker
-	// AWSSpecQuota is AWSQuota with the refund of the AWS SDKs' retry
-	// specification, which aws-sdk-go-v2 follows from v1.48.0: a success on
-	// a first attempt returns 1 token, a success on a retry only that
-	// retry's cost.
-	AWSSpecQuota
-	// GRPCAdaptive is grpc-go's adaptive throttler (v1.83.1,
-	// balancer/rls/internal/adaptive) with its fixed defaults: over 30 s
-	// of history in 100 bins it counts accepts (replies that were not an
-	// overload rejection) and throttles (overload rejections, and attempts
-	// it refused itself), both when they happen, and refuses an attempt,
-	// first or retry, with probability (requests - 2 x accepts)/(requests
-	// + 8), requests = accepts + throttles. A timeout is neither. grpc-go
-	// v1.83.1 registers no response with it, so which replies are throttles
-	// is this model's choice, the SRE book's accepts.
-	GRPCAdaptive
+	Unlimited      PolicyKind = iota // retries up to the attempts
+	TokenBucket                      // Brooker's adaptive client
+	AWSQuota                         // aws-sdk-go-v2's retry quota (v1.47.8)
+	GRPCThrottle                     // gRPC's retry throttling
+	Breaker                          // Brooker's breaker: failures over requests
+	FinagleBudget                    // Finagle's RetryBudget
+	EnvoyBudget                      // Envoy's retry budget (v1.39.0)
+	SlidingBreaker                   // resilience4j's and Polly's circuit breaker
+	SREThrottle                      // the SRE book's client-side throttling
+	AttemptBreaker                   // Breaker over attempts, not requests
+	AWSSpecQuota                     // AWSQuota with the AWS SDKs' spec refund
+	GRPCAdaptive                     // grpc-go's adaptive throttler (v1.83.1)
 )
 
 var policyNames = [...]string{"unlimited", "token-bucket", "aws", "grpc", "breaker",
@@ -183,51 +88,30 @@ func parsePolicy(s string) (PolicyKind, error) {
 }
 
 // PolicyConfig chooses a policy and its parameters; the fields a kind does
-// not read are ignored. A zero PolicyConfig is Unlimited; a literal that
-// sets only Kind (and Shared), leaving every parameter 0, is refused by
-// Check for a kind that reads any: start from DefaultPolicy and set Kind.
+// not read are ignored (docs/fleet.md's From Go tabulates them). A zero
+// PolicyConfig is Unlimited; Check refuses a kind whose parameters are left
+// 0: start from DefaultPolicy. Own runs a program's own policy; Shared makes
+// one state serve the whole fleet, not one a client.
 type PolicyConfig struct {
-	Kind PolicyKind
-	// Own, when not nil, is a Go program's own policy, run instead of a
-	// built-in one: Kind must then be Unlimited, and only Shared of the
-	// fields below is read.
-	Own *PolicyFactory
-	// Shared makes one policy state serve the whole fleet, as one SDK
-	// client shared by every goroutine; otherwise each client has its own.
+	Kind   PolicyKind
+	Own    *PolicyFactory
 	Shared bool
-	// TokenBucket: Rate tokens a request, Size at most.
-	Rate, Size float64
-	// AWSQuota and AWSSpecQuota: Tokens at the start and at most, Cost a
-	// retry, TimeoutCost a retry after a timeout.
-	Tokens, Cost, TimeoutCost float64
-	// GRPCThrottle: MaxTokens and the TokenRatio a success adds.
-	MaxTokens, Ratio float64
-	// Breaker and AttemptBreaker: the largest ratio of failed attempts to
-	// requests (Breaker) or to attempts (AttemptBreaker) at which a retry is
-	// allowed.
-	Threshold float64
-	// FinagleBudget and EnvoyBudget: BudgetRatio, the retries allowed a
-	// request (Finagle) or a retry outstanding an attempt in flight (Envoy).
-	// FinagleBudget: TTL, MinRate retries a second. EnvoyBudget:
-	// MinConcurrency retries outstanding.
+	// The kinds' parameters.
+	Rate, Size                           float64
+	Tokens, Cost, TimeoutCost            float64
+	MaxTokens, Ratio                     float64
+	Threshold                            float64
 	BudgetRatio, MinRate, MinConcurrency float64
 	TTL                                  time.Duration
-	// SlidingBreaker: FailureRate, Window attempts or a WindowTime (when
-	// above 0), MinCalls, OpenTime, HalfOpenCalls.
-	FailureRate                     float64
-	Window, MinCalls, HalfOpenCalls int
-	WindowTime, OpenTime            time.Duration
-	// SREThrottle: K and the SREWindow.
-	K         float64
-	SREWindow time.Duration
+	FailureRate                          float64
+	Window, MinCalls, HalfOpenCalls      int
+	WindowTime, OpenTime                 time.Duration
+	K                                    float64
+	SREWindow                            time.Duration
 }
 
 // DefaultPolicy is Unlimited with every kind's parameters at the defaults
-// of the clients they come from: Brooker's post (r = 0.1, s = 5; 10%), the
-// AWS SDKs (500, 5, 10), gRPC's example (10, 0.1), Finagle (20%, 10 s, 10
-// a second), Envoy (20%, 3), resilience4j (50%, 100 calls, at least 100,
-// 60 s open, 10 half-open) and the SRE book (K = 2, 2 minutes). Flags and
-// scenario files start from it.
+// of the clients they come from (docs/fleet.md, From Go, lists them).
 func DefaultPolicy() PolicyConfig {
 	return PolicyConfig{
 		Rate: 0.1, Size: 5,

@@ -18,23 +18,17 @@ import (
 
 // Options say how to run a set of configurations.
 type Options struct {
-	// Replicates is the number of independent seeds each run is simulated
-	// with, from 1 to 1000; 0 means 1, as in the job model's
-	// Experiment.
+	// Replicates is the seeds each run is simulated with, 1 to 1000; 0 means 1.
 	Replicates int
-	// Seed and the number First + r alone seed replicate r, the same for
-	// every run, so the runs of a preset meet the same arrivals; 0 is a
-	// seed like any other.
+	// Seed and First + r alone seed replicate r; 0 is a seed like any other.
 	Seed uint64
 	// First is the index of the first replicate: replicate r is seeded as
 	// replicate First + r, so a shard runs its slice of a larger run's
 	// replicates as that run would.
 	First int
-	// Workers is how many replicates run at once, 0 for GOMAXPROCS; it
-	// never changes a number.
+	// Workers is how many replicates run at once (0: GOMAXPROCS).
 	Workers int
-	// Progress, if not nil, is told from the workers, as replicates go,
-	// how many of all the replicates' seconds of arrivals are simulated.
+	// Progress, if not nil, is told the seconds of arrivals simulated.
 	Progress func(done, total int64)
 }
 
@@ -44,12 +38,9 @@ type Result struct {
 	replicates []fleetdata.Replicate
 }
 
-// Run simulates every configuration Replicates times on Workers goroutines.
-// It first checks them as Check does, and returns its error without
-// running anything, the events and memory a run may take included.
-// Once ctx is done it returns ctx's error within a few thousand events of
-// each replicate in progress. Each configuration runs as its one-edge graph
-// (Config.Graph) on the graph engine, RunGraph's.
+// Run simulates every configuration Replicates times, each as its one-edge
+// graph (Config.Graph), after Check, whose error it returns without running
+// anything; once ctx is done it stops and returns ctx's error.
 func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 	opt = opt.withDefaults()
 	cfgs = slices.Clone(cfgs)

@@ -20,15 +20,8 @@ import (
 var graphPathRE = regexp.MustCompile(`^(?:entries\[(\d+)\]|services\[([^\]]*)\](?:\.calls\[(\d+)\])?)\.(.+)$`)
 
 // Set sets the setting at path in g to value, as a scenario file's graph
-// section names and writes it: path graph.KEY (a graph setting),
-// graph.entries[i].load.KEY or .client.KEY (a setting by its
-// key in the section), graph.entries[i].KEY (an entry's setting),
-// graph.services[NAME].server.KEY, .outage.KEY (from, to or mode) or
-// .parallel, and graph.services[NAME].calls[j].client.KEY, a service by its
-// name or index; value a number, a duration (3s), a name or true or false.
-// A path g has no setting at, or a value the setting does not take, is
-// refused with a *schema.FieldError naming path, g unchanged; Check holds the
-// graph as a whole.
+// section names and writes it (graph.services[db].server.capacity, 8;
+// docs/graph.md, From Go); a refusal is a *schema.FieldError, g unchanged.
 func (g *Graph) Set(path, value string) error {
 	rest, ok := strings.CutPrefix(path, "graph.")
 	if !ok {
@@ -202,10 +195,7 @@ func setValue(path string, field any, value string) error {
 }
 
 // Set sets the setting at path in w to value, as Graph.Set sets it in w's
-// graph (Workers.Graph: graph.entries[0] is the queue,
-// graph.services[workers] the workers, each other service a dependency):
-// graph.services[workers].server.capacity is WorkerCount. A setting of the
-// graph that w does not hold (the workers' server kind) is refused.
+// graph (graph.entries[0] the queue, graph.services[workers] the workers).
 func (w *Workers) Set(path, value string) error {
 	g := w.Graph()
 	if err := g.Set(path, value); err != nil {
@@ -231,11 +221,8 @@ func workersOf(g Graph) Workers {
 		Steps: steps, Dependencies: g.Services[1:]}
 }
 
-// Set sets the setting at path in c to value, as a scenario file's fleet
-// section writes it: path a declared setting's path (client.timeout, server.workers)
-// or its key in the fleet section (capacity). A path no setting has, or a
-// value the setting does not take, is refused with a *schema.FieldError naming
-// path, c unchanged; Check holds c as a whole.
+// Set sets the setting at path (client.timeout) or scenario key (capacity)
+// in c to value; a refusal is a *schema.FieldError, c unchanged.
 func (c *Config) Set(path, value string) error {
 	p, ok := lookupSetting(path)
 	if !ok {

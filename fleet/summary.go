@@ -8,11 +8,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Summary is a row of a run's figures, each a mean over its replicates
-// with its 95% interval (a share of replicates, recovered_share or
-// drained_replicates, with its Wilson interval): a fleet run's
-// (Result.Summary), an entry's from end to end or a service's in a graph
-// (GraphResult.Summaries), or a worker fleet's (GraphResult.WorkersSummary).
+// Summary is a row of a run's figures, each a mean over its replicates with
+// its 95% interval (a share of replicates with its Wilson interval).
 type Summary struct {
 	// Run is the run's name; Service the service's, "end to end: NAME" for
 	// an entry's row, "" in a fleet run's or a worker fleet's.
@@ -52,8 +49,7 @@ func summaryOf[R any](run, service string, replicates int, row R, figs []fleetda
 }
 
 // Series is a run's figures second by second, each a mean over its
-// replicates: a fleet run's (Result.Series) or a graph's service's
-// (GraphResult.Series).
+// replicates.
 type Series struct {
 	Run, Service string
 	keys         []string
@@ -93,15 +89,13 @@ func (r Result) Summary() Summary {
 	return summaryOf(r.Config.Name, "", len(r.replicates), r.summary(), fleetdata.RunFigures())
 }
 
-// Series is r's series: the requests to its server and its calls in
-// progress, a point a second, averaged over replicates.
+// Series is r's series.
 func (r Result) Series() Series {
 	return seriesOf(r.Config.Name, "", r.series(), fleetdata.PointFigures())
 }
 
-// Summaries sum up r's replicates: a row for each entry from end to end,
-// in Graph.Entries order, then a row for each service, in Graph.Services
-// order.
+// Summaries sum up r's replicates: a row an entry from end to end, then a
+// row a service, each in the graph's order.
 func (r GraphResult) Summaries() []Summary {
 	rows := r.rows()
 	out := make([]Summary, len(rows))
@@ -111,16 +105,13 @@ func (r GraphResult) Summaries() []Summary {
 	return out
 }
 
-// WorkersSummary sums up r's replicates as a worker fleet's (a graph made
-// by Workers.Graph).
+// WorkersSummary sums up r's replicates as a worker fleet's.
 func (r GraphResult) WorkersSummary() Summary {
 	row := r.workersRows()[0]
 	return summaryOf(row.Run, "", row.Replicates, row, fleetdata.WorkersFigures())
 }
 
-// Series is r's series, one for each service, in Graph.Services order: the
-// requests to it, the calls that reached it and its calls in progress, a
-// point a second, averaged over replicates.
+// Series is r's series, one a service, in Graph.Services order.
 func (r GraphResult) Series() []Series {
 	pts := r.series()
 	var out []Series

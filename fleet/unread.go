@@ -2,12 +2,8 @@ package fleet
 
 import "github.com/retrysim/retrysim/internal/pathtext"
 
-// Unread names the settings of c that a run never reads, given the others,
-// each with why: the keys are the settings' paths (as FieldError's), so
-// that a command refuses a setting it would otherwise drop, as
-// retrysim.Experiment.Unread does for the job and delivery models. A setting unread
-// for several reasons gets the first. The reasons name settings by their
-// paths too.
+// Unread names the settings of c, by path, that a run never reads given
+// the others, each with why.
 func (c Config) Unread() map[string]string {
 	out := map[string]string{}
 	for p, why := range c.unreadWhy() {

@@ -27,81 +27,22 @@ const JobOverhead = time.Microsecond
 const NoVisibility = limits.FleetSeconds * time.Second
 
 // Workers is a worker fleet: jobs arriving on a job queue, taken by
-// WorkerCount workers, each job a list of steps, each step a call to a named
-// dependency that every worker shares. It is not a model of its own but a
-// service graph (Graph), run by RunGraph on the one engine:
-//
-//   - the queue is the graph's entry, and its Client (Queue) is the queue's
-//     redelivery of a job: Attempts the queue's tries (a queue's max attempts,
-//     SQS's maxReceiveCount), Backoff its retry schedule
-//     (backoff.Sidekiq, River, Oban, Temporal, or a constant delay),
-//     Timeout its visibility timeout (for SQS a message reappears while its
-//     first delivery still runs: a timeout, then a retry while the first
-//     copy is still in a worker; NoVisibility for the queues without one),
-//     Keys the job's idempotency key (SameKey: a second delivery arriving
-//     while the first runs is refused as a conflict, and one after the
-//     first succeeded gets its stored result);
-//   - the workers are the entry's service: a queue server of WorkerCount
-//     workers and QueueMax waiting jobs whose own work is JobOverhead, with
-//     Down as its outage (Stall: the workers are down and jobs wait; Fail:
-//     every job taken in the window fails), and whose calls, in order, are
-//     the job's Steps, each a call to a dependency with the step's client
-//     policy (timeout, attempts, backoff, keys, budgets or breakers,
-//     hedges);
-//   - the dependencies are the graph's other services (any server kind,
-//     outage windows, calls of their own).
-//
-// A job that fails all its queue tries is dead-lettered: the entry's
-// Failed. Its completion time is the entry's latency; the backlog is the
-// workers' service's (WorkersSummary's peak_backlog, peak_age_seconds and
-// drain_seconds); duplicate side effects of a step across deliveries are
-// WorkersSummary's duplicates.
-//
-// The visibility timeout runs from the job's enqueue (the attempt's send),
-// or, with TimeoutAtReceive, from a worker's receive, as SQS's does (a job
-// waiting in the queue then never reappears). With Heartbeat, a worker
-// holding a job extends its lease until it is done. With a Store, the
-// workers keep the delivery model's key store for the job's steps, shared
-// by its deliveries; with Crash, they die at its crash points (KeyStore,
-// Crashes).
-//
-// Memory follows the jobs queued and in flight, not those done (a job's
-// slot is reused once it has ended): a job waiting for a worker costs 104
-// bytes (its request slot and books 64 in a graph of up to 64 edges, its place in the queue 24, its
-// visibility timeout's event 16; up to twice the last two while their
-// rings grow), a job on a worker as much plus its steps' requests; a Store
-// or Crash adds 24 bytes a step and 4 more to every request slot, a job's
-// and its steps' calls' alike.
+// WorkerCount workers, each job a list of steps, each step a call to a
+// dependency every worker shares. It is a service graph (Workers.Graph) run by
+// RunGraph: the queue is its entry, Queue the queue's redelivery of a job
+// (Attempts its tries, Timeout its visibility timeout), the workers its
+// entry's service. docs/workers.md says how, with its key stores, crashes and
+// memory.
 type Workers struct {
-	// Name labels the run in outputs.
-	Name string
-	// Duration is how long jobs arrive; Net the mean one-way network delay
-	// of every call, the queue's included.
-	Duration, Net time.Duration
-	// Load is the jobs' arrivals.
-	Load Shape
-	// Queue is the queue's redelivery of a job (see Workers).
-	Queue Client
-	// EntrySettings are the queue's settings as its entry's: Poison the
-	// share of poison jobs, which fail in the worker on every try before
-	// any step; RedeliverAtTimeout makes a failed try reappear when its
-	// visibility timeout runs out, as SQS's messages do, instead of after
-	// Queue.Backoff; Heartbeat makes a worker extend a job's visibility
-	// timeout while it holds the job; TimeoutAtReceive starts a try's
-	// visibility timeout when a worker takes the job, as SQS's does,
-	// instead of at its enqueue; Store is the key store the workers keep
-	// for a job's steps, shared by every delivery of the job, and Crash
-	// their crashes.
-	EntrySettings
-	// WorkerCount is the workers; QueueMax the most jobs waiting for one
-	// (a job arriving to a full queue is refused, a try used up).
-	WorkerCount, QueueMax int
-	// Down is the workers' outage.
-	Down Outage
-	// Steps are the job's steps, in order: at least one, at most 16.
-	Steps []WorkerStep
-	// Dependencies are the services the steps call.
-	Dependencies []Node
+	Name                  string        // labels the run in outputs
+	Duration, Net         time.Duration // as Config's Duration and Net
+	Load                  Shape
+	Queue                 Client
+	EntrySettings                      // the queue's
+	WorkerCount, QueueMax int          // workers; most jobs waiting for one
+	Down                  Outage       // the workers' outage
+	Steps                 []WorkerStep // in order: 1 to 16
+	Dependencies          []Node       // the services the steps call
 }
 
 // WorkerStep is a job's step: a call to dependency To with a client policy.
@@ -126,12 +67,8 @@ func (w Workers) Graph() Graph {
 }
 
 // Check refuses a fleet the engine cannot run, before any work, with a
-// *schema.FieldError naming the setting as Workers spells it: name, duration,
-// net, load.*, queue.* (the queue's client), poison, store, ttl, lease, crash, crash_at, max_crashes, worker_count,
-// queue_max, down.*, steps (none, or more than 16), steps[i].to and
-// steps[i].client.*, dependencies[NAME].* and dependencies[i].name (a
-// dependency named as the workers' service); and whatever Graph.Check
-// refuses of the graph, its path so translated.
+// *schema.FieldError naming the setting as Workers spells it (queue.attempts,
+// worker_count, steps[0].client.timeout, dependencies[db].server.kind).
 func (w Workers) Check() error {
 	switch {
 	case len(w.Steps) == 0:
