@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/hist"
 	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/queue"
@@ -371,10 +372,10 @@ func reset(c *stats.Counters, n int64) {
 	c.SideEffects, c.Deliveries, c.LostWork = 0, 0, 0
 	c.RepeatedByStep, c.TwiceByStep = stats.StepCounts{}, stats.StepCounts{}
 	if c.Completion.Count() != 0 {
-		c.Completion = schema.Histogram{}
+		c.Completion = hist.Histogram{}
 	}
 	if c.FailedCompletion.Count() != 0 {
-		c.FailedCompletion = schema.Histogram{}
+		c.FailedCompletion = hist.Histogram{}
 	}
 }
 
