@@ -243,23 +243,17 @@ func (m *Merger) add(name string, sh stats.Shard) error {
 	return nil
 }
 
-// AddFile reads the shard file at path (ReadShard) and adds it, as the
-// command's merge does with each file it is given.
-func (m *Merger) AddFile(path string) error {
-	sh, err := readShard(path)
-	if err != nil {
-		return err
-	}
-	return m.add(path, sh)
-}
-
 // MergeFiles reads the shard files at paths with the zero Merger and
 // returns the merged run's report, as the command's merge does; an error
 // names the file.
 func MergeFiles(paths ...string) (Report, error) {
 	var m Merger
 	for _, p := range paths {
-		if err := m.AddFile(p); err != nil {
+		sh, err := readShard(p)
+		if err == nil {
+			err = m.add(p, sh)
+		}
+		if err != nil {
 			return Report{}, err
 		}
 	}
