@@ -206,9 +206,7 @@ func (c Config) Check() error {
 		k.bad("client.backoff.kind", "%d is not a backoff policy (want one of %s)", int(cl.Backoff.Kind), strings.Join(backoffNames(), ", "))
 	}
 	k.seconds("client.backoff.base", cl.Backoff.Base.Seconds(), false)
-	if cl.Backoff.Cap != NoCap {
-		k.seconds("client.backoff.cap", cl.Backoff.Cap.Seconds(), false)
-	}
+	k.seconds("client.backoff.cap", cl.Backoff.Cap.Seconds(), false)
 	var fe *schema.FieldError
 	if err := cl.Backoff.Check(); errors.As(err, &fe) && fe.Field == "cap" { // the backoff's own rule, as every model's
 		k.bad("client.backoff.cap", "%s", fe.Msg)

@@ -374,6 +374,3 @@ func (g Graph) withDefaults() Graph {
 	}
 	return g
 }
-
-// NoCap is a backoff cap that never binds.
-const NoCap = 1 << 62

@@ -214,7 +214,7 @@ func TestWorkersPoison(t *testing.T) {
 func TestWorkersScheduled(t *testing.T) {
 	w := oneStep(50, 20, 60*time.Second, Server{Kind: IndependentServer, Base: 10 * time.Millisecond, PFail: 0.5})
 	w.Queue = tries(4, NoVisibility)
-	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}
+	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second}
 	w.Load = Shape{Kind: SpikeLoad, Rate: 20, Peak: 0, From: 40 * time.Second, To: 60 * time.Second} // none after 40 s: every backoff ends in the run
 	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 4}).replicates[0]
 	var sum float64
@@ -472,7 +472,7 @@ func TestWorkersQueuedAtEnd(t *testing.T) {
 	}
 	w = oneStep(1, 1e-9, 5*time.Second, Server{Kind: IndependentServer, Base: time.Millisecond, PFail: 1})
 	w.Queue = tries(2, time.Hour)
-	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 100 * time.Second, Cap: NoCap}
+	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 100 * time.Second}
 	rep = traceGraph(t, w.Graph(), 0, 1)
 	if s := rep.Services[0]; s.WaitingAtEnd != 0 || s.ScheduledAtEnd != 2 {
 		t.Errorf("waiting %d, scheduled %d at the end; want 0, 2", s.WaitingAtEnd, s.ScheduledAtEnd)
@@ -483,7 +483,7 @@ func TestWorkersQueuedAtEnd(t *testing.T) {
 	// jobs wait out their retry, the second's first try still queued.
 	w = oneStep(1, 1e-9, 5*time.Second, Server{Kind: IndependentServer, Base: 10 * time.Second})
 	w.Queue = tries(2, 2*time.Second)
-	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 100 * time.Second, Cap: NoCap}
+	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 100 * time.Second}
 	rep = traceGraph(t, w.Graph(), 0, 1)
 	if s := rep.Services[0]; s.WaitingAtEnd != 0 || s.ScheduledAtEnd != 2 {
 		t.Errorf("stale try queued: waiting %d, scheduled %d at the end; want 0, 2", s.WaitingAtEnd, s.ScheduledAtEnd)
@@ -528,7 +528,7 @@ func TestWorkersHeartbeatOfItsCopy(t *testing.T) {
 func TestWorkersRedeliveries(t *testing.T) {
 	failing := oneStep(50, 20, 60*time.Second, Server{Kind: IndependentServer, Base: 10 * time.Millisecond, PFail: 0.3})
 	failing.Queue = tries(4, NoVisibility)
-	failing.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}
+	failing.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second}
 	slow := oneStep(1000, 20, 60*time.Second, Server{Kind: IndependentServer, Base: 1500 * time.Millisecond})
 	slow.Queue = tries(2, time.Second)
 	for _, c := range []struct {

@@ -398,9 +398,6 @@ func FuzzParse(f *testing.F) {
 			c := fleet.DefaultConfig() // as the command applies it: its flags' defaults, an outage
 			c.Outage.To = c.Duration
 			err := fl.Apply(&c)
-			if c.Client.Backoff.Cap == 0 {
-				c.Client.Backoff.Cap = fleet.NoCap
-			}
 			if err == nil {
 				err = c.Check()
 			}
