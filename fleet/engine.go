@@ -287,7 +287,7 @@ type sim struct {
 	arrivals []arrival
 	edges    []edgeSim
 	svcs     []svcSim
-	mem      Memoryless
+	mem      fleetdata.Memoryless
 	// deadlines says Graph.Deadlines; atReceive that some entry's timeouts
 	// start at a worker's receive (Entry.TimeoutAtReceive).
 	deadlines, atReceive bool

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -45,8 +46,8 @@ type Config struct {
 	// drawn for every message each way (0: no delay).
 	Net time.Duration
 
-	// Memoryless, when On, makes the run Markovian (see Memoryless).
-	Memoryless Memoryless
+	// memoryless, when On, makes the run Markovian (fleetdata.Memoryless).
+	memoryless fleetdata.Memoryless
 }
 
 // DefaultConfig is the run `retrysim fleet` makes when no flag says
