@@ -27,6 +27,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/backoffkind"
 	"github.com/retrysim/retrysim/internal/closedform"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
@@ -664,12 +665,12 @@ func policyOf(st provider.Step) stats.StepPolicy {
 }
 
 // backoffText is a backoff policy as reports show it: "full-jitter base
-// 100ms cap 2s", leaving out what the kind never reads (backoff.Kind.Unread,
+// 100ms cap 2s", leaving out what the kind never reads (backoffkind.Unread,
 // by which flags and files refuse it): "constant base 1s", "sidekiq",
 // "none".
 func backoffText(b backoff.Schedule) string {
 	text := b.Kind.String()
-	baseWhy, capWhy := b.Kind.Unread()
+	baseWhy, capWhy := backoffkind.Unread(b.Kind.String())
 	if baseWhy == "" {
 		text += fmt.Sprintf(" base %v", b.Base)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/backoffkind"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/provider"
@@ -58,7 +59,7 @@ func (e Experiment) Unread() map[string]string {
 	}
 	keyed = keyed || cfg.Store != delivery.NoStore
 	add(!retried, "with attempts 1 no call is retried, so no backoff is waited (a step's own attempts wait its own backoff)", "queue.backoff", "queue.backoff.base", "queue.backoff.cap")
-	baseWhy, capWhy := cfg.Backoff.Kind.Unread() // as a scenario file's backoff is refused
+	baseWhy, capWhy := backoffkind.Unread(cfg.Backoff.Kind.String()) // as a scenario file's backoff is refused
 	add(baseWhy != "", baseWhy, "queue.backoff.base")
 	add(capWhy != "", capWhy, "queue.backoff.cap")
 	add(!keyed, "no key is written: the store is none and no strategy skips finished steps", "queue.ttl")

@@ -32,6 +32,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/backoffkind"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
@@ -399,9 +400,9 @@ func (b *backoffFile) UnmarshalYAML(n *yaml.Node) error {
 
 // checkRead refuses a base or a cap that a backoff of kind k never reads,
 // by the rule -backoff-base and -backoff-cap are refused by
-// (backoff.Kind.Unread); m is the backoff's node, path its field.
+// (backoffkind.Unread); m is the backoff's node, path its field.
 func (b *backoffFile) checkRead(name string, m *yaml.Node, path string, k backoff.Kind) error {
-	baseWhy, capWhy := k.Unread()
+	baseWhy, capWhy := backoffkind.Unread(k.String())
 	if b.Base != nil && baseWhy != "" {
 		return &Error{File: name, Line: lineOf(m, "base"), Field: path + ".base", Msg: baseWhy}
 	}
@@ -1058,8 +1059,8 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 		}
 	}
 	// A base or a cap that the backoff never reads is refused by the rule
-	// -backoff-base and -backoff-cap are refused by (backoff.Kind.Unread).
-	baseWhy, capWhy := c.Backoff.Kind.Unread()
+	// -backoff-base and -backoff-cap are refused by (backoffkind.Unread).
+	baseWhy, capWhy := backoffkind.Unread(c.Backoff.Kind.String())
 	for _, u := range []struct{ key, why string }{{"backoff.base", baseWhy}, {"backoff.cap", capWhy}} {
 		i := slices.IndexFunc(q.given, func(g givenValue) bool { return g.setting.Key == u.key })
 		if i >= 0 && u.why != "" {
