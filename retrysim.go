@@ -66,9 +66,10 @@ type Experiment struct {
 	// takes time rather than drop it (a scenario file with one turns the
 	// delivery model on: its Queue is then not nil).
 	Scenario provider.Scenario
-	// ScenarioFile names the file Scenario came from, if any: the report then
-	// lists every step's parameters, as the command does for a scenario file.
-	ScenarioFile string
+	// scenarioFile names the file Scenario came from, if any: the report then
+	// lists every step's parameters. Only the command reads scenario files,
+	// and sets it (jobapi.ScenarioFile).
+	scenarioFile string
 	// Strategies are compared on the same random draws, a report row each.
 	Strategies []strategy.Strategy
 	// Jobs is how many jobs each strategy runs, 1 to 10^12.
@@ -162,7 +163,7 @@ func (e Experiment) Check() error {
 	if err := e.checkScenario(); err != nil {
 		return err
 	}
-	if err := stats.CheckText(e.ScenarioFile); err != nil {
+	if err := stats.CheckText(e.scenarioFile); err != nil {
 		return fieldErr("scenario", "file name %v", err)
 	}
 	if len(e.Strategies) == 0 {
@@ -512,7 +513,7 @@ func echoed(p stats.Params) Experiment {
 // params are the experiment's parameters as its report echoes them. The
 // top-level failure and lost-reply probabilities are the first step's and
 // the first step's that can lose its reply (the sign-up's, which the
-// command's p_fail and lost_reply settings set); with a ScenarioFile every step's
+// command's p_fail and lost_reply settings set); with a scenarioFile every step's
 // own are listed instead, and the top-level ones are 0. Attempts is the
 // most a strategy.Retry allows; Policies name the steps whose own attempts,
 // key mode or backoff override it and the strategies' keys.
@@ -521,7 +522,7 @@ func (e Experiment) params() stats.Params {
 	g, _ := e.generator()
 	par := stats.Params{
 		Scenario:   sc.Name,
-		File:       e.ScenarioFile,
+		File:       e.scenarioFile,
 		Noun:       sc.Noun,
 		Steps:      len(sc.Steps),
 		Jobs:       e.Jobs,
@@ -562,7 +563,7 @@ func (e Experiment) params() stats.Params {
 	if par.Noun == "" {
 		par.Noun = "jobs" // as a scenario file's
 	}
-	if e.ScenarioFile != "" || ownRates(sc) {
+	if e.scenarioFile != "" || ownRates(sc) {
 		// A file's steps each have their own rates, listed below, and so
 		// do the steps of a scenario built in Go whose rates differ; no
 		// top-level rate describes them, so none is echoed.

@@ -157,7 +157,7 @@ func TestCheck(t *testing.T) {
 			d.MaxDeliveries, d.RepeatP = 1000, 0.1
 			e.Jobs, e.Replicates, e.Delivery = 1_000_000, 20, &d
 		}, "queue.max_deliveries", "1,000,000 jobs x 5 strategies x 20 replicates x 2 (repeats), up to 1000 deliveries each (queue.max_deliveries), are up to 2e+11 deliveries; at most 1e+11"},
-		{"a scenario file named with a newline", func(e *retrysim.Experiment) { e.ScenarioFile = "a\nb.yaml" }, "scenario", `file name "a\nb.yaml" holds a control character`},
+		{"a scenario file named with a newline", func(e *retrysim.Experiment) { *jobapi.ScenarioFile(e) = "a\nb.yaml" }, "scenario", `file name "a\nb.yaml" holds a control character`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := article(t, 1000, "")

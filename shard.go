@@ -93,7 +93,7 @@ func (e Experiment) runShard(ctx context.Context, index, count int) (stats.Shard
 		return stats.Shard{}, err
 	}
 	out := stats.Shard{Format: stats.ShardFormat, Index: index, Count: count, Params: shardParams(rep.params)}
-	if e.Delivery != nil || e.ScenarioFile != "" || !e.isSignup() {
+	if e.Delivery != nil || e.scenarioFile != "" || !e.isSignup() {
 		out.Model = sim.ModelOf(e.Scenario, e.Delivery)
 	}
 	for i := range rep.Rows {
@@ -298,7 +298,7 @@ func (m *Merger) Report() (Report, error) {
 		e = *m.exp
 	} else {
 		c := m.cfg
-		e = Experiment{Scenario: c.Scenario, ScenarioFile: m.total.File, Strategies: c.Strategies, Jobs: c.Jobs, Seed: c.Seed,
+		e = Experiment{Scenario: c.Scenario, scenarioFile: m.total.File, Strategies: c.Strategies, Jobs: c.Jobs, Seed: c.Seed,
 			Generator: c.Generator.Name, Engine: c.Engine.String(), Delivery: c.Delivery}
 	}
 	rep := e.newReport()

@@ -144,7 +144,7 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 // invalid is refused naming the queue's field as -set does (queue.lease).
 func (s Sweep) at(grid []sweepAxis, pt sweep.Point, strategies []strategy.Strategy) (Experiment, error) {
 	e := Experiment{Jobs: int64(jobapi.SweepDefault(3)), Seed: s.Experiment.Seed, Generator: s.Experiment.Generator, Engine: s.Experiment.Engine,
-		ScenarioFile: s.Experiment.ScenarioFile, Replicates: s.Experiment.Replicates}
+		scenarioFile: s.Experiment.scenarioFile, Replicates: s.Experiment.Replicates}
 	attempts := 0 // the strategies' own, unless the attempts axis is named
 	// The settings, then p_fail and lost_reply over every step, as the
 	// command's flags over a file, then the parameters named: a point is
@@ -344,7 +344,7 @@ func (s Sweep) plan() (plan, error) {
 		Scenario:   cfgs[0].Scenario.Name,
 		RNG:        cfgs[0].Generator.Name,
 		Engine:     cfgs[0].EngineUsed().String(),
-		File:       s.Experiment.ScenarioFile,
+		File:       s.Experiment.scenarioFile,
 		Axes:       shown,
 		Seed:       s.Experiment.Seed,
 		Swept:      swept,

@@ -66,9 +66,10 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if sc, queue, err = api.Override(sc, queue, settings...); err != nil {
 		return flagval.LibraryError(err)
 	}
-	e := api.Experiment{Scenario: sc, ScenarioFile: j.scenario, Jobs: int64(jobs), Seed: uint64(c.Seed),
+	e := api.Experiment{Scenario: sc, Jobs: int64(jobs), Seed: uint64(c.Seed),
 		Generator: c.RNG.V, Engine: c.Engine.String(), Delivery: queue, Replicates: j.rows.Replicates.V, Workers: c.Workers.V,
 		Progress: outfile.Progress(stderr, "retrysim")}
+	*jobapi.ScenarioFile(&e) = j.scenario
 	if e.Strategies, err = api.ParseStrategies(c.Strategies, attempts.V); err != nil {
 		return flagval.LibraryError(err)
 	}

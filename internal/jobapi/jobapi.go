@@ -29,6 +29,7 @@ type Hooks struct {
 	UnreadStepPolicy func(e any, i int) (attempts, backoff string)
 	SweepStats       func(res any) stats.Sweep
 	Settings         func() []SettingDef
+	ScenarioFile     func(e any) *string
 	RunShard         func(ctx context.Context, e any, index, count int) (stats.Shard, error)
 	RowIDs           func(strategies any) []string
 	RunSweeps        func(ctx context.Context, ss any) ([]stats.Sweep, error)
@@ -62,6 +63,11 @@ func UnreadStepPolicy(e any, i int) (attempts, backoff string) { return hooks.Un
 // steps[STEP].FIELD, in the order reports list them: p_fail, lost_reply and
 // latency over every step, and every field of the queue.
 func Settings() []SettingDef { return hooks.Settings() }
+
+// ScenarioFile is the name of the file e's scenario came from (e a
+// *retrysim.Experiment), to read or set: the report then lists every
+// step's parameters and titles the run by the file.
+func ScenarioFile(e any) *string { return hooks.ScenarioFile(e) }
 
 // SweepStats is the sweep result res as the outputs render it.
 func SweepStats(res any) stats.Sweep { return hooks.SweepStats(res) }
