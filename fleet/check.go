@@ -48,8 +48,7 @@ func Check(cfgs []Config, opt Options) error {
 
 // Check refuses options Run cannot honour for runs of the given duration in
 // seconds: Replicates from 1 to 1000, and replicates x duration
-// within 360,000; First and Workers not negative (0 workers means
-// GOMAXPROCS).
+// within 360,000; Workers not negative (0 workers means GOMAXPROCS).
 func (o Options) Check(duration float64) error {
 	o = o.withDefaults()
 	if o.Replicates < 1 || o.Replicates > limits.FleetReplicates {
@@ -59,8 +58,8 @@ func (o Options) Check(duration float64) error {
 		return &schema.FieldError{Field: "replicates", Msg: fmt.Sprintf("%d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter duration)",
 			o.Replicates, duration, float64(o.Replicates)*math.Ceil(duration), limits.FleetSeriesSeconds)}
 	}
-	if o.First < 0 {
-		return &schema.FieldError{Field: "first", Msg: fmt.Sprintf("%d is not 0 or more: a replicate's index", o.First)}
+	if o.first < 0 {
+		return &schema.FieldError{Field: "first", Msg: fmt.Sprintf("%d is not 0 or more: a replicate's index", o.first)}
 	}
 	if o.Workers < 0 {
 		return &schema.FieldError{Field: "workers", Msg: fmt.Sprintf("%d is not 0 (GOMAXPROCS) or more", o.Workers)}

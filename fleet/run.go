@@ -22,14 +22,15 @@ type Options struct {
 	// with, from 1 to 1000; 0 means 1, as in the job model's
 	// Experiment.
 	Replicates int
-	// Seed and the number First + r alone seed replicate r, the same for
+	// Seed and the replicate's number alone seed a replicate, the same for
 	// every run, so the runs of a preset meet the same arrivals; 0 is a
 	// seed like any other.
 	Seed uint64
-	// First is the index of the first replicate: replicate r is seeded as
-	// replicate First + r, so a shard runs its slice of a larger run's
-	// replicates as that run would.
-	First int
+	// first is the index of the first replicate: replicate r is seeded as
+	// replicate first + r, so that a shard runs its slice of a larger run's
+	// replicates as that run would (internal/replicates sets it through
+	// fleetrun.First).
+	first int
 	// Workers is how many replicates run at once, 0 for GOMAXPROCS; it
 	// never changes a number.
 	Workers int
@@ -109,7 +110,7 @@ func runReplicates(ctx context.Context, graphs []Graph, opt Options, atOnce int,
 				stop(err)
 			}
 		}()
-		s = newGraphSim(&graphs[run], rng.ReplicateSeed(opt.Seed, uint64(opt.First+r)), spare)
+		s = newGraphSim(&graphs[run], rng.ReplicateSeed(opt.Seed, uint64(opt.first+r)), spare)
 		var shown int64 // this replicate's seconds told
 		if opt.Progress != nil {
 			s.tick = func(now float64) {
