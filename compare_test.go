@@ -9,6 +9,7 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/internal/stats"
+	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -97,11 +98,13 @@ func TestCompareByHand(t *testing.T) {
 }
 
 // TestWatchedRates reads every watched step of the article's rows, the
-// first also as the row's duplicate_rate, and by name: the same values.
+// first also as the row's duplicate_rate, and by name: the same values; an
+// unlabelled one is headed by its step's name.
 func TestWatchedRates(t *testing.T) {
 	e := article(t, 20_000, "")
 	e.Scenario.Watched = append(e.Scenario.Watched, e.Scenario.Watched[0])
 	e.Scenario.Watched[1].Step, e.Scenario.Watched[1].Label = 1, "Billing customers made twice"
+	e.Scenario.Watched = append(e.Scenario.Watched, provider.Watch{Step: 2}) // no label: the default heading
 	rep, err := retrysim.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
@@ -113,8 +116,11 @@ func TestWatchedRates(t *testing.T) {
 			t.Fatal(err)
 		}
 		ws := rep.Watched(r)
-		if len(ws) != 2 {
-			t.Fatalf("%s: %d watched steps; want 2", r.ID, len(ws))
+		if len(ws) != 3 {
+			t.Fatalf("%s: %d watched steps; want 3", r.ID, len(ws))
+		}
+		if want := `Jobs with 2+ "create the workspace"`; ws[2].Label != want {
+			t.Errorf("%s: the unlabelled watched step's heading %q; want %q", r.ID, ws[2].Label, want)
 		}
 		if ws[0].Rate.Estimate != dup.Estimate || ws[0].Twice != r.Counters().DuplicateUsers {
 			t.Errorf("%s: first watched step %+v; want the duplicate rate %+v", r.ID, ws[0], dup)

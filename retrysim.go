@@ -537,11 +537,7 @@ func (e Experiment) params() stats.Params {
 			par.LossyStep = sc.Steps[sc.Watched[0].Step].Name
 		}
 	}
-	for k, w := range sc.Watched {
-		if w.Step >= 0 && w.Step < len(sc.Steps) {
-			par.Watched = append(par.Watched, stats.Watch{Step: w.Step, Name: sc.Steps[w.Step].Name, Label: sc.WatchLabel(k)})
-		}
-	}
+	par.Watched = watches(sc)
 	for _, s := range e.Strategies {
 		if r, ok := s.(strategy.Retry); ok {
 			par.Attempts = max(par.Attempts, r.Attempts)

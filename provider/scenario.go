@@ -62,14 +62,6 @@ type Watch struct {
 	Label string
 }
 
-// WatchLabel is the column heading of the k-th watched step.
-func (s Scenario) WatchLabel(k int) string {
-	if l := s.Watched[k].Label; l != "" {
-		return l
-	}
-	return fmt.Sprintf("Jobs with 2+ %q", s.Steps[s.Watched[k].Step].Name)
-}
-
 // Signup is the article's scenario: ten steps, every call fails with pFail, and
 // the welcome email (step 7) loses its reply with lostReply and is the only
 // provider that accepts keys.

@@ -340,9 +340,6 @@ func TestSeveralWatchedSteps(t *testing.T) {
 	if !reflect.DeepEqual(sc.Watched, want) {
 		t.Fatalf("watched = %+v; want %+v", sc.Watched, want)
 	}
-	if l := sc.WatchLabel(1); l != `Jobs with 2+ "receipt"` {
-		t.Errorf("WatchLabel(1) = %q; want the default heading", l)
-	}
 	one, err := Parse("s.yaml", []byte("steps:\n  - {name: a}\n  - {name: b}\nwatched: a\nwatched_label: As twice\n"))
 	if err != nil {
 		t.Fatal(err)
