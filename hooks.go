@@ -30,6 +30,8 @@ func init() {
 			return x.runShard(ctx, index, count)
 		},
 		Settings:     settingDefs,
+		Unread:       func(e any) map[string]string { return e.(Experiment).unread() },
+		SweepUnread:  func(s any) map[string]string { return s.(Sweep).unread() },
 		ScenarioFile: func(e any) *string { return &e.(*Experiment).scenarioFile },
 		RowIDs:       func(strategies any) []string { return rowIDs(strategies.([]strategy.Strategy)) },
 		RunSweeps:    func(ctx context.Context, ss any) ([]stats.Sweep, error) { return runSweeps(ctx, ss.([]Sweep)) },

@@ -55,6 +55,9 @@ func TestHooks(t *testing.T) {
 	if got, err := jobapi.RunSweeps(ctx, []retrysim.Sweep{sw}); err != nil || len(got) != 1 || len(got[0].Rows) != 2 {
 		t.Errorf("RunSweeps = %d sweeps, %v; want one of 2 rows", len(got), err)
 	}
+	if got := jobapi.SweepUnread(sw); got["queue.ttl"] != jobapi.UnreadInJobModel || got["p_fail"] != "" {
+		t.Errorf("SweepUnread = %v; want queue.ttl unread in the job model, p_fail read", got)
+	}
 	if n, err := jobapi.SweepPoints(sw); n != 2 || err != nil {
 		t.Errorf("SweepPoints = %d, %v; want 2", n, err)
 	}

@@ -408,13 +408,13 @@ func TestUnread(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	if got := e.Unread(); len(want) < 14 || !slices.Equal(slices.Sorted(maps.Keys(got)), want) || got["queue.ttl"] != jobapi.UnreadInJobModel {
+	if got := jobapi.Unread(e); len(want) < 14 || !slices.Equal(slices.Sorted(maps.Keys(got)), want) || got["queue.ttl"] != jobapi.UnreadInJobModel {
 		t.Errorf("the sign-up: Unread() = %v; want %v, each read only by the delivery model", got, want)
 	}
 	e.Scenario.Steps[6].CanLoseReply = false
 	q := delivery.Defaults()
 	e.Delivery, e.Strategies = &q, e.Strategies[:1] // step-nokey: no key is written
-	got := e.Unread()
+	got := jobapi.Unread(e)
 	for _, k := range []string{"lost_reply", "queue.ttl", "queue.lease", "queue.crash_at", "queue.max_crashes", "queue.repeat_delay"} {
 		if got[k] == "" {
 			t.Errorf("Unread()[%q] is empty; want a reason", k)

@@ -107,7 +107,7 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 		var p sweepParam
 		switch {
 		case i >= 0 && a.Name == "lost_reply" && !slices.ContainsFunc(sc.Steps, func(st provider.Step) bool { return st.CanLoseReply }):
-			// as Experiment.Unread refuses it for a run: the axis would set nothing
+			// as Experiment's unread refuses it for a run: the axis would set nothing
 			return nil, fieldErr(a.Name, "no step of the scenario can lose its reply")
 		case i >= 0:
 			spec = jobapi.SweepSpec(grid[i].fixed)
@@ -325,9 +325,9 @@ func (s Sweep) plan() (plan, error) {
 			p.warn = q.Warning(e.Scenario, e.Strategies)
 		}
 		if k == 0 {
-			unread = e.Unread()
+			unread = e.unread()
 		} else { // unread by the sweep only if unread at every point
-			here := e.Unread()
+			here := e.unread()
 			maps.DeleteFunc(unread, func(name, _ string) bool { return here[name] == "" })
 		}
 	}
@@ -370,9 +370,10 @@ func (s Sweep) warning() string {
 	return p.warn
 }
 
-// Unread names, as Experiment.Unread does, the settings the sweep never
-// reads at any of its points, each with why; nil for a sweep Check refuses.
-func (s Sweep) Unread() map[string]string {
+// unread names, as Experiment's does, the settings the sweep never reads at
+// any of its points, each with why (jobapi.SweepUnread); nil for a sweep
+// Check refuses.
+func (s Sweep) unread() map[string]string {
 	p, _ := s.plan()
 	return p.unread
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// Unread names the settings of e that its run never reads, given the
-// others, each with why, so that a command refuses a setting it would
+// unread names the settings of e that its run never reads, given the
+// others, each with why (jobapi.Unread), so that a command refuses a setting it would
 // otherwise drop: the keys are the settings' names as Settings and Override
 // name them (lost_reply, and the delivery model's queue.backoff,
 // queue.backoff.base, queue.backoff.cap, queue.ttl, queue.lease,
@@ -22,7 +22,7 @@ import (
 // "only the delivery model reads it"). A setting unread for several reasons gets the first.
 // fleet.Config.Unread is the same rule for a fleet run, in the same shape
 // (paths to reasons).
-func (e Experiment) Unread() map[string]string {
+func (e Experiment) unread() map[string]string {
 	unread := map[string]string{}
 	add := func(cond bool, why string, settings ...string) {
 		for _, f := range settings {

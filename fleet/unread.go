@@ -8,7 +8,7 @@ import (
 // Unread names the settings of c that a run never reads, given the others,
 // each with why: the keys are the settings' paths (as FieldError's), so
 // that a command refuses a setting it would otherwise drop, as
-// retrysim.Experiment.Unread does for the job and delivery models. A setting unread
+// jobapi.Unread does for the job and delivery models. A setting unread
 // for several reasons gets the first. The reasons name settings by their
 // paths too.
 func (c Config) Unread() map[string]string {

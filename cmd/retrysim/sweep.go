@@ -182,7 +182,7 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	if err != nil {
 		return r, flagval.LibraryError(err, byName...)
 	}
-	unread := flagval.UnreadFlags(sw.Unread())
+	unread := flagval.UnreadFlags(jobapi.SweepUnread(sw))
 	if err := refuseUnread(fs, file, unread, sw.Experiment.Delivery != nil, api.Experiment{Scenario: sc, Strategies: strategies}); err != nil {
 		return r, err
 	}
