@@ -220,13 +220,13 @@ func (r *Retry) resume(c Calls, from int) bool {
 				attempts, keys = steppolicy.Attempts(own[i], attempts), steppolicy.Keys(own[i], keys)
 			}
 			key := r.key(c, keys)
-			ok := c.Call(i, key).OK()
+			ok := c.Call(i, key) == provider.ReplyOK
 			for a := 1; a < attempts && !ok; a++ {
 				c.Backoff(i, a-1)
 				if keys == schema.FreshKeys {
 					key = c.FreshKey()
 				}
-				ok = c.Call(i, key).OK()
+				ok = c.Call(i, key) == provider.ReplyOK
 			}
 			if !ok {
 				return false
@@ -247,7 +247,7 @@ func (r *Retry) resume(c Calls, from int) bool {
 			if own != nil {
 				keys = steppolicy.Keys(own[i], keys)
 			}
-			ok = c.Call(i, r.key(c, keys)).OK()
+			ok = c.Call(i, r.key(c, keys)) == provider.ReplyOK
 		}
 		if ok {
 			return true
@@ -274,13 +274,13 @@ func (r *Retry) resumeJob(c *jobsim.Job, from int) bool {
 				attempts, keys = steppolicy.Attempts(own[i], attempts), steppolicy.Keys(own[i], keys)
 			}
 			key := r.key(c, keys)
-			ok := c.Call(i, key).OK()
+			ok := c.Call(i, key) == provider.ReplyOK
 			for a := 1; a < attempts && !ok; a++ {
 				c.Backoff(i, a-1)
 				if keys == schema.FreshKeys {
 					key = c.FreshKey()
 				}
-				ok = c.Call(i, key).OK()
+				ok = c.Call(i, key) == provider.ReplyOK
 			}
 			if !ok {
 				return false
@@ -301,7 +301,7 @@ func (r *Retry) resumeJob(c *jobsim.Job, from int) bool {
 			if own != nil {
 				keys = steppolicy.Keys(own[i], keys)
 			}
-			ok = c.Call(i, r.key(c, keys)).OK()
+			ok = c.Call(i, r.key(c, keys)) == provider.ReplyOK
 		}
 		if ok {
 			return true
