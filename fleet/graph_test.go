@@ -886,7 +886,7 @@ func TestGraphRowsEndToEndSums(t *testing.T) {
 		service              string
 		calls, rej, dup, tos float64
 	}{
-		{EndToEnd + ": api", 4, 1, 1, 2},
+		{fleetdata.EndToEnd + ": api", 4, 1, 1, 2},
 		{"api", 2, 0, 1, 2},
 		{"db", 2, 1, 0, 0},
 	}
