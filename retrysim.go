@@ -36,6 +36,7 @@ import (
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
@@ -245,20 +246,20 @@ func (e Experiment) checkDeliveries() error {
 		what, d.MaxDeliveries, worst, float64(maxDeliveries))
 }
 
-// checkScenario refuses a zero Scenario, a scenario that provider's
-// Validate refuses (its field under "scenario"), and, with no delivery
+// checkScenario refuses a zero Scenario, a scenario that
+// scenariocheck.Scenario refuses (its field under "scenario"), and, with no delivery
 // model, a step that takes time: the job model has none, and would drop it.
 func (e Experiment) checkScenario() error {
 	sc := e.Scenario
 	if sc.Name == "" && sc.Noun == "" && sc.Steps == nil && sc.Watched == nil {
 		return fieldErr("scenario", "none given; a zero Scenario has no steps (DefaultScenario is the command's default)")
 	}
-	if err := sc.Validate(); err != nil {
+	if err := scenariocheck.Scenario(sc); err != nil {
 		return fieldpath.Within("scenario", err)
 	}
 	if e.Delivery == nil {
 		for i, st := range sc.Steps {
-			if st.Latency != (provider.Latency{}) { // Validate refused a negative one
+			if st.Latency != (provider.Latency{}) { // scenariocheck refused a negative one
 				return fieldErr(fmt.Sprintf("scenario.steps[%d].latency", i), "%v is time, which only the delivery model reads, and the run is of the job model (Delivery nil); give it a Delivery (delivery.Defaults()), or no latency", st.Latency)
 			}
 		}

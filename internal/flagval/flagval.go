@@ -23,6 +23,7 @@ import (
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -345,7 +346,7 @@ func (l *Latency) Set(s string) error {
 			return bad
 		}
 	}
-	if err := v.Check(); err != nil { // as scenario files check theirs
+	if err := scenariocheck.Latency(v); err != nil { // as scenario files check theirs
 		return err
 	}
 	l.V = v

@@ -37,6 +37,7 @@ import (
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/pathtext"
+	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -186,7 +187,7 @@ func (l *latency) UnmarshalYAML(n *yaml.Node) error {
 		}
 	}
 	v := provider.Latency{Median: median.v, P99: p99.v}
-	if err := v.Check(); err != nil { // as the flags check theirs
+	if err := scenariocheck.Latency(v); err != nil { // as the flags check theirs
 		return &fieldError{n.Line, n.Column, err.Error()}
 	}
 	l.v = v
@@ -919,7 +920,7 @@ func Parse(name string, data []byte) (Loaded, error) {
 }
 
 // watches resolves the watched steps by name (named maps a name to its step).
-// A file that watches nothing is refused, as provider.Scenario.Validate
+// A file that watches nothing is refused, as scenariocheck.Scenario
 // refuses a scenario that does: no step is watched by default.
 func (f *file) watches(name string, top *yaml.Node, named map[string]int) ([]provider.Watch, error) {
 	if len(f.Watched) == 0 {

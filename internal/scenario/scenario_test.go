@@ -14,6 +14,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -413,8 +414,8 @@ func FuzzParse(f *testing.F) {
 		if got.CheckJob() == nil && (got.CheckFleet() == nil || got.CheckGraph() == nil) {
 			t.Fatalf("a file both commands take: %+v", got)
 		}
-		if err := sc.Validate(); err != nil {
-			t.Fatalf("accepted a scenario Validate refuses: %v", err)
+		if err := scenariocheck.Scenario(sc); err != nil {
+			t.Fatalf("accepted a scenario scenariocheck refuses: %v", err)
 		}
 		if len(sc.Watched) == 0 {
 			t.Fatalf("accepted a file that watches no step")

@@ -37,6 +37,7 @@ import (
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -125,7 +126,7 @@ func Run(ctx context.Context, cfg Config) ([]stats.Counters, error) {
 
 // check reports the first thing wrong with cfg.
 func (cfg Config) check() error {
-	if err := cfg.Scenario.Validate(); err != nil {
+	if err := scenariocheck.Scenario(cfg.Scenario); err != nil {
 		return err
 	}
 	if err := CheckJobs(cfg.Jobs); err != nil {
