@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim"
-	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/limits"
@@ -430,7 +429,7 @@ func TestUnread(t *testing.T) {
 // retries the step (step-nokey at -attempts 1 never does, unless the step
 // gives itself more attempts). Worked by hand from Retry.resume.
 func TestUnreadStepPolicy(t *testing.T) {
-	wait := backoff.Default()
+	wait := delivery.Defaults().Backoff
 	four := provider.StepRetry{Attempts: 4, Backoff: &wait}
 	both := provider.StepRetry{Backoff: &wait}
 	for _, tt := range []struct {

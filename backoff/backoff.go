@@ -101,8 +101,3 @@ func (p Schedule) Check() error {
 	}
 	return nil
 }
-
-// Default is the Part 5 retry options' policy: full jitter, base 100 ms, cap 2 s.
-func Default() Schedule {
-	return Schedule{Kind: FullJitter, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
-}

@@ -131,7 +131,7 @@ func Defaults() Config {
 		Lease:         30 * time.Second,
 		Visibility:    30 * time.Second,
 		MaxDeliveries: 10,
-		Backoff:       backoff.Default(),
+		Backoff:       backoff.Schedule{Kind: backoff.FullJitter, Base: 100 * time.Millisecond, Cap: 2 * time.Second},
 	}
 }
 

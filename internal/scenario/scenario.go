@@ -1015,7 +1015,7 @@ func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (time
 // policy is the backoff b gives, whose node is m and field path; a key
 // left out takes the default, as the queue's does.
 func (b *backoffFile) policy(name string, m *yaml.Node, path string) (*backoff.Schedule, error) {
-	pol := backoff.Default()
+	pol := delivery.Defaults().Backoff
 	if b.Base != nil {
 		pol.Base = b.Base.v
 	}

@@ -272,7 +272,7 @@ func TestStepPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh, same := schema.FreshKeys, schema.SameKey
-	pol := backoff.Default()
+	pol := delivery.Defaults().Backoff
 	pol.Kind, pol.Base = backoff.Constant, time.Second
 	want := []provider.StepRetry{{Attempts: 1}, {Keys: &fresh}, {Attempts: 5, Keys: &same, Backoff: &pol}, {}}
 	for i, w := range want {
