@@ -3,6 +3,8 @@ package provider
 import (
 	"fmt"
 	"time"
+
+	"github.com/retrysim/retrysim/internal/lognormal"
 )
 
 // Latency is a duration that is fixed (P99 at most Median) or lognormal with
@@ -12,12 +14,9 @@ type Latency struct {
 	P99    time.Duration
 }
 
-// Random reports whether drawing the latency takes a random draw.
-func (l Latency) Random() bool { return l.P99 > l.Median && l.Median > 0 }
-
 // String is "fixed 20ms" or "lognormal median 20ms p99 200ms".
 func (l Latency) String() string {
-	if l.Random() {
+	if lognormal.Drawn(l.Median, l.P99) {
 		return fmt.Sprintf("lognormal median %v p99 %v", l.Median, l.P99)
 	}
 	return fmt.Sprintf("fixed %v", l.Median)
