@@ -68,8 +68,8 @@ func TestCompareByHand(t *testing.T) {
 	if !same(c.A, want.A, 5e-8) || !same(c.B, want.B, 5e-8) || !same(c.Diff, want.Diff, 1e-15) || !near(c.P, want.P) || c.Metric != want.Metric {
 		t.Errorf("Compare = %+v; want %+v", c, want)
 	}
-	if !c.Significant() || !c.Better() {
-		t.Errorf("%v: significant %t, better %t; want B, failing half as often, better", c, c.Significant(), c.Better())
+	if c.P >= 0.05 || !c.Better() {
+		t.Errorf("%v: significant %t, better %t; want B, failing half as often, better", c, c.P < 0.05, c.Better())
 	}
 	if got, want := c.String(), "-0.015 [-0.0288, -0.0019] (p=0.024)"; got != want {
 		t.Errorf("String() = %q; want %q", got, want)
@@ -86,8 +86,8 @@ func TestCompareByHand(t *testing.T) {
 	if d := c.Diff; !near(d.Value, 0.5) || !near(d.Lo, 0.5-z*se) || !near(d.Hi, 0.5+z*se) || !near(c.P, math.Erfc(0.5/se/math.Sqrt2)) || d.Method != estimate.NormalDifference || d.N != 8 {
 		t.Errorf("Compare(calls_per_job) = %+v; want 0.5 [%v, %v], p %v", c, 0.5-z*se, 0.5+z*se, math.Erfc(0.5/se/math.Sqrt2))
 	}
-	if c.Significant() || c.Better() || c.String() != "~ (p=0.6)" {
-		t.Errorf("%v: significant %t, better %t; want no significant difference, ~ (p=0.6)", c, c.Significant(), c.Better())
+	if c.P < 0.05 || c.Better() || c.String() != "~ (p=0.6)" {
+		t.Errorf("%v: significant %t, better %t; want no significant difference, ~ (p=0.6)", c, c.P < 0.05, c.Better())
 	}
 	if _, err := retrysim.Compare(a, b, "speed"); err == nil || !strings.Contains(err.Error(), `unknown metric "speed"`) {
 		t.Errorf("Compare(speed) = %v; want unknown metric", err)
