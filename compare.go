@@ -45,16 +45,17 @@ type Comparison struct {
 // one minus the intervals' confidence.
 const alpha = 1 - stats.Confidence
 
-// Significant reports whether the rows differ at the 5% level (P below
+// significant reports whether the rows differ at the 5% level (P below
 // 0.05), which is when Diff's 95% interval leaves out 0, but for rounding
 // at the edge.
-func (c Comparison) Significant() bool { return c.P < alpha }
+func (c Comparison) significant() bool { return c.P < alpha }
 
-// Better reports whether B is significantly better than A: more jobs
+// Better reports whether B is significantly better than A, at the 5% level
+// (P below 0.05, when Diff's 95% interval leaves out 0): more jobs
 // succeeded, or fewer failed, fewer calls, fewer repeats or fewer
 // duplicates.
 func (c Comparison) Better() bool {
-	if !c.Significant() {
+	if !c.significant() {
 		return false
 	}
 	if c.Metric == "succeeded" {
@@ -68,7 +69,7 @@ func (c Comparison) Better() bool {
 // difference, as benchstat prints one.
 func (c Comparison) String() string {
 	p := "(p=" + strconv.FormatFloat(c.P, 'g', 2, 64) + ")"
-	if !c.Significant() {
+	if !c.significant() {
 		return "~ " + p
 	}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }

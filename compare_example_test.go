@@ -31,6 +31,6 @@ func ExampleCompare() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(c.Significant(), c.Better(), c.P < 1e-9, c.Diff.Hi < 0)
+	fmt.Println(c.P < 0.05, c.Better(), c.P < 1e-9, c.Diff.Hi < 0)
 	// Output: true true true true
 }

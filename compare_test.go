@@ -9,6 +9,7 @@ import (
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/internal/estimate"
 	"github.com/retrysim/retrysim/internal/stats"
+	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -67,8 +68,8 @@ func TestCompareByHand(t *testing.T) {
 	if !same(c.A, want.A, 5e-8) || !same(c.B, want.B, 5e-8) || !same(c.Diff, want.Diff, 1e-15) || !near(c.P, want.P) || c.Metric != want.Metric {
 		t.Errorf("Compare = %+v; want %+v", c, want)
 	}
-	if !c.Significant() || !c.Better() {
-		t.Errorf("%v: significant %t, better %t; want B, failing half as often, better", c, c.Significant(), c.Better())
+	if c.P >= 0.05 || !c.Better() {
+		t.Errorf("%v: significant %t, better %t; want B, failing half as often, better", c, c.P < 0.05, c.Better())
 	}
 	if got, want := c.String(), "-0.015 [-0.0288, -0.0019] (p=0.024)"; got != want {
 		t.Errorf("String() = %q; want %q", got, want)
@@ -85,8 +86,8 @@ func TestCompareByHand(t *testing.T) {
 	if d := c.Diff; !near(d.Value, 0.5) || !near(d.Lo, 0.5-z*se) || !near(d.Hi, 0.5+z*se) || !near(c.P, math.Erfc(0.5/se/math.Sqrt2)) || d.Method != estimate.NormalDifference || d.N != 8 {
 		t.Errorf("Compare(calls_per_job) = %+v; want 0.5 [%v, %v], p %v", c, 0.5-z*se, 0.5+z*se, math.Erfc(0.5/se/math.Sqrt2))
 	}
-	if c.Significant() || c.Better() || c.String() != "~ (p=0.6)" {
-		t.Errorf("%v: significant %t, better %t; want no significant difference, ~ (p=0.6)", c, c.Significant(), c.Better())
+	if c.P < 0.05 || c.Better() || c.String() != "~ (p=0.6)" {
+		t.Errorf("%v: significant %t, better %t; want no significant difference, ~ (p=0.6)", c, c.P < 0.05, c.Better())
 	}
 	if _, err := retrysim.Compare(a, b, "speed"); err == nil || !strings.Contains(err.Error(), `unknown metric "speed"`) {
 		t.Errorf("Compare(speed) = %v; want unknown metric", err)
@@ -96,34 +97,33 @@ func TestCompareByHand(t *testing.T) {
 	}
 }
 
-// TestTypedAccessors reads every metric of the article's rows by its
-// accessor and by name, and every watched step by name: the same values.
-func TestTypedAccessors(t *testing.T) {
+// TestWatchedRates reads every watched step of the article's rows, the
+// first also as the row's duplicate_rate, and by name: the same values; an
+// unlabelled one is headed by its step's name.
+func TestWatchedRates(t *testing.T) {
 	e := article(t, 20_000, "")
 	e.Scenario.Watched = append(e.Scenario.Watched, e.Scenario.Watched[0])
 	e.Scenario.Watched[1].Step, e.Scenario.Watched[1].Label = 1, "Billing customers made twice"
+	e.Scenario.Watched = append(e.Scenario.Watched, provider.Watch{Step: 2}) // no label: the default heading
 	rep, err := retrysim.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range rep.Rows {
 		r := &rep.Rows[i]
-		for name, got := range map[string]retrysim.Rate{"succeeded": r.Succeeded(), "failed_rate": r.FailedRate(),
-			"calls_per_job": r.CallsPerJob(), "repeated_per_job": r.RepeatedPerJob(), "duplicate_rate": r.DuplicateRate()} {
-			want, err := r.Rate(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Estimate != want.Estimate || !sameFloat(got.Expected, want.Expected) || !sameFloat(got.Z, want.Z) {
-				t.Errorf("%s %s: accessor %+v, by name %+v", r.ID, name, got, want)
-			}
+		dup, err := r.Rate("duplicate_rate")
+		if err != nil {
+			t.Fatal(err)
 		}
 		ws := rep.Watched(r)
-		if len(ws) != 2 {
-			t.Fatalf("%s: %d watched steps; want 2", r.ID, len(ws))
+		if len(ws) != 3 {
+			t.Fatalf("%s: %d watched steps; want 3", r.ID, len(ws))
 		}
-		if ws[0].Rate.Estimate != r.DuplicateRate().Estimate || ws[0].Twice != r.Counters().DuplicateUsers {
-			t.Errorf("%s: first watched step %+v; want the duplicate rate %+v", r.ID, ws[0], r.DuplicateRate())
+		if want := `Jobs with 2+ "create the workspace"`; ws[2].Label != want {
+			t.Errorf("%s: the unlabelled watched step's heading %q; want %q", r.ID, ws[2].Label, want)
+		}
+		if ws[0].Rate.Estimate != dup.Estimate || ws[0].Twice != r.Counters().DuplicateUsers {
+			t.Errorf("%s: first watched step %+v; want the duplicate rate %+v", r.ID, ws[0], dup)
 		}
 		second, err := rep.WatchedStep(r, "create the billing customer")
 		if err != nil {

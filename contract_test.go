@@ -101,7 +101,7 @@ func TestStrategyRunIsConcurrent(t *testing.T) {
 		} else {
 			second.Do(func() { close(met) })
 		}
-		return c.Call(0, provider.NoKey).OK()
+		return c.Call(0, provider.NoKey) == provider.ReplyOK
 	}}
 	const jobs = 2 << 16 // two blocks
 	for _, m := range contractModels {
@@ -181,7 +181,7 @@ func TestStrategyPanicIsError(t *testing.T) {
 		if runs.Add(1) == 2 {
 			panic(errBoom)
 		}
-		return c.Call(0, provider.NoKey).OK()
+		return c.Call(0, provider.NoKey) == provider.ReplyOK
 	}}
 	e := contractExperiment("", true, 0, 0, 1000, second)
 	for i := range e.Scenario.Steps {
@@ -272,9 +272,9 @@ func TestStrategyThatNeverReturnsIsStopped(t *testing.T) {
 // key, provider.StepKey, on every call: what Retry's SameKey mode does.
 var sameKeyRetry = funcStrategy{name: "own same key", run: func(c strategy.Calls) bool {
 	for i := range c.Steps() {
-		ok := c.Call(i, provider.StepKey).OK()
+		ok := c.Call(i, provider.StepKey) == provider.ReplyOK
 		for a := 1; a < 3 && !ok; a++ {
-			ok = c.Call(i, provider.StepKey).OK()
+			ok = c.Call(i, provider.StepKey) == provider.ReplyOK
 		}
 		if !ok {
 			return false

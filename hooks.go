@@ -29,10 +29,13 @@ func init() {
 			}
 			return x.runShard(ctx, index, count)
 		},
-		Settings:    settingDefs,
-		RowIDs:      func(strategies any) []string { return rowIDs(strategies.([]strategy.Strategy)) },
-		RunSweeps:   func(ctx context.Context, ss any) ([]stats.Sweep, error) { return runSweeps(ctx, ss.([]Sweep)) },
-		SweepPoints: func(s any) (int, error) { return s.(Sweep).points() },
+		Settings:     settingDefs,
+		Unread:       func(e any) map[string]string { return e.(Experiment).unread() },
+		SweepUnread:  func(s any) map[string]string { return s.(Sweep).unread() },
+		ScenarioFile: func(e any) *string { return &e.(*Experiment).scenarioFile },
+		RowIDs:       func(strategies any) []string { return rowIDs(strategies.([]strategy.Strategy)) },
+		RunSweeps:    func(ctx context.Context, ss any) ([]stats.Sweep, error) { return runSweeps(ctx, ss.([]Sweep)) },
+		SweepPoints:  func(s any) (int, error) { return s.(Sweep).points() },
 		RunSweepPoints: func(ctx context.Context, s any, lo, hi int) ([]jobapi.SweepPoint, error) {
 			return runSweepPoints(ctx, s.(Sweep), lo, hi)
 		},

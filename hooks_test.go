@@ -36,6 +36,11 @@ func TestHooks(t *testing.T) {
 	if got := jobapi.RowIDs(strategies); len(got) != 1 || got[0] != rep.Rows[0].ID {
 		t.Errorf("RowIDs = %q; want the run's row, %q", got, rep.Rows[0].ID)
 	}
+	named := e
+	*jobapi.ScenarioFile(&named) = "signup.yaml"
+	if got := jobapi.Params(named); *jobapi.ScenarioFile(&named) != "signup.yaml" || got.File != "signup.yaml" || *jobapi.ScenarioFile(&e) != "" {
+		t.Errorf("ScenarioFile: the report's file %q; want signup.yaml, and e's unchanged", got.File)
+	}
 	if defs := jobapi.Settings(); len(defs) == 0 || defs[0].Name != "p_fail" || defs[0].Default != 0.01 {
 		t.Errorf("Settings = %+v; want p_fail first, at the command's 0.01", defs)
 	}
@@ -49,6 +54,9 @@ func TestHooks(t *testing.T) {
 	}
 	if got, err := jobapi.RunSweeps(ctx, []retrysim.Sweep{sw}); err != nil || len(got) != 1 || len(got[0].Rows) != 2 {
 		t.Errorf("RunSweeps = %d sweeps, %v; want one of 2 rows", len(got), err)
+	}
+	if got := jobapi.SweepUnread(sw); got["queue.ttl"] != jobapi.UnreadInJobModel || got["p_fail"] != "" {
+		t.Errorf("SweepUnread = %v; want queue.ttl unread in the job model, p_fail read", got)
 	}
 	if n, err := jobapi.SweepPoints(sw); n != 2 || err != nil {
 		t.Errorf("SweepPoints = %d, %v; want 2", n, err)

@@ -275,7 +275,7 @@ func errorSentinel(name string, v *ast.ValueSpec, i int) bool {
 
 // The registries that replaced exported variables hand out copies: what one
 // caller does to its copy, the next caller does not see. (Defaults such as
-// delivery.Defaults() and backoff.Default() return structs by value, which
+// delivery.Defaults() and fleet.DefaultConfig() return structs by value, which
 // the compiler already keeps apart.)
 func TestRegistriesAreCopies(t *testing.T) {
 	rng.Generators()[0].Name = "changed"

@@ -20,11 +20,25 @@ import (
 // and a report read back from json gets them again.
 func signupWatched() (provider.Scenario, []stats.Watch) {
 	sc := provider.Signup(0, 0)
+	return sc, watches(sc)
+}
+
+// watches are sc's watched steps as reports name them, each with its
+// column heading: its Label, or Jobs with 2+ "<step name>". A watched step
+// that is not one of sc's (Check refuses it) is left out.
+func watches(sc provider.Scenario) []stats.Watch {
 	var ws []stats.Watch
-	for k, w := range sc.Watched {
-		ws = append(ws, stats.Watch{Step: w.Step, Name: sc.Steps[w.Step].Name, Label: sc.WatchLabel(k)})
+	for _, w := range sc.Watched {
+		if w.Step < 0 || w.Step >= len(sc.Steps) {
+			continue
+		}
+		label := w.Label
+		if label == "" {
+			label = fmt.Sprintf("Jobs with 2+ %q", sc.Steps[w.Step].Name)
+		}
+		ws = append(ws, stats.Watch{Step: w.Step, Name: sc.Steps[w.Step].Name, Label: label})
 	}
-	return sc, ws
+	return ws
 }
 
 // echoWatched reports whether the json of a report of p names its watched

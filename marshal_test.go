@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -25,7 +26,7 @@ func TestReportJSONRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := article(t, 20_000, "")
-	file.Scenario, file.ScenarioFile = loaded.Scenario, "examples/checkout.yaml"
+	file.Scenario, *jobapi.ScenarioFile(&file) = loaded.Scenario, "examples/checkout.yaml"
 	two := article(t, 20_000, "")
 	two.Scenario.Name = "two watched"
 	two.Scenario.Watched = append(two.Scenario.Watched, provider.Watch{Step: 2, Label: "Workspaces made twice"})

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim"
+	"github.com/retrysim/retrysim/internal/hist"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
-	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
 )
 
@@ -126,14 +126,14 @@ func editShardField(sh *stats.Shard, field, row uint8, v int64) {
 		set(&c.RepeatedByStep[uint64(v)%uint64(len(c.RepeatedByStep))])
 	case "rows.completion": // one bucket's count set or moved, the rest as they were
 		bs := c.Completion.Buckets()
-		b := schema.Bucket{Index: int(uint64(v) % schema.HistogramBuckets)}
-		if k := slices.IndexFunc(bs, func(x schema.Bucket) bool { return x.Index == b.Index }); k >= 0 {
+		b := hist.Bucket{Index: int(uint64(v) % hist.HistogramBuckets)}
+		if k := slices.IndexFunc(bs, func(x hist.Bucket) bool { return x.Index == b.Index }); k >= 0 {
 			b, bs = bs[k], slices.Delete(bs, k, k+1)
 		}
 		set(&b.Count)
 		if b.Count > 0 {
 			bs = append(bs, b)
-			slices.SortFunc(bs, func(x, y schema.Bucket) int { return x.Index - y.Index })
+			slices.SortFunc(bs, func(x, y hist.Bucket) int { return x.Index - y.Index })
 		}
 		if c.Completion.SetBuckets(bs) != nil { // the counts overflow: leave the histogram as it was
 			return

@@ -29,7 +29,7 @@ func (bestEffort) UsesStore() bool { return false }
 func (bestEffort) Run(c strategy.Calls) bool {
 	last := c.Steps() - 1
 	for i := range last {
-		if !c.Call(i, provider.NoKey).OK() {
+		if c.Call(i, provider.NoKey) != provider.ReplyOK {
 			return false
 		}
 	}

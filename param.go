@@ -14,6 +14,7 @@ import (
 	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/provider"
@@ -252,7 +253,7 @@ func (f field) check(v any) error {
 	var x float64
 	switch v := v.(type) {
 	case provider.Latency:
-		return v.Check()
+		return scenariocheck.Latency(v)
 	case float64:
 		x = v
 	case int:

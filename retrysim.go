@@ -27,6 +27,7 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/backoffkind"
 	"github.com/retrysim/retrysim/internal/closedform"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
@@ -35,6 +36,7 @@ import (
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
@@ -65,9 +67,10 @@ type Experiment struct {
 	// takes time rather than drop it (a scenario file with one turns the
 	// delivery model on: its Queue is then not nil).
 	Scenario provider.Scenario
-	// ScenarioFile names the file Scenario came from, if any: the report then
-	// lists every step's parameters, as the command does for a scenario file.
-	ScenarioFile string
+	// scenarioFile names the file Scenario came from, if any: the report then
+	// lists every step's parameters. Only the command reads scenario files,
+	// and sets it (jobapi.ScenarioFile).
+	scenarioFile string
 	// Strategies are compared on the same random draws, a report row each.
 	Strategies []strategy.Strategy
 	// Jobs is how many jobs each strategy runs, 1 to 10^12.
@@ -161,7 +164,7 @@ func (e Experiment) Check() error {
 	if err := e.checkScenario(); err != nil {
 		return err
 	}
-	if err := stats.CheckText(e.ScenarioFile); err != nil {
+	if err := stats.CheckText(e.scenarioFile); err != nil {
 		return fieldErr("scenario", "file name %v", err)
 	}
 	if len(e.Strategies) == 0 {
@@ -243,20 +246,20 @@ func (e Experiment) checkDeliveries() error {
 		what, d.MaxDeliveries, worst, float64(maxDeliveries))
 }
 
-// checkScenario refuses a zero Scenario, a scenario that provider's
-// Validate refuses (its field under "scenario"), and, with no delivery
+// checkScenario refuses a zero Scenario, a scenario that
+// scenariocheck.Scenario refuses (its field under "scenario"), and, with no delivery
 // model, a step that takes time: the job model has none, and would drop it.
 func (e Experiment) checkScenario() error {
 	sc := e.Scenario
 	if sc.Name == "" && sc.Noun == "" && sc.Steps == nil && sc.Watched == nil {
 		return fieldErr("scenario", "none given; a zero Scenario has no steps (DefaultScenario is the command's default)")
 	}
-	if err := sc.Validate(); err != nil {
+	if err := scenariocheck.Scenario(sc); err != nil {
 		return fieldpath.Within("scenario", err)
 	}
 	if e.Delivery == nil {
 		for i, st := range sc.Steps {
-			if st.Latency != (provider.Latency{}) { // Validate refused a negative one
+			if st.Latency != (provider.Latency{}) { // scenariocheck refused a negative one
 				return fieldErr(fmt.Sprintf("scenario.steps[%d].latency", i), "%v is time, which only the delivery model reads, and the run is of the job model (Delivery nil); give it a Delivery (delivery.Defaults()), or no latency", st.Latency)
 			}
 		}
@@ -511,7 +514,7 @@ func echoed(p stats.Params) Experiment {
 // params are the experiment's parameters as its report echoes them. The
 // top-level failure and lost-reply probabilities are the first step's and
 // the first step's that can lose its reply (the sign-up's, which the
-// command's p_fail and lost_reply settings set); with a ScenarioFile every step's
+// command's p_fail and lost_reply settings set); with a scenarioFile every step's
 // own are listed instead, and the top-level ones are 0. Attempts is the
 // most a strategy.Retry allows; Policies name the steps whose own attempts,
 // key mode or backoff override it and the strategies' keys.
@@ -520,7 +523,7 @@ func (e Experiment) params() stats.Params {
 	g, _ := e.generator()
 	par := stats.Params{
 		Scenario:   sc.Name,
-		File:       e.ScenarioFile,
+		File:       e.scenarioFile,
 		Noun:       sc.Noun,
 		Steps:      len(sc.Steps),
 		Jobs:       e.Jobs,
@@ -535,11 +538,7 @@ func (e Experiment) params() stats.Params {
 			par.LossyStep = sc.Steps[sc.Watched[0].Step].Name
 		}
 	}
-	for k, w := range sc.Watched {
-		if w.Step >= 0 && w.Step < len(sc.Steps) {
-			par.Watched = append(par.Watched, stats.Watch{Step: w.Step, Name: sc.Steps[w.Step].Name, Label: sc.WatchLabel(k)})
-		}
-	}
+	par.Watched = watches(sc)
 	for _, s := range e.Strategies {
 		if r, ok := s.(strategy.Retry); ok {
 			par.Attempts = max(par.Attempts, r.Attempts)
@@ -561,7 +560,7 @@ func (e Experiment) params() stats.Params {
 	if par.Noun == "" {
 		par.Noun = "jobs" // as a scenario file's
 	}
-	if e.ScenarioFile != "" || ownRates(sc) {
+	if e.scenarioFile != "" || ownRates(sc) {
 		// A file's steps each have their own rates, listed below, and so
 		// do the steps of a scenario built in Go whose rates differ; no
 		// top-level rate describes them, so none is echoed.
@@ -664,12 +663,12 @@ func policyOf(st provider.Step) stats.StepPolicy {
 }
 
 // backoffText is a backoff policy as reports show it: "full-jitter base
-// 100ms cap 2s", leaving out what the kind never reads (backoff.Kind.Unread,
+// 100ms cap 2s", leaving out what the kind never reads (backoffkind.Unread,
 // by which flags and files refuse it): "constant base 1s", "sidekiq",
 // "none".
 func backoffText(b backoff.Schedule) string {
 	text := b.Kind.String()
-	baseWhy, capWhy := b.Kind.Unread()
+	baseWhy, capWhy := backoffkind.Unread(b.Kind.String())
 	if baseWhy == "" {
 		text += fmt.Sprintf(" base %v", b.Base)
 	}

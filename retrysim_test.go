@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim"
-	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/limits"
@@ -157,7 +156,7 @@ func TestCheck(t *testing.T) {
 			d.MaxDeliveries, d.RepeatP = 1000, 0.1
 			e.Jobs, e.Replicates, e.Delivery = 1_000_000, 20, &d
 		}, "queue.max_deliveries", "1,000,000 jobs x 5 strategies x 20 replicates x 2 (repeats), up to 1000 deliveries each (queue.max_deliveries), are up to 2e+11 deliveries; at most 1e+11"},
-		{"a scenario file named with a newline", func(e *retrysim.Experiment) { e.ScenarioFile = "a\nb.yaml" }, "scenario", `file name "a\nb.yaml" holds a control character`},
+		{"a scenario file named with a newline", func(e *retrysim.Experiment) { *jobapi.ScenarioFile(e) = "a\nb.yaml" }, "scenario", `file name "a\nb.yaml" holds a control character`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := article(t, 1000, "")
@@ -408,13 +407,13 @@ func TestUnread(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	if got := e.Unread(); len(want) < 14 || !slices.Equal(slices.Sorted(maps.Keys(got)), want) || got["queue.ttl"] != jobapi.UnreadInJobModel {
+	if got := jobapi.Unread(e); len(want) < 14 || !slices.Equal(slices.Sorted(maps.Keys(got)), want) || got["queue.ttl"] != jobapi.UnreadInJobModel {
 		t.Errorf("the sign-up: Unread() = %v; want %v, each read only by the delivery model", got, want)
 	}
 	e.Scenario.Steps[6].CanLoseReply = false
 	q := delivery.Defaults()
 	e.Delivery, e.Strategies = &q, e.Strategies[:1] // step-nokey: no key is written
-	got := e.Unread()
+	got := jobapi.Unread(e)
 	for _, k := range []string{"lost_reply", "queue.ttl", "queue.lease", "queue.crash_at", "queue.max_crashes", "queue.repeat_delay"} {
 		if got[k] == "" {
 			t.Errorf("Unread()[%q] is empty; want a reason", k)
@@ -430,7 +429,7 @@ func TestUnread(t *testing.T) {
 // retries the step (step-nokey at -attempts 1 never does, unless the step
 // gives itself more attempts). Worked by hand from Retry.resume.
 func TestUnreadStepPolicy(t *testing.T) {
-	wait := backoff.Default()
+	wait := delivery.Defaults().Backoff
 	four := provider.StepRetry{Attempts: 4, Backoff: &wait}
 	both := provider.StepRetry{Backoff: &wait}
 	for _, tt := range []struct {

@@ -8,34 +8,6 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// rate is the row's metric called name, which is one of stats.Metrics'.
-func (r *Row) rate(name string) Rate {
-	out, err := r.Rate(name)
-	if err != nil {
-		panic("retrysim: " + err.Error()) // the names below are stats.Metrics'
-	}
-	return out
-}
-
-// Succeeded is the share of jobs that did not fail, with its 95% interval.
-func (r *Row) Succeeded() Rate { return r.rate("succeeded") }
-
-// FailedRate is the share of jobs that failed, with its 95% interval.
-func (r *Row) FailedRate() Rate { return r.rate("failed_rate") }
-
-// CallsPerJob is the mean number of calls a job made, failed ones
-// included, with its 95% interval.
-func (r *Row) CallsPerJob() Rate { return r.rate("calls_per_job") }
-
-// RepeatedPerJob is the mean number of side effects a job repeated, over
-// every step, with its 95% interval.
-func (r *Row) RepeatedPerJob() Rate { return r.rate("repeated_per_job") }
-
-// DuplicateRate is the share of jobs whose first watched step did its
-// work twice or more, with its 95% interval (Report.Watched has every
-// watched step's).
-func (r *Row) DuplicateRate() Rate { return r.rate("duplicate_rate") }
-
 // WatchedRate is one watched step of a row: which step, how many jobs did
 // its work twice or more, and their share.
 type WatchedRate struct {
@@ -51,7 +23,7 @@ type WatchedRate struct {
 }
 
 // Watched are every watched step of the report's row r, in the scenario's
-// order: the first is r.DuplicateRate.
+// order: the first is r.Rate("duplicate_rate").
 func (rep Report) Watched(r *Row) []WatchedRate {
 	out := make([]WatchedRate, len(rep.params.Watched))
 	for k, w := range rep.params.Watched {

@@ -93,7 +93,7 @@ func (e Experiment) runShard(ctx context.Context, index, count int) (stats.Shard
 		return stats.Shard{}, err
 	}
 	out := stats.Shard{Format: stats.ShardFormat, Index: index, Count: count, Params: shardParams(rep.params)}
-	if e.Delivery != nil || e.ScenarioFile != "" || !e.isSignup() {
+	if e.Delivery != nil || e.scenarioFile != "" || !e.isSignup() {
 		out.Model = sim.ModelOf(e.Scenario, e.Delivery)
 	}
 	for i := range rep.Rows {
@@ -243,23 +243,17 @@ func (m *Merger) add(name string, sh stats.Shard) error {
 	return nil
 }
 
-// AddFile reads the shard file at path (ReadShard) and adds it, as the
-// command's merge does with each file it is given.
-func (m *Merger) AddFile(path string) error {
-	sh, err := readShard(path)
-	if err != nil {
-		return err
-	}
-	return m.add(path, sh)
-}
-
 // MergeFiles reads the shard files at paths with the zero Merger and
 // returns the merged run's report, as the command's merge does; an error
 // names the file.
 func MergeFiles(paths ...string) (Report, error) {
 	var m Merger
 	for _, p := range paths {
-		if err := m.AddFile(p); err != nil {
+		sh, err := readShard(p)
+		if err == nil {
+			err = m.add(p, sh)
+		}
+		if err != nil {
 			return Report{}, err
 		}
 	}
@@ -304,7 +298,7 @@ func (m *Merger) Report() (Report, error) {
 		e = *m.exp
 	} else {
 		c := m.cfg
-		e = Experiment{Scenario: c.Scenario, ScenarioFile: m.total.File, Strategies: c.Strategies, Jobs: c.Jobs, Seed: c.Seed,
+		e = Experiment{Scenario: c.Scenario, scenarioFile: m.total.File, Strategies: c.Strategies, Jobs: c.Jobs, Seed: c.Seed,
 			Generator: c.Generator.Name, Engine: c.Engine.String(), Delivery: c.Delivery}
 	}
 	rep := e.newReport()

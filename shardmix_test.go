@@ -17,7 +17,7 @@ import (
 
 // TestShardsFromFilesAndMemory merges the four shards of one run, two held
 // in memory as RunShard returned them and two written to files and read
-// back (Merger.AddFile), with the zero Merger and with the experiment's:
+// back (ReadShard), with the zero Merger and with the experiment's:
 // the report is Run's. A shard held in memory carries what only its
 // experiment knows (the noun, the watched steps' labels), which its file
 // does not, and the two were once refused as "different runs". A shard
@@ -61,13 +61,13 @@ func TestShardsFromFilesAndMemory(t *testing.T) {
 					if i%2 == 0 {
 						err = m.Add(fmt.Sprint("memory ", i), retrysim.ShardOf(sh))
 					} else {
-						err = m.AddFile(file(i))
+						err = addFile(m, file(i))
 					}
 					if err != nil {
 						t.Fatalf("shard %d/4: %v", i, err)
 					}
 				}
-				err = m.AddFile(file(2))
+				err = addFile(m, file(2))
 				if wantErr := "shard 2/4 is given twice: memory 2 and " + file(2); err == nil || err.Error() != wantErr {
 					t.Errorf("adding shard 2/4 again from its file = %v; want %q", err, wantErr)
 				}
@@ -108,9 +108,9 @@ func TestShardOfAnotherRunFromFile(t *testing.T) {
 	if err := m.Add("memory 0", retrysim.ShardOf(sh0)); err != nil {
 		t.Fatal(err)
 	}
-	err = m.AddFile(path)
+	err = addFile(&m, path)
 	if want := "memory 0 and " + path + " are shards of different runs: seed is 1 in one and 2 in the other"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("AddFile = %v; want %q", err, want)
+		t.Errorf("addFile = %v; want %q", err, want)
 	}
 }
 
@@ -158,4 +158,14 @@ func TestReadShardChecksItsModel(t *testing.T) {
 			t.Errorf("%s: ReadShard = %v; want an error naming %s", tc.name, err, tc.want)
 		}
 	}
+}
+
+// addFile reads the shard file at path (ReadShard) and adds it to m under
+// its path, as MergeFiles does.
+func addFile(m *retrysim.Merger, path string) error {
+	sh, err := retrysim.ReadShard(path)
+	if err != nil {
+		return err
+	}
+	return m.Add(path, sh)
 }

@@ -46,8 +46,8 @@ func TestWriteShardReadsBack(t *testing.T) {
 		if err != nil || !bytes.Equal(again.Bytes(), buf.Bytes()) {
 			t.Errorf("ReadShard then WriteShard = %v:\n%s\nwant\n%s", err, again.Bytes(), buf.Bytes())
 		}
-		if err := m.AddFile(path); err != nil {
-			t.Errorf("AddFile: %v", err)
+		if err := addFile(&m, path); err != nil {
+			t.Errorf("addFile: %v", err)
 		}
 		paths = append(paths, path)
 	}

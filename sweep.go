@@ -107,7 +107,7 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 		var p sweepParam
 		switch {
 		case i >= 0 && a.Name == "lost_reply" && !slices.ContainsFunc(sc.Steps, func(st provider.Step) bool { return st.CanLoseReply }):
-			// as Experiment.Unread refuses it for a run: the axis would set nothing
+			// as Experiment's unread refuses it for a run: the axis would set nothing
 			return nil, fieldErr(a.Name, "no step of the scenario can lose its reply")
 		case i >= 0:
 			spec = jobapi.SweepSpec(grid[i].fixed)
@@ -144,7 +144,7 @@ func (s Sweep) grid() ([]sweepAxis, error) {
 // invalid is refused naming the queue's field as -set does (queue.lease).
 func (s Sweep) at(grid []sweepAxis, pt sweep.Point, strategies []strategy.Strategy) (Experiment, error) {
 	e := Experiment{Jobs: int64(jobapi.SweepDefault(3)), Seed: s.Experiment.Seed, Generator: s.Experiment.Generator, Engine: s.Experiment.Engine,
-		ScenarioFile: s.Experiment.ScenarioFile, Replicates: s.Experiment.Replicates}
+		scenarioFile: s.Experiment.scenarioFile, Replicates: s.Experiment.Replicates}
 	attempts := 0 // the strategies' own, unless the attempts axis is named
 	// The settings, then p_fail and lost_reply over every step, as the
 	// command's flags over a file, then the parameters named: a point is
@@ -325,9 +325,9 @@ func (s Sweep) plan() (plan, error) {
 			p.warn = q.Warning(e.Scenario, e.Strategies)
 		}
 		if k == 0 {
-			unread = e.Unread()
+			unread = e.unread()
 		} else { // unread by the sweep only if unread at every point
-			here := e.Unread()
+			here := e.unread()
 			maps.DeleteFunc(unread, func(name, _ string) bool { return here[name] == "" })
 		}
 	}
@@ -344,7 +344,7 @@ func (s Sweep) plan() (plan, error) {
 		Scenario:   cfgs[0].Scenario.Name,
 		RNG:        cfgs[0].Generator.Name,
 		Engine:     cfgs[0].EngineUsed().String(),
-		File:       s.Experiment.ScenarioFile,
+		File:       s.Experiment.scenarioFile,
 		Axes:       shown,
 		Seed:       s.Experiment.Seed,
 		Swept:      swept,
@@ -370,9 +370,10 @@ func (s Sweep) warning() string {
 	return p.warn
 }
 
-// Unread names, as Experiment.Unread does, the settings the sweep never
-// reads at any of its points, each with why; nil for a sweep Check refuses.
-func (s Sweep) Unread() map[string]string {
+// unread names, as Experiment's does, the settings the sweep never reads at
+// any of its points, each with why (jobapi.SweepUnread); nil for a sweep
+// Check refuses.
+func (s Sweep) unread() map[string]string {
 	p, _ := s.plan()
 	return p.unread
 }

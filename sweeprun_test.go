@@ -34,7 +34,7 @@ func (b budget) resume(c strategy.Calls, from int) bool {
 		if c.Enter(i) {
 			continue
 		}
-		for n := 0; !c.Call(i, 1).OK(); n++ {
+		for n := 0; c.Call(i, 1) != provider.ReplyOK; n++ {
 			if left == 0 {
 				return false
 			}

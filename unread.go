@@ -5,14 +5,15 @@ import (
 	"slices"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/backoffkind"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// Unread names the settings of e that its run never reads, given the
-// others, each with why, so that a command refuses a setting it would
+// unread names the settings of e that its run never reads, given the
+// others, each with why (jobapi.Unread), so that a command refuses a setting it would
 // otherwise drop: the keys are the settings' names as Settings and Override
 // name them (lost_reply, and the delivery model's queue.backoff,
 // queue.backoff.base, queue.backoff.cap, queue.ttl, queue.lease,
@@ -21,7 +22,7 @@ import (
 // "only the delivery model reads it"). A setting unread for several reasons gets the first.
 // fleet.Config.Unread is the same rule for a fleet run, in the same shape
 // (paths to reasons).
-func (e Experiment) Unread() map[string]string {
+func (e Experiment) unread() map[string]string {
 	unread := map[string]string{}
 	add := func(cond bool, why string, settings ...string) {
 		for _, f := range settings {
@@ -58,7 +59,7 @@ func (e Experiment) Unread() map[string]string {
 	}
 	keyed = keyed || cfg.Store != delivery.NoStore
 	add(!retried, "with attempts 1 no call is retried, so no backoff is waited (a step's own attempts wait its own backoff)", "queue.backoff", "queue.backoff.base", "queue.backoff.cap")
-	baseWhy, capWhy := cfg.Backoff.Kind.Unread() // as a scenario file's backoff is refused
+	baseWhy, capWhy := backoffkind.Unread(cfg.Backoff.Kind.String()) // as a scenario file's backoff is refused
 	add(baseWhy != "", baseWhy, "queue.backoff.base")
 	add(capWhy != "", capWhy, "queue.backoff.cap")
 	add(!keyed, "no key is written: the store is none and no strategy skips finished steps", "queue.ttl")

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/backoffkind"
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -94,36 +95,9 @@ func (p Schedule) Check() error {
 	if err := kinds.Check(p.Kind); err != nil {
 		return &schema.FieldError{Field: "policy", Msg: err.Error()}
 	}
-	baseWhy, capWhy := p.Kind.Unread()
+	baseWhy, capWhy := backoffkind.Unread(p.Kind.String())
 	if baseWhy == "" && capWhy == "" && p.Cap != 0 && p.Cap < p.Base {
 		return &schema.FieldError{Field: "cap", Msg: fmt.Sprintf("%v is below the base %v (0 means no cap)", p.Cap, p.Base)}
 	}
 	return nil
-}
-
-// Default is the Part 5 retry options' policy: full jitter, base 100 ms, cap 2 s.
-func Default() Schedule {
-	return Schedule{Kind: FullJitter, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
-}
-
-// Schedule reports whether k is a job queue's fixed schedule, whose waits
-// are set in seconds by the attempt alone: it reads neither Base nor Cap.
-func (k Kind) Schedule() bool { return k == Sidekiq || k == River || k == Oban || k == Temporal }
-
-// Unread says why a policy of kind k never reads its base, and why never
-// its cap, each "" when it does: none waits nothing, a schedule sets its
-// own waits, a constant backoff has no cap. Flags and scenario files refuse
-// a base or a cap by this one rule.
-func (k Kind) Unread() (base, cap string) {
-	switch {
-	case k == None:
-		why := "the backoff policy none never waits"
-		return why, why
-	case k.Schedule():
-		why := fmt.Sprintf("the %s schedule sets its own waits, in seconds by attempt", k)
-		return why, why
-	case k == Constant:
-		return "", "the constant backoff waits its base, with no cap"
-	}
-	return "", ""
 }

@@ -29,7 +29,7 @@ func (b budget) Run(c strategy.Calls) bool {
 		if c.Enter(i) {
 			continue
 		}
-		for n := 0; !c.Call(i, 1).OK(); n++ { // the action's key: provider memory is per job and step
+		for n := 0; c.Call(i, 1) != provider.ReplyOK; n++ { // the action's key: provider memory is per job and step
 			if left == 0 {
 				return false
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/lognormal"
 	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/provider"
@@ -131,7 +132,7 @@ func Defaults() Config {
 		Lease:         30 * time.Second,
 		Visibility:    30 * time.Second,
 		MaxDeliveries: 10,
-		Backoff:       backoff.Default(),
+		Backoff:       backoff.Schedule{Kind: backoff.FullJitter, Base: 100 * time.Millisecond, Cap: 2 * time.Second},
 	}
 }
 
@@ -193,7 +194,7 @@ func (c Config) Warning(sc provider.Scenario, strategies []strategy.Strategy) st
 
 // slowest is the longest a call of latency l takes: fixed, or a lognormal's p99.
 func slowest(l provider.Latency) time.Duration {
-	if l.Random() {
+	if lognormal.Drawn(l.Median, l.P99) {
 		return l.P99
 	}
 	return l.Median

@@ -9,6 +9,7 @@ import (
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -27,7 +28,7 @@ func duration(name, key string, where func(*Config) *time.Duration) decl.Setting
 }
 
 func latency(name, key string, where func(*Config) *provider.Latency) decl.Setting[Config] {
-	return decl.New(name, key, enum.Latency, where, provider.Latency.Check)
+	return decl.New(name, key, enum.Latency, where, scenariocheck.Latency)
 }
 
 // settings declares every setting of the queue once, in the order reports

@@ -43,7 +43,7 @@ func Check(cfgs []Config, opt Options) error {
 }
 
 // Check refuses options Run cannot honour for runs of duration seconds: at
-// most 360,000 replicate-seconds in all, First and Workers not negative.
+// most 360,000 replicate-seconds in all, Workers not negative.
 func (o Options) Check(duration float64) error {
 	o = o.withDefaults()
 	if o.Replicates < 1 || o.Replicates > limits.FleetReplicates {
@@ -53,8 +53,8 @@ func (o Options) Check(duration float64) error {
 		return &schema.FieldError{Field: "replicates", Msg: fmt.Sprintf("%d replicates of %g s keep %g series seconds; at most %d (fewer replicates or a shorter duration)",
 			o.Replicates, duration, float64(o.Replicates)*math.Ceil(duration), limits.FleetSeriesSeconds)}
 	}
-	if o.First < 0 {
-		return &schema.FieldError{Field: "first", Msg: fmt.Sprintf("%d is not 0 or more: a replicate's index", o.First)}
+	if o.first < 0 {
+		return &schema.FieldError{Field: "first", Msg: fmt.Sprintf("%d is not 0 or more: a replicate's index", o.first)}
 	}
 	if o.Workers < 0 {
 		return &schema.FieldError{Field: "workers", Msg: fmt.Sprintf("%d is not 0 (GOMAXPROCS) or more", o.Workers)}
@@ -198,9 +198,7 @@ func (c Config) Check() error {
 		k.bad("client.backoff.kind", "%d is not a backoff policy (want one of %s)", int(cl.Backoff.Kind), strings.Join(backoffNames(), ", "))
 	}
 	k.seconds("client.backoff.base", cl.Backoff.Base.Seconds(), false)
-	if cl.Backoff.Cap != NoCap {
-		k.seconds("client.backoff.cap", cl.Backoff.Cap.Seconds(), false)
-	}
+	k.seconds("client.backoff.cap", cl.Backoff.Cap.Seconds(), false)
 	var fe *schema.FieldError
 	if err := cl.Backoff.Check(); errors.As(err, &fe) && fe.Field == "cap" { // the backoff's own rule, as every model's
 		k.bad("client.backoff.cap", "%s", fe.Msg)

@@ -51,7 +51,7 @@ func TestRunChecksItsInput(t *testing.T) {
 		{"token bucket literal", func(c *Config) { c.Client.Policy = PolicyConfig{Kind: TokenBucket} }, one, "client.policy.kind",
 			"token-bucket with every parameter 0, which never allows a retry; start from DefaultPolicy() and set its Kind"},
 		{"workers -1", func(*Config) {}, Options{Replicates: 1, Workers: -1}, "workers", "-1 is not 0 (GOMAXPROCS) or more"},
-		{"first -1", func(*Config) {}, Options{Replicates: 1, First: -1}, "first", "-1 is not 0 or more: a replicate's index"},
+		{"first -1", func(*Config) {}, Options{Replicates: 1, first: -1}, "first", "-1 is not 0 or more: a replicate's index"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := small()

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/backoffkind"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
@@ -127,7 +128,7 @@ func (c Config) cost() replicateCost {
 			attempts * float64(cl.Hedges) * cl.HedgeDelay.Seconds()},
 		{"client.backoff.cap", fmt.Sprintf("%d %s backoff waits", cl.Attempts-1, cl.Backoff.Kind), waits.Longest(cl.Backoff, cl.Attempts-1).Seconds()},
 	}
-	if cl.Backoff.Kind.Schedule() { // a schedule reads no cap
+	if backoffkind.Schedule(cl.Backoff.Kind.String()) { // a schedule reads no cap
 		terms[2].path = "client.backoff.kind"
 	}
 	client := terms[0].secs + terms[1].secs + terms[2].secs

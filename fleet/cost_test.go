@@ -228,7 +228,7 @@ func FuzzCostBound(f *testing.F) {
 		c.Client.Hedges = int(hedges % 16)
 		c.Client.HedgeDelay = time.Duration(hedgeMs)*time.Millisecond + time.Millisecond
 		c.Client.Keys = schema.KeyMode(pFail % 2)
-		c.Client.Backoff = backoff.Schedule{Kind: backoff.Kind(backoffKind % backoffKinds()), Base: time.Duration(baseMs) * time.Millisecond, Cap: NoCap}
+		c.Client.Backoff = backoff.Schedule{Kind: backoff.Kind(backoffKind % backoffKinds()), Base: time.Duration(baseMs) * time.Millisecond}
 		p := DefaultPolicy()
 		p.Kind, p.Shared = PolicyKind(policy%uint8(len(policyNames))), shared
 		p.TTL = time.Duration(window%60+1) * time.Second

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/hist"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
@@ -128,7 +129,7 @@ type edgeSim struct {
 
 	counts                        fleetdata.Counts // the client side
 	expired, pushedBack, orphaned int64
-	hist                          schema.Histogram
+	hist                          hist.Histogram
 }
 
 // svcSim is a service in a replicate: its settings in the engine's units,
@@ -286,7 +287,7 @@ type sim struct {
 	arrivals []arrival
 	edges    []edgeSim
 	svcs     []svcSim
-	mem      Memoryless
+	mem      fleetdata.Memoryless
 	// deadlines says Graph.Deadlines; atReceive that some entry's timeouts
 	// start at a worker's receive (Entry.TimeoutAtReceive).
 	deadlines, atReceive bool
@@ -707,7 +708,7 @@ func (s *sim) graphReplicate() fleetdata.GraphReplicate {
 		rep.Edges[i].P50, rep.Edges[i].P95, rep.Edges[i].P99 = e.hist.QuantileSeconds(0.5), e.hist.QuantileSeconds(0.95), e.hist.QuantileSeconds(0.99)
 		into[e.to] = append(into[e.to], i)
 	}
-	var merged schema.Histogram
+	var merged hist.Histogram
 	for v := range s.svcs {
 		sv := &s.svcs[v]
 		out := &rep.Services[v]
@@ -717,7 +718,7 @@ func (s *sim) graphReplicate() fleetdata.GraphReplicate {
 		out.Drain, out.DrainVerdict = s.g.drain(sv.series)
 		h := &s.edges[into[v][0]].hist
 		if len(into[v]) > 1 {
-			merged = schema.Histogram{}
+			merged = hist.Histogram{}
 			for _, i := range into[v] {
 				merged.Merge(&s.edges[i].hist) // a replicate's counts cannot overflow
 			}

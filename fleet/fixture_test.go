@@ -23,7 +23,7 @@ func collapseRuns(d time.Duration) []Config {
 	}
 	ramp := Shape{Kind: RampLoad, Rate: 40, Peak: 80, From: 0, To: 50 * time.Second}
 	spike := Shape{Kind: SpikeLoad, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}
-	jitter := backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: NoCap}
+	jitter := backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second}
 	var runs []Config
 	for _, load := range []struct {
 		name  string

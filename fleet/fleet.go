@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -28,8 +29,8 @@ type Config struct {
 	Client   Client
 	Net      time.Duration // the mean one-way network delay (0: none)
 
-	// Memoryless, when On, makes the run Markovian (see Memoryless).
-	Memoryless Memoryless
+	// memoryless, when On, makes the run Markovian (fleetdata.Memoryless).
+	memoryless fleetdata.Memoryless
 }
 
 // DefaultConfig is the run `retrysim fleet` makes by default (docs/fleet.md
@@ -293,6 +294,3 @@ func (g Graph) withDefaults() Graph {
 	}
 	return g
 }
-
-// NoCap is a backoff cap that never binds.
-const NoCap = 1 << 62

@@ -261,7 +261,7 @@ func TestKeys(t *testing.T) {
 		Name: "keys", Duration: 30 * time.Second,
 		Load:   Shape{Kind: ConstantLoad, Rate: 20},
 		Server: Server{Kind: IndependentServer, Base: 4 * time.Second},
-		Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 4, Backoff: backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}},
+		Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 4, Backoff: backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second}},
 	}
 	for _, r := range run(t, cfg, 2) {
 		// Attempts at 0, 3, 6, 9 s; the first finishes at 4 s: the second is

@@ -29,7 +29,7 @@ func TestFreshKeys(t *testing.T) {
 		Load:   Shape{Kind: ConstantLoad, Rate: 20},
 		Server: Server{Kind: IndependentServer, Base: 4 * time.Second},
 		Client: Client{Clients: 1, Timeout: 1 * time.Second, Attempts: 4, Hedges: 1, HedgeDelay: 500 * time.Millisecond,
-			Backoff: backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}},
+			Backoff: backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second}},
 	}
 	type counts struct{ Calls, Hedges, Conflicts, Stored, Effects, Duplicates, Duplicated, Succeeded int64 }
 	for _, tc := range []struct {

@@ -29,7 +29,7 @@ type Graph struct {
 
 	// memoryless is the Markovian mode of a graph made from a Config
 	// (Config.Graph); no other graph has one.
-	memoryless Memoryless
+	memoryless fleetdata.Memoryless
 }
 
 // Node is a service: a server, its outage, and the calls it makes for each
@@ -128,7 +128,7 @@ func (c Config) Graph() Graph {
 	return Graph{Name: c.Name, Duration: c.Duration, Net: c.Net,
 		Services:   []Node{{Name: "server", Server: c.Server, Outage: c.Outage}},
 		Entries:    []Entry{{To: "server", Load: c.Load, Client: c.Client}},
-		memoryless: c.Memoryless}
+		memoryless: c.memoryless}
 }
 
 // servicePath is the path of service v's settings: services[name].
@@ -335,7 +335,7 @@ func (g *Graph) checkSettings(idx map[string]int) error {
 	for k, e := range g.Entries {
 		v := idx[e.To]
 		c := config(v, e.Load, e.Client)
-		c.Memoryless = g.memoryless // only a Config's graph has one: one entry, one service
+		c.memoryless = g.memoryless // only a Config's graph has one: one entry, one service
 		if err := under(c.Check(), fmt.Sprintf("entries[%d]", k), g.servicePath(v)); err != nil {
 			return err
 		}

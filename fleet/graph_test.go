@@ -17,6 +17,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/hist"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -330,8 +331,8 @@ func TestGraphParallelCalls(t *testing.T) {
 		if got := rep.Services[0].Sojourn; math.Abs(got-want) > 1e-9 {
 			t.Errorf("parallel %v: api held the request %g s; want %g", parallel, got, want)
 		}
-		if got := rep.Edges[0].P50; math.Abs(got-want) > schema.QuantileError*want {
-			t.Errorf("parallel %v: the entry's median %g s; want %g within %.2g%%", parallel, got, want, 100*schema.QuantileError)
+		if got := rep.Edges[0].P50; math.Abs(got-want) > hist.QuantileError*want {
+			t.Errorf("parallel %v: the entry's median %g s; want %g within %.2g%%", parallel, got, want, 100*hist.QuantileError)
 		}
 		if rep.Edges[0].Succeeded != 1 {
 			t.Errorf("parallel %v: %d successes; want 1", parallel, rep.Edges[0].Succeeded)
@@ -885,7 +886,7 @@ func TestGraphRowsEndToEndSums(t *testing.T) {
 		service              string
 		calls, rej, dup, tos float64
 	}{
-		{EndToEnd + ": api", 4, 1, 1, 2},
+		{fleetdata.EndToEnd + ": api", 4, 1, 1, 2},
 		{"api", 2, 0, 1, 2},
 		{"db", 2, 1, 0, 0},
 	}

@@ -9,20 +9,16 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// EndToEnd is the Service of a Summary that sums up an entry's requests
-// from end to end, followed by ": " and the service the entry sends to.
-const EndToEnd = "end to end"
-
-// endToEnd is the Service of entry k's end-to-end row: EndToEnd and the
+// endToEnd is the Service of entry k's end-to-end row: fleetdata.EndToEnd and the
 // service it sends to, with its index when another entry sends there too.
 func (g *Graph) endToEnd(k int) string {
 	to := g.Entries[k].To
 	for j, e := range g.Entries {
 		if j != k && e.To == to {
-			return fmt.Sprintf("%s: %s (entries[%d])", EndToEnd, to, k)
+			return fmt.Sprintf("%s: %s (entries[%d])", fleetdata.EndToEnd, to, k)
 		}
 	}
-	return EndToEnd + ": " + to
+	return fleetdata.EndToEnd + ": " + to
 }
 
 // rows sums up r's replicates: a row for each entry from end to end, in

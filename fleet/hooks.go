@@ -36,6 +36,8 @@ func init() {
 	h.CheckCost = func(cfgs, opt any) error { return checkCosts(cfgs.([]Config), opt.(Options)) }
 	h.CheckGraphCost = func(graphs, opt any) error { return checkGraphCosts(graphs.([]Graph), opt.(Options)) }
 	h.SeriesBytes = func(c any) float64 { return c.(*Config).cost().Series }
+	h.Memoryless = func(c any) *fleetdata.Memoryless { return &c.(*Config).memoryless }
+	h.First = func(o any) *int { return &o.(*Options).first }
 	h.NewTracer = func(c any, seed uint64) fleetdata.Tracer { return newTracer(c.(*Config), seed) }
 	h.PathBytes = func(c any) float64 { return pathBytes(c.(*Config)) }
 	h.Edges = func(g any) []fleetdata.Edge { return g.(*Graph).edges() }

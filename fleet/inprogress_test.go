@@ -32,8 +32,8 @@ func TestRowsInProgressLittle(t *testing.T) {
 	)
 	dep := Server{Kind: QueueServer, Workers: 100_000, QueueMax: 0, Service: Service{Dist: ExponentialService, Median: time.Second}}
 	want := map[string]float64{
-		WorkersService: lambda * (1 + erlangC(count, lambda)/(count-lambda)),
-		"dep":          lambda * 1,
+		fleetdata.WorkersService: lambda * (1 + erlangC(count, lambda)/(count-lambda)),
+		"dep":                    lambda * 1,
 	}
 	var first []fleetdata.GraphRow
 	for _, timeout := range []time.Duration{30 * time.Second, time.Hour, 24 * time.Hour} {

@@ -21,7 +21,7 @@ func memorylessConfig() Config {
 	c.Server = Server{Kind: QueueServer, Workers: 2, QueueMax: 3, Service: Service{Dist: ExponentialService, Median: time.Second}}
 	c.Net = 0
 	c.Client.Attempts = limits.FleetAttempts
-	c.Memoryless = Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 6}
+	c.memoryless = fleetdata.Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 6}
 	return c
 }
 
@@ -64,7 +64,7 @@ func TestTracerStopsAndResumes(t *testing.T) {
 	}
 	orbit := 0
 	for i, s := range whole {
-		if s.to <= s.from || (i > 0 && s.from != whole[i-1].to) || s.st.Orbit < 0 || s.st.Orbit > cfg.Memoryless.Orbit {
+		if s.to <= s.from || (i > 0 && s.from != whole[i-1].to) || s.st.Orbit < 0 || s.st.Orbit > cfg.memoryless.Orbit {
 			t.Fatalf("span %d: %+v after %+v", i, s, whole[max(i-1, 0)])
 		}
 		orbit = max(orbit, s.st.Orbit)
@@ -119,10 +119,10 @@ func TestMemorylessCheck(t *testing.T) {
 		{func(c *Config) { c.Client.Hedges = 1 }, "memoryless", "memoryless: needs client.hedges 0, client.keys none and client.policy.kind unlimited"},
 		{func(c *Config) { c.Client.Keys = schema.SameKey }, "memoryless", "memoryless: needs client.hedges 0, client.keys none and client.policy.kind unlimited"},
 		{func(c *Config) { c.Outage = Outage{From: time.Second, To: 2 * time.Second} }, "memoryless", "memoryless: needs no outage"},
-		{func(c *Config) { c.Memoryless.RetryProb = 1.5 }, "memoryless.retry_prob", "memoryless.retry_prob: 1.5 is not a probability in [0, 1]"},
-		{func(c *Config) { c.Memoryless.Orbit = -1 }, "memoryless.orbit", "memoryless.orbit: -1 is not from 0 to 1000000"},
-		{func(c *Config) { c.Memoryless.TimeoutRate = 0 }, "memoryless.timeout_rate", "memoryless.timeout_rate: 0 is not a rate above 0 and at most 1e+06 a second"},
-		{func(c *Config) { c.Memoryless.BackoffRate = 2e6 }, "memoryless.backoff_rate", "memoryless.backoff_rate: 2e+06 is not a rate above 0 and at most 1e+06 a second"},
+		{func(c *Config) { c.memoryless.RetryProb = 1.5 }, "memoryless.retry_prob", "memoryless.retry_prob: 1.5 is not a probability in [0, 1]"},
+		{func(c *Config) { c.memoryless.Orbit = -1 }, "memoryless.orbit", "memoryless.orbit: -1 is not from 0 to 1000000"},
+		{func(c *Config) { c.memoryless.TimeoutRate = 0 }, "memoryless.timeout_rate", "memoryless.timeout_rate: 0 is not a rate above 0 and at most 1e+06 a second"},
+		{func(c *Config) { c.memoryless.BackoffRate = 2e6 }, "memoryless.backoff_rate", "memoryless.backoff_rate: 2e+06 is not a rate above 0 and at most 1e+06 a second"},
 	} {
 		c := memorylessConfig()
 		tt.change(&c)

@@ -185,7 +185,7 @@ func TestOwnPolicyAskedAtSend(t *testing.T) {
 		var p *asked
 		c := independent(1)
 		c.Duration, c.Load.Rate, c.Server.Base = 10*time.Second, 0.5, 0
-		c.Client.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 500 * time.Millisecond, Cap: NoCap}
+		c.Client.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 500 * time.Millisecond}
 		c.Client.Policy = PolicyConfig{Shared: true, Own: &PolicyFactory{Name: "asked", AskedAtSend: atSend, Random: atSend,
 			New: func() Policy { p = new(asked); return p }}}
 		runOne(t, c, Options{Replicates: 1, Seed: 2, Workers: 1})

@@ -20,12 +20,13 @@ import (
 type Options struct {
 	// Replicates is the seeds each run is simulated with, 1 to 1000; 0 means 1.
 	Replicates int
-	// Seed and First + r alone seed replicate r; 0 is a seed like any other.
+	// Seed and the replicate's number alone seed a replicate; 0 is a seed
+	// like any other.
 	Seed uint64
-	// First is the index of the first replicate: replicate r is seeded as
-	// replicate First + r, so a shard runs its slice of a larger run's
-	// replicates as that run would.
-	First int
+	// first is the index of the first replicate: replicate r is seeded as
+	// replicate first + r, so a shard runs its slice of a larger run's
+	// replicates as that run would (set through fleetrun.First).
+	first int
 	// Workers is how many replicates run at once (0: GOMAXPROCS).
 	Workers int
 	// Progress, if not nil, is told the seconds of arrivals simulated.
@@ -100,7 +101,7 @@ func runReplicates(ctx context.Context, graphs []Graph, opt Options, atOnce int,
 				stop(err)
 			}
 		}()
-		s = newGraphSim(&graphs[run], rng.ReplicateSeed(opt.Seed, uint64(opt.First+r)), spare)
+		s = newGraphSim(&graphs[run], rng.ReplicateSeed(opt.Seed, uint64(opt.first+r)), spare)
 		var shown int64 // this replicate's seconds told
 		if opt.Progress != nil {
 			s.tick = func(now float64) {

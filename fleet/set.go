@@ -236,14 +236,10 @@ func (c *Config) Set(path, value string) error {
 	return nil
 }
 
-// setParam sets p in c to value, a backoff's cap of 0 being no cap as a
-// file's 0s is, and refuses it outside p's bounds.
+// setParam sets p in c to value and refuses it outside p's bounds.
 func setParam(path string, p decl.Param[Config], c *Config, value string) error {
 	if err := setValue(path, p.Field(c), value); err != nil {
 		return err
-	}
-	if p.Path == "client.backoff.cap" && c.Client.Backoff.Cap == 0 {
-		c.Client.Backoff.Cap = NoCap
 	}
 	return checkBounds(path, p, c)
 }

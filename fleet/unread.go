@@ -1,6 +1,9 @@
 package fleet
 
-import "github.com/retrysim/retrysim/internal/pathtext"
+import (
+	"github.com/retrysim/retrysim/internal/backoffkind"
+	"github.com/retrysim/retrysim/internal/pathtext"
+)
 
 // Unread names the settings of c, by path, that a run never reads given
 // the others, each with why.
@@ -35,7 +38,7 @@ func (c Config) unreadWhy() map[string]pathtext.Text {
 	add(sv.Service.Dist != LognormalService, t("exponential service times have no log-sd"), "server.service.sigma")
 	add(sv.Kind != RateLimitServer, t("only %s ratelimit has a limit; the server is %s", P("server.kind"), sv.Kind), "server.limit", "server.burst")
 	add(c.Client.Attempts == 1, t("with %s 1 nothing is retried, so no backoff is waited", P("client.attempts")), "client.backoff.kind", "client.backoff.base", "client.backoff.cap")
-	baseWhy, capWhy := c.Client.Backoff.Kind.Unread() // as for the queue's queue.backoff.base and queue.backoff.cap
+	baseWhy, capWhy := backoffkind.Unread(c.Client.Backoff.Kind.String()) // as for the queue's queue.backoff.base and queue.backoff.cap
 	add(baseWhy != "", t("%s", baseWhy), "client.backoff.base")
 	add(capWhy != "", t("%s", capWhy), "client.backoff.cap")
 	pk, own := c.Client.Policy.Kind, c.Client.Policy.Own != nil

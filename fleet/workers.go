@@ -7,19 +7,16 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/schema"
 )
 
-// WorkersService is the name of a worker fleet's own service in its graph
-// (Workers.Graph): the workers.
-const WorkersService = "workers"
-
-// JobOverhead is a worker's own time over a job besides its steps: the
+// jobOverhead is a worker's own time over a job besides its steps: the
 // least a queue server's service time may be (Check wants it above 0), so
 // small that a job's time is its steps'.
-const JobOverhead = time.Microsecond
+const jobOverhead = time.Microsecond
 
 // NoVisibility is the Timeout of a queue whose jobs never reappear while a
 // worker holds them (Sidekiq, River, Oban: a retry is scheduled when a try
@@ -52,18 +49,18 @@ type WorkerStep struct {
 }
 
 // Graph is w as the service graph that runs it (see Workers): the workers'
-// service (WorkersService) first, then the dependencies.
+// service ("workers") first, then the dependencies.
 func (w Workers) Graph() Graph {
 	calls := make([]Call, len(w.Steps))
 	for i, st := range w.Steps {
 		calls[i] = Call(st)
 	}
-	workers := Node{Name: WorkersService, Outage: w.Down, Calls: calls,
+	workers := Node{Name: fleetdata.WorkersService, Outage: w.Down, Calls: calls,
 		Server: Server{Kind: QueueServer, Workers: w.WorkerCount, QueueMax: w.QueueMax,
-			Service: Service{Dist: LognormalService, Median: JobOverhead}}}
+			Service: Service{Dist: LognormalService, Median: jobOverhead}}}
 	return Graph{Name: w.Name, Duration: w.Duration, Net: w.Net,
 		Services: append([]Node{workers}, w.Dependencies...),
-		Entries:  []Entry{{To: WorkersService, Load: w.Load, Client: w.Queue, EntrySettings: w.EntrySettings}}}
+		Entries:  []Entry{{To: fleetdata.WorkersService, Load: w.Load, Client: w.Queue, EntrySettings: w.EntrySettings}}}
 }
 
 // Check refuses a fleet the engine cannot run, before any work, with a
@@ -77,7 +74,7 @@ func (w Workers) Check() error {
 		return pathtext.Errorf("steps", "%d steps; at most %d", len(w.Steps), limits.GraphFanout)
 	}
 	for i, d := range w.Dependencies {
-		if d.Name == WorkersService {
+		if d.Name == fleetdata.WorkersService {
 			return pathtext.Errorf(fmt.Sprintf("dependencies[%d].name", i), "%q is the workers' own service's name", d.Name)
 		}
 	}
@@ -99,7 +96,7 @@ func (w Workers) path(p string) string {
 	for _, e := range decl.EntryParams[Entry]() { // named as the entry's
 		renames = append(renames, rename{"entries[0]." + e.Key, e.Key})
 	}
-	ws := "services[" + WorkersService + "]"
+	ws := "services[" + fleetdata.WorkersService + "]"
 	renames = append(renames, rename{ws + ".server.workers", "worker_count"}, rename{ws + ".server.queue_max", "queue_max"},
 		rename{ws + ".outage.", "down."}, rename{ws + ".calls[", "steps["}, rename{"services[", "dependencies["})
 	for _, r := range renames {

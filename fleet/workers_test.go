@@ -60,7 +60,7 @@ func erlangC(c int, a float64) float64 {
 // standard errors of that mean (the replicates' spread): a false failure
 // about once in 10^5 runs by the central limit theorem, plus the warm-up's
 // bias (an empty start, relaxed within tens of seconds of 3600), well
-// under the band. The worker's own JobOverhead (1 us on a 1 s mean) moves
+// under the band. The worker's own jobOverhead (1 us on a 1 s mean) moves
 // the mean wait by about a millionth.
 func TestWorkersErlangC(t *testing.T) {
 	const (
@@ -214,7 +214,7 @@ func TestWorkersPoison(t *testing.T) {
 func TestWorkersScheduled(t *testing.T) {
 	w := oneStep(50, 20, 60*time.Second, Server{Kind: IndependentServer, Base: 10 * time.Millisecond, PFail: 0.5})
 	w.Queue = tries(4, NoVisibility)
-	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}
+	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second}
 	w.Load = Shape{Kind: SpikeLoad, Rate: 20, Peak: 0, From: 40 * time.Second, To: 60 * time.Second} // none after 40 s: every backoff ends in the run
 	rep := runWorkers(t, w, Options{Replicates: 1, Seed: 4}).replicates[0]
 	var sum float64
@@ -244,7 +244,7 @@ func TestWorkersCheckPaths(t *testing.T) {
 		{"step to", "steps[0].to", func(w *Workers) { w.Steps[0].To = "nope" }},
 		{"step attempts", "steps[0].client.attempts", func(w *Workers) { w.Steps[0].Client.Attempts = -1 }},
 		{"dependency", "dependencies[dep].server.p_fail", func(w *Workers) { w.Dependencies[0].Server.PFail = 2 }},
-		{"dependency name", "dependencies[0].name", func(w *Workers) { w.Dependencies[0].Name = WorkersService }},
+		{"dependency name", "dependencies[0].name", func(w *Workers) { w.Dependencies[0].Name = fleetdata.WorkersService }},
 		{"down", "down.to", func(w *Workers) { w.Down = Outage{From: time.Second, To: 2 * limits.FleetSeconds * time.Second} }},
 		{"store mode", "store", func(w *Workers) { w.Store.Mode = 9 }},
 		{"ttl", "ttl", func(w *Workers) { w.Store.TTL = -time.Second }},
@@ -268,7 +268,7 @@ func TestWorkersCheckPaths(t *testing.T) {
 // timeout would have passed, not at once: with every try failing at once
 // (no network, a 1 ms step failing always), a 30 s visibility and 3 tries,
 // each job's retries wait 30 s each, so the series' Scheduled sums to the
-// retries x 30 s less the 1 ms and JobOverhead each try took.
+// retries x 30 s less the 1 ms and jobOverhead each try took.
 func TestWorkersRedeliverAtTimeout(t *testing.T) {
 	w := oneStep(50, 2, 90*time.Second, Server{Kind: IndependentServer, Base: time.Millisecond, PFail: 1})
 	w.Queue = tries(3, 30*time.Second)
@@ -285,7 +285,7 @@ func TestWorkersRedeliverAtTimeout(t *testing.T) {
 		sum += sec.Scheduled
 	}
 	retries := rep.Edges[0].Retries
-	if want := float64(retries) * (30 - 0.001 - JobOverhead.Seconds()); retries < 10 || retries != 2*rep.Edges[0].Requests || math.Abs(sum-want) > 1e-6 {
+	if want := float64(retries) * (30 - 0.001 - jobOverhead.Seconds()); retries < 10 || retries != 2*rep.Edges[0].Requests || math.Abs(sum-want) > 1e-6 {
 		t.Errorf("%d jobs, %d retries, scheduled integral %g; want 2 a job, %g", rep.Edges[0].Requests, retries, sum, want)
 	}
 }
@@ -472,7 +472,7 @@ func TestWorkersQueuedAtEnd(t *testing.T) {
 	}
 	w = oneStep(1, 1e-9, 5*time.Second, Server{Kind: IndependentServer, Base: time.Millisecond, PFail: 1})
 	w.Queue = tries(2, time.Hour)
-	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 100 * time.Second, Cap: NoCap}
+	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 100 * time.Second}
 	rep = traceGraph(t, w.Graph(), 0, 1)
 	if s := rep.Services[0]; s.WaitingAtEnd != 0 || s.ScheduledAtEnd != 2 {
 		t.Errorf("waiting %d, scheduled %d at the end; want 0, 2", s.WaitingAtEnd, s.ScheduledAtEnd)
@@ -483,7 +483,7 @@ func TestWorkersQueuedAtEnd(t *testing.T) {
 	// jobs wait out their retry, the second's first try still queued.
 	w = oneStep(1, 1e-9, 5*time.Second, Server{Kind: IndependentServer, Base: 10 * time.Second})
 	w.Queue = tries(2, 2*time.Second)
-	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 100 * time.Second, Cap: NoCap}
+	w.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 100 * time.Second}
 	rep = traceGraph(t, w.Graph(), 0, 1)
 	if s := rep.Services[0]; s.WaitingAtEnd != 0 || s.ScheduledAtEnd != 2 {
 		t.Errorf("stale try queued: waiting %d, scheduled %d at the end; want 0, 2", s.WaitingAtEnd, s.ScheduledAtEnd)
@@ -528,7 +528,7 @@ func TestWorkersHeartbeatOfItsCopy(t *testing.T) {
 func TestWorkersRedeliveries(t *testing.T) {
 	failing := oneStep(50, 20, 60*time.Second, Server{Kind: IndependentServer, Base: 10 * time.Millisecond, PFail: 0.3})
 	failing.Queue = tries(4, NoVisibility)
-	failing.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second, Cap: NoCap}
+	failing.Queue.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 2 * time.Second}
 	slow := oneStep(1000, 20, 60*time.Second, Server{Kind: IndependentServer, Base: 1500 * time.Millisecond})
 	slow.Queue = tries(2, time.Second)
 	for _, c := range []struct {

@@ -2,10 +2,6 @@ package provider
 
 import (
 	"github.com/retrysim/retrysim/backoff"
-	"github.com/retrysim/retrysim/internal/enum"
-	"github.com/retrysim/retrysim/internal/fieldpath"
-	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/internal/pathtext"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -23,21 +19,4 @@ type StepRetry struct {
 	// Backoff is the wait between the step's own attempts, in the delivery
 	// model; nil keeps the run's.
 	Backoff *backoff.Schedule
-}
-
-// check reports the first thing wrong with p as a *schema.FieldError naming
-// its field (attempts, keys, backoff.cap).
-func (p StepRetry) check() error {
-	if p.Attempts < 0 || p.Attempts > limits.MaxAttempts {
-		return pathtext.Errorf("attempts", "%d is not a whole number from 1 to %d", p.Attempts, limits.MaxAttempts)
-	}
-	if p.Keys != nil {
-		if err := enum.Check(*p.Keys); err != nil {
-			return &schema.FieldError{Field: "keys", Msg: err.Error()}
-		}
-	}
-	if b := p.Backoff; b != nil {
-		return fieldpath.Within("backoff", limits.Backoff(*b))
-	}
-	return nil
 }

@@ -20,9 +20,6 @@ const (
 
 var replies = enum.New[Reply]("reply", "ok", "error", "none")
 
-// OK reports whether r is ReplyOK.
-func (r Reply) OK() bool { return r == ReplyOK }
-
 // String names the reply: ok, error or none.
 func (r Reply) String() string { return replies.String(r) }
 

@@ -7,17 +7,6 @@
 // strategy's business.
 package provider
 
-import (
-	"fmt"
-	"slices"
-
-	"github.com/retrysim/retrysim/internal/fieldpath"
-	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/internal/pathtext"
-	"github.com/retrysim/retrysim/internal/stats"
-	"github.com/retrysim/retrysim/schema"
-)
-
 // Step is one call of a scenario.
 type Step struct {
 	// Name says what the step does.
@@ -47,7 +36,7 @@ type Scenario struct {
 	// Watched are the steps whose side effect happening twice in one job is
 	// counted, each in a column of its own, the first in the duplicate_users
 	// column the Part 5 outputs carry. There must be at least one: a zero
-	// Scenario watches nothing and Validate refuses it, where an int would
+	// Scenario watches nothing and retrysim's Experiment.Check refuses it, where an int would
 	// have silently watched the first step.
 	Watched []Watch
 	// Noun names what a job is, for titles: "sign-ups".
@@ -60,14 +49,6 @@ type Watch struct {
 	Step int
 	// Label heads the step's column; empty means Jobs with 2+ "<step name>".
 	Label string
-}
-
-// WatchLabel is the column heading of the k-th watched step.
-func (s Scenario) WatchLabel(k int) string {
-	if l := s.Watched[k].Label; l != "" {
-		return l
-	}
-	return fmt.Sprintf("Jobs with 2+ %q", s.Steps[s.Watched[k].Step].Name)
 }
 
 // Signup is the article's scenario: ten steps, every call fails with pFail, and
@@ -94,61 +75,4 @@ func Signup(pFail, lostReply float64) Scenario {
 		Watched: []Watch{{Step: email, Label: "Users with 2+ welcome emails"}},
 		Noun:    "sign-ups",
 	}
-}
-
-// Validate reports the first thing wrong with s as a *schema.FieldError
-// naming its field path (steps[2].p_fail, watched[0]). Its names and labels
-// are held to stats.CheckName.
-func (s Scenario) Validate() error {
-	for _, f := range []struct{ name, v string }{{"name", s.Name}, {"noun", s.Noun}} {
-		if err := stats.CheckName(f.v); err != nil {
-			return &schema.FieldError{Field: f.name, Msg: err.Error()}
-		}
-	}
-	if len(s.Steps) == 0 {
-		return pathtext.Errorf("steps", "a scenario needs at least one step")
-	}
-	if len(s.Steps) > stats.MaxSteps {
-		return pathtext.Errorf("steps", "%d steps is more than the %d allowed", len(s.Steps), stats.MaxSteps)
-	}
-	for i, st := range s.Steps {
-		if err := stats.CheckName(st.Name); err != nil {
-			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].name", i), Msg: err.Error()}
-		}
-		if j := slices.IndexFunc(s.Steps[:i], func(o Step) bool { return o.Name == st.Name }); j >= 0 { // a path names a step by its name
-			return pathtext.Errorf(fmt.Sprintf("steps[%d].name", i), "%q is also the name of steps[%d]", st.Name, j)
-		}
-		if err := limits.Probability(st.PFail); err != nil {
-			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].p_fail", i), Msg: err.Error()}
-		}
-		if err := limits.Probability(st.LostReply); err != nil {
-			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].lost_reply", i), Msg: err.Error()}
-		}
-		if st.LostReply > 0 && !st.CanLoseReply {
-			return pathtext.Errorf(fmt.Sprintf("steps[%d].lost_reply", i), "%v is never read: the step cannot lose its reply (%s false)", st.LostReply, pathtext.Path(fmt.Sprintf("steps[%d].can_lose_reply", i)))
-		}
-		if err := st.Latency.Check(); err != nil {
-			return &schema.FieldError{Field: fmt.Sprintf("steps[%d].latency", i), Msg: err.Error()}
-		}
-		if err := st.Retry.check(); err != nil {
-			return fieldpath.Within(fmt.Sprintf("steps[%d]", i), err)
-		}
-	}
-	if len(s.Watched) == 0 {
-		return pathtext.Errorf("watched", "no step is watched; name at least one step whose repeated side effect is counted")
-	}
-	seen := map[int]int{}
-	for k, w := range s.Watched {
-		if w.Step < 0 || w.Step >= len(s.Steps) {
-			return pathtext.Errorf(fmt.Sprintf("watched[%d]", k), "step %d does not exist (there are %d steps)", w.Step, len(s.Steps))
-		}
-		if j, ok := seen[w.Step]; ok {
-			return pathtext.Errorf(fmt.Sprintf("watched[%d]", k), "step %d is also watched[%d]", w.Step, j)
-		}
-		if err := stats.CheckName(w.Label); err != nil {
-			return &schema.FieldError{Field: fmt.Sprintf("watched[%d].label", k), Msg: err.Error()}
-		}
-		seen[w.Step] = k
-	}
-	return nil
 }

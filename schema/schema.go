@@ -1,7 +1,7 @@
 // Package schema is the vocabulary the simulator's models share: the error
 // that names a setting by its field path (steps[charge].p_fail, queue.lease);
 // the key mode of an attempt; the estimate every result carries, with its interval and how it
-// was found; and a mergeable histogram of durations.
+// was found.
 //
 // Library errors name settings by these paths, never by a command's flags;
 // the command maps a path to its flag.

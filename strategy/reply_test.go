@@ -26,7 +26,7 @@ func (e errorsOnly) Run(c strategy.Calls) bool {
 			c.Backoff(i, a-1)
 			reply = c.Call(i, provider.NoKey)
 		}
-		if !reply.OK() {
+		if reply != provider.ReplyOK {
 			return false
 		}
 	}

@@ -53,12 +53,12 @@ func TestResumeJobIsResume(t *testing.T) {
 	}
 }
 
-// hidden is a *jobsim.Job seen only through Calls, so Resume takes the
+// hidden is a *jobsim.Job seen only through Calls, so resumeAt takes the
 // path every strategy.Calls other than the Part 5 engines' takes.
 type hidden struct{ Calls }
 
 // TestResumeJobRunsAsResume runs every Retry through both paths on the same
-// draws: a Job that Resume sees as such, and the same Job behind the
+// draws: a Job that resumeAt sees as such, and the same Job behind the
 // interface. Each job starts at a step Settle chooses, so late starts are
 // compared too, and a scenario with per-step policies, keyed providers and
 // lost replies at high rates exercises every retry branch. The counters,
@@ -107,7 +107,7 @@ func compareResume(t *testing.T, sc provider.Scenario, r Retry) {
 		slow.Peek(draws)
 		fast.Skip(draws)
 		slow.Skip(draws)
-		okf, oks := r.Resume(jf, from), r.Resume(hidden{js}, from)
+		okf, oks := r.resumeAt(jf, from), r.resumeAt(hidden{js}, from)
 		if okf != oks || jf.Calls() != js.Calls() || jf.Effects() != js.Effects() ||
 			jf.Repeated() != js.Repeated() || fast.Draws() != slow.Draws() ||
 			!slices.Equal(jf.DoneBySteps(), js.DoneBySteps()) {

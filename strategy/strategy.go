@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/enum"
+	"github.com/retrysim/retrysim/internal/fastpath"
 	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/provider"
@@ -191,22 +192,32 @@ func (r Retry) Name() string {
 func (r Retry) UsesStore() bool { return r.SkipFinished }
 
 // Run drives one delivery of the job.
-func (r Retry) Run(c Calls) bool { return r.Resume(c, 0) }
+func (r Retry) Run(c Calls) bool { return r.resumeAt(c, 0) }
 
-// Resume drives a delivery from step from on, as Straight.Resume does: the
+// init hands the engines Retry's fast path (internal/fastpath).
+func init() {
+	fastpath.Set(func(r any) any {
+		if p, ok := r.(*Retry); ok {
+			return p.resumeAt
+		}
+		return r.(Retry).resumeAt
+	})
+}
+
+// resumeAt drives a delivery from step from on, as Straight.Resume does: the
 // fast path the engines take for a Retry. It is the one definition of what
 // Retry does, whatever engine runs it. Until a call fails every scope calls
 // each step once, in order, so only the first pass starts late; a whole-job
 // retry's later passes start from the top, skipping the steps Enter reports
 // handled.
-func (r Retry) Resume(c Calls, from int) bool {
+func (r Retry) resumeAt(c Calls, from int) bool {
 	if j, ok := c.(*jobsim.Job); ok {
 		return (&r).resumeJob(j, from)
 	}
 	return (&r).resume(c, from)
 }
 
-// resume is Resume over any Calls, one method call through the interface
+// resume is resumeAt over any Calls, one method call through the interface
 // each.
 func (r *Retry) resume(c Calls, from int) bool {
 	n, own, guarded := c.Steps(), c.Policies(), c.Guarded()
@@ -220,13 +231,13 @@ func (r *Retry) resume(c Calls, from int) bool {
 				attempts, keys = steppolicy.Attempts(own[i], attempts), steppolicy.Keys(own[i], keys)
 			}
 			key := r.key(c, keys)
-			ok := c.Call(i, key).OK()
+			ok := c.Call(i, key) == provider.ReplyOK
 			for a := 1; a < attempts && !ok; a++ {
 				c.Backoff(i, a-1)
 				if keys == schema.FreshKeys {
 					key = c.FreshKey()
 				}
-				ok = c.Call(i, key).OK()
+				ok = c.Call(i, key) == provider.ReplyOK
 			}
 			if !ok {
 				return false
@@ -247,7 +258,7 @@ func (r *Retry) resume(c Calls, from int) bool {
 			if own != nil {
 				keys = steppolicy.Keys(own[i], keys)
 			}
-			ok = c.Call(i, r.key(c, keys)).OK()
+			ok = c.Call(i, r.key(c, keys)) == provider.ReplyOK
 		}
 		if ok {
 			return true
@@ -274,13 +285,13 @@ func (r *Retry) resumeJob(c *jobsim.Job, from int) bool {
 				attempts, keys = steppolicy.Attempts(own[i], attempts), steppolicy.Keys(own[i], keys)
 			}
 			key := r.key(c, keys)
-			ok := c.Call(i, key).OK()
+			ok := c.Call(i, key) == provider.ReplyOK
 			for a := 1; a < attempts && !ok; a++ {
 				c.Backoff(i, a-1)
 				if keys == schema.FreshKeys {
 					key = c.FreshKey()
 				}
-				ok = c.Call(i, key).OK()
+				ok = c.Call(i, key) == provider.ReplyOK
 			}
 			if !ok {
 				return false
@@ -301,7 +312,7 @@ func (r *Retry) resumeJob(c *jobsim.Job, from int) bool {
 			if own != nil {
 				keys = steppolicy.Keys(own[i], keys)
 			}
-			ok = c.Call(i, r.key(c, keys)).OK()
+			ok = c.Call(i, r.key(c, keys)) == provider.ReplyOK
 		}
 		if ok {
 			return true

@@ -112,16 +112,13 @@ func Run(ctx context.Context, e retrysim.Experiment, s Search) (Result, error) {
 // graph.entries[0].client.timeout); its metrics are a worker fleet's
 // figures (drain_seconds, duplicates, dead). A candidate's batch b runs
 // replicates of opts.Seed, the same at every candidate. The search decides
-// the replicates, so opts.Replicates, opts.First and opts.Progress are
-// refused.
+// the replicates, so opts.Replicates and opts.Progress are refused.
 func RunWorkers(ctx context.Context, runs []fleet.Workers, opts fleet.Options, s Search) (Result, error) {
 	switch {
 	case len(runs) == 0:
 		return Result{}, &schema.FieldError{Field: "workers", Msg: "none given; search at least one worker fleet"}
 	case opts.Replicates != 0:
 		return Result{}, &schema.FieldError{Field: "replicates", Msg: "the search decides the replicates; give the search a Budget"}
-	case opts.First != 0:
-		return Result{}, &schema.FieldError{Field: "first", Msg: "the search runs batch b on its own replicates' seeds; leave First 0"}
 	case opts.Progress != nil:
 		return Result{}, &schema.FieldError{Field: "progress", Msg: "a search tells no progress; leave Progress nil"}
 	}

@@ -205,7 +205,6 @@ func TestRunWorkersRefuses(t *testing.T) {
 		{"budget under a first batch", func(s *tune.Search, _ *fleet.Options, _ *fleet.Workers) { s.Budget = 14 }, "budget", "14 is less than a first batch of 5 replicates for each of the 3 candidates"},
 		{"negative budget", func(s *tune.Search, _ *fleet.Options, _ *fleet.Workers) { s.Budget = -1 }, "budget", "negative"},
 		{"replicates", func(_ *tune.Search, o *fleet.Options, _ *fleet.Workers) { o.Replicates = 5 }, "replicates", "the search decides the replicates"},
-		{"first", func(_ *tune.Search, o *fleet.Options, _ *fleet.Workers) { o.First = 5 }, "first", "leave First 0"},
 		{"a fleet", func(_ *tune.Search, _ *fleet.Options, w *fleet.Workers) { w.Steps = nil }, "workers[0].steps", "at least one step"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

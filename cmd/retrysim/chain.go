@@ -15,6 +15,8 @@ import (
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/flagval"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/outfile"
@@ -44,7 +46,7 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) 
 		Service: fleet.Service{Dist: fleet.ExponentialService, Median: time.Second}}
 	c.Net = 0
 	c.Client.Attempts = limits.FleetAttempts
-	c.Memoryless = fleet.Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 5}
+	*fleetrun.Memoryless(&c) = fleetdata.Memoryless{On: true, TimeoutRate: 0.5, RetryProb: 0.9, BackoffRate: 1, Orbit: 5}
 	within := time.Minute
 	var (
 		splitOrbit   int
@@ -66,7 +68,7 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) 
 			fs.Var(flagval.ParamVar(p, &c), p.Key, usage)
 		}
 	}
-	m := &c.Memoryless
+	m := fleetrun.Memoryless(&c)
 	fs.Var(flagval.FloatVar(&m.TimeoutRate, 1e-9, limits.FleetRate), "timeout-rate", "each attempt times out after an exponential time of this `rate` a second")
 	fs.Var(flagval.FloatVar(&m.RetryProb, 0, 1), "retry-prob", "a failed or timed-out attempt is retried with this `probability`")
 	fs.Var(flagval.FloatVar(&m.BackoffRate, 1e-9, limits.FleetRate), "backoff-rate", "a retry waits an exponential backoff of this `rate` a second")

@@ -110,9 +110,6 @@ func parseFleetRuns(kind string, args []string, stdout, stderr io.Writer) (r *ru
 				return nil, p, nil, err
 			}
 		}
-		if c.Client.Backoff.Cap == 0 { // from a flag or the file
-			c.Client.Backoff.Cap = fleet.NoCap
-		}
 		unread := decl.UnreadWhy[fleet.Config](c)
 		if err := flagval.Refuse(r.fs, func(n string) string { p, _ := decl.LookupKey[fleet.Config](n); return fleetWords(unread[p.Path]) }); err != nil {
 			return nil, p, nil, err

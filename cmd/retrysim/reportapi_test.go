@@ -12,6 +12,7 @@ import (
 	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/report"
 	"github.com/retrysim/retrysim/strategy"
@@ -63,7 +64,7 @@ func TestReportPackageIsTheCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := signup
-	file.Scenario, file.Delivery, file.ScenarioFile = loaded.Scenario, loaded.Queue, "../../examples/checkout.yaml"
+	file.Scenario, file.Delivery, *jobapi.ScenarioFile(&file) = loaded.Scenario, loaded.Queue, "../../examples/checkout.yaml"
 	for _, tc := range []struct {
 		name string
 		e    api.Experiment

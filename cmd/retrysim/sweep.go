@@ -56,7 +56,7 @@ func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*work, error
 	if err != nil {
 		return nil, flagval.LibraryError(err, r.byName...)
 	}
-	echo, err := scenarioDigest(sw.Experiment.ScenarioFile)
+	echo, err := scenarioDigest(*jobapi.ScenarioFile(&sw.Experiment))
 	if err != nil {
 		return nil, err
 	}
@@ -145,9 +145,10 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	if err != nil {
 		return r, flagval.LibraryError(err)
 	}
-	sw := api.Sweep{Experiment: api.Experiment{ScenarioFile: r.scenario, Strategies: strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
+	sw := api.Sweep{Experiment: api.Experiment{Strategies: strategies, Seed: uint64(c.Seed), Generator: c.RNG.V,
 		Engine: c.Engine.String(), Replicates: r.rows.Replicates.V, Workers: c.Workers.V, Delivery: q,
 		Progress: outfile.Progress(stderr, "sweep")}, Metric: metric.V}
+	*jobapi.ScenarioFile(&sw.Experiment) = r.scenario
 	if file != nil { // the sign-up's takes no time
 		sw.Experiment.Scenario = sc
 	}
@@ -177,7 +178,7 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	if err != nil {
 		return r, flagval.LibraryError(err, byName...)
 	}
-	unread := flagval.UnreadFlags(sw.Unread())
+	unread := flagval.UnreadFlags(jobapi.SweepUnread(sw))
 	if err := refuseUnread(fs, file, unread, sw.Experiment.Delivery != nil, api.Experiment{Scenario: sc, Strategies: strategies}); err != nil {
 		return r, err
 	}

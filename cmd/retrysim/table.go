@@ -66,13 +66,14 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if sc, queue, err = api.Override(sc, queue, settings...); err != nil {
 		return flagval.LibraryError(err)
 	}
-	e := api.Experiment{Scenario: sc, ScenarioFile: j.scenario, Jobs: int64(jobs), Seed: uint64(c.Seed),
+	e := api.Experiment{Scenario: sc, Jobs: int64(jobs), Seed: uint64(c.Seed),
 		Generator: c.RNG.V, Engine: c.Engine.String(), Delivery: queue, Replicates: j.rows.Replicates.V, Workers: c.Workers.V,
 		Progress: outfile.Progress(stderr, "retrysim")}
+	*jobapi.ScenarioFile(&e) = j.scenario
 	if e.Strategies, err = api.ParseStrategies(c.Strategies, attempts.V); err != nil {
 		return flagval.LibraryError(err)
 	}
-	unread := flagval.UnreadFlags(e.Unread())
+	unread := flagval.UnreadFlags(jobapi.Unread(e))
 	overrides := ""
 	if file != nil {
 		overrides = flagval.Overrides(fs, queue != nil, unread)
@@ -180,7 +181,7 @@ func checkRequire(reqs []tune.Requirement, metrics, rows []string) error {
 }
 
 // refuseUnread refuses, in a run of e over file (nil: the sign-up), a flag
-// the run never reads (unread, by flag name, from Experiment.Unread), with
+// the run never reads (unread, by flag name, from jobapi.Unread), with
 // a queue a key of the file's queue section it never reads, as the flag for
 // the same setting (a setting a flag gives is the flag's), and a step's own
 // policy no strategy reads. -model job drops the file's queue whole.

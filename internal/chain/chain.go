@@ -1,5 +1,5 @@
 // Package chain is the exact oracle of the fleet model's Memoryless runs: it
-// builds the continuous-time Markov chain their rules (fleet.Memoryless)
+// builds the continuous-time Markov chain their rules (fleetdata.Memoryless)
 // define, over every state reachable from an empty server, and computes from
 // it, without sampling, the probability of reaching a region of states by a
 // time (uniformisation), the probability of reaching one region before
@@ -16,6 +16,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/pathtext"
 )
@@ -47,7 +48,7 @@ type Model struct {
 	// PFail is the probability that a served call fails.
 	PFail float64
 	// TimeoutRate is θ, RetryProb p, BackoffRate ν and Orbit the orbit's cap,
-	// as in fleet.Memoryless; TimeoutRate 0 (no timeouts) is the chain's
+	// as in fleetdata.Memoryless; TimeoutRate 0 (no timeouts) is the chain's
 	// alone, for the closed forms of queues, as the engine needs a rate.
 	TimeoutRate, RetryProb, BackoffRate float64
 	Orbit                               int
@@ -59,7 +60,7 @@ func FromConfig(cfg fleet.Config) (Model, error) {
 	if err := cfg.Check(); err != nil {
 		return Model{}, err
 	}
-	m := cfg.Memoryless
+	m := fleetrun.Memoryless(&cfg)
 	if !m.On {
 		return Model{}, pathtext.Errorf("memoryless.on", "the chain models only Memoryless runs")
 	}
@@ -94,7 +95,7 @@ func (m Model) Config(duration float64) fleet.Config {
 		Service: fleet.Service{Dist: fleet.ExponentialService, Median: seconds(1 / m.ServiceRate)}, PFail: m.PFail}
 	c.Net = 0
 	c.Client.Attempts = limits.FleetAttempts
-	c.Memoryless = fleet.Memoryless{On: true, TimeoutRate: m.TimeoutRate, RetryProb: m.RetryProb,
+	*fleetrun.Memoryless(&c) = fleetdata.Memoryless{On: true, TimeoutRate: m.TimeoutRate, RetryProb: m.RetryProb,
 		BackoffRate: m.BackoffRate, Orbit: m.Orbit}
 	return c
 }

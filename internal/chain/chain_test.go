@@ -7,6 +7,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/fleetrun"
 )
 
 // near fails unless got is within tol of want, relative to max(1, |want|).
@@ -223,7 +224,7 @@ func TestLimits(t *testing.T) {
 	if _, err := FromConfig(cfg); err == nil || !strings.HasPrefix(err.Error(), "memoryless.on:") {
 		t.Errorf("FromConfig(default) err = %v", err)
 	}
-	cfg.Memoryless = fleet.Memoryless{On: true, TimeoutRate: 1, BackoffRate: 1}
+	*fleetrun.Memoryless(&cfg) = fleetdata.Memoryless{On: true, TimeoutRate: 1, BackoffRate: 1}
 	if _, err := FromConfig(cfg); err == nil || !strings.HasPrefix(err.Error(), "memoryless: needs server.kind queue") {
 		t.Errorf("FromConfig(default, memoryless) err = %v", err)
 	}

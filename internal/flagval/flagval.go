@@ -20,8 +20,10 @@ import (
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/lognormal"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -336,7 +338,7 @@ func (l *Latency) String() string {
 	if l == nil {
 		return ""
 	}
-	if l.V.Random() {
+	if lognormal.Drawn(l.V.Median, l.V.P99) {
 		return l.V.Median.String() + ":" + l.V.P99.String()
 	}
 	return l.V.Median.String()
@@ -355,7 +357,7 @@ func (l *Latency) Set(s string) error {
 			return bad
 		}
 	}
-	if err := v.Check(); err != nil { // as scenario files check theirs
+	if err := scenariocheck.Latency(v); err != nil { // as scenario files check theirs
 		return err
 	}
 	l.V = v

@@ -16,6 +16,7 @@ import (
 	"github.com/retrysim/retrysim/internal/presets"
 	"github.com/retrysim/retrysim/internal/race"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/strategy"
@@ -52,7 +53,7 @@ var flagValues = []struct {
 		if l.P99 != 0 && l.P99 < l.Median {
 			return fmt.Errorf("p99 %v below the median %v", l.P99, l.Median)
 		}
-		return l.Check()
+		return scenariocheck.Latency(l)
 	}},
 	{"strategies", func() flag.Value { return new(flagval.Strategies) }, func(v flag.Value) error {
 		for _, id := range *v.(*flagval.Strategies) {

@@ -88,7 +88,7 @@ func (m *Model) Apply(sc provider.Scenario, file *delivery.Config) (provider.Sce
 // settings (api.Settings, queue.ttl as -ttl), as settings. In a run of the
 // job model (not delivery) it leaves out the settings only the delivery
 // model reads: at their default they change nothing, and at any other value
-// Experiment.Unread names them for Refuse.
+// jobapi.Unread names them for Refuse.
 func GivenSettings(fs *flag.FlagSet, delivery bool) []api.Setting {
 	var settings []api.Setting
 	for _, f := range givenSettingFlags(fs, delivery) {
@@ -99,7 +99,7 @@ func GivenSettings(fs *flag.FlagSet, delivery bool) []api.Setting {
 
 // Overrides names, as a report does, the setting flags set on fs that
 // override a scenario file, "-p-fail 0.05, -store lease", leaving out those
-// the run does not read (unread, by flag name: Experiment.Unread), which
+// the run does not read (unread, by flag name: jobapi.Unread), which
 // Refuse lets through only at their default, where they change nothing.
 func Overrides(fs *flag.FlagSet, delivery bool, unread map[string]string) string {
 	var text []string
@@ -190,7 +190,7 @@ func SettingFlag(path string) string {
 	return FlagOf(path)
 }
 
-// UnreadFlags is the library's unread settings (Experiment.Unread, keyed
+// UnreadFlags is the library's unread settings (jobapi.Unread, keyed
 // by setting) keyed by the flags that give them, each with why: a setting
 // only the delivery model reads tells how to run that model.
 func UnreadFlags(unread map[string]string) map[string]string {

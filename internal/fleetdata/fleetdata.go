@@ -257,6 +257,15 @@ type EdgeReplicate struct {
 // them: a healthy window is judged unhealthy about once in 1,500.
 const RecoveryWindow = 10
 
+// EndToEnd begins the Service of a graph's row that sums up an entry's
+// requests from end to end, followed by ": " and the service the entry
+// sends to.
+const EndToEnd = "end to end"
+
+// WorkersService is the name of a worker fleet's own service in its graph
+// (fleet.Workers.Graph): the workers.
+const WorkersService = "workers"
+
 // Verdict is what recovery found of a replicate.
 type Verdict uint8
 

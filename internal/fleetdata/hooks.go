@@ -51,6 +51,10 @@ type Hooks struct {
 	CheckCost      func(cfgs, opt any) error
 	CheckGraphCost func(graphs, opt any) error
 	SeriesBytes    func(cfg any) float64
+	// First is a *fleet.Options' first replicate, to read or set.
+	First func(opt any) *int
+	// Memoryless is a *fleet.Config's Memoryless mode, to read or set.
+	Memoryless func(cfg any) *Memoryless
 	// NewTracer starts a replicate of a Memoryless *fleet.Config;
 	// PathBytes bounds its memory.
 	NewTracer func(cfg any, seed uint64) Tracer

@@ -40,7 +40,7 @@ var brookerCollapse = Preset[fleet.Config]{
 		}
 		ramp := fleet.Shape{Kind: fleet.RampLoad, Rate: 40, Peak: 80, From: 0, To: 50 * time.Second}
 		spike := fleet.Shape{Kind: fleet.SpikeLoad, Rate: 40, Peak: 80, From: 20 * time.Second, To: 25 * time.Second}
-		jitter := backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}
+		jitter := backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second}
 		var runs []fleet.Config
 		for _, load := range []struct {
 			name  string
@@ -447,7 +447,7 @@ var spikeRecovery = Preset[fleet.Config]{
 	Replicates: 5,
 	Spikes:     true,
 	Runs: func(d time.Duration) []fleet.Config {
-		jitter := backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}
+		jitter := backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second}
 		clients := []struct {
 			name   string
 			client fleet.Client

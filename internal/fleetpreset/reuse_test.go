@@ -14,7 +14,7 @@ import (
 // reports what it reports run alone, in a fresh sim: every replicate of
 // brooker-collapse and of sqs-visibility's graphs (a stall, a lease store,
 // heartbeats: every slice reuse empties), run one after another on one
-// worker, against the same replicate run by itself (Options.First).
+// worker, against the same replicate run by itself (fleetrun.First).
 func TestReplicatesReuseMemory(t *testing.T) {
 	const reps = 3
 	cfgs := brookerCollapse.Runs(30 * time.Second)
@@ -31,7 +31,9 @@ func TestReplicatesReuseMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	for r := range reps {
-		one, err := fleet.Run(context.Background(), cfgs, fleet.Options{Replicates: 1, Seed: 7, First: r, Workers: 1})
+		opt := fleet.Options{Replicates: 1, Seed: 7, Workers: 1}
+		*fleetrun.First(&opt) = r
+		one, err := fleet.Run(context.Background(), cfgs, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +43,7 @@ func TestReplicatesReuseMemory(t *testing.T) {
 				t.Errorf("%s replicate %d after another: %.300s\nalone: %.300s", cfgs[i].Name, r, got, want)
 			}
 		}
-		oneGraph, err := fleet.RunGraph(context.Background(), graphs, fleet.Options{Replicates: 1, Seed: 7, First: r, Workers: 1})
+		oneGraph, err := fleet.RunGraph(context.Background(), graphs, opt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -137,7 +137,7 @@ var backlogDrain = Preset[fleet.Workers]{
 	Replicates: 5,
 	Runs: func(d time.Duration) []fleet.Workers {
 		q := fleet.DefaultConfig().Client
-		q.Attempts, q.Timeout, q.Backoff = 10, fleet.NoVisibility, backoff.Schedule{Kind: backoff.Constant, Base: 10 * time.Second, Cap: fleet.NoCap}
+		q.Attempts, q.Timeout, q.Backoff = 10, fleet.NoVisibility, backoff.Schedule{Kind: backoff.Constant, Base: 10 * time.Second}
 		api := fleet.DefaultConfig().Server
 		api.Kind, api.Base, api.Limit, api.Burst = fleet.RateLimitServer, 50*time.Millisecond, 100, 100
 		w := fleet.Workers{Name: "uncapped", Duration: d, Net: time.Millisecond, Load: fleet.Shape{Kind: fleet.ConstantLoad, Rate: 20},

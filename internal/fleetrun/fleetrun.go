@@ -96,6 +96,15 @@ func CheckGraphCost(graphs []fleet.Graph, opt fleet.Options) error {
 // SeriesBytes bounds the memory a replicate of cfg keeps of its series.
 func SeriesBytes(cfg *fleet.Config) float64 { return h.SeriesBytes(cfg) }
 
+// First is the index of opt's first replicate, to read or set: a shard
+// runs replicates First to First + Replicates - 1 of a larger run as that
+// run would.
+func First(opt *fleet.Options) *int { return h.First(opt) }
+
+// Memoryless is cfg's Memoryless mode, to read or set: only the chain
+// command's runs set it.
+func Memoryless(cfg *fleet.Config) *fleetdata.Memoryless { return h.Memoryless(cfg) }
+
 // NewTracer starts replicate seed of cfg, which must have passed Check with
 // Memoryless on. Its streams are those Run gives the replicate of that seed.
 func NewTracer(cfg *fleet.Config, seed uint64) fleetdata.Tracer { return h.NewTracer(cfg, seed) }

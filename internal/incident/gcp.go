@@ -26,7 +26,7 @@ func gcpConfig(name string, b backoff.Schedule, peak float64) fleet.Config {
 
 // gcpJitter is the fix's randomized exponential backoff: full jitter, a
 // wait uniform in [0, 20 s x 2^(n-1)) before retry n, no cap.
-var gcpJitter = backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}
+var gcpJitter = backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second}
 
 // gcpNone is the fleet's default backoff (none: a retry at once), with the
 // fleet's default base and cap, which it never reads.

@@ -80,9 +80,6 @@ func TestScenarioFilesRunToTheSameRows(t *testing.T) {
 					if err := l.Fleet.Apply(&c); err != nil {
 						t.Fatal(err)
 					}
-					if c.Client.Backoff.Cap == 0 { // a cap of 0 s no cap,
-						c.Client.Backoff.Cap = fleet.NoCap
-					}
 					c.Name, c.Duration = want.Name, inc.Duration // its one run's name set as the gallery's, its -duration
 					if run.Flags != fmt.Sprintf("-duration %s -replicates %d", minutes(inc.Duration), DefaultReplicates) {
 						t.Errorf("flags %q do not give the gallery's duration %s and replicates %d", run.Flags, inc.Duration, DefaultReplicates)

@@ -121,7 +121,7 @@ func jobDuplicates(rep *Report, i, r int) int64 {
 	g := &rep.Graph[i].Graph
 	var n int64
 	for k, e := range fleetrun.Edges(g) {
-		if e.From >= 0 && g.Services[e.From].Name == fleet.WorkersService {
+		if e.From >= 0 && g.Services[e.From].Name == fleetdata.WorkersService {
 			n += fleetrun.GraphReplicates(rep.Graph[i])[r].Edges[k].JobDuplicates
 		}
 	}

@@ -31,8 +31,8 @@ const (
 // job that failed together waits alike), the same schedule with a splay
 // (a wait uniform in [e/2, e)), and Sidekiq's schedule as it ships today.
 var (
-	skNoSplay = backoff.Schedule{Kind: backoff.Exponential, Base: 15 * time.Second, Cap: fleet.NoCap}
-	skSplay   = backoff.Schedule{Kind: backoff.EqualJitter, Base: 15 * time.Second, Cap: fleet.NoCap}
+	skNoSplay = backoff.Schedule{Kind: backoff.Exponential, Base: 15 * time.Second}
+	skSplay   = backoff.Schedule{Kind: backoff.EqualJitter, Base: 15 * time.Second}
 	skToday   = backoff.Schedule{Kind: backoff.Sidekiq}
 )
 

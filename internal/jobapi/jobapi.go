@@ -29,6 +29,9 @@ type Hooks struct {
 	UnreadStepPolicy func(e any, i int) (attempts, backoff string)
 	SweepStats       func(res any) stats.Sweep
 	Settings         func() []SettingDef
+	Unread           func(e any) map[string]string
+	SweepUnread      func(s any) map[string]string
+	ScenarioFile     func(e any) *string
 	RunShard         func(ctx context.Context, e any, index, count int) (stats.Shard, error)
 	RowIDs           func(strategies any) []string
 	RunSweeps        func(ctx context.Context, ss any) ([]stats.Sweep, error)
@@ -62,6 +65,23 @@ func UnreadStepPolicy(e any, i int) (attempts, backoff string) { return hooks.Un
 // steps[STEP].FIELD, in the order reports list them: p_fail, lost_reply and
 // latency over every step, and every field of the queue.
 func Settings() []SettingDef { return hooks.Settings() }
+
+// Unread names the settings of e that its run never reads, given the
+// others, each with why, so that the command refuses a flag it would
+// otherwise drop: the keys are the settings' names as Settings and
+// retrysim.Override name them (in a run of the job model, every setting
+// only the delivery model reads, with the reason UnreadInJobModel). A
+// setting unread for several reasons gets the first.
+func Unread(e any) map[string]string { return hooks.Unread(e) }
+
+// SweepUnread names, as Unread does, the settings the sweep s never reads
+// at any of its points, each with why; nil for a sweep Check refuses.
+func SweepUnread(s any) map[string]string { return hooks.SweepUnread(s) }
+
+// ScenarioFile is the name of the file e's scenario came from (e a
+// *retrysim.Experiment), to read or set: the report then lists every
+// step's parameters and titles the run by the file.
+func ScenarioFile(e any) *string { return hooks.ScenarioFile(e) }
 
 // SweepStats is the sweep result res as the outputs render it.
 func SweepStats(res any) stats.Sweep { return hooks.SweepStats(res) }

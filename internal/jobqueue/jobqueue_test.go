@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/backoffkind"
 	"github.com/retrysim/retrysim/internal/waits"
 )
 
@@ -62,7 +63,7 @@ func TestDefaultsFromSources(t *testing.T) {
 		if err := d.Schedule.Check(); err != nil {
 			t.Errorf("%s: schedule %v: %v", d.Name, d.Schedule, err)
 		}
-		if d.Schedule.Kind != backoff.None && (!d.Schedule.Kind.Schedule() || d.Schedule.Kind.String() != d.Name) {
+		if d.Schedule.Kind != backoff.None && (!backoffkind.Schedule(d.Schedule.Kind.String()) || d.Schedule.Kind.String() != d.Name) {
 			t.Errorf("%s: schedule %v is not the backoff schedule of its name", d.Name, d.Schedule.Kind)
 		}
 	}

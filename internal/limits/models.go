@@ -27,7 +27,7 @@ const (
 	// FleetHedges bounds the hedges of an attempt (the copies of an attempt
 	// are bits of a 16-bit set).
 	FleetHedges = 15
-	// FleetOrbit bounds fleet's Memoryless.Orbit.
+	// FleetOrbit bounds fleetdata.Memoryless's Orbit.
 	FleetOrbit = 1_000_000
 )
 

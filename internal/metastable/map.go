@@ -46,7 +46,7 @@ type MapPolicy struct {
 func MapPolicies() []MapPolicy {
 	return []MapPolicy{
 		{Name: "no_backoff"},
-		{Name: "backoff_and_jitter", Backoff: backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second, Cap: fleet.NoCap}},
+		{Name: "backoff_and_jitter", Backoff: backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second}},
 	}
 }
 

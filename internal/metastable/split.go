@@ -55,7 +55,7 @@ type SplitEstimate struct {
 // Estimate runs the splitting on cfg, which must have passed Check with
 // Memoryless on.
 func (sp Splitting) Estimate(ctx context.Context, cfg *fleet.Config) (SplitEstimate, error) {
-	if !cfg.Memoryless.On {
+	if !fleetrun.Memoryless(cfg).On {
 		return SplitEstimate{}, pathtext.Errorf("memoryless.on", "splitting needs a Memoryless run")
 	}
 	if sp.Effort < 1 || sp.Effort > MaxEffort || len(sp.Levels) == 0 || sp.Importance == nil {

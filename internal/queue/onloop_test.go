@@ -106,10 +106,10 @@ func (backwards) Run(c strategy.Calls) bool {
 		if c.Enter(i) {
 			continue
 		}
-		ok := c.Call(i, c.FreshKey()).OK()
+		ok := c.Call(i, c.FreshKey()) == provider.ReplyOK
 		if !ok {
 			c.Backoff(i, 0)
-			ok = c.Call(i, c.FreshKey()).OK()
+			ok = c.Call(i, c.FreshKey()) == provider.ReplyOK
 		}
 		if !ok {
 			return false

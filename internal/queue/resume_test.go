@@ -22,7 +22,7 @@ func (embedsStraight) Run(strategy.Calls) bool { return false }
 // an embedded one included, was taken for the fast path.
 func TestResumeOfIsOptIn(t *testing.T) {
 	r := strategy.Retry{Scope: strategy.EachStep, Attempts: 3}
-	st := strategy.Straight{Strategy: r, Resume: r.Resume}
+	st := strategy.Straight{Strategy: r, Resume: ResumeOf(r)}
 	for _, c := range []struct {
 		s    strategy.Strategy
 		fast bool

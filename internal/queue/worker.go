@@ -214,7 +214,7 @@ func (w *worker) Call(i int, key provider.Key) provider.Reply {
 		reply = x.j.Call(i, key)
 		w.pause(x.callLatency(d))
 	}
-	if !reply.OK() {
+	if reply != provider.ReplyOK {
 		w.end(0)
 		return reply
 	}

@@ -46,9 +46,6 @@ func settingValue(p decl.Param[fleet.Config], c *fleet.Config) any {
 	case *int:
 		return int64(*v)
 	case *time.Duration:
-		if *v == fleet.NoCap { // -backoff-cap 0 says no cap
-			return durationValue(0)
-		}
 		return durationValue(v.Seconds())
 	case encoding.TextMarshaler:
 		b, _ := v.MarshalText()

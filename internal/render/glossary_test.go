@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/stats"
 )
@@ -28,7 +27,7 @@ func outputTerms() []string {
 	terms = append(terms, fleetColumns.header()...)
 	terms = append(terms, graphColumns.header()...)
 	terms = append(terms, workersColumns.header()...)
-	terms = append(terms, fleet.EndToEnd)
+	terms = append(terms, fleetdata.EndToEnd)
 	terms = append(terms, mapColumns.header()...)
 	terms = append(terms, casesHeader...)
 	terms = append(terms, raceHeader(true)...)

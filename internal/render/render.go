@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/hist"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -86,13 +87,13 @@ func reportColumns(r stats.Report) columns[*stats.Row] {
 // "> 8,388,608 s" past the histogram's range.
 func seconds(x float64) string {
 	if math.IsInf(x, 1) {
-		return "> " + timeSeconds.text(schema.Top())
+		return "> " + timeSeconds.text(hist.Top())
 	}
 	return timeSeconds.text(x) // "-" for NaN: nothing counted
 }
 
 // quantiles formats a histogram's p50, p95 and p99 for people.
-func quantiles(h *schema.Histogram) string {
+func quantiles(h *hist.Histogram) string {
 	return seconds(h.QuantileSeconds(0.5)) + " / " + seconds(h.QuantileSeconds(0.95)) + " / " + seconds(h.QuantileSeconds(0.99))
 }
 

@@ -19,8 +19,8 @@ import (
 // replicate k%replicates of every run of point k/replicates, as the run
 // makes it whichever slice of the items it is run in.
 type Kind[C, P, R any] struct {
-	// run runs replicates opts.First to opts.First+opts.Replicates-1 of
-	// each of runs; replicates are a result's, and result folds them.
+	// run runs opts.Replicates replicates of each of runs, from the first
+	// (fleetrun.First); replicates are a result's, and result folds them.
 	run        func(ctx context.Context, runs []C, opts fleet.Options) ([]R, error)
 	replicates func(R) []P
 	result     func(C, []P) R
@@ -87,7 +87,7 @@ func (k Kind[C, P, R]) Run(ctx context.Context, runs []C, perPoint int, opts fle
 			last = min(hi/reps, len(runs)/perPoint)
 		}
 		o := opts
-		o.First, o.Replicates = r, n
+		*fleetrun.First(&o), o.Replicates = r, n
 		res, err := k.run(ctx, runs[p*perPoint:last*perPoint], o)
 		if err != nil {
 			return nil, err

@@ -13,6 +13,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/retrysim/retrysim/internal/hist"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -34,13 +35,13 @@ func Watched(r stats.Report) []stats.Watch {
 
 // QuantileField is a completion quantile for csv and json: the number of
 // seconds, null when nothing was counted, and past the histogram's range
-// the least it can be, schema.Top (8388608, 2^23), which no quantile
+// the least it can be, hist.Top (8388608, 2^23), which no quantile
 // within the range equals (each is its bucket's middle); the columns
 // completion_past_range and failed_completion_past_range count the jobs
 // there.
 func QuantileField(x float64) any {
 	if math.IsInf(x, 1) {
-		return schema.Top()
+		return hist.Top()
 	}
 	return NaNNull(x)
 }

@@ -126,9 +126,6 @@ func fleetSection(name string, n *yaml.Node) (*Fleet, error) {
 	// gives.
 	checked := f.config
 	checked.Outage.From, checked.Outage.To = 0, checked.Duration
-	if checked.Client.Backoff.Cap == 0 { // 0 says no cap, as the flag's 0 does
-		checked.Client.Backoff.Cap = fleet.NoCap
-	}
 	unread := decl.UnreadWhy[fleet.Config](checked)
 	for i := 0; i < len(n.Content); i += 2 {
 		k := n.Content[i]

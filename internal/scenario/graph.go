@@ -232,9 +232,6 @@ func (r *graphReader) setting(p decl.Param[fleet.Config], v *yaml.Node, path str
 	if msg := setParam(p, c, v); msg != "" {
 		return r.fail(v, path, msg)
 	}
-	if p.Path == "client.backoff.cap" && c.Client.Backoff.Cap == 0 {
-		c.Client.Backoff.Cap = fleet.NoCap
-	}
 	return nil
 }
 

@@ -51,7 +51,7 @@ func TestGraphSection(t *testing.T) {
 	call := def.Client
 	call.Timeout, call.Attempts = time.Second, 4
 	call.Policy.Kind, call.Policy.BudgetRatio = fleet.FinagleBudget, 0.1
-	call.Backoff.Kind, call.Backoff.Cap = backoff.Exponential, fleet.NoCap // backoff_cap 0s: no cap, as -backoff-cap 0
+	call.Backoff.Kind, call.Backoff.Cap = backoff.Exponential, 0 // backoff_cap 0s: no cap, as -backoff-cap 0
 	api, db := def.Server, def.Server
 	api.Kind, api.Base = fleet.IndependentServer, 10*time.Millisecond
 	db.Kind, db.Base, db.PFail = fleet.IndependentServer, 5*time.Millisecond, 1

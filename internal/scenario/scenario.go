@@ -32,10 +32,12 @@ import (
 
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/backoffkind"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/pathtext"
+	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -185,7 +187,7 @@ func (l *latency) UnmarshalYAML(n *yaml.Node) error {
 		}
 	}
 	v := provider.Latency{Median: median.v, P99: p99.v}
-	if err := v.Check(); err != nil { // as the flags check theirs
+	if err := scenariocheck.Latency(v); err != nil { // as the flags check theirs
 		return &fieldError{n.Line, n.Column, err.Error()}
 	}
 	l.v = v
@@ -399,9 +401,9 @@ func (b *backoffFile) UnmarshalYAML(n *yaml.Node) error {
 
 // checkRead refuses a base or a cap that a backoff of kind k never reads,
 // by the rule -backoff-base and -backoff-cap are refused by
-// (backoff.Kind.Unread); m is the backoff's node, path its field.
+// (backoffkind.Unread); m is the backoff's node, path its field.
 func (b *backoffFile) checkRead(name string, m *yaml.Node, path string, k backoff.Kind) error {
-	baseWhy, capWhy := k.Unread()
+	baseWhy, capWhy := backoffkind.Unread(k.String())
 	if b.Base != nil && baseWhy != "" {
 		return &Error{File: name, Line: lineOf(m, "base"), Field: path + ".base", Msg: baseWhy}
 	}
@@ -918,7 +920,7 @@ func Parse(name string, data []byte) (Loaded, error) {
 }
 
 // watches resolves the watched steps by name (named maps a name to its step).
-// A file that watches nothing is refused, as provider.Scenario.Validate
+// A file that watches nothing is refused, as scenariocheck.Scenario
 // refuses a scenario that does: no step is watched by default.
 func (f *file) watches(name string, top *yaml.Node, named map[string]int) ([]provider.Watch, error) {
 	if len(f.Watched) == 0 {
@@ -1013,7 +1015,7 @@ func (s stepFile) set(st *provider.Step, name string, n *yaml.Node, i int) (time
 // policy is the backoff b gives, whose node is m and field path; a key
 // left out takes the default, as the queue's does.
 func (b *backoffFile) policy(name string, m *yaml.Node, path string) (*backoff.Schedule, error) {
-	pol := backoff.Default()
+	pol := delivery.Defaults().Backoff
 	if b.Base != nil {
 		pol.Base = b.Base.v
 	}
@@ -1058,8 +1060,8 @@ func (q *queueFile) config(name string, top *yaml.Node) (delivery.Config, error)
 		}
 	}
 	// A base or a cap that the backoff never reads is refused by the rule
-	// -backoff-base and -backoff-cap are refused by (backoff.Kind.Unread).
-	baseWhy, capWhy := c.Backoff.Kind.Unread()
+	// -backoff-base and -backoff-cap are refused by (backoffkind.Unread).
+	baseWhy, capWhy := backoffkind.Unread(c.Backoff.Kind.String())
 	for _, u := range []struct{ key, why string }{{"backoff.base", baseWhy}, {"backoff.cap", capWhy}} {
 		i := slices.IndexFunc(q.given, func(g givenValue) bool { return g.setting.Key == u.key })
 		if i >= 0 && u.why != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/fleet"
+	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -271,7 +272,7 @@ func TestStepPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh, same := schema.FreshKeys, schema.SameKey
-	pol := backoff.Default()
+	pol := delivery.Defaults().Backoff
 	pol.Kind, pol.Base = backoff.Constant, time.Second
 	want := []provider.StepRetry{{Attempts: 1}, {Keys: &fresh}, {Attempts: 5, Keys: &same, Backoff: &pol}, {}}
 	for i, w := range want {
@@ -340,9 +341,6 @@ func TestSeveralWatchedSteps(t *testing.T) {
 	if !reflect.DeepEqual(sc.Watched, want) {
 		t.Fatalf("watched = %+v; want %+v", sc.Watched, want)
 	}
-	if l := sc.WatchLabel(1); l != `Jobs with 2+ "receipt"` {
-		t.Errorf("WatchLabel(1) = %q; want the default heading", l)
-	}
 	one, err := Parse("s.yaml", []byte("steps:\n  - {name: a}\n  - {name: b}\nwatched: a\nwatched_label: As twice\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -398,9 +396,6 @@ func FuzzParse(f *testing.F) {
 			c := fleet.DefaultConfig() // as the command applies it: its flags' defaults, an outage
 			c.Outage.To = c.Duration
 			err := fl.Apply(&c)
-			if c.Client.Backoff.Cap == 0 {
-				c.Client.Backoff.Cap = fleet.NoCap
-			}
 			if err == nil {
 				err = c.Check()
 			}
@@ -419,8 +414,8 @@ func FuzzParse(f *testing.F) {
 		if got.CheckJob() == nil && (got.CheckFleet() == nil || got.CheckGraph() == nil) {
 			t.Fatalf("a file both commands take: %+v", got)
 		}
-		if err := sc.Validate(); err != nil {
-			t.Fatalf("accepted a scenario Validate refuses: %v", err)
+		if err := scenariocheck.Scenario(sc); err != nil {
+			t.Fatalf("accepted a scenario scenariocheck refuses: %v", err)
 		}
 		if len(sc.Watched) == 0 {
 			t.Fatalf("accepted a file that watches no step")

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/hist"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/stats"
@@ -140,7 +141,7 @@ func deliveryComparisons(plain, skip stats.Counters) []comparison {
 }
 
 // bucketOfQuantile is the index of the bucket that holds h's p-quantile.
-func bucketOfQuantile(h *schema.Histogram, p float64) int {
+func bucketOfQuantile(h *hist.Histogram, p float64) int {
 	rank := max(int64(math.Ceil(p*float64(h.Count()))), 1)
 	var seen int64
 	for _, b := range h.Buckets() {
@@ -148,11 +149,11 @@ func bucketOfQuantile(h *schema.Histogram, p float64) int {
 			return b.Index
 		}
 	}
-	return schema.HistogramBuckets - 1
+	return hist.HistogramBuckets - 1
 }
 
 // doneBy counts h's durations in buckets up to edge, and all of them.
-func doneBy(h *schema.Histogram, edge int) (x, n int64) {
+func doneBy(h *hist.Histogram, edge int) (x, n int64) {
 	for _, b := range h.Buckets() {
 		if b.Index <= edge {
 			x += b.Count

@@ -8,6 +8,7 @@ import (
 	"github.com/retrysim/retrysim/internal/fieldpath"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -155,7 +156,7 @@ func ModelOf(sc provider.Scenario, q *delivery.Config) *stats.Model {
 
 // FromModel rebuilds the scenario and the delivery model (nil without a
 // queue) of m, refusing, as a *schema.FieldError naming the field, what the validators of the
-// flags and scenario files refuse (provider.Scenario.Validate,
+// flags and scenario files refuse (scenariocheck.Scenario,
 // delivery.Config.Check).
 func FromModel(m stats.Model) (provider.Scenario, *delivery.Config, error) {
 	sc := provider.Scenario{Name: m.Name, Noun: m.Noun}
@@ -169,7 +170,7 @@ func FromModel(m stats.Model) (provider.Scenario, *delivery.Config, error) {
 	for _, w := range m.Watched {
 		sc.Watched = append(sc.Watched, provider.Watch{Step: w.Step, Label: w.Label})
 	}
-	if err := sc.Validate(); err != nil {
+	if err := scenariocheck.Scenario(sc); err != nil {
 		return sc, nil, err
 	}
 	if m.Queue == nil {

@@ -32,10 +32,12 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/hist"
 	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/queue"
 	"github.com/retrysim/retrysim/internal/rng"
+	"github.com/retrysim/retrysim/internal/scenariocheck"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -124,7 +126,7 @@ func Run(ctx context.Context, cfg Config) ([]stats.Counters, error) {
 
 // check reports the first thing wrong with cfg.
 func (cfg Config) check() error {
-	if err := cfg.Scenario.Validate(); err != nil {
+	if err := scenariocheck.Scenario(cfg.Scenario); err != nil {
 		return err
 	}
 	if err := CheckJobs(cfg.Jobs); err != nil {
@@ -371,10 +373,10 @@ func reset(c *stats.Counters, n int64) {
 	c.SideEffects, c.Deliveries, c.LostWork = 0, 0, 0
 	c.RepeatedByStep, c.TwiceByStep = stats.StepCounts{}, stats.StepCounts{}
 	if c.Completion.Count() != 0 {
-		c.Completion = schema.Histogram{}
+		c.Completion = hist.Histogram{}
 	}
 	if c.FailedCompletion.Count() != 0 {
-		c.FailedCompletion = schema.Histogram{}
+		c.FailedCompletion = hist.Histogram{}
 	}
 }
 

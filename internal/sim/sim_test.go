@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/hist"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -296,7 +297,7 @@ func checkSettled(t *testing.T, cfg Config) {
 // completion quantiles are the latency's own: a lognormal's median and p99
 // as given, within a factor 10^(1/20) (the sampling error of 200,000 draws'
 // p99 is about 1%), and for fixed latencies their sum, within a histogram
-// bucket (schema.QuantileError), for every generator, the 32-bit one
+// bucket (hist.QuantileError), for every generator, the 32-bit one
 // included.
 func TestCompletionQuantilesAreTheLatencies(t *testing.T) {
 	one := provider.Signup(0, 0)
@@ -312,7 +313,7 @@ func TestCompletionQuantilesAreTheLatencies(t *testing.T) {
 			sc       provider.Scenario
 			p50, p99 time.Duration
 			within   float64
-		}{{one, 50 * time.Millisecond, 400 * time.Millisecond, math.Pow(10, 1.0/20)}, {fixed, 550 * time.Millisecond, 550 * time.Millisecond, 1 + schema.QuantileError}} {
+		}{{one, 50 * time.Millisecond, 400 * time.Millisecond, math.Pow(10, 1.0/20)}, {fixed, 550 * time.Millisecond, 550 * time.Millisecond, 1 + hist.QuantileError}} {
 			q := delivery.Defaults()
 			got, err := Run(context.Background(), Config{Scenario: c.sc, Strategies: []strategy.Strategy{s}, Jobs: 200_000, Seed: 4, Generator: g, Delivery: &q})
 			if err != nil {

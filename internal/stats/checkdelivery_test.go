@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/hist"
 	"github.com/retrysim/retrysim/internal/stats"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // CheckDelivery's bounds for twoJobsQueue's counters (two jobs, one failed,
@@ -31,7 +31,7 @@ func TestCheckDeliveryEdges(t *testing.T) {
 		{"lost work of a failed job", func(c *stats.Counters) { c.LostWork = 2 }, "lost_work: 2 is more than the 1 jobs that succeeded"},
 		{"calls past 60 a job", func(c *stats.Counters) { c.Calls = 121 }, "calls: 121 is more than 2 jobs make at 60 calls each"},
 		{"a job timed twice", func(c *stats.Counters) { c.Completion.AddSeconds(1e-3) }, "completion: its counts add up to 2, not the 1 jobs it times"},
-		{"a failure not timed", func(c *stats.Counters) { c.FailedCompletion = schema.Histogram{} }, "failed_completion: its counts add up to 0, not the 1 jobs it times"},
+		{"a failure not timed", func(c *stats.Counters) { c.FailedCompletion = hist.Histogram{} }, "failed_completion: its counts add up to 0, not the 1 jobs it times"},
 		{"by step not the total", func(c *stats.Counters) { c.RepeatedByStep[0] = 3 }, "repeated_by_step: the steps' 3 add up to other than repeated_steps 4"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/hist"
 )
 
 // Model is the model a shard's run simulated when it is not the built-in
@@ -206,7 +206,7 @@ func (c *Counters) CheckDelivery(steps, attempts int, deliveries int64) error {
 	}
 	for _, h := range []struct {
 		name string
-		h    *schema.Histogram
+		h    *hist.Histogram
 		want int64
 	}{{"completion", &c.Completion, c.Jobs - c.Failed}, {"failed_completion", &c.FailedCompletion, c.Failed}} {
 		if n := h.h.Count(); n != h.want { // its counts are positive, their sum within 64 bits

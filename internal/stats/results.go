@@ -1,6 +1,6 @@
 // Package stats turns the engines' integer counters into the numbers people
 // read: rates and their confidence intervals derived at the end, expectations
-// and z-scores, completion-time quantiles (from schema.Histogram), the
+// and z-scores, completion-time quantiles (from hist.Histogram), the
 // Kaplan-Meier estimate of a recovery time with censored observations, and
 // the shard file format with its validation. It is the computation side only: it
 // runs no simulation and renders nothing, so engines and models import it
@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/retrysim/retrysim/internal/hist"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -51,8 +52,8 @@ type Counters struct {
 	// succeeded, FailedCompletion those of the jobs that failed: a job's time
 	// runs from its first enqueue until its last delivery stopped or its
 	// message was dead-lettered.
-	Completion       schema.Histogram `json:"completion"`
-	FailedCompletion schema.Histogram `json:"failed_completion,omitzero"`
+	Completion       hist.Histogram `json:"completion"`
+	FailedCompletion hist.Histogram `json:"failed_completion,omitzero"`
 }
 
 // MaxSteps bounds a scenario's length, so a job's bookkeeping fits in fixed

@@ -12,13 +12,13 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/retrysim/retrysim/internal/hist"
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // ShardFormat versions the shard files that merge reads.
 // Format 2 added the by-step counters that every engine fills; format 3
-// holds the completion times in schema.Histogram's buckets (128 an octave,
+// holds the completion times in hist.Histogram's buckets (128 an octave,
 // as [index, count] pairs) where format 2 had 256 counts, 20 a decade.
 const ShardFormat = 3
 
@@ -400,7 +400,7 @@ func (c *Counters) Check(steps, attempts int) error {
 		}
 	}
 	// Only the delivery model counts these; a Part 5 run leaves them zero.
-	if c.Deliveries != 0 || c.LostWork != 0 || c.Completion != (schema.Histogram{}) || c.FailedCompletion != (schema.Histogram{}) {
+	if c.Deliveries != 0 || c.LostWork != 0 || c.Completion != (hist.Histogram{}) || c.FailedCompletion != (hist.Histogram{}) {
 		return errors.New("deliveries, lost_work, completion, failed_completion: not zero in a run without the delivery model")
 	}
 	maxCalls := callsBound(steps, attempts, 1)
@@ -553,7 +553,7 @@ func (c *Counters) AddChecked(o *Counters) error {
 	}
 	for _, h := range []struct {
 		name   string
-		dst, x *schema.Histogram
+		dst, x *hist.Histogram
 	}{{"completion", &sum.Completion, &o.Completion}, {"failed_completion", &sum.FailedCompletion, &o.FailedCompletion}} {
 		if err := h.dst.Merge(h.x); err != nil {
 			return fmt.Errorf("%s: %w", h.name, err)

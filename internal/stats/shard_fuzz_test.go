@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrysim/retrysim/internal/hist"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/stats"
-	"github.com/retrysim/retrysim/schema"
 )
 
 // twoJobs is a shard Check accepts, worked out by hand: two jobs of two steps
@@ -126,7 +126,7 @@ func FuzzReadShard(f *testing.F) {
 		{`"repeat":0,"repeat_delay_ns"`, `"repeat":0.5,"repeat_delay_ns"`},
 		{`"crash_at":"before-key","max_crashes":0,"backoff"`, `"crash_at":"lunch","max_crashes":0,"backoff"`},
 		{`"queue":{"store"`, `"queue":{"store":"claim","x"`},
-		// the completion histograms (schema.Histogram's [index, count] pairs)
+		// the completion histograms (hist.Histogram's [index, count] pairs)
 		{`"completion":[[850,1]]`, `"completion":[[850,1],[851,1]]`},
 		{`"completion":[[850,1]]`, `"completion":[[851,0],[850,1]]`},
 		{`"completion":[[850,1]]`, `"completion":[[850,1],[850,1]]`},
@@ -235,7 +235,7 @@ func checkHistograms(t *testing.T, i int, c stats.Counters) {
 	if n, f := c.Completion.Count(), c.FailedCompletion.Count(); (n != 0 || f != 0) && (n != c.Jobs-c.Failed || f != c.Failed) {
 		t.Fatalf("rows[%d]: completion counts %d and failed_completion %d of %d jobs, %d failed", i, n, f, c.Jobs, c.Failed)
 	}
-	for _, h := range []schema.Histogram{c.Completion, c.FailedCompletion} {
+	for _, h := range []hist.Histogram{c.Completion, c.FailedCompletion} {
 		if h.Count() == 0 {
 			continue
 		}
@@ -246,7 +246,7 @@ func checkHistograms(t *testing.T, i int, c stats.Counters) {
 		last := 0.0
 		for _, p := range []float64{0, 0.5, 0.95, 0.99, 1} {
 			q := h.QuantileSeconds(p)
-			if q < last || q < 0 || (q >= schema.Top() && !math.IsInf(q, 1)) || math.IsNaN(q) {
+			if q < last || q < 0 || (q >= hist.Top() && !math.IsInf(q, 1)) || math.IsNaN(q) {
 				t.Fatalf("rows[%d]: p%v of %v s after %v s", i, 100*p, q, last)
 			}
 			if q2 := twice.QuantileSeconds(p); q2 != q {

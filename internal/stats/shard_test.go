@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/hist"
 )
 
 // endless is a reader that never ends: an opening brace, then spaces.
@@ -50,9 +50,9 @@ func (zeroReader) Read(p []byte) (int, error) {
 
 // Sums that overflow are refused, naming the counter, and leave the sum as it was.
 func TestAddCheckedRefusesOverflow(t *testing.T) {
-	histogram := func(bucket int, n int64) schema.Histogram {
-		var h schema.Histogram
-		if err := h.SetBuckets([]schema.Bucket{{Index: bucket, Count: n}}); err != nil {
+	histogram := func(bucket int, n int64) hist.Histogram {
+		var h hist.Histogram
+		if err := h.SetBuckets([]hist.Bucket{{Index: bucket, Count: n}}); err != nil {
 			t.Fatal(err)
 		}
 		return h
@@ -147,9 +147,9 @@ func TestMaxShardRowsFit(t *testing.T) {
 		c.RepeatedByStep[i] = max
 	}
 	// Every bucket counts, as much as a histogram's 64-bit total allows.
-	bs := make([]schema.Bucket, schema.HistogramBuckets)
+	bs := make([]hist.Bucket, hist.HistogramBuckets)
 	for i := range bs {
-		bs[i] = schema.Bucket{Index: i, Count: max / schema.HistogramBuckets}
+		bs[i] = hist.Bucket{Index: i, Count: max / hist.HistogramBuckets}
 	}
 	if err := c.Completion.SetBuckets(bs); err != nil {
 		t.Fatal(err)

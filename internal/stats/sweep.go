@@ -3,7 +3,7 @@ package stats
 import (
 	"slices"
 
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/hist"
 )
 
 // Axis is a parameter a sweep can vary: its name in outputs, the words that
@@ -48,7 +48,7 @@ type SweepRow struct {
 	// rest are the counters beyond Core that are not zero, but for the
 	// histograms' buckets, which completion and failedCompletion keep.
 	rest                         []counted
-	completion, failedCompletion []schema.Bucket
+	completion, failedCompletion []hist.Bucket
 }
 
 // counted is one counter beyond Core, by its index in restOf's order.

@@ -320,9 +320,6 @@ func setConfig(c *fleet.Config, path, value string) error {
 	if err := flagval.ParamVar(p, c).Set(value); err != nil {
 		return pathtext.Errorf(path, "%v", err)
 	}
-	if c.Client.Backoff.Cap == 0 {
-		c.Client.Backoff.Cap = fleet.NoCap
-	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/backoff"
+	"github.com/retrysim/retrysim/internal/backoffkind"
 	"github.com/retrysim/retrysim/internal/enum"
 )
 
@@ -158,8 +159,8 @@ func TestScheduleTotals(t *testing.T) {
 	if got := Delay(backoff.Schedule{Kind: backoff.Sidekiq}, 0, 0, 0.5) + Delay(backoff.Schedule{Kind: backoff.Sidekiq}, 1, 0, 0.5); got != 46*time.Second {
 		t.Errorf("Sidekiq's first two waits at u = 0.5: %v; want 20 s + 26 s", got)
 	}
-	if !backoff.Sidekiq.Schedule() || !backoff.River.Schedule() || backoff.FullJitter.Schedule() {
-		t.Errorf("Schedule: sidekiq %v, river %v, full-jitter %v; want true, true, false", backoff.Sidekiq.Schedule(), backoff.River.Schedule(), backoff.FullJitter.Schedule())
+	if !backoffkind.Schedule(backoff.Sidekiq.String()) || !backoffkind.Schedule(backoff.River.String()) || backoffkind.Schedule(backoff.FullJitter.String()) {
+		t.Errorf("Schedule: sidekiq %v, river %v, full-jitter %v; want true, true, false", backoffkind.Schedule(backoff.Sidekiq.String()), backoffkind.Schedule(backoff.River.String()), backoffkind.Schedule(backoff.FullJitter.String()))
 	}
 }
 
@@ -184,7 +185,7 @@ func TestUnreadIsWhatDelayNeverReads(t *testing.T) {
 		p := backoff.Schedule{Kind: k, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
 		base, cap := p, p
 		base.Base, cap.Cap = time.Second, 20*time.Second
-		baseWhy, capWhy := k.Unread()
+		baseWhy, capWhy := backoffkind.Unread(k.String())
 		if got, want := baseWhy == "", reads(p, base); got != want {
 			t.Errorf("%v: Unread says base read %v (%q); Delay reads it: %v", k, got, baseWhy, want)
 		}
@@ -257,11 +258,11 @@ func TestObanTemporalCheckUnread(t *testing.T) {
 		if k, err := enum.Parse[backoff.Kind](tt.name); err != nil || k != tt.k {
 			t.Errorf("Parse(%q) = %v, %v", tt.name, k, err)
 		}
-		if !tt.k.Schedule() {
+		if !backoffkind.Schedule(tt.k.String()) {
 			t.Errorf("%s is not a schedule", tt.name)
 		}
 		want := "the " + tt.name + " schedule sets its own waits, in seconds by attempt"
-		if base, cap := tt.k.Unread(); base != want || cap != want {
+		if base, cap := backoffkind.Unread(tt.k.String()); base != want || cap != want {
 			t.Errorf("%s.Unread() = %q, %q; want %q twice", tt.name, base, cap, want)
 		}
 		if err := (backoff.Schedule{Kind: tt.k, Base: 2 * time.Second, Cap: time.Second}).Check(); err != nil {
@@ -290,7 +291,7 @@ func TestDelayNeverNegative(t *testing.T) {
 					}
 				}
 				d := Delay(p, n, 0, u)
-				if k.Schedule() && d < last {
+				if backoffkind.Schedule(k.String()) && d < last {
 					t.Fatalf("%v: retry %d waits %v at draw %v, less than retry %d's %v", k, n, d, u, n-1, last)
 				}
 				last = d

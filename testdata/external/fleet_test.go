@@ -82,7 +82,7 @@ func flaky() fleet.Config {
 	c.Name = "flaky"
 	c.Duration, c.Load.Rate, c.Net = 30*time.Second, 20, 0
 	c.Server = fleet.Server{Kind: fleet.IndependentServer, Base: 50 * time.Millisecond, PFail: 0.45}
-	c.Client.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 200 * time.Millisecond, Cap: fleet.NoCap}
+	c.Client.Backoff = backoff.Schedule{Kind: backoff.Constant, Base: 200 * time.Millisecond}
 	return c
 }
 

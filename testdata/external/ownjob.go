@@ -47,7 +47,7 @@ func (b Budget) Resume(c strategy.Calls, from int) bool {
 		if c.Enter(i) {
 			continue
 		}
-		for n := 0; !c.Call(i, provider.StepKey).OK(); n++ {
+		for n := 0; c.Call(i, provider.StepKey) != provider.ReplyOK; n++ {
 			if left == 0 {
 				return false
 			}

@@ -47,7 +47,7 @@ func untimed(sc provider.Scenario) provider.Scenario {
 
 // runAndMerge runs e whole, and again as count shards, each written to a
 // file as on another machine and read back with the library's checks
-// (Merger.AddFile, which reads with retrysim.ReadShard) in reverse order,
+// (retrysim.ReadShard, then Merger.Add) in reverse order,
 // and fails unless the merged report is the whole run's byte for byte (as
 // JSON).
 func runAndMerge(t *testing.T, e retrysim.Experiment, count int) retrysim.Report {
@@ -71,7 +71,11 @@ func runAndMerge(t *testing.T, e retrysim.Experiment, count int) retrysim.Report
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := m.AddFile(path); err != nil {
+		back, err := retrysim.ReadShard(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Add(path, back); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -96,7 +96,11 @@ func TestFourShardsFilesAndMemory(t *testing.T) {
 		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := m.AddFile(path); err != nil {
+		back, err := retrysim.ReadShard(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Add(path, back); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -61,6 +61,16 @@ func checkoutForms(sc provider.Scenario, attempts []int) (failed, calls, receipt
 // inside reports whether x lies in the rate's interval.
 func inside(r retrysim.Rate, x float64) bool { return r.Lo <= x && x <= r.Hi }
 
+// rate is the row's rate called name (Row.Rate).
+func rate(t *testing.T, r *retrysim.Row, name string) retrysim.Rate {
+	t.Helper()
+	out, err := r.Rate(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // readWatched reads both watched steps of rep's first row by their names,
 // checks what each says of itself, and returns them: the card, then the
 // receipt.
@@ -104,11 +114,11 @@ func TestWorkflowInCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	card, receipt := readWatched(t, job)
-	r := job.Rows[0]
-	if f := r.FailedRate(); !inside(f, failed) {
+	r := &job.Rows[0]
+	if f := rate(t, r, "failed_rate"); !inside(f, failed) {
 		t.Errorf("job model: failed %g [%g, %g]; the closed form is %g", f.Value, f.Lo, f.Hi, failed)
 	}
-	if c := r.CallsPerJob(); !inside(c, calls) {
+	if c := rate(t, r, "calls_per_job"); !inside(c, calls) {
 		t.Errorf("job model: %g [%g, %g] calls per order; the closed form is %g", c.Value, c.Lo, c.Hi, calls)
 	}
 	if !inside(receipt.Rate, receiptTwice) || receipt.Twice == 0 {
@@ -119,7 +129,7 @@ func TestWorkflowInCode(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		got, want float64
-	}{{"failed", r.FailedRate().Expected, failed}, {"calls", r.CallsPerJob().Expected, calls}, {"receipts twice", receipt.Expected, receiptTwice}} {
+	}{{"failed", rate(t, r, "failed_rate").Expected, failed}, {"calls", rate(t, r, "calls_per_job").Expected, calls}, {"receipts twice", receipt.Expected, receiptTwice}} {
 		if math.Abs(c.got-c.want) > 1e-12*c.want {
 			t.Errorf("the row's expectation: %s %.15g; the closed form is %.15g", c.name, c.got, c.want)
 		}
@@ -137,10 +147,10 @@ func TestWorkflowInCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, receipt = readWatched(t, once)
-	r = once.Rows[0]
-	if r.Counters().Deliveries != 50_000 || !inside(r.FailedRate(), failed) || !inside(receipt.Rate, receiptTwice) {
+	r = &once.Rows[0]
+	if f := rate(t, r, "failed_rate"); r.Counters().Deliveries != 50_000 || !inside(f, failed) || !inside(receipt.Rate, receiptTwice) {
 		t.Errorf("delivery model, one delivery: %d deliveries, failed %+v, receipts twice %+v; want 50000, around %g and %g",
-			r.Counters().Deliveries, r.FailedRate(), receipt.Rate, failed, receiptTwice)
+			r.Counters().Deliveries, f, receipt.Rate, failed, receiptTwice)
 	}
 
 	// A tenth of the requests sent twice, a second later: the copy is

@@ -73,7 +73,7 @@ func TestAddedQueueSetting(t *testing.T) {
 	}
 
 	e := retrysim.Experiment{Scenario: retrysim.DefaultScenario(), Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 10}
-	if why := e.Unread()[name]; why != jobapi.UnreadInJobModel {
+	if why := jobapi.Unread(e)[name]; why != jobapi.UnreadInJobModel {
 		t.Errorf("Unread()[%s] in the job model = %q; want %q", name, why, jobapi.UnreadInJobModel)
 	}
 
@@ -83,7 +83,7 @@ func TestAddedQueueSetting(t *testing.T) {
 		t.Fatalf("a file with queue.redelivery_after: 45s = %+v, %v; want a claim store and RedeliveryAfter 45s", l.Queue, err)
 	}
 	const refused = "s.yaml:4: queue.redelivery_after: " + jobapi.UnreadInJobModel
-	if err := l.CheckRead(func(s string) string { return e.Unread()[s] }); err == nil || err.Error() != refused {
+	if err := l.CheckRead(func(s string) string { return jobapi.Unread(e)[s] }); err == nil || err.Error() != refused {
 		t.Errorf("CheckRead in the job model = %v; want %s", err, refused)
 	}
 	const negative = "s.yaml:4: queue.redelivery_after: -1s is negative"

@@ -110,7 +110,8 @@ func checkStepEcho(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := retrysim.Experiment{Scenario: sc, ScenarioFile: "s.yaml", Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 100}
+	e := retrysim.Experiment{Scenario: sc, Strategies: []strategy.Strategy{strategy.Retry{Attempts: 3}}, Jobs: 100}
+	*jobapi.ScenarioFile(&e) = "s.yaml"
 	rep, err := retrysim.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,6 @@
-package schema
+// Package hist is a mergeable histogram of durations: fixed memory, exact
+// merges of integer counts, quantiles within QuantileError.
+package hist
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package schema_test
+package hist_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retrysim/retrysim/schema"
+	"github.com/retrysim/retrysim/internal/hist"
 )
 
 // exactQuantile is the value of rank ceil(p n), 1 at least, of the sorted
@@ -25,7 +25,7 @@ func exactQuantile(sorted []float64, p float64) float64 {
 // nanosecond.
 func TestHistogramQuantilesAgainstSorted(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var h schema.Histogram
+	var h hist.Histogram
 	xs := make([]float64, 100_001)
 	for i := range xs {
 		xs[i] = 0.2 * math.Exp(1.3*r.NormFloat64())
@@ -37,8 +37,8 @@ func TestHistogramQuantilesAgainstSorted(t *testing.T) {
 	}
 	for _, p := range []float64{0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 0.99999, 1} {
 		want, got := exactQuantile(xs, p), h.QuantileSeconds(p)
-		if math.Abs(got/want-1) > schema.QuantileError {
-			t.Errorf("QuantileSeconds(%v) = %v; the sample's is %v, off by more than %.4f%%", p, got, want, 100*schema.QuantileError)
+		if math.Abs(got/want-1) > hist.QuantileError {
+			t.Errorf("QuantileSeconds(%v) = %v; the sample's is %v, off by more than %.4f%%", p, got, want, 100*hist.QuantileError)
 		}
 		if d := h.Quantile(p); d != time.Duration(math.Round(got*1e9)) {
 			t.Errorf("Quantile(%v) = %v; want %v s to the nanosecond", p, d, got)
@@ -63,23 +63,23 @@ func TestHistogramBuckets(t *testing.T) {
 		{math.Ldexp(1, 23), math.Inf(1)},
 		{1e9, math.Inf(1)},
 	} {
-		var h schema.Histogram
+		var h hist.Histogram
 		h.AddSeconds(tc.x)
 		if got := h.QuantileSeconds(0.5); got != tc.want && math.Abs(got/tc.want-1) > 1e-15 {
 			t.Errorf("%v s reads %v; want %v", tc.x, got, tc.want)
 		}
-		if past := h.PastRange() == 1; past != (tc.x >= schema.Top()) {
+		if past := h.PastRange() == 1; past != (tc.x >= hist.Top()) {
 			t.Errorf("%v s: past the range %t", tc.x, past)
 		}
 	}
-	if schema.Top() != 8388608 {
-		t.Errorf("Top = %v; want 2^23", schema.Top())
+	if hist.Top() != 8388608 {
+		t.Errorf("Top = %v; want 2^23", hist.Top())
 	}
-	var empty schema.Histogram
+	var empty hist.Histogram
 	if !math.IsNaN(empty.QuantileSeconds(0.5)) || empty.Quantile(0.5) != 0 {
 		t.Errorf("empty: %v, %v; want NaN and 0", empty.QuantileSeconds(0.5), empty.Quantile(0.5))
 	}
-	var d schema.Histogram
+	var d hist.Histogram
 	d.Add(1500 * time.Millisecond)
 	if got := d.Quantile(0.5); got != time.Duration(math.Round(math.Sqrt(1.5*(1.5+1.0/128))*1e9)) {
 		t.Errorf("1.5 s reads %v", got)
@@ -92,14 +92,14 @@ func TestHistogramBuckets(t *testing.T) {
 // the histogram as it was.
 func TestHistogramMerge(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	var whole schema.Histogram
-	parts := make([]schema.Histogram, 4)
+	var whole hist.Histogram
+	parts := make([]hist.Histogram, 4)
 	for i := range 40_000 {
 		x := r.ExpFloat64() * math.Pow(10, float64(r.IntN(12)-6))
 		whole.AddSeconds(x)
 		parts[i%4].AddSeconds(x)
 	}
-	var merged schema.Histogram
+	var merged hist.Histogram
 	for i := range parts {
 		if err := merged.Merge(&parts[i]); err != nil {
 			t.Fatal(err)
@@ -108,8 +108,8 @@ func TestHistogramMerge(t *testing.T) {
 	if merged != whole {
 		t.Error("the merged quarters differ from the whole")
 	}
-	var big schema.Histogram
-	if err := big.SetBuckets([]schema.Bucket{{Index: 7, Count: math.MaxInt64}}); err != nil {
+	var big hist.Histogram
+	if err := big.SetBuckets([]hist.Bucket{{Index: 7, Count: math.MaxInt64}}); err != nil {
 		t.Fatal(err)
 	}
 	before := big
@@ -121,7 +121,7 @@ func TestHistogramMerge(t *testing.T) {
 // JSON holds the buckets that counted something as [index, count] pairs,
 // reads back equal, and anything malformed is refused.
 func TestHistogramJSON(t *testing.T) {
-	var h schema.Histogram
+	var h hist.Histogram
 	h.AddSeconds(1)
 	h.AddSeconds(1)
 	h.AddSeconds(0)
@@ -133,11 +133,11 @@ func TestHistogramJSON(t *testing.T) {
 	if got, want := string(b), "[[0,1],[2561,2]]"; got != want {
 		t.Errorf("Marshal = %s; want %s", got, want)
 	}
-	var back schema.Histogram
+	var back hist.Histogram
 	if err := json.Unmarshal(b, &back); err != nil || back != h {
 		t.Errorf("Unmarshal(%s) = %v; want the histogram back", b, err)
 	}
-	if b, _ := json.Marshal(schema.Histogram{}); string(b) != "[]" {
+	if b, _ := json.Marshal(hist.Histogram{}); string(b) != "[]" {
 		t.Errorf("empty: %s; want []", b)
 	}
 	for _, bad := range []string{
@@ -145,7 +145,7 @@ func TestHistogramJSON(t *testing.T) {
 		`[[5506,1]]`, `[[3,0]]`, `[[3,-1]]`, `[[4,1],[3,1]]`, `[[4,1],[4,1]]`,
 		`[[1,9223372036854775807],[2,1]]`, `[] []`, `[]]`, `[[1,99999999999999999999]]`,
 	} {
-		var x schema.Histogram
+		var x hist.Histogram
 		if err := json.Unmarshal([]byte(bad), &x); err == nil {
 			t.Errorf("Unmarshal(%s) = nil; want an error", bad)
 		} else if !strings.Contains(err.Error(), "histogram") && !strings.Contains(err.Error(), "invalid") {
@@ -162,7 +162,7 @@ func FuzzHistogramJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var h schema.Histogram
+		var h hist.Histogram
 		if h.UnmarshalJSON(data) != nil {
 			return
 		}
@@ -170,7 +170,7 @@ func FuzzHistogramJSON(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back schema.Histogram
+		var back hist.Histogram
 		if err := back.UnmarshalJSON(out); err != nil || back != h {
 			t.Fatalf("%s -> %s: reads back %v", data, out, err)
 		}
@@ -192,8 +192,8 @@ func FuzzHistogramJSON(f *testing.F) {
 func TestHistogramErrorBound(t *testing.T) {
 	// Written from the buckets' definition, not from QuantileError's.
 	want := math.Sqrt(129.0/128.0) - 1
-	if math.Abs(schema.QuantileError-want) > 1e-15 || schema.QuantileError < 0.0038 || schema.QuantileError > 0.0039 {
-		t.Fatalf("schema.QuantileError = %g; want sqrt(129/128) - 1 = %g (0.39%%)", schema.QuantileError, want)
+	if math.Abs(hist.QuantileError-want) > 1e-15 || hist.QuantileError < 0.0038 || hist.QuantileError > 0.0039 {
+		t.Fatalf("hist.QuantileError = %g; want sqrt(129/128) - 1 = %g (0.39%%)", hist.QuantileError, want)
 	}
 	worst := 0.0
 	for e := -20; e < 23; e++ {
@@ -201,19 +201,19 @@ func TestHistogramErrorBound(t *testing.T) {
 			lo := math.Ldexp(1+float64(k)/128, e)
 			hi := math.Ldexp(1+float64(k+1)/128, e)
 			for _, x := range []float64{lo, math.Nextafter(hi, 0)} {
-				var h schema.Histogram
+				var h hist.Histogram
 				h.AddSeconds(x)
 				got := h.QuantileSeconds(0.5)
 				rel := math.Abs(got-x) / x
-				if rel > schema.QuantileError*(1+1e-12) {
-					t.Fatalf("quantile of %g = %g, off by %.5f%%; want within %.5f%%", x, got, 100*rel, 100*schema.QuantileError)
+				if rel > hist.QuantileError*(1+1e-12) {
+					t.Fatalf("quantile of %g = %g, off by %.5f%%; want within %.5f%%", x, got, 100*rel, 100*hist.QuantileError)
 				}
 				worst = math.Max(worst, rel)
 			}
 		}
 	}
-	if worst < schema.QuantileError*(1-1e-9) {
-		t.Errorf("worst relative error %.6f%%; want the bound %.6f%% reached", 100*worst, 100*schema.QuantileError)
+	if worst < hist.QuantileError*(1-1e-9) {
+		t.Errorf("worst relative error %.6f%%; want the bound %.6f%% reached", 100*worst, 100*hist.QuantileError)
 	}
 	if worst <= 0.003 {
 		t.Errorf("worst relative error %.6f%%; the bound is above 0.3%%", 100*worst)
@@ -223,7 +223,7 @@ func TestHistogramErrorBound(t *testing.T) {
 // BenchmarkHistogramMerge is the cost of adding one block's histogram into
 // a run's, which every block of the delivery model does twice a strategy.
 func BenchmarkHistogramMerge(b *testing.B) {
-	var h, o schema.Histogram
+	var h, o hist.Histogram
 	o.Add(20 * time.Millisecond)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -236,9 +236,9 @@ func BenchmarkHistogramMerge(b *testing.B) {
 // AddN(d, n) is n calls of Add(d): the same buckets, quantiles and count,
 // 0 times included, for durations under, in and past the range.
 func TestHistogramAddNIsRepeatedAdd(t *testing.T) {
-	for _, d := range []time.Duration{-1, 0, 1, 20 * time.Millisecond, 200*time.Millisecond + 1, time.Duration(schema.Top()*1e9) + 1} {
+	for _, d := range []time.Duration{-1, 0, 1, 20 * time.Millisecond, 200*time.Millisecond + 1, time.Duration(hist.Top()*1e9) + 1} {
 		for _, n := range []int64{0, 1, 7} {
-			var got, want schema.Histogram
+			var got, want hist.Histogram
 			got.AddN(d, n)
 			for range n {
 				want.Add(d)
