@@ -70,10 +70,10 @@ type Strategy interface {
 type Calls interface {
 	// Steps is the number of steps in the scenario.
 	Steps() int
-	// Policies are the steps' own retry settings, overriding the run's
+	// Retries are the steps' own retry settings, overriding the run's
 	// where set, one a step; nil when no step sets any. Callers must not
 	// modify the slice.
-	Policies() []provider.StepRetry
+	Retries() []provider.StepRetry
 	// Enter starts step i: a strategy calls it before the first call of the
 	// step in each pass over the steps, and skips the step, with no call,
 	// when it reports the step handled (the key store holds it as done).
@@ -220,7 +220,7 @@ func (r Retry) resumeAt(c Calls, from int) bool {
 // resume is resumeAt over any Calls, one method call through the interface
 // each.
 func (r *Retry) resume(c Calls, from int) bool {
-	n, own, guarded := c.Steps(), c.Policies(), c.Guarded()
+	n, own, guarded := c.Steps(), c.Retries(), c.Guarded()
 	if r.Scope == EachStep {
 		for i := from; i < n; i++ {
 			if guarded && c.Enter(i) {
@@ -274,7 +274,7 @@ func (r *Retry) resume(c Calls, from int) bool {
 // Through the interface they cost the skip engine a fifth of its speed.
 // TestResumeJobIsResume holds the two bodies equal, token for token.
 func (r *Retry) resumeJob(c *jobsim.Job, from int) bool {
-	n, own, guarded := c.Steps(), c.Policies(), c.Guarded()
+	n, own, guarded := c.Steps(), c.Retries(), c.Guarded()
 	if r.Scope == EachStep {
 		for i := from; i < n; i++ {
 			if guarded && c.Enter(i) {

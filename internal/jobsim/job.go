@@ -114,9 +114,9 @@ func (j *Job) Settle(k int) (from, draws int) {
 // Steps is the number of steps in the scenario.
 func (j *Job) Steps() int { return len(j.steps) }
 
-// Policies are the steps' own retry settings, nil when no step sets any.
+// Retries are the steps' own retry settings, nil when no step sets any.
 // Callers must not modify the slice.
-func (j *Job) Policies() []provider.StepRetry { return j.policies }
+func (j *Job) Retries() []provider.StepRetry { return j.policies }
 
 // UseStore gives the job the Part 5 store, or none: the store's one switch
 // in the Part 5 engines, which set it from the strategy (Strategy.UsesStore).

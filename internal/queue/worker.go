@@ -110,8 +110,8 @@ func (w *worker) sync() {
 // Steps is the number of steps in the scenario.
 func (w *worker) Steps() int { w.x.check(); return len(w.x.sc.Steps) }
 
-// Policies are the steps' own retry settings, nil when no step sets any.
-func (w *worker) Policies() []provider.StepRetry { w.x.check(); return w.x.policies }
+// Retries are the steps' own retry settings, nil when no step sets any.
+func (w *worker) Retries() []provider.StepRetry { w.x.check(); return w.x.policies }
 
 // FreshKey returns a key that no call of any of the job's deliveries has sent.
 func (w *worker) FreshKey() provider.Key {

@@ -433,8 +433,8 @@ func (g *guard) check() {
 // Steps is the Job's, as strategy.Calls describes.
 func (g *guard) Steps() int { g.check(); return g.j.Steps() }
 
-// Policies is the Job's, as strategy.Calls describes.
-func (g *guard) Policies() []provider.StepRetry { g.check(); return g.j.Policies() }
+// Retries is the Job's, as strategy.Calls describes.
+func (g *guard) Retries() []provider.StepRetry { g.check(); return g.j.Retries() }
 
 // Enter is the Job's, as strategy.Calls describes.
 func (g *guard) Enter(i int) bool { g.check(); g.step = i; return g.j.Enter(i) }
