@@ -179,10 +179,7 @@ func recoveryJudged(s fleetdata.RunRow) string {
 // json writes the title, what ran the runs, a row a run with the settings
 // it read, and the series.
 func (r FleetReport) json(w io.Writer) error {
-	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}
-	if anyTrigger(r.Rows) {
-		d.Recovery = recoveryCaption
-	}
+	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Recovery: fleetCaption(r.Rows)}
 	rows, err := withSettingsObject(columnsFields(fleetColumns, r.Rows), r.RunConfigs)
 	if err != nil {
 		return err
@@ -247,17 +244,16 @@ func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x)
 // table writes the title, a row a run and, when a run has a trigger, the
 // recovery caption.
 func (r FleetReport) table(w io.Writer, st tableStyle) error {
-	caption := ""
-	if anyTrigger(r.Rows) {
-		caption = recoveryCaption
-	}
-	return writeColumnsTable(w, st, r.Title, fleetColumns, r.Rows, caption)
+	return writeColumnsTable(w, st, r.Title, fleetColumns, r.Rows, fleetCaption(r.Rows))
 }
 
-// anyTrigger says whether some row's run has a trigger, so that its
-// recovery columns hold figures that need recoveryCaption.
-func anyTrigger(rows []fleetdata.RunRow) bool {
-	return slices.ContainsFunc(rows, func(s fleetdata.RunRow) bool { return s.Trigger })
+// fleetCaption is recoveryCaption when some row's run has a trigger, so
+// that its recovery columns hold figures that need it, else "".
+func fleetCaption(rows []fleetdata.RunRow) string {
+	if slices.ContainsFunc(rows, func(s fleetdata.RunRow) bool { return s.Trigger }) {
+		return recoveryCaption
+	}
+	return ""
 }
 
 // CheckSeriesPath refuses a file name whose extension a kind's series
