@@ -184,10 +184,7 @@ func (r FleetReport) json(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if d.Series, err = seriesObjects(r.Series, pointFields); err != nil {
-		return err
-	}
-	return d.write(w, rows)
+	return writeRuns(w, d, rows, nil, r.Series, pointFields)
 }
 
 // fleetSeries are the figures of a fleet run's second, a mean over

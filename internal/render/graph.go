@@ -108,25 +108,20 @@ func (r GraphReport) json(w io.Writer) error {
 	if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
 		return err
 	}
-	rows := columnsFields(graphColumns, r.Rows)
-	for i, row := range r.Rows {
-		if row.ByDepth == nil {
-			continue
+	return writeRuns(w, d, columnsFields(graphColumns, r.Rows), func(i int) ([]field, error) {
+		if r.Rows[i].ByDepth == nil {
+			return nil, nil
 		}
 		var by []json.RawMessage
-		for k, e := range row.ByDepth {
+		for k, e := range r.Rows[i].ByDepth {
 			o, err := object(append([]field{{"depth", int64(k + 1)}}, estimateFields("amplification", e)...))
 			if err != nil {
-				return err
+				return nil, err
 			}
 			by = append(by, o)
 		}
-		rows[i] = append(rows[i], field{"amplification_by_depth", by})
-	}
-	if d.Series, err = seriesObjects(r.Series, graphPointFields); err != nil {
-		return err
-	}
-	return d.write(w, rows)
+		return []field{{"amplification_by_depth", by}}, nil
+	}, r.Series, graphPointFields)
 }
 
 // graphSettings is g as a scenario file's graph section writes it: each
