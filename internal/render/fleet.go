@@ -58,7 +58,7 @@ func (r FleetReport) csv(w io.Writer) error {
 // params object does, then what ran it: seed and scenario_file. A column
 // is every setting some run read, in decl.Params[fleet.Config]' order; a run that does
 // not read it leaves it empty; replicates too where the rows lack it, and
-// scenario_file when there is one. Columns rather than a header comment:
+// what ranBy writes. Columns rather than a header comment:
 // the runs of a preset differ in their settings, and a csv reader takes no
 // comment line.
 func withSettingColumns(rows [][]field, cfgs []fleet.Config, replicates int, seed uint64, scenario string) [][]field {
@@ -90,13 +90,9 @@ func withSettingColumns(rows [][]field, cfgs []fleet.Config, replicates int, see
 		if !slices.ContainsFunc(row, func(f field) bool { return f.key == "replicates" }) {
 			f = append(f, field{"replicates", int64(replicates)})
 		}
-		f = append(f, field{"seed", seed})
-		if scenario != "" {
-			f = append(f, field{"scenario_file", scenario})
-		}
 		out[i] = f
 	}
-	return out
+	return ranBy(out, seed, scenario)
 }
 
 // paramKeys are decl.Params[fleet.Config]' keys as settingsObject keys them.
@@ -272,11 +268,7 @@ func CheckSeriesPath(path string) error {
 // fixed, its legend to its right. cfgs are the runs' configurations, in
 // runs' order. ext (".png" or ".svg") picks the encoding.
 func PlotFleet(w io.Writer, title string, runs [][]fleetdata.Point, cfgs []fleet.Config, ext string) error {
-	f, err := newFleetFigure(title, runs, cfgs)
-	if err != nil {
-		return err
-	}
-	return f.encode(w, ext, 0, len(runs))
+	return encodeWhole(w, ext)(newFleetFigure(title, runs, cfgs))
 }
 
 // fleetPanelHeight is the height of one run's panel.

@@ -267,11 +267,7 @@ func (r GraphReport) html(w io.Writer) error {
 // since a service deep in the graph may take many times the load of the
 // top. ext (".png" or ".svg") picks the encoding.
 func PlotGraph(w io.Writer, title string, graphs []fleet.Graph, series []fleetdata.GraphPoint, ext string) error {
-	f, err := newGraphFigure(title, graphs, series)
-	if err != nil {
-		return err
-	}
-	return f.encode(w, ext, 0, len(f.panels))
+	return encodeWhole(w, ext)(newGraphFigure(title, graphs, series))
 }
 
 // graphPanelHeight is the height of one service's panel.
@@ -373,8 +369,8 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 	if run.Replicates > 1 {
 		reps += " ([lo, hi]: 95% intervals over them)"
 	}
-	rep.Title = fmt.Sprintf("retrysim graph: %s, %s, %s, seed %d", what, durationValue(secs.Seconds()).people(), reps, run.Seed)
-	rep.PlotTitle = fmt.Sprintf("retrysim graph: %s, %s, means of %s, seed %d", what, durationValue(secs.Seconds()).people(), replicatesText(run.Replicates), run.Seed)
+	rep.Title = fmt.Sprintf("retrysim graph: %s, %s, %s, seed %d", what, human.Duration(secs), reps, run.Seed)
+	rep.PlotTitle = fmt.Sprintf("retrysim graph: %s, %s, means of %s, seed %d", what, human.Duration(secs), replicatesText(run.Replicates), run.Seed)
 	rep.Params = []string{"model: " + what, fmt.Sprintf("%s a run, seed %d", replicatesText(run.Replicates), run.Seed)}
 	if run.Preset.Source != "" {
 		rep.Params = append(rep.Params, "source: "+run.Preset.Source)
@@ -385,9 +381,6 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 	return r.Outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, graphPointFields, ext) },
 		plotExt, func(w io.Writer, ext string) error { return PlotGraph(w, rep.PlotTitle, rep.Graphs, rep.Series, ext) })
 }
-
-// people is d for people, as human.Seconds writes it.
-func (d durationValue) people() string { return peopleText(d) }
 
 // describeGraph is g's calls for people on one line: each edge with its
 // tries and policy ("-> a 3 tries; a -> b 3 tries, finagle-budget").
