@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -142,11 +141,7 @@ func graphSettings(g fleet.Graph) []field {
 			if !strings.HasPrefix(p.Path, name+".") || unread[p.Path] != "" && !pushbackSet(p.Path, c) {
 				continue
 			}
-			v := settingValue(p, &c)
-			if b, ok := p.Field(&c).(*bool); ok {
-				v = *b
-			}
-			f = append(f, field{decl.SectionKey(name, p), v})
+			f = append(f, field{decl.SectionKey(name, p), settingValue(p, &c)})
 		}
 		o, _ := object(f) // every value is a number, text or bool
 		return o
@@ -198,20 +193,14 @@ func entryValue(p decl.EntryParam[fleet.Entry], e *fleet.Entry) (any, bool) {
 	if p.Unread != nil && p.Unread(*e) != "" {
 		return nil, false
 	}
-	switch v := p.Field(e).(type) {
-	case *float64:
-		return *v, *v != 0 || p.Needs != ""
-	case *bool:
-		return *v, *v || p.Needs != ""
-	case *int:
-		return *v, *v != 0 || p.Needs != ""
-	case *time.Duration:
-		return durationValue(v.Seconds()), *v != 0 || p.Needs != ""
-	case encoding.TextMarshaler:
-		b, _ := v.MarshalText()
-		return string(b), string(b) != p.Default || p.Needs != ""
+	v := fieldValue(p.Field(e))
+	switch v {
+	case nil:
+		panic("render: decl.EntryParam[fleet.Entry] " + p.Key + " has a field of a type the echo does not write")
+	case 0.0, false, int64(0), durationValue(0), p.Default:
+		return v, p.Needs != ""
 	}
-	panic("render: decl.EntryParam[fleet.Entry] " + p.Key + " has a field of a type the echo does not write")
+	return v, true
 }
 
 // pushbackSet says whether path is a pushback setting set in c: whether a
