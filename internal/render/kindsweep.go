@@ -45,14 +45,22 @@ type Table[R any] struct {
 	run     func(R) string
 }
 
-// The tables of the fleet, graph and workers kinds.
-var (
-	FleetTable = Table[fleetdata.RunRow]{fleetColumns, fleetCaption, func(s fleetdata.RunRow) string { return s.Run }}
-	GraphTable = Table[fleetdata.GraphRow]{graphColumns, func([]fleetdata.GraphRow) string { return graphCaption },
+// FleetTable is the fleet kind's table, a run's summary a row.
+func FleetTable() Table[fleetdata.RunRow] {
+	return Table[fleetdata.RunRow]{fleetColumns, fleetCaption, func(s fleetdata.RunRow) string { return s.Run }}
+}
+
+// GraphTable is the graph kind's table, a run and service a row.
+func GraphTable() Table[fleetdata.GraphRow] {
+	return Table[fleetdata.GraphRow]{graphColumns, func([]fleetdata.GraphRow) string { return graphCaption },
 		func(r fleetdata.GraphRow) string { return r.Run }}
-	WorkersTable = Table[fleetdata.WorkersRow]{workersColumns, func([]fleetdata.WorkersRow) string { return drainCaption },
+}
+
+// WorkersTable is the workers kind's table, a run a row.
+func WorkersTable() Table[fleetdata.WorkersRow] {
+	return Table[fleetdata.WorkersRow]{workersColumns, func([]fleetdata.WorkersRow) string { return drainCaption },
 		func(r fleetdata.WorkersRow) string { return r.Run }}
-)
+}
 
 // Sweep is a sweep of the kind's runs, rows[p] the rows of point p (values
 // points[p]), under a label column a setting swept, then the kind's.

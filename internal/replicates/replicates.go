@@ -40,18 +40,18 @@ type Kind[C, P, R any] struct {
 func Fleet() Kind[fleet.Config, fleetdata.Replicate, fleet.Result] {
 	return withRows(Kind[fleet.Config, fleetdata.Replicate, fleet.Result]{run: fleet.Run, replicates: fleetrun.Replicates,
 		result: fleetrun.Result, CheckReplicate: fleetrun.CheckReplicate, Name: func(c fleet.Config) string { return c.Name }},
-		render.FleetTable, summary)
+		render.FleetTable(), summary)
 }
 
 // Graph is retrysim graph's kind: a row a service of a graph.
 func Graph() Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] {
-	return withRows(graphRuns(), render.GraphTable, fleetrun.Rows)
+	return withRows(graphRuns(), render.GraphTable(), fleetrun.Rows)
 }
 
 // Workers is retrysim workers' kind: graphs whose first entry is a queue,
 // a row a run.
 func Workers() Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] {
-	return withRows(graphRuns(), render.WorkersTable, fleetrun.WorkersRows)
+	return withRows(graphRuns(), render.WorkersTable(), fleetrun.WorkersRows)
 }
 
 // graphRuns is the kind of graphs' runs, its rows not yet said (withRows).
