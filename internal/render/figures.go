@@ -33,7 +33,7 @@ func (t Table[R]) FigureKeys() []string {
 	return keys
 }
 
-// Figures are rows as Figures, each named by its run.
+// Figures are rows as Figures, each named by its first column.
 func (t Table[R]) Figures(rows []R) []Figures {
 	out := make([]Figures, len(rows))
 	for i, r := range rows {
@@ -41,7 +41,7 @@ func (t Table[R]) Figures(rows []R) []Figures {
 		for _, f := range t.cs.fields(r) {
 			byKey[f.key] = figureValue(f.value)
 		}
-		out[i] = Figures{ID: t.run(r), Get: func(key string) schema.Estimate {
+		out[i] = Figures{ID: t.cs[0].text(r), Get: func(key string) schema.Estimate {
 			e := schema.Estimate{Value: byKey[key], Lo: math.NaN(), Hi: math.NaN()}
 			base := key
 			for _, end := range []string{"_lo", "_hi"} { // a bound is judged on its figure's interval
@@ -80,7 +80,7 @@ func figureValue(v any) float64 {
 }
 
 // mapTable is a fleet map's cells as figures, named by policy.
-var mapTable = Table[mapRow]{cs: mapColumns, run: func(r mapRow) string { return r.policy }}
+var mapTable = Table[mapRow]{cs: mapColumns}
 
 // MapFigureKeys are the keys of a fleet map's figures.
 func MapFigureKeys() []string { return mapTable.FigureKeys() }

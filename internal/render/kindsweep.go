@@ -36,30 +36,26 @@ type kindSweep[R any] struct {
 	caption string
 }
 
-// Table is a kind's rows declared once: its columns, the caption its
-// rows need under a table ("" for none; nil where no table is written) and
-// the run a row is of, as its sweeps and figures write them.
+// Table is a kind's rows declared once: its columns, the first naming
+// the row's run (a fleet map's policy), and the caption its rows need under
+// a table ("" for none; nil where no table is written), as its sweeps and
+// figures write them.
 type Table[R any] struct {
 	cs      columns[R]
 	caption func([]R) string
-	run     func(R) string
 }
 
 // FleetTable is the fleet kind's table, a run's summary a row.
-func FleetTable() Table[fleetdata.RunRow] {
-	return Table[fleetdata.RunRow]{fleetColumns, fleetCaption, func(s fleetdata.RunRow) string { return s.Run }}
-}
+func FleetTable() Table[fleetdata.RunRow] { return Table[fleetdata.RunRow]{fleetColumns, fleetCaption} }
 
 // GraphTable is the graph kind's table, a run and service a row.
 func GraphTable() Table[fleetdata.GraphRow] {
-	return Table[fleetdata.GraphRow]{graphColumns, func([]fleetdata.GraphRow) string { return graphCaption },
-		func(r fleetdata.GraphRow) string { return r.Run }}
+	return Table[fleetdata.GraphRow]{graphColumns, func([]fleetdata.GraphRow) string { return graphCaption }}
 }
 
 // WorkersTable is the workers kind's table, a run a row.
 func WorkersTable() Table[fleetdata.WorkersRow] {
-	return Table[fleetdata.WorkersRow]{workersColumns, func([]fleetdata.WorkersRow) string { return drainCaption },
-		func(r fleetdata.WorkersRow) string { return r.Run }}
+	return Table[fleetdata.WorkersRow]{workersColumns, func([]fleetdata.WorkersRow) string { return drainCaption }}
 }
 
 // Sweep is a sweep of the kind's runs, rows[p] the rows of point p (values
