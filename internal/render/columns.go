@@ -254,11 +254,24 @@ func (d kindDoc) write(w io.Writer, rows [][]field) error {
 	return writeIndented(w, d)
 }
 
-// seriesObjects are a kind's series points as json objects, for kindDoc's
-// Series.
-func seriesObjects[P any](pts []P, fields func(P) []field) (*[]json.RawMessage, error) {
-	o, err := objects(pts, fields)
-	return &o, err
+// writeRuns writes d with rows, each followed by more's fields of its
+// index (more nil: none), and the series pts, a point's fields each.
+func writeRuns[P any](w io.Writer, d kindDoc, rows [][]field, more func(int) ([]field, error), pts []P, fields func(P) []field) error {
+	for i := range rows {
+		if more != nil {
+			f, err := more(i)
+			if err != nil {
+				return err
+			}
+			rows[i] = append(rows[i], f...)
+		}
+	}
+	series, err := objects(pts, fields)
+	if err != nil {
+		return err
+	}
+	d.Series = &series
+	return d.write(w, rows)
 }
 
 // writeSeries writes a kind's series as csv or as a json array, by ext.

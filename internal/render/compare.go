@@ -187,11 +187,7 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 // recovered has no median: it is drawn as an arrow at the top edge, ticked
 // "never".
 func PlotFleetSpikes(w io.Writer, title string, res []fleet.Result, ext string) error {
-	sp, err := newSpikeFigure(title, res)
-	if err != nil {
-		return err
-	}
-	return sp.encode(w, ext, 0, len(sp.panels))
+	return encodeWhole(w, ext)(newSpikeFigure(title, res))
 }
 
 // never is where a recovery panel puts its runs that never recovered: at

@@ -142,6 +142,17 @@ func (s stack) encode(w io.Writer, ext string, from, to int) error {
 	})
 }
 
+// encodeWhole writes s whole (or returns err, from making s) as ext
+// (".png" or ".svg") encodes it.
+func encodeWhole(w io.Writer, ext string) func(s stack, err error) error {
+	return func(s stack, err error) error {
+		if err != nil {
+			return err
+		}
+		return s.encode(w, ext, 0, len(s.panels))
+	}
+}
+
 // pageFigures draws each panel of s (or returns err, from making s) as an
 // svg picture of its own, laid out as in the whole stack so their axes stay
 // aligned, for a page to break between them.

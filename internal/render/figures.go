@@ -4,7 +4,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -21,11 +20,12 @@ type Figures struct {
 	Get func(key string) schema.Estimate
 }
 
-// figureKeys are the numeric keys cs writes in csv and json, in their order.
-func figureKeys[R any](cs columns[R]) []string {
+// FigureKeys are the numeric keys the kind's rows write in csv and json,
+// in their order.
+func (t Table[R]) FigureKeys() []string {
 	var keys []string
 	var zero R
-	for _, f := range cs.fields(zero) {
+	for _, f := range t.cs.fields(zero) {
 		if _, ok := f.value.(string); !ok {
 			keys = append(keys, f.key)
 		}
@@ -33,15 +33,15 @@ func figureKeys[R any](cs columns[R]) []string {
 	return keys
 }
 
-// figureRows are rows as Figures, each named by id.
-func figureRows[R any](cs columns[R], rows []R, id func(R) string) []Figures {
+// Figures are rows as Figures, each named by its first column.
+func (t Table[R]) Figures(rows []R) []Figures {
 	out := make([]Figures, len(rows))
 	for i, r := range rows {
 		byKey := map[string]float64{}
-		for _, f := range cs.fields(r) {
+		for _, f := range t.cs.fields(r) {
 			byKey[f.key] = figureValue(f.value)
 		}
-		out[i] = Figures{ID: id(r), Get: func(key string) schema.Estimate {
+		out[i] = Figures{ID: t.cs[0].text(r), Get: func(key string) schema.Estimate {
 			e := schema.Estimate{Value: byKey[key], Lo: math.NaN(), Hi: math.NaN()}
 			base := key
 			for _, end := range []string{"_lo", "_hi"} { // a bound is judged on its figure's interval
@@ -79,35 +79,11 @@ func figureValue(v any) float64 {
 	return math.NaN()
 }
 
-// FleetFigureKeys are the keys of a fleet run's figures.
-func FleetFigureKeys() []string { return figureKeys(fleetColumns) }
-
-// FleetFigures are a fleet run's rows as figures, named by run.
-func FleetFigures(rows []fleetdata.RunRow) []Figures {
-	return figureRows(fleetColumns, rows, func(s fleetdata.RunRow) string { return s.Run })
-}
-
-// GraphFigureKeys are the keys of a graph's figures.
-func GraphFigureKeys() []string { return figureKeys(graphColumns) }
-
-// GraphFigures are a graph run's rows (a row a service) as figures, named
-// by run.
-func GraphFigures(rows []fleetdata.GraphRow) []Figures {
-	return figureRows(graphColumns, rows, func(r fleetdata.GraphRow) string { return r.Run })
-}
-
-// WorkersFigureKeys are the keys of a worker fleet's figures.
-func WorkersFigureKeys() []string { return figureKeys(workersColumns) }
-
-// WorkersFigures are a workers run's rows as figures, named by run.
-func WorkersFigures(rows []fleetdata.WorkersRow) []Figures {
-	return figureRows(workersColumns, rows, func(r fleetdata.WorkersRow) string { return r.Run })
-}
+// mapTable is a fleet map's cells as figures, named by policy.
+var mapTable = Table[mapRow]{cs: mapColumns}
 
 // MapFigureKeys are the keys of a fleet map's figures.
-func MapFigureKeys() []string { return figureKeys(mapColumns) }
+func MapFigureKeys() []string { return mapTable.FigureKeys() }
 
 // MapFigures are a fleet map's cells as figures, named by policy.
-func (r MapReport) MapFigures() []Figures {
-	return figureRows(mapColumns, r.mapRows(), func(r mapRow) string { return r.policy })
-}
+func (r MapReport) MapFigures() []Figures { return mapTable.Figures(r.mapRows()) }

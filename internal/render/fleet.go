@@ -58,7 +58,7 @@ func (r FleetReport) csv(w io.Writer) error {
 // params object does, then what ran it: seed and scenario_file. A column
 // is every setting some run read, in decl.Params[fleet.Config]' order; a run that does
 // not read it leaves it empty; replicates too where the rows lack it, and
-// scenario_file when there is one. Columns rather than a header comment:
+// what ranBy writes. Columns rather than a header comment:
 // the runs of a preset differ in their settings, and a csv reader takes no
 // comment line.
 func withSettingColumns(rows [][]field, cfgs []fleet.Config, replicates int, seed uint64, scenario string) [][]field {
@@ -90,13 +90,9 @@ func withSettingColumns(rows [][]field, cfgs []fleet.Config, replicates int, see
 		if !slices.ContainsFunc(row, func(f field) bool { return f.key == "replicates" }) {
 			f = append(f, field{"replicates", int64(replicates)})
 		}
-		f = append(f, field{"seed", seed})
-		if scenario != "" {
-			f = append(f, field{"scenario_file", scenario})
-		}
 		out[i] = f
 	}
-	return out
+	return ranBy(out, seed, scenario)
 }
 
 // paramKeys are decl.Params[fleet.Config]' keys as settingsObject keys them.
@@ -179,18 +175,12 @@ func recoveryJudged(s fleetdata.RunRow) string {
 // json writes the title, what ran the runs, a row a run with the settings
 // it read, and the series.
 func (r FleetReport) json(w io.Writer) error {
-	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario}
-	if anyTrigger(r.Rows) {
-		d.Recovery = recoveryCaption
-	}
+	d := kindDoc{Title: r.Title, Replicates: r.Replicates, Seed: r.Seed, Scenario: r.Scenario, Recovery: fleetCaption(r.Rows)}
 	rows, err := withSettingsObject(columnsFields(fleetColumns, r.Rows), r.RunConfigs)
 	if err != nil {
 		return err
 	}
-	if d.Series, err = seriesObjects(r.Series, pointFields); err != nil {
-		return err
-	}
-	return d.write(w, rows)
+	return writeRuns(w, d, rows, nil, r.Series, pointFields)
 }
 
 // fleetSeries are the figures of a fleet run's second, a mean over
@@ -247,17 +237,16 @@ func percentUp(x float64) string   { return strconv.FormatFloat(math.Ceil(100*x)
 // table writes the title, a row a run and, when a run has a trigger, the
 // recovery caption.
 func (r FleetReport) table(w io.Writer, st tableStyle) error {
-	caption := ""
-	if anyTrigger(r.Rows) {
-		caption = recoveryCaption
-	}
-	return writeColumnsTable(w, st, r.Title, fleetColumns, r.Rows, caption)
+	return writeColumnsTable(w, st, r.Title, fleetColumns, r.Rows, fleetCaption(r.Rows))
 }
 
-// anyTrigger says whether some row's run has a trigger, so that its
-// recovery columns hold figures that need recoveryCaption.
-func anyTrigger(rows []fleetdata.RunRow) bool {
-	return slices.ContainsFunc(rows, func(s fleetdata.RunRow) bool { return s.Trigger })
+// fleetCaption is recoveryCaption when some row's run has a trigger, so
+// that its recovery columns hold figures that need it, else "".
+func fleetCaption(rows []fleetdata.RunRow) string {
+	if slices.ContainsFunc(rows, func(s fleetdata.RunRow) bool { return s.Trigger }) {
+		return recoveryCaption
+	}
+	return ""
 }
 
 // CheckSeriesPath refuses a file name whose extension a kind's series
@@ -279,11 +268,7 @@ func CheckSeriesPath(path string) error {
 // fixed, its legend to its right. cfgs are the runs' configurations, in
 // runs' order. ext (".png" or ".svg") picks the encoding.
 func PlotFleet(w io.Writer, title string, runs [][]fleetdata.Point, cfgs []fleet.Config, ext string) error {
-	f, err := newFleetFigure(title, runs, cfgs)
-	if err != nil {
-		return err
-	}
-	return f.encode(w, ext, 0, len(runs))
+	return encodeWhole(w, ext)(newFleetFigure(title, runs, cfgs))
 }
 
 // fleetPanelHeight is the height of one run's panel.

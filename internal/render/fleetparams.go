@@ -40,8 +40,19 @@ func fleetSettings(c fleet.Config) []field {
 
 // settingValue is p's value in c as fleetSettings shows it.
 func settingValue(p decl.Param[fleet.Config], c *fleet.Config) any {
-	switch v := p.Field(c).(type) {
+	if d, ok := p.Field(c).(*time.Duration); ok && *d == fleet.NoCap { // -backoff-cap 0 says no cap
+		return durationValue(0)
+	}
+	return fieldValue(p.Field(c))
+}
+
+// fieldValue is the value a setting's field (a pointer to it, or its
+// text) holds as the echo writes it, nil for a type it does not write.
+func fieldValue(f any) any {
+	switch v := f.(type) {
 	case *float64:
+		return *v
+	case *bool:
 		return *v
 	case *int:
 		return int64(*v)

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -108,25 +107,20 @@ func (r GraphReport) json(w io.Writer) error {
 	if d.Params, err = objects(r.Graphs, graphSettings); err != nil {
 		return err
 	}
-	rows := columnsFields(graphColumns, r.Rows)
-	for i, row := range r.Rows {
-		if row.ByDepth == nil {
-			continue
+	return writeRuns(w, d, columnsFields(graphColumns, r.Rows), func(i int) ([]field, error) {
+		if r.Rows[i].ByDepth == nil {
+			return nil, nil
 		}
 		var by []json.RawMessage
-		for k, e := range row.ByDepth {
+		for k, e := range r.Rows[i].ByDepth {
 			o, err := object(append([]field{{"depth", int64(k + 1)}}, estimateFields("amplification", e)...))
 			if err != nil {
-				return err
+				return nil, err
 			}
 			by = append(by, o)
 		}
-		rows[i] = append(rows[i], field{"amplification_by_depth", by})
-	}
-	if d.Series, err = seriesObjects(r.Series, graphPointFields); err != nil {
-		return err
-	}
-	return d.write(w, rows)
+		return []field{{"amplification_by_depth", by}}, nil
+	}, r.Series, graphPointFields)
 }
 
 // graphSettings is g as a scenario file's graph section writes it: each
@@ -147,11 +141,7 @@ func graphSettings(g fleet.Graph) []field {
 			if !strings.HasPrefix(p.Path, name+".") || unread[p.Path] != "" && !pushbackSet(p.Path, c) {
 				continue
 			}
-			v := settingValue(p, &c)
-			if b, ok := p.Field(&c).(*bool); ok {
-				v = *b
-			}
-			f = append(f, field{decl.SectionKey(name, p), v})
+			f = append(f, field{decl.SectionKey(name, p), settingValue(p, &c)})
 		}
 		o, _ := object(f) // every value is a number, text or bool
 		return o
@@ -203,20 +193,14 @@ func entryValue(p decl.EntryParam[fleet.Entry], e *fleet.Entry) (any, bool) {
 	if p.Unread != nil && p.Unread(*e) != "" {
 		return nil, false
 	}
-	switch v := p.Field(e).(type) {
-	case *float64:
-		return *v, *v != 0 || p.Needs != ""
-	case *bool:
-		return *v, *v || p.Needs != ""
-	case *int:
-		return *v, *v != 0 || p.Needs != ""
-	case *time.Duration:
-		return durationValue(v.Seconds()), *v != 0 || p.Needs != ""
-	case encoding.TextMarshaler:
-		b, _ := v.MarshalText()
-		return string(b), string(b) != p.Default || p.Needs != ""
+	v := fieldValue(p.Field(e))
+	switch v {
+	case nil:
+		panic("render: decl.EntryParam[fleet.Entry] " + p.Key + " has a field of a type the echo does not write")
+	case 0.0, false, int64(0), durationValue(0), p.Default:
+		return v, p.Needs != ""
 	}
-	panic("render: decl.EntryParam[fleet.Entry] " + p.Key + " has a field of a type the echo does not write")
+	return v, true
 }
 
 // pushbackSet says whether path is a pushback setting set in c: whether a
@@ -272,11 +256,7 @@ func (r GraphReport) html(w io.Writer) error {
 // since a service deep in the graph may take many times the load of the
 // top. ext (".png" or ".svg") picks the encoding.
 func PlotGraph(w io.Writer, title string, graphs []fleet.Graph, series []fleetdata.GraphPoint, ext string) error {
-	f, err := newGraphFigure(title, graphs, series)
-	if err != nil {
-		return err
-	}
-	return f.encode(w, ext, 0, len(f.panels))
+	return encodeWhole(w, ext)(newGraphFigure(title, graphs, series))
 }
 
 // graphPanelHeight is the height of one service's panel.
@@ -378,8 +358,8 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 	if run.Replicates > 1 {
 		reps += " ([lo, hi]: 95% intervals over them)"
 	}
-	rep.Title = fmt.Sprintf("retrysim graph: %s, %s, %s, seed %d", what, durationValue(secs.Seconds()).people(), reps, run.Seed)
-	rep.PlotTitle = fmt.Sprintf("retrysim graph: %s, %s, means of %s, seed %d", what, durationValue(secs.Seconds()).people(), replicatesText(run.Replicates), run.Seed)
+	rep.Title = fmt.Sprintf("retrysim graph: %s, %s, %s, seed %d", what, human.Duration(secs), reps, run.Seed)
+	rep.PlotTitle = fmt.Sprintf("retrysim graph: %s, %s, means of %s, seed %d", what, human.Duration(secs), replicatesText(run.Replicates), run.Seed)
 	rep.Params = []string{"model: " + what, fmt.Sprintf("%s a run, seed %d", replicatesText(run.Replicates), run.Seed)}
 	if run.Preset.Source != "" {
 		rep.Params = append(rep.Params, "source: "+run.Preset.Source)
@@ -390,9 +370,6 @@ func (r Renderer) GraphOutputs(run GraphRun, seriesExt, plotExt string) (out, se
 	return r.Outputs(rep, seriesExt, func(w io.Writer, ext string) error { return writeSeries(w, rep.Series, graphPointFields, ext) },
 		plotExt, func(w io.Writer, ext string) error { return PlotGraph(w, rep.PlotTitle, rep.Graphs, rep.Series, ext) })
 }
-
-// people is d for people, as human.Seconds writes it.
-func (d durationValue) people() string { return peopleText(d) }
 
 // describeGraph is g's calls for people on one line: each edge with its
 // tries and policy ("-> a 3 tries; a -> b 3 tries, finagle-budget").

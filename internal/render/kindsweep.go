@@ -2,6 +2,7 @@ package render
 
 import (
 	"io"
+	"slices"
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/schema"
@@ -35,47 +36,36 @@ type kindSweep[R any] struct {
 	caption string
 }
 
-// FleetSweep is a sweep of fleet runs, rows[p] the rows of point p
-// (values points[p]).
-func FleetSweep(h SweepHead, points [][]string, rows [][]fleetdata.RunRow) Runs {
-	s := newKindSweep(h, fleetColumns, points, rows)
-	if anyTrigger(fleetRowsOf(s.rows)) {
-		s.caption = recoveryCaption
-	}
-	return s
+// Table is a kind's rows declared once: its columns, the first naming
+// the row's run (a fleet map's policy), and the caption its rows need under
+// a table ("" for none; nil where no table is written), as its sweeps and
+// figures write them.
+type Table[R any] struct {
+	cs      columns[R]
+	caption func([]R) string
 }
 
-// fleetRowsOf are the fleet rows of a sweep's rows.
-func fleetRowsOf(rows []sweepRow[fleetdata.RunRow]) []fleetdata.RunRow {
-	out := make([]fleetdata.RunRow, len(rows))
-	for i, r := range rows {
-		out[i] = r.row
-	}
-	return out
+// FleetTable is the fleet kind's table, a run's summary a row.
+func FleetTable() Table[fleetdata.RunRow] { return Table[fleetdata.RunRow]{fleetColumns, fleetCaption} }
+
+// GraphTable is the graph kind's table, a run and service a row.
+func GraphTable() Table[fleetdata.GraphRow] {
+	return Table[fleetdata.GraphRow]{graphColumns, func([]fleetdata.GraphRow) string { return graphCaption }}
 }
 
-// GraphSweep is a sweep of graph runs, as FleetSweep's.
-func GraphSweep(h SweepHead, points [][]string, rows [][]fleetdata.GraphRow) Runs {
-	s := newKindSweep(h, graphColumns, points, rows)
-	s.caption = graphCaption
-	return s
+// WorkersTable is the workers kind's table, a run a row.
+func WorkersTable() Table[fleetdata.WorkersRow] {
+	return Table[fleetdata.WorkersRow]{workersColumns, func([]fleetdata.WorkersRow) string { return drainCaption }}
 }
 
-// WorkersSweep is a sweep of worker fleets, as FleetSweep's.
-func WorkersSweep(h SweepHead, points [][]string, rows [][]fleetdata.WorkersRow) Runs {
-	s := newKindSweep(h, workersColumns, points, rows)
-	s.caption = drainCaption
-	return s
-}
-
-// newKindSweep is the sweep of rows, points[p]'s by point, under a label
-// column a setting swept, then cs.
-func newKindSweep[R any](h SweepHead, cs columns[R], points [][]string, rows [][]R) kindSweep[R] {
-	s := kindSweep[R]{SweepHead: h}
+// Sweep is a sweep of the kind's runs, rows[p] the rows of point p (values
+// points[p]), under a label column a setting swept, then the kind's.
+func (t Table[R]) Sweep(h SweepHead, points [][]string, rows [][]R) Runs {
+	s := kindSweep[R]{SweepHead: h, caption: t.caption(slices.Concat(rows...))}
 	for i, path := range h.Paths {
 		s.cs = append(s.cs, labelColumn(path, path, func(r sweepRow[R]) string { return r.values[i] }))
 	}
-	for _, c := range cs {
+	for _, c := range t.cs {
 		s.cs = append(s.cs, lift(c))
 	}
 	for p, rs := range rows {

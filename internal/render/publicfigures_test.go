@@ -60,7 +60,7 @@ func TestPublicFiguresAreJSONs(t *testing.T) {
 		t.Fatal(err)
 	}
 	row := fleetrun.Summary(res[0])
-	checkSummary(t, "fleet", res[0].Summary(), FleetFigures([]fleetdata.RunRow{row})[0], FleetFigureKeys(), fleetdata.Keys(fleetdata.RunFigures()))
+	checkSummary(t, "fleet", res[0].Summary(), FleetTable().Figures([]fleetdata.RunRow{row})[0], FleetTable().FigureKeys(), fleetdata.Keys(fleetdata.RunFigures()))
 	reps := fleetrun.Replicates(res[0])
 	var requests, succeeded, calls float64 // the means over replicates, from the replicates
 	for _, r := range reps {
@@ -103,9 +103,9 @@ func TestPublicFiguresAreJSONs(t *testing.T) {
 		if s.Service != rows[i].Service || s.Run != rows[i].Run || s.Replicates != 3 {
 			t.Errorf("summary %d names %q %q of %d replicates; the row %q %q", i, s.Run, s.Service, s.Replicates, rows[i].Run, rows[i].Service)
 		}
-		checkSummary(t, "graph", s, GraphFigures(rows)[i], GraphFigureKeys(), fleetdata.Keys(fleetdata.GraphFigures()))
+		checkSummary(t, "graph", s, GraphTable().Figures(rows)[i], GraphTable().FigureKeys(), fleetdata.Keys(fleetdata.GraphFigures()))
 	}
-	checkSummary(t, "workers", gres[0].WorkersSummary(), WorkersFigures(fleetrun.WorkersRows(gres[0]))[0], WorkersFigureKeys(), fleetdata.Keys(fleetdata.WorkersFigures()))
+	checkSummary(t, "workers", gres[0].WorkersSummary(), WorkersTable().Figures(fleetrun.WorkersRows(gres[0]))[0], WorkersTable().FigureKeys(), fleetdata.Keys(fleetdata.WorkersFigures()))
 	pts := fleetrun.GraphSeries(gres[0])
 	for _, s := range gres[0].Series() {
 		t0 := slices.IndexFunc(pts, func(p fleetdata.GraphPoint) bool { return p.Service == s.Service })

@@ -29,8 +29,8 @@ const (
 	GraphDoc
 	// WorkersDoc is the workers command's WorkersReport.
 	WorkersDoc
-	// KindSweepDoc is a sweep of a kind's runs (FleetSweep, GraphSweep,
-	// WorkersSweep), which no page format writes.
+	// KindSweepDoc is a sweep of a kind's runs (Table.Sweep), which no page
+	// format writes.
 	KindSweepDoc
 )
 

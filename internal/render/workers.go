@@ -162,20 +162,12 @@ func (r WorkersReport) json(w io.Writer) error {
 	if d.Services, err = objects(r.Services, graphColumns.fields); err != nil {
 		return err
 	}
-	rows := columnsFields(workersColumns, r.Rows)
-	for i, row := range r.Rows {
-		steps, err := objects(row.Steps, func(st fleetdata.WorkersStep) []field {
+	return writeRuns(w, d, columnsFields(workersColumns, r.Rows), func(i int) ([]field, error) {
+		steps, err := objects(r.Rows[i].Steps, func(st fleetdata.WorkersStep) []field {
 			return append([]field{{"step", int64(st.Step)}, {"to", st.To}}, estimateFields("duplicates", st.Duplicates)...)
 		})
-		if err != nil {
-			return err
-		}
-		rows[i] = append(rows[i], field{"steps", steps})
-	}
-	if d.Series, err = seriesObjects(r.Series, func(p fleetdata.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) }); err != nil {
-		return err
-	}
-	return d.write(w, rows)
+		return []field{{"steps", steps}}, err
+	}, r.Series, func(p fleetdata.WorkersPoint) []field { return workersPointFields(p, r.runDeps(p.Run)) })
 }
 
 // table writes the title, a row a run and the drain's caption.

@@ -43,11 +43,7 @@ type workersLine struct {
 // rest on a linear axis has a log one (spiky), and a panel with nothing
 // in it is left out. ext (".png" or ".svg") picks the encoding.
 func PlotWorkers(w io.Writer, r WorkersReport, ext string) error {
-	f, err := newWorkersFigure(r)
-	if err != nil {
-		return err
-	}
-	return f.encode(w, ext, 0, len(f.panels))
+	return encodeWhole(w, ext)(newWorkersFigure(r))
 }
 
 // workersPanels are the panels PlotWorkers may draw, in its order.

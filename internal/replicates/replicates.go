@@ -38,40 +38,37 @@ type Kind[C, P, R any] struct {
 
 // Fleet is retrysim fleet's kind: many clients, one server.
 func Fleet() Kind[fleet.Config, fleetdata.Replicate, fleet.Result] {
-	return Kind[fleet.Config, fleetdata.Replicate, fleet.Result]{fleet.Run, fleetrun.Replicates,
-		fleetrun.Result, fleetrun.CheckReplicate, func(c fleet.Config) string { return c.Name }, render.FleetFigureKeys(),
-		func(res []fleet.Result) []render.Figures {
-			return render.FleetFigures(slices.Concat(byPoint(res, 1, summary)...))
-		},
-		func(h render.SweepHead, points [][]string, perPoint int, res []fleet.Result) render.Runs {
-			return render.FleetSweep(h, points, byPoint(res, perPoint, summary))
-		}}
+	return withRows(Kind[fleet.Config, fleetdata.Replicate, fleet.Result]{run: fleet.Run, replicates: fleetrun.Replicates,
+		result: fleetrun.Result, CheckReplicate: fleetrun.CheckReplicate, Name: func(c fleet.Config) string { return c.Name }},
+		render.FleetTable(), summary)
 }
 
 // Graph is retrysim graph's kind: a row a service of a graph.
 func Graph() Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] {
-	return graphKind(render.GraphFigureKeys(), func(res []fleet.GraphResult) []render.Figures {
-		return render.GraphFigures(slices.Concat(byPoint(res, 1, fleetrun.Rows)...))
-	}, func(h render.SweepHead, points [][]string, perPoint int, res []fleet.GraphResult) render.Runs {
-		return render.GraphSweep(h, points, byPoint(res, perPoint, fleetrun.Rows))
-	})
+	return withRows(graphRuns(), render.GraphTable(), fleetrun.Rows)
 }
 
 // Workers is retrysim workers' kind: graphs whose first entry is a queue,
 // a row a run.
 func Workers() Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] {
-	return graphKind(render.WorkersFigureKeys(), func(res []fleet.GraphResult) []render.Figures {
-		return render.WorkersFigures(slices.Concat(byPoint(res, 1, fleetrun.WorkersRows)...))
-	}, func(h render.SweepHead, points [][]string, perPoint int, res []fleet.GraphResult) render.Runs {
-		return render.WorkersSweep(h, points, byPoint(res, perPoint, fleetrun.WorkersRows))
-	})
+	return withRows(graphRuns(), render.WorkersTable(), fleetrun.WorkersRows)
 }
 
-// graphKind is a kind of graphs' runs whose rows are keys, as rows and
-// sweep write them.
-func graphKind(keys []string, rows func([]fleet.GraphResult) []render.Figures, sweep func(render.SweepHead, [][]string, int, []fleet.GraphResult) render.Runs) Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] {
-	return Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]{fleet.RunGraph, fleetrun.GraphReplicates,
-		fleetrun.GraphResult, fleetrun.CheckGraphReplicate, func(g fleet.Graph) string { return g.Name }, keys, rows, sweep}
+// graphRuns is the kind of graphs' runs, its rows not yet said (withRows).
+func graphRuns() Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult] {
+	return Kind[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]{run: fleet.RunGraph, replicates: fleetrun.GraphReplicates,
+		result: fleetrun.GraphResult, CheckReplicate: fleetrun.CheckGraphReplicate, Name: func(g fleet.Graph) string { return g.Name }}
+}
+
+// withRows is k whose results' rows are of's, written as t writes them in
+// k's figures and sweeps.
+func withRows[C, P, R, T any](k Kind[C, P, R], t render.Table[T], of func(R) []T) Kind[C, P, R] {
+	k.Keys = t.FigureKeys()
+	k.Rows = func(res []R) []render.Figures { return t.Figures(slices.Concat(byPoint(res, 1, of)...)) }
+	k.Sweep = func(h render.SweepHead, points [][]string, perPoint int, res []R) render.Runs {
+		return t.Sweep(h, points, byPoint(res, perPoint, of))
+	}
+	return k
 }
 
 // Run runs items lo to hi-1 of runs, opts.Replicates (at least 1) a point,
