@@ -29,21 +29,13 @@ func fleetSettings(c fleet.Config) []field {
 		if p.Path == "outage.mode" {
 			f = append(f, field{"outage", windowValue{c.Outage.From.Seconds(), c.Outage.To.Seconds()}})
 		}
-		v := settingValue(p, &c)
+		v := fieldValue(p.Field(&c))
 		if own := c.Client.Policy.Own; own != nil && p.Path == "client.policy.kind" {
 			v = own.Name
 		}
 		f = append(f, field{p.Key, v})
 	}
 	return f
-}
-
-// settingValue is p's value in c as fleetSettings shows it.
-func settingValue(p decl.Param[fleet.Config], c *fleet.Config) any {
-	if d, ok := p.Field(c).(*time.Duration); ok && *d == fleet.NoCap { // -backoff-cap 0 says no cap
-		return durationValue(0)
-	}
-	return fieldValue(p.Field(c))
 }
 
 // fieldValue is the value a setting's field (a pointer to it, or its

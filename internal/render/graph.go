@@ -141,7 +141,7 @@ func graphSettings(g fleet.Graph) []field {
 			if !strings.HasPrefix(p.Path, name+".") || unread[p.Path] != "" && !pushbackSet(p.Path, c) {
 				continue
 			}
-			f = append(f, field{decl.SectionKey(name, p), settingValue(p, &c)})
+			f = append(f, field{decl.SectionKey(name, p), fieldValue(p.Field(&c))})
 		}
 		o, _ := object(f) // every value is a number, text or bool
 		return o
