@@ -287,7 +287,7 @@ func TestSweepPointIsRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := row.Core, stats.CoreOf(&(*rep.Rows[0].Stats())); got != want {
+		if got, want := row.Core, stats.CoreOf(rep.Rows[0].Stats()); got != want {
 			t.Errorf("%s at %v: sweep %+v; run %+v", row.ID, row.Point, got, want)
 		}
 	}
