@@ -21,7 +21,7 @@ import (
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/internal/lognormal"
+	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/provider"
@@ -194,7 +194,7 @@ func (c Config) Warning(sc provider.Scenario, strategies []strategy.Strategy) st
 
 // slowest is the longest a call of latency l takes: fixed, or a lognormal's p99.
 func slowest(l provider.Latency) time.Duration {
-	if lognormal.Drawn(l.Median, l.P99) {
+	if rng.LognormalDrawn(l.Median, l.P99) {
 		return l.P99
 	}
 	return l.Median

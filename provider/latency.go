@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/retrysim/retrysim/internal/lognormal"
+	"github.com/retrysim/retrysim/internal/rng"
 )
 
 // Latency is a duration that is fixed (P99 at most Median) or lognormal with
@@ -16,7 +16,7 @@ type Latency struct {
 
 // String is "fixed 20ms" or "lognormal median 20ms p99 200ms".
 func (l Latency) String() string {
-	if lognormal.Drawn(l.Median, l.P99) {
+	if rng.LognormalDrawn(l.Median, l.P99) {
 		return fmt.Sprintf("lognormal median %v p99 %v", l.Median, l.P99)
 	}
 	return fmt.Sprintf("fixed %v", l.Median)

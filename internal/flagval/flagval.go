@@ -20,7 +20,6 @@ import (
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/internal/lognormal"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/scenariocheck"
@@ -338,7 +337,7 @@ func (l *Latency) String() string {
 	if l == nil {
 		return ""
 	}
-	if lognormal.Drawn(l.V.Median, l.V.P99) {
+	if rng.LognormalDrawn(l.V.Median, l.V.P99) {
 		return l.V.Median.String() + ":" + l.V.P99.String()
 	}
 	return l.V.Median.String()

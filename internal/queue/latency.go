@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/internal/lognormal"
 	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/provider"
 )
@@ -23,7 +22,7 @@ type sampler struct {
 // newSampler prepares l for drawing.
 func newSampler(l provider.Latency) sampler {
 	s := sampler{median: float64(l.Median)}
-	if lognormal.Drawn(l.Median, l.P99) {
+	if rng.LognormalDrawn(l.Median, l.P99) {
 		s.ln = rng.NewLognormal(math.Log(float64(l.P99)/float64(l.Median)) / z99)
 	}
 	return s

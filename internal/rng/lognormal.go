@@ -3,9 +3,15 @@ package rng
 import (
 	"math"
 	"sync"
+	"time"
 
 	"github.com/retrysim/retrysim/internal/dist"
 )
+
+// LognormalDrawn reports whether a latency of median and p99 takes a random
+// draw: it is lognormal when p99 is above a median above 0, and fixed (the
+// median) otherwise.
+func LognormalDrawn(median, p99 time.Duration) bool { return p99 > median && median > 0 }
 
 // Lognormal draws e^(σZ) for a standard normal Z: a lognormal whose median is
 // 1. A latency for every call makes it the time model's main cost, so it

@@ -1,4 +1,5 @@
-// Package rng holds the deterministic random streams the simulator draws from.
+// Package rng holds the deterministic random streams the simulator draws from,
+// and the rule that says when a latency is lognormal.
 //
 // Every draw is a 64-bit fixed-point fraction: the value U stands for U/2^64 in
 // [0, 1). A generator whose native output is coarser (mulberry32 yields 32 bits,

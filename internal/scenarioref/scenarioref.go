@@ -21,7 +21,7 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/internal/lognormal"
+	"github.com/retrysim/retrysim/internal/rng"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/provider"
 )
@@ -138,7 +138,7 @@ func plainValue(v any) string {
 	case time.Duration:
 		return human.Duration(v)
 	case provider.Latency:
-		if !lognormal.Drawn(v.Median, v.P99) {
+		if !rng.LognormalDrawn(v.Median, v.P99) {
 			return plainValue(v.Median)
 		}
 		return fmt.Sprintf("{median: %s, p99: %s}", plainValue(v.Median), plainValue(v.P99))
