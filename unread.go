@@ -7,7 +7,7 @@ import (
 	"github.com/retrysim/retrysim/delivery"
 	"github.com/retrysim/retrysim/internal/backoffkind"
 	"github.com/retrysim/retrysim/internal/jobapi"
-	"github.com/retrysim/retrysim/internal/steppolicy"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
 )
@@ -53,7 +53,7 @@ func (e Experiment) unread() map[string]string {
 			retried = retried || r.Attempts > 1
 		} else {
 			retried = retried || slices.ContainsFunc(e.Scenario.Steps, func(st provider.Step) bool {
-				return st.Retry.Backoff == nil && steppolicy.Attempts(st.Retry, r.Attempts) > 1
+				return st.Retry.Backoff == nil && jobsim.StepAttempts(st.Retry, r.Attempts) > 1
 			})
 		}
 	}
@@ -84,7 +84,7 @@ func (e Experiment) unreadStepPolicy(i int) (attempts, backoff string) {
 		}
 		if r.Scope == strategy.EachStep {
 			eachStep = true
-			retried = retried || steppolicy.Attempts(own, r.Attempts) > 1
+			retried = retried || jobsim.StepAttempts(own, r.Attempts) > 1
 		}
 	}
 	const wholeJob = "every strategy retries the whole job, which reads the run's attempts and backoff, not a step's own"

@@ -20,9 +20,9 @@ import (
 	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/rng"
-	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/strategy"
@@ -177,8 +177,8 @@ func (c Config) Warning(sc provider.Scenario, strategies []strategy.Strategy) st
 		retries := st.PFail > 0 || (st.CanLoseReply && st.LostReply > 0)
 		for _, s := range strategies {
 			if r, ok := s.(strategy.Retry); ok && r.Scope == strategy.EachStep && retries {
-				a := steppolicy.Attempts(st.Retry, r.Attempts)
-				hold = max(hold, limits.Later(limits.Times(call, a), waits.Longest(steppolicy.Backoff(st.Retry, c.Backoff), a-1)))
+				a := jobsim.StepAttempts(st.Retry, r.Attempts)
+				hold = max(hold, limits.Later(limits.Times(call, a), waits.Longest(jobsim.StepBackoff(st.Retry, c.Backoff), a-1)))
 			}
 		}
 	}

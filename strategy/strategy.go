@@ -16,7 +16,6 @@ import (
 	"github.com/retrysim/retrysim/internal/enum"
 	"github.com/retrysim/retrysim/internal/fastpath"
 	"github.com/retrysim/retrysim/internal/jobsim"
-	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -228,7 +227,7 @@ func (r *Retry) resume(c Calls, from int) bool {
 			}
 			attempts, keys := r.Attempts, r.Keys
 			if own != nil {
-				attempts, keys = steppolicy.Attempts(own[i], attempts), steppolicy.Keys(own[i], keys)
+				attempts, keys = jobsim.StepAttempts(own[i], attempts), jobsim.StepKeys(own[i], keys)
 			}
 			key := r.key(c, keys)
 			ok := c.Call(i, key) == provider.ReplyOK
@@ -256,7 +255,7 @@ func (r *Retry) resume(c Calls, from int) bool {
 			}
 			keys := r.Keys
 			if own != nil {
-				keys = steppolicy.Keys(own[i], keys)
+				keys = jobsim.StepKeys(own[i], keys)
 			}
 			ok = c.Call(i, r.key(c, keys)) == provider.ReplyOK
 		}
@@ -282,7 +281,7 @@ func (r *Retry) resumeJob(c *jobsim.Job, from int) bool {
 			}
 			attempts, keys := r.Attempts, r.Keys
 			if own != nil {
-				attempts, keys = steppolicy.Attempts(own[i], attempts), steppolicy.Keys(own[i], keys)
+				attempts, keys = jobsim.StepAttempts(own[i], attempts), jobsim.StepKeys(own[i], keys)
 			}
 			key := r.key(c, keys)
 			ok := c.Call(i, key) == provider.ReplyOK
@@ -310,7 +309,7 @@ func (r *Retry) resumeJob(c *jobsim.Job, from int) bool {
 			}
 			keys := r.Keys
 			if own != nil {
-				keys = steppolicy.Keys(own[i], keys)
+				keys = jobsim.StepKeys(own[i], keys)
 			}
 			ok = c.Call(i, r.key(c, keys)) == provider.ReplyOK
 		}

@@ -4,8 +4,8 @@
 package closedform
 
 import (
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/stats"
-	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -55,10 +55,10 @@ func expectWatching(r strategy.Retry, sc provider.Scenario, watched int) stats.E
 	w := walk{keyed: make([]bool, len(sc.Steps)), watched: watched}
 	att := make([]int, len(sc.Steps)) // each step's own attempts, when each step retries
 	for i, s := range sc.Steps {
-		w.keyed[i] = steppolicy.Keys(s.Retry, r.Keys) == schema.SameKey && s.HonoursKeys
+		w.keyed[i] = jobsim.StepKeys(s.Retry, r.Keys) == schema.SameKey && s.HonoursKeys
 		att[i] = r.Attempts
 		if r.Scope == strategy.EachStep {
-			att[i] = steppolicy.Attempts(s.Retry, r.Attempts)
+			att[i] = jobsim.StepAttempts(s.Retry, r.Attempts)
 		}
 		w.fail = append(w.fail, s.PFail)
 		l := 0.0

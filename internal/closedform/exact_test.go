@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/retrysim/retrysim/internal/closedform"
-	"github.com/retrysim/retrysim/internal/steppolicy"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -209,7 +209,7 @@ func enumerate(sc provider.Scenario, r strategy.Retry) outcome {
 		work := func(s state) state {
 			done := append([]int(nil), s.done...)
 			seen := append([]bool(nil), s.keysSeen...)
-			sameKey := steppolicy.Keys(st.Retry, r.Keys) == schema.SameKey
+			sameKey := jobsim.StepKeys(st.Retry, r.Keys) == schema.SameKey
 			if !(st.HonoursKeys && sameKey && seen[i]) {
 				done[i]++
 			}
@@ -243,7 +243,7 @@ func enumerate(sc provider.Scenario, r strategy.Retry) outcome {
 				switch {
 				case ok:
 					step(s, i+1, 0)
-				case tries+1 == steppolicy.Attempts(sc.Steps[i].Retry, r.Attempts):
+				case tries+1 == jobsim.StepAttempts(sc.Steps[i].Retry, r.Attempts):
 					end(s.prob, s.calls, s.done, s.keysSeen, true)
 				default:
 					step(s, i, tries+1)

@@ -1,6 +1,7 @@
 // Package jobsim is the job model's providers as the engines see them: a Job
 // makes one job's calls, draws their outcomes from a stream and counts the side
-// effects they cause.
+// effects they cause, and StepAttempts, StepKeys and StepBackoff read a step's
+// own retry settings over the run's.
 package jobsim
 
 import (

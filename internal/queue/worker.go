@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/delivery"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/internal/steppolicy"
 	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/provider"
 )
@@ -245,7 +245,7 @@ func (w *worker) Backoff(i, n int) {
 	}
 	pol := x.cfg.Backoff
 	if i >= 0 {
-		pol = steppolicy.Backoff(x.sc.Steps[i].Retry, pol)
+		pol = jobsim.StepBackoff(x.sc.Steps[i].Retry, pol)
 	}
 	var u float64
 	if waits.Jittered(pol) {

@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"github.com/retrysim/retrysim/internal/steppolicy"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
 	"github.com/retrysim/retrysim/strategy"
@@ -26,7 +26,7 @@ func KeysInVain(sc provider.Scenario, strategies []strategy.Strategy) []bool {
 			continue
 		}
 		for _, st := range sc.Steps {
-			if steppolicy.Keys(st.Retry, r.Keys) != schema.NoKeys {
+			if jobsim.StepKeys(st.Retry, r.Keys) != schema.NoKeys {
 				vain[i] = true
 			}
 		}
