@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/enum"
-	"github.com/retrysim/retrysim/internal/fastpath"
 	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/provider"
 	"github.com/retrysim/retrysim/schema"
@@ -193,9 +192,9 @@ func (r Retry) UsesStore() bool { return r.SkipFinished }
 // Run drives one delivery of the job.
 func (r Retry) Run(c Calls) bool { return r.resumeAt(c, 0) }
 
-// init hands the engines Retry's fast path (internal/fastpath).
+// init hands the engines Retry's fast path (jobsim.RetryResume).
 func init() {
-	fastpath.Set(func(r any) any {
+	jobsim.SetRetryResume(func(r any) any {
 		if p, ok := r.(*Retry); ok {
 			return p.resumeAt
 		}

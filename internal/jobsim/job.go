@@ -1,7 +1,8 @@
 // Package jobsim is the job model's providers as the engines see them: a Job
 // makes one job's calls, draws their outcomes from a stream and counts the side
-// effects they cause, and StepAttempts, StepKeys and StepBackoff read a step's
-// own retry settings over the run's.
+// effects they cause; StepAttempts, StepKeys and StepBackoff read a step's own
+// retry settings over the run's, and RetryResume is a strategy.Retry's fast
+// path, its resume from a step, which is no API.
 package jobsim
 
 import (

@@ -1,17 +1,17 @@
 package queue
 
 import (
-	"github.com/retrysim/retrysim/internal/fastpath"
+	"github.com/retrysim/retrysim/internal/jobsim"
 	"github.com/retrysim/retrysim/strategy"
 )
 
 // ResumeOf returns s's fast path, as strategy.Straight describes: Retry's
-// (fastpath.RetryResume), or a Straight's own Resume (nil if it has none);
+// (jobsim.RetryResume), or a Straight's own Resume (nil if it has none);
 // nil for every other type, which the engines run only through Run.
 func ResumeOf(s strategy.Strategy) func(c strategy.Calls, from int) bool {
 	switch v := s.(type) {
 	case strategy.Retry, *strategy.Retry:
-		return fastpath.RetryResume(v).(func(strategy.Calls, int) bool)
+		return jobsim.RetryResume(v).(func(strategy.Calls, int) bool)
 	case strategy.Straight:
 		return v.Resume
 	case *strategy.Straight:
