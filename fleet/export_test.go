@@ -10,3 +10,12 @@ func CheckCostBound(t *testing.T, c Config, seed uint64) { t.Helper(); checkCost
 
 // CPUTime is cpuTime.
 var CPUTime = cpuTime
+
+// CollapseRuns, OutageFleet and QueueClient are the engine tests' copies
+// of the presets' runs (fixture_test.go), which TestFixturesArePresets
+// holds equal to internal/fleetpreset's.
+var (
+	CollapseRuns = collapseRuns
+	OutageFleet  = outageFleet
+	QueueClient  = queueClient
+)

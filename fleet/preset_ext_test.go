@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/jobqueue"
 )
 
 // The presets' tests that need fleet's internals: the presets, in
@@ -71,4 +73,27 @@ func BenchmarkBrookerRetries(b *testing.B) {
 	b.ReportMetric(cpu, "cpu-s/preset")
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "wall-s/preset")
 	b.ReportMetric(float64(events)/cpu, "events/cpu-s")
+}
+
+// The engine tests' copies of the presets' runs (fixture_test.go) are the
+// runs internal/fleetpreset builds, at a run's own and a shorter duration.
+func TestFixturesArePresets(t *testing.T) {
+	collapse, err := fleetpreset.LookupPreset("brooker-collapse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sidekiq, err := fleetpreset.LookupWorkersPreset("sidekiq-outage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := jobqueue.Sidekiq()
+	for _, d := range []time.Duration{80 * time.Second, time.Hour} {
+		if got, want := fleet.CollapseRuns(d), collapse.Runs(d); !reflect.DeepEqual(got, want) {
+			t.Errorf("%v: collapseRuns\n%+v\nbrooker-collapse\n%+v", d, got, want)
+		}
+		got := []fleet.Workers{fleet.OutageFleet("retry_3", d, fleet.QueueClient(sk, 1+3)), fleet.OutageFleet("retry_25", d, fleet.QueueClient(sk, sk.MaxAttempts))}
+		if want := sidekiq.Runs(d); !reflect.DeepEqual(got, want) {
+			t.Errorf("%v: outageFleet\n%+v\nsidekiq-outage\n%+v", d, got, want)
+		}
+	}
 }
