@@ -28,15 +28,15 @@ func (s Summary) Figure(key string) (schema.Estimate, error) {
 			return s.figures[i], nil
 		}
 	}
-	return schema.Estimate{}, fmt.Errorf("fleet: no figure %q in %s's row; its figures are %s", key, s.name(), strings.Join(s.keys, ", "))
+	return schema.Estimate{}, fmt.Errorf("fleet: no figure %q in %s's row; its figures are %s", key, rowName(s.Run, s.Service), strings.Join(s.keys, ", "))
 }
 
-// name is the run, and the service if any.
-func (s Summary) name() string {
-	if s.Service == "" {
-		return s.Run
+// rowName is the run, and the service if any.
+func rowName(run, service string) string {
+	if service == "" {
+		return run
 	}
-	return s.Run + ", " + s.Service
+	return run + ", " + service
 }
 
 // summaryOf is row's Summary, its figures figs'.
@@ -65,11 +65,7 @@ func (s Series) Figure(key string) ([]float64, error) {
 			return s.values[i], nil
 		}
 	}
-	name := s.Run
-	if s.Service != "" {
-		name += ", " + s.Service
-	}
-	return nil, fmt.Errorf("fleet: no figure %q in %s's series; its figures are %s", key, name, strings.Join(s.keys, ", "))
+	return nil, fmt.Errorf("fleet: no figure %q in %s's series; its figures are %s", key, rowName(s.Run, s.Service), strings.Join(s.keys, ", "))
 }
 
 // seriesOf is the Series of pts, one point a second, its figures figs'.
