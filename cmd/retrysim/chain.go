@@ -20,6 +20,7 @@ import (
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/outfile"
+	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -39,7 +40,7 @@ const maxSplitRuns = 1000
 
 // parseChain parses the chain command's flags into its run: its splitting
 // runs and crude replicates the items, none without a splitting.
-func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) {
+func parseChain(kind string, args []string, stdout, _ io.Writer) (*shardrun.Work, error) {
 	c := fleet.DefaultConfig()
 	c.Load.Rate, c.Load.Peak = 1, 3
 	c.Server = fleet.Server{Kind: fleet.QueueServer, Workers: 2, QueueMax: 3,
@@ -131,7 +132,7 @@ func parseChain(kind string, args []string, stdout, _ io.Writer) (*work, error) 
 	finish := func(ctx context.Context, all []chain.Item) error {
 		return outfile.WriteAll(ctx, stdout, outfile.Output{File: r.o.Out, Data: []byte(chainEcho(fs) + "\n" + q.Stats(ans, all).String())})
 	}
-	return items(r.work("runs and crude replicates", q.Items(), nil), func(ctx context.Context, lo, hi int) ([]chain.Item, error) {
+	return shardrun.Items(r.work("runs and crude replicates", q.Items(), nil), func(ctx context.Context, lo, hi int) ([]chain.Item, error) {
 		return q.RunItems(ctx, lo, hi, r.workers.V)
 	}, q.CheckItem, finish), nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
+	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/schema"
@@ -97,7 +98,7 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	}
 	fs.Var(&r.workers, "workers", fmt.Sprintf(cmp.Or(u.workers, "parallel `workers`, each simulating replicates, %d to %d; the output does not depend on it"), r.workers.Lo, r.workers.Hi))
 	fs.Lookup("workers").DefValue = "GOMAXPROCS" // not this machine's count
-	fs.Var(&r.shard, "shard", cmp.Or(u.shard, shardUsage))
+	fs.Var(&r.shard, "shard", cmp.Or(u.shard, shardrun.Usage))
 	if !r.sweeping() {
 		if !u.plain {
 			registerRequireOf(fs, &r.reqs, "run's")
@@ -175,7 +176,7 @@ func (r *runFlags) checkOutputs() error {
 		return flagval.Usage(err)
 	}
 	if r.shard.Count > 0 {
-		return refuseShardOutputs(r.fs, r.series.Path, r.plot.Path)
+		return shardrun.RefuseOutputs(r.fs, r.series.Path, r.plot.Path)
 	}
 	return nil
 }
@@ -196,8 +197,8 @@ func (r *runFlags) options(stderr io.Writer) fleet.Options {
 }
 
 // work is the command's run of n items, noun, with echo.
-func (r *runFlags) work(noun string, n int, echo any) *work {
-	return &work{kind: r.kind, noun: noun, n: n, echo: echo, shard: r.shard, settings: shardSettings(r.fs, r.args), out: r.o.Out}
+func (r *runFlags) work(noun string, n int, echo any) *shardrun.Work {
+	return &shardrun.Work{Kind: r.kind, Noun: noun, N: n, Echo: echo, Shard: r.shard, Settings: shardrun.Settings(r.fs, r.args), Out: r.o.Out}
 }
 
 // writeRuns writes doc in -format and, with -plot, its picture drawn by
@@ -231,12 +232,12 @@ func writeJudged(ctx context.Context, stdout io.Writer, reqs []tune.Requirement,
 // perPoint runs a point, an item a replicate of every run of a point:
 // refused, when not nil, says the engine's refusal, and finish writes the
 // outputs of the results.
-func kindItems[C, P, R any](k replicates.Kind[C, P, R], w *work, runs []C, perPoint int, opts fleet.Options, refused func(error) error, finish func(context.Context, []R) error) *work {
+func kindItems[C, P, R any](k replicates.Kind[C, P, R], w *shardrun.Work, runs []C, perPoint int, opts fleet.Options, refused func(error) error, finish func(context.Context, []R) error) *shardrun.Work {
 	want := "the settings make %d"
-	if strings.HasPrefix(w.kind, "sweep ") {
+	if strings.HasPrefix(w.Kind, "sweep ") {
 		want += " a point"
 	}
-	return items(w, func(ctx context.Context, lo, hi int) ([][]P, error) {
+	return shardrun.Items(w, func(ctx context.Context, lo, hi int) ([][]P, error) {
 		out, err := k.Run(ctx, runs, perPoint, opts, lo, hi)
 		if err != nil && refused != nil {
 			err = refused(err)

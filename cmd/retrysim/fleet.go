@@ -20,12 +20,13 @@ import (
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
 	"github.com/retrysim/retrysim/internal/scenarioref"
+	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/schema"
 )
 
 // parseFleetAs parses the flags of kind (fleet, or its sweep) into its
 // run, a replicate (of a point) an item.
-func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
+func parseFleetAs(kind string, args []string, stdout, stderr io.Writer) (*shardrun.Work, error) {
 	r, p, cfgs, err := parseFleetRuns(kind, args, stdout, stderr)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/internal/metastable"
 	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -57,7 +58,7 @@ func policies(v *[]metastable.MapPolicy) flag.Value {
 
 // parseFleetMap parses the fleet-map command's flags into its run, a cell
 // an item.
-func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
+func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*shardrun.Work, error) {
 	r := newRunFlags(kind, usages{
 		replicates: fmt.Sprintf("each cell is simulated with `r` independent seeds, 1 to %d", limits.FleetReplicates),
 		workers:    "parallel `workers`, %d to %d; the output does not depend on it",
@@ -130,7 +131,7 @@ func parseFleetMap(kind string, args []string, stdout, stderr io.Writer) (*work,
 	check := func(k int, obs *[]stats.Observation) error {
 		return fleetrun.CheckObservations(&cells[k], *obs, r.replicates.V)
 	}
-	return items(r.work("cells", len(cells), nil), run, check, func(ctx context.Context, obs [][]stats.Observation) error {
+	return shardrun.Items(r.work("cells", len(cells), nil), run, check, func(ctx context.Context, obs [][]stats.Observation) error {
 		done := make([]metastable.MapCell, len(cells))
 		for i := range cells {
 			done[i] = metastable.MapCell{Config: cells[i], Observations: obs[i]}

@@ -15,6 +15,7 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/scenario"
+	"github.com/retrysim/retrysim/internal/shardrun"
 )
 
 // graphFamily is a kind of graphs' runs: graph's, workers', or a sweep of either.
@@ -22,7 +23,7 @@ type graphFamily = family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResu
 
 // parseGraphs parses the flags of kind (graph or workers, or a sweep of
 // either) into its run, a replicate (of a point) an item.
-func parseGraphs(kind string, args []string, stdout, stderr io.Writer) (*work, error) {
+func parseGraphs(kind string, args []string, stdout, stderr io.Writer) (*shardrun.Work, error) {
 	r, f, err := parseGraphKind(kind, args, stdout, stderr)
 	if err != nil {
 		return nil, err
@@ -87,7 +88,7 @@ func graphRuns(r *runFlags, graphs []fleet.Graph, loaded *scenario.Graph, kindCh
 	if err := r.checkOutputs(); err != nil {
 		return nil, f, err
 	}
-	echo, err := scenarioDigest(r.scenario)
+	echo, err := shardrun.ScenarioDigest(r.scenario)
 	if err != nil {
 		return nil, f, err
 	}

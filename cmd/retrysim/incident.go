@@ -17,12 +17,13 @@ import (
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
 	"github.com/retrysim/retrysim/internal/shardfile"
+	"github.com/retrysim/retrysim/internal/shardrun"
 )
 
 // parseIncident parses the incident command's flags into its run, replicate
 // k of every run (the incident's and its fixes') an item; with no name its
 // run, of no item, lists the gallery.
-func parseIncident(kind string, args []string, stdout, _ io.Writer) (*work, error) {
+func parseIncident(kind string, args []string, stdout, _ io.Writer) (*shardrun.Work, error) {
 	r := newRunFlags(kind, usages{plain: true, replicates: fmt.Sprintf("replay each run with `r` independent seeds, 1 to %d", limits.FleetReplicates),
 		plot: "also draw the runs' time series, a panel a run, the incident's first, to `file` (.png or .svg)"}, incident.DefaultReplicates, nil, nil)
 	fs, format := r.fs, flagval.Choice{V: incident.Formats()[0], Names: incident.Formats(),
@@ -47,7 +48,7 @@ func parseIncident(kind string, args []string, stdout, _ io.Writer) (*work, erro
 		list := func(ctx context.Context, _ []struct{}) error {
 			return outfile.WriteAll(ctx, stdout, outfile.Output{File: r.o.Out, Data: incidentList()})
 		}
-		return items(&work{kind: "incident", noun: "replicates", out: r.o.Out}, nil, nil, list), nil
+		return shardrun.Items(&shardrun.Work{Kind: "incident", Noun: "replicates", Out: r.o.Out}, nil, nil, list), nil
 	case 1:
 	default:
 		return nil, flagval.Usage(fmt.Errorf("incident: one incident at a time (got %s)", strings.Join(names, ", ")))
@@ -60,7 +61,7 @@ func parseIncident(kind string, args []string, stdout, _ io.Writer) (*work, erro
 		return nil, flagval.Usage(err)
 	}
 	if r.shard.Count > 0 {
-		if err := refuseShardOutputs(fs, "", r.plot.Path); err != nil {
+		if err := shardrun.RefuseOutputs(fs, "", r.plot.Path); err != nil {
 			return nil, err
 		}
 	}
@@ -74,7 +75,7 @@ func parseIncident(kind string, args []string, stdout, _ io.Writer) (*work, erro
 	}
 	// The name is a setting of the run: a shard carries it as -name.
 	w := r.work("replicates", r.replicates.V, map[string]string{"incident": inc.Name})
-	w.settings = append([]shardfile.Setting{{Flag: "name", Value: inc.Name}}, slices.DeleteFunc(w.settings, func(s shardfile.Setting) bool { return s.Flag == "name" })...)
+	w.Settings = append([]shardfile.Setting{{Flag: "name", Value: inc.Name}}, slices.DeleteFunc(w.Settings, func(s shardfile.Setting) bool { return s.Flag == "name" })...)
 	opts := fleet.Options{Replicates: r.replicates.V, Seed: uint64(r.seed), Workers: r.workers.V}
 	finish := func(ctx context.Context, fl []fleet.Result, gr []fleet.GraphResult) error {
 		rep := incident.Judge(inc, uint64(r.seed), fl, gr)

@@ -11,13 +11,14 @@ import (
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/shardfile"
+	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/internal/stats"
 )
 
 // mergeCommand reads shard files, checks that they make one whole run, and
 // prints the run's report.
 func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error {
-	if handled, err := mergeShards(ctx, args, stdout); handled {
+	if handled, err := shardrun.Merge(ctx, args, stdout, shardKinds); handled {
 		return err
 	}
 	var ci, expect bool

@@ -200,7 +200,7 @@ func docRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	run, own := args[:1:1], []string{"merge"}
 	for i := 1; i < len(args); i++ {
 		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		if !strings.HasPrefix(args[i], "-") || !slices.Contains(k.mergeFlags, name) {
+		if !strings.HasPrefix(args[i], "-") || !slices.Contains(k.MergeFlags, name) {
 			run = append(run, args[i])
 			continue
 		}

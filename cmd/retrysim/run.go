@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/shardrun"
 )
 
 // subcommand is one command: its name, the arguments and the line the
@@ -22,7 +23,7 @@ import (
 type subcommand struct {
 	name, args, summary string
 	run                 func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-	parse               func(kind string, args []string, stdout, stderr io.Writer) (*work, error)
+	parse               func(kind string, args []string, stdout, stderr io.Writer) (*shardrun.Work, error)
 	mergeFlags          []string
 	sweeps              bool
 }
@@ -33,6 +34,11 @@ var commandList []subcommand
 
 // commands finds a subcommand by name; with none named, retrysim runs "table".
 var commands map[string]subcommand
+
+// shardKinds are the kinds of run whose shards are envelopes (shardfile),
+// by kind, the sweeps of kinds as "sweep KIND"; the table's are the job
+// model's own.
+var shardKinds map[string]shardrun.Kind
 
 // outputs are merge's own flags of a kind with a series and a picture.
 var outputs = []string{"o", "format", "width", "series", "plot"}
@@ -53,7 +59,7 @@ func init() {
 		{name: "version", summary: "the version, from the build info (also -version)", run: versionCommand},
 	}
 	commands = make(map[string]subcommand, len(commandList))
-	shardKinds = make(map[string]subcommand)
+	shardKinds = make(map[string]shardrun.Kind)
 	for _, c := range commandList {
 		if c.run == nil {
 			c.run = func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -62,22 +68,22 @@ func init() {
 		}
 		commands[c.name] = c
 		if c.parse != nil {
-			shardKinds[c.name] = c
+			shardKinds[c.name] = shardrun.Kind{Parse: c.parse, MergeFlags: c.mergeFlags}
 		}
 		if c.sweeps {
-			shardKinds["sweep "+c.name] = subcommand{name: "sweep " + c.name, parse: c.parse, mergeFlags: []string{"o", "format", "width"}}
+			shardKinds["sweep "+c.name] = shardrun.Kind{Parse: c.parse, MergeFlags: []string{"o", "format", "width"}}
 		}
 	}
 	addTuneKinds()
 }
 
 // do parses a run of kind from args and runs it.
-func do(ctx context.Context, parse func(kind string, args []string, stdout, stderr io.Writer) (*work, error), kind string, args []string, stdout, stderr io.Writer) error {
+func do(ctx context.Context, parse func(kind string, args []string, stdout, stderr io.Writer) (*shardrun.Work, error), kind string, args []string, stdout, stderr io.Writer) error {
 	w, err := parse(kind, args, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	return w.do(ctx, stdout)
+	return w.Do(ctx, stdout)
 }
 
 // commandUsage is the top-level usage: a line a command of commandList, a

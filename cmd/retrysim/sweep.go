@@ -17,6 +17,7 @@ import (
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/shardfile"
+	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/internal/tune"
@@ -46,7 +47,7 @@ type sweepRun struct {
 // parseSweep parses and checks the sweep command's flags into its run, a
 // point an item, warning on stderr as the table does; the sweep's progress
 // goes to stderr too.
-func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*work, error) {
+func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*shardrun.Work, error) {
 	r, err := parseSweepRun(args, stdout, stderr)
 	if err != nil {
 		return nil, err
@@ -56,11 +57,11 @@ func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*work, error
 	if err != nil {
 		return nil, flagval.LibraryError(err, r.byName...)
 	}
-	echo, err := scenarioDigest(*jobapi.ScenarioFile(&sw.Experiment))
+	echo, err := shardrun.ScenarioDigest(*jobapi.ScenarioFile(&sw.Experiment))
 	if err != nil {
 		return nil, err
 	}
-	w := &work{kind: "sweep", noun: "points", n: n, echo: echo, shard: r.shard, settings: r.settings, out: r.c.Out}
+	w := &shardrun.Work{Kind: "sweep", Noun: "points", N: n, Echo: echo, Shard: r.shard, Settings: r.settings, Out: r.c.Out}
 	run := func(ctx context.Context, lo, hi int) ([]jobapi.SweepPoint, error) {
 		points, err := jobapi.RunSweepPoints(ctx, sw, lo, hi)
 		if err != nil {
@@ -75,8 +76,8 @@ func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*work, error
 		}
 		return r.write(ctx, stdout, s)
 	}
-	w = items(w, run, func(int, *jobapi.SweepPoint) error { return nil }, finish) // SweepOf checks every point
-	w.whole = func(ctx context.Context) error {
+	w = shardrun.Items(w, run, func(int, *jobapi.SweepPoint) error { return nil }, finish) // SweepOf checks every point
+	w.Whole = func(ctx context.Context) error {
 		res, err := api.RunSweep(ctx, sw)
 		if err != nil {
 			return flagval.LibraryError(err, r.byName...)
@@ -190,10 +191,10 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		return r, flagval.Usage(fmt.Errorf("-require: a shard judges nothing; give -require to the whole sweep"))
 	}
 	if r.shard.Count > 0 {
-		if err := refuseShardOutputs(fs, "", plot.Path); err != nil {
+		if err := shardrun.RefuseOutputs(fs, "", plot.Path); err != nil {
 			return r, err
 		}
-		if err := refuseInShard(fs, "metric", "log-y", "linear-y", "own-scales", "ci"); err != nil {
+		if err := shardrun.RefuseInShard(fs, "metric", "log-y", "linear-y", "own-scales", "ci"); err != nil {
 			return r, err
 		}
 	}
@@ -214,6 +215,6 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		return r, err
 	}
 	warnKeysInVain(stderr, r.scenario, sc, c.Strategies, strategies, jobapi.SweepWarning(sw)) // as the table warns
-	r.sw, r.opts, r.plot, r.byName, r.settings = sw, opts, plot, byName, shardSettings(fs, args)
+	r.sw, r.opts, r.plot, r.byName, r.settings = sw, opts, plot, byName, shardrun.Settings(fs, args)
 	return r, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/replicates"
+	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -59,7 +60,7 @@ type family[C, P, R any] struct {
 
 // work is f's work for r's flags: its run, or with -set a sweep of it, the
 // replicates (of the points) its items.
-func (f family[C, P, R]) work(r *runFlags, stdout io.Writer, opts fleet.Options) (*work, error) {
+func (f family[C, P, R]) work(r *runFlags, stdout io.Writer, opts fleet.Options) (*shardrun.Work, error) {
 	if err := r.require(f.kind.Keys, each(f.runs, f.kind.Name)); err != nil {
 		return nil, err
 	}

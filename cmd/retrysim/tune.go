@@ -11,6 +11,7 @@ import (
 
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -25,7 +26,7 @@ func tuneCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	return w.do(ctx, stdout)
+	return w.Do(ctx, stdout)
 }
 
 // tuneFamily are the kinds whose searches run replicates and shard: a
@@ -35,8 +36,8 @@ var tuneFamily = []string{"workers", "graph", "fleet"}
 // addTuneKinds adds the searches of tuneFamily to shardKinds.
 func addTuneKinds() {
 	for _, kind := range tuneFamily {
-		shardKinds["tune "+kind] = subcommand{name: "tune " + kind, mergeFlags: []string{"o", "format", "width"},
-			parse: func(_ string, args []string, stdout, stderr io.Writer) (*work, error) {
+		shardKinds["tune "+kind] = shardrun.Kind{MergeFlags: []string{"o", "format", "width"},
+			Parse: func(_ string, args []string, stdout, stderr io.Writer) (*shardrun.Work, error) {
 				return parseTune(append([]string{kind}, args...), stdout, stderr, true)
 			}}
 	}
@@ -45,7 +46,7 @@ func addTuneKinds() {
 // parseTune parses a search's flags into its work: the race, or with
 // -shard (or sharded, for merge) its candidates' replicates cut into
 // shards, which merge replays the race over (tune.Sharded).
-func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*work, error) {
+func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*shardrun.Work, error) {
 	var searches []string
 	var minimize, maximize string
 	budget := flagval.Count(100_000_000)
@@ -132,7 +133,7 @@ func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*work, er
 		}
 		return nil
 	}
-	w := &work{kind: "tune " + kind, noun: "replicates", out: out.Out, whole: func(ctx context.Context) error {
+	w := &shardrun.Work{Kind: "tune " + kind, Noun: "replicates", Out: out.Out, Whole: func(ctx context.Context) error {
 		res, err := tune.Race(ctx, k, s)
 		if err != nil {
 			return err
@@ -142,10 +143,10 @@ func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*work, er
 	if rf == nil || !sharded && rf.shard.Count == 0 {
 		return w, nil
 	}
-	if w.echo, err = scenarioDigest(rf.scenario); err != nil {
+	if w.Echo, err = shardrun.ScenarioDigest(rf.scenario); err != nil {
 		return nil, err
 	}
-	w.shard, w.settings = rf.shard, append(shardSettings(fs, own), shardSettings(rf.fs, rf.args)...)
+	w.Shard, w.Settings = rf.shard, append(shardrun.Settings(fs, own), shardrun.Settings(rf.fs, rf.args)...)
 	switch k := k.(type) {
 	case tune.GraphKind:
 		err = shardTune(w, k.Shard, s, write)
@@ -157,21 +158,21 @@ func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*work, er
 
 // shardTune makes w, a search, a run of items, its candidates' replicates
 // (tune.Sharded), for -shard and merge; whole stays the race.
-func shardTune[P any](w *work, shard func(tune.Search) (tune.Sharded[P], error), s tune.Search, write func(context.Context, tune.Result) error) error {
+func shardTune[P any](w *shardrun.Work, shard func(tune.Search) (tune.Sharded[P], error), s tune.Search, write func(context.Context, tune.Result) error) error {
 	sh, err := shard(s)
 	if err != nil {
 		return tuneError(err)
 	}
-	w.n = sh.Items
-	whole := w.whole
-	items(w, sh.Run, func(k int, item *[]P) error { return sh.Check(k, item) }, func(ctx context.Context, all [][]P) error {
+	w.N = sh.Items
+	whole := w.Whole
+	shardrun.Items(w, sh.Run, func(k int, item *[]P) error { return sh.Check(k, item) }, func(ctx context.Context, all [][]P) error {
 		res, err := sh.Replay(ctx, all)
 		if err != nil {
 			return err
 		}
 		return write(ctx, res)
 	})
-	w.whole = whole
+	w.Whole = whole
 	return nil
 }
 

@@ -1,4 +1,9 @@
-package main
+// Package shardrun runs a command's work, a run of one kind cut into items
+// (replicates, cells, points, runs), whole or as the slice -shard names,
+// written as a shardfile envelope, and merges the slices again into the
+// run's outputs. It holds the refusals every sharded run shares; what an
+// item is, and how a run's outputs are written, is its kind's.
+package shardrun
 
 import (
 	"context"
@@ -23,10 +28,10 @@ import (
 // only, so a shard never carries one.
 var mergeOwn = []string{"o", "plot", "series", "format", "width", "metric", "log-y", "linear-y", "own-scales", "ci", "expect", "shard", "workers", "help", "h"}
 
-// shardSettings are the settings of a run that fs has parsed from args, as
-// a shard carries them: each flag given, in the order given (a repeated one
+// Settings are the settings of a run that fs has parsed from args, as a
+// shard carries them: each flag given, in the order given (a repeated one
 // each time), but those merge takes from its own command line.
-func shardSettings(fs *flag.FlagSet, args []string) []shardfile.Setting {
+func Settings(fs *flag.FlagSet, args []string) []shardfile.Setting {
 	var out []shardfile.Setting
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
@@ -64,9 +69,9 @@ func settingArgs(h shardfile.Header) ([]string, error) {
 	return args, nil
 }
 
-// refuseInShard refuses, in a run that writes a shard, the flags of names
+// RefuseInShard refuses, in a run that writes a shard, the flags of names
 // given: merge takes them from its own command line.
-func refuseInShard(fs *flag.FlagSet, names ...string) error {
+func RefuseInShard(fs *flag.FlagSet, names ...string) error {
 	return flagval.Refuse(fs, func(n string) string {
 		if slices.Contains(names, n) {
 			return fmt.Sprintf("a shard carries the run's settings, not how it is printed; give -%s to retrysim merge", n)
@@ -75,38 +80,54 @@ func refuseInShard(fs *flag.FlagSet, names ...string) error {
 	})
 }
 
-// work is a run of one kind cut into items (replicates, cells, points,
-// runs): what -shard runs a slice of, and merge puts together again from
-// the slices, as the whole run prints it.
-type work struct {
-	kind     string // its kind, a key of shardKinds
-	noun     string // what its items are, plural
-	n        int    // its items
-	echo     any    // what the settings made beyond their flags (a scenario file's digest, the runs' parameters)
-	shard    flagval.Shard
-	settings []shardfile.Setting
-	out      outfile.File
-	// whole runs every item and writes the run's outputs; slice runs items
+// RefuseOutputs refuses, in a run that writes a shard, -series, -plot
+// (files series and plot), -format and -width: merge takes them from its
+// own command line.
+func RefuseOutputs(fs *flag.FlagSet, series, plot string) error {
+	switch {
+	case plot != "":
+		return flagval.Usage(fmt.Errorf("-plot: a shard draws nothing; give -plot to retrysim merge"))
+	case series != "":
+		return flagval.Usage(fmt.Errorf("-series: a shard writes no series; give -series to retrysim merge"))
+	}
+	return RefuseInShard(fs, "format", "width")
+}
+
+// Usage is -shard's usage where a run's items are its replicates.
+const Usage = "run slice `i/n` of the replicates (0 <= i < n), or auto/n or auto (index, and count, from the environment, as retrysim fleet-map -help says), and write it as a shard for retrysim merge"
+
+// Work is a run of one kind cut into items: what -shard runs a slice of,
+// and merge puts together again from the slices, as the whole run prints
+// it.
+type Work struct {
+	Kind     string // its kind, a key of the kinds Merge is given
+	Noun     string // what its items are, plural
+	N        int    // its items
+	Echo     any    // what the settings made beyond their flags (a scenario file's digest, the runs' parameters)
+	Shard    flagval.Shard
+	Settings []shardfile.Setting
+	Out      outfile.File
+	// Whole runs every item and writes the run's outputs; slice runs items
 	// lo to hi-1 and encodes them as the shard of header h; merge decodes
 	// each shard's items, checks each, and writes the run's outputs.
-	whole func(ctx context.Context) error
+	Whole func(ctx context.Context) error
 	slice func(ctx context.Context, h shardfile.Header, lo, hi int) ([]byte, error)
 	merge func(ctx context.Context, names []string, shards []shardfile.Shard) error
 }
 
-// items makes w a run of items of type T: run runs items lo to hi-1 (never
+// Items makes w a run of items of type T: run runs items lo to hi-1 (never
 // none: a run of no item, nil run and check, runs nothing), check refuses
 // an item k that no run of w's settings makes, and finish writes the run's
 // outputs from all its items.
-func items[T any](w *work, run func(ctx context.Context, lo, hi int) ([]T, error), check func(k int, item *T) error, finish func(ctx context.Context, all []T) error) *work {
+func Items[T any](w *Work, run func(ctx context.Context, lo, hi int) ([]T, error), check func(k int, item *T) error, finish func(ctx context.Context, all []T) error) *Work {
 	slice := func(ctx context.Context, lo, hi int) ([]T, error) {
 		if hi > lo {
 			return run(ctx, lo, hi)
 		}
 		return nil, nil
 	}
-	w.whole = func(ctx context.Context) error {
-		all, err := slice(ctx, 0, w.n)
+	w.Whole = func(ctx context.Context) error {
+		all, err := slice(ctx, 0, w.N)
 		if err != nil {
 			return err
 		}
@@ -120,7 +141,7 @@ func items[T any](w *work, run func(ctx context.Context, lo, hi int) ([]T, error
 		return shardfile.Encode(h, items)
 	}
 	w.merge = func(ctx context.Context, names []string, shards []shardfile.Shard) error {
-		all, err := shardfile.Gather(w.n, w.noun, names, shards, check)
+		all, err := shardfile.Gather(w.N, w.Noun, names, shards, check)
 		if err != nil {
 			return flagval.Usage(fmt.Errorf("merge: %w", err))
 		}
@@ -129,36 +150,39 @@ func items[T any](w *work, run func(ctx context.Context, lo, hi int) ([]T, error
 	return w
 }
 
-// do runs w whole, or with -shard its slice, written as a shard to -o.
-func (w *work) do(ctx context.Context, stdout io.Writer) error {
-	if w.shard.Count == 0 {
-		return w.whole(ctx)
+// Do runs w whole, or with -shard its slice, written as a shard to -o.
+func (w *Work) Do(ctx context.Context, stdout io.Writer) error {
+	if w.Shard.Count == 0 {
+		return w.Whole(ctx)
 	}
-	echo, err := json.Marshal(w.echo)
+	echo, err := json.Marshal(w.Echo)
 	if err != nil {
 		return err
 	}
-	h := shardfile.Header{Kind: w.kind, Settings: w.settings, Echo: echo, Index: w.shard.Index, Count: w.shard.Count, Items: w.n}
-	lo, hi := shardfile.Slice(w.n, h.Index, h.Count)
+	h := shardfile.Header{Kind: w.Kind, Settings: w.Settings, Echo: echo, Index: w.Shard.Index, Count: w.Shard.Count, Items: w.N}
+	lo, hi := shardfile.Slice(w.N, h.Index, h.Count)
 	data, err := w.slice(ctx, h, lo, hi)
 	if err != nil {
 		return err
 	}
-	return outfile.WriteAll(ctx, stdout, outfile.Output{File: w.out, Data: data})
+	return outfile.WriteAll(ctx, stdout, outfile.Output{File: w.Out, Data: data})
 }
 
-// shardKinds are the kinds of run whose shards are envelopes (shardfile),
-// by kind, the sweeps of kinds as "sweep KIND"; the table's are the job
-// model's own.
-var shardKinds map[string]subcommand
+// Kind is a kind of run whose shards Merge merges: Parse parses a run of
+// the kind from its flags, and MergeFlags are the flags of merge's own
+// command line it takes.
+type Kind struct {
+	Parse      func(kind string, args []string, stdout, stderr io.Writer) (*Work, error)
+	MergeFlags []string
+}
 
-// mergeShards is merge for every kind of shard but the table's: it
-// reports handled false, leaving the files to the job model's merge,
-// unless the first file named is an envelope. The shards must be 0/n to
-// n-1/n once each, of one run (the same settings and echo); where and how
-// the run's outputs are written (-o, -format, -plot...) is said by merge's
-// own flags only.
-func mergeShards(ctx context.Context, args []string, stdout io.Writer) (handled bool, err error) {
+// Merge is retrysim merge of the envelopes of kinds, by kind: it reports
+// handled false, leaving the files to the job model's merge, unless the
+// first file named is an envelope. The shards must be 0/n to n-1/n once
+// each, of one run (the same settings and echo); where and how the run's
+// outputs are written (-o, -format, -plot...) is said by merge's own flags
+// only.
+func Merge(ctx context.Context, args []string, stdout io.Writer, kinds map[string]Kind) (handled bool, err error) {
 	fs := flag.NewFlagSet("retrysim merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	for _, name := range mergeOwn {
@@ -179,14 +203,14 @@ func mergeShards(ctx context.Context, args []string, stdout io.Writer) (handled 
 		return true, flagval.Usage(fmt.Errorf("merge: %w", err))
 	}
 	first := shards[0]
-	k, ok := shardKinds[first.Kind]
+	k, ok := kinds[first.Kind]
 	if !ok {
-		return true, flagval.Usage(fmt.Errorf("merge: %s: kind %q is no kind of run (want one of %s)", files[0], first.Kind, strings.Join(slices.Sorted(maps.Keys(shardKinds)), ", ")))
+		return true, flagval.Usage(fmt.Errorf("merge: %s: kind %q is no kind of run (want one of %s)", files[0], first.Kind, strings.Join(slices.Sorted(maps.Keys(kinds)), ", ")))
 	}
 	var own []string
 	fs.Visit(func(f *flag.Flag) {
-		if err == nil && !slices.Contains(k.mergeFlags, f.Name) {
-			err = flagval.Usage(fmt.Errorf("merge: -%s: %s is a %s shard, whose merge takes -%s", f.Name, files[0], first.Kind, strings.Join(k.mergeFlags, ", -")))
+		if err == nil && !slices.Contains(k.MergeFlags, f.Name) {
+			err = flagval.Usage(fmt.Errorf("merge: -%s: %s is a %s shard, whose merge takes -%s", f.Name, files[0], first.Kind, strings.Join(k.MergeFlags, ", -")))
 		}
 		if err == nil && slices.Contains([]string{"o", "series", "plot"}, f.Name) {
 			if e := outfile.NotInput(outfile.File{Flag: f.Name, Path: f.Value.String()}, "shard file", files); e != nil {
@@ -202,22 +226,22 @@ func mergeShards(ctx context.Context, args []string, stdout io.Writer) (handled 
 	if err != nil {
 		return true, flagval.Usage(fmt.Errorf("merge: %s: %w", files[0], err))
 	}
-	w, err := k.parse(k.name, append(settings, own...), stdout, io.Discard)
+	w, err := k.Parse(first.Kind, append(settings, own...), stdout, io.Discard)
 	if err != nil {
 		return true, flagval.Usage(fmt.Errorf("merge: %s: its settings: %w", files[0], err))
 	}
-	if w.n != first.Items {
-		return true, flagval.Usage(fmt.Errorf("merge: %s: its settings make %d %s, not %d", files[0], w.n, w.noun, first.Items))
+	if w.N != first.Items {
+		return true, flagval.Usage(fmt.Errorf("merge: %s: its settings make %d %s, not %d", files[0], w.N, w.Noun, first.Items))
 	}
-	if echo, err := json.Marshal(w.echo); err != nil || !shardfile.SameEcho(echo, first.Echo) {
+	if echo, err := json.Marshal(w.Echo); err != nil || !shardfile.SameEcho(echo, first.Echo) {
 		return true, flagval.Usage(fmt.Errorf("merge: the shards ran with %s, but their settings now make %s (a scenario file changed since?)", shardfile.Compact(first.Echo), echo))
 	}
 	return true, w.merge(ctx, files, shards)
 }
 
-// scenarioDigest is the sha256 of the scenario file at path, nil for none,
+// ScenarioDigest is the sha256 of the scenario file at path, nil for none,
 // as a run's echo: merge refuses shards of a file that changed since.
-func scenarioDigest(path string) (any, error) {
+func ScenarioDigest(path string) (any, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -227,20 +251,4 @@ func scenarioDigest(path string) (any, error) {
 	}
 	sum := sha256.Sum256(data)
 	return map[string]string{"scenario_sha256": hex.EncodeToString(sum[:])}, nil
-}
-
-// shardUsage is -shard's usage where a run's items are its replicates.
-const shardUsage = "run slice `i/n` of the replicates (0 <= i < n), or auto/n or auto (index, and count, from the environment, as retrysim fleet-map -help says), and write it as a shard for retrysim merge"
-
-// refuseShardOutputs refuses, in a run that writes a shard, -series, -plot
-// (files series and plot), -format and -width: merge takes them from its
-// own command line.
-func refuseShardOutputs(fs *flag.FlagSet, series, plot string) error {
-	switch {
-	case plot != "":
-		return flagval.Usage(fmt.Errorf("-plot: a shard draws nothing; give -plot to retrysim merge"))
-	case series != "":
-		return flagval.Usage(fmt.Errorf("-series: a shard writes no series; give -series to retrysim merge"))
-	}
-	return refuseInShard(fs, "format", "width")
 }
