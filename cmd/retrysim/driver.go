@@ -9,7 +9,6 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -101,7 +100,7 @@ func newRunFlags(kind string, u usages, replicates int, presets []string, lookup
 	fs.Var(&r.shard, "shard", cmp.Or(u.shard, shardrun.Usage))
 	if !r.sweeping() {
 		if !u.plain {
-			registerRequireOf(fs, &r.reqs, "run's")
+			shardrun.RegisterRequire(fs, &r.reqs, "run's")
 		}
 		return r
 	}
@@ -186,9 +185,9 @@ func (r *runFlags) checkOutputs() error {
 // with -shard, which judges nothing.
 func (r *runFlags) require(keys, rows []string) error {
 	if r.shard.Count > 0 && len(r.reqs) > 0 {
-		return flagval.Usage(fmt.Errorf("-require: %s", shardRefuses("require")))
+		return flagval.Usage(fmt.Errorf("-require: %s", shardrun.NoRequire))
 	}
-	return checkRequire(r.reqs, keys, rows)
+	return shardrun.CheckRequire(r.reqs, keys, rows)
 }
 
 // options are the run's options, its progress told on stderr.
@@ -214,18 +213,8 @@ func (r *runFlags) writeRuns(ctx context.Context, stdout io.Writer, doc render.R
 // write writes main to -o or stdout, and ser and pic to -series and -plot
 // when they are given, then judges -require's over rows.
 func (r *runFlags) write(ctx context.Context, stdout io.Writer, main, ser, pic []byte, rows []render.Figures) error {
-	return writeJudged(ctx, stdout, r.reqs, func() []tune.Row { return tune.FigureRows(rows) },
+	return shardrun.WriteJudged(ctx, stdout, r.reqs, func() []tune.Row { return tune.FigureRows(rows) },
 		outfile.Output{File: r.o.Out, Data: main}, outfile.Output{File: r.series, Data: ser}, outfile.Output{File: r.plot, Data: pic})
-}
-
-// writeJudged writes outs, the first (-o's, or stdout) always and the others
-// when their files are given, then judges reqs over the rows written.
-func writeJudged(ctx context.Context, stdout io.Writer, reqs []tune.Requirement, rows func() []tune.Row, outs ...outfile.Output) error {
-	outs = append(outs[:1], slices.DeleteFunc(outs[1:], func(o outfile.Output) bool { return o.File.Path == "" })...)
-	if err := outfile.WriteAll(ctx, stdout, outs...); err != nil || len(reqs) == 0 {
-		return err
-	}
-	return tune.Enforce(reqs, rows())
 }
 
 // kindItems makes w the run of runs' replicates of kind k with opts,

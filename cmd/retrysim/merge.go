@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"io"
 
-	api "github.com/retrysim/retrysim"
-	"github.com/retrysim/retrysim/internal/flagval"
-	"github.com/retrysim/retrysim/internal/jobapi"
-	"github.com/retrysim/retrysim/internal/outfile"
-	"github.com/retrysim/retrysim/internal/render"
+	"github.com/retrysim/retrysim/internal/jobcmd"
 	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/internal/stats"
+	"github.com/retrysim/retrysim/internal/sweep"
 )
 
 // mergeCommand reads shard files, checks that they make one whole run, and
@@ -21,32 +18,25 @@ func mergeCommand(ctx context.Context, args []string, stdout, _ io.Writer) error
 	if handled, err := shardrun.Merge(ctx, args, stdout, shardKinds); handled {
 		return err
 	}
-	var ci, expect bool
-	var o flagval.Output
-	fs := flagval.NewFlagSet("retrysim merge")
-	o.Register(fs, render.ReportDoc, "", "; not one of the shard files")
-	fs.BoolVar(&ci, "ci", false, "show 95% intervals in the table (csv and json always carry them)")
-	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	if err := flagval.ParseFlags(fs, flagval.Interspersed(fs, args), fmt.Sprintf(helpText("merge"), stats.MaxShardBytes>>20, shardfile.MaxBytes>>20), stdout); err != nil {
-		return err
+	return jobcmd.Merge(ctx, args, fmt.Sprintf(helpText("merge"), stats.MaxShardBytes>>20, shardfile.MaxBytes>>20), stdout)
+}
+
+// tableCommand simulates one point of the parameters and prints the table,
+// or with -shard one slice of it as json for merge.
+func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return jobcmd.Table(ctx, args, fmt.Sprintf(helpText("table"), commandUsage()), stdout, stderr)
+}
+
+// sweepCommand runs the grid and writes the long-format rows, a pivot or a
+// plot, or with -shard a slice of its points for retrysim merge.
+func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && commands[args[0]].sweeps { // retrysim sweep KIND
+		return do(ctx, commands[args[0]].parse, "sweep "+args[0], args[1:], stdout, stderr)
 	}
-	if err := outfile.Check(o.Out); err != nil {
-		return flagval.Usage(err)
-	}
-	files := fs.Args()
-	if len(files) == 0 {
-		return flagval.Usage(fmt.Errorf("merge: no shard files given (want retrysim merge FILES...)"))
-	}
-	if err := outfile.NotInput(o.Out, "shard file", files); err != nil {
-		return flagval.Usage(err)
-	}
-	rep, err := api.MergeFiles(files...)
-	if err != nil {
-		return flagval.Usage(fmt.Errorf("merge: %w", err))
-	}
-	res := jobapi.Results(rep, ci, expect)
-	if err := jobapi.CheckExpect(expect, res.Params.Delivery != nil); err != nil {
-		return flagval.LibraryError(err)
-	}
-	return o.Out.Render(ctx, stdout, func(w io.Writer) error { return o.Renderer(stdout).Report(w, res) })
+	return do(ctx, parseSweep, "sweep", args, stdout, stderr)
+}
+
+// parseSweep parses the table sweep's flags into its run.
+func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*shardrun.Work, error) {
+	return jobcmd.Sweep(args, fmt.Sprintf(helpText("sweep"), sweep.Forms), stdout, stderr)
 }

@@ -9,9 +9,12 @@ import (
 	"slices"
 	"strings"
 
+	api "github.com/retrysim/retrysim"
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/flagval"
+	"github.com/retrysim/retrysim/internal/jobcmd"
 	"github.com/retrysim/retrysim/internal/shardrun"
+	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -99,10 +102,9 @@ func parseTune(args []string, stdout, stderr io.Writer, sharded bool) (*shardrun
 			}
 		}
 	} else {
-		var r sweepRun
-		if r, err = parseSweepRun(rest, stdout, stderr); err == nil {
-			out, s.Require = r.c.Output, r.reqs
-			k, axes, kerr = tune.NewTableKind(r.sw, searches)
+		var sw api.Sweep
+		if sw, out, s.Require, err = jobcmd.ParseSweep(rest, fmt.Sprintf(helpText("sweep"), sweep.Forms), stdout, stderr); err == nil {
+			k, axes, kerr = tune.NewTableKind(sw, searches)
 		}
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package jobcmd
 
 import (
 	"bytes"
@@ -16,39 +16,27 @@ import (
 	"github.com/retrysim/retrysim/internal/jobapi"
 	"github.com/retrysim/retrysim/internal/outfile"
 	"github.com/retrysim/retrysim/internal/render"
-	"github.com/retrysim/retrysim/internal/shardfile"
 	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/internal/stats"
-	"github.com/retrysim/retrysim/internal/sweep"
 	"github.com/retrysim/retrysim/internal/tune"
 )
-
-// sweepCommand runs the grid and writes the long-format rows, a pivot or a
-// plot, or with -shard a slice of its points for retrysim merge.
-func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && commands[args[0]].sweeps { // retrysim sweep KIND
-		return do(ctx, commands[args[0]].parse, "sweep "+args[0], args[1:], stdout, stderr)
-	}
-	return do(ctx, parseSweep, "sweep", args, stdout, stderr)
-}
 
 // sweepRun is a parsed sweep command: the sweep, how its output is shown
 // and where it goes, which slice of it to run, and -require's.
 type sweepRun struct {
 	*jobFlags
-	sw       api.Sweep
-	opts     render.PlotOptions
-	plot     outfile.File
-	byName   []string // the settings -set names, as it names them
-	settings []shardfile.Setting
-	watched  []stats.Watch
+	sw      api.Sweep
+	opts    render.PlotOptions
+	plot    outfile.File
+	byName  []string // the settings -set names, as it names them
+	watched []stats.Watch
 }
 
-// parseSweep parses and checks the sweep command's flags into its run, a
-// point an item, warning on stderr as the table does; the sweep's progress
-// goes to stderr too.
-func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*shardrun.Work, error) {
-	r, err := parseSweepRun(args, stdout, stderr)
+// Sweep parses and checks the table sweep's flags into its run, a point
+// an item, warning on stderr as the table does; the sweep's progress goes
+// to stderr too, and help is its -help text.
+func Sweep(args []string, help string, stdout, stderr io.Writer) (*shardrun.Work, error) {
+	r, err := parseSweepRun(args, help, stdout, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +49,7 @@ func parseSweep(_ string, args []string, stdout, stderr io.Writer) (*shardrun.Wo
 	if err != nil {
 		return nil, err
 	}
-	w := &shardrun.Work{Kind: "sweep", Noun: "points", N: n, Echo: echo, Shard: r.shard, Settings: r.settings, Out: r.c.Out}
+	w := &shardrun.Work{Kind: "sweep", Noun: "points", N: n, Echo: echo, Shard: r.shard, Settings: shardrun.Settings(r.fs, args), Out: r.c.Out}
 	run := func(ctx context.Context, lo, hi int) ([]jobapi.SweepPoint, error) {
 		points, err := jobapi.RunSweepPoints(ctx, sw, lo, hi)
 		if err != nil {
@@ -100,12 +88,12 @@ func (r sweepRun) write(ctx context.Context, stdout io.Writer, s stats.Sweep) er
 			return err
 		}
 	}
-	return writeJudged(ctx, stdout, r.reqs, func() []tune.Row { return tune.SweepRows(s, r.watched, r.sw.Experiment.Delivery != nil) },
+	return shardrun.WriteJudged(ctx, stdout, r.reqs, func() []tune.Row { return tune.SweepRows(s, r.watched, r.sw.Experiment.Delivery != nil) },
 		outfile.Output{File: r.c.Out, Data: doc.Bytes()}, outfile.Output{File: r.plot, Data: pic.Bytes()})
 }
 
 // parseSweepRun parses and checks the sweep command's flags.
-func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
+func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepRun, error) {
 	var r sweepRun
 	r.jobFlags = newJobFlags("retrysim sweep", render.SweepDoc, "sweep the scenario in YAML `file` (its queue too) instead of the sign-up; -p-fail and -lost-reply then apply only when given, over every step",
 		"run slice `i/n` of the points (0 <= i < n), or auto/n or auto (index, and count, from the environment), and write it as a shard for retrysim merge", "p_fail", "lost_reply") // the axes'
@@ -135,7 +123,7 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 	fs.BoolVar(&logY, "log-y", false, "draw -plot's line plot on a log y axis (by default: when the values span more than two decades)")
 	fs.BoolVar(&linearY, "linear-y", false, "draw -plot's line plot on a linear y axis")
 	fs.BoolVar(&ownScales, "own-scales", false, "give each of -plot's heat maps its own colour scale (by default they share one, so a colour is the same value in every panel)")
-	if err := flagval.Parse(fs, args, fmt.Sprintf(helpText("sweep"), sweep.Forms), stdout); err != nil {
+	if err := flagval.Parse(fs, args, help, stdout); err != nil {
 		return r, err
 	}
 	file, sc, q, err := r.load()
@@ -184,7 +172,7 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		return r, err
 	}
 	r.watched = jobapi.Params(api.Experiment{Scenario: sc}).Watched
-	if err := checkRequire(r.reqs, tune.Metrics(r.watched, sw.Experiment.Delivery != nil), jobapi.RowIDs(strategies)); err != nil {
+	if err := shardrun.CheckRequire(r.reqs, tune.Metrics(r.watched, sw.Experiment.Delivery != nil), jobapi.RowIDs(strategies)); err != nil {
 		return r, err
 	}
 	if r.shard.Count > 0 && len(r.reqs) > 0 {
@@ -215,6 +203,13 @@ func parseSweepRun(args []string, stdout, stderr io.Writer) (sweepRun, error) {
 		return r, err
 	}
 	warnKeysInVain(stderr, r.scenario, sc, c.Strategies, strategies, jobapi.SweepWarning(sw)) // as the table warns
-	r.sw, r.opts, r.plot, r.byName, r.settings = sw, opts, plot, byName, shardrun.Settings(fs, args)
+	r.sw, r.opts, r.plot, r.byName = sw, opts, plot, byName
 	return r, nil
+}
+
+// ParseSweep is the table sweep's flags parsed and checked, as a search of
+// the table reads them: the sweep, its output and -require's.
+func ParseSweep(args []string, help string, stdout, stderr io.Writer) (api.Sweep, flagval.Output, []tune.Requirement, error) {
+	r, err := parseSweepRun(args, help, stdout, stderr)
+	return r.sw, r.c.Output, r.reqs, err
 }

@@ -1,4 +1,7 @@
-package main
+// Package jobcmd is the job model's commands, the table, its sweep and
+// the merge of the table's shards, from their flags to their outputs: the
+// command that calls them holds only their -help texts.
+package jobcmd
 
 import (
 	"context"
@@ -16,14 +19,15 @@ import (
 	"github.com/retrysim/retrysim/internal/presets"
 	"github.com/retrysim/retrysim/internal/render"
 	"github.com/retrysim/retrysim/internal/scenario"
+	"github.com/retrysim/retrysim/internal/shardrun"
 	"github.com/retrysim/retrysim/internal/sim"
 	"github.com/retrysim/retrysim/internal/tune"
 	"github.com/retrysim/retrysim/provider"
 )
 
-// tableCommand simulates one point of the parameters and prints the table,
-// or with -shard one slice of it as json for merge.
-func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Table simulates one point of the parameters and prints the table, or
+// with -shard one slice of it as json for merge; help is its -help text.
+func Table(ctx context.Context, args []string, help string, stdout, stderr io.Writer) error {
 	j := newJobFlags("retrysim", render.ReportDoc, "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/",
 		"run only slice `i/n` (0 <= i < n) of the jobs (auto/n or auto: i, and n, from the environment, as retrysim fleet-map -help says) and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
 	fs, c, jobs := j.fs, &j.c, flagval.Count(1_000_000)
@@ -32,10 +36,12 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&jobs, "jobs", "simulate `n` jobs, 1 to 10^12 (1e6 and 1_000_000 work too)")
 	fs.Var(&attempts, "attempts", "calls a retry allows, the first included (`n` from 1 to 1000)")
 	fs.BoolVar(&expect, "expect", false, "show each strategy's closed-form expectations and z-scores")
-	preset := flagval.Choice{Valid: func(s string) error { _, err := presets.LookupPreset(s); return err },
-		Names: each(presets.Presets(), func(p presets.Preset) string { return p.Name })}
+	preset := flagval.Choice{Valid: func(s string) error { _, err := presets.LookupPreset(s); return err }}
+	for _, p := range presets.Presets() {
+		preset.Names = append(preset.Names, p.Name)
+	}
 	fs.Var(&preset, "preset", "run the preset `name` instead of the strategies: sqlite-check (the SQLite check's cases, forced, and the lease fix); it reads only -jobs, -attempts, -seed, -rng, -engine, -workers, -format, -o and -width")
-	if err := flagval.Parse(fs, args, fmt.Sprintf(helpText("table"), commandUsage()), stdout); err != nil {
+	if err := flagval.Parse(fs, args, help, stdout); err != nil {
 		return err
 	}
 	if err := outfile.CheckReading("scenario file", j.scenario, c.Out); err != nil {
@@ -84,7 +90,7 @@ func tableCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := jobapi.CheckExpect(expect, queue != nil); err != nil {
 		return flagval.LibraryError(err)
 	}
-	if err := checkRequire(j.reqs, tune.Metrics(jobapi.Params(e).Watched, queue != nil), jobapi.RowIDs(e.Strategies)); err != nil {
+	if err := shardrun.CheckRequire(j.reqs, tune.Metrics(jobapi.Params(e).Watched, queue != nil), jobapi.RowIDs(e.Strategies)); err != nil {
 		return err
 	}
 	if j.shard.Count > 0 {
@@ -138,7 +144,7 @@ func newJobFlags(name string, doc render.Doc, scenarioUsage, shardUsage string, 
 	j.model.RegisterModel(j.fs)
 	flagval.RegisterSettings(j.fs, except...)
 	j.rows.Register(j.fs)
-	registerRequireOf(j.fs, &j.reqs, "strategy's")
+	shardrun.RegisterRequire(j.fs, &j.reqs, "strategy's")
 	j.c.Register(j.fs, doc)
 	return j
 }
@@ -157,27 +163,6 @@ func (j *jobFlags) load() (*scenario.Loaded, provider.Scenario, *delivery.Config
 	}
 	sc, queue = j.model.Apply(file.Scenario, file.Queue)
 	return &file, sc, queue, nil
-}
-
-// registerRequireOf declares -require for rows each of which is a row's
-// (a strategy's, a run's).
-func registerRequireOf(fs *flag.FlagSet, reqs *[]tune.Requirement, row string) {
-	fs.Var(flagval.Repeated(func(s string) error {
-		r, err := tune.ParseRequirement(s)
-		*reqs = append(*reqs, r)
-		return err
-	}), "require", "after writing the output, exit 3 unless `'METRIC OP VALUE'` holds on every row's 95% interval (OP <=, <, >=, >, ==; ROW:METRIC for one "+row+" row), a line each on stderr for those that fail or are undecided; repeat for several")
-}
-
-// checkRequire refuses, before any work, a requirement on a metric or a row
-// the run does not print.
-func checkRequire(reqs []tune.Requirement, metrics, rows []string) error {
-	for _, r := range reqs {
-		if err := r.Check(metrics, rows); err != nil {
-			return flagval.Usage(fmt.Errorf("-require %w", err))
-		}
-	}
-	return nil
 }
 
 // refuseUnread refuses, in a run of e over file (nil: the sign-up), a flag
@@ -230,7 +215,7 @@ func shardRefuses(name string) string {
 	case "ci", "expect", "format", "width":
 		return fmt.Sprintf("-shard writes raw json for merge; give -%s to retrysim merge instead", name)
 	case "require":
-		return "-shard writes raw json for merge and judges nothing; give -require to the whole run"
+		return shardrun.NoRequire
 	}
 	return ""
 }
