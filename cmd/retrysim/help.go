@@ -16,8 +16,7 @@ import (
 //go:embed help
 var helpFiles embed.FS
 
-// helpText is the -help text of name above its flags; some hold fmt verbs
-// that their command fills.
+// helpText is the -help text of name above its flags, fmt verbs unfilled.
 func helpText(name string) string {
 	b, err := helpFiles.ReadFile("help/" + name + ".txt")
 	if err != nil {
@@ -40,9 +39,8 @@ var helpTopics = map[string]struct {
 	"glossary": {"every term an output prints, and what it means", topicHelp("glossary", nil)},
 }
 
-// topicHelp is retrysim help NAME: write writes the topic in -format, text
-// or markdown (nil: the glossary, in one form, with no -format), to -o or
-// stdout.
+// topicHelp is retrysim help NAME: write writes the topic in -format, text or
+// markdown (nil: the glossary, with no -format).
 func topicHelp(name string, write func(w io.Writer, format string) error) func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return func(ctx context.Context, args []string, stdout, _ io.Writer) error {
 		fs := flagval.NewFlagSet("retrysim help " + name)

@@ -10,14 +10,11 @@ import (
 	"syscall"
 )
 
-// raceExe is the command that retrysim race runs: the SQLite harness lives
-// in a command of its own, so that retrysim builds without the SQLite driver.
+// raceExe is the command retrysim race runs, so retrysim builds without SQLite.
 const raceExe = "retrysim-race"
 
-// raceCommand replaces this process with retrysim-race, found beside this
-// executable or else on PATH, given the same arguments: as kubectl runs its
-// plugins, so that the harness keeps this process's id, standard streams and
-// signals, and its exit status is the command's.
+// raceCommand replaces this process with retrysim-race, given the same
+// arguments, so it keeps this process's id, streams, signals and exit status.
 func raceCommand(_ context.Context, args []string, _, _ io.Writer) error {
 	path, err := findRace()
 	if err != nil {
@@ -27,9 +24,8 @@ func raceCommand(_ context.Context, args []string, _, _ io.Writer) error {
 	return fmt.Errorf("race: running %s: %v", path, err) // Exec returns only on failure
 }
 
-// findRace is the path of retrysim-race beside this executable (the one
-// installed with it), or else on PATH (as for go run, which builds retrysim
-// in a temporary directory), or an error saying how to install it.
+// findRace is the path of retrysim-race beside this executable, or else on
+// PATH, or an error saying how to install it.
 func findRace() (string, error) {
 	dir := "(unknown)"
 	if self, err := os.Executable(); err == nil {

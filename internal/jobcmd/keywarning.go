@@ -10,11 +10,8 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// warnKeysInVain writes on stderr, for a scenario file (path, "" for
-// none) none of whose steps honours keys, which of the strategies (ids, as
-// -strategies names them) send a key that nothing reads, so that a row
-// which equals its nokey twin is not read as an effect of the key; then
-// the run's own warning, unless it is "".
+// warnKeysInVain warns on stderr which strategies (ids) send keys no step
+// of the scenario file at path honours, then the run's warning unless "".
 func warnKeysInVain(stderr io.Writer, path string, sc provider.Scenario, ids []string, strategies []strategy.Strategy, warning string) {
 	var vain []string
 	for i, v := range sim.KeysInVain(sc, strategies) {

@@ -21,8 +21,7 @@ import (
 	"github.com/retrysim/retrysim/internal/tune"
 )
 
-// sweepRun is a parsed sweep command: the sweep, how its output is shown
-// and where it goes, which slice of it to run, and -require's.
+// sweepRun is a parsed sweep command.
 type sweepRun struct {
 	*jobFlags
 	sw      api.Sweep
@@ -32,9 +31,8 @@ type sweepRun struct {
 	watched []stats.Watch
 }
 
-// Sweep parses and checks the table sweep's flags into its run, a point
-// an item, warning on stderr as the table does; the sweep's progress goes
-// to stderr too, and help is its -help text.
+// Sweep parses the table sweep's flags into its run, a point an item; help
+// is its -help text.
 func Sweep(args []string, help string, stdout, stderr io.Writer) (*shardrun.Work, error) {
 	r, err := parseSweepRun(args, help, stdout, stderr)
 	if err != nil {
@@ -75,8 +73,7 @@ func Sweep(args []string, help string, stdout, stderr io.Writer) (*shardrun.Work
 	return w, nil
 }
 
-// write writes a whole sweep's output and, with -plot, its picture, then
-// judges -require's over its rows.
+// write writes a sweep's output and -plot's picture, then judges -require's.
 func (r sweepRun) write(ctx context.Context, stdout io.Writer, s stats.Sweep) error {
 	s.CI = r.rows.CI
 	var doc, pic bytes.Buffer
@@ -207,8 +204,7 @@ func parseSweepRun(args []string, help string, stdout, stderr io.Writer) (sweepR
 	return r, nil
 }
 
-// ParseSweep is the table sweep's flags parsed and checked, as a search of
-// the table reads them: the sweep, its output and -require's.
+// ParseSweep is the table sweep's flags parsed, as a search of the table reads them.
 func ParseSweep(args []string, help string, stdout, stderr io.Writer) (api.Sweep, flagval.Output, []tune.Requirement, error) {
 	r, err := parseSweepRun(args, help, stdout, stderr)
 	return r.sw, r.c.Output, r.reqs, err

@@ -1,6 +1,6 @@
-// Package jobcmd is the job model's commands, the table, its sweep and
-// the merge of the table's shards, from their flags to their outputs: the
-// command that calls them holds only their -help texts.
+// Package jobcmd is the job model's commands (the table, its sweep, the
+// merge of the table's shards) from flags to outputs; -help texts are the
+// command's.
 package jobcmd
 
 import (
@@ -25,8 +25,8 @@ import (
 	"github.com/retrysim/retrysim/provider"
 )
 
-// Table simulates one point of the parameters and prints the table, or
-// with -shard one slice of it as json for merge; help is its -help text.
+// Table prints the table, or with -shard a slice of it for merge; help is
+// its -help text.
 func Table(ctx context.Context, args []string, help string, stdout, stderr io.Writer) error {
 	j := newJobFlags("retrysim", render.ReportDoc, "read the steps (and the queue, if the file has one) from a YAML `file`, a regular file of at most 1 MiB, with no fleet section (that is for retrysim fleet); flags override it; see examples/",
 		"run only slice `i/n` (0 <= i < n) of the jobs (auto/n or auto: i, and n, from the environment, as retrysim fleet-map -help says) and write its raw counters as json, for retrysim merge; with -scenario and the delivery model too, the file carrying the scenario and the queue")
@@ -121,8 +121,7 @@ func Table(ctx context.Context, args []string, help string, stdout, stderr io.Wr
 	return tune.Enforce(j.reqs, tune.ReportRows(out))
 }
 
-// jobFlags are the flags the job model's commands, the table and its
-// sweep, share, as parsed.
+// jobFlags are the flags the table and its sweep share, as parsed.
 type jobFlags struct {
 	fs       *flag.FlagSet
 	c        flagval.Common
@@ -130,13 +129,11 @@ type jobFlags struct {
 	model    flagval.Model
 	scenario string
 	shard    flagval.Shard
-	// reqs are -require's, judged over the rows once they are written.
-	reqs []tune.Requirement
+	reqs     []tune.Requirement
 }
 
-// newJobFlags registers the shared flags on a new flag set called name,
-// -format writing doc, -scenario and -shard with their usages, and the
-// flags of the library's settings but those of except.
+// newJobFlags registers the shared flags on a new flag set called name, the
+// settings' flags but except's.
 func newJobFlags(name string, doc render.Doc, scenarioUsage, shardUsage string, except ...string) *jobFlags {
 	j := &jobFlags{fs: flagval.NewFlagSet(name)}
 	j.fs.StringVar(&j.scenario, "scenario", "", scenarioUsage)
@@ -149,8 +146,7 @@ func newJobFlags(name string, doc render.Doc, scenarioUsage, shardUsage string, 
 	return j
 }
 
-// load reads -scenario, when given (nil for none), and -model applied to
-// its steps and queue, or to the sign-up's.
+// load reads -scenario (nil for none) with -model applied, or the sign-up.
 func (j *jobFlags) load() (*scenario.Loaded, provider.Scenario, *delivery.Config, error) {
 	sc, queue := api.DefaultScenario(), (*delivery.Config)(nil)
 	if j.scenario == "" {
@@ -166,10 +162,8 @@ func (j *jobFlags) load() (*scenario.Loaded, provider.Scenario, *delivery.Config
 }
 
 // refuseUnread refuses, in a run of e over file (nil: the sign-up), a flag
-// the run never reads (unread, by flag name, from jobapi.Unread), with
-// a queue a key of the file's queue section it never reads, as the flag for
-// the same setting (a setting a flag gives is the flag's), and a step's own
-// policy no strategy reads. -model job drops the file's queue whole.
+// or a file's queue key the run never reads (unread, by flag), and a step's
+// own policy no strategy reads.
 func refuseUnread(fs *flag.FlagSet, file *scenario.Loaded, unread map[string]string, queue bool, e api.Experiment) error {
 	if err := flagval.Refuse(fs, func(n string) string { return unread[n] }); err != nil || file == nil {
 		return err
@@ -191,9 +185,7 @@ func refuseUnread(fs *flag.FlagSet, file *scenario.Loaded, unread map[string]str
 }
 
 // presetRefuses says why the flag called name may not go with the preset
-// p, or "" if it may: -preset, the flags of the settings p Reads (its
-// generator as -rng) and the output flags (format, o, width) its cases are
-// printed through go with it; any other sets what the preset fixes itself.
+// p, or "" if it may (-preset, its Reads' flags, and the output flags).
 func presetRefuses(p presets.Preset) func(name string) string {
 	return func(name string) string {
 		var reads []string
@@ -208,8 +200,7 @@ func presetRefuses(p presets.Preset) func(name string) string {
 	}
 }
 
-// shardRefuses names, with -shard, the flags that belong to merge (a
-// replicate is refused by the library: only one can be cut into slices).
+// shardRefuses says why, with -shard, a flag that belongs to merge is refused.
 func shardRefuses(name string) string {
 	switch name {
 	case "ci", "expect", "format", "width":

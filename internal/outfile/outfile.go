@@ -1,8 +1,6 @@
 // Package outfile writes a command's outputs (-o and the like, and a
-// progress bar on a terminal): checked before a run, so that a long run does
-// not end with nowhere to write, and written after it atomically when the
-// output is a regular file. It is the command's, not the simulator's:
-// nothing here draws or counts.
+// progress bar on a terminal), checked before a run and written after it,
+// atomically for a regular file. Nothing here draws or counts.
 package outfile
 
 import (
@@ -24,12 +22,9 @@ import (
 // maxLinks bounds a chain of symbolic links, as the kernel's ELOOP does.
 const maxLinks = 40
 
-// File is a file flag's destination (-o, -plot), checked before the run
-// and written after it. A regular file, new or existing, is replaced whole
-// and atomically, so an interrupted or failed run never leaves half a file;
-// anything else that takes writes (a device such as /dev/null, a FIFO, an
-// open descriptor such as /dev/stdout) is opened and written in place, as
-// the shell's > would, and is never renamed over.
+// File is a file flag's destination (-o, -plot): a regular file is replaced
+// whole and atomically, anything else (/dev/null, a FIFO, /dev/stdout) is
+// written in place as the shell's > would.
 type File struct {
 	Flag string // the flag's name, for errors
 	Path string // as given; empty for stdout
@@ -37,16 +32,12 @@ type File struct {
 
 // dest is where a File's bytes go once its path is resolved.
 type dest struct {
-	// path is the file to write: the given path with every symbolic link
-	// followed, so the link is kept and its target replaced.
-	path string
-	// inPlace is set for what is opened and written rather than replaced.
-	inPlace bool
+	path    string // the given path with every link followed, so a link's target is replaced
+	inPlace bool   // opened and written rather than replaced
 }
 
-// resolve follows path's symbolic links to what a write should reach. A
-// link under /proc (/dev/stdout and /dev/fd/N lead there) names an open
-// file, not a path, so it is written in place whatever it leads to.
+// resolve follows path's symbolic links to what a write should reach; a link
+// under /proc names an open file, so it is written in place.
 func resolve(path string) (dest, error) {
 	if strings.HasSuffix(path, "/") {
 		return dest{}, fmt.Errorf("%s is a directory", path)
@@ -85,10 +76,8 @@ func resolve(path string) (dest, error) {
 	return dest{}, fmt.Errorf("%s: too many levels of symbolic links", path)
 }
 
-// check refuses, before the run, an output that could not be written: a
-// directory, a socket, or a file whose directory is missing or not writable.
-// A directory is tried by creating (and removing) a file in it, which asks
-// the file system itself, read-only mounts and root included.
+// check refuses, before the run, an output that could not be written; a
+// directory is tried by creating (and removing) a file in it.
 func (o File) check() (dest, error) {
 	if o.Path == "" {
 		return dest{}, nil
@@ -118,8 +107,7 @@ func (o File) check() (dest, error) {
 	return d, nil
 }
 
-// unwrapPath drops a PathError's operation and temporary name, which say
-// nothing to the user, and keeps its reason.
+// unwrapPath is a PathError's reason, without its operation and temporary name.
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -128,9 +116,8 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// sameFile reports whether two checked destinations are one file: the same
-// existing file (hard links, and links to it, included) or the same new name
-// once the directories' links are followed.
+// sameFile reports whether two checked destinations are one file, under any
+// name or link.
 func sameFile(a, b dest) bool {
 	if a.path == "" || b.path == "" {
 		return false
@@ -156,8 +143,7 @@ func canonical(path string) string {
 	return abs
 }
 
-// Check checks each output, before any work, and refuses two that name one
-// file. Every error it returns is the user's to fix, naming the flag.
+// Check checks each output before any work and refuses two that name one file.
 func Check(outs ...File) error {
 	dests := make([]dest, len(outs))
 	for i, o := range outs {
@@ -175,9 +161,8 @@ func Check(outs ...File) error {
 	return nil
 }
 
-// CheckReading checks outs as Check does and refuses any that names input,
-// the file the command reads as kind ("scenario file"), under any name;
-// an empty input is none.
+// CheckReading checks outs as Check does and refuses any that names input
+// ("" for none), the command's kind of input ("scenario file").
 func CheckReading(kind, input string, outs ...File) error {
 	if err := Check(outs...); err != nil {
 		return err
@@ -193,8 +178,7 @@ func CheckReading(kind, input string, outs ...File) error {
 	return nil
 }
 
-// Write writes data to stdout, or to the file, as WriteAll writes a set of
-// one.
+// Write writes data to stdout, or to the file, as WriteAll does.
 func (o File) Write(ctx context.Context, stdout io.Writer, data []byte) error {
 	return WriteAll(ctx, stdout, Output{o, data})
 }
@@ -205,13 +189,9 @@ type Output struct {
 	Data []byte
 }
 
-// WriteAll writes each output, all or none: every regular file's bytes go
-// to a temporary file beside it (synced), then what is written in place
-// (stdout, a device, a FIFO) is written, and only then is each temporary
-// renamed over its file. A failure before the renames, or ctx done, leaves
-// every file as it was and no temporary behind; what was written in place
-// before the failure stays written, as it cannot be taken back. Paths are
-// resolved again: what they name may have changed during a long run.
+// WriteAll writes each output, all or none: regular files are staged beside
+// their targets, in-place outputs written, and only then the stages renamed;
+// a failure or ctx done before the renames leaves every file as it was.
 func WriteAll(ctx context.Context, stdout io.Writer, outs ...Output) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -269,8 +249,7 @@ func WriteAll(ctx context.Context, stdout io.Writer, outs ...Output) error {
 }
 
 // stage writes data to a synced temporary file in path's directory, to be
-// renamed over path. Mode 0666 less the umask for a new file, the old mode
-// for a replaced one, as renameio.WriteFile gives.
+// renamed over path with the old mode (0666 less the umask for a new file).
 func stage(path string, data []byte) (*renameio.PendingFile, error) {
 	f, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o666), renameio.WithExistingPermissions(),
 		renameio.WithTempDir(filepath.Dir(path)))
@@ -288,8 +267,7 @@ func stage(path string, data []byte) (*renameio.PendingFile, error) {
 	return f, nil
 }
 
-// Render writes what render writes, as Write does, in one piece once render
-// has finished: a renderer that fails leaves the file as it was.
+// Render writes what render writes, as Write does, once render has succeeded.
 func (o File) Render(ctx context.Context, stdout io.Writer, render func(w io.Writer) error) error {
 	var buf bytes.Buffer
 	if err := render(&buf); err != nil {
@@ -299,10 +277,9 @@ func (o File) Render(ctx context.Context, stdout io.Writer, render func(w io.Wri
 }
 
 // writeInPlace opens path as the shell's > does, without creating it, and
-// writes data. Opening a FIFO waits for a reader, so the wait gives way to
-// an interrupt. A name of one of this process's descriptors (/dev/stdout)
-// is written through that descriptor, not opened again, so that its offset
-// and its append mode (a shell's >>) are kept.
+// writes data, giving way to an interrupt while a FIFO waits for a reader;
+// one of this process's descriptors (/dev/stdout) is written through, keeping
+// its offset and append mode.
 func writeInPlace(ctx context.Context, path string, data []byte) error {
 	if fd := ownFD(path); fd >= 0 {
 		return writeFD(fd, data)
@@ -347,9 +324,8 @@ func writeFD(fd int, data []byte) error {
 	return f.Close()
 }
 
-// NotInput refuses an out that is one of the files the command reads (each
-// a kind, "shard file"), by name or as the same file under another name (a
-// link, another spelling): writing the output would destroy that input.
+// NotInput refuses an out that is one of files, the command's inputs of kind
+// ("shard file"), under any name.
 func NotInput(out File, kind string, files []string) error {
 	d, err := out.check()
 	if err != nil {

@@ -12,11 +12,8 @@ import (
 	"github.com/retrysim/retrysim/internal/tty"
 )
 
-// Progress returns a progress callback that draws a line called name, with
-// a bar, the count and the time left, on stderr when stderr is a terminal,
-// and nil (silence) otherwise. The line appears once a run has taken a
-// second, is redrawn at most ten times a second, and is cleared when the
-// run is done.
+// Progress returns a callback that draws a progress line called name on
+// stderr when it is a terminal, and nil otherwise.
 func Progress(stderr io.Writer, name string) func(done, total int64) {
 	f, ok := stderr.(*os.File)
 	if !ok || !tty.IsTerminal(int(f.Fd())) {
@@ -27,8 +24,7 @@ func Progress(stderr io.Writer, name string) func(done, total int64) {
 	return m.report
 }
 
-// Progress's pace: nothing is drawn before quiet has passed, and a line is
-// redrawn no sooner than every redraw.
+// Progress's pace: nothing before quiet, a redraw at most every redraw.
 const (
 	quiet  = time.Second
 	redraw = 100 * time.Millisecond
@@ -46,8 +42,7 @@ type meter struct {
 	width int       // the columns of the line on the screen
 }
 
-// report takes done of total and redraws the line when it is due, or clears
-// it when done reaches total.
+// report redraws the line for done of total when due, or clears it when done.
 func (m *meter) report(done, total int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -76,10 +71,8 @@ func (m *meter) report(done, total int64) {
 // barCells is the width of the bar in a progress line.
 const barCells = 20
 
-// progressLine is the line that shows done of total after elapsed: the name,
-// the percentage done, a bar, the count, and the time taken and the time
-// left at the pace so far, to the second. It is ASCII, so its length is its
-// width on a terminal.
+// progressLine is the ASCII line that shows done of total after elapsed,
+// and the time left at the pace so far.
 func progressLine(name string, done, total int64, elapsed time.Duration) string {
 	frac := float64(done) / float64(total)
 	full := int(frac * barCells)

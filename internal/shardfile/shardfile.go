@@ -1,12 +1,9 @@
-// Package shardfile is the one envelope every shard file of a run but the
-// job model's table holds: its kind and format, the settings of the run it
-// is a slice of (flag values, never a command line), an echo of what those
-// settings made (a scenario file's digest, a run's parameters), which slice
-// of how many it is, the run's item count (replicates, cells, points,
-// runs) and the slice's items, gob encoded (gob keeps every float's bits, a
-// NaN's too) with the digest of the rest of the file, so that items spliced
-// from another shard are refused. Every count, length and index is checked
-// here once; what an item holds is checked by its kind.
+// Package shardfile is the one envelope of every kind's shard file but the
+// table's: kind, format, the run's settings (flag values, never a command
+// line), an echo of what they made, index, count, item count and the slice's
+// items, gob encoded with the digest of the rest, so spliced items are
+// refused. Every count, length and index is checked here; an item's content
+// is checked by its kind.
 package shardfile
 
 import (
@@ -28,26 +25,22 @@ import (
 // MaxBytes bounds a shard file merge reads.
 const MaxBytes = 256 << 20
 
-// MaxSettings bounds the settings a shard carries: more than any command
-// has flags, with room for a flag given repeatedly.
+// MaxSettings bounds the settings a shard carries, above any command's flags.
 const MaxSettings = 1000
 
-// MaxItems bounds a run's items: more than any kind's limits allow.
+// MaxItems bounds a run's items, above any kind's limits.
 const MaxItems = 1 << 20
 
 // Format is the envelope's version, the same for every kind.
 const Format = 4
 
-// Setting is one flag's value as the run was given it: the flag's name
-// without its dash, and its value.
+// Setting is one flag's value as the run was given it, Flag without its dash.
 type Setting struct {
 	Flag  string `json:"flag"`
 	Value string `json:"value"`
 }
 
-// Header is what every shard starts with: its kind, its format, the run's
-// settings in the order given, the echo of what they made, which slice of
-// how many it is, and the run's item count.
+// Header is what every shard starts with; Settings are in the order given.
 type Header struct {
 	Kind     string          `json:"kind"`
 	Format   int             `json:"format"`
@@ -64,21 +57,16 @@ type Shard struct {
 	Data []byte `json:"data"`
 }
 
-// data is what a shard's Data holds: the digest of the rest of the file and
-// the slice's items.
+// data is what a shard's Data holds: the digest of the rest, and the items.
 type data[T any] struct {
 	Header [sha256.Size]byte
 	Items  []T
 }
 
-// flagName is what a flag's name may be: a settings entry that is not one
-// (a dash, an "=", a space) cannot pass for another flag.
+// flagName is what a setting's flag may be, so it cannot pass for another flag.
 var flagName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
 
-// Check reports why h is not a slice of a run: another format, an index and
-// count that are no slice i/n with n at most sim.MaxShards, an item count
-// out of 0 to MaxItems, too many settings, or a setting's flag that is no
-// flag's name.
+// Check reports why h is not a slice of a run of this format within the bounds.
 func (h Header) Check() error {
 	if h.Format != Format {
 		return fmt.Errorf("format: %d; this retrysim reads format %d (run the shards again with it)", h.Format, Format)
@@ -100,8 +88,7 @@ func (h Header) Check() error {
 	return nil
 }
 
-// Slice is the items [lo, hi) of n items that shard index of count holds:
-// count nearly equal contiguous slices, in order.
+// Slice is the items [lo, hi) of n that shard index of count holds.
 func Slice(n, index, count int) (lo, hi int) {
 	return n * index / count, n * (index + 1) / count
 }
@@ -113,8 +100,7 @@ func digest(sh Shard) ([sha256.Size]byte, error) {
 	return sha256.Sum256(b), err
 }
 
-// Encode is the shard file of header h holding items, the slice h names:
-// indented json, then a newline, its kind first.
+// Encode is the shard file of header h holding items, indented json.
 func Encode[T any](h Header, items []T) ([]byte, error) {
 	h.Format = Format
 	if h.Echo == nil {
@@ -140,8 +126,7 @@ func Encode[T any](h Header, items []T) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Decode is the items sh holds, refusing data that is not of the run and
-// slice its header names, or holds another number of items than its slice.
+// Decode is the items sh holds, refusing data not of its header's slice.
 func Decode[T any](name string, sh Shard, noun string) ([]T, error) {
 	var d data[T]
 	if err := gob.NewDecoder(bytes.NewReader(sh.Data)).Decode(&d); err != nil {
@@ -157,8 +142,7 @@ func Decode[T any](name string, sh Shard, noun string) ([]T, error) {
 	return d.Items, nil
 }
 
-// Is reports whether the file at path is a regular file that starts as a
-// shard envelope does.
+// Is reports whether the file at path is a regular file that starts as an envelope.
 func Is(path string) bool {
 	f, err := Open(path)
 	if err != nil {
@@ -170,9 +154,8 @@ func Is(path string) bool {
 	return bytes.HasPrefix(head[:n], []byte("{\n  \"kind\": \""))
 }
 
-// Open opens the shard file at path, refusing at once anything but a
-// regular file: a FIFO would block, a device never end. It opens without
-// blocking, so a FIFO with no writer is seen as such rather than waited on.
+// Open opens the shard file at path without blocking, refusing anything but a
+// regular file (a FIFO would block, a device never end).
 func Open(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -204,9 +187,7 @@ func fileKind(m os.FileMode) string {
 	return m.Type().String()
 }
 
-// Read reads the shard file at path strictly (no unknown field, nothing
-// after the object), refusing a file larger than MaxBytes and a header
-// that is no slice (Header.Check).
+// Read reads the shard file at path strictly, at most MaxBytes, its header checked.
 func Read(path string) (Shard, error) {
 	var sh Shard
 	f, err := Open(path)
@@ -235,8 +216,7 @@ func Read(path string) (Shard, error) {
 	return sh, nil
 }
 
-// ReadAll reads the shard files at paths (Read), checking that they are
-// the slices 0 to n-1 of one run, each once (Slices).
+// ReadAll reads the shard files at paths, the slices 0 to n-1 of one run once each.
 func ReadAll(paths []string) ([]Shard, error) {
 	shards := make([]Shard, len(paths))
 	var s Slices
@@ -252,9 +232,8 @@ func ReadAll(paths []string) ([]Shard, error) {
 	return shards, s.Missing()
 }
 
-// Gather is the items of a run of n items, each checked by check, from
-// its shards (ReadAll), named by names: what each holds of its slice
-// (Decode), in order.
+// Gather is the n items of a run, each checked by check, from its shards,
+// named by names.
 func Gather[T any](n int, noun string, names []string, shards []Shard, check func(k int, item *T) error) ([]T, error) {
 	all := make([]T, n)
 	for i, sh := range shards {
@@ -276,17 +255,14 @@ func Gather[T any](n int, noun string, names []string, shards []Shard, check fun
 	return all, nil
 }
 
-// Slices checks that shards are the slices 0 to n-1 of one run, each once:
-// each header is checked and compared with the first one's.
+// Slices checks that shards are the slices 0 to n-1 of one run, each once.
 type Slices struct {
 	first     Header
 	firstName string
 	seen      []string // name by index, "" for none yet
 }
 
-// Add checks the header of the shard called name: a slice, of the same
-// kind, settings, echo, count and items as the first one added, not given
-// before.
+// Add checks the header of the shard called name against the first one added.
 func (s *Slices) Add(name string, h Header) error {
 	if err := h.Check(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -328,8 +304,7 @@ func Compact(v json.RawMessage) []byte {
 	return b.Bytes()
 }
 
-// settingsDiff names the first setting in which got differs from want, ""
-// when none does.
+// settingsDiff names the first setting in which got differs from want, or "".
 func settingsDiff(got, want []Setting) string {
 	for i := range max(len(got), len(want)) {
 		switch {
@@ -344,8 +319,7 @@ func settingsDiff(got, want []Setting) string {
 	return ""
 }
 
-// Missing reports the first slice not added, if any, with the task that
-// runs it (Tasks).
+// Missing reports the first slice not added, with the task that runs it.
 func (s *Slices) Missing() error {
 	for i, name := range s.seen {
 		if name == "" {
@@ -355,14 +329,9 @@ func (s *Slices) Missing() error {
 	return nil
 }
 
-// Tasks names the tasks that run slices idx of count in the terms of their
-// launcher, for a merge to say what is missing: the flag -shard i/n, and
-// what -shard auto reads, a Slurm array's task MIN+i*STEP (with two
-// examples, --array=0-(n-1) and --array=0-(2n-2):2), a Kubernetes Indexed
-// Job's completion index i and GNU parallel's job i+1; more says that idx
-// lists only the first of them. A shard carries settings, not the command
-// line or environment it ran under, so the Slurm ids are given for any MIN
-// and STEP.
+// Tasks names the tasks that run slices idx of count in their launchers'
+// terms (-shard, Slurm, Kubernetes, GNU parallel); more says idx lists only
+// the first of them.
 func Tasks(idx []int, count int, more bool) string {
 	list := func(f func(i int) string) string {
 		s := make([]string, len(idx))

@@ -1,8 +1,6 @@
-// Package shardrun runs a command's work, a run of one kind cut into items
-// (replicates, cells, points, runs), whole or as the slice -shard names,
-// written as a shardfile envelope, and merges the slices again into the
-// run's outputs. It holds the refusals every sharded run shares; what an
-// item is, and how a run's outputs are written, is its kind's.
+// Package shardrun runs a command's work, a run of one kind cut into items,
+// whole or as the slice -shard names (a shardfile envelope), and merges the
+// slices again. What an item is, and how outputs are written, is the kind's.
 package shardrun
 
 import (
@@ -23,14 +21,11 @@ import (
 	"github.com/retrysim/retrysim/internal/shardfile"
 )
 
-// mergeOwn are the flags that say where and how a run's outputs are
-// written, help and the slice: merge takes them from its own command line
-// only, so a shard never carries one.
+// mergeOwn are the flags a shard never carries: merge takes them from its own command line.
 var mergeOwn = []string{"o", "plot", "series", "format", "width", "metric", "log-y", "linear-y", "own-scales", "ci", "expect", "shard", "workers", "help", "h"}
 
-// Settings are the settings of a run that fs has parsed from args, as a
-// shard carries them: each flag given, in the order given (a repeated one
-// each time), but those merge takes from its own command line.
+// Settings are the flags fs parsed from args as a shard carries them, in the
+// order given, but mergeOwn's.
 func Settings(fs *flag.FlagSet, args []string) []shardfile.Setting {
 	var out []shardfile.Setting
 	for i := 0; i < len(args); i++ {
@@ -54,10 +49,8 @@ func Settings(fs *flag.FlagSet, args []string) []shardfile.Setting {
 	return out
 }
 
-// settingArgs are the flags that make again the run whose shard h heads:
-// one -flag=value a setting, refusing a setting merge takes from its own
-// command line (an output, a format, help), so that a shard decides no
-// output's place or form; the command refuses a flag it does not have.
+// settingArgs are the flags that make again the run whose shard h heads,
+// refusing one of mergeOwn's, so a shard decides no output's place or form.
 func settingArgs(h shardfile.Header) ([]string, error) {
 	args := make([]string, 0, len(h.Settings))
 	for i, s := range h.Settings {
@@ -69,8 +62,7 @@ func settingArgs(h shardfile.Header) ([]string, error) {
 	return args, nil
 }
 
-// RefuseInShard refuses, in a run that writes a shard, the flags of names
-// given: merge takes them from its own command line.
+// RefuseInShard refuses, in a run that writes a shard, the flags names.
 func RefuseInShard(fs *flag.FlagSet, names ...string) error {
 	return flagval.Refuse(fs, func(n string) string {
 		if slices.Contains(names, n) {
@@ -80,9 +72,8 @@ func RefuseInShard(fs *flag.FlagSet, names ...string) error {
 	})
 }
 
-// RefuseOutputs refuses, in a run that writes a shard, -series, -plot
-// (files series and plot), -format and -width: merge takes them from its
-// own command line.
+// RefuseOutputs refuses, in a run that writes a shard, -series, -plot,
+// -format and -width (series and plot are their files).
 func RefuseOutputs(fs *flag.FlagSet, series, plot string) error {
 	switch {
 	case plot != "":
@@ -96,9 +87,7 @@ func RefuseOutputs(fs *flag.FlagSet, series, plot string) error {
 // Usage is -shard's usage where a run's items are its replicates.
 const Usage = "run slice `i/n` of the replicates (0 <= i < n), or auto/n or auto (index, and count, from the environment, as retrysim fleet-map -help says), and write it as a shard for retrysim merge"
 
-// Work is a run of one kind cut into items: what -shard runs a slice of,
-// and merge puts together again from the slices, as the whole run prints
-// it.
+// Work is a run of one kind cut into items: what -shard slices and merge joins.
 type Work struct {
 	Kind     string // its kind, a key of the kinds Merge is given
 	Noun     string // what its items are, plural
@@ -107,18 +96,16 @@ type Work struct {
 	Shard    flagval.Shard
 	Settings []shardfile.Setting
 	Out      outfile.File
-	// Whole runs every item and writes the run's outputs; slice runs items
-	// lo to hi-1 and encodes them as the shard of header h; merge decodes
-	// each shard's items, checks each, and writes the run's outputs.
+	// Whole runs every item and writes the outputs; slice encodes items lo
+	// to hi-1 as the shard of h; merge writes the outputs from the shards.
 	Whole func(ctx context.Context) error
 	slice func(ctx context.Context, h shardfile.Header, lo, hi int) ([]byte, error)
 	merge func(ctx context.Context, names []string, shards []shardfile.Shard) error
 }
 
 // Items makes w a run of items of type T: run runs items lo to hi-1 (never
-// none: a run of no item, nil run and check, runs nothing), check refuses
-// an item k that no run of w's settings makes, and finish writes the run's
-// outputs from all its items.
+// none, so nil for a run of no item), check refuses an item k no run of w's
+// settings makes, and finish writes the outputs from all of them.
 func Items[T any](w *Work, run func(ctx context.Context, lo, hi int) ([]T, error), check func(k int, item *T) error, finish func(ctx context.Context, all []T) error) *Work {
 	slice := func(ctx context.Context, lo, hi int) ([]T, error) {
 		if hi > lo {
@@ -168,20 +155,16 @@ func (w *Work) Do(ctx context.Context, stdout io.Writer) error {
 	return outfile.WriteAll(ctx, stdout, outfile.Output{File: w.Out, Data: data})
 }
 
-// Kind is a kind of run whose shards Merge merges: Parse parses a run of
-// the kind from its flags, and MergeFlags are the flags of merge's own
-// command line it takes.
+// Kind is a kind of run Merge merges: Parse parses a run from its flags;
+// MergeFlags are the merge flags it takes.
 type Kind struct {
 	Parse      func(kind string, args []string, stdout, stderr io.Writer) (*Work, error)
 	MergeFlags []string
 }
 
-// Merge is retrysim merge of the envelopes of kinds, by kind: it reports
-// handled false, leaving the files to the job model's merge, unless the
-// first file named is an envelope. The shards must be 0/n to n-1/n once
-// each, of one run (the same settings and echo); where and how the run's
-// outputs are written (-o, -format, -plot...) is said by merge's own flags
-// only.
+// Merge is retrysim merge of the envelopes of kinds, by kind; handled is
+// false, leaving the files to the table's merge, unless the first file is an
+// envelope.
 func Merge(ctx context.Context, args []string, stdout io.Writer, kinds map[string]Kind) (handled bool, err error) {
 	fs := flag.NewFlagSet("retrysim merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -239,8 +222,8 @@ func Merge(ctx context.Context, args []string, stdout io.Writer, kinds map[strin
 	return true, w.merge(ctx, files, shards)
 }
 
-// ScenarioDigest is the sha256 of the scenario file at path, nil for none,
-// as a run's echo: merge refuses shards of a file that changed since.
+// ScenarioDigest is the sha256 of the scenario file at path (nil for none),
+// as a run's echo, so merge refuses shards of a file changed since.
 func ScenarioDigest(path string) (any, error) {
 	if path == "" {
 		return nil, nil
