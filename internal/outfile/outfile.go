@@ -164,11 +164,8 @@ func Check(outs ...File) error {
 // CheckReading checks outs as Check does and refuses any that names input
 // ("" for none), the command's kind of input ("scenario file").
 func CheckReading(kind, input string, outs ...File) error {
-	if err := Check(outs...); err != nil {
+	if err := Check(outs...); err != nil || input == "" {
 		return err
-	}
-	if input == "" {
-		return nil
 	}
 	for _, o := range outs {
 		if err := NotInput(o, kind, []string{input}); err != nil {
@@ -176,11 +173,6 @@ func CheckReading(kind, input string, outs ...File) error {
 		}
 	}
 	return nil
-}
-
-// Write writes data to stdout, or to the file, as WriteAll does.
-func (o File) Write(ctx context.Context, stdout io.Writer, data []byte) error {
-	return WriteAll(ctx, stdout, Output{o, data})
 }
 
 // Output is one file of a command's outputs and the bytes it gets.
@@ -267,13 +259,13 @@ func stage(path string, data []byte) (*renameio.PendingFile, error) {
 	return f, nil
 }
 
-// Render writes what render writes, as Write does, once render has succeeded.
+// Render writes what render writes, as WriteAll does, once render has succeeded.
 func (o File) Render(ctx context.Context, stdout io.Writer, render func(w io.Writer) error) error {
 	var buf bytes.Buffer
 	if err := render(&buf); err != nil {
 		return err
 	}
-	return o.Write(ctx, stdout, buf.Bytes())
+	return WriteAll(ctx, stdout, Output{o, buf.Bytes()})
 }
 
 // writeInPlace opens path as the shell's > does, without creating it, and

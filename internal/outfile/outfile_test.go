@@ -4,12 +4,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
+
+// Write writes data to stdout, or to the file, as WriteAll does.
+func (o File) Write(ctx context.Context, stdout io.Writer, data []byte) error {
+	return WriteAll(ctx, stdout, Output{o, data})
+}
 
 // write writes data to path as -o does, failing the test on an error.
 func write(t *testing.T, path string, data string) {

@@ -66,7 +66,8 @@ type data[T any] struct {
 // flagName is what a setting's flag may be, so it cannot pass for another flag.
 var flagName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
 
-// Check reports why h is not a slice of a run of this format within the bounds.
+// Check reports why h is no slice of a run: its format, index and count,
+// items or settings out of bounds.
 func (h Header) Check() error {
 	if h.Format != Format {
 		return fmt.Errorf("format: %d; this retrysim reads format %d (run the shards again with it)", h.Format, Format)
@@ -216,20 +217,32 @@ func Read(path string) (Shard, error) {
 	return sh, nil
 }
 
-// ReadAll reads the shard files at paths, the slices 0 to n-1 of one run once each.
+// ReadAll reads the shard files at paths, the slices 0 to n-1 of one run
+// once each, each header compared with the first's.
 func ReadAll(paths []string) ([]Shard, error) {
 	shards := make([]Shard, len(paths))
-	var s Slices
+	var seen []string // name by index, "" for none yet
 	for i, path := range paths {
-		var err error
-		if shards[i], err = Read(path); err == nil {
-			err = s.Add(path, shards[i].Header)
-		}
+		sh, err := Read(path)
 		if err != nil {
 			return nil, err
 		}
+		if i == 0 {
+			seen = make([]string, sh.Count)
+		} else if err := sameRun(path, sh.Header, paths[0], shards[0].Header); err != nil {
+			return nil, err
+		}
+		if seen[sh.Index] != "" {
+			return nil, fmt.Errorf("%s repeats shard %d/%d", path, sh.Index, sh.Count)
+		}
+		shards[i], seen[sh.Index] = sh, path
 	}
-	return shards, s.Missing()
+	for i, name := range seen {
+		if name == "" {
+			return shards, fmt.Errorf("shard %d/%d is missing (%s)", i, len(seen), Tasks([]int{i}, len(seen), false))
+		}
+	}
+	return shards, nil
 }
 
 // Gather is the n items of a run, each checked by check, from its shards,
@@ -255,40 +268,24 @@ func Gather[T any](n int, noun string, names []string, shards []Shard, check fun
 	return all, nil
 }
 
-// Slices checks that shards are the slices 0 to n-1 of one run, each once.
-type Slices struct {
-	first     Header
-	firstName string
-	seen      []string // name by index, "" for none yet
-}
-
-// Add checks the header of the shard called name against the first one added.
-func (s *Slices) Add(name string, h Header) error {
-	if err := h.Check(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+// sameRun refuses h, of the shard called name, unless it is of the run of
+// first, the header of the shard called firstName.
+func sameRun(name string, h Header, firstName string, first Header) error {
+	switch {
+	case h.Kind != first.Kind:
+		return fmt.Errorf("%s is a %s, but %s is a %s", name, h.Kind, firstName, first.Kind)
+	case h.Count != first.Count:
+		return fmt.Errorf("%s is a shard of another run than %s (%d shards; want %d)", name, firstName, h.Count, first.Count)
 	}
-	if s.seen == nil {
-		s.first, s.firstName, s.seen = h, name, make([]string, h.Count)
+	if d := settingsDiff(h.Settings, first.Settings); d != "" {
+		return fmt.Errorf("%s is a shard of another run than %s (%s)", name, firstName, d)
 	}
 	switch {
-	case h.Kind != s.first.Kind:
-		return fmt.Errorf("%s is a %s, but %s is a %s", name, h.Kind, s.firstName, s.first.Kind)
-	case h.Count != s.first.Count:
-		return fmt.Errorf("%s is a shard of another run than %s (%d shards; want %d)", name, s.firstName, h.Count, s.first.Count)
+	case h.Items != first.Items:
+		return fmt.Errorf("%s is a shard of another run than %s (%d items; want %d)", name, firstName, h.Items, first.Items)
+	case !SameEcho(h.Echo, first.Echo):
+		return fmt.Errorf("%s is a shard of another run than %s: its settings differ (a scenario file changed between them?)", name, firstName)
 	}
-	if d := settingsDiff(h.Settings, s.first.Settings); d != "" {
-		return fmt.Errorf("%s is a shard of another run than %s (%s)", name, s.firstName, d)
-	}
-	switch {
-	case h.Items != s.first.Items:
-		return fmt.Errorf("%s is a shard of another run than %s (%d items; want %d)", name, s.firstName, h.Items, s.first.Items)
-	case !SameEcho(h.Echo, s.first.Echo):
-		return fmt.Errorf("%s is a shard of another run than %s: its settings differ (a scenario file changed between them?)", name, s.firstName)
-	}
-	if s.seen[h.Index] != "" {
-		return fmt.Errorf("%s repeats shard %d/%d", name, h.Index, h.Count)
-	}
-	s.seen[h.Index] = name
 	return nil
 }
 
@@ -317,16 +314,6 @@ func settingsDiff(got, want []Setting) string {
 		}
 	}
 	return ""
-}
-
-// Missing reports the first slice not added, with the task that runs it.
-func (s *Slices) Missing() error {
-	for i, name := range s.seen {
-		if name == "" {
-			return fmt.Errorf("shard %d/%d is missing (%s)", i, len(s.seen), Tasks([]int{i}, len(s.seen), false))
-		}
-	}
-	return nil
 }
 
 // Tasks names the tasks that run slices idx of count in their launchers'

@@ -1,6 +1,7 @@
 // Package shardrun runs a command's work, a run of one kind cut into items,
 // whole or as the slice -shard names (a shardfile envelope), and merges the
-// slices again. What an item is, and how outputs are written, is the kind's.
+// slices again, judging -require over what the run wrote. What an item is, and
+// how outputs are written, is the kind's.
 package shardrun
 
 import (
