@@ -100,14 +100,6 @@ func (q *eventQueue) min() float64 {
 	return q.bot[q.head].t
 }
 
-// pop removes and returns the earliest event; the queue must not be empty.
-func (q *eventQueue) pop() event {
-	if q.head == len(q.bot) {
-		q.load()
-	}
-	return q.take()
-}
-
 // take removes and returns the earliest event once min has loaded it.
 func (q *eventQueue) take() event {
 	e := q.bot[q.head]
@@ -317,10 +309,4 @@ func (q *eventQueue) clone() eventQueue {
 	c.pool = append([]event(nil), q.pool...)
 	c.next = append([]int32(nil), q.next...)
 	return c
-}
-
-// bytes is the memory the queue holds: its slices at their capacities and
-// its wheel.
-func (q *eventQueue) bytes() int {
-	return int(unsafe.Sizeof(event{}))*(cap(q.bot)+cap(q.pool)) + 4*cap(q.next) + wheelBytes
 }
