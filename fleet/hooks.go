@@ -34,7 +34,7 @@ func init() {
 	}
 	h.CheckSweep = func(c any, paths []string) error { return c.(*Config).checkSweep(paths) }
 	h.CheckCost = func(cfgs, opt any) error { return checkCosts(cfgs.([]Config), opt.(Options)) }
-	h.CheckGraphCost = func(graphs, opt any) error { return checkGraphCosts(graphs.([]Graph), opt.(Options)) }
+	h.CheckGraphCost = func(graphs, opt any) error { _, err := graphBounds(graphs.([]Graph), opt.(Options)); return err }
 	h.SeriesBytes = func(c any) float64 { return c.(*Config).cost().Series }
 	h.Memoryless = func(c any) *fleetdata.Memoryless { return &c.(*Config).memoryless }
 	h.First = func(o any) *int { return &o.(*Options).first }
