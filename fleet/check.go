@@ -328,8 +328,6 @@ func (p PolicyConfig) check(k *checker) {
 	}
 }
 
-// enumName is names[v], or type(v) for a value that is none of them, so
-// that printing a value Check refuses cannot panic.
 // enumText is v's name as MarshalText gives it, or an error for a value
 // that has none.
 func enumText[T ~uint8](names []string, typ string, v T) ([]byte, error) {
@@ -349,6 +347,8 @@ func parseText[T any](v *T, text []byte, parse func(string) (T, error)) error {
 	return err
 }
 
+// enumName is names[v], or type(v) for a value that is none of them, so
+// that printing a value Check refuses cannot panic.
 func enumName[T ~uint8](names []string, typ string, v T) string {
 	if int(v) < len(names) {
 		return names[v]

@@ -15,7 +15,6 @@ import (
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -402,18 +401,6 @@ func (g *Graph) drain(series []fleetdata.Second) (float64, fleetdata.Verdict) {
 // drain sums up service v's drain over r's replicates: the share of those
 // judged that drained, and their mean drain time, cut at 0.
 func (r GraphResult) drain(v int) (drained, seconds schema.Estimate) {
-	judged, ok := 0, 0
-	xs := make([]float64, len(r.replicates))
-	for i := range r.replicates {
-		s := &r.replicates[i].Services[v]
-		xs[i] = s.Drain
-		switch s.DrainVerdict {
-		case fleetdata.Recovered:
-			ok++
-			judged++
-		case fleetdata.Down:
-			judged++
-		}
-	}
-	return stats.Share(ok, judged), nonNegative(estimate(xs))
+	return recoveredShare(r.replicates, func(p *fleetdata.GraphReplicate) fleetdata.Verdict { return p.Services[v].DrainVerdict }),
+		nonNegative(column(r.replicates, func(p *fleetdata.GraphReplicate) float64 { return p.Services[v].Drain }))
 }

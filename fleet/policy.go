@@ -75,12 +75,7 @@ func (k PolicyKind) random() bool { return k == SREThrottle || k == GRPCAdaptive
 
 // parsePolicy reads a policy name.
 func parsePolicy(s string) (PolicyKind, error) {
-	for i, n := range policyNames {
-		if n == s {
-			return PolicyKind(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown policy %q (want one of %s)", s, strings.Join(policyNames[:], ", "))
+	return parseEnum[PolicyKind](policyNames[:], s, "policy", "one of "+strings.Join(policyNames[:], ", "))
 }
 
 // PolicyConfig chooses a policy and its parameters; the fields a kind does

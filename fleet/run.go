@@ -194,6 +194,22 @@ func column[R any](reps []R, f func(*R) float64) schema.Estimate {
 	return estimate(xs)
 }
 
+// recoveredShare is the share of reps judged (Recovered or Down) that
+// recovered, with its Wilson interval.
+func recoveredShare[R any](reps []R, verdict func(*R) fleetdata.Verdict) schema.Estimate {
+	judged, ok := 0, 0
+	for i := range reps {
+		switch verdict(&reps[i]) {
+		case fleetdata.Recovered:
+			ok++
+			judged++
+		case fleetdata.Down:
+			judged++
+		}
+	}
+	return stats.Share(ok, judged)
+}
+
 // ratio is a over b, NaN when b is 0.
 func ratio(a, b int64) float64 {
 	if b == 0 {
@@ -235,16 +251,6 @@ func estimate(xs []float64) schema.Estimate {
 func (r Result) summary() fleetdata.RunRow {
 	col := func(f func(*fleetdata.Replicate) float64) schema.Estimate { return column(r.replicates, f) }
 	d := r.Config.Duration.Seconds()
-	judged, recovered := 0, 0
-	for i := range r.replicates {
-		switch r.replicates[i].Verdict {
-		case fleetdata.Recovered:
-			recovered++
-			judged++
-		case fleetdata.Down:
-			judged++
-		}
-	}
 	return fleetdata.RunRow{
 		Run:            r.Config.Name,
 		Replicates:     len(r.replicates),
@@ -262,7 +268,7 @@ func (r Result) summary() fleetdata.RunRow {
 		P99:            col(func(p *fleetdata.Replicate) float64 { return p.P99 }),
 		PeakInProgress: col(func(p *fleetdata.Replicate) float64 { return float64(p.PeakInProgress) }),
 		Trigger:        r.Config.triggered(),
-		RecoveredShare: stats.Share(recovered, judged),
+		RecoveredShare: recoveredShare(r.replicates, func(p *fleetdata.Replicate) fleetdata.Verdict { return p.Verdict }),
 		Recovery:       nonNegative(col(func(p *fleetdata.Replicate) float64 { return p.Recovery })),
 		RecoveryTime:   r.recoveryCurve().Quartiles(),
 	}
@@ -291,14 +297,7 @@ func (r Result) recoveryCurve() stats.Survival { return stats.KaplanMeier(r.obse
 
 // duplicatesPerRequest is the duplicate side effects a request.
 func (r Result) duplicatesPerRequest() schema.Estimate {
-	xs := make([]float64, len(r.replicates))
-	for i, p := range r.replicates {
-		xs[i] = math.NaN()
-		if p.Requests > 0 {
-			xs[i] = float64(p.Duplicates) / float64(p.Requests)
-		}
-	}
-	return estimate(xs)
+	return column(r.replicates, func(p *fleetdata.Replicate) float64 { return ratio(p.Duplicates, p.Requests) })
 }
 
 // totals sums r's replicates.

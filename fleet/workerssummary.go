@@ -99,14 +99,9 @@ func (r GraphResult) workersSeries() []fleetdata.WorkersPoint {
 				d++
 			}
 		}
-		p.Arrivals /= n
-		p.Completions /= n
-		p.Dead /= n
-		p.Redeliveries /= n
-		p.Backlog /= n
-		p.OldestAge /= n
-		p.InFlight /= n
-		p.RetriesScheduled /= n
+		for _, x := range []*float64{&p.Arrivals, &p.Completions, &p.Dead, &p.Redeliveries, &p.Backlog, &p.OldestAge, &p.InFlight, &p.RetriesScheduled} {
+			*x /= n
+		}
 		for d := range p.DepCalls {
 			p.DepCalls[d] /= n
 			p.DepInProgress[d] /= n
