@@ -33,9 +33,8 @@ type Config struct {
 	memoryless fleetdata.Memoryless
 }
 
-// DefaultConfig is the run `retrysim fleet` makes by default (docs/fleet.md
-// gives it): Brooker's collapse server at 40 requests a second for 60 s, one
-// client of 3 tries with a 3 s timeout, and every kind's parameters set.
+// DefaultConfig is the run `retrysim fleet` makes by default: Brooker's
+// collapse server at 40 requests a second for 60 s, every kind's parameters set.
 func DefaultConfig() Config {
 	return Config{
 		Name:     "run",
@@ -79,8 +78,7 @@ func parseShape(s string) (ShapeKind, error) {
 	return parseEnum[ShapeKind](shapeNames[:], s, "shape", "one of "+strings.Join(shapeNames[:], ", "))
 }
 
-// parseEnum is the value of T whose name in names is s; its error names
-// what T is and what it wants.
+// parseEnum is the value of T whose name in names is s.
 func parseEnum[T ~uint8](names []string, s, what, want string) (T, error) {
 	if i := slices.Index(names, s); i >= 0 {
 		return T(i), nil
@@ -89,8 +87,7 @@ func parseEnum[T ~uint8](names []string, s, what, want string) (T, error) {
 }
 
 // Shape is the rate of a Poisson arrival process over time, in requests a
-// second, as Kind says; FirstCall adds a first request from every client, as
-// Brooker's retry_sim starts its clients (docs/fleet.md, From Go).
+// second; FirstCall adds a first request from every client (docs/fleet.md).
 type Shape struct {
 	Kind      ShapeKind
 	Rate      float64
@@ -102,8 +99,7 @@ type Shape struct {
 // At is the rate at time t, in seconds.
 func (s Shape) At(t float64) float64 { return s.at(t, s.From.Seconds(), s.To.Seconds()) }
 
-// at is At with From and To in seconds, from and to, which the engine's
-// arrivals keep rather than convert at every draw.
+// at is At with From and To in seconds, as the engine keeps them.
 func (s *Shape) at(t, from, to float64) float64 {
 	switch s.Kind {
 	case SpikeLoad:
@@ -127,8 +123,7 @@ func (s Shape) max() float64 {
 	return math.Max(s.Rate, s.Peak)
 }
 
-// settled is when the shape is back at its base rate for good, in seconds:
-// the end of a spike or ramp, 0 for a constant rate.
+// settled is when the shape is back at its base rate for good, in seconds.
 func (s Shape) settled() float64 {
 	if s.Kind == ConstantLoad {
 		return 0
@@ -231,8 +226,8 @@ type Service struct {
 }
 
 // Server is the one server every client calls; its Kind says which fields
-// it reads, and PFail fails any call it handles (docs/fleet.md, From Go).
-// Pushback makes its overload refusals say "do not retry".
+// it reads (docs/fleet.md, From Go), and Pushback makes its overload
+// refusals say "do not retry".
 type Server struct {
 	Kind         ServerKind
 	Base, Slope  time.Duration
@@ -244,11 +239,8 @@ type Server struct {
 	Pushback     bool
 }
 
-// Client is what every client does with a request (docs/fleet.md, From Go):
-// Clients clients share the load, each with an attempt Timeout, Attempts
-// tries in all, a Backoff, Keys, a Policy and Hedges extra copies an attempt,
-// one each HedgeDelay. A zero Clients, Timeout or Attempts means one client,
-// a 3 s timeout and 3 attempts.
+// Client is what each of Clients clients does with a request (docs/fleet.md,
+// From Go); a zero Clients, Timeout or Attempts means 1, 3 s and 3.
 type Client struct {
 	Clients        int
 	Timeout        time.Duration
@@ -261,8 +253,7 @@ type Client struct {
 	HonourPushback bool // give a request up when told "do not retry"
 }
 
-// withDefaults is cl with each zero field that Client says means a default
-// set to it.
+// withDefaults is cl with its zero fields that mean a default set to it.
 func (cl Client) withDefaults() Client {
 	def := DefaultConfig().Client
 	if cl.Clients == 0 {
@@ -277,8 +268,7 @@ func (cl Client) withDefaults() Client {
 	return cl
 }
 
-// withDefaults is g with every entry's and call's client given its
-// defaults (Client), its services and entries copied.
+// withDefaults is a copy of g with every client given its defaults.
 func (g Graph) withDefaults() Graph {
 	g.Entries = slices.Clone(g.Entries)
 	for k := range g.Entries {

@@ -8,12 +8,10 @@ import (
 	"time"
 )
 
-// Policy is a client's guard against retries amplifying an outage (a retry
-// budget, a breaker, a throttle): it may refuse a retry, a hedge or, from
-// Start, a first attempt. now is the virtual time in seconds and u a uniform
-// draw in [0, 1); a Policy reads no clock and no random source, and is used
-// from one goroutine. docs/fleet.md (A policy of your own) says when each
-// method is called.
+// Policy is a client's guard against retries amplifying an outage: it may
+// refuse a retry, a hedge or, from Start, a first attempt. now is virtual
+// time in seconds and u a uniform draw in [0, 1); a Policy is used from one
+// goroutine (docs/fleet.md, A policy of your own).
 type Policy interface {
 	// Start says whether a new request's first attempt may go out.
 	Start(now, u float64) bool
@@ -31,8 +29,7 @@ type Policy interface {
 	Cancel(now float64, retry bool)
 }
 
-// PolicyKind names a policy; docs/fleet.md says what each counts, when it
-// is asked and the source it follows, and which PolicyConfig fields it reads.
+// PolicyKind names a policy (docs/fleet.md).
 type PolicyKind uint8
 
 // The policies.
@@ -63,14 +60,12 @@ func (k PolicyKind) MarshalText() ([]byte, error) { return enumText(policyNames[
 // UnmarshalText reads a policy's name.
 func (k *PolicyKind) UnmarshalText(text []byte) error { return parseText(k, text, parsePolicy) }
 
-// GuardsFirst says whether the kind may refuse a request's first attempt
-// too, so it is asked even when nothing is retried or hedged.
+// GuardsFirst says whether the kind may refuse a request's first attempt.
 func (k PolicyKind) GuardsFirst() bool {
 	return k == SlidingBreaker || k == SREThrottle || k == GRPCAdaptive
 }
 
-// random says whether the kind decides at random, so the engine draws a u
-// for each Start and Retry.
+// random says whether the kind decides with a draw u.
 func (k PolicyKind) random() bool { return k == SREThrottle || k == GRPCAdaptive }
 
 // parsePolicy reads a policy name.
@@ -78,10 +73,8 @@ func parsePolicy(s string) (PolicyKind, error) {
 	return parseEnum[PolicyKind](policyNames[:], s, "policy", "one of "+strings.Join(policyNames[:], ", "))
 }
 
-// PolicyConfig chooses a policy and its parameters; the fields a kind does
-// not read are ignored (docs/fleet.md's From Go tabulates them). A zero
-// PolicyConfig is Unlimited; Check refuses a kind whose parameters are left
-// 0: start from DefaultPolicy. Own runs a program's own policy; Shared makes
+// PolicyConfig chooses a policy and its parameters (docs/fleet.md, From Go);
+// start from DefaultPolicy. Own runs a program's own policy; Shared makes
 // one state serve the whole fleet, not one a client.
 type PolicyConfig struct {
 	Kind   PolicyKind
@@ -101,8 +94,8 @@ type PolicyConfig struct {
 	SREWindow                            time.Duration
 }
 
-// DefaultPolicy is Unlimited with every kind's parameters at the defaults
-// of the clients they come from (docs/fleet.md, From Go, lists them).
+// DefaultPolicy is Unlimited with every kind's parameters at their sources'
+// defaults.
 func DefaultPolicy() PolicyConfig {
 	return PolicyConfig{
 		Rate: 0.1, Size: 5,
@@ -136,8 +129,7 @@ func (k PolicyKind) reads(path string) bool {
 	return int(k) < len(policyParams) && slices.Contains(policyParams[k], path)
 }
 
-// policyPaths lists every policy parameter's path, each once, in the order
-// of the kinds.
+// policyPaths lists every policy parameter's path once.
 func policyPaths() []string {
 	var out []string
 	for _, ps := range policyParams {
@@ -261,9 +253,8 @@ func (g *grpcThrottle) Retry(float64, bool, float64) (bool, float64) {
 	return g.tokens > g.max/2, 0
 }
 
-// breaker counts the client's failed attempts, and in calls its requests,
-// and its retries too when perAttempt; Retry comes after a Start, so calls >
-// 0 when it divides.
+// breaker counts the client's failed attempts, and in calls its requests
+// (and retries when perAttempt): calls > 0 once Start is called.
 type breaker struct {
 	quiet
 	threshold       float64
@@ -283,8 +274,7 @@ func (b *breaker) Retry(float64, bool, float64) (bool, float64) {
 	return true, 0
 }
 
-// parseScope reads a policy's scope as PolicyConfig.Shared holds it:
-// client (a state per client) or fleet (one state shared by every client).
+// parseScope reads a policy's scope, client or fleet, as Shared.
 func parseScope(s string) (shared bool, err error) {
 	switch s {
 	case "client":
