@@ -23,10 +23,8 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Check is what Run checks before any work: every configuration
-// (Config.Check), the options (Options.Check) and what the runs may cost
-// (events and memory), each error a *schema.FieldError naming a setting by
-// its path (client.policy.budget_ratio, replicates).
+// Check is what Run checks before any work: Config.Check, Options.Check
+// and the runs' cost, each error a *schema.FieldError naming a setting.
 func Check(cfgs []Config, opt Options) error {
 	if len(cfgs) == 0 {
 		return errors.New("no configuration to run")
@@ -64,9 +62,8 @@ func (o Options) Check(duration float64) error {
 
 // checker gathers the first setting refused.
 type checker struct {
-	first error
-	// params are the settings by path, for their bounds.
-	params map[string]decl.Param[Config]
+	first  error
+	params map[string]decl.Param[Config] // by path, for their bounds
 }
 
 // bounds are the Lo and Hi that params declares for the setting at path.
@@ -84,8 +81,7 @@ func (k *checker) bounds(path string) (lo, hi float64) {
 	return p.Lo, p.Hi
 }
 
-// whole refuses a whole number outside the setting's bounds; unit, if not
-// "", follows them in the message (" workers").
+// whole refuses a whole number outside the setting's bounds, unit after them.
 func (k *checker) whole(path string, v int, unit string) {
 	lo, hi := k.bounds(path)
 	if v < int(lo) || v > int(hi) {
@@ -93,8 +89,7 @@ func (k *checker) whole(path string, v int, unit string) {
 	}
 }
 
-// number refuses a number outside the setting's bounds, or NaN; unit, if
-// not "", follows them in the message (" calls").
+// number refuses a number outside the setting's bounds, or NaN.
 func (k *checker) number(path string, v float64, unit string) {
 	lo, hi := k.bounds(path)
 	if math.IsNaN(v) || v < lo || v > hi {
@@ -127,8 +122,7 @@ func (k *checker) rate(path string, v float64) {
 	}
 }
 
-// enum refuses a value that is not one of names; what is what it should
-// be (a shape).
+// enum refuses a value that is not one of names; what is what it should be.
 func (k *checker) enum(path, what string, v int, names []string) {
 	if v < 0 || v >= len(names) {
 		k.bad(path, "%d is not %s (want one of %s)", v, what, strings.Join(names, ", "))
@@ -215,9 +209,7 @@ func (c Config) Check() error {
 	return k.first
 }
 
-// declared refuses a setting of c outside the bounds params declares for it
-// (Lo and Hi, or a probability), for each that c's run reads (Unread): the
-// bounds of a setting the checks above do not name, written nowhere else.
+// declared refuses a setting that c's run reads outside its declared bounds.
 func (k *checker) declared(c *Config) {
 	unread := c.unreadWhy()
 	for _, p := range decl.Params[Config]() {
@@ -337,8 +329,7 @@ func enumText[T ~uint8](names []string, typ string, v T) ([]byte, error) {
 	return []byte(names[v]), nil
 }
 
-// parseText sets *v to the value whose name is text, as UnmarshalText does,
-// by parse.
+// parseText sets *v to parse(text), as UnmarshalText does.
 func parseText[T any](v *T, text []byte, parse func(string) (T, error)) error {
 	x, err := parse(string(text))
 	if err == nil {
