@@ -86,16 +86,8 @@ func (c Config) cost() replicateCost {
 	firsts := c.Load.firstCalls(cl.Clients)
 	e.Requests = arrivalBound(lmax*dur) + firsts
 	e.Calls = e.Requests * copies
-	perCopy := 4.0 // at the server, done, reply, timeout
 	stall := c.Outage.On() && c.Outage.Mode == Stall
-	if stall {
-		perCopy++
-	}
-	sends := 0.0
-	if cl.Backoff.Kind != backoff.None {
-		sends = attempts - 1
-	}
-	e.Events = e.Requests * (1 + sends + copies*perCopy + attempts*float64(cl.Hedges))
+	e.Events = e.Requests * requestEvents(&cl, stall)
 
 	terms := []lifeTerm{
 		{"client.timeout", fmt.Sprintf("%s x %d attempts", human.Duration(cl.Timeout), cl.Attempts), attempts * cl.Timeout.Seconds()},
@@ -149,6 +141,20 @@ func (c Config) cost() replicateCost {
 	e.Series = math.Ceil(dur) * float64(unsafe.Sizeof(fleetdata.Second{}))
 	e.Bytes = e.slots + e.queue + e.window + e.Series + simFixed + firsts*firstCallBytes
 	return e
+}
+
+// requestEvents bounds the events of a request with client cl: an arrival,
+// a send a retry's backoff, 4 a copy (5 when its service stalls) and one a
+// hedge's delay.
+func requestEvents(cl *Client, stall bool) float64 {
+	attempts, perCopy, sends := float64(cl.Attempts), 4.0, 0.0
+	if stall {
+		perCopy++
+	}
+	if cl.Backoff.Kind != backoff.None {
+		sends = attempts - 1
+	}
+	return 1 + sends + copies(cl)*perCopy + attempts*float64(cl.Hedges)
 }
 
 // unwindowedBytes bounds the struct of a policy state that keeps no window.

@@ -11,7 +11,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
@@ -123,16 +122,8 @@ func (g *Graph) cost() graphCost {
 	var requests float64
 	for i, e := range edges {
 		cl := client(i)
-		attempts := float64(cl.Attempts)
-		perCopy := 4.0
-		if o := g.Services[e.To].Outage; o.On() && o.Mode == Stall {
-			perCopy++
-		}
-		sends := 0.0
-		if cl.Backoff.Kind != backoff.None {
-			sends = attempts - 1
-		}
-		c.Events += c.Requests[i] * (1 + sends + copies(cl)*perCopy + attempts*float64(cl.Hedges))
+		o := g.Services[e.To].Outage
+		c.Events += c.Requests[i] * requestEvents(cl, o.On() && o.Mode == Stall)
 		requests += c.Requests[i]
 		if copies(cl) > copies(client(c.worst)) {
 			c.worst = i
