@@ -280,7 +280,7 @@ func checkCosts(cfgs []Config, opt Options) error {
 		return &schema.FieldError{Field: "server.queue_max", Msg: fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, human.GiB(wc.queue), atOnce, limit)}
 	case wc.window >= wc.slots:
 		return pathtext.Errorf(wc.windowPath, "the %s policy's states (%s, %s %s) need up to %s a replicate, %g at once, %s",
-			w.Policy.Kind, plural(w.Clients, "client"), pathtext.Path("client.policy.shared"), scopeName(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)
+			w.Policy.Kind, plural(w.Clients, "client"), pathtext.Path("client.policy.shared"), scopes.name(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)
 	}
 	return &schema.FieldError{Field: wc.longest.path, Msg: fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
 		wc.longest.what, worst.Load.max(), wc.InFlight, human.GiB(wc.slots), atOnce, limit)}

@@ -49,7 +49,7 @@ var params = []decl.Param[Config]{
 		Usage: usage("the spike or ramp starts at this `time`")},
 	{Path: "load.to", Field: func(c *Config) any { return &c.Load.To },
 		Usage: usage("the spike or ramp ends at this `time`; recovery is measured from it")},
-	{Path: "load.first_call", Field: func(c *Config) any { return nameField(&c.Load.FirstCall, parseSwitch, switchName) },
+	{Path: "load.first_call", Field: func(c *Config) any { return nameField(&c.Load.FirstCall, switches.parse, switches.name) },
 		Usage: usage("`true` gives every client a first request at an exponential time of mean net from the start, besides the Poisson arrivals, as Brooker's retry_sim starts its clients: true or false")},
 	{Path: "outage.mode", Key: "outage-mode", Field: func(c *Config) any { return nameField(&c.Outage.Mode, parseOutageMode, OutageMode.String) },
 		Usage: usage("the outage's `mode`: fail (an error at once) or stall (held until the window ends)")},
@@ -75,7 +75,7 @@ var params = []decl.Param[Config]{
 		Usage: usage("the rate limit's bucket holds `n` calls")},
 	{Path: "server.p_fail", Field: func(c *Config) any { return &c.Server.PFail }, Probability: true,
 		Usage: usage("`probability` that a call the server handles fails, doing nothing, whatever the load")},
-	{Path: "server.pushback", Field: func(c *Config) any { return nameField(&c.Server.Pushback, parseSwitch, switchName) },
+	{Path: "server.pushback", Field: func(c *Config) any { return nameField(&c.Server.Pushback, switches.parse, switches.name) },
 		Usage: usage("`true` makes the server's overload refusals (a full queue, the rate limit) say \"do not retry\", as Envoy's x-envoy-overloaded and gRPC's server pushback do: true or false")},
 	{Path: "net", Field: func(c *Config) any { return &c.Net },
 		Usage: usage("the mean one-way network delay, an exponential `duration` (0: none)")},
@@ -99,7 +99,7 @@ var params = []decl.Param[Config]{
 		Usage: usage("the key `mode`: none (a retry repeats completed work), fresh (a new key an attempt, which a hedge's copies share: the server catches duplicate copies, not retries) or same (the server stores a key's reply; an attempt while its key is in progress is a conflict)")},
 	{Path: "client.policy.kind", Key: "policy", Field: func(c *Config) any { return policyKindField{&c.Client.Policy} },
 		Usage: usage("the client `policy` that may refuse a retry or a hedge: unlimited, token-bucket (%s, %s), aws (aws-sdk-go-v2 v1.47.8's quota: %s, %s, %s), aws-spec (the same with the AWS retry spec's refund, as aws-sdk-go-v2 from v1.48.0), grpc (%s, %s), breaker or attempt-breaker (%s), finagle-budget (Finagle 24.5.0's RetryBudget: %s, %s, %s), envoy-budget (Envoy v1.39.0's retry budget: %s, %s); or, refusing first attempts too, sliding-breaker (resilience4j 2.4.0's and Polly 8.7.0's breaker: %s, %s, %s, %s, %s, %s), sre-throttle (the SRE book's: %s, %s) or grpc-adaptive (grpc-go v1.83.1's adaptive throttler: 30 s in 100 bins, ratio for accepts 2, padding 8)", "client.policy.rate", "client.policy.size", "client.policy.tokens", "client.policy.cost", "client.policy.timeout_cost", "client.policy.max_tokens", "client.policy.ratio", "client.policy.threshold", "client.policy.budget_ratio", "client.policy.ttl", "client.policy.min_rate", "client.policy.budget_ratio", "client.policy.min_concurrency", "client.policy.failure_rate", "client.policy.window", "client.policy.window_time", "client.policy.min_calls", "client.policy.open_time", "client.policy.half_open_calls", "client.policy.k", "client.policy.sre_window")},
-	{Path: "client.policy.shared", Key: "policy-scope", Field: func(c *Config) any { return nameField(&c.Client.Policy.Shared, parseScope, scopeName) },
+	{Path: "client.policy.shared", Key: "policy-scope", Field: func(c *Config) any { return nameField(&c.Client.Policy.Shared, scopes.parse, scopes.name) },
 		Usage: usage("the policy's state is kept per `scope`: client (each of %s has its own) or fleet (one shared by all)", "client.clients")},
 	{Path: "client.policy.rate", Key: "bucket-rate", Field: func(c *Config) any { return &c.Client.Policy.Rate }, Lo: 0, Hi: limits.PolicyTokens,
 		Usage: usage("token-bucket: each new request adds `r` tokens, 0 to 1e6")},
@@ -145,7 +145,7 @@ var params = []decl.Param[Config]{
 		Usage: usage(fmt.Sprintf("send up to `h` extra copies of an attempt, one each %%s without a success, 0 to %d; each is asked of %%s as a retry is", limits.FleetHedges), "client.hedge_delay", "client.policy.kind")},
 	{Path: "client.hedge_delay", Field: func(c *Config) any { return &c.Client.HedgeDelay },
 		Usage: usage("the hedges' `duration` apart")},
-	{Path: "client.honour_pushback", Field: func(c *Config) any { return nameField(&c.Client.HonourPushback, parseSwitch, switchName) },
+	{Path: "client.honour_pushback", Field: func(c *Config) any { return nameField(&c.Client.HonourPushback, switches.parse, switches.name) },
 		Usage: usage("`true` makes the client give a request up, without a retry, when an attempt is answered \"do not retry\" (%s): true or false", "server.pushback")},
 }
 
@@ -204,21 +204,31 @@ func (f policyKindField) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// parseSwitch reads a setting that is on or off: true or false.
-func parseSwitch(s string) (bool, error) {
+// twoNames are the names of a setting that is off or on; what and want
+// name it and them in an error.
+type twoNames struct{ what, off, on, want string }
+
+// switches are true and false; scopes a policy's (PolicyConfig.Shared).
+var (
+	switches = twoNames{"switch", "false", "true", "true or false"}
+	scopes   = twoNames{"scope", "client", "fleet", "client or fleet"}
+)
+
+// parse reads the name of off or on.
+func (n twoNames) parse(s string) (bool, error) {
 	switch s {
-	case "true":
+	case n.on:
 		return true, nil
-	case "false":
+	case n.off:
 		return false, nil
 	}
-	return false, fmt.Errorf("unknown switch %q (want true or false)", s)
+	return false, fmt.Errorf("unknown %s %q (want %s)", n.what, s, n.want)
 }
 
-// switchName is an on-or-off setting's name, as parseSwitch reads it.
-func switchName(on bool) string {
+// name is on's or off's name.
+func (n twoNames) name(on bool) string {
 	if on {
-		return "true"
+		return n.on
 	}
-	return "false"
+	return n.off
 }

@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -272,23 +271,4 @@ func (b *breaker) Retry(float64, bool, float64) (bool, float64) {
 		b.calls++
 	}
 	return true, 0
-}
-
-// parseScope reads a policy's scope, client or fleet, as Shared.
-func parseScope(s string) (shared bool, err error) {
-	switch s {
-	case "client":
-		return false, nil
-	case "fleet":
-		return true, nil
-	}
-	return false, fmt.Errorf("unknown scope %q (want client or fleet)", s)
-}
-
-// scopeName is the name parseScope reads as shared.
-func scopeName(shared bool) string {
-	if shared {
-		return "fleet"
-	}
-	return "client"
 }

@@ -47,15 +47,15 @@ func TestDefaultConfigRunsEveryKind(t *testing.T) {
 	}
 }
 
-// parseScope reads the names scopeName prints, and only those.
+// scopes.parse reads the names scopes.name prints, and only those.
 func TestParseScope(t *testing.T) {
 	for _, shared := range []bool{false, true} {
-		if got, err := parseScope(scopeName(shared)); err != nil || got != shared {
-			t.Errorf("parseScope(scopeName(%v)) = %v, %v", shared, got, err)
+		if got, err := scopes.parse(scopes.name(shared)); err != nil || got != shared {
+			t.Errorf("scopes.parse(scopes.name(%v)) = %v, %v", shared, got, err)
 		}
 	}
-	if _, err := parseScope("global"); err == nil || err.Error() != `unknown scope "global" (want client or fleet)` {
-		t.Errorf("parseScope(global) = %v", err)
+	if _, err := scopes.parse("global"); err == nil || err.Error() != `unknown scope "global" (want client or fleet)` {
+		t.Errorf("scopes.parse(global) = %v", err)
 	}
 }
 
