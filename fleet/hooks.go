@@ -7,8 +7,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// init gives internal/fleetrun what a result holds and the functions over
-// it that are no API (see fleetdata.Hooks).
+// init gives internal/fleetrun what is no API (fleetdata.Hooks).
 func init() {
 	var h fleetdata.Hooks
 	h.Replicates = func(r any) []fleetdata.Replicate { return r.(Result).replicates }
@@ -45,8 +44,8 @@ func init() {
 	fleetdata.SetHooks(h)
 }
 
-// checkSweep checks c set at a sweep's point by paths: a path c does not
-// read there (unreadWhy) is refused, naming it, then c as Check does.
+// checkSweep refuses a path of a sweep's point that c does not read there,
+// then checks c.
 func (c *Config) checkSweep(paths []string) error {
 	unread := c.unreadWhy()
 	for _, path := range paths {

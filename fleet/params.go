@@ -13,9 +13,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// init registers the declarations of a Config, an Entry and a Graph, which
-// decl.Params, decl.EntryParams and decl.GraphParams return, and why a run
-// never reads a setting of a Config, which decl.UnreadWhy returns.
+// init registers the declarations of a Config, an Entry and a Graph, and
+// why a run never reads a setting of a Config (decl.UnreadWhy).
 func init() {
 	decl.Register(paramList)
 	decl.Register(func() []decl.EntryParam[Entry] { return slices.Clone(entryParams) })
@@ -23,10 +22,8 @@ func init() {
 	decl.RegisterUnread(Config.unreadWhy)
 }
 
-// paramList lists the settings of one run, in the order a command's help
-// groups them: the load, the server, the client, its policy and hedges,
-// each with its Key. What runs it (the duration, replicates, seed) is not a
-// model setting. The result is a fresh slice.
+// paramList lists the settings of one run in the order help groups them,
+// each with its Key: a fresh slice.
 func paramList() []decl.Param[Config] {
 	ps := slices.Clone(params)
 	for i, p := range ps {
@@ -149,8 +146,7 @@ var params = []decl.Param[Config]{
 		Usage: usage("`true` makes the client give a request up, without a retry, when an attempt is answered \"do not retry\" (%s): true or false", "server.pushback")},
 }
 
-// usage is a setting's Usage: format with a %s for each setting it names, by
-// its path.
+// usage is a setting's Usage: format with a %s for each path it names.
 func usage(format string, paths ...string) pathtext.Text {
 	args := make([]any, len(paths))
 	for i, p := range paths {
@@ -159,8 +155,7 @@ func usage(format string, paths ...string) pathtext.Text {
 	return pathtext.Textf(format, args...)
 }
 
-// nameField reads and writes *p as one of the names parse reads and text
-// writes.
+// nameField reads and writes *p by name.
 func nameField[T any](p *T, parse func(string) (T, error), text func(T) string) names[T] {
 	return names[T]{p, parse, text}
 }
@@ -183,9 +178,7 @@ func (n names[T]) UnmarshalText(b []byte) error {
 }
 
 // policyKindField is client.policy.kind, read and written by name: a
-// policy given a kind while it has no parameter set (a preset's unlimited
-// client, a PolicyConfig{} built in Go) takes DefaultPolicy's, as a
-// scenario file's client does.
+// policy with no parameter set takes DefaultPolicy's, as a scenario's does.
 type policyKindField struct{ p *PolicyConfig }
 
 func (f policyKindField) MarshalText() ([]byte, error) { return []byte(f.p.Kind.String()), nil }

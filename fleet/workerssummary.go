@@ -7,8 +7,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// workersRows sums up r's replicates as a worker fleet's: one row for the
-// run, its first entry the queue.
+// workersRows sums up r's replicates as a worker fleet's: one row.
 func (r GraphResult) workersRows() []fleetdata.WorkersRow {
 	g := &r.Graph
 	edges := g.edges()
