@@ -138,7 +138,7 @@ func (c Config) Check() error {
 	if dur < 1 || dur > limits.FleetDuration {
 		k.bad("duration", "%g s is not from 1 s to %d s", dur, limits.FleetDuration)
 	}
-	k.enum("load.kind", "a shape", int(c.Load.Kind), shapeNames[:])
+	k.enum("load.kind", "a shape", int(c.Load.Kind), shapes.names)
 	k.rate("load.rate", c.Load.Rate)
 	if c.Load.Kind != ConstantLoad {
 		k.rate("load.peak", c.Load.Peak)
@@ -163,10 +163,10 @@ func (c Config) Check() error {
 	}
 	k.seconds("outage.from", c.Outage.From.Seconds(), false)
 	k.seconds("outage.to", c.Outage.To.Seconds(), false)
-	k.enum("outage.mode", "an outage mode", int(c.Outage.Mode), outageNames[:])
+	k.enum("outage.mode", "an outage mode", int(c.Outage.Mode), outageModes.names)
 	k.seconds("net", c.Net.Seconds(), false)
 	s := c.Server
-	k.enum("server.kind", "a server kind", int(s.Kind), serverNames[:])
+	k.enum("server.kind", "a server kind", int(s.Kind), servers.names)
 	k.seconds("server.base", s.Base.Seconds(), false)
 	k.seconds("server.slope", s.Slope.Seconds(), false)
 	if math.IsNaN(s.PFail) || s.PFail < 0 || s.PFail > 1 {
@@ -176,7 +176,7 @@ func (c Config) Check() error {
 	case QueueServer:
 		k.whole("server.workers", s.Workers, " workers")
 		k.whole("server.queue_max", s.QueueMax, " waiting calls")
-		k.enum("server.service.dist", "a distribution", int(s.Service.Dist), distNames[:])
+		k.enum("server.service.dist", "a distribution", int(s.Service.Dist), dists.names)
 		k.seconds("server.service.median", s.Service.Median.Seconds(), true)
 		k.number("server.service.sigma", s.Service.Sigma, "")
 	case RateLimitServer:
@@ -189,7 +189,7 @@ func (c Config) Check() error {
 	k.whole("client.attempts", cl.Attempts, "")
 	k.enum("client.keys", "a key mode", int(cl.Keys), enum.Names[schema.KeyMode]())
 	if enum.Check(cl.Backoff.Kind) != nil {
-		k.bad("client.backoff.kind", "%d is not a backoff policy (want one of %s)", int(cl.Backoff.Kind), strings.Join(backoffNames(), ", "))
+		k.bad("client.backoff.kind", "%d is not a backoff policy (want one of %s)", int(cl.Backoff.Kind), strings.Join(enum.Names[backoff.Kind](), ", "))
 	}
 	k.seconds("client.backoff.base", cl.Backoff.Base.Seconds(), false)
 	k.seconds("client.backoff.cap", cl.Backoff.Cap.Seconds(), false)
@@ -231,15 +231,6 @@ func (k *checker) declared(c *Config) {
 	}
 }
 
-// backoffNames are the backoff kinds' names.
-func backoffNames() []string {
-	var names []string
-	for b := range backoff.Kind(len(enum.Names[backoff.Kind]())) {
-		names = append(names, b.String())
-	}
-	return names
-}
-
 // Check refuses an unknown kind, or a parameter of its kind out of bounds,
 // with a *schema.FieldError naming it (client.policy.budget_ratio).
 func (p PolicyConfig) Check() error {
@@ -265,7 +256,7 @@ func (p PolicyConfig) check(k *checker) {
 			k.bad(path, "%g is not %s %g to %g", v, what, lo, hi)
 		}
 	}
-	k.enum("client.policy.kind", "a policy", int(p.Kind), policyNames[:])
+	k.enum("client.policy.kind", "a policy", int(p.Kind), policies.names)
 	if o := p.Own; o != nil {
 		switch {
 		case p.Kind != Unlimited:
@@ -318,31 +309,4 @@ func (p PolicyConfig) check(k *checker) {
 		ratio("client.policy.k", p.K, lo, hi, true)
 		seconds("client.policy.sre_window", p.SREWindow.Seconds(), 1, limits.FleetSeconds)
 	}
-}
-
-// enumText is v's name as MarshalText gives it, or an error for a value
-// that has none.
-func enumText[T ~uint8](names []string, typ string, v T) ([]byte, error) {
-	if int(v) >= len(names) {
-		return nil, fmt.Errorf("%s(%d) has no name", typ, v)
-	}
-	return []byte(names[v]), nil
-}
-
-// parseText sets *v to parse(text), as UnmarshalText does.
-func parseText[T any](v *T, text []byte, parse func(string) (T, error)) error {
-	x, err := parse(string(text))
-	if err == nil {
-		*v = x
-	}
-	return err
-}
-
-// enumName is names[v], or type(v) for a value that is none of them, so
-// that printing a value Check refuses cannot panic.
-func enumName[T ~uint8](names []string, typ string, v T) string {
-	if int(v) < len(names) {
-		return names[v]
-	}
-	return fmt.Sprintf("%s(%d)", typ, v)
 }

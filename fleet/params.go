@@ -36,7 +36,7 @@ func paramList() []decl.Param[Config] {
 
 // params declares every setting of a Config once (paramList).
 var params = []decl.Param[Config]{
-	{Path: "load.kind", Key: "shape", Field: func(c *Config) any { return nameField(&c.Load.Kind, parseShape, ShapeKind.String) },
+	{Path: "load.kind", Key: "shape", Field: func(c *Config) any { return nameField(&c.Load.Kind, shapes.parse, ShapeKind.String) },
 		Usage: usage("the `shape` of the arrival rate over time: constant, spike (%s in [%s, %s), brooker-collapse's spike unless they are given) or ramp (from %s at %s up to %s, at least %s, midway and down at the same slope, %s again at %s, floored at 0)", "load.peak", "load.from", "load.to", "load.rate", "load.from", "load.peak", "load.rate", "load.rate", "load.to")},
 	{Path: "load.rate", Field: func(c *Config) any { return &c.Load.Rate }, Lo: 0, Hi: limits.FleetRate,
 		Usage: usage("the base arrival `rate`, requests a second (Poisson)")},
@@ -48,9 +48,9 @@ var params = []decl.Param[Config]{
 		Usage: usage("the spike or ramp ends at this `time`; recovery is measured from it")},
 	{Path: "load.first_call", Field: func(c *Config) any { return nameField(&c.Load.FirstCall, switches.parse, switches.name) },
 		Usage: usage("`true` gives every client a first request at an exponential time of mean net from the start, besides the Poisson arrivals, as Brooker's retry_sim starts its clients: true or false")},
-	{Path: "outage.mode", Key: "outage-mode", Field: func(c *Config) any { return nameField(&c.Outage.Mode, parseOutageMode, OutageMode.String) },
+	{Path: "outage.mode", Key: "outage-mode", Field: func(c *Config) any { return nameField(&c.Outage.Mode, outageModes.parse, OutageMode.String) },
 		Usage: usage("the outage's `mode`: fail (an error at once) or stall (held until the window ends)")},
-	{Path: "server.kind", Key: "server", Field: func(c *Config) any { return nameField(&c.Server.Kind, parseServer, ServerKind.String) },
+	{Path: "server.kind", Key: "server", Field: func(c *Config) any { return nameField(&c.Server.Kind, servers.parse, ServerKind.String) },
 		Usage: usage("the `kind` of server: latency (%s + %s x calls in progress, Brooker's), queue (%s workers, at most %s waiting, %s times), ratelimit (%s a second, %s; %s each) or independent (%s each, whatever the load)", "server.base", "server.slope", "server.workers", "server.queue_max", "server.service.median", "server.limit", "server.burst", "server.base", "server.base")},
 	{Path: "server.base", Field: func(c *Config) any { return &c.Server.Base },
 		Usage: usage("the server's base latency, a `duration`")},
@@ -62,7 +62,7 @@ var params = []decl.Param[Config]{
 		Usage: usage("the queue server holds at most `n` waiting calls; a call beyond is rejected at once")},
 	{Path: "server.service.median", Key: "service", Field: func(c *Config) any { return &c.Server.Service.Median },
 		Usage: usage("the queue server's median (lognormal) or mean (exp) service time, a `duration`")},
-	{Path: "server.service.dist", Key: "service-dist", Field: func(c *Config) any { return nameField(&c.Server.Service.Dist, parseDist, Dist.String) },
+	{Path: "server.service.dist", Key: "service-dist", Field: func(c *Config) any { return nameField(&c.Server.Service.Dist, dists.parse, Dist.String) },
 		Usage: usage("the `distribution` of the queue server's service times: lognormal or exp")},
 	{Path: "server.service.sigma", Key: "service-sigma", Field: func(c *Config) any { return &c.Server.Service.Sigma }, Lo: 0, Hi: 4,
 		Usage: usage("the lognormal service times' log-sd `sigma`, 0 to 4 (0: every call takes %s)", "server.service.median")},
@@ -184,7 +184,7 @@ type policyKindField struct{ p *PolicyConfig }
 func (f policyKindField) MarshalText() ([]byte, error) { return []byte(f.p.Kind.String()), nil }
 
 func (f policyKindField) UnmarshalText(b []byte) error {
-	k, err := parsePolicy(string(b))
+	k, err := policies.parse(string(b))
 	if err != nil {
 		return err
 	}

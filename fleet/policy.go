@@ -3,7 +3,6 @@ package fleet
 import (
 	"math"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -47,17 +46,17 @@ const (
 	GRPCAdaptive                     // grpc-go's adaptive throttler (v1.83.1)
 )
 
-var policyNames = [...]string{"unlimited", "token-bucket", "aws", "grpc", "breaker",
-	"finagle-budget", "envoy-budget", "sliding-breaker", "sre-throttle", "attempt-breaker", "aws-spec", "grpc-adaptive"}
+var policies = enumOf[PolicyKind]("PolicyKind", "policy", "", "unlimited", "token-bucket", "aws", "grpc", "breaker",
+	"finagle-budget", "envoy-budget", "sliding-breaker", "sre-throttle", "attempt-breaker", "aws-spec", "grpc-adaptive")
 
 // String is the policy's name, as UnmarshalText reads it.
-func (k PolicyKind) String() string { return enumName(policyNames[:], "PolicyKind", k) }
+func (k PolicyKind) String() string { return policies.name(k) }
 
 // MarshalText is the policy's name.
-func (k PolicyKind) MarshalText() ([]byte, error) { return enumText(policyNames[:], "PolicyKind", k) }
+func (k PolicyKind) MarshalText() ([]byte, error) { return policies.text(k) }
 
 // UnmarshalText reads a policy's name.
-func (k *PolicyKind) UnmarshalText(text []byte) error { return parseText(k, text, parsePolicy) }
+func (k *PolicyKind) UnmarshalText(text []byte) error { return policies.set(k, text) }
 
 // GuardsFirst says whether the kind may refuse a request's first attempt.
 func (k PolicyKind) GuardsFirst() bool {
@@ -66,11 +65,6 @@ func (k PolicyKind) GuardsFirst() bool {
 
 // random says whether the kind decides with a draw u.
 func (k PolicyKind) random() bool { return k == SREThrottle || k == GRPCAdaptive }
-
-// parsePolicy reads a policy name.
-func parsePolicy(s string) (PolicyKind, error) {
-	return parseEnum[PolicyKind](policyNames[:], s, "policy", "one of "+strings.Join(policyNames[:], ", "))
-}
 
 // PolicyConfig chooses a policy and its parameters (docs/fleet.md, From Go);
 // start from DefaultPolicy. Own runs a program's own policy; Shared makes

@@ -706,7 +706,7 @@ func TestHedges(t *testing.T) {
 func TestSetParam(t *testing.T) {
 	for _, name := range policyPaths() {
 		var kind PolicyKind
-		for k := range PolicyKind(len(policyNames)) {
+		for k := range PolicyKind(len(policies.names)) {
 			if k.reads(name) {
 				kind = k
 				break

@@ -37,7 +37,7 @@ func TestDefaultConfigRunsEveryKind(t *testing.T) {
 		t.Errorf("DefaultConfig's policy = %+v; want DefaultPolicy %+v", got, DefaultPolicy())
 	}
 	for _, server := range []ServerKind{LatencyServer, QueueServer, RateLimitServer, IndependentServer} {
-		for k := range PolicyKind(len(policyNames)) {
+		for k := range PolicyKind(len(policies.names)) {
 			c := DefaultConfig()
 			c.Server.Kind, c.Client.Policy.Kind = server, k
 			if err := c.Check(); err != nil {
@@ -134,8 +134,8 @@ func TestTextsNameSettingsAsPaths(t *testing.T) {
 			t.Errorf("%s: Usage names %s in its text: %s", p.Path, left, p.Usage)
 		}
 	}
-	for server := range ServerKind(len(serverNames)) {
-		for k := range PolicyKind(len(policyNames)) {
+	for server := range ServerKind(len(servers.names)) {
+		for k := range PolicyKind(len(policies.names)) {
 			for _, attempts := range []int{1, 3} {
 				c := DefaultConfig()
 				c.Server.Kind, c.Client.Policy.Kind, c.Client.Attempts = server, k, attempts
