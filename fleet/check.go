@@ -89,7 +89,7 @@ func (k *checker) whole(path string, v int, unit string) {
 	}
 }
 
-// number refuses a number outside the setting's bounds, or NaN.
+// number refuses a number outside the setting's bounds, or NaN, unit after them.
 func (k *checker) number(path string, v float64, unit string) {
 	lo, hi := k.bounds(path)
 	if math.IsNaN(v) || v < lo || v > hi {
