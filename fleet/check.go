@@ -23,10 +23,8 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Check is what Run checks before any work: every configuration
-// (Config.Check), the options (Options.Check) and what the runs may cost
-// (events and memory), each error a *schema.FieldError naming a setting by
-// its path (client.policy.budget_ratio, replicates).
+// Check is what Run checks before any work: Config.Check, Options.Check
+// and the runs' cost, each error a *schema.FieldError naming a setting.
 func Check(cfgs []Config, opt Options) error {
 	if len(cfgs) == 0 {
 		return errors.New("no configuration to run")
@@ -64,9 +62,8 @@ func (o Options) Check(duration float64) error {
 
 // checker gathers the first setting refused.
 type checker struct {
-	first error
-	// params are the settings by path, for their bounds.
-	params map[string]decl.Param[Config]
+	first  error
+	params map[string]decl.Param[Config] // by path, for their bounds
 }
 
 // bounds are the Lo and Hi that params declares for the setting at path.
@@ -84,8 +81,7 @@ func (k *checker) bounds(path string) (lo, hi float64) {
 	return p.Lo, p.Hi
 }
 
-// whole refuses a whole number outside the setting's bounds; unit, if not
-// "", follows them in the message (" workers").
+// whole refuses a whole number outside the setting's bounds, unit after them.
 func (k *checker) whole(path string, v int, unit string) {
 	lo, hi := k.bounds(path)
 	if v < int(lo) || v > int(hi) {
@@ -93,8 +89,7 @@ func (k *checker) whole(path string, v int, unit string) {
 	}
 }
 
-// number refuses a number outside the setting's bounds, or NaN; unit, if
-// not "", follows them in the message (" calls").
+// number refuses a number outside the setting's bounds, or NaN, unit after them.
 func (k *checker) number(path string, v float64, unit string) {
 	lo, hi := k.bounds(path)
 	if math.IsNaN(v) || v < lo || v > hi {
@@ -127,8 +122,7 @@ func (k *checker) rate(path string, v float64) {
 	}
 }
 
-// enum refuses a value that is not one of names; what is what it should
-// be (a shape).
+// enum refuses a value that is not one of names; what is what it should be.
 func (k *checker) enum(path, what string, v int, names []string) {
 	if v < 0 || v >= len(names) {
 		k.bad(path, "%d is not %s (want one of %s)", v, what, strings.Join(names, ", "))
@@ -144,7 +138,7 @@ func (c Config) Check() error {
 	if dur < 1 || dur > limits.FleetDuration {
 		k.bad("duration", "%g s is not from 1 s to %d s", dur, limits.FleetDuration)
 	}
-	k.enum("load.kind", "a shape", int(c.Load.Kind), shapeNames[:])
+	k.enum("load.kind", "a shape", int(c.Load.Kind), shapes.names)
 	k.rate("load.rate", c.Load.Rate)
 	if c.Load.Kind != ConstantLoad {
 		k.rate("load.peak", c.Load.Peak)
@@ -169,10 +163,10 @@ func (c Config) Check() error {
 	}
 	k.seconds("outage.from", c.Outage.From.Seconds(), false)
 	k.seconds("outage.to", c.Outage.To.Seconds(), false)
-	k.enum("outage.mode", "an outage mode", int(c.Outage.Mode), outageNames[:])
+	k.enum("outage.mode", "an outage mode", int(c.Outage.Mode), outageModes.names)
 	k.seconds("net", c.Net.Seconds(), false)
 	s := c.Server
-	k.enum("server.kind", "a server kind", int(s.Kind), serverNames[:])
+	k.enum("server.kind", "a server kind", int(s.Kind), servers.names)
 	k.seconds("server.base", s.Base.Seconds(), false)
 	k.seconds("server.slope", s.Slope.Seconds(), false)
 	if math.IsNaN(s.PFail) || s.PFail < 0 || s.PFail > 1 {
@@ -182,7 +176,7 @@ func (c Config) Check() error {
 	case QueueServer:
 		k.whole("server.workers", s.Workers, " workers")
 		k.whole("server.queue_max", s.QueueMax, " waiting calls")
-		k.enum("server.service.dist", "a distribution", int(s.Service.Dist), distNames[:])
+		k.enum("server.service.dist", "a distribution", int(s.Service.Dist), dists.names)
 		k.seconds("server.service.median", s.Service.Median.Seconds(), true)
 		k.number("server.service.sigma", s.Service.Sigma, "")
 	case RateLimitServer:
@@ -195,7 +189,7 @@ func (c Config) Check() error {
 	k.whole("client.attempts", cl.Attempts, "")
 	k.enum("client.keys", "a key mode", int(cl.Keys), enum.Names[schema.KeyMode]())
 	if enum.Check(cl.Backoff.Kind) != nil {
-		k.bad("client.backoff.kind", "%d is not a backoff policy (want one of %s)", int(cl.Backoff.Kind), strings.Join(backoffNames(), ", "))
+		k.bad("client.backoff.kind", "%d is not a backoff policy (want one of %s)", int(cl.Backoff.Kind), strings.Join(enum.Names[backoff.Kind](), ", "))
 	}
 	k.seconds("client.backoff.base", cl.Backoff.Base.Seconds(), false)
 	k.seconds("client.backoff.cap", cl.Backoff.Cap.Seconds(), false)
@@ -215,9 +209,7 @@ func (c Config) Check() error {
 	return k.first
 }
 
-// declared refuses a setting of c outside the bounds params declares for it
-// (Lo and Hi, or a probability), for each that c's run reads (Unread): the
-// bounds of a setting the checks above do not name, written nowhere else.
+// declared refuses a setting that c's run reads outside its declared bounds.
 func (k *checker) declared(c *Config) {
 	unread := c.unreadWhy()
 	for _, p := range decl.Params[Config]() {
@@ -237,15 +229,6 @@ func (k *checker) declared(c *Config) {
 			}
 		}
 	}
-}
-
-// backoffNames are the backoff kinds' names.
-func backoffNames() []string {
-	var names []string
-	for b := range backoff.Kind(len(enum.Names[backoff.Kind]())) {
-		names = append(names, b.String())
-	}
-	return names
 }
 
 // Check refuses an unknown kind, or a parameter of its kind out of bounds,
@@ -273,7 +256,7 @@ func (p PolicyConfig) check(k *checker) {
 			k.bad(path, "%g is not %s %g to %g", v, what, lo, hi)
 		}
 	}
-	k.enum("client.policy.kind", "a policy", int(p.Kind), policyNames[:])
+	k.enum("client.policy.kind", "a policy", int(p.Kind), policies.names)
 	if o := p.Own; o != nil {
 		switch {
 		case p.Kind != Unlimited:
@@ -326,32 +309,4 @@ func (p PolicyConfig) check(k *checker) {
 		ratio("client.policy.k", p.K, lo, hi, true)
 		seconds("client.policy.sre_window", p.SREWindow.Seconds(), 1, limits.FleetSeconds)
 	}
-}
-
-// enumName is names[v], or type(v) for a value that is none of them, so
-// that printing a value Check refuses cannot panic.
-// enumText is v's name as MarshalText gives it, or an error for a value
-// that has none.
-func enumText[T ~uint8](names []string, typ string, v T) ([]byte, error) {
-	if int(v) >= len(names) {
-		return nil, fmt.Errorf("%s(%d) has no name", typ, v)
-	}
-	return []byte(names[v]), nil
-}
-
-// parseText sets *v to the value whose name is text, as UnmarshalText does,
-// by parse.
-func parseText[T any](v *T, text []byte, parse func(string) (T, error)) error {
-	x, err := parse(string(text))
-	if err == nil {
-		*v = x
-	}
-	return err
-}
-
-func enumName[T ~uint8](names []string, typ string, v T) string {
-	if int(v) < len(names) {
-		return names[v]
-	}
-	return fmt.Sprintf("%s(%d)", typ, v)
 }

@@ -73,8 +73,8 @@ func TestRunChecksItsInput(t *testing.T) {
 // policy kind, retried or not: a reason keyed by anything else would be a
 // rule no flag, file key or echo could follow.
 func TestUnreadNamesParams(t *testing.T) {
-	for server := range ServerKind(len(serverNames)) {
-		for k := range PolicyKind(len(policyNames)) {
+	for server := range ServerKind(len(servers.names)) {
+		for k := range PolicyKind(len(policies.names)) {
 			for _, attempts := range []int{1, 3} {
 				c := DefaultConfig()
 				c.Server.Kind, c.Client.Policy.Kind, c.Client.Attempts = server, k, attempts
@@ -182,7 +182,7 @@ func FuzzCheckOrRun(f *testing.F) {
 func TestCheckBoundsAreParams(t *testing.T) {
 	var bases []Config
 	for s := LatencyServer; s <= IndependentServer; s++ {
-		for k := PolicyKind(0); int(k) < len(policyNames); k++ {
+		for k := PolicyKind(0); int(k) < len(policies.names); k++ {
 			c := DefaultConfig()
 			c.Load = Shape{Kind: SpikeLoad, Rate: 10, Peak: 20, From: 10 * time.Second, To: 20 * time.Second}
 			c.Server.Kind, c.Client.Policy.Kind = s, k

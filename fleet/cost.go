@@ -15,49 +15,33 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// netReach is the most times its mean an exponential network delay can be:
-// the engine draws it as -mean ln U with U at least 2^-53, and 53 ln 2 is
-// 36.74.
+// netReach is the most times its mean a network delay can be: 53 ln 2.
 const netReach = 36.74
 
-// simFixed bounds a replicate's memory that does not grow with its load:
-// the sim itself with its latency histogram (about 44 KB) and its result.
+// simFixed bounds a replicate's memory that does not grow with its load.
 const simFixed = 64 << 10
 
-// replicateCost bounds what one replicate of a run can reach. A count of arrivals is
-// random: its bound is a Poisson bound (arrivalBound), which the count
-// exceeds with probability below e^-72; the rest follows exactly.
+// replicateCost bounds what one replicate of a run can reach: arrivals by
+// a Poisson bound (arrivalBound), the rest exactly.
 type replicateCost struct {
-	// Requests, Calls and Events bound the replicate's totals (Replicate's
-	// Requests, Calls and Events).
 	Requests, Calls, Events float64
-	// InFlight bounds the request slots the replicate holds at once.
-	InFlight float64
-	// Bytes bounds the replicate's memory while it runs, its series
-	// included; Series is the series alone, kept until the run's
-	// replicates are averaged.
-	Bytes, Series float64
+	InFlight                float64 // request slots held at once
+	Bytes, Series           float64 // memory while it runs; the series alone
 
-	// life bounds how long after its arrival a request holds its slot, but
-	// for a call a queue server holds; longest is its largest term.
-	life    float64
-	longest lifeTerm
-	// slots, queue and window are the bytes of the request slots with
-	// their events, of the queue server's queue, and of the policy states;
-	// windowPath names the setting that sizes the last.
-	slots, queue, window float64
-	windowPath           string
+	life                 float64  // how long a request holds its slot, but in a queue
+	longest              lifeTerm // life's largest term
+	slots, queue, window float64  // bytes of the slots, the queue and the policy states
+	windowPath           string   // the setting that sizes window
 }
 
-// lifeTerm is a part of a request's longest life: the setting that makes
-// it (its path), what it is, and its seconds.
+// lifeTerm is a part of a request's longest life: its setting's path, what
+// it is, and its seconds.
 type lifeTerm struct {
 	path, what string
 	secs       float64
 }
 
-// firstCallBytes are what a client's first call holds until it starts: its
-// time and its client (arrival.firstAt, arrival.firstOf).
+// firstCallBytes are what a client's first call holds until it starts.
 const firstCallBytes = 12
 
 // firstCalls is how many first calls (FirstCall) clients clients make.
@@ -68,25 +52,21 @@ func (s Shape) firstCalls(clients int) float64 {
 	return 0
 }
 
-// arrivalBound bounds a Poisson count of mean mu: mu + 12 sqrt(mu) + 60,
-// which by Bernstein's inequality the count exceeds with probability below
-// e^-72 (so below 1e-24 over any run's windows, clients and replicates).
+// arrivalBound bounds a Poisson count of mean mu, exceeded with probability
+// below e^-72 (Bernstein's inequality).
 func arrivalBound(mu float64) float64 { return mu + 12*math.Sqrt(mu) + 60 }
 
 // inWindow bounds the arrivals at a rate up to lmax in any window of w
-// seconds of a run of dur seconds: each such window lies in one of the
-// windows [kw, (k+2)w).
+// seconds of a run of dur seconds.
 func inWindow(lmax, w, dur float64) float64 {
 	return arrivalBound(lmax * math.Min(2*w, dur))
 }
 
 // sliceBytes bounds the bytes of a slice grown by append to n items of size
-// bytes, or made with room for 256: Go at most doubles a capacity and rounds
-// it up to a size class (at most 12.5% more) or to a page.
+// bytes, or made with room for 256.
 func sliceBytes(n, size float64) float64 { return 2.25*math.Max(n, 256)*size + 8192 }
 
-// fifoBytes bounds the bytes of a fifo that held up to n items of size
-// bytes: its ring starts at 16 and doubles.
+// fifoBytes bounds the bytes of a fifo that held up to n items of size bytes.
 func fifoBytes(n, size float64) float64 {
 	if n == 0 {
 		return 0
@@ -95,13 +75,8 @@ func fifoBytes(n, size float64) float64 {
 }
 
 // cost bounds what one replicate of c can reach; c must have passed Check.
-// A request makes at most Attempts x (1 + Hedges) calls, each of at most 5
-// events (at the server, resumed after a stall, done, reply, timeout), an
-// event a hedge's delay and one a retry's backoff. It holds its slot at
-// most its client's timeouts, hedge delays and longest backoffs, plus a
-// call's longest network delay, stall and time in the server (for the
-// latency server, Base + Slope x every call it can get) after its last copy
-// left; the queue server holds at most its workers' and its queue's calls.
+// A request makes at most Attempts x (1 + Hedges) calls of at most 5 events
+// each, an event a hedge's delay and one a retry's backoff.
 func (c Config) cost() replicateCost {
 	cl := c.Client
 	lmax, dur := c.Load.max(), c.Duration.Seconds()
@@ -111,16 +86,8 @@ func (c Config) cost() replicateCost {
 	firsts := c.Load.firstCalls(cl.Clients)
 	e.Requests = arrivalBound(lmax*dur) + firsts
 	e.Calls = e.Requests * copies
-	perCopy := 4.0 // at the server, done, reply, timeout
 	stall := c.Outage.On() && c.Outage.Mode == Stall
-	if stall {
-		perCopy++
-	}
-	sends := 0.0
-	if cl.Backoff.Kind != backoff.None {
-		sends = attempts - 1
-	}
-	e.Events = e.Requests * (1 + sends + copies*perCopy + attempts*float64(cl.Hedges))
+	e.Events = e.Requests * requestEvents(&cl, stall)
 
 	terms := []lifeTerm{
 		{"client.timeout", fmt.Sprintf("%s x %d attempts", human.Duration(cl.Timeout), cl.Attempts), attempts * cl.Timeout.Seconds()},
@@ -162,8 +129,6 @@ func (c Config) cost() replicateCost {
 		serving = math.Min(float64(c.Server.Workers), e.Calls)
 	}
 	e.InFlight = math.Min(e.Requests, held+queued+serving)
-	// A request held has at most a backoff's send pending, a timeout and
-	// an event on its way through the server a copy, and a hedge's.
 	pending := math.Min(e.Events, 1+held*(1+2*copies+attempts*float64(cl.Hedges))+serving)
 	eventSize := float64(unsafe.Sizeof(event{}))
 	e.slots = sliceBytes(e.InFlight, float64(unsafe.Sizeof(request{}))) + sliceBytes(e.InFlight, 4) +
@@ -178,16 +143,26 @@ func (c Config) cost() replicateCost {
 	return e
 }
 
+// requestEvents bounds the events of a request with client cl: an arrival,
+// a send a retry's backoff, 4 a copy (5 when its service stalls) and one a
+// hedge's delay.
+func requestEvents(cl *Client, stall bool) float64 {
+	attempts, perCopy, sends := float64(cl.Attempts), 4.0, 0.0
+	if stall {
+		perCopy++
+	}
+	if cl.Backoff.Kind != backoff.None {
+		sends = attempts - 1
+	}
+	return 1 + sends + copies(cl)*perCopy + attempts*float64(cl.Hedges)
+}
+
 // unwindowedBytes bounds the struct of a policy state that keeps no window.
 const unwindowedBytes = 48
 
-// windowBytes bounds the bytes of the policy states (one a client, or one
-// for the fleet) with what their windows keep, and names the setting that
-// sizes them. A windowed state expires entries only when it adds one, so
-// what it keeps was added within one window before its last addition: by
-// requests that arrived in that window or a client life before it (each
-// request adds at most perRequest entries, within client seconds of its
-// arrival). requests bounds the run's requests and copies a request's calls.
+// windowBytes bounds the bytes of the policy states with what their windows
+// keep (added within a window and a client's life), and names the setting
+// that sizes them.
 func windowBytes(c Config, requests, copies, client float64) (float64, string) {
 	p := c.Client.Policy
 	states := float64(c.Client.Clients)
@@ -198,19 +173,15 @@ func windowBytes(c Config, requests, copies, client float64) (float64, string) {
 	var window float64
 	switch p.Kind {
 	case GRPCAdaptive:
-		// Two lookbacks of at most lookbackBins + 1 bins each, whatever the load.
 		size = float64(unsafe.Sizeof(grpcAdaptive{})) + 2*fifoBytes(lookbackBins+1, float64(unsafe.Sizeof(stamped{})))
 	case FinagleBudget:
 		size, window, path = float64(unsafe.Sizeof(finagleBudget{})), p.TTL.Seconds(), "client.policy.ttl"
 	case SlidingBreaker:
 		size, window, path = float64(unsafe.Sizeof(slidingBreaker{})), p.WindowTime.Seconds(), "client.policy.window_time"
 	case SREThrottle:
-		// Two rings of times: every attempt asked for, and each success.
 		size, window, path = float64(unsafe.Sizeof(sreThrottle{})), p.SREWindow.Seconds(), "client.policy.sre_window"
 		entry, perRequest = 8, copies+1
 	}
-	// Each state: its place in the slice, its struct in a size class (at
-	// most 16 bytes more), and up to two rings' first 16 entries.
 	bytes := states * (16 + size + 16 + 2*16*entry)
 	var entries float64
 	switch {
@@ -249,8 +220,7 @@ func boundsOf(cfgs []Config, opt Options) bounds {
 }
 
 // atOnce is how many replicates Run runs at once: opt.Workers, fewer when
-// that many would hold more than limits.FleetBytes, so whether a run is accepted
-// never depends on the workers (and the numbers never do either).
+// that many would hold more than limits.FleetBytes.
 func (b bounds) atOnce(opt Options) int {
 	n := max(1, min(opt.Workers, b.jobs))
 	if b.running > 0 {
@@ -261,12 +231,9 @@ func (b bounds) atOnce(opt Options) int {
 	return n
 }
 
-// checkCosts refuses runs (each passed Check) whose bounds, over every run
-// and replicate, pass MaxEvents events or MaxBytes bytes held at once, with
-// a one-line *FieldError naming the setting to change. With several runs
-// (a preset, which sets the model) it names duration or replicates. Run
-// runs fewer replicates at once than opt.Workers where that many would not
-// fit, so the workers never decide whether a run is accepted.
+// checkCosts refuses runs (each passed Check) whose bounds pass
+// limits.FleetEvents or limits.FleetBytes, with a *schema.FieldError naming
+// the setting to change (duration or replicates for a preset's runs).
 func checkCosts(cfgs []Config, opt Options) error {
 	b := boundsOf(cfgs, opt)
 	events, kept, running, worst, wc := b.events, b.kept, b.running, b.worst, b.worstCost
@@ -313,7 +280,7 @@ func checkCosts(cfgs []Config, opt Options) error {
 		return &schema.FieldError{Field: "server.queue_max", Msg: fmt.Sprintf("%d waiting calls need up to %s a replicate, %g at once, %s", worst.Server.QueueMax, human.GiB(wc.queue), atOnce, limit)}
 	case wc.window >= wc.slots:
 		return pathtext.Errorf(wc.windowPath, "the %s policy's states (%s, %s %s) need up to %s a replicate, %g at once, %s",
-			w.Policy.Kind, plural(w.Clients, "client"), pathtext.Path("client.policy.shared"), scopeName(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)
+			w.Policy.Kind, plural(w.Clients, "client"), pathtext.Path("client.policy.shared"), scopes.name(w.Policy.Shared), human.GiB(wc.window), atOnce, limit)
 	}
 	return &schema.FieldError{Field: wc.longest.path, Msg: fmt.Sprintf("%s at up to %g requests a second keeps up to %.3g requests in flight, %s a replicate, %g at once, %s",
 		wc.longest.what, worst.Load.max(), wc.InFlight, human.GiB(wc.slots), atOnce, limit)}

@@ -230,7 +230,7 @@ func FuzzCostBound(f *testing.F) {
 		c.Client.Keys = schema.KeyMode(pFail % 2)
 		c.Client.Backoff = backoff.Schedule{Kind: backoff.Kind(backoffKind % backoffKinds()), Base: time.Duration(baseMs) * time.Millisecond}
 		p := DefaultPolicy()
-		p.Kind, p.Shared = PolicyKind(policy%uint8(len(policyNames))), shared
+		p.Kind, p.Shared = PolicyKind(policy%uint8(len(policies.names))), shared
 		p.TTL = time.Duration(window%60+1) * time.Second
 		p.Window, p.MinCalls, p.WindowTime = int(window)+1, int(window%100)+1, time.Duration(window%3)*time.Duration(window)*100*time.Millisecond
 		p.SREWindow = time.Duration(window+1) * time.Second
@@ -272,7 +272,7 @@ func TestWorkersNeverRefuse(t *testing.T) {
 // what 5,000 clients at 50,000 requests a second put in them (a state's two
 // rings of 100 bins each, which its struct size alone misses by about 4 KB).
 func TestPolicyStatesWithinTheirBound(t *testing.T) {
-	for k := range len(policyNames) {
+	for k := range len(policies.names) {
 		p := DefaultPolicy()
 		p.Kind = PolicyKind(k)
 		switch p.Kind {

@@ -37,23 +37,20 @@ const (
 	outPushback              // an overload refusal, or a failure below one, saying "do not retry" (Server.Pushback)
 )
 
-// request is one request's client and key state: a request on one edge of
-// the graph, an entry's or a call's. A slot is reused once the request has
-// finished and no event, queue entry or call it serves refers to it, so
-// memory follows the requests in flight, not the length of the run.
+// request is one request's client and key state on one edge. A slot is
+// reused once the request has finished and nothing refers to it, so memory
+// follows the requests in flight, not the length of the run.
 type request struct {
 	start    float64       // the first attempt's send time
 	deadline float64       // the current attempt's timeout, before Graph.Deadlines cuts it (sim.deadline)
 	prev     time.Duration // the last backoff wait, which decorrelated jitter grows from
 	cost     float64       // what the policy charged for the attempt in flight (0: the first)
-	// who is the request's edge (its low edgeBits) and client (the rest):
-	// packed, so a request stays 48 bytes.
-	who      uint32
-	refs     int16  // events, queue entries and calls it serves that name this slot: at most 2 a call, and a request makes at most limits.FleetAttempts x (1 + limits.FleetHedges)
-	pending  uint16 // bit k: copy k of the current attempt awaits its reply or timeout
-	effects  uint8  // side effects done, counted up to 2: enough to tell a duplicate; or poisoned, which never does one
-	attempt  uint8  // attempts (rounds) sent or refused
-	copies   uint8  // copies of the current attempt sent: 1, and its hedges
+	who      uint32        // the edge in its low edgeBits, the client above: a request stays 48 bytes
+	refs     int16         // events, queue entries and calls it serves that name this slot: at most 2 a call, and a request makes at most limits.FleetAttempts x (1 + limits.FleetHedges)
+	pending  uint16        // bit k: copy k of the current attempt awaits its reply or timeout
+	effects  uint8         // side effects done, counted up to 2: enough to tell a duplicate; or poisoned, which never does one
+	attempt  uint8         // attempts (rounds) sent or refused
+	copies   uint8         // copies of the current attempt sent: 1, and its hedges
 	done     bool
 	called   bool // an attempt was sent
 	timedOut bool // the last attempt timed out: what a policy asked at send is told
@@ -61,23 +58,18 @@ type request struct {
 	keyDone  bool // SameKey: the key's work is done and its reply stored
 }
 
-// edgeBits is how many bits of request.who hold the edge: room for
-// limits.GraphEntries + limits.GraphCalls edges, and limits.FleetClients clients in the rest.
+// edgeBits is how many bits of request.who hold the edge.
 const edgeBits = 12
 
 func (r *request) edge() int32 { return int32(r.who & (1<<edgeBits - 1)) }
 
 func (r *request) client() int32 { return int32(r.who >> edgeBits) }
 
-// poisoned marks, in request.effects, an entry's request drawn as a poison
-// job (Entry.Poison): its own work at the service it enters fails on every
-// attempt, so it never counts an effect.
+// poisoned marks, in request.effects, a poison job (Entry.Poison).
 const poisoned uint8 = 1 << 7
 
 // waiter is a call in the queue server's queue: arrived is when it was
-// admitted (its wait before service runs from then), since when it reached
-// the service (earlier for a call held by a stall outage; its age runs
-// from then).
+// admitted, since when it reached the service (earlier after a stall).
 type waiter struct {
 	slot           int32
 	attempt, copy  uint8
@@ -87,45 +79,25 @@ type waiter struct {
 // edgeSim is an edge's client side in a replicate: its settings in the
 // engine's units, its policy states and its counts.
 type edgeSim struct {
-	cl *Client
-	to int32 // the service it calls
-	// pols holds a policy state per client, or one shared by the edge.
-	pols []Policy
-	// draw says the policy decides at random: each Start and Retry gets a
-	// draw from rnd (and only then, so other policies' runs keep theirs).
-	// atSend says the policy is asked for a retry when it is sent
-	// (AskedAtSend), refusalRetried that a refusal uses up an attempt.
-	// quiet says the policy is Unlimited: it allows every start and
-	// retry at no cost and ignores what it is told, so the engine skips
-	// the calls.
+	cl   *Client
+	to   int32    // the service it calls
+	pols []Policy // a state per client, or one shared by the edge
+	// draw: each Start and Retry gets a draw from rnd (and only then, so
+	// other policies' runs keep theirs); quiet: Unlimited, never called.
 	draw, atSend, refusalRetried, quiet bool
-	// waitSecs and hedgeSecs are the client's timeout and hedge delay in
-	// seconds.
-	waitSecs, hedgeSecs float64
-	// tq is the timeout FIFO its attempts' timeouts go to.
-	tq int
-	// hedges and attempts are the client's; sameKey and freshKeys say its
-	// Keys are SameKey or FreshKeys, honour that it honours pushback.
-	hedges, attempts, clients  int
-	sameKey, freshKeys, honour bool
-	// redeliver is an entry's RedeliverAtTimeout, heartbeat its Heartbeat.
-	redeliver, heartbeat bool
-	// guard is an entry's store and crashes, nil when it keeps no store
-	// and never crashes.
-	guard *guard
-	// atReceive is an entry's TimeoutAtReceive.
-	atReceive bool
-	// series is the called service's series, which the edge's client-side
-	// counts a second go to.
-	series []fleetdata.Second
-	// backingOff counts its requests waiting out a backoff, since when
-	// backingOffAt; their integral goes to the series' Scheduled.
-	backingOff   int64
-	backingOffAt float64
-	// jobEffects and jobDuplicates count the side effects its requests did
-	// and those beyond the first of the same request entering the graph
-	// (EdgeReplicate.JobEffects).
-	jobEffects, jobDuplicates int64
+	waitSecs, hedgeSecs                 float64 // the client's timeout and hedge delay
+	tq                                  int     // the timeout FIFO of its attempts
+	hedges, attempts, clients           int
+	sameKey, freshKeys, honour          bool
+	redeliver, heartbeat                bool   // an entry's settings, as atReceive
+	guard                               *guard // an entry's store and crashes, or nil
+	atReceive                           bool
+	series                              []fleetdata.Second // the called service's
+	// backingOff counts its requests waiting out a backoff since
+	// backingOffAt, their integral going to Scheduled.
+	backingOff                int64
+	backingOffAt              float64
+	jobEffects, jobDuplicates int64 // EdgeReplicate.JobEffects
 
 	counts                        fleetdata.Counts // the client side
 	expired, pushedBack, orphaned int64
@@ -135,99 +107,70 @@ type edgeSim struct {
 // svcSim is a service in a replicate: its settings in the engine's units,
 // its state and its server-side counts.
 type svcSim struct {
-	node *Node
-	logn *rng.Lognormal
-	// baseSecs, slopeSecs and serviceSecs are the server's base latency
-	// and slope, and its service time's median, in seconds.
+	node                             *Node
+	logn                             *rng.Lognormal
 	baseSecs, slopeSecs, serviceSecs float64
 	calls                            []int32 // the edges of its calls
-	// The server's settings the engine reads on every call: its kind,
-	// failure rate, workers and queue, and its outage in seconds.
-	kind              ServerKind
-	pFail             float64
-	workers, queueMax int
-	outage, stall     bool
-	outFrom, outTo    float64
+	kind                             ServerKind
+	pFail                            float64
+	workers, queueMax                int
+	outage, stall                    bool
+	outFrom, outTo                   float64
 
-	n     int64 // calls in progress
-	last  float64
-	busy  int // queue: workers busy
-	queue fifo[waiter]
-	// held counts the calls held by a stall outage, heldAt when each
-	// reached the service, in that order; peakBacklog and peakAge are the
-	// most calls waiting (queued or held) and the oldest's greatest age.
-	held        int
-	heldAt      fifo[float64]
-	peakBacklog int64
+	n           int64 // calls in progress
+	last        float64
+	busy        int // queue: workers busy
+	queue       fifo[waiter]
+	held        int           // calls held by a stall
+	heldAt      fifo[float64] // when each reached the service
+	peakBacklog int64         // the most calls waiting, queued or held
 	peakAge     float64
-	// scheduled counts the requests to it waiting out a backoff, on every
-	// edge into it, and peakScheduled the most at once.
-	scheduled, peakScheduled int64
-	tokens                   float64 // rate limit
-	tokenAt                  float64
-	// waitingAtEnd and scheduledAtEnd are kept by atEnd.
-	waitingAtEnd, scheduledAtEnd int64
+	// scheduled counts the requests to it waiting out a backoff.
+	scheduled, peakScheduled     int64
+	tokens                       float64 // rate limit
+	tokenAt                      float64
+	waitingAtEnd, scheduledAtEnd int64 // atEnd's
 
 	counts              fleetdata.Counts // the server side
 	area, sojourn, wait float64
 	queued              float64 // the integral of calls waiting
 	entered             int64
 	series              []fleetdata.Second
-	// callSeries counts the calls that reached it each second, and
-	// heldSeries integrates the calls a stall outage held there over each
-	// second (the part of Second.Backlog not in Busy), for RunGraph (nil
-	// for Run, whose Second has no room for them).
-	callSeries []int64
-	heldSeries []float64
+	callSeries          []int64   // calls a second; nil for Run
+	heldSeries          []float64 // the integral of calls a stall held; nil for Run
 }
 
 // arrival is an entry's arrival process.
 type arrival struct {
-	src  rng.Stream // its arrivals only, so every run of a preset sees the same requests
-	load Shape
-	lmax float64
-	edge int32
-	// poison is the entry's share of poison requests (Entry.Poison).
-	poison float64
-	// from and to are load's From and To in seconds.
-	from, to float64
-	// firstAt are the times of the clients' first calls (Shape.FirstCall),
-	// ascending, firstOf their clients, and nextFirst the next one to start.
+	src      rng.Stream // its arrivals only, so every run of a preset sees the same requests
+	load     Shape
+	lmax     float64
+	edge     int32
+	poison   float64
+	from, to float64 // load's, in seconds
+	// firstAt are the times of the clients' first calls, ascending, firstOf
+	// their clients, and nextFirst the next one to start.
 	firstAt   []float64
 	firstOf   []uint32
 	nextFirst int
 }
 
-// job is a call a service took in and whose work succeeded, while the
-// service makes its own calls for it: the call stays in progress until
-// every call succeeded or one failed.
+// job is a call a service took in and whose work succeeded, in progress
+// while the service makes its own calls for it.
 type job struct {
 	slot          int32 // the request served
 	attempt, copy uint8 // its copy served
 	svc           int32
-	// limit is the deadline of the copy served, which its calls' attempts
-	// may not pass under Graph.Deadlines; +Inf otherwise.
-	limit float64
-	// next counts the calls made (in order, or all at once when the
-	// service's Parallel), out those not finished, live those whose slots
-	// are not yet free (a finished call's slot lives on while events name
-	// it): the job is freed, and lets go of the slot it served, only once
-	// it is answered and no call's slot is left, so a slot's up always
-	// names the job that made its call.
+	limit         float64 // the copy's deadline under Graph.Deadlines; +Inf otherwise
+	// next counts the calls made, out those not finished, live those whose
+	// slots are not yet free: the job is freed only once it is answered and
+	// live is 0, so a slot's up always names the job that made its call.
 	next, out, live uint8
-	// cur is the slot of the call made last: under a KeyStore, the step
-	// whose work may commit.
-	cur      int32
-	answered bool // the service answered the request served
-	// dead says the job's worker left it unanswered (crashed, or no
-	// longer holding its lease: KeyStore, Crashes): a call it still has
-	// out is not retried.
-	dead bool
-	// root is the slot of the request that entered the graph and whose
-	// tree the job is in, serial that request's serial (sim.serial): the
-	// slot may be reused once it ended.
-	root   int32
-	serial uint32
+	cur             int32  // the slot of the call made last: the step that may commit
+	answered        bool   // the service answered the request served
+	dead            bool   // its worker left it unanswered: its calls are not retried
+	root            int32  // the slot of the request that entered the graph
+	serial          uint32 // root's serial, as the slot may be reused
 }
 
 // sim is one replicate in progress.
@@ -235,70 +178,49 @@ type sim struct {
 	g   *Graph
 	cfg *Config    // the Config the graph was made from, for Run; nil for RunGraph
 	rnd rng.Stream // everything but arrivals
-	// h holds the events but the timeouts in tq. Events pop in the order
-	// of their times; of events of the same time, those in h first, in the
-	// order they were pushed, then each FIFO's, the first FIFO's first, in
-	// the order they were pushed. Ties happen: every call a stall outage
-	// held resumes at its end, and a service that takes a fixed time
-	// finishes them at one instant; a retry redelivered when the try's
-	// timeout would have passed is sent at that timeout's time.
+	// h holds the events but the timeouts in tq. Of events of the same time
+	// (a stall's end, a fixed service time), those in h pop first, then each
+	// FIFO's, the first FIFO's first, each in the order they were pushed.
 	h eventQueue
-	// tq holds the timeout events, a FIFO for each timeout an edge sets:
-	// the attempts of edges with the same Timeout fall due in the order
-	// they were set, so a FIFO keeps them, at O(1), out of h, where
-	// most would sit until they pop stale. A timeout that Graph.Deadlines
-	// cuts short goes to h.
+	// tq holds a timeout FIFO for each Timeout an edge sets: they fall due
+	// in the order they were set. A timeout Graph.Deadlines cuts goes to h.
 	tq      []fifo[event]
 	now     float64
 	dur     float64
 	netSecs float64
 
-	reqs []request
-	free []int32
-	// up is the job each slot's request serves (-1: an entry's); nil when
-	// no service makes calls.
-	up []int32
-	// fresh is each slot's key store when an edge's Keys are FreshKeys, nil
-	// otherwise.
-	fresh []attemptKeys
+	reqs  []request
+	free  []int32
+	up    []int32       // the job each slot's request serves (-1: an entry's); nil with no calls
+	fresh []attemptKeys // each slot's keys under FreshKeys, or nil
 	// serial numbers each slot's request that entered the graph, and seen
 	// holds, seenWords words a slot, the edges on which its tree did a side
-	// effect; both nil when no service makes calls.
+	// effect; both nil with no calls.
 	serial     []uint32
 	nextSerial uint32
 	seen       []uint64
 	seenWords  int
-	// leased names, for each slot, the copy of its request's current
-	// attempt that a queue server's worker holds (leaseID; 0: none), whose
-	// timeout its heartbeats extend; nil when no entry has Heartbeat.
+	// leased names each slot's copy a worker holds (leaseID; 0: none),
+	// whose timeout heartbeats extend; nil with no Heartbeat.
 	leased   []uint16
 	jobs     []job
 	freeJobs []int32
-	// keys holds, keysWide records a slot, the store of each job that
-	// entered through an entry with a KeyStore, and books each such job's
-	// crashes and outcome; both nil when no entry keeps a store or
-	// crashes.
+	// keys holds, keysWide records a slot, each guarded job's store, and
+	// books its crashes and outcome; both nil with no guarded entry.
 	keys     []keyRecord
 	keysWide int
 	books    []jobBook
-	// cur is the slot of the event in progress, which the loop frees.
-	cur int32
+	cur      int32 // the slot of the event in progress, which the loop frees
 
-	arrivals []arrival
-	edges    []edgeSim
-	svcs     []svcSim
-	mem      fleetdata.Memoryless
-	// deadlines says Graph.Deadlines; atReceive that some entry's timeouts
-	// start at a worker's receive (Entry.TimeoutAtReceive).
-	deadlines, atReceive bool
+	arrivals             []arrival
+	edges                []edgeSim
+	svcs                 []svcSim
+	mem                  fleetdata.Memoryless
+	deadlines, atReceive bool // Graph.Deadlines; some Entry.TimeoutAtReceive
 
-	// ended says the state at the run's duration has been kept
-	// (atEnd).
-	ended bool
-	// events counts the events processed, stale timeouts included.
-	events int64
-	// tick, if not nil, is told the time every 65,536 events.
-	tick func(now float64)
+	ended  bool              // atEnd has run
+	events int64             // processed, stale timeouts included
+	tick   func(now float64) // if not nil, told the time every 65,536 events
 
 	// orbit counts the requests waiting out a backoff under Memoryless,
 	// started says the first arrival is scheduled, and watch, if not nil,
@@ -318,10 +240,8 @@ func newSim(cfg *Config, seed uint64) *sim {
 }
 
 // newGraphSim starts replicate seed of g, which must have passed Check:
-// entry 0's arrivals draw from stream 0 of the seed, everything else but
-// arrivals from stream 1, and entry k > 0's arrivals from stream k + 1.
-// spare, if not nil, is a finished replicate whose memory it reuses when
-// its graph is g (see reuse); spare is not used after.
+// entry 0's arrivals draw from stream 0, entry k > 0's from stream k + 1,
+// the rest from stream 1. It reuses the memory of spare, if of g.
 func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 	s := &sim{g: g, dur: g.Duration.Seconds(), netSecs: g.Net.Seconds(), mem: g.memoryless, deadlines: g.Deadlines}
 	gen := rng.PCGGenerator()
@@ -424,10 +344,8 @@ func newGraphSim(g *Graph, seed uint64, spare *sim) *sim {
 	return s
 }
 
-// reuse gives s, a replicate of old's graph being made, the memory old's
-// replicate grew (its slots, event queue, timeout FIFOs and services'
-// queues), emptied, to refill as new slices would be: a worker's
-// replicates of a graph allocate it once; old is not used after.
+// reuse gives s, a replicate of old's graph being made, the memory old
+// grew, emptied; old is not used after.
 func (s *sim) reuse(old *sim) {
 	s.reqs, s.free, s.jobs, s.freeJobs = old.reqs[:0], old.free[:0], old.jobs[:0], old.freeJobs[:0]
 	s.h.reuse(&old.h)
@@ -470,8 +388,7 @@ func (s *sim) exp(mean float64) float64 {
 }
 
 // nextArrival is entry a's first arrival after t by thinning (Lewis and
-// Shedler): candidates at the shape's highest rate, each kept with
-// probability rate(t)/highest. It returns +Inf past the run's duration.
+// Shedler), +Inf past the run's duration.
 func (s *sim) nextArrival(a *arrival, t float64) float64 {
 	for {
 		t += -math.Log(a.src.Open()) / a.lmax
@@ -484,15 +401,14 @@ func (s *sim) nextArrival(a *arrival, t float64) float64 {
 	}
 }
 
-// push schedules e, an event of the request in its slot, which it refers
-// to. (Small enough to inline: the engine pushes an event or two an event.)
+// push schedules e, an event of the request in its slot (small enough to
+// inline).
 func (s *sim) push(e event) {
 	s.reqs[e.slot].refs++
 	s.h.push(e)
 }
 
-// pushArrival schedules an arrival at entry k, a client's first call if
-// first: an event with no request, its slot -1 - k.
+// pushArrival schedules an arrival at entry k (slot -1 - k).
 func (s *sim) pushArrival(t float64, k int32, first bool) {
 	e := event{t: t, slot: -1 - k, kind: evArrival}
 	if first {
@@ -509,8 +425,7 @@ func (s *sim) u(e *edgeSim) float64 {
 	return s.rnd.Float64()
 }
 
-// second is the second of series that t falls in, nil past the run's
-// duration.
+// second is the second of series that t falls in, nil past the end.
 func (s *sim) second(series []fleetdata.Second, t float64) *fleetdata.Second {
 	if t < s.dur {
 		return &series[int(t)]
@@ -521,8 +436,7 @@ func (s *sim) second(series []fleetdata.Second, t float64) *fleetdata.Second {
 // edgeOf is the edge of the request in slot.
 func (s *sim) edgeOf(slot int32) *edgeSim { return &s.edges[s.reqs[slot].edge()] }
 
-// limit is the deadline the request in slot may not pass: its caller's
-// under Graph.Deadlines, +Inf otherwise.
+// limit is the request's caller's deadline under Graph.Deadlines, else +Inf.
 func (s *sim) limit(slot int32) float64 {
 	if !s.deadlines || s.up == nil { // no service makes calls: every request is an entry's
 		return math.Inf(1)
@@ -533,8 +447,8 @@ func (s *sim) limit(slot int32) float64 {
 	return math.Inf(1)
 }
 
-// pushTimeout schedules the timeout of an attempt of the request in slot on
-// edge e at t, or at its caller's deadline if that comes first.
+// pushTimeout schedules the timeout of an attempt at t, or at its caller's
+// deadline if earlier.
 func (s *sim) pushTimeout(t float64, slot int32, e *edgeSim, attempt, copy uint8) {
 	r := &s.reqs[slot]
 	r.refs++
@@ -553,8 +467,7 @@ func (s *sim) pushTimeout(t float64, slot int32, e *edgeSim, attempt, copy uint8
 }
 
 // checkEvery is how many events a replicate runs between two looks at its
-// context: well under a millisecond's work, and one look per thousands of
-// events costs nothing measurable.
+// context.
 const checkEvery = 1 << 12
 
 // simulate runs the replicate until every request has finished. Once ctx
@@ -579,10 +492,7 @@ func (s *sim) simulate(ctx context.Context) error {
 				return err
 			}
 		}
-		// The earliest event of the queue and the timeout FIFOs, and the
-		// FIFO it came from (-1: the queue); ties go to the queue, then to
-		// the first FIFO (see sim.h). evNone when there is none.
-		var e event
+		var e event // the earliest, ties to h first (see sim.h); lane its FIFO, -1 for h
 		lane, lt := -1, math.Inf(1)
 		if s.h.len() > 0 {
 			lt = s.h.min()
@@ -605,8 +515,6 @@ func (s *sim) simulate(ctx context.Context) error {
 			break
 		}
 		if s.watch != nil && e.t > s.now && s.watch(s.now, e.t) {
-			// The watcher stopped the run before e: e goes back where it
-			// was, to pop first on a resume.
 			if lane >= 0 {
 				tqs[lane].unpop(e)
 			} else {
@@ -655,11 +563,8 @@ func (s *sim) simulate(ctx context.Context) error {
 	return nil
 }
 
-// atEnd keeps, as the run's duration ends (no event between then and
-// now), each service's calls waiting (queued, or held by a stall: their
-// resumes) that their requests still wait for, and the requests to it
-// waiting out a backoff (ServiceReplicate.WaitingAtEnd, ScheduledAtEnd): a
-// request is in one of the two at most.
+// atEnd keeps each service's calls still waiting for it and requests to it
+// waiting out a backoff as the run's duration ends.
 func (s *sim) atEnd() {
 	s.ended = true
 	for v := range s.svcs {
@@ -681,8 +586,7 @@ func (s *sim) atEnd() {
 	}
 }
 
-// replicate is the one-edge graph's replicate as Run reports it: the
-// entry's client counts with the service's server counts.
+// replicate is the one-edge graph's replicate as Run reports it.
 func (s *sim) replicate() fleetdata.Replicate {
 	e, v := &s.edges[0], &s.svcs[0]
 	rep := fleetdata.Replicate{Counts: e.counts, End: s.now, Area: v.area, Sojourn: v.sojourn, Entered: v.entered,
@@ -765,9 +669,7 @@ func (s *sim) newSlot(edge int32) int32 {
 }
 
 // lease notes that a queue server's worker takes up (held) or lets go of
-// copy c of attempt a of the request in slot, for an entry's Heartbeat: a
-// copy its request still waits for when taken holds the lease until it is
-// let go, whatever other copies of the request workers take or let go.
+// copy c of attempt a of the request in slot, for an entry's Heartbeat.
 func (s *sim) lease(slot int32, a, c uint8, held bool) {
 	if s.leased == nil {
 		return
@@ -784,9 +686,7 @@ func (s *sim) lease(slot int32, a, c uint8, held bool) {
 func leaseID(a, c uint8) uint16 { return uint16(a)<<8 | uint16(c) + 1 }
 
 // received is a queue server's worker taking copy c of attempt a of the
-// request in slot: for an entry whose timeouts start at a receive
-// (Entry.TimeoutAtReceive), the attempt's timeout starts now, if the
-// request still waits for it.
+// request in slot: under TimeoutAtReceive its timeout starts now.
 func (s *sim) received(slot int32, a, c uint8) {
 	r := &s.reqs[slot]
 	e := &s.edges[r.edge()]
@@ -797,8 +697,7 @@ func (s *sim) received(slot int32, a, c uint8) {
 	s.pushTimeout(r.deadline, slot, e, a, c)
 }
 
-// rootSlot readies slot's books as the root of a tree of calls: a new
-// serial, and no side effect seen on any edge.
+// rootSlot readies slot's books as the root of a tree of calls.
 func (s *sim) rootSlot(slot int32) {
 	s.nextSerial++
 	s.serial[slot] = s.nextSerial
@@ -809,12 +708,8 @@ func (s *sim) rootSlot(slot int32) {
 	}
 }
 
-// jobEffect counts a side effect done by the request in slot on edge e
-// against the request that entered the graph and whose tree it is in: a
-// duplicate when that tree already did one on e (a second delivery of a
-// job redoing a step). Work finishing after its root request's slot was
-// reused (orphaned work outliving its whole tree) counts as an effect and
-// never as a duplicate.
+// jobEffect counts a side effect of the request in slot on edge e, a
+// duplicate when its tree already did one on e (an orphan's never is).
 func (s *sim) jobEffect(slot int32, e *edgeSim) {
 	e.jobEffects++
 	root, ok := slot, true
@@ -837,8 +732,8 @@ func (s *sim) jobEffect(slot int32, e *edgeSim) {
 // firstCall marks an evArrival that is a client's first call (Shape.FirstCall).
 const firstCall = 1
 
-// firstCalls draws entry a's first call of every client, client by client
-// from the arrival stream, and schedules the earliest.
+// firstCalls draws entry a's first call of every client and schedules the
+// earliest.
 func (s *sim) firstCalls(a *arrival) {
 	n := s.edges[a.edge].clients
 	a.firstAt, a.firstOf = make([]float64, 0, n), make([]uint32, n)
@@ -858,8 +753,7 @@ func (s *sim) pushFirst(a *arrival) {
 	}
 }
 
-// arrive starts a new request at entry k and schedules the entry's next:
-// the next client's first call if first, else the next Poisson arrival.
+// arrive starts a new request at entry k and schedules the entry's next.
 func (s *sim) arrive(k int32, first bool) {
 	a := &s.arrivals[k]
 	slot := s.newSlot(a.edge)
@@ -872,8 +766,7 @@ func (s *sim) arrive(k int32, first bool) {
 		s.reqs[slot].who |= a.firstOf[a.nextFirst] << edgeBits
 		a.nextFirst++
 	} else if c := e.clients; c > 1 {
-		// Drawn from the arrival stream, so every run of a preset gives
-		// the same requests to the same clients.
+		// From the arrival stream: every run of a preset gets the same clients.
 		hi, _ := bits.Mul64(a.src.Next(), uint64(c))
 		s.reqs[slot].who |= uint32(hi) << edgeBits
 	}
@@ -889,10 +782,8 @@ func (s *sim) arrive(k int32, first bool) {
 }
 
 // start is a new request's first attempt on edge e, if its client's
-// policy lets it go. Under Graph.Deadlines a call whose caller's deadline
-// has passed is not made: expired, not counted in Requests or Failed, its
-// client's policy not asked. A request that ends at once (refused, or
-// expired) has no event to free its slot: start frees it.
+// policy lets it go and its caller's deadline has not passed (expired); it
+// frees the slot of a request that ends at once.
 func (s *sim) start(slot int32, e *edgeSim) {
 	if s.deadlines && s.limit(slot) <= s.now {
 		e.expired++
@@ -906,8 +797,7 @@ func (s *sim) start(slot int32, e *edgeSim) {
 	}
 }
 
-// startSent counts a request on edge e as sent and sends its first attempt
-// if its client's policy lets it go.
+// startSent sends a request's first attempt if its client's policy lets it.
 func (s *sim) startSent(slot int32, e *edgeSim) {
 	e.counts.Requests++
 	if sec := s.second(e.series, s.now); sec != nil {
@@ -928,9 +818,8 @@ func (e *edgeSim) policy(r *request) Policy {
 	return e.pols[r.client()]
 }
 
-// send sends the request's next attempt, and schedules its first hedge;
-// under Graph.Deadlines a request whose caller's deadline has passed fails
-// instead (expired).
+// send sends the request's next attempt and schedules its first hedge, or
+// fails it when its caller's deadline has passed.
 func (s *sim) send(slot int32) {
 	r := &s.reqs[slot]
 	e := &s.edges[r.edge()]
@@ -958,9 +847,8 @@ func (s *sim) send(slot int32) {
 	s.sendCopy(slot, e)
 }
 
-// sendCopy sends the next copy of the current attempt: the attempt itself,
-// or a hedge. Copy k leaves k hedge delays after the attempt, so its
-// timeout is the attempt's deadline plus k delays.
+// sendCopy sends the next copy of the current attempt, the attempt or a
+// hedge; copy k times out k hedge delays after the attempt.
 func (s *sim) sendCopy(slot int32, e *edgeSim) {
 	r := &s.reqs[slot]
 	c := r.copies
@@ -991,9 +879,8 @@ func (s *sim) deadline(slot int32, r *request, e *edgeSim, c uint8) float64 {
 	return d
 }
 
-// hedge is a hedge's delay ending with no reply yet: another copy of the
-// attempt goes out if the policy allows it, as it would a retry. Stale when
-// the attempt has had its answer (a success, or every copy failed).
+// hedge is a hedge's delay ending: another copy goes out if the policy
+// allows it, as a retry; stale once the attempt has its answer.
 func (s *sim) hedge(slot int32, attempt uint8) {
 	r := &s.reqs[slot]
 	if r.done || r.attempt != attempt || r.pending == 0 {
@@ -1018,9 +905,8 @@ func (v *svcSim) rejection() uint8 {
 	return outRejected
 }
 
-// atServer is an attempt reaching its service (arrived, counted as a
-// call; else resumed after a stall): refused at once, answered from the key
-// store, or taken in.
+// atServer is an attempt reaching its service (arrived, else resumed
+// after a stall): refused, answered from the key store, or taken in.
 func (s *sim) atServer(slot int32, attempt, copy uint8, arrived bool) {
 	e := s.edgeOf(slot)
 	v := &s.svcs[e.to]
@@ -1130,9 +1016,8 @@ func (s *sim) service(v *svcSim) float64 {
 	return v.serviceSecs
 }
 
-// advance adds v's calls in progress since its last change to the integrals.
-// It also adds the calls waiting there (queued or held by a stall) to the
-// series' Backlog, and their oldest's age to its Age and peakAge.
+// advance adds v's calls in progress and waiting since its last change to
+// the integrals, and the oldest's age to Age and peakAge.
 func (s *sim) advance(v *svcSim) {
 	last := v.last
 	v.last = s.now
@@ -1174,8 +1059,7 @@ func (s *sim) advance(v *svcSim) {
 	}
 }
 
-// oldest is when the oldest call waiting at v (queued or held) reached it;
-// some call waits.
+// oldest is when the oldest call waiting at v reached it; some call waits.
 func (v *svcSim) oldest() float64 {
 	t := math.Inf(1)
 	if v.queue.len() > 0 {
@@ -1192,9 +1076,7 @@ func (v *svcSim) waited() {
 	v.peakBacklog = max(v.peakBacklog, int64(v.queue.len()+v.held))
 }
 
-// backoffs adds d (1 or -1) to the requests of edge e waiting out a
-// backoff, their integral since the last change added to the series'
-// Scheduled.
+// backoffs adds d (1 or -1) to the requests of edge e waiting out a backoff.
 func (s *sim) backoffs(e *edgeSim, d int64) {
 	if e.backingOff > 0 {
 		w := float64(e.backingOff)
@@ -1212,8 +1094,7 @@ func (s *sim) backoffs(e *edgeSim, d int64) {
 	v.peakScheduled = max(v.peakScheduled, v.scheduled)
 }
 
-// release is a call leaving v: no longer in progress, and a queue server's
-// worker takes the next waiting call, if any.
+// release is a call leaving v, a queue server's worker taking the next.
 func (s *sim) release(v *svcSim) {
 	s.advance(v)
 	v.n--
@@ -1234,9 +1115,8 @@ func (s *sim) release(v *svcSim) {
 	}
 }
 
-// done is a service finishing its own work on a call: the work is done
-// unless the call fails. A service without calls then answers; one with
-// calls makes them first (startJob), the call still in progress.
+// done is a service finishing its own work on a call: it answers, or makes
+// its calls first (startJob).
 func (s *sim) done(slot int32, attempt, copy uint8) {
 	e := s.edgeOf(slot)
 	v := &s.svcs[e.to]
@@ -1280,10 +1160,8 @@ func (s *sim) done(slot int32, attempt, copy uint8) {
 	s.answer(slot, attempt, copy, outOK)
 }
 
-// startJob makes the calls of the service that slot's copy is in: the
-// first, or all of them when the service's calls are Parallel. The job
-// holds the slot until the service has answered and its calls' slots are
-// free (dropJob).
+// startJob makes the first call, or all when Parallel, of the service
+// that slot's copy is in; the job holds the slot until dropJob.
 func (s *sim) startJob(slot int32, attempt, copy uint8) {
 	var j int32
 	if k := len(s.freeJobs); k > 0 {
@@ -1300,8 +1178,7 @@ func (s *sim) startJob(slot int32, attempt, copy uint8) {
 	}
 	s.jobs[j] = job{slot: slot, attempt: attempt, copy: copy, svc: to, limit: math.Inf(1), root: root, serial: serial}
 	if r := &s.reqs[slot]; s.deadlines {
-		// A copy its caller no longer awaits (timed out, or the request
-		// moved on) has no time left: its calls expire.
+		// A copy its caller no longer awaits has no time left.
 		s.jobs[j].limit = s.now
 		if r.awaits(attempt, copy) {
 			s.jobs[j].limit = s.deadline(slot, r, s.edgeOf(slot), copy)
@@ -1344,9 +1221,8 @@ func (s *sim) call(j int32, i int) {
 	s.start(slot, e)
 }
 
-// finish is the request in slot having finished: its job, if it serves one,
-// goes on (the next call, or the service's answer). pushback says a "do
-// not retry" answer, honoured, ended it.
+// finish is the request in slot having finished: its job, if any, goes
+// on; pushback says an honoured "do not retry" ended it.
 func (s *sim) finish(slot int32, ok, pushback bool) {
 	if s.up == nil {
 		return
@@ -1383,9 +1259,7 @@ func (s *sim) finish(slot int32, ok, pushback bool) {
 }
 
 // answerJob is job j's service answering the call it serves: success when
-// every call succeeded, else an error ("do not retry" when a call ended on
-// an honoured one and the service's server has Pushback). The call leaves
-// the service.
+// every call succeeded, else an error; the call leaves the service.
 func (s *sim) answerJob(j int32, ok, pushback bool) {
 	jb := &s.jobs[j]
 	slot, attempt, copy := jb.slot, jb.attempt, jb.copy
@@ -1406,8 +1280,7 @@ func (s *sim) answerJob(j int32, ok, pushback bool) {
 }
 
 // leave is job j's service letting go of the call the job serves, answered
-// or not: the job is over (freed once no call's slot of its is left), and
-// the call leaves the service. The caller frees the served slot if idle.
+// or not; the caller frees the served slot if idle.
 func (s *sim) leave(j int32) {
 	jb := &s.jobs[j]
 	jb.answered = true
@@ -1418,8 +1291,8 @@ func (s *sim) leave(j int32) {
 	s.dropJob(j)
 }
 
-// dropJob frees job j if it is answered and none of its calls' slots is
-// left, letting go of the slot it served; it reports whether it did.
+// dropJob frees job j if it is answered and no call's slot is left; it
+// reports whether it did.
 func (s *sim) dropJob(j int32) bool {
 	jb := &s.jobs[j]
 	if !jb.answered || jb.live > 0 {
@@ -1430,17 +1303,15 @@ func (s *sim) dropJob(j int32) bool {
 	return true
 }
 
-// recycleIdle frees slot if its request is done and nothing refers to it,
-// unless the event in progress is its own (the loop frees it then).
+// recycleIdle frees slot if idle and not the event in progress's.
 func (s *sim) recycleIdle(slot int32) {
 	if r := &s.reqs[slot]; slot != s.cur && r.done && r.refs == 0 {
 		s.recycle(slot)
 	}
 }
 
-// recycle frees slot, whose request is done and which nothing refers to;
-// an entry's guarded job counts its lost work first, and a call's job, its
-// last call's slot gone, is freed, as then is the slot it served if idle.
+// recycle frees slot, whose request is done and which nothing refers to,
+// and its job if that was its last call's slot.
 func (s *sim) recycle(slot int32) {
 	if s.up != nil {
 		if j := s.up[slot]; j >= 0 {
@@ -1457,9 +1328,8 @@ func (s *sim) recycle(slot int32) {
 	s.free = append(s.free, slot)
 }
 
-// answer sends a reply back to the client. A reply that will come after its
-// attempt's timeout, or to an attempt the client no longer waits for, is
-// counted as late and not scheduled: nothing would read it.
+// answer sends a reply back to the client; one nothing would read is
+// counted as late and not scheduled.
 func (s *sim) answer(slot int32, attempt, copy uint8, outcome uint8) {
 	t := s.now + s.exp(s.netSecs)
 	r := &s.reqs[slot]
@@ -1488,10 +1358,8 @@ func (s *sim) stopWaiting(slot int32, p Policy) {
 	r.pending = 0
 }
 
-// reply is a reply reaching the client in time. A hedged attempt succeeds
-// with its first successful copy, and fails once every copy has failed; an
-// answer "do not retry" to a client that honours it (Client.HonourPushback)
-// fails the request at once.
+// reply is a reply reaching the client in time: an attempt succeeds with
+// its first successful copy and fails once every copy has.
 func (s *sim) reply(slot int32, attempt, copy, outcome uint8) {
 	r := &s.reqs[slot]
 	e := &s.edges[r.edge()]
@@ -1581,9 +1449,8 @@ func (s *sim) timeout(slot int32, attempt, copy uint8) {
 }
 
 // retry sends the next attempt after the backoff, or gives the request up
-// when its attempts are spent or its client's policy, if asked when the
-// retry is decided, refuses (after a timeout when timeout). This is the one
-// place a client decides whether to try again.
+// when its attempts are spent or its policy refuses: the one place a client
+// decides whether to try again.
 func (s *sim) retry(slot int32, timeout bool) {
 	r := &s.reqs[slot]
 	e := &s.edges[r.edge()]
@@ -1632,8 +1499,8 @@ func (s *sim) retry(slot int32, timeout bool) {
 	s.push(event{t: s.now + d.Seconds(), slot: slot, kind: evSend})
 }
 
-// sendRetry is a decided retry leaving the client once its backoff is over:
-// a policy asked at send decides now (AskedAtSend).
+// sendRetry is a decided retry leaving after its backoff (AskedAtSend's
+// policy decides now).
 func (s *sim) sendRetry(slot int32) {
 	r := &s.reqs[slot]
 	e := &s.edges[r.edge()]
@@ -1651,11 +1518,8 @@ func (s *sim) sendRetry(slot int32) {
 	s.send(slot)
 }
 
-// refused is the policy refusing the request's next attempt as it would go
-// out. The request fails, a local rejection if it never called the server,
-// else a denial; but for a kind whose refusals are retried
-// (refusalRetried), the refusal uses up the attempt and, while attempts
-// remain, the next is decided as after a failure.
+// refused is the policy refusing the request's next attempt: the request
+// fails, but for refusalRetried, which uses up the attempt.
 func (s *sim) refused(slot int32) {
 	r := &s.reqs[slot]
 	e := &s.edges[r.edge()]

@@ -1,11 +1,8 @@
 package fleet
 
 // fifo is a first-in, first-out queue on a ring buffer that doubles when
-// full. Its invariant: len(buf) is 0 or a power of two, and the items are
-// buf[(head+i) & (len(buf)-1)] for i < n, in the order they were pushed
-// (a mask, not a division: the engine pushes and pops a timeout an
-// attempt). It allocates only to grow, so a queue that stays bounded costs
-// nothing once warm.
+// full: len(buf) is 0 or a power of two, and the items are
+// buf[(head+i) & (len(buf)-1)] for i < n, in push order.
 type fifo[T any] struct {
 	buf     []T
 	head, n int

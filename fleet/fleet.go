@@ -33,9 +33,8 @@ type Config struct {
 	memoryless fleetdata.Memoryless
 }
 
-// DefaultConfig is the run `retrysim fleet` makes by default (docs/fleet.md
-// gives it): Brooker's collapse server at 40 requests a second for 60 s, one
-// client of 3 tries with a 3 s timeout, and every kind's parameters set.
+// DefaultConfig is the run `retrysim fleet` makes by default: Brooker's
+// collapse server at 40 requests a second for 60 s, every kind's parameters set.
 func DefaultConfig() Config {
 	return Config{
 		Name:     "run",
@@ -63,34 +62,69 @@ const (
 	SpikeLoad                     // Peak in [From, To), Rate elsewhere
 )
 
-var shapeNames = [...]string{"constant", "ramp", "spike"}
+var shapes = enumOf[ShapeKind]("ShapeKind", "shape", "", "constant", "ramp", "spike")
 
 // String is the shape's name, as UnmarshalText reads it.
-func (k ShapeKind) String() string { return enumName(shapeNames[:], "ShapeKind", k) }
+func (k ShapeKind) String() string { return shapes.name(k) }
 
 // MarshalText is the shape's name.
-func (k ShapeKind) MarshalText() ([]byte, error) { return enumText(shapeNames[:], "ShapeKind", k) }
+func (k ShapeKind) MarshalText() ([]byte, error) { return shapes.text(k) }
 
 // UnmarshalText reads a shape's name.
-func (k *ShapeKind) UnmarshalText(text []byte) error { return parseText(k, text, parseShape) }
+func (k *ShapeKind) UnmarshalText(text []byte) error { return shapes.set(k, text) }
 
-// parseShape reads a shape name.
-func parseShape(s string) (ShapeKind, error) {
-	return parseEnum[ShapeKind](shapeNames[:], s, "shape", "one of "+strings.Join(shapeNames[:], ", "))
+// enumeration is the names of T's values, value 0 first; typ is T's Go
+// name, what and want what it is and its names in an error.
+type enumeration[T ~uint8] struct {
+	names           []string
+	typ, what, want string
 }
 
-// parseEnum is the value of T whose name in names is s; its error names
-// what T is and what it wants.
-func parseEnum[T ~uint8](names []string, s, what, want string) (T, error) {
-	if i := slices.Index(names, s); i >= 0 {
+// enumOf is the enumeration of names; want "" means one of them.
+func enumOf[T ~uint8](typ, what, want string, names ...string) enumeration[T] {
+	if want == "" {
+		want = "one of " + strings.Join(names, ", ")
+	}
+	return enumeration[T]{names, typ, what, want}
+}
+
+// name is v's name, or typ(v) for a value that has none, so that printing
+// a value Check refuses cannot panic.
+func (e enumeration[T]) name(v T) string {
+	if int(v) < len(e.names) {
+		return e.names[v]
+	}
+	return fmt.Sprintf("%s(%d)", e.typ, v)
+}
+
+// text is v's name as MarshalText gives it, or an error for a value that
+// has none.
+func (e enumeration[T]) text(v T) ([]byte, error) {
+	if int(v) >= len(e.names) {
+		return nil, fmt.Errorf("%s(%d) has no name", e.typ, v)
+	}
+	return []byte(e.names[v]), nil
+}
+
+// parse is the value whose name is s.
+func (e enumeration[T]) parse(s string) (T, error) {
+	if i := slices.Index(e.names, s); i >= 0 {
 		return T(i), nil
 	}
-	return 0, fmt.Errorf("unknown %s %q (want %s)", what, s, want)
+	return 0, fmt.Errorf("unknown %s %q (want %s)", e.what, s, e.want)
+}
+
+// set sets *v to the value whose name is text, as UnmarshalText does.
+func (e enumeration[T]) set(v *T, text []byte) error {
+	x, err := e.parse(string(text))
+	if err == nil {
+		*v = x
+	}
+	return err
 }
 
 // Shape is the rate of a Poisson arrival process over time, in requests a
-// second, as Kind says; FirstCall adds a first request from every client, as
-// Brooker's retry_sim starts its clients (docs/fleet.md, From Go).
+// second; FirstCall adds a first request from every client (docs/fleet.md).
 type Shape struct {
 	Kind      ShapeKind
 	Rate      float64
@@ -102,8 +136,7 @@ type Shape struct {
 // At is the rate at time t, in seconds.
 func (s Shape) At(t float64) float64 { return s.at(t, s.From.Seconds(), s.To.Seconds()) }
 
-// at is At with From and To in seconds, from and to, which the engine's
-// arrivals keep rather than convert at every draw.
+// at is At with From and To in seconds, as the engine keeps them.
 func (s *Shape) at(t, from, to float64) float64 {
 	switch s.Kind {
 	case SpikeLoad:
@@ -127,8 +160,7 @@ func (s Shape) max() float64 {
 	return math.Max(s.Rate, s.Peak)
 }
 
-// settled is when the shape is back at its base rate for good, in seconds:
-// the end of a spike or ramp, 0 for a constant rate.
+// settled is when the shape is back at its base rate for good, in seconds.
 func (s Shape) settled() float64 {
 	if s.Kind == ConstantLoad {
 		return 0
@@ -145,21 +177,16 @@ const (
 	Stall                   // held until the window ends, then handled
 )
 
-var outageNames = [...]string{"fail", "stall"}
+var outageModes = enumOf[OutageMode]("OutageMode", "outage mode", "fail or stall", "fail", "stall")
 
 // String is the mode's name, as UnmarshalText reads it.
-func (m OutageMode) String() string { return enumName(outageNames[:], "OutageMode", m) }
+func (m OutageMode) String() string { return outageModes.name(m) }
 
 // MarshalText is the mode's name.
-func (m OutageMode) MarshalText() ([]byte, error) { return enumText(outageNames[:], "OutageMode", m) }
+func (m OutageMode) MarshalText() ([]byte, error) { return outageModes.text(m) }
 
 // UnmarshalText reads a mode's name.
-func (m *OutageMode) UnmarshalText(text []byte) error { return parseText(m, text, parseOutageMode) }
-
-// parseOutageMode reads an outage mode name.
-func parseOutageMode(s string) (OutageMode, error) {
-	return parseEnum[OutageMode](outageNames[:], s, "outage mode", "fail or stall")
-}
+func (m *OutageMode) UnmarshalText(text []byte) error { return outageModes.set(m, text) }
 
 // Outage is a window [From, To) of the run in which the server fails or
 // stalls every call; none when To <= From.
@@ -182,21 +209,16 @@ const (
 	IndependentServer                   // Base whatever the load
 )
 
-var serverNames = [...]string{"latency", "queue", "ratelimit", "independent"}
+var servers = enumOf[ServerKind]("ServerKind", "server", "", "latency", "queue", "ratelimit", "independent")
 
 // String is the kind's name, as UnmarshalText reads it.
-func (k ServerKind) String() string { return enumName(serverNames[:], "ServerKind", k) }
+func (k ServerKind) String() string { return servers.name(k) }
 
 // MarshalText is the kind's name.
-func (k ServerKind) MarshalText() ([]byte, error) { return enumText(serverNames[:], "ServerKind", k) }
+func (k ServerKind) MarshalText() ([]byte, error) { return servers.text(k) }
 
 // UnmarshalText reads a kind's name.
-func (k *ServerKind) UnmarshalText(text []byte) error { return parseText(k, text, parseServer) }
-
-// parseServer reads a server kind name.
-func parseServer(s string) (ServerKind, error) {
-	return parseEnum[ServerKind](serverNames[:], s, "server", "one of "+strings.Join(serverNames[:], ", "))
-}
+func (k *ServerKind) UnmarshalText(text []byte) error { return servers.set(k, text) }
 
 // Dist is the distribution of the queue server's service times.
 type Dist uint8
@@ -207,21 +229,16 @@ const (
 	ExponentialService             // mean Service.Median (M/M/c)
 )
 
-var distNames = [...]string{"lognormal", "exp"}
+var dists = enumOf[Dist]("Dist", "distribution", "lognormal or exp", "lognormal", "exp")
 
 // String is the distribution's name, as UnmarshalText reads it.
-func (d Dist) String() string { return enumName(distNames[:], "Dist", d) }
+func (d Dist) String() string { return dists.name(d) }
 
 // MarshalText is the distribution's name.
-func (d Dist) MarshalText() ([]byte, error) { return enumText(distNames[:], "Dist", d) }
+func (d Dist) MarshalText() ([]byte, error) { return dists.text(d) }
 
 // UnmarshalText reads a distribution's name.
-func (d *Dist) UnmarshalText(text []byte) error { return parseText(d, text, parseDist) }
-
-// parseDist reads a service distribution name.
-func parseDist(s string) (Dist, error) {
-	return parseEnum[Dist](distNames[:], s, "distribution", "lognormal or exp")
-}
+func (d *Dist) UnmarshalText(text []byte) error { return dists.set(d, text) }
 
 // Service is how long the queue server's workers take over a call.
 type Service struct {
@@ -231,8 +248,8 @@ type Service struct {
 }
 
 // Server is the one server every client calls; its Kind says which fields
-// it reads, and PFail fails any call it handles (docs/fleet.md, From Go).
-// Pushback makes its overload refusals say "do not retry".
+// it reads (docs/fleet.md, From Go), and Pushback makes its overload
+// refusals say "do not retry".
 type Server struct {
 	Kind         ServerKind
 	Base, Slope  time.Duration
@@ -244,11 +261,8 @@ type Server struct {
 	Pushback     bool
 }
 
-// Client is what every client does with a request (docs/fleet.md, From Go):
-// Clients clients share the load, each with an attempt Timeout, Attempts
-// tries in all, a Backoff, Keys, a Policy and Hedges extra copies an attempt,
-// one each HedgeDelay. A zero Clients, Timeout or Attempts means one client,
-// a 3 s timeout and 3 attempts.
+// Client is what each of Clients clients does with a request (docs/fleet.md,
+// From Go); a zero Clients, Timeout or Attempts means 1, 3 s and 3.
 type Client struct {
 	Clients        int
 	Timeout        time.Duration
@@ -261,8 +275,7 @@ type Client struct {
 	HonourPushback bool // give a request up when told "do not retry"
 }
 
-// withDefaults is cl with each zero field that Client says means a default
-// set to it.
+// withDefaults is cl with its zero fields that mean a default set to it.
 func (cl Client) withDefaults() Client {
 	def := DefaultConfig().Client
 	if cl.Clients == 0 {
@@ -277,8 +290,7 @@ func (cl Client) withDefaults() Client {
 	return cl
 }
 
-// withDefaults is g with every entry's and call's client given its
-// defaults (Client), its services and entries copied.
+// withDefaults is a copy of g with every client given its defaults.
 func (g Graph) withDefaults() Graph {
 	g.Entries = slices.Clone(g.Entries)
 	for k := range g.Entries {

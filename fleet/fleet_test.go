@@ -410,7 +410,7 @@ func TestCheck(t *testing.T) {
 		f(&p)
 		return p
 	}
-	for k := range PolicyKind(len(policyNames)) {
+	for k := range PolicyKind(len(policies.names)) {
 		c := good
 		c.Client.Policy = with(k, func(*PolicyConfig) {})
 		if err := c.Check(); err != nil {

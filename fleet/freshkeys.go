@@ -1,10 +1,8 @@
 package fleet
 
-// attemptKeys is a request's key store under FreshKeys, where each attempt
-// carries its own key (its hedge copies share it): bit a of busy says a
-// copy of attempt a holds its key in the server, bit a of done that the
-// key's work is done and its reply stored. Attempts count from 1 to
-// limits.FleetAttempts, so 128 bits hold them all.
+// attemptKeys is a request's key store under FreshKeys: bit a of busy says
+// a copy of attempt a holds its key in the server, bit a of done that its
+// work is done and its reply stored.
 type attemptKeys struct {
 	busy, done attemptSet
 }
@@ -16,8 +14,7 @@ func (s *attemptSet) has(a uint8) bool { return s[a>>6]&(1<<(a&63)) != 0 }
 func (s *attemptSet) add(a uint8)      { s[a>>6] |= 1 << (a & 63) }
 func (s *attemptSet) remove(a uint8)   { s[a>>6] &^= 1 << (a & 63) }
 
-// freshSlot gives a request just started in slot an empty key store, when
-// each attempt carries a fresh key.
+// freshSlot gives a request just started in slot an empty key store.
 func (s *sim) freshSlot(slot int32) {
 	switch {
 	case s.fresh == nil:
@@ -28,8 +25,7 @@ func (s *sim) freshSlot(slot int32) {
 	}
 }
 
-// freeKey is a copy of attempt leaving its service: the key it held there
-// is no longer in progress.
+// freeKey is a copy of attempt leaving its service with its key.
 func (s *sim) freeKey(slot int32, attempt uint8) {
 	s.reqs[slot].keyBusy = false
 	if s.fresh != nil {
@@ -37,8 +33,7 @@ func (s *sim) freeKey(slot int32, attempt uint8) {
 	}
 }
 
-// storeKey is a copy of attempt's work done: its key's reply is stored,
-// the request's key under SameKey, the attempt's under FreshKeys.
+// storeKey is a copy of attempt's work done: its key's reply is stored.
 func (s *sim) storeKey(slot int32, attempt uint8, e *edgeSim) {
 	s.reqs[slot].keyDone = e.sameKey
 	if e.freshKeys {

@@ -17,8 +17,7 @@ import (
 
 // Graph is one run of the service-graph model: services that call each
 // other, each call with its own client, and load entering at one or more
-// services (docs/graph.md, From Go). A fleet run is the graph of one entry
-// and one service (Config.Graph).
+// (docs/graph.md, From Go).
 type Graph struct {
 	Name      string        // labels the run in outputs
 	Duration  time.Duration // as Config's
@@ -27,9 +26,7 @@ type Graph struct {
 	Entries   []Entry       // where load enters: at least one
 	Deadlines bool          // propagate deadlines, as gRPC does
 
-	// memoryless is the Markovian mode of a graph made from a Config
-	// (Config.Graph); no other graph has one.
-	memoryless fleetdata.Memoryless
+	memoryless fleetdata.Memoryless // a Config's graph's only (Config.Graph)
 }
 
 // Node is a service: a server, its outage, and the calls it makes for each
@@ -68,9 +65,8 @@ type EntrySettings struct {
 	Crash              Crashes  // the workers' crashes
 }
 
-// edges lists g's edges in the order a replicate holds them: the
-// entries, then each service's calls, services in order. g must have passed
-// Check.
+// edges lists g's edges as a replicate holds them: the entries, then each
+// service's calls; g must have passed Check.
 func (g *Graph) edges() []fleetdata.Edge {
 	idx := g.index()
 	var es []fleetdata.Edge
@@ -85,9 +81,8 @@ func (g *Graph) edges() []fleetdata.Edge {
 	return es
 }
 
-// depths is each service's depth: 1 for a service an entry sends to, else 1
-// plus the least depth of a service that calls it (the shortest path from an
-// entry). g must have passed Check.
+// depths is each service's shortest path from an entry, 1 for an entry's
+// service; g must have passed Check.
 func (g *Graph) depths() []int {
 	idx := g.index()
 	depth := make([]int, len(g.Services))
@@ -122,8 +117,7 @@ func (g *Graph) index() map[string]int {
 	return idx
 }
 
-// Graph is c as the graph Run runs: one service named "server" with c's
-// server and outage, and one entry sending c's load to it with c's client.
+// Graph is c as the graph Run runs: one entry and one service, "server".
 func (c Config) Graph() Graph {
 	return Graph{Name: c.Name, Duration: c.Duration, Net: c.Net,
 		Services:   []Node{{Name: "server", Server: c.Server, Outage: c.Outage}},
@@ -141,9 +135,8 @@ func (g *Graph) callPath(v, i int) string {
 	return fmt.Sprintf("%s.calls[%d]", g.servicePath(v), i)
 }
 
-// Check refuses a graph the engine cannot run, before any work, with a
-// *schema.FieldError whose path names the setting (entries[0].load.rate,
-// services[db].calls[1].to); docs/graph.md lists what it refuses.
+// Check refuses a graph the engine cannot run with a *schema.FieldError
+// naming the setting by its path (services[db].calls[1].to).
 func (g *Graph) Check() error {
 	dur := g.Duration.Seconds()
 	if dur < 1 || dur > limits.FleetDuration {
@@ -239,8 +232,7 @@ func (g *Graph) entryTargets() string {
 	return strings.Join(to, ", ")
 }
 
-// checkCycles refuses a cycle of calls, naming it from the first service of
-// it met in a depth-first walk in service order.
+// checkCycles refuses a cycle of calls, found by a depth-first walk.
 func (g *Graph) checkCycles(idx map[string]int) error {
 	const (
 		unseen = iota
@@ -287,8 +279,7 @@ func (g *Graph) checkCycles(idx map[string]int) error {
 	return nil
 }
 
-// checkDepth refuses a chain of services longer than limits.GraphDepth; the graph
-// has no cycle.
+// checkDepth refuses a chain of services longer than limits.GraphDepth.
 func (g *Graph) checkDepth(idx map[string]int) error {
 	longest := make([]int, len(g.Services)) // the longest chain from v down, v included; 0: not yet known
 	var down func(v int) int
@@ -313,8 +304,6 @@ func (g *Graph) checkDepth(idx map[string]int) error {
 // checkSettings checks each entry's, service's and call's settings as
 // Config.Check does, their paths put under the entry's, service's or call's.
 func (g *Graph) checkSettings(idx map[string]int) error {
-	// Config.Check names a setting by its Config path; put it under the
-	// part of the graph that holds it.
 	under := func(err error, edge, server string) error {
 		var fe *schema.FieldError
 		if err == nil || !errors.As(err, &fe) {
@@ -340,8 +329,6 @@ func (g *Graph) checkSettings(idx map[string]int) error {
 			return err
 		}
 	}
-	// A call's load is its caller's: any valid shape checks its client and
-	// the service it calls.
 	one := Shape{Kind: ConstantLoad, Rate: 1}
 	for v, n := range g.Services {
 		for i, c := range n.Calls {

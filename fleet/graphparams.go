@@ -18,8 +18,7 @@ func noCrash(e Entry) string {
 	return ""
 }
 
-// switchParam is an entry's setting that is true or false, false unless
-// given.
+// switchParam is an entry's setting that is true or false, false by default.
 func switchParam(key, bounds, doc string, field func(e *Entry) *bool) decl.EntryParam[Entry] {
 	return decl.EntryParam[Entry]{Key: key, Type: "true or false", Default: "false", Bounds: bounds, Example: "true", Doc: doc,
 		Field: func(e *Entry) any { return field(e) }}

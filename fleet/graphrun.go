@@ -11,11 +11,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/retrysim/retrysim/backoff"
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
 	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/internal/waits"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -26,8 +24,7 @@ type GraphResult struct {
 	replicates []fleetdata.GraphReplicate
 }
 
-// entered is the requests that entered the graph in replicate r: the
-// entries' requests.
+// entered is the requests that entered the graph in replicate r.
 func entered(r *fleetdata.GraphReplicate, g *Graph) int64 {
 	var n int64
 	for k := range g.Entries {
@@ -36,9 +33,8 @@ func entered(r *fleetdata.GraphReplicate, g *Graph) int64 {
 	return n
 }
 
-// amplification is the calls that reached service v in replicate r
-// (attempts and hedges, refused ones included) per request that entered
-// the graph; NaN with no request.
+// amplification is the calls that reached service v in replicate r per
+// request that entered the graph; NaN with no request.
 func amplification(r *fleetdata.GraphReplicate, g *Graph, v int) float64 {
 	n := entered(r, g)
 	if n == 0 {
@@ -48,8 +44,7 @@ func amplification(r *fleetdata.GraphReplicate, g *Graph, v int) float64 {
 }
 
 // RunGraph simulates every graph Replicates times, as Run does
-// configurations, after checking the graphs (Graph.Check), the options and
-// the runs' cost; a panic in a program's own policy becomes its error.
+// configurations, after Graph.Check, Options.Check and a check of the cost.
 func RunGraph(ctx context.Context, graphs []Graph, opt Options) ([]GraphResult, error) {
 	opt = opt.withDefaults()
 	graphs = slices.Clone(graphs)
@@ -87,36 +82,19 @@ func RunGraph(ctx context.Context, graphs []Graph, opt Options) ([]GraphResult, 
 	return out, nil
 }
 
-// graphCost bounds what one replicate of a graph can reach, as Cost does a
-// configuration's, with the amplification of its calls: an entry's
-// requests are a Poisson bound of its arrivals (arrivalBound), a call's
-// requests at most the calls that reach its caller, and the calls that
-// reach a service at most the requests sent to it times their attempts x
-// (1 + hedges); so a request entering the graph makes at most the product
-// of attempts x (1 + hedges) along each path of calls, summed over paths.
+// graphCost bounds what one replicate of a graph can reach, as
+// replicateCost does a configuration's: a call's requests are at most the
+// calls that reach its caller, each making attempts x (1 + hedges) calls.
 type graphCost struct {
-	// Requests and Calls bound each edge's requests and each service's
-	// calls, in Graph.Edges and Graph.Services order; Events bounds the
-	// replicate's events.
-	Requests, Calls []float64
+	Requests, Calls []float64 // by edge (Graph.edges order) and by service
 	Events          float64
-	// InFlight bounds the request slots the replicate holds at once (see
-	// Graph.Cost).
-	InFlight float64
-	// Bytes bounds the replicate's memory while it runs, Series the series
-	// alone, kept until the run's replicates are averaged.
-	Bytes, Series float64
-	// worst is the edge whose copies (attempts x (1 + hedges)) are the
-	// most, the one to name when the events pass limits.FleetEvents.
-	worst int
+	InFlight        float64 // request slots held at once (inFlight)
+	Bytes, Series   float64 // memory while it runs; the series alone
+	worst           int     // the edge of the most copies a request
 }
 
-// cost bounds what one replicate of g can reach; g must have passed Check.
-// Each request on an edge takes at most the events Config.cost counts for
-// a request: an arrival or start, a send a retry's backoff, 4 a copy (5
-// when its service stalls) and one a hedge's delay. The slots in flight
-// are bounded as Config.cost bounds them, a request's tree at a time: see
-// inFlight.
+// cost bounds what one replicate of g can reach, counting a request's
+// events as Config.cost does; g must have passed Check.
 func (g *Graph) cost() graphCost {
 	edges := g.edges()
 	dur := g.Duration.Seconds()
@@ -128,9 +106,7 @@ func (g *Graph) cost() graphCost {
 		first[v] = n
 		n += len(g.Services[v].Calls)
 	}
-	// Services in an order where every caller comes before its callees:
-	// the calls that reach a service are known before its calls' requests.
-	order := g.topological()
+	order := g.topological() // callers first: a service's calls are known before its calls' requests
 	for k, e := range g.Entries {
 		c.Requests[k] = arrivalBound(e.Load.max()*dur) + e.Load.firstCalls(e.Client.Clients)
 		c.Bytes += e.Load.firstCalls(e.Client.Clients) * firstCallBytes
@@ -146,16 +122,8 @@ func (g *Graph) cost() graphCost {
 	var requests float64
 	for i, e := range edges {
 		cl := client(i)
-		attempts := float64(cl.Attempts)
-		perCopy := 4.0
-		if o := g.Services[e.To].Outage; o.On() && o.Mode == Stall {
-			perCopy++
-		}
-		sends := 0.0
-		if cl.Backoff.Kind != backoff.None {
-			sends = attempts - 1
-		}
-		c.Events += c.Requests[i] * (1 + sends + copies(cl)*perCopy + attempts*float64(cl.Hedges))
+		o := g.Services[e.To].Outage
+		c.Events += c.Requests[i] * requestEvents(cl, o.On() && o.Mode == Stall)
 		requests += c.Requests[i]
 		if copies(cl) > copies(client(c.worst)) {
 			c.worst = i
@@ -173,9 +141,6 @@ func (g *Graph) cost() graphCost {
 		cl := client(i)
 		held = math.Max(held, 1+2*copies(cl)+float64(cl.Attempts*cl.Hedges))
 	}
-	// A request held has at most a backoff's send pending, a timeout and
-	// an event on its way through a service a copy, and a hedge's; a slot
-	// has its place in free and up, and may hold a job.
 	pending := math.Min(c.Events, 1+c.InFlight*held)
 	eventSize := float64(unsafe.Sizeof(event{}))
 	c.Series = math.Ceil(dur) * float64(len(g.Services)) * float64(unsafe.Sizeof(fleetdata.Second{})+16) // and CallSeries, HeldSeries
@@ -206,10 +171,7 @@ func (g *Graph) cost() graphCost {
 			break
 		}
 	}
-	// The policy states, a client each (or one) on every edge, with what
-	// windowed ones keep: at most an entry a copy of every request the edge
-	// sends in the run.
-	for i := range edges {
+	for i := range edges { // the policy states, with what windowed ones keep
 		cl := client(i)
 		e, _ := windowBytes(Config{Duration: g.Duration, Load: Shape{Kind: ConstantLoad, Rate: c.Requests[i] / dur}, Client: *cl}, c.Requests[i], copies(cl), math.Inf(1))
 		c.Bytes += e
@@ -217,8 +179,7 @@ func (g *Graph) cost() graphCost {
 	return c
 }
 
-// timeouts is how many timeout FIFOs a replicate of g keeps: one for each
-// distinct Client.Timeout of its edges (sim.tq).
+// timeouts is how many timeout FIFOs (sim.tq) a replicate of g keeps.
 func (g *Graph) timeouts() int {
 	seen := map[time.Duration]bool{}
 	for _, e := range g.Entries {
@@ -232,20 +193,10 @@ func (g *Graph) timeouts() int {
 	return len(seen)
 }
 
-// inFlight bounds the request slots a replicate holds at once. A request
-// on edge e holds its slot at most life(e): its client's timeouts, hedge
-// delays and longest backoffs, a network delay, a stall, its service's time
-// (Base + Slope x every call it can get for a latency server; 0 for a
-// queue, whose calls are counted apart), and the calls the service then
-// makes, one after another at worst, each for its own life. A request
-// entering at entry k, with every request below it (tree(k): a call's
-// request makes attempts x (1 + hedges) calls, each of which makes the
-// service's calls), is so gone life(k) after it arrived, but for calls held
-// by a queue server: at most its workers' and its queue's calls, those on a
-// worker each with the requests below it (a call waiting in the queue has
-// made none yet). So the slots are at most, over the entries, the
-// arrivals in any window of life(k) (inWindow) times tree(k), plus the
-// queues' calls with their trees.
+// inFlight bounds the request slots a replicate holds at once: over the
+// entries, the arrivals in any window of a request's life (life plus the
+// calls below it, one after another) times the requests below each, plus
+// the calls a queue server holds with theirs.
 func (g *Graph) inFlight(edges []fleetdata.Edge, first, order []int, calls []float64) float64 {
 	net := netReach * g.Net.Seconds()
 	life := make([]float64, len(edges))
@@ -267,26 +218,22 @@ func (g *Graph) inFlight(edges []fleetdata.Edge, first, order []int, calls []flo
 	var slots float64
 	dur := g.Duration.Seconds()
 	for k, e := range g.Entries {
-		if e.TimeoutAtReceive {
-			// A try's timeout starts when a worker takes it: its wait in
-			// the queue, which no timeout bounds, adds to the request's
-			// life, so every arrival of the run may be alive at once.
+		if e.TimeoutAtReceive { // no timeout bounds the wait in the queue
 			life[k] = math.Inf(1)
 		}
 		tree := 1 + copies(&e.Client)*below[edges[k].To]
 		slots += (inWindow(e.Load.max(), life[k]*(1+1e-9)+1e-6, dur) + e.Load.firstCalls(e.Client.Clients)) * tree
 	}
 	for v, n := range g.Services {
-		if n.Server.Kind == QueueServer { // a call waiting in the queue has made no call yet: only those on a worker have requests below
+		if n.Server.Kind == QueueServer { // only calls on a worker have requests below
 			slots += math.Min(float64(n.Server.QueueMax+n.Server.Workers), calls[v]) + math.Min(float64(n.Server.Workers), calls[v])*below[v]
 		}
 	}
 	return slots
 }
 
-// life is how long a request with client cl to service v can wait on its
-// client and its copies' time in v's server (but a queue's), stalls
-// included, given the calls v can get.
+// life bounds how long a request with client cl to service v waits on its
+// client and on v's server (but a queue's), given the calls v can get.
 func (g *Graph) life(cl *Client, v int, calls float64) float64 {
 	a := float64(cl.Attempts)
 	t := a*cl.Timeout.Seconds() + a*float64(cl.Hedges)*cl.HedgeDelay.Seconds() + waits.Longest(cl.Backoff, cl.Attempts-1).Seconds()
@@ -311,8 +258,7 @@ func (g *Graph) client(e fleetdata.Edge) *Client {
 	return &g.Services[e.From].Calls[e.Index].Client
 }
 
-// copies is the most calls a request on an edge with client cl makes:
-// attempts x (1 + hedges).
+// copies is attempts x (1 + hedges): the most calls a request makes.
 func copies(cl *Client) float64 { return float64(cl.Attempts) * float64(1+cl.Hedges) }
 
 // topological is g's services in an order where a service comes before
@@ -342,18 +288,9 @@ func (g *Graph) topological() []int {
 	return order
 }
 
-// checkGraphCosts refuses graphs (each passed Check) whose bounds over every
-// graph and replicate (Graph.Cost) pass MaxEvents events or MaxBytes bytes
-// held at once, with a *FieldError naming the setting to change: the
-// attempts of the edge whose attempts x (1 + hedges) are the most, when a
-// request makes more than one call on it, else duration or replicates.
-func checkGraphCosts(graphs []Graph, opt Options) error {
-	_, err := graphBounds(graphs, opt)
-	return err
-}
-
-// graphBounds adds up the graphs' costs, and refuses them as
-// CheckGraphCost does.
+// graphBounds adds up the graphs' costs (each passed Check), refusing
+// those past limits.FleetEvents or limits.FleetBytes with a
+// *schema.FieldError naming the setting to change.
 func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 	opt = opt.withDefaults()
 	b := bounds{jobs: len(graphs) * opt.Replicates}
@@ -413,9 +350,8 @@ func graphBounds(graphs []Graph, opt Options) (bounds, error) {
 	return b, nil
 }
 
-// outageWindow is when g's outages begin (the earliest From of a service's
-// outage) and end (the latest To), in seconds; ok is false when no service
-// has one.
+// outageWindow is the earliest start and latest end of g's outages, in
+// seconds; ok is false with none.
 func (g *Graph) outageWindow() (from, to float64, ok bool) {
 	from, to = math.Inf(1), math.Inf(-1)
 	for _, n := range g.Services {
@@ -426,22 +362,10 @@ func (g *Graph) outageWindow() (from, to float64, ok bool) {
 	return from, to, ok
 }
 
-// drain is how long after g's outages end (OutageWindow) a service whose
-// per-second series is series first has the requests waiting for it back
-// at their level before them, with its verdict. The requests waiting are
-// those in its backlog (Second.Backlog: for a worker) and those waiting
-// out a backoff to call it again (Second.Scheduled: a job waiting out a
-// retry), each second's time average; the level before is their highest
-// one-second average over a whole second before the first outage begins,
-// but at least one request (the tolerance: a queue one call deep on
-// average is drained). Drain is s minus the outages' end, for the first
-// whole second s from then on whose average is at most that level, at a
-// second's resolution, and the verdict Recovered: the first return, so an
-// excursion of a stable queue later in the run, which Poisson arrivals
-// make now and then at any load, is not counted as draining. It is NaN
-// with Down when no second from the outages' end on is back (it never
-// drained in the run's duration), TooShort when no second of the series
-// starts after the outages end, NoTrigger with no outage.
+// drain is the seconds from the end of g's outages to the first whole
+// second whose requests waiting (Backlog plus Scheduled, a second's
+// average) are back at their highest level before the first outage (at
+// least 1), with its verdict (docs/workers.md): NaN unless Recovered.
 func (g *Graph) drain(series []fleetdata.Second) (float64, fleetdata.Verdict) {
 	from, to, ok := g.outageWindow()
 	if !ok {
@@ -466,23 +390,8 @@ func (g *Graph) drain(series []fleetdata.Second) (float64, fleetdata.Verdict) {
 }
 
 // drain sums up service v's drain over r's replicates: the share of those
-// judged (with an outage and a second after it) that drained, with its
-// Wilson interval (its Count those that drained), and the mean drain time
-// over those that drained with its Student t interval cut at 0 (NaN when
-// none did).
+// judged that drained, and their mean drain time, cut at 0.
 func (r GraphResult) drain(v int) (drained, seconds schema.Estimate) {
-	judged, ok := 0, 0
-	xs := make([]float64, len(r.replicates))
-	for i := range r.replicates {
-		s := &r.replicates[i].Services[v]
-		xs[i] = s.Drain
-		switch s.DrainVerdict {
-		case fleetdata.Recovered:
-			ok++
-			judged++
-		case fleetdata.Down:
-			judged++
-		}
-	}
-	return stats.Share(ok, judged), nonNegative(estimate(xs))
+	return recoveredShare(r.replicates, func(p *fleetdata.GraphReplicate) fleetdata.Verdict { return p.Services[v].DrainVerdict }),
+		nonNegative(column(r.replicates, func(p *fleetdata.GraphReplicate) float64 { return p.Services[v].Drain }))
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// endToEnd is the Service of entry k's end-to-end row: fleetdata.EndToEnd and the
-// service it sends to, with its index when another entry sends there too.
+// endToEnd is the Service of entry k's end-to-end row, with its index when
+// another entry sends to the same service.
 func (g *Graph) endToEnd(k int) string {
 	to := g.Entries[k].To
 	for j, e := range g.Entries {
@@ -21,9 +21,8 @@ func (g *Graph) endToEnd(k int) string {
 	return fleetdata.EndToEnd + ": " + to
 }
 
-// rows sums up r's replicates: a row for each entry from end to end, in
-// Graph.Entries order, then a row for each service, in Graph.Services
-// order.
+// rows sums up r's replicates: a row an entry from end to end, then a row a
+// service.
 func (r GraphResult) rows() []fleetdata.GraphRow {
 	g := &r.Graph
 	d := g.Duration.Seconds()
@@ -121,9 +120,8 @@ func ratioF(a float64, b int64) float64 {
 	return a / float64(b)
 }
 
-// series is r's time series: for each service, in Graph.Services order,
-// one point a second, averaged over replicates (summed in replicate order,
-// so the bytes do not depend on the workers).
+// series is r's time series, a point a second a service, averaged over
+// replicates in replicate order.
 func (r GraphResult) series() []fleetdata.GraphPoint {
 	if len(r.replicates) == 0 {
 		return nil

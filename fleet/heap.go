@@ -18,24 +18,16 @@ type event struct {
 	outcome uint8 // what a reply says
 }
 
-// eventQueue holds the events not in a timeout FIFO and pops them in the
-// order of their times, events of the same time in the order they were
-// pushed: (t, push order) is a total order, so which bucket an event sits
-// in, and every width below, changes the speed and never the order.
+// eventQueue pops the events not in a timeout FIFO in the order of their
+// times, events of the same time in push order; bucket widths change the
+// speed, never the order.
 //
-// It is a calendar queue (Brown 1988), a timing wheel of wheelSize buckets
-// of width w from base: an event goes to bucket k when (t - base)/w, the
-// same float for the same t, is in [k, k+1); to the sorted run bot when k is
-// a bucket already loaded (below cur); to far past the wheel. Buckets and far
-// are lists, in push order, of nodes in one pool. A pop takes bot's first
-// event; when bot is spent it loads the next non-empty bucket, sorted by a
-// stable insertion sort, and when the wheel is spent it starts a new one at
-// far's earliest event, its width sized for about bucketEvents pops a bucket
-// at the pop rate of the wheel before. Pushing and popping cost O(1) but
-// for the sort of a bucket's few events and far's events, looked at once a
-// wheel. Since (t - base)/w grows with t, every event in bot comes before
-// every event in a bucket, and a bucket's before the next's and far's; and
-// events of the same time are always in the same place, in push order.
+// It is a calendar queue (Brown 1988): wheelSize buckets of width 1/inv
+// from base, lists in push order of nodes in one pool; bot, the loaded
+// buckets' events sorted stably; far, the events past the wheel, from which
+// a spent wheel restarts, sized for bucketEvents pops a bucket. An event
+// goes to bucket floor((t-base)*inv), so bot's events come before every
+// bucket's, and a bucket's before the next's and far's.
 type eventQueue struct {
 	bot  []event // the events of the loaded buckets, sorted, from head
 	head int
@@ -52,9 +44,7 @@ type eventQueue struct {
 	next         []int32 // each node's successor in its list, or the next free node
 	free         int32   // the first free node
 
-	// pops and popsAt measure the pop rate: pops since the wheel started
-	// at popsAt.
-	pops   int
+	pops   int // since the wheel started at popsAt: the pop rate
 	popsAt float64
 }
 
@@ -62,32 +52,21 @@ const (
 	wheelSize    = 1024
 	bucketEvents = 4
 	none         = -1
-	// wheelBytes are the bytes of the wheel's arrays: first, last and full.
-	wheelBytes = 8*wheelSize + wheelSize/8
+	wheelBytes   = 8*wheelSize + wheelSize/8
 )
 
-// queueBytes bounds what an eventQueue's bytes can reach with at most n
-// events pending at any time: pool and next, made with room for 256, grow
-// by append only when every node holds a pending event, so from a capacity
-// below n; bot, from a capacity below n when a bucket is loaded or an event
-// put back, and below 4n/3 when a push finds it full (its spent events a
-// quarter of it or more are dropped instead); and the wheel. A queue that
-// reuses another's memory (reuse), a replicate of the same graph's, starts
-// from capacities that met the same bound.
+// queueBytes bounds an eventQueue's bytes with at most n events pending at
+// any time: pool and next grow from below n, bot from below 4n/3.
 func queueBytes(n float64) float64 {
 	size := float64(unsafe.Sizeof(event{}))
 	return grownBytes(n, size) + grownBytes(n, 4) + grownBytes(4*n/3, size) + wheelBytes
 }
 
 // grownBytes bounds the bytes of a slice of items of size bytes that append
-// grew, one item at a time, from a capacity of at most c (or that was made
-// with room for 256): Go doubles a capacity below 256 (to at most 510) and
-// grows a larger one c to c + (c + 768)/4, then rounds the bytes up to a
-// size class or a page, less than 8 KiB more.
+// grew one at a time from a capacity of at most c (or 256).
 func grownBytes(c, size float64) float64 { return size*math.Max(512, 1.25*c+192) + 8192 }
 
-// pad is the slack, in events, the memory bounds (Config.Cost, Graph.Cost)
-// give the event queue (queueBytes) beyond the events pending.
+// pad is the slack, in events, the memory bounds give queueBytes.
 const pad = 3
 
 func (q *eventQueue) len() int { return q.n }
@@ -98,14 +77,6 @@ func (q *eventQueue) min() float64 {
 		q.load()
 	}
 	return q.bot[q.head].t
-}
-
-// pop removes and returns the earliest event; the queue must not be empty.
-func (q *eventQueue) pop() event {
-	if q.head == len(q.bot) {
-		q.load()
-	}
-	return q.take()
 }
 
 // take removes and returns the earliest event once min has loaded it.
@@ -160,9 +131,8 @@ func (q *eventQueue) push(e event) {
 	}
 }
 
-// start readies an empty queue, its nodes in pool and next (empty): a wheel
-// from -Inf (every push goes to far) until the first pop, a millisecond a
-// bucket until a rate is known.
+// start readies an empty queue on pool and next: every push goes to far
+// until the first pop, a millisecond a bucket until a rate is known.
 func (q *eventQueue) start(pool []event, next []int32) {
 	q.pool, q.next, q.free = pool, next, none
 	q.far, q.farLast = none, none
@@ -172,8 +142,7 @@ func (q *eventQueue) start(pool []event, next []int32) {
 	}
 }
 
-// reuse readies q, new, with the memory of old, which is not used after:
-// the queue of the replicate before on the same worker.
+// reuse readies q with the memory of old, which is not used after.
 func (q *eventQueue) reuse(old *eventQueue) {
 	q.start(old.pool[:0], old.next[:0])
 	q.bot = old.bot[:0]
@@ -196,9 +165,8 @@ func (q *eventQueue) add(e event, first, last int32) (int32, int32) {
 	return first, i
 }
 
-// load refills bot, which is spent, with the next non-empty bucket, sorted,
-// starting a new wheel from far when this one is spent; the queue must not
-// be empty.
+// load refills spent bot with the next non-empty bucket, sorted, or a new
+// wheel's; the queue must not be empty.
 func (q *eventQueue) load() {
 	q.bot, q.head = q.bot[:0], 0
 	k := q.nextFull()
@@ -208,8 +176,6 @@ func (q *eventQueue) load() {
 	}
 	q.full[uint(k)/64] &^= 1 << (uint(k) % 64)
 	q.cur = k + 1
-	// Locals, not q's fields, in the loops: the compiler keeps them in
-	// registers.
 	bot, pool, next, free := q.bot, q.pool, q.next, q.free
 	for i := q.first[k]; i != none; {
 		bot = append(bot, pool[i])
@@ -256,9 +222,8 @@ func (q *eventQueue) nextFull() int {
 	return -1
 }
 
-// rewheel starts a new wheel at far's earliest event, the wheel before
-// spent, and moves far's events that fall in it to their buckets, in push
-// order.
+// rewheel starts a new wheel at far's earliest event and moves far's events
+// in it to their buckets, in push order.
 func (q *eventQueue) rewheel() {
 	lo := q.pool[q.far].t
 	for i := q.far; i != none; i = q.next[i] {
@@ -285,8 +250,7 @@ func (q *eventQueue) rewheel() {
 	}
 }
 
-// link appends node i to the list from first to last and returns its new
-// ends.
+// link appends node i to the list from first to last, returning its ends.
 func (q *eventQueue) link(i, first, last int32) (int32, int32) {
 	if last == none {
 		return i, i
@@ -317,10 +281,4 @@ func (q *eventQueue) clone() eventQueue {
 	c.pool = append([]event(nil), q.pool...)
 	c.next = append([]int32(nil), q.next...)
 	return c
-}
-
-// bytes is the memory the queue holds: its slices at their capacities and
-// its wheel.
-func (q *eventQueue) bytes() int {
-	return int(unsafe.Sizeof(event{}))*(cap(q.bot)+cap(q.pool)) + 4*cap(q.next) + wheelBytes
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // The queue pops events in the order of their times and, of events of the
@@ -103,4 +104,18 @@ func TestEventQueueBytesBound(t *testing.T) {
 			t.Errorf("n %d: the queue held %d bytes, within the old bound %.0f", n, most, old)
 		}
 	}
+}
+
+// pop removes and returns the earliest event; the queue must not be empty.
+func (q *eventQueue) pop() event {
+	if q.head == len(q.bot) {
+		q.load()
+	}
+	return q.take()
+}
+
+// bytes is the memory the queue holds: its slices at their capacities and
+// its wheel.
+func (q *eventQueue) bytes() int {
+	return int(unsafe.Sizeof(event{}))*(cap(q.bot)+cap(q.pool)) + 4*cap(q.next) + wheelBytes
 }

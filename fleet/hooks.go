@@ -7,8 +7,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// init gives internal/fleetrun what a result holds and the functions over
-// it that are no API (see fleetdata.Hooks).
+// init gives internal/fleetrun what is no API (fleetdata.Hooks).
 func init() {
 	var h fleetdata.Hooks
 	h.Replicates = func(r any) []fleetdata.Replicate { return r.(Result).replicates }
@@ -34,7 +33,7 @@ func init() {
 	}
 	h.CheckSweep = func(c any, paths []string) error { return c.(*Config).checkSweep(paths) }
 	h.CheckCost = func(cfgs, opt any) error { return checkCosts(cfgs.([]Config), opt.(Options)) }
-	h.CheckGraphCost = func(graphs, opt any) error { return checkGraphCosts(graphs.([]Graph), opt.(Options)) }
+	h.CheckGraphCost = func(graphs, opt any) error { _, err := graphBounds(graphs.([]Graph), opt.(Options)); return err }
 	h.SeriesBytes = func(c any) float64 { return c.(*Config).cost().Series }
 	h.Memoryless = func(c any) *fleetdata.Memoryless { return &c.(*Config).memoryless }
 	h.First = func(o any) *int { return &o.(*Options).first }
@@ -45,8 +44,8 @@ func init() {
 	fleetdata.SetHooks(h)
 }
 
-// checkSweep checks c set at a sweep's point by paths: a path c does not
-// read there (unreadWhy) is refused, naming it, then c as Check does.
+// checkSweep refuses a path of a sweep's point that c does not read there,
+// then checks c.
 func (c *Config) checkSweep(paths []string) error {
 	unread := c.unreadWhy()
 	for _, path := range paths {

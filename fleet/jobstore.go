@@ -10,20 +10,16 @@ import (
 	"github.com/retrysim/retrysim/internal/pathtext"
 )
 
-// KeyStore is the delivery model's worker key store (delivery.Store) kept
-// by the workers an entry sends to, a record a step shared by every delivery
-// of a job: Mode as the delivery model's, Lease a lease's expiry after its
-// claim, and TTL how long a key lasts (0: forever). docs/workers.md says
-// where the modes differ from the delivery model's.
+// KeyStore is the delivery model's key store kept by the workers an entry
+// sends to, a record a step: TTL is how long a key lasts (0: forever), Lease
+// how long a claim holds (docs/workers.md).
 type KeyStore struct {
 	Mode       delivery.Store
 	TTL, Lease time.Duration
 }
 
-// Crashes are worker crashes at one of the delivery model's crash points,
-// At, in the workers an entry sends to: a worker dies with probability P each
-// time a delivery passes At, at most Max times a job (0: no bound), and its
-// job comes back at its visibility timeout (docs/workers.md).
+// Crashes are the workers' deaths with probability P each time a delivery
+// passes At, at most Max a job (0: no bound) (docs/workers.md).
 type Crashes struct {
 	P   float64
 	At  delivery.CrashPoint
@@ -33,13 +29,8 @@ type Crashes struct {
 // guarded says the entry's workers keep a store or crash.
 func (e *Entry) guarded() bool { return e.Store.Mode != delivery.NoStore || e.Crash.P > 0 }
 
-// checkGuard refuses entry k's store and crashes, named as the delivery
-// model's queue settings are (store, ttl, lease, crash, crash_at,
-// max_crashes): a mode or crash point
-// out of its enumeration, a negative or too long TTL or lease, a lease
-// that holds nothing, a crash probability out of [0, 1], a bound on crashes
-// out of [0, limits.DeliveryCrashes], and either on a service with no calls
-// to guard or whose calls are Parallel (a job's steps run in order).
+// checkGuard refuses entry k's store and crashes out of their bounds, or on
+// a service with no calls or Parallel ones (a job's steps run in order).
 func (g *Graph) checkGuard(k int, idx map[string]int) error {
 	e := &g.Entries[k]
 	path := func(s string) string { return fmt.Sprintf("entries[%d].%s", k, s) }
@@ -87,12 +78,10 @@ func (g *Graph) checkGuard(k int, idx map[string]int) error {
 
 // keyRecord is a step's record in a job's store (KeyStore).
 type keyRecord struct {
-	written float64 // when the key was written
-	until   float64 // Lease: when the lease runs out
-	// attempt and copy name the delivery holding a lease: the entry's
-	// attempt and copy that the workers' job serves.
-	attempt, copy uint8
-	present, done bool // done: Lease's done status
+	written       float64 // when the key was written
+	until         float64 // Lease: when the lease runs out
+	attempt, copy uint8   // the delivery holding a lease
+	present, done bool    // done: Lease's done status
 }
 
 // guard is an entry's store and crashes in the engine's units.
@@ -103,10 +92,7 @@ type guard struct {
 	crashAt             delivery.CrashPoint
 	maxCrashes          int
 	crashed, rolledBack int64
-	// held counts deliveries that found a step's lease held by another
-	// and left the job unacked; lost the jobs completed with a step whose
-	// key says done and whose work no delivery did (countLost).
-	held, lost int64
+	held, lost          int64 // deliveries that found a lease held; lost work (countLost)
 }
 
 // newGuard is entry e's guard, nil when it keeps no store and never crashes.
@@ -118,8 +104,7 @@ func newGuard(e *Entry) *guard {
 		crashP: e.Crash.P, crashAt: e.Crash.At, maxCrashes: e.Crash.Max}
 }
 
-// guardOf is the guard of the entry job j serves, nil when j serves no
-// entry's request or the entry keeps no store and never crashes.
+// guardOf is the guard of the entry job j serves, or nil.
 func (s *sim) guardOf(j int32) *guard {
 	if s.keys == nil {
 		return nil
@@ -136,8 +121,8 @@ func (s *sim) record(j int32, i int) *keyRecord {
 	return &s.keys[int(s.jobs[j].slot)*s.keysWide+i]
 }
 
-// crash reports whether job j's worker dies at point p, within the job's
-// bound; the draw is made only when p is g's crash point.
+// crash reports whether job j's worker dies at point p, drawing only at
+// g's crash point.
 func (s *sim) crash(j int32, g *guard, p delivery.CrashPoint) bool {
 	if g.crashAt != p || g.crashP == 0 {
 		return false
@@ -155,8 +140,7 @@ func (s *sim) crash(j int32, g *guard, p delivery.CrashPoint) bool {
 	return true
 }
 
-// present says a record is there and has not expired; Lease keeps done
-// keys.
+// present says a record is there and has not expired.
 func (s *sim) present(g *guard, k *keyRecord) bool {
 	if !k.present {
 		return false
@@ -167,11 +151,8 @@ func (s *sim) present(g *guard, k *keyRecord) bool {
 	return g.ttlSecs == 0 || s.now < k.written+g.ttlSecs
 }
 
-// step goes on with guarded job j from its call i: the crash point before
-// the key, the store's check (a step whose key is found is skipped as
-// done), its write, then the call, each of whose tries passes the crash
-// point after the key. Past the last call, the crash point before the ack,
-// then the job's answer.
+// step goes on with guarded job j from its call i: the crash point, the
+// store's check and write, then the call; past the last, the ack.
 func (s *sim) step(j int32, g *guard, i int) {
 	calls := len(s.svcs[s.jobs[j].svc].calls)
 	for ; i < calls; i++ {
@@ -212,11 +193,9 @@ func (s *sim) step(j int32, g *guard, i int) {
 	s.answerJob(j, true, false)
 }
 
-// crashBeforeTry is the crash point between a step's key and its call,
-// passed before each try of the call, as the delivery model passes it
-// before each call of a step its strategy retries: it reports whether the
-// worker of the job whose current step the request in slot is died there,
-// the request then failed untried.
+// crashBeforeTry reports whether the worker of the job whose step the
+// request in slot is died between the step's key and this try, as the
+// delivery model's does before each call.
 func (s *sim) crashBeforeTry(slot int32) bool {
 	j, g := s.callGuard(slot)
 	if g == nil || g.crashAt != delivery.AfterKey || s.jobs[j].answered || s.jobs[j].cur != slot {
@@ -229,10 +208,8 @@ func (s *sim) crashBeforeTry(slot int32) bool {
 	return true
 }
 
-// stepDone is guarded job j's call having ended (ok: succeeded): on
-// success the crash point after the work and After's record, then the
-// next step; on failure Lease releases the job's keys its delivery holds
-// and not done, and the job fails.
+// stepDone is guarded job j's call having ended: on success the next
+// step, on failure the job's end (a Lease released).
 func (s *sim) stepDone(j int32, g *guard, ok, pushback bool) {
 	jb := &s.jobs[j]
 	if !ok {
@@ -256,13 +233,8 @@ func (s *sim) stepDone(j int32, g *guard, ok, pushback bool) {
 }
 
 // commits says whether the work of the request in slot, a call of guarded
-// job j just done by the called service, commits: always, but under Lease
-// only while the job's delivery still holds the step's lease, whose done
-// status the work then commits with. Work that does not commit rolls back:
-// that of a call the job has moved past (a try that timed out, whose
-// retry or failure ended the step), or of a try after the step's work
-// committed, does nothing more; a delivery whose lease was taken over no
-// longer holds the job and leaves it unacked.
+// job j, commits: always, but under Lease only while the job's delivery
+// still holds the step's lease; a delivery that lost it leaves the job.
 func (s *sim) commits(slot, j int32, g *guard) bool {
 	if g.mode != delivery.Lease {
 		return true
@@ -282,9 +254,8 @@ func (s *sim) commits(slot, j int32, g *guard) bool {
 	return false
 }
 
-// abandon is job j's worker leaving it with no answer, dead or no longer
-// holding the job: the worker is free for the next job, and the job comes
-// back when the entry's attempt times out.
+// abandon is job j's worker leaving it unanswered: it comes back at the
+// entry's attempt's timeout.
 func (s *sim) abandon(j int32) {
 	s.jobs[j].dead = true
 	slot := s.jobs[j].slot
@@ -292,16 +263,13 @@ func (s *sim) abandon(j int32) {
 	s.recycleIdle(slot)
 }
 
-// rollsBack says the work of the request in slot, just done by its
-// service, rolls back: a call of a guarded job whose delivery no longer
-// holds the step's lease (see commits).
+// rollsBack says the work of the request in slot rolls back (commits).
 func (s *sim) rollsBack(slot int32) bool {
 	j, g := s.callGuard(slot)
 	return g != nil && !s.commits(slot, j, g)
 }
 
-// callGuard is the job that made the call in slot and its guard; the
-// guard is nil when the request is no call of a guarded job.
+// callGuard is the job that made the call in slot and its guard, or nil.
 func (s *sim) callGuard(slot int32) (int32, *guard) {
 	if s.keys == nil || s.up[slot] < 0 {
 		return -1, nil
@@ -315,10 +283,8 @@ type jobBook struct {
 	completed bool
 }
 
-// countLost counts, as the request in slot (an entry's, guarded by g)
-// ends, a job that completed although one of its steps has a key saying
-// its work was done (Lease: a done status) and no delivery did that work:
-// the delivery model's lost work, which leaves a failed job to the failed.
+// countLost counts, as the entry's request in slot ends, a completed job
+// one of whose steps is keyed done with no delivery having done its work.
 func (s *sim) countLost(slot int32, g *guard) {
 	if !s.books[slot].completed {
 		return

@@ -13,9 +13,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// checkMemoryless refuses a Memoryless run whose law is not the chain's,
-// with a *schema.FieldError naming memoryless, or the field of it at fault
-// (memoryless.retry_prob).
+// checkMemoryless refuses a Memoryless run whose law is not the chain's.
 func (c *Config) checkMemoryless() error {
 	m := c.memoryless
 	if !m.On {
@@ -47,9 +45,8 @@ func (c *Config) checkMemoryless() error {
 	return rate("memoryless.backoff_rate", m.BackoffRate)
 }
 
-// retryMemoryless is retry under Memoryless: the request goes to the orbit
-// with probability RetryProb if the orbit has room, and waits there an
-// exponential backoff; else it fails.
+// retryMemoryless is retry under Memoryless: to the orbit, if it has room,
+// with probability RetryProb, else a failure.
 func (s *sim) retryMemoryless(slot int32, timeout bool) {
 	m := &s.mem
 	r := &s.reqs[slot]
@@ -68,14 +65,12 @@ func (s *sim) retryMemoryless(slot int32, timeout bool) {
 
 // tracer is fleetdata.Tracer on the engine.
 type tracer struct {
-	s *sim
-	// shown is the end of the last span shown: the span a stop ended in is
-	// not shown again on resuming.
+	s     *sim
 	shown float64
 }
 
 // newTracer starts replicate seed of cfg, which must have passed Check with
-// Memoryless on. Its streams are those Run gives the replicate of that seed.
+// Memoryless on, on Run's streams.
 func newTracer(cfg *Config, seed uint64) *tracer {
 	return &tracer{s: newSim(cfg, seed)}
 }
@@ -128,13 +123,10 @@ func (t *tracer) Split(seed uint64) fleetdata.Tracer {
 func (t *tracer) Events() int64 { return t.s.events }
 
 // splitPathSlack bounds what a Memoryless path holds beyond simFixed and its
-// series: its request slots, events and queues, for calls that are at most
-// the workers, the queue and the orbit. Measured (TestSplitBytesBoundAPath):
-// 64 KB a path in all at a horizon of 31 s, 413 KB at 3,600 s.
+// series (TestSplitBytesBoundAPath).
 const splitPathSlack = 16 << 10
 
-// pathBytes bounds the memory of one tracer on cfg, a path of a splitting:
-// a replicate's whole state, its series over cfg's duration included.
+// pathBytes bounds the memory of one tracer on cfg, a path of a splitting.
 func pathBytes(cfg *Config) float64 { return simFixed + cfg.cost().Series + splitPathSlack }
 
 var _ fleetdata.Tracer = (*tracer)(nil)

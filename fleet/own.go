@@ -7,12 +7,10 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// PolicyFactory is a Go program's own Policy, run in place of a built-in
-// kind when PolicyConfig.Own points to it. New is called at the start of
-// every replicate, once a client (or once if Shared), from several
-// goroutines at once: its policies must share no state a call changes. A
-// panic ends the run with a *schema.PanicError. docs/fleet.md (A policy of
-// your own) says when each method is called.
+// PolicyFactory is a Go program's own Policy, run when PolicyConfig.Own
+// points to it. New is called from several goroutines at once: its policies
+// must share no state a call changes. A panic ends the run with a
+// *schema.PanicError.
 type PolicyFactory struct {
 	Name        string        // the policy's name in errors and settings
 	New         func() Policy // a fresh policy state
@@ -20,8 +18,7 @@ type PolicyFactory struct {
 	Random      bool          // draw the u that Start and Retry get
 }
 
-// policyPanic is a panic in a user's policy, carried up to the replicate
-// with the stack it panicked on.
+// policyPanic is a panic in a user's policy, with its stack.
 type policyPanic struct {
 	name  string
 	v     any

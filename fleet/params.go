@@ -13,9 +13,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// init registers the declarations of a Config, an Entry and a Graph, which
-// decl.Params, decl.EntryParams and decl.GraphParams return, and why a run
-// never reads a setting of a Config, which decl.UnreadWhy returns.
+// init registers the declarations of a Config, an Entry and a Graph, and
+// why a run never reads a setting of a Config (decl.UnreadWhy).
 func init() {
 	decl.Register(paramList)
 	decl.Register(func() []decl.EntryParam[Entry] { return slices.Clone(entryParams) })
@@ -23,10 +22,8 @@ func init() {
 	decl.RegisterUnread(Config.unreadWhy)
 }
 
-// paramList lists the settings of one run, in the order a command's help
-// groups them: the load, the server, the client, its policy and hedges,
-// each with its Key. What runs it (the duration, replicates, seed) is not a
-// model setting. The result is a fresh slice.
+// paramList lists the settings of one run in the order help groups them,
+// each with its Key: a fresh slice.
 func paramList() []decl.Param[Config] {
 	ps := slices.Clone(params)
 	for i, p := range ps {
@@ -39,7 +36,7 @@ func paramList() []decl.Param[Config] {
 
 // params declares every setting of a Config once (paramList).
 var params = []decl.Param[Config]{
-	{Path: "load.kind", Key: "shape", Field: func(c *Config) any { return nameField(&c.Load.Kind, parseShape, ShapeKind.String) },
+	{Path: "load.kind", Key: "shape", Field: func(c *Config) any { return nameField(&c.Load.Kind, shapes.parse, ShapeKind.String) },
 		Usage: usage("the `shape` of the arrival rate over time: constant, spike (%s in [%s, %s), brooker-collapse's spike unless they are given) or ramp (from %s at %s up to %s, at least %s, midway and down at the same slope, %s again at %s, floored at 0)", "load.peak", "load.from", "load.to", "load.rate", "load.from", "load.peak", "load.rate", "load.rate", "load.to")},
 	{Path: "load.rate", Field: func(c *Config) any { return &c.Load.Rate }, Lo: 0, Hi: limits.FleetRate,
 		Usage: usage("the base arrival `rate`, requests a second (Poisson)")},
@@ -49,11 +46,11 @@ var params = []decl.Param[Config]{
 		Usage: usage("the spike or ramp starts at this `time`")},
 	{Path: "load.to", Field: func(c *Config) any { return &c.Load.To },
 		Usage: usage("the spike or ramp ends at this `time`; recovery is measured from it")},
-	{Path: "load.first_call", Field: func(c *Config) any { return nameField(&c.Load.FirstCall, parseSwitch, switchName) },
+	{Path: "load.first_call", Field: func(c *Config) any { return nameField(&c.Load.FirstCall, switches.parse, switches.name) },
 		Usage: usage("`true` gives every client a first request at an exponential time of mean net from the start, besides the Poisson arrivals, as Brooker's retry_sim starts its clients: true or false")},
-	{Path: "outage.mode", Key: "outage-mode", Field: func(c *Config) any { return nameField(&c.Outage.Mode, parseOutageMode, OutageMode.String) },
+	{Path: "outage.mode", Key: "outage-mode", Field: func(c *Config) any { return nameField(&c.Outage.Mode, outageModes.parse, OutageMode.String) },
 		Usage: usage("the outage's `mode`: fail (an error at once) or stall (held until the window ends)")},
-	{Path: "server.kind", Key: "server", Field: func(c *Config) any { return nameField(&c.Server.Kind, parseServer, ServerKind.String) },
+	{Path: "server.kind", Key: "server", Field: func(c *Config) any { return nameField(&c.Server.Kind, servers.parse, ServerKind.String) },
 		Usage: usage("the `kind` of server: latency (%s + %s x calls in progress, Brooker's), queue (%s workers, at most %s waiting, %s times), ratelimit (%s a second, %s; %s each) or independent (%s each, whatever the load)", "server.base", "server.slope", "server.workers", "server.queue_max", "server.service.median", "server.limit", "server.burst", "server.base", "server.base")},
 	{Path: "server.base", Field: func(c *Config) any { return &c.Server.Base },
 		Usage: usage("the server's base latency, a `duration`")},
@@ -65,7 +62,7 @@ var params = []decl.Param[Config]{
 		Usage: usage("the queue server holds at most `n` waiting calls; a call beyond is rejected at once")},
 	{Path: "server.service.median", Key: "service", Field: func(c *Config) any { return &c.Server.Service.Median },
 		Usage: usage("the queue server's median (lognormal) or mean (exp) service time, a `duration`")},
-	{Path: "server.service.dist", Key: "service-dist", Field: func(c *Config) any { return nameField(&c.Server.Service.Dist, parseDist, Dist.String) },
+	{Path: "server.service.dist", Key: "service-dist", Field: func(c *Config) any { return nameField(&c.Server.Service.Dist, dists.parse, Dist.String) },
 		Usage: usage("the `distribution` of the queue server's service times: lognormal or exp")},
 	{Path: "server.service.sigma", Key: "service-sigma", Field: func(c *Config) any { return &c.Server.Service.Sigma }, Lo: 0, Hi: 4,
 		Usage: usage("the lognormal service times' log-sd `sigma`, 0 to 4 (0: every call takes %s)", "server.service.median")},
@@ -75,7 +72,7 @@ var params = []decl.Param[Config]{
 		Usage: usage("the rate limit's bucket holds `n` calls")},
 	{Path: "server.p_fail", Field: func(c *Config) any { return &c.Server.PFail }, Probability: true,
 		Usage: usage("`probability` that a call the server handles fails, doing nothing, whatever the load")},
-	{Path: "server.pushback", Field: func(c *Config) any { return nameField(&c.Server.Pushback, parseSwitch, switchName) },
+	{Path: "server.pushback", Field: func(c *Config) any { return nameField(&c.Server.Pushback, switches.parse, switches.name) },
 		Usage: usage("`true` makes the server's overload refusals (a full queue, the rate limit) say \"do not retry\", as Envoy's x-envoy-overloaded and gRPC's server pushback do: true or false")},
 	{Path: "net", Field: func(c *Config) any { return &c.Net },
 		Usage: usage("the mean one-way network delay, an exponential `duration` (0: none)")},
@@ -99,7 +96,7 @@ var params = []decl.Param[Config]{
 		Usage: usage("the key `mode`: none (a retry repeats completed work), fresh (a new key an attempt, which a hedge's copies share: the server catches duplicate copies, not retries) or same (the server stores a key's reply; an attempt while its key is in progress is a conflict)")},
 	{Path: "client.policy.kind", Key: "policy", Field: func(c *Config) any { return policyKindField{&c.Client.Policy} },
 		Usage: usage("the client `policy` that may refuse a retry or a hedge: unlimited, token-bucket (%s, %s), aws (aws-sdk-go-v2 v1.47.8's quota: %s, %s, %s), aws-spec (the same with the AWS retry spec's refund, as aws-sdk-go-v2 from v1.48.0), grpc (%s, %s), breaker or attempt-breaker (%s), finagle-budget (Finagle 24.5.0's RetryBudget: %s, %s, %s), envoy-budget (Envoy v1.39.0's retry budget: %s, %s); or, refusing first attempts too, sliding-breaker (resilience4j 2.4.0's and Polly 8.7.0's breaker: %s, %s, %s, %s, %s, %s), sre-throttle (the SRE book's: %s, %s) or grpc-adaptive (grpc-go v1.83.1's adaptive throttler: 30 s in 100 bins, ratio for accepts 2, padding 8)", "client.policy.rate", "client.policy.size", "client.policy.tokens", "client.policy.cost", "client.policy.timeout_cost", "client.policy.max_tokens", "client.policy.ratio", "client.policy.threshold", "client.policy.budget_ratio", "client.policy.ttl", "client.policy.min_rate", "client.policy.budget_ratio", "client.policy.min_concurrency", "client.policy.failure_rate", "client.policy.window", "client.policy.window_time", "client.policy.min_calls", "client.policy.open_time", "client.policy.half_open_calls", "client.policy.k", "client.policy.sre_window")},
-	{Path: "client.policy.shared", Key: "policy-scope", Field: func(c *Config) any { return nameField(&c.Client.Policy.Shared, parseScope, scopeName) },
+	{Path: "client.policy.shared", Key: "policy-scope", Field: func(c *Config) any { return nameField(&c.Client.Policy.Shared, scopes.parse, scopes.name) },
 		Usage: usage("the policy's state is kept per `scope`: client (each of %s has its own) or fleet (one shared by all)", "client.clients")},
 	{Path: "client.policy.rate", Key: "bucket-rate", Field: func(c *Config) any { return &c.Client.Policy.Rate }, Lo: 0, Hi: limits.PolicyTokens,
 		Usage: usage("token-bucket: each new request adds `r` tokens, 0 to 1e6")},
@@ -145,12 +142,11 @@ var params = []decl.Param[Config]{
 		Usage: usage(fmt.Sprintf("send up to `h` extra copies of an attempt, one each %%s without a success, 0 to %d; each is asked of %%s as a retry is", limits.FleetHedges), "client.hedge_delay", "client.policy.kind")},
 	{Path: "client.hedge_delay", Field: func(c *Config) any { return &c.Client.HedgeDelay },
 		Usage: usage("the hedges' `duration` apart")},
-	{Path: "client.honour_pushback", Field: func(c *Config) any { return nameField(&c.Client.HonourPushback, parseSwitch, switchName) },
+	{Path: "client.honour_pushback", Field: func(c *Config) any { return nameField(&c.Client.HonourPushback, switches.parse, switches.name) },
 		Usage: usage("`true` makes the client give a request up, without a retry, when an attempt is answered \"do not retry\" (%s): true or false", "server.pushback")},
 }
 
-// usage is a setting's Usage: format with a %s for each setting it names, by
-// its path.
+// usage is a setting's Usage: format with a %s for each path it names.
 func usage(format string, paths ...string) pathtext.Text {
 	args := make([]any, len(paths))
 	for i, p := range paths {
@@ -159,8 +155,7 @@ func usage(format string, paths ...string) pathtext.Text {
 	return pathtext.Textf(format, args...)
 }
 
-// nameField reads and writes *p as one of the names parse reads and text
-// writes.
+// nameField reads and writes *p by name.
 func nameField[T any](p *T, parse func(string) (T, error), text func(T) string) names[T] {
 	return names[T]{p, parse, text}
 }
@@ -183,15 +178,13 @@ func (n names[T]) UnmarshalText(b []byte) error {
 }
 
 // policyKindField is client.policy.kind, read and written by name: a
-// policy given a kind while it has no parameter set (a preset's unlimited
-// client, a PolicyConfig{} built in Go) takes DefaultPolicy's, as a
-// scenario file's client does.
+// policy with no parameter set takes DefaultPolicy's, as a scenario's does.
 type policyKindField struct{ p *PolicyConfig }
 
 func (f policyKindField) MarshalText() ([]byte, error) { return []byte(f.p.Kind.String()), nil }
 
 func (f policyKindField) UnmarshalText(b []byte) error {
-	k, err := parsePolicy(string(b))
+	k, err := policies.parse(string(b))
 	if err != nil {
 		return err
 	}
@@ -204,21 +197,31 @@ func (f policyKindField) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// parseSwitch reads a setting that is on or off: true or false.
-func parseSwitch(s string) (bool, error) {
+// twoNames are the names of a setting that is off or on; what and want
+// name it and them in an error.
+type twoNames struct{ what, off, on, want string }
+
+// switches are true and false; scopes a policy's (PolicyConfig.Shared).
+var (
+	switches = twoNames{"switch", "false", "true", "true or false"}
+	scopes   = twoNames{"scope", "client", "fleet", "client or fleet"}
+)
+
+// parse reads the name of off or on.
+func (n twoNames) parse(s string) (bool, error) {
 	switch s {
-	case "true":
+	case n.on:
 		return true, nil
-	case "false":
+	case n.off:
 		return false, nil
 	}
-	return false, fmt.Errorf("unknown switch %q (want true or false)", s)
+	return false, fmt.Errorf("unknown %s %q (want %s)", n.what, s, n.want)
 }
 
-// switchName is an on-or-off setting's name, as parseSwitch reads it.
-func switchName(on bool) string {
+// name is on's or off's name.
+func (n twoNames) name(on bool) string {
 	if on {
-		return "true"
+		return n.on
 	}
-	return "false"
+	return n.off
 }

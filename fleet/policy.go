@@ -1,23 +1,15 @@
 package fleet
 
 import (
-	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
-
-	"github.com/retrysim/retrysim/internal/decl"
-	"github.com/retrysim/retrysim/internal/limits"
-	"github.com/retrysim/retrysim/schema"
 )
 
-// Policy is a client's guard against retries amplifying an outage (a retry
-// budget, a breaker, a throttle): it may refuse a retry, a hedge or, from
-// Start, a first attempt. now is the virtual time in seconds and u a uniform
-// draw in [0, 1); a Policy reads no clock and no random source, and is used
-// from one goroutine. docs/fleet.md (A policy of your own) says when each
-// method is called.
+// Policy is a client's guard against retries amplifying an outage: it may
+// refuse a retry, a hedge or, from Start, a first attempt. now is virtual
+// time in seconds and u a uniform draw in [0, 1); a Policy is used from one
+// goroutine (docs/fleet.md, A policy of your own).
 type Policy interface {
 	// Start says whether a new request's first attempt may go out.
 	Start(now, u float64) bool
@@ -35,8 +27,7 @@ type Policy interface {
 	Cancel(now float64, retry bool)
 }
 
-// PolicyKind names a policy; docs/fleet.md says what each counts, when it
-// is asked and the source it follows, and which PolicyConfig fields it reads.
+// PolicyKind names a policy (docs/fleet.md).
 type PolicyKind uint8
 
 // The policies.
@@ -55,42 +46,28 @@ const (
 	GRPCAdaptive                     // grpc-go's adaptive throttler (v1.83.1)
 )
 
-var policyNames = [...]string{"unlimited", "token-bucket", "aws", "grpc", "breaker",
-	"finagle-budget", "envoy-budget", "sliding-breaker", "sre-throttle", "attempt-breaker", "aws-spec", "grpc-adaptive"}
+var policies = enumOf[PolicyKind]("PolicyKind", "policy", "", "unlimited", "token-bucket", "aws", "grpc", "breaker",
+	"finagle-budget", "envoy-budget", "sliding-breaker", "sre-throttle", "attempt-breaker", "aws-spec", "grpc-adaptive")
 
 // String is the policy's name, as UnmarshalText reads it.
-func (k PolicyKind) String() string { return enumName(policyNames[:], "PolicyKind", k) }
+func (k PolicyKind) String() string { return policies.name(k) }
 
 // MarshalText is the policy's name.
-func (k PolicyKind) MarshalText() ([]byte, error) { return enumText(policyNames[:], "PolicyKind", k) }
+func (k PolicyKind) MarshalText() ([]byte, error) { return policies.text(k) }
 
 // UnmarshalText reads a policy's name.
-func (k *PolicyKind) UnmarshalText(text []byte) error { return parseText(k, text, parsePolicy) }
+func (k *PolicyKind) UnmarshalText(text []byte) error { return policies.set(k, text) }
 
-// GuardsFirst says whether the kind may refuse a request's first attempt
-// too, so it is asked even when nothing is retried or hedged.
+// GuardsFirst says whether the kind may refuse a request's first attempt.
 func (k PolicyKind) GuardsFirst() bool {
 	return k == SlidingBreaker || k == SREThrottle || k == GRPCAdaptive
 }
 
-// random says whether the kind decides at random, so the engine draws a u
-// for each Start and Retry.
+// random says whether the kind decides with a draw u.
 func (k PolicyKind) random() bool { return k == SREThrottle || k == GRPCAdaptive }
 
-// parsePolicy reads a policy name.
-func parsePolicy(s string) (PolicyKind, error) {
-	for i, n := range policyNames {
-		if n == s {
-			return PolicyKind(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown policy %q (want one of %s)", s, strings.Join(policyNames[:], ", "))
-}
-
-// PolicyConfig chooses a policy and its parameters; the fields a kind does
-// not read are ignored (docs/fleet.md's From Go tabulates them). A zero
-// PolicyConfig is Unlimited; Check refuses a kind whose parameters are left
-// 0: start from DefaultPolicy. Own runs a program's own policy; Shared makes
+// PolicyConfig chooses a policy and its parameters (docs/fleet.md, From Go);
+// start from DefaultPolicy. Own runs a program's own policy; Shared makes
 // one state serve the whole fleet, not one a client.
 type PolicyConfig struct {
 	Kind   PolicyKind
@@ -110,8 +87,8 @@ type PolicyConfig struct {
 	SREWindow                            time.Duration
 }
 
-// DefaultPolicy is Unlimited with every kind's parameters at the defaults
-// of the clients they come from (docs/fleet.md, From Go, lists them).
+// DefaultPolicy is Unlimited with every kind's parameters at their sources'
+// defaults.
 func DefaultPolicy() PolicyConfig {
 	return PolicyConfig{
 		Rate: 0.1, Size: 5,
@@ -145,8 +122,7 @@ func (k PolicyKind) reads(path string) bool {
 	return int(k) < len(policyParams) && slices.Contains(policyParams[k], path)
 }
 
-// policyPaths lists every policy parameter's path, each once, in the order
-// of the kinds.
+// policyPaths lists every policy parameter's path once.
 func policyPaths() []string {
 	var out []string
 	for _, ps := range policyParams {
@@ -270,9 +246,8 @@ func (g *grpcThrottle) Retry(float64, bool, float64) (bool, float64) {
 	return g.tokens > g.max/2, 0
 }
 
-// breaker counts the client's failed attempts, and in calls its requests,
-// and its retries too when perAttempt; Retry comes after a Start, so calls >
-// 0 when it divides.
+// breaker counts the client's failed attempts, and in calls its requests
+// (and retries when perAttempt): calls > 0 once Start is called.
 type breaker struct {
 	quiet
 	threshold       float64
@@ -290,47 +265,4 @@ func (b *breaker) Retry(float64, bool, float64) (bool, float64) {
 		b.calls++
 	}
 	return true, 0
-}
-
-// setParam sets the policy parameter whose path is path to v, in seconds
-// for a time; a count must be a whole number. Limits are Check's.
-func (p *PolicyConfig) setParam(path string, v float64) error {
-	prm, _ := decl.LookupParam[Config](path)
-	if !slices.Contains(policyPaths(), path) {
-		return &schema.FieldError{Field: path, Msg: "no policy has this parameter"}
-	}
-	c := Config{Client: Client{Policy: *p}}
-	switch f := prm.Field(&c).(type) {
-	case *float64:
-		*f = v
-	case *time.Duration:
-		*f = time.Duration(math.Round(v * float64(time.Second)))
-	case *int:
-		if v != math.Trunc(v) || math.Abs(v) > limits.PolicyWindow+1 {
-			return &schema.FieldError{Field: path, Msg: fmt.Sprintf("%g is not a whole number from 1 to %d", v, limits.PolicyWindow)}
-		}
-		*f = int(v)
-	}
-	*p = c.Client.Policy
-	return nil
-}
-
-// parseScope reads a policy's scope as PolicyConfig.Shared holds it:
-// client (a state per client) or fleet (one state shared by every client).
-func parseScope(s string) (shared bool, err error) {
-	switch s {
-	case "client":
-		return false, nil
-	case "fleet":
-		return true, nil
-	}
-	return false, fmt.Errorf("unknown scope %q (want client or fleet)", s)
-}
-
-// scopeName is the name parseScope reads as shared.
-func scopeName(shared bool) string {
-	if shared {
-		return "fleet"
-	}
-	return "client"
 }

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/retrysim/retrysim/internal/decl"
+	"github.com/retrysim/retrysim/internal/limits"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -703,7 +706,7 @@ func TestHedges(t *testing.T) {
 func TestSetParam(t *testing.T) {
 	for _, name := range policyPaths() {
 		var kind PolicyKind
-		for k := range PolicyKind(len(policyNames)) {
+		for k := range PolicyKind(len(policies.names)) {
 			if k.reads(name) {
 				kind = k
 				break
@@ -727,4 +730,27 @@ func TestSetParam(t *testing.T) {
 	if err := p.setParam("colour", 1); err == nil {
 		t.Error("setParam(colour, 1) = nil; want an error")
 	}
+}
+
+// setParam sets the policy parameter whose path is path to v, in seconds
+// for a time; a count must be a whole number. Limits are Check's.
+func (p *PolicyConfig) setParam(path string, v float64) error {
+	prm, _ := decl.LookupParam[Config](path)
+	if !slices.Contains(policyPaths(), path) {
+		return &schema.FieldError{Field: path, Msg: "no policy has this parameter"}
+	}
+	c := Config{Client: Client{Policy: *p}}
+	switch f := prm.Field(&c).(type) {
+	case *float64:
+		*f = v
+	case *time.Duration:
+		*f = time.Duration(math.Round(v * float64(time.Second)))
+	case *int:
+		if v != math.Trunc(v) || math.Abs(v) > limits.PolicyWindow+1 {
+			return &schema.FieldError{Field: path, Msg: fmt.Sprintf("%g is not a whole number from 1 to %d", v, limits.PolicyWindow)}
+		}
+		*f = int(v)
+	}
+	*p = c.Client.Policy
+	return nil
 }

@@ -11,9 +11,8 @@ type stamped struct {
 }
 
 // finagleBudget keeps balance = the deposits minus the withdrawals of the
-// last ttl seconds, which are the entries of log; a retry goes while
-// reserve + balance >= withdraw. Amounts are integers, in Finagle's
-// thousandths, so the share it allows is exact.
+// last ttl seconds (log); a retry goes while reserve + balance >= withdraw.
+// Amounts are in Finagle's thousandths, exact.
 type finagleBudget struct {
 	quiet
 	ttl               float64
@@ -98,10 +97,8 @@ const (
 	halfOpen
 )
 
-// slidingBreaker keeps, while closed, the outcomes of its window in log
-// (v = 1 for a failure), with failures their sum; while open, since when;
-// while half-open, the probes let through and the outcomes and failures
-// counted of them.
+// slidingBreaker keeps, while closed, its window's outcomes in log (v = 1
+// for a failure); while open, since when; while half-open, its probes'.
 type slidingBreaker struct {
 	quiet
 	rate                     float64
@@ -185,9 +182,8 @@ func (b *slidingBreaker) trip(now float64) { b.state, b.openedAt = open, now }
 func (b *slidingBreaker) Success(now float64, _ bool, _ float64) { b.record(now, false) }
 func (b *slidingBreaker) Failure(now float64, _, _ bool)         { b.record(now, true) }
 
-// sreThrottle keeps the times of the requests and of the accepts of the
-// last window seconds; a request is counted when the client is done with it:
-// at its reply, its timeout, its cancellation or its refusal here.
+// sreThrottle keeps the times of the requests and accepts of the last
+// window seconds, a request counted when the client is done with it.
 type sreThrottle struct {
 	quiet
 	k, window         float64
@@ -250,18 +246,14 @@ type grpcAdaptive struct {
 	accepts, throttles lookback
 }
 
-// grpc-go's adaptive throttler's lookback: defaultDuration 30 s in
-// defaultBins 100.
+// grpc-go's adaptive throttler's lookback: 30 s in 100 bins.
 const (
 	lookbackBins     = 100
 	lookbackBinNanos = 30e9 / lookbackBins
 )
 
-// lookback keeps total = the sum of the counts in bins, the bins (time in
-// nanoseconds over lookbackBinNanos, as grpc-go numbers them) from the
-// newest asked for minus lookbackBins + 1 on that have a count, oldest
-// first: the sum grpc-go's ring of lookbackBins keeps, held in the bins used
-// only, since time never goes back.
+// lookback keeps total = the sum of the counts of the bins used of the
+// last lookbackBins, oldest first: grpc-go's ring's sum.
 type lookback struct {
 	bins  fifo[stamped] // t the bin, v its count
 	total int64
@@ -291,9 +283,7 @@ func (l *lookback) sum(now float64) int64 {
 	return l.total
 }
 
-// admit is grpc-go's ShouldThrottle with the draw u: it refuses with
-// probability (requests - 2 x accepts)/(requests + 8) and counts a refusal
-// as a throttle.
+// admit is grpc-go's ShouldThrottle with the draw u.
 func (g *grpcAdaptive) admit(now, u float64) bool {
 	a, t := float64(g.accepts.sum(now)), float64(g.throttles.sum(now))
 	r := a + t

@@ -18,19 +18,12 @@ import (
 
 // Options say how to run a set of configurations.
 type Options struct {
-	// Replicates is the seeds each run is simulated with, 1 to 1000; 0 means 1.
-	Replicates int
-	// Seed and the replicate's number alone seed a replicate; 0 is a seed
-	// like any other.
-	Seed uint64
-	// first is the index of the first replicate: replicate r is seeded as
-	// replicate first + r, so a shard runs its slice of a larger run's
-	// replicates as that run would (set through fleetrun.First).
-	first int
-	// Workers is how many replicates run at once (0: GOMAXPROCS).
-	Workers int
+	Replicates int    // the seeds each run is simulated with, 1 to 1000; 0 means 1
+	Seed       uint64 // with the replicate's number, all that seeds a replicate
+	Workers    int    // how many replicates run at once (0: GOMAXPROCS)
 	// Progress, if not nil, is told the seconds of arrivals simulated.
 	Progress func(done, total int64)
+	first    int // replicate r is seeded as first + r: a shard's slice (fleetrun.First)
 }
 
 // Result is a run and its replicates, in replicate order.
@@ -71,11 +64,8 @@ func Run(ctx context.Context, cfgs []Config, opt Options) ([]Result, error) {
 }
 
 // runReplicates runs Replicates replicates of every graph on atOnce
-// workers, telling keep of each finished
-// one (its run, its index and its sim): from the workers, at most once a
-// replicate. Replicate r of every graph is seeded by opt.Seed and First + r
-// alone. A panic in a run's own policy stops every worker with its error;
-// once ctx is done it returns ctx's cause.
+// workers, telling keep of each finished one from its worker; a panic in a
+// run's own policy stops every worker with its error.
 func runReplicates(ctx context.Context, graphs []Graph, opt Options, atOnce int, keep func(run, r int, s *sim)) error {
 	jobs := len(graphs) * opt.Replicates
 	var total int64
@@ -86,10 +76,7 @@ func runReplicates(ctx context.Context, graphs []Graph, opt Options, atOnce int,
 	var wg sync.WaitGroup
 	ctx, stop := context.WithCancelCause(ctx) // stopped by a policy's panic too
 	defer stop(nil)
-	// replicate runs replicate r of run; a panic in the run's own policy
-	// stops every worker with its error.
-	// spare, if not nil, is the worker's replicate before, whose memory
-	// a replicate of the same graph reuses.
+	// replicate runs replicate r of run, reusing spare's memory if not nil.
 	replicate := func(run, r int, spare *sim) (s *sim, err error) {
 		defer func() {
 			if v := recover(); v != nil {
@@ -143,14 +130,13 @@ func runReplicates(ctx context.Context, graphs []Graph, opt Options, atOnce int,
 	return nil
 }
 
-// triggered says whether the run has something to recover from: a spike or
-// ramp in its load (to a peak other than its rate), or an outage.
+// triggered says whether the run has a spike, a ramp or an outage to
+// recover from.
 func (c *Config) triggered() bool {
 	return c.Load.Kind != ConstantLoad && c.Load.Peak != c.Load.Rate || c.Outage.On()
 }
 
-// settledAt is when the load settles: the end of the spike or ramp, or of
-// the outage, whichever is later.
+// settledAt is the end of the spike or ramp, or of the outage if later.
 func (c *Config) settledAt() float64 {
 	settled := c.Load.settled()
 	if c.Outage.On() {
@@ -159,20 +145,10 @@ func (c *Config) settledAt() float64 {
 	return settled
 }
 
-// recovery is how long after the load settles (the end of the spike or ramp,
-// or of the outage, whichever is later) goodput is back within 10% of the
-// offered load for good, and its verdict. A window [s, s+RecoveryWindow), s
-// a whole second, is healthy when at least 90% of the requests that arrived
-// in it succeeded (Second.Served, whenever they did); windows in which none
-// arrived do not count. Recovery is the start of the first window from which
-// every later window is healthy, minus the settling time (0 if all are); NaN
-// when the run's last window is unhealthy (Down), when no window after the
-// settling holds an arrival (TooShort), or when the run has no trigger
-// (NoTrigger). Counting successes by arrival, not by the second they land
-// in, keeps a fleet that never left health from being judged by the noise
-// of its answers' lag (at 2 requests a second, 13 healthy runs in 100 were
-// judged down or late over 10 minutes), and the late successes of requests
-// that arrived during the disturbance from passing for recovery.
+// recovery is how long after settledAt every later window [s,
+// s+RecoveryWindow) holding an arrival is healthy (90% of the requests that
+// arrived in it succeeded, whenever), and its verdict; NaN unless Recovered.
+// Successes count by arrival so that answers' lag is not judged as ill health.
 func recovery(cfg *Config, series []fleetdata.Second) (float64, fleetdata.Verdict) {
 	if !cfg.triggered() {
 		return math.NaN(), fleetdata.NoTrigger
@@ -203,9 +179,7 @@ func recovery(cfg *Config, series []fleetdata.Second) (float64, fleetdata.Verdic
 	return math.Max(0, float64(from)-settled), fleetdata.Recovered
 }
 
-// nonNegative cuts an estimate of a quantity that cannot be negative at 0:
-// the true mean lies in [0, inf), so the interval's part below 0 holds no
-// value it could take, and cutting it keeps the interval's coverage.
+// nonNegative cuts at 0 an estimate of a quantity that cannot be negative.
 func nonNegative(e schema.Estimate) schema.Estimate {
 	e.Lo = math.Max(0, e.Lo)
 	return e
@@ -220,6 +194,22 @@ func column[R any](reps []R, f func(*R) float64) schema.Estimate {
 	return estimate(xs)
 }
 
+// recoveredShare is the share of reps judged (Recovered or Down) that
+// recovered, with its Wilson interval.
+func recoveredShare[R any](reps []R, verdict func(*R) fleetdata.Verdict) schema.Estimate {
+	judged, ok := 0, 0
+	for i := range reps {
+		switch verdict(&reps[i]) {
+		case fleetdata.Recovered:
+			ok++
+			judged++
+		case fleetdata.Down:
+			judged++
+		}
+	}
+	return stats.Share(ok, judged)
+}
+
 // ratio is a over b, NaN when b is 0.
 func ratio(a, b int64) float64 {
 	if b == 0 {
@@ -228,9 +218,8 @@ func ratio(a, b int64) float64 {
 	return float64(a) / float64(b)
 }
 
-// estimate is the mean of xs with its 95% Student t interval, skipping
-// NaNs: N counts the replicates it has values for, and with one the
-// interval's bounds are NaN.
+// estimate is the mean of xs but NaNs with its 95% Student t interval
+// (NaN bounds with one value).
 func estimate(xs []float64) schema.Estimate {
 	var sum float64
 	n := 0
@@ -262,16 +251,6 @@ func estimate(xs []float64) schema.Estimate {
 func (r Result) summary() fleetdata.RunRow {
 	col := func(f func(*fleetdata.Replicate) float64) schema.Estimate { return column(r.replicates, f) }
 	d := r.Config.Duration.Seconds()
-	judged, recovered := 0, 0
-	for i := range r.replicates {
-		switch r.replicates[i].Verdict {
-		case fleetdata.Recovered:
-			recovered++
-			judged++
-		case fleetdata.Down:
-			judged++
-		}
-	}
 	return fleetdata.RunRow{
 		Run:            r.Config.Name,
 		Replicates:     len(r.replicates),
@@ -289,16 +268,14 @@ func (r Result) summary() fleetdata.RunRow {
 		P99:            col(func(p *fleetdata.Replicate) float64 { return p.P99 }),
 		PeakInProgress: col(func(p *fleetdata.Replicate) float64 { return float64(p.PeakInProgress) }),
 		Trigger:        r.Config.triggered(),
-		RecoveredShare: stats.Share(recovered, judged),
+		RecoveredShare: recoveredShare(r.replicates, func(p *fleetdata.Replicate) fleetdata.Verdict { return p.Verdict }),
 		Recovery:       nonNegative(col(func(p *fleetdata.Replicate) float64 { return p.Recovery })),
 		RecoveryTime:   r.recoveryCurve().Quartiles(),
 	}
 }
 
-// observations are r's judged replicates as observations of their recovery
-// time: a replicate down at the end censored at the end of its series (the
-// time from the load settling to its last second); those too short to
-// judge left out.
+// observations are r's judged replicates' recovery times, one down at the
+// end censored at the end of its series.
 func (r Result) observations() []stats.Observation {
 	settled := r.Config.settledAt()
 	var obs []stats.Observation
@@ -318,17 +295,9 @@ func (r Result) observations() []stats.Observation {
 // judged replicates, a replicate still down censored at its run's end.
 func (r Result) recoveryCurve() stats.Survival { return stats.KaplanMeier(r.observations()) }
 
-// duplicatesPerRequest is the duplicate side effects a request, a mean over
-// replicates with its 95% Student t interval.
+// duplicatesPerRequest is the duplicate side effects a request.
 func (r Result) duplicatesPerRequest() schema.Estimate {
-	xs := make([]float64, len(r.replicates))
-	for i, p := range r.replicates {
-		xs[i] = math.NaN()
-		if p.Requests > 0 {
-			xs[i] = float64(p.Duplicates) / float64(p.Requests)
-		}
-	}
-	return estimate(xs)
+	return column(r.replicates, func(p *fleetdata.Replicate) float64 { return ratio(p.Duplicates, p.Requests) })
 }
 
 // totals sums r's replicates.
@@ -342,8 +311,8 @@ func (r Result) totals() fleetdata.Totals {
 	return t
 }
 
-// series is r's time series, one point a second, averaged over replicates
-// (summed in replicate order, so the bytes do not depend on the workers).
+// series is r's time series, a point a second, averaged over replicates in
+// replicate order.
 func (r Result) series() []fleetdata.Point {
 	if len(r.replicates) == 0 {
 		return nil

@@ -15,13 +15,13 @@ import (
 	"github.com/retrysim/retrysim/internal/pathtext"
 )
 
-// graphPathRE splits a path of Graph.Set: an entry or a service (by name or
-// index), a service's call, and the rest.
+// graphPathRE splits a path of Graph.Set: an entry, or a service and its
+// call, and the rest.
 var graphPathRE = regexp.MustCompile(`^(?:entries\[(\d+)\]|services\[([^\]]*)\](?:\.calls\[(\d+)\])?)\.(.+)$`)
 
-// Set sets the setting at path in g to value, as a scenario file's graph
-// section names and writes it (graph.services[db].server.capacity, 8;
-// docs/graph.md, From Go); a refusal is a *schema.FieldError, g unchanged.
+// Set sets the setting at path in g to value, as a scenario file names and
+// writes it (graph.services[db].server.capacity, 8); a refusal is a
+// *schema.FieldError, g unchanged.
 func (g *Graph) Set(path, value string) error {
 	rest, ok := strings.CutPrefix(path, "graph.")
 	if !ok {
@@ -39,8 +39,7 @@ func (g *Graph) Set(path, value string) error {
 // graphPaths are the forms of a graph's paths, for a refusal.
 const graphPaths = "graph.KEY, graph.entries[i].KEY, .load.KEY or .client.KEY, graph.services[NAME].server.KEY, .outage.KEY or .parallel, graph.services[NAME].calls[j].client.KEY; retrysim help scenario lists the keys"
 
-// set is Set of the path rest, path without graph., in g, whose Entries and
-// Services g's own.
+// set is Set of rest, path without graph., in g, which owns its slices.
 func (g *Graph) set(path, rest, value string) error {
 	for _, p := range decl.GraphParams[Graph]() {
 		if p.Key == rest {
@@ -117,8 +116,8 @@ func (g *Graph) set(path, rest, value string) error {
 	return err
 }
 
-// setSection sets the setting SECTION.KEY of c named by key, one of the
-// sections given, to value: a setting, by its decl.SectionKey.
+// setSection sets the setting SECTION.KEY (decl.SectionKey) of c, its
+// section one of sections, to value.
 func setSection(path, key string, c *Config, value string, sections ...string) error {
 	section, k, _ := strings.Cut(key, ".")
 	if slices.Contains(sections, section) {
@@ -149,8 +148,7 @@ func checkBounds(path string, p decl.Param[Config], c *Config) error {
 	return nil
 }
 
-// setValue sets *field (a *string, *float64, *int, *bool, *time.Duration
-// or a value read as text) from value.
+// setValue sets *field, of a setting's types, from value.
 func setValue(path string, field any, value string) error {
 	var err error
 	switch f := field.(type) {
@@ -194,7 +192,7 @@ func setValue(path string, field any, value string) error {
 	panic(fmt.Sprintf("fleet: the setting %s is a %T", path, field))
 }
 
-// Set sets the setting at path in w to value, as Graph.Set sets it in w's
+// Set sets the setting at path in w to value, as Graph.Set does in w's
 // graph (graph.entries[0] the queue, graph.services[workers] the workers).
 func (w *Workers) Set(path, value string) error {
 	g := w.Graph()
@@ -244,8 +242,7 @@ func setParam(path string, p decl.Param[Config], c *Config, value string) error 
 	return checkBounds(path, p, c)
 }
 
-// lookupSetting is the setting whose Path is path, or else whose key in a
-// scenario file's fleet section is.
+// lookupSetting is the setting whose Path, or else scenario key, is path.
 func lookupSetting(path string) (decl.Param[Config], bool) {
 	if p, ok := decl.LookupParam[Config](path); ok {
 		return p, true

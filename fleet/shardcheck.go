@@ -9,13 +9,8 @@ import (
 )
 
 // checkReplicate reports why r is no replicate a run of c can produce, for
-// a merge of shards to refuse data it cannot trust: a series of another
-// length than the run's seconds, a negative or non-finite count, totals
-// that do not add up (successes and failures beyond the requests, requests
-// that did not start in the series, duplicates beyond the side effects,
-// timeouts or retries beyond the calls, totals beyond the run's cost bound),
-// quantiles out of order, or a verdict and recovery time other than the
-// series gives.
+// a merge of shards to refuse: a wrong length, a negative count, totals
+// that do not add up, quantiles out of order or a wrong recovery.
 func (c *Config) checkReplicate(r *fleetdata.Replicate) error {
 	if n := int(math.Ceil(c.Duration.Seconds())); len(r.Series) != n {
 		return fmt.Errorf("series: %d seconds; the run has %d", len(r.Series), n)
@@ -93,7 +88,7 @@ func checkCounts(n *fleetdata.Counts, entered, events int64) error {
 }
 
 // checkSeconds refuses, of its pairs of a name and a value, a value that is
-// not a finite number, 0 or more.
+// not finite and 0 or more.
 func checkSeconds(pairs ...any) error {
 	for i := 0; i+1 < len(pairs); i += 2 {
 		if v := pairs[i+1].(float64); !(v >= 0) || math.IsInf(v, 1) {
@@ -103,12 +98,8 @@ func checkSeconds(pairs ...any) error {
 	return nil
 }
 
-// checkReplicate reports why r is no replicate a run of g can produce, for
-// a merge of shards to refuse data it cannot trust, as Config's does a
-// fleet run's: figures of another number of services or edges, series of
-// another length than the run's seconds, a negative or non-finite figure,
-// successes beyond requests, quantiles out of order, or events beyond the
-// graph's cost bound. g must have passed Check.
+// checkReplicate reports why r is no replicate a run of g can produce, as
+// Config's does; g must have passed Check.
 func (g *Graph) checkReplicate(r *fleetdata.GraphReplicate) error {
 	secs := int(math.Ceil(g.Duration.Seconds()))
 	switch {
@@ -167,8 +158,7 @@ func (g *Graph) checkReplicate(r *fleetdata.GraphReplicate) error {
 	return nil
 }
 
-// checkQuantiles refuses latency quantiles that are not all NaN (no
-// success) or all in order within [0, end].
+// checkQuantiles refuses latency quantiles not all NaN or in order in [0, end].
 func checkQuantiles(p50, p95, p99, end float64) error {
 	nan := math.IsNaN(p50)
 	if nan && math.IsNaN(p95) && math.IsNaN(p99) {
@@ -181,9 +171,7 @@ func checkQuantiles(p50, p95, p99, end float64) error {
 }
 
 // checkObservations reports why obs are not the recoveries of at most
-// replicates replicates of c, as metastable.RunMap keeps them: a time that is not a
-// finite one from 0 to the run's end after the load settled, or a
-// replicate still down at another time than that end.
+// replicates replicates of c, as metastable.RunMap keeps them.
 func (c *Config) checkObservations(obs []stats.Observation, replicates int) error {
 	if len(obs) > replicates {
 		return fmt.Errorf("%d replicates; the run has %d", len(obs), replicates)

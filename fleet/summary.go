@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
@@ -9,34 +10,33 @@ import (
 )
 
 // Summary is a row of a run's figures, each a mean over its replicates with
-// its 95% interval (a share of replicates with its Wilson interval).
+// its 95% interval (a share with its Wilson interval).
 type Summary struct {
-	// Run is the run's name; Service the service's, "end to end: NAME" for
-	// an entry's row, "" in a fleet run's or a worker fleet's.
+	// Service is "end to end: NAME" for an entry's row, "" for a fleet run
+	// or a worker fleet.
 	Run, Service string
 	Replicates   int
 	keys         []string
 	figures      []schema.Estimate
 }
 
-// Figure is s's figure keyed key, the key json and csv write it under
-// (requests, succeeded, amplification, latency_p99...); an error lists the
-// keys s has.
+// Figure is s's figure keyed key, as json and csv write it (requests,
+// latency_p99...); an error lists the keys s has.
 func (s Summary) Figure(key string) (schema.Estimate, error) {
-	for i, k := range s.keys {
-		if k == key {
-			return s.figures[i], nil
-		}
-	}
-	return schema.Estimate{}, fmt.Errorf("fleet: no figure %q in %s's row; its figures are %s", key, rowName(s.Run, s.Service), strings.Join(s.keys, ", "))
+	return figure(s.keys, s.figures, key, s.Run, s.Service, "row")
 }
 
-// rowName is the run, and the service if any.
-func rowName(run, service string) string {
-	if service == "" {
-		return run
+// figure is values[i] where keys[i] is key; an error names the run's
+// service's row or series (what) and lists the keys.
+func figure[T any](keys []string, values []T, key, run, service, what string) (T, error) {
+	if i := slices.Index(keys, key); i >= 0 {
+		return values[i], nil
 	}
-	return run + ", " + service
+	if service != "" {
+		run += ", " + service
+	}
+	var zero T
+	return zero, fmt.Errorf("fleet: no figure %q in %s's %s; its figures are %s", key, run, what, strings.Join(keys, ", "))
 }
 
 // summaryOf is row's Summary, its figures figs'.
@@ -56,16 +56,10 @@ type Series struct {
 	values       [][]float64 // by key, a value a second
 }
 
-// Figure is s's figure keyed key, the key csv and json write it under
-// (starts, successes, retries_decided, retries_sent, timeouts...): a value
-// a second, from the run's start; an error lists the keys s has.
+// Figure is s's figure keyed key (starts, retries_sent...), a value a
+// second from the run's start; an error lists the keys s has.
 func (s Series) Figure(key string) ([]float64, error) {
-	for i, k := range s.keys {
-		if k == key {
-			return s.values[i], nil
-		}
-	}
-	return nil, fmt.Errorf("fleet: no figure %q in %s's series; its figures are %s", key, rowName(s.Run, s.Service), strings.Join(s.keys, ", "))
+	return figure(s.keys, s.values, key, s.Run, s.Service, "series")
 }
 
 // seriesOf is the Series of pts, one point a second, its figures figs'.
@@ -91,7 +85,7 @@ func (r Result) Series() Series {
 }
 
 // Summaries sum up r's replicates: a row an entry from end to end, then a
-// row a service, each in the graph's order.
+// row a service.
 func (r GraphResult) Summaries() []Summary {
 	rows := r.rows()
 	out := make([]Summary, len(rows))

@@ -37,7 +37,7 @@ func TestDefaultConfigRunsEveryKind(t *testing.T) {
 		t.Errorf("DefaultConfig's policy = %+v; want DefaultPolicy %+v", got, DefaultPolicy())
 	}
 	for _, server := range []ServerKind{LatencyServer, QueueServer, RateLimitServer, IndependentServer} {
-		for k := range PolicyKind(len(policyNames)) {
+		for k := range PolicyKind(len(policies.names)) {
 			c := DefaultConfig()
 			c.Server.Kind, c.Client.Policy.Kind = server, k
 			if err := c.Check(); err != nil {
@@ -47,15 +47,15 @@ func TestDefaultConfigRunsEveryKind(t *testing.T) {
 	}
 }
 
-// parseScope reads the names scopeName prints, and only those.
+// scopes.parse reads the names scopes.name prints, and only those.
 func TestParseScope(t *testing.T) {
 	for _, shared := range []bool{false, true} {
-		if got, err := parseScope(scopeName(shared)); err != nil || got != shared {
-			t.Errorf("parseScope(scopeName(%v)) = %v, %v", shared, got, err)
+		if got, err := scopes.parse(scopes.name(shared)); err != nil || got != shared {
+			t.Errorf("scopes.parse(scopes.name(%v)) = %v, %v", shared, got, err)
 		}
 	}
-	if _, err := parseScope("global"); err == nil || err.Error() != `unknown scope "global" (want client or fleet)` {
-		t.Errorf("parseScope(global) = %v", err)
+	if _, err := scopes.parse("global"); err == nil || err.Error() != `unknown scope "global" (want client or fleet)` {
+		t.Errorf("scopes.parse(global) = %v", err)
 	}
 }
 
@@ -134,8 +134,8 @@ func TestTextsNameSettingsAsPaths(t *testing.T) {
 			t.Errorf("%s: Usage names %s in its text: %s", p.Path, left, p.Usage)
 		}
 	}
-	for server := range ServerKind(len(serverNames)) {
-		for k := range PolicyKind(len(policyNames)) {
+	for server := range ServerKind(len(servers.names)) {
+		for k := range PolicyKind(len(policies.names)) {
 			for _, attempts := range []int{1, 3} {
 				c := DefaultConfig()
 				c.Server.Kind, c.Client.Policy.Kind, c.Client.Attempts = server, k, attempts

@@ -13,23 +13,18 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// jobOverhead is a worker's own time over a job besides its steps: the
-// least a queue server's service time may be (Check wants it above 0), so
-// small that a job's time is its steps'.
+// jobOverhead is a worker's own time over a job besides its steps: above 0,
+// as Check wants, and negligible.
 const jobOverhead = time.Microsecond
 
 // NoVisibility is the Timeout of a queue whose jobs never reappear while a
-// worker holds them (Sidekiq, River, Oban: a retry is scheduled when a try
-// fails, not when a lease runs out): a day, past any run.
+// worker holds them (Sidekiq, River, Oban): a day, past any run.
 const NoVisibility = limits.FleetSeconds * time.Second
 
 // Workers is a worker fleet: jobs arriving on a job queue, taken by
-// WorkerCount workers, each job a list of steps, each step a call to a
-// dependency every worker shares. It is a service graph (Workers.Graph) run by
-// RunGraph: the queue is its entry, Queue the queue's redelivery of a job
-// (Attempts its tries, Timeout its visibility timeout), the workers its
-// entry's service. docs/workers.md says how, with its key stores, crashes and
-// memory.
+// WorkerCount workers, each job a list of steps, each a call to a shared
+// dependency. RunGraph runs its graph (Workers.Graph); Queue is the queue's
+// redelivery (Timeout its visibility timeout) (docs/workers.md).
 type Workers struct {
 	Name                  string        // labels the run in outputs
 	Duration, Net         time.Duration // as Config's Duration and Net
@@ -48,8 +43,8 @@ type WorkerStep struct {
 	Client Client
 }
 
-// Graph is w as the service graph that runs it (see Workers): the workers'
-// service ("workers") first, then the dependencies.
+// Graph is w as the service graph that runs it: the queue its entry, the
+// workers' service first, then the dependencies.
 func (w Workers) Graph() Graph {
 	calls := make([]Call, len(w.Steps))
 	for i, st := range w.Steps {
@@ -63,9 +58,8 @@ func (w Workers) Graph() Graph {
 		Entries:  []Entry{{To: fleetdata.WorkersService, Load: w.Load, Client: w.Queue, EntrySettings: w.EntrySettings}}}
 }
 
-// Check refuses a fleet the engine cannot run, before any work, with a
-// *schema.FieldError naming the setting as Workers spells it (queue.attempts,
-// worker_count, steps[0].client.timeout, dependencies[db].server.kind).
+// Check refuses a fleet the engine cannot run with a *schema.FieldError
+// naming the setting as Workers spells it (steps[0].client.timeout).
 func (w Workers) Check() error {
 	switch {
 	case len(w.Steps) == 0:

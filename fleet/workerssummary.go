@@ -7,8 +7,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// workersRows sums up r's replicates as a worker fleet's: one row for the
-// run, its first entry the queue.
+// workersRows sums up r's replicates as a worker fleet's: one row.
 func (r GraphResult) workersRows() []fleetdata.WorkersRow {
 	g := &r.Graph
 	edges := g.edges()
@@ -99,14 +98,9 @@ func (r GraphResult) workersSeries() []fleetdata.WorkersPoint {
 				d++
 			}
 		}
-		p.Arrivals /= n
-		p.Completions /= n
-		p.Dead /= n
-		p.Redeliveries /= n
-		p.Backlog /= n
-		p.OldestAge /= n
-		p.InFlight /= n
-		p.RetriesScheduled /= n
+		for _, x := range []*float64{&p.Arrivals, &p.Completions, &p.Dead, &p.Redeliveries, &p.Backlog, &p.OldestAge, &p.InFlight, &p.RetriesScheduled} {
+			*x /= n
+		}
 		for d := range p.DepCalls {
 			p.DepCalls[d] /= n
 			p.DepInProgress[d] /= n
