@@ -31,17 +31,6 @@ func fbConfig(name string, rate, peak float64, tries int) fleet.Config {
 	return c
 }
 
-// FacebookTipRate is the query rate (every try counted) past which
-// Brooker's latency server (base + slope a query in progress) times every
-// query out and keeps doing so: a query is answered late when it finds
-// more than n* = (timeout - base - 2 net) / slope in progress, and queries
-// arriving at rate q a second with every one late keep q (base + slope n)
-// in progress, which is n* at q = n* / (base / 1 s + slope / 1 s x n*).
-func FacebookTipRate(base, slope, timeout, net time.Duration) float64 {
-	n := (timeout - base - 2*net).Seconds() / slope.Seconds()
-	return n / (base.Seconds() + slope.Seconds()*n)
-}
-
 // facebook2010 is Facebook's outage of 2010-09-23: the configuration
 // checker's feedback loop.
 func facebook2010() Incident {

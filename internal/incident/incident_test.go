@@ -18,6 +18,50 @@ import (
 	"github.com/retrysim/retrysim/internal/stats"
 )
 
+// Replay runs inc's runs with opt (Replicates 0 for DefaultReplicates),
+// then judges each replicate's outcome.
+func Replay(ctx context.Context, inc Incident, opt fleet.Options) (*Report, error) {
+	if opt.Replicates == 0 {
+		opt.Replicates = DefaultReplicates
+	}
+	var (
+		fl  []fleet.Result
+		gr  []fleet.GraphResult
+		err error
+	)
+	switch inc.Kind {
+	case Fleet:
+		fl, err = fleet.Run(ctx, inc.Configs(), opt)
+	case Workers:
+		gr, err = fleet.RunGraph(ctx, inc.Graphs(), opt)
+	default:
+		err = fmt.Errorf("incident %s: unknown kind %q", inc.Name, inc.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Judge(inc, opt.Seed, fl, gr), nil
+}
+
+// FacebookTipRate is the query rate (every try counted) past which
+// Brooker's latency server (base + slope a query in progress) times every
+// query out and keeps doing so: a query is answered late when it finds
+// more than n* = (timeout - base - 2 net) / slope in progress, and queries
+// arriving at rate q a second with every one late keep q (base + slope n)
+// in progress, which is n* at q = n* / (base / 1 s + slope / 1 s x n*).
+func FacebookTipRate(base, slope, timeout, net time.Duration) float64 {
+	n := (timeout - base - 2*net).Seconds() / slope.Seconds()
+	return n / (base.Seconds() + slope.Seconds()*n)
+}
+
+// SidekiqMaxCalm is the most workers at which no query outlasts the job's
+// timeout however full the queue: a query finding w in progress, itself
+// included, takes base + slope x w, under timeout while w is below
+// (timeout - base) / slope.
+func SidekiqMaxCalm(base, slope, timeout time.Duration) float64 {
+	return (timeout - base).Seconds() / slope.Seconds()
+}
+
 // replay replays inc with the seed 1 and n replicates (0: its default).
 func replay(t *testing.T, inc Incident, n int) *Report {
 	t.Helper()

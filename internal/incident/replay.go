@@ -1,8 +1,6 @@
 package incident
 
 import (
-	"context"
-	"fmt"
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
@@ -39,31 +37,6 @@ type Report struct {
 	Graph      []fleet.GraphResult
 	Outcomes   []Outcome
 	Numbers    []Number
-}
-
-// Replay runs inc's runs with opt (Replicates 0 for DefaultReplicates),
-// then judges each replicate's outcome.
-func Replay(ctx context.Context, inc Incident, opt fleet.Options) (*Report, error) {
-	if opt.Replicates == 0 {
-		opt.Replicates = DefaultReplicates
-	}
-	var (
-		fl  []fleet.Result
-		gr  []fleet.GraphResult
-		err error
-	)
-	switch inc.Kind {
-	case Fleet:
-		fl, err = fleet.Run(ctx, inc.Configs(), opt)
-	case Workers:
-		gr, err = fleet.RunGraph(ctx, inc.Graphs(), opt)
-	default:
-		err = fmt.Errorf("incident %s: unknown kind %q", inc.Name, inc.Kind)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return Judge(inc, opt.Seed, fl, gr), nil
 }
 
 // Judge is the report of inc's runs' results, run with seed: fl for a

@@ -53,14 +53,6 @@ func skFleet(name string, b backoff.Schedule, w int, herd float64) fleet.Workers
 	}
 }
 
-// SidekiqMaxCalm is the most workers at which no query outlasts the job's
-// timeout however full the queue: a query finding w in progress, itself
-// included, takes base + slope x w, under timeout while w is below
-// (timeout - base) / slope.
-func SidekiqMaxCalm(base, slope, timeout time.Duration) float64 {
-	return (timeout - base).Seconds() / slope.Seconds()
-}
-
 // deadJobs is the sidekiq-480-retry-herd outcome: a job used up its
 // retries (dead) in the replicate.
 func deadJobs(rep *Report, i, r int) bool {
