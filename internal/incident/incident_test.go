@@ -140,7 +140,7 @@ func TestScenarioFilesRunToTheSameRows(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want := inc.WorkersRuns()[i].Graph()
+					want := inc.workers[i].Graph()
 					got, err := fleet.RunGraph(context.Background(), []fleet.Graph{l.Graph.Graph, want}, opt)
 					if err != nil {
 						t.Fatal(err)
@@ -238,13 +238,10 @@ func TestSQSStallSweep(t *testing.T) {
 	inc, _ := Lookup("sqs-visibility-payment")
 	const reps = 10
 	for _, stall := range []time.Duration{20 * time.Second, 60 * time.Second, 150 * time.Second} {
-		inc.workers = func() []fleet.Workers {
-			ws := sqsVisibility().WorkersRuns()
-			for i := range ws {
-				o := &ws[i].Dependencies[0].Outage
-				o.To = o.From + stall
-			}
-			return ws
+		inc.workers = sqsVisibility().workers
+		for i := range inc.workers {
+			o := &inc.workers[i].Dependencies[0].Outage
+			o.To = o.From + stall
 		}
 		rep := replay(t, inc, reps)
 		var sum int64
@@ -551,7 +548,7 @@ func TestAWSSweeps(t *testing.T) {
 		{200, 2500 * time.Millisecond, reps}, {200, 3500 * time.Millisecond, 0},
 	} {
 		inc := awsUSEast2025()
-		inc.workers = func() []fleet.Workers { return []fleet.Workers{awsFleet("sweep", c.workers, c.lease)} }
+		inc.workers = []fleet.Workers{awsFleet("sweep", c.workers, c.lease)}
 		inc.Runs = inc.Runs[:1]
 		inc.Given = nil
 		rep := replay(t, inc, reps)
@@ -622,7 +619,7 @@ func TestSidekiqSweeps(t *testing.T) {
 			b = skSplay
 		}
 		inc := sidekiq480()
-		inc.workers = func() []fleet.Workers { return []fleet.Workers{skFleet("sweep", b, c.workers, c.herd)} }
+		inc.workers = []fleet.Workers{skFleet("sweep", b, c.workers, c.herd)}
 		inc.Runs = inc.Runs[:1]
 		rep := replay(t, inc, reps)
 		var calls, jobs int64
