@@ -132,12 +132,6 @@ func RunWorkers(ctx context.Context, runs []fleet.Workers, opts fleet.Options, s
 	return race(ctx, s, func(set []string) (tune.Kind, []tune.Axis, error) { return tune.NewGraphKind(graphs, true, opts, set) })
 }
 
-// hasBudget is k when it bounds its own budget (the fleet family's), else nil.
-func hasBudget(k tune.Kind) interface{ Budget() int64 } {
-	b, _ := k.(interface{ Budget() int64 })
-	return b
-}
-
 // race reads the search's settings through kind (the kind of the
 // searched settings set, and their axes), checks the search and races it.
 func race(ctx context.Context, s Search, kind func(set []string) (tune.Kind, []tune.Axis, error)) (Result, error) {
@@ -156,11 +150,11 @@ func race(ctx context.Context, s Search, kind func(set []string) (tune.Kind, []t
 		return Result{}, &schema.FieldError{Field: "objective", Msg: "none given; give a searched setting's path or a metric"}
 	case s.Budget < 0:
 		return Result{}, &schema.FieldError{Field: "budget", Msg: fmt.Sprintf("%d is negative; give the most work to spend, or 0 for the default", s.Budget)}
-	case s.Budget > 0:
-	case hasBudget(k) != nil: // the most the runs may keep
-		is.Budget = hasBudget(k).Budget()
-	default:
+	case s.Budget == 0:
 		is.Budget = tune.DefaultJobs
+		if b, ok := k.(interface{ Budget() int64 }); ok { // the most the runs may keep
+			is.Budget = b.Budget()
+		}
 	}
 	for i, text := range s.Require {
 		r, err := tune.ParseRequirement(text)

@@ -34,10 +34,16 @@ func estimator(r *stats.Row, watched []stats.Watch, delivery bool) func(string) 
 
 // ReportRows are a table's rows as requirements read them.
 func ReportRows(rep stats.Report) []Row {
-	rows := make([]Row, len(rep.Rows))
-	for i := range rep.Rows {
-		r := &rep.Rows[i] // by index: a Row's counters are 89 KB
-		rows[i] = Row{ID: r.ID, Estimate: estimator(r, rep.Watched, rep.Model == "delivery")}
+	return statRows(rep.Rows, rep.Watched, rep.Model == "delivery")
+}
+
+// statRows are rows of the job model, watching watched and, with delivery,
+// the delivery model's metrics too.
+func statRows(rs []stats.Row, watched []stats.Watch, delivery bool) []Row {
+	rows := make([]Row, len(rs))
+	for i := range rs {
+		r := &rs[i] // by index: a Row's counters are 89 KB
+		rows[i] = Row{ID: r.ID, Estimate: estimator(r, watched, delivery)}
 	}
 	return rows
 }

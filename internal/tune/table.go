@@ -144,13 +144,17 @@ func (k TableKind) Metrics() []string {
 	return Metrics(k.watched(), k.Sweep.Experiment.Delivery != nil)
 }
 
+// scenario is the sweep's scenario, the default when it gives none.
+func (k TableKind) scenario() provider.Scenario {
+	if sc := k.Sweep.Experiment.Scenario; len(sc.Steps) > 0 || sc.Name != "" {
+		return sc
+	}
+	return api.DefaultScenario()
+}
+
 // watched are the scenario's watched steps.
 func (k TableKind) watched() []stats.Watch {
-	sc := k.Sweep.Experiment.Scenario
-	if len(sc.Steps) == 0 && sc.Name == "" {
-		sc = api.DefaultScenario()
-	}
-	return jobapi.Params(api.Experiment{Scenario: sc}).Watched
+	return jobapi.Params(api.Experiment{Scenario: k.scenario()}).Watched
 }
 
 // Current is the value of every axis in the settings as given, NaN for
@@ -174,11 +178,7 @@ func (k TableKind) Current(axes []Axis) (Point, error) {
 // enumNow is the name the settings as given give the enum setting path,
 // "" for none (the job model has no queue).
 func (k TableKind) enumNow(path string) string {
-	sc := k.Sweep.Experiment.Scenario
-	if len(sc.Steps) == 0 && sc.Name == "" {
-		sc = api.DefaultScenario()
-	}
-	_, q, err := api.Override(sc, k.Sweep.Experiment.Delivery, k.Sweep.Settings...)
+	_, q, err := api.Override(k.scenario(), k.Sweep.Experiment.Delivery, k.Sweep.Settings...)
 	if err != nil || q == nil {
 		return ""
 	}
@@ -263,11 +263,4 @@ type tablePool struct {
 	delivery bool
 }
 
-func (p *tablePool) Rows() []Row {
-	rows := make([]Row, len(p.rows))
-	for i := range p.rows {
-		r := &p.rows[i]
-		rows[i] = Row{ID: r.ID, Estimate: estimator(r, p.watched, p.delivery)}
-	}
-	return rows
-}
+func (p *tablePool) Rows() []Row { return statRows(p.rows, p.watched, p.delivery) }

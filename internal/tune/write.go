@@ -81,15 +81,18 @@ func signed(e schema.Estimate) string {
 // none), what the current settings do, and the work.
 func (r Result) answerLines() []string {
 	var b strings.Builder
-	if r.Best >= 0 {
-		best := r.Candidates[r.Best]
-		fmt.Fprintf(&b, "Best: %s (%s), meeting every requirement:\n", r.settingsText(best), r.objectiveName())
-		for _, j := range best.Judged {
+	judged := func(c Candidate) {
+		for _, j := range c.Judged {
 			fmt.Fprintf(&b, "  %s\n", j.short())
 		}
 		if r.metricObjective() {
-			fmt.Fprintf(&b, "  %s is %s\n", r.Search.Objective, Interval(best.Objective))
+			fmt.Fprintf(&b, "  %s is %s\n", r.Search.Objective, Interval(c.Objective))
 		}
+	}
+	if r.Best >= 0 {
+		best := r.Candidates[r.Best]
+		fmt.Fprintf(&b, "Best: %s (%s), meeting every requirement:\n", r.settingsText(best), r.objectiveName())
+		judged(best)
 		if r.RunnerUp >= 0 {
 			diff := signed(r.Diff)
 			for _, a := range r.Search.Axes {
@@ -112,12 +115,7 @@ func (r Result) answerLines() []string {
 			continue
 		}
 		fmt.Fprintf(&b, "The current settings, %s: %s\n", r.settingsText(c), c.Status)
-		for _, j := range c.Judged {
-			fmt.Fprintf(&b, "  %s\n", j.short())
-		}
-		if r.metricObjective() {
-			fmt.Fprintf(&b, "  %s is %s\n", r.Search.Objective, Interval(c.Objective))
-		}
+		judged(c)
 	}
 	fmt.Fprintf(&b, "Work: %s of %s %s budgeted; a full grid as sure would take %s\n",
 		human.Group(r.Spent), human.Group(r.Search.Budget), r.Unit, human.Group(r.FullGrid))
@@ -305,10 +303,7 @@ func writeJSON(w io.Writer, kind string, r Result) error {
 		}
 		doc.Search = append(doc.Search, x)
 	}
-	dir := "minimize"
-	if r.Search.Maximize {
-		dir = "maximize"
-	}
+	dir, _, _ := strings.Cut(r.objectiveName(), " ")
 	doc.Objective = map[string]any{dir: r.Search.Objective}
 	for _, q := range r.Search.Require {
 		doc.Requirements = append(doc.Requirements, q.String())
