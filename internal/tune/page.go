@@ -93,13 +93,7 @@ func (r Result) panel(x int, y string, est func(Candidate) schema.Estimate) rend
 		if c.offGrid || c.Batches == 0 {
 			continue
 		}
-		var others []string
-		for j, b := range r.Search.Axes {
-			if j != x {
-				others = append(others, fmt.Sprintf("%s=%v", b.Path, b.Write(c.Point[j])))
-			}
-		}
-		label := strings.Join(others, ", ")
+		label := r.settingsText(c, x)
 		if label == "" {
 			label = "the candidates"
 		}

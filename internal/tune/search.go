@@ -461,12 +461,12 @@ func (r *Result) decide(o objective) []int {
 	return live
 }
 
-// leader is the best candidate that meets every requirement by the
-// objective's value, the first on the grid among equals; -1 for none.
-func (r *Result) leader(o objective) int {
+// leader is the best candidate but skip that meets every requirement, by
+// the objective's value, the first on the grid among equals; -1 for none.
+func (r *Result) leader(o objective, skip int) int {
 	best := -1
 	for i, c := range r.Candidates {
-		if c.Batches > 0 && c.verdict() == Holds && !c.offGrid && (best < 0 || o.better(c.Objective, r.Candidates[best].Objective)) {
+		if i != skip && c.Batches > 0 && c.verdict() == Holds && !c.offGrid && (best < 0 || o.better(c.Objective, r.Candidates[best].Objective)) {
 			best = i
 		}
 	}
@@ -475,18 +475,11 @@ func (r *Result) leader(o objective) int {
 
 // answer sets the best candidate, the runner-up and their difference.
 func (r *Result) answer(o objective) {
-	r.Best = r.leader(o)
-	if r.Best < 0 {
+	if r.Best = r.leader(o, -1); r.Best < 0 {
 		return
 	}
 	r.Candidates[r.Best].Status = "best"
-	for i, c := range r.Candidates {
-		if i != r.Best && c.verdict() == Holds && !c.offGrid && (r.RunnerUp < 0 || o.better(c.Objective, r.Candidates[r.RunnerUp].Objective)) {
-			r.RunnerUp = i
-		}
+	if r.RunnerUp = r.leader(o, r.Best); r.RunnerUp >= 0 {
+		r.Diff = r.diff(o, r.Best, r.RunnerUp)
 	}
-	if r.RunnerUp < 0 {
-		return
-	}
-	r.Diff = r.diff(o, r.Best, r.RunnerUp)
 }

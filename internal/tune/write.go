@@ -38,13 +38,25 @@ func Write(w io.Writer, format, kind string, r Result) error {
 	return pathtext.Errorf("format", "a search writes %s, not %s", strings.Join(Formats(), ", "), format)
 }
 
-// settingsText is a candidate's settings as people read them: attempts=4, queue.ttl=1h.
-func (r Result) settingsText(c Candidate) string {
-	parts := make([]string, len(c.Point))
+// settingsText is a candidate's settings but axis skip's as people read
+// them: attempts=4, queue.ttl=1h.
+func (r Result) settingsText(c Candidate, skip int) string {
+	var parts []string
 	for i, a := range r.Search.Axes {
-		parts[i] = fmt.Sprintf("%s=%v", a.Path, a.Write(c.Point[i]))
+		if i != skip {
+			parts = append(parts, fmt.Sprintf("%s=%v", a.Path, a.Write(c.Point[i])))
+		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// cells are a candidate's settings as a table's cells.
+func (r Result) cells(c Candidate) []string {
+	var cells []string
+	for i, a := range r.Search.Axes {
+		cells = append(cells, fmt.Sprint(a.Write(c.Point[i])))
+	}
+	return cells
 }
 
 // objectiveName is the objective as given, with its direction.
@@ -91,7 +103,7 @@ func (r Result) answerLines() []string {
 	}
 	if r.Best >= 0 {
 		best := r.Candidates[r.Best]
-		fmt.Fprintf(&b, "Best: %s (%s), meeting every requirement:\n", r.settingsText(best), r.objectiveName())
+		fmt.Fprintf(&b, "Best: %s (%s), meeting every requirement:\n", r.settingsText(best, -1), r.objectiveName())
 		judged(best)
 		if r.RunnerUp >= 0 {
 			diff := signed(r.Diff)
@@ -103,7 +115,7 @@ func (r Result) answerLines() []string {
 					}
 				}
 			}
-			fmt.Fprintf(&b, "  the runner-up, %s, differs in %s by %s\n", r.settingsText(r.Candidates[r.RunnerUp]), r.Search.Objective, diff)
+			fmt.Fprintf(&b, "  the runner-up, %s, differs in %s by %s\n", r.settingsText(r.Candidates[r.RunnerUp], -1), r.Search.Objective, diff)
 		} else {
 			fmt.Fprintf(&b, "  no other candidate meets every requirement\n")
 		}
@@ -114,7 +126,7 @@ func (r Result) answerLines() []string {
 		if !c.Current {
 			continue
 		}
-		fmt.Fprintf(&b, "The current settings, %s: %s\n", r.settingsText(c), c.Status)
+		fmt.Fprintf(&b, "The current settings, %s: %s\n", r.settingsText(c, -1), c.Status)
 		judged(c)
 	}
 	fmt.Fprintf(&b, "Work: %s of %s %s budgeted; a full grid as sure would take %s\n",
@@ -137,10 +149,7 @@ func (r Result) table() (head []string, rows [][]string) {
 	}
 	head = append(head, "status", r.Unit)
 	for _, c := range r.Candidates {
-		var cells []string
-		for i, a := range r.Search.Axes {
-			cells = append(cells, fmt.Sprint(a.Write(c.Point[i])))
-		}
+		cells := r.cells(c)
 		if r.metricObjective() {
 			cells = append(cells, Interval(c.Objective))
 		}
@@ -347,11 +356,7 @@ func writeCSV(w io.Writer, r Result) error {
 	}
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, c := range r.Candidates {
-		var rec []string
-		for i, a := range r.Search.Axes {
-			rec = append(rec, fmt.Sprint(a.Write(c.Point[i])))
-		}
-		rec = append(rec, strconv.FormatBool(c.Current), c.Status, num(c.Objective.Value), num(c.Objective.Lo), num(c.Objective.Hi))
+		rec := append(r.cells(c), strconv.FormatBool(c.Current), c.Status, num(c.Objective.Value), num(c.Objective.Lo), num(c.Objective.Hi))
 		for _, j := range c.Judged {
 			rec = append(rec, j.Verdict.String(), num(j.Estimate.Value), num(j.Estimate.Lo), num(j.Estimate.Hi))
 		}
