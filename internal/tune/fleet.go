@@ -20,22 +20,18 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// FirstReplicates is a fleet family candidate's first batch: five
-// replicates, doubling (5, 10, 20, 40: 75 by the fourth batch, past the
-// 35 whose Wilson interval's lower bound can reach 0.9).
+// FirstReplicates is a fleet family candidate's first batch: doubling, 75
+// by the fourth, past the 35 whose Wilson lower bound can reach 0.9.
 const FirstReplicates = 5
 
-// Budget is the most replicates a search of runs of the kind's duration
-// may spend: limits.FleetReplicates, fewer where they would keep more than
-// limits.FleetSeriesSeconds.
+// Budget is the most replicates a search may spend: limits.FleetReplicates,
+// fewer where runs of the kind's duration would pass limits.FleetSeriesSeconds.
 func (k family[C, P, R]) Budget() int64 {
 	return min(limits.FleetReplicates, limits.FleetSeriesSeconds/int64(math.Max(1, math.Ceil(k.duration.Seconds()))))
 }
 
-// Unit is replicates.
 func (family[C, P, R]) Unit() string { return "replicates" }
 
-// First is FirstReplicates.
 func (family[C, P, R]) First() int64 { return FirstReplicates }
 
 // options are the options of a batch of n replicates a run.
@@ -45,10 +41,8 @@ func (k family[C, P, R]) options(n int64) fleet.Options {
 	return o
 }
 
-// fleetAxis reads a search PATH=VALUES of the fleet family, each value
-// tried on the runs by set (each value's text as a scenario file writes
-// it): a list or a range start:stop:count of numbers or durations (30s),
-// or a list of an enum's names.
+// fleetAxis reads a search PATH=VALUES, a list or a range start:stop:count of
+// numbers or durations, or a list of an enum's names, trying each value by set.
 func fleetAxis(arg string, set func(path, value string) error) (Axis, error) {
 	path, values, ok := strings.Cut(arg, "=")
 	path = strings.TrimSpace(path)
@@ -115,31 +109,24 @@ func (a Axis) value(text string) float64 {
 	return math.NaN()
 }
 
-// family is a kind of the fleet family, kind, run as runs C with opts
-// (their seed and goroutines), duration the first's arrivals': what
-// FleetKind and GraphKind share, a candidate being the runs with the
-// searched settings set in every one, batch b of every candidate on the
-// same replicate seeds (common random numbers).
+// family is what FleetKind and GraphKind share: a candidate is the runs with
+// the searched settings set in every one, run with opts.
 type family[C, P, R any] struct {
 	kind     replicates.Kind[C, P, R]
 	runs     []C
 	opts     fleet.Options
 	duration time.Duration
-	// set sets a setting by path, as a scenario file writes its value; get
-	// is a setting's text in a run, false for none read (a run as given);
-	// check refuses runs that cannot run.
+	// set sets a setting by path to a value's text; get is a setting's text in
+	// a run, false for none read; check refuses runs that cannot run.
 	set   func(c *C, path, value string) error
 	get   func(c C, path string) (string, bool)
 	check func([]C) error
-	// replay, when not nil, gives a batch's items (replicates first to
-	// first+n of the points at, a point's after another's) from a merge's
-	// shards instead of running them.
+	// replay, when not nil, gives a batch's items from a merge's shards instead of running them.
 	replay func(at []Point, first, n int) ([][]P, error)
 }
 
-// newFamily is k with the axes of the searches, each PATH=VALUES, each
-// value tried on every run by k.set; a path no setting has, or a value out
-// of its bounds, is refused naming the valid ones.
+// newFamily is k with the axes of the searches, each PATH=VALUES, each value
+// tried on every run by k.set.
 func newFamily[C, P, R any](k family[C, P, R], searches []string) (family[C, P, R], []Axis, error) {
 	var axes []Axis
 	for _, arg := range searches {
@@ -174,8 +161,8 @@ func (k family[C, P, R]) Rows() []string {
 // Metrics are the kind's figures' keys.
 func (k family[C, P, R]) Metrics() []string { return k.kind.Keys }
 
-// Current is each axis's value in the runs, NaN where they differ or a
-// run's setting is not read (a run as given).
+// Current is each axis's value in the runs, NaN where they differ or a run's
+// setting is not read.
 func (k family[C, P, R]) Current(axes []Axis) (Point, error) {
 	p := make(Point, len(axes))
 	for i, a := range axes {
@@ -207,8 +194,7 @@ func (k family[C, P, R]) at(axes []Axis, p Point) []C {
 	return runs
 }
 
-// Check refuses a point whose runs k.check refuses, or a budget a batch of
-// the runs may not take.
+// Check refuses a point whose runs k.check refuses, or a budget a batch may not take.
 func (k family[C, P, R]) Check(axes []Axis, p Point, units int64) error {
 	if err := k.check(k.at(axes, p)); err != nil {
 		return fieldpath.Within("search", err)
@@ -220,8 +206,7 @@ func (k family[C, P, R]) Check(axes []Axis, p Point, units int64) error {
 	return nil
 }
 
-// Run runs n replicates of every point's runs, replicates first to
-// first+n (first: those its pool holds, the same for every point).
+// Run runs n replicates of every point's runs, from the first its pool lacks.
 func (k family[C, P, R]) Run(ctx context.Context, axes []Axis, b int, n int64, at []Point, pools []Pool) ([]Pool, error) {
 	first := 0
 	var runs []C
@@ -248,9 +233,8 @@ func (k family[C, P, R]) Run(ctx context.Context, axes []Axis, b int, n int64, a
 	return out, nil
 }
 
-// batch is replicates first to first+n of the runs of the points at, a
-// point's items after another's: run as one point, each item then cut by
-// point.
+// batch is replicates first to first+n of the points' runs, run as one point
+// and cut by point, a point's items after another's.
 func (k family[C, P, R]) batch(ctx context.Context, at []Point, runs []C, first, n int) ([][]P, error) {
 	if k.replay != nil {
 		return k.replay(at, first, n)
@@ -269,8 +253,7 @@ func (k family[C, P, R]) batch(ctx context.Context, at []Point, runs []C, first,
 	return out, nil
 }
 
-// familyPool is a candidate's runs and their items (a replicate of each
-// run) so far.
+// familyPool is a candidate's runs and their items so far.
 type familyPool[C, P, R any] struct {
 	k     family[C, P, R]
 	runs  []C
@@ -281,9 +264,7 @@ func (p *familyPool[C, P, R]) Rows() []Row {
 	return FigureRows(p.k.kind.Rows(p.k.kind.Fold(p.runs, len(p.runs), p.items)))
 }
 
-// FleetKind is the fleet run's kind (retrysim fleet): a candidate is its
-// runs with the searched settings (decl.Params[fleet.Config]' paths: client.attempts,
-// client.backoff.kind) set in every one.
+// FleetKind is the fleet run's kind: its settings by decl.Params[fleet.Config]'s paths.
 type FleetKind struct {
 	family[fleet.Config, fleetdata.Replicate, fleet.Result]
 }
@@ -291,9 +272,7 @@ type FleetKind struct {
 var _ Kind = FleetKind{}
 
 // NewFleetKind is the kind of cfgs run with opts, and the axes of the
-// searches, each PATH=VALUES, PATH a fleet setting's path; a path no
-// setting has, or a value out of its bounds, is refused naming the valid
-// ones.
+// searches, each PATH=VALUES.
 func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (FleetKind, []Axis, error) {
 	f, axes, err := newFamily(family[fleet.Config, fleetdata.Replicate, fleet.Result]{
 		opts: opts, duration: cfgs[0].Duration, kind: replicates.Fleet(), runs: cfgs, set: setConfig,
@@ -306,8 +285,7 @@ func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (F
 	return FleetKind{f}, axes, err
 }
 
-// setConfig sets the setting at path in c to value, as the fleet command's
-// flag for it does, with the fleet command's cap: 0 is none.
+// setConfig sets the setting at path in c to value, as its fleet flag does.
 func setConfig(c *fleet.Config, path, value string) error {
 	p, ok := decl.LookupParam[fleet.Config](path)
 	if !ok {
@@ -323,11 +301,8 @@ func setConfig(c *fleet.Config, path, value string) error {
 	return nil
 }
 
-// GraphKind is the worker fleet's kind (retrysim workers) or, without
-// workers, the service graph's (retrysim graph): a candidate is its graphs
-// with the searched settings (fleet.Graph.Set's paths:
-// graph.services[workers].server.capacity, graph.entries[0].client.timeout)
-// set in every one; their settings are shown as given.
+// GraphKind is the worker fleet's kind or, without workers, the service
+// graph's: its settings by fleet.Graph.Set's paths, shown as given.
 type GraphKind struct {
 	family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]
 }
@@ -335,10 +310,7 @@ type GraphKind struct {
 var _ Kind = GraphKind{}
 
 // NewGraphKind is the kind of graphs run with opts (worker fleets with
-// workers, their rows WorkersRows; else the graphs' services' rows), and
-// the axes of the searches, each PATH=VALUES, PATH as fleet.Graph.Set takes
-// it; a path no setting has, or a value out of its bounds, is refused
-// naming it.
+// workers), and the axes of the searches, each PATH=VALUES.
 func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, searches []string) (GraphKind, []Axis, error) {
 	kind := replicates.Graph()
 	if workers {
