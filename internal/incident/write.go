@@ -44,7 +44,7 @@ func List(w io.Writer) error {
 func Write(w io.Writer, rep *Report, format string) error {
 	switch format {
 	case "table", "markdown":
-		return writeText(w, rep, format == "markdown")
+		return writeText(w, rep, format)
 	case "csv":
 		return writeCSV(w, rep)
 	case "json":
@@ -111,8 +111,8 @@ func table(b *strings.Builder, rows [][]string, md bool) {
 }
 
 // writeText writes rep as text for a terminal, or as markdown.
-func writeText(w io.Writer, rep *Report, md bool) error {
-	inc := rep.Incident
+func writeText(w io.Writer, rep *Report, format string) error {
+	inc, md := rep.Incident, format == "markdown"
 	var b strings.Builder
 	head := func(s string) {
 		if md {
@@ -129,13 +129,13 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 		}
 	}
 	// list writes rows as a markdown table, or a wrapped line a row, cells joined by sep.
-	list := func(rows [][]string, sep string) {
+	list := func(rows [][]string, line func(r []string) string) {
 		if md {
 			table(&b, rows, true)
 			return
 		}
 		for _, r := range rows[1:] {
-			b.WriteString(human.Wrap(strings.Join(r, sep), "  ", width))
+			b.WriteString(human.Wrap(line(r), "  ", width))
 		}
 	}
 	if md {
@@ -161,28 +161,19 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 	for _, n := range rep.Numbers {
 		rows = append(rows, []string{n.What, number(n.Value) + " " + n.Unit, n.Replay, strings.TrimSpace(number(n.Replayed) + " " + n.Unit), rep.held(n)})
 	}
-	switch {
-	case len(rep.Numbers) == 0:
+	if len(rep.Numbers) == 0 {
 		para("The source gives no number to set beside the replay's; its mechanism is what the replay holds.")
-	case md:
-		table(&b, rows, true)
-	default:
-		for _, r := range rows[1:] {
-			b.WriteString(human.Wrap(fmt.Sprintf("%s: %s. Replay, %s: %s. Held: %s", r[0], r[1], r[2], r[3], r[4]), "  ", width))
-		}
+	} else {
+		list(rows, func(r []string) string {
+			return fmt.Sprintf("%s: %s. Replay, %s: %s. Held: %s", r[0], r[1], r[2], r[3], r[4])
+		})
 	}
 	head("Assumed (the source does not give them)")
 	rows = [][]string{{"setting", "value", ""}}
 	for _, a := range inc.Assumptions {
 		rows = append(rows, []string{a.Name, a.Value, "assumed"})
 	}
-	if md {
-		table(&b, rows, true)
-	} else {
-		for _, r := range rows[1:] {
-			b.WriteString(human.Wrap(r[0]+": "+r[1]+" (assumed)", "  ", width))
-		}
-	}
+	list(rows, func(r []string) string { return r[0] + ": " + r[1] + " (assumed)" })
 	head("Outcome: " + inc.Outcome)
 	rows = [][]string{{"run", "", "replicates (95% Wilson interval)"}}
 	for _, o := range rep.Outcomes {
@@ -206,18 +197,14 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 		}
 		rows = append(rows, []string{r.Name, cmd})
 	}
-	list(rows, ": ")
+	list(rows, func(r []string) string { return strings.Join(r, ": ") })
 	head("Tune")
 	para(tuneNote)
 	head("The runs")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	name := "table"
-	if md {
-		name = "markdown"
-	}
-	runs, err := runsOutput(rep, name)
+	runs, err := runsOutput(rep, format)
 	if err != nil {
 		return err
 	}
