@@ -91,19 +91,11 @@ func (a Axis) text(v float64) string {
 
 // value reads text as the axis's value: NaN for text it does not hold.
 func (a Axis) value(text string) float64 {
-	if a.Choices != nil {
-		if i := slices.Index(a.Choices, text); i >= 0 {
-			return float64(i)
-		}
-		return math.NaN()
-	}
-	if a.Duration {
-		if d, err := time.ParseDuration(text); err == nil {
-			return d.Seconds()
-		}
-		return math.NaN()
-	}
-	if x, err := strconv.ParseFloat(text, 64); err == nil {
+	if i := slices.Index(a.Choices, text); a.Choices != nil && i >= 0 {
+		return float64(i)
+	} else if d, err := time.ParseDuration(text); a.Duration && err == nil {
+		return d.Seconds()
+	} else if x, err := strconv.ParseFloat(text, 64); a.Choices == nil && !a.Duration && err == nil {
 		return x
 	}
 	return math.NaN()
@@ -167,13 +159,9 @@ func (k family[C, P, R]) Current(axes []Axis) (Point, error) {
 	p := make(Point, len(axes))
 	for i, a := range axes {
 		for j, c := range k.runs {
-			text, ok := k.get(c, a.Path)
 			v := math.NaN()
-			if ok {
+			if text, ok := k.get(c, a.Path); ok && (j == 0 || a.value(text) == p[i]) {
 				v = a.value(text)
-			}
-			if j > 0 && v != p[i] {
-				v = math.NaN()
 			}
 			p[i] = v
 		}
@@ -185,10 +173,8 @@ func (k family[C, P, R]) Current(axes []Axis) (Point, error) {
 func (k family[C, P, R]) at(axes []Axis, p Point) []C {
 	runs := slices.Clone(k.runs)
 	for j := range runs {
-		for i, a := range axes {
-			if p != nil {
-				_ = k.set(&runs[j], a.Path, a.text(p[i])) // newFamily set each value
-			}
+		for i, a := range axes[:len(p)] { // none at nil
+			_ = k.set(&runs[j], a.Path, a.text(p[i])) // newFamily set each value
 		}
 	}
 	return runs

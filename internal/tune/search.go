@@ -317,12 +317,9 @@ func Race(ctx context.Context, k Kind, s Search) (Result, error) {
 	}
 	o, _ := s.objective(k)
 	res := Result{Search: s, Unit: k.Unit(), First: k.First(), Best: -1, RunnerUp: -1, Candidates: make([]Candidate, len(points))}
+	pools, live := make([]Pool, len(points)), make([]int, len(points))
 	for i, p := range points {
 		res.Candidates[i] = Candidate{Point: p, Current: i == cur, Status: "undecided", offGrid: extra && i == cur}
-	}
-	pools := make([]Pool, len(points))
-	live := make([]int, len(points))
-	for i := range live {
 		live[i] = i
 	}
 	for b := 0; len(live) > 0 && b < MaxBatches; b++ {
