@@ -94,19 +94,16 @@ func table(b *strings.Builder, rows [][]string, md bool) {
 			widths[j] = max(widths[j], len(c))
 		}
 	}
-	for i, r := range rows {
+	seps := make([]string, len(widths))
+	for j, n := range widths {
+		seps[j] = strings.Repeat("-", n)
+	}
+	for _, r := range append([][]string{rows[0], seps}, rows[1:]...) {
 		cells := make([]string, len(r))
 		for j, c := range r {
 			cells[j] = c + strings.Repeat(" ", widths[j]-len(c))
 		}
 		b.WriteString(strings.TrimRight("  "+strings.Join(cells, "  "), " ") + "\n")
-		if i == 0 {
-			seps := make([]string, len(r))
-			for j := range r {
-				seps[j] = strings.Repeat("-", widths[j])
-			}
-			b.WriteString("  " + strings.Join(seps, "  ") + "\n")
-		}
 	}
 }
 

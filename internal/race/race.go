@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -253,10 +254,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	res.WallSeconds = time.Since(start).Seconds()
 	res.Races = int64(cfg.Jobs * cfg.Rounds)
-	for c := range codes {
-		res.RefusedCodes = append(res.RefusedCodes, c)
-	}
-	slices.Sort(res.RefusedCodes)
+	res.RefusedCodes = slices.Sorted(maps.Keys(codes))
 	for _, w := range windows {
 		if overlapping(w) {
 			res.Overlaps++
