@@ -117,8 +117,7 @@ type family[C, P, R any] struct {
 	replay func(at []Point, first, n int) ([][]P, error)
 }
 
-// newFamily is k with the axes of the searches, each PATH=VALUES, each value
-// tried on every run by k.set.
+// newFamily is k with the axes of the searches, each value tried on every run by k.set.
 func newFamily[C, P, R any](k family[C, P, R], searches []string) (family[C, P, R], []Axis, error) {
 	var axes []Axis
 	for _, arg := range searches {
@@ -153,8 +152,7 @@ func (k family[C, P, R]) Rows() []string {
 // Metrics are the kind's figures' keys.
 func (k family[C, P, R]) Metrics() []string { return k.kind.Keys }
 
-// Current is each axis's value in the runs, NaN where they differ or a run's
-// setting is not read.
+// Current is each axis's value in the runs, NaN where they differ or it is not read.
 func (k family[C, P, R]) Current(axes []Axis) (Point, error) {
 	p := make(Point, len(axes))
 	for i, a := range axes {
@@ -257,8 +255,7 @@ type FleetKind struct {
 
 var _ Kind = FleetKind{}
 
-// NewFleetKind is the kind of cfgs run with opts, and the axes of the
-// searches, each PATH=VALUES.
+// NewFleetKind is the kind of cfgs run with opts, and the axes of the searches.
 func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (FleetKind, []Axis, error) {
 	f, axes, err := newFamily(family[fleet.Config, fleetdata.Replicate, fleet.Result]{
 		opts: opts, duration: cfgs[0].Duration, kind: replicates.Fleet(), runs: cfgs, set: setConfig,
@@ -295,8 +292,7 @@ type GraphKind struct {
 
 var _ Kind = GraphKind{}
 
-// NewGraphKind is the kind of graphs run with opts (worker fleets with
-// workers), and the axes of the searches, each PATH=VALUES.
+// NewGraphKind is the kind of graphs (worker fleets with workers) run with opts, and the searches' axes.
 func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, searches []string) (GraphKind, []Axis, error) {
 	kind := replicates.Graph()
 	if workers {

@@ -12,8 +12,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// report is the result as the page and the markdown write it, with a
-// picture of the objective (a metric) and of each requirement's metric.
+// report is the result as the page and the markdown write it.
 func (r Result) report(kind string) render.TuneReport {
 	lines := r.answerLines()
 	out := render.TuneReport{Headline: "retrysim tune " + kind + ": " + strings.TrimSuffix(lines[0], ":"), Answer: lines[1:]}

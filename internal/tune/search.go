@@ -46,8 +46,7 @@ type Pool interface {
 	Rows() []Row
 }
 
-// Kind is a run kind a search runs: its rows and columns, and how to run
-// more of a candidate's work.
+// Kind is a run kind a search runs: its rows, its metrics and its work.
 type Kind interface {
 	// Unit names the work, plural ("jobs"); First is a candidate's first batch of it.
 	Unit() string
@@ -71,8 +70,7 @@ type Kind interface {
 // Search is what to search and what to judge a candidate by.
 type Search struct {
 	Axes []Axis
-	// Objective is a searched setting's path or a metric (ROW:METRIC with
-	// more than one row).
+	// Objective is a searched setting's path or a metric (ROW:METRIC with several rows).
 	Objective string
 	Maximize  bool
 	Require   []Requirement
@@ -304,8 +302,7 @@ func bounds(e schema.Estimate) (lo, hi float64) {
 	return e.Lo, e.Hi
 }
 
-// Race runs the search: batch after batch, doubling, to every candidate
-// still undecided, until none is or the budget is spent.
+// Race runs the search, batches doubling, until no candidate is undecided or the budget is spent.
 func Race(ctx context.Context, k Kind, s Search) (Result, error) {
 	points, cur, extra, err := Plan(k, s)
 	if err != nil {

@@ -87,8 +87,7 @@ func signed(e schema.Estimate) string {
 	return fmt.Sprintf("%s [%s, %s]", v, strconv.FormatFloat(e.Lo, 'g', 4, 64), strconv.FormatFloat(e.Hi, 'g', 4, 64))
 }
 
-// answerLines are the answer's lines: the best (or why none), what the
-// current settings do, and the work.
+// answerLines are the answer's lines: the best or why none, the current settings, the work.
 func (r Result) answerLines() []string {
 	var b strings.Builder
 	judged := func(c Candidate) {
