@@ -1,9 +1,8 @@
-// Package tune answers "what should I set?": it searches a grid of
-// settings, named by their paths, for the best candidate that meets every
-// requirement, judging each requirement on its metric's 95% interval and
-// racing the candidates on common random numbers within a budget. It runs
-// the job model's table (Run) and a worker fleet (RunWorkers); it writes
-// no output, which the command does.
+// Package tune answers "what should I set?": it searches a grid of settings,
+// named by their paths, for the best candidate that meets every requirement,
+// judged on 95% intervals, racing the candidates on common random numbers
+// within a budget, for the job model's table (Run) or worker fleets
+// (RunWorkers). It writes no output.
 package tune
 
 import (
@@ -18,39 +17,33 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Search is what to search and what to judge a candidate by. Every error
+// Search is what to search and what to judge a candidate by; every error
 // about it is a *schema.FieldError naming its part: set[0], objective,
 // require[0], budget.
 type Search struct {
-	// Set are the searched settings, each PATH=VALUES as retrysim.Sweep.Set
-	// takes it (attempts=1:8:8, steps[pay].p_fail=0.01,0.05, a queue's
-	// queue.store=none,claim; for a worker fleet a path of fleet.Graph.Set);
-	// several make a grid. At least one.
+	// Set are the searched settings, at least one, each PATH=VALUES as
+	// retrysim.Sweep.Set or, for a worker fleet, fleet.Graph.Set takes it
+	// (attempts=1:8:8, queue.store=none,claim); several make a grid.
 	Set []string
-	// Objective is a searched setting's path or a metric, a column of the
-	// run's csv (calls_per_job), ROW:METRIC when the run has several rows
-	// (strategies, runs); required.
+	// Objective, required, is a searched setting's path or a metric, a column
+	// of the run's csv, ROW:METRIC when the run has several rows.
 	Objective string
 	// Maximize makes a larger objective better; false minimizes it.
 	Maximize bool
-	// Require are bounds every answer meets, each METRIC OP VALUE or
-	// ROW:METRIC OP VALUE, OP one of <=, <, >=, >, == (failed_rate<=1e-4),
-	// judged on the metric's 95% interval; none leaves the objective alone
-	// to decide.
+	// Require are bounds every answer meets, each [ROW:]METRIC OP VALUE, OP one
+	// of <=, <, >=, >, == (failed_rate<=1e-4).
 	Require []string
-	// Budget is the most work to spend, jobs (Run) or replicates
-	// (RunWorkers); 0 means 10^8 jobs, or as many replicates as the runs
-	// may keep.
+	// Budget is the most work to spend, jobs or replicates; 0 means 10^8 jobs,
+	// or as many replicates as the runs may keep.
 	Budget int64
 }
 
 // Result is a search's answer and every candidate.
 type Result struct {
-	// Best is the best candidate that meets every requirement, one of
-	// Candidates; nil when none is shown to.
+	// Best is the best candidate that meets every requirement, nil for none.
 	Best *Candidate
-	// Candidates are the grid's points, the first setting varying slowest,
-	// then the settings as given, when they are no point of the grid.
+	// Candidates are the grid's points, the first setting varying slowest, then
+	// the settings as given when they are no point of the grid.
 	Candidates []Candidate
 	// Spent is the work spent, jobs or replicates.
 	Spent int64
@@ -58,15 +51,13 @@ type Result struct {
 
 // Candidate is one point of the search and what the race found of it.
 type Candidate struct {
-	// Settings are the searched settings' values by path, as a scenario
-	// file writes them: an int64, a float64, a duration's text (1h) or a
-	// name; "as given" where the settings as given have no one value.
+	// Settings are the searched settings' values by path, as a scenario file
+	// writes them; "as given" where the settings as given have no one value.
 	Settings map[string]any
 	// Current marks the settings as given.
 	Current bool
-	// Status is "best", "meets" (every requirement holds), "fails" (one
-	// fails), "beaten" (worse, with 95% confidence, than one that meets
-	// every requirement) or "undecided" (when the budget ran out).
+	// Status is "best", "meets", "fails", "beaten" (worse, with 95% confidence,
+	// than one that meets every requirement) or "undecided".
 	Status string
 	// Objective is the objective's estimate, exact for a setting.
 	Objective schema.Estimate
@@ -76,20 +67,18 @@ type Candidate struct {
 
 // Judged is a requirement's verdict at a candidate.
 type Judged struct {
-	// Verdict is "holds" (the whole interval meets the bound), "fails"
-	// (none of it does) or "undecided".
+	// Verdict is "holds", "fails" or "undecided", by the metric's interval.
 	Verdict string
-	// Row is the row that decides it: the first that fails, else the
-	// first undecided, else the first; Estimate is its metric there.
+	// Row is the deciding row (the first that fails, else the first undecided,
+	// else the first), and Estimate its metric there.
 	Row      string
 	Estimate schema.Estimate
 }
 
-// Run searches the settings of e, a run of the job model (or, with a
-// Delivery, the delivery model), as retrysim.RunSweep would run them: a
+// Run searches the settings of e, a run of the job or delivery model: a
 // candidate's batch b runs the jobs of replicate b of e.Seed, the same at
-// every candidate, whatever e.Workers. The search decides the jobs, so
-// e.Jobs, e.Replicates above 1 and e.Progress are refused.
+// every candidate. The search decides the jobs, so e.Jobs, e.Replicates
+// above 1 and e.Progress are refused.
 func Run(ctx context.Context, e retrysim.Experiment, s Search) (Result, error) {
 	switch {
 	case e.Jobs != 0:
@@ -106,13 +95,10 @@ func Run(ctx context.Context, e retrysim.Experiment, s Search) (Result, error) {
 	return race(ctx, s, func(set []string) (tune.Kind, []tune.Axis, error) { return tune.NewTableKind(base, set) })
 }
 
-// RunWorkers searches the settings of worker fleets, each candidate
-// setting its values in every run (fleet.Graph.Set's paths on the runs'
-// graphs, fleet.Workers.Graph: graph.services[workers].server.capacity,
-// graph.entries[0].client.timeout); its metrics are a worker fleet's
-// figures (drain_seconds, duplicates, dead). A candidate's batch b runs
-// replicates of opts.Seed, the same at every candidate. The search decides
-// the replicates, so opts.Replicates and opts.Progress are refused.
+// RunWorkers searches the settings of worker fleets (fleet.Graph.Set's paths
+// on their graphs), each candidate setting its values in every run, its
+// metrics a worker fleet's figures: batch b runs replicates of opts.Seed, the
+// same at every candidate. opts.Replicates and opts.Progress are refused.
 func RunWorkers(ctx context.Context, runs []fleet.Workers, opts fleet.Options, s Search) (Result, error) {
 	switch {
 	case len(runs) == 0:
@@ -132,14 +118,7 @@ func RunWorkers(ctx context.Context, runs []fleet.Workers, opts fleet.Options, s
 	return race(ctx, s, func(set []string) (tune.Kind, []tune.Axis, error) { return tune.NewGraphKind(graphs, true, opts, set) })
 }
 
-// hasBudget is k when it bounds its own budget (the fleet family's), else nil.
-func hasBudget(k tune.Kind) interface{ Budget() int64 } {
-	b, _ := k.(interface{ Budget() int64 })
-	return b
-}
-
-// race reads the search's settings through kind (the kind of the
-// searched settings set, and their axes), checks the search and races it.
+// race reads the searched settings through kind, checks the search and races it.
 func race(ctx context.Context, s Search, kind func(set []string) (tune.Kind, []tune.Axis, error)) (Result, error) {
 	k, axes, err := kind(s.Set)
 	if err != nil { // the first setting refused with those before it is at fault
@@ -156,11 +135,11 @@ func race(ctx context.Context, s Search, kind func(set []string) (tune.Kind, []t
 		return Result{}, &schema.FieldError{Field: "objective", Msg: "none given; give a searched setting's path or a metric"}
 	case s.Budget < 0:
 		return Result{}, &schema.FieldError{Field: "budget", Msg: fmt.Sprintf("%d is negative; give the most work to spend, or 0 for the default", s.Budget)}
-	case s.Budget > 0:
-	case hasBudget(k) != nil: // the most the runs may keep
-		is.Budget = hasBudget(k).Budget()
-	default:
+	case s.Budget == 0:
 		is.Budget = tune.DefaultJobs
+		if b, ok := k.(interface{ Budget() int64 }); ok { // the most the runs may keep
+			is.Budget = b.Budget()
+		}
 	}
 	for i, text := range s.Require {
 		r, err := tune.ParseRequirement(text)
@@ -198,8 +177,7 @@ func race(ctx context.Context, s Search, kind func(set []string) (tune.Kind, []t
 	return out, nil
 }
 
-// renamed is err with its *schema.FieldError's fields named by field;
-// another error (a cancelled context, a strategy's panic) is err.
+// renamed is err with its *schema.FieldError's fields renamed by field.
 func renamed(err error, field func(string) string) error {
 	var fe *schema.FieldError
 	if !errors.As(err, &fe) {

@@ -9,12 +9,10 @@ import (
 	"github.com/retrysim/retrysim/internal/limits"
 )
 
-// The aws-us-east-1-2025-10-20 replay's values, every one assumed: lease
-// work arriving at awsRate a second, each a call to the droplets (awsBase +
-// awsSlope a call in progress, Brooker's latency server), under a lease of
-// awsLease counted from a worker's receive, awsTries deliveries at most; the
-// workers stalled (DynamoDB unreachable) from awsDownFrom to awsDownTo;
-// awsWorkers workers, awsThrottled in the fix.
+// The aws-us-east-1-2025-10-20 replay's values, every one assumed: lease work
+// arriving at awsRate a second, each a call to the droplets (Brooker's latency
+// server) under a lease of awsLease from a worker's receive; the workers
+// stalled from awsDownFrom to awsDownTo; awsThrottled workers in the fix.
 const (
 	awsRate      = 30.0
 	awsBase      = time.Second
@@ -28,10 +26,8 @@ const (
 	awsDuration  = 10 * time.Minute
 )
 
-// awsFleet is the aws-us-east-1-2025-10-20 replay's run with w workers and
-// a lease of lease: the droplet lease manager's lease work as a worker
-// fleet whose job, a call to the droplets, is delivered again when its
-// lease runs out, even while a worker still does it.
+// awsFleet is the replay's run with w workers and a lease of lease: a job is
+// delivered again when its lease runs out, even while a worker still does it.
 func awsFleet(name string, w int, lease time.Duration) fleet.Workers {
 	q := fleet.DefaultConfig().Client
 	q.Attempts, q.Timeout = awsTries, lease
@@ -49,20 +45,16 @@ func awsFleet(name string, w int, lease time.Duration) fleet.Workers {
 	}
 }
 
-// AWSCollapsedCalls is the calls a second a worker fleet of w workers makes
-// to Brooker's latency server (base + slope a call in progress) while every
-// worker is busy: each call finds w in progress, itself included, so it
-// takes base + slope x w, and w workers finish w / (base + slope x w) a
-// second. When that time passes the lease, no delivery completes in it.
+// AWSCollapsedCalls is the calls a second that w busy workers make to
+// Brooker's latency server: each call finds w in progress, so it takes base
+// + slope x w.
 func AWSCollapsedCalls(w int, base, slope time.Duration) float64 {
 	return float64(w) / (base.Seconds() + slope.Seconds()*float64(w))
 }
 
-// AWSDrainClosedForm is how long a worker fleet of w workers takes, after a
-// stall of down seconds, to work off the backlog that arrivals at rate a
-// second left, while they go on arriving: rate x (down + t) = mu x t, with
-// mu = AWSCollapsedCalls(w, base, slope), when every call ends inside its
-// lease (base + slope x w under it).
+// AWSDrainClosedForm is how long w workers take, after a stall of down, to
+// work off the backlog of arrivals at rate a second: rate x (down + t) = mu x
+// t, mu = AWSCollapsedCalls, while each call ends inside its lease.
 func AWSDrainClosedForm(rate float64, down time.Duration, w int, base, slope time.Duration) float64 {
 	return rate * down.Seconds() / (AWSCollapsedCalls(w, base, slope) - rate)
 }
@@ -70,14 +62,13 @@ func AWSDrainClosedForm(rate float64, down time.Duration, w int, base, slope tim
 // droplets is the index of the droplets' service in a replay's graphs.
 const droplets = 1
 
-// drainedNot is the aws-us-east-1-2025-10-20 outcome: the workers' backlog
-// never back to its level before the stall by the run's end.
+// drainedNot is the outcome that the workers' backlog was not back to its
+// level before the stall by the run's end.
 func drainedNot(rep *Report, i, r int) bool {
 	return fleetrun.GraphReplicates(rep.Graph[i])[r].Services[0].DrainVerdict == fleetdata.Down
 }
 
-// meanDrain is run i's mean, over its replicates, of the workers' drain
-// time (NaN when some replicate never drained).
+// meanDrain is run i's mean drain time over its replicates (NaN if one never drained).
 func meanDrain(rep *Report, i int) float64 {
 	var sum float64
 	for _, r := range fleetrun.GraphReplicates(rep.Graph[i]) {
@@ -86,8 +77,8 @@ func meanDrain(rep *Report, i int) float64 {
 	return sum / float64(len(fleetrun.GraphReplicates(rep.Graph[i])))
 }
 
-// meanCalls is run i's mean, over its replicates and the seconds [from,
-// to), of the calls a second to the droplets.
+// meanCalls is run i's mean calls a second to the droplets over its
+// replicates and the seconds [from, to).
 func meanCalls(rep *Report, i, from, to int) float64 {
 	var sum int64
 	for _, r := range fleetrun.GraphReplicates(rep.Graph[i]) {
@@ -98,8 +89,7 @@ func meanCalls(rep *Report, i, from, to int) float64 {
 	return float64(sum) / float64(len(fleetrun.GraphReplicates(rep.Graph[i]))*(to-from))
 }
 
-// awsUSEast2025 is AWS's us-east-1 event of 2025-10-19/20: EC2's
-// DropletWorkflow Manager's congestive collapse.
+// awsUSEast2025 is AWS's us-east-1 event of 2025-10-19/20.
 func awsUSEast2025() Incident {
 	collapsed := AWSCollapsedCalls(awsWorkers, awsBase, awsSlope)
 	return Incident{
@@ -164,9 +154,7 @@ func awsUSEast2025() Incident {
 			{Name: "throttled", Fix: true, Scenario: "examples/incidents/aws-us-east-1-2025-10-20-fix.yaml"},
 		},
 		Duration: awsDuration,
-		workers: func() []fleet.Workers {
-			return []fleet.Workers{awsFleet("unthrottled", awsWorkers, awsLease), awsFleet("throttled", awsThrottled, awsLease)}
-		},
-		bad: drainedNot,
+		workers:  []fleet.Workers{awsFleet("unthrottled", awsWorkers, awsLease), awsFleet("throttled", awsThrottled, awsLease)},
+		bad:      drainedNot,
 	}
 }

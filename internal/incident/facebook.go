@@ -6,11 +6,9 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 )
 
-// The facebook-2010-09-23 replay's values, every one assumed: fbRate
-// queries a second to the database cluster from clients whose cached
-// value is missing, fbPeak a second from fbFrom to fbTo while every client
-// sees the invalid value, and fbTries queries a read makes in all while its
-// queries fail (each error deleting the key and sending another).
+// The facebook-2010-09-23 replay's values, every one assumed: fbRate queries
+// a second, fbPeak from fbFrom to fbTo while every client sees the invalid
+// value, fbTries queries a read makes while they fail.
 const (
 	fbRate  = 30.0
 	fbPeak  = 200.0
@@ -19,10 +17,8 @@ const (
 	fbTries = 10
 )
 
-// fbConfig is the facebook-2010-09-23 replay's run: the fleet's default
-// collapse server (Brooker's: 1 s + 10 ms a query in progress, 100 ms of
-// network each way, a 3 s timeout, no backoff) for the database cluster,
-// rate queries a second, peak from fbFrom to fbTo, tries queries a read.
+// fbConfig is the facebook-2010-09-23 replay's run on the fleet's default
+// collapse server: rate queries a second, peak from fbFrom to fbTo.
 func fbConfig(name string, rate, peak float64, tries int) fleet.Config {
 	c := fleet.DefaultConfig()
 	c.Name, c.Duration = name, 10*time.Minute
@@ -31,19 +27,7 @@ func fbConfig(name string, rate, peak float64, tries int) fleet.Config {
 	return c
 }
 
-// FacebookTipRate is the query rate (every try counted) past which
-// Brooker's latency server (base + slope a query in progress) times every
-// query out and keeps doing so: a query is answered late when it finds
-// more than n* = (timeout - base - 2 net) / slope in progress, and queries
-// arriving at rate q a second with every one late keep q (base + slope n)
-// in progress, which is n* at q = n* / (base / 1 s + slope / 1 s x n*).
-func FacebookTipRate(base, slope, timeout, net time.Duration) float64 {
-	n := (timeout - base - 2*net).Seconds() / slope.Seconds()
-	return n / (base.Seconds() + slope.Seconds()*n)
-}
-
-// facebook2010 is Facebook's outage of 2010-09-23: the configuration
-// checker's feedback loop.
+// facebook2010 is Facebook's outage of 2010-09-23.
 func facebook2010() Incident {
 	return Incident{
 		Name: "facebook-2010-09-23",
@@ -94,8 +78,6 @@ func facebook2010() Incident {
 			{Name: "no_correction", Fix: true, Scenario: "examples/incidents/facebook-2010-09-23-fix.yaml", Flags: "-duration 10m -replicates 20"},
 		},
 		Duration: 10 * time.Minute,
-		configs: func() []fleet.Config {
-			return []fleet.Config{fbConfig("retry_on_error", fbRate, fbPeak, fbTries), fbConfig("no_correction", fbRate, fbPeak, 1)}
-		},
+		configs:  []fleet.Config{fbConfig("retry_on_error", fbRate, fbPeak, fbTries), fbConfig("no_correction", fbRate, fbPeak, 1)},
 	}
 }

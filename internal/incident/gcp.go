@@ -7,15 +7,11 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 )
 
-// gcpHerd is the requests a second of the restart herd in the
-// google-cloud-2025-06-12 replay (assumed), against a base of 40.
+// gcpHerd is the restart herd's requests a second (assumed), against a base of 40.
 const gcpHerd = 90
 
-// gcpConfig is the google-cloud-2025-06-12 replay's run with backoff b and
-// a herd of peak requests a second: Brooker's collapse server (the fleet's
-// default: 1 s + 10 ms a call in progress, 0.1 s of network each way, a
-// 3 s timeout, 3 tries) standing for the Spanner table, 40 requests a
-// second, peak from 20 s to 25 s as the tasks restart.
+// gcpConfig is the google-cloud-2025-06-12 replay's run with backoff b on the
+// fleet's default collapse server: 40 requests a second, peak from 20 s to 25 s.
 func gcpConfig(name string, b backoff.Schedule, peak float64) fleet.Config {
 	c := fleet.DefaultConfig()
 	c.Name, c.Duration = name, 10*time.Minute
@@ -24,12 +20,10 @@ func gcpConfig(name string, b backoff.Schedule, peak float64) fleet.Config {
 	return c
 }
 
-// gcpJitter is the fix's randomized exponential backoff: full jitter, a
-// wait uniform in [0, 20 s x 2^(n-1)) before retry n, no cap.
+// gcpJitter is the fix: full jitter, base 20 s, no cap.
 var gcpJitter = backoff.Schedule{Kind: backoff.FullJitter, Base: 20 * time.Second}
 
-// gcpNone is the fleet's default backoff (none: a retry at once), with the
-// fleet's default base and cap, which it never reads.
+// gcpNone is the fleet's default backoff: none.
 var gcpNone = fleet.DefaultConfig().Client.Backoff
 
 // googleCloud2025 is Google Cloud's incident of 2025-06-12 (Service Control).
@@ -78,8 +72,6 @@ func googleCloud2025() Incident {
 			{Name: "randomized_exponential_backoff", Fix: true, Scenario: "examples/incidents/google-cloud-2025-06-12-fix.yaml", Flags: "-duration 10m -replicates 20"},
 		},
 		Duration: 10 * time.Minute,
-		configs: func() []fleet.Config {
-			return []fleet.Config{gcpConfig("no_randomized_backoff", gcpNone, gcpHerd), gcpConfig("randomized_exponential_backoff", gcpJitter, gcpHerd)}
-		},
+		configs:  []fleet.Config{gcpConfig("no_randomized_backoff", gcpNone, gcpHerd), gcpConfig("randomized_exponential_backoff", gcpJitter, gcpHerd)},
 	}
 }

@@ -1,14 +1,8 @@
-// Package incident is the gallery of public incidents replayed: each one a
-// run of the fleet or workers model that an organisation's own report (or
-// its documentation) describes, with the source named and quoted, the
-// numbers the source gives, the values assumed for what it does not, the
-// outcome as a share of replicates with its Wilson interval, and the fix
-// the report applied, replayed beside it.
-//
-// It is not a new engine: an incident is a preset of an existing kind
-// (fleet.Config or fleet.Workers) with a story. It does not tune: `retrysim
-// tune fleet|workers -scenario FILE` searches an incident's scenario files,
-// and docs/incidents.md shows what it finds beside each fix.
+// Package incident is the gallery of public incidents replayed: each a run of
+// the fleet or workers model that a public report describes, with its source
+// quoted, its numbers beside the replay's, the values assumed, the outcome as
+// a share of replicates, and the fix replayed beside it. An incident is a
+// preset of an existing kind with a story: no engine, and no tuning.
 package incident
 
 import (
@@ -20,11 +14,9 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 )
 
-// Kind is the model an incident runs on, named as the command that runs its
-// scenario files: "fleet" or "workers".
+// Kind is the command that runs an incident's scenario files: "fleet" or "workers".
 type Kind string
 
-// The kinds an incident may be.
 const (
 	Fleet   Kind = "fleet"
 	Workers Kind = "workers"
@@ -32,53 +24,41 @@ const (
 
 // Source is the public report an incident follows.
 type Source struct {
-	Title, Organisation string
-	// Date is the incident's date (or the document's, for a warning in
-	// documentation), as the source gives it.
-	Date string
-	Link string
-	// Quote is the source's key sentence, word for word.
-	Quote string
+	Title        string `json:"title"`
+	Organisation string `json:"organisation"`
+	Date         string `json:"date"` // as the source gives it
+	Link         string `json:"link"`
+	Quote        string `json:"quote"` // the source's key sentence, word for word
 }
 
-// Given is a number the source gives, beside the replay's figure for the
-// same thing. Tolerance is how far (in Unit) the test holds the replay
-// from Value; AtLeast holds a duration longer than a run one-sided (the
-// figure is the time from the trigger's end to the run's end, and the
-// incident's run still collapsed there in every replicate is consistent
-// with Value at least that); with neither, the figures are not comparable,
-// and Note says why.
+// Given is a number the source gives, beside the replay's figure for it:
+// held within Tolerance (in Unit), or AtLeast (one-sided: a collapse still
+// on at the run's end), or else not comparable, as Note says.
 type Given struct {
-	What  string
-	Value float64
-	Unit  string
-	// Replay names the replay's figure printed beside the source's.
+	What      string
+	Value     float64
+	Unit      string
 	Replay    string
 	Tolerance float64
 	AtLeast   bool
 	Note      string
-	// figure is the replay's figure from a report.
-	figure func(*Report) float64
+	figure    func(*Report) float64
 }
 
-// Assumption is a setting the source does not give and the value the
-// replay assumes for it.
+// Assumption is a setting the source does not give and the replay's value for it.
 type Assumption struct {
 	Name, Value string
 }
 
 // Run is one of an incident's runs: the incident itself, or a fix.
 type Run struct {
-	// Name is the run's name in outputs, as its Config or Workers names it.
+	// Name is the run's name in outputs.
 	Name string
 	Fix  bool
-	// Scenario is the scenario file, from the repository's root, that
-	// `retrysim KIND -scenario` runs to the same rows (with Flags).
+	// Scenario is the file, from the repository's root, that `retrysim KIND
+	// -scenario` runs with Flags to the same rows.
 	Scenario string
-	// Flags are what the command needs beside the file to run it as the
-	// gallery does (the duration and replicates of a fleet run, which a
-	// fleet section does not hold).
-	Flags string
+	Flags    string
 }
 
 // Incident is one entry of the gallery.
@@ -86,56 +66,34 @@ type Incident struct {
 	Name string
 	Kind Kind
 	Source
-	// Story is what happened, in the gallery's own words, every sentence
-	// traceable to Source.
+	// Story is what happened, every sentence traceable to Source.
 	Story string
-	// Outcome says what a replicate's outcome counts ("stayed collapsed
-	// after the trigger ended"), and FixText what the fix is and where the
-	// source asks for it.
+	// Outcome says what a replicate's outcome counts; FixText what the fix is.
 	Outcome, FixText string
 	Given            []Given
 	Assumptions      []Assumption
 	Runs             []Run
-	// Duration is the runs' duration.
-	Duration time.Duration
-	// configs builds a fleet incident's runs, in Runs order; workers a
-	// workers incident's.
-	configs func() []fleet.Config
-	workers func() []fleet.Workers
-	// bad says whether replicate r of run i had the outcome.
+	Duration         time.Duration
+	// configs are a fleet incident's runs, in Runs order; workers a workers incident's.
+	configs []fleet.Config
+	workers []fleet.Workers
+	// bad says whether replicate r of run i had the outcome (a workers incident).
 	bad func(rep *Report, run, r int) bool
 }
 
-// Configs is a fleet incident's runs, in Runs order (nil for a workers
-// incident).
-func (inc Incident) Configs() []fleet.Config {
-	if inc.configs == nil {
-		return nil
-	}
-	return inc.configs()
-}
+// Configs is a fleet incident's runs, in Runs order.
+func (inc Incident) Configs() []fleet.Config { return slices.Clone(inc.configs) }
 
-// WorkersRuns is a workers incident's runs, in Runs order (nil for a fleet
-// incident).
-func (inc Incident) WorkersRuns() []fleet.Workers {
-	if inc.workers == nil {
-		return nil
-	}
-	return inc.workers()
-}
-
-// Graphs is a workers incident's runs as the graphs the engine runs, in
-// Runs order (nil for a fleet incident).
+// Graphs is a workers incident's runs as the engine's graphs, in Runs order.
 func (inc Incident) Graphs() []fleet.Graph {
 	var gs []fleet.Graph
-	for _, w := range inc.WorkersRuns() {
+	for _, w := range inc.workers {
 		gs = append(gs, w.Graph())
 	}
 	return gs
 }
 
-// DefaultReplicates is the replicates a replay runs unless told otherwise,
-// the same for every incident.
+// DefaultReplicates is the replicates a replay runs unless told otherwise.
 const DefaultReplicates = 20
 
 // Gallery lists the incidents, in the order the gallery shows them.

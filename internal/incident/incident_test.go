@@ -18,6 +18,50 @@ import (
 	"github.com/retrysim/retrysim/internal/stats"
 )
 
+// Replay runs inc's runs with opt (Replicates 0 for DefaultReplicates),
+// then judges each replicate's outcome.
+func Replay(ctx context.Context, inc Incident, opt fleet.Options) (*Report, error) {
+	if opt.Replicates == 0 {
+		opt.Replicates = DefaultReplicates
+	}
+	var (
+		fl  []fleet.Result
+		gr  []fleet.GraphResult
+		err error
+	)
+	switch inc.Kind {
+	case Fleet:
+		fl, err = fleet.Run(ctx, inc.Configs(), opt)
+	case Workers:
+		gr, err = fleet.RunGraph(ctx, inc.Graphs(), opt)
+	default:
+		err = fmt.Errorf("incident %s: unknown kind %q", inc.Name, inc.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Judge(inc, opt.Seed, fl, gr), nil
+}
+
+// FacebookTipRate is the query rate (every try counted) past which
+// Brooker's latency server (base + slope a query in progress) times every
+// query out and keeps doing so: a query is answered late when it finds
+// more than n* = (timeout - base - 2 net) / slope in progress, and queries
+// arriving at rate q a second with every one late keep q (base + slope n)
+// in progress, which is n* at q = n* / (base / 1 s + slope / 1 s x n*).
+func FacebookTipRate(base, slope, timeout, net time.Duration) float64 {
+	n := (timeout - base - 2*net).Seconds() / slope.Seconds()
+	return n / (base.Seconds() + slope.Seconds()*n)
+}
+
+// SidekiqMaxCalm is the most workers at which no query outlasts the job's
+// timeout however full the queue: a query finding w in progress, itself
+// included, takes base + slope x w, under timeout while w is below
+// (timeout - base) / slope.
+func SidekiqMaxCalm(base, slope, timeout time.Duration) float64 {
+	return (timeout - base).Seconds() / slope.Seconds()
+}
+
 // replay replays inc with the seed 1 and n replicates (0: its default).
 func replay(t *testing.T, inc Incident, n int) *Report {
 	t.Helper()
@@ -96,7 +140,7 @@ func TestScenarioFilesRunToTheSameRows(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want := inc.WorkersRuns()[i].Graph()
+					want := inc.workers[i].Graph()
 					got, err := fleet.RunGraph(context.Background(), []fleet.Graph{l.Graph.Graph, want}, opt)
 					if err != nil {
 						t.Fatal(err)
@@ -194,13 +238,10 @@ func TestSQSStallSweep(t *testing.T) {
 	inc, _ := Lookup("sqs-visibility-payment")
 	const reps = 10
 	for _, stall := range []time.Duration{20 * time.Second, 60 * time.Second, 150 * time.Second} {
-		inc.workers = func() []fleet.Workers {
-			ws := sqsVisibility().WorkersRuns()
-			for i := range ws {
-				o := &ws[i].Dependencies[0].Outage
-				o.To = o.From + stall
-			}
-			return ws
+		inc.workers = sqsVisibility().workers
+		for i := range inc.workers {
+			o := &inc.workers[i].Dependencies[0].Outage
+			o.To = o.From + stall
 		}
 		rep := replay(t, inc, reps)
 		var sum int64
@@ -507,7 +548,7 @@ func TestAWSSweeps(t *testing.T) {
 		{200, 2500 * time.Millisecond, reps}, {200, 3500 * time.Millisecond, 0},
 	} {
 		inc := awsUSEast2025()
-		inc.workers = func() []fleet.Workers { return []fleet.Workers{awsFleet("sweep", c.workers, c.lease)} }
+		inc.workers = []fleet.Workers{awsFleet("sweep", c.workers, c.lease)}
 		inc.Runs = inc.Runs[:1]
 		inc.Given = nil
 		rep := replay(t, inc, reps)
@@ -578,7 +619,7 @@ func TestSidekiqSweeps(t *testing.T) {
 			b = skSplay
 		}
 		inc := sidekiq480()
-		inc.workers = func() []fleet.Workers { return []fleet.Workers{skFleet("sweep", b, c.workers, c.herd)} }
+		inc.workers = []fleet.Workers{skFleet("sweep", b, c.workers, c.herd)}
 		inc.Runs = inc.Runs[:1]
 		rep := replay(t, inc, reps)
 		var calls, jobs int64

@@ -1,8 +1,6 @@
 package incident
 
 import (
-	"context"
-	"fmt"
 	"time"
 
 	"github.com/retrysim/retrysim/fleet"
@@ -13,9 +11,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Outcome is a run's outcome: the replicates in which it happened (the
-// incident's Outcome) out of those judged, with its 95% Wilson interval
-// (Share.Count() is k, Share.N is n).
+// Outcome is the replicates of a run that had the incident's Outcome, of
+// those judged, with its 95% Wilson interval.
 type Outcome struct {
 	Run   string
 	Fix   bool
@@ -28,9 +25,9 @@ type Number struct {
 	Replayed float64
 }
 
-// Report is a replay: the incident, what ran it, the runs' results (Fleet
-// for a fleet incident, Graph for a workers one, in Runs order), each run's
-// outcome and the source's numbers beside the replay's.
+// Report is a replay: the runs' results (Fleet or Graph, by the incident's
+// kind, in Runs order), each run's outcome and the source's numbers beside
+// the replay's.
 type Report struct {
 	Incident   Incident
 	Replicates int
@@ -41,34 +38,8 @@ type Report struct {
 	Numbers    []Number
 }
 
-// Replay runs inc's runs with opt (Replicates 0 for DefaultReplicates),
-// then judges each replicate's outcome.
-func Replay(ctx context.Context, inc Incident, opt fleet.Options) (*Report, error) {
-	if opt.Replicates == 0 {
-		opt.Replicates = DefaultReplicates
-	}
-	var (
-		fl  []fleet.Result
-		gr  []fleet.GraphResult
-		err error
-	)
-	switch inc.Kind {
-	case Fleet:
-		fl, err = fleet.Run(ctx, inc.Configs(), opt)
-	case Workers:
-		gr, err = fleet.RunGraph(ctx, inc.Graphs(), opt)
-	default:
-		err = fmt.Errorf("incident %s: unknown kind %q", inc.Name, inc.Kind)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return Judge(inc, opt.Seed, fl, gr), nil
-}
-
-// Judge is the report of inc's runs' results, run with seed: fl for a
-// fleet incident, gr for a workers one (the other nil), every run with the
-// same replicates, each replicate's outcome judged.
+// Judge is the report of inc's runs' results, run with seed: fl for a fleet
+// incident, gr for a workers one.
 func Judge(inc Incident, seed uint64, fl []fleet.Result, gr []fleet.GraphResult) *Report {
 	rep := &Report{Incident: inc, Seed: seed, Fleet: fl, Graph: gr}
 	if len(fl) > 0 {
@@ -98,9 +69,8 @@ func Judge(inc Incident, seed uint64, fl []fleet.Result, gr []fleet.GraphResult)
 	return rep
 }
 
-// judge says whether replicate r of run i is judged, and whether it had
-// the incident's outcome. A fleet replicate too short to judge is not
-// judged (fleet.TooShort); a workers replicate always is.
+// judge says whether replicate r of run i is judged (a fleet replicate too
+// short is not), and whether it had the incident's outcome.
 func (rep *Report) judge(i, r int) (judged, bad bool) {
 	if rep.Fleet != nil {
 		switch fleetrun.Replicates(rep.Fleet[i])[r].Verdict {
@@ -114,9 +84,8 @@ func (rep *Report) judge(i, r int) (judged, bad bool) {
 	return true, rep.Incident.bad(rep, i, r)
 }
 
-// jobDuplicates is the side effects the steps of replicate r of workers run
-// i did again: fleet.EdgeReplicate.JobDuplicates summed over the calls the
-// workers' service makes.
+// jobDuplicates is the side effects that the steps of replicate r of workers
+// run i did again.
 func jobDuplicates(rep *Report, i, r int) int64 {
 	g := &rep.Graph[i].Graph
 	var n int64
@@ -128,8 +97,7 @@ func jobDuplicates(rep *Report, i, r int) int64 {
 	return n
 }
 
-// duplicated is the workers incidents' outcome: some step's side effect was
-// done twice in the replicate.
+// duplicated is the outcome that some step's side effect was done twice.
 func duplicated(rep *Report, i, r int) bool { return jobDuplicates(rep, i, r) > 0 }
 
 // runIndex is the index of the run named name in rep's incident.
@@ -142,16 +110,13 @@ func (rep *Report) runIndex(name string) int {
 	panic("incident " + rep.Incident.Name + ": no run " + name)
 }
 
-// sinceTrigger is a fleet incident's minutes from its first run's trigger's
-// end (its load's spike) to the run's end.
+// sinceTrigger is a fleet incident's minutes from its load spike's end to the run's end.
 func sinceTrigger(rep *Report) float64 {
 	return (rep.Incident.Duration - rep.Incident.Configs()[0].Load.To).Minutes()
 }
 
-// failedShare is the percentage of r's requests arriving from the trigger's
-// end (to) to tail before the run's end that failed (did not succeed),
-// summed over its replicates: the requests still in flight at the run's end
-// left out by the tail.
+// failedShare is the percentage of r's requests that failed among those
+// arriving from to until tail before the run's end, over its replicates.
 func failedShare(r fleet.Result, to, tail time.Duration) float64 {
 	var starts, served int64
 	for _, rep := range fleetrun.Replicates(r) {

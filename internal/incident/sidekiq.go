@@ -10,10 +10,8 @@ import (
 )
 
 // The sidekiq-480-retry-herd replay's values, every one assumed: a trickle
-// of skTrickle jobs a second and a herd of skHerd a second from skFrom for
-// skHerdFor (a full queue), each job one query to a database (skBase +
-// skSlope a query in progress, Brooker's latency server) under the job's
-// own timeout skTimeout, skWorkers workers, skTries tries in all.
+// and a herd of jobs, each one query to a database (Brooker's latency server)
+// under the job's timeout skTimeout.
 const (
 	skTrickle  = 1.0
 	skHerd     = 300.0
@@ -27,17 +25,14 @@ const (
 	skDuration = 10 * time.Minute
 )
 
-// The sidekiq-480-retry-herd runs' retry schedules: none randomized (every
-// job that failed together waits alike), the same schedule with a splay
-// (a wait uniform in [e/2, e)), and Sidekiq's schedule as it ships today.
+// The runs' retry schedules: none randomized, the same with a splay, and Sidekiq's today.
 var (
 	skNoSplay = backoff.Schedule{Kind: backoff.Exponential, Base: 15 * time.Second}
 	skSplay   = backoff.Schedule{Kind: backoff.EqualJitter, Base: 15 * time.Second}
 	skToday   = backoff.Schedule{Kind: backoff.Sidekiq}
 )
 
-// skFleet is the sidekiq-480-retry-herd replay's run with retry schedule b,
-// w workers and a herd of herd jobs a second.
+// skFleet is the replay's run with retry schedule b, w workers and a herd of herd jobs a second.
 func skFleet(name string, b backoff.Schedule, w int, herd float64) fleet.Workers {
 	q := fleet.DefaultConfig().Client
 	q.Attempts, q.Timeout, q.Backoff = skTries, fleet.NoVisibility, b
@@ -53,22 +48,12 @@ func skFleet(name string, b backoff.Schedule, w int, herd float64) fleet.Workers
 	}
 }
 
-// SidekiqMaxCalm is the most workers at which no query outlasts the job's
-// timeout however full the queue: a query finding w in progress, itself
-// included, takes base + slope x w, under timeout while w is below
-// (timeout - base) / slope.
-func SidekiqMaxCalm(base, slope, timeout time.Duration) float64 {
-	return (timeout - base).Seconds() / slope.Seconds()
-}
-
-// deadJobs is the sidekiq-480-retry-herd outcome: a job used up its
-// retries (dead) in the replicate.
+// deadJobs is the outcome that a job used up its retries.
 func deadJobs(rep *Report, i, r int) bool {
 	return fleetrun.GraphReplicates(rep.Graph[i])[r].Edges[0].Failed > 0
 }
 
-// sidekiq480 is Sidekiq's issue #480: jobs failing together under a
-// database's combined load and retried together, and the splay that fixed it.
+// sidekiq480 is Sidekiq's issue #480: jobs failing together, retried together.
 func sidekiq480() Incident {
 	return Incident{
 		Name: "sidekiq-480-retry-herd",
@@ -112,10 +97,8 @@ func sidekiq480() Incident {
 			{Name: "sidekiq_8", Fix: true, Scenario: "examples/incidents/sidekiq-480-retry-herd-sidekiq-8.yaml"},
 		},
 		Duration: skDuration,
-		workers: func() []fleet.Workers {
-			return []fleet.Workers{skFleet("no_splay", skNoSplay, skWorkers, skHerd), skFleet("splay", skSplay, skWorkers, skHerd),
-				skFleet("sidekiq_8", skToday, skWorkers, skHerd)}
-		},
+		workers: []fleet.Workers{skFleet("no_splay", skNoSplay, skWorkers, skHerd), skFleet("splay", skSplay, skWorkers, skHerd),
+			skFleet("sidekiq_8", skToday, skWorkers, skHerd)},
 		bad: deadJobs,
 	}
 }

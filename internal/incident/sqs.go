@@ -3,24 +3,20 @@ package incident
 import (
 	"time"
 
-	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/fleetpreset"
 	"github.com/retrysim/retrysim/internal/fleetrun"
 )
 
-// sqsStall is how long the payment call stalls in the sqs-visibility-payment
-// replay (assumed), and sqsArrivals its jobs a second (assumed).
+// sqsStall is how long the payment call stalls, and sqsArrivals its jobs a second (assumed).
 const (
 	sqsStall    = 100 * time.Second
 	sqsArrivals = 1.0
 )
 
-// SQSDuplicatesClosedForm is the duplicate charges a replicate of
-// sqs-visibility-payment's no_key run expects when a charge stalls for
-// stall and each receive of a job charges once: a job arriving u seconds
-// before the stall ends is received again every visibility seconds until
-// then (at most maxReceive times in all), so it charges floor(u /
-// visibility) times more, integrated over the stall at rate jobs a second.
+// SQSDuplicatesClosedForm is the duplicate charges a replicate of no_key
+// expects: a job arriving u seconds before the stall's end is received again
+// every visibility seconds (maxReceive times at most), integrated over the
+// stall at rate jobs a second.
 func SQSDuplicatesClosedForm(rate float64, stall, visibility time.Duration, maxReceive int) float64 {
 	s, v := stall.Seconds(), visibility.Seconds()
 	var sum float64
@@ -31,8 +27,7 @@ func SQSDuplicatesClosedForm(rate float64, stall, visibility time.Duration, maxR
 }
 
 // sqsVisibility is a payment call that outlasts SQS's default visibility
-// timeout: fleet's sqs-visibility preset, whose runs are the incident
-// (no_key) and the two fixes (lease, heartbeat).
+// timeout: fleet's sqs-visibility preset.
 func sqsVisibility() Incident {
 	p, _ := fleetpreset.LookupWorkersPreset("sqs-visibility") // a preset of the package: it exists
 	const d = 10 * time.Minute
@@ -92,7 +87,7 @@ func sqsVisibility() Incident {
 			{Name: "heartbeat", Fix: true, Scenario: "examples/incidents/sqs-visibility-payment-heartbeat.yaml"},
 		},
 		Duration: d,
-		workers:  func() []fleet.Workers { return p.Runs(d) },
+		workers:  p.Runs(d),
 		bad:      duplicated,
 	}
 }

@@ -26,8 +26,7 @@ const tuneNote = "What retrysim tune finds for it (the cheapest setting that kee
 	"or the duplicates at 0) is in its section of docs/incidents.md, beside the fix: retrysim tune fleet|workers " +
 	"-scenario FILE searches the settings of the scenario files above (docs/tune.md, \"The fleet family\")."
 
-// List writes the gallery, an incident an entry: its name, kind, date and
-// organisation, and its source's title, wrapped at width under the date.
+// List writes the gallery, an incident a line, wrapped at width.
 func List(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("The incident gallery (retrysim incident NAME replays one; docs/incidents.md):\n")
@@ -40,15 +39,12 @@ func List(w io.Writer) error {
 	return err
 }
 
-// Write writes rep in format (one of Formats): for table and markdown, what
-// happened, the source, its numbers beside the replay's, the assumptions,
-// the outcomes and the runs' own rows; for csv, a row a run's outcome; for
-// json, one object with all of it, the runs' rows as the fleet or workers
-// command's json writes them.
+// Write writes rep in format, one of Formats; json holds the runs' rows as
+// the fleet or workers command writes them.
 func Write(w io.Writer, rep *Report, format string) error {
 	switch format {
 	case "table", "markdown":
-		return writeText(w, rep, format == "markdown")
+		return writeText(w, rep, format)
 	case "csv":
 		return writeCSV(w, rep)
 	case "json":
@@ -81,8 +77,7 @@ func number(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 // width is the widest line the table format writes of its own text.
 const width = 100
 
-// table writes rows (the first the header) as a text table with columns
-// padded, or as a markdown table.
+// table writes rows, the first the header, as a padded text table or as markdown.
 func table(b *strings.Builder, rows [][]string, md bool) {
 	if md {
 		for i, r := range rows {
@@ -99,25 +94,22 @@ func table(b *strings.Builder, rows [][]string, md bool) {
 			widths[j] = max(widths[j], len(c))
 		}
 	}
-	for i, r := range rows {
+	seps := make([]string, len(widths))
+	for j, n := range widths {
+		seps[j] = strings.Repeat("-", n)
+	}
+	for _, r := range append([][]string{rows[0], seps}, rows[1:]...) {
 		cells := make([]string, len(r))
 		for j, c := range r {
 			cells[j] = c + strings.Repeat(" ", widths[j]-len(c))
 		}
 		b.WriteString(strings.TrimRight("  "+strings.Join(cells, "  "), " ") + "\n")
-		if i == 0 {
-			seps := make([]string, len(r))
-			for j := range r {
-				seps[j] = strings.Repeat("-", widths[j])
-			}
-			b.WriteString("  " + strings.Join(seps, "  ") + "\n")
-		}
 	}
 }
 
 // writeText writes rep as text for a terminal, or as markdown.
-func writeText(w io.Writer, rep *Report, md bool) error {
-	inc := rep.Incident
+func writeText(w io.Writer, rep *Report, format string) error {
+	inc, md := rep.Incident, format == "markdown"
 	var b strings.Builder
 	head := func(s string) {
 		if md {
@@ -133,15 +125,14 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 			b.WriteString(human.Wrap(s, "  ", width))
 		}
 	}
-	// list writes rows as a markdown table, or for a terminal a wrapped
-	// line a row: its cells joined by sep.
-	list := func(rows [][]string, sep string) {
+	// list writes rows as a markdown table, or a wrapped line a row, cells joined by sep.
+	list := func(rows [][]string, line func(r []string) string) {
 		if md {
 			table(&b, rows, true)
 			return
 		}
 		for _, r := range rows[1:] {
-			b.WriteString(human.Wrap(strings.Join(r, sep), "  ", width))
+			b.WriteString(human.Wrap(line(r), "  ", width))
 		}
 	}
 	if md {
@@ -167,28 +158,19 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 	for _, n := range rep.Numbers {
 		rows = append(rows, []string{n.What, number(n.Value) + " " + n.Unit, n.Replay, strings.TrimSpace(number(n.Replayed) + " " + n.Unit), rep.held(n)})
 	}
-	switch {
-	case len(rep.Numbers) == 0:
+	if len(rep.Numbers) == 0 {
 		para("The source gives no number to set beside the replay's; its mechanism is what the replay holds.")
-	case md:
-		table(&b, rows, true)
-	default:
-		for _, r := range rows[1:] {
-			b.WriteString(human.Wrap(fmt.Sprintf("%s: %s. Replay, %s: %s. Held: %s", r[0], r[1], r[2], r[3], r[4]), "  ", width))
-		}
+	} else {
+		list(rows, func(r []string) string {
+			return fmt.Sprintf("%s: %s. Replay, %s: %s. Held: %s", r[0], r[1], r[2], r[3], r[4])
+		})
 	}
 	head("Assumed (the source does not give them)")
 	rows = [][]string{{"setting", "value", ""}}
 	for _, a := range inc.Assumptions {
 		rows = append(rows, []string{a.Name, a.Value, "assumed"})
 	}
-	if md {
-		table(&b, rows, true)
-	} else {
-		for _, r := range rows[1:] {
-			b.WriteString(human.Wrap(r[0]+": "+r[1]+" (assumed)", "  ", width))
-		}
-	}
+	list(rows, func(r []string) string { return r[0] + ": " + r[1] + " (assumed)" })
 	head("Outcome: " + inc.Outcome)
 	rows = [][]string{{"run", "", "replicates (95% Wilson interval)"}}
 	for _, o := range rep.Outcomes {
@@ -212,18 +194,14 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 		}
 		rows = append(rows, []string{r.Name, cmd})
 	}
-	list(rows, ": ")
+	list(rows, func(r []string) string { return strings.Join(r, ": ") })
 	head("Tune")
 	para(tuneNote)
 	head("The runs")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	name := "table"
-	if md {
-		name = "markdown"
-	}
-	runs, err := runsOutput(rep, name)
+	runs, err := runsOutput(rep, format)
 	if err != nil {
 		return err
 	}
@@ -231,11 +209,9 @@ func writeText(w io.Writer, rep *Report, md bool) error {
 	return err
 }
 
-// held says how n is held beside the source's figure: within its
-// tolerance; one-sided, from the incident's run's outcome (consistent with
-// the source only if every replicate was still collapsed at the run's end
-// and the source's figure is at least the replay's); or not comparable,
-// as its Note says.
+// held says how n is held beside the source's figure: within its tolerance;
+// one-sided, consistent only if every replicate was still collapsed at the
+// run's end and the source's figure is at least the replay's; or as its Note says.
 func (rep *Report) held(n Number) string {
 	switch {
 	case n.Tolerance > 0:
@@ -253,8 +229,7 @@ func (rep *Report) held(n Number) string {
 	return n.Note
 }
 
-// runsOutput is the runs' rows as the fleet or workers command writes them
-// in format.
+// runsOutput is the runs' rows as the fleet or workers command writes them in format.
 func runsOutput(rep *Report, format string) ([]byte, error) {
 	if rep.Incident.Kind == Fleet {
 		r, err := render.Lookup(render.FleetDoc, format)
@@ -273,8 +248,7 @@ func runsOutput(rep *Report, format string) ([]byte, error) {
 	return out.Bytes(), err
 }
 
-// fleetRun is a fleet incident's runs as the fleet command's renderer takes
-// them.
+// fleetRun is a fleet incident's runs as the fleet command's renderer takes them.
 func (rep *Report) fleetRun() render.FleetRun {
 	inc := rep.Incident
 	cfgs := inc.Configs()
@@ -283,8 +257,7 @@ func (rep *Report) fleetRun() render.FleetRun {
 			Runs: func(time.Duration) []fleet.Config { return cfgs }, Duration: inc.Duration, Replicates: DefaultReplicates}}
 }
 
-// workersReport is a workers incident's runs as the workers command's
-// renderer takes them.
+// workersReport is a workers incident's runs as the workers command's renderer takes them.
 func (rep *Report) workersReport() render.WorkersReport {
 	out := render.WorkersReport{Replicates: rep.Replicates, Seed: rep.Seed, Title: rep.title()}
 	for _, r := range rep.Graph {
@@ -293,7 +266,6 @@ func (rep *Report) workersReport() render.WorkersReport {
 	return out
 }
 
-// csvHeader is the csv format's header: a row a run's outcome.
 var csvHeader = []string{"incident", "run", "fix", "outcome", "replicates_with_outcome", "replicates_judged", "share", "share_lo", "share_hi", "seed"}
 
 // writeCSV writes a row a run's outcome.
@@ -315,7 +287,6 @@ func writeCSV(w io.Writer, rep *Report) error {
 	return cw.Error()
 }
 
-// jsonOutcome is an outcome in the json format.
 type jsonOutcome struct {
 	Run      string  `json:"run"`
 	Fix      bool    `json:"fix"`
@@ -327,7 +298,6 @@ type jsonOutcome struct {
 	Scenario string  `json:"scenario"`
 }
 
-// jsonNumber is a number the source gives, in the json format.
 type jsonNumber struct {
 	What      string  `json:"what"`
 	Value     float64 `json:"value"`
@@ -340,7 +310,6 @@ type jsonNumber struct {
 	Held      string  `json:"held"`
 }
 
-// jsonAssumption is an assumption in the json format.
 type jsonAssumption struct {
 	Name    string `json:"name"`
 	Value   string `json:"value"`
@@ -351,7 +320,7 @@ type jsonAssumption struct {
 type jsonReport struct {
 	Incident    string           `json:"incident"`
 	Kind        Kind             `json:"kind"`
-	Source      jsonSource       `json:"source"`
+	Source      Source           `json:"source"`
 	Story       string           `json:"what_happened"`
 	Outcome     string           `json:"outcome"`
 	Fix         string           `json:"fix"`
@@ -364,15 +333,6 @@ type jsonReport struct {
 	Runs        json.RawMessage  `json:"runs"`
 }
 
-// jsonSource is the source in the json format.
-type jsonSource struct {
-	Title        string `json:"title"`
-	Organisation string `json:"organisation"`
-	Date         string `json:"date"`
-	Link         string `json:"link"`
-	Quote        string `json:"quote"`
-}
-
 // writeJSON writes rep as one json object.
 func writeJSON(w io.Writer, rep *Report) error {
 	inc := rep.Incident
@@ -381,7 +341,7 @@ func writeJSON(w io.Writer, rep *Report) error {
 		return err
 	}
 	j := jsonReport{Incident: inc.Name, Kind: inc.Kind, Story: inc.Story, Outcome: inc.Outcome, Fix: inc.FixText,
-		Source:     jsonSource{inc.Title, inc.Organisation, inc.Date, inc.Link, inc.Quote},
+		Source:     inc.Source,
 		Replicates: rep.Replicates, Seed: rep.Seed, Tune: tuneNote, Runs: bytes.TrimSpace(runs), Numbers: []jsonNumber{}}
 	for _, n := range rep.Numbers {
 		j.Numbers = append(j.Numbers, jsonNumber{n.What, n.Value, n.Unit, n.Replay, n.Replayed, n.Tolerance, n.AtLeast, n.Note, rep.held(n)})
@@ -401,8 +361,7 @@ func writeJSON(w io.Writer, rep *Report) error {
 }
 
 // Plot draws rep's runs as the fleet or workers command's -plot does, a
-// panel a run (the incident's first, then its fixes), to a .png or .svg
-// (ext).
+// panel a run, to a .png or .svg (ext).
 func Plot(w io.Writer, rep *Report, ext string) error {
 	if rep.Incident.Kind == Fleet {
 		var runs [][]fleetdata.Point

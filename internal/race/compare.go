@@ -16,12 +16,10 @@ import (
 	"github.com/retrysim/retrysim/strategy"
 )
 
-// Study runs the harness in each mode, base's settings otherwise, and rows
-// of what it measured; with simJobs above 0 each row also holds the
-// simulator's prediction over that many jobs (Compare). With base.Keep and
-// no base.Dir, Study makes one temporary directory for every mode's database
-// and sets base.Dir to it, for the caller to print; a study that fails or is
-// cancelled removes it, so nothing of it is kept.
+// Study runs the harness in each mode, base's settings otherwise; with
+// simJobs above 0 each row also holds Compare's prediction. With base.Keep
+// and no base.Dir, it sets base.Dir to a new temporary directory, removed if
+// the study fails.
 func Study(ctx context.Context, modes []Mode, base *Config, simJobs int64) (rows []raceresult.Row, err error) {
 	if base.Keep && base.Dir == "" {
 		var tmp *tempDir
@@ -44,11 +42,7 @@ func Study(ctx context.Context, modes []Mode, base *Config, simJobs int64) (rows
 		if err != nil {
 			return nil, fmt.Errorf("race %s: %w", m, err)
 		}
-		row := raceresult.Row{
-			Mode: string(m), Races: res.Races, DoubleCharged: res.DoubleCharged, Lost: res.Lost, BusyRetries: res.BusyRetries,
-			Deliveries: res.Deliveries, Crashes: res.Crashes, Refused: res.Refused, RefusedCodes: res.RefusedCodes,
-			Overlaps: res.Overlaps, WallSeconds: res.Wall.Seconds(),
-		}
+		row := res.Row
 		if simJobs > 0 {
 			s, err := Compare(ctx, res, cfg, simJobs)
 			if err != nil {
@@ -61,15 +55,10 @@ func Study(ctx context.Context, modes []Mode, base *Config, simJobs int64) (rows
 	return rows, nil
 }
 
-// Compare runs the simulator's store that matches cfg.Mode, for jobs jobs, on the check's
-// one-step job, two deliveries a job: the measured share of overlapping
-// pairs at the same instant, the rest two seconds apart, with workers killed
-// at the measured rate at the matching point. The harness's after mode never
-// reads its key before charging, so outside crashes it is no key at all.
-//
-// The overlap and crash rates are measured on a few races, so the simulated
-// rates also come at the ends of those rates' 95% intervals: that range is
-// what the simulator predicts, given what the harness could measure.
+// Compare runs the simulator's store matching cfg.Mode on jobs one-step jobs
+// of two deliveries each, the measured share of them overlapping, workers
+// killed at the measured rate; it also runs at the ends of those rates' 95%
+// intervals, few races measuring them, and gives the range.
 func Compare(ctx context.Context, res Result, cfg Config, jobs int64) (raceresult.Sim, error) {
 	overlap := stats.Wilson(res.Overlaps, res.Races)
 	var crashLo, crashHi float64 // 0 with no crash measured
@@ -102,15 +91,13 @@ func Compare(ctx context.Context, res Result, cfg Config, jobs int64) (raceresul
 	return out, nil
 }
 
-// simulatePairs runs jobs two-delivery jobs, a share overlap of them at the
-// same instant, with workers dying at rate crash, and counts the jobs charged
-// twice and the jobs lost.
+// simulatePairs runs jobs two-delivery jobs, a share overlap of them at once,
+// workers dying at rate crash, and counts the jobs charged twice and lost.
 func simulatePairs(ctx context.Context, cfg Config, overlap, crash float64, jobs int64) (double, lost int64, err error) {
 	q := delivery.Defaults()
 	q.Store = map[Mode]delivery.Store{Loose: delivery.Loose, Claim: delivery.Claim, After: delivery.NoStore, Lease: delivery.Lease}[cfg.Mode]
 	q.RepeatP = 1
 	if crash > 0 {
-		// The harness kills first deliveries only, so at most one a job.
 		point, err := enum.Parse[delivery.CrashPoint](string(cfg.CrashAt)) // the same names
 		if err != nil {
 			return 0, 0, err

@@ -1,12 +1,8 @@
-// Package race runs the SQLite idempotency check for real: worker processes
-// released together by a start gate race on one SQLite file (WAL mode, a
-// busy timeout), each handling deliveries of keyed jobs in one of the ways the
-// check compares, with crashes by SIGKILL at named points and keys purged by
-// a TTL between deliveries. It measures what the simulator's key-store modes
-// claim: double charges and lost keys.
-//
-// It is the one part of retrysim that reads the wall clock and starts
-// processes; the simulation packages do neither.
+// Package race runs the SQLite idempotency check for real: worker processes,
+// released together, race on one SQLite file in one of the key-store modes,
+// with crashes by SIGKILL and keys purged by a TTL, and it counts double
+// charges and lost keys. It is the one part of retrysim that reads the wall
+// clock and starts processes.
 package race
 
 import (
@@ -16,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -29,26 +26,22 @@ import (
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
 
 	"github.com/retrysim/retrysim/internal/limits"
+	"github.com/retrysim/retrysim/internal/raceresult"
 )
 
-// Mode is where a worker writes the key: SQL that does what one of the
-// delivery model's stores (delivery.Store) models, compared with it by
-// Study. The names mirror the stores' but for After, which is not
-// delivery.After: it never reads the key before the work, so a
-// redelivery charges again, as with delivery.NoStore, which Study runs
-// for it.
+// Mode is where a worker writes the key, in SQL doing what a delivery.Store
+// models; After never reads the key first, so Study compares it with delivery.NoStore.
 type Mode string
 
 const (
 	// Loose checks a plain key table, charges, then inserts the key.
 	Loose Mode = "loose"
-	// Claim inserts into a UNIQUE key column first; the loser's constraint
-	// error (2067, or 1555 on a PRIMARY KEY) means "already handled".
+	// Claim inserts into a UNIQUE key column first; a constraint error means "already handled".
 	Claim Mode = "claim"
 	// After charges, then claims the key.
 	After Mode = "after"
-	// Lease takes a key row with a status and an expiry in an IMMEDIATE
-	// transaction, takes over an expired one, and marks it done with the charge.
+	// Lease takes a key row with a status and an expiry, takes over an expired one,
+	// and marks it done with the charge.
 	Lease Mode = "lease"
 )
 
@@ -63,9 +56,7 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown mode %q (want loose, claim, after or lease)", s)
 }
 
-// CrashPoint is where a worker kills itself. The names are the delivery
-// model's (delivery.CrashPoint), so that one word means one place in every
-// command.
+// CrashPoint is where a worker kills itself, named as delivery.CrashPoint.
 type CrashPoint string
 
 const (
@@ -80,9 +71,7 @@ const (
 func CrashPoints() []CrashPoint { return []CrashPoint{BeforeKey, AfterKey, AfterWork, BeforeAck} }
 
 // MaxJobs bounds Config.Jobs, and MaxDeliveries Jobs x Deliveries: every
-// delivery of a round is held in memory with its report, about 0.4 KB each
-// (60 MB peak RSS at 1,000 jobs x 100 deliveries), and the test suite runs
-// a round at MaxJobs.
+// delivery of a round is held in memory, about 0.4 KB each.
 const (
 	MaxJobs       = 10_000
 	MaxDeliveries = 100_000
@@ -91,41 +80,30 @@ const (
 // Config is one run of the harness.
 type Config struct {
 	Mode Mode
-	// Procs is how many worker processes run at once; Jobs how many jobs
-	// (keys) a round; each job is delivered Deliveries times; the whole is
-	// run Rounds times.
+	// Procs worker processes run Rounds rounds of Jobs jobs, each delivered Deliveries times.
 	Procs, Jobs, Deliveries, Rounds int
-	// CrashP is the probability that a delivery's worker is killed at
-	// CrashAt (first deliveries only: a redelivery does not crash again).
+	// CrashP is the probability that a first delivery's worker is killed at CrashAt.
 	CrashAt CrashPoint
 	CrashP  float64
-	// Gap, when positive, runs the deliveries of every job in waves Gap
-	// apart, purging keys older than TTL before each wave (TTL 0: no purge).
+	// Gap, when positive, runs each job's deliveries in waves Gap apart, purging
+	// keys older than TTL (0: none) before each wave.
 	Gap, TTL time.Duration
-	// Lease is the lease mode's lease; it is also how long the harness waits
-	// before bringing back the deliveries of a killed or refused worker, as a
-	// queue's visibility timeout would.
+	// Lease is the lease mode's lease, and how long a killed or refused worker's
+	// deliveries wait to come back.
 	Lease time.Duration
 	Seed  uint64
-	// Exe and Args start a worker process: Exe Args... then the worker
-	// flags; Exe is this executable when empty.
+	// Exe Args... start a worker process; Exe is this executable when empty.
 	Exe  string
 	Args []string
 	Env  []string
-	// Keep leaves the database file of a run that finishes in Dir (a
-	// temporary directory if empty); a run that fails or is cancelled
-	// removes it whatever Keep says.
+	// Keep leaves a finished run's database in Dir (a temporary directory if
+	// empty); a failed or cancelled run removes it.
 	Keep bool
 	Dir  string
 }
 
-// CheckStudy refuses, before any work and naming the race command's flag,
-// a base configuration for Study that it cannot run, or whose settings
-// cannot all be honoured: a comparison (simJobs above 0) pairs two
-// deliveries; keys are purged (TTL) only between waves (Gap); every delivery
-// of a round is held in memory (MaxJobs, MaxDeliveries); a crash point
-// without a crash probability kills no worker; a lease must be longer than
-// 0s, as the delivery model's (limits.Lease).
+// CheckStudy refuses, naming the race command's flag, a base configuration
+// whose settings Study cannot all honour.
 func CheckStudy(base Config, simJobs int64) error {
 	if err := limits.Lease(base.Lease); err != nil {
 		return fmt.Errorf("-lease: %w", err)
@@ -165,20 +143,9 @@ func (cfg Config) check() error {
 
 // Result is what a run measured.
 type Result struct {
-	Mode          Mode
-	Races         int64 // jobs whose deliveries competed: Jobs x Rounds
-	DoubleCharged int64 // jobs charged more than once
-	Lost          int64 // jobs marked handled and never charged
-	BusyRetries   int64 // SQLITE_BUSY answers retried by the workers
-	Deliveries    int64 // deliveries handled or killed
-	Crashes       int64 // workers killed
-	// Reached counts first deliveries that passed the crash point, or died
-	// there: the denominator of the crash rate.
+	raceresult.Row
+	// Reached counts first deliveries that reached the crash point: the crash rate's denominator.
 	Reached        int64
-	Refused        int64 // claims refused by the constraint
-	RefusedCodes   []int // the distinct extended codes of those refusals
-	Overlaps       int64 // jobs whose deliveries' key windows overlapped
-	Wall           time.Duration
 	DatabasePath   string // when Keep
 	ChargesPerRace float64
 }
@@ -188,18 +155,14 @@ type task struct {
 	key   string
 	copy  int
 	crash CrashPoint
-	// again marks a redelivery, which never crashes.
 	again bool
 }
 
 // Run runs cfg and measures it. It returns when every worker it started has
-// exited, and on every path but a kept, finished run it removes the
-// database with its -wal and -shm files (and the directory, if it made it:
-// one a harness killed by SIGKILL left is removed by the next, newTempDir).
-// A cancelled ctx kills the workers and ends every wait, the gaps between
-// waves and rounds included, and Run returns ctx's error.
+// exited, and removes the database (but a kept, finished run's); a cancelled
+// ctx kills the workers and Run returns ctx's error.
 func Run(ctx context.Context, cfg Config) (res Result, err error) {
-	res = Result{Mode: cfg.Mode}
+	res.Mode = string(cfg.Mode)
 	if err := cfg.check(); err != nil {
 		return res, err
 	}
@@ -289,12 +252,9 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 			}
 		}
 	}
-	res.Wall = time.Since(start)
+	res.WallSeconds = time.Since(start).Seconds()
 	res.Races = int64(cfg.Jobs * cfg.Rounds)
-	for c := range codes {
-		res.RefusedCodes = append(res.RefusedCodes, c)
-	}
-	slices.Sort(res.RefusedCodes)
+	res.RefusedCodes = slices.Sorted(maps.Keys(codes))
 	for _, w := range windows {
 		if overlapping(w) {
 			res.Overlaps++
@@ -349,10 +309,9 @@ func count(db *sql.DB, mode Mode, res *Result) error {
 	return err
 }
 
-// runWave delivers tasks: workers take them in turns, copies of one job on
-// different workers so that they meet; the deliveries of a killed worker that
-// it did not finish, and those refused by a live lease, come back in another
-// round once the lease has run out, without their crash.
+// runWave delivers tasks in turns across workers, so a job's copies meet; a
+// killed worker's unfinished deliveries, and those a live lease refused,
+// come back without their crash once the lease has run out.
 func runWave(ctx context.Context, cfg Config, sp *spawner, path string, tasks []task, res *Result, windows map[string][][2]int64, codes map[int]bool) error {
 	pending := tasks
 	for round := 0; len(pending) > 0; round++ {
@@ -413,9 +372,7 @@ func runWave(ctx context.Context, cfg Config, sp *spawner, path string, tasks []
 				return fmt.Errorf("worker %d: %v: %s", w+1, out.err, out.stderr)
 			}
 			if out.killed && len(crashed) == 0 {
-				// Killed, but at no crash point of its own: its delivery in
-				// hand would come back as a redelivery the run never planned,
-				// counted as refused or lost.
+				// A kill at no planned crash point would make a redelivery the run never planned.
 				return fmt.Errorf("worker %d died unplanned (%v) in round %d, not at a crash point of the run's: its deliveries would be counted as refused or lost; run it again", w+1, out.err, round+1)
 			}
 			for _, t := range lists[w] {
@@ -439,12 +396,9 @@ type output struct {
 	killed bool
 }
 
-// startWorkers starts one process a list, hands each its list on its
-// standard input, waits until every one has read it and is ready, releases
-// them together through the start gate, and collects their reports. Every
-// worker it starts has exited and been reaped when it returns, whatever the
-// path: a cancelled ctx or a worker that fails to start gets the others
-// killed first.
+// startWorkers starts a process a list, releases them together through the
+// start gate once all are ready, and collects their reports; every worker
+// has been reaped when it returns.
 func startWorkers(ctx context.Context, cfg Config, sp *spawner, path string, lists [][]task) ([]output, error) {
 	outs := make([]output, len(lists))
 	stderrs := make([]strings.Builder, len(lists))
@@ -452,8 +406,7 @@ func startWorkers(ctx context.Context, cfg Config, sp *spawner, path string, lis
 	var gates []io.WriteCloser
 	var wg sync.WaitGroup
 	ready := make(chan error, len(lists))
-	// reap ends the wave: it kills the workers if asked, closes their start
-	// gates (a worker still waiting there then exits), and waits for all.
+	// reap kills the workers if asked, closes their start gates and waits for all.
 	reap := func(kill bool) {
 		for _, c := range cmds {
 			if kill {
@@ -498,9 +451,7 @@ func startWorkers(ctx context.Context, cfg Config, sp *spawner, path string, lis
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// The worker reads its whole list before it says anything, so
-			// writing it first cannot block on a full stdout. A worker that
-			// died meanwhile makes this fail; its exit says why.
+			// The worker reads its whole list before writing, so this cannot block.
 			writeTasks(gate, list)
 			sc := bufio.NewScanner(stdout)
 			first := true
@@ -535,8 +486,7 @@ func startWorkers(ctx context.Context, cfg Config, sp *spawner, path string, lis
 		}
 		return nil, startErr
 	}
-	// The start gate: every worker spins until the same instant, a little
-	// after the last of them has heard of it.
+	// The start gate: an instant a little after the last worker has heard of it.
 	at := time.Now().Add(10*time.Millisecond + time.Duration(len(gates))*2*time.Millisecond).UnixNano()
 	for _, g := range gates {
 		fmt.Fprintf(g, "go %d\n", at)

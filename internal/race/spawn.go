@@ -5,12 +5,9 @@ import (
 	"runtime"
 )
 
-// spawner starts worker processes from one goroutine locked to its OS
-// thread, for the parent-death signal (see sysProcAttr): Linux sends it when
-// the thread that forked the child exits, not when the process does, and Go
-// ends a thread whenever a goroutine locked to it returns. Forking every
-// worker from a thread that stays locked until the last worker is reaped
-// makes the signal mean "the harness died" and nothing else.
+// spawner starts worker processes from one goroutine locked to its OS thread:
+// Linux sends the parent-death signal (sysProcAttr) when the forking thread
+// exits, so that thread lives until the last worker is reaped.
 type spawner struct {
 	reqs chan spawn
 	done chan struct{}
@@ -25,8 +22,7 @@ type spawn struct {
 func newSpawner() *spawner {
 	s := &spawner{reqs: make(chan spawn), done: make(chan struct{})}
 	go func() {
-		// Never unlocked: when close ends this goroutine its thread ends
-		// too, and a worker still alive then would get its signal.
+		// Never unlocked: this thread ends with the goroutine.
 		runtime.LockOSThread()
 		defer close(s.done)
 		for r := range s.reqs {

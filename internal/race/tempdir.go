@@ -7,35 +7,29 @@ import (
 	"syscall"
 )
 
-// tempPattern names the temporary directories the harness keeps its
-// databases in, so that a later harness can find those an earlier one left.
+// tempPattern names the harness's temporary directories, so a later harness finds those left.
 const tempPattern = "retrysim-race-"
 
-// lockName is the lock file of a temporary directory in use; it is
-// flock(2)ed by its owner, and the kernel drops the lock when the owner
-// dies, however it dies (SIGKILL, which no handler sees, included).
+// lockName is the flock(2)ed lock file of a directory in use; the kernel
+// drops the lock when its owner dies, by SIGKILL too.
 const lockName = ".lock"
 
-// tempDir is a temporary directory that this process owns while its lock
-// file is open and locked.
+// tempDir is a temporary directory this process owns while it holds its lock.
 type tempDir struct {
 	path string
 	lock *os.File
 }
 
-// newTempDir makes a temporary directory for databases, owned by this
-// process, after removing each directory an earlier harness left: one whose
-// lock file is there and free, since its owner died without removing it (a
-// harness killed by SIGKILL left 4.6 MB). A directory with no lock file
-// (one kept on purpose, or one being made) is left alone.
+// newTempDir makes a temporary directory for databases, after removing those
+// earlier harnesses left whose lock file is free (a directory with none, kept
+// or being made, is left alone).
 func newTempDir() (*tempDir, error) {
 	removeAbandoned(os.TempDir())
 	path, err := os.MkdirTemp("", tempPattern)
 	if err != nil {
 		return nil, err
 	}
-	// Locked under another name first, then renamed: the lock file is
-	// never seen at its name unlocked while its owner lives.
+	// Locked under another name, then renamed: never seen unlocked at its name.
 	lock, err := os.CreateTemp(path, lockName+"-*")
 	if err == nil {
 		if err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
@@ -58,18 +52,15 @@ func (d *tempDir) remove() {
 	d.lock.Close()
 }
 
-// keep leaves the directory and its databases, no longer owned: its lock
-// file is removed before the lock is dropped, so no later harness takes it
-// for an abandoned one.
+// keep leaves the directory, no longer owned: its lock file is removed
+// before the lock is dropped, so no harness takes it for abandoned.
 func (d *tempDir) keep() {
 	os.Remove(filepath.Join(d.path, lockName))
 	d.lock.Close()
 }
 
-// removeAbandoned removes each harness directory in tmp whose lock file can
-// be locked: its owner is gone. The lock file must still be the one at its
-// name once locked, since a harness that keeps its directory removes the
-// name and then drops the lock.
+// removeAbandoned removes each harness directory in tmp whose lock file,
+// still the one at its name, can be locked: its owner is gone.
 func removeAbandoned(tmp string) {
 	dirs, _ := filepath.Glob(filepath.Join(tmp, tempPattern+"*"))
 	for _, dir := range dirs {

@@ -24,14 +24,14 @@ const (
 	codeConstraintPK     = 1555 // SQLITE_CONSTRAINT_PRIMARYKEY: the same, on a PRIMARY KEY
 )
 
-// dsn opens path in WAL mode with a busy timeout, so that readers never wait
-// for the writer and writers queue for each other instead of failing at once.
+// dsn opens path in WAL mode with a busy timeout: readers never wait for the
+// writer, and writers queue instead of failing.
 func dsn(path string) string {
 	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"
 }
 
-// schema is the check's tables: the jobs' side effect (charges), two key
-// tables that differ only in UNIQUE, and the lease fix's key rows.
+// schema is the check's tables: charges, two key tables that differ only in
+// UNIQUE, and the lease fix's key rows.
 const schema = `
 CREATE TABLE IF NOT EXISTS charges (id INTEGER PRIMARY KEY, key TEXT NOT NULL, worker TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS keys_plain (key TEXT NOT NULL, at INTEGER NOT NULL);
@@ -49,8 +49,7 @@ func code(err error) int {
 	return 0
 }
 
-// busy reports an error that a retry can clear: SQLITE_BUSY or one of its
-// extended codes.
+// busy reports SQLITE_BUSY or one of its extended codes, which a retry clears.
 func busy(err error) bool { return code(err)&0xff == codeBusy }
 
 // errLeaseLost rolls back a charge whose lease another worker took over.
@@ -63,13 +62,12 @@ type worker struct {
 	hold time.Duration // the lease
 	out  io.Writer
 	busy int
-	// measured is the crash point the harness counts deliveries at; the
-	// worker reports reaching no other, to keep its writes out of the race.
+	// measured is the only crash point the worker reports reaching, to keep its
+	// writes out of the race.
 	measured CrashPoint
 }
 
-// retry runs f until it returns something other than SQLITE_BUSY, counting
-// the retries, so that no busy error escapes as a failure.
+// retry runs f until it returns something other than SQLITE_BUSY, counting the retries.
 func (w *worker) retry(f func() error) error {
 	for {
 		err := f()
@@ -90,16 +88,14 @@ func (w *worker) exec(q string, args ...any) (sql.Result, error) {
 	return res, err
 }
 
-// die kills the worker's own process at a crash point, as a crash would: no
-// deferred function runs and nothing is flushed.
+// die kills the worker's own process, as a crash would: nothing deferred runs.
 func (w *worker) die(key, point string) {
 	fmt.Fprintf(w.out, "crash %s %s\n", key, point)
 	syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	select {} // the signal ends the process
 }
 
-// reach reports that the delivery of key passed point, and dies there if
-// crash names it: the harness measures crash rates per delivery that could crash.
+// reach reports that key's delivery passed point, and dies there if crash names it.
 func (w *worker) reach(key string, point CrashPoint, crash string) {
 	if point == w.measured {
 		fmt.Fprintf(w.out, "reach %s %s\n", key, point)
@@ -109,12 +105,10 @@ func (w *worker) reach(key string, point CrashPoint, crash string) {
 	}
 }
 
-// stamp is a wall-clock reading for overlap measurement: the harness, unlike
-// the simulator, is about real time.
+// stamp is a wall-clock reading for overlap measurement.
 func stamp() int64 { return time.Now().UnixNano() }
 
-// handle runs one delivery of key in mode and reports what happened on out.
-// crash names the point to die at, if any.
+// handle runs one delivery of key in mode, dying at crash if it names a point.
 func (w *worker) handle(mode Mode, key, crash string) error {
 	w.reach(key, BeforeKey, crash)
 	charge := func() error {
@@ -178,16 +172,14 @@ func (w *worker) handle(mode Mode, key, crash string) error {
 }
 
 // ack reports a delivery that ended, with its key window [check, write],
-// and dies first if its crash point is before-ack: the window is real, the
-// queue never hears of the end.
+// dying first at before-ack: the queue never hears of the end.
 func (w *worker) ack(key, crash string, check, write int64, outcome string) {
 	fmt.Fprintf(w.out, "t %s %d %d\n", key, check, write)
 	w.reach(key, BeforeAck, crash)
 	fmt.Fprintf(w.out, "done %s %s\n", key, outcome)
 }
 
-// tx runs f in a transaction begun IMMEDIATE, so the key row is read and
-// written under the write lock, retrying while the database is busy.
+// tx runs f in an IMMEDIATE transaction, under the write lock, retrying while busy.
 func (w *worker) tx(f func(c *sql.Conn) error) error {
 	ctx := context.Background()
 	return w.retry(func() error {
@@ -208,9 +200,8 @@ func (w *worker) tx(f func(c *sql.Conn) error) error {
 	})
 }
 
-// lease is the fix: a key row with a status and a lease expiry, taken in an
-// IMMEDIATE transaction, taken over once a dead holder's lease expires, and
-// marked done in the same transaction as the charge.
+// lease is the fix: a key row with a status and a lease expiry, taken over
+// once a dead holder's lease expires, marked done with the charge.
 func (w *worker) lease(key, crash string) error {
 	ctx := context.Background()
 	check := stamp()
@@ -248,9 +239,7 @@ func (w *worker) lease(key, crash string) error {
 		return nil
 	}
 	w.reach(key, AfterKey, crash)
-	// The charge commits with the done mark, and only while this worker still
-	// holds the lease: a holder too slow for its lease, taken over meanwhile,
-	// rolls back instead of charging a second time.
+	// The charge commits with the done mark only while this worker holds the lease.
 	err = w.tx(func(c *sql.Conn) error {
 		res, err := c.ExecContext(ctx, "UPDATE leases SET status = 'done', at = ? WHERE key = ? AND holder = ? AND status = 'running'",
 			time.Now().UnixMilli(), key, w.name)
@@ -276,11 +265,9 @@ func (w *worker) lease(key, crash string) error {
 }
 
 // Worker is the body of a worker process. Its standard input carries its
-// deliveries, one a line (a key, or key!point to die at), then "end", then
-// the start gate: "go" and an instant in Unix nanoseconds. It reads the
-// deliveries, opens the database, says "ready", spins until the instant, so
-// that all workers are running when it comes, then handles its deliveries in
-// order, reporting each on stdout.
+// deliveries, a line each (key, or key!point to die at), then "end", then
+// "go" and an instant in Unix nanoseconds; it says "ready", spins until the
+// instant, then handles its deliveries, reporting each on stdout.
 func Worker(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("race-worker", flag.ContinueOnError)
 	path := fs.String("db", "", "database `file`")
@@ -345,9 +332,8 @@ func writeTasks(w io.Writer, tasks []task) error {
 // maxTaskLine bounds a delivery's line: a key the harness makes is far shorter.
 const maxTaskLine = 256
 
-// readTasks reads deliveries up to the "end" line, refusing an empty key, a
-// key with spaces or a "!" in it, an unknown crash point, a line longer than
-// maxTaskLine and input that ends before "end".
+// readTasks reads deliveries up to the "end" line, refusing a malformed key,
+// an unknown crash point, a line past maxTaskLine and input ending early.
 func readTasks(r *bufio.Reader) ([]task, error) {
 	var tasks []task
 	for n := 1; ; n++ {

@@ -8,18 +8,17 @@ import "github.com/retrysim/retrysim/internal/stats"
 // Row is one mode of the real SQLite check.
 type Row struct {
 	Mode          string
-	Races         int64
-	DoubleCharged int64
-	Lost          int64
-	BusyRetries   int64
-	Deliveries    int64
-	Crashes       int64
-	Refused       int64
-	RefusedCodes  []int
-	Overlaps      int64
+	Races         int64 // jobs whose deliveries competed: Jobs x Rounds
+	DoubleCharged int64 // jobs charged more than once
+	Lost          int64 // jobs marked handled and never charged
+	BusyRetries   int64 // SQLITE_BUSY answers retried by the workers
+	Deliveries    int64 // deliveries handled or killed
+	Crashes       int64 // workers killed
+	Refused       int64 // claims refused by the constraint
+	RefusedCodes  []int // the distinct extended codes of those refusals
+	Overlaps      int64 // jobs whose deliveries' key windows overlapped
 	WallSeconds   float64
-	// Sim holds the simulator's rates at the measured overlap and crash
-	// rates, when the comparison was asked for.
+	// Sim is the simulator's side, when the comparison was asked for.
 	Sim *Sim
 }
 
@@ -35,9 +34,8 @@ type Sim struct {
 }
 
 // Agree reports whether the simulated rates of double charges and lost keys
-// fall inside the harness's 95% intervals, or the harness's inside the
-// simulator's: its own interval, widened to the range it gives over the
-// measured overlap and crash rates' intervals.
+// fall in the harness's 95% intervals, or the harness's in the simulator's
+// (widened to its range over the measured rates' intervals).
 func (r Row) Agree() bool {
 	if r.Sim == nil {
 		return false

@@ -9,12 +9,10 @@ import (
 	"github.com/retrysim/retrysim/provider"
 )
 
-// Case is one step of the SQLite idempotency check, as a delivery Config
-// with its event forced (probability 1).
+// Case is one step of the SQLite idempotency check, its event forced.
 type Case struct {
 	Name string
-	// Meaning says what the case shows, in the spirit of the check's "How to
-	// read the result".
+	// Meaning says what the case shows.
 	Meaning string
 	Config  delivery.Config
 }

@@ -20,22 +20,18 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// FirstReplicates is a fleet family candidate's first batch: five
-// replicates, doubling (5, 10, 20, 40: 75 by the fourth batch, past the
-// 35 whose Wilson interval's lower bound can reach 0.9).
+// FirstReplicates is a fleet family candidate's first batch: doubling, 75
+// by the fourth, past the 35 whose Wilson lower bound can reach 0.9.
 const FirstReplicates = 5
 
-// Budget is the most replicates a search of runs of the kind's duration
-// may spend: limits.FleetReplicates, fewer where they would keep more than
-// limits.FleetSeriesSeconds.
+// Budget is the most replicates a search may spend: limits.FleetReplicates,
+// fewer where runs of the kind's duration would pass limits.FleetSeriesSeconds.
 func (k family[C, P, R]) Budget() int64 {
 	return min(limits.FleetReplicates, limits.FleetSeriesSeconds/int64(math.Max(1, math.Ceil(k.duration.Seconds()))))
 }
 
-// Unit is replicates.
 func (family[C, P, R]) Unit() string { return "replicates" }
 
-// First is FirstReplicates.
 func (family[C, P, R]) First() int64 { return FirstReplicates }
 
 // options are the options of a batch of n replicates a run.
@@ -45,10 +41,8 @@ func (k family[C, P, R]) options(n int64) fleet.Options {
 	return o
 }
 
-// fleetAxis reads a search PATH=VALUES of the fleet family, each value
-// tried on the runs by set (each value's text as a scenario file writes
-// it): a list or a range start:stop:count of numbers or durations (30s),
-// or a list of an enum's names.
+// fleetAxis reads a search PATH=VALUES, a list or a range start:stop:count of
+// numbers or durations, or a list of an enum's names, trying each value by set.
 func fleetAxis(arg string, set func(path, value string) error) (Axis, error) {
 	path, values, ok := strings.Cut(arg, "=")
 	path = strings.TrimSpace(path)
@@ -97,49 +91,33 @@ func (a Axis) text(v float64) string {
 
 // value reads text as the axis's value: NaN for text it does not hold.
 func (a Axis) value(text string) float64 {
-	if a.Choices != nil {
-		if i := slices.Index(a.Choices, text); i >= 0 {
-			return float64(i)
-		}
-		return math.NaN()
-	}
-	if a.Duration {
-		if d, err := time.ParseDuration(text); err == nil {
-			return d.Seconds()
-		}
-		return math.NaN()
-	}
-	if x, err := strconv.ParseFloat(text, 64); err == nil {
+	if i := slices.Index(a.Choices, text); a.Choices != nil && i >= 0 {
+		return float64(i)
+	} else if d, err := time.ParseDuration(text); a.Duration && err == nil {
+		return d.Seconds()
+	} else if x, err := strconv.ParseFloat(text, 64); a.Choices == nil && !a.Duration && err == nil {
 		return x
 	}
 	return math.NaN()
 }
 
-// family is a kind of the fleet family, kind, run as runs C with opts
-// (their seed and goroutines), duration the first's arrivals': what
-// FleetKind and GraphKind share, a candidate being the runs with the
-// searched settings set in every one, batch b of every candidate on the
-// same replicate seeds (common random numbers).
+// family is what FleetKind and GraphKind share: a candidate is the runs with
+// the searched settings set in every one, run with opts.
 type family[C, P, R any] struct {
 	kind     replicates.Kind[C, P, R]
 	runs     []C
 	opts     fleet.Options
 	duration time.Duration
-	// set sets a setting by path, as a scenario file writes its value; get
-	// is a setting's text in a run, false for none read (a run as given);
-	// check refuses runs that cannot run.
+	// set sets a setting by path to a value's text; get is a setting's text in
+	// a run, false for none read; check refuses runs that cannot run.
 	set   func(c *C, path, value string) error
 	get   func(c C, path string) (string, bool)
 	check func([]C) error
-	// replay, when not nil, gives a batch's items (replicates first to
-	// first+n of the points at, a point's after another's) from a merge's
-	// shards instead of running them.
+	// replay, when not nil, gives a batch's items from a merge's shards instead of running them.
 	replay func(at []Point, first, n int) ([][]P, error)
 }
 
-// newFamily is k with the axes of the searches, each PATH=VALUES, each
-// value tried on every run by k.set; a path no setting has, or a value out
-// of its bounds, is refused naming the valid ones.
+// newFamily is k with the axes of the searches, each value tried on every run by k.set.
 func newFamily[C, P, R any](k family[C, P, R], searches []string) (family[C, P, R], []Axis, error) {
 	var axes []Axis
 	for _, arg := range searches {
@@ -174,19 +152,14 @@ func (k family[C, P, R]) Rows() []string {
 // Metrics are the kind's figures' keys.
 func (k family[C, P, R]) Metrics() []string { return k.kind.Keys }
 
-// Current is each axis's value in the runs, NaN where they differ or a
-// run's setting is not read (a run as given).
+// Current is each axis's value in the runs, NaN where they differ or it is not read.
 func (k family[C, P, R]) Current(axes []Axis) (Point, error) {
 	p := make(Point, len(axes))
 	for i, a := range axes {
 		for j, c := range k.runs {
-			text, ok := k.get(c, a.Path)
 			v := math.NaN()
-			if ok {
+			if text, ok := k.get(c, a.Path); ok && (j == 0 || a.value(text) == p[i]) {
 				v = a.value(text)
-			}
-			if j > 0 && v != p[i] {
-				v = math.NaN()
 			}
 			p[i] = v
 		}
@@ -198,17 +171,14 @@ func (k family[C, P, R]) Current(axes []Axis) (Point, error) {
 func (k family[C, P, R]) at(axes []Axis, p Point) []C {
 	runs := slices.Clone(k.runs)
 	for j := range runs {
-		for i, a := range axes {
-			if p != nil {
-				_ = k.set(&runs[j], a.Path, a.text(p[i])) // newFamily set each value
-			}
+		for i, a := range axes[:len(p)] { // none at nil
+			_ = k.set(&runs[j], a.Path, a.text(p[i])) // newFamily set each value
 		}
 	}
 	return runs
 }
 
-// Check refuses a point whose runs k.check refuses, or a budget a batch of
-// the runs may not take.
+// Check refuses a point whose runs k.check refuses, or a budget a batch may not take.
 func (k family[C, P, R]) Check(axes []Axis, p Point, units int64) error {
 	if err := k.check(k.at(axes, p)); err != nil {
 		return fieldpath.Within("search", err)
@@ -220,8 +190,7 @@ func (k family[C, P, R]) Check(axes []Axis, p Point, units int64) error {
 	return nil
 }
 
-// Run runs n replicates of every point's runs, replicates first to
-// first+n (first: those its pool holds, the same for every point).
+// Run runs n replicates of every point's runs, from the first its pool lacks.
 func (k family[C, P, R]) Run(ctx context.Context, axes []Axis, b int, n int64, at []Point, pools []Pool) ([]Pool, error) {
 	first := 0
 	var runs []C
@@ -248,9 +217,8 @@ func (k family[C, P, R]) Run(ctx context.Context, axes []Axis, b int, n int64, a
 	return out, nil
 }
 
-// batch is replicates first to first+n of the runs of the points at, a
-// point's items after another's: run as one point, each item then cut by
-// point.
+// batch is replicates first to first+n of the points' runs, run as one point
+// and cut by point, a point's items after another's.
 func (k family[C, P, R]) batch(ctx context.Context, at []Point, runs []C, first, n int) ([][]P, error) {
 	if k.replay != nil {
 		return k.replay(at, first, n)
@@ -269,8 +237,7 @@ func (k family[C, P, R]) batch(ctx context.Context, at []Point, runs []C, first,
 	return out, nil
 }
 
-// familyPool is a candidate's runs and their items (a replicate of each
-// run) so far.
+// familyPool is a candidate's runs and their items so far.
 type familyPool[C, P, R any] struct {
 	k     family[C, P, R]
 	runs  []C
@@ -281,19 +248,14 @@ func (p *familyPool[C, P, R]) Rows() []Row {
 	return FigureRows(p.k.kind.Rows(p.k.kind.Fold(p.runs, len(p.runs), p.items)))
 }
 
-// FleetKind is the fleet run's kind (retrysim fleet): a candidate is its
-// runs with the searched settings (decl.Params[fleet.Config]' paths: client.attempts,
-// client.backoff.kind) set in every one.
+// FleetKind is the fleet run's kind: its settings by decl.Params[fleet.Config]'s paths.
 type FleetKind struct {
 	family[fleet.Config, fleetdata.Replicate, fleet.Result]
 }
 
 var _ Kind = FleetKind{}
 
-// NewFleetKind is the kind of cfgs run with opts, and the axes of the
-// searches, each PATH=VALUES, PATH a fleet setting's path; a path no
-// setting has, or a value out of its bounds, is refused naming the valid
-// ones.
+// NewFleetKind is the kind of cfgs run with opts, and the axes of the searches.
 func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (FleetKind, []Axis, error) {
 	f, axes, err := newFamily(family[fleet.Config, fleetdata.Replicate, fleet.Result]{
 		opts: opts, duration: cfgs[0].Duration, kind: replicates.Fleet(), runs: cfgs, set: setConfig,
@@ -306,8 +268,7 @@ func NewFleetKind(cfgs []fleet.Config, opts fleet.Options, searches []string) (F
 	return FleetKind{f}, axes, err
 }
 
-// setConfig sets the setting at path in c to value, as the fleet command's
-// flag for it does, with the fleet command's cap: 0 is none.
+// setConfig sets the setting at path in c to value, as its fleet flag does.
 func setConfig(c *fleet.Config, path, value string) error {
 	p, ok := decl.LookupParam[fleet.Config](path)
 	if !ok {
@@ -323,22 +284,15 @@ func setConfig(c *fleet.Config, path, value string) error {
 	return nil
 }
 
-// GraphKind is the worker fleet's kind (retrysim workers) or, without
-// workers, the service graph's (retrysim graph): a candidate is its graphs
-// with the searched settings (fleet.Graph.Set's paths:
-// graph.services[workers].server.capacity, graph.entries[0].client.timeout)
-// set in every one; their settings are shown as given.
+// GraphKind is the worker fleet's kind or, without workers, the service
+// graph's: its settings by fleet.Graph.Set's paths, shown as given.
 type GraphKind struct {
 	family[fleet.Graph, fleetdata.GraphReplicate, fleet.GraphResult]
 }
 
 var _ Kind = GraphKind{}
 
-// NewGraphKind is the kind of graphs run with opts (worker fleets with
-// workers, their rows WorkersRows; else the graphs' services' rows), and
-// the axes of the searches, each PATH=VALUES, PATH as fleet.Graph.Set takes
-// it; a path no setting has, or a value out of its bounds, is refused
-// naming it.
+// NewGraphKind is the kind of graphs (worker fleets with workers) run with opts, and the searches' axes.
 func NewGraphKind(graphs []fleet.Graph, workers bool, opts fleet.Options, searches []string) (GraphKind, []Axis, error) {
 	kind := replicates.Graph()
 	if workers {

@@ -12,10 +12,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// report is the result as the page and the markdown write it: the answer,
-// what was searched, the candidates' table, and the pictures: the
-// objective, when it is a metric, and each requirement's metric, against
-// the searched setting.
+// report is the result as the page and the markdown write it.
 func (r Result) report(kind string) render.TuneReport {
 	lines := r.answerLines()
 	out := render.TuneReport{Headline: "retrysim tune " + kind + ": " + strings.TrimSuffix(lines[0], ":"), Answer: lines[1:]}
@@ -71,7 +68,7 @@ func (r Result) report(kind string) render.TuneReport {
 }
 
 // xAxis is the setting the pictures draw across: the first searched over
-// more than one number, else the first over more than one value.
+// more than one number, else over more than one value.
 func (r Result) xAxis() int {
 	axes := r.Search.Axes
 	if i := slices.IndexFunc(axes, func(a Axis) bool { return len(a.Values) > 1 && a.Choices == nil }); i >= 0 {
@@ -80,8 +77,8 @@ func (r Result) xAxis() int {
 	return max(0, slices.IndexFunc(axes, func(a Axis) bool { return len(a.Values) > 1 }))
 }
 
-// panel is a figure (est) of every candidate on the grid against axis x, a
-// line a value of the other settings, the best ringed.
+// panel is est of every candidate on the grid against axis x, a line a value
+// of the other settings, the best ringed.
 func (r Result) panel(x int, y string, est func(Candidate) schema.Estimate) render.TunePanel {
 	a := r.Search.Axes[x]
 	pn := render.TunePanel{Title: fmt.Sprintf("%s against %s, 95%% intervals", y, a.Path), X: a.Path, Y: y, XValues: a.Values}
@@ -93,13 +90,7 @@ func (r Result) panel(x int, y string, est func(Candidate) schema.Estimate) rend
 		if c.offGrid || c.Batches == 0 {
 			continue
 		}
-		var others []string
-		for j, b := range r.Search.Axes {
-			if j != x {
-				others = append(others, fmt.Sprintf("%s=%v", b.Path, b.Write(c.Point[j])))
-			}
-		}
-		label := strings.Join(others, ", ")
+		label := r.settingsText(c, x)
 		if label == "" {
 			label = "the candidates"
 		}
@@ -118,9 +109,8 @@ func (r Result) panel(x int, y string, est func(Candidate) schema.Estimate) rend
 	return pn
 }
 
-// ruledOutBands are the spans of axis x where every candidate fails a
-// requirement, each reaching halfway to the next value of the axis (as far
-// on the other side at an end).
+// ruledOutBands are the spans of axis x where every candidate fails, each
+// reaching halfway to the next value (as far on the other side at an end).
 func (r Result) ruledOutBands(x int) [][2]float64 {
 	vs := slices.Clone(r.Search.Axes[x].Values)
 	slices.Sort(vs)

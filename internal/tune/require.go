@@ -10,19 +10,18 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Ops are the comparisons a requirement takes, in the order errors list them.
+// ops are the comparisons a requirement takes, in the order errors list them.
 var ops = []string{"<=", "<", ">=", ">", "=="}
 
-// Requirement is a bound on a metric, METRIC OP VALUE, judged on the
-// metric's 95% interval; with a Row, on that row (a strategy's id) only.
+// Requirement is a bound on a metric, METRIC OP VALUE, judged on its 95%
+// interval; with a Row, on that row only.
 type Requirement struct {
 	// Row is the row it applies to, "" for every row.
 	Row string
 	// Metric is the column's key: failed_rate, calls_per_job.
 	Metric string
 	// Op is one of <=, <, >=, >, ==.
-	Op string
-	// Value is the bound.
+	Op    string
 	Value float64
 }
 
@@ -35,8 +34,7 @@ func (r Requirement) String() string {
 	return s
 }
 
-// ParseRequirement reads 'METRIC OP VALUE' or 'ROW:METRIC OP VALUE', spaces
-// allowed around the operator.
+// ParseRequirement reads 'METRIC OP VALUE' or 'ROW:METRIC OP VALUE'.
 func ParseRequirement(text string) (Requirement, error) {
 	bad := func(why string) error {
 		return fmt.Errorf("%q %s; want 'METRIC OP VALUE' or 'ROW:METRIC OP VALUE', OP one of %s, as in 'failed_rate<=1e-4'", text, why, strings.Join(ops, ", "))
@@ -75,8 +73,7 @@ func ParseRequirement(text string) (Requirement, error) {
 	return r, nil
 }
 
-// Check refuses a requirement on a metric not among metrics or a row not
-// among rows, naming the valid choices.
+// Check refuses a metric not among metrics or a row not among rows.
 func (r Requirement) Check(metrics, rows []string) error {
 	if !slices.Contains(metrics, r.Metric) {
 		return fmt.Errorf("%s: no metric %q (want one of %s)", r, r.Metric, strings.Join(metrics, ", "))
@@ -101,11 +98,10 @@ const (
 
 func (v Verdict) String() string { return [...]string{"undecided", "holds", "fails"}[v] }
 
-// MarshalText writes the verdict as its word.
 func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
 
-// Judge is the requirement's verdict on e: on its interval [Lo, Hi], or on
-// its value alone for a metric with no interval (a quantile of a histogram).
+// Judge is the requirement's verdict on e's interval, or on its value alone
+// when it has none.
 func (r Requirement) Judge(e schema.Estimate) Verdict {
 	lo, hi := e.Lo, e.Hi
 	if math.IsNaN(lo) || math.IsNaN(hi) {
@@ -133,8 +129,7 @@ func (r Requirement) Judge(e schema.Estimate) Verdict {
 	return Undecided
 }
 
-// Row is one row of a run's output as a requirement reads it: its id (a
-// strategy's) and its metrics by key.
+// Row is a run's output row as a requirement reads it: its id and metrics.
 type Row struct {
 	ID string
 	// Where names the row's point in a sweep (attempts=3), "" in a table.
@@ -142,9 +137,8 @@ type Row struct {
 	Estimate func(metric string) schema.Estimate
 }
 
-// Judged is a requirement's verdict over a run's rows, and the row that
-// decides it (the first that fails, else the first undecided, else the
-// first) with its estimate.
+// Judged is a requirement's verdict over a run's rows, and the deciding row
+// (the first that fails, else the first undecided, else the first).
 type Judged struct {
 	Requirement
 	Verdict Verdict
@@ -153,8 +147,7 @@ type Judged struct {
 	Estimate     schema.Estimate
 }
 
-// JudgeRows is r's verdict over rows: it fails when a row it applies to
-// fails, holds when every such row holds, and is undecided otherwise.
+// JudgeRows is r's verdict over rows: fails if a row fails, holds if all hold.
 func (r Requirement) JudgeRows(rows []Row) Judged {
 	out := Judged{Requirement: r, Verdict: Holds}
 	rank := [...]int{Holds: 0, Undecided: 1, Fails: 2}
@@ -190,8 +183,7 @@ func (j Judged) Line() string {
 	return fmt.Sprintf("requirement %s %s: %s of %s is %s", j.Requirement, j.Verdict, j.Metric, row, Interval(j.Estimate))
 }
 
-// UnmetError is a run's requirements that failed or were undecided: the
-// command exits with status 3 after writing its outputs, a line each.
+// UnmetError is a run's requirements that failed or were undecided, a line each.
 type UnmetError struct{ Unmet []Judged }
 
 func (e *UnmetError) Error() string {
@@ -205,8 +197,7 @@ func (e *UnmetError) Error() string {
 // ExitStatus is 3, the status of a run whose requirements are not all met.
 func (e *UnmetError) ExitStatus() int { return 3 }
 
-// Enforce judges every requirement over rows and returns an *UnmetError
-// naming those that fail or are undecided, or nil when all hold.
+// Enforce is an *UnmetError of the requirements that do not hold over rows, or nil.
 func Enforce(reqs []Requirement, rows []Row) error {
 	var unmet []Judged
 	for _, r := range reqs {

@@ -9,9 +9,8 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Metrics are the keys of the job model's columns a requirement or an
-// objective may name, for a scenario watching watched and, with delivery,
-// the delivery model's: stats.SweepMetrics' names.
+// Metrics are the job model's metric keys (stats.SweepMetrics' names) for a
+// scenario watching watched, with delivery the delivery model's too.
 func Metrics(watched []stats.Watch, delivery bool) []string {
 	var names []string
 	for _, m := range stats.SweepMetrics(watched, delivery) {
@@ -20,8 +19,7 @@ func Metrics(watched []stats.Watch, delivery bool) []string {
 	return names
 }
 
-// estimator is a stats.Row's metrics by key, for a scenario watching
-// watched and, with delivery, the delivery model's too.
+// estimator is a stats.Row's metrics by key, as Metrics names them.
 func estimator(r *stats.Row, watched []stats.Watch, delivery bool) func(string) schema.Estimate {
 	return func(name string) schema.Estimate {
 		m, err := stats.LookupSweepMetric(name, watched, delivery)
@@ -34,17 +32,21 @@ func estimator(r *stats.Row, watched []stats.Watch, delivery bool) func(string) 
 
 // ReportRows are a table's rows as requirements read them.
 func ReportRows(rep stats.Report) []Row {
-	rows := make([]Row, len(rep.Rows))
-	for i := range rep.Rows {
-		r := &rep.Rows[i] // by index: a Row's counters are 89 KB
-		rows[i] = Row{ID: r.ID, Estimate: estimator(r, rep.Watched, rep.Model == "delivery")}
+	return statRows(rep.Rows, rep.Watched, rep.Model == "delivery")
+}
+
+// statRows are job model rows as requirements read them.
+func statRows(rs []stats.Row, watched []stats.Watch, delivery bool) []Row {
+	rows := make([]Row, len(rs))
+	for i := range rs {
+		r := &rs[i] // by index: a Row's counters are 89 KB
+		rows[i] = Row{ID: r.ID, Estimate: estimator(r, watched, delivery)}
 	}
 	return rows
 }
 
 // SweepRows are a sweep's rows as requirements read them, each named by its
-// strategy and its point (step-samekey at attempts=3); watched and
-// delivery are as the sweep ran.
+// strategy and its point (step-samekey at attempts=3).
 func SweepRows(s stats.Sweep, watched []stats.Watch, delivery bool) []Row {
 	axes := s.AxisList()
 	rows, scratch := make([]Row, len(s.Rows)), new(stats.Row)
@@ -62,8 +64,7 @@ func SweepRows(s stats.Sweep, watched []stats.Watch, delivery bool) []Row {
 	return rows
 }
 
-// FigureRows are a fleet family run's rows (render's Figures) as
-// requirements read them.
+// FigureRows are a fleet family run's rows as requirements read them.
 func FigureRows(fs []render.Figures) []Row {
 	rows := make([]Row, len(fs))
 	for i, f := range fs {

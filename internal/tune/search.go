@@ -13,21 +13,17 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Axis is a searched setting: its path and its candidate values, as the
-// kind takes them (durations in seconds).
+// Axis is a searched setting: its path and its candidate values (durations in seconds).
 type Axis struct {
 	Path   string
 	Values []float64
-	// Whole and Duration say how a value is written: a whole number, a
-	// duration (1h, 250ms), or else a plain number.
+	// Whole and Duration say how a value is written: a whole number, a duration, else a number.
 	Whole, Duration bool
 	// Choices, when set, are an enum's names: a value is an index into them.
 	Choices []string
 }
 
-// Write is v as a scenario file writes the axis's value: an int64, a
-// duration's text, or a float64; NaN, the settings' own when they have no
-// one value, is "as given".
+// Write is v as a scenario file writes it; NaN (no one value) is "as given".
 func (a Axis) Write(v float64) any {
 	switch {
 	case math.IsNaN(v):
@@ -45,45 +41,36 @@ func (a Axis) Write(v float64) any {
 // Point is a candidate's value of every axis, in the axes' order.
 type Point []float64
 
-// Pool is the work a kind has run at one point so far, as requirements
-// and objectives read it.
+// Pool is the work a kind has run at one point so far.
 type Pool interface {
 	Rows() []Row
 }
 
-// Kind is a run kind a search runs: what its rows and columns are, and how
-// to run more of a candidate's work. The table kind (the job and delivery
-// models) is TableKind; another kind joins by declaring the same.
+// Kind is a run kind a search runs: its rows, its metrics and its work.
 type Kind interface {
-	// Unit names the work, plural: "jobs" or "replicates"; First is a
-	// candidate's first batch of it.
+	// Unit names the work, plural ("jobs"); First is a candidate's first batch of it.
 	Unit() string
 	First() int64
 	// Rows are the ids of the rows a run prints (strategies, runs).
 	Rows() []string
-	// Metrics are the keys of the columns requirements and objectives may
-	// name.
+	// Metrics are the columns' keys requirements and objectives may name.
 	Metrics() []string
-	// Current is the point the kind's settings have without the search,
-	// NaN for a setting they give no one value of.
+	// Current is the point of the settings as given, NaN for a setting of no one value.
 	Current(axes []Axis) (Point, error)
-	// Check refuses, before any work, a point the kind cannot run (nil:
-	// the settings as given), as a *schema.FieldError for "search" naming
-	// the setting, or for "budget" when a batch of up to units would cost
-	// more than the kind allows.
+	// Check refuses a point (nil: the settings as given) the kind cannot run,
+	// as a *schema.FieldError for "search", or for "budget" when a batch of up
+	// to units would cost more than the kind allows.
 	Check(axes []Axis, p Point, units int64) error
-	// Run runs batch b at every point (a nil point: the settings as
-	// given), units each, on the seeds of batch b (the same at every point:
-	// common random numbers), pools it into the point's pool (nil before
-	// its first batch) and returns the pools.
+	// Run runs batch b, units each, at every point (nil: the settings as
+	// given) on the same seeds (common random numbers), and returns each
+	// point's pool (nil before its first batch) with the batch added.
 	Run(ctx context.Context, axes []Axis, b int, units int64, at []Point, pools []Pool) ([]Pool, error)
 }
 
 // Search is what to search and what to judge a candidate by.
 type Search struct {
 	Axes []Axis
-	// Objective is a searched setting's path or a metric (ROW:METRIC with
-	// more than one row); Maximize says which way is better.
+	// Objective is a searched setting's path or a metric (ROW:METRIC with several rows).
 	Objective string
 	Maximize  bool
 	Require   []Requirement
@@ -91,12 +78,9 @@ type Search struct {
 	Budget int64
 }
 
-// Limits of a search, checked before any work.
 const (
-	// MaxCandidates bounds the grid.
 	MaxCandidates = 10_000
-	// MaxBatches bounds the rounds of the race.
-	MaxBatches = 40
+	MaxBatches    = 40
 )
 
 // Candidate is one point of the search and what the race found of it.
@@ -107,33 +91,28 @@ type Candidate struct {
 	// Objective is the objective's estimate (exact for a setting).
 	Objective schema.Estimate
 	Judged    []Judged
-	// Status is "best", "meets" (every requirement holds), "fails" (one
-	// fails), "beaten" (worse than a candidate that meets every
-	// requirement, with 95% confidence) or "undecided".
+	// Status is "best", "meets", "fails", "beaten" (worse, with 95%
+	// confidence, than one that meets every requirement) or "undecided".
 	Status string
 	// Work is the units spent on it, in Batches batches.
 	Work    int64
 	Batches int
-	// means are a metric objective's batch by batch.
-	means []batchMean
-	// offGrid marks the current settings when they are no point of the
-	// grid: run to say what they do, never the answer nor a rival.
+	means   []batchMean
+	// offGrid marks current settings that are no point of the grid: never the answer nor a rival.
 	offGrid bool
 }
 
 // Result is a search's answer and every candidate.
 type Result struct {
-	Search Search
-	// Unit names the work and First is a candidate's first batch of it.
+	Search     Search
 	Unit       string
 	First      int64
 	Candidates []Candidate
-	// Best and RunnerUp index Candidates, -1 for none; Diff is the
-	// runner-up's objective minus the best's.
+	// Best and RunnerUp index Candidates, -1 for none; Diff is the runner-up's
+	// objective minus the best's.
 	Best, RunnerUp int
 	Diff           schema.Estimate
-	// Spent is the work spent; FullGrid what a grid giving every candidate
-	// the most any one got would spend.
+	// FullGrid is what a grid giving every candidate the most any one got would spend.
 	Spent, FullGrid int64
 }
 
@@ -145,12 +124,10 @@ type objective struct {
 	maximize bool
 }
 
-// Plan checks a search against the kind before any work: the objective,
-// every requirement, every point, the budget; its errors are
-// *schema.FieldError for the part of the search at fault: "search",
-// "objective", "require" or "budget". It returns the candidates'
-// points and which is the current one (the last when it is not on the
-// grid; then extra).
+// Plan checks a search against the kind before any work, its errors
+// *schema.FieldErrors for "search", "objective", "require" or "budget",
+// and returns the candidates' points and the current one's index (the
+// last, extra, when it is not on the grid).
 func Plan(k Kind, s Search) (points []Point, cur int, extra bool, err error) {
 	if len(s.Axes) == 0 {
 		return nil, 0, false, pathtext.Errorf("search", "none given; search a setting by PATH=VALUES, as attempts=1:8:8")
@@ -243,10 +220,8 @@ func (o objective) estimate(c Point, p Pool) schema.Estimate {
 	panic("tune: no row " + o.row) // objective checked it
 }
 
-// better reports whether x is better than y by their values; a metric's
-// value that is not defined (NaN: a drain that never came) is worse than
-// any, and a setting's (the settings as given, of no one value) is neither
-// better nor worse.
+// better reports whether x's value is better than y's: a metric's NaN is
+// worse than any, and a setting's NaN neither better nor worse.
 func (o objective) better(x, y schema.Estimate) bool {
 	switch {
 	case math.IsNaN(x.Value):
@@ -259,20 +234,17 @@ func (o objective) better(x, y schema.Estimate) bool {
 	return x.Value < y.Value
 }
 
-// batchMean is one batch's own value of a metric objective at a
-// candidate: its n units' mean (a share being a mean of 0s and 1s).
+// batchMean is one batch's n units' mean of a metric objective at a candidate.
 type batchMean struct {
 	b int
 	n int64
 	m float64
 }
 
-// diff is candidate y's objective minus candidate x's, with its 95%
-// interval: exact for a setting; for a metric, paired over the batches both
-// ran when they are 3 or more (common random numbers: the same seeds, so
-// the batches' differences vary less than either candidate does), a
-// Student t interval on the n-weighted differences of the batches' means;
-// else the two intervals' half-widths added in quadrature.
+// diff is candidate y's objective minus candidate x's, with its 95% interval:
+// exact for a setting; for a metric paired over 3 or more common batches, a
+// Student t interval on the n-weighted differences of their means; else the
+// two intervals' half-widths added in quadrature.
 func (r *Result) diff(o objective, x, y int) schema.Estimate {
 	cx, cy := r.Candidates[x], r.Candidates[y]
 	d := schema.Estimate{Value: cy.Objective.Value - cx.Objective.Value, Level: 0.95, Method: estimate.Exact}
@@ -310,9 +282,7 @@ func (r *Result) diff(o objective, x, y int) schema.Estimate {
 }
 
 // beats reports whether candidate x is better than candidate y with 95%
-// confidence: exactly, for a setting; by diff's interval, for a metric,
-// where a defined value beats one that is not (NaN: a drain that never
-// came in the replicates run), and no value beats a defined one.
+// confidence; a defined value beats a NaN.
 func (r *Result) beats(o objective, x, y int) bool {
 	if vx, vy := r.Candidates[x].Objective.Value, r.Candidates[y].Objective.Value; math.IsNaN(vx) || math.IsNaN(vy) {
 		return !math.IsNaN(vx)
@@ -332,9 +302,7 @@ func bounds(e schema.Estimate) (lo, hi float64) {
 	return e.Lo, e.Hi
 }
 
-// Race runs the search: batch after batch, doubling, to every candidate
-// still undecided, until none is or the budget is spent. It refuses what
-// Plan refuses, before any work.
+// Race runs the search, batches doubling, until no candidate is undecided or the budget is spent.
 func Race(ctx context.Context, k Kind, s Search) (Result, error) {
 	points, cur, extra, err := Plan(k, s)
 	if err != nil {
@@ -346,12 +314,9 @@ func Race(ctx context.Context, k Kind, s Search) (Result, error) {
 	}
 	o, _ := s.objective(k)
 	res := Result{Search: s, Unit: k.Unit(), First: k.First(), Best: -1, RunnerUp: -1, Candidates: make([]Candidate, len(points))}
+	pools, live := make([]Pool, len(points)), make([]int, len(points))
 	for i, p := range points {
 		res.Candidates[i] = Candidate{Point: p, Current: i == cur, Status: "undecided", offGrid: extra && i == cur}
-	}
-	pools := make([]Pool, len(points))
-	live := make([]int, len(points))
-	for i := range live {
 		live[i] = i
 	}
 	for b := 0; len(live) > 0 && b < MaxBatches; b++ {
@@ -411,8 +376,8 @@ func (c Candidate) verdict() Verdict {
 }
 
 // decide sets every candidate's status and returns those that still need
-// work: the undecided, and, for a metric, those that meet every
-// requirement but are not yet told apart from another still in the race.
+// work: the undecided, and those that meet every requirement but are not
+// yet told apart from another in the race.
 func (r *Result) decide(o objective) []int {
 	cs := r.Candidates
 	beaten := func(i int) bool {
@@ -461,12 +426,12 @@ func (r *Result) decide(o objective) []int {
 	return live
 }
 
-// leader is the best candidate that meets every requirement by the
-// objective's value, the first on the grid among equals; -1 for none.
-func (r *Result) leader(o objective) int {
+// leader is the best candidate but skip that meets every requirement, the
+// first on the grid among equals; -1 for none.
+func (r *Result) leader(o objective, skip int) int {
 	best := -1
 	for i, c := range r.Candidates {
-		if c.Batches > 0 && c.verdict() == Holds && !c.offGrid && (best < 0 || o.better(c.Objective, r.Candidates[best].Objective)) {
+		if i != skip && c.Batches > 0 && c.verdict() == Holds && !c.offGrid && (best < 0 || o.better(c.Objective, r.Candidates[best].Objective)) {
 			best = i
 		}
 	}
@@ -475,18 +440,11 @@ func (r *Result) leader(o objective) int {
 
 // answer sets the best candidate, the runner-up and their difference.
 func (r *Result) answer(o objective) {
-	r.Best = r.leader(o)
-	if r.Best < 0 {
+	if r.Best = r.leader(o, -1); r.Best < 0 {
 		return
 	}
 	r.Candidates[r.Best].Status = "best"
-	for i, c := range r.Candidates {
-		if i != r.Best && c.verdict() == Holds && !c.offGrid && (r.RunnerUp < 0 || o.better(c.Objective, r.Candidates[r.RunnerUp].Objective)) {
-			r.RunnerUp = i
-		}
+	if r.RunnerUp = r.leader(o, r.Best); r.RunnerUp >= 0 {
+		r.Diff = r.diff(o, r.Best, r.RunnerUp)
 	}
-	if r.RunnerUp < 0 {
-		return
-	}
-	r.Diff = r.diff(o, r.Best, r.RunnerUp)
 }

@@ -11,29 +11,21 @@ import (
 	"github.com/retrysim/retrysim/internal/shardfile"
 )
 
-// A search of the fleet family shards by candidate and replicate: a race
-// decides as it goes which candidate runs which batch, so a shard, which
-// cannot know what the others found, runs for its share of the candidates
-// every replicate the race could give them (its depth: the budget less
-// every other candidate's first batch), and the merge replays the race over
-// those replicates, taking each batch from them instead of running it. A
-// replicate depends only on the candidate's runs and its index (the seed
-// and First + r), so the replay meets the numbers the race met and writes
-// the same bytes. The cost is the price: every candidate runs to the depth,
-// as a full grid at the budget would.
+// A search of the fleet family shards by candidate and replicate: a shard
+// runs its candidates to the depth the race could give them, and the merge
+// replays the race, taking each batch from the shards' replicates instead of
+// running it; a replicate depends only on its runs and index, so the replay
+// writes the race's bytes.
 
-// depth is the most replicates the race of s over its candidates could give
-// one of them: the budget less every other candidate's first batch.
+// depth is the most replicates the race could give one of candidates: the
+// budget less every other candidate's first batch.
 func depth(s Search, candidates int) int64 {
 	return s.Budget - int64(candidates-1)*FirstReplicates
 }
 
-// Sharded is a search cut into shards: Items items, candidate i's
-// replicate r being item i*depth + r, each the replicate of every run of the
-// candidate; Run runs items lo to hi-1, Check refuses an item that is not
-// a replicate of each of its candidate's runs (a shard of another search,
-// or altered), and Replay is the race over every item, each batch taken
-// from them instead of run, so its result is Race's.
+// Sharded is a search cut into shards of Items items, candidate i's
+// replicate r being item i*depth + r: Run runs items lo to hi-1, Check
+// refuses an item of another search, and Replay is Race over the items.
 type Sharded[P any] struct {
 	Items  int
 	Run    func(ctx context.Context, lo, hi int) ([][]P, error)
@@ -41,10 +33,8 @@ type Sharded[P any] struct {
 	Replay func(ctx context.Context, items [][]P) (Result, error)
 }
 
-// Shard is s cut into shards, checked before any work as Race checks it,
-// and refused (as a *schema.FieldError for "budget") when the replicates it
-// keeps are more than one run may keep: candidates times depth times the
-// runs' duration within limits.FleetSeriesSeconds, and within shardfile.MaxItems.
+// Shard is s cut into shards, checked as Race checks it, and refused for
+// "budget" when its candidates times depth pass what one run may keep.
 func (k family[C, P, R]) Shard(s Search) (Sharded[P], error) {
 	points, cur, extra, err := Plan(k, s)
 	if err != nil {

@@ -25,23 +25,18 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// TableKind is the table's kind, the job model and the delivery model: a
-// candidate is its Sweep at one point, a batch b of n jobs runs it with
-// jobs n and the seed of replicate b of the sweep's.
+// TableKind is the job and delivery models' kind: a candidate is its Sweep at
+// one point, batch b run with the seed of the sweep's replicate b.
 type TableKind struct {
-	// Sweep is the run as given: its scenario, queue, settings, strategies,
-	// seed, generator, engine and workers, and its fixed axes' single
-	// values; it varies nothing.
+	// Sweep is the run as given, its fixed axes' single values included; it varies nothing.
 	Sweep api.Sweep
 }
 
 var _ Kind = TableKind{}
 
 // NewTableKind is the kind of the sweep base, which varies nothing, and the
-// axes of the searches, each PATH=VALUES as retrysim sweep -set takes it
-// (api.Sweep.Set: p_fail, lost_reply, attempts, steps[STEP].FIELD,
-// queue.FIELD); a path it does not take, or a value out of its bounds, is
-// refused naming the valid ones.
+// axes of the searches, each PATH=VALUES as api.Sweep.Set takes it or an enum
+// setting's names; a path or value it does not take is refused naming the valid ones.
 func NewTableKind(base api.Sweep, searches []string) (TableKind, []Axis, error) {
 	k := TableKind{Sweep: base}
 	var axes []Axis
@@ -97,8 +92,7 @@ func NewTableKind(base api.Sweep, searches []string) (TableKind, []Axis, error) 
 	return k, axes, nil
 }
 
-// enumSetting is the setting called name when it takes a name (queue.store,
-// queue.backoff, queue.crash_at), as api.Settings declares it.
+// enumSetting is the setting called name when it takes a name (queue.store).
 func enumSetting(name string) (jobapi.SettingDef, bool) {
 	for _, d := range jobapi.Settings() {
 		if d.Name == name {
@@ -112,8 +106,7 @@ func enumSetting(name string) (jobapi.SettingDef, bool) {
 	return jobapi.SettingDef{}, false
 }
 
-// enumValue is the value of the enum setting def called name, of the
-// type api.Override takes, as its flag reads it (its error lists the names).
+// enumValue is def's value called name, as its flag reads it.
 func enumValue(def jobapi.SettingDef, name string) (any, error) {
 	v := flagval.SettingVar(def)
 	if err := v.Set(name); err != nil {
@@ -122,21 +115,17 @@ func enumValue(def jobapi.SettingDef, name string) (any, error) {
 	return v.(flag.Getter).Get(), nil
 }
 
-// Unit is the table's work: jobs.
 func (TableKind) Unit() string { return "jobs" }
 
-// FirstJobs is a table candidate's first batch: enough jobs to rule out a
-// rate ten times its bound from 1e-3 up.
+// FirstJobs is a table candidate's first batch: enough to rule out a rate ten
+// times its bound from 1e-3 up.
 const FirstJobs = 10_000
 
-// DefaultJobs is a table search's budget when it gives none: a few seconds
-// of CPU for the sign-up.
+// DefaultJobs is a table search's budget when it gives none.
 const DefaultJobs = 100_000_000
 
-// First is FirstJobs.
 func (TableKind) First() int64 { return FirstJobs }
 
-// Rows are the strategies' ids.
 func (k TableKind) Rows() []string { return jobapi.RowIDs(k.Sweep.Experiment.Strategies) }
 
 // Metrics are the columns of the table's csv and json with an estimate.
@@ -144,17 +133,21 @@ func (k TableKind) Metrics() []string {
 	return Metrics(k.watched(), k.Sweep.Experiment.Delivery != nil)
 }
 
-// watched are the scenario's watched steps.
-func (k TableKind) watched() []stats.Watch {
-	sc := k.Sweep.Experiment.Scenario
-	if len(sc.Steps) == 0 && sc.Name == "" {
-		sc = api.DefaultScenario()
+// scenario is the sweep's scenario, the default when it gives none.
+func (k TableKind) scenario() provider.Scenario {
+	if sc := k.Sweep.Experiment.Scenario; len(sc.Steps) > 0 || sc.Name != "" {
+		return sc
 	}
-	return jobapi.Params(api.Experiment{Scenario: sc}).Watched
+	return api.DefaultScenario()
 }
 
-// Current is the value of every axis in the settings as given, NaN for
-// one they give no one value of (p_fail over steps of their own).
+// watched are the scenario's watched steps.
+func (k TableKind) watched() []stats.Watch {
+	return jobapi.Params(api.Experiment{Scenario: k.scenario()}).Watched
+}
+
+// Current is every axis's value in the settings as given, NaN for one of no
+// one value (p_fail over steps of their own).
 func (k TableKind) Current(axes []Axis) (Point, error) {
 	p := make(Point, len(axes))
 	for i, a := range axes {
@@ -171,14 +164,9 @@ func (k TableKind) Current(axes []Axis) (Point, error) {
 	return p, nil
 }
 
-// enumNow is the name the settings as given give the enum setting path,
-// "" for none (the job model has no queue).
+// enumNow is the settings' name for the enum setting path, "" for none.
 func (k TableKind) enumNow(path string) string {
-	sc := k.Sweep.Experiment.Scenario
-	if len(sc.Steps) == 0 && sc.Name == "" {
-		sc = api.DefaultScenario()
-	}
-	_, q, err := api.Override(sc, k.Sweep.Experiment.Delivery, k.Sweep.Settings...)
+	_, q, err := api.Override(k.scenario(), k.Sweep.Experiment.Delivery, k.Sweep.Settings...)
 	if err != nil || q == nil {
 		return ""
 	}
@@ -190,8 +178,7 @@ func (k TableKind) enumNow(path string) string {
 	return ""
 }
 
-// at is the sweep of one batch of n jobs at p (nil: the settings as given)
-// with seed.
+// at is the sweep of a batch of n jobs at p (nil: the settings as given) with seed.
 func (k TableKind) at(axes []Axis, p Point, n int64, seed uint64) api.Sweep {
 	sw := k.Sweep
 	sw.Axes = slices.Clone(sw.Axes)
@@ -212,9 +199,8 @@ func (k TableKind) at(axes []Axis, p Point, n int64, seed uint64) api.Sweep {
 	return sw
 }
 
-// Check refuses a point the table cannot run (a queue made invalid), or
-// whose delivery model could take more deliveries than a run may in a
-// batch as large as the budget (jobs).
+// Check refuses a point the table cannot run, or whose delivery model could
+// take more deliveries than a run may in a batch as large as jobs.
 func (k TableKind) Check(axes []Axis, p Point, jobs int64) error {
 	if _, err := k.at(axes, p, 1, 0).Check(); err != nil {
 		return fieldpath.Within("search", err)
@@ -227,8 +213,7 @@ func (k TableKind) Check(axes []Axis, p Point, jobs int64) error {
 	return fieldpath.Within("search", err)
 }
 
-// Run runs batch b at each point: n jobs with the seed of the sweep's
-// replicate b, the same at every point.
+// Run runs batch b at each point: n jobs with the seed of the sweep's replicate b.
 func (k TableKind) Run(ctx context.Context, axes []Axis, b int, n int64, at []Point, pools []Pool) ([]Pool, error) {
 	seed := rng.ReplicateSeed(k.Sweep.Experiment.Seed, uint64(b))
 	sweeps := make([]api.Sweep, len(at))
@@ -255,19 +240,11 @@ func (k TableKind) Run(ctx context.Context, axes []Axis, b int, n int64, at []Po
 	return out, nil
 }
 
-// tablePool is a candidate's counters, a strategy's each, pooled over its
-// batches: integer sums, whatever the order.
+// tablePool is a candidate's counters, a strategy's each, summed over its batches.
 type tablePool struct {
 	rows     []stats.Row
 	watched  []stats.Watch
 	delivery bool
 }
 
-func (p *tablePool) Rows() []Row {
-	rows := make([]Row, len(p.rows))
-	for i := range p.rows {
-		r := &p.rows[i]
-		rows[i] = Row{ID: r.ID, Estimate: estimator(r, p.watched, p.delivery)}
-	}
-	return rows
-}
+func (p *tablePool) Rows() []Row { return statRows(p.rows, p.watched, p.delivery) }

@@ -17,8 +17,7 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// Formats are the outputs a search writes, in the order -format lists them:
-// a fresh slice, so no importer can change what another gets.
+// Formats are the outputs a search writes, in the order -format lists them.
 func Formats() []string { return []string{"table", "markdown", "json", "csv", "html"} }
 
 // Write writes the result in format, one of Formats; kind names the kind.
@@ -38,13 +37,24 @@ func Write(w io.Writer, format, kind string, r Result) error {
 	return pathtext.Errorf("format", "a search writes %s, not %s", strings.Join(Formats(), ", "), format)
 }
 
-// settingsText is a candidate's settings as people read them: attempts=4, queue.ttl=1h.
-func (r Result) settingsText(c Candidate) string {
-	parts := make([]string, len(c.Point))
+// settingsText is a candidate's settings but axis skip's: attempts=4, queue.ttl=1h.
+func (r Result) settingsText(c Candidate, skip int) string {
+	var parts []string
 	for i, a := range r.Search.Axes {
-		parts[i] = fmt.Sprintf("%s=%v", a.Path, a.Write(c.Point[i]))
+		if i != skip {
+			parts = append(parts, fmt.Sprintf("%s=%v", a.Path, a.Write(c.Point[i])))
+		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// cells are a candidate's settings as a table's cells.
+func (r Result) cells(c Candidate) []string {
+	var cells []string
+	for i, a := range r.Search.Axes {
+		cells = append(cells, fmt.Sprint(a.Write(c.Point[i])))
+	}
+	return cells
 }
 
 // objectiveName is the objective as given, with its direction.
@@ -77,19 +87,21 @@ func signed(e schema.Estimate) string {
 	return fmt.Sprintf("%s [%s, %s]", v, strconv.FormatFloat(e.Lo, 'g', 4, 64), strconv.FormatFloat(e.Hi, 'g', 4, 64))
 }
 
-// answerLines are the answer's lines as the text writes them: the best (or why
-// none), what the current settings do, and the work.
+// answerLines are the answer's lines: the best or why none, the current settings, the work.
 func (r Result) answerLines() []string {
 	var b strings.Builder
-	if r.Best >= 0 {
-		best := r.Candidates[r.Best]
-		fmt.Fprintf(&b, "Best: %s (%s), meeting every requirement:\n", r.settingsText(best), r.objectiveName())
-		for _, j := range best.Judged {
+	judged := func(c Candidate) {
+		for _, j := range c.Judged {
 			fmt.Fprintf(&b, "  %s\n", j.short())
 		}
 		if r.metricObjective() {
-			fmt.Fprintf(&b, "  %s is %s\n", r.Search.Objective, Interval(best.Objective))
+			fmt.Fprintf(&b, "  %s is %s\n", r.Search.Objective, Interval(c.Objective))
 		}
+	}
+	if r.Best >= 0 {
+		best := r.Candidates[r.Best]
+		fmt.Fprintf(&b, "Best: %s (%s), meeting every requirement:\n", r.settingsText(best, -1), r.objectiveName())
+		judged(best)
 		if r.RunnerUp >= 0 {
 			diff := signed(r.Diff)
 			for _, a := range r.Search.Axes {
@@ -100,7 +112,7 @@ func (r Result) answerLines() []string {
 					}
 				}
 			}
-			fmt.Fprintf(&b, "  the runner-up, %s, differs in %s by %s\n", r.settingsText(r.Candidates[r.RunnerUp]), r.Search.Objective, diff)
+			fmt.Fprintf(&b, "  the runner-up, %s, differs in %s by %s\n", r.settingsText(r.Candidates[r.RunnerUp], -1), r.Search.Objective, diff)
 		} else {
 			fmt.Fprintf(&b, "  no other candidate meets every requirement\n")
 		}
@@ -111,22 +123,15 @@ func (r Result) answerLines() []string {
 		if !c.Current {
 			continue
 		}
-		fmt.Fprintf(&b, "The current settings, %s: %s\n", r.settingsText(c), c.Status)
-		for _, j := range c.Judged {
-			fmt.Fprintf(&b, "  %s\n", j.short())
-		}
-		if r.metricObjective() {
-			fmt.Fprintf(&b, "  %s is %s\n", r.Search.Objective, Interval(c.Objective))
-		}
+		fmt.Fprintf(&b, "The current settings, %s: %s\n", r.settingsText(c, -1), c.Status)
+		judged(c)
 	}
 	fmt.Fprintf(&b, "Work: %s of %s %s budgeted; a full grid as sure would take %s\n",
 		human.Group(r.Spent), human.Group(r.Search.Budget), r.Unit, human.Group(r.FullGrid))
 	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 }
 
-// table is the candidates' table: a column a searched setting, the
-// objective when it is a metric, each requirement's verdict and interval,
-// the status and the work; a row a candidate.
+// table is the candidates' table, a row a candidate.
 func (r Result) table() (head []string, rows [][]string) {
 	for _, a := range r.Search.Axes {
 		head = append(head, a.Path)
@@ -139,10 +144,7 @@ func (r Result) table() (head []string, rows [][]string) {
 	}
 	head = append(head, "status", r.Unit)
 	for _, c := range r.Candidates {
-		var cells []string
-		for i, a := range r.Search.Axes {
-			cells = append(cells, fmt.Sprint(a.Write(c.Point[i])))
-		}
+		cells := r.cells(c)
 		if r.metricObjective() {
 			cells = append(cells, Interval(c.Objective))
 		}
@@ -158,8 +160,7 @@ func (r Result) table() (head []string, rows [][]string) {
 	return head, rows
 }
 
-// writeText writes the answer, the current settings, the work and the
-// table of every candidate.
+// writeText writes the answer and the table of every candidate.
 func writeText(w io.Writer, r Result) error {
 	var b strings.Builder
 	for _, l := range r.answerLines() {
@@ -177,14 +178,13 @@ func writeText(w io.Writer, r Result) error {
 	return err
 }
 
-// short is the verdict as the search's answer writes it: failed_rate<=0.0001
-// holds: 5.484e-05 [3.195e-05, 8.78e-05] (step-samekey).
+// short is the verdict as the answer writes it: failed_rate<=0.0001 holds:
+// 5.484e-05 [3.195e-05, 8.78e-05] (step-samekey).
 func (j Judged) short() string {
 	return fmt.Sprintf("%s %s: %s (%s)", j.Requirement, j.Verdict, Interval(j.Estimate), j.RowID)
 }
 
-// ruledOut says, requirement by requirement, how many candidates each
-// ruled out: failing, or undecided when the budget ran out.
+// ruledOut says how many candidates each requirement ruled out, failing or undecided.
 func (r Result) ruledOut() string {
 	var parts []string
 	for k, q := range r.Search.Require {
@@ -209,15 +209,14 @@ func (r Result) ruledOut() string {
 	return strings.Join(parts, "; ")
 }
 
-// NoneError is a search with no candidate that meets every requirement:
-// the command exits with status 3 after writing its output.
+// NoneError is a search with no candidate that meets every requirement.
 type NoneError struct{ Result Result }
 
 func (e *NoneError) Error() string {
 	return "tune: no candidate meets every requirement: " + e.Result.ruledOut()
 }
 
-// ExitStatus is 3, a run whose requirements are not met.
+// ExitStatus is 3, the status of a search whose requirements are not met.
 func (e *NoneError) ExitStatus() int { return 3 }
 
 // estimateJSON is an estimate as json writes it: null bounds for none.
@@ -227,8 +226,7 @@ type estimateJSON struct {
 	Hi    *float64 `json:"hi"`
 }
 
-// toJSON is e as json writes it, null for what is NaN (a drain that never
-// came, a setting the runs have no one value of).
+// toJSON is e as json writes it, null for what is NaN.
 func toJSON(e schema.Estimate) estimateJSON {
 	var out estimateJSON
 	if v := e.Value; !math.IsNaN(v) {
@@ -268,7 +266,6 @@ type bestJSON struct {
 	RunnerUp *runnerUpJSON `json:"runner_up"`
 }
 
-// candidateOf is c as json writes it.
 func (r Result) candidateOf(c Candidate) candidateJSON {
 	out := candidateJSON{Settings: map[string]any{}, Current: c.Current, Status: c.Status, Objective: toJSON(c.Objective),
 		Requirements: []judgedJSON{}, Work: c.Work, Batches: c.Batches}
@@ -281,8 +278,7 @@ func (r Result) candidateOf(c Candidate) candidateJSON {
 	return out
 }
 
-// writeJSON writes the result as one object: best (null when none),
-// current, candidates and the work.
+// writeJSON writes the result as one object.
 func writeJSON(w io.Writer, kind string, r Result) error {
 	type axisJSON struct {
 		Path   string `json:"path"`
@@ -305,10 +301,7 @@ func writeJSON(w io.Writer, kind string, r Result) error {
 		}
 		doc.Search = append(doc.Search, x)
 	}
-	dir := "minimize"
-	if r.Search.Maximize {
-		dir = "maximize"
-	}
+	dir, _, _ := strings.Cut(r.objectiveName(), " ")
 	doc.Objective = map[string]any{dir: r.Search.Objective}
 	for _, q := range r.Search.Require {
 		doc.Requirements = append(doc.Requirements, q.String())
@@ -333,9 +326,7 @@ func writeJSON(w io.Writer, kind string, r Result) error {
 	return enc.Encode(doc)
 }
 
-// writeCSV writes a row a candidate: its settings, whether it is the
-// current one, its status, the objective, each requirement's verdict and
-// estimate, and its work.
+// writeCSV writes a row a candidate.
 func writeCSV(w io.Writer, r Result) error {
 	cw := csv.NewWriter(w)
 	var head []string
@@ -352,11 +343,7 @@ func writeCSV(w io.Writer, r Result) error {
 	}
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, c := range r.Candidates {
-		var rec []string
-		for i, a := range r.Search.Axes {
-			rec = append(rec, fmt.Sprint(a.Write(c.Point[i])))
-		}
-		rec = append(rec, strconv.FormatBool(c.Current), c.Status, num(c.Objective.Value), num(c.Objective.Lo), num(c.Objective.Hi))
+		rec := append(r.cells(c), strconv.FormatBool(c.Current), c.Status, num(c.Objective.Value), num(c.Objective.Lo), num(c.Objective.Hi))
 		for _, j := range c.Judged {
 			rec = append(rec, j.Verdict.String(), num(j.Estimate.Value), num(j.Estimate.Lo), num(j.Estimate.Hi))
 		}
