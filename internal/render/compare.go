@@ -28,8 +28,7 @@ type curve struct {
 // comparePanel draws curves against x, a line, markers and 95% error bars
 // each, with the conventions of the sweep plots: values in unit, a log y
 // axis when the values span more than two decades, and curves with the
-// same numbers drawn widest first. Its legend is p.Legend, for a stack to
-// draw beside it.
+// same numbers drawn widest first.
 func comparePanel(title, xLabel, yLabel, unit string, curves []curve) (*plot.Plot, error) {
 	var values []float64
 	for _, c := range curves {
@@ -123,9 +122,6 @@ func compareStack(height vg.Length, panels ...*plot.Plot) stack {
 // (amplification), against the server's failure rate, a line per policy
 // (and client count, when the preset varies it) with 95% Student t intervals
 // over the replicates (none with one replicate, as the subtitle says).
-// The subtitle names what the runs hold fixed. The failure rate axis is
-// linear: on a log axis the rates below 0.05, where no policy binds, took
-// most of the width.
 func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bool, ext string) error {
 	if len(res) == 0 {
 		return fmt.Errorf("nothing to plot")
@@ -183,9 +179,7 @@ func PlotFleetTotals(w io.Writer, title string, res []fleet.Result, byClients bo
 // duplicate side effects a request without keys (with keys there are none),
 // against the spike's height, a line a policy with 95% intervals over the
 // replicates for the duplicates; recovery is the Kaplan-Meier median with
-// the quartiles as its bar. A run where fewer than half the replicates
-// recovered has no median: it is drawn as an arrow at the top edge, ticked
-// "never".
+// the quartiles as its bar.
 func PlotFleetSpikes(w io.Writer, title string, res []fleet.Result, ext string) error {
 	return encodeWhole(w, ext)(newSpikeFigure(title, res))
 }

@@ -23,7 +23,7 @@ type tableStyle struct {
 // in a terminal's format, fitted to the style's width: headers and the
 // labels of rows wrap onto several lines at spaces, and when that is not
 // enough the columns after the labels are shared among several tables, each
-// of which repeats the labels. A number is never cut, wrapped or dropped.
+// of which repeats the labels.
 type table struct {
 	w      io.Writer
 	st     tableStyle
@@ -185,11 +185,7 @@ func boxWidth(widths ...int) int {
 
 // fitParts shares cols among tables that each fit width, each repeating
 // the first labels columns, and narrows each table's columns until it
-// fits (narrow). Of the ways to share them (one table, two, ...: runs of
-// adjacent columns, the widest run as narrow as can be), it takes the one
-// that prints the fewest lines, the fewest tables among equals. A table
-// that cannot fit even at its columns' least widths (one number wider than
-// the width) is as narrow as it can be.
+// fits (narrow).
 func fitParts(cols []fitColumn, labels, width int) [][]fitColumn {
 	labels = min(labels, len(cols))
 	lead, rest := cols[:labels], cols[labels:]

@@ -23,7 +23,7 @@ import (
 )
 
 // FleetReport is what `retrysim fleet` prints: a row a run and each run's
-// series. Only json carries the series; the html page draws Runs.
+// series.
 type FleetReport struct {
 	Title  string
 	Rows   []fleetdata.RunRow
@@ -55,12 +55,7 @@ func (r FleetReport) csv(w io.Writer) error {
 
 // withSettingColumns appends to each row (a run's, cfgs[i] its
 // configuration) columns "params.<key>" holding the run's settings as json's
-// params object does, then what ran it: seed and scenario_file. A column
-// is every setting some run read, in decl.Params[fleet.Config]' order; a run that does
-// not read it leaves it empty; replicates too where the rows lack it, and
-// what ranBy writes. Columns rather than a header comment:
-// the runs of a preset differ in their settings, and a csv reader takes no
-// comment line.
+// params object does, then what ran it: seed and scenario_file.
 func withSettingColumns(rows [][]field, cfgs []fleet.Config, replicates int, seed uint64, scenario string) [][]field {
 	if len(cfgs) != len(rows) {
 		cfgs = nil // no settings to echo
@@ -265,8 +260,7 @@ func CheckSeriesPath(path string) error {
 // backoff), timeouts and, when the run's attempts carry keys, conflicts a
 // second, averaged over replicates, in front of the load shape the run was
 // given (grey), each panel titled with the run's name and what it holds
-// fixed, its legend to its right. cfgs are the runs' configurations, in
-// runs' order. ext (".png" or ".svg") picks the encoding.
+// fixed, its legend to its right.
 func PlotFleet(w io.Writer, title string, runs [][]fleetdata.Point, cfgs []fleet.Config, ext string) error {
 	return encodeWhole(w, ext)(newFleetFigure(title, runs, cfgs))
 }

@@ -157,7 +157,7 @@ const (
 // each cell coloured and labelled by the share of replicates that
 // recovered, on one scale from 0 to 1, with a black line along the cell
 // edges between shares below one half and at or above it: the 50%
-// boundary. ext (".png" or ".svg") picks the encoding.
+// boundary.
 func PlotMap(w io.Writer, r MapReport, ext string) error {
 	m := r.Map
 	var panels []*plot.Plot

@@ -17,8 +17,7 @@ import (
 // decl.Param[fleet.Config] keys, the flags' names (decl.Params[fleet.Config]' order, the run's
 // duration first and the outage window before its mode): every setting but those c.Unread names, so that
 // a setting the run never looks at (a backoff base with no backoff, another
-// policy's parameters) is not shown as if used. Times are Go durations
-// ("3s", "100ms") and names are as the flags take them.
+// policy's parameters) is not shown as if used.
 func fleetSettings(c fleet.Config) []field {
 	unread := c.Unread()
 	f := []field{{"duration", durationValue(c.Duration.Seconds())}}
@@ -57,9 +56,7 @@ func fieldValue(f any) any {
 	return nil
 }
 
-// durationValue is a setting's time in seconds. csv and json write it as
-// time.Duration does ("1m0s"), as they always have; people read it as
-// human.Seconds writes it ("1m"). The flags take either.
+// durationValue is a setting's time in seconds.
 type durationValue float64
 
 // goText is d as time.Duration writes it.
@@ -111,7 +108,7 @@ var fleetGroups = map[string]bool{"outage": true, "server": true, "net": true, "
 
 // describeSettings is settings for people, on one line in the flags' words:
 // "shape constant, rate 40; server latency, base 1s, ...; hedges 0", a "; "
-// between groups. The duration is left out: titles give it.
+// between groups.
 func describeSettings(settings []field) string {
 	return describeSome(settings, func(field) bool { return true })
 }
@@ -201,8 +198,7 @@ func replicatesText(n int) string { return human.Count(int64(n), "replicate") }
 
 // FleetParams is the params object the json format writes for a run of c:
 // the settings the run read, keyed as a scenario file keys them, in
-// decl.Params[fleet.Config]' order. A fleet shard carries it for each run, so that a
-// merge refuses shards of other settings.
+// decl.Params[fleet.Config]' order.
 func FleetParams(c fleet.Config) (json.RawMessage, error) {
 	return object(settingsObject(fleetSettings(c)))
 }

@@ -18,7 +18,6 @@ import (
 
 // FleetRun is what one `retrysim fleet` ran: a preset's runs, or the one run
 // its flags describe (a Preset named "one run", with nothing else set).
-// Results are Configs' results, in their order.
 type FleetRun struct {
 	Preset     fleetpreset.Preset[fleet.Config]
 	Replicates int
@@ -32,9 +31,7 @@ type FleetRun struct {
 
 // FleetOutputs renders run as the fleet command prints it: its document in
 // r's format, and, when asked by a file extension (".csv" or ".json",
-// ".png" or ".svg"; "" for none), its time series and its plot. What a
-// preset's runs are decides what is printed: totals by failure rate, a
-// picture against the spike's height, or a row and a time series a run.
+// ".png" or ".svg"; "" for none), its time series and its plot.
 func (r Renderer) FleetOutputs(run FleetRun, seriesExt, plotExt string) (out, series, plot []byte, err error) {
 	p := run.Preset
 	secs := human.Duration(run.Configs[0].Duration)
@@ -177,8 +174,7 @@ const totalsPrints = "prints a row a failure rate and policy (json and csv: fail
 // full (totalsPrints), and the first that does not, which prints each
 // run's summary and series, says nothing; any other is "printed as" the
 // first of its kind, with clients first when its runs vary the client
-// count too (ByClients). A preset that compares spikes (Spikes) adds what
-// its plot and html draw. Where every preset prints alike it says nothing.
+// count too (ByClients).
 func presetPrints[R any](p fleetpreset.Preset[R], ps []fleetpreset.Preset[R]) string {
 	if !slices.ContainsFunc(ps, func(q fleetpreset.Preset[R]) bool { return q.Totals }) {
 		return ""

@@ -12,9 +12,8 @@ import (
 )
 
 // toFixed formats x >= 0 with digits decimals as JavaScript's Number.toFixed
-// does: from the exact binary value, ties going up. strconv rounds ties to even,
-// which would differ from the article on values such as 0.0625. NaN, a rate
-// of no jobs, is "-".
+// does: from the exact binary value, ties going up (strconv rounds ties to
+// even, which differs from the article on values such as 0.0625).
 func toFixed(x float64, digits int) string {
 	if math.IsNaN(x) {
 		return "-"
@@ -160,8 +159,7 @@ var keyModeWords = map[string]string{"none": "no key", "fresh": "new key on ever
 
 // ownPolicies names the steps that set their own policy and what each sets,
 // for the title: "reserve the inventory: 5 attempts; charge the card: same
-// key". A step's own backoff is named with the delivery model only, the one
-// model that waits.
+// key".
 func ownPolicies(p stats.Params) string {
 	var steps []string
 	for _, st := range p.Policies {

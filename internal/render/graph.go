@@ -254,7 +254,7 @@ func (r GraphReport) html(w io.Writer) error {
 // (attempts and hedges, refused ones included, solid) and its successes a
 // second (dashed), means over replicates; each panel its own y scale,
 // since a service deep in the graph may take many times the load of the
-// top. ext (".png" or ".svg") picks the encoding.
+// top.
 func PlotGraph(w io.Writer, title string, graphs []fleet.Graph, series []fleetdata.GraphPoint, ext string) error {
 	return encodeWhole(w, ext)(newGraphFigure(title, graphs, series))
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // page is one self-contained HTML report: no scripts, fonts or links to
-// fetch. It is well-formed XML as well, so encoding/xml reads it back.
+// fetch.
 type page struct {
 	// title is the first line of the heading; any further lines open the
 	// parameters' list.
@@ -43,11 +43,7 @@ type pageRow struct {
 	sub   bool
 }
 
-// pageCell is one cell. Prose (names, explanations) reads left-aligned and
-// wraps; a number aligns right and breaks only between its value and its
-// interval. A cell whose value is set holds the exact number the json
-// output carries for it, at json row index row under key field; a field
-// "a/b" is a ratio the json carries as its two counts, the row's a over its b.
+// pageCell is one cell.
 type pageCell struct {
 	text  string
 	prose bool

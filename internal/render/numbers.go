@@ -10,12 +10,8 @@ import (
 // numberStyle is how the table formats (table, markdown and html) write one
 // column's numbers: scaled by scale (1 when 0), with decimals fixed
 // decimals, or digits significant digits when digits is set, thousands
-// separated (human.Digits), unit after the value. An interval's bounds are
-// written the same way without the unit, as "[lo, hi]", cut at the
-// quantity's range (0, and 1 for a share: a t interval over few replicates
-// may pass them) and, with fixed decimals, rounded outwards, so that the
-// interval printed holds the one computed and the value printed. csv and
-// json write numbers raw.
+// separated (human.Digits), unit after the value; an interval's bounds
+// are rounded outwards so the interval printed holds the one computed.
 type numberStyle struct {
 	scale    float64
 	decimals int
@@ -25,11 +21,8 @@ type numberStyle struct {
 }
 
 // The styles of the table formats' columns, each column one of them, so no
-// column mixes 10.6 with 10.11 or 5,078 with 5022.7. The one exception is
-// the table command's Calls per job, which keeps the article's rounding,
-// Math.round(x * 100) / 100 ("10.6" beside "10.11"), in every table, as
-// the Part 5 goldens pin it; its intervals, expectations and spreads are
-// in callsPerJob's 2 decimals.
+// column mixes 10.6 with 10.11 or 5,078 with 5022.7 (but Calls per job,
+// whose article rounding the Part 5 goldens pin).
 var (
 	// jobShare is a share of jobs in percent (Succeeded), as the article's.
 	jobShare = numberStyle{scale: 100, decimals: 3, unit: "%", share: true}
@@ -101,9 +94,7 @@ func (s numberStyle) text(x float64) string {
 }
 
 // interval is " [lo, hi]", the bounds in the style without the unit: what
-// follows a value whose 95% interval is shown. It is empty when the bounds
-// are NaN (one replicate) or the interval has no width at the value's
-// precision, as a value alone says the same.
+// follows a value whose 95% interval is shown.
 func (s numberStyle) interval(lo, hi float64) string {
 	if math.IsNaN(lo) || math.IsNaN(hi) {
 		return ""
@@ -131,8 +122,7 @@ func (s numberStyle) withInterval(x, lo, hi float64) string {
 
 // significant formats x with n significant digits, in plain decimals
 // (0.000002532, not 2.532e-06); 0, NaN and infinities in their shortest
-// form. A value that rounds up to the next power of ten has the digits of
-// that power (99.996 as 100.0, not 100.00).
+// form.
 func significant(x float64, n int) string {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return strconv.FormatFloat(x, 'g', -1, 64)

@@ -60,10 +60,7 @@ type PlotOptions struct {
 // NewPlotOptions checks the choices that shape a sweep's pictures and
 // returns them: path is the -plot file, if any (.png or .svg, drawing one or
 // two swept parameters); page says the format draws the picture itself
-// (html); swept is how many parameters the sweep varies. A choice needs a
-// picture and the kind it shapes: logY and linearY a line plot (one swept
-// parameter), ownScales heat maps (two). Errors name the choices as sweep's
-// flags do.
+// (html); swept is how many parameters the sweep varies.
 func NewPlotOptions(path string, page bool, swept int, logY, linearY, ownScales bool) (PlotOptions, error) {
 	var o PlotOptions
 	if path != "" {
@@ -105,8 +102,7 @@ func NewPlotOptions(path string, page bool, swept int, logY, linearY, ownScales 
 // PlotSweep draws s.Metric: against the swept parameter with a line and 95%
 // error bars per strategy when one parameter is swept, or as one heat map per
 // strategy, each with its colour bar (one scale for all unless
-// opts.OwnScales), when two are. ext (".png" or ".svg")
-// picks the encoding; the same s and opts give the same bytes.
+// opts.OwnScales), when two are.
 func PlotSweep(w io.Writer, s stats.Sweep, ext string, opts PlotOptions) error {
 	if err := CheckPlotPath("plot" + ext); err != nil {
 		return err
@@ -615,9 +611,7 @@ func (f heatFigure) drawPanel(c draw.Canvas, k int) {
 }
 
 // heatPalette is the heat maps' colours: sequential, dark for low values
-// and light for high ones. The scale's top is 90% of the way along the
-// palette, pale yellow: its last tenth fades to white, and a white cell or
-// bar end would not stand out from the page.
+// and light for high ones.
 func heatPalette(cs colourScale) palette.ColorMap {
 	pal := moreland.ExtendedBlackBody()
 	pal.SetMin(cs.lo)
@@ -716,8 +710,7 @@ type colourStrip struct {
 // colourSteps is how many rectangles make up a colour bar.
 const colourSteps = 128
 
-// Plot implements plot.Plotter. Each rectangle reaches into the next, which
-// covers the overlap, so no seam of background shows between them.
+// Plot implements plot.Plotter.
 func (b colourStrip) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	x0, x1 := trX(0), trX(1)

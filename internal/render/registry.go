@@ -35,10 +35,6 @@ const (
 )
 
 // Renderer is one output format: its name and how it writes each document.
-// A nil writer means the format does not write that document, and a command
-// that prints the document does not offer the format. The fields are
-// unexported so that the one table below is the only place a format is
-// defined.
 type Renderer struct {
 	name string
 	// raw formats print numbers unformatted, every counter and metric of a row.
@@ -118,9 +114,7 @@ func tableFormat(name string, st tableStyle) Renderer {
 }
 
 // WithWidth is the format fitting its tables to width columns, 0 for no
-// limit (DefaultWidth unless set). Only the table format fits a width: a
-// markdown row is one line, which its reader lays out, and csv, json and
-// html are not terminal tables; those formats are returned as they are.
+// limit (DefaultWidth unless set).
 func (r Renderer) WithWidth(width int) Renderer {
 	if r.table == nil || r.table.markdown {
 		return r
@@ -158,8 +152,7 @@ func Names(d Doc) []string {
 	return names
 }
 
-// Lookup is the format called name, if it writes d. Its error lists the
-// formats that do.
+// Lookup is the format called name, if it writes d.
 func Lookup(d Doc, name string) (Renderer, error) {
 	for _, r := range renderers {
 		if r.name == name && r.writes(d) {

@@ -26,8 +26,7 @@ func watchedOf(r stats.Report) []stats.Watch { return reportjson.Watched(r) }
 // reportColumns are the table command's columns for people: the
 // strategy, the article's four, a column a watched step and the delivery
 // model's, each count and rate with its 95% interval when r.ShowCI asks;
-// html's data-field is json's (csv and json write reportjson.Row). n is
-// the row's jobs, which scale a rate's interval to a count's.
+// html's data-field is json's (csv and json write reportjson.Row).
 func reportColumns(r stats.Report) columns[*stats.Row] {
 	n := func(row *stats.Row) float64 { return float64(row.Jobs) }
 	ms := stats.Metrics()
@@ -281,10 +280,7 @@ func writeCSV(w io.Writer, r stats.Report) error {
 
 // stepFields are each step's parameters as csv columns, for a run whose
 // steps come from a file: csv rows carry no other parameters, and these are
-// the ones no flag shows. They are the settings of
-// decl.EchoedStepSettings, as the json echoes them (stats.StepParams):
-// a step's own attempts, key mode and backoff are empty where it keeps the
-// run's.
+// the ones no flag shows.
 func stepFields(r stats.Report) []field {
 	if r.StepList == nil {
 		return nil
@@ -299,12 +295,8 @@ func stepFields(r stats.Report) []field {
 	return f
 }
 
-// csvCell is v as a csv cell. Text that a spreadsheet would take for a
-// formula, starting with =, +, - or @ (or a tab or carriage return, as
-// OWASP's CSV injection guidance lists), gets a ' in front, which a
-// spreadsheet shows as text; text that is a number as a whole (-1.5) is
-// left as it is, and a number value is never changed: a negative number is
-// a number, and stays one for the spreadsheet.
+// csvCell is v as a csv cell, text a spreadsheet would take for a formula
+// (=, +, -, @, tab, CR first; OWASP) with a ' in front, numbers unchanged.
 func csvCell(v any) string {
 	t := text(v)
 	if _, ok := v.(string); !ok || t == "" || !strings.ContainsRune("=+-@\t\r", rune(t[0])) {

@@ -23,8 +23,7 @@ func sweepRun(s stats.Sweep) string {
 
 // sweepFields are a row's grid point, then the row's own fields (jobs among
 // them, so not the jobs axis) as the table command's csv and json have
-// them: each watched step's, and the delivery model's when it ran. A
-// duration is written as written (1h), then in seconds (NAME_seconds).
+// them: each watched step's, and the delivery model's when it ran.
 func sweepFields(s stats.Sweep, r *stats.SweepRow, row *stats.Row) []field {
 	var f []field
 	for a, ax := range s.AxisList() {

@@ -41,9 +41,7 @@ const drainCaption = "Drain: seconds from the end of the outages until the first
 	"a mean over the replicates that drained, \"never\" when none did; in parentheses, the " +
 	"replicates that drained of those with an outage and a second after it, with a 95% Wilson interval."
 
-// workersColumns are the workers' columns, a row a run. The drain's
-// figures come before the peaks in csv and json and after them for people,
-// so they are two columns.
+// workersColumns are the workers' columns, a row a run.
 var workersColumns = columns[fleetdata.WorkersRow]{
 	labelColumn("Run", "run", func(r fleetdata.WorkersRow) string { return r.Run }),
 	rawColumn(func(r fleetdata.WorkersRow) []field { return []field{{"replicates", int64(r.Replicates)}} }),

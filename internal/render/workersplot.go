@@ -38,10 +38,7 @@ type workersLine struct {
 // redeliveries: the retries a second), jobs waiting (the workers' backlog,
 // and jobs waiting out a retry's backoff), the oldest waiting job's age,
 // and a panel a dependency (its calls a second and calls in progress); a
-// colour a figure, a dash pattern a run. The
-// time axis shows workersWindow, a panel whose spikes would flatten the
-// rest on a linear axis has a log one (spiky), and a panel with nothing
-// in it is left out. ext (".png" or ".svg") picks the encoding.
+// colour a figure, a dash pattern a run.
 func PlotWorkers(w io.Writer, r WorkersReport, ext string) error {
 	return encodeWhole(w, ext)(newWorkersFigure(r))
 }
@@ -124,7 +121,7 @@ func newWorkersFigure(r WorkersReport) (stack, error) {
 // workersPlot draws one panel over [lo, hi]: the triggers' windows shaded,
 // then a line a figure and run, the figure's colour and the run's dash
 // pattern, its legend the triggers, a figure (saying which runs' lines
-// coincide, and a figure that is 0 throughout) then a run. ok is false
+// coincide, and a figure that is 0 throughout) then a run; ok is false
 // when every figure is 0 in every run throughout.
 func workersPlot(pn workersPanel, runs []string, byRun map[string][]fleetdata.WorkersPoint, lo, hi float64, triggers []window) (*plot.Plot, bool, error) {
 	p := timePanel(pn.title, pn.y, 9)

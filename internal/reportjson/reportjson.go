@@ -204,10 +204,7 @@ func WriteReport(w io.Writer, r stats.Report) error {
 	}{r.Params, rows})
 }
 
-// fileParams are the parameters of a run whose steps come from a file. Its
-// two nil fields hide Params' p_fail and lost_reply, which no step may have
-// used: step_params carries what each step did, and watched names the
-// watched steps, in the order of their columns.
+// fileParams are the parameters of a run whose steps come from a file.
 type fileParams struct {
 	stats.Params
 	PFail     *float64      `json:"p_fail,omitempty"`
