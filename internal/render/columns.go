@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/schema"
 )
 
@@ -251,7 +252,7 @@ func (d kindDoc) write(w io.Writer, rows [][]field) error {
 	if d.Rows, err = objects(rows, func(f []field) []field { return f }); err != nil {
 		return err
 	}
-	return writeIndented(w, d)
+	return reportjson.WriteIndented(w, d)
 }
 
 // writeRuns writes d with rows, each followed by more's fields of its
@@ -287,5 +288,5 @@ func writeSeries[P any](w io.Writer, pts []P, fields func(P) []field, ext string
 	if err != nil {
 		return err
 	}
-	return writeIndented(w, objs)
+	return reportjson.WriteIndented(w, objs)
 }

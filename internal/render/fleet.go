@@ -18,6 +18,7 @@ import (
 	"github.com/retrysim/retrysim/fleet"
 	"github.com/retrysim/retrysim/internal/decl"
 	"github.com/retrysim/retrysim/internal/fleetdata"
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -149,8 +150,8 @@ var fleetColumns = columns[fleetdata.RunRow]{
 		return quartilesText(s.RecoveryTime)
 	}, fields: func(s fleetdata.RunRow) []field {
 		q := s.RecoveryTime
-		return append(estimateFields("recovery_seconds", s.Recovery), field{"recovery_p25_seconds", nanNull(q.P25)},
-			field{"recovery_median_seconds", nanNull(q.Median)}, field{"recovery_p75_seconds", nanNull(q.P75)})
+		return append(estimateFields("recovery_seconds", s.Recovery), field{"recovery_p25_seconds", reportjson.NaNNull(q.P25)},
+			field{"recovery_median_seconds", reportjson.NaNNull(q.Median)}, field{"recovery_p75_seconds", reportjson.NaNNull(q.P75)})
 	}},
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrysim/retrysim/internal/human"
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
@@ -88,7 +89,7 @@ var mapColumns = columns[mapRow]{
 		return "never"
 	}, fields: func(r mapRow) []field {
 		q := r.c.RecoveryTime()
-		return []field{{"recovery_p25_seconds", nanNull(q.P25)}, {"recovery_median_seconds", nanNull(q.Median)}, {"recovery_p75_seconds", nanNull(q.P75)}}
+		return []field{{"recovery_p25_seconds", reportjson.NaNNull(q.P25)}, {"recovery_median_seconds", reportjson.NaNNull(q.Median)}, {"recovery_p75_seconds", reportjson.NaNNull(q.P75)}}
 	}},
 }
 

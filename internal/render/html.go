@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrysim/retrysim/internal/fleetdata"
 	"github.com/retrysim/retrysim/internal/fleetrun"
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
 	"github.com/retrysim/retrysim/schema"
 )
@@ -357,7 +358,7 @@ func writeReportHTML(w io.Writer, r stats.Report) error {
 			extra = append(extra, spreadCells(row))
 		}
 		if row.Expected != nil {
-			extra = append(extra, expectedCells(row, watchedOf(r)))
+			extra = append(extra, expectedCells(row, reportjson.Watched(r)))
 		}
 		for _, x := range extra {
 			cells := []pageCell{prose(x[0])}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/retrysim/retrysim/internal/raceresult"
+	"github.com/retrysim/retrysim/internal/reportjson"
 	"github.com/retrysim/retrysim/internal/stats"
 )
 
@@ -82,7 +83,7 @@ var renderers = []Renderer{tableFormat("table", tableStyle{width: DefaultWidth})
 	runs:   Runs.csv,
 }, {
 	name: "json", raw: true,
-	report: writeJSON,
+	report: reportjson.WriteReport,
 	sweep:  func(w io.Writer, s stats.Sweep, _ PlotOptions) error { return writeSweepJSON(w, s) },
 	cases:  func(w io.Writer, c stats.Cases) error { return titledRows(w, c.Title, casesFields(c)) },
 	race: func(w io.Writer, title string, rows []raceresult.Row) error {
@@ -160,14 +161,6 @@ func Lookup(d Doc, name string) (Renderer, error) {
 		}
 	}
 	return Renderer{}, fmt.Errorf("unknown format %q (want one of %s)", name, strings.Join(Names(d), ", "))
-}
-
-// Check is Lookup's error alone, for a -format flag of a command that prints d.
-func Check(d Doc) func(name string) error {
-	return func(name string) error {
-		_, err := Lookup(d, name)
-		return err
-	}
 }
 
 // Name is the format's name, as -format takes it.

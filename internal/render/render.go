@@ -20,9 +20,6 @@ import (
 	"github.com/retrysim/retrysim/schema"
 )
 
-// watchedOf are r's watched steps, each a duplicate column (reportjson.Watched).
-func watchedOf(r stats.Report) []stats.Watch { return reportjson.Watched(r) }
-
 // reportColumns are the table command's columns for people: the
 // strategy, the article's four, a column a watched step and the delivery
 // model's, each count and rate with its 95% interval when r.ShowCI asks;
@@ -62,7 +59,7 @@ func reportColumns(r stats.Report) columns[*stats.Row] {
 		ratio("Calls per job", "calls_per_job", 2, callsPerJob, func(c *stats.Counters) string { return roundJS(c.CallsPerJob(), 2) }),
 		count("Steps done again", "repeated_steps", func(row *stats.Row) int64 { return row.RepeatedSteps }, metric(3)),
 	}
-	for k, w := range watchedOf(r) {
+	for k, w := range reportjson.Watched(r) {
 		key := "duplicate_users"
 		if k > 0 {
 			key += "_step_" + strconv.Itoa(w.Step+1)
@@ -184,7 +181,7 @@ func writeTable(w io.Writer, r stats.Report, st tableStyle) error {
 			rows = append(rows, spreadCells(row))
 		}
 		if row.Expected != nil {
-			rows = append(rows, expectedCells(row, watchedOf(r)))
+			rows = append(rows, expectedCells(row, reportjson.Watched(r)))
 		}
 		for _, cells := range rows {
 			for len(cells) < len(header) {
@@ -245,9 +242,6 @@ func rowFields(row *stats.Row, r stats.Report) []field {
 	}
 	return f
 }
-
-// nanNull keeps NaN out of json and csv (reportjson.NaNNull).
-func nanNull(x float64) any { return reportjson.NaNNull(x) }
 
 // text formats a field value for csv: raw numbers, shortest form.
 func text(v any) string {
@@ -349,7 +343,7 @@ func object(fields []field) (json.RawMessage, error) {
 // estimateFields are estimate e's value and interval as name, name_lo and
 // name_hi (null when undefined), for csv and json.
 func estimateFields(name string, e schema.Estimate) []field {
-	return []field{{name, nanNull(e.Value)}, {name + "_lo", nanNull(e.Lo)}, {name + "_hi", nanNull(e.Hi)}}
+	return []field{{name, reportjson.NaNNull(e.Value)}, {name + "_lo", reportjson.NaNNull(e.Lo)}, {name + "_hi", reportjson.NaNNull(e.Hi)}}
 }
 
 // objects is each of xs as a json object of its fields (an empty list,
@@ -366,12 +360,6 @@ func objects[T any](xs []T, fields func(T) []field) ([]json.RawMessage, error) {
 	return out, nil
 }
 
-// writeJSON writes a report as json (reportjson.WriteReport).
-func writeJSON(w io.Writer, r stats.Report) error { return reportjson.WriteReport(w, r) }
-
-// writeIndented writes v as indented json, whole or not at all.
-func writeIndented(w io.Writer, v any) error { return reportjson.WriteIndented(w, v) }
-
 // titledRows writes a title and json rows, as the presets and race print them.
 func titledRows(w io.Writer, title string, rows [][]field) error {
 	out := struct {
@@ -385,5 +373,5 @@ func titledRows(w io.Writer, title string, rows [][]field) error {
 		}
 		out.Rows = append(out.Rows, o)
 	}
-	return writeIndented(w, out)
+	return reportjson.WriteIndented(w, out)
 }
